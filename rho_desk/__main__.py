@@ -1,0 +1,5 @@
+import sys
+
+from rho_desk.cli import main
+
+sys.exit(main())

@@ -1,0 +1,111 @@
+"""A small harness for ``rho-desk bench``: timing, medians and percentiles, JSON output.
+
+Benchmarks live in ``benchmarks/bench_*.py`` at the repository root. Each registers functions
+with ``@benchmark``; a function takes ``quick`` (fewer samples, smaller inputs where the target
+allows) and returns one or more ``BenchResult``. Benchmarks report speed; they assert nothing.
+Machines are shared and noisy: report medians, and ratios against a baseline measured in the
+same run.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BenchResult", "benchmark", "measure", "percentile", "registered"]
+
+
+def percentile(samples: Iterable[float], p: float) -> float:
+    """Upstream's rule: element ceil((n-1)*p/100) of the sorted samples."""
+    ordered = sorted(samples)
+    if not ordered:
+        return math.nan
+    return ordered[min(math.ceil((len(ordered) - 1) * p / 100), len(ordered) - 1)]
+
+
+@dataclass
+class BenchResult:
+    """One benchmark figure. ``samples`` are in ``unit``; ``met`` says whether the target held."""
+
+    name: str
+    unit: str
+    samples: list[float]
+    target: str
+    met: bool | None
+    baseline: float | None = None
+    ratio: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def median(self) -> float:
+        return percentile(self.samples, 50)
+
+    @property
+    def p95(self) -> float:
+        return percentile(self.samples, 95)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "unit": self.unit,
+            "median": _round(self.median),
+            "p95": _round(self.p95),
+            "target": self.target,
+            "baseline": _round(self.baseline),
+            "ratio": _round(self.ratio),
+            "met": self.met,
+        }
+
+
+def _round(value: float | None) -> float | None:
+    if value is None or math.isnan(value):
+        return None
+    return float(f"{value:.6g}")
+
+
+BenchFunction = Callable[[bool], "BenchResult | list[BenchResult]"]
+_REGISTRY: list[tuple[str, BenchFunction]] = []
+
+
+def benchmark(name: str) -> Callable[[BenchFunction], BenchFunction]:
+    """Register ``fn`` under ``name`` (a prefix such as ``engine.snapshot_serialize_1k``)."""
+
+    def register(fn: BenchFunction) -> BenchFunction:
+        _REGISTRY.append((name, fn))
+        return fn
+
+    return register
+
+
+def registered() -> list[tuple[str, BenchFunction]]:
+    return list(_REGISTRY)
+
+
+def measure(
+    fn: Callable[[], object],
+    *,
+    repeat: int,
+    warmup: int = 1,
+    setup: Callable[[], object] | None = None,
+    scale: float = 1000.0,
+) -> list[float]:
+    """Run ``fn`` ``repeat`` times after ``warmup`` runs; wall times times ``scale`` (ms by default).
+
+    ``setup`` runs before each call, untimed. A full GC runs before each sample so that one
+    sample's garbage does not land on the next.
+    """
+    samples = []
+    for i in range(warmup + repeat):
+        if setup is not None:
+            setup()
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        elapsed = time.perf_counter() - start
+        if i >= warmup:
+            samples.append(elapsed * scale)
+    return samples

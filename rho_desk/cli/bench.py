@@ -1,0 +1,69 @@
+"""``rho-desk bench [--quick] [--json] [-k PATTERN]``: run the performance suite in ``benchmarks/``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from . import EXIT_BAD_INPUT, EXIT_OK, fail
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("bench", help="run the performance benchmarks")
+    parser.add_argument("--quick", action="store_true", help="fewer samples and smaller inputs")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("-k", dest="pattern", default="", help="only benchmarks whose name contains this")
+    parser.add_argument("--dir", type=Path, default=None, help="benchmarks folder (default: the checkout's)")
+    parser.set_defaults(handler=run)
+
+
+def _benchmarks_dir(explicit: Path | None) -> Path | None:
+    if explicit is not None:
+        return explicit
+    here = Path(__file__).resolve().parents[2] / "benchmarks"
+    return here if here.is_dir() else None
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..benchkit import registered
+
+    folder = _benchmarks_dir(args.dir)
+    if folder is None:
+        return fail("no benchmarks/ folder next to this installation; pass --dir", EXIT_BAD_INPUT)
+    for path in sorted(folder.glob("bench_*.py")):
+        spec = importlib.util.spec_from_file_location(f"rho_desk_benchmarks.{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    results = []
+    for name, fn in registered():
+        if args.pattern and args.pattern not in name:
+            continue
+        if not args.json:
+            print(f"running {name} ...", file=sys.stderr, flush=True)
+        produced = fn(args.quick)
+        for result in produced if isinstance(produced, list) else [produced]:
+            results.append(result)
+            if not args.json:
+                _print_line(result)
+    if args.json:
+        print(json.dumps({"benchmarks": [r.to_json() for r in results]}, indent=2))
+    return EXIT_OK
+
+
+def _print_line(result: object) -> None:
+    from ..benchkit import BenchResult
+
+    assert isinstance(result, BenchResult)
+    verdict = {True: "met", False: "NOT MET", None: "report"}[result.met]
+    extra = ""
+    if result.baseline is not None:
+        extra = f"  baseline {result.baseline:.4g}  ratio {result.ratio:.3g}"
+    print(
+        f"{result.name:<42} median {result.median:>10.4g} {result.unit:<8} p95 {result.p95:>10.4g}"
+        f"{extra}  target: {result.target}  [{verdict}]"
+    )

@@ -1,0 +1,135 @@
+"""Compaction contracts: the Compactor protocol, the automatic policy, and outcomes.
+
+Compaction transport and policy are host supplied (seed, "Compaction"). A compactor takes an
+owned, provider-neutral history and a cancellation token, and returns a complete replacement
+history; the engine installs it only if the compactor succeeded.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..cancellation import CancellationToken
+from ..errors import InvalidConfiguration, InvalidHostResponse
+from ..provider import CancellationMode
+from ..wire.model import Message, ModelUsage, ToolSpec
+from .tokens import estimate_context_tokens
+
+if TYPE_CHECKING:
+    from ..wire.snapshot import SessionSnapshot
+
+__all__ = [
+    "CompactionOutcome",
+    "CompactionOutput",
+    "CompactionPolicy",
+    "CompactionRequest",
+    "CompactionTrigger",
+    "Compactor",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionRequest:
+    messages: tuple[Message, ...]
+    """The history to compact (the candidate history, for automatic compaction)."""
+    cancellation: CancellationToken
+    session_id: str | None = None
+    parent_session_id: str | None = None
+    run_id: str | None = None
+    step_index: int | None = None
+    """1-based step of an automatic compaction; ``None`` for a manual one."""
+    workspace_path: str | None = None
+
+
+class CompactionOutput:
+    """A complete, non-empty replacement history, plus the usage of producing it."""
+
+    __slots__ = ("messages", "usage")
+
+    def __init__(self, messages: Iterable[Message], usage: ModelUsage | None = None) -> None:
+        self.messages = tuple(messages)
+        if not self.messages:
+            raise InvalidHostResponse("compaction replacement history must not be empty")
+        self.usage = usage if usage is not None else ModelUsage()
+
+    def __repr__(self) -> str:
+        return f"CompactionOutput({len(self.messages)} messages, usage={self.usage!r})"
+
+
+class Compactor(abc.ABC):
+    """Produces a replacement history. Must keep the structure valid (tool call/result pairs)."""
+
+    cancellation_mode: CancellationMode = CancellationMode.EXTERNAL
+
+    @abc.abstractmethod
+    async def compact(self, request: CompactionRequest) -> CompactionOutput:
+        """Return the replacement, or raise (``Cancelled`` when the token fired)."""
+
+
+class _PolicyKind(enum.Enum):
+    MESSAGES = "messages"
+    TOKENS = "tokens"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPolicy:
+    """When automatic compaction triggers: at or above a nonzero threshold."""
+
+    kind: _PolicyKind
+    threshold: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or self.threshold < 1:
+            raise InvalidConfiguration("compaction threshold must be a nonzero count")
+
+    @classmethod
+    def after_messages(cls, count: int) -> CompactionPolicy:
+        return cls(_PolicyKind.MESSAGES, count)
+
+    @classmethod
+    def at_context_tokens(cls, tokens: int) -> CompactionPolicy:
+        return cls(_PolicyKind.TOKENS, tokens)
+
+    @property
+    def trigger_messages(self) -> int | None:
+        return self.threshold if self.kind is _PolicyKind.MESSAGES else None
+
+    @property
+    def trigger_tokens(self) -> int | None:
+        return self.threshold if self.kind is _PolicyKind.TOKENS else None
+
+    def triggers(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> bool:
+        if self.kind is _PolicyKind.MESSAGES:
+            return len(messages) >= self.threshold
+        return estimate_context_tokens(messages, tools) >= self.threshold
+
+
+class CompactionTrigger(enum.Enum):
+    AUTOMATIC = "Automatic"
+    MANUAL = "Manual"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionOutcome:
+    """What one compaction did. Token figures are message estimates (no request overhead)."""
+
+    previous_messages: int
+    current_messages: int
+    previous_tokens: int
+    current_tokens: int
+    cost_usd_micros: int | None
+    revision: int
+    committed_snapshot: SessionSnapshot | None = field(default=None, compare=False)
+    """The session right after the commit; only for automatic compactions."""
+
+    @property
+    def removed_tokens(self) -> int:
+        return max(self.previous_tokens - self.current_tokens, 0)
+
+    @property
+    def removed_messages(self) -> int:
+        return max(self.previous_messages - self.current_messages, 0)

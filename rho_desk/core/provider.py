@@ -1,0 +1,203 @@
+"""The model-provider protocol: what the engine asks of a provider and what it streams back.
+
+A provider turns a ``ModelRequest`` (history, tool specs, settings, a cancellation token) into
+a final list of content blocks, streaming ``ModelEvent``s through an ``EventSink`` as it goes
+(spec/engine.md §15.1, §8.5). Providers never mutate history. Real adapters live in
+``rho_desk.providers``; this module has no network code.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias
+
+from .cancellation import CancellationToken
+from .errors import ProviderError, ProviderErrorKind
+from .wire.model import ContentBlock, Message, ModelIdentity, ModelUsage, ToolSpec
+
+__all__ = [
+    "CancellationMode",
+    "EventSink",
+    "ModelEvent",
+    "ModelProvider",
+    "ModelRequest",
+    "OutputDelta",
+    "ProviderContext",
+    "ReasoningDelta",
+    "ReasoningLevel",
+    "ReasoningSummaryDelta",
+    "RequestAttemptFailed",
+    "ServiceTier",
+    "ToolCallDelta",
+    "Usage",
+    "WebSearch",
+]
+
+
+class CancellationMode(enum.Enum):
+    EXTERNAL = "External"
+    """The engine may abandon the call the moment the token fires (the default)."""
+    COOPERATIVE = "Cooperative"
+    """The engine waits; the callee watches the token and returns promptly."""
+
+
+class ReasoningLevel(enum.Enum):
+    OFF = "off"
+    MINIMAL = "minimal"
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    XHIGH = "xhigh"
+    MAX = "max"
+
+    @classmethod
+    def parse(cls, text: str) -> ReasoningLevel:
+        value = text.strip().lower()
+        if value in ("", "none"):
+            return cls.OFF
+        try:
+            return cls(value)
+        except ValueError:
+            names = ", ".join(level.value for level in cls)
+            raise ValueError(f"invalid reasoning level '{text}'; expected one of: {names}") from None
+
+
+class ServiceTier(enum.Enum):
+    PRIORITY = "priority"
+
+
+# --- stream events (provider -> engine) ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OutputDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """Raw reasoning text: shown live, never persisted."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningSummaryDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class WebSearch:
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A fragment of a streamed tool call; ``index`` keys fragments of one call."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderContext:
+    """Provider-native context to keep (tagged with the provider's identity by the engine).
+
+    Three kinds are reserved carriers and never stored: ``hosted_tool_activity``,
+    ``service_tier_fallback`` and ``rho_model_call_generation_output_tokens``.
+    """
+
+    kind: str
+    position: int | None
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    usage: ModelUsage
+
+
+@dataclass(frozen=True, slots=True)
+class RequestAttemptFailed:
+    """A provider-internal physical request failed and was retried inside the provider."""
+
+    kind: ProviderErrorKind
+    usage: ModelUsage = field(default_factory=ModelUsage)
+
+
+ModelEvent: TypeAlias = (
+    OutputDelta
+    | ReasoningDelta
+    | ReasoningSummaryDelta
+    | WebSearch
+    | ToolCallDelta
+    | ProviderContext
+    | Usage
+    | RequestAttemptFailed
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One provider request. ``messages`` is the canonical history: adapters filter it."""
+
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec]
+    cancellation: CancellationToken
+    reasoning_level: ReasoningLevel = ReasoningLevel.MEDIUM
+    prompt_cache_key: str | None = None
+    service_tier: ServiceTier | None = None
+
+
+class EventSink(Protocol):
+    """Where a provider streams its events; ``send`` applies backpressure."""
+
+    async def send(self, event: ModelEvent) -> None: ...
+
+
+class ModelProvider(abc.ABC):
+    """A model provider. Implement ``identity`` and ``send_turn`` or ``send_turn_stream``.
+
+    ``repr`` of a provider must never show a credential.
+    """
+
+    cancellation_mode: CancellationMode = CancellationMode.EXTERNAL
+
+    @abc.abstractmethod
+    def identity(self) -> ModelIdentity:
+        """The exact identity used for provenance, context tagging and handoff."""
+
+    async def send_turn(self, request: ModelRequest) -> tuple[ContentBlock, ...]:
+        """Non-streaming request; the final assistant content."""
+        raise ProviderError(
+            ProviderErrorKind.OTHER, f"{type(self).__name__} implements neither send_turn nor send_turn_stream"
+        )
+
+    async def send_turn_stream(
+        self, request: ModelRequest, events: EventSink
+    ) -> tuple[ContentBlock, ...]:
+        """Streaming request. The default races ``send_turn`` against cancellation, then
+        replays each Text block as an ``OutputDelta``."""
+        turn = asyncio.ensure_future(self.send_turn(request))
+        waiter = asyncio.ensure_future(request.cancellation.wait())
+        try:
+            await asyncio.wait({turn, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if not turn.done():
+            turn.cancel()
+            raise ProviderError.interrupted("provider request cancelled")
+        content = turn.result()
+        for block in content:
+            if block.text is not None:
+                await events.send(OutputDelta(block.text))
+        return tuple(content)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.identity()})"

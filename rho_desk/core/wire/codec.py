@@ -1,0 +1,116 @@
+"""Reading and writing Rho's JSON: the only way wire values enter or leave rho-desk.
+
+Two encodings, byte-compatible with upstream's serde_json (spec/engine.md §0.1): compact (no
+whitespace; transcript lines, token estimates) and pretty (2-space indent, ``": "``, no trailing
+newline; ``SessionSnapshot.to_json``). Escaping matches serde: only ``"``, ``\\`` and control
+characters are escaped, with lowercase ``\\u00xx``; everything else is written raw as UTF-8.
+
+Every decoding failure becomes a ``WireFormatError`` naming the JSON path and the reason; random
+bytes, absurd nesting and truncated input never escape as anything else.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from typing import Any, TypeVar
+
+import msgspec
+
+from ..errors import WireFormatError
+from .model import Message
+from .snapshot import SessionSnapshot
+
+__all__ = [
+    "TruncatedJson",
+    "decode",
+    "decode_history",
+    "decode_message",
+    "decode_snapshot",
+    "encode",
+    "encode_pretty",
+    "gc_paused",
+    "to_builtins",
+]
+
+T = TypeVar("T")
+
+_ENCODER = msgspec.json.Encoder()
+_PATH = re.compile(r"^(?P<reason>.*?) - at `(?P<path>\$[^`]*)`$", re.DOTALL)
+
+
+class TruncatedJson(WireFormatError):
+    """The input ended in the middle of a JSON value (a torn write, typically)."""
+
+
+def encode(value: Any) -> bytes:
+    """Compact JSON, as serde_json's ``to_string`` writes it."""
+    return _ENCODER.encode(value)
+
+
+def encode_pretty(value: Any) -> bytes:
+    """Pretty JSON, as serde_json's ``to_string_pretty`` writes it (no trailing newline)."""
+    return msgspec.json.format(_ENCODER.encode(value), indent=2)
+
+
+def to_builtins(value: Any) -> Any:
+    """Plain dicts/lists/strings of a wire value, in wire shape (for tests and tools)."""
+    return msgspec.to_builtins(value)
+
+
+@cache
+def _decoder(type_: Any) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(type_)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC around a bulk decode: it is most of the cost (environment.md §0.5)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def translate_error(exc: Exception, *, source: str | None = None, line: int | None = None) -> WireFormatError:
+    """A msgspec (or recursion) failure as a located ``WireFormatError``."""
+    if isinstance(exc, RecursionError):
+        return WireFormatError("JSON nesting is too deep", source=source, line=line)
+    text = str(exc)
+    if isinstance(exc, msgspec.ValidationError):
+        match = _PATH.match(text)
+        reason, path = (match["reason"], match["path"]) if match else (text, None)
+        reason = reason.replace("Object contains unknown field", "unknown variant")
+        return WireFormatError(reason, source=source, line=line, path=path)
+    if text == "Input data was truncated":
+        return TruncatedJson("JSON ends before the value is complete", source=source, line=line)
+    return WireFormatError(text, source=source, line=line)
+
+
+def decode(data: bytes | str | memoryview, type_: type[T], *, source: str | None = None, line: int | None = None) -> T:
+    """Decode ``data`` as ``type_`` or raise a located ``WireFormatError``."""
+    try:
+        return _decoder(type_).decode(data)  # type: ignore[no-any-return]
+    except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
+        raise translate_error(exc, source=source, line=line) from None
+
+
+def decode_snapshot(data: bytes | str, *, source: str | None = None) -> SessionSnapshot:
+    """A snapshot document (schema 1 or 2, compact or pretty)."""
+    with gc_paused():
+        return decode(data, SessionSnapshot, source=source)
+
+
+def decode_message(data: bytes | str, *, source: str | None = None) -> Message:
+    return decode(data, Message, source=source)
+
+
+def decode_history(data: bytes | str, *, source: str | None = None) -> tuple[Message, ...]:
+    with gc_paused():
+        return decode(data, tuple[Message, ...], source=source)

@@ -1,0 +1,1 @@
+"""The desktop app: the only code that imports PySide6 or qasync."""
