@@ -1,0 +1,47 @@
+"""Fixtures for provider tests: a loopback model server and an event-collecting sink."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from .loopback import Loopback, serve
+
+
+@pytest_asyncio.fixture
+async def server() -> AsyncIterator[Loopback]:
+    async for loopback in serve():
+        yield loopback
+
+
+class Sink:
+    """Collects every ModelEvent; ``on_event`` may act on one (cancel mid-token, for instance)."""
+
+    def __init__(self, on_event: Callable[[Any], None] | None = None) -> None:
+        self.events: list[Any] = []
+        self.on_event = on_event
+
+    async def send(self, event: Any) -> None:
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def of(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+@pytest.fixture
+def sink() -> Sink:
+    return Sink()
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty rho-desk config dir, selected through RHO_DESK_CONFIG_DIR."""
+    path = tmp_path / "config"
+    monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(path))
+    return path
