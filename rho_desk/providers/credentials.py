@@ -1,0 +1,324 @@
+"""API keys of provider profiles: kept in the system keyring, read off the GUI thread.
+
+One keyring entry per profile: service ``rho-desk``, username = the profile's name. Keys never
+touch settings, snapshots or logs; in memory they live in ``SecretString``. Reading an
+environment variable instead is an explicit, visible opt-in of the profile (``api_key_env``),
+and the source of a resolved key is reported (``ResolvedKey.source``) so the UI can show it.
+
+Keyring calls can block for a long time (a locked collection prompts; a D-Bus service may hang),
+so the GUI uses the ``a``-prefixed async twins, which run them in a worker thread. Without any
+keyring backend the calls raise ``NoKeyringBackend``, a ``CredentialsUnavailable`` whose text
+tells the user what to do. A plaintext backend (keyrings.alt) is refused for writing unless the
+caller allows it explicitly: it is not a secret store (environment.md §3).
+
+``stored_secrets()`` returns every credential rho-desk holds, for the exporter to redact. The
+keyring cannot list entries, so the profile names come from the profile store plus a small
+index file of usernames (no secrets) kept beside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import keyring
+import keyring.errors
+
+from ..core.errors import CredentialsUnavailable
+from .secret import SecretString
+
+if TYPE_CHECKING:
+    from .profiles import ProviderProfile
+
+__all__ = [
+    "SERVICE",
+    "InsecureKeyring",
+    "KeyringFailure",
+    "KeyringStatus",
+    "MissingApiKey",
+    "NoKeyringBackend",
+    "ResolvedKey",
+    "adelete_api_key",
+    "aget_api_key",
+    "aresolve_api_key",
+    "aset_api_key",
+    "delete_api_key",
+    "get_api_key",
+    "keyring_status",
+    "resolve_api_key",
+    "set_api_key",
+    "stored_secrets",
+]
+
+log = logging.getLogger("rho_desk.providers.credentials")
+
+SERVICE: Final = "rho-desk"
+INDEX_FILE: Final = "credential-index.json"
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+NO_KEYRING_ADVICE: Final = (
+    "No system keyring is available to hold API keys. Install and unlock a Secret Service "
+    "provider (GNOME Keyring or KWallet; on a headless machine run it under dbus-run-session), "
+    "or set the profile's API key environment variable option to read the key from the "
+    "environment instead."
+)
+
+
+class NoKeyringBackend(CredentialsUnavailable):
+    """No keyring backend exists on this system."""
+
+
+class KeyringFailure(CredentialsUnavailable):
+    """The keyring exists but the operation failed (locked, dismissed prompt, D-Bus error)."""
+
+
+class InsecureKeyring(CredentialsUnavailable):
+    """The only backend stores secrets in plain text; writing needs an explicit opt-in."""
+
+
+class MissingApiKey(CredentialsUnavailable):
+    """The profile needs a key and none is stored (nor in its opted-in environment variable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedKey:
+    """A key and where it came from (shown to the user: opting into the environment is visible)."""
+
+    secret: SecretString
+    source: str
+    """``keyring`` or ``environment variable NAME``."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyringStatus:
+    """Which keyring backend is in use, for the settings dialog."""
+
+    backend: str
+    available: bool
+    secure: bool
+
+
+def _profile_name(profile: ProviderProfile | str) -> str:
+    name = profile if isinstance(profile, str) else profile.name
+    if not name:
+        raise ValueError("a profile name must not be empty")
+    return name
+
+
+def _backend_is_insecure(backend: object) -> bool:
+    # keyring's chainer writes to its highest-priority backend: judge that one
+    chained = getattr(backend, "backends", None)
+    if isinstance(chained, list) and chained:
+        backend = chained[0]
+    name = type(backend).__name__
+    return type(backend).__module__.startswith("keyrings.alt") and ("Plaintext" in name or "Unencrypted" in name)
+
+
+def keyring_status() -> KeyringStatus:
+    """The active backend, whether one is usable, and whether it actually protects secrets."""
+    backend = keyring.get_keyring()
+    label = f"{type(backend).__module__}.{type(backend).__name__}"
+    available = not type(backend).__module__.startswith("keyring.backends.fail")
+    return KeyringStatus(label, available, available and not _backend_is_insecure(backend))
+
+
+def _failure(action: str, profile: str, exc: BaseException) -> CredentialsUnavailable:
+    if isinstance(exc, keyring.errors.NoKeyringError):
+        return NoKeyringBackend(f"Cannot {action} the API key of profile '{profile}'. {NO_KEYRING_ADVICE}")
+    # The exception's text may quote backend internals: only its type is reported.
+    return KeyringFailure(
+        f"Cannot {action} the API key of profile '{profile}': the keyring reported "
+        f"{type(exc).__name__}. Unlock the keyring and try again."
+    )
+
+
+# --- the username index (no secrets) ----------------------------------------------------------
+
+
+def _index_path() -> Path:
+    from .profiles import config_dir
+
+    return config_dir() / INDEX_FILE
+
+
+def _read_index() -> list[str]:
+    try:
+        data = json.loads(_index_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    names = data.get("usernames") if isinstance(data, dict) else None
+    return [n for n in names if isinstance(n, str) and n] if isinstance(names, list) else []
+
+
+def _write_index(names: list[str]) -> None:
+    from .profiles import atomic_write
+
+    try:
+        atomic_write(_index_path(), json.dumps({"usernames": sorted(set(names))}, indent=2).encode())
+    except OSError as exc:
+        # The index only widens what stored_secrets() finds; losing it must not lose the key.
+        log.warning("could not update the credential index: %s", type(exc).__name__)
+
+
+# --- sync API ---------------------------------------------------------------------------------
+
+
+def get_api_key(profile: ProviderProfile | str) -> SecretString | None:
+    """The key stored in keyring for ``profile``, or ``None``.
+
+    Raises:
+        NoKeyringBackend: there is no keyring backend.
+        KeyringFailure: the keyring failed (locked, D-Bus error...).
+    """
+    name = _profile_name(profile)
+    failure: CredentialsUnavailable | None = None
+    try:
+        value = keyring.get_password(SERVICE, name)
+    except Exception as exc:  # keyring backends raise a variety of D-Bus and OS errors
+        failure = _failure("read", name, exc)
+    if failure is not None:
+        raise failure
+    return SecretString(value) if value else None
+
+
+def set_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
+    """Store ``key`` for ``profile`` (replacing any previous one).
+
+    Args:
+        allow_insecure: accept a plaintext backend (keyrings.alt); the caller told the user.
+
+    Raises:
+        NoKeyringBackend, KeyringFailure: the keyring cannot store it.
+        InsecureKeyring: the backend is plaintext and ``allow_insecure`` is false.
+    """
+    name = _profile_name(profile)
+    value = key.expose_secret() if isinstance(key, SecretString) else key
+    if not value or value != value.strip():
+        raise ValueError("an API key must be non-empty, without surrounding whitespace")
+    if not allow_insecure and _backend_is_insecure(keyring.get_keyring()):
+        raise InsecureKeyring(
+            f"The only keyring backend ({keyring_status().backend}) stores secrets in plain text; "
+            f"not storing the API key of profile '{name}'."
+        )
+    failure: CredentialsUnavailable | None = None
+    try:
+        keyring.set_password(SERVICE, name, value)
+    except Exception as exc:
+        failure = _failure("store", name, exc)
+    if failure is not None:
+        raise failure
+    index = _read_index()
+    if name not in index:
+        _write_index([*index, name])
+
+
+def delete_api_key(profile: ProviderProfile | str) -> bool:
+    """Remove the stored key of ``profile``. Returns False when none was stored."""
+    name = _profile_name(profile)
+    failure: CredentialsUnavailable | None = None
+    removed = True
+    try:
+        keyring.delete_password(SERVICE, name)
+    except keyring.errors.PasswordDeleteError:
+        removed = False
+    except Exception as exc:
+        failure = _failure("delete", name, exc)
+    if failure is not None:
+        raise failure
+    index = _read_index()
+    if name in index:
+        _write_index([n for n in index if n != name])
+    return removed
+
+
+def resolve_api_key(profile: ProviderProfile, *, environ: dict[str, str] | None = None) -> ResolvedKey | None:
+    """The key to use for ``profile``: keyring first, then its opted-in environment variable.
+
+    Returns ``None`` only for profiles that need no key (a local Ollama server).
+
+    Raises:
+        MissingApiKey: the profile needs a key and none was found.
+        NoKeyringBackend: no keyring and no environment opt-in to fall back on.
+        KeyringFailure: the keyring failed and there is no environment opt-in.
+    """
+    env = os.environ if environ is None else environ
+    unavailable: CredentialsUnavailable | None = None
+    try:
+        stored = get_api_key(profile)
+    except CredentialsUnavailable as exc:
+        stored, unavailable = None, exc
+    if stored is not None:
+        return ResolvedKey(stored, "keyring")
+    var = profile.api_key_env
+    if var:
+        value = env.get(var, "").strip()
+        if value:
+            return ResolvedKey(SecretString(value), f"environment variable {var}")
+    if unavailable is not None and profile.requires_key:
+        raise unavailable
+    if profile.requires_key:
+        where = f" or in the environment variable {var}" if var else ""
+        raise MissingApiKey(f"No API key is stored for profile '{profile.name}' in the keyring{where}. Add one in the provider settings.")
+    return None
+
+
+def stored_secrets() -> list[str]:
+    """Every credential value rho-desk holds, for redaction (the export audit uses it).
+
+    Covers the keyring entries of every known profile and indexed username, plus the values
+    of opted-in environment variables (rho-desk would send those too). Without any keyring
+    backend the keyring part is empty.
+
+    Raises:
+        KeyringFailure: the keyring exists but cannot be read (locked): redaction would be
+            incomplete, so the caller must not proceed silently.
+    """
+    from .profiles import ProfileError, ProfileStore
+
+    names = set(_read_index())
+    env_vars: set[str] = set()
+    try:
+        for profile in ProfileStore().profiles():
+            names.add(profile.name)
+            if profile.api_key_env:
+                env_vars.add(profile.api_key_env)
+    except ProfileError:
+        pass  # a corrupt profile file must not block redaction of what the index knows
+    secrets: list[str] = []
+    for name in sorted(names):
+        try:
+            value = get_api_key(name)
+        except NoKeyringBackend:
+            break
+        if value is not None:
+            secrets.append(value.expose_secret())
+    for var in sorted(env_vars):
+        value = os.environ.get(var, "").strip()
+        if value and _ENV_NAME.match(var):
+            secrets.append(value)
+    return list(dict.fromkeys(secrets))
+
+
+# --- async twins (the GUI thread never blocks on keyring) -------------------------------------
+
+
+async def aget_api_key(profile: ProviderProfile | str) -> SecretString | None:
+    return await asyncio.to_thread(get_api_key, profile)
+
+
+async def aset_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
+    await asyncio.to_thread(set_api_key, profile, key, allow_insecure=allow_insecure)
+
+
+async def adelete_api_key(profile: ProviderProfile | str) -> bool:
+    return await asyncio.to_thread(delete_api_key, profile)
+
+
+async def aresolve_api_key(profile: ProviderProfile) -> ResolvedKey | None:
+    return await asyncio.to_thread(resolve_api_key, profile)

@@ -1,0 +1,387 @@
+"""Provider profiles: typed, secret-free settings for each model endpoint, and their JSON store.
+
+A profile names one endpoint (kind, base URL, model, context window, options). It never holds a
+secret: keys live in keyring under the profile's name (``credentials``), base URLs with user
+info or a query string are refused, and so are extra headers that look like credentials. The
+GUI and the command line share one ``ProfileStore``: a JSON file in
+``platformdirs.user_config_dir("rho-desk")`` (``RHO_DESK_CONFIG_DIR`` overrides it), written
+atomically (temp file, fsync, replace, fsync of the directory).
+
+With no file yet, the store offers one built-in profile: a local Ollama server, which needs no
+key. ``build_provider`` turns a profile and its key into a ready provider.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+import tempfile
+import urllib.parse
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import httpx
+import msgspec
+import platformdirs
+
+from ..core.errors import InputError
+from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider
+from .base import HttpProvider
+from .credentials import MissingApiKey, ResolvedKey, aresolve_api_key
+from .openai_chat import OpenAIChatProvider
+from .secret import SecretString
+from .transport import Timeouts
+from .usage import Pricing
+
+__all__ = [
+    "CONFIG_DIR_ENV",
+    "DEFAULT_PROFILE",
+    "PROFILES_FILE",
+    "ProfileError",
+    "ProfileKind",
+    "ProfileStore",
+    "ProviderProfile",
+    "atomic_write",
+    "build_provider",
+    "config_dir",
+    "open_provider",
+]
+
+CONFIG_DIR_ENV: Final = "RHO_DESK_CONFIG_DIR"
+PROFILES_FILE: Final = "providers.json"
+FORMAT_VERSION: Final = 1
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+# Header names that carry credentials: they belong in keyring, never in a settings file.
+_SECRET_HEADER = re.compile(r"(?i)(auth|token|secret|key|cookie|session|password|credential|signature)")
+
+
+class ProfileError(InputError, ValueError):
+    """A profile, or the profiles file, is invalid."""
+
+
+class ProfileKind(enum.Enum):
+    """Which wire API a profile speaks."""
+
+    OPENAI_COMPATIBLE = "openai-compatible"
+    """Chat Completions: OpenAI, OpenRouter, Ollama, vLLM, llama.cpp's server, LM Studio."""
+    ANTHROPIC = "anthropic"
+    """Anthropic Messages."""
+
+
+class ProviderProfile(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """One model endpoint. Holds no secret (the key is in keyring under ``name``)."""
+
+    name: str
+    """Unique name; also the keyring username of the profile's API key."""
+    kind: ProfileKind
+    base_url: str
+    """API root, e.g. ``https://api.openai.com/v1`` (no user info, no query string)."""
+    model: str
+    context_window: int | None = None
+    """The model's context window in tokens, when known (reported with usage)."""
+    provider: str | None = None
+    """Provider name of the model identity (OpenAI-compatible only); defaults to ``name``."""
+    api_key_env: str | None = None
+    """Opt-in: read the key from this environment variable when keyring has none."""
+    requires_key: bool = True
+    """False for servers that take no key (a local Ollama)."""
+    extra_headers: dict[str, str] = {}
+    """Non-secret headers (``HTTP-Referer``, ``anthropic-beta``...)."""
+    max_output_tokens: int | None = None
+    """Output token limit to request (Anthropic requires one; 16384 when unset)."""
+    reasoning: bool = False
+    """Send reasoning controls: ``reasoning_effort`` (OpenAI-compatible) or extended thinking
+    (Anthropic). Off by default: models and servers that do not support them reject them."""
+    send_prompt_cache_key: bool = False
+    """Forward the session's prompt-cache key (OpenAI-compatible servers that accept it)."""
+    pricing: Pricing | None = None
+    """US dollars per million tokens, for cost when the server reports none."""
+    connect_timeout: float | None = None
+    idle_timeout: float | None = None
+    """Longest silence tolerated inside a streamed reply, in seconds."""
+
+    def __post_init__(self) -> None:
+        if not self.name or len(self.name) > 100 or any(ord(c) < 32 for c in self.name) or self.name != self.name.strip():
+            raise ProfileError("a profile name must be 1-100 printable characters without surrounding spaces")
+        if not self.model.strip():
+            raise ProfileError(f"profile '{self.name}' has no model")
+        _check_base_url(self.name, self.base_url)
+        if self.context_window is not None and self.context_window <= 0:
+            raise ProfileError(f"profile '{self.name}': the context window must be positive")
+        if self.max_output_tokens is not None and self.max_output_tokens <= 0:
+            raise ProfileError(f"profile '{self.name}': the output token limit must be positive")
+        if self.api_key_env is not None and not _ENV_NAME.match(self.api_key_env):
+            raise ProfileError(f"profile '{self.name}': '{self.api_key_env}' is not an environment variable name")
+        for header, value in self.extra_headers.items():
+            if not _HEADER_NAME.match(header) or "\n" in value or "\r" in value:
+                raise ProfileError(f"profile '{self.name}': invalid header '{header}'")
+            if _SECRET_HEADER.search(header):
+                raise ProfileError(
+                    f"profile '{self.name}': header '{header}' looks like a credential; "
+                    "store the API key in the keyring instead"
+                )
+        for timeout in (self.connect_timeout, self.idle_timeout):
+            if timeout is not None and not 0 < timeout <= 3600:
+                raise ProfileError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
+
+    @property
+    def identity_provider(self) -> str:
+        """The ``provider`` part of the model identity this profile's provider reports."""
+        if self.kind is ProfileKind.ANTHROPIC:
+            return "anthropic"
+        return self.provider or self.name
+
+    def timeouts(self) -> Timeouts:
+        default = Timeouts()
+        return Timeouts(
+            connect=self.connect_timeout or default.connect,
+            idle=self.idle_timeout or default.idle,
+            write=default.write,
+        )
+
+    def replace(self, **changes: Any) -> ProviderProfile:
+        return msgspec.structs.replace(self, **changes)
+
+
+def _check_base_url(name: str, url: str) -> None:
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ProfileError(f"profile '{name}': the base URL must be an http(s) URL")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        # these are where secrets hide; keys go to the keyring
+        raise ProfileError(
+            f"profile '{name}': the base URL must not contain user info, a query string or a fragment"
+        )
+
+
+DEFAULT_PROFILE: Final = ProviderProfile(
+    name="ollama-local",
+    kind=ProfileKind.OPENAI_COMPATIBLE,
+    base_url="http://127.0.0.1:11434/v1",
+    model="llama3.2",
+    provider="ollama",
+    requires_key=False,
+    context_window=131_072,
+)
+"""A local Ollama server: the profile offered before the user configures any."""
+
+
+class _ProfilesFile(msgspec.Struct, kw_only=True, omit_defaults=True):
+    version: int
+    default: str | None = None
+    profiles: list[ProviderProfile] = []
+
+
+def config_dir() -> Path:
+    """rho-desk's settings directory (``RHO_DESK_CONFIG_DIR`` overrides the platform's)."""
+    override = os.environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_config_dir("rho-desk", appauthor=False))
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data``: temp file, fsync, rename, fsync of the directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    if hasattr(os, "O_DIRECTORY"):
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileSet:
+    """Everything the profiles file holds."""
+
+    profiles: tuple[ProviderProfile, ...]
+    default: str | None
+
+    def get(self, name: str) -> ProviderProfile:
+        for profile in self.profiles:
+            if profile.name == name:
+                return profile
+        known = ", ".join(p.name for p in self.profiles) or "none"
+        raise ProfileError(f"no provider profile named '{name}' (known: {known})")
+
+
+def _line_of(data: bytes, message: str) -> int | None:
+    """The 1-based line msgspec's error points at (truncation points at the last line)."""
+    match = re.search(r"\(byte (\d+)\)", message)
+    if match is not None:
+        return data[: int(match.group(1))].count(b"\n") + 1
+    if "truncated" in message:
+        return data.count(b"\n") + 1
+    return None
+
+
+class ProfileStore:
+    """The profiles file: load, look up, add, replace and remove profiles.
+
+    Args:
+        directory: where the file lives (default ``config_dir()``, read at each call so tests
+            and embedders can redirect it with ``RHO_DESK_CONFIG_DIR``).
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self._directory = directory
+
+    @property
+    def path(self) -> Path:
+        return (self._directory or config_dir()) / PROFILES_FILE
+
+    def __repr__(self) -> str:
+        return f"ProfileStore({str(self.path)!r})"
+
+    def load(self) -> ProfileSet:
+        """The stored profiles; the built-in Ollama profile when there is no file yet.
+
+        Raises:
+            ProfileError: the file is malformed, or written by a newer rho-desk.
+            StorageError: the file cannot be read.
+        """
+        path = self.path
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return ProfileSet((DEFAULT_PROFILE,), DEFAULT_PROFILE.name)
+        except OSError as exc:
+            from ..core.errors import StorageError
+
+            raise StorageError(f"{path}: {exc.strerror or type(exc).__name__}") from None
+        failure: ProfileError | None = None
+        try:
+            document = msgspec.json.decode(data, type=_ProfilesFile)
+        except msgspec.ValidationError as exc:
+            reason, _, where = str(exc).partition(" - at `")
+            failure = ProfileError(reason, source=str(path), path=where.rstrip("`") or None)
+        except msgspec.DecodeError as exc:
+            failure = ProfileError(f"not valid JSON ({exc})", source=str(path), line=_line_of(data, str(exc)))
+        if failure is not None:
+            raise failure
+        if document.version > FORMAT_VERSION:
+            raise ProfileError(
+                f"written by a newer rho-desk (format {document.version}; this one reads {FORMAT_VERSION})",
+                source=str(path),
+            )
+        names = [p.name for p in document.profiles]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ProfileError(f"duplicate profile names: {', '.join(duplicates)}", source=str(path))
+        default = document.default if document.default in names else (names[0] if names else None)
+        return ProfileSet(tuple(document.profiles), default)
+
+    def profiles(self) -> tuple[ProviderProfile, ...]:
+        return self.load().profiles
+
+    def get(self, name: str) -> ProviderProfile:
+        """The profile called ``name`` (``ProfileError`` when there is none)."""
+        return self.load().get(name)
+
+    def default(self) -> ProviderProfile | None:
+        loaded = self.load()
+        return loaded.get(loaded.default) if loaded.default is not None else None
+
+    def save(self, profiles: Iterable[ProviderProfile], default: str | None = None) -> None:
+        """Replace the whole file atomically."""
+        items = list(profiles)
+        names = [p.name for p in items]
+        if len(set(names)) != len(names):
+            raise ProfileError("profile names must be unique")
+        if default is not None and default not in names:
+            raise ProfileError(f"no provider profile named '{default}'")
+        document = _ProfilesFile(version=FORMAT_VERSION, default=default, profiles=items)
+        atomic_write(self.path, msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
+
+    def upsert(self, profile: ProviderProfile, *, make_default: bool = False) -> None:
+        """Add ``profile``, or replace the one with the same name."""
+        loaded = self.load()
+        items = [p for p in loaded.profiles if p.name != profile.name]
+        position = next((i for i, p in enumerate(loaded.profiles) if p.name == profile.name), len(items))
+        items.insert(position, profile)
+        self.save(items, profile.name if make_default else loaded.default)
+
+    def remove(self, name: str) -> None:
+        loaded = self.load()
+        loaded.get(name)
+        items = [p for p in loaded.profiles if p.name != name]
+        default = loaded.default if loaded.default != name else (items[0].name if items else None)
+        self.save(items, default)
+
+    def set_default(self, name: str) -> None:
+        loaded = self.load()
+        loaded.get(name)
+        self.save(loaded.profiles, name)
+
+
+def build_provider(
+    profile: ProviderProfile,
+    api_key: SecretString | None,
+    *,
+    client: httpx.AsyncClient | None = None,
+) -> HttpProvider:
+    """A provider for ``profile`` using ``api_key``.
+
+    Raises:
+        MissingApiKey: the profile needs a key and ``api_key`` is ``None``.
+    """
+    if api_key is None and profile.requires_key:
+        raise MissingApiKey(f"profile '{profile.name}' needs an API key")
+    if profile.kind is ProfileKind.ANTHROPIC:
+        return AnthropicProvider(
+            model=profile.model,
+            api_key=api_key,
+            base_url=profile.base_url,
+            max_output_tokens=profile.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS,
+            thinking=profile.reasoning,
+            extra_headers=profile.extra_headers,
+            context_window=profile.context_window,
+            pricing=profile.pricing,
+            timeouts=profile.timeouts(),
+            client=client,
+        )
+    return OpenAIChatProvider(
+        base_url=profile.base_url,
+        model=profile.model,
+        api_key=api_key,
+        provider_name=profile.identity_provider,
+        extra_headers=profile.extra_headers,
+        send_reasoning_effort=profile.reasoning,
+        send_prompt_cache_key=profile.send_prompt_cache_key,
+        max_output_tokens=profile.max_output_tokens,
+        context_window=profile.context_window,
+        pricing=profile.pricing,
+        timeouts=profile.timeouts(),
+        client=client,
+    )
+
+
+async def open_provider(profile: ProviderProfile) -> tuple[HttpProvider, ResolvedKey | None]:
+    """Resolve the profile's key off the event-loop thread, then build its provider.
+
+    Returns the provider and where its key came from (``None`` for keyless profiles).
+    """
+    resolved = await aresolve_api_key(profile)
+    return build_provider(profile, resolved.secret if resolved else None), resolved
