@@ -1,0 +1,588 @@
+"""rho-desk's own session cache: the full summaries and an FTS5 full-text index of every session.
+
+Rho's ``index.sqlite3`` has no room for what rho-desk lists and searches (provider, model,
+compaction count, the conversation text) and is not ours to extend. This database is: one file
+per Rho home under ``platformdirs.user_cache_dir("rho-desk")`` (``RHO_DESK_CACHE_DIR``
+overrides the folder), keyed by transcript path and validated by size + nanosecond mtime. It is a
+pure cache: deleting it costs one re-summarisation of every transcript; a cache from another
+rho-desk version, or a damaged one, is simply rebuilt.
+
+Full text: an FTS5 table with the ``trigram`` tokenizer (case-insensitive), so a query matches
+any substring of three characters or more, inside words and across punctuation, which is what
+people expect when they look for a file name, an identifier or half a word in a transcript.
+Shorter terms are matched with ``LIKE`` on the rows the longer terms selected; a query made only
+of short terms searches titles and first/last user messages (an FTS index cannot serve it).
+Searches return snippets with highlight offsets for the session browser.
+
+``title`` here is only a mirror of Rho's ``sessions.title`` (refreshed from Rho's index on every
+sync), kept so listings can show titles while Rho's index is busy, corrupt or newer. Titles are
+written to Rho's index, never only here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import StorageError
+from .summary import SessionSummary
+
+__all__ = [
+    "CACHE_DIR_ENV",
+    "MAX_SEARCH_CHARS",
+    "SORT_KEYS",
+    "CachedStat",
+    "SearchHit",
+    "SearchResults",
+    "SessionCache",
+    "Snippet",
+    "SummaryFailure",
+    "cache_file_for",
+    "default_cache_dir",
+]
+
+CACHE_DIR_ENV = "RHO_DESK_CACHE_DIR"
+CACHE_SCHEMA = 1
+"""Our own ``user_version``. Any other value (older or newer rho-desk) means: rebuild."""
+MAX_SEARCH_CHARS = 1_000_000
+"""Characters of conversation text indexed per session. Longer transcripts are searchable in
+their first million characters (``text_truncated`` says so); the trigram index costs about three
+times the text, and this bounds one session's share of the cache."""
+SNIPPET_CONTEXT = 60
+"""Characters shown on each side of a match in a snippet."""
+SNIPPETS_PER_HIT = 3
+_MIN_TRIGRAM = 3
+
+SORT_KEYS = {
+    "updated": "s.updated_at",
+    "created": "s.created_at",
+    "size": "s.file_size",
+    "messages": "s.message_count",
+    "compactions": "s.compaction_count",
+    "title": "coalesce(nullif(s.title, ''), s.first_user_message, '') collate nocase",
+}
+"""Library sort names and their SQL expressions (ties: newest update, then creation, then id)."""
+
+_ROW_COLUMNS = (
+    "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count",
+    "first_user_message", "last_user_message", "file_size", "file_mtime", "node_count",
+    "branch_count", "active_leaf_id", "effective_format_version", "provider", "model",
+    "compaction_count", "title",
+)  # fmt: skip
+_SELECT = "select " + ", ".join(f"s.{c}" for c in _ROW_COLUMNS) + " from sessions s"
+
+_SCHEMA = f"""
+create table if not exists sessions (
+    rowid integer primary key,
+    path text not null unique,
+    workspace_key text not null,
+    cwd text not null,
+    id text not null,
+    created_at integer not null,
+    updated_at integer not null,
+    message_count integer not null,
+    first_user_message text,
+    last_user_message text,
+    file_size integer not null,
+    file_mtime integer not null,
+    file_mtime_ns integer not null,
+    node_count integer not null,
+    branch_count integer not null,
+    active_leaf_id text,
+    effective_format_version integer not null,
+    provider text,
+    model text,
+    compaction_count integer not null,
+    title text,
+    text_truncated integer not null default 0
+);
+create index if not exists sessions_workspace_order on sessions(workspace_key, updated_at desc, created_at desc, id);
+create index if not exists sessions_order on sessions(updated_at desc, created_at desc, id);
+create index if not exists sessions_key on sessions(workspace_key, id);
+create virtual table if not exists sessions_fts using fts5(title, body, tokenize = 'trigram');
+create table if not exists failures (
+    path text primary key,
+    workspace_key text not null,
+    file_size integer not null,
+    file_mtime_ns integer not null,
+    reason text not null
+);
+pragma user_version = {CACHE_SCHEMA};
+"""
+
+
+def default_cache_dir() -> Path:
+    """``$RHO_DESK_CACHE_DIR`` if set, else the platform's user cache folder for rho-desk."""
+    explicit = os.environ.get(CACHE_DIR_ENV, "")
+    if explicit:
+        return Path(explicit)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("rho-desk"))
+
+
+def cache_file_for(sessions_root: Path, cache_dir: Path | None = None) -> Path:
+    """The cache database of one Rho home (one file per ``sessions/`` folder, by path hash)."""
+    digest = hashlib.sha256(str(sessions_root.absolute()).encode("utf-8", "surrogateescape"))
+    return (cache_dir or default_cache_dir()) / f"sessions-{digest.hexdigest()[:16]}.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class CachedStat:
+    """What the cache knows about one transcript: enough to decide whether it is current."""
+
+    path: str
+    workspace_key: str
+    id: str
+    cwd: str
+    file_size: int
+    file_mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryFailure:
+    """A transcript that could not be summarised at this size and mtime (reported, not retried)."""
+
+    path: str
+    workspace_key: str
+    file_size: int
+    file_mtime_ns: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """A piece of matched text and where to highlight it.
+
+    ``highlights`` are ``(start, end)`` character offsets into ``text``; ``offset`` is where
+    ``text`` starts inside the field's full text (for scrolling to the match).
+    """
+
+    field: str
+    """``title`` or ``text`` (the session's user and assistant text)."""
+    text: str
+    highlights: tuple[tuple[int, int], ...]
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    session: SessionSummary
+    snippets: tuple[Snippet, ...]
+
+
+@dataclass(slots=True)
+class SearchResults:
+    hits: list[SearchHit] = field(default_factory=list)
+    truncated: bool = False
+    """More sessions matched than the limit asked for."""
+    partial: bool = False
+    """Only titles and first/last user messages were searched (every term shorter than 3)."""
+
+
+def _summary(values: tuple[object, ...]) -> SessionSummary:
+    return SessionSummary(**dict(zip(_ROW_COLUMNS, values, strict=True)))  # type: ignore[arg-type]
+
+
+def _terms(query: str) -> list[str]:
+    """Whitespace-separated terms; ``"quoted phrases"`` stay whole. Empty terms are dropped."""
+    terms = []
+    for quoted, bare in re.findall(r'"([^"]*)"|(\S+)', query):
+        term = (quoted or bare).strip()
+        if term:
+            terms.append(term)
+    return terms
+
+
+def _like(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _snippets(field_name: str, text: str, patterns: list[re.Pattern[str]], limit: int) -> list[Snippet]:
+    spans = sorted({m.span() for p in patterns for m in p.finditer(text) if m.end() > m.start()})
+    snippets: list[Snippet] = []
+    index = 0
+    while index < len(spans) and len(snippets) < limit:
+        start = max(0, spans[index][0] - SNIPPET_CONTEXT)
+        end = min(len(text), spans[index][1] + SNIPPET_CONTEXT)
+        inside = []
+        # Gather every later match that fits in this window, extending it a little for each.
+        while index < len(spans) and spans[index][0] < end:
+            s, e = spans[index]
+            end = min(len(text), max(end, e + SNIPPET_CONTEXT // 2))
+            inside.append((s - start, min(e, end) - start))
+            index += 1
+        snippets.append(Snippet(field_name, text[start:end], tuple(inside), start))
+    return snippets
+
+
+class SessionCache:
+    """rho-desk's cache database for one Rho home. Thread-safe; short transactions only."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path) -> SessionCache:
+        """Open (or build) the cache at ``path``; a damaged or foreign-version cache is rebuilt.
+
+        Raises:
+            StorageError: the cache folder cannot be created or the file cannot be opened.
+        """
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"{path.parent}: cannot create the cache folder: {exc.strerror}") from exc
+        for attempt in range(2):
+            try:
+                return cls(path, _open_cache(path))
+            except sqlite3.DatabaseError as exc:
+                if attempt:
+                    raise StorageError(f"{path}: cannot open the session cache: {exc}") from exc
+                _discard(path)  # ours, and only a cache: rebuild rather than fail
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SessionCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _tx(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("begin immediate" if write else "begin")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("rollback")
+                    raise
+                self._db.execute("commit")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    if self._db.in_transaction:
+                        self._db.execute("rollback")
+                raise StorageError(f"{self.path}: session cache: {exc}") from exc
+
+    # --- what is cached -----------------------------------------------------------------------
+
+    def stats(self, workspace_key: str | None = None) -> dict[str, CachedStat]:
+        """Cached transcripts (of one workspace) by path, for the staleness check."""
+        sql = "select path, workspace_key, id, cwd, file_size, file_mtime_ns from sessions"
+        with self._tx() as db:
+            if workspace_key is None:
+                rows = db.execute(sql).fetchall()
+            else:
+                rows = db.execute(sql + " where workspace_key = ?", (workspace_key,)).fetchall()
+        return {row[0]: CachedStat(*row) for row in rows}
+
+    def failures(self, workspace_key: str | None = None) -> dict[str, SummaryFailure]:
+        sql = "select path, workspace_key, file_size, file_mtime_ns, reason from failures"
+        with self._tx() as db:
+            if workspace_key is None:
+                rows = db.execute(sql).fetchall()
+            else:
+                rows = db.execute(sql + " where workspace_key = ?", (workspace_key,)).fetchall()
+        return {row[0]: SummaryFailure(*row) for row in rows}
+
+    def summaries(self, paths: Iterable[str]) -> dict[str, SessionSummary]:
+        """Cached summaries (without full text) of the given transcripts, by path."""
+        wanted = list(paths)
+        found: dict[str, SessionSummary] = {}
+        with self._tx() as db:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                for values in db.execute(f"{_SELECT} where s.path in ({marks})", chunk):
+                    summary = _summary(values)
+                    found[summary.path] = summary
+        return found
+
+    def get(self, workspace_key: str, session_id: str) -> SessionSummary | None:
+        with self._tx() as db:
+            values = db.execute(
+                f"{_SELECT} where s.workspace_key = ? and s.id = ?", (workspace_key, session_id)
+            ).fetchone()
+        return None if values is None else _summary(values)
+
+    def find_id(self, prefix: str, workspace_key: str | None = None) -> list[SessionSummary]:
+        """Sessions whose id starts with ``prefix`` (case-sensitive, like Rho's resolution)."""
+        sql = f"{_SELECT} where substr(s.id, 1, length(?1)) = ?1"
+        params: tuple[object, ...] = (prefix,)
+        if workspace_key is not None:
+            sql += " and s.workspace_key = ?2"
+            params = (prefix, workspace_key)
+        with self._tx() as db:
+            return [_summary(v) for v in db.execute(sql + " order by s.id", params).fetchall()]
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def store(
+        self,
+        *,
+        summaries: Iterable[tuple[SessionSummary, int]] = (),
+        failures: Iterable[SummaryFailure] = (),
+        removed: Iterable[str] = (),
+    ) -> None:
+        """One transaction: upsert ``(summary, mtime_ns)`` pairs, record failures, drop paths."""
+        with self._tx(write=True) as db:
+            for path in removed:
+                self._remove(db, path)
+            for summary, mtime_ns in summaries:
+                self._put(db, summary, mtime_ns)
+            for failure in failures:
+                db.execute("delete from failures where path = ?", (failure.path,))
+                db.execute(
+                    "insert into failures values (?, ?, ?, ?, ?)",
+                    (failure.path, failure.workspace_key, failure.file_size,
+                     failure.file_mtime_ns, failure.reason),
+                )  # fmt: skip
+
+    def remove(self, paths: Iterable[str]) -> None:
+        with self._tx(write=True) as db:
+            for path in paths:
+                self._remove(db, path)
+
+    @staticmethod
+    def _remove(db: sqlite3.Connection, path: str) -> None:
+        row = db.execute("select rowid from sessions where path = ?", (path,)).fetchone()
+        if row is not None:
+            db.execute("delete from sessions_fts where rowid = ?", row)
+            db.execute("delete from sessions where rowid = ?", row)
+        db.execute("delete from failures where path = ?", (path,))
+
+    @staticmethod
+    def _put(db: sqlite3.Connection, s: SessionSummary, mtime_ns: int) -> None:
+        text = s.search_text
+        truncated = len(text) > MAX_SEARCH_CHARS
+        if truncated:
+            text = text[:MAX_SEARCH_CHARS]
+        db.execute("delete from failures where path = ?", (s.path,))
+        existing = db.execute("select rowid, title from sessions where path = ?", (s.path,)).fetchone()
+        # The mirrored title survives a re-summarisation (summaries never carry one).
+        title = existing[1] if existing is not None and s.title is None else s.title
+        values = (
+            s.workspace_key, s.cwd, s.id, s.created_at, s.updated_at, s.message_count,
+            s.first_user_message, s.last_user_message, s.file_size or 0, s.file_mtime or 0,
+            mtime_ns, s.node_count, s.branch_count, s.active_leaf_id, s.effective_format_version,
+            s.provider, s.model, s.compaction_count, title, int(truncated),
+        )  # fmt: skip
+        if existing is None:
+            cursor = db.execute(
+                "insert into sessions (workspace_key, cwd, id, created_at, updated_at,"
+                " message_count, first_user_message, last_user_message, file_size, file_mtime,"
+                " file_mtime_ns, node_count, branch_count, active_leaf_id,"
+                " effective_format_version, provider, model, compaction_count, title,"
+                " text_truncated, path) values (" + ", ".join("?" * 21) + ")",
+                (*values, s.path),
+            )
+            rowid = cursor.lastrowid
+        else:
+            rowid = existing[0]
+            db.execute(
+                "update sessions set workspace_key = ?, cwd = ?, id = ?, created_at = ?,"
+                " updated_at = ?, message_count = ?, first_user_message = ?,"
+                " last_user_message = ?, file_size = ?, file_mtime = ?, file_mtime_ns = ?,"
+                " node_count = ?, branch_count = ?, active_leaf_id = ?,"
+                " effective_format_version = ?, provider = ?, model = ?, compaction_count = ?,"
+                " title = ?, text_truncated = ? where rowid = ?",
+                (*values, rowid),
+            )
+            db.execute("delete from sessions_fts where rowid = ?", (rowid,))
+        db.execute(
+            "insert into sessions_fts (rowid, title, body) values (?, ?, ?)", (rowid, title or "", text)
+        )
+
+    def mirror_titles(
+        self, titles: Mapping[tuple[str, str], str], workspace_key: str | None = None
+    ) -> int:
+        """Make the mirrored titles (of one workspace) equal to Rho's. Returns rows changed."""
+        changed = 0
+        sql = "select rowid, workspace_key, id, title from sessions"
+        with self._tx(write=True) as db:
+            if workspace_key is None:
+                rows = db.execute(sql).fetchall()
+            else:
+                rows = db.execute(sql + " where workspace_key = ?", (workspace_key,)).fetchall()
+            for rowid, wk, sid, old in rows:
+                new = titles.get((wk, sid))
+                if new != old:
+                    self._set_title(db, rowid, new)
+                    changed += 1
+        return changed
+
+    def set_title(self, workspace_key: str, session_id: str, title: str | None) -> None:
+        with self._tx(write=True) as db:
+            row = db.execute(
+                "select rowid from sessions where workspace_key = ? and id = ?",
+                (workspace_key, session_id),
+            ).fetchone()
+            if row is not None:
+                self._set_title(db, row[0], title)
+
+    @staticmethod
+    def _set_title(db: sqlite3.Connection, rowid: int, title: str | None) -> None:
+        db.execute("update sessions set title = ? where rowid = ?", (title, rowid))
+        db.execute("update sessions_fts set title = ? where rowid = ?", (title or "", rowid))
+
+    # --- listing and searching ----------------------------------------------------------------
+
+    def count(self, workspace_key: str | None = None) -> int:
+        with self._tx() as db:
+            if workspace_key is None:
+                return int(db.execute("select count(*) from sessions").fetchone()[0])
+            return int(
+                db.execute(
+                    "select count(*) from sessions where workspace_key = ?", (workspace_key,)
+                ).fetchone()[0]
+            )
+
+    def list(
+        self,
+        workspace_key: str | None = None,
+        *,
+        sort: str = "updated",
+        descending: bool = True,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> list[SessionSummary]:
+        """One page of sessions (of one workspace, or all), sorted by ``sort`` (:data:`SORT_KEYS`)."""
+        where, params = ("", []) if workspace_key is None else (" where s.workspace_key = ?", [workspace_key])
+        sql = f"{_SELECT}{where} order by {_order(sort, descending)}"
+        if limit is not None or offset:
+            sql += " limit ? offset ?"
+            params += [-1 if limit is None else limit, offset]
+        with self._tx() as db:
+            return [_summary(values) for values in db.execute(sql, params).fetchall()]
+
+    def search(
+        self,
+        query: str,
+        workspace_key: str | None = None,
+        *,
+        limit: int = 50,
+        sort: str = "updated",
+        descending: bool = True,
+    ) -> SearchResults:
+        """Sessions whose title or conversation text contains every term of ``query``.
+
+        Terms are whitespace-separated (``"a quoted phrase"`` is one term), case-insensitive,
+        matched as substrings. ``sort`` may also be ``relevance`` (FTS5's bm25 rank).
+        """
+        terms = _terms(query)
+        if not terms:
+            return SearchResults()
+        long_terms = [t for t in terms if len(t) >= _MIN_TRIGRAM]
+        short_terms = [t for t in terms if len(t) < _MIN_TRIGRAM]
+        results = SearchResults()
+        params: list[object] = []
+        if long_terms:
+            match = " ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
+            sql = f"{_SELECT} join sessions_fts f on f.rowid = s.rowid where sessions_fts match ?"
+            params.append(match)
+            for term in short_terms:
+                sql += " and (f.title like ? escape '\\' or f.body like ? escape '\\')"
+                params += [_like(term), _like(term)]
+            order = "f.rank" if sort == "relevance" else _order(sort, descending)
+        else:
+            # Trigrams cannot serve 1-2 character terms; scanning every transcript's text would
+            # be slow on a big library, so search the short fields only and say so.
+            results.partial = True
+            sql = f"{_SELECT} where 1"
+            for term in short_terms:
+                sql += (
+                    " and (s.title like ?1 escape '\\' or s.first_user_message like ?1 escape '\\'"
+                    " or s.last_user_message like ?1 escape '\\')"
+                ).replace("?1", "?")
+                params += [_like(term)] * 3
+            order = _order("updated" if sort == "relevance" else sort, descending)
+        if workspace_key is not None:
+            sql += " and s.workspace_key = ?"
+            params.append(workspace_key)
+        sql += f" order by {order} limit ?"
+        params.append(limit + 1)
+        with self._tx() as db:
+            rows = [_summary(values) for values in db.execute(sql, params).fetchall()]
+            if len(rows) > limit:
+                rows = rows[:limit]
+                results.truncated = True
+            texts = self._texts(db, [(r.path) for r in rows])
+        patterns = [re.compile(re.escape(t), re.IGNORECASE) for t in terms]
+        for row in rows:
+            title, body = texts.get(row.path, ("", ""))
+            snippets = _snippets("title", title, patterns, 1) if title else []
+            snippets += _snippets("text", body, patterns, SNIPPETS_PER_HIT)
+            if results.partial:
+                for name in ("first_user_message", "last_user_message"):
+                    value = getattr(row, name)
+                    if value and len(snippets) < SNIPPETS_PER_HIT:
+                        snippets += _snippets(name, value, patterns, 1)
+            results.hits.append(SearchHit(row, tuple(snippets)))
+        return results
+
+    @staticmethod
+    def _texts(db: sqlite3.Connection, paths: list[str]) -> dict[str, tuple[str, str]]:
+        if not paths:
+            return {}
+        marks = ", ".join("?" * len(paths))
+        rows = db.execute(
+            "select s.path, f.title, f.body from sessions s join sessions_fts f on f.rowid = s.rowid"
+            f" where s.path in ({marks})",
+            paths,
+        ).fetchall()
+        return {path: (title or "", body or "") for path, title, body in rows}
+
+
+def _order(sort: str, descending: bool) -> str:
+    try:
+        key = SORT_KEYS[sort]
+    except KeyError:
+        raise ValueError(f"unknown sort {sort!r}; choose from {', '.join(SORT_KEYS)}") from None
+    direction = "desc" if descending else "asc"
+    if sort == "updated":
+        return f"s.updated_at {direction}, s.created_at {direction}, s.id asc"
+    return f"{key} {direction}, s.updated_at desc, s.created_at desc, s.id asc"
+
+
+def _open_cache(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
+    try:
+        version = int(db.execute("pragma user_version").fetchone()[0])
+        if version != CACHE_SCHEMA:
+            if version != 0 or db.execute("select count(*) from sqlite_master").fetchone()[0]:
+                db.close()
+                _discard(path)
+                db = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
+            # WAL: the CLI and the app may read while the other refreshes. It is our file.
+            db.execute("pragma journal_mode = wal")
+            # One transaction, idempotent DDL: two processes building it at once both succeed.
+            db.executescript(f"begin immediate;{_SCHEMA}commit;")
+        db.execute("pragma synchronous = normal")
+        db.execute("pragma foreign_keys = off")
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o600)  # transcripts' text lives here: keep it as private as Rho's
+        return db
+    except BaseException:
+        db.close()
+        raise
+
+
+def _discard(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
