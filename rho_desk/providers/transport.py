@@ -61,6 +61,48 @@ __all__ = [
 
 log = logging.getLogger("rho_desk.providers")
 
+
+class _StripUrlQueries(logging.Filter):
+    """Rewrites httpx's own request log lines: they print the full URL, query secrets included.
+
+    httpx logs ``HTTP Request: POST <url> "HTTP/1.1 200 OK"`` at INFO; an endpoint query value
+    (a signed URL, an Azure ``api-key``) would otherwise reach every log handler.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(
+                strip_query(str(arg)) if isinstance(arg, httpx.URL) and (arg.query or arg.userinfo) else arg
+                for arg in record.args
+            )
+        return True
+
+
+_HEADER_PAIR = re.compile(r"\(b'([^']*)', b'(?:[^'\\]|\\.)*'\)")
+
+
+class _RedactHeaderValues(logging.Filter):
+    """Rewrites httpcore's DEBUG traces, which print response headers (``Set-Cookie``...)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and "(b'" in record.msg:
+            record.msg = _HEADER_PAIR.sub(lambda m: f"(b'{m.group(1)}', b'{REDACTED}')", record.msg)
+        return True
+
+
+def _install_log_filter() -> None:
+    # Logger-level filters apply only to records logged through that very logger, so each
+    # emitting logger gets its own.
+    targets: list[tuple[str, type[logging.Filter]]] = [("httpx", _StripUrlQueries)]
+    targets += [(f"httpcore.{name}", _RedactHeaderValues) for name in ("http11", "http2", "connection", "proxy")]
+    for name, kind in targets:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, kind) for f in logger.filters):
+            logger.addFilter(kind())
+
+
+_install_log_filter()
+
 T = TypeVar("T")
 
 MAX_ERROR_BODY_BYTES: Final = 16 * 1024
@@ -366,6 +408,11 @@ class HttpStream:
     def __repr__(self) -> str:
         return f"HttpStream({strip_query(self.base_url)!r}, headers={sorted(self._headers)!r}, secret_headers={REDACTED})"
 
+    def url_for(self, path: str) -> httpx.URL:
+        """``path`` appended to the base URL's path; the base URL's query (``api-version=``...) kept."""
+        base = httpx.URL(self.base_url)
+        return base.copy_with(path=base.path.rstrip("/") + path)
+
     @property
     def display_url(self) -> str:
         """The base URL with user info, query and fragment removed: safe to show."""
@@ -433,9 +480,7 @@ class HttpStream:
         failure: ProviderError | None = None
         response: httpx.Response | None = None
         try:
-            request = client.build_request(
-                "POST", self.base_url + path, content=msgspec.json.encode(body), headers=headers
-            )
+            request = client.build_request("POST", self.url_for(path), content=msgspec.json.encode(body), headers=headers)
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
             failure = self.transport_error(exc, output_started=False)
