@@ -510,12 +510,19 @@ class SessionLibrary:
         *,
         limit: int = 50,
         sort: str = "updated",
+        descending: bool = True,
     ) -> SearchResults:
-        """Full-text search over titles and user/assistant text, with highlightable snippets."""
-        if sort not in SORT_KEYS and sort != "relevance":
-            raise InputError(f"unknown sort {sort!r}")
+        """Full-text search over titles and user/assistant text, with highlightable snippets.
+
+        Every whitespace-separated term (or ``"quoted phrase"``) must occur, as a
+        case-insensitive substring, in the title or the conversation text.
+        """
+        if sort not in SORT_KEYS:
+            raise InputError(f"unknown sort {sort!r}; choose from {', '.join(SORT_KEYS)}")
         with self._lock:
-            return self._cache.search(text, workspace_key, limit=limit, sort=sort)
+            return self._cache.search(
+                text, workspace_key, limit=limit, sort=sort, descending=descending
+            )
 
     def get(self, workspace_key: str, session_id: str) -> SessionSummary | None:
         with self._lock:

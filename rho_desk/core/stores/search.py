@@ -7,12 +7,15 @@ overrides the folder), keyed by transcript path and validated by size + nanoseco
 pure cache: deleting it costs one re-summarisation of every transcript; a cache from another
 rho-desk version, or a damaged one, is simply rebuilt.
 
-Full text: an FTS5 table with the ``trigram`` tokenizer (case-insensitive), so a query matches
-any substring of three characters or more, inside words and across punctuation, which is what
-people expect when they look for a file name, an identifier or half a word in a transcript.
-Shorter terms are matched with ``LIKE`` on the rows the longer terms selected; a query made only
-of short terms searches titles and first/last user messages (an FTS index cannot serve it).
-Searches return snippets with highlight offsets for the session browser.
+Full text: an FTS5 table with the ``trigram`` tokenizer over the lower-cased title and
+conversation text, queried with ``GLOB '*term*'``, so every term matches as a substring
+(inside words, across punctuation: file names, identifiers, half a word), case-insensitively.
+Measured on this machine (see ``benchmarks/bench_index.py``): ``detail=none`` makes the index
+less than half the size of ``detail=full`` (the trigram index still answers GLOB/LIKE, and SQLite
+verifies each candidate row, so results are exact), and GLOB, unlike ``LIKE … ESCAPE``, is
+pushed down to the index. Terms shorter than three characters cannot use trigrams and scan the
+stored text instead (correct, just slower on a large library). The original text is kept
+zlib-compressed beside it, for snippets with highlight offsets into the original characters.
 
 ``title`` here is only a mirror of Rho's ``sessions.title`` (refreshed from Rho's index on every
 sync), kept so listings can show titles while Rho's index is busy, corrupt or newer. Titles are
@@ -27,6 +30,7 @@ import os
 import re
 import sqlite3
 import threading
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +53,7 @@ __all__ = [
 ]
 
 CACHE_DIR_ENV = "RHO_DESK_CACHE_DIR"
-CACHE_SCHEMA = 1
+CACHE_SCHEMA = 2
 """Our own ``user_version``. Any other value (older or newer rho-desk) means: rebuild."""
 MAX_SEARCH_CHARS = 1_000_000
 """Characters of conversation text indexed per session. Longer transcripts are searchable in
@@ -58,7 +62,6 @@ times the text, and this bounds one session's share of the cache."""
 SNIPPET_CONTEXT = 60
 """Characters shown on each side of a match in a snippet."""
 SNIPPETS_PER_HIT = 3
-_MIN_TRIGRAM = 3
 
 SORT_KEYS = {
     "updated": "s.updated_at",
@@ -101,12 +104,16 @@ create table if not exists sessions (
     model text,
     compaction_count integer not null,
     title text,
+    title_key text not null default '',
     text_truncated integer not null default 0
 );
 create index if not exists sessions_workspace_order on sessions(workspace_key, updated_at desc, created_at desc, id);
 create index if not exists sessions_order on sessions(updated_at desc, created_at desc, id);
 create index if not exists sessions_key on sessions(workspace_key, id);
-create virtual table if not exists sessions_fts using fts5(title, body, tokenize = 'trigram');
+create virtual table if not exists sessions_fts using fts5(
+    text, tokenize = 'trigram', detail = 'none'
+);
+create table if not exists texts (rowid integer primary key, body blob not null);
 create table if not exists failures (
     path text primary key,
     workspace_key text not null,
@@ -183,8 +190,6 @@ class SearchResults:
     hits: list[SearchHit] = field(default_factory=list)
     truncated: bool = False
     """More sessions matched than the limit asked for."""
-    partial: bool = False
-    """Only titles and first/last user messages were searched (every term shorter than 3)."""
 
 
 def _summary(values: tuple[object, ...]) -> SessionSummary:
@@ -201,9 +206,15 @@ def _terms(query: str) -> list[str]:
     return terms
 
 
-def _like(term: str) -> str:
-    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+def _fold(text: str) -> str:
+    """The form both the index and the query use: lower case (Unicode-aware, unlike SQLite's)."""
+    return text.lower()
+
+
+def _glob(term: str) -> str:
+    """``*term*`` with GLOB's own metacharacters made literal (``[*]``, ``[?]``, ``[[]``)."""
+    escaped = "".join(f"[{c}]" if c in "*?[" else c for c in _fold(term))
+    return f"*{escaped}*"
 
 
 def _snippets(field_name: str, text: str, patterns: list[re.Pattern[str]], limit: int) -> list[Snippet]:
@@ -363,6 +374,7 @@ class SessionCache:
         row = db.execute("select rowid from sessions where path = ?", (path,)).fetchone()
         if row is not None:
             db.execute("delete from sessions_fts where rowid = ?", row)
+            db.execute("delete from texts where rowid = ?", row)
             db.execute("delete from sessions where rowid = ?", row)
         db.execute("delete from failures where path = ?", (path,))
 
@@ -380,15 +392,15 @@ class SessionCache:
             s.workspace_key, s.cwd, s.id, s.created_at, s.updated_at, s.message_count,
             s.first_user_message, s.last_user_message, s.file_size or 0, s.file_mtime or 0,
             mtime_ns, s.node_count, s.branch_count, s.active_leaf_id, s.effective_format_version,
-            s.provider, s.model, s.compaction_count, title, int(truncated),
+            s.provider, s.model, s.compaction_count, title, _fold(title or ""), int(truncated),
         )  # fmt: skip
         if existing is None:
             cursor = db.execute(
                 "insert into sessions (workspace_key, cwd, id, created_at, updated_at,"
                 " message_count, first_user_message, last_user_message, file_size, file_mtime,"
                 " file_mtime_ns, node_count, branch_count, active_leaf_id,"
-                " effective_format_version, provider, model, compaction_count, title,"
-                " text_truncated, path) values (" + ", ".join("?" * 21) + ")",
+                " effective_format_version, provider, model, compaction_count, title, title_key,"
+                " text_truncated, path) values (" + ", ".join("?" * 22) + ")",
                 (*values, s.path),
             )
             rowid = cursor.lastrowid
@@ -400,45 +412,38 @@ class SessionCache:
                 " last_user_message = ?, file_size = ?, file_mtime = ?, file_mtime_ns = ?,"
                 " node_count = ?, branch_count = ?, active_leaf_id = ?,"
                 " effective_format_version = ?, provider = ?, model = ?, compaction_count = ?,"
-                " title = ?, text_truncated = ? where rowid = ?",
+                " title = ?, title_key = ?, text_truncated = ? where rowid = ?",
                 (*values, rowid),
             )
             db.execute("delete from sessions_fts where rowid = ?", (rowid,))
-        db.execute(
-            "insert into sessions_fts (rowid, title, body) values (?, ?, ?)", (rowid, title or "", text)
-        )
+        db.execute("insert or replace into texts (rowid, body) values (?, ?)",
+                   (rowid, zlib.compress(text.encode("utf-8", "surrogatepass"), 6)))  # fmt: skip
+        db.execute("insert into sessions_fts (rowid, text) values (?, ?)", (rowid, _fold(text)))
 
     def mirror_titles(
         self, titles: Mapping[tuple[str, str], str], workspace_key: str | None = None
     ) -> int:
         """Make the mirrored titles (of one workspace) equal to Rho's. Returns rows changed."""
-        changed = 0
         sql = "select rowid, workspace_key, id, title from sessions"
         with self._tx(write=True) as db:
             if workspace_key is None:
                 rows = db.execute(sql).fetchall()
             else:
                 rows = db.execute(sql + " where workspace_key = ?", (workspace_key,)).fetchall()
-            for rowid, wk, sid, old in rows:
-                new = titles.get((wk, sid))
-                if new != old:
-                    self._set_title(db, rowid, new)
-                    changed += 1
-        return changed
+            changes = [
+                (new, _fold(new or ""), rowid)
+                for rowid, wk, sid, old in rows
+                if (new := titles.get((wk, sid))) != old
+            ]
+            db.executemany("update sessions set title = ?, title_key = ? where rowid = ?", changes)
+        return len(changes)
 
     def set_title(self, workspace_key: str, session_id: str, title: str | None) -> None:
         with self._tx(write=True) as db:
-            row = db.execute(
-                "select rowid from sessions where workspace_key = ? and id = ?",
-                (workspace_key, session_id),
-            ).fetchone()
-            if row is not None:
-                self._set_title(db, row[0], title)
-
-    @staticmethod
-    def _set_title(db: sqlite3.Connection, rowid: int, title: str | None) -> None:
-        db.execute("update sessions set title = ? where rowid = ?", (title, rowid))
-        db.execute("update sessions_fts set title = ? where rowid = ?", (title or "", rowid))
+            db.execute(
+                "update sessions set title = ?, title_key = ? where workspace_key = ? and id = ?",
+                (title, _fold(title or ""), workspace_key, session_id),
+            )
 
     # --- listing and searching ----------------------------------------------------------------
 
@@ -482,70 +487,54 @@ class SessionCache:
         """Sessions whose title or conversation text contains every term of ``query``.
 
         Terms are whitespace-separated (``"a quoted phrase"`` is one term), case-insensitive,
-        matched as substrings. ``sort`` may also be ``relevance`` (FTS5's bm25 rank).
+        matched as substrings. Hits come in ``sort`` order, at most ``limit`` of them.
         """
         terms = _terms(query)
-        if not terms:
-            return SearchResults()
-        long_terms = [t for t in terms if len(t) >= _MIN_TRIGRAM]
-        short_terms = [t for t in terms if len(t) < _MIN_TRIGRAM]
         results = SearchResults()
-        params: list[object] = []
-        if long_terms:
-            match = " ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
-            sql = f"{_SELECT} join sessions_fts f on f.rowid = s.rowid where sessions_fts match ?"
-            params.append(match)
-            for term in short_terms:
-                sql += " and (f.title like ? escape '\\' or f.body like ? escape '\\')"
-                params += [_like(term), _like(term)]
-            order = "f.rank" if sort == "relevance" else _order(sort, descending)
-        else:
-            # Trigrams cannot serve 1-2 character terms; scanning every transcript's text would
-            # be slow on a big library, so search the short fields only and say so.
-            results.partial = True
-            sql = f"{_SELECT} where 1"
-            for term in short_terms:
-                sql += (
-                    " and (s.title like ?1 escape '\\' or s.first_user_message like ?1 escape '\\'"
-                    " or s.last_user_message like ?1 escape '\\')"
-                ).replace("?1", "?")
-                params += [_like(term)] * 3
-            order = _order("updated" if sort == "relevance" else sort, descending)
+        if not terms:
+            return results
+        clauses, params = [], []
+        for term in terms:
+            # Title (tiny, on the row) or conversation text (the trigram index: the sub-select
+            # is evaluated once per term and probed per row).
+            clauses.append(
+                "(s.title_key glob ? or s.rowid in (select rowid from sessions_fts where text glob ?))"
+            )
+            params += [_glob(term), _glob(term)]
         if workspace_key is not None:
-            sql += " and s.workspace_key = ?"
+            clauses.append("s.workspace_key = ?")
             params.append(workspace_key)
-        sql += f" order by {order} limit ?"
+        sql = f"{_SELECT} where {' and '.join(clauses)} order by {_order(sort, descending)} limit ?"
         params.append(limit + 1)
         with self._tx() as db:
             rows = [_summary(values) for values in db.execute(sql, params).fetchall()]
             if len(rows) > limit:
                 rows = rows[:limit]
                 results.truncated = True
-            texts = self._texts(db, [(r.path) for r in rows])
+            bodies = self._bodies(db, [r.path for r in rows])
         patterns = [re.compile(re.escape(t), re.IGNORECASE) for t in terms]
         for row in rows:
-            title, body = texts.get(row.path, ("", ""))
-            snippets = _snippets("title", title, patterns, 1) if title else []
-            snippets += _snippets("text", body, patterns, SNIPPETS_PER_HIT)
-            if results.partial:
-                for name in ("first_user_message", "last_user_message"):
-                    value = getattr(row, name)
-                    if value and len(snippets) < SNIPPETS_PER_HIT:
-                        snippets += _snippets(name, value, patterns, 1)
+            snippets = _snippets("title", row.title, patterns, 1) if row.title else []
+            snippets += _snippets("text", bodies.get(row.path, ""), patterns, SNIPPETS_PER_HIT)
             results.hits.append(SearchHit(row, tuple(snippets)))
         return results
 
+    def text(self, path: str) -> str:
+        """The indexed conversation text of one transcript (``""`` if none is cached)."""
+        with self._tx() as db:
+            return self._bodies(db, [path]).get(path, "")
+
     @staticmethod
-    def _texts(db: sqlite3.Connection, paths: list[str]) -> dict[str, tuple[str, str]]:
+    def _bodies(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
         if not paths:
             return {}
         marks = ", ".join("?" * len(paths))
         rows = db.execute(
-            "select s.path, f.title, f.body from sessions s join sessions_fts f on f.rowid = s.rowid"
+            f"select s.path, t.body from sessions s join texts t on t.rowid = s.rowid"
             f" where s.path in ({marks})",
             paths,
         ).fetchall()
-        return {path: (title or "", body or "") for path, title, body in rows}
+        return {path: zlib.decompress(body).decode("utf-8", "surrogatepass") for path, body in rows}
 
 
 def _order(sort: str, descending: bool) -> str:
