@@ -1,7 +1,9 @@
 """Open whatever a user points at (an SDK snapshot document or a Rho session file) as a snapshot.
 
 This is the one entry point the command line, export and the app use to turn a path into a
-``SessionSnapshot``; the Rho session-file reader plugs in here.
+``SessionSnapshot``. A session folder, a ``.jsonl`` file, or any file whose first line is a
+session header is read as a Rho transcript (its active revision, or ``revision``, resumed as
+Rho would, storage.md §6.6); anything else must be a snapshot document (schema 1 or 2).
 """
 
 from __future__ import annotations
@@ -12,7 +14,22 @@ from ..errors import InputError, StorageError
 from ..wire.codec import decode_snapshot
 from ..wire.snapshot import SessionSnapshot
 
-__all__ = ["open_snapshot"]
+__all__ = ["is_session_file", "open_snapshot"]
+
+_SNIFF_BYTES = 64
+
+
+def is_session_file(path: Path) -> bool:
+    """Whether ``path`` is a Rho transcript (or a session folder) rather than a snapshot document."""
+    if path.is_dir() or path.suffix == ".jsonl":
+        return True
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return False
+    # Rho writes records compactly with `type` first; a snapshot document never starts so.
+    return start.lstrip().startswith(b'{"type":"session"')
 
 
 def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
@@ -22,13 +39,19 @@ def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
         InputError: the file is not a readable snapshot or session file, or has no such revision.
         StorageError: the file cannot be read.
     """
+    path = Path(path)
+    if is_session_file(path):
+        from .rho_files.reader import read_session
+
+        tree = read_session(path).tree
+        node = tree.find_revision(revision) if revision is not None else None
+        return tree.snapshot(node)
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", source=str(path)) from None
     except OSError as exc:
         raise StorageError(f"{path}: {exc.strerror or exc}") from exc
-    if path.suffix == ".jsonl":
-        # TODO(storage): Rho session files (the reader lands in core/stores/rho_files).
-        raise InputError("Rho session files are not readable yet", source=str(path))
     snapshot = decode_snapshot(data, source=str(path))
     if revision is not None and revision != snapshot.revision:
         raise InputError(

@@ -1,0 +1,80 @@
+"""The errors of Rho session files: what is wrong with a transcript, a lease or an append.
+
+::
+
+    InputError (core/errors.py)
+     └── SessionFileError            a transcript that cannot be loaded: file, line, reason
+          ├── UnsupportedSessionVersion  header version outside 1..=4
+          ├── CorruptRecord          a line that is not a valid record (bad JSON, unknown type, ...)
+          ├── IllegalRecord          a valid record where the grammar forbids it (§5.6-§5.9)
+          │    └── SnapshotDeltaMismatch  a delta that does not fit its base (§5.5)
+          ├── SessionIdMismatch      header id differs from the id in the file/folder name
+          └── NoSessionState         the file holds no saved state (no header, or no leaf)
+    StorageError (core/errors.py)
+     ├── SessionWriteError           an append failed; the file was cut back to its old length
+     └── LeaseUnavailable            a lease file lock could not be taken
+          ├── SessionBeingDeleted    another process holds the exclusive (delete) lease
+          └── SessionInUse           someone holds a shared lease: refusing to delete
+"""
+
+from __future__ import annotations
+
+from ...errors import InputError, StorageError
+
+__all__ = [
+    "CorruptRecord",
+    "IllegalRecord",
+    "LeaseUnavailable",
+    "NoSessionState",
+    "SessionBeingDeleted",
+    "SessionFileError",
+    "SessionIdMismatch",
+    "SessionInUse",
+    "SessionWriteError",
+    "SnapshotDeltaMismatch",
+    "UnsupportedSessionVersion",
+]
+
+
+class SessionFileError(InputError):
+    """A session transcript that cannot be loaded (the whole file fails, as in Rho)."""
+
+
+class UnsupportedSessionVersion(SessionFileError):
+    """The header's ``version`` is not 1 to 4 (newer Rho, or not a Rho file)."""
+
+
+class CorruptRecord(SessionFileError):
+    """A line that does not decode as a record: broken JSON, unknown type or variant, bad field."""
+
+
+class IllegalRecord(SessionFileError):
+    """A well-formed record that the file's grammar or the tree rules forbid at that place."""
+
+
+class SnapshotDeltaMismatch(IllegalRecord):
+    """A ``snapshot_delta`` whose base revision, session id or revision does not fit its base."""
+
+
+class SessionIdMismatch(SessionFileError):
+    """The header's session id differs from the id in the file or folder name."""
+
+
+class NoSessionState(SessionFileError):
+    """The transcript holds no saved state: no header, or a header and no state node."""
+
+
+class SessionWriteError(StorageError):
+    """Appending to a transcript failed; the file was cut back and the previous state stands."""
+
+
+class LeaseUnavailable(StorageError):
+    """A lease lock (``.<id>.active.lock``) could not be taken."""
+
+
+class SessionBeingDeleted(LeaseUnavailable):
+    """Another process holds the exclusive lease: the session is being deleted."""
+
+
+class SessionInUse(LeaseUnavailable):
+    """A shared lease is held (Rho or rho-desk has the session open): refusing to delete it."""

@@ -1,0 +1,902 @@
+"""The revision tree of one transcript: every saved revision as a node, and the rules that add one.
+
+storage.md §5.6-§5.9, §6.2-§6.6, §11. Legacy records (v1-v3) become virtual nodes
+(``legacy:<byte offset>``) on one line; ``node``/``set_leaf`` records build a tree. Both the
+reader and the writer add records through :meth:`SessionTree.plan`, which validates a record
+against the tree without changing it and returns a :class:`Change` to commit, so that what we
+append is checked by exactly the rules that will read it back.
+
+Histories are never copied per node. A node holds either a complete history (a full snapshot,
+``replace_history``) or its parent plus the messages it appended (a delta, a v1 ``message``);
+a node's full history is materialised on demand and only a few are cached (the active leaf's,
+and the last ones asked for), so a 4,000-node tree over 100k messages costs one reference per
+message, not one per message per node.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import msgspec
+
+from ...compaction.tokens import estimate_messages_tokens
+from ...errors import InputError
+from ...wire.model import Message, ModelIdentity
+from ...wire.snapshot import SNAPSHOT_SCHEMA, CompactionState, SessionSnapshot
+from .errors import (
+    IllegalRecord,
+    NoSessionState,
+    SessionFileError,
+    SessionIdMismatch,
+    SnapshotDeltaMismatch,
+)
+from .records import (
+    MAX_NODE_ID_BYTES,
+    CompactionFacts,
+    DeltaTransition,
+    HeaderRecord,
+    MessageRecord,
+    NodeKind,
+    NodeRecord,
+    Record,
+    ReplaceHistoryRecord,
+    SetLeafRecord,
+    SnapshotDeltaRecord,
+    SnapshotRecord,
+    StoredDisplayMessage,
+    StoredSnapshotDelta,
+    UpgradeRecord,
+    parse_timestamp,
+)
+from .views import (
+    LEGACY_PROVIDER,
+    compaction_marker,
+    complete_prefix_length,
+    default_prompt_cache_key,
+    trim_incomplete_tool_turns,
+)
+
+__all__ = [
+    "APP_CACHE_KEY",
+    "Change",
+    "RevisionDiff",
+    "RevisionNode",
+    "SessionTree",
+    "SnapshotMeta",
+    "legacy_node_id",
+]
+
+_ZERO: Final = CompactionState(0, 0)
+_CACHE_SIZE: Final = 4
+
+
+class _AppCacheKey(enum.Enum):
+    APP = "app"
+
+
+APP_CACHE_KEY: Final = _AppCacheKey.APP
+"""Fallback prompt-cache key meaning "the app's default for this session" (``rho:<id>``)."""
+
+
+def legacy_node_id(offset: int) -> str:
+    """The id of the virtual node made by the legacy record whose line starts at ``offset``."""
+    return f"legacy:{offset:016x}"
+
+
+class SnapshotMeta(msgspec.Struct, frozen=True, gc=False):
+    """The snapshot fields of a state other than history, revision and compaction."""
+
+    session_id: str
+    provider: ModelIdentity
+    metadata: dict[str, str]
+    prompt_cache_key: str | None
+
+    @classmethod
+    def of(cls, source: SessionSnapshot | object) -> SnapshotMeta:
+        """From a ``SessionSnapshot`` or a ``StoredSnapshotDelta`` (same field names)."""
+        return cls(
+            source.session_id,  # type: ignore[attr-defined]
+            source.provider,  # type: ignore[attr-defined]
+            source.metadata,  # type: ignore[attr-defined]
+            source.prompt_cache_key,  # type: ignore[attr-defined]
+        )
+
+
+class RevisionNode:
+    """One saved revision: a node of the tree (or of the line, for v1-v3 files).
+
+    Attributes are read-only for users of the tree. ``display`` is what this node contributed to
+    display history; the complete model history and snapshot come from the tree
+    (:meth:`SessionTree.history`, :meth:`SessionTree.snapshot`), materialised on demand.
+    """
+
+    __slots__ = (
+        "_appended",
+        "_full",
+        "children",
+        "compaction",
+        "compaction_facts",
+        "display",
+        "id",
+        "kind",
+        "length",
+        "line",
+        "meta",
+        "offset",
+        "parent",
+        "revision",
+        "time",
+        "timestamp",
+        "transition",
+        "virtual",
+    )
+
+    id: str
+    """Node id: a UUID for tree nodes, ``legacy:<16 hex digits of the line offset>`` for virtual ones."""
+    parent: RevisionNode | None
+    children: list[RevisionNode]
+    """In file order."""
+    timestamp: str
+    """Save time as written (Unix seconds as a string)."""
+    time: int | None
+    """``timestamp`` parsed, or ``None`` when it does not parse."""
+    kind: NodeKind
+    compaction_facts: CompactionFacts | None
+    revision: int
+    compaction: CompactionState
+    meta: SnapshotMeta | None
+    """Session id, provider, metadata and cache key; ``None`` for a message-only v1 state."""
+    display: list[StoredDisplayMessage]
+    length: int
+    """Number of messages in the node's model history."""
+    line: int | None
+    """1-based line of the record that made the node (``None`` before it is written)."""
+    offset: int | None
+    """Byte offset of that line."""
+    virtual: bool
+    """True for nodes projected from legacy records."""
+    transition: str
+    """How the record stated the node: ``snapshot``, ``snapshot_delta``, ``message`` or ``replace_history``."""
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        parent: RevisionNode | None,
+        timestamp: str,
+        kind: NodeKind,
+        revision: int,
+        compaction: CompactionState,
+        meta: SnapshotMeta | None,
+        full: tuple[Message, ...] | None,
+        appended: tuple[Message, ...],
+        display: list[StoredDisplayMessage],
+        transition: str,
+        facts: CompactionFacts | None = None,
+        line: int | None = None,
+        offset: int | None = None,
+        virtual: bool = False,
+    ) -> None:
+        self.id = id
+        self.parent = parent
+        self.children = []
+        self.timestamp = timestamp
+        self.time = parse_timestamp(timestamp)
+        self.kind = kind
+        self.compaction_facts = facts
+        self.revision = revision
+        self.compaction = compaction
+        self.meta = meta
+        self.display = display
+        self.line = line
+        self.offset = offset
+        self.virtual = virtual
+        self.transition = transition
+        self._full = full
+        self._appended = appended
+        if full is not None:
+            self.length = len(full)
+        else:
+            assert parent is not None
+            self.length = parent.length + len(appended)
+
+    @property
+    def has_snapshot(self) -> bool:
+        """Whether the state is a complete SDK snapshot (false only for message-only v1 states)."""
+        return self.meta is not None
+
+    @property
+    def provider(self) -> ModelIdentity | None:
+        return None if self.meta is None else self.meta.provider
+
+    @property
+    def appended(self) -> tuple[Message, ...] | None:
+        """The messages this node appended to its parent's history; ``None`` for a complete base."""
+        return None if self._full is not None else self._appended
+
+    @property
+    def is_complete_base(self) -> bool:
+        """Whether the node stores its whole history (a full snapshot or ``replace_history``)."""
+        return self._full is not None
+
+    def ancestors(self) -> Iterator[RevisionNode]:
+        """Parent, grandparent, ... up to the root."""
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def __repr__(self) -> str:
+        return f"RevisionNode({self.id!r}, revision={self.revision}, kind={self.kind.value})"
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionDiff:
+    """How two revisions differ: the history as common prefix plus the two diverging tails."""
+
+    old: RevisionNode
+    new: RevisionNode
+    common_prefix: int
+    """Number of leading messages the two model histories share."""
+    removed: tuple[Message, ...]
+    """``old``'s messages after the common prefix."""
+    added: tuple[Message, ...]
+    """``new``'s messages after the common prefix."""
+    changed: tuple[str, ...]
+    """Other snapshot fields that differ: ``revision``, ``provider``, ``compaction``,
+    ``metadata``, ``prompt_cache_key``, ``session_id``."""
+    common_ancestor: RevisionNode | None
+    """The nearest node both lie under (``None`` across disconnected legacy roots)."""
+
+
+@dataclass(slots=True)
+class Change:
+    """A validated record, not yet applied: :meth:`commit` applies it to the tree.
+
+    The writer commits only after the bytes are on disk; the reader commits at once.
+    """
+
+    tree: SessionTree
+    record: Record
+    node: RevisionNode | None = None
+    """A new node to attach (it becomes the active leaf)."""
+    leaf: RevisionNode | None = None
+    """A node to make the active leaf (``set_leaf``)."""
+    extra_display: tuple[StoredDisplayMessage, ...] = ()
+    """Display entries of a legacy record that did not change state (go to the current leaf)."""
+    legacy_meta: SnapshotMeta | None = None
+    set_legacy_meta: bool = False
+    upgrade: bool = False
+    time: int | None = None
+    committed: bool = field(default=False)
+
+    def commit(self) -> None:
+        if self.committed:
+            raise RuntimeError("change already committed")
+        self.committed = True
+        self.tree._commit(self)
+
+
+class SessionTree:
+    """The revision tree of one transcript, and the rules for adding to it.
+
+    Args:
+        header: the transcript's header record (``None`` for an empty file).
+        source: the file, for error messages.
+    """
+
+    def __init__(self, header: HeaderRecord | None, *, source: str | None = None) -> None:
+        self.header = header
+        self.source = source
+        self.nodes: dict[str, RevisionNode] = {}
+        """Every node by id, in file order."""
+        self.active_leaf: RevisionNode | None = None
+        self.upgraded = False
+        """A v1-v3 file continued with tree records (it carries an ``upgrade`` marker)."""
+        self.created_at: int | None = None if header is None else parse_timestamp(header.timestamp)
+        self.updated_at: int = self.created_at or 0
+        """Largest parseable record timestamp (0 when none parses)."""
+        self.record_count = 0 if header is None else 1
+        self._legacy_leaf: RevisionNode | None = None
+        self._legacy_meta: SnapshotMeta | None = None
+        self._cache: dict[int, tuple[RevisionNode, tuple[Message, ...]]] = {}
+
+    # -- facts -------------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str | None:
+        return None if self.header is None else self.header.id
+
+    @property
+    def header_version(self) -> int | None:
+        return None if self.header is None else self.header.version
+
+    @property
+    def format_version(self) -> int:
+        """Effective format: 4 for v4 and upgraded files, else the header version (0: no header)."""
+        if self.header is None:
+            return 0
+        return 4 if self.upgraded or self.header.version == 4 else self.header.version
+
+    @property
+    def is_tree(self) -> bool:
+        """Whether the file grows with tree records (branches possible) rather than legacy ones."""
+        return self.format_version == 4
+
+    @property
+    def node_count(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def branch_count(self) -> int:
+        """Nodes with more than one child."""
+        return sum(1 for n in self.nodes.values() if len(n.children) > 1)
+
+    @property
+    def roots(self) -> list[RevisionNode]:
+        return [n for n in self.nodes.values() if n.parent is None]
+
+    @property
+    def legacy_leaf(self) -> RevisionNode | None:
+        """The newest virtual node of the legacy projection (the base of a legacy append)."""
+        return self._legacy_leaf
+
+    @property
+    def legacy_meta(self) -> SnapshotMeta | None:
+        """The latest legacy snapshot's meta (``S.snapshot`` of §6.2; may differ from the leaf's)."""
+        return self._legacy_meta
+
+    def node(self, node_id: str) -> RevisionNode:
+        try:
+            return self.nodes[node_id]
+        except KeyError:
+            raise InputError(f"no node {node_id!r} in this session", source=self.source) from None
+
+    def path(self, node: RevisionNode | None = None) -> list[RevisionNode]:
+        """Root to ``node`` (default: the active leaf) inclusive; ``[]`` when there is no leaf."""
+        node = self.active_leaf if node is None else node
+        out = []
+        while node is not None:
+            out.append(node)
+            node = node.parent
+        out.reverse()
+        return out
+
+    def walk(self) -> Iterator[tuple[RevisionNode, int]]:
+        """Every node depth-first (pre-order, siblings in file order) with its depth."""
+        stack = [(root, 0) for root in reversed(self.roots)]
+        while stack:
+            node, depth = stack.pop()
+            yield node, depth
+            stack.extend((child, depth + 1) for child in reversed(node.children))
+
+    def find_revision(self, revision: int) -> RevisionNode:
+        """The node holding ``revision``: the newest on the active path, else the newest in the file.
+
+        Raises:
+            InputError: no node has that revision.
+        """
+        for node in reversed(self.path()):
+            if node.revision == revision:
+                return node
+        for node in reversed(self.nodes.values()):
+            if node.revision == revision:
+                return node
+        raise InputError(f"the session has no revision {revision}", source=self.source)
+
+    # -- states ------------------------------------------------------------------------------
+
+    def history(self, node: RevisionNode | None = None) -> tuple[Message, ...]:
+        """The complete model history of ``node`` (default: the active leaf), untrimmed."""
+        node = self._leaf_or_fail(node)
+        hit = self._cache.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        parts: list[tuple[Message, ...]] = []
+        current = node
+        while True:
+            if current._full is not None:
+                base = current._full
+                break
+            hit = self._cache.get(id(current))
+            if current is not node and hit is not None and hit[0] is current:
+                base = hit[1]
+                break
+            parts.append(current._appended)
+            assert current.parent is not None
+            current = current.parent
+        if not parts:
+            result = base
+        else:
+            out = list(base)
+            for part in reversed(parts):
+                out.extend(part)
+            result = tuple(out)
+        self._remember(node, result)
+        return result
+
+    def _remember(self, node: RevisionNode, history: tuple[Message, ...]) -> None:
+        cache = self._cache
+        cache.pop(id(node), None)
+        cache[id(node)] = (node, history)
+        leaf = self.active_leaf
+        while len(cache) > _CACHE_SIZE:
+            # evict the oldest entry that is not the active leaf's
+            for key, (cached, _) in cache.items():
+                if cached is not leaf:
+                    del cache[key]
+                    break
+            else:
+                break
+
+    def snapshot(
+        self,
+        node: RevisionNode | None = None,
+        *,
+        provider: ModelIdentity | None = None,
+        prompt_cache_key: str | None | _AppCacheKey = APP_CACHE_KEY,
+        trim: bool = True,
+    ) -> SessionSnapshot:
+        """The complete SDK snapshot of ``node`` (default: the active leaf), as Rho resumes it (§6.6).
+
+        Args:
+            node: the revision; default the active leaf.
+            provider: identity for a message-only v1 state (default ``legacy/legacy/legacy``);
+                ignored when the state has a stored snapshot (its provider is kept).
+            prompt_cache_key: key used when the stored state has none; ``APP_CACHE_KEY`` means
+                the app's ``rho:<id>``, ``None`` means no key.
+            trim: cut incomplete tool turns (resume does; ``False`` gives the stored history).
+
+        Raises:
+            NoSessionState: the file has no state node.
+            SessionIdMismatch: the stored snapshot belongs to another session id.
+        """
+        node = self._leaf_or_fail(node)
+        history = self.history(node)
+        if trim:
+            history = trim_incomplete_tool_turns(history)
+        file_id = self.session_id
+        assert file_id is not None
+        if prompt_cache_key is APP_CACHE_KEY:
+            prompt_cache_key = default_prompt_cache_key(file_id)
+        meta = node.meta
+        if meta is None:
+            return SessionSnapshot(
+                SNAPSHOT_SCHEMA,
+                file_id,
+                node.revision,
+                history,
+                provider if provider is not None else LEGACY_PROVIDER,
+                node.compaction,
+                {},
+                prompt_cache_key,
+            )
+        if meta.session_id != file_id:
+            raise SessionIdMismatch(
+                f"the snapshot of node {node.id} belongs to session {meta.session_id!r}, "
+                f"not {file_id!r}",
+                source=self.source,
+                line=node.line,
+            )
+        return SessionSnapshot(
+            SNAPSHOT_SCHEMA,
+            meta.session_id,
+            node.revision,
+            history,
+            meta.provider,
+            node.compaction,
+            dict(meta.metadata),
+            meta.prompt_cache_key if meta.prompt_cache_key is not None else prompt_cache_key,
+        )
+
+    def display(
+        self, node: RevisionNode | None = None, *, markers: bool = True, trimmed: bool = True
+    ) -> list[StoredDisplayMessage]:
+        """Display history of the path root -> ``node`` (default: the active leaf).
+
+        Args:
+            markers: insert the "◆ Compacted context" message after each compaction node
+                (the projected display of §6.4); the index summary uses ``False``.
+            trimmed: cut at the first incomplete tool turn (§6.5), as resume, export and
+                summaries do; markers after the cut are dropped with it.
+        """
+        if node is None and self.active_leaf is None:
+            return []
+        path = self.path(self._leaf_or_fail(node))
+        raw: list[StoredDisplayMessage] = []
+        ends: list[int] = []
+        for n in path:
+            raw.extend(n.display)
+            ends.append(len(raw))
+        keep = complete_prefix_length([e.message for e in raw]) if trimmed else len(raw)
+        if not markers:
+            return raw[:keep]
+        out: list[StoredDisplayMessage] = []
+        start = 0
+        for n, end in zip(path, ends, strict=True):
+            out.extend(raw[start : min(end, keep)])
+            start = end
+            if end > keep:
+                break
+            if n.kind is NodeKind.COMPACTION:
+                out.append(compaction_marker(n.timestamp, n.compaction_facts, n.compaction))
+        return out
+
+    def diff(self, old: RevisionNode, new: RevisionNode) -> RevisionDiff:
+        """How ``new`` differs from ``old`` (any two nodes of this tree)."""
+        a, b = self.history(old), self.history(new)
+        limit = min(len(a), len(b))
+        common = 0
+        while common < limit and (a[common] is b[common] or a[common] == b[common]):
+            common += 1
+        changed = []
+        if old.revision != new.revision:
+            changed.append("revision")
+        ma, mb = old.meta, new.meta
+        for name in ("session_id", "provider", "metadata", "prompt_cache_key"):
+            if (getattr(ma, name) if ma else None) != (getattr(mb, name) if mb else None):
+                changed.append(name)
+        if old.compaction != new.compaction:
+            changed.insert(1 if changed[:1] == ["revision"] else 0, "compaction")
+        ancestors = {id(n) for n in [old, *old.ancestors()]}
+        common_ancestor = next((n for n in [new, *new.ancestors()] if id(n) in ancestors), None)
+        return RevisionDiff(old, new, common, a[common:], b[common:], tuple(changed), common_ancestor)
+
+    def _leaf_or_fail(self, node: RevisionNode | None) -> RevisionNode:
+        if node is not None:
+            return node
+        if self.active_leaf is None:
+            if self.header is None:
+                raise NoSessionState("the file has no session header", source=self.source)
+            raise NoSessionState("the session has no saved state yet", source=self.source)
+        return self.active_leaf
+
+    # -- adding records ------------------------------------------------------------------------
+
+    def apply(self, record: Record, *, line: int | None = None, offset: int | None = None) -> None:
+        """Validate and apply one record (what the reader does for every line)."""
+        self.plan(record, line=line, offset=offset).commit()
+
+    def plan(self, record: Record, *, line: int | None = None, offset: int | None = None) -> Change:
+        """Validate ``record`` as the next record of the file, without changing the tree.
+
+        Args:
+            line: its 1-based line number, for error messages and the node.
+            offset: byte offset of its line (names a legacy record's virtual node).
+
+        Raises:
+            IllegalRecord: the record is not allowed here (see ``SnapshotDeltaMismatch`` too).
+            SessionIdMismatch: the record's snapshot belongs to another session.
+        """
+        header = self.header
+        if isinstance(record, HeaderRecord):
+            raise self._illegal("a second session header", line)
+        if header is None:
+            raise self._illegal(f"`{_type(record)}` record before the session header", line)
+        time = parse_timestamp(record.timestamp)
+        if isinstance(record, NodeRecord | SetLeafRecord):
+            if not self.is_tree:
+                raise self._illegal(
+                    f"tree record `{_type(record)}` in a version {header.version} session "
+                    "before its upgrade marker",
+                    line,
+                )
+            if isinstance(record, SetLeafRecord):
+                target = self.nodes.get(record.target_id)
+                if target is None:
+                    raise self._illegal(f"set_leaf names unknown node {record.target_id!r}", line)
+                return Change(self, record, leaf=target, time=time)
+            return Change(self, record, node=self._plan_node(record, line, offset), time=time)
+        if isinstance(record, UpgradeRecord):
+            if header.version == 4:
+                raise self._illegal("upgrade marker in a version 4 session", line)
+            if self.upgraded:
+                raise self._illegal("a second upgrade marker", line)
+            leaf = self._legacy_leaf
+            if leaf is None:
+                raise self._illegal("upgrade marker in a session with no legacy state to upgrade", line)
+            if record.active_leaf_id != leaf.id:
+                raise self._illegal(
+                    f"upgrade marker names {record.active_leaf_id!r}, but the current legacy leaf "
+                    f"is {leaf.id!r}",
+                    line,
+                )
+            return Change(self, record, upgrade=True, time=time)
+        # legacy records
+        if header.version == 4:
+            raise self._illegal(f"legacy record `{_type(record)}` in a version 4 session", line)
+        if self.upgraded:
+            raise self._illegal(f"legacy record `{_type(record)}` after the upgrade marker", line)
+        if offset is None:
+            raise ValueError("a legacy record needs its byte offset")
+        return self._plan_legacy(record, line, offset, time)
+
+    def _plan_legacy(self, record: Record, line: int | None, offset: int, time: int | None) -> Change:
+        leaf = self._legacy_leaf
+        meta = self._legacy_meta
+        node_id = legacy_node_id(offset)
+        common = {"id": node_id, "parent": leaf, "line": line, "offset": offset, "virtual": True}
+        if isinstance(record, MessageRecord):
+            shown = record.display_message if record.display_message is not None else record.message
+            node = RevisionNode(
+                **common,
+                timestamp=record.timestamp,
+                kind=NodeKind.COMMIT,
+                revision=(leaf.revision if leaf else 0) + 1,
+                compaction=leaf.compaction if leaf else _ZERO,
+                meta=meta,
+                full=None if leaf else (record.message,),
+                appended=(record.message,),
+                display=[StoredDisplayMessage(record.timestamp, shown)],
+                transition="message",
+            )
+            return Change(self, record, node=node, time=time)
+        if isinstance(record, ReplaceHistoryRecord):
+            previous = self.history(leaf) if leaf else ()
+            before = estimate_messages_tokens(previous)
+            after = estimate_messages_tokens(record.messages)
+            revision = (leaf.revision if leaf else 0) + 1
+            compaction = (leaf.compaction if leaf else _ZERO).record(
+                previous_messages=len(previous),
+                current_messages=len(record.messages),
+                previous_tokens=before,
+                current_tokens=after,
+                cost_usd_micros=None,
+                revision=revision,
+            )
+            node = RevisionNode(
+                **common,
+                timestamp=record.timestamp,
+                kind=NodeKind.COMPACTION,
+                revision=revision,
+                compaction=compaction,
+                meta=meta,
+                full=record.messages,
+                appended=(),
+                display=[],
+                transition="replace_history",
+            )
+            return Change(self, record, node=node, time=time)
+        if isinstance(record, SnapshotRecord):
+            stored = record.snapshot
+            new_meta = SnapshotMeta.of(stored)
+            base_compaction = leaf.compaction if leaf else _ZERO
+            compaction_changed = stored.compaction != base_compaction
+            previous = self.history(leaf) if leaf else ()
+            if compaction_changed:
+                kind = NodeKind.COMPACTION
+            elif previous and not _starts_with(stored.history, previous):
+                kind = NodeKind.COMPACTION
+            else:
+                kind = NodeKind.COMMIT
+            changes = (
+                leaf is None
+                or meta is None
+                or stored.revision != leaf.revision
+                or compaction_changed
+                or stored.history != previous
+            )
+            if not changes:
+                return Change(
+                    self,
+                    record,
+                    extra_display=record.display_messages,
+                    legacy_meta=new_meta,
+                    set_legacy_meta=True,
+                    time=time,
+                )
+            node = RevisionNode(
+                **common,
+                timestamp=record.timestamp,
+                kind=kind,
+                revision=stored.revision,
+                compaction=stored.compaction,
+                meta=new_meta,
+                full=stored.history,
+                appended=(),
+                display=list(record.display_messages),
+                transition="snapshot",
+            )
+            return Change(self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time)
+        assert isinstance(record, SnapshotDeltaRecord)
+        delta = record.delta
+        if leaf is None or meta is None:
+            raise self._illegal(
+                "snapshot delta does not have a complete base snapshot", line, SnapshotDeltaMismatch
+            )
+        self._check_delta(delta, meta.session_id, leaf.revision, line)
+        new_meta = SnapshotMeta.of(delta)
+        compaction_changed = delta.compaction != leaf.compaction
+        changes = bool(delta.appended_history) or delta.revision != leaf.revision or compaction_changed
+        if not changes:
+            return Change(
+                self,
+                record,
+                extra_display=record.display_messages,
+                legacy_meta=new_meta,
+                set_legacy_meta=True,
+                time=time,
+            )
+        node = RevisionNode(
+            **common,
+            timestamp=record.timestamp,
+            kind=NodeKind.COMPACTION if compaction_changed else NodeKind.COMMIT,
+            revision=delta.revision,
+            compaction=delta.compaction,
+            meta=new_meta,
+            full=None,
+            appended=delta.appended_history,
+            display=list(record.display_messages),
+            transition="snapshot_delta",
+        )
+        return Change(self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time)
+
+    def _check_delta(
+        self, delta: StoredSnapshotDelta, base_id: str, base_revision: int, line: int | None
+    ) -> None:
+        """§5.5: same session id, ``base_revision`` = the base's revision, revision not lower."""
+        if delta.session_id != base_id:
+            raise self._illegal(
+                f"snapshot delta session id {delta.session_id!r} does not match base session id "
+                f"{base_id!r}",
+                line,
+                SnapshotDeltaMismatch,
+            )
+        if delta.base_revision != base_revision:
+            raise self._illegal(
+                f"snapshot delta base revision {delta.base_revision} does not match previous "
+                f"revision {base_revision}",
+                line,
+                SnapshotDeltaMismatch,
+            )
+        if delta.revision < delta.base_revision:
+            raise self._illegal(
+                f"snapshot delta revision {delta.revision} is lower than its base revision "
+                f"{delta.base_revision}",
+                line,
+                SnapshotDeltaMismatch,
+            )
+
+    def _plan_node(self, record: NodeRecord, line: int | None, offset: int | None) -> RevisionNode:
+        node_id = record.id
+        if not node_id:
+            raise self._illegal("node id is empty", line)
+        if node_id != node_id.strip():
+            raise self._illegal(f"node id {node_id!r} has leading or trailing whitespace", line)
+        if len(node_id.encode("utf-8")) > MAX_NODE_ID_BYTES:
+            raise self._illegal(f"node id is longer than {MAX_NODE_ID_BYTES} bytes", line)
+        if node_id in self.nodes:
+            raise self._illegal(f"duplicate node id {node_id!r}", line)
+        if record.kind is NodeKind.COMMIT and record.compaction_facts is not None:
+            raise self._illegal(f"commit node {node_id!r} carries compaction facts", line)
+        transition = record.transition
+        is_delta = isinstance(transition, DeltaTransition)
+        parent: RevisionNode | None = None
+        if record.parent_id is None:
+            if self.nodes:
+                raise self._illegal(f"node {node_id!r} creates a disconnected root", line)
+            if is_delta:
+                raise self._illegal(f"root node {node_id!r} must use a full snapshot", line)
+            if record.kind is not NodeKind.COMMIT:
+                raise self._illegal(f"root node {node_id!r} must be a commit node", line)
+        else:
+            parent = self.nodes.get(record.parent_id)
+            if parent is None:
+                raise self._illegal(f"node {node_id!r} names unknown parent {record.parent_id!r}", line)
+        if record.kind is NodeKind.COMPACTION and is_delta:
+            raise self._illegal(f"compaction node {node_id!r} must use a full snapshot", line)
+        if isinstance(transition, DeltaTransition):
+            assert parent is not None
+            if parent.meta is None:
+                raise self._illegal(
+                    f"node {node_id!r} is a delta on {parent.id!r}, which has no complete snapshot",
+                    line,
+                    SnapshotDeltaMismatch,
+                )
+            delta = transition.delta
+            self._check_delta(delta, parent.meta.session_id, parent.revision, line)
+            meta = SnapshotMeta.of(delta)
+            revision, compaction = delta.revision, delta.compaction
+            full, appended = None, delta.appended_history
+        else:
+            snapshot = transition.snapshot
+            meta = SnapshotMeta.of(snapshot)
+            revision, compaction = snapshot.revision, snapshot.compaction
+            full, appended = snapshot.history, ()
+        assert self.header is not None
+        if meta.session_id != self.header.id:
+            raise self._illegal(
+                f"node {node_id!r} holds a snapshot of session {meta.session_id!r}, "
+                f"not {self.header.id!r}",
+                line,
+                SessionIdMismatch,
+            )
+        node = RevisionNode(
+            id=node_id,
+            parent=parent,
+            timestamp=record.timestamp,
+            kind=record.kind,
+            revision=revision,
+            compaction=compaction,
+            meta=meta,
+            full=full,
+            appended=appended,
+            display=list(record.display_messages),
+            transition="snapshot_delta" if is_delta else "snapshot",
+            facts=record.compaction_facts,
+            line=line,
+            offset=offset,
+        )
+        if parent is not None:
+            if revision <= parent.revision and not self._same_state(parent, node):
+                raise self._illegal(
+                    f"node {node_id!r} changes the state without increasing the revision "
+                    f"(revision {revision} after {parent.revision})",
+                    line,
+                )
+            compaction_changed = compaction != parent.compaction
+            if compaction_changed and record.kind is not NodeKind.COMPACTION:
+                raise self._illegal(
+                    f"node {node_id!r} changes the compaction state but is a commit node", line
+                )
+            if not compaction_changed and record.kind is NodeKind.COMPACTION:
+                raise self._illegal(
+                    f"node {node_id!r} is a compaction node but the compaction state is unchanged",
+                    line,
+                )
+        return node
+
+    def _same_state(self, parent: RevisionNode, node: RevisionNode) -> bool:
+        """§5.6 rule 7: full snapshot equality (trimmed history etc. for a message-only parent)."""
+        if node.revision != parent.revision or node.compaction != parent.compaction:
+            return False
+        if parent.meta is not None:
+            if node.meta != parent.meta:
+                return False
+            if node._full is None:
+                return not node._appended
+            return node._full == self.history(parent)
+        new_history = self.history(node) if node._full is None else node._full
+        return new_history == trim_incomplete_tool_turns(self.history(parent))
+
+    def _commit(self, change: Change) -> None:
+        self.record_count += 1
+        if change.time is not None and change.time > self.updated_at:
+            self.updated_at = change.time
+        node = change.node
+        if node is not None:
+            if node.id in self.nodes:  # planned twice, committed twice
+                raise IllegalRecord(f"duplicate node id {node.id!r}", source=self.source, line=node.line)
+            self.nodes[node.id] = node
+            if node.parent is not None:
+                node.parent.children.append(node)
+            self.active_leaf = node
+            if node.virtual:
+                self._legacy_leaf = node
+        if change.extra_display:
+            assert self._legacy_leaf is not None
+            self._legacy_leaf.display.extend(change.extra_display)
+        if change.set_legacy_meta:
+            # message/replace_history rebuild S.snapshot from S: its meta carries over
+            self._legacy_meta = change.legacy_meta
+        if change.leaf is not None:
+            self.active_leaf = change.leaf
+        if change.upgrade:
+            self.upgraded = True
+
+    def _illegal(
+        self, reason: str, line: int | None, cls: type[SessionFileError] = IllegalRecord
+    ) -> SessionFileError:
+        return cls(reason, source=self.source, line=line)
+
+
+def _type(record: Record) -> str:
+    return type(record).__struct_config__.tag  # type: ignore[return-value]
+
+
+def _starts_with(history: Sequence[Message], prefix: tuple[Message, ...]) -> bool:
+    n = len(prefix)
+    return len(history) >= n and tuple(history[:n]) == prefix
