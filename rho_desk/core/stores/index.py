@@ -277,10 +277,9 @@ def row_belongs(row: SessionSummary, sessions_root: Path, key_of: Callable[[str]
     """Hashing the row's cwd gives its key, and its path lies under ``sessions/<key>/``."""
     if key_of(row.cwd) != row.workspace_key:
         return False
-    try:
-        return Path(row.path).is_relative_to(sessions_root / row.workspace_key)
-    except ValueError:
-        return False
+    # A string prefix test (paths are absolute and built by joining): a Path comparison per row
+    # was half the cost of a no-op sync over 10,000 sessions.
+    return row.path.startswith(os.path.join(sessions_root, row.workspace_key, ""))
 
 
 def row_is_current(

@@ -20,6 +20,7 @@ The file reader (discovery, header cwd, summaries, leases) is injected as :class
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -42,6 +43,13 @@ from .index import (
     salvage_titles,
     stat_transcript,
 )
+from .rho_files.deletion import SubagentsRunning
+from .rho_files.errors import SessionInUse
+from .rho_files.layout import SessionUnit, discover_units, unit_for_path
+from .rho_files.layout import workspace_key as workspace_key_of
+from .rho_files.lease import SessionLease
+from .rho_files.reader import read_header
+from .rho_files.summary import summarize as summarize_transcript
 from .search import (
     SORT_KEYS,
     SearchResults,
@@ -56,10 +64,12 @@ __all__ = [
     "DriftReport",
     "LinkedRun",
     "RefreshReport",
+    "RhoSessionFiles",
     "SessionFiles",
     "SessionInUse",
     "SessionLibrary",
     "SessionPage",
+    "SubagentsRunning",
     "TRASH_DIR_ENV",
     "TrashEntry",
     "UnitRef",
@@ -71,10 +81,6 @@ TRASH_INFO = "trash-info.json"
 # Delegated-run states that are finished (upstream RunState: starting, running, ok, error,
 # stopped). Anything else, or no readable result.json, counts as possibly still running.
 _TERMINAL_RUN_STATES = frozenset({"ok", "error", "stopped"})
-
-
-class SessionInUse(StorageError):
-    """Refused: Rho (or another rho-desk) has the session open, or one of its runs is live."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +130,7 @@ class SessionFiles(Protocol):
         ...
 
     def exclusive_lease(self, unit: UnitRef) -> AbstractContextManager[object]:
-        """Hold the unit's exclusive delete lease (§8.7); raise :class:`SessionInUse` if taken."""
+        """Hold the unit's exclusive delete lease (§8.7); raise ``SessionInUse`` if it is taken."""
         ...
 
 
@@ -276,6 +282,8 @@ class SessionLibrary:
         self.home = home.absolute()
         self.sessions_root = self.home / "sessions"
         self.files: SessionFiles = files if files is not None else _default_files()
+        # Every sync hashes each row's cwd (§10.6 "belongs"); a library has few distinct cwds.
+        self._key_of = functools.lru_cache(maxsize=4096)(self.files.workspace_key)
         self.busy_timeout = busy_timeout
         self.create_index = create_index
         self._trash_dir = trash_dir
@@ -321,7 +329,7 @@ class SessionLibrary:
             return report
 
     def _scan(self, workspace_key: str | None, report: RefreshReport) -> _Scan:
-        key_of = self.files.workspace_key
+        key_of = self._key_of
         cached = self._cache.stats(workspace_key)
         known_failures = self._cache.failures(workspace_key)
         scan = _Scan()
@@ -385,7 +393,7 @@ class SessionLibrary:
             cwd = self.files.header_cwd(unit.transcript)
         except KnownError:
             return
-        if self.files.workspace_key(cwd) == unit.workspace_key and unit.session_id:
+        if self._key_of(cwd) == unit.workspace_key and unit.session_id:
             scan.failed_paths.add(str(unit.transcript))
             scan.failed_keys.add((unit.workspace_key, unit.session_id))
 
@@ -421,14 +429,15 @@ class SessionLibrary:
     def _reconcile(
         self, index: RhoIndex, workspace_key: str | None, scan: _Scan, report: RefreshReport
     ) -> None:
-        key_of = self.files.workspace_key
+        key_of = self._key_of
         before = {(row.workspace_key, row.id): row for row in index.rows(workspace_key)}
         seen_by_key = {(u.workspace_key, u.id): u for u in scan.seen.values()}
-        need = [
-            unit.transcript
+        need_keys = {
+            key
             for key, unit in seen_by_key.items()
             if key not in before or not row_is_current(before[key], unit, self.sessions_root, key_of)
-        ]
+        }
+        need = [seen_by_key[key].transcript for key in need_keys]
         # Summaries for the rows to refresh: fresh ones, else the cache's (same size and mtime,
         # so no re-parse). A freshly created index gets the mirrored titles back.
         cached = self._cache.summaries(str(p) for p in need if str(p) not in scan.fresh)
@@ -447,11 +456,16 @@ class SessionLibrary:
             refreshed.append(replace(summary, title=title, search_text=""))
         refreshed_keys = {(s.workspace_key, s.id) for s in refreshed}
         alive = set(seen_by_key) | scan.failed_keys
+        # Seen rows that were current already passed the "belongs" test.
         stale = [
             key
             for key, row in before.items()
             if key not in alive
-            or (key not in refreshed_keys and not row_belongs(row, self.sessions_root, key_of))
+            or (
+                key not in refreshed_keys
+                and (key in need_keys or key in scan.failed_keys)
+                and not row_belongs(row, self.sessions_root, key_of)
+            )
         ]
         outcome = index.apply_sync(
             before=before,
@@ -470,7 +484,7 @@ class SessionLibrary:
             if unit.session_id != session_id:
                 continue
             try:
-                if self.files.workspace_key(self.files.header_cwd(unit.transcript)) == workspace_key:
+                if self._key_of(self.files.header_cwd(unit.transcript)) == workspace_key:
                     return True
             except KnownError:
                 continue
@@ -595,7 +609,8 @@ class SessionLibrary:
 
         Raises:
             InputError: no such session.
-            SessionInUse: the session is open somewhere, or a run is live.
+            SessionInUse: the session is open somewhere (Rho's shared lease is held).
+            SubagentsRunning: a linked delegated run is not finished and ``force`` is false.
             StorageError: the move failed (nothing was removed from the index).
         """
         with self._lock:
@@ -611,7 +626,7 @@ class SessionLibrary:
                 live = [run for run in runs if run.state not in _TERMINAL_RUN_STATES]
                 if live and not force:
                     run = live[0]
-                    raise SessionInUse(
+                    raise SubagentsRunning(
                         f"refusing to delete session {session_id[:8]}: related run {run.run_id} is"
                         f" still {run.state or 'unknown'}; wait for it to finish or force it"
                     )
@@ -715,7 +730,7 @@ class SessionLibrary:
             report = RefreshReport(workspace_key)
             scan = self._scan(workspace_key, report)
             drift = DriftReport(checked_sessions=len(scan.seen))
-            key_of = self.files.workspace_key
+            key_of = self._key_of
             try:
                 index = RhoIndex.open(self.sessions_root, create=False, busy_timeout=self.busy_timeout)
             except FileNotFoundError:
@@ -808,5 +823,48 @@ def _move(source: Path, target: Path) -> None:
         shutil.move(str(source), str(target))
 
 
+class RhoSessionFiles:
+    """The real seam: rho-desk's Rho session-file reader (``rho_files``), nothing re-implemented.
+
+    Discovery, workspace keys, the header reader, the summariser and the leases all come from
+    ``rho_files``; this class only adapts their shapes to :class:`SessionFiles`.
+    """
+
+    def workspace_key(self, cwd: str) -> str:
+        return workspace_key_of(cwd)
+
+    def units(self, sessions_root: Path, workspace_key: str | None) -> list[UnitRef]:
+        if workspace_key is not None:
+            folders = [sessions_root / workspace_key]
+        else:
+            try:
+                folders = sorted(
+                    Path(e.path) for e in os.scandir(sessions_root) if e.is_dir(follow_symlinks=False)
+                )
+            except (FileNotFoundError, NotADirectoryError):
+                folders = []
+        return [self._ref(unit) for folder in folders for unit in discover_units(folder)]
+
+    def unit_for(self, transcript: Path) -> UnitRef:
+        return self._ref(unit_for_path(transcript))
+
+    @staticmethod
+    def _ref(unit: SessionUnit) -> UnitRef:
+        # The lease path is worked out only when a delete needs it (discovery is a hot path).
+        return UnitRef(unit.workspace.name, unit.session_id, unit.transcript, unit.unit_path)
+
+    def header_cwd(self, transcript: Path) -> str:
+        return read_header(transcript).cwd
+
+    def summarize(self, transcript: Path) -> SessionSummary:
+        return summarize_transcript(transcript)
+
+    def exclusive_lease(self, unit: UnitRef) -> AbstractContextManager[object]:
+        found = unit_for_path(unit.transcript)
+        # A unit whose name carries no id: its header names the session (and so the lease).
+        session_id = found.session_id or read_header(unit.transcript).id
+        return SessionLease.exclusive(found.lease(session_id))
+
+
 def _default_files() -> SessionFiles:
-    raise NotImplementedError("the Rho session-file reader is not wired in yet")
+    return RhoSessionFiles()

@@ -15,7 +15,7 @@ import pytest
 
 from rho_desk.core.errors import InputError
 from rho_desk.core.stores.index import IndexBusy, IndexState
-from rho_desk.core.stores.library import SessionInUse, SessionLibrary
+from rho_desk.core.stores.library import SessionInUse, SessionLibrary, SubagentsRunning
 
 from ....conftest import RHO_FIXTURES
 from .fake_files import FakeFiles, write_session
@@ -489,7 +489,7 @@ def test_delete_refuses_live_runs_unless_forced(make_library, sessions: Path, ho
     (other / "result.json").write_text(json.dumps({"state": "running", "parent_session_id": "zz"}))
     library = make_library()
     library.refresh()
-    with pytest.raises(SessionInUse, match="run2 is still running"):
+    with pytest.raises(SubagentsRunning, match="run2 is still running"):
         library.delete(KEY, "s1")
     assert t.exists() and linked.exists()
     entry = library.delete(KEY, "s1", force=True)
