@@ -41,7 +41,14 @@ from ..core.provider import (
     ToolCallDelta,
     Usage,
 )
-from ..core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity, ModelUsage, ToolSpec
+from ..core.wire.model import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    ModelUsage,
+    ToolSpec,
+)
 from .base import ASSISTANT_IMAGE_PLACEHOLDER, HttpProvider, aborted_as_assistant, render_tool_call
 from .secret import SecretString
 from .transport import HttpStream, Timeouts, malformed, stream_error, truncated
@@ -451,6 +458,8 @@ class AnthropicProvider(HttpProvider):
         turn = _MessagesTurn(self.context_window, self.pricing)
         http = self._http
         async with http.post_sse("/messages", body) as stream:
+            if not stream.is_event_stream:
+                raise malformed(f"expected an event stream, got {stream.content_type or 'no content type'}")
             async for sse in stream:
                 try:
                     event = json.loads(sse.data)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import abc
 import json
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 
 from ..core.handoff import HandoffReport, report_message_omissions
 from ..core.provider import CancellationMode, EventSink, ModelProvider, ModelRequest
@@ -38,6 +39,8 @@ __all__ = [
     "render_partial_tool_call",
     "render_tool_call",
 ]
+
+log = logging.getLogger("rho_desk.providers")
 
 ABORTED_MARKER = "[Operation aborted]"
 ASSISTANT_IMAGE_PLACEHOLDER = "[image omitted: assistant history cannot carry image content]"
@@ -121,6 +124,9 @@ class HttpProvider(ModelProvider, abc.ABC):
         self._api_key = api_key
         self.context_window = context_window
         self.pricing = pricing
+        self.on_handoff: Callable[[HandoffReport], None] | None = None
+        """Called before a request whose history holds provider-native blocks that are not
+        replayable to this identity (and are therefore left out of the wire request)."""
 
     @property
     def model(self) -> str:
@@ -160,6 +166,16 @@ class HttpProvider(ModelProvider, abc.ABC):
         return await self.send_turn_stream(request, _Discard())
 
     async def send_turn_stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
+        report = self.handoff_report(request.messages)
+        if report.has_omissions():
+            log.debug(
+                "omitting %d provider-context block(s) (%s) not replayable to %s",
+                report.omitted_provider_context,
+                ", ".join(report.omitted_kinds),
+                self._identity,
+            )
+            if self.on_handoff is not None:
+                self.on_handoff(report)
         return await guard_cancellation(request.cancellation, lambda: self._stream(request, events))
 
     @abc.abstractmethod

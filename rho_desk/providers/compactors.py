@@ -229,7 +229,7 @@ class SummarizingCompactor(Compactor):
             if not token.cancelled or (current is not None and current.cancelling()):
                 raise
             failure = Cancelled()
-        except ProviderError as exc:
+        except ProviderError:
             if token.cancelled:
                 failure = Cancelled()
             else:

@@ -49,7 +49,7 @@ from ..core.provider import (
 from ..core.wire.model import ContentBlock, Message, ModelIdentity, ToolSpec
 from .base import ASSISTANT_IMAGE_PLACEHOLDER, HttpProvider, aborted_as_assistant, render_tool_call
 from .secret import SecretString
-from .transport import HttpStream, Timeouts, malformed, stream_error, truncated
+from .transport import EventStream, HttpStream, Timeouts, malformed, stream_error, truncated
 from .usage import ChatUsage, Pricing, with_cost
 
 __all__ = [
@@ -357,29 +357,11 @@ class OpenAIChatProvider(HttpProvider):
     async def _stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
         body = self.build_body(request)
         turn = _ChatTurn()
-        done = False
-        http = self._http
-        async with http.post_sse("/chat/completions", body) as stream:
-            async for sse in stream:
-                data = sse.data.strip()
-                if data == "[DONE]":
-                    done = True
-                    break
-                if not data:
-                    continue
-                try:
-                    chunk = json.loads(data)
-                except ValueError:
-                    chunk = None
-                if not isinstance(chunk, dict):
-                    raise malformed("a chunk was not a JSON object")
-                if chunk.get("error") is not None:
-                    raise stream_error(chunk, http.scrub, label=http.label)
-                for event in turn.feed(chunk):
-                    await events.send(event)
-                    stream.output_started = True
-            if not done and (not turn.finished or stream.has_partial_event):
-                raise truncated(stream.output_started)
+        async with self._http.post_sse("/chat/completions", body) as stream:
+            if stream.is_event_stream:
+                await self._consume_stream(stream, turn, events)
+            else:
+                await self._consume_completion(stream, turn, events)
         if turn.usage.seen:
             usage = with_cost(turn.usage.to_model_usage(self.context_window), self.pricing)
             await events.send(Usage(usage))
@@ -387,3 +369,39 @@ class OpenAIChatProvider(HttpProvider):
         if reasoning:
             await events.send(ProviderContext(OPENAI_CHAT_REASONING_CONTENT_KIND, 0, reasoning))
         return turn.content()
+
+    async def _consume_stream(self, stream: EventStream, turn: _ChatTurn, events: EventSink) -> None:
+        http = self._http
+        async for sse in stream:
+            data = sse.data.strip()
+            if data == "[DONE]":
+                return
+            if not data:
+                continue
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                chunk = None
+            if not isinstance(chunk, dict):
+                raise malformed("a chunk was not a JSON object")
+            if chunk.get("error") is not None:
+                raise stream_error(chunk, http.scrub, label=http.label)
+            for event in turn.feed(chunk):
+                await events.send(event)
+                stream.output_started = True
+        # Some servers end after the finish_reason chunk without [DONE]; anything less is torn.
+        if not turn.finished or stream.has_partial_event:
+            raise truncated(stream.output_started)
+
+    async def _consume_completion(self, stream: EventStream, turn: _ChatTurn, events: EventSink) -> None:
+        """Some servers and proxies ignore ``stream: true`` and send one ``chat.completion``."""
+        completion = await stream.read_json()
+        if not isinstance(completion, dict):
+            raise malformed("the completion was not a JSON object")
+        if completion.get("error") is not None:
+            raise stream_error(completion, self._http.scrub, label=self._http.label)
+        mapped = turn.feed(completion)
+        if not isinstance(completion.get("choices"), list) or not completion["choices"]:
+            raise malformed("the completion had no choices")
+        for event in mapped:
+            await events.send(event)

@@ -13,6 +13,7 @@ key. ``build_provider`` turns a profile and its key into a ready provider.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import re
@@ -199,10 +200,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temp)
-        except OSError:
-            pass
         raise
     if hasattr(os, "O_DIRECTORY"):
         dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)

@@ -134,9 +134,8 @@ class SseDecoder:
                 raise SseError(f"an event-stream event is larger than {self._max} bytes")
         elif name == "event":
             self._event = value
-        elif name == "id":
-            if "\0" not in value:
-                self._last_id = value
+        elif name == "id" and "\0" not in value:
+            self._last_id = value
         # "retry" and unknown fields are ignored: reconnection is the engine's business
         return None
 

@@ -339,6 +339,36 @@ class EventStream:
     def has_partial_event(self) -> bool:
         return self._decoder.has_partial_event
 
+    @property
+    def is_event_stream(self) -> bool:
+        """Whether the server answered with ``text/event-stream`` (some ignore ``stream: true``)."""
+        kind = self._response.headers.get("content-type", "text/event-stream")
+        return kind.split(";")[0].strip().lower() == "text/event-stream"
+
+    @property
+    def content_type(self) -> str:
+        return self._response.headers.get("content-type", "").split(";")[0].strip().lower()
+
+    async def read_json(self, limit: int = 64 * 1024 * 1024) -> Any:
+        """The whole body as JSON (servers that answered a streamed request without streaming)."""
+        data = bytearray()
+        failure: ProviderError | None = None
+        try:
+            async for chunk in self._response.aiter_bytes():
+                data += chunk
+                if len(data) > limit:
+                    failure = malformed(f"the response body is larger than {limit} bytes")
+                    break
+        except httpx.HTTPError as exc:
+            failure = self._owner.transport_error(exc, output_started=False)
+        if failure is not None:
+            raise failure
+        try:
+            return json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            failure = malformed(f"the {self.content_type or 'untyped'} response body was not JSON")
+        raise failure
+
     async def __aiter__(self) -> AsyncIterator[SseEvent]:
         chunks = self._response.aiter_bytes()
         while True:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import time
 
 import pytest
 
@@ -213,11 +213,8 @@ def test_budget_validation() -> None:
 
 def test_compact_large_history_quickly() -> None:
     history = [Message.system_text("s")] + [m for n in range(2500) for m in tool_turn(n)]
-    import time
-
     started = time.perf_counter()
     preview = LocalCompactor().preview(history)
     elapsed = time.perf_counter() - started
     assert preview.current_messages <= 26
     assert elapsed < 5  # 10k messages; measured ~0.3 s (benchmarks/bench_providers.py)
-    asyncio.get_event_loop_policy()  # keep the import used

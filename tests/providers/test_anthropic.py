@@ -320,3 +320,13 @@ async def test_thinking_only_reply_is_empty_content(server: Loopback, sink: Sink
     server.queue(Reply(chunks=chunks))
     async with provider(server) as p:
         assert await p.send_turn_stream(request(Message.user_text("q")), sink) == ()
+
+
+@pytest.mark.asyncio
+async def test_a_reply_that_is_not_an_event_stream_is_malformed(server: Loopback, sink: Sink) -> None:
+    server.queue(Reply(status=200, body=b'{"type":"message","content":[]}'))
+    async with provider(server) as p:
+        with pytest.raises(ProviderError) as caught:
+            await p.send_turn_stream(request(Message.user_text("q")), sink)
+    assert caught.value.kind is ProviderErrorKind.INVALID_RESPONSE
+    assert "application/json" in str(caught.value)

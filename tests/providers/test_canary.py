@@ -33,7 +33,14 @@ from rho_desk.providers.openai_chat import OpenAIChatProvider
 from rho_desk.providers.secret import SecretString
 
 from .conftest import Sink
-from .loopback import OPENAI_DONE, Loopback, Reply, anthropic_event, anthropic_message_start, openai_chunk
+from .loopback import (
+    OPENAI_DONE,
+    Loopback,
+    Reply,
+    anthropic_event,
+    anthropic_message_start,
+    openai_chunk,
+)
 
 API_KEY = "RHO_AUDIT_API_KEY_7f3a"
 OAUTH = "RHO_AUDIT_OAUTH_ACCESS_1c9d"

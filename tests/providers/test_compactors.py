@@ -10,11 +10,29 @@ import pytest
 from rho_desk.core.cancellation import CancellationToken
 from rho_desk.core.compaction import CompactionPolicy, estimate_messages_tokens
 from rho_desk.core.compaction.api import CompactionRequest
-from rho_desk.core.compaction.local import DIGEST_MARKER, SUMMARY_MARKER, RecentBudget, is_compaction_message
+from rho_desk.core.compaction.local import (
+    DIGEST_MARKER,
+    SUMMARY_MARKER,
+    RecentBudget,
+    is_compaction_message,
+)
 from rho_desk.core.errors import Cancelled, ProviderError, ProviderErrorKind
-from rho_desk.core.provider import EventSink, ModelProvider, ModelRequest, OutputDelta, ReasoningLevel, Usage
+from rho_desk.core.provider import (
+    EventSink,
+    ModelProvider,
+    ModelRequest,
+    OutputDelta,
+    ReasoningLevel,
+    Usage,
+)
 from rho_desk.core.session import Rho, SessionOptions
-from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity, ModelUsage
+from rho_desk.core.wire.model import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    ModelUsage,
+)
 from rho_desk.providers.compactors import SummarizingCompactor, render_transcript
 from rho_desk.providers.openai_chat import OpenAIChatProvider
 from rho_desk.providers.secret import SecretString

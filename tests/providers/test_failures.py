@@ -23,7 +23,14 @@ from rho_desk.providers.secret import SecretString
 from rho_desk.providers.transport import Timeouts, parse_retry_after
 
 from .conftest import Sink
-from .loopback import OPENAI_DONE, Loopback, Reply, anthropic_event, anthropic_message_start, openai_chunk
+from .loopback import (
+    OPENAI_DONE,
+    Loopback,
+    Reply,
+    anthropic_event,
+    anthropic_message_start,
+    openai_chunk,
+)
 
 KEY = "sk-live-SECRETKEY0123456789"
 

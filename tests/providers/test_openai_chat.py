@@ -315,7 +315,7 @@ async def test_server_without_tool_ids_or_done_marker(server: Loopback, sink) ->
 
 @pytest.mark.asyncio
 async def test_invalid_tool_arguments_are_returned_raw_for_the_engine_to_reject(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
-    chunks = tool_round("call_1", "read_file", '{"path": ') + [openai_chunk({}, finish="tool_calls"), OPENAI_DONE]
+    chunks = [*tool_round("call_1", "read_file", '{"path": '), openai_chunk({}, finish="tool_calls"), OPENAI_DONE]
     server.queue(Reply(chunks=chunks))
     async with provider(server) as p:
         [block] = await p.send_turn_stream(request(Message.user_text("q")), sink)
@@ -342,3 +342,46 @@ async def test_send_turn_non_streaming_entry_point(server: Loopback) -> None:
     server.queue(Reply(chunks=text_stream("plain")))
     async with provider(server) as p:
         assert await p.send_turn(request(Message.user_text("q"))) == (ContentBlock(text="plain"),)
+
+
+@pytest.mark.asyncio
+async def test_server_that_ignores_stream_true(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
+    completion = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "whole answer",
+                    "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "z"}'}}],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+    }
+    server.queue(Reply(status=200, body=json.dumps(completion).encode()))
+    async with provider(server) as p:
+        content = await p.send_turn_stream(request(Message.user_text("q")), sink)
+    assert content == (ContentBlock(text="whole answer"), ContentBlock.of_tool_call("call_9", "read_file", {"path": "z"}))
+    assert sink.of(OutputDelta) == [OutputDelta("whole answer")]
+    assert sink.of(Usage)[0].usage.total_tokens == 8
+
+
+@pytest.mark.asyncio
+async def test_handoff_omissions_reach_the_host_before_sending(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
+    foreign = ProviderContextBlock(identity=OTHER, kind="anthropic_content_block", position=0, data={"type": "thinking", "signature": "s"})
+    history = (
+        Message.user_text("a"),
+        Message.enriched(AssistantMessage(content=(ContentBlock(text="b"),), provenance=OTHER, provider_context=(foreign,))),
+        Message.user_text("c"),
+    )
+    server.queue(Reply(chunks=text_stream("ok")))
+    reports = []
+    async with provider(server) as p:
+        p.on_handoff = reports.append
+        await p.send_turn_stream(request(*history), sink)
+    assert [(r.omitted_provider_context, r.omitted_kinds) for r in reports] == [(1, ("anthropic_content_block",))]
+    assert "signature" not in json.dumps(server.requests[0].body)

@@ -64,7 +64,7 @@ def test_scrubber_masks_credential_like_tokens_and_url_queries() -> None:
     assert "Incorrect API key provided" in cleaned
     assert "https://platform.example.com/account" in cleaned
     assert "/home/user/project/src/main.rs" in cleaned  # paths stay readable
-    assert "Scrubber([REDACTED])" == repr(Scrubber(["sk-abcdef"]))
+    assert repr(Scrubber(["sk-abcdef"])) == "Scrubber([REDACTED])"
 
 
 def test_short_values_are_not_scrubbed() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,7 +87,7 @@ def test_any_chunking_gives_the_same_events(events: list[tuple[str, str]], newli
         text += f"data: {data}{newline}{newline}"
     raw = text.encode()
     points = sorted({min(c, len(raw)) for c in cuts} | {0, len(raw)})
-    chunks = [raw[a:b] for a, b in zip(points, points[1:], strict=False)]
+    chunks = [raw[a:b] for a, b in itertools.pairwise(points)]
     expected = [SseEvent(kind or "message", data) for kind, data in events]
     assert decode(raw) == expected
     assert decode(*chunks) == expected
