@@ -1,0 +1,91 @@
+"""The real adapters under the real engine: a tool loop, and cancellation mid-stream (the HTTP
+stream closes at once, then the engine's cancellation commit keeps the partial output)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from rho_desk.core.errors import Cancelled
+from rho_desk.core.session import Rho, events
+from rho_desk.core.tools import Tool, ToolOutput
+from rho_desk.core.wire.model import Message, ToolSpec
+from rho_desk.providers.anthropic import AnthropicProvider
+from rho_desk.providers.openai_chat import OpenAIChatProvider
+from rho_desk.providers.secret import SecretString
+
+from .loopback import Loopback, Reply, anthropic_event, anthropic_message_start, openai_chunk
+
+
+@pytest.mark.asyncio
+async def test_openai_cancel_mid_stream_commits_the_partial_answer(server: Loopback) -> None:
+    chunks = [openai_chunk({"role": "assistant", "content": "Half an "}), openai_chunk({"content": "answer"}), openai_chunk({"content": " never"})]
+    server.queue(Reply(chunks=chunks, hang_after=2))
+    provider = OpenAIChatProvider(base_url=server.url + "/v1", model="m", api_key=SecretString("sk-engine-0000"))
+    async with provider:
+        session = Rho.builder().provider(provider).build().session()
+        run = session.start("tell me")
+        seen = ""
+        while (event := await run.next_event()) is not None:
+            if isinstance(event, events.AssistantTextDelta):
+                seen += event.text
+                if seen == "Half an answer":
+                    run.cancel()
+        with pytest.raises(Cancelled):
+            await run.outcome()
+        await asyncio.wait_for(server.disconnected.wait(), timeout=2)
+    history = session.history
+    assert history[0] == Message.user_text("tell me")
+    aborted = history[1].aborted_assistant
+    assert aborted is not None and aborted.reasoning == ""
+    assert "".join(b.text or "" for b in aborted.content) == "Half an answer"
+    assert session.revision == 1
+
+
+class ReadFile(Tool):
+    def spec(self) -> ToolSpec:
+        return ToolSpec("read_file", "read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
+
+    async def call(self, invocation, context):  # type: ignore[no-untyped-def]
+        return ToolOutput(f"contents of {invocation.arguments['path']}")
+
+
+@pytest.mark.asyncio
+async def test_anthropic_tool_loop_under_the_engine(server: Loopback) -> None:
+    step1 = [
+        anthropic_message_start(input_tokens=20),
+        anthropic_event("content_block_start", index=0, content_block={"type": "thinking", "thinking": "", "signature": ""}),
+        anthropic_event("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "need the file"}),
+        anthropic_event("content_block_delta", index=0, delta={"type": "signature_delta", "signature": "SIG1"}),
+        anthropic_event("content_block_stop", index=0),
+        anthropic_event("content_block_start", index=1, content_block={"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}),
+        anthropic_event("content_block_delta", index=1, delta={"type": "input_json_delta", "partial_json": '{"path": "a.txt"}'}),
+        anthropic_event("content_block_stop", index=1),
+        anthropic_event("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 12}),
+        anthropic_event("message_stop"),
+    ]
+    step2 = [
+        anthropic_message_start(input_tokens=40),
+        anthropic_event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+        anthropic_event("content_block_delta", index=0, delta={"type": "text_delta", "text": "It says hello."}),
+        anthropic_event("content_block_stop", index=0),
+        anthropic_event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 4}),
+        anthropic_event("message_stop"),
+    ]
+    server.queue(Reply(chunks=step1), Reply(chunks=step2))
+    provider = AnthropicProvider(model="claude-test", api_key=SecretString("sk-ant-engine"), base_url=server.url + "/v1", thinking=True)
+    async with provider:
+        session = Rho.builder().provider(provider).tool(ReadFile()).build().session()
+        outcome = await session.complete("what is in a.txt?")
+    assert outcome.text == "It says hello."
+    assert outcome.usage.input_tokens == 60 and outcome.usage.output_tokens == 16
+    history = session.history
+    first = history[1].enriched_assistant
+    assert first is not None and first.provenance == provider.identity()
+    assert first.provider_context[0].kind == "anthropic_content_block"
+    assert first.provider_context[0].data == {"type": "thinking", "thinking": "need the file", "signature": "SIG1"}
+    assert history[2] == Message.result("toolu_1", True, "contents of a.txt")
+    replayed = server.requests[1].body["messages"]
+    assert replayed[1]["content"][0] == {"type": "thinking", "thinking": "need the file", "signature": "SIG1"}
+    assert replayed[2]["content"][0] == {"type": "tool_result", "tool_use_id": "toolu_1", "content": "contents of a.txt"}
