@@ -304,10 +304,18 @@ class RunWorker:
         try:
             return await self._run()
         finally:
-            self.core.release(self.run_id)
-            self.core.lifecycle.unregister(self.run_id)
-            self.commands.close()
-            self.channel.close_sender()
+            self.finish()
+
+    def finish(self, *_: object) -> None:
+        """Release the session and close the run's channels (idempotent).
+
+        Also installed as the task's done callback: a task cancelled before its first step
+        never runs the ``finally`` above.
+        """
+        self.core.release(self.run_id)
+        self.core.lifecycle.unregister(self.run_id)
+        self.commands.close()
+        self.channel.close_sender()
 
     async def _run(self) -> ev.RunOutcome:
         core = self.core

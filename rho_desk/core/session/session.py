@@ -257,6 +257,7 @@ class Session:
             host_call=host_call,
         )
         task = loop.create_task(worker.run(), name=f"rho-run-{run_id}")
+        task.add_done_callback(worker.finish)
         core.lifecycle.track(task)  # type: ignore[arg-type]
         return Run(run_id, token, channel, commands, task)
 
