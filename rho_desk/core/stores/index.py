@@ -333,6 +333,7 @@ class RhoIndex:
         self.migration = migration
         self._db = connection
         self._lock = threading.Lock()
+        self._select = _SELECT_ROWS
 
     # --- opening and migration --------------------------------------------------------------
 
@@ -375,6 +376,52 @@ class RhoIndex:
         state = IndexState.CREATED if created else IndexState.OK
         return cls(path, connection, state, report)
 
+    @classmethod
+    def open_readonly(
+        cls, sessions_root: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+    ) -> RhoIndex:
+        """Open the index only to read it: no creation, no migration, no write of any kind.
+
+        An index at schema 0 or 1 is read as it is (columns it lacks read as their schema-2
+        defaults); ``migration.from_version`` tells which schema it is at. Writing methods fail.
+
+        Raises:
+            FileNotFoundError: there is no index.
+            IndexBusy, IndexCorrupt, IndexTooNew, IndexMalformed, IndexUnwritable: as for
+                :meth:`open` (the last one meaning: it cannot even be read).
+        """
+        path = sessions_root / INDEX_FILE_NAME
+        if not path.is_file():
+            raise FileNotFoundError(str(path))
+        try:
+            connection = _connect(path, mode="ro", busy_timeout=busy_timeout)
+        except sqlite3.Error as exc:
+            raise _classify(path, exc) from exc
+        try:
+            connection.execute("begin")
+            try:
+                version = int(connection.execute("pragma user_version").fetchone()[0])
+                present = _columns(connection)
+            finally:
+                connection.execute("rollback")
+        except sqlite3.Error as exc:
+            connection.close()
+            raise _classify(path, exc) from exc
+        if version > SCHEMA_VERSION:
+            connection.close()
+            raise IndexTooNew(
+                path, f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})"
+            )
+        missing = [c for c in V0_COLUMNS if c not in present]
+        if missing:
+            connection.close()
+            raise IndexMalformed(
+                path, f"malformed session index schema: missing column(s): {', '.join(missing)}"
+            )
+        index = cls(path, connection, IndexState.OK, MigrationReport(from_version=version))
+        index._select = _select_with_defaults(present)
+        return index
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -411,15 +458,15 @@ class RhoIndex:
         order = " order by updated_at desc, created_at desc, id asc"
         with self._transaction(write=False) as db:
             if workspace_key is None:
-                cursor = db.execute(_SELECT_ROWS + order)
+                cursor = db.execute(self._select + order)
             else:
-                cursor = db.execute(_SELECT_ROWS + " where workspace_key = ?" + order, (workspace_key,))
+                cursor = db.execute(self._select + " where workspace_key = ?" + order, (workspace_key,))
             return [_summary_from_row(values) for values in cursor.fetchall()]
 
     def row(self, workspace_key: str, session_id: str) -> SessionSummary | None:
         with self._transaction(write=False) as db:
             values = db.execute(
-                _SELECT_ROWS + " where workspace_key = ? and id = ?", (workspace_key, session_id)
+                self._select + " where workspace_key = ? and id = ?", (workspace_key, session_id)
             ).fetchone()
         return None if values is None else _summary_from_row(values)
 
@@ -547,6 +594,19 @@ def _precreate(path: Path) -> bool:
     with contextlib.suppress(OSError):
         os.chmod(path, 0o600)
     return True
+
+
+_SCHEMA2_DEFAULTS = {"node_count": "0", "branch_count": "0", "effective_format_version": "1"}
+
+
+def _select_with_defaults(present: Iterable[str]) -> str:
+    """A row SELECT for an older table: absent columns read as their schema-2 defaults."""
+    have = set(present)
+    parts = [
+        column if column in have else f"{_SCHEMA2_DEFAULTS.get(column, 'null')} as {column}"
+        for column in COLUMNS
+    ]
+    return f"select {', '.join(parts)} from sessions"
 
 
 def _columns(db: sqlite3.Connection) -> list[str]:

@@ -540,4 +540,18 @@ def test_drift_reports_an_unusable_index(make_library, sessions: Path) -> None:
     (sessions / "index.sqlite3").write_bytes(b"junk" * 500)
     report = library.drift()
     assert report.index_state is IndexState.CORRUPT
-    assert [i.kind for i in report.items] == ["index-unusable"]
+    assert [i.kind for i in report.items] == ["index-corrupt"]
+
+
+def test_drift_never_migrates_an_old_index(make_library, sessions: Path) -> None:
+    t = write_session(sessions, CWD, "fixture-session", messages=[("user", "hi")])
+    db = sqlite3.connect(sessions / "index.sqlite3")
+    db.executescript((RHO_FIXTURES / "index-v0.sql").read_text())
+    db.execute("update sessions set workspace_key = ?, cwd = ?, path = ?", (KEY, CWD, str(t)))
+    db.commit()
+    db.close()
+    before = _digest(sessions / "index.sqlite3")
+    report = make_library().drift()
+    assert [i.kind for i in report.items] == ["index-outdated"]
+    assert "schema 0" in report.items[0].detail
+    assert _digest(sessions / "index.sqlite3") == before

@@ -409,3 +409,19 @@ def test_apply_sync_keeps_titles_when_refreshing(tmp_path: Path) -> None:
         assert outcome.upserted == [(old.workspace_key, "s1")]
         row = index.row(old.workspace_key, "s1")
         assert row is not None and (row.title, row.message_count) == ("kept", 7)
+
+
+def test_open_readonly_reads_old_schemas_without_touching_them(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    path = _build(root, (RHO_FIXTURES / "index-v0.sql").read_text())
+    before = _digest(path)
+    with RhoIndex.open_readonly(root) as index:
+        assert index.migration.from_version == 0
+        (row,) = index.rows()
+        assert (row.title, row.first_user_message, row.node_count, row.file_size) == (None, None, 0, 100)
+        assert row.effective_format_version == 1
+        with pytest.raises(StorageError):
+            index.upsert([make_summary()])
+    assert _digest(path) == before
+    with pytest.raises(FileNotFoundError):
+        RhoIndex.open_readonly(tmp_path / "elsewhere")
