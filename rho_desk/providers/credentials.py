@@ -48,6 +48,7 @@ __all__ = [
     "aget_api_key",
     "aresolve_api_key",
     "aset_api_key",
+    "astored_secrets",
     "delete_api_key",
     "get_api_key",
     "keyring_status",
@@ -249,10 +250,14 @@ def resolve_api_key(profile: ProviderProfile, *, environ: dict[str, str] | None 
     """
     env = os.environ if environ is None else environ
     unavailable: CredentialsUnavailable | None = None
-    try:
-        stored = get_api_key(profile)
-    except CredentialsUnavailable as exc:
-        stored, unavailable = None, exc
+    stored: SecretString | None = None
+    # A keyless profile (local Ollama) consults the keyring only if a key was ever stored for
+    # it: a locked keyring must not prompt, or fail, for a server that needs nothing.
+    if profile.requires_key or profile.name in _read_index():
+        try:
+            stored = get_api_key(profile)
+        except CredentialsUnavailable as exc:
+            unavailable = exc
     if stored is not None:
         return ResolvedKey(stored, "keyring")
     var = profile.api_key_env
@@ -274,6 +279,9 @@ def stored_secrets() -> list[str]:
     Covers the keyring entries of every known profile and indexed username, plus the values
     of opted-in environment variables (rho-desk would send those too). Without any keyring
     backend the keyring part is empty.
+
+    Blocking (keyring may wait on D-Bus or an unlock prompt): from the GUI, await
+    ``astored_secrets()`` instead.
 
     Raises:
         KeyringFailure: the keyring exists but cannot be read (locked): redaction would be
@@ -322,3 +330,7 @@ async def adelete_api_key(profile: ProviderProfile | str) -> bool:
 
 async def aresolve_api_key(profile: ProviderProfile) -> ResolvedKey | None:
     return await asyncio.to_thread(resolve_api_key, profile)
+
+
+async def astored_secrets() -> list[str]:
+    return await asyncio.to_thread(stored_secrets)

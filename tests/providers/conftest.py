@@ -39,9 +39,10 @@ def sink() -> Sink:
     return Sink()
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty rho-desk config dir, selected through RHO_DESK_CONFIG_DIR."""
+    """An empty rho-desk config dir, selected through RHO_DESK_CONFIG_DIR (for every provider
+    test: none may touch the real user's settings)."""
     path = tmp_path / "config"
     monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(path))
     return path

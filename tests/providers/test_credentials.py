@@ -187,3 +187,24 @@ def test_the_export_engineers_entry_point_exists() -> None:
     signature = inspect.signature(credentials.stored_secrets)
     assert list(signature.parameters) == [] and signature.return_annotation in ("list[str]", list[str])
     assert all(hasattr(credentials, name) for name in credentials.__all__)
+
+
+def test_keyless_profile_never_touches_a_failing_keyring(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def locked(service: str, username: str) -> str:
+        raise keyring.errors.KeyringLocked("locked")
+
+    with monkeypatch.context() as scoped:
+        scoped.setattr(keyring, "get_password", locked)
+        assert resolve_api_key(DEFAULT_PROFILE, environ={}) is None
+    # once a key was stored for it, the keyring is consulted
+    set_api_key(DEFAULT_PROFILE, "sk-ollama-proxy")
+    resolved = resolve_api_key(DEFAULT_PROFILE, environ={})
+    assert resolved is not None and resolved.secret.expose_secret() == "sk-ollama-proxy"
+
+
+@pytest.mark.asyncio
+async def test_astored_secrets(config_dir: Path) -> None:
+    from rho_desk.providers.credentials import astored_secrets
+
+    set_api_key("p", "sk-async-list")
+    assert await astored_secrets() == ["sk-async-list"]
