@@ -11,6 +11,7 @@ valid content ends, and the file's size, identity and tail for the optimistic re
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -53,6 +54,7 @@ MAX_HEADER_BYTES: Final = 1024**2
 _DECODER: Final = msgspec.json.Decoder(Record)
 _HEADER_DECODER: Final = msgspec.json.Decoder(HeaderRecord)
 _WHITESPACE: Final = frozenset(b" \t\r\n\x0b\x0c")
+_INVALID_NUMBER: Final = re.compile(r"JSON is malformed: invalid number \(byte (\d+)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +170,7 @@ def parse_session(data: bytes, *, source: str = "<bytes>", name_id: str | None =
                 record = decode(view[pos:end])
             except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
                 error = translate_error(exc, source=source, line=line)
-                if isinstance(error, TruncatedJson):
+                if isinstance(error, TruncatedJson) or _number_cut_at_end(exc, end - pos):
                     if not terminated:
                         notes.append(_torn_note(data, pos, source, line))
                         break
@@ -195,6 +197,13 @@ def parse_session(data: bytes, *, source: str = "<bytes>", name_id: str | None =
         tail=bytes(view[max(0, size - TAIL_BYTES) :]),
         line_count=line,
     )
+
+
+def _number_cut_at_end(exc: Exception, length: int) -> bool:
+    """A number cut short at the very end (``-``, ``1.``, ``1e+``): msgspec calls that malformed,
+    but it is a truncation like any other (serde reports "EOF while parsing")."""
+    match = _INVALID_NUMBER.fullmatch(str(exc))
+    return match is not None and int(match[1]) >= length
 
 
 def _start(record: Record, source: str, line: int, name_id: str | None) -> SessionTree:

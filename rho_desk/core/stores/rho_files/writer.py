@@ -141,6 +141,7 @@ class SessionWriter:
         self._newline = session.ends_with_newline
         self._tail = session.tail
         self._identity = session.identity
+        self._mtime_ns = session.mtime_ns
         self._next_line = session.line_count if session.torn else session.line_count + 1
 
     @property
@@ -390,6 +391,7 @@ class SessionWriter:
             st = os.fstat(fd)
             if st.st_mode & 0o777 != 0o600 and hasattr(os, "fchmod"):
                 os.fchmod(fd, 0o600)
+            self._mtime_ns = st.st_mtime_ns
         finally:
             os.close(fd)  # also releases the flock
         self._tail = (self._tail + data)[-TAIL_BYTES:]
@@ -403,6 +405,8 @@ class SessionWriter:
             found = "the file was replaced"
         elif st.st_size != self._size:
             found = f"it is {st.st_size} bytes, not the {self._size} last seen"
+        elif self._mtime_ns and st.st_mtime_ns != self._mtime_ns:
+            found = "it was modified"
         else:
             tail = os.pread(fd, len(self._tail), self._size - len(self._tail))
             if tail != self._tail:
@@ -424,12 +428,14 @@ class SessionWriter:
             ) from exc
         keep = self._valid_end
         self._size = keep
+        self._mtime_ns = os.fstat(fd).st_mtime_ns
         self._tail = os.pread(fd, min(TAIL_BYTES, keep), keep - min(TAIL_BYTES, keep))
 
     def _cut_back(self, fd: int, length: int) -> None:
         try:
             os.ftruncate(fd, length)
             os.fdatasync(fd)
+            self._mtime_ns = os.fstat(fd).st_mtime_ns  # our own truncation
         except OSError:
             # The file may keep a partial record now; readers treat it as a torn tail and our
             # next append fails its revision check (the size differs), so nothing is lost.
