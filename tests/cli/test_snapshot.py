@@ -1,0 +1,48 @@
+"""``rho-desk snapshot``: the complete SDK snapshot Rho would resume with (storage.md §6.6)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..conftest import RHO_FIXTURES
+from .helpers_files import one_line_error, rho_desk
+
+
+def test_snapshot_of_v1_is_the_resume_snapshot() -> None:
+    result = rho_desk("snapshot", RHO_FIXTURES / "session-v1.jsonl")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\n") == 1  # compact: one line
+    data = json.loads(result.stdout)
+    assert (data["revision"], data["prompt_cache_key"]) == (4, "rho:11111111-1111-4111-8111-111111111111")
+    assert data["compaction"]["removed_tokens"] == 7 and len(data["history"]) == 2
+
+
+def test_snapshot_revision_pretty_and_output_file(tmp_path: Path) -> None:
+    out = tmp_path / "snap.json"
+    result = rho_desk("snapshot", RHO_FIXTURES / "session-v3.jsonl", "--revision", "1", "--pretty", "-o", out)
+    assert result.returncode == 0 and result.stdout == "", result.stderr
+    text = out.read_text()
+    assert text.startswith('{\n  "schema_version": 2,') and not text.endswith("\n")  # the SDK's to_json
+    assert json.loads(text)["revision"] == 1
+    assert oct(out.stat().st_mode & 0o777) == "0o600"
+    assert [p.name for p in tmp_path.iterdir()] == ["snap.json"]  # no temp file left behind
+
+
+def test_snapshot_of_a_snapshot_document_migrates_it() -> None:
+    data = json.loads(rho_desk("snapshot", RHO_FIXTURES / "session-snapshot-v1.json").stdout)
+    assert data["schema_version"] == 2 and "prompt_cache_key" not in data
+    assert data["compaction"]["last_current_tokens"] is None
+
+
+def test_snapshot_bad_input(tmp_path: Path) -> None:
+    v5 = tmp_path / "v5.jsonl"
+    v5.write_text('{"type":"session","version":5,"id":"x","timestamp":"1","cwd":"/"}\n')
+    assert one_line_error(rho_desk("snapshot", v5)) == f"rho-desk: {v5}:1: unsupported session version 5"
+    header_only = tmp_path / "h.jsonl"
+    header_only.write_text('{"type":"session","version":3,"id":"x","timestamp":"1","cwd":"/"}\n')
+    assert "no saved state" in one_line_error(rho_desk("snapshot", header_only))
+    doc = tmp_path / "doc.json"
+    doc.write_text('{"schema_version": 3, "session_id": "x", "revision": 1, "history": [], '
+                   '"provider": {"provider": "a", "api": "b", "model": "c"}}')  # fmt: skip
+    assert "unsupported session snapshot schema 3" in one_line_error(rho_desk("snapshot", doc))
