@@ -48,7 +48,10 @@ class _NoFiles:
     """The list and search benchmarks never touch files; any call would be a bug."""
 
     def __getattr__(self, name: str) -> object:
-        raise AssertionError(f"the file reader was called ({name}) in a cache-only benchmark")
+        def called(*args: object, **kwargs: object) -> object:
+            raise AssertionError(f"the file reader was called ({name}) in a cache-only benchmark")
+
+        return called
 
 
 def _fill_cache(root: Path, cache_dir: Path, quick: bool) -> tuple[list[str], list[str]]:
@@ -173,6 +176,8 @@ def bench_search(quick: bool) -> list[BenchResult]:
             results.append(result)
     finally:
         cache.close()
+    size = sum(f.stat().st_size for f in lib.cache_dir.iterdir())
+    print(f"  search: cache of {N} sessions is {size / 1e6:.0f} MB on disk")
     return results
 
 
