@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
             key = library.workspace_key(workspace)
         report = library.refresh(key)
         notice = report.notice()
+        if library.cache_notice:
+            print(f"rho-desk: note: {library.cache_notice}", file=sys.stderr)
         if args.search is not None:
             results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
             rows = [(hit.session, hit.snippets) for hit in results.hits]

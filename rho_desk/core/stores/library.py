@@ -59,6 +59,7 @@ from .search import (
     SearchResults,
     SessionCache,
     SummaryFailure,
+    WorkspaceInfo,
     cache_file_for,
 )
 from .summary import SessionSummary
@@ -294,7 +295,14 @@ class SessionLibrary:
         self.busy_timeout = busy_timeout
         self.create_index = create_index
         self._trash_dir = trash_dir
-        self._cache = SessionCache.open(cache_file_for(self.sessions_root, cache_dir))
+        self.cache_notice: str | None = None
+        try:
+            self._cache = SessionCache.open(cache_file_for(self.sessions_root, cache_dir))
+        except StorageError as exc:
+            # Listing must not depend on a writable cache folder: work from memory instead
+            # (every refresh then re-reads every transcript once per process).
+            self._cache = SessionCache.in_memory()
+            self.cache_notice = f"{exc.text()}; rho-desk's session cache is kept in memory"
         self._lock = threading.RLock()
         self._last_state = IndexState.OK
         self._last_notice: str | None = None
@@ -341,11 +349,13 @@ class SessionLibrary:
         known_failures = self._cache.failures(workspace_key)
         scan = _Scan()
         pending: list[tuple[UnitRef, tuple[int, int, int]]] = []
+        listed: set[str] = set()
         for unit in self.files.units(self.sessions_root, workspace_key):
             stat = stat_transcript(unit.transcript)
             if stat is None:
                 continue  # vanished while we scanned
             path = str(unit.transcript)
+            listed.add(path)
             hit = cached.get(path)
             if (
                 hit is not None
@@ -391,7 +401,9 @@ class SessionLibrary:
         keep = set(scan.seen) | scan.failed_paths
         removed = [path for path in cached if path not in keep]
         report.removed = removed
-        self._cache.store(summaries=fresh, failures=failures, removed=removed)
+        # Failures of transcripts that are gone: forget them (a cached row goes with `removed`).
+        forgotten = [path for path in known_failures if path not in listed and path not in cached]
+        self._cache.store(summaries=fresh, failures=failures, removed=removed + forgotten)
         return scan
 
     def _note_failed_unit(self, unit: UnitRef, scan: _Scan) -> None:
@@ -548,6 +560,11 @@ class SessionLibrary:
     def get(self, workspace_key: str, session_id: str) -> SessionSummary | None:
         with self._lock:
             return self._cache.get(workspace_key, session_id)
+
+    def workspaces(self) -> list[WorkspaceInfo]:
+        """Every workspace with sessions (as of the last refresh), most recently used first."""
+        with self._lock:
+            return self._cache.workspaces()
 
     def resolve(self, prefix: str, workspace_key: str | None = None) -> SessionSummary:
         """The one session whose id starts with ``prefix`` (this workspace first, then all).

@@ -48,6 +48,7 @@ __all__ = [
     "SessionCache",
     "Snippet",
     "SummaryFailure",
+    "WorkspaceInfo",
     "cache_file_for",
     "default_cache_dir",
 ]
@@ -151,6 +152,16 @@ class CachedStat:
     cwd: str
     file_size: int
     file_mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceInfo:
+    """One workspace in the library: for the browser's workspace list."""
+
+    workspace_key: str
+    cwd: str
+    sessions: int
+    updated_at: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +273,13 @@ class SessionCache:
                     raise StorageError(f"{path}: cannot open the session cache: {exc}") from exc
                 _discard(path)  # ours, and only a cache: rebuild rather than fail
         raise AssertionError("unreachable")
+
+    @classmethod
+    def in_memory(cls) -> SessionCache:
+        """A cache that lives only as long as this object (when no cache folder is writable)."""
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        db.executescript(f"begin;{_SCHEMA}commit;")
+        return cls(Path(":memory:"), db)
 
     def close(self) -> None:
         with self._lock:
@@ -446,6 +464,15 @@ class SessionCache:
             )
 
     # --- listing and searching ----------------------------------------------------------------
+
+    def workspaces(self) -> list[WorkspaceInfo]:
+        """Every workspace with sessions: key, cwd, count, newest update (newest first)."""
+        with self._tx() as db:
+            rows = db.execute(
+                "select workspace_key, min(cwd), count(*), max(updated_at) from sessions"
+                " group by workspace_key order by max(updated_at) desc, workspace_key"
+            ).fetchall()
+        return [WorkspaceInfo(*row) for row in rows]
 
     def count(self, workspace_key: str | None = None) -> int:
         with self._tx() as db:

@@ -555,3 +555,55 @@ def test_drift_never_migrates_an_old_index(make_library, sessions: Path) -> None
     assert [i.kind for i in report.items] == ["index-outdated"]
     assert "schema 0" in report.items[0].detail
     assert _digest(sessions / "index.sqlite3") == before
+
+
+# --- robustness ------------------------------------------------------------------------------------
+
+
+def test_failures_of_deleted_transcripts_are_forgotten(make_library, sessions: Path) -> None:
+    t = write_session(sessions, CWD, "s1", messages=[("user", "a")])
+    t.write_text("{broken\n")
+    library = make_library()
+    assert len(library.refresh().failed) == 1
+    assert len(library.refresh().failed) == 1  # still broken: reported again, not re-parsed
+    t.unlink()
+    assert library.refresh().failed == []
+    assert library._cache.failures() == {}  # noqa: SLF001
+
+
+def test_an_unwritable_cache_folder_falls_back_to_memory(make_library, sessions: Path,
+                                                         tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    write_session(sessions, CWD, "s1", messages=[("user", "hello memory")])
+    library = make_library(cache_dir=blocker / "cache")
+    assert library.cache_notice and "in memory" in library.cache_notice
+    library.refresh()
+    assert [h.session.id for h in library.search("memory").hits] == ["s1"]
+
+
+def test_workspaces_overview(make_library, sessions: Path) -> None:
+    write_session(sessions, CWD, "a", messages=[("user", "x")], created=100)
+    write_session(sessions, CWD, "b", messages=[("user", "x")], created=300)
+    write_session(sessions, "/other", "c", messages=[("user", "x")], created=200)
+    library = make_library()
+    library.refresh()
+    assert [(w.cwd, w.sessions) for w in library.workspaces()] == [(CWD, 2), ("/other", 1)]
+
+
+@pytest.mark.asyncio
+async def test_concurrent_use_from_worker_threads(make_library, sessions: Path) -> None:
+    # The GUI calls the library through asyncio.to_thread; calls may overlap.
+    import asyncio
+
+    for n in range(30):
+        write_session(sessions, CWD, f"s{n:02d}", messages=[("user", f"message {n}")])
+    library = make_library()
+    calls = [asyncio.to_thread(library.refresh)] + [
+        asyncio.to_thread(library.list, KEY, limit=10) for _ in range(5)
+    ] + [asyncio.to_thread(library.search, "message") for _ in range(5)]
+    results = await asyncio.gather(*calls)
+    assert len(results[0].added) == 30
+    assert library.list(KEY).total == 30
+    assert len(library.search('"message 1"').hits) == 11  # the phrase: 1, 10-19
+    assert len(library.search("message 1").hits) == 12  # two terms: 21 too
