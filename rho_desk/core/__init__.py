@@ -133,7 +133,6 @@ _EXPORTS: dict[str, str] = {
     "sanitize_history": "wire",
     "strip_provider_context": "handoff",
     "to_builtins": "wire",
-    "events": "session",
 }
 
 __all__ = [
@@ -237,7 +236,6 @@ __all__ = [
     "estimate_context_tokens",
     "estimate_messages_tokens",
     "estimate_text_tokens",
-    "events",
     "events",
     "format_retry_after",
     "gc_paused",
@@ -403,4 +401,3 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
     from .stores.memory import (
         InMemorySessionStore,
     )
-    from .session import events
