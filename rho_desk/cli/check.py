@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.stores import library  # noqa: F401 - registers the index-drift check
     from ..core.stores.rho_files.check import check_paths
 
     targets = check_paths(args.paths)

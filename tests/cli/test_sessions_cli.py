@@ -142,3 +142,42 @@ def test_an_empty_default_home_lists_nothing(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["sessions"] == []
     assert not (tmp_path / "no-such-home").exists()
+
+
+# --- `rho-desk check` reports index drift -----------------------------------------------------------
+
+
+def _check(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rho_desk", "check", "--json", *map(str, paths)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60,
+        env={**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache")},
+    )  # fmt: skip
+
+
+def test_check_exits_1_on_index_drift_and_0_when_current(tmp_path: Path, home: Path) -> None:
+    assert _run(tmp_path, "--home", str(home), "--all").returncode == 0  # builds Rho's index
+    clean = _check(tmp_path, home)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    transcript = home / "sessions" / workspace_key(HISTORICAL) / f"100_{IDS[2]}.jsonl"
+    with open(transcript, "a") as handle:
+        handle.write("\n")
+    drifted = _check(tmp_path, home)
+    assert drifted.returncode == 1
+    report = json.loads(drifted.stdout)
+    codes = [(Path(f["path"]).name, f["code"]) for file in report["files"] for f in file["findings"]]
+    assert codes == [(transcript.name, "index-stale-row")]
+    # Listing re-syncs Rho's index; check is clean again.
+    assert _run(tmp_path, "--home", str(home), "--all").returncode == 0
+    assert _check(tmp_path, home).returncode == 0
+
+
+def test_check_reports_an_unusable_index_once_and_never_creates_one(tmp_path: Path,
+                                                                  home: Path) -> None:
+    assert _check(tmp_path, home).returncode == 0  # no index yet: nothing to drift from
+    assert not (home / "sessions" / "index.sqlite3").exists()  # check never creates it
+    (home / "sessions" / "index.sqlite3").write_bytes(b"garbage" * 100)
+    out = _check(tmp_path, home)
+    assert out.returncode == 1
+    codes = [f["code"] for file in json.loads(out.stdout)["files"] for f in file["findings"]]
+    assert codes == ["index-corrupt"]

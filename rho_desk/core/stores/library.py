@@ -234,7 +234,7 @@ class DriftItem:
     kind: str
     """``missing-row`` (a session with no row), ``stale-row`` (size/mtime/cwd/summary out of
     date), ``orphan-row`` (no such session on disk), ``misplaced-row`` (cwd hash or path does not
-    match its key), ``index-missing``, ``index-outdated`` (schema 0 or 1), or
+    match its key), ``index-outdated`` (schema 0 or 1), or
     ``index-<state>`` when it cannot be read (``busy``, ``corrupt``, ``newer``, ``malformed``,
     ``unwritable``)."""
     workspace_key: str | None
@@ -758,10 +758,7 @@ class SessionLibrary:
             try:
                 index = RhoIndex.open_readonly(self.sessions_root, busy_timeout=self.busy_timeout)
             except FileNotFoundError:
-                drift.index_state = IndexState.MISSING
-                if scan.seen:
-                    drift.items.append(DriftItem("index-missing", None, None, index_path,
-                                                 "there is no session index"))  # fmt: skip
+                drift.index_state = IndexState.MISSING  # nothing to drift from (see below)
                 return drift
             except IndexUnavailable as exc:
                 drift.index_state = exc.state
@@ -900,9 +897,9 @@ def index_drift_findings(target: CheckTarget) -> list[Finding]:
 
     Codes (all warnings: the transcript loads; the index is out of step with it):
     ``index-missing-row``, ``index-stale-row``, ``index-misplaced-transcript`` (its header cwd
-    names another workspace: Rho ignores it), and once per home or folder ``index-missing``,
-    ``index-outdated``, ``index-<busy|corrupt|newer|malformed|unwritable>``,
-    ``index-orphan-row``, ``index-misplaced-row``.
+    names another workspace: Rho ignores it), and once per home or folder ``index-outdated``,
+    ``index-<busy|corrupt|newer|malformed|unwritable>``, ``index-orphan-row``,
+    ``index-misplaced-row``. A home without an index has nothing to drift from: no findings.
     """
     if target.kind != "transcript":
         return []
@@ -925,9 +922,8 @@ def index_drift_findings(target: CheckTarget) -> list[Finding]:
         findings.append(Finding(path, code, Severity.WARNING, message))
 
     if view.state is IndexState.MISSING:
-        if first_in_home:
-            warn(index_path, "index-missing",
-                 "there is no session index; Rho rebuilds it (without titles) on its next listing")  # fmt: skip
+        # Not drift: a home whose index nobody has created yet (Rho creates it on its next
+        # listing, and `rho-desk sessions` does too). There are no rows to disagree with.
         return findings
     if not view.state.usable:
         if first_in_home:
