@@ -10,8 +10,10 @@ valid content ends, and the file's size, identity and tail for the optimistic re
 
 from __future__ import annotations
 
+import io
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -53,7 +55,7 @@ MAX_HEADER_BYTES: Final = 1024**2
 
 _DECODER: Final = msgspec.json.Decoder(Record)
 _HEADER_DECODER: Final = msgspec.json.Decoder(HeaderRecord)
-_WHITESPACE: Final = frozenset(b" \t\r\n\x0b\x0c")
+_READ_BUFFER: Final = 1024 * 1024
 _INVALID_NUMBER: Final = re.compile(r"JSON is malformed: invalid number \(byte (\d+)\)")
 
 
@@ -109,6 +111,9 @@ class SessionFile:
 def read_session(path: Path | str, *, check_name: bool = True) -> SessionFile:
     """Read and validate the transcript at ``path`` (a file, or a session folder).
 
+    The file is read line by line, so at most one line's bytes are held besides the decoded
+    records (a 60 MB transcript does not cost 60 MB of raw bytes on top of its objects).
+
     Args:
         check_name: require the header id to equal the id in the file/folder name when the
             name carries one (as Rho does); ``False`` for copies under other names.
@@ -120,59 +125,64 @@ def read_session(path: Path | str, *, check_name: bool = True) -> SessionFile:
     """
     unit = unit_for_path(Path(path))
     transcript = unit.transcript
+    source = str(transcript)
     try:
-        with open(transcript, "rb") as handle:
+        with open(transcript, "rb", buffering=_READ_BUFFER) as handle:
             st = os.fstat(handle.fileno())
             if st.st_size > MAX_FILE_BYTES:
                 raise InputError(
                     f"file is {st.st_size} bytes, more than the {MAX_FILE_BYTES} a session may have",
-                    source=str(transcript),
+                    source=source,
                 )
-            data = handle.read()
+            session = _parse_lines(handle, source, unit.session_id if check_name else None)
     except FileNotFoundError:
-        raise InputError("no such file", source=str(transcript)) from None
+        raise InputError("no such file", source=source) from None
     except IsADirectoryError:
-        raise InputError("is a folder without a session.jsonl", source=str(transcript)) from None
+        raise InputError("is a folder without a session.jsonl", source=source) from None
     except OSError as exc:
         raise StorageError(f"{transcript}: cannot read: {exc.strerror or exc}") from exc
-    session = parse_session(
-        data, source=str(transcript), name_id=unit.session_id if check_name else None
-    )
     session.path = transcript
     session.unit = unit
     session.identity = (st.st_dev, st.st_ino)
+    # the mtime from before reading: if the file changes while we read, our first append fails
+    # its revision check instead of trusting a mixed view
     session.mtime_ns = st.st_mtime_ns
     return session
 
 
 def parse_session(data: bytes, *, source: str = "<bytes>", name_id: str | None = None) -> SessionFile:
     """Parse transcript bytes (see :func:`read_session`; ``name_id`` is the id from the name)."""
+    return _parse_lines(io.BytesIO(data), source, name_id)
+
+
+def _parse_lines(lines: Iterable[bytes], source: str, name_id: str | None) -> SessionFile:
+    """The line loop of §6.1 over ``lines`` (each with its ``\n``, the last one maybe without)."""
     tree: SessionTree | None = None
     notes: list[RecoveryNote] = []
-    view = memoryview(data)
-    size = len(data)
     pos = 0
     line = 0
     valid_end = 0
     ends_with_newline = True
+    tail = b""
     decode = _DECODER.decode
     with gc_paused():
-        while pos < size:
-            newline = data.find(b"\n", pos)
-            terminated = newline >= 0
-            end = newline if terminated else size
-            following = end + 1 if terminated else size
+        for raw in lines:
             line += 1
-            if data[pos] != 0x7B and all(b in _WHITESPACE for b in view[pos:end]):
-                pos = following  # blank or whitespace-only: skipped
+            length = len(raw)
+            terminated = raw.endswith(b"\n")
+            tail = raw[-TAIL_BYTES:] if length >= TAIL_BYTES else (tail + raw)[-TAIL_BYTES:]
+            if raw[0] != 0x7B and not raw.strip():
+                pos += length  # blank or whitespace-only: skipped
                 continue
             try:
-                record = decode(view[pos:end])
+                # the trailing "\n" is JSON whitespace: no need to copy the line without it
+                record = decode(raw)
             except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
                 error = translate_error(exc, source=source, line=line)
-                if isinstance(error, TruncatedJson) or _number_cut_at_end(exc, end - pos):
+                if isinstance(error, TruncatedJson) or _number_cut_at_end(exc, length - terminated):
                     if not terminated:
-                        notes.append(_torn_note(data, pos, source, line))
+                        notes.append(_torn_note(raw, pos, source, line))
+                        pos += length
                         break
                     error = CorruptRecord(
                         "invalid JSON: the line ends before the value does", source=source, line=line
@@ -182,7 +192,8 @@ def parse_session(data: bytes, *, source: str = "<bytes>", name_id: str | None =
                 tree = _start(record, source, line, name_id)
             else:
                 tree.apply(record, line=line, offset=pos)
-            pos = valid_end = following
+            pos += length
+            valid_end = pos
             ends_with_newline = terminated
     if tree is None:
         tree = SessionTree(None, source=source)
@@ -191,10 +202,10 @@ def parse_session(data: bytes, *, source: str = "<bytes>", name_id: str | None =
         unit=unit_for_path(Path(source)),
         tree=tree,
         notes=notes,
-        size=size,
+        size=pos,
         valid_end=valid_end,
         ends_with_newline=ends_with_newline,
-        tail=bytes(view[max(0, size - TAIL_BYTES) :]),
+        tail=tail,
         line_count=line,
     )
 
@@ -242,8 +253,7 @@ def _as_corrupt(error: InputError) -> SessionFileError:
     return CorruptRecord(reason, source=error.source, line=error.line, path=path)
 
 
-def _torn_note(data: bytes, pos: int, source: str, line: int) -> RecoveryNote:
-    fragment = data[pos:]
+def _torn_note(fragment: bytes, pos: int, source: str, line: int) -> RecoveryNote:
     reason = f"torn last line ignored ({len(fragment)} bytes of an unfinished record)"
     try:
         fragment.decode("utf-8")

@@ -70,7 +70,8 @@ __all__ = [
 ]
 
 _ZERO: Final = CompactionState(0, 0)
-_CACHE_SIZE: Final = 4
+_CACHE_SIZE: Final = 3
+"""Materialised histories kept besides the active leaf's (for a GUI stepping through revisions)."""
 
 
 class _AppCacheKey(enum.Enum):
@@ -302,6 +303,7 @@ class SessionTree:
         self.record_count = 0 if header is None else 1
         self._legacy_leaf: RevisionNode | None = None
         self._legacy_meta: SnapshotMeta | None = None
+        self._leaf_history: tuple[RevisionNode, tuple[Message, ...]] | None = None
         self._cache: dict[int, tuple[RevisionNode, tuple[Message, ...]]] = {}
 
     # -- facts -------------------------------------------------------------------------------
@@ -392,18 +394,18 @@ class SessionTree:
     def history(self, node: RevisionNode | None = None) -> tuple[Message, ...]:
         """The complete model history of ``node`` (default: the active leaf), untrimmed."""
         node = self._leaf_or_fail(node)
-        hit = self._cache.get(id(node))
-        if hit is not None and hit[0] is node:
-            return hit[1]
+        hit = self._cached(node)
+        if hit is not None:
+            return hit
         parts: list[tuple[Message, ...]] = []
         current = node
         while True:
             if current._full is not None:
                 base = current._full
                 break
-            hit = self._cache.get(id(current))
-            if current is not node and hit is not None and hit[0] is current:
-                base = hit[1]
+            hit = self._cached(current) if current is not node else None
+            if hit is not None:
+                base = hit
                 break
             parts.append(current._appended)
             assert current.parent is not None
@@ -418,19 +420,27 @@ class SessionTree:
         self._remember(node, result)
         return result
 
+    def _cached(self, node: RevisionNode) -> tuple[Message, ...] | None:
+        leaf = self._leaf_history
+        if leaf is not None and leaf[0] is node:
+            return leaf[1]
+        hit = self._cache.get(id(node))
+        return hit[1] if hit is not None and hit[0] is node else None
+
     def _remember(self, node: RevisionNode, history: tuple[Message, ...]) -> None:
+        """Keep ``history`` as ``node``'s: the active leaf's in its own slot, others in a small LRU.
+
+        The leaf slot is simply replaced when the leaf moves on, so an append never has to free
+        an old 100k-message tuple that only this cache still held.
+        """
+        if node is self.active_leaf:
+            self._leaf_history = (node, history)
+            return
         cache = self._cache
         cache.pop(id(node), None)
         cache[id(node)] = (node, history)
-        leaf = self.active_leaf
         while len(cache) > _CACHE_SIZE:
-            # evict the oldest entry that is not the active leaf's
-            for key, (cached, _) in cache.items():
-                if cached is not leaf:
-                    del cache[key]
-                    break
-            else:
-                break
+            del cache[next(iter(cache))]
 
     def snapshot(
         self,

@@ -397,6 +397,7 @@ def test_conflict_when_the_file_was_replaced_or_removed(tmp_path: Path) -> None:
     path = v4_file(tmp_path)
     with open_writer(path) as writer:
         data = path.read_bytes()
+        os.link(path, tmp_path / "old")  # keeps the old inode busy, so it cannot be reused
         path.unlink()
         with pytest.raises(RevisionConflict, match="gone"):
             writer.save(writer.tree.snapshot())
