@@ -44,7 +44,13 @@ from ..compaction.api import (
     CompactionTrigger,
     Compactor,
 )
-from ..compaction.tokens import estimate_context_tokens, estimate_messages_tokens
+from ..compaction.tokens import (
+    REQUEST_OVERHEAD,
+    TOOL_SCHEMA_OVERHEAD,
+    estimate_messages_tokens,
+    json_tokens,
+    message_tokens,
+)
 from ..errors import (
     Cancelled,
     EngineError,
@@ -68,7 +74,7 @@ from ..provider import (
     Usage,
     WebSearch,
 )
-from ..wire.model import AssistantMessage, ContentBlock, Message, ModelUsage, ToolCall, ToolSpec
+from ..wire.model import U64_MAX, AssistantMessage, ContentBlock, Message, ModelUsage, ToolCall, ToolSpec
 from ..wire.snapshot import SessionSnapshot
 from . import events as ev
 from .capture import StreamCapture
@@ -144,6 +150,34 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
     """Done callback for abandoned tasks: read the outcome so asyncio does not log it."""
     if not task.cancelled():
         task.exception()
+
+
+class _ContextEstimate:
+    """``estimate_context_tokens`` for one run, remembering each message's estimate.
+
+    A run estimates its whole candidate at every step (``ContextEstimated``, the token
+    policy); messages are immutable and mostly the same from step to step, so each is counted
+    once. Entries keep their message alive, so an ``id`` is never reused while cached.
+    """
+
+    __slots__ = ("_cache", "_tools")
+
+    def __init__(self, specs: Sequence[ToolSpec]) -> None:
+        self._tools = sum(TOOL_SCHEMA_OVERHEAD + json_tokens(s) for s in specs)
+        self._cache: dict[int, tuple[Message, int]] = {}
+
+    def messages(self, messages: Sequence[Message]) -> int:
+        cache = self._cache
+        total = 0
+        for message in messages:
+            hit = cache.get(id(message))
+            if hit is None:
+                hit = cache[id(message)] = (message, message_tokens(message))
+            total += hit[1]
+        return min(total, U64_MAX)
+
+    def context(self, messages: Sequence[Message]) -> int:
+        return min(REQUEST_OVERHEAD + self.messages(messages) + self._tools, U64_MAX)
 
 
 class _Sink:
@@ -297,6 +331,7 @@ class RunWorker:
         """Sum of each finished step's successful attempt usage."""
         self.cancel_capture: StreamCapture | None = None
         """The interrupted provider call's capture, for the cancellation commit."""
+        self.estimate = _ContextEstimate(self.config.tool_specs)
 
     # -- entry ----------------------------------------------------------------------------
 
@@ -393,9 +428,9 @@ class RunWorker:
         for step in range(1, self.config.max_steps + 1):
             self.commands.drain(self._handle_command)
             await self._apply_steering()
-            await self._maybe_compact(step, specs)
+            await self._maybe_compact(step)
             await self.emit(ev.StepStarted(step))
-            await self.emit(ev.ContextEstimated(estimate_context_tokens(self.candidate, specs)))
+            await self.emit(ev.ContextEstimated(self.estimate.context(self.candidate)))
             content, capture = await self._request_valid_response(specs)
             self.usage = self.usage.saturating_add(capture.usage)
             assistant = AssistantMessage(
@@ -474,15 +509,21 @@ class RunWorker:
 
     # -- compaction -----------------------------------------------------------------------
 
-    async def _maybe_compact(self, step: int, specs: tuple[ToolSpec, ...]) -> None:
+    async def _maybe_compact(self, step: int) -> None:
         core = self.core
         policy, compactor = core.compaction_policy, core.compactor
         candidate = self.candidate
-        if policy is None or compactor is None or not policy.triggers(candidate, specs):
+        if policy is None or compactor is None:
+            return
+        if policy.trigger_messages is not None:
+            triggered = len(candidate) >= policy.trigger_messages
+        else:
+            triggered = self.estimate.context(candidate) >= policy.threshold
+        if not triggered:
             return
         await self.emit(ev.CompactionStarted(CompactionTrigger.AUTOMATIC, len(candidate)))
         previous_messages = len(candidate)
-        previous_tokens = estimate_messages_tokens(candidate)
+        previous_tokens = self.estimate.messages(candidate)
         request = CompactionRequest(
             messages=tuple(candidate),
             cancellation=self.token,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cancellation import CancellationToken
-from ..errors import Cancelled, EngineError
+from ..errors import Cancelled, EngineError, Interrupted
 from ..tools import (
     PreparedCall,
     Tool,
@@ -73,6 +73,10 @@ class _Call:
 def _failure_text(exc: BaseException, name: str) -> ToolError:
     if isinstance(exc, ToolError):
         return exc
+    if isinstance(exc, EngineError):
+        # e.g. a tool that calls a model and lets its ProviderError escape: the display text
+        # of engine errors is built to be safe, so the model may see it.
+        return ToolError(ToolErrorKind.EXECUTION, str(exc))
     # A tool raised something other than ToolError: report the type so the model sees a
     # failure, and log the traceback for the host (the message may be all the model needs).
     log.warning("tool %r raised %s", name, type(exc).__name__, exc_info=exc)
@@ -158,7 +162,7 @@ class ToolBatch:
             invocation = ToolInvocation(c.call.id, c.call.name, c.call.arguments)
             try:
                 c.prepared = await c.tool.prepare(invocation, self._context(c.call))
-            except (asyncio.CancelledError, EngineError):
+            except (asyncio.CancelledError, Cancelled, Interrupted):
                 raise
             except Exception as exc:
                 c.failure = _failure_text(exc, c.call.name)
@@ -233,8 +237,8 @@ class ToolBatch:
     async def _invoke(self, prepared: PreparedCall, call: ToolCall) -> ToolOutput | ToolError:
         try:
             return await prepared.execute(self._context(call))
-        except (asyncio.CancelledError, EngineError):
-            raise
+        except (asyncio.CancelledError, Cancelled, Interrupted):
+            raise  # cancellation, or our own event delivery failing inside ``context.report``
         except Exception as exc:
             return _failure_text(exc, call.name)
 

@@ -59,6 +59,7 @@ async def test_the_worked_example() -> None:
     assert provider.requests[0].messages == REPLACEMENT  # the provider sees only the replacement
     assert outcome.revision == 2
     assert session.history == (*REPLACEMENT, session.history[-1])
+    assert of_type(events, ev.ContextEstimated) == [ev.ContextEstimated(3 + 21 - 5)]  # on the replacement
     request = compactor.requests[0]
     assert request.messages == (*OLD, Message.user_text("current"))  # the uncommitted candidate
     assert (request.session_id, request.run_id, request.step_index) == (session.id, run.id, 1)

@@ -194,6 +194,7 @@ async def test_one_malformed_response_is_retried_at_once(sleeps: SleepRecorder) 
     i = events.index(ev.ProviderActivity("invalid_response_retry", detail))
     assert events[i + 1] == ev.ProviderStreamReset(ev.InvalidResponseReset(), detail)
     assert names(events).count("StepStarted") == 1  # retries do not re-emit StepStarted
+    assert names(events).count("ModelCallCompleted") == 2  # also for the malformed response
     assert provider.requests[0] == provider.requests[1]  # the identical request is resent
 
 

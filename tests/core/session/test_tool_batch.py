@@ -163,3 +163,28 @@ async def test_live_history_is_published_for_tools_that_read_it() -> None:
     (seen,) = reader.live_histories
     assert [m.text() for m in seen][:1] == ["q"] and len(seen) == 2  # user + assistant with the call
     assert session.live_history == session.history  # cleared after the run
+
+
+async def test_an_engine_error_escaping_a_tool_becomes_its_failed_result() -> None:
+    from rho_desk.core.errors import ProviderError, ProviderErrorKind
+
+    class CallsAModel(Tool):
+        def spec(self) -> ToolSpec:
+            return ToolSpec("ask", "", {"type": "object"})
+
+        async def call(self, invocation: ToolInvocation, context: ToolContext) -> ToolOutput:
+            raise ProviderError(ProviderErrorKind.RATE_LIMIT, "slow down")
+
+    _, history = await run_batch([CallsAModel()], calls("ask"))
+    assert history[2] == Message.result("c0", False, "provider failed: slow down")
+
+
+async def test_leaving_a_run_context_closes_an_unfinished_run() -> None:
+    from rho_desk.core.errors import Interrupted
+
+    session = build(turns=[ScriptedTurn.pending()]).session()
+    async with session.start("q") as run:
+        assert isinstance(await run.next_event(), ev.Started)
+    assert run.done and not session.is_running
+    with pytest.raises(Interrupted):
+        await run.outcome()
