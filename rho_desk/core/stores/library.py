@@ -26,7 +26,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -101,7 +101,8 @@ class UnitRef:
     unit_path: Path
     """The unit folder, or the flat ``.jsonl`` file."""
     lease_path: Path | None = None
-    """``<workspace>/.<id>.active.lock``, when the unit has an id."""
+    """``<workspace>/.<id>.active.lock`` if discovery already knows it; adapters may instead
+    work it out in :meth:`SessionFiles.exclusive_lease` (the real one does, lazily)."""
 
     @property
     def is_folder(self) -> bool:

@@ -131,6 +131,10 @@ def default_cache_dir() -> Path:
     explicit = os.environ.get(CACHE_DIR_ENV, "")
     if explicit:
         return Path(explicit)
+    return _platform_cache_dir()
+
+
+def _platform_cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("rho-desk"))
@@ -261,10 +265,17 @@ class SessionCache:
         Raises:
             StorageError: the cache folder cannot be created or the file cannot be opened.
         """
+        existed = path.parent.is_dir()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
             raise StorageError(f"{path.parent}: cannot create the cache folder: {exc.strerror}") from exc
+        # The cache holds conversation text, and SQLite creates its -wal/-shm files with the
+        # umask's mode: keep the folder private, as Rho keeps its session folders. A folder the
+        # user chose and made (RHO_DESK_CACHE_DIR) keeps the mode they gave it.
+        if not existed or path.parent == _platform_cache_dir():
+            with contextlib.suppress(OSError):
+                os.chmod(path.parent, 0o700)
         for attempt in range(2):
             try:
                 return cls(path, _open_cache(path))

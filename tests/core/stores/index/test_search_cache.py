@@ -27,6 +27,13 @@ def test_cache_files_are_per_home_private_and_self_healing(tmp_path: Path) -> No
     with SessionCache.open(one) as cache:
         _put(cache, id="s1", search_text="hello world")
     assert stat.S_IMODE(one.stat().st_mode) == 0o600
+    assert stat.S_IMODE(one.parent.stat().st_mode) == 0o700  # we made it: private
+    chosen = tmp_path / "chosen"
+    chosen.mkdir(mode=0o755)
+    chosen.chmod(0o755)
+    SessionCache.open(chosen / "x.sqlite3").close()
+    assert stat.S_IMODE(chosen.stat().st_mode) == 0o755  # the user's folder keeps its mode
+    assert stat.S_IMODE((chosen / "x.sqlite3").stat().st_mode) == 0o600
     with SessionCache.open(one) as cache:
         assert cache.count() == 1
     one.write_bytes(b"not a database at all" * 100)
