@@ -73,7 +73,10 @@ def run(args: argparse.Namespace) -> int:
         if args.all:
             key = None
         else:
-            workspace = os.path.abspath(args.workspace) if args.workspace else os.getcwd()
+            try:
+                workspace = os.path.abspath(args.workspace) if args.workspace else os.getcwd()
+            except OSError as exc:  # the current directory was deleted under us
+                raise InputError(f"no current directory ({exc.strerror}); pass --workspace or --all") from None
             key = library.workspace_key(workspace)
         report = library.refresh(key)
         notice = report.notice()

@@ -181,3 +181,15 @@ def test_check_reports_an_unusable_index_once_and_never_creates_one(tmp_path: Pa
     assert out.returncode == 1
     codes = [f["code"] for file in json.loads(out.stdout)["files"] for f in file["findings"]]
     assert codes == ["index-corrupt"]
+
+
+def test_a_deleted_current_directory_is_bad_usage_not_a_traceback(tmp_path: Path, home: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]);"
+              "from rho_desk.cli import main; sys.exit(main(['sessions', '--home', sys.argv[2]]))")
+    out = subprocess.run([sys.executable, "-c", script, str(gone), str(home)], capture_output=True,
+                         text=True, timeout=60,
+                         env={**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache")})  # fmt: skip
+    assert out.returncode == 2 and "pass --workspace or --all" in out.stderr
+    assert "Traceback" not in out.stderr
