@@ -11,7 +11,6 @@ are serialised.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 from types import TracebackType
@@ -113,7 +112,7 @@ class RhoFileSessionStore:
     def _open(self, session_id: str) -> SessionWriter | None:
         writer = self._writers.get(session_id)
         if writer is not None:
-            if _unchanged(writer):
+            if writer.is_current():
                 return writer
             writer.close()
             del self._writers[session_id]
@@ -137,11 +136,3 @@ class RhoFileSessionStore:
         self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
-
-
-def _unchanged(writer: SessionWriter) -> bool:
-    try:
-        st = os.stat(writer.path)
-    except OSError:
-        return False
-    return (st.st_dev, st.st_ino) == writer.session.identity and st.st_size == writer.size

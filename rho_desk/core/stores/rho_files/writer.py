@@ -153,6 +153,21 @@ class SessionWriter:
         """The file size this writer expects (what it last read or wrote)."""
         return self._size
 
+    def is_current(self) -> bool:
+        """Whether the file still is as this writer last read or wrote it (one ``stat``).
+
+        Cheaper and weaker than the check before an append (no tail comparison).
+        """
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        return (
+            (st.st_dev, st.st_ino) == self._identity
+            and st.st_size == self._size
+            and (not self._mtime_ns or st.st_mtime_ns == self._mtime_ns)
+        )
+
     # -- public operations ------------------------------------------------------------------
 
     def save(
@@ -381,7 +396,7 @@ class SessionWriter:
             start = self._size
             try:
                 _write_all(fd, data)
-                os.fdatasync(fd)
+                _datasync(fd)
             except OSError as exc:
                 self._cut_back(fd, start)
                 raise SessionWriteError(
@@ -421,7 +436,7 @@ class SessionWriter:
         """§8.5: drop an unfinished last line before appending (the reader ignored it too)."""
         try:
             os.ftruncate(fd, self._valid_end)
-            os.fdatasync(fd)
+            _datasync(fd)
         except OSError as exc:
             raise SessionWriteError(
                 f"{self.path}: cannot remove the torn last line: {exc.strerror or exc}"
@@ -434,12 +449,21 @@ class SessionWriter:
     def _cut_back(self, fd: int, length: int) -> None:
         try:
             os.ftruncate(fd, length)
-            os.fdatasync(fd)
+            _datasync(fd)
             self._mtime_ns = os.fstat(fd).st_mtime_ns  # our own truncation
         except OSError:
             # The file may keep a partial record now; readers treat it as a torn tail and our
             # next append fails its revision check (the size differs), so nothing is lost.
             self._size = -1
+
+
+def _datasync(fd: int) -> None:
+    """``fdatasync`` where the platform has it (Linux), else ``fsync`` (macOS, Windows).
+
+    Looked up at each call, so tests can inject faults into ``os.fdatasync``.
+    """
+    sync = getattr(os, "fdatasync", None) or os.fsync
+    sync(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -571,7 +595,7 @@ def create_session(
         fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             _write_all(fd, data)
-            os.fdatasync(fd)
+            _datasync(fd)
             st = os.fstat(fd)
         finally:
             os.close(fd)

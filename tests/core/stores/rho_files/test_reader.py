@@ -441,3 +441,9 @@ def test_aborted_reasoning_is_cleared_on_resume() -> None:
     tree = load(header(), node("r", None, "10", snap=snapshot(1, [user("q"), aborted])))
     message = tree.snapshot().history[1]
     assert message.aborted_assistant is not None and message.aborted_assistant.reasoning == ""
+
+
+@pytest.mark.parametrize("schema", [0, 3])
+def test_snapshot_schema_outside_1_2_fails(schema: int) -> None:
+    bad = node("r", None, "10", snap={**snapshot(1, [user("u")]), "schema_version": schema})
+    fails(CorruptRecord, header(), bad, line_no=2, text=f"unsupported session snapshot schema {schema}")

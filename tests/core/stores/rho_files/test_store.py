@@ -243,3 +243,20 @@ def test_delete_flat_unit_with_web_companion(tmp_path: Path) -> None:
     (unit,) = discover_units(ws)
     delete_session(unit)
     assert sorted(p.name for p in ws.iterdir()) == [".33333333-3333-4333-8333-333333333333.active.lock"]
+
+
+@pytest.mark.asyncio
+async def test_load_rereads_a_file_rewritten_in_place(tmp_path: Path) -> None:
+    import os
+
+    path = place(tmp_path, "/w", f"1_{SID}", v4_simple(2))
+    store = RhoFileSessionStore(tmp_path)
+    assert (await store.load(SID)).revision == 2  # type: ignore[union-attr]
+    data = path.read_bytes().replace(b'"u2"', b'"U2"')  # same size, same inode
+    st = path.stat()
+    with open(path, "r+b") as handle:
+        handle.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    reloaded = await store.load(SID)
+    assert reloaded is not None and reloaded.history[2].text() == "U2"
+    await store.aclose()

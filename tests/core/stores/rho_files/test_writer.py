@@ -495,3 +495,18 @@ def test_validation_happens_before_writing(tmp_path: Path, monkeypatch: pytest.M
         for i in range(5):
             writer.save(turn(writer.tree.snapshot(), f"q{i}", f"a{i}"))
     assert parse_session(path.read_bytes()).tree.node_count == 8
+
+
+def test_a_legacy_file_rho_upgraded_grows_with_tree_records(tmp_path: Path) -> None:
+    from .helpers import V3_UPGRADE_EXAMPLE
+
+    path = copy(tmp_path, "session-v3.jsonl")
+    with open(path, "ab") as handle:
+        handle.write(V3_UPGRADE_EXAMPLE.encode())
+    with open_writer(path) as writer:
+        assert writer.tree.upgraded and writer.tree.is_tree
+        node = writer.save(turn(writer.tree.snapshot(), "after the upgrade"))
+        assert (node.parent.id, node.transition, node.virtual) == ("<uuid4>", "snapshot_delta", False)  # type: ignore[union-attr]
+        assert writer.set_leaf(writer.tree.nodes["legacy:000000000000007b"]) is True  # legal after the marker
+        reread_matches(writer)
+    assert json.loads(lines_of(path)[-2])["type"] == "node"
