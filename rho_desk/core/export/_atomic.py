@@ -1,0 +1,88 @@
+"""Atomic writing of an export and its receipt: temp files, fsync, replace, fsync the folder.
+
+Both files are written completely (and flushed to disk) before either replaces anything, so a
+failure while writing leaves neither the export nor the receipt, and no temp file. New files get
+mode 0600, as upstream's exports do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import InputError, StorageError
+
+__all__ = ["OutputExists", "write_files_atomic"]
+
+
+class OutputExists(InputError):
+    """The output file already exists and overwriting was not asked for."""
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if os.name == "posix":
+                os.fchmod(handle.fileno(), mode)
+            view = memoryview(data)
+            while view:
+                written = handle.write(view)
+                view = view[written:]
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    return temp
+
+
+def write_files_atomic(files: list[tuple[Path, bytes]], *, overwrite: bool = False, mode: int = 0o600) -> None:
+    """Write every ``(path, data)`` atomically, all or (as far as the OS allows) none.
+
+    Raises:
+        OutputExists: a target exists and ``overwrite`` is false (nothing is written).
+        StorageError: the disk said no (nothing is left behind).
+    """
+    targets = [p.resolve() if p.exists() else p.absolute() for p, _ in files]
+    existed = [p.exists() for p in targets]
+    if not overwrite:
+        for path, there in zip(targets, existed, strict=True):
+            if there:
+                raise OutputExists(f"refusing to overwrite {path}; pass --force to replace it")
+    temps: list[Path] = []
+    replaced: list[Path] = []
+    try:
+        for path, (_, data) in zip(targets, files, strict=True):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temps.append(_write_temp(path, data, mode))
+        for temp, path in zip(temps, targets, strict=True):
+            os.replace(temp, path)
+            replaced.append(path)
+        for folder in {p.parent for p in targets}:
+            _fsync_dir(folder)
+    except OSError as exc:
+        for temp in temps:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+        # roll back files this call created; an overwritten file cannot be restored
+        for path in replaced:
+            if not existed[targets.index(path)]:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        where = exc.filename if isinstance(exc.filename, str) else targets[len(replaced) if replaced else 0]
+        raise StorageError(f"{where}: {exc.strerror or exc}") from exc

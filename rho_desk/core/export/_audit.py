@@ -1,0 +1,535 @@
+"""The audit: what the exact bytes of an export (or any snapshot or transcript) still contain.
+
+Checks, with upstream's severities (spec/export.md §5.6):
+
+* ``critical``: a secret (every rule of ``RULES``, a known credential, plain or encoded);
+* ``high``: content of an excluded class present where that class lives (a snapshot export whose
+  markers or receipt name the excluded classes): ``excluded-class-present``;
+* ``medium``: text of an excluded class echoed inside included content (a line of an excluded
+  tool output quoted by the assistant): ``excluded-content-echo``. Found by comparing the output
+  with the excluded originals, so only at export time; the receipt records each one with the
+  SHA-256 of the echoed line (which is in the export anyway), and ``rho-desk audit`` re-verifies
+  them from the file;
+* ``low``: an image whose bytes are not of its declared MIME type (unclear classification):
+  ``image-mime-mismatch``.
+
+Findings name the rule, the location (a JSON path, or ``line N`` in a transcript) and, for
+secrets, a keyed fingerprint: never the value.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import enum
+import hashlib
+import html
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import unquote
+
+import msgspec
+
+from ..errors import InputError
+from ..wire.codec import decode_snapshot
+from ..wire.model import ImageContent
+from ..wire.snapshot import SessionSnapshot
+from ._classes import ContentClass
+from ._classify import (
+    Slot,
+    SlotKind,
+    json_slots,
+    document_spans,
+    is_placeholder,
+    iter_slots,
+)
+from ._secrets import Hit, SecretScanner, fingerprint
+
+__all__ = [
+    "ECHO_LINE_MIN",
+    "ECHO_STRING_MIN",
+    "AuditReport",
+    "EchoIndex",
+    "Finding",
+    "Severity",
+    "audit_bytes",
+    "detect_format",
+    "enclosing_string",
+]
+
+ECHO_LINE_MIN: Final = 32
+"""Shortest line of excluded text the echo check looks for (characters, stripped)."""
+ECHO_STRING_MIN: Final = 16
+"""Shortest whole excluded string the echo check looks for."""
+_ECHO_DISTINCT: Final = 8
+"""An echoed unit needs this many distinct characters (rulers like ``-----`` are not content)."""
+
+
+class Severity(enum.Enum):
+    """Upstream's grades; critical and high block an export unless overridden."""
+
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+    @property
+    def blocks(self) -> bool:
+        return self in (Severity.CRITICAL, Severity.HIGH)
+
+
+_ORDER: Final = {Severity.CRITICAL: 0, Severity.HIGH: 1, Severity.MEDIUM: 2, Severity.LOW: 3}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in the audited bytes. Holds no secret value."""
+
+    rule: str
+    severity: Severity
+    location: str
+    cls: ContentClass | None = None
+    fingerprint: str | None = None
+    """``fp:…`` of the secret (secret findings only)."""
+    digest: str | None = None
+    """``sha256:…`` of the echoed text (echo findings only; that text is in the file)."""
+
+    def to_json(self) -> dict[str, str]:
+        out = {"rule": self.rule, "severity": self.severity.value, "location": self.location}
+        if self.cls is not None:
+            out["class"] = self.cls.value
+        if self.fingerprint is not None:
+            out["fingerprint"] = self.fingerprint
+        if self.digest is not None:
+            out["digest"] = self.digest
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Finding:
+        try:
+            return cls(
+                rule=str(data["rule"]),
+                severity=Severity(data["severity"]),
+                location=str(data["location"]),
+                cls=ContentClass(data["class"]) if data.get("class") else None,
+                fingerprint=data.get("fingerprint"),
+                digest=data.get("digest"),
+            )
+        except (KeyError, ValueError, TypeError) as exc:
+            raise InputError(f"malformed finding in receipt: {exc}") from None
+
+    def sort_key(self) -> tuple[int, str, str, str]:
+        return (_ORDER[self.severity], self.location, self.rule, self.fingerprint or self.digest or "")
+
+    def describe(self) -> str:
+        what = self.rule + (f" ({self.cls.value})" if self.cls is not None else "")
+        tag = self.fingerprint or ""
+        return f"{self.severity.value:<8} {what} at {self.location} {tag}".rstrip()
+
+
+@dataclass
+class AuditReport:
+    """The findings of one audit, and what was checked."""
+
+    format: str
+    findings: list[Finding]
+    excluded: frozenset[ContentClass] = frozenset()
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity.blocks]
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            out[f.severity.value] += 1
+        return out
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+
+def detect_format(data: bytes, name: str = "") -> str:
+    """``snapshot``, ``json``, ``jsonl``, ``markdown``, ``html`` or ``text``."""
+    lower = name.lower()
+    if lower.endswith((".md", ".markdown")):
+        return "markdown"
+    if lower.endswith((".html", ".htm")):
+        return "html"
+    if lower.endswith(".jsonl"):
+        return "jsonl"
+    head = data[:64].lstrip()
+    if head.startswith(b"<!DOCTYPE html") or head.startswith(b"<html"):
+        return "html"
+    if head.startswith((b"{", b"[")):
+        try:
+            msgspec.json.decode(data)
+        except msgspec.DecodeError:
+            return "jsonl" if b"\n{" in data else "text"
+        try:
+            decode_snapshot(data)
+        except InputError:
+            return "json"
+        return "snapshot"
+    return "text"
+
+
+# --- secret findings -------------------------------------------------------------------------
+
+
+def _unescaped_quote_before(data: bytes, pos: int) -> int:
+    while True:
+        q = data.rfind(b'"', 0, pos)
+        if q < 0:
+            return -1
+        j = q - 1
+        while j >= 0 and data[j] == 0x5C:
+            j -= 1
+        if (q - 1 - j) % 2 == 0:
+            return q
+        pos = q
+
+
+def _unescaped_quote_after(data: bytes, pos: int) -> int:
+    while True:
+        q = data.find(b'"', pos)
+        if q < 0:
+            return -1
+        j = q - 1
+        while j >= pos and data[j] == 0x5C:
+            j -= 1
+        if (q - 1 - j) % 2 == 0:
+            return q
+        pos = q + 1
+
+
+def enclosing_string(data: bytes, start: int, end: int) -> tuple[int, str] | None:
+    """(offset of the opening quote, decoded value) of the JSON string holding ``[start, end)``."""
+    q = _unescaped_quote_before(data, start + 1 if data[start : start + 1] == b'"' else start)
+    if q < 0:
+        return None
+    c = _unescaped_quote_after(data, q + 1)
+    if c < 0 or c < end - 1:
+        return None
+    try:
+        value = msgspec.json.decode(data[q : c + 1])
+    except msgspec.DecodeError:
+        return None
+    return (q, value) if isinstance(value, str) else None
+
+
+def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list[tuple[str, ContentClass | None]]:
+    """A JSON path (and class) for each hit, matching the n-th string occurrence to the n-th slot."""
+    owners = [enclosing_string(data, h.start, h.end) for h in hits]
+    wanted: dict[str, set[int]] = {}
+    for owner in owners:
+        if owner is not None:
+            wanted.setdefault(owner[1], set()).add(owner[0])
+    places: dict[str, list[tuple[str, ContentClass | None]]] = {}
+    if wanted:
+        for slot in slots:
+            if slot.text in wanted:
+                places.setdefault(slot.text, []).append((slot.path, slot.cls))
+    out = []
+    for owner in owners:
+        if owner is None:
+            out.append(("$ (outside any string)", None))
+            continue
+        quote, value = owner
+        order = sorted(wanted[value]).index(quote)
+        found = places.get(value, [])
+        out.append(found[min(order, len(found) - 1)] if found else ("$", None))
+    return out
+
+
+def _line_starts(data: bytes) -> list[int]:
+    return [0, *(m.end() for m in re.finditer(b"\n", data))]
+
+
+def _secret_findings(data: bytes, fmt: str, hits: list[Hit], key: bytes, slots: list[Slot] | None) -> list[Finding]:
+    if not hits:
+        return []
+    if fmt in ("snapshot", "json") and slots is not None:
+        places = _json_locations(data, hits, slots)
+    elif fmt == "jsonl":
+        starts = _line_starts(data)
+        places = []
+        for hit in hits:
+            n = bisect.bisect_right(starts, hit.start) - 1
+            line_end = starts[n + 1] if n + 1 < len(starts) else len(data)
+            line = data[starts[n] : line_end]
+            sub = Hit(hit.rule, hit.start - starts[n], hit.end - starts[n], hit.value)
+            try:
+                value = msgspec.json.decode(line)
+                path, cls = _json_locations(line, [sub], list(json_slots(value, "$", None)))[0]
+            except msgspec.DecodeError:
+                path, cls = "", None
+            places.append((f"line {n + 1} {path}".rstrip(), cls))
+    else:
+        starts = _line_starts(data)
+        places = [(f"line {bisect.bisect_right(starts, h.start)}", None) for h in hits]
+    findings = {}
+    for hit, (location, cls) in zip(hits, places, strict=True):
+        f = Finding(hit.rule, Severity.CRITICAL, location, cls, fingerprint(key, hit.value))
+        findings[(f.rule, f.location, f.fingerprint)] = f
+    return list(findings.values())
+
+
+# --- excluded classes still present ----------------------------------------------------------
+
+
+def _structural_findings(slots: list[Slot], snapshot: SessionSnapshot, excluded: frozenset[ContentClass]) -> list[Finding]:
+    out: list[Finding] = []
+
+    def flag(path: str, cls: ContentClass) -> None:
+        out.append(Finding("excluded-class-present", Severity.HIGH, path, cls))
+
+    for slot in slots:
+        cls = slot.cls
+        if cls is None:
+            continue
+        if cls is ContentClass.TOOL_RECORDS and slot.kind == SlotKind.MIXED:
+            spans = document_spans(slot.text)
+            if ContentClass.DOCUMENTS in excluded and spans:
+                flag(slot.path, ContentClass.DOCUMENTS)
+            if cls in excluded:
+                pos = 0
+                for a, b in [*spans, (len(slot.text), len(slot.text))]:
+                    piece = slot.text[pos:a]
+                    if piece.strip() and not is_placeholder(piece):
+                        flag(slot.path, cls)
+                        break
+                    pos = b
+            continue
+        if cls not in excluded:
+            continue
+        if slot.kind == SlotKind.IMAGE_DATA or slot.kind == SlotKind.KEY or cls is ContentClass.METADATA:
+            flag(slot.path, cls)
+        elif slot.text.strip() and not is_placeholder(slot.text):
+            flag(slot.path, cls)
+    return out
+
+
+def _mime_findings(snapshot: SessionSnapshot) -> list[Finding]:
+    out = []
+    for i, message in enumerate(snapshot.history):
+        for j, block in enumerate(message.content):
+            image = block.image
+            if image is None:
+                continue
+            try:
+                head = base64.b64decode(image.data[:24] + "=" * (-len(image.data[:24]) % 4))
+            except (binascii.Error, ValueError):
+                head = b""
+            actual = ImageContent.mime_type_from_bytes(head)
+            if actual != image.mime_type:
+                kind = message.kind.value
+                where = f"$.history[{i}].{kind}" + (".content" if kind in ("EnrichedAssistant", "AbortedAssistant") else "")
+                out.append(Finding("image-mime-mismatch", Severity.LOW, f"{where}[{j}].Image", ContentClass.IMAGES))
+    return out
+
+
+# --- echoes of excluded content --------------------------------------------------------------
+
+
+def _digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _looks_base64(unit: str) -> bool:
+    return 24 <= len(unit) <= 65536 and " " not in unit and not unit.islower() and not unit.isupper()
+
+
+class EchoIndex:
+    """Lines (≥ 32 chars) and whole strings (≥ 16 chars) of excluded content, case-folded.
+
+    Built from the originals ``apply_selection`` removed. Matching is exact on stripped,
+    lower-cased lines, done with C-level set operations, so the index costs one pass over the
+    excluded text and the check one pass over the output's text.
+    """
+
+    def __init__(self, originals: Iterable[tuple[ContentClass, str]]) -> None:
+        self._units: dict[str, ContentClass] = {}
+        for cls, text in originals:
+            low = text.lower()
+            whole = low.strip()
+            if len(whole) >= ECHO_STRING_MIN:
+                self._units.setdefault(whole, cls)
+            if "\n" in whole:
+                for line in set(map(str.strip, low.splitlines())):
+                    if len(line) >= ECHO_LINE_MIN:
+                        self._units.setdefault(line, cls)
+
+    def __bool__(self) -> bool:
+        return bool(self._units)
+
+    def _variants(self, unit: str) -> Iterator[str]:
+        """Encoded forms of an output unit, decoded: URL-encoding and base64."""
+        if "%" in unit:
+            decoded = unquote(unit).lower().strip()
+            if decoded != unit:
+                yield decoded
+        if _looks_base64(unit):
+            try:
+                raw = base64.b64decode(unit + "=" * (-len(unit) % 4), altchars=b"-_" if "-" in unit or "_" in unit else None)
+            except (binascii.Error, ValueError):
+                return
+            text = raw.decode("utf-8", "ignore").lower()
+            yield text.strip()
+            yield from (line.strip() for line in text.splitlines())
+
+    def _match(self, unit: str) -> ContentClass | None:
+        cls = self._units.get(unit)
+        if cls is not None and len(set(unit)) >= _ECHO_DISTINCT:
+            return cls
+        return None
+
+    def check(self, units: Iterable[tuple[str, str]]) -> list[Finding]:
+        """Echo findings among ``(location, text)`` of included output content."""
+        units_set = self._units.keys()
+        out: list[Finding] = []
+        for location, text in units:
+            if is_placeholder(text):
+                continue
+            low = text.lower()
+            lines = low.splitlines()
+            whole = low.strip()
+            plain_hit = whole in units_set or not units_set.isdisjoint(map(str.strip, lines))
+            encoded = "%" in low or _looks_base64(whole)
+            if not plain_hit and not encoded:
+                continue
+            originals = text.splitlines()
+            candidates = [(whole, text.strip(), location)]
+            if len(lines) > 1:
+                candidates += [(line.strip(), originals[k].strip(), f"{location} line {k + 1}") for k, line in enumerate(lines)]
+            for unit, original, where in candidates:
+                cls = self._match(unit)
+                if cls is None:
+                    for variant in self._variants(unit):
+                        cls = self._match(variant)
+                        if cls is not None:
+                            break
+                if cls is not None:
+                    out.append(Finding("excluded-content-echo", Severity.MEDIUM, where, cls, digest=_digest(original)))
+                    if where == location:
+                        break  # the whole string echoes: its lines need no separate findings
+        return out
+
+
+def echo_units_of_text(data: bytes, fmt: str) -> Iterator[tuple[str, str]]:
+    """(location, line) of a transcript, HTML entities decoded."""
+    text = data.decode("utf-8", "replace")
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            yield f"line {n}", html.unescape(line) if fmt == "html" else line
+
+
+def _echo_units_of_slots(slots: Iterable[Slot], excluded: frozenset[ContentClass]) -> Iterator[tuple[str, str]]:
+    for slot in slots:
+        if slot.cls is None or slot.cls not in excluded:
+            yield slot.path, slot.text
+
+
+def verify_echo(data: bytes, fmt: str, recorded: Iterable[Finding], slots: list[Slot] | None) -> list[Finding]:
+    """The recorded echo findings whose text is still at their location (same SHA-256)."""
+    by_path = {s.path: s.text for s in slots} if slots is not None else {}
+    lines: list[str] | None = None
+    out = []
+    for f in recorded:
+        if f.rule != "excluded-content-echo" or f.digest is None:
+            continue
+        location = f.location
+        text: str | None = None
+        if slots is not None:
+            path, _, line = location.partition(" line ")
+            value = by_path.get(path)
+            if value is not None:
+                if line:
+                    parts = value.splitlines()
+                    k = int(line) - 1 if line.isdigit() else -1
+                    text = parts[k].strip() if 0 <= k < len(parts) else None
+                else:
+                    text = value.strip()
+        elif location.startswith("line "):
+            if lines is None:
+                lines = data.decode("utf-8", "replace").splitlines()
+            k = int(location[5:]) - 1 if location[5:].isdigit() else -1
+            if 0 <= k < len(lines):
+                text = html.unescape(lines[k]).strip() if fmt == "html" else lines[k].strip()
+        if text is not None and _digest(text) == f.digest:
+            out.append(f)
+    return out
+
+
+# --- the audit -------------------------------------------------------------------------------
+
+
+def audit_bytes(
+    data: bytes,
+    *,
+    scanner: SecretScanner,
+    key: bytes,
+    fmt: str | None = None,
+    name: str = "",
+    excluded: frozenset[ContentClass] | None = None,
+    echo: EchoIndex | None = None,
+    recorded_echoes: Iterable[Finding] = (),
+    hits: list[Hit] | None = None,
+) -> AuditReport:
+    """Audit the exact bytes of an export, snapshot or transcript.
+
+    Args:
+        scanner: the secret scanner (rules plus known credentials).
+        key: the fingerprint key.
+        fmt: ``snapshot``, ``json``, ``jsonl``, ``markdown``, ``html`` or ``text``; detected
+            when omitted.
+        excluded: classes that must be absent; for a snapshot, read from its export markers when
+            omitted.
+        echo: the excluded originals (export time); without it, ``recorded_echoes`` (from a
+            receipt) are re-verified instead.
+        hits: ``scanner.scan(data)`` if the caller already ran it on exactly these bytes.
+    """
+    from ._redact import MARKER_EXCLUDED
+
+    if fmt is None:
+        fmt = detect_format(data, name)
+    if hits is None:
+        hits = scanner.scan(data)
+    notes: list[str] = []
+    slots: list[Slot] | None = None
+    snapshot: SessionSnapshot | None = None
+    if fmt == "snapshot":
+        snapshot = decode_snapshot(data, source=name or None)
+        slots = list(iter_slots(snapshot))
+        if excluded is None:
+            marker = snapshot.metadata.get(MARKER_EXCLUDED)
+            excluded = frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES) if marker else frozenset()
+    elif fmt == "json":
+        slots = list(json_slots(msgspec.json.decode(data), "$", None))
+    excluded = excluded or frozenset()
+    findings = _secret_findings(data, fmt, hits, key, slots)
+    if snapshot is not None and slots is not None:
+        findings += _structural_findings(slots, snapshot, excluded)
+        if ContentClass.IMAGES not in excluded:
+            findings += _mime_findings(snapshot)
+    if echo:
+        if slots is not None:
+            units: Iterable[tuple[str, str]] = _echo_units_of_slots(slots, excluded)
+        else:
+            units = echo_units_of_text(data, fmt)
+        findings += echo.check(units)
+    else:
+        recorded = list(recorded_echoes)
+        if recorded:
+            findings += verify_echo(data, fmt, recorded, slots)
+        if excluded:
+            notes.append("echoes of excluded content are found only at export time (they need the source)")
+    findings.sort(key=Finding.sort_key)
+    return AuditReport(fmt, findings, excluded, notes)
+
+
+_NAMES: Final = frozenset(c.value for c in ContentClass)

@@ -1,0 +1,264 @@
+"""Classification: every string of a snapshot, where it sits (JSON path) and which content class.
+
+Where each class lives on the wire is spec/export.md §4:
+
+* ``System`` text → ``instructions``;
+* ``User`` text blocks → ``user``, except composer attachments (a block starting
+  ``Attached file: ``) and display labels (``[pdf: name · N chars]``) → ``documents``;
+* ``Assistant`` / ``EnrichedAssistant`` / ``AbortedAssistant`` text → ``assistant``;
+* ``ToolCall`` arguments (values at any depth), ``AbortedAssistant.tool_calls[].arguments`` and
+  ``ToolResult.content`` → ``tool_records``, except the ``Extraction notice:`` and
+  ``[document warning: …]`` lines of a tool result → ``documents``;
+* ``Image.data`` → ``images``;
+* ``reasoning_summary`` → ``reasoning_summaries``; ``provider_context[].data`` (every string in
+  it, portable fallbacks included) → ``provider_context``;
+* ``metadata`` keys and values, ``prompt_cache_key`` → ``metadata``.
+
+Everything else (ids, tool names, MIME types, provider identities, context kinds, argument keys,
+the session id, rho-desk's own export markers) is *structure*: it keeps the snapshot meaningful,
+is never excluded, and is still scanned for secrets.
+
+Strings are visited in the order msgspec writes them, so the n-th occurrence of a string in the
+encoded document is the n-th slot with that text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..wire.model import ContentBlock, Message, ProviderContextBlock
+from ..wire.snapshot import SessionSnapshot
+from ._classes import ALL_CLASSES, ContentClass
+
+__all__ = [
+    "EXPORT_MARKER_PREFIX",
+    "PLACEHOLDER",
+    "ClassStats",
+    "Slot",
+    "SlotKind",
+    "class_stats",
+    "document_spans",
+    "is_attachment",
+    "is_placeholder",
+    "iter_slots",
+    "json_path",
+    "json_slots",
+    "utf8_len",
+]
+
+EXPORT_MARKER_PREFIX: Final = "rho_desk.export."
+"""Metadata keys rho-desk writes into an export; structure, not custom metadata."""
+
+PLACEHOLDER: Final = re.compile(
+    r"\[(?:" + "|".join(c.value for c in ALL_CLASSES) + r") (?:excluded|redacted): [^\]\n]*\]"
+)
+"""A typed placeholder left where excluded content was: ``[images excluded: image/png, 45 KB]``."""
+
+_PLACEHOLDERS_ONLY: Final = re.compile(r"\s*(?:" + PLACEHOLDER.pattern + r"\s*)+")
+_LABEL: Final = re.compile(r"\[[^:\]\n]+: .+ · \d+ chars(?: · truncated)?\]")
+_DOCUMENT_LINES: Final = re.compile(r"(?m)^(?:Extraction notice: .*|\[document warning: .*\])$")
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class SlotKind:
+    """What a string slot is, where the class alone does not say (images and keys need care)."""
+
+    TEXT = "text"
+    IMAGE_DATA = "image_data"
+    KEY = "key"
+    """An object key (argument names, metadata keys, keys inside provider data)."""
+    MIXED = "mixed"
+    """A tool result holding document lines: ``spans`` says which parts are ``documents``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One string of a snapshot."""
+
+    path: str
+    """JSON path: ``$.history[3].User[0].Text``; object keys end with ``@key``."""
+    cls: ContentClass | None
+    """The content class, or ``None`` for structure."""
+    text: str
+    kind: str = SlotKind.TEXT
+
+
+def utf8_len(text: str) -> int:
+    """UTF-8 size of ``text`` without encoding pure-ASCII strings (``isascii`` is O(1))."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def json_path(base: str, key: str) -> str:
+    """``base.key`` for identifier keys, else ``base["key"]`` (JSON-escaped)."""
+    if _IDENTIFIER.fullmatch(key):
+        return f"{base}.{key}"
+    escaped = key.replace("\\", "\\\\").replace('"', '\\"')
+    return f'{base}["{escaped}"]'
+
+
+def is_placeholder(text: str) -> bool:
+    """True when ``text`` holds typed placeholders and nothing else but whitespace."""
+    return _PLACEHOLDERS_ONLY.fullmatch(text) is not None
+
+
+def is_attachment(text: str) -> bool:
+    """A composer attachment block (spec/export.md §4.5) or its display label."""
+    return text.startswith("Attached file: ") or _LABEL.fullmatch(text) is not None
+
+
+def document_spans(content: str) -> list[tuple[int, int]]:
+    """The ``Extraction notice:`` and ``[document warning: …]`` lines of a tool result."""
+    if "Extraction notice:" not in content and "[document warning:" not in content:
+        return []
+    return [m.span() for m in _DOCUMENT_LINES.finditer(content)]
+
+
+# --- the walk --------------------------------------------------------------------------------
+
+
+def json_slots(value: Any, path: str, cls: ContentClass | None) -> Iterator[Slot]:
+    """Every string of an arbitrary JSON value: keys as structure, values as ``cls``."""
+    if isinstance(value, str):
+        yield Slot(path, cls, value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            child = json_path(path, key)
+            yield Slot(child + "@key", None, key, SlotKind.KEY)
+            yield from json_slots(item, child, cls)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from json_slots(item, f"{path}[{index}]", cls)
+
+
+def _blocks(blocks: tuple[ContentBlock, ...], path: str, text_cls: ContentClass) -> Iterator[Slot]:
+    for j, block in enumerate(blocks):
+        base = f"{path}[{j}]"
+        if block.text is not None:
+            cls = ContentClass.DOCUMENTS if text_cls is ContentClass.USER and is_attachment(block.text) else text_cls
+            yield Slot(f"{base}.Text", cls, block.text)
+        elif block.image is not None:
+            yield Slot(f"{base}.Image.data", ContentClass.IMAGES, block.image.data, SlotKind.IMAGE_DATA)
+            yield Slot(f"{base}.Image.mime_type", None, block.image.mime_type)
+        elif block.tool_call is not None:
+            call = block.tool_call
+            yield Slot(f"{base}.ToolCall.id", None, call.id)
+            yield Slot(f"{base}.ToolCall.name", None, call.name)
+            yield from json_slots(call.arguments, f"{base}.ToolCall.arguments", ContentClass.TOOL_RECORDS)
+
+
+def _identity(identity: Any, path: str) -> Iterator[Slot]:
+    yield Slot(f"{path}.provider", None, identity.provider)
+    yield Slot(f"{path}.api", None, identity.api)
+    yield Slot(f"{path}.model", None, identity.model)
+
+
+def _context(blocks: tuple[ProviderContextBlock, ...], path: str) -> Iterator[Slot]:
+    for k, block in enumerate(blocks):
+        base = f"{path}[{k}]"
+        yield from _identity(block.identity, f"{base}.identity")
+        yield Slot(f"{base}.kind", None, block.kind)
+        yield from json_slots(block.data, f"{base}.data", ContentClass.PROVIDER_CONTEXT)
+
+
+def message_slots(message: Message, path: str) -> Iterator[Slot]:
+    """Every string of one message, in wire order."""
+    if message.system is not None:
+        yield Slot(f"{path}.System", ContentClass.INSTRUCTIONS, message.system)
+    elif message.user is not None:
+        yield from _blocks(message.user, f"{path}.User", ContentClass.USER)
+    elif message.assistant is not None:
+        yield from _blocks(message.assistant, f"{path}.Assistant", ContentClass.ASSISTANT)
+    elif message.enriched_assistant is not None:
+        m = message.enriched_assistant
+        base = f"{path}.EnrichedAssistant"
+        yield from _blocks(m.content, f"{base}.content", ContentClass.ASSISTANT)
+        if m.provenance is not None:
+            yield from _identity(m.provenance, f"{base}.provenance")
+        if m.reasoning_summary is not None:
+            yield Slot(f"{base}.reasoning_summary", ContentClass.REASONING_SUMMARIES, m.reasoning_summary)
+        yield from _context(m.provider_context, f"{base}.provider_context")
+    elif message.aborted_assistant is not None:
+        a = message.aborted_assistant
+        base = f"{path}.AbortedAssistant"
+        yield from _blocks(a.content, f"{base}.content", ContentClass.ASSISTANT)
+        if a.reasoning:
+            yield Slot(f"{base}.reasoning", ContentClass.REASONING_SUMMARIES, a.reasoning)
+        if a.provenance is not None:
+            yield from _identity(a.provenance, f"{base}.provenance")
+        if a.reasoning_summary is not None:
+            yield Slot(f"{base}.reasoning_summary", ContentClass.REASONING_SUMMARIES, a.reasoning_summary)
+        yield from _context(a.provider_context, f"{base}.provider_context")
+        for k, call in enumerate(a.tool_calls):
+            cbase = f"{base}.tool_calls[{k}]"
+            if call.id is not None:
+                yield Slot(f"{cbase}.id", None, call.id)
+            if call.name is not None:
+                yield Slot(f"{cbase}.name", None, call.name)
+            yield Slot(f"{cbase}.arguments", ContentClass.TOOL_RECORDS, call.arguments)
+    elif message.tool_result is not None:
+        r = message.tool_result
+        base = f"{path}.ToolResult"
+        yield Slot(f"{base}.id", None, r.id)
+        kind = SlotKind.MIXED if document_spans(r.content) else SlotKind.TEXT
+        yield Slot(f"{base}.content", ContentClass.TOOL_RECORDS, r.content, kind)
+
+
+def iter_slots(snapshot: SessionSnapshot) -> Iterator[Slot]:
+    """Every string of ``snapshot`` with its path and class, in the order they are encoded."""
+    yield Slot("$.session_id", None, snapshot.session_id)
+    for i, message in enumerate(snapshot.history):
+        yield from message_slots(message, f"$.history[{i}]")
+    yield from _identity(snapshot.provider, "$.provider")
+    for key, value in snapshot.metadata.items():
+        path = json_path("$.metadata", key)
+        cls = None if key.startswith(EXPORT_MARKER_PREFIX) else ContentClass.METADATA
+        yield Slot(path + "@key", cls, key, SlotKind.KEY)
+        yield Slot(path, cls, value)
+    if snapshot.prompt_cache_key is not None:
+        yield Slot("$.prompt_cache_key", ContentClass.METADATA, snapshot.prompt_cache_key)
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+
+@dataclass
+class ClassStats:
+    """How many strings (or document spans) of each class, and their UTF-8 size on the wire."""
+
+    strings: dict[ContentClass, int]
+    bytes: dict[ContentClass, int]
+    structure_strings: int = 0
+    structure_bytes: int = 0
+
+    @classmethod
+    def empty(cls) -> ClassStats:
+        return cls({c: 0 for c in ALL_CLASSES}, {c: 0 for c in ALL_CLASSES})
+
+    def add(self, cls: ContentClass | None, size: int) -> None:
+        if cls is None:
+            self.structure_strings += 1
+            self.structure_bytes += size
+        else:
+            self.strings[cls] += 1
+            self.bytes[cls] += size
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        return {c.value: {"strings": self.strings[c], "bytes": self.bytes[c]} for c in ALL_CLASSES}
+
+
+def class_stats(snapshot: SessionSnapshot) -> ClassStats:
+    """Counts and byte sizes per class (document lines of tool results count as documents)."""
+    stats = ClassStats.empty()
+    for slot in iter_slots(snapshot):
+        if slot.kind == SlotKind.MIXED:
+            spans = document_spans(slot.text)
+            doc = sum(utf8_len(slot.text[a:b]) for a, b in spans)
+            for a, b in spans:
+                stats.add(ContentClass.DOCUMENTS, utf8_len(slot.text[a:b]))
+            stats.add(ContentClass.TOOL_RECORDS, utf8_len(slot.text) - doc)
+        else:
+            stats.add(slot.cls, utf8_len(slot.text))
+    return stats

@@ -1,0 +1,194 @@
+"""The export pipeline: classify, apply the selection, redact secrets, render, audit.
+
+::
+
+    snapshot ──classify──► class stats
+        │
+        └─apply_selection──► S1 (typed placeholders, export markers)
+              │ encode ──► B1 ──scan──► hits? ── none ──► B1 is the output (its scan is the audit's)
+              │                          │
+              │                          └─ each hit's JSON string: redact (hits from B1 mapped
+              │                             into the string, plus a scan of the string itself)
+              └────────────────────────────► S2 ──encode──► B2 ──scan──► (again, at most 3 rounds)
+        JSON output = the last B; Markdown/HTML = rendered from the last S
+        audit(output bytes): secrets, excluded classes present, echoes, image types
+
+Nothing is written here (``write_export`` does that); the result holds the bytes, the redactions
+and the audit report, and ``build_receipt`` turns it into a receipt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Final
+
+import msgspec
+
+from ..wire.codec import encode_pretty
+from ..wire.snapshot import SessionSnapshot
+from ._audit import AuditReport, EchoIndex, enclosing_string, audit_bytes
+from ._classes import ContentClass, Selection
+from ._classify import ClassStats, Slot, SlotKind, class_stats, document_spans, iter_slots
+from ._redact import (
+    Exclusion,
+    Redaction,
+    apply_selection,
+    image_placeholder,
+    redact_text,
+    rewrite_strings,
+    with_markers,
+)
+from ._secrets import Hit, SecretScanner, merge_hits
+
+__all__ = ["FORMATS", "ExportResult", "export_snapshot"]
+
+FORMATS: Final = ("json", "markdown", "html")
+_ROUNDS: Final = 3
+
+
+@dataclass
+class ExportResult:
+    """Everything an export produced, before anything is written."""
+
+    data: bytes
+    """The exact bytes to write (audited)."""
+    format: str
+    snapshot: SessionSnapshot
+    """The redacted snapshot (the JSON output is its pretty encoding)."""
+    source: SessionSnapshot
+    selection: Selection
+    stats: ClassStats
+    """Counts and sizes per class in the source."""
+    exclusion: Exclusion
+    redactions: list[Redaction]
+    report: AuditReport
+    known_checked: int = 0
+    known_ignored_short: int = 0
+    sha256: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sha256 = hashlib.sha256(self.data).hexdigest()
+
+    @property
+    def blocked(self) -> bool:
+        """Critical or high findings: the export must not be written without an override."""
+        return bool(self.report.blocking)
+
+
+def _string_offsets(data: bytes, quote: int, hits: list[Hit]) -> list[Hit] | None:
+    """Hits inside the JSON string opening at ``quote``, as offsets in its decoded UTF-8 bytes."""
+    out = []
+    raw = quote + 1
+    pos = 0
+    try:
+        for hit in sorted(hits, key=lambda h: h.start):
+            if hit.start < raw:
+                continue
+            # the raw JSON between quotes decodes to str; UTF-8 sizes give the byte offsets
+            before = msgspec.json.decode(b'"' + data[raw : hit.start] + b'"')
+            inside = msgspec.json.decode(b'"' + data[hit.start : hit.end] + b'"')
+            start = pos + len(before.encode("utf-8", "surrogatepass"))
+            end = start + len(inside.encode("utf-8", "surrogatepass"))
+            out.append(Hit(hit.rule, start, end, hit.value, hit.encoding))
+            raw, pos = hit.end, end
+    except msgspec.DecodeError:
+        return None
+    return out
+
+
+def _redaction_table(data: bytes, hits: list[Hit], scanner: SecretScanner, key: bytes) -> dict[str, tuple[str, list[tuple[Hit, str, int]]]]:
+    """For each string holding a hit: its redacted text and what was replaced."""
+    per_string: dict[tuple[int, str], list[Hit]] = {}
+    for hit in hits:
+        owner = enclosing_string(data, hit.start, hit.end)
+        if owner is not None:
+            per_string.setdefault(owner, []).append(hit)
+    local: dict[str, list[Hit]] = {}
+    for (quote, value), string_hits in per_string.items():
+        mapped = _string_offsets(data, quote, string_hits)
+        local.setdefault(value, []).extend(mapped or [])
+    table: dict[str, tuple[str, list[tuple[Hit, str, int]]]] = {}
+    for value, mapped in local.items():
+        own = scanner.scan(value.encode("utf-8", "surrogatepass"))
+        merged = merge_hits([*mapped, *own])
+        new_text, done = redact_text(value, merged, key)
+        if new_text != value:
+            table[value] = (new_text, done)
+    return table
+
+
+def _class_at(slot: Slot, offset: int) -> ContentClass | None:
+    if slot.kind != SlotKind.MIXED:
+        return slot.cls
+    char = len(slot.text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
+    if any(a <= char < b for a, b in document_spans(slot.text)):
+        return ContentClass.DOCUMENTS
+    return slot.cls
+
+
+def export_snapshot(
+    snapshot: SessionSnapshot,
+    selection: Selection,
+    *,
+    key: bytes,
+    known_secrets: list[str] | tuple[str, ...] = (),
+    fmt: str = "json",
+    scanner: SecretScanner | None = None,
+) -> ExportResult:
+    """Build a redacted export of ``snapshot`` and audit it (nothing is written).
+
+    Args:
+        selection: the classes to keep; secrets are redacted whatever it says.
+        key: the fingerprint key (``fingerprint_key()`` in the app and CLI).
+        known_secrets: credentials to find literally (every one rho-desk holds).
+        fmt: ``json`` (a schema-2 snapshot), ``markdown`` or ``html``.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}")
+    if scanner is None:
+        scanner = SecretScanner(known_secrets)
+    stats = class_stats(snapshot)
+    current, exclusion = apply_selection(snapshot, selection)
+    if selection.excluded:
+        current = with_markers(current, selection)
+    redactions: list[Redaction] = []
+    data = encode_pretty(current)
+    hits = scanner.scan(data)
+    for _ in range(_ROUNDS):
+        if not hits:
+            break
+        table = _redaction_table(data, hits, scanner, key)
+        if not table:
+            break  # what is left cannot be placed in a string: the audit reports it
+        for slot in iter_slots(current):
+            entry = table.get(slot.text)
+            if entry is None:
+                continue
+            for hit, fp, offset in entry[1]:
+                redactions.append(Redaction(hit.rule, slot.path, _class_at(slot, offset), fp, hit.encoding))
+        current = rewrite_strings(current, lambda s: table[s][0] if s in table else s, image_placeholder)
+        current = with_markers(current, selection)
+        data = encode_pretty(current)
+        hits = scanner.scan(data)
+    echo = EchoIndex(exclusion.originals)
+    if fmt == "json":
+        report = audit_bytes(data, scanner=scanner, key=key, fmt="snapshot", excluded=selection.excluded, echo=echo, hits=hits)
+    else:
+        from ._transcript import render_html, render_markdown
+
+        data = render_markdown(current) if fmt == "markdown" else render_html(current)
+        report = audit_bytes(data, scanner=scanner, key=key, fmt=fmt, excluded=selection.excluded, echo=echo)
+    return ExportResult(
+        data=data,
+        format=fmt,
+        snapshot=current,
+        source=snapshot,
+        selection=selection,
+        stats=stats,
+        exclusion=exclusion,
+        redactions=redactions,
+        report=report,
+        known_checked=scanner.known_count,
+        known_ignored_short=scanner.ignored_short,
+    )
