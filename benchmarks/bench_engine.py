@@ -40,7 +40,8 @@ from rho_desk.benchkit import BenchResult, benchmark, measure, percentile
 from rho_desk.core.compaction.api import CompactionPolicy
 from rho_desk.core.compaction.tokens import estimate_messages_tokens
 from rho_desk.core.provider import EventSink, ModelProvider, ModelRequest, OutputDelta
-from rho_desk.core.session import Rho, SessionOptions, events as ev
+from rho_desk.core.session import Rho, SessionOptions
+from rho_desk.core.session import events as ev
 from rho_desk.core.testing import ScriptedCompactor, ScriptedProvider, ScriptedTurn
 from rho_desk.core.wire.codec import decode_snapshot, encode, encode_pretty, gc_paused
 from rho_desk.core.wire.model import (

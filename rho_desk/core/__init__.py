@@ -136,6 +136,13 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "EXCLUSIVE_ACCESS",
+    "INITIAL_REVISION",
+    "INTERRUPTED_RESULT",
+    "MIN_SNAPSHOT_SCHEMA",
+    "PORTABLE_FALLBACK_KIND",
+    "SNAPSHOT_SCHEMA",
+    "U64_MAX",
     "AbortedAssistant",
     "AssistantMessage",
     "AuthenticationError",
@@ -152,12 +159,9 @@ __all__ = [
     "Compactor",
     "ContentBlock",
     "CredentialsUnavailable",
-    "EXCLUSIVE_ACCESS",
     "EngineError",
     "EventSink",
     "HandoffReport",
-    "INITIAL_REVISION",
-    "INTERRUPTED_RESULT",
     "ImageContent",
     "InMemorySessionStore",
     "InputError",
@@ -166,7 +170,6 @@ __all__ = [
     "InvalidHostResponse",
     "InvalidId",
     "KnownError",
-    "MIN_SNAPSHOT_SCHEMA",
     "Message",
     "MessageKind",
     "ModelEvent",
@@ -174,7 +177,6 @@ __all__ = [
     "ModelProvider",
     "ModelRequest",
     "ModelUsage",
-    "PORTABLE_FALLBACK_KIND",
     "PartialToolCall",
     "PersistenceError",
     "PolicyDenied",
@@ -197,7 +199,6 @@ __all__ = [
     "RunOutcome",
     "RuntimeConfig",
     "RuntimeShutdown",
-    "SNAPSHOT_SCHEMA",
     "ServiceTier",
     "Session",
     "SessionBusy",
@@ -223,7 +224,6 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "TruncatedJson",
-    "U64_MAX",
     "UserInput",
     "WireFormatError",
     "check_id",
@@ -266,6 +266,22 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
+    from .cancellation import (
+        CancellationToken,
+    )
+    from .compaction import (
+        CompactionOutcome,
+        CompactionOutput,
+        CompactionPolicy,
+        CompactionRequest,
+        CompactionTrigger,
+        Compactor,
+        estimate_context_tokens,
+        estimate_messages_tokens,
+        estimate_text_tokens,
+        json_tokens,
+        message_tokens,
+    )
     from .errors import (
         AuthenticationError,
         BugError,
@@ -292,6 +308,14 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
         WireFormatError,
         format_retry_after,
     )
+    from .handoff import (
+        HandoffReport,
+        PreparedAssistant,
+        prepare_assistant,
+        report_message_omissions,
+        report_omissions,
+        strip_provider_context,
+    )
     from .ids import (
         INITIAL_REVISION,
         InvalidId,
@@ -301,9 +325,6 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
         check_id,
         new_id,
     )
-    from .cancellation import (
-        CancellationToken,
-    )
     from .provider import (
         CancellationMode,
         EventSink,
@@ -312,70 +333,6 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
         ModelRequest,
         ReasoningLevel,
         ServiceTier,
-    )
-    from .tools import (
-        EXCLUSIVE_ACCESS,
-        PreparedCall,
-        Tool,
-        ToolAccess,
-        ToolContext,
-        ToolError,
-        ToolErrorKind,
-        ToolInvocation,
-        ToolOutput,
-        ToolProgress,
-    )
-    from .compaction import (
-        CompactionOutcome,
-        CompactionOutput,
-        CompactionPolicy,
-        CompactionRequest,
-        CompactionTrigger,
-        Compactor,
-        estimate_context_tokens,
-        estimate_messages_tokens,
-        estimate_text_tokens,
-        json_tokens,
-        message_tokens,
-    )
-    from .handoff import (
-        HandoffReport,
-        PreparedAssistant,
-        prepare_assistant,
-        report_message_omissions,
-        report_omissions,
-        strip_provider_context,
-    )
-    from .wire import (
-        AbortedAssistant,
-        AssistantMessage,
-        CompactionState,
-        ContentBlock,
-        ImageContent,
-        MIN_SNAPSHOT_SCHEMA,
-        Message,
-        MessageKind,
-        ModelIdentity,
-        ModelUsage,
-        PORTABLE_FALLBACK_KIND,
-        PartialToolCall,
-        ProviderContextBlock,
-        SNAPSHOT_SCHEMA,
-        SessionSnapshot,
-        ToolCall,
-        ToolResult,
-        ToolSpec,
-        TruncatedJson,
-        U64_MAX,
-        decode,
-        decode_history,
-        decode_message,
-        decode_snapshot,
-        encode,
-        encode_pretty,
-        gc_paused,
-        sanitize_history,
-        to_builtins,
     )
     from .session import (
         INTERRUPTED_RESULT,
@@ -400,4 +357,47 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
     )
     from .stores.memory import (
         InMemorySessionStore,
+    )
+    from .tools import (
+        EXCLUSIVE_ACCESS,
+        PreparedCall,
+        Tool,
+        ToolAccess,
+        ToolContext,
+        ToolError,
+        ToolErrorKind,
+        ToolInvocation,
+        ToolOutput,
+        ToolProgress,
+    )
+    from .wire import (
+        MIN_SNAPSHOT_SCHEMA,
+        PORTABLE_FALLBACK_KIND,
+        SNAPSHOT_SCHEMA,
+        U64_MAX,
+        AbortedAssistant,
+        AssistantMessage,
+        CompactionState,
+        ContentBlock,
+        ImageContent,
+        Message,
+        MessageKind,
+        ModelIdentity,
+        ModelUsage,
+        PartialToolCall,
+        ProviderContextBlock,
+        SessionSnapshot,
+        ToolCall,
+        ToolResult,
+        ToolSpec,
+        TruncatedJson,
+        decode,
+        decode_history,
+        decode_message,
+        decode_snapshot,
+        encode,
+        encode_pretty,
+        gc_paused,
+        sanitize_history,
+        to_builtins,
     )

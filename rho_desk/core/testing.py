@@ -20,7 +20,7 @@ import asyncio
 import inspect
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .cancellation import CancellationToken

@@ -32,6 +32,7 @@ raced against the cancellation token; no task is created per event.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -74,13 +75,28 @@ from ..provider import (
     Usage,
     WebSearch,
 )
-from ..wire.model import U64_MAX, AssistantMessage, ContentBlock, Message, ModelUsage, ToolCall, ToolSpec
+from ..wire.model import (
+    U64_MAX,
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelUsage,
+    ToolCall,
+    ToolSpec,
+)
 from ..wire.snapshot import SessionSnapshot
 from . import events as ev
 from .capture import StreamCapture
 from .channel import END, EventChannel
 from .state import SessionCore, SessionState
-from .steering import Command, CommandKind, CommandQueue, SteeringId, SteeringQueue, SteeringRetraction
+from .steering import (
+    Command,
+    CommandKind,
+    CommandQueue,
+    SteeringId,
+    SteeringQueue,
+    SteeringRetraction,
+)
 from .tool_batch import ToolBatch
 from .user_input import UserInput, as_blocks
 
@@ -185,12 +201,12 @@ class _Sink:
 
     __slots__ = (
         "_channel",
-        "cooperative",
         "_token",
         "_wake",
         "_worker",
         "capture",
         "closed",
+        "cooperative",
         "emit_error",
         "emitting",
         "first_generated",
@@ -374,16 +390,15 @@ class RunWorker:
             await self.channel.send(event, self.token)
 
     async def _emit_ignoring(self, event: ev.RunEvent) -> None:
-        try:
+        # Retry-path events (upstream ignores their failures): the next await point notices
+        # cancellation, and a consumer that went away ends the run at the next emission.
+        with contextlib.suppress(Cancelled, Interrupted):
             await self.emit(event)
-        except (Cancelled, Interrupted):
-            pass  # retry-path events: the next await point notices cancellation
 
     async def _emit_terminal(self, event: ev.RunEvent) -> None:
-        try:
+        # Terminal events wait for room without racing cancellation; delivery is best effort.
+        with contextlib.suppress(Interrupted):
             await self.channel.send(event, None)
-        except Interrupted:
-            pass
 
     # -- terminal paths -------------------------------------------------------------------
 
@@ -904,11 +919,11 @@ class Run:
             await asyncio.wait({self._task})
 
     def __del__(self) -> None:
-        try:
+        # Dropping an unfinished handle aborts its run, like upstream's Drop. A finalizer must
+        # never raise (it may run during interpreter shutdown, with the loop gone).
+        with contextlib.suppress(Exception):
             if not self._task.done() and not self._task.get_loop().is_closed():
                 self.close()
-        except Exception:  # noqa: S110 - never raise from a finalizer
-            pass
 
     # -- steering -------------------------------------------------------------------------
 

@@ -20,13 +20,20 @@ A session belongs to the event loop that runs it; ``start`` needs a running loop
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..cancellation import CancellationToken
-from ..compaction.api import CompactionOutcome, CompactionOutput, CompactionPolicy, CompactionRequest, Compactor
+from ..compaction.api import (
+    CompactionOutcome,
+    CompactionOutput,
+    CompactionPolicy,
+    CompactionRequest,
+    Compactor,
+)
 from ..compaction.tokens import estimate_messages_tokens
-from ..errors import InvalidConfiguration, InvalidHostResponse
+from ..errors import EngineError, InvalidConfiguration, InvalidHostResponse
 from ..handoff import HandoffReport, report_message_omissions
 from ..ids import check_id, new_id
 from ..provider import ModelProvider, ReasoningLevel, ServiceTier
@@ -274,10 +281,9 @@ class Session:
                 if isinstance(event, (ev.HostInputRequested, ev.ToolHostInputRequested)):
                     request_id = getattr(event.request, "id", event.request)
                     run.cancel()
-                    try:
+                    # The cancellation commit is what matters; its Cancelled is expected.
+                    with contextlib.suppress(EngineError):
                         await run.outcome()
-                    except Exception:  # noqa: S110 - the cancellation commit is what matters
-                        pass
                     raise InvalidHostResponse(
                         f"simple completion cannot answer host input request '{request_id}'"
                     )

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from rho_desk.core.compaction.api import CompactionPolicy, Compactor
-from rho_desk.core.session import Rho, Run, events as ev
+from rho_desk.core.session import Rho, Run
+from rho_desk.core.session import events as ev
 from rho_desk.core.testing import ScriptedProvider, ScriptedTurn
 from rho_desk.core.tools import Tool
 

@@ -18,7 +18,8 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from rho_desk.core.compaction.api import CompactionPolicy
 from rho_desk.core.errors import (
@@ -37,7 +38,8 @@ from rho_desk.core.provider import (
     ToolCallDelta,
     Usage,
 )
-from rho_desk.core.session import SessionState, events as ev
+from rho_desk.core.session import SessionState
+from rho_desk.core.session import events as ev
 from rho_desk.core.session.tool_batch import INTERRUPTED_RESULT
 from rho_desk.core.testing import (
     SCRIPTED_IDENTITY,

@@ -23,8 +23,15 @@ from rho_desk.core.errors import (
     SessionBusy,
 )
 from rho_desk.core.provider import CancellationMode
-from rho_desk.core.session import SessionOptions, SessionState, events as ev
-from rho_desk.core.testing import ScriptedCompactor, ScriptedProvider, ScriptedTool, ScriptedTurn, tool_call_response
+from rho_desk.core.session import SessionOptions, SessionState
+from rho_desk.core.session import events as ev
+from rho_desk.core.testing import (
+    ScriptedCompactor,
+    ScriptedProvider,
+    ScriptedTool,
+    ScriptedTurn,
+    tool_call_response,
+)
 from rho_desk.core.wire.model import Message, ModelUsage
 from rho_desk.core.wire.snapshot import CompactionState
 

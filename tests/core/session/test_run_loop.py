@@ -8,7 +8,8 @@ import pytest
 
 from rho_desk.core.errors import ProviderDiagnostic, ProviderError, ProviderErrorKind, Retryability
 from rho_desk.core.provider import OutputDelta, Usage
-from rho_desk.core.session import StopReason, events as ev, protocol_issue
+from rho_desk.core.session import StopReason, protocol_issue
+from rho_desk.core.session import events as ev
 from rho_desk.core.testing import (
     ScriptedProvider,
     ScriptedTool,

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from rho_desk.core.compaction.api import CompactionPolicy
-from rho_desk.core.errors import InvalidConfiguration, PersistenceError, SessionBusy
+from rho_desk.core.errors import Cancelled, InvalidConfiguration, PersistenceError, SessionBusy
 from rho_desk.core.provider import ReasoningLevel, ServiceTier
 from rho_desk.core.session import SessionOptions, SessionState
 from rho_desk.core.testing import ScriptedCompactor, ScriptedProvider, ScriptedTurn, text_response
@@ -96,7 +96,7 @@ async def test_a_second_operation_fails_at_once_while_a_run_is_active() -> None:
     # read-only operations never fail
     assert session.snapshot().revision == 0 and clone.history == () and clone.is_running
     run.cancel()
-    with pytest.raises(Exception):
+    with pytest.raises(Cancelled):
         await run.outcome()
     assert not session.is_running and session.state is SessionState.IDLE
 

@@ -7,8 +7,15 @@ import pytest
 from rho_desk.core.compaction.api import CompactionPolicy
 from rho_desk.core.errors import Cancelled
 from rho_desk.core.provider import ModelProvider, ModelRequest, OutputDelta, ReasoningDelta
-from rho_desk.core.session import SessionOptions, events as ev
-from rho_desk.core.testing import ScriptedCompactor, ScriptedProvider, ScriptedTool, ScriptedTurn, tool_call_response
+from rho_desk.core.session import SessionOptions
+from rho_desk.core.session import events as ev
+from rho_desk.core.testing import (
+    ScriptedCompactor,
+    ScriptedProvider,
+    ScriptedTool,
+    ScriptedTurn,
+    tool_call_response,
+)
 from rho_desk.core.wire.codec import decode_snapshot, encode, encode_pretty
 from rho_desk.core.wire.model import (
     AbortedAssistant,

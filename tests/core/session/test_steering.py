@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from rho_desk.core.errors import InvalidHostResponse
+from rho_desk.core.errors import Cancelled, InvalidHostResponse
 from rho_desk.core.provider import OutputDelta
-from rho_desk.core.session import SteeringRetraction, StopReason, UserInput, events as ev
+from rho_desk.core.session import SteeringRetraction, StopReason, UserInput
+from rho_desk.core.session import events as ev
 from rho_desk.core.testing import ScriptedProvider, ScriptedTool, ScriptedTurn, tool_call_response
 from rho_desk.core.wire.model import Message, MessageKind
 
@@ -184,6 +185,6 @@ async def test_a_full_command_queue_refuses_non_blocking_requests() -> None:
     with pytest.raises(InvalidHostResponse, match="run cannot queue steering input"):
         run.request_steer("two")
     run.cancel()
-    with pytest.raises(Exception):
+    with pytest.raises(Cancelled):
         await run.outcome()
     assert first.done()

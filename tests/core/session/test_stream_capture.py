@@ -29,7 +29,7 @@ from rho_desk.core.wire.model import (
     ToolCall,
 )
 
-from .conftest import build, collect, names, of_type
+from .conftest import build, collect, names
 
 
 def texts(capture: StreamCapture) -> list[str | None]:

@@ -6,10 +6,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rho_desk.core.errors import WireFormatError
-from rho_desk.core.wire.codec import decode, decode_message, decode_snapshot, encode, encode_pretty, to_builtins
+from rho_desk.core.wire.codec import (
+    decode,
+    decode_message,
+    decode_snapshot,
+    encode,
+    encode_pretty,
+    to_builtins,
+)
 from rho_desk.core.wire.model import (
     PORTABLE_FALLBACK_KIND,
     U64_MAX,
