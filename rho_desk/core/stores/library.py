@@ -65,6 +65,7 @@ from .search import (
 from .summary import SessionSummary
 
 __all__ = [
+    "TRASH_DIR_ENV",
     "DriftItem",
     "DriftReport",
     "LinkedRun",
@@ -75,9 +76,9 @@ __all__ = [
     "SessionLibrary",
     "SessionPage",
     "SubagentsRunning",
-    "TRASH_DIR_ENV",
     "TrashEntry",
     "UnitRef",
+    "WorkspaceInfo",
     "default_trash_dir",
     "index_drift_findings",
 ]

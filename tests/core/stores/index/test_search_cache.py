@@ -129,3 +129,14 @@ def test_list_orders_and_scopes(tmp_path: Path) -> None:
         assert [s.id for s in cache.list(base.workspace_key, descending=False)] == ["a", "b", "c"]
         assert cache.count() == 4 and cache.count("other") == 1
         assert [s.id for s in cache.list(limit=2, offset=1)] == ["c", "b"]  # d (updated 200) first
+
+
+@pytest.mark.parametrize("module", ["index", "search", "library"])
+def test_public_names_are_sorted_and_resolve(module: str) -> None:
+    import importlib
+
+    mod = importlib.import_module(f"rho_desk.core.stores.{module}")
+    # ruff's RUF022 order, as the rest of the project: CONSTANTS, Classes, functions.
+    order = sorted(mod.__all__, key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n))
+    assert mod.__all__ == order
+    assert [n for n in mod.__all__ if not hasattr(mod, n)] == []
