@@ -144,7 +144,7 @@ class StreamCapture:
     def text(self, text: str) -> None:
         content = self._content
         if self._merge and content and type(content[-1]) is list:
-            content[-1].append(text)  # type: ignore[union-attr]
+            content[-1].append(text)
         else:
             content.append([text])
             self._merge = not self._seal

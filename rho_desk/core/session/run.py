@@ -301,7 +301,7 @@ class _Sink:
         if kind == _GENERATION_TOKENS:
             tokens = data.get("tokens") if isinstance(data, dict) else None
             valid = isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0
-            self.generation_tokens = tokens if valid else None  # type: ignore[assignment]
+            self.generation_tokens = tokens if valid else None
             self.generation_tokens_seen = True
             return None
         self.capture.provider_context(kind, event.position, data)
@@ -767,14 +767,12 @@ class RunWorker:
 
 
 def _as_content(result: object) -> tuple[ContentBlock, ...] | None:
-    if isinstance(result, ContentBlock):
+    """The provider's return value as content blocks, or ``None`` if it is anything else."""
+    if not isinstance(result, (tuple, list)):
         return None
-    try:
-        content = tuple(result)  # type: ignore[call-overload]
-    except TypeError:
-        return None
+    content: tuple[object, ...] = tuple(result)
     if all(type(b) is ContentBlock for b in content):
-        return content
+        return content  # type: ignore[return-value]
     return None
 
 
@@ -817,6 +815,10 @@ class Run:
     ``close()`` is dropping the handle: it cancels the token and aborts the worker, and nothing
     is guaranteed about history. A handle garbage-collected while its run is unfinished is
     closed the same way, like upstream's ``Drop``; keep a reference while the run matters.
+
+    Events are bounded by the runtime's event capacity: a run whose events nobody reads waits
+    (backpressure), and keeps its session busy until its terminal event is delivered. Consume
+    the events, or call ``outcome()`` (which drains them), or ``close()`` the run.
     """
 
     __slots__ = ("__weakref__", "_channel", "_commands", "_outcome_taken", "_task", "_token", "id")

@@ -244,7 +244,7 @@ class ToolBatch:
 
 
 async def _wait_all_or_cancel(
-    tasks: list[asyncio.Future[None]], token: CancellationToken, on_stop: Callable[[], None]
+    tasks: Sequence[asyncio.Future[None]], token: CancellationToken, on_stop: Callable[[], None]
 ) -> bool:
     """Wait for every task, unless the token fires or one fails first.
 
