@@ -81,6 +81,7 @@ class Severity(enum.Enum):
         return self in (Severity.CRITICAL, Severity.HIGH)
 
 
+_NUMBERS: Final = re.compile(r"(\d+)")
 _ORDER: Final = {Severity.CRITICAL: 0, Severity.HIGH: 1, Severity.MEDIUM: 2, Severity.LOW: 3}
 
 
@@ -121,8 +122,10 @@ class Finding:
         except (KeyError, ValueError, TypeError) as exc:
             raise InputError(f"malformed finding in receipt: {exc}") from None
 
-    def sort_key(self) -> tuple[int, str, str, str]:
-        return (_ORDER[self.severity], self.location, self.rule, self.fingerprint or self.digest or "")
+    def sort_key(self) -> tuple[int, list[int | str], str, str]:
+        """Severity first, then document order (``history[17]`` before ``history[101]``)."""
+        location: list[int | str] = [int(p) if p.isdigit() else p for p in _NUMBERS.split(self.location)]
+        return (_ORDER[self.severity], location, self.rule, self.fingerprint or self.digest or "")
 
     def describe(self) -> str:
         what = self.rule + (f" ({self.cls.value})" if self.cls is not None else "")
@@ -240,9 +243,13 @@ def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list
             out.append(("$ (outside any string)", None))
             continue
         quote, value = owner
-        order = sorted(wanted[value]).index(quote)
         found = places.get(value, [])
-        out.append(found[min(order, len(found) - 1)] if found else ("$", None))
+        if len(found) > 1:
+            # the n-th occurrence on the wire is the n-th slot (slots are in wire order)
+            order = data.count(msgspec.json.encode(value), 0, quote)
+            out.append(found[min(order, len(found) - 1)])
+        else:
+            out.append(found[0] if found else ("$", None))
     return out
 
 
@@ -340,6 +347,11 @@ def _digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_PERCENT_TOKEN: Final = re.compile(r"[A-Za-z0-9%._~+\-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+\-]*")
+_B64_TOKEN: Final = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+_ROW_NUMBER: Final = re.compile(r"(?m)^[ \t]*\d+:")
+
+
 def _looks_base64(unit: str) -> bool:
     return 24 <= len(unit) <= 65536 and " " not in unit and not unit.islower() and not unit.isupper()
 
@@ -359,25 +371,32 @@ class EchoIndex:
             whole = low.strip()
             if len(whole) >= ECHO_STRING_MIN:
                 self._units.setdefault(whole, cls)
-            if "\n" in whole:
-                for line in set(map(str.strip, low.splitlines())):
-                    if len(line) >= ECHO_LINE_MIN:
-                        self._units.setdefault(line, cls)
+            if "\n" not in whole:
+                continue
+            lines = set(map(str.strip, low.splitlines()))
+            if _ROW_NUMBER.search(low):
+                # read_file output is numbered rows ("12:    code"): quotes drop the number
+                lines.update(map(str.strip, _ROW_NUMBER.sub("", low).splitlines()))
+            for line in lines:
+                if len(line) >= ECHO_LINE_MIN:
+                    self._units.setdefault(line, cls)
 
     def __bool__(self) -> bool:
         return bool(self._units)
 
-    def _variants(self, unit: str) -> Iterator[str]:
-        """Encoded forms of an output unit, decoded: URL-encoding and base64."""
-        if "%" in unit:
-            decoded = unquote(unit).lower().strip()
-            if decoded != unit:
-                yield decoded
-        if _looks_base64(unit):
+    def _variants(self, original: str) -> Iterator[str]:
+        """Encoded tokens of an output unit, decoded (URL-encoding, base64) and case-folded."""
+        for m in _PERCENT_TOKEN.finditer(original):
+            yield unquote(m.group()).lower().strip()
+        for m in _B64_TOKEN.finditer(original):
+            token = m.group()
+            if not _looks_base64(token):
+                continue
             try:
-                raw = base64.b64decode(unit + "=" * (-len(unit) % 4), altchars=b"-_" if "-" in unit or "_" in unit else None)
+                altchars = b"-_" if "-" in token or "_" in token else None
+                raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=altchars)
             except (binascii.Error, ValueError):
-                return
+                continue
             text = raw.decode("utf-8", "ignore").lower()
             yield text.strip()
             yield from (line.strip() for line in text.splitlines())
@@ -399,7 +418,7 @@ class EchoIndex:
             lines = low.splitlines()
             whole = low.strip()
             plain_hit = whole in units_set or not units_set.isdisjoint(map(str.strip, lines))
-            encoded = "%" in low or _looks_base64(whole)
+            encoded = "%" in low or _B64_TOKEN.search(text) is not None
             if not plain_hit and not encoded:
                 continue
             originals = text.splitlines()
@@ -408,8 +427,8 @@ class EchoIndex:
                 candidates += [(line.strip(), originals[k].strip(), f"{location} line {k + 1}") for k, line in enumerate(lines)]
             for unit, original, where in candidates:
                 cls = self._match(unit)
-                if cls is None:
-                    for variant in self._variants(unit):
+                if cls is None and encoded:
+                    for variant in self._variants(original):
                         cls = self._match(variant)
                         if cls is not None:
                             break

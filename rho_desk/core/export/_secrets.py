@@ -266,12 +266,15 @@ def _bearer(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("bearer-token", m.start("value"), m.end("value"), value)
 
 
+_COOKIE_PAIR: Final = re.compile(rb"[A-Za-z0-9_.\-]{1,128}=")
+
+
 def _cookie(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if m.start() == 0 or data[m.start() - 1] not in b"Cc":
         return None
     value = m.group("value").rstrip()
-    if b"=" not in value:
-        return None  # a cookie header carries name=value pairs; "Cookie: header" is prose
+    if _COOKIE_PAIR.match(value) is None:
+        return None  # a cookie header starts with name=value; "Cookie: header values..." is prose
     start = m.start("value")
     return Hit("cookie", start, start + len(value), value)
 
@@ -315,6 +318,9 @@ _SIGNED_PARAMS: Final = frozenset(
     {b"sig", b"signature", b"x-amz-signature", b"x-goog-signature", b"x-amz-credential",
      b"x-goog-credential", b"credential"}
 )  # fmt: skip
+
+
+_KEY_PARAMS: Final = frozenset({b"key", b"api_key", b"apikey", b"api-key", b"access_key", b"secret_key", b"private_key"})
 
 
 def _signed_query(trigger: bytes, names: frozenset[bytes] | None) -> Handler:
@@ -425,6 +431,7 @@ def _keyword_passes() -> list[_Pass]:
         _Pass(_compile(rb"ignature=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"ignature=", None)),
         _Pass(_compile(rb"sig=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"sig=", _SIGNED_PARAMS)),
         _Pass(_compile(rb"redential=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"redential=", _SIGNED_PARAMS)),
+        _Pass(_compile(rb"key=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"key=", _KEY_PARAMS)),
         # api_key, apiKey, apikey, api-key, API_KEY, APIKEY (also as a query parameter)
         _Pass(
             _compile(rb"pi(?:_key|Key|key|-key)(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})"),
@@ -479,6 +486,14 @@ def _expand(data: bytes, start: int, end: int, allowed: frozenset[int], limit: i
     while hi < size and hi - end < limit and data[hi] in allowed:
         hi += 1
     return lo, hi
+
+
+def _padded(data: bytes, end: int) -> int:
+    """``end`` moved past the base64 padding that follows a run (``=`` is not a run byte)."""
+    stop = min(end + 2, len(data))
+    while end < stop and data[end] == 0x3D:
+        end += 1
+    return end
 
 
 def _decode_unicode_escapes(token: bytes) -> bytes:
@@ -686,7 +701,7 @@ class SecretScanner:
                 continue
             decoded = _b64_decode(run)
             if decoded and len(decoded) >= 8:
-                add(start, end, decoded, "base64")
+                add(start, _padded(data, end), decoded, "base64")
         for start, end in blobs:
             blob = data[start:end]
             digest = hashlib.sha256(blob).digest()
@@ -699,7 +714,7 @@ class SecretScanner:
                     for hit in self._scan(decoded, decode=False, keywords=decoded.isascii()):
                         cached.append((hit.rule, hit.value))
                 self._blob_cache[digest] = cached
-            hits.extend(Hit(rule, start, end, value, "base64") for rule, value in cached)
+            hits.extend(Hit(rule, start, _padded(data, end), value, "base64") for rule, value in cached)
         for pieces, keywords in ((text_pieces, True), (binary_pieces, False)):
             if not pieces:
                 continue

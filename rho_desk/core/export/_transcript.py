@@ -268,9 +268,9 @@ class _Markdown:
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.disable("image")  # an <img> would fetch a remote resource on open
 
-        def link_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
+        def link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
             tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
-            return md.renderer.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
+            return renderer.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
 
         md.add_render_rule("link_open", link_open)
         self._md = md

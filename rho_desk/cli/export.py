@@ -1,0 +1,129 @@
+"""``rho-desk export PATH (--include C,... | --exclude C,...) [-o FILE] [--receipt FILE] [--allow-findings]``.
+
+Writes a redacted export (a schema-2 snapshot by default, or a Markdown/HTML transcript) and its
+receipt, atomically, after auditing the exact bytes. Critical or high findings block the export
+(nothing is written, exit 1) unless ``--allow-findings`` is given; the override is recorded in
+the receipt. Exit status: 0 written with no finding; 1 findings (written or blocked), or the
+keyring is unavailable; 2 bad usage or input (unknown class names list the valid ones).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import sys
+from pathlib import Path
+
+from . import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
+
+_EXTENSIONS = {"json": "json", "markdown": "md", "html": "html"}
+_BY_EXTENSION = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "export",
+        help="export a session with chosen content classes, secrets redacted, audited, with a receipt",
+        description=(
+            "Export a session at a revision. Classes: instructions, user, assistant, tool_records, "
+            "images, documents, reasoning_summaries, provider_context, metadata (or all, none). "
+            "Secrets are always redacted. The exact bytes are audited before anything is written."
+        ),
+    )
+    parser.add_argument("path", type=Path, help="a snapshot JSON document or a Rho session file")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--include", metavar="C,...", help="the classes to keep (the others are excluded)")
+    which.add_argument("--exclude", metavar="C,...", help="the classes to leave out (the others are kept)")
+    parser.add_argument("-o", "--output", type=Path, help="the export file (default: rho-session-<id>-r<rev>.<ext>)")
+    parser.add_argument("--receipt", type=Path, help="the receipt file (default: <output>.receipt.json)")
+    parser.add_argument("--allow-findings", action="store_true", help="write even with critical or high findings (recorded)")
+    parser.add_argument("--format", choices=("json", "markdown", "html"), help="output format (default: from -o, else json)")
+    parser.add_argument("--revision", type=int, help="the revision to export (default: the latest)")
+    parser.add_argument("--force", action="store_true", help="replace existing output and receipt files")
+    parser.set_defaults(handler=run)
+
+
+def _format(args: argparse.Namespace) -> str:
+    from ..core.errors import InputError
+
+    explicit = args.format
+    if args.output is None:
+        return explicit or "json"
+    by_ext = _BY_EXTENSION.get(args.output.suffix.lower())
+    if explicit and by_ext and explicit != by_ext:
+        raise InputError(f"--format {explicit} does not match the extension of {args.output}")
+    if explicit is None and by_ext is None and args.output.suffix:
+        raise InputError(f"cannot tell the format from {args.output.name}; pass --format")
+    return explicit or by_ext or "json"
+
+
+def known_credentials(key: bytes) -> list[str]:
+    """Every credential rho-desk holds (redacted whatever the selection), plus the fingerprint key.
+
+    ``stored_secrets`` raises ``KeyringFailure`` when the keyring exists but cannot be read: an
+    export must not then go ahead with an incomplete list.
+    """
+    from ..providers.credentials import stored_secrets
+
+    return [*stored_secrets(), base64.b64encode(key).decode("ascii")]
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.export import (
+        Selection,
+        build_receipt,
+        encode_receipt,
+        export_snapshot,
+        fingerprint_key,
+        key_id,
+        parse_classes,
+        write_files_atomic,
+    )
+    from ..core.export import OutputExists
+    from ..core.stores.open import open_snapshot
+
+    if args.include is not None:
+        selection = Selection.including(parse_classes(args.include, source="--include"))
+    else:
+        selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
+    fmt = _format(args)
+    snapshot = open_snapshot(args.path, args.revision)
+    output = args.output or Path(f"rho-session-{snapshot.session_id[:8]}-r{snapshot.revision}.{_EXTENSIONS[fmt]}")
+    if not output.suffix:
+        output = output.with_name(f"{output.name}.{_EXTENSIONS[fmt]}")
+    receipt_path = args.receipt or output.with_name(output.name + ".receipt.json")
+    if output.resolve() == receipt_path.resolve():
+        return fail("the receipt cannot be the export file itself", EXIT_BAD_INPUT)
+    if not args.force:
+        for path in (output, receipt_path):
+            if path.exists():
+                raise OutputExists(f"refusing to overwrite {path}; pass --force to replace it")
+
+    key = fingerprint_key()
+    result = export_snapshot(snapshot, selection, key=key, known_secrets=known_credentials(key), fmt=fmt)
+    report = result.report
+    for finding in report.findings:
+        print(f"finding: {finding.describe()}", file=sys.stderr)
+    if result.blocked and not args.allow_findings:
+        return fail(
+            f"export blocked: {len(report.blocking)} critical or high finding(s); nothing was written "
+            "(re-run with --allow-findings to write it anyway, recorded in the receipt)",
+            EXIT_PROBLEMS,
+        )
+    receipt = build_receipt(
+        result,
+        output_name=output.name,
+        key_id=key_id(key),
+        source_name=args.path.name,
+        allow_findings=args.allow_findings,
+    )
+    write_files_atomic([(output, result.data), (receipt_path, encode_receipt(receipt))], overwrite=args.force)
+    excluded = ", ".join(selection.excluded_names()) or "none"
+    print(f"wrote {output} ({fmt}, {len(result.data)} bytes, sha256 {result.sha256})")
+    print(f"receipt {receipt_path}")
+    print(f"excluded classes: {excluded}; secrets redacted: {len(result.redactions)}; findings: {len(report.findings)}")
+    if report.findings:
+        if result.blocked:
+            print("written despite critical or high findings (--allow-findings, recorded in the receipt)", file=sys.stderr)
+        return EXIT_PROBLEMS
+    return EXIT_OK
