@@ -115,15 +115,16 @@ def _write_v4(path: Path, total: int, nodes: int = 4000, seed: int = 2) -> None:
     states: dict[str, tuple[int, CompactionState]] = {"n0": (1, root.compaction)}
     recent: dict[str, tuple[Message, ...]] = {"n0": root.history}
     leaf, top = "n0", 1
+    side: set[str] = set()  # compaction nodes, left as side branches
     for i in range(1, nodes):
         ts = str(1767225601 + i)
-        if i % 500 == 0:  # go back a few revisions and branch from there
-            leaf = f"n{i - rng.randint(5, 50)}"
+        if i % 500 == 0:  # go back a few revisions (on the main line) and branch from there
+            leaf = rng.choice([k for k in list(recent)[-50:-5] if k not in side])
             lines.append(encode(SetLeafRecord(ts, leaf)))
         revision, compaction = states[leaf]
         history = recent[leaf]
         top += 1
-        if i % 1000 == 999:  # a compaction: a new complete base
+        if i % 1000 == 999:  # a compaction: a new complete base (on a side branch, see below)
             kept = history[:1] + (Message.user_text("summary " + _text(rng, 200)),) + history[-per:]
             compaction = compaction.record(previous_messages=len(history), current_messages=len(kept),
                                            previous_tokens=len(history) * 60, current_tokens=len(kept) * 60,
@@ -139,9 +140,15 @@ def _write_v4(path: Path, total: int, nodes: int = 4000, seed: int = 2) -> None:
                                 transition=DeltaTransition(delta), display_messages=_shown(ts, turn))  # fmt: skip
             history = history + turn
         lines.append(encode(record))
-        leaf = f"n{i}"
-        states[leaf] = (top, compaction)
-        recent[leaf] = history
+        states[f"n{i}"] = (top, compaction)
+        recent[f"n{i}"] = history
+        if record.kind is NodeKind.COMPACTION:
+            # the compaction stays a side branch: return to its parent, so that the active path
+            # keeps (nearly) all of the 100k messages
+            lines.append(encode(SetLeafRecord(ts, leaf)))
+            side.add(f"n{i}")
+        else:
+            leaf = f"n{i}"
         if len(recent) > 60:
             del recent[next(iter(recent))]
     path.write_bytes(b"\n".join(lines) + b"\n")
