@@ -242,14 +242,25 @@ class SessionWriter:
         self._append_record(SetLeafRecord(str(int(self._clock())), node.id))
         return True
 
-    def fork(self, node: RevisionNode, snapshot: SessionSnapshot, **options: object) -> RevisionNode:
-        """Save ``snapshot`` as a new child of the older ``node`` (tree files only)."""
+    def fork(
+        self,
+        node: RevisionNode,
+        snapshot: SessionSnapshot,
+        *,
+        display: Sequence[Message] | None = None,
+        outcome: CompactionOutcome | None = None,
+    ) -> RevisionNode:
+        """Save ``snapshot`` as a new child of the older ``node`` (tree files only).
+
+        The new node becomes the active leaf; the old branch stays in the file. Legacy (v1-v3)
+        files cannot branch: use :func:`fork_session`.
+        """
         if not self.tree.is_tree:
             raise InputError(
                 f"a version {self.tree.header_version} session cannot branch; use fork_session",
                 source=str(self.path),
             )
-        return self.save(snapshot, parent=node, **options)  # type: ignore[arg-type]
+        return self.save(snapshot, parent=node, display=display, outcome=outcome)
 
     def close(self) -> None:
         """Release the lease. The writer must not be used afterwards."""
