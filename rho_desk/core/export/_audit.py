@@ -299,7 +299,9 @@ def _structural_findings(slots: list[Slot], snapshot: SessionSnapshot, excluded:
         cls = slot.cls
         if cls is None:
             continue
-        if cls is ContentClass.TOOL_RECORDS and slot.kind == SlotKind.MIXED:
+        if slot.kind == SlotKind.RESULT:
+            if cls not in excluded and ContentClass.DOCUMENTS not in excluded:
+                continue
             spans = document_spans(slot.text)
             if ContentClass.DOCUMENTS in excluded and spans:
                 flag(slot.path, ContentClass.DOCUMENTS)
@@ -347,61 +349,42 @@ def _digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-_PERCENT_TOKEN: Final = re.compile(r"[A-Za-z0-9%._~+\-]*%[0-9A-Fa-f]{2}[A-Za-z0-9%._~+\-]*")
-_B64_TOKEN: Final = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
 _ROW_NUMBER: Final = re.compile(r"(?m)^[ \t]*\d+:")
-
-
-def _looks_base64(unit: str) -> bool:
-    return 24 <= len(unit) <= 65536 and " " not in unit and not unit.islower() and not unit.isupper()
 
 
 class EchoIndex:
     """Lines (≥ 32 chars) and whole strings (≥ 16 chars) of excluded content, case-folded.
 
     Built from the originals ``apply_selection`` removed. Matching is exact on stripped,
-    lower-cased lines, done with C-level set operations, so the index costs one pass over the
-    excluded text and the check one pass over the output's text.
+    lower-cased lines, with set operations done in C, so the index costs about one pass over
+    the excluded text and the check one pass over the output's text. Lines of ``read_file``
+    output are also indexed without their row numbers (``12:    code``), as they are quoted.
     """
 
     def __init__(self, originals: Iterable[tuple[ContentClass, str]]) -> None:
-        self._units: dict[str, ContentClass] = {}
+        lines: dict[ContentClass, set[str]] = {}
+        wholes: dict[ContentClass, set[str]] = {}
         for cls, text in originals:
             low = text.lower()
             whole = low.strip()
             if len(whole) >= ECHO_STRING_MIN:
-                self._units.setdefault(whole, cls)
-            if "\n" not in whole:
-                continue
-            lines = set(map(str.strip, low.splitlines()))
-            if _ROW_NUMBER.search(low):
-                # read_file output is numbered rows ("12:    code"): quotes drop the number
-                lines.update(map(str.strip, _ROW_NUMBER.sub("", low).splitlines()))
-            for line in lines:
-                if len(line) >= ECHO_LINE_MIN:
-                    self._units.setdefault(line, cls)
+                wholes.setdefault(cls, set()).add(whole)
+            if "\n" in whole:
+                bucket = lines.setdefault(cls, set())
+                bucket.update(map(str.strip, low.splitlines()))
+                if _ROW_NUMBER.match(low):
+                    bucket.update(map(str.strip, _ROW_NUMBER.sub("", low).splitlines()))
+        self._units: dict[str, ContentClass] = {}
+        for cls, bucket in lines.items():
+            self._units.update(dict.fromkeys([u for u in bucket if len(u) >= ECHO_LINE_MIN], cls))
+        for cls, bucket in wholes.items():
+            self._units.update(dict.fromkeys(bucket, cls))
 
     def __bool__(self) -> bool:
         return bool(self._units)
 
-    def _variants(self, original: str) -> Iterator[str]:
-        """Encoded tokens of an output unit, decoded (URL-encoding, base64) and case-folded."""
-        for m in _PERCENT_TOKEN.finditer(original):
-            yield unquote(m.group()).lower().strip()
-        for m in _B64_TOKEN.finditer(original):
-            token = m.group()
-            if not _looks_base64(token):
-                continue
-            try:
-                altchars = b"-_" if "-" in token or "_" in token else None
-                raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=altchars)
-            except (binascii.Error, ValueError):
-                continue
-            text = raw.decode("utf-8", "ignore").lower()
-            yield text.strip()
-            yield from (line.strip() for line in text.splitlines())
-
-    def _match(self, unit: str) -> ContentClass | None:
+    def match(self, unit: str) -> ContentClass | None:
+        """The excluded class ``unit`` (stripped, lower-cased) echoes, if any."""
         cls = self._units.get(unit)
         if cls is not None and len(set(unit)) >= _ECHO_DISTINCT:
             return cls
@@ -409,34 +392,69 @@ class EchoIndex:
 
     def check(self, units: Iterable[tuple[str, str]]) -> list[Finding]:
         """Echo findings among ``(location, text)`` of included output content."""
-        units_set = self._units.keys()
+        keys = self._units.keys()
         out: list[Finding] = []
         for location, text in units:
-            if is_placeholder(text):
-                continue
             low = text.lower()
             lines = low.splitlines()
             whole = low.strip()
-            plain_hit = whole in units_set or not units_set.isdisjoint(map(str.strip, lines))
-            encoded = "%" in low or _B64_TOKEN.search(text) is not None
-            if not plain_hit and not encoded:
+            if whole not in keys and keys.isdisjoint(map(str.strip, lines)):
                 continue
+            if is_placeholder(text):
+                continue
+            cls = self.match(whole)
+            if cls is not None:
+                out.append(Finding("excluded-content-echo", Severity.MEDIUM, location, cls, digest=_digest(text.strip())))
+                continue  # the whole string echoes: its lines need no separate findings
             originals = text.splitlines()
-            candidates = [(whole, text.strip(), location)]
-            if len(lines) > 1:
-                candidates += [(line.strip(), originals[k].strip(), f"{location} line {k + 1}") for k, line in enumerate(lines)]
-            for unit, original, where in candidates:
-                cls = self._match(unit)
-                if cls is None and encoded:
-                    for variant in self._variants(original):
-                        cls = self._match(variant)
-                        if cls is not None:
-                            break
+            for k, line in enumerate(lines):
+                cls = self.match(line.strip())
                 if cls is not None:
-                    out.append(Finding("excluded-content-echo", Severity.MEDIUM, where, cls, digest=_digest(original)))
-                    if where == location:
-                        break  # the whole string echoes: its lines need no separate findings
+                    where = f"{location} line {k + 1}" if len(lines) > 1 else location
+                    out.append(Finding("excluded-content-echo", Severity.MEDIUM, where, cls, digest=_digest(originals[k].strip())))
         return out
+
+    def check_decoded(self, pieces: Iterable[tuple[int, int, bytes]]) -> list[tuple[int, int, ContentClass]]:
+        """Encoded regions of the output (from the secret scan) whose decoded text echoes."""
+        out = []
+        for start, end, raw in pieces:
+            low = raw.decode("utf-8", "ignore").lower()
+            for unit in (low.strip(), *map(str.strip, low.splitlines())):
+                cls = self.match(unit)
+                if cls is not None:
+                    out.append((start, end, cls))
+                    break
+        return out
+
+
+def _decoded_echoes(
+    data: bytes,
+    fmt: str,
+    echo: EchoIndex,
+    pieces: list[tuple[int, int, bytes]],
+    slots: list[Slot] | None,
+    already: set[str],
+) -> list[Finding]:
+    """Echoes in URL-encoded, unicode-escaped or base64 regions, located like secrets."""
+    found = echo.check_decoded(pieces)
+    if not found:
+        return []
+    spans = [Hit("excluded-content-echo", start, end, b"") for start, end, _ in found]
+    if slots is not None:
+        places = _json_locations(data, spans, slots)
+        texts = {s.path: s.text for s in slots}
+    else:
+        starts = _line_starts(data)
+        places = [(f"line {bisect.bisect_right(starts, h.start)}", None) for h in spans]
+        lines = data.decode("utf-8", "replace").splitlines()
+        texts = {f"line {n}": (html.unescape(t) if fmt == "html" else t) for n, t in enumerate(lines, 1)}
+    out = []
+    for (location, _), (_, _, cls) in zip(places, found, strict=True):
+        if location in already or location not in texts:
+            continue
+        already.add(location)
+        out.append(Finding("excluded-content-echo", Severity.MEDIUM, location, cls, digest=_digest(texts[location].strip())))
+    return out
 
 
 def echo_units_of_text(data: bytes, fmt: str) -> Iterator[tuple[str, str]]:
@@ -498,6 +516,7 @@ def audit_bytes(
     echo: EchoIndex | None = None,
     recorded_echoes: Iterable[Finding] = (),
     hits: list[Hit] | None = None,
+    decoded: list[tuple[int, int, bytes]] | None = None,
 ) -> AuditReport:
     """Audit the exact bytes of an export, snapshot or transcript.
 
@@ -511,40 +530,48 @@ def audit_bytes(
         echo: the excluded originals (export time); without it, ``recorded_echoes`` (from a
             receipt) are re-verified instead.
         hits: ``scanner.scan(data)`` if the caller already ran it on exactly these bytes.
+        decoded: with ``hits``, the decoded regions that scan collected (for encoded echoes).
     """
     from ._redact import MARKER_EXCLUDED
 
+    recorded_echoes = [f for f in recorded_echoes if f.rule == "excluded-content-echo"]
     if fmt is None:
         fmt = detect_format(data, name)
     if hits is None:
-        hits = scanner.scan(data)
+        decoded = [] if echo else None
+        hits = scanner.scan(data, decoded=decoded)
     notes: list[str] = []
     slots: list[Slot] | None = None
     snapshot: SessionSnapshot | None = None
     if fmt == "snapshot":
+        # decoding is also the check that the output is a valid schema-2 snapshot
         snapshot = decode_snapshot(data, source=name or None)
-        slots = list(iter_slots(snapshot))
         if excluded is None:
             marker = snapshot.metadata.get(MARKER_EXCLUDED)
             excluded = frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES) if marker else frozenset()
+        # the walk costs a few hundred ms on 100 MB: only when something needs paths or classes
+        if hits or excluded or echo or recorded_echoes:
+            slots = list(iter_slots(snapshot))
     elif fmt == "json":
         slots = list(json_slots(msgspec.json.decode(data), "$", None))
     excluded = excluded or frozenset()
     findings = _secret_findings(data, fmt, hits, key, slots)
-    if snapshot is not None and slots is not None:
-        findings += _structural_findings(slots, snapshot, excluded)
+    if snapshot is not None:
+        if slots is not None:
+            findings += _structural_findings(slots, snapshot, excluded)
         if ContentClass.IMAGES not in excluded:
             findings += _mime_findings(snapshot)
     if echo:
         if slots is not None:
             units: Iterable[tuple[str, str]] = _echo_units_of_slots(slots, excluded)
         else:
-            units = echo_units_of_text(data, fmt)
-        findings += echo.check(units)
+            units = list(echo_units_of_text(data, fmt))
+        found = echo.check(units)
+        findings += found
+        findings += _decoded_echoes(data, fmt, echo, decoded or [], slots, {(f.location.split(" line ")[0]) for f in found})
     else:
-        recorded = list(recorded_echoes)
-        if recorded:
-            findings += verify_echo(data, fmt, recorded, slots)
+        if recorded_echoes:
+            findings += verify_echo(data, fmt, recorded_echoes, slots)
         if excluded:
             notes.append("echoes of excluded content are found only at export time (they need the source)")
     findings.sort(key=Finding.sort_key)

@@ -70,8 +70,8 @@ class SlotKind:
     IMAGE_DATA = "image_data"
     KEY = "key"
     """An object key (argument names, metadata keys, keys inside provider data)."""
-    MIXED = "mixed"
-    """A tool result holding document lines: ``spans`` says which parts are ``documents``."""
+    RESULT = "result"
+    """A tool result's content: ``tool_records``, except its document lines (``document_spans``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +202,7 @@ def message_slots(message: Message, path: str) -> Iterator[Slot]:
         r = message.tool_result
         base = f"{path}.ToolResult"
         yield Slot(f"{base}.id", None, r.id)
-        kind = SlotKind.MIXED if document_spans(r.content) else SlotKind.TEXT
-        yield Slot(f"{base}.content", ContentClass.TOOL_RECORDS, r.content, kind)
+        yield Slot(f"{base}.content", ContentClass.TOOL_RECORDS, r.content, SlotKind.RESULT)
 
 
 def iter_slots(snapshot: SessionSnapshot) -> Iterator[Slot]:
@@ -249,16 +248,79 @@ class ClassStats:
         return {c.value: {"strings": self.strings[c], "bytes": self.bytes[c]} for c in ALL_CLASSES}
 
 
+def _json_sizes(value: Any, stats: ClassStats, cls: ContentClass) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            stats.add(cls, utf8_len(item))
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stats.add(None, utf8_len(key))
+                stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _block_sizes(blocks: tuple[ContentBlock, ...], stats: ClassStats, text_cls: ContentClass) -> None:
+    for block in blocks:
+        if block.text is not None:
+            cls = ContentClass.DOCUMENTS if text_cls is ContentClass.USER and is_attachment(block.text) else text_cls
+            stats.add(cls, utf8_len(block.text))
+        elif block.image is not None:
+            stats.add(ContentClass.IMAGES, len(block.image.data))
+            stats.add(None, utf8_len(block.image.mime_type))
+        elif block.tool_call is not None:
+            stats.add(None, utf8_len(block.tool_call.id) + utf8_len(block.tool_call.name))
+            _json_sizes(block.tool_call.arguments, stats, ContentClass.TOOL_RECORDS)
+
+
+def _assistant_sizes(summary: str | None, context: tuple[ProviderContextBlock, ...], stats: ClassStats) -> None:
+    if summary is not None:
+        stats.add(ContentClass.REASONING_SUMMARIES, utf8_len(summary))
+    for block in context:
+        stats.add(None, utf8_len(block.kind))
+        _json_sizes(block.data, stats, ContentClass.PROVIDER_CONTEXT)
+
+
 def class_stats(snapshot: SessionSnapshot) -> ClassStats:
-    """Counts and byte sizes per class (document lines of tool results count as documents)."""
+    """Counts and byte sizes per class (document lines of tool results count as documents).
+
+    The same classification as ``iter_slots``, without building a slot per string (this runs
+    over the whole source snapshot of every export). Identities are not counted.
+    """
     stats = ClassStats.empty()
-    for slot in iter_slots(snapshot):
-        if slot.kind == SlotKind.MIXED:
-            spans = document_spans(slot.text)
-            doc = sum(utf8_len(slot.text[a:b]) for a, b in spans)
+    stats.add(None, utf8_len(snapshot.session_id))
+    for message in snapshot.history:
+        if message.system is not None:
+            stats.add(ContentClass.INSTRUCTIONS, utf8_len(message.system))
+        elif message.user is not None:
+            _block_sizes(message.user, stats, ContentClass.USER)
+        elif message.assistant is not None:
+            _block_sizes(message.assistant, stats, ContentClass.ASSISTANT)
+        elif message.enriched_assistant is not None:
+            m = message.enriched_assistant
+            _block_sizes(m.content, stats, ContentClass.ASSISTANT)
+            _assistant_sizes(m.reasoning_summary, m.provider_context, stats)
+        elif message.aborted_assistant is not None:
+            a = message.aborted_assistant
+            _block_sizes(a.content, stats, ContentClass.ASSISTANT)
+            _assistant_sizes(a.reasoning_summary, a.provider_context, stats)
+            for call in a.tool_calls:
+                stats.add(ContentClass.TOOL_RECORDS, utf8_len(call.arguments))
+        elif message.tool_result is not None:
+            content = message.tool_result.content
+            spans = document_spans(content)
+            doc = 0
             for a, b in spans:
-                stats.add(ContentClass.DOCUMENTS, utf8_len(slot.text[a:b]))
-            stats.add(ContentClass.TOOL_RECORDS, utf8_len(slot.text) - doc)
-        else:
-            stats.add(slot.cls, utf8_len(slot.text))
+                size = utf8_len(content[a:b])
+                stats.add(ContentClass.DOCUMENTS, size)
+                doc += size
+            stats.add(ContentClass.TOOL_RECORDS, utf8_len(content) - doc)
+    for key, value in snapshot.metadata.items():
+        cls = None if key.startswith(EXPORT_MARKER_PREFIX) else ContentClass.METADATA
+        stats.add(cls, utf8_len(key))
+        stats.add(cls, utf8_len(value))
+    if snapshot.prompt_cache_key is not None:
+        stats.add(ContentClass.METADATA, utf8_len(snapshot.prompt_cache_key))
     return stats

@@ -119,7 +119,7 @@ def _redaction_table(data: bytes, hits: list[Hit], scanner: SecretScanner, key: 
 
 
 def _class_at(slot: Slot, offset: int) -> ContentClass | None:
-    if slot.kind != SlotKind.MIXED:
+    if slot.kind != SlotKind.RESULT:
         return slot.cls
     char = len(slot.text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
     if any(a <= char < b for a, b in document_spans(slot.text)):
@@ -135,6 +135,7 @@ def export_snapshot(
     known_secrets: list[str] | tuple[str, ...] = (),
     fmt: str = "json",
     scanner: SecretScanner | None = None,
+    incremental: bool = True,
 ) -> ExportResult:
     """Build a redacted export of ``snapshot`` and audit it (nothing is written).
 
@@ -143,6 +144,8 @@ def export_snapshot(
         key: the fingerprint key (``fingerprint_key()`` in the app and CLI).
         known_secrets: credentials to find literally (every one rho-desk holds).
         fmt: ``json`` (a schema-2 snapshot), ``markdown`` or ``html``.
+        incremental: after redacting, rescan only the changed lines of the output (the result
+            equals a full scan, see ``SecretScanner.rescan``); ``False`` rescans everything.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}")
@@ -154,7 +157,10 @@ def export_snapshot(
         current = with_markers(current, selection)
     redactions: list[Redaction] = []
     data = encode_pretty(current)
-    hits = scanner.scan(data)
+    echo = EchoIndex(exclusion.originals)
+    # encoded regions of the final bytes, for the echo check (collected by the same scan)
+    decoded: list[tuple[int, int, bytes]] | None = [] if echo else None
+    hits = scanner.scan(data, decoded=decoded)
     for _ in range(_ROUNDS):
         if not hits:
             break
@@ -169,11 +175,20 @@ def export_snapshot(
                 redactions.append(Redaction(hit.rule, slot.path, _class_at(slot, offset), fp, hit.encoding))
         current = rewrite_strings(current, lambda s: table[s][0] if s in table else s, image_placeholder)
         current = with_markers(current, selection)
-        data = encode_pretty(current)
-        hits = scanner.scan(data)
-    echo = EchoIndex(exclusion.originals)
+        redacted = encode_pretty(current)
+        # the audit's scan of the exact new bytes: lines identical to the scanned ones keep their
+        # result, changed lines are scanned (SecretScanner.rescan; equal to a full scan for JSON)
+        fresh: list[tuple[int, int, bytes]] | None = [] if echo else None
+        if incremental:
+            hits = scanner.rescan(data, hits, redacted, old_decoded=decoded, decoded=fresh)
+        else:
+            hits = scanner.scan(redacted, decoded=fresh)
+        data, decoded = redacted, fresh
     if fmt == "json":
-        report = audit_bytes(data, scanner=scanner, key=key, fmt="snapshot", excluded=selection.excluded, echo=echo, hits=hits)
+        report = audit_bytes(
+            data, scanner=scanner, key=key, fmt="snapshot", excluded=selection.excluded, echo=echo,
+            hits=hits, decoded=decoded,
+        )  # fmt: skip
     else:
         from ._transcript import render_html, render_markdown
 

@@ -33,8 +33,10 @@ import hmac
 import html
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
@@ -232,25 +234,12 @@ def _stripe(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("stripe-api-key", start, end, value)
 
 
-def _after_letter(first: bytes) -> Callable[[bytes, int], bool]:
-    """Checks that the byte before a match is one of ``first`` (the literal skips that letter,
-    so that one pass finds ``Cookie`` and ``cookie``)."""
-
-    def ok(data: bytes, start: int) -> bool:
-        return start > 0 and data[start - 1] in first
-
-    return ok
-
-
 _SCHEMES: Final = frozenset(
     {b"bearer", b"basic", b"token", b"digest", b"bot", b"ssws", b"apikey", b"negotiate", b"ntlm"}
 )
 
 
 def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    # "Authorization", "authorization", "Proxy-Authorization"
-    if m.start() == 0 or data[m.start() - 1] not in b"Aa":
-        return None
     value = m.group("value")
     if value.lower() in _SCHEMES:
         return None  # "Authorization: Bearer <token>" with a placeholder: nothing to hide
@@ -258,8 +247,6 @@ def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 def _bearer(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    if m.start() == 0 or data[m.start() - 1] not in b"Bb":
-        return None
     value = m.group("value")
     if not _mixed(value):
         return None  # "Bearer authentication" is prose, not a token
@@ -270,8 +257,6 @@ _COOKIE_PAIR: Final = re.compile(rb"[A-Za-z0-9_.\-]{1,128}=")
 
 
 def _cookie(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    if m.start() == 0 or data[m.start() - 1] not in b"Cc":
-        return None
     value = m.group("value").rstrip()
     if _COOKIE_PAIR.match(value) is None:
         return None  # a cookie header starts with name=value; "Cookie: header values..." is prose
@@ -323,9 +308,9 @@ _SIGNED_PARAMS: Final = frozenset(
 _KEY_PARAMS: Final = frozenset({b"key", b"api_key", b"apikey", b"api-key", b"access_key", b"secret_key", b"private_key"})
 
 
-def _signed_query(trigger: bytes, names: frozenset[bytes] | None) -> Handler:
-    """A query parameter ``NAME=VALUE`` where NAME ends with ``trigger`` (minus its ``=``)."""
-    cut = len(trigger) - 1
+def _signed_query(literal: bytes, names: frozenset[bytes] | None) -> Handler:
+    """A query parameter ``NAME=VALUE`` whose name ends where ``literal`` ends (before ``=``)."""
+    cut = len(literal) - 1
 
     def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
         name, name_start = _param_name(data, m.start() + cut)
@@ -341,25 +326,14 @@ def _signed_query(trigger: bytes, names: frozenset[bytes] | None) -> Handler:
     return handle
 
 
-def _assignment(first: bytes) -> Handler:
-    """``password: x``, ``"client_secret": "..."``, ``GITHUB_TOKEN=...``, ``api_key=...``.
-
-    The literal skips the keyword's first letter (one pass finds ``Token`` and ``token``); that
-    letter must precede it: ``spoken = ...`` is not a token.
-    """
-
-    def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
-        start = m.start()
-        if start == 0 or data[start - 1] not in first:
-            return None
-        value = m.group("value")
-        if not _mixed(value):
-            return None  # references (os.environ, self.token) and placeholders have no digits
-        _, name_start = _param_name(data, start)
-        rule = "signed-url-query" if _query_delimited(data, name_start) else "credential-assignment"
-        return Hit(rule, m.start("value"), m.end("value"), value)
-
-    return handle
+def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``password: x``, ``"client_secret": "..."``, ``GITHUB_TOKEN=...``, ``api_key=...``."""
+    value = m.group("value")
+    if not _mixed(value):
+        return None  # references (os.environ, self.token) and placeholders have no digits
+    _, name_start = _param_name(data, m.start())
+    rule = "signed-url-query" if _query_delimited(data, name_start) else "credential-assignment"
+    return Hit(rule, m.start("value"), m.end("value"), value)
 
 
 def _compile(pattern: bytes) -> re.Pattern[bytes]:
@@ -396,30 +370,32 @@ def _token_passes() -> list[_Pass]:
     ]
 
 
-# (literal, letters allowed right before it): Password/password, PASSWORD, Secret/secret, SECRET,
-# Token/token, TOKEN. Names may continue after the keyword (client_secret_value, TOKEN_V2).
-_ASSIGNMENT_TRIGGERS: Final = (
-    (b"assword", b"Pp"), (b"ASSWORD", b"P"),
-    (b"ecret", b"Ss"), (b"ECRET", b"S"),
-    (b"oken", b"Tt"), (b"OKEN", b"T"),
+# Keyword rules run over the whole text, one regex each. ``re`` finds a literal prefix fast, at a
+# speed set by how often the literal's *first* byte occurs: each literal therefore starts at a rare
+# letter of its keyword ("zation" for Authorization, "ken" for Token), and a lookbehind checks
+# the rest. Measured on 100 MB of session JSON: ~32 ms a pass, against ~60-75 ms for "ookie",
+# "earer" or "ecret". Names may continue after the keyword (client_secret_value, TOKEN_V2).
+_ASSIGNMENT_LITERALS: Final = (
+    rb"word(?<=[Pp]assword)", rb"ASSWORD", rb"cret(?<=[Ss]ecret)", rb"ECRET", rb"ken(?<=[Tt]oken)", rb"OKEN",
+    rb"pi(?:_key|Key|key|-key)", rb"PI_?KEY",
 )  # fmt: skip
 
 
-# Keyword rules: a header or parameter name, then the value. They run over the whole text.
 def _keyword_passes() -> list[_Pass]:
     v = _VALUE
     passes = [
         _Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}"), _private_key),
         _Pass(
             _compile(
-                rb"uthorization" + _ASSIGN
+                rb"zation(?<=[Aa]uthorization)" + _ASSIGN
                 + rb"(?:(?:Bearer|Basic|Token|Digest|Bot|SSWS|ApiKey|bearer|basic|token)[ \t]+)?"
                 + rb"(?P<value>" + v + rb"{6,})"
             ),
             _authorization,
         ),
-        _Pass(_compile(rb"earer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)"), _bearer),
-        _Pass(_compile(rb"ookie" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})"), _cookie),
+        _Pass(_compile(rb"Bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)"), _bearer),
+        _Pass(_compile(rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)"), _bearer),
+        _Pass(_compile(rb"kie(?<=[Cc]ookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})"), _cookie),
         _Pass(
             _compile(
                 rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{1,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
@@ -428,27 +404,16 @@ def _keyword_passes() -> list[_Pass]:
             ),
             _url,
         ),
-        _Pass(_compile(rb"ignature=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"ignature=", None)),
-        _Pass(_compile(rb"sig=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"sig=", _SIGNED_PARAMS)),
-        _Pass(_compile(rb"redential=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"redential=", _SIGNED_PARAMS)),
+        _Pass(_compile(rb"gnature=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"gnature=", None)),
+        _Pass(_compile(rb"g=(?<=sig=)(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"g=", _SIGNED_PARAMS)),
+        _Pass(_compile(rb"dential=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"dential=", _SIGNED_PARAMS)),
         _Pass(_compile(rb"key=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"key=", _KEY_PARAMS)),
-        # api_key, apiKey, apikey, api-key, API_KEY, APIKEY (also as a query parameter)
-        _Pass(
-            _compile(rb"pi(?:_key|Key|key|-key)(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})"),
-            _assignment(b"Aa"),
-        ),
-        _Pass(
-            _compile(rb"PI_?KEY(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})"),
-            _assignment(b"A"),
-        ),
     ]
-    for trigger, first in _ASSIGNMENT_TRIGGERS:
+    for literal in _ASSIGNMENT_LITERALS:
         passes.append(
             _Pass(
-                _compile(
-                    re.escape(trigger) + rb"(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})"
-                ),
-                _assignment(first),
+                _compile(literal + rb"(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})"),
+                _assignment,
             )
         )
     return passes
@@ -527,12 +492,10 @@ class _Joined:
     def __init__(self, pieces: list[bytes], origins: list[int], gap: bytes) -> None:
         self.buffer = gap.join(pieces)
         self.origins = origins
-        starts = []
-        pos = 0
-        for piece in pieces:
-            starts.append(pos)
-            pos += len(piece) + len(gap)
-        self.starts = starts
+        # start of piece i = the lengths of pieces before it + i gaps (C-level loops: there can
+        # be hundreds of thousands of pieces)
+        ends = list(accumulate(map(len, pieces)))
+        self.starts = list(map(add, [0, *ends[:-1]], range(0, len(pieces) * len(gap), len(gap)) if gap else repeat(0)))
 
     def locate(self, offset: int) -> tuple[int, int]:
         """(piece index, offset of ``offset`` in the original coordinates)."""
@@ -581,9 +544,15 @@ class SecretScanner:
 
     # -- public ---------------------------------------------------------------------------------
 
-    def scan(self, data: bytes) -> list[Hit]:
-        """Every secret in ``data``, plain and encoded, overlaps merged, in order."""
-        return merge_hits(self._scan(data, decode=True, keywords=True))
+    def scan(self, data: bytes, *, decoded: list[tuple[int, int, bytes]] | None = None) -> list[Hit]:
+        """Every secret in ``data``, plain and encoded, overlaps merged, in order.
+
+        Args:
+            decoded: if given, receives ``(start, end, text)`` for every encoded region that
+                decodes to ASCII text (URL-encoded and unicode-escaped tokens, base64 runs under
+                ``BLOB_MIN``): the audit looks there for echoes of excluded content.
+        """
+        return merge_hits(self._scan(data, decode=True, keywords=True, decoded=decoded))
 
     def scan_strings(self, strings: list[str]) -> dict[int, list[Hit]]:
         """Secrets per string (offsets within each string's UTF-8 bytes), for many strings at once.
@@ -600,9 +569,62 @@ class SecretScanner:
             result.setdefault(index, []).append(Hit(hit.rule, hit.start - base, end - base, hit.value, hit.encoding))
         return result
 
+    def rescan(
+        self,
+        old: bytes,
+        old_hits: list[Hit],
+        new: bytes,
+        *,
+        old_decoded: list[tuple[int, int, bytes]] | None = None,
+        decoded: list[tuple[int, int, bytes]] | None = None,
+    ) -> list[Hit]:
+        """``scan(new)``, given ``old_hits = scan(old)`` and ``new`` differing from ``old`` in a few lines.
+
+        Every byte of ``new`` is accounted for: lines byte-identical to lines of ``old`` (compared
+        in full) keep ``old``'s hits, shifted; every other line is scanned. The result equals a
+        full scan for text in which no detection crosses a line break, which holds for pretty
+        JSON (rho-desk's JSON exports): every pattern, context check and token expansion stops at
+        ``\\n``, and JSON writes no raw newline inside a string. Used after redaction, where a
+        100 MB export differs from its first encoding in a few dozen lines.
+        """
+        same, changed = _line_diff(old, new)
+        starts = [a for a, _, _ in same]
+
+        def moved(start: int, end: int) -> int | None:
+            """How far a span of ``old`` moved, if it lies in an unchanged run of lines."""
+            k = bisect.bisect_right(starts, start) - 1
+            if k < 0:
+                return None
+            a, b, n = same[k]
+            return b - a if end <= a + n else None
+
+        out: list[Hit] = []
+        for hit in old_hits:
+            shift = moved(hit.start, hit.end)
+            if shift is not None:
+                out.append(Hit(hit.rule, hit.start + shift, hit.end + shift, hit.value, hit.encoding))
+        if decoded is not None and old_decoded:
+            for start, end, text in old_decoded:
+                shift = moved(start, end)
+                if shift is not None:
+                    decoded.append((start + shift, end + shift, text))
+        if changed:
+            joined = _Joined([new[s:e] for s, e in changed], [s for s, _ in changed], b"\n")
+            fresh: list[tuple[int, int, bytes]] | None = [] if decoded is not None else None
+            for hit in self.scan(joined.buffer, decoded=fresh):
+                _, origin = joined.locate(hit.start)
+                out.append(Hit(hit.rule, origin, origin + hit.end - hit.start, hit.value, hit.encoding))
+            if decoded is not None and fresh:
+                for start, end, text in fresh:
+                    _, origin = joined.locate(start)
+                    decoded.append((origin, origin + end - start, text))
+        if decoded is not None:
+            decoded.sort(key=lambda piece: piece[0])
+        return merge_hits(out)
+
     # -- the scan -------------------------------------------------------------------------------
 
-    def _scan(self, data: bytes, *, decode: bool, keywords: bool) -> list[Hit]:
+    def _scan(self, data: bytes, *, decode: bool, keywords: bool, decoded: list[tuple[int, int, bytes]] | None = None) -> list[Hit]:
         hits: list[Hit] = []
         # 1. runs of base64/identifier characters: candidates for token rules, known secrets and
         #    base64; long ones are blobs
@@ -628,7 +650,7 @@ class SecretScanner:
                     if hit is not None:
                         hits.append(hit)
         if decode:
-            self._scan_decoded(data, small, blobs, hits)
+            self._scan_decoded(data, small, blobs, hits, decoded)
         return hits
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
@@ -647,12 +669,6 @@ class SecretScanner:
             for m in pattern.finditer(buffer):
                 _, origin = joined.locate(m.start())
                 hits.append(Hit("known-credential", origin, origin + m.end() - m.start(), raw, encoding))
-        # a bearer token too long for the keyword rule's view is still a bearer token
-        for start, end in runs:
-            if start >= 7 and data[start - 1 : start] in (b" ", b"\t") and _BEARER_BEFORE.search(data, max(0, start - 12), start):
-                value = data[start:end]
-                if _mixed(value):
-                    hits.append(Hit("bearer-token", start, end, value))
 
     def _text_without_blobs(self, data: bytes, blobs: list[tuple[int, int]]) -> _Joined:
         if not blobs:
@@ -669,7 +685,14 @@ class SecretScanner:
         origins.append(prev)
         return _Joined(pieces, origins, b"\x00")
 
-    def _scan_decoded(self, data: bytes, runs: list[tuple[int, int]], blobs: list[tuple[int, int]], hits: list[Hit]) -> None:
+    def _scan_decoded(
+        self,
+        data: bytes,
+        runs: list[tuple[int, int]],
+        blobs: list[tuple[int, int]],
+        hits: list[Hit],
+        decoded_out: list[tuple[int, int, bytes]] | None,
+    ) -> None:
         text_pieces: list[tuple[int, int, bytes, str]] = []
         binary_pieces: list[tuple[int, int, bytes, str]] = []
 
@@ -715,6 +738,8 @@ class SecretScanner:
                         cached.append((hit.rule, hit.value))
                 self._blob_cache[digest] = cached
             hits.extend(Hit(rule, start, _padded(data, end), value, "base64") for rule, value in cached)
+        if decoded_out is not None:
+            decoded_out.extend((start, end, text) for start, end, text, _ in text_pieces)
         for pieces, keywords in ((text_pieces, True), (binary_pieces, False)):
             if not pieces:
                 continue
@@ -725,14 +750,67 @@ class SecretScanner:
                 hits.append(Hit(sub.rule, start, end, sub.value, encoding))
 
 
-_BEARER_BEFORE = re.compile(rb"(?:[Bb]earer|BEARER)[ \t]{1,4}$")
-
-
 def _known_handler(raw: bytes, encoding: str) -> Handler:
     def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return Hit("known-credential", m.start(), m.end(), raw, encoding)
 
     return handle
+
+
+def _common_prefix(a: memoryview, i: int, b: memoryview, j: int) -> int:
+    """How many bytes ``a[i:]`` and ``b[j:]`` share at their start (galloping, then bisection)."""
+    limit = min(len(a) - i, len(b) - j)
+    n = 0
+    step = 1 << 16
+    while n < limit:
+        k = min(step, limit - n)
+        if a[i + n : i + n + k] != b[j + n : j + n + k]:
+            lo, hi = n, n + k  # equal before lo; a difference before hi
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if a[i + lo : i + mid] == b[j + lo : j + mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        n += k
+        step = min(step * 2, 1 << 24)
+    return limit
+
+
+def _line_diff(a: bytes, b: bytes) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
+    """Line-aligned ``(a_start, b_start, length)`` runs equal in both, and the other lines of ``b``.
+
+    Lines are paired in order; a line only in ``b`` (an insertion) makes the following lines
+    differ as well, which costs a larger rescan but never a wrong result.
+    """
+    ma, mb = memoryview(a), memoryview(b)
+    same: list[tuple[int, int, int]] = []
+    changed: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(a) or j < len(b):
+        n = _common_prefix(ma, i, mb, j)
+        if i + n == len(a) and j + n == len(b):
+            if n:
+                same.append((i, j, n))
+            break
+        keep = b.rfind(b"\n", j, j + n) + 1 - j  # whole lines only
+        if keep > 0:
+            same.append((i, j, keep))
+            i += keep
+            j += keep
+        if i >= len(a):
+            changed.append((j, len(b)))  # lines only in b, at the end
+            break
+        if j >= len(b):
+            break  # lines only in a: nothing of b left to scan
+        end_a = a.find(b"\n", i)
+        end_b = b.find(b"\n", j)
+        end_a = len(a) if end_a < 0 else end_a
+        end_b = len(b) if end_b < 0 else end_b
+        changed.append((j, end_b))
+        i, j = end_a, end_b
+    return same, changed
 
 
 def _known_forms(secret: str) -> list[tuple[bytes, str]]:

@@ -37,7 +37,7 @@ def test_every_canary_is_in_a_slot_of_its_class() -> None:
         assert holders, name
         for slot in holders:
             if cls is C.DOCUMENTS and slot.cls is C.TOOL_RECORDS:
-                assert slot.kind == "mixed" and any(canary(name) in slot.text[a:b] for a, b in document_spans(slot.text))
+                assert slot.kind == "result" and any(canary(name) in slot.text[a:b] for a, b in document_spans(slot.text))
             else:
                 assert slot.cls is cls, (name, slot.path, slot.cls)
 

@@ -178,3 +178,56 @@ def test_every_rule_is_documented() -> None:
 def test_percent_encoding_of_everything() -> None:
     data = quote(f"token={SECRETS[0].value}", safe="").encode()
     assert [h.encoding for h in SCANNER.scan(data)] == ["percent"]
+
+
+def _full(scanner: SecretScanner, data: bytes) -> list[tuple[str, int, int]]:
+    return [(h.rule, h.start, h.end) for h in scanner.scan(data)]
+
+
+def _incremental(scanner: SecretScanner, old: bytes, new: bytes) -> list[tuple[str, int, int]]:
+    return [(h.rule, h.start, h.end) for h in scanner.rescan(old, scanner.scan(old), new)]
+
+
+def test_rescan_after_redaction_equals_a_full_scan() -> None:
+    from rho_desk.core.export import Selection, export_snapshot
+    from rho_desk.core.export._redact import apply_selection
+    from rho_desk.core.wire.codec import encode_pretty
+
+    from .builders import canary_snapshot, secrets_messages
+
+    source = canary_snapshot(extra=secrets_messages())
+    before = encode_pretty(apply_selection(source, Selection.everything())[0])
+    after = export_snapshot(source, Selection.everything(), key=bytes(32), known_secrets=[KNOWN], incremental=False).data
+    scanner = SecretScanner([KNOWN])
+    assert _incremental(scanner, before, after) == _full(scanner, after) == []
+    # and where secrets remain: put some back
+    broken = after.replace(b"[secret redacted:", SECRETS[0].value.encode() + b" [", 5)
+    assert _incremental(scanner, after, broken) == _full(scanner, broken) != []
+
+
+def test_rescan_handles_inserted_removed_and_unterminated_lines() -> None:
+    import random
+
+    rng = random.Random(7)
+    scanner = SecretScanner([KNOWN])
+    # JSON lines, as in a pretty export: text is escaped, so no raw newline inside a value
+    lines = [f'    "k{i}": {json.dumps(rng.choice(["plain words", SECRETS[i % len(SECRETS)].text, "more text", KNOWN]))},' for i in range(300)]
+    old = "\n".join(lines).encode()
+    for trial in range(60):
+        new_lines = list(lines)
+        for _ in range(rng.randint(1, 6)):
+            at = rng.randrange(len(new_lines))
+            op = rng.choice(["replace", "insert", "delete", "secret"])
+            if op == "replace":
+                new_lines[at] = '    "x": "[secret redacted: jwt fp:0011223344556677]",'
+            elif op == "insert":
+                new_lines.insert(at, f'    "new": {json.dumps(SECRETS[trial % len(SECRETS)].text)},')
+            elif op == "delete" and len(new_lines) > 1:
+                del new_lines[at]
+            else:
+                new_lines[at] = new_lines[at].replace("plain", SECRETS[0].value)
+        new = "\n".join(new_lines).encode() + (b"\n" if trial % 2 else b"")
+        assert _incremental(scanner, old, new) == _full(scanner, new), trial
+    assert _incremental(scanner, old, old) == _full(scanner, old)
+    assert _incremental(scanner, b"", old) == _full(scanner, old)
+    assert _incremental(scanner, old, b"") == []

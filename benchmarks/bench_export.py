@@ -1,0 +1,221 @@
+"""Benchmarks of the redacted export: classify, redact, audit and write a 100 MB session.
+
+* ``export.audit_100mb``: ``export_snapshot`` (classify every string, apply the selection, find
+  and redact every secret, render JSON, audit the exact bytes: secrets, excluded classes, echoes)
+  then the receipt and the atomic write of both files (temp, fsync, replace, fsync dir), for a
+  ~100 MB session with everything included (the largest output to audit). Throughput in MB/s of
+  the session's pretty JSON. Target ≥ 30 MB/s. Baseline: ``orjson.dumps`` (indent 2) of the same
+  snapshot's plain data in the same run; ``ratio`` = our throughput / orjson's.
+* ``export.audit_100mb.excluding``: the same with ``instructions``, ``tool_records`` and
+  ``provider_context`` excluded (placeholders, and the echo check against ~60 MB of excluded
+  text). Reported against the same target.
+* ``export.scan_100mb``: one ``SecretScanner.scan`` of the exported bytes (the audit's secret
+  pass; the pipeline runs it once, or twice when secrets were found and redacted). Report only.
+
+The session is a realistic coding session: a 20 KB system prompt; turns of user prose, assistant
+Markdown with tool calls, reasoning summaries and encrypted provider context (base64); tool
+results of numbered source files, command output, logs and diffs; screenshots (base64 PNG);
+an attached document; 40 planted secrets of a dozen kinds (some encoded) and 3 keyring
+credentials, so the redaction path is exercised. ``--quick`` keeps the size (the target is about
+it) and takes fewer samples.
+"""
+
+from __future__ import annotations
+
+import base64
+import gc
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import msgspec
+import orjson
+
+from rho_desk.benchkit import BenchResult, benchmark
+from rho_desk.core.export import (
+    ContentClass,
+    SecretScanner,
+    Selection,
+    build_receipt,
+    encode_receipt,
+    export_snapshot,
+    key_id,
+    write_files_atomic,
+)
+from rho_desk.core.wire.codec import encode_pretty
+from rho_desk.core.wire.model import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    ProviderContextBlock,
+)
+from rho_desk.core.wire.snapshot import SessionSnapshot
+
+IDENTITY = ModelIdentity("openai", "responses", "gpt-5")
+TARGET_MB_S = 30.0
+SIZE = 100_000_000
+KEY = bytes(range(32))
+KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c", "kr-anthropic-0a1b2c3d4e5f6a7b8c9d", "kr-local-Q1w2E3r4T5y6U7i8"]
+_WORDS = (
+    "the of and to in is that for it with as was on be by this are at from or an which have not but had "
+    "has were can all their there been one if would will more when what so no who about into out up them "
+    "some could than other then only its time new these two may first any like now my such make over our "
+    "even most me state after also made many before must through back years where much your way well down "
+    "should because each just those people how too little very might good great function value result "
+    "error config session export render parse token window message history provider compaction revision"
+).split()
+_IDENTS = [f"{a}_{b}" for a in ("user", "session", "tool", "export", "item", "node", "result", "value")
+           for b in ("id", "name", "count", "list", "map", "state", "path", "data", "index", "text")]  # fmt: skip
+_SECRETS = [
+    "sk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1",
+    "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3sXY",
+    "AKIAZ7Q3W5E1R9T2Y4U6",
+    "xoxb-2468013579-1357924680-AbCdEfGh1234IjKl",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+]
+
+
+def _prose(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choices(_WORDS, k=words))
+
+
+def _code_lines(rng: random.Random, n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        a, b, c = rng.choices(_IDENTS, k=3)
+        kind = i % 6
+        if kind == 0:
+            out.append(f"    def {a}(self, {b}: int, {c}: str = \"{rng.choice(_WORDS)}\") -> dict[str, int]:")
+        elif kind == 1:
+            out.append(f"        {a} = self.{b}.get({c}, {rng.randint(0, 999)})  # {_prose(rng, 5)}")
+        elif kind == 2:
+            out.append(f"        if {a} is None or len({b}) > {rng.randint(1, 64)}:")
+        elif kind == 3:
+            out.append(f"            raise ValueError(f\"{_prose(rng, 4)} {{{a}!r}}\")")
+        elif kind == 4:
+            out.append(f"        return {{\"{a}\": {b}, \"{c}\": [x for x in {a} if x]}}")
+        else:
+            out.append("")
+    return out
+
+
+def _log_lines(rng: random.Random, n: int) -> list[str]:
+    return [
+        f"2026-08-22T12:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z INFO {rng.choice(_IDENTS)} "
+        f"{_prose(rng, 8)} took={rng.randint(1, 900)}ms path=/srv/app/{rng.choice(_IDENTS)}.py:{rng.randint(1, 400)}"
+        for _ in range(n)
+    ]
+
+
+def big_session(size: int = SIZE, *, seed: int = 4) -> SessionSnapshot:
+    """A realistic ~``size``-byte (pretty JSON) coding session with some secrets in it."""
+    rng = random.Random(seed)
+    code = _code_lines(rng, 6000)
+    logs = _log_lines(rng, 4000)
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + rng.randbytes(180_000)).decode()
+    system = "You are Rho, a coding agent.\n" + "\n".join(_prose(rng, 25) for _ in range(120))
+    history: list[Message] = [Message.system_text(system)]
+    size_now = len(system)
+    turn = 0
+    secrets_left = 40
+    while size_now < size * 0.97:
+        turn += 1
+        user = _prose(rng, rng.randint(8, 60))
+        blocks = [ContentBlock.of_text(user)]
+        if turn % 40 == 0:
+            blocks.append(ContentBlock.of_image(png, "image/png"))
+            size_now += len(png)
+        if turn % 97 == 0:
+            body = "\n".join(_prose(rng, 20) for _ in range(200))
+            blocks.append(ContentBlock.of_text(f"Attached file: design notes.pdf (application/pdf)\n<<<\n{body}\n>>>"))
+            size_now += len(body)
+        history.append(Message.user_blocks(blocks))
+        calls = []
+        results = []
+        for k in range(rng.randint(1, 3)):
+            call_id = f"call-{turn}-{k}"
+            if k % 2 == 0:
+                start = rng.randint(0, len(code) - 400)
+                rows = code[start : start + rng.randint(40, 400)]
+                output = "\n".join(f"{n + 1}:{line}" for n, line in enumerate(rows))
+                calls.append(ContentBlock.of_tool_call(call_id, "read_file", {"path": f"src/{rng.choice(_IDENTS)}.py"}))
+            else:
+                start = rng.randint(0, len(logs) - 200)
+                output = "\n".join(logs[start : start + rng.randint(20, 200)])
+                calls.append(ContentBlock.of_tool_call(call_id, "bash", {"command": f"tail -n 200 /var/log/{rng.choice(_IDENTS)}.log"}))
+            if secrets_left and rng.random() < 0.05:
+                secrets_left -= 1
+                secret = _SECRETS[secrets_left % len(_SECRETS)]
+                form = (secret, quote(secret, safe=""), base64.b64encode(f"KEY={secret}\n".encode()).decode())[secrets_left % 3]
+                output += f"\nexport API_KEY={form}\ncurl -H 'Authorization: Bearer {KNOWN[secrets_left % 3]}x9' https://api.example.com"
+            results.append(Message.result(call_id, True, output))
+            size_now += len(output) + 200
+        reasoning = _prose(rng, rng.randint(20, 80))
+        context = ProviderContextBlock(
+            identity=IDENTITY, kind="openai_response_output_item", position=0,
+            data={"type": "reasoning", "encrypted_content": base64.b64encode(rng.randbytes(rng.randint(1500, 4000))).decode()},
+        )  # fmt: skip
+        answer = f"Looking at `{rng.choice(_IDENTS)}`:\n\n- {_prose(rng, 30)}\n- {_prose(rng, 20)}\n\n```python\n{rng.choice(code)}\n```"
+        history.append(Message.enriched(AssistantMessage(
+            content=(ContentBlock.of_text(answer), *calls), provenance=IDENTITY,
+            reasoning_summary=reasoning, provider_context=(context,),
+        )))  # fmt: skip
+        history.extend(results)
+        size_now += len(answer) + len(reasoning) + len(context.data["encrypted_content"]) + 400
+    return SessionSnapshot.new("5f0c2d7e-8a41-4c1b-9d33-0e6b7a2f9c10", len(history), history, IDENTITY,
+                               metadata={"title": "Refactor the export"}, prompt_cache_key="rho:5f0c2d7e")  # fmt: skip
+
+
+def _pipeline(snapshot: SessionSnapshot, selection: Selection, folder: Path) -> int:
+    result = export_snapshot(snapshot, selection, key=KEY, known_secrets=KNOWN)
+    receipt = build_receipt(result, output_name="export.json", key_id=key_id(KEY))
+    write_files_atomic(
+        [(folder / "export.json", result.data), (folder / "export.json.receipt.json", encode_receipt(receipt))],
+        overwrite=True,
+    )
+    return len(result.redactions)
+
+
+def _timed(fn: object, repeat: int) -> list[float]:
+    samples = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()  # type: ignore[operator]
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+@benchmark("export.audit_100mb")
+def audit_100mb(quick: bool) -> list[BenchResult]:
+    snapshot = big_session()
+    source_bytes = len(encode_pretty(snapshot))
+    mb = source_bytes / 1e6
+    plain = msgspec.to_builtins(snapshot)
+    repeat = 2 if quick else 5
+    baseline = _timed(lambda: orjson.dumps(plain, option=orjson.OPT_INDENT_2), repeat)
+    baseline_mb_s = mb / sorted(baseline)[len(baseline) // 2]
+    folder = Path(tempfile.mkdtemp(prefix="rho-desk-bench-export-"))
+    results = []
+    try:
+        everything = Selection.everything()
+        excluding = Selection.excluding([ContentClass.INSTRUCTIONS, ContentClass.TOOL_RECORDS, ContentClass.PROVIDER_CONTEXT])
+        for name, selection in (("export.audit_100mb", everything), ("export.audit_100mb.excluding", excluding)):
+            redactions = _pipeline(snapshot, selection, folder)  # warm-up, and a check it redacts
+            samples = [mb / s for s in _timed(lambda sel=selection: _pipeline(snapshot, sel, folder), repeat)]
+            median = sorted(samples)[len(samples) // 2]
+            results.append(BenchResult(
+                name, "MB/s", samples, f">= {TARGET_MB_S:g} MB/s ({mb:.0f} MB session, {redactions} redactions)",
+                median >= TARGET_MB_S, baseline=baseline_mb_s, ratio=median / baseline_mb_s,
+            ))  # fmt: skip
+        output = (folder / "export.json").read_bytes()
+        scanner = SecretScanner(KNOWN)
+        scan = [len(output) / 1e6 / s for s in _timed(lambda: scanner.scan(output), repeat)]
+        results.append(BenchResult("export.scan_100mb", "MB/s", scan, "report (one secret pass over the output)", None))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return results
