@@ -60,7 +60,7 @@ TARGET_MB_S = 30.0
 SIZE = 100_000_000
 KEY = bytes(range(32))
 KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c", "kr-anthropic-0a1b2c3d4e5f6a7b8c9d", "kr-local-Q1w2E3r4T5y6U7i8"]
-_WORDS = (
+_WORDS = (  # noqa: SIM905 - a paragraph of words reads better than a 120-item list
     "the of and to in is that for it with as was on be by this are at from or an which have not but had "
     "has were can all their there been one if would will more when what so no who about into out up them "
     "some could than other then only its time new these two may first any like now my such make over our "
@@ -69,7 +69,7 @@ _WORDS = (
     "error config session export render parse token window message history provider compaction revision"
 ).split()
 _IDENTS = [f"{a}_{b}" for a in ("user", "session", "tool", "export", "item", "node", "result", "value")
-           for b in ("id", "name", "count", "list", "map", "state", "path", "data", "index", "text")]  # fmt: skip
+           for b in ("id", "name", "count", "list", "map", "state", "path", "data", "index", "text")]
 _SECRETS = [
     "sk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1",
     "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3sXY",
@@ -158,16 +158,16 @@ def big_session(size: int = SIZE, *, seed: int = 4) -> SessionSnapshot:
         context = ProviderContextBlock(
             identity=IDENTITY, kind="openai_response_output_item", position=0,
             data={"type": "reasoning", "encrypted_content": base64.b64encode(rng.randbytes(rng.randint(1500, 4000))).decode()},
-        )  # fmt: skip
+        )
         answer = f"Looking at `{rng.choice(_IDENTS)}`:\n\n- {_prose(rng, 30)}\n- {_prose(rng, 20)}\n\n```python\n{rng.choice(code)}\n```"
         history.append(Message.enriched(AssistantMessage(
             content=(ContentBlock.of_text(answer), *calls), provenance=IDENTITY,
             reasoning_summary=reasoning, provider_context=(context,),
-        )))  # fmt: skip
+        )))
         history.extend(results)
         size_now += len(answer) + len(reasoning) + len(context.data["encrypted_content"]) + 400
     return SessionSnapshot.new("5f0c2d7e-8a41-4c1b-9d33-0e6b7a2f9c10", len(history), history, IDENTITY,
-                               metadata={"title": "Refactor the export"}, prompt_cache_key="rho:5f0c2d7e")  # fmt: skip
+                               metadata={"title": "Refactor the export"}, prompt_cache_key="rho:5f0c2d7e")
 
 
 def _pipeline(snapshot: SessionSnapshot, selection: Selection, folder: Path) -> int:
@@ -211,7 +211,7 @@ def audit_100mb(quick: bool) -> list[BenchResult]:
             results.append(BenchResult(
                 name, "MB/s", samples, f">= {TARGET_MB_S:g} MB/s ({mb:.0f} MB session, {redactions} redactions)",
                 median >= TARGET_MB_S, baseline=baseline_mb_s, ratio=median / baseline_mb_s,
-            ))  # fmt: skip
+            ))
         output = (folder / "export.json").read_bytes()
         scanner = SecretScanner(KNOWN)
         scan = [len(output) / 1e6 / s for s in _timed(lambda: scanner.scan(output), repeat)]

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             "counts": report.counts(),
             "receipt": None if check is None else {"file": str(receipt_path), **check.to_json()},
             "notes": report.notes,
-        }, indent=2))  # fmt: skip
+        }, indent=2))
         return EXIT_PROBLEMS if problems else EXIT_OK
 
     counts = ", ".join(f"{n} {s}" for s, n in report.counts().items() if n)

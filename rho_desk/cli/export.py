@@ -70,6 +70,7 @@ def known_credentials(key: bytes) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.export import (
+        OutputExists,
         Selection,
         build_receipt,
         encode_receipt,
@@ -79,7 +80,6 @@ def run(args: argparse.Namespace) -> int:
         parse_classes,
         write_files_atomic,
     )
-    from ..core.export import OutputExists
     from ..core.stores.open import open_snapshot
 
     if args.include is not None:

@@ -18,6 +18,7 @@ import keyring.backend
 import pytest
 
 from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
+from rho_desk.core.wire.model import Message
 
 from ..core.export.builders import KNOWN, SECRETS, canary, canary_snapshot, secrets_messages
 
@@ -130,9 +131,7 @@ def test_export_then_audit_reports_zero_findings(env: dict[str, str], tmp_path: 
 def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: Path) -> None:
     near_miss = "xk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1"  # not a key until one byte changes
     session = tmp_path / "session.json"
-    session.write_bytes(encode_pretty(canary_snapshot(extra=secrets_messages() + [
-        __import__("rho_desk.core.wire.model", fromlist=["Message"]).Message.user_text(f"config {near_miss}")
-    ])))  # fmt: skip
+    session.write_bytes(encode_pretty(canary_snapshot(extra=[*secrets_messages(), Message.user_text(f"config {near_miss}")])))
     assert rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "e.json").returncode == 0
     export = tmp_path / "e.json"
     data = bytearray(export.read_bytes())
@@ -223,7 +222,7 @@ def test_html_export_and_its_audit(env: dict[str, str], tmp_path: Path, session:
 
 def test_no_keyring_backend_is_explained(tmp_path: Path, session: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-           "RHO_DESK_CONFIG_DIR": str(tmp_path)}  # fmt: skip
+           "RHO_DESK_CONFIG_DIR": str(tmp_path)}
     out = rho(env, tmp_path, "export", str(session), "--include", "all")
     assert out.returncode == 1
     assert "no system keyring is available" in out.stderr and "Traceback" not in out.stderr

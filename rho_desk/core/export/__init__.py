@@ -16,7 +16,14 @@ keyring is the caller's job (``fingerprint_key`` helps with the key).
 
 from ._atomic import OutputExists, write_files_atomic
 from ._audit import AuditReport, EchoIndex, Finding, Severity, audit_bytes, detect_format
-from ._classes import ALL_CLASSES, CLASS_NAMES, ContentClass, Selection, UnknownContentClass, parse_classes
+from ._classes import (
+    ALL_CLASSES,
+    CLASS_NAMES,
+    ContentClass,
+    Selection,
+    UnknownContentClass,
+    parse_classes,
+)
 from ._classify import ClassStats, Slot, class_stats, is_placeholder, iter_slots
 from ._export import FORMATS, ExportResult, export_snapshot
 from ._keys import KEY_SERVICE, KEY_USERNAME, fingerprint_key, key_id, stored_key_text
@@ -30,7 +37,14 @@ from ._receipt import (
     encode_receipt,
     verify_receipt,
 )
-from ._redact import MARKER_EXCLUDED, MARKER_REDACTED, Exclusion, Redaction, apply_selection, with_markers
+from ._redact import (
+    MARKER_EXCLUDED,
+    MARKER_REDACTED,
+    Exclusion,
+    Redaction,
+    apply_selection,
+    with_markers,
+)
 from ._secrets import RULES, Hit, SecretScanner, fingerprint
 from ._transcript import render_html, render_markdown
 

@@ -29,7 +29,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
-from urllib.parse import unquote
 
 import msgspec
 
@@ -41,10 +40,10 @@ from ._classes import ContentClass
 from ._classify import (
     Slot,
     SlotKind,
-    json_slots,
     document_spans,
     is_placeholder,
     iter_slots,
+    json_slots,
 )
 from ._secrets import Hit, SecretScanner, fingerprint
 
@@ -237,7 +236,7 @@ def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list
         for slot in slots:
             if slot.text in wanted:
                 places.setdefault(slot.text, []).append((slot.path, slot.cls))
-    out = []
+    out: list[tuple[str, ContentClass | None]] = []
     for owner in owners:
         if owner is None:
             out.append(("$ (outside any string)", None))
@@ -316,9 +315,7 @@ def _structural_findings(slots: list[Slot], snapshot: SessionSnapshot, excluded:
             continue
         if cls not in excluded:
             continue
-        if slot.kind == SlotKind.IMAGE_DATA or slot.kind == SlotKind.KEY or cls is ContentClass.METADATA:
-            flag(slot.path, cls)
-        elif slot.text.strip() and not is_placeholder(slot.text):
+        if slot.kind == SlotKind.IMAGE_DATA or slot.kind == SlotKind.KEY or cls is ContentClass.METADATA or (slot.text.strip() and not is_placeholder(slot.text)):
             flag(slot.path, cls)
     return out
 

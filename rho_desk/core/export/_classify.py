@@ -312,8 +312,8 @@ def class_stats(snapshot: SessionSnapshot) -> ClassStats:
             content = message.tool_result.content
             spans = document_spans(content)
             doc = 0
-            for a, b in spans:
-                size = utf8_len(content[a:b])
+            for lo, hi in spans:
+                size = utf8_len(content[lo:hi])
                 stats.add(ContentClass.DOCUMENTS, size)
                 doc += size
             stats.add(ContentClass.TOOL_RECORDS, utf8_len(content) - doc)

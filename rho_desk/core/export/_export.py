@@ -20,6 +20,7 @@ and the audit report, and ``build_receipt`` turns it into a receipt.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -27,7 +28,7 @@ import msgspec
 
 from ..wire.codec import encode_pretty
 from ..wire.snapshot import SessionSnapshot
-from ._audit import AuditReport, EchoIndex, enclosing_string, audit_bytes
+from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_string
 from ._classes import ContentClass, Selection
 from ._classify import ClassStats, Slot, SlotKind, class_stats, document_spans, iter_slots
 from ._redact import (
@@ -118,6 +119,14 @@ def _redaction_table(data: bytes, hits: list[Hit], scanner: SecretScanner, key: 
     return table
 
 
+def _replacer(table: dict[str, tuple[str, list[tuple[Hit, str, int]]]]) -> Callable[[str], str]:
+    def replace(text: str) -> str:
+        entry = table.get(text)
+        return text if entry is None else entry[0]
+
+    return replace
+
+
 def _class_at(slot: Slot, offset: int) -> ContentClass | None:
     if slot.kind != SlotKind.RESULT:
         return slot.cls
@@ -173,7 +182,7 @@ def export_snapshot(
                 continue
             for hit, fp, offset in entry[1]:
                 redactions.append(Redaction(hit.rule, slot.path, _class_at(slot, offset), fp, hit.encoding))
-        current = rewrite_strings(current, lambda s: table[s][0] if s in table else s, image_placeholder)
+        current = rewrite_strings(current, _replacer(table), image_placeholder)
         current = with_markers(current, selection)
         redacted = encode_pretty(current)
         # the audit's scan of the exact new bytes: lines identical to the scanned ones keep their
@@ -188,7 +197,7 @@ def export_snapshot(
         report = audit_bytes(
             data, scanner=scanner, key=key, fmt="snapshot", excluded=selection.excluded, echo=echo,
             hits=hits, decoded=decoded,
-        )  # fmt: skip
+        )
     else:
         from ._transcript import render_html, render_markdown
 

@@ -429,14 +429,14 @@ def rewrite_strings(snapshot: SessionSnapshot, fn: Callable[[str], str], image_t
             return Message(enriched_assistant=replace(
                 e, content=blocks(e.content), provenance=None if e.provenance is None else identity(e.provenance),
                 reasoning_summary=opt(e.reasoning_summary), provider_context=context(e.provider_context),
-            ))  # fmt: skip
+            ))
         if m.aborted_assistant is not None:
             a = m.aborted_assistant
             calls = tuple(PartialToolCall(id=opt(c.id), name=opt(c.name), arguments=fn(c.arguments)) for c in a.tool_calls)
             return Message(aborted_assistant=replace(
                 a, content=blocks(a.content), provenance=None if a.provenance is None else identity(a.provenance),
                 reasoning_summary=opt(a.reasoning_summary), provider_context=context(a.provider_context), tool_calls=calls,
-            ))  # fmt: skip
+            ))
         r = m.tool_result
         assert r is not None
         return Message(tool_result=ToolResult(fn(r.id), r.ok, fn(r.content)))

@@ -302,7 +302,7 @@ def _query_delimited(data: bytes, name_start: int) -> bool:
 _SIGNED_PARAMS: Final = frozenset(
     {b"sig", b"signature", b"x-amz-signature", b"x-goog-signature", b"x-amz-credential",
      b"x-goog-credential", b"credential"}
-)  # fmt: skip
+)
 
 
 _KEY_PARAMS: Final = frozenset({b"key", b"api_key", b"apikey", b"api-key", b"access_key", b"secret_key", b"private_key"})
@@ -378,7 +378,7 @@ def _token_passes() -> list[_Pass]:
 _ASSIGNMENT_LITERALS: Final = (
     rb"word(?<=[Pp]assword)", rb"ASSWORD", rb"cret(?<=[Ss]ecret)", rb"ECRET", rb"ken(?<=[Tt]oken)", rb"OKEN",
     rb"pi(?:_key|Key|key|-key)", rb"PI_?KEY",
-)  # fmt: skip
+)
 
 
 def _keyword_passes() -> list[_Pass]:
@@ -642,7 +642,7 @@ class SecretScanner:
             passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in self._known_in_text)]
             for rule in passes:
                 for m in rule.pattern.finditer(text.buffer):
-                    index, origin = text.locate(m.start())
+                    _, origin = text.locate(m.start())
                     m2 = rule.pattern.match(data, origin)
                     if m2 is None:
                         continue  # only possible at a blob cut: the data continues differently
@@ -835,8 +835,8 @@ def _known_forms(secret: str) -> list[tuple[bytes, str]]:
             forms.append((core, "base64"))
             forms.append((core.translate(bytes.maketrans(b"+/", b"-_")), "base64"))
     # each form once more JSON-escaped: the scanned bytes are often JSON holding that text
-    for form, encoding in list(forms):
-        escaped = json.dumps(form.decode("utf-8"), ensure_ascii=False)[1:-1].encode("utf-8")
-        if escaped != form:
-            forms.append((escaped, encoding if encoding == "json-escape" else "json-escape"))
+    for form, _ in list(forms):
+        twice = json.dumps(form.decode("utf-8"), ensure_ascii=False)[1:-1].encode("utf-8")
+        if twice != form:
+            forms.append((twice, "json-escape"))
     return forms

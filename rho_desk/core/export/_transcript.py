@@ -188,8 +188,8 @@ def _md_message(message: Message, first: dict[str, ToolResult], completed: set[s
                 yield "_(image of an unsupported type, not shown)_"
             yield ""
         elif block.tool_call is not None:
-            result = None if in_user else first.get(block.tool_call.id)
-            yield from _md_call(block.tool_call, result)
+            answer = None if in_user else first.get(block.tool_call.id)
+            yield from _md_call(block.tool_call, answer)
     summary, context = _summary_and_context(message)
     if summary:
         yield "**reasoning summary**"

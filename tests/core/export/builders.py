@@ -114,7 +114,7 @@ def canary_snapshot(*, extra: list[Message] | None = None, metadata: dict[str, s
                                      data={"type": "reasoning", "encrypted_content": k("context_enriched")}),
                 ProviderContextBlock(identity=IDENTITY, kind="rho.sdk.portable_fallback.v1", data=f"fallback {k('context_fallback')}"),
             ),
-        )),  # fmt: skip
+        )),
         Message.result("call-1", True, f"{k('result_ok')}\nline two of the output"),
         Message.result("call-2", False, f"error: {k('result_error')}"),
         Message.user_text(f"steer: {k('steering')}"),
@@ -126,7 +126,7 @@ def canary_snapshot(*, extra: list[Message] | None = None, metadata: dict[str, s
         Message.enriched(AssistantMessage(
             content=(ContentBlock.of_tool_call("call-3", "read_file", {"path": "report.pdf"}),),
             provenance=IDENTITY,
-        )),  # fmt: skip
+        )),
         Message.result(
             "call-3", True,
             f"{k('result_extracted')} extracted\n\nExtraction notice: content was truncated at the output limit.\n"
@@ -143,7 +143,7 @@ def canary_snapshot(*, extra: list[Message] | None = None, metadata: dict[str, s
             provider_context=(ProviderContextBlock(identity=OTHER, kind="anthropic_content_block", data={"signature": k("context_aborted")}),),
             tool_calls=(PartialToolCall(id="call-5", name="bash", arguments=f'{{"command": "{k("partial_args")}'),),
             usage=ModelUsage(input_tokens=10),
-        )),  # fmt: skip
+        )),
         *(extra or []),
     ]
     meta = {k("meta_key"): k("meta_value"), "title": f"Session {k('title')}"}
@@ -246,7 +246,7 @@ def secrets_messages() -> list[Message]:
             elif holder == 1:
                 out.append(Message.enriched(AssistantMessage(
                     content=(ContentBlock.of_tool_call(f"s-{n}", "bash", {"command": f"run {text}"}),), provenance=IDENTITY,
-                )))  # fmt: skip
+                )))
                 out.append(Message.result(f"s-{n}", True, "done"))
             else:
                 out.append(Message.assistant_blocks([ContentBlock.of_tool_call(f"s-{n}", "read_file", {"path": "x"})]))

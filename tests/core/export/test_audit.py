@@ -51,7 +51,7 @@ def test_secret_findings_name_rule_path_and_fingerprint_never_the_value() -> Non
     [finding] = report.findings
     assert (finding.rule, finding.severity, finding.location, finding.cls) == (
         "openai-api-key", Severity.CRITICAL, "$.history[1].User[0].Text", C.USER,
-    )  # fmt: skip
+    )
     assert finding.fingerprint and SECRETS[0].value not in str(finding.to_json())
     assert report.format == "snapshot" and report.blocking == [finding]
 

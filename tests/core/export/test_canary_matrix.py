@@ -109,7 +109,7 @@ def test_json_export_holds_exactly_the_allowed_canaries(included: frozenset[Cont
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "html"])
-@pytest.mark.parametrize("included", SELECTIONS[:: len(SELECTIONS) // 12 or 1] + [frozenset(ALL_CLASSES)], ids=_name)
+@pytest.mark.parametrize("included", [*SELECTIONS[:: len(SELECTIONS) // 12 or 1], frozenset(ALL_CLASSES)], ids=_name)
 def test_transcripts_hold_no_excluded_canary_and_no_secret(fmt: str, included: frozenset[ContentClass]) -> None:
     result = export_snapshot(SNAPSHOT, Selection.including(included), key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL], fmt=fmt)
     text = result.data.decode()

@@ -123,7 +123,7 @@ def test_a_secret_in_a_call_id_is_redacted_alike_on_both_sides() -> None:
     assert call_id.startswith("[secret redacted: openai-api-key fp:") and secret not in result.data.decode()
     assert {r.path for r in result.redactions} == {
         "$.history[0].EnrichedAssistant.content[0].ToolCall.id", "$.history[1].ToolResult.id",
-    }  # fmt: skip
+    }
 
 
 def test_a_secret_in_an_image_replaces_the_image_with_text() -> None:
@@ -139,7 +139,7 @@ def test_a_secret_in_an_image_replaces_the_image_with_text() -> None:
     [redaction] = result.redactions
     assert (redaction.rule, redaction.path, redaction.cls, redaction.encoding) == (
         "aws-access-key-id", "$.history[0].User[0].Image.data", C.IMAGES, "base64",
-    )  # fmt: skip
+    )
     assert result.report.findings == []
 
 
@@ -164,7 +164,7 @@ def test_a_header_value_split_from_its_name_is_redacted() -> None:
     # only the JSON holds "Authorization": "…" together: the value string alone is no secret
     source = _with(Message.enriched(AssistantMessage(content=(
         ContentBlock.of_tool_call("c", "http", {"headers": {"Authorization": "Zm9vYmFyYmF6cXV4"}}),
-    ))))  # fmt: skip
+    ))))
     result = export_snapshot(source, Selection.everything(), key=KEY)
     assert "Zm9vYmFyYmF6cXV4" not in result.data.decode()
     assert [r.rule for r in result.redactions] == ["authorization-header"]
@@ -179,7 +179,7 @@ def test_redaction_records_hold_no_value() -> None:
     assert redaction.to_json() == {
         "rule": "openai-api-key", "path": "$.history[0].User[0].Text", "class": "user",
         "fingerprint": redaction.fingerprint, "encoding": "plain",
-    }  # fmt: skip
+    }
 
 
 def test_same_secret_same_fingerprint_across_exports_and_keys_differ() -> None:
@@ -194,7 +194,7 @@ def test_same_secret_same_fingerprint_across_exports_and_keys_differ() -> None:
 def test_human_sizes() -> None:
     assert [human_size(n) for n in (0, 999, 1000, 4500, 45_000, 1_234_567, 3 * 10**9)] == [
         "0 B", "999 B", "1.0 KB", "4.5 KB", "45 KB", "1.2 MB", "3.0 GB",
-    ]  # fmt: skip
+    ]
 
 
 def test_every_string_of_an_everything_export_is_classified() -> None:

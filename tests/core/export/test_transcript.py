@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from rho_desk.core.export import ContentClass, Selection, export_snapshot, render_html, render_markdown
+from rho_desk.core.export import (
+    ContentClass,
+    Selection,
+    export_snapshot,
+    render_html,
+    render_markdown,
+)
 from rho_desk.core.export._transcript import _fence
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message
 from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -32,7 +38,7 @@ def test_markdown_shape() -> None:
         Message.enriched(AssistantMessage(
             content=(ContentBlock.of_text("Running."), ContentBlock.of_tool_call("c1", "bash", {"command": "ls"})),
             provenance=IDENTITY, reasoning_summary="think",
-        )),  # fmt: skip
+        )),
         Message.result("c1", True, "a.txt\nb.txt"),
         Message.result("zz", False, "orphan"),
     )
@@ -74,7 +80,7 @@ def test_tool_cards_open_for_short_output_only() -> None:
         Message.enriched(AssistantMessage(content=(
             ContentBlock.of_tool_call("a", "bash", {"command": "short"}),
             ContentBlock.of_tool_call("b", "bash", {"command": "long " + "x" * 100}),
-        ))),  # fmt: skip
+        ))),
         Message.result("a", True, "one"),
         Message.result("b", True, long_output),
     )
