@@ -88,6 +88,31 @@ if _FAST_COMPARE:
         _memcmp = None
 
 
+def _same_items(history: tuple[object, ...], prefix: tuple[object, ...], n: int) -> bool:
+    """Whether the first ``n`` element pointers of two tuples are identical (CPython layout)."""
+    assert _memcmp is not None
+    base = tuple.__basicsize__  # the element array follows the fixed part of the object
+    return bool(_memcmp(id(history) + base, id(prefix) + base, n * _POINTER) == 0)
+
+
+def _layout_holds() -> bool:
+    # The pointer comparison relies on CPython's tuple layout. Prove it on this interpreter
+    # before trusting it: equal prefixes compare equal, and any difference is seen.
+    a, b, c = object(), object(), object()
+    try:
+        return (
+            _same_items((a, b, c), (a, b), 2)
+            and not _same_items((a, c, b), (a, b), 2)
+            and not _same_items((b, a, c), (a, b), 2)
+        )
+    except Exception:  # pragma: no cover - any surprise disables the fast path
+        return False
+
+
+if _memcmp is not None and not _layout_holds():  # pragma: no cover - not CPython's layout
+    _memcmp = None
+
+
 def same_prefix(history: Sequence[Message], prefix: Sequence[Message]) -> bool:
     """Whether ``history`` starts with ``prefix`` (value equality).
 
@@ -103,8 +128,7 @@ def same_prefix(history: Sequence[Message], prefix: Sequence[Message]) -> bool:
     if n == 0:
         return True
     if _memcmp is not None and type(history) is tuple and type(prefix) is tuple:
-        base = tuple.__basicsize__  # the element array follows the fixed part of the object
-        if _memcmp(id(history) + base, id(prefix) + base, n * _POINTER) == 0:
+        if _same_items(history, prefix, n):
             return True
     return tuple(history[:n]) == tuple(prefix)
 
