@@ -231,3 +231,17 @@ def test_no_keyring_backend_is_explained(tmp_path: Path, session: Path) -> None:
     assert audit.returncode == 1  # the raw session holds secrets
     assert "Known credentials are not checked" in audit.stderr
     assert "critical" in audit.stdout
+
+
+def test_a_rho_session_file_at_a_chosen_revision(env: dict[str, str], tmp_path: Path, rho_fixtures: Path) -> None:
+    session = tmp_path / "session-v3.jsonl"
+    session.write_bytes((rho_fixtures / "session-v3.jsonl").read_bytes())
+    out = rho(env, tmp_path, "export", str(session), "--revision", "1", "--exclude", "metadata", "-o", "r1.json")
+    assert out.returncode == 0, out.stderr
+    exported = decode_snapshot((tmp_path / "r1.json").read_bytes())
+    assert exported.revision == 1 and [m.text() for m in exported.history] == ["delta prompt"]
+    assert exported.prompt_cache_key is None
+    audit = rho(env, tmp_path, "audit", str(session))
+    assert audit.returncode == 0 and "jsonl, 0 finding(s)" in audit.stdout
+    bad = rho(env, tmp_path, "export", str(session), "--revision", "9", "--include", "all")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -27,7 +27,7 @@ import hashlib
 import html
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import msgspec
@@ -571,6 +571,11 @@ def audit_bytes(
             findings += verify_echo(data, fmt, recorded_echoes, slots)
         if excluded:
             notes.append("echoes of excluded content are found only at export time (they need the source)")
+    # a location names object keys, and a key can be a secret: never report one
+    findings = [
+        f if (safe := scanner.redact_location(f.location)) == f.location else replace(f, location=safe)
+        for f in findings
+    ]
     findings.sort(key=Finding.sort_key)
     return AuditReport(fmt, findings, excluded, notes)
 

@@ -180,8 +180,9 @@ def export_snapshot(
             entry = table.get(slot.text)
             if entry is None:
                 continue
+            path = scanner.redact_location(slot.path)  # a key on the path may be the secret
             for hit, fp, offset in entry[1]:
-                redactions.append(Redaction(hit.rule, slot.path, _class_at(slot, offset), fp, hit.encoding))
+                redactions.append(Redaction(hit.rule, path, _class_at(slot, offset), fp, hit.encoding))
         current = rewrite_strings(current, _replacer(table), image_placeholder)
         current = with_markers(current, selection)
         redacted = encode_pretty(current)

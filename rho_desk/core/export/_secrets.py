@@ -569,6 +569,24 @@ class SecretScanner:
             result.setdefault(index, []).append(Hit(hit.rule, hit.start - base, end - base, hit.value, hit.encoding))
         return result
 
+    def redact_location(self, location: str) -> str:
+        """``location`` (a JSON path, which names object keys) with any secret in it masked.
+
+        Reports carry paths, and a path can hold a key that is itself a secret.
+        """
+        data = location.encode("utf-8", "surrogatepass")
+        hits = self.scan(data)
+        if not hits:
+            return location
+        out = []
+        pos = 0
+        for hit in hits:
+            out.append(data[pos : hit.start])
+            out.append(f"[secret: {hit.rule}]".encode())
+            pos = max(pos, hit.end)
+        out.append(data[pos:])
+        return b"".join(out).decode("utf-8", "replace")
+
     def rescan(
         self,
         old: bytes,

@@ -238,6 +238,9 @@ img{max-width:100%;border:1px solid var(--line);border-radius:6px}
 _CSP: Final = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 
+_STATUS_CLASS: Final = {"ok": "ok", "error": "error", "no result": "none"}
+
+
 def _esc(text: str) -> str:
     return html.escape(text, quote=True)
 
@@ -325,7 +328,7 @@ def _html_call(call: ToolCall, result: ToolResult | None) -> str:
     return (
         f'<details class="tool"{opened}><summary><code>{_esc(call.name)}</code>'
         f'<span class="preview">{_esc(_preview(call.arguments))}</span>'
-        f'<span class="status {"error" if status == "error" else ""}">{status}</span></summary>'
+        f'<span class="status {_STATUS_CLASS[status]}">{status}</span></summary>'
         f"<pre><code>{_esc(_pretty(call.arguments))}</code></pre>{body}</details>"
     )
 
@@ -340,10 +343,7 @@ def _html_message(message: Message, first: dict[str, ToolResult], completed: set
             return
         status = "ok" if result.ok else "error"
         body = f"<pre><code>{_esc(result.content)}</code></pre>" if result.content else '<p class="note">(no output)</p>'
-        yield (
-            f'<details class="tool" open><summary>tool result<span class="status '
-            f'{"error" if status == "error" else ""}">{status}</span></summary>{body}</details>'
-        )
+        yield f'<details class="tool" open><summary>tool result<span class="status {status}">{status}</span></summary>{body}</details>'
         return
     in_user = message.user is not None
     for block in message.content:

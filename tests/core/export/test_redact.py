@@ -8,8 +8,10 @@ import pytest
 
 from rho_desk.core.export import (
     ContentClass,
+    SecretScanner,
     Selection,
     apply_selection,
+    audit_bytes,
     export_snapshot,
     iter_slots,
 )
@@ -158,6 +160,11 @@ def test_secrets_in_keys_and_metadata_are_redacted() -> None:
     assert exported.metadata["rho_desk.export.excluded"] == "" and exported.metadata["rho_desk.export.redacted"] == "true"
     paths = sorted(r.path for r in result.redactions)
     assert "$.prompt_cache_key" in paths and any(p.endswith("@key") for p in paths)
+    # the key that is a secret is masked on every path that names it
+    assert all(secret not in p for p in paths)
+    assert "$.metadata.[secret: github-token]@key" in paths
+    report = audit_bytes(encode_pretty(source), scanner=SecretScanner(), key=KEY)
+    assert report.findings and all(secret not in f.location for f in report.findings)
 
 
 def test_a_header_value_split_from_its_name_is_redacted() -> None:
