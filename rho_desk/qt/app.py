@@ -1,67 +1,264 @@
-"""Composition root of the desktop app (a minimal window until the full GUI lands)."""
+"""Composition root of the desktop app: builds every object once and wires them together.
+
+``main()`` creates the ``QApplication`` (organisation and application names first, so the first
+``QSettings`` lands in the right place), runs a qasync event loop, and hands an
+:class:`AppContext` (settings, theme, notifier, bridge, document, library, actions, window) to
+whoever needs narrow pieces of it. Nothing reaches a global singleton: views get what they use
+through their constructors (style.md anti-pattern 2).
+
+Start-up: a path on the command line (a transcript, a session folder, a snapshot document or a
+Rho home) wins; else the data directory from the settings; else ``$RHO_HOME`` or ``~/.rho``;
+else a private copy of the bundled demo library, announced by a banner. Shutdown: the window's
+close request runs :meth:`AppContext.ashutdown` (cancel and await every task, release leases,
+close the library) before the window really closes; no nested event loop is spun for it.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from .. import __version__
 from ..core.errors import InputError
-from ..core.wire import decode, decode_snapshot
+from ..core.stores.rho_files import rho_home
+
+__all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "main", "plan_start"]
+
+ORG_NAME = "rho-desk"
+APP_NAME = "rho-desk"
+ORG_DOMAIN = "rho-desk.invalid"
 
 
-def default_home() -> Path:
-    env = os.environ.get("RHO_HOME")
-    return Path(env) if env else Path.home() / ".rho"
+@dataclass(frozen=True, slots=True)
+class StartPlan:
+    """What to show first."""
+
+    home: Path | None
+    """The Rho home to list (``None``: none, e.g. a loose file outside any home)."""
+    open_file: Path | None
+    """A session file to open at once."""
+    demo: bool
+    """``home`` is (to become) the private copy of the bundled demo library."""
 
 
-def _bundled_samples() -> Path:
-    return Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "rho"
+def plan_start(path: Path | None, data_dir: str = "", env: dict[str, str] | None = None) -> StartPlan:
+    """Decide what to open from the command line, the settings and the environment (no I/O but stat).
+
+    Raises:
+        InputError: ``path`` does not exist.
+    """
+    from .document import rho_home_of
+
+    env = dict(os.environ) if env is None else env
+    if path is not None:
+        path = Path(path).expanduser()
+        if not path.exists():
+            raise InputError("no such file or folder", source=str(path))
+        if path.is_dir() and not (path / "session.jsonl").is_file():
+            return StartPlan(path.absolute(), None, False)
+        home = rho_home_of(path)
+        if home is None:
+            default = _default_home(env)
+            home = default if default is not None and default.is_dir() else None
+        return StartPlan(home, path.absolute(), False)
+    if data_dir and Path(data_dir).expanduser().is_dir():
+        return StartPlan(Path(data_dir).expanduser().absolute(), None, False)
+    default = _default_home(env)
+    if default is not None and default.is_dir():
+        return StartPlan(default.absolute(), None, False)
+    return StartPlan(None, None, True)
 
 
-def describe(path: Path) -> str:
-    """One line about a session file or snapshot: its kind, id and size, or why it is unreadable."""
+def _default_home(env: dict[str, str]) -> Path | None:
     try:
-        data = path.read_bytes()
-        if path.suffix == ".json":
-            snap = decode_snapshot(data, source=str(path))
-            return f"{path.name}: snapshot {snap.session_id}, revision {snap.revision}, {len(snap.history)} messages"
-        first = data.split(b"\n", 1)[0]
-        header = decode(first, dict, source=str(path), line=1)
-        return f"{path.name}: session file v{header.get('version')}, id {header.get('id')}, {data.count(chr(10).encode())} lines"
-    except (OSError, InputError) as exc:
-        return f"{path.name}: unreadable: {exc}"
+        return rho_home(env)
+    except InputError:
+        return None
+
+
+def create_application(argv: list[str] | None = None) -> Any:
+    """The ``QApplication`` (reused if one exists), with names set before any ``QSettings``."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFont, QGuiApplication
+    from PySide6.QtWidgets import QApplication
+
+    QCoreApplication.setOrganizationName(ORG_NAME)
+    QCoreApplication.setOrganizationDomain(ORG_DOMAIN)
+    QCoreApplication.setApplicationName(APP_NAME)
+    QCoreApplication.setApplicationVersion(__version__)
+    app = QApplication.instance() or QApplication(list(argv) if argv is not None else sys.argv[:1])
+    # The event loop ends when arun() returns (after the shutdown), not when Qt sees no window.
+    app.setQuitOnLastWindowClosed(False)
+    QGuiApplication.setDesktopFileName("rho-desk")
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(9.5)
+    app.setFont(font)
+    return app
+
+
+@dataclass(eq=False)
+class AppContext:
+    """Every long-lived object of the app, built once by :func:`build_context`."""
+
+    app: Any
+    settings: Any
+    theme: Any
+    notifier: Any
+    bridge: Any
+    document: Any
+    library: Any
+    plan: StartPlan
+    window: Any = None
+    actions: Any = None
+    restore_excepthook: Any = None
+    closed: asyncio.Future[None] | None = None
+    extensions: list[str] = field(default_factory=list)
+    """Modules whose ``install(context)`` ran (``rho_desk.qt.dialogs`` when it has one)."""
+    _shutting_down: bool = False
+    _close_task: asyncio.Future[None] | None = None
+
+    async def astart(self) -> None:
+        """Open the library (demo copy first, if needed) and the requested file."""
+        from .demo import prepare_demo_copy
+
+        plan = self.plan
+        home = plan.home
+        demo = plan.demo
+        if demo:
+            home = await asyncio.to_thread(prepare_demo_copy)
+            self.document.fork_home = home
+        elif home is not None:
+            self.document.fork_home = home
+        if home is not None:
+            await self.library.aopen(home, demo=demo)
+        if plan.open_file is not None:
+            await self.document.aopen(plan.open_file)
+
+    def request_close(self) -> None:
+        """The window asked to close: shut down, then let it close (the shutdown task is ours)."""
+        if self._close_task is not None:
+            return
+        self._close_task = asyncio.ensure_future(self.ashutdown())
+        self._close_task.add_done_callback(lambda _t: self.window.finish_close())
+
+    async def ashutdown(self) -> None:
+        """Cancel and await every task, release the writer's lease, close the library."""
+        if self._shutting_down:
+            return
+        self._shutting_down = True
+        with contextlib.suppress(Exception):
+            self.settings.sync()
+        await self.bridge.aclose()
+        await self.document.aclose()
+        await self.library.aclose()
+        if self.restore_excepthook is not None:
+            self.restore_excepthook()
+
+
+def build_context(
+    plan: StartPlan,
+    *,
+    settings_backend: Any = None,
+    cache_dir: Path | None = None,
+    trash_dir: Path | None = None,
+    show: bool = True,
+    install_hooks: bool = True,
+) -> AppContext:
+    """Build the settings, theme, notifier, bridge, document, library, window and actions.
+
+    Args:
+        settings_backend: a ``QSettings`` to use instead of the application's (tests).
+        cache_dir, trash_dir: for the session library (tests use temp folders).
+        show: show the window.
+        install_hooks: install ``sys.excepthook`` and the loop's exception handler.
+    """
+    from .bridge import EngineBridge
+    from .document import HistoryMode, SessionDocument
+    from .library import LibraryService
+    from .main_window import MainWindow
+    from .messages import Notifier, install_excepthook, install_loop_exception_handler
+    from .settings import (
+        PREFS_FOLLOW_LIVE,
+        PREFS_HISTORY_MODE,
+        PREFS_LIVE_POLL_MS,
+        PREFS_THEME,
+        Settings,
+    )
+    from .theme import ThemeManager
+
+    app = create_application()
+    settings = Settings(settings_backend)
+    theme = ThemeManager(settings.get(PREFS_THEME))
+    theme.apply(app)
+    notifier = Notifier()
+    bridge = EngineBridge(notifier)
+    document = SessionDocument(
+        bridge,
+        poll_ms=settings.get(PREFS_LIVE_POLL_MS),
+        follow_live=settings.get(PREFS_FOLLOW_LIVE),
+    )
+    document.set_mode(HistoryMode(settings.get(PREFS_HISTORY_MODE)))
+    library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir)
+    context = AppContext(app, settings, theme, notifier, bridge, document, library, plan)
+    if install_hooks:
+        context.restore_excepthook = install_excepthook(notifier)
+        with contextlib.suppress(RuntimeError):
+            install_loop_exception_handler(asyncio.get_event_loop(), notifier)
+    window = MainWindow(context)
+    context.window = window
+    context.actions = window.actions
+    window.sig_close_requested.connect(context.request_close)
+    _install_extensions(context)
+    if show:
+        window.show()
+    return context
+
+
+def _install_extensions(context: AppContext) -> None:
+    """Let ``rho_desk.qt.dialogs`` (the second engineer's package) attach its actions."""
+    import importlib
+
+    module = importlib.import_module("rho_desk.qt.dialogs")
+    install = getattr(module, "install", None)
+    if install is not None:
+        install(context)
+        context.extensions.append(module.__name__)
+
+
+async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
+    """Build the app, start it, and wait until its window has closed."""
+    context = build_context(plan)
+    loop = asyncio.get_running_loop()
+    context.closed = loop.create_future()
+    context.window.sig_closed.connect(lambda: context.closed.done() or context.closed.set_result(None))
+    context.bridge.run(context.astart(), context="Starting")
+    if screenshot is not None:
+        await asyncio.sleep(0.05)
+        await context.bridge.wait_idle()
+        await asyncio.sleep(0.3)  # let the views lay out and paint
+        context.window.grab().save(str(screenshot))
+        context.window.close()
+    await context.closed
+    return 0
 
 
 def main(path: Path | None = None, *, screenshot: Path | None = None) -> int:
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QLabel, QListWidget, QMainWindow, QVBoxLayout, QWidget
+    """Run the desktop app (``rho-desk``, ``rho-desk open PATH``). Returns the exit status."""
+    import qasync
 
-    root = path or default_home()
-    demo = not root.exists()
-    if demo:
-        root = _bundled_samples()
-    files = [root] if root.is_file() else sorted(
-        p for p in root.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()
-    )
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    window = QMainWindow()
-    window.setWindowTitle("rho-desk")
-    body = QWidget()
-    layout = QVBoxLayout(body)
-    banner = "Demo library (no Rho data found)" if demo else f"Rho data: {root}"
-    layout.addWidget(QLabel(banner))
-    listing = QListWidget()
-    for file in files:
-        listing.addItem(describe(file))
-    layout.addWidget(listing)
-    window.setCentralWidget(body)
-    window.resize(900, 500)
-    window.show()
-    if screenshot is not None:
-        def grab() -> None:
-            window.grab().save(str(screenshot))
-            app.quit()
+    from .settings import PREFS_DATA_DIR, Settings
 
-        QTimer.singleShot(200, grab)
-    return app.exec()
+    app = create_application()
+    plan = plan_start(path, Settings().get(PREFS_DATA_DIR))
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(arun(plan, screenshot=screenshot))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)

@@ -1,0 +1,1306 @@
+# Resource object code (Python 3)
+# Created by: object code
+# Created by: The Resource Compiler for Qt version 6.11.3
+# WARNING! All changes made in this file will be lost!
+
+from PySide6 import QtCore
+
+qt_resource_data = b"\
+\x00\x00\x0d_\
+/\
+* Base layout an\
+d colours. @name\
+@ placeholders a\
+re filled from t\
+he theme (rho_de\
+sk/qt/theme.py).\
+ */\x0aQMainWindow,\
+ QDialog { backg\
+round: @window@;\
+ }\x0aQWidget { col\
+or: @text@; }\x0aQT\
+oolTip { color: \
+@text@; backgrou\
+nd: @base@; bord\
+er: 1px solid @b\
+order@; padding:\
+ 4px 6px; }\x0aQSpl\
+itter::handle { \
+background: @bor\
+der@; }\x0aQSplitte\
+r::handle:horizo\
+ntal { width: 1p\
+x; }\x0aQSplitter::\
+handle:vertical \
+{ height: 1px; }\
+\x0a\x0aQLineEdit, QCo\
+mboBox, QPlainTe\
+xtEdit, QTextBro\
+wser, QSpinBox {\
+\x0a    background:\
+ @base@; border:\
+ 1px solid @bord\
+er@; border-radi\
+us: 6px; padding\
+: 4px 6px;\x0a    s\
+election-backgro\
+und-color: @acce\
+nt@; selection-c\
+olor: @on_accent\
+@;\x0a}\x0aQLineEdit:f\
+ocus, QComboBox:\
+focus, QPlainTex\
+tEdit:focus, QTe\
+xtBrowser:focus \
+{ border-color: \
+@accent@; }\x0aQTex\
+tBrowser { paddi\
+ng: 8px 10px; }\x0a\
+QComboBox::drop-\
+down { border: n\
+one; width: 18px\
+; }\x0a\x0aQPushButton\
+, QToolButton {\x0a\
+    background: \
+@base@; border: \
+1px solid @borde\
+r@; border-radiu\
+s: 6px; padding:\
+ 4px 10px;\x0a}\x0aQTo\
+olButton { paddi\
+ng: 3px 6px; }\x0aQ\
+PushButton:hover\
+, QToolButton:ho\
+ver { background\
+: @hover@; }\x0aQPu\
+shButton:pressed\
+, QToolButton:pr\
+essed, QToolButt\
+on:checked { bac\
+kground: @accent\
+_soft@; border-c\
+olor: @accent@; \
+}\x0aQPushButton:di\
+sabled, QToolBut\
+ton:disabled { c\
+olor: @muted@; }\
+\x0aQToolButton[fla\
+t=\x22true\x22], QTool\
+Button:flat { bo\
+rder: none; back\
+ground: transpar\
+ent; }\x0aQToolButt\
+on[flat=\x22true\x22]:\
+hover { backgrou\
+nd: @hover@; }\x0a\x0a\
+QTabWidget::pane\
+ { border: none;\
+ border-top: 1px\
+ solid @border@;\
+ }\x0aQTabBar::tab \
+{ background: tr\
+ansparent; paddi\
+ng: 7px 14px; ma\
+rgin-right: 2px;\
+ border: none;\x0a \
+              bo\
+rder-bottom: 2px\
+ solid transpare\
+nt; color: @mute\
+d@; }\x0aQTabBar::t\
+ab:selected { co\
+lor: @text@; bor\
+der-bottom: 2px \
+solid @accent@; \
+}\x0aQTabBar::tab:h\
+over { color: @t\
+ext@; }\x0a\x0aQTreeVi\
+ew, QListView, Q\
+TableView {\x0a    \
+background: @bas\
+e@; alternate-ba\
+ckground-color: \
+@alt@; border: n\
+one;\x0a    selecti\
+on-background-co\
+lor: @accent_sof\
+t@; selection-co\
+lor: @text@; out\
+line: 0;\x0a}\x0aQHead\
+erView::section \
+{ background: @a\
+lt@; color: @mut\
+ed@; border: non\
+e; border-bottom\
+: 1px solid @bor\
+der@;\x0a          \
+             pad\
+ding: 4px 6px; f\
+ont-weight: 600;\
+ }\x0aQTreeView::it\
+em { padding: 3p\
+x 2px; }\x0a\x0aQMenuB\
+ar { background:\
+ @window@; borde\
+r-bottom: 1px so\
+lid @border@; }\x0a\
+QMenuBar::item {\
+ padding: 4px 10\
+px; background: \
+transparent; }\x0aQ\
+MenuBar::item:se\
+lected { backgro\
+und: @hover@; bo\
+rder-radius: 4px\
+; }\x0aQMenu { back\
+ground: @base@; \
+border: 1px soli\
+d @border@; padd\
+ing: 4px; }\x0aQMen\
+u::item { paddin\
+g: 5px 24px 5px \
+22px; border-rad\
+ius: 4px; }\x0aQMen\
+u::item:selected\
+ { background: @\
+accent_soft@; co\
+lor: @text@; }\x0aQ\
+Menu::item:disab\
+led { color: @mu\
+ted@; }\x0aQMenu::s\
+eparator { heigh\
+t: 1px; backgrou\
+nd: @border@; ma\
+rgin: 4px 8px; }\
+\x0aQStatusBar { ba\
+ckground: @windo\
+w@; border-top: \
+1px solid @borde\
+r@; color: @mute\
+d@; }\x0aQStatusBar\
+ QLabel { color:\
+ @muted@; paddin\
+g: 0 6px; }\x0a\x0aQSc\
+rollBar:vertical\
+ { background: t\
+ransparent; widt\
+h: 11px; margin:\
+ 0; }\x0aQScrollBar\
+::handle:vertica\
+l { background: \
+@scroll@; border\
+-radius: 4px; mi\
+n-height: 28px; \
+margin: 2px; }\x0aQ\
+ScrollBar:horizo\
+ntal { backgroun\
+d: transparent; \
+height: 11px; ma\
+rgin: 0; }\x0aQScro\
+llBar::handle:ho\
+rizontal { backg\
+round: @scroll@;\
+ border-radius: \
+4px; min-width: \
+28px; margin: 2p\
+x; }\x0aQScrollBar:\
+:add-line, QScro\
+llBar::sub-line \
+{ width: 0; heig\
+ht: 0; }\x0aQScroll\
+Bar::add-page, Q\
+ScrollBar::sub-p\
+age { background\
+: transparent; }\
+\x0aQPushButton:che\
+cked { backgroun\
+d: @accent_soft@\
+; border-color: \
+@accent@; color:\
+ @accent@; font-\
+weight: 600; }\x0a#\
+MessageList, #De\
+tailBrowser { bo\
+rder: none; }\x0a\
+\x00\x00\x07W\
+/\
+* Panels of the \
+main window: bro\
+wser, headers, b\
+anners, notifica\
+tion bar, find b\
+ar. */\x0a#BrowserP\
+anel { backgroun\
+d: @window@; }\x0a#\
+BrowserPanel QLi\
+stView { backgro\
+und: @window@; }\
+\x0a#PanelHeader { \
+background: @win\
+dow@; border-bot\
+tom: 1px solid @\
+border@; }\x0a#Pane\
+lTitle { font-si\
+ze: 13pt; font-w\
+eight: 600; }\x0a#M\
+utedLabel, QLabe\
+l[muted=\x22true\x22] \
+{ color: @muted@\
+; }\x0a#SectionTitl\
+e { font-weight:\
+ 600; color: @mu\
+ted@; }\x0a\x0a#DemoBa\
+nner { backgroun\
+d: @accent_soft@\
+; border-bottom:\
+ 1px solid @acce\
+nt@; }\x0a#DemoBann\
+er QLabel { colo\
+r: @text@; }\x0a#Li\
+braryNotice { ba\
+ckground: @warni\
+ng_soft@; border\
+-bottom: 1px sol\
+id @border@; }\x0a\x0a\
+#NotificationBar\
+ { background: @\
+base@; border-to\
+p: 1px solid @bo\
+rder@; }\x0a#Notifi\
+cationBar[level=\
+\x22info\x22] { backgr\
+ound: @accent_so\
+ft@; }\x0a#Notifica\
+tionBar[level=\x22w\
+arning\x22] { backg\
+round: @warning_\
+soft@; }\x0a#Notifi\
+cationBar[level=\
+\x22error\x22], #Notif\
+icationBar[level\
+=\x22bug\x22] { backgr\
+ound: @danger_so\
+ft@; }\x0a#Notifica\
+tionIcon { font-\
+size: 14pt; }\x0a#N\
+otificationDetai\
+ls { font-family\
+: \x22DejaVu Sans M\
+ono\x22; font-size:\
+ 9pt; }\x0a\x0a#FindBa\
+r { background: \
+@alt@; border-to\
+p: 1px solid @bo\
+rder@; }\x0a#Revisi\
+onBar { backgrou\
+nd: @window@; bo\
+rder-bottom: 1px\
+ solid @border@;\
+ }\x0a#DetailHeader\
+ { background: @\
+base@; border-bo\
+ttom: 1px solid \
+@border@; }\x0a#Emp\
+tyState QLabel {\
+ color: @muted@;\
+ }\x0a#EmptyTitle {\
+ font-size: 15pt\
+; font-weight: 6\
+00; color: @text\
+@; }\x0a#StatCard {\
+ background: @ba\
+se@; border: 1px\
+ solid @border@;\
+ border-radius: \
+8px; }\x0a#StatValu\
+e { font-size: 1\
+5pt; font-weight\
+: 600; }\x0a#StatCa\
+ption { color: @\
+muted@; }\x0a#Badge\
+ { background: @\
+accent_soft@; co\
+lor: @accent@; b\
+order-radius: 8p\
+x; padding: 1px \
+7px; font-size: \
+8.5pt; font-weig\
+ht: 600; }\x0a#Badg\
+e[tone=\x22warning\x22\
+] { background: \
+@warning_soft@; \
+color: @warning@\
+; }\x0a#Badge[tone=\
+\x22danger\x22] { back\
+ground: @danger_\
+soft@; color: @d\
+anger@; }\x0a#Badge\
+[tone=\x22success\x22]\
+ { background: @\
+success_soft@; c\
+olor: @success@;\
+ }\x0a#DiffSummary \
+{ padding: 6px 8\
+px; }\x0a\
+\x00\x00\x00\xfb\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x2212\x22 r=\
+\x229\x22/><path d=\x22M9\
+ 9l6 6M15 9l-6 6\
+\x22/></svg>\x0a\
+\x00\x00\x01\x03\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+7 4v10M2 9h10\x22/>\
+<path d=\x22M14 18h\
+8\x22/><path d=\x22M17\
+ 3l-8 18\x22/></svg\
+>\x0a\
+\x00\x00\x01=\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+9 18h6\x22/><path d\
+=\x22M10 21h4\x22/><pa\
+th d=\x22M12 3a6 6 \
+0 0 0-3.5 10.9c.\
+6.5 1 1.2 1 2.1h\
+5c0-.9.4-1.6 1-2\
+.1A6 6 0 0 0 12 \
+3z\x22/></svg>\x0a\
+\x00\x00\x01\x14\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+3 6a1 1 0 0 1 1-\
+1h5l2 2h9a1 1 0 \
+0 1 1 1v10a1 1 0\
+ 0 1-1 1H4a1 1 0\
+ 0 1-1-1z\x22/></sv\
+g>\x0a\
+\x00\x00\x01\x1f\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+12 3v12\x22/><path \
+d=\x22M7 8l5-5 5 5\x22\
+/><path d=\x22M5 14\
+v5a1 1 0 0 0 1 1\
+h12a1 1 0 0 0 1-\
+1v-5\x22/></svg>\x0a\
+\x00\x00\x00\xd6\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+5 9l7 7 7-7\x22/></\
+svg>\x0a\
+\x00\x00\x01\x02\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+4 20V4\x22/><path d\
+=\x22M4 20h16\x22/><pa\
+th d=\x22M7 15l4-5 \
+3 3 5-7\x22/></svg>\
+\x0a\
+\x00\x00\x01\x10\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x2212\x22 r=\
+\x228\x22/><circle cx=\
+\x2212\x22 cy=\x2212\x22 r=\x22\
+3\x22 fill=\x22current\
+Color\x22/></svg>\x0a\
+\x00\x00\x01_\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x2212\x22 r=\
+\x223\x22/><path d=\x22M1\
+2 2.8v2.4M12 18.\
+8v2.4M21.2 12h-2\
+.4M5.2 12H2.8M18\
+.5 5.5l-1.7 1.7M\
+7.2 16.8l-1.7 1.\
+7M18.5 18.5l-1.7\
+-1.7M7.2 7.2L5.5\
+ 5.5\x22/></svg>\x0a\
+\x00\x00\x01 \
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+4 7h16\x22/><path d\
+=\x22M9 7V4h6v3\x22/><\
+path d=\x22M6 7l1 1\
+3h10l1-13\x22/><pat\
+h d=\x22M10 11v6M14\
+ 11v6\x22/></svg>\x0a\
+\x00\x00\x01^\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x226\x22 cy=\x225\x22 r=\x222\
+\x22/><circle cx=\x221\
+8\x22 cy=\x225\x22 r=\x222\x22/\
+><circle cx=\x2212\x22\
+ cy=\x2219\x22 r=\x222\x22/>\
+<path d=\x22M6 7v2a\
+3 3 0 0 0 3 3h6a\
+3 3 0 0 0 3-3V7\x22\
+/><path d=\x22M12 1\
+2v5\x22/></svg>\x0a\
+\x00\x00\x01a\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><rect x=\x224\
+\x22 y=\x227\x22 width=\x221\
+6\x22 height=\x2212\x22 r\
+x=\x223\x22/><path d=\x22\
+M12 7V4\x22/><circl\
+e cx=\x2212\x22 cy=\x223\x22\
+ r=\x221\x22/><circle \
+cx=\x229\x22 cy=\x2213\x22 r\
+=\x221.2\x22/><circle \
+cx=\x2215\x22 cy=\x2213\x22 \
+r=\x221.2\x22/></svg>\x0a\
+\
+\x00\x00\x01\x07\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x2212\x22 r=\
+\x229\x22/><path d=\x22M1\
+2 11v6\x22/><path d\
+=\x22M12 7.5v.5\x22/><\
+/svg>\x0a\
+\x00\x00\x01K\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x226\x22 cy=\x226\x22 r=\x222\
+\x22/><circle cx=\x226\
+\x22 cy=\x2218\x22 r=\x222\x22/\
+><circle cx=\x2218\x22\
+ cy=\x228\x22 r=\x222\x22/><\
+path d=\x22M6 8v8\x22/\
+><path d=\x22M18 10\
+a6 6 0 0 1-6 6H8\
+\x22/></svg>\x0a\
+\x00\x00\x01$\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+4 4l6 6M20 4l-6 \
+6M4 20l6-6M20 20\
+l-6-6\x22/><path d=\
+\x22M10 6v4H6M14 6v\
+4h4M10 18v-4H6M1\
+4 18v-4h4\x22/></sv\
+g>\x0a\
+\x00\x00\x00\xde\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+6 6l12 12M18 6L6\
+ 18\x22/></svg>\x0a\
+\x00\x00\x00\xf1\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x2212\x22 r=\
+\x229\x22/><path d=\x22M8\
+ 8l8 8\x22/></svg>\x0a\
+\
+\x00\x00\x01Y\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+3 7a2 2 0 0 1 2-\
+2h4l2 2h8a2 2 0 \
+0 1 2 2v1\x22/><pat\
+h d=\x22M3 7v11a1 1\
+ 0 0 0 1 1h14.5a\
+1 1 0 0 0 1-.8L2\
+1.5 11a1 1 0 0 0\
+-1-1.2H7.3a1 1 0\
+ 0 0-1 .8L4 19\x22/\
+></svg>\x0a\
+\x00\x00\x01\x12\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+12 3l2.6 5.6 6.1\
+.7-4.5 4.2 1.2 6\
+L12 16.5 6.6 19.\
+5l1.2-6L3.3 9.3l\
+6.1-.7z\x22/></svg>\
+\x0a\
+\x00\x00\x01H\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x226\x22 cy=\x225\x22 r=\x222\
+\x22/><circle cx=\x226\
+\x22 cy=\x2219\x22 r=\x222\x22/\
+><circle cx=\x2218\x22\
+ cy=\x2212\x22 r=\x222\x22/>\
+<path d=\x22M6 7v10\
+\x22/><path d=\x22M6 9\
+c0 3 3 3 10 3\x22/>\
+</svg>\x0a\
+\x00\x00\x01~\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 64 64\x22 width\
+=\x2264\x22 height=\x2264\
+\x22><rect x=\x224\x22 y=\
+\x224\x22 width=\x2256\x22 h\
+eight=\x2256\x22 rx=\x221\
+4\x22 fill=\x22#3b5bdb\
+\x22/><path d=\x22M22 \
+48V20h12a9 9 0 0\
+ 1 0 18H22\x22 fill\
+=\x22none\x22 stroke=\x22\
+#ffffff\x22 stroke-\
+width=\x226\x22 stroke\
+-linecap=\x22round\x22\
+ stroke-linejoin\
+=\x22round\x22/><path \
+d=\x22M33 38l9 10\x22 \
+fill=\x22none\x22 stro\
+ke=\x22#ffd43b\x22 str\
+oke-width=\x226\x22 st\
+roke-linecap=\x22ro\
+und\x22/></svg>\x0a\
+\x00\x00\x00\xfc\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x228\x22 r=\x22\
+4\x22/><path d=\x22M4 \
+21a8 8 0 0 1 16 \
+0\x22/></svg>\x0a\
+\x00\x00\x016\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+14.7 6.3a4 4 0 0\
+ 0-5.4 5.1L3.5 1\
+7.2a1.8 1.8 0 0 \
+0 2.6 2.6l5.8-5.\
+8a4 4 0 0 0 5.1-\
+5.4l-2.4 2.4-2.3\
+-.6-.6-2.3z\x22/></\
+svg>\x0a\
+\x00\x00\x00\xf8\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+20 11a8 8 0 1 0-\
+2.3 5.7\x22/><path \
+d=\x22M20 4v7h-7\x22/>\
+</svg>\x0a\
+\x00\x00\x013\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><rect x=\x228\
+\x22 y=\x228\x22 width=\x221\
+2\x22 height=\x2212\x22 r\
+x=\x222\x22/><path d=\x22\
+M16 8V5a1 1 0 0 \
+0-1-1H5a1 1 0 0 \
+0-1 1v10a1 1 0 0\
+ 0 1 1h3\x22/></svg\
+>\x0a\
+\x00\x00\x01(\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><rect x=\x223\
+\x22 y=\x224\x22 width=\x221\
+8\x22 height=\x2216\x22 r\
+x=\x222\x22/><circle c\
+x=\x229\x22 cy=\x2210\x22 r=\
+\x222\x22/><path d=\x22M2\
+1 16l-5-5-9 9\x22/>\
+</svg>\x0a\
+\x00\x00\x00\xfe\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2210.5\x22 cy=\x2210.5\
+\x22 r=\x226.5\x22/><path\
+ d=\x22M20 20l-4.8-\
+4.8\x22/></svg>\x0a\
+\x00\x00\x01[\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x2212\x22 r=\
+\x222.5\x22 fill=\x22curr\
+entColor\x22/><path\
+ d=\x22M7.8 7.8a6 6\
+ 0 0 0 0 8.4M16.\
+2 7.8a6 6 0 0 1 \
+0 8.4M5 5a10 10 \
+0 0 0 0 14M19 5a\
+10 10 0 0 1 0 14\
+\x22/></svg>\x0a\
+\x00\x00\x01\x1e\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><rect x=\x223\
+\x22 y=\x224\x22 width=\x221\
+8\x22 height=\x2214\x22 r\
+x=\x222\x22/><path d=\x22\
+M7 9l3 2.5L7 14\x22\
+/><path d=\x22M12 1\
+4h5\x22/></svg>\x0a\
+\x00\x00\x00\xf5\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+4 5h16v10H9l-5 4\
+z\x22/><path d=\x22M8 \
+9h8M8 12h5\x22/></s\
+vg>\x0a\
+\x00\x00\x00\xd6\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+9 5l7 7-7 7\x22/></\
+svg>\x0a\
+\x00\x00\x01\x11\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+4 4h16v4H4z\x22/><p\
+ath d=\x22M7 12h10\x22\
+/><path d=\x22M9 16\
+h6\x22/><path d=\x22M1\
+1 20h2\x22/></svg>\x0a\
+\
+\x00\x00\x01\x01\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><path d=\x22M\
+12 3l10 18H2z\x22/>\
+<path d=\x22M12 10v\
+5\x22/><path d=\x22M12\
+ 18v.5\x22/></svg>\x0a\
+\
+\x00\x00\x01\x13\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><rect x=\x225\
+\x22 y=\x2210\x22 width=\x22\
+14\x22 height=\x2210\x22 \
+rx=\x222\x22/><path d=\
+\x22M8 10V7a4 4 0 0\
+ 1 8 0v3\x22/></svg\
+>\x0a\
+\x00\x00\x00\xf8\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22currentCol\
+or\x22 stroke-width\
+=\x221.8\x22 stroke-li\
+necap=\x22round\x22 st\
+roke-linejoin=\x22r\
+ound\x22><circle cx\
+=\x2212\x22 cy=\x2212\x22 r=\
+\x224\x22/><path d=\x22M2\
+ 12h6M16 12h6\x22/>\
+</svg>\x0a\
+"
+
+qt_resource_name = b"\
+\x00\x05\
+\x00o\xa6S\
+\x00i\
+\x00c\x00o\x00n\x00s\
+\x00\x06\
+\x07\xac\x02\xc3\
+\x00s\
+\x00t\x00y\x00l\x00e\x00s\
+\x00\x0b\
+\x08\xf2\x93\xa3\
+\x000\
+\x000\x00_\x00b\x00a\x00s\x00e\x00.\x00q\x00s\x00s\
+\x00\x0d\
+\x04\xfa\x88\xe3\
+\x001\
+\x000\x00_\x00p\x00a\x00n\x00e\x00l\x00s\x00.\x00q\x00s\x00s\
+\x00\x09\
+\x09e\x83\xe7\
+\x00e\
+\x00r\x00r\x00o\x00r\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x0f\xc9W\x87\
+\x00d\
+\x00i\x00f\x00f\x00.\x00s\x00v\x00g\
+\x00\x0d\
+\x01;\x17G\
+\x00r\
+\x00e\x00a\x00s\x00o\x00n\x00i\x00n\x00g\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x0a\xc8\xf6\x87\
+\x00f\
+\x00o\x00l\x00d\x00e\x00r\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x06\x9a\xc4'\
+\x00e\
+\x00x\x00p\x00o\x00r\x00t\x00.\x00s\x00v\x00g\
+\x00\x10\
+\x0e\x17\x06\x87\
+\x00c\
+\x00h\x00e\x00v\x00r\x00o\x00n\x00-\x00d\x00o\x00w\x00n\x00.\x00s\x00v\x00g\
+\x00\x09\
+\x08\xb6\xaf\x87\
+\x00s\
+\x00t\x00a\x00t\x00s\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x00\xcc\xaf\xa7\
+\x00a\
+\x00c\x00t\x00i\x00v\x00e\x00.\x00s\x00v\x00g\
+\x00\x0c\
+\x0b\xdf,\xc7\
+\x00s\
+\x00e\x00t\x00t\x00i\x00n\x00g\x00s\x00.\x00s\x00v\x00g\
+\x00\x09\
+\x08\x9b\xad\xc7\
+\x00t\
+\x00r\x00a\x00s\x00h\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x06\x8eWg\
+\x00f\
+\x00o\x00r\x00k\x00.\x00s\x00v\x00g\
+\x00\x0d\
+\x09\x03N'\
+\x00a\
+\x00s\x00s\x00i\x00s\x00t\x00a\x00n\x00t\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x04\xd2T\xc7\
+\x00i\
+\x00n\x00f\x00o\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x04\x96k\xc7\
+\x00b\
+\x00r\x00a\x00n\x00c\x00h\x00.\x00s\x00v\x00g\
+\x00\x0e\
+\x04\xed\xb5\x07\
+\x00c\
+\x00o\x00m\x00p\x00a\x00c\x00t\x00i\x00o\x00n\x00.\x00s\x00v\x00g\
+\x00\x09\
+\x06\x98\x8e\xa7\
+\x00c\
+\x00l\x00o\x00s\x00e\x00.\x00s\x00v\x00g\
+\x00\x0b\
+\x0axw\xe7\
+\x00a\
+\x00b\x00o\x00r\x00t\x00e\x00d\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x06\xc1T\x07\
+\x00o\
+\x00p\x00e\x00n\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x0cBW\x87\
+\x00d\
+\x00e\x00m\x00o\x00.\x00s\x00v\x00g\
+\x00\x0c\
+\x03(\x22\x87\
+\x00t\
+\x00i\x00m\x00e\x00l\x00i\x00n\x00e\x00.\x00s\x00v\x00g\
+\x00\x0c\
+\x03\x84\x1d\x87\
+\x00r\
+\x00h\x00o\x00-\x00d\x00e\x00s\x00k\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x09\xc5UG\
+\x00u\
+\x00s\x00e\x00r\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x06_U\xa7\
+\x00t\
+\x00o\x00o\x00l\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x05xB\xa7\
+\x00r\
+\x00e\x00l\x00o\x00a\x00d\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x06|W\x87\
+\x00c\
+\x00o\x00p\x00y\x00.\x00s\x00v\x00g\
+\x00\x09\
+\x07\xd8\xba\xa7\
+\x00i\
+\x00m\x00a\x00g\x00e\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x08\x94m\xc7\
+\x00s\
+\x00e\x00a\x00r\x00c\x00h\x00.\x00s\x00v\x00g\
+\x00\x08\
+\x00\xc8T\xa7\
+\x00l\
+\x00i\x00v\x00e\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x0a\xb3;\x87\
+\x00s\
+\x00y\x00s\x00t\x00e\x00m\x00.\x00s\x00v\x00g\
+\x00\x10\
+\x09\xe8\xf2\xe7\
+\x00c\
+\x00o\x00n\x00v\x00e\x00r\x00s\x00a\x00t\x00i\x00o\x00n\x00.\x00s\x00v\x00g\
+\x00\x11\
+\x0e\x92xG\
+\x00c\
+\x00h\x00e\x00v\x00r\x00o\x00n\x00-\x00r\x00i\x00g\x00h\x00t\x00.\x00s\x00v\x00g\
+\
+\x00\x0b\
+\x07s\x92\x07\
+\x00c\
+\x00o\x00m\x00p\x00a\x00c\x00t\x00.\x00s\x00v\x00g\
+\x00\x0b\
+\x00\xb5Hg\
+\x00w\
+\x00a\x00r\x00n\x00i\x00n\x00g\x00.\x00s\x00v\x00g\
+\x00\x0c\
+\x047\x83'\
+\x00p\
+\x00r\x00o\x00v\x00i\x00d\x00e\x00r\x00.\x00s\x00v\x00g\
+\x00\x0a\
+\x04\x0a\x16G\
+\x00c\
+\x00o\x00m\x00m\x00i\x00t\x00.\x00s\x00v\x00g\
+"
+
+qt_resource_struct = b"\
+\x00\x00\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x01\
+\x00\x00\x00\x00\x00\x00\x00\x00\
+\x00\x00\x00\x00\x00\x02\x00\x00\x00#\x00\x00\x00\x05\
+\x00\x00\x00\x00\x00\x00\x00\x00\
+\x00\x00\x00\x10\x00\x02\x00\x00\x00\x02\x00\x00\x00\x03\
+\x00\x00\x00\x00\x00\x00\x00\x00\
+\x00\x00\x00>\x00\x00\x00\x00\x00\x01\x00\x00\x0dc\
+\x00\x00\x01\xa26\xea\xf4^\
+\x00\x00\x00\x22\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\
+\x00\x00\x01\xa26\xf7)E\
+\x00\x00\x03\xba\x00\x00\x00\x00\x00\x01\x00\x009 \
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x03 \x00\x00\x00\x00\x00\x01\x00\x003\xb7\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\x1e\x00\x00\x00\x00\x00\x01\x00\x00\x1c \
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x00\x8c\x00\x00\x00\x00\x00\x01\x00\x00\x16\xc4\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02V\x00\x00\x00\x00\x00\x01\x00\x00*N\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02t\x00\x00\x00\x00\x00\x01\x00\x00+\x9a\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x03\xf4\x00\x00\x00\x00\x00\x01\x00\x00;<\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x03\xd6\x00\x00\x00\x00\x00\x01\x00\x00:%\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\xba\x00\x00\x00\x00\x00\x01\x00\x00#\x8d\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\xa4\x00\x00\x00\x00\x00\x01\x00\x00\x22\x82\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\xd4\x00\x00\x00\x00\x00\x01\x00\x00$\xdc\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02\xbe\x00\x00\x00\x00\x00\x01\x00\x00/V\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02\xa8\x00\x00\x00\x00\x00\x01\x00\x00.\x1c\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02\xd8\x00\x00\x00\x00\x00\x01\x00\x000R\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01n\x00\x00\x00\x00\x00\x01\x00\x00\x1f\xbb\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\xf6\x00\x00\x00\x00\x00\x01\x00\x00&\x04\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x00\xc6\x00\x00\x00\x00\x00\x01\x00\x00\x19\x1d\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02*\x00\x00\x00\x00\x00\x01\x00\x00'\xdb\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x03\x9e\x00\x00\x00\x00\x00\x01\x00\x008\x0b\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02\xee\x00\x00\x00\x00\x00\x01\x00\x001\x89\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x03\x06\x00\x00\x00\x00\x00\x01\x00\x002\xb5\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01V\x00\x00\x00\x00\x00\x01\x00\x00\x1e\x97\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\x06\x00\x00\x00\x00\x00\x01\x00\x00\x1b\x1a\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\x84\x00\x00\x00\x00\x00\x01\x00\x00!\x1d\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x00^\x00\x00\x00\x00\x00\x01\x00\x00\x14\xbe\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02\x92\x00\x00\x00\x00\x00\x01\x00\x00-\x1c\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x03P\x00\x00\x00\x00\x00\x01\x00\x0068\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02\x0e\x00\x00\x00\x00\x00\x01\x00\x00&\xe6\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x036\x00\x00\x00\x00\x00\x01\x00\x005\x16\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x00\xac\x00\x00\x00\x00\x00\x01\x00\x00\x18\x05\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x018\x00\x00\x00\x00\x00\x01\x00\x00\x1d4\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x02@\x00\x00\x00\x00\x00\x01\x00\x00)8\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x00\xe0\x00\x00\x00\x00\x00\x01\x00\x00\x1a@\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x03v\x00\x00\x00\x00\x00\x01\x00\x0071\
+\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x00v\x00\x00\x00\x00\x00\x01\x00\x00\x15\xbd\
+\x00\x00\x01\xa26\xea\xae+\
+"
+
+def qInitResources():
+    QtCore.qRegisterResourceData(0x03, qt_resource_struct, qt_resource_name, qt_resource_data)
+
+def qCleanupResources():
+    QtCore.qUnregisterResourceData(0x03, qt_resource_struct, qt_resource_name, qt_resource_data)
+
+qInitResources()

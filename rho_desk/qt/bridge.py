@@ -1,0 +1,217 @@
+"""The async bridge: owns every task the UI starts, runs blocking work off the GUI thread.
+
+Widgets never call ``asyncio.create_task`` themselves. They ask the :class:`EngineBridge` to
+``run`` a coroutine (or ``run_in_thread`` a blocking function through ``asyncio.to_thread``).
+The bridge keeps a reference to every task, sends every failure to the notifier (``Cancelled``
+silently), calls the optional ``on_success``/``on_error`` callbacks on the GUI thread, and fans
+each operation's :class:`~rho_desk.qt.changes.Changes` out once as
+``sig_operation_finished(changes, initiator)`` (style.md practices 3 and 5).
+
+On close, :meth:`EngineBridge.aclose` cancels everything still running and awaits it, so no
+task outlives the window ("Task was destroyed but it is pending", qasync #59). Work that
+mutates files is serialised with :meth:`EngineBridge.exclusive` (one writer at a time,
+practice 6). Blocking I/O (file loads, SQLite, fsync, keyring) goes through
+:meth:`EngineBridge.in_thread`; nothing here ever spins a nested event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+from ..core.errors import BugError
+from .changes import Changes, changes_of
+from .messages import Notifier
+
+__all__ = ["BridgeClosed", "EngineBridge"]
+
+T = TypeVar("T")
+
+
+class BridgeClosed(BugError):
+    """Work was submitted after the bridge shut down (a widget outlived the window)."""
+
+
+class EngineBridge(QObject):
+    """Owns the UI's tasks; reports their outcome.
+
+    Signals:
+        sig_operation_finished(Changes, object): an operation finished and changed something;
+            the second argument is its initiator (the view or action that asked, or ``None``).
+        sig_busy_changed(bool): whether any task is running.
+
+    Args:
+        notifier: where failures go.
+    """
+
+    sig_operation_finished = Signal(object, object)
+    """``(changes, initiator)`` after a successful operation whose result carried Changes."""
+    sig_busy_changed = Signal(bool)
+    """True when the first task starts, False when the last one ends."""
+
+    def __init__(self, notifier: Notifier, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.notifier = notifier
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._lock: asyncio.Lock | None = None
+        self._closed = False
+
+    # -- submitting work ---------------------------------------------------------------------
+
+    def run(
+        self,
+        coro: Coroutine[Any, Any, T],
+        *,
+        on_success: Callable[[T], object] | None = None,
+        on_error: Callable[[BaseException], object] | None = None,
+        initiator: object = None,
+        context: str | None = None,
+    ) -> asyncio.Task[T]:
+        """Run ``coro`` as a task the bridge owns.
+
+        Args:
+            on_success: called with the result (on the GUI thread) when it succeeds.
+            on_error: called with the exception instead of the notifier (cancellation is
+                never reported).
+            initiator: passed along with the operation's Changes, so a view can tell its own
+                operations from others'.
+            context: prefix for the notice if it fails, e.g. "Opening session.jsonl".
+
+        Raises:
+            BridgeClosed: the bridge has shut down.
+        """
+        if self._closed:
+            coro.close()
+            raise BridgeClosed("the bridge is closed; no new work is accepted")
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        if len(self._tasks) == 1:
+            self.sig_busy_changed.emit(True)
+        task.add_done_callback(
+            functools.partial(
+                self._on_task_done,
+                on_success=on_success,
+                on_error=on_error,
+                initiator=initiator,
+                context=context,
+            )
+        )
+        return task
+
+    def run_in_thread(
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        on_success: Callable[[T], object] | None = None,
+        on_error: Callable[[BaseException], object] | None = None,
+        initiator: object = None,
+        context: str | None = None,
+    ) -> asyncio.Task[T]:
+        """Run the blocking ``fn(*args)`` in a worker thread (``asyncio.to_thread``) as a task."""
+        return self.run(
+            asyncio.to_thread(fn, *args),
+            on_success=on_success,
+            on_error=on_error,
+            initiator=initiator,
+            context=context,
+        )
+
+    @staticmethod
+    async def in_thread(fn: Callable[..., T], *args: Any) -> T:
+        """Await the blocking ``fn(*args)`` from inside a bridge task (never on the GUI thread)."""
+        return await asyncio.to_thread(fn, *args)
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """Serialise work that mutates session files or the library (one at a time)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            yield
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._tasks)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def tasks(self) -> frozenset[asyncio.Task[Any]]:
+        return frozenset(self._tasks)
+
+    async def wait_idle(self) -> None:
+        """Wait until no task is running (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            await asyncio.sleep(0)  # let done callbacks (which may start follow-ups) run
+
+    async def aclose(self) -> None:
+        """Refuse new work, cancel every running task and wait for all of them to end."""
+        self._closed = True
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(0)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _on_task_done(
+        self,
+        task: asyncio.Task[Any],
+        *,
+        on_success: Callable[[Any], object] | None,
+        on_error: Callable[[BaseException], object] | None,
+        initiator: object,
+        context: str | None,
+    ) -> None:
+        self._tasks.discard(task)
+        try:
+            if task.cancelled():
+                return
+            exc = task.exception()
+            if exc is not None:
+                self._report(exc, on_error, context)
+                return
+            result = task.result()
+            try:
+                if on_success is not None:
+                    on_success(result)
+                changes = changes_of(result)
+                if changes is not None and changes.any:
+                    self.sig_operation_finished.emit(changes, initiator)
+            except Exception as callback_error:  # a bug in a UI callback: show it, keep going
+                self.notifier.show_exception(callback_error, context=context)
+        finally:
+            if not self._tasks:
+                self.sig_busy_changed.emit(False)
+
+    def _report(
+        self,
+        exc: BaseException,
+        on_error: Callable[[BaseException], object] | None,
+        context: str | None,
+    ) -> None:
+        if on_error is not None:
+            try:
+                on_error(exc)
+                return
+            except Exception as handler_error:
+                exc = handler_error
+        self.notifier.show_exception(exc, context=context)
+
+    def emit_changes(self, changes: Changes, initiator: object = None) -> None:
+        """Announce changes made outside a task (e.g. a live reload noticed by a timer)."""
+        if changes.any:
+            self.sig_operation_finished.emit(changes, initiator)
+

@@ -1,0 +1,217 @@
+"""App-level commands: what the File, Library, Revision and Help actions do.
+
+Handlers that belong to one view live in that view (find, J/K, expand); the ones here span
+views or talk to the user: open a file (non-modal ``QFileDialog.open``), recent files, drag and
+drop, reload, rename and move to trash (non-modal confirmation, then the library off-thread),
+make a revision active, fork, theme, shortcuts help. Every dialog is opened with ``open()`` or
+``show()`` and answered through its ``finished`` signal: no ``exec()``, no static
+``QMessageBox`` call, no nested event loop (style.md practice 7).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .. import __version__
+from ..core.stores.summary import SessionSummary
+from .changes import Changes, OpResult
+from .settings import PREFS_THEME
+
+if TYPE_CHECKING:
+    from .app import AppContext
+
+__all__ = ["Commands"]
+
+_THEMES = ("system", "light", "dark")
+
+
+class Commands:
+    """The handlers of the app-level actions, over an :class:`AppContext`."""
+
+    def __init__(self, context: AppContext, window: Any, actions: Any) -> None:
+        self.context = context
+        self.window = window
+        self.actions = actions
+        self.dialog: QWidget | None = None
+        """The last dialog opened (tests answer it)."""
+
+    def attach(self) -> None:
+        a = self.actions
+        a.attach("file.open", self.open_dialog)
+        a.attach("file.reload", lambda: self.context.document.reload(full=True))
+        a.attach("file.close", self.close_document)
+        a.attach("file.quit", self.window.close)
+        a.attach("view.theme", self.cycle_theme)
+        a.attach("revision.make_active", self.make_active)
+        a.attach("revision.fork", self.fork)
+        a.attach("help.shortcuts", self.show_shortcuts)
+        a.attach("help.about", self.show_about)
+        a.attach("library.rename", self.rename_selected)
+        a.attach("library.trash", self.trash_selected)
+
+    # -- files ------------------------------------------------------------------------------------------
+
+    def open_path(self, path: Path) -> None:
+        """Open ``path`` and remember it among the recent files once it loaded."""
+        path = Path(path)
+
+        def remember(result: object) -> None:
+            self.context.settings.add_recent_file(str(path))
+            self.window.refresh_recent_menu()
+
+        self.context.bridge.run(self.context.document.aopen(path), on_success=remember,
+                                context=f"Opening {path.name}")  # fmt: skip
+
+    def open_dialog(self) -> None:
+        start = str(self.context.library.home or Path.home())
+        dialog = QFileDialog(self.window, "Open a session file", start,
+                             "Session files (*.jsonl *.json);;All files (*)")  # fmt: skip
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda name: self.open_path(Path(name)))
+        self.dialog = dialog
+        dialog.open()
+
+    def close_document(self) -> None:
+        self.context.bridge.run(self.context.document.aclose(), context="Closing the session")
+
+    # -- library ------------------------------------------------------------------------------------------
+
+    def _selected(self) -> SessionSummary | None:
+        return self.window.browser.selected_summary()
+
+    def rename_selected(self) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+        dialog = QInputDialog(self.window)
+        dialog.setWindowTitle("Rename session")
+        dialog.setLabelText("Title (stored in Rho's session index):")
+        dialog.setTextValue(summary.title or summary.first_user_message or "")
+        dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.textValueSelected.connect(lambda text: self._rename(summary, text))
+        self.dialog = dialog
+        dialog.open()
+
+    def _rename(self, summary: SessionSummary, title: str) -> None:
+        library = self.context.library
+        self.context.bridge.run(library.arename(summary.workspace_key, summary.id, title),
+                                on_success=lambda _r: self.context.notifier.info(f"Renamed to “{title.strip()}”"),
+                                context="Renaming")  # fmt: skip
+
+    def trash_selected(self) -> None:
+        summary = self._selected()
+        if summary is None:
+            return
+        name = summary.title or summary.first_user_message or summary.id[:8]
+        box = QMessageBox(QMessageBox.Icon.Question, "Move to trash",
+                          f"Move “{name[:80]}” to rho-desk's trash?", QMessageBox.StandardButton.Cancel,
+                          self.window)  # fmt: skip
+        box.setInformativeText("The session folder moves out of Rho's data directory; its row leaves the index. "
+                               "You can restore it from the trash folder.")  # fmt: skip
+        delete = box.addButton("Move to Trash", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(lambda _code: box.clickedButton() is delete and self._trash(summary))
+        self.dialog = box
+        box.open()
+
+    def _trash(self, summary: SessionSummary) -> None:
+        document = self.context.document
+
+        async def run() -> OpResult[object]:
+            if document.path is not None and str(document.path) == summary.path:
+                await document.aclose()  # release our own lease first
+            return await self.context.library.atrash(summary.workspace_key, summary.id)
+
+        self.context.bridge.run(run(), on_success=lambda r: self.context.notifier.info(f"Moved to the trash: {r.value.path}"),
+                                context="Moving to the trash")  # fmt: skip
+
+    # -- revisions ------------------------------------------------------------------------------------------
+
+    def make_active(self) -> None:
+        document = self.context.document
+        node = document.selected
+        if node is None:
+            return
+        self.context.bridge.run(document.amake_active(node), context="Making the revision active",
+                                on_success=lambda r: r.value and self.context.notifier.info(
+                                    f"Revision {node.revision} is now the active one"))  # fmt: skip
+
+    def fork(self) -> None:
+        document = self.context.document
+        node = document.selected
+        if node is None:
+            return
+
+        def done(result: OpResult[Any]) -> None:
+            value = result.value
+            if isinstance(value, Path):
+                self.context.notifier.info(f"Forked revision {node.revision} into a new session: {value.parent.name}")
+                self.open_path(value)
+            else:
+                self.context.notifier.info(f"New branch from revision {node.revision}; it is now the active one")
+
+        self.context.bridge.run(document.afork(node), on_success=done, context="Forking")
+
+    # -- view ------------------------------------------------------------------------------------------
+
+    def cycle_theme(self) -> None:
+        settings = self.context.settings
+        current = settings.get(PREFS_THEME)
+        new = _THEMES[(_THEMES.index(current) + 1) % len(_THEMES)]
+        settings.set(PREFS_THEME, new)
+        self.context.theme.set_preference(new)
+        self.context.notifier.info(f"Theme: {new}")
+        self.context.bridge.emit_changes(Changes(settings=True))
+
+    def show_shortcuts(self) -> None:
+        rows = self.actions.shortcut_table()
+        dialog = QDialog(self.window)
+        dialog.setWindowTitle("Keyboard shortcuts")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        table = QTableWidget(len(rows), 3)
+        table.setHorizontalHeaderLabels(["Menu", "Action", "Shortcut"])
+        for r, values in enumerate(rows):
+            for c, value in enumerate(values):
+                table.setItem(r, c, QTableWidgetItem(value))
+        table.resizeColumnsToContents()
+        table.horizontalHeader().setStretchLastSection(True)
+        table.verticalHeader().hide()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.close)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(QLabel("Every action and its shortcut (J/K move through messages)."))
+        layout.addWidget(table)
+        layout.addWidget(buttons)
+        dialog.resize(620, 640)
+        self.dialog = dialog
+        dialog.show()
+
+    def show_about(self) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, "About rho-desk",
+                          f"rho-desk {__version__}", QMessageBox.StandardButton.Close, self.window)  # fmt: skip
+        box.setInformativeText("Inspect, compact, export and continue the sessions of the Rho coding agent.\n"
+                               "MIT licence. Qt for Python (LGPLv3), qasync, msgspec, markdown-it-py.")  # fmt: skip
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.dialog = box
+        box.open()
+

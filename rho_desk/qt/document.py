@@ -1,0 +1,538 @@
+"""The open session as one object that every view and every action shares.
+
+A :class:`SessionDocument` holds what is open (the path, the :class:`SessionFile` with its
+revision tree), what the user is looking at (the selected revision, display or model history),
+and what is needed to change it (the file's :class:`SessionWriter`, opened lazily with its
+lease; an engine ``Session`` and store while a conversation is continued; the conflict state
+when another program wrote first). It announces every change with a signal; views never poll
+it and never change it behind its back.
+
+Loading and re-reading run in worker threads through the bridge; the document only swaps in
+finished results on the GUI thread. Live updates (:mod:`rho_desk.qt.live`) apply only the
+appended records when the file merely grew, and keep the user's place: the selection stays on
+the revision it was on, or follows the newest revision when it was on the active one.
+
+For the second engineer's actions (compact, export, continue, edit), the contract is:
+
+* read with :meth:`snapshot`, :meth:`history`, :attr:`selected`, :attr:`tree`;
+* write through ``async with document.writing() as writer:`` (serialised with every other
+  write, lease taken, ``RevisionConflict`` recorded in :attr:`conflict` and re-raised), then
+  call :meth:`note_written` so the views learn about the new revision;
+* attach a continued conversation with :meth:`attach_engine` / :meth:`detach_engine`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from ..core.errors import InputError, RevisionConflict
+from ..core.stores.open import is_session_file
+from ..core.stores.rho_files import (
+    RevisionNode,
+    SessionFile,
+    SessionTree,
+    SessionWriter,
+    fork_session,
+    parse_session,
+    read_session,
+)
+from ..core.stores.rho_files.records import HeaderRecord, SnapshotRecord, StoredDisplayMessage
+from ..core.wire import Message, SessionSnapshot, decode_snapshot, encode
+from .bridge import EngineBridge
+from .changes import Changes, OpResult
+from .live import Appended, LiveWatcher, NeedsFullReload, apply_appended, read_appended
+from .workers import bulk_load
+
+__all__ = ["HistoryMode", "ReloadInfo", "SessionDocument", "load_path"]
+
+
+class HistoryMode(enum.Enum):
+    """Which of a revision's two histories the views show."""
+
+    DISPLAY = "display"  # what the user saw (Rho's display history, with compaction markers)
+    MODEL = "model"  # what the model was sent (the snapshot history)
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadInfo:
+    """What a re-read of the open file brought."""
+
+    full: bool
+    """The whole file was read again (else only the appended records were applied)."""
+    records: int
+    """Records applied by an incremental update (0 for a full re-read)."""
+    new_nodes: tuple[RevisionNode, ...]
+    leaf_moved: bool
+
+
+def load_path(path: Path) -> tuple[SessionFile, bool]:
+    """Read a transcript or a snapshot document into a :class:`SessionFile` (blocking).
+
+    A snapshot document (``.json``, schema 1 or 2) becomes a one-revision tree, so every view
+    handles both the same way; the flag says it was a snapshot document (read-only here).
+
+    Raises:
+        InputError: the file is not a readable transcript or snapshot.
+        StorageError: it cannot be read.
+    """
+    path = Path(path)
+    with bulk_load():
+        if is_session_file(path):
+            file = read_session(path, check_name=False)
+            return file, False
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise InputError("no such file", source=str(path)) from None
+        except IsADirectoryError:
+            raise InputError("is a folder, not a session file", source=str(path)) from None
+        snapshot = decode_snapshot(data, source=str(path))
+        header = HeaderRecord(3, snapshot.session_id, "0", "")
+        shown = tuple(StoredDisplayMessage("0", m) for m in snapshot.history if m.system is None)
+        record = SnapshotRecord("0", snapshot, shown)
+        file = parse_session(encode(header) + b"\n" + encode(record) + b"\n", source=str(path))
+        file.path = path
+        return file, True
+
+
+def rho_home_of(path: Path) -> Path | None:
+    """The Rho home a transcript lives in (``<home>/sessions/<workspace>/...``), if it does."""
+    for parent in Path(path).absolute().parents:
+        if parent.name == "sessions" and (parent.parent / "sessions") == parent:
+            return parent.parent
+    return None
+
+
+class SessionDocument(QObject):
+    """The open session, its selection, and how to change it.
+
+    Signals:
+        sig_loading_changed(bool): a load or re-read started (True) or ended (False).
+        sig_loaded(): a file was opened (views reset).
+        sig_reloaded(ReloadInfo): the open file was re-read (views keep their place).
+        sig_tree_changed(): nodes were added or the active revision moved.
+        sig_revision_selected(object): the selected :class:`RevisionNode` changed.
+        sig_history_mode_changed(object): display/model history toggled (:class:`HistoryMode`).
+        sig_conflict_changed(object): a :class:`RevisionConflict` was hit, or cleared (None).
+        sig_engine_changed(): an engine session was attached or detached.
+        sig_closed(): the document closed (no file open).
+
+    Args:
+        bridge: runs loads and writes.
+        fork_home: the Rho home where forks of files outside any Rho home go.
+    """
+
+    sig_loading_changed = Signal(bool)
+    """A load or re-read started (True) or ended (False)."""
+    sig_loaded = Signal()
+    """A file was opened: views reset."""
+    sig_reloaded = Signal(object)
+    """The open file was re-read (:class:`ReloadInfo`): views keep their place."""
+    sig_tree_changed = Signal()
+    """Nodes were added or the active revision moved."""
+    sig_revision_selected = Signal(object)
+    """The selected :class:`RevisionNode` changed."""
+    sig_history_mode_changed = Signal(object)
+    """Display or model history (:class:`HistoryMode`)."""
+    sig_conflict_changed = Signal(object)
+    """A :class:`RevisionConflict`, or ``None`` when cleared."""
+    sig_engine_changed = Signal()
+    """An engine session was attached or detached."""
+    sig_closed = Signal()
+    """No file is open any more."""
+
+    def __init__(
+        self,
+        bridge: EngineBridge,
+        *,
+        fork_home: Path | None = None,
+        poll_ms: int = 1000,
+        follow_live: bool = True,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.fork_home = fork_home
+        self.file: SessionFile | None = None
+        self.is_snapshot_document = False
+        self.selected: RevisionNode | None = None
+        self.mode = HistoryMode.DISPLAY
+        self.conflict: RevisionConflict | None = None
+        self.engine_session: Any = None
+        """The engine ``Session`` while the conversation is continued in the window."""
+        self.engine_store: Any = None
+        """The ``SessionStore`` that engine session saves through."""
+        self.follow_live = follow_live
+        self._writer: SessionWriter | None = None
+        self._loading = 0
+        self._generation = 0
+        self._reload_task: asyncio.Task[Any] | None = None
+        self._reload_again = False
+        self.watcher = LiveWatcher(poll_ms, self)
+        self.watcher.sig_file_changed.connect(self._on_watcher_file_changed)
+
+    # -- what is open ------------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path | None:
+        return None if self.file is None else self.file.path
+
+    @property
+    def tree(self) -> SessionTree | None:
+        return None if self.file is None else self.file.tree
+
+    @property
+    def is_open(self) -> bool:
+        return self.file is not None
+
+    @property
+    def loading(self) -> bool:
+        return self._loading > 0
+
+    @property
+    def home(self) -> Path | None:
+        """The Rho home the open transcript lives in, if any."""
+        return None if self.path is None or self.is_snapshot_document else rho_home_of(self.path)
+
+    @property
+    def title(self) -> str:
+        if self.file is None:
+            return ""
+        tree = self.file.tree
+        return (tree.session_id or self.file.path.name)[:8]
+
+    def history(self, node: RevisionNode | None = None, mode: HistoryMode | None = None) -> Sequence[Message]:
+        """The messages of ``node`` (default: the selection) in ``mode`` (default: the current)."""
+        entries = self.entries(node, mode)
+        if isinstance(entries, tuple):
+            return entries
+        return [e.message for e in entries]
+
+    def entries(
+        self, node: RevisionNode | None = None, mode: HistoryMode | None = None
+    ) -> tuple[Message, ...] | list[StoredDisplayMessage]:
+        """Model history (a tuple of messages) or display history (entries with timestamps).
+
+        Nothing is trimmed: the views show everything the file holds and mark what a resume
+        would drop. Display history includes the compaction markers Rho shows.
+        """
+        tree = self._tree_or_fail()
+        node = node or self.selected or tree.active_leaf
+        if node is None:
+            return ()
+        if (mode or self.mode) is HistoryMode.MODEL:
+            return tree.history(node)
+        return tree.display(node, markers=True, trimmed=False)
+
+    def snapshot(self, node: RevisionNode | None = None) -> SessionSnapshot:
+        """The complete snapshot Rho would resume ``node`` (default: the selection) with."""
+        tree = self._tree_or_fail()
+        return tree.snapshot(node or self.selected)
+
+    def _tree_or_fail(self) -> SessionTree:
+        if self.file is None:
+            raise InputError("no session is open")
+        return self.file.tree
+
+    # -- opening and closing -------------------------------------------------------------------
+
+    def open(self, path: Path, *, initiator: object = None) -> asyncio.Task[Any]:
+        """Open ``path`` (a transcript, session folder or snapshot document) in a bridge task."""
+        return self.bridge.run(self.aopen(path), initiator=initiator, context=f"Opening {Path(path).name}")
+
+    async def aopen(self, path: Path) -> Changes:
+        """Read ``path`` off the GUI thread and make it the open document."""
+        self._generation += 1
+        generation = self._generation
+        self._set_loading(True)
+        try:
+            file, is_snapshot = await asyncio.to_thread(load_path, Path(path))
+        finally:
+            self._set_loading(False)
+        if generation != self._generation:
+            return Changes()  # a newer open superseded this one
+        await self._drop_writer()
+        self.file = file
+        self.is_snapshot_document = is_snapshot
+        self.selected = file.tree.active_leaf
+        self._set_conflict(None)
+        self.watcher.watch(None if is_snapshot else file.path)
+        self.sig_loaded.emit()
+        self.sig_tree_changed.emit()
+        self.sig_revision_selected.emit(self.selected)
+        return Changes(document=True, revisions=True, messages=True, stats=True)
+
+    async def aclose(self) -> None:
+        """Close the document: release the writer and its lease, stop watching."""
+        self._generation += 1
+        self.watcher.watch(None)
+        await self._drop_writer()
+        self.detach_engine()
+        was_open = self.file is not None
+        self.file = None
+        self.selected = None
+        self.is_snapshot_document = False
+        self._set_conflict(None)
+        if was_open:
+            self.sig_closed.emit()
+
+    async def _drop_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            await asyncio.to_thread(writer.close)
+
+    # -- selection -----------------------------------------------------------------------------
+
+    def select(self, node: RevisionNode | None) -> None:
+        """Show ``node`` (default: the active revision)."""
+        tree = self._tree_or_fail()
+        node = node or tree.active_leaf
+        if node is not None and tree.nodes.get(node.id) is not node:
+            raise InputError(f"revision {node.id} is not part of this session", source=str(self.path))
+        if node is self.selected:
+            return
+        self.selected = node
+        self.sig_revision_selected.emit(node)
+
+    def select_relative(self, step: int) -> RevisionNode | None:
+        """Select the revision ``step`` places before (<0) or after (>0) the selection on its path.
+
+        Moves along the selection's path to the root; forward from the selection follows the
+        child on the active path, else the newest child.
+        """
+        tree = self._tree_or_fail()
+        node = self.selected or tree.active_leaf
+        if node is None:
+            return None
+        active = set(map(id, tree.path()))
+        for _ in range(abs(step)):
+            if step < 0:
+                if node.parent is None:
+                    break
+                node = node.parent
+            else:
+                if not node.children:
+                    break
+                on_path = [c for c in node.children if id(c) in active]
+                node = on_path[0] if on_path else node.children[-1]
+        self.select(node)
+        return node
+
+    def set_mode(self, mode: HistoryMode) -> None:
+        if mode is self.mode:
+            return
+        self.mode = mode
+        self.sig_history_mode_changed.emit(mode)
+
+    # -- live updates and re-reading ---------------------------------------------------------
+
+    def reload(self, *, full: bool = False) -> asyncio.Task[Any]:
+        """Re-read the open file in a bridge task (see :meth:`areload`)."""
+        return self.bridge.run(self.areload(full=full), context="Reloading the session")
+
+    async def areload(self, *, full: bool = False) -> OpResult[ReloadInfo | None]:
+        """Bring the document up to date with the file: appended records only, when possible.
+
+        The selection stays on its revision; if it was the active revision and the leaf moved,
+        it follows the new leaf (when ``follow_live`` is on).
+        """
+        file = self.file
+        if file is None or self.is_snapshot_document:
+            return OpResult(None, Changes())
+        generation = self._generation
+        before_leaf = file.tree.active_leaf
+        before_nodes = len(file.tree.nodes)
+        appended: Appended | None = None
+        if not full:
+            try:
+                appended = await asyncio.to_thread(read_appended, file)
+            except NeedsFullReload:
+                appended = None
+            except FileNotFoundError:
+                raise InputError("the session file is gone", source=str(file.path)) from None
+            if appended is not None and appended.empty and appended.size == file.size:
+                file.mtime_ns = appended.mtime_ns
+                return OpResult(None, Changes())
+        if generation != self._generation or file is not self.file:
+            return OpResult(None, Changes())
+        info: ReloadInfo
+        if appended is not None:
+            try:
+                count = apply_appended(file, appended)
+            except InputError:
+                appended = None
+            else:
+                new_nodes = tuple(list(file.tree.nodes.values())[before_nodes:])
+                info = ReloadInfo(False, count, new_nodes, file.tree.active_leaf is not before_leaf)
+        if appended is None:
+            self._set_loading(True)
+            try:
+                fresh, _ = await asyncio.to_thread(load_path, file.path)
+            finally:
+                self._set_loading(False)
+            if generation != self._generation or file is not self.file:
+                return OpResult(None, Changes())
+            old_ids = set(file.tree.nodes)
+            self.file = fresh
+            new_nodes = tuple(n for n in fresh.tree.nodes.values() if n.id not in old_ids)
+            leaf_moved = (fresh.tree.active_leaf.id if fresh.tree.active_leaf else None) != (
+                before_leaf.id if before_leaf else None
+            )
+            info = ReloadInfo(True, 0, new_nodes, leaf_moved)
+        # The writer read the file before this change: it must not append on a stale view.
+        await self._drop_writer()
+        self._set_conflict(None)
+        tree = self.file.tree  # type: ignore[union-attr]
+        previous = self.selected
+        if previous is None or previous is before_leaf and self.follow_live:
+            target = tree.active_leaf
+        else:
+            target = tree.nodes.get(previous.id, tree.active_leaf)
+        self.selected = target
+        self.sig_reloaded.emit(info)
+        self.sig_tree_changed.emit()
+        if target is not previous:
+            self.sig_revision_selected.emit(target)
+        changed = bool(info.new_nodes) or info.leaf_moved or info.full
+        return OpResult(info, Changes(revisions=changed, messages=target is not previous or info.full,
+                                      stats=changed, library=changed))  # fmt: skip
+
+    def _on_watcher_file_changed(self) -> None:
+        if self.file is None or self.is_snapshot_document or self.bridge.closed:
+            return
+        if self._reload_task is not None and not self._reload_task.done():
+            self._reload_again = True  # look once more when the current look ends
+            return
+        self._reload_task = self.bridge.run(self.areload(), context="Live update",
+                                            on_success=self._on_live_reload_done)  # fmt: skip
+
+    def _on_live_reload_done(self, _result: object) -> None:
+        if self._reload_again:
+            self._reload_again = False
+            self._on_watcher_file_changed()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[SessionWriter]:
+        """Hold the document's writer for one write (serialised with all other writes).
+
+        Use its methods through ``asyncio.to_thread`` (they fsync). A ``RevisionConflict``
+        raised inside is recorded in :attr:`conflict` (the UI offers reload or fork) and
+        re-raised.
+
+        Raises:
+            InputError: nothing is open, or the open file is a snapshot document.
+            RevisionConflict: see above.
+        """
+        async with self.bridge.exclusive():
+            file = self.file
+            if file is None:
+                raise InputError("no session is open")
+            if self.is_snapshot_document:
+                raise InputError(
+                    "a snapshot document is read-only here; export it or open a session file",
+                    source=str(file.path),
+                )
+            if self._writer is None or self._writer.session is not file:
+                await self._drop_writer()
+                self._writer = await asyncio.to_thread(SessionWriter, file)
+            try:
+                yield self._writer
+            except RevisionConflict as exc:
+                self._set_conflict(exc)
+                raise
+
+    def note_written(self, node: RevisionNode | None, *, select: bool = True) -> Changes:
+        """Tell the views that a write added ``node`` or moved the active revision.
+
+        Returns the Changes to hand back to the bridge.
+        """
+        self.sig_tree_changed.emit()
+        if select and node is not None and node is not self.selected:
+            self.selected = node
+            self.sig_revision_selected.emit(node)
+        return Changes(revisions=True, messages=True, stats=True, library=True)
+
+    async def amake_active(self, node: RevisionNode) -> OpResult[bool]:
+        """Make ``node`` the active revision (a ``set_leaf`` record; v4 and upgraded files).
+
+        Raises:
+            InputError: the file is a v1-v3 line (fork such a revision instead).
+        """
+        async with self.writing() as writer:
+            written = await asyncio.to_thread(writer.set_leaf, node)
+        if not written:
+            return OpResult(False, Changes())
+        return OpResult(True, self.note_written(node))
+
+    async def afork(self, node: RevisionNode) -> OpResult[Path | RevisionNode]:
+        """Fork from ``node``: a new branch in a v4 file, a new session file otherwise.
+
+        In a tree file the new node is a copy of ``node``'s state under it (the branch point a
+        continued conversation grows from) and becomes the active revision. For a v1-v3 file a
+        new session (header version 3, same workspace) is created in the Rho home the file
+        lives in (or :attr:`fork_home`); its path is returned.
+        """
+        tree = self._tree_or_fail()
+        if tree.is_tree:
+            # The stored state exactly (no trimming, no app default cache key): an unchanged
+            # state may keep its revision (§5.6 rule 7).
+            snapshot = tree.snapshot(node, trim=False, prompt_cache_key=None)
+            async with self.writing() as writer:
+                new = await asyncio.to_thread(writer.fork, node, snapshot)
+            return OpResult(new, self.note_written(new))
+        home = self.home or self.fork_home
+        if home is None:
+            raise InputError("no Rho data directory to create the fork in", source=str(self.path))
+        async with self.bridge.exclusive():
+            def create() -> Path:
+                writer = fork_session(tree, node, home)
+                try:
+                    return writer.path
+                finally:
+                    writer.close()
+
+            path = await asyncio.to_thread(create)
+        return OpResult(path, Changes(library=True))
+
+    # -- conflicts and the engine ---------------------------------------------------------------
+
+    def _set_conflict(self, conflict: RevisionConflict | None) -> None:
+        if conflict is self.conflict:
+            return
+        self.conflict = conflict
+        self.sig_conflict_changed.emit(conflict)
+
+    def clear_conflict(self) -> None:
+        self._set_conflict(None)
+
+    def attach_engine(self, session: Any, store: Any = None) -> None:
+        """Record the engine session (and store) continuing this conversation."""
+        self.engine_session = session
+        self.engine_store = store
+        self.sig_engine_changed.emit()
+
+    def detach_engine(self) -> None:
+        if self.engine_session is None and self.engine_store is None:
+            return
+        self.engine_session = None
+        self.engine_store = None
+        self.sig_engine_changed.emit()
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _set_loading(self, on: bool) -> None:
+        was = self.loading
+        self._loading += 1 if on else -1
+        if self.loading != was:
+            self.sig_loading_changed.emit(self.loading)
+

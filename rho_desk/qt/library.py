@@ -1,0 +1,127 @@
+"""The session library as the app uses it: one Rho home, listed, searched and changed off-thread.
+
+:class:`LibraryService` wraps the core :class:`~rho_desk.core.stores.library.SessionLibrary`
+(which is synchronous and blocking by design) and runs every call of it in a worker thread.
+It owns the library object: opened when the app points it at a Rho home, closed on shutdown.
+Mutations (rename, move to trash, refresh) return :class:`~rho_desk.qt.changes.Changes` so the
+bridge fans them out; list and search are plain queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from ..core.errors import InputError
+from ..core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
+from ..core.stores.search import SearchResults, WorkspaceInfo
+from ..core.stores.summary import SessionSummary
+from .bridge import EngineBridge
+from .changes import Changes, OpResult
+
+__all__ = ["LibraryService"]
+
+
+class LibraryService(QObject):
+    """The open Rho home's session library.
+
+    Signals:
+        sig_opened(object): a library was opened (its home ``Path``).
+        sig_refreshed(object): a refresh finished (:class:`RefreshReport`).
+
+    Args:
+        bridge: runs the blocking calls in threads.
+        cache_dir, trash_dir: passed to ``SessionLibrary`` (default: platform folders).
+    """
+
+    sig_opened = Signal(object)
+    """A library was opened; carries its home folder."""
+    sig_refreshed = Signal(object)
+    """A refresh finished; carries the :class:`RefreshReport`."""
+
+    def __init__(
+        self,
+        bridge: EngineBridge,
+        *,
+        cache_dir: Path | None = None,
+        trash_dir: Path | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.cache_dir = cache_dir
+        self.trash_dir = trash_dir
+        self.home: Path | None = None
+        self.demo = False
+        self._library: SessionLibrary | None = None
+        self.last_report: RefreshReport | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._library is not None
+
+    def _lib(self) -> SessionLibrary:
+        if self._library is None:
+            raise InputError("no session library is open")
+        return self._library
+
+    def workspace_key(self, cwd: str | os.PathLike[str]) -> str:
+        return self._lib().workspace_key(cwd)
+
+    async def aopen(self, home: Path, *, demo: bool = False) -> OpResult[RefreshReport]:
+        """Open the library of ``home`` and refresh it (index rebuilt when stale, off-thread)."""
+        await self.aclose()
+        self._library = await asyncio.to_thread(
+            SessionLibrary, home, cache_dir=self.cache_dir, trash_dir=self.trash_dir
+        )
+        self.home = home
+        self.demo = demo
+        self.sig_opened.emit(home)
+        return await self.arefresh()
+
+    async def arefresh(self, workspace_key: str | None = None) -> OpResult[RefreshReport]:
+        """Re-scan the files and reconcile the index (stat only for unchanged transcripts)."""
+        library = self._lib()
+        report = await asyncio.to_thread(library.refresh, workspace_key)
+        self.last_report = report
+        self.sig_refreshed.emit(report)
+        return OpResult(report, Changes(library=True))
+
+    async def alist(
+        self, workspace_key: str | None = None, *, sort: str = "updated", descending: bool = True
+    ) -> SessionPage:
+        library = self._lib()
+        return await asyncio.to_thread(lambda: library.list(workspace_key, sort=sort, descending=descending))
+
+    async def asearch(
+        self, text: str, workspace_key: str | None = None, *, sort: str = "updated", limit: int = 200
+    ) -> SearchResults:
+        library = self._lib()
+        return await asyncio.to_thread(
+            lambda: library.search(text, workspace_key, sort=sort, limit=limit)
+        )
+
+    async def aworkspaces(self) -> list[WorkspaceInfo]:
+        return await asyncio.to_thread(self._lib().workspaces)
+
+    async def arename(self, workspace_key: str, session_id: str, title: str) -> OpResult[SessionSummary]:
+        """Set a title in Rho's index (the only place titles live)."""
+        library = self._lib()
+        async with self.bridge.exclusive():
+            summary = await asyncio.to_thread(library.rename, workspace_key, session_id, title)
+        return OpResult(summary, Changes(library=True))
+
+    async def atrash(self, workspace_key: str, session_id: str) -> OpResult[TrashEntry]:
+        """Move a session to rho-desk's trash (refused while it is open somewhere)."""
+        library = self._lib()
+        async with self.bridge.exclusive():
+            entry = await asyncio.to_thread(library.delete, workspace_key, session_id)
+        return OpResult(entry, Changes(library=True))
+
+    async def aclose(self) -> None:
+        library, self._library = self._library, None
+        if library is not None:
+            await asyncio.to_thread(library.close)

@@ -1,0 +1,402 @@
+"""The main window: composes the views, the menus, the banners and the notification bar.
+
+It builds no behaviour of its own: actions and their shortcuts come from ``actions.py``,
+app-level handlers from ``commands.py``, each view handles its own data, the document and the
+library live in the :class:`~rho_desk.qt.app.AppContext`. What is here is layout, wiring
+(action -> view method), drag and drop of session files, restoring geometry and splitters,
+and the close request that lets the app shut its tasks down first.
+
+Layout::
+
+    menu bar
+    [demo banner]                 (only on the bundled demo library)
+    browser | header (title, workspace, format, provider)
+            | tabs: Conversation | Revisions | Statistics
+    notification bar              (non-modal messages)
+    status bar
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.stores.rho_files import NodeKind
+from .actions import Actions
+from .changes import Changes
+from .commands import Commands
+from .document import HistoryMode
+from .messages import NotificationBar
+from .resources import Icon, icon, pixmap
+from .settings import (
+    PERSIST_BROWSER_SPLITTER,
+    PERSIST_CONVERSATION_SPLITTER,
+    PERSIST_REVISIONS_SPLITTER,
+    PERSIST_WINDOW_GEOMETRY,
+    PERSIST_WINDOW_STATE,
+    PREFS_BROWSER_SCOPE,
+    PREFS_HISTORY_MODE,
+)
+from .views.browser import SessionBrowserView
+from .views.conversation import ConversationView
+from .views.stats import StatisticsView
+from .views.timeline import RevisionTimelineView
+
+if TYPE_CHECKING:
+    from .app import AppContext
+
+__all__ = ["DemoBanner", "DocumentHeader", "MainWindow"]
+
+TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS = range(3)
+
+
+class DemoBanner(QFrame):
+    """"Demo library" notice shown when no Rho data directory was found."""
+
+    def __init__(self, parent: QWidget | None = None, color: str = "#3b5bdb") -> None:
+        super().__init__(parent)
+        self.setObjectName("DemoBanner")
+        mark = QLabel()
+        mark.setPixmap(pixmap(Icon.DEMO, color, 16))
+        text = QLabel("<b>Demo library</b> — sample sessions bundled with rho-desk (no Rho data directory was "
+                      "found). Changes go to a private copy, never to the bundle.")  # fmt: skip
+        text.setWordWrap(True)
+        self.open_button = QPushButton("Open a Rho data directory…")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 6, 12, 6)
+        layout.addWidget(mark)
+        layout.addWidget(text, 1)
+        layout.addWidget(self.open_button)
+
+
+class DocumentHeader(QFrame):
+    """Title and facts of the open session."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("PanelHeader")
+        self.title = QLabel("rho-desk")
+        self.title.setObjectName("PanelTitle")
+        self.facts = QLabel("Open a session to inspect it.")
+        self.facts.setProperty("muted", True)
+        self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 8, 14, 8)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self.facts)
+
+
+class MainWindow(QMainWindow):
+    """The app window (see the module docstring).
+
+    Signals:
+        sig_close_requested(): the user asked to close the window.
+        sig_closed(): the window really closed (after the app shut its tasks down).
+    """
+
+    sig_close_requested = Signal()
+    """The user asked to close: the app shuts down its tasks, then calls :meth:`finish_close`."""
+    sig_closed = Signal()
+    """Emitted once the window has closed for good."""
+
+    def __init__(self, context: AppContext) -> None:
+        super().__init__()
+        self.context = context
+        self._close_ready = False
+        self._close_requested = False
+        self.setObjectName("MainWindow")
+        self.setWindowTitle("rho-desk")
+        theme = context.theme.theme
+        self.setWindowIcon(icon(Icon.APP, theme.accent))
+        self.setAcceptDrops(True)
+        self.resize(1280, 800)
+
+        self.actions = Actions(self, icon_for=lambda name: icon(name, context.theme.theme.text))
+        self.menus = self.actions.build_menus(self.menuBar())
+        self.commands = Commands(context, self, self.actions)
+
+        document, bridge = context.document, context.bridge
+        self.browser = SessionBrowserView(context.library, bridge, document, theme, context.settings)
+        self.header = DocumentHeader()
+        self.conversation = ConversationView(document, bridge, theme)
+        self.revisions = RevisionTimelineView(document, bridge, theme)
+        self.statistics = StatisticsView(document, bridge, theme, context.settings)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("DocumentTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.conversation, icon(Icon.CONVERSATION, theme.text), "Conversation")
+        self.tabs.addTab(self.revisions, icon(Icon.TIMELINE, theme.text), "Revisions")
+        self.tabs.addTab(self.statistics, icon(Icon.STATS, theme.text), "Statistics")
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(0)
+        right_layout.addWidget(self.header)
+        right_layout.addWidget(self.tabs, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("MainSplitter")
+        self.splitter.addWidget(self.browser)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([330, 950])
+        self.splitter.setChildrenCollapsible(False)
+
+        self.banner = DemoBanner(color=theme.accent)
+        self.banner.hide()
+        self.banner.open_button.clicked.connect(self._on_banner_open_clicked)
+        self.notifications = NotificationBar(context.notifier)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.notifications)
+        self.setCentralWidget(central)
+        self.status_path = QLabel("")
+        self.status_busy = QLabel("")
+        self.statusBar().addWidget(self.status_path, 1)
+        self.statusBar().addPermanentWidget(self.status_busy)
+
+        self._wire_actions()
+        self._wire_signals()
+        self._restore_state()
+        self.refresh_recent_menu()
+        self._update_state()
+
+    # -- wiring ------------------------------------------------------------------------------------------
+
+    def _wire_actions(self) -> None:
+        a = self.actions
+        c = self.conversation
+        self.commands.attach()
+        a.attach("edit.find", lambda: (self.show_tab(TAB_CONVERSATION), c.open_find()))
+        a.attach("edit.find_next", c.find_next)
+        a.attach("edit.find_previous", c.find_previous)
+        a.attach("edit.copy_message", c.copy_message)
+        a.attach("view.browser", lambda: self.browser.setVisible(a["view.browser"].isChecked()))
+        a["view.browser"].setChecked(True)
+        a.attach("view.conversation", lambda: self.show_tab(TAB_CONVERSATION))
+        a.attach("view.revisions", lambda: self.show_tab(TAB_REVISIONS))
+        a.attach("view.statistics", lambda: self.show_tab(TAB_STATISTICS))
+        a.attach("view.model_history", self._on_model_history_action)
+        a.attach("view.next_message", lambda: (self.show_tab(TAB_CONVERSATION), c.next_message()))
+        a.attach("view.previous_message", lambda: (self.show_tab(TAB_CONVERSATION), c.previous_message()))
+        a.attach("view.expand_message", c.toggle_expanded)
+        a.attach("view.raw_json", lambda: c.set_raw(a["view.raw_json"].isChecked()))
+        a.attach("library.search", self.browser.focus_search)
+        a.attach("library.refresh", self.browser.refresh)
+        a.attach("library.scope", lambda: self.browser.set_scope("workspace" if a["library.scope"].isChecked() else "all"))
+        a.attach("library.open_selected", self.browser.open_selected)
+        for local in ("library.rename", "library.trash"):
+            a.make_local(local, self.browser)
+        a.attach("revision.previous", lambda: self.context.document.select_relative(-1))
+        a.attach("revision.next", lambda: self.context.document.select_relative(1))
+        a.attach("revision.active", lambda: self.context.document.select(None))
+        a.attach("revision.diff_base", self.revisions.mark_diff_base)
+        self.revisions.make_active_handler = lambda: a.trigger("revision.make_active")
+        self.revisions.fork_handler = lambda: a.trigger("revision.fork")
+        a.attach("revision.diff", lambda: (self.show_tab(TAB_REVISIONS), self.revisions.diff_selected()))
+
+    def _wire_signals(self) -> None:
+        ctx = self.context
+        document = ctx.document
+        document.sig_loaded.connect(self._update_state)
+        document.sig_closed.connect(self._update_state)
+        document.sig_tree_changed.connect(self._update_header)
+        document.sig_revision_selected.connect(lambda _n: self._update_header())
+        document.sig_history_mode_changed.connect(self._on_document_history_mode_changed)
+        document.sig_conflict_changed.connect(self._on_document_conflict_changed)
+        ctx.library.sig_opened.connect(self._on_library_opened)
+        ctx.bridge.sig_busy_changed.connect(lambda busy: self.status_busy.setText("working…" if busy else ""))
+        ctx.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
+        ctx.theme.sig_theme_changed.connect(self._on_theme_changed)
+        self.browser.sig_selection_changed.connect(lambda _s: self._update_state())
+        self.browser.sig_open_requested.connect(self.commands.open_path)
+        self.revisions.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
+        self.statistics.sig_revision_requested.connect(lambda node: document.select(node))
+
+    def show_tab(self, index: int) -> None:
+        self.tabs.setCurrentIndex(index)
+
+    def refresh_recent_menu(self) -> None:
+        menu = self.actions.recent_menu
+        if menu is None:
+            return
+        menu.clear()
+        files = self.context.settings.recent_files()
+        for number, name in enumerate(files, 1):
+            action = menu.addAction(f"&{number % 10} {Path(name).parent.name}/{Path(name).name}")
+            action.setToolTip(name)
+            action.triggered.connect(lambda _c=False, n=name: self.commands.open_path(Path(n)))
+        if not files:
+            menu.addAction("No recent files").setEnabled(False)
+
+    # -- state ------------------------------------------------------------------------------------------
+
+    def _update_state(self) -> None:
+        document = self.context.document
+        tree = document.tree
+        self.actions.set_state(
+            document=document.is_open,
+            writable=document.is_open and not document.is_snapshot_document,
+            tree=tree is not None and tree.is_tree,
+            library=self.context.library.is_open,
+            selection=self.browser.selected_summary() is not None,
+        )
+        self._update_header()
+
+    def _update_header(self) -> None:
+        document = self.context.document
+        tree = document.tree
+        if tree is None or document.path is None:
+            self.header.title.setText("No session open")
+            self.header.facts.setText("Pick a session on the left, drop a file here, or press Ctrl+O.")
+            self.status_path.setText(str(self.context.library.home or ""))
+            self.setWindowTitle("rho-desk")
+            return
+        summary = self.browser.summary_for(document.path)
+        title = (summary.title if summary and summary.title else None) or (summary.first_user_message if summary else None)
+        title = (title or f"Session {tree.session_id or document.path.name}").splitlines()[0]
+        self.header.title.setText(title[:120])
+        leaf = tree.active_leaf
+        provider = leaf.provider if leaf is not None else None
+        facts = []
+        if tree.header is not None and tree.header.cwd:
+            facts.append(tree.header.cwd)
+        facts.append("snapshot document" if document.is_snapshot_document else f"format v{tree.format_version}")
+        compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
+        facts.append(f"{tree.node_count:,} revisions" + (f", {tree.branch_count} branch points" if tree.branch_count else ""))
+        if compactions:
+            facts.append(f"{compactions} compaction{'s' * (compactions > 1)}")
+        if provider is not None and provider.provider != "legacy":
+            facts.append(str(provider))
+        self.header.facts.setText(" · ".join(facts))
+        file = document.file
+        size = f"{file.size / 1024 / 1024:.1f} MB" if file and file.size > 1024 * 1024 else f"{(file.size if file else 0) / 1024:.0f} KB"
+        self.status_path.setText(f"{document.path} · {size}")
+        self.setWindowTitle(f"{title[:60]} — rho-desk")
+
+    def _on_model_history_action(self) -> None:
+        on = self.actions["view.model_history"].isChecked()
+        self.context.document.set_mode(HistoryMode.MODEL if on else HistoryMode.DISPLAY)
+
+    def _on_document_history_mode_changed(self, mode: HistoryMode) -> None:
+        self.actions["view.model_history"].setChecked(mode is HistoryMode.MODEL)
+        self.context.settings.set(PREFS_HISTORY_MODE, mode.value)
+
+    def _on_document_conflict_changed(self, conflict: object) -> None:
+        if conflict is not None:
+            self.context.notifier.warning(
+                "Another program wrote to this session since it was read. Reload it (F5) to see its "
+                "revisions, or fork from the revision you are on (Ctrl+Shift+B)."
+            )
+
+    def _on_library_opened(self, _home: object) -> None:
+        self.banner.setVisible(self.context.library.demo)
+        self._update_state()
+
+    def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
+        if changes.library and self.context.library.is_open:
+            self.browser.reload_listing()
+        self._update_state()
+
+    def _on_theme_changed(self, theme: Any) -> None:
+        for view in (self.conversation, self.revisions, self.statistics, self.browser):
+            view.set_theme(theme)
+        for key, spec in ((k, self.actions.spec(k)) for k in self.actions.ids()):
+            if spec.icon:
+                self.actions[key].setIcon(icon(spec.icon, theme.text))
+        for index, which in enumerate((Icon.CONVERSATION, Icon.TIMELINE, Icon.STATS)):
+            self.tabs.setTabIcon(index, icon(which, theme.text))
+
+    def _on_banner_open_clicked(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        dialog = QFileDialog(self, "Choose a Rho data directory", str(Path.home()))
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(self._on_data_dir_chosen)
+        self.commands.dialog = dialog
+        dialog.open()
+
+    def _on_data_dir_chosen(self, name: str) -> None:
+        from .settings import PREFS_DATA_DIR
+
+        self.context.settings.set(PREFS_DATA_DIR, name)
+        self.context.document.fork_home = Path(name)
+        self.context.bridge.run(self.context.library.aopen(Path(name)), context="Opening the data directory")
+
+    # -- persistence ---------------------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        s = self.context.settings
+        geometry = s.get(PERSIST_WINDOW_GEOMETRY)
+        if geometry:
+            self.restoreGeometry(geometry)
+        state = s.get(PERSIST_WINDOW_STATE)
+        if state:
+            self.restoreState(state)
+        for setting, splitter in ((PERSIST_BROWSER_SPLITTER, self.splitter),
+                                  (PERSIST_CONVERSATION_SPLITTER, self.conversation.splitter),
+                                  (PERSIST_REVISIONS_SPLITTER, self.revisions.splitter)):  # fmt: skip
+            data = s.get(setting)
+            if data:
+                splitter.restoreState(data)
+        self.actions["library.scope"].setChecked(s.get(PREFS_BROWSER_SCOPE) == "workspace")
+        self.actions["view.model_history"].setChecked(self.context.document.mode is HistoryMode.MODEL)
+
+    def _save_state(self) -> None:
+        s = self.context.settings
+        s.set(PERSIST_WINDOW_GEOMETRY, bytes(self.saveGeometry().data()))
+        s.set(PERSIST_WINDOW_STATE, bytes(self.saveState().data()))
+        s.set(PERSIST_BROWSER_SPLITTER, bytes(self.splitter.saveState().data()))
+        s.set(PERSIST_CONVERSATION_SPLITTER, bytes(self.conversation.splitter.saveState().data()))
+        s.set(PERSIST_REVISIONS_SPLITTER, bytes(self.revisions.splitter.saveState().data()))
+
+    # -- drag and drop, close ---------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        urls = event.mimeData().urls()
+        if urls and all(u.isLocalFile() for u in urls):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            event.acceptProposedAction()
+            self.commands.open_path(Path(urls[0].toLocalFile()))
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self._close_ready:
+            super().closeEvent(event)
+            self.sig_closed.emit()
+            return
+        # First close request: the app shuts its tasks down, then calls finish_close() (the
+        # close is answered later instead of spinning a nested event loop here).
+        event.ignore()
+        if not self._close_requested:
+            self._close_requested = True
+            self._save_state()
+            self.sig_close_requested.emit()
+
+    def finish_close(self) -> None:
+        """Close for real (after the app's shutdown)."""
+        self._close_ready = True
+        self.close()

@@ -1,0 +1,1 @@
+"""Qt item models over the engine's state (no widget knowledge; each passes QAbstractItemModelTester)."""

@@ -1,0 +1,1 @@
+"""The app's views: session browser, conversation, revision timeline, compaction statistics."""

@@ -1,0 +1,474 @@
+"""The session browser: the library's sessions, one workspace or all, searched and sorted.
+
+Listing and search read rho-desk's session cache through the
+:class:`~rho_desk.qt.library.LibraryService` (every call in a worker thread); the cache is
+refreshed from the files and Rho's index when the library opens and on Ctrl+R. Full-text search
+shows snippets with the matches highlighted. A click (or Enter) opens a session; F2 renames it
+(the title goes to Rho's index); Delete moves it to the trash after a confirmation.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Final
+
+from PySide6.QtCore import QModelIndex, QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPainterPath, QTextCharFormat, QTextLayout, QTextOption
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.stores.library import RefreshReport, SessionPage
+from ...core.stores.search import SearchResults
+from ...core.stores.summary import SessionSummary
+from ..bridge import EngineBridge
+from ..document import SessionDocument
+from ..library import LibraryService
+from ..models.roles import Role
+from ..models.sessions import SessionListModel, SessionRow, session_title, workspace_label
+from ..resources import Icon, icon, pixmap
+from ..settings import PREFS_BROWSER_SCOPE, PREFS_BROWSER_SORT, Settings
+from ..theme import Theme
+
+__all__ = ["SessionBrowserView", "SessionDelegate", "relative_time"]
+
+SEARCH_DEBOUNCE_MS: Final = 200
+ROW_HEIGHT: Final = 92
+SORTS: Final = (("updated", "Last updated"), ("created", "Created"), ("size", "File size"),
+                ("messages", "Messages"), ("compactions", "Compactions"), ("title", "Title"))  # fmt: skip
+
+
+def relative_time(stamp: int, now: float | None = None) -> str:
+    now = time.time() if now is None else now
+    delta = now - stamp
+    if delta < 60:
+        return "just now"
+    if delta < 3600:
+        return f"{int(delta // 60)} min ago"
+    if delta < 86400:
+        return f"{int(delta // 3600)} h ago"
+    if delta < 7 * 86400:
+        return f"{int(delta // 86400)} d ago"
+    return time.strftime("%b %d, %Y", time.localtime(stamp))
+
+
+def _size(value: int | None) -> str:
+    if not value:
+        return ""
+    if value >= 1024 * 1024:
+        return f"{value / 1024 / 1024:.1f} MB"
+    return f"{max(1, value // 1024)} KB"
+
+
+class SessionDelegate(QStyledItemDelegate):
+    """Paints a session row: title and time, workspace and model, prompt or snippet, badges."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.theme = theme
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+        return QSize(300, ROW_HEIGHT)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        row: SessionRow | None = index.data(Role.ROW)
+        if row is None:
+            return
+        t = self.theme
+        s = row.summary
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRect(option.rect).adjusted(8, 3, -8, -3)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(rect), 7, 7)
+        if selected:
+            painter.fillPath(path, t.color("accent_soft"))
+        elif option.state & QStyle.StateFlag.State_MouseOver:
+            painter.fillPath(path, t.color("hover"))
+        if row.is_open:
+            painter.fillRect(QRectF(rect.left(), rect.top() + 8, 3, rect.height() - 16), t.color("accent"))
+        x, right = rect.left() + 12, rect.right() - 10
+        y = rect.top() + 7
+        base = QFont(option.font)
+        bold = QFont(base)
+        bold.setBold(True)
+        small = QFont(base)
+        small.setPointSizeF(base.pointSizeF() * 0.88)
+        fm, fmb, fms = QFontMetrics(base), QFontMetrics(bold), QFontMetrics(small)
+        when = relative_time(s.updated_at) if s.updated_at else ""
+        painter.setFont(small)
+        painter.setPen(t.color("muted"))
+        wwhen = fms.horizontalAdvance(when)
+        painter.drawText(QRect(right - wwhen, y, wwhen, fmb.height()), Qt.AlignmentFlag.AlignVCenter, when)
+        painter.setFont(bold)
+        painter.setPen(t.color("text"))
+        title = fmb.elidedText(session_title(s), Qt.TextElideMode.ElideRight, right - x - wwhen - 10)
+        painter.drawText(QRect(x, y, right - x, fmb.height()), Qt.AlignmentFlag.AlignVCenter, title)
+        y += fmb.height() + 2
+        painter.setFont(small)
+        painter.setPen(t.color("muted"))
+        painter.drawPixmap(x, y + (fms.height() - 12) // 2, pixmap(Icon.FOLDER, t.muted, 12, painter.device().devicePixelRatioF()))
+        line = workspace_label(s.cwd) + (f"  ·  {s.model}" if s.model and s.model != "legacy" else "")
+        painter.drawText(QRect(x + 16, y, right - x - 16, fms.height()), Qt.AlignmentFlag.AlignVCenter,
+                         fms.elidedText(line, Qt.TextElideMode.ElideRight, right - x - 16))  # fmt: skip
+        y += fms.height() + 3
+        snippet = row.snippets[0] if row.snippets else None
+        if snippet is not None:
+            self._snippet(painter, snippet.text, snippet.highlights, base, QRect(x, y, right - x, fm.height()))
+        else:
+            prompt = (s.last_user_message or s.first_user_message or "").strip().replace("\n", " ")
+            painter.setFont(base)
+            painter.setPen(t.color("text"))
+            painter.drawText(QRect(x, y, right - x, fm.height()), Qt.AlignmentFlag.AlignVCenter,
+                             fm.elidedText(("› " + prompt) if prompt else "(no prompt)", Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
+        y += fm.height() + 5
+        badges = [f"{s.message_count:,} msgs"]
+        if s.compaction_count:
+            badges.append(f"{s.compaction_count} compacted")
+        if s.branch_count:
+            badges.append(f"{s.branch_count} branch{'es' * (s.branch_count > 1)}")
+        badges.append(f"v{s.effective_format_version}")
+        if s.file_size:
+            badges.append(_size(s.file_size))
+        painter.setFont(small)
+        bx = x
+        for label in badges:
+            w = fms.horizontalAdvance(label) + 12
+            if bx + w > right:
+                break
+            bp = QPainterPath()
+            bp.addRoundedRect(QRectF(bx, y, w, fms.height() + 2), 7, 7)
+            painter.fillPath(bp, t.color("alt") if not selected else t.color("base"))
+            painter.setPen(t.color("muted"))
+            painter.drawText(QRectF(bx, y, w, fms.height() + 2), Qt.AlignmentFlag.AlignCenter, label)
+            bx += w + 5
+        painter.restore()
+
+    def _snippet(self, painter: QPainter, text: str, highlights: tuple[tuple[int, int], ...], font: QFont, box: QRect) -> None:
+        flat = text.replace("\n", " ")
+        # keep the first match in view: start a little before it
+        start = max(0, highlights[0][0] - 24) if highlights else 0
+        shown = ("…" if start else "") + flat[start:]
+        shift = start - (1 if start else 0)
+        layout = QTextLayout(shown, font)
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.NoWrap)
+        layout.setTextOption(option)
+        fmt = QTextCharFormat()
+        fmt.setBackground(self.theme.color("find"))
+        fmt.setFontWeight(QFont.Weight.DemiBold)
+        ranges = []
+        for a, b in highlights:
+            if b - shift > 0:
+                r = QTextLayout.FormatRange()
+                r.start, r.length, r.format = max(0, a - shift), b - max(a, shift), fmt
+                ranges.append(r)
+        layout.setFormats(ranges)
+        layout.beginLayout()
+        line = layout.createLine()
+        line.setLineWidth(box.width())
+        line.setPosition(QPoint(0, 0))
+        layout.endLayout()
+        painter.setPen(self.theme.color("text"))
+        painter.save()
+        painter.setClipRect(box)
+        layout.draw(painter, box.topLeft())
+        painter.restore()
+
+
+class SessionBrowserView(QFrame):
+    """The browser panel.
+
+    Signals:
+        sig_open_requested(object): open this transcript ``Path``.
+        sig_selection_changed(object): the selected :class:`SessionSummary` (or None).
+        sig_listing_shown(int): a listing or search result is on screen (its row count).
+    """
+
+    sig_open_requested = Signal(object)
+    """Open this session file (a ``Path``)."""
+    sig_selection_changed = Signal(object)
+    """The selected session changed (a ``SessionSummary`` or None)."""
+    sig_listing_shown = Signal(int)
+    """A listing or search result was shown; carries the number of rows."""
+
+    def __init__(self, library: LibraryService, bridge: EngineBridge, document: SessionDocument, theme: Theme,
+                 settings: Settings, parent: QWidget | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.setObjectName("BrowserPanel")
+        self.setMinimumWidth(260)
+        self.library = library
+        self.bridge = bridge
+        self.document = document
+        self.settings = settings
+        self.theme = theme
+        self.model = SessionListModel(self)
+        self._generation = 0
+        self._workspace_key: str | None = None
+        self._known: dict[str, SessionSummary] = {}
+
+        title = QLabel("Sessions")
+        title.setObjectName("PanelTitle")
+        self.refresh_button = QToolButton()
+        self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
+        self.refresh_button.setToolTip("Re-scan the session files (Ctrl+R)")
+        self.refresh_button.setAutoRaise(True)
+        self.refresh_button.clicked.connect(self.refresh)
+        head = QHBoxLayout()
+        head.addWidget(title, 1)
+        head.addWidget(self.refresh_button)
+
+        self.search = QLineEdit()
+        self.search.setObjectName("SessionSearch")
+        self.search.setPlaceholderText("Search all sessions (Ctrl+K)")
+        self.search.setClearButtonEnabled(True)
+        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.scope = QComboBox()
+        self.scope.setObjectName("ScopeCombo")
+        self.scope.setToolTip("Which workspace's sessions to list (Ctrl+Shift+W: this workspace only)")
+        self.scope.addItem("All workspaces", None)
+        self.sort = QComboBox()
+        self.sort.setObjectName("SortCombo")
+        for key, label in SORTS:
+            self.sort.addItem(label, key)
+        self.sort.setToolTip("Sort order")
+        controls = QHBoxLayout()
+        controls.setSpacing(6)
+        controls.addWidget(self.scope, 3)
+        controls.addWidget(self.sort, 2)
+
+        self.list = QListView()
+        self.list.setObjectName("SessionList")
+        self.list.setModel(self.model)
+        self.list.setItemDelegate(SessionDelegate(theme, self.list))
+        self.list.setUniformItemSizes(True)
+        self.list.setMouseTracking(True)
+        self.list.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
+        self.list.setFrameShape(QFrame.Shape.NoFrame)
+        self.footer = QLabel("")
+        self.footer.setObjectName("MutedLabel")
+        self.footer.setWordWrap(True)
+
+        top = QWidget()
+        top.setObjectName("PanelHeader")
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(12, 10, 10, 10)
+        top_layout.setSpacing(8)
+        top_layout.addLayout(head)
+        top_layout.addWidget(self.search)
+        top_layout.addLayout(controls)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(top)
+        layout.addWidget(self.list, 1)
+        footer_box = QHBoxLayout()
+        footer_box.setContentsMargins(12, 6, 12, 8)
+        footer_box.addWidget(self.footer)
+        layout.addLayout(footer_box)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.reload_listing)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.search.returnPressed.connect(self._on_search_return_pressed)
+        self.scope.currentIndexChanged.connect(self._on_scope_changed)
+        self.sort.currentIndexChanged.connect(self._on_sort_changed)
+        self.list.clicked.connect(self._on_list_activated)
+        self.list.activated.connect(self._on_list_activated)
+        self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
+        library.sig_opened.connect(self._on_library_opened)
+        library.sig_refreshed.connect(self._on_library_refreshed)
+        document.sig_loaded.connect(self._on_document_loaded)
+        document.sig_closed.connect(lambda: self.model.set_open_path(None))
+
+        sort = settings.get(PREFS_BROWSER_SORT)
+        self.sort.setCurrentIndex(max(0, [k for k, _ in SORTS].index(sort)))
+        self._scope_pref = settings.get(PREFS_BROWSER_SCOPE)
+
+    # -- public API -----------------------------------------------------------------------------------
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        delegate = self.list.itemDelegate()
+        if isinstance(delegate, SessionDelegate):
+            delegate.theme = theme
+        self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
+        self.list.viewport().update()
+
+    def focus_search(self) -> None:
+        if not self.isVisible():
+            self.show()
+        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.selectAll()
+
+    def refresh(self) -> None:
+        """Re-scan the files and the index, then list again."""
+        if self.library.is_open:
+            self.bridge.run(self.library.arefresh(), context="Refreshing the session library")
+
+    def set_scope(self, scope: str) -> None:
+        """``all``, or ``workspace`` (the open session's workspace, else the current directory's)."""
+        self.settings.set(PREFS_BROWSER_SCOPE, scope)
+        if scope == "all":
+            self.scope.setCurrentIndex(0)
+            return
+        key = self._this_workspace_key()
+        index = self.scope.findData(key)
+        if index >= 0:
+            self.scope.setCurrentIndex(index)
+        else:
+            self.bridge.notifier.info("The current workspace has no sessions in this library")
+
+    def selected_summary(self) -> SessionSummary | None:
+        index = self.list.currentIndex()
+        return self.model.summary(index.row()) if index.isValid() else None
+
+    def select_path(self, path: Path | str) -> None:
+        row = self.model.row_of_path(path)
+        if row >= 0:
+            self.list.setCurrentIndex(self.model.index(row))
+
+    def summary_for(self, path: Path | str) -> SessionSummary | None:
+        return self._known.get(str(path))
+
+    def open_selected(self) -> None:
+        summary = self.selected_summary()
+        if summary is not None:
+            self.sig_open_requested.emit(Path(summary.path))
+
+    def reload_listing(self) -> None:
+        """List (or search) again with the current scope, sort and search text."""
+        if not self.library.is_open:
+            return
+        self._generation += 1
+        generation = self._generation
+        text = self.search.text().strip()
+        key, sort = self._workspace_key, self.sort.currentData()
+        if text:
+            self.bridge.run(self._asearch(generation, text, key, sort), context="Searching sessions")
+        else:
+            self.bridge.run(self._alist(generation, key, sort), context="Listing sessions")
+
+    # -- async parts ---------------------------------------------------------------------------------
+
+    async def _alist(self, generation: int, key: str | None, sort: str) -> None:
+        page: SessionPage = await self.library.alist(key, sort=sort, descending=sort != "title")
+        if generation != self._generation:
+            return
+        self._remember(page.sessions)
+        self._show(lambda: self.model.set_sessions(page.sessions))
+        n = len(page.sessions)
+        notice = page.notice or self.library.last_report and self.library.last_report.notice()
+        self.footer.setText(f"{n:,} session{'s' * (n != 1)}" + (f" · {notice}" if notice else ""))
+        self.sig_listing_shown.emit(n)
+
+    async def _asearch(self, generation: int, text: str, key: str | None, sort: str) -> None:
+        results: SearchResults = await self.library.asearch(text, key, sort=sort)
+        if generation != self._generation:
+            return
+        self._remember([h.session for h in results.hits])
+        self._show(lambda: self.model.set_hits(results.hits))
+        n = len(results.hits)
+        more = " (more not shown)" if results.truncated else ""
+        self.footer.setText(f"{n:,} session{'s' * (n != 1)} match “{text}”{more}")
+        self.sig_listing_shown.emit(n)
+
+    async def _aworkspaces(self) -> None:
+        infos = await self.library.aworkspaces()
+        current = self.scope.currentData()
+        self.scope.blockSignals(True)
+        self.scope.clear()
+        self.scope.addItem("All workspaces", None)
+        for info in infos:
+            self.scope.addItem(f"{workspace_label(info.cwd)} ({info.sessions})", info.workspace_key)
+            self.scope.setItemData(self.scope.count() - 1, info.cwd, Qt.ItemDataRole.ToolTipRole)
+        index = self.scope.findData(current)
+        if self._scope_pref == "workspace" and current is None:
+            index = self.scope.findData(self._this_workspace_key())
+        self.scope.setCurrentIndex(max(0, index))
+        self._workspace_key = self.scope.currentData()
+        self.scope.blockSignals(False)
+        self.reload_listing()
+
+    # -- helpers --------------------------------------------------------------------------------------
+
+    def _show(self, fill: Any) -> None:
+        selected = self.selected_summary()
+        fill()
+        if selected is not None:
+            self.select_path(selected.path)
+        elif self.document.path is not None:
+            self.select_path(self.document.path)
+
+    def _remember(self, sessions: list[SessionSummary]) -> None:
+        for s in sessions:
+            self._known[s.path] = s
+
+    def _this_workspace_key(self) -> str | None:
+        tree = self.document.tree
+        if tree is not None and tree.header is not None and tree.header.cwd:
+            return self.library.workspace_key(tree.header.cwd)
+        import os
+
+        return self.library.workspace_key(os.getcwd()) if self.library.is_open else None
+
+    # -- slots --------------------------------------------------------------------------------------
+
+    def _on_library_opened(self, _home: object) -> None:
+        self._known = {}
+        self.model.set_sessions([])
+        self.footer.setText("Reading the session library…")
+
+    def _on_library_refreshed(self, report: RefreshReport) -> None:
+        self.bridge.run(self._aworkspaces(), context="Listing workspaces")
+        if report.failed:
+            names = ", ".join(Path(f.path).parent.name for f in report.failed[:3])
+            self.bridge.notifier.warning(
+                f"{len(report.failed)} session file{'s' * (len(report.failed) > 1)} could not be read ({names}); "
+                "run `rho-desk check` for details.",
+                "\n".join(f"{f.path}: {f.reason}" for f in report.failed),
+            )
+
+    def _on_search_return_pressed(self) -> None:
+        self._search_timer.stop()
+        self.reload_listing()
+        if self.model.rowCount():
+            self.list.setFocus()
+
+    def _on_scope_changed(self, _index: int) -> None:
+        self._workspace_key = self.scope.currentData()
+        self.settings.set(PREFS_BROWSER_SCOPE, "all" if self._workspace_key is None else "workspace")
+        self.reload_listing()
+
+    def _on_sort_changed(self, _index: int) -> None:
+        self.settings.set(PREFS_BROWSER_SORT, self.sort.currentData())
+        self.reload_listing()
+
+    def _on_list_activated(self, index: QModelIndex) -> None:
+        summary = self.model.summary(index.row())
+        if summary is not None and (self.document.path is None or str(self.document.path) != summary.path):
+            self.sig_open_requested.emit(Path(summary.path))
+
+    def _on_list_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.sig_selection_changed.emit(self.model.summary(current.row()) if current.isValid() else None)
+
+    def _on_document_loaded(self) -> None:
+        path = self.document.path
+        self.model.set_open_path(path)
+        if path is not None and self.selected_summary() is None:
+            self.select_path(path)

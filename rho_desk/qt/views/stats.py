@@ -1,0 +1,443 @@
+"""The statistics tab: compaction counters, a chart over revisions, a context gauge, a table.
+
+PySide6-Essentials has no QtCharts, so :class:`CompactionChart` and :class:`ContextGauge` are
+painted with ``QPainter``: the chart plots estimated tokens and messages along the path to the
+shown revision and marks every compaction (click a point to show that revision); the gauge
+compares the shown revision's estimated context with the provider's context window and says
+where that window came from. Everything is computed in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from typing import Any, Final
+
+from PySide6.QtCore import QModelIndex, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QMouseEvent, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.stores.rho_files import RevisionNode
+from ..bridge import EngineBridge
+from ..document import SessionDocument
+from ..models.compactions import CompactionTableModel, SeriesPoint, StatsData, compute_stats
+from ..models.roles import Role
+from ..settings import PREFS_CONTEXT_WINDOW, Settings
+from ..theme import Theme
+from .conversation import EmptyState
+
+__all__ = ["CompactionChart", "ContextGauge", "StatisticsView", "profile_windows"]
+
+_MARGIN: Final = (56, 16, 56, 34)  # left, top, right, bottom
+
+
+def _short(value: float) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
+    return f"{value:.0f}"
+
+
+def profile_windows() -> list[tuple[str, str, int | None]]:
+    """``(name, model, window)`` of the configured provider profiles (blocking: reads a file)."""
+    try:
+        from ...providers.profiles import ProfileStore
+
+        return [(p.name, p.model, p.context_window) for p in ProfileStore().profiles()]
+    except Exception:  # noqa: BLE001 - a broken profiles file must not break the statistics
+        return []
+
+
+class CompactionChart(QWidget):
+    """Estimated tokens (line) and messages (dashed line) per revision; compactions marked.
+
+    Signals:
+        sig_point_clicked(object): the revision under a click.
+    """
+
+    sig_point_clicked = Signal(object)
+    """A :class:`RevisionNode` the user clicked on."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("CompactionChart")
+        self.theme = theme
+        self.points: list[SeriesPoint] = []
+        self.selected: RevisionNode | None = None
+        self.setMinimumHeight(190)
+        self.setMouseTracking(True)
+
+    def set_points(self, points: list[SeriesPoint], selected: RevisionNode | None) -> None:
+        self.points = points
+        self.selected = selected
+        self.update()
+
+    def _plot(self) -> QRectF:
+        left, top, right, bottom = _MARGIN
+        return QRectF(left, top, max(10, self.width() - left - right), max(10, self.height() - top - bottom))
+
+    def _x(self, i: int, plot: QRectF) -> float:
+        n = len(self.points)
+        return plot.left() + (plot.width() * i / (n - 1) if n > 1 else plot.width() / 2)
+
+    def paintEvent(self, _event: Any) -> None:  # noqa: N802
+        t = self.theme
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.fillRect(self.rect(), t.color("base"))
+        plot = self._plot()
+        small = QFont(self.font())
+        small.setPointSizeF(self.font().pointSizeF() * 0.85)
+        p.setFont(small)
+        fm = QFontMetrics(small)
+        if not self.points:
+            p.setPen(t.color("muted"))
+            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No revisions")
+            p.end()
+            return
+        max_tokens = max(1, max(pt.tokens for pt in self.points))
+        max_messages = max(1, max(pt.messages for pt in self.points))
+        # grid and axes
+        p.setPen(QPen(t.color("border"), 1))
+        for k in range(5):
+            y = plot.bottom() - plot.height() * k / 4
+            p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+            p.setPen(t.color("accent"))
+            p.drawText(QRectF(0, y - 8, plot.left() - 6, 16), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                       _short(max_tokens * k / 4))  # fmt: skip
+            p.setPen(t.color("success"))
+            p.drawText(QRectF(plot.right() + 6, y - 8, _MARGIN[2] - 6, 16), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                       _short(max_messages * k / 4))  # fmt: skip
+            p.setPen(QPen(t.color("border"), 1))
+        # compaction bands
+        for i, pt in enumerate(self.points):
+            if pt.compaction:
+                x = self._x(i, plot)
+                p.fillRect(QRectF(x - 3, plot.top(), 6, plot.height()), t.color("marker"))
+                p.setPen(QPen(t.color("accent"), 1, Qt.PenStyle.DashLine))
+                p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+        # downsample to about one point per pixel
+        n = len(self.points)
+        step = max(1, n // max(1, int(plot.width())))
+        idx = list(range(0, n, step))
+        if idx[-1] != n - 1:
+            idx.append(n - 1)
+        tokens = QPainterPath()
+        messages = QPainterPath()
+        for j, i in enumerate(idx):
+            pt = self.points[i]
+            x = self._x(i, plot)
+            ty = plot.bottom() - plot.height() * pt.tokens / max_tokens
+            my = plot.bottom() - plot.height() * pt.messages / max_messages
+            if j == 0:
+                tokens.moveTo(x, ty)
+                messages.moveTo(x, my)
+            else:
+                tokens.lineTo(x, ty)
+                messages.lineTo(x, my)
+        p.setPen(QPen(t.color("success"), 1.6, Qt.PenStyle.DashLine))
+        p.drawPath(messages)
+        p.setPen(QPen(t.color("accent"), 2.2))
+        p.drawPath(tokens)
+        for i, pt in enumerate(self.points):
+            if pt.compaction or pt.node is self.selected:
+                x = self._x(i, plot)
+                y = plot.bottom() - plot.height() * pt.tokens / max_tokens
+                p.setBrush(t.color("accent") if pt.node is not self.selected else t.color("warning"))
+                p.setPen(QPen(t.color("base"), 1.5))
+                p.drawEllipse(QPointF(x, y), 4.5 if pt.node is self.selected else 3.5, 4.5 if pt.node is self.selected else 3.5)
+        # x labels: first, compactions, last
+        p.setPen(t.color("muted"))
+        labelled: list[float] = []
+        for i, pt in enumerate(self.points):
+            if i in (0, n - 1) or pt.compaction:
+                x = self._x(i, plot)
+                if any(abs(x - other) < 40 for other in labelled):
+                    continue
+                labelled.append(x)
+                text = f"r{pt.node.revision}"
+                w = fm.horizontalAdvance(text)
+                p.drawText(QRectF(x - w / 2 - 2, plot.bottom() + 4, w + 4, 14), Qt.AlignmentFlag.AlignCenter, text)
+        # legend
+        lx = plot.left() + 8
+        for label, color, dash in (("estimated tokens", "accent", False), ("messages", "success", True), ("compaction", "marker", False)):
+            pen = QPen(t.color(color if color != "marker" else "accent"), 2, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+            p.setPen(pen)
+            if color == "marker":
+                p.fillRect(QRectF(lx, plot.top() + 4, 14, 10), t.color("marker"))
+            else:
+                p.drawLine(QPointF(lx, plot.top() + 9), QPointF(lx + 14, plot.top() + 9))
+            p.setPen(t.color("text"))
+            p.drawText(QPointF(lx + 18, plot.top() + 13), label)
+            lx += 26 + fm.horizontalAdvance(label)
+        p.end()
+
+    def point_at(self, x: float) -> SeriesPoint | None:
+        if not self.points:
+            return None
+        plot = self._plot()
+        xs = [self._x(i, plot) for i in range(len(self.points))]
+        i = bisect.bisect_left(xs, x)
+        candidates = [j for j in (i - 1, i) if 0 <= j < len(xs)]
+        best = min(candidates, key=lambda j: abs(xs[j] - x))
+        return self.points[best]
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        pt = self.point_at(event.position().x())
+        if pt is not None:
+            kind = "compaction" if pt.compaction else "commit"
+            QToolTip.showText(event.globalPosition().toPoint(),
+                              f"r{pt.node.revision} ({kind}) · {pt.messages:,} messages · ≈{pt.tokens:,} tokens", self)  # fmt: skip
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+        pt = self.point_at(event.position().x())
+        if pt is not None:
+            self.sig_point_clicked.emit(pt.node)
+
+
+class ContextGauge(QWidget):
+    """An arc: the estimated context of the shown revision against the context window."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ContextGauge")
+        self.theme = theme
+        self.tokens = 0
+        self.window = 0
+        self.source = ""
+        self.setMinimumSize(220, 170)
+
+    def set_values(self, tokens: int, window: int, source: str) -> None:
+        self.tokens, self.window, self.source = tokens, window, source
+        self.setToolTip(f"≈{tokens:,} estimated tokens of a {window:,}-token window ({source})")
+        self.update()
+
+    @property
+    def fraction(self) -> float:
+        return self.tokens / self.window if self.window else 0.0
+
+    def level(self) -> str:
+        f = self.fraction
+        return "success" if f < 0.7 else "warning" if f < 0.9 else "danger"
+
+    def paintEvent(self, _event: Any) -> None:  # noqa: N802
+        t = self.theme
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        side = min(self.width() - 20, (self.height() - 40) * 2 - 10)
+        side = max(60, side)
+        rect = QRectF((self.width() - side) / 2, 12, side, side)
+        thick = max(10.0, side / 11)
+        span = 240 * 16
+        start = 210 * 16
+        p.setPen(QPen(t.color("alt"), thick, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        p.drawArc(rect.adjusted(thick / 2, thick / 2, -thick / 2, -thick / 2), start, -span)
+        f = min(1.0, self.fraction)
+        if f > 0:
+            p.setPen(QPen(t.color(self.level()), thick, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+            p.drawArc(rect.adjusted(thick / 2, thick / 2, -thick / 2, -thick / 2), start, -int(span * f))
+        big = QFont(self.font())
+        big.setPointSizeF(self.font().pointSizeF() * 2.1)
+        big.setBold(True)
+        p.setFont(big)
+        p.setPen(t.color("text"))
+        center = rect.center()
+        p.drawText(QRectF(rect.left(), center.y() - 28, rect.width(), 40), Qt.AlignmentFlag.AlignCenter,
+                   f"{self.fraction * 100:.0f}%" if self.window else "–")  # fmt: skip
+        small = QFont(self.font())
+        small.setPointSizeF(self.font().pointSizeF() * 0.9)
+        p.setFont(small)
+        p.setPen(t.color("muted"))
+        p.drawText(QRectF(rect.left() - 20, center.y() + 10, rect.width() + 40, 18), Qt.AlignmentFlag.AlignCenter,
+                   f"{_short(self.tokens)} of {_short(self.window)} tokens")  # fmt: skip
+        p.drawText(QRectF(0, rect.bottom() - side * 0.18, self.width(), 18), Qt.AlignmentFlag.AlignCenter,
+                   QFontMetrics(small).elidedText(self.source, Qt.TextElideMode.ElideRight, self.width() - 8))  # fmt: skip
+        p.end()
+
+
+class _Card(QFrame):
+    def __init__(self, caption: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("StatCard")
+        self.value = QLabel("–")
+        self.value.setObjectName("StatValue")
+        self.caption = QLabel(caption)
+        self.caption.setObjectName("StatCaption")
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(0)
+        layout.addWidget(self.value)
+        layout.addWidget(self.caption)
+
+
+class StatisticsView(QWidget):
+    """The Statistics tab.
+
+    Signals:
+        sig_revision_requested(object): show this revision (a chart point or a table row).
+        sig_stats_shown(object): new statistics are on screen (:class:`StatsData`).
+    """
+
+    sig_revision_requested = Signal(object)
+    """The user picked a revision in the chart or the table."""
+    sig_stats_shown = Signal(object)
+    """A :class:`StatsData` is on screen."""
+
+    def __init__(self, document: SessionDocument, bridge: EngineBridge, theme: Theme, settings: Settings,
+                 parent: QWidget | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.setObjectName("StatisticsView")
+        self.document = document
+        self.bridge = bridge
+        self.settings = settings
+        self.theme = theme
+        self.data: StatsData | None = None
+        self._generation = 0
+        self._profiles: list[tuple[str, str, int | None]] | None = None
+
+        self.cards = {
+            "compactions": _Card("compactions"),
+            "messages": _Card("messages removed"),
+            "tokens": _Card("estimated tokens removed"),
+            "cost": _Card("compaction cost"),
+            "last": _Card("tokens before → after the last compaction"),
+            "revision": _Card("revision of the last compaction"),
+        }
+        grid = QGridLayout()
+        grid.setSpacing(8)
+        for i, card in enumerate(self.cards.values()):
+            grid.addWidget(card, i // 3, i % 3)
+        self.gauge = ContextGauge(theme)
+        gauge_box = QFrame()
+        gauge_box.setObjectName("StatCard")
+        gauge_title = QLabel("Context of this revision")
+        gauge_title.setObjectName("SectionTitle")
+        gauge_layout = QVBoxLayout(gauge_box)
+        gauge_layout.setContentsMargins(10, 8, 10, 6)
+        gauge_layout.addWidget(gauge_title)
+        gauge_layout.addWidget(self.gauge, 1)
+        top = QHBoxLayout()
+        top.setSpacing(10)
+        top.addLayout(grid, 3)
+        top.addWidget(gauge_box, 1)
+
+        self.heading = QLabel("")
+        self.heading.setObjectName("SectionTitle")
+        self.chart = CompactionChart(theme)
+        chart_box = QFrame()
+        chart_box.setObjectName("StatCard")
+        chart_layout = QVBoxLayout(chart_box)
+        chart_layout.setContentsMargins(10, 8, 10, 8)
+        chart_layout.addWidget(self.heading)
+        chart_layout.addWidget(self.chart, 1)
+
+        self.table_model = CompactionTableModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("CompactionTable")
+        self.table.setModel(self.table_model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setFrameShape(QFrame.Shape.NoFrame)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setMaximumHeight(170)
+        table_title = QLabel("Compactions on the path to this revision")
+        table_title.setObjectName("SectionTitle")
+
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(14, 12, 14, 12)
+        body.setSpacing(10)
+        body.addLayout(top)
+        body.addWidget(chart_box, 1)
+        body.addWidget(table_title)
+        body.addWidget(self.table)
+        self.empty = EmptyState("No session open", "Compaction counters, token estimates and the context gauge appear here.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.body)
+        layout.addWidget(self.empty)
+        self.body.hide()
+
+        document.sig_revision_selected.connect(lambda _n: self.refresh())
+        document.sig_reloaded.connect(lambda _i: self.refresh())
+        document.sig_closed.connect(self._on_document_closed)
+        self.chart.sig_point_clicked.connect(self.sig_revision_requested)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.chart.theme = theme
+        self.gauge.theme = theme
+        self.chart.update()
+        self.gauge.update()
+
+    def refresh(self) -> None:
+        tree, node = self.document.tree, self.document.selected
+        if tree is None or node is None:
+            self._on_document_closed()
+            return
+        self._generation += 1
+        generation = self._generation
+        self.bridge.run(self._acompute(generation, tree, node), context="Computing statistics")
+
+    async def _acompute(self, generation: int, tree: Any, node: RevisionNode) -> None:
+        if self._profiles is None:
+            self._profiles = await asyncio.to_thread(profile_windows)
+        window = self.settings.get(PREFS_CONTEXT_WINDOW)
+        data: StatsData = await asyncio.to_thread(compute_stats, tree, node, default_window=window,
+                                                  profiles=self._profiles)  # fmt: skip
+        if generation != self._generation:
+            return
+        self.show_data(data)
+
+    def show_data(self, data: StatsData) -> None:
+        self.data = data
+        c = data.counters
+        self.cards["compactions"].value.setText(f"{c.completed_compactions:,}")
+        self.cards["messages"].value.setText(f"{c.removed_messages:,}")
+        self.cards["tokens"].value.setText(f"{c.removed_tokens:,}")
+        self.cards["cost"].value.setText(f"${c.removed_cost_usd_micros / 1e6:,.4f}" if c.removed_cost_usd_micros else "$0")
+        if c.last_previous_tokens is not None and c.last_current_tokens is not None:
+            self.cards["last"].value.setText(f"{c.last_previous_tokens:,} → {c.last_current_tokens:,}")
+        else:
+            self.cards["last"].value.setText("–")
+        self.cards["revision"].value.setText(f"r{c.last_revision}" if c.last_revision is not None else "–")
+        self.gauge.set_values(data.context_tokens, data.window, data.window_source)
+        self.chart.set_points(data.series, data.node)
+        self.heading.setText(f"Estimated tokens and messages over {len(data.series):,} revisions "
+                             f"(path to r{data.node.revision})")  # fmt: skip
+        self.table_model.set_rows(data.compactions)
+        self.body.show()
+        self.empty.hide()
+        self.sig_stats_shown.emit(data)
+
+    def _on_document_closed(self) -> None:
+        self._generation += 1
+        self.data = None
+        self.body.hide()
+        self.empty.show()
+
+    def _on_table_double_clicked(self, index: QModelIndex) -> None:
+        node = self.table_model.data(index, Role.NODE)
+        if node is not None:
+            self.sig_revision_requested.emit(node)
+

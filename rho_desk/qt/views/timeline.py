@@ -1,0 +1,336 @@
+"""The revision timeline tab: every saved revision, the diff of two of them, fork and make active.
+
+Selecting a revision shows it everywhere (the document's selection drives the conversation and
+the statistics). The diff pane compares the selected revision with the diff base (Ctrl+Shift+D
+marks one), or with its parent when no base is marked; it is computed in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.stores.rho_files import NodeKind, RevisionNode
+from ..bridge import EngineBridge
+from ..document import SessionDocument
+from ..models.conversation import message_text
+from ..models.diff import DiffModel, DiffResult, Sign, compute_diff
+from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
+from ..models.roles import Role
+from ..resources import Icon, pixmap
+from ..theme import Theme
+from .conversation import EmptyState
+
+__all__ = ["RevisionTimelineView"]
+
+
+class RevisionDelegate(QStyledItemDelegate):
+    """Draws the kind icon and the active/side-branch marks of the revision column."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.theme = theme
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        t = self.theme
+        on_path = index.data(Role.ON_ACTIVE_PATH)
+        if not on_path:
+            option.palette.setColor(option.palette.ColorRole.Text, QColor(t.muted))
+        if index.column() == COL_REVISION:
+            kind = index.data(Role.KIND)
+            color = t.accent if kind == NodeKind.COMPACTION.value else (t.success if on_path else t.muted)
+            which = Icon.ACTIVE if index.data(Role.ACTIVE) else Icon.COMPACTION if kind == NodeKind.COMPACTION.value else Icon.COMMIT
+            option.icon = pixmap(which, color, 16)  # type: ignore[assignment]
+            option.features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
+            option.decorationSize = option.decorationSize.expandedTo(option.decorationSize)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        if index.column() == COL_CHANGE and index.data(Role.KIND) == NodeKind.COMPACTION.value:
+            painter.fillRect(option.rect, QColor(self.theme.marker))
+        super().paint(painter, option, index)
+
+
+class DiffDelegate(QStyledItemDelegate):
+    def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.theme = theme
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        sign = index.data(Role.KIND)
+        t = self.theme
+        color = {Sign.ADDED.value: t.success_soft, Sign.REMOVED.value: t.danger_soft, Sign.CHANGED.value: t.warning_soft}.get(sign)
+        if color:
+            painter.fillRect(option.rect, QColor(color))
+        super().paint(painter, option, index)
+
+
+class RevisionTimelineView(QWidget):
+    """The Revisions tab.
+
+    Signals:
+        sig_show_conversation(): the user asked to see the selected revision's conversation.
+        sig_diff_shown(object): a diff is on screen (its :class:`DiffResult`).
+    """
+
+    sig_show_conversation = Signal()
+    """Show the selected revision's conversation (double click, or the button)."""
+    sig_diff_shown = Signal(object)
+    """A :class:`DiffResult` is on screen."""
+
+    def __init__(self, document: SessionDocument, bridge: EngineBridge, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RevisionTimeline")
+        self.document = document
+        self.bridge = bridge
+        self.theme = theme
+        self.model = RevisionTreeModel(self)
+        self.diff_model = DiffModel(self)
+        self._diff_generation = 0
+        self._syncing = False
+
+        self.summary = QLabel("")
+        self.summary.setProperty("muted", True)
+        self.make_active_button = QPushButton("Make active")
+        self.make_active_button.setToolTip("Make the selected revision the one Rho resumes (Ctrl+Shift+A)")
+        self.fork_button = QPushButton("Fork from here")
+        self.fork_button.setToolTip("Branch from the selected revision (Ctrl+Shift+B)")
+        self.base_button = QPushButton("Mark as diff base")
+        self.base_button.setToolTip("Compare later selections against this revision (Ctrl+Shift+D)")
+        self.show_button = QPushButton("Show conversation")
+        self.show_button.setToolTip("Open the selected revision in the Conversation tab (Ctrl+1)")
+        bar = QFrame()
+        bar.setObjectName("RevisionBar")
+        bar_layout = QHBoxLayout(bar)
+        bar_layout.setContentsMargins(10, 6, 10, 6)
+        bar_layout.addWidget(self.summary, 1)
+        for b in (self.show_button, self.base_button, self.fork_button, self.make_active_button):
+            bar_layout.addWidget(b)
+
+        self.tree = QTreeView()
+        self.tree.setObjectName("RevisionTree")
+        self.tree.setModel(self.model)
+        self.tree.setItemDelegate(RevisionDelegate(theme, self.tree))
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setRootIsDecorated(True)
+        self.tree.setIndentation(18)
+        self.tree.setFrameShape(QFrame.Shape.NoFrame)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COL_CHANGE, QHeaderView.ResizeMode.Stretch)
+
+        self.diff_title = QLabel("Diff")
+        self.diff_title.setObjectName("SectionTitle")
+        self.diff_summary = QLabel("Select a revision to compare it with its parent.")
+        self.diff_summary.setObjectName("DiffSummary")
+        self.diff_summary.setWordWrap(True)
+        self.diff_table = QTableView()
+        self.diff_table.setObjectName("DiffTable")
+        self.diff_table.setModel(self.diff_model)
+        self.diff_table.setItemDelegate(DiffDelegate(theme, self.diff_table))
+        self.diff_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.diff_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.diff_table.verticalHeader().hide()
+        self.diff_table.setShowGrid(False)
+        self.diff_table.setFrameShape(QFrame.Shape.NoFrame)
+        dh = self.diff_table.horizontalHeader()
+        dh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        dh.setStretchLastSection(True)
+        self.diff_preview = QPlainTextEdit()
+        self.diff_preview.setReadOnly(True)
+        self.diff_preview.setObjectName("DiffPreview")
+        self.diff_preview.setPlaceholderText("Select a row to see the message (old and new for a changed one).")
+        diff_split = QSplitter(Qt.Orientation.Horizontal)
+        diff_split.addWidget(self.diff_table)
+        diff_split.addWidget(self.diff_preview)
+        diff_split.setSizes([560, 340])
+        diff_box = QWidget()
+        diff_layout = QVBoxLayout(diff_box)
+        diff_layout.setContentsMargins(10, 8, 10, 6)
+        diff_layout.setSpacing(4)
+        diff_layout.addWidget(self.diff_title)
+        diff_layout.addWidget(self.diff_summary)
+        diff_layout.addWidget(diff_split, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("RevisionsSplitter")
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(diff_box)
+        self.splitter.setSizes([420, 300])
+        self.splitter.setChildrenCollapsible(False)
+        self.empty = EmptyState("No session open", "The revisions of the open session appear here.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(bar)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.empty, 1)
+        self._show_body(False)
+
+        document.sig_loaded.connect(self._on_document_tree_changed)
+        document.sig_tree_changed.connect(self._on_document_tree_changed)
+        document.sig_revision_selected.connect(self._on_document_revision_selected)
+        document.sig_closed.connect(self._on_document_closed)
+        self.tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
+        self.tree.doubleClicked.connect(lambda _i: self.sig_show_conversation.emit())
+        self.diff_table.selectionModel().currentChanged.connect(self._on_diff_current_changed)
+        self.show_button.clicked.connect(self.sig_show_conversation)
+        self.base_button.clicked.connect(self.mark_diff_base)
+        self.make_active_button.clicked.connect(self._on_make_active_clicked)
+        self.fork_button.clicked.connect(self._on_fork_clicked)
+        self.make_active_handler: Any = None
+        """Set by the main window: what Make active runs (the action's handler)."""
+        self.fork_handler: Any = None
+
+    # -- public API ------------------------------------------------------------------------------------
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        for view in (self.tree, self.diff_table):
+            delegate = view.itemDelegate()
+            delegate.theme = theme  # type: ignore[attr-defined]
+            view.viewport().update()
+
+    def mark_diff_base(self) -> None:
+        node = self.document.selected
+        if node is None:
+            return
+        self.model.set_diff_base(None if self.model.diff_base is node else node)
+        self._update_buttons()
+        self.diff_selected()
+
+    def diff_selected(self) -> None:
+        """Compare the selected revision with the base (or its parent)."""
+        node = self.document.selected
+        tree = self.document.tree
+        if node is None or tree is None:
+            return
+        base = self.model.diff_base if self.model.diff_base is not None and self.model.diff_base is not node else node.parent
+        if base is None:
+            self.diff_model.set_result(None)
+            self.diff_title.setText("Diff")
+            self.diff_summary.setText(f"Revision {node.revision} is the first one: nothing to compare with.")
+            return
+        self._diff_generation += 1
+        generation = self._diff_generation
+        self.diff_title.setText(f"Diff · r{base.revision} → r{node.revision}")
+        self.diff_summary.setText("Comparing…")
+        self.bridge.run(self._adiff(generation, tree, base, node), context="Comparing revisions")
+
+    async def _adiff(self, generation: int, tree: Any, old: RevisionNode, new: RevisionNode) -> None:
+        result: DiffResult = await asyncio.to_thread(compute_diff, tree, old, new)
+        if generation != self._diff_generation:
+            return
+        self.diff_model.set_result(result)
+        self.diff_preview.clear()
+        text = result.summary()
+        if result.truncated:
+            text += " · showing the first rows only"
+        self.diff_summary.setText(text)
+        self.sig_diff_shown.emit(result)
+
+    # -- slots -----------------------------------------------------------------------------------------
+
+    def _show_body(self, on: bool) -> None:
+        self.splitter.setVisible(on)
+        self.empty.setVisible(not on)
+        for b in (self.make_active_button, self.fork_button, self.base_button, self.show_button):
+            b.setEnabled(on)
+
+    def _on_document_tree_changed(self) -> None:
+        tree = self.document.tree
+        self.model.set_tree(tree)
+        self._show_body(tree is not None)
+        if tree is None:
+            return
+        self.tree.expandAll()
+        compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
+        kind = "tree" if tree.is_tree else "line (v1–v3: forks become new sessions)"
+        self.summary.setText(f"{tree.node_count:,} revisions · {tree.branch_count} branch points · "
+                             f"{compactions} compactions · {kind}")  # fmt: skip
+        self._select_in_tree(self.document.selected)
+
+    def _on_document_closed(self) -> None:
+        self.model.set_tree(None)
+        self.diff_model.set_result(None)
+        self._show_body(False)
+
+    def _on_document_revision_selected(self, node: RevisionNode | None) -> None:
+        self._select_in_tree(node)
+        self._update_buttons()
+        self.diff_selected()
+
+    def _select_in_tree(self, node: RevisionNode | None) -> None:
+        if node is None:
+            return
+        index = self.model.index_of(node)
+        if not index.isValid():
+            return
+        self._syncing = True
+        try:
+            self.tree.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
+            self.tree.scrollTo(index)
+        finally:
+            self._syncing = False
+
+    def _on_tree_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing:
+            return
+        node = self.model.node(current)
+        if node is not None and node is not self.document.selected:
+            self.document.select(node)
+
+    def _update_buttons(self) -> None:
+        tree = self.document.tree
+        node = self.document.selected
+        writable = tree is not None and not self.document.is_snapshot_document
+        self.make_active_button.setEnabled(writable and tree is not None and tree.is_tree and node is not tree.active_leaf)
+        self.fork_button.setEnabled(writable and node is not None)
+        self.base_button.setText("Clear diff base" if node is not None and node is self.model.diff_base else "Mark as diff base")
+
+    def _on_make_active_clicked(self) -> None:
+        if self.make_active_handler is not None:
+            self.make_active_handler()
+
+    def _on_fork_clicked(self) -> None:
+        if self.fork_handler is not None:
+            self.fork_handler()
+
+    def _on_diff_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        row = self.diff_model.row(current.row()) if current.isValid() else None
+        if row is None:
+            self.diff_preview.clear()
+            return
+        if row.sign is Sign.CHANGED:
+            text = (f"— old (position {row.position + 1}) —\n{message_text(row.old) if row.old else ''}\n\n"
+                    f"— new —\n{message_text(row.new) if row.new else ''}")  # fmt: skip
+        else:
+            message = row.new or row.old
+            text = message_text(message) if message is not None else ""
+        self.diff_preview.setPlainText(text[:200_000])
+

@@ -1,0 +1,63 @@
+"""Every action has a unique shortcut; handlers attach; conditions enable them; dialog slots exist."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenuBar
+from pytestqt.qtbot import QtBot
+
+from rho_desk.qt.actions import MENUS, SPECS, Actions
+
+
+def test_every_action_has_a_shortcut_and_no_two_collide() -> None:
+    seen: dict[str, list[str]] = defaultdict(list)
+    for spec in SPECS:
+        assert spec.shortcuts, f"{spec.id} has no shortcut"
+        for keys in spec.shortcuts:
+            normal = QKeySequence(keys).toString()
+            assert normal, f"{spec.id}: {keys!r} is not a key sequence"
+            seen[normal].append(spec.id)
+    assert {k: v for k, v in seen.items() if len(v) > 1} == {}
+
+
+def test_ids_are_unique_and_menus_known() -> None:
+    ids = [s.id for s in SPECS]
+    assert len(ids) == len(set(ids))
+    assert {s.menu for s in SPECS} <= {key for key, _ in MENUS}
+
+
+def test_the_second_engineers_slots_exist() -> None:
+    theirs = {s.id for s in SPECS if s.owner == "actions"}
+    assert {"session.compact", "session.export", "session.continue", "session.edit", "edit.settings",
+            "edit.undo", "edit.redo", "session.strip_provider", "session.metadata"} <= theirs  # fmt: skip
+
+
+def test_actions_enable_only_with_a_handler_and_their_conditions(qtbot: QtBot) -> None:
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    actions = Actions(window)
+    menus = actions.build_menus(QMenuBar(window))
+    assert set(menus) == {key for key, _ in MENUS} and actions.recent_menu is not None
+    fired: list[str] = []
+    assert not actions["revision.fork"].isEnabled()
+    actions.attach("revision.fork", lambda: fired.append("fork"))
+    assert not actions["revision.fork"].isEnabled()  # needs an open, writable document
+    actions.set_state(document=True, writable=True)
+    assert actions["revision.fork"].isEnabled()
+    actions["revision.fork"].trigger()
+    assert fired == ["fork"]
+    actions.set_state(writable=False)
+    actions.trigger("revision.fork")
+    assert fired == ["fork"]
+
+
+def test_unattached_dialog_actions_stay_visible_but_disabled(qtbot: QtBot) -> None:
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    actions = Actions(window)
+    actions.set_state(document=True, writable=True, tree=True, library=True, selection=True)
+    compact = actions["session.compact"]
+    assert compact.isVisible() and not compact.isEnabled()
+    assert "Ctrl+Shift+K" in compact.toolTip()

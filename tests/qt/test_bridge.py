@@ -1,0 +1,106 @@
+"""The bridge owns every task: results, failures, Changes fan-out, threads, serialisation, shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from rho_desk.core.errors import InputError
+from rho_desk.qt.bridge import BridgeClosed, EngineBridge
+from rho_desk.qt.changes import Changes, OpResult
+from rho_desk.qt.messages import Level, Notifier
+
+
+@pytest.fixture
+def bridge(qloop) -> EngineBridge:
+    return EngineBridge(Notifier())
+
+
+def test_success_calls_back_and_fans_out_changes_once(bridge: EngineBridge, run) -> None:
+    seen: list[object] = []
+    fanned: list[tuple[Changes, object]] = []
+    bridge.sig_operation_finished.connect(lambda c, i: fanned.append((c, i)))
+
+    async def op() -> OpResult[int]:
+        await asyncio.sleep(0)
+        return OpResult(42, Changes(library=True))
+
+    initiator = object()
+    bridge.run(op(), on_success=seen.append, initiator=initiator)
+    run(bridge.wait_idle())
+    assert [r.value for r in seen] == [42]  # type: ignore[attr-defined]
+    assert fanned == [(Changes(library=True), initiator)]
+
+
+def test_failures_go_to_the_notifier_unless_handled(bridge: EngineBridge, run) -> None:
+    async def bad() -> None:
+        raise InputError("nope", source="f.jsonl")
+
+    handled: list[BaseException] = []
+    bridge.run(bad(), context="Doing it")
+    bridge.run(bad(), on_error=handled.append)
+    run(bridge.wait_idle())
+    notices = list(bridge.notifier.history)
+    assert [n.text for n in notices] == ["Doing it: f.jsonl: nope"] and notices[0].level is Level.ERROR
+    assert len(handled) == 1
+
+
+def test_a_bug_in_a_success_callback_is_reported_not_lost(bridge: EngineBridge, run) -> None:
+    async def ok() -> int:
+        return 1
+
+    bridge.run(ok(), on_success=lambda _v: 1 / 0)
+    run(bridge.wait_idle())
+    assert bridge.notifier.history[-1].level is Level.BUG
+
+
+def test_blocking_work_runs_off_the_gui_thread(bridge: EngineBridge, run) -> None:
+    results: list[int] = []
+    bridge.run_in_thread(threading.get_ident, on_success=results.append)
+    run(bridge.wait_idle())
+    assert results and results[0] != threading.get_ident()
+
+
+def test_exclusive_work_is_serialised(bridge: EngineBridge, run) -> None:
+    order: list[str] = []
+
+    async def job(name: str) -> None:
+        async with bridge.exclusive():
+            order.append(f"{name}+")
+            await asyncio.sleep(0.01)
+            order.append(f"{name}-")
+
+    bridge.run(job("a"))
+    bridge.run(job("b"))
+    run(bridge.wait_idle())
+    assert order == ["a+", "a-", "b+", "b-"]
+
+
+def test_close_cancels_and_awaits_everything_then_refuses_work(bridge: EngineBridge, run) -> None:
+    started = asyncio.Event()
+    cleaned: list[bool] = []
+
+    async def forever() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            cleaned.append(True)
+
+    busy: list[bool] = []
+    bridge.sig_busy_changed.connect(busy.append)
+    task = bridge.run(forever())
+
+    async def close() -> None:
+        await started.wait()
+        await bridge.aclose()
+
+    run(close())
+    assert task.cancelled() and cleaned == [True] and not bridge.busy
+    assert busy == [True, False]
+    assert not bridge.notifier.history  # a cancellation is not an error
+    coro = asyncio.sleep(0)
+    with pytest.raises(BridgeClosed):
+        bridge.run(coro)

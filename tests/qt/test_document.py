@@ -1,0 +1,194 @@
+"""The shared document: opening every kind of file, selection, modes, live reloads, writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.errors import InputError
+from rho_desk.core.stores.rho_files import read_session
+from rho_desk.qt.bridge import EngineBridge
+from rho_desk.qt.document import HistoryMode, SessionDocument, rho_home_of
+from rho_desk.qt.messages import Notifier
+
+from .conftest import settle
+from .helpers import v3_session, v4_session
+from .test_live import _append_turn
+
+
+@pytest.fixture
+def document(qloop) -> SessionDocument:
+    return SessionDocument(EngineBridge(Notifier()), poll_ms=0)
+
+
+@pytest.mark.parametrize("name", ["session-v1.jsonl", "session-v2.jsonl", "session-v3.jsonl", "session-snapshot-v1.json",
+                                  "session-snapshot-v2.json"])  # fmt: skip
+def test_every_fixture_opens(document: SessionDocument, run, rho_fixtures: Path, name: str) -> None:
+    loaded: list[bool] = []
+    document.sig_loaded.connect(lambda: loaded.append(True))
+    run(document.aopen(rho_fixtures / name))
+    assert loaded == [True] and document.selected is document.tree.active_leaf  # type: ignore[union-attr]
+    assert document.is_snapshot_document == name.endswith(".json")
+    assert len(document.history(mode=HistoryMode.MODEL)) >= 1
+
+
+def test_display_and_model_histories_differ_as_rho_says(document: SessionDocument, run, rho_fixtures: Path) -> None:
+    run(document.aopen(rho_fixtures / "session-v1.jsonl"))
+    display = document.history(mode=HistoryMode.DISPLAY)
+    model = document.history(mode=HistoryMode.MODEL)
+    assert [m.text() for m in display][0] == "/goal legacy prompt"
+    assert display[2].text().startswith("◆ Compacted context")
+    assert [m.text() for m in model] == ["compacted legacy summary", "answer after compaction"]
+
+
+def test_a_corrupt_file_fails_with_file_line_and_reason(document: SessionDocument, run, tmp_path: Path, rho_fixtures: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes((rho_fixtures / "session-v3.jsonl").read_bytes().replace(b'"base_revision":1', b'"base_revision":0'))
+    with pytest.raises(InputError, match=r"bad.jsonl:3: .*base revision"):
+        run(document.aopen(bad))
+    assert not document.is_open
+
+
+def test_selection_moves_along_the_path_and_follows_the_active_branch(document: SessionDocument, run, tmp_path: Path) -> None:
+    run(document.aopen(v4_session(tmp_path)))
+    tree = document.tree
+    assert tree is not None and document.selected is tree.nodes["n3"]
+    document.select_relative(-2)
+    assert document.selected is tree.nodes["n1"]
+    document.select_relative(1)  # n1 has two children: the one on the active path wins
+    assert document.selected is tree.nodes["n2"]
+    document.select(tree.nodes["b1"])
+    document.select(None)
+    assert document.selected is tree.active_leaf
+
+
+def test_mode_changes_are_announced_once(document: SessionDocument, run, rho_fixtures: Path) -> None:
+    run(document.aopen(rho_fixtures / "session-v3.jsonl"))
+    seen: list[HistoryMode] = []
+    document.sig_history_mode_changed.connect(seen.append)
+    document.set_mode(HistoryMode.MODEL)
+    document.set_mode(HistoryMode.MODEL)
+    assert seen == [HistoryMode.MODEL]
+
+
+def test_a_live_append_is_applied_incrementally_and_the_selection_follows(document: SessionDocument, run, tmp_path: Path) -> None:
+    path = v3_session(tmp_path)
+    run(document.aopen(path))
+    tree_before = document.tree
+    _append_turn(path)
+    info = run(document.areload()).value
+    assert info is not None and not info.full and info.records == 1 and info.leaf_moved
+    assert document.tree is tree_before  # same tree, grown in place
+    assert document.selected is document.tree.active_leaf  # type: ignore[union-attr]
+    assert document.tree.history() == read_session(path).tree.history()  # type: ignore[union-attr]
+
+
+def test_a_viewer_on_an_old_revision_keeps_its_place(document: SessionDocument, run, tmp_path: Path) -> None:
+    path = v3_session(tmp_path)
+    run(document.aopen(path))
+    old = document.tree.active_leaf.parent  # type: ignore[union-attr]
+    document.select(old)
+    _append_turn(path)
+    run(document.areload())
+    assert document.selected is old
+
+
+def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(document: SessionDocument, run, tmp_path: Path) -> None:
+    path = v4_session(tmp_path)
+    run(document.aopen(path))
+    old_tree = document.tree
+    document.select(old_tree.nodes["b1"])  # type: ignore[union-attr]
+    data = path.read_bytes()
+    # another program rewrote the end of the file (not an append): the last set_leaf now names n0
+    path.unlink()
+    path.write_bytes(data.replace(b'"target_id":"n3"', b'"target_id":"n0"'))
+    info = run(document.areload()).value
+    assert info is not None and info.full and info.leaf_moved
+    assert document.tree is not old_tree
+    assert document.selected is document.tree.nodes["b1"]  # type: ignore[union-attr]
+    assert document.tree.active_leaf.id == "n0"  # type: ignore[union-attr]
+
+
+def test_the_watcher_triggers_a_live_reload(document: SessionDocument, run, tmp_path: Path, qtbot) -> None:
+    path = v3_session(tmp_path)
+    run(document.aopen(path))
+    reloaded: list[object] = []
+    document.sig_reloaded.connect(reloaded.append)
+    _append_turn(path)
+    document.watcher.poke()
+
+    async def wait() -> None:
+        import asyncio
+
+        for _ in range(200):
+            if reloaded:
+                return
+            await asyncio.sleep(0.01)
+            await document.bridge.wait_idle()
+
+    run(wait())
+    assert reloaded
+
+
+def test_make_active_writes_set_leaf_and_fork_branches_in_a_tree(document: SessionDocument, run, tmp_path: Path) -> None:
+    path = v4_session(tmp_path)
+    run(document.aopen(path))
+    tree = document.tree
+    assert tree is not None
+    result = run(document.amake_active(tree.nodes["b1"]))
+    assert result.value is True and result.changes.revisions
+    assert read_session(path).tree.active_leaf.id == "b1"  # type: ignore[union-attr]
+    fork = run(document.afork(tree.nodes["n1"])).value
+    reread = read_session(path).tree
+    assert reread.active_leaf.id == fork.id and reread.nodes[fork.id].parent.id == "n1"  # type: ignore[union-attr]
+    assert document.selected is fork
+    run(document.aclose())
+
+
+def test_forking_a_line_file_creates_a_new_session(document: SessionDocument, run, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = v3_session(home)
+    run(document.aopen(path))
+    assert rho_home_of(path) == home and document.home == home
+    node = document.tree.active_leaf.parent  # type: ignore[union-attr]
+    new = run(document.afork(node)).value
+    assert isinstance(new, Path) and new != path and new.is_file()
+    forked = read_session(new).tree
+    assert forked.history() == document.tree.history(node)  # type: ignore[union-attr]
+    run(document.aclose())
+
+
+def test_snapshot_documents_are_read_only(document: SessionDocument, run, rho_fixtures: Path) -> None:
+    run(document.aopen(rho_fixtures / "session-snapshot-v2.json"))
+
+    async def write() -> None:
+        async with document.writing():
+            pass
+
+    with pytest.raises(InputError, match="read-only"):
+        run(write())
+
+
+def test_a_conflict_is_recorded_and_a_reload_clears_it(document: SessionDocument, run, tmp_path: Path) -> None:
+    path = v4_session(tmp_path)
+    run(document.aopen(path))
+    conflicts: list[object] = []
+    document.sig_conflict_changed.connect(conflicts.append)
+
+    async def open_writer() -> None:
+        async with document.writing():
+            pass
+
+    run(open_writer())
+    with open(path, "ab") as handle:  # another program writes first
+        handle.write(b'{"type":"set_leaf","timestamp":"1767100010","target_id":"n0"}\n')
+    from rho_desk.core.errors import RevisionConflict
+
+    with pytest.raises(RevisionConflict):
+        run(document.amake_active(document.tree.nodes["b1"]))  # type: ignore[union-attr]
+    assert document.conflict is not None
+    run(document.areload())
+    assert document.conflict is None and conflicts[-1] is None
+    run(settle(document.bridge))
+    run(document.aclose())

@@ -1,0 +1,83 @@
+"""Reading only what was appended to a transcript, and refusing anything else."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.stores.rho_files import SessionWriter, read_session
+from rho_desk.core.wire import SessionSnapshot
+from rho_desk.qt.live import NeedsFullReload, apply_appended, read_appended
+
+from .helpers import PROVIDER, turn, v3_session, v4_session
+
+
+def _append_turn(path: Path) -> None:
+    writer = SessionWriter(read_session(path), take_lease=False)
+    try:
+        snap = writer.tree.snapshot(prompt_cache_key=None, trim=False)
+        writer.save(SessionSnapshot.new(snap.session_id, snap.revision + 1, snap.history + turn(99), PROVIDER))
+    finally:
+        writer.close()
+
+
+def test_nothing_appended_is_empty(tmp_path: Path) -> None:
+    file = read_session(v3_session(tmp_path))
+    appended = read_appended(file)
+    assert appended.empty and appended.size == file.size
+
+
+def test_an_appended_delta_is_read_alone_and_applies_like_a_full_read(tmp_path: Path) -> None:
+    path = v3_session(tmp_path)
+    file = read_session(path)
+    before = file.size
+    _append_turn(path)
+    appended = read_appended(file)
+    assert len(appended.records) == 1 and appended.records[0][2] == before
+    apply_appended(file, appended)
+    full = read_session(path)
+    assert file.tree.history() == full.tree.history()
+    assert [n.id for n in file.tree.nodes.values()] == [n.id for n in full.tree.nodes.values()]
+    assert (file.size, file.valid_end, file.line_count, file.tail) == (full.size, full.valid_end, full.line_count, full.tail)
+
+
+def test_v4_records_apply_too(tmp_path: Path) -> None:
+    path = v4_session(tmp_path)
+    file = read_session(path)
+    with open(path, "ab") as handle:
+        handle.write(b'{"type":"set_leaf","timestamp":"1767100009","target_id":"b1"}\n')
+    apply_appended(file, read_appended(file))
+    assert file.tree.active_leaf is file.tree.nodes["b1"]
+
+
+def test_a_torn_append_waits_for_the_rest(tmp_path: Path) -> None:
+    path = v4_session(tmp_path)
+    file = read_session(path)
+    with open(path, "ab") as handle:
+        handle.write(b'{"type":"set_leaf","timestamp":"17671')
+    appended = read_appended(file)
+    assert appended.empty and appended.torn
+
+
+@pytest.mark.parametrize("change", ["replace", "shrink", "rewrite", "garbage"])
+def test_anything_but_a_clean_append_needs_a_full_read(tmp_path: Path, change: str) -> None:
+    path = v4_session(tmp_path)
+    file = read_session(path)
+    data = path.read_bytes()
+    if change == "replace":
+        tmp = path.with_suffix(".new")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    elif change == "shrink":
+        path.write_bytes(data[:-10])
+    elif change == "rewrite":
+        # changed inside the last 4 KiB (what the check compares, like the writer's), then grown
+        at = data.rindex(b'"target_id":"n3"')
+        path.write_bytes(data[:at] + b'"target_id":"n0"' + data[at + 16 :] + b"\n")
+    else:
+        with open(path, "ab") as handle:
+            handle.write(b'{"type":"mystery"}\n')
+    with pytest.raises(NeedsFullReload):
+        read_appended(file)
