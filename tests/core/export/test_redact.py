@@ -210,3 +210,25 @@ def test_every_string_of_an_everything_export_is_classified() -> None:
     texts = {s.text for s in iter_slots(source)}
     for name in ("system", "args_nested", "partial_args", "context_aborted", "cache_key"):
         assert any(canary(name) in t for t in texts)
+
+
+@pytest.mark.asyncio
+async def test_the_engine_restores_a_redacted_export_and_continues() -> None:
+    from rho_desk.core.session import Rho, SessionOptions
+    from rho_desk.core.testing import ScriptedProvider, ScriptedTurn
+
+    from .builders import secrets_messages
+
+    source = canary_snapshot(extra=secrets_messages())
+    selection = Selection.excluding([C.IMAGES, C.PROVIDER_CONTEXT, C.TOOL_RECORDS, C.METADATA])
+    exported = decode_snapshot(export_snapshot(source, selection, key=KEY).data)
+    provider = ScriptedProvider([ScriptedTurn.completed("carrying on")])
+    session = Rho.builder().provider(provider).build().session(SessionOptions.from_snapshot(exported))
+    assert session.revision == exported.revision and session.history == exported.history
+    outcome = await session.complete("continue from the shared session")
+    assert outcome.revision == exported.revision + 1
+    assert session.history[-1].text() == "carrying on"
+    # what the model is sent from the shared session: placeholders, never the excluded content
+    sent = encode_pretty(list(provider.requests[0].messages)).decode()
+    assert canary("result_ok") not in sent and canary("context_enriched") not in sent
+    assert "[tool_records excluded: tool output" in sent and SECRETS[0].value not in sent
