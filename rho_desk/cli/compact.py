@@ -183,18 +183,18 @@ async def _compact(args: argparse.Namespace) -> int:
         report["written"] = await asyncio.to_thread(append)
     else:
         from ..core.wire.codec import encode_pretty
-        from ..providers.profiles import atomic_write
 
         target: Path = args.output or path
-        await asyncio.to_thread(_write_document, path, target, snapshot, encode_pretty(compacted), atomic_write)
+        await asyncio.to_thread(_write_document, path, target, snapshot, encode_pretty(compacted))
         report["written"] = f"snapshot document {target}"
     _print(report, args.json)
     return EXIT_OK
 
 
-def _write_document(source: Path, target: Path, snapshot: Any, data: bytes, atomic_write: Any) -> None:
+def _write_document(source: Path, target: Path, snapshot: Any, data: bytes) -> None:
     """Replace the document, unless it changed since it was read (then RevisionConflict)."""
     from ..core.errors import RevisionConflict
+    from ..core.fsio import atomic_write
     from ..core.wire.codec import decode_snapshot
 
     if target == source:

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data + b"\n")
         sys.stdout.flush()
         return EXIT_OK
-    from ..core.stores.durable import atomic_write
+    from ..core.fsio import atomic_write
 
     atomic_write(args.output, data, mode=0o600)
     return EXIT_OK

@@ -158,11 +158,12 @@ def _read_index() -> list[str]:
 
 
 def _write_index(names: list[str]) -> None:
-    from .profiles import atomic_write
+    from ..core.errors import StorageError
+    from ..core.fsio import atomic_write
 
     try:
         atomic_write(_index_path(), json.dumps({"usernames": sorted(set(names))}, indent=2).encode())
-    except OSError as exc:
+    except StorageError as exc:
         # The index only widens what stored_secrets() finds; losing it must not lose the key.
         log.warning("could not update the credential index: %s", type(exc).__name__)
 

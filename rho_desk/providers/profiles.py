@@ -13,11 +13,9 @@ key. ``build_provider`` turns a profile and its key into a ready provider.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
 import re
-import tempfile
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ import msgspec
 import platformdirs
 
 from ..core.errors import InputError
+from ..core.fsio import atomic_write
 from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider
 from .base import HttpProvider
 from .credentials import MissingApiKey, ResolvedKey, aresolve_api_key
@@ -45,7 +44,6 @@ __all__ = [
     "ProfileKind",
     "ProfileStore",
     "ProviderProfile",
-    "atomic_write",
     "build_provider",
     "config_dir",
     "open_provider",
@@ -189,28 +187,6 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir("rho-desk", appauthor=False))
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data``: temp file, fsync, rename, fsync of the directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    if hasattr(os, "O_DIRECTORY"):
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-
-
 @dataclass(frozen=True, slots=True)
 class ProfileSet:
     """Everything the profiles file holds."""
@@ -304,7 +280,12 @@ class ProfileStore:
         return loaded.get(loaded.default) if loaded.default is not None else None
 
     def save(self, profiles: Iterable[ProviderProfile], default: str | None = None) -> None:
-        """Replace the whole file atomically."""
+        """Replace the whole file atomically.
+
+        Raises:
+            ProfileError: duplicate names, or an unknown default.
+            StorageError: the file could not be written (the old one is unchanged).
+        """
         items = list(profiles)
         names = [p.name for p in items]
         if len(set(names)) != len(names):

@@ -9,46 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from ..errors import InputError, StorageError
+from ..fsio import fsync_dir, write_temp
 
 __all__ = ["OutputExists", "write_files_atomic"]
 
 
 class OutputExists(InputError):
     """The output file already exists and overwriting was not asked for."""
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_temp(path: Path, data: bytes, mode: int) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    temp = Path(name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            if os.name == "posix":
-                os.fchmod(handle.fileno(), mode)
-            view = memoryview(data)
-            while view:
-                written = handle.write(view)
-                view = view[written:]
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    return temp
 
 
 def write_files_atomic(files: list[tuple[Path, bytes]], *, overwrite: bool = False, mode: int = 0o600) -> None:
@@ -69,12 +39,12 @@ def write_files_atomic(files: list[tuple[Path, bytes]], *, overwrite: bool = Fal
     try:
         for path, (_, data) in zip(targets, files, strict=True):
             path.parent.mkdir(parents=True, exist_ok=True)
-            temps.append(_write_temp(path, data, mode))
+            temps.append(write_temp(path, data, mode=mode))
         for temp, path in zip(temps, targets, strict=True):
             os.replace(temp, path)
             replaced.append(path)
         for folder in {p.parent for p in targets}:
-            _fsync_dir(folder)
+            fsync_dir(folder)
     except OSError as exc:
         for temp in temps:
             with contextlib.suppress(OSError):

@@ -43,6 +43,7 @@ from typing import Final
 import msgspec
 
 from ..errors import CredentialsUnavailable, InputError, RevisionConflict, StorageError
+from ..fsio import atomic_write, fsync_dir, write_temp
 from ..wire.codec import decode, encode, encode_pretty, gc_paused
 from ..wire.snapshot import SessionSnapshot
 
@@ -57,7 +58,6 @@ __all__ = [
     "CorruptSnapshotFile",
     "DurableFileSessionStore",
     "StoredSession",
-    "atomic_write",
 ]
 
 KEYRING_SERVICE: Final = "rho-desk"
@@ -123,63 +123,6 @@ class _Key:
 
     def __repr__(self) -> str:
         return f"_Key({self.name!r}, [redacted])"
-
-
-# -- whole-file atomic writes -------------------------------------------------------------------
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _write_temp(folder: Path, stem: str, data: bytes, mode: int) -> Path:
-    """A synced temporary file in ``folder`` holding ``data`` (deleted again on failure)."""
-    temp = folder / f".tmp-{stem}-{os.getpid()}-{secrets.token_hex(4)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-    try:
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    return temp
-
-
-def atomic_write(path: Path, data: bytes, *, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data`` atomically: temp file, fsync, rename, folder fsync.
-
-    Raises:
-        StorageError: the write failed; ``path`` is unchanged (a crash leaves old or new, never a mix).
-    """
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        temp = _write_temp(folder, path.name, data, mode)
-        try:
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temp.unlink()
-            raise
-        _fsync_dir(folder)
-    except OSError as exc:
-        raise StorageError(f"{path}: cannot write: {exc.strerror or exc}") from exc
 
 
 # -- the store ---------------------------------------------------------------------------------
@@ -456,7 +399,7 @@ class DurableFileSessionStore:
             current = self._read_header(path)
             self._check_expected(session_id, snapshot.revision, current, expected)
             try:
-                temp = _write_temp(self.root, _file_stem(session_id), data, 0o600)
+                temp = write_temp(path, data, mode=0o600)
             except OSError as exc:
                 raise StorageError(
                     f"{path}: cannot save session {session_id!r} ({exc.strerror or exc}); "
@@ -474,7 +417,7 @@ class DurableFileSessionStore:
                     "the previous snapshot is unchanged"
                 ) from exc
             try:
-                _fsync_dir(self.root)
+                fsync_dir(self.root)
             except OSError as exc:
                 # The new file is in place (readers see it) but the rename may not survive a
                 # power cut; report it so the host does not claim the save is durable.
@@ -526,7 +469,7 @@ class DurableFileSessionStore:
         kept = folder / f"{header.revision:020d}-{header.etag}{SUFFIX}"
         if not kept.exists():
             os.link(path, kept)  # the old file lives on under a second name: no copy
-            _fsync_dir(folder)
+            fsync_dir(folder)
 
     def _retained(self, session_id: str) -> list[Path]:
         folder = self._history_dir(session_id)
@@ -538,7 +481,7 @@ class DurableFileSessionStore:
         for file in doomed:
             file.unlink()
         if doomed:
-            _fsync_dir(file.parent)
+            fsync_dir(file.parent)
         return len(doomed)
 
     async def revisions(self, session_id: str) -> list[int]:
@@ -609,7 +552,7 @@ class DurableFileSessionStore:
                     with contextlib.suppress(FileNotFoundError):
                         path.unlink()
                     shutil.rmtree(self._history_dir(session_id), ignore_errors=True)
-                    _fsync_dir(self.root)
+                    fsync_dir(self.root)
                     return existed
 
             try:

@@ -21,8 +21,8 @@ from rho_desk.core.stores.durable import (
     MAGIC,
     CorruptSnapshotFile,
     DurableFileSessionStore,
-    atomic_write,
 )
+from rho_desk.core.fsio import atomic_write
 from rho_desk.core.wire import Message, ModelIdentity, SessionSnapshot, decode_snapshot, encode
 
 P = ModelIdentity("p", "a", "m")

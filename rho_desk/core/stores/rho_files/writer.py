@@ -34,6 +34,7 @@ from typing import Final
 
 from ...compaction.api import CompactionOutcome
 from ...errors import InputError, RevisionConflict, StorageError
+from ...fsio import ensure_private_dir, fsync_dir, write_all
 from ...wire.codec import encode
 from ...wire.model import Message
 from ...wire.snapshot import SessionSnapshot
@@ -430,7 +431,7 @@ class SessionWriter:
                 self._cut_torn_tail(fd)
             start = self._size
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 _datasync(fd)
             except OSError as exc:
                 self._cut_back(fd, start)
@@ -501,15 +502,6 @@ def _datasync(fd: int) -> None:
     sync(fd)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        if written <= 0:  # pragma: no cover - write(2) never returns 0 for regular files
-            raise OSError(errno.EIO, "short write")
-        view = view[written:]
-
-
 def _delta(base_revision: int, snapshot: SessionSnapshot, appended: tuple[Message, ...]) -> StoredSnapshotDelta:
     return StoredSnapshotDelta(
         base_revision=base_revision,
@@ -560,22 +552,6 @@ def _check_new_id(session_id: str) -> None:
         )
 
 
-def _ensure_private_dir(path: Path) -> None:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if os.name == "posix":
-        os.chmod(path, 0o700)
-
-
-def _fsync_dir(path: Path) -> None:
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def create_session(
     home: Path,
     cwd: str,
@@ -621,21 +597,21 @@ def create_session(
     # Validate what we are about to write with the reader itself.
     parsed = parse_session(data, source=str(transcript), name_id=session_id)
     try:
-        _ensure_private_dir(workspace.parent)
-        _ensure_private_dir(workspace)
+        ensure_private_dir(workspace.parent)
+        ensure_private_dir(workspace)
         try:
             folder.mkdir(mode=0o700)
         except FileExistsError:
             raise InputError("a session with this id and creation time already exists", source=str(folder)) from None
         fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
-            _write_all(fd, data)
+            write_all(fd, data)
             _datasync(fd)
             st = os.fstat(fd)
         finally:
             os.close(fd)
-        _fsync_dir(folder)
-        _fsync_dir(workspace)
+        fsync_dir(folder)
+        fsync_dir(workspace)
     except OSError as exc:
         raise StorageError(f"{transcript}: cannot create the session: {exc.strerror or exc}") from exc
     parsed.path = transcript
