@@ -162,7 +162,7 @@ def bench_search(quick: bool) -> list[BenchResult]:
             # Baseline: the same match as LIKE … ESCAPE, which cannot use the trigram index.
             like = f"%{query.split()[0]}%"
             base = measure(
-                lambda p=like: cache._db.execute(  # noqa: SLF001 - benchmark-only peek
+                lambda p=like: cache._db.execute(
                     "select count(*) from sessions_fts where text like ? escape '\\'", (p,)
                 ).fetchone(),
                 repeat=max(3, repeat // 5),
@@ -218,7 +218,7 @@ def _transcript(rng: random.Random, vocab: list[str], session_id: str, cwd: str,
     return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
 
 
-def _write_home(home: Path, n: int, workspace_key) -> int:  # noqa: ANN001
+def _write_home(home: Path, n: int, workspace_key) -> int:
     rng = random.Random(7)
     vocab = _vocabulary(rng, 5_000)
     total = 0

@@ -125,7 +125,7 @@ def _write_v4(path: Path, total: int, nodes: int = 4000, seed: int = 2) -> None:
         history = recent[leaf]
         top += 1
         if i % 1000 == 999:  # a compaction: a new complete base (on a side branch, see below)
-            kept = history[:1] + (Message.user_text("summary " + _text(rng, 200)),) + history[-per:]
+            kept = (*history[:1], Message.user_text("summary " + _text(rng, 200)), *history[-per:])
             compaction = compaction.record(previous_messages=len(history), current_messages=len(kept),
                                            previous_tokens=len(history) * 60, current_tokens=len(kept) * 60,
                                            cost_usd_micros=None, revision=top)  # fmt: skip
@@ -191,9 +191,9 @@ def _load_results(name: str, path: Path, repeat: int) -> list[BenchResult]:
     details = {"file_mb": round(size_mb, 1), "active_messages": messages, "peak_over_file": round(peak, 2)}
     return [
         BenchResult(f"store.load_100k.{name}", "ms", ours, "≥ 0.4 x orjson.loads throughput", ratio >= 0.4,
-                    baseline=base_median, ratio=ratio, details=details),  # fmt: skip
+                    baseline=base_median, ratio=ratio, details=details),
         BenchResult(f"store.load_100k.{name}.peak_memory", "x file", [peak], "≤ 4 x file size", peak <= 4.0,
-                    details=details),  # fmt: skip
+                    details=details),
     ]
 
 
@@ -297,10 +297,10 @@ def _scaling(folder: Path, name: str, make: Callable[[Path, int], None], repeat:
     return [
         BenchResult(f"store.append_scaling.{name}.1k", "ms", times["small"], "report", None),
         BenchResult(f"store.append_scaling.{name}.100k", "ms", times["big"], "≤ 1.5 x the 1k append",
-                    ratio <= 1.5, baseline=_median(times["small"]), ratio=ratio),  # fmt: skip
+                    ratio <= 1.5, baseline=_median(times["small"]), ratio=ratio),
         BenchResult(f"store.append_scaling.{name}.100k_vs_bare", "ms", times["big"],
                     "≤ 3 x bare append+fdatasync", over_bare <= 3.0, baseline=_median(times["bare"]),
-                    ratio=over_bare, details={"record_bytes": len(payload)}),  # fmt: skip
+                    ratio=over_bare, details={"record_bytes": len(payload)}),
     ]
 
 

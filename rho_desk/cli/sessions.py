@@ -35,7 +35,7 @@ FIELDS = (
     "first_user_message", "last_user_message", "file_size", "file_mtime", "node_count",
     "branch_count", "active_leaf_id", "effective_format_version", "provider", "model",
     "compaction_count",
-)  # fmt: skip
+)
 """JSON fields: Rho's index column names, then rho-desk's additions (plus ``size``)."""
 
 
@@ -46,19 +46,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="List (or search) the sessions of a Rho home: this workspace by default.",
     )
     parser.add_argument("--home", type=Path, default=None,
-                        help="Rho home (default: $RHO_HOME, else ~/.rho)")  # fmt: skip
+                        help="Rho home (default: $RHO_HOME, else ~/.rho)")
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument("--all", action="store_true", help="every workspace")
     scope.add_argument("--workspace", metavar="PATH", default=None,
-                       help="the workspace whose sessions to list (default: the current directory)")  # fmt: skip
+                       help="the workspace whose sessions to list (default: the current directory)")
     parser.add_argument("--search", metavar="TEXT", default=None,
-                        help="full-text search over titles and user/assistant text")  # fmt: skip
+                        help="full-text search over titles and user/assistant text")
     parser.add_argument("--json", action="store_true", help='print {"sessions": [...]}')
     parser.add_argument("--sort", default="updated",
                         choices=("updated", "created", "size", "messages", "compactions", "title"),
-                        help="sort key (default: updated, newest first)")  # fmt: skip
+                        help="sort key (default: updated, newest first)")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
-                        help="at most N sessions (search default: 50)")  # fmt: skip
+                        help="at most N sessions (search default: 50)")
     parser.set_defaults(handler=run)
 
 
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         document: dict[str, object] = {
             "sessions": [_as_json(session, snippets) for session, snippets in rows],
             "index": {"state": report.index_state.value, "notice": notice,
-                      "detail": report.index_detail},  # fmt: skip
+                      "detail": report.index_detail},
             "scope": {"workspace_key": key, "home": str(home)},
             "truncated": truncated,
             "problems": problems,
@@ -133,7 +133,7 @@ def _as_json(session: SessionSummary, snippets: Sequence[Snippet] | None) -> dic
     if snippets is not None:
         data["snippets"] = [
             {"field": s.field, "text": s.text, "offset": s.offset,
-             "highlights": [list(h) for h in s.highlights]}  # fmt: skip
+             "highlights": [list(h) for h in s.highlights]}
             for s in snippets
         ]
     return data

@@ -8,6 +8,7 @@ from another thread, cancel through ``loop.call_soon_threadsafe(token.cancel)``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 
 from .errors import Cancelled
@@ -45,10 +46,8 @@ class CancellationToken:
         self._callbacks.append(callback)
 
         def remove() -> None:
-            try:
+            with contextlib.suppress(ValueError):
                 self._callbacks.remove(callback)
-            except ValueError:
-                pass
 
         return remove
 

@@ -49,7 +49,13 @@ from ..core.wire.model import (
     ModelUsage,
     ToolSpec,
 )
-from .base import ASSISTANT_IMAGE_PLACEHOLDER, HttpProvider, aborted_as_assistant, render_tool_call
+from .base import (
+    ASSISTANT_IMAGE_PLACEHOLDER,
+    HttpProvider,
+    aborted_as_assistant,
+    parse_tool_arguments,
+    render_tool_call,
+)
 from .secret import SecretString
 from .transport import HttpStream, Timeouts, malformed, stream_error, truncated
 from .usage import Pricing, parse_usd_micros, with_cost
@@ -385,15 +391,7 @@ class _MessagesTurn:
             if block.text:
                 out.append(ContentBlock(text=block.text))
             if block.kind == "tool_use" or block.tool_id is not None:
-                raw = block.tool_input.strip()
-                arguments: Any
-                if not raw:
-                    arguments = {}
-                else:
-                    try:
-                        arguments = json.loads(raw)
-                    except ValueError:
-                        arguments = block.tool_input  # not an object: the engine re-asks (§8.4)
+                arguments = parse_tool_arguments(block.tool_input)
                 out.append(ContentBlock.of_tool_call(block.tool_id or "", block.tool_name or "", arguments))
         return tuple(out)
 

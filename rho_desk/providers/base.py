@@ -16,6 +16,7 @@ import abc
 import json
 import logging
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..core.handoff import HandoffReport, report_message_omissions
 from ..core.provider import CancellationMode, EventSink, ModelProvider, ModelRequest
@@ -44,6 +45,22 @@ log = logging.getLogger("rho_desk.providers")
 
 ABORTED_MARKER = "[Operation aborted]"
 ASSISTANT_IMAGE_PLACEHOLDER = "[image omitted: assistant history cannot carry image content]"
+
+
+def parse_tool_arguments(raw: str) -> Any:
+    """Streamed tool-call argument text as JSON; ``{}`` when empty.
+
+    Text that is not valid JSON is returned as the raw string: the engine's protocol validation
+    then sees non-object arguments and asks the model again (spec/engine.md §8.4) rather than
+    failing the run.
+    """
+    text = raw.strip()
+    if not text:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return raw
 
 
 def render_tool_call(call: ToolCall) -> str:

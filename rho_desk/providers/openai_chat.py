@@ -47,7 +47,13 @@ from ..core.provider import (
     Usage,
 )
 from ..core.wire.model import ContentBlock, Message, ModelIdentity, ToolSpec
-from .base import ASSISTANT_IMAGE_PLACEHOLDER, HttpProvider, aborted_as_assistant, render_tool_call
+from .base import (
+    ASSISTANT_IMAGE_PLACEHOLDER,
+    HttpProvider,
+    aborted_as_assistant,
+    parse_tool_arguments,
+    render_tool_call,
+)
 from .secret import SecretString
 from .transport import EventStream, HttpStream, Timeouts, malformed, stream_error, truncated
 from .usage import ChatUsage, Pricing, with_cost
@@ -271,15 +277,7 @@ class _ChatTurn:
             blocks.append(ContentBlock(text=text))
         for index in sorted(self.calls):
             call = self.calls[index]
-            raw = call.arguments.strip()
-            arguments: Any
-            if not raw:
-                arguments = {}
-            else:
-                try:
-                    arguments = json.loads(raw)
-                except ValueError:
-                    arguments = call.arguments  # not an object: the engine re-asks (§8.4)
+            arguments = parse_tool_arguments(call.arguments)
             # Some local servers omit call ids; the engine needs one to pair the result.
             call_id = call.id or f"call_{uuid.uuid4().hex[:24]}"
             blocks.append(ContentBlock.of_tool_call(call_id, call.name or "", arguments))

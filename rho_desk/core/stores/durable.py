@@ -379,7 +379,7 @@ class DurableFileSessionStore:
         snapshot: SessionSnapshot,
         payload: bytes,
         key: _Key | None,
-        expected: tuple[int, str] | None | object,
+        expected: tuple[int, str] | object | None,
     ) -> tuple[int, str]:
         session_id = snapshot.session_id
         path = self.path_of(session_id)
@@ -434,7 +434,7 @@ class DurableFileSessionStore:
         session_id: str,
         revision: int,
         current: tuple[_Header, bytes] | None,
-        expected: tuple[int, str] | None | object,
+        expected: tuple[int, str] | object | None,
     ) -> None:
         found = None if current is None else (current[0].revision, current[0].etag)
         if expected is _UNKNOWN:
@@ -574,7 +574,7 @@ class DurableFileSessionStore:
                 h = header[0]
                 found.append(
                     StoredSession(h.session_id, h.revision, h.saved_at, path.stat().st_size,
-                                  h.encryption is not None, path)  # fmt: skip
+                                  h.encryption is not None, path)
                 )
             return sorted(found, key=lambda s: s.session_id)
 
@@ -600,7 +600,7 @@ class DurableFileSessionStore:
                 "created_at": int(self._clock()),
                 "sessions": [
                     {"session_id": s.session_id, "revision": s.revision, "file": s.path.name,
-                     "encrypted": s.encrypted}  # fmt: skip
+                     "encrypted": s.encrypted}
                     for s in sessions
                 ],
             }

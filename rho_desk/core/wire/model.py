@@ -27,6 +27,7 @@ from msgspec.structs import force_setattr
 
 __all__ = [
     "PORTABLE_FALLBACK_KIND",
+    "U64",
     "U64_MAX",
     "AbortedAssistant",
     "AssistantMessage",
@@ -40,7 +41,6 @@ __all__ = [
     "ProviderContextBlock",
     "ToolCall",
     "ToolResult",
-    "U64",
     "ToolSpec",
     "check_u64",
 ]

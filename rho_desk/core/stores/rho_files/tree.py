@@ -447,7 +447,7 @@ class SessionTree:
         node: RevisionNode | None = None,
         *,
         provider: ModelIdentity | None = None,
-        prompt_cache_key: str | None | _AppCacheKey = APP_CACHE_KEY,
+        prompt_cache_key: str | _AppCacheKey | None = APP_CACHE_KEY,
         trim: bool = True,
     ) -> SessionSnapshot:
         """The complete SDK snapshot of ``node`` (default: the active leaf), as Rho resumes it (§6.6).
@@ -676,9 +676,7 @@ class SessionTree:
             base_compaction = leaf.compaction if leaf else _ZERO
             compaction_changed = stored.compaction != base_compaction
             previous = self.history(leaf) if leaf else ()
-            if compaction_changed:
-                kind = NodeKind.COMPACTION
-            elif previous and not _starts_with(stored.history, previous):
+            if compaction_changed or (previous and not _starts_with(stored.history, previous)):
                 kind = NodeKind.COMPACTION
             else:
                 kind = NodeKind.COMMIT

@@ -22,7 +22,6 @@ architecture.md ("Session file grammar") and storage.md §8, with these rules:
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 import sys
 import time
@@ -128,9 +127,13 @@ def same_prefix(history: Sequence[Message], prefix: Sequence[Message]) -> bool:
         return False
     if n == 0:
         return True
-    if _memcmp is not None and type(history) is tuple and type(prefix) is tuple:
-        if _same_items(history, prefix, n):
-            return True
+    if (
+        _memcmp is not None
+        and type(history) is tuple
+        and type(prefix) is tuple
+        and _same_items(history, prefix, n)
+    ):
+        return True
     return tuple(history[:n]) == tuple(prefix)
 
 
