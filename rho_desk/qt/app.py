@@ -138,6 +138,11 @@ class AppContext:
             await self.library.aopen(home, demo=demo)
         if plan.open_file is not None:
             await self.document.aopen(plan.open_file)
+        elif demo:
+            # Show something at once on the demo library: its most recently updated session.
+            page = await self.library.alist(None, sort="updated")
+            if page.sessions:
+                await self.document.aopen(Path(page.sessions[0].path))
 
     def request_close(self) -> None:
         """The window asked to close: shut down, then let it close (the shutdown task is ours)."""
@@ -238,6 +243,7 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
     context.window.sig_closed.connect(lambda: context.closed.done() or context.closed.set_result(None))
     context.bridge.run(context.astart(), context="Starting")
     if screenshot is not None:
+        context.window.resize(1280, 800)
         await asyncio.sleep(0.05)
         await context.bridge.wait_idle()
         await asyncio.sleep(0.3)  # let the views lay out and paint

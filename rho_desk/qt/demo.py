@@ -50,7 +50,8 @@ def prepare_demo_copy(cache_root: Path | None = None, source: Path | None = None
     """A private, writable copy of the demo home (made once per bundle content; blocking).
 
     Args:
-        cache_root: where copies live (default: the platform cache folder, ``rho-desk/demo``).
+        cache_root: where copies live (default: ``demo/`` in rho-desk's cache folder,
+            ``$RHO_DESK_CACHE_DIR`` or the platform's).
         source: the bundled demo home (default :func:`bundled_demo_dir`).
 
     Raises:
@@ -60,9 +61,9 @@ def prepare_demo_copy(cache_root: Path | None = None, source: Path | None = None
     if not (source / "sessions").is_dir():
         raise StorageError(f"{source}: the bundled demo library is missing")
     if cache_root is None:
-        import platformdirs
+        from ..core.stores.search import default_cache_dir
 
-        cache_root = Path(platformdirs.user_cache_dir("rho-desk")) / "demo"
+        cache_root = default_cache_dir() / "demo"
     target = cache_root / f"home-{demo_fingerprint(source)}"
     if (target / _MARKER).is_file():
         return target

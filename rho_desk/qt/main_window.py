@@ -51,10 +51,12 @@ from .settings import (
     PREFS_BROWSER_SCOPE,
     PREFS_HISTORY_MODE,
 )
+from .text import plural
 from .views.browser import SessionBrowserView
 from .views.conversation import ConversationView
 from .views.stats import StatisticsView
 from .views.timeline import RevisionTimelineView
+from .views.widgets import ElidedLabel
 
 if TYPE_CHECKING:
     from .app import AppContext
@@ -89,9 +91,9 @@ class DocumentHeader(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("PanelHeader")
-        self.title = QLabel("rho-desk")
+        self.title = ElidedLabel("rho-desk", mode=Qt.TextElideMode.ElideRight)
         self.title.setObjectName("PanelTitle")
-        self.facts = QLabel("Open a session to inspect it.")
+        self.facts = ElidedLabel("Open a session to inspect it.", mode=Qt.TextElideMode.ElideRight)
         self.facts.setProperty("muted", True)
         self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
@@ -169,7 +171,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.notifications)
         self.setCentralWidget(central)
-        self.status_path = QLabel("")
+        self.status_path = ElidedLabel("")
         self.status_busy = QLabel("")
         self.statusBar().addWidget(self.status_path, 1)
         self.statusBar().addPermanentWidget(self.status_busy)
@@ -229,6 +231,7 @@ class MainWindow(QMainWindow):
         ctx.theme.sig_theme_changed.connect(self._on_theme_changed)
         self.browser.sig_selection_changed.connect(lambda _s: self._update_state())
         self.browser.sig_open_requested.connect(self.commands.open_path)
+        self.browser.sig_listing_shown.connect(lambda _n: self._update_header())
         self.revisions.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
         self.statistics.sig_revision_requested.connect(lambda node: document.select(node))
 
@@ -282,9 +285,9 @@ class MainWindow(QMainWindow):
             facts.append(tree.header.cwd)
         facts.append("snapshot document" if document.is_snapshot_document else f"format v{tree.format_version}")
         compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
-        facts.append(f"{tree.node_count:,} revisions" + (f", {tree.branch_count} branch points" if tree.branch_count else ""))
+        facts.append(plural(tree.node_count, "revision") + (f", {plural(tree.branch_count, 'branch point')}" if tree.branch_count else ""))
         if compactions:
-            facts.append(f"{compactions} compaction{'s' * (compactions > 1)}")
+            facts.append(plural(compactions, "compaction"))
         if provider is not None and provider.provider != "legacy":
             facts.append(str(provider))
         self.header.facts.setText(" · ".join(facts))

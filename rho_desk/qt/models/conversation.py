@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import enum
+import re
 import time
 from array import array
 from collections import OrderedDict
@@ -32,6 +33,7 @@ from PySide6.QtGui import QImage
 from ...core.stores.rho_files.records import StoredDisplayMessage
 from ...core.stores.rho_files.views import MARKER_PREFIX, complete_prefix_length
 from ...core.wire import Message, ModelIdentity
+from ..text import plural
 from .roles import Role
 
 __all__ = [
@@ -273,7 +275,7 @@ def _when(stamp: str | None) -> str:
 
 def _short_json(value: Any, limit: int = 90) -> str:
     if isinstance(value, dict):
-        for key in ("command", "path", "file_path", "pattern", "query", "url"):
+        for key in ("command", "path", "file_path", "pattern", "query", "url", "code"):
             if isinstance(value.get(key), str):
                 text = value[key]
                 break
@@ -290,10 +292,36 @@ def _first_line(text: str, limit: int = 110) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _preview(text: str, limit: int) -> tuple[str, bool]:
-    if len(text) <= limit:
-        return text, False
-    return text[:limit], True
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_EMPHASIS = re.compile(r"(\*\*|__|~~|`+)")
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.MULTILINE)
+_MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}.*$", re.MULTILINE)
+_MD_FENCE = re.compile(r"^\s*```.*$", re.MULTILINE)
+
+
+def plain_preview(text: str) -> str:
+    """Markdown as readable plain text for a list preview (the detail pane renders it properly)."""
+    text = _MD_FENCE.sub("", text)
+    text = _MD_RULE.sub("", text)
+    text = _MD_HEADING.sub("", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_EMPHASIS.sub("", text)
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.endswith("|"):
+            line = "  ".join(cell.strip() for cell in stripped.strip("|").split("|"))
+        lines.append(line)
+    out = "\n".join(lines)
+    return re.sub(r"\n{3,}", "\n\n", out).strip()
+
+
+def _preview(text: str, limit: int, *, markdown: bool = False) -> tuple[str, bool]:
+    clipped = len(text) > limit
+    shown = text[:limit] if clipped else text
+    if markdown:
+        shown = plain_preview(shown)
+    return shown, clipped
 
 
 class ConversationModel(QAbstractListModel):
@@ -462,7 +490,7 @@ class ConversationModel(QAbstractListModel):
             badges.append((f"{rows.chars[row]:,} chars", "muted"))
         elif kind is RowKind.USER:
             title = "You"
-            text, clipped = _preview(message_text(m), limit)
+            text, clipped = _preview(message_text(m), limit, markdown=True)
         elif kind is RowKind.MARKER:
             title = "Compacted context"
             body = message_text(m)
@@ -475,13 +503,14 @@ class ConversationModel(QAbstractListModel):
             title = f"Result · {name}"
             count = rows.newlines[row] + 1 if result.content else 0
             badges.append(("ok", "success") if result.ok else ("error", "danger"))
-            badges.append((f"{count:,} line{'s' * (count != 1)}", "muted"))
+            badges.append((plural(count, "line"), "muted"))
             if link is None:
                 badges.append(("no matching call", "warning"))
             text, clipped = _preview(result.content, limit if expanded else 400)
             if not expanded:
-                first = "\n".join(result.content.splitlines()[:2])
-                clipped = clipped or first != result.content
+                lines_shown = [ln for ln in result.content.splitlines() if ln.strip()][:2]
+                first = "\n".join(lines_shown)
+                clipped = clipped or len(lines_shown) < count
                 text = first[:400]
         else:
             detail = m.enriched_assistant or m.aborted_assistant
@@ -491,7 +520,7 @@ class ConversationModel(QAbstractListModel):
                 badges.append(("interrupted", "danger"))
             if provenance is not None:
                 badges.append((provenance.model, "muted"))
-            text, clipped = _preview(message_text(m), limit)
+            text, clipped = _preview(message_text(m), limit, markdown=True)
             links = rows.links(row)
             for link in links[:MAX_TOOL_LINES]:
                 call = _call_at(m, link.index)

@@ -125,6 +125,25 @@ def compute_diff(tree: SessionTree, old: RevisionNode, new: RevisionNode) -> Dif
     return result
 
 
+def diff_preview(message: Message | None) -> str:
+    """One line for a diff row: the text, else the tool calls it made."""
+    if message is None:
+        return ""
+    text = " ".join(message_text(message).split())
+    calls = [f"{c.name}({_args(c.arguments)})" for c in message.tool_calls()]
+    if calls:
+        text = (text + " · " if text else "") + ", ".join(calls)
+    return text[:200]
+
+
+def _args(arguments: Any) -> str:
+    if isinstance(arguments, dict):
+        for key in ("path", "command", "pattern", "code"):
+            if isinstance(arguments.get(key), str):
+                return arguments[key][:60]
+    return "…"
+
+
 class DiffModel(QAbstractTableModel):
     """Rows of a :class:`DiffResult`: sign, position, kind, text preview."""
 
@@ -170,8 +189,7 @@ class DiffModel(QAbstractTableModel):
             if column == 2:
                 return _kind(message)
             if column == 3:
-                text = message_text(message) if message is not None else ""
-                return " ".join(text.split())[:200]
+                return diff_preview(message)
         if role == Role.KIND:
             return d.sign.value
         if role == Role.MESSAGE:

@@ -61,7 +61,8 @@ def relative_time(stamp: int, now: float | None = None) -> str:
         return f"{int(delta // 3600)} h ago"
     if delta < 7 * 86400:
         return f"{int(delta // 86400)} d ago"
-    return time.strftime("%b %d, %Y", time.localtime(stamp))
+    then = time.localtime(stamp)
+    return time.strftime("%b %d" if then.tm_year == time.localtime(now).tm_year else "%b %Y", then)
 
 
 def _size(value: int | None) -> str:
@@ -80,7 +81,7 @@ class SessionDelegate(QStyledItemDelegate):
         self.theme = theme
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
-        return QSize(300, ROW_HEIGHT)
+        return QSize(100, ROW_HEIGHT)  # the width follows the view
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         row: SessionRow | None = index.data(Role.ROW)
@@ -245,6 +246,10 @@ class SessionBrowserView(QFrame):
         for key, label in SORTS:
             self.sort.addItem(label, key)
         self.sort.setToolTip("Sort order")
+        for combo in (self.scope, self.sort):
+            # size by a few characters, not by the longest workspace name
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
         controls = QHBoxLayout()
         controls.setSpacing(6)
         controls.addWidget(self.scope, 3)
@@ -258,6 +263,7 @@ class SessionBrowserView(QFrame):
         self.list.setMouseTracking(True)
         self.list.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
         self.list.setFrameShape(QFrame.Shape.NoFrame)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.footer = QLabel("")
         self.footer.setObjectName("MutedLabel")
         self.footer.setWordWrap(True)

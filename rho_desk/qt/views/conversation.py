@@ -40,6 +40,7 @@ from ..workers import bulk_load
 from .find import FindBar, find_rows
 from .message_detail import MessageDetailView
 from .message_list import MessageListView
+from .widgets import ElidedLabel
 
 __all__ = ["ConversationView", "EmptyState", "RevisionBar", "describe_node"]
 
@@ -91,11 +92,12 @@ class RevisionBar(QFrame):
         self.previous_button.setToolTip("Previous revision ([)")
         self.next_button = QToolButton(text="▶")
         self.next_button.setToolTip("Next revision (])")
-        self.label = QLabel("")
+        self.label = ElidedLabel("", mode=Qt.TextElideMode.ElideRight)
         self.label.setObjectName("RevisionLabel")
         self.active_button = QToolButton(text="Show active")
         self.active_button.setToolTip("Show the revision Rho would resume (\\)")
-        self.counts = QLabel("")
+        self.counts = ElidedLabel("", mode=Qt.TextElideMode.ElideLeft)
+        self.counts.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.counts.setProperty("muted", True)
         self.live = QLabel()
         self.live.setToolTip("Live: changes another program appends to this file appear here")
@@ -114,10 +116,9 @@ class RevisionBar(QFrame):
         layout.setSpacing(6)
         layout.addWidget(self.previous_button)
         layout.addWidget(self.next_button)
-        layout.addWidget(self.label)
+        layout.addWidget(self.label, 3)
         layout.addWidget(self.active_button)
-        layout.addStretch(1)
-        layout.addWidget(self.counts)
+        layout.addWidget(self.counts, 2)
         layout.addWidget(self.live)
         layout.addSpacing(8)
         layout.addWidget(self.display_button)
@@ -189,6 +190,9 @@ class ConversationView(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
+        self.list.setMinimumWidth(300)
+        self.detail.setMinimumWidth(260)
+        self.splitter.setSizes([520, 420])
         self.empty = EmptyState("No session open",
                                 "Pick a session in the browser, drop a session file here, or press Ctrl+O.")  # fmt: skip
         self.loading = EmptyState("Loading…", "Reading the session file.")
@@ -320,7 +324,9 @@ class ConversationView(QWidget):
         row = self._restore_row
         if row is not None and 0 <= row < len(rows):
             self.select_row(row)
-        elif self.current_row() < 0:
+        elif len(rows):
+            self.select_row(0)
+        else:
             self.detail.show_row(-1)
         if self.find_bar.isVisible() and self.find_bar.text:
             self._on_find_search_requested(self.find_bar.text)
@@ -348,7 +354,8 @@ class ConversationView(QWidget):
         self._match_index = None
 
     def _on_document_revision_selected(self, _node: object) -> None:
-        self._rebuild(keep_place=False)
+        # revisions of one session share their beginning: stay on the same message number
+        self._rebuild(keep_place=True)
 
     def _on_document_history_mode_changed(self, _mode: object) -> None:
         self._rebuild(keep_place=False)

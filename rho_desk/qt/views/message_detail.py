@@ -33,6 +33,7 @@ from ...core.wire import Message, ModelIdentity, encode_pretty
 from ..markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
 from ..models.conversation import ConversationModel, RowKind, decode_image, message_text
 from ..resources import Icon, icon
+from ..text import plural
 from ..theme import Theme
 
 __all__ = ["ImageViewer", "MessageDetailView"]
@@ -169,6 +170,7 @@ class MessageDetailView(QWidget):
         self.browser = SafeTextBrowser(open_url=open_url)
         self.browser.setObjectName("DetailBrowser")
         self.browser.setFrameShape(QFrame.Shape.NoFrame)
+        self.browser.setMinimumWidth(200)
         self.browser.sig_internal_link.connect(self._on_browser_internal_link)
         self.browser.sig_link_refused.connect(self.sig_link_refused)
         layout = QVBoxLayout(self)
@@ -351,7 +353,7 @@ class MessageDetailView(QWidget):
                 res = rows.messages[link.result_row].tool_result
                 assert res is not None
                 status = '<span class="ok">ok</span>' if res.ok else '<span class="err">error</span>'
-                head = f'Result · {status} · {res.content.count(chr(10)) + 1:,} lines · <a href="rho:row/{link.result_row}">row {link.result_row + 1}</a>'
+                head = f'Result · {status} · {plural(res.content.count(chr(10)) + 1, "line")} · <a href="rho:row/{link.result_row}">row {link.result_row + 1}</a>'
                 out.append(self._section(f"result{link.index}", head, self._pre(res.content), res.content.count("\n") + 1))
         aborted = message.aborted_assistant
         if aborted is not None:

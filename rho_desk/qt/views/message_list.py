@@ -91,7 +91,8 @@ def estimate_heights(rows: ConversationRows, width: int, metrics: RowMetrics, ex
     tool = int(RowKind.TOOL_RESULT)
     heights = [
         base
-        + lh * (min(caps[k], nl + 1 + c // (cpl_tool if k == tool else cpl)) if c else 0)
+        # one paragraph: ceil(chars / cpl) lines; several: an upper bound (each may end short)
+        + lh * (min(caps[k], (nl + 1 + c // (cpl_tool if k == tool else cpl)) if nl else -(-c // (cpl_tool if k == tool else cpl))) if c else 0)
         + lh * e
         + (thumb if im else 0)
         for k, c, nl, e, im in zip(rows.kinds, rows.chars, rows.newlines, rows.extra, rows.images, strict=True)
@@ -106,7 +107,7 @@ def expanded_height(rows: ConversationRows, r: int, width: int, metrics: RowMetr
     k = rows.kinds[r]
     cpl = max(10, int(metrics.text_width(width, k) / metrics.char))
     c, nl = rows.chars[r], rows.newlines[r]
-    lines = min(EXPANDED_CAP, nl + 1 + c // cpl) if c else 0
+    lines = min(EXPANDED_CAP, (nl + 1 + c // cpl) if nl else -(-c // cpl)) if c else 0
     return (metrics.base(k) + metrics.line * (lines + rows.extra[r])
             + (THUMB + metrics.gap if rows.images[r] else 0))  # fmt: skip
 
@@ -231,10 +232,10 @@ class MessageDelegate(QStyledItemDelegate):
             bx -= w + 4
         y += m.header + m.gap
 
-        # text
+        # text: whatever height is left after the extra lines and the thumbnails
         body_font = self.mono if kind in (RowKind.TOOL_RESULT, RowKind.SYSTEM) else option.font
-        lines_left = (rect.bottom() - m.pad_y - y + 1) // m.line
-        lines_left -= len(row.lines) + (1 if row.images and lines_left > 0 else 0) * math.ceil((THUMB + m.gap) / m.line)
+        room = rect.bottom() - m.pad_y - y + 1 - len(row.lines) * m.line - ((THUMB + m.gap) if row.images else 0)
+        lines_left = (room + m.line // 3) // m.line  # a few pixels short still fits a line
         if row.text and lines_left > 0:
             used = self._draw_text(painter, row.text, body_font, QRect(x, y, right - x, lines_left * m.line),
                                    lines_left, row.clipped, match)  # fmt: skip
@@ -291,7 +292,8 @@ class MessageDelegate(QStyledItemDelegate):
     def _draw_text(self, painter: QPainter, text: str, font: QFont, box: QRect, max_lines: int,
                    clipped: bool, match: int) -> int:  # fmt: skip
         """Lay ``text`` out in ``box``; the last line gets an ellipsis if text remains."""
-        layout = QTextLayout(text, font)
+        # QTextLayout breaks lines only at U+2028, not at "\n" (same length: offsets still match)
+        layout = QTextLayout(text.replace("\n", "\u2028"), font)
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         layout.setTextOption(option)
@@ -319,8 +321,8 @@ class MessageDelegate(QStyledItemDelegate):
             line.setLineWidth(box.width())
             line.setPosition(QPoint(0, len(lines) * line_height))
             lines.append(line)
-        more = layout.createLine().isValid()
         layout.endLayout()
+        more = bool(lines) and lines[-1].textStart() + lines[-1].textLength() < len(text)
         painter.setPen(self.theme.color("text"))
         painter.setFont(font)
         if (more or clipped) and lines:

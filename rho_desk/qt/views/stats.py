@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
+    QSizePolicy,
     QTableView,
     QToolTip,
     QVBoxLayout,
@@ -219,7 +221,7 @@ class ContextGauge(QWidget):
         self.tokens = 0
         self.window = 0
         self.source = ""
-        self.setMinimumSize(220, 170)
+        self.setMinimumSize(180, 170)
 
     def set_values(self, tokens: int, window: int, source: str) -> None:
         self.tokens, self.window, self.source = tokens, window, source
@@ -238,9 +240,9 @@ class ContextGauge(QWidget):
         t = self.theme
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        side = min(self.width() - 20, (self.height() - 40) * 2 - 10)
-        side = max(60, side)
-        rect = QRectF((self.width() - side) / 2, 12, side, side)
+        # a 240° arc needs about 0.8 of its diameter in height, plus a line for the source
+        side = max(60.0, min(self.width() - 24.0, (self.height() - 34) / 0.82))
+        rect = QRectF((self.width() - side) / 2, 6, side, side)
         thick = max(10.0, side / 11)
         span = 240 * 16
         start = 210 * 16
@@ -264,7 +266,7 @@ class ContextGauge(QWidget):
         p.setPen(t.color("muted"))
         p.drawText(QRectF(rect.left() - 20, center.y() + 10, rect.width() + 40, 18), Qt.AlignmentFlag.AlignCenter,
                    f"{_short(self.tokens)} of {_short(self.window)} tokens")  # fmt: skip
-        p.drawText(QRectF(0, rect.bottom() - side * 0.18, self.width(), 18), Qt.AlignmentFlag.AlignCenter,
+        p.drawText(QRectF(0, rect.top() + side * 0.82 + 4, self.width(), 18), Qt.AlignmentFlag.AlignCenter,
                    QFontMetrics(small).elidedText(self.source, Qt.TextElideMode.ElideRight, self.width() - 8))  # fmt: skip
         p.end()
 
@@ -278,6 +280,8 @@ class _Card(QFrame):
         self.caption = QLabel(caption)
         self.caption.setObjectName("StatCaption")
         self.caption.setWordWrap(True)
+        self.caption.setMinimumWidth(60)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(0)
@@ -371,11 +375,16 @@ class StatisticsView(QWidget):
         body.addWidget(table_title)
         body.addWidget(self.table)
         self.empty = EmptyState("No session open", "Compaction counters, token estimates and the context gauge appear here.")
+        # a scroll area, so the tab never forces the window wider or taller than the screen
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(self.body)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.body)
+        layout.addWidget(self.scroll)
         layout.addWidget(self.empty)
-        self.body.hide()
+        self.scroll.hide()
 
         document.sig_revision_selected.connect(lambda _n: self.refresh())
         document.sig_reloaded.connect(lambda _i: self.refresh())
@@ -426,14 +435,14 @@ class StatisticsView(QWidget):
         self.heading.setText(f"Estimated tokens and messages over {len(data.series):,} revisions "
                              f"(path to r{data.node.revision})")  # fmt: skip
         self.table_model.set_rows(data.compactions)
-        self.body.show()
+        self.scroll.show()
         self.empty.hide()
         self.sig_stats_shown.emit(data)
 
     def _on_document_closed(self) -> None:
         self._generation += 1
         self.data = None
-        self.body.hide()
+        self.scroll.hide()
         self.empty.show()
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:

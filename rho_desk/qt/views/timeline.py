@@ -38,7 +38,9 @@ from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
 from ..models.roles import Role
 from ..resources import Icon, pixmap
 from ..theme import Theme
+from ..text import plural
 from .conversation import EmptyState
+from .widgets import ElidedLabel
 
 __all__ = ["RevisionTimelineView"]
 
@@ -108,7 +110,7 @@ class RevisionTimelineView(QWidget):
         self._diff_generation = 0
         self._syncing = False
 
-        self.summary = QLabel("")
+        self.summary = ElidedLabel("", mode=Qt.TextElideMode.ElideRight)
         self.summary.setProperty("muted", True)
         self.make_active_button = QPushButton("Make active")
         self.make_active_button.setToolTip("Make the selected revision the one Rho resumes (Ctrl+Shift+A)")
@@ -269,8 +271,8 @@ class RevisionTimelineView(QWidget):
         self.tree.expandAll()
         compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
         kind = "tree" if tree.is_tree else "line (v1–v3: forks become new sessions)"
-        self.summary.setText(f"{tree.node_count:,} revisions · {tree.branch_count} branch points · "
-                             f"{compactions} compactions · {kind}")  # fmt: skip
+        self.summary.setText(f"{plural(tree.node_count, 'revision')} · {plural(tree.branch_count, 'branch point')} · "
+                             f"{plural(compactions, 'compaction')} · {kind}")  # fmt: skip
         self._select_in_tree(self.document.selected)
 
     def _on_document_closed(self) -> None:

@@ -1,0 +1,98 @@
+"""The options of the action dialogs, declared in the app's one settings registry.
+
+Compaction defaults (which compactor, the recent budget, the automatic policy), the profile a
+continued conversation runs on, and the last export choices. They are added to
+:data:`rho_desk.qt.settings.REGISTRY` with :func:`~rho_desk.qt.settings.declare` at import
+time, so the typed ``Settings`` object reads and checks them like every other option; none of
+them names or holds a credential (API keys live in the keyring).
+
+:func:`policy_from_settings` and :func:`budget_from_settings` turn the stored values into the
+engine's ``CompactionPolicy`` and the compactors' ``RecentBudget``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ...core.compaction.api import CompactionPolicy
+from ...core.compaction.local import RecentBudget
+from ..settings import declare
+
+__all__ = [
+    "LOCAL_COMPACTOR",
+    "POLICY_CHOICES",
+    "PREFS_COMPACTION_COMPACTOR",
+    "PREFS_COMPACTION_KEEP_MESSAGES",
+    "PREFS_COMPACTION_KEEP_TOKENS",
+    "PREFS_COMPACTION_POLICY",
+    "PREFS_COMPACTION_THRESHOLD",
+    "PREFS_CONTINUE_PROFILE",
+    "PREFS_EXPORT_FORMAT",
+    "PREFS_EXPORT_INCLUDED",
+    "budget_from_settings",
+    "policy_from_settings",
+]
+
+LOCAL_COMPACTOR: Final = ""
+"""The stored compactor choice meaning rho-desk's offline local compactor."""
+POLICY_CHOICES: Final = ("off", "messages", "tokens")
+
+PREFS_COMPACTION_COMPACTOR: Final = declare(
+    "prefs/compaction/compactor", str, LOCAL_COMPACTOR,
+    "Compactor for manual and automatic compaction: empty for the local (offline) compactor, "
+    "else the name of the provider profile that writes the summary.",
+)  # fmt: skip
+PREFS_COMPACTION_POLICY: Final = declare(
+    "prefs/compaction/policy", str, "off",
+    "Automatic compaction while continuing a conversation: off, after a number of messages, or "
+    "at a context-token estimate.",
+    choices=POLICY_CHOICES,
+)  # fmt: skip
+PREFS_COMPACTION_THRESHOLD: Final = declare(
+    "prefs/compaction/threshold", int, 200,
+    "Threshold of the automatic policy (messages, or estimated context tokens).",
+    minimum=1,
+)  # fmt: skip
+PREFS_COMPACTION_KEEP_TOKENS: Final = declare(
+    "prefs/compaction/recent_budget", int, 8000,
+    "Largest token estimate of the recent messages a compaction keeps verbatim (0: no limit).",
+    minimum=0,
+)  # fmt: skip
+PREFS_COMPACTION_KEEP_MESSAGES: Final = declare(
+    "prefs/compaction/recent_messages", int, 24,
+    "Most recent messages a compaction keeps verbatim (0: no limit).",
+    minimum=0,
+)  # fmt: skip
+PREFS_CONTINUE_PROFILE: Final = declare(
+    "prefs/continue/profile", str, "",
+    "Provider profile a continued conversation runs on (empty: the default profile).",
+)  # fmt: skip
+PREFS_EXPORT_INCLUDED: Final = declare(
+    "prefs/export/included", list,
+    ["instructions", "user", "assistant", "tool_records", "images", "documents", "reasoning_summaries"],
+    "Content classes the export dialog starts with (the last ones used).",
+)  # fmt: skip
+PREFS_EXPORT_FORMAT: Final = declare(
+    "prefs/export/format", str, "json", "Export format the dialog starts with.",
+    choices=("json", "markdown", "html"),
+)  # fmt: skip
+
+
+def budget_from_settings(settings: Any) -> RecentBudget:
+    """The recent budget the settings describe (both limits 0 falls back to the defaults)."""
+    tokens = settings.get(PREFS_COMPACTION_KEEP_TOKENS)
+    messages = settings.get(PREFS_COMPACTION_KEEP_MESSAGES)
+    if not tokens and not messages:
+        return RecentBudget()
+    return RecentBudget(max_tokens=tokens or None, max_messages=messages or None)
+
+
+def policy_from_settings(settings: Any) -> CompactionPolicy | None:
+    """The automatic compaction policy the settings describe (``None`` when off)."""
+    kind = settings.get(PREFS_COMPACTION_POLICY)
+    threshold = settings.get(PREFS_COMPACTION_THRESHOLD)
+    if kind == "messages":
+        return CompactionPolicy.after_messages(threshold)
+    if kind == "tokens":
+        return CompactionPolicy.at_context_tokens(threshold)
+    return None
