@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import sys
@@ -33,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     folder = _benchmarks_dir(args.dir)
     if folder is None:
         return fail("no benchmarks/ folder next to this installation; pass --dir", EXIT_BAD_INPUT)
+    if not folder.is_dir():
+        return fail(f"{folder}: no such benchmarks folder", EXIT_BAD_INPUT)
     for path in sorted(folder.glob("bench_*.py")):
         spec = importlib.util.spec_from_file_location(f"rho_desk_benchmarks.{path.stem}", path)
         assert spec is not None and spec.loader is not None
@@ -43,9 +46,10 @@ def run(args: argparse.Namespace) -> int:
     for name, fn in registered():
         if args.pattern and args.pattern not in name:
             continue
-        if not args.json:
-            print(f"running {name} ...", file=sys.stderr, flush=True)
-        produced = fn(args.quick)
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        # Whatever a benchmark prints is commentary: keep stdout for the results alone.
+        with contextlib.redirect_stdout(sys.stderr):
+            produced = fn(args.quick)
         for result in produced if isinstance(produced, list) else [produced]:
             results.append(result)
             if not args.json:

@@ -1,0 +1,58 @@
+"""``rho-desk bench``: the harness runs benchmark files and prints one clean JSON object."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = '''
+from rho_desk.benchkit import BenchResult, benchmark, measure
+
+@benchmark("demo.sum")
+def run(quick):
+    print("chatter that must not reach stdout")
+    samples = measure(lambda: sum(range(1000)), repeat=3 if quick else 5)
+    return BenchResult("demo.sum", "ms", samples, "report", None)
+
+@benchmark("demo.ratio")
+def ratio(quick):
+    return [BenchResult("demo.ratio", "x", [2.0, 1.0, 3.0], "<= 2.5", True, baseline=1.0, ratio=2.0)]
+'''
+
+
+def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "bench_demo.py").write_text(BENCH)
+    return subprocess.run(
+        [sys.executable, "-m", "rho_desk", "bench", "--dir", str(tmp_path), *args],
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_json_output_is_one_object_with_the_fixed_keys(tmp_path: Path) -> None:
+    result = _bench(tmp_path, "--quick", "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    names = [b["name"] for b in document["benchmarks"]]
+    assert names == ["demo.sum", "demo.ratio"]
+    keys = {"name", "unit", "median", "p95", "target", "baseline", "ratio", "met"}
+    assert all(set(b) == keys for b in document["benchmarks"])
+    ratio = document["benchmarks"][1]
+    assert (ratio["median"], ratio["p95"], ratio["baseline"], ratio["ratio"], ratio["met"]) == (2.0, 3.0, 1.0, 2.0, True)
+    assert "chatter" in result.stderr
+
+
+def test_filter_and_text_output(tmp_path: Path) -> None:
+    result = _bench(tmp_path, "-k", "ratio")
+    assert result.returncode == 0, result.stderr
+    assert "demo.ratio" in result.stdout and "demo.sum" not in result.stdout
+    assert "[met]" in result.stdout
+
+
+def test_missing_folder_is_bad_usage(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "bench", "--dir", str(tmp_path / "nope")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
