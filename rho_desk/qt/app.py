@@ -216,7 +216,7 @@ def build_context(
             install_loop_exception_handler(asyncio.get_event_loop(), notifier)
     window = MainWindow(context)
     context.window = window
-    context.actions = window.actions
+    context.actions = window.app_actions
     window.sig_close_requested.connect(context.request_close)
     _install_extensions(context)
     if show:

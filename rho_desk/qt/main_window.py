@@ -128,9 +128,9 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.resize(1280, 800)
 
-        self.actions = Actions(self, icon_for=lambda name: icon(name, context.theme.theme.text))
-        self.menus = self.actions.build_menus(self.menuBar())
-        self.commands = Commands(context, self, self.actions)
+        self.app_actions = Actions(self, icon_for=lambda name: icon(name, context.theme.theme.text))
+        self.menus = self.app_actions.build_menus(self.menuBar())
+        self.commands = Commands(context, self, self.app_actions)
 
         document, bridge = context.document, context.bridge
         self.browser = SessionBrowserView(context.library, bridge, document, theme, context.settings)
@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
     # -- wiring ------------------------------------------------------------------------------------------
 
     def _wire_actions(self) -> None:
-        a = self.actions
+        a = self.app_actions
         c = self.conversation
         self.commands.attach()
         a.attach("edit.find", lambda: (self.show_tab(TAB_CONVERSATION), c.open_find()))
@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(index)
 
     def refresh_recent_menu(self) -> None:
-        menu = self.actions.recent_menu
+        menu = self.app_actions.recent_menu
         if menu is None:
             return
         menu.clear()
@@ -256,7 +256,7 @@ class MainWindow(QMainWindow):
     def _update_state(self) -> None:
         document = self.context.document
         tree = document.tree
-        self.actions.set_state(
+        self.app_actions.set_state(
             document=document.is_open,
             writable=document.is_open and not document.is_snapshot_document,
             tree=tree is not None and tree.is_tree,
@@ -297,11 +297,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{title[:60]} — rho-desk")
 
     def _on_model_history_action(self) -> None:
-        on = self.actions["view.model_history"].isChecked()
+        on = self.app_actions["view.model_history"].isChecked()
         self.context.document.set_mode(HistoryMode.MODEL if on else HistoryMode.DISPLAY)
 
     def _on_document_history_mode_changed(self, mode: HistoryMode) -> None:
-        self.actions["view.model_history"].setChecked(mode is HistoryMode.MODEL)
+        self.app_actions["view.model_history"].setChecked(mode is HistoryMode.MODEL)
         self.context.settings.set(PREFS_HISTORY_MODE, mode.value)
 
     def _on_document_conflict_changed(self, conflict: object) -> None:
@@ -323,9 +323,9 @@ class MainWindow(QMainWindow):
     def _on_theme_changed(self, theme: Any) -> None:
         for view in (self.conversation, self.revisions, self.statistics, self.browser):
             view.set_theme(theme)
-        for key, spec in ((k, self.actions.spec(k)) for k in self.actions.ids()):
+        for key, spec in ((k, self.app_actions.spec(k)) for k in self.app_actions.ids()):
             if spec.icon:
-                self.actions[key].setIcon(icon(spec.icon, theme.text))
+                self.app_actions[key].setIcon(icon(spec.icon, theme.text))
         for index, which in enumerate((Icon.CONVERSATION, Icon.TIMELINE, Icon.STATS)):
             self.tabs.setTabIcon(index, icon(which, theme.text))
 
@@ -362,8 +362,8 @@ class MainWindow(QMainWindow):
             data = s.get(setting)
             if data:
                 splitter.restoreState(data)
-        self.actions["library.scope"].setChecked(s.get(PREFS_BROWSER_SCOPE) == "workspace")
-        self.actions["view.model_history"].setChecked(self.context.document.mode is HistoryMode.MODEL)
+        self.app_actions["library.scope"].setChecked(s.get(PREFS_BROWSER_SCOPE) == "workspace")
+        self.app_actions["view.model_history"].setChecked(self.context.document.mode is HistoryMode.MODEL)
 
     def _save_state(self) -> None:
         s = self.context.settings

@@ -37,8 +37,8 @@ def test_the_window_opens_a_file_and_shuts_down_cleanly(make_window, rho_fixture
     assert context.document.is_open
     assert window.header.title.text().startswith("Session 11111111")
     assert "format v1" in window.header.facts.text()
-    assert window.actions["revision.fork"].isEnabled()
-    assert not window.actions["revision.make_active"].isEnabled()  # a v1 line has no tree
+    assert window.app_actions["revision.fork"].isEnabled()
+    assert not window.app_actions["revision.make_active"].isEnabled()  # a v1 line has no tree
 
 
 def test_closing_cancels_running_work_first(make_window, run, rho_fixtures: Path, qtbot) -> None:

@@ -295,7 +295,7 @@ def _first_line(text: str, limit: int = 110) -> str:
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|~~|`+)")
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.MULTILINE)
-_MD_RULE = re.compile(r"^\s*\|?\s*:?-{3,}.*$", re.MULTILINE)
+_MD_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}.*(?:\n|$)", re.MULTILINE)
 _MD_FENCE = re.compile(r"^\s*```.*$", re.MULTILINE)
 
 

@@ -1,0 +1,421 @@
+"""The compaction dialog: choose a compactor, preview what it would do, run it, cancel or undo it.
+
+Preview (computed in a worker thread, recomputed when the settings or the session change): every
+message of the active revision marked kept, replaced or kept-as-system; the token estimates
+before and after (spec §3 figures, no request overhead); the draft digest of the local
+compactor, or, for a provider profile, the same digest as the stand-in the estimate is based on
+(the provider writes the real summary only when the compaction runs).
+
+Run: the engine's manual compaction (``Session.compact``) on a throw-away runtime around the
+stored state, so revision and compaction accounting follow the spec exactly; a busy row with a
+Cancel button (cancelling shuts the runtime down, which fires the compactor's token; the local
+compactor's work runs in a thread and is abandoned at once). The result is appended as a new
+complete base (a ``snapshot`` record in a v1-v3 file, a compaction ``node`` in a v4 tree),
+after checking that the active revision is still the one compacted. Undo (the button, or
+Ctrl+Z) makes the previous revision active again (v4) or appends it as a new base (v1-v3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.compaction.local import CompactionPreview, LocalCompactor, RecentBudget
+from ...core.compaction.tokens import message_tokens
+from ...core.errors import Cancelled, RevisionConflict
+from ...core.session import Rho, SessionOptions
+from ...core.stores.rho_files import RevisionNode
+from ..changes import OpResult
+from .common import IdentityOnlyProvider, open_compactor
+from .models import CompactionPreviewModel
+from .prefs import (
+    LOCAL_COMPACTOR,
+    PREFS_COMPACTION_COMPACTOR,
+    PREFS_COMPACTION_KEEP_MESSAGES,
+    PREFS_COMPACTION_KEEP_TOKENS,
+)
+from .revisions import stored_state
+from .widgets import Banner, BusyRow, FigureCard, make_table, section_title
+
+if TYPE_CHECKING:
+    from .host import ActionHost
+
+__all__ = ["CompactionDialog", "PreviewData", "SessionChanged", "compute_preview"]
+
+
+class SessionChanged(RevisionConflict):
+    """The active revision moved while the operation ran; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewData:
+    """A preview and what the table needs, computed off the GUI thread."""
+
+    node_id: str
+    revision: int
+    preview: CompactionPreview
+    history: tuple[Any, ...]
+    tokens: tuple[int, ...]
+
+
+def compute_preview(tree: Any, node: RevisionNode, budget: RecentBudget) -> PreviewData:
+    """The local preview of compacting ``node``'s stored state (blocking; run it in a thread).
+
+    The summarizing compactor partitions the same way, so this is its preview too.
+    """
+    history = stored_state(tree, node).history
+    preview = LocalCompactor(budget).preview(history)
+    return PreviewData(node.id, node.revision, preview, history, tuple(message_tokens(m) for m in history))
+
+
+class CompactionDialog(QDialog):
+    """Preview and run a compaction of the open session's active revision.
+
+    Signals:
+        sig_compacted(object): a compaction was written; carries the new ``RevisionNode``.
+    """
+
+    sig_compacted = Signal(object)
+    """A compaction was written; carries the new node."""
+
+    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.setObjectName("CompactionDialog")
+        self.setWindowTitle("Compact session")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+        self.data: PreviewData | None = None
+        self._generation = 0
+        self._rho: Rho | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self.last_outcome: Any = None
+
+        self.heading = QLabel()
+        self.heading.setObjectName("PanelTitle")
+        intro = QLabel("The older part of the history is replaced by one message. The system prompt and the most "
+                       "recent messages are kept word for word; a tool call is never separated from its results.")  # fmt: skip
+        intro.setWordWrap(True)
+        intro.setProperty("muted", True)
+
+        self.compactor = QComboBox()
+        self.compactor.setObjectName("CompactorChoice")
+        self.compactor.addItem("Local digest (offline, no model call)", LOCAL_COMPACTOR)
+        self.keep_tokens = QSpinBox()
+        self.keep_tokens.setRange(0, 10_000_000)
+        self.keep_tokens.setSingleStep(1000)
+        self.keep_tokens.setSpecialValueText("no limit")
+        self.keep_tokens.setSuffix(" tokens")
+        self.keep_messages = QSpinBox()
+        self.keep_messages.setRange(0, 100_000)
+        self.keep_messages.setSpecialValueText("no limit")
+        self.keep_messages.setSuffix(" messages")
+        settings = host.settings
+        self.keep_tokens.setValue(settings.get(PREFS_COMPACTION_KEEP_TOKENS))
+        self.keep_messages.setValue(settings.get(PREFS_COMPACTION_KEEP_MESSAGES))
+        keep = QHBoxLayout()
+        keep.addWidget(self.keep_tokens)
+        keep.addWidget(QLabel("and at most"))
+        keep.addWidget(self.keep_messages)
+        keep.addStretch(1)
+        form = QFormLayout()
+        form.addRow("&Compactor:", self.compactor)
+        form.addRow("&Keep recent:", keep)
+
+        self.card_messages = FigureCard("messages before → after")
+        self.card_tokens = FigureCard("estimated tokens before → after")
+        self.card_removed = FigureCard("messages replaced")
+        cards = QHBoxLayout()
+        for card in (self.card_messages, self.card_tokens, self.card_removed):
+            cards.addWidget(card)
+
+        self.model = CompactionPreviewModel(self)
+        self.table = make_table("CompactionPreviewTable", stretch=4)
+        self.table.setModel(self.model)
+        self.digest_title = section_title("Draft digest")
+        self.digest = QPlainTextEdit()
+        self.digest.setObjectName("DraftDigest")
+        self.digest.setReadOnly(True)
+        self.digest.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(section_title("Messages"))
+        left_layout.addWidget(self.table, 1)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.digest_title)
+        right_layout.addWidget(self.digest, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([560, 420])
+
+        self.notice = Banner("warning")
+        self.notice.hide()
+        self.busy = BusyRow()
+        self.busy.hide()
+        self.cancel_button = QPushButton("&Cancel compaction")
+        self.cancel_button.setObjectName("CancelCompaction")
+        self.cancel_button.setToolTip("Stop the compaction; nothing is written (Esc)")
+        self.cancel_button.hide()
+        busy_row = QHBoxLayout()
+        busy_row.addWidget(self.busy, 1)
+        busy_row.addWidget(self.cancel_button)
+
+        self.buttons = QDialogButtonBox()
+        self.compact_button = self.buttons.addButton("C&ompact", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.compact_button.setObjectName("RunCompaction")
+        self.compact_button.setToolTip("Run the compaction and save it as a new revision (Ctrl+Return)")
+        self.compact_button.setShortcut("Ctrl+Return")
+        self.undo_button = self.buttons.addButton("&Undo", QDialogButtonBox.ButtonRole.ActionRole)
+        self.undo_button.setToolTip("Make the revision before the compaction active again (Ctrl+Z)")
+        self.undo_button.setEnabled(False)
+        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addLayout(cards)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.notice)
+        layout.addLayout(busy_row)
+        layout.addWidget(self.buttons)
+        self.resize(1040, 700)
+
+        self.compact_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel_run)
+        self.undo_button.clicked.connect(self._on_undo_clicked)
+        self.close_button.clicked.connect(self.close)
+        self.compactor.currentIndexChanged.connect(self._on_compactor_changed)
+        self.keep_tokens.valueChanged.connect(self._on_budget_changed)
+        self.keep_messages.valueChanged.connect(self._on_budget_changed)
+        host.document.sig_tree_changed.connect(self._on_document_changed)
+        host.document.sig_loaded.connect(self._on_document_changed)
+        host.theme.sig_theme_changed.connect(self._on_theme_changed)
+        self._on_theme_changed(host.theme.theme)
+        self._load_profiles()
+        self.refresh()
+
+    # -- state -------------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def budget(self) -> RecentBudget:
+        tokens, messages = self.keep_tokens.value(), self.keep_messages.value()
+        if not tokens and not messages:
+            return RecentBudget()
+        return RecentBudget(max_tokens=tokens or None, max_messages=messages or None)
+
+    def compactor_name(self) -> str:
+        return str(self.compactor.currentData() or "")
+
+    def _load_profiles(self) -> None:
+        wanted = self.host.settings.get(PREFS_COMPACTION_COMPACTOR)
+
+        def fill(profiles: Any) -> None:
+            for profile in profiles:
+                self.compactor.addItem(f"Summary by {profile.name} ({profile.identity_provider}/{profile.model})",
+                                       profile.name)  # fmt: skip
+            index = self.compactor.findData(wanted)
+            if index >= 0:
+                self.compactor.setCurrentIndex(index)
+
+        self.host.bridge.run(self.host.aprofiles(), on_success=fill, context="Reading provider profiles")
+
+    # -- preview -----------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Recompute the preview for the active revision (off the GUI thread)."""
+        document = self.host.document
+        tree = document.tree
+        if tree is None or tree.active_leaf is None or self.running:
+            return
+        self._generation += 1
+        generation = self._generation
+        node, budget = tree.active_leaf, self.budget()
+        self.compact_button.setEnabled(False)
+
+        async def compute() -> PreviewData:
+            return await asyncio.to_thread(compute_preview, tree, node, budget)
+
+        def show(data: PreviewData) -> None:
+            if generation == self._generation:
+                self._show_preview(data)
+
+        self.host.bridge.run(compute(), on_success=show, context="Previewing the compaction")
+
+    def _show_preview(self, data: PreviewData) -> None:
+        self.data = data
+        p = data.preview
+        title = self.host.document.title
+        self.heading.setText(f"Compact revision {data.revision} of session {title}")
+        self.model.set_preview(data.history, data.tokens, len(p.partition.system), len(p.partition.older))
+        self.card_messages.set(f"{p.previous_messages:,} → {p.current_messages:,}")
+        saved = p.removed_tokens
+        share = f" (−{saved * 100 // p.previous_tokens}%)" if p.previous_tokens else ""
+        self.card_tokens.set(f"{p.previous_tokens:,} → {p.current_tokens:,}{share}")
+        self.card_removed.set(f"{len(p.removed):,}", f"messages replaced by one ({len(p.kept):,} kept)")
+        provider = bool(self.compactor_name())
+        if p.nothing_to_compact:
+            self.digest_title.setText("Nothing to compact")
+            self.digest.setPlainText("Every message fits the recent budget: there is no older part to replace.")
+        elif provider:
+            self.digest_title.setText("Estimate: the provider writes the summary when you compact")
+            self.digest.setPlainText(
+                "The \"after\" figure uses rho-desk's local digest of the same messages as a stand-in; "
+                "the provider's summary replaces it when the compaction runs.\n\n" + p.replacement_message.text()  # type: ignore[union-attr]
+            )
+        else:
+            self.digest_title.setText("Draft digest (what replaces the older messages)")
+            self.digest.setPlainText(p.replacement_message.text())  # type: ignore[union-attr]
+        self.card_tokens.caption.setText(
+            "estimated tokens before → after" + (" (after: estimate)" if provider else "")
+        )
+        self.compact_button.setEnabled(not p.nothing_to_compact and not self.running)
+        self.notice.setVisible(False)
+
+    # -- running -----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the compaction (the Compact button)."""
+        data = self.data
+        if data is None or data.preview.nothing_to_compact or self.running:
+            return
+        if not self.host.claim("compaction"):
+            self.notice.show_text(f"Wait until the {self.host.operation} has finished.")
+            return
+        settings = self.host.settings
+        settings.set(PREFS_COMPACTION_COMPACTOR, self.compactor_name())
+        settings.set(PREFS_COMPACTION_KEEP_TOKENS, self.keep_tokens.value())
+        settings.set(PREFS_COMPACTION_KEEP_MESSAGES, self.keep_messages.value())
+        self._set_running(True, "Compacting with the " + ("provider's summary" if self.compactor_name() else "local digest") + "…")
+        self._task = self.host.bridge.run(self._arun(data.node_id), on_success=self._on_run_done,
+                                          on_error=self._on_run_failed, context="Compacting")  # fmt: skip
+
+    async def _arun(self, node_id: str) -> OpResult[RevisionNode]:
+        document = self.host.document
+        try:
+            tree = document.tree
+            node = tree.nodes.get(node_id) if tree is not None else None
+            if node is None or tree.active_leaf is not node:
+                raise SessionChanged("the active revision changed before the compaction started; nothing was written")
+            state = await asyncio.to_thread(stored_state, tree, node)
+            opened = await open_compactor(self.compactor_name(), self.budget())
+            try:
+                self._rho = Rho.builder().provider(IdentityOnlyProvider(state.provider)).compactor(opened.compactor).build()
+                session = self._rho.session(SessionOptions.from_snapshot(state))
+                outcome = await session.compact()
+                compacted = session.snapshot()
+            finally:
+                self._rho = None
+                await opened.aclose()
+            async with document.writing() as writer:
+                leaf = writer.tree.active_leaf
+                if leaf is None or leaf.id != node_id:
+                    raise SessionChanged(
+                        "the session changed on disk while compacting (another program wrote to it); "
+                        "nothing was written: reload it and compact again"
+                    )
+                new = await asyncio.to_thread(writer.save, compacted, outcome=outcome)
+            self.last_outcome = outcome
+            self.host.history.record("Compaction", leaf, new)
+            return OpResult(new, document.note_written(new))
+        finally:
+            self.host.release("compaction")
+
+    def cancel_run(self) -> None:
+        """Stop a running compaction (nothing is written)."""
+        rho = self._rho
+        if rho is not None:
+            rho.shutdown()  # fires the compaction's cancellation token
+        elif self.running and self._task is not None:
+            self._task.cancel()  # still opening the compactor (reading a key...)
+
+    def _set_running(self, on: bool, text: str = "") -> None:
+        self.compact_button.setEnabled(not on and self.data is not None and not self.data.preview.nothing_to_compact)
+        self.cancel_button.setVisible(on)
+        self.compactor.setEnabled(not on)
+        self.keep_tokens.setEnabled(not on)
+        self.keep_messages.setEnabled(not on)
+        if on:
+            self.busy.busy(text)
+            self.undo_button.setEnabled(False)
+
+    def _on_run_done(self, result: OpResult[RevisionNode]) -> None:
+        node = result.value
+        outcome = self.last_outcome
+        self._set_running(False)
+        cost = f", cost ${outcome.cost_usd_micros / 1e6:.4f}" if outcome.cost_usd_micros else ""
+        self.busy.done(
+            f"Compacted: {outcome.previous_messages:,} → {outcome.current_messages:,} messages, "
+            f"{outcome.previous_tokens:,} → {outcome.current_tokens:,} estimated tokens{cost}. "
+            f"Saved as revision {node.revision}."
+        )
+        self.undo_button.setEnabled(True)
+        self.host.notifier.info(f"Compacted into revision {node.revision}")
+        self.sig_compacted.emit(node)
+
+    def _on_run_failed(self, exc: BaseException) -> None:
+        self._set_running(False)
+        if isinstance(exc, Cancelled | asyncio.CancelledError):
+            self.busy.done("Cancelled: nothing was written.")
+            self.refresh()
+            return
+        self.busy.done("The compaction failed: nothing was written.")
+        self.host.notifier.show_exception(exc, context="Compacting")
+        if isinstance(exc, SessionChanged):
+            self.refresh()
+
+    def _on_undo_clicked(self) -> None:
+        def done(_result: object) -> None:
+            self.undo_button.setEnabled(False)
+            self.busy.done("Undone: the revision before the compaction is active again.")
+
+        self.host.undo(on_success=done)
+
+    # -- reacting ------------------------------------------------------------------------------------
+
+    def _on_compactor_changed(self, _index: int) -> None:
+        if self.data is not None:
+            self._show_preview(self.data)
+
+    def _on_budget_changed(self, _value: int) -> None:
+        self.refresh()
+
+    def _on_document_changed(self, *_args: object) -> None:
+        if self.isVisible() and not self.running:
+            self.refresh()
+
+    def _on_theme_changed(self, theme: Any) -> None:
+        self.model.set_colors(theme.danger, theme.success)
+
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        if event.key() == Qt.Key.Key_Escape and self.running:
+            self.cancel_run()  # Esc stops the run first; a second Esc closes
+            return
+        super().keyPressEvent(event)
+
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        self.cancel_run()
+        super().closeEvent(event)

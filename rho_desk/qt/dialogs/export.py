@@ -1,0 +1,396 @@
+"""The export dialog: content classes, a live preview, the audit's findings, and the written files.
+
+The nine content classes are listed with their string counts and sizes in the shown revision,
+each with a check box. Every change (a class, the format) schedules a new export after a short
+pause (debounced), computed in a worker thread by :func:`rho_desk.core.export.export_snapshot`:
+excluded classes become typed placeholders, every secret rho-desk knows of (the keyring's API
+keys and opted-in environment variables, read once off the GUI thread, plus the fingerprint key
+itself) and every rule secret is redacted, and the exact output bytes are audited.
+
+The preview shows the output as text (an HTML export is shown as its source: a transcript is
+untrusted input and is never rendered here). The findings table names severity, rule, class,
+location and fingerprint, never a value. Critical or high findings block the export; writing
+anyway needs the explicit override, which the receipt records. The output (JSON snapshot,
+Markdown or HTML) and its receipt are written atomically, together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.errors import KnownError
+from ...core.export import (
+    ALL_CLASSES,
+    ContentClass,
+    ExportResult,
+    Selection,
+    build_receipt,
+    class_stats,
+    encode_receipt,
+    export_snapshot,
+    fingerprint_key,
+    key_id,
+    write_files_atomic,
+)
+from ...core.wire import SessionSnapshot
+from .common import human_bytes
+from .models import ClassTableModel, FindingsModel
+from .prefs import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
+from .widgets import Banner, BusyRow, make_table, section_title
+
+if TYPE_CHECKING:
+    from .host import ActionHost
+
+__all__ = ["EXTENSIONS", "ExportDialog", "ExportSecrets", "load_secrets"]
+
+EXTENSIONS: Final = {"json": "json", "markdown": "md", "html": "html"}
+FORMAT_LABELS: Final = (("json", "JSON snapshot (schema 2)"), ("markdown", "Markdown transcript"),
+                        ("html", "HTML transcript"))  # fmt: skip
+PREVIEW_LIMIT: Final = 256 * 1024
+DEBOUNCE_MS: Final = 250
+
+
+@dataclass(frozen=True, slots=True)
+class ExportSecrets:
+    """The fingerprint key and the known credentials to redact (never shown, never logged)."""
+
+    key: bytes
+    known: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return f"ExportSecrets(key=[REDACTED], known={len(self.known)})"
+
+
+def load_secrets() -> ExportSecrets:
+    """Read the fingerprint key and every credential rho-desk holds (blocking: keyring).
+
+    Raises:
+        CredentialsUnavailable: no keyring, or it cannot be read (redaction would be incomplete).
+    """
+    from ...providers.credentials import stored_secrets
+
+    key = fingerprint_key()
+    return ExportSecrets(key, (*stored_secrets(), base64.b64encode(key).decode("ascii")))
+
+
+class ExportDialog(QDialog):
+    """Choose content classes and a format, watch the preview and the audit, write the export.
+
+    Signals:
+        sig_result_ready(object): a preview export finished (:class:`ExportResult`).
+        sig_written(object, object): the export and its receipt were written (their paths).
+    """
+
+    sig_result_ready = Signal(object)
+    """A preview export finished; carries the :class:`ExportResult`."""
+    sig_written = Signal(object, object)
+    """``(output path, receipt path)`` after both were written."""
+
+    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.setObjectName("ExportDialog")
+        self.setWindowTitle("Export session")
+        self.source: SessionSnapshot | None = None
+        self.source_name = ""
+        self.secrets: ExportSecrets | None = None
+        self.result: ExportResult | None = None
+        self._result_key: tuple[Any, ...] | None = None
+        self._generation = 0
+        self.last_written: tuple[Path, Path] | None = None
+        self.file_dialog: QFileDialog | None = None
+
+        self.heading = QLabel("Export")
+        self.heading.setObjectName("PanelTitle")
+        intro = QLabel("Choose what leaves this machine. Secrets are redacted whatever you choose, and the exact "
+                       "bytes are audited before anything is written; a receipt is written beside the export.")  # fmt: skip
+        intro.setWordWrap(True)
+        intro.setProperty("muted", True)
+
+        self.classes = ClassTableModel(self)
+        saved = set(host.settings.get(PREFS_EXPORT_INCLUDED))
+        self.classes.included = {c for c in ALL_CLASSES if c.value in saved}
+        self.class_table = make_table("ExportClassTable", stretch=0)
+        self.class_table.setModel(self.classes)
+        self.class_table.setMinimumHeight(9 * 24 + 30)
+        self.format = QComboBox()
+        self.format.setObjectName("ExportFormat")
+        for value, label in FORMAT_LABELS:
+            self.format.addItem(label, value)
+        self.format.setCurrentIndex(max(0, self.format.findData(host.settings.get(PREFS_EXPORT_FORMAT))))
+        form = QFormLayout()
+        form.addRow("&Format:", self.format)
+
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.findings = FindingsModel(self)
+        self.findings_table = make_table("FindingsTable", stretch=3)
+        self.findings_table.setModel(self.findings)
+        self.preview = QPlainTextEdit()
+        self.preview.setObjectName("ExportPreview")
+        self.preview.setReadOnly(True)
+        self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        mono = QFont("DejaVu Sans Mono")
+        mono.setPointSizeF(9)
+        self.preview.setFont(mono)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("ExportTabs")
+        audit = QWidget()
+        audit_layout = QVBoxLayout(audit)
+        audit_layout.setContentsMargins(0, 6, 0, 0)
+        audit_layout.addWidget(self.summary)
+        audit_layout.addWidget(self.findings_table, 1)
+        self.tabs.addTab(audit, "Audit")
+        self.tabs.addTab(self.preview, "Preview")
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(section_title("Content classes"))
+        left_layout.addWidget(self.class_table, 1)
+        left_layout.addLayout(form)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setSizes([470, 590])
+
+        self.blocked = Banner("warning")
+        self.blocked.setObjectName("LibraryNotice")
+        self.override = QCheckBox("Write anyway (recorded in the receipt)")
+        self.override.setObjectName("OverrideFindings")
+        self.blocked.layout().addWidget(self.override)
+        self.blocked.hide()
+        self.busy = BusyRow()
+        self.busy.hide()
+
+        self.buttons = QDialogButtonBox()
+        self.export_button = self.buttons.addButton("&Export…", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.export_button.setObjectName("WriteExport")
+        self.export_button.setToolTip("Choose where to write the export and its receipt (Ctrl+Return)")
+        self.export_button.setShortcut("Ctrl+Return")
+        self.export_button.setEnabled(False)
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(intro)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.blocked)
+        layout.addWidget(self.busy)
+        layout.addWidget(self.buttons)
+        self.resize(1100, 720)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self.classes.sig_selection_changed.connect(self.schedule)
+        self.format.currentIndexChanged.connect(lambda _i: self.schedule())
+        self.override.toggled.connect(lambda _on: self._update_buttons())
+        self.export_button.clicked.connect(self.choose_file)
+        host.theme.sig_theme_changed.connect(self._on_theme_changed)
+        host.document.sig_revision_selected.connect(self._on_document_revision_selected)
+        self._on_theme_changed(host.theme.theme)
+        self.load()
+
+    # -- inputs --------------------------------------------------------------------------------------
+
+    def selection(self) -> Selection:
+        return Selection.including(self.classes.included)
+
+    def fmt(self) -> str:
+        return str(self.format.currentData())
+
+    def set_selection(self, included: set[ContentClass] | frozenset[ContentClass]) -> None:
+        self.classes.set_included(set(included))
+
+    def set_format(self, fmt: str) -> None:
+        self.format.setCurrentIndex(self.format.findData(fmt))
+
+    def load(self) -> None:
+        """Take the shown revision and the secrets to redact (off the GUI thread), then preview."""
+        document = self.host.document
+        if not document.is_open:
+            return
+        node = document.selected
+        self.busy.busy("Reading the revision and the keyring…")
+
+        async def gather() -> tuple[SessionSnapshot, Any, ExportSecrets]:
+            snapshot = await asyncio.to_thread(document.snapshot, node)
+            stats = await asyncio.to_thread(class_stats, snapshot)
+            secrets = self.secrets or await asyncio.to_thread(load_secrets)
+            return snapshot, stats, secrets
+
+        def loaded(value: tuple[SessionSnapshot, Any, ExportSecrets]) -> None:
+            self.source, stats, self.secrets = value
+            self.source_name = document.path.name if document.path else ""
+            self.classes.set_stats(stats)
+            self.heading.setText(f"Export revision {self.source.revision} of session {self.source.session_id[:8]}")
+            self.schedule(now=True)
+
+        def failed(exc: BaseException) -> None:
+            self.busy.done("Cannot export: " + (exc.text() if isinstance(exc, KnownError) else type(exc).__name__))
+            self.host.notifier.show_exception(exc, context="Preparing the export")
+
+        self.host.bridge.run(gather(), on_success=loaded, on_error=failed, context="Preparing the export")
+
+    # -- the preview ---------------------------------------------------------------------------------
+
+    def schedule(self, *, now: bool = False) -> None:
+        """Recompute the export after the debounce pause (or at once)."""
+        self._result_key = None
+        self._update_buttons()
+        if now:
+            self._timer.stop()
+            self._on_timer_timeout()
+        else:
+            self._timer.start()
+
+    def _key(self) -> tuple[Any, ...]:
+        source = self.source
+        return (None if source is None else (source.session_id, source.revision), frozenset(self.classes.included), self.fmt())
+
+    def _on_timer_timeout(self) -> None:
+        source, secrets = self.source, self.secrets
+        if source is None or secrets is None:
+            return
+        self._generation += 1
+        generation = self._generation
+        key = self._key()
+        selection, fmt = self.selection(), self.fmt()
+        self.busy.busy("Redacting and auditing…")
+
+        def show(result: ExportResult) -> None:
+            if generation != self._generation:
+                return  # a newer choice superseded this one
+            self._show_result(result, key)
+
+        self.host.bridge.run(
+            asyncio.to_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt),
+            on_success=show,
+            context="Building the export preview",
+        )
+
+    def _show_result(self, result: ExportResult, key: tuple[Any, ...]) -> None:
+        self.result = result
+        self._result_key = key
+        self.classes.set_stats(result.stats)
+        data = result.data
+        text = data[:PREVIEW_LIMIT].decode("utf-8", "replace")
+        if len(data) > PREVIEW_LIMIT:
+            text += f"\n\n[preview shows the first {human_bytes(PREVIEW_LIMIT)} of {human_bytes(len(data))}]"
+        self.preview.setPlainText(text)
+        report = result.report
+        self.findings.set_findings(report.findings)
+        counts = report.counts()
+        found = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+        excluded = ", ".join(result.selection.excluded_names()) or "none"
+        self.summary.setText(
+            f"<b>{human_bytes(len(data))}</b> of {result.format} · {len(result.redactions)} secret(s) redacted · "
+            f"audit: {found}<br>excluded: {excluded} · {result.known_checked} known credential(s) checked"
+        )
+        if result.blocked:
+            self.blocked.text.setText(
+                f"<b>{len(report.blocking)} critical or high finding(s).</b> The export is blocked: change the "
+                "selection, or write it anyway."
+            )
+            self.blocked.show()
+        else:
+            self.override.setChecked(False)
+            self.blocked.hide()
+        self.busy.done(f"Preview ready: {human_bytes(len(data))}, sha256 {result.sha256[:16]}…")
+        self._update_buttons()
+        self.sig_result_ready.emit(result)
+
+    def current(self) -> ExportResult | None:
+        """The export for exactly the current choices, if it is computed."""
+        return self.result if self._result_key is not None and self._result_key == self._key() else None
+
+    def _update_buttons(self) -> None:
+        result = self.current()
+        self.export_button.setEnabled(result is not None and (not result.blocked or self.override.isChecked()))
+
+    # -- writing --------------------------------------------------------------------------------------
+
+    def default_name(self) -> str:
+        source = self.source
+        ident = f"{source.session_id[:8]}-r{source.revision}" if source else "session"
+        return f"rho-session-{ident}.{EXTENSIONS[self.fmt()]}"
+
+    def choose_file(self) -> None:
+        """Ask where to write (a non-modal file dialog), then write."""
+        if self.current() is None:
+            return
+        start = Path(self.host.export_dir or Path.home()) / self.default_name()
+        dialog = QFileDialog(self, "Export to", str(start))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda name: self.export_to(Path(name)))
+        self.file_dialog = dialog
+        dialog.open()
+
+    def export_to(self, output: Path) -> None:
+        """Write the current export to ``output`` and its receipt beside it (in a bridge task)."""
+        result = self.current()
+        if result is None or self.secrets is None:
+            return
+        allow = bool(result.blocked and self.override.isChecked())
+        if result.blocked and not allow:
+            return
+        if not output.suffix:
+            output = output.with_name(f"{output.name}.{EXTENSIONS[result.format]}")
+        receipt_path = output.with_name(output.name + ".receipt.json")
+        receipt = build_receipt(result, output_name=output.name, key_id=key_id(self.secrets.key),
+                                source_name=self.source_name or None, allow_findings=allow)  # fmt: skip
+        files = [(output, result.data), (receipt_path, encode_receipt(receipt))]
+        settings = self.host.settings
+        settings.set(PREFS_EXPORT_INCLUDED, result.selection.included_names())
+        settings.set(PREFS_EXPORT_FORMAT, result.format)
+        self.busy.busy(f"Writing {output.name}…")
+
+        def written(_value: object) -> None:
+            self.last_written = (output, receipt_path)
+            self.host.export_dir = output.parent
+            note = " (written despite blocking findings; recorded in the receipt)" if allow else ""
+            self.busy.done(f"Wrote {output} and its receipt{note}.")
+            self.host.notifier.info(f"Exported to {output.name}{note}")
+            self.sig_written.emit(output, receipt_path)
+
+        def failed(exc: BaseException) -> None:
+            self.busy.done("Nothing was written.")
+            self.host.notifier.show_exception(exc, context="Writing the export")
+
+        self.host.bridge.run(asyncio.to_thread(write_files_atomic, files, overwrite=True),
+                             on_success=written, on_error=failed, context="Writing the export")  # fmt: skip
+
+    # -- reacting --------------------------------------------------------------------------------------
+
+    def _on_document_revision_selected(self, _node: object) -> None:
+        if self.isVisible():
+            self.load()
+
+    def _on_theme_changed(self, theme: Any) -> None:
+        self.findings.set_colors(theme.danger, theme.warning, theme.muted)

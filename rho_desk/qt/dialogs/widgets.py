@@ -1,0 +1,144 @@
+"""Small widgets the action dialogs share: figure cards, banners, tables, busy rows.
+
+They reuse the object names the app's style sheets already style (``StatCard``,
+``LibraryNotice``, ``DemoBanner``, ``SectionTitle``, ``Badge``), so both themes apply without
+new style rules.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["Banner", "BusyRow", "FigureCard", "badge", "make_table", "section_title"]
+
+
+class FigureCard(QFrame):
+    """A figure with a caption ("48,200 → 9,800" / "estimated tokens")."""
+
+    def __init__(self, caption: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("StatCard")
+        self.value = QLabel("–")
+        self.value.setObjectName("StatValue")
+        self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.caption = QLabel(caption)
+        self.caption.setObjectName("StatCaption")
+        self.caption.setWordWrap(True)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(0)
+        layout.addWidget(self.value)
+        layout.addWidget(self.caption)
+
+    def set(self, value: str, caption: str | None = None) -> None:
+        self.value.setText(value)
+        if caption is not None:
+            self.caption.setText(caption)
+
+
+class Banner(QFrame):
+    """A one-line notice inside a dialog or panel, with optional buttons on the right.
+
+    ``tone`` ``warning`` uses the warning background, ``info`` the accent one.
+    """
+
+    def __init__(self, tone: str = "warning", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("LibraryNotice" if tone == "warning" else "DemoBanner")
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self._row = QHBoxLayout(self)
+        self._row.setContentsMargins(12, 6, 8, 6)
+        self._row.setSpacing(8)
+        self._row.addWidget(self.text, 1)
+
+    def add_button(self, text: str, tip: str = "") -> QPushButton:
+        button = QPushButton(text)
+        if tip:
+            button.setToolTip(tip)
+        self._row.addWidget(button)
+        return button
+
+    def show_text(self, text: str) -> None:
+        self.text.setText(text)
+        self.show()
+
+
+class BusyRow(QWidget):
+    """An indeterminate progress bar with a status text, shown while work runs."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 0)
+        self.bar.setTextVisible(False)
+        self.bar.setFixedWidth(160)
+        self.bar.setMaximumHeight(10)
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.label, 1)
+
+    def busy(self, text: str) -> None:
+        self.label.setText(text)
+        self.bar.show()
+        self.show()
+
+    def done(self, text: str) -> None:
+        self.label.setText(text)
+        self.bar.hide()
+        self.show()
+
+
+def section_title(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("SectionTitle")
+    return label
+
+
+def badge(text: str, tone: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("Badge")
+    if tone:
+        label.setProperty("tone", tone)
+    return label
+
+
+def make_table(name: str, *, stretch: int = -1, multi: bool = False) -> QTableView:
+    """A read-only, row-selecting table view; column ``stretch`` takes the spare width."""
+    table = QTableView()
+    table.setObjectName(name)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(
+        QAbstractItemView.SelectionMode.ExtendedSelection if multi else QAbstractItemView.SelectionMode.SingleSelection
+    )
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.setWordWrap(False)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(24)
+    header = table.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    if stretch >= 0:
+        table.horizontalHeader().setStretchLastSection(False)
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    return table

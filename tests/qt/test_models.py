@@ -1,0 +1,178 @@
+"""Every item model passes QAbstractItemModelTester, and does what the views rely on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rho_desk.core.stores.rho_files import read_session
+from rho_desk.core.stores.summary import SessionSummary
+from rho_desk.core.wire import ContentBlock, Message
+from rho_desk.qt.models.compactions import CompactionTableModel, compute_stats, resolve_context_window
+from rho_desk.qt.models.conversation import ConversationModel, RowKind, build_rows, plain_preview
+from rho_desk.qt.models.diff import DiffModel, Sign, compute_diff
+from rho_desk.qt.models.revisions import RevisionTreeModel
+from rho_desk.qt.models.roles import Role
+from rho_desk.qt.models.sessions import SessionListModel
+
+from .conftest import DEMO_SOURCE
+from .helpers import PROVIDER, turn, v4_session
+
+
+def _demo(session_id: str) -> Path:
+    return next(p for p in DEMO_SOURCE.rglob("*.jsonl") if session_id in str(p))
+
+
+WEBHOOK = "5f0c2a9e"
+IDEMPOTENCY = "b2e47d10"
+
+
+def test_conversation_model_passes_the_tester_through_reset_and_append(qtmodeltester) -> None:
+    tree = read_session(_demo(WEBHOOK)).tree
+    model = ConversationModel()
+    qtmodeltester.check(model)
+    node = tree.path()[-2]
+    model.set_rows(build_rows(tree.display(node, trimmed=False)))
+    qtmodeltester.check(model)
+    inserted: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
+    before = model.rowCount()
+    model.set_rows(build_rows(tree.display(tree.active_leaf, trimmed=False)))  # the next revision: an append
+    assert inserted == [(before, model.rowCount() - 1)]
+    qtmodeltester.check(model)
+
+
+def test_tool_calls_pair_with_their_results_and_kinds_are_right() -> None:
+    history = (Message.system_text("s"), *turn(1), *turn(2))
+    rows = build_rows(history)
+    assert list(rows.kinds) == [RowKind.SYSTEM, RowKind.USER, RowKind.ASSISTANT, RowKind.TOOL_RESULT, RowKind.ASSISTANT] * 1 + [
+        RowKind.USER, RowKind.ASSISTANT, RowKind.TOOL_RESULT, RowKind.ASSISTANT]  # fmt: skip
+    link = rows.links(2)[0]
+    assert (link.name, link.result_row) == ("read_file", 3)
+    assert rows.link_of_result(3).call_row == 2  # type: ignore[union-attr]
+    assert rows.resume_cut == len(history)
+
+
+def test_an_unanswered_call_marks_the_rest_as_not_resumed() -> None:
+    t = turn(1)
+    history = (*t[:2], Message.user_text("interrupting"), *turn(2))  # call_1 never answered
+    model = ConversationModel()
+    model.set_rows(build_rows(history))
+    assert model.rows.resume_cut == 1
+    row = model.presentation(1)
+    assert row.dropped and ("not resumed", "warning") in row.badges
+    assert any("no result" in status for _i, _t, status in row.lines)
+
+
+def test_aborted_turns_show_partial_tool_calls() -> None:
+    tree = read_session(_demo(IDEMPOTENCY)).tree
+    model = ConversationModel()
+    model.set_rows(build_rows(tree.display(trimmed=False)))
+    row = next(r for r in range(model.rowCount()) if model.data(model.index(r), Role.KIND) == RowKind.ABORTED)
+    p = model.presentation(row)
+    assert p.title == "Aborted turn" and ("interrupted", "danger") in p.badges
+    states = [status for _i, _t, status in p.lines]
+    assert "muted:complete" in states and "warning:partial" in states
+
+
+def test_provider_blocks_say_whether_they_replay_to_the_target() -> None:
+    tree = read_session(_demo(WEBHOOK)).tree
+    model = ConversationModel()
+    model.set_rows(build_rows(tree.display(trimmed=False)), target=PROVIDER)
+    row = next(r for r in range(model.rowCount()) if model.message(r).provider_context())
+    line = [t for i, t, _s in model.presentation(row).lines if i == "provider"][0]
+    assert "openai/responses/gpt-5" in line and "replays to openai/responses/gpt-5: yes" in line
+    from rho_desk.core.wire import ModelIdentity
+
+    model.set_rows(build_rows(tree.display(trimmed=False)), target=ModelIdentity("anthropic", "anthropic-messages", "x"))
+    line = [t for i, t, _s in model.presentation(row).lines if i == "provider"][0]
+    assert line.endswith("replays to anthropic/anthropic-messages/x: no")
+
+
+def test_images_decode_and_previews_drop_markdown_syntax() -> None:
+    png = next(p for p in DEMO_SOURCE.rglob("*.jsonl") if "4a7e2c19" in str(p))
+    tree = read_session(png).tree
+    model = ConversationModel()
+    model.set_rows(build_rows(tree.display(tree.path()[0], trimmed=False)))
+    assert model.image(0, 0) is not None and model.image(0, 0).width() == 320  # type: ignore[union-attr]
+    assert model.image(0, 5) is None
+    assert plain_preview("# Title\n**bold** and `code` and [a link](https://x)\n| a | b |\n|---|---|\n| 1 | 2 |") == \
+        "Title\nbold and code and a link\na  b\n1  2"  # fmt: skip
+    bad = Message.user_blocks([ContentBlock.of_image("bm90IGFuIGltYWdl", "image/png")])
+    model.set_rows(build_rows((bad,)))
+    assert model.image(0, 0) is None
+
+
+def test_session_list_model(qtmodeltester) -> None:
+    model = SessionListModel()
+    qtmodeltester.check(model)
+    summaries = [SessionSummary(f"ws{i}", "/w", f"id{i}", f"/p/{i}", 1, 2, 3, f"first {i}", None, 10, 1, 1, 0, None, 3,
+                                title="Title" if i == 0 else None) for i in range(3)]  # fmt: skip
+    model.set_sessions(summaries)
+    qtmodeltester.check(model)
+    assert model.data(model.index(0)) == "Title" and model.data(model.index(1)) == "first 1"
+    model.set_open_path("/p/1")
+    assert model.data(model.index(1), Role.ACTIVE) and not model.data(model.index(0), Role.ACTIVE)
+    assert model.row_of_path("/p/2") == 2
+
+
+def test_revision_tree_model_flattens_chains_and_nests_branches(qtmodeltester, tmp_path: Path) -> None:
+    tree = read_session(v4_session(tmp_path)).tree
+    model = RevisionTreeModel()
+    qtmodeltester.check(model)
+    model.set_tree(tree)
+    qtmodeltester.check(model)
+    top = [model.node(model.index(r, 0)).id for r in range(model.rowCount())]  # type: ignore[union-attr]
+    assert top == ["n0", "n1", "n2", "n3"]  # the active path is the main line
+    n1 = model.index(1, 0)
+    assert [model.node(model.index(r, 0, n1)).id for r in range(model.rowCount(n1))] == ["b1"]  # type: ignore[union-attr]
+    assert model.data(model.index_of(tree.nodes["n3"]), Role.ACTIVE)
+    assert not model.data(model.index_of(tree.nodes["b1"]), Role.ON_ACTIVE_PATH)
+    assert "Compacted" in model.data(model.index_of(tree.nodes["n2"], 3))
+
+
+def test_diff_of_two_branches(qtmodeltester, tmp_path: Path) -> None:
+    tree = read_session(v4_session(tmp_path)).tree
+    back = compute_diff(tree, tree.nodes["b1"], tree.nodes["n1"])
+    assert (back.added, back.removed, back.changed) == (0, 4, 0)
+    assert back.token_delta == back.new_tokens - back.old_tokens < 0
+    forward = compute_diff(tree, tree.nodes["n1"], tree.nodes["b1"])
+    assert (forward.added, forward.removed, forward.changed) == (4, 0, 0) and forward.fields == ()
+    branches = compute_diff(tree, tree.nodes["n3"], tree.nodes["b1"])  # across the compaction
+    assert branches.changed >= 1 and "compaction" in branches.fields
+    compaction = compute_diff(tree, tree.nodes["n1"], tree.nodes["n2"])
+    assert compaction.common_suffix == 2 and compaction.fields == ("compaction",)
+    assert compaction.removed >= 1 and compaction.token_delta < 0
+    model = DiffModel()
+    qtmodeltester.check(model)
+    model.set_result(compaction)
+    qtmodeltester.check(model)
+    assert {model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())} <= {s.value for s in Sign}
+
+
+def test_compaction_stats_along_the_path(qtmodeltester, tmp_path: Path) -> None:
+    tree = read_session(v4_session(tmp_path)).tree
+    data = compute_stats(tree, tree.active_leaf, default_window=1000)  # type: ignore[arg-type]
+    assert [p.compaction for p in data.series] == [False, False, True, False]
+    row = data.compactions[0]
+    assert (row.messages_before, row.messages_after, row.tokens_before, row.tokens_after, row.cost_usd_micros, row.from_facts) == \
+        (9, 4, 120, 40, 1500, True)  # fmt: skip
+    from rho_desk.core.compaction import estimate_messages_tokens
+
+    assert data.context_tokens == estimate_messages_tokens(tree.history())
+    assert data.series[1].tokens == estimate_messages_tokens(tree.history(tree.nodes["n1"]))
+    assert data.window == 400_000  # gpt-5
+    model = CompactionTableModel()
+    qtmodeltester.check(model)
+    model.set_rows(data.compactions)
+    qtmodeltester.check(model)
+    assert model.data(model.index(0, 3)) == "9 → 4"
+
+
+def test_the_context_window_comes_from_usage_then_profiles_then_the_model_then_the_default() -> None:
+    from rho_desk.core.wire import AbortedAssistant, ModelIdentity, ModelUsage
+
+    aborted = Message.aborted(AbortedAssistant(content=(), reasoning="", tool_calls=(), usage=ModelUsage(context_window=64_000)))
+    assert resolve_context_window([aborted], PROVIDER, 1)[0] == 64_000
+    assert resolve_context_window([], PROVIDER, 1, [("mine", "gpt-5", 272_000)]) == (272_000, "from provider profile “mine”")
+    assert resolve_context_window([], PROVIDER, 1)[0] == 400_000
+    assert resolve_context_window([], ModelIdentity("x", "y", "unknown-model"), 123) == (123, "default from the settings")

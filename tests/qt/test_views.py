@@ -1,0 +1,219 @@
+"""The views on the demo library: keyboard (J/K, O, Ctrl+F, Ctrl+M), detail pane, timeline, statistics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from rho_desk.core.stores.rho_files import NodeKind
+from rho_desk.qt.document import HistoryMode
+from rho_desk.qt.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
+from rho_desk.qt.models.conversation import RowKind
+from rho_desk.qt.models.roles import Role
+
+from .conftest import settle
+
+
+def _session(home: Path, prefix: str) -> Path:
+    return next(p for p in (home / "sessions").rglob("*.jsonl") if prefix in str(p))
+
+
+@pytest.fixture
+def app_on(make_window, demo_home, run):
+    def open_(prefix: str):
+        context = make_window(home=demo_home, open_file=_session(demo_home, prefix))
+        context.window.activateWindow()
+        context.window.conversation.list.setFocus()
+        run(settle(context.bridge))
+        return context
+
+    return open_
+
+
+def key(widget, keys: str) -> None:
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtTest import QTest
+
+    seq = QKeySequence(keys)
+    combo = seq[0]
+    QTest.keyClick(widget, combo.key(), combo.keyboardModifiers())
+
+
+def test_j_and_k_move_through_messages_and_the_detail_follows(app_on, run) -> None:
+    context = app_on("5f0c2a9e")
+    view = context.window.conversation
+    assert view.current_row() == 0
+    focus = QApplication.focusWidget() or view.list
+    key(focus, "J")
+    key(focus, "J")
+    assert view.current_row() == 2
+    key(focus, "K")
+    assert view.current_row() == 1
+    assert view.detail.title.text() == "Assistant message"
+    assert "Tool call · read_file" in view.detail.browser.toPlainText()
+
+
+def test_the_detail_pane_pairs_each_call_with_its_result_and_jumps_between_them(app_on, run) -> None:
+    view = app_on("5f0c2a9e").window.conversation
+    row = next(r for r in range(view.model.rowCount()) if len(list(view.model.message(r).tool_calls())) == 2)
+    view.select_row(row)
+    text = view.detail.browser.toPlainText()
+    assert text.count("Tool call · read_file") == 2 and text.count("Result · ok") == 2
+    result_row = view.model.rows.links(row)[0].result_row
+    view.detail._on_browser_internal_link(f"row/{result_row}")
+    assert view.current_row() == result_row and view.detail.title.text() == "Tool result"
+    assert "go to the call" in view.detail.browser.toPlainText()
+
+
+def test_sections_collapse_and_raw_json_shows_the_stored_message(app_on, run) -> None:
+    context = app_on("5f0c2a9e")
+    view = context.window.conversation
+    row = next(r for r in range(view.model.rowCount()) if view.model.message(r).enriched_assistant is not None
+               and view.model.message(r).enriched_assistant.reasoning_summary)  # fmt: skip
+    view.select_row(row)
+    assert "Reading the flaky test" in view.detail.browser.toPlainText()
+    view.detail._on_browser_internal_link("toggle/reasoning")
+    assert "Reading the flaky test" not in view.detail.browser.toPlainText()
+    key(QApplication.focusWidget() or view.list, "Ctrl+J")
+    assert view.detail.raw and '"EnrichedAssistant"' in view.detail.browser.toPlainText()
+
+
+def test_o_expands_a_collapsed_message_in_place(app_on) -> None:
+    view = app_on("5f0c2a9e").window.conversation
+    row = next(r for r in range(view.model.rowCount()) if view.model.rows.kinds[r] == RowKind.TOOL_RESULT
+               and view.model.rows.newlines[r] > 5)  # fmt: skip
+    view.select_row(row)
+    before = view.list.heights[row]
+    assert view.model.presentation(row).clipped
+    key(QApplication.focusWidget() or view.list, "O")
+    assert view.model.data(view.model.index(row), Role.EXPANDED)
+    assert view.list.heights[row] > before and not view.model.presentation(row).clipped
+    assert view.list.content_height == sum(view.list.heights)
+
+
+def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> None:
+    context = app_on("5f0c2a9e")
+    view = context.window.conversation
+    key(QApplication.focusWidget() or view.list, "Ctrl+F")
+    assert view.find_bar.isVisible() and view.find_bar.field.hasFocus()
+    view.find_bar.field.setText("TOLERANCE")
+    view.find_bar.search_now()
+    run(settle(context.bridge))
+    expected = [r for r in range(view.model.rowCount()) if "tolerance" in view.model.text(r).lower()]
+    assert view.matches == expected and len(expected) >= 3
+    first = view.current_row()
+    assert first == expected[0]
+    key(view.find_bar.field, "Return")
+    assert view.current_row() == expected[1]
+    assert view.model.data(view.model.index(expected[1]), Role.MATCH) == 2
+    assert "of" in view.find_bar.count.text()
+    key(view.find_bar.field, "Escape")
+    assert view.find_bar.isHidden() and view.matches == []
+
+
+def test_ctrl_m_switches_to_model_history_and_back(app_on, run) -> None:
+    context = app_on("4a7e2c19")  # compacted: the model history is shorter than the display
+    view = context.window.conversation
+    shown = view.model.rowCount()
+    key(QApplication.focusWidget() or view.list, "Ctrl+M")
+    run(settle(context.bridge))
+    assert context.document.mode is HistoryMode.MODEL
+    assert view.model.rows.kinds[0] == RowKind.SYSTEM and view.model.rowCount() < shown
+    assert "model messages" in view.bar.counts.text()
+    key(QApplication.focusWidget() or view.list, "Ctrl+M")
+    run(settle(context.bridge))
+    assert view.model.rowCount() == shown
+
+
+def test_brackets_step_through_revisions_and_the_conversation_follows(app_on, run) -> None:
+    context = app_on("5f0c2a9e")
+    document, view = context.document, context.window.conversation
+    leaf = document.selected
+    key(QApplication.focusWidget() or view.list, "[")
+    run(settle(context.bridge))
+    assert document.selected is leaf.parent
+    assert view.model.rowCount() == len(document.entries())
+    assert "Show active" == view.bar.active_button.text() and view.bar.active_button.isVisible()
+    key(QApplication.focusWidget() or view.list, "\\")
+    run(settle(context.bridge))
+    assert document.selected is leaf
+
+
+def test_the_timeline_selects_revisions_and_diffs_against_the_base(app_on, run) -> None:
+    context = app_on("5f0c2a9e")
+    window, document = context.window, context.document
+    window.show_tab(TAB_REVISIONS)
+    timeline = window.revisions
+    tree = document.tree
+    root = tree.path()[0]
+    abandoned = root.children[0]
+    timeline.tree.setCurrentIndex(timeline.model.index_of(abandoned))
+    run(settle(context.bridge))
+    assert document.selected is abandoned
+    assert timeline.diff_model.result is not None and timeline.diff_model.result.old is root
+    timeline.mark_diff_base()
+    document.select(root.children[-1])
+    run(settle(context.bridge))
+    result = timeline.diff_model.result
+    assert result.old is abandoned and result.new is root.children[-1]
+    assert "tokens" in timeline.diff_summary.text()
+    window.show_tab(TAB_CONVERSATION)
+    assert window.conversation.model.rowCount() == len(document.entries(root.children[-1]))
+
+
+def test_statistics_show_counters_chart_gauge_and_compactions(app_on, run) -> None:
+    context = app_on("5f0c2a9e")
+    window = context.window
+    window.show_tab(TAB_STATISTICS)
+    run(settle(context.bridge))
+    stats = window.statistics
+    data = stats.data
+    assert data is not None and data.counters.completed_compactions == 1
+    assert stats.cards["compactions"].value.text() == "1"
+    assert len(stats.chart.points) == len(context.document.tree.path())
+    assert stats.table_model.rowCount() == 1 and stats.table_model.rows[0].from_facts
+    assert stats.gauge.window == 400_000 and 0 < stats.gauge.fraction < 0.1
+    compaction = next(n for n in context.document.tree.path() if n.kind is NodeKind.COMPACTION)
+    stats.sig_revision_requested.emit(compaction)
+    run(settle(context.bridge))
+    assert context.document.selected is compaction
+
+
+def test_make_active_and_fork_from_the_timeline(app_on, run) -> None:
+    context = app_on("5f0c2a9e")
+    document = context.document
+    abandoned = document.tree.path()[0].children[0]
+    document.select(abandoned)
+    context.actions.trigger("revision.make_active")
+    run(settle(context.bridge))
+    assert document.tree.active_leaf is abandoned
+    context.actions.trigger("revision.fork")
+    run(settle(context.bridge))
+    fork = document.tree.active_leaf
+    assert fork.parent is abandoned and document.selected is fork
+    assert any("New branch" in n.text for n in context.notifier.history)
+
+
+def test_forking_a_v3_revision_opens_the_new_session(app_on, run) -> None:
+    context = app_on("b2e47d10")
+    document = context.document
+    old_path = document.path
+    document.select(document.tree.path()[1])
+    context.actions.trigger("revision.fork")
+    run(settle(context.bridge))
+    assert document.path != old_path and document.path.parent.parent == old_path.parent.parent
+    assert len(document.tree.history()) == len(context.document.tree.history())
+
+
+def test_every_shortcut_is_reachable_from_the_window(app_on) -> None:
+    context = app_on("5f0c2a9e")
+    window_actions = set(map(id, context.window.actions()))
+    for spec in context.actions._specs.values():
+        action = context.actions[spec.id]
+        if spec.local:
+            assert id(action) in set(map(id, context.window.browser.actions())), spec.id
+        else:
+            assert id(action) in window_actions, spec.id
