@@ -103,6 +103,23 @@ def load_path(path: Path) -> tuple[SessionFile, bool]:
         return file, True
 
 
+def release(file: SessionFile | None) -> None:
+    """Break the parent/children links of a tree no one shows any more.
+
+    Revision nodes point at their parents and children: a cycle per link. A loaded tree is
+    frozen out of the cyclic GC (``workers.bulk_load``), so without this a closed session's
+    nodes, and every message they hold, would never be freed. With the links cut, reference
+    counting frees them at once.
+    """
+    if file is None:
+        return
+    for node in file.tree.nodes.values():
+        node.children = []
+        node.parent = None
+    file.tree._cache.clear()
+    file.tree._leaf_history = None
+
+
 def rho_home_of(path: Path) -> Path | None:
     """The Rho home a transcript lives in (``<home>/sessions/<workspace>/...``), if it does."""
     for parent in Path(path).absolute().parents:
@@ -260,7 +277,7 @@ class SessionDocument(QObject):
         if generation != self._generation:
             return Changes()  # a newer open superseded this one
         await self._drop_writer()
-        self.file = file
+        old, self.file = self.file, file
         self.is_snapshot_document = is_snapshot
         self.selected = file.tree.active_leaf
         self._set_conflict(None)
@@ -268,6 +285,7 @@ class SessionDocument(QObject):
         self.sig_loaded.emit()
         self.sig_tree_changed.emit()
         self.sig_revision_selected.emit(self.selected)
+        release(old)  # every view has let go of it now
         return Changes(document=True, revisions=True, messages=True, stats=True)
 
     async def aclose(self) -> None:
@@ -276,13 +294,14 @@ class SessionDocument(QObject):
         self.watcher.watch(None)
         await self._drop_writer()
         self.detach_engine()
-        was_open = self.file is not None
+        old = self.file
         self.file = None
         self.selected = None
         self.is_snapshot_document = False
         self._set_conflict(None)
-        if was_open:
+        if old is not None:
             self.sig_closed.emit()
+            release(old)
 
     async def _drop_writer(self) -> None:
         writer, self._writer = self._writer, None
@@ -381,6 +400,7 @@ class SessionDocument(QObject):
             if generation != self._generation or file is not self.file:
                 return OpResult(None, Changes())
             old_ids = set(file.tree.nodes)
+            replaced = file
             self.file = fresh
             new_nodes = tuple(n for n in fresh.tree.nodes.values() if n.id not in old_ids)
             leaf_moved = (fresh.tree.active_leaf.id if fresh.tree.active_leaf else None) != (
@@ -401,6 +421,8 @@ class SessionDocument(QObject):
         self.sig_tree_changed.emit()
         if target is not previous:
             self.sig_revision_selected.emit(target)
+        if info.full:
+            release(replaced)
         changed = bool(info.new_nodes) or info.leaf_moved or info.full
         return OpResult(info, Changes(revisions=changed, messages=target is not previous or info.full,
                                       stats=changed, library=changed))  # fmt: skip

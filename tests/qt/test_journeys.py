@@ -184,6 +184,7 @@ def test_a_live_append_shows_up_without_losing_the_place(make_window, demo_home,
     assert inserted == [4] and view.model.rowCount() == rows_before + 4  # an insert, not a reset
     assert view.current_row() == 3  # the user's place
     assert context.document.selected is context.document.tree.active_leaf
+    context.window.show_tab(2 - 1)  # the Revisions tab catches up when shown
     assert context.window.revisions.model.rowCount() == context.document.tree.node_count
 
 

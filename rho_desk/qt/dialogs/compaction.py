@@ -100,7 +100,6 @@ class CompactionDialog(QDialog):
         self.host = host
         self.setObjectName("CompactionDialog")
         self.setWindowTitle("Compact session")
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
         self.data: PreviewData | None = None
         self._generation = 0
         self._rho: Rho | None = None

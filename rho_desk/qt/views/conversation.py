@@ -39,7 +39,7 @@ from ..theme import Theme
 from ..workers import bulk_load
 from .find import FindBar, find_rows
 from .message_detail import MessageDetailView
-from .message_list import MessageListView
+from .message_list import MessageListView, layout_rows
 from .widgets import ElidedLabel
 
 __all__ = ["ConversationView", "EmptyState", "RevisionBar", "describe_node"]
@@ -179,6 +179,7 @@ class ConversationView(QWidget):
         self.model = ConversationModel(self)
         self.list = MessageListView(theme)
         self.list.setModel(self.model)
+        self.list.layout_runner = self._run_layout
         self.detail = MessageDetailView(theme, open_url=open_url)
         self.detail.set_model(self.model)
         self.bar = RevisionBar(theme)
@@ -307,9 +308,15 @@ class ConversationView(QWidget):
     async def _abuild(self, generation: int, node: RevisionNode, mode: HistoryMode) -> None:
         document = self.document
 
+        width = self.list.viewport().width()
+        metrics = self.list.metrics
+
         def build() -> ConversationRows:
             with bulk_load():
-                return build_rows(document.entries(node, mode))
+                rows = build_rows(document.entries(node, mode))
+                # the row heights for the current width too, off the GUI thread
+                rows.layout = (width, *layout_rows(rows, width, metrics, set()))
+                return rows
 
         rows = await asyncio.to_thread(build)
         if generation != self._generation:
@@ -330,6 +337,12 @@ class ConversationView(QWidget):
             self.detail.show_row(-1)
         if self.find_bar.isVisible() and self.find_bar.text:
             self._on_find_search_requested(self.find_bar.text)
+
+    def _run_layout(self, compute: Any, done: Any) -> None:
+        async def run() -> Any:
+            return await asyncio.to_thread(compute)
+
+        self.bridge.run(run(), on_success=done, context="Laying out the conversation")
 
     def _target_identity(self, node: RevisionNode) -> ModelIdentity | None:
         session = self.document.engine_session

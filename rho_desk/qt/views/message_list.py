@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -101,6 +102,18 @@ def estimate_heights(rows: ConversationRows, width: int, metrics: RowMetrics, ex
         if r < len(heights):
             heights[r] = expanded_height(rows, r, width, metrics)
     return heights
+
+
+LayoutRunner = Callable[[Callable[[], "tuple[list[int], list[int]]"], Callable[["tuple[list[int], list[int]]"], None]], None]
+"""Runs a layout computation off the GUI thread and calls back with its result (on the GUI thread)."""
+OFFLOAD_ROWS: Final = 5000
+"""Above this many rows, re-estimating heights (after a resize) runs in a worker thread."""
+
+
+def layout_rows(rows: ConversationRows, width: int, metrics: RowMetrics, expanded: set[int]) -> tuple[list[int], list[int]]:
+    """Heights and prefix sums at ``width`` (pure Python; safe in a worker thread)."""
+    heights = estimate_heights(rows, width, metrics, expanded)
+    return heights, [0, *itertools.accumulate(heights)]
 
 
 def expanded_height(rows: ConversationRows, r: int, width: int, metrics: RowMetrics) -> int:
@@ -381,6 +394,8 @@ class MessageListView(QAbstractItemView):
         self._relayout_timer.setSingleShot(True)
         self._relayout_timer.setInterval(RELAYOUT_DEBOUNCE_MS)
         self._relayout_timer.timeout.connect(self._on_relayout_timer_timeout)
+        self.layout_runner: LayoutRunner | None = None
+        """Set by the owner (with the bridge) so big layouts run off the GUI thread."""
         self.verticalScrollBar().setSingleStep(48)
         self.doubleClicked.connect(lambda index: self.sig_row_activated.emit(index.row()))
 
@@ -418,7 +433,13 @@ class MessageListView(QAbstractItemView):
         return self._offsets[-1]
 
     def relayout(self) -> None:
-        """Estimate every row's height at the current width and rebuild the prefix sums."""
+        """Estimate every row's height at the current width and rebuild the prefix sums.
+
+        Uses the layout the rows came with when it was made for this width (the usual case
+        right after a load); otherwise estimates here (a large model with a layout runner
+        gets a quick provisional layout only if it has none yet, and the real one from a
+        worker thread).
+        """
         self._relayout_timer.stop()
         model = self._conversation()
         width = self.viewport().width()
@@ -427,10 +448,37 @@ class MessageListView(QAbstractItemView):
             self._heights = []
             self._offsets = [0]
         else:
-            self._heights = estimate_heights(model.rows, width, self.metrics, model.expanded)
-            self._offsets = [0, *itertools.accumulate(self._heights)]
+            rows = model.rows
+            ready = rows.layout
+            if ready is not None and ready[0] == width and not model.expanded:
+                self._heights, self._offsets = ready[1], ready[2]
+            elif self.layout_runner is not None and len(rows) > OFFLOAD_ROWS and self._heights and len(self._heights) == len(rows):
+                self._relayout_offthread(rows, width, set(model.expanded))
+            else:
+                self._heights, self._offsets = layout_rows(rows, width, self.metrics, model.expanded)
         self.updateGeometries()
         self.viewport().update()
+
+    def _relayout_offthread(self, rows: ConversationRows, width: int, expanded: set[int]) -> None:
+        """Keep the current layout on screen; swap in the one for ``width`` when it is ready."""
+        metrics = self.metrics
+
+        def compute() -> tuple[list[int], list[int]]:
+            return layout_rows(rows, width, metrics, expanded)
+
+        def done(result: tuple[list[int], list[int]]) -> None:
+            model = self._conversation()
+            if model is None or model.rows is not rows or self.viewport().width() != width:
+                return  # stale: a newer history or another resize
+            anchor = self._anchor()
+            self._heights, self._offsets = result
+            rows.layout = (width, *result) if not expanded else rows.layout
+            self.updateGeometries()
+            self._restore_anchor(anchor)
+            self.viewport().update()
+
+        assert self.layout_runner is not None
+        self.layout_runner(compute, done)
 
     def _on_relayout_timer_timeout(self) -> None:
         anchor = self._anchor()
@@ -493,7 +541,7 @@ class MessageListView(QAbstractItemView):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width() and self._heights:
             # heights depend on the width: re-estimate once the resize settles
-            if len(self._heights) < 5000:
+            if len(self._heights) < OFFLOAD_ROWS:
                 self._on_relayout_timer_timeout()
             else:
                 self._relayout_timer.start()

@@ -312,6 +312,8 @@ class StatisticsView(QWidget):
         self.theme = theme
         self.data: StatsData | None = None
         self._generation = 0
+        self._stale = False
+        """The selection changed while the tab was hidden: compute when it is shown."""
         self._profiles: list[tuple[str, str, int | None]] | None = None
 
         self.cards = {
@@ -399,7 +401,20 @@ class StatisticsView(QWidget):
         self.chart.update()
         self.gauge.update()
 
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
+
     def refresh(self) -> None:
+        if not self.isVisible():
+            self._stale = True  # token estimates over 100k messages: only for someone looking
+            if self.data is not None and self.data.node is not self.document.selected:
+                self.data = None  # let go of the old revisions (the chart keeps its points)
+                self.chart.set_points([], None)
+                self.table_model.set_rows([])
+            return
         tree, node = self.document.tree, self.document.selected
         if tree is None or node is None:
             self._on_document_closed()

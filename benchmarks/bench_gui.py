@@ -1,0 +1,278 @@
+"""GUI benchmarks: opening big sessions in the real window, event-loop stalls, scrolling.
+
+In-process, offscreen, the full app (``build_context``: the same window ``rho-desk`` shows, at
+1280 x 800) on session files generated here with our writer (``create_session`` and
+``SessionWriter.save``: one snapshot, then deltas of 50 turns; 10k and 100k messages of a
+realistic mix: prompts, tool calls with file contents and command output, answers).
+
+* ``gui.open_10k`` / ``gui.open_100k``: from ``document.open(path)`` to the first paint of
+  the conversation list showing the new rows (``ConversationView.sig_rows_shown``). Includes
+  reading and validating the file off the GUI thread, building the rows, estimating 100k row
+  heights, and the paint. Baseline: the core alone (``read_session`` + the display history),
+  in the same run.
+* ``gui.max_stall_load_100k``: during each 100k open, a 10 ms precise ``QTimer`` records the
+  gaps between its ticks; the sample is the longest gap (so 10 ms means "never late").
+  Baseline: the same timer with the app idle.
+* ``gui.scroll_100k``: with 100k messages shown, ``scrollToBottom()`` and a synchronous repaint
+  of the list (from the top each time). Baseline: the same on a 1k-message session (the ratio
+  shows the cost does not grow with the session).
+
+``--quick`` keeps the sizes (the targets are about them) and takes fewer samples.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import random
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+
+from rho_desk.benchkit import BenchResult, benchmark  # noqa: E402
+from rho_desk.core.stores.rho_files import create_session, read_session  # noqa: E402
+from rho_desk.core.wire import AssistantMessage, ContentBlock, Message, ModelIdentity, SessionSnapshot  # noqa: E402
+
+PROVIDER = ModelIdentity("openai", "responses", "gpt-5")
+_WORDS = ("the", "test", "fails", "because", "handler", "clock", "event", "payment", "refund", "webhook",
+          "tolerance", "fixture", "database", "migration", "query", "index", "session", "value", "error",
+          "retry", "timeout", "config", "module", "function", "returns", "None", "instead", "of", "a", "list")  # fmt: skip
+_FILE = "".join(f"    line_{i} = compute({i}, factor=2)  # keep\n" for i in range(40))
+
+_state: dict[str, Any] = {}
+
+
+def _text(rng: random.Random, mean: int) -> str:
+    return " ".join(rng.choices(_WORDS, k=max(1, int(rng.expovariate(1 / mean)))))
+
+
+def _turn(rng: random.Random, i: int) -> tuple[Message, ...]:
+    """About 8 messages: a prompt, two tool calls with file contents / command output, an answer."""
+    out: list[Message] = [Message.user_text(_text(rng, 30))]
+    for k in range(2):
+        cid = f"call_{i}_{k}"
+        name, args, result = (("read_file", {"path": f"src/mod_{i % 97}.py"}, _FILE[: rng.randint(200, len(_FILE))])
+                              if k == 0 else
+                              ("bash", {"command": f"pytest tests/test_{i % 31}.py -q"}, f"{'.' * rng.randint(5, 60)}\n{rng.randint(5, 60)} passed in 0.{rng.randint(10, 99)}s"))  # fmt: skip
+        out.append(Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng, 12)),
+                                                              ContentBlock.of_tool_call(cid, name, args)), provenance=PROVIDER)))  # fmt: skip
+        out.append(Message.result(cid, True, result))
+    out.append(Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng, 60)),), provenance=PROVIDER)))
+    return tuple(out)
+
+
+def make_session(home: Path, messages: int, *, seed: int = 7) -> Path:
+    """A v3 session of about ``messages`` messages, written by our writer (deltas of 50 turns)."""
+    rng = random.Random(seed)
+    sid = f"bench{messages:07d}-0000-4000-8000-000000000000"
+    history: tuple[Message, ...] = (Message.system_text("You are a coding agent. " * 40), *_turn(rng, 0))
+    clock = iter(range(1_790_000_000, 1_800_000_000, 30)).__next__
+    writer = create_session(home, f"/bench/{messages}", SessionSnapshot.new(sid, 1, history, PROVIDER), clock=clock,
+                            take_lease=False)  # fmt: skip
+    try:
+        revision, i = 1, 1
+        while len(history) < messages:
+            batch: tuple[Message, ...] = ()
+            for _ in range(50):
+                batch += _turn(rng, i)
+                i += 1
+            history = history + batch
+            revision += 1
+            writer.save(SessionSnapshot.new(sid, revision, history, PROVIDER))
+        return writer.path
+    finally:
+        writer.close()
+
+
+def _files() -> dict[str, Path]:
+    if "files" not in _state:
+        folder = Path(tempfile.mkdtemp(prefix="rho-bench-gui-"))
+        _state["folder"] = folder
+        home = folder / "home"
+        _state["files"] = {
+            "1k": make_session(home, 1_000),
+            "10k": make_session(home, 10_000),
+            "100k": make_session(home, 100_000),
+        }
+    return _state["files"]  # type: ignore[no-any-return]
+
+
+def _run(make: Callable[[Any], Coroutine[Any, Any, Any]]) -> Any:
+    """Run ``make(context)`` inside the app, on a qasync loop, then shut the app down."""
+    import qasync
+
+    from rho_desk.qt.app import StartPlan, build_context, create_application
+    from rho_desk.qt.settings import use_settings_dir
+
+    scratch = Path(tempfile.mkdtemp(prefix="rho-bench-gui-settings-"))
+    use_settings_dir(scratch / "settings")
+    os.environ["RHO_DESK_CACHE_DIR"] = str(scratch / "cache")
+    os.environ["RHO_DESK_CONFIG_DIR"] = str(scratch / "config")
+    app = create_application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+
+    async def main() -> Any:
+        context = build_context(StartPlan(None, None, False), install_hooks=False)
+        context.window.resize(1280, 800)
+        context.document.watcher.set_poll_interval(0)
+        await asyncio.sleep(0.05)
+        try:
+            return await make(context)
+        finally:
+            await context.ashutdown()
+            context.window.finish_close()
+            context.window.deleteLater()
+
+    try:
+        return loop.run_until_complete(main())
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def _open_once(context: Any, path: Path, gaps: list[float] | None = None) -> float:
+    """Open ``path`` and wait for the first paint of its rows; ms. Records timer gaps if asked."""
+    from PySide6.QtCore import Qt, QTimer
+
+    await context.document.aclose()
+    await asyncio.sleep(0.05)
+    gc.collect()
+    shown = asyncio.Event()
+    view = context.window.conversation
+    connection = view.sig_rows_shown.connect(lambda _n: shown.set())
+    timer = None
+    if gaps is not None:
+        last = [time.perf_counter()]
+
+        def tick() -> None:
+            now = time.perf_counter()
+            gaps.append((now - last[0]) * 1000)
+            last[0] = now
+
+        timer = QTimer()
+        timer.setTimerType(Qt.TimerType.PreciseTimer)
+        timer.setInterval(10)
+        timer.timeout.connect(tick)
+        timer.start()
+        last[0] = time.perf_counter()
+    start = time.perf_counter()
+    context.document.open(path)
+    await shown.wait()
+    elapsed = (time.perf_counter() - start) * 1000
+    if timer is not None:
+        await asyncio.sleep(0.05)  # what the load left for right after the paint counts too
+        timer.stop()
+    view.sig_rows_shown.disconnect(connection)
+    await context.bridge.wait_idle()
+    return elapsed
+
+
+def _core_open(path: Path) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    file = read_session(path)
+    file.tree.display(markers=True, trimmed=False)
+    return (time.perf_counter() - start) * 1000
+
+
+def _open_result(name: str, size: str, target_ms: float, repeat: int) -> BenchResult:
+    path = _files()[size]
+
+    async def go(context: Any) -> list[float]:
+        await _open_once(context, path)  # warm-up (imports, fonts, first layout)
+        return [await _open_once(context, path) for _ in range(repeat)]
+
+    samples = _run(go)
+    base = statistics.median(_core_open(path) for _ in range(max(3, repeat // 2)))
+    median = statistics.median(samples)
+    return BenchResult(name, "ms", samples, f"median ≤ {target_ms:g} ms", median <= target_ms, baseline=base,
+                       ratio=median / base, details={"messages": size, "file_bytes": path.stat().st_size})  # fmt: skip
+
+
+@benchmark("gui.open_10k")
+def open_10k(quick: bool) -> BenchResult:
+    return _open_result("gui.open_10k", "10k", 300, 5 if quick else 11)
+
+
+@benchmark("gui.open_100k")
+def open_100k(quick: bool) -> BenchResult:
+    return _open_result("gui.open_100k", "100k", 1000, 3 if quick else 7)
+
+
+@benchmark("gui.max_stall_load_100k")
+def max_stall_load_100k(quick: bool) -> BenchResult:
+    path = _files()["100k"]
+    repeat = 3 if quick else 7
+
+    async def go(context: Any) -> tuple[list[float], float]:
+        from PySide6.QtCore import Qt, QTimer
+
+        await _open_once(context, path)  # warm-up
+        # idle baseline: the same timer with nothing to do
+        idle: list[float] = []
+        last = [time.perf_counter()]
+
+        def tick() -> None:
+            now = time.perf_counter()
+            idle.append((now - last[0]) * 1000)
+            last[0] = now
+
+        timer = QTimer()
+        timer.setTimerType(Qt.TimerType.PreciseTimer)
+        timer.setInterval(10)
+        timer.timeout.connect(tick)
+        timer.start()
+        await asyncio.sleep(0.5)
+        timer.stop()
+        worst: list[float] = []
+        for _ in range(repeat):
+            gaps: list[float] = []
+            await _open_once(context, path, gaps)
+            worst.append(max(gaps))
+        return worst, max(idle)
+
+    worst, idle = _run(go)
+    median = statistics.median(worst)
+    return BenchResult("gui.max_stall_load_100k", "ms", worst, "≤ 50 ms (longest gap of a 10 ms timer)",
+                       max(worst) <= 50, baseline=idle, ratio=median / idle if idle else None)  # fmt: skip
+
+
+@benchmark("gui.scroll_100k")
+def scroll_100k(quick: bool) -> BenchResult:
+    repeat = 10 if quick else 30
+
+    def measure(size: str) -> list[float]:
+        path = _files()[size]
+
+        async def go(context: Any) -> list[float]:
+            await _open_once(context, path)
+            view = context.window.conversation.list
+            samples = []
+            for _ in range(repeat + 2):
+                view.scrollToTop()
+                view.viewport().grab()
+                gc.collect()
+                start = time.perf_counter()
+                view.scrollToBottom()
+                view.viewport().grab()  # a synchronous repaint of the list
+                samples.append((time.perf_counter() - start) * 1000)
+                await asyncio.sleep(0)
+            return samples[2:]
+
+        return _run(go)  # type: ignore[no-any-return]
+
+    big = measure("100k")
+    small = measure("1k")
+    median = statistics.median(big)
+    base = statistics.median(small)
+    return BenchResult("gui.scroll_100k", "ms", big, "median ≤ 50 ms", median <= 50, baseline=base, ratio=median / base)

@@ -1,0 +1,514 @@
+"""Continuing a conversation in the window: the engine session, its runs, and saving every commit.
+
+:class:`ContinueController` owns the embedded engine for the open session file:
+
+* **Restore**: on the first prompt it builds a ``Rho`` runtime on the chosen provider profile
+  (key read off the GUI thread) and opens a session with ``SessionOptions.from_snapshot`` of the
+  active revision, as Rho resumes it. The same engine session carries the next turns; each turn
+  gets a fresh provider (``Session.replace_provider``) and the compactor and automatic policy of
+  the settings (``Session.set_compaction``), and closes them when it ends.
+* **Replay safety**: before sending, the provider's handoff report says which provider-native
+  blocks of the history it will not be sent. When there are any and the user has not accepted
+  them for this session and provider identity, nothing is sent: ``sig_handoff_required`` shows
+  the report and :meth:`confirm_handoff` sends.
+* **Runs**: events stream out as signals (text deltas, reasoning summaries, tool activity,
+  automatic compaction started/completed). Cancel requests cooperative cancellation: the engine
+  commits the user message and the aborted turn (seed contract), and that commit is saved.
+* **Saving**: after *every* commit (run completion, cancellation commit, each automatic
+  compaction, whose ``CompactionCompleted`` carries the committed snapshot) the snapshot is
+  appended through the document's writer before ``sig_saved`` says so. Before each append the
+  active revision must still be the one the engine continued from.
+* **Conflicts**: when Rho (or anything else) wrote to the session meanwhile, nothing is
+  overwritten. The unsaved state is kept and ``sig_conflict`` offers :meth:`reload` (drop the
+  unsaved turn and continue from the file's newest revision; the prompt is given back) or
+  :meth:`fork` (keep it: a branch from the revision it grew from in a v4 tree, a new session
+  file for a v1-v3 line).
+
+Every task runs through the bridge (closing the window cancels it and the run with it); the
+controller never blocks the GUI thread and never spins an event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from ..core.compaction.api import CompactionOutcome
+from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict
+from ..core.handoff import HandoffReport
+from ..core.session import Rho, Session, SessionOptions, events
+from ..core.stores.rho_files import NodeKind, create_session, default_prompt_cache_key
+from ..core.wire import SessionSnapshot
+from .changes import Changes
+from .dialogs.common import open_compactor
+from .dialogs.prefs import (
+    PREFS_COMPACTION_COMPACTOR,
+    PREFS_CONTINUE_PROFILE,
+    budget_from_settings,
+    policy_from_settings,
+)
+
+__all__ = ["ConflictInfo", "ContinueController", "SessionChangedMeanwhile", "TurnState"]
+
+
+class SessionChangedMeanwhile(RevisionConflict):
+    """Another program wrote to the session since the engine continued it; nothing was written."""
+
+
+class TurnState(enum.Enum):
+    """What the controller is doing."""
+
+    IDLE = "idle"  # ready for a prompt
+    PREPARING = "preparing"  # reading the key, restoring the session
+    RUNNING = "running"  # a run streams
+    CANCELLING = "cancelling"  # cancel requested; waiting for the cancellation commit
+    BLOCKED = "blocked"  # a conflict waits for reload or fork
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictInfo:
+    """Why continuing stopped, and what is at stake."""
+
+    message: str
+    unsaved: bool
+    """The engine holds a committed turn the file does not have (fork keeps it)."""
+    base_revision: int | None
+    """The revision the engine continued from."""
+
+
+class ContinueController(QObject):
+    """Runs the conversation of the open document (see the module docstring).
+
+    Signals:
+        sig_state_changed(object): the :class:`TurnState` changed.
+        sig_turn_started(str): a run started for this prompt.
+        sig_text_delta(str): assistant text streamed.
+        sig_reasoning_delta(str): a reasoning summary streamed (raw reasoning is not shown).
+        sig_activity(str): a line about what the run does (tools, retries, compaction).
+        sig_compaction(str, object): ``("started", count)`` or ``("completed", CompactionOutcome)``.
+        sig_saved(object): a commit was saved; carries the ``RevisionNode``.
+        sig_turn_finished(str, str): ``(how, detail)``: completed, cancelled or failed.
+        sig_handoff_required(object, str): the :class:`HandoffReport` and the provider identity.
+        sig_conflict(object): a :class:`ConflictInfo` (``None`` when resolved).
+        sig_prompt_returned(str): a prompt that was not kept (reload): put it back in the composer.
+
+    Args:
+        host: the action host (bridge, document, settings, notifier, profiles).
+    """
+
+    sig_state_changed = Signal(object)
+    """The :class:`TurnState` changed."""
+    sig_turn_started = Signal(str)
+    """A run started; carries the prompt."""
+    sig_text_delta = Signal(str)
+    """Assistant text streamed."""
+    sig_reasoning_delta = Signal(str)
+    """A reasoning summary streamed."""
+    sig_activity = Signal(str)
+    """One line about the run's progress."""
+    sig_compaction = Signal(str, object)
+    """Automatic compaction: ``started`` (message count) or ``completed`` (outcome)."""
+    sig_saved = Signal(object)
+    """A commit was saved to the file; carries the node."""
+    sig_turn_finished = Signal(str, str)
+    """``(completed|cancelled|failed, detail)``."""
+    sig_handoff_required = Signal(object, str)
+    """Provider blocks would be dropped: ``(HandoffReport, identity)``; confirm to send."""
+    sig_conflict = Signal(object)
+    """A :class:`ConflictInfo`, or ``None`` once resolved."""
+    sig_prompt_returned = Signal(str)
+    """A prompt whose turn was dropped; the composer takes it back."""
+
+    def __init__(self, host: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.document = host.document
+        self.state = TurnState.IDLE
+        self.rho: Rho | None = None
+        self.session: Session | None = None
+        self.base_id: str | None = None
+        """Node id of the revision the engine session is at (what it continues from)."""
+        self.path: Path | None = None
+        self.run: Any = None
+        self.profile_name: str | None = None
+        self.identity: str | None = None
+        self.unsaved: SessionSnapshot | None = None
+        self.conflict: ConflictInfo | None = None
+        self.pending_prompt: str | None = None
+        self.last_prompt: str | None = None
+        self.external_change = False
+        self._confirmed: set[tuple[str, str]] = set()
+        self._task: asyncio.Task[Any] | None = None
+        self._saving = False
+        self.document.sig_reloaded.connect(self._on_document_reloaded)
+        self.document.sig_loaded.connect(self._on_document_loaded)
+        self.document.sig_closed.connect(self._on_document_closed)
+
+    # -- state -----------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.state in (TurnState.PREPARING, TurnState.RUNNING, TurnState.CANCELLING)
+
+    def _set_state(self, state: TurnState) -> None:
+        if state is not self.state:
+            self.state = state
+            self.sig_state_changed.emit(state)
+
+    # -- sending -----------------------------------------------------------------------------------
+
+    def send(self, text: str, *, profile: str | None = None, confirmed: bool = False) -> bool:
+        """Start a turn for ``text`` (returns False when it cannot start now)."""
+        if self.busy or not text.strip() or not self.document.is_open:
+            return False
+        if self.conflict is not None:
+            self.sig_conflict.emit(self.conflict)
+            return False
+        if not self.host.claim("conversation"):
+            self.host.notifier.warning(f"Wait until the {self.host.operation} has finished.")
+            return False
+        self.pending_prompt = text
+        self._set_state(TurnState.PREPARING)
+        self._task = self.host.bridge.run(self._aturn(text, profile, confirmed), on_error=self._on_turn_error,
+                                          on_success=self._on_turn_done, context="Continuing the conversation")  # fmt: skip
+        return True
+
+    def confirm_handoff(self) -> bool:
+        """Send the prompt that waited for the replay-safety confirmation."""
+        text = self.pending_prompt
+        return bool(text) and self.send(text or "", profile=self.profile_name, confirmed=True)
+
+    def decline_handoff(self) -> None:
+        """Keep the prompt; send nothing."""
+        if self.pending_prompt:
+            self.sig_prompt_returned.emit(self.pending_prompt)
+
+    def cancel(self) -> None:
+        """Stop the turn: cooperative cancellation (its commit is saved), or stop preparing."""
+        if self.run is not None:
+            self._set_state(TurnState.CANCELLING)
+            self.run.cancel()
+        elif self.state is TurnState.PREPARING and self._task is not None:
+            self._task.cancel()
+
+    async def _aturn(self, text: str, profile_name: str | None, confirmed: bool) -> str:
+        document = self.document
+        opened_compactor = None
+        provider = None
+        try:
+            tree = document.tree
+            if tree is None or tree.active_leaf is None:
+                raise InputError("no session revision to continue")
+            leaf = tree.active_leaf
+            if self.session is not None and (self.path != document.path or self.base_id != leaf.id):
+                if self.external_change and self.path == document.path:
+                    self._raise_conflict(
+                        "Rho (or another program) wrote to this session since you continued it. Reload to "
+                        "continue from its newest revision, or fork to continue from the one you had.",
+                        unsaved=False,
+                    )
+                    return "blocked"
+                await self._adetach()  # our own change (compaction, edit, undo): restore afresh
+            from ..providers.profiles import ProfileStore, open_provider
+
+            store: ProfileStore = self.host.profiles
+            name = profile_name if profile_name is not None else self.host.settings.get(PREFS_CONTINUE_PROFILE)
+            profile = await asyncio.to_thread(store.get, name) if name else await asyncio.to_thread(store.default)
+            if profile is None:
+                raise InputError("no provider profile is configured; add one in Settings (Ctrl+,)")
+            provider, _source = await open_provider(profile)
+            self.profile_name = profile.name
+            self.identity = str(provider.identity())
+            if self.session is None:
+                state = await asyncio.to_thread(tree.snapshot, leaf)
+                self.rho = Rho.builder().provider(provider).build()
+                self.session = self.rho.session(SessionOptions.from_snapshot(state))
+                self.base_id, self.path = leaf.id, document.path
+                self.external_change = False
+                document.attach_engine(self.session, None)
+            session = self.session
+            session.replace_provider(provider)
+            report: HandoffReport = provider.handoff_report(session.history)
+            key = (session.id, self.identity)
+            if report.has_omissions() and key not in self._confirmed and not confirmed:
+                self.sig_handoff_required.emit(report, self.identity)
+                return "handoff"
+            self._confirmed.add(key)
+            settings = self.host.settings
+            policy = policy_from_settings(settings)
+            if policy is not None:
+                opened_compactor = await open_compactor(settings.get(PREFS_COMPACTION_COMPACTOR), budget_from_settings(settings))
+                session.set_compaction(opened_compactor.compactor, policy)
+            else:
+                session.set_compaction(None, None)
+            self.pending_prompt = None
+            self.last_prompt = text
+            return await self._arun(session, text)
+        finally:
+            self.run = None
+            if provider is not None:
+                with contextlib.suppress(Exception):
+                    await provider.aclose()
+            if opened_compactor is not None:
+                with contextlib.suppress(Exception):
+                    await opened_compactor.aclose()
+            self.host.release("conversation")
+
+    async def _arun(self, session: Session, text: str) -> str:
+        run = session.start(text)
+        self.run = run
+        self._set_state(TurnState.RUNNING)
+        self.sig_turn_started.emit(text)
+        outcome = "completed"
+        detail = ""
+        try:
+            async for event in run:
+                if isinstance(event, events.AssistantTextDelta):
+                    self.sig_text_delta.emit(event.text)
+                elif isinstance(event, events.ReasoningSummaryDelta):
+                    self.sig_reasoning_delta.emit(event.text)
+                elif isinstance(event, events.ProviderStreamReset):
+                    self.sig_activity.emit("The provider's reply was interrupted; it is being requested again.")
+                elif isinstance(event, events.ToolProposed):
+                    self.sig_activity.emit(f"The model called {event.call.name} (tools do not run in rho-desk).")
+                elif isinstance(event, events.CompactionStarted):
+                    self.sig_compaction.emit("started", event.message_count)
+                    self.sig_activity.emit(f"◆ Compacting the context automatically ({event.message_count:,} messages)…")
+                elif isinstance(event, events.CompactionCompleted):
+                    await self._acommit(event.outcome.committed_snapshot, event.outcome)
+                    self.sig_compaction.emit("completed", event.outcome)
+                elif isinstance(event, events.Completed):
+                    await self._acommit(session.snapshot())
+                elif isinstance(event, events.Cancelled):
+                    outcome = "cancelled"
+                    await self._acommit(session.snapshot())
+                elif isinstance(event, events.Failed):
+                    outcome, detail = "failed", event.message
+            try:
+                await run.outcome()
+            except Cancelled:
+                outcome = "cancelled"
+            except EngineError as exc:
+                outcome, detail = "failed", exc.text()
+        except BaseException:
+            run.close()  # the window is closing: drop the run (no commit is guaranteed)
+            raise
+        self.sig_turn_finished.emit(outcome, detail)
+        if outcome == "failed":
+            # A fatal error commits nothing of the turn (seed contract): give the prompt back.
+            self.host.notifier.error(f"The model call failed; nothing of this turn was kept: {detail}")
+            self.sig_prompt_returned.emit(text)
+        return outcome
+
+    # -- saving ------------------------------------------------------------------------------------
+
+    async def _acommit(self, snapshot: SessionSnapshot | None, outcome: CompactionOutcome | None = None) -> None:
+        """Save one engine commit; on a conflict keep it unsaved and say so."""
+        if snapshot is None:
+            return
+        if self.unsaved is not None:  # already in conflict: keep the newest state for a fork
+            self.unsaved = snapshot
+            return
+        document = self.document
+        try:
+            if document.path != self.path:
+                raise SessionChangedMeanwhile("another session was opened; this turn was not saved")
+            self._saving = True
+            try:
+                async with document.writing() as writer:
+                    leaf = writer.tree.active_leaf
+                    if leaf is None or leaf.id != self.base_id:
+                        raise SessionChangedMeanwhile(
+                            f"{document.path}: the session changed on disk since it was continued; nothing was "
+                            "written: reload it, or fork your turn into a branch"
+                        )
+                    node = await asyncio.to_thread(writer.save, snapshot, outcome=outcome)
+            finally:
+                self._saving = False
+        except RevisionConflict as exc:
+            self.unsaved = snapshot
+            self._raise_conflict(
+                "Rho (or another program) wrote to this session while you continued it. Your turn is kept "
+                "but not saved: reload (drops it) or fork (saves it as a branch or a new session).",
+                unsaved=True,
+                error=exc,
+            )
+            return
+        self.base_id = node.id
+        self.host.bridge.emit_changes(document.note_written(node))
+        self.sig_saved.emit(node)
+
+    def _raise_conflict(self, message: str, *, unsaved: bool, error: BaseException | None = None) -> None:
+        base = None
+        tree = self.document.tree
+        if tree is not None and self.base_id in tree.nodes:
+            base = tree.nodes[self.base_id].revision
+        self.conflict = ConflictInfo(message, unsaved, base)
+        self._set_state(TurnState.BLOCKED)
+        self.sig_conflict.emit(self.conflict)
+
+    # -- resolving conflicts -------------------------------------------------------------------------
+
+    def reload(self) -> asyncio.Task[Any]:
+        """Drop the engine's unsaved state and continue from the file's newest revision."""
+        return self.host.bridge.run(self.areload(), context="Reloading the session")
+
+    async def areload(self) -> Changes:
+        prompt = self.last_prompt if self.unsaved is not None else None
+        await self._adetach()
+        self.unsaved = None
+        self._clear_conflict()
+        result = await self.document.areload(full=True)
+        self.document.clear_conflict()
+        if prompt:
+            self.sig_prompt_returned.emit(prompt)
+        changes = getattr(result, "changes", None)
+        return changes if isinstance(changes, Changes) else Changes(revisions=True, messages=True)
+
+    def fork(self) -> asyncio.Task[Any]:
+        """Keep the engine's state: a branch (v4) or a new session file (v1-v3)."""
+        return self.host.bridge.run(self.afork(), context="Forking the conversation")
+
+    async def afork(self) -> Changes:
+        document = self.document
+        base_id, unsaved = self.base_id, self.unsaved
+        await document.areload(full=True)
+        document.clear_conflict()
+        tree = document.tree
+        if tree is None:
+            raise InputError("no session is open")
+        base = tree.nodes.get(base_id) if base_id is not None else None
+        if base is None:
+            base = tree.active_leaf
+        if base is None:
+            raise InputError("the session has no revision to fork from", source=str(document.path))
+        if unsaved is None:
+            # Nothing unsaved: branch from the revision the conversation had reached.
+            await self._adetach()
+            self._clear_conflict()
+            result = await document.afork(base)
+            value = result.value
+            if isinstance(value, Path):
+                await document.aopen(value)
+                self.host.notifier.info(f"Forked into a new session: {value.parent.name}")
+            return Changes(library=True, revisions=True, messages=True, document=isinstance(value, Path))
+        if tree.is_tree:
+            async with document.writing() as writer:
+                node = await asyncio.to_thread(writer.fork, base, unsaved)
+            self.unsaved = None
+            self.base_id = node.id
+            self.external_change = False
+            self._clear_conflict()
+            self.host.notifier.info(f"Your turn is saved on a new branch (revision {node.revision})")
+            return document.note_written(node)
+        home = document.home or document.fork_home
+        header = tree.header
+        if home is None or header is None:
+            raise InputError("no Rho data directory to create the fork in", source=str(document.path))
+        new_id = str(uuid.uuid4())
+        key = unsaved.prompt_cache_key
+        if key == default_prompt_cache_key(unsaved.session_id):
+            key = default_prompt_cache_key(new_id)
+        snapshot = unsaved.replace(session_id=new_id, prompt_cache_key=key)
+
+        def create() -> Path:
+            writer = create_session(home, header.cwd, snapshot, agent_id=header.agent_id,
+                                    agent_fingerprint=header.agent_fingerprint)  # fmt: skip
+            try:
+                return writer.path
+            finally:
+                writer.close()
+
+        async with self.host.bridge.exclusive():
+            path = await asyncio.to_thread(create)
+        await self._adetach()
+        self.unsaved = None
+        self._clear_conflict()
+        await document.aopen(path)
+        self.host.notifier.info(f"Your turn is saved in a new session: {path.parent.name}")
+        return Changes(library=True, document=True, revisions=True, messages=True)
+
+    def _clear_conflict(self) -> None:
+        if self.conflict is not None:
+            self.conflict = None
+            self.sig_conflict.emit(None)
+        if self.state is TurnState.BLOCKED:
+            self._set_state(TurnState.IDLE)
+
+    # -- engine lifetime ------------------------------------------------------------------------------
+
+    async def _adetach(self) -> None:
+        rho, self.rho = self.rho, None
+        self.session = None
+        self.base_id = None
+        self.path = None
+        self.external_change = False
+        if rho is not None:
+            rho.shutdown()
+        if self.document.engine_session is not None:
+            self.document.detach_engine()
+
+    def detach(self) -> None:
+        """Forget the engine session (no task needed: nothing to await when idle)."""
+        if self.busy:
+            return
+        rho, self.rho = self.rho, None
+        self.session = None
+        self.base_id = None
+        self.path = None
+        self.unsaved = None
+        self.external_change = False
+        if rho is not None:
+            rho.shutdown()
+        self._clear_conflict()
+
+    # -- outcomes and document signals -----------------------------------------------------------------
+
+    def _on_turn_done(self, how: str) -> None:
+        if self.state is not TurnState.BLOCKED:
+            self._set_state(TurnState.IDLE)
+
+    def _on_turn_error(self, exc: BaseException) -> None:
+        if self.state is not TurnState.BLOCKED:
+            self._set_state(TurnState.IDLE)
+        if isinstance(exc, Cancelled | asyncio.CancelledError):
+            self.sig_turn_finished.emit("cancelled", "")
+            if self.pending_prompt:
+                self.sig_prompt_returned.emit(self.pending_prompt)
+            return
+        text = exc.text() if hasattr(exc, "text") else f"{type(exc).__name__}: {exc}"
+        self.sig_turn_finished.emit("failed", text)
+        if self.pending_prompt:
+            self.sig_prompt_returned.emit(self.pending_prompt)
+        self.host.notifier.show_exception(exc, context="Continuing the conversation")
+
+    def _on_document_reloaded(self, info: Any) -> None:
+        if self.session is None or self._saving:
+            return
+        if info.full or info.new_nodes or info.leaf_moved:
+            self.external_change = True
+
+    def _on_document_loaded(self) -> None:
+        if self.path is not None and self.document.path != self.path:
+            if self.run is not None:
+                self.run.cancel()  # its commit can no longer be saved to the file it came from
+            self.detach()
+
+    def _on_document_closed(self) -> None:
+        self._on_document_loaded()
+
+    def describe_base(self) -> str:
+        tree = self.document.tree
+        node = tree.nodes.get(self.base_id) if tree is not None and self.base_id else None
+        if node is None:
+            leaf = tree.active_leaf if tree is not None else None
+            return f"continues from revision {leaf.revision}" if leaf is not None else ""
+        kind = "compaction" if node.kind is NodeKind.COMPACTION else "revision"
+        return f"at {kind} {node.revision}"

@@ -1,0 +1,559 @@
+"""Editing a session as new revisions: messages, title and metadata, provider-native blocks.
+
+* :class:`EditMessagesDialog`: delete one message or a range, or edit a message's text. A tool
+  call and its results are kept together: deleting either one deletes the other (and, through
+  it, everything paired with it), and the dialog says what it added. Editing an assistant
+  message drops that message's provider-native replay blocks (they were produced for the
+  original text), and says so.
+* :class:`MetadataDialog`: the session title (Rho keeps it in its session index) and the
+  snapshot's string metadata (a new revision).
+* :class:`StripProviderDialog`: remove every provider-native block (portable fallbacks stay) as a
+  retention policy, after showing how many of which kind and identity.
+
+Each change is one new revision appended through the document's writer
+(:func:`~rho_desk.qt.dialogs.revisions.astore_revision`), recorded for undo. The new revision
+adds nothing to Rho's display history (the user saw nothing new): the edit is in the model
+history, which the conversation shows with Ctrl+M.
+
+The pure functions (:func:`pair_closure`, :func:`replace_text`, :func:`apply_edits`,
+:func:`provider_block_counts`) hold the rules and are tested without Qt.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.errors import InputError
+from ...core.handoff import strip_provider_context
+from ...core.wire import ContentBlock, Message, SessionSnapshot
+from ..changes import OpResult
+from .models import EditableMessagesModel, MetadataModel
+from .revisions import astore_revision, stored_state
+from .widgets import Banner, BusyRow, make_table, section_title
+
+if TYPE_CHECKING:
+    from .host import ActionHost
+
+__all__ = [
+    "EditMessagesDialog",
+    "MetadataDialog",
+    "StripProviderDialog",
+    "apply_edits",
+    "pair_closure",
+    "provider_block_counts",
+    "replace_text",
+]
+
+
+# --- the rules ------------------------------------------------------------------------------------
+
+
+def pair_closure(history: Sequence[Message], chosen: Iterable[int]) -> set[int]:
+    """``chosen`` plus every message paired with one in it through a tool call id, transitively.
+
+    A message holding tool calls is paired with the results of those calls; a result with the
+    message holding its call.
+    """
+    calls: dict[str, int] = {}
+    results: dict[str, list[int]] = {}
+    for index, message in enumerate(history):
+        for call in message.tool_calls():
+            calls.setdefault(call.id, index)
+        if message.tool_result is not None:
+            results.setdefault(message.tool_result.id, []).append(index)
+    out = set(chosen)
+    work = list(out)
+    while work:
+        index = work.pop()
+        message = history[index]
+        linked: list[int] = []
+        for call in message.tool_calls():
+            linked.extend(results.get(call.id, ()))
+        if message.tool_result is not None and message.tool_result.id in calls:
+            linked.append(calls[message.tool_result.id])
+        for other in linked:
+            if other not in out:
+                out.add(other)
+                work.append(other)
+    return out
+
+
+def _with_text(blocks: Sequence[ContentBlock], text: str) -> tuple[ContentBlock, ...]:
+    """The first text block replaced by ``text``, other text blocks dropped, the rest kept."""
+    out: list[ContentBlock] = []
+    placed = False
+    for block in blocks:
+        if block.text is None:
+            out.append(block)
+        elif not placed:
+            out.append(ContentBlock.of_text(text))
+            placed = True
+    if not placed:
+        out.insert(0, ContentBlock.of_text(text))
+    return tuple(out)
+
+
+def replace_text(message: Message, text: str) -> Message:
+    """``message`` with its text replaced (see the module docstring for assistant messages).
+
+    Raises:
+        InputError: the new text is empty (delete the message instead).
+    """
+    if not text.strip():
+        raise InputError("the new text is empty; delete the message instead")
+    if message.system is not None:
+        return Message.system_text(text)
+    if message.tool_result is not None:
+        return Message.result(message.tool_result.id, message.tool_result.ok, text)
+    if message.user is not None:
+        return Message.user_blocks(_with_text(message.user, text))
+    if message.assistant is not None:
+        return Message.assistant_blocks(_with_text(message.assistant, text))
+    if message.enriched_assistant is not None:
+        edited = message.enriched_assistant.retain_portable_context()
+        return Message.enriched(msgspec.structs.replace(edited, content=_with_text(edited.content, text)))
+    aborted = message.aborted_assistant
+    assert aborted is not None
+    kept = tuple(b for b in aborted.provider_context if b.is_portable_fallback)
+    return Message.aborted(msgspec.structs.replace(aborted, content=_with_text(aborted.content, text),
+                                                   provider_context=kept))  # fmt: skip
+
+
+def apply_edits(history: Sequence[Message], deleted: Iterable[int], edited: dict[int, Message]) -> tuple[Message, ...]:
+    """The history without ``deleted`` and with ``edited`` replacing messages, by index."""
+    gone = set(deleted)
+    return tuple(edited.get(i, m) for i, m in enumerate(history) if i not in gone)
+
+
+def provider_block_counts(history: Iterable[Message]) -> Counter[tuple[str, str]]:
+    """``(identity, kind) -> count`` of the provider-native blocks (fallbacks not counted)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for message in history:
+        for block in message.provider_context():
+            if not block.is_portable_fallback:
+                counts[(str(block.identity), block.kind)] += 1
+    return counts
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# --- the dialogs ------------------------------------------------------------------------------------
+
+
+class _RevisionDialog(QDialog):
+    """Common shape: a heading, a body, a notice, a busy row and Save/Close buttons.
+
+    Signals:
+        sig_saved(object): the change was written; carries the new ``RevisionNode``.
+    """
+
+    sig_saved = Signal(object)
+    """The change was written as a new revision; carries its node."""
+
+    def __init__(self, host: ActionHost, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.setWindowTitle(title)
+        self.heading = QLabel(title)
+        self.heading.setObjectName("PanelTitle")
+        self.notice = Banner("warning")
+        self.notice.hide()
+        self.busy = BusyRow()
+        self.busy.hide()
+        self.buttons = QDialogButtonBox()
+        self.save_button = self.buttons.addButton("&Save as New Revision", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.save_button.setObjectName("SaveRevision")
+        self.save_button.setShortcut("Ctrl+Return")
+        self.save_button.setToolTip("Append the change as a new revision (Ctrl+Return); undo with Ctrl+Z")
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
+        self.save_button.clicked.connect(self.save)
+        self.body = QVBoxLayout()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addLayout(self.body, 1)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.busy)
+        layout.addWidget(self.buttons)
+
+    def save(self) -> None:  # pragma: no cover - every dialog overrides it
+        raise NotImplementedError
+
+    def _store(self, label: str, change: Any, done_text: str) -> None:
+        host = self.host
+        self.save_button.setEnabled(False)
+        self.busy.busy("Saving…")
+
+        async def write() -> OpResult[Any]:
+            before, after = await astore_revision(host.document, change)
+            host.history.record(label, before, after)
+            return OpResult(after, host.document.note_written(after))
+
+        def saved(result: OpResult[Any]) -> None:
+            node = result.value
+            self.busy.done(f"{done_text} Saved as revision {node.revision} (Ctrl+Z undoes it).")
+            host.notifier.info(f"{label}: revision {node.revision}")
+            self.sig_saved.emit(node)
+            self.reload()
+
+        def failed(exc: BaseException) -> None:
+            self.busy.done("Nothing was written.")
+            self.save_button.setEnabled(True)
+            host.notifier.show_exception(exc, context=label)
+
+        host.bridge.run(write(), on_success=saved, on_error=failed, context=label)
+
+    def reload(self) -> None:
+        """Show the (new) active revision."""
+
+
+class EditMessagesDialog(_RevisionDialog):
+    """Delete or edit messages of the active revision; save as a new revision."""
+
+    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+        super().__init__(host, "Edit messages", parent)
+        self.setObjectName("EditMessagesDialog")
+        self.history: tuple[Message, ...] = ()
+        self.revision = 0
+        self.model = EditableMessagesModel(self)
+        self.table = make_table("EditMessagesTable", stretch=3, multi=True)
+        self.table.setModel(self.model)
+        intro = QLabel("Select a message or a range (Shift+click), then delete it (Del) or edit its text (F2). "
+                       "Tool calls and their results are deleted together.")  # fmt: skip
+        intro.setWordWrap(True)
+        intro.setProperty("muted", True)
+        self.delete_button = QPushButton("&Delete")
+        self.delete_button.setToolTip("Mark the selected messages for deletion (Del)")
+        self.restore_button = QPushButton("&Keep")
+        self.restore_button.setToolTip("Unmark the selected messages (Ctrl+K)")
+        self.edit_button = QPushButton("&Edit Text")
+        self.edit_button.setToolTip("Edit the current message's text (F2)")
+        tools = QHBoxLayout()
+        for button in (self.delete_button, self.restore_button, self.edit_button):
+            tools.addWidget(button)
+        tools.addStretch(1)
+        self.editor = QPlainTextEdit()
+        self.editor.setObjectName("MessageTextEditor")
+        self.editor.setPlaceholderText("Pick a message and press F2 to edit its text here.")
+        self.editor.setEnabled(False)
+        self.apply_button = QPushButton("&Apply Edit")
+        self.apply_button.setToolTip("Use this text for the message (Ctrl+S)")
+        self.apply_button.setEnabled(False)
+        editor_box = QWidget()
+        editor_layout = QVBoxLayout(editor_box)
+        editor_layout.setContentsMargins(0, 0, 0, 0)
+        self.editor_title = section_title("Message text")
+        editor_layout.addWidget(self.editor_title)
+        editor_layout.addWidget(self.editor, 1)
+        editor_layout.addWidget(self.apply_button, 0, Qt.AlignmentFlag.AlignRight)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(editor_box)
+        split.setSizes([420, 180])
+        self.body.addWidget(intro)
+        self.body.addLayout(tools)
+        self.body.addWidget(split, 1)
+        self._editing: int | None = None
+        self.resize(980, 680)
+
+        for keys, slot in (("Del", self.delete_selected), ("Ctrl+K", self.keep_selected),
+                           ("F2", self.edit_current), ("Ctrl+S", self.apply_edit)):  # fmt: skip
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.activated.connect(slot)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.restore_button.clicked.connect(self.keep_selected)
+        self.edit_button.clicked.connect(self.edit_current)
+        self.apply_button.clicked.connect(self.apply_edit)
+        self.reload()
+
+    def reload(self) -> None:
+        tree = self.host.document.tree
+        if tree is None or tree.active_leaf is None:
+            return
+        leaf = tree.active_leaf
+        self.history = stored_state(tree, leaf).history
+        self.revision = leaf.revision
+        self.heading.setText(f"Edit messages of revision {leaf.revision}")
+        self.model.set_history(self.history)
+        self._editing = None
+        self.editor.clear()
+        self.editor.setEnabled(False)
+        self.apply_button.setEnabled(False)
+        self._update()
+
+    # -- choosing -----------------------------------------------------------------------------------
+
+    def selected_rows(self) -> list[int]:
+        return sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+
+    def select_rows(self, first: int, last: int) -> None:
+        """Select a range (tests and keyboard users)."""
+        model = self.table.selectionModel()
+        model.clearSelection()
+        for row in range(first, last + 1):
+            model.select(self.model.index(row, 0), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.setCurrentIndex(self.model.index(first, 0))
+        model.select(self.model.index(first, 0), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+
+    def delete_selected(self) -> None:
+        self.mark(self.selected_rows(), True)
+
+    def keep_selected(self) -> None:
+        self.mark(self.selected_rows(), False)
+
+    def mark(self, rows: Sequence[int], delete: bool) -> None:
+        """Mark ``rows`` deleted (or kept), with every message paired with them."""
+        if not rows:
+            return
+        closure = pair_closure(self.history, rows)
+        for index in closure:
+            row = self.model.rows[index]
+            row.deleted = delete
+            row.cascade = delete and index not in rows
+            if delete and self._editing == index:
+                self._stop_editing()
+        self.model.refresh_rows(sorted(closure))
+        extra = len(closure) - len(set(rows))
+        if extra:
+            verb = "Also deleting" if delete else "Also keeping"
+            self.notice.show_text(f"{verb} {_plural(extra, 'paired message')} so that tool calls and their results "
+                                  "stay together.")  # fmt: skip
+        else:
+            self.notice.hide()
+        self._update()
+
+    # -- editing ------------------------------------------------------------------------------------
+
+    def edit_current(self) -> None:
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return
+        row = self.model.rows[index.row()]
+        if row.deleted:
+            return
+        self._editing = index.row()
+        self.editor.setEnabled(True)
+        self.apply_button.setEnabled(True)
+        self.editor.setPlainText(row.message.text())
+        self.editor_title.setText(f"Text of message {row.original + 1}")
+        self.editor.setFocus()
+
+    def apply_edit(self) -> None:
+        index = self._editing
+        if index is None:
+            return
+        row = self.model.rows[index]
+        text = self.editor.toPlainText()
+        try:
+            edited = replace_text(self.history[index], text)
+        except InputError as exc:
+            self.notice.show_text(exc.text())
+            return
+        row.message = edited
+        row.edited = edited != self.history[index]
+        native = [b for b in self.history[index].provider_context() if not b.is_portable_fallback]
+        if row.edited and native:
+            self.notice.show_text(f"The edited assistant message loses its {_plural(len(native), 'provider-native block')} "
+                                  "(they were produced for the original text).")  # fmt: skip
+        self.model.refresh_rows([index])
+        self._stop_editing()
+        self._update()
+
+    def _stop_editing(self) -> None:
+        self._editing = None
+        self.editor.clear()
+        self.editor.setEnabled(False)
+        self.apply_button.setEnabled(False)
+        self.editor_title.setText("Message text")
+
+    # -- saving --------------------------------------------------------------------------------------
+
+    def pending(self) -> tuple[list[int], dict[int, Message]]:
+        deleted = [r.original for r in self.model.rows if r.deleted]
+        edited = {r.original: r.message for r in self.model.rows if r.edited and not r.deleted}
+        return deleted, edited
+
+    def _update(self) -> None:
+        deleted, edited = self.pending()
+        self.save_button.setEnabled(bool(deleted or edited) and len(deleted) < len(self.history))
+
+    def save(self) -> None:
+        deleted, edited = self.pending()
+        if not deleted and not edited:
+            return
+        if len(deleted) >= len(self.history):
+            self.notice.show_text("A revision needs at least one message; keep some.")
+            return
+        new_history = apply_edits(self.history, deleted, edited)
+        parts = []
+        if deleted:
+            parts.append("Delete " + _plural(len(deleted), "Message"))
+        if edited:
+            parts.append("Edit " + _plural(len(edited), "Message"))
+        label = ", ".join(parts)
+        expected = self.revision
+
+        def change(state: SessionSnapshot) -> SessionSnapshot:
+            if state.revision != expected:
+                raise InputError("the session changed since the dialog read it; review the messages again")
+            return state.replace(history=new_history)
+
+        self._store(label, change, f"{label}.")
+
+
+class MetadataDialog(_RevisionDialog):
+    """The session's title (Rho's index) and its snapshot metadata (a new revision)."""
+
+    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+        super().__init__(host, "Title and metadata", parent)
+        self.setObjectName("MetadataDialog")
+        self.original_title = ""
+        self.original: dict[str, str] = {}
+        self.title = QLineEdit()
+        self.title.setObjectName("SessionTitle")
+        self.title.setPlaceholderText("No title: the first prompt is shown")
+        self.title_note = QLabel()
+        self.title_note.setProperty("muted", True)
+        self.title_note.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("&Title:", self.title)
+        form.addRow("", self.title_note)
+        self.model = MetadataModel(self)
+        self.table = make_table("MetadataTable", stretch=1)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.AllEditTriggers)
+        self.table.setModel(self.model)
+        self.add_button = QPushButton("&Add Entry")
+        self.add_button.setToolTip("Add a metadata entry (Ctrl+N)")
+        self.add_button.setShortcut("Ctrl+N")
+        self.remove_button = QPushButton("&Remove Entry")
+        self.remove_button.setToolTip("Remove the selected entry (Ctrl+Del)")
+        self.remove_button.setShortcut("Ctrl+Del")
+        row = QHBoxLayout()
+        row.addWidget(self.add_button)
+        row.addWidget(self.remove_button)
+        row.addStretch(1)
+        self.body.addLayout(form)
+        self.body.addWidget(section_title("Metadata (string keys and values, stored in the snapshot)"))
+        self.body.addWidget(self.table, 1)
+        self.body.addLayout(row)
+        self.add_button.clicked.connect(self._on_add_clicked)
+        self.remove_button.clicked.connect(self._on_remove_clicked)
+        self.resize(640, 480)
+        self.reload()
+
+    def reload(self) -> None:
+        host = self.host
+        tree = host.document.tree
+        if tree is None or tree.active_leaf is None:
+            return
+        self.original = dict(stored_state(tree, tree.active_leaf).metadata)
+        self.model.set_metadata(self.original)
+        summary = host.summary_for_open()
+        self.original_title = (summary.title or "") if summary is not None else ""
+        self.title.setText(self.original_title)
+        self.title.setEnabled(summary is not None)
+        self.title_note.setText(
+            "Kept in Rho's session index (the session file does not hold a title)." if summary is not None
+            else "This file is not in the listed library, so it has no index title."
+        )  # fmt: skip
+        self.save_button.setEnabled(True)
+
+    def _on_add_clicked(self) -> None:
+        row = self.model.add_row()
+        self.table.setCurrentIndex(self.model.index(row, 0))
+        self.table.edit(self.model.index(row, 0))
+
+    def _on_remove_clicked(self) -> None:
+        index = self.table.currentIndex()
+        if index.isValid():
+            self.model.remove_row(index.row())
+
+    def save(self) -> None:
+        duplicates = self.model.duplicate_keys()
+        if duplicates:
+            self.notice.show_text(f"Each key may appear once: {', '.join(duplicates)}.")
+            return
+        metadata = self.model.metadata()
+        title = self.title.text().strip()
+        host = self.host
+        renamed = self.title.isEnabled() and title != self.original_title
+        if renamed:
+            summary = host.summary_for_open()
+            assert summary is not None
+            host.bridge.run(host.library.arename(summary.workspace_key, summary.id, title),
+                            on_success=lambda _r: self._title_saved(title), context="Renaming")  # fmt: skip
+        if metadata != self.original:
+            self._store("Edit Metadata", lambda state: state.replace(metadata=metadata), "Metadata changed.")
+        elif not renamed:
+            self.busy.done("Nothing changed.")
+
+    def _title_saved(self, title: str) -> None:
+        self.original_title = title
+        self.busy.done(f"Title set to “{title}” in Rho's index." if title else "Title cleared.")
+
+
+class StripProviderDialog(_RevisionDialog):
+    """Show the provider-native blocks of the active revision and remove them as a new revision."""
+
+    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+        super().__init__(host, "Strip provider blocks", parent)
+        self.setObjectName("StripProviderDialog")
+        self.explain = QLabel()
+        self.explain.setWordWrap(True)
+        self.counts = QLabel()
+        self.counts.setObjectName("ProviderBlockCounts")
+        self.counts.setTextFormat(Qt.TextFormat.RichText)
+        self.counts.setWordWrap(True)
+        self.body.addWidget(self.explain)
+        self.body.addWidget(self.counts, 1)
+        self.save_button.setText("&Strip as New Revision")
+        self.resize(620, 360)
+        self.total = 0
+        self.reload()
+
+    def reload(self) -> None:
+        tree = self.host.document.tree
+        if tree is None or tree.active_leaf is None:
+            return
+        counts = provider_block_counts(stored_state(tree, tree.active_leaf).history)
+        self.total = sum(counts.values())
+        self.explain.setText(
+            "Provider-native blocks (encrypted reasoning, signed thinking…) are replayed only to the exact "
+            "provider, API and model that produced them. Stripping them is a retention choice: the text of "
+            "every message stays, and portable fallbacks stay."
+        )
+        if not counts:
+            self.counts.setText("<p>This revision holds no provider-native blocks.</p>")
+        else:
+            rows = "".join(f"<tr><td align='right'><b>{n}</b></td><td>&nbsp;{kind}</td><td>&nbsp;from {ident}</td></tr>"
+                           for (ident, kind), n in sorted(counts.items()))  # fmt: skip
+            self.counts.setText(f"<p>{_plural(self.total, 'block')} will be removed:</p><table>{rows}</table>")
+        self.save_button.setEnabled(self.total > 0)
+
+    def save(self) -> None:
+        if not self.total:
+            return
+        total = self.total
+        self._store("Strip Provider Blocks", lambda state: state.replace(history=strip_provider_context(state.history)),
+                    f"Removed {_plural(total, 'provider block')}.")  # fmt: skip

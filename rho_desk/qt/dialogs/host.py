@@ -1,0 +1,307 @@
+"""Where the action dialogs meet the app: their actions, shared state, the continue dock, the banner.
+
+:class:`ActionHost` is built once by :func:`rho_desk.qt.dialogs.install` at start-up. It
+attaches the actions part 1 declared for this package (compact, export, continue, edit, title
+and metadata, strip provider blocks, settings, undo, redo), opens each dialog non-modally (one
+at a time per kind; ``show()``, never ``exec()``), and holds what the dialogs share:
+
+* the narrow services (bridge, document, settings, notifier, theme, library, provider profiles);
+* the revision undo history of the open file, and the Undo/Redo actions' state and text;
+* one-operation-at-a-time: a compaction and a continued conversation never overlap;
+* the continue dock (composer and live reply, bottom) and the conflict banner (top), added to the
+  main window as dock widgets, so the window's own layout stays part 1's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from ...core.errors import RevisionConflict
+from ...providers.profiles import ProfileStore
+from ..changes import Changes
+from ..continue_session import ContinueController
+from ..views.composer import ContinuePanel
+from .revisions import NothingToUndo, RevisionHistory
+from .widgets import Banner
+
+__all__ = ["ActionHost", "ConflictBanner"]
+
+
+class ConflictBanner(Banner):
+    """"The session changed on disk" with Reload, Fork and Dismiss.
+
+    Signals:
+        sig_reload_requested(), sig_fork_requested(), sig_dismissed()
+    """
+
+    sig_reload_requested = Signal()
+    """Reload was clicked."""
+    sig_fork_requested = Signal()
+    """Fork was clicked."""
+    sig_dismissed = Signal()
+    """Dismiss was clicked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("warning", parent)
+        self.setObjectName("LibraryNotice")
+        self.reload_button = self.add_button("&Reload", "Read the file again and continue from its newest revision (F5)")
+        self.reload_button.setObjectName("ConflictReload")
+        self.fork_button = self.add_button("F&ork", "Keep your side: a new branch (v4) or a new session (v1–v3)")
+        self.fork_button.setObjectName("ConflictFork")
+        self.dismiss_button = self.add_button("Dismiss")
+        self.reload_button.clicked.connect(self.sig_reload_requested)
+        self.fork_button.clicked.connect(self.sig_fork_requested)
+        self.dismiss_button.clicked.connect(self.sig_dismissed)
+
+
+class ActionHost(QObject):
+    """The dialogs' side of the app (see the module docstring).
+
+    Signals:
+        sig_undo_changed(): the Undo/Redo state may have changed.
+    """
+
+    sig_undo_changed = Signal()
+    """Undo or redo became (un)available or changed its label."""
+
+    def __init__(self, context: Any) -> None:
+        super().__init__(context.window)
+        self.context = context
+        self.window = context.window
+        self.bridge = context.bridge
+        self.document = context.document
+        self.settings = context.settings
+        self.notifier = context.notifier
+        self.theme = context.theme
+        self.library = context.library
+        self.actions = context.actions
+        self.profiles = ProfileStore()
+        self.history = RevisionHistory()
+        self.operation: str | None = None
+        """The long operation running now ("compaction", "conversation"), if any."""
+        self.export_dir: Path | None = None
+        self.dialogs: dict[str, QWidget] = {}
+
+        self.controller = ContinueController(self, self)
+        self.panel = ContinuePanel(self.controller, self)
+        self.dock = QDockWidget("Continue conversation", self.window)
+        self.dock.setObjectName("ContinueDock")
+        self.dock.setWidget(self.panel)
+        self.dock.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+        self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        self.dock.hide()
+
+        self.banner = ConflictBanner()
+        self.banner_dock = QDockWidget("Session changed on disk", self.window)
+        self.banner_dock.setObjectName("ConflictDock")
+        self.banner_dock.setTitleBarWidget(QWidget())
+        self.banner_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+        self.banner_dock.setWidget(self.banner)
+        self.window.addDockWidget(Qt.DockWidgetArea.TopDockWidgetArea, self.banner_dock)
+        self.banner_dock.hide()
+
+        self.banner.sig_reload_requested.connect(self.resolve_reload)
+        self.banner.sig_fork_requested.connect(self.resolve_fork)
+        self.banner.sig_dismissed.connect(self.banner_dock.hide)
+        self.controller.sig_conflict.connect(self._on_controller_conflict)
+        self.document.sig_conflict_changed.connect(self._on_document_conflict_changed)
+        self.document.sig_loaded.connect(self._on_document_loaded)
+        self.document.sig_closed.connect(self._on_document_loaded)
+        self.document.sig_tree_changed.connect(self._update_undo)
+        self.sig_undo_changed.connect(self._update_undo)
+        # the window recomputes every action's enabled state after operations; refine ours after it
+        self.bridge.sig_operation_finished.connect(lambda _changes, _initiator: self._update_undo())
+
+    # -- actions --------------------------------------------------------------------------------------
+
+    def attach(self) -> None:
+        a = self.actions
+        a.attach("session.compact", lambda: self.show_dialog("compact"))
+        a.attach("session.export", lambda: self.show_dialog("export"))
+        a.attach("session.edit", lambda: self.show_dialog("edit"))
+        a.attach("session.metadata", lambda: self.show_dialog("metadata"))
+        a.attach("session.strip_provider", lambda: self.show_dialog("strip"))
+        a.attach("edit.settings", lambda: self.show_dialog("settings"))
+        a.attach("session.continue", self.show_continue)
+        a.attach("edit.undo", self.undo)
+        a.attach("edit.redo", self.redo)
+        self._update_undo()
+
+    def dialog_factory(self, kind: str) -> Callable[[], QWidget]:
+        from .compaction import CompactionDialog
+        from .edit import EditMessagesDialog, MetadataDialog, StripProviderDialog
+        from .export import ExportDialog
+        from .settings import SettingsDialog
+
+        factories: dict[str, Callable[[], QWidget]] = {
+            "compact": lambda: CompactionDialog(self, self.window),
+            "export": lambda: ExportDialog(self, self.window),
+            "edit": lambda: EditMessagesDialog(self, self.window),
+            "metadata": lambda: MetadataDialog(self, self.window),
+            "strip": lambda: StripProviderDialog(self, self.window),
+            "settings": lambda: SettingsDialog(self, self.window),
+        }
+        return factories[kind]
+
+    def show_dialog(self, kind: str) -> QWidget:
+        """Open the ``kind`` dialog non-modally (or raise the open one)."""
+        current = self.dialogs.get(kind)
+        if current is not None and current.isVisible():
+            current.raise_()
+            current.activateWindow()
+            return current
+        if current is not None:
+            current.deleteLater()
+        dialog = self.dialog_factory(kind)()
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.destroyed.connect(lambda _obj=None, k=kind, d=id(dialog): self._forget(k, d))
+        self.dialogs[kind] = dialog
+        dialog.show()
+        return dialog
+
+    def _forget(self, kind: str, ident: int) -> None:
+        current = self.dialogs.get(kind)
+        if current is not None and id(current) == ident:
+            del self.dialogs[kind]
+
+    def show_continue(self) -> None:
+        """Show the continue dock and put the cursor in the composer (Ctrl+L)."""
+        self.dock.show()
+        self.dock.raise_()
+        self.panel.focus_composer()
+
+    # -- shared services ---------------------------------------------------------------------------------
+
+    def claim(self, operation: str) -> bool:
+        """Start a long operation unless another one runs."""
+        if self.operation is not None:
+            return False
+        self.operation = operation
+        return True
+
+    def release(self, operation: str) -> None:
+        if self.operation == operation:
+            self.operation = None
+
+    async def aprofile_set(self) -> Any:
+        """The profiles file (default profile included), read off the GUI thread."""
+        return await asyncio.to_thread(self.profiles.load)
+
+    async def aprofiles(self) -> tuple[Any, ...]:
+        loaded = await self.aprofile_set()
+        return tuple(loaded.profiles)
+
+    def summary_for_open(self) -> Any:
+        """The library's summary of the open file, if the browser lists it."""
+        path = self.document.path
+        if path is None:
+            return None
+        browser = getattr(self.window, "browser", None)
+        return browser.summary_for(path) if browser is not None else None
+
+    def open_data_dir(self, folder: Path) -> None:
+        """List another Rho home (the settings dialog's data directory)."""
+        self.document.fork_home = folder
+        self.bridge.run(self.library.aopen(folder), context="Opening the data directory")
+
+    # -- undo and redo ----------------------------------------------------------------------------------
+
+    def undo(self, on_success: Callable[[Any], object] | None = None) -> None:
+        """Undo the last change (a new revision: see ``revisions.py``)."""
+        self._step(self.history.aundo, "Undone", on_success)
+
+    def redo(self, on_success: Callable[[Any], object] | None = None) -> None:
+        self._step(self.history.aredo, "Redone", on_success)
+
+    def _step(self, step: Callable[[Any], Any], verb: str, on_success: Callable[[Any], object] | None) -> None:
+        if self.operation is not None:
+            self.notifier.warning(f"Wait until the {self.operation} has finished.")
+            return
+
+        def done(result: Any) -> None:
+            self.notifier.info(f"{verb}: {result.value}")
+            self.sig_undo_changed.emit()
+            if on_success is not None:
+                on_success(result)
+
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, NothingToUndo):
+                self._update_undo()  # "nothing to undo" is not an error (style.md practice 4)
+                return
+            self.notifier.show_exception(exc, context=f"{verb.rstrip('e')}ing")
+
+        self.bridge.run(step(self.document), on_success=done, on_error=failed, context=verb)
+
+    def _update_undo(self) -> None:
+        status = self.history.status(self.document.tree)
+        for action_id, label, word in (("edit.undo", status.undo, "Undo"), ("edit.redo", status.redo, "Redo")):
+            action = self.actions[action_id]
+            action.setText(f"&{word} {label}" if label else f"&{word}")
+            # enabled only with a step to take (and the spec's document/writable conditions)
+            action.setEnabled(bool(label) and self.document.is_open and not self.document.is_snapshot_document)
+
+    # -- conflicts --------------------------------------------------------------------------------------
+
+    def _on_document_conflict_changed(self, conflict: RevisionConflict | None) -> None:
+        if conflict is None:
+            if self.controller.conflict is None:
+                self.banner_dock.hide()
+            return
+        self._show_banner(
+            "<b>This session changed on disk</b> since rho-desk read it (Rho, or another program, wrote to it). "
+            "Nothing was overwritten. Reload to see the new revisions, or fork to keep working from yours."
+        )
+
+    def _on_controller_conflict(self, info: Any) -> None:
+        if info is None:
+            if self.document.conflict is None:
+                self.banner_dock.hide()
+            return
+        self._show_banner(f"<b>Continuing stopped.</b> {info.message}")
+
+    def _show_banner(self, text: str) -> None:
+        self.banner.text.setText(text)
+        self.banner_dock.show()
+
+    def resolve_reload(self) -> None:
+        self.banner_dock.hide()
+        c = self.controller
+        if c.session is not None or c.unsaved is not None or c.conflict is not None:
+            c.reload()
+        else:
+            self.document.clear_conflict()
+            self.document.reload(full=True)
+
+    def resolve_fork(self) -> None:
+        self.banner_dock.hide()
+        c = self.controller
+        if c.session is not None or c.unsaved is not None:
+            c.fork()
+        else:
+            self.document.clear_conflict()
+
+            async def fork_selected() -> Changes:
+                await self.document.areload(full=True)
+                node = self.document.selected
+                if node is None:
+                    return Changes()
+                result = await self.document.afork(node)
+                if isinstance(result.value, Path):
+                    await self.document.aopen(result.value)
+                return result.changes | Changes(document=True)
+
+            self.bridge.run(fork_selected(), context="Forking")
+
+    def _on_document_loaded(self) -> None:
+        path = self.document.path
+        if path != self.history.path:
+            self.history.reset(path)
+        if self.document.conflict is None and self.controller.conflict is None:
+            self.banner_dock.hide()
+        self._update_undo()
