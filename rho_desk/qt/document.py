@@ -128,6 +128,23 @@ def rho_home_of(path: Path) -> Path | None:
     return None
 
 
+def _catch_up(file: SessionFile, writer: SessionWriter) -> None:
+    """Move ``file``'s read position past what ``writer`` appended (already in the tree).
+
+    Without this the live watcher reads our own records back as another program's and fails
+    to apply them twice (a full re-read that drops the writer, and a spurious conflict for the
+    next save).
+    """
+    if writer.session is not file or writer.size < 0 or writer.size == file.size:
+        return
+    file.size = writer.size
+    file.valid_end = writer._valid_end
+    file.ends_with_newline = writer._newline
+    file.tail = writer._tail
+    file.mtime_ns = writer._mtime_ns
+    file.line_count = writer._next_line - 1
+
+
 class SessionDocument(QObject):
     """The open session, its selection, and how to change it.
 
@@ -467,11 +484,14 @@ class SessionDocument(QObject):
             if self._writer is None or self._writer.session is not file:
                 await self._drop_writer()
                 self._writer = await asyncio.to_thread(SessionWriter, file)
+            writer = self._writer
             try:
-                yield self._writer
+                yield writer
             except RevisionConflict as exc:
                 self._set_conflict(exc)
                 raise
+            finally:
+                _catch_up(file, writer)
 
     def note_written(self, node: RevisionNode | None, *, select: bool = True) -> Changes:
         """Tell the views that a write added ``node`` or moved the active revision.
