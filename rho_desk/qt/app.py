@@ -27,7 +27,7 @@ from .. import __version__
 from ..core.errors import InputError
 from ..core.stores.rho_files import rho_home
 
-__all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "main", "plan_start"]
+__all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "install_asyncgen_hooks", "main", "plan_start"]
 
 ORG_NAME = "rho-desk"
 APP_NAME = "rho-desk"
@@ -263,8 +263,26 @@ def main(path: Path | None = None, *, screenshot: Path | None = None) -> int:
     plan = plan_start(path, Settings().get(PREFS_DATA_DIR))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    restore_hooks = install_asyncgen_hooks(loop)
     try:
         return loop.run_until_complete(arun(plan, screenshot=screenshot))
     finally:
         loop.close()
         asyncio.set_event_loop(None)
+        restore_hooks()
+
+
+def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Any:
+    """Give ``loop`` asyncio's async-generator hooks, which qasync never installs.
+
+    Without them an async generator left unfinished (an HTTP byte stream a provider stopped
+    reading at ``[DONE]``) is finalized by the garbage collector outside the loop and fails
+    ("async generator ignored GeneratorExit"); with them the loop schedules its ``aclose()``.
+
+    Returns:
+        A function that restores the previous hooks.
+    """
+    previous = sys.get_asyncgen_hooks()
+    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
+                           finalizer=loop._asyncgen_finalizer_hook)  # type: ignore[attr-defined]  # fmt: skip
+    return lambda: sys.set_asyncgen_hooks(*previous)

@@ -11,6 +11,7 @@ checks that no top-level widget was left behind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import shutil
 from collections.abc import Callable, Coroutine, Iterator
@@ -22,7 +23,7 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
-from rho_desk.qt.app import APP_NAME, ORG_NAME, AppContext, StartPlan, build_context
+from rho_desk.qt.app import APP_NAME, ORG_NAME, AppContext, StartPlan, build_context, install_asyncgen_hooks
 from rho_desk.qt.settings import use_settings_dir
 
 DEMO_SOURCE = Path(__file__).resolve().parents[2] / "resources" / "demo" / "home"
@@ -66,12 +67,16 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     """A qasync event loop over the test's QApplication (closed afterwards)."""
     loop = qasync.QEventLoop(qapp, already_running=False)
     asyncio.set_event_loop(loop)
+    restore_hooks = install_asyncgen_hooks(loop)
     try:
         yield loop
     finally:
         if not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
         asyncio.set_event_loop(None)
+        restore_hooks()
 
 
 @pytest.fixture
