@@ -125,6 +125,8 @@ class CompactionDialog(QDialog):
         self.keep_messages.setRange(0, 100_000)
         self.keep_messages.setSpecialValueText("no limit")
         self.keep_messages.setSuffix(" messages")
+        for spin in (self.keep_tokens, self.keep_messages):
+            spin.setButtonSymbols(QSpinBox.ButtonSymbols.NoButtons)  # arrows, wheel and typing still work
         settings = host.settings
         self.keep_tokens.setValue(settings.get(PREFS_COMPACTION_KEEP_TOKENS))
         self.keep_messages.setValue(settings.get(PREFS_COMPACTION_KEEP_MESSAGES))
@@ -133,9 +135,11 @@ class CompactionDialog(QDialog):
         keep.addWidget(QLabel("and at most"))
         keep.addWidget(self.keep_messages)
         keep.addStretch(1)
+        keep_label = QLabel("&Keep recent:")
+        keep_label.setBuddy(self.keep_tokens)
         form = QFormLayout()
         form.addRow("&Compactor:", self.compactor)
-        form.addRow("&Keep recent:", keep)
+        form.addRow(keep_label, keep)
 
         self.card_messages = FigureCard("messages before → after")
         self.card_tokens = FigureCard("estimated tokens before → after")

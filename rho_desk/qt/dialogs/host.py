@@ -172,7 +172,9 @@ class ActionHost(QObject):
 
     def show_continue(self) -> None:
         """Show the continue dock and put the cursor in the composer (Ctrl+L)."""
-        self.dock.show()
+        if not self.dock.isVisible():
+            self.dock.show()
+            self.window.resizeDocks([self.dock], [270], Qt.Orientation.Vertical)
         self.dock.raise_()
         self.panel.focus_composer()
 

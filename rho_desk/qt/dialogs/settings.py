@@ -129,6 +129,8 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.buttons)
         self.resize(900, 600)
         self.file_dialog: QFileDialog | None = None
+        for spin in self.findChildren(QSpinBox):
+            spin.setButtonSymbols(QSpinBox.ButtonSymbols.NoButtons)  # arrows, wheel and typing still work
         self._load_options()
         self.reload_profiles()
 

@@ -1,0 +1,126 @@
+"""The compaction dialog: preview, run, cancel, undo, and refusing to write over another writer."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.compaction.local import LocalCompactor, RecentBudget
+from rho_desk.core.stores.rho_files import NodeKind, read_session
+from rho_desk.qt.dialogs.models import Fate
+from rho_desk.qt.models.roles import Role
+
+from ...providers.loopback import Loopback
+from ..conftest import settle
+from ..helpers import v3_session, v4_session
+from .conftest import text_reply, until
+
+
+def _dialog(make_window, run, path: Path, keep: int = 8):
+    context = make_window(open_file=path)
+    dialog = context.dialogs.show_dialog("compact")
+    dialog.keep_tokens.setValue(0)
+    dialog.keep_messages.setValue(keep)
+    run(settle(context.bridge))
+    return context, dialog
+
+
+def test_the_preview_shows_what_would_be_removed_and_kept(make_window, run, tmp_path: Path) -> None:
+    path = v3_session(tmp_path / "home", turns=10)
+    context, dialog = _dialog(make_window, run, path)
+    history = context.document.tree.history()
+    expected = LocalCompactor(RecentBudget(max_tokens=None, max_messages=8)).preview(history)
+    model = dialog.model
+    fates = [model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())]
+    assert fates.count(Fate.REMOVED) == len(expected.removed) and fates.count(Fate.KEPT) == 8
+    assert dialog.card_messages.value.text() == f"{expected.previous_messages:,} → {expected.current_messages:,}"
+    assert dialog.card_tokens.value.text().startswith(f"{expected.previous_tokens:,} → {expected.current_tokens:,}")
+    assert dialog.digest.toPlainText() == expected.replacement_message.text()
+    assert dialog.compact_button.isEnabled()
+    # a larger budget: nothing to compact, and the button says no
+    dialog.keep_messages.setValue(1000)
+    run(settle(context.bridge))
+    assert dialog.data.preview.nothing_to_compact and not dialog.compact_button.isEnabled()
+    assert "Nothing to compact" in dialog.digest_title.text()
+
+
+@pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
+def test_compact_writes_a_new_base_and_undo_restores(make_window, run, tmp_path: Path, maker) -> None:
+    path = maker(tmp_path / "home", turns=10) if maker is v3_session else maker(tmp_path / "home")
+    context, dialog = _dialog(make_window, run, path, keep=2 if maker is v4_session else 8)
+    before = context.document.tree.active_leaf
+    old_history = context.document.tree.history(before)
+    compacted: list[object] = []
+    dialog.sig_compacted.connect(compacted.append)
+    dialog.start()
+    assert dialog.running and dialog.cancel_button.isVisible()
+    run(settle(context.bridge))
+    assert compacted and not dialog.running
+    tree = read_session(path, check_name=False).tree
+    leaf = tree.active_leaf
+    assert leaf.kind is NodeKind.COMPACTION and leaf.revision == before.revision + 1
+    assert leaf.compaction.completed_compactions == before.compaction.completed_compactions + 1
+    assert len(tree.history(leaf)) == dialog.last_outcome.current_messages < len(old_history)
+    assert "Saved as revision" in dialog.busy.label.text() and dialog.undo_button.isEnabled()
+    dialog.undo_button.click()
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    assert tree.history(tree.active_leaf) == old_history
+    assert (tree.active_leaf.id == before.id) if tree.is_tree else (tree.active_leaf.revision == before.revision + 2)
+
+
+def test_cancel_stops_a_provider_summary_and_writes_nothing(make_window, run, tmp_path: Path,
+                                                            loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+    path = v3_session(tmp_path / "home", turns=10)
+    size = path.stat().st_size
+    context, dialog = _dialog(make_window, run, path)
+    index = dialog.compactor.findData("loopback")
+    assert index > 0
+    dialog.compactor.setCurrentIndex(index)
+    assert "Estimate" in dialog.digest_title.text()
+    loopback.queue(text_reply("The summary starts", " and never ends", hang=True))
+    dialog.start()
+    run(until(lambda: bool(loopback.requests)))
+    dialog.cancel_button.click()
+    run(settle(context.bridge))
+    run(asyncio.wait_for(loopback.disconnected.wait(), 5))
+    assert not dialog.running and "Cancelled: nothing was written" in dialog.busy.label.text()
+    assert path.stat().st_size == size
+    assert context.dialogs.operation is None  # the slot is free again
+    # the summary request asked the profile's model, with the key from the keyring
+    request = loopback.requests[0]
+    assert request.body["model"] == "gpt-test" and request.headers["Authorization"].startswith("Bearer sk-loopback")
+
+
+def test_a_provider_summary_is_written_with_its_cost(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                      loopback_profile) -> None:  # fmt: skip
+    path = v3_session(tmp_path / "home", turns=10)
+    context, dialog = _dialog(make_window, run, path)
+    dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
+    loopback.queue(text_reply("The user asked for ", "ten prompts; each was answered."))
+    dialog.start()
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    replacement = tree.history(tree.active_leaf)[1]
+    assert replacement.text().startswith("[rho-desk summary v1]") and "each was answered" in replacement.text()
+    assert tree.active_leaf.kind is NodeKind.COMPACTION
+
+
+def test_another_writer_during_the_run_means_nothing_is_written(make_window, run, tmp_path: Path,
+                                                                loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+    path = v4_session(tmp_path / "home")
+    context, dialog = _dialog(make_window, run, path, keep=2)
+    dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
+    loopback.queue(text_reply("slow", " summary", delay=0.3))
+    dialog.start()
+    run(until(lambda: bool(loopback.requests)))
+    with open(path, "ab") as handle:  # Rho moves the leaf meanwhile
+        handle.write(b'{"type":"set_leaf","timestamp":"1767100010","target_id":"n0"}\n')
+    size = path.stat().st_size
+    run(settle(context.bridge))
+    run(until(lambda: not dialog.running, context.bridge))
+    assert path.stat().st_size == size  # nothing appended after Rho's record
+    assert "nothing was written" in dialog.busy.label.text()
+    assert any("changed" in n.text for n in context.notifier.history)

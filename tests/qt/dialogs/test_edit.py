@@ -1,0 +1,138 @@
+"""Editing as new revisions: the pairing rule, text edits, the three edit dialogs, undo and redo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.errors import InputError
+from rho_desk.core.stores.rho_files import read_session
+from rho_desk.core.wire import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    ProviderContextBlock,
+)
+from rho_desk.qt.dialogs.edit import apply_edits, pair_closure, provider_block_counts, replace_text
+from rho_desk.qt.dialogs.revisions import NothingToUndo
+
+from ..conftest import settle
+from ..helpers import PROVIDER, turn, v3_session, v4_session
+
+OTHER = ModelIdentity("anthropic", "anthropic-messages", "claude-test")
+
+
+def test_deleting_a_tool_call_deletes_its_results_and_back() -> None:
+    history = (Message.system_text("s"), *turn(0), *turn(1))
+    # turn(i): user, assistant with a tool call, its result, the answer
+    assert pair_closure(history, [2]) == {2, 3}
+    assert pair_closure(history, [3]) == {2, 3}
+    assert pair_closure(history, [1]) == {1}
+    two_calls = Message.assistant_blocks([ContentBlock.of_tool_call("a", "x", {}), ContentBlock.of_tool_call("b", "y", {})])
+    history = (Message.user_text("u"), two_calls, Message.result("a", True, "1"), Message.result("b", True, "2"))
+    assert pair_closure(history, [3]) == {1, 2, 3}  # through the call, to its other result
+    assert apply_edits(history, {1, 2, 3}, {}) == (Message.user_text("u"),)
+
+
+def test_replacing_text_keeps_structure_and_drops_native_blocks() -> None:
+    native = ProviderContextBlock(identity=OTHER, kind="anthropic_content_block", position=0, data={"signature": "S"})
+    message = Message.enriched(AssistantMessage(
+        content=(ContentBlock.of_text("old"), ContentBlock.of_tool_call("c", "read", {}), ContentBlock.of_text(" more")),
+        provenance=PROVIDER, provider_context=(native,)))  # fmt: skip
+    edited = replace_text(message, "new")
+    assert [b.text for b in edited.content] == ["new", None]
+    assert edited.enriched_assistant.provider_context == ()  # type: ignore[union-attr]
+    assert replace_text(Message.result("c", False, "err"), "fixed").tool_result.ok is False  # type: ignore[union-attr]
+    assert replace_text(Message.system_text("a"), "b") == Message.system_text("b")
+    with pytest.raises(InputError, match="empty"):
+        replace_text(Message.user_text("x"), "  ")
+    assert provider_block_counts([message]) == {(str(OTHER), "anthropic_content_block"): 1}
+
+
+def _app(make_window, path: Path):
+    context = make_window(open_file=path)
+    return context, context.dialogs
+
+
+@pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
+def test_delete_a_range_as_a_new_revision_then_undo_and_redo(make_window, run, tmp_path: Path, maker) -> None:
+    path = maker(tmp_path / "home")
+    context, host = _app(make_window, path)
+    before = context.document.tree.active_leaf
+    history = context.document.tree.history(before)
+    dialog = host.show_dialog("edit")
+    call_row = next(i for i, m in enumerate(history) if any(True for _ in m.tool_calls()))
+    dialog.select_rows(call_row, call_row)
+    dialog.delete_selected()
+    assert "paired message" in dialog.notice.text.text() and dialog.model.rows[call_row + 1].cascade
+    dialog.save()
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    leaf = tree.active_leaf
+    assert leaf.revision == before.revision + 1
+    saved = tree.history(leaf)
+    assert len(saved) == len(history) - 2 and history[call_row] not in saved and history[call_row + 1] not in saved
+    undo = context.actions["edit.undo"]
+    assert undo.isEnabled() and "Delete 2 Messages" in undo.text().replace("&", "")
+    # undo: the previous revision is active again (set_leaf in v4; a copy appended in v3)
+    context.actions.trigger("edit.undo")
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    assert tree.history(tree.active_leaf) == history
+    if tree.is_tree:
+        assert tree.active_leaf.id == before.id
+    else:
+        assert tree.active_leaf.revision == before.revision + 2
+    assert context.actions["edit.redo"].isEnabled()
+    context.actions.trigger("edit.redo")
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    assert len(tree.history(tree.active_leaf)) == len(history) - 2
+    # nothing left to redo; undo is a no-op once something else moved the session on
+    assert not context.actions["edit.redo"].isEnabled()
+    with pytest.raises(NothingToUndo):
+        run(host.history.aredo(context.document))
+
+
+def test_edit_text_and_metadata_and_strip(make_window, run, tmp_path: Path) -> None:
+    path = v4_session(tmp_path / "home")
+    context, host = _app(make_window, path)
+    dialog = host.show_dialog("edit")
+    dialog.select_rows(1, 1)  # the first user prompt
+    dialog.edit_current()
+    dialog.editor.setPlainText("a better prompt")
+    dialog.apply_edit()
+    assert dialog.model.rows[1].edited and dialog.save_button.isEnabled()
+    dialog.save()
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    assert tree.history(tree.active_leaf)[1] == Message.user_text("a better prompt")
+
+    meta = host.show_dialog("metadata")
+    row = meta.model.add_row()
+    meta.model.setData(meta.model.index(row, 0), "ticket")
+    meta.model.setData(meta.model.index(row, 1), "PAY-12")
+    meta.save()
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    assert tree.snapshot(tree.active_leaf).metadata == {"ticket": "PAY-12"}
+    assert "Edit Metadata" in context.actions["edit.undo"].text().replace("&", "")
+
+    strip = host.show_dialog("strip")
+    assert strip.total == 0 and not strip.save_button.isEnabled()  # the helper's history has none
+
+
+def test_strip_provider_blocks_on_the_demo(make_window, run, demo_home: Path) -> None:
+    from .conftest import demo_session
+
+    path = demo_session(demo_home, "c81f3e02")  # the Rust session: OpenAI and Anthropic blocks
+    context, host = _app(make_window, path)
+    strip = host.show_dialog("strip")
+    assert strip.total > 0 and "will be removed" in strip.counts.text()
+    strip.save()
+    run(settle(context.bridge))
+    tree = read_session(path, check_name=False).tree
+    assert provider_block_counts(tree.history(tree.active_leaf)) == {}
+    assert "✓" not in strip.busy.label.text() and "Saved as revision" in strip.busy.label.text()
