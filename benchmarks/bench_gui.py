@@ -37,9 +37,15 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-from rho_desk.benchkit import BenchResult, benchmark  # noqa: E402
-from rho_desk.core.stores.rho_files import create_session, read_session  # noqa: E402
-from rho_desk.core.wire import AssistantMessage, ContentBlock, Message, ModelIdentity, SessionSnapshot  # noqa: E402
+from rho_desk.benchkit import BenchResult, benchmark
+from rho_desk.core.stores.rho_files import create_session, read_session
+from rho_desk.core.wire import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    SessionSnapshot,
+)
 
 PROVIDER = ModelIdentity("openai", "responses", "gpt-5")
 _WORDS = ("the", "test", "fails", "because", "handler", "clock", "event", "payment", "refund", "webhook",

@@ -168,7 +168,7 @@ def retention_png(width: int = 320, height: int = 180) -> bytes:
         pixels[y][left] = (90, 90, 90)
     for x in range(left, right + 1):
         pixels[bottom][x] = (90, 90, 90)
-    for cohort, color, decay in (("jan", (59, 91, 219), 0.09), ("jun", (230, 119, 0), 0.05)):
+    for color, decay in (((59, 91, 219), 0.09), ((230, 119, 0), 0.05)):  # January, June
         prev = None
         for week in range(0, 13):
             value = 0.35 + 0.65 * (2.718 ** (-decay * week * 2.2)) if week else 1.0
@@ -487,12 +487,12 @@ def rust_binary_size_v2(home: Path) -> None:
         user("Why is the release binary 40 MB?"),
         Message.enriched(AssistantMessage(content=(ContentBlock.of_text("Let me look at what is in it."),
                                                    call(c1, "bash", command="cargo bloat --release --crates -n 8")),
-                                          provenance=OLD_GPT)),  # fmt: skip
+                                          provenance=OLD_GPT)),
         result(c1, "File  .text     Size Crate\n 9.1%  31.0%   3.2MiB std\n 6.4%  21.7%   2.2MiB regex_automata\n 4.9%  16.6%   1.7MiB aho_corasick\n 2.2%   7.4% 780.2KiB ignore\n29.4% 100.0%  10.3MiB .text section size, the file size is 40.1MiB\n"),
         Message.enriched(AssistantMessage(content=(ContentBlock.of_text(
             "The code itself is 10 MiB; the other 30 MiB are **debug symbols**, because `[profile.release]` sets "
             "`debug = true`. Set `strip = \"symbols\"` (or `debug = false`) and add `lto = \"thin\"`; that usually "
-            "brings a binary like this to 4-6 MiB."),), provenance=OLD_GPT)),  # fmt: skip
+            "brings a binary like this to 4-6 MiB."),), provenance=OLD_GPT)),
     )
     history = (system_prompt(RGLITE, "Run `cargo test` before you finish."), *turn1)
     t1, t2 = str(created + 30), str(created + 140)

@@ -429,7 +429,7 @@ class SessionDocument(QObject):
         self._set_conflict(None)
         tree = self.file.tree  # type: ignore[union-attr]
         previous = self.selected
-        if previous is None or previous is before_leaf and self.follow_live:
+        if previous is None or (previous is before_leaf and self.follow_live):
             target = tree.active_leaf
         else:
             target = tree.nodes.get(previous.id, tree.active_leaf)

@@ -375,18 +375,18 @@ class MainWindow(QMainWindow):
 
     # -- drag and drop, close ---------------------------------------------------------------------------
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
         if urls and all(u.isLocalFile() for u in urls):
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:
         urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
         if urls:
             event.acceptProposedAction()
             self.commands.open_path(Path(urls[0].toLocalFile()))
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self._close_ready:
             super().closeEvent(event)
             self.sig_closed.emit()

@@ -164,7 +164,7 @@ class SafeTextBrowser(QTextBrowser):
         """Images the current HTML may show, by ``rho-image:`` key."""
         self.anchorClicked.connect(self._on_anchor_clicked)
 
-    def loadResource(self, kind: int, url: QUrl) -> Any:  # noqa: N802 - Qt override
+    def loadResource(self, kind: int, url: QUrl) -> Any:
         """Only the session's own images; never a file, never the network."""
         if kind != QTextDocument.ResourceType.ImageResource:
             return None

@@ -219,7 +219,7 @@ class NotificationBar(QFrame):
         self.details_button.setChecked(False)
         self.hide()
 
-    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event: Any) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.dismiss()
             return

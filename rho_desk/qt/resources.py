@@ -10,7 +10,7 @@ here, so one SVG serves the light and the dark theme.
 from __future__ import annotations
 
 import enum
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from PySide6.QtCore import QByteArray, QFile, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
@@ -72,7 +72,7 @@ def read_resource(path: str) -> bytes:
         handle.close()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _svg(name: str, color: str) -> bytes:
     data = read_resource(f":/icons/{name}.svg")
     return data.replace(b"currentColor", color.encode("ascii"))

@@ -37,7 +37,7 @@ def test_display_and_model_histories_differ_as_rho_says(document: SessionDocumen
     run(document.aopen(rho_fixtures / "session-v1.jsonl"))
     display = document.history(mode=HistoryMode.DISPLAY)
     model = document.history(mode=HistoryMode.MODEL)
-    assert [m.text() for m in display][0] == "/goal legacy prompt"
+    assert display[0].text() == "/goal legacy prompt"
     assert display[2].text().startswith("◆ Compacted context")
     assert [m.text() for m in model] == ["compacted legacy summary", "answer after compaction"]
 

@@ -77,7 +77,7 @@ def test_keyboard_moves_the_current_row(qtbot: QtBot) -> None:
 
 
 def test_a_hundred_thousand_rows_paint_only_the_visible_ones(qtbot: QtBot, monkeypatch) -> None:
-    view, model = _view(qtbot, 100_000)
+    view, _model = _view(qtbot, 100_000)
     painted: list[int] = []
     original = view.delegate.paint
     monkeypatch.setattr(view.delegate, "paint", lambda p, o, i: (painted.append(i.row()), original(p, o, i)))

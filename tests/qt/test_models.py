@@ -7,7 +7,11 @@ from pathlib import Path
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.stores.summary import SessionSummary
 from rho_desk.core.wire import ContentBlock, Message
-from rho_desk.qt.models.compactions import CompactionTableModel, compute_stats, resolve_context_window
+from rho_desk.qt.models.compactions import (
+    CompactionTableModel,
+    compute_stats,
+    resolve_context_window,
+)
 from rho_desk.qt.models.conversation import ConversationModel, RowKind, build_rows, plain_preview
 from rho_desk.qt.models.diff import DiffModel, Sign, compute_diff
 from rho_desk.qt.models.revisions import RevisionTreeModel
@@ -79,12 +83,12 @@ def test_provider_blocks_say_whether_they_replay_to_the_target() -> None:
     model = ConversationModel()
     model.set_rows(build_rows(tree.display(trimmed=False)), target=PROVIDER)
     row = next(r for r in range(model.rowCount()) if model.message(r).provider_context())
-    line = [t for i, t, _s in model.presentation(row).lines if i == "provider"][0]
+    line = next(t for i, t, _s in model.presentation(row).lines if i == "provider")
     assert "openai/responses/gpt-5" in line and "replays to openai/responses/gpt-5: yes" in line
     from rho_desk.core.wire import ModelIdentity
 
     model.set_rows(build_rows(tree.display(trimmed=False)), target=ModelIdentity("anthropic", "anthropic-messages", "x"))
-    line = [t for i, t, _s in model.presentation(row).lines if i == "provider"][0]
+    line = next(t for i, t, _s in model.presentation(row).lines if i == "provider")
     assert line.endswith("replays to anthropic/anthropic-messages/x: no")
 
 

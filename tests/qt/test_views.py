@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from rho_desk.core.stores.rho_files import NodeKind
@@ -136,7 +135,7 @@ def test_brackets_step_through_revisions_and_the_conversation_follows(app_on, ru
     run(settle(context.bridge))
     assert document.selected is leaf.parent
     assert view.model.rowCount() == len(document.entries())
-    assert "Show active" == view.bar.active_button.text() and view.bar.active_button.isVisible()
+    assert view.bar.active_button.text() == "Show active" and view.bar.active_button.isVisible()
     key(QApplication.focusWidget() or view.list, "\\")
     run(settle(context.bridge))
     assert document.selected is leaf

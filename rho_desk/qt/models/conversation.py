@@ -27,7 +27,14 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QImage
 
 from ...core.stores.rho_files.records import StoredDisplayMessage
@@ -163,7 +170,7 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
     calls: dict[int, list[list[Any]]] = {}
     result_of: dict[int, tuple[int, int]] = {}
     pending: dict[str, tuple[int, int]] = {}
-    USER, ASSISTANT, ABORTED, MARKER = 1, 2, 3, 5  # noqa: N806 - RowKind values, as locals
+    USER, ASSISTANT, ABORTED, MARKER = 1, 2, 3, 5
     marker = MARKER_PREFIX
     pop = pending.pop
     for row, m in enumerate(messages):
@@ -425,7 +432,7 @@ class ConversationModel(QAbstractListModel):
 
     # -- Qt model API -------------------------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from PySide6.QtCore import QModelIndex, QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPainterPath, QTextCharFormat, QTextLayout, QTextOption
+from PySide6.QtGui import (
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QTextCharFormat,
+    QTextLayout,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -80,7 +88,7 @@ class SessionDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(100, ROW_HEIGHT)  # the width follows the view
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
@@ -379,7 +387,7 @@ class SessionBrowserView(QFrame):
         self._remember(page.sessions)
         self._show(lambda: self.model.set_sessions(page.sessions))
         n = len(page.sessions)
-        notice = page.notice or self.library.last_report and self.library.last_report.notice()
+        notice = page.notice or (self.library.last_report and self.library.last_report.notice())
         self.footer.setText(f"{n:,} session{'s' * (n != 1)}" + (f" · {notice}" if notice else ""))
         self.sig_listing_shown.emit(n)
 
@@ -416,10 +424,10 @@ class SessionBrowserView(QFrame):
     def _show(self, fill: Any) -> None:
         selected = self.selected_summary()
         fill()
-        if selected is not None:
-            self.select_path(selected.path)
-        elif self.document.path is not None:
+        if self.document.path is not None and self.model.row_of_path(self.document.path) >= 0:
             self.select_path(self.document.path)
+        elif selected is not None:
+            self.select_path(selected.path)
 
     def _remember(self, sessions: list[SessionSummary]) -> None:
         for s in sessions:
@@ -476,5 +484,5 @@ class SessionBrowserView(QFrame):
     def _on_document_loaded(self) -> None:
         path = self.document.path
         self.model.set_open_path(path)
-        if path is not None and self.selected_summary() is None:
-            self.select_path(path)
+        if path is not None:
+            self.select_path(path)  # the browser's selection follows what is open

@@ -349,7 +349,7 @@ class ConversationView(QWidget):
         if session is not None:
             try:
                 return session.provider.identity()  # type: ignore[no-any-return]
-            except Exception:  # noqa: BLE001 - an engine without a provider: fall back
+            except Exception:
                 pass
         return node.provider
 

@@ -118,7 +118,7 @@ class FindBar(QFrame):
         else:
             self.count.setText(f"{current + 1:,} of {total:,}")
 
-    def keyPressEvent(self, event: Any) -> None:  # noqa: N802
+    def keyPressEvent(self, event: Any) -> None:
         key = event.key()
         if key == Qt.Key.Key_Escape:
             self.close_bar()

@@ -15,7 +15,17 @@ from typing import Any, Final
 
 import msgspec
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QImage, QKeySequence, QPixmap, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QColor,
+    QGuiApplication,
+    QImage,
+    QKeySequence,
+    QPixmap,
+    QShortcut,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QFrame,
@@ -147,6 +157,7 @@ class MessageDetailView(QWidget):
         self.title.setObjectName("PanelTitle")
         self.meta = QLabel("")
         self.meta.setProperty("muted", True)
+        self.meta.setWordWrap(True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.raw_button = QToolButton(text="Raw JSON")
         self.raw_button.setCheckable(True)

@@ -18,14 +18,42 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QRegion, QTextCharFormat, QTextLayout, QTextOption
-from PySide6.QtWidgets import QAbstractItemView, QFrame, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QRegion,
+    QTextCharFormat,
+    QTextLayout,
+    QTextOption,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
 
 from ..models.conversation import ConversationModel, ConversationRow, ConversationRows, RowKind
 from ..models.roles import Role
@@ -56,7 +84,7 @@ class RowMetrics:
     line: int
     """Height of one text line."""
     char: float
-    """Average character width (with a margin for word-wrap waste)."""
+    """Average character width (with a small margin for word-wrap waste)."""
     margin_x: int = 12
     margin_y: int = 4
     pad_left: int = 14
@@ -71,7 +99,7 @@ class RowMetrics:
     def for_font(cls, font: QFont) -> RowMetrics:
         fm = QFontMetrics(font)
         sample = "The quick brown fox jumps over the lazy dog, 0123456789 times."
-        return cls(line=fm.lineSpacing(), char=fm.horizontalAdvance(sample) / len(sample) * 1.08)
+        return cls(line=fm.lineSpacing(), char=fm.horizontalAdvance(sample) / len(sample) * 1.02)
 
     def text_width(self, width: int, kind: int) -> int:
         indent = self.indent if kind == RowKind.TOOL_RESULT else 0
@@ -169,7 +197,7 @@ class MessageDelegate(QStyledItemDelegate):
         self.mono.setPointSizeF(8.8)
         self._bold: QFont | None = None
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         # The view estimates heights itself (all rows at once); this is for other views.
         return QSize(option.rect.width(), self.metrics.base(0) + self.metrics.line * 2)
 
@@ -401,7 +429,7 @@ class MessageListView(QAbstractItemView):
 
     # -- model wiring -------------------------------------------------------------------------------
 
-    def setModel(self, model: Any) -> None:  # noqa: N802
+    def setModel(self, model: Any) -> None:
         old = self.model()
         if isinstance(old, ConversationModel):
             old.sig_rows_resized.disconnect(self._on_model_rows_resized)
@@ -530,14 +558,14 @@ class MessageListView(QAbstractItemView):
             self._restore_anchor(anchor)
         self.viewport().update()
 
-    def updateGeometries(self) -> None:  # noqa: N802
+    def updateGeometries(self) -> None:
         bar = self.verticalScrollBar()
         page = self.viewport().height()
         bar.setPageStep(max(1, page))
         bar.setRange(0, max(0, self._offsets[-1] - page))
         super().updateGeometries()
 
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+    def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width() and self._heights:
             # heights depend on the width: re-estimate once the resize settles
@@ -549,13 +577,13 @@ class MessageListView(QAbstractItemView):
 
     # -- QAbstractItemView geometry API ---------------------------------------------------------
 
-    def visualRect(self, index: QModelIndex) -> QRect:  # noqa: N802
+    def visualRect(self, index: QModelIndex) -> QRect:
         if not index.isValid() or index.row() >= len(self._heights):
             return QRect()
         r = index.row()
         return QRect(0, self._offsets[r] - self.verticalOffset(), self.viewport().width(), self._heights[r])
 
-    def indexAt(self, point: QPoint) -> QModelIndex:  # noqa: N802
+    def indexAt(self, point: QPoint) -> QModelIndex:
         model = self.model()
         if model is None or not self._heights:
             return QModelIndex()
@@ -571,7 +599,7 @@ class MessageListView(QAbstractItemView):
             return -1
         return min(len(self._heights) - 1, max(0, bisect.bisect_right(self._offsets, y) - 1))
 
-    def scrollTo(self, index: QModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:  # noqa: N802
+    def scrollTo(self, index: QModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
         if not index.isValid() or index.row() >= len(self._heights):
             return
         r = index.row()
@@ -596,22 +624,22 @@ class MessageListView(QAbstractItemView):
         if model is not None and 0 <= row < model.rowCount():
             self.scrollTo(model.index(row, 0), hint)
 
-    def horizontalOffset(self) -> int:  # noqa: N802
+    def horizontalOffset(self) -> int:
         return 0
 
-    def verticalOffset(self) -> int:  # noqa: N802
+    def verticalOffset(self) -> int:
         return self.verticalScrollBar().value()
 
-    def isIndexHidden(self, index: QModelIndex) -> bool:  # noqa: N802
+    def isIndexHidden(self, index: QModelIndex) -> bool:
         return False
 
-    def moveCursor(self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier) -> QModelIndex:  # noqa: N802
+    def moveCursor(self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier) -> QModelIndex:
         model = self.model()
         if model is None or not self._heights:
             return QModelIndex()
         n = len(self._heights)
         current = self.currentIndex().row() if self.currentIndex().isValid() else -1
-        A = QAbstractItemView.CursorAction  # noqa: N806
+        A = QAbstractItemView.CursorAction
         if action in (A.MoveUp, A.MovePrevious):
             row = max(0, current - 1)
         elif action in (A.MoveDown, A.MoveNext):
@@ -630,7 +658,7 @@ class MessageListView(QAbstractItemView):
             row = max(current, 0)
         return model.index(row, 0)
 
-    def setSelection(self, rect: QRect, flags: QItemSelectionModel.SelectionFlag) -> None:  # noqa: N802
+    def setSelection(self, rect: QRect, flags: QItemSelectionModel.SelectionFlag) -> None:
         model = self.model()
         if model is None or not self._heights:
             return
@@ -639,7 +667,7 @@ class MessageListView(QAbstractItemView):
         selection = QItemSelection(model.index(min(top, bottom), 0), model.index(max(top, bottom), 0))
         self.selectionModel().select(selection, flags)
 
-    def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:  # noqa: N802
+    def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:
         region = QRegion()
         for rng in selection:
             for r in range(rng.top(), min(rng.bottom(), rng.top() + 200) + 1):
@@ -648,7 +676,7 @@ class MessageListView(QAbstractItemView):
 
     # -- painting and input -------------------------------------------------------------------------
 
-    def paintEvent(self, event: Any) -> None:  # noqa: N802
+    def paintEvent(self, event: Any) -> None:
         model = self.model()
         painter = QPainter(self.viewport())
         painter.fillRect(event.rect(), self.delegate.theme.color("window"))
@@ -675,7 +703,7 @@ class MessageListView(QAbstractItemView):
         painter.end()
         self.sig_painted.emit()
 
-    def keyPressEvent(self, event: Any) -> None:  # noqa: N802
+    def keyPressEvent(self, event: Any) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
             self.sig_row_activated.emit(self.currentIndex().row())
             return

@@ -60,7 +60,7 @@ def profile_windows() -> list[tuple[str, str, int | None]]:
         from ...providers.profiles import ProfileStore
 
         return [(p.name, p.model, p.context_window) for p in ProfileStore().profiles()]
-    except Exception:  # noqa: BLE001 - a broken profiles file must not break the statistics
+    except Exception:
         return []
 
 
@@ -96,7 +96,7 @@ class CompactionChart(QWidget):
         n = len(self.points)
         return plot.left() + (plot.width() * i / (n - 1) if n > 1 else plot.width() / 2)
 
-    def paintEvent(self, _event: Any) -> None:  # noqa: N802
+    def paintEvent(self, _event: Any) -> None:
         t = self.theme
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -198,14 +198,14 @@ class CompactionChart(QWidget):
         best = min(candidates, key=lambda j: abs(xs[j] - x))
         return self.points[best]
 
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
         pt = self.point_at(event.position().x())
         if pt is not None:
             kind = "compaction" if pt.compaction else "commit"
             QToolTip.showText(event.globalPosition().toPoint(),
                               f"r{pt.node.revision} ({kind}) · {pt.messages:,} messages · ≈{pt.tokens:,} tokens", self)  # fmt: skip
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         pt = self.point_at(event.position().x())
         if pt is not None:
             self.sig_point_clicked.emit(pt.node)
@@ -236,7 +236,7 @@ class ContextGauge(QWidget):
         f = self.fraction
         return "success" if f < 0.7 else "warning" if f < 0.9 else "danger"
 
-    def paintEvent(self, _event: Any) -> None:  # noqa: N802
+    def paintEvent(self, _event: Any) -> None:
         t = self.theme
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -401,7 +401,7 @@ class StatisticsView(QWidget):
         self.chart.update()
         self.gauge.update()
 
-    def showEvent(self, event: Any) -> None:  # noqa: N802
+    def showEvent(self, event: Any) -> None:
         super().showEvent(event)
         if self._stale:
             self._stale = False

@@ -37,8 +37,8 @@ from ..models.diff import DiffModel, DiffResult, Sign, compute_diff
 from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
 from ..models.roles import Role
 from ..resources import Icon, pixmap
-from ..theme import Theme
 from ..text import plural
+from ..theme import Theme
 from .conversation import EmptyState
 from .widgets import ElidedLabel
 
@@ -52,7 +52,7 @@ class RevisionDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         super().initStyleOption(option, index)
         t = self.theme
         on_path = index.data(Role.ON_ACTIVE_PATH)
@@ -147,7 +147,7 @@ class RevisionTimelineView(QWidget):
         # fixed widths: ResizeToContents would ask every row of a 4,000-node tree for its size
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_CHANGE, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 110), (1, 130), (2, 80), (4, 150)):
+        for column, width in ((0, 124), (1, 130), (2, 92), (4, 150)):
             header.resizeSection(column, width)
 
         self.diff_title = QLabel("Diff")
@@ -268,7 +268,7 @@ class RevisionTimelineView(QWidget):
         for b in (self.make_active_button, self.fork_button, self.base_button, self.show_button):
             b.setEnabled(on)
 
-    def showEvent(self, event: Any) -> None:  # noqa: N802
+    def showEvent(self, event: Any) -> None:
         super().showEvent(event)
         if self._stale:
             self._stale = False
