@@ -149,9 +149,10 @@ class EngineBridge(QObject):
         return frozenset(self._tasks)
 
     async def wait_idle(self) -> None:
-        """Wait until no task is running (tests, shutdown)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        """Wait until no other task is running (tests, shutdown); a bridge task never waits for itself."""
+        me = asyncio.current_task()
+        while others := [t for t in self._tasks if t is not me]:
+            await asyncio.gather(*others, return_exceptions=True)
             await asyncio.sleep(0)  # let done callbacks (which may start follow-ups) run
 
     async def aclose(self) -> None:

@@ -164,8 +164,11 @@ class ThemeManager(QObject):
             return DARK
         if self._preference == "light":
             return LIGHT
-        scheme = QGuiApplication.styleHints().colorScheme()
-        return DARK if scheme == Qt.ColorScheme.Dark else LIGHT
+        return DARK if self.system_scheme() == Qt.ColorScheme.Dark else LIGHT
+
+    def system_scheme(self) -> Qt.ColorScheme:
+        """The desktop's colour scheme (``Unknown`` where the platform does not say, e.g. offscreen)."""
+        return QGuiApplication.styleHints().colorScheme()
 
     def _set(self, theme: Theme) -> None:
         if theme is self._theme:

@@ -216,3 +216,49 @@ def test_every_shortcut_is_reachable_from_the_window(app_on) -> None:
             assert id(action) in set(map(id, context.window.browser.actions())), spec.id
         else:
             assert id(action) in window_actions, spec.id
+
+
+def test_a_refused_link_is_explained_in_the_notification_bar(app_on) -> None:
+    context = app_on("5f0c2a9e")
+    from PySide6.QtCore import QUrl
+
+    context.window.conversation.detail.browser.anchorClicked.emit(QUrl("javascript:alert(1)"))
+    notice = context.notifier.history[-1]
+    assert "Link not opened" in notice.text and context.window.notifications.isVisible()
+
+
+def test_clicking_a_thumbnail_opens_the_image_non_modally(app_on, run) -> None:
+    from rho_desk.qt.views.message_detail import ImageViewer
+
+    context = app_on("4a7e2c19")
+    document, view = context.document, context.window.conversation
+    document.select(document.tree.path()[0])
+    run(settle(context.bridge))
+    view.select_row(0)
+    assert 'href="rho:image/0"' in view.detail.browser.toHtml() or "click to enlarge" in view.detail.browser.toPlainText()
+    view.detail._on_browser_internal_link("image/0")
+    viewers = [w for w in context.window.findChildren(ImageViewer)]
+    assert len(viewers) == 1 and viewers[0].isVisible() and not viewers[0].isModal()
+    assert viewers[0].image.width() == 320
+    viewers[0].set_zoom(1.25)
+    assert viewers[0].zoom == 1.25
+    viewers[0].close()
+
+
+def test_the_theme_follows_the_system_scheme(app_on, monkeypatch) -> None:
+    from PySide6.QtCore import Qt as QtNS
+
+    context = app_on("5f0c2a9e")
+    theme = context.theme
+    changed: list[object] = []
+    theme.sig_theme_changed.connect(changed.append)
+    # the offscreen platform reports no scheme: play the desktop switching to dark and back
+    monkeypatch.setattr(theme, "system_scheme", lambda: QtNS.ColorScheme.Dark)
+    theme._on_hints_color_scheme_changed(QtNS.ColorScheme.Dark)
+    assert theme.theme.name == "dark" and len(changed) == 1
+    assert context.window.conversation.list.delegate.theme.name == "dark"
+    assert context.app.palette().color(context.app.palette().ColorRole.Window).name() == "#1b1d21"
+    theme.set_preference("light")  # an explicit choice wins over the desktop
+    monkeypatch.setattr(theme, "system_scheme", lambda: QtNS.ColorScheme.Light)
+    theme._on_hints_color_scheme_changed(QtNS.ColorScheme.Light)
+    assert theme.theme.name == "light"

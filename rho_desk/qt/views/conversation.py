@@ -231,6 +231,7 @@ class ConversationView(QWidget):
         self.list.sig_row_activated.connect(self.model.toggle_expanded)
         self.list.sig_painted.connect(self._on_list_painted)
         self.detail.sig_row_requested.connect(self.select_row)
+        self.detail.sig_link_refused.connect(self._on_detail_link_refused)
         self.bar.sig_step.connect(self._on_bar_step)
         self.bar.sig_show_active.connect(lambda: self.document.select(None))
         self.bar.sig_mode.connect(self.document.set_mode)
@@ -352,6 +353,10 @@ class ConversationView(QWidget):
             except Exception:
                 pass
         return node.provider
+
+    def _on_detail_link_refused(self, url: str) -> None:
+        shown = url if len(url) <= 80 else url[:79] + "…"
+        self.bridge.notifier.warning(f"Link not opened: rho-desk follows only http, https and mailto links ({shown})")
 
     def _on_list_painted(self) -> None:
         if self._pending_paint is not None:
