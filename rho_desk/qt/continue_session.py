@@ -214,6 +214,7 @@ class ContinueController(QObject):
                         "continue from its newest revision, or fork to continue from the one you had.",
                         unsaved=False,
                     )
+                    self.sig_prompt_returned.emit(text)  # not sent: the composer keeps it
                     return "blocked"
                 await self._adetach()  # our own change (compaction, edit, undo): restore afresh
             from ..providers.profiles import ProfileStore, open_provider

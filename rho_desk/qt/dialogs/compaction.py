@@ -413,12 +413,12 @@ class CompactionDialog(QDialog):
     def _on_theme_changed(self, theme: Any) -> None:
         self.model.set_colors(theme.danger, theme.success)
 
-    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event: Any) -> None:
         if event.key() == Qt.Key.Key_Escape and self.running:
             self.cancel_run()  # Esc stops the run first; a second Esc closes
             return
         super().keyPressEvent(event)
 
-    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def closeEvent(self, event: Any) -> None:
         self.cancel_run()
         super().closeEvent(event)

@@ -160,7 +160,8 @@ class ActionHost(QObject):
             current.deleteLater()
         dialog = self.dialog_factory(kind)()
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.destroyed.connect(lambda _obj=None, k=kind, d=id(dialog): self._forget(k, d))
+        ident = id(dialog)
+        dialog.destroyed.connect(lambda _obj=None, k=kind, d=ident: self._forget(k, d))
         self.dialogs[kind] = dialog
         dialog.show()
         return dialog

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ...core.export import ALL_CLASSES, ClassStats, ContentClass, Finding, Severity
@@ -44,13 +51,13 @@ class _Table(QAbstractTableModel):
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else self._count()
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == _DISPLAY and 0 <= section < len(self.COLUMNS):
             return self.COLUMNS[section]
         return None
@@ -224,7 +231,7 @@ class ClassTableModel(_Table):
             flags |= Qt.ItemFlag.ItemIsUserCheckable
         return flags
 
-    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not self._valid(index) or index.column() != 0 or role != Qt.ItemDataRole.CheckStateRole:
             return False
         cls = ALL_CLASSES[index.row()]
@@ -472,7 +479,7 @@ class MetadataModel(_Table):
             flags |= Qt.ItemFlag.ItemIsEditable
         return flags
 
-    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not self._valid(index) or role != Qt.ItemDataRole.EditRole or not isinstance(value, str):
             return False
         self.items[index.row()][index.column()] = value

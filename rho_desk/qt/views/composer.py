@@ -61,7 +61,7 @@ class ComposerEdit(QPlainTextEdit):
             return True
         return super().event(event)
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if self._is_send(event):
             self.sig_send_requested.emit()
             return
@@ -313,6 +313,6 @@ class ContinuePanel(QFrame):
             TurnState.CANCELLING: "Cancelling: saving the prompt and the partial reply…",
             TurnState.BLOCKED: "Stopped: the session changed on disk. Reload or fork.",
         }
-        if texts[state] or state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Cancelling")):
+        if texts[state] or (state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Cancelling"))):
             self.status.setText(texts[state])
 

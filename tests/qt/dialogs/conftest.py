@@ -78,3 +78,26 @@ async def until(predicate: Callable[[], bool], bridge: Any = None, timeout: floa
 
 def demo_session(home: Path, session_id: str) -> Path:
     return next(p for p in (home / "sessions").rglob("*.jsonl") if session_id in str(p))
+
+
+def audit_written(output: Path, receipt_path: Path, known: list[str] = ()) -> Any:
+    """Audit a written export the way ``rho-desk audit FILE`` does; the receipt check result."""
+    import base64
+
+    from rho_desk.core.export import (
+        ContentClass,
+        SecretScanner,
+        audit_bytes,
+        decode_receipt,
+        fingerprint_key,
+        key_id,
+        verify_receipt,
+    )
+
+    data = output.read_bytes()
+    receipt = decode_receipt(receipt_path.read_bytes())
+    key = fingerprint_key()
+    excluded = frozenset(ContentClass(n) for n in receipt.selection.excluded)
+    report = audit_bytes(data, scanner=SecretScanner([*known, base64.b64encode(key).decode()]), key=key,
+                         name=output.name, excluded=excluded, recorded_echoes=receipt.finding_objects())  # fmt: skip
+    return verify_receipt(receipt, data, report, key_id(key)), report, receipt

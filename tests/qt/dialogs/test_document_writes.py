@@ -50,7 +50,7 @@ def test_a_v3_line_grows_and_the_live_look_stays_quiet(run, tmp_path: Path) -> N
             async with document.writing() as writer:
                 state = writer.tree.snapshot()
                 node = writer.save(state.replace(revision=state.revision + 1,
-                                                 history=state.history + (Message.user_text("more"),)))  # fmt: skip
+                                                 history=(*state.history, Message.user_text("more"))))  # fmt: skip
             document.note_written(node)
 
         run(append())

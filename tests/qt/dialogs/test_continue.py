@@ -1,0 +1,254 @@
+"""Continuing a conversation: streaming, saving after every commit, Cancel, replay safety,
+automatic compaction, failures, and conflicts with another writer (reload or fork).
+
+Every model call goes to the loopback server (OpenAI-compatible streaming on 127.0.0.1:0);
+nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from rho_desk.core.stores.rho_files import NodeKind, read_session
+from rho_desk.core.wire import Message
+from rho_desk.qt.continue_session import TurnState
+from rho_desk.qt.dialogs.prefs import (
+    PREFS_COMPACTION_KEEP_MESSAGES,
+    PREFS_COMPACTION_KEEP_TOKENS,
+    PREFS_COMPACTION_POLICY,
+    PREFS_COMPACTION_THRESHOLD,
+)
+
+from ...providers.loopback import Loopback, Reply
+from ..conftest import settle
+from ..helpers import v3_session, v4_session
+from .conftest import demo_session, sent_messages, text_reply, until
+
+
+def _open(make_window, run, path: Path):
+    context = make_window(open_file=path)
+    host = context.dialogs
+    host.show_continue()
+    run(settle(context.bridge))
+    return context, host.controller, host.panel
+
+
+def _rho_appends_a_turn(path: Path) -> None:
+    """Another program appends one turn to the transcript, as Rho would (its own writer)."""
+    from rho_desk.core.stores.rho_files import SessionWriter
+
+    with SessionWriter(read_session(path, check_name=False), take_lease=False) as writer:
+        state = writer.tree.snapshot(trim=False, prompt_cache_key=None)
+        turn = (Message.user_text("typed in Rho"), Message.assistant_text("answered in Rho"))
+        writer.save(state.replace(revision=state.revision + 1, history=state.history + turn))
+
+
+def _history(path: Path) -> tuple[Message, ...]:
+    tree = read_session(path, check_name=False).tree
+    return tree.history(tree.active_leaf)
+
+
+def test_a_turn_streams_and_is_saved(make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot) -> None:
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    before = _history(path)
+    revision = read_session(path, check_name=False).tree.active_leaf.revision
+    deltas: list[str] = []
+    saved: list[object] = []
+    controller.sig_text_delta.connect(deltas.append)
+    controller.sig_saved.connect(saved.append)
+    loopback.queue(text_reply("Hello", " from", " the loopback."))
+    panel.composer.setPlainText("Say hello")
+    assert panel.profile_name() == "loopback"
+    qtbot.keyClick(panel.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # Ctrl+Enter sends
+    assert controller.busy and panel.composer.toPlainText() == ""
+    run(until(lambda: not controller.busy, context.bridge))
+    assert deltas == ["Hello", " from", " the loopback."]
+    after = _history(path)
+    assert after[: len(before)] == before and after[len(before)] == Message.user_text("Say hello")
+    assert after[-1].text() == "Hello from the loopback." and after[-1].enriched_assistant is not None
+    leaf = read_session(path, check_name=False).tree.active_leaf
+    assert leaf.revision == revision + 1 and len(saved) == 1 and saved[0].revision == leaf.revision
+    text = panel.reply.toPlainText()
+    assert "You: Say hello" in text and "Assistant: Hello from the loopback." in text and "Saved as revision" in text
+    # the model was sent the restored history plus the prompt, with the key from the keyring
+    messages = sent_messages(loopback)
+    assert messages[0]["role"] == "system" and messages[-1] == {"role": "user", "content": "Say hello"}
+    assert loopback.requests[0].headers["Authorization"] == "Bearer sk-loopback-test-0123456789abcdef"
+    # the conversation view shows the new revision
+    assert context.document.tree.active_leaf.id == leaf.id and context.document.selected.id == leaf.id
+    # a second turn continues the same engine session
+    loopback.queue(text_reply("Again."))
+    panel.composer.setPlainText("Once more")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert _history(path)[-1].text() == "Again." and read_session(path, check_name=False).tree.active_leaf.revision == revision + 2
+
+
+def test_cancel_commits_the_prompt_and_the_partial_reply(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                         loopback_profile) -> None:  # fmt: skip
+    path = v4_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    deltas: list[str] = []
+    controller.sig_text_delta.connect(deltas.append)
+    finished: list[tuple[str, str]] = []
+    controller.sig_turn_finished.connect(lambda how, detail: finished.append((how, detail)))
+    loopback.queue(text_reply("Partial", " answer", hang=True))
+    panel.composer.setPlainText("Start something long")
+    panel.send()
+    run(until(lambda: "".join(deltas) == "Partial answer"))
+    assert panel.cancel_button.isEnabled()
+    panel.cancel_button.click()
+    run(until(lambda: not controller.busy, context.bridge))
+    run(asyncio.wait_for(loopback.disconnected.wait(), 5))  # the HTTP stream was closed
+    assert finished == [("cancelled", "")]
+    history = _history(path)
+    assert history[-2] == Message.user_text("Start something long")
+    aborted = history[-1].aborted_assistant
+    assert aborted is not None and "".join(b.text or "" for b in aborted.content) == "Partial answer"
+    assert aborted.reasoning == ""
+    assert "Cancelled" in panel.reply.toPlainText() and controller.state is TurnState.IDLE
+
+
+def test_switching_provider_shows_what_will_not_be_replayed(make_window, run, demo_home: Path,
+                                                             loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+    path = demo_session(demo_home, "c81f3e02")  # native blocks from OpenAI and Anthropic
+    context, controller, panel = _open(make_window, run, path)
+    size = path.stat().st_size
+    reports: list[tuple[object, str]] = []
+    controller.sig_handoff_required.connect(lambda r, i: reports.append((r, i)))
+    panel.composer.setPlainText("Continue with another model")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert len(reports) == 1 and not loopback.requests and path.stat().st_size == size  # nothing sent
+    report, identity = reports[0]
+    assert report.omitted_provider_context > 0 and identity == "loopback/openai-chat-completions/gpt-test"
+    assert panel.handoff.isVisible() and str(report.omitted_provider_context) in panel.handoff.text.text()
+    assert "Waiting for your confirmation" in panel.status.text()
+    # keep the prompt: nothing is sent, the prompt is back
+    panel.keep_prompt.click()
+    assert panel.composer.toPlainText() == "Continue with another model" and not panel.handoff.isVisible()
+    # send anyway: accepted once for this session and provider
+    panel.composer.clear()
+    controller.send("Continue with another model", profile="loopback")
+    run(until(lambda: not controller.busy, context.bridge))
+    loopback.queue(text_reply("Sure."))
+    panel.send_anyway.click()
+    run(until(lambda: bool(loopback.requests) and not controller.busy, context.bridge))
+    assert _history(path)[-1].text() == "Sure."
+    body = str(loopback.requests[-1].body)
+    assert "signature" not in body and "encrypted_content" not in body  # native blocks were left out
+
+
+def test_automatic_compaction_is_saved_as_it_happens(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                     loopback_profile) -> None:  # fmt: skip
+    path = v3_session(tmp_path / "home", turns=4)  # 17 messages
+    context, controller, panel = _open(make_window, run, path)
+    s = context.settings
+    s.set(PREFS_COMPACTION_POLICY, "messages")
+    s.set(PREFS_COMPACTION_THRESHOLD, 10)
+    s.set(PREFS_COMPACTION_KEEP_MESSAGES, 4)
+    s.set(PREFS_COMPACTION_KEEP_TOKENS, 0)
+    phases: list[str] = []
+    controller.sig_compaction.connect(lambda phase, _v: phases.append(phase))
+    saved: list[object] = []
+    controller.sig_saved.connect(saved.append)
+    loopback.queue(text_reply("Compacted and answered."))
+    controller.send("Next step", profile="loopback")
+    run(until(lambda: not controller.busy, context.bridge))
+    assert phases == ["started", "completed"]
+    assert [n.kind for n in saved] == [NodeKind.COMPACTION, NodeKind.COMMIT]
+    tree = read_session(path, check_name=False).tree
+    compaction, leaf = tree.path()[-2], tree.active_leaf
+    assert compaction.kind is NodeKind.COMPACTION and leaf.parent is compaction
+    assert compaction.revision + 1 == leaf.revision and leaf.compaction.completed_compactions == 1
+    history = tree.history(leaf)
+    assert history[1].text().startswith("[rho-desk digest v1]") and history[-1].text() == "Compacted and answered."
+    assert "Compacting the context automatically" in panel.reply.toPlainText()
+
+
+def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(make_window, run, tmp_path: Path,
+                                                                 loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+    path = v3_session(tmp_path / "home")
+    size = path.stat().st_size
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(Reply(status=401, body=b'{"error": {"message": "bad key", "type": "invalid_request_error"}}'))
+    panel.composer.setPlainText("Will fail")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert path.stat().st_size == size
+    assert panel.composer.toPlainText() == "Will fail" and "Failed" in panel.reply.toPlainText()
+    assert any("nothing of this turn was kept" in n.text for n in context.notifier.history)
+
+
+def test_rho_writing_meanwhile_offers_reload(make_window, run, tmp_path: Path, loopback: Loopback,
+                                             loopback_profile) -> None:  # fmt: skip
+    path = v4_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(text_reply("First."))
+    controller.send("One", profile="loopback")
+    run(until(lambda: not controller.busy, context.bridge))
+    ours = read_session(path, check_name=False).tree.active_leaf
+    # Rho makes another revision active, and the window notices (live update)
+    with open(path, "ab") as handle:
+        handle.write(b'{"type":"set_leaf","timestamp":"1767100010","target_id":"n0"}\n')
+    run(context.document.areload())
+    size = path.stat().st_size
+    panel.composer.setPlainText("Two")
+    panel.send()
+    run(settle(context.bridge))
+    banner = context.dialogs.banner_dock
+    assert controller.state is TurnState.BLOCKED and banner.isVisible() and not loopback.requests[1:]
+    assert path.stat().st_size == size  # never overwritten
+    assert panel.composer.toPlainText() == "Two"  # the prompt was not sent
+    context.dialogs.banner.reload_button.click()
+    run(settle(context.bridge))
+    assert controller.state is TurnState.IDLE and not banner.isVisible()
+    loopback.queue(text_reply("Second."))
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    tree = read_session(path, check_name=False).tree
+    assert tree.active_leaf.parent.id == "n0" and tree.history(tree.active_leaf)[-1].text() == "Second."
+    assert ours.id in tree.nodes  # our earlier turn stays in the file
+
+
+@pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3-new-session", "v4-branch"])
+def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, run, tmp_path: Path, maker,
+                                                                   loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+    path = maker(tmp_path / "home")
+    context, controller, _panel = _open(make_window, run, path)
+    base = context.document.tree.active_leaf.id
+    conflicts: list[object] = []
+    controller.sig_conflict.connect(conflicts.append)
+    loopback.queue(text_reply("A slow", " answer", " worth keeping.", delay=0.15))
+    controller.send("Question", profile="loopback")
+    run(until(lambda: bool(loopback.requests)))
+    _rho_appends_a_turn(path)  # another writer (Rho) saves a turn meanwhile
+    rho_bytes = path.read_bytes()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert conflicts and conflicts[-1].unsaved and controller.unsaved is not None
+    assert path.read_bytes() == rho_bytes  # nothing written after the other writer
+    assert context.dialogs.banner_dock.isVisible() and controller.state is TurnState.BLOCKED
+    unsaved = controller.unsaved
+    context.dialogs.banner.fork_button.click()
+    run(settle(context.bridge))
+    assert controller.conflict is None and controller.state is TurnState.IDLE
+    tree = context.document.tree
+    leaf = tree.active_leaf
+    assert tree.history(leaf) == unsaved.history and tree.history(leaf)[-1].text() == "A slow answer worth keeping."
+    if maker is v4_session:
+        assert context.document.path == path and leaf.parent.id == base  # a branch beside Rho's turn
+        assert read_session(path, check_name=False).tree.active_leaf.id == leaf.id
+    else:
+        new_path = context.document.path
+        assert new_path != path and read_session(new_path).tree.session_id != unsaved.session_id
+        assert path.read_bytes() == rho_bytes  # the original line is untouched
+    # and the conversation goes on from the saved fork
+    loopback.queue(text_reply("Onwards."))
+    controller.send("Next", profile="loopback")
+    run(until(lambda: not controller.busy, context.bridge))
+    assert context.document.tree.history(context.document.tree.active_leaf)[-1].text() == "Onwards."

@@ -1,0 +1,160 @@
+"""The export dialog: class counts, the debounced live preview, findings, blocking and override,
+and the written export with a receipt that verifies against a fresh audit."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.export import (
+    ALL_CLASSES,
+    ContentClass,
+    Finding,
+    Severity,
+    class_stats,
+    decode_receipt,
+)
+from rho_desk.core.stores.rho_files import create_session
+from rho_desk.core.wire import ContentBlock, ImageContent, Message, SessionSnapshot
+from rho_desk.providers.credentials import set_api_key
+from rho_desk.qt.dialogs import export as export_module
+
+from ..conftest import settle
+from ..helpers import PROVIDER, turn
+from .conftest import audit_written, demo_session
+
+SECRET = "correct-horse-battery-staple-4711-xyzzy"  # no rule matches it: only the keyring knows it
+TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "abcdef"
+
+
+def _session_with_secret(home: Path) -> Path:
+    """A v3 session whose user typed a stored key, and whose tool output holds a GitHub token."""
+    png = base64.b64encode(b"GIF89a-not-a-png").decode()
+    call = ContentBlock.of_tool_call("call_t", "read_file", {"path": ".env"})
+    history = (
+        Message.system_text("You are careful."),
+        Message.user_blocks([ContentBlock.of_text(f"use my key {SECRET} please"),
+                             ContentBlock(image=ImageContent(png, "image/png"))]),
+        Message.assistant_blocks([call]),
+        Message.result("call_t", True, f"GITHUB_TOKEN={TOKEN}"),
+        *turn(1),
+    )
+    snapshot = SessionSnapshot.new("6f9d1c2e-0000-4000-8000-000000000001", 4, history, PROVIDER, metadata={"team": "core"})
+    writer = create_session(home, "/work/secret", snapshot, take_lease=False)
+    writer.close()
+    return writer.path
+
+
+def _open(make_window, run, path: Path):
+    context = make_window(open_file=path)
+    dialog = context.dialogs.show_dialog("export")
+    run(settle(context.bridge))
+    return context, dialog
+
+
+def _wait_preview(run, context, dialog) -> None:
+    dialog._timer.stop()
+    dialog._on_timer_timeout()
+    run(settle(context.bridge))
+
+
+def test_classes_preview_and_selection(make_window, run, demo_home: Path) -> None:
+    path = demo_session(demo_home, "5f0c2a9e")
+    context, dialog = _open(make_window, run, path)
+    stats = class_stats(context.document.snapshot())
+    model = dialog.classes
+    for row, cls in enumerate(ALL_CLASSES):
+        assert model.data(model.index(row, 2)) == f"{stats.strings[cls]:,}"
+    # the saved default leaves provider context and metadata out
+    assert dialog.current() is not None and dialog.current().selection.excluded == {
+        ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA}  # fmt: skip
+    assert dialog.preview.toPlainText() == dialog.current().data.decode()
+    # unchecking a class schedules a new export after the pause (debounced, off-thread)
+    row = ALL_CLASSES.index(ContentClass.TOOL_RECORDS)
+    model.setData(model.index(row, 0), 0, 10)  # Qt.CheckStateRole, Unchecked
+    assert dialog.current() is None and not dialog.export_button.isEnabled() and dialog._timer.isActive()
+    _wait_preview(run, context, dialog)
+    result = dialog.current()
+    assert result is not None and ContentClass.TOOL_RECORDS in result.selection.excluded
+    assert "[tool_records excluded" in dialog.preview.toPlainText()
+    assert dialog.export_button.isEnabled()
+
+
+def test_secrets_are_redacted_and_the_receipt_verifies(make_window, run, tmp_path: Path) -> None:
+    set_api_key("work", SECRET)  # a known credential: redacted even where no rule would find it
+    path = _session_with_secret(tmp_path / "home")
+    context, dialog = _open(make_window, run, path)
+    dialog.set_selection(set(ALL_CLASSES))
+    _wait_preview(run, context, dialog)
+    result = dialog.current()
+    assert result is not None and not result.blocked
+    assert SECRET.encode() not in result.data and TOKEN.encode() not in result.data
+    assert {r.rule for r in result.redactions} >= {"github-token"} and len(result.redactions) == 2
+    assert SECRET not in dialog.preview.toPlainText()
+    # the declared PNG is not one: a low finding, shown with its location, never a value
+    findings = dialog.findings
+    assert [findings.data(findings.index(0, c)) for c in (0, 1)] == ["low", "image-mime-mismatch"]
+    out = tmp_path / "out" / "export.json"
+    written: list[tuple[Path, Path]] = []
+    dialog.sig_written.connect(lambda a, b: written.append((a, b)))
+    dialog.export_to(out)
+    run(settle(context.bridge))
+    assert written == [(out, out.with_name("export.json.receipt.json"))]
+    data = out.read_bytes()
+    assert data == result.data and SECRET.encode() not in data
+    check, report, receipt = audit_written(*written[0], known=[SECRET])
+    assert check.ok and receipt.override is None  # the fresh audit reproduces the receipt
+    assert [f.rule for f in report.findings] == ["image-mime-mismatch"]
+    assert SECRET not in written[0][1].read_text()
+    assert oct(out.stat().st_mode & 0o777) == "0o600"
+
+
+def test_markdown_and_html_are_previewed_as_text(make_window, run, demo_home: Path, tmp_path: Path) -> None:
+    context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
+    dialog.set_format("html")
+    _wait_preview(run, context, dialog)
+    assert dialog.current().format == "html" and dialog.preview.toPlainText().lstrip().startswith("<!DOCTYPE html")
+    dialog.export_to(tmp_path / "t")  # no suffix: the format's is added
+    run(settle(context.bridge))
+    assert (tmp_path / "t.html").is_file() and (tmp_path / "t.html.receipt.json").is_file()
+    dialog.set_format("markdown")
+    _wait_preview(run, context, dialog)
+    assert dialog.current().format == "markdown" and dialog.default_name().endswith(".md")
+
+
+def test_blocking_findings_need_the_recorded_override(make_window, run, demo_home: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    real = export_module.export_snapshot
+
+    def with_a_critical_finding(*args, **kwargs):  # stands in for a secret the redaction could not place
+        result = real(*args, **kwargs)
+        result.report.findings.append(Finding("openai-api-key", Severity.CRITICAL, "line 3", ContentClass.USER, "fp:0"))
+        return result
+
+    monkeypatch.setattr(export_module, "export_snapshot", with_a_critical_finding)
+    context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
+    assert dialog.current().blocked and dialog.blocked.isVisible()
+    assert not dialog.export_button.isEnabled()
+    out = tmp_path / "blocked.json"
+    dialog.export_to(out)
+    run(settle(context.bridge))
+    assert not out.exists()  # nothing is written without the override
+    dialog.override.setChecked(True)
+    assert dialog.export_button.isEnabled()
+    dialog.export_to(out)
+    run(settle(context.bridge))
+    receipt = decode_receipt(out.with_name("blocked.json.receipt.json").read_bytes())
+    assert receipt.override is not None and receipt.override.allow_findings and receipt.override.blocking_findings == 1
+
+
+def test_no_keyring_means_no_export(make_window, run, demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import keyring
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    keyring.set_keyring(NoKeyring())
+    context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
+    assert dialog.current() is None and not dialog.export_button.isEnabled()
+    assert "keyring" in dialog.busy.label.text().lower()
+    assert any("keyring" in n.text.lower() for n in context.notifier.history)

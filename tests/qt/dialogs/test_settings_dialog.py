@@ -1,0 +1,95 @@
+"""The settings dialog: profiles and their keys (keyring, off-thread, never kept), compaction
+defaults, data directory and theme through the typed settings registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rho_desk.providers.credentials import SERVICE
+from rho_desk.providers.profiles import ProfileKind, ProfileStore
+from rho_desk.qt.dialogs.prefs import (
+    PREFS_COMPACTION_COMPACTOR,
+    PREFS_COMPACTION_POLICY,
+    PREFS_COMPACTION_THRESHOLD,
+    PREFS_CONTINUE_PROFILE,
+    policy_from_settings,
+)
+from rho_desk.qt.settings import PREFS_DATA_DIR, PREFS_THEME
+
+from ..conftest import settle
+
+KEY = "sk-settings-" + "q1w2e3r4t5y6" * 3
+
+
+def _dialog(make_window, run):
+    context = make_window()
+    dialog = context.dialogs.show_dialog("settings")
+    run(settle(context.bridge))
+    return context, dialog
+
+
+def test_a_new_profile_and_its_key(make_window, run, memory_keyring, isolated_dirs: Path) -> None:
+    context, dialog = _dialog(make_window, run)
+    assert dialog.profiles.rowCount() == 1 and dialog.profiles.keys["ollama-local"] == "not needed"
+    dialog._on_add_clicked()
+    dialog.name.setText("work")
+    dialog.base_url.setText("https://llm.example.com/v1?key=oops")
+    dialog.model_name.setText("gpt-work")
+    dialog.save_profile()
+    assert "query string" in dialog.profile_notice.text.text()  # refused: keys never go in a URL
+    dialog.base_url.setText("https://llm.example.com/v1")
+    dialog.save_profile()
+    run(settle(context.bridge))
+    stored = ProfileStore().get("work")
+    assert stored.kind is ProfileKind.OPENAI_COMPATIBLE and stored.model == "gpt-work"
+    assert dialog.selected_name() == "work" and dialog.profiles.keys["work"] == "missing"
+    # the key goes to the keyring, in a worker thread; the field is cleared at once
+    dialog.api_key.setText(KEY)
+    dialog.store_key()
+    assert dialog.api_key.text() == ""
+    run(settle(context.bridge))
+    assert memory_keyring.entries[(SERVICE, "work")] == KEY
+    assert dialog.profiles.keys["work"] == "keyring"
+    # never in QSettings, never in the profiles file, never on screen
+    context.settings.sync()
+    for path in (isolated_dirs / "settings").rglob("*"):
+        if path.is_file():
+            assert KEY not in path.read_text(errors="replace")
+    assert KEY not in ProfileStore().path.read_text()
+    assert all(KEY not in w.text() for w in dialog.findChildren(type(dialog.api_key)))
+    dialog.remove_key()
+    run(settle(context.bridge))
+    assert (SERVICE, "work") not in memory_keyring.entries and dialog.profiles.keys["work"] == "missing"
+    dialog._on_default_clicked()
+    run(settle(context.bridge))
+    assert ProfileStore().load().default == "work"
+    dialog._on_remove_clicked()
+    run(settle(context.bridge))
+    assert [p.name for p in ProfileStore().profiles()] == ["ollama-local"]
+
+
+def test_compaction_defaults_data_dir_and_theme(make_window, run, tmp_path: Path) -> None:
+    context, dialog = _dialog(make_window, run)
+    dialog.policy.setCurrentIndex(dialog.policy.findData("tokens"))
+    dialog.threshold.setValue(50_000)
+    dialog.continue_profile.setCurrentIndex(dialog.continue_profile.findData("ollama-local"))
+    dialog.compactor.setCurrentIndex(dialog.compactor.findData("ollama-local"))
+    home = tmp_path / "rho"
+    (home / "sessions").mkdir(parents=True)
+    dialog.data_dir.setText(str(home))
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    applied: list[bool] = []
+    dialog.sig_applied.connect(lambda: applied.append(True))
+    dialog.apply()
+    run(settle(context.bridge))
+    s = context.settings
+    assert applied and s.get(PREFS_COMPACTION_POLICY) == "tokens" and s.get(PREFS_COMPACTION_THRESHOLD) == 50_000
+    assert policy_from_settings(s).trigger_tokens == 50_000
+    assert s.get(PREFS_COMPACTION_COMPACTOR) == "ollama-local" and s.get(PREFS_CONTINUE_PROFILE) == "ollama-local"
+    assert s.get(PREFS_THEME) == "dark" and context.theme.theme.dark
+    assert s.get(PREFS_DATA_DIR) == str(home) and context.library.home == home
+    # off again: no policy
+    dialog.policy.setCurrentIndex(dialog.policy.findData("off"))
+    assert not dialog.threshold.isEnabled()
+    dialog.apply()
+    assert policy_from_settings(s) is None
