@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,6 +206,10 @@ class SessionDocument(QObject):
         self.engine_store: Any = None
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
+        self.tree_lock = threading.RLock()
+        """Held while a worker thread reads the tree (histories are materialised into a small
+        shared cache) and while the GUI thread applies appended records to it. Workers hold it
+        only for the reading, never for the rest of their work."""
         self._writer: SessionWriter | None = None
         self._loading = 0
         self._generation = 0
@@ -262,9 +267,10 @@ class SessionDocument(QObject):
         node = node or self.selected or tree.active_leaf
         if node is None:
             return ()
-        if (mode or self.mode) is HistoryMode.MODEL:
-            return tree.history(node)
-        return tree.display(node, markers=True, trimmed=False)
+        with self.tree_lock:
+            if (mode or self.mode) is HistoryMode.MODEL:
+                return tree.history(node)
+            return tree.display(node, markers=True, trimmed=False)
 
     def snapshot(self, node: RevisionNode | None = None) -> SessionSnapshot:
         """The complete snapshot Rho would resume ``node`` (default: the selection) with."""
@@ -402,7 +408,8 @@ class SessionDocument(QObject):
         info: ReloadInfo
         if appended is not None:
             try:
-                count = apply_appended(file, appended)
+                with self.tree_lock:
+                    count = apply_appended(file, appended)
             except InputError:
                 appended = None
             else:

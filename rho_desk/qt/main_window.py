@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -226,7 +226,12 @@ class MainWindow(QMainWindow):
         document.sig_history_mode_changed.connect(self._on_document_history_mode_changed)
         document.sig_conflict_changed.connect(self._on_document_conflict_changed)
         ctx.library.sig_opened.connect(self._on_library_opened)
-        ctx.bridge.sig_busy_changed.connect(lambda busy: self.status_busy.setText("working…" if busy else ""))
+        # "working…" only for work that lasts (the live poll's quick look must not flicker it)
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.setInterval(300)
+        self._busy_timer.timeout.connect(lambda: self.status_busy.setText("working…"))
+        ctx.bridge.sig_busy_changed.connect(self._on_bridge_busy_changed)
         ctx.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
         ctx.theme.sig_theme_changed.connect(self._on_theme_changed)
         self.browser.sig_selection_changed.connect(lambda _s: self._update_state())
@@ -234,6 +239,13 @@ class MainWindow(QMainWindow):
         self.browser.sig_listing_shown.connect(lambda _n: self._update_header())
         self.revisions.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
         self.statistics.sig_revision_requested.connect(lambda node: document.select(node))
+
+    def _on_bridge_busy_changed(self, busy: bool) -> None:
+        if busy:
+            self._busy_timer.start()
+        else:
+            self._busy_timer.stop()
+            self.status_busy.setText("")
 
     def show_tab(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)

@@ -427,8 +427,13 @@ class StatisticsView(QWidget):
         if self._profiles is None:
             self._profiles = await asyncio.to_thread(profile_windows)
         window = self.settings.get(PREFS_CONTEXT_WINDOW)
-        data: StatsData = await asyncio.to_thread(compute_stats, tree, node, default_window=window,
-                                                  profiles=self._profiles)  # fmt: skip
+        lock, profiles = self.document.tree_lock, self._profiles
+
+        def compute() -> StatsData:
+            with lock:
+                return compute_stats(tree, node, default_window=window, profiles=profiles)
+
+        data = await asyncio.to_thread(compute)
         if generation != self._generation:
             return
         self.show_data(data)

@@ -249,7 +249,13 @@ class RevisionTimelineView(QWidget):
         self.bridge.run(self._adiff(generation, tree, base, node), context="Comparing revisions")
 
     async def _adiff(self, generation: int, tree: Any, old: RevisionNode, new: RevisionNode) -> None:
-        result: DiffResult = await asyncio.to_thread(compute_diff, tree, old, new)
+        lock = self.document.tree_lock
+
+        def compute() -> DiffResult:
+            with lock:
+                return compute_diff(tree, old, new)
+
+        result = await asyncio.to_thread(compute)
         if generation != self._diff_generation:
             return
         self.diff_model.set_result(result)
