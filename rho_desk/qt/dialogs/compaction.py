@@ -190,6 +190,7 @@ class CompactionDialog(QDialog):
         self.compact_button.setShortcut("Ctrl+Return")
         self.undo_button = self.buttons.addButton("&Undo", QDialogButtonBox.ButtonRole.ActionRole)
         self.undo_button.setToolTip("Make the revision before the compaction active again (Ctrl+Z)")
+        self.undo_button.setShortcut("Ctrl+Z")
         self.undo_button.setEnabled(False)
         self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
 
