@@ -23,6 +23,7 @@ realistic mix: prompts, tool calls with file contents and command output, answer
 from __future__ import annotations
 
 import asyncio
+import atexit
 import gc
 import os
 import random
@@ -102,6 +103,7 @@ def _files() -> dict[str, Path]:
     if "files" not in _state:
         folder = Path(tempfile.mkdtemp(prefix="rho-bench-gui-"))
         _state["folder"] = folder
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # ~150 MB of sessions
         home = folder / "home"
         _state["files"] = {
             "1k": make_session(home, 1_000),

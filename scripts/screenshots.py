@@ -185,6 +185,9 @@ async def main(out: Path, only: set[str]) -> int:
             await step()
     await context.ashutdown()
     window.finish_close()
+    import shutil
+
+    shutil.rmtree(scratch, ignore_errors=True)
     for name in shots:
         print(out / f"{name}.png")
     return 0
