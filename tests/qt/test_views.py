@@ -262,3 +262,15 @@ def test_the_theme_follows_the_system_scheme(app_on, monkeypatch) -> None:
     monkeypatch.setattr(theme, "system_scheme", lambda: QtNS.ColorScheme.Light)
     theme._on_hints_color_scheme_changed(QtNS.ColorScheme.Light)
     assert theme.theme.name == "light"
+
+
+def test_context_gauge_never_rounds_a_used_context_down_to_zero(qtbot) -> None:
+    from rho_desk.qt.theme import LIGHT
+    from rho_desk.qt.views.stats import ContextGauge
+
+    gauge = ContextGauge(LIGHT)
+    qtbot.addWidget(gauge)
+    for tokens, window, text in [(908, 400_000, "<1%"), (0, 400_000, "0%"), (4_000, 400_000, "1%"),
+                                 (300_000, 400_000, "75%"), (10, 0, "–")]:
+        gauge.set_values(tokens, window, "test")
+        assert gauge.percent_text() == text

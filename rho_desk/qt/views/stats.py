@@ -232,6 +232,15 @@ class ContextGauge(QWidget):
     def fraction(self) -> float:
         return self.tokens / self.window if self.window else 0.0
 
+    def percent_text(self) -> str:
+        """The share of the window in use; a small but nonzero share reads "<1%", never "0%"."""
+        if not self.window:
+            return "–"
+        share = self.fraction * 100
+        if 0 < share < 1:
+            return "<1%"
+        return f"{share:.0f}%"
+
     def level(self) -> str:
         f = self.fraction
         return "success" if f < 0.7 else "warning" if f < 0.9 else "danger"
@@ -259,7 +268,7 @@ class ContextGauge(QWidget):
         p.setPen(t.color("text"))
         center = rect.center()
         p.drawText(QRectF(rect.left(), center.y() - 28, rect.width(), 40), Qt.AlignmentFlag.AlignCenter,
-                   f"{self.fraction * 100:.0f}%" if self.window else "–")  # fmt: skip
+                   self.percent_text())  # fmt: skip
         small = QFont(self.font())
         small.setPointSizeF(self.font().pointSizeF() * 0.9)
         p.setFont(small)
