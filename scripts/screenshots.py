@@ -59,6 +59,7 @@ async def main(out: Path, only: set[str]) -> int:
     from rho_desk.qt.settings import use_settings_dir
 
     scratch = Path(tempfile.mkdtemp(prefix="rho-shots-"))
+    use_memory_keyring()  # the export and settings shots must never touch the user's keyring
     use_settings_dir(scratch / "settings")
     os.environ["RHO_DESK_CACHE_DIR"] = str(scratch / "cache")
     os.environ["RHO_DESK_TRASH_DIR"] = str(scratch / "trash")
@@ -180,6 +181,7 @@ async def main(out: Path, only: set[str]) -> int:
     steps.update(browser=browser, tool_calls=tool_calls, image=image, aborted=aborted, provider=provider,
                  model_history=model_history, find=find, timeline=timeline, diff=diff, statistics=statistics,
                  dark=dark)  # fmt: skip
+    steps.update(action_steps(context, open_session, idle, out, shots))
     for name, step in steps.items():
         if not only or name in only:
             await step()
@@ -193,6 +195,181 @@ async def main(out: Path, only: set[str]) -> int:
     return 0
 
 
+def use_memory_keyring() -> None:
+    """Keys and the export fingerprint key stay in this process."""
+    import keyring
+    import keyring.backend
+
+    class MemoryKeyring(keyring.backend.KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.entries: dict[tuple[str, str], str] = {}
+
+        def get_password(self, service: str, username: str) -> str | None:
+            return self.entries.get((service, username))
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            self.entries[(service, username)] = password
+
+        def delete_password(self, service: str, username: str) -> None:
+            self.entries.pop((service, username), None)
+
+    keyring.set_keyring(MemoryKeyring())
+
+
+def action_steps(context: object, open_session: Callable[[str], Awaitable[None]],
+                 idle: Callable[..., Awaitable[None]], out: Path, shots: list[str]) -> dict[str, Callable[[], Awaitable[None]]]:  # fmt: skip
+    """The shots of the action dialogs (compact, export, continue, edit, settings).
+
+    A loopback model server (the providers' test helper, on 127.0.0.1:0) answers the continued
+    conversation and the provider summary; nothing leaves the machine.
+    """
+    from rho_desk.providers.profiles import ProfileKind, ProfileStore, ProviderProfile
+    from tests.providers.loopback import OPENAI_DONE, Reply, openai_chunk, serve
+
+    host = context.dialogs  # type: ignore[attr-defined]
+    window = context.window  # type: ignore[attr-defined]
+    server = serve()
+    state: dict[str, object] = {}
+
+    async def loopback() -> object:
+        if "lb" not in state:
+            lb = await server.__anext__()
+            profile = ProviderProfile(name="local-gpt", kind=ProfileKind.OPENAI_COMPATIBLE, base_url=lb.url + "/v1",
+                                      model="gpt-4.1-mini", provider="openai", requires_key=False,
+                                      context_window=128_000)  # fmt: skip
+            ProfileStore().upsert(profile, make_default=True)
+            host.panel.refresh_profiles()
+            await idle(context)
+            host.panel.profile.setCurrentIndex(host.panel.profile.findData("local-gpt"))
+            state["lb"] = lb
+        return state["lb"]
+
+    def reply(*pieces: str, hang: bool = False) -> Reply:
+        chunks = [openai_chunk({"role": "assistant", "content": pieces[0]})] + [openai_chunk({"content": p}) for p in pieces[1:]]
+        if hang:
+            return Reply(chunks=chunks, hang_after=len(chunks), delay=0.05)
+        return Reply(chunks=[*chunks, openai_chunk(finish="stop"), OPENAI_DONE], delay=0.05)
+
+    def grab(widget: object, name: str) -> None:
+        widget.grab().save(str(out / f"{name}.png"))  # type: ignore[attr-defined]
+        shots.append(name)
+
+    async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate() and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)  # let it paint
+
+    async def compaction() -> None:
+        lb = await loopback()
+        await open_session(NOTEBOOK)
+        dialog = host.show_dialog("compact")
+        dialog.keep_tokens.setValue(0)
+        dialog.keep_messages.setValue(4)
+        await idle(context)
+        dialog.table.selectRow(2)
+        grab(dialog, "compaction-preview")
+        dialog.compactor.setCurrentIndex(dialog.compactor.findData("local-gpt"))
+        lb.queue(reply("Summarising", hang=True))  # type: ignore[attr-defined]
+        dialog.start()
+        await until(lambda: bool(lb.requests))  # type: ignore[attr-defined]
+        grab(dialog, "compaction-running")
+        dialog.cancel_run()
+        await idle(context)
+        dialog.close()
+
+    async def export() -> None:
+        await open_session(NOTEBOOK)
+        dialog = host.show_dialog("export")
+        await idle(context)
+        dialog.findings_table.selectRow(0)
+        grab(dialog, "export-findings")
+        dialog.tabs.setCurrentIndex(1)
+        await idle(context)
+        grab(dialog, "export-preview")
+        dialog.close()
+
+    async def edit() -> None:
+        await open_session(WEBHOOK)
+        dialog = host.show_dialog("edit")
+        await idle(context)
+        row = next(i for i, r in enumerate(dialog.model.rows) if any(True for _ in r.message.tool_calls()))
+        dialog.select_rows(row, row)
+        dialog.delete_selected()
+        dialog.select_rows(1, 1)
+        dialog.edit_current()
+        dialog.editor.setPlainText(dialog.editor.toPlainText() + " (and keep the fix small)")
+        await idle(context)
+        grab(dialog, "edit-messages")
+        dialog.close()
+        for kind, name in (("metadata", "edit-metadata"), ("strip", "strip-provider-blocks")):
+            dialog = host.show_dialog(kind)
+            await idle(context)
+            if kind == "metadata":
+                for key, value in (("ticket", "PAY-481"), ("reviewer", "maya")):
+                    row = dialog.model.add_row()
+                    dialog.model.setData(dialog.model.index(row, 0), key)
+                    dialog.model.setData(dialog.model.index(row, 1), value)
+            grab(dialog, name)
+            dialog.close()
+
+    async def settings() -> None:
+        await loopback()
+        dialog = host.show_dialog("settings")
+        await idle(context)
+        grab(dialog, "settings-providers")
+        dialog.tabs.setCurrentIndex(1)
+        dialog.policy.setCurrentIndex(dialog.policy.findData("tokens"))
+        dialog.threshold.setValue(120_000)
+        grab(dialog, "settings-compaction")
+        dialog.close()
+
+    async def continue_() -> None:
+        lb = await loopback()
+        await open_session(WEBHOOK)
+        host.show_continue()
+        panel, controller = host.panel, host.controller
+        await idle(context)
+        panel.composer.setPlainText("Is the flaky refund test fixed for good, or only on my machine?")
+        panel.send()
+        await until(lambda: panel.handoff.isVisible())
+        await idle(context)
+        grab(window, "continue-provider-switch")
+        lb.queue(reply("It is fixed for good: ", "the test no longer reads the wall clock. ", "The webhook handler now ",  # type: ignore[attr-defined]
+                       "takes the time from `clock.now()`, which the test freezes, so ", "the 300 s tolerance check ",
+                       "is deterministic on every machine", hang=True))  # fmt: skip
+        panel.send_anyway.click()
+        await until(lambda: "deterministic" in panel.reply.toPlainText())
+        grab(window, "continue-streaming")
+        controller.cancel()
+        await idle(context)
+        # Rho writes to the same session meanwhile: the next prompt stops at the conflict banner
+        from rho_desk.core.stores.rho_files import SessionWriter, read_session
+        from rho_desk.core.wire import Message
+
+        path = context.document.path  # type: ignore[attr-defined]
+        with SessionWriter(read_session(path), take_lease=False) as writer:
+            base = writer.tree.snapshot(trim=False, prompt_cache_key=None)
+            turn = (Message.user_text("(typed in Rho) run the whole suite"), Message.assistant_text("All 214 tests pass."))
+            writer.save(base.replace(revision=base.revision + 1, history=base.history + turn))
+        await context.document.areload()  # type: ignore[attr-defined]
+        panel.composer.setPlainText("Open a PR description for this.")
+        panel.send()
+        await until(lambda: host.banner_dock.isVisible())
+        await idle(context)
+        grab(window, "continue-conflict-banner")
+        host.controller.detach()
+        host.banner_dock.hide()
+        host.dock.hide()
+        await server.aclose()
+
+    return {"compaction": compaction, "export": export, "edit": edit, "settings": settings, "continue": continue_}
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
@@ -200,11 +377,12 @@ if __name__ == "__main__":
     args = parser.parse_args()
     import qasync
 
-    from rho_desk.qt.app import create_application
+    from rho_desk.qt.app import create_application, install_asyncgen_hooks
 
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    install_asyncgen_hooks(loop)
     try:
         status = loop.run_until_complete(main(args.out, set(args.only)))
     finally:

@@ -276,7 +276,8 @@ class ContinueController(QObject):
                 elif isinstance(event, events.ReasoningSummaryDelta):
                     self.sig_reasoning_delta.emit(event.text)
                 elif isinstance(event, events.ProviderStreamReset):
-                    self.sig_activity.emit("The provider's reply was interrupted; it is being requested again.")
+                    reason = event.detail.strip().splitlines()[0][:160] if event.detail.strip() else "the reply broke off"
+                    self.sig_activity.emit(f"Retrying: {reason}")
                 elif isinstance(event, events.ToolProposed):
                     self.sig_activity.emit(f"The model called {event.call.name} (tools do not run in rho-desk).")
                 elif isinstance(event, events.CompactionStarted):

@@ -125,8 +125,6 @@ class CompactionDialog(QDialog):
         self.keep_messages.setRange(0, 100_000)
         self.keep_messages.setSpecialValueText("no limit")
         self.keep_messages.setSuffix(" messages")
-        for spin in (self.keep_tokens, self.keep_messages):
-            spin.setButtonSymbols(QSpinBox.ButtonSymbols.NoButtons)  # arrows, wheel and typing still work
         settings = host.settings
         self.keep_tokens.setValue(settings.get(PREFS_COMPACTION_KEEP_TOKENS))
         self.keep_messages.setValue(settings.get(PREFS_COMPACTION_KEEP_MESSAGES))
@@ -149,8 +147,7 @@ class CompactionDialog(QDialog):
             cards.addWidget(card)
 
         self.model = CompactionPreviewModel(self)
-        self.table = make_table("CompactionPreviewTable", stretch=4)
-        self.table.setModel(self.model)
+        self.table = make_table("CompactionPreviewTable", self.model, stretch=4)
         self.digest_title = section_title("Draft digest")
         self.digest = QPlainTextEdit()
         self.digest.setObjectName("DraftDigest")

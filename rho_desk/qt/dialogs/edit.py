@@ -237,8 +237,7 @@ class EditMessagesDialog(_RevisionDialog):
         self.history: tuple[Message, ...] = ()
         self.revision = 0
         self.model = EditableMessagesModel(self)
-        self.table = make_table("EditMessagesTable", stretch=3, multi=True)
-        self.table.setModel(self.model)
+        self.table = make_table("EditMessagesTable", self.model, stretch=3, multi=True)
         intro = QLabel("Select a message or a range (Shift+click), then delete it (Del) or edit its text (F2). "
                        "Tool calls and their results are deleted together.")  # fmt: skip
         intro.setWordWrap(True)
@@ -440,9 +439,8 @@ class MetadataDialog(_RevisionDialog):
         form.addRow("&Title:", self.title)
         form.addRow("", self.title_note)
         self.model = MetadataModel(self)
-        self.table = make_table("MetadataTable", stretch=1)
+        self.table = make_table("MetadataTable", self.model, stretch=1)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.AllEditTriggers)
-        self.table.setModel(self.model)
         self.add_button = QPushButton("&Add Entry")
         self.add_button.setToolTip("Add a metadata entry (Ctrl+N)")
         self.add_button.setShortcut("Ctrl+N")
@@ -525,10 +523,13 @@ class StripProviderDialog(_RevisionDialog):
         self.counts.setObjectName("ProviderBlockCounts")
         self.counts.setTextFormat(Qt.TextFormat.RichText)
         self.counts.setWordWrap(True)
+        self.counts.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.body.addWidget(self.explain)
-        self.body.addWidget(self.counts, 1)
+        self.body.addSpacing(8)
+        self.body.addWidget(self.counts)
+        self.body.addStretch(1)
         self.save_button.setText("&Strip as New Revision")
-        self.resize(620, 360)
+        self.resize(620, 280)
         self.total = 0
         self.reload()
 

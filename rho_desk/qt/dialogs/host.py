@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QSizePolicy, QWidget
 
 from ...core.errors import RevisionConflict
 from ...providers.profiles import ProfileStore
@@ -98,6 +98,7 @@ class ActionHost(QObject):
         self.dock.hide()
 
         self.banner = ConflictBanner()
+        self.banner.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # a strip, not a pane
         self.banner_dock = QDockWidget("Session changed on disk", self.window)
         self.banner_dock.setObjectName("ConflictDock")
         self.banner_dock.setTitleBarWidget(QWidget())
@@ -160,6 +161,8 @@ class ActionHost(QObject):
             current.deleteLater()
         dialog = self.dialog_factory(kind)()
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if kind == "settings":
+            dialog.sig_profiles_changed.connect(self.panel.refresh_profiles)  # type: ignore[attr-defined]
         ident = id(dialog)
         dialog.destroyed.connect(lambda _obj=None, k=kind, d=ident: self._forget(k, d))
         self.dialogs[kind] = dialog
@@ -271,6 +274,11 @@ class ActionHost(QObject):
     def _show_banner(self, text: str) -> None:
         self.banner.text.setText(text)
         self.banner_dock.show()
+        # as tall as its wrapped text at the window's width, no taller (a strip, not a pane)
+        height = self.banner.heightForWidth(self.window.width())
+        height = height if height > 0 else self.banner.sizeHint().height()
+        self.banner_dock.setMaximumHeight(height + 2)
+        self.window.resizeDocks([self.banner_dock], [height], Qt.Orientation.Vertical)
 
     def resolve_reload(self) -> None:
         self.banner_dock.hide()

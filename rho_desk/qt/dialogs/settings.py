@@ -129,8 +129,6 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.buttons)
         self.resize(900, 600)
         self.file_dialog: QFileDialog | None = None
-        for spin in self.findChildren(QSpinBox):
-            spin.setButtonSymbols(QSpinBox.ButtonSymbols.NoButtons)  # arrows, wheel and typing still work
         self._load_options()
         self.reload_profiles()
 
@@ -138,8 +136,7 @@ class SettingsDialog(QDialog):
 
     def _providers_tab(self) -> QWidget:
         self.profiles = ProfileListModel(self)
-        self.profile_table = make_table("ProfileTable", stretch=2)
-        self.profile_table.setModel(self.profiles)
+        self.profile_table = make_table("ProfileTable", self.profiles, stretch=0)
         self.profile_table.selectionModel().currentRowChanged.connect(self._on_profile_current_changed)
         self.add_button = QPushButton("&New")
         self.add_button.setToolTip("A new profile (Ctrl+N)")

@@ -7,7 +7,7 @@ new style rules.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractItemModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -122,10 +122,11 @@ def badge(text: str, tone: str = "") -> QLabel:
     return label
 
 
-def make_table(name: str, *, stretch: int = -1, multi: bool = False) -> QTableView:
-    """A read-only, row-selecting table view; column ``stretch`` takes the spare width."""
+def make_table(name: str, model: QAbstractItemModel, *, stretch: int = -1, multi: bool = False) -> QTableView:
+    """A read-only, row-selecting table over ``model``; column ``stretch`` takes the spare width."""
     table = QTableView()
     table.setObjectName(name)
+    table.setModel(model)  # before the section modes: a header has no sections without a model
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(
         QAbstractItemView.SelectionMode.ExtendedSelection if multi else QAbstractItemView.SelectionMode.SingleSelection
@@ -137,8 +138,8 @@ def make_table(name: str, *, stretch: int = -1, multi: bool = False) -> QTableVi
     table.verticalHeader().setDefaultSectionSize(24)
     header = table.horizontalHeader()
     header.setHighlightSections(False)
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    if stretch >= 0:
-        table.horizontalHeader().setStretchLastSection(False)
-        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    header.setStretchLastSection(stretch < 0)
+    for column in range(model.columnCount()):
+        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(column, mode)
     return table
