@@ -21,6 +21,7 @@ The pure functions (:func:`pair_closure`, :func:`replace_text`, :func:`apply_edi
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -225,7 +226,21 @@ class _RevisionDialog(QDialog):
         host.bridge.run(write(), on_success=saved, on_error=failed, context=label)
 
     def reload(self) -> None:
-        """Show the (new) active revision."""
+        """Show the (new) active revision: its stored state is read in a worker thread."""
+        tree = self.host.document.tree
+        if tree is None or tree.active_leaf is None:
+            return
+        leaf = tree.active_leaf
+        self.save_button.setEnabled(False)
+        self.host.bridge.run(asyncio.to_thread(self.read, tree, leaf), on_success=lambda value: self.show_state(leaf, value),
+                             context="Reading the revision")  # fmt: skip
+
+    def read(self, tree: Any, leaf: Any) -> Any:
+        """What the dialog shows of ``leaf`` (worker thread; default its stored state)."""
+        return stored_state(tree, leaf)
+
+    def show_state(self, leaf: Any, state: Any) -> None:  # pragma: no cover - every dialog overrides it
+        raise NotImplementedError
 
 
 class EditMessagesDialog(_RevisionDialog):
@@ -286,12 +301,8 @@ class EditMessagesDialog(_RevisionDialog):
         self.apply_button.clicked.connect(self.apply_edit)
         self.reload()
 
-    def reload(self) -> None:
-        tree = self.host.document.tree
-        if tree is None or tree.active_leaf is None:
-            return
-        leaf = tree.active_leaf
-        self.history = stored_state(tree, leaf).history
+    def show_state(self, leaf: Any, state: SessionSnapshot) -> None:
+        self.history = state.history
         self.revision = leaf.revision
         self.heading.setText(f"Edit messages of revision {leaf.revision}")
         self.model.set_history(self.history)
@@ -460,12 +471,9 @@ class MetadataDialog(_RevisionDialog):
         self.resize(640, 480)
         self.reload()
 
-    def reload(self) -> None:
+    def show_state(self, leaf: Any, state: SessionSnapshot) -> None:
         host = self.host
-        tree = host.document.tree
-        if tree is None or tree.active_leaf is None:
-            return
-        self.original = dict(stored_state(tree, tree.active_leaf).metadata)
+        self.original = dict(state.metadata)
         self.model.set_metadata(self.original)
         summary = host.summary_for_open()
         self.original_title = (summary.title or "") if summary is not None else ""
@@ -533,11 +541,10 @@ class StripProviderDialog(_RevisionDialog):
         self.total = 0
         self.reload()
 
-    def reload(self) -> None:
-        tree = self.host.document.tree
-        if tree is None or tree.active_leaf is None:
-            return
-        counts = provider_block_counts(stored_state(tree, tree.active_leaf).history)
+    def read(self, tree: Any, leaf: Any) -> Counter[tuple[str, str]]:
+        return provider_block_counts(stored_state(tree, leaf).history)
+
+    def show_state(self, leaf: Any, counts: Counter[tuple[str, str]]) -> None:
         self.total = sum(counts.values())
         self.explain.setText(
             "Provider-native blocks (encrypted reasoning, signed thinking…) are replayed only to the exact "

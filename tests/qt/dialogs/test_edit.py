@@ -63,6 +63,7 @@ def test_delete_a_range_as_a_new_revision_then_undo_and_redo(make_window, run, t
     before = context.document.tree.active_leaf
     history = context.document.tree.history(before)
     dialog = host.show_dialog("edit")
+    run(settle(context.bridge))
     call_row = next(i for i, m in enumerate(history) if any(True for _ in m.tool_calls()))
     dialog.select_rows(call_row, call_row)
     dialog.delete_selected()
@@ -100,6 +101,7 @@ def test_edit_text_and_metadata_and_strip(make_window, run, tmp_path: Path) -> N
     path = v4_session(tmp_path / "home")
     context, host = _app(make_window, path)
     dialog = host.show_dialog("edit")
+    run(settle(context.bridge))
     dialog.select_rows(1, 1)  # the first user prompt
     dialog.edit_current()
     dialog.editor.setPlainText("a better prompt")
@@ -111,6 +113,7 @@ def test_edit_text_and_metadata_and_strip(make_window, run, tmp_path: Path) -> N
     assert tree.history(tree.active_leaf)[1] == Message.user_text("a better prompt")
 
     meta = host.show_dialog("metadata")
+    run(settle(context.bridge))
     row = meta.model.add_row()
     meta.model.setData(meta.model.index(row, 0), "ticket")
     meta.model.setData(meta.model.index(row, 1), "PAY-12")
@@ -121,6 +124,7 @@ def test_edit_text_and_metadata_and_strip(make_window, run, tmp_path: Path) -> N
     assert "Edit Metadata" in context.actions["edit.undo"].text().replace("&", "")
 
     strip = host.show_dialog("strip")
+    run(settle(context.bridge))
     assert strip.total == 0 and not strip.save_button.isEnabled()  # the helper's history has none
 
 
@@ -130,6 +134,7 @@ def test_strip_provider_blocks_on_the_demo(make_window, run, demo_home: Path) ->
     path = demo_session(demo_home, "c81f3e02")  # the Rust session: OpenAI and Anthropic blocks
     context, host = _app(make_window, path)
     strip = host.show_dialog("strip")
+    run(settle(context.bridge))
     assert strip.total > 0 and "will be removed" in strip.counts.text()
     strip.save()
     run(settle(context.bridge))
