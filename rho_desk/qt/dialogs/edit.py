@@ -203,6 +203,9 @@ class _RevisionDialog(QDialog):
 
     def _store(self, label: str, change: Any, done_text: str) -> None:
         host = self.host
+        if host.operation is not None:  # a running conversation or compaction would lose its base
+            self.notice.show_text(f"Wait until the {host.operation} has finished.")
+            return
         self.save_button.setEnabled(False)
         self.busy.busy("Saving…")
 

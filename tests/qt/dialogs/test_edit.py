@@ -141,3 +141,18 @@ def test_strip_provider_blocks_on_the_demo(make_window, run, demo_home: Path) ->
     tree = read_session(path, check_name=False).tree
     assert provider_block_counts(tree.history(tree.active_leaf)) == {}
     assert "✓" not in strip.busy.label.text() and "Saved as revision" in strip.busy.label.text()
+
+
+def test_no_edit_while_a_conversation_runs(make_window, run, tmp_path: Path) -> None:
+    path = v3_session(tmp_path / "home")
+    size = path.stat().st_size
+    context, host = _app(make_window, path)
+    strip = host.show_dialog("metadata")
+    run(settle(context.bridge))
+    assert host.claim("conversation")
+    row = strip.model.add_row()
+    strip.model.setData(strip.model.index(row, 0), "k")
+    strip.save()
+    run(settle(context.bridge))
+    assert "Wait until the conversation has finished" in strip.notice.text.text() and path.stat().st_size == size
+    host.release("conversation")
