@@ -54,6 +54,7 @@ from .dialogs.prefs import (
     budget_from_settings,
     policy_from_settings,
 )
+from .dialogs.revisions import under_lock
 
 __all__ = ["ConflictInfo", "ContinueController", "SessionChangedMeanwhile", "TurnState"]
 
@@ -228,7 +229,7 @@ class ContinueController(QObject):
             self.profile_name = profile.name
             self.identity = str(provider.identity())
             if self.session is None:
-                state = await asyncio.to_thread(tree.snapshot, leaf)
+                state = await asyncio.to_thread(under_lock, document, tree.snapshot, leaf)
                 self.rho = Rho.builder().provider(provider).build()
                 self.session = self.rho.session(SessionOptions.from_snapshot(state))
                 self.base_id, self.path = leaf.id, document.path
@@ -331,7 +332,7 @@ class ContinueController(QObject):
                             f"{document.path}: the session changed on disk since it was continued; nothing was "
                             "written: reload it, or fork your turn into a branch"
                         )
-                    node = await asyncio.to_thread(writer.save, snapshot, outcome=outcome)
+                    node = await asyncio.to_thread(under_lock, document, writer.save, snapshot, outcome=outcome)
             finally:
                 self._saving = False
         except RevisionConflict as exc:
@@ -403,7 +404,7 @@ class ContinueController(QObject):
             return Changes(library=True, revisions=True, messages=True, document=isinstance(value, Path))
         if tree.is_tree:
             async with document.writing() as writer:
-                node = await asyncio.to_thread(writer.fork, base, unsaved)
+                node = await asyncio.to_thread(under_lock, document, writer.fork, base, unsaved)
             self.unsaved = None
             self.base_id = node.id
             self.external_change = False

@@ -18,6 +18,7 @@ Ctrl+Z) makes the previous revision active again (v4) or appends it as a new bas
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +52,7 @@ from .prefs import (
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
 )
-from .revisions import stored_state
+from .revisions import stored_state, under_lock
 from .widgets import Banner, BusyRow, FigureCard, make_table, section_title
 
 if TYPE_CHECKING:
@@ -75,12 +76,14 @@ class PreviewData:
     tokens: tuple[int, ...]
 
 
-def compute_preview(tree: Any, node: RevisionNode, budget: RecentBudget) -> PreviewData:
+def compute_preview(tree: Any, node: RevisionNode, budget: RecentBudget, lock: Any = None) -> PreviewData:
     """The local preview of compacting ``node``'s stored state (blocking; run it in a thread).
 
-    The summarizing compactor partitions the same way, so this is its preview too.
+    The summarizing compactor partitions the same way, so this is its preview too. ``lock``
+    (the document's tree lock) is held while the history is read, not for the preview.
     """
-    history = stored_state(tree, node).history
+    with lock if lock is not None else contextlib.nullcontext():
+        history = stored_state(tree, node).history
     preview = LocalCompactor(budget).preview(history)
     return PreviewData(node.id, node.revision, preview, history, tuple(message_tokens(m) for m in history))
 
@@ -258,7 +261,7 @@ class CompactionDialog(QDialog):
         self.compact_button.setEnabled(False)
 
         async def compute() -> PreviewData:
-            return await asyncio.to_thread(compute_preview, tree, node, budget)
+            return await asyncio.to_thread(compute_preview, tree, node, budget, document.tree_lock)
 
         def show(data: PreviewData) -> None:
             if generation == self._generation:
@@ -321,7 +324,7 @@ class CompactionDialog(QDialog):
             node = tree.nodes.get(node_id) if tree is not None else None
             if node is None or tree.active_leaf is not node:
                 raise SessionChanged("the active revision changed before the compaction started; nothing was written")
-            state = await asyncio.to_thread(stored_state, tree, node)
+            state = await asyncio.to_thread(under_lock, document, stored_state, tree, node)
             opened = await open_compactor(self.compactor_name(), self.budget())
             try:
                 self._rho = Rho.builder().provider(IdentityOnlyProvider(state.provider)).compactor(opened.compactor).build()
@@ -338,7 +341,7 @@ class CompactionDialog(QDialog):
                         "the session changed on disk while compacting (another program wrote to it); "
                         "nothing was written: reload it and compact again"
                     )
-                new = await asyncio.to_thread(writer.save, compacted, outcome=outcome)
+                new = await asyncio.to_thread(under_lock, document, writer.save, compacted, outcome=outcome)
             self.last_outcome = outcome
             self.host.history.record("Compaction", leaf, new)
             return OpResult(new, document.note_written(new))

@@ -49,7 +49,7 @@ from ...core.handoff import strip_provider_context
 from ...core.wire import ContentBlock, Message, SessionSnapshot
 from ..changes import OpResult
 from .models import EditableMessagesModel, MetadataModel
-from .revisions import astore_revision, stored_state
+from .revisions import astore_revision, stored_state, under_lock
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
@@ -235,7 +235,8 @@ class _RevisionDialog(QDialog):
             return
         leaf = tree.active_leaf
         self.save_button.setEnabled(False)
-        self.host.bridge.run(asyncio.to_thread(self.read, tree, leaf), on_success=lambda value: self.show_state(leaf, value),
+        self.host.bridge.run(asyncio.to_thread(under_lock, self.host.document, self.read, tree, leaf),
+                             on_success=lambda value: self.show_state(leaf, value),
                              context="Reading the revision")  # fmt: skip
 
     def read(self, tree: Any, leaf: Any) -> Any:

@@ -57,6 +57,7 @@ from ...core.wire import SessionSnapshot
 from .common import human_bytes
 from .models import ClassTableModel, FindingsModel
 from .prefs import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
+from .revisions import under_lock
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
@@ -235,7 +236,7 @@ class ExportDialog(QDialog):
         self.busy.busy("Reading the revision and the keyring…")
 
         async def gather() -> tuple[SessionSnapshot, Any, ExportSecrets]:
-            snapshot = await asyncio.to_thread(document.snapshot, node)
+            snapshot = await asyncio.to_thread(under_lock, document, document.snapshot, node)
             stats = await asyncio.to_thread(class_stats, snapshot)
             secrets = self.secrets or await asyncio.to_thread(load_secrets)
             return snapshot, stats, secrets

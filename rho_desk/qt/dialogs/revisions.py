@@ -23,6 +23,7 @@ text.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,7 @@ from ...core.stores.rho_files import RevisionNode, SessionTree
 from ...core.wire import Message, SessionSnapshot
 from ..changes import OpResult
 
-__all__ = ["Entry", "NothingToUndo", "RevisionHistory", "UndoStatus", "astore_revision", "stored_state"]
+__all__ = ["Entry", "NothingToUndo", "RevisionHistory", "UndoStatus", "astore_revision", "stored_state", "under_lock"]
 
 
 class NothingToUndo(InputError):
@@ -44,6 +45,18 @@ def stored_state(tree: SessionTree, node: RevisionNode | None = None) -> Session
     """The state exactly as stored at ``node`` (default the active leaf): untrimmed, with the
     stored prompt-cache key (or none), so an edit changes only what it means to change."""
     return tree.snapshot(node, trim=False, prompt_cache_key=None)
+
+
+def under_lock(document: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` holding the document's tree lock (run it in a worker thread).
+
+    Reading a revision materialises histories into the tree's shared cache and a write adds a
+    node to it; the lock keeps that from interleaving with other workers and with the GUI
+    applying appended records.
+    """
+    lock = getattr(document, "tree_lock", None)
+    with lock if lock is not None else contextlib.nullcontext():
+        return fn(*args, **kwargs)
 
 
 async def astore_revision(
@@ -76,9 +89,9 @@ async def astore_revision(
         before = tree.active_leaf
         if before is None:
             raise InputError("the session has no revision to change", source=str(document.path))
-        state = await asyncio.to_thread(stored_state, tree, before)
+        state = await asyncio.to_thread(under_lock, document, stored_state, tree, before)
         new = change(state).replace(revision=before.revision + 1)
-        after = await asyncio.to_thread(_save, writer, new, outcome, display)
+        after = await asyncio.to_thread(under_lock, document, _save, writer, new, outcome, display)
     return before, after
 
 
@@ -180,9 +193,9 @@ async def _amove(document: Any, to_id: str, from_id: str) -> RevisionNode:
         if target is None:
             raise NothingToUndo("the revision to return to is no longer in the file")
         if tree.is_tree:
-            await asyncio.to_thread(writer.set_leaf, target)
+            await asyncio.to_thread(under_lock, document, writer.set_leaf, target)
             return target
         # A v1-v3 line only grows at its end: append the earlier state as a new complete base.
-        state = await asyncio.to_thread(stored_state, tree, target)
+        state = await asyncio.to_thread(under_lock, document, stored_state, tree, target)
         copy = state.replace(revision=leaf.revision + 1)
-        return await asyncio.to_thread(_save, writer, copy, None, ())  # type: ignore[no-any-return]
+        return await asyncio.to_thread(under_lock, document, _save, writer, copy, None, ())  # type: ignore[no-any-return]
