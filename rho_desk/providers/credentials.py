@@ -1,6 +1,8 @@
 """API keys of provider profiles: kept in the system keyring, read off the GUI thread.
 
-One keyring entry per profile: service ``rho-desk``, username = the profile's name. Keys never
+One keyring entry per profile: service ``rho-desk``, username ``profile:<profile name>`` (the
+prefix keeps profile keys apart from rho-desk's own entries, such as ``export-fingerprint-key``
+and ``durable-store:<name>``, whatever a profile is called). Keys never
 touch settings, snapshots or logs; in memory they live in ``SecretString``. Reading an
 environment variable instead is an explicit, visible opt-in of the profile (``api_key_env``),
 and the source of a resolved key is reported (``ResolvedKey.source``) so the UI can show it.
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from .profiles import ProviderProfile
 
 __all__ = [
+    "PROFILE_USER_PREFIX",
     "SERVICE",
     "InsecureKeyring",
     "KeyringFailure",
@@ -52,6 +55,7 @@ __all__ = [
     "delete_api_key",
     "get_api_key",
     "keyring_status",
+    "keyring_user",
     "resolve_api_key",
     "set_api_key",
     "stored_secrets",
@@ -129,6 +133,14 @@ def keyring_status() -> KeyringStatus:
     return KeyringStatus(label, available, available and not _backend_is_insecure(backend))
 
 
+PROFILE_USER_PREFIX: Final = "profile:"
+
+
+def keyring_user(profile: ProviderProfile | str) -> str:
+    """The keyring username holding ``profile``'s API key (service ``rho-desk``)."""
+    return PROFILE_USER_PREFIX + _profile_name(profile)
+
+
 def _failure(action: str, profile: str, exc: BaseException) -> CredentialsUnavailable:
     if isinstance(exc, keyring.errors.NoKeyringError):
         return NoKeyringBackend(f"Cannot {action} the API key of profile '{profile}'. {NO_KEYRING_ADVICE}")
@@ -181,7 +193,7 @@ def get_api_key(profile: ProviderProfile | str) -> SecretString | None:
     name = _profile_name(profile)
     failure: CredentialsUnavailable | None = None
     try:
-        value = keyring.get_password(SERVICE, name)
+        value = keyring.get_password(SERVICE, keyring_user(name))
     except Exception as exc:  # keyring backends raise a variety of D-Bus and OS errors
         failure = _failure("read", name, exc)
     if failure is not None:
@@ -210,7 +222,7 @@ def set_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allo
         )
     failure: CredentialsUnavailable | None = None
     try:
-        keyring.set_password(SERVICE, name, value)
+        keyring.set_password(SERVICE, keyring_user(name), value)
     except Exception as exc:
         failure = _failure("store", name, exc)
     if failure is not None:
@@ -226,7 +238,7 @@ def delete_api_key(profile: ProviderProfile | str) -> bool:
     failure: CredentialsUnavailable | None = None
     removed = True
     try:
-        keyring.delete_password(SERVICE, name)
+        keyring.delete_password(SERVICE, keyring_user(name))
     except keyring.errors.PasswordDeleteError:
         removed = False
     except Exception as exc:

@@ -46,7 +46,7 @@ def no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_round_trip_one_entry_per_profile(config_dir: Path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     set_api_key(OPENAI, "sk-one")
     set_api_key("anthropic", SecretString("sk-two"))
-    assert memory_keyring.entries == {(SERVICE, "openai"): "sk-one", (SERVICE, "anthropic"): "sk-two"}
+    assert memory_keyring.entries == {(SERVICE, "profile:openai"): "sk-one", (SERVICE, "profile:anthropic"): "sk-two"}
     key = get_api_key(OPENAI)
     assert isinstance(key, SecretString) and key.expose_secret() == "sk-one"
     assert repr(key) == "SecretString([REDACTED])"
@@ -138,7 +138,7 @@ def test_insecure_plaintext_backend_is_refused_without_opt_in(config_dir: Path) 
         with pytest.raises(InsecureKeyring):
             set_api_key(OPENAI, "sk-x")
         set_api_key(OPENAI, "sk-x", allow_insecure=True)
-        assert backend.stored == {"openai": "sk-x"}
+        assert backend.stored == {"profile:openai": "sk-x"}
     finally:
         keyring.set_keyring(previous)
 
@@ -208,3 +208,16 @@ async def test_astored_secrets(config_dir: Path) -> None:
 
     set_api_key("p", "sk-async-list")
     assert await astored_secrets() == ["sk-async-list"]
+
+
+def test_profile_keys_cannot_replace_rho_desks_own_keyring_entries(memory_keyring) -> None:
+    # Profiles live under their own "profile:" prefix, so a profile named like one of
+    # rho-desk's internal keys stores beside it instead of over it.
+    from rho_desk.core.export import fingerprint_key
+    from rho_desk.providers.credentials import get_api_key, keyring_user, set_api_key
+
+    own = fingerprint_key()
+    set_api_key("export-fingerprint-key", "sk-not-the-fingerprint-key")
+    assert fingerprint_key() == own
+    assert get_api_key("export-fingerprint-key").expose_secret() == "sk-not-the-fingerprint-key"
+    assert keyring_user("durable-store:default") == "profile:durable-store:default"

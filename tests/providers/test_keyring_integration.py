@@ -31,7 +31,7 @@ CHILD = textwrap.dedent(
     status = c.keyring_status()
     c.set_api_key(profile, "sk-integration-0001")
     read = c.get_api_key(profile).expose_secret()
-    raw = keyring.get_password("rho-desk", "itest")
+    raw = keyring.get_password("rho-desk", "profile:itest")
     listed = c.stored_secrets()
     deleted = c.delete_api_key(profile)
     after = c.get_api_key(profile)

@@ -48,7 +48,7 @@ def test_a_new_profile_and_its_key(make_window, run, memory_keyring, isolated_di
     dialog.store_key()
     assert dialog.api_key.text() == ""
     run(settle(context.bridge))
-    assert memory_keyring.entries[(SERVICE, "work")] == KEY
+    assert memory_keyring.entries[(SERVICE, "profile:work")] == KEY
     assert dialog.profiles.keys["work"] == "keyring"
     # never in QSettings, never in the profiles file, never on screen
     context.settings.sync()
@@ -59,7 +59,7 @@ def test_a_new_profile_and_its_key(make_window, run, memory_keyring, isolated_di
     assert all(KEY not in w.text() for w in dialog.findChildren(type(dialog.api_key)))
     dialog.remove_key()
     run(settle(context.bridge))
-    assert (SERVICE, "work") not in memory_keyring.entries and dialog.profiles.keys["work"] == "missing"
+    assert (SERVICE, "profile:work") not in memory_keyring.entries and dialog.profiles.keys["work"] == "missing"
     dialog._on_default_clicked()
     run(settle(context.bridge))
     assert ProfileStore().load().default == "work"
