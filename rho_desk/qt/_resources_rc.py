@@ -6,7 +6,7 @@
 from PySide6 import QtCore
 
 qt_resource_data = b"\
-\x00\x00\x0dM\
+\x00\x00\x13\x06\
 /\
 * Base layout an\
 d colours. @name\
@@ -36,191 +36,331 @@ handle:vertical \
 \x0a\x0aQLineEdit, QCo\
 mboBox, QPlainTe\
 xtEdit, QTextBro\
-wser, QSpinBox {\
-\x0a    background:\
+wser, QAbstractS\
+pinBox {\x0a    bac\
+kground: @base@;\
+ border: 1px sol\
+id @border@; bor\
+der-radius: 6px;\
+ padding: 4px 6p\
+x;\x0a    selection\
+-background-colo\
+r: @accent@; sel\
+ection-color: @o\
+n_accent@;\x0a}\x0aQLi\
+neEdit:focus, QC\
+omboBox:focus, Q\
+PlainTextEdit:fo\
+cus, QTextBrowse\
+r:focus { border\
+-color: @accent@\
+; }\x0aQTextBrowser\
+ { padding: 8px \
+10px; }\x0a/* Once \
+a combo or spin \
+box has a styled\
+ frame, Qt draws\
+ its arrows only\
+ from these rule\
+s: the\x0a   arrow \
+images are per t\
+heme (resources/\
+styles/arrow-*-<\
+theme>.svg, in t\
+he theme's muted\
+ colour). */\x0aQCo\
+mboBox { padding\
+-right: 18px; }\x0a\
+QComboBox::drop-\
+down { subcontro\
+l-origin: paddin\
+g; subcontrol-po\
+sition: center r\
+ight; border: no\
+ne; width: 18px;\
+ }\x0aQComboBox::do\
+wn-arrow { image\
+: url(:/styles/a\
+rrow-down-@name@\
+.svg); width: 12\
+px; height: 12px\
+; }\x0aQComboBox QA\
+bstractItemView \
+{ background: @b\
+ase@; border: 1p\
+x solid @border@\
+; selection-back\
+ground-color: @a\
+ccent_soft@;\x0a   \
+                \
+           selec\
+tion-color: @tex\
+t@; outline: 0; \
+}\x0aQAbstractSpinB\
+ox { padding-rig\
+ht: 24px; }\x0aQAbs\
+tractSpinBox::up\
+-button, QAbstra\
+ctSpinBox::down-\
+button {\x0a    sub\
+control-origin: \
+border; width: 2\
+0px; border: non\
+e; border-left: \
+1px solid @borde\
+r@; background: \
+transparent;\x0a}\x0aQ\
+AbstractSpinBox:\
+:up-button { sub\
+control-position\
+: top right; bor\
+der-top-right-ra\
+dius: 6px; }\x0aQAb\
+stractSpinBox::d\
+own-button { sub\
+control-position\
+: bottom right; \
+border-bottom-ri\
+ght-radius: 6px;\
+ }\x0aQAbstractSpin\
+Box::up-button:h\
+over, QAbstractS\
+pinBox::down-but\
+ton:hover { back\
+ground: @hover@;\
+ }\x0aQAbstractSpin\
+Box::up-arrow { \
+image: url(:/sty\
+les/arrow-up-@na\
+me@.svg); width:\
+ 10px; height: 1\
+0px; }\x0aQAbstract\
+SpinBox::down-ar\
+row { image: url\
+(:/styles/arrow-\
+down-@name@.svg)\
+; width: 10px; h\
+eight: 10px; }\x0aQ\
+AbstractSpinBox:\
+:up-arrow:disabl\
+ed, QAbstractSpi\
+nBox::up-arrow:o\
+ff,\x0aQAbstractSpi\
+nBox::down-arrow\
+:disabled, QAbst\
+ractSpinBox::dow\
+n-arrow:off { im\
+age: none; }\x0a\x0aQP\
+ushButton, QTool\
+Button {\x0a    bac\
+kground: @base@;\
+ border: 1px sol\
+id @border@; bor\
+der-radius: 6px;\
+ padding: 4px 10\
+px;\x0a}\x0aQToolButto\
+n { padding: 3px\
+ 6px; }\x0aQPushBut\
+ton:hover, QTool\
+Button:hover { b\
+ackground: @hove\
+r@; }\x0aQPushButto\
+n:pressed, QTool\
+Button:pressed, \
+QToolButton:chec\
+ked { background\
+: @accent_soft@;\
+ border-color: @\
+accent@; }\x0aQPush\
+Button:disabled,\
+ QToolButton:dis\
+abled { color: @\
+muted@; }\x0aQToolB\
+utton[flat=\x22true\
+\x22], QToolButton:\
+flat { border: n\
+one; background:\
+ transparent; }\x0a\
+QToolButton[flat\
+=\x22true\x22]:hover {\
+ background: @ho\
+ver@; }\x0a\x0aQTabWid\
+get::pane { bord\
+er: none; border\
+-top: 1px solid \
+@border@; }\x0aQTab\
+Bar::tab { backg\
+round: transpare\
+nt; padding: 7px\
+ 14px; margin-ri\
+ght: 2px; border\
+: none;\x0a        \
+       border-bo\
+ttom: 2px solid \
+transparent; col\
+or: @muted@; }\x0aQ\
+TabBar::tab:sele\
+cted { color: @t\
+ext@; border-bot\
+tom: 2px solid @\
+accent@; }\x0aQTabB\
+ar::tab:hover { \
+color: @text@; }\
+\x0a\x0aQTreeView, QLi\
+stView, QTableVi\
+ew {\x0a    backgro\
+und: @base@; alt\
+ernate-backgroun\
+d-color: @alt@; \
+border: none;\x0a  \
+  selection-back\
+ground-color: @a\
+ccent_soft@; sel\
+ection-color: @t\
+ext@; outline: 0\
+;\x0a}\x0aQHeaderView:\
+:section { backg\
+round: @alt@; co\
+lor: @muted@; bo\
+rder: none; bord\
+er-bottom: 1px s\
+olid @border@;\x0a \
+                \
+      padding: 4\
+px 6px; font-wei\
+ght: 600; }\x0aQTre\
+eView::item { pa\
+dding: 3px 2px; \
+}\x0a\x0aQMenuBar { ba\
+ckground: @windo\
+w@; border-botto\
+m: 1px solid @bo\
+rder@; }\x0aQMenuBa\
+r::item { paddin\
+g: 4px 10px; bac\
+kground: transpa\
+rent; }\x0aQMenuBar\
+::item:selected \
+{ background: @h\
+over@; border-ra\
+dius: 4px; }\x0aQMe\
+nu { background:\
  @base@; border:\
  1px solid @bord\
-er@; border-radi\
-us: 6px; padding\
-: 4px 6px;\x0a    s\
-election-backgro\
-und-color: @acce\
-nt@; selection-c\
-olor: @on_accent\
-@;\x0a}\x0aQLineEdit:f\
-ocus, QComboBox:\
-focus, QPlainTex\
-tEdit:focus, QTe\
-xtBrowser:focus \
-{ border-color: \
-@accent@; }\x0aQTex\
-tBrowser { paddi\
-ng: 8px 10px; }\x0a\
-QComboBox::drop-\
-down { border: n\
-one; width: 18px\
-; }\x0a\x0aQPushButton\
-, QToolButton {\x0a\
-    background: \
-@base@; border: \
-1px solid @borde\
-r@; border-radiu\
-s: 6px; padding:\
- 4px 10px;\x0a}\x0aQTo\
-olButton { paddi\
-ng: 3px 6px; }\x0aQ\
-PushButton:hover\
-, QToolButton:ho\
-ver { background\
-: @hover@; }\x0aQPu\
-shButton:pressed\
-, QToolButton:pr\
-essed, QToolButt\
-on:checked { bac\
-kground: @accent\
-_soft@; border-c\
-olor: @accent@; \
-}\x0aQPushButton:di\
-sabled, QToolBut\
-ton:disabled { c\
+er@; padding: 4p\
+x; }\x0aQMenu::item\
+ { padding: 5px \
+24px 5px 22px; b\
+order-radius: 4p\
+x; }\x0aQMenu::item\
+:selected { back\
+ground: @accent_\
+soft@; color: @t\
+ext@; }\x0aQMenu::i\
+tem:disabled { c\
 olor: @muted@; }\
-\x0aQToolButton[fla\
-t=\x22true\x22], QTool\
-Button:flat { bo\
-rder: none; back\
+\x0aQMenu::separato\
+r { height: 1px;\
+ background: @bo\
+rder@; margin: 4\
+px 8px; }\x0aQStatu\
+sBar { backgroun\
+d: @window@; bor\
+der-top: 1px sol\
+id @border@; col\
+or: @muted@; }\x0aQ\
+StatusBar QLabel\
+ { color: @muted\
+@; padding: 0 6p\
+x; }\x0a\x0aQScrollBar\
+:vertical { back\
 ground: transpar\
-ent; }\x0aQToolButt\
-on[flat=\x22true\x22]:\
-hover { backgrou\
-nd: @hover@; }\x0a\x0a\
-QTabWidget::pane\
- { border: none;\
- border-top: 1px\
- solid @border@;\
- }\x0aQTabBar::tab \
-{ background: tr\
-ansparent; paddi\
-ng: 7px 14px; ma\
-rgin-right: 2px;\
- border: none;\x0a \
-              bo\
-rder-bottom: 2px\
- solid transpare\
-nt; color: @mute\
-d@; }\x0aQTabBar::t\
-ab:selected { co\
-lor: @text@; bor\
-der-bottom: 2px \
-solid @accent@; \
-}\x0aQTabBar::tab:h\
-over { color: @t\
-ext@; }\x0a\x0aQTreeVi\
-ew, QListView, Q\
-TableView {\x0a    \
-background: @bas\
-e@; alternate-ba\
-ckground-color: \
-@alt@; border: n\
-one;\x0a    selecti\
-on-background-co\
-lor: @accent_sof\
-t@; selection-co\
-lor: @text@; out\
-line: 0;\x0a}\x0aQHead\
-erView::section \
-{ background: @a\
-lt@; color: @mut\
-ed@; border: non\
-e; border-bottom\
-: 1px solid @bor\
-der@;\x0a          \
-             pad\
-ding: 4px 6px; f\
-ont-weight: 600;\
- }\x0aQTreeView::it\
-em { padding: 3p\
-x 2px; }\x0a\x0aQMenuB\
-ar { background:\
- @window@; borde\
-r-bottom: 1px so\
-lid @border@; }\x0a\
-QMenuBar::item {\
- padding: 4px 10\
-px; background: \
-transparent; }\x0aQ\
-MenuBar::item:se\
-lected { backgro\
-und: @hover@; bo\
-rder-radius: 4px\
-; }\x0aQMenu { back\
-ground: @base@; \
-border: 1px soli\
-d @border@; padd\
-ing: 4px; }\x0aQMen\
-u::item { paddin\
-g: 5px 24px 5px \
-22px; border-rad\
-ius: 4px; }\x0aQMen\
-u::item:selected\
- { background: @\
-accent_soft@; co\
-lor: @text@; }\x0aQ\
-Menu::item:disab\
-led { color: @mu\
-ted@; }\x0aQMenu::s\
-eparator { heigh\
-t: 1px; backgrou\
-nd: @border@; ma\
-rgin: 4px 8px; }\
-\x0aQStatusBar { ba\
-ckground: @windo\
-w@; border-top: \
-1px solid @borde\
-r@; color: @mute\
-d@; }\x0aQStatusBar\
- QLabel { color:\
- @muted@; paddin\
-g: 0 6px; }\x0a\x0aQSc\
-rollBar:vertical\
- { background: t\
-ransparent; widt\
-h: 11px; margin:\
- 0; }\x0aQScrollBar\
-::handle:vertica\
+ent; width: 11px\
+; margin: 0; }\x0aQ\
+ScrollBar::handl\
+e:vertical { bac\
+kground: @scroll\
+@; border-radius\
+: 4px; min-heigh\
+t: 28px; margin:\
+ 2px; }\x0aQScrollB\
+ar:horizontal { \
+background: tran\
+sparent; height:\
+ 11px; margin: 0\
+; }\x0aQScrollBar::\
+handle:horizonta\
 l { background: \
 @scroll@; border\
 -radius: 4px; mi\
-n-height: 28px; \
-margin: 2px; }\x0aQ\
-ScrollBar:horizo\
-ntal { backgroun\
-d: transparent; \
-height: 11px; ma\
-rgin: 0; }\x0aQScro\
-llBar::handle:ho\
-rizontal { backg\
-round: @scroll@;\
- border-radius: \
-4px; min-width: \
-28px; margin: 2p\
-x; }\x0aQScrollBar:\
-:add-line, QScro\
-llBar::sub-line \
-{ width: 0; heig\
-ht: 0; }\x0aQScroll\
-Bar::add-page, Q\
-ScrollBar::sub-p\
-age { background\
-: transparent; }\
-\x0aQPushButton:che\
-cked { backgroun\
-d: @accent_soft@\
-; border-color: \
-@accent@; color:\
- @accent@; }\x0a#Me\
-ssageList, #Deta\
-ilBrowser { bord\
-er: none; }\x0a\
+n-width: 28px; m\
+argin: 2px; }\x0aQS\
+crollBar::add-li\
+ne, QScrollBar::\
+sub-line { width\
+: 0; height: 0; \
+}\x0aQScrollBar::ad\
+d-page, QScrollB\
+ar::sub-page { b\
+ackground: trans\
+parent; }\x0aQPushB\
+utton:checked { \
+background: @acc\
+ent_soft@; borde\
+r-color: @accent\
+@; color: @accen\
+t@; }\x0a#MessageLi\
+st, #DetailBrows\
+er { border: non\
+e; }\x0a\
+\x00\x00\x00\xd1\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22#9aa3ad\x22 s\
+troke-width=\x222.4\
+\x22 stroke-linecap\
+=\x22round\x22 stroke-\
+linejoin=\x22round\x22\
+><path d=\x22M6 9l6\
+ 6 6-6\x22/></svg>\x0a\
+\
+\x00\x00\x00\xd1\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22#656d76\x22 s\
+troke-width=\x222.4\
+\x22 stroke-linecap\
+=\x22round\x22 stroke-\
+linejoin=\x22round\x22\
+><path d=\x22M6 9l6\
+ 6 6-6\x22/></svg>\x0a\
+\
+\x00\x00\x00\xd2\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22#656d76\x22 s\
+troke-width=\x222.4\
+\x22 stroke-linecap\
+=\x22round\x22 stroke-\
+linejoin=\x22round\x22\
+><path d=\x22M6 15l\
+6-6 6 6\x22/></svg>\
+\x0a\
 \x00\x00\x07W\
 /\
 * Panels of the \
@@ -341,6 +481,22 @@ olor: @success@;\
  }\x0a#DiffSummary \
 { padding: 6px 8\
 px; }\x0a\
+\x00\x00\x00\xd2\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22#9aa3ad\x22 s\
+troke-width=\x222.4\
+\x22 stroke-linecap\
+=\x22round\x22 stroke-\
+linejoin=\x22round\x22\
+><path d=\x22M6 15l\
+6-6 6 6\x22/></svg>\
+\x0a\
 \x00\x00\x00\xfb\
 <\
 svg xmlns=\x22http:\
@@ -1066,10 +1222,30 @@ qt_resource_name = b"\
 \x08\xf2\x93\xa3\
 \x000\
 \x000\x00_\x00b\x00a\x00s\x00e\x00.\x00q\x00s\x00s\
+\x00\x13\
+\x0cO\xd6'\
+\x00a\
+\x00r\x00r\x00o\x00w\x00-\x00d\x00o\x00w\x00n\x00-\x00d\x00a\x00r\x00k\x00.\x00s\
+\x00v\x00g\
+\x00\x14\
+\x01\xeee\xa7\
+\x00a\
+\x00r\x00r\x00o\x00w\x00-\x00d\x00o\x00w\x00n\x00-\x00l\x00i\x00g\x00h\x00t\x00.\
+\x00s\x00v\x00g\
+\x00\x12\
+\x0eW\x05\x87\
+\x00a\
+\x00r\x00r\x00o\x00w\x00-\x00u\x00p\x00-\x00l\x00i\x00g\x00h\x00t\x00.\x00s\x00v\
+\x00g\
 \x00\x0d\
 \x04\xfa\x88\xe3\
 \x001\
 \x000\x00_\x00p\x00a\x00n\x00e\x00l\x00s\x00.\x00q\x00s\x00s\
+\x00\x11\
+\x0d\xb8X'\
+\x00a\
+\x00r\x00r\x00o\x00w\x00-\x00u\x00p\x00-\x00d\x00a\x00r\x00k\x00.\x00s\x00v\x00g\
+\
 \x00\x09\
 \x09e\x83\xe7\
 \x00e\
@@ -1216,83 +1392,91 @@ qt_resource_name = b"\
 qt_resource_struct = b"\
 \x00\x00\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x01\
 \x00\x00\x00\x00\x00\x00\x00\x00\
-\x00\x00\x00\x00\x00\x02\x00\x00\x00#\x00\x00\x00\x05\
+\x00\x00\x00\x00\x00\x02\x00\x00\x00#\x00\x00\x00\x09\
 \x00\x00\x00\x00\x00\x00\x00\x00\
-\x00\x00\x00\x10\x00\x02\x00\x00\x00\x02\x00\x00\x00\x03\
+\x00\x00\x00\x10\x00\x02\x00\x00\x00\x06\x00\x00\x00\x03\
 \x00\x00\x00\x00\x00\x00\x00\x00\
-\x00\x00\x00>\x00\x00\x00\x00\x00\x01\x00\x00\x0dQ\
+\x00\x00\x00j\x00\x00\x00\x00\x00\x01\x00\x00\x13\xdf\
+\x00\x00\x01\xa27\x1a]o\
+\x00\x00\x00\xc2\x00\x00\x00\x00\x00\x01\x00\x00\x15\x8a\
 \x00\x00\x01\xa26\xea\xf4^\
 \x00\x00\x00\x22\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\
-\x00\x00\x01\xa26\xfb\xb9u\
-\x00\x00\x03\xba\x00\x00\x00\x00\x00\x01\x00\x009\x0e\
+\x00\x00\x01\xa27\x1bl~\
+\x00\x00\x00>\x00\x00\x00\x00\x00\x01\x00\x00\x13\x0a\
+\x00\x00\x01\xa27\x1a]o\
+\x00\x00\x00\xe2\x00\x00\x00\x00\x00\x01\x00\x00\x1c\xe5\
+\x00\x00\x01\xa27\x1a]o\
+\x00\x00\x00\x98\x00\x00\x00\x00\x00\x01\x00\x00\x14\xb4\
+\x00\x00\x01\xa27\x1a]o\
+\x00\x00\x04f\x00\x00\x00\x00\x00\x01\x00\x00B\x1d\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03 \x00\x00\x00\x00\x00\x01\x00\x003\xa5\
+\x00\x00\x03\xcc\x00\x00\x00\x00\x00\x01\x00\x00<\xb4\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\x1e\x00\x00\x00\x00\x00\x01\x00\x00\x1c\x0e\
+\x00\x00\x01\xca\x00\x00\x00\x00\x00\x01\x00\x00%\x1d\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x00\x8c\x00\x00\x00\x00\x00\x01\x00\x00\x16\xb2\
+\x00\x00\x018\x00\x00\x00\x00\x00\x01\x00\x00\x1f\xc1\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02V\x00\x00\x00\x00\x00\x01\x00\x00*<\
+\x00\x00\x03\x02\x00\x00\x00\x00\x00\x01\x00\x003K\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02t\x00\x00\x00\x00\x00\x01\x00\x00+\x88\
+\x00\x00\x03 \x00\x00\x00\x00\x00\x01\x00\x004\x97\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\xf4\x00\x00\x00\x00\x00\x01\x00\x00;*\
+\x00\x00\x04\xa0\x00\x00\x00\x00\x00\x01\x00\x00D9\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\xd6\x00\x00\x00\x00\x00\x01\x00\x00:\x13\
+\x00\x00\x04\x82\x00\x00\x00\x00\x00\x01\x00\x00C\x22\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\xba\x00\x00\x00\x00\x00\x01\x00\x00#{\
+\x00\x00\x02f\x00\x00\x00\x00\x00\x01\x00\x00,\x8a\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\xa4\x00\x00\x00\x00\x00\x01\x00\x00\x22p\
+\x00\x00\x02P\x00\x00\x00\x00\x00\x01\x00\x00+\x7f\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\xd4\x00\x00\x00\x00\x00\x01\x00\x00$\xca\
+\x00\x00\x02\x80\x00\x00\x00\x00\x00\x01\x00\x00-\xd9\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xbe\x00\x00\x00\x00\x00\x01\x00\x00/D\
+\x00\x00\x03j\x00\x00\x00\x00\x00\x01\x00\x008S\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xa8\x00\x00\x00\x00\x00\x01\x00\x00.\x0a\
+\x00\x00\x03T\x00\x00\x00\x00\x00\x01\x00\x007\x19\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xd8\x00\x00\x00\x00\x00\x01\x00\x000@\
+\x00\x00\x03\x84\x00\x00\x00\x00\x00\x01\x00\x009O\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01n\x00\x00\x00\x00\x00\x01\x00\x00\x1f\xa9\
+\x00\x00\x02\x1a\x00\x00\x00\x00\x00\x01\x00\x00(\xb8\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\xf6\x00\x00\x00\x00\x00\x01\x00\x00%\xf2\
+\x00\x00\x02\xa2\x00\x00\x00\x00\x00\x01\x00\x00/\x01\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x00\xc6\x00\x00\x00\x00\x00\x01\x00\x00\x19\x0b\
+\x00\x00\x01r\x00\x00\x00\x00\x00\x01\x00\x00\x22\x1a\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02*\x00\x00\x00\x00\x00\x01\x00\x00'\xc9\
+\x00\x00\x02\xd6\x00\x00\x00\x00\x00\x01\x00\x000\xd8\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\x9e\x00\x00\x00\x00\x00\x01\x00\x007\xf9\
+\x00\x00\x04J\x00\x00\x00\x00\x00\x01\x00\x00A\x08\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xee\x00\x00\x00\x00\x00\x01\x00\x001w\
+\x00\x00\x03\x9a\x00\x00\x00\x00\x00\x01\x00\x00:\x86\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\x06\x00\x00\x00\x00\x00\x01\x00\x002\xa3\
+\x00\x00\x03\xb2\x00\x00\x00\x00\x00\x01\x00\x00;\xb2\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01V\x00\x00\x00\x00\x00\x01\x00\x00\x1e\x85\
+\x00\x00\x02\x02\x00\x00\x00\x00\x00\x01\x00\x00'\x94\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\x06\x00\x00\x00\x00\x00\x01\x00\x00\x1b\x08\
+\x00\x00\x01\xb2\x00\x00\x00\x00\x00\x01\x00\x00$\x17\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\x84\x00\x00\x00\x00\x00\x01\x00\x00!\x0b\
+\x00\x00\x020\x00\x00\x00\x00\x00\x01\x00\x00*\x1a\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x00^\x00\x00\x00\x00\x00\x01\x00\x00\x14\xac\
+\x00\x00\x01\x0a\x00\x00\x00\x00\x00\x01\x00\x00\x1d\xbb\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\x92\x00\x00\x00\x00\x00\x01\x00\x00-\x0a\
+\x00\x00\x03>\x00\x00\x00\x00\x00\x01\x00\x006\x19\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03P\x00\x00\x00\x00\x00\x01\x00\x006&\
+\x00\x00\x03\xfc\x00\x00\x00\x00\x00\x01\x00\x00?5\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\x0e\x00\x00\x00\x00\x00\x01\x00\x00&\xd4\
+\x00\x00\x02\xba\x00\x00\x00\x00\x00\x01\x00\x00/\xe3\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x036\x00\x00\x00\x00\x00\x01\x00\x005\x04\
+\x00\x00\x03\xe2\x00\x00\x00\x00\x00\x01\x00\x00>\x13\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x00\xac\x00\x00\x00\x00\x00\x01\x00\x00\x17\xf3\
+\x00\x00\x01X\x00\x00\x00\x00\x00\x01\x00\x00!\x02\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x018\x00\x00\x00\x00\x00\x01\x00\x00\x1d\x22\
+\x00\x00\x01\xe4\x00\x00\x00\x00\x00\x01\x00\x00&1\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02@\x00\x00\x00\x00\x00\x01\x00\x00)&\
+\x00\x00\x02\xec\x00\x00\x00\x00\x00\x01\x00\x0025\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x00\xe0\x00\x00\x00\x00\x00\x01\x00\x00\x1a.\
+\x00\x00\x01\x8c\x00\x00\x00\x00\x00\x01\x00\x00#=\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03v\x00\x00\x00\x00\x00\x01\x00\x007\x1f\
+\x00\x00\x04\x22\x00\x00\x00\x00\x00\x01\x00\x00@.\
 \x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x00v\x00\x00\x00\x00\x00\x01\x00\x00\x15\xab\
+\x00\x00\x01\x22\x00\x00\x00\x00\x00\x01\x00\x00\x1e\xba\
 \x00\x00\x01\xa26\xea\xae+\
 "
 

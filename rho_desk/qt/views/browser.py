@@ -260,8 +260,8 @@ class SessionBrowserView(QFrame):
             combo.setMinimumContentsLength(6)
         controls = QHBoxLayout()
         controls.setSpacing(6)
-        controls.addWidget(self.scope, 3)
-        controls.addWidget(self.sort, 2)
+        controls.addWidget(self.scope, 5)
+        controls.addWidget(self.sort, 4)
 
         self.list = QListView()
         self.list.setObjectName("SessionList")
