@@ -159,6 +159,7 @@ class Actions(QObject):
         self._handlers: dict[str, Callable[[], object]] = {}
         self._specs = {spec.id: spec for spec in SPECS}
         self._state: dict[str, bool] = {}
+        self._conditions: dict[str, Callable[[], bool]] = {}
         for spec in SPECS:
             action = QAction(spec.text, window)
             action.setObjectName(f"action_{spec.id.replace('.', '_')}")
@@ -225,10 +226,22 @@ class Actions(QObject):
         for action_id in self._actions:
             self._update(action_id)
 
+    def set_condition(self, action_id: str, predicate: Callable[[], bool]) -> None:
+        """An extra condition of one action (e.g. "there is something to undo"), checked with the
+        spec's flags every time its enabled state is computed; see :meth:`refresh`."""
+        self._conditions[action_id] = predicate
+        self._update(action_id)
+
+    def refresh(self, *action_ids: str) -> None:
+        """Recompute the enabled state of these actions (after their condition changed)."""
+        for action_id in action_ids:
+            self._update(action_id)
+
     def _update(self, action_id: str) -> None:
         spec = self._specs[action_id]
         ok = action_id in self._handlers and all(self._state.get(r, False) for r in spec.requires)
-        self._actions[action_id].setEnabled(ok)
+        condition = self._conditions.get(action_id)
+        self._actions[action_id].setEnabled(ok and (condition is None or condition()))
 
     # -- menus ------------------------------------------------------------------------------------
 

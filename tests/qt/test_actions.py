@@ -53,6 +53,24 @@ def test_actions_enable_only_with_a_handler_and_their_conditions(qtbot: QtBot) -
     assert fired == ["fork"]
 
 
+def test_an_extra_condition_survives_generic_state_updates(qtbot: QtBot) -> None:
+    # Undo with nothing to undo stays disabled, however often the document flags change.
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    actions = Actions(window)
+    steps: list[str] = []
+    actions.attach("edit.undo", lambda: None)
+    actions.set_condition("edit.undo", lambda: bool(steps))
+    actions.set_state(document=True, writable=True)
+    assert not actions["edit.undo"].isEnabled()
+    steps.append("compaction")
+    actions.refresh("edit.undo")
+    assert actions["edit.undo"].isEnabled()
+    steps.clear()
+    actions.set_state(document=True)
+    assert not actions["edit.undo"].isEnabled()
+
+
 def test_unattached_dialog_actions_stay_visible_but_disabled(qtbot: QtBot) -> None:
     window = QMainWindow()
     qtbot.addWidget(window)

@@ -27,7 +27,7 @@ from ...providers.profiles import ProfileStore
 from ..changes import Changes
 from ..continue_session import ContinueController
 from ..views.composer import ContinuePanel
-from .revisions import NothingToUndo, RevisionHistory
+from .revisions import NothingToUndo, RevisionHistory, UndoStatus
 from .widgets import Banner
 
 __all__ = ["ActionHost", "ConflictBanner"]
@@ -132,6 +132,10 @@ class ActionHost(QObject):
         a.attach("session.continue", self.show_continue)
         a.attach("edit.undo", self.undo)
         a.attach("edit.redo", self.redo)
+        # Enabled only with a step to take, on top of the spec's document/writable flags; the
+        # generic flag updates consult these too, so they cannot re-enable an empty Undo.
+        a.set_condition("edit.undo", lambda: bool(self._undo_status().undo))
+        a.set_condition("edit.redo", lambda: bool(self._undo_status().redo))
         self._update_undo()
 
     def dialog_factory(self, kind: str) -> Callable[[], QWidget]:
@@ -244,13 +248,16 @@ class ActionHost(QObject):
 
         self.bridge.run(step(self.document), on_success=done, on_error=failed, context=verb)
 
+    def _undo_status(self) -> UndoStatus:
+        if not self.document.is_open or self.document.is_snapshot_document:
+            return UndoStatus()
+        return self.history.status(self.document.tree)
+
     def _update_undo(self) -> None:
-        status = self.history.status(self.document.tree)
+        status = self._undo_status()
         for action_id, label, word in (("edit.undo", status.undo, "Undo"), ("edit.redo", status.redo, "Redo")):
-            action = self.actions[action_id]
-            action.setText(f"&{word} {label}" if label else f"&{word}")
-            # enabled only with a step to take (and the spec's document/writable conditions)
-            action.setEnabled(bool(label) and self.document.is_open and not self.document.is_snapshot_document)
+            self.actions[action_id].setText(f"&{word} {label}" if label else f"&{word}")
+        self.actions.refresh("edit.undo", "edit.redo")
 
     # -- conflicts --------------------------------------------------------------------------------------
 
