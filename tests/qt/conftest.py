@@ -23,7 +23,14 @@ import qasync
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
-from rho_desk.qt.app import APP_NAME, ORG_NAME, AppContext, StartPlan, build_context, install_asyncgen_hooks
+from rho_desk.qt.app import (
+    APP_NAME,
+    ORG_NAME,
+    AppContext,
+    StartPlan,
+    build_context,
+    install_asyncgen_hooks,
+)
 from rho_desk.qt.settings import use_settings_dir
 
 DEMO_SOURCE = Path(__file__).resolve().parents[2] / "resources" / "demo" / "home"

@@ -9,7 +9,6 @@ import pytest
 from rho_desk.core.errors import WireFormatError
 from rho_desk.core.wire import (
     AbortedAssistant,
-    AssistantMessage,
     CompactionState,
     ContentBlock,
     Message,

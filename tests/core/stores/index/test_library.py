@@ -568,7 +568,7 @@ def test_failures_of_deleted_transcripts_are_forgotten(make_library, sessions: P
     assert len(library.refresh().failed) == 1  # still broken: reported again, not re-parsed
     t.unlink()
     assert library.refresh().failed == []
-    assert library._cache.failures() == {}  # noqa: SLF001
+    assert library._cache.failures() == {}
 
 
 def test_an_unwritable_cache_folder_falls_back_to_memory(make_library, sessions: Path,

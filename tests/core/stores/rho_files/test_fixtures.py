@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rho_desk.core.errors import WireFormatError
 from rho_desk.core.stores.open import open_snapshot
 from rho_desk.core.stores.rho_files import (
     NodeKind,
@@ -18,7 +19,6 @@ from rho_desk.core.stores.rho_files import (
     summarize,
 )
 from rho_desk.core.wire import ModelIdentity, encode, encode_pretty
-from rho_desk.core.errors import WireFormatError
 from rho_desk.core.wire.codec import decode_snapshot
 
 from ....conftest import RHO_FIXTURES

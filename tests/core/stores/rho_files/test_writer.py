@@ -281,9 +281,8 @@ def test_v4_refuses_a_changed_state_without_a_revision_increase(tmp_path: Path) 
 
 
 def test_snapshot_of_another_session_is_refused(tmp_path: Path) -> None:
-    with open_writer(v4_file(tmp_path)) as writer:
-        with pytest.raises(InputError, match="cannot save session"):
-            writer.save(SessionSnapshot.new("other", 9, [], P))
+    with open_writer(v4_file(tmp_path)) as writer, pytest.raises(InputError, match="cannot save session"):
+        writer.save(SessionSnapshot.new("other", 9, [], P))
 
 
 def test_empty_file_cannot_be_appended(tmp_path: Path) -> None:
