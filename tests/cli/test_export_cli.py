@@ -19,6 +19,7 @@ import pytest
 
 from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 from rho_desk.core.wire.model import Message
+from rho_desk.providers.credentials import keyring_user
 
 from ..core.export.builders import KNOWN, SECRETS, canary, canary_snapshot, secrets_messages
 
@@ -60,7 +61,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     # a provider credential rho-desk holds: the profile store is empty, the username index knows it
     (config / "credential-index.json").write_text(json.dumps({"usernames": ["work"]}))
     keyring_file = tmp_path / "keyring.json"
-    keyring_file.write_text(json.dumps({"rho-desk/work": KNOWN}))
+    keyring_file.write_text(json.dumps({f"rho-desk/{keyring_user('work')}": KNOWN}))
     return {
         **os.environ,
         "PYTHONPATH": str(REPO),
