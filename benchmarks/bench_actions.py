@@ -28,64 +28,27 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
+from _sessions import PROVIDER, make_session, text
+
 from rho_desk.benchkit import BenchResult, benchmark, measure
-from rho_desk.core.stores.rho_files import SessionWriter, create_session, read_session
+from rho_desk.core.stores.rho_files import SessionWriter, read_session
 from rho_desk.core.wire import (
     AssistantMessage,
     ContentBlock,
     Message,
-    ModelIdentity,
-    SessionSnapshot,
 )
 
-PROVIDER = ModelIdentity("openai", "responses", "gpt-5")
-_WORDS = ("the", "test", "fails", "because", "handler", "clock", "event", "refund", "webhook", "tolerance",
-          "fixture", "query", "index", "session", "value", "error", "retry", "timeout", "config", "returns")  # fmt: skip
 _state: dict[str, Any] = {}
 
 
-def _text(rng: random.Random, words: int) -> str:
-    return " ".join(rng.choices(_WORDS, k=words))
-
-
-def _turn(rng: random.Random, i: int) -> tuple[Message, ...]:
-    call = f"call_{i}"
-    return (
-        Message.user_text(_text(rng, 25)),
-        Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng, 10)),
-                                                   ContentBlock.of_tool_call(call, "read_file", {"path": f"src/m{i % 97}.py"})),
-                                          provenance=PROVIDER)),
-        Message.result(call, True, _text(rng, 120)),
-        Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng, 50)),), provenance=PROVIDER)),
-    )
-
-
 def _session(messages: int) -> Path:
-    """A v3 transcript of about ``messages`` messages (a snapshot, then deltas of 100 turns)."""
+    """A v3 transcript of about ``messages`` messages (``_sessions.make_session``), made once."""
     key = f"session_{messages}"
-    if key in _state:
-        return _state[key]  # type: ignore[no-any-return]
-    folder = Path(tempfile.mkdtemp(prefix="rho-bench-actions-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    rng = random.Random(11)
-    sid = f"bench{messages:07d}-0000-4000-8000-00000000000a"
-    history: tuple[Message, ...] = (Message.system_text("You are a coding agent. " * 30), *_turn(rng, 0))
-    writer = create_session(folder / "home", f"/bench/{messages}", SessionSnapshot.new(sid, 1, history, PROVIDER),
-                            take_lease=False)  # fmt: skip
-    try:
-        revision, i = 1, 1
-        while len(history) < messages:
-            batch: tuple[Message, ...] = ()
-            for _ in range(100):
-                batch += _turn(rng, i)
-                i += 1
-            history = history + batch
-            revision += 1
-            writer.save(SessionSnapshot.new(sid, revision, history, PROVIDER))
-    finally:
-        writer.close()
-    _state[key] = writer.path
-    return writer.path
+    if key not in _state:
+        folder = Path(tempfile.mkdtemp(prefix="rho-bench-actions-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _state[key] = make_session(folder / "home", messages, seed=11)
+    return _state[key]  # type: ignore[no-any-return]
 
 
 @benchmark("actions.compaction_preview_100k")
@@ -134,7 +97,7 @@ def save_after_commit_10k(quick: bool) -> BenchResult:
         tree = document.tree
         assert tree is not None
         state = tree.snapshot(trim=False, prompt_cache_key=None)
-        turn = (Message.user_text(_text(rng, 20)), Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng, 40)),), provenance=PROVIDER)))  # fmt: skip
+        turn = (Message.user_text(text(rng, 20)), Message.enriched(AssistantMessage(content=(ContentBlock.of_text(text(rng, 40)),), provenance=PROVIDER)))  # fmt: skip
         new = state.replace(revision=state.revision + 1, history=state.history + turn)
         start = time.perf_counter()
         async with document.writing() as writer:
@@ -157,7 +120,7 @@ def save_after_commit_10k(quick: bool) -> BenchResult:
     try:
         for _ in range(repeat):
             state = writer.tree.snapshot(trim=False, prompt_cache_key=None)
-            turn = (Message.user_text(_text(rng, 20)), Message.assistant_text(_text(rng, 40)))
+            turn = (Message.user_text(text(rng, 20)), Message.assistant_text(text(rng, 40)))
             new = state.replace(revision=state.revision + 1, history=state.history + turn)
             start = time.perf_counter()
             writer.save(new)

@@ -26,7 +26,6 @@ import asyncio
 import atexit
 import gc
 import os
-import random
 import shutil
 import statistics
 import tempfile
@@ -38,65 +37,12 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-from rho_desk.benchkit import BenchResult, benchmark
-from rho_desk.core.stores.rho_files import create_session, read_session
-from rho_desk.core.wire import (
-    AssistantMessage,
-    ContentBlock,
-    Message,
-    ModelIdentity,
-    SessionSnapshot,
-)
+from _sessions import make_session
 
-PROVIDER = ModelIdentity("openai", "responses", "gpt-5")
-_WORDS = ("the", "test", "fails", "because", "handler", "clock", "event", "payment", "refund", "webhook",
-          "tolerance", "fixture", "database", "migration", "query", "index", "session", "value", "error",
-          "retry", "timeout", "config", "module", "function", "returns", "None", "instead", "of", "a", "list")  # fmt: skip
-_FILE = "".join(f"    line_{i} = compute({i}, factor=2)  # keep\n" for i in range(40))
+from rho_desk.benchkit import BenchResult, benchmark
+from rho_desk.core.stores.rho_files import read_session
 
 _state: dict[str, Any] = {}
-
-
-def _text(rng: random.Random, mean: int) -> str:
-    return " ".join(rng.choices(_WORDS, k=max(1, int(rng.expovariate(1 / mean)))))
-
-
-def _turn(rng: random.Random, i: int) -> tuple[Message, ...]:
-    """About 8 messages: a prompt, two tool calls with file contents / command output, an answer."""
-    out: list[Message] = [Message.user_text(_text(rng, 30))]
-    for k in range(2):
-        cid = f"call_{i}_{k}"
-        name, args, result = (("read_file", {"path": f"src/mod_{i % 97}.py"}, _FILE[: rng.randint(200, len(_FILE))])
-                              if k == 0 else
-                              ("bash", {"command": f"pytest tests/test_{i % 31}.py -q"}, f"{'.' * rng.randint(5, 60)}\n{rng.randint(5, 60)} passed in 0.{rng.randint(10, 99)}s"))  # fmt: skip
-        out.append(Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng, 12)),
-                                                              ContentBlock.of_tool_call(cid, name, args)), provenance=PROVIDER)))  # fmt: skip
-        out.append(Message.result(cid, True, result))
-    out.append(Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng, 60)),), provenance=PROVIDER)))
-    return tuple(out)
-
-
-def make_session(home: Path, messages: int, *, seed: int = 7) -> Path:
-    """A v3 session of about ``messages`` messages, written by our writer (deltas of 50 turns)."""
-    rng = random.Random(seed)
-    sid = f"bench{messages:07d}-0000-4000-8000-000000000000"
-    history: tuple[Message, ...] = (Message.system_text("You are a coding agent. " * 40), *_turn(rng, 0))
-    clock = iter(range(1_790_000_000, 1_800_000_000, 30)).__next__
-    writer = create_session(home, f"/bench/{messages}", SessionSnapshot.new(sid, 1, history, PROVIDER), clock=clock,
-                            take_lease=False)  # fmt: skip
-    try:
-        revision, i = 1, 1
-        while len(history) < messages:
-            batch: tuple[Message, ...] = ()
-            for _ in range(50):
-                batch += _turn(rng, i)
-                i += 1
-            history = history + batch
-            revision += 1
-            writer.save(SessionSnapshot.new(sid, revision, history, PROVIDER))
-        return writer.path
-    finally:
-        writer.close()
 
 
 def _files() -> dict[str, Path]:

@@ -36,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
         return fail("no benchmarks/ folder next to this installation; pass --dir", EXIT_BAD_INPUT)
     if not folder.is_dir():
         return fail(f"{folder}: no such benchmarks folder", EXIT_BAD_INPUT)
+    # Benchmark files may share helpers that live beside them (``_sessions.py``).
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
     for path in sorted(folder.glob("bench_*.py")):
         spec = importlib.util.spec_from_file_location(f"rho_desk_benchmarks.{path.stem}", path)
         assert spec is not None and spec.loader is not None
