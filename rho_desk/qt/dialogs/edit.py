@@ -186,7 +186,7 @@ class _RevisionDialog(QDialog):
         self.buttons = QDialogButtonBox()
         self.save_button = self.buttons.addButton("&Save as New Revision", QDialogButtonBox.ButtonRole.AcceptRole)
         self.save_button.setObjectName("SaveRevision")
-        self.save_button.setShortcut("Ctrl+Return")
+        self.set_save_text("&Save as New Revision")
         self.save_button.setToolTip("Append the change as a new revision (Ctrl+Return); undo with Ctrl+Z")
         self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
         self.save_button.clicked.connect(self.save)
@@ -197,6 +197,12 @@ class _RevisionDialog(QDialog):
         layout.addWidget(self.notice)
         layout.addWidget(self.busy)
         layout.addWidget(self.buttons)
+
+    def set_save_text(self, text: str) -> None:
+        """Label the save button. Setting a label with a mnemonic (``&``) replaces the button's
+        shortcut, so Ctrl+Return is set again afterwards."""
+        self.save_button.setText(text)
+        self.save_button.setShortcut("Ctrl+Return")
 
     def save(self) -> None:  # pragma: no cover - every dialog overrides it
         raise NotImplementedError
@@ -540,7 +546,7 @@ class StripProviderDialog(_RevisionDialog):
         self.body.addSpacing(8)
         self.body.addWidget(self.counts)
         self.body.addStretch(1)
-        self.save_button.setText("&Strip as New Revision")
+        self.set_save_text("&Strip as New Revision")
         self.resize(620, 280)
         self.total = 0
         self.reload()
