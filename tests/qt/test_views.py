@@ -109,6 +109,10 @@ def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> N
     assert view.current_row() == expected[1]
     assert view.model.data(view.model.index(expected[1]), Role.MATCH) == 2
     assert "of" in view.find_bar.count.text()
+    key(view.find_bar.field, "Shift+Return")  # back exactly one match
+    assert view.current_row() == expected[0]
+    key(view.find_bar.field, "Return")
+    assert view.current_row() == expected[1]
     key(view.find_bar.field, "Escape")
     assert view.find_bar.isHidden() and view.matches == []
 

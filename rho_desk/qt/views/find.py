@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from ...core.wire import Message
@@ -82,6 +82,9 @@ class FindBar(QFrame):
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
         self.field.textChanged.connect(self._on_field_text_changed)
+        # The field sees Return first and emits returnPressed for Shift+Return too; a filter
+        # takes Shift+Return before it, so that key goes back exactly one match.
+        self.field.installEventFilter(self)
         self.field.returnPressed.connect(self.sig_next)
         self.next_button.clicked.connect(self.sig_next)
         self.previous_button.clicked.connect(self.sig_previous)
@@ -118,13 +121,20 @@ class FindBar(QFrame):
         else:
             self.count.setText(f"{current + 1:,} of {total:,}")
 
-    def keyPressEvent(self, event: Any) -> None:
-        key = event.key()
-        if key == Qt.Key.Key_Escape:
-            self.close_bar()
-            return
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.field
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)  # type: ignore[attr-defined]
+            and event.modifiers() & Qt.KeyboardModifier.ShiftModifier  # type: ignore[attr-defined]
+        ):
             self.sig_previous.emit()
+            return True
+        return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event: Any) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.close_bar()
             return
         super().keyPressEvent(event)
 
