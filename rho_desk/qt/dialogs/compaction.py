@@ -225,10 +225,14 @@ class CompactionDialog(QDialog):
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    def budget(self) -> RecentBudget:
+    def budget(self) -> RecentBudget | None:
+        """The recent part to keep; ``None`` when neither box sets a limit (nothing to compact).
+
+        The command line refuses the same input (both 0) with exit status 2.
+        """
         tokens, messages = self.keep_tokens.value(), self.keep_messages.value()
         if not tokens and not messages:
-            return RecentBudget()
+            return None
         return RecentBudget(max_tokens=tokens or None, max_messages=messages or None)
 
     def compactor_name(self) -> str:
@@ -259,6 +263,13 @@ class CompactionDialog(QDialog):
         generation = self._generation
         node, budget = tree.active_leaf, self.budget()
         self.compact_button.setEnabled(False)
+        if budget is None:
+            self.data = None
+            self.notice.show_text(
+                "Set at least one limit: with no limit on either, every message counts as recent "
+                "and there is nothing to compact."
+            )
+            return
 
         async def compute() -> PreviewData:
             return await asyncio.to_thread(compute_preview, tree, node, budget, document.tree_lock)
@@ -303,8 +314,8 @@ class CompactionDialog(QDialog):
 
     def start(self) -> None:
         """Run the compaction (the Compact button)."""
-        data = self.data
-        if data is None or data.preview.nothing_to_compact or self.running:
+        data, budget = self.data, self.budget()
+        if data is None or budget is None or data.preview.nothing_to_compact or self.running:
             return
         if not self.host.claim("compaction"):
             self.notice.show_text(f"Wait until the {self.host.operation} has finished.")
@@ -314,10 +325,10 @@ class CompactionDialog(QDialog):
         settings.set(PREFS_COMPACTION_KEEP_TOKENS, self.keep_tokens.value())
         settings.set(PREFS_COMPACTION_KEEP_MESSAGES, self.keep_messages.value())
         self._set_running(True, "Compacting with the " + ("provider's summary" if self.compactor_name() else "local digest") + "…")
-        self._task = self.host.bridge.run(self._arun(data.node_id), on_success=self._on_run_done,
+        self._task = self.host.bridge.run(self._arun(data.node_id, budget), on_success=self._on_run_done,
                                           on_error=self._on_run_failed, context="Compacting")  # fmt: skip
 
-    async def _arun(self, node_id: str) -> OpResult[RevisionNode]:
+    async def _arun(self, node_id: str, budget: RecentBudget) -> OpResult[RevisionNode]:
         document = self.host.document
         try:
             tree = document.tree
@@ -325,7 +336,7 @@ class CompactionDialog(QDialog):
             if node is None or tree.active_leaf is not node:
                 raise SessionChanged("the active revision changed before the compaction started; nothing was written")
             state = await asyncio.to_thread(under_lock, document, stored_state, tree, node)
-            opened = await open_compactor(self.compactor_name(), self.budget())
+            opened = await open_compactor(self.compactor_name(), budget)
             try:
                 self._rho = Rho.builder().provider(IdentityOnlyProvider(state.provider)).compactor(opened.compactor).build()
                 session = self._rho.session(SessionOptions.from_snapshot(state))

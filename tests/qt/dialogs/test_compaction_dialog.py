@@ -44,6 +44,14 @@ def test_the_preview_shows_what_would_be_removed_and_kept(make_window, run, tmp_
     run(settle(context.bridge))
     assert dialog.data.preview.nothing_to_compact and not dialog.compact_button.isEnabled()
     assert "Nothing to compact" in dialog.digest_title.text()
+    # no limit on either: not silently replaced by defaults; the dialog asks for a limit
+    dialog.keep_messages.setValue(0)
+    run(settle(context.bridge))
+    assert dialog.budget() is None and dialog.data is None
+    assert not dialog.compact_button.isEnabled() and dialog.notice.isVisible()
+    assert "at least one limit" in dialog.notice.text.text()
+    dialog.start()  # refused, nothing written
+    assert not dialog.running
 
 
 @pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
