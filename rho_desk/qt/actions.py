@@ -133,7 +133,7 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     # Session: the second engineer's dialogs attach here
     _spec("session.continue", "&Continue Conversation", "Ctrl+L", "Write the next prompt and run it in the window", owner="actions", requires=("document", "writable")),
     _spec("session.compact", "C&ompact…", "Ctrl+Shift+K", "Preview and run a compaction", icon="compact", owner="actions", requires=("document", "writable")),
-    _spec("session.export", "&Export…", "Ctrl+E", "Export to JSON with a redaction audit", icon="export", owner="actions", requires=DOC),
+    _spec("session.export", "&Export…", "Ctrl+E", "Export to JSON, Markdown or HTML with a redaction audit", icon="export", owner="actions", requires=DOC),
     _spec("session.edit", "Edit &Messages…", "Ctrl+Shift+E", "Delete or edit messages as a new revision", owner="actions", requires=("document", "writable")),
     _spec("session.metadata", "Edit &Title and Metadata…", "Ctrl+Shift+M", "Session title and string metadata", owner="actions", requires=("document", "writable")),
     _spec("session.strip_provider", "&Strip Provider Blocks…", "Ctrl+Shift+P", "Remove opaque provider context as a new revision", owner="actions", requires=("document", "writable")),

@@ -160,8 +160,8 @@ PREFS_LIVE_POLL_MS: Final = declare(
 )  # fmt: skip
 PREFS_CONTEXT_WINDOW: Final = declare(
     "prefs/stats/context_window", int, 200_000,
-    "Context window (tokens) the gauge assumes when neither the session's usage nor a provider "
-    "profile names one.",
+    "Context window (tokens) the gauge assumes when neither the session's usage, a provider "
+    "profile, nor the table of known models names one.",
     minimum=1,
 )  # fmt: skip
 
