@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -53,7 +52,7 @@ from .prefs import (
     PREFS_COMPACTION_KEEP_TOKENS,
 )
 from .revisions import stored_state, under_lock
-from .widgets import Banner, BusyRow, FigureCard, make_table, section_title
+from .widgets import Banner, BusyRow, FigureCard, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
     from .host import ActionHost
@@ -119,15 +118,7 @@ class CompactionDialog(QDialog):
         self.compactor = QComboBox()
         self.compactor.setObjectName("CompactorChoice")
         self.compactor.addItem("Local digest (offline, no model call)", LOCAL_COMPACTOR)
-        self.keep_tokens = QSpinBox()
-        self.keep_tokens.setRange(0, 10_000_000)
-        self.keep_tokens.setSingleStep(1000)
-        self.keep_tokens.setSpecialValueText("no limit")
-        self.keep_tokens.setSuffix(" tokens")
-        self.keep_messages = QSpinBox()
-        self.keep_messages.setRange(0, 100_000)
-        self.keep_messages.setSpecialValueText("no limit")
-        self.keep_messages.setSuffix(" messages")
+        self.keep_tokens, self.keep_messages = budget_spin_boxes()
         settings = host.settings
         self.keep_tokens.setValue(settings.get(PREFS_COMPACTION_KEEP_TOKENS))
         self.keep_messages.setValue(settings.get(PREFS_COMPACTION_KEEP_MESSAGES))

@@ -58,7 +58,7 @@ from .prefs import (
     PREFS_COMPACTION_THRESHOLD,
     PREFS_CONTINUE_PROFILE,
 )
-from .widgets import Banner, BusyRow, make_table, section_title
+from .widgets import Banner, BusyRow, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
     from .host import ActionHost
@@ -400,15 +400,7 @@ class SettingsDialog(QDialog):
         self.threshold = QSpinBox()
         self.threshold.setRange(1, 100_000_000)
         self.threshold.setSingleStep(1000)
-        self.keep_tokens = QSpinBox()
-        self.keep_tokens.setRange(0, 10_000_000)
-        self.keep_tokens.setSingleStep(1000)
-        self.keep_tokens.setSpecialValueText("no limit")
-        self.keep_tokens.setSuffix(" tokens")
-        self.keep_messages = QSpinBox()
-        self.keep_messages.setRange(0, 100_000)
-        self.keep_messages.setSpecialValueText("no limit")
-        self.keep_messages.setSuffix(" messages")
+        self.keep_tokens, self.keep_messages = budget_spin_boxes()
         form = QFormLayout()
         form.addRow("Default &compactor:", self.compactor)
         form.addRow("&Automatic compaction:", self.policy)

@@ -17,12 +17,13 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSizePolicy,
+    QSpinBox,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-__all__ = ["Banner", "BusyRow", "FigureCard", "badge", "make_table", "section_title"]
+__all__ = ["Banner", "BusyRow", "FigureCard", "badge", "budget_spin_boxes", "make_table", "section_title"]
 
 
 class FigureCard(QFrame):
@@ -106,6 +107,20 @@ class BusyRow(QWidget):
         self.label.setText(text)
         self.bar.hide()
         self.show()
+
+
+def budget_spin_boxes() -> tuple[QSpinBox, QSpinBox]:
+    """The two "keep recent" boxes of a compaction budget: tokens and messages, 0 = no limit."""
+    tokens = QSpinBox()
+    tokens.setRange(0, 10_000_000)
+    tokens.setSingleStep(1000)
+    tokens.setSpecialValueText("no limit")
+    tokens.setSuffix(" tokens")
+    messages = QSpinBox()
+    messages.setRange(0, 100_000)
+    messages.setSpecialValueText("no limit")
+    messages.setSuffix(" messages")
+    return tokens, messages
 
 
 def section_title(text: str) -> QLabel:
