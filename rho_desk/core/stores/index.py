@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import InputError, StorageError
+from ._sqlite import transaction
 from .summary import SessionSummary
 
 __all__ = [
@@ -434,22 +435,9 @@ class RhoIndex:
 
     @contextlib.contextmanager
     def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                # BEGIN IMMEDIATE takes Rho's write lock up front (or fails within the busy
-                # timeout) rather than deadlocking on a read-to-write upgrade later.
-                self._db.execute("begin immediate" if write else "begin")
-                try:
-                    yield self._db
-                except BaseException:
-                    self._db.execute("rollback")
-                    raise
-                self._db.execute("commit")
-            except sqlite3.Error as exc:
-                with contextlib.suppress(sqlite3.Error):
-                    if self._db.in_transaction:
-                        self._db.execute("rollback")
-                raise _classify(self.path, exc) from exc
+        # A write takes Rho's write lock up front (BEGIN IMMEDIATE, see _sqlite.transaction).
+        with self._lock, transaction(self._db, write=write, translate=lambda exc: _classify(self.path, exc)) as db:
+            yield db
 
     # --- reading ----------------------------------------------------------------------------
 

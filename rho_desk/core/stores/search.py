@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import StorageError
+from ._sqlite import transaction
 from .summary import SessionSummary
 
 __all__ = [
@@ -304,20 +305,11 @@ class SessionCache:
 
     @contextlib.contextmanager
     def _tx(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                self._db.execute("begin immediate" if write else "begin")
-                try:
-                    yield self._db
-                except BaseException:
-                    self._db.execute("rollback")
-                    raise
-                self._db.execute("commit")
-            except sqlite3.Error as exc:
-                with contextlib.suppress(sqlite3.Error):
-                    if self._db.in_transaction:
-                        self._db.execute("rollback")
-                raise StorageError(f"{self.path}: session cache: {exc}") from exc
+        def translate(exc: sqlite3.Error) -> Exception:
+            return StorageError(f"{self.path}: session cache: {exc}")
+
+        with self._lock, transaction(self._db, write=write, translate=translate) as db:
+            yield db
 
     # --- what is cached -----------------------------------------------------------------------
 
