@@ -1,8 +1,8 @@
 """A small harness for ``rho-desk bench``: timing, medians and percentiles, JSON output.
 
 Benchmarks live in ``benchmarks/bench_*.py`` at the repository root. Each registers functions
-with ``@benchmark``; a function takes ``quick`` (fewer samples, smaller inputs where the target
-allows) and returns one or more ``BenchResult``. Benchmarks report speed; they assert nothing.
+with ``@benchmark``; a function takes ``quick`` (fewer samples; inputs keep the sizes the
+targets are about) and returns one or more ``BenchResult``. Benchmarks report speed; they assert nothing.
 Machines are shared and noisy: report medians, and ratios against a baseline measured in the
 same run.
 """

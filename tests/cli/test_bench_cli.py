@@ -56,3 +56,28 @@ def test_missing_folder_is_bad_usage(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+MISSED = '''
+from rho_desk.benchkit import BenchResult, benchmark
+
+@benchmark("demo.slow")
+def slow(quick):
+    return BenchResult("demo.slow", "ms", [30.0, 31.0], "<= 10 ms", False)
+
+@benchmark("demo.fine")
+def fine(quick):
+    return BenchResult("demo.fine", "ms", [1.0], "<= 10 ms", True)
+'''
+
+
+def test_a_missed_target_exits_1_and_names_it(tmp_path: Path) -> None:
+    (tmp_path / "bench_missed.py").write_text(MISSED)
+    for extra in ([], ["--json"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "rho_desk", "bench", "--dir", str(tmp_path), *extra],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert result.returncode == 1, result.stderr
+        assert "NOT MET: demo.slow" in result.stderr and "demo.fine" not in result.stderr.split("NOT MET")[-1]
+        assert "Traceback" not in result.stderr
