@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,21 @@ class MemoryKeyring:
 
     def get_credential(self, service: str, username: str | None) -> None:
         return None
+
+
+@pytest.fixture(autouse=True)
+def _logging_restored() -> Iterator[None]:
+    """Tests that run ``rho_desk.cli.main`` in this process configure logging: undo it after."""
+    import logging
+
+    names = ("rho_desk", *(f"rho_desk.{a}" for a in ("core", "providers", "team", "keys", "qt", "cli")),
+             "httpx", "httpcore")  # fmt: skip
+    saved = {n: (logging.getLogger(n).level, list(logging.getLogger(n).handlers)) for n in names}
+    yield
+    for name, (level, handlers) in saved.items():
+        logger = logging.getLogger(name)
+        logger.setLevel(level)
+        logger.handlers[:] = handlers
 
 
 @pytest.fixture(autouse=True)

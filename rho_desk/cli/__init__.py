@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -21,6 +22,8 @@ from .. import __version__
 from ..core.errors import InputError, KnownError, RevisionConflict
 
 __all__ = ["main"]
+
+log = logging.getLogger(__name__)
 
 # Subcommand modules, in the order ``--help`` lists them (names fixed by architecture.md).
 _COMMANDS = (
@@ -46,6 +49,13 @@ def _parser() -> argparse.ArgumentParser:
         description="Inspect, compact, export and continue the sessions of the Rho coding agent.",
     )
     parser.add_argument("--version", action="version", version=f"rho-desk {__version__}")
+    parser.add_argument(
+        "--log-level",
+        metavar="SPEC",
+        default=None,
+        help="log level, with per-area overrides: 'info', 'warning,providers=debug' "
+        "(areas: core, providers, team, keys, qt, cli; default: $RHO_DESK_LOG, else warning)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         try:
@@ -75,6 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return EXIT_BAD_INPUT
+    from ..logs import LogSpecError, configure
+
+    try:
+        configure(args.log_level)
+    except LogSpecError as exc:
+        source = "--log-level" if args.log_level is not None else "RHO_DESK_LOG"
+        return fail(f"{source}: {exc}", EXIT_BAD_INPUT)
+    log.debug("rho-desk %s: %s", __version__, args.command)
     try:
         return int(handler(args))
     except RevisionConflict as exc:

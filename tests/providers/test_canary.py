@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import json
 import logging
 import urllib.parse
@@ -27,6 +28,7 @@ from rho_desk.core.provider import ModelRequest, ProviderContext
 from rho_desk.core.wire.codec import encode_pretty
 from rho_desk.core.wire.model import AssistantMessage, Message, ProviderContextBlock
 from rho_desk.core.wire.snapshot import SessionSnapshot
+from rho_desk.logs import configure
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.base import HttpProvider
 from rho_desk.providers.openai_chat import OpenAIChatProvider
@@ -155,6 +157,8 @@ CASES: dict[str, tuple[Callable[[Loopback], HttpProvider], Callable[[], list[byt
 @pytest.mark.parametrize("api", sorted(CASES))
 async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
+    configured = io.StringIO()  # what rho-desk's own logging configuration writes (rho_desk.logs)
+    configure("debug", stream=configured)
     make, success, stream_error = CASES[api]
     provider = make(server)
     history = (Message.system_text(PROMPT), Message.user_text("audit"))
@@ -216,13 +220,16 @@ async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, cap
         "errors": error_text,
         "provider repr": repr(provider) + repr(dead),
         "logs": "\n".join(f"{r.name} {r.getMessage()}" for r in caplog.records),
+        "configured log output": configured.getvalue(),
         "snapshot": snapshot_json,
     }
     assert leaks(sinks, SECRETS) == []
     # httpx and httpcore did log (URLs, response headers): the filters rewrote them
     assert "HTTP Request: POST" in sinks["logs"] and "receive_response_headers.complete" in sinks["logs"]
+    assert "HTTP Request: POST" in sinks["configured log output"]
     # sensitive content: present where it belongs, absent from errors and logs
-    assert leaks({"errors": error_text, "logs": sinks["logs"]}, (PROMPT, CONTEXT)) == []
+    assert leaks({"errors": error_text, "logs": sinks["logs"],
+                  "configured log output": sinks["configured log output"]}, (PROMPT, CONTEXT)) == []  # fmt: skip
     assert PROMPT in snapshot_json and CONTEXT in snapshot_json
     assert CONTEXT in sinks["events"]
     # the secrets did go where they must: on the wire, to the server
