@@ -20,7 +20,8 @@
      │         ├── SessionBusy      a second mutable operation on a busy session
      │         ├── Cancelled        silent in the UI
      │         ├── Interrupted
-     │         └── InvalidHostResponse
+     │         ├── InvalidHostResponse
+     │         └── ContextWindowExceeded  a request larger than the model's known window
      └── BugError                   a broken invariant inside rho-desk itself
 
 Core code raises these and never shows UI; the GUI turns them into messages in one place.
@@ -36,6 +37,7 @@ __all__ = [
     "AuthenticationError",
     "BugError",
     "Cancelled",
+    "ContextWindowExceeded",
     "CredentialsUnavailable",
     "EngineError",
     "InputError",
@@ -197,6 +199,23 @@ class Interrupted(EngineError):
 
 class InvalidHostResponse(EngineError):
     prefix = "invalid host response: "
+
+
+class ContextWindowExceeded(EngineError):
+    """The request the engine would send is larger than the provider's context window.
+
+    Raised before anything is sent (and after automatic compaction, when configured, could not
+    make it fit), so that a server never sees a prompt it can only truncate or drop.
+    """
+
+    def __init__(self, tokens: int, window: int) -> None:
+        self.tokens = tokens
+        self.window = window
+        super().__init__(
+            f"the request is about {tokens:,} tokens, {tokens - window:,} over the model's"
+            f" {window:,}-token context window; compact the session, shorten the prompt,"
+            " or raise the profile's context window"
+        )
 
 
 class ProviderErrorKind(enum.Enum):

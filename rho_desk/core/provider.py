@@ -168,6 +168,10 @@ class ModelProvider(abc.ABC):
     """
 
     cancellation_mode: CancellationMode = CancellationMode.EXTERNAL
+    context_window: int | None = None
+    """The model's context window in tokens, when known. The engine never sends a request whose
+    estimate is larger: it compacts first when automatic compaction is configured, else the run
+    fails with ``ContextWindowExceeded``."""
 
     @abc.abstractmethod
     def identity(self) -> ModelIdentity:

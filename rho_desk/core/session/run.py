@@ -54,6 +54,7 @@ from ..compaction.tokens import (
 )
 from ..errors import (
     Cancelled,
+    ContextWindowExceeded,
     EngineError,
     Interrupted,
     InvalidHostResponse,
@@ -443,7 +444,8 @@ class RunWorker:
         for step in range(1, self.config.max_steps + 1):
             self.commands.drain(self._handle_command)
             await self._apply_steering()
-            await self._maybe_compact(step)
+            compacted = await self._maybe_compact(step)
+            await self._fit_context_window(step, compacted)
             await self.emit(ev.StepStarted(step))
             await self.emit(ev.ContextEstimated(self.estimate.context(self.candidate)))
             content, capture = await self._request_valid_response(specs)
@@ -524,18 +526,37 @@ class RunWorker:
 
     # -- compaction -----------------------------------------------------------------------
 
-    async def _maybe_compact(self, step: int) -> None:
+    async def _fit_context_window(self, step: int, compacted: bool) -> None:
+        """Never send a request larger than the provider's known context window.
+
+        With automatic compaction configured, compact first (unless this step already did);
+        if the request still does not fit, fail before anything is sent.
+        """
+        window = self.core.provider.context_window
+        if window is None:
+            return
+        tokens = self.estimate.context(self.candidate)
+        if tokens <= window:
+            return
+        if not compacted and await self._maybe_compact(step, force=True):
+            tokens = self.estimate.context(self.candidate)
+            if tokens <= window:
+                return
+        raise ContextWindowExceeded(tokens, window)
+
+    async def _maybe_compact(self, step: int, *, force: bool = False) -> bool:
+        """Compact when the policy triggers (or ``force``); True when a compaction committed."""
         core = self.core
         policy, compactor = core.compaction_policy, core.compactor
         candidate = self.candidate
         if policy is None or compactor is None:
-            return
+            return False
         if policy.trigger_messages is not None:
             triggered = len(candidate) >= policy.trigger_messages
         else:
             triggered = self.estimate.context(candidate) >= policy.threshold
-        if not triggered:
-            return
+        if not (triggered or force):
+            return False
         await self.emit(ev.CompactionStarted(CompactionTrigger.AUTOMATIC, len(candidate)))
         previous_messages = len(candidate)
         previous_tokens = self.estimate.messages(candidate)
@@ -573,6 +594,7 @@ class RunWorker:
         # If this emission is cancelled, the compaction stays and the replacement is committed
         # once more by the cancellation commit (a second +1), as upstream does.
         await self.emit(ev.CompactionCompleted(CompactionTrigger.AUTOMATIC, outcome))
+        return True
 
     async def _call_compactor(self, compactor: Compactor, request: CompactionRequest) -> CompactionOutput:
         try:
