@@ -57,7 +57,7 @@ from .base import (
     render_tool_call,
 )
 from .secret import SecretString
-from .transport import HttpStream, Timeouts, malformed, stream_error, truncated
+from .transport import HttpStream, Timeouts, malformed, stream_error
 from .usage import Pricing, parse_usd_micros, with_cost
 
 __all__ = [
@@ -474,5 +474,5 @@ class AnthropicProvider(HttpProvider):
                 if turn.stopped:
                     break
             if not turn.stopped:
-                raise truncated(stream.output_started)
+                raise stream.ended_early()
         return turn.content()

@@ -55,7 +55,7 @@ from .base import (
     render_tool_call,
 )
 from .secret import SecretString
-from .transport import EventStream, HttpStream, Timeouts, malformed, stream_error, truncated
+from .transport import EventStream, HttpStream, Timeouts, malformed, stream_error
 from .usage import ChatUsage, Pricing, with_cost
 
 __all__ = [
@@ -117,7 +117,10 @@ def _assistant(prepared: PreparedAssistant) -> dict[str, Any]:
                 }
             )
     text = "\n".join(texts)
-    message: dict[str, Any] = {"role": "assistant", "content": text if (text or not calls) else None}
+    # Always a string, "" for a turn made only of tool calls: OpenAI, vLLM and Ollama accept ""
+    # as they accept null, but llama-cpp-python's server rejects null (HTTP 500, a validation
+    # error) and llama.cpp's own server takes either.
+    message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         message["tool_calls"] = calls
     for block in prepared.replay_context:
@@ -389,7 +392,7 @@ class OpenAIChatProvider(HttpProvider):
                 stream.output_started = True
         # Some servers end after the finish_reason chunk without [DONE]; anything less is torn.
         if not turn.finished or stream.has_partial_event:
-            raise truncated(stream.output_started)
+            raise stream.ended_early()
 
     async def _consume_completion(self, stream: EventStream, turn: _ChatTurn, events: EventSink) -> None:
         """Some servers and proxies ignore ``stream: true`` and send one ``chat.completion``."""

@@ -54,6 +54,7 @@ __all__ = [
     "EventStream",
     "HttpStream",
     "Timeouts",
+    "closed_without_events",
     "guard_cancellation",
     "parse_retry_after",
     "stream_error",
@@ -187,6 +188,30 @@ def _error_fields(payload: Any, scrub: Scrubber) -> tuple[str | None, str | None
     return kind, code, message
 
 
+MAX_REASON_CHARS: Final = 300
+"""How much of the server's own error message the error text shows (one line, scrubbed)."""
+
+# Error types and messages with which servers say "your request is invalid" even on a 5xx
+# (llama-cpp-python answers a request-validation failure with HTTP 500): resending the same
+# request cannot succeed, so it is not retried.
+_INVALID_REQUEST_TYPES: Final = frozenset(
+    {"invalid_request_error", "invalid_request", "validation_error", "bad_request", "BadRequestError"}
+)
+_INVALID_REQUEST_MESSAGE: Final = re.compile(
+    r"(?i)\bvalidation errors? for\b|\binput should be\b|\bfield required\b|\bextra inputs are not permitted\b"
+)
+
+
+def _reason(message: str | None, scrub: Scrubber) -> str | None:
+    """The server's own error message for a person: scrubbed, on one line, length-capped."""
+    if not message:
+        return None
+    line = " ".join(scrub(message).split())
+    if len(line) > MAX_REASON_CHARS:
+        line = line[: MAX_REASON_CHARS - 1].rstrip() + "…"
+    return line or None
+
+
 def _diagnostic(parts: list[str], message: str | None, scrub: Scrubber) -> ProviderDiagnostic:
     if message:
         cleaned = scrub(message)
@@ -218,9 +243,20 @@ def status_error(
         except (ValueError, UnicodeDecodeError):
             payload = None
     etype, code, message = _error_fields(payload, scrub) if payload is not None else (None, None, None)
+    rejected = status == 500 and (
+        bool({etype, code} & _INVALID_REQUEST_TYPES)
+        or bool(message and _INVALID_REQUEST_MESSAGE.search(message))
+    )
+    if rejected:
+        kind, retry = ProviderErrorKind.OTHER, PERMANENT
     text = f"{label} returned HTTP {status}"
     if etype:
         text += f" ({etype})"
+    reason = _reason(message, scrub)
+    if reason:
+        text += f": {reason}"
+    if rejected:
+        text += " (the server rejected the request as invalid; not retried)"
     if kind is ProviderErrorKind.AUTHENTICATION:
         text += "; check the API key and its permissions"
     elif status == 404:
@@ -279,6 +315,21 @@ def malformed(what: str) -> ProviderError:
     return ProviderError(ProviderErrorKind.INVALID_RESPONSE, f"provider stream was malformed: {what}", PERMANENT)
 
 
+def closed_without_events(label: str) -> ProviderError:
+    """HTTP 200, then the stream closed before a single event.
+
+    Local servers do this for a prompt over their context size or for input the model cannot
+    take (an image for a text-only chat template); the same request fails the same way again.
+    """
+    return ProviderError(
+        ProviderErrorKind.INVALID_RESPONSE,
+        f"{label} answered HTTP 200 and then closed the stream without sending any event (a prompt"
+        " over the server's context size, or input the model cannot take, such as an image for a"
+        " text-only model); not retried",
+        PERMANENT,
+    )
+
+
 def truncated(output_started: bool) -> ProviderError:
     """The stream ended without its terminal event."""
     if output_started:
@@ -326,7 +377,7 @@ async def guard_cancellation(token: CancellationToken, work: Callable[[], Awaita
 class EventStream:
     """The decoded events of one open response. Iterate with ``async for``."""
 
-    __slots__ = ("_decoder", "_owner", "_response", "output_started")
+    __slots__ = ("_decoder", "_owner", "_response", "events_seen", "output_started")
 
     def __init__(self, owner: HttpStream, response: httpx.Response) -> None:
         self._owner = owner
@@ -334,6 +385,14 @@ class EventStream:
         self._decoder = SseDecoder()
         self.output_started = False
         """Set by the adapter once it has forwarded output; decides how a disconnect is typed."""
+        self.events_seen = 0
+        """Server-sent events decoded so far."""
+
+    def ended_early(self) -> ProviderError:
+        """The error for a stream that ended without its terminal event."""
+        if self.events_seen == 0 and not self.has_partial_event:
+            return closed_without_events(self._owner.label)
+        return truncated(self.output_started)
 
     @property
     def has_partial_event(self) -> bool:
@@ -387,6 +446,7 @@ class EventStream:
                 failure = malformed(str(exc))
             if failure is not None:
                 raise failure
+            self.events_seen += len(events)
             for event in events:
                 yield event
 

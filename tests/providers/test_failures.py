@@ -4,6 +4,7 @@ cancellation closing the stream, slow streams. All against a loopback server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from collections.abc import Callable
@@ -222,10 +223,53 @@ async def test_torn_last_event(server: Loopback, api: Api) -> None:
 
 
 @pytest.mark.asyncio
-async def test_empty_stream_before_output(server: Loopback, api: Api) -> None:
+async def test_a_200_that_closes_before_any_event_says_so(server: Loopback, api: Api) -> None:
+    # What llama.cpp's servers do with a prompt over n_ctx (environment.md §10): the same
+    # request fails the same way again, so it is not retried.
     server.queue(Reply(chunks=[]))
     error = await fail(api.make(server.url))
-    assert error.kind is ProviderErrorKind.UNAVAILABLE and error.is_retryable()
+    assert error.kind is ProviderErrorKind.INVALID_RESPONSE and not error.is_retryable()
+    assert "answered HTTP 200 and then closed the stream without sending any event" in error.text()
+
+
+@pytest.mark.asyncio
+async def test_a_stream_cut_after_its_first_event_is_a_retryable_disconnect(server: Loopback, api: Api) -> None:
+    server.queue(Reply(chunks=api.head[:1]))
+    error = await fail(api.make(server.url))
+    assert error.is_retryable() and "closed the stream without sending any event" not in error.text()
+
+
+# The body llama-cpp-python's server sends for an assistant message with "content": null
+# (its shape; the recorded replay is in test_recorded_llama.py).
+LLAMA_VALIDATION_500 = json.dumps({"error": {
+    "message": "[{'type': 'string_type', 'loc': ('body', 'messages', 1, 'typed-dict', 'content'), "
+               "'msg': 'Input should be a valid string', 'input': None}]",
+    "type": "internal_server_error", "param": None, "code": None}}).encode()  # fmt: skip
+
+
+@pytest.mark.asyncio
+async def test_the_servers_own_reason_is_shown_and_an_invalid_request_is_not_retried(
+    server: Loopback, api: Api
+) -> None:
+    server.queue(Reply(status=500, body=LLAMA_VALIDATION_500))
+    error = await fail(api.make(server.url))
+    assert not error.is_retryable()
+    assert "HTTP 500 (internal_server_error): " in error.text()
+    assert "Input should be a valid string" in error.text()
+    assert "rejected the request as invalid; not retried" in error.text()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("status", [400, 404, 413, 422, 429, 500, 503])
+async def test_every_error_status_shows_the_reason_scrubbed_and_capped(
+    server: Loopback, api: Api, status: int
+) -> None:
+    message = f"model 'x' says no; key {KEY} " + "detail " * 200
+    server.queue(Reply(status=status, body=json.dumps({"error": {"message": message, "type": "server_said"}}).encode()))
+    error = await fail(api.make(server.url))
+    text = error.text()
+    assert "model 'x' says no" in text and KEY not in text
+    assert "detail detail…" in text and len(text) < 500  # capped at MAX_REASON_CHARS
 
 
 @pytest.mark.asyncio

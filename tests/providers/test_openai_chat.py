@@ -107,9 +107,21 @@ def test_lowering_system_user_image_and_tool_round() -> None:
     ]
 
 
-def test_tool_only_assistant_has_null_content() -> None:
-    history = (Message.assistant_blocks([ContentBlock.of_tool_call("c", "t", {})]),)
-    assert lower_chat_messages(history, TARGET)[0]["content"] is None
+@pytest.mark.parametrize(
+    ("blocks", "content"),
+    [
+        ([ContentBlock.of_tool_call("c", "t", {})], ""),
+        ([ContentBlock.of_tool_call("c", "t", {}), ContentBlock.of_tool_call("d", "t", {})], ""),
+        ([ContentBlock(text="Let me look."), ContentBlock.of_tool_call("c", "t", {})], "Let me look."),
+        ([ContentBlock(text="plain")], "plain"),
+    ],
+    ids=["tool-call-only", "two-tool-calls", "text-and-call", "text-only"],
+)
+def test_assistant_content_is_always_a_string(blocks: list[ContentBlock], content: str) -> None:
+    # llama-cpp-python's server answers "content": null with HTTP 500; "" is accepted by it,
+    # llama.cpp's server, vLLM, Ollama and OpenAI alike.
+    lowered = lower_chat_messages((Message.assistant_blocks(blocks),), TARGET)[0]
+    assert lowered["content"] == content
 
 
 def test_reasoning_content_replays_only_to_the_exact_identity() -> None:
