@@ -198,7 +198,7 @@ _INVALID_REQUEST_TYPES: Final = frozenset(
     {"invalid_request_error", "invalid_request", "validation_error", "bad_request", "BadRequestError"}
 )
 _INVALID_REQUEST_MESSAGE: Final = re.compile(
-    r"(?i)\bvalidation errors? for\b|\binput should be\b|\bfield required\b|\bextra inputs are not permitted\b"
+    r"(?i)\bvalidation errors?( for|:)|\binput should be\b|\bfield required\b|\bextra inputs are not permitted\b"
 )
 
 

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -105,7 +106,12 @@ def record(name: str, request: dict[str, Any], response: httpx.Response) -> None
         "content_type": response.headers.get("content-type", ""),
         "body": response.content.decode("utf-8"),
     }
-    (RECORDED / f"{name}.json").write_text(json.dumps(entry, indent=2, ensure_ascii=False) + "\n")
+    # The server names its model by file path, and its errors quote its own source files: keep
+    # this machine's folders out of the repository.
+    model = gguf_path()
+    text = json.dumps(entry, indent=2, ensure_ascii=False).replace(str(model), model.name)
+    text = text.replace(sysconfig.get_paths()["purelib"], "site-packages")
+    (RECORDED / f"{name}.json").write_text(text + "\n")
 
 
 def recording(name: str) -> dict[str, Any]:
