@@ -93,7 +93,7 @@ DOC = ("document",)
 SPECS: Final[tuple[ActionSpec, ...]] = (
     # File
     _spec("file.open", "&Open Session File…", "Ctrl+O", "Open a session file, folder or snapshot document", icon="open"),
-    _spec("file.reload", "&Reload From Disk", "F5", "Read the open session file again", icon="reload", requires=DOC),
+    _spec("file.reload", "Reloa&d From Disk", "F5", "Read the open session file again", icon="reload", requires=DOC),
     _spec("file.close", "&Close Session", "Ctrl+W", "Close the open session", requires=DOC),
     _spec("file.quit", "&Quit", "Ctrl+Q", "Quit rho-desk", sep=True),
     # Edit
@@ -113,12 +113,12 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("view.next_message", "&Next Message", "J", "Select the next message", requires=DOC),
     _spec("view.previous_message", "&Previous Message", "K", "Select the previous message", requires=DOC),
     _spec("view.expand_message", "&Expand or Collapse Message", "O", "Show the whole message in the list, or its preview", requires=DOC),
-    _spec("view.raw_json", "&Raw JSON", "Ctrl+J", "Show the selected message as stored (JSON)", checkable=True, requires=DOC),
+    _spec("view.raw_json", "Ra&w JSON", "Ctrl+J", "Show the selected message as stored (JSON)", checkable=True, requires=DOC),
     _spec("view.theme", "Cycle &Theme", "Ctrl+Shift+T", "System, light, dark", sep=True),
     # Library
     _spec("library.search", "&Search Sessions…", "Ctrl+K", "Full-text search over every session", icon="search"),
     _spec("library.refresh", "&Refresh", "Ctrl+R", "Re-scan the session files and the index", icon="reload", requires=("library",)),
-    _spec("library.scope", "&This Workspace Only", "Ctrl+Shift+W", "List only the sessions of the current workspace", checkable=True, requires=("library",)),
+    _spec("library.scope", "This &Workspace Only", "Ctrl+Shift+W", "List only the sessions of the current workspace", checkable=True, requires=("library",)),
     _spec("library.open_selected", "&Open Selected Session", "Ctrl+Return", "Open the session selected in the browser", requires=("selection",), sep=True),
     _spec("library.rename", "Re&name…", "F2", "Set the selected session's title (stored in Rho's index)", requires=("selection",), local=True),
     _spec("library.trash", "Move to &Trash…", "Del", "Move the selected session to rho-desk's trash", icon="trash", requires=("selection",), local=True),

@@ -1,0 +1,114 @@
+"""No two controls a person can reach at once share an Alt+letter mnemonic.
+
+Qt runs the first of two clashing mnemonics (or cycles through them), so Alt+K may store a key
+when the user meant the Kind field. The scope is what is visible together: a dialog's buttons,
+its tab bar and the current tab page's controls. Every dialog of the app, every tab page.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabBar, QTabWidget, QWidget
+
+from .conftest import settle
+from .helpers import v4_session
+
+
+def mnemonic(text: str) -> str | None:
+    """The letter after a single ``&`` (``&&`` is a literal ampersand)."""
+    i = 0
+    while i < len(text) - 1:
+        if text[i] == "&":
+            if text[i + 1] != "&":
+                return text[i + 1].lower()
+            i += 1
+        i += 1
+    return None
+
+
+def clashes(scope: QWidget) -> dict[str, list[str]]:
+    """Mnemonics used more than once among the visible controls of ``scope``."""
+    seen: dict[str, list[str]] = defaultdict(list)
+    for widget in [scope, *scope.findChildren(QWidget)]:
+        if not widget.isVisible():
+            continue
+        texts: list[str] = []
+        if isinstance(widget, QAbstractButton):
+            texts.append(widget.text())
+        elif isinstance(widget, QLabel) and widget.buddy() is not None:
+            texts.append(widget.text())
+        elif isinstance(widget, QGroupBox) and widget.isCheckable():
+            texts.append(widget.title())
+        elif isinstance(widget, QTabBar):
+            texts += [widget.tabText(i) for i in range(widget.count())]
+        for text in texts:
+            letter = mnemonic(text)
+            if letter is not None:
+                seen[letter].append(text.replace("&", ""))
+    return {letter: names for letter, names in seen.items() if len(names) > 1}
+
+
+def test_the_checker_sees_a_clash(qtbot) -> None:
+    from PySide6.QtWidgets import QFormLayout, QLineEdit, QPushButton
+
+    box = QWidget()
+    qtbot.addWidget(box)
+    form = QFormLayout(box)
+    form.addRow("&Kind:", QLineEdit())
+    form.addRow("", QPushButton("Store &Key"))
+    form.addRow("Fish && &chips:", QLineEdit())
+    box.show()
+    assert clashes(box) == {"k": ["Kind:", "Store Key"]}
+    assert mnemonic("Fish && &chips") == "c" and mnemonic("a && b") is None
+
+
+DIALOGS = ["settings", "compact", "export", "edit", "metadata", "strip"]
+
+
+@pytest.mark.parametrize("kind", DIALOGS)
+def test_no_dialog_has_clashing_mnemonics(make_window, run, tmp_path: Path, kind: str) -> None:
+    context = make_window(open_file=v4_session(tmp_path / "home"))
+    dialog = context.dialogs.show_dialog(kind)
+    run(settle(context.bridge))
+    tabs = dialog.findChildren(QTabWidget)
+    pages = [(tab, i) for tab in tabs for i in range(tab.count())] or [(None, 0)]
+    found = {}
+    for tab, index in pages:
+        if tab is not None:
+            tab.setCurrentIndex(index)
+            run(settle(context.bridge))
+        page = tab.tabText(index).replace("&", "") if tab is not None else kind
+        if clash := clashes(dialog):
+            found[page] = clash
+    dialog.close()
+    assert found == {}
+
+
+def test_the_main_window_and_its_menus(make_window, run, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QMenu, QMenuBar
+
+    context = make_window(open_file=v4_session(tmp_path / "home"))
+    context.dialogs.show_continue()
+    run(settle(context.bridge))
+    window = context.window
+    # the menu bar's titles share the window's Alt+letters with every visible control
+    found = clashes(window)
+    bar_letters: dict[str, list[str]] = defaultdict(list)
+    for action in window.findChild(QMenuBar).actions():
+        if (letter := mnemonic(action.text())) is not None:
+            bar_letters[letter].append(action.text().replace("&", ""))
+    for letter, names in bar_letters.items():
+        others = [n for n in found.get(letter, [])]
+        if len(names) + len(others) > 1:
+            found[letter] = names + others
+    # inside each menu, its own entries
+    for menu in window.findChildren(QMenu):
+        letters: dict[str, list[str]] = defaultdict(list)
+        for action in menu.actions():
+            if action.isVisible() and (letter := mnemonic(action.text())) is not None:
+                letters[letter].append(action.text().replace("&", ""))
+        found |= {f"{menu.title()}:{k}": v for k, v in letters.items() if len(v) > 1}
+    assert found == {}
