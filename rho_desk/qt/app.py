@@ -138,6 +138,9 @@ class AppContext:
             await self.library.aopen(home, demo=demo)
         if plan.open_file is not None:
             await self.document.aopen(plan.open_file)
+            # A file named on the command line is a file the user opened: it joins Open Recent.
+            self.settings.add_recent_file(str(Path(plan.open_file).resolve()))
+            self.window.refresh_recent_menu()
         elif demo:
             # Show something at once on the demo library: its most recently updated session.
             page = await self.library.alist(None, sort="updated")

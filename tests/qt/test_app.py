@@ -77,3 +77,14 @@ def test_dropping_a_session_file_opens_it(make_window, run, rho_fixtures: Path) 
     run(settle(context.bridge))
     assert context.document.path == rho_fixtures / "session-v2.jsonl"
     assert str(rho_fixtures / "session-v2.jsonl") in context.settings.recent_files()
+
+
+def test_a_file_named_on_the_command_line_joins_open_recent(make_window, tmp_path: Path) -> None:
+    from .helpers import v3_session
+
+    path = v3_session(tmp_path / "home")
+    context = make_window(open_file=path)
+    assert context.document.path == path
+    assert context.settings.recent_files()[0] == str(path.resolve())
+    menu = context.window.app_actions.recent_menu
+    assert any(a.toolTip() == str(path.resolve()) for a in menu.actions())
