@@ -279,7 +279,8 @@ class ContinuePanel(QFrame):
         if how == "cancelled":
             self._line("■ Cancelled: the prompt and the partial reply were kept.")
         elif how == "failed":
-            self._line(f"✖ Failed: {detail or 'the model call failed'}. Nothing of this turn was kept.")
+            reason = (detail or "the model call failed").rstrip(" .")  # one full stop, never ".."
+            self._line(f"✖ Failed: {reason}. Nothing of this turn was kept.")
 
     def _on_controller_handoff_required(self, report: Any, identity: str) -> None:
         kinds = ", ".join(report.omitted_kinds) or "provider context"

@@ -252,3 +252,10 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
     controller.send("Next", profile="loopback")
     run(until(lambda: not controller.busy, context.bridge))
     assert context.document.tree.history(context.document.tree.active_leaf)[-1].text() == "Onwards."
+
+
+def test_a_failure_reason_ending_in_a_full_stop_reads_as_one_sentence(make_window, run, tmp_path: Path) -> None:
+    _context, controller, panel = _open(make_window, run, v3_session(tmp_path / "home"))
+    controller.sig_turn_finished.emit("failed", "a profile can read its key from an environment variable instead.")
+    text = panel.reply.toPlainText()
+    assert "instead. Nothing of this turn was kept." in text and ".." not in text
