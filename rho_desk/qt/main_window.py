@@ -51,7 +51,7 @@ from .settings import (
     PREFS_BROWSER_SCOPE,
     PREFS_HISTORY_MODE,
 )
-from .text import plural
+from .text import plural, shorten
 from .views.browser import SessionBrowserView
 from .views.conversation import ConversationView
 from .views.stats import StatisticsView
@@ -289,7 +289,7 @@ class MainWindow(QMainWindow):
         summary = self.browser.summary_for(document.path)
         title = (summary.title if summary and summary.title else None) or (summary.first_user_message if summary else None)
         title = (title or f"Session {tree.session_id or document.path.name}").splitlines()[0]
-        self.header.title.setText(title[:120])
+        self.header.title.setText(shorten(title, 120))
         leaf = tree.active_leaf
         provider = leaf.provider if leaf is not None else None
         facts = []
@@ -306,7 +306,7 @@ class MainWindow(QMainWindow):
         file = document.file
         size = f"{file.size / 1024 / 1024:.1f} MB" if file and file.size > 1024 * 1024 else f"{(file.size if file else 0) / 1024:.0f} KB"
         self.status_path.setText(f"{document.path} · {size}")
-        self.setWindowTitle(f"{title[:60]} — rho-desk")
+        self.setWindowTitle(f"{shorten(title, 60)} — rho-desk")
 
     def _on_model_history_action(self) -> None:
         on = self.app_actions["view.model_history"].isChecked()

@@ -1,8 +1,8 @@
-"""Small text helpers for labels: plurals and sizes."""
+"""Small text helpers for labels: plurals, sizes, and shortening at a word boundary."""
 
 from __future__ import annotations
 
-__all__ = ["plural", "size_text"]
+__all__ = ["plural", "shorten", "size_text"]
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
@@ -20,3 +20,19 @@ def size_text(value: int | None) -> str:
     if value < 1024 * 1024:
         return f"{value // 1024} KB"
     return f"{value / 1024 / 1024:.1f} MB"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters, cut after a whole word and marked ``…``.
+
+    A single word longer than most of the room is cut inside the word rather than leaving
+    almost nothing.
+    """
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    room = line[: limit - 1]
+    cut = room.rfind(" ")
+    if cut >= limit * 0.6:
+        room = room[:cut]
+    return room.rstrip(" ,;:.-") + "…"
