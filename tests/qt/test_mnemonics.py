@@ -36,9 +36,7 @@ def clashes(scope: QWidget) -> dict[str, list[str]]:
         if not widget.isVisible():
             continue
         texts: list[str] = []
-        if isinstance(widget, QAbstractButton):
-            texts.append(widget.text())
-        elif isinstance(widget, QLabel) and widget.buddy() is not None:
+        if isinstance(widget, QAbstractButton) or (isinstance(widget, QLabel) and widget.buddy() is not None):
             texts.append(widget.text())
         elif isinstance(widget, QGroupBox) and widget.isCheckable():
             texts.append(widget.title())
@@ -101,7 +99,7 @@ def test_the_main_window_and_its_menus(make_window, run, tmp_path: Path) -> None
         if (letter := mnemonic(action.text())) is not None:
             bar_letters[letter].append(action.text().replace("&", ""))
     for letter, names in bar_letters.items():
-        others = [n for n in found.get(letter, [])]
+        others = list(found.get(letter, []))
         if len(names) + len(others) > 1:
             found[letter] = names + others
     # inside each menu, its own entries
