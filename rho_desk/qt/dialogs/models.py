@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -376,6 +376,10 @@ class EditableMessagesModel(_Table):
 # --- settings ------------------------------------------------------------------------------------
 
 
+_KIND_LABELS: Final = {"openai-compatible": "OpenAI", "anthropic": "Anthropic"}
+"""Short labels for the Kind column (the full kind is its tooltip)."""
+
+
 class ProfileListModel(_Table):
     """Provider profiles by name, with kind, model and whether a key is stored."""
 
@@ -415,10 +419,12 @@ class ProfileListModel(_Table):
             if column == 0:
                 return profile.name + ("  (default)" if profile.name == self.default else "")
             if column == 1:
-                return profile.kind.value
+                return _KIND_LABELS.get(profile.kind.value, profile.kind.value)
             if column == 2:
                 return profile.model
             return self.keys.get(profile.name, "…")
+        if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2):
+            return profile.kind.value if column == 1 else profile.model
         if role == Qt.ItemDataRole.FontRole and column == 0 and profile.name == self.default:
             font = QFont()
             font.setBold(True)

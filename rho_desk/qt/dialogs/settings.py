@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -136,7 +137,11 @@ class SettingsDialog(QDialog):
 
     def _providers_tab(self) -> QWidget:
         self.profiles = ProfileListModel(self)
-        self.profile_table = make_table("ProfileTable", self.profiles, stretch=0)
+        # Name and model share the spare width and elide in the middle, so a long model id (a
+        # file path, "vendor/model-name-version") never pushes the Key column out of view.
+        self.profile_table = make_table("ProfileTable", self.profiles, stretch=2)
+        self.profile_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.profile_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.profile_table.selectionModel().currentRowChanged.connect(self._on_profile_current_changed)
         self.add_button = QPushButton("&New")
         self.add_button.setToolTip("A new profile (Ctrl+N)")

@@ -93,3 +93,20 @@ def test_compaction_defaults_data_dir_and_theme(make_window, run, tmp_path: Path
     assert not dialog.threshold.isEnabled()
     dialog.apply()
     assert policy_from_settings(s) is None
+
+
+def test_a_long_model_name_never_pushes_the_key_column_out_of_view(make_window, run) -> None:
+    from rho_desk.providers.profiles import ProviderProfile
+
+    model = "/home/someone/models/" + "SmolLM2-135M-Instruct-" * 8 + "Q4_1.gguf"
+    ProfileStore().upsert(ProviderProfile(name="local-gguf", kind=ProfileKind.OPENAI_COMPATIBLE,
+                                          base_url="http://127.0.0.1:8080/v1", model=model, requires_key=False))  # fmt: skip
+    context, dialog = _dialog(make_window, run)
+    dialog.resize(760, 520)
+    run(settle(context.bridge))
+    table = dialog.profile_table
+    header = table.horizontalHeader()
+    key = dialog.profiles.COLUMNS.index("Key")
+    right_edge = header.sectionViewportPosition(key) + header.sectionSize(key)
+    assert header.sectionSize(key) >= header.sectionSizeFromContents(key).width() - 2
+    assert right_edge <= table.viewport().width()
