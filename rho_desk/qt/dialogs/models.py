@@ -381,7 +381,7 @@ _KIND_LABELS: Final = {"openai-compatible": "OpenAI", "anthropic": "Anthropic"}
 
 
 class ProfileListModel(_Table):
-    """Provider profiles by name, with kind, model and whether a key is stored."""
+    """Provider profiles by name (the default in bold), with kind, model and whether a key is stored."""
 
     COLUMNS = ("Profile", "Kind", "Model", "Key")
 
@@ -417,14 +417,17 @@ class ProfileListModel(_Table):
         column = index.column()
         if role == _DISPLAY:
             if column == 0:
-                return profile.name + ("  (default)" if profile.name == self.default else "")
+                return profile.name
             if column == 1:
                 return _KIND_LABELS.get(profile.kind.value, profile.kind.value)
             if column == 2:
                 return profile.model
             return self.keys.get(profile.name, "…")
-        if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2):
-            return profile.kind.value if column == 1 else profile.model
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 0:
+                return f"{profile.name} (the default profile)" if profile.name == self.default else profile.name
+            if column in (1, 2):
+                return profile.kind.value if column == 1 else profile.model
         if role == Qt.ItemDataRole.FontRole and column == 0 and profile.name == self.default:
             font = QFont()
             font.setBold(True)

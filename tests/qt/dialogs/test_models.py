@@ -87,7 +87,10 @@ def test_profile_and_metadata_models(qtmodeltester) -> None:
     profiles.set_profiles([DEFAULT_PROFILE], DEFAULT_PROFILE.name)
     profiles.set_key_state(DEFAULT_PROFILE.name, "not needed")
     qtmodeltester.check(profiles)
-    assert profiles.data(profiles.index(0, 0)).endswith("(default)") and profiles.data(profiles.index(0, 3)) == "not needed"
+    first = profiles.index(0, 0)
+    assert profiles.data(first, Qt.ItemDataRole.FontRole).bold()
+    assert profiles.data(first, Qt.ItemDataRole.ToolTipRole).endswith("(the default profile)")
+    assert profiles.data(profiles.index(0, 3)) == "not needed"
     metadata = MetadataModel()
     qtmodeltester.check(metadata)
     metadata.set_metadata({"team": "payments", "ticket": "PAY-12"})
