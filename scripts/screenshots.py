@@ -291,6 +291,13 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         dialog.tabs.setCurrentIndex(1)
         await idle(context)
         grab(dialog, "export-preview")
+        # the dark theme: unchecked class boxes and the focused control must stay visible
+        context.theme.set_preference("dark")
+        dialog.tabs.setCurrentIndex(0)
+        dialog.class_table.setFocus()
+        await idle(context)
+        grab(dialog, "dark-export-classes")
+        context.theme.set_preference("light")
         dialog.close()
 
     async def edit() -> None:

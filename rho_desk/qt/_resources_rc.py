@@ -6,7 +6,7 @@
 from PySide6 import QtCore
 
 qt_resource_data = b"\
-\x00\x00\x13\x06\
+\x00\x00\x18b\
 /\
 * Base layout an\
 d colours. @name\
@@ -52,267 +52,369 @@ neEdit:focus, QC\
 omboBox:focus, Q\
 PlainTextEdit:fo\
 cus, QTextBrowse\
-r:focus { border\
--color: @accent@\
-; }\x0aQTextBrowser\
- { padding: 8px \
-10px; }\x0a/* Once \
-a combo or spin \
-box has a styled\
- frame, Qt draws\
- its arrows only\
- from these rule\
-s: the\x0a   arrow \
-images are per t\
-heme (resources/\
-styles/arrow-*-<\
-theme>.svg, in t\
-he theme's muted\
- colour). */\x0aQCo\
-mboBox { padding\
--right: 18px; }\x0a\
-QComboBox::drop-\
-down { subcontro\
-l-origin: paddin\
-g; subcontrol-po\
-sition: center r\
-ight; border: no\
-ne; width: 18px;\
- }\x0aQComboBox::do\
-wn-arrow { image\
-: url(:/styles/a\
-rrow-down-@name@\
-.svg); width: 12\
-px; height: 12px\
-; }\x0aQComboBox QA\
-bstractItemView \
-{ background: @b\
-ase@; border: 1p\
-x solid @border@\
-; selection-back\
-ground-color: @a\
-ccent_soft@;\x0a   \
+r:focus, QAbstra\
+ctSpinBox:focus \
+{ border-color: \
+@accent@; }\x0aQTex\
+tBrowser { paddi\
+ng: 8px 10px; }\x0a\
+/* Once a combo \
+or spin box has \
+a styled frame, \
+Qt draws its arr\
+ows only from th\
+ese rules: the\x0a \
+  arrow images a\
+re per theme (re\
+sources/styles/a\
+rrow-*-<theme>.s\
+vg, in the theme\
+'s muted colour)\
+. */\x0aQComboBox {\
+ padding-right: \
+18px; }\x0aQComboBo\
+x::drop-down { s\
+ubcontrol-origin\
+: padding; subco\
+ntrol-position: \
+center right; bo\
+rder: none; widt\
+h: 18px; }\x0aQComb\
+oBox::down-arrow\
+ { image: url(:/\
+styles/arrow-dow\
+n-@name@.svg); w\
+idth: 12px; heig\
+ht: 12px; }\x0aQCom\
+boBox QAbstractI\
+temView { backgr\
+ound: @base@; bo\
+rder: 1px solid \
+@border@; select\
+ion-background-c\
+olor: @accent_so\
+ft@;\x0a           \
                 \
-           selec\
-tion-color: @tex\
-t@; outline: 0; \
-}\x0aQAbstractSpinB\
-ox { padding-rig\
-ht: 24px; }\x0aQAbs\
-tractSpinBox::up\
--button, QAbstra\
-ctSpinBox::down-\
-button {\x0a    sub\
-control-origin: \
-border; width: 2\
-0px; border: non\
-e; border-left: \
-1px solid @borde\
-r@; background: \
-transparent;\x0a}\x0aQ\
-AbstractSpinBox:\
-:up-button { sub\
-control-position\
-: top right; bor\
-der-top-right-ra\
-dius: 6px; }\x0aQAb\
-stractSpinBox::d\
-own-button { sub\
-control-position\
-: bottom right; \
-border-bottom-ri\
-ght-radius: 6px;\
- }\x0aQAbstractSpin\
-Box::up-button:h\
-over, QAbstractS\
-pinBox::down-but\
-ton:hover { back\
-ground: @hover@;\
- }\x0aQAbstractSpin\
-Box::up-arrow { \
-image: url(:/sty\
-les/arrow-up-@na\
-me@.svg); width:\
- 10px; height: 1\
-0px; }\x0aQAbstract\
-SpinBox::down-ar\
-row { image: url\
-(:/styles/arrow-\
-down-@name@.svg)\
+   selection-col\
+or: @text@; outl\
+ine: 0; }\x0aQAbstr\
+actSpinBox { pad\
+ding-right: 24px\
+; }\x0aQAbstractSpi\
+nBox::up-button,\
+ QAbstractSpinBo\
+x::down-button {\
+\x0a    subcontrol-\
+origin: border; \
+width: 20px; bor\
+der: none; borde\
+r-left: 1px soli\
+d @border@; back\
+ground: transpar\
+ent;\x0a}\x0aQAbstract\
+SpinBox::up-butt\
+on { subcontrol-\
+position: top ri\
+ght; border-top-\
+right-radius: 6p\
+x; }\x0aQAbstractSp\
+inBox::down-butt\
+on { subcontrol-\
+position: bottom\
+ right; border-b\
+ottom-right-radi\
+us: 6px; }\x0aQAbst\
+ractSpinBox::up-\
+button:hover, QA\
+bstractSpinBox::\
+down-button:hove\
+r { background: \
+@hover@; }\x0aQAbst\
+ractSpinBox::up-\
+arrow { image: u\
+rl(:/styles/arro\
+w-up-@name@.svg)\
 ; width: 10px; h\
 eight: 10px; }\x0aQ\
 AbstractSpinBox:\
-:up-arrow:disabl\
-ed, QAbstractSpi\
-nBox::up-arrow:o\
-ff,\x0aQAbstractSpi\
-nBox::down-arrow\
-:disabled, QAbst\
-ractSpinBox::dow\
-n-arrow:off { im\
-age: none; }\x0a\x0aQP\
-ushButton, QTool\
-Button {\x0a    bac\
-kground: @base@;\
- border: 1px sol\
-id @border@; bor\
-der-radius: 6px;\
- padding: 4px 10\
-px;\x0a}\x0aQToolButto\
-n { padding: 3px\
- 6px; }\x0aQPushBut\
-ton:hover, QTool\
-Button:hover { b\
-ackground: @hove\
-r@; }\x0aQPushButto\
-n:pressed, QTool\
-Button:pressed, \
-QToolButton:chec\
-ked { background\
-: @accent_soft@;\
- border-color: @\
-accent@; }\x0aQPush\
-Button:disabled,\
- QToolButton:dis\
-abled { color: @\
-muted@; }\x0aQToolB\
-utton[flat=\x22true\
-\x22], QToolButton:\
-flat { border: n\
-one; background:\
- transparent; }\x0a\
-QToolButton[flat\
-=\x22true\x22]:hover {\
- background: @ho\
-ver@; }\x0a\x0aQTabWid\
-get::pane { bord\
-er: none; border\
--top: 1px solid \
-@border@; }\x0aQTab\
-Bar::tab { backg\
-round: transpare\
-nt; padding: 7px\
- 14px; margin-ri\
-ght: 2px; border\
-: none;\x0a        \
-       border-bo\
-ttom: 2px solid \
-transparent; col\
-or: @muted@; }\x0aQ\
-TabBar::tab:sele\
-cted { color: @t\
-ext@; border-bot\
-tom: 2px solid @\
-accent@; }\x0aQTabB\
-ar::tab:hover { \
-color: @text@; }\
-\x0a\x0aQTreeView, QLi\
-stView, QTableVi\
-ew {\x0a    backgro\
-und: @base@; alt\
-ernate-backgroun\
-d-color: @alt@; \
-border: none;\x0a  \
-  selection-back\
-ground-color: @a\
-ccent_soft@; sel\
-ection-color: @t\
-ext@; outline: 0\
-;\x0a}\x0aQHeaderView:\
-:section { backg\
-round: @alt@; co\
-lor: @muted@; bo\
-rder: none; bord\
-er-bottom: 1px s\
-olid @border@;\x0a \
-                \
-      padding: 4\
-px 6px; font-wei\
-ght: 600; }\x0aQTre\
-eView::item { pa\
-dding: 3px 2px; \
-}\x0a\x0aQMenuBar { ba\
-ckground: @windo\
-w@; border-botto\
-m: 1px solid @bo\
-rder@; }\x0aQMenuBa\
-r::item { paddin\
-g: 4px 10px; bac\
-kground: transpa\
-rent; }\x0aQMenuBar\
-::item:selected \
-{ background: @h\
-over@; border-ra\
-dius: 4px; }\x0aQMe\
-nu { background:\
+:down-arrow { im\
+age: url(:/style\
+s/arrow-down-@na\
+me@.svg); width:\
+ 10px; height: 1\
+0px; }\x0aQAbstract\
+SpinBox::up-arro\
+w:disabled, QAbs\
+tractSpinBox::up\
+-arrow:off,\x0aQAbs\
+tractSpinBox::do\
+wn-arrow:disable\
+d, QAbstractSpin\
+Box::down-arrow:\
+off { image: non\
+e; }\x0a\x0aQPushButto\
+n, QToolButton {\
+\x0a    background:\
  @base@; border:\
  1px solid @bord\
-er@; padding: 4p\
-x; }\x0aQMenu::item\
- { padding: 5px \
-24px 5px 22px; b\
-order-radius: 4p\
-x; }\x0aQMenu::item\
-:selected { back\
-ground: @accent_\
-soft@; color: @t\
-ext@; }\x0aQMenu::i\
-tem:disabled { c\
-olor: @muted@; }\
-\x0aQMenu::separato\
-r { height: 1px;\
- background: @bo\
-rder@; margin: 4\
-px 8px; }\x0aQStatu\
-sBar { backgroun\
-d: @window@; bor\
-der-top: 1px sol\
-id @border@; col\
-or: @muted@; }\x0aQ\
-StatusBar QLabel\
- { color: @muted\
-@; padding: 0 6p\
-x; }\x0a\x0aQScrollBar\
-:vertical { back\
-ground: transpar\
-ent; width: 11px\
-; margin: 0; }\x0aQ\
-ScrollBar::handl\
-e:vertical { bac\
-kground: @scroll\
+er@; border-radi\
+us: 6px; padding\
+: 4px 10px;\x0a}\x0aQT\
+oolButton { padd\
+ing: 3px 6px; }\x0a\
+QPushButton:hove\
+r, QToolButton:h\
+over { backgroun\
+d: @hover@; }\x0aQP\
+ushButton:presse\
+d, QToolButton:p\
+ressed, QToolBut\
+ton:checked { ba\
+ckground: @accen\
+t_soft@; border-\
+color: @accent@;\
+ }\x0aQPushButton:d\
+isabled, QToolBu\
+tton:disabled { \
+color: @muted@; \
+}\x0a/* Keyboard fo\
+cus is always vi\
+sible: an accent\
+ border on butto\
+ns, an accent ri\
+ng on indicators\
+,\x0a   an accent f\
+rame on item vie\
+ws (their 1px fr\
+ame is transpare\
+nt until then, s\
+o nothing moves)\
+. */\x0aQPushButton\
+:focus, QToolBut\
+ton:focus { bord\
+er-color: @accen\
+t@; }\x0a\x0a/* Check \
+boxes: the style\
+'s own indicator\
+ nearly vanishes\
+ on the dark the\
+me's base colour\
+, so\x0a   both the\
+mes draw it here\
+, in the muted t\
+ext colour, and \
+fill it with the\
+ accent when che\
+cked. */\x0aQCheckB\
+ox::indicator, Q\
+GroupBox::indica\
+tor, QAbstractIt\
+emView::indicato\
+r {\x0a    width: 1\
+4px; height: 14p\
+x; border: 1px s\
+olid @muted@; bo\
+rder-radius: 3px\
+; background: @b\
+ase@;\x0a}\x0aQCheckBo\
+x::indicator:hov\
+er, QAbstractIte\
+mView::indicator\
+:hover { border-\
+color: @accent@;\
+ }\x0aQCheckBox::in\
+dicator:checked,\
+ QGroupBox::indi\
+cator:checked, Q\
+AbstractItemView\
+::indicator:chec\
+ked {\x0a    backgr\
+ound: @accent@; \
+border-color: @a\
+ccent@; image: u\
+rl(:/styles/chec\
+k-@name@.svg);\x0a}\
+\x0aQCheckBox::indi\
+cator:indetermin\
+ate, QAbstractIt\
+emView::indicato\
+r:indeterminate \
+{\x0a    background\
+: @accent_soft@;\
+ border-color: @\
+accent@;\x0a}\x0aQChec\
+kBox::indicator:\
+disabled, QAbstr\
+actItemView::ind\
+icator:disabled \
+{ border-color: \
+@border@; backgr\
+ound: @alt@; }\x0aQ\
+CheckBox:focus::\
+indicator, QGrou\
+pBox:focus::indi\
+cator { border: \
+2px solid @accen\
+t@; }\x0aQToolButto\
+n[flat=\x22true\x22], \
+QToolButton:flat\
+ { border: none;\
+ background: tra\
+nsparent; }\x0aQToo\
+lButton[flat=\x22tr\
+ue\x22]:hover { bac\
+kground: @hover@\
+; }\x0a\x0aQTabWidget:\
+:pane { border: \
+none; border-top\
+: 1px solid @bor\
+der@; }\x0aQTabBar:\
+:tab { backgroun\
+d: transparent; \
+padding: 7px 14p\
+x; margin-right:\
+ 2px; border: no\
+ne;\x0a            \
+   border-bottom\
+: 2px solid tran\
+sparent; color: \
+@muted@; }\x0aQTabB\
+ar::tab:selected\
+ { color: @text@\
+; border-bottom:\
+ 2px solid @acce\
+nt@; }\x0aQTabBar::\
+tab:hover { colo\
+r: @text@; }\x0a\x0aQT\
+reeView, QListVi\
+ew, QTableView {\
+\x0a    background:\
+ @base@; alterna\
+te-background-co\
+lor: @alt@; bord\
+er: 1px solid tr\
+ansparent;\x0a    s\
+election-backgro\
+und-color: @acce\
+nt_soft@; select\
+ion-color: @text\
+@; outline: 0;\x0a}\
+\x0aQTreeView:focus\
+, QListView:focu\
+s, QTableView:fo\
+cus { border-col\
+or: @accent@; }\x0a\
+QHeaderView::sec\
+tion { backgroun\
+d: @alt@; color:\
+ @muted@; border\
+: none; border-b\
+ottom: 1px solid\
+ @border@;\x0a     \
+                \
+  padding: 4px 6\
+px; font-weight:\
+ 600; }\x0aQTreeVie\
+w::item { paddin\
+g: 3px 2px; }\x0a\x0aQ\
+MenuBar { backgr\
+ound: @window@; \
+border-bottom: 1\
+px solid @border\
+@; }\x0aQMenuBar::i\
+tem { padding: 4\
+px 10px; backgro\
+und: transparent\
+; }\x0aQMenuBar::it\
+em:selected { ba\
+ckground: @hover\
 @; border-radius\
-: 4px; min-heigh\
-t: 28px; margin:\
- 2px; }\x0aQScrollB\
-ar:horizontal { \
-background: tran\
-sparent; height:\
- 11px; margin: 0\
-; }\x0aQScrollBar::\
-handle:horizonta\
-l { background: \
-@scroll@; border\
--radius: 4px; mi\
-n-width: 28px; m\
-argin: 2px; }\x0aQS\
-crollBar::add-li\
-ne, QScrollBar::\
-sub-line { width\
-: 0; height: 0; \
-}\x0aQScrollBar::ad\
-d-page, QScrollB\
-ar::sub-page { b\
-ackground: trans\
-parent; }\x0aQPushB\
-utton:checked { \
-background: @acc\
-ent_soft@; borde\
-r-color: @accent\
-@; color: @accen\
-t@; }\x0a#MessageLi\
-st, #DetailBrows\
-er { border: non\
-e; }\x0a\
+: 4px; }\x0aQMenu {\
+ background: @ba\
+se@; border: 1px\
+ solid @border@;\
+ padding: 4px; }\
+\x0aQMenu::item { p\
+adding: 5px 24px\
+ 5px 22px; borde\
+r-radius: 4px; }\
+\x0aQMenu::item:sel\
+ected { backgrou\
+nd: @accent_soft\
+@; color: @text@\
+; }\x0aQMenu::item:\
+disabled { color\
+: @muted@; }\x0aQMe\
+nu::separator { \
+height: 1px; bac\
+kground: @border\
+@; margin: 4px 8\
+px; }\x0aQStatusBar\
+ { background: @\
+window@; border-\
+top: 1px solid @\
+border@; color: \
+@muted@; }\x0aQStat\
+usBar QLabel { c\
+olor: @muted@; p\
+adding: 0 6px; }\
+\x0a\x0aQScrollBar:ver\
+tical { backgrou\
+nd: transparent;\
+ width: 11px; ma\
+rgin: 0; }\x0aQScro\
+llBar::handle:ve\
+rtical { backgro\
+und: @scroll@; b\
+order-radius: 4p\
+x; min-height: 2\
+8px; margin: 2px\
+; }\x0aQScrollBar:h\
+orizontal { back\
+ground: transpar\
+ent; height: 11p\
+x; margin: 0; }\x0a\
+QScrollBar::hand\
+le:horizontal { \
+background: @scr\
+oll@; border-rad\
+ius: 4px; min-wi\
+dth: 28px; margi\
+n: 2px; }\x0aQScrol\
+lBar::add-line, \
+QScrollBar::sub-\
+line { width: 0;\
+ height: 0; }\x0aQS\
+crollBar::add-pa\
+ge, QScrollBar::\
+sub-page { backg\
+round: transpare\
+nt; }\x0aQPushButto\
+n:checked { back\
+ground: @accent_\
+soft@; border-co\
+lor: @accent@; c\
+olor: @accent@; \
+}\x0a#MessageList, \
+#DetailBrowser {\
+ border: none; }\
+\x0a\
+\x00\x00\x00\xda\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22#ffffff\x22 s\
+troke-width=\x223.2\
+\x22 stroke-linecap\
+=\x22round\x22 stroke-\
+linejoin=\x22round\x22\
+><path d=\x22M5 12.\
+5l4.5 4.5L19 7.5\
+\x22/></svg>\
 \x00\x00\x00\xd1\
 <\
 svg xmlns=\x22http:\
@@ -497,6 +599,22 @@ linejoin=\x22round\x22\
 ><path d=\x22M6 15l\
 6-6 6 6\x22/></svg>\
 \x0a\
+\x00\x00\x00\xda\
+<\
+svg xmlns=\x22http:\
+//www.w3.org/200\
+0/svg\x22 viewBox=\x22\
+0 0 24 24\x22 width\
+=\x2224\x22 height=\x2224\
+\x22 fill=\x22none\x22 st\
+roke=\x22#0d1020\x22 s\
+troke-width=\x223.2\
+\x22 stroke-linecap\
+=\x22round\x22 stroke-\
+linejoin=\x22round\x22\
+><path d=\x22M5 12.\
+5l4.5 4.5L19 7.5\
+\x22/></svg>\
 \x00\x00\x00\xfb\
 <\
 svg xmlns=\x22http:\
@@ -1222,6 +1340,10 @@ qt_resource_name = b"\
 \x08\xf2\x93\xa3\
 \x000\
 \x000\x00_\x00b\x00a\x00s\x00e\x00.\x00q\x00s\x00s\
+\x00\x0f\
+\x0a\xc9x\x87\
+\x00c\
+\x00h\x00e\x00c\x00k\x00-\x00l\x00i\x00g\x00h\x00t\x00.\x00s\x00v\x00g\
 \x00\x13\
 \x0cO\xd6'\
 \x00a\
@@ -1246,6 +1368,10 @@ qt_resource_name = b"\
 \x00a\
 \x00r\x00r\x00o\x00w\x00-\x00u\x00p\x00-\x00d\x00a\x00r\x00k\x00.\x00s\x00v\x00g\
 \
+\x00\x0e\
+\x06\x01\x87\xe7\
+\x00c\
+\x00h\x00e\x00c\x00k\x00-\x00d\x00a\x00r\x00k\x00.\x00s\x00v\x00g\
 \x00\x09\
 \x09e\x83\xe7\
 \x00e\
@@ -1392,92 +1518,96 @@ qt_resource_name = b"\
 qt_resource_struct = b"\
 \x00\x00\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x01\
 \x00\x00\x00\x00\x00\x00\x00\x00\
-\x00\x00\x00\x00\x00\x02\x00\x00\x00#\x00\x00\x00\x09\
+\x00\x00\x00\x00\x00\x02\x00\x00\x00#\x00\x00\x00\x0b\
 \x00\x00\x00\x00\x00\x00\x00\x00\
-\x00\x00\x00\x10\x00\x02\x00\x00\x00\x06\x00\x00\x00\x03\
+\x00\x00\x00\x10\x00\x02\x00\x00\x00\x08\x00\x00\x00\x03\
 \x00\x00\x00\x00\x00\x00\x00\x00\
-\x00\x00\x00j\x00\x00\x00\x00\x00\x01\x00\x00\x13\xdf\
-\x00\x00\x01\xa27\x1a]o\
-\x00\x00\x00\xc2\x00\x00\x00\x00\x00\x01\x00\x00\x15\x8a\
-\x00\x00\x01\xa26\xea\xf4^\
+\x00\x00\x00\x8e\x00\x00\x00\x00\x00\x01\x00\x00\x1a\x19\
+\x00\x00\x01\xa27\xd3\x1c\xf7\
+\x00\x00\x00\xe6\x00\x00\x00\x00\x00\x01\x00\x00\x1b\xc4\
+\x00\x00\x01\xa27\xd3\x1c\xf7\
+\x00\x00\x01.\x00\x00\x00\x00\x00\x01\x00\x00#\xf5\
+\x00\x00\x01\xa27\xef\xc2\xd1\
 \x00\x00\x00\x22\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\
-\x00\x00\x01\xa27\x1bl~\
-\x00\x00\x00>\x00\x00\x00\x00\x00\x01\x00\x00\x13\x0a\
-\x00\x00\x01\xa27\x1a]o\
-\x00\x00\x00\xe2\x00\x00\x00\x00\x00\x01\x00\x00\x1c\xe5\
-\x00\x00\x01\xa27\x1a]o\
-\x00\x00\x00\x98\x00\x00\x00\x00\x00\x01\x00\x00\x14\xb4\
-\x00\x00\x01\xa27\x1a]o\
-\x00\x00\x04f\x00\x00\x00\x00\x00\x01\x00\x00B\x1d\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\xcc\x00\x00\x00\x00\x00\x01\x00\x00<\xb4\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\xca\x00\x00\x00\x00\x00\x01\x00\x00%\x1d\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x018\x00\x00\x00\x00\x00\x01\x00\x00\x1f\xc1\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\x02\x00\x00\x00\x00\x00\x01\x00\x003K\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03 \x00\x00\x00\x00\x00\x01\x00\x004\x97\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x04\xa0\x00\x00\x00\x00\x00\x01\x00\x00D9\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x04\x82\x00\x00\x00\x00\x00\x01\x00\x00C\x22\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02f\x00\x00\x00\x00\x00\x01\x00\x00,\x8a\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02P\x00\x00\x00\x00\x00\x01\x00\x00+\x7f\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\x80\x00\x00\x00\x00\x00\x01\x00\x00-\xd9\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03j\x00\x00\x00\x00\x00\x01\x00\x008S\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03T\x00\x00\x00\x00\x00\x01\x00\x007\x19\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\x84\x00\x00\x00\x00\x00\x01\x00\x009O\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\x1a\x00\x00\x00\x00\x00\x01\x00\x00(\xb8\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xa2\x00\x00\x00\x00\x00\x01\x00\x00/\x01\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01r\x00\x00\x00\x00\x00\x01\x00\x00\x22\x1a\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xd6\x00\x00\x00\x00\x00\x01\x00\x000\xd8\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x04J\x00\x00\x00\x00\x00\x01\x00\x00A\x08\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\x9a\x00\x00\x00\x00\x00\x01\x00\x00:\x86\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\xb2\x00\x00\x00\x00\x00\x01\x00\x00;\xb2\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\x02\x00\x00\x00\x00\x00\x01\x00\x00'\x94\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\xb2\x00\x00\x00\x00\x00\x01\x00\x00$\x17\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x020\x00\x00\x00\x00\x00\x01\x00\x00*\x1a\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\x0a\x00\x00\x00\x00\x00\x01\x00\x00\x1d\xbb\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03>\x00\x00\x00\x00\x00\x01\x00\x006\x19\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\xfc\x00\x00\x00\x00\x00\x01\x00\x00?5\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xba\x00\x00\x00\x00\x00\x01\x00\x00/\xe3\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x03\xe2\x00\x00\x00\x00\x00\x01\x00\x00>\x13\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01X\x00\x00\x00\x00\x00\x01\x00\x00!\x02\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\xe4\x00\x00\x00\x00\x00\x01\x00\x00&1\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x02\xec\x00\x00\x00\x00\x00\x01\x00\x0025\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\x8c\x00\x00\x00\x00\x00\x01\x00\x00#=\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x04\x22\x00\x00\x00\x00\x00\x01\x00\x00@.\
-\x00\x00\x01\xa26\xea\xae+\
-\x00\x00\x01\x22\x00\x00\x00\x00\x00\x01\x00\x00\x1e\xba\
-\x00\x00\x01\xa26\xea\xae+\
+\x00\x00\x01\xa27\xef\xc4\x0e\
+\x00\x00\x00>\x00\x00\x00\x00\x00\x01\x00\x00\x18f\
+\x00\x00\x01\xa27\xef\xc2\xd1\
+\x00\x00\x00b\x00\x00\x00\x00\x00\x01\x00\x00\x19D\
+\x00\x00\x01\xa27\xd3\x1c\xf7\
+\x00\x00\x01\x06\x00\x00\x00\x00\x00\x01\x00\x00#\x1f\
+\x00\x00\x01\xa27\xd3\x1c\xf7\
+\x00\x00\x00\xbc\x00\x00\x00\x00\x00\x01\x00\x00\x1a\xee\
+\x00\x00\x01\xa27\xd3\x1c\xf7\
+\x00\x00\x04\xac\x00\x00\x00\x00\x00\x01\x00\x00I5\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x04\x12\x00\x00\x00\x00\x00\x01\x00\x00C\xcc\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02\x10\x00\x00\x00\x00\x00\x01\x00\x00,5\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x01~\x00\x00\x00\x00\x00\x01\x00\x00&\xd9\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03H\x00\x00\x00\x00\x00\x01\x00\x00:c\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03f\x00\x00\x00\x00\x00\x01\x00\x00;\xaf\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x04\xe6\x00\x00\x00\x00\x00\x01\x00\x00KQ\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x04\xc8\x00\x00\x00\x00\x00\x01\x00\x00J:\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02\xac\x00\x00\x00\x00\x00\x01\x00\x003\xa2\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02\x96\x00\x00\x00\x00\x00\x01\x00\x002\x97\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02\xc6\x00\x00\x00\x00\x00\x01\x00\x004\xf1\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\xb0\x00\x00\x00\x00\x00\x01\x00\x00?k\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\x9a\x00\x00\x00\x00\x00\x01\x00\x00>1\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\xca\x00\x00\x00\x00\x00\x01\x00\x00@g\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02`\x00\x00\x00\x00\x00\x01\x00\x00/\xd0\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02\xe8\x00\x00\x00\x00\x00\x01\x00\x006\x19\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x01\xb8\x00\x00\x00\x00\x00\x01\x00\x00)2\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\x1c\x00\x00\x00\x00\x00\x01\x00\x007\xf0\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x04\x90\x00\x00\x00\x00\x00\x01\x00\x00H \
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\xe0\x00\x00\x00\x00\x00\x01\x00\x00A\x9e\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\xf8\x00\x00\x00\x00\x00\x01\x00\x00B\xca\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02H\x00\x00\x00\x00\x00\x01\x00\x00.\xac\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x01\xf8\x00\x00\x00\x00\x00\x01\x00\x00+/\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02v\x00\x00\x00\x00\x00\x01\x00\x0012\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x01P\x00\x00\x00\x00\x00\x01\x00\x00$\xd3\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\x84\x00\x00\x00\x00\x00\x01\x00\x00=1\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x04B\x00\x00\x00\x00\x00\x01\x00\x00FM\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x03\x00\x00\x00\x00\x00\x00\x01\x00\x006\xfb\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x04(\x00\x00\x00\x00\x00\x01\x00\x00E+\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x01\x9e\x00\x00\x00\x00\x00\x01\x00\x00(\x1a\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x02*\x00\x00\x00\x00\x00\x01\x00\x00-I\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x032\x00\x00\x00\x00\x00\x01\x00\x009M\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x01\xd2\x00\x00\x00\x00\x00\x01\x00\x00*U\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x04h\x00\x00\x00\x00\x00\x01\x00\x00GF\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
+\x00\x00\x01h\x00\x00\x00\x00\x00\x01\x00\x00%\xd2\
+\x00\x00\x01\xa27\xd3\x1c\xf5\
 "
 
 def qInitResources():
