@@ -352,6 +352,10 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         panel.send_anyway.click()
         await until(lambda: "deterministic" in panel.reply.toPlainText())
         grab(window, "continue-streaming")
+        window.resize(1024, 700)  # a small laptop screen: the conversation must stay readable
+        await asyncio.sleep(0.3)  # the reply is still streaming: not idle
+        grab(window, "continue-1024x700")
+        window.resize(1280, 800)
         controller.cancel()
         await idle(context)
         # Rho writes to the same session meanwhile: the next prompt stops at the conflict banner

@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QSizePolicy, QWidget
 
 from ...core.errors import RevisionConflict
@@ -96,6 +97,7 @@ class ActionHost(QObject):
         self.dock.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
         self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         self.dock.hide()
+        self.window.installEventFilter(self)  # keeps the dock's share when the window shrinks
 
         self.banner = ConflictBanner()
         self.banner.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # a strip, not a pane
@@ -178,11 +180,25 @@ class ActionHost(QObject):
         if current is not None and id(current) == ident:
             del self.dialogs[kind]
 
+    def _dock_cap(self) -> int:
+        """The continue dock's height: at most 28% of the window (270 px on a large one), so on a
+        700 px laptop screen the conversation keeps the larger share, with several cards in view."""
+        return max(150, min(270, self.window.height() * 28 // 100))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.window and event.type() == QEvent.Type.Resize and self.dock.isVisible()
+                and not self.dock.isFloating()
+                and self.window.dockWidgetArea(self.dock) == Qt.DockWidgetArea.BottomDockWidgetArea):  # fmt: skip
+            resized = cast(QResizeEvent, event)
+            if resized.size().height() < resized.oldSize().height() and self.dock.height() > self._dock_cap():
+                self.window.resizeDocks([self.dock], [self._dock_cap()], Qt.Orientation.Vertical)
+        return False
+
     def show_continue(self) -> None:
         """Show the continue dock and put the cursor in the composer (Ctrl+L)."""
         if not self.dock.isVisible():
             self.dock.show()
-            self.window.resizeDocks([self.dock], [270], Qt.Orientation.Vertical)
+            self.window.resizeDocks([self.dock], [self._dock_cap()], Qt.Orientation.Vertical)
         self.dock.raise_()
         self.panel.focus_composer()
 

@@ -1,0 +1,27 @@
+"""On a small laptop screen (1024 x 700) the continue panel leaves the conversation readable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import settle
+from .helpers import v3_session
+
+
+def test_the_continue_panel_leaves_room_for_the_conversation(make_window, run, tmp_path: Path) -> None:
+    context = make_window(open_file=v3_session(tmp_path / "home"))
+    window = context.window
+    # opened on a large window, then the window shrinks to a small laptop screen's
+    window.resize(1280, 800)
+    run(settle(context.bridge))
+    context.dialogs.show_continue()
+    run(settle(context.bridge))
+    window.resize(1024, 700)
+    run(settle(context.bridge))
+    conversation = window.conversation.list.viewport().height()
+    dock = context.dialogs.dock.height()
+    # the conversation keeps at least as much height as the panel, and room for several cards
+    assert conversation >= dock, (conversation, dock)
+    assert conversation >= 240, conversation
+    panel = context.dialogs.panel
+    assert panel.composer.height() >= 2 * panel.composer.fontMetrics().lineSpacing()
