@@ -101,8 +101,13 @@ def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> N
     view.find_bar.field.setText("TOLERANCE")
     view.find_bar.search_now()
     run(settle(context.bridge))
-    expected = [r for r in range(view.model.rowCount()) if "tolerance" in view.model.text(r).lower()]
+    from rho_desk.qt.views.find import searchable_text
+
+    messages = view.model.rows.messages
+    expected = [r for r in range(view.model.rowCount()) if "tolerance" in searchable_text(messages[r]).lower()]
     assert view.matches == expected and len(expected) >= 3
+    # a tool call whose arguments name it is a match too, though its row text does not
+    assert any("tolerance" not in view.model.text(r).lower() for r in expected)
     first = view.current_row()
     assert first == expected[0]
     key(view.find_bar.field, "Return")
@@ -278,3 +283,19 @@ def test_context_gauge_never_rounds_a_used_context_down_to_zero(qtbot) -> None:
                                  (300_000, 400_000, "75%"), (10, 0, "–")]:
         gauge.set_values(tokens, window, "test")
         assert gauge.percent_text() == text
+
+
+def test_find_looks_in_tool_arguments_and_tool_output() -> None:
+    from rho_desk.core.wire.model import ContentBlock, Message, ToolResult
+    from rho_desk.qt.views.find import find_rows
+
+    messages = [
+        Message.user_text("why does the webhook test flake?"),
+        Message.assistant_blocks([ContentBlock(text="Let me look."),
+                                  ContentBlock.of_tool_call("c1", "grep", {"pattern": "clock.now", "path": "app/"})]),  # fmt: skip
+        Message(tool_result=ToolResult("c1", True, "app/webhooks/refunds.py:12: ts = Clock.Now()")),
+    ]
+    assert find_rows(messages, "CLOCK.NOW") == [1, 2]  # the call's arguments, then its output
+    assert find_rows(messages, '"path": "app/"') == [1]
+    assert find_rows(messages, "grep") == [1]
+    assert find_rows(messages, "") == []

@@ -3,11 +3,12 @@
 The search itself runs in a worker thread (100k messages take a few hundred milliseconds);
 typing restarts it after a short pause, and a stale result is dropped. Matching is a
 case-insensitive substring test over each message's text (text blocks, tool output, the system
-prompt), the same text the list and the detail pane show.
+prompt) and its tool calls (name and arguments, as the detail pane shows them).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -18,18 +19,25 @@ from ...core.wire import Message
 from ..models.conversation import message_text
 from ..resources import Icon, icon
 
-__all__ = ["FindBar", "find_rows"]
+__all__ = ["FindBar", "find_rows", "searchable_text"]
 
 DEBOUNCE_MS: Final = 150
 MIN_CHARS: Final = 1
 
 
+def searchable_text(message: Message) -> str:
+    """What Find looks in: the row's text, then each tool call's name and JSON arguments."""
+    text = message_text(message)
+    calls = [f"{call.name} {json.dumps(call.arguments, ensure_ascii=False)}" for call in message.tool_calls()]
+    return "\n".join([text, *calls]) if calls else text
+
+
 def find_rows(messages: Sequence[Message], needle: str) -> list[int]:
-    """Rows whose text contains ``needle`` (case-insensitive); blocking, run it off-thread."""
+    """Rows whose searchable text contains ``needle`` (case-insensitive); blocking, run it off-thread."""
     folded = needle.casefold()
     if not folded:
         return []
-    return [i for i, m in enumerate(messages) if folded in message_text(m).casefold()]
+    return [i for i, m in enumerate(messages) if folded in searchable_text(m).casefold()]
 
 
 class FindBar(QFrame):
