@@ -292,7 +292,7 @@ def test_find_looks_in_tool_arguments_and_tool_output() -> None:
     messages = [
         Message.user_text("why does the webhook test flake?"),
         Message.assistant_blocks([ContentBlock(text="Let me look."),
-                                  ContentBlock.of_tool_call("c1", "grep", {"pattern": "clock.now", "path": "app/"})]),  # fmt: skip
+                                  ContentBlock.of_tool_call("c1", "grep", {"pattern": "clock.now", "path": "app/"})]),
         Message(tool_result=ToolResult("c1", True, "app/webhooks/refunds.py:12: ts = Clock.Now()")),
     ]
     assert find_rows(messages, "CLOCK.NOW") == [1, 2]  # the call's arguments, then its output
