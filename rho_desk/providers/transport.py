@@ -401,12 +401,13 @@ class EventStream:
     @property
     def is_event_stream(self) -> bool:
         """Whether the server answered with ``text/event-stream`` (some ignore ``stream: true``)."""
-        kind = self._response.headers.get("content-type", "text/event-stream")
+        kind: str = self._response.headers.get("content-type", "text/event-stream")
         return kind.split(";")[0].strip().lower() == "text/event-stream"
 
     @property
     def content_type(self) -> str:
-        return self._response.headers.get("content-type", "").split(";")[0].strip().lower()
+        kind: str = self._response.headers.get("content-type", "")
+        return kind.split(";")[0].strip().lower()
 
     async def read_json(self, limit: int = 64 * 1024 * 1024) -> Any:
         """The whole body as JSON (servers that answered a streamed request without streaming)."""
