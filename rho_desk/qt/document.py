@@ -434,7 +434,7 @@ class SessionDocument(QObject):
         # The writer read the file before this change: it must not append on a stale view.
         await self._drop_writer()
         self._set_conflict(None)
-        tree = self.file.tree  # type: ignore[union-attr]
+        tree = self.file.tree
         previous = self.selected
         if previous is None or (previous is before_leaf and self.follow_live):
             target = tree.active_leaf

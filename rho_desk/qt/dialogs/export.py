@@ -116,7 +116,7 @@ class ExportDialog(QDialog):
         self.source: SessionSnapshot | None = None
         self.source_name = ""
         self.secrets: ExportSecrets | None = None
-        self.result: ExportResult | None = None
+        self.export_result: ExportResult | None = None
         self._result_key: tuple[Any, ...] | None = None
         self._generation = 0
         self.last_written: tuple[Path, Path] | None = None
@@ -178,7 +178,9 @@ class ExportDialog(QDialog):
         self.blocked.setObjectName("LibraryNotice")
         self.override = QCheckBox("Write anyway (recorded in the receipt)")
         self.override.setObjectName("OverrideFindings")
-        self.blocked.layout().addWidget(self.override)
+        banner_row = self.blocked.layout()
+        assert banner_row is not None  # a Banner lays out its row itself
+        banner_row.addWidget(self.override)
         self.blocked.hide()
         self.busy = BusyRow()
         self.busy.hide()
@@ -238,7 +240,7 @@ class ExportDialog(QDialog):
         async def gather() -> tuple[SessionSnapshot, Any, ExportSecrets]:
             snapshot = await asyncio.to_thread(under_lock, document, document.snapshot, node)
             stats = await asyncio.to_thread(class_stats, snapshot)
-            secrets = self.secrets or await asyncio.to_thread(load_secrets)
+            secrets = self.secrets if self.secrets is not None else await asyncio.to_thread(load_secrets)
             return snapshot, stats, secrets
 
         def loaded(value: tuple[SessionSnapshot, Any, ExportSecrets]) -> None:
@@ -292,7 +294,7 @@ class ExportDialog(QDialog):
         )
 
     def _show_result(self, result: ExportResult, key: tuple[Any, ...]) -> None:
-        self.result = result
+        self.export_result = result
         self._result_key = key
         self.classes.set_stats(result.stats)
         data = result.data
@@ -324,7 +326,7 @@ class ExportDialog(QDialog):
 
     def current(self) -> ExportResult | None:
         """The export for exactly the current choices, if it is computed."""
-        return self.result if self._result_key is not None and self._result_key == self._key() else None
+        return self.export_result if self._result_key is not None and self._result_key == self._key() else None
 
     def _update_buttons(self) -> None:
         result = self.current()

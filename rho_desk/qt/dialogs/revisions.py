@@ -198,4 +198,4 @@ async def _amove(document: Any, to_id: str, from_id: str) -> RevisionNode:
         # A v1-v3 line only grows at its end: append the earlier state as a new complete base.
         state = await asyncio.to_thread(under_lock, document, stored_state, tree, target)
         copy = state.replace(revision=leaf.revision + 1)
-        return await asyncio.to_thread(under_lock, document, _save, writer, copy, None, ())  # type: ignore[no-any-return]
+        return await asyncio.to_thread(under_lock, document, _save, writer, copy, None, ())

@@ -11,6 +11,7 @@ Very long content is cut (with a note and a *show all* link) to keep the pane re
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final
 
 import msgspec
@@ -111,7 +112,8 @@ class ImageViewer(QDialog):
         layout.addWidget(area, 1)
         layout.addWidget(caption)
         for keys, factor in (("Ctrl++", 1.25), ("Ctrl+=", 1.25), ("Ctrl+-", 0.8), ("Ctrl+0", 0.0)):
-            QShortcut(QKeySequence(keys), self, activated=lambda f=factor: self.set_zoom(f))
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.activated.connect(functools.partial(self.set_zoom, factor))
         self.set_zoom(0.0)
         self.resize(min(1000, image.width() + 60), min(760, image.height() + 90))
 
@@ -159,7 +161,8 @@ class MessageDetailView(QWidget):
         self.meta.setProperty("muted", True)
         self.meta.setWordWrap(True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.raw_button = QToolButton(text="Raw JSON")
+        self.raw_button = QToolButton()
+        self.raw_button.setText("Raw JSON")
         self.raw_button.setCheckable(True)
         self.raw_button.setToolTip("Show the message exactly as stored (Ctrl+J)")
         self.raw_button.toggled.connect(self.set_raw)
@@ -450,7 +453,7 @@ class MessageDetailView(QWidget):
                 ImageViewer(image, f"Image {number + 1} · {blocks[number].mime_type}", self.window()).show()
 
     def _highlight(self) -> None:
-        selections = []
+        selections: list[QTextEdit.ExtraSelection] = []
         needle = self.find_text
         if needle:
             doc = self.browser.document()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -52,7 +52,7 @@ class RevisionDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         t = self.theme
         on_path = index.data(Role.ON_ACTIVE_PATH)
@@ -66,7 +66,7 @@ class RevisionDelegate(QStyledItemDelegate):
             option.features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
             option.decorationSize = option.decorationSize.expandedTo(option.decorationSize)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         if index.column() == COL_CHANGE and index.data(Role.KIND) == NodeKind.COMPACTION.value:
             painter.fillRect(option.rect, QColor(self.theme.marker))
         super().paint(painter, option, index)
@@ -77,7 +77,7 @@ class DiffDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         sign = index.data(Role.KIND)
         t = self.theme
         color = {Sign.ADDED.value: t.success_soft, Sign.REMOVED.value: t.danger_soft, Sign.CHANGED.value: t.warning_soft}.get(sign)
