@@ -129,6 +129,7 @@ _EXPORTS: dict[str, str] = {
     "new_id": "ids",
     "prepare_assistant": "handoff",
     "protocol_issue": "session",
+    "race": "cancellation",
     "report_message_omissions": "handoff",
     "report_omissions": "handoff",
     "sanitize_history": "wire",
@@ -246,6 +247,7 @@ __all__ = [
     "new_id",
     "prepare_assistant",
     "protocol_issue",
+    "race",
     "report_message_omissions",
     "report_omissions",
     "sanitize_history",
@@ -270,6 +272,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
     from .cancellation import (
         CancellationToken,
+        race,
     )
     from .compaction import (
         CompactionOutcome,

@@ -47,7 +47,7 @@ from ..core.stores.rho_files import (
 )
 from ..core.stores.rho_files.records import HeaderRecord, SnapshotRecord, StoredDisplayMessage
 from ..core.wire import Message, SessionSnapshot, decode_snapshot, encode
-from .bridge import EngineBridge
+from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 from .live import Appended, LiveWatcher, NeedsFullReload, apply_appended, read_appended
 from .workers import bulk_load
@@ -294,7 +294,7 @@ class SessionDocument(QObject):
         generation = self._generation
         self._set_loading(True)
         try:
-            file, is_snapshot = await asyncio.to_thread(load_path, Path(path))
+            file, is_snapshot = await in_thread(load_path, Path(path))
         finally:
             self._set_loading(False)
         if generation != self._generation:
@@ -329,7 +329,7 @@ class SessionDocument(QObject):
     async def _drop_writer(self) -> None:
         writer, self._writer = self._writer, None
         if writer is not None:
-            await asyncio.to_thread(writer.close)
+            await in_thread(writer.close)
 
     # -- selection -----------------------------------------------------------------------------
 
@@ -395,7 +395,7 @@ class SessionDocument(QObject):
         appended: Appended | None = None
         if not full:
             try:
-                appended = await asyncio.to_thread(read_appended, file)
+                appended = await in_thread(read_appended, file)
             except NeedsFullReload:
                 appended = None
             except FileNotFoundError:
@@ -418,7 +418,7 @@ class SessionDocument(QObject):
         if appended is None:
             self._set_loading(True)
             try:
-                fresh, _ = await asyncio.to_thread(load_path, file.path)
+                fresh, _ = await in_thread(load_path, file.path)
             finally:
                 self._set_loading(False)
             if generation != self._generation or file is not self.file:
@@ -471,7 +471,7 @@ class SessionDocument(QObject):
     async def writing(self) -> AsyncIterator[SessionWriter]:
         """Hold the document's writer for one write (serialised with all other writes).
 
-        Use its methods through ``asyncio.to_thread`` (they fsync). A ``RevisionConflict``
+        Use its methods through ``in_thread`` (the bridge) (they fsync). A ``RevisionConflict``
         raised inside is recorded in :attr:`conflict` (the UI offers reload or fork) and
         re-raised.
 
@@ -490,7 +490,7 @@ class SessionDocument(QObject):
                 )
             if self._writer is None or self._writer.session is not file:
                 await self._drop_writer()
-                self._writer = await asyncio.to_thread(SessionWriter, file)
+                self._writer = await in_thread(SessionWriter, file)
             writer = self._writer
             try:
                 yield writer
@@ -518,7 +518,7 @@ class SessionDocument(QObject):
             InputError: the file is a v1-v3 line (fork such a revision instead).
         """
         async with self.writing() as writer:
-            written = await asyncio.to_thread(writer.set_leaf, node)
+            written = await in_thread(writer.set_leaf, node)
         if not written:
             return OpResult(False, Changes())
         return OpResult(True, self.note_written(node))
@@ -537,7 +537,7 @@ class SessionDocument(QObject):
             # state may keep its revision (§5.6 rule 7).
             snapshot = tree.snapshot(node, trim=False, prompt_cache_key=None)
             async with self.writing() as writer:
-                new = await asyncio.to_thread(writer.fork, node, snapshot)
+                new = await in_thread(writer.fork, node, snapshot)
             return OpResult(new, self.note_written(new))
         home = self.home or self.fork_home
         if home is None:
@@ -550,7 +550,7 @@ class SessionDocument(QObject):
                 finally:
                     writer.close()
 
-            path = await asyncio.to_thread(create)
+            path = await in_thread(create)
         return OpResult(path, Changes(library=True))
 
     # -- conflicts and the engine ---------------------------------------------------------------

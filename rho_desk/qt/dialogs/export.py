@@ -16,7 +16,6 @@ Markdown or HTML) and its receipt are written atomically, together.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +53,7 @@ from ...core.export import (
     write_files_atomic,
 )
 from ...core.wire import SessionSnapshot
+from ..bridge import in_thread
 from .common import human_bytes
 from .models import ClassTableModel, FindingsModel
 from .prefs import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
@@ -130,7 +130,8 @@ class ExportDialog(QDialog):
         intro.setProperty("muted", True)
 
         self.classes = ClassTableModel(self)
-        saved = set(host.settings.get(PREFS_EXPORT_INCLUDED))
+        included: list[str] = host.settings.get(PREFS_EXPORT_INCLUDED)
+        saved = set(included)
         self.classes.included = {c for c in ALL_CLASSES if c.value in saved}
         self.class_table = make_table("ExportClassTable", self.classes, stretch=0)
         self.class_table.setMinimumHeight(9 * 24 + 30)
@@ -238,9 +239,9 @@ class ExportDialog(QDialog):
         self.busy.busy("Reading the revision and the keyring…")
 
         async def gather() -> tuple[SessionSnapshot, Any, ExportSecrets]:
-            snapshot = await asyncio.to_thread(under_lock, document, document.snapshot, node)
-            stats = await asyncio.to_thread(class_stats, snapshot)
-            secrets = self.secrets if self.secrets is not None else await asyncio.to_thread(load_secrets)
+            snapshot = await in_thread(under_lock, document, document.snapshot, node)
+            stats = await in_thread(class_stats, snapshot)
+            secrets = self.secrets if self.secrets is not None else await in_thread(load_secrets)
             return snapshot, stats, secrets
 
         def loaded(value: tuple[SessionSnapshot, Any, ExportSecrets]) -> None:
@@ -288,7 +289,7 @@ class ExportDialog(QDialog):
             self._show_result(result, key)
 
         self.host.bridge.run(
-            asyncio.to_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt),
+            in_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt),
             on_success=show,
             context="Building the export preview",
         )
@@ -383,7 +384,7 @@ class ExportDialog(QDialog):
             self.busy.done("Nothing was written.")
             self.host.notifier.show_exception(exc, context="Writing the export")
 
-        self.host.bridge.run(asyncio.to_thread(write_files_atomic, files, overwrite=True),
+        self.host.bridge.run(in_thread(write_files_atomic, files, overwrite=True),
                              on_success=written, on_error=failed, context="Writing the export")  # fmt: skip
 
     # -- reacting --------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ Apply. Everything non-secret goes through the typed settings registry.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +46,7 @@ from ...providers.credentials import (
     keyring_status,
 )
 from ...providers.profiles import ProfileError, ProfileKind, ProviderProfile
+from ..bridge import in_thread
 from ..changes import Changes
 from ..settings import PREFS_DATA_DIR, PREFS_THEME
 from .models import ProfileListModel
@@ -239,11 +239,11 @@ class SettingsDialog(QDialog):
         host = self.host
 
         async def read() -> tuple[Any, dict[str, str], Any]:
-            loaded = await asyncio.to_thread(host.profiles.load)
+            loaded = await in_thread(host.profiles.load)
             states = {}
             for profile in loaded.profiles:
-                states[profile.name] = await asyncio.to_thread(key_state, profile)
-            status = await asyncio.to_thread(keyring_status)
+                states[profile.name] = await in_thread(key_state, profile)
+            status = await in_thread(keyring_status)
             return loaded, states, status
 
         def show(value: tuple[Any, dict[str, str], Any]) -> None:
@@ -325,7 +325,7 @@ class SettingsDialog(QDialog):
             self.profile_notice.show_text(exc.text() if isinstance(exc, ProfileError) else str(exc))
             return
         self.profile_notice.hide()
-        self._run_profile_job(asyncio.to_thread(self.host.profiles.upsert, profile), f"Saved profile {profile.name}.",
+        self._run_profile_job(in_thread(self.host.profiles.upsert, profile), f"Saved profile {profile.name}.",
                               select=profile.name)  # fmt: skip
 
     def _on_add_clicked(self) -> None:
@@ -349,7 +349,7 @@ class SettingsDialog(QDialog):
             return
 
         async def remove() -> None:
-            await asyncio.to_thread(self.host.profiles.remove, name)
+            await in_thread(self.host.profiles.remove, name)
             await adelete_api_key(name)
 
         self._run_profile_job(remove(), f"Removed profile {name} and its stored key.")
@@ -357,7 +357,7 @@ class SettingsDialog(QDialog):
     def _on_default_clicked(self) -> None:
         name = self.selected_name()
         if name is not None:
-            self._run_profile_job(asyncio.to_thread(self.host.profiles.set_default, name),
+            self._run_profile_job(in_thread(self.host.profiles.set_default, name),
                                   f"{name} is the default profile.", select=name)  # fmt: skip
 
     def store_key(self) -> None:

@@ -10,7 +10,6 @@ screen and steps through them; J/K step through messages, O expands one, Ctrl+F 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -31,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.wire import ModelIdentity
-from ..bridge import EngineBridge
+from ..bridge import EngineBridge, in_thread
 from ..document import HistoryMode, SessionDocument
 from ..models.conversation import ConversationModel, ConversationRows, build_rows
 from ..resources import Icon, pixmap
@@ -322,7 +321,7 @@ class ConversationView(QWidget):
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
                 return rows
 
-        rows = await asyncio.to_thread(build)
+        rows = await in_thread(build)
         if generation != self._generation:
             return
         self.last_build_ms = rows.build_ms
@@ -344,7 +343,7 @@ class ConversationView(QWidget):
 
     def _run_layout(self, compute: Any, done: Any) -> None:
         async def run() -> Any:
-            return await asyncio.to_thread(compute)
+            return await in_thread(compute)
 
         self.bridge.run(run(), on_success=done, context="Laying out the conversation")
 
@@ -420,7 +419,7 @@ class ConversationView(QWidget):
         self.bridge.run(self._afind(generation, messages, text), context="Finding")
 
     async def _afind(self, generation: int, messages: Any, text: str) -> None:
-        rows = await asyncio.to_thread(find_rows, messages, text)
+        rows = await in_thread(find_rows, messages, text)
         if generation != self._find_generation or messages is not self.model.rows.messages:
             return
         self._matches = rows

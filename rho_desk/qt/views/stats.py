@@ -9,7 +9,6 @@ where that window came from. Everything is computed in a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 from typing import Any, Final
 
@@ -31,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.stores.rho_files import RevisionNode
-from ..bridge import EngineBridge
+from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
 from ..models.compactions import CompactionTableModel, SeriesPoint, StatsData, compute_stats
 from ..models.roles import Role
@@ -434,7 +433,7 @@ class StatisticsView(QWidget):
 
     async def _acompute(self, generation: int, tree: Any, node: RevisionNode) -> None:
         if self._profiles is None:
-            self._profiles = await asyncio.to_thread(profile_windows)
+            self._profiles = await in_thread(profile_windows)
         window = self.settings.get(PREFS_CONTEXT_WINDOW)
         lock, profiles = self.document.tree_lock, self._profiles
 
@@ -442,7 +441,7 @@ class StatisticsView(QWidget):
             with lock:
                 return compute_stats(tree, node, default_window=window, profiles=profiles)
 
-        data = await asyncio.to_thread(compute)
+        data = await in_thread(compute)
         if generation != self._generation:
             return
         self.show_data(data)

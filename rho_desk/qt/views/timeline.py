@@ -7,7 +7,6 @@ marks one), or with its parent when no base is marked; it is computed in a worke
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
@@ -30,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.stores.rho_files import NodeKind, RevisionNode
-from ..bridge import EngineBridge
+from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
 from ..models.conversation import message_text
 from ..models.diff import DiffModel, DiffResult, Sign, compute_diff
@@ -255,7 +254,7 @@ class RevisionTimelineView(QWidget):
             with lock:
                 return compute_diff(tree, old, new)
 
-        result = await asyncio.to_thread(compute)
+        result = await in_thread(compute)
         if generation != self._diff_generation:
             return
         self.diff_model.set_result(result)
