@@ -122,6 +122,7 @@ _EXPORTS: dict[str, str] = {
     "estimate_messages_tokens": "compaction",
     "estimate_text_tokens": "compaction",
     "events": "session",
+    "error_text": "errors",
     "format_retry_after": "errors",
     "gc_paused": "wire",
     "json_tokens": "compaction",
@@ -236,6 +237,7 @@ __all__ = [
     "decode_snapshot",
     "encode",
     "encode_pretty",
+    "error_text",
     "estimate_context_tokens",
     "estimate_messages_tokens",
     "estimate_text_tokens",
@@ -312,6 +314,7 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
         StorageError,
         ToolFailed,
         WireFormatError,
+        error_text,
         format_retry_after,
     )
     from .handoff import (

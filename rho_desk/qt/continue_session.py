@@ -41,7 +41,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ..core.compaction.api import CompactionOutcome
-from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict
+from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
 from ..core.session import Rho, Run, Session, SessionOptions, events
 from ..core.stores.rho_files import NodeKind, create_session, default_prompt_cache_key
@@ -489,7 +489,7 @@ class ContinueController(QObject):
             if self.pending_prompt:
                 self.sig_prompt_returned.emit(self.pending_prompt)
             return
-        text = exc.text() if hasattr(exc, "text") else f"{type(exc).__name__}: {exc}"
+        text = error_text(exc)
         self.sig_turn_finished.emit("failed", text)
         if self.pending_prompt:
             self.sig_prompt_returned.emit(self.pending_prompt)

@@ -12,7 +12,7 @@ finished results on the GUI thread. Live updates (:mod:`rho_desk.qt.live`) apply
 appended records when the file merely grew, and keep the user's place: the selection stays on
 the revision it was on, or follows the newest revision when it was on the active one.
 
-For the second engineer's actions (compact, export, continue, edit), the contract is:
+For the actions that change the session (compact, export, continue, edit), the contract is:
 
 * read with :meth:`snapshot`, :meth:`history`, :attr:`selected`, :attr:`tree`;
 * write through ``async with document.writing() as writer:`` (serialised with every other

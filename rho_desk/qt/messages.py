@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core.errors import Cancelled, KnownError
+from ..core.errors import Cancelled, KnownError, error_text
 
 __all__ = [
     "Level",
@@ -121,16 +121,8 @@ class Notifier(QObject):
             return None
         prefix = f"{context}: " if context else ""
         if isinstance(exc, KnownError):
-            return self.post(Notice(Level.ERROR, prefix + exc.text(), _known_details(exc)))
-        summary = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        return self.post(
-            Notice(Level.BUG, f"{prefix}rho-desk hit a bug ({_first_line(summary)})", _bug_details(exc))
-        )
-
-
-def _first_line(text: str, limit: int = 160) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else text
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+            return self.post(Notice(Level.ERROR, prefix + error_text(exc), _known_details(exc)))
+        return self.post(Notice(Level.BUG, prefix + error_text(exc), _bug_details(exc)))
 
 
 def _known_details(exc: KnownError) -> str | None:

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import InputError
+from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import ContentBlock, Message, SessionSnapshot
 from ..bridge import in_thread
@@ -388,7 +388,7 @@ class EditMessagesDialog(_RevisionDialog):
         try:
             edited = replace_text(self.history[index], text)
         except InputError as exc:
-            self.notice.show_text(exc.text())
+            self.notice.show_text(error_text(exc))
             return
         row.message = edited
         row.edited = edited != self.history[index]

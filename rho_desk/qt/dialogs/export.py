@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import KnownError
+from ...core.errors import error_text
 from ...core.export import (
     ALL_CLASSES,
     ContentClass,
@@ -252,7 +252,7 @@ class ExportDialog(QDialog):
             self.schedule(now=True)
 
         def failed(exc: BaseException) -> None:
-            self.busy.done("Cannot export: " + (exc.text() if isinstance(exc, KnownError) else type(exc).__name__))
+            self.busy.done("Cannot export: " + error_text(exc))
             self.host.notifier.show_exception(exc, context="Preparing the export")
 
         self.host.bridge.run(gather(), on_success=loaded, on_error=failed, context="Preparing the export")

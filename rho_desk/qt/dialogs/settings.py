@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.errors import error_text
 from ...providers.credentials import (
     adelete_api_key,
     aset_api_key,
@@ -265,7 +266,7 @@ class SettingsDialog(QDialog):
             self._fill_combos()
 
         def failed(exc: BaseException) -> None:
-            self.profile_notice.show_text(exc.text() if hasattr(exc, "text") else str(exc))
+            self.profile_notice.show_text(error_text(exc))
 
         host.bridge.run(read(), on_success=show, on_error=failed, context="Reading provider profiles")
 
@@ -321,8 +322,8 @@ class SettingsDialog(QDialog):
     def save_profile(self) -> None:
         try:
             profile = self.form_profile()
-        except (ProfileError, ValueError) as exc:
-            self.profile_notice.show_text(exc.text() if isinstance(exc, ProfileError) else str(exc))
+        except ProfileError as exc:
+            self.profile_notice.show_text(error_text(exc))
             return
         self.profile_notice.hide()
         self._run_profile_job(in_thread(self.host.profiles.upsert, profile), f"Saved profile {profile.name}.",
@@ -389,7 +390,7 @@ class SettingsDialog(QDialog):
 
         def failed(exc: BaseException) -> None:
             self.busy.done("Nothing changed.")
-            self.profile_notice.show_text(exc.text() if hasattr(exc, "text") else f"{type(exc).__name__}")
+            self.profile_notice.show_text(error_text(exc))
 
         self.host.bridge.run(coro, on_success=done, on_error=failed, context="Provider settings")
 
