@@ -90,6 +90,8 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("file.open", "&Open Session File…", "Ctrl+O", "Open a session file, folder or snapshot document", icon="open"),
     _spec("file.reload", "Reloa&d From Disk", "F5", "Read the open session file again", icon="reload", requires=DOC),
     _spec("file.close", "&Close Session", "Ctrl+W", "Close the open session", requires=DOC),
+    _spec("file.export_settings", "&Export Settings…", "Ctrl+Alt+E", "Save your preferences to a JSON file (no keys or secrets)", sep=True),
+    _spec("file.import_settings", "&Import Settings…", "Ctrl+Alt+I", "Apply preferences from a settings JSON file"),
     _spec("file.quit", "&Quit", "Ctrl+Q", "Quit rho-desk", sep=True),
     # Edit
     _spec("edit.find", "&Find in Session…", "Ctrl+F", "Search the open conversation", icon="search", requires=DOC),

@@ -30,10 +30,15 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from ..core.errors import InputError
+from ..core.fsio import atomic_write
 from ..core.stores.library import TrashEntry
 from ..core.stores.summary import SessionSummary
+from .bridge import in_thread
 from .changes import Changes, OpResult
 from .settings import PREFS_THEME
+from .settings_document import export_settings, import_settings
+from .text import plural
 
 if TYPE_CHECKING:
     from .actions import Actions
@@ -91,6 +96,8 @@ class Commands:
         a.attach("file.reload", lambda: self.document.reload(full=True))
         a.attach("file.close", self.close_document)
         a.attach("file.quit", self.window.close)
+        a.attach("file.export_settings", self.export_settings_dialog)
+        a.attach("file.import_settings", self.import_settings_dialog)
         a.attach("view.theme", self.cycle_theme)
         a.attach("revision.make_active", self.make_active)
         a.attach("revision.fork", self.fork)
@@ -208,6 +215,51 @@ class Commands:
                 self.notifier.info(f"New branch from revision {node.revision}; it is now the active one")
 
         self.bridge.run(document.afork(node), on_success=done, context="Forking")
+
+    # -- settings export and import -------------------------------------------------------------------
+
+    def export_settings_dialog(self) -> None:
+        dialog = QFileDialog(self.window, "Export settings", str(Path.home() / "rho-desk-settings.json"),
+                             "Settings (*.json);;All files (*)")  # fmt: skip
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("json")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda name: self.export_settings(Path(name)))
+        self.dialog = dialog
+        dialog.open()
+
+    def export_settings(self, path: Path) -> None:
+        """Write every preference to ``path`` (atomically, off the GUI thread)."""
+        data = export_settings(self.settings)
+        self.bridge.run(in_thread(atomic_write, path, data),
+                        on_success=lambda _r: self.notifier.info(f"Settings exported to {path.name}"),
+                        context="Exporting the settings")  # fmt: skip
+
+    def import_settings_dialog(self) -> None:
+        dialog = QFileDialog(self.window, "Import settings", str(Path.home()), "Settings (*.json);;All files (*)")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda name: self.import_settings(Path(name)))
+        self.dialog = dialog
+        dialog.open()
+
+    def import_settings(self, path: Path) -> None:
+        """Apply the preferences in ``path`` (all of them, or none if the file is invalid)."""
+
+        async def read() -> bytes:
+            try:
+                return await in_thread(path.read_bytes)
+            except OSError as exc:
+                raise InputError(exc.strerror or type(exc).__name__, source=str(path)) from None
+
+        def apply(data: bytes) -> None:
+            keys = import_settings(self.settings, data, source=str(path))
+            self.theme.set_preference(self.settings.get(PREFS_THEME))
+            self.notifier.info(f"Imported {plural(len(keys), 'setting')} from {path.name}; "
+                               "some take effect the next time rho-desk starts")  # fmt: skip
+            self.bridge.emit_changes(Changes(settings=True))
+
+        self.bridge.run(read(), on_success=apply, context=f"Importing {path.name}")
 
     # -- view ------------------------------------------------------------------------------------------
 
