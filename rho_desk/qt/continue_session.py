@@ -362,7 +362,7 @@ class ContinueController(QObject):
 
     # -- resolving conflicts -------------------------------------------------------------------------
 
-    def reload(self) -> asyncio.Task[Any]:
+    def reload(self) -> asyncio.Task[Changes]:
         """Drop the engine's unsaved state and continue from the file's newest revision."""
         return self.host.bridge.run(self.areload(), context="Reloading the session")
 
@@ -378,7 +378,7 @@ class ContinueController(QObject):
         changes = getattr(result, "changes", None)
         return changes if isinstance(changes, Changes) else Changes(revisions=True, messages=True)
 
-    def fork(self) -> asyncio.Task[Any]:
+    def fork(self) -> asyncio.Task[Changes]:
         """Keep the engine's state: a branch (v4) or a new session file (v1-v3)."""
         return self.host.bridge.run(self.afork(), context="Forking the conversation")
 

@@ -30,7 +30,7 @@ import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -51,6 +51,10 @@ from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 from .live import Appended, LiveWatcher, NeedsFullReload, apply_appended, read_appended
 from .workers import bulk_load
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+    from ..core.stores.base import SessionStore
 
 __all__ = ["HistoryMode", "ReloadInfo", "SessionDocument", "load_path"]
 
@@ -201,9 +205,9 @@ class SessionDocument(QObject):
         self.selected: RevisionNode | None = None
         self.mode = HistoryMode.DISPLAY
         self.conflict: RevisionConflict | None = None
-        self.engine_session: Any = None
+        self.engine_session: Session | None = None
         """The engine ``Session`` while the conversation is continued in the window."""
-        self.engine_store: Any = None
+        self.engine_store: SessionStore | None = None
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
         self.tree_lock = threading.RLock()
@@ -564,7 +568,7 @@ class SessionDocument(QObject):
     def clear_conflict(self) -> None:
         self._set_conflict(None)
 
-    def attach_engine(self, session: Any, store: Any = None) -> None:
+    def attach_engine(self, session: Session, store: SessionStore | None = None) -> None:
         """Record the engine session (and store) continuing this conversation."""
         self.engine_session = session
         self.engine_store = store

@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import Any, Final
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -214,7 +214,7 @@ class NotificationBar(QFrame):
         self.details_button.setChecked(False)
         self.hide()
 
-    def keyPressEvent(self, event: Any) -> None:
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.dismiss()
             return

@@ -17,10 +17,11 @@ Apply. Everything non-secret goes through the typed settings registry.
 from __future__ import annotations
 
 import os
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -41,12 +42,13 @@ from PySide6.QtWidgets import (
 
 from ...core.errors import error_text
 from ...providers.credentials import (
+    KeyringStatus,
     adelete_api_key,
     aset_api_key,
     get_api_key,
     keyring_status,
 )
-from ...providers.profiles import ProfileError, ProfileKind, ProviderProfile
+from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
 from ..bridge import in_thread
 from ..changes import Changes
 from ..settings import PREFS_DATA_DIR, PREFS_THEME
@@ -239,7 +241,7 @@ class SettingsDialog(QDialog):
         """Read the profiles file and the key states (off the GUI thread)."""
         host = self.host
 
-        async def read() -> tuple[Any, dict[str, str], Any]:
+        async def read() -> tuple[ProfileSet, dict[str, str], KeyringStatus]:
             loaded = await in_thread(host.profiles.load)
             states = {}
             for profile in loaded.profiles:
@@ -247,7 +249,7 @@ class SettingsDialog(QDialog):
             status = await in_thread(keyring_status)
             return loaded, states, status
 
-        def show(value: tuple[Any, dict[str, str], Any]) -> None:
+        def show(value: tuple[ProfileSet, dict[str, str], KeyringStatus]) -> None:
             loaded, states, status = value
             current = select or self.selected_name()
             self.profiles.set_profiles(loaded.profiles, loaded.default)
@@ -276,7 +278,7 @@ class SettingsDialog(QDialog):
             return None
         return str(self.profiles.profiles[index.row()].name)
 
-    def _on_profile_current_changed(self, current: Any, _previous: Any) -> None:
+    def _on_profile_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or current.row() >= len(self.profiles.profiles):
             return
         p = self.profiles.profiles[current.row()]
@@ -379,7 +381,7 @@ class SettingsDialog(QDialog):
         if name is not None:
             self._run_profile_job(adelete_api_key(name), f"Removed the key of {name} from the keyring.", select=name)
 
-    def _run_profile_job(self, coro: Any, done_text: str, *, select: str | None = None) -> None:
+    def _run_profile_job(self, coro: Coroutine[Any, Any, object], done_text: str, *, select: str | None = None) -> None:
         self.busy.busy("Working…")
 
         def done(_value: object) -> None:

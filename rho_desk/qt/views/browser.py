@@ -10,8 +10,9 @@ shows snippets with the matches highlighted. A click (or Enter) opens a session;
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -431,7 +432,7 @@ class SessionBrowserView(QFrame):
 
     # -- helpers --------------------------------------------------------------------------------------
 
-    def _show(self, fill: Any) -> None:
+    def _show(self, fill: Callable[[], object]) -> None:
         selected = self.selected_summary()
         fill()
         if self.document.path is not None and self.model.row_of_path(self.document.path) >= 0:

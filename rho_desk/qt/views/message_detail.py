@@ -12,10 +12,11 @@ Very long content is cut (with a note and a *show all* link) to keep the pane re
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import msgspec
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QGuiApplication,
@@ -40,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.compaction import message_tokens
-from ...core.wire import Message, ModelIdentity, encode_pretty
+from ...core.wire import Message, ModelIdentity, ProviderContextBlock, encode_pretty
 from ..markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
 from ..models.conversation import ConversationModel, RowKind, decode_image, message_text
 from ..resources import Icon, icon
@@ -137,7 +138,9 @@ class MessageDetailView(QWidget):
     sig_link_refused = Signal(str)
     """A link was clicked whose scheme is not opened (``javascript:``...)."""
 
-    def __init__(self, theme: Theme, parent: QWidget | None = None, *, open_url: Any = None) -> None:
+    def __init__(
+        self, theme: Theme, parent: QWidget | None = None, *, open_url: Callable[[QUrl], object] | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("MessageDetail")
         self.theme = theme
@@ -389,7 +392,7 @@ class MessageDetailView(QWidget):
             out.append(self._provider_html(detail.provider_context))
         return "".join(out) or '<p class="muted">(empty message)</p>'
 
-    def _provider_html(self, blocks: Any) -> str:
+    def _provider_html(self, blocks: Sequence[ProviderContextBlock]) -> str:
         rows = []
         fallback = None
         for block in blocks:
