@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from ..core.errors import InputError, KnownError, RevisionConflict
+from ..core.errors import InputError, KnownError, RevisionConflict, error_text
 
 __all__ = ["main"]
 
@@ -96,11 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args))
     except RevisionConflict as exc:
-        return fail(exc.text(), EXIT_PROBLEMS)
+        return fail(error_text(exc), EXIT_PROBLEMS)
     except InputError as exc:
-        return fail(exc.text(), EXIT_BAD_INPUT)
+        return fail(error_text(exc), EXIT_BAD_INPUT)
     except KnownError as exc:
-        return fail(exc.text(), EXIT_PROBLEMS)
+        return fail(error_text(exc), EXIT_PROBLEMS)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -73,7 +73,7 @@ def _identity_only(identity: Any) -> Any:
 
 
 def _describe(message: Any) -> str:
-    text = message.text().replace("\n", " ").strip()
+    text: str = message.text().replace("\n", " ").strip()
     return text[:77] + "…" if len(text) > 78 else text
 
 

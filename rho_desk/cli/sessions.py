@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         notice = report.notice()
         if library.cache_notice:
             print(f"rho-desk: note: {library.cache_notice}", file=sys.stderr)
+        rows: list[Row]
         if args.search is not None:
             results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
             rows = [(hit.session, hit.snippets) for hit in results.hits]

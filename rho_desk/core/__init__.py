@@ -122,6 +122,7 @@ _EXPORTS: dict[str, str] = {
     "estimate_messages_tokens": "compaction",
     "estimate_text_tokens": "compaction",
     "events": "session",
+    "error_text": "errors",
     "format_retry_after": "errors",
     "gc_paused": "wire",
     "json_tokens": "compaction",
@@ -129,6 +130,7 @@ _EXPORTS: dict[str, str] = {
     "new_id": "ids",
     "prepare_assistant": "handoff",
     "protocol_issue": "session",
+    "race": "cancellation",
     "report_message_omissions": "handoff",
     "report_omissions": "handoff",
     "sanitize_history": "wire",
@@ -235,6 +237,7 @@ __all__ = [
     "decode_snapshot",
     "encode",
     "encode_pretty",
+    "error_text",
     "estimate_context_tokens",
     "estimate_messages_tokens",
     "estimate_text_tokens",
@@ -246,6 +249,7 @@ __all__ = [
     "new_id",
     "prepare_assistant",
     "protocol_issue",
+    "race",
     "report_message_omissions",
     "report_omissions",
     "sanitize_history",
@@ -270,6 +274,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
     from .cancellation import (
         CancellationToken,
+        race,
     )
     from .compaction import (
         CompactionOutcome,
@@ -309,6 +314,7 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
         StorageError,
         ToolFailed,
         WireFormatError,
+        error_text,
         format_retry_after,
     )
     from .handoff import (

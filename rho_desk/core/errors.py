@@ -24,12 +24,14 @@
      │         └── ContextWindowExceeded  a request larger than the model's known window
      └── BugError                   a broken invariant inside rho-desk itself
 
-Core code raises these and never shows UI; the GUI turns them into messages in one place.
-The text of an error never holds a secret: adapters build messages from sanitized parts only.
+Core code raises these and never shows UI. :func:`error_text` is the one place that turns an
+error into words, for the app (its notices and every dialog) and the command line alike. The
+text of an error never holds a secret: adapters build messages from sanitized parts only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from datetime import timedelta
 
@@ -58,6 +60,7 @@ __all__ = [
     "StorageError",
     "ToolFailed",
     "WireFormatError",
+    "error_text",
     "format_retry_after",
 ]
 
@@ -316,3 +319,23 @@ def format_retry_after(delay: timedelta) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes = rest // 60
     return f"{hours}h" if minutes == 0 else f"{hours}h {minutes}m"
+
+
+def error_text(exc: BaseException) -> str:
+    """The words a person sees for ``exc``, one line where possible.
+
+    * a cancellation (:class:`Cancelled`, ``asyncio.CancelledError``): ``"cancelled"``;
+    * any other :class:`KnownError` (bad input, the disk, credentials, the engine): its
+      :meth:`text`, which names the file, line and reason;
+    * anything else is a bug in rho-desk: ``"rho-desk hit a bug (Type: first line)"`` (the
+      traceback belongs in a bug report, not in the sentence).
+    """
+    if isinstance(exc, Cancelled | asyncio.CancelledError):
+        return "cancelled"
+    if isinstance(exc, KnownError):
+        return exc.text()
+    message = str(exc).strip()
+    summary = f"{type(exc).__name__}: {message.splitlines()[0]}" if message else type(exc).__name__
+    if len(summary) > 160:
+        summary = summary[:159] + "…"
+    return f"rho-desk hit a bug ({summary})"

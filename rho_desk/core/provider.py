@@ -9,14 +9,13 @@ a final list of content blocks, streaming ``ModelEvent``s through an ``EventSink
 from __future__ import annotations
 
 import abc
-import asyncio
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
-from .cancellation import CancellationToken
-from .errors import ProviderError, ProviderErrorKind
+from .cancellation import CancellationToken, race
+from .errors import Cancelled, ProviderError, ProviderErrorKind
 from .wire.model import ContentBlock, Message, ModelIdentity, ModelUsage, ToolSpec
 
 __all__ = [
@@ -186,18 +185,13 @@ class ModelProvider(abc.ABC):
     async def send_turn_stream(
         self, request: ModelRequest, events: EventSink
     ) -> tuple[ContentBlock, ...]:
-        """Streaming request. The default races ``send_turn`` against cancellation, then
-        replays each Text block as an ``OutputDelta``."""
-        turn = asyncio.ensure_future(self.send_turn(request))
-        waiter = asyncio.ensure_future(request.cancellation.wait())
+        """Streaming request. The default races ``send_turn`` against cancellation (an
+        interrupted ``ProviderError`` if the token wins), then replays each Text block as an
+        ``OutputDelta``."""
         try:
-            await asyncio.wait({turn, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-        if not turn.done():
-            turn.cancel()
-            raise ProviderError.interrupted("provider request cancelled")
-        content = turn.result()
+            content = await race(self.send_turn(request), request.cancellation)
+        except Cancelled:
+            raise ProviderError.interrupted("provider request cancelled") from None
         for block in content:
             if block.text is not None:
                 await events.send(OutputDelta(block.text))

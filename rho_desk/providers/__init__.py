@@ -12,11 +12,11 @@ Modules:
 * ``compactors``: ``SummarizingCompactor`` (the local one lives in ``rho_desk.core.compaction.local``).
 """
 
+from ..core.errors import CredentialsUnavailable
 from .anthropic import AnthropicProvider
 from .base import HttpProvider
 from .compactors import SummarizingCompactor
 from .credentials import (
-    CredentialsUnavailable,
     MissingApiKey,
     NoKeyringBackend,
     ResolvedKey,

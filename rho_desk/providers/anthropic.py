@@ -53,6 +53,8 @@ from .base import (
     ASSISTANT_IMAGE_PLACEHOLDER,
     HttpProvider,
     aborted_as_assistant,
+    json_object,
+    json_string,
     parse_tool_arguments,
     render_tool_call,
 )
@@ -270,7 +272,7 @@ class _MessagesTurn:
     def feed(self, event: dict[str, Any]) -> list[ModelEvent]:
         kind = event.get("type")
         if kind == "message_start":
-            message = event.get("message") if isinstance(event.get("message"), dict) else {}
+            message = json_object(event, "message")
             usage = message.get("usage")
             if isinstance(usage, dict):
                 return [self._start_usage(usage)]
@@ -314,15 +316,15 @@ class _MessagesTurn:
         if not isinstance(start, dict):
             raise malformed("a content_block_start had no content block")
         block = self.blocks.setdefault(index, _Block())
-        block.kind = start.get("type") if isinstance(start.get("type"), str) else ""
+        block.kind = json_string(start, "type")
         if block.kind == "text":
             text = start.get("text")
             if isinstance(text, str) and text:
                 block.text += text
                 return [OutputDelta(text)]
         elif block.kind == "thinking":
-            block.thinking = start.get("thinking") if isinstance(start.get("thinking"), str) else ""
-            block.signature = start.get("signature") if isinstance(start.get("signature"), str) else ""
+            block.thinking = json_string(start, "thinking")
+            block.signature = json_string(start, "signature")
         elif block.kind == "redacted_thinking":
             block.redacted = start.get("data") if isinstance(start.get("data"), str) else ""
         elif block.kind == "tool_use":
@@ -367,7 +369,7 @@ class _MessagesTurn:
         return []
 
     def _message_delta(self, event: dict[str, Any]) -> list[ModelEvent]:
-        usage = event.get("usage") if isinstance(event.get("usage"), dict) else {}
+        usage = json_object(event, "usage")
         cumulative = _u64(usage.get("output_tokens"))
         output = None
         if cumulative is not None:

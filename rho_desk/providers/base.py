@@ -37,6 +37,8 @@ __all__ = [
     "ABORTED_MARKER",
     "HttpProvider",
     "aborted_as_assistant",
+    "json_object",
+    "json_string",
     "render_partial_tool_call",
     "render_tool_call",
 ]
@@ -45,6 +47,18 @@ log = logging.getLogger("rho_desk.providers")
 
 ABORTED_MARKER = "[Operation aborted]"
 ASSISTANT_IMAGE_PLACEHOLDER = "[image omitted: assistant history cannot carry image content]"
+
+
+def json_object(container: dict[str, Any], key: str) -> dict[str, Any]:
+    """``container[key]`` if it is a JSON object, else ``{}`` (streamed chunks are untrusted)."""
+    value = container.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def json_string(container: dict[str, Any], key: str) -> str:
+    """``container[key]`` if it is a string, else ``""``."""
+    value = container.get(key)
+    return value if isinstance(value, str) else ""
 
 
 def parse_tool_arguments(raw: str) -> Any:

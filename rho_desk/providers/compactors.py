@@ -19,12 +19,11 @@ HTTP stream) and raises ``Cancelled``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
 from typing import Final
 
-from ..core.cancellation import CancellationToken
+from ..core.cancellation import CancellationToken, race
 from ..core.compaction.api import CompactionOutput, CompactionRequest, Compactor
 from ..core.compaction.local import (
     DIGEST_MARKER,
@@ -37,7 +36,7 @@ from ..core.compaction.local import (
     partition,
 )
 from ..core.compaction.tokens import estimate_messages_tokens
-from ..core.errors import Cancelled, ProviderError, ProviderErrorKind, Retryability
+from ..core.errors import ProviderError, ProviderErrorKind, Retryability
 from ..core.provider import (
     CancellationMode,
     ModelEvent,
@@ -217,29 +216,8 @@ class SummarizingCompactor(Compactor):
         if not parts.older:
             return CompactionOutput(request.messages)
         collector = _Collector()
-        call = asyncio.ensure_future(
-            self.provider.send_turn_stream(self.summary_request(parts.older, parts.recent, token), collector)
-        )
-        remove = token.add_callback(call.cancel)
-        failure: BaseException | None = None
-        try:
-            content = await call
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not token.cancelled or (current is not None and current.cancelling()):
-                raise
-            failure = Cancelled()
-        except ProviderError:
-            if token.cancelled:
-                failure = Cancelled()
-            else:
-                raise
-        finally:
-            remove()
-            if not call.done():
-                call.cancel()
-        if failure is not None:
-            raise failure
+        summary_request = self.summary_request(parts.older, parts.recent, token)
+        content = await race(self.provider.send_turn_stream(summary_request, collector), token)
         summary = "".join(b.text for b in content if b.text is not None).strip() or "".join(collector.text).strip()
         if not summary:
             raise ProviderError(

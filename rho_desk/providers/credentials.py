@@ -320,9 +320,9 @@ def stored_secrets() -> list[str]:
         if value is not None:
             secrets.append(value.expose_secret())
     for var in sorted(env_vars):
-        value = os.environ.get(var, "").strip()
-        if value and _ENV_NAME.match(var):
-            secrets.append(value)
+        from_env = os.environ.get(var, "").strip()
+        if from_env and _ENV_NAME.match(var):
+            secrets.append(from_env)
     return list(dict.fromkeys(secrets))
 
 

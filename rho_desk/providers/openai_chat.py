@@ -51,6 +51,8 @@ from .base import (
     ASSISTANT_IMAGE_PLACEHOLDER,
     HttpProvider,
     aborted_as_assistant,
+    json_object,
+    json_string,
     parse_tool_arguments,
     render_tool_call,
 )
@@ -123,10 +125,11 @@ def _assistant(prepared: PreparedAssistant) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
         message["tool_calls"] = calls
-    for block in prepared.replay_context:
+    for context_block in prepared.replay_context:
         # Only this kind can be encoded on the chat wire; the identity already matched exactly.
-        if block.kind == OPENAI_CHAT_REASONING_CONTENT_KIND and isinstance(block.data, str) and block.data:
-            message["reasoning_content"] = block.data
+        data = context_block.data
+        if context_block.kind == OPENAI_CHAT_REASONING_CONTENT_KIND and isinstance(data, str) and data:
+            message["reasoning_content"] = data
             break
     return message
 
@@ -213,7 +216,7 @@ class _ChatTurn:
             self.finished = True
         delta = choice.get("delta")
         if not isinstance(delta, dict):
-            delta = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+            delta = json_object(choice, "message")
         events: list[ModelEvent] = []
         reasoning = delta.get("reasoning_content")
         if not isinstance(reasoning, str):
@@ -254,9 +257,9 @@ class _ChatTurn:
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= MAX_TOOL_INDEX:
             raise malformed("a tool-call index was out of range")
         call = self.calls.setdefault(index, _Call())
-        function = fragment.get("function") if isinstance(fragment.get("function"), dict) else {}
-        call_id = fragment.get("id") if isinstance(fragment.get("id"), str) and fragment.get("id") else None
-        name = function.get("name") if isinstance(function.get("name"), str) and function.get("name") else None
+        function = json_object(fragment, "function")
+        call_id = json_string(fragment, "id") or None
+        name = json_string(function, "name") or None
         arguments = function.get("arguments")
         if isinstance(arguments, str):
             piece = arguments

@@ -20,11 +20,19 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final, Self
 
 import httpx
 import msgspec
 import platformdirs
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    ValidationError,
+    model_validator,
+)
 
 from ..core.errors import InputError
 from ..core.fsio import atomic_write
@@ -43,6 +51,7 @@ __all__ = [
     "ProfileError",
     "ProfileKind",
     "ProfileStore",
+    "ProfilesDocument",
     "ProviderProfile",
     "build_provider",
     "config_dir",
@@ -72,8 +81,32 @@ class ProfileKind(enum.Enum):
     """Anthropic Messages."""
 
 
-class ProviderProfile(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
-    """One model endpoint. Holds no secret (the key is in keyring under ``name``)."""
+def _pricing(value: object) -> Pricing | None:
+    if value is None or isinstance(value, Pricing):
+        return value
+    try:
+        return msgspec.convert(value, Pricing)
+    except (msgspec.ValidationError, ValueError) as exc:
+        raise ValueError(str(exc).partition(" - at `")[0]) from None
+
+
+PricingField = Annotated[
+    Pricing | None,
+    BeforeValidator(_pricing),
+    PlainSerializer(lambda value: None if value is None else msgspec.to_builtins(value)),
+]
+"""A :class:`~rho_desk.providers.usage.Pricing` (a ``msgspec`` struct used on the request path)
+read from and written to the profiles file."""
+
+
+class ProviderProfile(BaseModel):
+    """One model endpoint. Holds no secret (the key is in keyring under ``name``).
+
+    Invalid values raise :class:`ProfileError` naming the field and the reason, whether the
+    profile is built in code, edited in the settings dialog or read from the profiles file.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     name: str
     """Unique name; also the keyring username of the profile's API key."""
@@ -98,35 +131,43 @@ class ProviderProfile(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
     (Anthropic). Off by default: models and servers that do not support them reject them."""
     send_prompt_cache_key: bool = False
     """Forward the session's prompt-cache key (OpenAI-compatible servers that accept it)."""
-    pricing: Pricing | None = None
+    pricing: PricingField = None
     """US dollars per million tokens, for cost when the server reports none."""
     connect_timeout: float | None = None
     idle_timeout: float | None = None
     """Longest silence tolerated inside a streamed reply, in seconds."""
 
-    def __post_init__(self) -> None:
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _profile_error(exc) from None
+
+    @model_validator(mode="after")
+    def _check(self) -> Self:
         if not self.name or len(self.name) > 100 or any(ord(c) < 32 for c in self.name) or self.name != self.name.strip():
-            raise ProfileError("a profile name must be 1-100 printable characters without surrounding spaces")
+            raise ValueError("a profile name must be 1-100 printable characters without surrounding spaces")
         if not self.model.strip():
-            raise ProfileError(f"profile '{self.name}' has no model")
+            raise ValueError(f"profile '{self.name}' has no model")
         _check_base_url(self.name, self.base_url)
         if self.context_window is not None and self.context_window <= 0:
-            raise ProfileError(f"profile '{self.name}': the context window must be positive")
+            raise ValueError(f"profile '{self.name}': the context window must be positive")
         if self.max_output_tokens is not None and self.max_output_tokens <= 0:
-            raise ProfileError(f"profile '{self.name}': the output token limit must be positive")
+            raise ValueError(f"profile '{self.name}': the output token limit must be positive")
         if self.api_key_env is not None and not _ENV_NAME.match(self.api_key_env):
-            raise ProfileError(f"profile '{self.name}': '{self.api_key_env}' is not an environment variable name")
+            raise ValueError(f"profile '{self.name}': '{self.api_key_env}' is not an environment variable name")
         for header, value in self.extra_headers.items():
             if not _HEADER_NAME.match(header) or "\n" in value or "\r" in value:
-                raise ProfileError(f"profile '{self.name}': invalid header '{header}'")
+                raise ValueError(f"profile '{self.name}': invalid header '{header}'")
             if _SECRET_HEADER.search(header):
-                raise ProfileError(
+                raise ValueError(
                     f"profile '{self.name}': header '{header}' looks like a credential; "
                     "store the API key in the keyring instead"
                 )
         for timeout in (self.connect_timeout, self.idle_timeout):
             if timeout is not None and not 0 < timeout <= 3600:
-                raise ProfileError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
+                raise ValueError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
+        return self
 
     @property
     def identity_provider(self) -> str:
@@ -144,7 +185,22 @@ class ProviderProfile(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=T
         )
 
     def replace(self, **changes: Any) -> ProviderProfile:
-        return msgspec.structs.replace(self, **changes)
+        """A copy with ``changes`` applied, validated like a new profile."""
+        return ProviderProfile(**{**self._fields(), **changes})
+
+    def _fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in type(self).model_fields}
+
+
+def _profile_error(exc: ValidationError, source: str | None = None) -> ProfileError:
+    """The first problem pydantic found, as a ``ProfileError`` naming the field and the reason."""
+    first = exc.errors(include_url=False)[0]
+    path = "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+    inner = first.get("ctx", {}).get("error")
+    if isinstance(inner, ProfileError):  # a nested profile's own error (its __init__ ran)
+        return ProfileError(inner.reason, source=source, path=path + (inner.path or "$")[1:] or None)
+    reason = str(first["msg"]).removeprefix("Value error, ")
+    return ProfileError(reason, source=source, path=path if path != "$" else None)
 
 
 def _check_base_url(name: str, url: str) -> None:
@@ -153,10 +209,10 @@ def _check_base_url(name: str, url: str) -> None:
     except ValueError:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ProfileError(f"profile '{name}': the base URL must be an http(s) URL")
+        raise ValueError(f"profile '{name}': the base URL must be an http(s) URL")
     if parts.username or parts.password or parts.query or parts.fragment:
         # these are where secrets hide; keys go to the keyring
-        raise ProfileError(
+        raise ValueError(
             f"profile '{name}': the base URL must not contain user info, a query string or a fragment"
         )
 
@@ -173,9 +229,15 @@ DEFAULT_PROFILE: Final = ProviderProfile(
 """A local Ollama server: the profile offered before the user configures any."""
 
 
-class _ProfilesFile(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ProfilesDocument(BaseModel):
+    """The profiles file (``providers.json``), as people edit it."""
+
+    model_config = ConfigDict(extra="forbid")
+
     version: int
+    """Format version; a newer one than :data:`FORMAT_VERSION` is refused."""
     default: str | None = None
+    """Name of the default profile."""
     profiles: list[ProviderProfile] = []
 
 
@@ -248,12 +310,12 @@ class ProfileStore:
             raise StorageError(f"{path}: {exc.strerror or type(exc).__name__}") from None
         failure: ProfileError | None = None
         try:
-            document = msgspec.json.decode(data, type=_ProfilesFile)
-        except msgspec.ValidationError as exc:
-            reason, _, where = str(exc).partition(" - at `")
-            failure = ProfileError(reason, source=str(path), path=where.rstrip("`") or None)
+            # msgspec parses (and locates syntax errors by line); pydantic validates the fields
+            document = ProfilesDocument.model_validate(msgspec.json.decode(data))
         except msgspec.DecodeError as exc:
             failure = ProfileError(f"not valid JSON ({exc})", source=str(path), line=_line_of(data, str(exc)))
+        except ValidationError as exc:
+            failure = _profile_error(exc, source=str(path))
         if failure is not None:
             raise failure
         if document.version > FORMAT_VERSION:
@@ -292,8 +354,9 @@ class ProfileStore:
             raise ProfileError("profile names must be unique")
         if default is not None and default not in names:
             raise ProfileError(f"no provider profile named '{default}'")
-        document = _ProfilesFile(version=FORMAT_VERSION, default=default, profiles=items)
-        atomic_write(self.path, msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
+        document = ProfilesDocument(version=FORMAT_VERSION, default=default, profiles=items)
+        text = document.model_dump_json(indent=2, exclude_defaults=True, exclude_none=True)
+        atomic_write(self.path, text.encode("utf-8") + b"\n")
 
     def upsert(self, profile: ProviderProfile, *, make_default: bool = False) -> None:
         """Add ``profile``, or replace the one with the same name."""

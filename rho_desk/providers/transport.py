@@ -31,7 +31,6 @@ leaving the ``async with`` of the response then closes the connection mid-body.
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import json
 import logging
@@ -45,8 +44,14 @@ from typing import Any, Final, TypeVar
 import httpx
 import msgspec
 
-from ..core.cancellation import CancellationToken
-from ..core.errors import ProviderDiagnostic, ProviderError, ProviderErrorKind, Retryability
+from ..core.cancellation import CancellationToken, race
+from ..core.errors import (
+    Cancelled,
+    ProviderDiagnostic,
+    ProviderError,
+    ProviderErrorKind,
+    Retryability,
+)
 from .secret import REDACTED, Scrubber, SecretString, strip_query
 from .sse import SseDecoder, SseError, SseEvent
 
@@ -352,23 +357,10 @@ async def guard_cancellation(token: CancellationToken, work: Callable[[], Awaita
     ``ProviderError.interrupted("provider request cancelled")`` (spec/engine.md §8.5). Either way
     the child's ``async with`` blocks run before this returns, so the HTTP response is closed.
     """
-    if token.cancelled:
-        raise ProviderError.interrupted("provider request cancelled")
-    child: asyncio.Future[T] = asyncio.ensure_future(work())
-    remove = token.add_callback(child.cancel)
     try:
-        return await child
-    except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if token.cancelled and (current is None or current.cancelling() == 0):
-            failure = ProviderError.interrupted("provider request cancelled")
-        else:
-            raise
-    finally:
-        remove()
-        if not child.done():
-            child.cancel()
-    raise failure
+        return await race(work(), token)
+    except Cancelled:
+        raise ProviderError.interrupted("provider request cancelled") from None
 
 
 # --- the streamed request ------------------------------------------------------------------
@@ -401,12 +393,13 @@ class EventStream:
     @property
     def is_event_stream(self) -> bool:
         """Whether the server answered with ``text/event-stream`` (some ignore ``stream: true``)."""
-        kind = self._response.headers.get("content-type", "text/event-stream")
+        kind: str = self._response.headers.get("content-type", "text/event-stream")
         return kind.split(";")[0].strip().lower() == "text/event-stream"
 
     @property
     def content_type(self) -> str:
-        return self._response.headers.get("content-type", "").split(";")[0].strip().lower()
+        kind: str = self._response.headers.get("content-type", "")
+        return kind.split(";")[0].strip().lower()
 
     async def read_json(self, limit: int = 64 * 1024 * 1024) -> Any:
         """The whole body as JSON (servers that answered a streamed request without streaming)."""

@@ -1,19 +1,18 @@
-"""Every user action of the app: its menu entry, its shortcut, and where its handler attaches.
+"""Every user action of the app: one registry, one way to wire a handler.
 
-The table :data:`SPECS` declares each action once (id, text, shortcut, menu, icon, what it
-needs to be enabled). :class:`Actions` turns the table into ``QAction`` objects and menus. A
-handler is attached later by whoever implements the action (``actions.attach(id, fn)``); an
-action without a handler stays visible but disabled, so the menus show the whole app from the
-start. Keyboard first: every action has a shortcut, and a test checks that no two collide.
+The table :data:`SPECS` declares each action once: id, menu text, shortcuts, menu, icon, and
+when it is enabled (``requires``). :class:`Actions` turns the table into ``QAction`` objects
+and menus. The code that implements an action wires it with one call,
+``actions.attach(id, handler, enabled_when=...)``: the handler takes no arguments (it closes
+over exactly the objects it needs), and ``enabled_when`` is an optional extra condition (e.g.
+"there is something to undo"). An action without a handler stays visible but disabled, so the
+menus show the whole app from the start. Keyboard first: every action has a shortcut, and a
+test checks that no two collide.
 
-Where the second engineer's dialogs attach
------------------------------------------
-The actions marked ``owner="actions"`` (compact, export, continue, edit, strip provider blocks,
-settings, undo/redo) are the slots for the dialogs in ``rho_desk/qt/dialogs/``. The app calls
-``rho_desk.qt.dialogs.install(context)`` at start-up if that function exists; it receives the
-:class:`~rho_desk.qt.app.AppContext` (actions, bridge, document, library, notifier, settings,
-main window) and calls ``context.actions.attach("session.compact", open_compact_dialog)`` and
-so on. Nothing else needs to change to add a dialog.
+Who attaches what: the main window wires the view actions (find, J/K, tabs, revisions),
+:class:`~rho_desk.qt.commands.Commands` the file, library and help actions, and
+:class:`~rho_desk.qt.dialogs.host.ActionHost` the actions that open a dialog or change the
+session (continue, compact, export, edit, settings, undo, redo).
 
 Enabled state: each spec names the conditions it needs (``requires``): ``document`` (a session
 is open), ``writable`` (it is a transcript, not a snapshot document), ``tree`` (a v4 or
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
 
 from ..core.errors import BugError
@@ -52,8 +51,6 @@ class ActionSpec:
     """Name of an SVG in ``resources/icons`` (see :mod:`rho_desk.qt.resources`)."""
     requires: frozenset[str] = frozenset()
     checkable: bool = False
-    owner: str = "app"
-    """``app``: built with the views; ``actions``: a dialog of the second engineer."""
     local: bool = False
     """Only while the focus is inside the widget the action is added to (e.g. Delete in the
     session list), instead of anywhere in the window."""
@@ -69,13 +66,11 @@ def _spec(
     icon: str | None = None,
     requires: Iterable[str] = (),
     checkable: bool = False,
-    owner: str = "app",
     local: bool = False,
     sep: bool = False,
 ) -> ActionSpec:
     keys = (shortcuts,) if isinstance(shortcuts, str) else shortcuts
-    return ActionSpec(id, text, keys, id.split(".", 1)[0], tip, icon, frozenset(requires), checkable,
-                      owner, local, sep)  # fmt: skip
+    return ActionSpec(id, text, keys, id.split(".", 1)[0], tip, icon, frozenset(requires), checkable, local, sep)
 
 
 MENUS: Final = (
@@ -95,15 +90,17 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("file.open", "&Open Session File…", "Ctrl+O", "Open a session file, folder or snapshot document", icon="open"),
     _spec("file.reload", "Reloa&d From Disk", "F5", "Read the open session file again", icon="reload", requires=DOC),
     _spec("file.close", "&Close Session", "Ctrl+W", "Close the open session", requires=DOC),
+    _spec("file.export_settings", "&Export Settings…", "Ctrl+Alt+E", "Save your preferences to a JSON file (no keys or secrets)", sep=True),
+    _spec("file.import_settings", "&Import Settings…", "Ctrl+Alt+I", "Apply preferences from a settings JSON file"),
     _spec("file.quit", "&Quit", "Ctrl+Q", "Quit rho-desk", sep=True),
     # Edit
     _spec("edit.find", "&Find in Session…", "Ctrl+F", "Search the open conversation", icon="search", requires=DOC),
     _spec("edit.find_next", "Find &Next", ("F3", "Ctrl+G"), "Next match", requires=DOC),
     _spec("edit.find_previous", "Find &Previous", ("Shift+F3", "Ctrl+Shift+G"), "Previous match", requires=DOC),
     _spec("edit.copy_message", "&Copy Message Text", "Ctrl+Shift+C", "Copy the selected message's text", requires=DOC),
-    _spec("edit.undo", "&Undo", "Ctrl+Z", "Go back to the revision before the last change", owner="actions", requires=("document", "writable"), sep=True),
-    _spec("edit.redo", "&Redo", "Ctrl+Shift+Z", "Return to the revision the last undo left", owner="actions", requires=("document", "writable")),
-    _spec("edit.settings", "&Settings…", "Ctrl+,", "Provider profiles, compaction defaults, data directory", icon="settings", owner="actions", sep=True),
+    _spec("edit.undo", "&Undo", "Ctrl+Z", "Go back to the revision before the last change", requires=("document", "writable"), sep=True),
+    _spec("edit.redo", "&Redo", "Ctrl+Shift+Z", "Return to the revision the last undo left", requires=("document", "writable")),
+    _spec("edit.settings", "&Settings…", "Ctrl+,", "Provider profiles, compaction defaults, data directory", icon="settings", sep=True),
     # View
     _spec("view.browser", "Session &Browser", "Ctrl+B", "Show or hide the session browser", checkable=True),
     _spec("view.conversation", "&Conversation", "Ctrl+1", "Show the conversation", icon="conversation"),
@@ -130,13 +127,13 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("revision.fork", "&Fork From Here…", "Ctrl+Shift+B", "Branch from the shown revision (a new session for v1–v3 files)", icon="fork", requires=("document", "writable")),
     _spec("revision.diff_base", "Mark as Diff &Base", "Ctrl+Shift+D", "Compare later selections against this revision", requires=DOC, sep=True),
     _spec("revision.diff", "&Diff With Base", "Ctrl+D", "Compare the shown revision with the diff base (default: its parent)", icon="diff", requires=DOC),
-    # Session: the second engineer's dialogs attach here
-    _spec("session.continue", "&Continue Conversation", "Ctrl+L", "Write the next prompt and run it in the window", owner="actions", requires=("document", "writable")),
-    _spec("session.compact", "C&ompact…", "Ctrl+Shift+K", "Preview and run a compaction", icon="compact", owner="actions", requires=("document", "writable")),
-    _spec("session.export", "&Export…", "Ctrl+E", "Export to JSON, Markdown or HTML with a redaction audit", icon="export", owner="actions", requires=DOC),
-    _spec("session.edit", "Edit &Messages…", "Ctrl+Shift+E", "Delete or edit messages as a new revision", owner="actions", requires=("document", "writable")),
-    _spec("session.metadata", "Edit &Title and Metadata…", "Ctrl+Shift+M", "Session title and string metadata", owner="actions", requires=("document", "writable")),
-    _spec("session.strip_provider", "&Strip Provider Blocks…", "Ctrl+Shift+P", "Remove opaque provider context as a new revision", owner="actions", requires=("document", "writable")),
+    # Session
+    _spec("session.continue", "&Continue Conversation", "Ctrl+L", "Write the next prompt and run it in the window", requires=("document", "writable")),
+    _spec("session.compact", "C&ompact…", "Ctrl+Shift+K", "Preview and run a compaction", icon="compact", requires=("document", "writable")),
+    _spec("session.export", "&Export…", "Ctrl+E", "Export to JSON, Markdown or HTML with a redaction audit", icon="export", requires=DOC),
+    _spec("session.edit", "Edit &Messages…", "Ctrl+Shift+E", "Delete or edit messages as a new revision", requires=("document", "writable")),
+    _spec("session.metadata", "Edit &Title and Metadata…", "Ctrl+Shift+M", "Session title and string metadata", requires=("document", "writable")),
+    _spec("session.strip_provider", "&Strip Provider Blocks…", "Ctrl+Shift+P", "Remove opaque provider context as a new revision", requires=("document", "writable")),
     # Help
     _spec("help.shortcuts", "&Keyboard Shortcuts", "F1", "Every action and its shortcut"),
     _spec("help.about", "&About rho-desk", "Shift+F1", "Version and licences"),
@@ -152,7 +149,7 @@ class Actions(QObject):
         icon_for: maps an icon name to a ``QIcon`` (``resources.icon``); optional.
     """
 
-    def __init__(self, window: QWidget, icon_for: Callable[[str], object] | None = None) -> None:
+    def __init__(self, window: QWidget, icon_for: Callable[[str], QIcon] | None = None) -> None:
         super().__init__(window)
         self._window = window
         self._actions: dict[str, QAction] = {}
@@ -168,7 +165,7 @@ class Actions(QObject):
             action.setStatusTip(spec.tip)
             action.setCheckable(spec.checkable)
             if spec.icon and icon_for is not None:
-                action.setIcon(icon_for(spec.icon))  # type: ignore[arg-type]
+                action.setIcon(icon_for(spec.icon))
             if spec.local:
                 action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             else:
@@ -198,10 +195,21 @@ class Actions(QObject):
 
     # -- handlers --------------------------------------------------------------------------------
 
-    def attach(self, action_id: str, handler: Callable[[], object]) -> QAction:
-        """Make ``handler`` what the action does (replacing any earlier one) and enable it."""
+    def attach(
+        self, action_id: str, handler: Callable[[], object], *, enabled_when: Callable[[], bool] | None = None
+    ) -> QAction:
+        """Make ``handler`` what the action does (replacing any earlier one) and enable it.
+
+        Args:
+            enabled_when: an extra condition, checked with the spec's ``requires`` flags every
+                time the action's enabled state is computed (see :meth:`refresh`).
+        """
         action = self[action_id]
         self._handlers[action_id] = handler
+        if enabled_when is not None:
+            self._conditions[action_id] = enabled_when
+        else:
+            self._conditions.pop(action_id, None)
         self._update(action_id)
         return action
 
@@ -225,12 +233,6 @@ class Actions(QObject):
         self._state.update(flags)
         for action_id in self._actions:
             self._update(action_id)
-
-    def set_condition(self, action_id: str, predicate: Callable[[], bool]) -> None:
-        """An extra condition of one action (e.g. "there is something to undo"), checked with the
-        spec's flags every time its enabled state is computed; see :meth:`refresh`."""
-        self._conditions[action_id] = predicate
-        self._update(action_id)
 
     def refresh(self, *action_ids: str) -> None:
         """Recompute the enabled state of these actions (after their condition changed)."""

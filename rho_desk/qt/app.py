@@ -1,10 +1,11 @@
 """Composition root of the desktop app: builds every object once and wires them together.
 
 ``main()`` creates the ``QApplication`` (organisation and application names first, so the first
-``QSettings`` lands in the right place), runs a qasync event loop, and hands an
-:class:`AppContext` (settings, theme, notifier, bridge, document, library, actions, window) to
-whoever needs narrow pieces of it. Nothing reaches a global singleton: views get what they use
-through their constructors (style.md anti-pattern 2).
+``QSettings`` lands in the right place) and runs a qasync event loop. :func:`build_context`
+builds the :class:`~rho_desk.qt.services.Services` (settings, theme, notifier, bridge, document,
+library), the main window, and the dialogs' :class:`~rho_desk.qt.dialogs.host.ActionHost`, and
+keeps them in an :class:`AppContext`. Nothing reaches a global singleton: views get what they
+use through their constructors (style.md anti-pattern 2).
 
 Start-up: a path on the command line (a transcript, a session folder, a snapshot document or a
 Rho home) wins; else the data directory from the settings; else ``$RHO_HOME`` or ``~/.rho``;
@@ -19,13 +20,30 @@ import asyncio
 import contextlib
 import os
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
 from .. import __version__
 from ..core.errors import InputError
 from ..core.stores.rho_files import rho_home
+from .bridge import in_thread
+from .services import Services
+
+if TYPE_CHECKING:
+    from .actions import Actions
+    from .bridge import EngineBridge
+    from .dialogs.host import ActionHost
+    from .document import SessionDocument
+    from .library import LibraryService
+    from .main_window import MainWindow
+    from .messages import Notifier
+    from .settings import Settings
+    from .theme import ThemeManager
 
 __all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "install_asyncgen_hooks", "main", "plan_start"]
 
@@ -81,17 +99,17 @@ def _default_home(env: dict[str, str]) -> Path | None:
         return None
 
 
-def create_application(argv: list[str] | None = None) -> Any:
+def create_application(argv: list[str] | None = None) -> QApplication:
     """The ``QApplication`` (reused if one exists), with names set before any ``QSettings``."""
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtGui import QFont, QGuiApplication
-    from PySide6.QtWidgets import QApplication
 
     QCoreApplication.setOrganizationName(ORG_NAME)
     QCoreApplication.setOrganizationDomain(ORG_DOMAIN)
     QCoreApplication.setApplicationName(APP_NAME)
     QCoreApplication.setApplicationVersion(__version__)
-    app = QApplication.instance() or QApplication(list(argv) if argv is not None else sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(list(argv) if argv is not None else sys.argv[:1])
     # The event loop ends when arun() returns (after the shutdown), not when Qt sees no window.
     app.setQuitOnLastWindowClosed(False)
     QGuiApplication.setDesktopFileName("rho-desk")
@@ -105,22 +123,44 @@ def create_application(argv: list[str] | None = None) -> Any:
 class AppContext:
     """Every long-lived object of the app, built once by :func:`build_context`."""
 
-    app: Any
-    settings: Any
-    theme: Any
-    notifier: Any
-    bridge: Any
-    document: Any
-    library: Any
+    app: QApplication
+    services: Services
     plan: StartPlan
-    window: Any = None
-    actions: Any = None
-    restore_excepthook: Any = None
+    window: MainWindow
+    dialogs: ActionHost
+    """The action dialogs' host: their actions, the continue dock, the conflict banner."""
+    restore_excepthook: Callable[[], None] | None = None
     closed: asyncio.Future[None] | None = None
-    extensions: list[str] = field(default_factory=list)
-    """Modules whose ``install(context)`` ran (``rho_desk.qt.dialogs`` when it has one)."""
     _shutting_down: bool = False
     _close_task: asyncio.Future[None] | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self.services.settings
+
+    @property
+    def theme(self) -> ThemeManager:
+        return self.services.theme
+
+    @property
+    def notifier(self) -> Notifier:
+        return self.services.notifier
+
+    @property
+    def bridge(self) -> EngineBridge:
+        return self.services.bridge
+
+    @property
+    def document(self) -> SessionDocument:
+        return self.services.document
+
+    @property
+    def library(self) -> LibraryService:
+        return self.services.library
+
+    @property
+    def actions(self) -> Actions:
+        return self.window.app_actions
 
     async def astart(self) -> None:
         """Open the library (demo copy first, if needed) and the requested file."""
@@ -130,7 +170,7 @@ class AppContext:
         home = plan.home
         demo = plan.demo
         if demo:
-            home = await asyncio.to_thread(prepare_demo_copy)
+            home = await in_thread(prepare_demo_copy)
             self.document.fork_home = home
         elif home is not None:
             self.document.fork_home = home
@@ -171,7 +211,7 @@ class AppContext:
 def build_context(
     plan: StartPlan,
     *,
-    settings_backend: Any = None,
+    settings_backend: QSettings | None = None,
     cache_dir: Path | None = None,
     trash_dir: Path | None = None,
     show: bool = True,
@@ -186,6 +226,7 @@ def build_context(
         install_hooks: install ``sys.excepthook`` and the loop's exception handler.
     """
     from .bridge import EngineBridge
+    from .dialogs.host import ActionHost
     from .document import HistoryMode, SessionDocument
     from .library import LibraryService
     from .main_window import MainWindow
@@ -212,38 +253,33 @@ def build_context(
     )
     document.set_mode(HistoryMode(settings.get(PREFS_HISTORY_MODE)))
     library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir)
-    context = AppContext(app, settings, theme, notifier, bridge, document, library, plan)
+    services = Services(settings, theme, notifier, bridge, document, library)
+    restore_excepthook = None
     if install_hooks:
-        context.restore_excepthook = install_excepthook(notifier)
+        restore_excepthook = install_excepthook(notifier)
         with contextlib.suppress(RuntimeError):
             install_loop_exception_handler(asyncio.get_event_loop(), notifier)
-    window = MainWindow(context)
-    context.window = window
-    context.actions = window.app_actions
+    window = MainWindow(services)
+    dialogs = ActionHost(window, window.app_actions, services)
+    context = AppContext(app, services, plan, window, dialogs, restore_excepthook)
     window.sig_close_requested.connect(context.request_close)
-    _install_extensions(context)
     if show:
         window.show()
     return context
-
-
-def _install_extensions(context: AppContext) -> None:
-    """Let ``rho_desk.qt.dialogs`` (the second engineer's package) attach its actions."""
-    import importlib
-
-    module = importlib.import_module("rho_desk.qt.dialogs")
-    install = getattr(module, "install", None)
-    if install is not None:
-        install(context)
-        context.extensions.append(module.__name__)
 
 
 async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
     """Build the app, start it, and wait until its window has closed."""
     context = build_context(plan)
     loop = asyncio.get_running_loop()
-    context.closed = loop.create_future()
-    context.window.sig_closed.connect(lambda: context.closed.done() or context.closed.set_result(None))
+    closed: asyncio.Future[None] = loop.create_future()
+    context.closed = closed
+
+    def on_closed() -> None:
+        if not closed.done():
+            closed.set_result(None)
+
+    context.window.sig_closed.connect(on_closed)
     context.bridge.run(context.astart(), context="Starting")
     if screenshot is not None:
         context.window.resize(1280, 800)
@@ -252,7 +288,7 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
         await asyncio.sleep(0.3)  # let the views lay out and paint
         context.window.grab().save(str(screenshot))
         context.window.close()
-    await context.closed
+    await closed
     return 0
 
 
@@ -268,14 +304,15 @@ def main(path: Path | None = None, *, screenshot: Path | None = None) -> int:
     asyncio.set_event_loop(loop)
     restore_hooks = install_asyncgen_hooks(loop)
     try:
-        return loop.run_until_complete(arun(plan, screenshot=screenshot))
+        status: int = loop.run_until_complete(arun(plan, screenshot=screenshot))
+        return status
     finally:
         loop.close()
         asyncio.set_event_loop(None)
         restore_hooks()
 
 
-def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Any:
+def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
     """Give ``loop`` asyncio's async-generator hooks, which qasync never installs.
 
     Without them an async generator left unfinished (an HTTP byte stream a provider stopped

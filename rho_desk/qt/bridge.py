@@ -1,17 +1,37 @@
 """The async bridge: owns every task the UI starts, runs blocking work off the GUI thread.
 
 Widgets never call ``asyncio.create_task`` themselves. They ask the :class:`EngineBridge` to
-``run`` a coroutine (or ``run_in_thread`` a blocking function through ``asyncio.to_thread``).
-The bridge keeps a reference to every task, sends every failure to the notifier (``Cancelled``
-silently), calls the optional ``on_success``/``on_error`` callbacks on the GUI thread, and fans
-each operation's :class:`~rho_desk.qt.changes.Changes` out once as
-``sig_operation_finished(changes, initiator)`` (style.md practices 3 and 5).
+``run`` a coroutine (or ``run_in_thread`` a blocking function). The bridge keeps a reference to
+every task, sends every failure to the notifier (``Cancelled`` silently), calls the optional
+``on_success``/``on_error`` callbacks on the GUI thread, and fans each operation's
+:class:`~rho_desk.qt.changes.Changes` out once as ``sig_operation_finished(changes, initiator)``
+(style.md practices 3 and 5). On close, :meth:`EngineBridge.aclose` cancels everything still
+running and awaits it, so no task outlives the window ("Task was destroyed but it is pending",
+qasync #59). Nothing here ever spins a nested event loop.
 
-On close, :meth:`EngineBridge.aclose` cancels everything still running and awaits it, so no
-task outlives the window ("Task was destroyed but it is pending", qasync #59). Work that
-mutates files is serialised with :meth:`EngineBridge.exclusive` (one writer at a time,
-practice 6). Blocking I/O (file loads, SQLite, fsync, keyring) goes through
-:meth:`EngineBridge.in_thread`; nothing here ever spins a nested event loop.
+The concurrency rule of the desktop app
+---------------------------------------
+One GUI thread runs the Qt event loop and the asyncio loop (qasync); every widget, signal and
+model lives there. Work leaves it in exactly one way:
+
+* **How work leaves the GUI thread.** Blocking calls (file reads, SQLite, fsync, keyring, a
+  big layout) run in a worker thread through :func:`in_thread` (inside a bridge task) or
+  :meth:`EngineBridge.run_in_thread` (as a task of its own). Nothing in ``rho_desk/qt`` calls
+  ``asyncio.to_thread`` or starts a thread itself (``tests/qt/test_bridge.py`` checks it). A
+  worker never touches a widget; its result comes back to the GUI thread as the awaited value.
+* **What each lock guards.** Three locks, each for one thing, always taken in this order:
+
+  1. :meth:`EngineBridge.exclusive` (an ``asyncio.Lock``, held on the GUI thread across
+     awaits): the files. Every operation that writes a session file, Rho's index or the
+     library's cache runs inside it, so two writes never interleave.
+  2. ``SessionDocument.tree_lock`` (a ``threading.RLock``): the open file's revision tree and
+     its shared history cache. A worker that reads revisions or adds a node holds it for the
+     whole call; the GUI thread holds it while it applies appended records.
+  3. The session library's own lock (inside ``core.stores.library``): its SQLite cache. Taken
+     only inside library calls, never held while calling out.
+
+  A worker takes the tree lock through the document, never by passing the lock object around
+  by hand, and never awaits while holding a ``threading`` lock.
 """
 
 from __future__ import annotations
@@ -19,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -28,9 +49,38 @@ from ..core.errors import BugError
 from .changes import Changes, changes_of
 from .messages import Notifier
 
-__all__ = ["BridgeClosed", "EngineBridge"]
+__all__ = ["BridgeClosed", "EngineBridge", "in_thread"]
 
 T = TypeVar("T")
+
+
+async def in_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Await the blocking ``fn(*args, **kwargs)`` in a worker thread: the app's one thread hop.
+
+    Called from a coroutine on the GUI thread's loop (a bridge task). The worker must not touch
+    widgets, and takes ``SessionDocument.tree_lock`` if it reads or changes the revision tree.
+
+    Raises:
+        BugError: called from a worker thread (a hop from a hop would hide which thread owns what).
+    """
+    if _worker.active:
+        raise BugError("in_thread() called from a worker thread; workers run their calls directly")
+    return await asyncio.to_thread(_as_worker, fn, args, kwargs)
+
+
+class _WorkerFlag(threading.local):
+    active = False
+
+
+_worker = _WorkerFlag()
+
+
+def _as_worker(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+    _worker.active = True
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _worker.active = False
 
 
 class BridgeClosed(BugError):
@@ -112,19 +162,14 @@ class EngineBridge(QObject):
         initiator: object = None,
         context: str | None = None,
     ) -> asyncio.Task[T]:
-        """Run the blocking ``fn(*args)`` in a worker thread (``asyncio.to_thread``) as a task."""
+        """Run the blocking ``fn(*args)`` in a worker thread (:func:`in_thread`) as a task."""
         return self.run(
-            asyncio.to_thread(fn, *args),
+            in_thread(fn, *args),
             on_success=on_success,
             on_error=on_error,
             initiator=initiator,
             context=context,
         )
-
-    @staticmethod
-    async def in_thread(fn: Callable[..., T], *args: Any) -> T:
-        """Await the blocking ``fn(*args)`` from inside a bridge task (never on the GUI thread)."""
-        return await asyncio.to_thread(fn, *args)
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:

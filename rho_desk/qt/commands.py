@@ -10,6 +10,7 @@ make a revision active, fork, theme, shortcuts help. Every dialog is opened with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +30,24 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from ..core.errors import InputError
+from ..core.fsio import atomic_write
+from ..core.stores.library import TrashEntry
 from ..core.stores.summary import SessionSummary
+from .bridge import in_thread
 from .changes import Changes, OpResult
 from .settings import PREFS_THEME
+from .settings_document import export_settings, import_settings
+from .text import plural
 
 if TYPE_CHECKING:
-    from .app import AppContext
+    from .actions import Actions
+    from .bridge import EngineBridge
+    from .document import SessionDocument
+    from .library import LibraryService
+    from .messages import Notifier
+    from .settings import Settings
+    from .theme import ThemeManager
 
 __all__ = ["Commands"]
 
@@ -42,21 +55,49 @@ _THEMES = ("system", "light", "dark")
 
 
 class Commands:
-    """The handlers of the app-level actions, over an :class:`AppContext`."""
+    """The handlers of the app-level actions.
 
-    def __init__(self, context: AppContext, window: Any, actions: Any) -> None:
-        self.context = context
-        self.window = window
+    Args:
+        window: the parent of the dialogs these open; ``file.quit`` closes it.
+        selected: the session selected in the browser, if any.
+        recent_changed: called after a file joined the recent files.
+    """
+
+    def __init__(
+        self,
+        actions: Actions,
+        *,
+        window: QWidget,
+        document: SessionDocument,
+        library: LibraryService,
+        bridge: EngineBridge,
+        notifier: Notifier,
+        settings: Settings,
+        theme: ThemeManager,
+        selected: Callable[[], SessionSummary | None],
+        recent_changed: Callable[[], None],
+    ) -> None:
         self.actions = actions
+        self.window = window
+        self.document = document
+        self.library = library
+        self.bridge = bridge
+        self.notifier = notifier
+        self.settings = settings
+        self.theme = theme
+        self._selected_summary = selected
+        self._recent_changed = recent_changed
         self.dialog: QWidget | None = None
         """The last dialog opened (tests answer it)."""
 
     def attach(self) -> None:
         a = self.actions
         a.attach("file.open", self.open_dialog)
-        a.attach("file.reload", lambda: self.context.document.reload(full=True))
+        a.attach("file.reload", lambda: self.document.reload(full=True))
         a.attach("file.close", self.close_document)
         a.attach("file.quit", self.window.close)
+        a.attach("file.export_settings", self.export_settings_dialog)
+        a.attach("file.import_settings", self.import_settings_dialog)
         a.attach("view.theme", self.cycle_theme)
         a.attach("revision.make_active", self.make_active)
         a.attach("revision.fork", self.fork)
@@ -72,14 +113,14 @@ class Commands:
         path = Path(path)
 
         def remember(result: object) -> None:
-            self.context.settings.add_recent_file(str(path))
-            self.window.refresh_recent_menu()
+            self.settings.add_recent_file(str(path))
+            self._recent_changed()
 
-        self.context.bridge.run(self.context.document.aopen(path), on_success=remember,
+        self.bridge.run(self.document.aopen(path), on_success=remember,
                                 context=f"Opening {path.name}")  # fmt: skip
 
     def open_dialog(self) -> None:
-        start = str(self.context.library.home or Path.home())
+        start = str(self.library.home or Path.home())
         dialog = QFileDialog(self.window, "Open a session file", start,
                              "Session files (*.jsonl *.json);;All files (*)")  # fmt: skip
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
@@ -89,12 +130,12 @@ class Commands:
         dialog.open()
 
     def close_document(self) -> None:
-        self.context.bridge.run(self.context.document.aclose(), context="Closing the session")
+        self.bridge.run(self.document.aclose(), context="Closing the session")
 
     # -- library ------------------------------------------------------------------------------------------
 
     def _selected(self) -> SessionSummary | None:
-        return self.window.browser.selected_summary()
+        return self._selected_summary()
 
     def rename_selected(self) -> None:
         summary = self._selected()
@@ -111,9 +152,9 @@ class Commands:
         dialog.open()
 
     def _rename(self, summary: SessionSummary, title: str) -> None:
-        library = self.context.library
-        self.context.bridge.run(library.arename(summary.workspace_key, summary.id, title),
-                                on_success=lambda _r: self.context.notifier.info(f"Renamed to “{title.strip()}”"),
+        library = self.library
+        self.bridge.run(library.arename(summary.workspace_key, summary.id, title),
+                                on_success=lambda _r: self.notifier.info(f"Renamed to “{title.strip()}”"),
                                 context="Renaming")  # fmt: skip
 
     def trash_selected(self) -> None:
@@ -129,34 +170,38 @@ class Commands:
         delete = box.addButton("Move to Trash", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.finished.connect(lambda _code: box.clickedButton() is delete and self._trash(summary))
+        def finished(_code: int) -> None:
+            if box.clickedButton() is delete:
+                self._trash(summary)
+
+        box.finished.connect(finished)
         self.dialog = box
         box.open()
 
     def _trash(self, summary: SessionSummary) -> None:
-        document = self.context.document
+        document = self.document
 
-        async def run() -> OpResult[object]:
+        async def run() -> OpResult[TrashEntry]:
             if document.path is not None and str(document.path) == summary.path:
                 await document.aclose()  # release our own lease first
-            return await self.context.library.atrash(summary.workspace_key, summary.id)
+            return await self.library.atrash(summary.workspace_key, summary.id)
 
-        self.context.bridge.run(run(), on_success=lambda r: self.context.notifier.info(f"Moved to the trash: {r.value.path}"),
+        self.bridge.run(run(), on_success=lambda r: self.notifier.info(f"Moved to the trash: {r.value.path}"),
                                 context="Moving to the trash")  # fmt: skip
 
     # -- revisions ------------------------------------------------------------------------------------------
 
     def make_active(self) -> None:
-        document = self.context.document
+        document = self.document
         node = document.selected
         if node is None:
             return
-        self.context.bridge.run(document.amake_active(node), context="Making the revision active",
-                                on_success=lambda r: r.value and self.context.notifier.info(
+        self.bridge.run(document.amake_active(node), context="Making the revision active",
+                                on_success=lambda r: r.value and self.notifier.info(
                                     f"Revision {node.revision} is now the active one"))  # fmt: skip
 
     def fork(self) -> None:
-        document = self.context.document
+        document = self.document
         node = document.selected
         if node is None:
             return
@@ -164,23 +209,68 @@ class Commands:
         def done(result: OpResult[Any]) -> None:
             value = result.value
             if isinstance(value, Path):
-                self.context.notifier.info(f"Forked revision {node.revision} into a new session: {value.parent.name}")
+                self.notifier.info(f"Forked revision {node.revision} into a new session: {value.parent.name}")
                 self.open_path(value)
             else:
-                self.context.notifier.info(f"New branch from revision {node.revision}; it is now the active one")
+                self.notifier.info(f"New branch from revision {node.revision}; it is now the active one")
 
-        self.context.bridge.run(document.afork(node), on_success=done, context="Forking")
+        self.bridge.run(document.afork(node), on_success=done, context="Forking")
+
+    # -- settings export and import -------------------------------------------------------------------
+
+    def export_settings_dialog(self) -> None:
+        dialog = QFileDialog(self.window, "Export settings", str(Path.home() / "rho-desk-settings.json"),
+                             "Settings (*.json);;All files (*)")  # fmt: skip
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("json")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda name: self.export_settings(Path(name)))
+        self.dialog = dialog
+        dialog.open()
+
+    def export_settings(self, path: Path) -> None:
+        """Write every preference to ``path`` (atomically, off the GUI thread)."""
+        data = export_settings(self.settings)
+        self.bridge.run(in_thread(atomic_write, path, data),
+                        on_success=lambda _r: self.notifier.info(f"Settings exported to {path.name}"),
+                        context="Exporting the settings")  # fmt: skip
+
+    def import_settings_dialog(self) -> None:
+        dialog = QFileDialog(self.window, "Import settings", str(Path.home()), "Settings (*.json);;All files (*)")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda name: self.import_settings(Path(name)))
+        self.dialog = dialog
+        dialog.open()
+
+    def import_settings(self, path: Path) -> None:
+        """Apply the preferences in ``path`` (all of them, or none if the file is invalid)."""
+
+        async def read() -> bytes:
+            try:
+                return await in_thread(path.read_bytes)
+            except OSError as exc:
+                raise InputError(exc.strerror or type(exc).__name__, source=str(path)) from None
+
+        def apply(data: bytes) -> None:
+            keys = import_settings(self.settings, data, source=str(path))
+            self.theme.set_preference(self.settings.get(PREFS_THEME))
+            self.notifier.info(f"Imported {plural(len(keys), 'setting')} from {path.name}; "
+                               "some take effect the next time rho-desk starts")  # fmt: skip
+            self.bridge.emit_changes(Changes(settings=True))
+
+        self.bridge.run(read(), on_success=apply, context=f"Importing {path.name}")
 
     # -- view ------------------------------------------------------------------------------------------
 
     def cycle_theme(self) -> None:
-        settings = self.context.settings
+        settings = self.settings
         current = settings.get(PREFS_THEME)
         new = _THEMES[(_THEMES.index(current) + 1) % len(_THEMES)]
         settings.set(PREFS_THEME, new)
-        self.context.theme.set_preference(new)
-        self.context.notifier.info(f"Theme: {new}")
-        self.context.bridge.emit_changes(Changes(settings=True))
+        self.theme.set_preference(new)
+        self.notifier.info(f"Theme: {new}")
+        self.bridge.emit_changes(Changes(settings=True))
 
     def show_shortcuts(self) -> None:
         rows = self.actions.shortcut_table()

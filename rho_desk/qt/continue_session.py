@@ -41,11 +41,12 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ..core.compaction.api import CompactionOutcome
-from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict
+from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
-from ..core.session import Rho, Session, SessionOptions, events
+from ..core.session import Rho, Run, Session, SessionOptions, events
 from ..core.stores.rho_files import NodeKind, create_session, default_prompt_cache_key
 from ..core.wire import SessionSnapshot
+from .bridge import in_thread
 from .changes import Changes
 from .dialogs.common import open_compactor
 from .dialogs.prefs import (
@@ -55,6 +56,8 @@ from .dialogs.prefs import (
     policy_from_settings,
 )
 from .dialogs.revisions import under_lock
+from .document import ReloadInfo
+from .services import OperationHost
 
 __all__ = ["ConflictInfo", "ContinueController", "SessionChangedMeanwhile", "TurnState"]
 
@@ -127,7 +130,7 @@ class ContinueController(QObject):
     sig_prompt_returned = Signal(str)
     """A prompt whose turn was dropped; the composer takes it back."""
 
-    def __init__(self, host: Any, parent: QObject | None = None) -> None:
+    def __init__(self, host: OperationHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.document = host.document
@@ -137,7 +140,7 @@ class ContinueController(QObject):
         self.base_id: str | None = None
         """Node id of the revision the engine session is at (what it continues from)."""
         self.path: Path | None = None
-        self.run: Any = None
+        self.run: Run | None = None
         self.profile_name: str | None = None
         self.identity: str | None = None
         self.unsaved: SessionSnapshot | None = None
@@ -222,14 +225,14 @@ class ContinueController(QObject):
 
             store: ProfileStore = self.host.profiles
             name = profile_name if profile_name is not None else self.host.settings.get(PREFS_CONTINUE_PROFILE)
-            profile = await asyncio.to_thread(store.get, name) if name else await asyncio.to_thread(store.default)
+            profile = await in_thread(store.get, name) if name else await in_thread(store.default)
             if profile is None:
                 raise InputError("no provider profile is configured; add one in Settings (Ctrl+,)")
             provider, _source = await open_provider(profile)
             self.profile_name = profile.name
             self.identity = str(provider.identity())
             if self.session is None:
-                state = await asyncio.to_thread(under_lock, document, tree.snapshot, leaf)
+                state = await in_thread(under_lock, document, tree.snapshot, leaf)
                 self.rho = Rho.builder().provider(provider).build()
                 self.session = self.rho.session(SessionOptions.from_snapshot(state))
                 self.base_id, self.path = leaf.id, document.path
@@ -332,7 +335,7 @@ class ContinueController(QObject):
                             f"{document.path}: the session changed on disk since it was continued; nothing was "
                             "written: reload it, or fork your turn into a branch"
                         )
-                    node = await asyncio.to_thread(under_lock, document, writer.save, snapshot, outcome=outcome)
+                    node = await in_thread(under_lock, document, writer.save, snapshot, outcome=outcome)
             finally:
                 self._saving = False
         except RevisionConflict as exc:
@@ -359,7 +362,7 @@ class ContinueController(QObject):
 
     # -- resolving conflicts -------------------------------------------------------------------------
 
-    def reload(self) -> asyncio.Task[Any]:
+    def reload(self) -> asyncio.Task[Changes]:
         """Drop the engine's unsaved state and continue from the file's newest revision."""
         return self.host.bridge.run(self.areload(), context="Reloading the session")
 
@@ -375,7 +378,7 @@ class ContinueController(QObject):
         changes = getattr(result, "changes", None)
         return changes if isinstance(changes, Changes) else Changes(revisions=True, messages=True)
 
-    def fork(self) -> asyncio.Task[Any]:
+    def fork(self) -> asyncio.Task[Changes]:
         """Keep the engine's state: a branch (v4) or a new session file (v1-v3)."""
         return self.host.bridge.run(self.afork(), context="Forking the conversation")
 
@@ -404,7 +407,7 @@ class ContinueController(QObject):
             return Changes(library=True, revisions=True, messages=True, document=isinstance(value, Path))
         if tree.is_tree:
             async with document.writing() as writer:
-                node = await asyncio.to_thread(under_lock, document, writer.fork, base, unsaved)
+                node = await in_thread(under_lock, document, writer.fork, base, unsaved)
             self.unsaved = None
             self.base_id = node.id
             self.external_change = False
@@ -430,7 +433,7 @@ class ContinueController(QObject):
                 writer.close()
 
         async with self.host.bridge.exclusive():
-            path = await asyncio.to_thread(create)
+            path = await in_thread(create)
         await self._adetach()
         self.unsaved = None
         self._clear_conflict()
@@ -486,13 +489,13 @@ class ContinueController(QObject):
             if self.pending_prompt:
                 self.sig_prompt_returned.emit(self.pending_prompt)
             return
-        text = exc.text() if hasattr(exc, "text") else f"{type(exc).__name__}: {exc}"
+        text = error_text(exc)
         self.sig_turn_finished.emit("failed", text)
         if self.pending_prompt:
             self.sig_prompt_returned.emit(self.pending_prompt)
         self.host.notifier.show_exception(exc, context="Continuing the conversation")
 
-    def _on_document_reloaded(self, info: Any) -> None:
+    def _on_document_reloaded(self, info: ReloadInfo) -> None:
         if self.session is None or self._saving:
             return
         if info.full or info.new_nodes or info.leaf_moved:

@@ -12,7 +12,7 @@ finished results on the GUI thread. Live updates (:mod:`rho_desk.qt.live`) apply
 appended records when the file merely grew, and keep the user's place: the selection stays on
 the revision it was on, or follows the newest revision when it was on the active one.
 
-For the second engineer's actions (compact, export, continue, edit), the contract is:
+For the actions that change the session (compact, export, continue, edit), the contract is:
 
 * read with :meth:`snapshot`, :meth:`history`, :attr:`selected`, :attr:`tree`;
 * write through ``async with document.writing() as writer:`` (serialised with every other
@@ -30,7 +30,7 @@ import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -47,10 +47,14 @@ from ..core.stores.rho_files import (
 )
 from ..core.stores.rho_files.records import HeaderRecord, SnapshotRecord, StoredDisplayMessage
 from ..core.wire import Message, SessionSnapshot, decode_snapshot, encode
-from .bridge import EngineBridge
+from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 from .live import Appended, LiveWatcher, NeedsFullReload, apply_appended, read_appended
 from .workers import bulk_load
+
+if TYPE_CHECKING:
+    from ..core.session import Session
+    from ..core.stores.base import SessionStore
 
 __all__ = ["HistoryMode", "ReloadInfo", "SessionDocument", "load_path"]
 
@@ -201,9 +205,9 @@ class SessionDocument(QObject):
         self.selected: RevisionNode | None = None
         self.mode = HistoryMode.DISPLAY
         self.conflict: RevisionConflict | None = None
-        self.engine_session: Any = None
+        self.engine_session: Session | None = None
         """The engine ``Session`` while the conversation is continued in the window."""
-        self.engine_store: Any = None
+        self.engine_store: SessionStore | None = None
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
         self.tree_lock = threading.RLock()
@@ -294,7 +298,7 @@ class SessionDocument(QObject):
         generation = self._generation
         self._set_loading(True)
         try:
-            file, is_snapshot = await asyncio.to_thread(load_path, Path(path))
+            file, is_snapshot = await in_thread(load_path, Path(path))
         finally:
             self._set_loading(False)
         if generation != self._generation:
@@ -329,7 +333,7 @@ class SessionDocument(QObject):
     async def _drop_writer(self) -> None:
         writer, self._writer = self._writer, None
         if writer is not None:
-            await asyncio.to_thread(writer.close)
+            await in_thread(writer.close)
 
     # -- selection -----------------------------------------------------------------------------
 
@@ -395,7 +399,7 @@ class SessionDocument(QObject):
         appended: Appended | None = None
         if not full:
             try:
-                appended = await asyncio.to_thread(read_appended, file)
+                appended = await in_thread(read_appended, file)
             except NeedsFullReload:
                 appended = None
             except FileNotFoundError:
@@ -418,7 +422,7 @@ class SessionDocument(QObject):
         if appended is None:
             self._set_loading(True)
             try:
-                fresh, _ = await asyncio.to_thread(load_path, file.path)
+                fresh, _ = await in_thread(load_path, file.path)
             finally:
                 self._set_loading(False)
             if generation != self._generation or file is not self.file:
@@ -434,7 +438,7 @@ class SessionDocument(QObject):
         # The writer read the file before this change: it must not append on a stale view.
         await self._drop_writer()
         self._set_conflict(None)
-        tree = self.file.tree  # type: ignore[union-attr]
+        tree = self.file.tree
         previous = self.selected
         if previous is None or (previous is before_leaf and self.follow_live):
             target = tree.active_leaf
@@ -471,7 +475,7 @@ class SessionDocument(QObject):
     async def writing(self) -> AsyncIterator[SessionWriter]:
         """Hold the document's writer for one write (serialised with all other writes).
 
-        Use its methods through ``asyncio.to_thread`` (they fsync). A ``RevisionConflict``
+        Use its methods through ``in_thread`` (the bridge) (they fsync). A ``RevisionConflict``
         raised inside is recorded in :attr:`conflict` (the UI offers reload or fork) and
         re-raised.
 
@@ -490,7 +494,7 @@ class SessionDocument(QObject):
                 )
             if self._writer is None or self._writer.session is not file:
                 await self._drop_writer()
-                self._writer = await asyncio.to_thread(SessionWriter, file)
+                self._writer = await in_thread(SessionWriter, file)
             writer = self._writer
             try:
                 yield writer
@@ -518,7 +522,7 @@ class SessionDocument(QObject):
             InputError: the file is a v1-v3 line (fork such a revision instead).
         """
         async with self.writing() as writer:
-            written = await asyncio.to_thread(writer.set_leaf, node)
+            written = await in_thread(writer.set_leaf, node)
         if not written:
             return OpResult(False, Changes())
         return OpResult(True, self.note_written(node))
@@ -537,7 +541,7 @@ class SessionDocument(QObject):
             # state may keep its revision (§5.6 rule 7).
             snapshot = tree.snapshot(node, trim=False, prompt_cache_key=None)
             async with self.writing() as writer:
-                new = await asyncio.to_thread(writer.fork, node, snapshot)
+                new = await in_thread(writer.fork, node, snapshot)
             return OpResult(new, self.note_written(new))
         home = self.home or self.fork_home
         if home is None:
@@ -550,7 +554,7 @@ class SessionDocument(QObject):
                 finally:
                     writer.close()
 
-            path = await asyncio.to_thread(create)
+            path = await in_thread(create)
         return OpResult(path, Changes(library=True))
 
     # -- conflicts and the engine ---------------------------------------------------------------
@@ -564,7 +568,7 @@ class SessionDocument(QObject):
     def clear_conflict(self) -> None:
         self._set_conflict(None)
 
-    def attach_engine(self, session: Any, store: Any = None) -> None:
+    def attach_engine(self, session: Session, store: SessionStore | None = None) -> None:
         """Record the engine session (and store) continuing this conversation."""
         self.engine_session = session
         self.engine_store = store

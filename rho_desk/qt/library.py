@@ -9,7 +9,6 @@ bridge fans them out; list and search are plain queries.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from ..core.errors import InputError
 from ..core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
 from ..core.stores.search import SearchResults, WorkspaceInfo
 from ..core.stores.summary import SessionSummary
-from .bridge import EngineBridge
+from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 
 __all__ = ["LibraryService"]
@@ -74,7 +73,7 @@ class LibraryService(QObject):
     async def aopen(self, home: Path, *, demo: bool = False) -> OpResult[RefreshReport]:
         """Open the library of ``home`` and refresh it (index rebuilt when stale, off-thread)."""
         await self.aclose()
-        self._library = await asyncio.to_thread(
+        self._library = await in_thread(
             SessionLibrary, home, cache_dir=self.cache_dir, trash_dir=self.trash_dir
         )
         self.home = home
@@ -85,7 +84,7 @@ class LibraryService(QObject):
     async def arefresh(self, workspace_key: str | None = None) -> OpResult[RefreshReport]:
         """Re-scan the files and reconcile the index (stat only for unchanged transcripts)."""
         library = self._lib()
-        report = await asyncio.to_thread(library.refresh, workspace_key)
+        report = await in_thread(library.refresh, workspace_key)
         self.last_report = report
         self.sig_refreshed.emit(report)
         return OpResult(report, Changes(library=True))
@@ -94,34 +93,34 @@ class LibraryService(QObject):
         self, workspace_key: str | None = None, *, sort: str = "updated", descending: bool = True
     ) -> SessionPage:
         library = self._lib()
-        return await asyncio.to_thread(lambda: library.list(workspace_key, sort=sort, descending=descending))
+        return await in_thread(lambda: library.list(workspace_key, sort=sort, descending=descending))
 
     async def asearch(
         self, text: str, workspace_key: str | None = None, *, sort: str = "updated", limit: int = 200
     ) -> SearchResults:
         library = self._lib()
-        return await asyncio.to_thread(
+        return await in_thread(
             lambda: library.search(text, workspace_key, sort=sort, limit=limit)
         )
 
     async def aworkspaces(self) -> list[WorkspaceInfo]:
-        return await asyncio.to_thread(self._lib().workspaces)
+        return await in_thread(self._lib().workspaces)
 
     async def arename(self, workspace_key: str, session_id: str, title: str) -> OpResult[SessionSummary]:
         """Set a title in Rho's index (the only place titles live)."""
         library = self._lib()
         async with self.bridge.exclusive():
-            summary = await asyncio.to_thread(library.rename, workspace_key, session_id, title)
+            summary = await in_thread(library.rename, workspace_key, session_id, title)
         return OpResult(summary, Changes(library=True))
 
     async def atrash(self, workspace_key: str, session_id: str) -> OpResult[TrashEntry]:
         """Move a session to rho-desk's trash (refused while it is open somewhere)."""
         library = self._lib()
         async with self.bridge.exclusive():
-            entry = await asyncio.to_thread(library.delete, workspace_key, session_id)
+            entry = await in_thread(library.delete, workspace_key, session_id)
         return OpResult(entry, Changes(library=True))
 
     async def aclose(self) -> None:
         library, self._library = self._library, None
         if library is not None:
-            await asyncio.to_thread(library.close)
+            await in_thread(library.close)

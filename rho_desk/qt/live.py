@@ -212,9 +212,9 @@ class LiveWatcher(QObject):
 
     def _on_watcher_file_changed(self, path: str) -> None:
         # An atomic replace drops the inotify watch: watch the path again if it exists.
-        path = self._path
-        if path is not None and str(path) not in self._watcher.files() and path.exists():
-            self._watcher.addPath(str(path))
+        watched = self._path
+        if watched is not None and str(watched) not in self._watcher.files() and watched.exists():
+            self._watcher.addPath(str(watched))
         self.poke()
 
     def _on_poll_timeout(self) -> None:

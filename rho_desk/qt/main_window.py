@@ -2,7 +2,7 @@
 
 It builds no behaviour of its own: actions and their shortcuts come from ``actions.py``,
 app-level handlers from ``commands.py``, each view handles its own data, the document and the
-library live in the :class:`~rho_desk.qt.app.AppContext`. What is here is layout, wiring
+library are among the :class:`~rho_desk.qt.services.Services` it is given. What is here is layout, wiring
 (action -> view method), drag and drop of session files, restoring geometry and splitters,
 and the close request that lets the app shut its tasks down first.
 
@@ -18,8 +18,9 @@ Layout::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
@@ -59,7 +60,8 @@ from .views.timeline import RevisionTimelineView
 from .views.widgets import ElidedLabel
 
 if TYPE_CHECKING:
-    from .app import AppContext
+    from .services import Services
+    from .theme import Theme
 
 __all__ = ["DemoBanner", "DocumentHeader", "MainWindow"]
 
@@ -116,28 +118,33 @@ class MainWindow(QMainWindow):
     sig_closed = Signal()
     """Emitted once the window has closed for good."""
 
-    def __init__(self, context: AppContext) -> None:
+    def __init__(self, services: Services) -> None:
         super().__init__()
-        self.context = context
+        self.services = services
         self._close_ready = False
         self._close_requested = False
         self.setObjectName("MainWindow")
         self.setWindowTitle("rho-desk")
-        theme = context.theme.theme
+        theme = services.theme.theme
         self.setWindowIcon(icon(Icon.APP, theme.accent))
         self.setAcceptDrops(True)
         self.resize(1280, 800)
 
-        self.app_actions = Actions(self, icon_for=lambda name: icon(name, context.theme.theme.text))
+        self.app_actions = Actions(self, icon_for=lambda name: icon(name, services.theme.theme.text))
         self.menus = self.app_actions.build_menus(self.menuBar())
-        self.commands = Commands(context, self, self.app_actions)
+        self.commands = Commands(
+            self.app_actions, window=self, document=services.document, library=services.library,
+            bridge=services.bridge, notifier=services.notifier, settings=services.settings,
+            theme=services.theme, selected=lambda: self.browser.selected_summary(),
+            recent_changed=self.refresh_recent_menu,
+        )  # fmt: skip
 
-        document, bridge = context.document, context.bridge
-        self.browser = SessionBrowserView(context.library, bridge, document, theme, context.settings)
+        document, bridge = services.document, services.bridge
+        self.browser = SessionBrowserView(services.library, bridge, document, theme, services.settings)
         self.header = DocumentHeader()
         self.conversation = ConversationView(document, bridge, theme)
         self.revisions = RevisionTimelineView(document, bridge, theme)
-        self.statistics = StatisticsView(document, bridge, theme, context.settings)
+        self.statistics = StatisticsView(document, bridge, theme, services.settings)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("DocumentTabs")
         self.tabs.setDocumentMode(True)
@@ -162,7 +169,7 @@ class MainWindow(QMainWindow):
         self.banner = DemoBanner(color=theme.accent)
         self.banner.hide()
         self.banner.open_button.clicked.connect(self._on_banner_open_clicked)
-        self.notifications = NotificationBar(context.notifier)
+        self.notifications = NotificationBar(services.notifier)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -188,7 +195,7 @@ class MainWindow(QMainWindow):
         a = self.app_actions
         c = self.conversation
         self.commands.attach()
-        a.attach("edit.find", lambda: (self.show_tab(TAB_CONVERSATION), c.open_find()))
+        a.attach("edit.find", self._in_tab(TAB_CONVERSATION, c.open_find))
         a.attach("edit.find_next", c.find_next)
         a.attach("edit.find_previous", c.find_previous)
         a.attach("edit.copy_message", c.copy_message)
@@ -198,8 +205,8 @@ class MainWindow(QMainWindow):
         a.attach("view.revisions", lambda: self.show_tab(TAB_REVISIONS))
         a.attach("view.statistics", lambda: self.show_tab(TAB_STATISTICS))
         a.attach("view.model_history", self._on_model_history_action)
-        a.attach("view.next_message", lambda: (self.show_tab(TAB_CONVERSATION), c.next_message()))
-        a.attach("view.previous_message", lambda: (self.show_tab(TAB_CONVERSATION), c.previous_message()))
+        a.attach("view.next_message", self._in_tab(TAB_CONVERSATION, c.next_message))
+        a.attach("view.previous_message", self._in_tab(TAB_CONVERSATION, c.previous_message))
         a.attach("view.expand_message", c.toggle_expanded)
         a.attach("view.raw_json", lambda: c.set_raw(a["view.raw_json"].isChecked()))
         a.attach("library.search", self.browser.focus_search)
@@ -208,16 +215,25 @@ class MainWindow(QMainWindow):
         a.attach("library.open_selected", self.browser.open_selected)
         for local in ("library.rename", "library.trash"):
             a.make_local(local, self.browser)
-        a.attach("revision.previous", lambda: self.context.document.select_relative(-1))
-        a.attach("revision.next", lambda: self.context.document.select_relative(1))
-        a.attach("revision.active", lambda: self.context.document.select(None))
+        a.attach("revision.previous", lambda: self.services.document.select_relative(-1))
+        a.attach("revision.next", lambda: self.services.document.select_relative(1))
+        a.attach("revision.active", lambda: self.services.document.select(None))
         a.attach("revision.diff_base", self.revisions.mark_diff_base)
         self.revisions.make_active_handler = lambda: a.trigger("revision.make_active")
         self.revisions.fork_handler = lambda: a.trigger("revision.fork")
-        a.attach("revision.diff", lambda: (self.show_tab(TAB_REVISIONS), self.revisions.diff_selected()))
+        a.attach("revision.diff", self._in_tab(TAB_REVISIONS, self.revisions.diff_selected))
+
+    def _in_tab(self, tab: int, then: Callable[[], object]) -> Callable[[], None]:
+        """A handler that shows ``tab``, then runs ``then``."""
+
+        def handler() -> None:
+            self.show_tab(tab)
+            then()
+
+        return handler
 
     def _wire_signals(self) -> None:
-        ctx = self.context
+        ctx = self.services
         document = ctx.document
         document.sig_loaded.connect(self._update_state)
         document.sig_closed.connect(self._update_state)
@@ -255,7 +271,7 @@ class MainWindow(QMainWindow):
         if menu is None:
             return
         menu.clear()
-        files = self.context.settings.recent_files()
+        files = self.services.settings.recent_files()
         for number, name in enumerate(files, 1):
             action = menu.addAction(f"&{number % 10} {Path(name).parent.name}/{Path(name).name}")
             action.setToolTip(name)
@@ -266,24 +282,24 @@ class MainWindow(QMainWindow):
     # -- state ------------------------------------------------------------------------------------------
 
     def _update_state(self) -> None:
-        document = self.context.document
+        document = self.services.document
         tree = document.tree
         self.app_actions.set_state(
             document=document.is_open,
             writable=document.is_open and not document.is_snapshot_document,
             tree=tree is not None and tree.is_tree,
-            library=self.context.library.is_open,
+            library=self.services.library.is_open,
             selection=self.browser.selected_summary() is not None,
         )
         self._update_header()
 
     def _update_header(self) -> None:
-        document = self.context.document
+        document = self.services.document
         tree = document.tree
         if tree is None or document.path is None:
             self.header.title.setText("No session open")
             self.header.facts.setText("Pick a session on the left, drop a file here, or press Ctrl+O.")
-            self.status_path.setText(str(self.context.library.home or ""))
+            self.status_path.setText(str(self.services.library.home or ""))
             self.setWindowTitle("rho-desk")
             return
         summary = self.browser.summary_for(document.path)
@@ -310,29 +326,29 @@ class MainWindow(QMainWindow):
 
     def _on_model_history_action(self) -> None:
         on = self.app_actions["view.model_history"].isChecked()
-        self.context.document.set_mode(HistoryMode.MODEL if on else HistoryMode.DISPLAY)
+        self.services.document.set_mode(HistoryMode.MODEL if on else HistoryMode.DISPLAY)
 
     def _on_document_history_mode_changed(self, mode: HistoryMode) -> None:
         self.app_actions["view.model_history"].setChecked(mode is HistoryMode.MODEL)
-        self.context.settings.set(PREFS_HISTORY_MODE, mode.value)
+        self.services.settings.set(PREFS_HISTORY_MODE, mode.value)
 
     def _on_document_conflict_changed(self, conflict: object) -> None:
         if conflict is not None:
-            self.context.notifier.warning(
+            self.services.notifier.warning(
                 "Another program wrote to this session since it was read. Reload it (F5) to see its "
                 "revisions, or fork from the revision you are on (Ctrl+Shift+B)."
             )
 
     def _on_library_opened(self, _home: object) -> None:
-        self.banner.setVisible(self.context.library.demo)
+        self.banner.setVisible(self.services.library.demo)
         self._update_state()
 
     def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
-        if changes.library and self.context.library.is_open:
+        if changes.library and self.services.library.is_open:
             self.browser.reload_listing()
         self._update_state()
 
-    def _on_theme_changed(self, theme: Any) -> None:
+    def _on_theme_changed(self, theme: Theme) -> None:
         for view in (self.conversation, self.revisions, self.statistics, self.browser):
             view.set_theme(theme)
         for key, spec in ((k, self.app_actions.spec(k)) for k in self.app_actions.ids()):
@@ -354,14 +370,14 @@ class MainWindow(QMainWindow):
     def _on_data_dir_chosen(self, name: str) -> None:
         from .settings import PREFS_DATA_DIR
 
-        self.context.settings.set(PREFS_DATA_DIR, name)
-        self.context.document.fork_home = Path(name)
-        self.context.bridge.run(self.context.library.aopen(Path(name)), context="Opening the data directory")
+        self.services.settings.set(PREFS_DATA_DIR, name)
+        self.services.document.fork_home = Path(name)
+        self.services.bridge.run(self.services.library.aopen(Path(name)), context="Opening the data directory")
 
     # -- persistence ---------------------------------------------------------------------------------
 
     def _restore_state(self) -> None:
-        s = self.context.settings
+        s = self.services.settings
         geometry = s.get(PERSIST_WINDOW_GEOMETRY)
         if geometry:
             self.restoreGeometry(geometry)
@@ -375,10 +391,10 @@ class MainWindow(QMainWindow):
             if data:
                 splitter.restoreState(data)
         self.app_actions["library.scope"].setChecked(s.get(PREFS_BROWSER_SCOPE) == "workspace")
-        self.app_actions["view.model_history"].setChecked(self.context.document.mode is HistoryMode.MODEL)
+        self.app_actions["view.model_history"].setChecked(self.services.document.mode is HistoryMode.MODEL)
 
     def _save_state(self) -> None:
-        s = self.context.settings
+        s = self.services.settings
         s.set(PERSIST_WINDOW_GEOMETRY, bytes(self.saveGeometry().data()))
         s.set(PERSIST_WINDOW_STATE, bytes(self.saveState().data()))
         s.set(PERSIST_BROWSER_SPLITTER, bytes(self.splitter.saveState().data()))

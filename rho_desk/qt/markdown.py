@@ -118,7 +118,8 @@ def render_markdown(text: str, env: dict[str, Any] | None = None) -> str:
     Args:
         env: collects ``images`` (the data URLs of embedded Markdown images, by number).
     """
-    return _MD.render(text, env if env is not None else {})
+    html: str = _MD.render(text, env if env is not None else {})
+    return html
 
 
 def decode_data_image(url: str) -> QImage | None:
@@ -164,10 +165,11 @@ class SafeTextBrowser(QTextBrowser):
         """Images the current HTML may show, by ``rho-image:`` key."""
         self.anchorClicked.connect(self._on_anchor_clicked)
 
-    def loadResource(self, kind: int, url: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
         """Only the session's own images; never a file, never the network."""
         if kind != QTextDocument.ResourceType.ImageResource:
             return None
+        url = QUrl(name) if isinstance(name, str) else name
         text = url.toString()
         if url.scheme() == IMAGE_SCHEME:
             return self.images.get(text)

@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import Any, Final
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core.errors import Cancelled, KnownError
+from ..core.errors import Cancelled, KnownError, error_text
 
 __all__ = [
     "Level",
@@ -121,16 +121,8 @@ class Notifier(QObject):
             return None
         prefix = f"{context}: " if context else ""
         if isinstance(exc, KnownError):
-            return self.post(Notice(Level.ERROR, prefix + exc.text(), _known_details(exc)))
-        summary = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        return self.post(
-            Notice(Level.BUG, f"{prefix}rho-desk hit a bug ({_first_line(summary)})", _bug_details(exc))
-        )
-
-
-def _first_line(text: str, limit: int = 160) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else text
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+            return self.post(Notice(Level.ERROR, prefix + error_text(exc), _known_details(exc)))
+        return self.post(Notice(Level.BUG, prefix + error_text(exc), _bug_details(exc)))
 
 
 def _known_details(exc: KnownError) -> str | None:
@@ -172,10 +164,13 @@ class NotificationBar(QFrame):
         self.text.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.more = QLabel()
         self.more.setObjectName("NotificationMore")
-        self.details_button = QToolButton(text="Details")
+        self.details_button = QToolButton()
+        self.details_button.setText("Details")
         self.details_button.setCheckable(True)
-        self.copy_button = QToolButton(text="Copy details")
-        self.close_button = QToolButton(text="✕")
+        self.copy_button = QToolButton()
+        self.copy_button.setText("Copy details")
+        self.close_button = QToolButton()
+        self.close_button.setText("✕")
         self.close_button.setToolTip("Dismiss (Esc)")
         self.close_button.setAutoRaise(True)
         self.details = QPlainTextEdit()
@@ -219,7 +214,7 @@ class NotificationBar(QFrame):
         self.details_button.setChecked(False)
         self.hide()
 
-    def keyPressEvent(self, event: Any) -> None:
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.dismiss()
             return

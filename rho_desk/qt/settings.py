@@ -182,7 +182,7 @@ PERSIST_CONVERSATION_SPLITTER: Final = declare(
 PERSIST_REVISIONS_SPLITTER: Final = declare(
     "persist/splitters/revisions", bytes, b"", "Revision tree | diff splitter state."
 )
-PERSIST_RECENT_FILES: Final = declare(
+PERSIST_RECENT_FILES: Final[Setting[list[str]]] = declare(
     "persist/recent_files", list, [], "Recently opened session files, newest first."
 )
 PERSIST_LAST_SESSION: Final = declare(
@@ -249,7 +249,7 @@ class Settings(QObject):
             return _copy(setting.default)
         if setting.choices and value not in setting.choices:
             return _copy(setting.default)
-        if setting.minimum is not None and value < setting.minimum:  # type: ignore[operator]
+        if setting.minimum is not None and value < setting.minimum:
             return _copy(setting.default)
         return value  # type: ignore[no-any-return]
 
@@ -267,7 +267,7 @@ class Settings(QObject):
         elif setting.type is bytes:
             if not isinstance(value, bytes | bytearray | QByteArray):
                 raise BugError(f"setting {setting.key!r} takes bytes")
-            stored = QByteArray(bytes(value))
+            stored = QByteArray(value)
         else:
             if not isinstance(value, setting.type) or (setting.type is int and isinstance(value, bool)):
                 raise BugError(f"setting {setting.key!r} takes a {setting.type.__name__}, not {value!r}")

@@ -180,7 +180,7 @@ async def test_async_twins_run_off_the_event_loop_thread(config_dir: Path, monke
     assert seen and all(t != loop_thread for t in seen)
 
 
-def test_the_export_engineers_entry_point_exists() -> None:
+def test_the_export_entry_point_exists() -> None:
     import inspect
 
     assert "stored_secrets" in credentials.__all__

@@ -168,3 +168,33 @@ async def test_open_provider_resolves_the_key_from_keyring(config_dir: Path) -> 
 def test_files_written_are_private_to_the_directory(config_dir: Path) -> None:
     ProfileStore().save([ROUTER])
     assert oct(os.stat(ProfileStore().path).st_mode & 0o777) in ("0o600", "0o644", "0o664")
+
+
+def test_file_errors_name_the_field_and_the_reason(config_dir: Path) -> None:
+    store = ProfileStore()
+    config_dir.mkdir()
+    base = {"name": "x", "kind": "openai-compatible", "base_url": "https://a.example/v1", "model": "m"}
+    cases = [
+        ({**base, "colour": "blue"}, "$.profiles[0].colour", "Extra inputs"),
+        ({**base, "kind": "gemini"}, "$.profiles[0].kind", "'openai-compatible' or 'anthropic'"),
+        ({**base, "context_window": 0}, "$.profiles[0]", "context window must be positive"),
+        ({**base, "pricing": {"input": -1}}, "$.profiles[0].pricing", "non-negative"),
+    ]
+    for profile, path, reason in cases:
+        store.path.write_text(json.dumps({"version": 1, "profiles": [profile]}))
+        with pytest.raises(ProfileError) as caught:
+            store.load()
+        assert (caught.value.source, caught.value.path) == (str(store.path), path)
+        assert reason in caught.value.reason, caught.value.reason
+
+
+def test_the_file_keeps_its_shape_and_round_trips(config_dir: Path) -> None:
+    store = ProfileStore()
+    priced = CLAUDE.replace(pricing=Pricing(input=3.0, output=15.0))
+    store.save([ROUTER, priced], default=priced.name)
+    written = json.loads(store.path.read_text())
+    assert written["version"] == 1 and written["default"] == priced.name
+    assert "requires_key" not in written["profiles"][0]  # defaults are left out, as before
+    assert written["profiles"][1]["pricing"] == {"input": 3.0, "output": 15.0}
+    loaded = store.load()
+    assert loaded.profiles == (ROUTER, priced) and loaded.default == priced.name

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
+from pathlib import Path
 
 import pytest
 
-from rho_desk.core.errors import InputError
-from rho_desk.qt.bridge import BridgeClosed, EngineBridge
+from rho_desk.core.errors import BugError, InputError
+from rho_desk.qt.bridge import BridgeClosed, EngineBridge, in_thread
 from rho_desk.qt.changes import Changes, OpResult
 from rho_desk.qt.messages import Level, Notifier
 
@@ -104,3 +106,40 @@ def test_close_cancels_and_awaits_everything_then_refuses_work(bridge: EngineBri
     coro = asyncio.sleep(0)
     with pytest.raises(BridgeClosed):
         bridge.run(coro)
+
+
+def test_in_thread_runs_the_call_in_a_worker_with_its_arguments(run) -> None:
+    gui = threading.get_ident()
+
+    def where(a: int, *, b: int) -> tuple[int, int]:
+        return threading.get_ident(), a + b
+
+    ident, total = run(in_thread(where, 1, b=2))
+    assert ident != gui and total == 3
+
+
+def test_a_worker_cannot_hop_again(run) -> None:
+    def nested() -> None:
+        coro = in_thread(lambda: None)
+        try:
+            coro.send(None)
+        finally:
+            coro.close()
+
+    with pytest.raises(BugError, match="worker thread"):
+        run(in_thread(nested))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+_HOPS = re.compile(r"asyncio\.to_thread\(|run_in_executor\(|threading\.Thread\(|ThreadPoolExecutor\(")
+
+
+def test_work_leaves_the_gui_thread_only_through_the_bridge() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "rho_desk" / "qt").rglob("*.py"))
+        if path.name != "bridge.py"
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if _HOPS.search(line)
+    ]
+    assert offenders == [], "use rho_desk.qt.bridge.in_thread:\n" + "\n".join(offenders)

@@ -183,7 +183,7 @@ def test_statistics_show_counters_chart_gauge_and_compactions(app_on, run) -> No
     assert stats.cards["compactions"].value.text() == "1"
     assert len(stats.chart.points) == len(context.document.tree.path())
     assert stats.table_model.rowCount() == 1 and stats.table_model.rows[0].from_facts
-    assert stats.gauge.window == 400_000 and 0 < stats.gauge.fraction < 0.1
+    assert stats.gauge.context_window == 400_000 and 0 < stats.gauge.fraction < 0.1
     compaction = next(n for n in context.document.tree.path() if n.kind is NodeKind.COMPACTION)
     stats.sig_revision_requested.emit(compaction)
     run(settle(context.bridge))

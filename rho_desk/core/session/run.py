@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ..cancellation import CancellationToken
+from ..cancellation import CancellationToken, race
 from ..compaction.api import (
     CompactionOutcome,
     CompactionOutput,
@@ -601,7 +601,7 @@ class RunWorker:
             if compactor.cancellation_mode is CancellationMode.COOPERATIVE:
                 output = await compactor.compact(request)
             else:
-                output = await _race(compactor.compact(request), self.token)
+                output = await race(compactor.compact(request), self.token)
         except (EngineError, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -679,7 +679,7 @@ class RunWorker:
         if self.token.cancelled:
             return True
         try:
-            await _race(self.config.retry_sleep(delay), self.token)
+            await race(self.config.retry_sleep(delay), self.token)
         except Cancelled:
             return True
         return self.token.cancelled
@@ -796,36 +796,6 @@ def _as_content(result: object) -> tuple[ContentBlock, ...] | None:
     if all(type(b) is ContentBlock for b in content):
         return content  # type: ignore[return-value]
     return None
-
-
-async def _race(awaitable: Any, token: CancellationToken) -> Any:
-    """Await ``awaitable`` unless ``token`` fires first (then cancel it and raise ``Cancelled``)."""
-    task = asyncio.ensure_future(awaitable)
-    if token.cancelled:
-        task.cancel()
-        task.add_done_callback(_retrieve)
-        raise Cancelled()
-    waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def wake(*_: object) -> None:
-        if not waiter.done():
-            waiter.set_result(None)
-
-    task.add_done_callback(wake)
-    remove = token.add_callback(wake)
-    try:
-        await waiter
-    except asyncio.CancelledError:
-        task.cancel()
-        task.add_done_callback(_retrieve)
-        raise
-    finally:
-        remove()
-    if not task.done():
-        task.cancel()
-        task.add_done_callback(_retrieve)
-        raise Cancelled()
-    return task.result()
 
 
 class Run:

@@ -20,6 +20,7 @@ The file reader (discovery, header cwd, summaries, leases) is injected as :class
 
 from __future__ import annotations
 
+import builtins
 import functools
 import json
 import os
@@ -563,7 +564,7 @@ class SessionLibrary:
         with self._lock:
             return self._cache.get(workspace_key, session_id)
 
-    def workspaces(self) -> list[WorkspaceInfo]:
+    def workspaces(self) -> builtins.list[WorkspaceInfo]:
         """Every workspace with sessions (as of the last refresh), most recently used first."""
         with self._lock:
             return self._cache.workspaces()
@@ -674,14 +675,14 @@ class SessionLibrary:
             self._cache.remove([summary.path])
             return replace(entry, index_row_removed=removed)
 
-    def _linked_runs(self, unit: UnitRef, session_id: str) -> list[LinkedRun]:
-        runs: list[LinkedRun] = []
+    def _linked_runs(self, unit: UnitRef, session_id: str) -> builtins.list[LinkedRun]:
+        runs: builtins.list[LinkedRun] = []
         nested = unit.unit_path / "subagents" if unit.is_folder else None
         if nested is not None and nested.is_dir():
             for entry in sorted(nested.iterdir()):
                 if entry.is_dir():
                     status = _read_run_status(entry)
-                    runs.append(LinkedRun(entry.name, entry, status.get("state"), True))
+                    runs.append(LinkedRun(entry.name, entry, _run_state(status), True))
         global_root = self.home / "subagents"
         if global_root.is_dir():
             for entry in sorted(global_root.iterdir()):
@@ -689,11 +690,11 @@ class SessionLibrary:
                     continue
                 status = _read_run_status(entry)
                 if status.get("parent_session_id") == session_id:
-                    runs.append(LinkedRun(entry.name, entry, status.get("state"), False))
+                    runs.append(LinkedRun(entry.name, entry, _run_state(status), False))
         return runs
 
     def _move_to_trash(
-        self, unit: UnitRef, summary: SessionSummary, runs: list[LinkedRun]
+        self, unit: UnitRef, summary: SessionSummary, runs: builtins.list[LinkedRun]
     ) -> TrashEntry:
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         base = self.trash_dir / f"{stamp}_{summary.workspace_key}_{unit.name}"
@@ -1003,6 +1004,11 @@ def _read_run_status(run_dir: Path) -> dict[str, object]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _run_state(status: dict[str, object]) -> str | None:
+    state = status.get("state")
+    return state if isinstance(state, str) else None
 
 
 def _move(source: Path, target: Path) -> None:

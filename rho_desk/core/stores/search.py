@@ -24,6 +24,7 @@ written to Rho's index, never only here.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import os
@@ -497,7 +498,8 @@ class SessionCache:
         limit: int | None = None,
     ) -> list[SessionSummary]:
         """One page of sessions (of one workspace, or all), sorted by ``sort`` (:data:`SORT_KEYS`)."""
-        where, params = ("", []) if workspace_key is None else (" where s.workspace_key = ?", [workspace_key])
+        where = "" if workspace_key is None else " where s.workspace_key = ?"
+        params: list[str | int] = [] if workspace_key is None else [workspace_key]
         sql = f"{_SELECT}{where} order by {_order(sort, descending)}"
         if limit is not None or offset:
             sql += " limit ? offset ?"
@@ -523,7 +525,8 @@ class SessionCache:
         results = SearchResults()
         if not terms:
             return results
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[str | int] = []
         for term in terms:
             # Title (tiny, on the row) or conversation text (the trigram index: the sub-select
             # is evaluated once per term and probed per row).
@@ -555,7 +558,7 @@ class SessionCache:
             return self._bodies(db, [path]).get(path, "")
 
     @staticmethod
-    def _bodies(db: sqlite3.Connection, paths: list[str]) -> dict[str, str]:
+    def _bodies(db: sqlite3.Connection, paths: builtins.list[str]) -> dict[str, str]:
         if not paths:
             return {}
         marks = ", ".join("?" * len(paths))

@@ -15,7 +15,6 @@ import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
 from typing import Any, TypeVar
 
 import msgspec
@@ -61,9 +60,15 @@ def to_builtins(value: Any) -> Any:
     return msgspec.to_builtins(value)
 
 
-@cache
-def _decoder(type_: Any) -> msgspec.json.Decoder[Any]:
-    return msgspec.json.Decoder(type_)
+_DECODERS: dict[object, msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder(type_: object) -> msgspec.json.Decoder[Any]:
+    """One decoder per type, built on first use (a lost race builds an equal one: harmless)."""
+    decoder = _DECODERS.get(type_)
+    if decoder is None:
+        decoder = _DECODERS[type_] = msgspec.json.Decoder(type_)
+    return decoder
 
 
 @contextmanager
@@ -96,7 +101,8 @@ def translate_error(exc: Exception, *, source: str | None = None, line: int | No
 def decode(data: bytes | str | memoryview, type_: type[T], *, source: str | None = None, line: int | None = None) -> T:
     """Decode ``data`` as ``type_`` or raise a located ``WireFormatError``."""
     try:
-        return _decoder(type_).decode(data)  # type: ignore[no-any-return]
+        decoded: T = _decoder(type_).decode(data)
+        return decoded
     except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
         raise translate_error(exc, source=source, line=line) from None
 

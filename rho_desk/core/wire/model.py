@@ -298,6 +298,7 @@ class ModelUsage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         input_tokens = None
         if prompt is not None and (cache_read is not None or cache_write is not None):
             input_tokens = max(prompt - (cache_read or 0) - (cache_write or 0), 0)
+        total: int | None
         if reported_total is not None:
             total = reported_total
         elif prompt is not None and output is not None:

@@ -13,18 +13,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.cancellation import CancellationToken
+from ...core.cancellation import race
 from ...core.compaction.api import CompactionOutput, CompactionRequest, Compactor
 from ...core.compaction.local import CompactionPreview, LocalCompactor, RecentBudget
-from ...core.errors import BugError, Cancelled
+from ...core.errors import BugError
 from ...core.provider import CancellationMode, ModelProvider, ModelRequest
 from ...core.wire import ContentBlock, Message, MessageKind, ModelIdentity
+from ..bridge import in_thread
 
 __all__ = [
     "KIND_LABELS",
@@ -35,7 +34,6 @@ __all__ = [
     "human_bytes",
     "human_count",
     "open_compactor",
-    "race_token",
 ]
 
 KIND_LABELS = {
@@ -68,34 +66,6 @@ class IdentityOnlyProvider(ModelProvider):
         return f"IdentityOnlyProvider({self._identity})"
 
 
-async def race_token(awaitable: Any, token: CancellationToken) -> Any:
-    """Await ``awaitable`` unless ``token`` fires first (then raise ``Cancelled``).
-
-    The loser is cancelled; a worker thread behind ``awaitable`` finishes on its own and its
-    result is dropped.
-    """
-    work = asyncio.ensure_future(awaitable)
-    waiter = asyncio.ensure_future(token.wait())
-    try:
-        done, _ = await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    except BaseException:
-        work.cancel()
-        raise
-    finally:
-        waiter.cancel()
-    if work in done:
-        return work.result()
-    work.cancel()
-    # the thread keeps running to its end; nobody waits for it and its result is dropped
-    work.add_done_callback(_retrieve)
-    raise Cancelled()
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    with contextlib.suppress(BaseException):
-        task.exception()
-
-
 class ThreadedCompactor(Compactor):
     """The local compactor, computed in a worker thread and cancellable at once.
 
@@ -116,7 +86,7 @@ class ThreadedCompactor(Compactor):
 
     async def compact(self, request: CompactionRequest) -> CompactionOutput:
         request.cancellation.raise_if_cancelled()
-        preview = await race_token(asyncio.to_thread(self.local.preview, request.messages), request.cancellation)
+        preview = await race(in_thread(self.local.preview, request.messages), request.cancellation)
         return CompactionOutput(preview.replacement)
 
 
@@ -152,7 +122,7 @@ async def open_compactor(profile_name: str, budget: RecentBudget, *, profiles: A
     from ...providers.profiles import ProfileStore, open_provider
 
     store = profiles or ProfileStore()
-    profile = await asyncio.to_thread(store.get, profile_name)
+    profile = await in_thread(store.get, profile_name)
     provider, _ = await open_provider(profile)
     label = f"profile {profile.name} ({profile.identity_provider}/{profile.model})"
     return OpenedCompactor(SummarizingCompactor(provider, budget), label, provider)

@@ -42,6 +42,7 @@ from ...core.compaction.tokens import message_tokens
 from ...core.errors import Cancelled, RevisionConflict
 from ...core.session import Rho, SessionOptions
 from ...core.stores.rho_files import RevisionNode
+from ..bridge import in_thread
 from ..changes import OpResult
 from .common import IdentityOnlyProvider, open_compactor
 from .models import CompactionPreviewModel
@@ -263,7 +264,7 @@ class CompactionDialog(QDialog):
             return
 
         async def compute() -> PreviewData:
-            return await asyncio.to_thread(compute_preview, tree, node, budget, document.tree_lock)
+            return await in_thread(compute_preview, tree, node, budget, document.tree_lock)
 
         def show(data: PreviewData) -> None:
             if generation == self._generation:
@@ -324,9 +325,9 @@ class CompactionDialog(QDialog):
         try:
             tree = document.tree
             node = tree.nodes.get(node_id) if tree is not None else None
-            if node is None or tree.active_leaf is not node:
+            if tree is None or node is None or tree.active_leaf is not node:
                 raise SessionChanged("the active revision changed before the compaction started; nothing was written")
-            state = await asyncio.to_thread(under_lock, document, stored_state, tree, node)
+            state = await in_thread(under_lock, document, stored_state, tree, node)
             opened = await open_compactor(self.compactor_name(), budget)
             try:
                 self._rho = Rho.builder().provider(IdentityOnlyProvider(state.provider)).compactor(opened.compactor).build()
@@ -343,7 +344,7 @@ class CompactionDialog(QDialog):
                         "the session changed on disk while compacting (another program wrote to it); "
                         "nothing was written: reload it and compact again"
                     )
-                new = await asyncio.to_thread(under_lock, document, writer.save, compacted, outcome=outcome)
+                new = await in_thread(under_lock, document, writer.save, compacted, outcome=outcome)
             self.last_outcome = outcome
             self.host.history.record("Compaction", leaf, new)
             return OpResult(new, document.note_written(new))

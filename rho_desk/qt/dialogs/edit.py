@@ -21,7 +21,6 @@ The pure functions (:func:`pair_closure`, :func:`replace_text`, :func:`apply_edi
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -44,9 +43,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import InputError
+from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import ContentBlock, Message, SessionSnapshot
+from ..bridge import in_thread
 from ..changes import OpResult
 from .models import EditableMessagesModel, MetadataModel
 from .revisions import astore_revision, stored_state, under_lock
@@ -241,7 +241,7 @@ class _RevisionDialog(QDialog):
             return
         leaf = tree.active_leaf
         self.save_button.setEnabled(False)
-        self.host.bridge.run(asyncio.to_thread(under_lock, self.host.document, self.read, tree, leaf),
+        self.host.bridge.run(in_thread(under_lock, self.host.document, self.read, tree, leaf),
                              on_success=lambda value: self.show_state(leaf, value),
                              context="Reading the revision")  # fmt: skip
 
@@ -388,7 +388,7 @@ class EditMessagesDialog(_RevisionDialog):
         try:
             edited = replace_text(self.history[index], text)
         except InputError as exc:
-            self.notice.show_text(exc.text())
+            self.notice.show_text(error_text(exc))
             return
         row.message = edited
         row.edited = edited != self.history[index]

@@ -16,7 +16,6 @@ Markdown or HTML) and its receipt are written atomically, together.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import KnownError
+from ...core.errors import error_text
 from ...core.export import (
     ALL_CLASSES,
     ContentClass,
@@ -54,6 +53,7 @@ from ...core.export import (
     write_files_atomic,
 )
 from ...core.wire import SessionSnapshot
+from ..bridge import in_thread
 from .common import human_bytes
 from .models import ClassTableModel, FindingsModel
 from .prefs import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
@@ -116,7 +116,7 @@ class ExportDialog(QDialog):
         self.source: SessionSnapshot | None = None
         self.source_name = ""
         self.secrets: ExportSecrets | None = None
-        self.result: ExportResult | None = None
+        self.export_result: ExportResult | None = None
         self._result_key: tuple[Any, ...] | None = None
         self._generation = 0
         self.last_written: tuple[Path, Path] | None = None
@@ -130,7 +130,8 @@ class ExportDialog(QDialog):
         intro.setProperty("muted", True)
 
         self.classes = ClassTableModel(self)
-        saved = set(host.settings.get(PREFS_EXPORT_INCLUDED))
+        included: list[str] = host.settings.get(PREFS_EXPORT_INCLUDED)
+        saved = set(included)
         self.classes.included = {c for c in ALL_CLASSES if c.value in saved}
         self.class_table = make_table("ExportClassTable", self.classes, stretch=0)
         self.class_table.setMinimumHeight(9 * 24 + 30)
@@ -178,7 +179,9 @@ class ExportDialog(QDialog):
         self.blocked.setObjectName("LibraryNotice")
         self.override = QCheckBox("Write anyway (recorded in the receipt)")
         self.override.setObjectName("OverrideFindings")
-        self.blocked.layout().addWidget(self.override)
+        banner_row = self.blocked.layout()
+        assert banner_row is not None  # a Banner lays out its row itself
+        banner_row.addWidget(self.override)
         self.blocked.hide()
         self.busy = BusyRow()
         self.busy.hide()
@@ -236,9 +239,9 @@ class ExportDialog(QDialog):
         self.busy.busy("Reading the revision and the keyring…")
 
         async def gather() -> tuple[SessionSnapshot, Any, ExportSecrets]:
-            snapshot = await asyncio.to_thread(under_lock, document, document.snapshot, node)
-            stats = await asyncio.to_thread(class_stats, snapshot)
-            secrets = self.secrets or await asyncio.to_thread(load_secrets)
+            snapshot = await in_thread(under_lock, document, document.snapshot, node)
+            stats = await in_thread(class_stats, snapshot)
+            secrets = self.secrets if self.secrets is not None else await in_thread(load_secrets)
             return snapshot, stats, secrets
 
         def loaded(value: tuple[SessionSnapshot, Any, ExportSecrets]) -> None:
@@ -249,7 +252,7 @@ class ExportDialog(QDialog):
             self.schedule(now=True)
 
         def failed(exc: BaseException) -> None:
-            self.busy.done("Cannot export: " + (exc.text() if isinstance(exc, KnownError) else type(exc).__name__))
+            self.busy.done("Cannot export: " + error_text(exc))
             self.host.notifier.show_exception(exc, context="Preparing the export")
 
         self.host.bridge.run(gather(), on_success=loaded, on_error=failed, context="Preparing the export")
@@ -286,13 +289,13 @@ class ExportDialog(QDialog):
             self._show_result(result, key)
 
         self.host.bridge.run(
-            asyncio.to_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt),
+            in_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt),
             on_success=show,
             context="Building the export preview",
         )
 
     def _show_result(self, result: ExportResult, key: tuple[Any, ...]) -> None:
-        self.result = result
+        self.export_result = result
         self._result_key = key
         self.classes.set_stats(result.stats)
         data = result.data
@@ -324,7 +327,7 @@ class ExportDialog(QDialog):
 
     def current(self) -> ExportResult | None:
         """The export for exactly the current choices, if it is computed."""
-        return self.result if self._result_key is not None and self._result_key == self._key() else None
+        return self.export_result if self._result_key is not None and self._result_key == self._key() else None
 
     def _update_buttons(self) -> None:
         result = self.current()
@@ -381,7 +384,7 @@ class ExportDialog(QDialog):
             self.busy.done("Nothing was written.")
             self.host.notifier.show_exception(exc, context="Writing the export")
 
-        self.host.bridge.run(asyncio.to_thread(write_files_atomic, files, overwrite=True),
+        self.host.bridge.run(in_thread(write_files_atomic, files, overwrite=True),
                              on_success=written, on_error=failed, context="Writing the export")  # fmt: skip
 
     # -- reacting --------------------------------------------------------------------------------------

@@ -1,35 +1,43 @@
 """Where the action dialogs meet the app: their actions, shared state, the continue dock, the banner.
 
-:class:`ActionHost` is built once by :func:`rho_desk.qt.dialogs.install` at start-up. It
-attaches the actions part 1 declared for this package (compact, export, continue, edit, title
-and metadata, strip provider blocks, settings, undo, redo), opens each dialog non-modally (one
-at a time per kind; ``show()``, never ``exec()``), and holds what the dialogs share:
+:class:`ActionHost` is built once by :func:`rho_desk.qt.app.build_context`, after the main
+window. It attaches the actions that open a dialog or change the session (compact, export,
+continue, edit, title and metadata, strip provider blocks, settings, undo, redo), opens each
+dialog non-modally (one at a time per kind; ``show()``, never ``exec()``), and holds what the
+dialogs share:
 
 * the narrow services (bridge, document, settings, notifier, theme, library, provider profiles);
 * the revision undo history of the open file, and the Undo/Redo actions' state and text;
 * one-operation-at-a-time: a compaction and a continued conversation never overlap;
 * the continue dock (composer and live reply, bottom) and the conflict banner (top), added to the
-  main window as dock widgets, so the window's own layout stays part 1's.
+  main window as dock widgets around its central layout.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QSizePolicy, QWidget
 
 from ...core.errors import RevisionConflict
-from ...providers.profiles import ProfileStore
-from ..changes import Changes
-from ..continue_session import ContinueController
+from ...core.stores.summary import SessionSummary
+from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
+from ..bridge import in_thread
+from ..changes import Changes, OpResult
+from ..continue_session import ConflictInfo, ContinueController
 from ..views.composer import ContinuePanel
 from .revisions import NothingToUndo, RevisionHistory, UndoStatus
 from .widgets import Banner
+
+if TYPE_CHECKING:
+    from ..actions import Actions
+    from ..document import SessionDocument
+    from ..main_window import MainWindow
+    from ..services import Services
 
 __all__ = ["ActionHost", "ConflictBanner"]
 
@@ -71,17 +79,16 @@ class ActionHost(QObject):
     sig_undo_changed = Signal()
     """Undo or redo became (un)available or changed its label."""
 
-    def __init__(self, context: Any) -> None:
-        super().__init__(context.window)
-        self.context = context
-        self.window = context.window
-        self.bridge = context.bridge
-        self.document = context.document
-        self.settings = context.settings
-        self.notifier = context.notifier
-        self.theme = context.theme
-        self.library = context.library
-        self.actions = context.actions
+    def __init__(self, window: MainWindow, actions: Actions, services: Services) -> None:
+        super().__init__(window)
+        self.window = window
+        self.actions = actions
+        self.bridge = services.bridge
+        self.document = services.document
+        self.settings = services.settings
+        self.notifier = services.notifier
+        self.theme = services.theme
+        self.library = services.library
         self.profiles = ProfileStore()
         self.history = RevisionHistory()
         self.operation: str | None = None
@@ -120,10 +127,11 @@ class ActionHost(QObject):
         self.sig_undo_changed.connect(self._update_undo)
         # the window recomputes every action's enabled state after operations; refine ours after it
         self.bridge.sig_operation_finished.connect(lambda _changes, _initiator: self._update_undo())
+        self._attach()
 
     # -- actions --------------------------------------------------------------------------------------
 
-    def attach(self) -> None:
+    def _attach(self) -> None:
         a = self.actions
         a.attach("session.compact", lambda: self.show_dialog("compact"))
         a.attach("session.export", lambda: self.show_dialog("export"))
@@ -132,12 +140,10 @@ class ActionHost(QObject):
         a.attach("session.strip_provider", lambda: self.show_dialog("strip"))
         a.attach("edit.settings", lambda: self.show_dialog("settings"))
         a.attach("session.continue", self.show_continue)
-        a.attach("edit.undo", self.undo)
-        a.attach("edit.redo", self.redo)
         # Enabled only with a step to take, on top of the spec's document/writable flags; the
         # generic flag updates consult these too, so they cannot re-enable an empty Undo.
-        a.set_condition("edit.undo", lambda: bool(self._undo_status().undo))
-        a.set_condition("edit.redo", lambda: bool(self._undo_status().redo))
+        a.attach("edit.undo", self.undo, enabled_when=lambda: bool(self._undo_status().undo))
+        a.attach("edit.redo", self.redo, enabled_when=lambda: bool(self._undo_status().redo))
         self._update_undo()
 
     def dialog_factory(self, kind: str) -> Callable[[], QWidget]:
@@ -215,21 +221,20 @@ class ActionHost(QObject):
         if self.operation == operation:
             self.operation = None
 
-    async def aprofile_set(self) -> Any:
+    async def aprofile_set(self) -> ProfileSet:
         """The profiles file (default profile included), read off the GUI thread."""
-        return await asyncio.to_thread(self.profiles.load)
+        return await in_thread(self.profiles.load)
 
-    async def aprofiles(self) -> tuple[Any, ...]:
+    async def aprofiles(self) -> tuple[ProviderProfile, ...]:
         loaded = await self.aprofile_set()
         return tuple(loaded.profiles)
 
-    def summary_for_open(self) -> Any:
+    def summary_for_open(self) -> SessionSummary | None:
         """The library's summary of the open file, if the browser lists it."""
         path = self.document.path
         if path is None:
             return None
-        browser = getattr(self.window, "browser", None)
-        return browser.summary_for(path) if browser is not None else None
+        return self.window.browser.summary_for(path)
 
     def open_data_dir(self, folder: Path) -> None:
         """List another Rho home (the settings dialog's data directory)."""
@@ -238,19 +243,24 @@ class ActionHost(QObject):
 
     # -- undo and redo ----------------------------------------------------------------------------------
 
-    def undo(self, on_success: Callable[[Any], object] | None = None) -> None:
+    def undo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
         """Undo the last change (a new revision: see ``revisions.py``)."""
         self._step(self.history.aundo, "Undone", on_success)
 
-    def redo(self, on_success: Callable[[Any], object] | None = None) -> None:
+    def redo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
         self._step(self.history.aredo, "Redone", on_success)
 
-    def _step(self, step: Callable[[Any], Any], verb: str, on_success: Callable[[Any], object] | None) -> None:
+    def _step(
+        self,
+        step: Callable[[SessionDocument], Coroutine[Any, Any, OpResult[str]]],
+        verb: str,
+        on_success: Callable[[OpResult[str]], object] | None,
+    ) -> None:
         if self.operation is not None:
             self.notifier.warning(f"Wait until the {self.operation} has finished.")
             return
 
-        def done(result: Any) -> None:
+        def done(result: OpResult[str]) -> None:
             self.notifier.info(f"{verb}: {result.value}")
             self.sig_undo_changed.emit()
             if on_success is not None:
@@ -287,7 +297,7 @@ class ActionHost(QObject):
             "Nothing was overwritten. Reload to see the new revisions, or fork to keep working from yours."
         )
 
-    def _on_controller_conflict(self, info: Any) -> None:
+    def _on_controller_conflict(self, info: ConflictInfo | None) -> None:
         if info is None:
             if self.document.conflict is None:
                 self.banner_dock.hide()

@@ -12,11 +12,11 @@ engine's ``CompactionPolicy`` and the compactors' ``RecentBudget``.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from ...core.compaction.api import CompactionPolicy
 from ...core.compaction.local import RecentBudget
-from ..settings import declare
+from ..settings import Settings, declare
 
 __all__ = [
     "LOCAL_COMPACTOR",
@@ -78,7 +78,7 @@ PREFS_EXPORT_FORMAT: Final = declare(
 )  # fmt: skip
 
 
-def budget_from_settings(settings: Any) -> RecentBudget:
+def budget_from_settings(settings: Settings) -> RecentBudget:
     """The recent budget the settings describe (both limits 0 falls back to the defaults)."""
     tokens = settings.get(PREFS_COMPACTION_KEEP_TOKENS)
     messages = settings.get(PREFS_COMPACTION_KEEP_MESSAGES)
@@ -87,7 +87,7 @@ def budget_from_settings(settings: Any) -> RecentBudget:
     return RecentBudget(max_tokens=tokens or None, max_messages=messages or None)
 
 
-def policy_from_settings(settings: Any) -> CompactionPolicy | None:
+def policy_from_settings(settings: Settings) -> CompactionPolicy | None:
     """The automatic compaction policy the settings describe (``None`` when off)."""
     kind = settings.get(PREFS_COMPACTION_POLICY)
     threshold = settings.get(PREFS_COMPACTION_THRESHOLD)

@@ -22,7 +22,6 @@ text.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from ...core.compaction.api import CompactionOutcome
 from ...core.errors import InputError
 from ...core.stores.rho_files import RevisionNode, SessionTree
 from ...core.wire import Message, SessionSnapshot
+from ..bridge import in_thread
 from ..changes import OpResult
 
 __all__ = ["Entry", "NothingToUndo", "RevisionHistory", "UndoStatus", "astore_revision", "stored_state", "under_lock"]
@@ -89,9 +89,9 @@ async def astore_revision(
         before = tree.active_leaf
         if before is None:
             raise InputError("the session has no revision to change", source=str(document.path))
-        state = await asyncio.to_thread(under_lock, document, stored_state, tree, before)
+        state = await in_thread(under_lock, document, stored_state, tree, before)
         new = change(state).replace(revision=before.revision + 1)
-        after = await asyncio.to_thread(under_lock, document, _save, writer, new, outcome, display)
+        after = await in_thread(under_lock, document, _save, writer, new, outcome, display)
     return before, after
 
 
@@ -193,9 +193,9 @@ async def _amove(document: Any, to_id: str, from_id: str) -> RevisionNode:
         if target is None:
             raise NothingToUndo("the revision to return to is no longer in the file")
         if tree.is_tree:
-            await asyncio.to_thread(under_lock, document, writer.set_leaf, target)
+            await in_thread(under_lock, document, writer.set_leaf, target)
             return target
         # A v1-v3 line only grows at its end: append the earlier state as a new complete base.
-        state = await asyncio.to_thread(under_lock, document, stored_state, tree, target)
+        state = await in_thread(under_lock, document, stored_state, tree, target)
         copy = state.replace(revision=leaf.revision + 1)
-        return await asyncio.to_thread(under_lock, document, _save, writer, copy, None, ())  # type: ignore[no-any-return]
+        return await in_thread(under_lock, document, _save, writer, copy, None, ())

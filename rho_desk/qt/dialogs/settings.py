@@ -16,12 +16,12 @@ Apply. Everything non-secret goes through the typed settings registry.
 
 from __future__ import annotations
 
-import asyncio
 import os
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -40,13 +40,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.errors import error_text
 from ...providers.credentials import (
+    KeyringStatus,
     adelete_api_key,
     aset_api_key,
     get_api_key,
     keyring_status,
 )
-from ...providers.profiles import ProfileError, ProfileKind, ProviderProfile
+from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
+from ..bridge import in_thread
 from ..changes import Changes
 from ..settings import PREFS_DATA_DIR, PREFS_THEME
 from .models import ProfileListModel
@@ -238,15 +241,15 @@ class SettingsDialog(QDialog):
         """Read the profiles file and the key states (off the GUI thread)."""
         host = self.host
 
-        async def read() -> tuple[Any, dict[str, str], Any]:
-            loaded = await asyncio.to_thread(host.profiles.load)
+        async def read() -> tuple[ProfileSet, dict[str, str], KeyringStatus]:
+            loaded = await in_thread(host.profiles.load)
             states = {}
             for profile in loaded.profiles:
-                states[profile.name] = await asyncio.to_thread(key_state, profile)
-            status = await asyncio.to_thread(keyring_status)
+                states[profile.name] = await in_thread(key_state, profile)
+            status = await in_thread(keyring_status)
             return loaded, states, status
 
-        def show(value: tuple[Any, dict[str, str], Any]) -> None:
+        def show(value: tuple[ProfileSet, dict[str, str], KeyringStatus]) -> None:
             loaded, states, status = value
             current = select or self.selected_name()
             self.profiles.set_profiles(loaded.profiles, loaded.default)
@@ -265,7 +268,7 @@ class SettingsDialog(QDialog):
             self._fill_combos()
 
         def failed(exc: BaseException) -> None:
-            self.profile_notice.show_text(exc.text() if hasattr(exc, "text") else str(exc))
+            self.profile_notice.show_text(error_text(exc))
 
         host.bridge.run(read(), on_success=show, on_error=failed, context="Reading provider profiles")
 
@@ -275,7 +278,7 @@ class SettingsDialog(QDialog):
             return None
         return str(self.profiles.profiles[index.row()].name)
 
-    def _on_profile_current_changed(self, current: Any, _previous: Any) -> None:
+    def _on_profile_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or current.row() >= len(self.profiles.profiles):
             return
         p = self.profiles.profiles[current.row()]
@@ -321,11 +324,11 @@ class SettingsDialog(QDialog):
     def save_profile(self) -> None:
         try:
             profile = self.form_profile()
-        except (ProfileError, ValueError) as exc:
-            self.profile_notice.show_text(exc.text() if isinstance(exc, ProfileError) else str(exc))
+        except ProfileError as exc:
+            self.profile_notice.show_text(error_text(exc))
             return
         self.profile_notice.hide()
-        self._run_profile_job(asyncio.to_thread(self.host.profiles.upsert, profile), f"Saved profile {profile.name}.",
+        self._run_profile_job(in_thread(self.host.profiles.upsert, profile), f"Saved profile {profile.name}.",
                               select=profile.name)  # fmt: skip
 
     def _on_add_clicked(self) -> None:
@@ -349,7 +352,7 @@ class SettingsDialog(QDialog):
             return
 
         async def remove() -> None:
-            await asyncio.to_thread(self.host.profiles.remove, name)
+            await in_thread(self.host.profiles.remove, name)
             await adelete_api_key(name)
 
         self._run_profile_job(remove(), f"Removed profile {name} and its stored key.")
@@ -357,7 +360,7 @@ class SettingsDialog(QDialog):
     def _on_default_clicked(self) -> None:
         name = self.selected_name()
         if name is not None:
-            self._run_profile_job(asyncio.to_thread(self.host.profiles.set_default, name),
+            self._run_profile_job(in_thread(self.host.profiles.set_default, name),
                                   f"{name} is the default profile.", select=name)  # fmt: skip
 
     def store_key(self) -> None:
@@ -378,7 +381,7 @@ class SettingsDialog(QDialog):
         if name is not None:
             self._run_profile_job(adelete_api_key(name), f"Removed the key of {name} from the keyring.", select=name)
 
-    def _run_profile_job(self, coro: Any, done_text: str, *, select: str | None = None) -> None:
+    def _run_profile_job(self, coro: Coroutine[Any, Any, object], done_text: str, *, select: str | None = None) -> None:
         self.busy.busy("Working…")
 
         def done(_value: object) -> None:
@@ -389,7 +392,7 @@ class SettingsDialog(QDialog):
 
         def failed(exc: BaseException) -> None:
             self.busy.done("Nothing changed.")
-            self.profile_notice.show_text(exc.text() if hasattr(exc, "text") else f"{type(exc).__name__}")
+            self.profile_notice.show_text(error_text(exc))
 
         self.host.bridge.run(coro, on_success=done, on_error=failed, context="Provider settings")
 

@@ -40,6 +40,7 @@ from PySide6.QtGui import QImage
 from ...core.stores.rho_files.records import StoredDisplayMessage
 from ...core.stores.rho_files.views import MARKER_PREFIX, complete_prefix_length
 from ...core.wire import Message, ModelIdentity
+from ...core.wire.model import AbortedAssistant, AssistantMessage
 from ..text import plural
 from .roles import Role
 
@@ -94,9 +95,9 @@ class ConversationRows:
     timestamps: list[str] | None
     """Display entries' save times (Unix seconds as strings); ``None`` for model history."""
     kinds: bytearray
-    chars: array
+    chars: array[int]
     """Length of each row's text."""
-    newlines: array
+    newlines: array[int]
     extra: bytearray
     """Extra lines under the text: tool calls, partial calls, reasoning, provider blocks."""
     images: bytearray
@@ -177,7 +178,7 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
         blocks = m.user
         if blocks is not None:
             kind = USER
-            detail = None
+            detail: AssistantMessage | AbortedAssistant | None = None
         else:
             result = m.tool_result
             if result is not None:
@@ -205,12 +206,14 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
                     newlines[row] = m.system.count("\n")
                     continue
                 else:
-                    detail = m.aborted_assistant
+                    aborted = m.aborted_assistant
+                    assert aborted is not None, "a message is one of its variants"
+                    detail = aborted
                     kind = ABORTED
-                    blocks = detail.content  # type: ignore[union-attr]
+                    blocks = aborted.content
         kinds[row] = kind
         if kind == MARKER:
-            body = blocks[0].text[len(marker):].strip()  # the row shows the details only
+            body = (blocks[0].text or "")[len(marker):].strip()  # the row shows the details only
             chars[row] = len(body)
             newlines[row] = body.count("\n")
             continue
@@ -225,10 +228,11 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
                 pics += 1
             else:
                 call = block.tool_call
+                assert call is not None, "a content block is one of its variants"
                 if links is None:
                     links = calls[row] = []
-                pending[call.id] = (row, len(links))  # type: ignore[union-attr]
-                links.append([call.id, call.name, None])  # type: ignore[union-attr]
+                pending[call.id] = (row, len(links))
+                links.append([call.id, call.name, None])
         if size:
             chars[row] = size - 2
             newlines[row] = lines - 1
@@ -243,8 +247,8 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
                 more += 1
             if detail.provider_context:
                 more += 1
-            if kind == ABORTED:
-                partial = len(detail.tool_calls)  # type: ignore[union-attr]
+            if isinstance(detail, AbortedAssistant):
+                partial = len(detail.tool_calls)
                 more += (partial if partial < MAX_PARTIAL_LINES else MAX_PARTIAL_LINES) + 1
         if more:
             extra[row] = more if more < 255 else 255

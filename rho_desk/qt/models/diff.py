@@ -92,8 +92,8 @@ def compute_diff(tree: SessionTree, old: RevisionNode, new: RevisionNode) -> Dif
     suffix = 0
     limit = min(len(removed), len(added))
     while suffix < limit:
-        a, b = removed[len(removed) - 1 - suffix], added[len(added) - 1 - suffix]
-        if a is not b and a != b:
+        last_old, last_new = removed[len(removed) - 1 - suffix], added[len(added) - 1 - suffix]
+        if last_old is not last_new and last_old != last_new:
             break
         suffix += 1
     mid_old = removed[: len(removed) - suffix]
@@ -139,8 +139,9 @@ def diff_preview(message: Message | None) -> str:
 def _args(arguments: Any) -> str:
     if isinstance(arguments, dict):
         for key in ("path", "command", "pattern", "code"):
-            if isinstance(arguments.get(key), str):
-                return arguments[key][:60]
+            value = arguments.get(key)
+            if isinstance(value, str):
+                return value[:60]
     return "…"
 
 

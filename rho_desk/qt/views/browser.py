@@ -10,10 +10,21 @@ shows snippets with the matches highlighted. A click (or Enter) opens a session;
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from PySide6.QtCore import QModelIndex, QPoint, QRect, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import (
     QFont,
     QFontMetrics,
@@ -88,10 +99,10 @@ class SessionDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return QSize(100, ROW_HEIGHT)  # the width follows the view
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         row: SessionRow | None = index.data(Role.ROW)
         if row is None:
             return
@@ -421,7 +432,7 @@ class SessionBrowserView(QFrame):
 
     # -- helpers --------------------------------------------------------------------------------------
 
-    def _show(self, fill: Any) -> None:
+    def _show(self, fill: Callable[[], object]) -> None:
         selected = self.selected_summary()
         fill()
         if self.document.path is not None and self.model.row_of_path(self.document.path) >= 0:

@@ -15,7 +15,7 @@ reports and sends what the user writes; it holds no engine state of its own.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QTextCursor
@@ -31,8 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..continue_session import ContinueController, TurnState
+from ...core.handoff import HandoffReport
+from ...core.stores.rho_files import NodeKind, RevisionNode
+from ...providers.profiles import ProfileSet
+from ..continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
+from ..services import OperationHost
 
 __all__ = ["ComposerEdit", "ContinuePanel"]
 
@@ -79,7 +83,7 @@ class ComposerEdit(QPlainTextEdit):
 class ContinuePanel(QFrame):
     """Composer and live reply over a :class:`ContinueController`."""
 
-    def __init__(self, controller: ContinueController, host: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, controller: ContinueController, host: OperationHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ContinuePanel")
         self.controller = controller
@@ -180,7 +184,7 @@ class ContinuePanel(QFrame):
 
         wanted = self.host.settings.get(PREFS_CONTINUE_PROFILE)
 
-        def fill(loaded: Any) -> None:
+        def fill(loaded: ProfileSet) -> None:
             current = self.profile_name() or wanted or loaded.default
             self.profile.clear()
             for p in loaded.profiles:
@@ -270,8 +274,8 @@ class ContinuePanel(QFrame):
     def _on_controller_activity(self, text: str) -> None:
         self._line(text)
 
-    def _on_controller_saved(self, node: Any) -> None:
-        kind = "compaction" if getattr(node.kind, "value", "") == "compaction" else "revision"
+    def _on_controller_saved(self, node: RevisionNode) -> None:
+        kind = "compaction" if node.kind is NodeKind.COMPACTION else "revision"
         self._line(f"✓ Saved as {kind} {node.revision}.")
         self.status.setText(f"Saved: revision {node.revision} is the active one.")
 
@@ -282,7 +286,7 @@ class ContinuePanel(QFrame):
             reason = (detail or "the model call failed").rstrip(" .")  # one full stop, never ".."
             self._line(f"✖ Failed: {reason}. Nothing of this turn was kept.")
 
-    def _on_controller_handoff_required(self, report: Any, identity: str) -> None:
+    def _on_controller_handoff_required(self, report: HandoffReport, identity: str) -> None:
         kinds = ", ".join(report.omitted_kinds) or "provider context"
         n = report.omitted_provider_context
         self.handoff.show_text(
@@ -298,7 +302,7 @@ class ContinuePanel(QFrame):
             self.composer.setPlainText(prompt)
             self.composer.moveCursor(QTextCursor.MoveOperation.End)
 
-    def _on_controller_conflict(self, info: Any) -> None:
+    def _on_controller_conflict(self, info: ConflictInfo | None) -> None:
         if info is not None:
             self.status.setText("Stopped: the session changed on disk. Reload or fork (see the banner above).")
 

@@ -10,11 +10,11 @@ screen and steps through them; J/K step through messages, O expands one, Ctrl+F 
 
 from __future__ import annotations
 
-import asyncio
 import time
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.stores.rho_files import NodeKind, RevisionNode
-from ...core.wire import ModelIdentity
-from ..bridge import EngineBridge
+from ...core.wire import Message, ModelIdentity
+from ..bridge import EngineBridge, in_thread
 from ..document import HistoryMode, SessionDocument
 from ..models.conversation import ConversationModel, ConversationRows, build_rows
 from ..resources import Icon, pixmap
@@ -43,6 +43,8 @@ from .message_list import MessageListView, layout_rows
 from .widgets import ElidedLabel
 
 __all__ = ["ConversationView", "EmptyState", "RevisionBar", "describe_node"]
+
+T = TypeVar("T")
 
 
 def describe_node(node: RevisionNode, active: RevisionNode | None) -> str:
@@ -88,13 +90,16 @@ class RevisionBar(QFrame):
     def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("RevisionBar")
-        self.previous_button = QToolButton(text="◀")
+        self.previous_button = QToolButton()
+        self.previous_button.setText("◀")
         self.previous_button.setToolTip("Previous revision ([)")
-        self.next_button = QToolButton(text="▶")
+        self.next_button = QToolButton()
+        self.next_button.setText("▶")
         self.next_button.setToolTip("Next revision (])")
         self.label = ElidedLabel("", mode=Qt.TextElideMode.ElideRight)
         self.label.setObjectName("RevisionLabel")
-        self.active_button = QToolButton(text="Show active")
+        self.active_button = QToolButton()
+        self.active_button.setText("Show active")
         self.active_button.setToolTip("Show the revision Rho would resume (\\)")
         self.counts = ElidedLabel("", mode=Qt.TextElideMode.ElideLeft)
         self.counts.setAlignment(Qt.AlignmentFlag.AlignRight)
@@ -170,7 +175,7 @@ class ConversationView(QWidget):
     """The selected message row changed (-1: none)."""
 
     def __init__(self, document: SessionDocument, bridge: EngineBridge, theme: Theme, parent: QWidget | None = None,
-                 *, open_url: Any = None) -> None:  # fmt: skip
+                 *, open_url: Callable[[QUrl], object] | None = None) -> None:  # fmt: skip
         super().__init__(parent)
         self.setObjectName("ConversationView")
         self.document = document
@@ -319,7 +324,7 @@ class ConversationView(QWidget):
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
                 return rows
 
-        rows = await asyncio.to_thread(build)
+        rows = await in_thread(build)
         if generation != self._generation:
             return
         self.last_build_ms = rows.build_ms
@@ -339,9 +344,9 @@ class ConversationView(QWidget):
         if self.find_bar.isVisible() and self.find_bar.text:
             self._on_find_search_requested(self.find_bar.text)
 
-    def _run_layout(self, compute: Any, done: Any) -> None:
-        async def run() -> Any:
-            return await asyncio.to_thread(compute)
+    def _run_layout(self, compute: Callable[[], T], done: Callable[[T], object]) -> None:
+        async def run() -> T:
+            return await in_thread(compute)
 
         self.bridge.run(run(), on_success=done, context="Laying out the conversation")
 
@@ -349,7 +354,7 @@ class ConversationView(QWidget):
         session = self.document.engine_session
         if session is not None:
             try:
-                return session.provider.identity()  # type: ignore[no-any-return]
+                return session.provider.identity()
             except Exception:
                 pass
         return node.provider
@@ -416,8 +421,8 @@ class ConversationView(QWidget):
         messages = self.model.rows.messages
         self.bridge.run(self._afind(generation, messages, text), context="Finding")
 
-    async def _afind(self, generation: int, messages: Any, text: str) -> None:
-        rows = await asyncio.to_thread(find_rows, messages, text)
+    async def _afind(self, generation: int, messages: Sequence[Message], text: str) -> None:
+        rows = await in_thread(find_rows, messages, text)
         if generation != self._find_generation or messages is not self.model.rows.messages:
             return
         self._matches = rows

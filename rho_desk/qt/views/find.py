@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from ...core.wire import Message
@@ -69,9 +70,11 @@ class FindBar(QFrame):
         self.count = QLabel("")
         self.count.setProperty("muted", True)
         self.count.setMinimumWidth(120)
-        self.previous_button = QToolButton(text="▲")
+        self.previous_button = QToolButton()
+        self.previous_button.setText("▲")
         self.previous_button.setToolTip("Previous match (Shift+Enter, Shift+F3)")
-        self.next_button = QToolButton(text="▼")
+        self.next_button = QToolButton()
+        self.next_button.setText("▼")
         self.next_button.setToolTip("Next match (Enter, F3)")
         self.close_button = QToolButton()
         self.close_button.setIcon(icon(Icon.CLOSE, icon_color))
@@ -140,7 +143,7 @@ class FindBar(QFrame):
             return True
         return super().eventFilter(watched, event)
 
-    def keyPressEvent(self, event: Any) -> None:
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.close_bar()
             return

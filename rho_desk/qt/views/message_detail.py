@@ -11,10 +11,12 @@ Very long content is cut (with a note and a *show all* link) to keep the pane re
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import msgspec
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QGuiApplication,
@@ -39,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.compaction import message_tokens
-from ...core.wire import Message, ModelIdentity, encode_pretty
+from ...core.wire import Message, ModelIdentity, ProviderContextBlock, encode_pretty
 from ..markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
 from ..models.conversation import ConversationModel, RowKind, decode_image, message_text
 from ..resources import Icon, icon
@@ -111,7 +113,8 @@ class ImageViewer(QDialog):
         layout.addWidget(area, 1)
         layout.addWidget(caption)
         for keys, factor in (("Ctrl++", 1.25), ("Ctrl+=", 1.25), ("Ctrl+-", 0.8), ("Ctrl+0", 0.0)):
-            QShortcut(QKeySequence(keys), self, activated=lambda f=factor: self.set_zoom(f))
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.activated.connect(functools.partial(self.set_zoom, factor))
         self.set_zoom(0.0)
         self.resize(min(1000, image.width() + 60), min(760, image.height() + 90))
 
@@ -135,7 +138,9 @@ class MessageDetailView(QWidget):
     sig_link_refused = Signal(str)
     """A link was clicked whose scheme is not opened (``javascript:``...)."""
 
-    def __init__(self, theme: Theme, parent: QWidget | None = None, *, open_url: Any = None) -> None:
+    def __init__(
+        self, theme: Theme, parent: QWidget | None = None, *, open_url: Callable[[QUrl], object] | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("MessageDetail")
         self.theme = theme
@@ -159,7 +164,8 @@ class MessageDetailView(QWidget):
         self.meta.setProperty("muted", True)
         self.meta.setWordWrap(True)
         self.meta.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.raw_button = QToolButton(text="Raw JSON")
+        self.raw_button = QToolButton()
+        self.raw_button.setText("Raw JSON")
         self.raw_button.setCheckable(True)
         self.raw_button.setToolTip("Show the message exactly as stored (Ctrl+J)")
         self.raw_button.toggled.connect(self.set_raw)
@@ -386,7 +392,7 @@ class MessageDetailView(QWidget):
             out.append(self._provider_html(detail.provider_context))
         return "".join(out) or '<p class="muted">(empty message)</p>'
 
-    def _provider_html(self, blocks: Any) -> str:
+    def _provider_html(self, blocks: Sequence[ProviderContextBlock]) -> str:
         rows = []
         fallback = None
         for block in blocks:
@@ -450,7 +456,7 @@ class MessageDetailView(QWidget):
                 ImageViewer(image, f"Image {number + 1} · {blocks[number].mime_type}", self.window()).show()
 
     def _highlight(self) -> None:
-        selections = []
+        selections: list[QTextEdit.ExtraSelection] = []
         needle = self.find_text
         if needle:
             doc = self.browser.document()

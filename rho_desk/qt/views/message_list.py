@@ -26,6 +26,7 @@ from PySide6.QtCore import (
     QItemSelection,
     QItemSelectionModel,
     QModelIndex,
+    QPersistentModelIndex,
     QPoint,
     QRect,
     QRectF,
@@ -44,6 +45,7 @@ from PySide6.QtGui import (
     QRegion,
     QTextCharFormat,
     QTextLayout,
+    QTextLine,
     QTextOption,
 )
 from PySide6.QtWidgets import (
@@ -197,11 +199,11 @@ class MessageDelegate(QStyledItemDelegate):
         self.mono.setPointSizeF(8.8)
         self._bold: QFont | None = None
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         # The view estimates heights itself (all rows at once); this is for other views.
         return QSize(option.rect.width(), self.metrics.base(0) + self.metrics.line * 2)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         row: ConversationRow | None = index.data(Role.ROW)
         if row is None:
             return
@@ -339,7 +341,7 @@ class MessageDelegate(QStyledItemDelegate):
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         layout.setTextOption(option)
         if self.find_text and match:
-            formats = []
+            formats: list[QTextLayout.FormatRange] = []
             lowered = text.lower()
             needle = self.find_text.lower()
             pos = lowered.find(needle)
@@ -354,7 +356,7 @@ class MessageDelegate(QStyledItemDelegate):
         fm = QFontMetrics(font)
         line_height = self.metrics.line
         layout.beginLayout()
-        lines = []
+        lines: list[QTextLine] = []
         while len(lines) < max_lines:
             line = layout.createLine()
             if not line.isValid():
@@ -577,7 +579,7 @@ class MessageListView(QAbstractItemView):
 
     # -- QAbstractItemView geometry API ---------------------------------------------------------
 
-    def visualRect(self, index: QModelIndex) -> QRect:
+    def visualRect(self, index: QModelIndex | QPersistentModelIndex) -> QRect:
         if not index.isValid() or index.row() >= len(self._heights):
             return QRect()
         r = index.row()
@@ -599,7 +601,7 @@ class MessageListView(QAbstractItemView):
             return -1
         return min(len(self._heights) - 1, max(0, bisect.bisect_right(self._offsets, y) - 1))
 
-    def scrollTo(self, index: QModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
+    def scrollTo(self, index: QModelIndex | QPersistentModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
         if not index.isValid() or index.row() >= len(self._heights):
             return
         r = index.row()
@@ -630,7 +632,7 @@ class MessageListView(QAbstractItemView):
     def verticalOffset(self) -> int:
         return self.verticalScrollBar().value()
 
-    def isIndexHidden(self, index: QModelIndex) -> bool:
+    def isIndexHidden(self, index: QModelIndex | QPersistentModelIndex) -> bool:
         return False
 
     def moveCursor(self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier) -> QModelIndex:
@@ -669,7 +671,8 @@ class MessageListView(QAbstractItemView):
 
     def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:
         region = QRegion()
-        for rng in selection:
+        for position in range(selection.count()):
+            rng = selection.at(position)
             for r in range(rng.top(), min(rng.bottom(), rng.top() + 200) + 1):
                 region += self.visualRect(self.model().index(r, 0))
         return region

@@ -9,7 +9,6 @@ where that window came from. Everything is computed in a worker thread.
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 from typing import Any, Final
 
@@ -31,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.stores.rho_files import RevisionNode
-from ..bridge import EngineBridge
+from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
 from ..models.compactions import CompactionTableModel, SeriesPoint, StatsData, compute_stats
 from ..models.roles import Role
@@ -219,22 +218,22 @@ class ContextGauge(QWidget):
         self.setObjectName("ContextGauge")
         self.theme = theme
         self.tokens = 0
-        self.window = 0
+        self.context_window = 0
         self.source = ""
         self.setMinimumSize(180, 170)
 
     def set_values(self, tokens: int, window: int, source: str) -> None:
-        self.tokens, self.window, self.source = tokens, window, source
+        self.tokens, self.context_window, self.source = tokens, window, source
         self.setToolTip(f"≈{tokens:,} estimated tokens of a {window:,}-token window ({source})")
         self.update()
 
     @property
     def fraction(self) -> float:
-        return self.tokens / self.window if self.window else 0.0
+        return self.tokens / self.context_window if self.context_window else 0.0
 
     def percent_text(self) -> str:
         """The share of the window in use; a small but nonzero share reads "<1%", never "0%"."""
-        if not self.window:
+        if not self.context_window:
             return "–"
         share = self.fraction * 100
         if 0 < share < 1:
@@ -274,7 +273,7 @@ class ContextGauge(QWidget):
         p.setFont(small)
         p.setPen(t.color("muted"))
         p.drawText(QRectF(rect.left() - 20, center.y() + 10, rect.width() + 40, 18), Qt.AlignmentFlag.AlignCenter,
-                   f"{_short(self.tokens)} of {_short(self.window)} tokens")  # fmt: skip
+                   f"{_short(self.tokens)} of {_short(self.context_window)} tokens")  # fmt: skip
         p.drawText(QRectF(0, rect.top() + side * 0.82 + 4, self.width(), 18), Qt.AlignmentFlag.AlignCenter,
                    QFontMetrics(small).elidedText(self.source, Qt.TextElideMode.ElideRight, self.width() - 8))  # fmt: skip
         p.end()
@@ -387,15 +386,15 @@ class StatisticsView(QWidget):
         body.addWidget(self.table)
         self.empty = EmptyState("No session open", "Compaction counters, token estimates and the context gauge appear here.")
         # a scroll area, so the tab never forces the window wider or taller than the screen
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(self.body)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidget(self.body)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.scroll)
+        layout.addWidget(self.scroll_area)
         layout.addWidget(self.empty)
-        self.scroll.hide()
+        self.scroll_area.hide()
 
         document.sig_revision_selected.connect(lambda _n: self.refresh())
         document.sig_reloaded.connect(lambda _i: self.refresh())
@@ -434,7 +433,7 @@ class StatisticsView(QWidget):
 
     async def _acompute(self, generation: int, tree: Any, node: RevisionNode) -> None:
         if self._profiles is None:
-            self._profiles = await asyncio.to_thread(profile_windows)
+            self._profiles = await in_thread(profile_windows)
         window = self.settings.get(PREFS_CONTEXT_WINDOW)
         lock, profiles = self.document.tree_lock, self._profiles
 
@@ -442,7 +441,7 @@ class StatisticsView(QWidget):
             with lock:
                 return compute_stats(tree, node, default_window=window, profiles=profiles)
 
-        data = await asyncio.to_thread(compute)
+        data = await in_thread(compute)
         if generation != self._generation:
             return
         self.show_data(data)
@@ -464,14 +463,14 @@ class StatisticsView(QWidget):
         self.heading.setText(f"Estimated tokens and messages over {len(data.series):,} revisions "
                              f"(path to r{data.node.revision})")  # fmt: skip
         self.table_model.set_rows(data.compactions)
-        self.scroll.show()
+        self.scroll_area.show()
         self.empty.hide()
         self.sig_stats_shown.emit(data)
 
     def _on_document_closed(self) -> None:
         self._generation += 1
         self.data = None
-        self.scroll.hide()
+        self.scroll_area.hide()
         self.empty.show()
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:

@@ -7,10 +7,9 @@ marks one), or with its parent when no base is marked; it is computed in a worke
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.stores.rho_files import NodeKind, RevisionNode
-from ..bridge import EngineBridge
+from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
 from ..models.conversation import message_text
 from ..models.diff import DiffModel, DiffResult, Sign, compute_diff
@@ -52,7 +51,7 @@ class RevisionDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         t = self.theme
         on_path = index.data(Role.ON_ACTIVE_PATH)
@@ -66,7 +65,7 @@ class RevisionDelegate(QStyledItemDelegate):
             option.features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
             option.decorationSize = option.decorationSize.expandedTo(option.decorationSize)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         if index.column() == COL_CHANGE and index.data(Role.KIND) == NodeKind.COMPACTION.value:
             painter.fillRect(option.rect, QColor(self.theme.marker))
         super().paint(painter, option, index)
@@ -77,7 +76,7 @@ class DiffDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         sign = index.data(Role.KIND)
         t = self.theme
         color = {Sign.ADDED.value: t.success_soft, Sign.REMOVED.value: t.danger_soft, Sign.CHANGED.value: t.warning_soft}.get(sign)
@@ -255,7 +254,7 @@ class RevisionTimelineView(QWidget):
             with lock:
                 return compute_diff(tree, old, new)
 
-        result = await asyncio.to_thread(compute)
+        result = await in_thread(compute)
         if generation != self._diff_generation:
             return
         self.diff_model.set_result(result)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFontMetrics, QPainter
+from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 __all__ = ["ElidedLabel"]
@@ -31,7 +29,7 @@ class ElidedLabel(QLabel):
         super().setText(text)
         self.setToolTip(text if text else "")
 
-    def paintEvent(self, _event: Any) -> None:
+    def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setPen(self.palette().color(self.foregroundRole()))
         rect = self.contentsRect()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -191,4 +192,7 @@ def test_random_json_documents_never_crash_the_snapshot_loader(value: Any) -> No
 
 
 def test_deep_nesting_is_a_typed_error() -> None:
-    _fuzz_load(b'{"schema_version":2,"session_id":"s","revision":1,"history":[],"provider":' + b"[" * 100_000)
+    with pytest.raises(WireFormatError) as caught:
+        decode_snapshot(b'{"schema_version":2,"session_id":"s","revision":1,"history":[],"provider":' + b"[" * 100_000,
+                        source="fuzz.json")  # fmt: skip
+    assert caught.value.source == "fuzz.json" and caught.value.reason

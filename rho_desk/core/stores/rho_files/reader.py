@@ -178,7 +178,7 @@ def _parse_lines(lines: Iterable[bytes], source: str, name_id: str | None) -> Se
                 # the trailing "\n" is JSON whitespace: no need to copy the line without it
                 record = decode(raw)
             except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
-                error = translate_error(exc, source=source, line=line)
+                error: InputError = translate_error(exc, source=source, line=line)
                 if isinstance(error, TruncatedJson) or _number_cut_at_end(exc, length - terminated):
                     if not terminated:
                         notes.append(_torn_note(raw, pos, source, line))

@@ -137,7 +137,7 @@ class _Record(msgspec.Struct, tag_field="type", frozen=True, omit_defaults=True,
     """Base of every transcript record: ``type`` comes first, then the fields in order."""
 
 
-class HeaderRecord(_Record, tag="session"):
+class HeaderRecord(_Record, tag="session", frozen=True):
     """The first line of every transcript (§5.1)."""
 
     version: int
@@ -154,7 +154,7 @@ class HeaderRecord(_Record, tag="session"):
     """SHA-256 fingerprint (64 lowercase hex) of that definition; omitted when absent."""
 
 
-class MessageRecord(_Record, tag="message"):
+class MessageRecord(_Record, tag="message", frozen=True):
     """Legacy v1: one message appended to model history (§5.2)."""
 
     timestamp: str
@@ -163,14 +163,14 @@ class MessageRecord(_Record, tag="message"):
     """What the user saw instead; absent means the same as ``message``."""
 
 
-class ReplaceHistoryRecord(_Record, tag="replace_history"):
+class ReplaceHistoryRecord(_Record, tag="replace_history", frozen=True):
     """Legacy v1: the complete new model history after a compaction (§5.3)."""
 
     timestamp: str
     messages: tuple[Message, ...]
 
 
-class SnapshotRecord(_Record, tag="snapshot"):
+class SnapshotRecord(_Record, tag="snapshot", frozen=True):
     """Legacy v2/v3: a complete SDK snapshot plus the display tail of the save (§5.4)."""
 
     timestamp: str
@@ -178,7 +178,7 @@ class SnapshotRecord(_Record, tag="snapshot"):
     display_messages: tuple[StoredDisplayMessage, ...]
 
 
-class SnapshotDeltaRecord(_Record, tag="snapshot_delta"):
+class SnapshotDeltaRecord(_Record, tag="snapshot_delta", frozen=True):
     """Legacy v3: a delta on the latest snapshot plus the display tail of the save (§5.5)."""
 
     timestamp: str
@@ -186,7 +186,7 @@ class SnapshotDeltaRecord(_Record, tag="snapshot_delta"):
     display_messages: tuple[StoredDisplayMessage, ...]
 
 
-class NodeRecord(_Record, tag="node", kw_only=True):
+class NodeRecord(_Record, tag="node", kw_only=True, frozen=True):
     """v4 (and upgraded legacy files): one saved revision in the session tree (§5.6)."""
 
     id: str
@@ -203,14 +203,14 @@ class NodeRecord(_Record, tag="node", kw_only=True):
     """Display tail contributed by this node; ``[]`` when missing, always written."""
 
 
-class SetLeafRecord(_Record, tag="set_leaf"):
+class SetLeafRecord(_Record, tag="set_leaf", frozen=True):
     """Makes an existing node the active leaf (§5.7)."""
 
     timestamp: str
     target_id: str
 
 
-class UpgradeRecord(_Record, tag="upgrade"):
+class UpgradeRecord(_Record, tag="upgrade", frozen=True):
     """Marks a v1-v3 file as continued with tree records (§5.8)."""
 
     timestamp: str

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypedDict
 
 import msgspec
 
@@ -96,14 +96,19 @@ class SnapshotMeta(msgspec.Struct, frozen=True, gc=False):
     prompt_cache_key: str | None
 
     @classmethod
-    def of(cls, source: SessionSnapshot | object) -> SnapshotMeta:
+    def of(cls, source: SessionSnapshot | StoredSnapshotDelta) -> SnapshotMeta:
         """From a ``SessionSnapshot`` or a ``StoredSnapshotDelta`` (same field names)."""
-        return cls(
-            source.session_id,  # type: ignore[attr-defined]
-            source.provider,  # type: ignore[attr-defined]
-            source.metadata,  # type: ignore[attr-defined]
-            source.prompt_cache_key,  # type: ignore[attr-defined]
-        )
+        return cls(source.session_id, source.provider, source.metadata, source.prompt_cache_key)
+
+
+class _LegacyPlace(TypedDict):
+    """Where a virtual node of a v1-v3 file sits (the keyword arguments every one shares)."""
+
+    id: str
+    parent: RevisionNode | None
+    line: int | None
+    offset: int
+    virtual: bool
 
 
 class RevisionNode:
@@ -628,7 +633,7 @@ class SessionTree:
         leaf = self._legacy_leaf
         meta = self._legacy_meta
         node_id = legacy_node_id(offset)
-        common = {"id": node_id, "parent": leaf, "line": line, "offset": offset, "virtual": True}
+        common: _LegacyPlace = {"id": node_id, "parent": leaf, "line": line, "offset": offset, "virtual": True}
         if isinstance(record, MessageRecord):
             shown = record.display_message if record.display_message is not None else record.message
             node = RevisionNode(

@@ -1,0 +1,68 @@
+"""The typed seams of the desktop app: the services built once, and what a dialog's host offers.
+
+:class:`Services` holds the long-lived objects :func:`rho_desk.qt.app.build_context` creates
+(settings, theme, notifier, bridge, document, library). The main window receives it; everything
+below the window receives only the pieces it uses, through its constructor.
+
+:class:`OperationHost` is what the continue controller and its panel use of the dialogs' host
+(:class:`rho_desk.qt.dialogs.host.ActionHost` implements it): the services, the provider
+profiles, and one-long-operation-at-a-time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..providers.profiles import ProfileSet, ProfileStore, ProviderProfile
+    from .bridge import EngineBridge
+    from .document import SessionDocument
+    from .library import LibraryService
+    from .messages import Notifier
+    from .settings import Settings
+    from .theme import ThemeManager
+
+__all__ = ["OperationHost", "Services"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Services:
+    """The app's long-lived services (one of each per app)."""
+
+    settings: Settings
+    theme: ThemeManager
+    notifier: Notifier
+    bridge: EngineBridge
+    document: SessionDocument
+    library: LibraryService
+
+
+class OperationHost(Protocol):
+    """What a long operation's controller needs from the window it runs in."""
+
+    @property
+    def bridge(self) -> EngineBridge: ...
+    @property
+    def document(self) -> SessionDocument: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def notifier(self) -> Notifier: ...
+    @property
+    def profiles(self) -> ProfileStore: ...
+    @property
+    def operation(self) -> str | None:
+        """The long operation running now, if any."""
+
+    def claim(self, operation: str) -> bool:
+        """Start a long operation unless another one runs."""
+
+    def release(self, operation: str) -> None:
+        """The operation ended."""
+
+    async def aprofile_set(self) -> ProfileSet:
+        """The profiles file, read off the GUI thread."""
+
+    async def aprofiles(self) -> tuple[ProviderProfile, ...]:
+        """The stored provider profiles."""
