@@ -35,6 +35,7 @@ _COMMANDS = (
     "compact",
     "export",
     "audit",
+    "keys",
     "bench",
 )
 

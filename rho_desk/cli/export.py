@@ -1,20 +1,29 @@
-"""``rho-desk export PATH (--include C,... | --exclude C,...) [-o FILE] [--receipt FILE] [--allow-findings]``.
+"""``rho-desk export PATH (--include C,... | --exclude C,...) [--history display|model] [-o FILE] ...``.
 
-Writes a redacted export (a schema-2 snapshot by default, or a Markdown/HTML transcript) and its
-receipt, atomically, after auditing the exact bytes. Critical or high findings block the export
+Writes a redacted export and its signed receipt, atomically, after auditing the exact bytes. The
+export holds the conversation as shown (``--history display``, the default: a
+``rho-desk.display-export`` JSON document, or a Markdown/HTML transcript) or the model context
+(``--history model``: a schema-2 snapshot as JSON). Critical or high findings block the export
 (nothing is written, exit 1) unless ``--allow-findings`` is given; the override is recorded in
-the receipt. Exit status: 0 written with no finding; 1 findings (written or blocked), or the
-keyring is unavailable; 2 bad usage or input (unknown class names list the valid ones).
+the receipt. rho-desk's own keys (fingerprint, signing) come from the keyring, or from the key
+file when there is no secure keyring (``--key-file`` chooses another). Exit status: 0 written
+with no finding; 1 findings (written or blocked), or the keys are unavailable; 2 bad usage or
+input (unknown class names list the valid ones; an output that is the input).
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
+from . import EXIT_OK, EXIT_PROBLEMS, fail
+
+if TYPE_CHECKING:
+    from ..core.keys import KeySource
 
 _EXTENSIONS = {"json": "json", "markdown": "md", "html": "html"}
 _BY_EXTENSION = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
@@ -40,7 +49,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--format", choices=("json", "markdown", "html"), help="output format (default: from -o, else json)")
     parser.add_argument("--revision", type=int, help="the revision to export (default: the latest)")
     parser.add_argument("--force", action="store_true", help="replace existing output and receipt files")
+    parser.add_argument(
+        "--history", choices=("display", "model"),
+        help="display: the conversation as shown (default); model: the model context (a snapshot)",
+    )
+    add_key_file_option(parser)
     parser.set_defaults(handler=run)
+
+
+def add_key_file_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--key-file", type=Path, metavar="FILE",
+        help="keep rho-desk's own keys in FILE (default: the keyring, or <config folder>/keys without a secure keyring)",
+    )
+
+
+def key_source(args: argparse.Namespace) -> KeySource:
+    """rho-desk's key source for this command; a key file entry created says so on stderr."""
+    from ..keys import default_key_source
+
+    return default_key_source(getattr(args, "key_file", None), notice=lambda text: print(f"rho-desk: {text}", file=sys.stderr))
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -57,50 +85,62 @@ def _format(args: argparse.Namespace) -> str:
     return explicit or by_ext or "json"
 
 
-def known_credentials(key: bytes) -> list[str]:
-    """Every credential rho-desk holds (redacted whatever the selection), plus the fingerprint key.
+def known_credentials(*keys: bytes) -> list[str]:
+    """Every credential rho-desk holds (redacted whatever the selection), plus its own keys.
 
     ``stored_secrets`` raises ``KeyringFailure`` when the keyring exists but cannot be read: an
     export must not then go ahead with an incomplete list.
     """
     from ..providers.credentials import stored_secrets
 
-    return [*stored_secrets(), base64.b64encode(key).decode("ascii")]
+    return [*stored_secrets(), *(base64.b64encode(k).decode("ascii") for k in keys)]
 
 
 def run(args: argparse.Namespace) -> int:
     from ..core.export import (
-        OutputExists,
         Selection,
         build_receipt,
+        check_outputs,
         encode_receipt,
         export_snapshot,
         fingerprint_key,
         key_id,
+        open_export_source,
         parse_classes,
+        signing_key,
         write_files_atomic,
     )
-    from ..core.stores.open import open_snapshot
+    from ..core.keys import SIGNING_KEY
 
     if args.include is not None:
         selection = Selection.including(parse_classes(args.include, source="--include"))
     else:
         selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
     fmt = _format(args)
-    snapshot = open_snapshot(args.path, args.revision)
+    snapshot, history, timestamps, title = open_export_source(args.path, args.revision, args.history)
+    if args.history is None and history == "model":
+        print(f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
+              "which is exported", file=sys.stderr)  # fmt: skip
     output = args.output or Path(f"rho-session-{snapshot.session_id[:8]}-r{snapshot.revision}.{_EXTENSIONS[fmt]}")
     if not output.suffix:
         output = output.with_name(f"{output.name}.{_EXTENSIONS[fmt]}")
     receipt_path = args.receipt or output.with_name(output.name + ".receipt.json")
-    if output.resolve() == receipt_path.resolve():
-        return fail("the receipt cannot be the export file itself", EXIT_BAD_INPUT)
+    check_outputs([output, receipt_path], [args.path])
     if not args.force:
+        from ..core.export import OutputExists
+
         for path in (output, receipt_path):
-            if path.exists():
+            if os.path.lexists(path):
                 raise OutputExists(f"refusing to overwrite {path}; pass --force to replace it")
 
-    key = fingerprint_key()
-    result = export_snapshot(snapshot, selection, key=key, known_secrets=known_credentials(key), fmt=fmt)
+    keys = key_source(args)
+    key = fingerprint_key(keys)
+    signer = signing_key(keys)
+    known = known_credentials(key, keys.key(SIGNING_KEY))
+    result = export_snapshot(
+        snapshot, selection, key=key, known_secrets=known, fmt=fmt, history=history, timestamps=timestamps,
+        title=title,
+    )
     report = result.report
     for finding in report.findings:
         print(f"finding: {finding.describe()}", file=sys.stderr)
@@ -116,11 +156,14 @@ def run(args: argparse.Namespace) -> int:
         key_id=key_id(key),
         source_name=args.path.name,
         allow_findings=args.allow_findings,
+        signing_key=signer,
     )
-    write_files_atomic([(output, result.data), (receipt_path, encode_receipt(receipt))], overwrite=args.force)
+    write_files_atomic(
+        [(output, result.data), (receipt_path, encode_receipt(receipt))], overwrite=args.force, inputs=[args.path]
+    )
     excluded = ", ".join(selection.excluded_names()) or "none"
-    print(f"wrote {output} ({fmt}, {len(result.data)} bytes, sha256 {result.sha256})")
-    print(f"receipt {receipt_path}")
+    print(f"wrote {output} ({fmt}, {history} history, {len(result.data)} bytes, sha256 {result.sha256})")
+    print(f"receipt {receipt_path} (signed)")
     print(f"excluded classes: {excluded}; secrets redacted: {len(result.redactions)}; findings: {len(report.findings)}")
     if report.findings:
         if result.blocked:

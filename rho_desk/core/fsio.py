@@ -12,12 +12,28 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
+import time
 from pathlib import Path
+from typing import Final
 
 from .errors import StorageError
 
-__all__ = ["atomic_write", "ensure_private_dir", "fsync_dir", "write_all", "write_temp"]
+__all__ = [
+    "STALE_TEMP_SECONDS",
+    "atomic_write",
+    "ensure_private_dir",
+    "fsync_dir",
+    "remove_stale_temps",
+    "write_all",
+    "write_temp",
+]
+
+STALE_TEMP_SECONDS: Final = 3600
+"""A temporary file of ours this old is stale whatever its process."""
+_TEMP_NAME: Final = re.compile(r"\.tmp-.+-(\d+)-[0-9a-f]{8}")
+"""The name ``write_temp`` gives: ``.tmp-<target name>-<pid>-<8 hex>``."""
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -70,6 +86,49 @@ def write_temp(target: Path, data: bytes, *, mode: int = 0o600) -> Path:
             temp.unlink()
         raise
     return temp
+
+
+def _process_gone(pid: int) -> bool:
+    if pid <= 0 or os.name != "posix":
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, owned by someone else
+    return False
+
+
+def remove_stale_temps(folder: Path, *, max_age: float = STALE_TEMP_SECONDS) -> list[Path]:
+    """Remove temporary files ``write_temp`` left in ``folder`` (a killed process leaves them).
+
+    Only files named as ours (``.tmp-<name>-<pid>-<8 hex>``) and only stale ones go: their
+    process is gone, or they are older than ``max_age`` seconds. This process's own are kept
+    unless old. Errors are ignored (a folder we cannot list has nothing of ours to clean).
+    Returns what was removed.
+    """
+    removed: list[Path] = []
+    cutoff = time.time() - max_age
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            pid = int(match.group(1))
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            if info.st_mtime < cutoff or (pid != os.getpid() and _process_gone(pid)):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except (OSError, ValueError):
+            continue
+    return removed
 
 
 def atomic_write(path: Path, data: bytes, *, mode: int = 0o600) -> None:

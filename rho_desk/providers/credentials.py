@@ -11,7 +11,8 @@ Keyring calls can block for a long time (a locked collection prompts; a D-Bus se
 so the GUI uses the ``a``-prefixed async twins, which run them in a worker thread. Without any
 keyring backend the calls raise ``NoKeyringBackend``, a ``CredentialsUnavailable`` whose text
 tells the user what to do. A plaintext backend (keyrings.alt) is refused for writing unless the
-caller allows it explicitly: it is not a secret store (environment.md §3).
+caller allows it explicitly: it is not a secret store (environment.md §3). The backend checks and
+the wording of these errors come from ``rho_desk.keys``, shared with rho-desk's own keys.
 
 ``stored_secrets()`` returns every credential rho-desk holds, for the exporter to redact. The
 keyring cannot list entries, so the profile names come from the profile store plus a small
@@ -33,6 +34,17 @@ import keyring
 import keyring.errors
 
 from ..core.errors import CredentialsUnavailable
+from ..keys import (
+    SERVICE,
+    InsecureKeyring,
+    KeyringFailure,
+    KeyringStatus,
+    NoKeyringBackend,
+    backend_is_insecure,
+    insecure_keyring_error,
+    keyring_error,
+    keyring_status,
+)
 from .secret import SecretString
 
 if TYPE_CHECKING:
@@ -63,28 +75,13 @@ __all__ = [
 
 log = logging.getLogger("rho_desk.providers.credentials")
 
-SERVICE: Final = "rho-desk"
 INDEX_FILE: Final = "credential-index.json"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
-NO_KEYRING_ADVICE: Final = (
-    "No system keyring is available to hold API keys. Install and unlock a Secret Service "
-    "provider (GNOME Keyring or KWallet; on a headless machine run it under dbus-run-session), "
-    "or set the profile's API key environment variable option to read the key from the "
-    "environment instead."
+_ENV_ADVICE: Final = (
+    ", or set the profile's API key environment variable option to read the key from the "
+    "environment instead"
 )
-
-
-class NoKeyringBackend(CredentialsUnavailable):
-    """No keyring backend exists on this system."""
-
-
-class KeyringFailure(CredentialsUnavailable):
-    """The keyring exists but the operation failed (locked, dismissed prompt, D-Bus error)."""
-
-
-class InsecureKeyring(CredentialsUnavailable):
-    """The only backend stores secrets in plain text; writing needs an explicit opt-in."""
 
 
 class MissingApiKey(CredentialsUnavailable):
@@ -100,37 +97,11 @@ class ResolvedKey:
     """``keyring`` or ``environment variable NAME``."""
 
 
-@dataclass(frozen=True, slots=True)
-class KeyringStatus:
-    """Which keyring backend is in use, for the settings dialog."""
-
-    backend: str
-    available: bool
-    secure: bool
-
-
 def _profile_name(profile: ProviderProfile | str) -> str:
     name = profile if isinstance(profile, str) else profile.name
     if not name:
         raise ValueError("a profile name must not be empty")
     return name
-
-
-def _backend_is_insecure(backend: object) -> bool:
-    # keyring's chainer writes to its highest-priority backend: judge that one
-    chained = getattr(backend, "backends", None)
-    if isinstance(chained, list) and chained:
-        backend = chained[0]
-    name = type(backend).__name__
-    return type(backend).__module__.startswith("keyrings.alt") and ("Plaintext" in name or "Unencrypted" in name)
-
-
-def keyring_status() -> KeyringStatus:
-    """The active backend, whether one is usable, and whether it actually protects secrets."""
-    backend = keyring.get_keyring()
-    label = f"{type(backend).__module__}.{type(backend).__name__}"
-    available = not type(backend).__module__.startswith("keyring.backends.fail")
-    return KeyringStatus(label, available, available and not _backend_is_insecure(backend))
 
 
 PROFILE_USER_PREFIX: Final = "profile:"
@@ -142,13 +113,7 @@ def keyring_user(profile: ProviderProfile | str) -> str:
 
 
 def _failure(action: str, profile: str, exc: BaseException) -> CredentialsUnavailable:
-    if isinstance(exc, keyring.errors.NoKeyringError):
-        return NoKeyringBackend(f"Cannot {action} the API key of profile '{profile}'. {NO_KEYRING_ADVICE}")
-    # The exception's text may quote backend internals: only its type is reported.
-    return KeyringFailure(
-        f"Cannot {action} the API key of profile '{profile}': the keyring reported "
-        f"{type(exc).__name__}. Unlock the keyring and try again."
-    )
+    return keyring_error(action, f"the API key of profile '{profile}'", exc, no_keyring_advice=_ENV_ADVICE)
 
 
 # --- the username index (no secrets) ----------------------------------------------------------
@@ -215,11 +180,8 @@ def set_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allo
     value = key.expose_secret() if isinstance(key, SecretString) else key
     if not value or value != value.strip():
         raise ValueError("an API key must be non-empty, without surrounding whitespace")
-    if not allow_insecure and _backend_is_insecure(keyring.get_keyring()):
-        raise InsecureKeyring(
-            f"The only keyring backend ({keyring_status().backend}) stores secrets in plain text; "
-            f"not storing the API key of profile '{name}'."
-        )
+    if not allow_insecure and backend_is_insecure(keyring.get_keyring()):
+        raise insecure_keyring_error("store", f"the API key of profile '{name}'")
     failure: CredentialsUnavailable | None = None
     try:
         keyring.set_password(SERVICE, keyring_user(name), value)

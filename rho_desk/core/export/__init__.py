@@ -10,11 +10,16 @@ a person choose which of the nine content classes leave the machine and proves n
 3. ``build_receipt`` describes what was written; ``write_files_atomic`` writes export and receipt;
 4. ``audit_bytes`` re-runs the audit on any file; ``verify_receipt`` compares with a receipt.
 
-The core takes the known secrets and the fingerprint key as parameters: gathering them from
-keyring is the caller's job (``fingerprint_key`` helps with the key).
+An export takes the conversation as shown (``display``, the default of the app and the CLI:
+``open_export_source``, ``display_snapshot``) or the model context (``model``). Receipts are
+signed (``build_receipt(..., signing_key=...)``) and verified with the signer's public key.
+
+The core takes the known secrets and the keys as parameters: it receives rho-desk's own keys
+through :class:`rho_desk.core.keys.KeySource` (``fingerprint_key(keys)``, ``signing_key(keys)``),
+whose implementations (keyring, key file) live in ``rho_desk.keys``.
 """
 
-from ._atomic import OutputExists, write_files_atomic
+from ._atomic import OutputExists, OutputIsInput, check_outputs, write_files_atomic
 from ._audit import AuditReport, EchoIndex, Finding, Severity, audit_bytes, detect_format
 from ._classes import (
     ALL_CLASSES,
@@ -26,15 +31,39 @@ from ._classes import (
 )
 from ._classify import ClassStats, Slot, class_stats, is_placeholder, iter_slots
 from ._export import FORMATS, ExportResult, export_snapshot
-from ._keys import KEY_SERVICE, KEY_USERNAME, fingerprint_key, key_id, stored_key_text
+from ._display import (
+    DISPLAY_FORMAT,
+    DISPLAY_VERSION,
+    HISTORY_KINDS,
+    DisplayEntry,
+    DisplayExport,
+    display_export_schema,
+    display_snapshot,
+    encode_display_export,
+    index_title,
+    open_export_source,
+    with_title,
+)
+from ._keys import (
+    PUBLIC_KEY_PREFIX,
+    fingerprint_key,
+    key_id,
+    parse_public_key,
+    public_key_text,
+    signing_key,
+)
 from ._receipt import (
     RECEIPT_FORMAT,
     RECEIPT_VERSION,
     Receipt,
     ReceiptCheck,
+    ReceiptSignature,
     build_receipt,
     decode_receipt,
     encode_receipt,
+    receipt_json_schema,
+    sign_receipt,
+    signed_bytes,
     verify_receipt,
 )
 from ._redact import (
@@ -45,31 +74,38 @@ from ._redact import (
     apply_selection,
     with_markers,
 )
-from ._secrets import RULES, Hit, SecretScanner, fingerprint
+from ._secrets import RULES, RULESET_VERSION, Hit, SecretScanner, fingerprint
 from ._transcript import render_html, render_markdown
 
 __all__ = [
     "ALL_CLASSES",
     "CLASS_NAMES",
+    "DISPLAY_FORMAT",
+    "DISPLAY_VERSION",
     "FORMATS",
-    "KEY_SERVICE",
-    "KEY_USERNAME",
+    "HISTORY_KINDS",
     "MARKER_EXCLUDED",
     "MARKER_REDACTED",
+    "PUBLIC_KEY_PREFIX",
     "RECEIPT_FORMAT",
     "RECEIPT_VERSION",
     "RULES",
+    "RULESET_VERSION",
     "AuditReport",
     "ClassStats",
     "ContentClass",
+    "DisplayEntry",
+    "DisplayExport",
     "EchoIndex",
     "Exclusion",
     "ExportResult",
     "Finding",
     "Hit",
     "OutputExists",
+    "OutputIsInput",
     "Receipt",
     "ReceiptCheck",
+    "ReceiptSignature",
     "Redaction",
     "SecretScanner",
     "Selection",
@@ -79,21 +115,33 @@ __all__ = [
     "apply_selection",
     "audit_bytes",
     "build_receipt",
+    "check_outputs",
     "class_stats",
     "decode_receipt",
     "detect_format",
+    "display_export_schema",
+    "display_snapshot",
+    "encode_display_export",
     "encode_receipt",
     "export_snapshot",
     "fingerprint",
     "fingerprint_key",
+    "index_title",
     "is_placeholder",
     "iter_slots",
     "key_id",
+    "open_export_source",
     "parse_classes",
+    "parse_public_key",
+    "public_key_text",
+    "receipt_json_schema",
     "render_html",
     "render_markdown",
-    "stored_key_text",
+    "sign_receipt",
+    "signed_bytes",
+    "signing_key",
     "verify_receipt",
     "with_markers",
+    "with_title",
     "write_files_atomic",
 ]

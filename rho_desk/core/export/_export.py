@@ -20,7 +20,7 @@ and the audit report, and ``build_receipt`` turns it into a receipt.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -31,6 +31,7 @@ from ..wire.snapshot import SessionSnapshot
 from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_string
 from ._classes import ContentClass, Selection
 from ._classify import ClassStats, Slot, SlotKind, class_stats, document_spans, iter_slots
+from ._display import HISTORY_KINDS, encode_display_export, with_title
 from ._redact import (
     Exclusion,
     Redaction,
@@ -66,6 +67,8 @@ class ExportResult:
     report: AuditReport
     known_checked: int = 0
     known_ignored_short: int = 0
+    history: str = "model"
+    """Which history was exported: ``display`` (as shown) or ``model`` (the model context)."""
     sha256: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -145,6 +148,9 @@ def export_snapshot(
     fmt: str = "json",
     scanner: SecretScanner | None = None,
     incremental: bool = True,
+    history: str = "model",
+    timestamps: Sequence[str | None] | None = None,
+    title: str | None = None,
 ) -> ExportResult:
     """Build a redacted export of ``snapshot`` and audit it (nothing is written).
 
@@ -155,9 +161,19 @@ def export_snapshot(
         fmt: ``json`` (a schema-2 snapshot), ``markdown`` or ``html``.
         incremental: after redacting, rescan only the changed lines of the output (the result
             equals a full scan, see ``SecretScanner.rescan``); ``False`` rescans everything.
+        history: ``model`` (``snapshot`` is the model context) or ``display`` (``snapshot``
+            carries the display history, see ``display_snapshot``; its JSON form is a
+            ``rho-desk.display-export`` document with ``timestamps``).
+        title: the session's title (Rho keeps it in its index) for the transcript heading and
+            the display document; it joins the metadata, so it is selected and redacted with
+            it. A model-context JSON export stays the snapshot as it is.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}")
+    if history not in HISTORY_KINDS:
+        raise ValueError(f"unknown history {history!r}")
+    if history == "display" or fmt != "json":
+        snapshot = with_title(snapshot, title)
     if scanner is None:
         scanner = SecretScanner(known_secrets)
     stats = class_stats(snapshot)
@@ -194,7 +210,10 @@ def export_snapshot(
         else:
             hits = scanner.scan(redacted, decoded=fresh)
         data, decoded = redacted, fresh
-    if fmt == "json":
+    if fmt == "json" and history == "display":
+        data = encode_display_export(current, timestamps)
+        report = audit_bytes(data, scanner=scanner, key=key, fmt="json", excluded=selection.excluded, echo=echo)
+    elif fmt == "json":
         report = audit_bytes(
             data, scanner=scanner, key=key, fmt="snapshot", excluded=selection.excluded, echo=echo,
             hits=hits, decoded=decoded,
@@ -216,4 +235,5 @@ def export_snapshot(
         report=report,
         known_checked=scanner.known_count,
         known_ignored_short=scanner.ignored_short,
+        history=history,
     )

@@ -1,10 +1,16 @@
-"""The fingerprint key: a random 32-byte HMAC key kept in keyring, created on first use.
+"""The export's keys: the fingerprint key (HMAC) and the receipt signing key (Ed25519).
+
+Both come from a :class:`~rho_desk.core.keys.KeySource` (the keyring or the key file, chosen
+outside core) and are created there on first use.
 
 Redactions and findings carry ``fp:`` + HMAC-SHA256(key, secret). With one key per machine the
 same secret fingerprints the same way in every export (so two exports can be compared, or a
 receipt re-verified) while the fingerprint reveals nothing without the key.
 
-Keyring calls may block (a locked collection prompts): the GUI calls these from a worker thread.
+Receipts are signed with Ed25519; the public key is shown as ``ed25519:<base64 of 32 bytes>``
+(``rho-desk keys`` prints it), which a recipient passes to ``rho-desk audit --verify-key``.
+
+Key sources may block (a locked keyring prompts): the GUI calls these from a worker thread.
 """
 
 from __future__ import annotations
@@ -13,75 +19,63 @@ import base64
 import binascii
 import hashlib
 import hmac
-import secrets
 from typing import Final
 
-from ..errors import CredentialsUnavailable
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-__all__ = ["KEY_SERVICE", "KEY_USERNAME", "fingerprint_key", "key_id", "stored_key_text"]
+from ..errors import InputError
+from ..keys import FINGERPRINT_KEY, SIGNING_KEY, KeySource
 
-KEY_SERVICE: Final = "rho-desk"
-KEY_USERNAME: Final = "export-fingerprint-key"
-_KEY_BYTES: Final = 32
+__all__ = [
+    "PUBLIC_KEY_PREFIX",
+    "fingerprint_key",
+    "key_id",
+    "parse_public_key",
+    "public_key_text",
+    "signing_key",
+]
 
-
-def _unavailable(action: str, exc: BaseException) -> CredentialsUnavailable:
-    import keyring.errors
-
-    if isinstance(exc, keyring.errors.NoKeyringError):
-        return CredentialsUnavailable(
-            f"Cannot {action} the export fingerprint key: no system keyring is available. Install "
-            "and unlock a Secret Service provider (GNOME Keyring or KWallet; on a headless machine "
-            "run it under dbus-run-session)."
-        )
-    # only the type: a backend's message may quote internals
-    return CredentialsUnavailable(
-        f"Cannot {action} the export fingerprint key: the keyring reported {type(exc).__name__}. "
-        "Unlock the keyring and try again."
-    )
+PUBLIC_KEY_PREFIX: Final = "ed25519:"
 
 
-def stored_key_text() -> str | None:
-    """The key as stored in keyring (base64), or ``None`` when none is stored yet.
+def fingerprint_key(keys: KeySource) -> bytes:
+    """The fingerprint key, created on first use.
 
     Raises:
-        CredentialsUnavailable: no keyring backend, or the keyring failed.
+        CredentialsUnavailable: the key source cannot give it.
     """
-    import keyring
-
-    try:
-        return keyring.get_password(KEY_SERVICE, KEY_USERNAME)
-    except Exception as exc:  # backends raise D-Bus, OS and keyring errors alike
-        raise _unavailable("read", exc) from None
+    return keys.key(FINGERPRINT_KEY)
 
 
-def fingerprint_key() -> bytes:
-    """The fingerprint key, created and stored on first use.
+def signing_key(keys: KeySource) -> Ed25519PrivateKey:
+    """The receipt signing key (its 32-byte seed is kept by the key source), created on first use.
 
     Raises:
-        CredentialsUnavailable: no keyring backend, the keyring failed, or the stored value is
-            not a key (it is never silently replaced: fingerprints would stop matching).
+        CredentialsUnavailable: the key source cannot give it.
     """
-    import keyring
+    return Ed25519PrivateKey.from_private_bytes(keys.key(SIGNING_KEY))
 
-    stored = stored_key_text()
-    if stored:
-        try:
-            key = base64.b64decode(stored, validate=True)
-        except (binascii.Error, ValueError):
-            key = b""
-        if len(key) != _KEY_BYTES:
-            raise CredentialsUnavailable(
-                f"The keyring entry {KEY_SERVICE}/{KEY_USERNAME} is not an export fingerprint key; "
-                "remove it to let rho-desk create a new one."
-            )
-        return key
-    key = secrets.token_bytes(_KEY_BYTES)
+
+def public_key_text(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
+    """``ed25519:<base64>``: the form ``rho-desk keys`` prints and ``--verify-key`` takes."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return PUBLIC_KEY_PREFIX + base64.b64encode(public.public_bytes_raw()).decode("ascii")
+
+
+def parse_public_key(text: str, *, source: str | None = None) -> Ed25519PublicKey:
+    """The public key of ``ed25519:<base64>`` (the prefix may be left out).
+
+    Raises:
+        InputError: not an Ed25519 public key.
+    """
+    body = text.strip().removeprefix(PUBLIC_KEY_PREFIX)
     try:
-        keyring.set_password(KEY_SERVICE, KEY_USERNAME, base64.b64encode(key).decode("ascii"))
-    except Exception as exc:
-        raise _unavailable("store", exc) from None
-    return key
+        raw = base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != 32:
+        raise InputError(f"not an Ed25519 public key ({PUBLIC_KEY_PREFIX}<base64 of 32 bytes>)", source=source)
+    return Ed25519PublicKey.from_public_bytes(raw)
 
 
 def key_id(key: bytes) -> str:

@@ -1,121 +1,182 @@
-"""The receipt written beside every export, and its verification.
+"""The receipt written beside every export, its signature, and its verification.
 
 A receipt says what left the machine and proves the file is the one audited: format version,
-rho-desk version, source session id and revision, the classes included and excluded with their
-counts, every redaction (rule id, JSON path, class, fingerprint), the findings of the audit of the
-exact bytes written, any override, and the SHA-256 of the exported file. It holds no secret and
-no excluded content: fingerprints are keyed HMACs; echo digests hash text that is in the export.
+rho-desk version, source session id and revision, which history was exported (``display``: the
+conversation as shown; ``model``: the model context), the classes included and excluded with
+their counts, every redaction (rule id, JSON path, class, fingerprint), the findings of the audit
+of the exact bytes written, any override, the scanner's rule-set version, and the SHA-256 and size
+of the exported file. It holds no secret and no excluded content: fingerprints are keyed HMACs;
+echo digests hash text that is in the export.
+
+Receipts are documents people exchange, so they are pydantic models with a published JSON
+Schema (``docs/schemas/export-receipt.v2.json``). Version 2 adds ``history``,
+``ruleset_version`` and ``signature``: an Ed25519 signature, made with the sender's signing key,
+over every other field of the receipt (:func:`signed_bytes`). Version 1 receipts still read.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final, Literal
 
-import msgspec
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ... import __version__
 from ..errors import InputError
 from ._audit import AuditReport, Finding
 from ._classes import ALL_CLASSES
 from ._export import ExportResult
+from ._keys import public_key_text
+from ._secrets import RULESET_VERSION
 
 __all__ = [
     "RECEIPT_FORMAT",
     "RECEIPT_VERSION",
     "Receipt",
     "ReceiptCheck",
+    "ReceiptSignature",
     "build_receipt",
     "decode_receipt",
     "encode_receipt",
+    "receipt_json_schema",
+    "sign_receipt",
+    "signed_bytes",
     "verify_receipt",
 ]
 
 RECEIPT_FORMAT: Final = "rho-desk.export-receipt"
-RECEIPT_VERSION: Final = 1
+RECEIPT_VERSION: Final = 2
+SIGNATURE_ALGORITHM: Final = "Ed25519"
+_SIGNED_PREFIX: Final = b"rho-desk.export-receipt signature v1\n"
+
+HistoryKind = Literal["display", "model"]
 
 
-class ReceiptSource(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class ReceiptSource(_Part):
     session_id: str
     revision: int
-    file: str | None = None
-    """The source file's name (not its folder: that would tell where the user keeps things)."""
+    file: str | None = Field(default=None, description="The source file's name (never its folder).")
 
 
-class ReceiptOutput(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReceiptOutput(_Part):
     file: str
     format: str
-    bytes: int
-    sha256: str
+    bytes: int = Field(ge=0)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
-class ReceiptSelection(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReceiptSelection(_Part):
     included: list[str]
     excluded: list[str]
 
 
-class ReceiptClass(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReceiptClass(_Part):
     included: bool
-    strings: int
-    """Strings (or document lines) of this class in the source."""
-    bytes: int
-    """Their UTF-8 size on the wire."""
-    placeholders: int
-    """Typed placeholders left where this class was excluded."""
+    strings: int = Field(ge=0, description="Strings (or document lines) of this class in the source.")
+    bytes: int = Field(ge=0, description="Their UTF-8 size on the wire.")
+    placeholders: int = Field(ge=0, description="Typed placeholders left where this class was excluded.")
 
 
-class ReceiptRedaction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReceiptRedaction(_Part):
     rule: str
     path: str
-    cls: str | None = msgspec.field(name="class")
+    cls: str | None = Field(default=None, alias="class")
     fingerprint: str
     encoding: str
 
 
-class ReceiptFinding(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+class ReceiptFinding(_Part):
     rule: str
-    severity: str
+    severity: Literal["critical", "high", "medium", "low"]
     location: str
-    cls: str | None = msgspec.field(default=None, name="class")
+    cls: str | None = Field(default=None, alias="class")
     fingerprint: str | None = None
     digest: str | None = None
 
 
-class ReceiptOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReceiptOverride(_Part):
     allow_findings: bool
-    blocking_findings: int
+    blocking_findings: int = Field(ge=0)
 
 
-class ReceiptCredentials(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    checked: int
-    """Known credentials searched for (plain and encoded)."""
-    ignored_short: int
-    """Known credentials too short to search for without matching ordinary text."""
+class ReceiptCredentials(_Part):
+    checked: int = Field(ge=0, description="Known credentials searched for (plain and encoded).")
+    ignored_short: int = Field(ge=0, description="Known credentials too short to search for.")
 
 
-class Receipt(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReceiptSignature(_Part):
+    """An Ed25519 signature over :func:`signed_bytes` of the receipt."""
+
+    algorithm: Literal["Ed25519"]
+    public_key: str = Field(description="The signer's public key, ed25519:<base64>.")
+    value: str = Field(description="The signature, base64.")
+
+
+class Receipt(_Part):
     """The receipt document (JSON, pretty-printed)."""
 
-    format: str
-    format_version: int
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, title="rho-desk export receipt",
+    )
+
+    format: Literal["rho-desk.export-receipt"]
+    format_version: Literal[1, 2]
     rho_desk_version: str
     created_at: str
+    history: HistoryKind = Field(
+        default="model",
+        description="display: the conversation as shown; model: the model context (version 1 receipts: model).",
+    )
+    ruleset_version: int | None = Field(default=None, description="The secret scanner's rule-set version.")
     source: ReceiptSource
     output: ReceiptOutput
     selection: ReceiptSelection
     classes: dict[str, ReceiptClass]
     redactions: list[ReceiptRedaction]
     findings: list[ReceiptFinding]
-    override: ReceiptOverride | None
+    override: ReceiptOverride | None = None
     known_credentials: ReceiptCredentials
     fingerprint_key_id: str
     notes: list[str] = []
+    signature: ReceiptSignature | None = None
 
     def finding_objects(self) -> list[Finding]:
-        return [Finding.from_json(msgspec.to_builtins(f)) for f in self.findings]
+        return [Finding.from_json(f.model_dump(by_alias=True, exclude_none=True)) for f in self.findings]
+
+
+def receipt_json_schema() -> dict[str, Any]:
+    """The JSON Schema of receipts (published as ``docs/schemas/export-receipt.v2.json``)."""
+    schema = Receipt.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://rho-desk.invalid/schemas/export-receipt.v2.json"
+    return schema
+
+
+def signed_bytes(receipt: Receipt) -> bytes:
+    """What the signature covers: every field but ``signature``, as canonical JSON (sorted keys,
+    no spaces, absent and null the same), after a fixed prefix."""
+    body = receipt.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"signature"})
+    return _SIGNED_PREFIX + json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def sign_receipt(receipt: Receipt, key: Ed25519PrivateKey) -> Receipt:
+    """``receipt`` with its signature made by ``key``."""
+    unsigned = receipt.model_copy(update={"signature": None})
+    value = base64.b64encode(key.sign(signed_bytes(unsigned))).decode("ascii")
+    signature = ReceiptSignature(algorithm=SIGNATURE_ALGORITHM, public_key=public_key_text(key), value=value)
+    return unsigned.model_copy(update={"signature": signature})
 
 
 def build_receipt(
@@ -126,8 +187,13 @@ def build_receipt(
     source_name: str | None = None,
     allow_findings: bool = False,
     created_at: datetime | None = None,
+    signing_key: Ed25519PrivateKey | None = None,
 ) -> Receipt:
-    """The receipt of ``result`` as it will be written under ``output_name``."""
+    """The receipt of ``result`` as it will be written under ``output_name``.
+
+    Args:
+        signing_key: sign the receipt (``signing_key(keys)`` in the app and the CLI).
+    """
     stats = result.stats
     placeholders = result.exclusion.placeholders
     classes = {
@@ -142,48 +208,64 @@ def build_receipt(
     blocking = len(result.report.blocking)
     override = ReceiptOverride(allow_findings=True, blocking_findings=blocking) if allow_findings and blocking else None
     stamp = (created_at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Receipt(
+    receipt = Receipt(
         format=RECEIPT_FORMAT,
         format_version=RECEIPT_VERSION,
         rho_desk_version=__version__,
         created_at=stamp,
-        source=ReceiptSource(result.source.session_id, result.source.revision, source_name),
-        output=ReceiptOutput(output_name, result.format, len(result.data), result.sha256),
-        selection=ReceiptSelection(result.selection.included_names(), result.selection.excluded_names()),
+        history=result.history,
+        ruleset_version=RULESET_VERSION,
+        source=ReceiptSource(session_id=result.source.session_id, revision=result.source.revision, file=source_name),
+        output=ReceiptOutput(file=output_name, format=result.format, bytes=len(result.data), sha256=result.sha256),
+        selection=ReceiptSelection(
+            included=result.selection.included_names(), excluded=result.selection.excluded_names()
+        ),
         classes=classes,
         redactions=[
-            ReceiptRedaction(r.rule, r.path, r.cls.value if r.cls else None, r.fingerprint, r.encoding)
+            ReceiptRedaction(
+                rule=r.rule, path=r.path, cls=r.cls.value if r.cls else None, fingerprint=r.fingerprint,
+                encoding=r.encoding,
+            )
             for r in result.redactions
         ],
-        findings=[msgspec.convert(f.to_json(), ReceiptFinding) for f in result.report.findings],
+        findings=[ReceiptFinding.model_validate(f.to_json()) for f in result.report.findings],
         override=override,
-        known_credentials=ReceiptCredentials(result.known_checked, result.known_ignored_short),
+        known_credentials=ReceiptCredentials(checked=result.known_checked, ignored_short=result.known_ignored_short),
         fingerprint_key_id=key_id,
         notes=list(result.report.notes),
     )
+    return receipt if signing_key is None else sign_receipt(receipt, signing_key)
 
 
 def encode_receipt(receipt: Receipt) -> bytes:
-    return msgspec.json.format(msgspec.json.encode(receipt), indent=2) + b"\n"
+    """The receipt as pretty JSON (absent optional fields are left out)."""
+    body = receipt.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps(body, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _validation_text(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "the document"
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}: {first['msg']}{more}"
 
 
 def decode_receipt(data: bytes, *, source: str | None = None) -> Receipt:
-    """Parse a receipt.
+    """Parse a receipt (version 1 or 2).
 
     Raises:
-        InputError: not a receipt this version of rho-desk reads.
+        InputError: not a receipt this version of rho-desk reads, naming the first bad field.
     """
     try:
-        receipt = msgspec.json.decode(data, type=Receipt)
-    except msgspec.ValidationError as exc:
-        raise InputError(f"not a rho-desk export receipt: {exc}", source=source) from None
-    except msgspec.DecodeError as exc:
+        head = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"not JSON: {exc}", source=source) from None
-    if receipt.format != RECEIPT_FORMAT or receipt.format_version != RECEIPT_VERSION:
-        raise InputError(
-            f"unsupported receipt {receipt.format} version {receipt.format_version}", source=source
-        )
-    return receipt
+    if isinstance(head, dict) and head.get("format") == RECEIPT_FORMAT and head.get("format_version") not in (1, 2):
+        raise InputError(f"unsupported receipt {RECEIPT_FORMAT} version {head.get('format_version')}", source=source)
+    try:
+        return Receipt.model_validate(head)
+    except ValidationError as exc:
+        raise InputError(f"not a rho-desk export receipt: {_validation_text(exc)}", source=source) from None
 
 
 @dataclass
@@ -198,24 +280,76 @@ class ReceiptCheck:
     """In the receipt, not found again."""
     unexpected: list[Finding] = field(default_factory=list)
     """Found now, not in the receipt."""
+    signature: str | None = None
+    """``None``: not checked; else ``valid``, ``missing``, ``other-key`` or ``invalid``."""
+    file_bytes: int = 0
+    receipt_bytes: int = 0
+
+    @property
+    def findings_reproduced(self) -> bool:
+        return not self.missing and not self.unexpected
 
     @property
     def ok(self) -> bool:
-        return self.sha256_ok and self.size_ok and not self.missing and not self.unexpected
+        return (
+            self.sha256_ok and self.size_ok and self.findings_reproduced
+            and self.signature in (None, "valid")
+        )  # fmt: skip
+
+    def failures(self) -> list[str]:
+        """One line per failed check, for a person."""
+        out = []
+        if not self.size_ok:
+            out.append(f"size does not match: the receipt says {self.receipt_bytes} bytes, the file has {self.file_bytes}")
+        if not self.sha256_ok:
+            out.append("sha256 does not match the file")
+        if not self.findings_reproduced:
+            out.append(f"findings differ: {len(self.missing)} in the receipt not found, {len(self.unexpected)} new")
+        if self.signature == "missing":
+            out.append("the receipt is not signed")
+        elif self.signature == "other-key":
+            out.append("the receipt is signed with another key than the one given")
+        elif self.signature == "invalid":
+            out.append("the signature does not match the receipt: it was changed after signing")
+        return out
 
     def to_json(self) -> dict[str, object]:
         return {
             "sha256_ok": self.sha256_ok,
             "size_ok": self.size_ok,
             "fingerprints_compared": self.fingerprints_compared,
-            "findings_reproduced": not self.missing and not self.unexpected,
+            "findings_reproduced": self.findings_reproduced,
             "missing": [f.to_json() for f in self.missing],
             "unexpected": [f.to_json() for f in self.unexpected],
+            "signature": self.signature,
+            "failures": self.failures(),
         }
 
 
-def verify_receipt(receipt: Receipt, data: bytes, report: AuditReport, key_id: str) -> ReceiptCheck:
-    """Check the file's SHA-256 and size, and that the audit reproduces the receipt's findings."""
+def _check_signature(receipt: Receipt, public_key: Ed25519PublicKey) -> str:
+    signature = receipt.signature
+    if signature is None:
+        return "missing"
+    if signature.public_key != public_key_text(public_key):
+        return "other-key"
+    try:
+        value = base64.b64decode(signature.value, validate=True)
+        public_key.verify(value, signed_bytes(receipt))
+    except (binascii.Error, ValueError, InvalidSignature):
+        return "invalid"
+    return "valid"
+
+
+def verify_receipt(
+    receipt: Receipt,
+    data: bytes,
+    report: AuditReport,
+    key_id: str,
+    *,
+    public_key: Ed25519PublicKey | None = None,
+) -> ReceiptCheck:
+    """Check the file's SHA-256 and size, that the audit reproduces the receipt's findings, and
+    (with ``public_key``) that the receipt carries a valid signature by that key."""
     compare_fp = receipt.fingerprint_key_id == key_id
 
     def ident(f: Finding) -> tuple[str, str, str, str | None, str | None]:
@@ -232,4 +366,7 @@ def verify_receipt(receipt: Receipt, data: bytes, report: AuditReport, key_id: s
         fingerprints_compared=compare_fp,
         missing=missing,
         unexpected=unexpected,
+        signature=None if public_key is None else _check_signature(receipt, public_key),
+        file_bytes=len(data),
+        receipt_bytes=receipt.output.bytes,
     )

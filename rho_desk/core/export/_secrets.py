@@ -50,6 +50,7 @@ from urllib.parse import quote, quote_plus, unquote_to_bytes
 __all__ = [
     "KNOWN_SECRET_MIN_LENGTH",
     "RULES",
+    "RULESET_VERSION",
     "Hit",
     "SecretScanner",
     "fingerprint",
@@ -61,6 +62,9 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
+
+RULESET_VERSION: Final = 1
+"""The version of the rule set below; receipts record (and sign) it. Raise it when rules change."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

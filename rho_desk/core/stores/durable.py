@@ -12,8 +12,9 @@ responsibilities"); ``docs/durable-store.md`` is the operator's guide:
    and write tag must still be those this store last loaded or saved, else ``RevisionConflict``
    (this holds across processes);
 7. with ``encrypt=True`` the payload is AES-256-GCM encrypted (random 12-byte nonce, the file
-   header - which names the session - as associated data), with the key in the keyring
-   (service ``rho-desk``), fetched through ``asyncio.to_thread``;
+   header - which names the session - as associated data), with the key ``durable-store:<name>``
+   from the store's key source (``rho_desk.keys``: the keyring or the key file), fetched through
+   ``asyncio.to_thread``;
 8. retention (kept previous revisions, purging old sessions), deletion, backup, restore and
    export are explicit methods.
 
@@ -44,6 +45,7 @@ import msgspec
 
 from ..errors import CredentialsUnavailable, InputError, RevisionConflict, StorageError
 from ..fsio import atomic_write, fsync_dir, write_temp
+from ..keys import KeySource, durable_store_key
 from ..wire.codec import decode, encode, encode_pretty, gc_paused
 from ..wire.snapshot import SessionSnapshot
 
@@ -61,6 +63,7 @@ __all__ = [
 ]
 
 KEYRING_SERVICE: Final = "rho-desk"
+"""The keyring service of rho-desk's keys (kept for callers; keys come from ``KeySource``)."""
 MAGIC: Final = b"RHODSNAP"
 FORMAT: Final = 1
 SUFFIX: Final = ".rdsnap"
@@ -140,9 +143,12 @@ class DurableFileSessionStore:
 
     Args:
         root: the folder (created with mode 0700).
-        encrypt: encrypt new saves with AES-256-GCM; the key lives in the keyring under service
-            ``rho-desk``, user ``durable-store:<key_name>``, created on first use.
-        key_name: which keyring key to use (stores sharing a key can read each other's files).
+        encrypt: encrypt new saves with AES-256-GCM; the key ``durable-store:<key_name>`` comes
+            from ``keys``, created on first use.
+        key_name: which key to use (stores sharing a key can read each other's files).
+        keys: where the encryption keys live (``rho_desk.keys.default_key_source()``: the
+            keyring, or the key file without one); needed to save encrypted or read encrypted
+            files.
         keep_revisions: how many previous revisions of each session to keep in
             ``.history/`` (0: none). See :meth:`prune`.
         clock: Unix time for ``saved_at``.
@@ -156,12 +162,14 @@ class DurableFileSessionStore:
         key_name: str = "default",
         keep_revisions: int = 0,
         clock: Callable[[], float] = time.time,
+        keys: KeySource | None = None,
     ) -> None:
         if keep_revisions < 0:
             raise ValueError("keep_revisions must be 0 or more")
         self.root = Path(root)
         self.encrypt = encrypt
         self.key_name = key_name
+        self.keys = keys
         self.keep_revisions = keep_revisions
         self._clock = clock
         self._keys: dict[str, _Key] = {}
@@ -226,48 +234,16 @@ class DurableFileSessionStore:
         return key
 
     def _fetch_key(self, name: str, create: bool) -> _Key:
-        """Runs in a worker thread: keyring backends may block (environment.md §3)."""
-        import keyring
-        import keyring.errors
-
-        user = f"durable-store:{name}"
-        try:
-            # Creation happens under a lock so two processes cannot each store a different key.
-            with self._file_lock("", self.root / ".keyring.lock") if create else contextlib.nullcontext():
-                value = keyring.get_password(KEYRING_SERVICE, user)
-                if value is None and create:
-                    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-                    keyring.set_password(
-                        KEYRING_SERVICE, user, base64.b64encode(AESGCM.generate_key(256)).decode()
-                    )
-                    value = keyring.get_password(KEYRING_SERVICE, user)
-        except keyring.errors.NoKeyringError:
+        """Runs in a worker thread: a keyring may block (environment.md §3)."""
+        if self.keys is None:
             raise CredentialsUnavailable(
-                "no keyring is available to hold the durable store's encryption key: install and "
-                "unlock a Secret Service keyring (for example gnome-keyring), or use the store "
-                "without encryption"
-            ) from None
-        except keyring.errors.KeyringError as exc:
-            raise CredentialsUnavailable(
-                f"the keyring refused the durable store's encryption key ({type(exc).__name__}); "
-                "unlock the keyring and try again"
-            ) from None
-        if value is None:
-            raise CredentialsUnavailable(
-                f"the encryption key {name!r} is not in the keyring (service {KEYRING_SERVICE!r}, "
-                f"user {user!r}); encrypted sessions cannot be read without it: restore that "
-                "keyring entry from your keyring backup"
+                "Cannot read the durable store's encryption key: this store was opened without a "
+                "key source (pass keys=rho_desk.keys.default_key_source())."
             )
-        try:
-            raw = base64.b64decode(value, validate=True)
-        except ValueError:
-            raw = b""
-        if len(raw) != 32:
-            raise CredentialsUnavailable(
-                f"the keyring entry {user!r} of service {KEYRING_SERVICE!r} is not a 256-bit key"
-            )
-        return _Key(name, raw)
+        # Creation happens under a lock so two processes cannot each store a different key.
+        with self._file_lock("", self.root / ".keyring.lock") if create else contextlib.nullcontext():
+            value = self.keys.key(durable_store_key(name), create=create)
+        return _Key(name, value)
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from rho_desk.core.stores.durable import (
     CorruptSnapshotFile,
     DurableFileSessionStore,
 )
+from rho_desk.core.keys import KeySource
 from rho_desk.core.wire import Message, ModelIdentity, SessionSnapshot, decode_snapshot, encode
 
 P = ModelIdentity("p", "a", "m")
@@ -32,6 +33,16 @@ SECRET = "the launch code is 0000"
 def snap(revision: int = 1, sid: str = "s-1", text: str = "hello") -> SessionSnapshot:
     return SessionSnapshot.new(sid, revision, [Message.user_text(text), Message.assistant_text(SECRET)], P,
                                metadata={"k": "v"}, prompt_cache_key="rho:s")  # fmt: skip
+
+
+@pytest.fixture
+def keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KeySource:
+    """The app's key source: the keyring (the in-memory one), or a key file under tmp_path."""
+    from rho_desk.keys import default_key_source
+
+    monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("RHO_DESK_KEY_FILE", raising=False)
+    return default_key_source()
 
 
 def grow(s: SessionSnapshot) -> SessionSnapshot:
@@ -164,8 +175,8 @@ async def test_serialisation_failure_writes_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-async def test_encryption_at_rest(tmp_path: Path, memory_keyring: object) -> None:
-    store = DurableFileSessionStore(tmp_path, encrypt=True, key_name="laptop")
+async def test_encryption_at_rest(tmp_path: Path, keys: KeySource, memory_keyring: object) -> None:
+    store = DurableFileSessionStore(tmp_path, encrypt=True, key_name="laptop", keys=keys)
     await store.save(snap())
     data = store.path_of("s-1").read_bytes()
     assert SECRET.encode() not in data and b"hello" not in data
@@ -173,14 +184,14 @@ async def test_encryption_at_rest(tmp_path: Path, memory_keyring: object) -> Non
     assert list(entries) == [(KEYRING_SERVICE, "durable-store:laptop")]
     key_text = entries[(KEYRING_SERVICE, "durable-store:laptop")]
     assert key_text not in repr(store) and key_text.encode() not in data
-    assert await DurableFileSessionStore(tmp_path).load("s-1") == snap()  # any store finds the key by name
+    assert await DurableFileSessionStore(tmp_path, keys=keys).load("s-1") == snap()  # any store finds the key by name
     listed = await store.list_sessions()
     assert [(s.session_id, s.revision, s.encrypted) for s in listed] == [("s-1", 1, True)]
 
 
 @pytest.mark.asyncio
-async def test_the_session_id_is_bound_to_the_ciphertext(tmp_path: Path) -> None:
-    store = DurableFileSessionStore(tmp_path, encrypt=True)
+async def test_the_session_id_is_bound_to_the_ciphertext(tmp_path: Path, keys: KeySource) -> None:
+    store = DurableFileSessionStore(tmp_path, encrypt=True, keys=keys)
     await store.save(snap(sid="sid-a"))
     await store.save(snap(sid="sid-b"))
     # swap the files: the header names the wrong session for the request ...
@@ -188,40 +199,64 @@ async def test_the_session_id_is_bound_to_the_ciphertext(tmp_path: Path) -> None
     alice_bytes = alice.read_bytes()
     bob.write_bytes(alice_bytes)
     with pytest.raises(CorruptSnapshotFile, match="holds session 'sid-a'"):
-        await DurableFileSessionStore(tmp_path).load("sid-b")
+        await DurableFileSessionStore(tmp_path, keys=keys).load("sid-b")
     # ... and editing the header to claim another id breaks authentication
     bob.write_bytes(alice_bytes.replace(b'"session_id":"sid-a"', b'"session_id":"sid-b"'))
     with pytest.raises(CorruptSnapshotFile, match="altered"):
-        await DurableFileSessionStore(tmp_path).load("sid-b")
+        await DurableFileSessionStore(tmp_path, keys=keys).load("sid-b")
     tampered = bytearray(alice_bytes)
     tampered[-5] ^= 1
     alice.write_bytes(bytes(tampered))
     with pytest.raises(CorruptSnapshotFile, match="cannot decrypt"):
-        await DurableFileSessionStore(tmp_path).load("sid-a")
+        await DurableFileSessionStore(tmp_path, keys=keys).load("sid-a")
 
 
 @pytest.mark.asyncio
-async def test_missing_key_and_missing_keyring(tmp_path: Path, memory_keyring: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = DurableFileSessionStore(tmp_path, encrypt=True)
+async def test_missing_key_and_locked_keyring(tmp_path: Path, keys: KeySource, memory_keyring: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = DurableFileSessionStore(tmp_path, encrypt=True, keys=keys)
     await store.save(snap())
     memory_keyring.entries.clear()  # type: ignore[attr-defined]
-    with pytest.raises(CredentialsUnavailable, match="not in the keyring") as caught:
-        await DurableFileSessionStore(tmp_path).load("s-1")
-    assert "restore that keyring entry" in caught.value.text()
+    with pytest.raises(CredentialsUnavailable, match="nor in the keyring") as caught:
+        await DurableFileSessionStore(tmp_path, keys=keys).load("s-1")
+    assert "Restore it from your backup" in caught.value.text()
     import keyring
     import keyring.errors
 
-    def no_backend(*args: object) -> None:
-        raise keyring.errors.NoKeyringError("No recommended backend was available")
+    def locked(*args: object) -> None:
+        raise keyring.errors.KeyringLocked("collection /secret/aliases/default is locked")
 
-    monkeypatch.setattr(keyring, "get_password", no_backend)
-    with pytest.raises(CredentialsUnavailable, match="install and unlock a Secret Service keyring"):
-        await DurableFileSessionStore(tmp_path / "other", encrypt=True).save(snap())
+    monkeypatch.setattr(keyring, "get_password", locked)
+    with pytest.raises(CredentialsUnavailable, match="the keyring reported KeyringLocked. Unlock the keyring"):
+        await DurableFileSessionStore(tmp_path / "other", encrypt=True, keys=keys).save(snap())
     assert not any((tmp_path / "other").glob("*.rdsnap"))
 
 
 @pytest.mark.asyncio
-async def test_keyring_calls_leave_the_event_loop(tmp_path: Path, memory_keyring: object, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_without_a_keyring_the_key_lives_in_the_key_file(tmp_path: Path, keys: KeySource) -> None:
+    import keyring
+    from keyring.backends.fail import Keyring as Fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(Fail())
+    try:
+        store = DurableFileSessionStore(tmp_path / "store", encrypt=True, keys=keys)
+        await store.save(snap())
+        key_file = tmp_path / "config" / "keys"
+        assert "durable-store:default " in key_file.read_text()
+        assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+        assert await DurableFileSessionStore(tmp_path / "store", keys=keys).load("s-1") == snap()
+    finally:
+        keyring.set_keyring(previous)
+
+
+@pytest.mark.asyncio
+async def test_a_store_without_a_key_source_says_so(tmp_path: Path) -> None:
+    with pytest.raises(CredentialsUnavailable, match="without a key source"):
+        await DurableFileSessionStore(tmp_path, encrypt=True).save(snap())
+
+
+@pytest.mark.asyncio
+async def test_keyring_calls_leave_the_event_loop(tmp_path: Path, keys: KeySource, memory_keyring: object, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
     import keyring
@@ -235,7 +270,7 @@ async def test_keyring_calls_leave_the_event_loop(tmp_path: Path, memory_keyring
         return real(service, user)
 
     monkeypatch.setattr(keyring, "get_password", spy)
-    await DurableFileSessionStore(tmp_path, encrypt=True).save(snap())
+    await DurableFileSessionStore(tmp_path, encrypt=True, keys=keys).save(snap())
     assert seen and loop_thread not in seen
 
 
@@ -276,8 +311,8 @@ async def test_delete_and_purge(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-async def test_backup_restore_and_export(tmp_path: Path) -> None:
-    store = DurableFileSessionStore(tmp_path / "store", encrypt=True)
+async def test_backup_restore_and_export(tmp_path: Path, keys: KeySource) -> None:
+    store = DurableFileSessionStore(tmp_path / "store", encrypt=True, keys=keys)
     await store.save(snap(sid="a"))
     await store.save(snap(sid="b"))
     report = await store.backup(tmp_path / "backups")
