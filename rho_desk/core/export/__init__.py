@@ -30,7 +30,6 @@ from ._classes import (
     parse_classes,
 )
 from ._classify import ClassStats, Slot, class_stats, is_placeholder, iter_slots
-from ._export import FORMATS, ExportResult, export_snapshot
 from ._display import (
     DISPLAY_FORMAT,
     DISPLAY_VERSION,
@@ -44,6 +43,7 @@ from ._display import (
     open_export_source,
     with_title,
 )
+from ._export import FORMATS, ExportResult, export_snapshot
 from ._keys import (
     PUBLIC_KEY_PREFIX,
     fingerprint_key,

@@ -45,6 +45,7 @@ from ._classify import (
     iter_slots,
     json_slots,
 )
+from ._display import decode_display_export, display_slots
 from ._secrets import Hit, SecretScanner, fingerprint
 
 __all__ = [
@@ -320,7 +321,7 @@ def _structural_findings(slots: list[Slot], snapshot: SessionSnapshot, excluded:
     return out
 
 
-def _mime_findings(snapshot: SessionSnapshot) -> list[Finding]:
+def _mime_findings(snapshot: SessionSnapshot, history: str = "$.history") -> list[Finding]:
     out = []
     for i, message in enumerate(snapshot.history):
         for j, block in enumerate(message.content):
@@ -334,7 +335,8 @@ def _mime_findings(snapshot: SessionSnapshot) -> list[Finding]:
             actual = ImageContent.mime_type_from_bytes(head)
             if actual != image.mime_type:
                 kind = message.kind.value
-                where = f"$.history[{i}].{kind}" + (".content" if kind in ("EnrichedAssistant", "AbortedAssistant") else "")
+                where = (f"{history}[{i}].message.{kind}" if history != "$.history" else f"$.history[{i}].{kind}") + (
+                    ".content" if kind in ("EnrichedAssistant", "AbortedAssistant") else "")
                 out.append(Finding("image-mime-mismatch", Severity.LOW, f"{where}[{j}].Image", ContentClass.IMAGES))
     return out
 
@@ -540,6 +542,7 @@ def audit_bytes(
     notes: list[str] = []
     slots: list[Slot] | None = None
     snapshot: SessionSnapshot | None = None
+    history_path = "$.history"
     if fmt == "snapshot":
         # decoding is also the check that the output is a valid schema-2 snapshot
         snapshot = decode_snapshot(data, source=name or None)
@@ -549,6 +552,14 @@ def audit_bytes(
         # the walk costs a few hundred ms on 100 MB: only when something needs paths or classes
         if hits or excluded or echo or recorded_echoes:
             slots = list(iter_slots(snapshot))
+    elif fmt == "json" and (display := decode_display_export(data)) is not None:
+        # a display export: the conversation as shown, classified like a snapshot's history
+        snapshot, stamps = display
+        history_path = "$.messages"
+        if excluded is None:
+            marker = snapshot.metadata.get(MARKER_EXCLUDED)
+            excluded = frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES) if marker else frozenset()
+        slots = list(display_slots(snapshot, stamps))
     elif fmt == "json":
         slots = list(json_slots(msgspec.json.decode(data), "$", None))
     excluded = excluded or frozenset()
@@ -557,7 +568,7 @@ def audit_bytes(
         if slots is not None:
             findings += _structural_findings(slots, snapshot, excluded)
         if ContentClass.IMAGES not in excluded:
-            findings += _mime_findings(snapshot)
+            findings += _mime_findings(snapshot, history_path)
     if echo:
         if slots is not None:
             units: Iterable[tuple[str, str]] = _echo_units_of_slots(slots, excluded)
@@ -577,7 +588,7 @@ def audit_bytes(
         for f in findings
     ]
     findings.sort(key=Finding.sort_key)
-    return AuditReport(fmt, findings, excluded, notes)
+    return AuditReport("display" if history_path != "$.history" else fmt, findings, excluded, notes)
 
 
 _NAMES: Final = frozenset(c.value for c in ContentClass)

@@ -22,15 +22,17 @@ costs about 2.5x parsing). ``msgspec.json.schema`` gives the JSON Schema from th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import msgspec
 
 from ..errors import InputError
-from ..wire.model import Message
+from ..wire.model import Message, ModelIdentity
 from ..wire.snapshot import SessionSnapshot
+from ._classes import ContentClass
+from ._classify import EXPORT_MARKER_PREFIX, Slot, SlotKind, json_path, message_slots
 
 __all__ = [
     "DISPLAY_FORMAT",
@@ -38,7 +40,9 @@ __all__ = [
     "HISTORY_KINDS",
     "DisplayEntry",
     "DisplayExport",
+    "decode_display_export",
     "display_export_schema",
+    "display_slots",
     "display_snapshot",
     "encode_display_export",
     "index_title",
@@ -106,6 +110,40 @@ def encode_display_export(snapshot: SessionSnapshot, timestamps: Sequence[str | 
         messages=[DisplayEntry(message=m, timestamp=t) for m, t in zip(snapshot.history, stamps, strict=True)],
     )
     return encode_pretty(document)
+
+
+_NO_PROVIDER: Final = ModelIdentity("display", "display", "display")
+
+
+def decode_display_export(data: bytes) -> tuple[SessionSnapshot, list[str | None]] | None:
+    """A display export document as a display snapshot and its timestamps (``None``: not one)."""
+    try:
+        document = msgspec.json.decode(data, type=DisplayExport)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    carrier = SessionSnapshot.new(
+        document.session_id, document.revision, [e.message for e in document.messages], _NO_PROVIDER,
+        metadata=document.metadata,
+    )
+    return carrier, [e.timestamp for e in document.messages]
+
+
+def display_slots(snapshot: SessionSnapshot, timestamps: Sequence[str | None]) -> Iterator[Slot]:
+    """Every string of the display document of ``snapshot``, with its path and class, in the
+    order they are encoded (what ``iter_slots`` is for a snapshot)."""
+    yield Slot("$.format", None, DISPLAY_FORMAT)
+    yield Slot("$.history", None, "display")
+    yield Slot("$.session_id", None, snapshot.session_id)
+    for key, value in snapshot.metadata.items():
+        path = json_path("$.metadata", key)
+        cls = None if key.startswith(EXPORT_MARKER_PREFIX) else ContentClass.METADATA
+        yield Slot(path + "@key", cls, key, SlotKind.KEY)
+        yield Slot(path, cls, value)
+    for i, message in enumerate(snapshot.history):
+        yield from message_slots(message, f"$.messages[{i}].message")
+        stamp = timestamps[i] if i < len(timestamps) else None
+        if stamp is not None:
+            yield Slot(f"$.messages[{i}].timestamp", None, stamp)
 
 
 def display_export_schema() -> dict[str, Any]:

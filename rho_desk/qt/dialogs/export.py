@@ -4,14 +4,20 @@ The nine content classes are listed with their string counts and sizes in the sh
 each with a check box. Every change (a class, the format) schedules a new export after a short
 pause (debounced), computed in a worker thread by :func:`rho_desk.core.export.export_snapshot`:
 excluded classes become typed placeholders, every secret rho-desk knows of (the keyring's API
-keys and opted-in environment variables, read once off the GUI thread, plus the fingerprint key
-itself) and every rule secret is redacted, and the exact output bytes are audited.
+keys and opted-in environment variables, read once off the GUI thread, plus rho-desk's own
+keys) and every rule secret is redacted, and the exact output bytes are audited.
+
+The export holds the conversation as shown (the display history, the default) or the model
+context (the snapshot Rho resumes with); a snapshot document has only the latter. rho-desk's own
+keys (fingerprint, receipt signing) come from ``rho_desk.keys.default_key_source``: the keyring,
+or the key file when there is no secure keyring; creating a key file entry is announced.
 
 The preview shows the output as text (an HTML export is shown as its source: a transcript is
 untrusted input and is never rendered here). The findings table names severity, rule, class,
 location and fingerprint, never a value. Critical or high findings block the export; writing
 anyway needs the explicit override, which the receipt records. The output (JSON snapshot,
-Markdown or HTML) and its receipt are written atomically, together.
+Markdown or HTML) and its signed receipt are written atomically, together; never over the
+session file it came from.
 """
 
 from __future__ import annotations
@@ -46,12 +52,16 @@ from ...core.export import (
     Selection,
     build_receipt,
     class_stats,
+    display_snapshot,
     encode_receipt,
     export_snapshot,
     fingerprint_key,
+    index_title,
     key_id,
+    signing_key,
     write_files_atomic,
 )
+from ...core.keys import SIGNING_KEY
 from ...core.wire import SessionSnapshot
 from ..bridge import in_thread
 from .common import human_bytes
@@ -61,38 +71,73 @@ from .revisions import under_lock
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     from .host import ActionHost
 
-__all__ = ["EXTENSIONS", "ExportDialog", "ExportSecrets", "load_secrets"]
+__all__ = ["EXTENSIONS", "ExportDialog", "ExportSecrets", "ExportSources", "load_secrets", "read_sources"]
 
 EXTENSIONS: Final = {"json": "json", "markdown": "md", "html": "html"}
-FORMAT_LABELS: Final = (("json", "JSON snapshot (schema 2)"), ("markdown", "Markdown transcript"),
+FORMAT_LABELS: Final = (("json", "JSON document"), ("markdown", "Markdown transcript"),
                         ("html", "HTML transcript"))  # fmt: skip
+HISTORY_LABELS: Final = (("display", "The conversation as shown"), ("model", "The model context (snapshot)"))
 PREVIEW_LIMIT: Final = 256 * 1024
 DEBOUNCE_MS: Final = 250
 
 
 @dataclass(frozen=True, slots=True)
 class ExportSecrets:
-    """The fingerprint key and the known credentials to redact (never shown, never logged)."""
+    """rho-desk's own keys and the known credentials to redact (never shown, never logged)."""
 
     key: bytes
     known: tuple[str, ...]
+    signer: Ed25519PrivateKey | None = None
+    notices: tuple[str, ...] = ()
+    """One line per key created in the key file while loading (shown to the user)."""
 
     def __repr__(self) -> str:
         return f"ExportSecrets(key=[REDACTED], known={len(self.known)})"
 
 
 def load_secrets() -> ExportSecrets:
-    """Read the fingerprint key and every credential rho-desk holds (blocking: keyring).
+    """Read rho-desk's own keys and every credential rho-desk holds (blocking: keyring).
 
     Raises:
-        CredentialsUnavailable: no keyring, or it cannot be read (redaction would be incomplete).
+        CredentialsUnavailable: the keys cannot be read or created, or the keyring holding API
+            keys cannot be read (redaction would be incomplete).
     """
+    from ...keys import default_key_source
     from ...providers.credentials import stored_secrets
 
-    key = fingerprint_key()
-    return ExportSecrets(key, (*stored_secrets(), base64.b64encode(key).decode("ascii")))
+    notices: list[str] = []
+    keys = default_key_source(notice=notices.append)
+    key = fingerprint_key(keys)
+    signer = signing_key(keys)
+    own = (base64.b64encode(key).decode("ascii"), base64.b64encode(keys.key(SIGNING_KEY)).decode("ascii"))
+    return ExportSecrets(key, (*stored_secrets(), *own), signer, tuple(notices))
+
+
+@dataclass(frozen=True, slots=True)
+class ExportSources:
+    """What the dialog can export from the shown revision."""
+
+    model: SessionSnapshot
+    display: SessionSnapshot | None
+    """The display history in a snapshot (``None`` for a snapshot document: it has none)."""
+    timestamps: tuple[str | None, ...]
+    title: str | None
+
+
+def read_sources(document: Any, node: Any) -> ExportSources:
+    """The model snapshot and display history of ``node`` (run under the tree lock)."""
+    model = document.snapshot(node)
+    tree = document.tree
+    if getattr(document, "is_snapshot_document", False) or tree is None:
+        return ExportSources(model, None, (), None)
+    shown = tree.display(node or document.selected, markers=True, trimmed=True)
+    display = display_snapshot(model, [e.message for e in shown])
+    title = index_title(document.path, model.session_id) if document.path is not None else None
+    return ExportSources(model, display, tuple(e.timestamp for e in shown), title)
 
 
 class ExportDialog(QDialog):
@@ -114,6 +159,7 @@ class ExportDialog(QDialog):
         self.setObjectName("ExportDialog")
         self.setWindowTitle("Export session")
         self.source: SessionSnapshot | None = None
+        self.sources: ExportSources | None = None
         self.source_name = ""
         self.secrets: ExportSecrets | None = None
         self.export_result: ExportResult | None = None
@@ -140,7 +186,16 @@ class ExportDialog(QDialog):
         for value, label in FORMAT_LABELS:
             self.format.addItem(label, value)
         self.format.setCurrentIndex(max(0, self.format.findData(host.settings.get(PREFS_EXPORT_FORMAT))))
+        self.history = QComboBox()
+        self.history.setObjectName("ExportHistory")
+        for value, label in HISTORY_LABELS:
+            self.history.addItem(label, value)
+        self.history.setToolTip(
+            "The conversation as shown keeps every message you saw, also after a compaction; the model "
+            "context is what the model would be sent (after a compaction: the summary and the recent turns)."
+        )
         form = QFormLayout()
+        form.addRow("&Export:", self.history)
         form.addRow("&Format:", self.format)
 
         self.summary = QLabel()
@@ -209,6 +264,7 @@ class ExportDialog(QDialog):
         self._timer.timeout.connect(self._on_timer_timeout)
         self.classes.sig_selection_changed.connect(self.schedule)
         self.format.currentIndexChanged.connect(lambda _i: self.schedule())
+        self.history.currentIndexChanged.connect(lambda _i: self._on_history_changed())
         self.override.toggled.connect(lambda _on: self._update_buttons())
         self.export_button.clicked.connect(self.choose_file)
         host.theme.sig_theme_changed.connect(self._on_theme_changed)
@@ -224,6 +280,24 @@ class ExportDialog(QDialog):
     def fmt(self) -> str:
         return str(self.format.currentData())
 
+    def history_kind(self) -> str:
+        """``display`` (the conversation as shown) or ``model`` (the model context)."""
+        return str(self.history.currentData())
+
+    def set_history(self, kind: str) -> None:
+        self.history.setCurrentIndex(self.history.findData(kind))
+
+    def _on_history_changed(self) -> None:
+        if self.sources is not None:
+            self.source = self._chosen_source(self.sources)
+            self.classes.set_stats(class_stats(self.source))
+        self.schedule()
+
+    def _chosen_source(self, sources: ExportSources) -> SessionSnapshot:
+        if self.history_kind() == "display" and sources.display is not None:
+            return sources.display
+        return sources.model
+
     def set_selection(self, included: set[ContentClass] | frozenset[ContentClass]) -> None:
         self.classes.set_included(set(included))
 
@@ -236,16 +310,24 @@ class ExportDialog(QDialog):
         if not document.is_open:
             return
         node = document.selected
-        self.busy.busy("Reading the revision and the keyring…")
+        self.busy.busy("Reading the revision and rho-desk's keys…")
 
-        async def gather() -> tuple[SessionSnapshot, Any, ExportSecrets]:
-            snapshot = await in_thread(under_lock, document, document.snapshot, node)
-            stats = await in_thread(class_stats, snapshot)
+        async def gather() -> tuple[ExportSources, Any, ExportSecrets]:
+            sources = await in_thread(under_lock, document, read_sources, document, node)
+            stats = await in_thread(class_stats, self._chosen_source(sources))
             secrets = self.secrets if self.secrets is not None else await in_thread(load_secrets)
-            return snapshot, stats, secrets
+            return sources, stats, secrets
 
-        def loaded(value: tuple[SessionSnapshot, Any, ExportSecrets]) -> None:
-            self.source, stats, self.secrets = value
+        def loaded(value: tuple[ExportSources, Any, ExportSecrets]) -> None:
+            self.sources, stats, self.secrets = value
+            for notice in self.secrets.notices:
+                self.host.notifier.info(notice)
+            self.secrets = ExportSecrets(self.secrets.key, self.secrets.known, self.secrets.signer)
+            only_model = self.sources.display is None
+            if only_model:
+                self.set_history("model")
+            self.history.setEnabled(not only_model)
+            self.source = self._chosen_source(self.sources)
             self.source_name = document.path.name if document.path else ""
             self.classes.set_stats(stats)
             self.heading.setText(f"Export revision {self.source.revision} of session {self.source.session_id[:8]}")
@@ -271,12 +353,15 @@ class ExportDialog(QDialog):
 
     def _key(self) -> tuple[Any, ...]:
         source = self.source
-        return (None if source is None else (source.session_id, source.revision), frozenset(self.classes.included), self.fmt())
+        return (None if source is None else (source.session_id, source.revision), frozenset(self.classes.included),
+                self.fmt(), self.history_kind() if self.sources is None or self.sources.display is not None else "model")  # fmt: skip
 
     def _on_timer_timeout(self) -> None:
-        source, secrets = self.source, self.secrets
-        if source is None or secrets is None:
+        source, secrets, sources = self.source, self.secrets, self.sources
+        if source is None or secrets is None or sources is None:
             return
+        history = "display" if source is sources.display else "model"
+        timestamps = sources.timestamps if history == "display" else None
         self._generation += 1
         generation = self._generation
         key = self._key()
@@ -289,7 +374,8 @@ class ExportDialog(QDialog):
             self._show_result(result, key)
 
         self.host.bridge.run(
-            in_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt),
+            in_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt,
+                      history=history, timestamps=timestamps, title=sources.title),
             on_success=show,
             context="Building the export preview",
         )
@@ -365,7 +451,8 @@ class ExportDialog(QDialog):
             output = output.with_name(f"{output.name}.{EXTENSIONS[result.format]}")
         receipt_path = output.with_name(output.name + ".receipt.json")
         receipt = build_receipt(result, output_name=output.name, key_id=key_id(self.secrets.key),
-                                source_name=self.source_name or None, allow_findings=allow)  # fmt: skip
+                                source_name=self.source_name or None, allow_findings=allow,
+                                signing_key=self.secrets.signer)  # fmt: skip
         files = [(output, result.data), (receipt_path, encode_receipt(receipt))]
         settings = self.host.settings
         settings.set(PREFS_EXPORT_INCLUDED, result.selection.included_names())
@@ -384,7 +471,8 @@ class ExportDialog(QDialog):
             self.busy.done("Nothing was written.")
             self.host.notifier.show_exception(exc, context="Writing the export")
 
-        self.host.bridge.run(in_thread(write_files_atomic, files, overwrite=True),
+        inputs = [self.host.document.path] if self.host.document.path is not None else []
+        self.host.bridge.run(in_thread(write_files_atomic, files, overwrite=True, inputs=inputs),
                              on_success=written, on_error=failed, context="Writing the export")  # fmt: skip
 
     # -- reacting --------------------------------------------------------------------------------------

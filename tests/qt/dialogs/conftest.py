@@ -94,9 +94,11 @@ def audit_written(output: Path, receipt_path: Path, known: list[str] = ()) -> An
         verify_receipt,
     )
 
+    from rho_desk.keys import default_key_source
+
     data = output.read_bytes()
     receipt = decode_receipt(receipt_path.read_bytes())
-    key = fingerprint_key()
+    key = fingerprint_key(default_key_source())
     excluded = frozenset(ContentClass(n) for n in receipt.selection.excluded)
     report = audit_bytes(data, scanner=SecretScanner([*known, base64.b64encode(key).decode()]), key=key,
                          name=output.name, excluded=excluded, recorded_echoes=receipt.finding_objects())  # fmt: skip

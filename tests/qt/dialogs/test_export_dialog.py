@@ -47,6 +47,19 @@ def _session_with_secret(home: Path) -> Path:
     return writer.path
 
 
+def _compacted_session(home: Path) -> Path:
+    """A session of three turns, then compacted to a summary and the last turn (revision 2)."""
+
+    history = (*turn(1), *turn(2), *turn(3))
+    snapshot = SessionSnapshot.new("6f9d1c2e-0000-4000-8000-0000000000c0", 1, history, PROVIDER)
+    writer = create_session(home, "/work/compacted", snapshot, take_lease=False)
+    summary = Message.user_text("Automatic compaction summary of earlier conversation for model context only: …")
+    compacted = snapshot.replace(revision=2, history=(summary, *turn(3)))
+    writer.save(compacted, display=())  # a compaction adds nothing to display history (storage.md §6.4)
+    writer.close()
+    return writer.path
+
+
 def _open(make_window, run, path: Path):
     context = make_window(open_file=path)
     dialog = context.dialogs.show_dialog("export")
@@ -63,7 +76,9 @@ def _wait_preview(run, context, dialog) -> None:
 def test_classes_preview_and_selection(make_window, run, demo_home: Path) -> None:
     path = demo_session(demo_home, "5f0c2a9e")
     context, dialog = _open(make_window, run, path)
-    stats = class_stats(context.document.snapshot())
+    # the counts are those of what is exported: the conversation as shown, by default (titled)
+    assert dialog.sources is not None and dialog.source is dialog.sources.display
+    stats = dialog.current().stats
     model = dialog.classes
     for row, cls in enumerate(ALL_CLASSES):
         assert model.data(model.index(row, 2)) == f"{stats.strings[cls]:,}"
@@ -149,12 +164,61 @@ def test_blocking_findings_need_the_recorded_override(make_window, run, demo_hom
     assert receipt.override is not None and receipt.override.allow_findings and receipt.override.blocking_findings == 1
 
 
-def test_no_keyring_means_no_export(make_window, run, demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_keyring_the_export_uses_the_key_file_and_says_so(make_window, run, demo_home: Path,
+                                                                      tmp_path: Path) -> None:  # fmt: skip
     import keyring
     from keyring.backends.fail import Keyring as NoKeyring
 
+    from rho_desk.core.export import parse_public_key, verify_receipt
+    from rho_desk.keys import default_key_file
+
     keyring.set_keyring(NoKeyring())
     context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
-    assert dialog.current() is None and not dialog.export_button.isEnabled()
-    assert "keyring" in dialog.busy.label.text().lower()
-    assert any("keyring" in n.text.lower() for n in context.notifier.history)
+    result = dialog.current()
+    assert result is not None and dialog.export_button.isEnabled()  # the class counts are there too
+    key_file = default_key_file()
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    created = [n.text for n in context.notifier.history if "Created rho-desk's key" in n.text]
+    assert len(created) == 2 and all(str(key_file) in text for text in created)
+    out = tmp_path / "nokeyring.json"
+    dialog.export_to(out)
+    run(settle(context.bridge))
+    check, _report, receipt = audit_written(out, out.with_name("nokeyring.json.receipt.json"))
+    assert check.ok and receipt.signature is not None and receipt.history == "display"
+    signed = verify_receipt(receipt, out.read_bytes(), _report, receipt.fingerprint_key_id,
+                            public_key=parse_public_key(receipt.signature.public_key))  # fmt: skip
+    assert signed.signature == "valid"
+
+
+def test_the_conversation_as_shown_is_the_default_and_the_model_context_a_choice(
+    make_window, run, tmp_path: Path
+) -> None:
+    path = _compacted_session(tmp_path / "home")
+    context, dialog = _open(make_window, run, path)
+    assert dialog.history_kind() == "display"
+    shown = dialog.current()
+    assert shown is not None and shown.history == "display"
+    import json
+
+    document = json.loads(shown.data)
+    assert document["format"] == "rho-desk.display-export" and len(document["messages"]) == 13  # 3 turns and the marker
+    dialog.set_history("model")
+    _wait_preview(run, context, dialog)
+    model = dialog.current()
+    assert model is not None and model.history == "model" and len(model.snapshot.history) == 5  # the summary and the last turn
+    out = tmp_path / "model.json"
+    dialog.export_to(out)
+    run(settle(context.bridge))
+    assert decode_receipt(out.with_name("model.json.receipt.json").read_bytes()).history == "model"
+
+
+def test_the_session_file_itself_is_never_the_output(make_window, run, tmp_path: Path) -> None:
+    path = _session_with_secret(tmp_path / "home")
+    before = path.read_bytes()
+    context, dialog = _open(make_window, run, path)
+    dialog.set_selection(set(ALL_CLASSES))
+    _wait_preview(run, context, dialog)
+    dialog.export_to(path)
+    run(settle(context.bridge))
+    assert path.read_bytes() == before
+    assert any("an export never replaces" in n.text for n in context.notifier.history)
