@@ -248,3 +248,47 @@ def test_stale_temporary_files_of_a_killed_export_are_removed(env: dict[str, str
     assert out.returncode == 0, out.stderr
     assert not stale.exists() and not old.exists()
     assert live.exists() and mine_not.exists()
+
+
+# --- HTML polish ----------------------------------------------------------------------------
+
+
+def test_html_title_is_the_sessions_title_and_tables_are_tables(env: dict[str, str], tmp_path: Path, rho_fixtures: Path) -> None:  # noqa: F811
+    import sqlite3
+
+    from rho_desk.core.stores.rho_files.reader import read_session
+    from rho_desk.core.stores.rho_files.writer import SessionWriter
+    from rho_desk.core.wire import Message
+
+    home = tmp_path / "home"
+    folder = home / "sessions" / "ws"
+    folder.mkdir(parents=True)
+    source = rho_fixtures / "session-v3.jsonl"
+    session_id = read_session(source).tree.session_id
+    path = folder / f"100_{session_id}.jsonl"
+    path.write_bytes(source.read_bytes())
+    file = read_session(path)
+    table = "| tool | runs |\n| --- | --- |\n| pytest | 3 |\n"
+    writer = SessionWriter(file, take_lease=False)
+    snapshot = file.tree.snapshot()
+    writer.save(snapshot.replace(revision=snapshot.revision + 1,
+                                 history=snapshot.history + (Message.user_text("sum up"), Message.assistant_text(table))))  # fmt: skip
+    writer.close()
+    db = sqlite3.connect(home / "sessions" / "index.sqlite3")
+    db.executescript((rho_fixtures / "index-v1.sql").read_text())
+    db.execute("update sessions set id = ?, title = ?", (session_id, "Fix <the> flaky   build"))
+    db.commit()
+    db.close()
+
+    out = rho(env, tmp_path, "export", str(path), "--include", "all", "-o", "t.html")
+    assert out.returncode == 0, out.stderr
+    page = (tmp_path / "t.html").read_text()
+    assert "<title>Fix &lt;the&gt; flaky build</title>" in page and "<h1>Fix &lt;the&gt; flaky build</h1>" in page
+    assert "<table>" in page and "<th>tool</th>" in page and "<td>pytest</td>" in page
+    assert "| --- |" not in page
+    md = rho(env, tmp_path, "export", str(path), "--include", "all", "-o", "t.md")
+    assert md.returncode == 0 and (tmp_path / "t.md").read_text().startswith("# Fix <the> flaky build\n")
+    # leaving metadata out leaves the title out too (it is metadata)
+    bare = rho(env, tmp_path, "export", str(path), "--exclude", "metadata", "-o", "bare.html")
+    assert bare.returncode == 0 and "flaky" not in (tmp_path / "bare.html").read_text()
+    assert "<title>rho session</title>" in (tmp_path / "bare.html").read_text()

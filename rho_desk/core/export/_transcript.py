@@ -10,10 +10,14 @@ history, no timestamps, no workspace):
   fenced pretty JSON arguments and fenced output; fences are one backtick longer than the
   longest backtick run of their body (at least three);
 * HTML: no script, no external resource (a Content-Security-Policy forbids them too), inline
-  CSS with light and dark themes, everything escaped; user text verbatim, assistant text from
-  Markdown with raw HTML shown as text and Markdown images shown as text (they would load remote
-  resources); images as ``data:`` URIs (present only when ``images`` were included); tool calls
-  as collapsible cards, expanded when the output has at most 24 lines.
+  CSS with light and dark themes, everything escaped; the page title is the session's title;
+  user text verbatim, assistant text from Markdown (tables render as tables) with raw HTML shown
+  as text and Markdown images shown as text (they would load remote resources); images as
+  ``data:`` URIs (present only when ``images`` were included); tool calls as collapsible cards,
+  expanded when the output has at most 24 lines.
+
+The title is the snapshot's ``title`` metadata; the export puts the title Rho's index gives the
+session there first (``with_title``), so it is selected and redacted like the other metadata.
 
 Reasoning summaries are shown (collapsed in HTML) when present; opaque provider context is only
 counted, never shown, as upstream does; its portable text stand-in is shown.
@@ -54,8 +58,10 @@ def _inline_code(text: str) -> str:
 
 
 def _title(snapshot: SessionSnapshot) -> str:
+    from ._classify import is_placeholder
+
     title = " ".join(snapshot.metadata.get("title", "").split())
-    return title or "rho session"
+    return title if title and not is_placeholder(title) else "rho session"
 
 
 def _stamp(now: datetime | None) -> str:
@@ -233,6 +239,9 @@ summary{cursor:pointer;padding:.35rem 0}
 .status.error{color:var(--err)}.preview{color:var(--muted);margin-left:.4rem}
 .note{color:var(--muted);font-style:italic}
 img{max-width:100%;border:1px solid var(--line);border-radius:6px}
+table{border-collapse:collapse;margin:.6rem 0;display:block;overflow-x:auto}
+th,td{border:1px solid var(--line);padding:.3rem .6rem;text-align:left;vertical-align:top}
+th{background:var(--code)}
 """
 
 _CSP: Final = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -269,6 +278,7 @@ class _Markdown:
         from markdown_it import MarkdownIt
 
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+        md.enable("table")  # GitHub-style tables, as models write them
         md.disable("image")  # an <img> would fetch a remote resource on open
 
         def link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:

@@ -1,41 +1,38 @@
-"""The fingerprint key: created once in keyring, stable, never silently replaced."""
+"""The export's keys through the core interface: the fingerprint key, the signing key, public keys."""
 
 from __future__ import annotations
 
-import base64
-
-import keyring
 import pytest
 
-from rho_desk.core.errors import CredentialsUnavailable
-from rho_desk.core.export import KEY_SERVICE, KEY_USERNAME, fingerprint_key, key_id, stored_key_text
+from rho_desk.core.errors import CredentialsUnavailable, InputError
+from rho_desk.core.export import fingerprint_key, key_id, parse_public_key, public_key_text, signing_key
+from rho_desk.core.keys import FINGERPRINT_KEY, SIGNING_KEY, decode_key, encode_key
+from rho_desk.keys import MemoryKeySource
 
 
-def test_created_on_first_use_then_stable(memory_keyring) -> None:  # type: ignore[no-untyped-def]
-    assert stored_key_text() is None
-    key = fingerprint_key()
-    assert len(key) == 32
-    assert base64.b64decode(memory_keyring.entries[(KEY_SERVICE, KEY_USERNAME)]) == key
-    assert fingerprint_key() == key
-    assert key_id(key) == key_id(fingerprint_key()) and key_id(key).startswith("kid:")
+def test_keys_come_from_the_source_and_are_stable() -> None:
+    source = MemoryKeySource()
+    key = fingerprint_key(source)
+    assert len(key) == 32 and fingerprint_key(source) == key == source.keys[FINGERPRINT_KEY]
+    assert key_id(key) == key_id(fingerprint_key(source)) and key_id(key).startswith("kid:")
     assert key_id(key) != key_id(bytes(32))
+    signer = signing_key(source)
+    assert source.keys[SIGNING_KEY] != key  # two keys, never one reused for both jobs
+    assert public_key_text(signer) == public_key_text(signing_key(source))
 
 
-def test_a_foreign_value_is_not_replaced(memory_keyring) -> None:  # type: ignore[no-untyped-def]
-    memory_keyring.entries[(KEY_SERVICE, KEY_USERNAME)] = "not a key"
-    with pytest.raises(CredentialsUnavailable, match="not an export fingerprint key"):
-        fingerprint_key()
-    assert memory_keyring.entries[(KEY_SERVICE, KEY_USERNAME)] == "not a key"
+def test_public_keys_round_trip_and_bad_ones_are_input_errors() -> None:
+    text = public_key_text(signing_key(MemoryKeySource()))
+    assert text.startswith("ed25519:") and len(text) == len("ed25519:") + 44
+    assert public_key_text(parse_public_key(text)) == text
+    assert public_key_text(parse_public_key(text.removeprefix("ed25519:") + "\n")) == text
+    for bad in ("", "ed25519:", "ed25519:AAAA", "ssh-ed25519 AAAAC3Nza"):
+        with pytest.raises(InputError, match="not an Ed25519 public key"):
+            parse_public_key(bad)
 
 
-def test_no_backend_is_credentials_unavailable() -> None:
-    from keyring.backends.fail import Keyring as Fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(Fail())
-    try:
-        with pytest.raises(CredentialsUnavailable, match="no system keyring") as info:
-            fingerprint_key()
-        assert "Traceback" not in info.value.text()
-    finally:
-        keyring.set_keyring(previous)
+def test_stored_key_text_is_checked() -> None:
+    key = bytes(range(32))
+    assert decode_key(encode_key(key) + "\n", "n", "here") == key
+    with pytest.raises(CredentialsUnavailable, match="The entry n in here is not a rho-desk key"):
+        decode_key("c2hvcnQ=", "n", "here")
