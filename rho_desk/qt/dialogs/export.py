@@ -195,7 +195,7 @@ class ExportDialog(QDialog):
             "context is what the model would be sent (after a compaction: the summary and the recent turns)."
         )
         form = QFormLayout()
-        form.addRow("&Export:", self.history)
+        form.addRow("&History:", self.history)
         form.addRow("&Format:", self.format)
 
         self.summary = QLabel()
@@ -395,7 +395,9 @@ class ExportDialog(QDialog):
         found = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
         excluded = ", ".join(result.selection.excluded_names()) or "none"
         self.summary.setText(
-            f"<b>{human_bytes(len(data))}</b> of {result.format} · {len(result.redactions)} secret(s) redacted · "
+            f"<b>{human_bytes(len(data))}</b> of {result.format}, "
+            f"{'the conversation as shown' if result.history == 'display' else 'the model context'} · "
+            f"{len(result.redactions)} secret(s) redacted · "
             f"audit: {found}<br>excluded: {excluded} · {result.known_checked} known credential(s) checked"
         )
         if result.blocked:
