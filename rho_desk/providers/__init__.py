@@ -16,7 +16,6 @@ from ..core.errors import CredentialsUnavailable
 from .anthropic import AnthropicProvider
 from .base import HttpProvider
 from .compactors import SummarizingCompactor
-from ..core.errors import CredentialsUnavailable
 from .credentials import (
     MissingApiKey,
     NoKeyringBackend,

@@ -18,6 +18,7 @@ from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 from ..core.export.builders import KNOWN, canary_snapshot, secrets_messages
 from .test_export_cli import REPO, env, rho  # noqa: F401 - env is a fixture
 
+
 def no_dbus_env(tmp_path: Path) -> dict[str, str]:
     """A machine with no keyring at all: no D-Bus session, keyring's fail backend."""
     environ = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")}

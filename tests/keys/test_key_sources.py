@@ -15,7 +15,13 @@ from keyring.backends.fail import Keyring as NoKeyring
 
 from rho_desk.core.errors import CredentialsUnavailable
 from rho_desk.core.export import fingerprint_key, key_id, public_key_text, signing_key
-from rho_desk.core.keys import FINGERPRINT_KEY, SIGNING_KEY, KeySource, durable_store_key, encode_key
+from rho_desk.core.keys import (
+    FINGERPRINT_KEY,
+    SIGNING_KEY,
+    KeySource,
+    durable_store_key,
+    encode_key,
+)
 from rho_desk.keys import (
     SERVICE,
     DefaultKeySource,

@@ -214,10 +214,11 @@ def test_profile_keys_cannot_replace_rho_desks_own_keyring_entries(memory_keyrin
     # Profiles live under their own "profile:" prefix, so a profile named like one of
     # rho-desk's internal keys stores beside it instead of over it.
     from rho_desk.core.export import fingerprint_key
+    from rho_desk.keys import KeyringKeySource
     from rho_desk.providers.credentials import get_api_key, keyring_user, set_api_key
 
-    own = fingerprint_key()
+    own = fingerprint_key(KeyringKeySource())
     set_api_key("export-fingerprint-key", "sk-not-the-fingerprint-key")
-    assert fingerprint_key() == own
+    assert fingerprint_key(KeyringKeySource()) == own
     assert get_api_key("export-fingerprint-key").expose_secret() == "sk-not-the-fingerprint-key"
     assert keyring_user("durable-store:default") == "profile:durable-store:default"

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable, InputError
-from rho_desk.core.export import fingerprint_key, key_id, parse_public_key, public_key_text, signing_key
+from rho_desk.core.export import (
+    fingerprint_key,
+    key_id,
+    parse_public_key,
+    public_key_text,
+    signing_key,
+)
 from rho_desk.core.keys import FINGERPRINT_KEY, SIGNING_KEY, decode_key, encode_key
 from rho_desk.keys import MemoryKeySource
 

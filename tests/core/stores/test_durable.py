@@ -16,6 +16,7 @@ import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable, InputError, RevisionConflict, StorageError
 from rho_desk.core.fsio import atomic_write
+from rho_desk.core.keys import KeySource
 from rho_desk.core.stores.base import SessionStore
 from rho_desk.core.stores.durable import (
     KEYRING_SERVICE,
@@ -23,7 +24,6 @@ from rho_desk.core.stores.durable import (
     CorruptSnapshotFile,
     DurableFileSessionStore,
 )
-from rho_desk.core.keys import KeySource
 from rho_desk.core.wire import Message, ModelIdentity, SessionSnapshot, decode_snapshot, encode
 
 P = ModelIdentity("p", "a", "m")
@@ -226,7 +226,7 @@ async def test_missing_key_and_locked_keyring(tmp_path: Path, keys: KeySource, m
         raise keyring.errors.KeyringLocked("collection /secret/aliases/default is locked")
 
     monkeypatch.setattr(keyring, "get_password", locked)
-    with pytest.raises(CredentialsUnavailable, match="the keyring reported KeyringLocked. Unlock the keyring"):
+    with pytest.raises(CredentialsUnavailable, match=r"the keyring reported KeyringLocked\. Unlock the keyring"):
         await DurableFileSessionStore(tmp_path / "other", encrypt=True, keys=keys).save(snap())
     assert not any((tmp_path / "other").glob("*.rdsnap"))
 

@@ -93,7 +93,6 @@ def audit_written(output: Path, receipt_path: Path, known: list[str] = ()) -> An
         key_id,
         verify_receipt,
     )
-
     from rho_desk.keys import default_key_source
 
     data = output.read_bytes()

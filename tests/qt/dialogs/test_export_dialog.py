@@ -13,7 +13,6 @@ from rho_desk.core.export import (
     ContentClass,
     Finding,
     Severity,
-    class_stats,
     decode_receipt,
 )
 from rho_desk.core.stores.rho_files import create_session
