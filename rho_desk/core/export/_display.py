@@ -117,6 +117,8 @@ _NO_PROVIDER: Final = ModelIdentity("display", "display", "display")
 
 def decode_display_export(data: bytes) -> tuple[SessionSnapshot, list[str | None]] | None:
     """A display export document as a display snapshot and its timestamps (``None``: not one)."""
+    if DISPLAY_FORMAT.encode() not in data[:256]:
+        return None  # cheap: ``format`` is the first field; other JSON is not parsed twice
     try:
         document = msgspec.json.decode(data, type=DisplayExport)
     except (msgspec.DecodeError, msgspec.ValidationError):
