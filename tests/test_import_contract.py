@@ -24,6 +24,7 @@ FORBIDDEN = {
     "websockets", "openai", "anthropic", "h11", "h2",
     "socket", "ssl", "http", "urllib.request", "ftplib", "smtplib", "xmlrpc",
     "rho_desk.qt", "rho_desk.providers",                   # layers above core
+    "keyring", "keyrings", "rho_desk.keys",                # keys reach core through core.keys
 }  # fmt: skip
 FORBIDDEN_CALLS = {"open_connection", "start_server", "create_connection", "open_unix_connection"}
 
