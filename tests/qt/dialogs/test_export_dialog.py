@@ -221,3 +221,12 @@ def test_the_session_file_itself_is_never_the_output(make_window, run, tmp_path:
     run(settle(context.bridge))
     assert path.read_bytes() == before
     assert any("an export never replaces" in n.text for n in context.notifier.history)
+
+
+def test_a_snapshot_document_exports_its_model_context(make_window, run, tmp_path: Path, rho_fixtures: Path) -> None:
+    path = tmp_path / "snapshot.json"
+    path.write_bytes((rho_fixtures / "session-snapshot-v2.json").read_bytes())
+    _context, dialog = _open(make_window, run, path)
+    assert dialog.history_kind() == "model" and not dialog.history.isEnabled()
+    result = dialog.current()
+    assert result is not None and result.history == "model" and result.data.startswith(b'{\n  "schema_version": 2')
