@@ -52,7 +52,7 @@ def no_keyring() -> Iterator[None]:
 class PlaintextKeyring(keyring.backend.KeyringBackend):
     """Stands in for keyrings.alt.file.PlaintextKeyring (judged by module and class name)."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()
@@ -131,7 +131,8 @@ def test_with_a_secure_keyring_new_keys_go_there(memory_keyring, config: Path) -
     key = fingerprint_key(source)
     assert memory_keyring.entries == {(SERVICE, FINGERPRINT_KEY): encode_key(key)}
     assert not default_key_file().exists()
-    assert source.locate(FINGERPRINT_KEY) is not None and "keyring" in source.locate(FINGERPRINT_KEY)
+    where = source.locate(FINGERPRINT_KEY)
+    assert where is not None and "keyring" in where
 
 
 def test_without_a_keyring_new_keys_go_to_the_key_file(no_keyring: None, config: Path) -> None:

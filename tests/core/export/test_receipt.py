@@ -4,6 +4,7 @@ Ed25519 signature over every field."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -29,14 +30,14 @@ from .builders import canary_snapshot
 KEY = bytes(range(32))
 
 
-def _signed() -> tuple[bytes, dict[str, object], MemoryKeySource]:
+def _signed() -> tuple[bytes, dict[str, Any], MemoryKeySource]:
     keys = MemoryKeySource()
     result = export_snapshot(canary_snapshot(), Selection.everything(), key=KEY)
     receipt = build_receipt(result, output_name="x.json", key_id="kid:0", signing_key=signing_key(keys))
     return result.data, json.loads(encode_receipt(receipt)), keys
 
 
-def _check(data: bytes, document: dict[str, object], keys: MemoryKeySource) -> str | None:
+def _check(data: bytes, document: dict[str, Any], keys: MemoryKeySource) -> str | None:
     receipt = decode_receipt(json.dumps(document).encode())
     report = audit_bytes(data, scanner=SecretScanner([]), key=KEY)
     public = parse_public_key(public_key_text(signing_key(keys)))
