@@ -230,3 +230,88 @@ def test_a_snapshot_document_exports_its_model_context(make_window, run, tmp_pat
     assert dialog.history_kind() == "model" and not dialog.history.isEnabled()
     result = dialog.current()
     assert result is not None and result.history == "model" and result.data.startswith(b'{\n  "schema_version": 2')
+
+
+_NO_DBUS_APP = r'''
+import asyncio, json, sys
+from pathlib import Path
+
+import qasync
+
+from rho_desk.qt.app import StartPlan, build_context, create_application, install_asyncgen_hooks
+from rho_desk.qt.settings import use_settings_dir
+
+session, out, scratch = (Path(a) for a in sys.argv[1:4])
+
+
+async def main() -> dict[str, object]:
+    use_settings_dir(scratch / "settings")
+    context = build_context(StartPlan(None, session, False), install_hooks=False)
+    await context.astart()
+
+    async def idle() -> None:
+        for _ in range(6):
+            await context.bridge.wait_idle()
+            await asyncio.sleep(0.05)
+
+    await idle()
+    dialog = context.dialogs.show_dialog("export")
+    await idle()
+    dialog._timer.stop()
+    dialog._on_timer_timeout()
+    await idle()
+    result = dialog.current()
+    dialog.export_to(out)
+    await idle()
+    facts = {
+        "preview": result is not None,
+        "enabled": dialog.export_button.isEnabled(),
+        "counts": [dialog.classes.data(dialog.classes.index(r, 2)) for r in range(9)],
+        "notices": [n.text for n in context.notifier.history],
+        "written": out.is_file(),
+    }
+    await context.ashutdown()
+    context.window.finish_close()
+    return facts
+
+
+app = create_application()
+loop = qasync.QEventLoop(app)
+asyncio.set_event_loop(loop)
+install_asyncgen_hooks(loop)
+try:
+    print(json.dumps(loop.run_until_complete(main())))
+finally:
+    loop.close()
+'''
+
+
+def test_the_dialog_exports_on_a_machine_without_any_keyring(tmp_path: Path, rho_fixtures: Path) -> None:
+    """The app in its own process, no D-Bus session and keyring's fail backend: the class counts
+    fill in, Export is enabled, the keys are created in the key file (said once each), and the
+    written receipt verifies with `rho-desk audit --verify-key`."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    session = tmp_path / "session-v1.jsonl"
+    session.write_bytes((rho_fixtures / "session-v1.jsonl").read_bytes())
+    env = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")}
+    env.update(PYTHONPATH=str(repo), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM="offscreen",
+               RHO_DESK_CONFIG_DIR=str(tmp_path / "config"), RHO_DESK_CACHE_DIR=str(tmp_path / "cache"),
+               RHO_DESK_TRASH_DIR=str(tmp_path / "trash"), HOME=str(tmp_path / "home"))  # fmt: skip
+    out = tmp_path / "export.md"
+    run = subprocess.run([sys.executable, "-c", _NO_DBUS_APP, str(session), str(out), str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=180)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    facts = json.loads(run.stdout.strip().splitlines()[-1])
+    assert facts["preview"] and facts["enabled"] and facts["written"], facts
+    assert "…" not in facts["counts"] and facts["counts"][1] != "0"
+    created = [n for n in facts["notices"] if "Created rho-desk's key" in n]
+    assert len(created) == 2 and all(str(tmp_path / "config" / "keys") in n for n in created)
+    keys = subprocess.run([sys.executable, "-m", "rho_desk", "keys"], env=env, capture_output=True, text=True, timeout=60)
+    audit = subprocess.run([sys.executable, "-m", "rho_desk", "audit", str(out), "--verify-key", keys.stdout.split()[0]],
+                           env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert audit.returncode == 0 and "signature valid" in audit.stdout, audit.stdout + audit.stderr
