@@ -118,7 +118,10 @@ class FileKeySource:
 
     def key(self, name: str, *, create: bool = True) -> bytes:
         if not _NAME.fullmatch(name):
-            raise ValueError(f"not a key name: {name!r}")
+            raise credentials_error(
+                "store", _what(name), "a key file holds names of letters, digits and . _ : @ - only",
+                "Choose another key name.",
+            )
         found = self.lookup(name)
         if found is not None:
             return found
