@@ -91,6 +91,42 @@ def test_orphan_results_from_the_original_history_do_not_move_the_cut() -> None:
     assert partition(history, RecentBudget(max_tokens=None, max_messages=2)).recent == tuple(history[1:])
 
 
+def test_partition_keeps_last_group_even_when_it_exceeds_budget() -> None:
+    # Rho's compaction.rs test of the same name: a one-token budget still keeps the newest
+    # message (the assistant's 2,000 characters) and compacts only what precedes it.
+    history = [Message.system_text("system"), Message.user_text("old"), Message.assistant_text("z" * 2000)]
+    parts = partition(history, RecentBudget(max_tokens=1, max_messages=None))
+    assert parts.system == (history[0],)
+    assert parts.older == (history[1],)
+    assert parts.recent == (history[2],)
+    # a message budget of 0 keeps the last group as well, and a call stays with its results
+    turn = tool_turn(1)
+    parts = partition(turn[:3], RecentBudget(max_tokens=None, max_messages=0))
+    assert parts.older == (turn[0],) and parts.recent == tuple(turn[1:3])
+
+
+def test_partition_skips_when_everything_fits_in_recent_tail() -> None:
+    history = [Message.system_text("system"), Message.user_text("old user"), Message.assistant_text("old assistant")]
+    assert not partition(history, RecentBudget(max_tokens=10_000, max_messages=None)).older
+    # a single group is never compacted, whatever the budget
+    assert not partition(history[:2], RecentBudget(max_tokens=1, max_messages=None)).older
+
+
+def test_preview_refuses_a_compaction_that_does_not_shrink() -> None:
+    # two tiny messages before a large last one: the digest is bigger than what it replaces
+    history = [Message.user_text("a"), Message.assistant_text("b"), Message.user_text("c" * 4000)]
+    preview = LocalCompactor(RecentBudget(max_tokens=1, max_messages=None)).preview(history)
+    assert not preview.nothing_to_compact
+    assert preview.current_tokens >= preview.previous_tokens
+    assert not preview.shrinks
+    reason = preview.refusal()
+    assert reason is not None and "would not shrink" in reason
+    assert LocalCompactor(RecentBudget(max_tokens=None, max_messages=2)).preview(history[:2]).refusal() is not None
+    long_turns = [Message.assistant_text(f"answer {n} " + "x" * 2000) for n in range(6)]
+    fine = LocalCompactor(RecentBudget(max_tokens=None, max_messages=2)).preview(long_turns)
+    assert fine.shrinks and fine.refusal() is None
+
+
 # --- the digest ----------------------------------------------------------------------------
 
 

@@ -3,10 +3,10 @@
 Partitioning (shared with the summarizing compactor in ``rho_desk.providers.compactors``):
 
 * the **system prompt** (the leading ``System`` messages) is kept;
-* the **recent** part is the longest tail of the history that fits the ``RecentBudget`` (message
-  tokens by the spec §3 estimate, and/or a message count), moved forward where needed so that
-  no ``ToolResult`` is kept whose ``ToolCall`` would be removed: a tool call and its results are
-  never split;
+* the **recent** part is the longest run of whole groups at the end of the history that fits the
+  ``RecentBudget`` (message tokens by the spec §3 estimate, and/or a message count), where a
+  group is one message or a tool call with its results (never split). The last group is
+  always kept, even when it alone exceeds the budget, as Rho's ``compaction.rs`` partitions;
 * everything between is **older**, and is replaced by one ``User`` message.
 
 The local compactor's replacement is a *digest*: the user requests, the most recent request
@@ -33,7 +33,7 @@ from typing import Any, Final
 from ..provider import CancellationMode
 from ..wire.model import ContentBlock, Message
 from .api import CompactionOutput, CompactionRequest, Compactor
-from .tokens import estimate_messages_tokens, message_tokens
+from .tokens import estimate_messages_tokens
 
 __all__ = [
     "DIGEST_MARKER",
@@ -108,48 +108,59 @@ class Partition:
     recent: tuple[Message, ...]
 
 
-def _tool_call_ids(message: Message) -> Iterable[str]:
-    for block in message.content:
-        if block.tool_call is not None:
-            yield block.tool_call.id
+def _group_end(history: Sequence[Message], index: int) -> int:
+    """End (exclusive) of the group that starts at ``index``.
+
+    An assistant message with tool calls and the results that answer them, in order, right
+    after it, form one group. When those results are incomplete or out of order the group runs
+    to the end of the history, so that nothing separates a call from its results.
+    """
+    content = history[index].completed_assistant_content()
+    calls = [b.tool_call.id for b in content if b.tool_call is not None] if content is not None else []
+    if not calls:
+        return index + 1
+    end = index + 1 + len(calls)
+    if end > len(history):
+        return len(history)
+    for offset, call_id in enumerate(calls):
+        result = history[index + 1 + offset].tool_result
+        if result is None or result.id != call_id:
+            return len(history)
+    return end
 
 
 def partition(history: Sequence[Message], budget: RecentBudget) -> Partition:
-    """Split ``history`` into the kept system prompt, the older part, and the kept recent part."""
+    """Split ``history`` into the kept system prompt, the older part, and the kept recent part.
+
+    The part after the system prompt is cut into groups (a message, or a tool call with its
+    results). The recent part is the longest run of whole groups at the end that fits the
+    budget, and always holds at least the last group, even when that group alone exceeds the
+    budget (as Rho partitions: a compaction never digests the newest exchange). Nothing is
+    older, so nothing is compacted, when the history has at most one group.
+    """
     start = 0
     while start < len(history) and history[start].system is not None:
         start += 1
-    body = history[start:]
-    cut = len(body)
+    groups: list[tuple[int, int]] = []
+    index = start
+    while index < len(history):
+        end = _group_end(history, index)
+        groups.append((index, end))
+        index = end
+    cut = len(history)
     tokens = 0
-    while cut > 0:
-        cost = message_tokens(body[cut - 1])
-        if budget.max_tokens is not None and tokens + cost > budget.max_tokens:
-            break
-        if budget.max_messages is not None and len(body) - cut + 1 > budget.max_messages:
-            break
+    for first, end in reversed(groups):
+        cost = estimate_messages_tokens(history[first:end])
+        if cut < len(history):  # the last group is always kept
+            if budget.max_tokens is not None and tokens + cost > budget.max_tokens:
+                break
+            if budget.max_messages is not None and len(history) - first > budget.max_messages:
+                break
         tokens += cost
-        cut -= 1
-    # Never split a tool call from its results: a kept ToolResult whose call would be removed
-    # moves the cut past it (the pair then goes, whole, into the digest).
-    older_calls = {i for m in body[:cut] for i in _tool_call_ids(m)}
-    while True:
-        kept_calls = {i for m in body[cut:] for i in _tool_call_ids(m)}
-        orphan = next(
-            (
-                j
-                for j in range(cut, len(body))
-                if body[j].tool_result is not None
-                and body[j].tool_result.id not in kept_calls  # type: ignore[union-attr]
-                and body[j].tool_result.id in older_calls  # type: ignore[union-attr]
-            ),
-            None,
-        )
-        if orphan is None:
-            break
-        older_calls |= {i for m in body[cut : orphan + 1] for i in _tool_call_ids(m)}
-        cut = orphan + 1
-    return Partition(tuple(history[:start]), tuple(body[:cut]), tuple(body[cut:]))
+        cut = first
+    if len(groups) <= 1:
+        cut = start
+    return Partition(tuple(history[:start]), tuple(history[start:cut]), tuple(history[cut:]))
 
 
 def is_compaction_message(message: Message) -> bool:
@@ -492,6 +503,26 @@ class CompactionPreview:
     @property
     def removed_tokens(self) -> int:
         return max(self.previous_tokens - self.current_tokens, 0)
+
+    @property
+    def shrinks(self) -> bool:
+        """Whether the replacement is smaller than what it replaces (a compaction worth writing)."""
+        return not self.nothing_to_compact and self.current_tokens < self.previous_tokens
+
+    def refusal(self, what: str = "the digest") -> str | None:
+        """Why this compaction would be refused, or ``None`` when it would be written."""
+        if self.nothing_to_compact:
+            return (
+                "Nothing to compact: every message fits the recent budget (the newest exchange is "
+                "always kept), so there is no older part to replace."
+            )
+        if not self.shrinks:
+            return (
+                f"This compaction would not shrink the context: {what} is not smaller than the "
+                f"{len(self.removed):,} message(s) it replaces ({self.previous_tokens:,} → "
+                f"{self.current_tokens:,} estimated tokens). Keep fewer recent messages or tokens."
+            )
+        return None
 
 
 def make_preview(history: Sequence[Message], parts: Partition, message: Message | None) -> CompactionPreview:

@@ -1,10 +1,11 @@
-"""The revision tree of one transcript: every saved revision as a node, and the rules that add one.
+"""The revision tree of one transcript: the record grammar that adds nodes to it.
 
 storage.md §5.6-§5.9, §6.2-§6.6, §11. Legacy records (v1-v3) become virtual nodes
 (``legacy:<byte offset>``) on one line; ``node``/``set_leaf`` records build a tree. Both the
 reader and the writer add records through :meth:`SessionTree.plan`, which validates a record
 against the tree without changing it and returns a :class:`Change` to commit, so that what we
-append is checked by exactly the rules that will read it back.
+append is checked by exactly the rules that will read it back. The questions asked of a
+built tree (paths, states, display, diffs) live in ``queries.py``; the nodes in ``nodes.py``.
 
 Histories are never copied per node. A node holds either a complete history (a full snapshot,
 ``replace_history``) or its parent plus the messages it appended (a delta, a v1 ``message``);
@@ -15,17 +16,13 @@ message, not one per message per node.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, TypedDict
-
-import msgspec
+from typing import Final
 
 from ...compaction.tokens import estimate_messages_tokens
-from ...errors import InputError
-from ...wire.model import Message, ModelIdentity
-from ...wire.snapshot import SNAPSHOT_SCHEMA, CompactionState, SessionSnapshot
+from ...wire.model import Message
+from ...wire.snapshot import CompactionState
 from .errors import (
     IllegalRecord,
     NoSessionState,
@@ -33,9 +30,17 @@ from .errors import (
     SessionIdMismatch,
     SnapshotDeltaMismatch,
 )
+from .nodes import (
+    APP_CACHE_KEY,
+    AppCacheKey,
+    RevisionNode,
+    SnapshotMeta,
+    legacy_node_id,
+    restored_node,
+)
+from .queries import RevisionDiff, TreeQueries
 from .records import (
     MAX_NODE_ID_BYTES,
-    CompactionFacts,
     DeltaTransition,
     HeaderRecord,
     MessageRecord,
@@ -51,16 +56,11 @@ from .records import (
     UpgradeRecord,
     parse_timestamp,
 )
-from .views import (
-    LEGACY_PROVIDER,
-    compaction_marker,
-    complete_prefix_length,
-    default_prompt_cache_key,
-    trim_incomplete_tool_turns,
-)
+from .views import trim_incomplete_tool_turns
 
 __all__ = [
     "APP_CACHE_KEY",
+    "AppCacheKey",
     "Change",
     "RevisionDiff",
     "RevisionNode",
@@ -72,190 +72,6 @@ __all__ = [
 _ZERO: Final = CompactionState(0, 0)
 _CACHE_SIZE: Final = 3
 """Materialised histories kept besides the active leaf's (for a GUI stepping through revisions)."""
-
-
-class _AppCacheKey(enum.Enum):
-    APP = "app"
-
-
-APP_CACHE_KEY: Final = _AppCacheKey.APP
-"""Fallback prompt-cache key meaning "the app's default for this session" (``rho:<id>``)."""
-
-
-def legacy_node_id(offset: int) -> str:
-    """The id of the virtual node made by the legacy record whose line starts at ``offset``."""
-    return f"legacy:{offset:016x}"
-
-
-class SnapshotMeta(msgspec.Struct, frozen=True, gc=False):
-    """The snapshot fields of a state other than history, revision and compaction."""
-
-    session_id: str
-    provider: ModelIdentity
-    metadata: dict[str, str]
-    prompt_cache_key: str | None
-
-    @classmethod
-    def of(cls, source: SessionSnapshot | StoredSnapshotDelta) -> SnapshotMeta:
-        """From a ``SessionSnapshot`` or a ``StoredSnapshotDelta`` (same field names)."""
-        return cls(source.session_id, source.provider, source.metadata, source.prompt_cache_key)
-
-
-class _LegacyPlace(TypedDict):
-    """Where a virtual node of a v1-v3 file sits (the keyword arguments every one shares)."""
-
-    id: str
-    parent: RevisionNode | None
-    line: int | None
-    offset: int
-    virtual: bool
-
-
-class RevisionNode:
-    """One saved revision: a node of the tree (or of the line, for v1-v3 files).
-
-    Attributes are read-only for users of the tree. ``display`` is what this node contributed to
-    display history; the complete model history and snapshot come from the tree
-    (:meth:`SessionTree.history`, :meth:`SessionTree.snapshot`), materialised on demand.
-    """
-
-    __slots__ = (
-        "_appended",
-        "_full",
-        "children",
-        "compaction",
-        "compaction_facts",
-        "display",
-        "id",
-        "kind",
-        "length",
-        "line",
-        "meta",
-        "offset",
-        "parent",
-        "revision",
-        "time",
-        "timestamp",
-        "transition",
-        "virtual",
-    )
-
-    id: str
-    """Node id: a UUID for tree nodes, ``legacy:<16 hex digits of the line offset>`` for virtual ones."""
-    parent: RevisionNode | None
-    children: list[RevisionNode]
-    """In file order."""
-    timestamp: str
-    """Save time as written (Unix seconds as a string)."""
-    time: int | None
-    """``timestamp`` parsed, or ``None`` when it does not parse."""
-    kind: NodeKind
-    compaction_facts: CompactionFacts | None
-    revision: int
-    compaction: CompactionState
-    meta: SnapshotMeta | None
-    """Session id, provider, metadata and cache key; ``None`` for a message-only v1 state."""
-    display: list[StoredDisplayMessage]
-    length: int
-    """Number of messages in the node's model history."""
-    line: int | None
-    """1-based line of the record that made the node (``None`` before it is written)."""
-    offset: int | None
-    """Byte offset of that line."""
-    virtual: bool
-    """True for nodes projected from legacy records."""
-    transition: str
-    """How the record stated the node: ``snapshot``, ``snapshot_delta``, ``message`` or ``replace_history``."""
-
-    def __init__(
-        self,
-        *,
-        id: str,
-        parent: RevisionNode | None,
-        timestamp: str,
-        kind: NodeKind,
-        revision: int,
-        compaction: CompactionState,
-        meta: SnapshotMeta | None,
-        full: tuple[Message, ...] | None,
-        appended: tuple[Message, ...],
-        display: list[StoredDisplayMessage],
-        transition: str,
-        facts: CompactionFacts | None = None,
-        line: int | None = None,
-        offset: int | None = None,
-        virtual: bool = False,
-    ) -> None:
-        self.id = id
-        self.parent = parent
-        self.children = []
-        self.timestamp = timestamp
-        self.time = parse_timestamp(timestamp)
-        self.kind = kind
-        self.compaction_facts = facts
-        self.revision = revision
-        self.compaction = compaction
-        self.meta = meta
-        self.display = display
-        self.line = line
-        self.offset = offset
-        self.virtual = virtual
-        self.transition = transition
-        self._full = full
-        self._appended = appended
-        if full is not None:
-            self.length = len(full)
-        else:
-            assert parent is not None
-            self.length = parent.length + len(appended)
-
-    @property
-    def has_snapshot(self) -> bool:
-        """Whether the state is a complete SDK snapshot (false only for message-only v1 states)."""
-        return self.meta is not None
-
-    @property
-    def provider(self) -> ModelIdentity | None:
-        return None if self.meta is None else self.meta.provider
-
-    @property
-    def appended(self) -> tuple[Message, ...] | None:
-        """The messages this node appended to its parent's history; ``None`` for a complete base."""
-        return None if self._full is not None else self._appended
-
-    @property
-    def is_complete_base(self) -> bool:
-        """Whether the node stores its whole history (a full snapshot or ``replace_history``)."""
-        return self._full is not None
-
-    def ancestors(self) -> Iterator[RevisionNode]:
-        """Parent, grandparent, ... up to the root."""
-        node = self.parent
-        while node is not None:
-            yield node
-            node = node.parent
-
-    def __repr__(self) -> str:
-        return f"RevisionNode({self.id!r}, revision={self.revision}, kind={self.kind.value})"
-
-
-@dataclass(frozen=True, slots=True)
-class RevisionDiff:
-    """How two revisions differ: the history as common prefix plus the two diverging tails."""
-
-    old: RevisionNode
-    new: RevisionNode
-    common_prefix: int
-    """Number of leading messages the two model histories share."""
-    removed: tuple[Message, ...]
-    """``old``'s messages after the common prefix."""
-    added: tuple[Message, ...]
-    """``new``'s messages after the common prefix."""
-    changed: tuple[str, ...]
-    """Other snapshot fields that differ: ``revision``, ``provider``, ``compaction``,
-    ``metadata``, ``prompt_cache_key``, ``session_id``."""
-    common_ancestor: RevisionNode | None
-    """The nearest node both lie under (``None`` across disconnected legacy roots)."""
 
 
 @dataclass(slots=True)
@@ -286,7 +102,7 @@ class Change:
         self.tree._commit(self)
 
 
-class SessionTree:
+class SessionTree(TreeQueries):
     """The revision tree of one transcript, and the rules for adding to it.
 
     Args:
@@ -338,15 +154,6 @@ class SessionTree:
         return len(self.nodes)
 
     @property
-    def branch_count(self) -> int:
-        """Nodes with more than one child."""
-        return sum(1 for n in self.nodes.values() if len(n.children) > 1)
-
-    @property
-    def roots(self) -> list[RevisionNode]:
-        return [n for n in self.nodes.values() if n.parent is None]
-
-    @property
     def legacy_leaf(self) -> RevisionNode | None:
         """The newest virtual node of the legacy projection (the base of a legacy append)."""
         return self._legacy_leaf
@@ -356,49 +163,18 @@ class SessionTree:
         """The latest legacy snapshot's meta (``S.snapshot`` of §6.2; may differ from the leaf's)."""
         return self._legacy_meta
 
-    def node(self, node_id: str) -> RevisionNode:
-        try:
-            return self.nodes[node_id]
-        except KeyError:
-            raise InputError(f"no node {node_id!r} in this session", source=self.source) from None
-
-    def path(self, node: RevisionNode | None = None) -> list[RevisionNode]:
-        """Root to ``node`` (default: the active leaf) inclusive; ``[]`` when there is no leaf."""
-        node = self.active_leaf if node is None else node
-        out = []
-        while node is not None:
-            out.append(node)
-            node = node.parent
-        out.reverse()
-        return out
-
-    def walk(self) -> Iterator[tuple[RevisionNode, int]]:
-        """Every node depth-first (pre-order, siblings in file order) with its depth."""
-        stack = [(root, 0) for root in reversed(self.roots)]
-        while stack:
-            node, depth = stack.pop()
-            yield node, depth
-            stack.extend((child, depth + 1) for child in reversed(node.children))
-
-    def find_revision(self, revision: int) -> RevisionNode:
-        """The node holding ``revision``: the newest on the active path, else the newest in the file.
-
-        Raises:
-            InputError: no node has that revision.
-        """
-        for node in reversed(self.path()):
-            if node.revision == revision:
-                return node
-        for node in reversed(self.nodes.values()):
-            if node.revision == revision:
-                return node
-        raise InputError(f"the session has no revision {revision}", source=self.source)
-
     # -- states ------------------------------------------------------------------------------
 
     def history(self, node: RevisionNode | None = None) -> tuple[Message, ...]:
-        """The complete model history of ``node`` (default: the active leaf), untrimmed."""
-        node = self._leaf_or_fail(node)
+        """The complete model history of ``node`` (default: the active leaf), untrimmed.
+
+        Raises:
+            NoSessionState: no node given and the file has no state.
+            InputError: ``node`` belongs to another tree (another session, or an earlier read).
+        """
+        return self._materialise(self._leaf_or_fail(node))
+
+    def _materialise(self, node: RevisionNode) -> tuple[Message, ...]:
         hit = self._cached(node)
         if hit is not None:
             return hit
@@ -413,8 +189,10 @@ class SessionTree:
                 base = hit
                 break
             parts.append(current._appended)
-            assert current.parent is not None
-            current = current.parent
+            parent = current.parent
+            if parent is None:  # RevisionNode refuses to build such a node
+                raise NoSessionState(f"node {current.id!r} has no complete base", source=self.source)
+            current = parent
         if not parts:
             result = base
         else:
@@ -446,128 +224,6 @@ class SessionTree:
         cache[id(node)] = (node, history)
         while len(cache) > _CACHE_SIZE:
             del cache[next(iter(cache))]
-
-    def snapshot(
-        self,
-        node: RevisionNode | None = None,
-        *,
-        provider: ModelIdentity | None = None,
-        prompt_cache_key: str | _AppCacheKey | None = APP_CACHE_KEY,
-        trim: bool = True,
-    ) -> SessionSnapshot:
-        """The complete SDK snapshot of ``node`` (default: the active leaf), as Rho resumes it (§6.6).
-
-        Args:
-            node: the revision; default the active leaf.
-            provider: identity for a message-only v1 state (default ``legacy/legacy/legacy``);
-                ignored when the state has a stored snapshot (its provider is kept).
-            prompt_cache_key: key used when the stored state has none; ``APP_CACHE_KEY`` means
-                the app's ``rho:<id>``, ``None`` means no key.
-            trim: cut incomplete tool turns (resume does; ``False`` gives the stored history).
-
-        Raises:
-            NoSessionState: the file has no state node.
-            SessionIdMismatch: the stored snapshot belongs to another session id.
-        """
-        node = self._leaf_or_fail(node)
-        history = self.history(node)
-        if trim:
-            history = trim_incomplete_tool_turns(history)
-        file_id = self.session_id
-        assert file_id is not None
-        if prompt_cache_key is APP_CACHE_KEY:
-            prompt_cache_key = default_prompt_cache_key(file_id)
-        meta = node.meta
-        if meta is None:
-            return SessionSnapshot(
-                SNAPSHOT_SCHEMA,
-                file_id,
-                node.revision,
-                history,
-                provider if provider is not None else LEGACY_PROVIDER,
-                node.compaction,
-                {},
-                prompt_cache_key,
-            )
-        if meta.session_id != file_id:
-            raise SessionIdMismatch(
-                f"the snapshot of node {node.id} belongs to session {meta.session_id!r}, "
-                f"not {file_id!r}",
-                source=self.source,
-                line=node.line,
-            )
-        return SessionSnapshot(
-            SNAPSHOT_SCHEMA,
-            meta.session_id,
-            node.revision,
-            history,
-            meta.provider,
-            node.compaction,
-            dict(meta.metadata),
-            meta.prompt_cache_key if meta.prompt_cache_key is not None else prompt_cache_key,
-        )
-
-    def display(
-        self, node: RevisionNode | None = None, *, markers: bool = True, trimmed: bool = True
-    ) -> list[StoredDisplayMessage]:
-        """Display history of the path root -> ``node`` (default: the active leaf).
-
-        Args:
-            markers: insert the "◆ Compacted context" message after each compaction node
-                (the projected display of §6.4); the index summary uses ``False``.
-            trimmed: cut at the first incomplete tool turn (§6.5), as resume, export and
-                summaries do; markers after the cut are dropped with it.
-        """
-        if node is None and self.active_leaf is None:
-            return []
-        path = self.path(self._leaf_or_fail(node))
-        raw: list[StoredDisplayMessage] = []
-        ends: list[int] = []
-        for n in path:
-            raw.extend(n.display)
-            ends.append(len(raw))
-        keep = complete_prefix_length([e.message for e in raw]) if trimmed else len(raw)
-        if not markers:
-            return raw[:keep]
-        out: list[StoredDisplayMessage] = []
-        start = 0
-        for n, end in zip(path, ends, strict=True):
-            out.extend(raw[start : min(end, keep)])
-            start = end
-            if end > keep:
-                break
-            if n.kind is NodeKind.COMPACTION:
-                out.append(compaction_marker(n.timestamp, n.compaction_facts, n.compaction))
-        return out
-
-    def diff(self, old: RevisionNode, new: RevisionNode) -> RevisionDiff:
-        """How ``new`` differs from ``old`` (any two nodes of this tree)."""
-        a, b = self.history(old), self.history(new)
-        limit = min(len(a), len(b))
-        common = 0
-        while common < limit and (a[common] is b[common] or a[common] == b[common]):
-            common += 1
-        changed = []
-        if old.revision != new.revision:
-            changed.append("revision")
-        ma, mb = old.meta, new.meta
-        for name in ("session_id", "provider", "metadata", "prompt_cache_key"):
-            if (getattr(ma, name) if ma else None) != (getattr(mb, name) if mb else None):
-                changed.append(name)
-        if old.compaction != new.compaction:
-            changed.insert(1 if changed[:1] == ["revision"] else 0, "compaction")
-        ancestors = {id(n) for n in [old, *old.ancestors()]}
-        common_ancestor = next((n for n in [new, *new.ancestors()] if id(n) in ancestors), None)
-        return RevisionDiff(old, new, common, a[common:], b[common:], tuple(changed), common_ancestor)
-
-    def _leaf_or_fail(self, node: RevisionNode | None) -> RevisionNode:
-        if node is not None:
-            return node
-        if self.active_leaf is None:
-            if self.header is None:
-                raise NoSessionState("the file has no session header", source=self.source)
-            raise NoSessionState("the session has no saved state yet", source=self.source)
-        return self.active_leaf
 
     # -- adding records ------------------------------------------------------------------------
 
@@ -633,11 +289,14 @@ class SessionTree:
         leaf = self._legacy_leaf
         meta = self._legacy_meta
         node_id = legacy_node_id(offset)
-        common: _LegacyPlace = {"id": node_id, "parent": leaf, "line": line, "offset": offset, "virtual": True}
         if isinstance(record, MessageRecord):
             shown = record.display_message if record.display_message is not None else record.message
             node = RevisionNode(
-                **common,
+                id=node_id,
+                parent=leaf,
+                line=line,
+                offset=offset,
+                virtual=True,
                 timestamp=record.timestamp,
                 kind=NodeKind.COMMIT,
                 revision=(leaf.revision if leaf else 0) + 1,
@@ -650,7 +309,7 @@ class SessionTree:
             )
             return Change(self, record, node=node, time=time)
         if isinstance(record, ReplaceHistoryRecord):
-            previous = self.history(leaf) if leaf else ()
+            previous = self._materialise(leaf) if leaf else ()
             before = estimate_messages_tokens(previous)
             after = estimate_messages_tokens(record.messages)
             revision = (leaf.revision if leaf else 0) + 1
@@ -663,7 +322,11 @@ class SessionTree:
                 revision=revision,
             )
             node = RevisionNode(
-                **common,
+                id=node_id,
+                parent=leaf,
+                line=line,
+                offset=offset,
+                virtual=True,
                 timestamp=record.timestamp,
                 kind=NodeKind.COMPACTION,
                 revision=revision,
@@ -680,7 +343,7 @@ class SessionTree:
             new_meta = SnapshotMeta.of(stored)
             base_compaction = leaf.compaction if leaf else _ZERO
             compaction_changed = stored.compaction != base_compaction
-            previous = self.history(leaf) if leaf else ()
+            previous = self._materialise(leaf) if leaf else ()
             if compaction_changed or (previous and not _starts_with(stored.history, previous)):
                 kind = NodeKind.COMPACTION
             else:
@@ -702,7 +365,11 @@ class SessionTree:
                     time=time,
                 )
             node = RevisionNode(
-                **common,
+                id=node_id,
+                parent=leaf,
+                line=line,
+                offset=offset,
+                virtual=True,
                 timestamp=record.timestamp,
                 kind=kind,
                 revision=stored.revision,
@@ -713,6 +380,10 @@ class SessionTree:
                 display=list(record.display_messages),
                 transition="snapshot",
             )
+            if kind is NodeKind.COMPACTION:
+                node.restores = restored_node(node, leaf, stored.compaction)
+                if node.restores is not None:
+                    node.kind = NodeKind.COMMIT  # an undo or redo copy, not a compaction
             return Change(self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time)
         assert isinstance(record, SnapshotDeltaRecord)
         delta = record.delta
@@ -734,7 +405,11 @@ class SessionTree:
                 time=time,
             )
         node = RevisionNode(
-            **common,
+            id=node_id,
+            parent=leaf,
+            line=line,
+            offset=offset,
+            virtual=True,
             timestamp=record.timestamp,
             kind=NodeKind.COMPACTION if compaction_changed else NodeKind.COMMIT,
             revision=delta.revision,
@@ -871,9 +546,9 @@ class SessionTree:
                 return False
             if node._full is None:
                 return not node._appended
-            return node._full == self.history(parent)
-        new_history = self.history(node) if node._full is None else node._full
-        return new_history == trim_incomplete_tool_turns(self.history(parent))
+            return node._full == self._materialise(parent)
+        new_history = self._materialise(node) if node._full is None else node._full
+        return new_history == trim_incomplete_tool_turns(self._materialise(parent))
 
     def _commit(self, change: Change) -> None:
         self.record_count += 1
