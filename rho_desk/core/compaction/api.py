@@ -125,6 +125,10 @@ class CompactionOutcome:
     revision: int
     committed_snapshot: SessionSnapshot | None = field(default=None, compare=False)
     """The session right after the commit; only for automatic compactions."""
+    compacted_history: tuple[Message, ...] | None = field(default=None, compare=False, repr=False)
+    """The history that was compacted (for an automatic compaction, the turn's candidate: the
+    committed history plus the user's prompt and the steps so far). A save of the compaction
+    shows what the turn had added to it, so the prompt stays in the display history."""
 
     @property
     def removed_tokens(self) -> int:

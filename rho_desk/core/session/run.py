@@ -588,7 +588,8 @@ class RunWorker:
             prompt_cache_key=core.prompt_cache_key,
         )
         outcome = CompactionOutcome(
-            previous_messages, len(replacement), previous_tokens, current_tokens, cost, revision, snapshot
+            previous_messages, len(replacement), previous_tokens, current_tokens, cost, revision, snapshot,
+            compacted_history=request.messages,
         )
         self.candidate = list(replacement)
         # If this emission is cancelled, the compaction stays and the replacement is committed

@@ -239,7 +239,7 @@ class SessionWriter:
                     "fork it into a new session instead",
                     source=str(self.path),
                 )
-            record = self._legacy_record(snapshot, timestamp, display)
+            record = self._legacy_record(snapshot, timestamp, display, outcome)
         node = self._append_record(record)
         if node is None:
             node = tree.legacy_leaf
@@ -351,7 +351,7 @@ class SessionWriter:
                 kind=NodeKind.COMPACTION,
                 compaction_facts=facts,
                 transition=SnapshotTransition(snapshot),
-                display_messages=_display(timestamp, display, ()),
+                display_messages=_display(timestamp, display, _compacted_tail(outcome, base)),
             )
         if (
             parent.meta is not None
@@ -378,7 +378,11 @@ class SessionWriter:
         )
 
     def _legacy_record(
-        self, snapshot: SessionSnapshot, timestamp: str, display: Sequence[Message] | None
+        self,
+        snapshot: SessionSnapshot,
+        timestamp: str,
+        display: Sequence[Message] | None,
+        outcome: CompactionOutcome | None = None,
     ) -> Record:
         """Schema 3: a delta on the latest state when that is a pure append, else a full snapshot."""
         tree = self.tree
@@ -403,6 +407,8 @@ class SessionWriter:
         shown: tuple[Message, ...] = ()
         if snapshot.compaction == leaf.compaction:
             shown = history[_common_prefix(history, base) :]
+        else:
+            shown = _compacted_tail(outcome, base)
         return SnapshotRecord(timestamp, snapshot, _display(timestamp, display, shown))
 
     # -- appending ------------------------------------------------------------------------------
@@ -524,6 +530,21 @@ def _display(
     """The display tail: the caller's, else the save's new messages without system prompts."""
     messages = explicit if explicit is not None else [m for m in derived if m.system is None]
     return tuple(StoredDisplayMessage(timestamp, m) for m in messages)
+
+
+def _compacted_tail(outcome: CompactionOutcome | None, base: tuple[Message, ...]) -> tuple[Message, ...]:
+    """What a compaction's save shows: the messages the compacted history had beyond ``base``.
+
+    An automatic compaction runs inside a turn, on the committed history plus the user's prompt
+    (and the steps so far); the replacement may digest them. They were never saved, so the
+    compaction's display tail carries them (as Rho's does the pending prompt), and the display
+    history keeps every prompt. A manual compaction compacts the saved history: nothing to show.
+    """
+    compacted = None if outcome is None else outcome.compacted_history
+    if not compacted:
+        return ()
+    start = len(base) if same_prefix(compacted, base) else _common_prefix(compacted, base)
+    return compacted[start:]
 
 
 def _common_prefix(a: Sequence[Message], b: Sequence[Message]) -> int:
