@@ -5,7 +5,8 @@ active revision is compacted through the engine's manual compaction (``Session.c
 revision and compaction accounting follow the spec exactly, and the result is written as a new
 complete base: a ``snapshot`` record (v1-v3 files) or a ``node`` (v4 files), appended after the
 optimistic check that the file still ends where it was read (``RevisionConflict`` otherwise,
-exit status 1). A snapshot document is replaced atomically (or written to ``-o FILE``).
+exit status 1). A compaction that would not shrink the context is refused with the reason
+(exit status 1; ``--dry-run`` says so first). A snapshot document is replaced atomically (or written to ``-o FILE``).
 
 ``--compactor local`` (default) needs no network. ``--compactor provider`` asks the model of a
 provider profile (``--profile``, else the default profile) for the summary; its key comes from
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import EXIT_OK, fail
+from . import EXIT_OK, EXIT_PROBLEMS, fail
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,27 +61,16 @@ def _budget(args: argparse.Namespace) -> Any:
     return RecentBudget(max_tokens=args.keep_tokens or None, max_messages=args.keep_messages or None)
 
 
-def _identity_only(identity: Any) -> Any:
-    """A provider that is never called: the engine needs one, and compaction must not change
-    the session's provider identity (the snapshot keeps the one it had)."""
-    from ..core.provider import ModelProvider
-
-    class IdentityOnly(ModelProvider):
-        def identity(self) -> Any:
-            return identity
-
-    return IdentityOnly()
-
-
 def _describe(message: Any) -> str:
-    text: str = message.text().replace("\n", " ").strip()
+    text = str(message.text()).replace("\n", " ").strip()
     return text[:77] + "…" if len(text) > 78 else text
 
 
 async def _compact(args: argparse.Namespace) -> int:
     from ..core.compaction.local import LocalCompactor
+    from ..core.compaction.manual import CompactionRefused, ManualCompaction, save_compaction
+    from ..core.edits import stored_state
     from ..core.errors import InputError
-    from ..core.session import Rho, SessionOptions
     from ..core.stores.open import is_session_file, open_snapshot
 
     path: Path = args.path
@@ -91,84 +81,87 @@ async def _compact(args: argparse.Namespace) -> int:
         from ..core.stores.rho_files import read_session
 
         session_file = read_session(path)
-        snapshot = session_file.tree.snapshot()
+        snapshot = stored_state(session_file.tree)
         if args.output is not None:
             return fail("-o/--output applies to snapshot documents; a session file grows in place")
     else:
         snapshot = open_snapshot(path)
 
     budget = _budget(args)
-    provider = None
-    profile_name = None
+    provider = args.compactor == "provider"
+    if args.profile and not provider:
+        return fail("--profile applies to --compactor provider")
+    preview = LocalCompactor(budget).preview(snapshot.history)  # the summarizer partitions alike
+    what = "the local stand-in for the summary" if provider else "the digest"
+    report: dict[str, Any] = {
+        "path": str(session_file.path if session_file else path),
+        "session_id": snapshot.session_id,
+        "revision": snapshot.revision,
+        "compactor": args.compactor,
+        "profile": None,
+        "dry_run": bool(args.dry_run),
+        "nothing_to_compact": preview.nothing_to_compact,
+        "refused": None,
+        "previous_messages": preview.previous_messages,
+        "current_messages": preview.current_messages,
+        "removed_messages": max(preview.previous_messages - preview.current_messages, 0),
+        "replaced_messages": len(preview.removed),
+        "previous_tokens": preview.previous_tokens,
+        "current_tokens": preview.current_tokens,
+        "removed_tokens": preview.removed_tokens,
+        "replacement_tokens": None,
+        "estimate": provider,
+        "kept_system_messages": len(preview.partition.system),
+        "kept_recent_messages": len(preview.partition.recent),
+        "removed": [
+            {"index": len(preview.partition.system) + i, "kind": m.kind.value, "text": _describe(m)}
+            for i, m in enumerate(preview.removed)
+        ],
+        "replacement": preview.replacement_message.text() if preview.replacement_message else None,
+        "new_revision": None,
+        "cost_usd_micros": None,
+        "written": None,
+    }
+    if args.dry_run or preview.nothing_to_compact:
+        if not preview.nothing_to_compact and not preview.shrinks:
+            report["refused"] = preview.refusal(what)
+        _print(report, args.json)
+        return EXIT_OK
+    if not provider and not preview.shrinks:
+        report["refused"] = preview.refusal(what)
+        _print(report, args.json)
+        return EXIT_PROBLEMS
+
+    from ..providers.compactors import open_compactor
+
+    profile: Any = None
+    if provider:
+        from ..providers.profiles import ProfileStore
+
+        store = ProfileStore()
+        profile = store.get(args.profile) if args.profile else store.default()
+        if profile is None:
+            return fail("no provider profile is configured; add one or use --compactor local")
+        report["profile"] = profile.name
+    opened = await open_compactor(profile, budget)
     try:
-        if args.compactor == "provider":
-            from ..providers.compactors import SummarizingCompactor
-
-            if args.dry_run:
-                compactor: Any = SummarizingCompactor(_identity_only(snapshot.provider), budget)
-            else:
-                from ..providers.profiles import ProfileStore, open_provider
-
-                store = ProfileStore()
-                profile = store.get(args.profile) if args.profile else store.default()
-                if profile is None:
-                    return fail("no provider profile is configured; add one or use --compactor local")
-                profile_name = profile.name
-                provider, _ = await open_provider(profile)
-                compactor = SummarizingCompactor(provider, budget)
-        else:
-            if args.profile:
-                return fail("--profile applies to --compactor provider")
-            compactor = LocalCompactor(budget)
-
-        preview = compactor.preview(snapshot.history)
-        report: dict[str, Any] = {
-            "path": str(session_file.path if session_file else path),
-            "session_id": snapshot.session_id,
-            "revision": snapshot.revision,
-            "compactor": args.compactor,
-            "profile": profile_name,
-            "dry_run": bool(args.dry_run),
-            "nothing_to_compact": preview.nothing_to_compact,
-            "previous_messages": preview.previous_messages,
-            "current_messages": preview.current_messages,
-            "removed_messages": max(preview.previous_messages - preview.current_messages, 0),
-            "replaced_messages": len(preview.removed),
-            "previous_tokens": preview.previous_tokens,
-            "current_tokens": preview.current_tokens,
-            "removed_tokens": preview.removed_tokens,
-            "estimate": args.compactor == "provider",
-            "kept_system_messages": len(preview.partition.system),
-            "kept_recent_messages": len(preview.partition.recent),
-            "removed": [
-                {"index": len(preview.partition.system) + i, "kind": m.kind.value, "text": _describe(m)}
-                for i, m in enumerate(preview.removed)
-            ],
-            "replacement": preview.replacement_message.text() if preview.replacement_message else None,
-            "new_revision": None,
-            "cost_usd_micros": None,
-            "written": None,
-        }
-        if args.dry_run or preview.nothing_to_compact:
-            _print(report, args.json)
-            return EXIT_OK
-
-        rho = Rho.builder().provider(_identity_only(snapshot.provider)).compactor(compactor).build()
-        session = rho.session(SessionOptions.from_snapshot(snapshot))
-        outcome = await session.compact()
-        compacted = session.snapshot()
+        result = await ManualCompaction(snapshot, opened.compactor).run()
+    except CompactionRefused as exc:
+        report["refused"] = exc.text()
+        _print(report, args.json)
+        return EXIT_PROBLEMS
     finally:
-        if provider is not None:
-            await provider.aclose()
+        await opened.aclose()
 
-    replacement = compacted.history[len(preview.partition.system)]
+    outcome = result.outcome
     report.update(
         estimate=False,
         current_messages=outcome.current_messages,
         removed_messages=outcome.removed_messages,
         current_tokens=outcome.current_tokens,
         removed_tokens=outcome.removed_tokens,
-        replacement=replacement.text(),
+        replacement=result.replacement.text() if result.replacement is not None else None,
+        replacement_tokens=result.replacement_tokens,
         new_revision=outcome.revision,
         cost_usd_micros=outcome.cost_usd_micros,
     )
@@ -176,8 +169,10 @@ async def _compact(args: argparse.Namespace) -> int:
         from ..core.stores.rho_files import SessionWriter
 
         def append() -> str:
+            base = session_file.tree.active_leaf
+            assert base is not None
             with SessionWriter(session_file) as writer:
-                writer.save(compacted, outcome=outcome)
+                save_compaction(writer, base.id, result)
                 return "node" if writer.tree.is_tree else "snapshot record"
 
         report["written"] = await asyncio.to_thread(append)
@@ -185,7 +180,7 @@ async def _compact(args: argparse.Namespace) -> int:
         from ..core.wire.codec import encode_pretty
 
         target: Path = args.output or path
-        await asyncio.to_thread(_write_document, path, target, snapshot, encode_pretty(compacted))
+        await asyncio.to_thread(_write_document, path, target, snapshot, encode_pretty(result.snapshot))
         report["written"] = f"snapshot document {target}"
     _print(report, args.json)
     return EXIT_OK
@@ -215,6 +210,9 @@ def _print(report: dict[str, Any], as_json: bool) -> None:
     if report["nothing_to_compact"]:
         out.write(f"Nothing to compact in {where}: the history fits the recent budget.\n")
         return
+    if report["refused"] and not report["dry_run"]:
+        out.write(f"Refused, nothing written to {where}: {report['refused']}\n")
+        return
     head = "Dry run: " if report["dry_run"] else ""
     out.write(f"{head}{report['compactor']} compaction of {where} {verb}:\n")
     kinds: dict[str, int] = {}
@@ -238,6 +236,10 @@ def _print(report: dict[str, Any], as_json: bool) -> None:
         out.write(f"  cost     ${report['cost_usd_micros'] / 1_000_000:.6f}\n")
     if report["new_revision"] is not None:
         out.write(f"  revision {report['revision']} -> {report['new_revision']}, written as a new {report['written']}\n")
+    if report["refused"]:
+        out.write(f"  refused  {report['refused']}\n")
+    if report["replacement_tokens"] is not None:
+        out.write(f"  written  a {what} of {report['replacement_tokens']} estimated tokens\n")
     label = "Draft digest" if report["dry_run"] else "Replacement"
     if report["replacement"]:
         out.write(f"\n{label}:\n")

@@ -19,9 +19,11 @@ HTTP stream) and raises ``Cancelled``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
-from typing import Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from ..core.cancellation import CancellationToken, race
 from ..core.compaction.api import CompactionOutput, CompactionRequest, Compactor
@@ -48,7 +50,11 @@ from ..core.provider import (
 )
 from ..core.wire.model import Message, ModelUsage
 
-__all__ = ["SUMMARY_SYSTEM_PROMPT", "SummarizingCompactor", "render_transcript"]
+if TYPE_CHECKING:
+    from .base import HttpProvider
+    from .profiles import ProfileStore, ProviderProfile
+
+__all__ = ["SUMMARY_SYSTEM_PROMPT", "OpenedCompactor", "SummarizingCompactor", "open_compactor", "render_transcript"]
 
 SUMMARY_SYSTEM_PROMPT: Final = """\
 You compact the history of a conversation between a user and a coding agent. The older part of
@@ -233,3 +239,52 @@ class SummarizingCompactor(Compactor):
         )
         message = Message.user_text(f"{header}\n\n{summary}")
         return CompactionOutput((*parts.system, message, *parts.recent), usage=collector.usage)
+
+
+@dataclass
+class OpenedCompactor:
+    """A compactor and what must be closed with it."""
+
+    compactor: Compactor
+    label: str
+    """"local compactor" or "profile NAME (provider/model)"."""
+    provider: HttpProvider | None = None
+    """The provider that writes summaries (closed by :meth:`aclose`), or ``None``."""
+
+    @property
+    def summarizes(self) -> bool:
+        """Whether a provider's model writes the summary (else the local digest is used)."""
+        return self.provider is not None
+
+    async def aclose(self) -> None:
+        provider, self.provider = self.provider, None
+        if provider is not None:
+            await provider.aclose()
+
+
+async def open_compactor(
+    profile: str | ProviderProfile | None, budget: RecentBudget, *, profiles: ProfileStore | None = None
+) -> OpenedCompactor:
+    """The compactor ``profile`` names, ready to use: ``""`` or ``None`` is the local one.
+
+    The app and ``rho-desk compact`` open their compactor here.
+
+    Args:
+        profile: a provider profile, or its name (read from ``profiles`` in a worker thread).
+        profiles: a ``ProfileStore`` (default: the user's).
+
+    Raises:
+        ProfileError: no such profile.
+        CredentialsUnavailable: its key cannot be read (MissingApiKey, NoKeyringBackend...).
+    """
+    from ..core.compaction.manual import ThreadedCompactor
+    from .profiles import ProfileStore, open_provider
+
+    if not profile:
+        return OpenedCompactor(ThreadedCompactor(budget), "local compactor")
+    if isinstance(profile, str):
+        store = profiles or ProfileStore()
+        profile = await asyncio.to_thread(store.get, profile)
+    provider, _ = await open_provider(profile)
+    label = f"profile {profile.name} ({profile.identity_provider}/{profile.model})"
+    return OpenedCompactor(SummarizingCompactor(provider, budget), label, provider)

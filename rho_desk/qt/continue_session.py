@@ -41,21 +41,21 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ..core.compaction.api import CompactionOutcome
+from ..core.edits import under_lock
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
 from ..core.session import Rho, Run, Session, SessionOptions, events
 from ..core.stores.rho_files import NodeKind, create_session, default_prompt_cache_key
 from ..core.wire import SessionSnapshot
+from ..providers.compactors import open_compactor
 from .bridge import in_thread
 from .changes import Changes
-from .dialogs.common import open_compactor
 from .dialogs.prefs import (
     PREFS_COMPACTION_COMPACTOR,
     PREFS_CONTINUE_PROFILE,
     budget_from_settings,
     policy_from_settings,
 )
-from .dialogs.revisions import under_lock
 from .document import ReloadInfo
 from .services import OperationHost
 

@@ -130,16 +130,16 @@ def test_bad_input_and_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_conflict_when_the_file_changes_meanwhile(session_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from rho_desk.core.compaction.local import LocalCompactor
+    from rho_desk.core.compaction.manual import ThreadedCompactor
 
-    real = LocalCompactor.compact
+    real = ThreadedCompactor.compact
 
     async def compact_while_rho_writes(self, request):  # type: ignore[no-untyped-def]
         with open(session_path, "ab") as handle:  # another writer appends a line meanwhile
             handle.write(b'{"type":"snapshot_delta"}\n')
         return await real(self, request)
 
-    monkeypatch.setattr(LocalCompactor, "compact", compact_while_rho_writes)
+    monkeypatch.setattr(ThreadedCompactor, "compact", compact_while_rho_writes)
     before_tail = session_path.read_bytes()
     status, _, err = run_cli(capsys, str(session_path), "--keep-messages", "4")
     assert status == 1 and "Traceback" not in err

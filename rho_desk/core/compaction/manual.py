@@ -15,18 +15,18 @@ The compaction dialog and ``rho-desk compact`` both go through here:
    is still the one compacted (:class:`SessionChanged` otherwise; nothing written).
 
 :class:`ThreadedCompactor` computes the local digest in a worker thread and races it against
-the cancellation token, so a caller's event loop never stalls on a 100k-message history.
+the cancellation token (``core.cancellation.race``), so a caller's event loop never stalls on a
+100k-message history and Cancel is immediate.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ..cancellation import CancellationToken
+from ..cancellation import race
 from ..errors import BugError, Cancelled, InputError, RevisionConflict
 from ..provider import CancellationMode, ModelProvider, ModelRequest
 from ..wire.model import ContentBlock, Message, ModelIdentity
@@ -46,7 +46,6 @@ __all__ = [
     "ManualCompaction",
     "SessionChanged",
     "ThreadedCompactor",
-    "race_token",
     "save_compaction",
     "shrink_refusal",
 ]
@@ -92,34 +91,6 @@ class IdentityOnlyProvider(ModelProvider):
         return f"IdentityOnlyProvider({self._identity})"
 
 
-async def race_token(awaitable: Awaitable[T], token: CancellationToken) -> T:
-    """Await ``awaitable`` unless ``token`` fires first (then raise ``Cancelled``).
-
-    The loser is cancelled; a worker thread behind ``awaitable`` finishes on its own and its
-    result is dropped.
-    """
-    work = asyncio.ensure_future(awaitable)
-    waiter = asyncio.ensure_future(token.wait())
-    try:
-        done, _ = await asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    except BaseException:
-        work.cancel()
-        raise
-    finally:
-        waiter.cancel()
-    if work in done:
-        return work.result()
-    work.cancel()
-    # the thread keeps running to its end; nobody waits for it and its result is dropped
-    work.add_done_callback(_retrieve)
-    raise Cancelled()
-
-
-def _retrieve(task: asyncio.Future[T]) -> None:
-    with contextlib.suppress(BaseException):
-        task.exception()
-
-
 class ThreadedCompactor(Compactor):
     """The local compactor, computed in a worker thread and cancellable at once.
 
@@ -140,7 +111,7 @@ class ThreadedCompactor(Compactor):
 
     async def compact(self, request: CompactionRequest) -> CompactionOutput:
         request.cancellation.raise_if_cancelled()
-        preview = await race_token(asyncio.to_thread(self.local.preview, request.messages), request.cancellation)
+        preview = await race(asyncio.to_thread(self.local.preview, request.messages), request.cancellation)
         return CompactionOutput(preview.replacement)
 
 

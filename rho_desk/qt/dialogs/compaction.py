@@ -38,13 +38,20 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.compaction.local import CompactionPreview, LocalCompactor, RecentBudget
+from ...core.compaction.manual import (
+    CompactionRefused,
+    CompactionResult,
+    ManualCompaction,
+    SessionChanged,
+    save_compaction,
+)
 from ...core.compaction.tokens import message_tokens
-from ...core.errors import Cancelled, RevisionConflict
-from ...core.session import Rho, SessionOptions
+from ...core.edits import stored_state, under_lock
+from ...core.errors import Cancelled
 from ...core.stores.rho_files import RevisionNode
+from ...providers.compactors import open_compactor
 from ..bridge import in_thread
 from ..changes import OpResult
-from .common import IdentityOnlyProvider, open_compactor
 from .models import CompactionPreviewModel
 from .prefs import (
     LOCAL_COMPACTOR,
@@ -52,17 +59,12 @@ from .prefs import (
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
 )
-from .revisions import stored_state, under_lock
 from .widgets import Banner, BusyRow, FigureCard, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
     from .host import ActionHost
 
 __all__ = ["CompactionDialog", "PreviewData", "SessionChanged", "compute_preview"]
-
-
-class SessionChanged(RevisionConflict):
-    """The active revision moved while the operation ran; nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +107,9 @@ class CompactionDialog(QDialog):
         self.setWindowTitle("Compact session")
         self.data: PreviewData | None = None
         self._generation = 0
-        self._rho: Rho | None = None
+        self._compaction: ManualCompaction | None = None
         self._task: asyncio.Task[Any] | None = None
-        self.last_outcome: Any = None
+        self.last_result: CompactionResult | None = None
 
         self.heading = QLabel()
         self.heading.setObjectName("PanelTitle")
@@ -284,14 +286,16 @@ class CompactionDialog(QDialog):
         self.card_tokens.set(f"{p.previous_tokens:,} → {p.current_tokens:,}{share}")
         self.card_removed.set(f"{len(p.removed):,}", f"messages replaced by one ({len(p.kept):,} kept)")
         provider = bool(self.compactor_name())
+        refusal = p.refusal("the local digest" if provider else "the digest")
         if p.nothing_to_compact:
             self.digest_title.setText("Nothing to compact")
-            self.digest.setPlainText("Every message fits the recent budget: there is no older part to replace.")
+            self.digest.setPlainText(refusal or "")
         elif provider:
             self.digest_title.setText("Estimate: the provider writes the summary when you compact")
             self.digest.setPlainText(
                 "The \"after\" figure uses rho-desk's local digest of the same messages as a stand-in; "
-                "the provider's summary replaces it when the compaction runs.\n\n" + p.replacement_message.text()  # type: ignore[union-attr]
+                "the provider's summary replaces it when the compaction runs, and the figures written "
+                "are shown then.\n\n" + p.replacement_message.text()  # type: ignore[union-attr]
             )
         else:
             self.digest_title.setText("Draft digest (what replaces the older messages)")
@@ -299,8 +303,15 @@ class CompactionDialog(QDialog):
         self.card_tokens.caption.setText(
             "estimated tokens before → after" + (" (after: estimate)" if provider else "")
         )
-        self.compact_button.setEnabled(not p.nothing_to_compact and not self.running)
-        self.notice.setVisible(False)
+        # A provider's summary may come out smaller than the local stand-in: only a preview with
+        # nothing to replace is final for it; the written result is checked again after the run.
+        blocked = p.nothing_to_compact or (not provider and not p.shrinks)
+        self.compact_button.setEnabled(not blocked and not self.running)
+        if refusal is not None and (blocked or provider):
+            self.notice.show_text(refusal if blocked else "The local estimate says: " + refusal[0].lower() + refusal[1:]
+                                  + " The provider's summary is checked the same way before anything is written.")  # fmt: skip
+        else:
+            self.notice.setVisible(False)
 
     # -- running -----------------------------------------------------------------------------------
 
@@ -308,6 +319,8 @@ class CompactionDialog(QDialog):
         """Run the compaction (the Compact button)."""
         data, budget = self.data, self.budget()
         if data is None or budget is None or data.preview.nothing_to_compact or self.running:
+            return
+        if not self.compactor_name() and not data.preview.shrinks:
             return
         if not self.host.claim("compaction"):
             self.notice.show_text(f"Wait until the {self.host.operation} has finished.")
@@ -330,32 +343,24 @@ class CompactionDialog(QDialog):
             state = await in_thread(under_lock, document, stored_state, tree, node)
             opened = await open_compactor(self.compactor_name(), budget)
             try:
-                self._rho = Rho.builder().provider(IdentityOnlyProvider(state.provider)).compactor(opened.compactor).build()
-                session = self._rho.session(SessionOptions.from_snapshot(state))
-                outcome = await session.compact()
-                compacted = session.snapshot()
+                self._compaction = ManualCompaction(state, opened.compactor)
+                result = await self._compaction.run()
             finally:
-                self._rho = None
+                self._compaction = None
                 await opened.aclose()
             async with document.writing() as writer:
-                leaf = writer.tree.active_leaf
-                if leaf is None or leaf.id != node_id:
-                    raise SessionChanged(
-                        "the session changed on disk while compacting (another program wrote to it); "
-                        "nothing was written: reload it and compact again"
-                    )
-                new = await in_thread(under_lock, document, writer.save, compacted, outcome=outcome)
-            self.last_outcome = outcome
-            self.host.history.record("Compaction", leaf, new)
+                new = await in_thread(under_lock, document, save_compaction, writer, node_id, result)
+            self.last_result = result
+            self.host.history.record("Compaction", node, new)
             return OpResult(new, document.note_written(new))
         finally:
             self.host.release("compaction")
 
     def cancel_run(self) -> None:
         """Stop a running compaction (nothing is written)."""
-        rho = self._rho
-        if rho is not None:
-            rho.shutdown()  # fires the compaction's cancellation token
+        compaction = self._compaction
+        if compaction is not None:
+            compaction.cancel()  # fires the compaction's cancellation token
         elif self.running and self._task is not None:
             self._task.cancel()  # still opening the compactor (reading a key...)
 
@@ -371,8 +376,11 @@ class CompactionDialog(QDialog):
 
     def _on_run_done(self, result: OpResult[RevisionNode]) -> None:
         node = result.value
-        outcome = self.last_outcome
+        written = self.last_result
+        assert written is not None
+        outcome = written.outcome
         self._set_running(False)
+        self.show_written(written)
         cost = f", cost ${outcome.cost_usd_micros / 1e6:.4f}" if outcome.cost_usd_micros else ""
         self.busy.done(
             f"Compacted: {outcome.previous_messages:,} → {outcome.current_messages:,} messages, "
@@ -383,11 +391,30 @@ class CompactionDialog(QDialog):
         self.host.notifier.info(f"Compacted into revision {node.revision}")
         self.sig_compacted.emit(node)
 
+    def show_written(self, result: CompactionResult) -> None:
+        """Show what was written: the real figures and the digest or summary itself."""
+        outcome = result.outcome
+        self.card_messages.set(f"{outcome.previous_messages:,} → {outcome.current_messages:,}")
+        share = f" (−{outcome.removed_tokens * 100 // outcome.previous_tokens}%)" if outcome.previous_tokens else ""
+        self.card_tokens.set(f"{outcome.previous_tokens:,} → {outcome.current_tokens:,}{share}")
+        self.card_tokens.caption.setText("estimated tokens before → after (written)")
+        summary = "summary" if self.compactor_name() else "digest"
+        self.card_removed.set(f"{outcome.previous_messages - outcome.current_messages + 1:,}",
+                              f"messages replaced by a {result.replacement_tokens:,}-token {summary}")  # fmt: skip
+        if result.replacement is not None:
+            self.digest_title.setText(f"Written {summary} ({result.replacement_tokens:,} estimated tokens)")
+            self.digest.setPlainText(result.replacement.text())
+        self.notice.setVisible(False)
+
     def _on_run_failed(self, exc: BaseException) -> None:
         self._set_running(False)
         if isinstance(exc, Cancelled | asyncio.CancelledError):
             self.busy.done("Cancelled: nothing was written.")
             self.refresh()
+            return
+        if isinstance(exc, CompactionRefused):
+            self.busy.done("Refused: nothing was written.")
+            self.notice.show_text(exc.text())
             return
         self.busy.done("The compaction failed: nothing was written.")
         self.host.notifier.show_exception(exc, context="Compacting")

@@ -11,7 +11,7 @@
   retention policy, after showing how many of which kind and identity.
 
 Each change is one new revision appended through the document's writer
-(:func:`~rho_desk.qt.dialogs.revisions.astore_revision`), recorded for undo. The new revision
+(:func:`~rho_desk.core.edits.astore_revision`), recorded for undo. The new revision
 adds nothing to Rho's display history (the user saw nothing new): the edit is in the model
 history, which the conversation shows with Ctrl+M.
 
@@ -43,13 +43,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.edits import astore_revision, stored_state, under_lock
 from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import ContentBlock, Message, SessionSnapshot
 from ..bridge import in_thread
 from ..changes import OpResult
 from .models import EditableMessagesModel, MetadataModel
-from .revisions import astore_revision, stored_state, under_lock
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
@@ -216,7 +216,7 @@ class _RevisionDialog(QDialog):
         self.busy.busy("Saving…")
 
         async def write() -> OpResult[Any]:
-            before, after = await astore_revision(host.document, change)
+            before, after = await astore_revision(host.document, change, hop=in_thread)
             host.history.record(label, before, after)
             return OpResult(after, host.document.note_written(after))
 

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.edits import under_lock
 from ...core.errors import error_text
 from ...core.export import (
     ALL_CLASSES,
@@ -67,7 +68,6 @@ from ..bridge import in_thread
 from .common import human_bytes
 from .models import ClassTableModel, FindingsModel
 from .prefs import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
-from .revisions import under_lock
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:

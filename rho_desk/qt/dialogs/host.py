@@ -15,14 +15,15 @@ dialogs share:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QDockWidget, QSizePolicy, QWidget
+from PySide6.QtWidgets import QDockWidget, QMessageBox, QSizePolicy, QWidget
 
+from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus
 from ...core.errors import RevisionConflict
 from ...core.stores.summary import SessionSummary
 from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
@@ -30,12 +31,12 @@ from ..bridge import in_thread
 from ..changes import Changes, OpResult
 from ..continue_session import ConflictInfo, ContinueController
 from ..views.composer import ContinuePanel
-from .revisions import NothingToUndo, RevisionHistory, UndoStatus
+from .common import human_bytes
+from .revisions import arestore
 from .widgets import Banner
 
 if TYPE_CHECKING:
     from ..actions import Actions
-    from ..document import SessionDocument
     from ..main_window import MainWindow
     from ..services import Services
 
@@ -244,21 +245,17 @@ class ActionHost(QObject):
     # -- undo and redo ----------------------------------------------------------------------------------
 
     def undo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
-        """Undo the last change (a new revision: see ``revisions.py``)."""
-        self._step(self.history.aundo, "Undone", on_success)
+        """Undo the last change: restore the revision before it (see ``core/edits.py``)."""
+        self._step(False, "Undone", on_success)
 
     def redo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
-        self._step(self.history.aredo, "Redone", on_success)
+        self._step(True, "Redone", on_success)
 
-    def _step(
-        self,
-        step: Callable[[SessionDocument], Coroutine[Any, Any, OpResult[str]]],
-        verb: str,
-        on_success: Callable[[OpResult[str]], object] | None,
-    ) -> None:
+    def _step(self, redo: bool, verb: str, on_success: Callable[[OpResult[str]], object] | None) -> None:
         if self.operation is not None:
             self.notifier.warning(f"Wait until the {self.operation} has finished.")
             return
+        word = "redo" if redo else "undo"
 
         def done(result: OpResult[str]) -> None:
             self.notifier.info(f"{verb}: {result.value}")
@@ -272,7 +269,30 @@ class ActionHost(QObject):
                 return
             self.notifier.show_exception(exc, context=f"{verb.rstrip('e')}ing")
 
-        self.bridge.run(step(self.document), on_success=done, on_error=failed, context=verb)
+        def sized(size: int) -> None:
+            if size > LARGE_RESTORE_BYTES and not self.confirm_large_restore(size, word):
+                self.notifier.info(f"Nothing was written: the {word} was not confirmed.")
+                return
+            self.bridge.run(arestore(self.history, self.document, redo=redo), on_success=done, on_error=failed,
+                            context=verb)  # fmt: skip
+
+        self.bridge.run(self.history.arestore_size(self.document, redo=redo, hop=in_thread), on_success=sized, on_error=failed,
+                        context=verb)  # fmt: skip
+
+    def confirm_large_restore(self, size: int, word: str) -> bool:
+        """Ask before a restore that appends a large copy of an earlier state (a v1-v3 line)."""
+        path = self.document.path
+        current = human_bytes(path.stat().st_size) if path is not None and path.exists() else "the file"
+        answer = QMessageBox.question(
+            self.window,
+            f"{word.capitalize()} rewrites a large state",
+            f"This session is a version 1–3 line, which cannot point back to an earlier revision: "
+            f"to {word}, rho-desk appends the whole earlier state again, about {human_bytes(size)} "
+            f"(the file is {current} now). Nothing already written changes.\n\n{word.capitalize()} anyway?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _undo_status(self) -> UndoStatus:
         if not self.document.is_open or self.document.is_snapshot_document:
@@ -338,7 +358,7 @@ class ActionHost(QObject):
                 result = await self.document.afork(node)
                 if isinstance(result.value, Path):
                     await self.document.aopen(result.value)
-                return result.changes | Changes(document=True)
+                return Changes(document=True) | result.changes
 
             self.bridge.run(fork_selected(), context="Forking")
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rho_desk.core.compaction.local import LocalCompactor, RecentBudget
-from rho_desk.core.stores.rho_files import NodeKind, read_session
+from rho_desk.core.stores.rho_files import NodeKind, SessionWriter, read_session
+from rho_desk.core.wire import Message
 from rho_desk.qt.dialogs.models import Fate
 from rho_desk.qt.models.roles import Role
 
@@ -16,6 +17,18 @@ from ...providers.loopback import Loopback
 from ..conftest import settle
 from ..helpers import v3_session, v4_session
 from .conftest import text_reply, until
+
+
+def _grown(path: Path, turns: int = 4) -> Path:
+    """``path`` with a few long turns appended (by our writer), so a digest shrinks the context."""
+    with SessionWriter(read_session(path, check_name=False), take_lease=False) as writer:
+        state = writer.tree.snapshot(trim=False, prompt_cache_key=None)
+        for i in range(turns):
+            added = (Message.user_text(f"long request {i}: " + "details " * 120),
+                     Message.assistant_text(f"long answer {i}: " + "findings " * 120))  # fmt: skip
+            state = state.replace(revision=state.revision + 1, history=state.history + added)
+            writer.save(state)
+    return path
 
 
 def _dialog(make_window, run, path: Path, keep: int = 8):
@@ -56,7 +69,7 @@ def test_the_preview_shows_what_would_be_removed_and_kept(make_window, run, tmp_
 
 @pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
 def test_compact_writes_a_new_base_and_undo_restores(make_window, run, tmp_path: Path, maker) -> None:
-    path = maker(tmp_path / "home", turns=10) if maker is v3_session else maker(tmp_path / "home")
+    path = _grown(maker(tmp_path / "home", turns=10) if maker is v3_session else maker(tmp_path / "home"))
     context, dialog = _dialog(make_window, run, path, keep=2 if maker is v4_session else 8)
     before = context.document.tree.active_leaf
     old_history = context.document.tree.history(before)
@@ -70,7 +83,11 @@ def test_compact_writes_a_new_base_and_undo_restores(make_window, run, tmp_path:
     leaf = tree.active_leaf
     assert leaf.kind is NodeKind.COMPACTION and leaf.revision == before.revision + 1
     assert leaf.compaction.completed_compactions == before.compaction.completed_compactions + 1
-    assert len(tree.history(leaf)) == dialog.last_outcome.current_messages < len(old_history)
+    written = dialog.last_result
+    assert len(tree.history(leaf)) == written.outcome.current_messages < len(old_history)
+    # the dialog shows what was written: the digest in the file, and its real size
+    assert dialog.digest.toPlainText() == tree.history(leaf)[1].text() == written.replacement.text()
+    assert f"{written.replacement_tokens:,}-token digest" in dialog.card_removed.caption.text()
     assert "Saved as revision" in dialog.busy.label.text() and dialog.undo_button.isEnabled()
     dialog.undo_button.click()
     run(settle(context.bridge))

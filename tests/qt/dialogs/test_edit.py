@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rho_desk.core.edits import NothingToUndo
 from rho_desk.core.errors import InputError
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.wire import (
@@ -16,7 +17,6 @@ from rho_desk.core.wire import (
     ProviderContextBlock,
 )
 from rho_desk.qt.dialogs.edit import apply_edits, pair_closure, provider_block_counts, replace_text
-from rho_desk.qt.dialogs.revisions import NothingToUndo
 
 from ..conftest import settle
 from ..helpers import PROVIDER, turn, v3_session, v4_session
