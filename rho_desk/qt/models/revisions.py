@@ -28,6 +28,9 @@ COL_REVISION, COL_TIME, COL_MESSAGES, COL_CHANGE, COL_NODE = range(5)
 def describe_change(node: RevisionNode) -> str:
     """One line saying what a revision did."""
     parent = node.parent
+    if node.restores is not None:
+        return (f"Restored revision {node.restores.revision} (undo or redo): "
+                f"{node.length:,} message{'s' * (node.length != 1)}")  # fmt: skip
     if node.kind is NodeKind.COMPACTION:
         facts = node.compaction_facts
         if facts is not None:
@@ -80,8 +83,16 @@ class RevisionTreeModel(QAbstractItemModel):
         return self._tree
 
     def set_tree(self, tree: SessionTree | None) -> None:
-        """Show ``tree`` (``None``: nothing). A reset; call again after the tree changed."""
+        """Show ``tree`` (``None``: nothing). A reset; call again after the tree changed.
+
+        The diff base belongs to one session: another tree drops it, and a re-read of the same
+        session keeps it when the re-read tree still has that node.
+        """
         self.beginResetModel()
+        base = self.diff_base
+        if base is not None and tree is not self._tree:
+            same = tree is not None and self._tree is not None and tree.session_id == self._tree.session_id
+            self.diff_base = tree.nodes.get(base.id) if same and tree is not None else None
         self._tree = tree
         self._build()
         self.endResetModel()

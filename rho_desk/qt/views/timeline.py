@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.errors import InputError
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
@@ -107,6 +108,8 @@ class RevisionTimelineView(QWidget):
         self.model = RevisionTreeModel(self)
         self.diff_model = DiffModel(self)
         self._diff_generation = 0
+        self._diff_tree: Any = None
+        """The tree the diff pane's state belongs to (diff state never outlives its session)."""
         self._syncing = False
         self._stale = False
         """The document changed while the tab was hidden: catch up when it is shown (a 4,000-node
@@ -233,9 +236,15 @@ class RevisionTimelineView(QWidget):
         """Compare the selected revision with the base (or its parent)."""
         node = self.document.selected
         tree = self.document.tree
-        if node is None or tree is None:
+        if tree is not self._diff_tree:
+            self._reset_diff(tree)
+        if node is None or tree is None or not tree.owns(node):
             return
-        base = self.model.diff_base if self.model.diff_base is not None and self.model.diff_base is not node else node.parent
+        base = self.model.diff_base
+        if base is not None and not tree.owns(base):  # a base from another read of the file
+            self.model.set_diff_base(None)
+            base = None
+        base = base if base is not None and base is not node else node.parent
         if base is None:
             self.diff_model.set_result(None)
             self.diff_title.setText("Diff")
@@ -247,6 +256,17 @@ class RevisionTimelineView(QWidget):
         self.diff_summary.setText("Comparing…")
         self.bridge.run(self._adiff(generation, tree, base, node), context="Comparing revisions")
 
+    def _reset_diff(self, tree: Any) -> None:
+        """Forget the diff pane's state: it belonged to another session (or none)."""
+        self._diff_tree = tree
+        self._diff_generation += 1  # a comparison still running for the old tree is dropped
+        if self.model.diff_base is not None and (tree is None or not tree.owns(self.model.diff_base)):
+            self.model.set_diff_base(None)
+        self.diff_model.set_result(None)
+        self.diff_preview.clear()
+        self.diff_title.setText("Diff")
+        self.diff_summary.setText("Select a revision to compare it with its parent.")
+
     async def _adiff(self, generation: int, tree: Any, old: RevisionNode, new: RevisionNode) -> None:
         lock = self.document.tree_lock
 
@@ -254,8 +274,13 @@ class RevisionTimelineView(QWidget):
             with lock:
                 return compute_diff(tree, old, new)
 
-        result = await in_thread(compute)
-        if generation != self._diff_generation:
+        try:
+            result = await in_thread(compute)
+        except InputError:
+            if generation == self._diff_generation:
+                self.diff_summary.setText("These revisions are no longer in the open session.")
+            return
+        if generation != self._diff_generation or tree is not self.document.tree:
             return
         self.diff_model.set_result(result)
         self.diff_preview.clear()
@@ -285,10 +310,12 @@ class RevisionTimelineView(QWidget):
             self._stale = True
             if self.model.tree is not self.document.tree:
                 self.model.set_tree(None)  # let go of a replaced tree now (cheap)
-                self.diff_model.set_result(None)
+                self._reset_diff(None)
             return
         tree = self.document.tree
         self.model.set_tree(tree)
+        if tree is not self._diff_tree:
+            self._reset_diff(tree)
         self._show_body(tree is not None)
         if tree is None:
             return
@@ -297,14 +324,16 @@ class RevisionTimelineView(QWidget):
             if len(node.children) > 1:
                 self.tree.expand(self.model.index_of(node))
         compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
+        restores = sum(1 for n in tree.nodes.values() if n.restores is not None)
         kind = "tree" if tree.is_tree else "line (v1–v3: forks become new sessions)"
         self.summary.setText(f"{plural(tree.node_count, 'revision')} · {plural(tree.branch_count, 'branch point')} · "
-                             f"{plural(compactions, 'compaction')} · {kind}")  # fmt: skip
+                             f"{plural(compactions, 'compaction')}"
+                             + (f" · {plural(restores, 'restore')}" if restores else "") + f" · {kind}")  # fmt: skip
         self._select_in_tree(self.document.selected)
 
     def _on_document_closed(self) -> None:
         self.model.set_tree(None)
-        self.diff_model.set_result(None)
+        self._reset_diff(None)
         self._show_body(False)
 
     def _on_document_revision_selected(self, node: RevisionNode | None) -> None:
