@@ -107,6 +107,8 @@ def _label(session: SessionFile, node: RevisionNode) -> str:
     from ..core.stores.rho_files import NodeKind
     from ..core.stores.rho_files.views import user_text
 
+    if node.restores is not None:
+        return f"restores r{node.restores.revision} (undo or redo)"
     if node.kind is NodeKind.COMPACTION:
         facts = node.compaction_facts
         if facts is not None:
@@ -201,6 +203,7 @@ def _node_json(n: RevisionNode) -> dict[str, Any]:
         "line": n.line,
         "history_length": n.length,
         "display_count": len(n.display),
+        "restores": n.restores.id if n.restores is not None else None,
         "provider": str(n.provider) if n.provider is not None else None,
         "compaction": to_builtins(n.compaction),
         "compaction_facts": to_builtins(n.compaction_facts),

@@ -189,3 +189,17 @@ def test_provider_compaction_without_a_key_fails_cleanly(session_path: Path, con
     # a dry run needs neither key nor network
     status, out, _ = run_cli(capsys, str(session_path), "--compactor", "provider", "--dry-run")
     assert status == 0 and "(estimate: the summary is not written yet)" in out
+
+
+def test_a_compaction_that_does_not_shrink_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = SessionSnapshot.new("0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a56", 1,
+                               (Message.user_text("a"), Message.assistant_text("b"), Message.user_text("c" * 4000)), IDENTITY)  # fmt: skip
+    with create_session(tmp_path / "rho", "/work/project", tiny) as writer:
+        path = writer.path
+    before = path.read_bytes()
+    status, out, _ = run_cli(capsys, str(path), "--dry-run", "--json", "--keep-tokens", "1", "--keep-messages", "0")
+    report = json.loads(out)
+    assert status == 0 and "would not shrink" in report["refused"] and not report["nothing_to_compact"]
+    status, out, err = run_cli(capsys, str(path), "--keep-tokens", "1", "--keep-messages", "0")
+    assert status == 1 and "Refused, nothing written" in out and "would not shrink" in out, (out, err)
+    assert path.read_bytes() == before

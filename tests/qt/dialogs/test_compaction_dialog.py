@@ -149,3 +149,113 @@ def test_another_writer_during_the_run_means_nothing_is_written(make_window, run
     assert path.stat().st_size == size  # nothing appended after Rho's record
     assert "nothing was written" in dialog.busy.label.text()
     assert any("changed" in n.text for n in context.notifier.history)
+
+
+def _counts(context, run, path: Path) -> dict[str, object]:
+    """What the app and the command line say about the open session's active revision."""
+    from rho_desk.qt.main_window import TAB_REVISIONS, TAB_STATISTICS
+    from rho_desk.qt.models.revisions import describe_change
+
+    from ...cli.helpers_files import rho_desk
+
+    window = context.window
+    context.document.select(context.document.tree.active_leaf)
+    window.show_tab(TAB_STATISTICS)
+    run(settle(context.bridge))
+    stats = window.statistics
+    window.show_tab(TAB_REVISIONS)
+    run(settle(context.bridge))
+    tree = context.document.tree
+    shown = rho_desk("show", path, "--display", "--json")
+    assert shown.returncode == 0, shown.stderr
+    import json
+
+    cli = json.loads(shown.stdout)
+    display = tree.display()
+    return {
+        "card": int(stats.cards["compactions"].value.text()),
+        "table": stats.table_model.rowCount(),
+        "markers": sum(1 for e in display if e.message.text().startswith("◆ Compacted context")),
+        "app_display": len(tree.display(markers=False)),
+        "cli_display": len(cli["display"]) - sum(1 for e in cli["display"] if "◆ Compacted context" in json.dumps(e, ensure_ascii=False)),
+        "cli_restores": sum(1 for n in cli["nodes"] if n["restores"]),
+        "change": describe_change(tree.active_leaf),
+        "timeline": window.revisions.summary.text(),
+    }
+
+
+def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(make_window, run, tmp_path: Path) -> None:
+    path = _grown(v3_session(tmp_path / "home", turns=10))
+    context, dialog = _dialog(make_window, run, path, keep=8)
+    before = context.document.tree.active_leaf
+    dialog.start()
+    run(settle(context.bridge))
+    compacted = _counts(context, run, path)
+    assert compacted["card"] == compacted["table"] == compacted["markers"] == 1
+    assert str(compacted["change"]).startswith("Compacted")
+
+    context.dialogs.undo()
+    run(settle(context.bridge))
+    undone = _counts(context, run, path)
+    # a restore, not a second compaction: no compaction on the path, no empty "Compacted" card
+    assert undone["card"] == undone["table"] == undone["markers"] == 0
+    assert str(undone["change"]).startswith(f"Restored revision {before.revision}")
+    fresh = read_session(path, check_name=False).tree
+    assert undone["app_display"] == undone["cli_display"] == len(fresh.display(fresh.nodes[before.id], markers=False))
+    assert "1 compaction" in str(undone["timeline"]) and "1 restore" in str(undone["timeline"])
+    assert undone["cli_restores"] == 1
+
+    context.dialogs.redo()
+    run(settle(context.bridge))
+    redone = _counts(context, run, path)
+    assert redone["card"] == redone["table"] == redone["markers"] == 1
+    assert str(redone["change"]).startswith(f"Restored revision {before.revision + 1}")
+    assert redone["app_display"] == redone["cli_display"]
+
+
+def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, monkeypatch) -> None:
+    import rho_desk.qt.dialogs.host as host_module
+
+    path = _grown(v3_session(tmp_path / "home", turns=10))
+    context, dialog = _dialog(make_window, run, path, keep=8)
+    dialog.start()
+    run(settle(context.bridge))
+    host = context.dialogs
+    monkeypatch.setattr(host_module, "LARGE_RESTORE_BYTES", 100)  # this small state counts as large
+    asked: list[int] = []
+    answers = iter([False, True])
+
+    def confirm(size: int, word: str) -> bool:
+        asked.append(size)
+        return next(answers)
+
+    monkeypatch.setattr(host, "confirm_large_restore", confirm)
+    size = path.stat().st_size
+    host.undo()
+    run(settle(context.bridge))
+    assert len(asked) == 1 and path.stat().st_size == size  # declined: nothing written
+    assert host.history.status(context.document.tree).undo == "Compaction"
+    host.undo()
+    run(settle(context.bridge))
+    assert len(asked) == 2
+    grown = path.stat().st_size - size
+    assert abs(grown - asked[1]) < 300  # the size asked about is the size written (± the record's frame)
+
+
+def test_a_summary_larger_than_what_it_replaces_is_refused(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                           loopback_profile) -> None:  # fmt: skip
+    path = v4_session(tmp_path / "home")
+    size = path.stat().st_size
+    context, dialog = _dialog(make_window, run, path, keep=2)
+    # the local preview already says the digest would not shrink these short messages
+    assert dialog.data is not None and not dialog.data.preview.shrinks
+    assert not dialog.compact_button.isEnabled() and "would not shrink" in dialog.notice.text.text()
+    dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
+    assert dialog.compact_button.isEnabled()  # a provider's summary may be shorter: it is checked after
+    loopback.queue(text_reply("A very long summary. " * 400))
+    dialog.start()
+    run(settle(context.bridge))
+    run(until(lambda: not dialog.running, context.bridge))
+    assert "Refused: nothing was written" in dialog.busy.label.text()
+    assert "would not shrink" in dialog.notice.text.text()
+    assert path.stat().st_size == size

@@ -1,0 +1,102 @@
+"""The edit service without the app: one write path, and undo/redo as restores (v3 line, v4 tree)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.compaction.local import RecentBudget
+from rho_desk.core.compaction.manual import (
+    CompactionRefused,
+    ManualCompaction,
+    ThreadedCompactor,
+    save_compaction,
+)
+from rho_desk.core.edits import (
+    FileSession,
+    NothingToUndo,
+    RevisionHistory,
+    astore_revision,
+    restore_size,
+    stored_state,
+)
+from rho_desk.core.stores.rho_files import NodeKind, create_session, read_session
+from rho_desk.core.wire import Message, ModelIdentity, SessionSnapshot
+
+from .stores.rho_files.helpers import v4_simple
+
+SID = "22222222-2222-4222-8222-222222222222"
+
+
+def long_history(turns: int = 8) -> tuple[Message, ...]:
+    out: list[Message] = [Message.system_text("You are Rho.")]
+    for i in range(turns):
+        out += [Message.user_text(f"request {i} " + "word " * 150), Message.assistant_text(f"answer {i} " + "word " * 150)]
+    return tuple(out)
+
+
+def v3_file(tmp_path: Path) -> Path:
+    snapshot = SessionSnapshot.new(SID, 1, long_history(), ModelIdentity("p", "a", "m"))
+    with create_session(tmp_path / "home", "/work/p", snapshot, created=1767225600, take_lease=False) as writer:
+        return writer.path
+
+
+def v4_file(tmp_path: Path) -> Path:
+    path = tmp_path / "v4.jsonl"
+    path.write_bytes(v4_simple(3))
+    with FileSession(path) as session:  # grow it with long turns so a digest shrinks it
+        asyncio.run(astore_revision(session, lambda s: s.replace(history=s.history + long_history()[1:]), display=None))
+    return path
+
+
+async def compact(session: FileSession, history: RevisionHistory) -> None:
+    leaf = session.tree.active_leaf
+    assert leaf is not None
+    result = await ManualCompaction(stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 4))).run()
+    async with session.writing() as writer:
+        history.record("Compaction", leaf, save_compaction(writer, leaf.id, result))
+
+
+@pytest.mark.parametrize("make", [v3_file, v4_file], ids=["v3", "v4"])
+def test_undo_and_redo_of_a_compaction_are_restores(tmp_path: Path, make: object) -> None:
+    path = make(tmp_path)  # type: ignore[operator]
+    history = RevisionHistory()
+    with FileSession(path) as session:
+        before = session.tree.active_leaf
+        assert before is not None
+        asyncio.run(compact(session, history))
+        compacted = session.tree.active_leaf
+        assert compacted is not None and compacted.kind is NodeKind.COMPACTION
+        size = restore_size(session.tree, before)
+        file_size = path.stat().st_size
+        step = asyncio.run(history.aundo(session))
+        grown = path.stat().st_size - file_size
+        assert abs(grown - size) < 300
+        if session.tree.is_tree:
+            assert step.node is before and grown < 200  # a set_leaf, whatever the state's size
+        else:
+            assert step.node.restores is before and step.node.kind is NodeKind.COMMIT
+            assert grown > 4000  # the copy of the whole state
+        assert asyncio.run(history.aredo(session)).node.compaction == compacted.compaction
+        with pytest.raises(NothingToUndo):
+            asyncio.run(history.aredo(session))
+
+    tree = read_session(path).tree  # as read back from the file
+    leaf = tree.active_leaf
+    assert leaf is not None and leaf.compaction.completed_compactions == 1
+    on_path = [n for n in tree.path() if n.kind is NodeKind.COMPACTION]
+    assert len(on_path) == 1  # one compaction on the path after undo + redo, not three
+    markers = [e for e in tree.display() if e.message.text().startswith("◆ Compacted context")]
+    assert len(markers) == 1 and markers[0].message.text() != "◆ Compacted context"
+
+
+def test_a_compaction_that_does_not_shrink_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "v4.jsonl"
+    path.write_bytes(v4_simple(4))  # tiny messages: any digest is bigger
+    size = path.stat().st_size
+    with FileSession(path) as session:
+        with pytest.raises(CompactionRefused, match="would not shrink"):
+            asyncio.run(ManualCompaction(stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 2))).run())
+    assert path.stat().st_size == size
