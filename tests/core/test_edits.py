@@ -96,7 +96,6 @@ def test_a_compaction_that_does_not_shrink_is_refused_and_writes_nothing(tmp_pat
     path = tmp_path / "v4.jsonl"
     path.write_bytes(v4_simple(4))  # tiny messages: any digest is bigger
     size = path.stat().st_size
-    with FileSession(path) as session:
-        with pytest.raises(CompactionRefused, match="would not shrink"):
-            asyncio.run(ManualCompaction(stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 2))).run())
+    with FileSession(path) as session, pytest.raises(CompactionRefused, match="would not shrink"):
+        asyncio.run(ManualCompaction(stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 2))).run())
     assert path.stat().st_size == size
