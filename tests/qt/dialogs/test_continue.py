@@ -169,6 +169,10 @@ def test_automatic_compaction_is_saved_as_it_happens(make_window, run, tmp_path:
     history = tree.history(leaf)
     assert history[1].text().startswith("[rho-desk digest v1]") and history[-1].text() == "Compacted and answered."
     assert "Compacting the context automatically" in panel.reply.toPlainText()
+    # the prompt stays in the saved display history (the compaction's display tail carries it)
+    assert [e.message.text() for e in compaction.display] == ["Next step"]
+    shown = [e.message.text() for e in tree.display(markers=False)]
+    assert shown[-2:] == ["Next step", "Compacted and answered."]
 
 
 def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(make_window, run, tmp_path: Path,
