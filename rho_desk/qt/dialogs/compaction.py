@@ -90,6 +90,14 @@ def compute_preview(tree: Any, node: RevisionNode, budget: RecentBudget, lock: A
     return PreviewData(node.id, node.revision, preview, history, tuple(message_tokens(m) for m in history))
 
 
+def _share(before: int, after: int) -> str:
+    """`` (−59%)`` for a shrink, `` (+3%)`` for a growth, nothing without a "before"."""
+    if not before:
+        return ""
+    change = (after - before) * 100 / before
+    return f" ({'+' if change > 0 else '−'}{abs(change):.0f}%)" if change else " (±0%)"
+
+
 class CompactionDialog(QDialog):
     """Preview and run a compaction of the open session's active revision.
 
@@ -281,9 +289,7 @@ class CompactionDialog(QDialog):
         self.heading.setText(f"Compact revision {data.revision} of session {title}")
         self.model.set_preview(data.history, data.tokens, len(p.partition.system), len(p.partition.older))
         self.card_messages.set(f"{p.previous_messages:,} → {p.current_messages:,}")
-        saved = p.removed_tokens
-        share = f" (−{saved * 100 // p.previous_tokens}%)" if p.previous_tokens else ""
-        self.card_tokens.set(f"{p.previous_tokens:,} → {p.current_tokens:,}{share}")
+        self.card_tokens.set(f"{p.previous_tokens:,} → {p.current_tokens:,}{_share(p.previous_tokens, p.current_tokens)}")
         self.card_removed.set(f"{len(p.removed):,}", f"messages replaced by one ({len(p.kept):,} kept)")
         provider = bool(self.compactor_name())
         refusal = p.refusal("the local digest" if provider else "the digest")
@@ -395,7 +401,7 @@ class CompactionDialog(QDialog):
         """Show what was written: the real figures and the digest or summary itself."""
         outcome = result.outcome
         self.card_messages.set(f"{outcome.previous_messages:,} → {outcome.current_messages:,}")
-        share = f" (−{outcome.removed_tokens * 100 // outcome.previous_tokens}%)" if outcome.previous_tokens else ""
+        share = _share(outcome.previous_tokens, outcome.current_tokens)
         self.card_tokens.set(f"{outcome.previous_tokens:,} → {outcome.current_tokens:,}{share}")
         self.card_tokens.caption.setText("estimated tokens before → after (written)")
         summary = "summary" if self.compactor_name() else "digest"

@@ -358,7 +358,8 @@ class ActionHost(QObject):
                 result = await self.document.afork(node)
                 if isinstance(result.value, Path):
                     await self.document.aopen(result.value)
-                return Changes(document=True) | result.changes
+                changes: Changes = Changes(document=True) | result.changes
+                return changes
 
             self.bridge.run(fork_selected(), context="Forking")
 
