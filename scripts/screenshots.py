@@ -392,9 +392,49 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         await idle(context)
         grab(dialog, "compaction-done")
         dialog.close()
+        # Undo in a v1-v3 line: the earlier state appended again, read as a restore
+        host.undo()
+        await until(lambda: bool(host.history.undone))
+        window.show_tab(2 - 1)  # Revisions
+        await idle(context)
+        grab(window, "revisions-restore")
+        window.show_tab(0)
 
-    return {"compaction": compaction, "export": export, "edit": edit, "settings": settings, "continue": continue_,
-            "compaction_done": compaction_done}  # fmt: skip
+    async def compaction_refused() -> None:
+        await open_session(RUST)
+        dialog = host.show_dialog("compact")
+        await idle(context)
+        dialog.compactor.setCurrentIndex(dialog.compactor.findData(""))  # the local digest
+        dialog.keep_tokens.setValue(0)
+        dialog.keep_messages.setValue(16)  # only the first request is older: its digest is larger
+        await idle(context)
+        grab(dialog, "compaction-refused")
+        dialog.close()
+
+    async def compaction_summary() -> None:
+        # Writes a provider summary to the idempotency session (its shots are taken by then).
+        lb = await loopback()
+        await open_session(IDEMPOTENCY)
+        dialog = host.show_dialog("compact")
+        await idle(context)
+        dialog.compactor.setCurrentIndex(dialog.compactor.findData("local-gpt"))
+        dialog.keep_tokens.setValue(0)
+        dialog.keep_messages.setValue(4)
+        await idle(context)
+        lb.queue(reply("The user asked for idempotency keys on POST /payments; ",  # type: ignore[attr-defined]
+                       "the plan stores a key per request in `idempotency_keys` and replays the stored "
+                       "response on a retry. Stopped before registering the middleware, as asked."))  # fmt: skip
+        dialog.start()
+        await until(lambda: dialog.undo_button.isEnabled())
+        await idle(context)
+        grab(dialog, "compaction-summary-written")
+        dialog.close()
+
+    # compaction_summary needs the loopback server that continue_ closes; compaction_done (last)
+    # compacts the notebook and undoes it
+    return {"compaction": compaction, "export": export, "edit": edit, "settings": settings,
+            "compaction_summary": compaction_summary, "continue": continue_,
+            "compaction_refused": compaction_refused, "compaction_done": compaction_done}  # fmt: skip
 
 
 if __name__ == "__main__":
