@@ -99,3 +99,24 @@ def test_a_compaction_that_does_not_shrink_is_refused_and_writes_nothing(tmp_pat
     with FileSession(path) as session, pytest.raises(CompactionRefused, match="would not shrink"):
         asyncio.run(ManualCompaction(stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 2))).run())
     assert path.stat().st_size == size
+
+
+def test_undo_of_an_edit_in_a_v3_line_reads_as_a_restore(tmp_path: Path) -> None:
+    path = v3_file(tmp_path)
+    history = RevisionHistory()
+    with FileSession(path) as session:
+
+        def edit(state: SessionSnapshot) -> SessionSnapshot:
+            messages = list(state.history)
+            messages[1] = Message.user_text("an edited request")
+            return state.replace(history=tuple(messages))
+
+        before, after = asyncio.run(astore_revision(session, edit))
+        history.record("Edit Message", before, after)
+        assert after.restores is None  # an edit is not a restore
+        step = asyncio.run(history.aundo(session))
+        assert step.node.restores is before
+    tree = read_session(path).tree
+    leaf = tree.active_leaf
+    assert leaf is not None and leaf.restores is not None and leaf.restores.id == before.id
+    assert [n.id for n in tree.path()] == [before.id, leaf.id]  # the undone edit is off the path

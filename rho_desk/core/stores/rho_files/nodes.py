@@ -23,7 +23,7 @@ from .records import (
     parse_timestamp,
 )
 
-__all__ = ["APP_CACHE_KEY", "AppCacheKey", "RevisionNode", "SnapshotMeta", "legacy_node_id", "restored_node"]
+__all__ = ["APP_CACHE_KEY", "AppCacheKey", "RevisionNode", "SnapshotMeta", "legacy_node_id"]
 
 
 class AppCacheKey(enum.Enum):
@@ -115,7 +115,7 @@ class RevisionNode:
     Only legacy (v1-v3) lines have such nodes: a line cannot point back, so an undo or redo is
     written as a copy of the earlier state (a complete ``snapshot`` record with the next
     revision). Rho's projection counts such a record as a compaction when the compaction state
-    differs; rho-desk reads it as what it is, a restore (see :func:`restored_node`).
+    differs; rho-desk reads it as what it is, a restore (``SessionTree._restored`` decides).
     """
 
     def __init__(
@@ -196,20 +196,3 @@ class RevisionNode:
     def __repr__(self) -> str:
         return f"RevisionNode({self.id!r}, revision={self.revision}, kind={self.kind.value})"
 
-
-def restored_node(node: RevisionNode, parent: RevisionNode | None, compaction: CompactionState) -> RevisionNode | None:
-    """The node on ``parent``'s line whose state a new complete legacy base restores, if any.
-
-    A compaction the engine made always records its own revision as ``last_revision``; a state
-    whose compaction differs from the parent's without being such a fresh compaction is a copy
-    of an earlier state (an undo or a redo). It restores the nearest earlier node with the same
-    compaction state and the same history.
-    """
-    if parent is None or compaction == parent.compaction or compaction.last_revision == node.revision:
-        return None
-    if node._full is None:
-        return None
-    for earlier in (parent, *parent.ancestors()):
-        if earlier.compaction == compaction and earlier.length == node.length:
-            return earlier
-    return None

@@ -36,7 +36,6 @@ from .nodes import (
     RevisionNode,
     SnapshotMeta,
     legacy_node_id,
-    restored_node,
 )
 from .queries import RevisionDiff, TreeQueries
 from .records import (
@@ -380,8 +379,8 @@ class SessionTree(TreeQueries):
                 display=list(record.display_messages),
                 transition="snapshot",
             )
-            if kind is NodeKind.COMPACTION:
-                node.restores = restored_node(node, leaf, stored.compaction)
+            if kind is NodeKind.COMPACTION or (previous and not _starts_with(stored.history, previous)):
+                node.restores = self._restored(node, leaf, stored.history)
                 if node.restores is not None:
                     node.kind = NodeKind.COMMIT  # an undo or redo copy, not a compaction
             return Change(self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time)
@@ -421,6 +420,32 @@ class SessionTree(TreeQueries):
             transition="snapshot_delta",
         )
         return Change(self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time)
+
+    def _restored(
+        self, node: RevisionNode, leaf: RevisionNode | None, history: tuple[Message, ...]
+    ) -> RevisionNode | None:
+        """The earlier node on ``leaf``'s line whose state the complete base ``node`` copies.
+
+        A v1-v3 line cannot point back, so an undo or a redo is written as a copy of an earlier
+        state with the next revision. A compaction the engine made records its own revision as
+        ``last_revision``; a changed compaction state that is not such a fresh compaction, or a
+        history that replaces the previous one, is a restore when an earlier node holds the very
+        same compaction state and history (the nearest one is taken).
+        """
+        if leaf is None:
+            return None
+        compaction = node.compaction
+        if compaction != leaf.compaction and compaction.last_revision == node.revision:
+            return None  # a compaction made at this revision
+        for earlier in (leaf, *leaf.ancestors()):
+            if (
+                earlier.compaction == compaction
+                and earlier.length == node.length
+                and earlier is not leaf
+                and self._materialise(earlier) == history
+            ):
+                return earlier
+        return None
 
     def _check_delta(
         self, delta: StoredSnapshotDelta, base_id: str, base_revision: int, line: int | None
