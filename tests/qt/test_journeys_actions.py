@@ -72,7 +72,7 @@ def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo
     run(settle(context.bridge))
     tree = read_session(path).tree
     assert tree.active_leaf.kind is NodeKind.COMPACTION and tree.active_leaf.revision == before.revision + 1
-    outcome = dialog.last_outcome
+    outcome = dialog.last_result.outcome
     assert len(tree.history(tree.active_leaf)) == outcome.current_messages
     assert context.document.selected.id == tree.active_leaf.id  # the views show it
     # 4. close the dialog; Ctrl+Z (Edit > Undo Compaction) in the window: the previous state is
@@ -85,6 +85,7 @@ def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo
     run(settle(context.bridge))
     tree = read_session(path).tree
     assert tree.history(tree.active_leaf) == original and tree.active_leaf.revision == before.revision + 2
+    assert tree.active_leaf.restores is not None and tree.active_leaf.restores.id == before.id  # a restore
     # redo (Ctrl+Shift+Z) brings the compaction back
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     run(settle(context.bridge))
