@@ -6,13 +6,17 @@ before and after (spec §3 figures, no request overhead); the draft digest of th
 compactor, or, for a provider profile, the same digest as the stand-in the estimate is based on
 (the provider writes the real summary only when the compaction runs).
 
-Run: the engine's manual compaction (``Session.compact``) on a throw-away runtime around the
-stored state, so revision and compaction accounting follow the spec exactly; a busy row with a
-Cancel button (cancelling shuts the runtime down, which fires the compactor's token; the local
-compactor's work runs in a thread and is abandoned at once). The result is appended as a new
-complete base (a ``snapshot`` record in a v1-v3 file, a compaction ``node`` in a v4 tree),
-after checking that the active revision is still the one compacted. Undo (the button, or
-Ctrl+Z) makes the previous revision active again (v4) or appends it as a new base (v1-v3).
+A compaction that would not shrink the context is refused before it runs (the preview says
+why and Compact stays disabled); for a provider summary, whose size is known only once written,
+the same check runs on the result, and nothing is saved when it fails.
+
+Run: ``core.compaction.manual`` (the one manual compaction path, shared with
+``rho-desk compact``): the engine's manual compaction on a throw-away runtime around the stored
+state, then ``save_compaction`` appends the result as a new complete base after checking that
+the active revision is still the one compacted. A busy row with a Cancel button (Esc) stops it.
+Afterwards the cards and the right pane show what was written: the real figures, and the digest
+or summary itself with its size. Undo (the button, or Ctrl+Z) restores the previous revision
+(``core.edits``): a ``set_leaf`` in a v4 tree, a copy of the earlier state in a v1-v3 line.
 """
 
 from __future__ import annotations
