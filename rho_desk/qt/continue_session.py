@@ -364,8 +364,7 @@ class ContinueController(QObject):
 
     def reload(self) -> asyncio.Task[Changes]:
         """Drop the engine's unsaved state and continue from the file's newest revision."""
-        task: asyncio.Task[Any] = self.host.bridge.run(self.areload(), context="Reloading the session")
-        return task
+        return self.host.bridge.run(self.areload(), context="Reloading the session")
 
     async def areload(self) -> Changes:
         prompt = self.last_prompt if self.unsaved is not None else None
@@ -381,8 +380,7 @@ class ContinueController(QObject):
 
     def fork(self) -> asyncio.Task[Changes]:
         """Keep the engine's state: a branch (v4) or a new session file (v1-v3)."""
-        task: asyncio.Task[Any] = self.host.bridge.run(self.afork(), context="Forking the conversation")
-        return task
+        return self.host.bridge.run(self.afork(), context="Forking the conversation")
 
     async def afork(self) -> Changes:
         document = self.document
@@ -415,8 +413,7 @@ class ContinueController(QObject):
             self.external_change = False
             self._clear_conflict()
             self.host.notifier.info(f"Your turn is saved on a new branch (revision {node.revision})")
-            changes: Changes = document.note_written(node)
-            return changes
+            return document.note_written(node)
         home = document.home or document.fork_home
         header = tree.header
         if home is None or header is None:

@@ -276,8 +276,8 @@ class ActionHost(QObject):
             self.bridge.run(arestore(self.history, self.document, redo=redo), on_success=done, on_error=failed,
                             context=verb)  # fmt: skip
 
-        self.bridge.run(self.history.arestore_size(self.document, redo=redo, hop=in_thread), on_success=sized, on_error=failed,
-                        context=verb)  # fmt: skip
+        size = self.history.arestore_size(self.document, redo=redo, hop=in_thread)
+        self.bridge.run(size, on_success=sized, on_error=failed, context=verb)
 
     def confirm_large_restore(self, size: int, word: str) -> bool:
         """Ask before a restore that appends a large copy of an earlier state (a v1-v3 line)."""
@@ -358,8 +358,7 @@ class ActionHost(QObject):
                 result = await self.document.afork(node)
                 if isinstance(result.value, Path):
                     await self.document.aopen(result.value)
-                changes: Changes = Changes(document=True) | result.changes
-                return changes
+                return result.changes | Changes(document=True)
 
             self.bridge.run(fork_selected(), context="Forking")
 
