@@ -415,6 +415,10 @@ class CompactionDialog(QDialog):
             self.digest_title.setText(f"Written {summary} ({result.replacement_tokens:,} estimated tokens)")
             self.digest.setPlainText(result.replacement.text())
         self.notice.setVisible(False)
+        # the table still shows the revision that was compacted: compacting it again would fail
+        # (it is no longer the active one); changing a setting previews the new revision
+        self.data = None
+        self.compact_button.setEnabled(False)
 
     def _on_run_failed(self, exc: BaseException) -> None:
         self._set_running(False)
@@ -443,6 +447,8 @@ class CompactionDialog(QDialog):
     def _on_compactor_changed(self, _index: int) -> None:
         if self.data is not None:
             self._show_preview(self.data)
+        else:
+            self.refresh()
 
     def _on_budget_changed(self, _value: int) -> None:
         self.refresh()

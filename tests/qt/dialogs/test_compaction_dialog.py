@@ -88,6 +88,7 @@ def test_compact_writes_a_new_base_and_undo_restores(make_window, run, tmp_path:
     # the dialog shows what was written: the digest in the file, and its real size
     assert dialog.digest.toPlainText() == tree.history(leaf)[1].text() == written.replacement.text()
     assert f"{written.replacement_tokens:,}-token digest" in dialog.card_removed.caption.text()
+    assert not dialog.compact_button.isEnabled()  # the table shows the compacted revision, not the active one
     assert "Saved as revision" in dialog.busy.label.text() and dialog.undo_button.isEnabled()
     dialog.undo_button.click()
     run(settle(context.bridge))
