@@ -47,9 +47,11 @@ __all__ = [
     "RhoIndex",
     "SeenUnit",
     "SyncOutcome",
+    "record_session",
     "row_belongs",
     "row_is_current",
     "salvage_titles",
+    "sessions_root_of",
     "stat_transcript",
 ]
 
@@ -411,7 +413,8 @@ class RhoIndex:
         if version > SCHEMA_VERSION:
             connection.close()
             raise IndexTooNew(
-                path, f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})"
+                path,
+                f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})",
             )
         missing = [c for c in V0_COLUMNS if c not in present]
         if missing:
@@ -436,7 +439,12 @@ class RhoIndex:
     @contextlib.contextmanager
     def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
         # A write takes Rho's write lock up front (BEGIN IMMEDIATE, see _sqlite.transaction).
-        with self._lock, transaction(self._db, write=write, translate=lambda exc: _classify(self.path, exc)) as db:
+        with (
+            self._lock,
+            transaction(
+                self._db, write=write, translate=lambda exc: _classify(self.path, exc)
+            ) as db,
+        ):
             yield db
 
     # --- reading ----------------------------------------------------------------------------
@@ -448,7 +456,9 @@ class RhoIndex:
             if workspace_key is None:
                 cursor = db.execute(self._select + order)
             else:
-                cursor = db.execute(self._select + " where workspace_key = ?" + order, (workspace_key,))
+                cursor = db.execute(
+                    self._select + " where workspace_key = ?" + order, (workspace_key,)
+                )
             return [_summary_from_row(values) for values in cursor.fetchall()]
 
     def row(self, workspace_key: str, session_id: str) -> SessionSummary | None:
@@ -460,7 +470,9 @@ class RhoIndex:
 
     def titles(self, workspace_key: str | None = None) -> dict[tuple[str, str], str]:
         """``{(workspace_key, id): title}`` for every titled row ('' counts as no title)."""
-        sql = "select workspace_key, id, title from sessions where title is not null and title != ''"
+        sql = (
+            "select workspace_key, id, title from sessions where title is not null and title != ''"
+        )
         with self._transaction(write=False) as db:
             if workspace_key is None:
                 cursor = db.execute(sql)
@@ -504,7 +516,8 @@ class RhoIndex:
         """Remove one session's row (§14 step 6). Returns whether a row existed."""
         with self._transaction(write=True) as db:
             cursor = db.execute(
-                "delete from sessions where workspace_key = ? and id = ?", (workspace_key, session_id)
+                "delete from sessions where workspace_key = ? and id = ?",
+                (workspace_key, session_id),
             )
             return cursor.rowcount > 0
 
@@ -552,8 +565,10 @@ class RhoIndex:
                 row = now.get(key)
                 unit = SeenUnit(summary.workspace_key, summary.id, Path(summary.path),
                                 summary.cwd, stat[0], stat[1])  # fmt: skip
-                if row is not None and row != before.get(key) and row_is_current(
-                    row, unit, sessions_root, key_of
+                if (
+                    row is not None
+                    and row != before.get(key)
+                    and row_is_current(row, unit, sessions_root, key_of)
                 ):
                     outcome.skipped_changed.append(key)  # someone else refreshed it meanwhile
                     continue
@@ -652,7 +667,8 @@ def _migrate_locked(path: Path, db: sqlite3.Connection) -> MigrationReport:
     version = int(db.execute("pragma user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
         raise IndexTooNew(
-            path, f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})"
+            path,
+            f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})",
         )
     # Step 2: an index that claims a version must have the v0 columns.
     if version > 0:
@@ -732,3 +748,49 @@ def salvage_titles(
         return {}
     finally:
         db.close()
+
+
+def sessions_root_of(summary: SessionSummary) -> Path | None:
+    """The ``sessions/`` folder whose index lists ``summary``'s transcript, if it has one.
+
+    A transcript belongs to a Rho home when it sits in ``sessions/<key>/`` (flat layout) or
+    ``sessions/<key>/<unit>/session.jsonl`` (folder layout) and ``<key>`` is the workspace key of
+    its header cwd. Anything else (a loose copy, a misplaced transcript) has no index row: Rho
+    ignores it (§10.6 step 2).
+    """
+    transcript = Path(summary.path)
+    workspace = (
+        transcript.parent.parent if transcript.name == "session.jsonl" else transcript.parent
+    )
+    if workspace.name != summary.workspace_key or workspace.parent.name != "sessions":
+        return None
+    return workspace.parent
+
+
+def record_session(
+    summary: SessionSummary, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+) -> IndexState:
+    """Rho's save-time index write (storage.md §10.4): upsert one transcript's row.
+
+    Every write rho-desk makes into a Rho home calls this once the bytes are on disk (an append,
+    a ``set_leaf``, a new or forked session, a repair in place, a restore from the trash), with
+    the summary of the tree as written and ``file_size``/``file_mtime`` from ``stat`` after the
+    write, exactly as Rho upserts after each save. Like Rho, it creates a missing index, keeps an
+    existing title (``coalesce``), and never raises: an index that is busy, corrupt, newer or
+    unwritable is left alone (the next listing reconciles it) and the state says why.
+
+    Returns:
+        ``OK``/``CREATED`` when the row was written; ``MISSING`` when the transcript is not in a
+        Rho home (nothing to write); otherwise the reason the index was left alone.
+    """
+    root = sessions_root_of(summary)
+    if root is None:
+        return IndexState.MISSING
+    try:
+        with RhoIndex.open(root, create=True, busy_timeout=busy_timeout) as index:
+            index.upsert([replace(summary, title=None, search_text="")])
+            return index.state
+    except IndexUnavailable as exc:
+        return exc.state
+    except FileNotFoundError:
+        return IndexState.MISSING

@@ -55,6 +55,7 @@ from .records import (
     StoredDisplayMessage,
     StoredSnapshotDelta,
 )
+from .summary import record_written
 from .tree import RevisionNode, SessionTree
 from .views import default_prompt_cache_key
 
@@ -74,9 +75,7 @@ Clock = Callable[[], float]
 # -- the pure-append test ---------------------------------------------------------------------
 
 _POINTER: Final = ctypes.sizeof(ctypes.c_void_p)
-_FAST_COMPARE: Final = (
-    sys.implementation.name == "cpython" and tuple.__itemsize__ == _POINTER
-)
+_FAST_COMPARE: Final = sys.implementation.name == "cpython" and tuple.__itemsize__ == _POINTER
 _memcmp = None
 if _FAST_COMPARE:
     try:
@@ -154,10 +153,20 @@ class SessionWriter:
         SessionBeingDeleted: another process is deleting the session.
     """
 
-    def __init__(self, session: SessionFile, *, clock: Clock = time.time, take_lease: bool = True) -> None:
+    def __init__(
+        self, session: SessionFile, *, clock: Clock = time.time, take_lease: bool = True
+    ) -> None:
         header = session.tree.header
         if header is None:
-            raise NoSessionState("cannot append to a file without a session header", source=str(session.path))
+            raise NoSessionState(
+                "cannot append to a file without a session header", source=str(session.path)
+            )
+        if session.damage is not None:
+            raise InputError(
+                f"the session is damaged at line {session.damage.line} ({session.damage.reason}) "
+                "and opened read-only; repair it first",
+                source=str(session.path),
+            )
         self.session = session
         self.path = session.path
         self._clock = clock
@@ -300,7 +309,10 @@ class SessionWriter:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -421,7 +433,12 @@ class SessionWriter:
         self._append(prefix + data)
         change.commit()
         self._next_line += 1
+        self._record_in_index()
         return change.node
+
+    def _record_in_index(self) -> None:
+        """Rho's index row follows every write, as Rho's own save keeps it (storage.md §10.4)."""
+        record_written(self.tree, self.session.unit, self.path, self._size, self._mtime_ns)
 
     def _append(self, data: bytes) -> None:
         """Check, repair a torn tail, write, sync; or cut back and raise."""
@@ -429,9 +446,13 @@ class SessionWriter:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         except FileNotFoundError:
-            raise RevisionConflict(f"{path}: the session file is gone; nothing was written") from None
+            raise RevisionConflict(
+                f"{path}: the session file is gone; nothing was written"
+            ) from None
         except OSError as exc:
-            raise SessionWriteError(f"{path}: cannot open for appending: {exc.strerror or exc}") from exc
+            raise SessionWriteError(
+                f"{path}: cannot open for appending: {exc.strerror or exc}"
+            ) from exc
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -511,7 +532,9 @@ def _datasync(fd: int) -> None:
     sync(fd)
 
 
-def _delta(base_revision: int, snapshot: SessionSnapshot, appended: tuple[Message, ...]) -> StoredSnapshotDelta:
+def _delta(
+    base_revision: int, snapshot: SessionSnapshot, appended: tuple[Message, ...]
+) -> StoredSnapshotDelta:
     return StoredSnapshotDelta(
         base_revision=base_revision,
         session_id=snapshot.session_id,
@@ -615,7 +638,9 @@ def create_session(
     workspace = workspace_dir(home, cwd)
     folder = workspace / f"{created}_{session_id}"
     transcript = folder / SESSION_FILE
-    header = HeaderRecord(NEW_SESSION_VERSION, session_id, str(created), cwd, agent_id, agent_fingerprint)
+    header = HeaderRecord(
+        NEW_SESSION_VERSION, session_id, str(created), cwd, agent_id, agent_fingerprint
+    )
     first = SnapshotRecord(str(now), snapshot, _stored_display(str(now), display, snapshot.history))
     data = encode(header) + b"\n" + encode(first) + b"\n"
     # Validate what we are about to write with the reader itself.
@@ -626,7 +651,9 @@ def create_session(
         try:
             folder.mkdir(mode=0o700)
         except FileExistsError:
-            raise InputError("a session with this id and creation time already exists", source=str(folder)) from None
+            raise InputError(
+                "a session with this id and creation time already exists", source=str(folder)
+            ) from None
         fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             write_all(fd, data)
@@ -637,12 +664,16 @@ def create_session(
         fsync_dir(folder)
         fsync_dir(workspace)
     except OSError as exc:
-        raise StorageError(f"{transcript}: cannot create the session: {exc.strerror or exc}") from exc
+        raise StorageError(
+            f"{transcript}: cannot create the session: {exc.strerror or exc}"
+        ) from exc
     parsed.path = transcript
     parsed.unit = SessionUnit(UnitLayout.FOLDER, transcript, folder.name, session_id, created)
     parsed.identity = (st.st_dev, st.st_ino)
     parsed.mtime_ns = st.st_mtime_ns
-    return SessionWriter(parsed, clock=clock, take_lease=take_lease)
+    writer = SessionWriter(parsed, clock=clock, take_lease=take_lease)
+    writer._record_in_index()
+    return writer
 
 
 def _stored_display(
