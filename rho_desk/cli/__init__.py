@@ -32,6 +32,8 @@ _COMMANDS = (
     "show",
     "snapshot",
     "check",
+    "repair",
+    "trash",
     "compact",
     "export",
     "audit",

@@ -413,8 +413,7 @@ class RhoIndex:
         if version > SCHEMA_VERSION:
             connection.close()
             raise IndexTooNew(
-                path,
-                f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})",
+                path, f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})"
             )
         missing = [c for c in V0_COLUMNS if c not in present]
         if missing:
@@ -439,12 +438,7 @@ class RhoIndex:
     @contextlib.contextmanager
     def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
         # A write takes Rho's write lock up front (BEGIN IMMEDIATE, see _sqlite.transaction).
-        with (
-            self._lock,
-            transaction(
-                self._db, write=write, translate=lambda exc: _classify(self.path, exc)
-            ) as db,
-        ):
+        with self._lock, transaction(self._db, write=write, translate=lambda exc: _classify(self.path, exc)) as db:
             yield db
 
     # --- reading ----------------------------------------------------------------------------
@@ -456,9 +450,7 @@ class RhoIndex:
             if workspace_key is None:
                 cursor = db.execute(self._select + order)
             else:
-                cursor = db.execute(
-                    self._select + " where workspace_key = ?" + order, (workspace_key,)
-                )
+                cursor = db.execute(self._select + " where workspace_key = ?" + order, (workspace_key,))
             return [_summary_from_row(values) for values in cursor.fetchall()]
 
     def row(self, workspace_key: str, session_id: str) -> SessionSummary | None:
@@ -470,9 +462,7 @@ class RhoIndex:
 
     def titles(self, workspace_key: str | None = None) -> dict[tuple[str, str], str]:
         """``{(workspace_key, id): title}`` for every titled row ('' counts as no title)."""
-        sql = (
-            "select workspace_key, id, title from sessions where title is not null and title != ''"
-        )
+        sql = "select workspace_key, id, title from sessions where title is not null and title != ''"
         with self._transaction(write=False) as db:
             if workspace_key is None:
                 cursor = db.execute(sql)
@@ -516,8 +506,7 @@ class RhoIndex:
         """Remove one session's row (§14 step 6). Returns whether a row existed."""
         with self._transaction(write=True) as db:
             cursor = db.execute(
-                "delete from sessions where workspace_key = ? and id = ?",
-                (workspace_key, session_id),
+                "delete from sessions where workspace_key = ? and id = ?", (workspace_key, session_id)
             )
             return cursor.rowcount > 0
 
@@ -565,10 +554,8 @@ class RhoIndex:
                 row = now.get(key)
                 unit = SeenUnit(summary.workspace_key, summary.id, Path(summary.path),
                                 summary.cwd, stat[0], stat[1])  # fmt: skip
-                if (
-                    row is not None
-                    and row != before.get(key)
-                    and row_is_current(row, unit, sessions_root, key_of)
+                if row is not None and row != before.get(key) and row_is_current(
+                    row, unit, sessions_root, key_of
                 ):
                     outcome.skipped_changed.append(key)  # someone else refreshed it meanwhile
                     continue
@@ -667,8 +654,7 @@ def _migrate_locked(path: Path, db: sqlite3.Connection) -> MigrationReport:
     version = int(db.execute("pragma user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
         raise IndexTooNew(
-            path,
-            f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})",
+            path, f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})"
         )
     # Step 2: an index that claims a version must have the v0 columns.
     if version > 0:

@@ -14,7 +14,7 @@ from ..errors import InputError, StorageError
 from ..wire.codec import decode_snapshot
 from ..wire.snapshot import SessionSnapshot
 
-__all__ = ["is_session_file", "open_snapshot"]
+__all__ = ["decode_document", "is_session_file", "open_snapshot"]
 
 _SNIFF_BYTES = 64
 
@@ -52,10 +52,31 @@ def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
         raise InputError("no such file", source=str(path)) from None
     except OSError as exc:
         raise StorageError(f"{path}: {exc.strerror or exc}") from exc
-    snapshot = decode_snapshot(data, source=str(path))
+    snapshot = decode_document(data, source=str(path))
     if revision is not None and revision != snapshot.revision:
         raise InputError(
             f"a snapshot document holds only revision {snapshot.revision}, not {revision}",
             source=str(path),
         )
     return snapshot
+
+
+def decode_document(data: bytes, *, source: str) -> SessionSnapshot:
+    """Decode a snapshot document; anything else is "not a Rho session file".
+
+    Raises:
+        NotASessionFile: neither a transcript nor a snapshot document (the decoder's reason
+            follows the headline, with its line).
+    """
+    from .rho_files.errors import NotASessionFile
+
+    try:
+        return decode_snapshot(data, source=source)
+    except InputError as exc:
+        if not data.strip():
+            detail = ": the file is empty"
+        else:
+            where = f"line {exc.line}: " if exc.line is not None else ""
+            at = f" (at {exc.path})" if exc.path not in (None, "$") else ""
+            detail = f", nor a snapshot document: {where}{exc.reason}{at}"
+        raise NotASessionFile(f"{NotASessionFile.PREFIX}{detail}", source=source) from None

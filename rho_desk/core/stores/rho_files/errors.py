@@ -7,7 +7,8 @@
           ├── UnsupportedSessionVersion  header version outside 1..=4
           ├── CorruptRecord          a line that is not a valid record (bad JSON, unknown type, ...)
           ├── IllegalRecord          a valid record where the grammar forbids it (§5.6-§5.9)
-          │    └── SnapshotDeltaMismatch  a delta that does not fit its base (§5.5)
+          │    ├── SnapshotDeltaMismatch  a delta that does not fit its base (§5.5)
+          │    └── NotASessionFile   line 1 is not a session header: not a Rho session at all
           ├── SessionIdMismatch      header id differs from the id in the file/folder name
           └── NoSessionState         the file holds no saved state (no header, or no leaf)
     StorageError (core/errors.py)
@@ -26,6 +27,7 @@ __all__ = [
     "IllegalRecord",
     "LeaseUnavailable",
     "NoSessionState",
+    "NotASessionFile",
     "SessionBeingDeleted",
     "SessionFileError",
     "SessionIdMismatch",
@@ -54,6 +56,13 @@ class IllegalRecord(SessionFileError):
 
 class SnapshotDeltaMismatch(IllegalRecord):
     """A ``snapshot_delta`` whose base revision, session id or revision does not fit its base."""
+
+
+class NotASessionFile(IllegalRecord):
+    """Line 1 is not a session header (or the file is neither a transcript nor a snapshot
+    document): the file is not a Rho session file. Its message starts with those words."""
+
+    PREFIX = "not a Rho session file"
 
 
 class SessionIdMismatch(SessionFileError):

@@ -24,7 +24,7 @@ from ...errors import InputError, StorageError
 from ...wire.codec import TruncatedJson, gc_paused, translate_error
 from .errors import (
     CorruptRecord,
-    IllegalRecord,
+    NotASessionFile,
     SessionFileError,
     SessionIdMismatch,
     UnsupportedSessionVersion,
@@ -34,6 +34,7 @@ from .records import HeaderRecord, Record
 from .tree import SessionTree
 
 __all__ = [
+    "DAMAGED",
     "MAX_FILE_BYTES",
     "MAX_VERSION",
     "MIN_VERSION",
@@ -56,6 +57,7 @@ MAX_HEADER_BYTES: Final = 1024**2
 _DECODER: Final = msgspec.json.Decoder(Record)
 _HEADER_DECODER: Final = msgspec.json.Decoder(HeaderRecord)
 _READ_BUFFER: Final = 1024 * 1024
+DAMAGED: Final = "damaged"
 _INVALID_NUMBER: Final = re.compile(r"JSON is malformed: invalid number \(byte (\d+)\)")
 
 
@@ -72,6 +74,8 @@ class RecoveryNote:
     """Bytes in the fragment."""
     reason: str
     kind: str = "torn-tail"
+    """``torn-tail`` (an unfinished last line, ignored as Rho ignores it) or ``damaged`` (a bad
+    line met in tolerant mode: everything from it on was not read)."""
 
     def text(self) -> str:
         return f"{self.source}:{self.line}: {self.reason}"
@@ -107,8 +111,16 @@ class SessionFile:
     def torn(self) -> bool:
         return self.valid_end < self.size
 
+    @property
+    def damage(self) -> RecoveryNote | None:
+        """The first bad line, when the file was read tolerantly and has one (else ``None``).
 
-def read_session(path: Path | str, *, check_name: bool = True) -> SessionFile:
+        Such a file was read up to its last good revision only; it must not be appended to.
+        """
+        return next((note for note in self.notes if note.kind == DAMAGED), None)
+
+
+def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = False) -> SessionFile:
     """Read and validate the transcript at ``path`` (a file, or a session folder).
 
     The file is read line by line, so at most one line's bytes are held besides the decoded
@@ -117,6 +129,9 @@ def read_session(path: Path | str, *, check_name: bool = True) -> SessionFile:
     Args:
         check_name: require the header id to equal the id in the file/folder name when the
             name carries one (as Rho does); ``False`` for copies under other names.
+        tolerant: a bad line after a valid header stops the read instead of failing it: the
+            tree holds every revision before that line, and :attr:`SessionFile.damage` names
+            the line and the reason (read-only use; repair it with ``repair.py``).
 
     Raises:
         SessionFileError: the transcript is invalid (file, line and reason in the message).
@@ -134,7 +149,7 @@ def read_session(path: Path | str, *, check_name: bool = True) -> SessionFile:
                     f"file is {st.st_size} bytes, more than the {MAX_FILE_BYTES} a session may have",
                     source=source,
                 )
-            session = _parse_lines(handle, source, unit.session_id if check_name else None)
+            session = _parse_lines(handle, source, unit.session_id if check_name else None, tolerant)
     except FileNotFoundError:
         raise InputError("no such file", source=source) from None
     except IsADirectoryError:
@@ -147,15 +162,24 @@ def read_session(path: Path | str, *, check_name: bool = True) -> SessionFile:
     # the mtime from before reading: if the file changes while we read, our first append fails
     # its revision check instead of trusting a mixed view
     session.mtime_ns = st.st_mtime_ns
+    if session.damage is not None:
+        session.size = st.st_size  # the lines after the damage were not read
     return session
 
 
-def parse_session(data: bytes, *, source: str = "<bytes>", name_id: str | None = None) -> SessionFile:
+def parse_session(
+    data: bytes, *, source: str = "<bytes>", name_id: str | None = None, tolerant: bool = False
+) -> SessionFile:
     """Parse transcript bytes (see :func:`read_session`; ``name_id`` is the id from the name)."""
-    return _parse_lines(io.BytesIO(data), source, name_id)
+    session = _parse_lines(io.BytesIO(data), source, name_id, tolerant)
+    if session.damage is not None:
+        session.size = len(data)
+    return session
 
 
-def _parse_lines(lines: Iterable[bytes], source: str, name_id: str | None) -> SessionFile:
+def _parse_lines(
+    lines: Iterable[bytes], source: str, name_id: str | None, tolerant: bool = False
+) -> SessionFile:
     """The line loop of §6.1 over ``lines`` (each with its ``\n``, the last one maybe without)."""
     tree: SessionTree | None = None
     notes: list[RecoveryNote] = []
@@ -187,9 +211,20 @@ def _parse_lines(lines: Iterable[bytes], source: str, name_id: str | None) -> Se
                     error = CorruptRecord(
                         "invalid JSON: the line ends before the value does", source=source, line=line
                     )
+                if tree is None:
+                    raise _not_a_session(_as_corrupt(error)) from None
+                if tolerant:
+                    notes.append(_damage_note(_as_corrupt(error), pos, length))
+                    break
                 raise _as_corrupt(error) from None
             if tree is None:
                 tree = _start(record, source, line, name_id)
+            elif tolerant:
+                try:
+                    tree.apply(record, line=line, offset=pos)
+                except SessionFileError as failure:
+                    notes.append(_damage_note(failure, pos, length))
+                    break
             else:
                 tree.apply(record, line=line, offset=pos)
             pos += length
@@ -219,8 +254,9 @@ def _number_cut_at_end(exc: Exception, length: int) -> bool:
 
 def _start(record: Record, source: str, line: int, name_id: str | None) -> SessionTree:
     if not isinstance(record, HeaderRecord):
-        raise IllegalRecord(
-            f"the first record must be the session header, not `{type(record).__struct_config__.tag}`",
+        raise NotASessionFile(
+            f"{NotASessionFile.PREFIX}: the first record must be the session header, "
+            f"not `{type(record).__struct_config__.tag}`",
             source=source,
             line=line,
         )
@@ -253,6 +289,23 @@ def _as_corrupt(error: InputError) -> SessionFileError:
     return CorruptRecord(reason, source=error.source, line=error.line, path=path)
 
 
+def _not_a_session(error: SessionFileError) -> NotASessionFile:
+    """A first line that does not decode as a record: whatever this is, it is no transcript."""
+    reason = error.reason if error.path in (None, "$") else f"{error.reason} (at {error.path})"
+    return NotASessionFile(
+        f"{NotASessionFile.PREFIX}: line {error.line or 1} is not a session header ({reason})",
+        source=error.source,
+        line=error.line,
+    )
+
+
+def _damage_note(failure: SessionFileError, pos: int, length: int) -> RecoveryNote:
+    reason = failure.reason
+    if failure.path is not None and failure.path != "$":
+        reason += f" (at {failure.path})"
+    return RecoveryNote(failure.source or "", failure.line or 0, pos, length, reason, kind=DAMAGED)
+
+
 def _torn_note(fragment: bytes, pos: int, source: str, line: int) -> RecoveryNote:
     reason = f"torn last line ignored ({len(fragment)} bytes of an unfinished record)"
     try:
@@ -280,10 +333,12 @@ def read_header(path: Path | str) -> HeaderRecord:
     except OSError as exc:
         raise StorageError(f"{transcript}: cannot read: {exc.strerror or exc}") from exc
     if not first.strip():
-        raise IllegalRecord("the file does not start with a session header", source=source, line=1)
+        raise NotASessionFile(
+            f"{NotASessionFile.PREFIX}: it does not start with a session header", source=source, line=1
+        )
     try:
         header = _HEADER_DECODER.decode(first)
     except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
-        raise _as_corrupt(translate_error(exc, source=source, line=1)) from None
+        raise _not_a_session(_as_corrupt(translate_error(exc, source=source, line=1))) from None
     check_header(header, source=source)
     return header

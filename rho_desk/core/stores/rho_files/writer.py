@@ -75,7 +75,9 @@ Clock = Callable[[], float]
 # -- the pure-append test ---------------------------------------------------------------------
 
 _POINTER: Final = ctypes.sizeof(ctypes.c_void_p)
-_FAST_COMPARE: Final = sys.implementation.name == "cpython" and tuple.__itemsize__ == _POINTER
+_FAST_COMPARE: Final = (
+    sys.implementation.name == "cpython" and tuple.__itemsize__ == _POINTER
+)
 _memcmp = None
 if _FAST_COMPARE:
     try:
@@ -153,14 +155,10 @@ class SessionWriter:
         SessionBeingDeleted: another process is deleting the session.
     """
 
-    def __init__(
-        self, session: SessionFile, *, clock: Clock = time.time, take_lease: bool = True
-    ) -> None:
+    def __init__(self, session: SessionFile, *, clock: Clock = time.time, take_lease: bool = True) -> None:
         header = session.tree.header
         if header is None:
-            raise NoSessionState(
-                "cannot append to a file without a session header", source=str(session.path)
-            )
+            raise NoSessionState("cannot append to a file without a session header", source=str(session.path))
         if session.damage is not None:
             raise InputError(
                 f"the session is damaged at line {session.damage.line} ({session.damage.reason}) "
@@ -309,10 +307,7 @@ class SessionWriter:
         return self
 
     def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
 
@@ -446,13 +441,9 @@ class SessionWriter:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         except FileNotFoundError:
-            raise RevisionConflict(
-                f"{path}: the session file is gone; nothing was written"
-            ) from None
+            raise RevisionConflict(f"{path}: the session file is gone; nothing was written") from None
         except OSError as exc:
-            raise SessionWriteError(
-                f"{path}: cannot open for appending: {exc.strerror or exc}"
-            ) from exc
+            raise SessionWriteError(f"{path}: cannot open for appending: {exc.strerror or exc}") from exc
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -532,9 +523,7 @@ def _datasync(fd: int) -> None:
     sync(fd)
 
 
-def _delta(
-    base_revision: int, snapshot: SessionSnapshot, appended: tuple[Message, ...]
-) -> StoredSnapshotDelta:
+def _delta(base_revision: int, snapshot: SessionSnapshot, appended: tuple[Message, ...]) -> StoredSnapshotDelta:
     return StoredSnapshotDelta(
         base_revision=base_revision,
         session_id=snapshot.session_id,
@@ -638,9 +627,7 @@ def create_session(
     workspace = workspace_dir(home, cwd)
     folder = workspace / f"{created}_{session_id}"
     transcript = folder / SESSION_FILE
-    header = HeaderRecord(
-        NEW_SESSION_VERSION, session_id, str(created), cwd, agent_id, agent_fingerprint
-    )
+    header = HeaderRecord(NEW_SESSION_VERSION, session_id, str(created), cwd, agent_id, agent_fingerprint)
     first = SnapshotRecord(str(now), snapshot, _stored_display(str(now), display, snapshot.history))
     data = encode(header) + b"\n" + encode(first) + b"\n"
     # Validate what we are about to write with the reader itself.
@@ -651,9 +638,7 @@ def create_session(
         try:
             folder.mkdir(mode=0o700)
         except FileExistsError:
-            raise InputError(
-                "a session with this id and creation time already exists", source=str(folder)
-            ) from None
+            raise InputError("a session with this id and creation time already exists", source=str(folder)) from None
         fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             write_all(fd, data)
@@ -664,9 +649,7 @@ def create_session(
         fsync_dir(folder)
         fsync_dir(workspace)
     except OSError as exc:
-        raise StorageError(
-            f"{transcript}: cannot create the session: {exc.strerror or exc}"
-        ) from exc
+        raise StorageError(f"{transcript}: cannot create the session: {exc.strerror or exc}") from exc
     parsed.path = transcript
     parsed.unit = SessionUnit(UnitLayout.FOLDER, transcript, folder.name, session_id, created)
     parsed.identity = (st.st_dev, st.st_ino)
