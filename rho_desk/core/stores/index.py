@@ -754,7 +754,7 @@ def sessions_root_of(summary: SessionSummary) -> Path | None:
 
 
 def record_session(
-    summary: SessionSummary, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+    summary: SessionSummary, *, title: str | None = None, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
 ) -> IndexState:
     """Rho's save-time index write (storage.md §10.4): upsert one transcript's row.
 
@@ -765,6 +765,9 @@ def record_session(
     existing title (``coalesce``), and never raises: an index that is busy, corrupt, newer or
     unwritable is left alone (the next listing reconciles it) and the state says why.
 
+    Args:
+        title: a title for a row that has none yet (a session restored from the trash).
+
     Returns:
         ``OK``/``CREATED`` when the row was written; ``MISSING`` when the transcript is not in a
         Rho home (nothing to write); otherwise the reason the index was left alone.
@@ -774,7 +777,7 @@ def record_session(
         return IndexState.MISSING
     try:
         with RhoIndex.open(root, create=True, busy_timeout=busy_timeout) as index:
-            index.upsert([replace(summary, title=None, search_text="")])
+            index.upsert([replace(summary, title=(title or "").strip() or None, search_text="")])
             return index.state
     except IndexUnavailable as exc:
         return exc.state

@@ -22,22 +22,18 @@ from __future__ import annotations
 
 import builtins
 import functools
-import json
 import os
-import shutil
 import threading
 import time
-from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from ..errors import InputError, KnownError, StorageError
+from .drift import DriftItem, DriftReport, audit, index_drift_findings
 from .index import (
     DEFAULT_BUSY_TIMEOUT,
-    INDEX_FILE_NAME,
-    SCHEMA_VERSION,
     IndexState,
     IndexUnavailable,
     RhoIndex,
@@ -47,7 +43,6 @@ from .index import (
     salvage_titles,
     stat_transcript,
 )
-from .rho_files.check import CheckTarget, Finding, Severity, register_check
 from .rho_files.deletion import SubagentsRunning
 from .rho_files.errors import SessionInUse
 from .rho_files.layout import SessionUnit, discover_units, unit_for_path
@@ -64,6 +59,15 @@ from .search import (
     cache_file_for,
 )
 from .summary import SessionSummary
+from .trash import (
+    TERMINAL_RUN_STATES,
+    TRASH_DIR_ENV,
+    LinkedRun,
+    TrashEntry,
+    default_trash_dir,
+    linked_runs,
+    move_to_trash,
+)
 
 __all__ = [
     "TRASH_DIR_ENV",
@@ -84,11 +88,6 @@ __all__ = [
     "index_drift_findings",
 ]
 
-TRASH_DIR_ENV = "RHO_DESK_TRASH_DIR"
-TRASH_INFO = "trash-info.json"
-# Delegated-run states that are finished (upstream RunState: starting, running, ok, error,
-# stopped). Anything else, or no readable result.json, counts as possibly still running.
-_TERMINAL_RUN_STATES = frozenset({"ok", "error", "stopped"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,69 +202,6 @@ class SessionPage:
     """Sessions in the scope (all pages)."""
     index_state: IndexState
     notice: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class LinkedRun:
-    """A delegated run that belongs to a session (nested in its folder, or global and linked)."""
-
-    run_id: str
-    path: Path
-    state: str | None
-    nested: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TrashEntry:
-    """Where a deleted session went, and what it took with it."""
-
-    path: Path
-    """The trash entry folder (holds the unit, linked runs and ``trash-info.json``)."""
-    session_id: str
-    workspace_key: str
-    original: Path
-    title: str | None
-    runs: tuple[LinkedRun, ...]
-    index_row_removed: bool
-    """``False`` when Rho's index could not be written; its next sync drops the stale row."""
-
-
-@dataclass(frozen=True, slots=True)
-class DriftItem:
-    """One way Rho's index disagrees with the files."""
-
-    kind: str
-    """``missing-row`` (a session with no row), ``stale-row`` (size/mtime/cwd/summary out of
-    date), ``orphan-row`` (no such session on disk), ``misplaced-row`` (cwd hash or path does not
-    match its key), ``index-outdated`` (schema 0 or 1), or
-    ``index-<state>`` when it cannot be read (``busy``, ``corrupt``, ``newer``, ``malformed``,
-    ``unwritable``)."""
-    workspace_key: str | None
-    session_id: str | None
-    path: str | None
-    detail: str
-
-
-@dataclass(slots=True)
-class DriftReport:
-    items: list[DriftItem] = field(default_factory=list)
-    index_state: IndexState = IndexState.OK
-    checked_sessions: int = 0
-    checked_rows: int = 0
-
-    @property
-    def drifted(self) -> bool:
-        return bool(self.items)
-
-
-def default_trash_dir() -> Path:
-    """``$RHO_DESK_TRASH_DIR`` if set, else ``<user data dir>/rho-desk/trash``."""
-    explicit = os.environ.get(TRASH_DIR_ENV, "")
-    if explicit:
-        return Path(explicit)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("rho-desk")) / "trash"
 
 
 class SessionLibrary:
@@ -649,15 +585,15 @@ class SessionLibrary:
                 self._cache.remove([summary.path])
                 raise InputError(f"{summary.path}: the session is no longer on disk")
             with self.files.exclusive_lease(unit):
-                runs = self._linked_runs(unit, session_id)
-                live = [run for run in runs if run.state not in _TERMINAL_RUN_STATES]
+                runs = linked_runs(self.home, unit, session_id)
+                live = [run for run in runs if run.state not in TERMINAL_RUN_STATES]
                 if live and not force:
                     run = live[0]
                     raise SubagentsRunning(
                         f"refusing to delete session {session_id[:8]}: related run {run.run_id} is"
                         f" still {run.state or 'unknown'}; wait for it to finish or force it"
                     )
-                entry = self._move_to_trash(unit, summary, runs)
+                entry = move_to_trash(self.trash_dir, unit, summary, runs)
             removed = True
             try:
                 index = RhoIndex.open(
@@ -675,301 +611,18 @@ class SessionLibrary:
             self._cache.remove([summary.path])
             return replace(entry, index_row_removed=removed)
 
-    def _linked_runs(self, unit: UnitRef, session_id: str) -> builtins.list[LinkedRun]:
-        runs: builtins.list[LinkedRun] = []
-        nested = unit.unit_path / "subagents" if unit.is_folder else None
-        if nested is not None and nested.is_dir():
-            for entry in sorted(nested.iterdir()):
-                if entry.is_dir():
-                    status = _read_run_status(entry)
-                    runs.append(LinkedRun(entry.name, entry, _run_state(status), True))
-        global_root = self.home / "subagents"
-        if global_root.is_dir():
-            for entry in sorted(global_root.iterdir()):
-                if not entry.is_dir():
-                    continue
-                status = _read_run_status(entry)
-                if status.get("parent_session_id") == session_id:
-                    runs.append(LinkedRun(entry.name, entry, _run_state(status), False))
-        return runs
-
-    def _move_to_trash(
-        self, unit: UnitRef, summary: SessionSummary, runs: builtins.list[LinkedRun]
-    ) -> TrashEntry:
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        base = self.trash_dir / f"{stamp}_{summary.workspace_key}_{unit.name}"
-        entry_dir = base
-        counter = 1
-        while entry_dir.exists():
-            counter += 1
-            entry_dir = base.with_name(f"{base.name}-{counter}")
-        try:
-            entry_dir.mkdir(parents=True, mode=0o700)
-            info = {
-                "session_id": summary.id,
-                "workspace_key": summary.workspace_key,
-                "cwd": summary.cwd,
-                "original": str(unit.unit_path),
-                "transcript": summary.path,
-                "title": summary.title,
-                "deleted_at": int(time.time()),
-                "runs": [
-                    {"run_id": r.run_id, "original": str(r.path), "state": r.state, "nested": r.nested}
-                    for r in runs
-                ],
-            }
-            info_path = entry_dir / TRASH_INFO
-            info_path.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", "utf-8")
-            os.chmod(info_path, 0o600)
-            # Global linked runs first: if one fails to move, the session is still in place
-            # and the delete can be retried (upstream §14 step 5 does the same).
-            for run in runs:
-                if not run.nested:
-                    _move(run.path, entry_dir / "subagents" / run.run_id)
-            _move(unit.unit_path, entry_dir / unit.unit_path.name)
-            if not unit.is_folder:
-                web = unit.transcript.with_name(unit.transcript.stem + ".web")
-                if web.exists():
-                    _move(web, entry_dir / web.name)
-        except OSError as exc:
-            raise StorageError(
-                f"{unit.unit_path}: cannot move the session to the trash: {exc.strerror or exc}"
-            ) from exc
-        return TrashEntry(
-            path=entry_dir,
-            session_id=summary.id,
-            workspace_key=summary.workspace_key,
-            original=unit.unit_path,
-            title=summary.title,
-            runs=tuple(runs),
-            index_row_removed=False,
-        )
-
     # --- drift (rho-desk check) ---------------------------------------------------------------
 
     def drift(self, workspace_key: str | None = None) -> DriftReport:
         """How Rho's index disagrees with the files, without writing to Rho's index.
 
-        Rho's index is opened read-only (an old-schema index is read as it is, not migrated).
         rho-desk's own cache is refreshed on the way, so unchanged transcripts are not re-parsed.
         """
         with self._lock:
-            report = RefreshReport(workspace_key)
-            scan = self._scan(workspace_key, report)
-            drift = DriftReport(checked_sessions=len(scan.seen))
-            index_path = str(self.sessions_root / INDEX_FILE_NAME)
-            try:
-                index = RhoIndex.open_readonly(self.sessions_root, busy_timeout=self.busy_timeout)
-            except FileNotFoundError:
-                drift.index_state = IndexState.MISSING  # nothing to drift from (see below)
-                return drift
-            except IndexUnavailable as exc:
-                drift.index_state = exc.state
-                drift.items.append(DriftItem(f"index-{exc.state.value}", None, None, index_path,
-                                             exc.text()))  # fmt: skip
-                return drift
-            try:
-                rows = {(r.workspace_key, r.id): r for r in index.rows(workspace_key)}
-                version = index.migration.from_version
-            except IndexUnavailable as exc:
-                drift.index_state = exc.state
-                drift.items.append(DriftItem(f"index-{exc.state.value}", None, None, index_path,
-                                             exc.text()))  # fmt: skip
-                return drift
-            finally:
-                index.close()
-            drift.checked_rows = len(rows)
-            if version < SCHEMA_VERSION:
-                drift.items.append(DriftItem("index-outdated", None, None, index_path,
-                                             _outdated_text(version)))  # fmt: skip
-            seen_by_key = {(u.workspace_key, u.id): u for u in scan.seen.values()}
-            for key, unit in sorted(seen_by_key.items()):
-                row = rows.get(key)
-                if row is None:
-                    drift.items.append(DriftItem("missing-row", *key, str(unit.transcript),
-                                                 "the session has no index row"))  # fmt: skip
-                elif version == SCHEMA_VERSION and not row_is_current(
-                    row, unit, self.sessions_root, self._key_of
-                ):
-                    drift.items.append(DriftItem("stale-row", *key, str(unit.transcript),
-                                                 _staleness(row, unit)))  # fmt: skip
-            for key, row in sorted(rows.items()):
-                if key in seen_by_key or key in scan.failed_keys:
-                    continue
-                kind, detail = _orphan_kind(row, self.sessions_root, self._key_of)
-                drift.items.append(DriftItem(kind, *key, row.path, detail))
-            return drift
-
-
-def _outdated_text(version: int) -> str:
-    return (f"the session index is at schema {version}; Rho migrates it to schema"
-            f" {SCHEMA_VERSION} on its next use and re-reads every session")  # fmt: skip
-
-
-def _orphan_kind(row: SessionSummary, sessions_root: Path, key_of: Callable[[str], str]) -> tuple[str, str]:
-    if not row_belongs(row, sessions_root, key_of):
-        return "misplaced-row", "the row's cwd or path does not match its workspace key"
-    return "orphan-row", "no such session on disk"
-
-
-# --- index drift as a `rho-desk check` check ----------------------------------------------------
-#
-# rho_files' check runs every registered check on each file it reads (one CheckTarget per
-# transcript, already summarised). This one compares the target with its row in Rho's index,
-# read-only. Findings about the index as a whole (unreadable, outdated, rows without sessions)
-# are attached to the first session of the Rho home (or of the workspace folder, for its
-# orphan rows), so checking a whole home reports each of them once, without per-run state.
-
-
-@dataclass(frozen=True, slots=True)
-class _IndexView:
-    state: IndexState
-    detail: str | None = None
-    version: int = SCHEMA_VERSION
-    rows: dict[tuple[str, str], SessionSummary] = field(default_factory=dict)
-
-
-_VIEWS: dict[Path, tuple[object, _IndexView]] = {}
-_FOLDERS: dict[Path, tuple[object, tuple[list[Path], set[str]]]] = {}
-_ROOTS: dict[Path, tuple[object, tuple[list[str], Path | None]]] = {}
-_CHECK_LOCK = threading.Lock()
-
-
-def _stamp(path: Path) -> object:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-def _index_view(root: Path) -> _IndexView:
-    stamp = _stamp(root / INDEX_FILE_NAME)
-    cached = _VIEWS.get(root)
-    if cached is not None and cached[0] == stamp and cached[1].state is not IndexState.BUSY:
-        return cached[1]
-    if stamp is None:
-        view = _IndexView(IndexState.MISSING)
-    else:
-        try:
-            with RhoIndex.open_readonly(root) as index:
-                rows = {(r.workspace_key, r.id): r for r in index.rows()}
-                view = _IndexView(IndexState.OK, None, index.migration.from_version, rows)
-        except IndexUnavailable as exc:
-            view = _IndexView(exc.state, exc.text())
-        except FileNotFoundError:
-            view = _IndexView(IndexState.MISSING)
-    if len(_VIEWS) > 8:
-        _VIEWS.clear()
-    _VIEWS[root] = (stamp, view)
-    return view
-
-
-def _folder_units(folder: Path) -> tuple[list[Path], set[str]]:
-    """(transcripts in discovery order, session ids named) of one workspace folder, cached."""
-    stamp = _stamp(folder)
-    cached = _FOLDERS.get(folder)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    units = discover_units(folder)
-    value = ([Path(os.path.abspath(u.transcript)) for u in units],
-             {u.session_id for u in units if u.session_id})  # fmt: skip
-    if len(_FOLDERS) > 256:
-        _FOLDERS.clear()
-    _FOLDERS[folder] = (stamp, value)
-    return value
-
-
-def _root_layout(root: Path) -> tuple[list[str], Path | None]:
-    """(workspace folder names, the home's first transcript in discovery order), cached."""
-    stamp = _stamp(root)
-    cached = _ROOTS.get(root)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    try:
-        names = sorted(e.name for e in os.scandir(root) if e.is_dir(follow_symlinks=False))
-    except OSError:
-        names = []
-    first = next((units[0] for n in names if (units := _folder_units(root / n)[0])), None)
-    _ROOTS[root] = (stamp, (names, first))
-    return names, first
-
-
-def index_drift_findings(target: CheckTarget) -> list[Finding]:
-    """The ``index-drift`` check: how Rho's index disagrees with this transcript (read-only).
-
-    Codes (all warnings: the transcript loads; the index is out of step with it):
-    ``index-missing-row``, ``index-stale-row``, ``index-misplaced-transcript`` (its header cwd
-    names another workspace: Rho ignores it), and once per home or folder ``index-outdated``,
-    ``index-<busy|corrupt|newer|malformed|unwritable>``, ``index-orphan-row``,
-    ``index-misplaced-row``. A home without an index has nothing to drift from: no findings.
-    """
-    if target.kind != "transcript":
-        return []
-    transcript = Path(os.path.abspath(target.path))
-    unit = unit_for_path(transcript)
-    folder = unit.workspace
-    root = folder.parent
-    if root.name != "sessions" or not root.is_dir():
-        return []  # not inside a Rho home: there is no index to drift from
-    with _CHECK_LOCK:
-        view = _index_view(root)
-        folder_transcripts, folder_ids = _folder_units(folder)
-        folders, home_first = _root_layout(root)
-    findings: list[Finding] = []
-    index_path = str(root / INDEX_FILE_NAME)
-    first_in_home = home_first == unit.transcript
-    first_in_folder = bool(folder_transcripts) and folder_transcripts[0] == unit.transcript
-
-    def warn(path: str, code: str, message: str) -> None:
-        findings.append(Finding(path, code, Severity.WARNING, message))
-
-    if view.state is IndexState.MISSING:
-        # Not drift: a home whose index nobody has created yet (Rho creates it on its next
-        # listing, and `rho-desk sessions` does too). There are no rows to disagree with.
-        return findings
-    if not view.state.usable:
-        if first_in_home:
-            warn(index_path, f"index-{view.state.value}", view.detail or view.state.value)
-        return findings
-    if first_in_home and view.version < SCHEMA_VERSION:
-        warn(index_path, "index-outdated", _outdated_text(view.version))
-    summary = target.summary
-    workspace = folder.name
-    if summary is not None:
-        actual = workspace_key_of(summary.cwd)
-        if actual != workspace:
-            warn(str(target.path), "index-misplaced-transcript",
-                 f"its header cwd {summary.cwd!r} belongs to workspace folder {actual}, not"
-                 f" {workspace}: Rho ignores this transcript")  # fmt: skip
-        else:
-            row = view.rows.get((workspace, summary.id))
-            seen = SeenUnit(workspace, summary.id, transcript, summary.cwd,
-                            summary.file_size or 0, summary.file_mtime or 0)  # fmt: skip
-            if row is None:
-                warn(str(target.path), "index-missing-row",
-                     f"session {summary.id} has no row in {index_path}")  # fmt: skip
-            elif view.version == SCHEMA_VERSION and not row_is_current(row, seen, root, workspace_key_of):
-                warn(str(target.path), "index-stale-row",
-                     f"the index row of session {summary.id} is out of date: {_staleness(row, seen)}")  # fmt: skip
-    # Rows without a session: this folder's (on its first transcript), and rows of workspace
-    # folders that do not exist at all (on the home's first transcript).
-    present = set(folders)
-    for (wk, sid), row in sorted(view.rows.items()):
-        ours = first_in_folder and wk == workspace
-        homeless = first_in_home and wk not in present
-        if not (ours or homeless):
-            continue
-        if not row_belongs(row, root, workspace_key_of):
-            warn(index_path, "index-misplaced-row",
-                 f"row ({wk}, {sid}) for {row.path}: its cwd or path does not match its key")  # fmt: skip
-        elif homeless or sid not in folder_ids:
-            warn(index_path, "index-orphan-row",
-                 f"row ({wk}, {sid}) for {row.path}: no such session on disk")  # fmt: skip
-    return findings
-
-
-register_check("index-drift", index_drift_findings)
+            scan = self._scan(workspace_key, RefreshReport(workspace_key))
+            seen = {(u.workspace_key, u.id): u for u in scan.seen.values()}
+            return audit(self.sessions_root, workspace_key, seen, scan.failed_keys, self._key_of,
+                         busy_timeout=self.busy_timeout)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -981,47 +634,6 @@ class _Scan:
     failed_paths: set[str] = field(default_factory=set)
     failed_keys: set[tuple[str, str]] = field(default_factory=set)
     """Units that belong to their folder but cannot be summarised: their rows are left alone."""
-
-
-def _staleness(row: SessionSummary, unit: SeenUnit) -> str:
-    reasons = []
-    if row.path != str(unit.transcript):
-        reasons.append(f"path {row.path!r} != {str(unit.transcript)!r}")
-    if row.file_size != unit.file_size:
-        reasons.append(f"file_size {row.file_size} != {unit.file_size}")
-    if row.file_mtime != unit.file_mtime:
-        reasons.append(f"file_mtime {row.file_mtime} != {unit.file_mtime}")
-    if row.cwd != unit.cwd:
-        reasons.append(f"cwd {row.cwd!r} != {unit.cwd!r}")
-    if row.message_count and row.first_user_message is None:
-        reasons.append("first_user_message missing")
-    return "; ".join(reasons) or "the row does not belong to its workspace key"
-
-
-def _read_run_status(run_dir: Path) -> dict[str, object]:
-    try:
-        data = json.loads((run_dir / "result.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _run_state(status: dict[str, object]) -> str | None:
-    state = status.get("state")
-    return state if isinstance(state, str) else None
-
-
-def _move(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.rename(source, target)
-    except OSError as exc:
-        import errno
-
-        if exc.errno != errno.EXDEV:
-            raise
-        # Trash on another file system: copy, then remove the original.
-        shutil.move(str(source), str(target))
 
 
 class RhoSessionFiles:
