@@ -111,6 +111,11 @@ def run(args: argparse.Namespace) -> int:
             print("(more sessions match; use --limit)", file=sys.stderr)
     if notice:
         print(f"rho-desk: note: {notice}", file=sys.stderr)
+    if not rows and args.search is None:
+        from ..core.stores.rho_files.layout import no_sessions_text
+
+        scope = home if key is None else home / "sessions" / key
+        print(f"rho-desk: note: {no_sessions_text(scope)}", file=sys.stderr)
     for problem in problems:
         print(f"rho-desk: warning: {problem['reason']}", file=sys.stderr)
     return EXIT_OK

@@ -40,6 +40,11 @@ def run(args: argparse.Namespace) -> int:
         from ..core.stores.rho_files import read_session
 
         session = read_session(args.path)
+        if session.header is None:
+            from ..core.stores.rho_files.errors import NoSessionState
+
+            # the same kind of bad input as for `snapshot` and `export`: exit 2
+            raise NoSessionState("the file is empty: it has no session header", source=str(session.path))
         tree = session.tree
         node = tree.find_revision(args.revision) if args.revision is not None else None
         if args.json:

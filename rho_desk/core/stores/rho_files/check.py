@@ -18,7 +18,14 @@ from ...errors import InputError, KnownError
 from ...wire.codec import decode_snapshot
 from ..summary import SessionSummary
 from .errors import NoSessionState
-from .layout import SESSION_FILE, discover_units, iter_workspaces, sessions_root, unit_for_path
+from .layout import (
+    SESSION_FILE,
+    discover_units,
+    iter_workspaces,
+    no_sessions_text,
+    sessions_root,
+    unit_for_path,
+)
 from .reader import SessionFile, read_session
 from .summary import summary_of
 
@@ -129,13 +136,16 @@ def expand_paths(path: Path) -> list[Path]:
     if (path / SESSION_FILE).is_file():
         return [path / SESSION_FILE]
     if sessions_root(path).is_dir():
-        return [u.transcript for ws in iter_workspaces(path) for u in discover_units(ws)]
+        found = [u.transcript for ws in iter_workspaces(path) for u in discover_units(ws)]
+        if not found:
+            raise InputError(no_sessions_text(path))
+        return found
     units = discover_units(path)
     if units:
         return [u.transcript for u in units]
     if path.name == "sessions":
         return [u.transcript for ws in sorted(p for p in path.iterdir() if p.is_dir()) for u in discover_units(ws)]
-    raise InputError("is a folder without sessions", source=str(path))
+    raise InputError(no_sessions_text(path))
 
 
 def _target(path: Path) -> CheckTarget:

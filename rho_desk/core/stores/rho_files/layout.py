@@ -29,6 +29,7 @@ __all__ = [
     "fnv1a64",
     "iter_workspaces",
     "lease_path",
+    "no_sessions_text",
     "parse_unit_name",
     "rho_home",
     "sessions_root",
@@ -237,3 +238,12 @@ def find_units(home: Path, session_id: str, *, cwd: str | None = None) -> list[S
         seen.add(folder)
         found += [u for u in discover_units(folder) if u.session_id == session_id]
     return found
+
+
+def no_sessions_text(folder: Path | str) -> str:
+    """What to tell a person when ``folder`` holds no sessions: where rho-desk looked, and for what."""
+    return (
+        f"No Rho sessions in {folder}: looked for {SESSIONS_DIR}/<workspace>/<created>_<id>/{SESSION_FILE}"
+        f" (and legacy <created>_<id>.jsonl files) under a Rho home, for those directly in a workspace"
+        f" folder, and for a session folder holding {SESSION_FILE}"
+    )

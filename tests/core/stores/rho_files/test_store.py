@@ -194,7 +194,7 @@ def test_expand_paths(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         expand_paths(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InputError, match="without sessions"):
+    with pytest.raises(InputError, match=r"No Rho sessions in .*: looked for"):
         expand_paths(tmp_path / "empty")
 
 
