@@ -12,7 +12,8 @@ types wherever it can:
 * legacy version 1 (``message`` / ``replace_history``) and version 2 (``snapshot``) records,
   which our writer never writes, encoded from the same record structs in the exact form of
   storage.md §5.2-§5.4;
-* Rho's ``sessions/index.sqlite3``, built by the session library, with a few titles.
+* ``demo-titles.json``: a few titles. No ``sessions/index.sqlite3`` ships (its rows name absolute
+  paths): the app builds Rho's index in its private copy, with these titles.
 
 Three workspaces (a Python web service, a Rust CLI, a data notebook); tool calls with file
 contents and command output; a PNG image; compactions with facts; an aborted turn with partial
@@ -25,6 +26,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+import json
 import shutil
 import struct
 import sys
@@ -38,14 +40,13 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rho_desk.core.compaction import CompactionOutcome, estimate_messages_tokens  # noqa: E402
-from rho_desk.core.stores.library import SessionLibrary  # noqa: E402
 from rho_desk.core.stores.rho_files import (  # noqa: E402
     SessionWriter,
     create_session,
     fork_session,
     read_session,
 )
-from rho_desk.core.stores.rho_files.layout import workspace_dir, workspace_key  # noqa: E402
+from rho_desk.core.stores.rho_files.layout import workspace_dir  # noqa: E402
 from rho_desk.core.stores.rho_files.records import (  # noqa: E402
     HeaderRecord,
     MessageRecord,
@@ -587,6 +588,12 @@ def notebook_fork(home: Path, source: Path) -> None:
     writer.close()
 
 
+TITLES_FILE = "demo-titles.json"
+TITLES = ((PAYMENTS, "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11", "Flaky refund webhook test"),
+          (RGLITE, "c81f3e02-7a44-4d19-b6e0-5e2f9a8c1d44", "JSON output for rgl"),
+          (NOTEBOOK, "4a7e2c19-d05b-4f63-9e8a-1b3c5d7f9a66", "Churn: retention by cohort"))  # fmt: skip
+
+
 def build(out: Path = OUT) -> Path:
     staging = Path(tempfile.mkdtemp(prefix="rho-demo-"))
     home = staging / "home"
@@ -602,24 +609,11 @@ def build(out: Path = OUT) -> Path:
             lock.unlink()
         if out.exists():
             shutil.rmtree(out)
-        shutil.copytree(home, out)
-        # Rho's index, built where the files now are (its rows name absolute paths)
-        with SessionLibrary(out, cache_dir=staging / "cache", trash_dir=staging / "trash") as library:
-            report = library.refresh()
-            assert not report.failed, report.failed
-            for cwd, sid, title in ((PAYMENTS, "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11", "Flaky refund webhook test"),
-                                    (RGLITE, "c81f3e02-7a44-4d19-b6e0-5e2f9a8c1d44", "JSON output for rgl"),
-                                    (NOTEBOOK, "4a7e2c19-d05b-4f63-9e8a-1b3c5d7f9a66", "Churn: retention by cohort")):  # fmt: skip
-                library.rename(workspace_key(cwd), sid, title)
-        # a self-contained index file: no -wal/-shm beside it
-        import sqlite3
-
-        db = sqlite3.connect(out / "sessions" / "index.sqlite3")
-        db.execute("pragma wal_checkpoint(truncate)")
-        db.execute("pragma journal_mode=delete")
-        db.close()
-        for leftover in (out / "sessions").glob("index.sqlite3-*"):
-            leftover.unlink()
+        # Rho's index stays behind: its rows would name this machine's paths (our writer keeps
+        # it current while building, as Rho would).
+        shutil.copytree(home, out, ignore=shutil.ignore_patterns("index.sqlite3*"))
+        titles = [{"cwd": cwd, "id": sid, "title": title} for cwd, sid, title in TITLES]
+        (out / TITLES_FILE).write_text(json.dumps(titles, indent=2, ensure_ascii=False) + "\n", "utf-8")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out

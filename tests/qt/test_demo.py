@@ -12,6 +12,7 @@ from rho_desk.core.stores.rho_files import NodeKind, discover_units, iter_worksp
 from rho_desk.core.wire import Message
 from rho_desk.qt.demo import demo_fingerprint, prepare_demo_copy
 
+from ..cli.helpers_files import rho_desk
 from .conftest import DEMO_SOURCE
 
 
@@ -60,14 +61,24 @@ def test_demo_features_exist() -> None:
     assert any(m.enriched_assistant is not None and m.enriched_assistant.reasoning_summary for m in messages)
 
 
-def test_the_index_holds_titles_for_some_sessions() -> None:
-    db = sqlite3.connect(f"file:{DEMO_SOURCE / 'sessions' / 'index.sqlite3'}?mode=ro", uri=True)
+def test_the_bundle_ships_no_index_and_a_fresh_copy_builds_it_with_titles(tmp_path: Path) -> None:
+    # Rho's index names absolute paths: none ships, nothing names the machine that built it
+    assert not list(DEMO_SOURCE.rglob("*.sqlite3*"))
+    root = str(Path(__file__).resolve().parents[2]).encode()
+    assert not [p for p in DEMO_SOURCE.rglob("*") if p.is_file() and root in p.read_bytes()]
+    copy = prepare_demo_copy(tmp_path / "demo", source=DEMO_SOURCE)
+    db = sqlite3.connect(f"file:{copy / 'sessions' / 'index.sqlite3'}?mode=ro", uri=True)
     try:
         titles = [r[0] for r in db.execute("select title from sessions where title is not null")]
-        count = db.execute("select count(*) from sessions").fetchone()[0]
+        paths = [r[0] for r in db.execute("select path from sessions")]
     finally:
         db.close()
-    assert len(titles) >= 2 and count == len(_files())
+    assert len(titles) == 3 and len(paths) == len(_files())
+    assert all(p.startswith(str(copy)) for p in paths)
+    # a fresh copy passes `rho-desk check` with no finding at all (no warnings either)
+    result = rho_desk("check", copy)
+    assert result.returncode == 0, result.stdout
+    assert f"checked {len(_files())} file(s): 0 with problems, 0 finding(s)" in result.stdout
 
 
 def test_the_app_works_on_a_private_copy_and_never_writes_the_bundle(tmp_path: Path) -> None:

@@ -25,10 +25,11 @@ import functools
 import os
 import threading
 import time
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..errors import InputError, KnownError, StorageError
 from .drift import DriftItem, DriftReport, audit, index_drift_findings
@@ -86,6 +87,7 @@ __all__ = [
     "WorkspaceInfo",
     "default_trash_dir",
     "index_drift_findings",
+    "index_home",
 ]
 
 
@@ -677,6 +679,20 @@ class RhoSessionFiles:
         # A unit whose name carries no id: its header names the session (and so the lease).
         session_id = found.session_id or read_header(unit.transcript).id
         return SessionLease.exclusive(found.lease(session_id))
+
+
+def index_home(home: Path, titles: Iterable[tuple[str, str, str]] = (), **options: Any) -> RefreshReport:
+    """Build Rho's index of ``home`` as a listing does (creating it), then give sessions titles.
+
+    Args:
+        titles: ``(cwd, session id, title)`` for sessions that should have one.
+        options: for :class:`SessionLibrary` (``cache_dir``, ``trash_dir``...).
+    """
+    with SessionLibrary(home, **options) as library:
+        report = library.refresh()
+        for cwd, session_id, title in titles:
+            library.rename(library.workspace_key(cwd), session_id, title)
+        return report
 
 
 def _default_files() -> SessionFiles:
