@@ -92,6 +92,7 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("file.close", "&Close Session", "Ctrl+W", "Close the open session", requires=DOC),
     _spec("file.export_settings", "&Export Settings…", "Ctrl+Alt+E", "Save your preferences to a JSON file (no keys or secrets)", sep=True),
     _spec("file.import_settings", "&Import Settings…", "Ctrl+Alt+I", "Apply preferences from a settings JSON file"),
+    _spec("file.repair", "Re&pair Session…", "Ctrl+Shift+R", "Write a repaired copy of a damaged session and open it", requires=DOC),
     _spec("file.quit", "&Quit", "Ctrl+Q", "Quit rho-desk", sep=True),
     # Edit
     _spec("edit.find", "&Find in Session…", "Ctrl+F", "Search the open conversation", icon="search", requires=DOC),
@@ -119,6 +120,7 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("library.open_selected", "&Open Selected Session", "Ctrl+Return", "Open the session selected in the browser", requires=("selection",), sep=True),
     _spec("library.rename", "Re&name…", "F2", "Set the selected session's title (stored in Rho's index)", requires=("selection",), local=True),
     _spec("library.trash", "Move to &Trash…", "Del", "Move the selected session to rho-desk's trash", icon="trash", requires=("selection",), local=True),
+    _spec("library.trash_view", "&Deleted Sessions…", "Ctrl+Shift+Del", "Restore sessions from rho-desk's trash, or empty it", icon="trash"),
     # Revision
     _spec("revision.previous", "&Previous Revision", "[", "Show the revision before this one", requires=DOC),
     _spec("revision.next", "&Next Revision", "]", "Show the revision after this one", requires=DOC),

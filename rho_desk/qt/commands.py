@@ -105,6 +105,8 @@ class Commands:
         a.attach("help.about", self.show_about)
         a.attach("library.rename", self.rename_selected)
         a.attach("library.trash", self.trash_selected)
+        a.attach("library.trash_view", self.show_trash)
+        a.attach("file.repair", self.repair)
 
     # -- files ------------------------------------------------------------------------------------------
 
@@ -132,6 +134,26 @@ class Commands:
     def close_document(self) -> None:
         self.bridge.run(self.document.aclose(), context="Closing the session")
 
+    def repair(self) -> None:
+        """Write a repaired copy of the open file beside it, open it, and show the report."""
+        from ..core.stores.rho_files.repair import repair_session
+        from .recovery import RepairReportDialog
+
+        path = self.context.document.path
+        if path is None:
+            return
+
+        def done(report: Any) -> None:
+            if report.output is None:
+                self.context.notifier.info(f"{path.name} loads cleanly: nothing to repair")
+                return
+            self.open_path(report.output)
+            dialog = RepairReportDialog(report, self.window)
+            self.dialog = dialog
+            dialog.show()
+
+        self.context.bridge.run_in_thread(repair_session, path, on_success=done, context=f"Repairing {path.name}")
+
     # -- library ------------------------------------------------------------------------------------------
 
     def _selected(self) -> SessionSummary | None:
@@ -156,6 +178,13 @@ class Commands:
         self.bridge.run(library.arename(summary.workspace_key, summary.id, title),
                                 on_success=lambda _r: self.notifier.info(f"Renamed to “{title.strip()}”"),
                                 context="Renaming")  # fmt: skip
+
+    def show_trash(self) -> None:
+        from .recovery import TrashDialog
+
+        dialog = TrashDialog(self.context, self.window)
+        self.dialog = dialog
+        dialog.show()
 
     def trash_selected(self) -> None:
         summary = self._selected()

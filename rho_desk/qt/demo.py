@@ -23,7 +23,7 @@ from typing import Final
 from ..core.errors import KnownError, StorageError
 from ..core.stores.library import index_home
 
-__all__ = ["DEMO_DIR_ENV", "bundled_demo_dir", "demo_fingerprint", "prepare_demo_copy"]
+__all__ = ["DEMO_DIR_ENV", "TITLES_FILE", "bundled_demo_dir", "demo_fingerprint", "demo_titles", "prepare_demo_copy"]
 
 DEMO_DIR_ENV: Final = "RHO_DESK_DEMO_DIR"
 _MARKER: Final = ".rho-desk-demo-copy"
@@ -95,14 +95,14 @@ def prepare_demo_copy(cache_root: Path | None = None, source: Path | None = None
         # Rho's index names absolute paths, so none ships: build it here, where the copy lives.
         # (if that fails, the library builds the index at its first listing, without the titles)
         with contextlib.suppress(KnownError):
-            index_home(target, _titles(target / TITLES_FILE))
+            index_home(target, demo_titles(target / TITLES_FILE))
         (target / _MARKER).write_text("a private copy of rho-desk's demo library\n", encoding="utf-8")
     except OSError as exc:
         raise StorageError(f"{target}: cannot copy the demo library: {exc.strerror or exc}") from exc
     return target
 
 
-def _titles(path: Path) -> list[tuple[str, str, str]]:
+def demo_titles(path: Path) -> list[tuple[str, str, str]]:
     """``(cwd, id, title)`` from the demo's ``demo-titles.json`` (none if it is missing)."""
     try:
         data = json.loads(path.read_text("utf-8"))

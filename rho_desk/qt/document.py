@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.errors import InputError, RevisionConflict
-from ..core.stores.open import is_session_file
+from ..core.errors import InputError, KnownError, RevisionConflict
+from ..core.stores.open import decode_document, is_session_file
 from ..core.stores.rho_files import (
+    RecoveryNote,
     RevisionNode,
     SessionFile,
     SessionTree,
@@ -45,8 +46,9 @@ from ..core.stores.rho_files import (
     parse_session,
     read_session,
 )
+from ..core.stores.rho_files.errors import NoSessionState
 from ..core.stores.rho_files.records import HeaderRecord, SnapshotRecord, StoredDisplayMessage
-from ..core.wire import Message, SessionSnapshot, decode_snapshot, encode
+from ..core.wire import Message, SessionSnapshot, encode
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 from .live import Appended, LiveWatcher, NeedsFullReload, apply_appended, read_appended
@@ -82,16 +84,21 @@ def load_path(path: Path) -> tuple[SessionFile, bool]:
     """Read a transcript or a snapshot document into a :class:`SessionFile` (blocking).
 
     A snapshot document (``.json``, schema 1 or 2) becomes a one-revision tree, so every view
-    handles both the same way; the flag says it was a snapshot document (read-only here).
+    handles both the same way; the flag says it was a snapshot document (read-only here). A
+    damaged transcript is read up to its last good revision (``file.damage`` names the bad line;
+    it is read-only until repaired).
 
     Raises:
-        InputError: the file is not a readable transcript or snapshot.
+        NotASessionFile: neither a transcript nor a snapshot document.
+        InputError: the file is empty or otherwise unreadable as a session.
         StorageError: it cannot be read.
     """
     path = Path(path)
     with bulk_load():
         if is_session_file(path):
-            file = read_session(path, check_name=False)
+            file = read_session(path, check_name=False, tolerant=True)
+            if file.header is None:
+                raise NoSessionState("the file is empty: it has no session header", source=str(file.path))
             return file, False
         try:
             data = path.read_bytes()
@@ -99,7 +106,7 @@ def load_path(path: Path) -> tuple[SessionFile, bool]:
             raise InputError("no such file", source=str(path)) from None
         except IsADirectoryError:
             raise InputError("is a folder, not a session file", source=str(path)) from None
-        snapshot = decode_snapshot(data, source=str(path))
+        snapshot = decode_document(data, source=str(path))
         header = HeaderRecord(3, snapshot.session_id, "0", "")
         shown = tuple(StoredDisplayMessage("0", m) for m in snapshot.history if m.system is None)
         record = SnapshotRecord("0", snapshot, shown)
@@ -163,6 +170,7 @@ class SessionDocument(QObject):
         sig_conflict_changed(object): a :class:`RevisionConflict` was hit, or cleared (None).
         sig_engine_changed(): an engine session was attached or detached.
         sig_closed(): the document closed (no file open).
+        sig_load_failed(object, str): opening a path failed (the path, one line saying why).
 
     Args:
         bridge: runs loads and writes.
@@ -187,6 +195,8 @@ class SessionDocument(QObject):
     """An engine session was attached or detached."""
     sig_closed = Signal()
     """No file is open any more."""
+    sig_load_failed = Signal(object, str)
+    """Opening a path failed: the path, and one line saying why (the views leave "Loading…")."""
 
     def __init__(
         self,
@@ -239,6 +249,23 @@ class SessionDocument(QObject):
     @property
     def loading(self) -> bool:
         return self._loading > 0
+
+    @property
+    def damage(self) -> RecoveryNote | None:
+        """The first bad line of a damaged file (opened read-only up to its last good revision)."""
+        return None if self.file is None else self.file.damage
+
+    @property
+    def torn(self) -> RecoveryNote | None:
+        """The unfinished last line the reader ignored, if the file has one."""
+        if self.file is None:
+            return None
+        return next((note for note in self.file.notes if note.kind == "torn-tail"), None)
+
+    @property
+    def writable(self) -> bool:
+        """Changes can be saved: a transcript (not a snapshot document) that is not damaged."""
+        return self.is_open and not self.is_snapshot_document and self.damage is None
 
     @property
     def home(self) -> Path | None:
@@ -299,6 +326,10 @@ class SessionDocument(QObject):
         self._set_loading(True)
         try:
             file, is_snapshot = await in_thread(load_path, Path(path))
+        except KnownError as exc:
+            if generation == self._generation:
+                self.sig_load_failed.emit(Path(path), exc.text())
+            raise
         finally:
             self._set_loading(False)
         if generation != self._generation:
@@ -308,7 +339,7 @@ class SessionDocument(QObject):
         self.is_snapshot_document = is_snapshot
         self.selected = file.tree.active_leaf
         self._set_conflict(None)
-        self.watcher.watch(None if is_snapshot else file.path)
+        self.watcher.watch(None if is_snapshot or file.damage is not None else file.path)
         self.sig_loaded.emit()
         self.sig_tree_changed.emit()
         self.sig_revision_selected.emit(self.selected)

@@ -11,6 +11,7 @@ Layout::
     menu bar
     [demo banner]                 (only on the bundled demo library)
     browser | header (title, workspace, format, provider)
+            | [session notice]    (a damaged file, opened read-only; a torn last line)
             | tabs: Conversation | Revisions | Statistics
     notification bar              (non-modal messages)
     status bar
@@ -42,6 +43,7 @@ from .changes import Changes
 from .commands import Commands
 from .document import HistoryMode
 from .messages import NotificationBar
+from .recovery import SessionNotice
 from .resources import Icon, icon, pixmap
 from .settings import (
     PERSIST_BROWSER_SPLITTER,
@@ -155,7 +157,9 @@ class MainWindow(QMainWindow):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.setSpacing(0)
+        self.notice = SessionNotice(theme)
         right_layout.addWidget(self.header)
+        right_layout.addWidget(self.notice)
         right_layout.addWidget(self.tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("MainSplitter")
@@ -237,6 +241,8 @@ class MainWindow(QMainWindow):
         document = ctx.document
         document.sig_loaded.connect(self._update_state)
         document.sig_closed.connect(self._update_state)
+        document.sig_reloaded.connect(lambda _info: self._update_state())
+        self.notice.sig_repair_requested.connect(self.commands.repair)
         document.sig_tree_changed.connect(self._update_header)
         document.sig_revision_selected.connect(lambda _n: self._update_header())
         document.sig_history_mode_changed.connect(self._on_document_history_mode_changed)
@@ -286,11 +292,12 @@ class MainWindow(QMainWindow):
         tree = document.tree
         self.app_actions.set_state(
             document=document.is_open,
-            writable=document.is_open and not document.is_snapshot_document,
+            writable=document.writable,
             tree=tree is not None and tree.is_tree,
             library=self.services.library.is_open,
             selection=self.browser.selected_summary() is not None,
         )
+        self.notice.show_document(document)
         self._update_header()
 
     def _update_header(self) -> None:
@@ -349,7 +356,7 @@ class MainWindow(QMainWindow):
         self._update_state()
 
     def _on_theme_changed(self, theme: Theme) -> None:
-        for view in (self.conversation, self.revisions, self.statistics, self.browser):
+        for view in (self.conversation, self.revisions, self.statistics, self.browser, self.notice):
             view.set_theme(theme)
         for key, spec in ((k, self.app_actions.spec(k)) for k in self.app_actions.ids()):
             if spec.icon:

@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.stores.library import RefreshReport, SessionPage
+from ...core.stores.rho_files.layout import no_sessions_text
 from ...core.stores.search import SearchResults
 from ...core.stores.summary import SessionSummary
 from ..bridge import EngineBridge
@@ -399,7 +400,12 @@ class SessionBrowserView(QFrame):
         self._show(lambda: self.model.set_sessions(page.sessions))
         n = len(page.sessions)
         notice = page.notice or (self.library.last_report and self.library.last_report.notice())
-        self.footer.setText(f"{n:,} session{'s' * (n != 1)}" + (f" · {notice}" if notice else ""))
+        text = f"{n:,} session{'s' * (n != 1)}"
+        report = self.library.last_report
+        if not page.total and self.library.home is not None and not (report and report.failed):
+            # say where we looked, and for what (not just "0 sessions")
+            text = no_sessions_text(self.library.home if key is None else self.library.home / "sessions" / key)
+        self.footer.setText(text + (f" · {notice}" if notice else ""))
         self.sig_listing_shown.emit(n)
 
     async def _asearch(self, generation: int, text: str, key: str | None, sort: str) -> None:

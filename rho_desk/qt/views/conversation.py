@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl, Signal
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.stores.rho_files import NodeKind, RevisionNode
+from ...core.stores.rho_files.errors import NotASessionFile
 from ...core.wire import Message, ModelIdentity
 from ..bridge import EngineBridge, in_thread
 from ..document import HistoryMode, SessionDocument
@@ -202,6 +204,8 @@ class ConversationView(QWidget):
         self.empty = EmptyState("No session open",
                                 "Pick a session in the browser, drop a session file here, or press Ctrl+O.")  # fmt: skip
         self.loading = EmptyState("Loading…", "Reading the session file.")
+        self.failed = EmptyState("", "")
+        self.failed.setObjectName("LoadFailedState")
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
@@ -213,6 +217,7 @@ class ConversationView(QWidget):
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self.loading)
         self.stack.addWidget(body)
+        self.stack.addWidget(self.failed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
@@ -231,6 +236,7 @@ class ConversationView(QWidget):
         document.sig_reloaded.connect(self._on_document_reloaded)
         document.sig_loading_changed.connect(self._on_document_loading_changed)
         document.sig_closed.connect(self._on_document_closed)
+        document.sig_load_failed.connect(self._on_document_load_failed)
         document.sig_tree_changed.connect(lambda: self.bar.show_state(document))
         self.list.selectionModel().currentChanged.connect(self._on_list_current_changed)
         self.list.sig_row_activated.connect(self.model.toggle_expanded)
@@ -389,6 +395,17 @@ class ConversationView(QWidget):
     def _on_document_loading_changed(self, loading: bool) -> None:
         if loading and not self.model.rowCount():
             self.stack.setCurrentWidget(self.loading)
+
+    def _on_document_load_failed(self, path: object, message: str) -> None:
+        """Never leave "Loading…" up: say what went wrong (and go back to the open session)."""
+        name = Path(str(path)).name
+        title = "Not a Rho session file" if NotASessionFile.PREFIX in message else f"Cannot open {name}"
+        self.failed.title.setText(title)
+        self.failed.hint.setText(message)
+        if self.document.is_open and self.model.rowCount():
+            self.stack.setCurrentIndex(2)  # the open session is still there
+        else:
+            self.stack.setCurrentWidget(self.failed)
 
     def _on_document_closed(self) -> None:
         self._generation += 1

@@ -1,0 +1,169 @@
+"""Damaged, torn, truncated and foreign files, an empty folder, and the trash: what the app says.
+
+A damaged session opens read-only up to its last good revision, under a notice naming the line,
+and Repair writes a copy, opens it and shows the report; a torn tail gets a notice; an empty
+transcript or a file that is not a session never leaves "Loading…" up; an empty folder says
+where rho-desk looked; deleted sessions come back from the trash into Rho's index.
+
+``RHO_DESK_SCREENSHOTS=docs/screenshots`` saves the damaged-session notice and the repair report.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtWidgets import QMessageBox
+
+from rho_desk.core.stores.index import RhoIndex
+from rho_desk.core.stores.rho_files import read_session
+from rho_desk.qt.recovery import RepairReportDialog, TrashDialog
+
+from ..cli.helpers_files import rho_desk
+from .conftest import settle
+from .helpers import v3_session
+
+
+def _shot(widget: object, name: str) -> None:
+    folder = os.environ.get("RHO_DESK_SCREENSHOTS")
+    if folder:
+        widget.grab().save(str(Path(folder) / f"{name}.png"))  # type: ignore[attr-defined]
+
+
+def damaged(home: Path) -> Path:
+    """A version-3 session of six lines (header, snapshot, four deltas) whose line 4 is garbage."""
+    path = v3_session(home, turns=5, cwd="/home/maya/src/payments-api")
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[3] = b'{"type":"snapshot_delta","timestamp":"1767000003","delta":{"base_revision":\x01}}\n'
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(make_window, run, tmp_path) -> None:
+    home = tmp_path / "rho"
+    path = damaged(home)
+    context = make_window(home=home)
+    window = context.window
+    window.commands.open_path(path)
+    run(settle(context.bridge))
+    document = context.document
+    assert document.is_open and document.path == path
+    assert document.damage is not None and document.damage.line == 4
+    assert document.tree.active_leaf.revision == 2  # the last good revision
+    assert window.conversation.model.rowCount() > 0
+    notice = window.notice
+    assert notice.isVisible() and notice.level == "error"
+    assert "damaged at line 4" in notice.text.text() and "read-only" in notice.text.text()
+    assert notice.repair_button.isVisible()
+    assert not window.app_actions["session.compact"].isEnabled()  # nothing may be written
+    assert not window.app_actions["session.edit"].isEnabled()
+    _shot(window, "damaged-session-notice")
+    notice.repair_button.click()
+    run(settle(context.bridge))
+    report = window.commands.dialog
+    assert isinstance(report, RepairReportDialog) and report.isVisible()
+    assert "first bad line 4" in report.body.toPlainText()
+    _shot(report, "repair-report")
+    repaired = path.with_name("session.repaired.jsonl")
+    assert document.path == repaired and document.damage is None
+    assert not notice.isVisible()
+    assert window.app_actions["session.compact"].isEnabled()
+    assert rho_desk("check", repaired).returncode == 0
+    assert path.read_bytes().count(b"\n") == 6  # the original is untouched
+    report.close()
+
+
+def test_a_torn_tail_shows_a_notice(make_window, run, tmp_path) -> None:
+    home = tmp_path / "rho"
+    path = v3_session(home, turns=5)
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * 0.6)])
+    context = make_window(home=home)
+    context.window.commands.open_path(path)
+    run(settle(context.bridge))
+    notice = context.window.notice
+    assert context.document.is_open and context.document.damage is None
+    assert notice.isVisible() and notice.level == "warning"
+    assert "is unfinished" in notice.text.text() and "as Rho ignores it" in notice.text.text()
+    assert not notice.repair_button.isVisible()
+
+
+def _failed(context) -> tuple[str, str]:
+    view = context.window.conversation
+    assert view.stack.currentWidget() is view.failed, "the conversation must not stay on Loading…"
+    return view.failed.title.text(), view.failed.hint.text()
+
+
+def test_a_truncated_empty_transcript_says_so(make_window, run, tmp_path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    context = make_window()
+    context.window.commands.open_path(path)
+    run(settle(context.bridge))
+    title, hint = _failed(context)
+    assert title == "Cannot open empty.jsonl" and "the file is empty" in hint
+    assert not context.document.is_open and not context.document.loading
+    assert "the file is empty" in context.notifier.history[-1].text
+
+
+def test_a_file_that_is_not_a_session_says_so(make_window, run, tmp_path) -> None:
+    for name, content in (("notes.json", '{"hello": "world"}'), ("log.jsonl", "plain text\n")):
+        path = tmp_path / name
+        path.write_text(content)
+        context = make_window()
+        context.window.commands.open_path(path)
+        run(settle(context.bridge))
+        title, hint = _failed(context)
+        assert title == "Not a Rho session file" and "not a Rho session file" in hint
+        assert "Loading" not in context.window.conversation.stack.currentWidget().title.text()
+        assert "not a Rho session file" in context.notifier.history[-1].text
+
+
+def test_an_empty_folder_says_what_was_looked_for(make_window, run, tmp_path) -> None:
+    empty = tmp_path / "empty-home"
+    (empty / "sessions").mkdir(parents=True)
+    context = make_window(home=empty)
+    run(settle(context.bridge))
+    footer = context.window.browser.footer.text()
+    assert footer.startswith(f"No Rho sessions in {empty}: looked for sessions/<workspace>/")
+
+
+def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> None:
+    home = tmp_path / "rho"
+    first = v3_session(home, cwd="/work/a")
+    second = v3_session(home, cwd="/work/b")
+    context = make_window(home=home)
+    browser = context.window.browser
+    run(settle(context.bridge))
+    for path in (first, second):
+        summary = browser.summary_for(path)
+        assert summary is not None
+        run(context.library.atrash(summary.workspace_key, summary.id))
+    assert not first.exists() and not second.exists()
+    context.actions.trigger("library.trash_view")
+    dialog = context.window.commands.dialog
+    assert isinstance(dialog, TrashDialog)
+    run(settle(context.bridge))
+    assert dialog.table.rowCount() == 2
+    row = next(i for i, item in enumerate(dialog.items) if item.transcript == first)
+    dialog.table.selectRow(row)
+    dialog.restore_button.click()
+    run(settle(context.bridge))
+    assert first.is_file() and dialog.table.rowCount() == 1
+    with RhoIndex.open_readonly(home / "sessions") as index:
+        assert [r.path for r in index.rows()] == [str(first)]
+    assert rho_desk("check", home).returncode == 0
+    assert str(first) in [s.path for s in browser.model.summaries()]
+    # empty: asks first; Cancel keeps everything, "Delete for Good" deletes
+    dialog.empty_button.click()
+    assert isinstance(dialog.confirm, QMessageBox) and dialog.confirm.isVisible()
+    dialog.confirm.reject()
+    run(settle(context.bridge))
+    assert dialog.table.rowCount() == 1
+    dialog.empty_button.click()
+    next(b for b in dialog.confirm.buttons() if b.text() == "Delete for Good").click()
+    run(settle(context.bridge))
+    assert dialog.table.rowCount() == 0 and dialog.empty_label.text() == "The trash is empty."
+    assert list((isolated_dirs / "trash").iterdir()) == []
+    assert read_session(first).tree.session_id
+    dialog.close()
