@@ -131,6 +131,8 @@ def _label(session: SessionFile, node: RevisionNode) -> str:
 
 
 def _print_transcript(session: SessionFile, selected: RevisionNode | None, display: bool) -> None:
+    from ..core.stores.rho_files.summary import message_count
+
     tree = session.tree
     header = tree.header
     out = sys.stdout.write
@@ -155,7 +157,7 @@ def _print_transcript(session: SessionFile, selected: RevisionNode | None, displ
         out(f"revision  {node.revision} (node {node.id}, {state})\n")
         out(f"provider  {provider}\n")
         out(f"history   {node.length} model messages, "
-            f"{len(tree.display(node, markers=False))} display messages, "
+            f"{message_count(tree, node)} display messages, "
             f"{node.compaction.completed_compactions} compactions\n")  # fmt: skip
     shape = "tree" if tree.is_tree else "line"
     out(f"revisions {tree.node_count} nodes, {tree.branch_count} branches ({shape})\n")

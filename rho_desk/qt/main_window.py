@@ -54,7 +54,7 @@ from .settings import (
     PREFS_BROWSER_SCOPE,
     PREFS_HISTORY_MODE,
 )
-from .text import plural, shorten
+from .text import plural, shorten, size_text
 from .views.browser import SessionBrowserView
 from .views.conversation import ConversationView
 from .views.stats import StatisticsView
@@ -327,7 +327,7 @@ class MainWindow(QMainWindow):
             facts.append(str(provider))
         self.header.facts.setText(" · ".join(facts))
         file = document.file
-        size = f"{file.size / 1024 / 1024:.1f} MB" if file and file.size > 1024 * 1024 else f"{(file.size if file else 0) / 1024:.0f} KB"
+        size = size_text(file.size if file else 0)  # the browser's badge says the same
         self.status_path.setText(f"{document.path} · {size}")
         self.setWindowTitle(f"{shorten(title, 60)} — rho-desk")
 

@@ -60,6 +60,7 @@ from ..models.roles import Role
 from ..models.sessions import SessionListModel, SessionRow, session_title, workspace_label
 from ..resources import Icon, icon, pixmap
 from ..settings import PREFS_BROWSER_SCOPE, PREFS_BROWSER_SORT, Settings
+from ..text import size_text
 from ..theme import Theme
 
 __all__ = ["SessionBrowserView", "SessionDelegate", "relative_time"]
@@ -83,14 +84,6 @@ def relative_time(stamp: int, now: float | None = None) -> str:
         return f"{int(delta // 86400)} d ago"
     then = time.localtime(stamp)
     return time.strftime("%b %d" if then.tm_year == time.localtime(now).tm_year else "%b %Y", then)
-
-
-def _size(value: int | None) -> str:
-    if not value:
-        return ""
-    if value >= 1024 * 1024:
-        return f"{value / 1024 / 1024:.1f} MB"
-    return f"{max(1, value // 1024)} KB"
 
 
 class SessionDelegate(QStyledItemDelegate):
@@ -163,7 +156,7 @@ class SessionDelegate(QStyledItemDelegate):
             badges.append(f"{s.branch_count} branch{'es' * (s.branch_count > 1)}")
         badges.append(f"v{s.effective_format_version}")
         if s.file_size:
-            badges.append(_size(s.file_size))
+            badges.append(size_text(s.file_size))
         painter.setFont(small)
         bx = x
         for label in badges:

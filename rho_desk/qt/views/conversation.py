@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.stores.rho_files.errors import NotASessionFile
+from ...core.stores.rho_files.summary import message_count
 from ...core.wire import Message, ModelIdentity
 from ..bridge import EngineBridge, in_thread
 from ..document import HistoryMode, SessionDocument
@@ -157,7 +158,14 @@ class RevisionBar(QFrame):
         self.display_button.setChecked(document.mode is HistoryMode.DISPLAY)
         self.model_button.setChecked(document.mode is HistoryMode.MODEL)
 
-    def show_counts(self, rows: int, mode: HistoryMode, build_ms: float) -> None:
+    def show_counts(self, rows: int, mode: HistoryMode, build_ms: float, messages: int | None = None) -> None:
+        """``messages``: the display count the browser and ``rho-desk show`` give (same function)."""
+        if mode is HistoryMode.DISPLAY and messages is not None:
+            self.counts.setText(f"{messages:,} messages")
+            extra = rows - messages
+            note = f"; {extra:,} more row{'s' * (extra != 1)} (compaction markers, an unfinished tool turn)" if extra else ""
+            self.counts.setToolTip(f"{rows:,} rows laid out in {build_ms:.0f} ms{note}")
+            return
         what = "displayed messages" if mode is HistoryMode.DISPLAY else "model messages"
         self.counts.setText(f"{rows:,} {what}")
         self.counts.setToolTip(f"laid out in {build_ms:.0f} ms")
@@ -323,20 +331,22 @@ class ConversationView(QWidget):
         width = self.list.viewport().width()
         metrics = self.list.metrics
 
-        def build() -> ConversationRows:
+        def build() -> tuple[ConversationRows, int | None]:
             with bulk_load():
                 rows = build_rows(document.entries(node, mode))
                 # the row heights for the current width too, off the GUI thread
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
-                return rows
+                tree = document.tree
+                count = message_count(tree, node) if tree is not None and mode is HistoryMode.DISPLAY else None
+                return rows, count
 
-        rows = await in_thread(build)
+        rows, messages = await in_thread(build)
         if generation != self._generation:
             return
         self.last_build_ms = rows.build_ms
         self.model.set_rows(rows, target=self._target_identity(node))
         self.detail.target = self.model.target
-        self.bar.show_counts(len(rows), mode, rows.build_ms)
+        self.bar.show_counts(len(rows), mode, rows.build_ms, messages)
         self.stack.setCurrentIndex(2)
         self._pending_paint = len(rows)
         self.list.viewport().update()

@@ -17,6 +17,7 @@ from pathlib import Path
 from ...errors import InputError, KnownError
 from ...wire.codec import decode_snapshot
 from ..summary import SessionSummary
+from .duplicates import refused_duplicate
 from .errors import NoSessionState
 from .layout import (
     SESSION_FILE,
@@ -118,6 +119,24 @@ def _load_findings(target: CheckTarget) -> Iterator[Finding]:
 
 
 register_check("load", _load_findings)
+
+
+def _duplicate_key_findings(target: CheckTarget) -> Iterator[Finding]:
+    """``duplicate-key``: a line repeating a struct field, which Rho's reader refuses (errors)."""
+    if target.kind != "transcript":
+        return
+    try:
+        with open(unit_for_path(target.path).transcript, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                reason = refused_duplicate(raw)
+                if reason is not None:
+                    yield Finding(str(target.path), "duplicate-key", Severity.ERROR,
+                                  f"{reason}: Rho's reader refuses the file", number)  # fmt: skip
+    except OSError:
+        return  # the load check reports unreadable files
+
+
+register_check("duplicate-keys", _duplicate_key_findings)
 
 
 def expand_paths(path: Path) -> list[Path]:

@@ -29,6 +29,7 @@ import msgspec
 from ...errors import InputError, KnownError, StorageError
 from ...fsio import atomic_write, fsync_dir
 from ...wire.codec import translate_error
+from .duplicates import refused_duplicate
 from .errors import NotASessionFile, SessionFileError
 from .layout import unit_for_path
 from .lease import SessionLease
@@ -56,8 +57,9 @@ class DroppedLine:
     length: int
     reason: str
     kind: str
-    """``corrupt`` (does not decode), ``does-not-chain`` (decodes but does not fit the records
-    kept before it), or ``torn`` (an unfinished last line)."""
+    """``corrupt`` (does not decode), ``duplicate-key`` (repeats a field: Rho refuses it),
+    ``does-not-chain`` (decodes but does not fit the records kept before it), or ``torn`` (an
+    unfinished last line)."""
 
     def to_json(self) -> dict[str, object]:
         return {"line": self.line, "offset": self.offset, "length": self.length,
@@ -191,6 +193,10 @@ def _plan(transcript: Path, raw_lines: list[bytes]) -> RepairPlan:
         if not raw.strip():
             continue  # blank lines are skipped by every reader; not worth keeping
         terminated = raw.endswith(b"\n")
+        duplicate = refused_duplicate(raw)
+        if duplicate is not None:
+            _drop(plan, DroppedLine(number, start, length, f"{duplicate}: Rho's reader refuses it", "duplicate-key"))
+            continue
         try:
             record = _DECODER.decode(raw)
         except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:

@@ -15,10 +15,10 @@ from ..summary import SessionSummary
 from .errors import NoSessionState
 from .layout import SessionUnit, workspace_key
 from .reader import SessionFile, read_session
-from .tree import SessionTree
+from .tree import RevisionNode, SessionTree
 from .views import search_text, user_text
 
-__all__ = ["record_written", "summarize", "summary_of", "summary_of_tree"]
+__all__ = ["message_count", "record_written", "summarize", "summary_of", "summary_of_tree"]
 
 _I64_MAX = 2**63 - 1
 
@@ -31,6 +31,15 @@ def summarize(path: Path | str) -> SessionSummary:
         StorageError: it cannot be read.
     """
     return summary_of(read_session(path))
+
+
+def message_count(tree: SessionTree, node: RevisionNode | None = None) -> int:
+    """The one count of a revision's messages, everywhere (the browser, the header, ``show``).
+
+    Rho's ``message_count`` (§10.5): display entries on the path to ``node`` (default the active
+    leaf), without compaction markers, after incomplete-tool-turn trimming.
+    """
+    return len(tree.display(node, markers=False, trimmed=True))
 
 
 def summary_of(session: SessionFile) -> SessionSummary:

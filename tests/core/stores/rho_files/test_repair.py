@@ -155,3 +155,31 @@ def test_the_output_is_never_overwritten(tmp_path: Path) -> None:
     first = repair_session(path).output
     second = repair_session(path).output
     assert first is not None and second is not None and first != second
+
+
+def test_duplicate_fields_are_a_check_error_and_repair_drops_them(tmp_path: Path) -> None:
+    lines = damaged_v4()[:3]
+    # a repeated struct field (serde: "duplicate field `parent_id`"), then a node under it
+    lines[2] = lines[2].replace(b'"parent_id":"n1"', b'"parent_id":"n1","parent_id":"n1"', 1)
+    assert lines[2].count(b'"parent_id"') == 2
+    lines.append(line(node("n3", "n2", "1767225603", dlt=delta(2, 3, [user("u3")]),
+                           display=shown("1767225603", user("u3")))))  # fmt: skip
+    path = place(tmp_path, b"".join(lines))
+    findings = [f for t in check_paths([path]) for f in t.findings if f.code == "duplicate-key"]
+    assert [(f.line, f.severity.value) for f in findings] == [(3, "error")]
+    assert "duplicate field `parent_id` (at $)" in findings[0].message
+    plan = plan_repair(path)
+    assert [(d.line, d.kind) for d in plan.dropped] == [(3, "duplicate-key"), (4, "does-not-chain")]
+
+
+def test_repeated_keys_inside_free_form_maps_are_not_findings() -> None:
+    from rho_desk.core.stores.rho_files.duplicates import refused_duplicate
+
+    call = b'{"type":"node","message":{"Assistant":[{"ToolCall":{"id":"c","name":"x","arguments":{"a":1,"a":2}}}]}}\n'
+    assert refused_duplicate(call) is None
+    meta = b'{"snapshot":{"metadata":{"k":"1","k":"2"}}}\n'
+    assert refused_duplicate(meta) is None
+    block = b'{"User":[{"Text":"a"}],"User":[{"Text":"b"}]}\n'
+    assert refused_duplicate(block) == "duplicate field `User` (at $)"
+    nested = b'{"delta":{"revision":1,"revision":2}}\n'
+    assert refused_duplicate(nested) == "duplicate field `revision` (at $.delta)"
