@@ -8,17 +8,20 @@ display entries and the leaf's state are needed.
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...wire.model import Message
 from ..index import IndexState, record_session
 from ..summary import SessionSummary
 from .errors import NoSessionState
-from .layout import SessionUnit, workspace_key
+from .layout import SESSIONS_DIR, SessionUnit, workspace_key
 from .reader import SessionFile, read_session
 from .tree import RevisionNode, SessionTree
-from .views import search_text, user_text
+from .views import scan_complete_prefix, search_text, user_text
 
-__all__ = ["message_count", "record_written", "summarize", "summary_of", "summary_of_tree"]
+__all__ = ["in_rho_home", "message_count", "record_written", "summarize", "summary_of", "summary_of_tree"]
 
 _I64_MAX = 2**63 - 1
 
@@ -76,9 +79,15 @@ def summary_of_tree(
     created = tree.created_at or unit.created or updated
     if created == 0:
         created = updated
-    display = [entry.message for entry in tree.display(markers=False, trimmed=True)]
-    users = [text for m in display if (text := user_text(m)) is not None]
     leaf = tree.active_leaf
+    if with_text:
+        display = [entry.message for entry in tree.display(markers=False, trimmed=True)]
+        users = [text for m in display if (text := user_text(m)) is not None]
+        count, first, last = len(display), users[0] if users else None, users[-1] if users else None
+        text = search_text(display)
+    else:
+        count, first, last = _display_facts(tree, leaf)
+        text = ""
     provider = leaf.provider if leaf is not None else None
     return SessionSummary(
         workspace_key=workspace_key(header.cwd),
@@ -87,9 +96,9 @@ def summary_of_tree(
         path=str(Path(path).absolute()),
         created_at=created,
         updated_at=updated,
-        message_count=len(display),
-        first_user_message=users[0] if users else None,
-        last_user_message=users[-1] if users else None,
+        message_count=count,
+        first_user_message=first,
+        last_user_message=last,
         file_size=size,
         file_mtime=mtime,
         node_count=tree.node_count,
@@ -99,20 +108,85 @@ def summary_of_tree(
         provider=str(provider) if provider is not None else None,
         model=provider.model if provider is not None else None,
         compaction_count=leaf.compaction.completed_compactions if leaf is not None else 0,
-        search_text=search_text(display) if with_text else "",
+        search_text=text,
     )
 
 
-def record_written(
-    tree: SessionTree, unit: SessionUnit, path: Path | str, size: int, mtime_ns: int
-) -> IndexState:
+def record_written(tree: SessionTree, unit: SessionUnit, path: Path | str, size: int, mtime_ns: int) -> IndexState:
     """After a write into a transcript: update its row in Rho's index as Rho's save does.
 
     The summary comes from the in-memory tree as written (no re-read), with the file's size and
-    mtime after the write; :func:`..index.record_session` does the upsert (never raising).
+    mtime after the write; :func:`..index.record_session` does the upsert (never raising). A
+    transcript outside a Rho home costs nothing (no summary is computed).
     """
-    try:
-        summary = summary_of_tree(tree, unit, path, size, mtime_ns, with_text=False)
-    except NoSessionState:
+    header = tree.header
+    if header is None or not in_rho_home(unit, header.cwd):
         return IndexState.MISSING
+    summary = summary_of_tree(tree, unit, path, size, mtime_ns, with_text=False)
     return record_session(summary)
+
+
+def in_rho_home(unit: SessionUnit, cwd: str) -> bool:
+    """Whether the unit sits in ``sessions/<key of cwd>/`` (where Rho's index lists it)."""
+    workspace = unit.workspace
+    return workspace.parent.name == SESSIONS_DIR and workspace.name == workspace_key(cwd)
+
+
+# -- the display facts of the index row, kept up to date save after save ----------------------------
+#
+# Rho recomputes its row from the in-memory tree after every save; so do we, but walking a
+# 100k-message display history on each save costs ~150 ms in Python. The facts only depend on
+# the path's display entries, and a save only appends to that path, so the trimming scan resumes
+# where it stopped (the start of the last, still incomplete tool turn) instead of starting over.
+
+
+@dataclass(slots=True)
+class _DisplayState:
+    leaf: RevisionNode | None
+    keep: int = 0
+    """Entries that survive incomplete-tool-turn trimming (the message count)."""
+    final: bool = False
+    """A mismatched tool result cut the path: nothing appended later is counted."""
+    tail: list[Message] = field(default_factory=list)
+    """Entries from ``keep`` on, not counted yet (an unfinished tool turn)."""
+    first: str | None = None
+    last: str | None = None
+
+
+_STATES: weakref.WeakKeyDictionary[SessionTree, _DisplayState] = weakref.WeakKeyDictionary()
+
+
+def _display_facts(tree: SessionTree, leaf: RevisionNode | None) -> tuple[int, str | None, str | None]:
+    """``(message_count, first_user_message, last_user_message)`` of ``leaf``'s path (§10.5)."""
+    if leaf is None:
+        return 0, None, None
+    state = _STATES.get(tree)
+    added: list[RevisionNode] = []
+    if state is not None and state.leaf is not leaf:
+        node: RevisionNode | None = leaf
+        while node is not None and node is not state.leaf:
+            added.append(node)
+            node = node.parent
+        if node is None:
+            state = None  # another branch: start over
+    if state is None:
+        state = _DisplayState(None)
+        added = tree.path(leaf)
+    else:
+        added.reverse()
+        state = _DisplayState(leaf, state.keep, state.final, list(state.tail), state.first, state.last)
+    state.leaf = leaf
+    if not state.final:
+        state.tail.extend(entry.message for n in added for entry in n.display)
+        keep, state.final = scan_complete_prefix(state.tail)
+        for message in state.tail[:keep]:
+            text = user_text(message)
+            if text is not None:
+                state.first = state.first if state.first is not None else text
+                state.last = text
+        state.keep += keep
+        del state.tail[:keep]
+        if state.final:
+            state.tail.clear()
+    _STATES[tree] = state
+    return state.keep, state.first, state.last

@@ -21,6 +21,7 @@ __all__ = [
     "compaction_marker",
     "complete_prefix_length",
     "default_prompt_cache_key",
+    "scan_complete_prefix",
     "search_text",
     "trim_incomplete_tool_turns",
     "user_text",
@@ -45,8 +46,18 @@ def complete_prefix_length(messages: Sequence[Message]) -> int:
     ``ToolResult``s answering the calls in the same order; otherwise the list is cut just before
     that assistant message, whatever follows.
     """
+    return scan_complete_prefix(messages)[0]
+
+
+def scan_complete_prefix(messages: Sequence[Message], start: int = 0) -> tuple[int, bool]:
+    """:func:`complete_prefix_length` from position ``start`` (which must begin a turn unit).
+
+    Returns ``(keep, final)``: ``final`` is true when a mismatched result cut the list (more
+    messages cannot change ``keep``); false when the scan reached the end, or stopped at a tool
+    turn whose results have not all arrived yet (appending can move ``keep`` on from there).
+    """
     n = len(messages)
-    i = 0
+    i = start
     while i < n:
         message = messages[i]
         content = message.assistant
@@ -56,15 +67,15 @@ def complete_prefix_length(messages: Sequence[Message]) -> int:
             calls = [b.tool_call.id for b in content if b.tool_call is not None]
             if calls:
                 if i + len(calls) >= n:
-                    return i
+                    return i, False
                 for offset, call_id in enumerate(calls, 1):
                     result = messages[i + offset].tool_result
                     if result is None or result.id != call_id:
-                        return i
+                        return i, True
                 i += len(calls) + 1
                 continue
         i += 1
-    return n
+    return n, False
 
 
 def trim_incomplete_tool_turns(messages: tuple[Message, ...]) -> tuple[Message, ...]:

@@ -183,3 +183,44 @@ def test_repeated_keys_inside_free_form_maps_are_not_findings() -> None:
     assert refused_duplicate(block) == "duplicate field `User` (at $)"
     nested = b'{"delta":{"revision":1,"revision":2}}\n'
     assert refused_duplicate(nested) == "duplicate field `revision` (at $.delta)"
+
+
+def test_the_index_row_kept_save_after_save_equals_a_fresh_summary(tmp_path: Path) -> None:
+    """The row's display facts are computed incrementally after each save; they must always be
+    what a full summary of the file says (unfinished tool turns, a mismatched result, branches)."""
+    import random
+
+    from rho_desk.core.wire import ContentBlock, Message
+
+    path = place(tmp_path, b"".join(damaged_v4()[:3]))
+    rng = random.Random(5)
+    with SessionWriter(read_session(path), take_lease=False) as writer:
+        for step in range(60):
+            tree = writer.tree
+            state = tree.snapshot(trim=False)
+            pick = rng.random()
+            if pick < 0.15 and tree.node_count > 3:  # move to another revision (set_leaf)
+                writer.set_leaf(rng.choice(list(tree.nodes.values())))
+            else:
+                call = f"c{step}"
+                kind = rng.choice(("text", "call", "result", "wrong", "user"))
+                message = {
+                    "text": Message.assistant_text(f"a{step}"),
+                    "user": Message.user_text(f"u{step}"),
+                    "call": Message(assistant=(ContentBlock.of_tool_call(call, "bash", {}),)),
+                    "result": Message.result(f"c{step - 1}", True, "ok"),
+                    "wrong": Message.result("nope", True, "ok"),
+                }[kind]
+                parent = rng.choice(list(tree.nodes.values())) if pick > 0.9 else None
+                base = tree.snapshot(parent, trim=False) if parent is not None else state
+                new = base.replace(revision=max(n.revision for n in tree.nodes.values()) + 1,
+                                   history=(*base.history, message))  # fmt: skip
+                writer.save(new, parent=parent)
+            with RhoIndex.open_readonly(tmp_path / "sessions") as index:
+                row = index.row(summarize(path).workspace_key, SID)
+            fresh = summarize(path)
+            assert row is not None
+            assert (row.message_count, row.first_user_message, row.last_user_message) == (
+                fresh.message_count, fresh.first_user_message, fresh.last_user_message), step
+            assert (row.file_size, row.active_leaf_id, row.node_count) == (
+                fresh.file_size, fresh.active_leaf_id, fresh.node_count)
