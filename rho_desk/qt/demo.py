@@ -23,7 +23,7 @@ from typing import Final
 from ..core.errors import KnownError, StorageError
 from ..core.stores.library import index_home
 
-__all__ = ["DEMO_DIR_ENV", "TITLES_FILE", "bundled_demo_dir", "demo_fingerprint", "demo_titles", "prepare_demo_copy"]
+__all__ = ["DEMO_DIR_ENV", "TITLES_FILE", "bundled_demo_dir", "demo_fingerprint", "demo_titles", "index_demo", "prepare_demo_copy"]
 
 DEMO_DIR_ENV: Final = "RHO_DESK_DEMO_DIR"
 _MARKER: Final = ".rho-desk-demo-copy"
@@ -92,14 +92,21 @@ def prepare_demo_copy(cache_root: Path | None = None, source: Path | None = None
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
-        # Rho's index names absolute paths, so none ships: build it here, where the copy lives.
-        # (if that fails, the library builds the index at its first listing, without the titles)
-        with contextlib.suppress(KnownError):
-            index_home(target, demo_titles(target / TITLES_FILE))
+        index_demo(target)
         (target / _MARKER).write_text("a private copy of rho-desk's demo library\n", encoding="utf-8")
     except OSError as exc:
         raise StorageError(f"{target}: cannot copy the demo library: {exc.strerror or exc}") from exc
     return target
+
+
+def index_demo(home: Path) -> None:
+    """Build Rho's index in a copy of the demo, with the demo's titles (blocking).
+
+    Rho's index names absolute paths, so none ships: it is built where the copy lives. If that
+    fails, the library builds it at its first listing (without the titles).
+    """
+    with contextlib.suppress(KnownError):
+        index_home(home, demo_titles(home / TITLES_FILE))
 
 
 def demo_titles(path: Path) -> list[tuple[str, str, str]]:

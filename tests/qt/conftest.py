@@ -106,12 +106,11 @@ async def settle(bridge: Any, rounds: int = 3) -> None:
 @pytest.fixture
 def demo_home(tmp_path: Path) -> Path:
     """A private copy of the bundled demo library, with Rho's index built as a copy for use builds it."""
-    from rho_desk.core.stores.library import index_home
-    from rho_desk.qt.demo import TITLES_FILE, demo_titles
+    from rho_desk.qt.demo import index_demo
 
     target = tmp_path / "demo-home"
     shutil.copytree(DEMO_SOURCE, target)
-    index_home(target, demo_titles(target / TITLES_FILE))
+    index_demo(target)
     return target
 
 
