@@ -42,12 +42,21 @@ def test_display_and_model_histories_differ_as_rho_says(document: SessionDocumen
     assert [m.text() for m in model] == ["compacted legacy summary", "answer after compaction"]
 
 
-def test_a_corrupt_file_fails_with_file_line_and_reason(document: SessionDocument, run, tmp_path: Path, rho_fixtures: Path) -> None:
+def test_a_corrupt_file_opens_read_only_up_to_its_last_good_revision(document: SessionDocument, run, tmp_path: Path, rho_fixtures: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes((rho_fixtures / "session-v3.jsonl").read_bytes().replace(b'"base_revision":1', b'"base_revision":0'))
-    with pytest.raises(InputError, match=r"bad.jsonl:3: .*base revision"):
-        run(document.aopen(bad))
-    assert not document.is_open
+    run(document.aopen(bad))
+    damage = document.damage
+    assert damage is not None and damage.line == 3 and "base revision" in damage.reason
+    assert document.tree is not None and document.tree.active_leaf.revision == 1
+    assert not document.writable
+
+    async def write() -> None:
+        async with document.writing():
+            pass
+
+    with pytest.raises(InputError, match=r"bad.jsonl: the session is damaged at line 3"):
+        run(write())
 
 
 def test_selection_moves_along_the_path_and_follows_the_active_branch(document: SessionDocument, run, tmp_path: Path) -> None:

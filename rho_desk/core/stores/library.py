@@ -16,6 +16,9 @@ titles come from what could still be read). Every call is synchronous and blocki
 them through ``asyncio.to_thread``; one lock serialises them per library.
 
 The file reader (discovery, header cwd, summaries, leases) is injected as :class:`SessionFiles`.
+Where deleted sessions go (and how they come back) is ``trash.py``; how Rho's index disagrees
+with the files (``rho-desk check``, :meth:`SessionLibrary.drift`) is ``drift.py``. Their names are
+re-exported here.
 """
 
 from __future__ import annotations
