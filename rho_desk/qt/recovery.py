@@ -161,7 +161,7 @@ class RepairReportDialog(QDialog):
 class TrashDialog(QDialog):
     """rho-desk's trash: restore a session, or empty the trash (after a confirmation)."""
 
-    COLUMNS = ("Deleted", "Session", "Was in")
+    COLUMNS = ("Deleted", "Session", "Workspace")
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -216,11 +216,12 @@ class TrashDialog(QDialog):
         for row, item in enumerate(items):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(item.deleted_at)) if item.deleted_at else "?"
             name = item.title or item.session_id
-            for column, text in enumerate((when, name, str(item.original.parent.parent.name) + "/" + item.original.name)):
+            for column, text in enumerate((when, name, item.cwd or item.workspace_key)):
                 cell = QTableWidgetItem(text)
                 cell.setToolTip(str(item.original) if column == 2 else item.session_id)
                 self.table.setItem(row, column, cell)
         self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setStretchLastSection(True)
         self.empty_label.setText("" if items else "The trash is empty.")
         if items:
             self.table.selectRow(0)

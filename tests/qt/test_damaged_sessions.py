@@ -145,6 +145,7 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     assert isinstance(dialog, TrashDialog)
     run(settle(context.bridge))
     assert dialog.table.rowCount() == 2
+    _shot(dialog, "trash")
     row = next(i for i, item in enumerate(dialog.items) if item.transcript == first)
     dialog.table.selectRow(row)
     dialog.restore_button.click()

@@ -464,7 +464,7 @@ class SessionBrowserView(QFrame):
             names = ", ".join(Path(f.path).parent.name for f in report.failed[:3])
             self.bridge.notifier.warning(
                 f"{len(report.failed)} session file{'s' * (len(report.failed) > 1)} could not be read ({names}); "
-                "run `rho-desk check` for details.",
+                "open one to read it up to its last good revision and repair it, or run `rho-desk check`.",
                 "\n".join(f"{f.path}: {f.reason}" for f in report.failed),
             )
 
