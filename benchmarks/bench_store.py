@@ -12,6 +12,13 @@
   <= 1.5, and median(100k) <= 3 x a bare ``open``/``write``/``fdatasync``/``close`` of the same
   bytes to a file of the same size on the same disk.
 
+* ``store.save_in_home_100k``: the same v3 append to a 100,000-message session that sits in a
+  Rho home, so that each save also updates its row in Rho's index (``sessions/index.sqlite3``),
+  as Rho's own save does. Baseline, in the same run: the same save to the same file outside a
+  home (no index) plus one bare upsert of that row (SQLite's commit, with its syncs, as Rho pays
+  it). Target: median <= 1.5 x the baseline: keeping the row costs about one SQLite commit, not
+  a walk over 100,000 messages (its display facts resume where the last save left them).
+
 ``--quick`` keeps the sizes (the targets are about them) and takes fewer samples.
 """
 
@@ -314,5 +321,61 @@ def append_scaling(quick: bool) -> list[BenchResult]:
     try:
         repeat = 25 if quick else 80
         return _scaling(folder, "v3", _write_v3, repeat) + _scaling(folder, "v4", _v4_for_append, repeat)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _bare_upsert(sessions_root: Path) -> float:
+    """One row upserted into Rho's index of ``sessions_root`` (open, one transaction, close)."""
+    from rho_desk.core.stores.index import RhoIndex
+
+    with RhoIndex.open(sessions_root) as index:
+        row = index.rows()[0]
+        start = time.perf_counter()
+        index.upsert([row])
+        return (time.perf_counter() - start) * 1000
+
+
+@benchmark("store.save_in_home_100k")
+def save_in_home(quick: bool) -> list[BenchResult]:
+    from rho_desk.core.stores.rho_files import workspace_dir
+
+    folder = Path(tempfile.mkdtemp(prefix="rho-bench-home-"))
+    try:
+        loose = folder / "v3.jsonl"
+        _write_v3(loose, 100_000)
+        header = read_session(loose).tree.header
+        assert header is not None
+        unit = workspace_dir(folder / "home", header.cwd) / f"1_{header.id}"
+        unit.mkdir(parents=True)
+        in_home = unit / "session.jsonl"
+        shutil.copyfile(loose, in_home)
+        for path in (loose, in_home):
+            _flush(path)
+        outside, inside = _Appender(loose), _Appender(in_home)
+        repeat = 7 if quick else 21
+        times: dict[str, list[float]] = {"outside": [], "inside": [], "upsert": []}
+        gc.collect()
+        gc.freeze()
+        try:
+            for i in range(repeat + 1):  # the first save computes the row from scratch
+                outside.prepare()
+                inside.prepare()
+                sample = (outside.save(), inside.save(), _bare_upsert(folder / "home" / "sessions"))
+                if i >= 1:
+                    for key, value in zip(("outside", "inside", "upsert"), sample, strict=True):
+                        times[key].append(value)
+        finally:
+            gc.unfreeze()
+            outside.writer.close()
+            inside.writer.close()
+        baseline = _median(times["outside"]) + _median(times["upsert"])
+        ratio = _median(times["inside"]) / baseline
+        return [
+            BenchResult("store.save_in_home_100k", "ms", times["inside"],
+                        "<= 1.5 x (the save outside a home + one bare index upsert)", ratio <= 1.5,
+                        baseline=baseline, ratio=ratio,
+                        details={"outside_ms": _median(times["outside"]), "upsert_ms": _median(times["upsert"])}),
+        ]  # fmt: skip
     finally:
         shutil.rmtree(folder, ignore_errors=True)
