@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.errors import InputError
 from ..core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
-from ..core.stores.search import SearchResults, WorkspaceInfo
+from ..core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
 from ..core.stores.summary import SessionSummary
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
@@ -102,6 +102,10 @@ class LibraryService(QObject):
         return await in_thread(
             lambda: library.search(text, workspace_key, sort=sort, limit=limit)
         )
+
+    async def afailures(self, workspace_key: str | None = None) -> list[SummaryFailure]:
+        """Transcripts the last refresh could not read (shown so they can be opened and repaired)."""
+        return await asyncio.to_thread(self._lib().failures, workspace_key)
 
     async def aworkspaces(self) -> list[WorkspaceInfo]:
         return await in_thread(self._lib().workspaces)

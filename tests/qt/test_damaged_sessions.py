@@ -73,6 +73,25 @@ def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(make_wind
     report.close()
 
 
+def test_a_damaged_session_is_listed_and_opens_from_the_browser(make_window, run, tmp_path) -> None:
+    home = tmp_path / "rho"
+    good = v3_session(home, cwd="/work/good")
+    path = damaged(home)
+    context = make_window(home=home)
+    browser = context.window.browser
+    run(settle(context.bridge))
+    paths = [s.path for s in browser.model.summaries()]
+    assert paths == [str(good), str(path)]  # readable ones first, the damaged one last
+    row = browser.model.data(browser.model.index(1))
+    assert row == "⚠ Damaged at line 4", row
+    assert "1 cannot be read" in browser.footer.text()
+    browser.list.setCurrentIndex(browser.model.index(1))
+    browser.open_selected()
+    run(settle(context.bridge))
+    assert context.document.path == path and context.window.notice.isVisible()
+    _shot(context.window, "damaged-session-in-browser")
+
+
 def test_a_torn_tail_shows_a_notice(make_window, run, tmp_path) -> None:
     home = tmp_path / "rho"
     path = v3_session(home, turns=5)

@@ -501,6 +501,15 @@ class SessionLibrary:
                 text, workspace_key, limit=limit, sort=sort, descending=descending
             )
 
+    def failures(self, workspace_key: str | None = None) -> builtins.list[SummaryFailure]:
+        """Transcripts that could not be read at the last refresh (file, line, reason), by path.
+
+        Rho lists none of them (it never indexes a file it cannot parse); the app still shows
+        them, so that a damaged session can be opened up to its last good revision and repaired.
+        """
+        with self._lock:
+            return sorted(self._cache.failures(workspace_key).values(), key=lambda f: f.path)
+
     def get(self, workspace_key: str, session_id: str) -> SessionSummary | None:
         with self._lock:
             return self._cache.get(workspace_key, session_id)

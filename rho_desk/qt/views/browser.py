@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 
 from ...core.stores.library import RefreshReport, SessionPage
 from ...core.stores.rho_files.layout import no_sessions_text
-from ...core.stores.search import SearchResults
+from ...core.stores.search import SearchResults, SummaryFailure
 from ...core.stores.summary import SessionSummary
 from ..bridge import EngineBridge
 from ..document import SessionDocument
@@ -84,6 +84,21 @@ def relative_time(stamp: int, now: float | None = None) -> str:
         return f"{int(delta // 86400)} d ago"
     then = time.localtime(stamp)
     return time.strftime("%b %d" if then.tm_year == time.localtime(now).tm_year else "%b %Y", then)
+
+
+def _unreadable_row(failure: SummaryFailure) -> SessionSummary:
+    """A browser row for a transcript that cannot be read (no facts but its path and why)."""
+    path = Path(failure.path)
+    name = path.parent.name if path.name == "session.jsonl" else path.stem
+    reason = failure.reason.removeprefix(f"{failure.path}:").strip()
+    line, _, rest = reason.partition(":")
+    title, why = (f"⚠ Damaged at line {line}", rest.strip()) if line.isdigit() else ("⚠ Cannot be read", reason)
+    return SessionSummary(
+        workspace_key=failure.workspace_key, cwd="", id=name.rpartition("_")[2] or name, path=failure.path,
+        created_at=0, updated_at=0, message_count=0, first_user_message=None, last_user_message=why,
+        file_size=failure.file_size, file_mtime=None, node_count=0, branch_count=0, active_leaf_id=None,
+        effective_format_version=0, title=title,
+    )  # fmt: skip
 
 
 class SessionDelegate(QStyledItemDelegate):
@@ -149,12 +164,14 @@ class SessionDelegate(QStyledItemDelegate):
             painter.drawText(QRect(x, y, right - x, fm.height()), Qt.AlignmentFlag.AlignVCenter,
                              fm.elidedText(("› " + prompt) if prompt else "(no prompt)", Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
         y += fm.height() + 5
-        badges = [f"{s.message_count:,} msgs"]
+        # an unreadable transcript has no facts (format 0): say so instead of "0 msgs"
+        badges = [f"{s.message_count:,} msgs" if s.effective_format_version else "open to repair"]
         if s.compaction_count:
             badges.append(f"{s.compaction_count} compacted")
         if s.branch_count:
             badges.append(f"{s.branch_count} branch{'es' * (s.branch_count > 1)}")
-        badges.append(f"v{s.effective_format_version}")
+        if s.effective_format_version:
+            badges.append(f"v{s.effective_format_version}")
         if s.file_size:
             badges.append(size_text(s.file_size))
         painter.setFont(small)
@@ -387,15 +404,19 @@ class SessionBrowserView(QFrame):
 
     async def _alist(self, generation: int, key: str | None, sort: str) -> None:
         page: SessionPage = await self.library.alist(key, sort=sort, descending=sort != "title")
+        failures = await self.library.afailures(key)
         if generation != self._generation:
             return
         self._remember(page.sessions)
-        self._show(lambda: self.model.set_sessions(page.sessions))
+        # sessions that cannot be read come last: opening one shows it up to its last good
+        # revision, with Repair (Rho itself lists none of them)
+        unreadable = [_unreadable_row(f) for f in failures]
+        self._show(lambda: self.model.set_sessions(page.sessions + unreadable))
         n = len(page.sessions)
         notice = page.notice or (self.library.last_report and self.library.last_report.notice())
-        text = f"{n:,} session{'s' * (n != 1)}"
+        text = f"{n:,} session{'s' * (n != 1)}" + (f" · {len(unreadable):,} cannot be read" if unreadable else "")
         report = self.library.last_report
-        if not page.total and self.library.home is not None and not (report and report.failed):
+        if not page.total and self.library.home is not None and not failures and not (report and report.failed):
             # say where we looked, and for what (not just "0 sessions")
             text = no_sessions_text(self.library.home if key is None else self.library.home / "sessions" / key)
         self.footer.setText(text + (f" · {notice}" if notice else ""))
