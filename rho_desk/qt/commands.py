@@ -136,23 +136,23 @@ class Commands:
 
     def repair(self) -> None:
         """Write a repaired copy of the open file beside it, open it, and show the report."""
-        from ..core.stores.rho_files.repair import repair_session
+        from ..core.stores.rho_files.repair import RepairReport, repair_session
         from .recovery import RepairReportDialog
 
-        path = self.context.document.path
+        path = self.document.path
         if path is None:
             return
 
-        def done(report: Any) -> None:
+        def done(report: RepairReport) -> None:
             if report.output is None:
-                self.context.notifier.info(f"{path.name} loads cleanly: nothing to repair")
+                self.notifier.info(f"{path.name} loads cleanly: nothing to repair")
                 return
             self.open_path(report.output)
             dialog = RepairReportDialog(report, self.window)
             self.dialog = dialog
             dialog.show()
 
-        self.context.bridge.run_in_thread(repair_session, path, on_success=done, context=f"Repairing {path.name}")
+        self.bridge.run_in_thread(repair_session, path, on_success=done, context=f"Repairing {path.name}")
 
     # -- library ------------------------------------------------------------------------------------------
 
@@ -182,7 +182,7 @@ class Commands:
     def show_trash(self) -> None:
         from .recovery import TrashDialog
 
-        dialog = TrashDialog(self.context, self.window)
+        dialog = TrashDialog(self.library, self.bridge, self.notifier, self.window)
         self.dialog = dialog
         dialog.show()
 
@@ -195,7 +195,7 @@ class Commands:
                           f"Move “{name[:80]}” to rho-desk's trash?", QMessageBox.StandardButton.Cancel,
                           self.window)  # fmt: skip
         box.setInformativeText("The session folder moves out of Rho's data directory; its row leaves the index. "
-                               "You can restore it from the trash folder.")  # fmt: skip
+                               "You can restore it from Library ▸ Deleted Sessions.")  # fmt: skip
         delete = box.addButton("Move to Trash", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -105,7 +105,7 @@ class LibraryService(QObject):
 
     async def afailures(self, workspace_key: str | None = None) -> list[SummaryFailure]:
         """Transcripts the last refresh could not read (shown so they can be opened and repaired)."""
-        return await asyncio.to_thread(self._lib().failures, workspace_key)
+        return await in_thread(self._lib().failures, workspace_key)
 
     async def aworkspaces(self) -> list[WorkspaceInfo]:
         return await in_thread(self._lib().workspaces)

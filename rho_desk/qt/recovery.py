@@ -13,7 +13,6 @@ The work itself is ``core``'s (``rho_files.repair``, ``stores.trash``); this mod
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +36,17 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.stores.trash import TrashItem, empty_trash, list_trash, restore
+from .bridge import in_thread
 from .changes import Changes, OpResult
 from .resources import Icon, pixmap
 from .theme import Theme
 
 if TYPE_CHECKING:
     from ..core.stores.rho_files.repair import RepairReport
-    from .app import AppContext
+    from .bridge import EngineBridge
     from .document import SessionDocument
+    from .library import LibraryService
+    from .messages import Notifier
 
 __all__ = ["RepairReportDialog", "SessionNotice", "TrashDialog"]
 
@@ -163,9 +165,13 @@ class TrashDialog(QDialog):
 
     COLUMNS = ("Deleted", "Session", "Workspace")
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, library: LibraryService, bridge: EngineBridge, notifier: Notifier, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
-        self.context = context
+        self.library = library
+        self.bridge = bridge
+        self.notifier = notifier
         self.setObjectName("TrashDialog")
         self.setWindowTitle("Deleted sessions")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -205,10 +211,10 @@ class TrashDialog(QDialog):
         self.reload()
 
     def reload(self) -> None:
-        self.context.bridge.run(self._aload(), context="Reading the trash")
+        self.bridge.run(self._aload(), context="Reading the trash")
 
     async def _aload(self) -> None:
-        self.show_items(await asyncio.to_thread(list_trash))
+        self.show_items(await in_thread(list_trash))
 
     def show_items(self, items: list[TrashItem]) -> None:
         self.items = items
@@ -241,17 +247,16 @@ class TrashDialog(QDialog):
             return
 
         async def run() -> OpResult[Any]:
-            restored = await asyncio.to_thread(restore, item)
-            library = self.context.library
-            if library.is_open:
-                await library.arefresh()
+            restored = await in_thread(restore, item)
+            if self.library.is_open:
+                await self.library.arefresh()
             return OpResult(restored, Changes(library=True))
 
         def done(result: OpResult[Any]) -> None:
-            self.context.notifier.info(f"Restored {result.value.transcript.parent.name}; Rho's index lists it again")
+            self.notifier.info(f"Restored {result.value.transcript.parent.name}; Rho's index lists it again")
             self.reload()
 
-        self.context.bridge.run(run(), on_success=done, context="Restoring the session")
+        self.bridge.run(run(), on_success=done, context="Restoring the session")
 
     def ask_empty(self) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, "Empty the trash",
@@ -274,10 +279,10 @@ class TrashDialog(QDialog):
         items = list(self.items)
 
         async def run() -> int:
-            return await asyncio.to_thread(empty_trash, items)
+            return await in_thread(empty_trash, items)
 
         def done(count: object) -> None:
-            self.context.notifier.info(f"Deleted {count} session(s) for good")
+            self.notifier.info(f"Deleted {count} session(s) for good")
             self.reload()
 
-        self.context.bridge.run(run(), on_success=done, context="Emptying the trash")
+        self.bridge.run(run(), on_success=done, context="Emptying the trash")

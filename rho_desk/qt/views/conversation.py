@@ -337,7 +337,10 @@ class ConversationView(QWidget):
                 # the row heights for the current width too, off the GUI thread
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
                 tree = document.tree
-                count = message_count(tree, node) if tree is not None and mode is HistoryMode.DISPLAY else None
+                count = None
+                if tree is not None and mode is HistoryMode.DISPLAY:
+                    with document.tree_lock:
+                        count = message_count(tree, node)
                 return rows, count
 
         rows, messages = await in_thread(build)
