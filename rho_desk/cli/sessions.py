@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         rows: list[Row]
         if args.search is not None:
             results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
-            rows: list[Row] = [(hit.session, hit.snippets) for hit in results.hits]
+            rows = [(hit.session, hit.snippets) for hit in results.hits]
             truncated = results.truncated
         else:
             page = library.list(key, sort=args.sort, limit=args.limit)

@@ -157,7 +157,7 @@ class RepairReportDialog(QDialog):
         layout.addWidget(head)
         layout.addWidget(self.body, 1)
         layout.addWidget(buttons)
-        self.resize(720, 320)
+        self.resize(760, 400)
 
 
 class TrashDialog(QDialog):
