@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from rho_desk.core.edits import RevisionHistory, astore_revision
 from rho_desk.core.stores.index import RhoIndex
 from rho_desk.core.stores.library import SessionLibrary
 from rho_desk.core.stores.rho_files import (
@@ -21,9 +22,9 @@ from rho_desk.core.stores.rho_files import (
     workspace_dir,
 )
 from rho_desk.core.stores.summary import SessionSummary
-from rho_desk.qt.bridge import EngineBridge
+from rho_desk.qt.bridge import EngineBridge, in_thread
 from rho_desk.qt.dialogs.edit import apply_edits
-from rho_desk.qt.dialogs.revisions import RevisionHistory, astore_revision
+from rho_desk.qt.dialogs.revisions import arestore
 from rho_desk.qt.document import SessionDocument
 from rho_desk.qt.messages import Notifier
 
@@ -106,12 +107,12 @@ def test_edit_undo_and_fork_keep_the_index_rows_true(run, tmp_path: Path) -> Non
             n = len(state.history)
             return state.replace(history=apply_edits(state.history, {n - 2, n - 1}, {}))
 
-        before, after = run(astore_revision(document, drop_last))
+        before, after = run(astore_revision(document, drop_last, hop=in_thread))
         document.note_written(after)
         history.record("Delete 2 Messages", before, after)
         assert_index_true(home, path)
         # undo it (a set_leaf in a v4 tree)
-        run(history.aundo(document))
+        run(arestore(history, document))
         assert read_session(path).tree.active_leaf.id == before.id  # type: ignore[union-attr]
         assert_index_true(home, path)
         # fork an older revision (a new node in the same file)
