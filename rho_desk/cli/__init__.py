@@ -33,6 +33,7 @@ _COMMANDS = (
     "snapshot",
     "check",
     "compact",
+    "continue_",
     "export",
     "audit",
     "keys",
