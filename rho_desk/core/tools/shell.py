@@ -66,19 +66,26 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+async def _reaped(process: asyncio.subprocess.Process, limit: float) -> bool:
+    """Wait up to ``limit`` seconds for the leader's exit status (not for its pipes to close)."""
+    deadline = time.monotonic() + limit
+    while process.returncode is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    return process.returncode is not None
+
+
 async def stop_group(process: asyncio.subprocess.Process, pgid: int, *, grace: float = TERM_GRACE) -> None:
-    """SIGTERM the group, SIGKILL it after ``grace`` seconds, and reap the leader."""
+    """SIGTERM the group, SIGKILL it after ``grace`` seconds if anything is left, reap the leader."""
     if _signal_group(pgid, signal.SIGTERM):
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             if process.returncode is not None and not _group_alive(pgid):
                 break
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(process.wait()), 0.02)
+            await asyncio.sleep(0.01)
         _signal_group(pgid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         process.kill()
-    await process.wait()
+    await _reaped(process, 5.0)
 
 
 async def run_shell(
@@ -113,6 +120,7 @@ async def run_shell(
     buffers: dict[str, bytearray] = {"stdout": bytearray(), "stderr": bytearray()}
     retained = 0
     dirty = False
+    last_update = started
 
     async def pump(name: str, stream: asyncio.StreamReader | None) -> None:
         nonlocal retained, dirty
@@ -137,33 +145,29 @@ async def run_shell(
         asyncio.ensure_future(pump("stdout", process.stdout)),
         asyncio.ensure_future(pump("stderr", process.stderr)),
     ]
-    waiter = asyncio.ensure_future(process.wait())
     deadline = None if timeout is None else started + timeout
     timed_out = False
     try:
-        while not waiter.done():
-            wait = UPDATE_INTERVAL
-            if deadline is not None:
-                wait = min(wait, max(deadline - time.monotonic(), 0.0))
-            await asyncio.wait({waiter}, timeout=wait)
-            if waiter.done():
+        while process.returncode is None:
+            await asyncio.sleep(0.01)
+            if process.returncode is not None:
                 break
-            if deadline is not None and time.monotonic() >= deadline:
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
                 timed_out = True
                 await stop_group(process, pgid)
                 break
-            if dirty and on_update is not None:
+            if dirty and on_update is not None and now - last_update >= UPDATE_INTERVAL:
                 dirty = False
+                last_update = now
                 await on_update(format_shell_output(text("stdout"), text("stderr"), "time: running"))
     except BaseException:
         await asyncio.shield(stop_group(process, pgid))
         for reader in readers:
             reader.cancel()
-        waiter.cancel()
         raise
     # The command is done: its background children go too (Rho kills the group after exit).
-    if _signal_group(pgid, signal.SIGKILL):
-        pass
+    _signal_group(pgid, signal.SIGKILL)
     with contextlib.suppress(asyncio.TimeoutError):
         await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), FINAL_OUTPUT_GRACE)
     for reader in readers:
