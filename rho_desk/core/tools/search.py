@@ -13,6 +13,7 @@ rules out files without any match, which keeps it close to ``grep -rn``.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import time
@@ -178,6 +179,9 @@ def _ignored(rules: list[_Rule], relative: str, is_dir: bool) -> bool:
 # -- the walk ------------------------------------------------------------------------------------
 
 
+_by_name = operator.attrgetter("name")
+
+
 class _Stop(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -203,13 +207,13 @@ def walk_files(
             local.extend(_parse_ignore(os.path.join(folder, name), relative))
         try:
             with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = sorted(listing, key=_by_name)
         except OSError:
             return
         for entry in entries:
-            if time.monotonic() >= deadline:
-                raise _Stop("deadline")
             seen += 1
+            if not seen & 0xFF and time.monotonic() >= deadline:
+                raise _Stop("deadline")
             if seen > MAX_ENTRIES:
                 raise _Stop("scan")
             name = entry.name
@@ -297,6 +301,7 @@ class GrepRequest:
     pattern_display: str
     regex: re.Pattern[str]
     prefilter: re.Pattern[str] | None
+    literals: tuple[bytes, ...]
     glob: re.Pattern[str] | None
     hidden: bool
     max_results: int
@@ -332,6 +337,7 @@ class GrepRequest:
             pattern_display=pattern,
             regex=regex,
             prefilter=prefilter,
+            literals=tuple(_required_literals(source, flags)),
             glob=compile_glob(glob) if glob is not None else None,
             hidden=_opt_bool(args, "include_hidden") or False,
             max_results=_clamp(args.get("max_results"), DEFAULT_MAX_RESULTS, MAX_RESULTS_CEILING, "max_results"),
@@ -340,21 +346,73 @@ class GrepRequest:
         )
 
 
-def _searchable_text(path: str) -> str | None:
+_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_FIRST_READ: Final = 64 * 1024
+
+
+def _read_searchable(path: str) -> bytes | None:
+    """The bytes of a regular file of at most 5 MiB without a NUL in its first 8 KiB."""
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > MAX_FILE_BYTES:
-                return None
-            data = handle.read(MAX_FILE_BYTES + 1)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError:
         return None
+    try:
+        data = os.read(fd, _FIRST_READ)
+        if len(data) == _FIRST_READ:  # a larger file: check its size, then read the rest
+            if os.fstat(fd).st_size > MAX_FILE_BYTES:
+                return None
+            parts = [data]
+            total = len(data)
+            while total <= MAX_FILE_BYTES:
+                more = os.read(fd, MAX_FILE_BYTES + 1 - total)
+                if not more:
+                    break
+                parts.append(more)
+                total += len(more)
+            data = b"".join(parts)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if len(data) > MAX_FILE_BYTES or b"\0" in data[:BINARY_SNIFF_BYTES]:
         return None
+    return data
+
+
+def _required_literals(source: str, flags: int) -> list[bytes]:
+    """Substrings every match must contain (top-level literal runs), as UTF-8 bytes.
+
+    A file without one of them cannot match, so it is ruled out without decoding it. Patterns
+    with case folding, alternation at the top, or anything unusual give none (no shortcut).
+    """
+    if flags & re.IGNORECASE:
+        return []
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+        import re._parser as sre_parse  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.10: the same module under its old name
+        try:
+            import sre_parse  # type: ignore[import-not-found, no-redef]
+        except ImportError:
+            return []
+    try:
+        parsed = sre_parse.parse(source, flags)
+    except Exception:
+        return []
+    literal_code = sre_parse.LITERAL
+    runs: list[str] = []
+    current: list[str] = []
+    for op, value in list(parsed):
+        if op is literal_code:
+            current.append(chr(value))
+            continue
+        if current:
+            runs.append("".join(current))
+            current = []
+    if current:
+        runs.append("".join(current))
+    runs = [run for run in runs if len(run) >= 2]
+    runs.sort(key=len, reverse=True)
+    return [run.encode("utf-8") for run in runs[:2]]
 
 
 def _cut(line: str) -> str:
@@ -378,6 +436,9 @@ def grep_workspace(
     is_match = request.regex.search
     prefilter = request.prefilter.search if request.prefilter is not None else None
     glob = request.glob.match if request.glob is not None else None
+    literals = request.literals
+    first = literals[0] if literals else None
+    second = literals[1] if len(literals) > 1 else None
     hits: list[tuple[str, str | None, int, list[tuple[int, str]]]] = []
     shown = total_matches = per_file_truncated = 0
     stats: dict[str, Any] = {}
@@ -385,8 +446,14 @@ def grep_workspace(
     for absolute, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
         if glob is not None and glob(relative) is None:
             continue
-        text = _searchable_text(absolute)
-        if text is None or (prefilter is not None and prefilter(text) is None):
+        data = _read_searchable(absolute)
+        if data is None or (first is not None and (first not in data or (second is not None and second not in data))):
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if prefilter is not None and prefilter(text) is None:
             continue
         total = 0
         lines: list[tuple[int, str]] = []

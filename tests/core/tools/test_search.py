@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 from rho_desk.core.tools import ToolError
-from rho_desk.core.tools.search import GlobRequest, GrepRequest, compile_glob, glob_workspace, grep_workspace
+from rho_desk.core.tools.search import (
+    GlobRequest,
+    GrepRequest,
+    compile_glob,
+    glob_workspace,
+    grep_workspace,
+)
 from rho_desk.core.tools.text import file_hash
 
 
