@@ -389,11 +389,8 @@ def _required_literals(source: str, flags: int) -> list[bytes]:
         return []
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
-    except ImportError:  # Python 3.10: the same module under its old name
-        try:
-            import sre_parse  # type: ignore[import-not-found, no-redef]
-        except ImportError:
-            return []
+    except ImportError:  # a Python without this internal module: no shortcut
+        return []
     try:
         parsed = sre_parse.parse(source, flags)
     except Exception:

@@ -102,7 +102,7 @@ def test_hashline_apply_failures() -> None:
         apply("[f#0000]\nPUT 1:\n+x\n")
     with pytest.raises(hashline.ApplyError, match=r"line range 4.=9 is outside the file \(5 line\(s\)\)"):
         apply(f"[f#{tag}]\nPUT 4.=9:\n+x\n")
-    with pytest.raises(hashline.ApplyError, match="overlapping hashline ops: replace 1.=3 and delete 2.=2"):
+    with pytest.raises(hashline.ApplyError, match=r"overlapping hashline ops: replace 1\.=3 and delete 2\.=2"):
         apply(f"[f#{tag}]\nPUT 1.=3:\n+x\nCUT 2\n")
 
 
