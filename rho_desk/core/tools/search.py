@@ -395,6 +395,8 @@ def _required_literals(source: str, flags: int) -> list[bytes]:
         parsed = sre_parse.parse(source, flags)
     except Exception:
         return []
+    if parsed.state.flags & re.IGNORECASE:  # an inline (?i)
+        return []
     literal_code = sre_parse.LITERAL
     runs: list[str] = []
     current: list[str] = []

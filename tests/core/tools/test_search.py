@@ -81,6 +81,10 @@ def test_count_mode_literal_case_and_errors(tmp_path: Path) -> None:
     assert grep(tmp_path, pattern="a.b", literal=True, output_mode="count") == "a.py:1\n\n1 matches in 1 files"
     assert grep(tmp_path, pattern="x =", case_sensitive=False, output_mode="count") == "a.py:2\n\n2 matches in 1 files"
     assert grep(tmp_path, pattern="zzz") == "no matches for 'zzz' under ."
+    # the literal shortcut never hides a match
+    assert grep(tmp_path, pattern="(?i)X = A", output_mode="count") == "a.py:2\n\n2 matches in 1 files"
+    assert grep(tmp_path, pattern="a\\.b|zz", output_mode="count") == "a.py:1\n\n1 matches in 1 files"
+    assert grep(tmp_path, pattern="X = a\\+?b", output_mode="count") == "a.py:1\n\n1 matches in 1 files"
     with pytest.raises(ToolError, match="invalid pattern '\\('"):
         GrepRequest.parse({"pattern": "("})
     with pytest.raises(ToolError, match="invalid output_mode 'nope': expected content, files_with_matches, or count"):
