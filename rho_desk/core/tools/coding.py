@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -420,6 +421,7 @@ class WriteTool(_WorkspaceTool):
         return PreparedCall(_write_access(resolved), execute, self.start_metadata({"path": path}))
 
 
+_SECTION_HEADER: Final = re.compile(r"^\s*\[(.+)#[0-9A-Fa-f]{4}\]\s*$", re.MULTILINE)
 _EDIT_DESCRIPTION: Final = """Multi-hunk line-anchored edits to existing UTF-8 files.
 
 Requires a fresh `[path#TAG]` from `read_file`, `grep` (content mode TAG + line numbers only), `write` snapshot, a prior non-structural `edit` preview, or a failed `edit` live snapshot. Never invent a TAG. Prefer `write` to create or fully rewrite a file.
@@ -457,7 +459,11 @@ class EditTool(_WorkspaceTool):
         )
 
     def start_metadata(self, arguments: Any) -> Mapping[str, Any]:
-        return {"operation": "write"}
+        document = arguments.get("input") if isinstance(arguments, Mapping) else None
+        if not isinstance(document, str):
+            return {"operation": "write"}
+        paths = [m.group(1).strip() for m in _SECTION_HEADER.finditer(document)]
+        return {"operation": "write", "path": ", ".join(dict.fromkeys(paths))} if paths else {"operation": "write"}
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
         args = _args(invocation)

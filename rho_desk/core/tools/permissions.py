@@ -74,7 +74,7 @@ class PermissionMode(enum.Enum):
     @property
     def label(self) -> str:
         return {
-            "off": "Tools off",
+            "off": "Off",
             "plan": "Plan",
             "supervised": "Supervised",
             "allow_edits": "Allow edits",

@@ -16,7 +16,15 @@ from __future__ import annotations
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QTextCursor
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QKeyEvent,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -28,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["ApprovalCard", "ShellCard"]
+__all__ = ["ApprovalCard", "DiffHighlighter", "ShellCard"]
 
 PREVIEW_LINES: Final = 14
 
@@ -38,6 +46,25 @@ def _mono() -> QFont:
     font.setStyleHint(QFont.StyleHint.Monospace)
     font.setPointSizeF(9.0)
     return font
+
+
+class DiffHighlighter(QSyntaxHighlighter):
+    """Added lines green, removed lines red, hunk headers in the accent colour."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self._formats: dict[str, QTextCharFormat] = {}
+        for prefix, colour in (("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df")):
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(colour))
+            self._formats[prefix] = fmt
+
+    def highlightBlock(self, text: str) -> None:
+        if text.startswith(("+++", "---")):
+            return
+        fmt = self._formats.get(text[:1])
+        if fmt is not None:
+            self.setFormat(0, len(text), fmt)
 
 
 class ApprovalCard(QFrame):
@@ -69,6 +96,8 @@ class ApprovalCard(QFrame):
         self.body.setFont(_mono())
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.body.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        if is_write:
+            self._highlighter = DiffHighlighter(self.body.document())
         self.reason = QLineEdit()
         self.reason.setObjectName("ApprovalReason")
         self.reason.setPlaceholderText("Reason for a denial (optional; the model reads it)")

@@ -39,9 +39,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.errors import InputError
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
-from ...core.tools.permissions import PermissionMode
+from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
 from ...providers.profiles import ProfileSet
 from ..continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
@@ -132,7 +133,8 @@ class ContinuePanel(QFrame):
         self.tools_mode = QComboBox()
         self.tools_mode.setObjectName("ContinueToolsPicker")
         self.tools_mode.setToolTip("What the model's coding tools may do in this conversation")
-        self.tools_mode.addItem("Tools: profile's mode", None)
+        self._profile_modes: dict[str, str | None] = {}
+        self.tools_mode.addItem(f"Tools: {DEFAULT_MODE.label} (profile)", None)
         for mode in PermissionMode:
             self.tools_mode.addItem(f"Tools: {mode.label}", mode.value)
 
@@ -203,6 +205,7 @@ class ContinuePanel(QFrame):
         self.without_tools.clicked.connect(self._on_without_tools_clicked)
         self.workspace_keep.clicked.connect(self._on_workspace_keep_clicked)
         self.tools_mode.currentIndexChanged.connect(self._on_tools_mode_changed)
+        self.profile.currentIndexChanged.connect(self._update_tools_default_label)
         self._esc_filter = _EscapeCancels(self)
         c = controller
         c.sig_workspace_missing.connect(self._on_controller_workspace_missing)
@@ -237,8 +240,10 @@ class ContinuePanel(QFrame):
             self.profile.clear()
             for p in loaded.profiles:
                 self.profile.addItem(f"{p.name} · {p.model}", p.name)
+            self._profile_modes = {p.name: getattr(p, "permission_mode", None) for p in loaded.profiles}
             index = self.profile.findData(current)
             self.profile.setCurrentIndex(index if index >= 0 else 0)
+            self._update_tools_default_label()
 
         self.host.bridge.run(self.host.aprofile_set(), on_success=fill, context="Reading provider profiles")
 
@@ -380,6 +385,15 @@ class ContinuePanel(QFrame):
 
 
     # -- tools ---------------------------------------------------------------------------------------------
+
+    def _update_tools_default_label(self, *_args: object) -> None:
+        """The first entry says which mode the chosen profile gives."""
+        value = self._profile_modes.get(self.profile_name() or "")
+        try:
+            mode = PermissionMode.parse(value) if value else DEFAULT_MODE
+        except InputError:
+            mode = DEFAULT_MODE
+        self.tools_mode.setItemText(0, f"Tools: {mode.label} (profile)")
 
     def _on_tools_mode_changed(self, _index: int) -> None:
         value = self.tools_mode.currentData()
