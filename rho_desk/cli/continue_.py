@@ -240,7 +240,10 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             workspace = Workspace(args.workspace.resolve(), args.grant) if args.workspace else None
             setup = tool_setup(mode, approver, cwd=header.cwd, workspace=workspace, granted=args.grant)
         except WorkspaceMissing as exc:
-            raise InputError(f"{exc.message} (--workspace DIR chooses one; --tools off continues without tools)", source=str(session_file.path)) from None
+            raise InputError(
+                f"{exc.message}: --workspace DIR runs its tools in another folder, --tools off continues without tools",
+                source=str(session_file.path),
+            ) from None
 
         writer = await asyncio.to_thread(SessionWriter, session_file)
         try:

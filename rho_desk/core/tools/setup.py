@@ -32,7 +32,7 @@ def open_workspace(cwd: str | None, granted: Iterable[str | os.PathLike[str]] = 
     if not cwd:
         raise WorkspaceMissing(
             ToolErrorKind.EXECUTION,
-            "the session records no working folder: choose a folder for its tools, or continue without tools",
+            "the session records no working folder",
         )
     try:
         return Workspace(cwd, granted)
@@ -40,8 +40,7 @@ def open_workspace(cwd: str | None, granted: Iterable[str | os.PathLike[str]] = 
         if not os.path.isdir(cwd):
             raise WorkspaceMissing(
                 ToolErrorKind.EXECUTION,
-                f"the session's folder {cwd} is not on this machine: choose a folder for its tools, "
-                "or continue without tools",
+                f"the session's folder {cwd} is not on this machine",
             ) from None
         raise exc from None
 

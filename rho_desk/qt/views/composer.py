@@ -21,6 +21,7 @@ reports and sends what the user writes; it holds no engine state of its own.
 
 from __future__ import annotations
 
+import html
 from typing import Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -400,7 +401,10 @@ class ContinuePanel(QFrame):
         self.controller.set_tools_mode(PermissionMode(value) if value else None)
 
     def _on_controller_workspace_missing(self, message: str) -> None:
-        self.workspace_banner.show_text(f"<b>The tools have no folder.</b> {message[:1].upper() + message[1:]}.")
+        text = html.escape(message[:1].upper() + message[1:])
+        self.workspace_banner.show_text(
+            f"<b>The tools have no folder.</b> {text}. Choose a folder for its tools, or continue without them."
+        )
         self.choose_folder.setFocus()
         self.status.setText("Choose a folder for the tools, or continue without them.")
 
