@@ -179,3 +179,50 @@ async def test_ctrl_c_cancels_and_commits_the_prompt(server: Loopback, tmp_path:
     assert state.history[3] == Message.user_text("go")
     aborted = state.history[4].aborted_assistant
     assert aborted is not None and aborted.content[0].text == "Partial"
+
+
+@pytest.mark.asyncio
+async def test_approvals_are_asked_on_the_terminal(server: Loopback, tmp_path: Path) -> None:
+    import pty
+
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("alpha\n")
+    path = make_session(tmp_path, workspace)
+    server.queue(
+        tool_reply("call_w", "write", {"path": "notes.txt", "content": "beta\n"}),
+        tool_reply("call_b", "bash", {"command": "touch made"}),
+        text_reply("Wrote it; you refused the command."),
+    )
+    master, slave = pty.openpty()
+    env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "rho_desk", "continue", str(path), "-m", "go", "--base-url", server.url + "/v1",
+        "--model", "m", "--json",
+        stdin=slave, stdout=asyncio.subprocess.PIPE, stderr=slave, env=env,
+    )  # fmt: skip
+    os.close(slave)
+    seen = b""
+
+    async def answer(prompt_part: bytes, reply: bytes) -> None:
+        nonlocal seen
+        loop = asyncio.get_running_loop()
+        deadline = time.monotonic() + 30
+        while prompt_part not in seen and time.monotonic() < deadline:
+            seen += await loop.run_in_executor(None, os.read, master, 4096)
+        assert prompt_part in seen, seen.decode(errors="replace")
+        if b"+beta" in prompt_part:
+            assert (workspace / "notes.txt").read_text() == "alpha\n"  # nothing written before the answer
+        os.write(master, reply)
+
+    await answer(b"-alpha\r\n+beta", b"y\n")  # the diff is shown before the question
+    seen = b""
+    await answer(b"command: touch made", b"n: not now\n")
+    out, _ = await asyncio.wait_for(process.communicate(), timeout=30)
+    os.close(master)
+    assert process.returncode == 0
+    assert (workspace / "notes.txt").read_text() == "beta\n" and not (workspace / "made").exists()
+    decisions = [(e["tool"], e["decision"], e["reason"]) for e in events_of(out.decode()) if e["event"] == "approval"]
+    assert decisions == [("write", "allow_once", ""), ("bash", "deny", "not now")]
+    results = {r.id: r for m in read_session(path).tree.snapshot().history if (r := m.tool_result) is not None}
+    assert results["call_b"].content == "process capability denied: not now"
