@@ -172,7 +172,7 @@ class ProviderProfile(BaseModel):
             try:
                 PermissionMode.parse(self.permission_mode)
             except InputError as exc:
-                raise ProfileError(f"profile '{self.name}': {exc.text()}") from None
+                raise ValueError(f"profile '{self.name}': {exc.text()}") from None
         for timeout in (self.connect_timeout, self.idle_timeout):
             if timeout is not None and not 0 < timeout <= 3600:
                 raise ValueError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
