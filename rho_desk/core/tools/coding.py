@@ -28,6 +28,7 @@ from ..wire.model import ToolSpec
 from . import hashline
 from .permissions import ApprovalRequest, Authorizer, Capability
 from .protocol import (
+    EXCLUSIVE_ACCESS,
     PreparedCall,
     Tool,
     ToolAccess,
@@ -50,7 +51,7 @@ from .text import (
     truncate,
     unified_diff,
 )
-from .workspace import PathState, ResolvedPath, Workspace
+from .workspace import ResolvedPath, Workspace
 
 __all__ = [
     "BashTool",
@@ -339,13 +340,6 @@ class GlobTool(_WorkspaceTool):
 # -- writing ---------------------------------------------------------------------------------------
 
 
-def _write_access(resolved: ResolvedPath) -> ToolAccess:
-    writes = [str(resolved.path)]
-    if resolved.state is PathState.MISSING_WRITE_TARGET:
-        writes.append(str(resolved.path.parent))
-    return ToolAccess.resources(writes=writes)
-
-
 class WriteTool(_WorkspaceTool):
     def spec(self) -> ToolSpec:
         return _spec(
@@ -418,7 +412,8 @@ class WriteTool(_WorkspaceTool):
             body = f"{action} {display}\n\n{UNREADABLE_FILE_DIFF_MESSAGE}\n\n{snapshot}" if unreadable else f"{action} {display}\n\n{snapshot}"
             return ToolOutput(truncate(body, self.max_output_bytes), {"operation": "write", "path": display, "diff": diff})
 
-        return PreparedCall(_write_access(resolved), execute, self.start_metadata({"path": path}))
+        # A write runs alone: a search of a folder above it in the same batch must not see it half done.
+        return PreparedCall(EXCLUSIVE_ACCESS, execute, self.start_metadata({"path": path}))
 
 
 _SECTION_HEADER: Final = re.compile(r"^\s*\[(.+)#[0-9A-Fa-f]{4}\]\s*$", re.MULTILINE)
@@ -552,8 +547,7 @@ class EditTool(_WorkspaceTool):
                 {"operation": "write", "path": ", ".join(displays), "diff": diff},
             )
 
-        writes = [str(resolved.path) for _section, resolved, _display in targets]
-        return PreparedCall(ToolAccess.resources(writes=writes), execute, self.start_metadata(args))
+        return PreparedCall(EXCLUSIVE_ACCESS, execute, self.start_metadata(args))
 
 
 # -- processes ------------------------------------------------------------------------------------
