@@ -292,6 +292,8 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
 
     status = EXIT_OK
     failure = ""
+    changing: set[str] = set()
+    wrote = False
     try:
         async for event in run:
             if isinstance(event, events.AssistantTextDelta):
@@ -299,12 +301,15 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
             elif isinstance(event, events.ToolProposed):
                 output.event("tool_proposed", **_call_fields(event.call))
             elif isinstance(event, events.ToolStarted):
+                if isinstance(event.metadata, dict) and event.metadata.get("operation") in ("write", "execute"):
+                    changing.add(event.call_id)
                 output.event("tool_started", id=event.call_id, name=event.name, metadata=_jsonable(event.metadata))
                 output.note(f"● {event.name} {_describe(event.metadata)}".rstrip())
             elif isinstance(event, events.ToolUpdated):
                 output.event("tool_updated", id=event.call_id, message=event.progress.message)
             elif isinstance(event, events.ToolFinished):
                 ok, content = _result(event.result)
+                wrote = wrote or (ok and event.call_id in changing)
                 output.event("tool_finished", id=event.call_id, ok=ok, content=content)
                 first = content.strip().splitlines()[0] if content.strip() else ""
                 output.note(f"  {'✓' if ok else '✗'} {first[:160]}".rstrip())
@@ -338,7 +343,8 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
     output.finish()
     if status == EXIT_PROBLEMS:
         output.event("failed", message=failure)
-        return fail(f"the model call failed; nothing of this turn was kept: {failure}", EXIT_PROBLEMS)
+        note = " (what the tools did to files stays done)" if wrote else ""
+        return fail(f"the model call failed; nothing of this turn was kept{note}: {failure}", EXIT_PROBLEMS)
     if status == EXIT_CANCELLED:
         output.event("cancelled", revision=session.revision)
         output.note(f"rho-desk: cancelled; the prompt and partial reply are saved (revision {session.revision})")

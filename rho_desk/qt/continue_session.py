@@ -187,6 +187,9 @@ class ContinueController(QObject):
         self.tools_mode: PermissionMode | None = None
         """The mode the last turn ran under."""
         self._approval: tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]] | None = None
+        self._started_ops: dict[str, object] = {}
+        """The operation (read, write, execute) of each tool call of the running turn."""
+        self._changed_files = False
         self.document.sig_reloaded.connect(self._on_document_reloaded)
         self.document.sig_loaded.connect(self._on_document_loaded)
         self.document.sig_closed.connect(self._on_document_closed)
@@ -320,6 +323,8 @@ class ContinueController(QObject):
     async def _arun(self, session: Session, text: str) -> str:
         run = session.start(text)
         self.run = run
+        self._started_ops = {}
+        self._changed_files = False
         self._set_state(TurnState.RUNNING)
         self.sig_turn_started.emit(text)
         outcome = "completed"
@@ -340,12 +345,15 @@ class ContinueController(QObject):
                             "told the tool is unavailable."
                         )
                 elif isinstance(event, events.ToolStarted):
+                    self._started_ops[event.call_id] = event.metadata.get("operation")
                     self.sig_tool_started.emit(event.call_id, event.name, dict(event.metadata))
                     self.sig_activity.emit(f"● {event.name} {_describe_call(event.metadata)}".rstrip())
                 elif isinstance(event, events.ToolUpdated):
                     self.sig_tool_output.emit(event.call_id, event.progress.message)
                 elif isinstance(event, events.ToolFinished):
                     ok, content = _tool_result(event.result)
+                    if ok and str(self._started_ops.get(event.call_id)) in ("write", "execute"):
+                        self._changed_files = True
                     self.sig_tool_finished.emit(event.call_id, ok, content)
                     first = content.strip().splitlines()[0] if content.strip() else ""
                     self.sig_activity.emit(f"  {'✓' if ok else '✗'} {first[:200]}".rstrip())
@@ -374,7 +382,8 @@ class ContinueController(QObject):
         self.sig_turn_finished.emit(outcome, detail)
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.
-            self.host.notifier.error(f"The model call failed; nothing of this turn was kept: {detail}")
+            note = " (what the tools did to files stays done)" if self._changed_files else ""
+            self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}")
             self.sig_prompt_returned.emit(text)
         return outcome
 
