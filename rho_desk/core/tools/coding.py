@@ -381,7 +381,11 @@ class WriteTool(_WorkspaceTool):
             except (OSError, UnicodeDecodeError):
                 unreadable = True
             created = old is None and not unreadable
-            diff = UNREADABLE_FILE_DIFF_MESSAGE if unreadable else unified_diff(old or "", content, display, created)
+            diff = (
+                UNREADABLE_FILE_DIFF_MESSAGE
+                if unreadable
+                else await asyncio.to_thread(unified_diff, old or "", content, display, created)
+            )
             request = ApprovalRequest(
                 call_id,
                 "write",
@@ -408,7 +412,7 @@ class WriteTool(_WorkspaceTool):
             except OSError as exc:
                 raise ToolError.execution(os_error_text(exc)) from None
             action = "created" if created else "wrote"
-            snapshot = chain_snapshot(display, content)
+            snapshot = await asyncio.to_thread(chain_snapshot, display, content)
             body = f"{action} {display}\n\n{UNREADABLE_FILE_DIFF_MESSAGE}\n\n{snapshot}" if unreadable else f"{action} {display}\n\n{snapshot}"
             return ToolOutput(truncate(body, self.max_output_bytes), {"operation": "write", "path": display, "diff": diff})
 
@@ -494,11 +498,11 @@ class EditTool(_WorkspaceTool):
                     raise ToolError.execution(f"could not read {display}: {_utf8_error(exc)}") from None
                 anchors = hashline.focus_anchors(section.ops)
                 try:
-                    new_text, focus = hashline.apply_ops(original, section.tag, section.ops)
+                    new_text, focus = await asyncio.to_thread(hashline.apply_ops, original, section.tag, section.ops)
                 except hashline.ApplyError as exc:
                     raise ToolError.execution(hashline.recovery_message(display, original, anchors, str(exc))) from None
                 planned.append((resolved, display, original, new_text, focus, section))
-            diff = "\n".join(unified_diff(p[2], p[3], p[1], False) for p in planned)
+            diff = await asyncio.to_thread(lambda: "\n".join(unified_diff(p[2], p[3], p[1], False) for p in planned))
             displays = [p[1] for p in planned]
             request = ApprovalRequest(
                 call_id,
@@ -537,11 +541,13 @@ class EditTool(_WorkspaceTool):
                         message += f"; rollback also failed: {'; '.join(failures)}" if failures else "; applied changes were rolled back"
                     raise ToolError.execution(message) from None
                 applied.append((resolved.path, original, new_text))
-            previews = [
-                f"{hashline.ops_summary(section.ops)}\n"
-                f"{post_edit_preview(display, new_text, focus, hashline.is_structural(section.ops))}"
-                for _resolved, display, _original, new_text, focus, section in planned
-            ]
+            previews = await asyncio.to_thread(
+                lambda: [
+                    f"{hashline.ops_summary(section.ops)}\n"
+                    f"{post_edit_preview(display, new_text, focus, hashline.is_structural(section.ops))}"
+                    for _resolved, display, _original, new_text, focus, section in planned
+                ]
+            )
             return ToolOutput(
                 truncate("\n\n".join(previews), self.max_output_bytes),
                 {"operation": "write", "path": ", ".join(displays), "diff": diff},

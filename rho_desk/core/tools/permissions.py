@@ -207,23 +207,29 @@ class Authorizer:
     _lock: asyncio.Lock | None = None
     _git: dict[tuple[Path, str], bool] = field(default_factory=dict)
 
-    def _git_verdict(self, path: Path, kind: str) -> bool:
+    async def _git_verdict(self, path: Path, kind: str) -> bool:
         key = (path, kind)
         if key not in self._git:
-            self._git[key] = git_tracked(path) if kind == "tracked" else git_ignored(path)
+            check = git_tracked if kind == "tracked" else git_ignored
+            self._git[key] = await asyncio.to_thread(check, path)  # git may take a while: not on the loop
         return self._git[key]
 
-    def _free_write(self, path: Path, in_primary: bool) -> bool:
+    async def _free_write(self, path: Path, in_primary: bool) -> bool:
         if self.mode is not PermissionMode.ALLOW_EDITS or not in_primary or path.is_symlink():
             return False
-        if self._git_verdict(path, "tracked"):
+        if await self._git_verdict(path, "tracked"):
             return True
-        return path in self._paths and not self._git_verdict(path, "ignored")
+        return path in self._paths and not await self._git_verdict(path, "ignored")
 
-    def _covered(self, request: ApprovalRequest, paths: Sequence[tuple[Path, bool]]) -> bool:
-        if request.capability is Capability.WRITE:
-            return bool(paths) and all(p in self._paths or self._free_write(p, primary) for p, primary in paths)
-        return request.tool in self._tools
+    async def _covered(self, request: ApprovalRequest, paths: Sequence[tuple[Path, bool]]) -> bool:
+        if request.capability is not Capability.WRITE:
+            return request.tool in self._tools
+        if not paths:
+            return False
+        for path, primary in paths:
+            if path not in self._paths and not await self._free_write(path, primary):
+                return False
+        return True
 
     async def authorize(self, request: ApprovalRequest, *, path: Path | None = None, in_primary: bool = True) -> None:
         """Return when the request may run (see :meth:`authorize_paths`)."""
@@ -243,12 +249,12 @@ class Authorizer:
             raise ToolError(
                 ToolErrorKind.POLICY_DENIED, f"{label} capability denied: capability is not allowed in plan mode"
             )
-        if self._covered(request, paths):
+        if await self._covered(request, paths):
             return
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            if self._covered(request, paths):
+            if await self._covered(request, paths):
                 return
             decision = await self.approver.request(request)
         if not decision.allowed:
