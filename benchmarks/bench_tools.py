@@ -103,7 +103,7 @@ def grep_10k(quick: bool) -> BenchResult:
     try:
         _tree(folder, 10_000)
         request = GrepRequest.parse({"pattern": "needle_marker_\\d+", "max_results": 1000})
-        repeat = 3 if quick else 7
+        repeat = 3 if quick else 9
         ours: list[float] = []
         theirs: list[float] = []
         matches = 0

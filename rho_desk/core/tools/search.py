@@ -125,6 +125,7 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 @dataclass(frozen=True, slots=True)
 class _Rule:
     regex: re.Pattern[str]
+    source: str
     negated: bool
     dir_only: bool
     base: str
@@ -152,11 +153,12 @@ def _parse_ignore(path: str, base: str) -> list[_Rule]:
         if not line:
             continue
         body = line.lstrip("/") if "/" in line else f"**/{line}"
+        source = f"(?s:{_translate(body)})(?:/.*)?\\Z"
         try:
-            regex = re.compile(f"(?s:{_translate(body)})(?:/.*)?\\Z")
+            regex = re.compile(source)
         except re.error:
             continue
-        rules.append(_Rule(regex, negated, dir_only, base))
+        rules.append(_Rule(regex, source, negated, dir_only, base))
     return rules
 
 
@@ -176,15 +178,53 @@ def _ignored(rules: list[_Rule], relative: str, is_dir: bool) -> bool:
     return verdict
 
 
+class _Ignore:
+    """The ignore rules in force in one folder, with one combined regex when none negates."""
+
+    __slots__ = ("any_rules", "dirs", "files", "rules", "simple")
+
+    def __init__(self, rules: list[_Rule]) -> None:
+        self.rules = rules
+        self.any_rules = bool(rules)
+        self.files: re.Pattern[str] | None = None
+        self.dirs: re.Pattern[str] | None = None
+        self.simple = not any(rule.negated for rule in rules)
+        if rules and self.simple:
+            def combined(selected: list[_Rule]) -> re.Pattern[str] | None:
+                parts = [f"(?:{re.escape(r.base) + '/' if r.base else ''}{r.source})" for r in selected]
+                return re.compile("|".join(parts)) if parts else None
+
+            self.files = combined([r for r in rules if not r.dir_only])
+            self.dirs = combined(rules)
+
+    def ignored(self, relative: str, is_dir: bool) -> bool:
+        if not self.any_rules:
+            return False
+        if self.simple:
+            matcher = self.dirs if is_dir else self.files
+            return matcher is not None and matcher.match(relative) is not None
+        return _ignored(self.rules, relative, is_dir)
+
+
 # -- the walk ------------------------------------------------------------------------------------
 
 
 _by_name = operator.attrgetter("name")
 
 
-class _Stop(Exception):
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
+def _listing(folder: str) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(listing, key=_by_name)
+    except OSError:
+        return []
+
+
+def _folder_rules(folder: str, relative: str, inherited: list[_Rule]) -> list[_Rule]:
+    rules = list(inherited)
+    for name in (".gitignore", ".ignore"):
+        rules.extend(_parse_ignore(os.path.join(folder, name), relative))
+    return rules
 
 
 def walk_files(
@@ -198,48 +238,45 @@ def walk_files(
     seen = 0
     state = stats if stats is not None else {}
     state["stop"] = None
-    root_rules = _parse_ignore(os.path.join(root, ".git", "info", "exclude"), "")
-
-    def visit(folder: str, relative: str, rules: list[_Rule]) -> Iterator[tuple[str, str]]:
-        nonlocal seen
-        local = list(rules)
-        for name in (".gitignore", ".ignore"):
-            local.extend(_parse_ignore(os.path.join(folder, name), relative))
-        try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=_by_name)
-        except OSError:
-            return
+    rules = _folder_rules(root, "", _parse_ignore(os.path.join(root, ".git", "info", "exclude"), ""))
+    stack: list[tuple[Iterator[os.DirEntry[str]], str, list[_Rule], _Ignore]] = [
+        (iter(_listing(root)), "", rules, _Ignore(rules))
+    ]
+    while stack:
+        entries, relative, folder_rules, ignore = stack[-1]
+        prefix = relative + "/" if relative else ""
         for entry in entries:
             seen += 1
             if not seen & 0xFF and time.monotonic() >= deadline:
-                raise _Stop("deadline")
+                state["stop"] = "deadline"
+                return
             if seen > MAX_ENTRIES:
-                raise _Stop("scan")
+                state["stop"] = "scan"
+                return
             name = entry.name
-            if not hidden and name.startswith("."):
+            if name[0] == "." and (not hidden or name == ".git"):
                 continue
-            if name == ".git":
-                continue
-            rel = f"{relative}/{name}" if relative else name
+            rel = prefix + name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = not is_dir and entry.is_file(follow_symlinks=False)
             except OSError:
                 continue
-            if local and _ignored(local, rel, is_dir):
+            if ignore.any_rules and ignore.ignored(rel, is_dir):
                 continue
             if is_dir:
-                yield from visit(entry.path, rel, local)
-            elif is_file:
+                path = entry.path
+                sub_rules = _folder_rules(path, rel, folder_rules)
+                sub_ignore = ignore if len(sub_rules) == len(folder_rules) else _Ignore(sub_rules)
+                stack.append((iter(_listing(path)), rel, sub_rules, sub_ignore))
+                break
+            if is_file:
                 if cancelled():
-                    raise _Stop("cancelled")
+                    state["stop"] = "cancelled"
+                    return
                 yield entry.path, rel
-
-    try:
-        yield from visit(root, "", root_rules)
-    except _Stop as stop:
-        state["stop"] = stop.reason
+        else:
+            stack.pop()
 
 
 _NARROW_GREP: Final = "the pattern, path, or glob"
@@ -374,7 +411,7 @@ def _read_searchable(path: str) -> bytes | None:
         return None
     finally:
         os.close(fd)
-    if len(data) > MAX_FILE_BYTES or b"\0" in data[:BINARY_SNIFF_BYTES]:
+    if len(data) > MAX_FILE_BYTES or data.find(b"\0", 0, BINARY_SNIFF_BYTES) != -1:
         return None
     return data
 
