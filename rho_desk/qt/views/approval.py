@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -78,9 +79,11 @@ class ApprovalCard(QFrame):
         super().__init__(parent)
         self.setObjectName("ApprovalCard")
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.request = request
         self._full = False
+        self._wanted_body = 0
         is_write = request.capability.value == "write"
         self.title = QLabel()
         self.title.setObjectName("ApprovalTitle")
@@ -95,6 +98,7 @@ class ApprovalCard(QFrame):
         self.body.setReadOnly(True)
         self.body.setFont(_mono())
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.body.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         if is_write:
             self._highlighter = DiffHighlighter(self.body.document())
@@ -140,6 +144,10 @@ class ApprovalCard(QFrame):
         self.full_button.clicked.connect(self.toggle_full)
         self._fill()
 
+    def wanted_height(self) -> int:
+        """The card's height with the whole preview in view."""
+        return self.sizeHint().height() - self.body.sizeHint().height() + self._wanted_body
+
     @property
     def full_text(self) -> str:
         request = self.request
@@ -155,8 +163,11 @@ class ApprovalCard(QFrame):
             text = "\n".join(lines[:PREVIEW_LINES]) + f"\n… {hidden} more line{'s' if hidden != 1 else ''} (F shows all)"
         self.body.setPlainText(text)
         self.body.moveCursor(QTextCursor.MoveOperation.Start)
+        # Room for a few lines at least (it scrolls), and what the preview shows when there is room.
+        line = self.body.fontMetrics().lineSpacing()
         shown = min(len(text.splitlines()), 30 if self._full else PREVIEW_LINES + 1)
-        self.body.setMinimumHeight(self.body.fontMetrics().lineSpacing() * (shown + 1) + 12)
+        self.body.setMinimumHeight(line * min(shown + 1, 6) + 12)
+        self._wanted_body = line * (shown + 1) + 12
         self.full_button.setText("Show &Less" if self._full else "Show &Full Diff")
 
     def toggle_full(self) -> None:
@@ -219,7 +230,7 @@ class ShellCard(QFrame):
         self.output.setFont(_mono())
         self.output.setMaximumBlockCount(5_000)
         self.output.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-        self.output.setMinimumHeight(self.output.fontMetrics().lineSpacing() * 8)
+        self.output.setMinimumHeight(self.output.fontMetrics().lineSpacing() * 5)
         self.output.setPlaceholderText("Waiting for output…")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)

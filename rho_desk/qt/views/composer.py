@@ -29,10 +29,12 @@ from PySide6.QtGui import QFont, QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
+    QDockWidget,
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -125,11 +127,14 @@ class ContinuePanel(QFrame):
 
         self.cards = QWidget()
         self.cards.setObjectName("ToolCards")
+        self.cards.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         self.cards_layout = QVBoxLayout(self.cards)
         self.cards_layout.setContentsMargins(0, 0, 0, 0)
         self.cards_layout.setSpacing(6)
         self.cards.hide()
         self.approval_card: ApprovalCard | None = None
+        self._dock_before: int | None = None
+        """The dock's height before an approval card made room for itself."""
         self.shell_cards: dict[str, ShellCard] = {}
         self.tools_mode = QComboBox()
         self.tools_mode.setObjectName("ContinueToolsPicker")
@@ -179,6 +184,7 @@ class ContinuePanel(QFrame):
         row.addWidget(self.composer, 1)
         row.addLayout(side)
         layout = QVBoxLayout(self)
+        self._layout = layout
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(6)
         layout.addWidget(self.handoff)
@@ -431,9 +437,38 @@ class ContinuePanel(QFrame):
         card.sig_answered.connect(self.controller.answer_approval)
         self.approval_card = card
         self.cards_layout.addWidget(card)
-        self.cards.show()
+        self._update_cards()
+        self._make_room(card.wanted_height())
         card.setFocus(Qt.FocusReason.OtherFocusReason)
         self.status.setText("Waiting for your approval: A approves, S for the session, D denies, F shows the full diff.")
+
+    def _dock(self) -> tuple[QDockWidget, QMainWindow] | None:
+        dock = self.parentWidget()
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        window = dock.parentWidget() if dock is not None else None
+        if dock is None or dock.isFloating() or not isinstance(window, QMainWindow):
+            return None
+        return dock, window
+
+    def _make_room(self, card_height: int) -> None:
+        """Grow the dock so the card fits, up to 70% of the window, until the card is answered."""
+        found = self._dock()
+        if found is None:
+            return
+        dock, window = found
+        others = self.height() - self.cards.height()
+        wanted = min(others + card_height + 12, window.height() * 70 // 100)
+        if wanted > dock.height():
+            if self._dock_before is None:
+                self._dock_before = dock.height()
+            window.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
+
+    def _give_room_back(self) -> None:
+        before, self._dock_before = self._dock_before, None
+        found = self._dock()
+        if before is not None and found is not None:
+            found[1].resizeDocks([found[0]], [before], Qt.Orientation.Vertical)
 
     def _close_approval(self) -> None:
         card, self.approval_card = self.approval_card, None
@@ -441,6 +476,7 @@ class ContinuePanel(QFrame):
             card.hide()
             card.deleteLater()
         self._update_cards()
+        self._give_room_back()
 
     def _on_controller_approval_closed(self, _call_id: str) -> None:
         focus = QApplication.focusWidget()
@@ -480,7 +516,13 @@ class ContinuePanel(QFrame):
         self._update_cards()
 
     def _update_cards(self) -> None:
-        self.cards.setVisible(self.approval_card is not None or bool(self.shell_cards))
+        shown = self.approval_card is not None or bool(self.shell_cards)
+        self.cards.setVisible(shown)
+        # While a card shows, it gets the room: the reply keeps a few lines (it scrolls).
+        self._layout.setStretchFactor(self.reply, 0 if shown else 1)
+        self._layout.setStretchFactor(self.cards, 1 if shown else 0)
+        self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
+        self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
 
 
 class _EscapeCancels(QObject):
