@@ -226,3 +226,31 @@ async def test_approvals_are_asked_on_the_terminal(server: Loopback, tmp_path: P
     assert decisions == [("write", "allow_once", ""), ("bash", "deny", "not now")]
     results = {r.id: r for m in read_session(path).tree.snapshot().history if (r := m.tool_result) is not None}
     assert results["call_b"].content == "process capability denied: not now"
+
+
+@pytest.mark.asyncio
+async def test_workspace_and_granted_folders_from_the_command_line(server: Loopback, tmp_path: Path) -> None:
+    path = make_session(tmp_path, tmp_path / "gone")  # recorded folder is not on this machine
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    (chosen / "here.txt").write_text("in the chosen folder\n")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "spec.md").write_text("granted\n")
+    outside = tmp_path / "private.txt"
+    outside.write_text("not granted\n")
+    server.queue(
+        tool_reply("c1", "read_file", {"path": "here.txt"}),
+        tool_reply("c2", "read_file", {"path": str(shared / "spec.md")}),
+        tool_reply("c3", "read_file", {"path": str(outside)}),
+        text_reply("Read what I may."),
+    )
+    status, out, err = await rho_desk(
+        tmp_path, "continue", str(path), "-m", "read", "--base-url", server.url + "/v1", "--model", "m",
+        "--tools", "plan", "--workspace", str(chosen), "--grant", str(shared), "--json",
+    )  # fmt: skip
+    assert status == 0, err
+    finished = {e["id"]: e for e in events_of(out) if e["event"] == "tool_finished"}
+    assert finished["c1"]["ok"] and finished["c1"]["content"].endswith("1:in the chosen folder")
+    assert finished["c2"]["ok"] and finished["c2"]["content"].endswith("1:granted")
+    assert not finished["c3"]["ok"] and "outside the workspace and granted roots" in finished["c3"]["content"]
