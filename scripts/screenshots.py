@@ -231,15 +231,16 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
 
     host = context.dialogs  # type: ignore[attr-defined]
     window = context.window  # type: ignore[attr-defined]
-    server = serve()
     state: dict[str, object] = {}
 
     async def loopback() -> object:
         if "lb" not in state:
+            server = serve()
+            state["server"] = server
             lb = await server.__anext__()
             profile = ProviderProfile(name="local-gpt", kind=ProfileKind.OPENAI_COMPATIBLE, base_url=lb.url + "/v1",
                                       model="gpt-4.1-mini", provider="openai", requires_key=False,
-                                      context_window=128_000)  # fmt: skip
+                                      context_window=128_000, permission_mode="off")  # fmt: skip
             ProfileStore().upsert(profile, make_default=True)
             host.panel.refresh_profiles()
             await idle(context)
@@ -376,7 +377,76 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         host.controller.detach()
         host.banner_dock.hide()
         host.dock.hide()
-        await server.aclose()
+        await close_loopback()
+
+    async def close_loopback() -> None:
+        server = state.pop("server", None)
+        state.pop("lb", None)
+        if server is not None:
+            await server.aclose()  # type: ignore[attr-defined]
+
+    async def tools() -> None:
+        import json
+
+        from rho_desk.core.tools.permissions import PermissionMode
+
+        lb = await loopback()
+        workspace = Path(tempfile.mkdtemp(prefix="payments-api-"))
+        (workspace / "src" / "payments").mkdir(parents=True)
+        (workspace / "src" / "payments" / "idempotency.py").write_text(
+            "import time\n\n\nclass IdempotencyStore:\n    def __init__(self, ttl_seconds=3600):\n"
+            "        self.ttl_seconds = ttl_seconds\n        self._seen = {}\n\n    def remember(self, key, response):\n"
+            "        self._seen[key] = (time.time(), response)\n\n    def lookup(self, key):\n"
+            "        entry = self._seen.get(key)\n        if entry is None:\n            return None\n"
+            "        stored_at, response = entry\n        if time.time() - stored_at > self.ttl_seconds:\n"
+            "            del self._seen[key]\n            return None\n        return response\n"
+        )
+
+        def call(call_id: str, name: str, arguments: dict[str, object]) -> Reply:
+            first = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+            return Reply(chunks=[openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
+                                 openai_chunk(finish="tool_calls"), OPENAI_DONE])  # fmt: skip
+
+        from rho_desk.core.tools.text import file_hash
+
+        source = (workspace / "src" / "payments" / "idempotency.py").read_text()
+        document = (f"[src/payments/idempotency.py#{file_hash(source)}]\nPUT 1:\n+from .clock import clock\n"
+                    "PUT 10:\n+        self._seen[key] = (clock.now(), response)\n"
+                    "PUT 17:\n+        if clock.now() - stored_at > self.ttl_seconds:\n")  # fmt: skip
+        command = ("for t in test_replay_returns_stored_response test_expired_key_is_forgotten "
+                   "test_ttl_boundary_is_inclusive; do echo \"tests/test_idempotency.py::$t PASSED\"; sleep 0.4; done; "
+                   "echo 'collecting integration tests…' >&2; sleep 20")  # fmt: skip
+        lb.queue(call("call_edit", "edit", {"input": document}),  # type: ignore[attr-defined]
+                 call("call_test", "bash", {"command": command}), reply("unused", hang=True))  # fmt: skip
+        await open_session(IDEMPOTENCY)
+        host.show_continue()
+        panel, controller = host.panel, host.controller
+        await idle(context)
+        panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(PermissionMode.SUPERVISED.value))
+        panel.composer.setPlainText("Make the idempotency store use the injectable clock, then run its tests.")
+        panel.send()
+        await until(lambda: panel.workspace_banner.isVisible() or panel.handoff.isVisible())
+        if panel.workspace_banner.isVisible():
+            panel.workspace_banner.hide()
+            controller.choose_workspace(str(workspace))
+        await until(lambda: panel.approval_card is not None or panel.handoff.isVisible())
+        if panel.handoff.isVisible():
+            panel.send_anyway.click()
+        await until(lambda: panel.approval_card is not None)  # a turn runs: the bridge is not idle
+        grab(window, "continue-approval-card")
+        assert panel.approval_card is not None
+        panel.approval_card.approve_once()
+        await until(lambda: panel.approval_card is not None and panel.approval_card.request.tool == "bash")
+        panel.approval_card.approve_for_session()
+        await until(lambda: "call_test" in panel.shell_cards
+                    and "inclusive" in panel.shell_cards["call_test"].output.toPlainText(), timeout=15)  # fmt: skip
+        await until(lambda: "collecting" in panel.shell_cards["call_test"].output.toPlainText(), timeout=5)
+        grab(window, "continue-shell-output")
+        controller.cancel()
+        await until(lambda: not controller.busy)
+        controller.detach()
+        host.dock.hide()
+        await close_loopback()
 
     async def compaction_done() -> None:
         # Last on purpose: it writes a new revision to the notebook session the export shots show.
@@ -433,7 +503,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
     # compaction_summary needs the loopback server that continue_ closes; compaction_done (last)
     # compacts the notebook and undoes it
     return {"compaction": compaction, "export": export, "edit": edit, "settings": settings,
-            "compaction_summary": compaction_summary, "continue": continue_,
+            "compaction_summary": compaction_summary, "continue": continue_, "tools": tools,
             "compaction_refused": compaction_refused, "compaction_done": compaction_done}  # fmt: skip
 
 

@@ -35,6 +35,7 @@ _COMMANDS = (
     "repair",
     "trash",
     "compact",
+    "continue_",
     "export",
     "audit",
     "keys",

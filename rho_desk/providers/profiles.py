@@ -36,6 +36,7 @@ from pydantic import (
 
 from ..core.errors import InputError
 from ..core.fsio import atomic_write
+from ..core.tools.permissions import PermissionMode
 from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider
 from .base import HttpProvider
 from .credentials import MissingApiKey, ResolvedKey, aresolve_api_key
@@ -136,6 +137,9 @@ class ProviderProfile(BaseModel):
     connect_timeout: float | None = None
     idle_timeout: float | None = None
     """Longest silence tolerated inside a streamed reply, in seconds."""
+    permission_mode: str | None = None
+    """What the coding tools may do when continuing with this profile (``off``, ``plan``,
+    ``supervised``, ``allow_edits``, ``bypass``); unset means ``supervised``."""
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -164,6 +168,11 @@ class ProviderProfile(BaseModel):
                     f"profile '{self.name}': header '{header}' looks like a credential; "
                     "store the API key in the keyring instead"
                 )
+        if self.permission_mode is not None:
+            try:
+                PermissionMode.parse(self.permission_mode)
+            except InputError as exc:
+                raise ValueError(f"profile '{self.name}': {exc.text()}") from None
         for timeout in (self.connect_timeout, self.idle_timeout):
             if timeout is not None and not 0 < timeout <= 3600:
                 raise ValueError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")

@@ -14,6 +14,13 @@
 * **Runs**: events stream out as signals (text deltas, reasoning summaries, tool activity,
   automatic compaction started/completed). Cancel requests cooperative cancellation: the engine
   commits the user message and the aborted turn (seed contract), and that commit is saved.
+* **Tools**: the model may use Rho's coding tools in the session's recorded folder (header
+  ``cwd``), under the permission mode of the profile or the one chosen for this session
+  (default ``supervised``). When the folder is gone, nothing is sent: ``sig_workspace_missing``
+  offers :meth:`choose_workspace` or :meth:`continue_without_tools`. The controller is the
+  tools' approver: ``sig_approval_requested`` shows a card and :meth:`answer_approval` answers
+  it; cancelling the turn withdraws it (``sig_approval_closed``). A running shell call's output
+  streams through ``sig_tool_output``.
 * **Saving**: after *every* commit (run completion, cancellation commit, each automatic
   compaction, whose ``CompactionCompleted`` carries the committed snapshot) the snapshot is
   appended through the document's writer before ``sig_saved`` says so. Before each append the
@@ -46,6 +53,15 @@ from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, 
 from ..core.handoff import HandoffReport
 from ..core.session import Rho, Run, Session, SessionOptions, events
 from ..core.stores.rho_files import NodeKind, create_session, default_prompt_cache_key
+from ..core.tools.permissions import (
+    DEFAULT_MODE,
+    ApprovalChoice,
+    ApprovalDecision,
+    ApprovalRequest,
+    PermissionMode,
+)
+from ..core.tools.setup import ToolSetup, tool_setup
+from ..core.tools.workspace import WorkspaceMissing
 from ..core.wire import SessionSnapshot
 from ..providers.compactors import open_compactor
 from .bridge import in_thread
@@ -129,6 +145,18 @@ class ContinueController(QObject):
     """A :class:`ConflictInfo`, or ``None`` once resolved."""
     sig_prompt_returned = Signal(str)
     """A prompt whose turn was dropped; the composer takes it back."""
+    sig_workspace_missing = Signal(str)
+    """The session's folder is gone (the message); choose a folder or continue without tools."""
+    sig_approval_requested = Signal(object)
+    """An :class:`ApprovalRequest` waits for :meth:`answer_approval`."""
+    sig_approval_closed = Signal(str)
+    """The approval for this call id was answered or withdrawn."""
+    sig_tool_started = Signal(str, str, object)
+    """``(call_id, tool name, metadata)``."""
+    sig_tool_output = Signal(str, str)
+    """``(call_id, output so far)`` of a running tool (a shell call's live output)."""
+    sig_tool_finished = Signal(str, bool, str)
+    """``(call_id, ok, result text)``."""
 
     def __init__(self, host: OperationHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -151,6 +179,17 @@ class ContinueController(QObject):
         self._confirmed: set[tuple[str, str]] = set()
         self._task: asyncio.Task[Any] | None = None
         self._saving = False
+        self.tools_override: PermissionMode | None = None
+        """The permission mode chosen for this session (``None``: the profile's, else supervised)."""
+        self.workspace_choice: str | None = None
+        """A folder chosen for the tools because the recorded one is gone."""
+        self.tools: ToolSetup | None = None
+        self.tools_mode: PermissionMode | None = None
+        """The mode the last turn ran under."""
+        self._approval: tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]] | None = None
+        self._started_ops: dict[str, object] = {}
+        """The operation (read, write, execute) of each tool call of the running turn."""
+        self._changed_files = False
         self.document.sig_reloaded.connect(self._on_document_reloaded)
         self.document.sig_loaded.connect(self._on_document_loaded)
         self.document.sig_closed.connect(self._on_document_closed)
@@ -231,9 +270,24 @@ class ContinueController(QObject):
             provider, _source = await open_provider(profile)
             self.profile_name = profile.name
             self.identity = str(provider.identity())
+            mode = self.tools_override or _profile_mode(profile)
+            try:
+                setup = self._tool_setup(mode, tree.header.cwd if tree.header is not None else None)
+            except WorkspaceMissing as exc:
+                self.sig_workspace_missing.emit(exc.message)
+                return "workspace"
+            if self.session is not None and (self.tools is None or self.tools.key != setup.key):
+                # Other tools or another folder: the engine is rebuilt on the same state.
+                state = self.session.snapshot()
+                if self.rho is not None:
+                    self.rho.shutdown()
+                self.rho = Rho.builder().provider(provider).tools(setup.tools).build()
+                self.session = self.rho.session(SessionOptions.from_snapshot(state))
+                document.attach_engine(self.session, None)
+            self.tools, self.tools_mode = setup, mode
             if self.session is None:
                 state = await in_thread(under_lock, document, tree.snapshot, leaf)
-                self.rho = Rho.builder().provider(provider).build()
+                self.rho = Rho.builder().provider(provider).tools(setup.tools).build()
                 self.session = self.rho.session(SessionOptions.from_snapshot(state))
                 self.base_id, self.path = leaf.id, document.path
                 self.external_change = False
@@ -269,6 +323,8 @@ class ContinueController(QObject):
     async def _arun(self, session: Session, text: str) -> str:
         run = session.start(text)
         self.run = run
+        self._started_ops = {}
+        self._changed_files = False
         self._set_state(TurnState.RUNNING)
         self.sig_turn_started.emit(text)
         outcome = "completed"
@@ -283,7 +339,24 @@ class ContinueController(QObject):
                     reason = event.detail.strip().splitlines()[0][:160] if event.detail.strip() else "the reply broke off"
                     self.sig_activity.emit(f"Retrying: {reason}")
                 elif isinstance(event, events.ToolProposed):
-                    self.sig_activity.emit(f"The model called {event.call.name} (tools do not run in rho-desk).")
+                    if self.tools is None or not self.tools.tools:
+                        self.sig_activity.emit(
+                            f"The model called {event.call.name}; tools are off for this conversation, so it was "
+                            "told the tool is unavailable."
+                        )
+                elif isinstance(event, events.ToolStarted):
+                    self._started_ops[event.call_id] = event.metadata.get("operation")
+                    self.sig_tool_started.emit(event.call_id, event.name, dict(event.metadata))
+                    self.sig_activity.emit(f"● {event.name} {_describe_call(event.metadata)}".rstrip())
+                elif isinstance(event, events.ToolUpdated):
+                    self.sig_tool_output.emit(event.call_id, event.progress.message)
+                elif isinstance(event, events.ToolFinished):
+                    ok, content = _tool_result(event.result)
+                    if ok and str(self._started_ops.get(event.call_id)) in ("write", "execute"):
+                        self._changed_files = True
+                    self.sig_tool_finished.emit(event.call_id, ok, content)
+                    first = content.strip().splitlines()[0] if content.strip() else ""
+                    self.sig_activity.emit(f"  {'✓' if ok else '✗'} {first[:200]}".rstrip())
                 elif isinstance(event, events.CompactionStarted):
                     self.sig_compaction.emit("started", event.message_count)
                     self.sig_activity.emit(f"◆ Compacting the context automatically ({event.message_count:,} messages)…")
@@ -309,9 +382,62 @@ class ContinueController(QObject):
         self.sig_turn_finished.emit(outcome, detail)
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.
-            self.host.notifier.error(f"The model call failed; nothing of this turn was kept: {detail}")
+            note = " (what the tools did to files stays done)" if self._changed_files else ""
+            self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}")
             self.sig_prompt_returned.emit(text)
         return outcome
+
+    # -- tools -----------------------------------------------------------------------------------------
+
+    def _tool_setup(self, mode: PermissionMode, cwd: str | None) -> ToolSetup:
+        """The tools for this turn; the previous setup (and its session approvals) when unchanged."""
+        current = self.tools
+        if not mode.tools_enabled:
+            return current if current is not None and current.mode is mode else tool_setup(mode, self)
+        folder = self.workspace_choice or cwd
+        if current is None or current.mode is not mode or current.workspace is None or folder is None:
+            return tool_setup(mode, self, cwd=folder)
+        if current.key[1] == str(Path(folder).resolve()) and Path(folder).is_dir():
+            return current
+        return tool_setup(mode, self, cwd=folder)
+
+    def set_tools_mode(self, mode: PermissionMode | None) -> None:
+        """Choose the permission mode for this session (``None``: the profile's)."""
+        self.tools_override = mode
+
+    def choose_workspace(self, folder: str) -> bool:
+        """Run the tools in ``folder`` (the recorded one is gone) and send the waiting prompt."""
+        self.workspace_choice = folder
+        text = self.pending_prompt
+        return bool(text) and self.send(text or "", profile=self.profile_name)
+
+    def continue_without_tools(self) -> bool:
+        """Turn the tools off for this session and send the waiting prompt."""
+        self.tools_override = PermissionMode.OFF
+        text = self.pending_prompt
+        return bool(text) and self.send(text or "", profile=self.profile_name)
+
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The tools' approver: show a card and wait for :meth:`answer_approval`."""
+        future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
+        self._approval = (request, future)
+        self.sig_approval_requested.emit(request)
+        try:
+            return await future
+        finally:
+            self._approval = None
+            self.sig_approval_closed.emit(request.call_id)
+
+    @property
+    def pending_approval(self) -> ApprovalRequest | None:
+        return self._approval[0] if self._approval is not None else None
+
+    def answer_approval(self, choice: str | ApprovalChoice, reason: str = "") -> None:
+        """Answer the waiting approval: ``allow_once``, ``allow_for_session`` or ``deny``."""
+        if self._approval is None or self._approval[1].done():
+            return
+        choice = ApprovalChoice(choice)
+        self._approval[1].set_result(ApprovalDecision(choice, reason.strip() if choice is ApprovalChoice.DENY else ""))
 
     # -- saving ------------------------------------------------------------------------------------
 
@@ -450,8 +576,14 @@ class ContinueController(QObject):
 
     # -- engine lifetime ------------------------------------------------------------------------------
 
+    def _forget_tools(self) -> None:
+        self.tools = None
+        self.tools_override = None
+        self.workspace_choice = None
+
     async def _adetach(self) -> None:
         rho, self.rho = self.rho, None
+        self._forget_tools()
         self.session = None
         self.base_id = None
         self.path = None
@@ -466,6 +598,7 @@ class ContinueController(QObject):
         if self.busy:
             return
         rho, self.rho = self.rho, None
+        self._forget_tools()
         self.session = None
         self.base_id = None
         self.path = None
@@ -518,3 +651,28 @@ class ContinueController(QObject):
             return f"continues from revision {leaf.revision}" if leaf is not None else ""
         kind = "compaction" if node.kind is NodeKind.COMPACTION else "revision"
         return f"at {kind} {node.revision}"
+
+
+def _profile_mode(profile: Any) -> PermissionMode:
+    value = getattr(profile, "permission_mode", None)
+    return PermissionMode.parse(value) if value else DEFAULT_MODE
+
+
+def _describe_call(metadata: Any) -> str:
+    if not isinstance(metadata, dict):
+        return ""
+    command = metadata.get("command")
+    if isinstance(command, str):
+        return command.splitlines()[0][:160] if command else ""
+    path = metadata.get("path")
+    return path if isinstance(path, str) else ""
+
+
+def _tool_result(result: Any) -> tuple[bool, str]:
+    output = getattr(result, "output", None)
+    if output is not None:
+        return True, str(getattr(output, "content", ""))
+    message = getattr(result, "message", None)
+    if message is not None:
+        return False, str(message)
+    return False, "the tool is unavailable"

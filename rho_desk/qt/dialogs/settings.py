@@ -40,7 +40,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import error_text
+from ...core.errors import InputError, error_text
+from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
 from ...providers.credentials import (
     KeyringStatus,
     adelete_api_key,
@@ -180,6 +181,15 @@ class SettingsDialog(QDialog):
         self.api_key_env = QLineEdit()
         self.api_key_env.setPlaceholderText("optional: read the key from this environment variable")
         self.reasoning = QCheckBox("Send reasoning controls")
+        self.permission_mode = QComboBox()
+        self.permission_mode.setObjectName("ProfilePermissionMode")
+        self.permission_mode.setToolTip("What the model's coding tools may do when a conversation continues "
+                                        "with this profile (the continue panel can change it per session)")  # fmt: skip
+        for mode in PermissionMode:
+            if mode is PermissionMode.OFF:
+                continue
+            self.permission_mode.addItem(f"{mode.label}{' (default)' if mode is DEFAULT_MODE else ''}", mode.value)
+        self.permission_mode.addItem(PermissionMode.OFF.label, PermissionMode.OFF.value)
         self.save_profile_button = QPushButton("&Save Profile")
         self.save_profile_button.setObjectName("SaveProfile")
         self.save_profile_button.setToolTip("Write the profile to the profiles file (Ctrl+S)")
@@ -193,6 +203,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.requires_key)
         form.addRow("Key &variable:", self.api_key_env)
         form.addRow("", self.reasoning)
+        form.addRow("&Tools:", self.permission_mode)
         form.addRow("", self.save_profile_button)
 
         self.api_key = QLineEdit()
@@ -290,9 +301,17 @@ class SettingsDialog(QDialog):
         self.requires_key.setChecked(p.requires_key)
         self.api_key_env.setText(p.api_key_env or "")
         self.reasoning.setChecked(p.reasoning)
+        self._show_permission_mode(p.permission_mode)
         self.api_key.clear()
         self.key_status.setText(f"Key: {self.profiles.keys.get(p.name, 'checking…')}")
         self.profile_notice.hide()
+
+    def _show_permission_mode(self, value: str | None) -> None:
+        try:
+            mode = PermissionMode.parse(value) if value else DEFAULT_MODE
+        except InputError:
+            mode = DEFAULT_MODE
+        self.permission_mode.setCurrentIndex(self.permission_mode.findData(mode.value))
 
     def form_profile(self) -> ProviderProfile:
         """The profile the form describes.
@@ -313,6 +332,7 @@ class SettingsDialog(QDialog):
             "requires_key": self.requires_key.isChecked(),
             "api_key_env": self.api_key_env.text().strip() or None,
             "reasoning": self.reasoning.isChecked(),
+            "permission_mode": None if self.permission_mode.currentData() == DEFAULT_MODE.value else self.permission_mode.currentData(),
         }
         if base is not None and base.name == fields["name"]:
             return base.replace(**fields)  # keeps what the form does not show (headers, pricing...)
@@ -342,6 +362,7 @@ class SettingsDialog(QDialog):
         self.requires_key.setChecked(True)
         self.api_key_env.clear()
         self.reasoning.setChecked(False)
+        self._show_permission_mode(None)
         self.key_status.setText("Save the profile, then store its key.")
         self.name.setFocus()
         self.name.selectAll()

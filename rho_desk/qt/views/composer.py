@@ -9,21 +9,32 @@ reports and sends what the user writes; it holds no engine state of its own.
 * **Live reply**: the prompt, the streamed text (deltas are coalesced and appended every few
   milliseconds so a fast stream costs a handful of repaints), reasoning summaries, tool and
   compaction activity, and "saved as revision N" after every commit.
+* **Tools**: the picker chooses the permission mode for this session (the profile's by default).
+  A write, an edit or a shell command waiting for approval shows an
+  :class:`~.approval.ApprovalCard` under the reply, focused, answered from the keyboard; a
+  running shell call shows a :class:`~.approval.ShellCard` with its live output. While a turn
+  runs, Esc cancels it wherever the focus is in the window. When the session's folder is gone,
+  a banner offers to choose a folder or to continue without tools.
 * **Replay-safety banner**: before a provider switch that drops provider-native blocks, what
   will not be replayed (how many blocks of which kinds) and Send anyway / Keep prompt.
 """
 
 from __future__ import annotations
 
+import html
 from typing import Final
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
+    QDockWidget,
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -31,12 +42,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.errors import InputError
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
+from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
 from ...providers.profiles import ProfileSet
 from ..continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
 from ..services import OperationHost
+from .approval import ApprovalCard, ShellCard
 
 __all__ = ["ComposerEdit", "ContinuePanel"]
 
@@ -102,6 +116,34 @@ class ContinuePanel(QFrame):
         self.keep_prompt = self.handoff.add_button("&Keep Prompt", "Do not send; the prompt stays in the composer")
         self.handoff.hide()
 
+        self.workspace_banner = Banner("warning")
+        self.workspace_banner.text.setObjectName("WorkspaceMissingText")
+        self.choose_folder = self.workspace_banner.add_button("C&hoose Folder…", "Run the tools in another folder")
+        self.choose_folder.setObjectName("ChooseWorkspace")
+        self.without_tools = self.workspace_banner.add_button("Continue &Without Tools", "Send with the tools off")
+        self.without_tools.setObjectName("ContinueWithoutTools")
+        self.workspace_keep = self.workspace_banner.add_button("Keep Prompt", "Do not send")
+        self.workspace_banner.hide()
+
+        self.cards = QWidget()
+        self.cards.setObjectName("ToolCards")
+        self.cards.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.cards_layout = QVBoxLayout(self.cards)
+        self.cards_layout.setContentsMargins(0, 0, 0, 0)
+        self.cards_layout.setSpacing(6)
+        self.cards.hide()
+        self.approval_card: ApprovalCard | None = None
+        self._dock_before: int | None = None
+        """The dock's height before an approval card made room for itself."""
+        self.shell_cards: dict[str, ShellCard] = {}
+        self.tools_mode = QComboBox()
+        self.tools_mode.setObjectName("ContinueToolsPicker")
+        self.tools_mode.setToolTip("What the model's coding tools may do in this conversation")
+        self._profile_modes: dict[str, str | None] = {}
+        self.tools_mode.addItem(f"Tools: {DEFAULT_MODE.label} (profile)", None)
+        for mode in PermissionMode:
+            self.tools_mode.addItem(f"Tools: {mode.label}", mode.value)
+
         self.reply = QPlainTextEdit()
         self.reply.setObjectName("LiveReply")
         self.reply.setReadOnly(True)
@@ -132,6 +174,7 @@ class ContinuePanel(QFrame):
         self.status.setWordWrap(True)
         side = QVBoxLayout()
         side.addWidget(self.profile)
+        side.addWidget(self.tools_mode)
         buttons = QHBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.cancel_button)
@@ -141,10 +184,13 @@ class ContinuePanel(QFrame):
         row.addWidget(self.composer, 1)
         row.addLayout(side)
         layout = QVBoxLayout(self)
+        self._layout = layout
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(6)
         layout.addWidget(self.handoff)
+        layout.addWidget(self.workspace_banner)
         layout.addWidget(self.reply, 1)
+        layout.addWidget(self.cards)
         layout.addLayout(row)
         layout.addWidget(self.status)
         mono = QFont("DejaVu Sans")
@@ -162,7 +208,19 @@ class ContinuePanel(QFrame):
         self.cancel_button.clicked.connect(controller.cancel)
         self.send_anyway.clicked.connect(self._on_send_anyway_clicked)
         self.keep_prompt.clicked.connect(self._on_keep_prompt_clicked)
+        self.choose_folder.clicked.connect(self._on_choose_folder_clicked)
+        self.without_tools.clicked.connect(self._on_without_tools_clicked)
+        self.workspace_keep.clicked.connect(self._on_workspace_keep_clicked)
+        self.tools_mode.currentIndexChanged.connect(self._on_tools_mode_changed)
+        self.profile.currentIndexChanged.connect(self._update_tools_default_label)
+        self._esc_filter = _EscapeCancels(self)
         c = controller
+        c.sig_workspace_missing.connect(self._on_controller_workspace_missing)
+        c.sig_approval_requested.connect(self._on_controller_approval_requested)
+        c.sig_approval_closed.connect(self._on_controller_approval_closed)
+        c.sig_tool_started.connect(self._on_controller_tool_started)
+        c.sig_tool_output.connect(self._on_controller_tool_output)
+        c.sig_tool_finished.connect(self._on_controller_tool_finished)
         c.sig_state_changed.connect(self._on_controller_state_changed)
         c.sig_turn_started.connect(self._on_controller_turn_started)
         c.sig_text_delta.connect(self._on_controller_text_delta)
@@ -189,8 +247,10 @@ class ContinuePanel(QFrame):
             self.profile.clear()
             for p in loaded.profiles:
                 self.profile.addItem(f"{p.name} · {p.model}", p.name)
+            self._profile_modes = {p.name: getattr(p, "permission_mode", None) for p in loaded.profiles}
             index = self.profile.findData(current)
             self.profile.setCurrentIndex(index if index >= 0 else 0)
+            self._update_tools_default_label()
 
         self.host.bridge.run(self.host.aprofile_set(), on_success=fill, context="Reading provider profiles")
 
@@ -239,6 +299,8 @@ class ContinuePanel(QFrame):
 
     def _on_controller_turn_started(self, prompt: str) -> None:
         self.handoff.hide()
+        self.workspace_banner.hide()
+        self._clear_shell_cards()
         if self.reply.document().characterCount() > 1:
             self._append("\n")
         self._line("You: " + prompt.strip())
@@ -311,6 +373,13 @@ class ContinuePanel(QFrame):
         self.send_button.setEnabled(not running and state is not TurnState.BLOCKED)
         self.cancel_button.setEnabled(state in (TurnState.PREPARING, TurnState.RUNNING))
         self.profile.setEnabled(not running)
+        self.tools_mode.setEnabled(not running)
+        app = QApplication.instance()
+        if app is not None:
+            if running:
+                app.installEventFilter(self._esc_filter)
+            else:
+                app.removeEventFilter(self._esc_filter)
         texts = {
             TurnState.IDLE: "",
             TurnState.PREPARING: "Reading the key and restoring the session…",
@@ -321,3 +390,160 @@ class ContinuePanel(QFrame):
         if texts[state] or (state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Cancelling"))):
             self.status.setText(texts[state])
 
+
+    # -- tools ---------------------------------------------------------------------------------------------
+
+    def _update_tools_default_label(self, *_args: object) -> None:
+        """The first entry says which mode the chosen profile gives."""
+        value = self._profile_modes.get(self.profile_name() or "")
+        try:
+            mode = PermissionMode.parse(value) if value else DEFAULT_MODE
+        except InputError:
+            mode = DEFAULT_MODE
+        self.tools_mode.setItemText(0, f"Tools: {mode.label} (profile)")
+
+    def _on_tools_mode_changed(self, _index: int) -> None:
+        value = self.tools_mode.currentData()
+        self.controller.set_tools_mode(PermissionMode(value) if value else None)
+
+    def _on_controller_workspace_missing(self, message: str) -> None:
+        text = html.escape(message[:1].upper() + message[1:])
+        self.workspace_banner.show_text(
+            f"<b>The tools have no folder.</b> {text}. Choose a folder for its tools, or continue without them."
+        )
+        self.choose_folder.setFocus()
+        self.status.setText("Choose a folder for the tools, or continue without them.")
+
+    def _on_choose_folder_clicked(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder for the session's tools")
+        if folder:
+            self.workspace_banner.hide()
+            self.controller.choose_workspace(folder)
+
+    def _on_without_tools_clicked(self) -> None:
+        self.workspace_banner.hide()
+        self.tools_mode.blockSignals(True)
+        self.tools_mode.setCurrentIndex(self.tools_mode.findData(PermissionMode.OFF.value))
+        self.tools_mode.blockSignals(False)
+        self.controller.continue_without_tools()
+
+    def _on_workspace_keep_clicked(self) -> None:
+        self.workspace_banner.hide()
+        self.controller.decline_handoff()
+
+    def _on_controller_approval_requested(self, request: object) -> None:
+        self._close_approval()
+        card = ApprovalCard(request, self.cards)
+        card.sig_answered.connect(self.controller.answer_approval)
+        self.approval_card = card
+        self.cards_layout.addWidget(card)
+        self._update_cards()
+        self._make_room(card.wanted_height())
+        card.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.status.setText("Waiting for your approval: A approves, S for the session, D denies, F shows the full diff.")
+
+    def _dock(self) -> tuple[QDockWidget, QMainWindow] | None:
+        dock = self.parentWidget()
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        window = dock.parentWidget() if dock is not None else None
+        if dock is None or dock.isFloating() or not isinstance(window, QMainWindow):
+            return None
+        return dock, window
+
+    def _make_room(self, card_height: int) -> None:
+        """Grow the dock so the card fits, up to 70% of the window, until the card is answered."""
+        found = self._dock()
+        if found is None:
+            return
+        dock, window = found
+        others = self.height() - self.cards.height()
+        wanted = min(others + card_height + 12, window.height() * 70 // 100)
+        if wanted > dock.height():
+            if self._dock_before is None:
+                self._dock_before = dock.height()
+            window.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
+
+    def _give_room_back(self) -> None:
+        before, self._dock_before = self._dock_before, None
+        found = self._dock()
+        if before is not None and found is not None:
+            found[1].resizeDocks([found[0]], [before], Qt.Orientation.Vertical)
+
+    def _close_approval(self) -> None:
+        card, self.approval_card = self.approval_card, None
+        if card is not None:
+            card.hide()
+            card.deleteLater()
+        self._update_cards()
+        self._give_room_back()
+
+    def _on_controller_approval_closed(self, _call_id: str) -> None:
+        focus = QApplication.focusWidget()
+        card = self.approval_card
+        had_focus = card is not None and focus is not None and (focus is card or card.isAncestorOf(focus))
+        self._close_approval()
+        if had_focus or focus is None:
+            self.composer.setFocus(Qt.FocusReason.OtherFocusReason)
+        if self.controller.busy:
+            self.status.setText("Streaming… (Esc cancels)")
+
+    def _on_controller_tool_started(self, call_id: str, name: str, metadata: object) -> None:
+        if name != "bash" or not isinstance(metadata, dict):
+            return
+        tools = self.controller.tools
+        folder = str(tools.workspace.root) if tools is not None and tools.workspace is not None else ""
+        card = ShellCard(str(metadata.get("command", "")), folder, self.cards)
+        self.shell_cards[call_id] = card
+        self.cards_layout.insertWidget(0, card)
+        self._update_cards()
+
+    def _on_controller_tool_output(self, call_id: str, text: str) -> None:
+        card = self.shell_cards.get(call_id)
+        if card is not None:
+            card.show_output(text)
+
+    def _on_controller_tool_finished(self, call_id: str, ok: bool, content: str) -> None:
+        card = self.shell_cards.get(call_id)
+        if card is not None:
+            card.finish(ok, content)
+
+    def _clear_shell_cards(self) -> None:
+        for card in self.shell_cards.values():
+            card.hide()
+            card.deleteLater()
+        self.shell_cards.clear()
+        self._update_cards()
+
+    def _update_cards(self) -> None:
+        shown = self.approval_card is not None or bool(self.shell_cards)
+        self.cards.setVisible(shown)
+        # While a card shows, it gets the room: the reply keeps a few lines (it scrolls).
+        self._layout.setStretchFactor(self.reply, 0 if shown else 1)
+        self._layout.setStretchFactor(self.cards, 1 if shown else 0)
+        self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
+        self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
+
+
+class _EscapeCancels(QObject):
+    """While a turn runs, Esc anywhere in the panel's window cancels it."""
+
+    def __init__(self, panel: ContinuePanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return False
+        if not isinstance(event, QKeyEvent) or event.key() != Qt.Key.Key_Escape or event.modifiers():
+            return False
+        if not isinstance(watched, QWidget) or watched.window() is not self.panel.window():
+            return False
+        if not self.panel.controller.busy:
+            return False
+        if kind == QEvent.Type.ShortcutOverride:
+            event.accept()  # keep window shortcuts from taking Esc; the key press follows
+            return True
+        self.panel.controller.cancel()
+        return True

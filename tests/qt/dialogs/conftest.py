@@ -36,9 +36,13 @@ def loopback(run: Callable[..., Any]) -> Iterator[Loopback]:
 
 @pytest.fixture
 def loopback_profile(loopback: Loopback) -> ProviderProfile:
-    """A stored profile (the default) pointing at the loopback server, its key in the keyring."""
+    """A stored profile (the default) pointing at the loopback server, its key in the keyring.
+
+    Its tools are off: these sessions record folders that are not on this machine (the tools'
+    own tests choose a mode and a real folder)."""
     profile = ProviderProfile(name="loopback", kind=ProfileKind.OPENAI_COMPATIBLE, base_url=loopback.url + "/v1",
-                              model="gpt-test", provider="loopback", context_window=32_000)  # fmt: skip
+                              model="gpt-test", provider="loopback", context_window=32_000,
+                              permission_mode="off")  # fmt: skip
     ProfileStore().upsert(profile, make_default=True)
     set_api_key(profile, LOOPBACK_KEY)
     return profile

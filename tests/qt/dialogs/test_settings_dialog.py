@@ -110,3 +110,20 @@ def test_a_long_model_name_never_pushes_the_key_column_out_of_view(make_window, 
     right_edge = header.sectionViewportPosition(key) + header.sectionSize(key)
     assert header.sectionSize(key) >= header.sectionSizeFromContents(key).width() - 2
     assert right_edge <= table.viewport().width()
+
+
+def test_a_profile_chooses_what_the_tools_may_do(make_window, run, memory_keyring, isolated_dirs: Path) -> None:
+    context, dialog = _dialog(make_window, run)
+    dialog._on_add_clicked()
+    assert dialog.permission_mode.currentData() == "supervised"  # the default
+    dialog.name.setText("local")
+    dialog.base_url.setText("http://127.0.0.1:8080/v1")
+    dialog.model_name.setText("smol")
+    dialog.save_profile()
+    run(settle(context.bridge))
+    assert ProfileStore().get("local").permission_mode is None  # the default is not written out
+    dialog.permission_mode.setCurrentIndex(dialog.permission_mode.findData("plan"))
+    dialog.save_profile()
+    run(settle(context.bridge))
+    assert ProfileStore().get("local").permission_mode == "plan"
+    assert '"permission_mode": "plan"' in ProfileStore().path.read_text()

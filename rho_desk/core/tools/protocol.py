@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .cancellation import CancellationToken
-from .errors import KnownError
-from .wire.model import Message, ToolSpec
+from ..cancellation import CancellationToken
+from ..errors import KnownError
+from ..wire.model import Message, ToolSpec
 
 __all__ = [
     "EXCLUSIVE_ACCESS",

@@ -1,0 +1,216 @@
+"""The workspace the coding tools may touch: the session's folder plus the folders granted to it.
+
+Paths resolve the way Rho's SDK resolves them (``Workspace::resolve_for_read`` /
+``resolve_for_write``): ``..`` is refused outright, a relative path joins the root, symlinks are
+followed, and the real target must lie under the root or a granted folder. A missing write
+target resolves through its nearest existing parent. Right before I/O a tool calls
+:meth:`Workspace.revalidate`, which refuses a path whose resolution changed since it was
+authorized.
+
+This is stricter than Rho itself, which (since upstream #537) lets tools reach outside the
+workspace: a session opened here may come from another machine, and whatever a tool reads is sent
+to a model provider. Only folders the user grants for this session widen it.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .protocol import ToolError, ToolErrorKind
+
+__all__ = ["PathState", "ResolvedPath", "Workspace", "WorkspaceMissing"]
+
+
+class WorkspaceMissing(ToolError):
+    """The session's folder does not exist (any more) on this machine."""
+
+
+class PathState(enum.Enum):
+    EXISTING = "existing"
+    MISSING_WRITE_TARGET = "missing_write_target"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedPath:
+    """A path checked against the workspace: its real location and the root that admits it."""
+
+    path: Path
+    root: Path
+    """The workspace root, or the granted folder, that contains ``path``."""
+    state: PathState
+
+    @property
+    def in_primary(self) -> bool:
+        """True when the primary workspace (not a granted folder) admits the path."""
+        return self.root == self._primary
+
+    _primary: Path
+
+
+def _denied(message: str) -> ToolError:
+    return ToolError(ToolErrorKind.POLICY_DENIED, message)
+
+
+def _outside(path: str | Path) -> ToolError:
+    return _denied(f"path '{path}' is outside the workspace and granted roots")
+
+
+class Workspace:
+    """The session's folder and the folders granted for this session.
+
+    Args:
+        root: the session's recorded folder (header ``cwd``); must exist.
+        granted: further folders the user allowed for this session.
+
+    Raises:
+        WorkspaceMissing: ``root`` is not an existing folder.
+    """
+
+    __slots__ = ("_granted", "root")
+
+    def __init__(self, root: str | os.PathLike[str], granted: Iterable[str | os.PathLike[str]] = ()) -> None:
+        self.root = self._canonical_dir(Path(root), "workspace root")
+        self._granted: list[Path] = []
+        for folder in granted:
+            self.grant(folder)
+
+    @staticmethod
+    def _canonical_dir(path: Path, label: str) -> Path:
+        if not path.is_absolute():
+            raise WorkspaceMissing(ToolErrorKind.EXECUTION, f"{label} must be an absolute path: {path}")
+        try:
+            canonical = path.resolve(strict=True)
+        except OSError as exc:
+            raise WorkspaceMissing(
+                ToolErrorKind.EXECUTION, f"{label} must be an existing directory: {path} ({exc.strerror or exc})"
+            ) from None
+        if not canonical.is_dir():
+            raise WorkspaceMissing(ToolErrorKind.EXECUTION, f"{label} must be a directory: {path}")
+        return canonical
+
+    @property
+    def granted(self) -> tuple[Path, ...]:
+        return tuple(self._granted)
+
+    def grant(self, folder: str | os.PathLike[str]) -> Path:
+        """Allow ``folder`` (and everything under it) for this session; returns its real path."""
+        canonical = self._canonical_dir(Path(folder), "granted folder")
+        if canonical not in self._granted:
+            self._granted.append(canonical)
+        return canonical
+
+    def _scope(self, canonical: Path) -> Path | None:
+        if canonical.is_relative_to(self.root):
+            return self.root
+        best: Path | None = None
+        for folder in self._granted:
+            if canonical.is_relative_to(folder) and (best is None or len(folder.parts) > len(best.parts)):
+                best = folder
+        return best
+
+    def _lexical(self, requested: str) -> Path:
+        if "\0" in requested:
+            raise _denied("path contains a NUL byte")
+        if ".." in PurePosixPath(requested).parts:
+            raise _denied(f"path '{requested}' contains parent traversal")
+        path = Path(requested)
+        if path.is_absolute():
+            if self._scope(path) is None and self._scope_nearest(path) is None:
+                raise _outside(requested)
+            return path
+        return self.root / path
+
+    def _scope_nearest(self, path: Path) -> Path | None:
+        current = path
+        while True:
+            try:
+                return self._scope(current.resolve(strict=True))
+            except OSError:
+                if current.parent == current:
+                    return None
+                current = current.parent
+
+    def _resolved(self, canonical: Path, scope: Path, state: PathState) -> ResolvedPath:
+        return ResolvedPath(canonical, scope, state, self.root)
+
+    def resolve_for_read(self, requested: str) -> ResolvedPath:
+        """An existing path, symlinks followed, inside the workspace or a granted folder.
+
+        Raises:
+            ToolError: ``PolicyDenied`` when it escapes, ``Execution`` when it does not exist.
+        """
+        lexical = self._lexical(requested)
+        try:
+            canonical = lexical.resolve(strict=True)
+        except OSError as exc:
+            raise ToolError(
+                ToolErrorKind.EXECUTION,
+                f"workspace read path '{lexical}' cannot be resolved: {exc.strerror or exc}",
+            ) from None
+        scope = self._scope(canonical)
+        if scope is None:
+            raise _outside(lexical)
+        return self._resolved(canonical, scope, PathState.EXISTING)
+
+    def resolve_for_write(self, requested: str) -> ResolvedPath:
+        """An existing path (as for reading), or a missing one under an existing admitted folder.
+
+        A dangling symlink counts as existing, so a write can never follow it out.
+        """
+        lexical = self._lexical(requested)
+        if os.path.lexists(lexical):
+            try:
+                canonical = lexical.resolve(strict=True)
+            except OSError as exc:
+                raise ToolError(
+                    ToolErrorKind.EXECUTION,
+                    f"workspace write path '{lexical}' cannot be resolved: {exc.strerror or exc}",
+                ) from None
+            scope = self._scope(canonical)
+            if scope is None:
+                raise _outside(lexical)
+            return self._resolved(canonical, scope, PathState.EXISTING)
+        ancestor = lexical
+        missing: list[str] = []
+        while not os.path.lexists(ancestor):
+            if ancestor.parent == ancestor:
+                raise ToolError(ToolErrorKind.EXECUTION, f"write path '{lexical}' has no existing parent")
+            missing.append(ancestor.name)
+            ancestor = ancestor.parent
+        try:
+            canonical = ancestor.resolve(strict=True)
+        except OSError as exc:
+            raise ToolError(
+                ToolErrorKind.EXECUTION, f"write parent '{ancestor}' cannot be resolved: {exc.strerror or exc}"
+            ) from None
+        scope = self._scope(canonical)
+        if scope is None:
+            raise _outside(lexical)
+        for name in reversed(missing):
+            canonical = canonical / name
+        return self._resolved(canonical, scope, PathState.MISSING_WRITE_TARGET)
+
+    def revalidate(self, resolved: ResolvedPath) -> None:
+        """Refuse a path whose resolution changed since it was authorized (checked right before I/O)."""
+        if resolved.state is PathState.EXISTING:
+            current = self.resolve_for_read(str(resolved.path))
+        else:
+            current = self.resolve_for_write(str(resolved.path))
+        if current.path != resolved.path or current.state is not resolved.state:
+            raise _denied("workspace path changed after authorization")
+
+    def display(self, requested: str) -> str:
+        """The path as Rho shows it: relative to the root when inside it, normalised."""
+        path = Path(os.path.normpath(self.root / requested))
+        if path == self.root:
+            return "."
+        if path.is_relative_to(self.root):
+            return path.relative_to(self.root).as_posix()
+        return path.as_posix()
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r}, granted={len(self._granted)})"

@@ -1,0 +1,252 @@
+"""Cards in the continue panel for the model's tool calls: an approval card and a live shell card.
+
+**Approval card** (a write, an edit, or a shell command waiting under ``supervised`` or
+``allow_edits``): what the call will do (the diff that will be applied, or the command and its
+folder), and keyboard-first answers: **A** or Enter approves once, **S** approves the path (or the
+shell tool) for the rest of the session, **D** denies (with the reason typed in the field, if
+any; Enter in the field denies too), **F** shows the full diff. Esc cancels the turn, as it does
+anywhere in the window while a turn runs.
+
+**Shell card**: the running command, its folder and its output as it arrives (Rho's
+``stdout:`` / ``stderr:`` sections), then how it ended.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QKeyEvent,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["ApprovalCard", "DiffHighlighter", "ShellCard"]
+
+PREVIEW_LINES: Final = 14
+
+
+def _mono() -> QFont:
+    font = QFont("DejaVu Sans Mono")
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    font.setPointSizeF(9.0)
+    return font
+
+
+class DiffHighlighter(QSyntaxHighlighter):
+    """Added lines green, removed lines red, hunk headers in the accent colour."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self._formats: dict[str, QTextCharFormat] = {}
+        for prefix, colour in (("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df")):
+            fmt = QTextCharFormat()
+            fmt.setForeground(QColor(colour))
+            self._formats[prefix] = fmt
+
+    def highlightBlock(self, text: str) -> None:
+        if text.startswith(("+++", "---")):
+            return
+        fmt = self._formats.get(text[:1])
+        if fmt is not None:
+            self.setFormat(0, len(text), fmt)
+
+
+class ApprovalCard(QFrame):
+    """One pending approval. Emits ``sig_answered(choice, reason)`` with ``choice`` one of
+    ``allow_once``, ``allow_for_session`` or ``deny``."""
+
+    sig_answered = Signal(str, str)
+    """``(allow_once|allow_for_session|deny, reason)``."""
+
+    def __init__(self, request: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ApprovalCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.request = request
+        self._full = False
+        self._wanted_body = 0
+        is_write = request.capability.value == "write"
+        self.title = QLabel()
+        self.title.setObjectName("ApprovalTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        if is_write:
+            self.title.setText(f"Approve this change? {request.summary}")
+        else:
+            self.title.setText(f"Run this command in {request.folder}?")
+        self.body = QPlainTextEdit()
+        self.body.setObjectName("ApprovalBody")
+        self.body.setReadOnly(True)
+        self.body.setFont(_mono())
+        self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.body.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        if is_write:
+            self._highlighter = DiffHighlighter(self.body.document())
+        self.reason = QLineEdit()
+        self.reason.setObjectName("ApprovalReason")
+        self.reason.setPlaceholderText("Reason for a denial (optional; the model reads it)")
+        self.reason.returnPressed.connect(self.deny)
+        scope = "this file" if is_write else "the shell"
+        self.approve_button = QPushButton("&Approve")
+        self.approve_button.setObjectName("ApproveOnce")
+        self.approve_button.setToolTip("Run this call once (A or Enter)")
+        self.session_button = QPushButton(f"Approve {scope} for this &Session")
+        self.session_button.setObjectName("ApproveForSession")
+        self.session_button.setToolTip(f"Do not ask again for {scope} in this conversation (S)")
+        self.deny_button = QPushButton("&Deny")
+        self.deny_button.setObjectName("DenyCall")
+        self.deny_button.setToolTip("Refuse; the model is told why (D)")
+        self.full_button = QPushButton("Show &Full Diff")
+        self.full_button.setObjectName("ShowFullDiff")
+        self.full_button.setToolTip("Show the whole change (F)")
+        self.full_button.setVisible(is_write)
+        hint = QLabel("A approve · S for the session · D deny · F full diff · Esc cancels the turn")
+        hint.setProperty("muted", True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.approve_button)
+        buttons.addWidget(self.session_button)
+        buttons.addWidget(self.deny_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.full_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.title)
+        layout.addWidget(self.body, 1)
+        layout.addWidget(self.reason)
+        layout.addLayout(buttons)
+        layout.addWidget(hint)
+        for button in (self.approve_button, self.session_button, self.deny_button, self.full_button):
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.approve_button.clicked.connect(self.approve_once)
+        self.session_button.clicked.connect(self.approve_for_session)
+        self.deny_button.clicked.connect(self.deny)
+        self.full_button.clicked.connect(self.toggle_full)
+        self._fill()
+
+    def wanted_height(self) -> int:
+        """The card's height with the whole preview in view."""
+        return self.sizeHint().height() - self.body.sizeHint().height() + self._wanted_body
+
+    @property
+    def full_text(self) -> str:
+        request = self.request
+        if request.capability.value == "write":
+            return str(request.diff or "")
+        return f"$ {request.command}\n\nfolder: {request.folder}"
+
+    def _fill(self) -> None:
+        text = self.full_text
+        lines = text.splitlines()
+        if not self._full and len(lines) > PREVIEW_LINES:
+            hidden = len(lines) - PREVIEW_LINES
+            text = "\n".join(lines[:PREVIEW_LINES]) + f"\n… {hidden} more line{'s' if hidden != 1 else ''} (F shows all)"
+        self.body.setPlainText(text)
+        self.body.moveCursor(QTextCursor.MoveOperation.Start)
+        # Room for a few lines at least (it scrolls), and what the preview shows when there is room.
+        line = self.body.fontMetrics().lineSpacing()
+        shown = min(len(text.splitlines()), 30 if self._full else PREVIEW_LINES + 1)
+        self.body.setMinimumHeight(line * min(shown + 1, 6) + 12)
+        self._wanted_body = line * (shown + 1) + 12
+        self.full_button.setText("Show &Less" if self._full else "Show &Full Diff")
+
+    def toggle_full(self) -> None:
+        self._full = not self._full
+        self._fill()
+
+    @property
+    def showing_full(self) -> bool:
+        return self._full
+
+    def approve_once(self) -> None:
+        self._answer("allow_once")
+
+    def approve_for_session(self) -> None:
+        self._answer("allow_for_session")
+
+    def deny(self) -> None:
+        self._answer("deny", self.reason.text().strip())
+
+    def _answer(self, choice: str, reason: str = "") -> None:
+        if not self.isEnabled():
+            return
+        self.setEnabled(False)
+        self.sig_answered.emit(choice, reason)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            super().keyPressEvent(event)
+            return
+        if key in (Qt.Key.Key_A, Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Y):
+            self.approve_once()
+        elif key == Qt.Key.Key_S:
+            self.approve_for_session()
+        elif key in (Qt.Key.Key_D, Qt.Key.Key_N):
+            self.deny()
+        elif key == Qt.Key.Key_F and self.full_button.isVisible():
+            self.toggle_full()
+        else:
+            super().keyPressEvent(event)
+
+
+class ShellCard(QFrame):
+    """A running (then finished) shell call and its output."""
+
+    def __init__(self, command: str, folder: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ShellCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.title = QLabel()
+        self.title.setObjectName("ShellTitle")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
+        self.command = command
+        self.folder = folder
+        self.title.setText(f"Running in {folder} (Esc stops it)\n$ {command}")
+        self.output = QPlainTextEdit()
+        self.output.setObjectName("ShellOutput")
+        self.output.setReadOnly(True)
+        self.output.setFont(_mono())
+        self.output.setMaximumBlockCount(5_000)
+        self.output.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.output.setMinimumHeight(self.output.fontMetrics().lineSpacing() * 5)
+        self.output.setPlaceholderText("Waiting for output…")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.title)
+        layout.addWidget(self.output, 1)
+
+    def show_output(self, text: str) -> None:
+        bar = self.output.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 2
+        self.output.setPlainText(text)
+        if at_end:
+            self.output.moveCursor(QTextCursor.MoveOperation.End)
+            self.output.ensureCursorVisible()
+
+    def finish(self, ok: bool, content: str) -> None:
+        self.title.setText(f"{'Finished' if ok else 'Failed'} in {self.folder}\n$ {self.command}")
+        if content:
+            self.show_output(content)

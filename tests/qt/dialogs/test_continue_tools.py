@@ -1,0 +1,143 @@
+"""The model's tools in the window: an approval card answered by keyboard (full diff, approve,
+deny with a reason), a shell call's live output, Esc cancelling wherever the focus is, and the
+banner when the session's folder is gone. Real files, real processes, the loopback model server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView
+
+from rho_desk.core.stores.rho_files import read_session
+from rho_desk.core.tools.permissions import PermissionMode
+from rho_desk.qt.continue_session import TurnState
+
+from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
+from ..conftest import settle
+from ..helpers import v3_session
+from .conftest import text_reply, until
+
+
+def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
+    first = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return Reply(chunks=[openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
+                         openai_chunk({}, finish="tool_calls"), OPENAI_DONE])  # fmt: skip
+
+
+def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SUPERVISED):
+    context = make_window(open_file=path)
+    host = context.dialogs
+    host.show_continue()
+    run(settle(context.bridge))
+    panel = host.panel
+    context.window.activateWindow()
+    panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(mode.value))
+    return context, host.controller, panel
+
+
+def _results(path: Path) -> dict[str, Any]:
+    tree = read_session(path, check_name=False).tree
+    return {m.tool_result.id: m.tool_result for m in tree.history(tree.active_leaf) if m.tool_result is not None}
+
+
+def test_an_edit_waits_for_the_card_and_is_approved_by_keyboard(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                                loopback_profile, qtbot) -> None:  # fmt: skip
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    target = workspace / "notes.txt"
+    original = "".join(f"line {n}\n" for n in range(1, 31))
+    target.write_text(original)
+    path = v3_session(tmp_path / "home", cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path)
+    new = original
+    for n, word in ((3, "three"), (10, "ten"), (17, "seventeen"), (28, "twenty-eight")):
+        new = new.replace(f"line {n}\n", f"line {word}\n")
+    loopback.queue(tool_reply("call_w", "write", {"path": "notes.txt", "content": new}), text_reply("Done."))
+    panel.composer.setPlainText("rename two lines")
+    panel.send()
+    run(until(lambda: panel.approval_card is not None))
+    card = panel.approval_card
+    assert card is not None and card.window().focusWidget() is card and controller.busy
+    assert target.read_text() == original  # nothing written while the card waits
+    assert "… " in card.body.toPlainText() and "+line twenty-eight" not in card.body.toPlainText()
+    qtbot.keyClick(card, Qt.Key.Key_F)  # the full diff
+    assert card.showing_full and "+line twenty-eight" in card.body.toPlainText()
+    assert card.body.toPlainText() == controller.pending_approval.diff
+    qtbot.keyClick(card, Qt.Key.Key_A)  # approve once
+    run(until(lambda: not controller.busy, context.bridge))
+    assert target.read_text() == new
+    assert panel.approval_card is None
+    result = _results(path)["call_w"]
+    assert result.ok and result.content.startswith("wrote notes.txt\n\n[notes.txt#")
+    assert "● write notes.txt" in panel.reply.toPlainText()
+
+
+def test_a_denial_with_a_reason_reaches_the_model(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                  loopback_profile, qtbot) -> None:  # fmt: skip
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = v3_session(tmp_path / "home", cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(tool_reply("call_b", "bash", {"command": "touch made"}), text_reply("OK, not running it."))
+    panel.composer.setPlainText("make a file")
+    panel.send()
+    run(until(lambda: panel.approval_card is not None))
+    card = panel.approval_card
+    assert card is not None and f"Run this command in {workspace}" in card.title.text()
+    assert card.body.toPlainText() == f"$ touch made\n\nfolder: {workspace}"
+    card.reason.setFocus()
+    qtbot.keyClicks(card.reason, "use the Makefile")
+    qtbot.keyClick(card.reason, Qt.Key.Key_Return)  # Enter in the reason field denies
+    run(until(lambda: not controller.busy, context.bridge))
+    assert not (workspace / "made").exists()
+    result = _results(path)["call_b"]
+    assert not result.ok and result.content == "process capability denied: use the Makefile"
+    tool_message = [m for m in json.loads(json.dumps(loopback.requests[-1].body))["messages"] if m["role"] == "tool"]
+    assert tool_message[-1]["content"] == "process capability denied: use the Makefile"
+
+
+def test_shell_output_is_live_and_esc_anywhere_cancels(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                       loopback_profile, qtbot) -> None:  # fmt: skip
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = v3_session(tmp_path / "home", cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path, PermissionMode.BYPASS)
+    command = "trap '' TERM; echo compiling; echo warning: slow >&2; while true; do sleep 0.1; done"
+    loopback.queue(tool_reply("call_s", "bash", {"command": command}), text_reply("unused"))
+    panel.composer.setPlainText("build it")
+    panel.send()
+    run(until(lambda: "call_s" in panel.shell_cards and "compiling" in panel.shell_cards["call_s"].output.toPlainText()))
+    card = panel.shell_cards["call_s"]
+    assert card.output.toPlainText().startswith("stdout:\ncompiling\n") and "stderr:\nwarning: slow" in card.output.toPlainText()
+    assert card.title.text().endswith(f"$ {command}")
+    # Esc with the focus in the conversation above, not in the panel
+    views = [v for v in context.window.findChildren(QAbstractItemView) if v.isVisible() and not panel.isAncestorOf(v)]
+    target = views[0]
+    target.setFocus()
+    assert target.window().focusWidget() is target
+    qtbot.keyClick(target, Qt.Key.Key_Escape)
+    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+    assert controller.state is TurnState.IDLE
+    result = _results(path)["call_s"]
+    assert not result.ok and result.content == "tool call interrupted before completion"
+
+
+def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                                 loopback_profile) -> None:  # fmt: skip
+    path = v3_session(tmp_path / "home", cwd=str(tmp_path / "gone"))
+    context, controller, panel = _open(make_window, run, path)
+    panel.composer.setPlainText("hello")
+    panel.send()
+    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    assert "is not on this machine" in panel.workspace_banner.text.text()
+    assert not loopback.requests  # nothing was sent
+    loopback.queue(text_reply("Hi without tools."))
+    panel.without_tools.click()
+    run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
+    assert "tools" not in loopback.requests[0].body
+    assert panel.tools_mode.currentData() == "off"
+    tree = read_session(path, check_name=False).tree
+    assert tree.history(tree.active_leaf)[-1].text() == "Hi without tools."
