@@ -1,0 +1,231 @@
+"""The team database's schema, versioned and migrated step by step.
+
+Everything lives in the PostgreSQL schema ``rho_desk``. ``rho_desk.schema_version`` holds one
+row, the version, as Rho's index keeps ``user_version``: :func:`migrate` takes an older schema
+forward one step at a time (each step one transaction that also bumps the version, under an
+advisory lock so two ``team init`` cannot interleave) and refuses a newer one (``SchemaTooNew``)
+without writing anything.
+
+Steps:
+
+1. teams, published sessions and their versions (export, receipt, statistics), and the
+   ``PostgresSessionStore`` tables;
+2. search: each version's searchable text, the latest one's on its session, a ``tsvector``
+   column with a GIN index and a ``pg_trgm`` GIN index for substrings (existing versions get
+   their text from their stored export);
+3. access: row-level security (a member reads and publishes only their teams' sessions) and the
+   ``rho_desk_members`` role every team role belongs to, which holds the table privileges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import psycopg
+from psycopg import sql
+
+from ..core.errors import SchemaTooNew, StorageError
+
+__all__ = ["MEMBERS_ROLE", "SCHEMA_VERSION", "STEPS", "migrate", "schema_version", "team_role"]
+
+SCHEMA_VERSION: Final = 3
+"""The newest schema this rho-desk knows. Never write more."""
+MEMBERS_ROLE: Final = "rho_desk_members"
+_LOCK_KEY: Final = 0x72686F_6465736B  # "rho desk"
+
+Conn = psycopg.AsyncConnection[Any]
+
+
+def team_role(team: str) -> str:
+    """The PostgreSQL role of a team (``rho_team_<name>``)."""
+    return f"rho_team_{team}"
+
+
+_V1: Final = """
+CREATE SCHEMA IF NOT EXISTS rho_desk;
+CREATE TABLE rho_desk.schema_version (
+    version integer NOT NULL,
+    migrated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE rho_desk.teams (
+    name text PRIMARY KEY CHECK (name ~ '^[a-z][a-z0-9_]{0,47}$'),
+    role name NOT NULL UNIQUE,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE rho_desk.sessions (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    team text NOT NULL REFERENCES rho_desk.teams (name),
+    session_id text NOT NULL,
+    title text NOT NULL DEFAULT '',
+    latest_revision integer NOT NULL,
+    versions integer NOT NULL DEFAULT 0,
+    first_published_at timestamptz NOT NULL DEFAULT now(),
+    published_at timestamptz NOT NULL DEFAULT now(),
+    published_by name NOT NULL DEFAULT current_user,
+    UNIQUE (team, session_id)
+);
+CREATE INDEX sessions_recent ON rho_desk.sessions (published_at DESC, id DESC);
+CREATE TABLE rho_desk.versions (
+    session bigint NOT NULL REFERENCES rho_desk.sessions (id) ON DELETE CASCADE,
+    team text NOT NULL REFERENCES rho_desk.teams (name),
+    revision integer NOT NULL,
+    history text NOT NULL,
+    format text NOT NULL,
+    export bytea NOT NULL,
+    sha256 text NOT NULL,
+    receipt bytea NOT NULL,
+    stats jsonb NOT NULL,
+    message_count integer NOT NULL,
+    published_at timestamptz NOT NULL DEFAULT now(),
+    published_by name NOT NULL DEFAULT current_user,
+    PRIMARY KEY (session, revision)
+);
+CREATE TABLE rho_desk.store_snapshots (
+    namespace text NOT NULL,
+    session_id text NOT NULL,
+    revision integer NOT NULL,
+    etag text NOT NULL,
+    saved_at timestamptz NOT NULL DEFAULT now(),
+    envelope bytea NOT NULL,
+    PRIMARY KEY (namespace, session_id)
+);
+CREATE TABLE rho_desk.store_history (
+    namespace text NOT NULL,
+    session_id text NOT NULL,
+    revision integer NOT NULL,
+    etag text NOT NULL,
+    saved_at timestamptz NOT NULL,
+    envelope bytea NOT NULL,
+    PRIMARY KEY (namespace, session_id, revision, etag)
+);
+"""
+
+_V2: Final = """
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+ALTER TABLE rho_desk.versions ADD COLUMN search_text text NOT NULL DEFAULT '';
+ALTER TABLE rho_desk.sessions ADD COLUMN search_text text NOT NULL DEFAULT '';
+"""
+
+_V2_INDEXES: Final = """
+ALTER TABLE rho_desk.sessions ADD COLUMN search_tsv tsvector
+    GENERATED ALWAYS AS (to_tsvector('english', title || ' ' || search_text)) STORED;
+CREATE INDEX sessions_search_tsv ON rho_desk.sessions USING gin (search_tsv);
+CREATE INDEX sessions_search_trgm ON rho_desk.sessions USING gin (search_text gin_trgm_ops);
+"""
+
+_V3: Final = """
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'rho_desk_members') THEN
+        CREATE ROLE rho_desk_members NOLOGIN;
+    END IF;
+END $$;
+GRANT USAGE ON SCHEMA rho_desk TO rho_desk_members;
+GRANT SELECT ON rho_desk.schema_version, rho_desk.teams TO rho_desk_members;
+GRANT SELECT, INSERT, UPDATE ON rho_desk.sessions, rho_desk.versions TO rho_desk_members;
+ALTER TABLE rho_desk.teams ENABLE ROW LEVEL SECURITY;
+ALTER TABLE rho_desk.sessions ENABLE ROW LEVEL SECURITY;
+ALTER TABLE rho_desk.versions ENABLE ROW LEVEL SECURITY;
+CREATE POLICY member_teams ON rho_desk.teams
+    USING (pg_has_role(current_user, role, 'MEMBER'));
+CREATE POLICY member_sessions ON rho_desk.sessions
+    USING (team IN (SELECT name FROM rho_desk.teams))
+    WITH CHECK (team IN (SELECT name FROM rho_desk.teams));
+CREATE POLICY member_versions ON rho_desk.versions
+    USING (team IN (SELECT name FROM rho_desk.teams))
+    WITH CHECK (team IN (SELECT name FROM rho_desk.teams));
+"""
+
+
+async def _step1(conn: Conn) -> None:
+    await conn.execute(_V1)
+    await conn.execute("INSERT INTO rho_desk.schema_version (version) VALUES (0)")
+
+
+async def _step2(conn: Conn) -> None:
+    from .publish import search_text_of_export
+
+    await conn.execute(_V2)
+    # Versions published before search existed: their text, from the stored (redacted) export.
+    cur = await conn.execute("SELECT session, revision, export FROM rho_desk.versions")
+    for session, revision, export in await cur.fetchall():
+        assert isinstance(export, bytes)
+        await conn.execute(
+            "UPDATE rho_desk.versions SET search_text = %s WHERE session = %s AND revision = %s",
+            (search_text_of_export(export), session, revision),
+        )
+    await conn.execute(
+        "UPDATE rho_desk.sessions s SET search_text = v.search_text FROM rho_desk.versions v "
+        "WHERE v.session = s.id AND v.revision = s.latest_revision"
+    )
+    await conn.execute(_V2_INDEXES)
+
+
+async def _step3(conn: Conn) -> None:
+    await conn.execute(_V3)
+    cur = await conn.execute("SELECT role FROM rho_desk.teams")
+    for (role,) in await cur.fetchall():
+        await conn.execute(
+            sql.SQL("GRANT {} TO {}").format(
+                sql.Identifier(MEMBERS_ROLE), sql.Identifier(str(role))
+            )
+        )
+
+
+STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3)
+"""``STEPS[n]`` takes the schema from version ``n`` to ``n + 1``."""
+assert len(STEPS) == SCHEMA_VERSION
+
+
+async def schema_version(conn: Conn) -> int:
+    """The stored schema version; 0 when the database has no rho-desk schema yet."""
+    cur = await conn.execute("SELECT to_regclass('rho_desk.schema_version') IS NOT NULL")
+    row = await cur.fetchone()
+    if not row or not row[0]:
+        return 0
+    cur = await conn.execute("SELECT max(version) FROM rho_desk.schema_version")
+    row = await cur.fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def too_new(found: int) -> SchemaTooNew:
+    return SchemaTooNew(
+        f"the team database has schema version {found}, newer than this rho-desk understands "
+        f"({SCHEMA_VERSION}); upgrade rho-desk (nothing was read or written)"
+    )
+
+
+async def migrate(conn: Conn, target: int = SCHEMA_VERSION) -> tuple[int, int]:
+    """Bring the schema to ``target`` one step at a time; returns (before, after).
+
+    ``conn`` must be in autocommit mode: each step is its own transaction.
+
+    Raises:
+        SchemaTooNew: the stored schema is newer than ``SCHEMA_VERSION`` (nothing is written).
+        StorageError: a step failed (that step is rolled back; earlier steps stay).
+    """
+    if not 0 <= target <= SCHEMA_VERSION:
+        raise ValueError(f"no schema version {target}")
+    if not conn.autocommit:
+        raise ValueError("migrate needs an autocommit connection (each step is one transaction)")
+    before = None
+    while True:
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            version = await schema_version(conn)
+            if before is None:
+                before = version
+            if version > SCHEMA_VERSION:
+                raise too_new(version)
+            if version >= target:
+                return before, version
+            try:
+                await STEPS[version](conn)
+            except psycopg.errors.InsufficientPrivilege as exc:
+                raise StorageError(
+                    f"schema step {version + 1} needs the database owner or a role with CREATEROLE: {exc}"
+                ) from None
+            await conn.execute(
+                "UPDATE rho_desk.schema_version SET version = %s, migrated_at = now()",
+                (version + 1,),
+            )
