@@ -35,6 +35,8 @@ _COMMANDS = (
     "compact",
     "export",
     "audit",
+    "publish",
+    "team",
     "bench",
 )
 

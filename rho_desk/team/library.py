@@ -9,6 +9,7 @@ access, only for the view the caller asked for.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,8 +21,10 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 from ..core.errors import AccessDenied, DatabaseUnavailable, InputError, StorageError
+from ..core.export import Selection
+from ..core.wire.snapshot import SessionSnapshot
 from .db import connect, database_errors, keyring_password, safe_dsn
-from .publish import Publication
+from .publish import Publication, prepare
 from .schema import MEMBERS_ROLE, SCHEMA_VERSION, migrate, schema_version, team_role, too_new
 
 __all__ = [
@@ -392,6 +395,31 @@ class TeamLibrary:
         return hits
 
     # -- publishing --------------------------------------------------------------------------
+
+    async def publish(
+        self,
+        team: str,
+        snapshot: SessionSnapshot,
+        selection: Selection,
+        *,
+        history: str,
+        key: bytes,
+        known_secrets: list[str],
+        source_name: str | None = None,
+        allow_findings: bool = False,
+    ) -> tuple[Publication, PublishOutcome]:
+        """Export ``snapshot`` (off the event loop) and store the result in one transaction.
+
+        Raises:
+            PublishBlocked: the audit blocked the export; nothing was sent.
+            AccessDenied, DatabaseUnavailable: see :meth:`store`.
+        """
+        validate_team_name(team)
+        pub = await asyncio.to_thread(
+            prepare, snapshot, selection, history=history, key=key, known_secrets=known_secrets,
+            source_name=source_name, allow_findings=allow_findings,
+        )  # fmt: skip
+        return pub, await self.store(team, pub)
 
     async def store(self, team: str, pub: Publication) -> PublishOutcome:
         """Store one publication in one transaction; the same revision again changes nothing.
