@@ -38,7 +38,7 @@ __all__ = [
 
 KEYRING_SERVICE: Final = "rho-desk"
 _SECRET_KEYS: Final = frozenset({"password", "sslpassword"})
-_URL_PASSWORD: Final = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@")
+_URL_PASSWORD: Final = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)[^/\s]*@")
 
 
 def _params(dsn: str) -> dict[str, str]:

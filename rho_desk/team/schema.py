@@ -120,8 +120,9 @@ DO $$ BEGIN
         CREATE ROLE rho_desk_members NOLOGIN;
     END IF;
 END $$;
-GRANT USAGE ON SCHEMA rho_desk TO rho_desk_members;
-GRANT SELECT ON rho_desk.schema_version, rho_desk.teams TO rho_desk_members;
+-- any role may see the schema version and the teams it belongs to (rows: policy below)
+GRANT USAGE ON SCHEMA rho_desk TO PUBLIC;
+GRANT SELECT ON rho_desk.schema_version, rho_desk.teams TO PUBLIC;
 GRANT SELECT, INSERT, UPDATE ON rho_desk.sessions, rho_desk.versions TO rho_desk_members;
 ALTER TABLE rho_desk.teams ENABLE ROW LEVEL SECURITY;
 ALTER TABLE rho_desk.sessions ENABLE ROW LEVEL SECURITY;
