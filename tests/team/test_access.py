@@ -56,7 +56,7 @@ async def test_a_member_reads_only_their_teams_through_rho_desk(pg_db: str) -> N
 
 @pytest.mark.asyncio
 async def test_a_member_reads_only_their_teams_through_plain_sql(pg_db: str) -> None:
-    team_a, team_b, alice_dsn, _ = await setup_two_teams(pg_db)
+    _team_a, team_b, alice_dsn, _ = await setup_two_teams(pg_db)
     with psycopg.connect(alice_dsn) as conn:
         for table in ("sessions", "versions", "teams"):
             rows = conn.execute(f"SELECT * FROM rho_desk.{table}").fetchall()
@@ -130,6 +130,6 @@ def test_safe_dsn_strips_every_password() -> None:
 
 def test_tls_settings_pass_through_to_libpq(pg_db: str) -> None:
     # the test server has no TLS: sslmode=require must be refused by libpq, proving it was passed on
-    with pytest.raises(Exception, match="SSL|unreachable") as caught:
+    with pytest.raises(Exception, match=r"SSL|unreachable") as caught:
         asyncio.run(TeamLibrary.open(dsn_with(pg_db, sslmode="require")))
     assert "password=" not in str(caught.value)

@@ -38,12 +38,12 @@ async def test_two_writers_race_exactly_one_conflict_per_race_and_no_lost_revisi
             conflicts += 1
             winners.append("a" if results[0] is None else "b")
         final = await a.load("race")
-        assert final.revision == races + 1 and conflicts == races
+        assert final is not None and final.revision == races + 1 and conflicts == races
         # every committed revision is there, each the winner's: none lost, none overwritten
         assert await a.revisions("race") == list(range(1, races + 1))
         for n in range(races):
             kept = await a.load_revision("race", n + 2)
-            assert kept.history[-1].user[0].text == f"{winners[n]}{n}"
+            assert kept.history[-1].content[0].text == f"{winners[n]}{n}"
 
 
 @pytest.mark.asyncio

@@ -36,7 +36,7 @@ async def test_publish_stores_the_audited_export_receipt_text_and_statistics(pg_
         assert version.export == pub.export and version.receipt == pub.receipt  # stored as produced
         receipt = decode_receipt(version.receipt)
         assert receipt.output.sha256 == version.sha256 and receipt.source.revision == 1
-        assert decode_snapshot(version.export).history[1].user[0].text == "Please fix the flaky websocket reconnection test"
+        assert decode_snapshot(version.export).history[1].content[0].text == "Please fix the flaky websocket reconnection test"
         assert version.stats["messages"] == 4 and version.stats["model"] == "gpt-5"
         assert verify_published(version.export, version.receipt, key=KEY, known_secrets=[]).ok
         [listed] = await lib.sessions()
@@ -79,7 +79,7 @@ async def test_excluded_classes_never_reach_the_database(pg_db: str) -> None:
 def _dump(dsn: str) -> str:
     with psycopg.connect(dsn) as conn:
         tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'rho_desk'")]
-        parts = []
+        parts: list[str] = []
         for table in tables:
             for row in conn.execute(f"SELECT * FROM rho_desk.{table}"):
                 parts.extend(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in row)

@@ -11,6 +11,7 @@ every form. Failures name the table and the match, never the value.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -67,10 +68,8 @@ def every_table(dsn: str) -> dict[str, str]:
                 for value in row:
                     text = value.decode("utf-8", "replace") if isinstance(value, bytes) else json.dumps(value) if isinstance(value, dict) else str(value)
                     parts.append(text)
-                    try:
+                    with contextlib.suppress(ValueError):
                         parts.extend(_strings(json.loads(text)))
-                    except ValueError:
-                        pass
             out[table] = "\n".join(parts)
     return out
 
