@@ -10,7 +10,8 @@ access, only for the view the caller asked for.
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -19,6 +20,7 @@ import psycopg
 import psycopg_pool
 from psycopg import sql
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 
 from ..core.errors import AccessDenied, DatabaseUnavailable, InputError, StorageError
 from ..core.export import Selection
@@ -174,7 +176,7 @@ class TeamLibrary:
         password = keyring_password(dsn)
         pool: psycopg_pool.AsyncConnectionPool[Any] = psycopg_pool.AsyncConnectionPool(
             dsn,
-            kwargs={"password": password} if password else {},
+            kwargs={"autocommit": True, **({"password": password} if password else {})},
             min_size=1,
             max_size=max_size,
             open=False,
@@ -421,6 +423,50 @@ class TeamLibrary:
         )  # fmt: skip
         return pub, await self.store(team, pub)
 
+    async def publish_many(
+        self,
+        team: str,
+        snapshots: Iterable[tuple[SessionSnapshot, str | None]],
+        selection: Selection,
+        *,
+        history: str,
+        key: bytes,
+        known_secrets: list[str],
+        allow_findings: bool = False,
+    ) -> list[tuple[Publication, PublishOutcome]]:
+        """Publish several sessions (snapshot, source name): each in its own transaction, the
+        next one exported while the previous one is being stored.
+
+        Raises:
+            PublishBlocked: a session's audit blocked it; the sessions before it are published,
+                it and the ones after are not.
+        """
+        validate_team_name(team)
+        done: list[tuple[Publication, PublishOutcome]] = []
+        storing: asyncio.Task[tuple[Publication, PublishOutcome]] | None = None
+
+        async def store(pub: Publication) -> tuple[Publication, PublishOutcome]:
+            return pub, await self.store(team, pub)
+
+        try:
+            for snapshot, source_name in snapshots:
+                pub = await asyncio.to_thread(
+                    prepare, snapshot, selection, history=history, key=key, known_secrets=known_secrets,
+                    source_name=source_name, allow_findings=allow_findings,
+                )  # fmt: skip
+                if storing is not None:
+                    done.append(await storing)
+                storing = asyncio.create_task(store(pub))
+            if storing is not None:
+                done.append(await storing)
+                storing = None
+        finally:
+            if storing is not None:
+                # an export failed while the previous session was being stored: let it finish
+                with contextlib.suppress(Exception):
+                    await storing
+        return done
+
     async def store(self, team: str, pub: Publication) -> PublishOutcome:
         """Store one publication in one transaction; the same revision again changes nothing.
 
@@ -440,71 +486,16 @@ class TeamLibrary:
         except psycopg.errors.InsufficientPrivilege:
             raise AccessDenied(f"you are not a member of team {team!r} ({self.where})") from None
 
-    async def _store(
-        self, conn: psycopg.AsyncConnection[Any], team: str, pub: Publication
-    ) -> PublishOutcome:
-        try:
-            return await self._store_in_transaction(conn, team, pub)
-        except _AlreadyPublished as done:
-            return done.outcome  # rolled back: not even the session row's lock left a trace
-
-    async def _store_in_transaction(
-        self, conn: psycopg.AsyncConnection[Any], team: str, pub: Publication
-    ) -> PublishOutcome:
-        async with conn.transaction():
-            cur = await conn.execute("SELECT 1 FROM rho_desk.teams WHERE name = %s", (team,))
-            if await cur.fetchone() is None:
-                raise AccessDenied(f"no team {team!r} that you are a member of ({self.where})")
-            # Creating or locking the session row serialises publishers of one session.
-            cur = await conn.execute(
-                "INSERT INTO rho_desk.sessions (team, session_id, title, latest_revision, search_text) "
-                "VALUES (%s, %s, %s, %s, %s) "
-                "ON CONFLICT (team, session_id) DO UPDATE SET team = EXCLUDED.team "
-                "RETURNING id, latest_revision, versions",
-                (team, pub.session_id, pub.title, pub.revision, pub.search_text),
-            )
-            row = await cur.fetchone()
-            assert row is not None
-            session, latest, versions = int(row[0]), int(row[1]), int(row[2])
-            cur = await conn.execute(
-                "INSERT INTO rho_desk.versions (session, team, revision, history, format, export, sha256, "
-                "receipt, stats, message_count, search_text) "
-                "VALUES (%s, %s, %s, %s, 'json', %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (session, revision) DO NOTHING RETURNING revision",
-                (
-                    session,
-                    team,
-                    pub.revision,
-                    pub.history,
-                    pub.export,
-                    pub.sha256,
-                    pub.receipt,
-                    json.dumps(pub.stats),
-                    pub.message_count,
-                    pub.search_text,
-                ),
-            )
-            if await cur.fetchone() is None:
-                raise _AlreadyPublished(
-                    PublishOutcome(team, pub.session_id, pub.revision, False, versions, latest)
-                )
-            if versions == 0 or pub.revision >= latest:
-                await conn.execute(
-                    "UPDATE rho_desk.sessions SET versions = versions + 1, latest_revision = %s, title = %s, "
-                    "search_text = %s, published_at = now(), published_by = current_user WHERE id = %s",
-                    (pub.revision, pub.title, pub.search_text, session),
-                )
-                latest = pub.revision
-            else:
-                await conn.execute(
-                    "UPDATE rho_desk.sessions SET versions = versions + 1 WHERE id = %s", (session,)
-                )
-            return PublishOutcome(team, pub.session_id, pub.revision, True, versions + 1, latest)
-
-
-class _AlreadyPublished(Exception):
-    def __init__(self, outcome: PublishOutcome) -> None:
-        self.outcome = outcome
+    async def _store(self, conn: psycopg.AsyncConnection[Any], team: str, pub: Publication) -> PublishOutcome:
+        # one statement, so one transaction and one round trip (schema step 4)
+        cur = await conn.execute(
+            "SELECT added, versions, latest_revision FROM rho_desk.publish(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (team, pub.session_id, pub.revision, pub.history, pub.title, pub.export, pub.sha256, pub.receipt,
+             Jsonb(pub.stats), pub.message_count, pub.search_text),
+        )  # fmt: skip
+        row = await cur.fetchone()
+        assert row is not None
+        return PublishOutcome(team, pub.session_id, pub.revision, bool(row[0]), int(row[1]), int(row[2]))
 
 
 def _mark(snippet: str, query: str) -> str:

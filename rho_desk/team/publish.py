@@ -41,16 +41,9 @@ __all__ = [
 ]
 
 HISTORIES: Final = ("display", "model")
-_SEARCH_CLASSES: Final = frozenset(
-    {
-        ContentClass.INSTRUCTIONS,
-        ContentClass.USER,
-        ContentClass.ASSISTANT,
-        ContentClass.TOOL_RECORDS,
-        ContentClass.DOCUMENTS,
-        ContentClass.REASONING_SUMMARIES,
-    }
-)
+_SEARCH_CLASSES: Final = frozenset({ContentClass.USER, ContentClass.ASSISTANT})
+"""What search covers: user and assistant text, as the local session index (tool output, file
+contents and instructions are in the stored export, not in the search index)."""
 _MAX_SEARCH_TEXT: Final = 512 * 1024
 _TITLE_CHARS: Final = 120
 

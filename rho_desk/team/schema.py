@@ -10,11 +10,13 @@ Steps:
 
 1. teams, published sessions and their versions (export, receipt, statistics), and the
    ``PostgresSessionStore`` tables;
-2. search: each version's searchable text, the latest one's on its session, a ``tsvector``
-   column with a GIN index and a ``pg_trgm`` GIN index for substrings (existing versions get
-   their text from their stored export);
+2. search: each session's searchable text (of its latest version), a ``tsvector`` column with
+   a GIN index and a ``pg_trgm`` GIN index for substrings (sessions already published get their
+   text from their stored export);
 3. access: row-level security (a member reads and publishes only their teams' sessions) and the
-   ``rho_desk_members`` role every team role belongs to, which holds the table privileges.
+   ``rho_desk_members`` role every team role belongs to, which holds the table privileges;
+4. ``rho_desk.publish(...)``: storing one version as one statement (one round trip, atomic),
+   run with the caller's rights, so row-level security applies to it as to plain SQL.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ..core.errors import SchemaTooNew, StorageError
 
 __all__ = ["MEMBERS_ROLE", "SCHEMA_VERSION", "STEPS", "migrate", "schema_version", "team_role"]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """The newest schema this rho-desk knows. Never write more."""
 MEMBERS_ROLE: Final = "rho_desk_members"
 _LOCK_KEY: Final = 0x72686F_6465736B  # "rho desk"
@@ -103,7 +105,6 @@ CREATE TABLE rho_desk.store_history (
 
 _V2: Final = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
-ALTER TABLE rho_desk.versions ADD COLUMN search_text text NOT NULL DEFAULT '';
 ALTER TABLE rho_desk.sessions ADD COLUMN search_text text NOT NULL DEFAULT '';
 """
 
@@ -138,6 +139,55 @@ CREATE POLICY member_versions ON rho_desk.versions
 """
 
 
+_V4: Final = """
+CREATE FUNCTION rho_desk.publish(
+    p_team text, p_session_id text, p_revision integer, p_history text, p_title text, p_export bytea,
+    p_sha256 text, p_receipt bytea, p_stats jsonb, p_message_count integer, p_search_text text
+) RETURNS TABLE (added boolean, versions integer, latest_revision integer)
+LANGUAGE plpgsql SECURITY INVOKER AS $fn$
+DECLARE
+    v_id bigint;
+    v_latest integer;
+    v_versions integer;
+BEGIN
+    IF NOT EXISTS (SELECT FROM rho_desk.teams t WHERE t.name = p_team) THEN
+        RAISE EXCEPTION 'no team % that you are a member of', p_team USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    -- the session row, locked: publishers of one session take turns
+    SELECT s.id, s.latest_revision, s.versions INTO v_id, v_latest, v_versions
+        FROM rho_desk.sessions s WHERE s.team = p_team AND s.session_id = p_session_id FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO rho_desk.sessions AS s (team, session_id, latest_revision) VALUES (p_team, p_session_id, p_revision)
+            ON CONFLICT (team, session_id) DO NOTHING
+            RETURNING s.id, s.latest_revision, s.versions INTO v_id, v_latest, v_versions;
+        IF NOT FOUND THEN  -- created by a concurrent publisher since
+            SELECT s.id, s.latest_revision, s.versions INTO v_id, v_latest, v_versions
+                FROM rho_desk.sessions s WHERE s.team = p_team AND s.session_id = p_session_id FOR UPDATE;
+        END IF;
+    END IF;
+    INSERT INTO rho_desk.versions (session, team, revision, history, format, export, sha256, receipt, stats, message_count)
+        VALUES (v_id, p_team, p_revision, p_history, 'json', p_export, p_sha256, p_receipt, p_stats, p_message_count)
+        ON CONFLICT (session, revision) DO NOTHING;
+    IF NOT FOUND THEN  -- already published: nothing changes
+        RETURN QUERY SELECT false, v_versions, v_latest;
+        RETURN;
+    END IF;
+    IF v_versions = 0 OR p_revision >= v_latest THEN
+        UPDATE rho_desk.sessions s SET versions = s.versions + 1, latest_revision = p_revision, title = p_title,
+            search_text = p_search_text, published_at = now(), published_by = current_user
+            WHERE s.id = v_id;
+        v_latest := p_revision;
+    ELSE
+        UPDATE rho_desk.sessions s SET versions = s.versions + 1 WHERE s.id = v_id;
+    END IF;
+    RETURN QUERY SELECT true, v_versions + 1, v_latest;
+END
+$fn$;
+REVOKE ALL ON FUNCTION rho_desk.publish FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION rho_desk.publish TO rho_desk_members;
+"""
+
+
 async def _step1(conn: Conn) -> None:
     await conn.execute(_V1)
     await conn.execute("INSERT INTO rho_desk.schema_version (version) VALUES (0)")
@@ -147,18 +197,16 @@ async def _step2(conn: Conn) -> None:
     from .publish import search_text_of_export
 
     await conn.execute(_V2)
-    # Versions published before search existed: their text, from the stored (redacted) export.
-    cur = await conn.execute("SELECT session, revision, export FROM rho_desk.versions")
-    for session, revision, export in await cur.fetchall():
-        assert isinstance(export, bytes)
-        await conn.execute(
-            "UPDATE rho_desk.versions SET search_text = %s WHERE session = %s AND revision = %s",
-            (search_text_of_export(export), session, revision),
-        )
-    await conn.execute(
-        "UPDATE rho_desk.sessions s SET search_text = v.search_text FROM rho_desk.versions v "
-        "WHERE v.session = s.id AND v.revision = s.latest_revision"
+    # Sessions published before search existed: the text of their latest (redacted) export.
+    cur = await conn.execute(
+        "SELECT s.id, v.export FROM rho_desk.sessions s JOIN rho_desk.versions v "
+        "ON v.session = s.id AND v.revision = s.latest_revision"
     )
+    for session, export in await cur.fetchall():
+        await conn.execute(
+            "UPDATE rho_desk.sessions SET search_text = %s WHERE id = %s",
+            (search_text_of_export(bytes(export)), session),
+        )
     await conn.execute(_V2_INDEXES)
 
 
@@ -173,7 +221,11 @@ async def _step3(conn: Conn) -> None:
         )
 
 
-STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3)
+async def _step4(conn: Conn) -> None:
+    await conn.execute(_V4)
+
+
+STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3, _step4)
 """``STEPS[n]`` takes the schema from version ``n`` to ``n + 1``."""
 assert len(STEPS) == SCHEMA_VERSION
 

@@ -42,7 +42,7 @@ def insert_v1_publication(dsn: str) -> bytes:
 
 
 def test_there_is_one_step_per_version() -> None:
-    assert len(STEPS) == SCHEMA_VERSION == 3
+    assert len(STEPS) == SCHEMA_VERSION == 4
 
 
 def test_a_fresh_database_is_created_at_the_current_version(pg_empty_db: str) -> None:
@@ -69,6 +69,9 @@ def test_each_older_version_migrates_step_by_step_keeping_data(pg_empty_db: str,
             [hit] = await lib.search("kubernetes")  # step 2 filled the search text from the export
             assert hit.session_id == "old" and "«kubernetes»" in hit.snippet
             assert (await lib.show("old")).revision == 2
+            # step 4: publishing (one statement, rho_desk.publish) works on the migrated database
+            _, outcome = await lib.publish("legacy", session("old", revision=3), EVERYTHING, history="model", key=KEY, known_secrets=[])
+            assert outcome.added and outcome.versions == 2 and outcome.latest_revision == 3
 
     asyncio.run(check())
     with psycopg.connect(pg_empty_db) as conn:
