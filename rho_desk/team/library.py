@@ -10,6 +10,7 @@ access, only for the view the caller asked for.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -349,34 +350,11 @@ class TeamLibrary:
         substring = len(query) >= 3
         start, stop = HIGHLIGHT
         options = f"StartSel={start}, StopSel={stop}, MaxFragments=2, MaxWords=18, MinWords=6, FragmentDelimiter=' … '"
-        match = "s.search_tsv @@ q.tsq" + (" OR s.search_text ILIKE %(like)s" if substring else "")
-        team_filter = "AND s.team = %(team)s" if team else ""
+        # rho_desk.search applies the membership rule itself (schema step 4: why)
         rows = await self._fetch(
-            f"""
-            WITH q AS (SELECT websearch_to_tsquery('english', %(q)s) AS tsq)
-            SELECT hit.team, hit.session_id, hit.title, hit.latest_revision, hit.published_at, hit.rank,
-                   CASE WHEN hit.fts THEN ts_headline('english', hit.search_text, q.tsq, %(options)s)
-                        ELSE substr(hit.search_text,
-                                    greatest(strpos(lower(hit.search_text), lower(%(q)s)) - 60, 1),
-                                    length(%(q)s) + 120)
-                   END AS snippet
-            FROM (
-                SELECT s.team, s.session_id, s.title, s.latest_revision, s.published_at, s.search_text,
-                       s.search_tsv @@ q.tsq AS fts, ts_rank(s.search_tsv, q.tsq) AS rank
-                FROM rho_desk.sessions s, q
-                WHERE ({match}) {team_filter}
-                ORDER BY rank DESC, s.published_at DESC, s.id DESC
-                LIMIT %(limit)s
-            ) hit, q
-            ORDER BY hit.rank DESC, hit.published_at DESC
-            """,
-            {
-                "q": query,
-                "like": _like_pattern(query),
-                "team": team,
-                "limit": limit,
-                "options": options,
-            },
+            "SELECT team, session_id, title, latest_revision, published_at, rank, snippet "
+            "FROM rho_desk.search(%s, %s, %s, %s, %s)",
+            (query, _like_pattern(query) if substring else None, team, limit, options),
         )
         hits = []
         for r in rows:
@@ -435,7 +413,7 @@ class TeamLibrary:
         allow_findings: bool = False,
     ) -> list[tuple[Publication, PublishOutcome]]:
         """Publish several sessions (snapshot, source name): each in its own transaction, the
-        next one exported while the previous one is being stored.
+        next one exported while the previous ones are being stored (up to the pool's size).
 
         Raises:
             PublishBlocked: a session's audit blocked it; the sessions before it are published,
@@ -443,7 +421,8 @@ class TeamLibrary:
         """
         validate_team_name(team)
         done: list[tuple[Publication, PublishOutcome]] = []
-        storing: asyncio.Task[tuple[Publication, PublishOutcome]] | None = None
+        storing: collections.deque[asyncio.Task[tuple[Publication, PublishOutcome]]] = collections.deque()
+        in_flight = max(1, self._pool.max_size)
 
         async def store(pub: Publication) -> tuple[Publication, PublishOutcome]:
             return pub, await self.store(team, pub)
@@ -454,17 +433,16 @@ class TeamLibrary:
                     prepare, snapshot, selection, history=history, key=key, known_secrets=known_secrets,
                     source_name=source_name, allow_findings=allow_findings,
                 )  # fmt: skip
-                if storing is not None:
-                    done.append(await storing)
-                storing = asyncio.create_task(store(pub))
-            if storing is not None:
-                done.append(await storing)
-                storing = None
+                while len(storing) >= in_flight:
+                    done.append(await storing.popleft())
+                storing.append(asyncio.create_task(store(pub)))
+            while storing:
+                done.append(await storing.popleft())
         finally:
-            if storing is not None:
-                # an export failed while the previous session was being stored: let it finish
+            # an export failed while earlier sessions were being stored: let them finish
+            for task in storing:
                 with contextlib.suppress(Exception):
-                    await storing
+                    await task
         return done
 
     async def store(self, team: str, pub: Publication) -> PublishOutcome:

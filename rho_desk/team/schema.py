@@ -16,7 +16,11 @@ Steps:
 3. access: row-level security (a member reads and publishes only their teams' sessions) and the
    ``rho_desk_members`` role every team role belongs to, which holds the table privileges;
 4. ``rho_desk.publish(...)``: storing one version as one statement (one round trip, atomic),
-   run with the caller's rights, so row-level security applies to it as to plain SQL.
+   run with the caller's rights, so row-level security applies to it as to plain SQL; and
+   ``rho_desk.search(...)``: search with the indexes. Row-level security keeps PostgreSQL from
+   using an index for an operator that is not leakproof (``@@``, ``ILIKE``), so this function
+   runs with its owner's rights and applies the same membership rule itself (the caller's login
+   role must be a member of the session's team).
 """
 
 from __future__ import annotations
@@ -185,6 +189,47 @@ END
 $fn$;
 REVOKE ALL ON FUNCTION rho_desk.publish FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION rho_desk.publish TO rho_desk_members;
+
+CREATE FUNCTION rho_desk.search(p_query text, p_like text, p_team text, p_limit integer, p_options text)
+RETURNS TABLE (team text, session_id text, title text, latest_revision integer, published_at timestamptz,
+               rank real, snippet text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    -- dynamic SQL: planned with the actual values, so the GIN indexes are used
+    RETURN QUERY EXECUTE format($q$
+        SELECT hit.team, hit.session_id, hit.title, hit.latest_revision, hit.published_at, hit.rank,
+               CASE WHEN hit.fts THEN ts_headline('english', hit.search_text, websearch_to_tsquery('english', $1), $5)
+                    ELSE substr(hit.search_text, greatest(strpos(lower(hit.search_text), lower($1)) - 60, 1),
+                                length($1) + 120)
+               END
+        FROM (
+            SELECT c.team, c.session_id, c.title, c.latest_revision, c.published_at, c.search_text,
+                   c.search_tsv @@ websearch_to_tsquery('english', $1) AS fts,
+                   ts_rank(c.search_tsv, websearch_to_tsquery('english', $1)) AS rank
+            FROM (
+                -- ranked among the 1,000 most recently published matches: a common word does
+                -- not make every matching session's text be ranked
+                SELECT s.id, s.team, s.session_id, s.title, s.latest_revision, s.published_at,
+                       s.search_text, s.search_tsv
+                FROM rho_desk.sessions s
+                WHERE (s.search_tsv @@ websearch_to_tsquery('english', $1) %s)
+                  AND s.team IN (SELECT t.name FROM rho_desk.teams t WHERE pg_has_role(session_user, t.role, 'MEMBER'))
+                  %s
+                ORDER BY s.published_at DESC, s.id DESC
+                LIMIT 1000
+            ) c
+            ORDER BY rank DESC, c.published_at DESC, c.id DESC
+            LIMIT $4
+        ) hit
+        ORDER BY hit.rank DESC, hit.published_at DESC
+    $q$,
+        CASE WHEN p_like IS NULL THEN '' ELSE 'OR s.search_text ILIKE $2' END,
+        CASE WHEN p_team IS NULL THEN '' ELSE 'AND s.team = $3' END)
+    USING p_query, p_like, p_team, p_limit, p_options;
+END
+$fn$;
+REVOKE ALL ON FUNCTION rho_desk.search FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION rho_desk.search TO rho_desk_members;
 """
 
 

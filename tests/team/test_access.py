@@ -64,6 +64,10 @@ async def test_a_member_reads_only_their_teams_through_plain_sql(pg_db: str) -> 
             assert rows and team_b not in text and "bravo" not in text and "sess-b" not in text, table
         assert conn.execute("SELECT count(*) FROM rho_desk.versions WHERE team = %s", (team_b,)).fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM rho_desk.sessions WHERE search_text ILIKE '%bravo%'").fetchone() == (0,)
+        # the search function (which runs with its owner's rights) applies the same rule
+        found = conn.execute("SELECT session_id FROM rho_desk.search('secret plan', '%%secret%%', NULL, 50, '')").fetchall()
+        assert found == [("sess-a",)]
+        assert conn.execute("SELECT count(*) FROM rho_desk.search('bravo', '%%bravo%%', %s, 50, '')", (team_b,)).fetchone() == (0,)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(
                 "INSERT INTO rho_desk.sessions (team, session_id, latest_revision) VALUES (%s, 'x', 1)", (team_b,)

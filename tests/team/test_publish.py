@@ -193,3 +193,16 @@ async def test_sixteen_concurrent_publishers_lose_and_duplicate_nothing(pg_db: s
     for p in range(publishers):
         assert by_id[f"p{p}"] == (revisions, revisions, revisions, revisions)
     assert by_id["shared"] == (20, 20, 20, 20)
+
+
+@pytest.mark.asyncio
+async def test_publish_many_overlaps_and_keeps_order(pg_db: str) -> None:
+    team = team_name()
+    async with await TeamLibrary.open(pg_db, max_size=3) as lib:
+        await lib.create_team(team)
+        snaps = [(session(f"m{n}", revision=1 + n % 3), f"m{n}.json") for n in range(12)]
+        done = await lib.publish_many(team, snaps, EVERYTHING, history="model", key=KEY, known_secrets=[])
+        assert [o.session_id for _p, o in done] == [f"m{n}" for n in range(12)] and all(o.added for _p, o in done)
+        assert len(await lib.sessions(limit=100)) == 12
+        again = await lib.publish_many(team, snaps[:3], EVERYTHING, history="model", key=KEY, known_secrets=[])
+        assert [o.added for _p, o in again] == [False, False, False]
