@@ -32,6 +32,7 @@ __all__ = [
     "connect",
     "database_errors",
     "keyring_password",
+    "keep_password_in_keyring",
     "keyring_user",
     "safe_dsn",
 ]
@@ -143,3 +144,29 @@ async def connect(
     finally:
         with contextlib.suppress(Exception):
             await conn.close()
+
+
+def keep_password_in_keyring(dsn: str) -> str:
+    """``dsn`` without its password, the password moved to the keyring (blocking: run in a thread).
+
+    For connection strings a person types into the app: what is saved in settings never holds
+    the password.
+
+    Raises:
+        CredentialsUnavailable: the DSN has a password and no keyring can hold it.
+    """
+    params = _params(dsn)
+    password = params.get("password")
+    if not password:
+        return dsn
+    stripped = safe_dsn(dsn)
+    try:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, keyring_user(stripped), password)
+    except Exception as exc:
+        raise CredentialsUnavailable(
+            f"no keyring can hold the team database password ({type(exc).__name__}): put it in "
+            "~/.pgpass instead and leave it out of the connection string"
+        ) from None
+    return stripped
