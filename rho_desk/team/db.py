@@ -31,8 +31,8 @@ __all__ = [
     "KEYRING_SERVICE",
     "connect",
     "database_errors",
-    "keyring_password",
     "keep_password_in_keyring",
+    "keyring_password",
     "keyring_user",
     "safe_dsn",
 ]
