@@ -33,6 +33,8 @@ from .settings import PREFS_TEAM_DATABASE, Settings
 __all__ = ["OpenedVersion", "TeamService", "TeamState"]
 
 RETRY_MS: Final = 3000
+CALL_TIMEOUT_S: Final = 3.0
+"""How long a call waits for a connection before the panel says the database is unreachable."""
 
 
 class TeamState:
@@ -109,7 +111,7 @@ class TeamService(QObject):
                 raise KnownError("no team database is set (Settings ▸ General ▸ Team database)")
             self._set_state(TeamState.CONNECTING, f"Connecting to {safe_dsn(dsn)}…")
             try:
-                self.library = await TeamLibrary.open(dsn, max_size=2)
+                self.library = await TeamLibrary.open(dsn, max_size=2, timeout=CALL_TIMEOUT_S)
             except DatabaseUnavailable as exc:
                 self._unreachable(exc)
                 raise

@@ -151,8 +151,11 @@ class TeamLibrary:
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, dsn: str, *, max_size: int = 4, require_schema: bool = True) -> TeamLibrary:
-        """Connect (checking the schema) and open a pool of up to ``max_size`` connections.
+    async def open(
+        cls, dsn: str, *, max_size: int = 4, require_schema: bool = True, timeout: float = 10.0
+    ) -> TeamLibrary:
+        """Connect (checking the schema) and open a pool of up to ``max_size`` connections;
+        a call waits up to ``timeout`` seconds for a connection.
 
         Raises:
             DatabaseUnavailable: the server cannot be reached.
@@ -181,7 +184,7 @@ class TeamLibrary:
             min_size=1,
             max_size=max_size,
             open=False,
-            timeout=10,
+            timeout=timeout,
             reconnect_timeout=30,
             check=psycopg_pool.AsyncConnectionPool.check_connection,
             name="rho-desk-team",

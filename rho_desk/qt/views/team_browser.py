@@ -81,6 +81,7 @@ class TeamBrowserView(QFrame):
         self.list.setFrameShape(QFrame.Shape.NoFrame)
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.footer = QLabel("")
         self.footer.setObjectName("MutedLabel")
         self.footer.setWordWrap(True)
@@ -121,7 +122,11 @@ class TeamBrowserView(QFrame):
         self.theme = theme
         self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
         self.banner.setStyleSheet(
-            f"background: {theme.warning}; color: #1b1b1b; border-radius: 6px; padding: 6px 8px;"
+            f"background: {theme.warning_soft}; color: {theme.text}; border: 1px solid {theme.warning}; "
+            "border-radius: 6px; padding: 6px 8px;"
+        )
+        self.list.setStyleSheet(
+            f"QListWidget#TeamList::item {{ padding: 7px 12px; border-bottom: 1px solid {theme.border}; }}"
         )
 
     def reload_listing(self) -> None:
@@ -162,7 +167,8 @@ class TeamBrowserView(QFrame):
 
     def _on_load_failed(self, exc: BaseException) -> None:
         if isinstance(exc, KnownError):
-            self.footer.setText(exc.text())  # the banner says more when the database is away
+            if self.service.state != TeamState.UNREACHABLE:  # (else the banner says it)
+                self.footer.setText(exc.text())
         else:
             self.bridge.notifier.show_exception(exc, context="Reading the team library")
 
@@ -192,7 +198,11 @@ class TeamBrowserView(QFrame):
 
     def _on_state_changed(self, state: str, message: str) -> None:
         if state == TeamState.UNREACHABLE:
-            self.banner.setText(f"The team database is unreachable. {message}")
+            self.banner.setText(
+                "⚠ The team database is unreachable; retrying every few seconds. The list shows "
+                "what was there last."
+            )
+            self.banner.setToolTip(message)
             self.banner.show()
         elif state == TeamState.UNCONFIGURED and not self.service.configured:
             self.banner.hide()
