@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from _sessions import PROVIDER, turn  # type: ignore[import-not-found]
+from _sessions import PROVIDER, turn
 
 from rho_desk.benchkit import BenchResult, benchmark, measure
 from rho_desk.core.export import (
