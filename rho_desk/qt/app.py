@@ -204,9 +204,7 @@ class AppContext:
         await self.bridge.aclose()
         await self.document.aclose()
         await self.library.aclose()
-        team = getattr(self.window, "team", None)
-        if team is not None:
-            await team.aclose()
+        await self.window.team.aclose()
         if self.restore_excepthook is not None:
             self.restore_excepthook()
 

@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("MainSplitter")
         # the session browser's scopes: this machine's sessions, and the team library's
-        self.team = TeamService(context.settings, self)
+        self.team = TeamService(services.settings, self)
         self.team_browser = TeamBrowserView(self.team, bridge, document, theme)
         self.scopes = QTabWidget()
         self.scopes.setObjectName("BrowserScopes")

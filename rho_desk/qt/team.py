@@ -28,6 +28,7 @@ from ..core.fsio import atomic_write
 from ..team.db import keyring_password, safe_dsn
 from ..team.library import PublishedSession, PublishedVersion, SearchHit, TeamLibrary
 from ..team.verify import Verification, verify_published
+from .bridge import in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
 
 __all__ = ["OpenedVersion", "TeamService", "TeamState"]
@@ -180,19 +181,19 @@ class TeamService(QObject):
     async def aopen(self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]) -> OpenedVersion:
         """Fetch the latest published version, verify its receipt, write it to a private file."""
         version: PublishedVersion = await self._guard(lambda lib: lib.show(session_id, team=team))
-        verification = await asyncio.to_thread(
+        verification = await in_thread(
             verify_published, version.export, version.receipt, key=key, known_secrets=known_secrets
         )
         folder = cache_dir()
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{team}-{session_id}-r{version.revision}")
         path = folder / f"{safe}.json"
-        await asyncio.to_thread(atomic_write, path, version.export, mode=0o600)
+        await in_thread(atomic_write, path, version.export, mode=0o600)
         return OpenedVersion(path, version, verification)
 
     async def apublish(self, team: str, snapshot: Any, selection: Any, *, key: bytes, known_secrets: list[str],
                        source_name: str | None, allow_findings: bool) -> Any:  # fmt: skip
         # the database's own password is redacted like any credential rho-desk holds
-        own = await asyncio.to_thread(keyring_password, self.dsn)
+        own = await in_thread(keyring_password, self.dsn)
         known = [*known_secrets, *([own] if own else [])]
         def job(lib: TeamLibrary) -> Any:
             return lib.publish(team, snapshot, selection, history="model", key=key, known_secrets=known,

@@ -526,7 +526,7 @@ class SettingsDialog(QDialog):
     async def _aset_team_database(self, dsn: str) -> None:
         from ...team.db import keep_password_in_keyring
 
-        stripped = await asyncio.to_thread(keep_password_in_keyring, dsn) if dsn else ""
+        stripped = await in_thread(keep_password_in_keyring, dsn) if dsn else ""
         self.host.settings.set(PREFS_TEAM_DATABASE, stripped)
         if self.team_db.text().strip() == dsn:
             self.team_db.setText(stripped)

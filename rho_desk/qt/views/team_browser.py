@@ -9,7 +9,6 @@ reached, a banner says so and the panel recovers by itself once it answers again
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Final
 
 from PySide6.QtCore import Qt, QTimer
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.errors import KnownError
-from ..bridge import EngineBridge
+from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
 from ..resources import Icon, icon
 from ..team import OpenedVersion, TeamService, TeamState
@@ -180,7 +179,7 @@ class TeamBrowserView(QFrame):
         from .. import dialogs  # noqa: F401 - the export dialog module holds the secrets loader
         from ..dialogs.export import load_secrets
 
-        secrets = await asyncio.to_thread(load_secrets)
+        secrets = await in_thread(load_secrets)
         opened = await self.service.aopen(team, session_id, key=secrets.key, known_secrets=list(secrets.known))
         self.opened = opened
         await self.document.aopen(opened.path)
