@@ -452,7 +452,7 @@ class SettingsDialog(QDialog):
         form.addRow("Rho &data directory:", row)
         form.addRow("Continue &with:", self.continue_profile)
         form.addRow("&Theme:", self.theme)
-        form.addRow("Team data&base:", self.team_db)
+        form.addRow("Tea&m database:", self.team_db)
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addLayout(form)
