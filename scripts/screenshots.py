@@ -182,6 +182,53 @@ async def main(out: Path, only: set[str]) -> int:
                  model_history=model_history, find=find, timeline=timeline, diff=diff, statistics=statistics,
                  dark=dark)  # fmt: skip
     steps.update(action_steps(context, open_session, idle, out, shots))
+
+    async def team() -> None:
+        """The Team scope on a throwaway PostgreSQL cluster holding the demo sessions, published."""
+        from rho_desk.core.export import ContentClass, Selection, fingerprint_key
+        from rho_desk.core.stores.open import open_snapshot
+        from rho_desk.qt.settings import PREFS_TEAM_DATABASE
+        from rho_desk.team.cluster import ThrowawayCluster
+        from rho_desk.team.db import keep_password_in_keyring
+        from rho_desk.team.library import TeamLibrary
+
+        cluster = ThrowawayCluster()
+        await asyncio.to_thread(cluster.start)
+        try:
+            await TeamLibrary.init(cluster.dsn)
+            selection = Selection.excluding(frozenset({ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA}))
+            async with await TeamLibrary.open(cluster.dsn) as lib:
+                await lib.create_team("platform")
+                for session_id in (WEBHOOK, IDEMPOTENCY, RUST, NOTEBOOK):
+                    path = session_path(home, session_id)
+                    snapshot = await asyncio.to_thread(open_snapshot, path)
+                    await lib.publish("platform", snapshot, selection, history="model", key=fingerprint_key(),
+                                      known_secrets=[], source_name=path.name)  # fmt: skip
+            context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(cluster.dsn))
+            view = window.team_browser
+            window.scopes.setCurrentWidget(view)
+            await idle(context)
+            view.search.setText("tolerance")
+            view.reload_listing()
+            await idle(context)
+            view.open_item(view.list.item(0))
+            await idle(context, 0.4)
+            window.show_tab(TAB_CONVERSATION)
+            await shot("team-scope-receipt")
+            view.search.setText("")
+            view.reload_listing()
+            await idle(context)
+            await shot("team-scope")
+            await asyncio.to_thread(cluster.stop)
+            view.reload_listing()
+            await idle(context)
+            await shot("team-unreachable")
+            await context.window.team.aclose()
+            window.scopes.setCurrentWidget(window.browser)
+        finally:
+            await asyncio.to_thread(cluster.destroy)
+
+    steps["team"] = team
     for name, step in steps.items():
         if not only or name in only:
             await step()

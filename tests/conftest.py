@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rho_desk.team.cluster import ThrowawayCluster
+
 # Before any QApplication exists (environment.md §1).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
@@ -77,3 +79,68 @@ def memory_keyring(monkeypatch: pytest.MonkeyPatch) -> MemoryKeyring:
         yield backend
     finally:
         keyring.set_keyring(previous)
+
+
+# --- PostgreSQL (the team library and PostgresSessionStore) -----------------------------------
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[ThrowawayCluster]:
+    """One throwaway PostgreSQL cluster for the whole session, stopped and deleted at the end.
+
+    No skip: when the server cannot start, every test that needs it errors (CI must see it).
+    """
+    cluster = ThrowawayCluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.fixture(scope="session")
+def _pg_template(pg_cluster: ThrowawayCluster) -> str:
+    """A database with the current team schema, copied for each test (``CREATE DATABASE ... TEMPLATE``)."""
+    import asyncio
+    import concurrent.futures
+
+    import psycopg
+
+    from rho_desk.team.library import TeamLibrary
+
+    cluster = pg_cluster
+    with psycopg.connect(cluster.socket_dsn, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE rho_template")
+    dsn = cluster.dsn_for("postgres", cluster.password, "rho_template")
+    # a thread of its own: async fixtures may ask for this one from inside a running loop
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, TeamLibrary.init(dsn)).result()
+    return "rho_template"
+
+
+@pytest.fixture
+def pg_db(pg_cluster: ThrowawayCluster, _pg_template: str) -> str:
+    """A fresh database with the current schema; its superuser DSN (TCP, with password)."""
+    import secrets
+
+    import psycopg
+
+    cluster = pg_cluster
+    name = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(cluster.socket_dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {_pg_template}")
+    return cluster.dsn_for("postgres", cluster.password, name)
+
+
+@pytest.fixture
+def pg_empty_db(pg_cluster: ThrowawayCluster) -> str:
+    """A fresh database without the rho-desk schema; its superuser DSN."""
+    import secrets
+
+    import psycopg
+
+    cluster = pg_cluster
+    name = f"e_{secrets.token_hex(6)}"
+    with psycopg.connect(cluster.socket_dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return cluster.dsn_for("postgres", cluster.password, name)

@@ -25,7 +25,8 @@ the upstream fixtures of ``tests/fixtures/rho`` under their own names, and a Rho
 (``RHO_HOME``) whose ``sessions/`` folder holds the three transcripts as Rho would place them
 (``100_<id>.jsonl`` in the workspace of ``/historical/workspace``). ``HOME``, the XDG folders and
 rho-desk's config, cache and trash folders all point into the sandbox; keyring is the in-memory
-one of ``tests/conftest.py``.
+one of ``tests/conftest.py``. A document that names ``RHO_DESK_TEAM_DB`` gets it set to a fresh
+database (with the current team schema) on the test session's PostgreSQL cluster.
 
 Besides running the blocks, this module checks that every ``rho_desk.…`` name a document cites
 in backticks still exists, and that the harness itself fails on a failing example.
@@ -290,9 +291,12 @@ def run_document(blocks: list[Block]) -> None:
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("doc", documents(), ids=lambda p: p.name)
-def test_examples_run(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_examples_run(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """Every python and console block of the document does what the document says."""
     make_sandbox(tmp_path, monkeypatch)
+    if "RHO_DESK_TEAM_DB" in doc.read_text(encoding="utf-8"):
+        # team-library examples: a fresh database on the session's throwaway PostgreSQL cluster
+        monkeypatch.setenv("RHO_DESK_TEAM_DB", request.getfixturevalue("pg_db"))
     run_document(read_blocks(doc))
 
 

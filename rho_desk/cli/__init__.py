@@ -39,6 +39,8 @@ _COMMANDS = (
     "export",
     "audit",
     "keys",
+    "publish",
+    "team",
     "bench",
 )
 

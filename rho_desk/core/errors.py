@@ -7,7 +7,10 @@
      │    ├── InputError            malformed or unsupported data (CLI exit status 2)
      │    │    └── WireFormatError  JSON that is not Rho's wire format; names the JSON path
      │    ├── StorageError          the disk said no (ENOSPC, EIO, permissions, locks)
-     │    │    └── RevisionConflict another writer changed the file since we read it
+     │    │    ├── RevisionConflict another writer changed the file since we read it
+     │    │    ├── DatabaseUnavailable  a database server is unreachable or dropped the connection
+     │    │    └── SchemaTooNew     stored data from a newer rho-desk: neither read nor written
+     │    ├── AccessDenied          the account may not do this (a role outside the team)
      │    ├── CredentialsUnavailable  no keyring backend, or no key stored for a profile
      │    └── EngineError           the session engine's errors (spec/engine.md §12)
      │         ├── InvalidConfiguration
@@ -36,11 +39,13 @@ import enum
 from datetime import timedelta
 
 __all__ = [
+    "AccessDenied",
     "AuthenticationError",
     "BugError",
     "Cancelled",
     "ContextWindowExceeded",
     "CredentialsUnavailable",
+    "DatabaseUnavailable",
     "EngineError",
     "InputError",
     "Interrupted",
@@ -56,6 +61,7 @@ __all__ = [
     "RevisionConflict",
     "RhoError",
     "RuntimeShutdown",
+    "SchemaTooNew",
     "SessionBusy",
     "StorageError",
     "ToolFailed",
@@ -138,6 +144,18 @@ class RevisionConflict(StorageError):
 
     Nothing was written. The user chooses: reload, or fork into a new session.
     """
+
+
+class DatabaseUnavailable(StorageError):
+    """A database server cannot be reached, or dropped the connection; nothing was committed."""
+
+
+class SchemaTooNew(StorageError):
+    """Stored data has a schema version newer than this rho-desk knows; it is neither read nor written."""
+
+
+class AccessDenied(KnownError):
+    """The account has no right to do this (a database role outside the team, for example)."""
 
 
 class CredentialsUnavailable(KnownError):

@@ -204,6 +204,7 @@ class AppContext:
         await self.bridge.aclose()
         await self.document.aclose()
         await self.library.aclose()
+        await self.window.team.aclose()
         if self.restore_excepthook is not None:
             self.restore_excepthook()
 

@@ -54,10 +54,12 @@ from .settings import (
     PREFS_BROWSER_SCOPE,
     PREFS_HISTORY_MODE,
 )
+from .team import TeamService
 from .text import plural, shorten, size_text
 from .views.browser import SessionBrowserView
 from .views.conversation import ConversationView
 from .views.stats import StatisticsView
+from .views.team_browser import TeamBrowserView
 from .views.timeline import RevisionTimelineView
 from .views.widgets import ElidedLabel
 
@@ -163,7 +165,16 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.tabs, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("MainSplitter")
-        self.splitter.addWidget(self.browser)
+        # the session browser's scopes: this machine's sessions, and the team library's
+        self.team = TeamService(services.settings, self)
+        self.team_browser = TeamBrowserView(self.team, bridge, document, theme)
+        self.scopes = QTabWidget()
+        self.scopes.setObjectName("BrowserScopes")
+        self.scopes.setDocumentMode(True)
+        self.scopes.addTab(self.browser, "Local")
+        self.scopes.addTab(self.team_browser, "Team")
+        self.scopes.currentChanged.connect(self._on_scope_tab_changed)
+        self.splitter.addWidget(self.scopes)
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
@@ -262,6 +273,10 @@ class MainWindow(QMainWindow):
         self.revisions.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
         self.statistics.sig_revision_requested.connect(lambda node: document.select(node))
 
+    def _on_scope_tab_changed(self, index: int) -> None:
+        if self.scopes.widget(index) is self.team_browser:
+            self.team_browser.reload_listing()
+
     def _on_bridge_busy_changed(self, busy: bool) -> None:
         if busy:
             self._busy_timer.start()
@@ -356,7 +371,8 @@ class MainWindow(QMainWindow):
         self._update_state()
 
     def _on_theme_changed(self, theme: Theme) -> None:
-        for view in (self.conversation, self.revisions, self.statistics, self.browser, self.notice):
+        for view in (self.conversation, self.revisions, self.statistics, self.browser, self.notice,
+                     self.team_browser):
             view.set_theme(theme)
         for key, spec in ((k, self.app_actions.spec(k)) for k in self.app_actions.ids()):
             if spec.icon:

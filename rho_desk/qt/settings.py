@@ -43,6 +43,7 @@ __all__ = [
     "PREFS_FOLLOW_LIVE",
     "PREFS_HISTORY_MODE",
     "PREFS_LIVE_POLL_MS",
+    "PREFS_TEAM_DATABASE",
     "PREFS_THEME",
     "RECENT_FILES_MAX",
     "REGISTRY",
@@ -157,6 +158,12 @@ PREFS_LIVE_POLL_MS: Final = declare(
     "Fallback poll interval for live updates, in milliseconds (file-system notifications are "
     "used first).",
     minimum=200,
+)  # fmt: skip
+PREFS_TEAM_DATABASE: Final = declare(
+    "prefs/team/database", str, "",
+    "Team library (PostgreSQL) connection string for the Team panel and Publish, without a "
+    "password: rho-desk takes it from the keyring, ~/.pgpass or a service file. Empty: no team "
+    "library.",
 )  # fmt: skip
 PREFS_CONTEXT_WINDOW: Final = declare(
     "prefs/stats/context_window", int, 200_000,

@@ -56,10 +56,16 @@ except ImportError:  # pragma: no cover - Windows
 
 __all__ = [
     "KEYRING_SERVICE",
+    "UNKNOWN",
     "BackupReport",
     "CorruptSnapshotFile",
     "DurableFileSessionStore",
+    "EnvelopeKey",
     "StoredSession",
+    "check_expected",
+    "open_envelope",
+    "seal",
+    "split_envelope",
 ]
 
 KEYRING_SERVICE: Final = "rho-desk"
@@ -116,7 +122,7 @@ class BackupReport:
 
 
 class _Key:
-    """A key held in memory; never shown."""
+    """A key held in memory; never shown (``EnvelopeKey`` outside this module)."""
 
     __slots__ = ("name", "value")
 
@@ -126,6 +132,10 @@ class _Key:
 
     def __repr__(self) -> str:
         return f"_Key({self.name!r}, [redacted])"
+
+
+EnvelopeKey = _Key
+"""A named 256-bit key for :func:`seal` and :func:`open_envelope`."""
 
 
 # -- the store ---------------------------------------------------------------------------------
@@ -278,32 +288,13 @@ class DurableFileSessionStore:
             return None
         except OSError as exc:
             raise StorageError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-        if len(data) < len(MAGIC) + 4 or data[: len(MAGIC)] != MAGIC:
-            raise CorruptSnapshotFile("not a rho-desk snapshot file", source=str(path))
-        (length,) = struct.unpack(">I", data[len(MAGIC) : len(MAGIC) + 4])
-        body = len(MAGIC) + 4
-        if length > _MAX_HEADER or body + length > len(data):
-            raise CorruptSnapshotFile("damaged file header", source=str(path))
-        raw = data[body : body + length]
-        try:
-            header = decode(raw, _Header, source=str(path))
-        except InputError as exc:
-            raise CorruptSnapshotFile(f"damaged file header: {exc.reason}", source=str(path)) from None
-        if header.format != FORMAT:
-            raise CorruptSnapshotFile(f"unsupported snapshot file format {header.format}", source=str(path))
-        return header, raw, data[body + length :]
+        return split_envelope(data, str(path))
 
     async def _decode(self, path: Path, header: _Header, raw: bytes, payload: bytes) -> SessionSnapshot:
+        key = None
         if header.encryption is not None:
-            enc = header.encryption
-            if enc.algorithm != ALGORITHM:
-                raise CorruptSnapshotFile(f"unknown encryption {enc.algorithm!r}", source=str(path))
-            key = await self._key(enc.key, create=False)
-            payload = await asyncio.to_thread(_decrypt, path, key, enc, MAGIC + raw, payload)
-        snapshot = await asyncio.to_thread(_decode_snapshot, path, payload)
-        if snapshot.session_id != header.session_id or snapshot.revision != header.revision:
-            raise CorruptSnapshotFile("the snapshot does not match its file header", source=str(path))
-        return snapshot
+            key = await self._key(header.encryption.key, create=False)
+        return await asyncio.to_thread(open_envelope, str(path), header, raw, payload, key)
 
     async def load(self, session_id: str) -> SessionSnapshot | None:
         """The stored snapshot of ``session_id``, or ``None``; remembers its revision for saves.
@@ -360,17 +351,7 @@ class DurableFileSessionStore:
         session_id = snapshot.session_id
         path = self.path_of(session_id)
         etag = secrets.token_hex(8)
-        encryption = None
-        if key is not None:
-            nonce = os.urandom(12)
-            encryption = _Encryption(ALGORITHM, key.name, base64.b64encode(nonce).decode())
-        header = _Header(FORMAT, session_id, snapshot.revision, etag, int(self._clock()), encryption)
-        raw = encode(header)
-        if key is not None:
-            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-            payload = AESGCM(key.value).encrypt(nonce, payload, MAGIC + raw)
-        data = MAGIC + struct.pack(">I", len(raw)) + raw + payload
+        data = seal(session_id, snapshot.revision, etag, int(self._clock()), payload, key)
         with self._file_lock(session_id):
             current = self._read_header(path)
             self._check_expected(session_id, snapshot.revision, current, expected)
@@ -413,29 +394,7 @@ class DurableFileSessionStore:
         expected: tuple[int, str] | object | None,
     ) -> None:
         found = None if current is None else (current[0].revision, current[0].etag)
-        if expected is _UNKNOWN:
-            # Never loaded here: only a first save, or a strictly newer revision, may go in.
-            if found is not None and found[0] >= revision:
-                raise RevisionConflict(
-                    f"session {session_id!r} is stored at revision {found[0]}, not older than "
-                    f"{revision}; load it before saving"
-                )
-            return
-        if found != expected:
-            if found is None:
-                what = "was deleted"
-            elif expected is None:
-                what = f"was created elsewhere (revision {found[0]})"
-            else:
-                what = f"was saved elsewhere (now revision {found[0]})"
-            raise RevisionConflict(
-                f"session {session_id!r} {what} since this store read it; nothing was written: "
-                "reload it, or save under a new session id"
-            )
-        if found is not None and revision < found[0]:
-            raise RevisionConflict(
-                f"session {session_id!r} is stored at revision {found[0]}; refusing to go back to {revision}"
-            )
+        check_expected(session_id, revision, found, expected)
 
     # -- retention -----------------------------------------------------------------------------
 
@@ -634,6 +593,107 @@ class DurableFileSessionStore:
 
 
 _UNKNOWN: Final = object()
+UNKNOWN: Final = _UNKNOWN
+"""``expected`` for a session this store never loaded or saved (see :func:`check_expected`)."""
+
+
+def check_expected(
+    session_id: str,
+    revision: int,
+    found: tuple[int, str] | None,
+    expected: tuple[int, str] | object | None,
+) -> None:
+    """The optimistic revision check of a save, run while holding the session's write lock.
+
+    ``found`` is the stored (revision, write tag), ``None`` when nothing is stored; ``expected``
+    what this store last loaded or saved (``None``: it saw nothing), or ``UNKNOWN``.
+
+    Raises:
+        RevisionConflict: another writer got there first, or ``revision`` goes backwards.
+    """
+    if expected is _UNKNOWN:
+        # Never loaded here: only a first save, or a strictly newer revision, may go in.
+        if found is not None and found[0] >= revision:
+            raise RevisionConflict(
+                f"session {session_id!r} is stored at revision {found[0]}, not older than "
+                f"{revision}; load it before saving"
+            )
+        return
+    if found != expected:
+        if found is None:
+            what = "was deleted"
+        elif expected is None:
+            what = f"was created elsewhere (revision {found[0]})"
+        else:
+            what = f"was saved elsewhere (now revision {found[0]})"
+        raise RevisionConflict(
+            f"session {session_id!r} {what} since this store read it; nothing was written: "
+            "reload it, or save under a new session id"
+        )
+    if found is not None and revision < found[0]:
+        raise RevisionConflict(
+            f"session {session_id!r} is stored at revision {found[0]}; refusing to go back to {revision}"
+        )
+
+
+# -- the envelope (also what the PostgreSQL session store keeps in its rows) ----------------------
+
+
+def seal(session_id: str, revision: int, etag: str, saved_at: int, payload: bytes, key: _Key | None) -> bytes:
+    """The stored bytes of one snapshot: magic, header length, header, payload (encrypted with
+    AES-256-GCM under ``key`` when given, the magic and header being the associated data)."""
+    encryption = None
+    nonce = b""
+    if key is not None:
+        nonce = os.urandom(12)
+        encryption = _Encryption(ALGORITHM, key.name, base64.b64encode(nonce).decode())
+    raw = encode(_Header(FORMAT, session_id, revision, etag, saved_at, encryption))
+    if key is not None:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        payload = AESGCM(key.value).encrypt(nonce, payload, MAGIC + raw)
+    return MAGIC + struct.pack(">I", len(raw)) + raw + payload
+
+
+def split_envelope(data: bytes, source: str) -> tuple[_Header, bytes, bytes]:
+    """Header, raw header bytes and payload of stored bytes made by :func:`seal`.
+
+    Raises:
+        CorruptSnapshotFile: not an envelope, or a damaged or unsupported header.
+    """
+    if len(data) < len(MAGIC) + 4 or data[: len(MAGIC)] != MAGIC:
+        raise CorruptSnapshotFile("not a rho-desk snapshot file", source=source)
+    (length,) = struct.unpack(">I", data[len(MAGIC) : len(MAGIC) + 4])
+    body = len(MAGIC) + 4
+    if length > _MAX_HEADER or body + length > len(data):
+        raise CorruptSnapshotFile("damaged file header", source=source)
+    raw = data[body : body + length]
+    try:
+        header = decode(raw, _Header, source=source)
+    except InputError as exc:
+        raise CorruptSnapshotFile(f"damaged file header: {exc.reason}", source=source) from None
+    if header.format != FORMAT:
+        raise CorruptSnapshotFile(f"unsupported snapshot file format {header.format}", source=source)
+    return header, raw, data[body + length :]
+
+
+def open_envelope(source: str, header: _Header, raw: bytes, payload: bytes, key: _Key | None) -> SessionSnapshot:
+    """The snapshot inside an envelope (decrypted with ``key`` when the header says encrypted).
+
+    Raises:
+        CorruptSnapshotFile: altered, undecryptable, or not matching its header.
+    """
+    if header.encryption is not None:
+        enc = header.encryption
+        if enc.algorithm != ALGORITHM:
+            raise CorruptSnapshotFile(f"unknown encryption {enc.algorithm!r}", source=source)
+        if key is None or key.name != enc.key:
+            raise CorruptSnapshotFile(f"encrypted with key {enc.key!r}, which was not given", source=source)
+        payload = _decrypt(Path(source), key, enc, MAGIC + raw, payload)
+    snapshot = _decode_snapshot(Path(source), payload)
+    if snapshot.session_id != header.session_id or snapshot.revision != header.revision:
+        raise CorruptSnapshotFile("the snapshot does not match its file header", source=source)
+    return snapshot
 
 
 def _decrypt(path: Path, key: _Key, enc: _Encryption, aad: bytes, payload: bytes) -> bytes:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QInputDialog,
     QLabel,
     QPlainTextEdit,
     QSplitter,
@@ -247,6 +248,11 @@ class ExportDialog(QDialog):
         self.export_button.setToolTip("Choose where to write the export and its receipt (Ctrl+Return)")
         self.export_button.setShortcut("Ctrl+Return")
         self.export_button.setEnabled(False)
+        self.publish_button = self.buttons.addButton("&Publish…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.publish_button.setObjectName("PublishToTeam")
+        self.publish_button.setToolTip("Publish this selection, audited, to a team library (Settings: Team database)")
+        self.publish_button.setEnabled(False)
+        self.team_dialog: QInputDialog | None = None
         self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
 
         layout = QVBoxLayout(self)
@@ -267,6 +273,7 @@ class ExportDialog(QDialog):
         self.history.currentIndexChanged.connect(lambda _i: self._on_history_changed())
         self.override.toggled.connect(lambda _on: self._update_buttons())
         self.export_button.clicked.connect(self.choose_file)
+        self.publish_button.clicked.connect(self.choose_team)
         host.theme.sig_theme_changed.connect(self._on_theme_changed)
         host.document.sig_revision_selected.connect(self._on_document_revision_selected)
         self._on_theme_changed(host.theme.theme)
@@ -419,7 +426,64 @@ class ExportDialog(QDialog):
 
     def _update_buttons(self) -> None:
         result = self.current()
-        self.export_button.setEnabled(result is not None and (not result.blocked or self.override.isChecked()))
+        ready = result is not None and (not result.blocked or self.override.isChecked())
+        self.export_button.setEnabled(ready)
+        team = getattr(self.host.window, "team", None)
+        self.publish_button.setEnabled(ready and team is not None and team.configured)
+
+    # -- publishing -----------------------------------------------------------------------------------
+
+    def choose_team(self) -> None:
+        """Ask which of your teams to publish to (non-modal), then publish."""
+        team = getattr(self.host.window, "team", None)
+        if team is None or self.current() is None:
+            return
+
+        def chosen(names: list[str]) -> None:
+            if not names:
+                self.host.notifier.warning("You are not a member of any team in the team library.")
+                return
+            dialog = QInputDialog(self)
+            dialog.setWindowTitle("Publish to a team")
+            dialog.setLabelText("Team:")
+            dialog.setComboBoxItems(names)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.textValueSelected.connect(self.publish_to)
+            self.team_dialog = dialog
+            dialog.open()
+
+        self.host.bridge.run(team.ateams(), on_success=chosen, context="Listing your teams")
+
+    def publish_to(self, team_name: str) -> None:
+        """Publish the shown revision with the current classes to ``team_name`` (in a bridge task)."""
+        team = getattr(self.host.window, "team", None)
+        result = self.current()
+        if team is None or result is None or self.source is None or self.secrets is None:
+            return
+        allow = bool(result.blocked and self.override.isChecked())
+        if result.blocked and not allow:
+            return
+        self.busy.busy(f"Publishing to {team_name}…")
+
+        def published(value: Any) -> None:
+            _pub, outcome = value
+            if outcome.added:
+                text = f"Published revision {outcome.revision} to team {team_name} ({outcome.versions} version(s) kept)."
+            else:
+                text = f"Revision {outcome.revision} is already published to team {team_name}; nothing changed."
+            self.busy.done(text)
+            self.host.notifier.info(text)
+
+        def failed(exc: BaseException) -> None:
+            self.busy.done("Nothing was published.")
+            self.host.notifier.show_exception(exc, context="Publishing to the team library")
+
+        self.host.bridge.run(
+            team.apublish(team_name, self.source, result.selection, key=self.secrets.key,
+                          known_secrets=list(self.secrets.known), source_name=self.source_name or None,
+                          allow_findings=allow),
+            on_success=published, on_error=failed, context="Publishing to the team library",
+        )  # fmt: skip
 
     # -- writing --------------------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ from ...providers.credentials import (
 from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
 from ..bridge import in_thread
 from ..changes import Changes
-from ..settings import PREFS_DATA_DIR, PREFS_THEME
+from ..settings import PREFS_DATA_DIR, PREFS_TEAM_DATABASE, PREFS_THEME
 from .models import ProfileListModel
 from .prefs import (
     LOCAL_COMPACTOR,
@@ -464,10 +464,16 @@ class SettingsDialog(QDialog):
         self.theme.setObjectName("ThemeChoice")
         for value, label in _THEMES:
             self.theme.addItem(label, value)
+        self.team_db = QLineEdit()
+        self.team_db.setObjectName("TeamDatabase")
+        self.team_db.setPlaceholderText("host=... dbname=... user=... (password: keyring or ~/.pgpass)")
+        self.team_db.setToolTip("The team library's PostgreSQL connection string. A password typed here "
+                                "is moved to the keyring; settings never hold it.")  # fmt: skip
         form = QFormLayout()
         form.addRow("Rho &data directory:", row)
         form.addRow("Continue &with:", self.continue_profile)
         form.addRow("&Theme:", self.theme)
+        form.addRow("Tea&m database:", self.team_db)
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addLayout(form)
@@ -481,6 +487,7 @@ class SettingsDialog(QDialog):
         self.keep_tokens.setValue(s.get(PREFS_COMPACTION_KEEP_TOKENS))
         self.keep_messages.setValue(s.get(PREFS_COMPACTION_KEEP_MESSAGES))
         self.data_dir.setText(s.get(PREFS_DATA_DIR))
+        self.team_db.setText(s.get(PREFS_TEAM_DATABASE))
         self.theme.setCurrentIndex(self.theme.findData(s.get(PREFS_THEME)))
         self._on_policy_changed()
 
@@ -530,9 +537,24 @@ class SettingsDialog(QDialog):
             s.set(PREFS_DATA_DIR, folder)
             if folder:
                 host.open_data_dir(Path(folder).expanduser())
+        team_db = self.team_db.text().strip()
+        if team_db != s.get(PREFS_TEAM_DATABASE):
+            host.bridge.run(self._aset_team_database(team_db), context="Setting the team database")
         host.bridge.emit_changes(Changes(settings=True))
         self.busy.done("Settings applied.")
         self.sig_applied.emit()
+
+    async def _aset_team_database(self, dsn: str) -> None:
+        from ...team.db import keep_password_in_keyring
+
+        stripped = await in_thread(keep_password_in_keyring, dsn) if dsn else ""
+        self.host.settings.set(PREFS_TEAM_DATABASE, stripped)
+        if self.team_db.text().strip() == dsn:
+            self.team_db.setText(stripped)
+        team = getattr(self.host.window, "team", None)
+        if team is not None:
+            await team.areconfigure()
+            self.host.window.team_browser.reload_listing()
 
     def _on_ok_clicked(self) -> None:
         self.apply()

@@ -1,0 +1,138 @@
+"""``rho-desk publish PATH --db DSN --team NAME (--include C,... | --exclude C,...) [--history display|model]``.
+
+Runs the export pipeline (the same classes, secret redaction and audit as ``rho-desk export``)
+and stores the audited export, its receipt, its searchable text and its statistics in the team
+database in one transaction. Nothing else leaves the machine: critical or high findings block
+the publish (nothing is sent, exit 1) unless ``--allow-findings``, recorded in the receipt.
+Publishing a revision already there changes nothing; a newer revision adds a version.
+Exit status: 0 published (or already there); 1 blocked, findings, no access or no database;
+2 bad usage or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import EXIT_OK, EXIT_PROBLEMS, fail
+
+DB_ENV = "RHO_DESK_TEAM_DB"
+
+
+def add_db_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="DSN",
+        default=os.environ.get(DB_ENV),
+        help=f"the team database, a libpq connection string or URL (default: ${DB_ENV}); passwords "
+        "come from keyring, ~/.pgpass or a service file, TLS from sslmode",
+    )
+
+
+def require_db(args: argparse.Namespace) -> str:
+    from ..core.errors import InputError
+
+    if not args.db:
+        raise InputError(f"no team database: pass --db DSN or set {DB_ENV}")
+    return str(args.db)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "publish",
+        help="publish a redacted, audited export of a session to a team database",
+        description=(
+            "Publish a session revision to a team: the export pipeline (classes, secrets redacted, "
+            "audit) runs here and only its audited output, receipt, search text and statistics are "
+            "sent, in one transaction."
+        ),
+    )
+    parser.add_argument("path", type=Path, help="a snapshot JSON document or a Rho session file")
+    add_db_argument(parser)
+    parser.add_argument("--team", required=True, help="the team to publish to (you must be a member)")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--include", metavar="C,...", help="the classes to keep (the others are excluded)")
+    which.add_argument("--exclude", metavar="C,...", help="the classes to leave out (the others are kept)")
+    parser.add_argument("--history", choices=("display", "model"), default="model", help="which history to export (default: model)")
+    parser.add_argument("--revision", type=int, help="the revision to publish (default: the latest)")
+    parser.add_argument("--allow-findings", action="store_true", help="publish even with critical or high findings (recorded)")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.set_defaults(handler=run)
+
+
+def database_passwords(dsn: str) -> list[str]:
+    """The team database's password(s) rho-desk can see: redacted from exports like any credential."""
+    import psycopg.conninfo
+
+    from ..team.db import keyring_password
+
+    found = []
+    try:
+        params = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        params = {}
+    if params.get("password"):
+        found.append(str(params["password"]))
+    stored = keyring_password(dsn)
+    if stored:
+        found.append(stored)
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.export import Selection, fingerprint_key, parse_classes
+    from ..core.stores.open import open_snapshot
+    from ..team.library import TeamLibrary, validate_team_name
+    from ..team.publish import PublishBlocked
+    from .export import key_source, known_credentials
+
+    dsn = require_db(args)
+    validate_team_name(args.team)
+    if args.include is not None:
+        selection = Selection.including(parse_classes(args.include, source="--include"))
+    else:
+        selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
+    snapshot = open_snapshot(args.path, args.revision)
+    key = fingerprint_key(key_source(args))
+    known = [*known_credentials(key), *database_passwords(dsn)]
+
+    async def go() -> tuple[object, object]:
+        library = await TeamLibrary.open(dsn, max_size=1)
+        async with library:
+            return await library.publish(
+                args.team, snapshot, selection, history=args.history, key=key, known_secrets=known,
+                source_name=args.path.name, allow_findings=args.allow_findings,
+            )  # fmt: skip
+
+    try:
+        pub, outcome = asyncio.run(go())
+    except PublishBlocked as exc:
+        return fail(exc.text(), EXIT_PROBLEMS)
+    from ..team.library import PublishOutcome
+    from ..team.publish import Publication
+
+    assert isinstance(pub, Publication) and isinstance(outcome, PublishOutcome)
+    if args.json:
+        print(json.dumps({
+            "team": outcome.team, "session_id": outcome.session_id, "revision": outcome.revision,
+            "added": outcome.added, "versions": outcome.versions, "latest_revision": outcome.latest_revision,
+            "sha256": pub.sha256, "bytes": len(pub.export), "redactions": pub.redactions, "findings": pub.findings,
+            "excluded": selection.excluded_names(),
+        }, indent=2))  # fmt: skip
+    elif outcome.added:
+        print(
+            f"published {outcome.session_id} revision {outcome.revision} to team {outcome.team} "
+            f"({len(pub.export)} bytes, sha256 {pub.sha256}); {outcome.versions} version(s) kept"
+        )
+        excluded = ", ".join(selection.excluded_names()) or "none"
+        print(f"excluded classes: {excluded}; secrets redacted: {pub.redactions}; findings: {pub.findings}")
+    else:
+        print(f"{outcome.session_id} revision {outcome.revision} is already published to team {outcome.team}; nothing changed")
+    if pub.findings:
+        print("published with findings (see the receipt: rho-desk team show --json)", file=sys.stderr)
+        return EXIT_PROBLEMS
+    return EXIT_OK

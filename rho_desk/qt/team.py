@@ -1,0 +1,202 @@
+"""The app's side of the team library: one connection pool, its state, and recovery.
+
+:class:`TeamService` owns a :class:`~rho_desk.team.library.TeamLibrary` for the database named
+in Settings (``prefs/team/database``, a connection string without password: the password comes
+from the keyring, ``~/.pgpass`` or a service file). Every call is a coroutine the views run
+through the bridge; psycopg's async driver keeps the GUI thread free. When the database cannot
+be reached, or drops the connection, the service says so (``sig_state_changed``: the Team panel
+shows a banner) and tries again every few seconds until it answers, then says so again.
+
+Opening a published session writes its export (already redacted and audited) to a private file
+in rho-desk's cache folder (mode 0600) and re-audits it against its receipt; the document opens
+that file read-only, like any snapshot document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ..core.errors import DatabaseUnavailable, KnownError
+from ..core.fsio import atomic_write
+from ..team.db import keyring_password, safe_dsn
+from ..team.library import PublishedSession, PublishedVersion, SearchHit, TeamLibrary
+from ..team.verify import Verification, verify_published
+from .bridge import in_thread
+from .settings import PREFS_TEAM_DATABASE, Settings
+
+__all__ = ["OpenedVersion", "TeamService", "TeamState"]
+
+RETRY_MS: Final = 3000
+CALL_TIMEOUT_S: Final = 3.0
+"""How long a call waits for a connection before the panel says the database is unreachable."""
+
+
+class TeamState:
+    UNCONFIGURED = "unconfigured"
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    UNREACHABLE = "unreachable"
+
+
+@dataclass(frozen=True)
+class OpenedVersion:
+    path: Path
+    version: PublishedVersion
+    verification: Verification
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("RHO_DESK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rho-desk"
+    )
+    return Path(base) / "team"
+
+
+class TeamService(QObject):
+    """The team database the app reads and publishes to (see the module docstring).
+
+    Signals:
+        sig_state_changed(str, str): a :class:`TeamState` value and a message for a person.
+    """
+
+    sig_state_changed = Signal(str, str)
+
+    def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.library: TeamLibrary | None = None
+        self.state = TeamState.UNCONFIGURED
+        self.message = ""
+        self._retry = QTimer(self)
+        self._retry.setSingleShot(True)
+        self._retry.setInterval(RETRY_MS)
+        self._retry.timeout.connect(self._on_retry)
+        self._connecting: asyncio.Task[Any] | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def dsn(self) -> str:
+        return str(self.settings.get(PREFS_TEAM_DATABASE)).strip()
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.dsn)
+
+    def _set_state(self, state: str, message: str = "") -> None:
+        changed = (state, message) != (self.state, self.message)
+        self.state, self.message = state, message
+        if changed:
+            self.sig_state_changed.emit(state, message)
+
+    # -- connection ----------------------------------------------------------------------------
+
+    async def aconnect(self) -> TeamLibrary:
+        """The open library (connecting first if needed).
+
+        Raises:
+            DatabaseUnavailable, CredentialsUnavailable, StorageError: as ``TeamLibrary.open``.
+        """
+        async with self._lock:
+            if self.library is not None:
+                return self.library
+            dsn = self.dsn
+            if not dsn:
+                self._set_state(TeamState.UNCONFIGURED, "No team database: set one in Settings.")
+                raise KnownError("no team database is set (Settings ▸ General ▸ Team database)")
+            self._set_state(TeamState.CONNECTING, f"Connecting to {safe_dsn(dsn)}…")
+            try:
+                self.library = await TeamLibrary.open(dsn, max_size=2, timeout=CALL_TIMEOUT_S)
+            except DatabaseUnavailable as exc:
+                self._unreachable(exc)
+                raise
+            except KnownError as exc:
+                self._set_state(TeamState.UNREACHABLE, exc.text())
+                raise
+            self._set_state(TeamState.CONNECTED, f"Connected to {safe_dsn(dsn)}")
+            return self.library
+
+    def _unreachable(self, exc: KnownError) -> None:
+        self._set_state(TeamState.UNREACHABLE, f"{exc.text()} Retrying every {RETRY_MS // 1000} s…")
+        self._retry.start()
+
+    async def _guard(self, job: Any) -> Any:
+        library = await self.aconnect()
+        try:
+            result = await job(library)
+        except DatabaseUnavailable as exc:
+            self._unreachable(exc)
+            raise
+        if self.state != TeamState.CONNECTED:
+            self._set_state(TeamState.CONNECTED, f"Connected to {library.where}")
+        return result
+
+    def _on_retry(self) -> None:
+        if self._connecting is not None and not self._connecting.done():
+            return
+        self._connecting = asyncio.ensure_future(self._aretry())
+
+    async def _aretry(self) -> None:
+        # (_guard re-arms the retry while the database is still unreachable)
+        with contextlib.suppress(KnownError):
+            await self._guard(lambda lib: lib.teams())
+
+    async def areconfigure(self) -> None:
+        """The setting changed: drop the pool; the next call connects to the new database."""
+        self._retry.stop()
+        async with self._lock:
+            library, self.library = self.library, None
+        if library is not None:
+            with contextlib.suppress(Exception):
+                await library.close()
+        self._set_state(TeamState.UNCONFIGURED if not self.configured else TeamState.CONNECTING, "")
+
+    async def aclose(self) -> None:
+        self._retry.stop()
+        if self.library is not None:
+            with contextlib.suppress(Exception):
+                await self.library.close()
+            self.library = None
+
+    # -- reading and publishing ----------------------------------------------------------------
+
+    async def alist(self, limit: int = 200) -> list[PublishedSession]:
+        result: list[PublishedSession] = await self._guard(lambda lib: lib.sessions(limit=limit))
+        return result
+
+    async def asearch(self, text: str, limit: int = 50) -> list[SearchHit]:
+        result: list[SearchHit] = await self._guard(lambda lib: lib.search(text, limit=limit))
+        return result
+
+    async def ateams(self) -> list[str]:
+        result: list[str] = await self._guard(lambda lib: lib.teams())
+        return result
+
+    async def aopen(self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]) -> OpenedVersion:
+        """Fetch the latest published version, verify its receipt, write it to a private file."""
+        version: PublishedVersion = await self._guard(lambda lib: lib.show(session_id, team=team))
+        verification = await in_thread(
+            verify_published, version.export, version.receipt, key=key, known_secrets=known_secrets
+        )
+        folder = cache_dir()
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{team}-{session_id}-r{version.revision}")
+        path = folder / f"{safe}.json"
+        await in_thread(atomic_write, path, version.export, mode=0o600)
+        return OpenedVersion(path, version, verification)
+
+    async def apublish(self, team: str, snapshot: Any, selection: Any, *, key: bytes, known_secrets: list[str],
+                       source_name: str | None, allow_findings: bool) -> Any:  # fmt: skip
+        # the database's own password is redacted like any credential rho-desk holds
+        own = await in_thread(keyring_password, self.dsn)
+        known = [*known_secrets, *([own] if own else [])]
+        def job(lib: TeamLibrary) -> Any:
+            return lib.publish(team, snapshot, selection, history="model", key=key, known_secrets=known,
+                               source_name=source_name, allow_findings=allow_findings)  # fmt: skip
+
+        return await self._guard(job)

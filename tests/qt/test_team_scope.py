@@ -1,0 +1,116 @@
+"""The Team scope of the session browser on a real PostgreSQL: list, search, open read-only with
+the receipt verified, publish from the export dialog, and a dropped connection's banner and recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.export import ALL_CLASSES, Selection, fingerprint_key
+from rho_desk.core.stores.open import open_snapshot
+from rho_desk.qt.settings import PREFS_TEAM_DATABASE
+from rho_desk.team.cluster import ThrowawayCluster
+from rho_desk.team.db import keep_password_in_keyring
+from rho_desk.team.library import TeamLibrary
+
+from .conftest import settle
+
+
+async def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.05)
+
+
+async def publish_fixtures(dsn: str, rho_fixtures: Path) -> None:
+    """(on the app's qasync loop: the tests drive everything through ``run``)"""
+    async with await TeamLibrary.open(dsn) as lib:
+        await lib.create_team("qa")
+        for name in ("session-v2.jsonl", "session-v3.jsonl"):
+            snapshot = open_snapshot(rho_fixtures / name)
+            await lib.publish("qa", snapshot, Selection.including(ALL_CLASSES), history="model",
+                              key=fingerprint_key(), known_secrets=[], source_name=name)  # fmt: skip
+
+
+def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window, run, pg_db: str, rho_fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run(publish_fixtures(pg_db, rho_fixtures))
+    (tmp_path / "rho" / "sessions").mkdir(parents=True)
+    context = make_window(home=tmp_path / "rho")
+    window, view = context.window, context.window.team_browser
+    stripped = keep_password_in_keyring(pg_db)
+    assert "password" not in stripped
+    context.settings.set(PREFS_TEAM_DATABASE, stripped)
+    window.scopes.setCurrentWidget(view)
+    run(settle(context.bridge))
+    assert view.list.count() == 2 and not view.banner.isVisible()
+    assert "2 sessions published" in view.footer.text()
+    view.search.setText("delta")
+    view.reload_listing()
+    run(settle(context.bridge))
+    assert view.list.count() == 1 and "«delta»" in view.list.item(0).text()
+    view.open_item(view.list.item(0))
+    run(settle(context.bridge))
+    assert context.document.is_open and context.document.is_snapshot_document  # read-only
+    assert context.document.tree.active_leaf is not None
+    assert view.receipt.isVisible() and "receipt verified" in view.receipt.text()
+    assert view.opened is not None and oct(view.opened.path.stat().st_mode & 0o777) == "0o600"
+    # settings hold no password
+    assert "password" not in str(context.settings.get(PREFS_TEAM_DATABASE))
+
+
+def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtures: Path) -> None:  # type: ignore[no-untyped-def]
+    run(publish_fixtures(pg_db, rho_fixtures))  # creates the team
+    context = make_window(open_file=rho_fixtures / "session-v1.jsonl")
+    context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(pg_db))
+    dialog = context.dialogs.show_dialog("export")
+    run(settle(context.bridge))
+    dialog.schedule(now=True)
+    run(settle(context.bridge))
+    assert dialog.current() is not None and dialog.publish_button.isEnabled()
+    dialog.publish_to("qa")
+    run(settle(context.bridge))
+
+    async def listed() -> list[str]:
+        async with await TeamLibrary.open(pg_db) as lib:
+            return [s.session_id for s in await lib.sessions()]
+
+    assert "11111111-1111-4111-8111-111111111111" in run(listed())
+    dialog.close()
+
+
+@pytest.fixture
+def own_cluster():  # type: ignore[no-untyped-def]
+    cluster = ThrowawayCluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+def test_a_dropped_connection_shows_a_banner_and_recovers(make_window, run, own_cluster: ThrowawayCluster, rho_fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dsn = own_cluster.dsn
+    run(TeamLibrary.init(dsn))
+    run(publish_fixtures(dsn, rho_fixtures))
+    (tmp_path / "rho" / "sessions").mkdir(parents=True)
+    context = make_window(home=tmp_path / "rho")
+    view = context.window.team_browser
+    context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(dsn))
+    context.window.scopes.setCurrentWidget(view)
+    run(settle(context.bridge))
+    assert view.list.count() == 2
+    own_cluster.stop()
+    view.reload_listing()
+    run(settle(context.bridge))
+    assert view.banner.isVisible() and "unreachable" in view.banner.text()
+    assert own_cluster.password not in view.banner.text()
+    own_cluster.start()
+    run(wait_for(lambda: not view.banner.isVisible()), timeout=30)
+    run(settle(context.bridge))
+    assert view.list.count() == 2  # listed again by itself
