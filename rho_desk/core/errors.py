@@ -121,14 +121,6 @@ class InputError(KnownError):
             where.append(f"at {self.path}")
         return f"{' '.join(where)}: {self.reason}" if where else self.reason
 
-    def located(self, *, source: str | None = None, line: int | None = None) -> InputError:
-        """The same error, with the file and line filled in where they were unknown."""
-        clone = type(self).__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        clone.source = self.source if self.source is not None else source
-        clone.line = self.line if self.line is not None else line
-        Exception.__init__(clone, clone._compose())
-        return clone
 
 
 class WireFormatError(InputError):

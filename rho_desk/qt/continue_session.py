@@ -52,7 +52,7 @@ from ..core.edits import under_lock
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
 from ..core.session import Rho, Run, Session, SessionOptions, events
-from ..core.stores.rho_files import NodeKind, create_session, default_prompt_cache_key
+from ..core.stores.rho_files import create_session, default_prompt_cache_key
 from ..core.tools.permissions import (
     DEFAULT_MODE,
     ApprovalChoice,
@@ -643,14 +643,6 @@ class ContinueController(QObject):
     def _on_document_closed(self) -> None:
         self._on_document_loaded()
 
-    def describe_base(self) -> str:
-        tree = self.document.tree
-        node = tree.nodes.get(self.base_id) if tree is not None and self.base_id else None
-        if node is None:
-            leaf = tree.active_leaf if tree is not None else None
-            return f"continues from revision {leaf.revision}" if leaf is not None else ""
-        kind = "compaction" if node.kind is NodeKind.COMPACTION else "revision"
-        return f"at {kind} {node.revision}"
 
 
 def _profile_mode(profile: Any) -> PermissionMode:

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..cancellation import CancellationToken
 from ..errors import InvalidConfiguration, InvalidHostResponse
 from ..provider import CancellationMode
-from ..wire.model import Message, ModelUsage, ToolSpec
-from .tokens import estimate_context_tokens
+from ..wire.model import Message, ModelUsage
 
 if TYPE_CHECKING:
     from ..wire.snapshot import SessionSnapshot
@@ -102,10 +101,6 @@ class CompactionPolicy:
     def trigger_tokens(self) -> int | None:
         return self.threshold if self.kind is _PolicyKind.TOKENS else None
 
-    def triggers(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> bool:
-        if self.kind is _PolicyKind.MESSAGES:
-            return len(messages) >= self.threshold
-        return estimate_context_tokens(messages, tools) >= self.threshold
 
 
 class CompactionTrigger(enum.Enum):

@@ -73,10 +73,6 @@ class Rho:
         """
         return Session._open(self._config, self._lifecycle, options or SessionOptions())
 
-    def rebind_session(self, options: SessionOptions) -> Session:
-        """Like ``session`` (upstream also skips the session-started hook; hooks are out of scope)."""
-        return self.session(options)
-
     def shutdown(self) -> int:
         """Refuse new sessions, runs and compactions and cancel the active ones (idempotent).
 

@@ -470,10 +470,6 @@ class RhoIndex:
                 cursor = db.execute(sql + " and workspace_key = ?", (workspace_key,))
             return {(wk, sid): title for wk, sid, title in cursor.fetchall()}
 
-    def user_version(self) -> int:
-        with self._transaction(write=False) as db:
-            return int(db.execute("pragma user_version").fetchone()[0])
-
     # --- writing ----------------------------------------------------------------------------
 
     def upsert(self, summaries: Iterable[SessionSummary]) -> int:

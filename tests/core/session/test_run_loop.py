@@ -348,3 +348,20 @@ async def test_next_event_returns_none_at_the_end() -> None:
         seen.append(event)
     assert isinstance(seen[-1], ev.Completed)
     assert await run.next_event() is None
+
+
+async def test_the_cancellation_handle_is_the_runs_token() -> None:
+    # spec/engine.md §9: Run exposes cancellation_handle(); cancelling it cancels the run
+    from rho_desk.core.errors import Cancelled
+
+    session = build(turns=[ScriptedTurn.pending([OutputDelta("partial")])]).session()
+    run = session.start("q")
+    first = await run.__anext__()
+    assert isinstance(first, ev.Started)
+    handle = run.cancellation_handle
+    assert not handle.cancelled
+    handle.cancel()
+    await collect(run)
+    with pytest.raises(Cancelled):
+        await run.outcome()
+    assert run.done and session.revision == 1  # the seed: the prompt is committed on cancel

@@ -84,12 +84,6 @@ def trim_incomplete_tool_turns(messages: tuple[Message, ...]) -> tuple[Message, 
     return messages if keep == len(messages) else messages[:keep]
 
 
-def trim_display(entries: Sequence[StoredDisplayMessage]) -> list[StoredDisplayMessage]:
-    """Display entries cut by the same rule, applied to their messages."""
-    keep = complete_prefix_length([e.message for e in entries])
-    return list(entries[:keep])
-
-
 def _micros(value: int) -> str:
     return f"{value // 1_000_000}.{value % 1_000_000:06d}"
 
