@@ -60,25 +60,34 @@ class Backend:
         return store
 
 
-@pytest_asyncio.fixture(params=ALL)
-async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    kind: str = request.param
+def _backend(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """A factory of ``kind`` stores over one place (a folder, a database), one key for all."""
     if kind == "memory":
         shared = InMemorySessionStore()
-        b = Backend(kind, lambda: shared)
-    elif kind.startswith("durable"):
-        encrypt = kind.endswith("encrypted")
-        b = Backend(kind, lambda: DurableFileSessionStore(tmp_path / "store", encrypt=encrypt))
-    else:
-        from rho_desk.team.store import PostgresSessionStore
+        return Backend(kind, lambda: shared)
+    if kind.startswith("durable"):
+        from rho_desk.keys import MemoryKeySource
 
-        dsn = request.getfixturevalue("pg_db")
-        key = os.urandom(32) if kind.endswith("encrypted") else None
-        b = Backend(kind, lambda: PostgresSessionStore(dsn, key=key))
-    yield b
+        encrypt, keys = kind.endswith("encrypted"), MemoryKeySource()
+        return Backend(kind, lambda: DurableFileSessionStore(tmp_path / "store", encrypt=encrypt, keys=keys))
+    from rho_desk.team.store import PostgresSessionStore
+
+    dsn = request.getfixturevalue("pg_db")
+    key = os.urandom(32) if kind.endswith("encrypted") else None
+    return Backend(kind, lambda: PostgresSessionStore(dsn, key=key))
+
+
+async def _closed(b: Backend) -> None:
     for store in b.made:
         if hasattr(store, "close"):
             await store.close()
+
+
+@pytest_asyncio.fixture(params=ALL)
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    b = _backend(request.param, request, tmp_path)
+    yield b
+    await _closed(b)
 
 
 @pytest.fixture(params=CHECKING)
@@ -88,20 +97,9 @@ def checking(request: pytest.FixtureRequest) -> str:
 
 @pytest_asyncio.fixture
 async def checked_backend(checking: str, request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    kind = checking
-    if kind.startswith("durable"):
-        encrypt = kind.endswith("encrypted")
-        b = Backend(kind, lambda: DurableFileSessionStore(tmp_path / "store", encrypt=encrypt))
-    else:
-        from rho_desk.team.store import PostgresSessionStore
-
-        dsn = request.getfixturevalue("pg_db")
-        key = os.urandom(32) if kind.endswith("encrypted") else None
-        b = Backend(kind, lambda: PostgresSessionStore(dsn, key=key))
+    b = _backend(checking, request, tmp_path)
     yield b
-    for store in b.made:
-        if hasattr(store, "close"):
-            await store.close()
+    await _closed(b)
 
 
 # -- every store -------------------------------------------------------------------------------

@@ -355,14 +355,7 @@ class SessionTree(TreeQueries):
                 or stored.history != previous
             )
             if not changes:
-                return Change(
-                    self,
-                    record,
-                    extra_display=record.display_messages,
-                    legacy_meta=new_meta,
-                    set_legacy_meta=True,
-                    time=time,
-                )
+                return self._unchanged(record, new_meta, time)
             node = RevisionNode(
                 id=node_id,
                 parent=leaf,
@@ -395,14 +388,7 @@ class SessionTree(TreeQueries):
         compaction_changed = delta.compaction != leaf.compaction
         changes = bool(delta.appended_history) or delta.revision != leaf.revision or compaction_changed
         if not changes:
-            return Change(
-                self,
-                record,
-                extra_display=record.display_messages,
-                legacy_meta=new_meta,
-                set_legacy_meta=True,
-                time=time,
-            )
+            return self._unchanged(record, new_meta, time)
         node = RevisionNode(
             id=node_id,
             parent=leaf,
@@ -599,6 +585,13 @@ class SessionTree(TreeQueries):
             self.active_leaf = change.leaf
         if change.upgrade:
             self.upgraded = True
+
+    def _unchanged(
+        self, record: SnapshotRecord | SnapshotDeltaRecord, meta: SnapshotMeta, time: int | None
+    ) -> Change:
+        """A legacy record that changes no revision: its display messages join the leaf's."""
+        return Change(self, record, extra_display=record.display_messages, legacy_meta=meta,
+                      set_legacy_meta=True, time=time)  # fmt: skip
 
     def _illegal(
         self, reason: str, line: int | None, cls: type[SessionFileError] = IllegalRecord
