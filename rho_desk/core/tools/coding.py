@@ -19,7 +19,7 @@ import asyncio
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -157,6 +157,24 @@ class _WorkspaceTool(Tool):
         path = arguments.get("path") if isinstance(arguments, Mapping) else None
         return {"operation": "read", "path": path} if isinstance(path, str) else {"operation": "read"}
 
+    def _search(
+        self, invocation: ToolInvocation, path: str, search: Callable[[str, str, Callable[[], bool]], str]
+    ) -> PreparedCall:
+        """A read-only search under ``path`` (grep, glob): ``search(root, shown_root, cancelled)``
+        runs off the event loop, and its text is cut to the output budget."""
+        resolved = self.workspace.resolve_for_read(path)
+
+        async def execute(ctx: ToolContext) -> ToolOutput:
+            self.workspace.revalidate(resolved)
+            display = self.workspace.display(path)
+            token = ctx.cancellation
+            content = await asyncio.to_thread(search, str(resolved.path), display, lambda: token.cancelled)
+            return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
+
+        return PreparedCall(
+            ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata(invocation.arguments)
+        )
+
 
 # -- reading ---------------------------------------------------------------------------------------
 
@@ -285,19 +303,8 @@ class GrepTool(_WorkspaceTool):
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
         request = GrepRequest.parse(_args(invocation))
-        resolved = self.workspace.resolve_for_read(request.path)
-
-        async def execute(ctx: ToolContext) -> ToolOutput:
-            self.workspace.revalidate(resolved)
-            display = self.workspace.display(request.path)
-            token = ctx.cancellation
-            content = await asyncio.to_thread(
-                grep_workspace, str(resolved.path), display, request, cancelled=lambda: token.cancelled
-            )
-            return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
-
-        return PreparedCall(
-            ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata(invocation.arguments)
+        return self._search(
+            invocation, request.path, lambda root, shown, stop: grep_workspace(root, shown, request, cancelled=stop)
         )
 
 
@@ -321,19 +328,8 @@ class GlobTool(_WorkspaceTool):
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
         request = GlobRequest.parse(_args(invocation))
-        resolved = self.workspace.resolve_for_read(request.path)
-
-        async def execute(ctx: ToolContext) -> ToolOutput:
-            self.workspace.revalidate(resolved)
-            display = self.workspace.display(request.path)
-            token = ctx.cancellation
-            content = await asyncio.to_thread(
-                glob_workspace, str(resolved.path), display, request, cancelled=lambda: token.cancelled
-            )
-            return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
-
-        return PreparedCall(
-            ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata(invocation.arguments)
+        return self._search(
+            invocation, request.path, lambda root, shown, stop: glob_workspace(root, shown, request, cancelled=stop)
         )
 
 
