@@ -12,6 +12,7 @@ import pytest
 
 from rho_desk.core.export import ALL_CLASSES, Selection, fingerprint_key
 from rho_desk.core.stores.open import open_snapshot
+from rho_desk.keys import MemoryKeySource
 from rho_desk.qt.settings import PREFS_TEAM_DATABASE
 from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.db import keep_password_in_keyring
@@ -35,7 +36,7 @@ async def publish_fixtures(dsn: str, rho_fixtures: Path) -> None:
         for name in ("session-v2.jsonl", "session-v3.jsonl"):
             snapshot = open_snapshot(rho_fixtures / name)
             await lib.publish("qa", snapshot, Selection.including(ALL_CLASSES), history="model",
-                              key=fingerprint_key(), known_secrets=[], source_name=name)  # fmt: skip
+                              key=fingerprint_key(MemoryKeySource()), known_secrets=[], source_name=name)  # fmt: skip
 
 
 def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window, run, pg_db: str, rho_fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
