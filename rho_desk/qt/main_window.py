@@ -269,6 +269,7 @@ class MainWindow(QMainWindow):
         ctx.theme.sig_theme_changed.connect(self._on_theme_changed)
         self.browser.sig_selection_changed.connect(lambda _s: self._update_state())
         self.browser.sig_open_requested.connect(self.commands.open_path)
+        self.browser.sig_match_requested.connect(self._on_browser_match_requested)
         self.browser.sig_listing_shown.connect(lambda _n: self._update_header())
         self.revisions.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
         self.statistics.sig_revision_requested.connect(lambda node: document.select(node))
@@ -276,6 +277,10 @@ class MainWindow(QMainWindow):
     def _on_scope_tab_changed(self, index: int) -> None:
         if self.scopes.widget(index) is self.team_browser:
             self.team_browser.reload_listing()
+
+    def _on_browser_match_requested(self, path: Path, offset: int, needle: str) -> None:
+        self.show_tab(TAB_CONVERSATION)
+        self.conversation.reveal_match(path, offset, needle)
 
     def _on_bridge_busy_changed(self, busy: bool) -> None:
         if busy:

@@ -22,6 +22,7 @@ import binascii
 import html
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any, Final
 
 from markdown_it import MarkdownIt
@@ -36,6 +37,7 @@ __all__ = [
     "ALLOWED_LINK_SCHEMES",
     "SafeTextBrowser",
     "escape",
+    "plain_text",
     "render_markdown",
 ]
 
@@ -120,6 +122,70 @@ def render_markdown(text: str, env: dict[str, Any] | None = None) -> str:
     """
     html: str = _MD.render(text, env if env is not None else {})
     return html
+
+
+_PLAIN_MD: Final = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
+    ["table", "strikethrough"]
+)
+_SPAN_START: Final = "\ue000"
+_SPAN_END: Final = "\ue001"
+"""Private-use characters that carry the highlight spans through the Markdown parse."""
+_SPACES: Final = re.compile(r"\s+")
+
+
+def _inline_text(tokens: Sequence[Token], out: list[str]) -> None:
+    for token in tokens:
+        if token.type in ("text", "code_inline"):
+            out.append(token.content)
+        elif token.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+        elif token.type == "image":
+            _inline_text(token.children or [], out)
+        # emphasis, strikethrough and link openers/closers carry no words of their own
+
+
+@lru_cache(maxsize=512)
+def plain_text(text: str, spans: tuple[tuple[int, int], ...] = ()) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """``text`` with its Markdown syntax removed, on one line, and ``spans`` moved along with it.
+
+    Emphasis, strikethrough and code markers, heading and list markers, quotes, fences and link
+    targets go; the words stay (a link keeps its text, an image its description). ``spans`` are
+    ``(start, end)`` offsets into ``text`` (search highlights); the result gives them as offsets
+    into the plain text. A piece the parser cannot keep a span through (a match inside a link
+    target, say) comes back as it was, whitespace folded, with its spans unchanged.
+    """
+    clean = text.replace(_SPAN_START, "\ufffd").replace(_SPAN_END, "\ufffd")
+    events = sorted([(s, 1, _SPAN_START) for s, _ in spans] + [(e, 0, _SPAN_END) for _, e in spans])
+    pieces: list[str] = []
+    at = 0
+    for position, _order, mark in events:
+        pieces += [clean[at:position], mark]
+        at = position
+    marked = "".join(pieces) + clean[at:]
+    out: list[str] = []
+    for token in _PLAIN_MD.parse(marked):
+        if token.type == "inline":
+            _inline_text(token.children or [], out)
+        elif token.type in ("fence", "code_block"):
+            out.append(token.content)
+        elif token.nesting == -1 or token.type == "hr":
+            out.append(" ")  # the end of a block: a paragraph, a heading, a list item
+    flat = _SPACES.sub(" ", "".join(out)).strip()
+    plain: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    width = 0
+    for ch in flat:
+        if ch == _SPAN_START:
+            starts.append(width)
+        elif ch == _SPAN_END:
+            ends.append(width)
+        else:
+            plain.append(ch)
+            width += 1
+    if len(starts) != len(spans) or len(ends) != len(spans):
+        return text.replace("\n", " "), spans
+    return "".join(plain), tuple(zip(starts, ends, strict=True))
 
 
 def decode_data_image(url: str) -> QImage | None:

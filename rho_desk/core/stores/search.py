@@ -201,6 +201,20 @@ class SearchHit:
     session: SessionSummary
     snippets: tuple[Snippet, ...]
 
+    def first_text_match(self) -> tuple[int, str] | None:
+        """The first match in the conversation text: ``(offset, matched text)``.
+
+        ``offset`` counts characters of the session's search text
+        (:func:`~rho_desk.core.stores.rho_files.views.search_text`);
+        :func:`~rho_desk.core.stores.rho_files.views.message_at_offset` turns it into the
+        message that holds it. ``None`` when only the title matched.
+        """
+        for snippet in self.snippets:
+            if snippet.field == "text" and snippet.highlights:
+                start, end = snippet.highlights[0]
+                return snippet.offset + start, snippet.text[start:end]
+        return None
+
 
 @dataclass(slots=True)
 class SearchResults:

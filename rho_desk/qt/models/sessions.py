@@ -71,6 +71,13 @@ class SessionListModel(QAbstractListModel):
     def summary(self, row: int) -> SessionSummary | None:
         return self._rows[row].summary if 0 <= row < len(self._rows) else None
 
+    def text_match(self, row: int) -> tuple[int, str] | None:
+        """Where a search hit's first match in the conversation lies (see ``SearchHit.first_text_match``)."""
+        if not 0 <= row < len(self._rows):
+            return None
+        r = self._rows[row]
+        return SearchHit(r.summary, r.snippets).first_text_match()
+
     def row_of_path(self, path: Path | str) -> int:
         target = str(path)
         return next((i for i, r in enumerate(self._rows) if r.summary.path == target), -1)

@@ -3,8 +3,11 @@
 Listing and search read rho-desk's session cache through the
 :class:`~rho_desk.qt.library.LibraryService` (every call in a worker thread); the cache is
 refreshed from the files and Rho's index when the library opens and on Ctrl+R. Full-text search
-shows snippets with the matches highlighted. A click (or Enter) opens a session; F2 renames it
-(the title goes to Rho's index); Delete moves it to the trash after a confirmation.
+shows snippets with the matches highlighted (Markdown shown as plain text). Up and Down in the
+search field move the highlight in the list; Enter opens the highlighted session (the top hit when
+the results are still coming), and a search hit opens at its match. A click (or Enter in the
+list) opens a session; F2 renames it (the title goes to Rho's index); Delete moves it to the
+trash after a confirmation.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from pathlib import Path
 from typing import Final
 
 from PySide6.QtCore import (
+    QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPoint,
     QRect,
@@ -28,6 +33,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QFont,
     QFontMetrics,
+    QKeyEvent,
     QPainter,
     QPainterPath,
     QTextCharFormat,
@@ -56,6 +62,7 @@ from ...core.stores.summary import SessionSummary
 from ..bridge import EngineBridge
 from ..document import SessionDocument
 from ..library import LibraryService
+from ..markdown import plain_text
 from ..models.roles import Role
 from ..models.sessions import SessionListModel, SessionRow, session_title, workspace_label
 from ..resources import Icon, icon, pixmap
@@ -188,8 +195,9 @@ class SessionDelegate(QStyledItemDelegate):
             bx += w + 5
         painter.restore()
 
-    def _snippet(self, painter: QPainter, text: str, highlights: tuple[tuple[int, int], ...], font: QFont, box: QRect) -> None:
-        flat = text.replace("\n", " ")
+    def snippet_layout(self, text: str, highlights: tuple[tuple[int, int], ...], font: QFont) -> QTextLayout:
+        """The one line a search snippet shows: plain text (no Markdown), the matches highlighted."""
+        flat, highlights = plain_text(text, highlights)
         # keep the first match in view: start a little before it
         start = max(0, highlights[0][0] - 24) if highlights else 0
         shown = ("…" if start else "") + flat[start:]
@@ -208,6 +216,10 @@ class SessionDelegate(QStyledItemDelegate):
                 r.start, r.length, r.format = max(0, a - shift), b - max(a, shift), fmt
                 ranges.append(r)
         layout.setFormats(ranges)
+        return layout
+
+    def _snippet(self, painter: QPainter, text: str, highlights: tuple[tuple[int, int], ...], font: QFont, box: QRect) -> None:
+        layout = self.snippet_layout(text, highlights, font)
         layout.beginLayout()
         line = layout.createLine()
         line.setLineWidth(box.width())
@@ -235,6 +247,9 @@ class SessionBrowserView(QFrame):
     """The selected session changed (a ``SessionSummary`` or None)."""
     sig_listing_shown = Signal(int)
     """A listing or search result was shown; carries the number of rows."""
+    sig_match_requested = Signal(object, int, str)
+    """Show this search match: the session's ``Path``, the offset of the match in its search
+    text and the matched text (emitted with, or after, the request to open the session)."""
 
     def __init__(self, library: LibraryService, bridge: EngineBridge, document: SessionDocument, theme: Theme,
                  settings: Settings, parent: QWidget | None = None) -> None:  # fmt: skip
@@ -250,6 +265,9 @@ class SessionBrowserView(QFrame):
         self._generation = 0
         self._workspace_key: str | None = None
         self._known: dict[str, SessionSummary] = {}
+        self._shown_text: str | None = None
+        """The search text whose results are on screen (``""``: a listing; None: nothing yet)."""
+        self._open_when_shown = False
 
         title = QLabel("Sessions")
         title.setObjectName("PanelTitle")
@@ -322,6 +340,7 @@ class SessionBrowserView(QFrame):
         self._search_timer.timeout.connect(self.reload_listing)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.search.returnPressed.connect(self._on_search_return_pressed)
+        self.search.installEventFilter(self)
         self.scope.currentIndexChanged.connect(self._on_scope_changed)
         self.sort.currentIndexChanged.connect(self._on_sort_changed)
         self.list.clicked.connect(self._on_list_activated)
@@ -387,6 +406,16 @@ class SessionBrowserView(QFrame):
         if summary is not None:
             self.sig_open_requested.emit(Path(summary.path))
 
+    def open_highlighted(self) -> None:
+        """Open the highlighted session (the first one when none is), at its match if a search hit."""
+        index = self.list.currentIndex()
+        if not index.isValid():
+            if not self.model.rowCount():
+                return
+            index = self.model.index(0)
+            self.list.setCurrentIndex(index)
+        self._on_list_activated(index)
+
     def reload_listing(self) -> None:
         """List (or search) again with the current scope, sort and search text."""
         if not self.library.is_open:
@@ -412,6 +441,7 @@ class SessionBrowserView(QFrame):
         # revision, with Repair (Rho itself lists none of them)
         unreadable = [_unreadable_row(f) for f in failures]
         self._show(lambda: self.model.set_sessions(page.sessions + unreadable))
+        self._shown_text = ""
         n = len(page.sessions)
         notice = page.notice or (self.library.last_report and self.library.last_report.notice())
         text = f"{n:,} session{'s' * (n != 1)}" + (f" · {len(unreadable):,} cannot be read" if unreadable else "")
@@ -421,6 +451,7 @@ class SessionBrowserView(QFrame):
             text = no_sessions_text(self.library.home if key is None else self.library.home / "sessions" / key)
         self.footer.setText(text + (f" · {notice}" if notice else ""))
         self.sig_listing_shown.emit(n)
+        self._open_if_asked()
 
     async def _asearch(self, generation: int, text: str, key: str | None, sort: str) -> None:
         results: SearchResults = await self.library.asearch(text, key, sort=sort)
@@ -428,10 +459,12 @@ class SessionBrowserView(QFrame):
             return
         self._remember([h.session for h in results.hits])
         self._show(lambda: self.model.set_hits(results.hits))
+        self._shown_text = text
         n = len(results.hits)
         more = " (more not shown)" if results.truncated else ""
         self.footer.setText(f"{n:,} session{'s' * (n != 1)} match “{text}”{more}")
         self.sig_listing_shown.emit(n)
+        self._open_if_asked()
 
     async def _aworkspaces(self) -> None:
         infos = await self.library.aworkspaces()
@@ -459,6 +492,27 @@ class SessionBrowserView(QFrame):
             self.select_path(self.document.path)
         elif selected is not None:
             self.select_path(selected.path)
+
+    def _open_if_asked(self) -> None:
+        """Enter was pressed before these results arrived: open the top one."""
+        if self._open_when_shown:
+            self._open_when_shown = False
+            if self.model.rowCount():
+                self.list.setCurrentIndex(self.model.index(0))
+                self.open_highlighted()
+
+    def _move_highlight(self, key: int) -> None:
+        """Up, Down, Page Up, Page Down typed in the search field move the list's highlight."""
+        rows = self.model.rowCount()
+        if not rows:
+            return
+        page = max(1, self.list.viewport().height() // ROW_HEIGHT)
+        step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_PageDown: page, Qt.Key.Key_PageUp: -page}[Qt.Key(key)]
+        current = self.list.currentIndex()
+        row = (0 if step > 0 else rows - 1) if not current.isValid() else current.row() + step
+        index = self.model.index(max(0, min(rows - 1, row)))
+        self.list.setCurrentIndex(index)
+        self.list.scrollTo(index)
 
     def _remember(self, sessions: list[SessionSummary]) -> None:
         for s in sessions:
@@ -489,11 +543,22 @@ class SessionBrowserView(QFrame):
                 "\n".join(f"{f.path}: {f.reason}" for f in report.failed),
             )
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.search and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
+                self._move_highlight(event.key())
+                return True
+        return super().eventFilter(watched, event)
+
     def _on_search_return_pressed(self) -> None:
-        self._search_timer.stop()
-        self.reload_listing()
-        if self.model.rowCount():
-            self.list.setFocus()
+        if self._search_timer.isActive() or self._shown_text != self.search.text().strip():
+            # the results for this text are not on screen yet: search now, open the top hit
+            self._search_timer.stop()
+            self._open_when_shown = True
+            self.reload_listing()
+            return
+        self.open_highlighted()
 
     def _on_scope_changed(self, _index: int) -> None:
         self._workspace_key = self.scope.currentData()
@@ -506,8 +571,13 @@ class SessionBrowserView(QFrame):
 
     def _on_list_activated(self, index: QModelIndex) -> None:
         summary = self.model.summary(index.row())
-        if summary is not None and (self.document.path is None or str(self.document.path) != summary.path):
+        if summary is None:
+            return
+        if self.document.path is None or str(self.document.path) != summary.path:
             self.sig_open_requested.emit(Path(summary.path))
+        match = self.model.text_match(index.row())
+        if match is not None:
+            self.sig_match_requested.emit(Path(summary.path), *match)
 
     def _on_list_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self.sig_selection_changed.emit(self.model.summary(current.row()) if current.isValid() else None)

@@ -5,7 +5,9 @@ when the file, the selected revision or the history mode changes it builds the r
 history in a worker thread (``build_rows`` under ``bulk_load``) and swaps them into its
 :class:`~rho_desk.qt.models.conversation.ConversationModel`; a live append becomes an insert at
 the end, so the user's place and selection survive. The revision bar says which revision is on
-screen and steps through them; J/K step through messages, O expands one, Ctrl+F finds.
+screen and steps through them; J/K step through messages, O expands one, Ctrl+F finds. A search
+hit opened from the browser selects the message that matched and highlights the term
+(:meth:`ConversationView.reveal_match`).
 """
 
 from __future__ import annotations
@@ -33,14 +35,15 @@ from PySide6.QtWidgets import (
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.stores.rho_files.errors import NotASessionFile
 from ...core.stores.rho_files.summary import message_count
+from ...core.stores.rho_files.views import message_at_offset
 from ...core.wire import Message, ModelIdentity
 from ..bridge import EngineBridge, in_thread
 from ..document import HistoryMode, SessionDocument
-from ..models.conversation import ConversationModel, ConversationRows, build_rows
+from ..models.conversation import ConversationModel, ConversationRows, RowKind, build_rows
 from ..resources import Icon, pixmap
 from ..theme import Theme
 from ..workers import bulk_load
-from .find import FindBar, find_rows
+from .find import FindBar, find_rows, searchable_text
 from .message_detail import MessageDetailView
 from .message_list import MessageListView, layout_rows
 from .widgets import ElidedLabel
@@ -48,6 +51,19 @@ from .widgets import ElidedLabel
 __all__ = ["ConversationView", "EmptyState", "RevisionBar", "describe_node"]
 
 T = TypeVar("T")
+
+
+def match_row(rows: ConversationRows, offset: int, needle: str) -> int:
+    """The row of a search hit: the message holding ``offset`` of the session's search text
+    (the library's search skips the compaction markers), if its text has ``needle``; else the
+    first row that has it (the file changed since it was indexed); -1 if none has."""
+    kept = [i for i in range(len(rows)) if rows.kinds[i] != RowKind.MARKER]
+    at = message_at_offset([rows.messages[i] for i in kept], offset)
+    folded = needle.casefold()
+    if at is not None and folded in searchable_text(rows.messages[kept[at]]).casefold():
+        return kept[at]
+    hits = find_rows(rows.messages, needle)
+    return hits[0] if hits else -1
 
 
 def describe_node(node: RevisionNode, active: RevisionNode | None) -> str:
@@ -236,6 +252,9 @@ class ConversationView(QWidget):
         self._match_index: int | None = None
         self._pending_paint: int | None = None
         self._restore_row: int | None = None
+        self._building = False
+        self._reveal: tuple[str, int, str] | None = None
+        """A search match to show once the rows of that file are built: path, offset, text."""
         self.last_build_ms = 0.0
 
         document.sig_loaded.connect(self._on_document_loaded)
@@ -310,6 +329,37 @@ class ConversationView(QWidget):
     def matches(self) -> list[int]:
         return list(self._matches)
 
+    def reveal_match(self, path: Path | str, offset: int, needle: str) -> None:
+        """Select the message of a search hit in ``path`` and highlight ``needle`` with the find bar.
+
+        ``offset`` is where the match lies in the session's search text
+        (``SearchHit.first_text_match``). Waits for ``path`` to be open and its rows built.
+        """
+        self._reveal = (str(path), offset, needle)
+        if not self._building and self.document.path is not None and str(self.document.path) == str(path):
+            self._apply_reveal()
+
+    def _apply_reveal(self) -> None:
+        reveal, self._reveal = self._reveal, None
+        if reveal is None or self.document.path is None or str(self.document.path) != reveal[0]:
+            return
+        _path, offset, needle = reveal
+        rows = self.model.rows
+
+        async def locate() -> None:
+            row = await in_thread(match_row, rows, offset, needle)
+            if rows is not self.model.rows:
+                return
+            if row >= 0:
+                self.select_row(row)
+                self.list.scroll_to_row(row, QAbstractItemView.ScrollHint.PositionAtCenter)
+            self.find_bar.show()
+            self.find_bar.field.setText(needle)
+            self.find_bar.search_now()
+            self.list.setFocus(Qt.FocusReason.OtherFocusReason)
+
+        self.bridge.run(locate(), context="Showing the search match")
+
     # -- building rows -----------------------------------------------------------------------------
 
     def _rebuild(self, *, keep_place: bool) -> None:
@@ -320,6 +370,7 @@ class ConversationView(QWidget):
             return
         self._generation += 1
         generation = self._generation
+        self._building = True
         node, mode = document.selected, document.mode
         self._restore_row = self.current_row() if keep_place else None
         self.bar.show_state(document)
@@ -346,6 +397,7 @@ class ConversationView(QWidget):
         rows, messages = await in_thread(build)
         if generation != self._generation:
             return
+        self._building = False
         self.last_build_ms = rows.build_ms
         self.model.set_rows(rows, target=self._target_identity(node))
         self.detail.target = self.model.target
@@ -360,7 +412,9 @@ class ConversationView(QWidget):
             self.select_row(0)
         else:
             self.detail.show_row(-1)
-        if self.find_bar.isVisible() and self.find_bar.text:
+        if self._reveal is not None:
+            self._apply_reveal()
+        elif self.find_bar.isVisible() and self.find_bar.text:
             self._on_find_search_requested(self.find_bar.text)
 
     def _run_layout(self, compute: Callable[[], T], done: Callable[[T], object]) -> None:
@@ -390,6 +444,8 @@ class ConversationView(QWidget):
     # -- document signals -------------------------------------------------------------------------
 
     def _on_document_loaded(self) -> None:
+        if self._reveal is not None and str(self.document.path) != self._reveal[0]:
+            self._reveal = None  # meant for another file
         self.model.clear()
         self.detail.show_row(-1)
         self._matches = []
@@ -422,6 +478,7 @@ class ConversationView(QWidget):
 
     def _on_document_closed(self) -> None:
         self._generation += 1
+        self._building = False
         self.model.clear()
         self.detail.show_row(-1)
         self.stack.setCurrentWidget(self.empty)

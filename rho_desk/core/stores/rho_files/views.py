@@ -8,7 +8,7 @@ after every compaction node on the path; summaries use the user messages' trimme
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final, TypeVar
 
 from ...wire.model import ContentBlock, Message, ModelIdentity
@@ -21,6 +21,7 @@ __all__ = [
     "compaction_marker",
     "complete_prefix_length",
     "default_prompt_cache_key",
+    "message_at_offset",
     "scan_complete_prefix",
     "search_text",
     "trim_incomplete_tool_turns",
@@ -113,16 +114,37 @@ def user_text(message: Message) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-def search_text(messages: Sequence[Message]) -> str:
-    """User and assistant text of a display history, one message per line, for full-text search."""
-    out = []
-    for message in messages:
+def _searched_parts(messages: Sequence[Message]) -> Iterator[tuple[int, str]]:
+    """``(position in messages, text)`` of each message that :func:`search_text` includes."""
+    for index, message in enumerate(messages):
         if message.system is not None or message.tool_result is not None:
             continue
         text = "\n".join(b.text for b in message.content if b.text is not None and b.text.strip())
         if text:
-            out.append(text)
-    return "\n".join(out)
+            yield index, text
+
+
+def search_text(messages: Sequence[Message]) -> str:
+    """User and assistant text of a display history, one message per line, for full-text search."""
+    return "\n".join(text for _, text in _searched_parts(messages))
+
+
+def message_at_offset(messages: Sequence[Message], offset: int) -> int | None:
+    """The position in ``messages`` of the message whose text holds character ``offset`` of
+    :func:`search_text` (``messages``), e.g. where a full-text search hit lies; ``None`` past the end."""
+    if offset < 0:
+        return None
+    start = 0
+    previous: int | None = None
+    for index, text in _searched_parts(messages):
+        if offset < start:
+            return previous  # the newline between two messages counts with the one before
+        start += len(text)
+        if offset < start:
+            return index
+        start += 1
+        previous = index
+    return None
 
 
 def default_prompt_cache_key(session_id: str) -> str:
