@@ -308,6 +308,7 @@ class Commands:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         table = QTableWidget(len(rows), 3)
         table.setHorizontalHeaderLabels(["Menu", "Action", "Shortcut"])
+        table.setAccessibleName("Keyboard shortcuts")
         for r, values in enumerate(rows):
             for c, value in enumerate(values):
                 table.setItem(r, c, QTableWidgetItem(value))

@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
         self.statistics = StatisticsView(document, bridge, theme, services.settings)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("DocumentTabs")
+        self.tabs.setAccessibleName("Session views")
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.conversation, icon(Icon.CONVERSATION, theme.text), "Conversation")
         self.tabs.addTab(self.revisions, icon(Icon.TIMELINE, theme.text), "Revisions")

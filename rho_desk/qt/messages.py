@@ -172,10 +172,12 @@ class NotificationBar(QFrame):
         self.close_button = QToolButton()
         self.close_button.setText("✕")
         self.close_button.setToolTip("Dismiss (Esc)")
+        self.close_button.setAccessibleName("Dismiss")
         self.close_button.setAutoRaise(True)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setObjectName("NotificationDetails")
+        self.details.setAccessibleName("Notice details")
         self.details.setMaximumHeight(180)
         self.details.hide()
 

@@ -156,10 +156,11 @@ class CompactionDialog(QDialog):
             cards.addWidget(card)
 
         self.model = CompactionPreviewModel(self)
-        self.table = make_table("CompactionPreviewTable", self.model, stretch=4)
+        self.table = make_table("CompactionPreviewTable", self.model, stretch=4, label="What the compaction keeps and replaces")
         self.digest_title = section_title("Draft digest")
         self.digest = QPlainTextEdit()
         self.digest.setObjectName("DraftDigest")
+        self.digest.setAccessibleName("Draft digest")
         self.digest.setReadOnly(True)
         self.digest.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         left = QWidget()

@@ -262,7 +262,7 @@ class EditMessagesDialog(_RevisionDialog):
         self.history: tuple[Message, ...] = ()
         self.revision = 0
         self.model = EditableMessagesModel(self)
-        self.table = make_table("EditMessagesTable", self.model, stretch=3, multi=True)
+        self.table = make_table("EditMessagesTable", self.model, stretch=3, multi=True, label="Messages")
         intro = QLabel("Select a message or a range (Shift+click), then delete it (Del) or edit its text (F2). "
                        "Tool calls and their results are deleted together.")  # fmt: skip
         intro.setWordWrap(True)
@@ -279,6 +279,7 @@ class EditMessagesDialog(_RevisionDialog):
         tools.addStretch(1)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("MessageTextEditor")
+        self.editor.setAccessibleName("Message text")
         self.editor.setPlaceholderText("Pick a message and press F2 to edit its text here.")
         self.editor.setEnabled(False)
         self.apply_button = QPushButton("&Apply Edit")
@@ -460,7 +461,7 @@ class MetadataDialog(_RevisionDialog):
         form.addRow("&Title:", self.title)
         form.addRow("", self.title_note)
         self.model = MetadataModel(self)
-        self.table = make_table("MetadataTable", self.model, stretch=1)
+        self.table = make_table("MetadataTable", self.model, stretch=1, label="Metadata entries")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.AllEditTriggers)
         self.add_button = QPushButton("&Add Entry")
         self.add_button.setToolTip("Add a metadata entry (Ctrl+N)")

@@ -117,6 +117,7 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings")
         self.tabs = QTabWidget()
         self.tabs.setObjectName("SettingsTabs")
+        self.tabs.setAccessibleName("Settings pages")
         self.tabs.addTab(self._providers_tab(), "&Providers")
         self.tabs.addTab(self._compaction_tab(), "&Compaction")
         self.tabs.addTab(self._general_tab(), "&General")
@@ -143,7 +144,7 @@ class SettingsDialog(QDialog):
         self.profiles = ProfileListModel(self)
         # Name and model share the spare width and elide in the middle, so a long model id (a
         # file path, "vendor/model-name-version") never pushes the Key column out of view.
-        self.profile_table = make_table("ProfileTable", self.profiles, stretch=2)
+        self.profile_table = make_table("ProfileTable", self.profiles, stretch=2, label="Provider profiles")
         self.profile_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.profile_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.profile_table.selectionModel().currentRowChanged.connect(self._on_profile_current_changed)
@@ -208,6 +209,7 @@ class SettingsDialog(QDialog):
 
         self.api_key = QLineEdit()
         self.api_key.setObjectName("ApiKeyField")
+        self.api_key.setAccessibleName("API key")
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText("paste a key to store it in the keyring")
         self.store_key_button = QPushButton("Store &Key")
@@ -452,6 +454,7 @@ class SettingsDialog(QDialog):
     def _general_tab(self) -> QWidget:
         self.data_dir = QLineEdit()
         self.data_dir.setObjectName("DataDirectory")
+        self.data_dir.setAccessibleName("Rho data directory")
         self.data_dir.setPlaceholderText("default: $RHO_HOME, else ~/.rho")
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self._on_browse_clicked)

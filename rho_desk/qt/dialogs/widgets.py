@@ -35,6 +35,7 @@ class FigureCard(QFrame):
         self.value = QLabel("–")
         self.value.setObjectName("StatValue")
         self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setAccessibleName(f"{caption}: –")
         self.caption = QLabel(caption)
         self.caption.setObjectName("StatCaption")
         self.caption.setWordWrap(True)
@@ -49,6 +50,7 @@ class FigureCard(QFrame):
         self.value.setText(value)
         if caption is not None:
             self.caption.setText(caption)
+        self.setAccessibleName(f"{self.caption.text()}: {value}")
 
 
 class Banner(QFrame):
@@ -116,10 +118,14 @@ def budget_spin_boxes() -> tuple[QSpinBox, QSpinBox]:
     tokens.setSingleStep(1000)
     tokens.setSpecialValueText("no limit")
     tokens.setSuffix(" tokens")
+    tokens.setAccessibleName("Keep recent tokens")
+    tokens.setAccessibleDescription("The most recent messages up to this many tokens stay verbatim; 0: no limit")
     messages = QSpinBox()
     messages.setRange(0, 100_000)
     messages.setSpecialValueText("no limit")
     messages.setSuffix(" messages")
+    messages.setAccessibleName("Keep recent messages")
+    messages.setAccessibleDescription("At most this many recent messages stay verbatim; 0: no limit")
     return tokens, messages
 
 
@@ -137,10 +143,15 @@ def badge(text: str, tone: str = "") -> QLabel:
     return label
 
 
-def make_table(name: str, model: QAbstractItemModel, *, stretch: int = -1, multi: bool = False) -> QTableView:
-    """A read-only, row-selecting table over ``model``; column ``stretch`` takes the spare width."""
+def make_table(name: str, model: QAbstractItemModel, *, stretch: int = -1, multi: bool = False,
+               label: str = "") -> QTableView:  # fmt: skip
+    """A read-only, row-selecting table over ``model``; column ``stretch`` takes the spare width.
+
+    ``label`` is what a screen reader calls the table ("Messages to compact").
+    """
     table = QTableView()
     table.setObjectName(name)
+    table.setAccessibleName(label)
     table.setModel(model)  # before the section modes: a header has no sections without a model
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(

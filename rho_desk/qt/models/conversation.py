@@ -41,6 +41,7 @@ from ...core.stores.rho_files.records import StoredDisplayMessage
 from ...core.stores.rho_files.views import MARKER_PREFIX, complete_prefix_length
 from ...core.wire import Message, ModelIdentity
 from ...core.wire.model import AbortedAssistant, AssistantMessage
+from ..markdown import plain_text
 from ..text import plural
 from .roles import Role
 
@@ -397,6 +398,17 @@ class ConversationModel(QAbstractListModel):
     def message(self, row: int) -> Message:
         return self._rows.messages[row]
 
+    def accessible_text(self, row: int) -> str:
+        """What a screen reader says for a row: who, when, the first line ("You, Nov 23, 02:14: Fix the test")."""
+        p = self.presentation(row)
+        first = next((line.strip() for line in p.text.splitlines() if line.strip()), "")
+        first = plain_text(first[:300])[0][:200] if first else ""
+        if not first and p.lines:
+            first = p.lines[0][1]  # a tool call without text: its call line
+        when = _when(self.timestamp(row))
+        head = f"{p.title}, {when}" if when else p.title
+        return f"{head}: {first}" if first else head
+
     def timestamp(self, row: int) -> str | None:
         stamps = self._rows.timestamps
         return stamps[row] if stamps is not None else None
@@ -464,8 +476,7 @@ class ConversationModel(QAbstractListModel):
                 return "Not resumed: Rho cuts the history before an incomplete tool turn"
             return None
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            p = self.presentation(row)
-            return f"{p.title}. {p.text[:200]}"
+            return self.accessible_text(row)
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:

@@ -69,6 +69,7 @@ from ..resources import Icon, icon, pixmap
 from ..settings import PREFS_BROWSER_SCOPE, PREFS_BROWSER_SORT, Settings
 from ..text import size_text
 from ..theme import Theme
+from .widgets import name_line_edit_buttons
 
 __all__ = ["SessionBrowserView", "SessionDelegate", "relative_time"]
 
@@ -275,6 +276,7 @@ class SessionBrowserView(QFrame):
         self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
         self.refresh_button.setToolTip("Re-scan the session files (Ctrl+R)")
         self.refresh_button.setAutoRaise(True)
+        self.refresh_button.setAccessibleName("Re-scan the session files")
         self.refresh_button.clicked.connect(self.refresh)
         head = QHBoxLayout()
         head.addWidget(title, 1)
@@ -284,7 +286,10 @@ class SessionBrowserView(QFrame):
         self.search.setObjectName("SessionSearch")
         self.search.setPlaceholderText("Search all sessions (Ctrl+K)")
         self.search.setClearButtonEnabled(True)
-        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition).setText("Search")
+        self.search.setAccessibleName("Search all sessions")
+        self.search.setAccessibleDescription("Up and Down pick a result in the session list, Enter opens it")
+        name_line_edit_buttons(self.search, "Clear the search")
         self.scope = QComboBox()
         self.scope.setObjectName("ScopeCombo")
         self.scope.setToolTip("Which workspace's sessions to list (Ctrl+Shift+W: this workspace only)")
@@ -294,6 +299,8 @@ class SessionBrowserView(QFrame):
         for key, label in SORTS:
             self.sort.addItem(label, key)
         self.sort.setToolTip("Sort order")
+        self.scope.setAccessibleName("Workspace")
+        self.sort.setAccessibleName("Sort by")
         for combo in (self.scope, self.sort):
             # size by a few characters, not by the longest workspace name
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -305,6 +312,7 @@ class SessionBrowserView(QFrame):
 
         self.list = QListView()
         self.list.setObjectName("SessionList")
+        self.list.setAccessibleName("Sessions")
         self.list.setModel(self.model)
         self.list.setItemDelegate(SessionDelegate(theme, self.list))
         self.list.setUniformItemSizes(True)

@@ -100,6 +100,7 @@ class ContinuePanel(QFrame):
     def __init__(self, controller: ContinueController, host: OperationHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ContinuePanel")
+        self.setAccessibleName("Continue the conversation")
         self.controller = controller
         self.host = host
         self._buffer: list[tuple[str, str]] = []
@@ -146,6 +147,7 @@ class ContinuePanel(QFrame):
 
         self.reply = QPlainTextEdit()
         self.reply.setObjectName("LiveReply")
+        self.reply.setAccessibleName("Reply")
         self.reply.setReadOnly(True)
         self.reply.setPlaceholderText("Replies stream here. Each finished turn is saved to the session file as a "
                                       "new revision and appears in the conversation above.")  # fmt: skip
@@ -153,6 +155,8 @@ class ContinuePanel(QFrame):
 
         self.composer = ComposerEdit()
         self.composer.setObjectName("Composer")
+        self.composer.setAccessibleName("Next prompt")
+        self.composer.setAccessibleDescription("Ctrl+Enter sends, Esc cancels")
         self.composer.setPlaceholderText("Write the next prompt… (Ctrl+Enter sends, Esc cancels)")
         self.composer.setTabChangesFocus(True)
         self.composer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -160,6 +164,7 @@ class ContinuePanel(QFrame):
         self.profile = QComboBox()
         self.profile.setObjectName("ContinueProfilePicker")
         self.profile.setToolTip("The provider profile this turn runs on")
+        self.profile.setAccessibleName("Provider profile")
         self.profile.setMinimumWidth(200)
         self.send_button = QPushButton("&Send")
         self.send_button.setObjectName("SendPrompt")

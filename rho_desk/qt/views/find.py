@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButto
 from ...core.wire import Message
 from ..models.conversation import message_text
 from ..resources import Icon, icon
+from .widgets import name_line_edit_buttons
 
 __all__ = ["FindBar", "find_rows", "searchable_text"]
 
@@ -66,19 +67,26 @@ class FindBar(QFrame):
         self.field.setObjectName("FindField")
         self.field.setPlaceholderText("Find in this conversation")
         self.field.setClearButtonEnabled(True)
-        self.field.addAction(icon(Icon.SEARCH, icon_color), QLineEdit.ActionPosition.LeadingPosition)
+        self.field.addAction(icon(Icon.SEARCH, icon_color), QLineEdit.ActionPosition.LeadingPosition).setText("Find")
+        self.field.setAccessibleName("Find in this conversation")
+        self.field.setAccessibleDescription("Enter: next match, Shift+Enter: previous match, Esc: close")
+        name_line_edit_buttons(self.field)
+        self.setAccessibleName("Find bar")
         self.count = QLabel("")
         self.count.setProperty("muted", True)
         self.count.setMinimumWidth(120)
         self.previous_button = QToolButton()
         self.previous_button.setText("▲")
         self.previous_button.setToolTip("Previous match (Shift+Enter, Shift+F3)")
+        self.previous_button.setAccessibleName("Previous match")
         self.next_button = QToolButton()
         self.next_button.setText("▼")
         self.next_button.setToolTip("Next match (Enter, F3)")
+        self.next_button.setAccessibleName("Next match")
         self.close_button = QToolButton()
         self.close_button.setIcon(icon(Icon.CLOSE, icon_color))
         self.close_button.setToolTip("Close (Esc)")
+        self.close_button.setAccessibleName("Close the find bar")
         self.close_button.setAutoRaise(True)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 5, 6, 5)
@@ -131,6 +139,11 @@ class FindBar(QFrame):
             self.count.setText(f"{total:,} match{'es' * (total != 1)}")
         else:
             self.count.setText(f"{current + 1:,} of {total:,}")
+        # a screen reader hears the count with the field ("Find in this conversation, 3 of 12")
+        count = self.count.text()
+        self.field.setAccessibleDescription(
+            (f"{count}. " if count else "") + "Enter: next match, Shift+Enter: previous match, Esc: close"
+        )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (

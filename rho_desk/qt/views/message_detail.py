@@ -172,6 +172,7 @@ class MessageDetailView(QWidget):
         self.copy_button = QToolButton()
         self.copy_button.setIcon(icon(Icon.COPY, theme.text))
         self.copy_button.setToolTip("Copy the message text (Ctrl+Shift+C)")
+        self.copy_button.setAccessibleName("Copy the message text")
         self.copy_button.clicked.connect(self.copy_text)
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -186,6 +187,7 @@ class MessageDetailView(QWidget):
 
         self.browser = SafeTextBrowser(open_url=open_url)
         self.browser.setObjectName("DetailBrowser")
+        self.browser.setAccessibleName("Message details")
         self.browser.setFrameShape(QFrame.Shape.NoFrame)
         self.browser.setMinimumWidth(200)
         self.browser.sig_internal_link.connect(self._on_browser_internal_link)

@@ -36,6 +36,8 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
+    QAccessible,
+    QAccessibleAnnouncementEvent,
     QColor,
     QFont,
     QFontMetrics,
@@ -444,6 +446,26 @@ class MessageListView(QAbstractItemView):
             model.rowsInserted.connect(self._on_model_rows_inserted)
         self.relayout()
 
+    def currentChanged(self, current: QModelIndex | QPersistentModelIndex, previous: QModelIndex | QPersistentModelIndex) -> None:
+        super().currentChanged(current, previous)
+        self._describe_current(current)
+
+    def _describe_current(self, current: QModelIndex | QPersistentModelIndex) -> None:
+        """The list's accessible description names the current message ("Message 3 of 120: You, …").
+
+        Qt has no accessible rows for a custom item view, so this is what a screen reader reads
+        for the list; when the list has the focus, the new row is also announced.
+        """
+        model = self._conversation()
+        if model is None or not current.isValid():
+            count = model.rowCount() if model is not None else 0
+            self.setAccessibleDescription(f"{count:,} message{'s' * (count != 1)}")
+            return
+        text = f"Message {current.row() + 1:,} of {model.rowCount():,}: {model.accessible_text(current.row())}"
+        self.setAccessibleDescription(text)
+        if self.hasFocus() and QAccessible.isActive():
+            QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self, text))
+
     def _conversation(self) -> ConversationModel | None:
         model = self.model()
         return model if isinstance(model, ConversationModel) else None
@@ -529,6 +551,7 @@ class MessageListView(QAbstractItemView):
     def _on_model_reset(self) -> None:
         self.relayout()
         self.verticalScrollBar().setValue(0)
+        self._describe_current(self.currentIndex())
 
     def _on_model_rows_inserted(self, _parent: QModelIndex, first: int, last: int) -> None:
         model = self._conversation()

@@ -35,6 +35,7 @@ from ..document import SessionDocument
 from ..models.compactions import CompactionTableModel, SeriesPoint, StatsData, compute_stats
 from ..models.roles import Role
 from ..settings import PREFS_CONTEXT_WINDOW, Settings
+from ..text import plural
 from ..theme import Theme
 from .conversation import EmptyState
 
@@ -76,6 +77,8 @@ class CompactionChart(QWidget):
     def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("CompactionChart")
+        self.setAccessibleName("Tokens and messages per revision")
+        self.setAccessibleDescription("No revisions")
         self.theme = theme
         self.points: list[SeriesPoint] = []
         self.selected: RevisionNode | None = None
@@ -85,7 +88,22 @@ class CompactionChart(QWidget):
     def set_points(self, points: list[SeriesPoint], selected: RevisionNode | None) -> None:
         self.points = points
         self.selected = selected
+        self.setAccessibleDescription(self.describe())
         self.update()
+
+    def describe(self) -> str:
+        """The chart in words, for a screen reader: its span, its compactions, the selection."""
+        if not self.points:
+            return "No revisions"
+        first, last = self.points[0], self.points[-1]
+        text = (f"{plural(len(self.points), 'revision')}, from {first.messages:,} messages and ≈{first.tokens:,} "
+                f"tokens to {last.messages:,} messages and ≈{last.tokens:,} tokens")  # fmt: skip
+        compactions = [p.node.revision for p in self.points if p.compaction]
+        if compactions:
+            text += "; compactions at " + ", ".join(f"r{r}" for r in compactions)
+        if self.selected is not None:
+            text += f"; showing r{self.selected.revision}"
+        return text
 
     def _plot(self) -> QRectF:
         left, top, right, bottom = _MARGIN
@@ -216,6 +234,7 @@ class ContextGauge(QWidget):
     def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ContextGauge")
+        self.setAccessibleName("Context of this revision")
         self.theme = theme
         self.tokens = 0
         self.context_window = 0
@@ -225,6 +244,8 @@ class ContextGauge(QWidget):
     def set_values(self, tokens: int, window: int, source: str) -> None:
         self.tokens, self.context_window, self.source = tokens, window, source
         self.setToolTip(f"≈{tokens:,} estimated tokens of a {window:,}-token window ({source})")
+        self.setAccessibleName(f"Context of this revision: {self.percent_text()} of the window")
+        self.setAccessibleDescription(self.toolTip())
         self.update()
 
     @property
@@ -289,6 +310,7 @@ class _Card(QFrame):
         self.caption.setObjectName("StatCaption")
         self.caption.setWordWrap(True)
         self.caption.setMinimumWidth(60)
+        self.setAccessibleName(f"{caption}: –")
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
@@ -339,6 +361,7 @@ class StatisticsView(QWidget):
         self.gauge = ContextGauge(theme)
         gauge_box = QFrame()
         gauge_box.setObjectName("StatCard")
+        gauge_box.setAccessibleName("Context of this revision")
         gauge_title = QLabel("Context of this revision")
         gauge_title.setObjectName("SectionTitle")
         gauge_layout = QVBoxLayout(gauge_box)
@@ -355,6 +378,7 @@ class StatisticsView(QWidget):
         self.chart = CompactionChart(theme)
         chart_box = QFrame()
         chart_box.setObjectName("StatCard")
+        chart_box.setAccessibleName("Tokens and messages per revision")
         chart_layout = QVBoxLayout(chart_box)
         chart_layout.setContentsMargins(10, 8, 10, 8)
         chart_layout.addWidget(self.heading)
@@ -363,6 +387,7 @@ class StatisticsView(QWidget):
         self.table_model = CompactionTableModel(self)
         self.table = QTableView()
         self.table.setObjectName("CompactionTable")
+        self.table.setAccessibleName("Compactions on the path to this revision")
         self.table.setModel(self.table_model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -390,6 +415,7 @@ class StatisticsView(QWidget):
         self.scroll_area.setWidget(self.body)
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setAccessibleName("Statistics")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.scroll_area)
@@ -458,6 +484,8 @@ class StatisticsView(QWidget):
         else:
             self.cards["last"].value.setText("–")
         self.cards["revision"].value.setText(f"r{c.last_revision}" if c.last_revision is not None else "–")
+        for card in self.cards.values():
+            card.setAccessibleName(f"{card.caption.text()}: {card.value.text()}")
         self.gauge.set_values(data.context_tokens, data.window, data.window_source)
         self.chart.set_points(data.series, data.node)
         self.heading.setText(f"Estimated tokens and messages over {len(data.series):,} revisions "

@@ -135,6 +135,7 @@ class RevisionTimelineView(QWidget):
 
         self.tree = QTreeView()
         self.tree.setObjectName("RevisionTree")
+        self.tree.setAccessibleName("Revisions")
         self.tree.setModel(self.model)
         self.tree.setItemDelegate(RevisionDelegate(theme, self.tree))
         self.tree.setUniformRowHeights(True)
@@ -159,6 +160,7 @@ class RevisionTimelineView(QWidget):
         self.diff_summary.setWordWrap(True)
         self.diff_table = QTableView()
         self.diff_table.setObjectName("DiffTable")
+        self.diff_table.setAccessibleName("Diff against the parent revision")
         self.diff_table.setModel(self.diff_model)
         self.diff_table.setItemDelegate(DiffDelegate(theme, self.diff_table))
         self.diff_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -172,6 +174,7 @@ class RevisionTimelineView(QWidget):
         self.diff_preview = QPlainTextEdit()
         self.diff_preview.setReadOnly(True)
         self.diff_preview.setObjectName("DiffPreview")
+        self.diff_preview.setAccessibleName("Diff of the selected message")
         self.diff_preview.setPlaceholderText("Select a row to see the message (old and new for a changed one).")
         diff_split = QSplitter(Qt.Orientation.Horizontal)
         diff_split.addWidget(self.diff_table)

@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtGui import QAction, QFontMetrics, QPainter, QPaintEvent
+from PySide6.QtWidgets import QLabel, QLineEdit, QSizePolicy, QWidget
 
-__all__ = ["ElidedLabel"]
+__all__ = ["ElidedLabel", "name_line_edit_buttons"]
+
+
+def name_line_edit_buttons(edit: QLineEdit, clear: str = "Clear") -> None:
+    """Name the icon buttons Qt puts inside a line edit: its clear button and its icon actions.
+
+    They are buttons to a screen reader, named by their action's text, which an icon-only action
+    (the search glass) and the clear button leave empty. Call after the actions are added.
+    """
+    for action in edit.actions():
+        if action.objectName() == "_q_qlineeditclearaction":
+            action.setText(clear)
+        elif not action.text():
+            action.setText(action.toolTip() or edit.accessibleName() or edit.placeholderText())
+    button_action = edit.findChild(QAction, "_q_qlineeditclearaction")
+    if button_action is not None:
+        button_action.setText(clear)
 
 
 class ElidedLabel(QLabel):
