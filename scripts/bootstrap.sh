@@ -12,10 +12,11 @@ APT_RUNTIME=(libglib2.0-0 libgl1 libegl1 libx11-6 libdbus-1-3 libfontconfig1 lib
     libxkbcommon0 fonts-dejavu-core libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1
     libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libxcb-util1
     libxcb-randr0 libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb-render0)
-# Only the test command needs these: a real SecretService keyring for the integration test, and
-# a PostgreSQL server (15 on Debian 12, with pg_trgm) the team-library tests run throwaway
-# clusters of (rho_desk/team/cluster.py).
-APT_TEST=(dbus-daemon gnome-keyring postgresql postgresql-contrib)
+# Only the test command needs these: a real SecretService keyring for the integration test; a
+# PostgreSQL server (15 on Debian 12, with pg_trgm) the team-library tests run throwaway clusters
+# of (rho_desk/team/cluster.py); an X server, the AT-SPI bus and its Python bindings for the
+# screen-reader tree test (tests/qt/test_atspi.py reads the tree with Debian's /usr/bin/python3).
+APT_TEST=(dbus-daemon gnome-keyring postgresql postgresql-contrib xvfb at-spi2-core gir1.2-atspi-2.0 python3-gi)
 
 _log() { printf 'rho-desk setup: %s\n' "$*" >&2; }
 
