@@ -92,6 +92,18 @@ async def main(out: Path, only: set[str]) -> int:
         window.browser.search.setText("tolerance")
         window.browser.reload_listing()
         await shot("browser-search")
+        # a hit opened from the keyboard lands on the message that matched, the term highlighted
+        await context.document.aclose()
+        await idle(context)
+        window.browser.search.setText('"one second"')
+        window.browser.reload_listing()
+        await idle(context)
+        browser_view = window.browser
+        browser_view.select_path(session_path(home, WEBHOOK))
+        browser_view.open_highlighted()
+        await idle(context, 0.4)
+        await shot("search-hit-opened")
+        conversation.find_bar.close_bar()
         window.browser.search.setText("")
         window.browser.reload_listing()
 
