@@ -69,6 +69,9 @@ async def drive(work: Path, home: Path, session: Path) -> int:
         window.tabs.setCurrentIndex(index)
         await driver.announce(context, f"main: {window.tabs.tabText(index)}")
     window.tabs.setCurrentIndex(0)
+    window.conversation.list.setFocus()
+    window.conversation.next_message()  # J
+    await driver.announce(context, "main: Conversation, next message")
     for kind in DIALOGS:
         dialog = context.dialogs.show_dialog(kind)
         tabs = dialog.findChildren(QTabWidget)

@@ -136,7 +136,8 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
 
     dumps = [json.loads(p.read_text()) for p in sorted(work.glob("tree-*.json"), key=lambda p: int(p.stem[5:]))]
     states = [d["state"] for d in dumps]
-    assert states[:3] == ["main: Conversation", "main: Revisions", "main: Statistics"]
+    assert states[:4] == ["main: Conversation", "main: Revisions", "main: Statistics",
+                          "main: Conversation, next message"]  # fmt: skip
     kinds = {s.split(":")[0] for s in states}
     assert {"settings", "compact", "export", "edit", "metadata", "strip", "help.shortcuts", "help.about"} <= kinds
     assert sum(s.startswith("settings: ") for s in states) == 3
@@ -154,6 +155,8 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
     # which message is current
     messages = [n for n in shown if n["name"] == "Messages" and n["description"]]
     assert [n["description"][:13] for n in messages] == ["Message 1 of "], messages
+    after = [n for _path, n in _walk(dumps[3]["tree"]) if n["name"] == "Messages" and n["description"]]
+    assert [n["description"][:13] for n in after] == ["Message 2 of "], after
     names = {n["name"] for n in shown}
     assert {"Sessions", "Search all sessions", "Find in this conversation", "Next prompt"} <= names
     statistics = [node["name"] for _path, node in _walk(dumps[2]["tree"]) if "showing" in node["states"]]

@@ -156,7 +156,7 @@ class CompactionDialog(QDialog):
             cards.addWidget(card)
 
         self.model = CompactionPreviewModel(self)
-        self.table = make_table("CompactionPreviewTable", self.model, stretch=4, label="What the compaction keeps and replaces")
+        self.table = make_table("CompactionPreviewTable", self.model, stretch=4, label="Messages kept or replaced")
         self.digest_title = section_title("Draft digest")
         self.digest = QPlainTextEdit()
         self.digest.setObjectName("DraftDigest")
