@@ -7,9 +7,9 @@ icon, a list without a label, a custom view: all read as "button", "list" with n
 
 Walked: the main window on every tab with a session open and the continue panel shown, every
 dialog the app opens (settings on each page, compact, export, edit, metadata, strip, keyboard
-shortcuts, about). The conversation's message list is also checked row by row: each message
-reads as who wrote it, when, and its first line, and the list's own description follows the
-selection.
+shortcuts, about). The conversation's message list is also checked row by row: it is a list
+whose items are the messages, each read as who wrote it, when, and its first line, and the list's
+own description follows the selection.
 """
 
 from __future__ import annotations
@@ -176,8 +176,15 @@ def test_the_message_list_says_which_message_is_current(make_window, run, tmp_pa
     user_row = next(r for r in range(model.rowCount()) if model.presentation(r).title == "You")
     spoken = model.data(model.index(user_row, 0), Qt.ItemDataRole.AccessibleTextRole)
     assert re.fullmatch(r"You, [A-Z][a-z]{2} \d\d, \d\d:\d\d: prompt \d", spoken), spoken
+    # the view is a list whose children are the messages
+    assert iface.role() == QAccessible.Role.List and iface.childCount() == model.rowCount()
+    item = iface.child(user_row)
+    assert item.role() == QAccessible.Role.ListItem and item.text(QAccessible.Text.Name) == spoken
+    assert iface.indexOfChild(item) == user_row and item.parent() is iface
+    assert iface.child(model.rowCount()) is None
     # the list's description follows the selection
     view.select_row(user_row)
+    assert item.state().selected and not iface.child(user_row + 1).state().selected
     description = iface.text(QAccessible.Text.Description)
     assert description == f"Message {user_row + 1} of {model.rowCount()}: {spoken}"
     view.next_message()

@@ -151,12 +151,16 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
         f"  {state}: {where}" for state, wheres in found.items() for where in wheres
     )
     shown = [node for _path, node in _walk(dumps[0]["tree"]) if "showing" in node["states"]]
-    # the message list: no rows of its own over AT-SPI (a custom view), so its description says
-    # which message is current
+    # the message list (a custom view) is a list of its messages, and says which one is current
     messages = [n for n in shown if n["name"] == "Messages" and n["description"]]
-    assert [n["description"][:13] for n in messages] == ["Message 1 of "], messages
+    assert [(n["role"], n["description"][:13]) for n in messages] == [("list", "Message 1 of ")], messages
+    items = messages[0]["children"]
+    assert len(items) == messages[0]["child_count"] > 2 and {n["role"] for n in items} == {"list item"}
+    assert items[0]["name"].startswith("You, ") and items[0]["name"].endswith(": prompt 0"), items[0]
+    assert "selected" in items[0]["states"] and "selected" not in items[1]["states"]
     after = [n for _path, n in _walk(dumps[3]["tree"]) if n["name"] == "Messages" and n["description"]]
     assert [n["description"][:13] for n in after] == ["Message 2 of "], after
+    assert "selected" in after[0]["children"][1]["states"]  # (focus needs an active window: no WM here)
     names = {n["name"] for n in shown}
     assert {"Sessions", "Search all sessions", "Find in this conversation", "Next prompt"} <= names
     statistics = [node["name"] for _path, node in _walk(dumps[2]["tree"]) if "showing" in node["states"]]

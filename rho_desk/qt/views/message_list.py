@@ -37,7 +37,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QAccessible,
-    QAccessibleAnnouncementEvent,
+    QAccessibleEvent,
     QColor,
     QFont,
     QFontMetrics,
@@ -63,6 +63,7 @@ from ..models.conversation import ConversationModel, ConversationRow, Conversati
 from ..models.roles import Role
 from ..resources import Icon, pixmap
 from ..theme import Theme
+from . import message_list_a11y
 
 __all__ = ["MessageDelegate", "MessageListView", "RowMetrics", "estimate_heights"]
 
@@ -406,6 +407,7 @@ class MessageListView(QAbstractItemView):
     """A paint drew at least one row (tests and benchmarks time the first one)."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        message_list_a11y.install()  # accessible rows for this custom view
         super().__init__(parent)
         # Before any setter below: Qt calls back into the geometry methods, which use these.
         self._heights: list[int] = []
@@ -464,7 +466,15 @@ class MessageListView(QAbstractItemView):
         text = f"Message {current.row() + 1:,} of {model.rowCount():,}: {model.accessible_text(current.row())}"
         self.setAccessibleDescription(text)
         if self.hasFocus() and QAccessible.isActive():
-            QAccessible.updateAccessibility(QAccessibleAnnouncementEvent(self, text))
+            # the row itself takes the focus (message_list_a11y gives the view its rows)
+            event = QAccessibleEvent(self, QAccessible.Event.Focus)
+            event.setChild(current.row())
+            QAccessible.updateAccessibility(event)
+
+    def accessible_row_text(self, row: int) -> str:
+        """What a screen reader says for ``row`` (see ``ConversationModel.accessible_text``)."""
+        model = self._conversation()
+        return model.accessible_text(row) if model is not None and 0 <= row < model.rowCount() else ""
 
     def _conversation(self) -> ConversationModel | None:
         model = self.model()
