@@ -171,6 +171,7 @@ class MainWindow(QMainWindow):
         self.team_browser = TeamBrowserView(self.team, bridge, document, theme)
         self.scopes = QTabWidget()
         self.scopes.setObjectName("BrowserScopes")
+        self.scopes.setAccessibleName("Session libraries")
         self.scopes.setDocumentMode(True)
         self.scopes.addTab(self.browser, "Local")
         self.scopes.addTab(self.team_browser, "Team")

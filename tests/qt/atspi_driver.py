@@ -69,6 +69,12 @@ async def drive(work: Path, home: Path, session: Path) -> int:
         window.tabs.setCurrentIndex(index)
         await driver.announce(context, f"main: {window.tabs.tabText(index)}")
     window.tabs.setCurrentIndex(0)
+    scopes = window.findChild(QTabWidget, "BrowserScopes")
+    for index in range(1, scopes.count() if scopes is not None else 0):
+        scopes.setCurrentIndex(index)
+        await driver.announce(context, f"browser: {scopes.tabText(index)}")
+    if scopes is not None:
+        scopes.setCurrentIndex(0)
     window.conversation.list.setFocus()
     window.conversation.next_message()  # J
     await driver.announce(context, "main: Conversation, next message")

@@ -127,6 +127,12 @@ def test_the_main_window_on_every_tab(make_window, run, tmp_path: Path) -> None:
         run(settle(context.bridge))
         if missing := unnamed(window):
             found[window.tabs.tabText(index)] = missing
+    scopes = window.findChild(QTabWidget, "BrowserScopes")
+    for index in range(scopes.count() if scopes is not None else 0):
+        scopes.setCurrentIndex(index)
+        run(settle(context.bridge))
+        if missing := unnamed(window):
+            found[f"browser {scopes.tabText(index)}"] = missing
     assert not found, report(found)
 
 

@@ -136,8 +136,11 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
 
     dumps = [json.loads(p.read_text()) for p in sorted(work.glob("tree-*.json"), key=lambda p: int(p.stem[5:]))]
     states = [d["state"] for d in dumps]
-    assert states[:4] == ["main: Conversation", "main: Revisions", "main: Statistics",
-                          "main: Conversation, next message"]  # fmt: skip
+    assert states[:3] == ["main: Conversation", "main: Revisions", "main: Statistics"]
+    dumps = [d for d in dumps if not d["state"].startswith("browser: ")] + [
+        d for d in dumps if d["state"].startswith("browser: ")
+    ]  # the other library scopes (Team) are checked for names like the rest, after these
+    assert dumps[3]["state"] == "main: Conversation, next message"
     kinds = {s.split(":")[0] for s in states}
     assert {"settings", "compact", "export", "edit", "metadata", "strip", "help.shortcuts", "help.about"} <= kinds
     assert sum(s.startswith("settings: ") for s in states) == 3

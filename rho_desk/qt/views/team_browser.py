@@ -30,6 +30,7 @@ from ..document import SessionDocument
 from ..resources import Icon, icon
 from ..team import OpenedVersion, TeamService, TeamState
 from ..theme import Theme
+from .widgets import name_line_edit_buttons
 
 __all__ = ["TeamBrowserView"]
 
@@ -56,6 +57,7 @@ class TeamBrowserView(QFrame):
         self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
         self.refresh_button.setToolTip("List the published sessions again")
         self.refresh_button.setAutoRaise(True)
+        self.refresh_button.setAccessibleName("List the published sessions again")
         self.refresh_button.clicked.connect(self.reload_listing)
         head = QHBoxLayout()
         head.addWidget(title, 1)
@@ -69,7 +71,9 @@ class TeamBrowserView(QFrame):
         self.search.setObjectName("TeamSearch")
         self.search.setPlaceholderText("Search published sessions")
         self.search.setClearButtonEnabled(True)
-        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition).setText("Search")
+        self.search.setAccessibleName("Search published sessions")
+        name_line_edit_buttons(self.search, "Clear the search")
         self.receipt = QLabel("")
         self.receipt.setObjectName("ReceiptStatus")
         self.receipt.setWordWrap(True)
@@ -77,6 +81,7 @@ class TeamBrowserView(QFrame):
 
         self.list = QListWidget()
         self.list.setObjectName("TeamList")
+        self.list.setAccessibleName("Published sessions")
         self.list.setFrameShape(QFrame.Shape.NoFrame)
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
