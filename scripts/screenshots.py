@@ -197,8 +197,8 @@ async def main(out: Path, only: set[str]) -> int:
 
     async def team() -> None:
         """The Team scope on a throwaway PostgreSQL cluster holding the demo sessions, published."""
-        from rho_desk.core.export import ContentClass, Selection, fingerprint_key
-        from rho_desk.core.stores.open import open_snapshot
+        from rho_desk.core.export import ContentClass, Selection, export_keys, read_export_source
+        from rho_desk.keys import default_key_source
         from rho_desk.qt.settings import PREFS_TEAM_DATABASE
         from rho_desk.team.cluster import ThrowawayCluster
         from rho_desk.team.db import keep_password_in_keyring
@@ -209,13 +209,13 @@ async def main(out: Path, only: set[str]) -> int:
         try:
             await TeamLibrary.init(cluster.dsn)
             selection = Selection.excluding(frozenset({ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA}))
+            keys = await asyncio.to_thread(export_keys, default_key_source())
             async with await TeamLibrary.open(cluster.dsn) as lib:
                 await lib.create_team("platform")
                 for session_id in (WEBHOOK, IDEMPOTENCY, RUST, NOTEBOOK):
                     path = session_path(home, session_id)
-                    snapshot = await asyncio.to_thread(open_snapshot, path)
-                    await lib.publish("platform", snapshot, selection, history="model", key=fingerprint_key(),
-                                      known_secrets=[], source_name=path.name)  # fmt: skip
+                    source = await asyncio.to_thread(read_export_source, path, None, None)  # as shown
+                    await lib.publish("platform", source, selection, keys=keys, known_secrets=[])
             context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(cluster.dsn))
             view = window.team_browser
             window.scopes.setCurrentWidget(view)

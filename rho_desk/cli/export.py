@@ -86,7 +86,8 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def known_credentials(*keys: bytes) -> list[str]:
-    """Every credential rho-desk holds (redacted whatever the selection), plus its own keys.
+    """Every credential rho-desk holds (redacted whatever the selection), plus ``keys`` (the
+    export pipeline adds rho-desk's own keys itself: ``ExportKeys.known``).
 
     ``stored_secrets`` raises ``KeyringFailure`` when the keyring exists but cannot be read: an
     export must not then go ahead with an incomplete list.
@@ -99,25 +100,21 @@ def known_credentials(*keys: bytes) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..core.export import (
         Selection,
-        build_receipt,
         check_outputs,
-        encode_receipt,
-        export_snapshot,
-        fingerprint_key,
-        key_id,
-        open_export_source,
+        export_keys,
+        export_signed,
         parse_classes,
-        signing_key,
+        read_export_source,
         write_files_atomic,
     )
-    from ..core.keys import SIGNING_KEY
 
     if args.include is not None:
         selection = Selection.including(parse_classes(args.include, source="--include"))
     else:
         selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
     fmt = _format(args)
-    snapshot, history, timestamps, title = open_export_source(args.path, args.revision, args.history)
+    source = read_export_source(args.path, args.revision, args.history)
+    snapshot, history = source.snapshot, source.history
     if args.history is None and history == "model":
         print(f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
               "which is exported", file=sys.stderr)  # fmt: skip
@@ -133,33 +130,23 @@ def run(args: argparse.Namespace) -> int:
             if os.path.lexists(path):
                 raise OutputExists(f"refusing to overwrite {path}; pass --force to replace it")
 
-    keys = key_source(args)
-    key = fingerprint_key(keys)
-    signer = signing_key(keys)
-    known = known_credentials(key, keys.key(SIGNING_KEY))
-    result = export_snapshot(
-        snapshot, selection, key=key, known_secrets=known, fmt=fmt, history=history, timestamps=timestamps,
-        title=title,
-    )
+    keys = export_keys(key_source(args))
+    signed = export_signed(
+        source, selection, keys=keys, known_secrets=known_credentials(), fmt=fmt, output_name=output.name,
+        allow_findings=args.allow_findings,
+    )  # fmt: skip
+    result = signed.result
     report = result.report
     for finding in report.findings:
         print(f"finding: {finding.describe()}", file=sys.stderr)
-    if result.blocked and not args.allow_findings:
+    if signed.receipt_bytes is None:
         return fail(
             f"export blocked: {len(report.blocking)} critical or high finding(s); nothing was written "
             "(re-run with --allow-findings to write it anyway, recorded in the receipt)",
             EXIT_PROBLEMS,
         )
-    receipt = build_receipt(
-        result,
-        output_name=output.name,
-        key_id=key_id(key),
-        source_name=args.path.name,
-        allow_findings=args.allow_findings,
-        signing_key=signer,
-    )
     write_files_atomic(
-        [(output, result.data), (receipt_path, encode_receipt(receipt))], overwrite=args.force, inputs=[args.path]
+        [(output, result.data), (receipt_path, signed.receipt_bytes)], overwrite=args.force, inputs=[args.path]
     )
     excluded = ", ".join(selection.excluded_names()) or "none"
     print(f"wrote {output} ({fmt}, {history} history, {len(result.data)} bytes, sha256 {result.sha256})")

@@ -1,12 +1,15 @@
-"""``rho-desk publish PATH --db DSN --team NAME (--include C,... | --exclude C,...) [--history display|model]``.
+"""``rho-desk publish PATH --db DSN --team NAME (--include C,... | --exclude C,...) [--history display|model] [--key-file F]``.
 
-Runs the export pipeline (the same classes, secret redaction and audit as ``rho-desk export``)
-and stores the audited export, its receipt, its searchable text and its statistics in the team
-database in one transaction. Nothing else leaves the machine: critical or high findings block
-the publish (nothing is sent, exit 1) unless ``--allow-findings``, recorded in the receipt.
-Publishing a revision already there changes nothing; a newer revision adds a version.
-Exit status: 0 published (or already there); 1 blocked, findings, no access or no database;
-2 bad usage or input.
+Runs the export pipeline exactly as ``rho-desk export`` does (``core.export.export_signed``: the
+same classes, secret redaction, audit and Ed25519-signed receipt; the conversation as shown by
+default, ``--history model`` for the model context) and stores the audited JSON export, its
+signed receipt byte for byte, its history kind, its searchable text and its statistics in the
+team database in one transaction. Nothing else leaves the machine: critical or high findings
+block the publish (nothing is sent, exit 1) unless ``--allow-findings``, recorded in the receipt.
+A revision is published once: publishing it again, in either history, changes nothing (and says
+which history is there); a newer revision adds a version.
+Exit status: 0 published (or already there); 1 blocked, findings, no access, no keys or no
+database; 2 bad usage or input.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import sys
 from pathlib import Path
 
 from . import EXIT_OK, EXIT_PROBLEMS, fail
+from .export import add_key_file_option
 
 DB_ENV = "RHO_DESK_TEAM_DB"
 
@@ -57,10 +61,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--include", metavar="C,...", help="the classes to keep (the others are excluded)")
     which.add_argument("--exclude", metavar="C,...", help="the classes to leave out (the others are kept)")
-    parser.add_argument("--history", choices=("display", "model"), default="model", help="which history to export (default: model)")
+    parser.add_argument(
+        "--history", choices=("display", "model"),
+        help="display: the conversation as shown (default); model: the model context (a snapshot)",
+    )
     parser.add_argument("--revision", type=int, help="the revision to publish (default: the latest)")
     parser.add_argument("--allow-findings", action="store_true", help="publish even with critical or high findings (recorded)")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_key_file_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -84,10 +92,9 @@ def database_passwords(dsn: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.export import Selection, fingerprint_key, parse_classes
-    from ..core.stores.open import open_snapshot
-    from ..team.library import TeamLibrary, validate_team_name
-    from ..team.publish import PublishBlocked
+    from ..core.export import Selection, export_keys, parse_classes, read_export_source
+    from ..team.library import PublishOutcome, TeamLibrary, validate_team_name
+    from ..team.publish import Publication, PublishBlocked
     from .export import key_source, known_credentials
 
     dsn = require_db(args)
@@ -96,42 +103,43 @@ def run(args: argparse.Namespace) -> int:
         selection = Selection.including(parse_classes(args.include, source="--include"))
     else:
         selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
-    snapshot = open_snapshot(args.path, args.revision)
-    key = fingerprint_key(key_source(args))
-    known = [*known_credentials(key), *database_passwords(dsn)]
+    source = read_export_source(args.path, args.revision, args.history)
+    if args.history is None and source.history == "model":
+        print(f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
+              "which is published", file=sys.stderr)  # fmt: skip
+    keys = export_keys(key_source(args))
+    known = [*known_credentials(), *database_passwords(dsn)]
 
-    async def go() -> tuple[object, object]:
+    async def go() -> tuple[Publication, PublishOutcome]:
         library = await TeamLibrary.open(dsn, max_size=1)
         async with library:
             return await library.publish(
-                args.team, snapshot, selection, history=args.history, key=key, known_secrets=known,
-                source_name=args.path.name, allow_findings=args.allow_findings,
+                args.team, source, selection, keys=keys, known_secrets=known, allow_findings=args.allow_findings,
             )  # fmt: skip
 
     try:
         pub, outcome = asyncio.run(go())
     except PublishBlocked as exc:
         return fail(exc.text(), EXIT_PROBLEMS)
-    from ..team.library import PublishOutcome
-    from ..team.publish import Publication
-
-    assert isinstance(pub, Publication) and isinstance(outcome, PublishOutcome)
     if args.json:
         print(json.dumps({
             "team": outcome.team, "session_id": outcome.session_id, "revision": outcome.revision,
             "added": outcome.added, "versions": outcome.versions, "latest_revision": outcome.latest_revision,
-            "sha256": pub.sha256, "bytes": len(pub.export), "redactions": pub.redactions, "findings": pub.findings,
-            "excluded": selection.excluded_names(),
+            "history": outcome.history, "sha256": pub.sha256, "bytes": len(pub.export), "redactions": pub.redactions,
+            "findings": pub.findings, "excluded": selection.excluded_names(), "signed_by": keys.public_key,
         }, indent=2))  # fmt: skip
     elif outcome.added:
         print(
             f"published {outcome.session_id} revision {outcome.revision} to team {outcome.team} "
-            f"({len(pub.export)} bytes, sha256 {pub.sha256}); {outcome.versions} version(s) kept"
+            f"({pub.history} history, {len(pub.export)} bytes, sha256 {pub.sha256}); {outcome.versions} version(s) kept"
         )
         excluded = ", ".join(selection.excluded_names()) or "none"
         print(f"excluded classes: {excluded}; secrets redacted: {pub.redactions}; findings: {pub.findings}")
+        print(f"receipt signed by {keys.public_key}")
     else:
-        print(f"{outcome.session_id} revision {outcome.revision} is already published to team {outcome.team}; nothing changed")
+        other = "" if outcome.history == pub.history else f" (as the {outcome.history} history; a revision is published once)"
+        print(f"{outcome.session_id} revision {outcome.revision} is already published to team {outcome.team}{other}; "
+              "nothing changed")  # fmt: skip
     if pub.findings:
         print("published with findings (see the receipt: rho-desk team show --json)", file=sys.stderr)
         return EXIT_PROBLEMS

@@ -3,8 +3,10 @@
 * ``init`` creates or migrates the schema (the database owner runs it), and with ``--team``
   creates teams (a team is a PostgreSQL role) and adds ``--member`` roles to them;
 * ``sessions`` lists the published sessions you can read, newest first;
-* ``show`` prints one published version: its statistics, its receipt verified against a fresh
-  audit of the stored export, and the conversation (``--export FILE`` writes the JSON);
+* ``show`` prints one published version: its statistics, its signed receipt verified (the
+  Ed25519 signature, the export's SHA-256 and size against it, and a fresh audit of the stored
+  export): ``signed by ed25519:… — valid`` or ``INVALID: …``; then the conversation
+  (``--export FILE`` writes the JSON);
 * ``search`` runs PostgreSQL full-text and substring search, with highlighted snippets.
 
 What a member sees is decided by row-level security in the database, not here.
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import EXIT_OK, EXIT_PROBLEMS, fail
+from .export import add_key_file_option
 from .publish import add_db_argument, require_db
 
 
@@ -54,6 +57,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("--revision", type=int, help="a published revision (default: the latest)")
     show.add_argument("--export", type=Path, metavar="FILE", help="also write the published JSON export to FILE")
     show.add_argument("--json", action="store_true")
+    add_key_file_option(show)
     show.set_defaults(handler=run_show)
 
     search = actions.add_parser("search", help="search published sessions (full text and substrings)")
@@ -119,26 +123,30 @@ def run_sessions(args: argparse.Namespace) -> int:
 def _key_and_known(args: argparse.Namespace) -> tuple[bytes, list[str], str | None]:
     """The fingerprint key and known credentials for re-auditing; without a keyring, a random key."""
     from ..core.errors import CredentialsUnavailable
-    from ..core.export import fingerprint_key
+    from ..core.export import export_keys
     from .export import key_source, known_credentials
 
     try:
-        key = fingerprint_key(key_source(args))
-        return key, known_credentials(key), None
+        keys = export_keys(key_source(args))
+        return keys.fingerprint, [*known_credentials(), *keys.known], None
     except CredentialsUnavailable as exc:
         return os.urandom(32), [], exc.text()
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from ..core.errors import InputError
     from ..core.export import render_markdown
     from ..core.fsio import atomic_write
-    from ..core.wire.codec import decode_snapshot
+    from ..team.publish import decode_published
     from ..team.verify import verify_published
 
     dsn = require_db(args)
     version = asyncio.run(_with_library(dsn, lambda lib: lib.show(args.session_id, team=args.team, revision=args.revision)))
     key, known, warning = _key_and_known(args)
-    verification = verify_published(version.export, version.receipt, key=key, known_secrets=known)
+    verification = verify_published(
+        version.export, version.receipt, key=key, known_secrets=known, session_id=version.session_id,
+        revision=version.revision, history=version.history,
+    )  # fmt: skip
     if args.export is not None:
         atomic_write(args.export, version.export, mode=0o600)
     if args.json:
@@ -146,20 +154,32 @@ def run_show(args: argparse.Namespace) -> int:
             "team": version.team, "session_id": version.session_id, "revision": version.revision,
             "revisions": list(version.revisions), "history": version.history, "sha256": version.sha256,
             "published_at": version.published_at.isoformat(), "published_by": version.published_by,
-            "stats": version.stats, "receipt": json.loads(version.receipt), "verification": verification.to_json(),
+            "stats": version.stats, "receipt": _receipt_json(version.receipt), "verification": verification.to_json(),
         }, indent=2))  # fmt: skip
         return EXIT_OK if verification.ok else EXIT_PROBLEMS
     stats = version.stats
     print(f"{version.session_id} revision {version.revision} (team {version.team}; revisions published: "
           f"{', '.join(map(str, version.revisions))})")  # fmt: skip
+    model = f"; {stats.get('provider')}/{stats.get('model')}" if stats.get("model") else ""
     print(f"published {version.published_at:%Y-%m-%d %H:%M} by {version.published_by}; {version.history} history; "
-          f"{stats.get('messages')} messages; {stats.get('provider')}/{stats.get('model')}")  # fmt: skip
+          f"{stats.get('messages')} messages{model}")  # fmt: skip
     if warning:
         print(f"note: {warning}")
-    print(verification.summary)
+    print(f"receipt: {verification.summary}")
     print()
-    print(render_markdown(decode_snapshot(version.export, source="published export")).decode("utf-8", "replace"))
+    try:
+        shown = render_markdown(decode_published(version.export)[0]).decode("utf-8", "replace")
+    except InputError as exc:
+        shown = f"(the stored export cannot be read: {exc.reason})"
+    print(shown)
     return EXIT_OK if verification.ok else EXIT_PROBLEMS
+
+
+def _receipt_json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
 
 
 def run_search(args: argparse.Namespace) -> int:

@@ -7,9 +7,14 @@ through the bridge; psycopg's async driver keeps the GUI thread free. When the d
 be reached, or drops the connection, the service says so (``sig_state_changed``: the Team panel
 shows a banner) and tries again every few seconds until it answers, then says so again.
 
-Opening a published session writes its export (already redacted and audited) to a private file
-in rho-desk's cache folder (mode 0600) and re-audits it against its receipt; the document opens
-that file read-only, like any snapshot document.
+Opening a published session verifies its signed receipt (the Ed25519 signature, the export's
+hash against it, a fresh audit: ``team.verify``) and writes the export (already redacted and
+audited) to a private file in rho-desk's cache folder (mode 0600): a model-context export as it
+is, a display export as a snapshot of its messages. The document opens that file read-only, like
+any snapshot document.
+
+Publishing runs the export pipeline with the export dialog's history choice and rho-desk's own
+keys (``ExportKeys``: the receipt is signed), as ``rho-desk publish`` does.
 """
 
 from __future__ import annotations
@@ -24,9 +29,12 @@ from typing import Any, Final
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.errors import DatabaseUnavailable, KnownError
+from ..core.export import ExportKeys, ExportSource, Selection
 from ..core.fsio import atomic_write
+from ..core.wire.codec import encode_pretty
 from ..team.db import keyring_password, safe_dsn
-from ..team.library import PublishedSession, PublishedVersion, SearchHit, TeamLibrary
+from ..team.library import PublishedSession, PublishedVersion, PublishOutcome, SearchHit, TeamLibrary
+from ..team.publish import Publication, decode_published
 from ..team.verify import Verification, verify_published
 from .bridge import in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
@@ -179,24 +187,38 @@ class TeamService(QObject):
         return result
 
     async def aopen(self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]) -> OpenedVersion:
-        """Fetch the latest published version, verify its receipt, write it to a private file."""
+        """Fetch the latest published version, verify its signed receipt, write it to a private file."""
         version: PublishedVersion = await self._guard(lambda lib: lib.show(session_id, team=team))
         verification = await in_thread(
-            verify_published, version.export, version.receipt, key=key, known_secrets=known_secrets
-        )
+            verify_published, version.export, version.receipt, key=key, known_secrets=known_secrets,
+            session_id=version.session_id, revision=version.revision, history=version.history,
+        )  # fmt: skip
         folder = cache_dir()
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{team}-{session_id}-r{version.revision}")
         path = folder / f"{safe}.json"
-        await in_thread(atomic_write, path, version.export, mode=0o600)
+        await in_thread(_write_viewable, path, version.export)
         return OpenedVersion(path, version, verification)
 
-    async def apublish(self, team: str, snapshot: Any, selection: Any, *, key: bytes, known_secrets: list[str],
-                       source_name: str | None, allow_findings: bool) -> Any:  # fmt: skip
+    async def apublish(self, team: str, source: ExportSource, selection: Selection, *, keys: ExportKeys,
+                       known_secrets: list[str], allow_findings: bool) -> tuple[Publication, PublishOutcome]:  # fmt: skip
+        """Publish ``source`` (its history as chosen in the export dialog), signed with ``keys``."""
         # the database's own password is redacted like any credential rho-desk holds
         own = await in_thread(keyring_password, self.dsn)
         known = [*known_secrets, *([own] if own else [])]
-        def job(lib: TeamLibrary) -> Any:
-            return lib.publish(team, snapshot, selection, history="model", key=key, known_secrets=known,
-                               source_name=source_name, allow_findings=allow_findings)  # fmt: skip
 
-        return await self._guard(job)
+        def job(lib: TeamLibrary) -> Any:
+            return lib.publish(team, source, selection, keys=keys, known_secrets=known, allow_findings=allow_findings)
+
+        result: tuple[Publication, PublishOutcome] = await self._guard(job)
+        return result
+
+
+def _write_viewable(path: Path, export: bytes) -> None:
+    """The export as a snapshot document the viewer opens: a model export as stored, a display
+    export's messages as a snapshot (both decoded from the stored, audited bytes)."""
+    try:
+        snapshot, history = decode_published(export)
+    except KnownError:
+        history = "model"  # unreadable: written as stored; opening it reports why
+    data = export if history == "model" else encode_pretty(snapshot)
+    atomic_write(path, data, mode=0o600)

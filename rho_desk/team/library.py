@@ -24,7 +24,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from ..core.errors import AccessDenied, DatabaseUnavailable, InputError, StorageError
-from ..core.export import Selection
+from ..core.export import ExportKeys, ExportSource, Selection
 from ..core.wire.snapshot import SessionSnapshot
 from .db import connect, database_errors, keyring_password, safe_dsn
 from .publish import Publication, prepare
@@ -62,6 +62,9 @@ class PublishOutcome:
     """False: that revision was already published (nothing changed)."""
     versions: int
     latest_revision: int
+    history: str = "display"
+    """The history kind stored for this revision: the one just published, or (when ``added`` is
+    false) the one published before; a revision is published once, in one history."""
 
 
 @dataclass(frozen=True)
@@ -382,16 +385,16 @@ class TeamLibrary:
     async def publish(
         self,
         team: str,
-        snapshot: SessionSnapshot,
+        source: ExportSource | SessionSnapshot,
         selection: Selection,
         *,
-        history: str,
-        key: bytes,
+        keys: ExportKeys,
         known_secrets: list[str],
         source_name: str | None = None,
         allow_findings: bool = False,
     ) -> tuple[Publication, PublishOutcome]:
-        """Export ``snapshot`` (off the event loop) and store the result in one transaction.
+        """Export ``source`` through the export pipeline (off the event loop; a bare snapshot
+        exports its model context) and store the result in one transaction.
 
         Raises:
             PublishBlocked: the audit blocked the export; nothing was sent.
@@ -399,23 +402,22 @@ class TeamLibrary:
         """
         validate_team_name(team)
         pub = await asyncio.to_thread(
-            prepare, snapshot, selection, history=history, key=key, known_secrets=known_secrets,
-            source_name=source_name, allow_findings=allow_findings,
+            prepare, source, selection, keys=keys, known_secrets=known_secrets, source_name=source_name,
+            allow_findings=allow_findings,
         )  # fmt: skip
         return pub, await self.store(team, pub)
 
     async def publish_many(
         self,
         team: str,
-        snapshots: Iterable[tuple[SessionSnapshot, str | None]],
+        sources: Iterable[tuple[ExportSource | SessionSnapshot, str | None]],
         selection: Selection,
         *,
-        history: str,
-        key: bytes,
+        keys: ExportKeys,
         known_secrets: list[str],
         allow_findings: bool = False,
     ) -> list[tuple[Publication, PublishOutcome]]:
-        """Publish several sessions (snapshot, source name): each in its own transaction, the
+        """Publish several sessions (source, source name): each in its own transaction, the
         next one exported while the previous ones are being stored (up to the pool's size).
 
         Raises:
@@ -431,9 +433,9 @@ class TeamLibrary:
             return pub, await self.store(team, pub)
 
         try:
-            for snapshot, source_name in snapshots:
+            for source, source_name in sources:
                 pub = await asyncio.to_thread(
-                    prepare, snapshot, selection, history=history, key=key, known_secrets=known_secrets,
+                    prepare, source, selection, keys=keys, known_secrets=known_secrets,
                     source_name=source_name, allow_findings=allow_findings,
                 )  # fmt: skip
                 while len(storing) >= in_flight:
@@ -476,7 +478,16 @@ class TeamLibrary:
         )  # fmt: skip
         row = await cur.fetchone()
         assert row is not None
-        return PublishOutcome(team, pub.session_id, pub.revision, bool(row[0]), int(row[1]), int(row[2]))
+        history = pub.history
+        if not row[0]:  # already there: say in which history it was published
+            cur = await conn.execute(
+                "SELECT v.history FROM rho_desk.versions v JOIN rho_desk.sessions s ON s.id = v.session "
+                "WHERE s.team = %s AND s.session_id = %s AND v.revision = %s",
+                (team, pub.session_id, pub.revision),
+            )
+            found = await cur.fetchone()
+            history = str(found[0]) if found else history
+        return PublishOutcome(team, pub.session_id, pub.revision, bool(row[0]), int(row[1]), int(row[2]), history)
 
 
 def _mark(snippet: str, query: str) -> str:

@@ -1,11 +1,13 @@
 """What a publish sends: the export pipeline's audited output and what is derived from it.
 
-``run_export`` is the one place the team library calls the export pipeline (the same classes,
-secret redaction and audit as ``rho-desk export``). ``prepare`` turns its result into a
-``Publication``: the exported JSON bytes (exactly the audited ones), the receipt bytes, the
-searchable text and the statistics. The text, title and statistics are computed from the
-exported bytes and the receipt only, never from the source snapshot, so nothing the export left
-out (excluded classes, redacted secrets) can reach the database by another path.
+``prepare`` runs the export pipeline exactly as ``rho-desk export`` does (``export_signed``: the
+same classes, secret redaction, audit and signed receipt; the conversation as shown by default,
+or the model context) and turns its result into a ``Publication``: the exported JSON bytes
+(exactly the audited ones: a ``rho-desk.display-export`` document or a schema-2 snapshot), the
+signed receipt's bytes, the searchable text and the statistics. The text, title and statistics
+are decoded from the exported bytes only (``decode_published``), never from the source, so
+nothing the export left out (excluded classes, redacted secrets) can reach the database by
+another path.
 """
 
 from __future__ import annotations
@@ -17,15 +19,16 @@ from typing import Final
 
 from ..core.errors import InputError
 from ..core.export import (
+    HISTORY_KINDS,
     ContentClass,
+    ExportKeys,
     ExportResult,
+    ExportSource,
     Selection,
-    build_receipt,
-    encode_receipt,
-    export_snapshot,
+    decode_display_export,
+    export_signed,
     is_placeholder,
     iter_slots,
-    key_id,
 )
 from ..core.export._classify import SlotKind
 from ..core.wire.codec import decode_snapshot
@@ -35,12 +38,12 @@ __all__ = [
     "HISTORIES",
     "Publication",
     "PublishBlocked",
+    "decode_published",
     "prepare",
-    "run_export",
     "search_text_of_export",
 ]
 
-HISTORIES: Final = ("display", "model")
+HISTORIES: Final = HISTORY_KINDS
 _SEARCH_CLASSES: Final = frozenset({ContentClass.USER, ContentClass.ASSISTANT})
 """What search covers: user and assistant text, as the local session index (tool output, file
 contents and instructions are in the stored export, not in the search index)."""
@@ -61,10 +64,11 @@ class Publication:
     history: str
     title: str
     export: bytes
-    """The exported JSON snapshot, byte for byte what the audit checked."""
+    """The exported JSON (a display export document or a snapshot), byte for byte what the
+    audit checked."""
     sha256: str
     receipt: bytes
-    """The receipt document, stored as the pipeline encoded it."""
+    """The signed receipt document, stored as the pipeline encoded it."""
     search_text: str
     stats: dict[str, object]
     message_count: int
@@ -72,27 +76,17 @@ class Publication:
     redactions: int
 
 
-def run_export(
-    snapshot: SessionSnapshot,
-    selection: Selection,
-    *,
-    history: str,
-    key: bytes,
-    known_secrets: list[str],
-) -> ExportResult:
-    """The export pipeline, JSON output (the one call site of the pipeline in the team library).
+def decode_published(export: bytes) -> tuple[SessionSnapshot, str]:
+    """A published export as a snapshot and its history kind: a display export document's
+    messages in a snapshot (``display``), or the exported snapshot itself (``model``).
 
     Raises:
-        InputError: ``history`` is not one this pipeline exports.
+        InputError: neither shape.
     """
-    if history not in HISTORIES:
-        raise InputError(f"--history must be one of {', '.join(HISTORIES)}, not {history!r}")
-    if history != "model":
-        raise InputError(
-            "--history display is not available from this export pipeline yet; publish the model "
-            "history (--history model)"
-        )
-    return export_snapshot(snapshot, selection, key=key, known_secrets=known_secrets, fmt="json")
+    display = decode_display_export(export)
+    if display is not None:
+        return display[0], "display"
+    return decode_snapshot(export, source="export"), "model"
 
 
 def _slot_texts(snapshot: SessionSnapshot) -> list[tuple[ContentClass, str]]:
@@ -107,8 +101,8 @@ def _slot_texts(snapshot: SessionSnapshot) -> list[tuple[ContentClass, str]]:
 
 
 def search_text_of_export(export: bytes) -> str:
-    """The searchable text of an exported JSON snapshot (placeholders and structure left out)."""
-    return _join(_slot_texts(decode_snapshot(export, source="export")))
+    """The searchable text of a published export, either shape (placeholders and structure left out)."""
+    return _join(_slot_texts(decode_published(export)[0]))
 
 
 def _join(texts: list[tuple[ContentClass, str]]) -> str:
@@ -116,15 +110,17 @@ def _join(texts: list[tuple[ContentClass, str]]) -> str:
     return "\n".join(t for _c, t in texts).replace("\x00", "")[:_MAX_SEARCH_TEXT]
 
 
-def _stats(result: ExportResult, exported: SessionSnapshot) -> dict[str, object]:
+def _stats(result: ExportResult, exported: SessionSnapshot, history: str) -> dict[str, object]:
     kinds = Counter(m.kind.value for m in exported.history)
+    model = history == "model"  # a display document names no provider and keeps no compaction state
     return {
+        "history": history,
         "messages": len(exported.history),
         "by_kind": dict(sorted(kinds.items())),
-        "provider": exported.provider.provider,
-        "api": exported.provider.api,
-        "model": exported.provider.model,
-        "compactions": int(exported.compaction.completed_compactions),
+        "provider": exported.provider.provider if model else None,
+        "api": exported.provider.api if model else None,
+        "model": exported.provider.model if model else None,
+        "compactions": int(exported.compaction.completed_compactions) if model else None,
         "export_bytes": len(result.data),
         "redactions": len(result.redactions),
         "findings": len(result.report.findings),
@@ -139,55 +135,61 @@ def _stats(result: ExportResult, exported: SessionSnapshot) -> dict[str, object]
     }
 
 
+def _title(exported: SessionSnapshot, texts: list[tuple[ContentClass, str]]) -> str:
+    """The session's title as exported (metadata kept and not a placeholder), else the first
+    user text."""
+    named = exported.metadata.get("title", "")
+    if named.strip() and not is_placeholder(named):
+        return " ".join(named.split())[:_TITLE_CHARS].replace("\x00", "")
+    first = next((" ".join(t.split())[:_TITLE_CHARS] for c, t in texts if c is ContentClass.USER), "")
+    return first.replace("\x00", "")
+
+
 def prepare(
-    snapshot: SessionSnapshot,
+    source: ExportSource | SessionSnapshot,
     selection: Selection,
     *,
-    history: str,
-    key: bytes,
+    keys: ExportKeys,
     known_secrets: list[str],
     source_name: str | None = None,
     allow_findings: bool = False,
 ) -> Publication:
-    """Export ``snapshot`` and derive what a publish stores (CPU only: run it off the event loop).
+    """Export ``source`` (a bare snapshot: its model context) through the export pipeline and
+    derive what a publish stores (CPU only: run it off the event loop).
 
     Raises:
         PublishBlocked: critical or high findings and no ``allow_findings``; nothing is sent.
-        InputError: an unsupported ``history``.
     """
-    result = run_export(snapshot, selection, history=history, key=key, known_secrets=known_secrets)
-    if result.blocked and not allow_findings:
+    if isinstance(source, SessionSnapshot):
+        source = ExportSource(source, "model", name=source_name)
+    elif source_name is not None and source.name is None:
+        source = ExportSource(source.snapshot, source.history, source.timestamps, source.title, source_name)
+    snapshot = source.snapshot
+    name = f"{snapshot.session_id}-r{snapshot.revision}.json"
+    signed = export_signed(
+        source, selection, keys=keys, known_secrets=known_secrets, fmt="json", output_name=name,
+        allow_findings=allow_findings,
+    )  # fmt: skip
+    result = signed.result
+    if signed.receipt_bytes is None:
         raise PublishBlocked(
             f"publish blocked: {len(result.report.blocking)} critical or high finding(s) in the "
             "audit; nothing was sent (re-run with --allow-findings to publish anyway, recorded in "
             "the receipt)",
-            source=source_name,
+            source=source.name,
         )
-    name = f"{snapshot.session_id}-r{snapshot.revision}.json"
-    receipt = build_receipt(
-        result,
-        output_name=name,
-        key_id=key_id(key),
-        source_name=source_name,
-        allow_findings=allow_findings,
-    )
-    exported = decode_snapshot(result.data, source="export")
+    exported, history = decode_published(result.data)
     texts = _slot_texts(exported)
-    search_text = _join(texts)
-    title = next(
-        (" ".join(t.split())[:_TITLE_CHARS] for c, t in texts if c is ContentClass.USER), ""
-    )
-    title = title.replace("\x00", "")
     return Publication(
         session_id=snapshot.session_id,
         revision=int(snapshot.revision),
         history=history,
-        title=title,
+        title=_title(exported, texts),
         export=result.data,
         sha256=result.sha256,
-        receipt=encode_receipt(receipt),
-        search_text=search_text,
-        stats=json.loads(json.dumps(_stats(result, exported))),
+        receipt=signed.receipt_bytes,
+        search_text=_join(texts),
+        stats=json.loads(json.dumps(_stats(result, exported, history))),
         message_count=len(exported.history),
         findings=len(result.report.findings),
         redactions=len(result.redactions),

@@ -1,9 +1,19 @@
-"""Verifying a published version against its receipt, as ``rho-desk audit`` does for a file.
+"""Verifying a published version against its signed receipt, as ``rho-desk audit --verify-key``
+does for a file.
 
-The stored export is audited again (secrets, excluded classes, echoes) and compared with the
-receipt stored beside it: the SHA-256 and size must match and the audit must reproduce the
-receipt's findings. With another machine's fingerprint key the fingerprints are not compared
-(the check says so).
+Three things are checked, and each failure is named:
+
+* the signature: the stored receipt carries an Ed25519 signature, made by the public key it
+  names, over everything else it says (the export's SHA-256 and size, the history kind, the
+  classes, redactions and findings). A receipt changed after signing (a fixed-up hash) fails;
+* the export: its SHA-256 and size are the ones the signed receipt states;
+* the audit: the stored export is audited again (secrets, excluded classes, echoes) and must
+  reproduce the receipt's findings; and the receipt describes this session, revision and history.
+
+A valid signature proves the export is what the holder of that key's rho-desk wrote and audited;
+who that is, a member learns by comparing the key with the publisher's ``rho-desk keys``
+(``docs/security.md``). With another machine's fingerprint key the fingerprints are not compared
+(the summary says so).
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from ..core.export import (
     audit_bytes,
     decode_receipt,
     key_id,
+    parse_public_key,
     verify_receipt,
 )
 
@@ -29,25 +40,52 @@ __all__ = ["Verification", "verify_published"]
 class Verification:
     ok: bool
     summary: str
-    """One line for a person: verified, or what does not match."""
+    """One line for a person: ``signed by ed25519:… — valid`` or ``INVALID: …``."""
     check: ReceiptCheck | None
     report: AuditReport | None
+    signer: str | None = None
+    """The public key the receipt names as its signer (``ed25519:…``), if it is signed."""
+    problems: tuple[str, ...] = ()
+    """Each failed check, for a person."""
 
     def to_json(self) -> dict[str, object]:
         return {
             "ok": self.ok,
             "summary": self.summary,
+            "signer": self.signer,
+            "signature": None if self.check is None else self.check.signature,
+            "problems": list(self.problems),
             "check": None if self.check is None else self.check.to_json(),
             "findings": [] if self.report is None else [f.to_json() for f in self.report.findings],
         }
 
 
-def verify_published(export: bytes, receipt_bytes: bytes, *, key: bytes, known_secrets: list[str]) -> Verification:
-    """Audit ``export`` again and compare with its receipt (CPU only: run it off the event loop)."""
+def verify_published(
+    export: bytes,
+    receipt_bytes: bytes,
+    *,
+    key: bytes,
+    known_secrets: list[str],
+    session_id: str | None = None,
+    revision: int | None = None,
+    history: str | None = None,
+) -> Verification:
+    """Check the receipt's signature, the export against it, and a fresh audit (CPU only: run it
+    off the event loop). ``session_id``, ``revision`` and ``history``, when given, must be the
+    ones the receipt states (the database row's)."""
     try:
         receipt = decode_receipt(receipt_bytes, source="receipt")
     except InputError as exc:
-        return Verification(False, f"the stored receipt is unreadable: {exc.reason}", None, None)
+        reason = f"the stored receipt is unreadable: {exc.reason}"
+        return Verification(False, f"INVALID: {reason}", None, None, problems=(reason,))
+    signer = receipt.signature.public_key if receipt.signature is not None else None
+    public_key = None
+    problems: list[str] = []
+    if signer is not None:
+        try:
+            public_key = parse_public_key(signer, source="receipt")
+        except InputError:
+            problems.append("the receipt's public key is not an Ed25519 key")
     valid = {c.value for c in ContentClass}
     excluded = frozenset(ContentClass(n) for n in receipt.selection.excluded if n in valid)
     report = audit_bytes(
@@ -58,13 +96,20 @@ def verify_published(export: bytes, receipt_bytes: bytes, *, key: bytes, known_s
         excluded=excluded,
         recorded_echoes=receipt.finding_objects(),
     )
-    check = verify_receipt(receipt, export, report, key_id(key))
-    if check.ok:
-        extra = "" if check.fingerprints_compared else " (fingerprints not compared: published with another key)"
-        return Verification(True, f"receipt verified: sha256 matches, findings reproduced{extra}", check, report)
-    problems = []
-    if not check.sha256_ok or not check.size_ok:
-        problems.append("the export is not the one the receipt describes (sha256 or size differs)")
-    if check.missing or check.unexpected:
-        problems.append(f"findings differ ({len(check.missing)} missing, {len(check.unexpected)} new)")
-    return Verification(False, "receipt NOT verified: " + "; ".join(problems), check, report)
+    check = verify_receipt(receipt, export, report, key_id(key), public_key=public_key)
+    if public_key is None and not problems:
+        check.signature = "missing"
+    problems.extend(check.failures())
+    for what, stored, stated in (
+        ("session", session_id, receipt.source.session_id),
+        ("revision", revision, receipt.source.revision),
+        ("history", history, receipt.history),
+    ):
+        if stored is not None and stored != stated:
+            problems.append(f"the receipt describes {what} {stated}, not the published {stored}")
+    if not problems:
+        extra = "" if check.fingerprints_compared else "; fingerprints not compared: published with another key"
+        summary = f"signed by {signer} — valid (sha256 matches, findings reproduced{extra})"
+        return Verification(True, summary, check, report, signer)
+    by = f" (signed by {signer})" if signer else ""
+    return Verification(False, "INVALID: " + "; ".join(problems) + by, check, report, signer, tuple(problems))

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rho_desk.core.export import ALL_CLASSES, Selection, fingerprint_key
-from rho_desk.core.stores.open import open_snapshot
-from rho_desk.keys import MemoryKeySource
+from rho_desk.core.export import ALL_CLASSES, Selection, decode_receipt, export_keys, read_export_source
+from rho_desk.keys import default_key_source
 from rho_desk.qt.settings import PREFS_TEAM_DATABASE
 from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.db import keep_password_in_keyring
@@ -33,10 +32,10 @@ async def publish_fixtures(dsn: str, rho_fixtures: Path) -> None:
     """(on the app's qasync loop: the tests drive everything through ``run``)"""
     async with await TeamLibrary.open(dsn) as lib:
         await lib.create_team("qa")
+        keys = export_keys(default_key_source())
         for name in ("session-v2.jsonl", "session-v3.jsonl"):
-            snapshot = open_snapshot(rho_fixtures / name)
-            await lib.publish("qa", snapshot, Selection.including(ALL_CLASSES), history="model",
-                              key=fingerprint_key(MemoryKeySource()), known_secrets=[], source_name=name)  # fmt: skip
+            source = read_export_source(rho_fixtures / name, None, None)  # the conversation as shown
+            await lib.publish("qa", source, Selection.including(ALL_CLASSES), keys=keys, known_secrets=[])
 
 
 def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window, run, pg_db: str, rho_fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -59,10 +58,21 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window
     run(settle(context.bridge))
     assert context.document.is_open and context.document.is_snapshot_document  # read-only
     assert context.document.tree.active_leaf is not None
-    assert view.receipt.isVisible() and "receipt verified" in view.receipt.text()
+    public = export_keys(default_key_source()).public_key
+    assert view.receipt.isVisible() and f"✔ signed by {public} — valid" in view.receipt.text()
     assert view.opened is not None and oct(view.opened.path.stat().st_mode & 0o777) == "0o600"
+    assert view.opened.version.history == "display"  # published as shown, opened as a snapshot of it
     # settings hold no password
     assert "password" not in str(context.settings.get(PREFS_TEAM_DATABASE))
+
+    # the stored export is edited in the database and its hash fixed up: opening it says so
+    from ..team.test_publish import _tamper
+
+    sid = view.opened.version.session_id
+    _tamper(pg_db, sid, "delta", "DELTA")
+    view.open_item(view.list.item(0))
+    run(settle(context.bridge))
+    assert "✘ INVALID:" in view.receipt.text() and "signature does not match" in view.receipt.text()
 
 
 def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtures: Path) -> None:  # type: ignore[no-untyped-def]
@@ -74,14 +84,28 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
     dialog.schedule(now=True)
     run(settle(context.bridge))
     assert dialog.current() is not None and dialog.publish_button.isEnabled()
+    assert dialog.history_kind() == "display"  # the dialog's default
     dialog.publish_to("qa")
     run(settle(context.bridge))
+    sid = "11111111-1111-4111-8111-111111111111"
 
-    async def listed() -> list[str]:
+    async def stored() -> tuple[str, bytes, int]:
         async with await TeamLibrary.open(pg_db) as lib:
-            return [s.session_id for s in await lib.sessions()]
+            version = await lib.show(sid, team="qa")
+            return version.history, version.receipt, version.message_count
 
-    assert "11111111-1111-4111-8111-111111111111" in run(listed())
+    history, receipt, count = run(stored())
+    assert history == "display" and count == 4  # the conversation as shown (the model context has 2)
+    signature = decode_receipt(receipt).signature
+    assert signature is not None and signature.public_key == export_keys(default_key_source()).public_key
+    # another history of the same revision: nothing changes (a revision is published once)
+    dialog.set_history("model")
+    run(settle(context.bridge))
+    dialog.schedule(now=True)
+    run(settle(context.bridge))
+    dialog.publish_to("qa")
+    run(settle(context.bridge))
+    assert run(stored())[0] == "display" and "already published" in dialog.busy.label.text()
     dialog.close()
 
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import psycopg
 
-from rho_desk.core.export import ALL_CLASSES, Selection
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from rho_desk.core.export import ALL_CLASSES, ExportKeys, Selection
 from rho_desk.core.wire.model import ContentBlock, Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
 
 ID = ModelIdentity("openai", "responses", "gpt-5")
 KEY = bytes(range(32))
+KEYS = ExportKeys(KEY, Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64))))
+"""A fixed fingerprint key and receipt signing key (as ``export_keys`` reads them)."""
 EVERYTHING = Selection.including(ALL_CLASSES)
 
 

@@ -14,7 +14,7 @@ from rho_desk.core.errors import AccessDenied, CredentialsUnavailable, InputErro
 from rho_desk.team.db import KEYRING_SERVICE, keyring_user, safe_dsn
 from rho_desk.team.library import TeamLibrary
 
-from .helpers import EVERYTHING, KEY, create_login, dsn_with, session
+from .helpers import EVERYTHING, KEYS, create_login, dsn_with, session
 
 
 def names() -> tuple[str, str, str, str]:
@@ -31,9 +31,9 @@ async def setup_two_teams(admin: str) -> tuple[str, str, str, str]:
         await lib.create_team(team_b, (bob,))
     # each member publishes to their own team
     async with await TeamLibrary.open(alice_dsn) as lib:
-        await lib.publish(team_a, session("sess-a", topic="alpha secret plan"), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        await lib.publish(team_a, session("sess-a", topic="alpha secret plan"), EVERYTHING, keys=KEYS, known_secrets=[])
     async with await TeamLibrary.open(bob_dsn) as lib:
-        await lib.publish(team_b, session("sess-b", topic="bravo secret plan"), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        await lib.publish(team_b, session("sess-b", topic="bravo secret plan"), EVERYTHING, keys=KEYS, known_secrets=[])
     return team_a, team_b, alice_dsn, bob_dsn
 
 
@@ -49,7 +49,7 @@ async def test_a_member_reads_only_their_teams_through_rho_desk(pg_db: str) -> N
         with pytest.raises(InputError, match="no published session 'sess-b'"):
             await lib.show("sess-b")
         with pytest.raises(AccessDenied):
-            await lib.publish(team_b, session("intruder"), EVERYTHING, history="model", key=KEY, known_secrets=[])
+            await lib.publish(team_b, session("intruder"), EVERYTHING, keys=KEYS, known_secrets=[])
     async with await TeamLibrary.open(pg_db) as lib:  # the owner sees everything
         assert sorted(s.session_id for s in await lib.sessions()) == ["sess-a", "sess-b"]
 

@@ -13,7 +13,7 @@ from rho_desk.core.errors import DatabaseUnavailable
 from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.library import TeamLibrary
 
-from .helpers import EVERYTHING, KEY, session
+from .helpers import EVERYTHING, KEYS, session
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ async def test_server_stopped_mid_publish_then_retry(own_cluster: ThrowawayClust
     lib = await TeamLibrary.open(dsn, max_size=2)
     try:
         await lib.create_team("ops")
-        await lib.publish("ops", session("before", revision=1), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        await lib.publish("ops", session("before", revision=1), EVERYTHING, keys=KEYS, known_secrets=[])
         with psycopg.connect(dsn, autocommit=True) as conn:
             # the version insert (after the session row is written, before commit) now takes a while
             conn.execute(
@@ -54,7 +54,7 @@ async def test_server_stopped_mid_publish_then_retry(own_cluster: ThrowawayClust
             )
             conn.execute("CREATE TRIGGER slow BEFORE INSERT ON rho_desk.versions FOR EACH ROW EXECUTE FUNCTION rho_desk.slow()")
         task = asyncio.create_task(
-            lib.publish("ops", session("mid", revision=4), EVERYTHING, history="model", key=KEY, known_secrets=[])
+            lib.publish("ops", session("mid", revision=4), EVERYTHING, keys=KEYS, known_secrets=[])
         )
         await asyncio.to_thread(_wait_for_sleeping_insert, own_cluster)
         await asyncio.to_thread(own_cluster.stop, "immediate")
@@ -68,7 +68,7 @@ async def test_server_stopped_mid_publish_then_retry(own_cluster: ThrowawayClust
             assert conn.execute("SELECT count(*) FROM rho_desk.versions").fetchone() == (1,)
             conn.execute("DROP TRIGGER slow ON rho_desk.versions")
         # the same library recovers (the pool replaces its dead connections) and the retry lands
-        _, outcome = await lib.publish("ops", session("mid", revision=4), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        _, outcome = await lib.publish("ops", session("mid", revision=4), EVERYTHING, keys=KEYS, known_secrets=[])
         assert outcome.added and outcome.versions == 1
         assert sorted(s.session_id for s in await lib.sessions()) == ["before", "mid"]
     finally:

@@ -11,13 +11,13 @@ import pytest
 
 from rho_desk.cli import main
 from rho_desk.core.errors import AccessDenied, InputError
-from rho_desk.core.export import ContentClass, Selection, decode_receipt
+from rho_desk.core.export import ContentClass, ExportSource, Selection, decode_receipt, display_snapshot
 from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 from rho_desk.team.library import TeamLibrary
-from rho_desk.team.publish import PublishBlocked, prepare
+from rho_desk.team.publish import PublishBlocked, decode_published, prepare
 from rho_desk.team.verify import verify_published
 
-from .helpers import EVERYTHING, KEY, session
+from .helpers import EVERYTHING, KEY, KEYS, session
 
 
 def team_name() -> str:
@@ -30,7 +30,7 @@ async def test_publish_stores_the_audited_export_receipt_text_and_statistics(pg_
     async with await TeamLibrary.open(pg_db) as lib:
         assert await lib.create_team(team) is True
         assert await lib.create_team(team) is False
-        pub, outcome = await lib.publish(team, session(), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        pub, outcome = await lib.publish(team, session(), EVERYTHING, keys=KEYS, known_secrets=[])
         assert outcome.added and outcome.versions == 1 and outcome.latest_revision == 1
         version = await lib.show("sess-1")
         assert version.export == pub.export and version.receipt == pub.receipt  # stored as produced
@@ -38,7 +38,10 @@ async def test_publish_stores_the_audited_export_receipt_text_and_statistics(pg_
         assert receipt.output.sha256 == version.sha256 and receipt.source.revision == 1
         assert decode_snapshot(version.export).history[1].content[0].text == "Please fix the flaky websocket reconnection test"
         assert version.stats["messages"] == 4 and version.stats["model"] == "gpt-5"
-        assert verify_published(version.export, version.receipt, key=KEY, known_secrets=[]).ok
+        verification = verify_published(version.export, version.receipt, key=KEY, known_secrets=[])
+        assert verification.ok and verification.signer == KEYS.public_key
+        assert verification.summary.startswith(f"signed by {KEYS.public_key} — valid")
+        assert receipt.history == "model" == version.history
         [listed] = await lib.sessions()
         assert listed.title == "Please fix the flaky websocket reconnection test" and listed.versions == 1
 
@@ -48,12 +51,12 @@ async def test_same_revision_is_a_no_op_and_a_newer_one_adds_a_version(pg_db: st
     team = team_name()
     async with await TeamLibrary.open(pg_db) as lib:
         await lib.create_team(team)
-        _, first = await lib.publish(team, session(revision=1), EVERYTHING, history="model", key=KEY, known_secrets=[])
-        _, again = await lib.publish(team, session(revision=1), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        _, first = await lib.publish(team, session(revision=1), EVERYTHING, keys=KEYS, known_secrets=[])
+        _, again = await lib.publish(team, session(revision=1), EVERYTHING, keys=KEYS, known_secrets=[])
         assert first.added and not again.added and again.versions == 1
-        _, newer = await lib.publish(team, session(revision=3), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        _, newer = await lib.publish(team, session(revision=3), EVERYTHING, keys=KEYS, known_secrets=[])
         assert newer.added and newer.versions == 2 and newer.latest_revision == 3
-        _, older = await lib.publish(team, session(revision=2), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        _, older = await lib.publish(team, session(revision=2), EVERYTHING, keys=KEYS, known_secrets=[])
         assert older.added and older.versions == 3 and older.latest_revision == 3  # kept, not the latest
         latest = await lib.show("sess-1")
         assert latest.revision == 3 and latest.revisions == (1, 2, 3)
@@ -70,7 +73,7 @@ async def test_excluded_classes_never_reach_the_database(pg_db: str) -> None:
     async with await TeamLibrary.open(pg_db) as lib:
         await lib.create_team(team)
         selection = Selection.excluding(frozenset({ContentClass.TOOL_RECORDS, ContentClass.METADATA}))
-        await lib.publish(team, session(), selection, history="model", key=KEY, known_secrets=[])
+        await lib.publish(team, session(), selection, keys=KEYS, known_secrets=[])
     dump = _dump(pg_db)
     assert "reconnect_backoff" not in dump and "net/ws.py" not in dump and "OPS-12" not in dump
     assert "websocket reconnection" in dump  # the user text is included
@@ -90,7 +93,7 @@ def test_a_blocked_audit_sends_nothing() -> None:
     # a known credential cannot be redacted when it sits in a JSON object key: the audit blocks
     bad = session().replace(metadata={"token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8": "v"})
     try:
-        pub = prepare(bad, EVERYTHING, history="model", key=KEY, known_secrets=[])
+        pub = prepare(bad, EVERYTHING, keys=KEYS, known_secrets=[])
     except PublishBlocked:
         return
     assert "ghp_a1B2" not in pub.export.decode() and "ghp_a1B2" not in pub.search_text
@@ -101,8 +104,8 @@ async def test_search_full_text_and_substring_with_highlights(pg_db: str) -> Non
     team = team_name()
     async with await TeamLibrary.open(pg_db) as lib:
         await lib.create_team(team)
-        await lib.publish(team, session("a", topic="websocket reconnection"), EVERYTHING, history="model", key=KEY, known_secrets=[])
-        await lib.publish(team, session("b", topic="database migration"), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        await lib.publish(team, session("a", topic="websocket reconnection"), EVERYTHING, keys=KEYS, known_secrets=[])
+        await lib.publish(team, session("b", topic="database migration"), EVERYTHING, keys=KEYS, known_secrets=[])
         hits = await lib.search("migrations")  # stemmed full text
         assert [h.session_id for h in hits] == ["b"] and "«migration»" in hits[0].snippet
         hits = await lib.search("ebsock")  # a substring (pg_trgm)
@@ -116,14 +119,104 @@ async def test_search_full_text_and_substring_with_highlights(pg_db: str) -> Non
 async def test_unknown_team_is_refused(pg_db: str) -> None:
     async with await TeamLibrary.open(pg_db) as lib:
         with pytest.raises(AccessDenied):
-            await lib.publish("nosuchteam", session(), EVERYTHING, history="model", key=KEY, known_secrets=[])
+            await lib.publish("nosuchteam", session(), EVERYTHING, keys=KEYS, known_secrets=[])
         with pytest.raises(InputError):
-            await lib.publish("Bad Name", session(), EVERYTHING, history="model", key=KEY, known_secrets=[])
+            await lib.publish("Bad Name", session(), EVERYTHING, keys=KEYS, known_secrets=[])
 
 
-def test_history_display_is_refused_until_the_pipeline_exports_it() -> None:
-    with pytest.raises(InputError, match="--history display"):
-        prepare(session(), EVERYTHING, history="display", key=KEY, known_secrets=[])
+def test_a_display_publication_derives_text_title_and_statistics_from_the_display_document() -> None:
+    snapshot = session(revision=2)
+    shown = display_snapshot(snapshot, (*snapshot.history, snapshot.history[1]))  # one more message as shown
+    pub = prepare(ExportSource(shown, "display", title="Flaky websocket"), EVERYTHING, keys=KEYS, known_secrets=[])
+    assert pub.history == "display" and pub.export.lstrip().startswith(b'{\n  "format": "rho-desk.display-export"')
+    exported, kind = decode_published(pub.export)
+    assert kind == "display" and len(exported.history) == pub.message_count == 6 == pub.stats["messages"]
+    assert pub.stats["history"] == "display" and pub.stats["model"] is None
+    assert pub.title == "Flaky websocket" and "adjusted the websocket reconnection backoff" in pub.search_text
+    receipt = decode_receipt(pub.receipt)
+    assert receipt.history == "display" and receipt.signature is not None
+    assert verify_published(pub.export, pub.receipt, key=KEY, known_secrets=[], history="display").ok
+    # the same revision's model context: another shape, the same derivations
+    model = prepare(snapshot, EVERYTHING, keys=KEYS, known_secrets=[])
+    assert model.history == "model" and model.message_count == 5 and model.stats["model"] == "gpt-5"
+
+
+def test_an_excluded_title_is_not_the_published_title() -> None:
+    shown = display_snapshot(session(), session().history)
+    selection = Selection.excluding(frozenset({ContentClass.METADATA}))
+    pub = prepare(ExportSource(shown, "display", title="Secret project name"), selection, keys=KEYS, known_secrets=[])
+    assert "Secret project" not in pub.title and "Secret project" not in pub.export.decode()
+    assert pub.title == "Please fix the flaky websocket reconnection test"
+
+
+def _tamper(dsn: str, session_id: str, old: str, new: str) -> None:
+    """As the database owner: change the stored export and fix up the receipt's sha256 and size
+    (and the row's), as someone with write access to the database could."""
+    import hashlib
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        export, receipt = conn.execute(
+            "SELECT v.export, v.receipt FROM rho_desk.versions v JOIN rho_desk.sessions s ON s.id = v.session "
+            "WHERE s.session_id = %s", (session_id,),
+        ).fetchone()  # fmt: skip
+        changed = bytes(export).replace(old.encode(), new.encode())
+        assert changed != bytes(export)
+        body = json.loads(bytes(receipt))
+        body["output"]["sha256"] = hashlib.sha256(changed).hexdigest()
+        body["output"]["bytes"] = len(changed)
+        fixed = json.dumps(body, indent=2).encode() + b"\n"
+        conn.execute(
+            "UPDATE rho_desk.versions v SET export = %s, receipt = %s, sha256 = %s FROM rho_desk.sessions s "
+            "WHERE s.id = v.session AND s.session_id = %s",
+            (changed, fixed, body["output"]["sha256"], session_id),
+        )
+
+
+def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type: ignore[no-untyped-def]
+    pg_db: str, tmp_path, rho_fixtures, capsys: pytest.CaptureFixture[str]
+) -> None:
+    legacy = tmp_path / "session-v1.jsonl"  # one compaction: 4 messages as shown, 2 in the model context
+    legacy.write_bytes((rho_fixtures / "session-v1.jsonl").read_bytes())
+    key_file = tmp_path / "keys"
+    team = team_name()
+    assert main(["team", "init", "--db", pg_db, "--team", team]) == 0
+    capsys.readouterr()
+    common = ["--db", pg_db, "--team", team, "--exclude", "reasoning_summaries", "--key-file", str(key_file)]
+    assert main(["publish", str(legacy), *common, "--json"]) == 0
+    published = json.loads(capsys.readouterr().out)
+    assert published["added"] and published["history"] == "display"
+    assert main(["keys", "--key-file", str(key_file)]) == 0
+    public = capsys.readouterr().out.splitlines()[0]
+    assert published["signed_by"] == public and public.startswith("ed25519:")
+    # the same revision again, in either history: nothing changes, and the output says which is there
+    assert main(["publish", str(legacy), *common]) == 0
+    assert "already published" in capsys.readouterr().out
+    assert main(["publish", str(legacy), *common, "--history", "model"]) == 0
+    assert "already published" in (out := capsys.readouterr().out) and "as the display history" in out
+    with psycopg.connect(pg_db) as conn:
+        history, receipt, stats = conn.execute(
+            "SELECT v.history, v.receipt, v.stats FROM rho_desk.versions v JOIN rho_desk.sessions s "
+            "ON s.id = v.session WHERE s.team = %s", (team,),
+        ).fetchone()  # fmt: skip
+    assert history == "display" and decode_receipt(bytes(receipt)).history == "display" and stats["messages"] == 4
+    sid = published["session_id"]
+    assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file)]) == 0
+    out = capsys.readouterr().out
+    assert f"receipt: signed by {public} — valid" in out and "display history; 4 messages" in out
+    assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["verification"]["ok"] and shown["verification"]["signature"] == "valid"
+    assert shown["receipt"] == json.loads(bytes(receipt))  # stored byte for byte
+
+    # someone with write access edits the export and fixes up the hash: the signature catches it
+    _tamper(pg_db, sid, "Compacted context", "Compacted kontext")
+    assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file)]) == 1
+    out = capsys.readouterr().out
+    assert "receipt: INVALID:" in out and "the signature does not match the receipt" in out
+    assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file), "--json"]) == 1
+    verdict = json.loads(capsys.readouterr().out)["verification"]
+    assert verdict["ok"] is False and verdict["signature"] == "invalid"
+    assert verdict["check"]["sha256_ok"] is True  # the fixed-up hash matches: only the signature tells
 
 
 def test_cli_publish_and_team_commands(pg_db: str, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
@@ -148,7 +241,7 @@ def test_cli_publish_and_team_commands(pg_db: str, tmp_path, capsys: pytest.Capt
     assert shown["verification"]["ok"] is True and shown["receipt"]["source"]["revision"] == 2
     assert main(["team", "show", "sess-1", "--db", pg_db]) == 0
     out = capsys.readouterr().out
-    assert "receipt verified" in out and "Please fix the flaky" in out
+    assert "— valid" in out and "Please fix the flaky" in out
     # bad input: exit 2 with one line; no database: exit 1, password not shown
     assert main(["team", "sessions"]) == 2
     assert "pass --db" in capsys.readouterr().err
@@ -169,9 +262,9 @@ async def test_sixteen_concurrent_publishers_lose_and_duplicate_nothing(pg_db: s
     async with await TeamLibrary.open(pg_db, max_size=16) as lib:
         await lib.create_team(team)
         # the export runs once per revision; storing is what is under test
-        pubs = [prepare(session(f"p{p}", revision=1).replace(revision=r), EVERYTHING, history="model", key=KEY, known_secrets=[])
+        pubs = [prepare(session(f"p{p}", revision=1).replace(revision=r), EVERYTHING, keys=KEYS, known_secrets=[])
                 for p in range(1) for r in range(1, revisions + 1)]  # fmt: skip
-        shared = [prepare(base.replace(revision=r), EVERYTHING, history="model", key=KEY, known_secrets=[]) for r in range(1, 21)]
+        shared = [prepare(base.replace(revision=r), EVERYTHING, keys=KEYS, known_secrets=[]) for r in range(1, 21)]
 
         async def publisher(p: int) -> int:
             added = 0
@@ -201,8 +294,8 @@ async def test_publish_many_overlaps_and_keeps_order(pg_db: str) -> None:
     async with await TeamLibrary.open(pg_db, max_size=3) as lib:
         await lib.create_team(team)
         snaps = [(session(f"m{n}", revision=1 + n % 3), f"m{n}.json") for n in range(12)]
-        done = await lib.publish_many(team, snaps, EVERYTHING, history="model", key=KEY, known_secrets=[])
+        done = await lib.publish_many(team, snaps, EVERYTHING, keys=KEYS, known_secrets=[])
         assert [o.session_id for _p, o in done] == [f"m{n}" for n in range(12)] and all(o.added for _p, o in done)
         assert len(await lib.sessions(limit=100)) == 12
-        again = await lib.publish_many(team, snaps[:3], EVERYTHING, history="model", key=KEY, known_secrets=[])
+        again = await lib.publish_many(team, snaps[:3], EVERYTHING, keys=KEYS, known_secrets=[])
         assert [o.added for _p, o in again] == [False, False, False]

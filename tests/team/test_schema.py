@@ -12,7 +12,7 @@ from rho_desk.team.library import TeamLibrary
 from rho_desk.team.publish import prepare
 from rho_desk.team.schema import SCHEMA_VERSION, STEPS
 
-from .helpers import EVERYTHING, KEY, session
+from .helpers import EVERYTHING, KEYS, session
 
 
 def version_of(dsn: str) -> int:
@@ -24,7 +24,7 @@ def version_of(dsn: str) -> int:
 
 def insert_v1_publication(dsn: str) -> bytes:
     """What a schema-1 database held: a team and a published version (no search columns yet)."""
-    pub = prepare(session("old", revision=2, topic="kubernetes rollout"), EVERYTHING, history="model", key=KEY, known_secrets=[])
+    pub = prepare(session("old", revision=2, topic="kubernetes rollout"), EVERYTHING, keys=KEYS, known_secrets=[])
     with psycopg.connect(dsn) as conn:
         conn.execute("CREATE ROLE rho_team_legacy NOLOGIN") if conn.execute(
             "SELECT 1 FROM pg_roles WHERE rolname = 'rho_team_legacy'").fetchone() is None else None  # fmt: skip
@@ -70,7 +70,7 @@ def test_each_older_version_migrates_step_by_step_keeping_data(pg_empty_db: str,
             assert hit.session_id == "old" and "«kubernetes»" in hit.snippet
             assert (await lib.show("old")).revision == 2
             # step 4: publishing (one statement, rho_desk.publish) works on the migrated database
-            _, outcome = await lib.publish("legacy", session("old", revision=3), EVERYTHING, history="model", key=KEY, known_secrets=[])
+            _, outcome = await lib.publish("legacy", session("old", revision=3), EVERYTHING, keys=KEYS, known_secrets=[])
             assert outcome.added and outcome.versions == 2 and outcome.latest_revision == 3
 
     asyncio.run(check())

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 
 from rho_desk.cli.publish import database_passwords
-from rho_desk.core.export import ALL_CLASSES, ContentClass, Selection
+from rho_desk.core.export import ALL_CLASSES, ContentClass, ExportSource, Selection, display_snapshot
 from rho_desk.team.library import TeamLibrary
 from rho_desk.team.store import PostgresSessionStore
 
@@ -35,7 +35,7 @@ from ..core.export.builders import (
     forbidden_forms,
     secrets_messages,
 )
-from .helpers import KEY, create_login
+from .helpers import KEYS, create_login
 
 EXCLUDED = frozenset({ContentClass.INSTRUCTIONS, ContentClass.TOOL_RECORDS, ContentClass.IMAGES,
                       ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA})  # fmt: skip
@@ -74,9 +74,18 @@ def every_table(dsn: str) -> dict[str, str]:
     return out
 
 
+def private_key_material() -> list[str]:
+    """The fingerprint key and the signing key's private half, in every stored form."""
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    seed = KEYS.signer.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    return [*KEYS.known, seed.hex(), KEYS.fingerprint.hex()]
+
+
 def leaks(text: str, db_password: str) -> list[str]:
     found = []
     values = [s.value for s in SECRETS] + [KNOWN, KNOWN_SPECIAL, KNOWN.lower(), KNOWN.upper(), db_password]
+    values.extend(private_key_material())
     values.append("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ")
     for value in values:
         for form in forbidden_forms(value):
@@ -85,17 +94,22 @@ def leaks(text: str, db_password: str) -> list[str]:
     return found
 
 
-def test_no_secret_and_no_excluded_class_in_any_table(pg_db: str) -> None:
+@pytest.mark.parametrize("history", ["display", "model"])
+def test_no_secret_and_no_excluded_class_in_any_table(pg_db: str, history: str) -> None:
     db_password = "db-Pa55-" + secrets.token_hex(8)
     role = f"pub{secrets.token_hex(3)}"
     dsn = create_login(pg_db, role, db_password)
     with psycopg.connect(pg_db, autocommit=True) as conn:
         conn.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON rho_desk.store_snapshots, rho_desk.store_history TO {role}")
     # the session mentions the database password too: it is a known credential when publishing
-    snapshot = canary_snapshot(extra=[*secrets_messages()]).replace(session_id="canary-session")
+    snapshot = canary_snapshot(extra=[*secrets_messages()]).replace(session_id=f"canary-session-{history}")
     from rho_desk.core.wire.model import Message
 
-    snapshot = snapshot.replace(history=(*snapshot.history, Message.user_text(f"connect with {db_password} please")))
+    # ... and rho-desk's own keys, pasted from a key file: they are redacted like any credential
+    pasted = [Message.user_text(f"connect with {db_password} please"),
+              Message.user_text(f"my key file says {KEYS.known[1]} and {KEYS.known[0]}")]  # fmt: skip
+    snapshot = snapshot.replace(history=(*snapshot.history, *pasted))
+    source = ExportSource(display_snapshot(snapshot, snapshot.history), "display") if history == "display" else snapshot
     known = [KNOWN, KNOWN_SPECIAL, *database_passwords(dsn)]
 
     async def go() -> None:
@@ -103,14 +117,16 @@ def test_no_secret_and_no_excluded_class_in_any_table(pg_db: str) -> None:
             await admin.create_team("canary", (role,))
         async with await TeamLibrary.open(dsn) as lib:
             selection = Selection.including(frozenset(ALL_CLASSES) - EXCLUDED)
-            await lib.publish("canary", snapshot, selection, history="model", key=KEY, known_secrets=known, allow_findings=True)
+            pub, _ = await lib.publish("canary", source, selection, keys=KEYS, known_secrets=known, allow_findings=True)
+            assert pub.history == history
         async with PostgresSessionStore(dsn, key=os.urandom(32), keep_revisions=2) as store:
             await store.save(snapshot)
             await store.save(snapshot.replace(revision=snapshot.revision + 1))
 
     asyncio.run(go())
     tables = every_table(pg_db)
-    assert "canary-session" in tables["sessions"]  # the scan reads real rows
+    assert f"canary-session-{history}" in tables["sessions"]  # the scan reads real rows
+    assert "rho-desk.display-export" in tables["versions"] or history == "model"
     for table, text in tables.items():
         assert leaks(text, db_password) == [], table
         for name, cls in CANARIES.items():

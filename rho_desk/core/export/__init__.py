@@ -8,6 +8,7 @@ a person choose which of the nine content classes leave the machine and proves n
    (``SecretScanner``: rule secrets and known credentials, plain and encoded) with a fingerprinted
    placeholder, renders JSON, Markdown or HTML, and audits the exact bytes (``audit_bytes``);
 3. ``build_receipt`` describes what was written; ``write_files_atomic`` writes export and receipt;
+   ``export_signed`` runs steps 2 and 3 as one call (``rho-desk export`` and ``rho-desk publish``);
 4. ``audit_bytes`` re-runs the audit on any file; ``verify_receipt`` compares with a receipt.
 
 An export takes the conversation as shown (``display``, the default of the app and the CLI:
@@ -41,6 +42,7 @@ from ._display import (
     encode_display_export,
     index_title,
     open_export_source,
+    decode_display_export,
     with_title,
 )
 from ._export import FORMATS, ExportResult, export_snapshot
@@ -51,6 +53,14 @@ from ._keys import (
     parse_public_key,
     public_key_text,
     signing_key,
+)
+from ._pipeline import (
+    ExportKeys,
+    ExportSource,
+    SignedExport,
+    export_keys,
+    export_signed,
+    read_export_source,
 )
 from ._receipt import (
     RECEIPT_FORMAT,
@@ -98,7 +108,9 @@ __all__ = [
     "DisplayExport",
     "EchoIndex",
     "Exclusion",
+    "ExportKeys",
     "ExportResult",
+    "ExportSource",
     "Finding",
     "Hit",
     "OutputExists",
@@ -110,6 +122,7 @@ __all__ = [
     "SecretScanner",
     "Selection",
     "Severity",
+    "SignedExport",
     "Slot",
     "UnknownContentClass",
     "apply_selection",
@@ -117,12 +130,15 @@ __all__ = [
     "build_receipt",
     "check_outputs",
     "class_stats",
+    "decode_display_export",
     "decode_receipt",
     "detect_format",
     "display_export_schema",
     "display_snapshot",
     "encode_display_export",
     "encode_receipt",
+    "export_keys",
+    "export_signed",
     "export_snapshot",
     "fingerprint",
     "fingerprint_key",
@@ -134,6 +150,7 @@ __all__ = [
     "parse_classes",
     "parse_public_key",
     "public_key_text",
+    "read_export_source",
     "receipt_json_schema",
     "render_html",
     "render_markdown",

@@ -50,7 +50,9 @@ from ...core.errors import error_text
 from ...core.export import (
     ALL_CLASSES,
     ContentClass,
+    ExportKeys,
     ExportResult,
+    ExportSource,
     Selection,
     build_receipt,
     class_stats,
@@ -98,6 +100,10 @@ class ExportSecrets:
 
     def __repr__(self) -> str:
         return f"ExportSecrets(key=[REDACTED], known={len(self.known)})"
+
+    def export_keys(self) -> ExportKeys | None:
+        """The keys as the export pipeline takes them (``None`` without a signing key)."""
+        return None if self.signer is None else ExportKeys(self.key, self.signer)
 
 
 def load_secrets() -> ExportSecrets:
@@ -456,11 +462,25 @@ class ExportDialog(QDialog):
 
         self.host.bridge.run(team.ateams(), on_success=chosen, context="Listing your teams")
 
+    def publish_source(self) -> ExportSource | None:
+        """What Publish exports: the shown revision in the chosen history (as the preview)."""
+        source, sources = self.source, self.sources
+        if source is None or sources is None:
+            return None
+        display = source is sources.display
+        return ExportSource(
+            source, "display" if display else "model", sources.timestamps if display else None, sources.title,
+            self.source_name or None,
+        )  # fmt: skip
+
     def publish_to(self, team_name: str) -> None:
-        """Publish the shown revision with the current classes to ``team_name`` (in a bridge task)."""
+        """Publish the shown revision, in the chosen history, with the current classes to
+        ``team_name`` (in a bridge task); the receipt is signed with rho-desk's key."""
         team = getattr(self.host.window, "team", None)
         result = self.current()
-        if team is None or result is None or self.source is None or self.secrets is None:
+        source = self.publish_source()
+        keys = None if self.secrets is None else self.secrets.export_keys()
+        if team is None or result is None or source is None or self.secrets is None or keys is None:
             return
         allow = bool(result.blocked and self.override.isChecked())
         if result.blocked and not allow:
@@ -470,9 +490,11 @@ class ExportDialog(QDialog):
         def published(value: Any) -> None:
             _pub, outcome = value
             if outcome.added:
-                text = f"Published revision {outcome.revision} to team {team_name} ({outcome.versions} version(s) kept)."
+                text = (f"Published revision {outcome.revision} ({outcome.history} history) to team {team_name} "
+                        f"({outcome.versions} version(s) kept), signed.")  # fmt: skip
             else:
-                text = f"Revision {outcome.revision} is already published to team {team_name}; nothing changed."
+                text = (f"Revision {outcome.revision} is already published to team {team_name} "
+                        f"({outcome.history} history); nothing changed.")  # fmt: skip
             self.busy.done(text)
             self.host.notifier.info(text)
 
@@ -481,8 +503,7 @@ class ExportDialog(QDialog):
             self.host.notifier.show_exception(exc, context="Publishing to the team library")
 
         self.host.bridge.run(
-            team.apublish(team_name, self.source, result.selection, key=self.secrets.key,
-                          known_secrets=list(self.secrets.known), source_name=self.source_name or None,
+            team.apublish(team_name, source, result.selection, keys=keys, known_secrets=list(self.secrets.known),
                           allow_findings=allow),
             on_success=published, on_error=failed, context="Publishing to the team library",
         )  # fmt: skip
