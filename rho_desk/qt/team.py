@@ -33,7 +33,13 @@ from ..core.export import ExportKeys, ExportSource, Selection
 from ..core.fsio import atomic_write
 from ..core.wire.codec import encode_pretty
 from ..team.db import keyring_password, safe_dsn
-from ..team.library import PublishedSession, PublishedVersion, PublishOutcome, SearchHit, TeamLibrary
+from ..team.library import (
+    PublishedSession,
+    PublishedVersion,
+    PublishOutcome,
+    SearchHit,
+    TeamLibrary,
+)
 from ..team.publish import Publication, decode_published
 from ..team.verify import Verification, verify_published
 from .bridge import in_thread

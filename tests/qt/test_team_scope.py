@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from rho_desk.core.export import ALL_CLASSES, Selection, decode_receipt, export_keys, read_export_source
+from rho_desk.core.export import (
+    ALL_CLASSES,
+    Selection,
+    decode_receipt,
+    export_keys,
+    read_export_source,
+)
 from rho_desk.keys import default_key_source
 from rho_desk.qt.settings import PREFS_TEAM_DATABASE
 from rho_desk.team.cluster import ThrowawayCluster

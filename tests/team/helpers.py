@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import psycopg
-
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from rho_desk.core.export import ALL_CLASSES, ExportKeys, Selection

@@ -11,7 +11,13 @@ import pytest
 
 from rho_desk.cli import main
 from rho_desk.core.errors import AccessDenied, InputError
-from rho_desk.core.export import ContentClass, ExportSource, Selection, decode_receipt, display_snapshot
+from rho_desk.core.export import (
+    ContentClass,
+    ExportSource,
+    Selection,
+    decode_receipt,
+    display_snapshot,
+)
 from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 from rho_desk.team.library import TeamLibrary
 from rho_desk.team.publish import PublishBlocked, decode_published, prepare

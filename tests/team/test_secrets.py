@@ -20,7 +20,13 @@ import psycopg
 import pytest
 
 from rho_desk.cli.publish import database_passwords
-from rho_desk.core.export import ALL_CLASSES, ContentClass, ExportSource, Selection, display_snapshot
+from rho_desk.core.export import (
+    ALL_CLASSES,
+    ContentClass,
+    ExportSource,
+    Selection,
+    display_snapshot,
+)
 from rho_desk.team.library import TeamLibrary
 from rho_desk.team.store import PostgresSessionStore
 

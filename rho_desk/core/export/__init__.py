@@ -37,12 +37,12 @@ from ._display import (
     HISTORY_KINDS,
     DisplayEntry,
     DisplayExport,
+    decode_display_export,
     display_export_schema,
     display_snapshot,
     encode_display_export,
     index_title,
     open_export_source,
-    decode_display_export,
     with_title,
 )
 from ._export import FORMATS, ExportResult, export_snapshot
