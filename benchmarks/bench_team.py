@@ -1,10 +1,11 @@
 """Benchmarks of the team library on PostgreSQL (a throwaway cluster, or ``$RHO_DESK_BENCH_DB``).
 
-* ``team.publish_1k``: publish 1,000 sessions of 100 messages each (the export pipeline, the
-  receipt, the searchable text and statistics, and one transaction per session) with one
+* ``team.publish_1k``: publish 1,000 sessions of 100 messages each, the conversation as shown
+  (the export pipeline with a display export document and a signed receipt, the searchable text
+  and statistics decoded from the export, and one transaction per session) with one
   ``TeamLibrary``; sessions/s. Baseline, in the same run: the export pipeline alone on the same
-  sessions, as ``rho-desk export`` runs it and ``export.audit_100mb`` measures it
-  (``export_snapshot``, the receipt, and the atomic, fsynced write of both files). The cluster
+  sessions, as ``rho-desk export`` runs it (``export_signed``: the display export and its signed
+  receipt, and the atomic, fsynced write of both files). The cluster
   commits durably (fsync on) for the comparison to be fair. Target: publishing takes ≤ 1.5× the
   baseline's time.
 * ``team.search_100k``: ``TeamLibrary.search`` over 100,000 published sessions, as a member
@@ -33,21 +34,23 @@ from typing import Any
 
 import psycopg
 from _sessions import PROVIDER, turn
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from rho_desk.benchkit import BenchResult, benchmark, measure
 from rho_desk.core.export import (
     ALL_CLASSES,
+    ExportKeys,
+    ExportSource,
     Selection,
-    build_receipt,
-    encode_receipt,
-    export_snapshot,
-    key_id,
+    display_snapshot,
+    export_signed,
     write_files_atomic,
 )
 from rho_desk.core.wire import Message, SessionSnapshot
 from rho_desk.team.library import TeamLibrary
 
 KEY = bytes(range(32))
+KEYS = ExportKeys(KEY, Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64))))
 SELECTION = Selection.including(frozenset(ALL_CLASSES))
 _state: dict[str, Any] = {}
 
@@ -104,7 +107,8 @@ def _sessions(count: int, messages: int) -> list[SessionSnapshot]:
 @benchmark("team.publish_1k")
 def bench_publish(quick: bool) -> BenchResult:
     count = 200 if quick else 1000
-    snapshots = _sessions(count, 100)
+    # the conversation as shown (no compaction here: the display history is the messages)
+    sources = [ExportSource(display_snapshot(s, s.history), "display") for s in _sessions(count, 100)]
     admin = _admin_dsn()
     team = f"pub{secrets.token_hex(3)}"
     member = _member(admin, team)
@@ -113,14 +117,17 @@ def bench_publish(quick: bool) -> BenchResult:
     atexit.register(shutil.rmtree, folder, True)
 
     def export_alone() -> None:
-        for n, s in enumerate(snapshots):
-            result = export_snapshot(s, SELECTION, key=KEY, fmt="json")
-            receipt = encode_receipt(build_receipt(result, output_name=f"{n}.json", key_id=key_id(KEY)))
-            write_files_atomic([(folder / f"{n}.json", result.data), (folder / f"{n}.json.receipt.json", receipt)], overwrite=True)
+        for n, source in enumerate(sources):
+            signed = export_signed(source, SELECTION, keys=KEYS, output_name=f"{n}.json")
+            assert signed.receipt_bytes is not None
+            write_files_atomic(
+                [(folder / f"{n}.json", signed.result.data), (folder / f"{n}.json.receipt.json", signed.receipt_bytes)],
+                overwrite=True,
+            )
 
     async def publish_all() -> None:
         async with await TeamLibrary.open(member, max_size=2) as lib:
-            await lib.publish_many(team, [(s, None) for s in snapshots], SELECTION, history="model", key=KEY, known_secrets=[])
+            await lib.publish_many(team, [(s, None) for s in sources], SELECTION, keys=KEYS, known_secrets=[])
 
     exports, runs = [], []
     for _ in range(1 if quick else 2):  # alternate, so drift on a shared machine hits both
