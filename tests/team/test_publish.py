@@ -161,10 +161,12 @@ def _tamper(dsn: str, session_id: str, old: str, new: str) -> None:
     import hashlib
 
     with psycopg.connect(dsn, autocommit=True) as conn:
-        export, receipt = conn.execute(
+        row = conn.execute(
             "SELECT v.export, v.receipt FROM rho_desk.versions v JOIN rho_desk.sessions s ON s.id = v.session "
             "WHERE s.session_id = %s", (session_id,),
         ).fetchone()  # fmt: skip
+        assert row is not None
+        export, receipt = row
         changed = bytes(export).replace(old.encode(), new.encode())
         assert changed != bytes(export)
         body = json.loads(bytes(receipt))
@@ -200,10 +202,12 @@ def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type:
     assert main(["publish", str(legacy), *common, "--history", "model"]) == 0
     assert "already published" in (out := capsys.readouterr().out) and "as the display history" in out
     with psycopg.connect(pg_db) as conn:
-        history, receipt, stats = conn.execute(
+        row = conn.execute(
             "SELECT v.history, v.receipt, v.stats FROM rho_desk.versions v JOIN rho_desk.sessions s "
             "ON s.id = v.session WHERE s.team = %s", (team,),
         ).fetchone()  # fmt: skip
+        assert row is not None
+        history, receipt, stats = row
     assert history == "display" and decode_receipt(bytes(receipt)).history == "display" and stats["messages"] == 4
     sid = published["session_id"]
     assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file)]) == 0

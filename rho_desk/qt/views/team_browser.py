@@ -2,8 +2,9 @@
 
 Lists the published sessions the connected role may read (newest first), searches them with the
 database's full-text and substring search (snippets with the matches marked «»), and opens one
-read-only in the usual conversation, revision and statistics views. Opening re-audits the stored
-export against its receipt and shows the result above the list. When the database cannot be
+read-only in the usual conversation, revision and statistics views. Opening verifies the stored
+receipt (its Ed25519 signature, the export's hash against it, a fresh audit) and shows the result
+above the list: "signed by ed25519:… — valid" or "INVALID: …". When the database cannot be
 reached, a banner says so and the panel recovers by itself once it answers again.
 """
 
@@ -193,6 +194,11 @@ class TeamBrowserView(QFrame):
         self.receipt.setText(
             f"{mark} {check.summary}\n{team} / {session_id} r{v.revision} · published by {v.published_by} "
             f"· read-only"
+        )
+        self.receipt.setToolTip(
+            "The receipt's Ed25519 signature, the stored export's SHA-256 and size against it, and a fresh "
+            "audit were checked. Compare the key with the publisher's `rho-desk keys` to know who signed it."
+            + ("".join(f"\n✘ {p}" for p in check.problems))
         )
         color = self.theme.success if check.ok else self.theme.danger
         self.receipt.setStyleSheet(f"color: {color}; font-weight: 600;")
