@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.errors import DatabaseUnavailable, KnownError
@@ -40,7 +41,7 @@ from ..team.library import (
     SearchHit,
     TeamLibrary,
 )
-from ..team.publish import Publication, decode_published
+from ..team.publish import Publication, decode_published, shown_identity
 from ..team.verify import Verification, verify_published
 from .bridge import in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
@@ -226,5 +227,9 @@ def _write_viewable(path: Path, export: bytes) -> None:
         snapshot, history = decode_published(export)
     except KnownError:
         history = "model"  # unreadable: written as stored; opening it reports why
-    data = export if history == "model" else encode_pretty(snapshot)
+    if history == "model":
+        data = export
+    else:
+        identity = shown_identity(snapshot, history)
+        data = encode_pretty(snapshot if identity is None else msgspec.structs.replace(snapshot, provider=identity))
     atomic_write(path, data, mode=0o600)

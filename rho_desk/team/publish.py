@@ -32,6 +32,7 @@ from ..core.export import (
 )
 from ..core.export._classify import SlotKind
 from ..core.wire.codec import decode_snapshot
+from ..core.wire.model import ModelIdentity
 from ..core.wire.snapshot import SessionSnapshot
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "decode_published",
     "prepare",
     "search_text_of_export",
+    "shown_identity",
 ]
 
 HISTORIES: Final = HISTORY_KINDS
@@ -110,17 +112,30 @@ def _join(texts: list[tuple[ContentClass, str]]) -> str:
     return "\n".join(t for _c, t in texts).replace("\x00", "")[:_MAX_SEARCH_TEXT]
 
 
+def shown_identity(exported: SessionSnapshot, history: str) -> ModelIdentity | None:
+    """The model of a decoded export: the snapshot's own, or for a display document (which names
+    none) the provenance of its last assistant turn; ``None`` when it has no such turn."""
+    if history == "model":
+        return exported.provider
+    for message in reversed(exported.history):
+        turn = message.enriched_assistant
+        if turn is not None and turn.provenance is not None:
+            return turn.provenance
+    return None
+
+
 def _stats(result: ExportResult, exported: SessionSnapshot, history: str) -> dict[str, object]:
     kinds = Counter(m.kind.value for m in exported.history)
-    model = history == "model"  # a display document names no provider and keeps no compaction state
+    identity = shown_identity(exported, history)
     return {
         "history": history,
         "messages": len(exported.history),
         "by_kind": dict(sorted(kinds.items())),
-        "provider": exported.provider.provider if model else None,
-        "api": exported.provider.api if model else None,
-        "model": exported.provider.model if model else None,
-        "compactions": int(exported.compaction.completed_compactions) if model else None,
+        "provider": identity.provider if identity else None,
+        "api": identity.api if identity else None,
+        "model": identity.model if identity else None,
+        # a display document keeps no compaction state (its markers are messages)
+        "compactions": int(exported.compaction.completed_compactions) if history == "model" else None,
         "export_bytes": len(result.data),
         "redactions": len(result.redactions),
         "findings": len(result.report.findings),

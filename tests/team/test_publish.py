@@ -137,7 +137,7 @@ def test_a_display_publication_derives_text_title_and_statistics_from_the_displa
     assert pub.history == "display" and pub.export.lstrip().startswith(b'{\n  "format": "rho-desk.display-export"')
     exported, kind = decode_published(pub.export)
     assert kind == "display" and len(exported.history) == pub.message_count == 6 == pub.stats["messages"]
-    assert pub.stats["history"] == "display" and pub.stats["model"] is None
+    assert pub.stats["history"] == "display" and pub.stats["model"] is None  # no assistant text turn with provenance here
     assert pub.title == "Flaky websocket" and "adjusted the websocket reconnection backoff" in pub.search_text
     receipt = decode_receipt(pub.receipt)
     assert receipt.history == "display" and receipt.signature is not None
