@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import enum
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -218,6 +218,8 @@ class SessionDocument(QObject):
         self.engine_session: Session | None = None
         """The engine ``Session`` while the conversation is continued in the window."""
         self.engine_store: SessionStore | None = None
+        self.open_guard: Callable[[Path], None] | None = None
+        """Called before another file opens; raises (``InputError``) to refuse it."""
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
         self.tree_lock = threading.RLock()
@@ -320,7 +322,13 @@ class SessionDocument(QObject):
         return self.bridge.run(self.aopen(path), initiator=initiator, context=f"Opening {Path(path).name}")
 
     async def aopen(self, path: Path) -> Changes:
-        """Read ``path`` off the GUI thread and make it the open document."""
+        """Read ``path`` off the GUI thread and make it the open document.
+
+        Raises:
+            InputError: :attr:`open_guard` refused (a continued turn is running on this one).
+        """
+        if self.open_guard is not None:
+            self.open_guard(Path(path))
         self._generation += 1
         generation = self._generation
         self._set_loading(True)
