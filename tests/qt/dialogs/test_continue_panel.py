@@ -16,10 +16,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from rho_desk.core.stores.rho_files import read_session
+from rho_desk.core.wire import ModelUsage
 from rho_desk.providers.credentials import set_api_key
 from rho_desk.providers.profiles import ProfileStore
 from rho_desk.qt.continue_session import TurnState
 from rho_desk.qt.messages import Level
+from rho_desk.qt.views.composer import describe_usage
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
 from ..conftest import settle
@@ -243,3 +245,18 @@ def test_usage_is_shown_as_reported_or_as_estimated(make_window: Fn, run: Fn, tm
     status = panel.status.text()
     assert "tokens (estimated: the server reported no usage)" in status and "≈" in status
     assert "$0" not in status and " 0 tokens" not in status
+
+
+@pytest.mark.parametrize(
+    ("usage", "shown"),
+    [
+        (None, "≈1,234 tokens (estimated: the server reported no usage)"),
+        (ModelUsage(), "≈1,234 tokens (estimated: the server reported no usage)"),
+        (ModelUsage(input_tokens=40, cache_read_tokens=10, output_tokens=7, total_tokens=57), "57 tokens (50 in, 7 out)"),
+        (ModelUsage(output_tokens=7, total_tokens=57), "57 tokens (50 in, 7 out)"),
+        (ModelUsage(input_tokens=50, output_tokens=7, cost_usd_micros=1_250), "57 tokens (50 in, 7 out), $0.0013"),
+        (ModelUsage(input_tokens=50, output_tokens=7, cost_usd_micros=0), "57 tokens (50 in, 7 out), $0.0000"),
+    ],
+)
+def test_usage_words(usage: ModelUsage | None, shown: str) -> None:
+    assert describe_usage(usage, 1_234) == shown
