@@ -674,13 +674,13 @@ class ContinueController(QObject):
         if info.full or info.new_nodes or info.leaf_moved:
             self.external_change = True
 
-    def _refuse_open_while_busy(self, path: Path) -> None:
-        """The document's guard: no other session opens while a turn runs (its commits belong to
-        the open file; they are never written into another one)."""
+    def _refuse_open_while_busy(self, path: Path | None) -> None:
+        """The document's guard: no other session opens, and this one is not closed, while a turn
+        runs (its commits belong to the open file; they are never written into another one)."""
         if self.busy:
             name = self.document.path.parent.name if self.document.path is not None else "this session"
-            raise InputError(f"a turn is running on {name}: cancel it (Esc) or let it finish, then open "
-                             f"{Path(path).name} again")  # fmt: skip
+            then = f"open {Path(path).name} again" if path is not None else "close it"
+            raise InputError(f"a turn is running on {name}: cancel it (Esc) or let it finish, then {then}")
 
     def _on_document_loaded(self) -> None:
         if self.document.path != self._open_path:

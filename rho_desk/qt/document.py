@@ -218,8 +218,9 @@ class SessionDocument(QObject):
         self.engine_session: Session | None = None
         """The engine ``Session`` while the conversation is continued in the window."""
         self.engine_store: SessionStore | None = None
-        self.open_guard: Callable[[Path], None] | None = None
-        """Called before another file opens; raises (``InputError``) to refuse it."""
+        self.open_guard: Callable[[Path | None], None] | None = None
+        """Called before another file opens (its path), or before a person closes this one
+        (``None``); raises (``InputError``) to refuse."""
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
         self.tree_lock = threading.RLock()
@@ -354,8 +355,14 @@ class SessionDocument(QObject):
         release(old)  # every view has let go of it now
         return Changes(document=True, revisions=True, messages=True, stats=True)
 
-    async def aclose(self) -> None:
-        """Close the document: release the writer and its lease, stop watching."""
+    async def aclose(self, *, guarded: bool = False) -> None:
+        """Close the document: release the writer and its lease, stop watching.
+
+        Args:
+            guarded: ask :attr:`open_guard` first (a person closing it; not at shutdown).
+        """
+        if guarded and self.open_guard is not None and self.file is not None:
+            self.open_guard(None)
         self._generation += 1
         self.watcher.watch(None)
         await self._drop_writer()

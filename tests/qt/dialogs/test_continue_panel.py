@@ -120,6 +120,9 @@ def test_switching_sessions_resets_the_panel(make_window: Fn, run: Fn, tmp_path:
     context.window.commands.open_path(other)
     run(until(lambda: any("turn is running" in n.text for n in context.notifier.history)))
     assert context.document.path == first and controller.busy
+    context.window.commands.close_document()  # nor is it closed under the turn
+    run(until(lambda: any(n.text.endswith("then close it") for n in context.notifier.history)))
+    assert context.document.path == first and controller.busy
     controller.cancel()
     run(until(lambda: not controller.busy, context.bridge))
     assert "Cancelled" in panel.reply.toPlainText()
