@@ -7,7 +7,9 @@ dialog non-modally (one at a time per kind; ``show()``, never ``exec()``), and h
 dialogs share:
 
 * the narrow services (bridge, document, settings, notifier, theme, library, provider profiles);
-* the revision undo history of the open file, and the Undo/Redo actions' state and text;
+* the revision undo history of the open file (the dialogs' changes and each continued turn), and
+  the Undo/Redo actions' state and text;
+* after a continued turn: the session's card reconciled, the conversation shown at its end;
 * one-operation-at-a-time: a compaction and a continued conversation never overlap;
 * the continue dock (composer and live reply, bottom) and the conflict banner (top), added to the
   main window as dock widgets around its central layout.

@@ -5,7 +5,12 @@ focuses the composer). It draws what the :class:`~rho_desk.qt.continue_session.C
 reports and sends what the user writes; it holds no engine state of its own.
 
 * **Composer**: Ctrl+Enter sends (the editor claims that shortcut while it has focus, so it
-  never opens the selected session instead); Esc cancels a running turn.
+  never opens the selected session instead); Esc cancels a running turn. The prompt stays in the
+  box until its turn starts (the replay-safety question may come first).
+* **Profile picker**: the profile Settings ask for ("Continue with", else the default), followed
+  as soon as Settings change; a profile picked here stays while Settings ask for the same one.
+* **Another session** clears the reply, the status line, the banners and the picks.
+* **Status line**: after a turn, its usage as reported, else the engine's estimate, marked.
 * **Live reply**: the prompt, the streamed text (deltas are coalesced and appended every few
   milliseconds so a fast stream costs a handful of repaints), reasoning summaries, tool and
   compaction activity, and "saved as revision N" after every commit.
