@@ -418,6 +418,14 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         window.resize(1280, 800)
         controller.cancel()
         await idle(context)
+        # a finished turn from a server that reports no usage (llama.cpp): the estimate, marked
+        lb.queue(reply("Added under *Fixed*: \"The refund webhook test no longer depends on the wall ",  # type: ignore[attr-defined]
+                       "clock.\" Nothing else in the changelog needed a change."))  # fmt: skip
+        panel.composer.setPlainText("Add a changelog entry for it.")
+        panel.send()
+        await until(lambda: not controller.busy)
+        await idle(context)
+        grab(window, "continue-saved")
         # Rho writes to the same session meanwhile: the next prompt stops at the conflict banner
         from rho_desk.core.stores.rho_files import SessionWriter, read_session
         from rho_desk.core.wire import Message

@@ -132,7 +132,7 @@ class Commands:
         dialog.open()
 
     def close_document(self) -> None:
-        self.bridge.run(self.document.aclose(), context="Closing the session")
+        self.bridge.run(self.document.aclose(guarded=True), context="Closing the session")
 
     def repair(self) -> None:
         """Write a repaired copy of the open file beside it, open it, and show the report."""
@@ -212,7 +212,7 @@ class Commands:
 
         async def run() -> OpResult[TrashEntry]:
             if document.path is not None and str(document.path) == summary.path:
-                await document.aclose()  # release our own lease first
+                await document.aclose(guarded=True)  # release our own lease first
             return await self.library.atrash(summary.workspace_key, summary.id)
 
         self.bridge.run(run(), on_success=lambda r: self.notifier.info(f"Moved to the trash: {r.value.path}"),

@@ -48,6 +48,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ..core.compaction.api import CompactionOutcome
+from ..core.compaction.tokens import estimate_text_tokens
 from ..core.edits import under_lock
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
@@ -62,7 +63,7 @@ from ..core.tools.permissions import (
 )
 from ..core.tools.setup import ToolSetup, tool_setup
 from ..core.tools.workspace import WorkspaceMissing
-from ..core.wire import SessionSnapshot
+from ..core.wire import ModelUsage, SessionSnapshot
 from ..providers.compactors import open_compactor
 from .bridge import in_thread
 from .changes import Changes
@@ -73,6 +74,7 @@ from .dialogs.prefs import (
     policy_from_settings,
 )
 from .document import ReloadInfo
+from .messages import Notice
 from .services import OperationHost
 
 __all__ = ["ConflictInfo", "ContinueController", "SessionChangedMeanwhile", "TurnState"]
@@ -118,6 +120,8 @@ class ContinueController(QObject):
         sig_handoff_required(object, str): the :class:`HandoffReport` and the provider identity.
         sig_conflict(object): a :class:`ConflictInfo` (``None`` when resolved).
         sig_prompt_returned(str): a prompt that was not kept (reload): put it back in the composer.
+        sig_usage(object, int): after a turn: the provider's ``ModelUsage`` (``None`` when it
+            reported none) and the engine's token estimate of the turn.
 
     Args:
         host: the action host (bridge, document, settings, notifier, profiles).
@@ -145,6 +149,8 @@ class ContinueController(QObject):
     """A :class:`ConflictInfo`, or ``None`` once resolved."""
     sig_prompt_returned = Signal(str)
     """A prompt whose turn was dropped; the composer takes it back."""
+    sig_usage = Signal(object, int)
+    """``(ModelUsage | None, estimated tokens)`` of the turn that just ended."""
     sig_workspace_missing = Signal(str)
     """The session's folder is gone (the message); choose a folder or continue without tools."""
     sig_approval_requested = Signal(object)
@@ -190,6 +196,12 @@ class ContinueController(QObject):
         self._started_ops: dict[str, object] = {}
         """The operation (read, write, execute) of each tool call of the running turn."""
         self._changed_files = False
+        self._failure: Notice | None = None
+        self.carrying_over = False
+        """A fork is opening the new session this conversation goes on in."""
+        """The notice of the last failed turn, withdrawn once a turn succeeds."""
+        self._open_path: Path | None = host.document.path
+        host.document.open_guard = self._refuse_open_while_busy
         self.document.sig_reloaded.connect(self._on_document_reloaded)
         self.document.sig_loaded.connect(self._on_document_loaded)
         self.document.sig_closed.connect(self._on_document_closed)
@@ -223,9 +235,9 @@ class ContinueController(QObject):
                                           on_success=self._on_turn_done, context="Continuing the conversation")  # fmt: skip
         return True
 
-    def confirm_handoff(self) -> bool:
-        """Send the prompt that waited for the replay-safety confirmation."""
-        text = self.pending_prompt
+    def confirm_handoff(self, text: str | None = None) -> bool:
+        """Send the prompt that waited for the replay-safety confirmation (``text``: as edited since)."""
+        text = text if text and text.strip() else self.pending_prompt
         return bool(text) and self.send(text or "", profile=self.profile_name, confirmed=True)
 
     def decline_handoff(self) -> None:
@@ -329,10 +341,18 @@ class ContinueController(QObject):
         self.sig_turn_started.emit(text)
         outcome = "completed"
         detail = ""
+        usage: ModelUsage | None = None
+        estimated = 0  # the engine's estimate: each step's request, plus the streamed reply
+        streamed: list[str] = []
         try:
             async for event in run:
                 if isinstance(event, events.AssistantTextDelta):
+                    streamed.append(event.text)
                     self.sig_text_delta.emit(event.text)
+                elif isinstance(event, events.ContextEstimated):
+                    estimated += event.tokens
+                elif isinstance(event, events.UsageUpdated):
+                    usage = event.usage
                 elif isinstance(event, events.ReasoningSummaryDelta):
                     self.sig_reasoning_delta.emit(event.text)
                 elif isinstance(event, events.ProviderStreamReset):
@@ -364,6 +384,7 @@ class ContinueController(QObject):
                     await self._acommit(event.outcome.committed_snapshot, event.outcome)
                     self.sig_compaction.emit("completed", event.outcome)
                 elif isinstance(event, events.Completed):
+                    usage = event.outcome.usage
                     await self._acommit(session.snapshot())
                 elif isinstance(event, events.Cancelled):
                     outcome = "cancelled"
@@ -379,13 +400,24 @@ class ContinueController(QObject):
         except BaseException:
             run.close()  # the window is closing: drop the run (no commit is guaranteed)
             raise
+        if outcome != "failed":
+            estimated += estimate_text_tokens("".join(streamed))
+            self.sig_usage.emit(None if usage is None or usage.is_empty else usage, estimated)
         self.sig_turn_finished.emit(outcome, detail)
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.
             note = " (what the tools did to files stays done)" if self._changed_files else ""
-            self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}")
+            self._failed(self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}"))
             self.sig_prompt_returned.emit(text)
+        elif outcome == "completed":
+            self._failed(None)
         return outcome
+
+    def _failed(self, notice: Notice | None) -> None:
+        """Remember the notice of a failed turn; a later success (``None``) withdraws it."""
+        previous, self._failure = self._failure, notice
+        if previous is not None and previous is not notice:
+            self.host.notifier.withdraw(previous)
 
     # -- tools -----------------------------------------------------------------------------------------
 
@@ -528,7 +560,7 @@ class ContinueController(QObject):
             result = await document.afork(base)
             value = result.value
             if isinstance(value, Path):
-                await document.aopen(value)
+                await self._aopen_fork(value)
                 self.host.notifier.info(f"Forked into a new session: {value.parent.name}")
             return Changes(library=True, revisions=True, messages=True, document=isinstance(value, Path))
         if tree.is_tree:
@@ -563,9 +595,17 @@ class ContinueController(QObject):
         await self._adetach()
         self.unsaved = None
         self._clear_conflict()
-        await document.aopen(path)
+        await self._aopen_fork(path)
         self.host.notifier.info(f"Your turn is saved in a new session: {path.parent.name}")
         return Changes(library=True, document=True, revisions=True, messages=True)
+
+    async def _aopen_fork(self, path: Path) -> None:
+        """Open the new session a fork made: the same conversation goes on there."""
+        self.carrying_over = True
+        try:
+            await self.document.aopen(path)
+        finally:
+            self.carrying_over = False
 
     def _clear_conflict(self) -> None:
         if self.conflict is not None:
@@ -626,7 +666,7 @@ class ContinueController(QObject):
         self.sig_turn_finished.emit("failed", text)
         if self.pending_prompt:
             self.sig_prompt_returned.emit(self.pending_prompt)
-        self.host.notifier.show_exception(exc, context="Continuing the conversation")
+        self._failed(self.host.notifier.show_exception(exc, context="Continuing the conversation"))
 
     def _on_document_reloaded(self, info: ReloadInfo) -> None:
         if self.session is None or self._saving:
@@ -634,7 +674,20 @@ class ContinueController(QObject):
         if info.full or info.new_nodes or info.leaf_moved:
             self.external_change = True
 
+    def _refuse_open_while_busy(self, path: Path | None) -> None:
+        """The document's guard: no other session opens, and this one is not closed, while a turn
+        runs (its commits belong to the open file; they are never written into another one)."""
+        if self.busy:
+            name = self.document.path.parent.name if self.document.path is not None else "this session"
+            then = f"open {Path(path).name} again" if path is not None else "close it"
+            raise InputError(f"a turn is running on {name}: cancel it (Esc) or let it finish, then {then}")
+
     def _on_document_loaded(self) -> None:
+        if self.document.path != self._open_path:
+            # another session: nothing of the previous one's turn is offered any more
+            self._open_path = self.document.path
+            self.pending_prompt = None
+            self.last_prompt = None
         if self.path is not None and self.document.path != self.path:
             if self.run is not None:
                 self.run.cancel()  # its commit can no longer be saved to the file it came from

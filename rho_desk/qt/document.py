@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import enum
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -218,6 +218,9 @@ class SessionDocument(QObject):
         self.engine_session: Session | None = None
         """The engine ``Session`` while the conversation is continued in the window."""
         self.engine_store: SessionStore | None = None
+        self.open_guard: Callable[[Path | None], None] | None = None
+        """Called before another file opens (its path), or before a person closes this one
+        (``None``); raises (``InputError``) to refuse."""
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
         self.tree_lock = threading.RLock()
@@ -320,7 +323,13 @@ class SessionDocument(QObject):
         return self.bridge.run(self.aopen(path), initiator=initiator, context=f"Opening {Path(path).name}")
 
     async def aopen(self, path: Path) -> Changes:
-        """Read ``path`` off the GUI thread and make it the open document."""
+        """Read ``path`` off the GUI thread and make it the open document.
+
+        Raises:
+            InputError: :attr:`open_guard` refused (a continued turn is running on this one).
+        """
+        if self.open_guard is not None:
+            self.open_guard(Path(path))
         self._generation += 1
         generation = self._generation
         self._set_loading(True)
@@ -346,8 +355,14 @@ class SessionDocument(QObject):
         release(old)  # every view has let go of it now
         return Changes(document=True, revisions=True, messages=True, stats=True)
 
-    async def aclose(self) -> None:
-        """Close the document: release the writer and its lease, stop watching."""
+    async def aclose(self, *, guarded: bool = False) -> None:
+        """Close the document: release the writer and its lease, stop watching.
+
+        Args:
+            guarded: ask :attr:`open_guard` first (a person closing it; not at shutdown).
+        """
+        if guarded and self.open_guard is not None and self.file is not None:
+            self.open_guard(None)
         self._generation += 1
         self.watcher.watch(None)
         await self._drop_writer()

@@ -87,10 +87,13 @@ class Notifier(QObject):
 
     Signals:
         sig_notice_posted(Notice): a new notice.
+        sig_notice_withdrawn(Notice): a notice no longer holds.
     """
 
     sig_notice_posted = Signal(object)
     """A new :class:`Notice` was posted."""
+    sig_notice_withdrawn = Signal(object)
+    """A :class:`Notice` no longer holds (the failure it reported was overcome)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -101,6 +104,10 @@ class Notifier(QObject):
         self.history.append(notice)
         self.sig_notice_posted.emit(notice)
         return notice
+
+    def withdraw(self, notice: Notice) -> None:
+        """Take back ``notice`` (the bar hides it if it still shows it; the history keeps it)."""
+        self.sig_notice_withdrawn.emit(notice)
 
     def info(self, text: str) -> Notice:
         return self.post(Notice(Level.INFO, text))
@@ -203,6 +210,7 @@ class NotificationBar(QFrame):
         self.copy_button.clicked.connect(self._on_copy_clicked)
         self.close_button.clicked.connect(self.dismiss)
         notifier.sig_notice_posted.connect(self._on_notifier_notice_posted)
+        notifier.sig_notice_withdrawn.connect(self._on_notifier_notice_withdrawn)
         self.hide()
 
     @property
@@ -243,6 +251,10 @@ class NotificationBar(QFrame):
             self._timer.start(INFO_TIMEOUT_MS)
         else:
             self._timer.stop()
+
+    def _on_notifier_notice_withdrawn(self, notice: Notice) -> None:
+        if self._current is notice:
+            self.dismiss()
 
     def _on_timer_timeout(self) -> None:
         if self._current is not None and self._current.level is Level.INFO:

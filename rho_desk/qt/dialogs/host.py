@@ -7,7 +7,9 @@ dialog non-modally (one at a time per kind; ``show()``, never ``exec()``), and h
 dialogs share:
 
 * the narrow services (bridge, document, settings, notifier, theme, library, provider profiles);
-* the revision undo history of the open file, and the Undo/Redo actions' state and text;
+* the revision undo history of the open file (the dialogs' changes and each continued turn), and
+  the Undo/Redo actions' state and text;
+* after a continued turn: the session's card reconciled, the conversation shown at its end;
 * one-operation-at-a-time: a compaction and a continued conversation never overlap;
 * the continue dock (composer and live reply, bottom) and the conflict banner (top), added to the
   main window as dock widgets around its central layout.
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import QDockWidget, QMessageBox, QSizePolicy, QWidget
 
 from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus
 from ...core.errors import RevisionConflict
+from ...core.stores.rho_files import RevisionNode
 from ...core.stores.summary import SessionSummary
 from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
 from ..bridge import in_thread
@@ -121,6 +124,13 @@ class ActionHost(QObject):
         self.banner.sig_fork_requested.connect(self.resolve_fork)
         self.banner.sig_dismissed.connect(self.banner_dock.hide)
         self.controller.sig_conflict.connect(self._on_controller_conflict)
+        self._turn_before: RevisionNode | None = None
+        """The revision active when the running turn started (what undo returns to)."""
+        self._turn_after: str | None = None
+        """Node id of the running turn's last saved commit."""
+        self.controller.sig_turn_started.connect(self._on_controller_turn_started)
+        self.controller.sig_saved.connect(self._on_controller_saved)
+        self.controller.sig_turn_finished.connect(self._on_controller_turn_finished)
         self.document.sig_conflict_changed.connect(self._on_document_conflict_changed)
         self.document.sig_loaded.connect(self._on_document_loaded)
         self.document.sig_closed.connect(self._on_document_loaded)
@@ -174,8 +184,6 @@ class ActionHost(QObject):
             current.deleteLater()
         dialog = self.dialog_factory(kind)()
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        if kind == "settings":
-            dialog.sig_profiles_changed.connect(self.panel.refresh_profiles)  # type: ignore[attr-defined]
         ident = id(dialog)
         dialog.destroyed.connect(lambda _obj=None, k=kind, d=ident: self._forget(k, d))
         self.dialogs[kind] = dialog
@@ -304,6 +312,37 @@ class ActionHost(QObject):
         for action_id, label, word in (("edit.undo", status.undo, "Undo"), ("edit.redo", status.redo, "Redo")):
             self.actions[action_id].setText(f"&{word} {label}" if label else f"&{word}")
         self.actions.refresh("edit.undo", "edit.redo")
+
+    # -- continued turns: undo, the session card, the conversation ----------------------------------------
+
+    def _on_controller_turn_started(self, _prompt: str) -> None:
+        tree = self.document.tree
+        self._turn_before = tree.active_leaf if tree is not None else None
+        self._turn_after = None
+
+    def _on_controller_saved(self, node: RevisionNode) -> None:
+        """One undo step per turn, from the revision before it to its last commit (an automatic
+        compaction inside the turn is part of it)."""
+        before, history = self._turn_before, self.history
+        if before is not None and before.id != node.id:
+            if self._turn_after is not None and history.done and history.done[-1].after == self._turn_after:
+                history.done.pop()  # the turn's earlier commit: the step now ends at this one
+            history.record("Continued Turn", before, node)
+            self._turn_after = node.id
+            self.sig_undo_changed.emit()
+        self.window.conversation.show_end_on_next_build()
+
+    def _on_controller_turn_finished(self, how: str, _detail: str) -> None:
+        self._turn_before = self._turn_after = None
+        if how != "failed" and self.library.is_open:
+            self.bridge.run(self._arefresh_card(), context="Updating the session list")
+
+    async def _arefresh_card(self) -> Changes:
+        """Reconcile the open session's workspace so its card shows the new revision."""
+        summary = self.summary_for_open()
+        async with self.bridge.exclusive():
+            result = await self.library.arefresh(summary.workspace_key if summary is not None else None)
+        return result.changes
 
     # -- conflicts --------------------------------------------------------------------------------------
 

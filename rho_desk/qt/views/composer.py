@@ -5,7 +5,12 @@ focuses the composer). It draws what the :class:`~rho_desk.qt.continue_session.C
 reports and sends what the user writes; it holds no engine state of its own.
 
 * **Composer**: Ctrl+Enter sends (the editor claims that shortcut while it has focus, so it
-  never opens the selected session instead); Esc cancels a running turn.
+  never opens the selected session instead); Esc cancels a running turn. The prompt stays in the
+  box until its turn starts (the replay-safety question may come first).
+* **Profile picker**: the profile Settings ask for ("Continue with", else the default), followed
+  as soon as Settings change; a profile picked here stays while Settings ask for the same one.
+* **Another session** clears the reply, the status line, the banners and the picks.
+* **Status line**: after a turn, its usage as reported, else the engine's estimate, marked.
 * **Live reply**: the prompt, the streamed text (deltas are coalesced and appended every few
   milliseconds so a fast stream costs a handful of repaints), reasoning summaries, tool and
   compaction activity, and "saved as revision N" after every commit.
@@ -46,13 +51,15 @@ from ...core.errors import InputError
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
+from ...core.wire import ModelUsage
 from ...providers.profiles import ProfileSet
+from ..changes import Changes
 from ..continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
 from ..services import OperationHost
 from .approval import ApprovalCard, ShellCard
 
-__all__ = ["ComposerEdit", "ContinuePanel"]
+__all__ = ["ComposerEdit", "ContinuePanel", "describe_usage"]
 
 FLUSH_MS: Final = 30
 _SEND_KEYS: Final = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
@@ -236,24 +243,47 @@ class ContinuePanel(QFrame):
         c.sig_handoff_required.connect(self._on_controller_handoff_required)
         c.sig_prompt_returned.connect(self._on_controller_prompt_returned)
         c.sig_conflict.connect(self._on_controller_conflict)
+        c.sig_usage.connect(self._on_controller_usage)
+        self._picked = False
+        """The profile was chosen in the picker (not the Settings' one)."""
+        self._wanted: str | None = None
+        """The profile Settings asked for at the last fill."""
+        self._shown_path = host.document.path
+        """The session whose turns the reply pane shows."""
+        self.profile.activated.connect(self._on_profile_activated)
+        host.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
+        host.document.sig_loaded.connect(self._on_document_loaded)
+        host.document.sig_closed.connect(self._on_document_loaded)
         self.refresh_profiles()
         self._on_controller_state_changed(c.state)
 
     # -- profiles ----------------------------------------------------------------------------------
 
-    def refresh_profiles(self) -> None:
-        """Fill the picker from the profiles file (read off the GUI thread)."""
+    def refresh_profiles(self, *, reset: bool = False) -> None:
+        """Fill the picker from the profiles file (read off the GUI thread).
+
+        It shows the profile Settings asks for ("Continue with", else the default profile) and
+        follows it when Settings change; a profile picked here stays picked for this session
+        while it exists and Settings ask for the same one (``reset``: forget the pick).
+        """
         from ..dialogs.prefs import PREFS_CONTINUE_PROFILE
 
-        wanted = self.host.settings.get(PREFS_CONTINUE_PROFILE)
+        setting = self.host.settings.get(PREFS_CONTINUE_PROFILE)
 
         def fill(loaded: ProfileSet) -> None:
-            current = self.profile_name() or wanted or loaded.default
+            names = [p.name for p in loaded.profiles]
+            wanted = setting if setting in names else loaded.default
+            current = self.profile_name()
+            keep = self._picked and not reset and wanted == self._wanted and current in names
+            self._wanted = wanted
+            self._picked = keep
+            self.profile.blockSignals(True)
             self.profile.clear()
             for p in loaded.profiles:
                 self.profile.addItem(f"{p.name} · {p.model}", p.name)
+            self.profile.blockSignals(False)
             self._profile_modes = {p.name: getattr(p, "permission_mode", None) for p in loaded.profiles}
-            index = self.profile.findData(current)
+            index = self.profile.findData(current if keep else wanted)
             self.profile.setCurrentIndex(index if index >= 0 else 0)
             self._update_tools_default_label()
 
@@ -262,6 +292,34 @@ class ContinuePanel(QFrame):
     def profile_name(self) -> str | None:
         data = self.profile.currentData()
         return str(data) if data else None
+
+    def _on_profile_activated(self, _index: int) -> None:
+        self._picked = True
+
+    def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
+        if changes.settings:  # a profile, the default or "Continue with" may have changed
+            self.refresh_profiles()
+
+    def _on_document_loaded(self) -> None:
+        """Another session: forget the previous one's reply, status, banners, cards and picks."""
+        path = self.host.document.path if self.host.document.is_open else None
+        if path == self._shown_path:
+            return
+        self._shown_path = path
+        if self.controller.carrying_over:
+            return  # a fork: the same conversation goes on in the new session
+        self._buffer.clear()
+        self._flush.stop()
+        self._mode = ""
+        self.reply.clear()
+        self.status.setText("")
+        self.handoff.hide()
+        self.workspace_banner.hide()
+        self._close_approval()
+        self._clear_shell_cards()
+        self.tools_mode.setCurrentIndex(0)
+        if path is not None:  # (closing, as at shutdown, reads nothing)
+            self.refresh_profiles(reset=True)
 
     # -- sending -------------------------------------------------------------------------------------
 
@@ -273,12 +331,12 @@ class ContinuePanel(QFrame):
         if not text.strip():
             self.status.setText("Write a prompt first.")
             return
-        if self.controller.send(text, profile=self.profile_name()):
-            self.composer.clear()
+        # the prompt stays in the box until its turn starts (a question may come first)
+        self.controller.send(text, profile=self.profile_name())
 
     def _on_send_anyway_clicked(self) -> None:
         self.handoff.hide()
-        self.controller.confirm_handoff()
+        self.controller.confirm_handoff(self.composer.toPlainText())
 
     def _on_keep_prompt_clicked(self) -> None:
         self.handoff.hide()
@@ -303,6 +361,8 @@ class ContinuePanel(QFrame):
         self._append(("\n" if last else "") + text + "\n")
 
     def _on_controller_turn_started(self, prompt: str) -> None:
+        if self.composer.toPlainText() == prompt:
+            self.composer.clear()  # the prompt is in the session now
         self.handoff.hide()
         self.workspace_banner.hide()
         self._clear_shell_cards()
@@ -352,6 +412,11 @@ class ContinuePanel(QFrame):
         elif how == "failed":
             reason = (detail or "the model call failed").rstrip(" .")  # one full stop, never ".."
             self._line(f"✖ Failed: {reason}. Nothing of this turn was kept.")
+            self.status.setText("Failed: nothing of this turn was kept; the prompt is back in the box.")
+
+    def _on_controller_usage(self, usage: ModelUsage | None, estimated: int) -> None:
+        saved = self.status.text() if self.status.text().startswith("Saved") else ""
+        self.status.setText(" · ".join(t for t in (saved, describe_usage(usage, estimated)) if t))
 
     def _on_controller_handoff_required(self, report: HandoffReport, identity: str) -> None:
         kinds = ", ".join(report.omitted_kinds) or "provider context"
@@ -528,6 +593,27 @@ class ContinuePanel(QFrame):
         self._layout.setStretchFactor(self.cards, 1 if shown else 0)
         self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
         self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
+
+
+def describe_usage(usage: ModelUsage | None, estimated: int) -> str:
+    """A turn's usage as the provider reported it (tokens in and out, cost when known), else the
+    engine's estimate, marked as such: an unreported cost is never shown as zero."""
+    if usage is None or (usage.total_tokens is None and usage.output_tokens is None and usage.input_tokens is None):
+        return f"≈{estimated:,} tokens (estimated: the server reported no usage)"
+    parts = [usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens]
+    known = [n for n in parts if n is not None]
+    tokens_in = sum(known) if known else None
+    out, total = usage.output_tokens, usage.total_tokens
+    if tokens_in is None and total is not None and out is not None:
+        tokens_in = max(0, total - out)
+    if total is None and tokens_in is not None and out is not None:
+        total = tokens_in + out
+    split = ", ".join(f"{n:,} {word}" for n, word in ((tokens_in, "in"), (out, "out")) if n is not None)
+    text = f"{total:,} tokens" if total is not None else "tokens"
+    text += f" ({split})" if split else ""
+    if usage.cost_usd_micros is not None:
+        text += f", ${usage.cost_usd_micros / 1_000_000:,.4f}"
+    return text
 
 
 class _EscapeCancels(QObject):

@@ -259,6 +259,8 @@ class ConversationView(QWidget):
         self._building = False
         self._reveal: tuple[str, int, str] | None = None
         """A search match to show once the rows of that file are built: path, offset, text."""
+        self._show_end = False
+        """The next build shows its last row (a turn was just added)."""
         self.last_build_ms = 0.0
 
         document.sig_loaded.connect(self._on_document_loaded)
@@ -300,6 +302,10 @@ class ConversationView(QWidget):
         index = self.model.index(row, 0)
         self.list.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         self.list.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def show_end_on_next_build(self) -> None:
+        """Show the newest message once the rows being built now are in (after a continued turn)."""
+        self._show_end = True
 
     def next_message(self) -> None:
         self.select_row(min(self.model.rowCount() - 1, self.current_row() + 1))
@@ -410,7 +416,10 @@ class ConversationView(QWidget):
         self._pending_paint = len(rows)
         self.list.viewport().update()
         row = self._restore_row
-        if row is not None and 0 <= row < len(rows):
+        if self._show_end and len(rows):
+            self._show_end = False
+            self.select_row(len(rows) - 1)
+        elif row is not None and 0 <= row < len(rows):
             self.select_row(row)
         elif len(rows):
             self.select_row(0)
