@@ -143,3 +143,25 @@ def test_forking_a_line_session_indexes_the_new_session(run, tmp_path: Path) -> 
     finally:
         run(document.aclose())
         run(bridge.aclose())
+
+
+def test_a_save_after_the_index_was_deleted_or_replaced_writes_the_new_file(tmp_path: Path) -> None:
+    # Saves keep one connection per index (as Rho does); a file deleted or rebuilt by another
+    # program in between is noticed, and the row lands in the file that is there now.
+    from rho_desk.core.stores.index import record_session
+
+    home, path = _home_with_index(tmp_path, v3_session)
+    index_file = home / "sessions" / "index.sqlite3"
+    record_session(summarize(path))  # the connection is now kept
+    index_file.unlink()  # Rho (or the user) throws the index away
+    record_session(summarize(path))
+    assert index_file.exists() and _row(home, path) is not None
+    replacement = tmp_path / "rebuilt.sqlite3"
+    with RhoIndex.open(tmp_path, create=True) as fresh:  # an index rebuilt elsewhere, then moved in
+        assert fresh.rows() == []
+    (tmp_path / "index.sqlite3").rename(replacement)
+    replacement.replace(index_file)
+    assert _row(home, path) is None
+    record_session(summarize(path))
+    assert _row(home, path) is not None
+    assert rho_desk("check", home).returncode == 0

@@ -771,11 +771,56 @@ def record_session(
     root = sessions_root_of(summary)
     if root is None:
         return IndexState.MISSING
-    try:
-        with RhoIndex.open(root, create=True, busy_timeout=busy_timeout) as index:
-            index.upsert([replace(summary, title=(title or "").strip() or None, search_text="")])
+    row = replace(summary, title=(title or "").strip() or None, search_text="")
+    with _SAVE_CONNECTIONS_LOCK:
+        try:
+            index = _save_connection(root, busy_timeout)
+            index.upsert([row])
             return index.state
-    except IndexUnavailable as exc:
-        return exc.state
-    except FileNotFoundError:
-        return IndexState.MISSING
+        except IndexUnavailable as exc:
+            _drop_save_connection(root)
+            return exc.state
+        except FileNotFoundError:
+            _drop_save_connection(root)
+            return IndexState.MISSING
+
+
+# Like Rho (storage.md §10.3), a process keeps one connection per index for its saves, so a save
+# pays one SQLite transaction, not an open, a migration check and a close. The connection is
+# reopened (and the migration checked again) whenever the file at the path is not the one it
+# has open: deleted, replaced or rebuilt by another program.
+_SAVE_CONNECTIONS: dict[Path, tuple[RhoIndex, tuple[int, int]]] = {}
+_SAVE_CONNECTIONS_LOCK = threading.Lock()
+_SAVE_CONNECTIONS_MAX = 8
+
+
+def _save_connection(root: Path, busy_timeout: float) -> RhoIndex:
+    path = root / INDEX_FILE_NAME
+    cached = _SAVE_CONNECTIONS.get(root)
+    if cached is not None:
+        try:
+            stat = os.stat(path)
+        except FileNotFoundError:
+            stat = None
+        if stat is not None and (stat.st_dev, stat.st_ino) == cached[1]:
+            return cached[0]
+        _drop_save_connection(root)
+    index = RhoIndex.open(root, create=True, busy_timeout=busy_timeout)
+    stat = os.stat(path)
+    while len(_SAVE_CONNECTIONS) >= _SAVE_CONNECTIONS_MAX:
+        _drop_save_connection(next(iter(_SAVE_CONNECTIONS)))
+    _SAVE_CONNECTIONS[root] = (index, (stat.st_dev, stat.st_ino))
+    return index
+
+
+def _drop_save_connection(root: Path) -> None:
+    cached = _SAVE_CONNECTIONS.pop(root, None)
+    if cached is not None:
+        cached[0].close()
+
+
+def close_save_connections() -> None:
+    """Close the connections kept for saves (tests, and hosts that unload a Rho home)."""
+    with _SAVE_CONNECTIONS_LOCK:
+        for root in list(_SAVE_CONNECTIONS):
+            _drop_save_connection(root)
