@@ -8,9 +8,11 @@
   per-line matching, ``[path#TAG]`` headers) over a 10,000-file tree for a pattern found in a
   few dozen files. Target median ≤ 2 × ``grep -rn`` over the same tree, measured in the same run,
   interleaved.
-* ``tools.continue_save_10k``: a continued turn with a tool call on a 10,000-message session, and
-  the save of its commit through the app's writer (optimistic check, validation, one append,
-  ``fdatasync``). Target as ``store.append_scaling``: median ≤ 3 × a bare
+* ``tools.continue_save_10k``: a continued turn with a tool call on a 10,000-message session in a
+  Rho home, and the save of its commit through the app's writer (optimistic check, validation,
+  one append, ``fdatasync``, then Rho's index row, one SQLite transaction with its own sync, as
+  Rho's save pays it). Target: the existing one for a save after a commit
+  (``actions.save_after_commit_10k``), median < 50 ms. Reported beside it: a bare
   ``open``/``write``/``fdatasync``/``close`` of the same bytes to a file of the same size.
 """
 
@@ -196,7 +198,9 @@ def continue_save_10k(quick: bool) -> BenchResult:
                     bares.append(bare)
         assert read_session(path).tree.snapshot().revision == session.revision
         ratio = _median(saves) / _median(bares)
-        return BenchResult("tools.continue_save_10k", "ms", saves, "median ≤ 3 × a bare durable append", ratio <= 3.0,
-                           baseline=_median(bares), ratio=ratio, details={"messages": len(session.history)})  # fmt: skip
+        return BenchResult("tools.continue_save_10k", "ms", saves,
+                           "median < 50 ms (as actions.save_after_commit_10k); baseline: a bare durable append",
+                           _median(saves) < 50.0, baseline=_median(bares), ratio=ratio,
+                           details={"messages": len(session.history)})  # fmt: skip
     finally:
         shutil.rmtree(folder, ignore_errors=True)
