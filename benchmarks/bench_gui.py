@@ -72,10 +72,10 @@ def _files() -> dict[str, Path]:
 
 
 def _launch_file() -> Path:
-    """A Rho home holding only the 100k-message session (what ``rho-desk open`` is given)."""
+    """A Rho home holding only a 100k-message, ~61 MB session (what ``rho-desk open`` is given)."""
     if "launch" not in _state:
         _files()
-        _state["launch"] = make_session(_state["folder"] / "launch-home", 100_000)
+        _state["launch"] = make_session(_state["folder"] / "launch-home", 100_000, file_chars=200)  # ~61 MB
     return _state["launch"]  # type: ignore[no-any-return]
 
 

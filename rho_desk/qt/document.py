@@ -8,9 +8,10 @@ when another program wrote first). It announces every change with a signal; view
 it and never change it behind its back.
 
 Loading and re-reading run in worker threads through the bridge; the document only swaps in
-finished results on the GUI thread. Live updates (:mod:`rho_desk.qt.live`) apply only the
-appended records when the file merely grew, and keep the user's place: the selection stays on
-the revision it was on, or follows the newest revision when it was on the active one.
+finished results on the GUI thread. Live updates (the watcher in :mod:`rho_desk.qt.live`, the
+file layer's tail reader) apply only the appended records when the file merely grew, and keep
+the user's place: the selection stays on the revision it was on, or follows the newest
+revision when it was on the active one.
 
 For the actions that change the session (compact, export, continue, edit), the contract is:
 
@@ -19,6 +20,26 @@ For the actions that change the session (compact, export, continue, edit), the c
   write, lease taken, ``RevisionConflict`` recorded in :attr:`conflict` and re-raised), then
   call :meth:`note_written` so the views learn about the new revision;
 * attach a continued conversation with :meth:`attach_engine` / :meth:`detach_engine`.
+
+Concurrency: which lock guards what
+-----------------------------------
+
+* **The tree lock** (``SessionDocument.tree_lock``, an ``RLock``) guards the open session's
+  revision tree: its nodes and the small cache of materialised histories that every read
+  fills (``SessionTree.history``, ``display``, ``snapshot``). The GUI thread holds it while it
+  applies appended records; a worker thread holds it while it reads the tree or while a
+  writer's ``save``/``set_leaf``/``fork`` adds a node. Nobody holds it for anything else (no
+  I/O but the append itself, no waiting on other locks), so it is only ever held briefly.
+* **How a worker reads the tree:** through :meth:`SessionDocument.arun_locked` (from a
+  coroutine: runs the function in a worker thread holding the lock) or
+  :meth:`SessionDocument.run_locked` (already in a worker thread), never by taking
+  ``tree_lock`` by hand. :meth:`SessionDocument.entries` takes it itself.
+* **The bridge's exclusive lock** (``bridge.exclusive()``, an ``asyncio.Lock`` on the GUI
+  thread's loop) serialises writes: :meth:`SessionDocument.writing` holds it for a whole write
+  (open the writer, check, append), so two actions never interleave their records. Take it
+  before the tree lock, never while holding the tree lock.
+* **The library's lock** guards the session index (rho-desk's cache database); it never
+  touches an open document's tree.
 """
 
 from __future__ import annotations
@@ -26,11 +47,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import functools
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -48,10 +70,11 @@ from ..core.stores.rho_files import (
 )
 from ..core.stores.rho_files.errors import NoSessionState
 from ..core.stores.rho_files.records import HeaderRecord, SnapshotRecord, StoredDisplayMessage
+from ..core.stores.rho_files.tail import Appended, NeedsFullReload, apply_appended, read_appended
 from ..core.wire import Message, SessionSnapshot, encode
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
-from .live import Appended, LiveWatcher, NeedsFullReload, apply_appended, read_appended
+from .live import LiveWatcher
 from .workers import bulk_load
 
 if TYPE_CHECKING:
@@ -59,6 +82,9 @@ if TYPE_CHECKING:
     from ..core.stores.base import SessionStore
 
 __all__ = ["HistoryMode", "ReloadInfo", "SessionDocument", "load_path"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class HistoryMode(enum.Enum):
@@ -141,20 +167,16 @@ def rho_home_of(path: Path) -> Path | None:
 
 
 def _catch_up(file: SessionFile, writer: SessionWriter) -> None:
-    """Move ``file``'s read position past what ``writer`` appended (already in the tree).
+    """Move ``file``'s end past what ``writer`` appended (already in the tree).
 
     Without this the live watcher reads our own records back as another program's and fails
     to apply them twice (a full re-read that drops the writer, and a spurious conflict for the
     next save).
     """
-    if writer.session is not file or writer.size < 0 or writer.size == file.size:
+    end = writer.end
+    if writer.session is not file or end.size < 0 or end == file.end:
         return
-    file.size = writer.size
-    file.valid_end = writer._valid_end
-    file.ends_with_newline = writer._newline
-    file.tail = writer._tail
-    file.mtime_ns = writer._mtime_ns
-    file.line_count = writer._next_line - 1
+    file.end = end
 
 
 class SessionDocument(QObject):
@@ -221,9 +243,8 @@ class SessionDocument(QObject):
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
         self.tree_lock = threading.RLock()
-        """Held while a worker thread reads the tree (histories are materialised into a small
-        shared cache) and while the GUI thread applies appended records to it. Workers hold it
-        only for the reading, never for the rest of their work."""
+        """Guards the tree (see the module docstring). Workers do not take it by hand: they go
+        through :meth:`arun_locked` or :meth:`run_locked`."""
         self._writer: SessionWriter | None = None
         self._loading = 0
         self._generation = 0
@@ -307,6 +328,18 @@ class SessionDocument(QObject):
         """The complete snapshot Rho would resume ``node`` (default: the selection) with."""
         tree = self._tree_or_fail()
         return tree.snapshot(node or self.selected)
+
+    def run_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` holding the tree lock (blocking: call it in a worker thread).
+
+        How a worker reads the tree or has a writer add to it (``writer.save``...).
+        """
+        with self.tree_lock:
+            return fn(*args, **kwargs)
+
+    async def arun_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` in a worker thread, holding the tree lock only while it runs."""
+        return await in_thread(functools.partial(self.run_locked, fn, *args, **kwargs))
 
     def _tree_or_fail(self) -> SessionTree:
         if self.file is None:
@@ -436,15 +469,14 @@ class SessionDocument(QObject):
             except FileNotFoundError:
                 raise InputError("the session file is gone", source=str(file.path)) from None
             if appended is not None and appended.empty and appended.size == file.size:
-                file.mtime_ns = appended.mtime_ns
+                file.end = appended.end  # a new mtime, or a torn fragment not read yet
                 return OpResult(None, Changes())
         if generation != self._generation or file is not self.file:
             return OpResult(None, Changes())
         info: ReloadInfo
         if appended is not None:
             try:
-                with self.tree_lock:
-                    count = apply_appended(file, appended)
+                count = self.run_locked(apply_appended, file, appended)
             except InputError:
                 appended = None
             else:
