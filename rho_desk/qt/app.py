@@ -174,14 +174,15 @@ class AppContext:
             self.document.fork_home = home
         elif home is not None:
             self.document.fork_home = home
-        if home is not None:
-            await self.library.aopen(home, demo=demo)
         if plan.open_file is not None:
+            # the file asked for first: indexing a new library reads every session in it
             await self.document.aopen(plan.open_file)
             # A file named on the command line is a file the user opened: it joins Open Recent.
             self.settings.add_recent_file(str(Path(plan.open_file).resolve()))
             self.window.refresh_recent_menu()
-        elif demo:
+        if home is not None:
+            await self.library.aopen(home, demo=demo)
+        if plan.open_file is None and demo:
             # Show something at once on the demo library: its most recently updated session.
             page = await self.library.alist(None, sort="updated")
             if page.sessions:

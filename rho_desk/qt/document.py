@@ -142,20 +142,13 @@ def load_path(path: Path) -> tuple[SessionFile, bool]:
 
 
 def release(file: SessionFile | None) -> None:
-    """Break the parent/children links of a tree no one shows any more.
+    """Free a tree no one shows any more (``SessionFile.release``).
 
-    Revision nodes point at their parents and children: a cycle per link. A loaded tree is
-    frozen out of the cyclic GC (``workers.bulk_load``), so without this a closed session's
-    nodes, and every message they hold, would never be freed. With the links cut, reference
-    counting frees them at once.
+    A loaded tree is frozen out of the cyclic GC (``workers.bulk_load``), so without this a
+    closed session's nodes, and every message they hold, would never be freed.
     """
-    if file is None:
-        return
-    for node in file.tree.nodes.values():
-        node.children = []
-        node.parent = None
-    file.tree._cache.clear()
-    file.tree._leaf_history = None
+    if file is not None:
+        file.release()
 
 
 def rho_home_of(path: Path) -> Path | None:

@@ -196,6 +196,18 @@ class SessionFile:
     def torn(self) -> bool:
         return self.end.torn
 
+    def release(self) -> None:
+        """Break the tree's parent/children links: for a file no one will read any more.
+
+        Revision nodes point at their parents and children, a reference cycle per link, so a
+        dropped tree waits for the cyclic GC, and is never freed if it was frozen out of it
+        meanwhile (``gc.freeze()`` after a bulk load). With the links cut, reference counting
+        frees every node and message at once. The tree is unusable afterwards.
+        """
+        for node in self.tree.nodes.values():
+            node.children = []
+            node.parent = None
+
     @property
     def damage(self) -> RecoveryNote | None:
         """The first bad line, when the file was read tolerantly and has one (else ``None``).
