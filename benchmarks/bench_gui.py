@@ -82,11 +82,15 @@ def _launch_file() -> Path:
 
 
 _PROBE = Path(__file__).with_name("_launch_probe.py")
+_BYTECODE = """An installed rho-desk starts from compiled bytecode (pip writes it at install time), so
+the launched processes may write and use ``__pycache__`` even where the environment says
+``PYTHONDONTWRITEBYTECODE`` (as a development shell may); the warm-up launch writes it."""
 
 
 def _child_env(home: Path, cache: Path | None = None) -> dict[str, str]:
     scratch = Path(tempfile.mkdtemp(prefix="rho-bench-launch-", dir=_state["folder"]))
-    return {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_API": "pyside6", "RHO_HOME": str(home),
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # see _BYTECODE
+    return {**env, "QT_QPA_PLATFORM": "offscreen", "QT_API": "pyside6", "RHO_HOME": str(home),
             "XDG_CONFIG_HOME": str(scratch / "xdg-config"), "XDG_DATA_HOME": str(scratch / "xdg-data"),
             "XDG_CACHE_HOME": str(scratch / "xdg-cache"), "RHO_DESK_CACHE_DIR": str(cache or scratch / "cache"),
             "RHO_DESK_CONFIG_DIR": str(scratch / "config")}  # fmt: skip
@@ -114,7 +118,7 @@ def _probe(mode: str, path: Path | None, home: Path, cache: Path | None = None) 
 
 def _bare_start() -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import orjson"], check=True)
+    subprocess.run([sys.executable, "-c", "import orjson"], check=True, env=_child_env(_empty_home()))
     return (time.perf_counter() - start) * 1000
 
 
