@@ -5,8 +5,9 @@ path as the ``rho-desk`` command: argument parsing, the ``QApplication``, the wi
 the document) and watches it from the outside, through public signals only:
 
 * ``scroll``: as soon as the conversation list has painted the opened session's rows *and* its
-  scroll bar has a range (the conversation can scroll), print ``{"shown": <time.time()>}`` and
-  exit at once. The parent measures from just before it started the process.
+  scroll bar has a range (the conversation can scroll), print ``{"shown": <time.time()>,
+  "cpu": <process CPU seconds>}`` and exit at once. The parent measures from just before it
+  started the process.
 * ``rss``: once the session is shown and the app is idle (no task running, a full GC done), print
   ``{"rss": <VmRSS bytes>}``. Without ``PATH`` the app starts on an empty Rho home and the figure
   is the app with nothing open (the baseline).
@@ -68,7 +69,7 @@ def main() -> None:
             if rows < 2 or bar.maximum() <= 0:
                 return  # not the big session yet, or not scrollable yet
             if mode == "scroll":
-                _emit(shown=time.time())
+                _emit(shown=time.time(), cpu=time.process_time())
                 os._exit(0)
             _tasks.append(asyncio.ensure_future(measure(context)))
 
