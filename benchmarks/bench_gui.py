@@ -140,6 +140,9 @@ def launch_to_scroll_100k(quick: bool) -> BenchResult:
         cpu.append(values["cpu"] * 1000)
     base = statistics.median(_bare_start() for _ in range(repeat))
     median = statistics.median(samples)
+    print(f"gui.launch_to_scroll_100k: {path.stat().st_size / 1e6:.1f} MB; first launch (indexing the library) "
+          f"{(first['shown'] - first['start']) * 1000:.0f} ms; process CPU to the paint, median "
+          f"{statistics.median(cpu):.0f} ms")  # fmt: skip
     return BenchResult("gui.launch_to_scroll_100k", "ms", samples, "median ≤ 1500 ms", median <= 1500, baseline=base,
                        ratio=median / base, details={"file_bytes": path.stat().st_size,
                                                      "first_launch_ms": (first["shown"] - first["start"]) * 1000,
@@ -163,6 +166,8 @@ def rss_100k(quick: bool) -> BenchResult:
     base = statistics.median(empty)
     samples = [(rss - base) / size for rss in opened]
     median = statistics.median(samples)
+    print(f"gui.rss_100k: {size / 1e6:.1f} MB file; empty app {base / 1e6:.0f} MB, "
+          f"with the session {statistics.median(opened) / 1e6:.0f} MB resident")  # fmt: skip
     return BenchResult("gui.rss_100k", "x file", samples, "median ≤ 3 × the file size", median <= 3,
                        baseline=base / 1e6, ratio=median,
                        details={"file_bytes": size, "empty_rss_mb": base / 1e6,
@@ -182,6 +187,9 @@ def rss_100k_edit(quick: bool) -> BenchResult:
     copy = copy_home / path.relative_to(home)
     values = _probe("rss-edit", copy, copy_home)
     samples = [(values["rss_after"] - base) / size]
+    print(f"gui.rss_100k_edit: empty app {base / 1e6:.0f} MB; opened {values['rss'] / 1e6:.0f} MB; after a "
+          f"compaction and an undo {values['rss_after'] / 1e6:.0f} MB; file {size / 1e6:.1f} -> "
+          f"{copy.stat().st_size / 1e6:.1f} MB")  # fmt: skip
     return BenchResult("gui.rss_100k_edit", "x file", samples, "report (after a compaction and an undo)", None,
                        baseline=(values["rss"] - base) / size, ratio=samples[0] / ((values["rss"] - base) / size),
                        details={"file_bytes": size, "file_bytes_after": copy.stat().st_size,
