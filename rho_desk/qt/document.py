@@ -35,9 +35,11 @@ Concurrency: which lock guards what
   :meth:`SessionDocument.run_locked` (already in a worker thread), never by taking
   ``tree_lock`` by hand. :meth:`SessionDocument.entries` takes it itself.
 * **The bridge's exclusive lock** (``bridge.exclusive()``, an ``asyncio.Lock`` on the GUI
-  thread's loop) serialises writes: :meth:`SessionDocument.writing` holds it for a whole write
-  (open the writer, check, append), so two actions never interleave their records. Take it
-  before the tree lock, never while holding the tree lock.
+  thread's loop) serialises writes and re-reads: :meth:`SessionDocument.writing` holds it for a
+  whole write (open the writer, check, append, move the file's end past our record) and
+  :meth:`SessionDocument.areload` for a whole look at the file, so two actions never interleave
+  their records and a live look never reads our own record back as someone else's. Take it
+  before the tree lock, never while holding the tree lock; it is not re-entrant.
 * **The library's lock** guards the session index (rho-desk's cache database); it never
   touches an open document's tree.
 """
@@ -445,8 +447,15 @@ class SessionDocument(QObject):
         """Bring the document up to date with the file: appended records only, when possible.
 
         The selection stays on its revision; if it was the active revision and the leaf moved,
-        it follows the new leaf (when ``follow_live`` is on).
+        it follows the new leaf (when ``follow_live`` is on). Runs between writes, never during
+        one (it takes the bridge's exclusive lock, as :meth:`writing` does): a look while our
+        own record is on disk but not yet accounted for would read it back as someone else's
+        and add it to the tree a second time.
         """
+        async with self.bridge.exclusive():
+            return await self._areload(full)
+
+    async def _areload(self, full: bool) -> OpResult[ReloadInfo | None]:
         file = self.file
         if file is None or self.is_snapshot_document:
             return OpResult(None, Changes())
