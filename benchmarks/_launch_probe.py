@@ -77,8 +77,8 @@ def main() -> None:
         if path is None:
             started = context.astart
 
-            async def astart() -> None:
-                await started()
+            async def astart(**options: Any) -> None:
+                await started(**options)
                 _tasks.append(asyncio.ensure_future(measure(context)))
 
             context.astart = astart
