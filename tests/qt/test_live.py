@@ -41,6 +41,8 @@ def test_an_appended_delta_is_read_alone_and_applies_like_a_full_read(tmp_path: 
     assert file.tree.history() == full.tree.history()
     assert [n.id for n in file.tree.nodes.values()] == [n.id for n in full.tree.nodes.values()]
     assert (file.size, file.valid_end, file.line_count, file.tail) == (full.size, full.valid_end, full.line_count, full.tail)
+    assert file.end == full.end
+    assert file.tree.display()[-1].message is file.tree.history()[-1]  # one object, as in a full read
 
 
 def test_v4_records_apply_too(tmp_path: Path) -> None:

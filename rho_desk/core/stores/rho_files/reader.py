@@ -57,6 +57,7 @@ __all__ = [
     "parse_session",
     "read_header",
     "read_session",
+    "share_display",
 ]
 
 MIN_VERSION: Final = 1
@@ -364,7 +365,9 @@ def share_display(record: Record) -> None:
     display history (storage.md §5.4-§5.6), and decoding makes two equal objects of each. A 100k
     message session would keep both copies for as long as it is open. Entries whose message
     equals the history's message at the matching place get the history's object instead (and
-    the record's own timestamp string), so the copy is freed at once. Nothing changes in value.
+    the record's own timestamp string), so the copy is freed at once. Nothing changes in value
+    (equality is value equality: two tool-call argument objects with their keys in another
+    order would count as equal, which Rho, writing both from one value, never produces).
     """
     if isinstance(record, SnapshotDeltaRecord):
         _share(record.display_messages, record.delta.appended_history, record.timestamp)

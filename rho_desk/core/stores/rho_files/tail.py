@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field, replace
 
 from .errors import SessionFileError
-from .reader import TAIL_BYTES, FileEnd, SessionFile, decode_line
+from .reader import TAIL_BYTES, FileEnd, SessionFile, decode_line, share_display
 from .records import Record
 
 __all__ = ["Appended", "NeedsFullReload", "apply_appended", "read_appended"]
@@ -106,6 +106,7 @@ def _decode_appended(file: SessionFile, data: bytes, mtime_ns: int) -> Appended:
             if record is None:
                 torn = True  # an append in progress; the next look reads it whole
                 break
+            share_display(record)
             records.append((record, line + 1, end.size + pos))
         elif not terminated:
             break  # trailing blanks without "\n": wait for the rest of the line
