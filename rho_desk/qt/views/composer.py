@@ -22,10 +22,10 @@ reports and sends what the user writes; it holds no engine state of its own.
 from __future__ import annotations
 
 import html
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QTextCursor
+from PySide6.QtGui import QFont, QKeyEvent, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -46,11 +46,13 @@ from ...core.errors import InputError
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
-from ...providers.profiles import ProfileSet
 from ..continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
 from ..services import OperationHost
 from .approval import ApprovalCard, ShellCard
+
+if TYPE_CHECKING:
+    from ...providers.profiles import ProfileSet
 
 __all__ = ["ComposerEdit", "ContinuePanel"]
 
@@ -236,14 +238,22 @@ class ContinuePanel(QFrame):
         c.sig_handoff_required.connect(self._on_controller_handoff_required)
         c.sig_prompt_returned.connect(self._on_controller_prompt_returned)
         c.sig_conflict.connect(self._on_controller_conflict)
-        self.refresh_profiles()
+        self._profiles_read = False
+        """The picker was filled (on the first show: the profiles need the provider stack)."""
         self._on_controller_state_changed(c.state)
 
     # -- profiles ----------------------------------------------------------------------------------
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._profiles_read:
+            self.refresh_profiles()
+
     def refresh_profiles(self) -> None:
         """Fill the picker from the profiles file (read off the GUI thread)."""
         from ..dialogs.prefs import PREFS_CONTINUE_PROFILE
+
+        self._profiles_read = True
 
         wanted = self.host.settings.get(PREFS_CONTINUE_PROFILE)
 
