@@ -64,8 +64,9 @@ EXIT_PROBLEMS = 1
 EXIT_BAD_INPUT = 2
 
 
-def _parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser, with the full parser of ``command`` only (the others are summaries)."""
+def _parser(command: str | None = None, *, every: bool = True) -> argparse.ArgumentParser:
+    """The argument parser: every command's full parser, or (``every=False``) only ``command``'s,
+    the others as their summaries (what ``main`` uses: ``--help`` needs no more)."""
     parser = argparse.ArgumentParser(
         prog="rho-desk",
         description="Inspect, compact, export and continue the sessions of the Rho coding agent.",
@@ -81,7 +82,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     summarised = {module: (name, summary) for name, (module, summary) in _SUMMARIES.items()}
     for name in _COMMANDS:
-        if name in summarised and summarised[name][0] != command:
+        if not every and name in summarised and summarised[name][0] != command:
             sub.add_parser(summarised[name][0], help=summarised[name][1], add_help=False)
             continue
         try:
@@ -121,13 +122,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # No subcommand: open the app on $RHO_HOME or ~/.rho, else on the demo library.
         argv = ["open"]
     command = _command_of(argv)
-    parser = _parser(command)
+    parser = _parser(command, every=False)
     if command not in _SUMMARIES:
         # No command word found (or a value taken for one, after an abbreviated option): let
         # argparse find the command among the summaries, then parse with its full parser.
         known, _rest = parser.parse_known_args(argv)
         if known.command is not None and known.command != command:
-            parser = _parser(known.command)
+            parser = _parser(known.command, every=False)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
