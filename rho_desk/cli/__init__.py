@@ -43,18 +43,23 @@ _COMMANDS = (
 )
 
 # What ``--help`` lists for each command, without importing its module: command -> (module,
-# summary). Each summary equals the ``help=`` its module registers (a test compares them). A module
-# in ``_COMMANDS`` without an entry here is simply imported to register itself.
+# summary). Each summary equals the ``help=`` its module registers, and every module has one
+# (tests/cli/test_startup.py checks both; a module without an entry would be imported by --help).
 _SUMMARIES: dict[str, tuple[str, str]] = {
     "open": ("app", "open the app (default: $RHO_HOME or ~/.rho, else the bundled demo library)"),
     "sessions": ("sessions", "list or search saved sessions"),
     "show": ("show", "show a session file's revisions and history"),
     "snapshot": ("snapshot", "print the complete SDK snapshot of a session"),
     "check": ("check", "validate session files; report torn tails and corrupt lines"),
+    "repair": ("repair", "write a repaired copy of a damaged session file"),
+    "trash": ("trash", "list, restore or empty deleted sessions"),
     "compact": ("compact", "compact a session's history (writes a new complete revision)"),
+    "continue": ("continue_", "continue a session with one more turn (tools under approval)"),
     "export": ("export", "export a session with chosen content classes, secrets redacted, audited, with a receipt"),
     "audit": ("audit", "audit an export, snapshot or transcript for secrets and excluded content"),
     "keys": ("keys", "print the public key that signs export receipts, and where rho-desk's keys live"),
+    "publish": ("publish", "publish a redacted, audited export of a session to a team database"),
+    "team": ("team", "set up, list, show and search a team library of published sessions (PostgreSQL)"),
     "bench": ("bench", "run the performance benchmarks"),
 }
 _OPTIONS_WITH_VALUES = ("--log-level",)

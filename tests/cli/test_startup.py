@@ -19,7 +19,7 @@ def test_summaries_are_what_each_command_registers() -> None:
         importlib.import_module(f"rho_desk.cli.{module_name}").register(sub)
         helps = {action.dest: action.help for action in sub._choices_actions}
         assert helps == {command: summary}, module_name
-    assert {module for module, _ in cli._SUMMARIES.values()} <= set(cli._COMMANDS)
+    assert {module for module, _ in cli._SUMMARIES.values()} == set(cli._COMMANDS)
 
 
 def _loaded_after(argv: list[str]) -> tuple[int, list[str]]:

@@ -1,5 +1,6 @@
 """``rho-desk open FILE`` as a real process: the conversation is painted before anything loads the
-provider stack (httpx, keyring, pydantic: a quarter of the start-up), which waits until it is used."""
+provider stack or the team library's (httpx, keyring, pydantic, psycopg: more than a third of the
+start-up), which wait until they are used."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from rho_desk.qt import app as qt_app
 
 build = qt_app.build_context
 seen = {}
-HEAVY = ("httpx", "keyring", "pydantic", "rho_desk.providers")
+HEAVY = ("httpx", "keyring", "psycopg", "pydantic", "rho_desk.providers")
 
 def report(context):
     seen["heavy_when_idle"] = sorted(m for m in HEAVY if m in sys.modules)
@@ -65,6 +66,6 @@ def _launch(path: Path, tmp_path: Path) -> dict[str, object]:
 def test_the_conversation_is_painted_without_the_provider_stack(tmp_path: Path) -> None:
     seen = _launch(v3_session(tmp_path / "home"), tmp_path)
     assert isinstance(seen["rows"], int) and seen["rows"] > 0
-    # nothing at start-up needs the providers: they load when a conversation is continued, the
-    # continue panel is shown, or the settings dialog opens
+    # nothing at start-up needs the providers or the team database: they load when a conversation
+    # is continued, the continue panel or the settings dialog opens, or the team library is used
     assert seen["heavy_at_paint"] == [] and seen["heavy_when_idle"] == []
