@@ -33,12 +33,15 @@ def text(rng: random.Random, mean: int) -> str:
     return " ".join(rng.choices(_WORDS, k=max(1, int(rng.expovariate(1 / mean)))))
 
 
-def turn(rng: random.Random, i: int) -> tuple[Message, ...]:
-    """About 8 messages: a prompt, two tool calls with file contents / command output, an answer."""
+def turn(rng: random.Random, i: int, file_chars: int = len(_FILE)) -> tuple[Message, ...]:
+    """About 8 messages: a prompt, two tool calls with file contents / command output, an answer.
+
+    ``file_chars``: the longest file content a read returns (at least 200 characters).
+    """
     out: list[Message] = [Message.user_text(text(rng, 30))]
     for k in range(2):
         cid = f"call_{i}_{k}"
-        name, args, result = (("read_file", {"path": f"src/mod_{i % 97}.py"}, _FILE[: rng.randint(200, len(_FILE))])
+        name, args, result = (("read_file", {"path": f"src/mod_{i % 97}.py"}, _FILE[: rng.randint(200, max(200, file_chars))])
                               if k == 0 else
                               ("bash", {"command": f"pytest tests/test_{i % 31}.py -q"}, f"{'.' * rng.randint(5, 60)}\n{rng.randint(5, 60)} passed in 0.{rng.randint(10, 99)}s"))  # fmt: skip
         out.append(Message.enriched(AssistantMessage(content=(ContentBlock.of_text(text(rng, 12)),
@@ -48,11 +51,15 @@ def turn(rng: random.Random, i: int) -> tuple[Message, ...]:
     return tuple(out)
 
 
-def make_session(home: Path, messages: int, *, seed: int = 7) -> Path:
-    """A v3 session of about ``messages`` messages, written by our writer (deltas of 50 turns)."""
+def make_session(home: Path, messages: int, *, seed: int = 7, file_chars: int = len(_FILE)) -> Path:
+    """A v3 session of about ``messages`` messages, written by our writer (deltas of 50 turns).
+
+    With the default ``file_chars`` 100k messages make an 86 MB file; ``file_chars=200`` makes
+    the same number of messages in about 61 MB (more messages per byte).
+    """
     rng = random.Random(seed)
     sid = f"bench{messages:07d}-0000-4000-8000-000000000000"
-    history: tuple[Message, ...] = (Message.system_text("You are a coding agent. " * 40), *turn(rng, 0))
+    history: tuple[Message, ...] = (Message.system_text("You are a coding agent. " * 40), *turn(rng, 0, file_chars))
     clock = iter(range(1_790_000_000, 1_800_000_000, 30)).__next__
     writer = create_session(home, f"/bench/{messages}", SessionSnapshot.new(sid, 1, history, PROVIDER), clock=clock,
                             take_lease=False)  # fmt: skip
@@ -61,7 +68,7 @@ def make_session(home: Path, messages: int, *, seed: int = 7) -> Path:
         while len(history) < messages:
             batch: tuple[Message, ...] = ()
             for _ in range(50):
-                batch += turn(rng, i)
+                batch += turn(rng, i, file_chars)
                 i += 1
             history = history + batch
             revision += 1

@@ -17,6 +17,20 @@ realistic mix: prompts, tool calls with file contents and command output, answer
   of the list (from the top each time). Baseline: the same on a 1k-message session (the ratio
   shows the cost does not grow with the session).
 
+* ``gui.launch_to_scroll_100k``: ``rho-desk open PATH`` as a new process (offscreen, private
+  settings), from just before the process starts to the first paint of the 100k-message (~61
+  MB) session's rows with a scroll range (``_launch_probe.py`` watches the real CLI entry
+  point). The library's index is kept between launches, as it is between a person's launches;
+  the first launch, which also indexes the library, is reported apart (``first_launch_ms``), and
+  so is the CPU time the process used until then (``process_cpu_ms``: on a busy machine the
+  wall time also measures the other programs).
+  Baseline: a bare ``python -c "import orjson"`` started the same way, in the same run.
+* ``gui.rss_100k``: resident memory (``VmRSS``) the same process holds once the session is shown
+  and the app is idle, minus what it holds started on an empty Rho home; the sample is that
+  difference divided by the file size. Baseline: the empty app's RSS in MB.
+* ``gui.rss_100k_edit``: the same after a compaction (Compact dialog, local digest) and an
+  Undo, as a multiple of the file size at open. Reported, no target.
+
 ``--quick`` keeps the sizes (the targets are about them) and takes fewer samples.
 """
 
@@ -28,6 +42,8 @@ import gc
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Coroutine
@@ -57,6 +73,128 @@ def _files() -> dict[str, Path]:
             "100k": make_session(home, 100_000),
         }
     return _state["files"]  # type: ignore[no-any-return]
+
+
+def _launch_file() -> Path:
+    """A Rho home holding only a 100k-message, ~61 MB session (what ``rho-desk open`` is given)."""
+    if "launch" not in _state:
+        _files()
+        _state["launch"] = make_session(_state["folder"] / "launch-home", 100_000, file_chars=200)  # ~61 MB
+    return _state["launch"]  # type: ignore[no-any-return]
+
+
+_PROBE = Path(__file__).with_name("_launch_probe.py")
+_BYTECODE = """An installed rho-desk starts from compiled bytecode (pip writes it at install time), so
+the launched processes may write and use ``__pycache__`` even where the environment says
+``PYTHONDONTWRITEBYTECODE`` (as a development shell may); the warm-up launch writes it."""
+
+
+def _child_env(home: Path, cache: Path | None = None) -> dict[str, str]:
+    scratch = Path(tempfile.mkdtemp(prefix="rho-bench-launch-", dir=_state["folder"]))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # see _BYTECODE
+    return {**env, "QT_QPA_PLATFORM": "offscreen", "QT_API": "pyside6", "RHO_HOME": str(home),
+            "XDG_CONFIG_HOME": str(scratch / "xdg-config"), "XDG_DATA_HOME": str(scratch / "xdg-data"),
+            "XDG_CACHE_HOME": str(scratch / "xdg-cache"), "RHO_DESK_CACHE_DIR": str(cache or scratch / "cache"),
+            "RHO_DESK_CONFIG_DIR": str(scratch / "config")}  # fmt: skip
+
+
+def _probe(mode: str, path: Path | None, home: Path, cache: Path | None = None) -> dict[str, float]:
+    """Run ``_launch_probe.py`` in a new process; its JSON line, plus ``start`` (time.time()).
+
+    ``cache``: rho-desk's cache folder (its session index) to share between runs; default a
+    new, empty one (the library indexes the home from scratch).
+    """
+    import json
+
+    command = [sys.executable, str(_PROBE), mode] + ([str(path)] if path is not None else [])
+    env = _child_env(home, cache)
+    start = time.time()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, check=False)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"the launch probe printed nothing (exit {done.returncode}): {done.stderr[-2000:]}")
+    values: dict[str, float] = json.loads(lines[-1])
+    values["start"] = start
+    return values
+
+
+def _bare_start() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import orjson"], check=True, env=_child_env(_empty_home()))
+    return (time.perf_counter() - start) * 1000
+
+
+@benchmark("gui.launch_to_scroll_100k")
+def launch_to_scroll_100k(quick: bool) -> BenchResult:
+    path = _launch_file()
+    home = path.parents[3]
+    repeat = 3 if quick else 7
+    cache = Path(tempfile.mkdtemp(prefix="rho-bench-launch-cache-", dir=_state["folder"]))
+    # the first launch also indexes the new library (reads the session a second time); it warms
+    # the page cache and Python's bytecode cache, and is reported apart
+    first = _probe("scroll", path, home, cache)
+    samples, cpu = [], []
+    for _ in range(repeat):
+        values = _probe("scroll", path, home, cache)
+        samples.append((values["shown"] - values["start"]) * 1000)
+        cpu.append(values["cpu"] * 1000)
+    base = statistics.median(_bare_start() for _ in range(repeat))
+    median = statistics.median(samples)
+    print(f"gui.launch_to_scroll_100k: {path.stat().st_size / 1e6:.1f} MB; first launch (indexing the library) "
+          f"{(first['shown'] - first['start']) * 1000:.0f} ms; process CPU to the paint, median "
+          f"{statistics.median(cpu):.0f} ms")  # fmt: skip
+    return BenchResult("gui.launch_to_scroll_100k", "ms", samples, "median ≤ 1500 ms", median <= 1500, baseline=base,
+                       ratio=median / base, details={"file_bytes": path.stat().st_size,
+                                                     "first_launch_ms": (first["shown"] - first["start"]) * 1000,
+                                                     "process_cpu_ms": statistics.median(cpu)})  # fmt: skip
+
+
+def _empty_home() -> Path:
+    home = _state["folder"] / "empty-home"
+    (home / "sessions").mkdir(parents=True, exist_ok=True)
+    return home
+
+
+@benchmark("gui.rss_100k")
+def rss_100k(quick: bool) -> BenchResult:
+    path = _launch_file()
+    home = path.parents[3]
+    size = path.stat().st_size
+    repeat = 2 if quick else 3
+    empty = [_probe("rss", None, _empty_home())["rss"] for _ in range(repeat)]
+    opened = [_probe("rss", path, home)["rss"] for _ in range(repeat)]
+    base = statistics.median(empty)
+    samples = [(rss - base) / size for rss in opened]
+    median = statistics.median(samples)
+    print(f"gui.rss_100k: {size / 1e6:.1f} MB file; empty app {base / 1e6:.0f} MB, "
+          f"with the session {statistics.median(opened) / 1e6:.0f} MB resident")  # fmt: skip
+    return BenchResult("gui.rss_100k", "x file", samples, "median ≤ 3 × the file size", median <= 3,
+                       baseline=base / 1e6, ratio=median,
+                       details={"file_bytes": size, "empty_rss_mb": base / 1e6,
+                                "opened_rss_mb": statistics.median(opened) / 1e6})  # fmt: skip
+
+
+@benchmark("gui.rss_100k_edit")
+def rss_100k_edit(quick: bool) -> BenchResult:
+    path = _launch_file()
+    home = path.parents[3]
+    size = path.stat().st_size
+    base = _probe("rss", None, _empty_home())["rss"]
+    # a copy: the compaction and the undo write to it
+    copy_home = _state["folder"] / "edit-home"
+    shutil.rmtree(copy_home, ignore_errors=True)
+    shutil.copytree(home, copy_home)
+    copy = copy_home / path.relative_to(home)
+    values = _probe("rss-edit", copy, copy_home)
+    samples = [(values["rss_after"] - base) / size]
+    print(f"gui.rss_100k_edit: empty app {base / 1e6:.0f} MB; opened {values['rss'] / 1e6:.0f} MB; after a "
+          f"compaction and an undo {values['rss_after'] / 1e6:.0f} MB; file {size / 1e6:.1f} -> "
+          f"{copy.stat().st_size / 1e6:.1f} MB")  # fmt: skip
+    return BenchResult("gui.rss_100k_edit", "x file", samples, "report (after a compaction and an undo)", None,
+                       baseline=(values["rss"] - base) / size, ratio=samples[0] / ((values["rss"] - base) / size),
+                       details={"file_bytes": size, "file_bytes_after": copy.stat().st_size,
+                                "empty_rss_mb": base / 1e6, "opened_rss_mb": values["rss"] / 1e6,
+                                "after_rss_mb": values["rss_after"] / 1e6})  # fmt: skip
 
 
 def _run(make: Callable[[Any], Coroutine[Any, Any, Any]]) -> Any:

@@ -3,7 +3,9 @@
 Each subcommand lives in its own module of this package and defines
 ``register(subparsers) -> None``, which adds its parser and sets ``handler`` (a function taking
 the parsed ``argparse.Namespace`` and returning an exit status). Modules import heavy
-dependencies inside their handlers so that ``rho-desk --help`` stays fast.
+dependencies inside their handlers, and only the module of the command being run is imported at
+all: the others appear in ``--help`` through their one-line summaries in ``_SUMMARIES``, so that
+``rho-desk --help`` costs little more than starting Python (the ``cli.startup`` benchmark).
 
 Exit status: 0 done; 1 the operation found problems (audit findings, conflicts, ``check``
 issues); 2 bad usage or bad input, with one line on stderr naming the file, the line and the
@@ -14,16 +16,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from ..core.errors import InputError, KnownError, RevisionConflict, error_text
 
 __all__ = ["main"]
-
-log = logging.getLogger(__name__)
 
 # Subcommand modules, in the order ``--help`` lists them (names fixed by architecture.md).
 _COMMANDS = (
@@ -44,12 +42,36 @@ _COMMANDS = (
     "bench",
 )
 
+# What ``--help`` lists for each command, without importing its module: command -> (module,
+# summary). Each summary equals the ``help=`` its module registers, and every module has one
+# (tests/cli/test_startup.py checks both; a module without an entry would be imported by --help).
+_SUMMARIES: dict[str, tuple[str, str]] = {
+    "open": ("app", "open the app (default: $RHO_HOME or ~/.rho, else the bundled demo library)"),
+    "sessions": ("sessions", "list or search saved sessions"),
+    "show": ("show", "show a session file's revisions and history"),
+    "snapshot": ("snapshot", "print the complete SDK snapshot of a session"),
+    "check": ("check", "validate session files; report torn tails and corrupt lines"),
+    "repair": ("repair", "write a repaired copy of a damaged session file"),
+    "trash": ("trash", "list, restore or empty deleted sessions"),
+    "compact": ("compact", "compact a session's history (writes a new complete revision)"),
+    "continue": ("continue_", "continue a session with one more turn (tools under approval)"),
+    "export": ("export", "export a session with chosen content classes, secrets redacted, audited, with a receipt"),
+    "audit": ("audit", "audit an export, snapshot or transcript for secrets and excluded content"),
+    "keys": ("keys", "print the public key that signs export receipts, and where rho-desk's keys live"),
+    "publish": ("publish", "publish a redacted, audited export of a session to a team database"),
+    "team": ("team", "set up, list, show and search a team library of published sessions (PostgreSQL)"),
+    "bench": ("bench", "run the performance benchmarks"),
+}
+_OPTIONS_WITH_VALUES = ("--log-level",)
+
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_BAD_INPUT = 2
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None, *, every: bool = True) -> argparse.ArgumentParser:
+    """The argument parser: every command's full parser, or (``every=False``) only ``command``'s,
+    the others as their summaries (what ``main`` uses: ``--help`` needs no more)."""
     parser = argparse.ArgumentParser(
         prog="rho-desk",
         description="Inspect, compact, export and continue the sessions of the Rho coding agent.",
@@ -63,7 +85,11 @@ def _parser() -> argparse.ArgumentParser:
         "(areas: core, providers, team, keys, qt, cli; default: $RHO_DESK_LOG, else warning)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    summarised = {module: (name, summary) for name, (module, summary) in _SUMMARIES.items()}
     for name in _COMMANDS:
+        if not every and name in summarised and summarised[name][0] != command:
+            sub.add_parser(summarised[name][0], help=summarised[name][1], add_help=False)
+            continue
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:
@@ -72,6 +98,21 @@ def _parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (its first word that is not an option or an option's value)."""
+    takes_value = False
+    for arg in argv:
+        if takes_value:
+            takes_value = False
+        elif arg in _OPTIONS_WITH_VALUES:
+            takes_value = True
+        elif arg == "--":
+            return None
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def fail(message: str, status: int = EXIT_BAD_INPUT) -> int:
@@ -85,12 +126,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv:
         # No subcommand: open the app on $RHO_HOME or ~/.rho, else on the demo library.
         argv = ["open"]
-    parser = _parser()
+    command = _command_of(argv)
+    parser = _parser(command, every=False)
+    if command not in _SUMMARIES:
+        # No command word found (or a value taken for one, after an abbreviated option): let
+        # argparse find the command among the summaries, then parse with its full parser.
+        known, _rest = parser.parse_known_args(argv)
+        if known.command is not None and known.command != command:
+            parser = _parser(known.command, every=False)
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
         return EXIT_BAD_INPUT
+    # imported only now: ``--help`` and usage errors need none of this
+    import logging
+
+    from ..core.errors import InputError, KnownError, RevisionConflict, error_text
     from ..logs import LogSpecError, configure
 
     try:
@@ -98,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LogSpecError as exc:
         source = "--log-level" if args.log_level is not None else "RHO_DESK_LOG"
         return fail(f"{source}: {exc}", EXIT_BAD_INPUT)
-    log.debug("rho-desk %s: %s", __version__, args.command)
+    logging.getLogger(__name__).debug("rho-desk %s: %s", __version__, args.command)
     try:
         return int(handler(args))
     except RevisionConflict as exc:

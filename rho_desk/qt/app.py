@@ -162,8 +162,14 @@ class AppContext:
     def actions(self) -> Actions:
         return self.window.app_actions
 
-    async def astart(self) -> None:
-        """Open the library (demo copy first, if needed) and the requested file."""
+    async def astart(self, *, shown: asyncio.Event | None = None) -> None:
+        """Open the requested file and the library (demo copy first, if needed).
+
+        Args:
+            shown: set once the opened file's conversation is on screen; indexing the library
+                (which may read every session in it) waits for it, at most a few seconds, so
+                that the two big reads neither compete nor interleave their memory.
+        """
         from .demo import prepare_demo_copy
 
         plan = self.plan
@@ -174,14 +180,18 @@ class AppContext:
             self.document.fork_home = home
         elif home is not None:
             self.document.fork_home = home
-        if home is not None:
-            await self.library.aopen(home, demo=demo)
         if plan.open_file is not None:
+            # the file asked for first: indexing a new library reads every session in it
             await self.document.aopen(plan.open_file)
             # A file named on the command line is a file the user opened: it joins Open Recent.
             self.settings.add_recent_file(str(Path(plan.open_file).resolve()))
             self.window.refresh_recent_menu()
-        elif demo:
+            if shown is not None and self.document.is_open:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(shown.wait(), 5)
+        if home is not None:
+            await self.library.aopen(home, demo=demo)
+        if plan.open_file is None and demo:
             # Show something at once on the demo library: its most recently updated session.
             page = await self.library.alist(None, sort="updated")
             if page.sessions:
@@ -281,7 +291,9 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
             closed.set_result(None)
 
     context.window.sig_closed.connect(on_closed)
-    context.bridge.run(context.astart(), context="Starting")
+    shown = asyncio.Event()
+    context.window.conversation.sig_rows_shown.connect(lambda _rows: shown.set())
+    context.bridge.run(context.astart(shown=shown), context="Starting")
     if screenshot is not None:
         context.window.resize(1280, 800)
         await asyncio.sleep(0.05)

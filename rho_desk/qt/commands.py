@@ -37,7 +37,6 @@ from ..core.stores.summary import SessionSummary
 from .bridge import in_thread
 from .changes import Changes, OpResult
 from .settings import PREFS_THEME
-from .settings_document import export_settings, import_settings
 from .text import plural
 
 if TYPE_CHECKING:
@@ -259,6 +258,9 @@ class Commands:
 
     def export_settings(self, path: Path) -> None:
         """Write every preference to ``path`` (atomically, off the GUI thread)."""
+        # pydantic: loaded when used, not at start-up
+        from .settings_document import export_settings
+
         data = export_settings(self.settings)
         self.bridge.run(in_thread(atomic_write, path, data),
                         on_success=lambda _r: self.notifier.info(f"Settings exported to {path.name}"),
@@ -274,6 +276,8 @@ class Commands:
 
     def import_settings(self, path: Path) -> None:
         """Apply the preferences in ``path`` (all of them, or none if the file is invalid)."""
+        # pydantic: loaded when used, not at start-up
+        from .settings_document import import_settings
 
         async def read() -> bytes:
             try:

@@ -64,7 +64,6 @@ from ..core.tools.permissions import (
 from ..core.tools.setup import ToolSetup, tool_setup
 from ..core.tools.workspace import WorkspaceMissing
 from ..core.wire import ModelUsage, SessionSnapshot
-from ..providers.compactors import open_compactor
 from .bridge import in_thread
 from .changes import Changes
 from .dialogs.prefs import (
@@ -315,6 +314,8 @@ class ContinueController(QObject):
             settings = self.host.settings
             policy = policy_from_settings(settings)
             if policy is not None:
+                from ..providers.compactors import open_compactor  # the provider stack, when used
+
                 opened_compactor = await open_compactor(settings.get(PREFS_COMPACTION_COMPACTOR), budget_from_settings(settings))
                 session.set_compaction(opened_compactor.compactor, policy)
             else:

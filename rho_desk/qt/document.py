@@ -8,9 +8,10 @@ when another program wrote first). It announces every change with a signal; view
 it and never change it behind its back.
 
 Loading and re-reading run in worker threads through the bridge; the document only swaps in
-finished results on the GUI thread. Live updates (:mod:`rho_desk.qt.live`) apply only the
-appended records when the file merely grew, and keep the user's place: the selection stays on
-the revision it was on, or follows the newest revision when it was on the active one.
+finished results on the GUI thread. Live updates (the watcher in :mod:`rho_desk.qt.live`, the
+file layer's tail reader) apply only the appended records when the file merely grew, and keep
+the user's place: the selection stays on the revision it was on, or follows the newest
+revision when it was on the active one.
 
 For the actions that change the session (compact, export, continue, edit), the contract is:
 
@@ -19,6 +20,28 @@ For the actions that change the session (compact, export, continue, edit), the c
   write, lease taken, ``RevisionConflict`` recorded in :attr:`conflict` and re-raised), then
   call :meth:`note_written` so the views learn about the new revision;
 * attach a continued conversation with :meth:`attach_engine` / :meth:`detach_engine`.
+
+Concurrency: which lock guards what
+-----------------------------------
+
+* **The tree lock** (``SessionDocument.tree_lock``, an ``RLock``) guards the open session's
+  revision tree: its nodes and the small cache of materialised histories that every read
+  fills (``SessionTree.history``, ``display``, ``snapshot``). The GUI thread holds it while it
+  applies appended records; a worker thread holds it while it reads the tree or while a
+  writer's ``save``/``set_leaf``/``fork`` adds a node. Nobody holds it for anything else (no
+  I/O but the append itself, no waiting on other locks), so it is only ever held briefly.
+* **How a worker reads the tree:** through :meth:`SessionDocument.arun_locked` (from a
+  coroutine: runs the function in a worker thread holding the lock) or
+  :meth:`SessionDocument.run_locked` (already in a worker thread), never by taking
+  ``tree_lock`` by hand. :meth:`SessionDocument.entries` takes it itself.
+* **The bridge's exclusive lock** (``bridge.exclusive()``, an ``asyncio.Lock`` on the GUI
+  thread's loop) serialises writes and re-reads: :meth:`SessionDocument.writing` holds it for a
+  whole write (open the writer, check, append, move the file's end past our record) and
+  :meth:`SessionDocument.areload` for a whole look at the file, so two actions never interleave
+  their records and a live look never reads our own record back as someone else's. Take it
+  before the tree lock, never while holding the tree lock; it is not re-entrant.
+* **The library's lock** guards the session index (rho-desk's cache database); it never
+  touches an open document's tree.
 """
 
 from __future__ import annotations
@@ -26,11 +49,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import functools
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -48,10 +72,11 @@ from ..core.stores.rho_files import (
 )
 from ..core.stores.rho_files.errors import NoSessionState
 from ..core.stores.rho_files.records import HeaderRecord, SnapshotRecord, StoredDisplayMessage
+from ..core.stores.rho_files.tail import Appended, NeedsFullReload, apply_appended, read_appended
 from ..core.wire import Message, SessionSnapshot, encode
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
-from .live import Appended, LiveWatcher, NeedsFullReload, apply_appended, read_appended
+from .live import LiveWatcher
 from .workers import bulk_load
 
 if TYPE_CHECKING:
@@ -59,6 +84,9 @@ if TYPE_CHECKING:
     from ..core.stores.base import SessionStore
 
 __all__ = ["HistoryMode", "ReloadInfo", "SessionDocument", "load_path"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class HistoryMode(enum.Enum):
@@ -116,20 +144,13 @@ def load_path(path: Path) -> tuple[SessionFile, bool]:
 
 
 def release(file: SessionFile | None) -> None:
-    """Break the parent/children links of a tree no one shows any more.
+    """Free a tree no one shows any more (``SessionFile.release``).
 
-    Revision nodes point at their parents and children: a cycle per link. A loaded tree is
-    frozen out of the cyclic GC (``workers.bulk_load``), so without this a closed session's
-    nodes, and every message they hold, would never be freed. With the links cut, reference
-    counting frees them at once.
+    A loaded tree is frozen out of the cyclic GC (``workers.bulk_load``), so without this a
+    closed session's nodes, and every message they hold, would never be freed.
     """
-    if file is None:
-        return
-    for node in file.tree.nodes.values():
-        node.children = []
-        node.parent = None
-    file.tree._cache.clear()
-    file.tree._leaf_history = None
+    if file is not None:
+        file.release()
 
 
 def rho_home_of(path: Path) -> Path | None:
@@ -141,20 +162,16 @@ def rho_home_of(path: Path) -> Path | None:
 
 
 def _catch_up(file: SessionFile, writer: SessionWriter) -> None:
-    """Move ``file``'s read position past what ``writer`` appended (already in the tree).
+    """Move ``file``'s end past what ``writer`` appended (already in the tree).
 
     Without this the live watcher reads our own records back as another program's and fails
     to apply them twice (a full re-read that drops the writer, and a spurious conflict for the
     next save).
     """
-    if writer.session is not file or writer.size < 0 or writer.size == file.size:
+    end = writer.end
+    if writer.session is not file or end.size < 0 or end == file.end:
         return
-    file.size = writer.size
-    file.valid_end = writer._valid_end
-    file.ends_with_newline = writer._newline
-    file.tail = writer._tail
-    file.mtime_ns = writer._mtime_ns
-    file.line_count = writer._next_line - 1
+    file.end = end
 
 
 class SessionDocument(QObject):
@@ -224,9 +241,8 @@ class SessionDocument(QObject):
         """The ``SessionStore`` that engine session saves through."""
         self.follow_live = follow_live
         self.tree_lock = threading.RLock()
-        """Held while a worker thread reads the tree (histories are materialised into a small
-        shared cache) and while the GUI thread applies appended records to it. Workers hold it
-        only for the reading, never for the rest of their work."""
+        """Guards the tree (see the module docstring). Workers do not take it by hand: they go
+        through :meth:`arun_locked` or :meth:`run_locked`."""
         self._writer: SessionWriter | None = None
         self._loading = 0
         self._generation = 0
@@ -310,6 +326,18 @@ class SessionDocument(QObject):
         """The complete snapshot Rho would resume ``node`` (default: the selection) with."""
         tree = self._tree_or_fail()
         return tree.snapshot(node or self.selected)
+
+    def run_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` holding the tree lock (blocking: call it in a worker thread).
+
+        How a worker reads the tree or has a writer add to it (``writer.save``...).
+        """
+        with self.tree_lock:
+            return fn(*args, **kwargs)
+
+    async def arun_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` in a worker thread, holding the tree lock only while it runs."""
+        return await in_thread(functools.partial(self.run_locked, fn, *args, **kwargs))
 
     def _tree_or_fail(self) -> SessionTree:
         if self.file is None:
@@ -434,8 +462,15 @@ class SessionDocument(QObject):
         """Bring the document up to date with the file: appended records only, when possible.
 
         The selection stays on its revision; if it was the active revision and the leaf moved,
-        it follows the new leaf (when ``follow_live`` is on).
+        it follows the new leaf (when ``follow_live`` is on). Runs between writes, never during
+        one (it takes the bridge's exclusive lock, as :meth:`writing` does): a look while our
+        own record is on disk but not yet accounted for would read it back as someone else's
+        and add it to the tree a second time.
         """
+        async with self.bridge.exclusive():
+            return await self._areload(full)
+
+    async def _areload(self, full: bool) -> OpResult[ReloadInfo | None]:
         file = self.file
         if file is None or self.is_snapshot_document:
             return OpResult(None, Changes())
@@ -451,15 +486,14 @@ class SessionDocument(QObject):
             except FileNotFoundError:
                 raise InputError("the session file is gone", source=str(file.path)) from None
             if appended is not None and appended.empty and appended.size == file.size:
-                file.mtime_ns = appended.mtime_ns
+                file.end = appended.end  # a new mtime, or a torn fragment not read yet
                 return OpResult(None, Changes())
         if generation != self._generation or file is not self.file:
             return OpResult(None, Changes())
         info: ReloadInfo
         if appended is not None:
             try:
-                with self.tree_lock:
-                    count = apply_appended(file, appended)
+                count = self.run_locked(apply_appended, file, appended)
             except InputError:
                 appended = None
             else:

@@ -24,27 +24,29 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.errors import DatabaseUnavailable, KnownError
-from ..core.export import ExportKeys, ExportSource, Selection
 from ..core.fsio import atomic_write
 from ..core.wire.codec import encode_pretty
-from ..team.db import keyring_password, safe_dsn
-from ..team.library import (
-    PublishedSession,
-    PublishedVersion,
-    PublishOutcome,
-    SearchHit,
-    TeamLibrary,
-)
-from ..team.publish import Publication, decode_published, shown_identity
-from ..team.verify import Verification, verify_published
 from .bridge import in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
+
+if TYPE_CHECKING:
+    # psycopg and the export stack load when the team library is first used, not at start-up
+    from ..core.export import ExportKeys, ExportSource, Selection
+    from ..team.library import (
+        PublishedSession,
+        PublishedVersion,
+        PublishOutcome,
+        SearchHit,
+        TeamLibrary,
+    )
+    from ..team.publish import Publication
+    from ..team.verify import Verification
 
 __all__ = ["OpenedVersion", "TeamService", "TeamState"]
 
@@ -118,6 +120,9 @@ class TeamService(QObject):
         Raises:
             DatabaseUnavailable, CredentialsUnavailable, StorageError: as ``TeamLibrary.open``.
         """
+        from ..team.db import safe_dsn
+        from ..team.library import TeamLibrary
+
         async with self._lock:
             if self.library is not None:
                 return self.library
@@ -195,6 +200,8 @@ class TeamService(QObject):
 
     async def aopen(self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]) -> OpenedVersion:
         """Fetch the latest published version, verify its signed receipt, write it to a private file."""
+        from ..team.verify import verify_published
+
         version: PublishedVersion = await self._guard(lambda lib: lib.show(session_id, team=team))
         verification = await in_thread(
             verify_published, version.export, version.receipt, key=key, known_secrets=known_secrets,
@@ -209,6 +216,8 @@ class TeamService(QObject):
     async def apublish(self, team: str, source: ExportSource, selection: Selection, *, keys: ExportKeys,
                        known_secrets: list[str], allow_findings: bool) -> tuple[Publication, PublishOutcome]:  # fmt: skip
         """Publish ``source`` (its history as chosen in the export dialog), signed with ``keys``."""
+        from ..team.db import keyring_password
+
         # the database's own password is redacted like any credential rho-desk holds
         own = await in_thread(keyring_password, self.dsn)
         known = [*known_secrets, *([own] if own else [])]
@@ -223,6 +232,8 @@ class TeamService(QObject):
 def _write_viewable(path: Path, export: bytes) -> None:
     """The export as a snapshot document the viewer opens: a model export as stored, a display
     export's messages as a snapshot (both decoded from the stored, audited bytes)."""
+    from ..team.publish import decode_published, shown_identity
+
     try:
         snapshot, history = decode_published(export)
     except KnownError:

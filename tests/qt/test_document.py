@@ -201,3 +201,22 @@ def test_a_conflict_is_recorded_and_a_reload_clears_it(document: SessionDocument
     assert document.conflict is None and conflicts[-1] is None
     run(settle(document.bridge))
     run(document.aclose())
+
+
+def test_workers_read_the_tree_holding_its_lock(document: SessionDocument, run, tmp_path: Path) -> None:
+    import threading
+
+    run(document.aopen(v4_session(tmp_path)))
+    tree = document.tree
+    assert tree is not None
+
+    def read(node_id: str) -> tuple[int, bool]:
+        # another thread (the GUI applying appended records) cannot take the lock meanwhile
+        taken: list[bool] = []
+        other = threading.Thread(target=lambda: taken.append(document.tree_lock.acquire(blocking=False)))
+        other.start()
+        other.join()
+        return len(tree.history(tree.nodes[node_id])), taken[0]
+
+    length, other_got_it = run(document.arun_locked(read, "n1"))
+    assert length == len(tree.history(tree.nodes["n1"])) and other_got_it is False

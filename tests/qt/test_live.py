@@ -1,4 +1,4 @@
-"""Reading only what was appended to a transcript, and refusing anything else."""
+"""Reading only what was appended to a transcript, and refusing anything else (the core tail reader)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rho_desk.core.stores.rho_files import SessionWriter, read_session
+from rho_desk.core.stores.rho_files.tail import NeedsFullReload, apply_appended, read_appended
 from rho_desk.core.wire import SessionSnapshot
-from rho_desk.qt.live import NeedsFullReload, apply_appended, read_appended
 
 from .helpers import PROVIDER, turn, v3_session, v4_session
 
@@ -41,6 +41,8 @@ def test_an_appended_delta_is_read_alone_and_applies_like_a_full_read(tmp_path: 
     assert file.tree.history() == full.tree.history()
     assert [n.id for n in file.tree.nodes.values()] == [n.id for n in full.tree.nodes.values()]
     assert (file.size, file.valid_end, file.line_count, file.tail) == (full.size, full.valid_end, full.line_count, full.tail)
+    assert file.end == full.end
+    assert file.tree.display()[-1].message is file.tree.history()[-1]  # one object, as in a full read
 
 
 def test_v4_records_apply_too(tmp_path: Path) -> None:
@@ -59,6 +61,29 @@ def test_a_torn_append_waits_for_the_rest(tmp_path: Path) -> None:
         handle.write(b'{"type":"set_leaf","timestamp":"17671')
     appended = read_appended(file)
     assert appended.empty and appended.torn
+    apply_appended(file, appended)
+    assert not file.torn  # the fragment is not ours yet: the next look reads it again, whole
+    with open(path, "ab") as handle:
+        handle.write(b'00009","target_id":"b1"}\n')
+    appended = read_appended(file)
+    assert len(appended.records) == 1 and not appended.torn
+    apply_appended(file, appended)
+    full = read_session(path)
+    assert file.tree.active_leaf is file.tree.nodes["b1"]
+    assert file.end == full.end
+
+
+def test_an_append_after_a_record_without_newline(tmp_path: Path) -> None:
+    path = v4_session(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[:-1])  # the last record without its "\n"
+    file = read_session(path)
+    assert not file.ends_with_newline
+    with open(path, "ab") as handle:
+        handle.write(b'\n{"type":"set_leaf","timestamp":"1767100009","target_id":"b1"}\n')
+    apply_appended(file, read_appended(file))
+    full = read_session(path)
+    assert file.tree.active_leaf is file.tree.nodes["b1"] and file.end == full.end
 
 
 @pytest.mark.parametrize("change", ["replace", "shrink", "rewrite", "garbage"])

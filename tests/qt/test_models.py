@@ -180,3 +180,35 @@ def test_the_context_window_comes_from_usage_then_profiles_then_the_model_then_t
     assert resolve_context_window([], PROVIDER, 1, [("mine", "gpt-5", 272_000)]) == (272_000, "from provider profile “mine”")
     assert resolve_context_window([], PROVIDER, 1)[0] == 400_000
     assert resolve_context_window([], ModelIdentity("x", "y", "unknown-model"), 123) == (123, "default from the settings")
+
+
+def test_the_resume_cut_is_the_rule_of_complete_prefix_length_on_random_histories() -> None:
+    import random
+
+    from rho_desk.core.stores.rho_files.views import complete_prefix_length
+    def call(cid: str) -> ContentBlock:
+        return ContentBlock.of_tool_call(cid, "bash", {"command": "ls"})
+
+    from rho_desk.core.wire import AbortedAssistant, AssistantMessage, ModelUsage
+
+    rng = random.Random(5)
+    for _ in range(400):
+        history: list[Message] = []
+        for _ in range(rng.randint(0, 14)):
+            pick = rng.random()
+            cids = [f"c{rng.randint(0, 4)}" for _ in range(rng.randint(1, 3))]
+            if pick < 0.25:
+                history.append(Message.user_text("u"))
+            elif pick < 0.45:
+                blocks = (ContentBlock.of_text("t"), *map(call, cids))
+                history.append(Message.enriched(AssistantMessage(content=blocks, provenance=PROVIDER))
+                               if rng.random() < 0.5 else Message(assistant=blocks))  # fmt: skip
+            elif pick < 0.5:
+                aborted = AbortedAssistant(content=tuple(map(call, cids)), reasoning="", tool_calls=(),
+                                           usage=ModelUsage(context_window=64_000))  # fmt: skip
+                history.append(Message.aborted(aborted))
+            elif pick < 0.9:
+                history.append(Message.result(rng.choice(cids), True, "ok"))
+            else:
+                history.append(Message.assistant_text("done"))
+        assert build_rows(history).resume_cut == complete_prefix_length(history), history

@@ -29,7 +29,6 @@ from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, U
 from ...core.errors import RevisionConflict
 from ...core.stores.rho_files import RevisionNode
 from ...core.stores.summary import SessionSummary
-from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
 from ..bridge import in_thread
 from ..changes import Changes, OpResult
 from ..continue_session import ConflictInfo, ContinueController
@@ -39,6 +38,7 @@ from .revisions import arestore
 from .widgets import Banner
 
 if TYPE_CHECKING:
+    from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from ..actions import Actions
     from ..main_window import MainWindow
     from ..services import Services
@@ -93,7 +93,7 @@ class ActionHost(QObject):
         self.notifier = services.notifier
         self.theme = services.theme
         self.library = services.library
-        self.profiles = ProfileStore()
+        self._profiles: ProfileStore | None = None
         self.history = RevisionHistory()
         self.operation: str | None = None
         """The long operation running now ("compaction", "conversation"), if any."""
@@ -229,6 +229,15 @@ class ActionHost(QObject):
     def release(self, operation: str) -> None:
         if self.operation == operation:
             self.operation = None
+
+    @property
+    def profiles(self) -> ProfileStore:
+        """The provider profiles file (its module, with the provider stack, loads on first use)."""
+        if self._profiles is None:
+            from ...providers.profiles import ProfileStore
+
+            self._profiles = ProfileStore()
+        return self._profiles
 
     async def aprofile_set(self) -> ProfileSet:
         """The profiles file (default profile included), read off the GUI thread."""

@@ -27,10 +27,10 @@ reports and sends what the user writes; it holds no engine state of its own.
 from __future__ import annotations
 
 import html
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QTextCursor
+from PySide6.QtGui import QFont, QKeyEvent, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -52,12 +52,14 @@ from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
 from ...core.wire import ModelUsage
-from ...providers.profiles import ProfileSet
 from ..changes import Changes
 from ..continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
 from ..services import OperationHost
 from .approval import ApprovalCard, ShellCard
+
+if TYPE_CHECKING:
+    from ...providers.profiles import ProfileSet
 
 __all__ = ["ComposerEdit", "ContinuePanel", "describe_usage"]
 
@@ -254,10 +256,16 @@ class ContinuePanel(QFrame):
         host.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
         host.document.sig_loaded.connect(self._on_document_loaded)
         host.document.sig_closed.connect(self._on_document_loaded)
-        self.refresh_profiles()
+        self._profiles_read = False
+        """The picker was filled (on the first show: the profiles need the provider stack)."""
         self._on_controller_state_changed(c.state)
 
     # -- profiles ----------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._profiles_read:
+            self.refresh_profiles()
 
     def refresh_profiles(self, *, reset: bool = False) -> None:
         """Fill the picker from the profiles file (read off the GUI thread).
@@ -268,6 +276,7 @@ class ContinuePanel(QFrame):
         """
         from ..dialogs.prefs import PREFS_CONTINUE_PROFILE
 
+        self._profiles_read = True
         setting = self.host.settings.get(PREFS_CONTINUE_PROFILE)
 
         def fill(loaded: ProfileSet) -> None:

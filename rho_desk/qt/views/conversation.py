@@ -255,6 +255,8 @@ class ConversationView(QWidget):
         self._matches: list[int] = []
         self._match_index: int | None = None
         self._pending_paint: int | None = None
+        self._pending_count: tuple[int, RevisionNode, int, float] | None = None
+        """A display count to compute after the next paint: generation, revision, rows, build ms."""
         self._restore_row: int | None = None
         self._building = False
         self._reveal: tuple[str, int, str] | None = None
@@ -392,26 +394,26 @@ class ConversationView(QWidget):
         width = self.list.viewport().width()
         metrics = self.list.metrics
 
-        def build() -> tuple[ConversationRows, int | None]:
+        def build() -> ConversationRows:
             with bulk_load():
                 rows = build_rows(document.entries(node, mode))
                 # the row heights for the current width too, off the GUI thread
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
-                tree = document.tree
-                count = None
-                if tree is not None and mode is HistoryMode.DISPLAY:
-                    with document.tree_lock:
-                        count = message_count(tree, node)
-                return rows, count
+                return rows
 
-        rows, messages = await in_thread(build)
+        rows = await in_thread(build)
         if generation != self._generation:
             return
         self._building = False
         self.last_build_ms = rows.build_ms
         self.model.set_rows(rows, target=self._target_identity(node))
         self.detail.target = self.model.target
-        self.bar.show_counts(len(rows), mode, rows.build_ms, messages)
+        if mode is HistoryMode.DISPLAY and document.tree is not None:
+            # the one message count (a second pass over the history) comes after the first paint
+            self.bar.counts.setText("")
+            self._pending_count = (generation, node, len(rows), rows.build_ms)
+        else:
+            self.bar.show_counts(len(rows), mode, rows.build_ms)
         self.stack.setCurrentIndex(2)
         self._pending_paint = len(rows)
         self.list.viewport().update()
@@ -453,6 +455,17 @@ class ConversationView(QWidget):
         if self._pending_paint is not None:
             count, self._pending_paint = self._pending_paint, None
             self.sig_rows_shown.emit(count)
+        if self._pending_count is not None:
+            pending, self._pending_count = self._pending_count, None
+            self.bridge.run(self._acount(*pending), context="Counting the messages")
+
+    async def _acount(self, generation: int, node: RevisionNode, rows: int, build_ms: float) -> None:
+        tree = self.document.tree
+        if generation != self._generation or tree is None:
+            return
+        messages = await self.document.arun_locked(message_count, tree, node)
+        if generation == self._generation:
+            self.bar.show_counts(rows, HistoryMode.DISPLAY, build_ms, messages)
 
     # -- document signals -------------------------------------------------------------------------
 

@@ -461,13 +461,8 @@ class StatisticsView(QWidget):
         if self._profiles is None:
             self._profiles = await in_thread(profile_windows)
         window = self.settings.get(PREFS_CONTEXT_WINDOW)
-        lock, profiles = self.document.tree_lock, self._profiles
-
-        def compute() -> StatsData:
-            with lock:
-                return compute_stats(tree, node, default_window=window, profiles=profiles)
-
-        data = await in_thread(compute)
+        data = await self.document.arun_locked(compute_stats, tree, node, default_window=window,
+                                               profiles=self._profiles)  # fmt: skip
         if generation != self._generation:
             return
         self.show_data(data)

@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
 
 from ...core.errors import InputError
 from ...core.stores.rho_files import NodeKind, RevisionNode
-from ..bridge import EngineBridge, in_thread
+from ..bridge import EngineBridge
 from ..document import SessionDocument
 from ..models.conversation import message_text
-from ..models.diff import DiffModel, DiffResult, Sign, compute_diff
+from ..models.diff import DiffModel, Sign, compute_diff
 from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
 from ..models.roles import Role
 from ..resources import Icon, pixmap
@@ -271,14 +271,8 @@ class RevisionTimelineView(QWidget):
         self.diff_summary.setText("Select a revision to compare it with its parent.")
 
     async def _adiff(self, generation: int, tree: Any, old: RevisionNode, new: RevisionNode) -> None:
-        lock = self.document.tree_lock
-
-        def compute() -> DiffResult:
-            with lock:
-                return compute_diff(tree, old, new)
-
         try:
-            result = await in_thread(compute)
+            result = await self.document.arun_locked(compute_diff, tree, old, new)
         except InputError:
             if generation == self._diff_generation:
                 self.diff_summary.setText("These revisions are no longer in the open session.")

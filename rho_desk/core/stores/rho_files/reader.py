@@ -5,7 +5,8 @@ applies each record with the rules of ``tree.py``. A torn final line (no ``\\n``
 merely cut short) is ignored and reported as a :class:`RecoveryNote`; every other problem fails
 the whole load with a typed :class:`SessionFileError` naming the file, the line and the reason.
 Reading never writes, never takes a lock, and keeps what an append later needs: where the
-valid content ends, and the file's size, identity and tail for the optimistic revision check.
+valid content ends, and the file's size, identity and tail for the optimistic revision check
+(:class:`FileEnd`, the one end-of-file state that the writer and the live tail reader carry on).
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ import io
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
 import msgspec
+from msgspec.structs import force_setattr
 
 from ...errors import InputError, StorageError
 from ...wire.codec import TruncatedJson, gc_paused, translate_error
+from ...wire.model import Message
 from .errors import (
     CorruptRecord,
     NotASessionFile,
@@ -30,7 +33,15 @@ from .errors import (
     UnsupportedSessionVersion,
 )
 from .layout import SessionUnit, unit_for_path
-from .records import HeaderRecord, Record
+from .records import (
+    DeltaTransition,
+    HeaderRecord,
+    NodeRecord,
+    Record,
+    SnapshotDeltaRecord,
+    SnapshotRecord,
+    StoredDisplayMessage,
+)
 from .tree import SessionTree
 
 __all__ = [
@@ -39,11 +50,14 @@ __all__ = [
     "MAX_VERSION",
     "MIN_VERSION",
     "TAIL_BYTES",
+    "FileEnd",
     "RecoveryNote",
     "SessionFile",
+    "decode_line",
     "parse_session",
     "read_header",
     "read_session",
+    "share_display",
 ]
 
 MIN_VERSION: Final = 1
@@ -81,6 +95,59 @@ class RecoveryNote:
         return f"{self.source}:{self.line}: {self.reason}"
 
 
+@dataclass(frozen=True, slots=True)
+class FileEnd:
+    """Where a transcript stood when this process last read or wrote it.
+
+    What an append checks before writing (same identity, size, mtime and last bytes: nobody else
+    wrote) and where it writes (after ``valid_end``, with a ``\\n`` first when the last record
+    has none, over a torn fragment), and where a live re-read starts. The reader makes it, the
+    writer and the live tail reader (:mod:`.tail`) replace it with the state after their work.
+    """
+
+    size: int = 0
+    """File size (including a torn fragment); ``-1`` when unknown after a failed cut-back."""
+    valid_end: int = 0
+    """End of the last complete record; a torn fragment lies between here and ``size``."""
+    ends_with_newline: bool = True
+    """False when the last complete record has no ``\\n`` (an append must add one first)."""
+    tail: bytes = b""
+    """The last ``TAIL_BYTES`` bytes of the file (for the optimistic check)."""
+    identity: tuple[int, int] = (0, 0)
+    """``(st_dev, st_ino)`` of the file."""
+    mtime_ns: int = 0
+    """Modification time; 0 when not known (parsed bytes)."""
+    line_count: int = 0
+    """Lines (including blank ones and a torn fragment)."""
+
+    @property
+    def torn(self) -> bool:
+        """The file ends in an unfinished line (ignored by readers, cut by the next append)."""
+        return self.valid_end < self.size
+
+    @property
+    def next_line(self) -> int:
+        """The line number the next appended record gets (a torn fragment's line is reused)."""
+        return self.line_count if self.torn else self.line_count + 1
+
+    def appended(self, data: bytes, mtime_ns: int) -> FileEnd:
+        """The end after ``data`` (complete records, the last one ending in ``\\n``) was appended
+        at ``size`` (no torn fragment left)."""
+        return replace(
+            self,
+            size=self.size + len(data),
+            valid_end=self.size + len(data),
+            ends_with_newline=True,
+            tail=(self.tail + data)[-TAIL_BYTES:],
+            mtime_ns=mtime_ns,
+            line_count=self.line_count + data.count(b"\n") - (0 if self.ends_with_newline else 1),
+        )
+
+    def same_file(self, st: os.stat_result) -> bool:
+        """Whether ``st`` is the file this end describes (same device and inode)."""
+        return (st.st_dev, st.st_ino) == self.identity
+
+
 @dataclass(slots=True)
 class SessionFile:
     """A transcript as read: its tree, what was tolerated, and where the file stood then."""
@@ -89,27 +156,58 @@ class SessionFile:
     unit: SessionUnit
     tree: SessionTree
     notes: list[RecoveryNote] = field(default_factory=list)
-    size: int = 0
-    """File size when read (including a torn fragment)."""
-    valid_end: int = 0
-    """End of the last complete record; a torn fragment lies between here and ``size``."""
-    ends_with_newline: bool = True
-    """False when the last complete record has no ``\\n`` (an append must add one first)."""
-    tail: bytes = b""
-    """The last ``TAIL_BYTES`` bytes of the file when read (for the optimistic check)."""
-    identity: tuple[int, int] = (0, 0)
-    """``(st_dev, st_ino)`` of the file when read."""
-    mtime_ns: int = 0
-    line_count: int = 0
-    """Lines read (including blank ones and a torn fragment)."""
+    end: FileEnd = field(default_factory=FileEnd)
+    """Where the file ended when read; the writer and live updates move it on."""
 
     @property
     def header(self) -> HeaderRecord | None:
         return self.tree.header
 
     @property
+    def size(self) -> int:
+        """File size when read (including a torn fragment)."""
+        return self.end.size
+
+    @property
+    def valid_end(self) -> int:
+        """End of the last complete record."""
+        return self.end.valid_end
+
+    @property
+    def ends_with_newline(self) -> bool:
+        return self.end.ends_with_newline
+
+    @property
+    def tail(self) -> bytes:
+        return self.end.tail
+
+    @property
+    def identity(self) -> tuple[int, int]:
+        return self.end.identity
+
+    @property
+    def mtime_ns(self) -> int:
+        return self.end.mtime_ns
+
+    @property
+    def line_count(self) -> int:
+        return self.end.line_count
+
+    @property
     def torn(self) -> bool:
-        return self.valid_end < self.size
+        return self.end.torn
+
+    def release(self) -> None:
+        """Break the tree's parent/children links: for a file no one will read any more.
+
+        Revision nodes point at their parents and children, a reference cycle per link, so a
+        dropped tree waits for the cyclic GC, and is never freed if it was frozen out of it
+        meanwhile (``gc.freeze()`` after a bulk load). With the links cut, reference counting
+        frees every node and message at once. The tree is unusable afterwards.
+        """
+        for node in self.tree.nodes.values():
+            node.children = []
+            node.parent = None
 
     @property
     def damage(self) -> RecoveryNote | None:
@@ -158,12 +256,11 @@ def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = 
         raise StorageError(f"{transcript}: cannot read: {exc.strerror or exc}") from exc
     session.path = transcript
     session.unit = unit
-    session.identity = (st.st_dev, st.st_ino)
     # the mtime from before reading: if the file changes while we read, our first append fails
     # its revision check instead of trusting a mixed view
-    session.mtime_ns = st.st_mtime_ns
+    session.end = replace(session.end, identity=(st.st_dev, st.st_ino), mtime_ns=st.st_mtime_ns)
     if session.damage is not None:
-        session.size = st.st_size  # the lines after the damage were not read
+        session.end = replace(session.end, size=st.st_size)  # the lines after the damage were not read
     return session
 
 
@@ -173,7 +270,7 @@ def parse_session(
     """Parse transcript bytes (see :func:`read_session`; ``name_id`` is the id from the name)."""
     session = _parse_lines(io.BytesIO(data), source, name_id, tolerant)
     if session.damage is not None:
-        session.size = len(data)
+        session.end = replace(session.end, size=len(data))
     return session
 
 
@@ -188,7 +285,7 @@ def _parse_lines(
     valid_end = 0
     ends_with_newline = True
     tail = b""
-    decode = _DECODER.decode
+    decode = decode_line
     with gc_paused():
         for raw in lines:
             line += 1
@@ -199,34 +296,30 @@ def _parse_lines(
                 pos += length  # blank or whitespace-only: skipped
                 continue
             try:
-                # the trailing "\n" is JSON whitespace: no need to copy the line without it
-                record = decode(raw)
-            except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
-                error: InputError = translate_error(exc, source=source, line=line)
-                if isinstance(error, TruncatedJson) or _number_cut_at_end(exc, length - terminated):
-                    if not terminated:
-                        notes.append(_torn_note(raw, pos, source, line))
-                        pos += length
-                        break
-                    error = CorruptRecord(
-                        "invalid JSON: the line ends before the value does", source=source, line=line
-                    )
+                record = decode(raw, terminated, source, line)
+            except SessionFileError as error:
                 if tree is None:
-                    raise _not_a_session(_as_corrupt(error)) from None
+                    raise _not_a_session(error) from None
                 if tolerant:
-                    notes.append(_damage_note(_as_corrupt(error), pos, length))
+                    notes.append(_damage_note(error, pos, length))
                     break
-                raise _as_corrupt(error) from None
+                raise
+            if record is None:
+                notes.append(_torn_note(raw, pos, source, line))
+                pos += length
+                break
             if tree is None:
                 tree = _start(record, source, line, name_id)
-            elif tolerant:
-                try:
-                    tree.apply(record, line=line, offset=pos)
-                except SessionFileError as failure:
-                    notes.append(_damage_note(failure, pos, length))
-                    break
             else:
-                tree.apply(record, line=line, offset=pos)
+                share_display(record)
+                if tolerant:
+                    try:
+                        tree.apply(record, line=line, offset=pos)
+                    except SessionFileError as failure:
+                        notes.append(_damage_note(failure, pos, length))
+                        break
+                else:
+                    tree.apply(record, line=line, offset=pos)
             pos += length
             valid_end = pos
             ends_with_newline = terminated
@@ -237,12 +330,77 @@ def _parse_lines(
         unit=unit_for_path(Path(source)),
         tree=tree,
         notes=notes,
-        size=pos,
-        valid_end=valid_end,
-        ends_with_newline=ends_with_newline,
-        tail=tail,
-        line_count=line,
+        end=FileEnd(size=pos, valid_end=valid_end, ends_with_newline=ends_with_newline, tail=tail, line_count=line),
     )
+
+
+def decode_line(raw: bytes, terminated: bool, source: str, line: int) -> Record | None:
+    """Decode one transcript line (with its ``\\n`` when ``terminated``) into its record.
+
+    The one record decoder of the file layer: the reader and the live tail reader use it.
+
+    Returns:
+        The record; ``None`` for a torn line: the last line, without ``\\n``, whose JSON is
+        merely cut short.
+
+    Raises:
+        SessionFileError: the line is not a valid record (file, line and reason).
+    """
+    try:
+        # the trailing "\n" is JSON whitespace: no need to copy the line without it
+        return _DECODER.decode(raw)
+    except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
+        error: InputError = translate_error(exc, source=source, line=line)
+        if isinstance(error, TruncatedJson) or _number_cut_at_end(exc, len(raw) - terminated):
+            if not terminated:
+                return None
+            error = CorruptRecord("invalid JSON: the line ends before the value does", source=source, line=line)
+        raise _as_corrupt(error) from None
+
+
+def share_display(record: Record) -> None:
+    """Let the record's display entries hold the very message objects of its history.
+
+    A save stores most messages twice: once in the snapshot (or delta) history and once as
+    display history (storage.md §5.4-§5.6), and decoding makes two equal objects of each. A 100k
+    message session would keep both copies for as long as it is open. Entries whose message
+    equals the history's message at the matching place get the history's object instead (and
+    the record's own timestamp string), so the copy is freed at once. Nothing changes in value
+    (equality is value equality: two tool-call argument objects with their keys in another
+    order would count as equal, which Rho, writing both from one value, never produces).
+    """
+    if isinstance(record, SnapshotDeltaRecord):
+        _share(record.display_messages, record.delta.appended_history, record.timestamp)
+    elif isinstance(record, SnapshotRecord):
+        _share(record.display_messages, record.snapshot.history, record.timestamp)
+    elif isinstance(record, NodeRecord):
+        transition = record.transition
+        history = (transition.delta.appended_history if isinstance(transition, DeltaTransition)
+                   else transition.snapshot.history)  # fmt: skip
+        _share(record.display_messages, history, record.timestamp)
+
+
+def _share(display: tuple[StoredDisplayMessage, ...], history: tuple[Message, ...], timestamp: str) -> None:
+    if not display or not history:
+        return
+    n, m = len(history), len(display)
+    # where the display tail starts in the history: at its beginning (a turn's new messages,
+    # maybe after a system prompt) or at its end (what a full snapshot added last)
+    first = display[0].message
+    at = next((j for j in (0, 1, 2, n - m, n - m - 1) if 0 <= j < n and history[j] == first), None)
+    if at is None:
+        return
+    for entry in display:
+        if entry.timestamp == timestamp:
+            force_setattr(entry, "timestamp", timestamp)
+        message = entry.message
+        # display history leaves system prompts out: look a step or two ahead
+        for j in range(at, min(at + 3, n)):
+            candidate = history[j]
+            if candidate is message or candidate == message:
+                force_setattr(entry, "message", candidate)
+                at = j + 1
+                break
 
 
 def _number_cut_at_end(exc: Exception, length: int) -> bool:

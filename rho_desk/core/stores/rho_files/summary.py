@@ -33,7 +33,11 @@ def summarize(path: Path | str) -> SessionSummary:
         SessionFileError: the transcript does not load (the index keeps its old row, §10.6).
         StorageError: it cannot be read.
     """
-    return summary_of(read_session(path))
+    session = read_session(path)
+    try:
+        return summary_of(session)
+    finally:
+        session.release()  # frees it now, not at the next full GC
 
 
 def message_count(tree: SessionTree, node: RevisionNode | None = None) -> int:

@@ -27,6 +27,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Final
@@ -40,7 +41,7 @@ from ...wire.snapshot import SessionSnapshot
 from .errors import NoSessionState, SessionWriteError
 from .layout import SESSION_FILE, SessionUnit, UnitLayout, lease_path, workspace_dir
 from .lease import SessionLease
-from .reader import TAIL_BYTES, SessionFile, parse_session
+from .reader import TAIL_BYTES, FileEnd, SessionFile, parse_session
 from .records import (
     CompactionFacts,
     DeltaTransition,
@@ -171,13 +172,7 @@ class SessionWriter:
         self._lease: SessionLease | None = None
         if take_lease:
             self._lease = SessionLease.shared(lease_path(session.unit.workspace, header.id))
-        self._size = session.size
-        self._valid_end = session.valid_end
-        self._newline = session.ends_with_newline
-        self._tail = session.tail
-        self._identity = session.identity
-        self._mtime_ns = session.mtime_ns
-        self._next_line = session.line_count if session.torn else session.line_count + 1
+        self._end = session.end
 
     @property
     def tree(self) -> SessionTree:
@@ -185,8 +180,13 @@ class SessionWriter:
 
     @property
     def size(self) -> int:
-        """The file size this writer expects (what it last read or wrote)."""
-        return self._size
+        """The file size this writer expects (what it last read or wrote); -1: unknown."""
+        return self._end.size
+
+    @property
+    def end(self) -> FileEnd:
+        """Where the file ends as this writer last read or wrote it."""
+        return self._end
 
     def is_current(self) -> bool:
         """Whether the file still is as this writer last read or wrote it (one ``stat``).
@@ -197,11 +197,8 @@ class SessionWriter:
             st = os.stat(self.path)
         except OSError:
             return False
-        return (
-            (st.st_dev, st.st_ino) == self._identity
-            and st.st_size == self._size
-            and (not self._mtime_ns or st.st_mtime_ns == self._mtime_ns)
-        )
+        end = self._end
+        return end.same_file(st) and st.st_size == end.size and (not end.mtime_ns or st.st_mtime_ns == end.mtime_ns)
 
     # -- public operations ------------------------------------------------------------------
 
@@ -421,19 +418,19 @@ class SessionWriter:
     # -- appending ------------------------------------------------------------------------------
 
     def _append_record(self, record: Record) -> RevisionNode | None:
-        prefix = b"" if self._newline else b"\n"
-        offset = self._valid_end + len(prefix)
-        change = self.tree.plan(record, line=self._next_line, offset=offset)
+        end = self._end
+        prefix = b"" if end.ends_with_newline else b"\n"
+        offset = end.valid_end + len(prefix)
+        change = self.tree.plan(record, line=end.next_line, offset=offset)
         data = encode(record) + b"\n"
         self._append(prefix + data)
         change.commit()
-        self._next_line += 1
         self._record_in_index()
         return change.node
 
     def _record_in_index(self) -> None:
         """Rho's index row follows every write, as Rho's own save keeps it (storage.md §10.4)."""
-        record_written(self.tree, self.session.unit, self.path, self._size, self._mtime_ns)
+        record_written(self.tree, self.session.unit, self.path, self._end.size, self._end.mtime_ns)
 
     def _append(self, data: bytes) -> None:
         """Check, repair a torn tail, write, sync; or cut back and raise."""
@@ -448,9 +445,9 @@ class SessionWriter:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             self._check_unchanged(fd)
-            if self._valid_end < self._size:
+            if self._end.torn:
                 self._cut_torn_tail(fd)
-            start = self._size
+            start = self._end.size
             try:
                 write_all(fd, data)
                 _datasync(fd)
@@ -463,25 +460,23 @@ class SessionWriter:
             st = os.fstat(fd)
             if st.st_mode & 0o777 != 0o600 and hasattr(os, "fchmod"):
                 os.fchmod(fd, 0o600)
-            self._mtime_ns = st.st_mtime_ns
         finally:
             os.close(fd)  # also releases the flock
-        self._tail = (self._tail + data)[-TAIL_BYTES:]
-        self._size = self._valid_end = start + len(data)
-        self._newline = True
+        self._end = self._end.appended(data, st.st_mtime_ns)
 
     def _check_unchanged(self, fd: int) -> None:
         st = os.fstat(fd)
+        end = self._end
         found = None
-        if (st.st_dev, st.st_ino) != self._identity:
+        if not end.same_file(st):
             found = "the file was replaced"
-        elif st.st_size != self._size:
-            found = f"it is {st.st_size} bytes, not the {self._size} last seen"
-        elif self._mtime_ns and st.st_mtime_ns != self._mtime_ns:
+        elif st.st_size != end.size:
+            found = f"it is {st.st_size} bytes, not the {end.size} last seen"
+        elif end.mtime_ns and st.st_mtime_ns != end.mtime_ns:
             found = "it was modified"
         else:
-            tail = os.pread(fd, len(self._tail), self._size - len(self._tail))
-            if tail != self._tail:
+            tail = os.pread(fd, len(end.tail), end.size - len(end.tail))
+            if tail != end.tail:
                 found = "its last bytes differ"
         if found is not None:
             raise RevisionConflict(
@@ -491,27 +486,31 @@ class SessionWriter:
 
     def _cut_torn_tail(self, fd: int) -> None:
         """§8.5: drop an unfinished last line before appending (the reader ignored it too)."""
+        keep = self._end.valid_end
         try:
-            os.ftruncate(fd, self._valid_end)
+            os.ftruncate(fd, keep)
             _datasync(fd)
         except OSError as exc:
             raise SessionWriteError(
                 f"{self.path}: cannot remove the torn last line: {exc.strerror or exc}"
             ) from exc
-        keep = self._valid_end
-        self._size = keep
-        self._mtime_ns = os.fstat(fd).st_mtime_ns
-        self._tail = os.pread(fd, min(TAIL_BYTES, keep), keep - min(TAIL_BYTES, keep))
+        self._end = replace(
+            self._end,
+            size=keep,
+            mtime_ns=os.fstat(fd).st_mtime_ns,
+            tail=os.pread(fd, min(TAIL_BYTES, keep), keep - min(TAIL_BYTES, keep)),
+            line_count=self._end.line_count - 1,  # the fragment's line is gone
+        )
 
     def _cut_back(self, fd: int, length: int) -> None:
         try:
             os.ftruncate(fd, length)
             _datasync(fd)
-            self._mtime_ns = os.fstat(fd).st_mtime_ns  # our own truncation
+            self._end = replace(self._end, mtime_ns=os.fstat(fd).st_mtime_ns)  # our own truncation
         except OSError:
             # The file may keep a partial record now; readers treat it as a torn tail and our
             # next append fails its revision check (the size differs), so nothing is lost.
-            self._size = -1
+            self._end = replace(self._end, size=-1)
 
 
 def _datasync(fd: int) -> None:
@@ -652,8 +651,7 @@ def create_session(
         raise StorageError(f"{transcript}: cannot create the session: {exc.strerror or exc}") from exc
     parsed.path = transcript
     parsed.unit = SessionUnit(UnitLayout.FOLDER, transcript, folder.name, session_id, created)
-    parsed.identity = (st.st_dev, st.st_ino)
-    parsed.mtime_ns = st.st_mtime_ns
+    parsed.end = replace(parsed.end, identity=(st.st_dev, st.st_ino), mtime_ns=st.st_mtime_ns)
     writer = SessionWriter(parsed, clock=clock, take_lease=take_lease)
     writer._record_in_index()
     return writer

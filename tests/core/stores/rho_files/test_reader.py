@@ -447,3 +447,27 @@ def test_aborted_reasoning_is_cleared_on_resume() -> None:
 def test_snapshot_schema_outside_1_2_fails(schema: int) -> None:
     bad = node("r", None, "10", snap={**snapshot(1, [user("u")]), "schema_version": schema})
     fails(CorruptRecord, header(), bad, line_no=2, text=f"unsupported session snapshot schema {schema}")
+
+
+# -- display history shares the history's messages ------------------------------------------------
+
+
+def test_display_entries_hold_the_history_messages_themselves() -> None:
+    system = {"System": "be brief"}
+    tree = load(
+        header(3),
+        legacy_snapshot("10", snapshot(1, [system, user("u1"), assistant("a1")]), shown("10", user("u1"), assistant("a1"))),
+        legacy_delta("11", delta(1, 2, [user("u2"), assistant("a2")]), shown("11", user("u2"), assistant("a2"))),
+        legacy_delta("12", delta(2, 3, [user("u3")]), shown("12", user("not in history"))),  # differs: kept
+    )
+    history = tree.history()
+    display = tree.display(markers=False, trimmed=False)
+    assert [e.message for e in display] == [*history[1:5], display[-1].message]
+    assert all(e.message is h for e, h in zip(display[:4], history[1:5], strict=True))  # one object, not two
+    assert display[-1].message.text() == "not in history" and display[-1].message is not history[-1]
+    assert [e.timestamp for e in display] == ["10", "10", "11", "11", "12"]
+
+
+def test_a_tree_node_display_shares_too() -> None:
+    tree = load(header(4), ROOT, node("n1", "r", "11", dlt=delta(1, 2, [user("u2")]), display=shown("11", user("u2"))))
+    assert tree.display(markers=False, trimmed=False)[-1].message is tree.history()[-1]

@@ -58,8 +58,10 @@ def turn(snapshot: SessionSnapshot, *texts: str) -> SessionSnapshot:
 
 
 def reread_matches(writer: SessionWriter) -> None:
-    """What we appended re-reads, strictly, to exactly the in-memory state."""
-    fresh = read_session(writer.path).tree
+    """What we appended re-reads, strictly, to exactly the in-memory state (and file end)."""
+    reread = read_session(writer.path)
+    assert reread.end == writer.end  # size, valid end, newline, tail, identity, mtime, lines
+    fresh = reread.tree
     mine = writer.tree
     assert [(n.id, n.kind, n.revision, n.line) for n in fresh.nodes.values()] == [
         (n.id, n.kind, n.revision, n.line) for n in mine.nodes.values()

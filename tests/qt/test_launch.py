@@ -1,0 +1,71 @@
+"""``rho-desk open FILE`` as a real process: the conversation is painted before anything loads the
+provider stack or the team library's (httpx, keyring, pydantic, psycopg: more than a third of the
+start-up), which wait until they are used."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .helpers import v3_session
+
+# Runs ``rho-desk open PATH`` (the CLI entry point) and reports, through public signals only, what
+# was imported when the rows were first painted, and once the app is idle.
+_WATCH = r"""
+import asyncio, json, os, sys
+from rho_desk.qt import app as qt_app
+
+build = qt_app.build_context
+seen = {}
+HEAVY = ("httpx", "keyring", "psycopg", "pydantic", "rho_desk.providers")
+
+def report(context):
+    seen["heavy_when_idle"] = sorted(m for m in HEAVY if m in sys.modules)
+    print(json.dumps(seen), flush=True)
+    os._exit(0)
+
+def watched(plan, **kwargs):
+    context = build(plan, **kwargs)
+
+    def shown(rows):
+        if "rows" not in seen:
+            seen["rows"] = rows
+            seen["heavy_at_paint"] = sorted(m for m in HEAVY if m in sys.modules)
+
+    context.window.conversation.sig_rows_shown.connect(shown)
+
+    async def later():
+        for _ in range(3):
+            await asyncio.sleep(0.3)
+            await context.bridge.wait_idle()
+        report(context)
+
+    context.watch_task = asyncio.ensure_future(later())
+    return context
+
+qt_app.build_context = watched
+from rho_desk.cli import main
+sys.exit(main(["open", sys.argv[1]]))
+"""
+
+
+def _launch(path: Path, tmp_path: Path) -> dict[str, object]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RHO_HOME": str(tmp_path / "empty-home"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
+           "RHO_DESK_CONFIG_DIR": str(tmp_path / "rho-config")}  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", _WATCH, str(path)], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    assert lines, done.stderr[-3000:]
+    return json.loads(lines[-1])  # type: ignore[no-any-return]
+
+
+def test_the_conversation_is_painted_without_the_provider_stack(tmp_path: Path) -> None:
+    seen = _launch(v3_session(tmp_path / "home"), tmp_path)
+    assert isinstance(seen["rows"], int) and seen["rows"] > 0
+    # nothing at start-up needs the providers or the team database: they load when a conversation
+    # is continued, the continue panel or the settings dialog opens, or the team library is used
+    assert seen["heavy_at_paint"] == [] and seen["heavy_when_idle"] == []
