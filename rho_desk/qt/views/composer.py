@@ -306,7 +306,9 @@ class ContinuePanel(QFrame):
         self._picked = True
 
     def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
-        if changes.settings:  # a profile, the default or "Continue with" may have changed
+        # a profile, the default or "Continue with" may have changed (a picker not yet filled
+        # reads them when first shown)
+        if changes.settings and self._profiles_read:
             self.refresh_profiles()
 
     def _on_document_loaded(self) -> None:
@@ -327,7 +329,7 @@ class ContinuePanel(QFrame):
         self._close_approval()
         self._clear_shell_cards()
         self.tools_mode.setCurrentIndex(0)
-        if path is not None:  # (closing, as at shutdown, reads nothing)
+        if path is not None and self._profiles_read:  # (closing, as at shutdown, reads nothing)
             self.refresh_profiles(reset=True)
 
     # -- sending -------------------------------------------------------------------------------------
