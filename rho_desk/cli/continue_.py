@@ -294,8 +294,14 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
     failure = ""
     changing: set[str] = set()
     wrote = False
+    import msgspec
+
+    from ..core.usage import TurnUsage
+
+    used = TurnUsage()
     try:
         async for event in run:
+            used.observe(event)
             if isinstance(event, events.AssistantTextDelta):
                 output.text(event.text)
             elif isinstance(event, events.ToolProposed):
@@ -345,6 +351,10 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         output.event("failed", message=failure)
         note = " (what the tools did to files stays done)" if wrote else ""
         return fail(f"the model call failed; nothing of this turn was kept{note}: {failure}", EXIT_PROBLEMS)
+    usage = used.usage
+    reported = None if usage is None else {k: v for k, v in msgspec.structs.asdict(usage).items() if v is not None}
+    output.event("usage", reported=reported, estimated_tokens=used.estimated)
+    output.note(f"rho-desk: usage: {used.describe()}")
     if status == EXIT_CANCELLED:
         output.event("cancelled", revision=session.revision)
         output.note(f"rho-desk: cancelled; the prompt and partial reply are saved (revision {session.revision})")

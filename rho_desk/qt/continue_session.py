@@ -48,7 +48,6 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ..core.compaction.api import CompactionOutcome
-from ..core.compaction.tokens import estimate_text_tokens
 from ..core.edits import under_lock
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
@@ -63,7 +62,8 @@ from ..core.tools.permissions import (
 )
 from ..core.tools.setup import ToolSetup, tool_setup
 from ..core.tools.workspace import WorkspaceMissing
-from ..core.wire import ModelUsage, SessionSnapshot
+from ..core.usage import TurnUsage
+from ..core.wire import SessionSnapshot
 from .bridge import in_thread
 from .changes import Changes
 from .dialogs.prefs import (
@@ -342,18 +342,12 @@ class ContinueController(QObject):
         self.sig_turn_started.emit(text)
         outcome = "completed"
         detail = ""
-        usage: ModelUsage | None = None
-        estimated = 0  # the engine's estimate: each step's request, plus the streamed reply
-        streamed: list[str] = []
+        used = TurnUsage()
         try:
             async for event in run:
+                used.observe(event)
                 if isinstance(event, events.AssistantTextDelta):
-                    streamed.append(event.text)
                     self.sig_text_delta.emit(event.text)
-                elif isinstance(event, events.ContextEstimated):
-                    estimated += event.tokens
-                elif isinstance(event, events.UsageUpdated):
-                    usage = event.usage
                 elif isinstance(event, events.ReasoningSummaryDelta):
                     self.sig_reasoning_delta.emit(event.text)
                 elif isinstance(event, events.ProviderStreamReset):
@@ -385,7 +379,6 @@ class ContinueController(QObject):
                     await self._acommit(event.outcome.committed_snapshot, event.outcome)
                     self.sig_compaction.emit("completed", event.outcome)
                 elif isinstance(event, events.Completed):
-                    usage = event.outcome.usage
                     await self._acommit(session.snapshot())
                 elif isinstance(event, events.Cancelled):
                     outcome = "cancelled"
@@ -402,8 +395,7 @@ class ContinueController(QObject):
             run.close()  # the window is closing: drop the run (no commit is guaranteed)
             raise
         if outcome != "failed":
-            estimated += estimate_text_tokens("".join(streamed))
-            self.sig_usage.emit(None if usage is None or usage.is_empty else usage, estimated)
+            self.sig_usage.emit(used.usage, used.estimated)
         self.sig_turn_finished.emit(outcome, detail)
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.

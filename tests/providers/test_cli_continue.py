@@ -254,3 +254,26 @@ async def test_workspace_and_granted_folders_from_the_command_line(server: Loopb
     assert finished["c1"]["ok"] and finished["c1"]["content"].endswith("1:in the chosen folder")
     assert finished["c2"]["ok"] and finished["c2"]["content"].endswith("1:granted")
     assert not finished["c3"]["ok"] and "outside the workspace and granted roots" in finished["c3"]["content"]
+
+
+@pytest.mark.asyncio
+async def test_usage_is_printed_as_reported_or_as_estimated(server: Loopback, tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    endpoint = ("--base-url", server.url + "/v1", "--model", "m", "--tools", "off")
+    # llama.cpp's servers send no usage: the turn's usage is the engine's estimate, said so
+    server.queue(text_reply("No usage from me."))
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go on", *endpoint)
+    assert status == 0, err
+    assert "rho-desk: usage: ≈" in err and "tokens (estimated: the server reported no usage)" in err
+    assert "$0" not in err
+    # a server that reports usage: its figures
+    reported = Reply(chunks=[openai_chunk({"role": "assistant", "content": "Counted."}), openai_chunk({}, finish="stop"),
+                             openai_chunk(choices=False, usage={"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57}),
+                             OPENAI_DONE])  # fmt: skip
+    server.queue(reported)
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *endpoint, "--json")
+    assert status == 0, err
+    usage = [e for e in events_of(out) if e["event"] == "usage"]
+    assert usage and usage[0]["reported"]["total_tokens"] == 57 and usage[0]["estimated_tokens"] > 0

@@ -51,6 +51,7 @@ from ...core.errors import InputError
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
+from ...core.usage import describe_usage
 from ...core.wire import ModelUsage
 from ..changes import Changes
 from ..continue_session import ConflictInfo, ContinueController, TurnState
@@ -61,7 +62,7 @@ from .approval import ApprovalCard, ShellCard
 if TYPE_CHECKING:
     from ...providers.profiles import ProfileSet
 
-__all__ = ["ComposerEdit", "ContinuePanel", "describe_usage"]
+__all__ = ["ComposerEdit", "ContinuePanel"]
 
 FLUSH_MS: Final = 30
 _SEND_KEYS: Final = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
@@ -604,27 +605,6 @@ class ContinuePanel(QFrame):
         self._layout.setStretchFactor(self.cards, 1 if shown else 0)
         self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
         self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
-
-
-def describe_usage(usage: ModelUsage | None, estimated: int) -> str:
-    """A turn's usage as the provider reported it (tokens in and out, cost when known), else the
-    engine's estimate, marked as such: an unreported cost is never shown as zero."""
-    if usage is None or (usage.total_tokens is None and usage.output_tokens is None and usage.input_tokens is None):
-        return f"≈{estimated:,} tokens (estimated: the server reported no usage)"
-    parts = [usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens]
-    known = [n for n in parts if n is not None]
-    tokens_in = sum(known) if known else None
-    out, total = usage.output_tokens, usage.total_tokens
-    if tokens_in is None and total is not None and out is not None:
-        tokens_in = max(0, total - out)
-    if total is None and tokens_in is not None and out is not None:
-        total = tokens_in + out
-    split = ", ".join(f"{n:,} {word}" for n, word in ((tokens_in, "in"), (out, "out")) if n is not None)
-    text = f"{total:,} tokens" if total is not None else "tokens"
-    text += f" ({split})" if split else ""
-    if usage.cost_usd_micros is not None:
-        text += f", ${usage.cost_usd_micros / 1_000_000:,.4f}"
-    return text
 
 
 class _EscapeCancels(QObject):

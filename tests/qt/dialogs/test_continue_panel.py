@@ -21,7 +21,7 @@ from rho_desk.providers.credentials import set_api_key
 from rho_desk.providers.profiles import ProfileStore
 from rho_desk.qt.continue_session import TurnState
 from rho_desk.qt.messages import Level
-from rho_desk.qt.views.composer import describe_usage
+from rho_desk.core.usage import describe_usage
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
 from ..conftest import settle
