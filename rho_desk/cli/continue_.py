@@ -296,6 +296,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
     wrote = False
     import msgspec
 
+    from ..core.tools.words import call_subject, result_text
     from ..core.usage import TurnUsage
 
     used = TurnUsage()
@@ -310,11 +311,11 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
                 if isinstance(event.metadata, dict) and event.metadata.get("operation") in ("write", "execute"):
                     changing.add(event.call_id)
                 output.event("tool_started", id=event.call_id, name=event.name, metadata=_jsonable(event.metadata))
-                output.note(f"● {event.name} {_describe(event.metadata)}".rstrip())
+                output.note(f"● {event.name} {call_subject(event.metadata, 120)}".rstrip())
             elif isinstance(event, events.ToolUpdated):
                 output.event("tool_updated", id=event.call_id, message=event.progress.message)
             elif isinstance(event, events.ToolFinished):
-                ok, content = _result(event.result)
+                ok, content = result_text(event.result)
                 wrote = wrote or (ok and event.call_id in changing)
                 output.event("tool_finished", id=event.call_id, ok=ok, content=content)
                 first = content.strip().splitlines()[0] if content.strip() else ""
@@ -369,25 +370,6 @@ def _jsonable(value: Any) -> Any:
     except (TypeError, ValueError):
         return str(value)
     return value
-
-
-def _describe(metadata: Any) -> str:
-    if not isinstance(metadata, dict):
-        return ""
-    if isinstance(metadata.get("command"), str):
-        return metadata["command"].splitlines()[0][:120] if metadata["command"] else ""
-    path = metadata.get("path")
-    return path if isinstance(path, str) else ""
-
-
-def _result(result: Any) -> tuple[bool, str]:
-    output = getattr(result, "output", None)
-    if output is not None:
-        return True, str(getattr(output, "content", ""))
-    message = getattr(result, "message", None)
-    if message is not None:
-        return False, str(message)
-    return False, "tool unavailable"
 
 
 __all__ = ["EXIT_BAD_INPUT", "register", "run"]

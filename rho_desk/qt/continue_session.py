@@ -61,6 +61,7 @@ from ..core.tools.permissions import (
     PermissionMode,
 )
 from ..core.tools.setup import ToolSetup, tool_setup
+from ..core.tools.words import call_subject, result_text
 from ..core.tools.workspace import WorkspaceMissing
 from ..core.usage import TurnUsage
 from ..core.wire import SessionSnapshot
@@ -362,11 +363,11 @@ class ContinueController(QObject):
                 elif isinstance(event, events.ToolStarted):
                     self._started_ops[event.call_id] = event.metadata.get("operation")
                     self.sig_tool_started.emit(event.call_id, event.name, dict(event.metadata))
-                    self.sig_activity.emit(f"● {event.name} {_describe_call(event.metadata)}".rstrip())
+                    self.sig_activity.emit(f"● {event.name} {call_subject(event.metadata)}".rstrip())
                 elif isinstance(event, events.ToolUpdated):
                     self.sig_tool_output.emit(event.call_id, event.progress.message)
                 elif isinstance(event, events.ToolFinished):
-                    ok, content = _tool_result(event.result)
+                    ok, content = result_text(event.result)
                     if ok and str(self._started_ops.get(event.call_id)) in ("write", "execute"):
                         self._changed_files = True
                     self.sig_tool_finished.emit(event.call_id, ok, content)
@@ -696,21 +697,3 @@ def _profile_mode(profile: Any) -> PermissionMode:
     return PermissionMode.parse(value) if value else DEFAULT_MODE
 
 
-def _describe_call(metadata: Any) -> str:
-    if not isinstance(metadata, dict):
-        return ""
-    command = metadata.get("command")
-    if isinstance(command, str):
-        return command.splitlines()[0][:160] if command else ""
-    path = metadata.get("path")
-    return path if isinstance(path, str) else ""
-
-
-def _tool_result(result: Any) -> tuple[bool, str]:
-    output = getattr(result, "output", None)
-    if output is not None:
-        return True, str(getattr(output, "content", ""))
-    message = getattr(result, "message", None)
-    if message is not None:
-        return False, str(message)
-    return False, "the tool is unavailable"
