@@ -27,7 +27,6 @@ from PySide6.QtCore import (
     QRectF,
     QSize,
     Qt,
-    QTimer,
     Signal,
 )
 from PySide6.QtGui import (
@@ -69,7 +68,7 @@ from ..resources import Icon, icon, pixmap
 from ..settings import PREFS_BROWSER_SCOPE, PREFS_BROWSER_SORT, Settings
 from ..text import size_text
 from ..theme import Theme
-from .widgets import name_line_edit_buttons
+from .widgets import debounced_search, list_panel_layout, name_line_edit_buttons
 
 __all__ = ["SessionBrowserView", "SessionDelegate", "relative_time"]
 
@@ -332,21 +331,8 @@ class SessionBrowserView(QFrame):
         top_layout.addLayout(head)
         top_layout.addWidget(self.search)
         top_layout.addLayout(controls)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(top)
-        layout.addWidget(self.list, 1)
-        footer_box = QHBoxLayout()
-        footer_box.setContentsMargins(12, 6, 12, 8)
-        footer_box.addWidget(self.footer)
-        layout.addLayout(footer_box)
-
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
-        self._search_timer.timeout.connect(self.reload_listing)
-        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        list_panel_layout(self, top, self.list, self.footer)
+        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing)
         self.search.returnPressed.connect(self._on_search_return_pressed)
         self.search.installEventFilter(self)
         self.scope.currentIndexChanged.connect(self._on_scope_changed)

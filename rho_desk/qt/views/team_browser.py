@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -31,7 +31,7 @@ from ..document import SessionDocument
 from ..resources import Icon, icon
 from ..team import OpenedVersion, TeamService, TeamState
 from ..theme import Theme
-from .widgets import name_line_edit_buttons
+from .widgets import debounced_search, list_panel_layout, name_line_edit_buttons
 
 __all__ = ["TeamBrowserView"]
 
@@ -100,21 +100,8 @@ class TeamBrowserView(QFrame):
         top_layout.addWidget(self.banner)
         top_layout.addWidget(self.search)
         top_layout.addWidget(self.receipt)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(top)
-        layout.addWidget(self.list, 1)
-        footer_box = QHBoxLayout()
-        footer_box.setContentsMargins(12, 6, 12, 8)
-        footer_box.addWidget(self.footer)
-        layout.addLayout(footer_box)
-
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
-        self._search_timer.timeout.connect(self.reload_listing)
-        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        list_panel_layout(self, top, self.list, self.footer)
+        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing)
         self.list.itemActivated.connect(self._on_item_activated)
         self.list.itemClicked.connect(self._on_item_activated)
         service.sig_state_changed.connect(self._on_state_changed)

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QFontMetrics, QPainter, QPaintEvent
-from PySide6.QtWidgets import QLabel, QLineEdit, QSizePolicy, QWidget
+from collections.abc import Callable
 
-__all__ = ["ElidedLabel", "name_line_edit_buttons"]
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QFontMetrics, QPainter, QPaintEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout, QWidget
+
+__all__ = ["ElidedLabel", "debounced_search", "list_panel_layout", "name_line_edit_buttons"]
+
+
+def list_panel_layout(panel: QWidget, header: QWidget, items: QWidget, footer: QWidget) -> QVBoxLayout:
+    """A browser panel's layout: the header, the list taking the height, the footer line."""
+    layout = QVBoxLayout(panel)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+    layout.addWidget(header)
+    layout.addWidget(items, 1)
+    footer_box = QHBoxLayout()
+    footer_box.setContentsMargins(12, 6, 12, 8)
+    footer_box.addWidget(footer)
+    layout.addLayout(footer_box)
+    return layout
+
+
+def debounced_search(field: QLineEdit, delay_ms: int, search: Callable[[], None]) -> QTimer:
+    """Run ``search`` once typing in ``field`` has paused for ``delay_ms``."""
+    timer = QTimer(field)
+    timer.setSingleShot(True)
+    timer.setInterval(delay_ms)
+    timer.timeout.connect(search)
+    field.textChanged.connect(lambda _text: timer.start())
+    return timer
 
 
 def name_line_edit_buttons(edit: QLineEdit, clear: str = "Clear") -> None:
