@@ -144,6 +144,21 @@ def _inline_text(tokens: Sequence[Token], out: list[str]) -> None:
         # emphasis, strikethrough and link openers/closers carry no words of their own
 
 
+_CUT_CLOSER = re.compile(r"(?<=\S)`(?=[\s.,;:!?)\]]|$)")
+
+
+def _close_cut_code_span(text: str) -> str:
+    """A fragment (a snippet, an excerpt) may begin inside a code span: its first backtick then
+    closes a span opened before the cut and would pair with the next one, turning the words
+    between into code. With an odd number of backticks and the first one shaped like a closer
+    (after a word, before a space or punctuation), it becomes a space (offsets stay put)."""
+    if text.count("`") % 2 == 0:
+        return text
+    first = text.find("`")
+    match = _CUT_CLOSER.match(text, first)
+    return text[:first] + " " + text[first + 1 :] if match else text
+
+
 @lru_cache(maxsize=512)
 def plain_text(text: str, spans: tuple[tuple[int, int], ...] = ()) -> tuple[str, tuple[tuple[int, int], ...]]:
     """``text`` with its Markdown syntax removed, on one line, and ``spans`` moved along with it.
@@ -154,7 +169,7 @@ def plain_text(text: str, spans: tuple[tuple[int, int], ...] = ()) -> tuple[str,
     into the plain text. A piece the parser cannot keep a span through (a match inside a link
     target, say) comes back as it was, whitespace folded, with its spans unchanged.
     """
-    clean = text.replace(_SPAN_START, "\ufffd").replace(_SPAN_END, "\ufffd")
+    clean = _close_cut_code_span(text.replace(_SPAN_START, "\ufffd").replace(_SPAN_END, "\ufffd"))
     events = sorted([(s, 1, _SPAN_START) for s, _ in spans] + [(e, 0, _SPAN_END) for _, e in spans])
     pieces: list[str] = []
     at = 0

@@ -104,3 +104,24 @@ def test_the_detail_pane_renders_a_hostile_message_inertly(qtbot: QtBot) -> None
     html = detail.html()
     assert "evil.example/pixel.png" not in html.split("<body")[1].split("&lt;img")[0]  # no <img> to it
     assert opened == []
+
+
+def test_a_fragment_that_starts_inside_a_code_span_keeps_its_emphasis_plain() -> None:
+    from rho_desk.qt.markdown import plain_text
+
+    # a snippet cut after the opening backtick of `handle_refund`
+    text = "handle_refund` rejects events older than **one second** (`TOLERANCE_SECONDS = 1`)"
+    start = text.index("TOLERANCE")
+    flat, spans = plain_text(text, ((start, start + 9),))
+    assert flat == "handle_refund rejects events older than one second (TOLERANCE_SECONDS = 1)"
+    assert [flat[a:b] for a, b in spans] == ["TOLERANCE"]
+    assert plain_text("see `foo` and `bar")[0] == "see foo and `bar"  # a span cut at the end stays literal
+
+
+def test_team_snippets_read_as_plain_text_with_their_marks() -> None:
+    from rho_desk.qt.views.team_browser import plain_snippet
+
+    snippet = "handle_refund` rejects events older than **one second** (`«TOLERANCE»_SECONDS = 1`), the «tolerance»"
+    assert plain_snippet(snippet) == (
+        "handle_refund rejects events older than one second («TOLERANCE»_SECONDS = 1), the «tolerance»"
+    )

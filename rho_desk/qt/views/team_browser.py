@@ -10,6 +10,7 @@ reached, a banner says so and the panel recovers by itself once it answers again
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from PySide6.QtCore import Qt
@@ -146,7 +147,7 @@ class TeamBrowserView(QFrame):
             when = row.published_at.strftime("%Y-%m-%d %H:%M")
             lines = [title, f"{row.team} · r{row.latest_revision} · {when}"]
             if text:
-                lines.append(row.snippet)
+                lines.append(plain_snippet(row.snippet))
             else:
                 lines[1] += f" · {row.published_by} · {row.versions} version{'s' * (row.versions != 1)}"
             item = QListWidgetItem("\n".join(lines))
@@ -210,3 +211,23 @@ class TeamBrowserView(QFrame):
             self.banner.hide()
             if recovered:
                 self.reload_listing()  # back: show what is there now
+
+
+def plain_snippet(snippet: str) -> str:
+    """A database snippet (matches marked «») with its Markdown removed, the marks kept on the
+    same words (the local browser's snippets read the same way)."""
+    from ..markdown import plain_text
+
+    text, spans, at = [], [], 0
+    for part in re.split("(«[^»]*»)", snippet):
+        if part.startswith("«") and part.endswith("»"):
+            spans.append((at, at + len(part) - 2))
+            part = part[1:-1]
+        text.append(part)
+        at += len(part)
+    flat, moved = plain_text("".join(text), tuple(spans))
+    out, at = [], 0
+    for start, end in moved:
+        out += [flat[at:start], "«", flat[start:end], "»"]
+        at = end
+    return "".join(out) + flat[at:]
