@@ -40,6 +40,8 @@ import hmac
 import html
 import json
 import re
+import threading
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
@@ -57,6 +59,10 @@ __all__ = [
     "merge_hits",
 ]
 
+RULESET_VERSION: Final = "rho-desk-secrets/2"
+"""Names the rules and decoders below; receipts record it, and it changes whenever what the
+scanner finds changes (a rule, an encoding, a bound)."""
+
 KNOWN_SECRET_MIN_LENGTH: Final = 6
 """Known secrets shorter than this are not searched: they would match ordinary text."""
 
@@ -73,7 +79,7 @@ RULES: Final[dict[str, str]] = {
     "github-token": "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
     "aws-access-key-id": "AWS access key id (AKIA..., ASIA...)",
     "google-api-key": "Google API key (AIza...)",
-    "slack-token": "Slack token (xox?-) or webhook URL",
+    "slack-token": "Slack token (xoxb-, xoxp-, xoxe-, xoxe.xoxp-, xapp-, ...)",
     "stripe-api-key": "Stripe secret or restricted key (sk_live_, rk_test_, ...)",
     "gitlab-token": "GitLab personal access token (glpat-)",
     "huggingface-token": "Hugging Face token (hf_)",
@@ -89,6 +95,67 @@ RULES: Final[dict[str, str]] = {
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential assigned to a password/secret/token/api-key name",
     "rho-audit-canary": "one of upstream Rho's secret audit canaries",
+    "google-oauth-token": "Google OAuth access token (ya29.)",
+    "aws-secret-access-key": "AWS secret access key next to its access key id, labelled or not",
+    "aws-bedrock-api-key": "Amazon Bedrock API key (ABSK..., bedrock-api-key-...)",
+    "curl-user-password": "password of curl -u/--user user:password",
+    "azure-ad-client-secret": "Microsoft Entra (Azure AD) client secret (...8Q~...)",
+    "azure-storage-key": "Azure storage account key (AccountKey=...)",
+    "telegram-bot-token": "Telegram bot token (123456:AA...)",
+    "digitalocean-token": "DigitalOcean token (dop_v1_, doo_v1_, dor_v1_)",
+    "shopify-token": "Shopify token (shpat_, shpca_, shppa_, shpss_)",
+    "sendgrid-api-key": "SendGrid API key (SG.)",
+    "vault-token": "HashiCorp Vault token (hvs., hvb.)",
+    "terraform-token": "HashiCorp Terraform Cloud token (.atlasv1.)",
+    "age-secret-key": "age secret key (AGE-SECRET-KEY-1...)",
+    "onepassword-token": "1Password secret key or service-account token (A3-, ops_)",
+    "airtable-token": "Airtable personal access token (pat....)",
+    "alibaba-access-key-id": "Alibaba Cloud access key id (LTAI...)",
+    "artifactory-token": "JFrog Artifactory API key or reference token (AKCp, cmVmd)",
+    "atlassian-api-token": "Atlassian API token (ATATT3...)",
+    "clojars-token": "Clojars deploy token (CLOJARS_)",
+    "cloudflare-origin-ca-key": "Cloudflare origin CA key (v1.0-...)",
+    "databricks-token": "Databricks token (dapi...)",
+    "doppler-token": "Doppler token (dp.pt., dp.st., ...)",
+    "dropbox-token": "Dropbox short-lived token (sl.)",
+    "duffel-token": "Duffel token (duffel_live_, duffel_test_)",
+    "dynatrace-token": "Dynatrace token (dt0c01.)",
+    "easypost-token": "EasyPost key (EZAK, EZTK)",
+    "facebook-token": "Facebook / Meta access token (EAAM, EAAC)",
+    "flutterwave-key": "Flutterwave secret or encryption key (FLWSECK)",
+    "flyio-token": "Fly.io token (fo1_, fm1_, fm2_)",
+    "frameio-token": "Frame.io token (fio-u-)",
+    "grafana-token": "Grafana API key, cloud or service-account token (eyJrIjoi, glc_, glsa_)",
+    "harness-token": "Harness personal or service-account token (pat., sat.)",
+    "heroku-api-key": "Heroku API key (HRKU-AA...)",
+    "infracost-token": "Infracost token (ico-)",
+    "intra42-secret": "42 intra client secret (s-s4t2ud-, s-s4t2af-)",
+    "linear-api-key": "Linear API key (lin_api_)",
+    "mailgun-key": "Mailgun private API key (key-...)",
+    "mapbox-token": "Mapbox secret token (sk.eyJ...)",
+    "newrelic-key": "New Relic key (NRAK-, NRII-, NRJS-)",
+    "notion-token": "Notion integration token (ntn_)",
+    "octopus-deploy-key": "Octopus Deploy API key (API-...)",
+    "openshift-token": "OpenShift user token (sha256~...)",
+    "perplexity-api-key": "Perplexity API key (pplx-)",
+    "planetscale-token": "PlanetScale token or password (pscale_tkn_, pscale_oauth_, pscale_pw_)",
+    "postman-api-key": "Postman API key (PMAK-)",
+    "prefect-api-key": "Prefect API key (pnu_)",
+    "pulumi-token": "Pulumi access token (pul-)",
+    "readme-api-key": "ReadMe API key (rdme_)",
+    "rubygems-token": "RubyGems API key (rubygems_)",
+    "scalingo-token": "Scalingo token (tk-us-)",
+    "sendinblue-api-key": "Brevo (Sendinblue) API key (xkeysib-)",
+    "sentry-token": "Sentry organisation or user token (sntrys_, sntryu_)",
+    "settlemint-token": "SettleMint token (sm_aat_, sm_pat_, sm_sat_)",
+    "shippo-token": "Shippo token (shippo_live_, shippo_test_)",
+    "sourcegraph-token": "Sourcegraph access token (sgp_)",
+    "square-token": "Square access token or OAuth secret (EAAA, sq0atp-, sq0csp-)",
+    "twilio-api-key": "Twilio API key (SK + 32 hex)",
+    "typeform-token": "Typeform token (tfp_)",
+    "yandex-token": "Yandex Cloud token or key (t1., AQVN, YC)",
+    "docker-hub-token": "Docker Hub personal access token (dckr_pat_)",
+    "discord-bot-token": "Discord bot token (three dotted base64url parts)",
     "known-credential": "a credential rho-desk holds in keyring",
 }
 
@@ -137,11 +204,31 @@ def merge_hits(hits: Iterable[Hit]) -> list[Hit]:
     return merged
 
 
+# --- work accounting ----------------------------------------------------------------------------
+#
+# The scanner's worst case is linear: every regex runs over a buffer once (``finditer``) or over a
+# bounded window (``match``/``search`` with an end position), and no pattern backtracks beyond its
+# window. ``_spend`` counts the bytes so offered (and the bytes decoded), per thread, so a test can
+# check the bound deterministically: doubling the input at most doubles the count.
+
+_WORK: Final = threading.local()
+
+
+def _spend(n: int) -> None:
+    _WORK.n = getattr(_WORK, "n", 0) + n
+
+
+def _spent() -> int:
+    return int(getattr(_WORK, "n", 0))
+
+
 # --- character classes ------------------------------------------------------------------------
 
 _ALNUM: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _DIGITS: Final = frozenset(b"0123456789")
 _LETTERS: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # A value ends at whitespace, quotes, backslashes (JSON escapes), separators and the buffer
 # separators; \x00 separates decoded pieces in the rescans.
 _VALUE: Final = rb"[^\s\"'`\\,;&<>(){}\[\]\x00\xff]"
@@ -164,22 +251,47 @@ def _escaped(data: bytes, i: int) -> bool:
     return (i - 1 - j) % 2 == 1
 
 
-def _escape_before(data: bytes, pos: int) -> bool:
-    """True when a JSON escape (``\\n``, ``\\t``, ``\\u00e9``...) ends right before ``pos``.
+# Escape sequences, as tools print them. The rule: an escape sequence is never part of a word, so
+# the position right after one is a token boundary, whatever letters or digits the escape ends
+# with (``\x1b[K`` of ``grep --color``, ``\x00`` of a bytes repr, ``=3D`` of quoted-printable,
+# ``%253D`` of double URL-encoding, ``\n`` and ``\u00e9`` of JSON, at any depth of backslashes).
+_ESC: Final = rb"(?:\x1b|\\+(?:x1[bB]|u001[bB]|033|e)|\^\[)"
+_ESCAPE: Final = (
+    rb"(?:\\+(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0-7]{1,3}|[nrtbfvae])"
+    rb"|%(?:25){0,4}[0-9A-Fa-f]{2}"
+    rb"|=[0-9A-F]{2}"
+    rb"|" + _ESC + rb"(?:\[[0-9;?]{0,16}[A-Za-z]|\][0-9;]{0,8}))"
+)
+_ESCAPE_TAIL: Final = re.compile(_ESCAPE + rb"\Z")
+_ESCAPE_SEQ: Final = re.compile(_ESCAPE)
+_ESCAPE_WINDOW: Final = 32
+"""Longest escape sequence the boundary rule recognises, in bytes."""
 
-    In JSON text a token after a newline reads ``\\nsk-...``: the ``n`` is not part of it.
-    """
-    if pos >= 1 and _escaped(data, pos - 1):
-        return True
-    return pos >= 6 and data[pos - 5] == 0x75 and _escaped(data, pos - 5) and all(b in _HEX for b in data[pos - 4 : pos])
+
+def _escape_before(data: bytes, pos: int) -> bool:
+    """True when an escape sequence ends right before ``pos`` (searched in a bounded window)."""
+    return _ESCAPE_TAIL.search(data, max(0, pos - _ESCAPE_WINDOW), pos) is not None
 
 
 def _boundary_before(data: bytes, start: int) -> bool:
-    """True when ``start`` is not inside a longer alphanumeric word."""
+    """True when ``start`` is not inside a longer alphanumeric word (an escape is not a word)."""
     return start == 0 or data[start - 1] not in _ALNUM or _escape_before(data, start)
 
 
+_ESCAPE_LEAD: Final = frozenset(b"\\%=[];")
+
+
 def _run_start(data: bytes, start: int, end: int) -> int:
+    """Skip the tail of an escape a run begins with (``\\nQUJD...`` and ``=3DQUJD`` start at ``Q``)."""
+    if start == 0 or data[start - 1] not in _ESCAPE_LEAD:
+        return start
+    for m in _ESCAPE_SEQ.finditer(data, max(0, start - _ESCAPE_WINDOW), min(end, start + _ESCAPE_WINDOW)):
+        if m.start() < start < m.end():
+            return m.end()
+    return start
+
+
+def _unescaped_start(data: bytes, start: int, end: int) -> int:
     """Skip the tail of a JSON escape a run begins with (``\\nQUJD...`` starts at ``Q``)."""
     if start > 0 and data[start - 1] == 0x5C and _escaped(data, start):
         if data[start] == 0x75 and end - start >= 5 and all(b in _HEX for b in data[start + 1 : start + 5]):
@@ -275,19 +387,41 @@ def _cookie(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("cookie", start, start + len(value), value)
 
 
-_PEM_REST: Final = re.compile(rb'[^\x00\xff"]{0,65536}?-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----')
+_PEM_END: Final = re.compile(rb"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=\s:,.\-]|\\[nrt])*")
+PEM_MAX: Final = 65536
+"""Longest private-key block looked for, in bytes (a 16384-bit RSA key is about 12 KB)."""
+_PEM_BEGIN: Final = b"-----BEGIN"
+_NOT_BASE64: Final = bytes(b for b in range(256) if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
 def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """From ``-----BEGIN … PRIVATE KEY-----`` through its ``-----END`` line (or the end of the
-    base64 body when the block is cut short)."""
+    base64 body when the block is cut short).
+
+    A block never runs past the next ``-----BEGIN``, nor past ``PEM_MAX`` bytes: each byte after
+    a header is examined for one block only, so a text of many headers costs one pass.
+    """
     start = m.start()
     while start > 0 and m.start() - start < 5 and data[start - 1] == 0x2D:
         start -= 1
-    rest = _PEM_REST.match(data, m.end())
-    end = rest.end() if rest is not None else _PEM_BODY.match(data, m.end()).end()  # type: ignore[union-attr]
-    return Hit("private-key", start, end, data[start:end])
+    limit = min(len(data), m.end() + PEM_MAX)
+    following = data.find(_PEM_BEGIN, m.end(), limit)
+    if following >= 0:
+        limit = following
+    _spend(limit - m.end())
+    close = data.find(b"-----END", m.end(), limit)
+    end_match = _PEM_END.match(data, close, limit) if close >= 0 else None
+    if end_match is None:
+        cut = _PEM_BODY.match(data, m.end(), limit)
+        end = cut.end() if cut is not None else m.end()
+    else:
+        end = end_match.end()
+    # the fingerprinted value: the header and the key's first base64 characters, however the block
+    # is escaped or wrapped (a JSON export and a Markdown export of one key agree)
+    body = data[m.end() : min(end, m.end() + 2048)].replace(b"\\n", b"").replace(b"\\r", b"")
+    value = data[m.start() : m.end()].rstrip(b"-") + b":" + body.translate(None, _NOT_BASE64)[:64]
+    return Hit("private-key", start, end, value)
 
 
 def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -347,14 +481,151 @@ def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit(rule, m.start("value"), m.end("value"), value)
 
 
+_CURL_WINDOW: Final = 512
+
+
+def _curl_user(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``curl -u user:password`` (the command within ``_CURL_WINDOW`` bytes before, same line)."""
+    lo = max(0, m.start() - _CURL_WINDOW)
+    _spend(m.start() - lo)
+    line = max(data.rfind(b"\n", lo, m.start()), data.rfind(b"\\n", lo, m.start()))
+    if data.find(b"curl", max(lo, line), m.start()) < 0:
+        return None
+    value = m.group("value")
+    if value.startswith((b"$", b"%")):
+        return None  # a variable, not the password
+    return Hit("curl-user-password", m.start("value"), m.end("value"), value)
+
+
+def _azure_client_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    start = m.start() - 4
+    if not _boundary_before(data, start) or not _mixed(m.group()):
+        return None
+    return Hit("azure-ad-client-secret", start, m.end(), data[start : m.end()])
+
+
+def _telegram(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    start = m.start()
+    while start > 0 and m.start() - start < 16 and data[start - 1] in _DIGITS:
+        start -= 1
+    if not _boundary_before(data, start):
+        return None
+    return Hit("telegram-bot-token", start, m.end(), data[start : m.end()])
+
+
 def _compile(pattern: bytes) -> re.Pattern[bytes]:
     return re.compile(pattern)
 
 
+# Vendor tokens with a distinctive prefix (the formats gitleaks' default rules and detect-secrets'
+# plugins document; docs/security.md maps each of their rules to one of ours). One alternation,
+# one pass over the runs; the group that matched names the rule.
+_VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
+    ("slack-token", rb"xox(?:e\.xox[bp]-\d-[A-Za-z0-9]{20,}|[abposre]-[A-Za-z0-9\-]{11,})|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}"),
+    ("google-oauth-token", rb"ya29\.[0-9A-Za-z_\-]{20,}"),
+    ("gitlab-token", rb"gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|agent|soat|ffct)-[0-9A-Za-z_\-]{20,}|GR1348941[0-9A-Za-z_\-]{20,}"),
+    ("digitalocean-token", rb"do[opr]_v1_[a-f0-9]{64}"),
+    ("shopify-token", rb"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    ("sendgrid-api-key", rb"SG\.[A-Za-z0-9_\-]{20,24}\.[A-Za-z0-9_\-]{40,45}"),
+    ("vault-token", rb"hv[sb]\.[A-Za-z0-9_\-]{90,}"),
+    ("terraform-token", rb"[a-z0-9]{14}\.atlasv1\.[a-z0-9_\-=]{60,70}"),
+    ("age-secret-key", rb"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    ("onepassword-token", rb"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
+    ("airtable-token", rb"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+    ("alibaba-access-key-id", rb"LTAI[A-Za-z0-9]{20}"),
+    ("artifactory-token", rb"AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59}"),
+    ("atlassian-api-token", rb"ATATT3[A-Za-z0-9_\-=]{186}"),
+    ("aws-bedrock-api-key", rb"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
+    ("clojars-token", rb"CLOJARS_[a-z0-9]{60}"),
+    ("cloudflare-origin-ca-key", rb"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    ("databricks-token", rb"dapi[a-f0-9]{32}(?:-\d)?"),
+    ("doppler-token", rb"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    ("dropbox-token", rb"sl\.[A-Za-z0-9_\-=]{130,140}"),
+    ("duffel-token", rb"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}"),
+    ("dynatrace-token", rb"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    ("easypost-token", rb"EZ(?:AK|TK)[A-Za-z0-9]{54}"),
+    ("facebook-token", rb"EAA[MC][A-Za-z0-9]{100,}"),
+    ("flutterwave-key", rb"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X|FLWSECK(?:_TEST)?-[a-h0-9]{12}"),
+    ("flyio-token", rb"fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    ("frameio-token", rb"fio-u-[A-Za-z0-9_\-=]{64}"),
+    ("grafana-token", rb"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
+    ("harness-token", rb"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
+    ("heroku-api-key", rb"HRKU-AA[0-9A-Za-z_\-]{58}"),
+    ("huggingface-token", rb"api_org_[A-Za-z]{34}"),
+    ("infracost-token", rb"ico-[A-Za-z0-9]{32}"),
+    ("intra42-secret", rb"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
+    ("linear-api-key", rb"lin_api_[A-Za-z0-9]{40}"),
+    ("mailgun-key", rb"key-[a-f0-9]{32}"),
+    ("mapbox-token", rb"sk\.eyJ[A-Za-z0-9_\-]{50,}\.[A-Za-z0-9_\-]{20,}"),
+    ("newrelic-key", rb"NR(?:AK|II|JS)-[A-Za-z0-9\-]{19,32}"),
+    ("notion-token", rb"ntn_[0-9]{11}[A-Za-z0-9]{35}"),
+    ("octopus-deploy-key", rb"API-[A-Z0-9]{26}"),
+    ("openshift-token", rb"sha256~[A-Za-z0-9_\-]{43}"),
+    ("perplexity-api-key", rb"pplx-[A-Za-z0-9]{48}"),
+    ("planetscale-token", rb"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,64}"),
+    ("postman-api-key", rb"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    ("prefect-api-key", rb"pnu_[A-Za-z0-9]{36}"),
+    ("pulumi-token", rb"pul-[a-f0-9]{40}"),
+    ("readme-api-key", rb"rdme_[a-z0-9]{70}"),
+    ("rubygems-token", rb"rubygems_[a-f0-9]{48}"),
+    ("scalingo-token", rb"tk-us-[A-Za-z0-9_\-]{48}"),
+    ("sendinblue-api-key", rb"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    ("sentry-token", rb"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
+    ("settlemint-token", rb"sm_[aps]at_[A-Za-z0-9]{16}"),
+    ("shippo-token", rb"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
+    ("sourcegraph-token", rb"sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}"),
+    ("square-token", rb"(?:EAAA|sq0atp-|sq0csp-)[A-Za-z0-9_\-]{22,60}"),
+    ("stripe-api-key", rb"(?:sk|rk)_prod_[A-Za-z0-9]{10,99}|whsec_[A-Za-z0-9]{32,}"),
+    ("twilio-api-key", rb"SK[0-9a-fA-F]{32}"),
+    ("typeform-token", rb"tfp_[A-Za-z0-9_\-.=]{59}"),
+    ("yandex-token", rb"t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{86}=*|AQVN[A-Za-z0-9_\-]{35,38}|YC[A-Za-z0-9_\-]{38}"),
+    ("docker-hub-token", rb"dckr_pat_[A-Za-z0-9_\-]{27,}"),
+    ("discord-bot-token", rb"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"),
+    ("azure-storage-key", rb"AccountKey=[A-Za-z0-9+/=]{88}"),
+)
+_VENDOR_RULES: Final = {f"v{i}": rule for i, (rule, _) in enumerate(_VENDOR_TOKENS)}
+
+
+def _vendor(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    start, end = m.span()
+    if not _boundary_before(data, start) or not _boundary_after(data, end):
+        return None
+    value = m.group()
+    if not _mixed(value):
+        return None  # a token's random part has letters and digits; an identifier often not
+    return Hit(_VENDOR_RULES[m.lastgroup or ""], start, end, value)
+
+
+_B64_WORD: Final = re.compile(rb"[A-Za-z0-9+/]+")
+AWS_PAIR_WINDOW: Final = 256
+"""How far from an access key id its unlabelled secret access key is looked for, in bytes."""
+
+
+def _aws_secret_near(data: bytes, hit: Hit) -> list[Hit]:
+    """The secret access key printed next to an access key id (the console's credentials CSV,
+    ``aws configure list`` output, a JSON ``Credentials`` object), with or without a label:
+    40 base64 characters, both cases, with a digit or a slash."""
+    out = []
+    lo, hi = max(0, hit.start - AWS_PAIR_WINDOW), min(len(data), hit.end + AWS_PAIR_WINDOW)
+    _spend(hi - lo)
+    for m in _B64_WORD.finditer(data, lo, hi):
+        start, end = _unescaped_start(data, m.start(), m.end()), m.end()
+        if end - start != 40 or (end < len(data) and data[end] == 0x3D):
+            continue
+        value = data[start:end]
+        if _LOWER.isdisjoint(value) or _UPPER.isdisjoint(value):
+            continue
+        if not _DIGITS.isdisjoint(value) or b"/" in value or b"+" in value:
+            out.append(Hit("aws-secret-access-key", start, end, value))
+    return out
+
+
 # Token rules: a fixed prefix then random characters. Every match lies inside one run of
-# base64/identifier characters at least ``MIN_RUN`` long, so these run over the (small) buffer
-# of such runs only, and each candidate is confirmed against the full data.
+# base64/identifier characters at least ``MIN_RUN`` long (or starts in the few bytes before one,
+# ``ya29.`` or ``SG.``), so these run over the (small) buffer of such runs only, and each
+# candidate is confirmed against the full data.
 def _token_passes() -> list[_Pass]:
+    vendor = b"|".join(b"(?P<v%d>%s)" % (i, pattern) for i, (_, pattern) in enumerate(_VENDOR_TOKENS))
     return [
         _Pass(_compile(rb"sk-[A-Za-z0-9_\-]{32,}"), _openai_or_anthropic),
         _Pass(_compile(rb"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), _stripe),
@@ -362,10 +633,9 @@ def _token_passes() -> list[_Pass]:
             _compile(rb"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
             _token("github-token"),
         ),
-        _Pass(_compile(rb"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}"), _token("aws-access-key-id", right=True)),
+        _Pass(_compile(rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}"), _token("aws-access-key-id", right=True)),
         _Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key")),
-        _Pass(_compile(rb"xox[abposr]-[A-Za-z0-9\-]{11,}"), _token("slack-token", check=_mixed, skip=5)),
-        _Pass(_compile(rb"glpat-[A-Za-z0-9_\-]{20,}"), _token("gitlab-token")),
+        _Pass(_compile(vendor), _vendor),
         _Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_mixed, skip=3)),
         _Pass(_compile(rb"npm_[A-Za-z0-9]{36,}"), _token("npm-token")),
         _Pass(_compile(rb"pypi-AgE[A-Za-z0-9_\-]{40,}"), _token("pypi-token")),
@@ -420,6 +690,14 @@ def _keyword_passes() -> list[_Pass]:
         _Pass(_compile(rb"dential=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"dential=", _SIGNED_PARAMS)),
         _Pass(_compile(rb"key=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"key=", _KEY_PARAMS)),
     ]
+    passes += [
+        _Pass(
+            _compile(rb"-(?:u|-user)(?:=|[ \t]{1,5})[\"']?[^\s:\"'\\]{1,128}:(?P<value>[^\s\"'\\]{3,256})"),
+            _curl_user,
+        ),
+        _Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
+        _Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram),
+    ]
     for literal in _ASSIGNMENT_LITERALS:
         passes.append(
             _Pass(
@@ -434,9 +712,30 @@ def _keyword_passes() -> list[_Pass]:
 
 _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
 _UNICODE_ESCAPE = re.compile(rb"\\u[0-9A-Fa-f]{4}")
+_HEX_ESCAPE = re.compile(rb"\\x[0-9A-Fa-f]{2}")
 _URL_TOKEN_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+-%")
-_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\u[0-9A-Fa-f]{4}|\\/)+")
-_UNICODE_ESCAPE_SUB = re.compile(rb"\\u([0-9A-Fa-f]{4})|\\/")
+# a token written with escapes: any depth of backslashes (JSON doubles them at each level)
+_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|/))+")
+_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|/)")
+ESCAPED_TOKEN_MAX: Final = 4096
+"""Longest escaped token decoded, in bytes of its escaped form."""
+MAX_DEPTH: Final = 4
+"""Encodings decoded inside one another at most (base64 in base64 in gzip is depth 3)."""
+INFLATE_MAX: Final = 1 << 22
+"""Most bytes one gzip or zlib stream is inflated to (a bomb is cut there)."""
+INFLATE_RATIO: Final = 16
+"""... and at most this many times its compressed size."""
+# zero-width and invisible characters a key can hide behind (U+200B-U+200D, U+2060, U+FEFF, U+00AD)
+_ZERO_WIDTH = re.compile(rb"\xe2\x80[\x8b-\x8d]|\xe2\x81\xa0|\xef\xbb\xbf|\xc2\xad")
+_ZERO_WIDTH_WINDOW: Final = 192
+_HEX_RUN: Final = frozenset(b"0123456789abcdefABCDEF")
+HEX_MIN: Final = 32
+"""Shortest hex run decoded (16 bytes: shorter hex is an id or a colour, not an encoded key)."""
+_WRAP_GAP = re.compile(rb"[ \t]{0,16}(?:\r?\n|\\r\\n|\\n|<br>|<br/>)[ \t>]{0,16}")
+"""What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
+with indentation or a quote marker."""
+_RUN_CONTEXT: Final = 12
+"""Bytes before a run (and between runs) kept with it for the token rules: ``ya29.``, ``SG.``."""
 
 _RUN_ALPHABET: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
 # Every base64/identifier character becomes "a", everything else a space: runs of MIN_RUN "a"
@@ -472,13 +771,66 @@ def _padded(data: bytes, end: int) -> int:
     return end
 
 
-def _decode_unicode_escapes(token: bytes) -> bytes:
-    def one(m: re.Match[bytes]) -> bytes:
-        if m.group(1) is None:
-            return b"/"
-        return chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass")
+def _decode_escapes(token: bytes) -> bytes:
+    """``\\uXXXX``, ``\\xXX`` and ``\\/`` decoded, at any depth of backslashes."""
 
-    return _UNICODE_ESCAPE_SUB.sub(one, token)
+    def one(m: re.Match[bytes]) -> bytes:
+        if m.group(1) is not None:
+            return chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass")
+        if m.group(2) is not None:
+            return bytes((int(m.group(2), 16),))
+        return b"/"
+
+    return _ESCAPE_SUB.sub(one, token)
+
+
+def _percent_decode(token: bytes) -> bytes:
+    """URL-decoded as many times as it was encoded (``%253D`` → ``%3D`` → ``=``), at most three."""
+    for _ in range(3):
+        decoded = unquote_to_bytes(token)
+        if decoded == token:
+            break
+        token = decoded
+        if b"%" not in token:
+            break
+    return token
+
+
+def _inflate(data: bytes) -> bytes | None:
+    """A gzip or zlib stream inflated, bounded by ``INFLATE_MAX`` and ``INFLATE_RATIO``."""
+    if data[:2] == b"\x1f\x8b":
+        wbits = 31
+    elif len(data) >= 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0:
+        wbits = 15
+    else:
+        return None
+    limit = min(INFLATE_MAX, INFLATE_RATIO * len(data) + 4096)
+    try:
+        out = zlib.decompressobj(wbits).decompress(data, limit)
+    except zlib.error:
+        return None
+    _spend(len(data) + len(out))
+    return out or None
+
+
+def _hex_decode(run: bytes) -> bytes | None:
+    if len(run) < HEX_MIN or not _HEX_RUN.issuperset(run):
+        return None
+    try:
+        return binascii.unhexlify(run[: len(run) & ~1])
+    except binascii.Error:
+        return None
+
+
+def _textual(decoded: bytes) -> bool:
+    """Mostly printable ASCII: decoded text worth scanning, not random bytes."""
+    if not decoded:
+        return False
+    printable = len(decoded.translate(None, _CONTROL))
+    return printable * 10 >= len(decoded) * 9
+
+
+_CONTROL: Final = bytes(b for b in range(256) if not (32 <= b < 127 or b in b"\t\n\r"))
 
 
 def _b64_decode(run: bytes) -> bytes | None:
@@ -551,7 +903,9 @@ class SecretScanner:
                     self._known_in_runs.append(entry)
                 else:
                     self._known_in_text.append(entry)
-        self._blob_cache: dict[bytes, list[tuple[str, bytes]]] = {}
+        self._blob_cache: dict[bytes, list[tuple[str, bytes, str]]] = {}
+        self.cost = 0
+        """Work done by the scans so far: bytes offered to patterns and decoders (see ``_spend``)."""
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -563,7 +917,10 @@ class SecretScanner:
                 decodes to ASCII text (URL-encoded and unicode-escaped tokens, base64 runs under
                 ``BLOB_MIN``): the audit looks there for echoes of excluded content.
         """
-        return merge_hits(self._scan(data, decode=True, keywords=True, decoded=decoded))
+        before = _spent()
+        hits = merge_hits(self._scan(data, depth=0, keywords=True, decoded=decoded))
+        self.cost += _spent() - before
+        return hits
 
     def scan_strings(self, strings: list[str]) -> dict[int, list[Hit]]:
         """Secrets per string (offsets within each string's UTF-8 bytes), for many strings at once.
@@ -653,13 +1010,15 @@ class SecretScanner:
 
     # -- the scan -------------------------------------------------------------------------------
 
-    def _scan(self, data: bytes, *, decode: bool, keywords: bool, decoded: list[tuple[int, int, bytes]] | None = None) -> list[Hit]:
+    def _scan(self, data: bytes, *, depth: int, keywords: bool, decoded: list[tuple[int, int, bytes]] | None = None) -> list[Hit]:
         hits: list[Hit] = []
+        decode = depth < MAX_DEPTH
         # 1. runs of base64/identifier characters: candidates for token rules, known secrets and
         #    base64; long ones are blobs
+        _spend(2 * len(data))
         runs = [m.span() for m in _RUN.finditer(data.translate(_RUN_TABLE))]
         if b"\\" in data:
-            runs = [(_run_start(data, s, e), e) for s, e in runs]
+            runs = [(_unescaped_start(data, s, e), e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
         small = [(s, e) for s, e in runs if e - s < BLOB_MIN]
         blobs = [(s, e) for s, e in runs if e - s >= BLOB_MIN]
@@ -669,6 +1028,7 @@ class SecretScanner:
         if keywords:
             text = self._text_without_blobs(data, blobs)
             passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in self._known_in_text)]
+            _spend(len(text.buffer) * len(passes))
             for rule in passes:
                 for m in rule.pattern.finditer(text.buffer):
                     _, origin = text.locate(m.start())
@@ -678,23 +1038,42 @@ class SecretScanner:
                     hit = rule.handle(data, m2)
                     if hit is not None:
                         hits.append(hit)
+        # 3. an access key id's unlabelled secret key next to it
+        for hit in [h for h in hits if h.rule == "aws-access-key-id"]:
+            hits.extend(_aws_secret_near(data, hit))
         if decode:
-            self._scan_decoded(data, small, blobs, hits, decoded)
+            self._scan_zero_width(data, hits, depth)
+            self._scan_decoded(data, runs, small, blobs, hits, decoded, depth)
         return hits
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
-        joined = _Joined([data[s:e] for s, e in runs], [s for s, _ in runs], SEPARATOR)
+        # runs closer than _RUN_CONTEXT bytes join one piece (``SG.<run>.<run>``), and each piece
+        # keeps the bytes before its first run (``ya29.<run>``)
+        starts: list[int] = []
+        ends: list[int] = []
+        for s, e in runs:
+            if ends and s - ends[-1] <= _RUN_CONTEXT:
+                ends[-1] = e
+            else:
+                starts.append(max(0, s - _RUN_CONTEXT))
+                ends.append(e)
+        joined = _Joined([data[s:e] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
         buffer = joined.buffer
+        size = len(data)
         for rule in self._token_passes:
             confirm = rule.confirm or rule.pattern
+            _spend(len(buffer))
             for m in rule.pattern.finditer(buffer):
-                _, origin = joined.locate(m.start())
-                m2 = confirm.match(data, origin)
+                index, origin = joined.locate(m.start())
+                bound = min(size, ends[index] + (BLOB_MIN if rule.confirm is not None else 0))
+                _spend(bound - origin)
+                m2 = confirm.match(data, origin, bound)
                 if m2 is not None:
                     hit = rule.handle(data, m2)
                     if hit is not None:
                         hits.append(hit)
         for pattern, raw, encoding in self._known_in_runs:
+            _spend(len(buffer))
             for m in pattern.finditer(buffer):
                 _, origin = joined.locate(m.start())
                 hits.append(Hit("known-credential", origin, origin + m.end() - m.start(), raw, encoding))
@@ -714,69 +1093,163 @@ class SecretScanner:
         origins.append(prev)
         return _Joined(pieces, origins, b"\x00")
 
+    def _scan_zero_width(self, data: bytes, hits: list[Hit], depth: int) -> None:
+        """Zero-width characters removed around each one, and the windows scanned again."""
+        if b"\xe2\x80" not in data and b"\xe2\x81\xa0" not in data and b"\xef\xbb\xbf" not in data and b"\xc2\xad" not in data:
+            return
+        _spend(len(data))
+        windows: list[list[int]] = []
+        for m in _ZERO_WIDTH.finditer(data):
+            lo, hi = max(0, m.start() - _ZERO_WIDTH_WINDOW), min(len(data), m.end() + _ZERO_WIDTH_WINDOW)
+            if windows and lo <= windows[-1][1]:
+                windows[-1][1] = hi
+            else:
+                windows.append([lo, hi])
+        for lo, hi in windows:
+            window = data[lo:hi]
+            kept: list[bytes] = []
+            origins: list[int] = []
+            pos = lo
+            for m in _ZERO_WIDTH.finditer(data, lo, hi):
+                kept.append(data[pos : m.start()])
+                origins.append(pos)
+                pos = m.end()
+            kept.append(data[pos:hi])
+            origins.append(pos)
+            joined = _Joined(kept, origins, b"")
+            del window
+            for sub in self._scan(joined.buffer, depth=depth + 1, keywords=True):
+                _, start = joined.locate(sub.start)
+                _, end = joined.locate(max(sub.start, sub.end - 1))
+                hits.append(Hit(sub.rule, start, end + 1, sub.value, "zero-width" if sub.encoding == "plain" else sub.encoding))
+
     def _scan_decoded(
         self,
         data: bytes,
         runs: list[tuple[int, int]],
+        small: list[tuple[int, int]],
         blobs: list[tuple[int, int]],
         hits: list[Hit],
         decoded_out: list[tuple[int, int, bytes]] | None,
+        depth: int,
     ) -> None:
         text_pieces: list[tuple[int, int, bytes, str]] = []
         binary_pieces: list[tuple[int, int, bytes, str]] = []
 
         def add(start: int, end: int, decoded: bytes, encoding: str) -> None:
+            _spend(len(decoded))
+            inflated = _inflate(decoded) if len(decoded) >= 18 else None
+            if inflated is not None:
+                decoded, encoding = inflated, "gzip+" + encoding
             (text_pieces if decoded.isascii() else binary_pieces).append((start, end, decoded, encoding))
 
-        # URL-encoded tokens (sk%2Dproj..., RHO%5FAUDIT...)
+        # URL-encoded tokens (sk%2Dproj..., RHO%5FAUDIT..., and twice: %253D)
         covered = -1
+        _spend(len(data))
         for m in _PERCENT.finditer(data):
             if m.start() < covered:
                 continue
             lo, hi = _expand(data, m.start(), m.end(), _URL_TOKEN_BYTES)
+            lo = _unescaped_start(data, lo, hi)
+            _spend(hi - lo)
             covered = hi
-            add(lo, hi, unquote_to_bytes(data[lo:hi]), "percent")
-        # unicode escapes written out as text (\u0073k-...)
-        covered = -1
-        for m in _UNICODE_ESCAPE.finditer(data):
-            if m.start() < covered:
-                continue
-            token = _ESCAPED_TOKEN_RE.match(data, m.start())
-            hi = token.end() if token else m.end()
-            lo, _ = _expand(data, m.start(), m.start(), _URL_TOKEN_BYTES)
-            covered = hi
-            add(lo, hi, _decode_unicode_escapes(data[lo:hi]), "unicode-escape")
-        # base64: mixed-case runs (identifiers, paths and hex digests are all one case)
-        for start, end in runs:
+            add(lo, hi, _percent_decode(data[lo:hi]), "percent")
+        # escapes written out as text (\u0073k-..., \\u0073 in JSON, \x73\x6b of a bytes repr)
+        for finder in (_UNICODE_ESCAPE, _HEX_ESCAPE):
+            covered = -1
+            _spend(len(data))
+            for m in finder.finditer(data):
+                if m.start() < covered:
+                    continue
+                first = m.start()
+                while first > 0 and m.start() - first < 8 and data[first - 1] == 0x5C:
+                    first -= 1
+                bound = min(len(data), first + ESCAPED_TOKEN_MAX)
+                _spend(bound - first)
+                token = _ESCAPED_TOKEN_RE.match(data, first, bound)
+                hi = token.end() if token else m.end()
+                lo, _ = _expand(data, first, first, _URL_TOKEN_BYTES)
+                lo = _unescaped_start(data, lo, first) if lo < first else lo
+                covered = hi
+                add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
+        # base64: mixed-case runs (identifiers, paths and hex digests are all one case); a run
+        # that begins with an escape's tail (\nQUJD, =3DQUJD) is also decoded without it
+        for start, end in small:
             run = data[start:end]
             if run.islower() or run.isupper() or run.isdigit():
+                hexed = _hex_decode(run)
+                if hexed is not None and _textual(hexed):
+                    add(start, end, hexed, "hex")
                 continue
-            decoded = _b64_decode(run)
-            if decoded and len(decoded) >= 8:
-                add(start, _padded(data, end), decoded, "base64")
+            for first in {start, _run_start(data, start, end)}:
+                decoded = _b64_decode(data[first:end]) if end - first >= MIN_RUN else None
+                if decoded and len(decoded) >= 8:
+                    add(first, _padded(data, end), decoded, "base64")
+        # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
+        for start, end, body in self._wrapped(data, runs):
+            hexed = _hex_decode(body)
+            if hexed is not None:
+                if _textual(hexed):
+                    add(start, end, hexed, "hex")
+                continue
+            self._blob(body, start, end, hits, depth)
         for start, end in blobs:
-            blob = data[start:end]
-            digest = hashlib.sha256(blob).digest()
-            cached = self._blob_cache.get(digest)
-            if cached is None:
-                decoded = _b64_decode(blob)
-                cached = []
-                if decoded:
-                    # a blob decodes to an image or ciphertext, or to text (a base64 file)
-                    for hit in self._scan(decoded, decode=False, keywords=decoded.isascii()):
-                        cached.append((hit.rule, hit.value))
-                self._blob_cache[digest] = cached
-            hits.extend(Hit(rule, start, _padded(data, end), value, "base64") for rule, value in cached)
+            self._blob(data[start:end], start, _padded(data, end), hits, depth)
         if decoded_out is not None:
             decoded_out.extend((start, end, text) for start, end, text, _ in text_pieces)
         for pieces, keywords in ((text_pieces, True), (binary_pieces, False)):
             if not pieces:
                 continue
             joined = _Joined([p[2] for p in pieces], list(range(len(pieces))), _PIECE_GAP)
-            for sub in self._scan(joined.buffer, decode=False, keywords=keywords):
+            for sub in self._scan(joined.buffer, depth=depth + 1, keywords=keywords):
                 index = bisect.bisect_right(joined.starts, sub.start) - 1
                 start, end, _, encoding = pieces[index]
                 hits.append(Hit(sub.rule, start, end, sub.value, encoding))
+
+    def _blob(self, blob: bytes, start: int, end: int, hits: list[Hit], depth: int) -> None:
+        """A long base64 text decoded and scanned (memoized by SHA-256: same bytes, same result)."""
+        _spend(len(blob))
+        digest = hashlib.sha256(blob).digest()
+        cached = self._blob_cache.get(digest)
+        if cached is None:
+            decoded = _b64_decode(blob)
+            cached = []
+            if decoded:
+                _spend(len(decoded))
+                encoding = "base64"
+                inflated = _inflate(decoded)
+                if inflated is not None:
+                    decoded, encoding = inflated, "gzip+base64"
+                # a blob decodes to an image or ciphertext, or to text (a base64 file)
+                for hit in self._scan(decoded, depth=depth + 1, keywords=decoded.isascii()):
+                    cached.append((hit.rule, hit.value, encoding))
+            self._blob_cache[digest] = cached
+        hits.extend(Hit(rule, start, end, value, encoding) for rule, value, encoding in cached)
+
+    def _wrapped(self, data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
+        """Blocks of wrapped lines (base64 at 76 or 64 columns, ``xxd -p`` at 60): runs that are
+        separated by one line break, all as wide as the first but the last, which may be shorter.
+        ``(start, end, the lines joined)`` of each block of two lines or more."""
+        out: list[tuple[int, int, bytes]] = []
+        size = len(data)
+        i = 0
+        while i < len(runs):
+            s, e = runs[i]
+            width = e - s
+            j = i
+            while j + 1 < len(runs):
+                ns, ne = runs[j + 1]
+                if ns - runs[j][1] > 40 or runs[j][1] - runs[j][0] != width or ne - ns > width:
+                    break
+                _spend(ns - runs[j][1])
+                if _WRAP_GAP.fullmatch(data, runs[j][1], ns) is None:
+                    break
+                j += 1
+            if j > i:
+                body = b"".join(data[a:b] for a, b in runs[i : j + 1])
+                out.append((s, _padded(data, runs[j][1]) if runs[j][1] < size else runs[j][1], body))
+            i = j + 1
+        return out
 
 
 def _known_handler(raw: bytes, encoding: str) -> Handler:
