@@ -58,6 +58,7 @@ __all__ = [
     "audit_bytes",
     "detect_format",
     "enclosing_string",
+    "enclosing_strings",
 ]
 
 ECHO_LINE_MIN: Final = 32
@@ -225,9 +226,27 @@ def enclosing_string(data: bytes, start: int, end: int) -> tuple[int, str] | Non
     return (q, value) if isinstance(value, str) else None
 
 
+def enclosing_strings(data: bytes, hits: list[Hit]) -> list[tuple[int, str] | None]:
+    """``enclosing_string`` of each hit, in one pass: hits inside the string found for an earlier
+    hit share its result (the same object), so a string holding many secrets is decoded once."""
+    out: list[tuple[int, str] | None] = [None] * len(hits)
+    last: tuple[int, int, tuple[int, str]] | None = None  # (quote, closing quote, result)
+    for i in sorted(range(len(hits)), key=lambda k: hits[k].start):
+        hit = hits[i]
+        if last is not None and last[0] < hit.start and hit.end <= last[1]:
+            out[i] = last[2]
+            continue
+        owner = enclosing_string(data, hit.start, hit.end)
+        out[i] = owner
+        if owner is not None:
+            close = _unescaped_quote_after(data, owner[0] + 1)
+            last = (owner[0], close, owner)
+    return out
+
+
 def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list[tuple[str, ContentClass | None]]:
     """A JSON path (and class) for each hit, matching the n-th string occurrence to the n-th slot."""
-    owners = [enclosing_string(data, h.start, h.end) for h in hits]
+    owners = enclosing_strings(data, hits)
     wanted: dict[str, set[int]] = {}
     for owner in owners:
         if owner is not None:
@@ -238,6 +257,7 @@ def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list
             if slot.text in wanted:
                 places.setdefault(slot.text, []).append((slot.path, slot.cls))
     out: list[tuple[str, ContentClass | None]] = []
+    orders: dict[int, int] = {}
     for owner in owners:
         if owner is None:
             out.append(("$ (outside any string)", None))
@@ -246,7 +266,9 @@ def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list
         found = places.get(value, [])
         if len(found) > 1:
             # the n-th occurrence on the wire is the n-th slot (slots are in wire order)
-            order = data.count(msgspec.json.encode(value), 0, quote)
+            order = orders.get(quote)
+            if order is None:
+                order = orders[quote] = data.count(msgspec.json.encode(value), 0, quote)
             out.append(found[min(order, len(found) - 1)])
         else:
             out.append(found[0] if found else ("$", None))

@@ -28,9 +28,9 @@ import msgspec
 
 from ..wire.codec import encode_pretty
 from ..wire.snapshot import SessionSnapshot
-from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_string
+from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings
 from ._classes import ContentClass, Selection
-from ._classify import ClassStats, Slot, SlotKind, class_stats, document_spans, iter_slots
+from ._classify import ClassStats, Slot, SlotKind, class_stats, document_spans, iter_slots, utf8_len
 from ._display import HISTORY_KINDS, encode_display_export, with_title
 from ._redact import (
     Exclusion,
@@ -104,8 +104,7 @@ def _string_offsets(data: bytes, quote: int, hits: list[Hit]) -> list[Hit] | Non
 def _redaction_table(data: bytes, hits: list[Hit], scanner: SecretScanner, key: bytes) -> dict[str, tuple[str, list[tuple[Hit, str, int]]]]:
     """For each string holding a hit: its redacted text and what was replaced."""
     per_string: dict[tuple[int, str], list[Hit]] = {}
-    for hit in hits:
-        owner = enclosing_string(data, hit.start, hit.end)
+    for hit, owner in zip(hits, enclosing_strings(data, hits), strict=True):
         if owner is not None:
             per_string.setdefault(owner, []).append(hit)
     local: dict[str, list[Hit]] = {}
@@ -130,13 +129,14 @@ def _replacer(table: dict[str, tuple[str, list[tuple[Hit, str, int]]]]) -> Calla
     return replace
 
 
-def _class_at(slot: Slot, offset: int) -> ContentClass | None:
-    if slot.kind != SlotKind.RESULT:
-        return slot.cls
-    char = len(slot.text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
-    if any(a <= char < b for a, b in document_spans(slot.text)):
-        return ContentClass.DOCUMENTS
-    return slot.cls
+def _classes_at(slot: Slot, offsets: list[int]) -> list[ContentClass | None]:
+    """The class at each byte offset of ``slot``'s text (a tool result holds document lines)."""
+    spans = document_spans(slot.text) if slot.kind == SlotKind.RESULT else []
+    if not spans:
+        return [slot.cls] * len(offsets)
+    # character spans to byte spans, once per slot
+    byte_spans = [(utf8_len(slot.text[:a]), utf8_len(slot.text[:b])) for a, b in spans]
+    return [ContentClass.DOCUMENTS if any(a <= o < b for a, b in byte_spans) else slot.cls for o in offsets]
 
 
 def export_snapshot(
@@ -197,8 +197,9 @@ def export_snapshot(
             if entry is None:
                 continue
             path = scanner.redact_location(slot.path)  # a key on the path may be the secret
-            for hit, fp, offset in entry[1]:
-                redactions.append(Redaction(hit.rule, path, _class_at(slot, offset), fp, hit.encoding))
+            classes = _classes_at(slot, [offset for _, _, offset in entry[1]])
+            for (hit, fp, _), cls in zip(entry[1], classes, strict=True):
+                redactions.append(Redaction(hit.rule, path, cls, fp, hit.encoding))
         current = rewrite_strings(current, _replacer(table), image_placeholder)
         current = with_markers(current, selection)
         redacted = encode_pretty(current)

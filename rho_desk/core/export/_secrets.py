@@ -388,7 +388,7 @@ def _cookie(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 _PEM_END: Final = re.compile(rb"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=\s:,.\-]|\\[nrt])*")
+_PEM_BODY: Final = re.compile(rb"[A-Za-z0-9+/=\s:,.\-\\]*")
 PEM_MAX: Final = 65536
 """Longest private-key block looked for, in bytes (a 16384-bit RSA key is about 12 KB)."""
 _PEM_BEGIN: Final = b"-----BEGIN"
