@@ -11,6 +11,12 @@
   text). Reported against the same target.
 * ``export.scan_100mb``: one ``SecretScanner.scan`` of the exported bytes (the audit's secret
   pass; the pipeline runs it once, or twice when secrets were found and redacted). Report only.
+* ``export.scan_adversarial.{pem_headers,key_prefixes,base64_lines}``: one ``SecretScanner.scan``
+  of 1 MB built to make a scanner slow: ``grep`` output with a private-key header on every line
+  (once quadratic: 137 KB took 14 s), the first characters of every kind of key repeated, and
+  random base64 wrapped at 76 columns. Target ≥ 10 MB/s each; ``.memory`` is the tracemalloc
+  peak of one scan as a multiple of the input, target ≤ 4. Baseline: ``bytes.translate`` of the
+  same megabyte (the scanner's first step; ``ratio`` = scanner MB/s / translate MB/s).
 
 The session is a realistic coding session: a 20 KB system prompt; turns of user prose, assistant
 Markdown with tool calls, reasoning summaries and encrypted provider context (base64); tool
@@ -28,6 +34,7 @@ import random
 import shutil
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from urllib.parse import quote
 
@@ -218,4 +225,51 @@ def audit_100mb(quick: bool) -> list[BenchResult]:
         results.append(BenchResult("export.scan_100mb", "MB/s", scan, "report (one secret pass over the output)", None))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    return results
+
+
+ADVERSARIAL_TARGET_MB_S = 10.0
+ADVERSARIAL_MEMORY = 4.0
+ADVERSARIAL_SIZE = 1_000_000
+
+
+def adversarial_inputs(size: int = ADVERSARIAL_SIZE) -> dict[str, bytes]:
+    """Inputs built to make a scanner slow (the linearity test uses the same shapes, smaller)."""
+    pem = b"keys/id_%03d.pem:1:-----BEGIN RSA PRIVATE KEY-----\n"
+    unit = (
+        b"sk-proj- ghp_ AKIA xoxb-1- eyJhbGciOi. glpat- AIza ya29. hvs. SG.x. dop_v1_ sk_live_ "
+        b"Bearer  password= token: Authorization: Cookie: https://u:@h -u x: %2D \\u0073 \\x41 Q~ :AA\n"
+    )
+    raw = base64.b64encode(random.Random(7).randbytes(size))
+    return {
+        "pem_headers": b"".join(pem % (i % 1000) for i in range(size // 48 + 1))[:size],
+        "key_prefixes": (unit * (size // len(unit) + 1))[:size],
+        "base64_lines": b"\n".join(raw[i : i + 76] for i in range(0, size, 76))[:size],
+    }
+
+
+@benchmark("export.scan_adversarial")
+def scan_adversarial(quick: bool) -> list[BenchResult]:
+    repeat = 3 if quick else 7
+    results = []
+    for name, data in adversarial_inputs().items():
+        mb = len(data) / 1e6
+        baseline = mb / sorted(_timed(lambda d=data: d.translate(bytes(range(256))), repeat))[repeat // 2]
+        samples = [mb / s for s in _timed(lambda d=data: SecretScanner(KNOWN).scan(d), repeat)]
+        median = sorted(samples)[len(samples) // 2]
+        results.append(BenchResult(
+            f"export.scan_adversarial.{name}", "MB/s", samples, f">= {ADVERSARIAL_TARGET_MB_S:g} MB/s (1 MB)",
+            median >= ADVERSARIAL_TARGET_MB_S, baseline=baseline, ratio=median / baseline,
+        ))
+        gc.collect()
+        tracemalloc.start()
+        try:
+            SecretScanner(KNOWN).scan(data)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        results.append(BenchResult(
+            f"export.scan_adversarial.{name}.memory", "x input", [peak / len(data)],
+            f"<= {ADVERSARIAL_MEMORY:g} x input (tracemalloc peak)", peak / len(data) <= ADVERSARIAL_MEMORY,
+        ))
     return results

@@ -1237,9 +1237,21 @@ class SecretScanner:
                 lo = _unescaped_start(data, lo, first) if lo < first else lo
                 covered = hi
                 add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
+        # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
+        wrapped = self._wrapped(data, runs)
+        inside = {run for block in wrapped for run in block[3]}
+        for start, end, body, _ in wrapped:
+            hexed = _hex_decode(body)
+            if hexed is not None:
+                if _textual(hexed):
+                    add(start, end, hexed, "hex")
+                continue
+            self._blob(body, start, end, hits, depth)
         # base64: mixed-case runs (identifiers, paths and hex digests are all one case); a run
         # that begins with an escape's tail (\nQUJD, =3DQUJD) is also decoded without it
         for start, end in small:
+            if start in inside:
+                continue  # decoded with its block
             run = data[start:end]
             if run.islower() or run.isupper() or run.isdigit():
                 hexed = _hex_decode(run)
@@ -1250,14 +1262,6 @@ class SecretScanner:
                 decoded = _b64_decode(data[first:end]) if end - first >= MIN_RUN else None
                 if decoded and len(decoded) >= 8:
                     add(first, _padded(data, end), decoded, "base64")
-        # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
-        for start, end, body in self._wrapped(data, runs):
-            hexed = _hex_decode(body)
-            if hexed is not None:
-                if _textual(hexed):
-                    add(start, end, hexed, "hex")
-                continue
-            self._blob(body, start, end, hits, depth)
         for start, end in blobs:
             self._blob(data[start:end], start, _padded(data, end), hits, depth)
         if decoded_out is not None:
@@ -1291,11 +1295,11 @@ class SecretScanner:
             self._blob_cache[digest] = cached
         hits.extend(Hit(rule, start, end, value, encoding) for rule, value, encoding in cached)
 
-    def _wrapped(self, data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int, bytes]]:
+    def _wrapped(self, data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int, bytes, list[int]]]:
         """Blocks of wrapped lines (base64 at 76 or 64 columns, ``xxd -p`` at 60): runs that are
         separated by one line break, all as wide as the first but the last, which may be shorter.
-        ``(start, end, the lines joined)`` of each block of two lines or more."""
-        out: list[tuple[int, int, bytes]] = []
+        ``(start, end, the lines joined, the lines' starts)`` of each block of two lines or more."""
+        out: list[tuple[int, int, bytes, list[int]]] = []
         size = len(data)
         i = 0
         while i < len(runs):
@@ -1312,7 +1316,7 @@ class SecretScanner:
                 j += 1
             if j > i:
                 body = b"".join(data[a:b] for a, b in runs[i : j + 1])
-                out.append((s, _padded(data, runs[j][1]) if runs[j][1] < size else runs[j][1], body))
+                out.append((s, _padded(data, runs[j][1]) if runs[j][1] < size else runs[j][1], body, [a for a, _ in runs[i : j + 1]]))
             i = j + 1
         return out
 
