@@ -275,6 +275,14 @@ def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list
     return out
 
 
+def html_text(data: bytes) -> bytes:
+    """An HTML document's text with character references decoded, line for line."""
+    if b"&" not in data:
+        return data
+    lines = data.split(b"\n")
+    return b"\n".join(html.unescape(line.decode("utf-8", "surrogateescape")).replace("\n", " ").encode("utf-8", "surrogateescape") if b"&" in line else line for line in lines)
+
+
 def _line_starts(data: bytes) -> list[int]:
     return [0, *(m.end() for m in re.finditer(b"\n", data))]
 
@@ -560,7 +568,7 @@ def audit_bytes(
         fmt = detect_format(data, name)
     if hits is None:
         decoded = [] if echo else None
-        hits = scanner.scan(data, decoded=decoded)
+        hits = scanner.scan(html_text(data) if fmt == "html" else data, decoded=decoded)
     notes: list[str] = []
     slots: list[Slot] | None = None
     snapshot: SessionSnapshot | None = None
@@ -585,7 +593,10 @@ def audit_bytes(
     elif fmt == "json":
         slots = list(json_slots(msgspec.json.decode(data), "$", None))
     excluded = excluded or frozenset()
-    findings = _secret_findings(data, fmt, hits, key, slots)
+    # HTML is scanned as the text it shows (entities decoded, line by line: lines keep their
+    # numbers), so an HTML transcript and the Markdown of the same selection agree
+    scanned = html_text(data) if fmt == "html" else data
+    findings = _secret_findings(scanned, fmt, hits, key, slots)
     if snapshot is not None:
         if slots is not None:
             findings += _structural_findings(slots, snapshot, excluded)
@@ -598,7 +609,7 @@ def audit_bytes(
             units = list(echo_units_of_text(data, fmt))
         found = echo.check(units)
         findings += found
-        findings += _decoded_echoes(data, fmt, echo, decoded or [], slots, {(f.location.split(" line ")[0]) for f in found})
+        findings += _decoded_echoes(scanned, fmt, echo, decoded or [], slots, {(f.location.split(" line ")[0]) for f in found})
     else:
         if recorded_echoes:
             findings += verify_echo(data, fmt, recorded_echoes, slots)

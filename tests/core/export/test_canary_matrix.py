@@ -7,7 +7,9 @@ escaped JSON; known credentials also upper/lower-cased and HTML-escaped). For ea
 * JSON: exactly the canaries of the included classes (and both images only if ``images``);
 * Markdown/HTML: no canary of an excluded class; every included canary a transcript shows;
 * every format: no secret in any form, and the audit has no critical or high finding;
-* JSON: the output is a valid schema-2 snapshot with message order and call/result ids kept.
+* JSON: the output is a valid schema-2 snapshot with message order and call/result ids kept;
+* one verdict: JSON, Markdown and HTML of every selection carry the same redactions, and the
+  audits of their unredacted renderings find the same secrets.
 """
 
 from __future__ import annotations
@@ -18,8 +20,20 @@ import random
 
 import pytest
 
-from rho_desk.core.export import ALL_CLASSES, ContentClass, Selection, export_snapshot
-from rho_desk.core.wire.codec import decode_snapshot
+from rho_desk.core.export import (
+    ALL_CLASSES,
+    FORMATS,
+    ContentClass,
+    SecretScanner,
+    Selection,
+    audit_bytes,
+    export_snapshot,
+    render_html,
+    render_markdown,
+)
+from rho_desk.core.export._audit import html_text
+from rho_desk.core.export._redact import apply_selection
+from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 
 from .builders import (
     CANARIES,
@@ -141,3 +155,39 @@ def test_neighbouring_classes_in_one_string_are_separated(a: ContentClass, b: Co
     decoded = "\n".join(_strings(json.loads(result.data)))
     for name, cls in CANARIES.items():
         assert (canary(name) in decoded) == (cls in {a, b}), name
+
+
+# --- one verdict whatever the format -----------------------------------------------------------
+
+
+def _found(scanner: SecretScanner, data: bytes) -> set[tuple[str, bytes]]:
+    return {(h.rule, h.value) for h in scanner.scan(data)}
+
+
+@pytest.mark.parametrize("included", SELECTIONS, ids=_name)
+def test_json_markdown_and_html_reach_one_verdict(included: frozenset[ContentClass]) -> None:
+    """The whole matrix through the three formats: the same redactions, nothing left, and the
+    audits of the unredacted renderings of the selection find the same secrets."""
+    selection = Selection.including(included)
+    results = {fmt: export_snapshot(SNAPSHOT, selection, key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL], fmt=fmt) for fmt in FORMATS}
+    records = {fmt: sorted((r.rule, r.fingerprint, r.encoding) for r in result.redactions) for fmt, result in results.items()}
+    assert records["json"] == records["markdown"] == records["html"]
+    for fmt, result in results.items():
+        assert result.report.blocking == [], fmt
+        assert _leaks(result.data.decode()) == [], fmt
+
+    scanner = SecretScanner([KNOWN, KNOWN_SPECIAL])
+    shown, _ = apply_selection(SNAPSHOT, selection)
+    as_json = _found(scanner, encode_pretty(shown))
+    as_markdown = _found(scanner, render_markdown(shown))
+    as_html = _found(scanner, html_text(render_html(shown)))
+    # the transcripts show what the JSON holds, minus provider context and metadata (no secret
+    # is planted there); the HTML also shows a tool call's first characters as a preview,
+    # where a long key appears cut: each such finding is the start of a key found in full
+    assert as_markdown == as_json
+    assert as_json <= as_html
+    for rule, value in as_html - as_json:
+        assert any(other.startswith(value) for _, other in as_json), rule
+    blocked = {fmt: bool(audit_bytes(data, scanner=scanner, key=KEY, fmt=fmt).blocking) for fmt, data in (
+        ("snapshot", encode_pretty(shown)), ("markdown", render_markdown(shown)), ("html", render_html(shown)))}
+    assert len(set(blocked.values())) == 1, blocked
