@@ -153,6 +153,8 @@ RULES: Final[dict[str, str]] = {
     "typeform-token": "Typeform token (tfp_)",
     "yandex-token": "Yandex Cloud token or key (t1., AQVN, YC)",
     "docker-hub-token": "Docker Hub personal access token (dckr_pat_)",
+    "discord-bot-token": "Discord bot token (three dotted base64url parts)",
+    "azure-storage-key": "Azure storage account key (AccountKey=...)",
     "known-credential": "a credential rho-desk holds in keyring",
 }
 
@@ -579,6 +581,8 @@ _VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("typeform-token", rb"tfp_[A-Za-z0-9_\-.=]{59}"),
     ("yandex-token", rb"t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{86}=*|AQVN[A-Za-z0-9_\-]{35,38}|YC[A-Za-z0-9_\-]{38}"),
     ("docker-hub-token", rb"dckr_pat_[A-Za-z0-9_\-]{27,}"),
+    ("discord-bot-token", b"|".join(c + rb"[A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" for c in (b"M", b"N", b"O"))),
+    ("azure-storage-key", rb"AccountKey=[A-Za-z0-9+/]{86}=="),
 )
 
 
@@ -623,8 +627,8 @@ def _vendor(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not _boundary_before(data, start) or not _boundary_after(data, end):
         return None
     value = m.group()
-    if not _mixed(value):
-        return None  # a token's random part has letters and digits; an identifier often not
+    if not _mixed(value) and (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)):
+        return None  # a token's random part mixes letters and digits or cases; a name does not
     group = m.lastgroup or "v0_0"
     return Hit(_VENDOR_TOKENS[int(group[1 : group.index("_")])][0], start, end, value)
 
@@ -1105,6 +1109,7 @@ class SecretScanner:
         starts: list[int] = []
         ends: list[int] = []
         for s, e in runs:
+            e = _padded(data, e)  # base64 padding is part of some tokens
             if ends and s - ends[-1] <= _RUN_CONTEXT:
                 ends[-1] = e
             else:
@@ -1122,7 +1127,7 @@ class SecretScanner:
             _spend(len(buffer))
             for m in rule.pattern.finditer(buffer):
                 index, origin = source.locate(m.start())
-                bound = min(size, source_ends[index] + (BLOB_MIN if rule.confirm is not None else 0), origin + TOKEN_MAX)
+                bound = min(size, source_ends[index] + (BLOB_MIN if rule.confirm is not None else 4), origin + TOKEN_MAX)
                 _spend(bound - origin)
                 m2 = confirm.match(data, origin, bound)
                 if m2 is not None:
