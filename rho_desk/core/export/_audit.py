@@ -59,6 +59,7 @@ __all__ = [
     "detect_format",
     "enclosing_string",
     "enclosing_strings",
+    "html_text",
 ]
 
 ECHO_LINE_MIN: Final = 32

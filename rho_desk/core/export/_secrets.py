@@ -59,18 +59,16 @@ __all__ = [
     "merge_hits",
 ]
 
-RULESET_VERSION: Final = "rho-desk-secrets/2"
-"""Names the rules and decoders below; receipts record it, and it changes whenever what the
-scanner finds changes (a rule, an encoding, a bound)."""
-
 KNOWN_SECRET_MIN_LENGTH: Final = 6
 """Known secrets shorter than this are not searched: they would match ordinary text."""
 
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 1
-"""The version of the rule set below; receipts record (and sign) it. Raise it when rules change."""
+RULESET_VERSION: Final = 2
+"""The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
+the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
+nested and compressed encodings, zero-width characters, the vendor catalogue."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
