@@ -392,6 +392,8 @@ _PEM_BODY: Final = re.compile(rb"[A-Za-z0-9+/=\s:,.\-\\]*")
 PEM_MAX: Final = 65536
 """Longest private-key block looked for, in bytes (a 16384-bit RSA key is about 12 KB)."""
 _PEM_BEGIN: Final = b"-----BEGIN"
+PEM_MATERIAL_MIN: Final = 16
+"""Base64 characters a private-key block without its ``-----END`` line needs to count as a key."""
 _NOT_BASE64: Final = bytes(b for b in range(256) if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
@@ -402,25 +404,32 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
     A block never runs past the next ``-----BEGIN``, nor past ``PEM_MAX`` bytes: each byte after
     a header is examined for one block only, so a text of many headers costs one pass.
     """
-    start = m.start()
-    while start > 0 and m.start() - start < 5 and data[start - 1] == 0x2D:
+    head, tail = m.span()
+    start = head
+    lowest = max(0, head - 5)
+    while start > lowest and data[start - 1] == 0x2D:
         start -= 1
-    limit = min(len(data), m.end() + PEM_MAX)
-    following = data.find(_PEM_BEGIN, m.end(), limit)
+    limit = min(len(data), tail + PEM_MAX)
+    following = data.find(_PEM_BEGIN, tail, limit)
     if following >= 0:
         limit = following
-    _spend(limit - m.end())
-    close = data.find(b"-----END", m.end(), limit)
+    _spend(limit - tail)
+    close = data.find(b"-----END", tail, limit)
     end_match = _PEM_END.match(data, close, limit) if close >= 0 else None
     if end_match is None:
-        cut = _PEM_BODY.match(data, m.end(), limit)
-        end = cut.end() if cut is not None else m.end()
+        cut = _PEM_BODY.match(data, tail, limit)
+        end = cut.end() if cut is not None else tail
     else:
         end = end_match.end()
     # the fingerprinted value: the header and the key's first base64 characters, however the block
     # is escaped or wrapped (a JSON export and a Markdown export of one key agree)
-    body = data[m.end() : min(end, m.end() + 2048)].replace(b"\\n", b"").replace(b"\\r", b"")
-    value = data[m.start() : m.end()].rstrip(b"-") + b":" + body.translate(None, _NOT_BASE64)[:64]
+    body = data[tail : min(end, tail + 2048)]
+    if b"\\" in body:
+        body = body.replace(b"\\n", b"").replace(b"\\r", b"")
+    material = body.translate(None, _NOT_BASE64)
+    if end_match is None and len(material) < PEM_MATERIAL_MIN:
+        return None  # a header and no key (``grep 'PRIVATE KEY'`` output, prose about keys)
+    value = m.group().rstrip(b"-") + b":" + material[:64]
     return Hit("private-key", start, end, value)
 
 
@@ -752,6 +761,8 @@ _ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-
 _ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|/)")
 ESCAPED_TOKEN_MAX: Final = 4096
 """Longest escaped token decoded, in bytes of its escaped form."""
+_ENCODED_MIN: Final = 8
+"""Shorter encoded tokens are not decoded: they cannot hold a secret (the shortest is 6 bytes)."""
 MAX_DEPTH: Final = 4
 """Encodings decoded inside one another at most (base64 in base64 in gzip is depth 3)."""
 INFLATE_MAX: Final = 1 << 22
@@ -1084,10 +1095,14 @@ class SecretScanner:
             text = self._text_without_blobs(data, blobs)
             passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in self._known_in_text)]
             _spend(len(text.buffer) * len(passes))
+            whole = not blobs  # the text is the data: its matches need no second look
             for rule in passes:
                 for m in rule.pattern.finditer(text.buffer):
-                    _, origin = text.locate(m.start())
-                    m2 = rule.pattern.match(data, origin)
+                    if whole:
+                        m2: re.Match[bytes] | None = m
+                    else:
+                        _, origin = text.locate(m.start())
+                        m2 = rule.pattern.match(data, origin)
                     if m2 is None:
                         continue  # only possible at a blob cut: the data continues differently
                     hit = rule.handle(data, m2)
@@ -1218,7 +1233,8 @@ class SecretScanner:
             lo = _unescaped_start(data, lo, hi)
             _spend(hi - lo)
             covered = hi
-            add(lo, hi, _percent_decode(data[lo:hi]), "percent")
+            if hi - lo >= _ENCODED_MIN:
+                add(lo, hi, _percent_decode(data[lo:hi]), "percent")
         # escapes written out as text (\u0073k-..., \\u0073 in JSON, \x73\x6b of a bytes repr)
         for finder in (_UNICODE_ESCAPE, _HEX_ESCAPE):
             covered = -1
@@ -1239,7 +1255,8 @@ class SecretScanner:
                 lo, _ = _expand(marks, first, first)
                 lo = _unescaped_start(data, lo, first) if lo < first else lo
                 covered = hi
-                add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
+                if hi - lo >= _ENCODED_MIN:
+                    add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = self._wrapped(data, runs)
         inside = {run for block in wrapped for run in block[3]}
