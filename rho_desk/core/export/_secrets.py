@@ -778,10 +778,24 @@ HEX_MIN: Final = 32
 _WRAP_GAP = re.compile(rb"[ \t]{0,16}(?:\r?\n|\\r\\n|\\n|<br>|<br/>)[ \t>]{0,16}")
 """What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
 with indentation or a quote marker."""
-NARROW_SKIP: Final = 128
+NARROW_SKIP: Final = 512
+"""Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token."""
+NARROW_BLOCK: Final = 128
 _BASE64_TEXT: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\ \t\r\n"
 TOKEN_MAX: Final = 8192
 """Longest token a token rule matches, in bytes."""
+
+
+def _token_like(piece: bytes) -> bool:
+    """Could hold a vendor token: its random part mixes digits and letters, or both cases
+    (``session_state_index`` cannot), and it is not base64 data."""
+    run = piece[_RUN_CONTEXT:]
+    if not run.translate(None, _NOT_DIGITS) and (run.islower() or run.isupper()):
+        return False
+    return len(piece) < NARROW_SKIP or not _base64_block(piece[-NARROW_BLOCK:])
+
+
+_NOT_DIGITS: Final = bytes(b for b in range(256) if b not in b"0123456789")
 
 
 def _base64_block(piece: bytes) -> bool:
@@ -1129,7 +1143,7 @@ class SecretScanner:
                 starts.append(max(0, s - _RUN_CONTEXT))
                 ends.append(e)
         joined = _Joined([data[s:e] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
-        keep = [i for i, (s, e) in enumerate(zip(starts, ends, strict=True)) if e - s < NARROW_SKIP or not _base64_block(data[s + _RUN_CONTEXT : e])]
+        keep = [i for i, (s, e) in enumerate(zip(starts, ends, strict=True)) if _token_like(data[s:e])]
         narrow = joined if len(keep) == len(starts) else _Joined([data[starts[i] : ends[i]] for i in keep], [starts[i] for i in keep], SEPARATOR)
         narrow_ends = ends if narrow is joined else [ends[i] for i in keep]
         size = len(data)
