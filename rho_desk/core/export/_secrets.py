@@ -801,6 +801,8 @@ _NOT_DIGITS: Final = bytes(b for b in range(256) if b not in b"0123456789")
 def _base64_block(piece: bytes) -> bool:
     """Base64 data (with its line breaks): only base64 characters, and some ``+`` or ``/``."""
     return not piece.translate(None, _BASE64_TEXT) and (b"+" in piece or b"/" in piece)
+_PIECE_MAX: Final = 1024
+_SEPARATORS: Final = frozenset(b"\x00\xff")
 _RUN_CONTEXT: Final = 12
 """Bytes before a run (and between runs) kept with it for the token rules: ``ya29.``, ``SG.``."""
 
@@ -1137,7 +1139,7 @@ class SecretScanner:
         ends: list[int] = []
         for s, e in runs:
             e = _padded(data, e)  # base64 padding is part of some tokens
-            if ends and s - ends[-1] <= _RUN_CONTEXT:
+            if ends and s - ends[-1] <= _RUN_CONTEXT and e - starts[-1] <= _PIECE_MAX and not _SEPARATORS.intersection(data[ends[-1] : s]):
                 ends[-1] = e
             else:
                 starts.append(max(0, s - _RUN_CONTEXT))
