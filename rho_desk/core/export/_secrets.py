@@ -44,7 +44,7 @@ import threading
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 from operator import add
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
@@ -317,6 +317,10 @@ class _Pass:
 
     pattern: re.Pattern[bytes]
     handle: Handler
+    anchor: re.Pattern[bytes] | None = None
+    """For keyword rules: a literal searched in the lower-cased text, where ``pattern`` (compiled
+    case-insensitively) is then matched: one search finds ``password``, ``Password`` and
+    ``PASSWORD``."""
     narrow: bool = False
     """For token rules: skip runs that look like base64 data (``NARROW_SKIP`` bytes or more with
     ``+`` or ``/``): a vendor token starts a run, it is not buried in one."""
@@ -679,6 +683,7 @@ def _token_passes() -> list[_Pass]:
         _Pass(_compile(rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}"), _token("aws-access-key-id", right=True)),
         _Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key")),
         *(_Pass(pattern, _vendor, narrow=True) for pattern in _vendor_passes()),
+        _Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram, narrow=True),
         _Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_mixed, skip=3)),
         _Pass(_compile(rb"npm_[A-Za-z0-9]{36,}"), _token("npm-token")),
         _Pass(_compile(rb"pypi-AgE[A-Za-z0-9_\-]{40,}"), _token("pypi-token")),
@@ -699,27 +704,23 @@ def _token_passes() -> list[_Pass]:
 # letter of its keyword ("zation" for Authorization, "ken" for Token), and a lookbehind checks
 # the rest. Measured on 100 MB of session JSON: ~32 ms a pass, against ~60-75 ms for "ookie",
 # "earer" or "ecret". Names may continue after the keyword (client_secret_value, TOKEN_V2).
-_ASSIGNMENT_LITERALS: Final = (
-    rb"word(?<=[Pp]assword)", rb"ASSWORD", rb"cret(?<=[Ss]ecret)", rb"ECRET", rb"ken(?<=[Tt]oken)", rb"OKEN",
-    rb"pi(?:_key|Key|key|-key)", rb"PI_?KEY",
-)
+_ASSIGNMENT_LITERALS: Final = (rb"word(?<=password)", rb"cret(?<=secret)", rb"ken(?<=token)", rb"pi(?:_key|key|-key)")
+"""Searched in the lower-cased text (``_folded``): any case of the names matches."""
 
 
 def _keyword_passes() -> list[_Pass]:
     v = _VALUE
     passes = [
         _Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}"), _private_key),
-        _Pass(
-            _compile(
-                rb"zation(?<=[Aa]uthorization)" + _ASSIGN
-                + rb"(?:(?:Bearer|Basic|Token|Digest|Bot|SSWS|ApiKey|bearer|basic|token)[ \t]+)?"
-                + rb"(?P<value>" + v + rb"{6,})"
-            ),
+        _folded(
+            rb"zation(?<=authorization)",
+            rb"zation(?<=authorization)" + _ASSIGN
+            + rb"(?:(?:Bearer|Basic|Token|Digest|Bot|SSWS|ApiKey)[ \t]+)?"
+            + rb"(?P<value>" + v + rb"{6,})",
             _authorization,
         ),
-        _Pass(_compile(rb"Bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)"), _bearer),
-        _Pass(_compile(rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)"), _bearer),
-        _Pass(_compile(rb"kie(?<=[Cc]ookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})"), _cookie),
+        _folded(rb"bearer", rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)", _bearer),
+        _folded(rb"kie(?<=cookie)", rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})", _cookie),
         _Pass(
             _compile(
                 rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{1,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
@@ -739,16 +740,16 @@ def _keyword_passes() -> list[_Pass]:
             _curl_user,
         ),
         _Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
-        _Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram),
     ]
     for literal in _ASSIGNMENT_LITERALS:
         passes.append(
-            _Pass(
-                _compile(literal + rb"(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})"),
-                _assignment,
-            )
+            _folded(literal, literal + rb"(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})", _assignment)
         )
     return passes
+
+
+def _folded(anchor: bytes, pattern: bytes, handle: Handler) -> _Pass:
+    return _Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(anchor))
 
 
 # --- encoded regions --------------------------------------------------------------------------
@@ -772,7 +773,7 @@ INFLATE_RATIO: Final = 16
 # zero-width and invisible characters a key can hide behind (U+200B-U+200D, U+2060, U+FEFF, U+00AD)
 _ZERO_WIDTH = re.compile(rb"\xe2\x80[\x8b-\x8d]|\xe2\x81\xa0|\xef\xbb\xbf|\xc2\xad")
 _ZERO_WIDTH_WINDOW: Final = 192
-_HEX_RUN: Final = frozenset(b"0123456789abcdefABCDEF")
+_HEX_RUN: Final = b"0123456789abcdefABCDEF"
 HEX_MIN: Final = 32
 """Shortest hex run decoded (16 bytes: shorter hex is an id or a colour, not an encoded key)."""
 _WRAP_GAP = re.compile(rb"[ \t]{0,16}(?:\r?\n|\\r\\n|\\n|<br>|<br/>)[ \t>]{0,16}")
@@ -784,15 +785,6 @@ NARROW_BLOCK: Final = 128
 _BASE64_TEXT: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\ \t\r\n"
 TOKEN_MAX: Final = 8192
 """Longest token a token rule matches, in bytes."""
-
-
-def _token_like(piece: bytes) -> bool:
-    """Could hold a vendor token: its random part mixes digits and letters, or both cases
-    (``session_state_index`` cannot), and it is not base64 data."""
-    run = piece[_RUN_CONTEXT:]
-    if not run.translate(None, _NOT_DIGITS) and (run.islower() or run.isupper()):
-        return False
-    return len(piece) < NARROW_SKIP or not _base64_block(piece[-NARROW_BLOCK:])
 
 
 _NOT_DIGITS: Final = bytes(b for b in range(256) if b not in b"0123456789")
@@ -884,7 +876,7 @@ def _inflate(data: bytes) -> bytes | None:
 
 
 def _hex_decode(run: bytes) -> bytes | None:
-    if len(run) < HEX_MIN or not _HEX_RUN.issuperset(run):
+    if len(run) < HEX_MIN or run.translate(None, _HEX_RUN):
         return None
     try:
         return binascii.unhexlify(run[: len(run) & ~1])
@@ -1110,9 +1102,18 @@ class SecretScanner:
         if keywords:
             text = self._text_without_blobs(data, blobs)
             passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in self._known_in_text)]
-            _spend(len(text.buffer) * len(passes))
+            _spend(len(text.buffer) * (len(passes) + 1))
             whole = not blobs  # the text is the data: its matches need no second look
+            lowered = text.buffer.lower() if any(rule.anchor is not None for rule in passes) else b""
             for rule in passes:
+                if rule.anchor is not None:
+                    for m in rule.anchor.finditer(lowered):
+                        _, origin = text.locate(m.start())
+                        m2 = rule.pattern.match(data, origin)
+                        hit = rule.handle(data, m2) if m2 is not None else None
+                        if hit is not None:
+                            hits.append(hit)
+                    continue
                 for m in rule.pattern.finditer(text.buffer):
                     if whole:
                         m2: re.Match[bytes] | None = m
@@ -1138,15 +1139,17 @@ class SecretScanner:
         starts: list[int] = []
         ends: list[int] = []
         for s, e in runs:
-            e = _padded(data, e)  # base64 padding is part of some tokens
             if ends and s - ends[-1] <= _RUN_CONTEXT and e - starts[-1] <= _PIECE_MAX and not _SEPARATORS.intersection(data[ends[-1] : s]):
                 ends[-1] = e
             else:
                 starts.append(max(0, s - _RUN_CONTEXT))
                 ends.append(e)
-        joined = _Joined([data[s:e] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
-        keep = [i for i, (s, e) in enumerate(zip(starts, ends, strict=True)) if _token_like(data[s:e])]
-        narrow = joined if len(keep) == len(starts) else _Joined([data[starts[i] : ends[i]] for i in keep], [starts[i] for i in keep], SEPARATOR)
+        # each piece ends 2 bytes after its run: base64 padding is part of some tokens
+        joined = _Joined([data[s : e + 2] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
+        # vendor tokens mix digits and letters, or cases (``session_state_index`` cannot be one)
+        keep = [i for i, (s, e) in enumerate(zip(starts, ends, strict=True)) if not (run := data[s + _RUN_CONTEXT : e]).islower() or run.translate(None, _NOT_DIGITS)]
+        keep = [i for i in keep if ends[i] - starts[i] < NARROW_SKIP or not _base64_block(data[ends[i] - NARROW_BLOCK : ends[i]])]
+        narrow = joined if len(keep) == len(starts) else _Joined([data[starts[i] : ends[i] + 2] for i in keep], [starts[i] for i in keep], SEPARATOR)
         narrow_ends = ends if narrow is joined else [ends[i] for i in keep]
         size = len(data)
         for rule in self._token_passes:
@@ -1290,7 +1293,7 @@ class SecretScanner:
                 continue  # decoded with its block
             run = data[start:end]
             if run.islower() or run.isupper() or run.isdigit():
-                hexed = _hex_decode(run)
+                hexed = _hex_decode(run) if end - start >= HEX_MIN else None
                 if hexed is not None and _textual(hexed):
                     add(start, end, hexed, "hex")
                 continue
@@ -1337,8 +1340,13 @@ class SecretScanner:
         ``(start, end, the lines joined, the lines' starts)`` of each block of two lines or more."""
         out: list[tuple[int, int, bytes, list[int]]] = []
         size = len(data)
+        # a block starts where a run is followed closely by a run no wider: few runs qualify
+        firsts = [k for k, (a, b) in enumerate(pairwise(runs)) if b[0] - a[1] <= 40 and b[1] - b[0] <= a[1] - a[0]]
         i = 0
-        while i < len(runs):
+        for first in firsts:
+            if first < i:
+                continue
+            i = first
             s, e = runs[i]
             width = e - s
             j = i

@@ -79,6 +79,8 @@ SAMPLES: dict[str, list[str]] = {
     "docker-hub-token": ["dckr_pat_" + A[:27]],
     "discord-bot-token": ["MTA4NzY1NDMyMTA5ODc2NTQz.GhIjKl." + A[:27]],
     "azure-storage-key": ["AccountKey=" + (A * 3)[:86] + "=="],
+    "telegram-bot-token": ["1234567890:AAH" + A[:32]],
+    "azure-ad-client-secret": ["abc8Q~" + A[:20] + "~x." + A[:9]],
 }
 
 
