@@ -1109,14 +1109,15 @@ class SecretScanner:
                 if rule.anchor is not None:
                     for m in rule.anchor.finditer(lowered):
                         _, origin = text.locate(m.start())
-                        m2 = rule.pattern.match(data, origin)
-                        hit = rule.handle(data, m2) if m2 is not None else None
+                        confirmed = rule.pattern.match(data, origin)
+                        hit = rule.handle(data, confirmed) if confirmed is not None else None
                         if hit is not None:
                             hits.append(hit)
                     continue
                 for m in rule.pattern.finditer(text.buffer):
+                    m2: re.Match[bytes] | None
                     if whole:
-                        m2: re.Match[bytes] | None = m
+                        m2 = m
                     else:
                         _, origin = text.locate(m.start())
                         m2 = rule.pattern.match(data, origin)
