@@ -206,3 +206,10 @@ def test_nested_decoding_is_bounded() -> None:
     scanner = SecretScanner()
     scanner.scan(bomb.encode())
     assert scanner.cost < 64 * INFLATE_RATIO * len(bomb)
+
+
+def test_a_private_key_header_alone_is_not_a_key_but_a_block_is() -> None:
+    grep = "".join(f"keys/id_{i}.pem:1:-----BEGIN RSA PRIVATE KEY-----\n" for i in range(50))
+    assert SCANNER.scan(grep.encode()) == []
+    block = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n"
+    assert _found(f"{grep}{block}", block.strip())

@@ -30,6 +30,12 @@ def pem_headers(size: int) -> bytes:
     return b"".join(line % (i % 1000) for i in range(size // 48 + 1))[:size]
 
 
+def pem_blocks(size: int) -> bytes:
+    """Whole private-key blocks, one after another (each one a finding)."""
+    block = b"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oJXcG0Eo3qZnoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n"
+    return (block * (size // len(block) + 1))[:size]
+
+
 def key_prefixes(size: int) -> bytes:
     """The start of every kind of key, none completed."""
     unit = (
@@ -66,6 +72,7 @@ def zero_width(size: int) -> bytes:
 
 INPUTS: dict[str, Callable[[int], bytes]] = {
     "pem-headers": pem_headers,
+    "pem-blocks": pem_blocks,
     "key-prefixes": key_prefixes,
     "base64-lines": base64_lines,
     "escapes": escapes,
