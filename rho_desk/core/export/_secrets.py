@@ -42,7 +42,7 @@ import json
 import re
 import threading
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise, repeat
 from operator import add
@@ -776,6 +776,8 @@ _ZERO_WIDTH_WINDOW: Final = 192
 _HEX_RUN: Final = b"0123456789abcdefABCDEF"
 HEX_MIN: Final = 32
 """Shortest hex run decoded (16 bytes: shorter hex is an id or a colour, not an encoded key)."""
+_WRAP_CHUNK: Final = 32768
+"""Wrapped blocks are decoded this many characters at a time."""
 _WRAP_GAP = re.compile(rb"[ \t]{0,16}(?:\r?\n|\\r\\n|\\n|<br>|<br/>)[ \t>]{0,16}")
 """What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
 with indentation or a quote marker."""
@@ -925,7 +927,7 @@ class _Joined:
 
     __slots__ = ("buffer", "origins", "starts")
 
-    def __init__(self, pieces: list[bytes], origins: list[int], gap: bytes) -> None:
+    def __init__(self, pieces: list[bytes] | list[bytes | memoryview], origins: list[int], gap: bytes) -> None:
         self.buffer = gap.join(pieces)
         self.origins = origins
         # start of piece i = the lengths of pieces before it + i gaps (C-level loops: there can
@@ -1094,38 +1096,13 @@ class SecretScanner:
         if b"\\" in data:
             runs = [(_unescaped_start(data, s, e), e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
-        small = [(s, e) for s, e in runs if e - s < BLOB_MIN]
-        blobs = [(s, e) for s, e in runs if e - s >= BLOB_MIN]
+        small = [run for run in runs if run[1] - run[0] < BLOB_MIN]
+        blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
         if small:
             self._scan_runs(data, small, hits)
         # 2. keyword rules and non-run known secrets over the text without the blobs' bodies
         if keywords:
-            text = self._text_without_blobs(data, blobs)
-            passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in self._known_in_text)]
-            _spend(len(text.buffer) * (len(passes) + 1))
-            whole = not blobs  # the text is the data: its matches need no second look
-            lowered = text.buffer.lower() if any(rule.anchor is not None for rule in passes) else b""
-            for rule in passes:
-                if rule.anchor is not None:
-                    for m in rule.anchor.finditer(lowered):
-                        _, origin = text.locate(m.start())
-                        confirmed = rule.pattern.match(data, origin)
-                        hit = rule.handle(data, confirmed) if confirmed is not None else None
-                        if hit is not None:
-                            hits.append(hit)
-                    continue
-                for m in rule.pattern.finditer(text.buffer):
-                    m2: re.Match[bytes] | None
-                    if whole:
-                        m2 = m
-                    else:
-                        _, origin = text.locate(m.start())
-                        m2 = rule.pattern.match(data, origin)
-                    if m2 is None:
-                        continue  # only possible at a blob cut: the data continues differently
-                    hit = rule.handle(data, m2)
-                    if hit is not None:
-                        hits.append(hit)
+            self._keywords(data, blobs, hits)
         # 3. an access key id's unlabelled secret key next to it
         for hit in [h for h in hits if h.rule == "aws-access-key-id"]:
             hits.extend(_aws_secret_near(data, hit))
@@ -1133,6 +1110,36 @@ class SecretScanner:
             self._scan_zero_width(data, hits, depth)
             self._scan_decoded(data, runs, small, blobs, hits, decoded, depth)
         return hits
+
+    def _keywords(self, data: bytes, blobs: list[tuple[int, int]], hits: list[Hit]) -> None:
+        """The keyword rules and the known credentials that are not runs, over the text without
+        the blobs' bodies (a method: its buffers are freed when it returns)."""
+        text = self._text_without_blobs(data, blobs)
+        passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in self._known_in_text)]
+        _spend(len(text.buffer) * (len(passes) + 1))
+        whole = not blobs  # the text is the data: its matches need no second look
+        lowered = text.buffer.lower() if any(rule.anchor is not None for rule in passes) else b""
+        for rule in passes:
+            if rule.anchor is not None:
+                for m in rule.anchor.finditer(lowered):
+                    _, origin = text.locate(m.start())
+                    confirmed = rule.pattern.match(data, origin)
+                    hit = rule.handle(data, confirmed) if confirmed is not None else None
+                    if hit is not None:
+                        hits.append(hit)
+                continue
+            for m in rule.pattern.finditer(text.buffer):
+                m2: re.Match[bytes] | None
+                if whole:
+                    m2 = m
+                else:
+                    _, origin = text.locate(m.start())
+                    m2 = rule.pattern.match(data, origin)
+                if m2 is None:
+                    continue  # only possible at a blob cut: the data continues differently
+                hit = rule.handle(data, m2)
+                if hit is not None:
+                    hits.append(hit)
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
         # runs closer than _RUN_CONTEXT bytes join one piece (``SG.<run>.<run>``), and each piece
@@ -1146,7 +1153,9 @@ class SecretScanner:
                 starts.append(max(0, s - _RUN_CONTEXT))
                 ends.append(e)
         # each piece ends 2 bytes after its run: base64 padding is part of some tokens
-        joined = _Joined([data[s : e + 2] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
+        # long pieces are joined from views of the data, not copies (memory stays near the input)
+        view: bytes | memoryview = memoryview(data) if len(starts) * 256 < len(data) else data
+        joined = _Joined([view[s : e + 2] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
         # vendor tokens mix digits and letters, or cases (``session_state_index`` cannot be one)
         keep = [i for i, (s, e) in enumerate(zip(starts, ends, strict=True)) if not (run := data[s + _RUN_CONTEXT : e]).islower() or run.translate(None, _NOT_DIGITS)]
         keep = [i for i in keep if ends[i] - starts[i] < NARROW_SKIP or not _base64_block(data[ends[i] - NARROW_BLOCK : ends[i]])]
@@ -1256,6 +1265,7 @@ class SecretScanner:
             if hi - lo >= _ENCODED_MIN:
                 add(lo, hi, _percent_decode(data[lo:hi]), "percent")
         # escapes written out as text (\u0073k-..., \\u0073 in JSON, \x73\x6b of a bytes repr)
+        done: set[int] = set()  # token ends already decoded (a token can hold both kinds)
         for finder in (_UNICODE_ESCAPE, _HEX_ESCAPE):
             covered = -1
             _spend(len(data))
@@ -1275,18 +1285,22 @@ class SecretScanner:
                 lo, _ = _expand(marks, first, first)
                 lo = _unescaped_start(data, lo, first) if lo < first else lo
                 covered = hi
-                if hi - lo >= _ENCODED_MIN:
+                if hi - lo >= _ENCODED_MIN and hi not in done:
+                    done.add(hi)
                     add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = self._wrapped(data, runs)
-        inside = {run for block in wrapped for run in block[3]}
-        for start, end, body, _ in wrapped:
-            hexed = _hex_decode(body)
-            if hexed is not None:
-                if _textual(hexed):
-                    add(start, end, hexed, "hex")
-                continue
-            self._blob(body, start, end, hits, depth)
+        inside = {runs[k][0] for i, j in wrapped for k in range(i, j + 1)}
+        for i, j in wrapped:
+            for start, end, body in self._chunks(data, runs, i, j):
+                hexed = _hex_decode(body)
+                if hexed is not None:
+                    if _textual(hexed):
+                        add(start, end, hexed, "hex")
+                    continue
+                self._blob(body, start, end, hits, depth)
+                del body
+        del marks
         # base64: mixed-case runs (identifiers, paths and hex digests are all one case); a run
         # that begins with an escape's tail (\nQUJD, =3DQUJD) is also decoded without it
         for start, end in small:
@@ -1310,6 +1324,7 @@ class SecretScanner:
             if not pieces:
                 continue
             joined = _Joined([p[2] for p in pieces], list(range(len(pieces))), _PIECE_GAP)
+            pieces[:] = [(start, end, b"", encoding) for start, end, _, encoding in pieces]  # joined now
             for sub in self._scan(joined.buffer, depth=depth + 1, keywords=keywords):
                 index = bisect.bisect_right(joined.starts, sub.start) - 1
                 start, end, _, encoding = pieces[index]
@@ -1335,12 +1350,11 @@ class SecretScanner:
             self._blob_cache[digest] = cached
         hits.extend(Hit(rule, start, end, value, encoding) for rule, value, encoding in cached)
 
-    def _wrapped(self, data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int, bytes, list[int]]]:
+    def _wrapped(self, data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Blocks of wrapped lines (base64 at 76 or 64 columns, ``xxd -p`` at 60): runs that are
         separated by one line break, all as wide as the first but the last, which may be shorter.
-        ``(start, end, the lines joined, the lines' starts)`` of each block of two lines or more."""
-        out: list[tuple[int, int, bytes, list[int]]] = []
-        size = len(data)
+        ``(first run, last run)`` of each block of two lines or more."""
+        out: list[tuple[int, int]] = []
         # a block starts where a run is followed closely by a run no wider: few runs qualify
         firsts = [k for k, (a, b) in enumerate(pairwise(runs)) if b[0] - a[1] <= 40 and b[1] - b[0] <= a[1] - a[0]]
         i = 0
@@ -1348,8 +1362,7 @@ class SecretScanner:
             if first < i:
                 continue
             i = first
-            s, e = runs[i]
-            width = e - s
+            width = runs[i][1] - runs[i][0]
             j = i
             while j + 1 < len(runs):
                 ns, ne = runs[j + 1]
@@ -1360,10 +1373,25 @@ class SecretScanner:
                     break
                 j += 1
             if j > i:
-                body = b"".join(data[a:b] for a, b in runs[i : j + 1])
-                out.append((s, _padded(data, runs[j][1]) if runs[j][1] < size else runs[j][1], body, [a for a, _ in runs[i : j + 1]]))
+                out.append((i, j))
             i = j + 1
         return out
+
+    @staticmethod
+    def _chunks(data: bytes, runs: list[tuple[int, int]], i: int, j: int) -> Iterator[tuple[int, int, bytes]]:
+        """A block's lines joined, ``_WRAP_CHUNK`` characters at a time, one chunk alive at a time:
+        whole lines, a multiple of 4 of them (base64 and hex stay aligned), overlapping by 4 lines
+        so that nothing shorter than 4 lines is cut."""
+        width = runs[i][1] - runs[i][0]
+        step = max(4, (_WRAP_CHUNK // max(width, 1)) & ~3)
+        first = i
+        while True:
+            last = min(j, first + step + 3)
+            stop = runs[last][1]
+            yield runs[first][0], _padded(data, stop), b"".join(data[a:b] for a, b in runs[first : last + 1])
+            if last >= j:
+                return
+            first += step
 
 
 def _known_handler(raw: bytes, encoding: str) -> Handler:
