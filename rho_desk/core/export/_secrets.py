@@ -466,22 +466,18 @@ _SIGNED_PARAMS: Final = frozenset(
 _KEY_PARAMS: Final = frozenset({b"key", b"api_key", b"apikey", b"api-key", b"access_key", b"secret_key", b"private_key"})
 
 
-def _signed_query(literal: bytes, names: frozenset[bytes] | None) -> Handler:
-    """A query parameter ``NAME=VALUE`` whose name ends where ``literal`` ends (before ``=``)."""
-    cut = len(literal) - 1
-
-    def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
-        name, name_start = _param_name(data, m.start() + cut)
-        if not _query_delimited(data, name_start):
-            return None
-        if names is not None and name.lower() not in names:
-            return None
-        value = m.group("value")
-        if len(value) < 8:
-            return None
-        return Hit("signed-url-query", m.start("value"), m.end("value"), value)
-
-    return handle
+def _signed_query(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A query parameter ``NAME=VALUE``: any ``…signature``, or a signing or key parameter."""
+    name, name_start = _param_name(data, m.start())
+    if not _query_delimited(data, name_start):
+        return None
+    name = name.lower()
+    if not name.endswith(b"gnature") and name not in _SIGNED_PARAMS and name not in _KEY_PARAMS:
+        return None
+    value = m.group("value")
+    if len(value) < 8:
+        return None
+    return Hit("signed-url-query", m.start("value"), m.end("value"), value)
 
 
 def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -729,10 +725,11 @@ def _keyword_passes() -> list[_Pass]:
             ),
             _url,
         ),
-        _Pass(_compile(rb"gnature=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"gnature=", None)),
-        _Pass(_compile(rb"g=(?<=sig=)(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"g=", _SIGNED_PARAMS)),
-        _Pass(_compile(rb"dential=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"dential=", _SIGNED_PARAMS)),
-        _Pass(_compile(rb"key=(?P<value>" + _QUERY_VALUE + rb"+)"), _signed_query(b"key=", _KEY_PARAMS)),
+        # one pass for the four query names: at each "=", lookbehinds (in C) pick the names
+        _Pass(
+            _compile(rb"=(?:(?<=gnature=)|(?<=sig=)|(?<=dential=)|(?<=key=))(?P<value>" + _QUERY_VALUE + rb"+)"),
+            _signed_query,
+        ),
     ]
     passes += [
         _Pass(
@@ -1312,7 +1309,8 @@ class SecretScanner:
                 if hexed is not None and _textual(hexed):
                     add(start, end, hexed, "hex")
                 continue
-            for first in {start, _run_start(data, start, end)}:
+            alternative = _run_start(data, start, end)
+            for first in (start,) if alternative == start else (start, alternative):
                 decoded = _b64_decode(data[first:end]) if end - first >= MIN_RUN else None
                 if decoded and len(decoded) >= 8:
                     add(first, _padded(data, end), decoded, "base64")
