@@ -711,7 +711,7 @@ def _keyword_passes() -> list[_Pass]:
         _folded(
             rb"zation(?<=authorization)",
             rb"zation(?<=authorization)" + _ASSIGN
-            + rb"(?:(?:Bearer|Basic|Token|Digest|Bot|SSWS|ApiKey)[ \t]+)?"
+            + rb"(?:(?:bearer|basic|token|digest|bot|ssws|apikey)[ \t]+)?"
             + rb"(?P<value>" + v + rb"{6,})",
             _authorization,
         ),
@@ -746,7 +746,10 @@ def _keyword_passes() -> list[_Pass]:
 
 
 def _folded(anchor: bytes, pattern: bytes, handle: Handler) -> _Pass:
-    return _Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(anchor))
+    """``pattern`` (its keyword in lower case) searched in the lower-cased text, confirmed on the
+    text case-insensitively; ``anchor`` is the keyword alone (the pattern starts with it)."""
+    assert pattern.startswith(anchor)
+    return _Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(pattern))
 
 
 # --- encoded regions --------------------------------------------------------------------------
