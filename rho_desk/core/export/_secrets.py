@@ -755,8 +755,8 @@ def _folded(anchor: bytes, pattern: bytes, handle: Handler) -> _Pass:
 # --- encoded regions --------------------------------------------------------------------------
 
 _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
-_UNICODE_ESCAPE = re.compile(rb"\\u[0-9A-Fa-f]{4}")
-_HEX_ESCAPE = re.compile(rb"\\x[0-9A-Fa-f]{2}")
+_ESCAPE_START = re.compile(rb"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})")
+"""Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both)."""
 # a token written with escapes: any depth of backslashes (JSON doubles them at each level)
 _ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|/))+")
 _ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|/)")
@@ -1265,29 +1265,28 @@ class SecretScanner:
             if hi - lo >= _ENCODED_MIN:
                 add(lo, hi, _percent_decode(data[lo:hi]), "percent")
         # escapes written out as text (\u0073k-..., \\u0073 in JSON, \x73\x6b of a bytes repr)
-        done: set[int] = set()  # token ends already decoded (a token can hold both kinds)
-        for finder in (_UNICODE_ESCAPE, _HEX_ESCAPE):
-            covered = -1
-            _spend(len(data))
-            for m in finder.finditer(data):
-                if m.start() < covered:
-                    continue
-                first = m.start()
-                while first > 0 and m.start() - first < 8 and data[first - 1] == 0x5C:
-                    first -= 1
-                bound = min(len(data), first + ESCAPED_TOKEN_MAX)
-                _spend(bound - first)
-                token = _ESCAPED_TOKEN_RE.match(data, first, bound)
-                hi = token.end() if token else m.end()
-                if marks is None:
-                    _spend(len(data))
-                    marks = data.translate(_URL_TABLE)
-                lo, _ = _expand(marks, first, first)
-                lo = _unescaped_start(data, lo, first) if lo < first else lo
-                covered = hi
-                if hi - lo >= _ENCODED_MIN and hi not in done:
-                    done.add(hi)
-                    add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
+        done: set[int] = set()  # token ends already decoded
+        covered = -1
+        _spend(len(data))
+        for m in _ESCAPE_START.finditer(data):
+            if m.start() < covered:
+                continue
+            first = m.start()
+            while first > 0 and m.start() - first < 8 and data[first - 1] == 0x5C:
+                first -= 1
+            bound = min(len(data), first + ESCAPED_TOKEN_MAX)
+            _spend(bound - first)
+            token = _ESCAPED_TOKEN_RE.match(data, first, bound)
+            hi = token.end() if token else m.end()
+            if marks is None:
+                _spend(len(data))
+                marks = data.translate(_URL_TABLE)
+            lo, _ = _expand(marks, first, first)
+            lo = _unescaped_start(data, lo, first) if lo < first else lo
+            covered = hi
+            if hi - lo >= _ENCODED_MIN and hi not in done:
+                done.add(hi)
+                add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = self._wrapped(data, runs)
         inside = {runs[k][0] for i, j in wrapped for k in range(i, j + 1)}
