@@ -1162,23 +1162,26 @@ class SecretScanner:
         narrow = joined if len(keep) == len(starts) else _Joined([data[starts[i] : ends[i] + 2] for i in keep], [starts[i] for i in keep], SEPARATOR)
         narrow_ends = ends if narrow is joined else [ends[i] for i in keep]
         size = len(data)
+        spent = 0
         for rule in self._token_passes:
             confirm = rule.confirm or rule.pattern
             source, source_ends = (narrow, narrow_ends) if rule.narrow else (joined, ends)
             buffer = source.buffer
-            _spend(len(buffer))
+            if not buffer:
+                continue
+            spent += len(buffer)
             for m in rule.pattern.finditer(buffer):
                 index, origin = source.locate(m.start())
                 bound = min(size, source_ends[index] + (BLOB_MIN if rule.confirm is not None else 4), origin + TOKEN_MAX)
-                _spend(bound - origin)
+                spent += bound - origin
                 m2 = confirm.match(data, origin, bound)
                 if m2 is not None:
                     hit = rule.handle(data, m2)
                     if hit is not None:
                         hits.append(hit)
         buffer = joined.buffer
+        _spend(spent + len(buffer) * len(self._known_in_runs))
         for pattern, raw, encoding in self._known_in_runs:
-            _spend(len(buffer))
             for m in pattern.finditer(buffer):
                 _, origin = joined.locate(m.start())
                 hits.append(Hit("known-credential", origin, origin + m.end() - m.start(), raw, encoding))
