@@ -16,12 +16,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from rho_desk.core.stores.rho_files import read_session
+from rho_desk.core.usage import describe_usage
 from rho_desk.core.wire import ModelUsage
 from rho_desk.providers.credentials import set_api_key
 from rho_desk.providers.profiles import ProfileStore
 from rho_desk.qt.continue_session import TurnState
 from rho_desk.qt.messages import Level
-from rho_desk.core.usage import describe_usage
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
 from ..conftest import settle
