@@ -137,24 +137,27 @@ class Workspace:
     def _resolved(self, canonical: Path, scope: Path, state: PathState) -> ResolvedPath:
         return ResolvedPath(canonical, scope, state, self.root)
 
+    def _existing(self, lexical: Path, purpose: str) -> ResolvedPath:
+        """``lexical`` with its symlinks followed, refused unless it lands inside an admitted folder."""
+        try:
+            canonical = lexical.resolve(strict=True)
+        except OSError as exc:
+            raise ToolError(
+                ToolErrorKind.EXECUTION,
+                f"workspace {purpose} path '{lexical}' cannot be resolved: {exc.strerror or exc}",
+            ) from None
+        scope = self._scope(canonical)
+        if scope is None:
+            raise _outside(lexical)
+        return self._resolved(canonical, scope, PathState.EXISTING)
+
     def resolve_for_read(self, requested: str) -> ResolvedPath:
         """An existing path, symlinks followed, inside the workspace or a granted folder.
 
         Raises:
             ToolError: ``PolicyDenied`` when it escapes, ``Execution`` when it does not exist.
         """
-        lexical = self._lexical(requested)
-        try:
-            canonical = lexical.resolve(strict=True)
-        except OSError as exc:
-            raise ToolError(
-                ToolErrorKind.EXECUTION,
-                f"workspace read path '{lexical}' cannot be resolved: {exc.strerror or exc}",
-            ) from None
-        scope = self._scope(canonical)
-        if scope is None:
-            raise _outside(lexical)
-        return self._resolved(canonical, scope, PathState.EXISTING)
+        return self._existing(self._lexical(requested), "read")
 
     def resolve_for_write(self, requested: str) -> ResolvedPath:
         """An existing path (as for reading), or a missing one under an existing admitted folder.
@@ -163,17 +166,7 @@ class Workspace:
         """
         lexical = self._lexical(requested)
         if os.path.lexists(lexical):
-            try:
-                canonical = lexical.resolve(strict=True)
-            except OSError as exc:
-                raise ToolError(
-                    ToolErrorKind.EXECUTION,
-                    f"workspace write path '{lexical}' cannot be resolved: {exc.strerror or exc}",
-                ) from None
-            scope = self._scope(canonical)
-            if scope is None:
-                raise _outside(lexical)
-            return self._resolved(canonical, scope, PathState.EXISTING)
+            return self._existing(lexical, "write")
         ancestor = lexical
         missing: list[str] = []
         while not os.path.lexists(ancestor):
