@@ -39,27 +39,13 @@ from ..core.export.builders import (
     canary,
     canary_snapshot,
     forbidden_forms,
+    json_strings,
     secrets_messages,
 )
 from .helpers import KEYS, create_login
 
 EXCLUDED = frozenset({ContentClass.INSTRUCTIONS, ContentClass.TOOL_RECORDS, ContentClass.IMAGES,
                       ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA})  # fmt: skip
-
-
-def _strings(value: object) -> list[str]:
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            out.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return out
 
 
 def every_table(dsn: str) -> dict[str, str]:
@@ -75,7 +61,7 @@ def every_table(dsn: str) -> dict[str, str]:
                     text = value.decode("utf-8", "replace") if isinstance(value, bytes) else json.dumps(value) if isinstance(value, dict) else str(value)
                     parts.append(text)
                     with contextlib.suppress(ValueError):
-                        parts.extend(_strings(json.loads(text)))
+                        parts.extend(json_strings(json.loads(text)))
             out[table] = "\n".join(parts)
     return out
 

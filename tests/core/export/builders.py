@@ -269,3 +269,19 @@ def forbidden_forms(value: str) -> list[str]:
         if len(core) >= 12:
             out.add(core)
     return sorted(out)
+
+
+def json_strings(value: object) -> list[str]:
+    """Every string of a decoded JSON document, keys included (what a leak check must read)."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            out.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out

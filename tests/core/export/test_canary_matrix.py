@@ -45,6 +45,7 @@ from .builders import (
     canary,
     canary_snapshot,
     forbidden_forms,
+    json_strings,
     secrets_messages,
 )
 
@@ -66,21 +67,6 @@ SELECTIONS = _selections()
 SNAPSHOT = canary_snapshot(extra=secrets_messages())
 
 
-def _strings(value: object) -> list[str]:
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            out.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return out
-
-
 def _leaks(text: str) -> list[str]:
     leaked = []
     values = [s.value for s in SECRETS] + [KNOWN, KNOWN_SPECIAL, KNOWN.lower(), KNOWN.upper(), KNOWN_SPECIAL.upper()]
@@ -100,7 +86,7 @@ def _name(selection: frozenset[ContentClass]) -> str:
 def test_json_export_holds_exactly_the_allowed_canaries(included: frozenset[ContentClass]) -> None:
     result = export_snapshot(SNAPSHOT, Selection.including(included), key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL])
     text = result.data.decode()
-    decoded = "\n".join(_strings(json.loads(text)))
+    decoded = "\n".join(json_strings(json.loads(text)))
     for name, cls in CANARIES.items():
         assert (canary(name) in decoded) == (cls in included), (name, cls)
     for marker in IMAGE_MARKERS.values():
@@ -152,7 +138,7 @@ def test_every_secret_form_is_redacted_and_recorded() -> None:
 def test_neighbouring_classes_in_one_string_are_separated(a: ContentClass, b: ContentClass) -> None:
     # tool results hold document lines; user messages hold attachment blocks next to user text
     result = export_snapshot(SNAPSHOT, Selection.including({a, b}), key=KEY)
-    decoded = "\n".join(_strings(json.loads(result.data)))
+    decoded = "\n".join(json_strings(json.loads(result.data)))
     for name, cls in CANARIES.items():
         assert (canary(name) in decoded) == (cls in {a, b}), name
 
