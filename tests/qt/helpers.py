@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from rho_desk.core.stores.rho_files import create_session
@@ -98,3 +98,20 @@ def v4_session(home: Path, *, cwd: str = "/work/tree", session_id: str | None = 
     lines.append(encode(SetLeafRecord("1767100007", "n3")))
     path.write_bytes(b"\n".join(lines) + b"\n")
     return path
+
+
+def dialog_pages(dialog: object, show: Callable[[], None], fallback: str) -> Iterator[str]:
+    """Show each tab page of ``dialog`` in turn (``show`` lets the app settle), yielding its name;
+    a dialog without tabs is one page named ``fallback``."""
+    from PySide6.QtWidgets import QTabWidget, QWidget
+
+    assert isinstance(dialog, QWidget)
+    tabs = dialog.findChildren(QTabWidget)
+    if not tabs:
+        yield fallback
+        return
+    for tab in tabs:
+        for index in range(tab.count()):
+            tab.setCurrentIndex(index)
+            show()
+            yield tab.tabText(index).replace("&", "")

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from .conftest import settle
-from .helpers import v4_session
+from .helpers import dialog_pages, v4_session
 
 INTERACTIVE = (QAbstractButton, QAbstractItemView, QLineEdit, QPlainTextEdit, QTextEdit, QComboBox,
                QAbstractSpinBox, QSlider)  # fmt: skip
@@ -141,15 +141,10 @@ def test_every_dialog(make_window, run, tmp_path: Path, kind: str) -> None:
     context = make_window(open_file=v4_session(tmp_path / "home"))
     dialog = context.dialogs.show_dialog(kind)
     run(settle(context.bridge))
-    tabs = dialog.findChildren(QTabWidget)
-    pages = [(tab, i) for tab in tabs for i in range(tab.count())] or [(None, 0)]
     found = {}
-    for tab, index in pages:
-        if tab is not None:
-            tab.setCurrentIndex(index)
-            run(settle(context.bridge))
+    for page in dialog_pages(dialog, lambda: run(settle(context.bridge)), kind):
         if missing := unnamed(dialog):
-            found[tab.tabText(index) if tab is not None else kind] = missing
+            found[page] = missing
     dialog.close()
     assert not found, report(found)
 

@@ -11,10 +11,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabBar, QTabWidget, QWidget
+from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabBar, QWidget
 
 from .conftest import settle
-from .helpers import v4_session
+from .helpers import dialog_pages, v4_session
 
 
 def mnemonic(text: str) -> str | None:
@@ -71,14 +71,8 @@ def test_no_dialog_has_clashing_mnemonics(make_window, run, tmp_path: Path, kind
     context = make_window(open_file=v4_session(tmp_path / "home"))
     dialog = context.dialogs.show_dialog(kind)
     run(settle(context.bridge))
-    tabs = dialog.findChildren(QTabWidget)
-    pages = [(tab, i) for tab in tabs for i in range(tab.count())] or [(None, 0)]
     found = {}
-    for tab, index in pages:
-        if tab is not None:
-            tab.setCurrentIndex(index)
-            run(settle(context.bridge))
-        page = tab.tabText(index).replace("&", "") if tab is not None else kind
+    for page in dialog_pages(dialog, lambda: run(settle(context.bridge)), kind):
         if clash := clashes(dialog):
             found[page] = clash
     dialog.close()
