@@ -50,7 +50,6 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -323,15 +322,7 @@ class SessionBrowserView(QFrame):
         self.footer.setObjectName("MutedLabel")
         self.footer.setWordWrap(True)
 
-        top = QWidget()
-        top.setObjectName("PanelHeader")
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(12, 10, 10, 10)
-        top_layout.setSpacing(8)
-        top_layout.addLayout(head)
-        top_layout.addWidget(self.search)
-        top_layout.addLayout(controls)
-        list_panel_layout(self, top, self.list, self.footer)
+        list_panel_layout(self, [head, self.search, controls], self.list, self.footer)
         self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing)
         self.search.returnPressed.connect(self._on_search_return_pressed)
         self.search.installEventFilter(self)

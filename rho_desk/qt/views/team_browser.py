@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -92,16 +91,7 @@ class TeamBrowserView(QFrame):
         self.footer.setObjectName("MutedLabel")
         self.footer.setWordWrap(True)
 
-        top = QWidget()
-        top.setObjectName("PanelHeader")
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(12, 10, 10, 10)
-        top_layout.setSpacing(8)
-        top_layout.addLayout(head)
-        top_layout.addWidget(self.banner)
-        top_layout.addWidget(self.search)
-        top_layout.addWidget(self.receipt)
-        list_panel_layout(self, top, self.list, self.footer)
+        list_panel_layout(self, [head, self.banner, self.search, self.receipt], self.list, self.footer)
         self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing)
         self.list.itemActivated.connect(self._on_item_activated)
         self.list.itemClicked.connect(self._on_item_activated)

@@ -2,27 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QFontMetrics, QPainter, QPaintEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 __all__ = ["ElidedLabel", "debounced_search", "list_panel_layout", "name_line_edit_buttons"]
 
 
-def list_panel_layout(panel: QWidget, header: QWidget, items: QWidget, footer: QWidget) -> QVBoxLayout:
-    """A browser panel's layout: the header, the list taking the height, the footer line."""
+def list_panel_layout(panel: QWidget, header: Sequence[QWidget | QLayout], items: QWidget, footer: QWidget) -> None:
+    """A browser panel: its header rows (on the panel-header background), the list taking the
+    height, the footer line."""
+    top = QWidget()
+    top.setObjectName("PanelHeader")
+    top_layout = QVBoxLayout(top)
+    top_layout.setContentsMargins(12, 10, 10, 10)
+    top_layout.setSpacing(8)
+    for part in header:
+        if isinstance(part, QLayout):
+            top_layout.addLayout(part)
+        else:
+            top_layout.addWidget(part)
     layout = QVBoxLayout(panel)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(0)
-    layout.addWidget(header)
+    layout.addWidget(top)
     layout.addWidget(items, 1)
     footer_box = QHBoxLayout()
     footer_box.setContentsMargins(12, 6, 12, 8)
     footer_box.addWidget(footer)
     layout.addLayout(footer_box)
-    return layout
 
 
 def debounced_search(field: QLineEdit, delay_ms: int, search: Callable[[], None]) -> QTimer:
