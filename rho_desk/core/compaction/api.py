@@ -101,6 +101,13 @@ class CompactionPolicy:
     def trigger_tokens(self) -> int | None:
         return self.threshold if self.kind is _PolicyKind.TOKENS else None
 
+    def should_compact(self, message_count: int, context_tokens: int) -> bool:
+        """Whether automatic compaction triggers for a history of ``message_count`` messages whose
+        context estimate is ``context_tokens``: at or above the threshold (upstream
+        ``CompactionPolicy::should_compact``). Only the figure the policy counts is consulted."""
+        if self.kind is _PolicyKind.MESSAGES:
+            return message_count >= self.threshold
+        return context_tokens >= self.threshold
 
 
 class CompactionTrigger(enum.Enum):

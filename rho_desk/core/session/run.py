@@ -551,10 +551,9 @@ class RunWorker:
         candidate = self.candidate
         if policy is None or compactor is None:
             return False
-        if policy.trigger_messages is not None:
-            triggered = len(candidate) >= policy.trigger_messages
-        else:
-            triggered = self.estimate.context(candidate) >= policy.threshold
+        # The token estimate is only computed when the policy counts tokens.
+        tokens = self.estimate.context(candidate) if policy.trigger_tokens is not None else 0
+        triggered = policy.should_compact(len(candidate), tokens)
         if not (triggered or force):
             return False
         await self.emit(ev.CompactionStarted(CompactionTrigger.AUTOMATIC, len(candidate)))
