@@ -90,13 +90,7 @@ def _parser(command: str | None = None, *, every: bool = True) -> argparse.Argum
         if not every and name in summarised and summarised[name][0] != command:
             sub.add_parser(summarised[name][0], help=summarised[name][1], add_help=False)
             continue
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}":
-                continue  # not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
