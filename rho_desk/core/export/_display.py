@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from ..errors import InputError
-from ..wire.model import Message, ModelIdentity
+from ..wire.model import Message, MessageKind, ModelIdentity
 from ..wire.snapshot import SessionSnapshot
 from ._classes import ContentClass
 from ._classify import EXPORT_MARKER_PREFIX, Slot, SlotKind, json_path, message_slots
@@ -40,6 +40,7 @@ __all__ = [
     "HISTORY_KINDS",
     "DisplayEntry",
     "DisplayExport",
+    "aligned_timestamps",
     "decode_display_export",
     "display_export_schema",
     "display_slots",
@@ -82,8 +83,25 @@ class DisplayExport(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def display_snapshot(model: SessionSnapshot, messages: Sequence[Message]) -> SessionSnapshot:
-    """``model`` with its history replaced by the display history (ids, metadata kept)."""
-    return msgspec.structs.replace(model, history=tuple(messages))
+    """``model`` with its history replaced by the display history (ids, metadata kept).
+
+    Rho's display history never holds the system and project instructions (spec/export.md
+    §4.1), so the model context's ``System`` messages go first: the ``instructions`` class then
+    decides, like every other class, whether they leave the machine, and an export that includes
+    it carries them in every format. They have no saved time (see :func:`aligned_timestamps`).
+    """
+    shown = tuple(messages)
+    if not any(m.kind is MessageKind.SYSTEM for m in shown):
+        shown = tuple(m for m in model.history if m.kind is MessageKind.SYSTEM) + shown
+    return msgspec.structs.replace(model, history=shown)
+
+
+def aligned_timestamps(timestamps: Sequence[str | None] | None, count: int) -> list[str | None]:
+    """``timestamps`` for a display history of ``count`` messages: aligned with its end (the
+    instructions :func:`display_snapshot` puts first have none), ``None`` where unknown."""
+    if timestamps is None or len(timestamps) > count:
+        return [None] * count
+    return [None] * (count - len(timestamps)) + list(timestamps)
 
 
 def with_title(snapshot: SessionSnapshot, title: str | None) -> SessionSnapshot:
@@ -99,7 +117,7 @@ def encode_display_export(snapshot: SessionSnapshot, timestamps: Sequence[str | 
     """The display export document of a (selected, redacted) display snapshot, pretty JSON."""
     from ..wire.codec import encode_pretty
 
-    stamps: Sequence[str | None] = timestamps if timestamps is not None and len(timestamps) == len(snapshot.history) else [None] * len(snapshot.history)
+    stamps = aligned_timestamps(timestamps, len(snapshot.history))
     document = DisplayExport(
         format=DISPLAY_FORMAT,
         format_version=DISPLAY_VERSION,
@@ -141,9 +159,10 @@ def display_slots(snapshot: SessionSnapshot, timestamps: Sequence[str | None]) -
         cls = None if key.startswith(EXPORT_MARKER_PREFIX) else ContentClass.METADATA
         yield Slot(path + "@key", cls, key, SlotKind.KEY)
         yield Slot(path, cls, value)
+    stamps = aligned_timestamps(timestamps, len(snapshot.history))
     for i, message in enumerate(snapshot.history):
         yield from message_slots(message, f"$.messages[{i}].message")
-        stamp = timestamps[i] if i < len(timestamps) else None
+        stamp = stamps[i]
         if stamp is not None:
             yield Slot(f"$.messages[{i}].timestamp", None, stamp)
 
