@@ -30,15 +30,16 @@ def run(args: argparse.Namespace) -> int:
 
     targets = check_paths(args.paths)
     findings = [f for t in targets for f in t.findings]
+    problems = [f for f in findings if f.problem]
     if args.json:
         report = {
             "checked": len(targets),
-            "problems": len(findings),
+            "problems": len(problems),
             "files": [
                 {
                     "path": str(t.path),
                     "kind": t.kind,
-                    "ok": not t.findings,
+                    "ok": not any(f.problem for f in t.findings),
                     "session_id": t.summary.id if t.summary is not None else None,
                     "findings": [f.to_json() for f in t.findings],
                 }
@@ -49,10 +50,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         for target in targets:
-            if not target.findings:
+            if not any(f.problem for f in target.findings):
                 print(f"{target.path}: ok")
             for finding in target.findings:
                 print(finding.text())
-        bad = sum(1 for t in targets if t.findings)
+        bad = sum(1 for t in targets if any(f.problem for f in t.findings))
         print(f"checked {len(targets)} file(s): {bad} with problems, {len(findings)} finding(s)")
-    return EXIT_PROBLEMS if findings else EXIT_OK
+    return EXIT_PROBLEMS if problems else EXIT_OK

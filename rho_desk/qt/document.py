@@ -282,9 +282,15 @@ class SessionDocument(QObject):
         return next((note for note in self.file.notes if note.kind == "torn-tail"), None)
 
     @property
+    def newer(self) -> RecoveryNote | None:
+        """The first record a newer Rho wrote (the file is read, and kept read-only)."""
+        return None if self.file is None else self.file.newer
+
+    @property
     def writable(self) -> bool:
-        """Changes can be saved: a transcript (not a snapshot document) that is not damaged."""
-        return self.is_open and not self.is_snapshot_document and self.damage is None
+        """Changes can be saved: a transcript (not a snapshot document) that is not damaged and
+        holds no record of a newer Rho's."""
+        return self.is_open and not self.is_snapshot_document and self.damage is None and self.newer is None
 
     @property
     def home(self) -> Path | None:

@@ -97,6 +97,16 @@ class SessionNotice(QFrame):
                 "Repair writes a copy that keeps every record that still fits."
             )
             self.repair_button.show()
+        elif document.newer is not None:
+            newer = document.newer
+            self.level = "warning"
+            self.text.setText(
+                f"<b>Line {newer.line} was written by a newer Rho</b>: {_escape(newer.reason)}. "
+                "The rest of the session reads as usual; it is open read-only, so that nothing "
+                f"rho-desk writes contradicts it. The record:<br><code>{_escape(_elide(newer.raw))}</code>"
+            )
+            self.text.setToolTip(newer.raw)
+            self.repair_button.hide()
         elif torn is not None:
             self.level = "warning"
             self.text.setText(
@@ -108,7 +118,11 @@ class SessionNotice(QFrame):
             self.level = ""
             self.hide()
             return
-        self.setAccessibleName("Damaged session notice" if self.level == "error" else "Torn last line notice")
+        self.setAccessibleName(
+            "Damaged session notice" if self.level == "error"
+            else "Newer Rho record notice" if document.newer is not None and damage is None
+            else "Torn last line notice"
+        )
         self._paint()
         self.show()
 
@@ -121,6 +135,10 @@ class SessionNotice(QFrame):
         )
         which = Icon.ERROR if self.level == "error" else Icon.WARNING
         self.mark.setPixmap(pixmap(which, edge, 16, self.devicePixelRatioF()))
+
+
+def _elide(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _escape(text: str) -> str:

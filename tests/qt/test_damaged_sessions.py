@@ -187,3 +187,34 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     assert list((isolated_dirs / "trash").iterdir()) == []
     assert read_session(first).tree.session_id
     dialog.close()
+
+
+def with_newer_record(home: Path) -> Path:
+    """A version-3 session whose line 3 is a well-formed record of a type a newer Rho might write."""
+    path = v3_session(home, turns=4, cwd="/home/maya/src/payments-api")
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines.insert(2, b'{"type":"bookmark","timestamp":"1767000002","label":"before the refactor"}\n')
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def test_a_newer_rho_record_opens_read_only_with_the_record_shown(make_window, run, tmp_path) -> None:
+    home = tmp_path / "rho"
+    path = with_newer_record(home)
+    context = make_window(home=home)
+    window = context.window
+    window.commands.open_path(path)
+    run(settle(context.bridge))
+    document = context.document
+    assert document.is_open and document.damage is None
+    assert document.newer is not None and document.newer.line == 3
+    assert document.tree.active_leaf.revision == 4  # every revision around it was read
+    notice = window.notice
+    assert notice.isVisible() and notice.level == "warning"
+    assert "written by a newer Rho" in notice.text.text() and "read-only" in notice.text.text()
+    assert "before the refactor" in notice.text.text()  # the record, shown as it is
+    assert not notice.repair_button.isVisible()
+    assert notice.accessibleName() == "Newer Rho record notice"
+    assert not window.app_actions["session.compact"].isEnabled()
+    assert not window.app_actions["session.edit"].isEnabled()
+    _shot(window, "newer-rho-record-notice")

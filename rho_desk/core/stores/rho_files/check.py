@@ -27,7 +27,7 @@ from .layout import (
     sessions_root,
     unit_for_path,
 )
-from .reader import SessionFile, read_session
+from .reader import NEWER, SessionFile, read_session
 from .summary import summary_of
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
 class Severity(enum.Enum):
     ERROR = "error"  # the file does not load (Rho would refuse it too)
     WARNING = "warning"  # the file loads, but something was tolerated or is out of step
+    NOTICE = "notice"  # nothing is wrong; worth knowing (a newer Rho's record, read-only here)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,11 @@ class Finding:
     severity: Severity
     message: str
     line: int | None = None
+
+    @property
+    def problem(self) -> bool:
+        """Whether the finding is a problem (``check`` exits 1), not just a notice."""
+        return self.severity is not Severity.NOTICE
 
     def text(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
@@ -115,7 +121,8 @@ def _load_findings(target: CheckTarget) -> Iterator[Finding]:
         yield Finding(str(target.path), code, Severity.ERROR, message, line)
     if target.session is not None:
         for note in target.session.notes:
-            yield Finding(str(target.path), note.kind, Severity.WARNING, note.reason, note.line)
+            severity = Severity.NOTICE if note.kind == NEWER else Severity.WARNING
+            yield Finding(str(target.path), note.kind, severity, note.reason, note.line)
 
 
 register_check("load", _load_findings)

@@ -5,7 +5,8 @@
     InputError (core/errors.py)
      └── SessionFileError            a transcript that cannot be loaded: file, line, reason
           ├── UnsupportedSessionVersion  header version outside 1..=4
-          ├── CorruptRecord          a line that is not a valid record (bad JSON, unknown type, ...)
+          ├── CorruptRecord          a line that is not a valid record (bad JSON, bad field, ...)
+          │    └── NewerRecord       a well-formed record of a type only a newer Rho knows
           ├── IllegalRecord          a valid record where the grammar forbids it (§5.6-§5.9)
           │    ├── SnapshotDeltaMismatch  a delta that does not fit its base (§5.5)
           │    └── NotASessionFile   line 1 is not a session header: not a Rho session at all
@@ -26,6 +27,7 @@ __all__ = [
     "CorruptRecord",
     "IllegalRecord",
     "LeaseUnavailable",
+    "NewerRecord",
     "NoSessionState",
     "NotASessionFile",
     "SessionBeingDeleted",
@@ -48,6 +50,21 @@ class UnsupportedSessionVersion(SessionFileError):
 
 class CorruptRecord(SessionFileError):
     """A line that does not decode as a record: broken JSON, unknown type or variant, bad field."""
+
+
+class NewerRecord(CorruptRecord):
+    """A well-formed record whose ``type`` this version does not know: a newer Rho wrote it.
+
+    The reader passes over it (keeping its text for the user to see) and reads on; a file that
+    holds one is opened read-only, so that nothing rho-desk writes can contradict it.
+    """
+
+    def __init__(self, record_type: str, *, source: str | None = None, line: int | None = None) -> None:
+        super().__init__(
+            f"record type {record_type!r} was written by a newer Rho; rho-desk does not know it",
+            source=source, line=line,
+        )
+        self.record_type = record_type
 
 
 class IllegalRecord(SessionFileError):

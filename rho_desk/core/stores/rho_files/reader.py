@@ -27,6 +27,7 @@ from ...wire.codec import TruncatedJson, gc_paused, translate_error
 from ...wire.model import Message
 from .errors import (
     CorruptRecord,
+    NewerRecord,
     NotASessionFile,
     SessionFileError,
     SessionIdMismatch,
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_VERSION",
     "MIN_VERSION",
+    "NEWER",
     "TAIL_BYTES",
     "FileEnd",
     "RecoveryNote",
@@ -72,6 +74,9 @@ _DECODER: Final = msgspec.json.Decoder(Record)
 _HEADER_DECODER: Final = msgspec.json.Decoder(HeaderRecord)
 _READ_BUFFER: Final = 1024 * 1024
 DAMAGED: Final = "damaged"
+NEWER: Final = "newer-record"
+_RAW_SHOWN: Final = 4096
+"""How much of a record the reader keeps for showing (a newer record's text)."""
 _INVALID_NUMBER: Final = re.compile(r"JSON is malformed: invalid number \(byte (\d+)\)")
 
 
@@ -88,8 +93,11 @@ class RecoveryNote:
     """Bytes in the fragment."""
     reason: str
     kind: str = "torn-tail"
-    """``torn-tail`` (an unfinished last line, ignored as Rho ignores it) or ``damaged`` (a bad
-    line met in tolerant mode: everything from it on was not read)."""
+    """``torn-tail`` (an unfinished last line, ignored as Rho ignores it), ``damaged`` (a bad
+    line met in tolerant mode: everything from it on was not read) or ``newer-record`` (a record
+    of a type a newer Rho wrote: passed over, the lines after it read)."""
+    raw: str = ""
+    """The line's text, for a ``newer-record`` (cut at 4 KiB): what the user is shown."""
 
     def text(self) -> str:
         return f"{self.source}:{self.line}: {self.reason}"
@@ -217,6 +225,15 @@ class SessionFile:
         """
         return next((note for note in self.notes if note.kind == DAMAGED), None)
 
+    @property
+    def newer(self) -> RecoveryNote | None:
+        """The first record a newer Rho wrote that this version does not know (else ``None``).
+
+        Such a file reads fine, but must not be written to: rho-desk cannot keep what it does
+        not understand consistent with what it appends.
+        """
+        return next((note for note in self.notes if note.kind == NEWER), None)
+
 
 def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = False) -> SessionFile:
     """Read and validate the transcript at ``path`` (a file, or a session folder).
@@ -297,6 +314,14 @@ def _parse_lines(
                 continue
             try:
                 record = decode(raw, terminated, source, line)
+            except NewerRecord as error:
+                if tree is None:
+                    raise _not_a_session(error) from None
+                notes.append(_newer_note(error, raw, pos))
+                pos += length
+                valid_end = pos
+                ends_with_newline = terminated
+                continue
             except SessionFileError as error:
                 if tree is None:
                     raise _not_a_session(error) from None
@@ -443,8 +468,17 @@ def _as_corrupt(error: InputError) -> SessionFileError:
         return error
     reason, path = error.reason, error.path
     if path == "$.type" and reason.startswith("Invalid value "):
-        reason, path = f"unknown record type {reason.removeprefix('Invalid value ')}", None
+        # a string tag no variant has: a well-formed record of a newer Rho's
+        return NewerRecord(reason.removeprefix("Invalid value ").strip("'"), source=error.source, line=error.line)
     return CorruptRecord(reason, source=error.source, line=error.line, path=path)
+
+
+def _newer_note(error: NewerRecord, raw: bytes, pos: int) -> RecoveryNote:
+    text = raw[:_RAW_SHOWN].decode("utf-8", "replace").rstrip("\n")
+    if len(raw) > _RAW_SHOWN:
+        text += " …"
+    reason = f"record type {error.record_type!r} was written by a newer Rho: shown as it is, not read"
+    return RecoveryNote(error.source or "", error.line or 0, pos, len(raw), reason, kind=NEWER, raw=text)
 
 
 def _not_a_session(error: SessionFileError) -> NotASessionFile:

@@ -30,7 +30,7 @@ from ...errors import InputError, KnownError, StorageError
 from ...fsio import atomic_write, fsync_dir
 from ...wire.codec import translate_error
 from .duplicates import refused_duplicate
-from .errors import NotASessionFile, SessionFileError
+from .errors import NewerRecord, NotASessionFile, SessionFileError
 from .layout import unit_for_path
 from .lease import SessionLease
 from .reader import _DECODER, MAX_FILE_BYTES, _as_corrupt, _not_a_session, _start, parse_session
@@ -201,6 +201,13 @@ def _plan(transcript: Path, raw_lines: list[bytes]) -> RepairPlan:
             record = _DECODER.decode(raw)
         except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
             error = translate_error(exc, source=source, line=number)
+            if terminated and isinstance(_as_corrupt(error), NewerRecord):
+                # not damage: a newer Rho's record, kept as it is (every reader passes over it)
+                out.write(raw)
+                plan.kept_lines += 1
+                if plan.first_bad is None:
+                    plan.last_good_line = number
+                continue
             kind = "torn" if not terminated and number == len(raw_lines) else "corrupt"
             _drop(plan, DroppedLine(number, start, length, _reason(error), kind))
             continue

@@ -166,6 +166,12 @@ class SessionWriter:
                 "and opened read-only; repair it first",
                 source=str(session.path),
             )
+        if session.newer is not None:
+            raise InputError(
+                f"line {session.newer.line} holds a record a newer Rho wrote ({session.newer.reason}); "
+                "the session is read-only here so that no change contradicts it: continue it with that Rho",
+                source=str(session.path),
+            )
         self.session = session
         self.path = session.path
         self._clock = clock

@@ -186,7 +186,7 @@ def test_non_utf8_fails() -> None:
 @pytest.mark.parametrize(
     "bad",
     [
-        {"type": "bogus", "timestamp": "1"},
+        {"type": 7, "timestamp": "1"},
         {**node("x", "r", "11", dlt=delta(1, 2, [])), "kind": "squash"},
         {**node("x", "r", "11", dlt=delta(1, 2, [])), "transition": {"type": "patch"}},
         node("x", "r", "11", dlt=delta(1, 2, [{"Robot": "hi"}])),
@@ -201,8 +201,13 @@ def test_unknown_or_missing_things_fail(bad: dict) -> None:
     fails(CorruptRecord, header(), ROOT, bad, line_no=3)
 
 
-def test_unknown_record_type_is_named() -> None:
-    fails(CorruptRecord, header(), ROOT, {"type": "bogus", "timestamp": "1"}, text="unknown record type 'bogus'")
+def test_unknown_record_type_is_a_newer_rhos_record_read_around() -> None:
+    # A record type this version does not know is a newer Rho's: named, passed over, read on.
+    session = parse_session(transcript(header(), ROOT, {"type": "bogus", "timestamp": "1"}, set_leaf("r")),
+                            source="t.jsonl")  # fmt: skip
+    assert session.newer is not None and session.newer.line == 3
+    assert "record type 'bogus' was written by a newer Rho" in session.newer.reason
+    assert session.tree.node_count == 1 and session.damage is None
 
 
 def test_unknown_extra_keys_are_ignored() -> None:
