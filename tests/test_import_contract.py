@@ -117,3 +117,59 @@ def test_importing_core_loads_no_forbidden_module() -> None:
     baseline = _loaded_after("import asyncio, uuid, sqlite3, hashlib, hmac, base64, json")
     loaded = _loaded_after(f"import importlib\nfor m in {modules!r}: importlib.import_module(m.rstrip('.'))")
     assert sorted(m for m in loaded - baseline if _forbidden(m)) == []
+
+
+# -- dynamic imports: invisible to the contracts, so banned in core ---------------------------
+
+DYNAMIC_CALLS = {"__import__", "exec", "eval", "compile"}
+
+
+def _dynamic_imports(path: Path) -> list[str]:
+    """Every way ``path`` could import without an import statement: ``importlib``, ``runpy``,
+    ``__import__``, ``exec``, ``eval`` and ``compile`` (by name or as ``builtins.X``)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [f"{path.name}:{node.lineno} imports {n}" for n in names if n.split(".")[0] in ("importlib", "runpy")]
+        elif isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS:
+            found.append(f"{path.name}:{node.lineno} uses {node.id}")
+        elif (isinstance(node, ast.Attribute) and node.attr in DYNAMIC_CALLS
+              and isinstance(node.value, ast.Name) and node.value.id == "builtins"):  # fmt: skip
+            found.append(f"{path.name}:{node.lineno} uses builtins.{node.attr}")
+    return found
+
+
+def test_core_has_no_dynamic_import_but_its_lazy_exports() -> None:
+    found = [hit for p in sorted(CORE.rglob("*.py")) for hit in _dynamic_imports(p)]
+    # rho_desk/core/__init__.py loads its own submodules lazily (PEP 562), by the names in _EXPORTS
+    assert found == ["__init__.py:20 imports importlib"], found
+    import rho_desk.core as core
+
+    assert all((CORE / (m.replace(".", "/") + ".py")).exists() or (CORE / m.replace(".", "/")).is_dir()
+               for m in set(core._EXPORTS.values()))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("code", "ruff_finds"),
+    [('importlib.import_module("PySide6")', True), ('exec("import httpx")', True),
+     ('eval("__import__(\'httpx\')")', True), ('__import__("keyring")', False),
+     ('builtins.__import__("psycopg")', False)],
+)  # fmt: skip
+def test_a_planted_dynamic_import_in_core_is_found(package_copy: Path, code: str, ruff_finds: bool) -> None:
+    target = package_copy / "rho_desk" / "core" / "wire" / "model.py"
+    original = target.read_text(encoding="utf-8")
+    module = code.split(".")[0] if code.startswith(("importlib.", "builtins.")) else None
+    imports = f"    import {module}\n" if module else ""
+    target.write_text(original + f"\n\ndef _planted() -> None:\n{imports}    {code}\n", encoding="utf-8")
+    try:
+        assert _dynamic_imports(target), code  # what this suite finds
+        ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or "ruff"
+        result = subprocess.run([ruff, "check", "--no-cache", "--output-format", "concise", str(target)],
+                                cwd=package_copy, capture_output=True, text=True, timeout=60)  # fmt: skip
+        if ruff_finds:  # what rho_desk/core/ruff.toml finds in the editor too
+            assert result.returncode == 1 and "model.py" in result.stdout, result.stdout + result.stderr
+    finally:
+        target.write_text(original, encoding="utf-8")

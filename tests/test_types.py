@@ -1,8 +1,7 @@
 """The type gate: mypy over ``rho_desk`` with the project's configuration finds nothing.
 
-The configuration is ``[tool.mypy]`` in pyproject.toml: strict on ``core``, ``providers``,
-``team`` and ``keys``, the default checks on ``qt`` and ``cli``, unused ``type: ignore``
-comments reported. mypy keeps its incremental cache in the project's ``.mypy_cache`` (ignored by
+The configuration is ``[tool.mypy]`` in pyproject.toml: strict over the whole package,
+unreachable code and unused ``type: ignore`` comments reported. mypy keeps its incremental cache in the project's ``.mypy_cache`` (ignored by
 git), so a run after a small change rechecks only what changed.
 """
 
@@ -30,7 +29,10 @@ def test_mypy_finds_no_error_in_the_package() -> None:
 
 def test_the_gate_fails_on_an_error_and_on_an_unused_ignore(tmp_path: Path) -> None:
     planted = tmp_path / "planted.py"
-    planted.write_text('count: int = "three"\nfine: int = 3  # type: ignore[assignment]\n', "utf-8")
+    planted.write_text('count: int = "three"\nfine: int = 3  # type: ignore[assignment]\n'
+                       "def f(x: int):\n    return x\n"
+                       "def g(x: int) -> int:\n    if isinstance(x, int):\n        return x\n    return 0\n", "utf-8")
     result = _mypy(str(planted), cwd=tmp_path)
     assert result.returncode == 1
     assert "[assignment]" in result.stdout and "[unused-ignore]" in result.stdout, result.stdout
+    assert "[no-untyped-def]" in result.stdout and "[unreachable]" in result.stdout, result.stdout  # strict

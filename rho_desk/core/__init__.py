@@ -15,7 +15,9 @@ line, and ``from rho_desk.core import X`` imports only what ``X`` needs.
 
 from __future__ import annotations
 
-import importlib
+# The one dynamic import in core, and the only one allowed (rho_desk/core/ruff.toml bans the
+# rest): the lazy re-exports below load submodules of this package, named in ``_EXPORTS``.
+import importlib  # noqa: TID251
 from typing import TYPE_CHECKING, Any
 
 # name -> submodule of rho_desk.core that defines it

@@ -80,7 +80,8 @@ class SessionOptions:
 
     def __post_init__(self) -> None:
         check_id(self.id)
-        if not isinstance(self.history, tuple):
+        history: object = self.history  # a host may pass any sequence, whatever the annotation says
+        if not isinstance(history, tuple):
             object.__setattr__(self, "history", tuple(self.history))
         if isinstance(self.revision, bool) or not isinstance(self.revision, int) or self.revision < 0:
             raise InvalidConfiguration("session revision must be a non-negative integer")

@@ -148,7 +148,7 @@ async def run_shell(
     deadline = None if timeout is None else started + timeout
     timed_out = False
     try:
-        while process.returncode is None:
+        while True:
             await asyncio.sleep(0.01)
             if process.returncode is not None:
                 break

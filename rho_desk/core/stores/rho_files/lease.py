@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from pathlib import Path
 from types import TracebackType
 
 from .errors import LeaseUnavailable, SessionBeingDeleted, SessionInUse
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["SessionLease"]
 
@@ -61,7 +60,7 @@ class SessionLease:
 
     @classmethod
     def _take(cls, path: Path, *, exclusive: bool) -> SessionLease:
-        if fcntl is None:  # pragma: no cover - Windows
+        if sys.platform == "win32":  # pragma: no cover
             return cls(path, None, exclusive)
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
