@@ -34,6 +34,8 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, TextIO
 
+from .core.errors import InputError
+
 if TYPE_CHECKING:
     from .providers.secret import Scrubber
 
@@ -49,7 +51,7 @@ _LEVELS: Final = {"debug": logging.DEBUG, "info": logging.INFO, "warning": loggi
 _FORMAT: Final = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
-class LogSpecError(ValueError):
+class LogSpecError(InputError, ValueError):
     """A ``--log-level`` or ``RHO_DESK_LOG`` value that is not a level spec."""
 
 

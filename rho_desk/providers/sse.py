@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..core.errors import InputError
+
 __all__ = ["SseDecoder", "SseError", "SseEvent"]
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 
 
-class SseError(ValueError):
+class SseError(InputError, ValueError):
     """The byte stream is not a valid event stream (oversized, or not UTF-8)."""
 
 

@@ -24,13 +24,15 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
+from ..core.errors import DatabaseUnavailable
+
 __all__ = ["BINDIR", "ClusterError", "ThrowawayCluster", "find_bindir"]
 
 BINDIR: Final = Path("/usr/lib/postgresql/15/bin")
 _SERVICE_USER: Final = "postgres"
 
 
-class ClusterError(RuntimeError):
+class ClusterError(DatabaseUnavailable):
     """The throwaway cluster could not be created, started or stopped."""
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from ..errors import InputError
 from .text import chain_snapshot, file_hash, split_content_lines
 
 __all__ = [
@@ -58,7 +59,7 @@ class Section:
     ops: list[Op] = field(default_factory=list)
 
 
-class ApplyError(ValueError):
+class ApplyError(InputError, ValueError):
     """An edit that cannot apply; ``str()`` is the message the model reads."""
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
+from ...errors import StorageError
 from .errors import SessionFileError
 from .reader import TAIL_BYTES, FileEnd, SessionFile, decode_line, share_display
 from .records import Record
@@ -23,8 +24,9 @@ from .records import Record
 __all__ = ["Appended", "NeedsFullReload", "apply_appended", "read_appended"]
 
 
-class NeedsFullReload(Exception):
-    """The file did not simply grow; read it again from the start."""
+class NeedsFullReload(StorageError):
+    """The file did not simply grow; read it again from the start (a signal to the reader's
+    host more than a failure: the full read reports any real problem with its line)."""
 
 
 @dataclass(slots=True)
