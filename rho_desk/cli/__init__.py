@@ -84,6 +84,11 @@ def _parser(command: str | None = None, *, every: bool = True) -> argparse.Argum
         help="log level, with per-area overrides: 'info', 'warning,providers=debug' "
         "(areas: core, providers, team, keys, qt, cli; default: $RHO_DESK_LOG, else warning)",
     )
+    entry = parser.add_mutually_exclusive_group()
+    entry.add_argument("--install-desktop-entry", action="store_true",
+                       help="add rho-desk to your desktop's applications menu (for this user), then exit")
+    entry.add_argument("--uninstall-desktop-entry", action="store_true",
+                       help="remove what --install-desktop-entry added, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     summarised = {module: (name, summary) for name, (module, summary) in _SUMMARIES.items()}
     for name in _COMMANDS:
@@ -117,6 +122,10 @@ def fail(message: str, status: int = EXIT_BAD_INPUT) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv in (["--install-desktop-entry"], ["--uninstall-desktop-entry"]):
+        from . import desktop
+
+        return desktop.install() if argv[0] == "--install-desktop-entry" else desktop.uninstall()
     if not argv:
         # No subcommand: open the app on $RHO_HOME or ~/.rho, else on the demo library.
         argv = ["open"]

@@ -22,6 +22,7 @@ from typing import Final
 
 from ..core.errors import KnownError, StorageError
 from ..core.stores.library import index_home
+from ..data import demo_home_dir
 
 __all__ = ["DEMO_DIR_ENV", "TITLES_FILE", "bundled_demo_dir", "demo_fingerprint", "demo_titles", "index_demo", "prepare_demo_copy"]
 
@@ -31,11 +32,11 @@ TITLES_FILE: Final = "demo-titles.json"
 
 
 def bundled_demo_dir() -> Path:
-    """The shipped demo home (``$RHO_DESK_DEMO_DIR``, else ``resources/demo/home``)."""
+    """The shipped demo home (``$RHO_DESK_DEMO_DIR``, else :func:`rho_desk.data.demo_home_dir`)."""
     explicit = os.environ.get(DEMO_DIR_ENV, "")
     if explicit:
         return Path(explicit)
-    return Path(__file__).resolve().parents[2] / "resources" / "demo" / "home"
+    return demo_home_dir()
 
 
 def _files(root: Path) -> list[Path]:
