@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from rho_desk.core.edit_rules import apply_edits
 from rho_desk.core.edits import RevisionHistory, astore_revision
 from rho_desk.core.stores.index import RhoIndex
 from rho_desk.core.stores.library import SessionLibrary
@@ -23,7 +24,6 @@ from rho_desk.core.stores.rho_files import (
 )
 from rho_desk.core.stores.summary import SessionSummary
 from rho_desk.qt.bridge import EngineBridge, in_thread
-from rho_desk.qt.dialogs.edit import apply_edits
 from rho_desk.qt.dialogs.revisions import arestore
 from rho_desk.qt.document import SessionDocument
 from rho_desk.qt.messages import Notifier

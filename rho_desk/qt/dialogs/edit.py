@@ -15,17 +15,16 @@ Each change is one new revision appended through the document's writer
 adds nothing to Rho's display history (the user saw nothing new): the edit is in the model
 history, which the conversation shows with Ctrl+M.
 
-The pure functions (:func:`pair_closure`, :func:`replace_text`, :func:`apply_edits`,
-:func:`provider_block_counts`) hold the rules and are tested without Qt.
+The rules (which messages go together, how a text is replaced) are
+:mod:`rho_desk.core.edit_rules`'s; this module only shows them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -43,10 +42,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.edit_rules import apply_edits, pair_closure, provider_block_counts, replace_text
 from ...core.edits import astore_revision, stored_state, under_lock
 from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
-from ...core.wire import ContentBlock, Message, SessionSnapshot
+from ...core.wire import Message, SessionSnapshot
 from ..bridge import in_thread
 from ..changes import OpResult
 from .models import EditableMessagesModel, MetadataModel
@@ -59,101 +59,7 @@ __all__ = [
     "EditMessagesDialog",
     "MetadataDialog",
     "StripProviderDialog",
-    "apply_edits",
-    "pair_closure",
-    "provider_block_counts",
-    "replace_text",
 ]
-
-
-# --- the rules ------------------------------------------------------------------------------------
-
-
-def pair_closure(history: Sequence[Message], chosen: Iterable[int]) -> set[int]:
-    """``chosen`` plus every message paired with one in it through a tool call id, transitively.
-
-    A message holding tool calls is paired with the results of those calls; a result with the
-    message holding its call.
-    """
-    calls: dict[str, int] = {}
-    results: dict[str, list[int]] = {}
-    for index, message in enumerate(history):
-        for call in message.tool_calls():
-            calls.setdefault(call.id, index)
-        if message.tool_result is not None:
-            results.setdefault(message.tool_result.id, []).append(index)
-    out = set(chosen)
-    work = list(out)
-    while work:
-        index = work.pop()
-        message = history[index]
-        linked: list[int] = []
-        for call in message.tool_calls():
-            linked.extend(results.get(call.id, ()))
-        if message.tool_result is not None and message.tool_result.id in calls:
-            linked.append(calls[message.tool_result.id])
-        for other in linked:
-            if other not in out:
-                out.add(other)
-                work.append(other)
-    return out
-
-
-def _with_text(blocks: Sequence[ContentBlock], text: str) -> tuple[ContentBlock, ...]:
-    """The first text block replaced by ``text``, other text blocks dropped, the rest kept."""
-    out: list[ContentBlock] = []
-    placed = False
-    for block in blocks:
-        if block.text is None:
-            out.append(block)
-        elif not placed:
-            out.append(ContentBlock.of_text(text))
-            placed = True
-    if not placed:
-        out.insert(0, ContentBlock.of_text(text))
-    return tuple(out)
-
-
-def replace_text(message: Message, text: str) -> Message:
-    """``message`` with its text replaced (see the module docstring for assistant messages).
-
-    Raises:
-        InputError: the new text is empty (delete the message instead).
-    """
-    if not text.strip():
-        raise InputError("the new text is empty; delete the message instead")
-    if message.system is not None:
-        return Message.system_text(text)
-    if message.tool_result is not None:
-        return Message.result(message.tool_result.id, message.tool_result.ok, text)
-    if message.user is not None:
-        return Message.user_blocks(_with_text(message.user, text))
-    if message.assistant is not None:
-        return Message.assistant_blocks(_with_text(message.assistant, text))
-    if message.enriched_assistant is not None:
-        edited = message.enriched_assistant.retain_portable_context()
-        return Message.enriched(msgspec.structs.replace(edited, content=_with_text(edited.content, text)))
-    aborted = message.aborted_assistant
-    assert aborted is not None
-    kept = tuple(b for b in aborted.provider_context if b.is_portable_fallback)
-    return Message.aborted(msgspec.structs.replace(aborted, content=_with_text(aborted.content, text),
-                                                   provider_context=kept))  # fmt: skip
-
-
-def apply_edits(history: Sequence[Message], deleted: Iterable[int], edited: dict[int, Message]) -> tuple[Message, ...]:
-    """The history without ``deleted`` and with ``edited`` replacing messages, by index."""
-    gone = set(deleted)
-    return tuple(edited.get(i, m) for i, m in enumerate(history) if i not in gone)
-
-
-def provider_block_counts(history: Iterable[Message]) -> Counter[tuple[str, str]]:
-    """``(identity, kind) -> count`` of the provider-native blocks (fallbacks not counted)."""
-    counts: Counter[tuple[str, str]] = Counter()
-    for message in history:
-        for block in message.provider_context():
-            if not block.is_portable_fallback:
-                counts[(str(block.identity), block.kind)] += 1
-    return counts
 
 
 def _plural(n: int, word: str) -> str:
