@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rho_desk.core.revision_diff import Sign, compute_diff
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.stores.summary import SessionSummary
 from rho_desk.core.wire import ContentBlock, Message
@@ -13,7 +14,7 @@ from rho_desk.qt.models.compactions import (
     resolve_context_window,
 )
 from rho_desk.qt.models.conversation import ConversationModel, RowKind, build_rows, plain_preview
-from rho_desk.qt.models.diff import DiffModel, Sign, compute_diff
+from rho_desk.qt.models.diff import DiffModel
 from rho_desk.qt.models.revisions import RevisionTreeModel
 from rho_desk.qt.models.roles import Role
 from rho_desk.qt.models.sessions import SessionListModel

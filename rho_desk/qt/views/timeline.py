@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.errors import InputError
+from ...core.revision_diff import Sign, compute_diff
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ..bridge import EngineBridge
 from ..document import SessionDocument
 from ..models.conversation import message_text
-from ..models.diff import DiffModel, Sign, compute_diff
+from ..models.diff import DiffModel
 from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
 from ..models.roles import Role
 from ..resources import Icon, pixmap
