@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rho_desk.core.compaction.stats import compute_stats, resolve_context_window
 from rho_desk.core.revision_diff import Sign, compute_diff
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.stores.summary import SessionSummary
 from rho_desk.core.wire import ContentBlock, Message
-from rho_desk.qt.models.compactions import (
-    CompactionTableModel,
-    compute_stats,
-    resolve_context_window,
-)
+from rho_desk.qt.models.compactions import CompactionTableModel
 from rho_desk.qt.models.conversation import ConversationModel, RowKind, build_rows, plain_preview
 from rho_desk.qt.models.diff import DiffModel
 from rho_desk.qt.models.revisions import RevisionTreeModel

@@ -29,10 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.compaction.stats import SeriesPoint, StatsData, compute_stats
 from ...core.stores.rho_files import RevisionNode
 from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
-from ..models.compactions import CompactionTableModel, SeriesPoint, StatsData, compute_stats
+from ..models.compactions import CompactionTableModel
 from ..models.roles import Role
 from ..settings import PREFS_CONTEXT_WINDOW, Settings
 from ..text import plural
