@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from ..core.errors import InputError, KnownError, RevisionConflict
-from ..core.stores.open import decode_document, is_session_file
+from ..core.stores.open import open_document
 from ..core.stores.rho_files import (
     RecoveryNote,
     RevisionNode,
@@ -67,13 +67,10 @@ from ..core.stores.rho_files import (
     SessionTree,
     SessionWriter,
     fork_session,
-    parse_session,
-    read_session,
 )
-from ..core.stores.rho_files.errors import NoSessionState
-from ..core.stores.rho_files.records import HeaderRecord, SnapshotRecord, StoredDisplayMessage
+from ..core.stores.rho_files.records import StoredDisplayMessage
 from ..core.stores.rho_files.tail import Appended, NeedsFullReload, apply_appended, read_appended
-from ..core.wire import Message, SessionSnapshot, encode
+from ..core.wire import Message, SessionSnapshot
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 from .live import LiveWatcher
@@ -109,38 +106,10 @@ class ReloadInfo:
 
 
 def load_path(path: Path) -> tuple[SessionFile, bool]:
-    """Read a transcript or a snapshot document into a :class:`SessionFile` (blocking).
-
-    A snapshot document (``.json``, schema 1 or 2) becomes a one-revision tree, so every view
-    handles both the same way; the flag says it was a snapshot document (read-only here). A
-    damaged transcript is read up to its last good revision (``file.damage`` names the bad line;
-    it is read-only until repaired).
-
-    Raises:
-        NotASessionFile: neither a transcript nor a snapshot document.
-        InputError: the file is empty or otherwise unreadable as a session.
-        StorageError: it cannot be read.
-    """
-    path = Path(path)
+    """:func:`~rho_desk.core.stores.open.open_document` (blocking), its tree kept out of the
+    cyclic GC (``workers.bulk_load``)."""
     with bulk_load():
-        if is_session_file(path):
-            file = read_session(path, check_name=False, tolerant=True)
-            if file.header is None:
-                raise NoSessionState("the file is empty: it has no session header", source=str(file.path))
-            return file, False
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise InputError("no such file", source=str(path)) from None
-        except IsADirectoryError:
-            raise InputError("is a folder, not a session file", source=str(path)) from None
-        snapshot = decode_document(data, source=str(path))
-        header = HeaderRecord(3, snapshot.session_id, "0", "")
-        shown = tuple(StoredDisplayMessage("0", m) for m in snapshot.history if m.system is None)
-        record = SnapshotRecord("0", snapshot, shown)
-        file = parse_session(encode(header) + b"\n" + encode(record) + b"\n", source=str(path))
-        file.path = path
-        return file, True
+        return open_document(Path(path))
 
 
 def release(file: SessionFile | None) -> None:

@@ -1,20 +1,29 @@
-"""Open whatever a user points at (an SDK snapshot document or a Rho session file) as a snapshot.
+"""Open whatever a user points at (an SDK snapshot document or a Rho session file).
 
 This is the one entry point the command line, export and the app use to turn a path into a
-``SessionSnapshot``. A session folder, a ``.jsonl`` file, or any file whose first line is a
-session header is read as a Rho transcript (its active revision, or ``revision``, resumed as
-Rho would, storage.md §6.6); anything else must be a snapshot document (schema 1 or 2).
+session. A session folder, a ``.jsonl`` file, or any file whose first line is a session header
+is read as a Rho transcript; anything else must be a snapshot document (schema 1 or 2).
+
+* :func:`open_snapshot`: the complete snapshot (the active revision, or ``revision``, resumed as
+  Rho would, storage.md §6.6);
+* :func:`open_document`: the whole file as a revision tree, for a viewer: a damaged transcript
+  is read up to its last good revision, a snapshot document becomes a one-revision tree;
+* :func:`read_failure`: the one way a failed read of such a file is named, for every reader.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import InputError, StorageError
+from ..errors import InputError, KnownError, StorageError
 from ..wire.codec import decode_snapshot
 from ..wire.snapshot import SessionSnapshot
 
-__all__ = ["decode_document", "is_session_file", "open_snapshot"]
+if TYPE_CHECKING:
+    from .rho_files.reader import SessionFile
+
+__all__ = ["decode_document", "is_session_file", "open_document", "open_snapshot", "read_failure"]
 
 _SNIFF_BYTES = 64
 
@@ -46,19 +55,60 @@ def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
         tree = read_session(path).tree
         node = tree.find_revision(revision) if revision is not None else None
         return tree.snapshot(node)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", source=str(path)) from None
-    except OSError as exc:
-        raise StorageError(f"{path}: {exc.strerror or exc}") from exc
-    snapshot = decode_document(data, source=str(path))
+    snapshot = decode_document(_read_document(path), source=str(path))
     if revision is not None and revision != snapshot.revision:
         raise InputError(
             f"a snapshot document holds only revision {snapshot.revision}, not {revision}",
             source=str(path),
         )
     return snapshot
+
+
+def read_failure(exc: OSError, source: str) -> KnownError:
+    """What a failed read of the session or snapshot file ``source`` is, in the error vocabulary.
+
+    A missing file or a folder is bad input (the command line exits 2); anything else the system
+    refused (permissions, I/O) is a storage error.
+    """
+    if isinstance(exc, FileNotFoundError):
+        return InputError("no such file", source=source)
+    if isinstance(exc, IsADirectoryError):
+        return InputError("is a folder without a session.jsonl", source=source)
+    return StorageError(f"{source}: cannot read: {exc.strerror or exc}")
+
+
+def _read_document(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise read_failure(exc, str(path)) from None
+
+
+def open_document(path: Path) -> tuple[SessionFile, bool]:
+    """The file at ``path`` as a revision tree, and whether it was a snapshot document (blocking).
+
+    A transcript is read tolerantly: a damaged one up to its last good revision (``damage``
+    names the bad line; it must not be written until repaired). A snapshot document becomes a
+    one-revision tree of a version-3 file (its display history: the messages but the system
+    prompt), so that a viewer handles both alike; it is read-only.
+
+    Raises:
+        NotASessionFile: neither a transcript nor a snapshot document.
+        NoSessionState: an empty transcript.
+        InputError: no such file, or unreadable as a session.
+        StorageError: it cannot be read.
+    """
+    from .rho_files.errors import NoSessionState
+    from .rho_files.reader import read_session, snapshot_session
+
+    path = Path(path)
+    if is_session_file(path):
+        file = read_session(path, check_name=False, tolerant=True)
+        if file.header is None:
+            raise NoSessionState("the file is empty: it has no session header", source=str(file.path))
+        return file, False
+    snapshot = decode_document(_read_document(path), source=str(path))
+    return snapshot_session(snapshot, path), True
 
 
 def decode_document(data: bytes, *, source: str) -> SessionSnapshot:

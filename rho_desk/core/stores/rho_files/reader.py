@@ -25,6 +25,8 @@ from msgspec.structs import force_setattr
 from ...errors import InputError, StorageError
 from ...wire.codec import TruncatedJson, gc_paused, translate_error
 from ...wire.model import Message
+from ...wire.snapshot import SessionSnapshot
+from ..open import read_failure
 from .errors import (
     CorruptRecord,
     NewerRecord,
@@ -60,6 +62,7 @@ __all__ = [
     "read_header",
     "read_session",
     "share_display",
+    "snapshot_session",
 ]
 
 MIN_VERSION: Final = 1
@@ -265,12 +268,8 @@ def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = 
                     source=source,
                 )
             session = _parse_lines(handle, source, unit.session_id if check_name else None, tolerant)
-    except FileNotFoundError:
-        raise InputError("no such file", source=source) from None
-    except IsADirectoryError:
-        raise InputError("is a folder without a session.jsonl", source=source) from None
     except OSError as exc:
-        raise StorageError(f"{transcript}: cannot read: {exc.strerror or exc}") from exc
+        raise read_failure(exc, source) from None
     session.path = transcript
     session.unit = unit
     # the mtime from before reading: if the file changes while we read, our first append fails
@@ -279,6 +278,18 @@ def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = 
     if session.damage is not None:
         session.end = replace(session.end, size=st.st_size)  # the lines after the damage were not read
     return session
+
+
+def snapshot_session(snapshot: SessionSnapshot, path: Path) -> SessionFile:
+    """A snapshot document as a one-revision transcript of version 3 (read-only use): its header
+    and one complete ``snapshot`` record whose display history is the messages but the system
+    prompt, built as records, validated by the tree as the reader validates them."""
+    source = str(path)
+    header = HeaderRecord(3, snapshot.session_id, "0", "")
+    shown = tuple(StoredDisplayMessage("0", m) for m in snapshot.history if m.system is None)
+    tree = _start(header, source, 1, None)
+    tree.apply(SnapshotRecord("0", snapshot, shown), line=2, offset=0)
+    return SessionFile(path=path, unit=unit_for_path(path), tree=tree, end=FileEnd(line_count=2))
 
 
 def parse_session(

@@ -29,6 +29,7 @@ import msgspec
 from ...errors import InputError, KnownError, StorageError
 from ...fsio import atomic_write, fsync_dir
 from ...wire.codec import translate_error
+from ..open import read_failure
 from .duplicates import refused_duplicate
 from .errors import NewerRecord, NotASessionFile, SessionFileError
 from .layout import unit_for_path
@@ -163,12 +164,8 @@ def plan_repair(path: Path | str) -> RepairPlan:
                     source=source,
                 )
             raw_lines = handle.readlines()
-    except FileNotFoundError:
-        raise InputError("no such file", source=source) from None
-    except IsADirectoryError:
-        raise InputError("is a folder without a session.jsonl", source=source) from None
     except OSError as exc:
-        raise StorageError(f"{transcript}: cannot read: {exc.strerror or exc}") from exc
+        raise read_failure(exc, source) from None
     return _plan(transcript, raw_lines)
 
 
