@@ -37,7 +37,7 @@ CASES = [(name, file) for name in READERS for file in ("gone.jsonl", "gone.json"
 @pytest.mark.parametrize(("reader", "name"), CASES, ids=[f"{r}-{n}" for r, n in CASES])
 def test_every_reader_names_a_missing_file_alike(tmp_path: Path, reader: str, name: str) -> None:
     with pytest.raises(InputError) as caught:
-        READERS[reader](tmp_path / name)  # type: ignore[no-untyped-call]
+        READERS[reader](tmp_path / name)
     assert str(caught.value).endswith(": no such file")
 
 
