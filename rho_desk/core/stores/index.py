@@ -817,10 +817,3 @@ def _drop_save_connection(root: Path) -> None:
     cached = _SAVE_CONNECTIONS.pop(root, None)
     if cached is not None:
         cached[0].close()
-
-
-def close_save_connections() -> None:
-    """Close the connections kept for saves (tests, and hosts that unload a Rho home)."""
-    with _SAVE_CONNECTIONS_LOCK:
-        for root in list(_SAVE_CONNECTIONS):
-            _drop_save_connection(root)
