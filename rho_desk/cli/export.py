@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from . import EXIT_OK, EXIT_PROBLEMS, fail
 
 if TYPE_CHECKING:
+    from ..core.export import ExportSource, Selection
     from ..core.keys import KeySource
 
 _EXTENSIONS = {"json": "json", "markdown": "md", "html": "html"}
@@ -40,21 +41,44 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     parser.add_argument("path", type=Path, help="a snapshot JSON document or a Rho session file")
+    add_selection_arguments(parser, "export", "write")
+    parser.add_argument("-o", "--output", type=Path, help="the export file (default: rho-session-<id>-r<rev>.<ext>)")
+    parser.add_argument("--receipt", type=Path, help="the receipt file (default: <output>.receipt.json)")
+    parser.add_argument("--format", choices=("json", "markdown", "html"), help="output format (default: from -o, else json)")
+    parser.add_argument("--force", action="store_true", help="replace existing output and receipt files")
+    add_key_file_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser, verb: str, effect: str) -> None:
+    """What leaves the machine, the same for ``export`` and ``publish``: the classes, the
+    history, the revision, and whether findings block (``verb`` and ``effect`` word the help)."""
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--include", metavar="C,...", help="the classes to keep (the others are excluded)")
     which.add_argument("--exclude", metavar="C,...", help="the classes to leave out (the others are kept)")
-    parser.add_argument("-o", "--output", type=Path, help="the export file (default: rho-session-<id>-r<rev>.<ext>)")
-    parser.add_argument("--receipt", type=Path, help="the receipt file (default: <output>.receipt.json)")
-    parser.add_argument("--allow-findings", action="store_true", help="write even with critical or high findings (recorded)")
-    parser.add_argument("--format", choices=("json", "markdown", "html"), help="output format (default: from -o, else json)")
-    parser.add_argument("--revision", type=int, help="the revision to export (default: the latest)")
-    parser.add_argument("--force", action="store_true", help="replace existing output and receipt files")
     parser.add_argument(
         "--history", choices=("display", "model"),
         help="display: the conversation as shown (default); model: the model context (a snapshot)",
     )
-    add_key_file_option(parser)
-    parser.set_defaults(handler=run)
+    parser.add_argument("--revision", type=int, help=f"the revision to {verb} (default: the latest)")
+    parser.add_argument("--allow-findings", action="store_true",
+                        help=f"{effect} even with critical or high findings (recorded)")  # fmt: skip
+
+
+def selection_and_source(args: argparse.Namespace, verb: str) -> tuple[Selection, ExportSource]:
+    """The parsed class selection and what to export, from :func:`add_selection_arguments`'s
+    options (a note on stderr when a snapshot document can only give the model context)."""
+    from ..core.export import Selection, parse_classes, read_export_source
+
+    if args.include is not None:
+        selection = Selection.including(parse_classes(args.include, source="--include"))
+    else:
+        selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
+    source = read_export_source(args.path, args.revision, args.history)
+    if args.history is None and source.history == "model":
+        print(f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
+              f"which is {verb}", file=sys.stderr)  # fmt: skip
+    return selection, source
 
 
 def add_key_file_option(parser: argparse.ArgumentParser) -> None:
@@ -98,26 +122,11 @@ def known_credentials(*keys: bytes) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.export import (
-        Selection,
-        check_outputs,
-        export_keys,
-        export_signed,
-        parse_classes,
-        read_export_source,
-        write_files_atomic,
-    )
+    from ..core.export import check_outputs, export_keys, export_signed, write_files_atomic
 
-    if args.include is not None:
-        selection = Selection.including(parse_classes(args.include, source="--include"))
-    else:
-        selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
     fmt = _format(args)
-    source = read_export_source(args.path, args.revision, args.history)
+    selection, source = selection_and_source(args, "exported")
     snapshot, history = source.snapshot, source.history
-    if args.history is None and history == "model":
-        print(f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
-              "which is exported", file=sys.stderr)  # fmt: skip
     output = args.output or Path(f"rho-session-{snapshot.session_id[:8]}-r{snapshot.revision}.{_EXTENSIONS[fmt]}")
     if not output.suffix:
         output = output.with_name(f"{output.name}.{_EXTENSIONS[fmt]}")

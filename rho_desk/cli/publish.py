@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from . import EXIT_OK, EXIT_PROBLEMS, fail
-from .export import add_key_file_option
+from .export import add_key_file_option, add_selection_arguments
 
 DB_ENV = "RHO_DESK_TEAM_DB"
 
@@ -58,15 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("path", type=Path, help="a snapshot JSON document or a Rho session file")
     add_db_argument(parser)
     parser.add_argument("--team", required=True, help="the team to publish to (you must be a member)")
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--include", metavar="C,...", help="the classes to keep (the others are excluded)")
-    which.add_argument("--exclude", metavar="C,...", help="the classes to leave out (the others are kept)")
-    parser.add_argument(
-        "--history", choices=("display", "model"),
-        help="display: the conversation as shown (default); model: the model context (a snapshot)",
-    )
-    parser.add_argument("--revision", type=int, help="the revision to publish (default: the latest)")
-    parser.add_argument("--allow-findings", action="store_true", help="publish even with critical or high findings (recorded)")
+    add_selection_arguments(parser, "publish", "publish")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_key_file_option(parser)
     parser.set_defaults(handler=run)
@@ -92,21 +84,14 @@ def database_passwords(dsn: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.export import Selection, export_keys, parse_classes, read_export_source
+    from ..core.export import export_keys
     from ..team.library import PublishOutcome, TeamLibrary, validate_team_name
     from ..team.publish import Publication, PublishBlocked
-    from .export import key_source, known_credentials
+    from .export import key_source, known_credentials, selection_and_source
 
     dsn = require_db(args)
     validate_team_name(args.team)
-    if args.include is not None:
-        selection = Selection.including(parse_classes(args.include, source="--include"))
-    else:
-        selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
-    source = read_export_source(args.path, args.revision, args.history)
-    if args.history is None and source.history == "model":
-        print(f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
-              "which is published", file=sys.stderr)  # fmt: skip
+    selection, source = selection_and_source(args, "published")
     keys = export_keys(key_source(args))
     known = [*known_credentials(), *database_passwords(dsn)]
 
