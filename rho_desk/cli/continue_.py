@@ -55,8 +55,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=("off", "plan", "supervised", "allow_edits", "bypass"),
         help="what the coding tools may do (default: the profile's mode, else supervised)",
     )
-    parser.add_argument("--workspace", type=Path, metavar="DIR", help="run tools here instead of the session's folder")
+    parser.add_argument("--workspace", type=Path, metavar="DIR",
+                        help="run tools here instead of the session's folder (it must be trusted too)")
+    parser.add_argument("--trust-workspace", action="store_true",
+                        help="trust the tools' folder on this machine from now on (never /, your home, system folders)")
     parser.add_argument("--grant", type=Path, action="append", default=[], metavar="DIR", help="also allow this folder (repeatable)")
+    parser.add_argument("--send-anyway", action="store_true",
+                        help="send even when the replay-safety check finds provider-native blocks the model cannot be sent")
+    parser.add_argument("--auto-compact", default="off", metavar="off|messages:N|tokens:N",
+                        help="compact the context automatically during the turn, as the app's setting does (default off)")
+    parser.add_argument("--compactor", default="local", metavar="local|PROFILE",
+                        help="what writes an automatic compaction's summary (default: the local compactor)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.set_defaults(handler=run)
 
@@ -179,46 +188,72 @@ def _endpoint_profile(args: argparse.Namespace) -> Any:
     )
 
 
-async def _open_provider(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The provider and its profile."""
+async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The profile, and how to build its provider (``None``: from the profile's stored key)."""
     from ..core.errors import InputError
-    from ..providers.profiles import ProfileStore, build_provider, open_provider
-    from ..providers.secret import SecretString
 
     if args.base_url:
         profile = _endpoint_profile(args)
-        if args.api_key_env:
+
+        async def endpoint() -> Any:
+            from ..providers.profiles import build_provider
+            from ..providers.secret import SecretString
+
+            if not args.api_key_env:
+                return build_provider(profile, None)
             key = os.environ.get(args.api_key_env)
             if not key:
                 raise InputError(f"the environment variable {args.api_key_env} is not set")
-            return build_provider(profile, SecretString(key)), profile
-        return build_provider(profile, None), profile
+            return build_provider(profile, SecretString(key))
+
+        return profile, endpoint
+    from ..providers.profiles import ProfileStore
+
     store = ProfileStore()
     profile = await asyncio.to_thread(store.get, args.profile) if args.profile else await asyncio.to_thread(store.default)
     if profile is None:
         raise InputError("no provider profile is configured; add one in the app, or give --base-url and --model")
-    provider, _source = await open_provider(profile)
-    return provider, profile
+    return profile, None
 
 
 def _call_fields(call: Any) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
+def _workspace_words(exc: Exception, session_file: Path) -> str:
+    """One line for a folder the tools may not use, with the words that go on."""
+    from ..core.tools.trust import WorkspaceRefused
+
+    if isinstance(exc, WorkspaceRefused):
+        return (
+            f"{session_file}: tools never run in {exc.folder} ({exc.why}); --workspace DIR runs them in "
+            "another folder, --tools off continues without tools"
+        )
+    folder = getattr(exc, "folder", "")
+    return (
+        f"{session_file}: the tools' folder {folder} is not trusted on this machine (a session file records "
+        "its folder, it does not grant it); --trust-workspace trusts it, --workspace DIR runs the tools in "
+        "another folder, --tools off continues without tools"
+    )
+
+
 async def _continue(args: argparse.Namespace, message: str) -> int:
+    from ..core.compaction.auto import AutoCompaction
     from ..core.errors import Cancelled, EngineError, InputError
-    from ..core.session import Rho, SessionOptions, events
+    from ..core.session import events
     from ..core.stores.open import is_session_file
     from ..core.stores.rho_files import SessionWriter, read_session
-    from ..core.tools.permissions import DEFAULT_MODE, DenyAll, PermissionMode
-    from ..core.tools.setup import tool_setup
-    from ..core.tools.workspace import Workspace, WorkspaceMissing
+    from ..core.tools.permissions import DenyAll, PermissionMode
+    from ..core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
+    from ..core.tools.workspace import WorkspaceMissing
+    from ..providers.continuation import open_continuation
 
     path: Path = args.path
     if not path.exists():
         raise InputError("no such file or folder", source=str(path))
     if not is_session_file(path):
         raise InputError("not a Rho session file (continue works on a session.jsonl or its folder)", source=str(path))
+    compaction = AutoCompaction.parse(args.auto_compact, "" if args.compactor == "local" else args.compactor)
     session_file = await asyncio.to_thread(read_session, path)
     tree = session_file.tree
     header = tree.header
@@ -226,30 +261,41 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         raise InputError("the session has no revision to continue", source=str(session_file.path))
     output = _Output(args.json)
 
-    provider, profile = await _open_provider(args)
-    try:
-        mode_name = args.tools or getattr(profile, "permission_mode", None)
-        mode = PermissionMode.parse(mode_name) if mode_name else DEFAULT_MODE
-        interactive = sys.stdin.isatty() and sys.stderr.isatty() and args.message != "-"
-        approver: Any = (
-            TerminalApprover(output)
-            if interactive
-            else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
-        )
-        try:
-            workspace = Workspace(args.workspace.resolve(), args.grant) if args.workspace else None
-            setup = tool_setup(mode, approver, cwd=header.cwd, workspace=workspace, granted=args.grant)
-        except WorkspaceMissing as exc:
-            raise InputError(
-                f"{exc.message}: --workspace DIR runs its tools in another folder, --tools off continues without tools",
-                source=str(session_file.path),
-            ) from None
+    profile, endpoint = await _profile(args)
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and args.message != "-"
+    approver: Any = (
+        TerminalApprover(output)
+        if interactive
+        else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
+    )
 
+    async def restore() -> Any:
+        return await asyncio.to_thread(tree.snapshot)
+
+    try:
+        continuation = await open_continuation(
+            profile, cwd=header.cwd, restore=restore, approver=approver,
+            tools=PermissionMode.parse(args.tools) if args.tools else None,
+            workspace=args.workspace.absolute() if args.workspace else None, granted=args.grant,
+            trust_workspace=args.trust_workspace, compaction=compaction, session_file=str(session_file.path),
+            provider=endpoint,
+        )  # fmt: skip
+    except WorkspaceMissing as exc:
+        raise InputError(
+            f"{exc.message}: --workspace DIR runs its tools in another folder, --tools off continues without tools",
+            source=str(session_file.path),
+        ) from None
+    except (WorkspaceRefused, WorkspaceUntrusted) as exc:
+        return fail(_workspace_words(exc, session_file.path))
+    try:
+        session, setup, mode = continuation.session, continuation.tools, continuation.mode
+        if continuation.handoff.has_omissions() and not args.send_anyway:
+            return fail(
+                f"{session_file.path}: replay safety: {continuation.handoff.describe(continuation.identity)} "
+                "--send-anyway sends without them; nothing was sent"
+            )
         writer = await asyncio.to_thread(SessionWriter, session_file)
         try:
-            state = await asyncio.to_thread(tree.snapshot)
-            rho = Rho.builder().provider(provider).tools(setup.tools).build()
-            session = rho.session(SessionOptions.from_snapshot(state))
             output.event(
                 "started",
                 path=str(session_file.path),
@@ -257,6 +303,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
                 revision=session.revision,
                 tools=mode.value,
                 workspace=str(setup.workspace.root) if setup.workspace else None,
+                auto_compact=compaction.describe(),
             )
             if setup.workspace is not None:
                 output.note(f"rho-desk: tools {mode.value} in {setup.workspace.root}")
@@ -264,8 +311,8 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         finally:
             await asyncio.to_thread(writer.close)
     finally:
-        with contextlib.suppress(Exception):
-            await provider.aclose()
+        await continuation.aclose_turn()
+        continuation.shutdown()
 
 
 async def _drive(session: Any, message: str, writer: Any, output: _Output, cancelled_error: Any, engine_error: Any, events: Any) -> int:

@@ -14,7 +14,6 @@ key. ``build_provider`` turns a profile and its key into a ready provider.
 from __future__ import annotations
 
 import enum
-import os
 import re
 import urllib.parse
 from collections.abc import Iterable
@@ -24,7 +23,6 @@ from typing import Annotated, Any, Final, Self
 
 import httpx
 import msgspec
-import platformdirs
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -34,9 +32,10 @@ from pydantic import (
     model_validator,
 )
 
+from ..core.dirs import CONFIG_DIR_ENV, config_dir
 from ..core.errors import InputError
 from ..core.fsio import atomic_write
-from ..core.tools.permissions import PermissionMode
+from ..core.tools.permissions import DEFAULT_MODE, PermissionMode
 from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider
 from .base import HttpProvider
 from .credentials import MissingApiKey, ResolvedKey, aresolve_api_key
@@ -59,7 +58,6 @@ __all__ = [
     "open_provider",
 ]
 
-CONFIG_DIR_ENV: Final = "RHO_DESK_CONFIG_DIR"
 PROFILES_FILE: Final = "providers.json"
 FORMAT_VERSION: Final = 1
 
@@ -178,6 +176,13 @@ class ProviderProfile(BaseModel):
                 raise ValueError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
         return self
 
+    def tools_mode(self, override: PermissionMode | None = None) -> PermissionMode:
+        """The permission mode a continued conversation's tools run under: ``override`` (chosen
+        for this conversation or on the command line), else this profile's, else ``supervised``."""
+        if override is not None:
+            return override
+        return PermissionMode.parse(self.permission_mode) if self.permission_mode else DEFAULT_MODE
+
     @property
     def identity_provider(self) -> str:
         """The ``provider`` part of the model identity this profile's provider reports."""
@@ -248,14 +253,6 @@ class ProfilesDocument(BaseModel):
     default: str | None = None
     """Name of the default profile."""
     profiles: list[ProviderProfile] = []
-
-
-def config_dir() -> Path:
-    """rho-desk's settings directory (``RHO_DESK_CONFIG_DIR`` overrides the platform's)."""
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_config_dir("rho-desk", appauthor=False))
 
 
 @dataclass(frozen=True, slots=True)

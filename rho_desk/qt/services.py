@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from ..core.tools.trust import TrustStore
     from ..providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from .bridge import EngineBridge
     from .document import SessionDocument
@@ -51,6 +52,10 @@ class OperationHost(Protocol):
     def notifier(self) -> Notifier: ...
     @property
     def profiles(self) -> ProfileStore: ...
+    @property
+    def trust(self) -> TrustStore:
+        """The folders trusted for the model's tools on this machine."""
+
     @property
     def operation(self) -> str | None:
         """The long operation running now, if any."""

@@ -38,6 +38,7 @@ from .revisions import arestore
 from .widgets import Banner
 
 if TYPE_CHECKING:
+    from ...core.tools.trust import TrustStore
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from ..actions import Actions
     from ..main_window import MainWindow
@@ -238,6 +239,13 @@ class ActionHost(QObject):
 
             self._profiles = ProfileStore()
         return self._profiles
+
+    @property
+    def trust(self) -> TrustStore:
+        """The folders trusted for the model's tools (read at each use: Settings may revoke one)."""
+        from ...core.tools.trust import TrustStore
+
+        return TrustStore()
 
     async def aprofile_set(self) -> ProfileSet:
         """The profiles file (default profile included), read off the GUI thread."""

@@ -47,7 +47,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import InputError
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
@@ -150,7 +149,7 @@ class ContinuePanel(QFrame):
         self.tools_mode = QComboBox()
         self.tools_mode.setObjectName("ContinueToolsPicker")
         self.tools_mode.setToolTip("What the model's coding tools may do in this conversation")
-        self._profile_modes: dict[str, str | None] = {}
+        self._profile_modes: dict[str, PermissionMode] = {}
         self.tools_mode.addItem(f"Tools: {DEFAULT_MODE.label} (profile)", None)
         for mode in PermissionMode:
             self.tools_mode.addItem(f"Tools: {mode.label}", mode.value)
@@ -292,7 +291,7 @@ class ContinuePanel(QFrame):
             for p in loaded.profiles:
                 self.profile.addItem(f"{p.name} · {p.model}", p.name)
             self.profile.blockSignals(False)
-            self._profile_modes = {p.name: getattr(p, "permission_mode", None) for p in loaded.profiles}
+            self._profile_modes = {p.name: p.tools_mode() for p in loaded.profiles}
             index = self.profile.findData(current if keep else wanted)
             self.profile.setCurrentIndex(index if index >= 0 else 0)
             self._update_tools_default_label()
@@ -431,13 +430,7 @@ class ContinuePanel(QFrame):
         self.status.setText(" · ".join(t for t in (saved, describe_usage(usage, estimated)) if t))
 
     def _on_controller_handoff_required(self, report: HandoffReport, identity: str) -> None:
-        kinds = ", ".join(report.omitted_kinds) or "provider context"
-        n = report.omitted_provider_context
-        self.handoff.show_text(
-            f"<b>Replay safety.</b> {identity} cannot be sent {n} provider-native block{'s' if n != 1 else ''} of "
-            f"this history ({kinds}): they were produced by another provider or model and are left out. The text "
-            "of every message is still sent. Send anyway?"
-        )
+        self.handoff.show_text(f"<b>Replay safety.</b> {html.escape(report.describe(identity))} Send anyway?")
         self.send_anyway.setFocus()
         self.status.setText("Waiting for your confirmation of the provider switch.")
 
@@ -477,11 +470,7 @@ class ContinuePanel(QFrame):
 
     def _update_tools_default_label(self, *_args: object) -> None:
         """The first entry says which mode the chosen profile gives."""
-        value = self._profile_modes.get(self.profile_name() or "")
-        try:
-            mode = PermissionMode.parse(value) if value else DEFAULT_MODE
-        except InputError:
-            mode = DEFAULT_MODE
+        mode = self._profile_modes.get(self.profile_name() or "", DEFAULT_MODE)
         self.tools_mode.setItemText(0, f"Tools: {mode.label} (profile)")
 
     def _on_tools_mode_changed(self, _index: int) -> None:
