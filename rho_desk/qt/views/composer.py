@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
+from ...core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
 from ...core.usage import describe_usage
 from ...core.wire import ModelUsage
 from ..changes import Changes
@@ -60,6 +61,7 @@ from .approval import ApprovalCard, ShellCard
 
 if TYPE_CHECKING:
     from ...providers.profiles import ProfileSet
+    from ..dialogs.trust import WorkspaceTrustBox
 
 __all__ = ["ComposerEdit", "ContinuePanel"]
 
@@ -126,6 +128,8 @@ class ContinuePanel(QFrame):
         self.keep_prompt = self.handoff.add_button("&Keep Prompt", "Do not send; the prompt stays in the composer")
         self.handoff.hide()
 
+        self.trust_box: WorkspaceTrustBox | None = None
+        """The open question whether the tools may run in the session's folder."""
         self.workspace_banner = Banner("warning")
         self.workspace_banner.text.setObjectName("WorkspaceMissingText")
         self.choose_folder = self.workspace_banner.add_button("C&hoose Folder…", "Run the tools in another folder")
@@ -230,6 +234,7 @@ class ContinuePanel(QFrame):
         self._esc_filter = _EscapeCancels(self)
         c = controller
         c.sig_workspace_missing.connect(self._on_controller_workspace_missing)
+        c.sig_workspace_untrusted.connect(self._on_controller_workspace_untrusted)
         c.sig_approval_requested.connect(self._on_controller_approval_requested)
         c.sig_approval_closed.connect(self._on_controller_approval_closed)
         c.sig_tool_started.connect(self._on_controller_tool_started)
@@ -484,6 +489,29 @@ class ContinuePanel(QFrame):
         )
         self.choose_folder.setFocus()
         self.status.setText("Choose a folder for the tools, or continue without them.")
+
+    def _on_controller_workspace_untrusted(self, problem: WorkspaceUntrusted | WorkspaceRefused) -> None:
+        from ..dialogs.trust import WorkspaceTrustBox
+
+        if self.trust_box is not None:
+            self.trust_box.close()
+        box = WorkspaceTrustBox(problem, self)
+        box.sig_answered.connect(self._on_trust_answered)
+        self.trust_box = box
+        self.status.setText("Trust the folder for the tools, choose another, or continue without tools.")
+        box.open()
+
+    def _on_trust_answered(self, answer: str) -> None:
+        self.trust_box = None
+        if answer == "trust":
+            self.controller.trust_workspace()
+        elif answer == "choose":
+            self._on_choose_folder_clicked()
+        elif answer == "without_tools":
+            self._on_without_tools_clicked()
+        else:
+            self.status.setText("")
+            self.controller.decline_handoff()
 
     def _on_choose_folder_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Folder for the session's tools")
