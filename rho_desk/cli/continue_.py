@@ -66,6 +66,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="compact the context automatically during the turn, as the app's setting does (default off)")
     parser.add_argument("--compactor", default="local", metavar="local|PROFILE",
                         help="what writes an automatic compaction's summary (default: the local compactor)")
+    parser.add_argument("--keep-messages", type=int, metavar="N", default=24,
+                        help="most recent messages a compaction keeps verbatim (default 24; 0 for no limit)")
+    parser.add_argument("--keep-tokens", type=int, metavar="N", default=8000,
+                        help="largest estimate of the kept recent part (default 8000; 0 for no limit)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.set_defaults(handler=run)
 
@@ -253,7 +257,10 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         raise InputError("no such file or folder", source=str(path))
     if not is_session_file(path):
         raise InputError("not a Rho session file (continue works on a session.jsonl or its folder)", source=str(path))
-    compaction = AutoCompaction.parse(args.auto_compact, "" if args.compactor == "local" else args.compactor)
+    if args.keep_messages < 0 or args.keep_tokens < 0:
+        raise InputError("--keep-messages and --keep-tokens take 0 (no limit) or a positive number")
+    budget = AutoCompaction.budget_of(args.keep_tokens, args.keep_messages)
+    compaction = AutoCompaction.parse(args.auto_compact, "" if args.compactor == "local" else args.compactor, budget)
     session_file = await asyncio.to_thread(read_session, path)
     tree = session_file.tree
     header = tree.header
