@@ -179,17 +179,10 @@ async def _read_line() -> str:
 
 
 def _endpoint_profile(args: argparse.Namespace) -> Any:
-    from ..providers.profiles import ProfileKind, ProviderProfile
+    from ..providers.endpoint import Endpoint, ProfileKind
 
     kind = ProfileKind.ANTHROPIC if args.kind == "anthropic" else ProfileKind.OPENAI_COMPATIBLE
-    return ProviderProfile(
-        name="command-line",
-        kind=kind,
-        base_url=args.base_url,
-        model=args.model,
-        api_key_env=args.api_key_env,
-        requires_key=bool(args.api_key_env),
-    )
+    return Endpoint(kind, args.base_url, args.model, requires_key=bool(args.api_key_env))
 
 
 async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -200,7 +193,7 @@ async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
         profile = _endpoint_profile(args)
 
         async def endpoint() -> Any:
-            from ..providers.profiles import build_provider
+            from ..providers.endpoint import build_provider
             from ..providers.secret import SecretString
 
             if not args.api_key_env:

@@ -36,6 +36,7 @@ from ..core.wire import SessionSnapshot
 if TYPE_CHECKING:
     from .base import HttpProvider
     from .compactors import OpenedCompactor
+    from .endpoint import Endpoint
     from .profiles import ProviderProfile
 
 __all__ = ["Continuation", "open_continuation", "open_tools"]
@@ -45,7 +46,7 @@ __all__ = ["Continuation", "open_continuation", "open_tools"]
 class Continuation:
     """One turn's engine, tools and checks (see the module docstring)."""
 
-    profile: ProviderProfile
+    profile: ProviderProfile | Endpoint
     provider: HttpProvider
     rho: Rho
     session: Session
@@ -121,7 +122,7 @@ def open_tools(
 
 
 async def open_continuation(
-    profile: ProviderProfile,
+    profile: ProviderProfile | Endpoint,
     *,
     cwd: str | None,
     restore: Callable[[], Awaitable[SessionSnapshot]],
@@ -151,7 +152,8 @@ async def open_continuation(
         previous: the last turn's continuation of the same conversation: its engine (and
             session approvals) are reused when the tools did not change.
         session_file: the session's path, for the messages.
-        provider: builds the provider (default: ``open_provider(profile)``, key from keyring).
+        provider: builds the provider (default: ``open_provider(profile)``, key from keyring;
+            an :class:`~rho_desk.providers.endpoint.Endpoint` needs one).
 
     Raises:
         WorkspaceMissing, WorkspaceRefused, WorkspaceUntrusted: see :func:`open_tools`; nothing
@@ -165,8 +167,10 @@ async def open_continuation(
     if provider is not None:
         model = await provider()
     else:
-        from .profiles import open_provider
+        from .profiles import ProviderProfile, open_provider
 
+        if not isinstance(profile, ProviderProfile):
+            raise TypeError("an Endpoint is opened by the caller's provider factory")
         model, _source = await open_provider(profile)
     try:
         rebuilt = True

@@ -39,15 +39,15 @@ class WorkspaceTrustBox(QMessageBox):
     sig_answered = Signal(str)
 
     def __init__(self, problem: WorkspaceUntrusted | WorkspaceRefused, parent: QWidget | None = None) -> None:
-        refused = isinstance(problem, WorkspaceRefused)
+        refused = problem.why if isinstance(problem, WorkspaceRefused) else None
         super().__init__(QMessageBox.Icon.Warning, "Trust this folder?", "", QMessageBox.StandardButton.NoButton, parent)
         self.setObjectName("WorkspaceTrustBox")
         self.setTextFormat(Qt.TextFormat.PlainText)
         folder = plain(str(problem.folder))
         session = plain(problem.session or "this session")
-        if refused:
+        if refused is not None:
             self.setWindowTitle("Tools cannot run here")
-            self.setText(f"The model's tools never run in {folder}: {plain(problem.why)}.")
+            self.setText(f"The model's tools never run in {folder}: {plain(refused)}.")
         else:
             self.setText(f"Let the model's tools work in {folder}?")
         self.setInformativeText(
@@ -56,7 +56,7 @@ class WorkspaceTrustBox(QMessageBox):
             "some reads and changes happen without asking. Trust only a folder you know."
         )
         self.trust_button: QPushButton | None = None
-        if not refused:
+        if refused is None:
             self.trust_button = self.addButton("&Trust Folder", QMessageBox.ButtonRole.AcceptRole)
             self.trust_button.setObjectName("TrustWorkspace")
         self.choose_button = self.addButton("C&hoose Folder…", QMessageBox.ButtonRole.ActionRole)
