@@ -1,11 +1,25 @@
 """``rho-desk continue PATH -m TEXT``: continue a Rho session with one more turn.
 
-The reply streams to stdout (``--json``: one event per line). The model may use Rho's coding
-tools in the session's recorded folder (``--workspace DIR`` chooses another, ``--grant DIR``
-allows one more folder for this turn), under ``--tools MODE``: ``off`` (no tools), ``plan``
-(reads only), ``supervised`` (the default: every write, edit and shell command is asked on the
-terminal), ``allow_edits`` (git-tracked files of the workspace are free) or ``bypass``. Without a
-terminal an approval is refused, and the model is told why.
+The reply streams to stdout (``--json``: one event per line). The turn is set up by the same
+code as the app's (``open_continuation``): the same tools, replay-safety check and automatic
+compaction. The model may use Rho's coding tools in the session's recorded folder
+(``--workspace DIR`` chooses another, ``--grant DIR`` allows one more folder for this turn), under
+``--tools MODE``: ``off`` (no tools), ``plan`` (reads only), ``supervised`` (the default: every
+write, edit and shell command is asked on the terminal), ``allow_edits`` (git-tracked files of the
+workspace are free) or ``bypass``. Without a terminal an approval is refused, and the model is
+told why.
+
+Tools run only in a folder trusted on this machine: a session file names its folder, it does not
+grant it. The first time, nothing is sent and the command exits 2 naming the folder:
+``--trust-workspace`` trusts it from now on (the app's Settings > Folders lists and revokes it),
+``--workspace DIR`` runs the tools elsewhere (trusted too), ``--tools off`` never asks. ``/``, the
+home folder itself, system folders, rho-desk's and Rho's own folders (and any folder containing
+one) are never trusted.
+
+Before a provider switch, provider-native blocks of the history the model cannot be sent stop
+the turn (exit 2, nothing sent); ``--send-anyway`` sends without them, as the app's Send Anyway.
+``--auto-compact messages:N|tokens:N`` compacts the context automatically during the turn, as the
+app's automatic compaction setting (off by default), each compaction saved as it happens.
 
 The model is a provider profile (``--profile NAME``, else the default profile) or an endpoint
 given here and saved nowhere: ``--base-url URL --model NAME [--kind openai|anthropic]`` (a local
@@ -16,7 +30,8 @@ concurrent writers). Ctrl+C cancels: the prompt and what the model had produced 
 keeps them; a second Ctrl+C stops at once without saving.
 
 Exit status: 0 the turn was committed; 1 the provider failed (nothing of the turn was kept) or
-the file changed meanwhile; 2 bad usage or input; 130 cancelled.
+the file changed meanwhile; 2 bad usage or input, a folder not trusted for tools, or a replay-safety
+refusal (nothing was sent); 130 cancelled.
 """
 
 from __future__ import annotations
