@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from ..core.compaction.api import CompactionOutcome
-from ..core.edits import under_lock
+from ..core.edits import acommit
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
 from ..core.session import Rho, Run, Session, events
@@ -77,11 +77,7 @@ from .services import OperationHost
 if TYPE_CHECKING:
     from ..providers.continuation import Continuation
 
-__all__ = ["ConflictInfo", "ContinueController", "SessionChangedMeanwhile", "TurnState"]
-
-
-class SessionChangedMeanwhile(RevisionConflict):
-    """Another program wrote to the session since the engine continued it; nothing was written."""
+__all__ = ["ConflictInfo", "ContinueController", "TurnState"]
 
 
 class TurnState(enum.Enum):
@@ -290,7 +286,7 @@ class ContinueController(QObject):
             previous = self.continuation if self.session is not None else None
 
             async def restore() -> SessionSnapshot:
-                return await in_thread(under_lock, document, tree.snapshot, leaf)
+                return await document.arun_locked(tree.snapshot, leaf)
 
             trust_now, self._trust_next = self._trust_next, False
             try:
@@ -472,17 +468,11 @@ class ContinueController(QObject):
         document = self.document
         try:
             if document.path != self.path:
-                raise SessionChangedMeanwhile("another session was opened; this turn was not saved")
+                raise RevisionConflict("another session was opened; this turn was not saved")
             self._saving = True
             try:
-                async with document.writing() as writer:
-                    leaf = writer.tree.active_leaf
-                    if leaf is None or leaf.id != self.base_id:
-                        raise SessionChangedMeanwhile(
-                            f"{document.path}: the session changed on disk since it was continued; nothing was "
-                            "written: reload it, or fork your turn into a branch"
-                        )
-                    node = await in_thread(under_lock, document, writer.save, snapshot, outcome=outcome)
+                node = await acommit(document, self.base_id, lambda writer: writer.save(snapshot, outcome=outcome),
+                                     hop=in_thread)  # fmt: skip
             finally:
                 self._saving = False
         except RevisionConflict as exc:
@@ -553,8 +543,7 @@ class ContinueController(QObject):
                 self.host.notifier.info(f"Forked into a new session: {value.parent.name}")
             return Changes(library=True, revisions=True, messages=True, document=isinstance(value, Path))
         if tree.is_tree:
-            async with document.writing() as writer:
-                node = await in_thread(under_lock, document, writer.fork, base, unsaved)
+            node = await acommit(document, None, lambda writer: writer.fork(base, unsaved), hop=in_thread)
             self.unsaved = None
             self.base_id = node.id
             self.external_change = False
