@@ -61,6 +61,7 @@ __all__ = [
     "astore_revision",
     "restore",
     "restore_size",
+    "store_revision",
     "stored_state",
     "under_lock",
 ]
@@ -206,20 +207,25 @@ async def astore_revision(
         InputError: nothing is open, the state cannot be changed that way.
         RevisionConflict: the file changed on disk since it was read (nothing written).
     """
-    async with session.writing() as writer:
-        tree = writer.tree
-        before = tree.active_leaf
-        if before is None:
-            raise InputError("the session has no revision to change", source=str(writer.path))
-        state = await hop(session.run_locked, stored_state, tree, before)
-        new = change(state).replace(revision=before.revision + 1)
-        after = await hop(session.run_locked, _save, writer, new, outcome, display)
-    return before, after
+    return await acommit(session, None, lambda writer: store_revision(writer, change, outcome=outcome, display=display),
+                         hop=hop)  # fmt: skip
 
 
-def _save(writer: SessionWriter, snapshot: SessionSnapshot, outcome: CompactionOutcome | None,
-          display: tuple[Message, ...] | None) -> RevisionNode:  # fmt: skip
-    return writer.save(snapshot, outcome=outcome, display=display)
+def store_revision(
+    writer: SessionWriter,
+    change: Callable[[SessionSnapshot], SessionSnapshot],
+    *,
+    outcome: CompactionOutcome | None = None,
+    display: tuple[Message, ...] | None = (),
+) -> tuple[RevisionNode, RevisionNode]:
+    """Append ``change(active state)`` through ``writer`` (blocking: :func:`acommit`'s ``produce``,
+    run holding the tree lock). Returns ``(before, after)``; see :func:`astore_revision`."""
+    tree = writer.tree
+    before = tree.active_leaf
+    if before is None:
+        raise InputError("the session has no revision to change", source=str(writer.path))
+    new = change(stored_state(tree, before)).replace(revision=before.revision + 1)
+    return before, writer.save(new, outcome=outcome, display=display)
 
 
 def restore_size(tree: SessionTree, target: RevisionNode) -> int:

@@ -359,11 +359,9 @@ class CompactionDialog(QDialog):
             finally:
                 self._compaction = None
                 await opened.aclose()
-            async with document.writing() as writer:
-                new = await in_thread(under_lock, document, save_compaction, writer, node_id, result)
+            written = await self.host.acommit("Compaction", lambda writer: save_compaction(writer, node_id, result))
             self.last_result = result
-            self.host.history.record("Compaction", node, new)
-            return OpResult(new, document.note_written(new))
+            return written
         finally:
             self.host.release("compaction")
 

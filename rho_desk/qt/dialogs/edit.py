@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.edits import astore_revision, stored_state, under_lock
+from ...core.edits import store_revision, stored_state, under_lock
 from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import ContentBlock, Message, SessionSnapshot
@@ -216,9 +216,7 @@ class _RevisionDialog(QDialog):
         self.busy.busy("Saving…")
 
         async def write() -> OpResult[Any]:
-            before, after = await astore_revision(host.document, change, hop=in_thread)
-            host.history.record(label, before, after)
-            return OpResult(after, host.document.note_written(after))
+            return await host.acommit(label, lambda writer: store_revision(writer, change)[1])
 
         def saved(result: OpResult[Any]) -> None:
             node = result.value

@@ -25,9 +25,9 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QSizePolicy, QWidget
 
-from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus
+from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus, acommit
 from ...core.errors import RevisionConflict
-from ...core.stores.rho_files import RevisionNode
+from ...core.stores.rho_files import RevisionNode, SessionWriter
 from ...core.stores.summary import SessionSummary
 from ..bridge import in_thread
 from ..changes import Changes, OpResult
@@ -268,6 +268,26 @@ class ActionHost(QObject):
         """List another Rho home (the settings dialog's data directory)."""
         self.document.fork_home = folder
         self.bridge.run(self.library.aopen(folder), context="Opening the data directory")
+
+    # -- writing a revision ------------------------------------------------------------------------------
+
+    async def acommit(self, label: str, produce: Callable[[SessionWriter], RevisionNode], *,
+                      base: str | None = None) -> OpResult[RevisionNode]:  # fmt: skip
+        """The one way a dialog writes a revision: ``produce(writer)`` through
+        :func:`~rho_desk.core.edits.acommit` (the active revision checked against ``base``, the
+        writer and the tree lock held), recorded for undo as ``label``, and the views told.
+
+        Raises:
+            RevisionConflict: the session changed (nothing written).
+        """
+
+        def write(writer: SessionWriter) -> tuple[RevisionNode | None, RevisionNode]:
+            return writer.tree.active_leaf, produce(writer)
+
+        before, node = await acommit(self.document, base, write, hop=in_thread)
+        if before is not None and before.id != node.id:
+            self.history.record(label, before, node)
+        return OpResult(node, self.document.note_written(node))
 
     # -- undo and redo ----------------------------------------------------------------------------------
 
