@@ -50,7 +50,7 @@ from ...core.compaction.manual import (
     save_compaction,
 )
 from ...core.compaction.tokens import message_tokens
-from ...core.edits import stored_state, under_lock
+from ...core.edits import stored_state
 from ...core.errors import Cancelled
 from ...core.stores.rho_files import RevisionNode
 from ...providers.compactors import open_compactor
@@ -351,7 +351,7 @@ class CompactionDialog(QDialog):
             node = tree.nodes.get(node_id) if tree is not None else None
             if tree is None or node is None or tree.active_leaf is not node:
                 raise SessionChanged("the active revision changed before the compaction started; nothing was written")
-            state = await in_thread(under_lock, document, stored_state, tree, node)
+            state = await document.arun_locked(stored_state, tree, node)
             opened = await open_compactor(self.compactor_name(), budget)
             try:
                 self._compaction = ManualCompaction(state, opened.compactor)

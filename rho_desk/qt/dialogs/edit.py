@@ -43,11 +43,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.edits import store_revision, stored_state, under_lock
+from ...core.edits import store_revision, stored_state
 from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import ContentBlock, Message, SessionSnapshot
-from ..bridge import in_thread
 from ..changes import OpResult
 from .models import EditableMessagesModel, MetadataModel
 from .widgets import Banner, BusyRow, make_table, section_title
@@ -239,7 +238,7 @@ class _RevisionDialog(QDialog):
             return
         leaf = tree.active_leaf
         self.save_button.setEnabled(False)
-        self.host.bridge.run(in_thread(under_lock, self.host.document, self.read, tree, leaf),
+        self.host.bridge.run(self.host.document.arun_locked(self.read, tree, leaf),
                              on_success=lambda value: self.show_state(leaf, value),
                              context="Reading the revision")  # fmt: skip
 
