@@ -267,8 +267,10 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         raise InputError("not a Rho session file (continue works on a session.jsonl or its folder)", source=str(path))
     if args.keep_messages < 0 or args.keep_tokens < 0:
         raise InputError("--keep-messages and --keep-tokens take 0 (no limit) or a positive number")
-    budget = AutoCompaction.budget_of(args.keep_tokens, args.keep_messages)
-    compaction = AutoCompaction.parse(args.auto_compact, "" if args.compactor == "local" else args.compactor, budget)
+    compaction = AutoCompaction.parse(args.auto_compact, "" if args.compactor == "local" else args.compactor)
+    if compaction.policy is not None:
+        compaction = AutoCompaction(compaction.policy, compaction.compactor,
+                                    AutoCompaction.budget_of(args.keep_tokens, args.keep_messages))  # fmt: skip
     session_file = await asyncio.to_thread(read_session, path)
     tree = session_file.tree
     header = tree.header

@@ -187,9 +187,10 @@ async def open_continuation(
         chosen = compaction if compaction is not None else AutoCompaction()
         opened: OpenedCompactor | None = None
         if chosen.policy is not None:
+            from ..core.compaction.local import RecentBudget
             from .compactors import open_compactor
 
-            opened = await open_compactor(chosen.compactor, chosen.budget)
+            opened = await open_compactor(chosen.compactor, chosen.budget or RecentBudget())
             session.set_compaction(opened.compactor, chosen.policy)
         else:
             session.set_compaction(None, None)

@@ -4,12 +4,14 @@ much recent history is kept. One value for the window (its Settings) and ``rho-d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
 from ..errors import InputError
 from .api import CompactionPolicy
-from .local import RecentBudget
+
+if TYPE_CHECKING:
+    from .local import RecentBudget
 
 __all__ = ["LOCAL_COMPACTOR", "POLICY_CHOICES", "AutoCompaction"]
 
@@ -25,12 +27,12 @@ class AutoCompaction:
     Attributes:
         policy: the trigger (``None``: never automatically).
         compactor: ``""`` for the local compactor, else the provider profile that writes the summary.
-        budget: the recent history kept verbatim.
+        budget: the recent history kept verbatim (``None``: the compactors' default).
     """
 
     policy: CompactionPolicy | None = None
     compactor: str = LOCAL_COMPACTOR
-    budget: RecentBudget = field(default_factory=RecentBudget)
+    budget: RecentBudget | None = None
 
     @staticmethod
     def policy_of(kind: str, threshold: int) -> CompactionPolicy | None:
@@ -46,6 +48,8 @@ class AutoCompaction:
     @staticmethod
     def budget_of(keep_tokens: int, keep_messages: int) -> RecentBudget:
         """The recent budget for these limits (0: no limit; both 0 falls back to the defaults)."""
+        from .local import RecentBudget
+
         if not keep_tokens and not keep_messages:
             return RecentBudget()
         return RecentBudget(max_tokens=keep_tokens or None, max_messages=keep_messages or None)
@@ -59,10 +63,10 @@ class AutoCompaction:
         """
         kind, _, count = spec.strip().partition(":")
         if kind == "off" and not count:
-            return cls(None, compactor, budget or RecentBudget())
+            return cls(None, compactor, budget)
         if kind not in POLICY_CHOICES[1:] or not count.isdigit() or int(count) < 1:
             raise InputError(f"--auto-compact {spec!r}: use off, messages:N or tokens:N (N a positive number)")
-        return cls(cls.policy_of(kind, int(count)), compactor, budget or RecentBudget())
+        return cls(cls.policy_of(kind, int(count)), compactor, budget)
 
     def describe(self) -> str:
         if self.policy is None:
