@@ -1,11 +1,25 @@
 """``rho-desk continue PATH -m TEXT``: continue a Rho session with one more turn.
 
-The reply streams to stdout (``--json``: one event per line). The model may use Rho's coding
-tools in the session's recorded folder (``--workspace DIR`` chooses another, ``--grant DIR``
-allows one more folder for this turn), under ``--tools MODE``: ``off`` (no tools), ``plan``
-(reads only), ``supervised`` (the default: every write, edit and shell command is asked on the
-terminal), ``allow_edits`` (git-tracked files of the workspace are free) or ``bypass``. Without a
-terminal an approval is refused, and the model is told why.
+The reply streams to stdout (``--json``: one event per line). The turn is set up by the same
+code as the app's (``open_continuation``): the same tools, replay-safety check and automatic
+compaction. The model may use Rho's coding tools in the session's recorded folder
+(``--workspace DIR`` chooses another, ``--grant DIR`` allows one more folder for this turn), under
+``--tools MODE``: ``off`` (no tools), ``plan`` (reads only), ``supervised`` (the default: every
+write, edit and shell command is asked on the terminal), ``allow_edits`` (git-tracked files of the
+workspace are free) or ``bypass``. Without a terminal an approval is refused, and the model is
+told why.
+
+Tools run only in a folder trusted on this machine: a session file names its folder, it does not
+grant it. The first time, nothing is sent and the command exits 2 naming the folder:
+``--trust-workspace`` trusts it from now on (the app's Settings > Folders lists and revokes it),
+``--workspace DIR`` runs the tools elsewhere (trusted too), ``--tools off`` never asks. ``/``, the
+home folder itself, system folders, rho-desk's and Rho's own folders (and any folder containing
+one) are never trusted.
+
+Before a provider switch, provider-native blocks of the history the model cannot be sent stop
+the turn (exit 2, nothing sent); ``--send-anyway`` sends without them, as the app's Send Anyway.
+``--auto-compact messages:N|tokens:N`` compacts the context automatically during the turn, as the
+app's automatic compaction setting (off by default), each compaction saved as it happens.
 
 The model is a provider profile (``--profile NAME``, else the default profile) or an endpoint
 given here and saved nowhere: ``--base-url URL --model NAME [--kind openai|anthropic]`` (a local
@@ -16,7 +30,8 @@ concurrent writers). Ctrl+C cancels: the prompt and what the model had produced 
 keeps them; a second Ctrl+C stops at once without saving.
 
 Exit status: 0 the turn was committed; 1 the provider failed (nothing of the turn was kept) or
-the file changed meanwhile; 2 bad usage or input; 130 cancelled.
+the file changed meanwhile; 2 bad usage or input, a folder not trusted for tools, or a replay-safety
+refusal (nothing was sent); 130 cancelled.
 """
 
 from __future__ import annotations
@@ -55,8 +70,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=("off", "plan", "supervised", "allow_edits", "bypass"),
         help="what the coding tools may do (default: the profile's mode, else supervised)",
     )
-    parser.add_argument("--workspace", type=Path, metavar="DIR", help="run tools here instead of the session's folder")
+    parser.add_argument("--workspace", type=Path, metavar="DIR",
+                        help="run tools here instead of the session's folder (it must be trusted too)")
+    parser.add_argument("--trust-workspace", action="store_true",
+                        help="trust the tools' folder on this machine from now on (never /, your home, system folders)")
     parser.add_argument("--grant", type=Path, action="append", default=[], metavar="DIR", help="also allow this folder (repeatable)")
+    parser.add_argument("--send-anyway", action="store_true",
+                        help="send even when the replay-safety check finds provider-native blocks the model cannot be sent")
+    parser.add_argument("--auto-compact", default="off", metavar="off|messages:N|tokens:N",
+                        help="compact the context automatically during the turn, as the app's setting does (default off)")
+    parser.add_argument("--compactor", default="local", metavar="local|PROFILE",
+                        help="what writes an automatic compaction's summary (default: the local compactor)")
+    parser.add_argument("--keep-messages", type=int, metavar="N", default=24,
+                        help="most recent messages a compaction keeps verbatim (default 24; 0 for no limit)")
+    parser.add_argument("--keep-tokens", type=int, metavar="N", default=8000,
+                        help="largest estimate of the kept recent part (default 8000; 0 for no limit)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.set_defaults(handler=run)
 
@@ -166,59 +194,83 @@ async def _read_line() -> str:
 
 
 def _endpoint_profile(args: argparse.Namespace) -> Any:
-    from ..providers.profiles import ProfileKind, ProviderProfile
+    from ..providers.endpoint import Endpoint, ProfileKind
 
     kind = ProfileKind.ANTHROPIC if args.kind == "anthropic" else ProfileKind.OPENAI_COMPATIBLE
-    return ProviderProfile(
-        name="command-line",
-        kind=kind,
-        base_url=args.base_url,
-        model=args.model,
-        api_key_env=args.api_key_env,
-        requires_key=bool(args.api_key_env),
-    )
+    return Endpoint(kind, args.base_url, args.model, requires_key=bool(args.api_key_env))
 
 
-async def _open_provider(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The provider and its profile."""
+async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The profile, and how to build its provider (``None``: from the profile's stored key)."""
     from ..core.errors import InputError
-    from ..providers.profiles import ProfileStore, build_provider, open_provider
-    from ..providers.secret import SecretString
 
     if args.base_url:
         profile = _endpoint_profile(args)
-        if args.api_key_env:
+
+        async def endpoint() -> Any:
+            from ..providers.endpoint import build_provider
+            from ..providers.secret import SecretString
+
+            if not args.api_key_env:
+                return build_provider(profile, None)
             key = os.environ.get(args.api_key_env)
             if not key:
                 raise InputError(f"the environment variable {args.api_key_env} is not set")
-            return build_provider(profile, SecretString(key)), profile
-        return build_provider(profile, None), profile
+            return build_provider(profile, SecretString(key))
+
+        return profile, endpoint
+    from ..providers.profiles import ProfileStore
+
     store = ProfileStore()
     profile = await asyncio.to_thread(store.get, args.profile) if args.profile else await asyncio.to_thread(store.default)
     if profile is None:
         raise InputError("no provider profile is configured; add one in the app, or give --base-url and --model")
-    provider, _source = await open_provider(profile)
-    return provider, profile
+    return profile, None
 
 
 def _call_fields(call: Any) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
+def _workspace_words(exc: Exception, session_file: Path) -> str:
+    """One line for a folder the tools may not use, with the words that go on."""
+    from ..core.tools.trust import WorkspaceRefused
+
+    if isinstance(exc, WorkspaceRefused):
+        return (
+            f"{session_file}: tools never run in {exc.folder} ({exc.why}); --workspace DIR runs them in "
+            "another folder, --tools off continues without tools"
+        )
+    folder = getattr(exc, "folder", "")
+    return (
+        f"{session_file}: the tools' folder {folder} is not trusted on this machine (a session file records "
+        "its folder, it does not grant it); --trust-workspace trusts it, --workspace DIR runs the tools in "
+        "another folder, --tools off continues without tools"
+    )
+
+
 async def _continue(args: argparse.Namespace, message: str) -> int:
+    from ..core.compaction.auto import AutoCompaction
     from ..core.errors import Cancelled, EngineError, InputError
-    from ..core.session import Rho, SessionOptions, events
+    from ..core.session import events
     from ..core.stores.open import is_session_file
     from ..core.stores.rho_files import SessionWriter, read_session
-    from ..core.tools.permissions import DEFAULT_MODE, DenyAll, PermissionMode
-    from ..core.tools.setup import tool_setup
-    from ..core.tools.workspace import Workspace, WorkspaceMissing
+    from ..core.tools.permissions import DenyAll, PermissionMode
+    from ..core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
+    from ..core.tools.workspace import WorkspaceMissing
+    from ..providers.continuation import open_continuation
 
     path: Path = args.path
     if not path.exists():
         raise InputError("no such file or folder", source=str(path))
     if not is_session_file(path):
         raise InputError("not a Rho session file (continue works on a session.jsonl or its folder)", source=str(path))
+    if args.keep_messages < 0 or args.keep_tokens < 0:
+        raise InputError("--keep-messages and --keep-tokens take 0 (no limit) or a positive number")
+    compaction = AutoCompaction.parse(args.auto_compact, "" if args.compactor == "local" else args.compactor)
+    if compaction.policy is not None:
+        compaction = AutoCompaction(compaction.policy, compaction.compactor,
+                                    AutoCompaction.budget_of(args.keep_tokens, args.keep_messages))  # fmt: skip
     session_file = await asyncio.to_thread(read_session, path)
     tree = session_file.tree
     header = tree.header
@@ -226,30 +278,41 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         raise InputError("the session has no revision to continue", source=str(session_file.path))
     output = _Output(args.json)
 
-    provider, profile = await _open_provider(args)
-    try:
-        mode_name = args.tools or getattr(profile, "permission_mode", None)
-        mode = PermissionMode.parse(mode_name) if mode_name else DEFAULT_MODE
-        interactive = sys.stdin.isatty() and sys.stderr.isatty() and args.message != "-"
-        approver: Any = (
-            TerminalApprover(output)
-            if interactive
-            else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
-        )
-        try:
-            workspace = Workspace(args.workspace.resolve(), args.grant) if args.workspace else None
-            setup = tool_setup(mode, approver, cwd=header.cwd, workspace=workspace, granted=args.grant)
-        except WorkspaceMissing as exc:
-            raise InputError(
-                f"{exc.message}: --workspace DIR runs its tools in another folder, --tools off continues without tools",
-                source=str(session_file.path),
-            ) from None
+    profile, endpoint = await _profile(args)
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and args.message != "-"
+    approver: Any = (
+        TerminalApprover(output)
+        if interactive
+        else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
+    )
 
+    async def restore() -> Any:
+        return await asyncio.to_thread(tree.snapshot)
+
+    try:
+        continuation = await open_continuation(
+            profile, cwd=header.cwd, restore=restore, approver=approver,
+            tools=PermissionMode.parse(args.tools) if args.tools else None,
+            workspace=args.workspace.absolute() if args.workspace else None, granted=args.grant,
+            trust_workspace=args.trust_workspace, compaction=compaction, session_file=str(session_file.path),
+            provider=endpoint,
+        )  # fmt: skip
+    except WorkspaceMissing as exc:
+        raise InputError(
+            f"{exc.message}: --workspace DIR runs its tools in another folder, --tools off continues without tools",
+            source=str(session_file.path),
+        ) from None
+    except (WorkspaceRefused, WorkspaceUntrusted) as exc:
+        return fail(_workspace_words(exc, session_file.path))
+    try:
+        session, setup, mode = continuation.session, continuation.tools, continuation.mode
+        if continuation.handoff.has_omissions() and not args.send_anyway:
+            return fail(
+                f"{session_file.path}: replay safety: {continuation.handoff.describe(continuation.identity)} "
+                "--send-anyway sends without them; nothing was sent"
+            )
         writer = await asyncio.to_thread(SessionWriter, session_file)
         try:
-            state = await asyncio.to_thread(tree.snapshot)
-            rho = Rho.builder().provider(provider).tools(setup.tools).build()
-            session = rho.session(SessionOptions.from_snapshot(state))
             output.event(
                 "started",
                 path=str(session_file.path),
@@ -257,6 +320,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
                 revision=session.revision,
                 tools=mode.value,
                 workspace=str(setup.workspace.root) if setup.workspace else None,
+                auto_compact=compaction.describe(),
             )
             if setup.workspace is not None:
                 output.note(f"rho-desk: tools {mode.value} in {setup.workspace.root}")
@@ -264,8 +328,8 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         finally:
             await asyncio.to_thread(writer.close)
     finally:
-        with contextlib.suppress(Exception):
-            await provider.aclose()
+        await continuation.aclose_turn()
+        continuation.shutdown()
 
 
 async def _drive(session: Any, message: str, writer: Any, output: _Output, cancelled_error: Any, engine_error: Any, events: Any) -> int:

@@ -24,21 +24,25 @@ newer revision written by Rho, by a continued conversation or by another change 
 silently thrown away.
 
 The service is written against :class:`EditableSession` (the app's document implements it;
-:class:`FileSession` is the same over a plain file, for the command line and tests).
+:class:`FileSession` is the same over a plain file, for the command line and tests). There is one
+way to write a revision: :func:`acommit` takes the session's writer, checks that the active
+revision is still the one the change was made from (else :class:`RevisionConflict`, the one
+"session changed" error; nothing is written), and runs the write holding the tree lock
+(:meth:`EditableSession.run_locked`, the one way to hold it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, ParamSpec, Protocol, TypeVar
 
 from .compaction.api import CompactionOutcome
-from .errors import InputError
+from .errors import InputError, RevisionConflict
 from .stores.rho_files import RevisionNode, SessionTree, SessionWriter, read_session
 from .wire import Message, SessionSnapshot
 from .wire.codec import encode
@@ -53,14 +57,17 @@ __all__ = [
     "Step",
     "ThreadHop",
     "UndoStatus",
+    "acommit",
     "astore_revision",
     "restore",
     "restore_size",
+    "store_revision",
     "stored_state",
     "under_lock",
 ]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 LARGE_RESTORE_BYTES: Final = 8 * 1024 * 1024
 """A restore that would append more than this (a v1-v3 line's copy of a big state) is confirmed first."""
@@ -93,6 +100,11 @@ class EditableSession(Protocol):
     def writing(self) -> AbstractAsyncContextManager[SessionWriter]:
         """The session's writer for one write (one write at a time)."""
 
+    def run_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` holding the tree lock (blocking: call it in a worker thread).
+
+        How a worker reads the tree or has a writer add a node to it."""
+
 
 class FileSession:
     """A session file opened for editing outside the app: read once, written through one writer."""
@@ -100,7 +112,7 @@ class FileSession:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._writer = SessionWriter(read_session(path))
-        self.tree_lock = None
+        self.tree_lock = threading.RLock()
 
     @property
     def tree(self) -> SessionTree:
@@ -109,6 +121,10 @@ class FileSession:
     @asynccontextmanager
     async def writing(self) -> AsyncIterator[SessionWriter]:
         yield self._writer
+
+    def run_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        with self.tree_lock:
+            return fn(*args, **kwargs)
 
     def close(self) -> None:
         self._writer.close()
@@ -127,15 +143,41 @@ def stored_state(tree: SessionTree, node: RevisionNode | None = None) -> Session
 
 
 def under_lock(session: Any, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``fn(*args, **kwargs)`` holding ``session``'s tree lock (run it in a worker thread).
+    """``session.run_locked(fn, *args, **kwargs)`` (a worker's spelling of it; run it in a worker
+    thread): reading a revision materialises histories into the tree's shared cache and a write
+    adds a node to it; the lock keeps that from interleaving with other workers and with the GUI
+    applying appended records."""
+    return session.run_locked(fn, *args, **kwargs)  # type: ignore[no-any-return]
 
-    Reading a revision materialises histories into the tree's shared cache and a write adds a
-    node to it; the lock keeps that from interleaving with other workers and with the GUI
-    applying appended records.
+
+async def acommit(
+    session: EditableSession,
+    base: str | None,
+    produce: Callable[[SessionWriter], T],
+    *,
+    hop: ThreadHop = asyncio.to_thread,
+) -> T:
+    """Write one revision: ``produce(writer)`` (``writer.save``, ``fork``, ``set_leaf``...), run
+    in a worker thread holding the tree lock, under the session's writer (one write at a time,
+    lease held, the writer's own check against the file).
+
+    Args:
+        base: node id of the revision the change was made from: the active revision must still
+            be that one (``None``: whichever is active).
+
+    Raises:
+        RevisionConflict: the active revision is no longer ``base``, or the file changed on disk
+            since it was read; nothing was written.
     """
-    lock = getattr(session, "tree_lock", None)
-    with lock if lock is not None else contextlib.nullcontext():
-        return fn(*args, **kwargs)
+    async with session.writing() as writer:
+        if base is not None:
+            leaf = writer.tree.active_leaf
+            if leaf is None or leaf.id != base:
+                raise RevisionConflict(
+                    f"{writer.path}: the session changed since this change was made from it; nothing was "
+                    "written: reload it, or fork the change into a branch"
+                )
+        return await hop(session.run_locked, produce, writer)
 
 
 async def astore_revision(
@@ -165,20 +207,25 @@ async def astore_revision(
         InputError: nothing is open, the state cannot be changed that way.
         RevisionConflict: the file changed on disk since it was read (nothing written).
     """
-    async with session.writing() as writer:
-        tree = writer.tree
-        before = tree.active_leaf
-        if before is None:
-            raise InputError("the session has no revision to change", source=str(writer.path))
-        state = await hop(under_lock, session, stored_state, tree, before)
-        new = change(state).replace(revision=before.revision + 1)
-        after = await hop(under_lock, session, _save, writer, new, outcome, display)
-    return before, after
+    return await acommit(session, None, lambda writer: store_revision(writer, change, outcome=outcome, display=display),
+                         hop=hop)  # fmt: skip
 
 
-def _save(writer: SessionWriter, snapshot: SessionSnapshot, outcome: CompactionOutcome | None,
-          display: tuple[Message, ...] | None) -> RevisionNode:  # fmt: skip
-    return writer.save(snapshot, outcome=outcome, display=display)
+def store_revision(
+    writer: SessionWriter,
+    change: Callable[[SessionSnapshot], SessionSnapshot],
+    *,
+    outcome: CompactionOutcome | None = None,
+    display: tuple[Message, ...] | None = (),
+) -> tuple[RevisionNode, RevisionNode]:
+    """Append ``change(active state)`` through ``writer`` (blocking: :func:`acommit`'s ``produce``,
+    run holding the tree lock). Returns ``(before, after)``; see :func:`astore_revision`."""
+    tree = writer.tree
+    before = tree.active_leaf
+    if before is None:
+        raise InputError("the session has no revision to change", source=str(writer.path))
+    new = change(stored_state(tree, before)).replace(revision=before.revision + 1)
+    return before, writer.save(new, outcome=outcome, display=display)
 
 
 def restore_size(tree: SessionTree, target: RevisionNode) -> int:
@@ -289,7 +336,7 @@ class RevisionHistory:
         tree = session.tree
         target = self.target(tree, redo=redo)
         assert tree is not None  # target() checked it
-        return await hop(under_lock, session, restore_size, tree, target)
+        return await hop(session.run_locked, restore_size, tree, target)
 
     async def aundo(self, session: EditableSession, *, hop: ThreadHop = asyncio.to_thread) -> Step:
         """Restore the revision before the last change.
@@ -323,4 +370,4 @@ class RevisionHistory:
         self.target(session.tree, redo=redo)  # refuse before taking the writer
         async with session.writing() as writer:
             target = self.target(writer.tree, redo=redo)  # and again, under the writer
-            return await hop(under_lock, session, restore, writer, target)
+            return await hop(session.run_locked, restore, writer, target)

@@ -63,6 +63,16 @@ class HandoffReport:
     def has_omissions(self) -> bool:
         return self.omitted_provider_context > 0
 
+    def describe(self, identity: str) -> str:
+        """What the replay-safety check found, in one sentence (the window and the command line)."""
+        kinds = ", ".join(self.omitted_kinds) or "provider context"
+        n = self.omitted_provider_context
+        return (
+            f"{identity} cannot be sent {n} provider-native block{'s' if n != 1 else ''} of this history "
+            f"({kinds}): they were produced by another provider or model and are left out. The text of every "
+            "message is still sent."
+        )
+
 
 def _report(blocks: Iterable[ProviderContextBlock], target: ModelIdentity) -> HandoffReport:
     count = 0

@@ -64,7 +64,7 @@ KEY_FILE_ENV: Final = "RHO_DESK_KEY_FILE"
 
 def default_key_file() -> Path:
     """``<config folder>/keys`` (``RHO_DESK_CONFIG_DIR`` moves the config folder)."""
-    from ..providers.profiles import config_dir
+    from ..core.dirs import config_dir
 
     return config_dir() / KEY_FILE_NAME
 

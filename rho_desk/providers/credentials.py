@@ -120,7 +120,7 @@ def _failure(action: str, profile: str, exc: BaseException) -> CredentialsUnavai
 
 
 def _index_path() -> Path:
-    from .profiles import config_dir
+    from ..core.dirs import config_dir
 
     return config_dir() / INDEX_FILE
 

@@ -13,18 +13,13 @@ key. ``build_provider`` turns a profile and its key into a ready provider.
 
 from __future__ import annotations
 
-import enum
-import os
 import re
-import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Self
 
-import httpx
 import msgspec
-import platformdirs
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -34,14 +29,13 @@ from pydantic import (
     model_validator,
 )
 
+from ..core.dirs import CONFIG_DIR_ENV, config_dir
 from ..core.errors import InputError
 from ..core.fsio import atomic_write
 from ..core.tools.permissions import PermissionMode
-from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider
 from .base import HttpProvider
-from .credentials import MissingApiKey, ResolvedKey, aresolve_api_key
-from .openai_chat import OpenAIChatProvider
-from .secret import SecretString
+from .credentials import ResolvedKey, aresolve_api_key
+from .endpoint import ProfileKind, build_provider, check_base_url, tools_mode
 from .transport import Timeouts
 from .usage import Pricing
 
@@ -59,7 +53,6 @@ __all__ = [
     "open_provider",
 ]
 
-CONFIG_DIR_ENV: Final = "RHO_DESK_CONFIG_DIR"
 PROFILES_FILE: Final = "providers.json"
 FORMAT_VERSION: Final = 1
 
@@ -71,15 +64,6 @@ _SECRET_HEADER = re.compile(r"(?i)(auth|token|secret|key|cookie|session|password
 
 class ProfileError(InputError, ValueError):
     """A profile, or the profiles file, is invalid."""
-
-
-class ProfileKind(enum.Enum):
-    """Which wire API a profile speaks."""
-
-    OPENAI_COMPATIBLE = "openai-compatible"
-    """Chat Completions: OpenAI, OpenRouter, Ollama, vLLM, llama.cpp's server, LM Studio."""
-    ANTHROPIC = "anthropic"
-    """Anthropic Messages."""
 
 
 def _pricing(value: object) -> Pricing | None:
@@ -153,7 +137,7 @@ class ProviderProfile(BaseModel):
             raise ValueError("a profile name must be 1-100 printable characters without surrounding spaces")
         if not self.model.strip():
             raise ValueError(f"profile '{self.name}' has no model")
-        _check_base_url(self.name, self.base_url)
+        check_base_url(self.name, self.base_url)
         if self.context_window is not None and self.context_window <= 0:
             raise ValueError(f"profile '{self.name}': the context window must be positive")
         if self.max_output_tokens is not None and self.max_output_tokens <= 0:
@@ -177,6 +161,11 @@ class ProviderProfile(BaseModel):
             if timeout is not None and not 0 < timeout <= 3600:
                 raise ValueError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
         return self
+
+    def tools_mode(self, override: PermissionMode | None = None) -> PermissionMode:
+        """The permission mode a continued conversation's tools run under: ``override`` (chosen
+        for this conversation or on the command line), else this profile's, else ``supervised``."""
+        return tools_mode(self.permission_mode, override)
 
     @property
     def identity_provider(self) -> str:
@@ -212,20 +201,6 @@ def _profile_error(exc: ValidationError, source: str | None = None) -> ProfileEr
     return ProfileError(reason, source=source, path=path if path != "$" else None)
 
 
-def _check_base_url(name: str, url: str) -> None:
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"profile '{name}': the base URL must be an http(s) URL")
-    if parts.username or parts.password or parts.query or parts.fragment:
-        # these are where secrets hide; keys go to the keyring
-        raise ValueError(
-            f"profile '{name}': the base URL must not contain user info, a query string or a fragment"
-        )
-
-
 DEFAULT_PROFILE: Final = ProviderProfile(
     name="ollama-local",
     kind=ProfileKind.OPENAI_COMPATIBLE,
@@ -248,14 +223,6 @@ class ProfilesDocument(BaseModel):
     default: str | None = None
     """Name of the default profile."""
     profiles: list[ProviderProfile] = []
-
-
-def config_dir() -> Path:
-    """rho-desk's settings directory (``RHO_DESK_CONFIG_DIR`` overrides the platform's)."""
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_config_dir("rho-desk", appauthor=False))
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,48 +353,6 @@ class ProfileStore:
         loaded = self.load()
         loaded.get(name)
         self.save(loaded.profiles, name)
-
-
-def build_provider(
-    profile: ProviderProfile,
-    api_key: SecretString | None,
-    *,
-    client: httpx.AsyncClient | None = None,
-) -> HttpProvider:
-    """A provider for ``profile`` using ``api_key``.
-
-    Raises:
-        MissingApiKey: the profile needs a key and ``api_key`` is ``None``.
-    """
-    if api_key is None and profile.requires_key:
-        raise MissingApiKey(f"profile '{profile.name}' needs an API key")
-    if profile.kind is ProfileKind.ANTHROPIC:
-        return AnthropicProvider(
-            model=profile.model,
-            api_key=api_key,
-            base_url=profile.base_url,
-            max_output_tokens=profile.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS,
-            thinking=profile.reasoning,
-            extra_headers=profile.extra_headers,
-            context_window=profile.context_window,
-            pricing=profile.pricing,
-            timeouts=profile.timeouts(),
-            client=client,
-        )
-    return OpenAIChatProvider(
-        base_url=profile.base_url,
-        model=profile.model,
-        api_key=api_key,
-        provider_name=profile.identity_provider,
-        extra_headers=profile.extra_headers,
-        send_reasoning_effort=profile.reasoning,
-        send_prompt_cache_key=profile.send_prompt_cache_key,
-        max_output_tokens=profile.max_output_tokens,
-        context_window=profile.context_window,
-        pricing=profile.pricing,
-        timeouts=profile.timeouts(),
-        client=client,
-    )
 
 
 async def open_provider(profile: ProviderProfile) -> tuple[HttpProvider, ResolvedKey | None]:

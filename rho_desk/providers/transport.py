@@ -35,6 +35,7 @@ import email.utils
 import json
 import logging
 import re
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -503,8 +504,14 @@ class HttpStream:
 
     def _ensure_client(self) -> httpx.AsyncClient:
         if self._client is None:
+            verify: ssl.SSLContext | bool = True
+            if httpx.URL(self.base_url).scheme == "http":
+                # A plain-HTTP endpoint (a local server) needs no certificate store, whose loading
+                # costs tens of milliseconds. This context trusts no certificate at all: a TLS
+                # connection through this client fails closed.
+                verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             # No redirects: a redirect to another host would carry custom key headers along.
-            self._client = httpx.AsyncClient(timeout=self.timeouts.to_httpx(), follow_redirects=False)
+            self._client = httpx.AsyncClient(timeout=self.timeouts.to_httpx(), follow_redirects=False, verify=verify)
         return self._client
 
     async def aclose(self) -> None:

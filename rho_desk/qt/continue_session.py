@@ -17,7 +17,10 @@
 * **Tools**: the model may use Rho's coding tools in the session's recorded folder (header
   ``cwd``), under the permission mode of the profile or the one chosen for this session
   (default ``supervised``). When the folder is gone, nothing is sent: ``sig_workspace_missing``
-  offers :meth:`choose_workspace` or :meth:`continue_without_tools`. The controller is the
+  offers :meth:`choose_workspace` or :meth:`continue_without_tools`. The folder must be one the
+  user trusts for tools on this machine: otherwise ``sig_workspace_untrusted`` asks, and
+  :meth:`trust_workspace` remembers the answer. The engine, tools, replay-safety report and
+  compaction policy are set up by ``open_continuation``, as ``rho-desk continue`` sets them up. The controller is the
   tools' approver: ``sig_approval_requested`` shows a card and :meth:`answer_approval` answers
   it; cancelling the turn withdraws it (``sig_approval_closed``). A running shell call's output
   streams through ``sig_tool_output``.
@@ -38,50 +41,43 @@ controller never blocks the GUI thread and never spins an event loop.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from ..core.compaction.api import CompactionOutcome
-from ..core.edits import under_lock
+from ..core.edits import acommit
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
 from ..core.handoff import HandoffReport
-from ..core.session import Rho, Run, Session, SessionOptions, events
+from ..core.session import Rho, Run, Session, events
 from ..core.stores.rho_files import create_session, default_prompt_cache_key
 from ..core.tools.permissions import (
-    DEFAULT_MODE,
     ApprovalChoice,
     ApprovalDecision,
     ApprovalRequest,
     PermissionMode,
 )
-from ..core.tools.setup import ToolSetup, tool_setup
+from ..core.tools.setup import ToolSetup
+from ..core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
 from ..core.tools.words import call_subject, result_text
 from ..core.tools.workspace import WorkspaceMissing
 from ..core.usage import TurnUsage
 from ..core.wire import SessionSnapshot
 from .bridge import in_thread
 from .changes import Changes
-from .dialogs.prefs import (
-    PREFS_COMPACTION_COMPACTOR,
-    PREFS_CONTINUE_PROFILE,
-    budget_from_settings,
-    policy_from_settings,
-)
+from .dialogs.prefs import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
 from .document import ReloadInfo
 from .messages import Notice
 from .services import OperationHost
 
-__all__ = ["ConflictInfo", "ContinueController", "SessionChangedMeanwhile", "TurnState"]
+if TYPE_CHECKING:
+    from ..providers.continuation import Continuation
 
-
-class SessionChangedMeanwhile(RevisionConflict):
-    """Another program wrote to the session since the engine continued it; nothing was written."""
+__all__ = ["ConflictInfo", "ContinueController", "TurnState"]
 
 
 class TurnState(enum.Enum):
@@ -153,6 +149,10 @@ class ContinueController(QObject):
     """``(ModelUsage | None, estimated tokens)`` of the turn that just ended."""
     sig_workspace_missing = Signal(str)
     """The session's folder is gone (the message); choose a folder or continue without tools."""
+    sig_workspace_untrusted = Signal(object)
+    """The tools' folder is not trusted (a ``WorkspaceUntrusted``) or never may be (a
+    ``WorkspaceRefused``); nothing was sent: :meth:`trust_workspace`, :meth:`choose_workspace`,
+    :meth:`continue_without_tools`, or keep the prompt (:meth:`decline_handoff`)."""
     sig_approval_requested = Signal(object)
     """An :class:`ApprovalRequest` waits for :meth:`answer_approval`."""
     sig_approval_closed = Signal(str)
@@ -190,6 +190,9 @@ class ContinueController(QObject):
         self.workspace_choice: str | None = None
         """A folder chosen for the tools because the recorded one is gone."""
         self.tools: ToolSetup | None = None
+        self.continuation: Continuation | None = None
+        """The last turn's engine, tools and checks (its engine carries the next turn)."""
+        self._trust_next = False
         self.tools_mode: PermissionMode | None = None
         """The mode the last turn ran under."""
         self._approval: tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]] | None = None
@@ -255,8 +258,7 @@ class ContinueController(QObject):
 
     async def _aturn(self, text: str, profile_name: str | None, confirmed: bool) -> str:
         document = self.document
-        opened_compactor = None
-        provider = None
+        opened: Continuation | None = None
         try:
             tree = document.tree
             if tree is None or tree.active_leaf is None:
@@ -272,66 +274,60 @@ class ContinueController(QObject):
                     self.sig_prompt_returned.emit(text)  # not sent: the composer keeps it
                     return "blocked"
                 await self._adetach()  # our own change (compaction, edit, undo): restore afresh
-            from ..providers.profiles import ProfileStore, open_provider
+            from ..providers.continuation import open_continuation
+            from ..providers.profiles import ProfileStore
 
             store: ProfileStore = self.host.profiles
             name = profile_name if profile_name is not None else self.host.settings.get(PREFS_CONTINUE_PROFILE)
             profile = await in_thread(store.get, name) if name else await in_thread(store.default)
             if profile is None:
                 raise InputError("no provider profile is configured; add one in Settings (Ctrl+,)")
-            provider, _source = await open_provider(profile)
             self.profile_name = profile.name
-            self.identity = str(provider.identity())
-            mode = self.tools_override or _profile_mode(profile)
+            previous = self.continuation if self.session is not None else None
+
+            async def restore() -> SessionSnapshot:
+                return await document.arun_locked(tree.snapshot, leaf)
+
+            trust_now, self._trust_next = self._trust_next, False
             try:
-                setup = self._tool_setup(mode, tree.header.cwd if tree.header is not None else None)
+                turn = await open_continuation(
+                    profile, cwd=tree.header.cwd if tree.header is not None else None, restore=restore,
+                    approver=self, tools=self.tools_override, workspace=self.workspace_choice,
+                    trust=self.host.trust, trust_workspace=trust_now,
+                    compaction=auto_compaction_from_settings(self.host.settings), previous=previous,
+                    session_file=str(document.path),
+                )  # fmt: skip
             except WorkspaceMissing as exc:
                 self.sig_workspace_missing.emit(exc.message)
                 return "workspace"
-            if self.session is not None and (self.tools is None or self.tools.key != setup.key):
-                # Other tools or another folder: the engine is rebuilt on the same state.
-                state = self.session.snapshot()
-                if self.rho is not None:
-                    self.rho.shutdown()
-                self.rho = Rho.builder().provider(provider).tools(setup.tools).build()
-                self.session = self.rho.session(SessionOptions.from_snapshot(state))
-                document.attach_engine(self.session, None)
-            self.tools, self.tools_mode = setup, mode
-            if self.session is None:
-                state = await in_thread(under_lock, document, tree.snapshot, leaf)
-                self.rho = Rho.builder().provider(provider).tools(setup.tools).build()
-                self.session = self.rho.session(SessionOptions.from_snapshot(state))
-                self.base_id, self.path = leaf.id, document.path
-                self.external_change = False
-                document.attach_engine(self.session, None)
-            session = self.session
-            session.replace_provider(provider)
-            report: HandoffReport = provider.handoff_report(session.history)
+            except (WorkspaceUntrusted, WorkspaceRefused) as exc:
+                self.sig_workspace_untrusted.emit(exc)
+                return "trust"
+            opened = turn
+            self.identity = turn.identity
+            self.tools, self.tools_mode = turn.tools, turn.mode
+            if turn.rebuilt:
+                # A new engine: the first turn, or other tools or another folder on the same state.
+                self.rho, self.session = turn.rho, turn.session
+                if previous is None:
+                    self.base_id, self.path = leaf.id, document.path
+                    self.external_change = False
+                document.attach_engine(turn.session, None)
+            self.continuation = turn
+            session = turn.session
+            report: HandoffReport = turn.handoff
             key = (session.id, self.identity)
             if report.has_omissions() and key not in self._confirmed and not confirmed:
                 self.sig_handoff_required.emit(report, self.identity)
                 return "handoff"
             self._confirmed.add(key)
-            settings = self.host.settings
-            policy = policy_from_settings(settings)
-            if policy is not None:
-                from ..providers.compactors import open_compactor  # the provider stack, when used
-
-                opened_compactor = await open_compactor(settings.get(PREFS_COMPACTION_COMPACTOR), budget_from_settings(settings))
-                session.set_compaction(opened_compactor.compactor, policy)
-            else:
-                session.set_compaction(None, None)
             self.pending_prompt = None
             self.last_prompt = text
             return await self._arun(session, text)
         finally:
             self.run = None
-            if provider is not None:
-                with contextlib.suppress(Exception):
-                    await provider.aclose()
-            if opened_compactor is not None:
-                with contextlib.suppress(Exception):
-                    await opened_compactor.aclose()
+            if opened is not None:
+                await opened.aclose_turn()
             self.host.release("conversation")
 
     async def _arun(self, session: Session, text: str) -> str:
@@ -415,18 +411,6 @@ class ContinueController(QObject):
 
     # -- tools -----------------------------------------------------------------------------------------
 
-    def _tool_setup(self, mode: PermissionMode, cwd: str | None) -> ToolSetup:
-        """The tools for this turn; the previous setup (and its session approvals) when unchanged."""
-        current = self.tools
-        if not mode.tools_enabled:
-            return current if current is not None and current.mode is mode else tool_setup(mode, self)
-        folder = self.workspace_choice or cwd
-        if current is None or current.mode is not mode or current.workspace is None or folder is None:
-            return tool_setup(mode, self, cwd=folder)
-        if current.key[1] == str(Path(folder).resolve()) and Path(folder).is_dir():
-            return current
-        return tool_setup(mode, self, cwd=folder)
-
     def set_tools_mode(self, mode: PermissionMode | None) -> None:
         """Choose the permission mode for this session (``None``: the profile's)."""
         self.tools_override = mode
@@ -434,6 +418,13 @@ class ContinueController(QObject):
     def choose_workspace(self, folder: str) -> bool:
         """Run the tools in ``folder`` (the recorded one is gone) and send the waiting prompt."""
         self.workspace_choice = folder
+        text = self.pending_prompt
+        return bool(text) and self.send(text or "", profile=self.profile_name)
+
+    def trust_workspace(self) -> bool:
+        """Trust the tools' folder on this machine and send the waiting prompt (a folder tools
+        never run in stays refused: the turn asks again)."""
+        self._trust_next = True
         text = self.pending_prompt
         return bool(text) and self.send(text or "", profile=self.profile_name)
 
@@ -477,17 +468,11 @@ class ContinueController(QObject):
         document = self.document
         try:
             if document.path != self.path:
-                raise SessionChangedMeanwhile("another session was opened; this turn was not saved")
+                raise RevisionConflict("another session was opened; this turn was not saved")
             self._saving = True
             try:
-                async with document.writing() as writer:
-                    leaf = writer.tree.active_leaf
-                    if leaf is None or leaf.id != self.base_id:
-                        raise SessionChangedMeanwhile(
-                            f"{document.path}: the session changed on disk since it was continued; nothing was "
-                            "written: reload it, or fork your turn into a branch"
-                        )
-                    node = await in_thread(under_lock, document, writer.save, snapshot, outcome=outcome)
+                node = await acommit(document, self.base_id, lambda writer: writer.save(snapshot, outcome=outcome),
+                                     hop=in_thread)  # fmt: skip
             finally:
                 self._saving = False
         except RevisionConflict as exc:
@@ -558,8 +543,7 @@ class ContinueController(QObject):
                 self.host.notifier.info(f"Forked into a new session: {value.parent.name}")
             return Changes(library=True, revisions=True, messages=True, document=isinstance(value, Path))
         if tree.is_tree:
-            async with document.writing() as writer:
-                node = await in_thread(under_lock, document, writer.fork, base, unsaved)
+            node = await acommit(document, None, lambda writer: writer.fork(base, unsaved), hop=in_thread)
             self.unsaved = None
             self.base_id = node.id
             self.external_change = False
@@ -611,6 +595,7 @@ class ContinueController(QObject):
     # -- engine lifetime ------------------------------------------------------------------------------
 
     def _forget_tools(self) -> None:
+        self.continuation = None
         self.tools = None
         self.tools_override = None
         self.workspace_choice = None
@@ -689,11 +674,3 @@ class ContinueController(QObject):
 
     def _on_document_closed(self) -> None:
         self._on_document_loaded()
-
-
-
-def _profile_mode(profile: Any) -> PermissionMode:
-    value = getattr(profile, "permission_mode", None)
-    return PermissionMode.parse(value) if value else DEFAULT_MODE
-
-

@@ -167,7 +167,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("MainSplitter")
         # the session browser's scopes: this machine's sessions, and the team library's
-        self.team = TeamService(services.settings, self)
+        self.team = TeamService(services.settings, bridge, self)
         self.team_browser = TeamBrowserView(self.team, bridge, document, theme)
         self.scopes = QTabWidget()
         self.scopes.setObjectName("BrowserScopes")

@@ -15,8 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..core.stores.rho_files import RevisionNode, SessionWriter
+    from ..core.tools.trust import TrustStore
     from ..providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from .bridge import EngineBridge
+    from .changes import OpResult
     from .document import SessionDocument
     from .library import LibraryService
     from .messages import Notifier
@@ -52,6 +57,10 @@ class OperationHost(Protocol):
     @property
     def profiles(self) -> ProfileStore: ...
     @property
+    def trust(self) -> TrustStore:
+        """The folders trusted for the model's tools on this machine."""
+
+    @property
     def operation(self) -> str | None:
         """The long operation running now, if any."""
 
@@ -66,3 +75,7 @@ class OperationHost(Protocol):
 
     async def aprofiles(self) -> tuple[ProviderProfile, ...]:
         """The stored provider profiles."""
+
+    async def acommit(self, label: str, produce: Callable[[SessionWriter], RevisionNode], *,
+                      base: str | None = None) -> OpResult[RevisionNode]:  # fmt: skip
+        """Write one revision (base checked, writer and tree lock held), undoable as ``label``."""

@@ -32,7 +32,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ..core.errors import DatabaseUnavailable, KnownError
 from ..core.fsio import atomic_write
 from ..core.wire.codec import encode_pretty
-from .bridge import in_thread
+from .bridge import BridgeClosed, EngineBridge, in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
 
 if TYPE_CHECKING:
@@ -85,9 +85,11 @@ class TeamService(QObject):
 
     sig_state_changed = Signal(str, str)
 
-    def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
+    def __init__(self, settings: Settings, bridge: EngineBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
+        self.bridge = bridge
+        """Owns the retry task (cancelled when the window closes), as every task of the app."""
         self.library: TeamLibrary | None = None
         self.state = TeamState.UNCONFIGURED
         self.message = ""
@@ -160,7 +162,8 @@ class TeamService(QObject):
     def _on_retry(self) -> None:
         if self._connecting is not None and not self._connecting.done():
             return
-        self._connecting = asyncio.ensure_future(self._aretry())
+        with contextlib.suppress(BridgeClosed):  # the window is closing: no more retries
+            self._connecting = self.bridge.run(self._aretry(), context="Reconnecting to the team database")
 
     async def _aretry(self) -> None:
         # (_guard re-arms the retry while the database is still unreachable)

@@ -120,3 +120,23 @@ def test_undo_of_an_edit_in_a_v3_line_reads_as_a_restore(tmp_path: Path) -> None
     leaf = tree.active_leaf
     assert leaf is not None and leaf.restores is not None and leaf.restores.id == before.id
     assert [n.id for n in tree.path()] == [before.id, leaf.id]  # the undone edit is off the path
+
+
+def test_acommit_writes_from_the_base_and_refuses_a_moved_one(tmp_path: Path) -> None:
+    from rho_desk.core.edits import acommit
+    from rho_desk.core.errors import RevisionConflict
+
+    path = v3_file(tmp_path)
+    with FileSession(path) as session:
+        base = session.tree.active_leaf
+        assert base is not None
+        state = session.tree.snapshot(base)
+        grown = state.replace(revision=base.revision + 1, history=state.history + (Message.user_text("next"),))
+        node = asyncio.run(acommit(session, base.id, lambda writer: writer.save(grown)))
+        assert node.revision == base.revision + 1 and session.tree.active_leaf is node
+        size = path.stat().st_size
+        stale = grown.replace(revision=node.revision + 1)
+        with pytest.raises(RevisionConflict, match="the session changed"):  # made from the old base
+            asyncio.run(acommit(session, base.id, lambda writer: writer.save(stale)))
+        assert path.stat().st_size == size and session.tree.active_leaf is node  # nothing written
+    assert read_session(path).tree.snapshot().history[-1] == Message.user_text("next")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from rho_desk.core.stores.rho_files import create_session, read_session
+from rho_desk.core.tools.trust import TrustStore
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
 
@@ -45,7 +46,11 @@ def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
     )
 
 
-def make_session(tmp_path: Path, workspace: Path) -> Path:
+def make_session(tmp_path: Path, workspace: Path, *, trusted: bool = True) -> Path:
+    """A session recording ``workspace``; the folder is trusted for tools (in the test's config
+    folder) when it exists and ``trusted``."""
+    if trusted and workspace.is_dir():
+        TrustStore(tmp_path / "config").trust(workspace)
     history = (
         Message.system_text("You are Rho."),
         Message.user_text("hello"),
@@ -233,6 +238,7 @@ async def test_workspace_and_granted_folders_from_the_command_line(server: Loopb
     path = make_session(tmp_path, tmp_path / "gone")  # recorded folder is not on this machine
     chosen = tmp_path / "chosen"
     chosen.mkdir()
+    TrustStore(tmp_path / "config").trust(chosen)
     (chosen / "here.txt").write_text("in the chosen folder\n")
     shared = tmp_path / "shared"
     shared.mkdir()

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..dirs import CACHE_DIR_ENV, cache_dir
 from ..errors import StorageError
 from ._sqlite import transaction
 from .summary import SessionSummary
@@ -55,7 +56,6 @@ __all__ = [
     "default_cache_dir",
 ]
 
-CACHE_DIR_ENV = "RHO_DESK_CACHE_DIR"
 CACHE_SCHEMA = 2
 """Our own ``user_version``. Any other value (older or newer rho-desk) means: rebuild."""
 MAX_SEARCH_CHARS = 1_000_000
@@ -130,10 +130,7 @@ pragma user_version = {CACHE_SCHEMA};
 
 def default_cache_dir() -> Path:
     """``$RHO_DESK_CACHE_DIR`` if set, else the platform's user cache folder for rho-desk."""
-    explicit = os.environ.get(CACHE_DIR_ENV, "")
-    if explicit:
-        return Path(explicit)
-    return _platform_cache_dir()
+    return cache_dir()
 
 
 def _platform_cache_dir() -> Path:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..dirs import TRASH_DIR_ENV, trash_dir
 from ..errors import InputError, StorageError
 from .index import IndexState, record_session
 from .summary import SessionSummary
@@ -48,7 +49,6 @@ __all__ = [
     "restore",
 ]
 
-TRASH_DIR_ENV = "RHO_DESK_TRASH_DIR"
 TRASH_INFO = "trash-info.json"
 TERMINAL_RUN_STATES = frozenset({"ok", "error", "stopped"})
 """Delegated-run states that are finished (upstream RunState: starting, running, ok, error,
@@ -127,12 +127,7 @@ class RestoredSession:
 
 def default_trash_dir() -> Path:
     """``$RHO_DESK_TRASH_DIR`` if set, else ``<user data dir>/rho-desk/trash``."""
-    explicit = os.environ.get(TRASH_DIR_ENV, "")
-    if explicit:
-        return Path(explicit)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("rho-desk")) / "trash"
+    return trash_dir()
 
 
 def _read_run_status(run_dir: Path) -> dict[str, object]:

@@ -50,7 +50,7 @@ from ...core.compaction.manual import (
     save_compaction,
 )
 from ...core.compaction.tokens import message_tokens
-from ...core.edits import stored_state, under_lock
+from ...core.edits import stored_state
 from ...core.errors import Cancelled
 from ...core.stores.rho_files import RevisionNode
 from ...providers.compactors import open_compactor
@@ -351,7 +351,7 @@ class CompactionDialog(QDialog):
             node = tree.nodes.get(node_id) if tree is not None else None
             if tree is None or node is None or tree.active_leaf is not node:
                 raise SessionChanged("the active revision changed before the compaction started; nothing was written")
-            state = await in_thread(under_lock, document, stored_state, tree, node)
+            state = await document.arun_locked(stored_state, tree, node)
             opened = await open_compactor(self.compactor_name(), budget)
             try:
                 self._compaction = ManualCompaction(state, opened.compactor)
@@ -359,11 +359,9 @@ class CompactionDialog(QDialog):
             finally:
                 self._compaction = None
                 await opened.aclose()
-            async with document.writing() as writer:
-                new = await in_thread(under_lock, document, save_compaction, writer, node_id, result)
+            written = await self.host.acommit("Compaction", lambda writer: save_compaction(writer, node_id, result))
             self.last_result = result
-            self.host.history.record("Compaction", node, new)
-            return OpResult(new, document.note_written(new))
+            return written
         finally:
             self.host.release("compaction")
 

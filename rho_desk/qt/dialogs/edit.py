@@ -43,11 +43,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.edit_rules import apply_edits, pair_closure, provider_block_counts, replace_text
-from ...core.edits import astore_revision, stored_state, under_lock
+from ...core.edits import store_revision, stored_state
 from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import Message, SessionSnapshot
-from ..bridge import in_thread
 from ..changes import OpResult
 from .models import EditableMessagesModel, MetadataModel
 from .widgets import Banner, BusyRow, make_table, section_title
@@ -122,9 +121,7 @@ class _RevisionDialog(QDialog):
         self.busy.busy("Saving…")
 
         async def write() -> OpResult[Any]:
-            before, after = await astore_revision(host.document, change, hop=in_thread)
-            host.history.record(label, before, after)
-            return OpResult(after, host.document.note_written(after))
+            return await host.acommit(label, lambda writer: store_revision(writer, change)[1])
 
         def saved(result: OpResult[Any]) -> None:
             node = result.value
@@ -147,7 +144,7 @@ class _RevisionDialog(QDialog):
             return
         leaf = tree.active_leaf
         self.save_button.setEnabled(False)
-        self.host.bridge.run(in_thread(under_lock, self.host.document, self.read, tree, leaf),
+        self.host.bridge.run(self.host.document.arun_locked(self.read, tree, leaf),
                              on_success=lambda value: self.show_state(leaf, value),
                              context="Reading the revision")  # fmt: skip
 

@@ -45,7 +45,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.edits import under_lock
 from ...core.errors import error_text
 from ...core.export import (
     ALL_CLASSES,
@@ -328,7 +327,7 @@ class ExportDialog(QDialog):
         self.busy.busy("Reading the revision and rho-desk's keys…")
 
         async def gather() -> tuple[ExportSources, Any, ExportSecrets]:
-            sources = await in_thread(under_lock, document, read_sources, document, node)
+            sources = await document.arun_locked(read_sources, document, node)
             stats = await in_thread(class_stats, self._chosen_source(sources))
             secrets = self.secrets if self.secrets is not None else await in_thread(load_secrets)
             return sources, stats, secrets

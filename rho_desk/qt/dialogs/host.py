@@ -25,9 +25,9 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QSizePolicy, QWidget
 
-from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus
+from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus, acommit
 from ...core.errors import RevisionConflict
-from ...core.stores.rho_files import RevisionNode
+from ...core.stores.rho_files import RevisionNode, SessionWriter
 from ...core.stores.summary import SessionSummary
 from ..bridge import in_thread
 from ..changes import Changes, OpResult
@@ -38,6 +38,7 @@ from .revisions import arestore
 from .widgets import Banner
 
 if TYPE_CHECKING:
+    from ...core.tools.trust import TrustStore
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from ..actions import Actions
     from ..main_window import MainWindow
@@ -94,6 +95,8 @@ class ActionHost(QObject):
         self.theme = services.theme
         self.library = services.library
         self._profiles: ProfileStore | None = None
+        self.restore_box: QMessageBox | None = None
+        """The open question before a large restore, if any."""
         self.history = RevisionHistory()
         self.operation: str | None = None
         """The long operation running now ("compaction", "conversation"), if any."""
@@ -239,6 +242,13 @@ class ActionHost(QObject):
             self._profiles = ProfileStore()
         return self._profiles
 
+    @property
+    def trust(self) -> TrustStore:
+        """The folders trusted for the model's tools (read at each use: Settings may revoke one)."""
+        from ...core.tools.trust import TrustStore
+
+        return TrustStore()
+
     async def aprofile_set(self) -> ProfileSet:
         """The profiles file (default profile included), read off the GUI thread."""
         return await in_thread(self.profiles.load)
@@ -258,6 +268,26 @@ class ActionHost(QObject):
         """List another Rho home (the settings dialog's data directory)."""
         self.document.fork_home = folder
         self.bridge.run(self.library.aopen(folder), context="Opening the data directory")
+
+    # -- writing a revision ------------------------------------------------------------------------------
+
+    async def acommit(self, label: str, produce: Callable[[SessionWriter], RevisionNode], *,
+                      base: str | None = None) -> OpResult[RevisionNode]:  # fmt: skip
+        """The one way a dialog writes a revision: ``produce(writer)`` through
+        :func:`~rho_desk.core.edits.acommit` (the active revision checked against ``base``, the
+        writer and the tree lock held), recorded for undo as ``label``, and the views told.
+
+        Raises:
+            RevisionConflict: the session changed (nothing written).
+        """
+
+        def write(writer: SessionWriter) -> tuple[RevisionNode | None, RevisionNode]:
+            return writer.tree.active_leaf, produce(writer)
+
+        before, node = await acommit(self.document, base, write, hop=in_thread)
+        if before is not None and before.id != node.id:
+            self.history.record(label, before, node)
+        return OpResult(node, self.document.note_written(node))
 
     # -- undo and redo ----------------------------------------------------------------------------------
 
@@ -286,30 +316,56 @@ class ActionHost(QObject):
                 return
             self.notifier.show_exception(exc, context=f"{verb.rstrip('e')}ing")
 
-        def sized(size: int) -> None:
-            if size > LARGE_RESTORE_BYTES and not self.confirm_large_restore(size, word):
-                self.notifier.info(f"Nothing was written: the {word} was not confirmed.")
-                return
+        def restore() -> None:
             self.bridge.run(arestore(self.history, self.document, redo=redo), on_success=done, on_error=failed,
                             context=verb)  # fmt: skip
 
-        size = self.history.arestore_size(self.document, redo=redo, hop=in_thread)
-        self.bridge.run(size, on_success=sized, on_error=failed, context=verb)
+        def sized(sizes: tuple[int, int | None]) -> None:
+            size, current = sizes
+            if size <= LARGE_RESTORE_BYTES:
+                restore()
+                return
 
-    def confirm_large_restore(self, size: int, word: str) -> bool:
-        """Ask before a restore that appends a large copy of an earlier state (a v1-v3 line)."""
-        path = self.document.path
-        current = human_bytes(path.stat().st_size) if path is not None and path.exists() else "the file"
-        answer = QMessageBox.question(
-            self.window,
+            def declined() -> None:
+                self.notifier.info(f"Nothing was written: the {word} was not confirmed.")
+
+            self.confirm_large_restore(size, current, word, restore, declined)
+
+        async def asizes() -> tuple[int, int | None]:
+            """What the restore appends, and the file's size now (both read off the GUI thread)."""
+            size = await self.history.arestore_size(self.document, redo=redo, hop=in_thread)
+            path = self.document.path
+            return size, (await in_thread(_file_size, path) if path is not None else None)
+
+        self.bridge.run(asizes(), on_success=sized, on_error=failed, context=verb)
+
+    def confirm_large_restore(self, size: int, current: int | None, word: str, proceed: Callable[[], object],
+                              declined: Callable[[], object]) -> None:  # fmt: skip
+        """Ask before a restore that appends a large copy of an earlier state (a v1-v3 line): a
+        window-modal box (no nested event loop); ``proceed`` runs on Yes, ``declined`` otherwise."""
+        now = human_bytes(current) if current is not None else "the file"
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
             f"{word.capitalize()} rewrites a large state",
             f"This session is a version 1–3 line, which cannot point back to an earlier revision: "
             f"to {word}, rho-desk appends the whole earlier state again, about {human_bytes(size)} "
-            f"(the file is {current} now). Nothing already written changes.\n\n{word.capitalize()} anyway?",
+            f"(the file is {now} now). Nothing already written changes.\n\n{word.capitalize()} anyway?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Cancel,
+            self.window,
         )
-        return answer == QMessageBox.StandardButton.Yes
+        box.setObjectName("LargeRestoreBox")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def finished(_code: int) -> None:
+            if box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes:
+                proceed()
+            else:
+                declined()
+
+        box.finished.connect(finished)
+        self.restore_box = box
+        box.open()
 
     def _undo_status(self) -> UndoStatus:
         if not self.document.is_open or self.document.is_snapshot_document:
@@ -417,3 +473,10 @@ class ActionHost(QObject):
         if self.document.conflict is None and self.controller.conflict is None:
             self.banner_dock.hide()
         self._update_undo()
+
+
+def _file_size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None

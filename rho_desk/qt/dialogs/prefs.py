@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from ...core.compaction.api import CompactionPolicy
+from ...core.compaction.auto import LOCAL_COMPACTOR, POLICY_CHOICES, AutoCompaction
 from ...core.compaction.local import RecentBudget
 from ..settings import Settings, declare
 
@@ -29,13 +30,11 @@ __all__ = [
     "PREFS_CONTINUE_PROFILE",
     "PREFS_EXPORT_FORMAT",
     "PREFS_EXPORT_INCLUDED",
+    "auto_compaction_from_settings",
     "budget_from_settings",
     "policy_from_settings",
 ]
 
-LOCAL_COMPACTOR: Final = ""
-"""The stored compactor choice meaning rho-desk's offline local compactor."""
-POLICY_CHOICES: Final = ("off", "messages", "tokens")
 
 PREFS_COMPACTION_COMPACTOR: Final = declare(
     "prefs/compaction/compactor", str, LOCAL_COMPACTOR,
@@ -80,19 +79,15 @@ PREFS_EXPORT_FORMAT: Final = declare(
 
 def budget_from_settings(settings: Settings) -> RecentBudget:
     """The recent budget the settings describe (both limits 0 falls back to the defaults)."""
-    tokens = settings.get(PREFS_COMPACTION_KEEP_TOKENS)
-    messages = settings.get(PREFS_COMPACTION_KEEP_MESSAGES)
-    if not tokens and not messages:
-        return RecentBudget()
-    return RecentBudget(max_tokens=tokens or None, max_messages=messages or None)
+    return AutoCompaction.budget_of(settings.get(PREFS_COMPACTION_KEEP_TOKENS), settings.get(PREFS_COMPACTION_KEEP_MESSAGES))
 
 
 def policy_from_settings(settings: Settings) -> CompactionPolicy | None:
     """The automatic compaction policy the settings describe (``None`` when off)."""
-    kind = settings.get(PREFS_COMPACTION_POLICY)
-    threshold = settings.get(PREFS_COMPACTION_THRESHOLD)
-    if kind == "messages":
-        return CompactionPolicy.after_messages(threshold)
-    if kind == "tokens":
-        return CompactionPolicy.at_context_tokens(threshold)
-    return None
+    return AutoCompaction.policy_of(settings.get(PREFS_COMPACTION_POLICY), settings.get(PREFS_COMPACTION_THRESHOLD))
+
+
+def auto_compaction_from_settings(settings: Settings) -> AutoCompaction:
+    """The automatic compaction of a continued conversation, as the settings describe it."""
+    return AutoCompaction(policy_from_settings(settings), settings.get(PREFS_COMPACTION_COMPACTOR),
+                          budget_from_settings(settings))  # fmt: skip

@@ -9,6 +9,8 @@
   (off, after N messages, at N estimated context tokens) and the recent budget.
 * **General**: the Rho data directory to browse, the profile a continued conversation uses, and
   the theme (follow the system, light, dark).
+* **Folders**: the folders trusted for the model's tools on this machine; revoking one applies
+  at once (the next turn with tools in it asks again).
 
 Profile changes and keys apply at once (their own buttons); the other options apply with OK or
 Apply. Everything non-secret goes through the typed settings registry.
@@ -33,6 +35,8 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     QSpinBox,
     QTabWidget,
@@ -66,6 +70,7 @@ from .prefs import (
 from .widgets import Banner, BusyRow, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
+    from ...core.tools.trust import TrustedFolder
     from .host import ActionHost
 
 __all__ = ["SettingsDialog", "key_state"]
@@ -121,6 +126,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._providers_tab(), "&Providers")
         self.tabs.addTab(self._compaction_tab(), "&Compaction")
         self.tabs.addTab(self._general_tab(), "&General")
+        self.tabs.addTab(self._folders_tab(), "&Folders")
         self.busy = BusyRow()
         self.busy.hide()
         self.buttons = QDialogButtonBox(
@@ -137,6 +143,7 @@ class SettingsDialog(QDialog):
         self.file_dialog: QFileDialog | None = None
         self._load_options()
         self.reload_profiles()
+        self.reload_trusted()
 
     # -- providers --------------------------------------------------------------------------------
 
@@ -482,6 +489,67 @@ class SettingsDialog(QDialog):
         layout.addLayout(form)
         layout.addStretch(1)
         return tab
+
+    def _folders_tab(self) -> QWidget:
+        self.trusted = QListWidget()
+        self.trusted.setObjectName("TrustedFolders")
+        self.trusted.setAccessibleName("Folders trusted for the model's tools")
+        self.revoke = QPushButton("&Revoke Trust")
+        self.revoke.setObjectName("RevokeTrust")
+        self.revoke.setToolTip("The model's tools no longer run in the selected folder without asking")
+        self.revoke.clicked.connect(self._on_revoke_clicked)
+        self.trusted_notice = Banner("warning")
+        self.trusted_notice.hide()
+        note = QLabel("The model's tools run only in folders you trusted on this machine (a session file names its "
+                      "folder; it does not grant it). A trusted folder covers its subfolders. Revoking applies at "
+                      "once: the next turn with tools asks again.")  # fmt: skip
+        note.setWordWrap(True)
+        note.setProperty("muted", True)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.revoke)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addWidget(note)
+        layout.addWidget(self.trusted_notice)
+        layout.addWidget(self.trusted, 1)
+        layout.addLayout(row)
+        return tab
+
+    def reload_trusted(self) -> None:
+        """List the trusted folders (read off the GUI thread)."""
+
+        def show(folders: tuple[TrustedFolder, ...]) -> None:
+            self.trusted.clear()
+            for entry in folders:
+                item = QListWidgetItem(str(entry.path))
+                item.setData(Qt.ItemDataRole.UserRole, str(entry.path))
+                self.trusted.addItem(item)
+            self.revoke.setEnabled(bool(folders))
+            if folders:
+                self.trusted.setCurrentRow(0)
+
+        def failed(exc: BaseException) -> None:
+            self.trusted_notice.show_text(error_text(exc))
+
+        self.host.bridge.run(in_thread(self.host.trust.folders), on_success=show, on_error=failed,
+                             context="Reading the trusted folders")  # fmt: skip
+
+    def _on_revoke_clicked(self) -> None:
+        item = self.trusted.currentItem()
+        if item is None:
+            return
+        folder = str(item.data(Qt.ItemDataRole.UserRole))
+
+        def done(_removed: bool) -> None:
+            self.busy.done(f"The tools no longer run in {folder} without asking.")
+            self.reload_trusted()
+
+        def failed(exc: BaseException) -> None:
+            self.trusted_notice.show_text(error_text(exc))
+
+        self.host.bridge.run(in_thread(self.host.trust.revoke, folder), on_success=done, on_error=failed,
+                             context="Revoking a trusted folder")  # fmt: skip
 
     def _load_options(self) -> None:
         s = self.host.settings

@@ -47,10 +47,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.errors import InputError
 from ...core.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
+from ...core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
 from ...core.usage import describe_usage
 from ...core.wire import ModelUsage
 from ..changes import Changes
@@ -61,6 +61,7 @@ from .approval import ApprovalCard, ShellCard
 
 if TYPE_CHECKING:
     from ...providers.profiles import ProfileSet
+    from ..dialogs.trust import WorkspaceTrustBox
 
 __all__ = ["ComposerEdit", "ContinuePanel"]
 
@@ -127,6 +128,8 @@ class ContinuePanel(QFrame):
         self.keep_prompt = self.handoff.add_button("&Keep Prompt", "Do not send; the prompt stays in the composer")
         self.handoff.hide()
 
+        self.trust_box: WorkspaceTrustBox | None = None
+        """The open question whether the tools may run in the session's folder."""
         self.workspace_banner = Banner("warning")
         self.workspace_banner.text.setObjectName("WorkspaceMissingText")
         self.choose_folder = self.workspace_banner.add_button("C&hoose Folder…", "Run the tools in another folder")
@@ -150,7 +153,7 @@ class ContinuePanel(QFrame):
         self.tools_mode = QComboBox()
         self.tools_mode.setObjectName("ContinueToolsPicker")
         self.tools_mode.setToolTip("What the model's coding tools may do in this conversation")
-        self._profile_modes: dict[str, str | None] = {}
+        self._profile_modes: dict[str, PermissionMode] = {}
         self.tools_mode.addItem(f"Tools: {DEFAULT_MODE.label} (profile)", None)
         for mode in PermissionMode:
             self.tools_mode.addItem(f"Tools: {mode.label}", mode.value)
@@ -231,6 +234,7 @@ class ContinuePanel(QFrame):
         self._esc_filter = _EscapeCancels(self)
         c = controller
         c.sig_workspace_missing.connect(self._on_controller_workspace_missing)
+        c.sig_workspace_untrusted.connect(self._on_controller_workspace_untrusted)
         c.sig_approval_requested.connect(self._on_controller_approval_requested)
         c.sig_approval_closed.connect(self._on_controller_approval_closed)
         c.sig_tool_started.connect(self._on_controller_tool_started)
@@ -292,7 +296,7 @@ class ContinuePanel(QFrame):
             for p in loaded.profiles:
                 self.profile.addItem(f"{p.name} · {p.model}", p.name)
             self.profile.blockSignals(False)
-            self._profile_modes = {p.name: getattr(p, "permission_mode", None) for p in loaded.profiles}
+            self._profile_modes = {p.name: p.tools_mode() for p in loaded.profiles}
             index = self.profile.findData(current if keep else wanted)
             self.profile.setCurrentIndex(index if index >= 0 else 0)
             self._update_tools_default_label()
@@ -431,13 +435,7 @@ class ContinuePanel(QFrame):
         self.status.setText(" · ".join(t for t in (saved, describe_usage(usage, estimated)) if t))
 
     def _on_controller_handoff_required(self, report: HandoffReport, identity: str) -> None:
-        kinds = ", ".join(report.omitted_kinds) or "provider context"
-        n = report.omitted_provider_context
-        self.handoff.show_text(
-            f"<b>Replay safety.</b> {identity} cannot be sent {n} provider-native block{'s' if n != 1 else ''} of "
-            f"this history ({kinds}): they were produced by another provider or model and are left out. The text "
-            "of every message is still sent. Send anyway?"
-        )
+        self.handoff.show_text(f"<b>Replay safety.</b> {html.escape(report.describe(identity))} Send anyway?")
         self.send_anyway.setFocus()
         self.status.setText("Waiting for your confirmation of the provider switch.")
 
@@ -477,11 +475,7 @@ class ContinuePanel(QFrame):
 
     def _update_tools_default_label(self, *_args: object) -> None:
         """The first entry says which mode the chosen profile gives."""
-        value = self._profile_modes.get(self.profile_name() or "")
-        try:
-            mode = PermissionMode.parse(value) if value else DEFAULT_MODE
-        except InputError:
-            mode = DEFAULT_MODE
+        mode = self._profile_modes.get(self.profile_name() or "", DEFAULT_MODE)
         self.tools_mode.setItemText(0, f"Tools: {mode.label} (profile)")
 
     def _on_tools_mode_changed(self, _index: int) -> None:
@@ -495,6 +489,29 @@ class ContinuePanel(QFrame):
         )
         self.choose_folder.setFocus()
         self.status.setText("Choose a folder for the tools, or continue without them.")
+
+    def _on_controller_workspace_untrusted(self, problem: WorkspaceUntrusted | WorkspaceRefused) -> None:
+        from ..dialogs.trust import WorkspaceTrustBox
+
+        if self.trust_box is not None:
+            self.trust_box.close()
+        box = WorkspaceTrustBox(problem, self)
+        box.sig_answered.connect(self._on_trust_answered)
+        self.trust_box = box
+        self.status.setText("Trust the folder for the tools, choose another, or continue without tools.")
+        box.open()
+
+    def _on_trust_answered(self, answer: str) -> None:
+        self.trust_box = None
+        if answer == "trust":
+            self.controller.trust_workspace()
+        elif answer == "choose":
+            self._on_choose_folder_clicked()
+        elif answer == "without_tools":
+            self._on_without_tools_clicked()
+        else:
+            self.status.setText("")
+            self.controller.decline_handoff()
 
     def _on_choose_folder_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Folder for the session's tools")

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from rho_desk.core.compaction.local import LocalCompactor, RecentBudget
 from rho_desk.core.stores.rho_files import NodeKind, SessionWriter, read_session
@@ -226,9 +227,9 @@ def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, mo
     asked: list[int] = []
     answers = iter([False, True])
 
-    def confirm(size: int, word: str) -> bool:
+    def confirm(size: int, current: int | None, word: str, proceed, declined) -> None:
         asked.append(size)
-        return next(answers)
+        (proceed if next(answers) else declined)()
 
     monkeypatch.setattr(host, "confirm_large_restore", confirm)
     size = path.stat().st_size
@@ -241,6 +242,30 @@ def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, mo
     assert len(asked) == 2
     grown = path.stat().st_size - size
     assert abs(grown - asked[1]) < 300  # the size asked about is the size written (± the record's frame)
+
+
+def test_the_large_restore_question_is_a_box_not_a_nested_loop(make_window, run, tmp_path: Path, monkeypatch) -> None:
+    import rho_desk.qt.dialogs.host as host_module
+
+    path = _grown(v3_session(tmp_path / "home", turns=10))
+    context, dialog = _dialog(make_window, run, path, keep=8)
+    dialog.start()
+    run(settle(context.bridge))
+    host = context.dialogs
+    monkeypatch.setattr(host_module, "LARGE_RESTORE_BYTES", 100)
+    size = path.stat().st_size
+    host.undo()
+    run(settle(context.bridge))  # returns: the question waits in a window-modal box
+    box = host.restore_box
+    assert box is not None and box.isVisible() and f"the file is {host_module.human_bytes(size)} now" in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    run(settle(context.bridge))
+    assert path.stat().st_size == size
+    host.undo()
+    run(settle(context.bridge))
+    host.restore_box.button(QMessageBox.StandardButton.Yes).click()
+    run(settle(context.bridge))
+    assert path.stat().st_size > size and host.history.status(context.document.tree).redo == "Compaction"
 
 
 def test_a_summary_larger_than_what_it_replaces_is_refused(make_window, run, tmp_path: Path, loopback: Loopback,

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView
 
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.tools.permissions import PermissionMode
+from rho_desk.core.tools.trust import TrustStore
 from rho_desk.qt.continue_session import TurnState
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
@@ -28,6 +29,9 @@ def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
 
 
 def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SUPERVISED):
+    header = read_session(path, check_name=False).tree.header
+    if header is not None and Path(header.cwd).is_dir():
+        TrustStore().trust(header.cwd)  # the user trusted the session's folder (test_workspace_trust asks)
     context = make_window(open_file=path)
     host = context.dialogs
     host.show_continue()

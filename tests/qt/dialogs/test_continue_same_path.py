@@ -1,0 +1,89 @@
+"""The window and ``rho-desk continue`` continue a session through the same code: on the same
+session and the same provider switch they find the same replay-safety report, and with the same
+automatic compaction policy they compact it the same way. The command line runs as a real
+process against the same loopback model server the window uses."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from rho_desk.core.stores.rho_files import read_session
+from rho_desk.providers.profiles import ProfileKind, ProfileStore, ProviderProfile
+from rho_desk.qt.dialogs.prefs import (
+    PREFS_COMPACTION_KEEP_MESSAGES,
+    PREFS_COMPACTION_KEEP_TOKENS,
+    PREFS_COMPACTION_POLICY,
+    PREFS_COMPACTION_THRESHOLD,
+)
+
+from ...providers.loopback import Loopback
+from ..conftest import settle
+from .conftest import demo_session, text_reply, until
+
+
+def _cli(run, *argv: str) -> tuple[int, str, str]:
+    """``rho-desk`` as a process, while the test's loop keeps serving the loopback server."""
+    process = subprocess.Popen([sys.executable, "-m", "rho_desk", *argv], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})  # fmt: skip
+    run(until(lambda: process.poll() is not None, timeout=60), timeout=70)
+    out, err = process.communicate()
+    return process.returncode, out, err
+
+
+def test_the_window_and_the_command_line_check_and_compact_alike(make_window, run, demo_home: Path, tmp_path: Path,
+                                                                 loopback: Loopback) -> None:  # fmt: skip
+    # one stored profile (keyless: the process has no access to the test's keyring), the default
+    shared = ProviderProfile(name="shared", kind=ProfileKind.OPENAI_COMPATIBLE, base_url=loopback.url + "/v1",
+                             model="gpt-test", provider="loopback", requires_key=False, permission_mode="off")  # fmt: skip
+    ProfileStore().upsert(shared, make_default=True)
+    app_path = demo_session(demo_home, "c81f3e02")  # native blocks from OpenAI and Anthropic
+    cli_home = tmp_path / "cli-home"
+    shutil.copytree(demo_home, cli_home)
+    cli_path = cli_home / app_path.relative_to(demo_home)
+    endpoint = ["--profile", "shared"]
+
+    # the same check: the app's report is the command line's refusal
+    context = make_window(open_file=app_path)
+    host = context.dialogs
+    host.show_continue()
+    run(settle(context.bridge))
+    controller, panel = host.controller, host.panel
+    reports: list[tuple[object, str]] = []
+    controller.sig_handoff_required.connect(lambda r, i: reports.append((r, i)))
+    panel.composer.setPlainText("Continue with another model")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert len(reports) == 1 and not loopback.requests
+    report, identity = reports[0]
+    status, _out, err = _cli(run, "continue", str(cli_path), "-m", "Continue with another model", *endpoint)
+    assert status == 2 and not loopback.requests
+    assert f"replay safety: {report.describe(identity)}" in err and "--send-anyway" in err
+
+    # the same compaction: policy after 10 messages, 4 kept verbatim, no token limit
+    s = context.settings
+    s.set(PREFS_COMPACTION_POLICY, "messages")
+    s.set(PREFS_COMPACTION_THRESHOLD, 10)
+    s.set(PREFS_COMPACTION_KEEP_MESSAGES, 4)
+    s.set(PREFS_COMPACTION_KEEP_TOKENS, 0)
+    phases: list[str] = []
+    controller.sig_compaction.connect(lambda phase, _v: phases.append(phase))
+    loopback.queue(text_reply("Sure."))
+    panel.send_anyway.click()
+    run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
+    assert phases == ["started", "completed"]
+    loopback.queue(text_reply("Sure."))
+    status, out, err = _cli(run, "continue", str(cli_path), "-m", "Continue with another model", *endpoint,
+                            "--send-anyway", "--auto-compact", "messages:10", "--keep-messages", "4", "--keep-tokens", "0")  # fmt: skip
+    assert status == 0, err
+    assert out == "Sure.\n"
+    app_tree, cli_tree = read_session(app_path).tree, read_session(cli_path).tree
+    app_state, cli_state = app_tree.snapshot(), cli_tree.snapshot()
+    assert app_state.compaction.completed_compactions == cli_state.compaction.completed_compactions == 1
+    assert app_state.history == cli_state.history and app_state.revision == cli_state.revision
+    # both sent the same compacted history
+    assert loopback.requests[0].body["messages"] == loopback.requests[1].body["messages"]
