@@ -22,6 +22,7 @@ from typing import Final
 
 from ..core.errors import CredentialsUnavailable
 from ..core.keys import KEY_BYTES, KeySource
+from ..core.paths import UnsafePath, config_dir
 from ._files import KEY_FILE_NAME, FileKeySource
 from ._keyring import (
     OWN_KEYS_ADVICE,
@@ -33,9 +34,13 @@ from ._keyring import (
     NoKeyringBackend,
     backend_is_insecure,
     credentials_error,
+    delete_secret,
     insecure_keyring_error,
     keyring_error,
     keyring_status,
+    read_secret,
+    reset_keyring_probe,
+    store_secret,
 )
 
 __all__ = [
@@ -50,13 +55,18 @@ __all__ = [
     "KeyringStatus",
     "MemoryKeySource",
     "NoKeyringBackend",
+    "UnsafePath",
     "backend_is_insecure",
     "credentials_error",
     "default_key_file",
     "default_key_source",
+    "delete_secret",
     "insecure_keyring_error",
     "keyring_error",
     "keyring_status",
+    "read_secret",
+    "reset_keyring_probe",
+    "store_secret",
 ]
 
 KEY_FILE_ENV: Final = "RHO_DESK_KEY_FILE"
@@ -64,8 +74,6 @@ KEY_FILE_ENV: Final = "RHO_DESK_KEY_FILE"
 
 def default_key_file() -> Path:
     """``<config folder>/keys`` (``RHO_DESK_CONFIG_DIR`` moves the config folder)."""
-    from ..providers.profiles import config_dir
-
     return config_dir() / KEY_FILE_NAME
 
 

@@ -14,7 +14,6 @@ key. ``build_provider`` turns a profile and its key into a ready provider.
 from __future__ import annotations
 
 import enum
-import os
 import re
 import urllib.parse
 from collections.abc import Iterable
@@ -24,7 +23,6 @@ from typing import Annotated, Any, Final, Self
 
 import httpx
 import msgspec
-import platformdirs
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -36,6 +34,7 @@ from pydantic import (
 
 from ..core.errors import InputError
 from ..core.fsio import atomic_write
+from ..core.paths import CONFIG_DIR_ENV, check_private_folder, config_dir
 from ..core.tools.permissions import PermissionMode
 from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider
 from .base import HttpProvider
@@ -59,7 +58,6 @@ __all__ = [
     "open_provider",
 ]
 
-CONFIG_DIR_ENV: Final = "RHO_DESK_CONFIG_DIR"
 PROFILES_FILE: Final = "providers.json"
 FORMAT_VERSION: Final = 1
 
@@ -250,12 +248,6 @@ class ProfilesDocument(BaseModel):
     profiles: list[ProviderProfile] = []
 
 
-def config_dir() -> Path:
-    """rho-desk's settings directory (``RHO_DESK_CONFIG_DIR`` overrides the platform's)."""
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_config_dir("rho-desk", appauthor=False))
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +301,9 @@ class ProfileStore:
             StorageError: the file cannot be read.
         """
         path = self.path
+        # another local user who can write here could point a profile's base URL (and its key)
+        # at their own server
+        check_private_folder(path.parent, what="rho-desk's settings folder")
         try:
             data = path.read_bytes()
         except FileNotFoundError:

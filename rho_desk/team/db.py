@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 KEYRING_SERVICE: Final = "rho-desk"
+"""The keyring service (``rho_desk.keys.SERVICE``: every secret goes through ``rho_desk.keys``)."""
 _SECRET_KEYS: Final = frozenset({"password", "sslpassword"})
 _URL_PASSWORD: Final = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)[^/\s]*@")
 
@@ -79,11 +80,11 @@ def keyring_password(dsn: str) -> str | None:
     """
     if "password" in _params(dsn):
         return None
-    try:
-        import keyring
+    from ..keys import read_secret
 
-        return keyring.get_password(KEYRING_SERVICE, keyring_user(dsn))
-    except Exception:  # no backend, locked, D-Bus errors: fall back to libpq's own sources
+    try:
+        return read_secret(keyring_user(dsn), what="the team database password")
+    except CredentialsUnavailable:  # no keyring, locked, D-Bus errors: libpq's own sources
         return None
 
 
@@ -160,13 +161,19 @@ def keep_password_in_keyring(dsn: str) -> str:
     if not password:
         return dsn
     stripped = safe_dsn(dsn)
-    try:
-        import keyring
+    from ..keys import InsecureKeyring, store_secret
 
-        keyring.set_password(KEYRING_SERVICE, keyring_user(stripped), password)
-    except Exception as exc:
+    try:
+        # the same refusals as every keyring user: never into a plaintext backend
+        store_secret(keyring_user(stripped), password, what="the team database password")
+    except InsecureKeyring:
         raise CredentialsUnavailable(
-            f"no keyring can hold the team database password ({type(exc).__name__}): put it in "
-            "~/.pgpass instead and leave it out of the connection string"
+            "no keyring can hold the team database password (the only backend stores secrets in plain "
+            "text): put it in ~/.pgpass instead and leave it out of the connection string"
+        ) from None
+    except CredentialsUnavailable as exc:
+        raise CredentialsUnavailable(
+            f"{exc.text().rstrip('.')}. Or put it in ~/.pgpass instead and leave it out of the "
+            "connection string"
         ) from None
     return stripped
