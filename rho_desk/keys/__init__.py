@@ -124,7 +124,9 @@ class DefaultKeySource:
     def describe(self) -> str:
         if self.keyring.writable():
             return f"{self.keyring.describe()}; keys already in {self.file.path} are used first"
-        return f"{self.file.describe()} (no secure keyring: {keyring_status().backend})"
+        status = keyring_status()
+        problem = f", not usable: {status.problem}" if status.problem else ""
+        return f"{self.file.describe()} (no secure keyring: {status.backend}{problem})"
 
 
 class MemoryKeySource:
