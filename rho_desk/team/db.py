@@ -29,11 +29,13 @@ from ..core.errors import (
 
 __all__ = [
     "KEYRING_SERVICE",
+    "PASSWORD_ADVICE",
     "connect",
     "database_errors",
     "keep_password_in_keyring",
     "keyring_password",
     "keyring_user",
+    "refuse_password",
     "safe_dsn",
 ]
 
@@ -63,6 +65,29 @@ def safe_dsn(dsn: str) -> str:
         )
     shown = {k: v for k, v in params.items() if k not in _SECRET_KEYS and v is not None}
     return psycopg.conninfo.make_conninfo(**{k: str(v) for k, v in shown.items()})
+
+
+PASSWORD_ADVICE: Final = (
+    "leave the password out and keep it in the keyring (the app's Settings store it there), in "
+    "~/.pgpass (mode 0600: HOST:PORT:DATABASE:USER:PASSWORD) or in a service file (service=NAME, "
+    "~/.pg_service.conf with the password in ~/.pgpass)"
+)
+
+
+def refuse_password(dsn: str, *, source: str = "--db") -> None:
+    """Refuse a connection string that holds a password: on a command line every local user can
+    read it (``ps``), and a shell keeps it in its history.
+
+    Raises:
+        InputError: ``dsn`` holds a password (the error never shows it).
+    """
+    params = _params(dsn)
+    if params.get("password") or params.get("sslpassword"):
+        raise InputError(
+            f"the connection string holds a password, which other local users can read in the process "
+            f"list: {PASSWORD_ADVICE}",
+            source=f"{source} {safe_dsn(dsn)}",
+        )
 
 
 def keyring_user(dsn: str) -> str:
