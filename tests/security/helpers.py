@@ -40,7 +40,7 @@ def rho(env: dict[str, str], cwd: Path, *args: str, timeout: float = 60) -> subp
 
 
 def one_line_error(out: subprocess.CompletedProcess[str]) -> str:
-    """The refusal: exit 2, one line on stderr, no traceback."""
+    """The refusal: exit 2, no traceback (key-creation notices may come first)."""
     assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
     assert "Traceback" not in out.stderr, out.stderr
     return out.stderr
