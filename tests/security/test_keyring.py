@@ -22,8 +22,6 @@ import keyring.backend
 import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable
-from rho_desk.keys import reset_keyring_probe
-
 from .helpers import REPO, environment
 
 
@@ -89,7 +87,7 @@ def test_only_keys_imports_keyring() -> None:
 def test_a_backend_that_does_not_answer_is_no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from rho_desk.keys import NoKeyringBackend, keyring_status, read_secret
+    from rho_desk.keys import NoKeyringBackend, keyring_status, read_secret, reset_keyring_probe
 
     release = threading.Event()
 

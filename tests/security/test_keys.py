@@ -151,10 +151,10 @@ def test_key_file_option_gets_the_same_checks(tmp_path: Path) -> None:
 
 def test_settings_folder_others_can_write_is_refused_for_profiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another user who could write providers.json could send a profile's key to their server."""
-    from rho_desk.core.paths import UnsafePath
+    from rho_desk.core.errors import InputError
     from rho_desk.providers.profiles import ProfileStore
 
     config = _config(tmp_path, 0o777)
     monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(config))
-    with pytest.raises(UnsafePath, match=r"chmod 700"):
+    with pytest.raises(InputError, match=r"chmod 700"):
         ProfileStore().load()

@@ -19,7 +19,6 @@ import psycopg
 import pytest
 
 from rho_desk.team.library import TeamLibrary
-from rho_desk.team.verify import verify_version
 
 from ..team.helpers import EVERYTHING, KEY, KEYS, create_login, session
 
@@ -122,6 +121,8 @@ def test_published_by_is_the_databases_and_a_rewritten_title_fails_the_check(pg_
         conn.commit()
         row = conn.execute("SELECT title, published_by FROM rho_desk.sessions WHERE team = %s", (t["alpha"],)).fetchone()
         assert row == ("Harmless refactor", t["carol"])  # the change is carol's, whatever she wrote
+
+    from rho_desk.team.verify import verify_version
 
     async def check() -> tuple[bool, str]:
         async with await TeamLibrary.open(t["alice_dsn"]) as lib:
