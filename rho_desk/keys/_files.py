@@ -16,7 +16,6 @@ import contextlib
 import os
 import re
 import secrets
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 import keyring
+import keyring.backend
 import keyring.errors
 
 from ..core.errors import CredentialsUnavailable
@@ -122,27 +123,29 @@ def _bounded(call: Callable[[], _T], timeout: float) -> _T:
 
 
 _probe_lock = threading.Lock()
-_probed: dict[int, tuple[object, KeyringStatus]] = {}
+_probed: dict[int, tuple[keyring.backend.KeyringBackend, KeyringStatus]] = {}
 _backend_ready = False
+_unchosen: KeyringStatus | None = None
 
 
 def reset_keyring_probe() -> None:
     """Forget the cached probe (the settings dialog's "check again"; tests)."""
-    global _backend_ready
+    global _backend_ready, _unchosen
     with _probe_lock:
         _probed.clear()
         _backend_ready = False
+        _unchosen = None
 
 
 def _label(backend: object) -> str:
     return f"{type(backend).__module__}.{type(backend).__name__}"
 
 
-def _probe(backend: object, timeout: float) -> KeyringStatus:
+def _probe(backend: keyring.backend.KeyringBackend, timeout: float) -> KeyringStatus:
     label = _label(backend)
     if type(backend).__module__.startswith("keyring.backends.fail"):
         return KeyringStatus(label, False, False)
-    get = getattr(backend, "get_password")
+    get = backend.get_password
     try:
         _bounded(lambda: get(SERVICE, _PROBE_USER), timeout)
     except _Timeout:
@@ -179,16 +182,19 @@ def keyring_status() -> KeyringStatus:
     """The active backend, whether one is usable (it answered the probe), and whether it
     actually protects secrets. At most :data:`PROBE_TIMEOUT` seconds, once per backend and
     process."""
-    global _backend_ready
+    global _backend_ready, _unchosen
     with _probe_lock:
+        if _unchosen is not None:
+            return _unchosen
         if _backend_ready:
-            backend: object = keyring.get_keyring()
+            backend: keyring.backend.KeyringBackend = keyring.get_keyring()
         else:
             # choosing the backend already talks to D-Bus
             try:
                 backend = _bounded(keyring.get_keyring, PROBE_TIMEOUT)
             except _Timeout:
-                return KeyringStatus("keyring", False, False, f"it did not answer within {PROBE_TIMEOUT:g} s")
+                _unchosen = KeyringStatus("keyring", False, False, f"it did not answer within {PROBE_TIMEOUT:g} s")
+                return _unchosen
             _backend_ready = True
         cached = _probed.get(id(backend))
         if cached is not None and cached[0] is backend:

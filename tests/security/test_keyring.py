@@ -9,7 +9,6 @@ service that owns ``org.freedesktop.secrets`` and never replies (the probe must 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import keyring.backend
 import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable
+
 from .helpers import REPO, environment
 
 

@@ -34,7 +34,14 @@ import msgspec
 
 from ..errors import InputError
 from ..wire.codec import decode_snapshot
-from ..wire.limits import MAX_DEPTH, DuplicateKey, check_depth, find_duplicate, nesting_depth, parse_pairs
+from ..wire.limits import (
+    MAX_DEPTH,
+    DuplicateKey,
+    check_depth,
+    find_duplicate,
+    nesting_depth,
+    parse_pairs,
+)
 from ..wire.model import ImageContent
 from ..wire.snapshot import SessionSnapshot
 from ._classes import ContentClass
