@@ -123,3 +123,35 @@ def test_a_receipt_with_a_repeated_key_does_not_verify(tmp_path: Path, rho_fixtu
 
     verdict = verify_published((tmp_path / "shown.json").read_bytes(), receipt.read_bytes(), key=bytes(32), known_secrets=[])
     assert not verdict.ok and "appears twice" in verdict.summary
+
+
+def test_nesting_depth_agrees_with_the_parsed_value() -> None:
+    """The scanner (quotes, escaped quotes and backslashes, brackets inside strings and keys)
+    against a walk of what ``json`` parsed, on random documents."""
+    import random
+
+    from rho_desk.core.wire.limits import nesting_depth
+
+    def depth(value: object) -> int:
+        best, stack = 0, [(value, 0)]
+        while stack:
+            item, above = stack.pop()
+            if isinstance(item, dict | list):
+                best = max(best, above + 1)
+                stack.extend((child, above + 1) for child in (item.values() if isinstance(item, dict) else item))
+        return best
+
+    rng = random.Random(18)
+
+    def build(level: int) -> object:
+        roll = rng.random()
+        if level > 6 or roll < 0.3:
+            return rng.choice(["a[b{", 'q"uo\\te\\\\', "x\\\\", 1, None, "]]}}", "\\", ""])
+        if roll < 0.6:
+            return [build(level + 1) for _ in range(rng.randint(0, 3))]
+        return {rng.choice(["k[", 'k"', "k\\\\", "{"]) + str(i): build(level + 1) for i in range(rng.randint(0, 3))}
+
+    for _ in range(500):
+        value = build(0)
+        for text in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent=1)):
+            assert nesting_depth(text.encode()) == depth(value), text

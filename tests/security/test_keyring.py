@@ -18,6 +18,7 @@ from pathlib import Path
 
 import keyring
 import keyring.backend
+import keyring.errors
 import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable
@@ -200,3 +201,70 @@ def test_s2_a_secret_service_that_cannot_make_its_collection_is_no_keyring(tmp_p
     assert status["export"] == "0", status["export.err"]
     assert "InitError" in status["keys.out"] and "Unlock the keyring" not in status["export.err"]
     assert (tmp_path / "out.json").is_file()
+
+
+def test_keyless_profiles_never_touch_the_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """S2: the built-in local profile needs no key: resolving it and collecting the secrets to
+    redact (what export and publish do) make no keyring call at all."""
+    from rho_desk.providers.credentials import resolve_api_key, stored_secrets
+    from rho_desk.providers.profiles import DEFAULT_PROFILE
+
+    calls: list[str] = []
+
+    class Recording(keyring.backend.KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+
+        def get_password(self, service: str, username: str) -> str | None:
+            calls.append(username)
+            raise keyring.errors.InitError("Failed to create the collection: Prompt dismissed..")
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            calls.append(username)
+
+        def delete_password(self, service: str, username: str) -> None:
+            calls.append(username)
+
+    monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(tmp_path / "config"))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(Recording())
+    try:
+        assert not DEFAULT_PROFILE.requires_key
+        assert resolve_api_key(DEFAULT_PROFILE) is None
+        assert stored_secrets() == []
+    finally:
+        keyring.set_keyring(previous)
+    assert calls == []
+
+
+def test_the_team_password_lookup_does_not_wait_on_a_silent_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from rho_desk.keys import reset_keyring_probe
+    from rho_desk.team.db import keyring_password
+
+    release = threading.Event()
+
+    class Hanging(keyring.backend.KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+
+        def get_password(self, service: str, username: str) -> str | None:
+            release.wait(30)
+            return None
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            pass
+
+        def delete_password(self, service: str, username: str) -> None:
+            pass
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(Hanging())
+    reset_keyring_probe()
+    try:
+        started = time.monotonic()
+        assert keyring_password("host=db.example user=alice dbname=team") is None
+        assert time.monotonic() - started < 2.5
+    finally:
+        release.set()
+        keyring.set_keyring(previous)
+        reset_keyring_probe()

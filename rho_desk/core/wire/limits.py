@@ -16,8 +16,9 @@ it: JSON parsers keep the last value, a person reads the first (a receipt with `
 
 from __future__ import annotations
 
+import array
+import itertools
 import json
-import re
 from typing import Any, Final
 
 from ..errors import InputError
@@ -36,8 +37,8 @@ __all__ = [
 MAX_DEPTH: Final = 512
 """The deepest nesting rho-desk inspects (Rho's serde_json reader stops at 128)."""
 
-_STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _OTHER: Final = bytes(b for b in range(256) if b not in b"[]{}")
+_STEPS: Final = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 
 
 class TooDeep(InputError):
@@ -51,25 +52,19 @@ class DuplicateKey(InputError):
 def nesting_depth(raw: bytes | str, *, stop_above: int | None = None) -> int:
     """The deepest nesting of ``[``/``{`` outside strings in ``raw`` (0 for a scalar).
 
-    Iterative and linear. With ``stop_above``, the answer is exact only up to that depth: it
-    returns as soon as the nesting goes deeper, and skips the scan when ``raw`` has too few
-    brackets to go that deep.
+    Iterative and linear, at the speed of ``bytes`` methods: escaped backslashes and quotes are
+    blanked, the text is split at the remaining quotes (every other piece is inside a string),
+    and the running depth of the brackets left is summed in C. With ``stop_above``, a text with
+    too few brackets to nest deeper is not scanned at all (0 is returned).
     """
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if stop_above is not None and data.count(b"[") + data.count(b"{") <= stop_above:
         return 0
-    brackets = _STRING.sub(b"", data).translate(None, _OTHER)
-    depth = deepest = 0
-    for byte in brackets:
-        if byte in (0x5B, 0x7B):
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if stop_above is not None and deepest > stop_above:
-                    return deepest
-        else:
-            depth -= 1
-    return deepest
+    # a backslash occurs only inside strings; ``\\`` first, so ``\\"`` still ends its string
+    plain = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    outside = b"".join(plain.split(b'"')[0::2])
+    steps = array.array("b", outside.translate(_STEPS, _OTHER))  # [ { -> 1, ] } -> -1
+    return max(0, max(itertools.accumulate(steps), default=0))
 
 
 def check_depth(raw: bytes | str, *, source: str | None = None, line: int | None = None, limit: int = MAX_DEPTH) -> None:
