@@ -55,13 +55,18 @@ class UnsafePath(InputError, CredentialsUnavailable):
     """
 
 
-def _owner_name(uid: int) -> str:
+def _login(uid: int) -> str | None:
     try:
         import pwd
 
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+        return pwd.getpwuid(uid).pw_name
     except (ImportError, KeyError):
-        return f"uid {uid}"
+        return None
+
+
+def _owner_name(uid: int) -> str:
+    name = _login(uid)
+    return f"uid {uid}" if name is None else f"{name} (uid {uid})"
 
 
 def check_private_folder(folder: Path, *, what: str = "rho-desk's key folder") -> None:
@@ -89,7 +94,7 @@ def check_private_folder(folder: Path, *, what: str = "rho-desk's key folder") -
         raise UnsafePath(
             f"{what} belongs to {_owner_name(info.st_uid)}, not to you ({_owner_name(me)}); another user "
             f"could replace the keys in it. Use a folder of your own (move it away and let rho-desk "
-            f"create it again), or take it back: chown {_owner_name(me).split(' ')[0]} {real}",
+            f"create it again), or take it back: chown {_login(me) or me} {real}",
             source=shown,
         )
     mode = stat.S_IMODE(info.st_mode)
