@@ -24,6 +24,7 @@ worker thread in the GUI.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
@@ -141,13 +142,13 @@ def _label(backend: object) -> str:
     return f"{type(backend).__module__}.{type(backend).__name__}"
 
 
-def _probe(backend: keyring.backend.KeyringBackend, timeout: float) -> KeyringStatus:
+def _probe(backend: keyring.backend.KeyringBackend, timeout: float, budget: float) -> KeyringStatus:
     label = _label(backend)
     if type(backend).__module__.startswith("keyring.backends.fail"):
         return KeyringStatus(label, False, False)
     get = backend.get_password
     try:
-        _bounded(lambda: get(SERVICE, _PROBE_USER), timeout)
+        _bounded(lambda: get(SERVICE, _PROBE_USER), budget)
     except _Timeout:
         return KeyringStatus(label, False, False, f"it did not answer within {timeout:g} s")
     except Exception as exc:
@@ -184,6 +185,7 @@ def keyring_status() -> KeyringStatus:
     process."""
     global _backend_ready, _unchosen
     with _probe_lock:
+        started = time.monotonic()  # choosing and probing share one budget
         if _unchosen is not None:
             return _unchosen
         if _backend_ready:
@@ -199,7 +201,7 @@ def keyring_status() -> KeyringStatus:
         cached = _probed.get(id(backend))
         if cached is not None and cached[0] is backend:
             return cached[1]
-        status = _probe(backend, PROBE_TIMEOUT)
+        status = _probe(backend, PROBE_TIMEOUT, max(0.1, PROBE_TIMEOUT - (time.monotonic() - started)))
         _probed[id(backend)] = (backend, status)
         return status
 
