@@ -36,6 +36,7 @@ from ..core.errors import InputError
 from ..core.fsio import atomic_write
 from ..core.paths import CONFIG_DIR_ENV, check_private_folder, config_dir
 from ..core.tools.permissions import PermissionMode
+from ..core.wire.limits import TooDeep, check_depth
 from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider
 from .base import HttpProvider
 from .credentials import MissingApiKey, ResolvedKey, aresolve_api_key
@@ -314,8 +315,12 @@ class ProfileStore:
             raise StorageError(f"{path}: {exc.strerror or type(exc).__name__}") from None
         failure: ProfileError | None = None
         try:
+            # bounded first: msgspec and pydantic recurse once per nesting level
+            check_depth(data, source=str(path))
             # msgspec parses (and locates syntax errors by line); pydantic validates the fields
             document = ProfilesDocument.model_validate(msgspec.json.decode(data))
+        except TooDeep as exc:
+            failure = ProfileError(exc.reason, source=str(path))
         except msgspec.DecodeError as exc:
             failure = ProfileError(f"not valid JSON ({exc})", source=str(path), line=_line_of(data, str(exc)))
         except ValidationError as exc:

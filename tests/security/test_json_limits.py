@@ -155,3 +155,14 @@ def test_nesting_depth_agrees_with_the_parsed_value() -> None:
         value = build(0)
         for text in (json.dumps(value), json.dumps(value, ensure_ascii=False, indent=1)):
             assert nesting_depth(text.encode()) == depth(value), text
+
+
+def test_a_deep_profiles_file_is_a_profile_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rho_desk.providers.profiles import ProfileError, ProfileStore
+
+    config = tmp_path / "config"
+    config.mkdir(mode=0o700)
+    (config / "providers.json").write_text('{"version": 1, "profiles": [' + "[" * DEPTH + "]" * DEPTH + "]}")
+    monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(config))
+    with pytest.raises(ProfileError, match="nesting is deeper than 512"):
+        ProfileStore().load()
