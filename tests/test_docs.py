@@ -296,7 +296,10 @@ def test_examples_run(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     make_sandbox(tmp_path, monkeypatch)
     if "RHO_DESK_TEAM_DB" in doc.read_text(encoding="utf-8"):
         # team-library examples: a fresh database on the session's throwaway PostgreSQL cluster
-        monkeypatch.setenv("RHO_DESK_TEAM_DB", request.getfixturevalue("pg_db"))
+        # (the password in a .pgpass file: rho-desk refuses one inside the connection string)
+        from tests.team.helpers import without_password
+
+        monkeypatch.setenv("RHO_DESK_TEAM_DB", without_password(request.getfixturevalue("pg_db"), tmp_path, monkeypatch))
     run_document(read_blocks(doc))
 
 

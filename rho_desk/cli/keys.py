@@ -36,7 +36,12 @@ def run(args: argparse.Namespace) -> int:
     public = public_key_text(signing_key(keys))
     print(public)
     status = keyring_status()
-    state = "secure" if status.secure else "not secure: not used for new keys" if status.available else "none"
+    state = (
+        "secure" if status.secure
+        else "not secure: not used for new keys" if status.available
+        else f"not usable: {status.problem}" if status.problem
+        else "none"
+    )  # fmt: skip
     print(f"keys: {keys.describe()}")
     if isinstance(keys, DefaultKeySource):
         for name in (SIGNING_KEY, FINGERPRINT_KEY):

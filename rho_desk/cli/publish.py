@@ -42,6 +42,9 @@ def require_db(args: argparse.Namespace) -> str:
 
     if not args.db:
         raise InputError(f"no team database: pass --db DSN or set {DB_ENV}")
+    from ..team.db import refuse_password
+
+    refuse_password(str(args.db), source=DB_ENV if args.db == os.environ.get(DB_ENV) else "--db")
     return str(args.db)
 
 

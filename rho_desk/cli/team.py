@@ -138,15 +138,12 @@ def run_show(args: argparse.Namespace) -> int:
     from ..core.export import render_markdown
     from ..core.fsio import atomic_write
     from ..team.publish import decode_published
-    from ..team.verify import verify_published
+    from ..team.verify import verify_version
 
     dsn = require_db(args)
     version = asyncio.run(_with_library(dsn, lambda lib: lib.show(args.session_id, team=args.team, revision=args.revision)))
     key, known, warning = _key_and_known(args)
-    verification = verify_published(
-        version.export, version.receipt, key=key, known_secrets=known, session_id=version.session_id,
-        revision=version.revision, history=version.history,
-    )  # fmt: skip
+    verification = verify_version(version, key=key, known_secrets=known)
     if args.export is not None:
         atomic_write(args.export, version.export, mode=0o600)
     if args.json:
@@ -154,6 +151,7 @@ def run_show(args: argparse.Namespace) -> int:
             "team": version.team, "session_id": version.session_id, "revision": version.revision,
             "revisions": list(version.revisions), "history": version.history, "sha256": version.sha256,
             "published_at": version.published_at.isoformat(), "published_by": version.published_by,
+            "published_by_signed": False, "title": version.title,
             "stats": version.stats, "receipt": _receipt_json(version.receipt), "verification": verification.to_json(),
         }, indent=2))  # fmt: skip
         return EXIT_OK if verification.ok else EXIT_PROBLEMS
@@ -161,7 +159,10 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"{version.session_id} revision {version.revision} (team {version.team}; revisions published: "
           f"{', '.join(map(str, version.revisions))})")  # fmt: skip
     model = f"; {stats.get('provider')}/{stats.get('model')}" if stats.get("model") else ""
-    print(f"published {version.published_at:%Y-%m-%d %H:%M} by {version.published_by}; {version.history} history; "
+    if version.title is not None:
+        print(f"title: {version.title}")
+    print(f"published {version.published_at:%Y-%m-%d %H:%M} by {version.published_by} (as the database records "
+          f"it, not signed); {version.history} history; "
           f"{stats.get('messages')} messages{model}")  # fmt: skip
     if warning:
         print(f"note: {warning}")

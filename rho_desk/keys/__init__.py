@@ -20,8 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from ..core.dirs import config_dir
 from ..core.errors import CredentialsUnavailable
 from ..core.keys import KEY_BYTES, KeySource
+from ..core.paths import UnsafePath
 from ._files import KEY_FILE_NAME, FileKeySource
 from ._keyring import (
     OWN_KEYS_ADVICE,
@@ -33,9 +35,13 @@ from ._keyring import (
     NoKeyringBackend,
     backend_is_insecure,
     credentials_error,
+    delete_secret,
     insecure_keyring_error,
     keyring_error,
     keyring_status,
+    read_secret,
+    reset_keyring_probe,
+    store_secret,
 )
 
 __all__ = [
@@ -50,13 +56,18 @@ __all__ = [
     "KeyringStatus",
     "MemoryKeySource",
     "NoKeyringBackend",
+    "UnsafePath",
     "backend_is_insecure",
     "credentials_error",
     "default_key_file",
     "default_key_source",
+    "delete_secret",
     "insecure_keyring_error",
     "keyring_error",
     "keyring_status",
+    "read_secret",
+    "reset_keyring_probe",
+    "store_secret",
 ]
 
 KEY_FILE_ENV: Final = "RHO_DESK_KEY_FILE"
@@ -64,8 +75,6 @@ KEY_FILE_ENV: Final = "RHO_DESK_KEY_FILE"
 
 def default_key_file() -> Path:
     """``<config folder>/keys`` (``RHO_DESK_CONFIG_DIR`` moves the config folder)."""
-    from ..core.dirs import config_dir
-
     return config_dir() / KEY_FILE_NAME
 
 
@@ -116,7 +125,9 @@ class DefaultKeySource:
     def describe(self) -> str:
         if self.keyring.writable():
             return f"{self.keyring.describe()}; keys already in {self.file.path} are used first"
-        return f"{self.file.describe()} (no secure keyring: {keyring_status().backend})"
+        status = keyring_status()
+        problem = f", not usable: {status.problem}" if status.problem else ""
+        return f"{self.file.describe()} (no secure keyring: {status.backend}{problem})"
 
 
 class MemoryKeySource:

@@ -2,8 +2,11 @@
 
 The file (``<config folder>/keys`` by default) holds one key per line, ``NAME BASE64``, with
 ``#`` comments. It is created on first use with mode 0600 in a 0700 folder, and rho-desk says so
-in one line, as ssh does when it adds a host key. A file others can read is refused, as ssh
-refuses an unprotected private key. Keys are added under a lock and the file is replaced
+in one line, as ssh does when it adds a host key. As ssh treats ``~/.ssh``, what others could
+change is refused before a byte is read (``rho_desk.core.paths``): a folder that is writable by
+others or belongs to someone else (a symbolic link is judged by its target), a key file that is
+readable by others, is not a regular file (a FIFO, a folder) or is not the user's, and a lock file
+that is a symbolic link. Keys are added under a lock and the file is replaced
 atomically, so two processes never each create a different key of the same name.
 """
 
@@ -13,7 +16,6 @@ import contextlib
 import os
 import re
 import secrets
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
@@ -21,6 +23,7 @@ from typing import Final
 from ..core.errors import CredentialsUnavailable, StorageError
 from ..core.fsio import atomic_write
 from ..core.keys import KEY_BYTES, decode_key, encode_key
+from ..core.paths import check_private_folder, open_private_file, private_folder
 from ._keyring import credentials_error
 
 try:
@@ -32,6 +35,7 @@ __all__ = ["KEY_FILE_NAME", "FileKeySource"]
 
 KEY_FILE_NAME: Final = "keys"
 _NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
+_MAX_BYTES: Final = 1024 * 1024
 _HEADER: Final = (
     "# rho-desk's own keys (export fingerprints, receipt signing, encrypted stores).\n"
     "# Keep this file private (mode 0600) and in your backups: what a key protects is lost with it.\n"
@@ -61,23 +65,20 @@ class FileKeySource:
     def describe(self) -> str:
         return f"the key file {self.path}"
 
+    def _real(self) -> Path:
+        """The key file's path with every symbolic link resolved: a link is judged by its target."""
+        return Path(os.path.realpath(self.path))
+
     def _read(self) -> dict[str, str]:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
+        real = self._real()
+        check_private_folder(real.parent)
+        fd = open_private_file(real, what="the key file")
+        if fd is None:
             return {}
-        except OSError as exc:
-            raise credentials_error("read", "rho-desk's keys", f"{self.path}: {exc.strerror or exc}") from None
         with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if os.name == "posix" and info.st_mode & 0o077:
-                raise credentials_error(
-                    "read",
-                    "rho-desk's keys",
-                    f"{self.path} is readable by others (mode {stat.S_IMODE(info.st_mode):04o})",
-                    f"Make it private (chmod 600 {self.path}); if others may have read it, delete it.",
-                )
-            data = handle.read()
+            data = handle.read(_MAX_BYTES + 1)
+        if len(data) > _MAX_BYTES:
+            raise credentials_error("read", "rho-desk's keys", f"{self.path} is larger than a key file can be")
         keys: dict[str, str] = {}
         for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
             line = raw.strip()
@@ -102,13 +103,16 @@ class FileKeySource:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """An exclusive lock beside the key file (held while a key is created)."""
-        lock = self.path.with_name(self.path.name + ".lock")
-        try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as exc:
-            raise credentials_error("store", "rho-desk's keys", f"{lock}: {exc.strerror or exc}") from None
+        """An exclusive lock beside the key file (held while a key is created).
+
+        The lock file is opened without following a symbolic link: a ``keys.lock`` link planted
+        by someone else cannot make rho-desk create a file where it points.
+        """
+        real = self._real()
+        private_folder(real.parent)
+        lock = real.with_name(real.name + ".lock")
+        fd = open_private_file(lock, what="the key file's lock", create=True)
+        assert fd is not None
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -135,7 +139,7 @@ class FileKeySource:
             keys[name] = encode_key(key)
             body = _HEADER + "".join(f"{n} {v}\n" for n, v in keys.items())
             try:
-                atomic_write(self.path, body.encode("ascii"), mode=0o600)
+                atomic_write(self._real(), body.encode("ascii"), mode=0o600)
             except StorageError as exc:
                 raise CredentialsUnavailable(f"Cannot store {_what(name)}: {exc.text()}.") from None
         if self.notice is not None:

@@ -30,9 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-import keyring
-import keyring.errors
-
+from ..core.dirs import config_dir
 from ..core.errors import CredentialsUnavailable
 from ..keys import (
     SERVICE,
@@ -40,10 +38,10 @@ from ..keys import (
     KeyringFailure,
     KeyringStatus,
     NoKeyringBackend,
-    backend_is_insecure,
-    insecure_keyring_error,
-    keyring_error,
+    delete_secret,
     keyring_status,
+    read_secret,
+    store_secret,
 )
 from .secret import SecretString
 
@@ -112,16 +110,14 @@ def keyring_user(profile: ProviderProfile | str) -> str:
     return PROFILE_USER_PREFIX + _profile_name(profile)
 
 
-def _failure(action: str, profile: str, exc: BaseException) -> CredentialsUnavailable:
-    return keyring_error(action, f"the API key of profile '{profile}'", exc, no_keyring_advice=_ENV_ADVICE)
+def _what(profile: str) -> str:
+    return f"the API key of profile '{profile}'"
 
 
 # --- the username index (no secrets) ----------------------------------------------------------
 
 
 def _index_path() -> Path:
-    from ..core.dirs import config_dir
-
     return config_dir() / INDEX_FILE
 
 
@@ -156,13 +152,7 @@ def get_api_key(profile: ProviderProfile | str) -> SecretString | None:
         KeyringFailure: the keyring failed (locked, D-Bus error...).
     """
     name = _profile_name(profile)
-    failure: CredentialsUnavailable | None = None
-    try:
-        value = keyring.get_password(SERVICE, keyring_user(name))
-    except Exception as exc:  # keyring backends raise a variety of D-Bus and OS errors
-        failure = _failure("read", name, exc)
-    if failure is not None:
-        raise failure
+    value = read_secret(keyring_user(name), what=_what(name), no_keyring_advice=_ENV_ADVICE)
     return SecretString(value) if value else None
 
 
@@ -180,15 +170,9 @@ def set_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allo
     value = key.expose_secret() if isinstance(key, SecretString) else key
     if not value or value != value.strip():
         raise ValueError("an API key must be non-empty, without surrounding whitespace")
-    if not allow_insecure and backend_is_insecure(keyring.get_keyring()):
-        raise insecure_keyring_error("store", f"the API key of profile '{name}'")
-    failure: CredentialsUnavailable | None = None
-    try:
-        keyring.set_password(SERVICE, keyring_user(name), value)
-    except Exception as exc:
-        failure = _failure("store", name, exc)
-    if failure is not None:
-        raise failure
+    store_secret(
+        keyring_user(name), value, what=_what(name), allow_insecure=allow_insecure, no_keyring_advice=_ENV_ADVICE
+    )
     index = _read_index()
     if name not in index:
         _write_index([*index, name])
@@ -197,16 +181,7 @@ def set_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allo
 def delete_api_key(profile: ProviderProfile | str) -> bool:
     """Remove the stored key of ``profile``. Returns False when none was stored."""
     name = _profile_name(profile)
-    failure: CredentialsUnavailable | None = None
-    removed = True
-    try:
-        keyring.delete_password(SERVICE, keyring_user(name))
-    except keyring.errors.PasswordDeleteError:
-        removed = False
-    except Exception as exc:
-        failure = _failure("delete", name, exc)
-    if failure is not None:
-        raise failure
+    removed = delete_secret(keyring_user(name), what=_what(name))
     index = _read_index()
     if name in index:
         _write_index([n for n in index if n != name])
@@ -251,9 +226,10 @@ def resolve_api_key(profile: ProviderProfile, *, environ: dict[str, str] | None 
 def stored_secrets() -> list[str]:
     """Every credential value rho-desk holds, for redaction (the export audit uses it).
 
-    Covers the keyring entries of every known profile and indexed username, plus the values
-    of opted-in environment variables (rho-desk would send those too). Without any keyring
-    backend the keyring part is empty.
+    Covers the keyring entries of every profile that needs a key and every indexed username,
+    plus the values of opted-in environment variables (rho-desk would send those too). Without
+    a keyring backend (or one that does not answer: ``keyring_status``) the keyring part is
+    empty.
 
     Blocking (keyring may wait on D-Bus or an unlock prompt): from the GUI, await
     ``astored_secrets()`` instead.
@@ -264,11 +240,14 @@ def stored_secrets() -> list[str]:
     """
     from .profiles import ProfileError, ProfileStore
 
+    # a profile that needs no key (a local Ollama server) is asked for only if a key was ever
+    # stored for it (the index says so): it must not need, or wait on, a keyring
     names = set(_read_index())
     env_vars: set[str] = set()
     try:
         for profile in ProfileStore().profiles():
-            names.add(profile.name)
+            if profile.requires_key:
+                names.add(profile.name)
             if profile.api_key_env:
                 env_vars.add(profile.api_key_env)
     except ProfileError:

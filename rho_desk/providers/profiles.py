@@ -32,7 +32,9 @@ from pydantic import (
 from ..core.dirs import CONFIG_DIR_ENV, config_dir
 from ..core.errors import InputError
 from ..core.fsio import atomic_write
+from ..core.paths import check_private_folder
 from ..core.tools.permissions import PermissionMode
+from ..core.wire.limits import TooDeep, check_depth
 from .base import HttpProvider
 from .credentials import ResolvedKey, aresolve_api_key
 from .endpoint import ProfileKind, build_provider, check_base_url, tools_mode
@@ -276,6 +278,9 @@ class ProfileStore:
             StorageError: the file cannot be read.
         """
         path = self.path
+        # another local user who can write here could point a profile's base URL (and its key)
+        # at their own server
+        check_private_folder(path.parent, what="rho-desk's settings folder")
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -286,8 +291,12 @@ class ProfileStore:
             raise StorageError(f"{path}: {exc.strerror or type(exc).__name__}") from None
         failure: ProfileError | None = None
         try:
+            # bounded first: msgspec and pydantic recurse once per nesting level
+            check_depth(data, source=str(path))
             # msgspec parses (and locates syntax errors by line); pydantic validates the fields
             document = ProfilesDocument.model_validate(msgspec.json.decode(data))
+        except TooDeep as exc:
+            failure = ProfileError(exc.reason, source=str(path))
         except msgspec.DecodeError as exc:
             failure = ProfileError(f"not valid JSON ({exc})", source=str(path), line=_line_of(data, str(exc)))
         except ValidationError as exc:

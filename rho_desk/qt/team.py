@@ -203,13 +203,10 @@ class TeamService(QObject):
 
     async def aopen(self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]) -> OpenedVersion:
         """Fetch the latest published version, verify its signed receipt, write it to a private file."""
-        from ..team.verify import verify_published
+        from ..team.verify import verify_version
 
         version: PublishedVersion = await self._guard(lambda lib: lib.show(session_id, team=team))
-        verification = await in_thread(
-            verify_published, version.export, version.receipt, key=key, known_secrets=known_secrets,
-            session_id=version.session_id, revision=version.revision, history=version.history,
-        )  # fmt: skip
+        verification = await in_thread(verify_version, version, key=key, known_secrets=known_secrets)
         folder = cache_dir()
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{team}-{session_id}-r{version.revision}")
         path = folder / f"{safe}.json"

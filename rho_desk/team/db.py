@@ -29,15 +29,18 @@ from ..core.errors import (
 
 __all__ = [
     "KEYRING_SERVICE",
+    "PASSWORD_ADVICE",
     "connect",
     "database_errors",
     "keep_password_in_keyring",
     "keyring_password",
     "keyring_user",
+    "refuse_password",
     "safe_dsn",
 ]
 
 KEYRING_SERVICE: Final = "rho-desk"
+"""The keyring service (``rho_desk.keys.SERVICE``: every secret goes through ``rho_desk.keys``)."""
 _SECRET_KEYS: Final = frozenset({"password", "sslpassword"})
 _URL_PASSWORD: Final = re.compile(r"(postgres(?:ql)?://[^:/@\s]*:)[^/\s]*@")
 
@@ -64,6 +67,29 @@ def safe_dsn(dsn: str) -> str:
     return psycopg.conninfo.make_conninfo(**{k: str(v) for k, v in shown.items()})
 
 
+PASSWORD_ADVICE: Final = (
+    "leave the password out and keep it in the keyring (the app's Settings store it there), in "
+    "~/.pgpass (mode 0600: HOST:PORT:DATABASE:USER:PASSWORD) or in a service file (service=NAME, "
+    "~/.pg_service.conf with the password in ~/.pgpass)"
+)
+
+
+def refuse_password(dsn: str, *, source: str = "--db") -> None:
+    """Refuse a connection string that holds a password: on a command line every local user can
+    read it (``ps``), and a shell keeps it in its history.
+
+    Raises:
+        InputError: ``dsn`` holds a password (the error never shows it).
+    """
+    params = _params(dsn)
+    if params.get("password") or params.get("sslpassword"):
+        raise InputError(
+            f"the connection string holds a password, which other local users can read in the process "
+            f"list: {PASSWORD_ADVICE}",
+            source=f"{source} {safe_dsn(dsn)}",
+        )
+
+
 def keyring_user(dsn: str) -> str:
     """The keyring user name holding the password of ``dsn``'s account (``team-db:USER@HOST:PORT/DB``)."""
     p = _params(dsn)
@@ -79,11 +105,11 @@ def keyring_password(dsn: str) -> str | None:
     """
     if "password" in _params(dsn):
         return None
-    try:
-        import keyring
+    from ..keys import read_secret
 
-        return keyring.get_password(KEYRING_SERVICE, keyring_user(dsn))
-    except Exception:  # no backend, locked, D-Bus errors: fall back to libpq's own sources
+    try:
+        return read_secret(keyring_user(dsn), what="the team database password")
+    except CredentialsUnavailable:  # no keyring, locked, D-Bus errors: libpq's own sources
         return None
 
 
@@ -160,13 +186,19 @@ def keep_password_in_keyring(dsn: str) -> str:
     if not password:
         return dsn
     stripped = safe_dsn(dsn)
-    try:
-        import keyring
+    from ..keys import InsecureKeyring, store_secret
 
-        keyring.set_password(KEYRING_SERVICE, keyring_user(stripped), password)
-    except Exception as exc:
+    try:
+        # the same refusals as every keyring user: never into a plaintext backend
+        store_secret(keyring_user(stripped), password, what="the team database password")
+    except InsecureKeyring:
         raise CredentialsUnavailable(
-            f"no keyring can hold the team database password ({type(exc).__name__}): put it in "
-            "~/.pgpass instead and leave it out of the connection string"
+            "no keyring can hold the team database password (the only backend stores secrets in plain "
+            "text): put it in ~/.pgpass instead and leave it out of the connection string"
+        ) from None
+    except CredentialsUnavailable as exc:
+        raise CredentialsUnavailable(
+            f"{exc.text().rstrip('.')}. Or put it in ~/.pgpass instead and leave it out of the "
+            "connection string"
         ) from None
     return stripped

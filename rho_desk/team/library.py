@@ -104,6 +104,9 @@ class PublishedVersion:
     published_by: str
     revisions: tuple[int, ...]
     """Every published revision of this session, oldest first."""
+    title: str | None = None
+    """The session's title as the database lists it, when this is its latest revision (the title
+    is derived from the latest export, so verification recomputes it); ``None`` otherwise."""
 
     def __repr__(self) -> str:
         return f"PublishedVersion({self.team!r}, {self.session_id!r}, r{self.revision}, {len(self.export)} bytes)"
@@ -301,7 +304,7 @@ class TeamLibrary:
             InputError: no such session or revision visible to this role, or the id is ambiguous.
         """
         rows = await self._fetch(
-            "SELECT s.id, s.team, s.latest_revision, array_agg(v.revision ORDER BY v.revision) AS revisions "
+            "SELECT s.id, s.team, s.title, s.latest_revision, array_agg(v.revision ORDER BY v.revision) AS revisions "
             "FROM rho_desk.sessions s JOIN rho_desk.versions v ON v.session = s.id "
             "WHERE s.session_id = %(sid)s AND (%(team)s::text IS NULL OR s.team = %(team)s) GROUP BY s.id",
             {"sid": session_id, "team": team},
@@ -343,6 +346,7 @@ class TeamLibrary:
             published_at=v["published_at"],
             published_by=str(v["published_by"]),
             revisions=tuple(int(r) for r in row["revisions"]),
+            title=str(row["title"]) if int(v["revision"]) == int(row["latest_revision"]) else None,
         )
 
     async def search(

@@ -43,6 +43,7 @@ __all__ = [
     "prepare",
     "search_text_of_export",
     "shown_identity",
+    "title_of_export",
 ]
 
 HISTORIES: Final = HISTORY_KINDS
@@ -148,6 +149,17 @@ def _stats(result: ExportResult, exported: SessionSnapshot, history: str) -> dic
             for c in ContentClass
         },
     }
+
+
+def title_of_export(export: bytes) -> str:
+    """The title a publish derives from ``export`` (what the database lists for its session):
+    decoded from the signed export itself, so verification can recompute it.
+
+    Raises:
+        InputError: the export is neither shape.
+    """
+    exported, _history = decode_published(export)
+    return _title(exported, _slot_texts(exported))
 
 
 def _title(exported: SessionSnapshot, texts: list[tuple[ContentClass, str]]) -> str:

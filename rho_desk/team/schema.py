@@ -21,6 +21,14 @@ Steps:
    using an index for an operator that is not leakproof (``@@``, ``ILIKE``), so this function
    runs with its owner's rights and applies the same membership rule itself (the caller's login
    role must be a member of the session's team).
+5. rows bound to their team: a version's team is its session's team (a composite foreign key
+   ``(session, team) -> sessions (id, team)``), and the primary key of versions includes the team,
+   so neither a foreign-key nor a unique violation answers for a row of another team (a member
+   probing ids learns nothing: every id of another team fails as an id that does not exist).
+   ``published_by`` and ``published_at`` are stamped by the database (``current_user``, ``now()``)
+   on every version and on every change of a session's title, revision or publisher; members no
+   longer update versions. Versions already stored under another team than their session's are
+   moved to ``rho_desk.quarantined_versions`` (the owner's only) before the constraint is added.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from ..core.errors import SchemaTooNew, StorageError
 
 __all__ = ["MEMBERS_ROLE", "SCHEMA_VERSION", "STEPS", "migrate", "schema_version", "team_role"]
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """The newest schema this rho-desk knows. Never write more."""
 MEMBERS_ROLE: Final = "rho_desk_members"
 _LOCK_KEY: Final = 0x72686F_6465736B  # "rho desk"
@@ -233,6 +241,60 @@ GRANT EXECUTE ON FUNCTION rho_desk.search TO rho_desk_members;
 """
 
 
+_V5: Final = """
+CREATE TABLE rho_desk.quarantined_versions (LIKE rho_desk.versions);
+ALTER TABLE rho_desk.quarantined_versions ADD COLUMN quarantined_at timestamptz NOT NULL DEFAULT now();
+REVOKE ALL ON rho_desk.quarantined_versions FROM PUBLIC;
+WITH moved AS (
+    DELETE FROM rho_desk.versions v USING rho_desk.sessions s
+    WHERE v.session = s.id AND v.team <> s.team RETURNING v.*
+)
+INSERT INTO rho_desk.quarantined_versions SELECT * FROM moved;
+UPDATE rho_desk.sessions s SET versions = (SELECT count(*) FROM rho_desk.versions v WHERE v.session = s.id)
+    WHERE s.versions <> (SELECT count(*) FROM rho_desk.versions v WHERE v.session = s.id);
+
+ALTER TABLE rho_desk.sessions ADD CONSTRAINT sessions_id_team UNIQUE (id, team);
+ALTER TABLE rho_desk.versions DROP CONSTRAINT versions_session_fkey;
+ALTER TABLE rho_desk.versions DROP CONSTRAINT versions_pkey;
+ALTER TABLE rho_desk.versions ADD CONSTRAINT versions_pkey PRIMARY KEY (session, team, revision);
+ALTER TABLE rho_desk.versions ADD CONSTRAINT versions_session_team_fkey
+    FOREIGN KEY (session, team) REFERENCES rho_desk.sessions (id, team) ON DELETE CASCADE;
+REVOKE UPDATE ON rho_desk.versions FROM rho_desk_members;
+
+CREATE FUNCTION rho_desk.stamp_version() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    NEW.published_by := current_user;
+    NEW.published_at := now();
+    RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER versions_stamp BEFORE INSERT ON rho_desk.versions
+    FOR EACH ROW EXECUTE FUNCTION rho_desk.stamp_version();
+CREATE FUNCTION rho_desk.stamp_session() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' OR NEW.title IS DISTINCT FROM OLD.title
+       OR NEW.latest_revision IS DISTINCT FROM OLD.latest_revision
+       OR NEW.published_by IS DISTINCT FROM OLD.published_by THEN
+        NEW.published_by := current_user;
+    END IF;
+    RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER sessions_stamp BEFORE INSERT OR UPDATE ON rho_desk.sessions
+    FOR EACH ROW EXECUTE FUNCTION rho_desk.stamp_session();
+"""
+
+
+def _v5_publish() -> str:
+    """Step 4's ``rho_desk.publish``, its conflict target following the new primary key."""
+    publish = _V4[: _V4.index("CREATE FUNCTION rho_desk.search")]
+    old = "ON CONFLICT (session, revision) DO NOTHING"
+    assert old in publish
+    return publish.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1).replace(
+        old, "ON CONFLICT (session, team, revision) DO NOTHING"
+    )
+
+
 async def _step1(conn: Conn) -> None:
     await conn.execute(_V1)
     await conn.execute("INSERT INTO rho_desk.schema_version (version) VALUES (0)")
@@ -270,7 +332,12 @@ async def _step4(conn: Conn) -> None:
     await conn.execute(_V4)
 
 
-STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3, _step4)
+async def _step5(conn: Conn) -> None:
+    await conn.execute(_V5)
+    await conn.execute(_v5_publish())
+
+
+STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3, _step4, _step5)
 """``STEPS[n]`` takes the schema from version ``n`` to ``n + 1``."""
 assert len(STEPS) == SCHEMA_VERSION
 

@@ -10,6 +10,11 @@ Three things are checked, and each failure is named:
 * the audit: the stored export is audited again (secrets, excluded classes, echoes) and must
   reproduce the receipt's findings; and the receipt describes this session, revision and history.
 
+The session's title, as the database lists it, is derived from the signed export; it is
+recomputed and must match (a teammate who rewrites it makes the check fail). Who published a
+version (``published_by``) is recorded by the database (``current_user``, stamped by a trigger
+members cannot bypass), not signed: the app and ``team show`` say so.
+
 A valid signature proves the export is what the holder of that key's rho-desk wrote and audited;
 who that is, a member learns by comparing the key with the publisher's ``rho-desk keys``
 (``docs/security.md``). With another machine's fingerprint key the fingerprints are not compared
@@ -19,6 +24,7 @@ who that is, a member learns by comparing the key with the publisher's ``rho-des
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core.errors import InputError
 from ..core.export import (
@@ -33,7 +39,10 @@ from ..core.export import (
     verify_receipt,
 )
 
-__all__ = ["Verification", "verify_published"]
+if TYPE_CHECKING:
+    from .library import PublishedVersion
+
+__all__ = ["Verification", "verify_published", "verify_version"]
 
 
 @dataclass(frozen=True)
@@ -69,10 +78,12 @@ def verify_published(
     session_id: str | None = None,
     revision: int | None = None,
     history: str | None = None,
+    title: str | None = None,
 ) -> Verification:
     """Check the receipt's signature, the export against it, and a fresh audit (CPU only: run it
     off the event loop). ``session_id``, ``revision`` and ``history``, when given, must be the
-    ones the receipt states (the database row's)."""
+    ones the receipt states (the database row's); ``title``, when given, must be the one the
+    export yields (``title_of_export``)."""
     try:
         receipt = decode_receipt(receipt_bytes, source="receipt")
     except InputError as exc:
@@ -107,9 +118,26 @@ def verify_published(
     ):
         if stored is not None and stored != stated:
             problems.append(f"the receipt describes {what} {stated}, not the published {stored}")
+    if title is not None:
+        from .publish import title_of_export
+
+        try:
+            derived: str | None = title_of_export(export)
+        except InputError:
+            derived = None  # the export's own problems are reported above
+        if derived is not None and derived != title:
+            problems.append(f"the listed title {title!r} is not the exported one {derived!r}")
     if not problems:
         extra = "" if check.fingerprints_compared else "; fingerprints not compared: published with another key"
         summary = f"signed by {signer} — valid (sha256 matches, findings reproduced{extra})"
         return Verification(True, summary, check, report, signer)
     by = f" (signed by {signer})" if signer else ""
     return Verification(False, "INVALID: " + "; ".join(problems) + by, check, report, signer, tuple(problems))
+
+
+def verify_version(version: PublishedVersion, *, key: bytes, known_secrets: list[str]) -> Verification:
+    """``verify_published`` with everything the database row states about ``version``."""
+    return verify_published(
+        version.export, version.receipt, key=key, known_secrets=known_secrets, session_id=version.session_id,
+        revision=version.revision, history=version.history, title=version.title,
+    )  # fmt: skip

@@ -87,7 +87,7 @@ def test_a_key_file_others_can_read_is_refused(tmp_path: Path, legacy: Path) -> 
     key_file = tmp_path / "config" / "keys"
     key_file.chmod(0o644)
     out = rho(environ, tmp_path, "export", str(legacy), "--include", "all", "-o", "x.json")
-    assert out.returncode == 1 and "readable by others" in out.stderr and "chmod 600" in out.stderr
+    assert out.returncode == 2 and "readable by others" in out.stderr and "chmod 600" in out.stderr
     assert "Traceback" not in out.stderr and not (tmp_path / "x.json").exists()
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import psycopg
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from rho_desk.core.export import ALL_CLASSES, ExportKeys, Selection
@@ -43,3 +46,14 @@ def create_login(admin_dsn: str, role: str, password: str) -> str:
         if exists is None:
             conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
     return dsn_with(admin_dsn, user=role, password=password)
+
+
+def without_password(dsn: str, pgpass_dir: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``dsn`` with its password moved to a ``.pgpass`` file (``PGPASSFILE``), as ``--db`` wants it."""
+    params = psycopg.conninfo.conninfo_to_dict(dsn)
+    password = str(params.pop("password"))
+    pgpass = pgpass_dir / "pgpass"
+    pgpass.write_text(f"*:*:*:{params['user']}:{password}\n")
+    pgpass.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(pgpass))
+    return psycopg.conninfo.make_conninfo(**{k: str(v) for k, v in params.items() if v is not None})

@@ -23,7 +23,7 @@ from rho_desk.team.library import TeamLibrary
 from rho_desk.team.publish import PublishBlocked, decode_published, prepare
 from rho_desk.team.verify import verify_published
 
-from .helpers import EVERYTHING, KEY, KEYS, session
+from .helpers import EVERYTHING, KEY, KEYS, session, without_password
 
 
 def team_name() -> str:
@@ -181,8 +181,10 @@ def _tamper(dsn: str, session_id: str, old: str, new: str) -> None:
 
 
 def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type: ignore[no-untyped-def]
-    pg_db: str, tmp_path, rho_fixtures, capsys: pytest.CaptureFixture[str]
+    pg_db: str, tmp_path, rho_fixtures, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    admin = pg_db
+    pg_db = without_password(admin, tmp_path, monkeypatch)
     legacy = tmp_path / "session-v1.jsonl"  # one compaction: 4 messages as shown, 2 in the model context
     legacy.write_bytes((rho_fixtures / "session-v1.jsonl").read_bytes())
     key_file = tmp_path / "keys"
@@ -219,7 +221,7 @@ def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type:
     assert shown["receipt"] == json.loads(bytes(receipt))  # stored byte for byte
 
     # someone with write access edits the export and fixes up the hash: the signature catches it
-    _tamper(pg_db, sid, "Compacted context", "Compacted kontext")
+    _tamper(admin, sid, "Compacted context", "Compacted kontext")
     assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file)]) == 1
     out = capsys.readouterr().out
     assert "receipt: INVALID:" in out and "the signature does not match the receipt" in out
@@ -229,7 +231,8 @@ def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type:
     assert verdict["check"]["sha256_ok"] is True  # the fixed-up hash matches: only the signature tells
 
 
-def test_cli_publish_and_team_commands(pg_db: str, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_cli_publish_and_team_commands(pg_db: str, tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    pg_db = without_password(pg_db, tmp_path, monkeypatch)
     path = tmp_path / "s.json"
     path.write_bytes(encode_pretty(session(revision=2)))
     team = team_name()
@@ -258,9 +261,12 @@ def test_cli_publish_and_team_commands(pg_db: str, tmp_path, capsys: pytest.Capt
     assert main(["team", "show", "nope", "--db", pg_db]) == 2
     assert "no published session 'nope'" in capsys.readouterr().err
     dead = "postgresql://someone:hunter2secret@127.0.0.1:1/x?connect_timeout=2"
-    assert main(["team", "sessions", "--db", dead]) == 1
+    assert main(["team", "sessions", "--db", dead]) == 2  # a password on the command line: refused
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "unreachable" in err and "hunter2secret" not in err
+    assert err.count("\n") == 1 and "~/.pgpass" in err and "keyring" in err and "hunter2secret" not in err
+    assert main(["team", "sessions", "--db", "postgresql://someone@127.0.0.1:1/x?connect_timeout=2"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unreachable" in err
 
 
 @pytest.mark.asyncio

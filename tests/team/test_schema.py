@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -12,7 +13,7 @@ from rho_desk.team.library import TeamLibrary
 from rho_desk.team.publish import prepare
 from rho_desk.team.schema import SCHEMA_VERSION, STEPS
 
-from .helpers import EVERYTHING, KEYS, session
+from .helpers import EVERYTHING, KEYS, session, without_password
 
 
 def version_of(dsn: str) -> int:
@@ -42,7 +43,7 @@ def insert_v1_publication(dsn: str) -> bytes:
 
 
 def test_there_is_one_step_per_version() -> None:
-    assert len(STEPS) == SCHEMA_VERSION == 4
+    assert len(STEPS) == SCHEMA_VERSION == 5
 
 
 def test_a_fresh_database_is_created_at_the_current_version(pg_empty_db: str) -> None:
@@ -92,12 +93,14 @@ def test_a_newer_schema_is_refused_and_left_untouched(pg_db: str) -> None:
     assert version_of(pg_db) == SCHEMA_VERSION + 1
 
 
-def test_cli_reports_a_newer_schema_in_one_line(pg_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reports_a_newer_schema_in_one_line(
+    pg_db: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.cli import main
 
     with psycopg.connect(pg_db) as conn:
         conn.execute("UPDATE rho_desk.schema_version SET version = 99")
-    assert main(["team", "sessions", "--db", pg_db]) == 1
+    assert main(["team", "sessions", "--db", without_password(pg_db, tmp_path, monkeypatch)]) == 1
     err = capsys.readouterr().err
     assert "schema version 99, newer" in err and err.count("\n") == 1
 

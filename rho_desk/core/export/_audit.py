@@ -34,6 +34,14 @@ import msgspec
 
 from ..errors import InputError
 from ..wire.codec import decode_snapshot
+from ..wire.limits import (
+    MAX_DEPTH,
+    DuplicateKey,
+    check_depth,
+    find_duplicate,
+    nesting_depth,
+    parse_pairs,
+)
 from ..wire.model import ImageContent
 from ..wire.snapshot import SessionSnapshot
 from ._classes import ContentClass
@@ -181,6 +189,53 @@ def detect_format(data: bytes, name: str = "") -> str:
             return "json"
         return "snapshot"
     return "text"
+
+
+def _refuse_unreadable_json(data: bytes, name: str) -> None:
+    """Refuse JSON (a document or JSON lines) nested deeper than ``limits.MAX_DEPTH`` or naming a
+    key twice in one object: the parser keeps the last value, a person reads the first, and the
+    audit would judge the one nobody sees.
+
+    Raises:
+        TooDeep, DuplicateKey: naming ``name`` and the line.
+    """
+    head = data[:64].lstrip()
+    lower = name.lower()
+    if not (head.startswith((b"{", b"[")) or lower.endswith((".json", ".jsonl"))):
+        return
+    source = name or None
+    if not lower.endswith(".jsonl"):
+        if nesting_depth(data, stop_above=MAX_DEPTH) > MAX_DEPTH:
+            for number, line in enumerate(data.splitlines(), 1):  # name the line when one is
+                check_depth(line, source=source, line=number)
+            check_depth(data, source=source)
+        try:
+            document = parse_pairs(data)
+        except (ValueError, UnicodeDecodeError):
+            pass  # JSON lines, or not JSON at all (the format's own checks say which)
+        else:
+            _refuse_duplicate(document, source, None)
+            return
+    for number, line in enumerate(data.splitlines(), 1):
+        check_depth(line, source=source, line=number)
+        try:
+            value = parse_pairs(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        _refuse_duplicate(value, source, number)
+
+
+def _refuse_duplicate(value: Any, source: str | None, line: int | None) -> None:
+    found = find_duplicate(value)
+    if found is not None:
+        key, where = found
+        raise DuplicateKey(
+            f"the key {key!r} appears twice in one object: a parser keeps one value and a reader may see "
+            "the other, so this file cannot be audited as one document",
+            source=source,
+            line=line,
+            path=where,
+        )
 
 
 # --- secret findings -------------------------------------------------------------------------
@@ -566,6 +621,8 @@ def audit_bytes(
 
     recorded_echoes = [f for f in recorded_echoes if f.rule == "excluded-content-echo"]
     if fmt is None:
+        # bytes from elsewhere (``rho-desk audit``, a published version): bounded before parsing
+        _refuse_unreadable_json(data, name)
         fmt = detect_format(data, name)
     if hits is None:
         decoded = [] if echo else None

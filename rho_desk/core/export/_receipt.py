@@ -253,12 +253,19 @@ def _validation_text(exc: ValidationError) -> str:
 def decode_receipt(data: bytes, *, source: str | None = None) -> Receipt:
     """Parse a receipt (version 1 or 2).
 
+    A receipt that names one key twice is refused: the signature covers the value a parser keeps
+    (the last), while a person reads the first (``"history": "model"`` before the real
+    ``"display"``).
+
     Raises:
-        InputError: not a receipt this version of rho-desk reads, naming the first bad field.
+        InputError: not a receipt this version of rho-desk reads, naming the first bad field;
+            ``DuplicateKey`` for a repeated key, ``TooDeep`` for absurd nesting.
     """
+    from ..wire.limits import loads_unique
+
     try:
-        head = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
+        head = loads_unique(data, source=source)
+    except UnicodeDecodeError as exc:
         raise InputError(f"not JSON: {exc}", source=source) from None
     if isinstance(head, dict) and head.get("format") == RECEIPT_FORMAT and head.get("format_version") not in (1, 2):
         raise InputError(f"unsupported receipt {RECEIPT_FORMAT} version {head.get('format_version')}", source=source)

@@ -276,8 +276,9 @@ class SettingsDialog(QDialog):
             for name, state in states.items():
                 self.profiles.set_key_state(name, state)
             if not status.available:
-                self.keyring_label.setText("Keyring: none available. Keys cannot be stored; a profile can read its key "
-                                           "from an environment variable instead.")  # fmt: skip
+                why = f" ({status.backend}: {status.problem})" if status.problem else ""
+                self.keyring_label.setText(f"Keyring: none available{why}. Keys cannot be stored; a profile can read "
+                                           "its key from an environment variable instead.")  # fmt: skip
             elif not status.secure:
                 self.keyring_label.setText(f"Keyring: {status.backend} stores secrets in plain text; rho-desk refuses "
                                            "to store keys there.")  # fmt: skip

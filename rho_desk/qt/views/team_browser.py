@@ -171,7 +171,7 @@ class TeamBrowserView(QFrame):
         mark = "✔" if check.ok else "✘"
         self.receipt.setText(
             f"{mark} {check.summary}\n{team} / {session_id} r{v.revision} · published by {v.published_by} "
-            f"· read-only"
+            f"(not signed) · read-only"
         )
         self.receipt.setToolTip(
             "The receipt's Ed25519 signature, the stored export's SHA-256 and size against it, and a fresh "

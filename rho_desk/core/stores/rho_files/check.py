@@ -17,7 +17,7 @@ from pathlib import Path
 from ...errors import InputError, KnownError
 from ...wire.codec import decode_snapshot
 from ..summary import SessionSummary
-from .duplicates import refused_duplicate
+from .duplicates import line_problem
 from .errors import NoSessionState
 from .layout import (
     SESSION_FILE,
@@ -135,9 +135,10 @@ def _duplicate_key_findings(target: CheckTarget) -> Iterator[Finding]:
     try:
         with open(unit_for_path(target.path).transcript, "rb") as handle:
             for number, raw in enumerate(handle, start=1):
-                reason = refused_duplicate(raw)
-                if reason is not None:
-                    yield Finding(str(target.path), "duplicate-key", Severity.ERROR,
+                problem = line_problem(raw)
+                if problem is not None:
+                    code, reason = problem
+                    yield Finding(str(target.path), code, Severity.ERROR,
                                   f"{reason}: Rho's reader refuses the file", number)  # fmt: skip
     except OSError:
         return  # the load check reports unreadable files

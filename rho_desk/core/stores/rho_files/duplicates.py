@@ -11,26 +11,14 @@ file) and ``repair`` drops such lines. See docs/compatibility.md.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
-__all__ = ["MAP_FIELDS", "refused_duplicate"]
+from ...wire.limits import MAX_DEPTH, nesting_depth, parse_pairs
+
+__all__ = ["MAP_FIELDS", "line_problem", "refused_duplicate"]
 
 MAP_FIELDS: Final = frozenset({"arguments", "data", "metadata"})
 """Members whose value is a free-form map in Rho's types (duplicates allowed, last one wins)."""
-
-
-class _Object(dict[str, Any]):
-    __slots__ = ("duplicates",)
-
-    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
-        super().__init__(pairs)
-        seen: set[str] = set()
-        self.duplicates: list[str] = []
-        for key, _ in pairs:
-            if key in seen:
-                self.duplicates.append(key)
-            seen.add(key)
 
 
 def refused_duplicate(raw: bytes) -> str | None:
@@ -38,26 +26,38 @@ def refused_duplicate(raw: bytes) -> str | None:
 
     The answer names the key and where it is, e.g. ``duplicate field `id` (at $.delta)``.
     """
+    found = line_problem(raw)
+    return found[1] if found is not None and found[0] == "duplicate-key" else None
+
+
+def line_problem(raw: bytes) -> tuple[str, str] | None:
+    """Why a reader refuses this line before its records are read: ``("too-deep", reason)``
+    (nested deeper than rho-desk inspects; Rho stops at 128) or ``("duplicate-key", reason)``;
+    ``None`` otherwise (or not JSON at all: the reader says why). Never recurses."""
+    if nesting_depth(raw, stop_above=MAX_DEPTH) > MAX_DEPTH:
+        return "too-deep", f"JSON nesting is deeper than {MAX_DEPTH} levels"
     if raw.count(b'":') < 2:
         return None
     try:
-        value = json.loads(raw, object_pairs_hook=_Object)
-    except ValueError:
+        value = parse_pairs(raw)
+    except (ValueError, RecursionError):
         return None  # not JSON at all: the reader says why
-    return _walk(value, "$", in_map=False)
+    found = _walk(value)
+    return None if found is None else ("duplicate-key", found)
 
 
-def _walk(value: Any, path: str, *, in_map: bool) -> str | None:
-    if isinstance(value, _Object):
-        if value.duplicates and not in_map:
-            return f"duplicate field `{value.duplicates[0]}` (at {path})"
-        for key, child in value.items():
-            found = _walk(child, f"{path}.{key}", in_map=in_map or key in MAP_FIELDS)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found = _walk(child, f"{path}[{index}]", in_map=in_map)
-            if found is not None:
-                return found
+def _walk(value: Any) -> str | None:
+    """The first struct field named twice (maps excepted), iteratively."""
+    stack: list[tuple[Any, str, bool]] = [(value, "$", False)]
+    while stack:
+        item, path, in_map = stack.pop()
+        if isinstance(item, dict):
+            duplicate = getattr(item, "duplicate", None)
+            if duplicate is not None and not in_map:
+                return f"duplicate field `{duplicate}` (at {path})"
+            stack.extend(
+                (child, f"{path}.{key}", in_map or key in MAP_FIELDS) for key, child in reversed(item.items())
+            )
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]", in_map) for index, child in reversed(list(enumerate(item))))
     return None

@@ -30,7 +30,7 @@ from ...errors import InputError, KnownError, StorageError
 from ...fsio import atomic_write, fsync_dir
 from ...wire.codec import translate_error
 from ..open import read_failure
-from .duplicates import refused_duplicate
+from .duplicates import line_problem
 from .errors import NewerRecord, NotASessionFile, SessionFileError
 from .layout import unit_for_path
 from .lease import SessionLease
@@ -58,7 +58,8 @@ class DroppedLine:
     length: int
     reason: str
     kind: str
-    """``corrupt`` (does not decode), ``duplicate-key`` (repeats a field: Rho refuses it),
+    """``corrupt`` (does not decode), ``duplicate-key`` (repeats a field: Rho refuses it), ``too-deep``
+    (nested deeper than ``limits.MAX_DEPTH``),
     ``does-not-chain`` (decodes but does not fit the records kept before it), or ``torn`` (an
     unfinished last line)."""
 
@@ -190,9 +191,9 @@ def _plan(transcript: Path, raw_lines: list[bytes]) -> RepairPlan:
         if not raw.strip():
             continue  # blank lines are skipped by every reader; not worth keeping
         terminated = raw.endswith(b"\n")
-        duplicate = refused_duplicate(raw)
-        if duplicate is not None:
-            _drop(plan, DroppedLine(number, start, length, f"{duplicate}: Rho's reader refuses it", "duplicate-key"))
+        problem = line_problem(raw)
+        if problem is not None:
+            _drop(plan, DroppedLine(number, start, length, f"{problem[1]}: Rho's reader refuses it", problem[0]))
             continue
         try:
             record = _DECODER.decode(raw)
@@ -278,7 +279,8 @@ def repair_session(
         output: the new file (default :func:`default_output`); it must not exist.
         in_place: replace the original instead (under its exclusive lease when it sits in a Rho
             home); the original is kept as ``<name>.<UTC time>.bak`` beside it and Rho's index
-            row is updated as after any write.
+            row is updated as after any write. A symbolic link is followed: its target is
+            repaired (and backed up beside it), the link stays.
 
     Nothing is written when the file loads cleanly already (the report says so).
 
@@ -314,15 +316,19 @@ def _repair_in_place(transcript: Path, plan: RepairPlan) -> RepairReport:
     session_id = unit.session_id or (header.id if header is not None else None)
     in_home = unit.workspace.parent.name == "sessions" and session_id is not None
     lease = SessionLease.exclusive(unit.lease(session_id)) if in_home else None
+    # A session file that is a symbolic link is repaired where it really is: the backup and the
+    # new content go beside the link's target, and the link stays a link (replacing the link
+    # with a copy would leave the real file damaged and the two diverging).
+    real = Path(os.path.realpath(transcript))
     try:
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        backup = transcript.with_name(f"{transcript.name}.{stamp}.bak")
+        backup = real.with_name(f"{real.name}.{stamp}.bak")
         counter = 1
         while backup.exists():
             counter += 1
-            backup = transcript.with_name(f"{transcript.name}.{stamp}-{counter}.bak")
+            backup = real.with_name(f"{real.name}.{stamp}-{counter}.bak")
         try:
-            shutil.copy2(transcript, backup)
+            shutil.copy2(real, backup)
             with open(backup, "rb+") as handle:
                 os.fsync(handle.fileno())
             os.chmod(backup, 0o600)
@@ -331,7 +337,7 @@ def _repair_in_place(transcript: Path, plan: RepairPlan) -> RepairReport:
             raise StorageError(
                 f"{backup}: cannot keep a backup: {exc.strerror or exc}; nothing changed"
             ) from exc
-        atomic_write(transcript, plan.data)
+        atomic_write(real, plan.data)
         try:
             repaired = parse_session(plan.data, source=str(transcript),
                                      name_id=unit.session_id)  # fmt: skip
@@ -343,4 +349,4 @@ def _repair_in_place(transcript: Path, plan: RepairPlan) -> RepairReport:
     finally:
         if lease is not None:
             lease.release()
-    return RepairReport(plan, transcript, backup)
+    return RepairReport(plan, real, backup)
