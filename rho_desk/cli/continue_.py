@@ -206,6 +206,7 @@ def _call_fields(call: Any) -> dict[str, Any]:
 
 
 async def _continue(args: argparse.Namespace, message: str) -> int:
+    from ..core.changes import CheckpointRecorder
     from ..core.errors import Cancelled, EngineError, InputError
     from ..core.session import Rho, SessionOptions, events
     from ..core.stores.open import is_session_file
@@ -238,7 +239,8 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         )
         try:
             workspace = Workspace(args.workspace.resolve(), args.grant) if args.workspace else None
-            setup = tool_setup(mode, approver, cwd=header.cwd, workspace=workspace, granted=args.grant)
+            recorder = CheckpointRecorder()  # every write and edit is journalled before it is made
+            setup = tool_setup(mode, approver, cwd=header.cwd, workspace=workspace, granted=args.grant, observer=recorder)
         except WorkspaceMissing as exc:
             raise InputError(
                 f"{exc.message}: --workspace DIR runs its tools in another folder, --tools off continues without tools",
@@ -260,7 +262,11 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             )
             if setup.workspace is not None:
                 output.note(f"rho-desk: tools {mode.value} in {setup.workspace.root}")
-            return await _drive(session, message, writer, output, Cancelled, EngineError, events)
+            base = writer.tree.active_leaf
+            recorder.begin_turn(session_file.path, session.id, session.revision)
+            status = await _drive(session, message, writer, output, Cancelled, EngineError, events)
+            await asyncio.to_thread(_close_recorded_turn, recorder, writer, base, status, output, header.cwd)
+            return status
         finally:
             await asyncio.to_thread(writer.close)
     finally:
@@ -362,6 +368,24 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         return EXIT_CANCELLED
     output.event("completed", revision=session.revision)
     return EXIT_OK
+
+
+def _close_recorded_turn(recorder: Any, writer: Any, base: Any, status: int, output: _Output, cwd: str | None) -> None:
+    """Finish the turn's checkpoint record; a failed turn says which files it changed."""
+    from ..core.changes import CheckpointOutcome
+    from ..core.changes.journal import changed_files_text
+
+    leaf = writer.tree.active_leaf
+    saved = (leaf.id, leaf.revision) if leaf is not None and leaf is not base else None
+    outcome = {EXIT_OK: CheckpointOutcome.COMPLETED, EXIT_CANCELLED: CheckpointOutcome.CANCELLED}.get(status, CheckpointOutcome.FAILED)
+    turn = recorder.close_turn(saved, outcome)
+    if status == EXIT_PROBLEMS and turn is not None and turn.changed:
+        output.event(
+            "unsaved_changes",
+            files=[{"path": f.path, "action": f.action} for f in turn.changed],
+            journal=None if turn.journal is None else str(turn.journal),
+        )
+        output.note(f"rho-desk: {changed_files_text(turn, cwd)}")
 
 
 def _jsonable(value: Any) -> Any:

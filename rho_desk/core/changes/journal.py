@@ -60,7 +60,7 @@ from .checkpoint import (
     read_journal_bytes,
 )
 
-__all__ = ["CheckpointRecorder", "RecordedFile", "RecordedTurn", "session_folder"]
+__all__ = ["CheckpointRecorder", "RecordedFile", "RecordedTurn", "changed_files_text", "session_folder"]
 
 try:  # POSIX advisory lock, as upstream's fs2::lock_exclusive
     import fcntl
@@ -223,6 +223,18 @@ class CheckpointRecorder:
                 tuple(turn.limitations),
             )
 
+    def close_turn(self, saved: tuple[str, int] | None, outcome: CheckpointOutcome) -> RecordedTurn | None:
+        """End the turn after the host's last save: ``saved`` is the ``(node_id, revision)`` it
+        left as the active leaf, or ``None`` when the turn saved nothing. Never raises: a record
+        that cannot be finished stays in the journal as it was last written (``failed``)."""
+        if saved is not None:
+            with contextlib.suppress(StorageError):
+                self.bind(*saved)
+        try:
+            return self.end_turn(outcome)
+        except StorageError:
+            return None
+
     def changed_files(self) -> list[RecordedFile]:
         """The files the open turn has changed so far."""
         with self._lock:
@@ -379,3 +391,21 @@ def _replace_record(journal: Path, old_id: str | None, node_id: str, line: bytes
         fsync_dir(folder)
     finally:
         os.close(fd)  # releases the lock
+
+
+def changed_files_text(turn: RecordedTurn | None, workspace: str | os.PathLike[str] | None = None) -> str:
+    """One sentence naming the files a turn changed, for the message of a failed turn ("" if none)."""
+    if turn is None or not turn.changed:
+        return ""
+    names = []
+    for f in turn.changed:
+        shown = f.path
+        if workspace:
+            with contextlib.suppress(ValueError):
+                rel = os.path.relpath(f.path, workspace)
+                if not rel.startswith(os.pardir):
+                    shown = rel
+        names.append(f"{shown} ({f.action})")
+    where = f"; recorded in {turn.journal}" if turn.journal is not None else ""
+    count = f"{len(names)} file" + ("s" if len(names) != 1 else "")
+    return f"the turn changed {count}, which stay changed: {', '.join(names)}{where}"
