@@ -47,6 +47,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from ..core.changes import CheckpointOutcome, CheckpointRecorder
+from ..core.changes.journal import changed_files_text
 from ..core.compaction.api import CompactionOutcome
 from ..core.edits import under_lock
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
@@ -196,6 +198,9 @@ class ContinueController(QObject):
         self._started_ops: dict[str, object] = {}
         """The operation (read, write, execute) of each tool call of the running turn."""
         self._changed_files = False
+        self._recorder = CheckpointRecorder()
+        """Journals every write of a turn before it is made (the session's checkpoint journal)."""
+        self._saved_node: tuple[str, int] | None = None
         self._failure: Notice | None = None
         self.carrying_over = False
         """A fork is opening the new session this conversation goes on in."""
@@ -335,6 +340,9 @@ class ContinueController(QObject):
             self.host.release("conversation")
 
     async def _arun(self, session: Session, text: str) -> str:
+        if self.document.path is not None:
+            self._recorder.begin_turn(self.document.path, session.id, session.revision)
+        self._saved_node = None
         run = session.start(text)
         self.run = run
         self._started_ops = {}
@@ -394,13 +402,16 @@ class ContinueController(QObject):
                 outcome, detail = "failed", exc.text()
         except BaseException:
             run.close()  # the window is closing: drop the run (no commit is guaranteed)
+            await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome.FAILED)
             raise
+        recorded = await in_thread(self._recorder.close_turn, self._saved_node, _CHECKPOINT_OUTCOMES[outcome])
         if outcome != "failed":
             self.sig_usage.emit(used.usage, used.estimated)
         self.sig_turn_finished.emit(outcome, detail)
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.
-            note = " (what the tools did to files stays done)" if self._changed_files else ""
+            changed = changed_files_text(recorded, self.tools.workspace.root if self.tools and self.tools.workspace else None)
+            note = f" ({changed})" if changed else " (what the tools did to files stays done)" if self._changed_files else ""
             self._failed(self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}"))
             self.sig_prompt_returned.emit(text)
         elif outcome == "completed":
@@ -419,13 +430,13 @@ class ContinueController(QObject):
         """The tools for this turn; the previous setup (and its session approvals) when unchanged."""
         current = self.tools
         if not mode.tools_enabled:
-            return current if current is not None and current.mode is mode else tool_setup(mode, self)
+            return current if current is not None and current.mode is mode else tool_setup(mode, self, observer=self._recorder)
         folder = self.workspace_choice or cwd
         if current is None or current.mode is not mode or current.workspace is None or folder is None:
-            return tool_setup(mode, self, cwd=folder)
+            return tool_setup(mode, self, cwd=folder, observer=self._recorder)
         if current.key[1] == str(Path(folder).resolve()) and Path(folder).is_dir():
             return current
-        return tool_setup(mode, self, cwd=folder)
+        return tool_setup(mode, self, cwd=folder, observer=self._recorder)
 
     def set_tools_mode(self, mode: PermissionMode | None) -> None:
         """Choose the permission mode for this session (``None``: the profile's)."""
@@ -500,6 +511,7 @@ class ContinueController(QObject):
             )
             return
         self.base_id = node.id
+        self._saved_node = (node.id, node.revision)
         self.host.bridge.emit_changes(document.note_written(node))
         self.sig_saved.emit(node)
 
@@ -690,6 +702,13 @@ class ContinueController(QObject):
     def _on_document_closed(self) -> None:
         self._on_document_loaded()
 
+
+
+_CHECKPOINT_OUTCOMES = {
+    "completed": CheckpointOutcome.COMPLETED,
+    "cancelled": CheckpointOutcome.CANCELLED,
+    "failed": CheckpointOutcome.FAILED,
+}
 
 
 def _profile_mode(profile: Any) -> PermissionMode:
