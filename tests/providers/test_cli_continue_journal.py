@@ -14,7 +14,12 @@ from .test_cli_continue import make_session, rho_desk, text_reply, tool_reply
 
 @pytest.mark.asyncio
 async def test_a_failed_turn_names_and_journals_the_files_it_changed(server: Loopback, tmp_path: Path) -> None:
-    from rho_desk.core.changes.checkpoint import CapturedRegularFile, CheckpointOutcome, journal_path, read_journal
+    from rho_desk.core.changes.checkpoint import (
+        CapturedRegularFile,
+        CheckpointOutcome,
+        journal_path,
+        read_journal,
+    )
 
     workspace = tmp_path / "project"
     workspace.mkdir()

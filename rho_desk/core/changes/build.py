@@ -19,13 +19,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ..stores.rho_files import NodeKind, RevisionNode, SessionTree, read_session
 from ..tools import hashline
 from ..tools.text import TRUNCATION_MARKER, file_hash
+from ..wire.codec import gc_paused
 from ..wire.model import Message, ToolCall
 from .checkpoint import (
     Absent,
@@ -38,7 +38,15 @@ from .checkpoint import (
     read_journal,
     sha256_hex,
 )
-from .model import ChangeAction, ChangeSource, FileChange, HiddenChange, SessionChanges, TurnChanges
+from .model import (
+    ChangeAction,
+    ChangeSource,
+    Content,
+    FileChange,
+    HiddenChange,
+    SessionChanges,
+    TurnChanges,
+)
 
 __all__ = ["changes_of_tree", "display_path", "session_changes"]
 
@@ -92,12 +100,6 @@ def _full_text_of_read(result: str) -> str | None:
     return None
 
 
-@dataclass(slots=True)
-class _Known:
-    content: bytes | None
-    """``None``: known to be absent."""
-
-
 def _calls(message: Message) -> tuple[ToolCall, ...]:
     blocks: Any = ()
     if message.enriched_assistant is not None:
@@ -128,16 +130,87 @@ def _projected(tree: SessionTree, path: list[RevisionNode]) -> Iterator[tuple[in
             index += 1
 
 
+_UNKNOWN: Final = object()
+"""Content not known at that point (``None`` is a known absence)."""
+
+
+class _Chain:
+    """Every step the tool calls took on one path, in order; content worked out on demand.
+
+    A step is ``("read", text)``, ``("write", bytes, created)``, ``("edit", Section)`` or
+    ``("replace", old, new)``. ``after(k)`` is the content after step ``k`` (memoised), or
+    ``_UNKNOWN``.
+    """
+
+    __slots__ = ("cache", "steps")
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[Any, ...]] = []
+        self.cache: dict[int, object] = {-1: _UNKNOWN}
+
+    def after(self, k: int) -> object:
+        start = k
+        while start not in self.cache:
+            start -= 1
+        content = self.cache[start]
+        for i in range(start + 1, k + 1):
+            content = self._step(self.steps[i], content)
+            self.cache[i] = content
+        return content
+
+    @staticmethod
+    def _step(step: tuple[Any, ...], content: object) -> object:
+        kind = step[0]
+        if kind == "read":
+            if content is not _UNKNOWN:
+                return content
+            text = _full_text_of_read(step[1])
+            return _UNKNOWN if text is None else text.encode("utf-8")
+        if kind == "write":
+            return step[1]
+        if not isinstance(content, bytes):
+            return _UNKNOWN
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            return _UNKNOWN
+        if kind == "edit":
+            section = step[1]
+            try:
+                return hashline.apply_ops(text, section.tag, section.ops)[0].encode("utf-8")
+            except hashline.ApplyError:
+                return _UNKNOWN
+        old, new = step[1], step[2]
+        return text.replace(old, new).encode("utf-8") if text.count(old) == 1 else _UNKNOWN
+
+
+def _derived_content(chain: _Chain, first: int, last: int, tool: str) -> Content:
+    before = chain.after(first - 1)
+    step = chain.steps[first]
+    if before is _UNKNOWN and step[0] == "write" and step[2]:
+        before = None  # "created <path>": it did not exist
+    after = chain.after(last)
+    before_known, after_known = before is not _UNKNOWN, after is not _UNKNOWN
+    b = before if isinstance(before, bytes) else None
+    a = after if isinstance(after, bytes) else None
+    note = ""
+    if not before_known:
+        note = f"the content before this {tool} is not in the session"
+    elif not after_known:
+        note = f"the {tool} does not apply to the content known before it"
+    return Content(_action(before_known, b, after_known, a), b, a, before_known, after_known, note)
+
+
 class _Builder:
     def __init__(self, workspace: str | None) -> None:
         self.workspace = workspace
-        self.known: dict[str, _Known] = {}
-        self.reads: dict[str, str] = {}
-        """The latest complete-looking ``read_file`` result per path, parsed only when needed."""
+        self.prefix = None if not workspace else os.path.normpath(workspace).rstrip(os.sep) + os.sep
+        self.chains: dict[str, _Chain] = {}
         self.results: dict[str, tuple[bool, str]] = {}
         self.turns: dict[int, TurnChanges] = {}
-        self.derived_after: dict[str, bytes] = {}
-        """Content reconstructed from tool calls, by SHA-256 (checkpoint after-states look here)."""
+        self._absolutes: dict[str, str] = {}
+        self._open: dict[tuple[int, str], list[Any]] = {}
+        """(turn, path) -> [FileChange, first step, last step, tool]: the turn's change of the path."""
 
     def turn(self, number: int, prompt: str, index: int | None) -> TurnChanges:
         turn = self.turns.get(number)
@@ -145,41 +218,42 @@ class _Builder:
             turn = self.turns[number] = TurnChanges(number, prompt, index)
         return turn
 
-    def _base(self, abs_path: str) -> _Known | None:
-        known = self.known.get(abs_path)
-        if known is not None:
-            return known
-        raw = self.reads.pop(abs_path, None)
-        if raw is not None:
-            text = _full_text_of_read(raw)
-            if text is not None:
-                known = self.known[abs_path] = _Known(text.encode("utf-8"))
-        return known
+    def absolute(self, path: str) -> str:
+        out = self._absolutes.get(path)
+        if out is None:
+            out = self._absolutes[path] = _absolute(path, self.workspace)
+        return out
 
-    def _record(self, turn: TurnChanges, abs_path: str, before: _Known | None, after: bytes | None, call_id: str, tool: str) -> None:
-        path = display_path(abs_path, self.workspace)
-        for change in turn.files:
-            if change.abs_path == abs_path:
-                change.after = after
-                change.after_known = after is not None
-                change.call_ids = (*change.call_ids, call_id)
-                change.action = _action(change.before_known, change.before, change.after_known, after)
-                return
-        before_known = before is not None
-        before_bytes = before.content if before is not None else None
-        change = FileChange(
-            path,
-            abs_path,
-            turn.turn,
-            _action(before_known, before_bytes, after is not None, after),
-            ChangeSource.TOOL_CALLS,
-            before=before_bytes,
-            after=after,
-            before_known=before_known,
-            after_known=after is not None,
-            call_ids=(call_id,),
-            note="" if before_known else f"the content before this {tool} is not in the session",
-        )
+    def display(self, abs_path: str) -> str:
+        if self.prefix is not None and abs_path.startswith(self.prefix):
+            return abs_path[len(self.prefix) :].replace(os.sep, "/")
+        return abs_path
+
+    def _chain(self, abs_path: str) -> _Chain:
+        chain = self.chains.get(abs_path)
+        if chain is None:
+            chain = self.chains[abs_path] = _Chain()
+        return chain
+
+    def _step(self, turn: TurnChanges, abs_path: str, step: tuple[Any, ...], call_id: str, tool: str) -> None:
+        chain = self._chain(abs_path)
+        chain.steps.append(step)
+        index = len(chain.steps) - 1
+        key = (turn.turn or 0, abs_path)
+        entry = self._open.get(key)
+        if entry is not None:
+            entry[2] = index
+            change = entry[0]
+            change.call_ids = (*change.call_ids, call_id)
+            return
+        entry = [None, index, index, tool]
+
+        def resolve() -> Content:
+            return _derived_content(chain, entry[1], entry[2], entry[3])
+
+        change = FileChange(self.display(abs_path), abs_path, turn.turn, ChangeSource.TOOL_CALLS, resolve, call_ids=(call_id,))
+        entry[0] = change
+        self._open[key] = entry
         turn.files.append(change)
 
     def call(self, turn: TurnChanges, call: ToolCall) -> None:
@@ -190,49 +264,24 @@ class _Builder:
             command = args.get("command")
             turn.hidden.append(HiddenChange(name, command if isinstance(command, str) else str(args), call.id))
             return
-        if name == "read_file":
-            path = args.get("path")
-            if isinstance(path, str) and result is not None and result[0] and args.get("offset") in (None, 1) and args.get("limit") is None:
-                abs_path = _absolute(path, self.workspace)
-                if abs_path not in self.known:
-                    self.reads[abs_path] = result[1]
-            return
         if result is None or not result[0]:
             return  # failed, refused or never answered: the tool wrote nothing
+        if name == "read_file":
+            path = args.get("path")
+            if isinstance(path, str) and args.get("offset") in (None, 1) and args.get("limit") is None:
+                self._chain(self.absolute(path)).steps.append(("read", result[1]))
+            return
         if name in _WRITE_TOOLS:
             path, content = args.get("path"), args.get("content")
-            if not isinstance(path, str) or not isinstance(content, str):
-                return
-            abs_path = _absolute(path, self.workspace)
-            before = self._base(abs_path)
-            if before is None and result[1].startswith("created "):
-                before = _Known(None)
-            after = content.encode("utf-8")
-            self.known[abs_path] = _Known(after)
-            self.reads.pop(abs_path, None)
-            self.derived_after[sha256_hex(after)] = after
-            self._record(turn, abs_path, before, after, call.id, "write")
+            if isinstance(path, str) and isinstance(content, str):
+                created = result[1].startswith("created ")
+                self._step(turn, self.absolute(path), ("write", content.encode("utf-8"), created), call.id, "write")
         elif name in _REPLACE_TOOLS:
             path = args.get("path")
             old = next((args[k] for k in ("old", "old_string", "old_text") if isinstance(args.get(k), str)), None)
-            new_text = next((args[k] for k in ("new", "new_string", "new_text") if isinstance(args.get(k), str)), None)
-            if not isinstance(path, str) or old is None or new_text is None:
-                return
-            abs_path = _absolute(path, self.workspace)
-            before = self._base(abs_path)
-            replaced: bytes | None = None
-            if before is not None and before.content is not None:
-                text = before.content.decode("utf-8", "surrogateescape")
-                if text.count(old) == 1:
-                    replaced = text.replace(old, new_text).encode("utf-8", "surrogateescape")
-            if replaced is None:
-                before = None
-                self.known.pop(abs_path, None)
-            else:
-                self.known[abs_path] = _Known(replaced)
-                self.derived_after[sha256_hex(replaced)] = replaced
-            self.reads.pop(abs_path, None)
-            self._record(turn, abs_path, before, replaced, call.id, name)
+            new = next((args[k] for k in ("new", "new_string", "new_text") if isinstance(args.get(k), str)), None)
+            if isinstance(path, str) and old is not None and new is not None:
+                self._step(turn, self.absolute(path), ("replace", old, new), call.id, name)
         elif name in _EDIT_TOOLS:
             document = args.get("input")
             if not isinstance(document, str):
@@ -242,24 +291,7 @@ class _Builder:
             except hashline.ApplyError:
                 return
             for section in sections:
-                abs_path = _absolute(section.path, self.workspace)
-                before = self._base(abs_path)
-                new: bytes | None = None
-                if before is not None and before.content is not None:
-                    try:
-                        text, _focus = hashline.apply_ops(before.content.decode("utf-8"), section.tag, section.ops)
-                        new = text.encode("utf-8")
-                    except (hashline.ApplyError, UnicodeDecodeError):
-                        before = None
-                else:
-                    before = None
-                self.reads.pop(abs_path, None)
-                if new is None:
-                    self.known.pop(abs_path, None)
-                else:
-                    self.known[abs_path] = _Known(new)
-                    self.derived_after[sha256_hex(new)] = new
-                self._record(turn, abs_path, before, new, call.id, "edit")
+                self._step(turn, self.absolute(section.path), ("edit", section), call.id, "edit")
 
 
 def _action(before_known: bool, before: bytes | None, after_known: bool, after: bytes | None) -> ChangeAction:
@@ -273,36 +305,36 @@ def _action(before_known: bool, before: bytes | None, after_known: bool, after: 
 
 
 def _checkpoint_change(
-    file: FileCheckpoint, turn: int | None, workspace: str | None, lookup: dict[str, bytes], derived: FileChange | None
+    file: FileCheckpoint, turn: int | None, builder: _Builder, lookup: dict[str, bytes], derived: FileChange | None
 ) -> FileChange:
     original, after = file.original, file.expected_after
-    before: bytes | None = None
-    before_known = True
     mode = None
     if isinstance(original, CapturedRegularFile):
-        before = original.bytes
         mode = original.metadata.unix_mode
-    elif isinstance(original, Unsupported):
-        before_known = False
-    after_bytes: bytes | None = None
-    after_known = True
     digest = None
     if isinstance(after, ObservedRegular):
         digest = after.digest
         mode = after.metadata.unix_mode if after.metadata.unix_mode is not None else mode
-        after_bytes = lookup.get(after.digest)
-        if after_bytes is None and derived is not None and derived.after is not None and sha256_hex(derived.after) == after.digest:
-            after_bytes = derived.after
-        if after_bytes is None:
-            after_bytes = _disk_content(file.path, after)
-        after_known = after_bytes is not None
-    elif isinstance(after, Unsupported):
-        after_known = False
-    if isinstance(original, Unsupported) or isinstance(after, Unsupported):
-        action = ChangeAction.UNSUPPORTED
-        reason = original.reason if isinstance(original, Unsupported) else after.reason  # type: ignore[union-attr]
-        note = f"Rho could not capture it: {reason.describe()}"
-    else:
+
+    def resolve() -> Content:
+        before: bytes | None = original.bytes if isinstance(original, CapturedRegularFile) else None
+        before_known = not isinstance(original, Unsupported)
+        after_bytes: bytes | None = None
+        after_known = True
+        if isinstance(after, ObservedRegular):
+            after_bytes = lookup.get(after.digest)
+            if after_bytes is None and derived is not None:
+                candidate = derived.after
+                if candidate is not None and len(candidate) == after.size and sha256_hex(candidate) == after.digest:
+                    after_bytes = candidate
+            if after_bytes is None:
+                after_bytes = _disk_content(file.path, after)
+            after_known = after_bytes is not None
+        elif isinstance(after, Unsupported):
+            after_known = False
+        if isinstance(original, Unsupported) or isinstance(after, Unsupported):
+            reason = original.reason if isinstance(original, Unsupported) else after.reason  # type: ignore[union-attr]
+            return Content(ChangeAction.UNSUPPORTED, before, after_bytes, before_known, after_known, f"Rho could not capture it: {reason.describe()}")
         if isinstance(original, Absent):
             action = ChangeAction.UNCHANGED if isinstance(after, Absent) else ChangeAction.CREATED
         elif isinstance(after, Absent):
@@ -312,20 +344,17 @@ def _checkpoint_change(
             same = original.digest == after.digest and len(original.bytes) == after.size
             action = ChangeAction.UNCHANGED if same else ChangeAction.MODIFIED
         note = "" if after_known else "the content after this turn is no longer anywhere (only its digest is recorded)"
+        return Content(action, before, after_bytes, before_known, after_known, note)
+
     return FileChange(
-        display_path(file.path, workspace),
+        builder.display(file.path),
         file.path,
         turn,
-        action,
         ChangeSource.CHECKPOINT,
-        before=before,
-        after=after_bytes,
-        before_known=before_known,
-        after_known=after_known,
+        resolve,
         after_digest=digest,
         mode=mode,
         call_ids=derived.call_ids if derived is not None else (),
-        note=note,
         checkpoint=file,
     )
 
@@ -368,7 +397,8 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                     turn_number = max(number, 1)
                     prompt, at = prompt_index.get(turn_number, ("", None))  # type: ignore[arg-type]
                     current = builder.turn(turn_number, prompt, at)
-                    pending.extend((turn_number, c) for c in calls)
+                    for c in calls:
+                        pending.append((turn_number, c))
         node_turn[node.id] = number
     # Results follow their calls; resolve every call once all results are known.
     for turn_number, call in pending:
@@ -377,7 +407,7 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     turns = {n: t for n, t in builder.turns.items() if t.files or t.hidden}
 
     on_path = {n.id for n in path}
-    lookup: dict[str, bytes] = dict(builder.derived_after)
+    lookup: dict[str, bytes] = {}
     for checkpoint in checkpoints:
         for file in checkpoint.files:
             if isinstance(file.original, CapturedRegularFile):
@@ -400,7 +430,7 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
         turn.limitations = checkpoint.limitations
         derived = {c.abs_path: c for c in turn.files if c.source is ChangeSource.TOOL_CALLS}
         recorded = [
-            _checkpoint_change(f, turn.turn, workspace, lookup, derived.pop(os.path.normpath(f.path), None))
+            _checkpoint_change(f, turn.turn, builder, lookup, derived.pop(os.path.normpath(f.path), None))
             for f in checkpoint.files
         ]
         turn.files = [c for c in turn.files if c.source is ChangeSource.CHECKPOINT] + recorded + list(derived.values())
@@ -424,12 +454,13 @@ def session_changes(path: str | os.PathLike[str]) -> SessionChanges:
         InputError: the transcript or the journal is malformed (file, line and reason).
         StorageError: a file cannot be read.
     """
-    session = read_session(Path(path))
-    journal: Path | None = None
-    checkpoints: tuple[WorkspaceCheckpoint, ...] = ()
-    if session.path.name == "session.jsonl":
-        candidate = journal_path(session.path.parent)
-        if os.path.lexists(candidate):
-            journal = candidate
-            checkpoints = read_journal(candidate).checkpoints
-    return changes_of_tree(session.tree, session.path, checkpoints, journal)
+    with gc_paused():  # a bulk build of short-lived objects: the cyclic GC would be most of the cost
+        session = read_session(Path(path))
+        journal: Path | None = None
+        checkpoints: tuple[WorkspaceCheckpoint, ...] = ()
+        if session.path.name == "session.jsonl":
+            candidate = journal_path(session.path.parent)
+            if os.path.lexists(candidate):
+                journal = candidate
+                checkpoints = read_journal(candidate).checkpoints
+        return changes_of_tree(session.tree, session.path, checkpoints, journal)

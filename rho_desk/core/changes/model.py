@@ -10,6 +10,7 @@ tool calls), and, for journal changes, the :class:`~.checkpoint.FileCheckpoint` 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from .diff import is_binary, unified_diff
 __all__ = [
     "ChangeAction",
     "ChangeSource",
+    "Content",
     "FileChange",
     "HiddenChange",
     "SessionChanges",
@@ -45,27 +47,90 @@ class ChangeSource(enum.Enum):
     """Reconstructed from the ``write`` and ``edit`` calls in the transcript."""
 
 
-@dataclass(slots=True)
-class FileChange:
-    path: str
-    """Relative to the workspace (``/`` separators) when inside it, else absolute."""
-    abs_path: str
-    turn: int | None
+@dataclass(frozen=True, slots=True)
+class Content:
+    """What is known of one side of a change."""
+
     action: ChangeAction
-    source: ChangeSource
-    before: bytes | None = None
-    """The content before the turn; ``None`` when absent or unknown (see ``action``)."""
-    after: bytes | None = None
-    """The content the turn left; ``None`` when deleted or unknown."""
-    before_known: bool = True
-    after_known: bool = True
-    after_digest: str | None = None
-    mode: int | None = None
-    call_ids: tuple[str, ...] = ()
-    """The tool calls of the turn that wrote the file (for navigation)."""
+    before: bytes | None
+    after: bytes | None
+    before_known: bool
+    after_known: bool
     note: str = ""
-    checkpoint: FileCheckpoint | None = None
-    """The journal entry (restores use it); ``None`` for reconstructed changes."""
+
+
+class FileChange:
+    """One file as one turn left it.
+
+    The content of a change reconstructed from tool calls is worked out on first use (the
+    action, both sides and the diff), so listing a long session's changes costs no file
+    reconstruction until a change is looked at.
+    """
+
+    __slots__ = ("_content", "_resolve", "abs_path", "after_digest", "call_ids", "checkpoint", "mode", "path", "source", "turn")
+
+    def __init__(
+        self,
+        path: str,
+        abs_path: str,
+        turn: int | None,
+        source: ChangeSource,
+        content: Content | Callable[[], Content],
+        *,
+        after_digest: str | None = None,
+        mode: int | None = None,
+        call_ids: tuple[str, ...] = (),
+        checkpoint: FileCheckpoint | None = None,
+    ) -> None:
+        self.path = path
+        """Relative to the workspace (``/`` separators) when inside it, else absolute."""
+        self.abs_path = abs_path
+        self.turn = turn
+        self.source = source
+        self.after_digest = after_digest
+        self.mode = mode
+        self.call_ids = call_ids
+        """The tool calls of the turn that wrote the file (for navigation)."""
+        self.checkpoint = checkpoint
+        """The journal entry (restores use it); ``None`` for reconstructed changes."""
+        if isinstance(content, Content):
+            self._content: Content | None = content
+            self._resolve: Callable[[], Content] | None = None
+        else:
+            self._content, self._resolve = None, content
+
+    @property
+    def content(self) -> Content:
+        if self._content is None:
+            assert self._resolve is not None
+            self._content, self._resolve = self._resolve(), None
+        return self._content
+
+    @property
+    def action(self) -> ChangeAction:
+        return self.content.action
+
+    @property
+    def before(self) -> bytes | None:
+        """The content before the turn; ``None`` when absent or unknown (see ``action``)."""
+        return self.content.before
+
+    @property
+    def after(self) -> bytes | None:
+        """The content the turn left; ``None`` when deleted or unknown."""
+        return self.content.after
+
+    @property
+    def before_known(self) -> bool:
+        return self.content.before_known
+
+    @property
+    def after_known(self) -> bool:
+        return self.content.after_known
+
+    @property
+    def note(self) -> str:
+        return self.content.note
 
     @property
     def binary(self) -> bool:
@@ -91,6 +156,9 @@ class FileChange:
             elif line.startswith("-") and not line.startswith("---"):
                 removed += 1
         return added, removed
+
+    def __repr__(self) -> str:
+        return f"FileChange({self.path!r}, turn={self.turn}, {self.source.value})"
 
 
 @dataclass(frozen=True, slots=True)

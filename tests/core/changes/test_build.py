@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
-from rho_desk.core.changes import ChangeAction, ChangeSource, CheckpointOutcome, CheckpointRecorder, session_changes
-from rho_desk.core.changes.restore import RestoreConflict, preview_restore, restore_file, undo_restore
-from rho_desk.core.changes.checkpoint import RestoreClassification
-from rho_desk.core.stores.rho_files import read_session
-
-import asyncio
-
 import pytest
+
+from rho_desk.core.changes import (
+    ChangeAction,
+    ChangeSource,
+    CheckpointOutcome,
+    CheckpointRecorder,
+    session_changes,
+)
+from rho_desk.core.changes.checkpoint import RestoreClassification
+from rho_desk.core.changes.restore import (
+    RestoreConflict,
+    preview_restore,
+    restore_file,
+    undo_restore,
+)
+from rho_desk.core.stores.rho_files import read_session
 
 from .helpers import SESSION_ID, coding_session
 

@@ -17,12 +17,26 @@ from rho_desk.core.changes.checkpoint import Absent, CapturedRegularFile, journa
 from rho_desk.core.changes.journal import changed_files_text
 from rho_desk.core.errors import StorageError
 from rho_desk.core.stores.rho_files import create_session
-from rho_desk.core.tools import EXCLUSIVE_ACCESS, PreparedCall, Tool, ToolContext, ToolError, ToolInvocation, ToolOutput
+from rho_desk.core.tools import (
+    EXCLUSIVE_ACCESS,
+    PreparedCall,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolInvocation,
+    ToolOutput,
+)
 from rho_desk.core.tools.observed import observe_tools
 from rho_desk.core.tools.permissions import DenyAll, PermissionMode
 from rho_desk.core.tools.setup import tool_setup
 from rho_desk.core.tools.workspace import Workspace
-from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity, ToolSpec
+from rho_desk.core.wire.model import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    ToolSpec,
+)
 from rho_desk.core.wire.snapshot import SessionSnapshot
 
 SESSION_ID = "3c1e0b6f-6d0a-4c3e-9b7a-2f1d9e8c7a55"
