@@ -9,7 +9,7 @@
 * :mod:`.index` — the library's index of touched paths ("sessions that touched this file").
 """
 
-from .build import changes_of_tree, display_path, session_changes
+from .build import changes_of_session, changes_of_tree, display_path, session_changes, turn_of_row
 from .checkpoint import (
     CheckpointOutcome,
     FileCheckpoint,
@@ -38,6 +38,7 @@ __all__ = [
     "SessionChanges",
     "TurnChanges",
     "WorkspaceCheckpoint",
+    "changes_of_session",
     "changes_of_tree",
     "classify_restore",
     "display_path",
@@ -45,5 +46,6 @@ __all__ = [
     "plan_restore",
     "read_journal",
     "session_changes",
+    "turn_of_row",
     "unified_diff",
 ]

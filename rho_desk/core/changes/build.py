@@ -48,7 +48,7 @@ from .model import (
     TurnChanges,
 )
 
-__all__ = ["changes_of_tree", "display_path", "session_changes"]
+__all__ = ["changes_of_session", "changes_of_tree", "display_path", "session_changes", "turn_of_row"]
 
 _WRITE_TOOLS = frozenset({"write", "write_file"})
 _EDIT_TOOLS = frozenset({"edit"})
@@ -456,11 +456,31 @@ def session_changes(path: str | os.PathLike[str]) -> SessionChanges:
     """
     with gc_paused():  # a bulk build of short-lived objects: the cyclic GC would be most of the cost
         session = read_session(Path(path))
-        journal: Path | None = None
-        checkpoints: tuple[WorkspaceCheckpoint, ...] = ()
-        if session.path.name == "session.jsonl":
-            candidate = journal_path(session.path.parent)
-            if os.path.lexists(candidate):
-                journal = candidate
-                checkpoints = read_journal(candidate).checkpoints
-        return changes_of_tree(session.tree, session.path, checkpoints, journal)
+        return changes_of_session(session.tree, session.path)
+
+
+def changes_of_session(tree: SessionTree, transcript: Path) -> SessionChanges:
+    """The changes of an already read session whose transcript is ``transcript`` (its journal,
+    for a folder session, is read here).
+
+    Raises:
+        InputError: the journal is malformed.
+        StorageError: it cannot be read.
+    """
+    journal: Path | None = None
+    checkpoints: tuple[WorkspaceCheckpoint, ...] = ()
+    if transcript.name == "session.jsonl":
+        candidate = journal_path(transcript.parent)
+        if os.path.lexists(candidate):
+            journal = candidate
+            checkpoints = read_journal(candidate).checkpoints
+    return changes_of_tree(tree, transcript, checkpoints, journal)
+
+
+def turn_of_row(messages: list[Message | None] | tuple[Message | None, ...], row: int) -> int:
+    """The turn (1-based) a row of the projected display belongs to: user messages up to it."""
+    turn = 0
+    for message in messages[: row + 1]:
+        if message is not None and message.user is not None:
+            turn += 1
+    return max(turn, 1)
