@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
                 if diff:
                     out.write(diff)
                 elif not f.diffable:
-                    out.write(f"changes not shown ({_turn_title(t).split('  ')[0]}): {f.path}: {f.note or f.action.value}\n")
+                    out.write(f"changes not shown ({t.label}): {f.path}: {f.note or f.action.value}\n")
             if args.file is None:
                 for h in t.hidden:
                     out.write(f"changes not visible: {h.command}\n")

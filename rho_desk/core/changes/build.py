@@ -148,6 +148,13 @@ class _Chain:
         self.steps: list[tuple[Any, ...]] = []
         self.cache: dict[int, object] = {-1: _UNKNOWN}
 
+    def replay(self, base: bytes | None, first: int, last: int) -> object:
+        """The content steps ``first..last`` make of ``base`` (a journal's exact original)."""
+        content: object = base
+        for i in range(first, last + 1):
+            content = self._step(self.steps[i], content)
+        return content
+
     def after(self, k: int) -> object:
         start = k
         while start not in self.cache:
@@ -206,7 +213,6 @@ class _Builder:
         self.workspace = workspace
         self.prefix = None if not workspace else os.path.normpath(workspace).rstrip(os.sep) + os.sep
         self.chains: dict[str, _Chain] = {}
-        self.results: dict[str, tuple[bool, str]] = {}
         self.turns: dict[int, TurnChanges] = {}
         self._absolutes: dict[str, str] = {}
         self._open: dict[tuple[int, str], list[Any]] = {}
@@ -251,15 +257,18 @@ class _Builder:
         def resolve() -> Content:
             return _derived_content(chain, entry[1], entry[2], entry[3])
 
+        def replay(base: bytes | None) -> object:
+            return chain.replay(base, entry[1], entry[2])
+
         change = FileChange(self.display(abs_path), abs_path, turn.turn, ChangeSource.TOOL_CALLS, resolve, call_ids=(call_id,))
+        change.replay = replay
         entry[0] = change
         self._open[key] = entry
         turn.files.append(change)
 
-    def call(self, turn: TurnChanges, call: ToolCall) -> None:
+    def call(self, turn: TurnChanges, call: ToolCall, result: tuple[bool, str] | None) -> None:
         args = call.arguments if isinstance(call.arguments, dict) else {}
         name = call.name
-        result = self.results.get(call.id)
         if name in _SHELL_TOOLS:
             command = args.get("command")
             turn.hidden.append(HiddenChange(name, command if isinstance(command, str) else str(args), call.id))
@@ -324,9 +333,11 @@ def _checkpoint_change(
         if isinstance(after, ObservedRegular):
             after_bytes = lookup.get(after.digest)
             if after_bytes is None and derived is not None:
-                candidate = derived.after
-                if candidate is not None and len(candidate) == after.size and sha256_hex(candidate) == after.digest:
-                    after_bytes = candidate
+                # the turn's tool calls on the recorded original, verified by the recorded digest
+                for candidate in (derived.after, derived.replay(before) if derived.replay is not None and before_known else None):
+                    if isinstance(candidate, bytes) and len(candidate) == after.size and sha256_hex(candidate) == after.digest:
+                        after_bytes = candidate
+                        break
             if after_bytes is None:
                 after_bytes = _disk_content(file.path, after)
             after_known = after_bytes is not None
@@ -382,6 +393,9 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     current: TurnChanges | None = None
     prompt_index: dict[int, tuple[str, int]] = {}
     pending: list[tuple[int, ToolCall]] = []
+    awaiting: dict[str, list[int]] = {}
+    """Call id -> positions in ``pending`` still waiting for their result (ids can repeat)."""
+    answers: dict[int, tuple[bool, str]] = {}
     for index, node, message in _projected(tree, path):
         if message is not None:
             if message.user is not None:
@@ -390,7 +404,9 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                 current = None
             elif message.tool_result is not None:
                 result = message.tool_result
-                builder.results[result.id] = (result.ok, result.content)
+                waiting = awaiting.get(result.id)
+                if waiting:
+                    answers[waiting.pop()] = (result.ok, result.content)  # the latest call with that id
             else:
                 calls = _calls(message)
                 if calls:
@@ -398,11 +414,12 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                     prompt, at = prompt_index.get(turn_number, ("", None))  # type: ignore[arg-type]
                     current = builder.turn(turn_number, prompt, at)
                     for c in calls:
+                        awaiting.setdefault(c.id, []).append(len(pending))
                         pending.append((turn_number, c))
         node_turn[node.id] = number
     # Results follow their calls; resolve every call once all results are known.
-    for turn_number, call in pending:
-        builder.call(builder.turns[turn_number], call)
+    for position, (turn_number, call) in enumerate(pending):
+        builder.call(builder.turns[turn_number], call, answers.get(position))
     del current
     turns = {n: t for n, t in builder.turns.items() if t.files or t.hidden}
 

@@ -67,7 +67,7 @@ class FileChange:
     reconstruction until a change is looked at.
     """
 
-    __slots__ = ("_content", "_resolve", "abs_path", "after_digest", "call_ids", "checkpoint", "mode", "path", "source", "turn")
+    __slots__ = ("_content", "_resolve", "abs_path", "after_digest", "call_ids", "checkpoint", "mode", "path", "replay", "source", "turn")
 
     def __init__(
         self,
@@ -93,6 +93,9 @@ class FileChange:
         """The tool calls of the turn that wrote the file (for navigation)."""
         self.checkpoint = checkpoint
         """The journal entry (restores use it); ``None`` for reconstructed changes."""
+        self.replay: Callable[[bytes | None], object] | None = None
+        """For a reconstructed change: the turn's tool calls applied to a given original (a
+        journal's exact bytes), for the after-state a journal records only as a digest."""
         if isinstance(content, Content):
             self._content: Content | None = content
             self._resolve: Callable[[], Content] | None = None

@@ -42,7 +42,13 @@ from PySide6.QtWidgets import (
 
 from ...core.changes import FileChange, SessionChanges, TurnChanges, changes_of_session, turn_of_row
 from ...core.changes.index import PathIndex, index_file_for
-from ...core.changes.restore import RestorePreview, RestoreReceipt, preview_restore, restore_file, undo_restore
+from ...core.changes.restore import (
+    RestorePreview,
+    RestoreReceipt,
+    preview_restore,
+    restore_file,
+    undo_restore,
+)
 from ..bridge import EngineBridge, in_thread
 from ..document import HistoryMode, SessionDocument
 from ..models.changes import LibraryTouchedModel, TouchedFilesModel, turn_text
@@ -308,7 +314,7 @@ class ChangesView(QWidget):
     def _update_buttons(self) -> None:
         picked = self.current()
         self.turn_button.setEnabled(picked is not None and picked[0].message_index is not None)
-        self.restore_button.setEnabled(picked is not None and picked[0].turn is not None or (picked is not None and not picked[0].committed))
+        self.restore_button.setEnabled((picked is not None and picked[0].turn is not None) or (picked is not None and not picked[0].committed))
         self.undo_button.setEnabled(bool(self.receipts))
 
     # -- navigation --------------------------------------------------------------------------------------
