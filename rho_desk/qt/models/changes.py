@@ -95,7 +95,7 @@ class TouchedFilesModel(QAbstractItemModel):
 
     # -- QAbstractItemModel ----------------------------------------------------------------------------
 
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
         if column < 0 or column >= len(_FILE_COLUMNS) or row < 0:
             return QModelIndex()
         if not parent.isValid():
@@ -107,19 +107,19 @@ class TouchedFilesModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, owner)
 
-    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
         if not child.isValid() or child.internalId() == _NO_PARENT:
             return QModelIndex()
         return self.createIndex(child.internalId(), 0, _NO_PARENT)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         if not parent.isValid():
             return len(self._files)
         if parent.internalId() == _NO_PARENT and parent.column() == 0:
             return len(self._files[parent.row()][1])
         return 0
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return len(_FILE_COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -176,10 +176,10 @@ class LibraryTouchedModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(_TOUCHED_COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
