@@ -61,8 +61,8 @@ from .views.conversation import ConversationView
 from .views.stats import StatisticsView
 from .views.team_browser import TeamBrowserView
 from .views.timeline import RevisionTimelineView
-from .views.workspace_changes import ChangesView, reveal_message, turn_of_current_row
 from .views.widgets import ElidedLabel
+from .views.workspace_changes import ChangesView, reveal_message, turn_of_current_row
 
 if TYPE_CHECKING:
     from .services import Services

@@ -9,6 +9,7 @@ out only for the rows painted (and the selected one's diff, by the view, in a wo
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Final
 
 from PySide6.QtCore import (
@@ -195,7 +196,7 @@ class LibraryTouchedModel(QAbstractTableModel):
             if index.column() == 0:
                 return row.shown
             if index.column() == 1:
-                return row.session_id or row.session_path
+                return (row.session_id or Path(row.session_path).parent.name)[:8]
             return ", ".join("unsaved" if t is None else str(t) for t in row.turns)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{row.file}\n{row.session_path}"

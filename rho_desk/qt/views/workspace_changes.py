@@ -135,6 +135,8 @@ class ChangesView(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(False)
         self.tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
         self.tree.activated.connect(lambda _i: self.go_to_turn())
@@ -145,6 +147,8 @@ class ChangesView(QWidget):
         self.results.setModel(self.library_model)
         self.results.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.results.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.results.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.results.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.results.verticalHeader().hide()
         self.results.activated.connect(self._on_result_activated)
         self.left = QStackedWidget()
@@ -187,7 +191,7 @@ class ChangesView(QWidget):
         self.splitter.setObjectName("ChangesSplitter")
         self.splitter.addWidget(self.left)
         self.splitter.addWidget(right)
-        self.splitter.setSizes([360, 640])
+        self.splitter.setSizes([470, 530])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.summary)
@@ -382,6 +386,8 @@ class ChangesView(QWidget):
     # -- the library search ------------------------------------------------------------------------------
 
     def _run_search(self) -> None:
+        if self.bridge.closed:
+            return  # the window is closing (a late keystroke's timer)
         text = self.search.text().strip()
         if not text:
             self.left.setCurrentWidget(self.tree)
