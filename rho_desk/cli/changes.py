@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
                     out.write(f"changes not visible: {h.command}\n")
         return EXIT_OK
     where = f"checkpoint journal {changes.journal}" if changes.journal else "no checkpoint journal: changes reconstructed from the tool calls"
-    out.write(f"session {changes.session_id or '?'}  ({changes.turn_count} turns; {where})\n")
+    turns = f"{changes.turn_count} turn" + ("s" if changes.turn_count != 1 else "")
+    out.write(f"session {changes.session_id or '?'}  ({turns}; {where})\n")
     if changes.workspace:
         out.write(f"workspace {changes.workspace}\n")
     if not selected:
