@@ -391,7 +391,7 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     node_turn: dict[str, int] = {}
     number = 0
     current: TurnChanges | None = None
-    prompt_index: dict[int, tuple[str, int]] = {}
+    prompt_index: dict[int, tuple[str, int | None]] = {}
     pending: list[tuple[int, ToolCall]] = []
     awaiting: dict[str, list[int]] = {}
     """Call id -> positions in ``pending`` still waiting for their result (ids can repeat)."""
@@ -411,7 +411,7 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                 calls = _calls(message)
                 if calls:
                     turn_number = max(number, 1)
-                    prompt, at = prompt_index.get(turn_number, ("", None))  # type: ignore[arg-type]
+                    prompt, at = prompt_index.get(turn_number, ("", None))
                     current = builder.turn(turn_number, prompt, at)
                     for c in calls:
                         awaiting.setdefault(c.id, []).append(len(pending))
@@ -431,16 +431,16 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                 lookup.setdefault(file.original.digest, file.original.bytes)
     extra: list[TurnChanges] = []
     for checkpoint in checkpoints:
-        node = tree.nodes.get(checkpoint.node_id)
-        if node is not None and node.id in on_path:
-            number = max(node_turn.get(node.id, 0), 1)
-            prompt, at = prompt_index.get(number, ("", None))  # type: ignore[arg-type]
+        target = tree.nodes.get(checkpoint.node_id)
+        if target is not None and target.id in on_path:
+            number = max(node_turn.get(target.id, 0), 1)
+            prompt, at = prompt_index.get(number, ("", None))
             turn = turns.get(number)
             if turn is None:
                 turn = turns[number] = TurnChanges(number, prompt, at)
         else:
             turn = TurnChanges(None, "", None)
-            turn.committed = node is not None
+            turn.committed = target is not None
             turn.on_path = False
             extra.append(turn)
         turn.node_id, turn.revision, turn.outcome = checkpoint.node_id, checkpoint.revision, checkpoint.outcome

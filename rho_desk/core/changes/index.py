@@ -157,13 +157,12 @@ class PathIndex:
             except (InputError, StorageError) as exc:
                 rows.append((key, stamp, None, None, exc.text(), []))
                 continue
-            files: dict[str, list[object]] = {}
+            files: dict[str, tuple[str, list[str]]] = {}
             for turn in changes.turns:
                 for change in turn.files:
-                    entry = files.setdefault(change.abs_path, [change.path, [], 0])
-                    entry[1].append("" if turn.turn is None else str(turn.turn))  # type: ignore[union-attr]
-                    entry[2] = int(entry[2]) + 1  # type: ignore[call-overload]
-            touched = [(f, str(e[0]), ",".join(e[1]), int(e[2])) for f, e in files.items()]  # type: ignore[arg-type, call-overload]
+                    _shown, turns = files.setdefault(change.abs_path, (change.path, []))
+                    turns.append("" if turn.turn is None else str(turn.turn))
+            touched = [(f, shown, ",".join(turns), len(turns)) for f, (shown, turns) in files.items()]
             rows.append((key, stamp, changes.session_id, changes.workspace, None, touched))
         with self._lock:
             try:
