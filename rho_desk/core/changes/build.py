@@ -55,6 +55,8 @@ _EDIT_TOOLS = frozenset({"edit"})
 _REPLACE_TOOLS = frozenset({"edit_file", "str_replace", "replace"})
 """Older Rho builds' ``edit_file``: ``path`` plus an ``old`` text replaced by a ``new`` one."""
 _SHELL_TOOLS = frozenset({"bash", "shell", "powershell", "process"})
+_SECTION = re.compile(r"^\s*\[(.+)#[0-9A-Fa-f]{4}\]\s*$", re.MULTILINE)
+"""A hashline section header, as the ``edit`` tool reads it."""
 _ROW = re.compile(r"(\d+):(.*)\Z", re.DOTALL)
 _HEADER = re.compile(r"\[(.+)#([0-9A-Fa-f]{4})\]\Z")
 
@@ -137,7 +139,7 @@ _UNKNOWN: Final = object()
 class _Chain:
     """Every step the tool calls took on one path, in order; content worked out on demand.
 
-    A step is ``("read", text)``, ``("write", bytes, created)``, ``("edit", Section)`` or
+    A step is ``("read", text)``, ``("write", bytes, created)``, ``("edit", document, path)`` or
     ``("replace", old, new)``. ``after(k)`` is the content after step ``k`` (memoised), or
     ``_UNKNOWN``.
     """
@@ -182,10 +184,10 @@ class _Chain:
         except UnicodeDecodeError:
             return _UNKNOWN
         if kind == "edit":
-            section = step[1]
             try:
+                section = next(s for s in hashline.parse_hashline(step[1]) if s.path == step[2])
                 return hashline.apply_ops(text, section.tag, section.ops)[0].encode("utf-8")
-            except hashline.ApplyError:
+            except (hashline.ApplyError, StopIteration):
                 return _UNKNOWN
         old, new = step[1], step[2]
         return text.replace(old, new).encode("utf-8") if text.count(old) == 1 else _UNKNOWN
@@ -295,12 +297,9 @@ class _Builder:
             document = args.get("input")
             if not isinstance(document, str):
                 return
-            try:
-                sections = hashline.parse_hashline(document)
-            except hashline.ApplyError:
-                return
-            for section in sections:
-                self._step(turn, self.absolute(section.path), ("edit", section), call.id, "edit")
+            # the section paths only; the operations are parsed when the content is wanted
+            for path in dict.fromkeys(m.group(1).strip() for m in _SECTION.finditer(document)):
+                self._step(turn, self.absolute(path), ("edit", document, path), call.id, "edit")
 
 
 def _action(before_known: bool, before: bytes | None, after_known: bool, after: bytes | None) -> ChangeAction:
@@ -391,7 +390,13 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     node_turn: dict[str, int] = {}
     number = 0
     current: TurnChanges | None = None
-    prompt_index: dict[int, tuple[str, int | None]] = {}
+    prompt_index: dict[int, tuple[Message, int]] = {}
+    """Turn -> its user message and index (the prompt's text is made only for turns listed)."""
+
+    def prompt_of(turn: int) -> tuple[str, int | None]:
+        found = prompt_index.get(turn)
+        return ("", None) if found is None else (_prompt(found[0]), found[1])
+
     pending: list[tuple[int, ToolCall]] = []
     awaiting: dict[str, list[int]] = {}
     """Call id -> positions in ``pending`` still waiting for their result (ids can repeat)."""
@@ -400,7 +405,7 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
         if message is not None:
             if message.user is not None:
                 number += 1
-                prompt_index[number] = (_prompt(message), index)
+                prompt_index[number] = (message, index)
                 current = None
             elif message.tool_result is not None:
                 result = message.tool_result
@@ -411,8 +416,9 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                 calls = _calls(message)
                 if calls:
                     turn_number = max(number, 1)
-                    prompt, at = prompt_index.get(turn_number, ("", None))
-                    current = builder.turn(turn_number, prompt, at)
+                    current = builder.turns.get(turn_number)
+                    if current is None:
+                        current = builder.turn(turn_number, *prompt_of(turn_number))
                     for c in calls:
                         awaiting.setdefault(c.id, []).append(len(pending))
                         pending.append((turn_number, c))
@@ -434,7 +440,7 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
         target = tree.nodes.get(checkpoint.node_id)
         if target is not None and target.id in on_path:
             number = max(node_turn.get(target.id, 0), 1)
-            prompt, at = prompt_index.get(number, ("", None))
+            prompt, at = prompt_of(number)
             turn = turns.get(number)
             if turn is None:
                 turn = turns[number] = TurnChanges(number, prompt, at)
