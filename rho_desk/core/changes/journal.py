@@ -122,6 +122,7 @@ class _Open:
     __slots__ = (
         "bound",
         "expected",
+        "fresh",
         "journal",
         "limitations",
         "node_id",
@@ -144,6 +145,8 @@ class _Open:
         self.originals: dict[str, OriginalFileState] = {}
         self.expected: dict[str, ObservedFileState] = {}
         self.limitations: list[UntrackedEffect] = []
+        self.fresh: set[str] = set()
+        """Paths captured by the call under way: dropped again if the call leaves them as they were."""
 
 
 class CheckpointRecorder:
@@ -262,11 +265,13 @@ class CheckpointRecorder:
                 return
             for key in new:
                 turn.originals[key] = capture_original(key, self.max_file_bytes)
+            turn.fresh.update(new)
             try:
                 self._write(turn, CheckpointOutcome.FAILED)
             except StorageError:
                 for key in new:
                     del turn.originals[key]
+                    turn.fresh.discard(key)
                 raise
 
     def _after(self, paths: Sequence[Path]) -> None:
@@ -277,7 +282,14 @@ class CheckpointRecorder:
             for p in paths:
                 key = str(p)
                 if key in turn.originals:
-                    turn.expected[key] = observe_path(key, self.max_file_bytes)
+                    state = observe_path(key, self.max_file_bytes)
+                    if key in turn.fresh and state == observed_of_original(turn.originals[key]):
+                        # refused, failed or a no-op: the call left the file as it was
+                        del turn.originals[key]
+                        turn.expected.pop(key, None)
+                    else:
+                        turn.expected[key] = state
+                turn.fresh.discard(key)
             if turn.written_id is not None:
                 with contextlib.suppress(StorageError):
                     # The change is made; a failure to note its after-state leaves the record that
@@ -320,15 +332,16 @@ class CheckpointRecorder:
         )
 
     def _write(self, turn: _Open, outcome: CheckpointOutcome) -> None:
+        empty = not turn.originals and not turn.limitations
         if turn.journal is None:
-            turn.written_id = turn.node_id
+            turn.written_id = None if empty else turn.node_id
             return
-        line = encode_record(self._checkpoint(turn, outcome))
+        line = b"" if empty else encode_record(self._checkpoint(turn, outcome))
         try:
             _replace_record(turn.journal, turn.written_id, turn.node_id, line, self.max_session_bytes)
         except OSError as exc:
             raise StorageError(f"{turn.journal}: {exc.strerror or exc}") from None
-        turn.written_id = turn.node_id
+        turn.written_id = None if empty else turn.node_id
 
 
 def _ensure_dir(folder: Path) -> None:
@@ -344,7 +357,8 @@ def _ensure_dir(folder: Path) -> None:
 
 
 def _replace_record(journal: Path, old_id: str | None, node_id: str, line: bytes, quota: int) -> None:
-    """Put ``line`` in place of the record of ``old_id`` (or append it), atomically, under the lock."""
+    """Put ``line`` in place of the record of ``old_id`` (or append it; ``b""`` removes it),
+    atomically, under the lock."""
     folder = journal.parent
     _ensure_dir(folder)
     with contextlib.suppress(FileNotFoundError):

@@ -34,16 +34,29 @@ def test_tool_calls_give_writes_hashline_edits_and_hidden_shell_changes(tmp_path
     assert changes.journal is None and changes.turn_count == 4
     assert [t.turn for t in changes.turns] == [1, 2, 3, 4]
     (created,) = changes.turn(1).files  # type: ignore[union-attr]
-    assert (created.path, created.action, created.before, created.after) == ("app.py", ChangeAction.CREATED, None, b"def main():\n    print('hi')\n")
+    assert (created.path, created.action, created.before, created.after) == (
+        "app.py",
+        ChangeAction.CREATED,
+        None,
+        b"def main():\n    print('hi')\n",
+    )
     (edited,) = changes.turn(2).files  # type: ignore[union-attr]
     assert edited.action is ChangeAction.MODIFIED and edited.source is ChangeSource.TOOL_CALLS
     assert edited.after == b"def main():\n    print('hello')\n"
     assert edited.call_ids == ("c3",)
     assert "-    print('hi')\n+    print('hello')\n" in edited.diff()
     turn3 = changes.turn(3)
-    assert turn3 is not None and not turn3.files and [h.command for h in turn3.hidden] == ["pytest -q && rm -rf build"]
+    assert (
+        turn3 is not None
+        and not turn3.files
+        and [h.command for h in turn3.hidden] == ["pytest -q && rm -rf build"]
+    )
     (unknown,) = changes.turn(4).files  # type: ignore[union-attr]  # the refused write is not a change
-    assert unknown.action is ChangeAction.UNKNOWN and unknown.path == "README.md" and unknown.diff() == ""
+    assert (
+        unknown.action is ChangeAction.UNKNOWN
+        and unknown.path == "README.md"
+        and unknown.diff() == ""
+    )
     assert "not in the session" in unknown.note
     assert list(changes.files()) == ["app.py", "README.md"]
     assert [c.turn for c in changes.files()["app.py"]] == [1, 2]
@@ -68,9 +81,14 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
     recorder.end_turn(CheckpointOutcome.COMPLETED)
     changes = session_changes(path)
     turn = changes.turn(4)
-    assert turn is not None and turn.outcome is CheckpointOutcome.COMPLETED and turn.node_id == leaf.id
+    assert (
+        turn is not None and turn.outcome is CheckpointOutcome.COMPLETED and turn.node_id == leaf.id
+    )
     journal_change = next(c for c in turn.files if c.source is ChangeSource.CHECKPOINT)
-    assert journal_change.before == b"def main():\n    print('hello')\n" and journal_change.after == b"print('third')\n"
+    assert (
+        journal_change.before == b"def main():\n    print('hello')\n"
+        and journal_change.after == b"print('third')\n"
+    )
     assert any(c.path == "README.md" for c in turn.files)  # the derived change stays listed
     preview = preview_restore(journal_change)
     assert preview.classification is RestoreClassification.MODIFY
@@ -100,6 +118,38 @@ def test_restore_of_a_reconstructed_creation_deletes_and_undo_recreates(tmp_path
     undo_restore(receipt)
     assert (workspace / "app.py").read_text() == "def main():\n    print('hi')\n"
     # turn 2's reconstructed after-state is on disk only after turn 2
-    assert preview_restore(session_changes(path).turn(2).files[0]).classification is RestoreClassification.CONFLICT  # type: ignore[union-attr]
+    assert (
+        preview_restore(session_changes(path).turn(2).files[0]).classification
+        is RestoreClassification.CONFLICT
+    )  # type: ignore[union-attr]
     unknown = session_changes(path).turn(4).files[0]  # type: ignore[union-attr]
     assert not preview_restore(unknown).possible
+
+
+def test_a_repeated_call_id_pairs_with_its_own_result(tmp_path: Path) -> None:
+    """A stopped turn's unanswered call and the next turn's call share an id (providers reuse
+    them): the result belongs to the later call, and the stopped one changed nothing known."""
+    from rho_desk.core.stores.rho_files import create_session
+    from rho_desk.core.wire.model import AbortedAssistant, ContentBlock, Message, ModelUsage
+    from rho_desk.core.wire.snapshot import SessionSnapshot
+
+    from .helpers import IDENTITY, assistant, result
+
+    stopped = Message.aborted(AbortedAssistant(
+        content=(ContentBlock.of_tool_call("dup", "write", {"path": "a.txt", "content": "A"}),),
+        reasoning="", tool_calls=(), usage=ModelUsage(),
+    ))  # fmt: skip
+    history = (
+        Message.user_text("write a"),
+        stopped,
+        Message.user_text("write b instead"),
+        assistant(("dup", "write", {"path": "b.txt", "content": "B"})),
+        result("dup", "created b.txt"),
+    )
+    with create_session(
+        tmp_path / "rho", str(tmp_path / "w"), SessionSnapshot.new(SESSION_ID, 1, history, IDENTITY)
+    ) as writer:
+        path = writer.path
+    changes = session_changes(path)
+    assert [(t.turn, [f.path for f in t.files]) for t in changes.turns] == [(2, ["b.txt"])]
+    assert changes.turn(2).files[0].action is ChangeAction.CREATED  # type: ignore[union-attr]

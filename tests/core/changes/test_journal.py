@@ -179,3 +179,28 @@ def test_rebinding_onto_an_existing_node_is_refused_and_quota_holds(tmp_path: Pa
     small.begin_turn(session, SESSION_ID, 3)
     with pytest.raises(StorageError, match="quota"):
         asyncio.run(small.before_mutation([workspace / "f"]))
+
+
+@pytest.mark.asyncio
+async def test_a_refused_write_leaves_no_change_and_a_flat_session_is_tracked_in_memory(tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("same\n")
+    session = make_session(tmp_path, workspace)
+    recorder = CheckpointRecorder()
+    setup = tool_setup(PermissionMode.SUPERVISED, DenyAll("no terminal"), cwd=str(workspace), observer=recorder)
+    recorder.begin_turn(session, SESSION_ID, 1)
+    with pytest.raises(ToolError, match="denied"):
+        await call(tools_by_name(setup.tools)["write"], "write", {"path": "a.txt", "content": "other\n"})
+    turn = recorder.end_turn(CheckpointOutcome.FAILED)
+    assert turn is not None and turn.files == () and changed_files_text(turn) == ""
+    assert read_journal(journal_path(session.parent)).checkpoints == ()  # no record of a non-change
+    # a legacy flat file has no journal (as upstream): the turn is tracked, nothing is written
+    flat = tmp_path / "1_legacy.jsonl"
+    flat.write_text("")
+    recorder.begin_turn(flat, SESSION_ID, 1)
+    await recorder.before_mutation([workspace / "a.txt"])
+    (workspace / "a.txt").write_text("changed\n")
+    await recorder.after_mutation([workspace / "a.txt"])
+    turn = recorder.end_turn(CheckpointOutcome.FAILED)
+    assert turn is not None and turn.journal is None and [f.action for f in turn.changed] == ["modified"]
