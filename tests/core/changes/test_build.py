@@ -95,6 +95,11 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
     assert "-print('third')\n" in preview.diff and "+    print('hello')\n" in preview.diff
     receipt = restore_file(preview)
     assert (workspace / "app.py").read_text() == "def main():\n    print('hello')\n"
+    (workspace / "app.py").write_text("edited after the restore\n")
+    with pytest.raises(RestoreConflict, match="changed since the restore"):
+        undo_restore(receipt)  # never over a change made since
+    assert (workspace / "app.py").read_text() == "edited after the restore\n"
+    (workspace / "app.py").write_text("def main():\n    print('hello')\n")
     undo_restore(receipt)
     assert (workspace / "app.py").read_text() == "print('third')\n"
     # edited by someone since: no restore, and the stale preview cannot be applied either
