@@ -55,8 +55,20 @@ _EDIT_TOOLS = frozenset({"edit"})
 _REPLACE_TOOLS = frozenset({"edit_file", "str_replace", "replace"})
 """Older Rho builds' ``edit_file``: ``path`` plus an ``old`` text replaced by a ``new`` one."""
 _SHELL_TOOLS = frozenset({"bash", "shell", "powershell", "process"})
-_SECTION = re.compile(r"^\s*\[(.+)#[0-9A-Fa-f]{4}\]\s*$", re.MULTILINE)
-"""A hashline section header, as the ``edit`` tool reads it."""
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _section_paths(document: str) -> list[str]:
+    """The paths of a hashline document's ``[path#TAG]`` headers, in order, once each."""
+    paths: dict[str, None] = {}
+    for line in document.split("\n"):
+        text = line.strip()
+        if len(text) > 7 and text[0] == "[" and text[-1] == "]" and text[-6] == "#" and _HEX.issuperset(text[-5:-1]):
+            path = text[1:-6].strip()
+            if path:
+                paths[path] = None
+    return list(paths)
+
 _ROW = re.compile(r"(\d+):(.*)\Z", re.DOTALL)
 _HEADER = re.compile(r"\[(.+)#([0-9A-Fa-f]{4})\]\Z")
 
@@ -298,7 +310,7 @@ class _Builder:
             if not isinstance(document, str):
                 return
             # the section paths only; the operations are parsed when the content is wanted
-            for path in dict.fromkeys(m.group(1).strip() for m in _SECTION.finditer(document)):
+            for path in _section_paths(document):
                 self._step(turn, self.absolute(path), ("edit", document, path), call.id, "edit")
 
 
