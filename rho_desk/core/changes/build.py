@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from ..stores.rho_files import NodeKind, RevisionNode, SessionTree, read_session
+from ..stores.rho_files import NodeKind, SessionTree, read_session
 from ..tools import hashline
 from ..tools.text import TRUNCATION_MARKER, file_hash
 from ..wire.codec import gc_paused
@@ -114,34 +113,11 @@ def _full_text_of_read(result: str) -> str | None:
     return None
 
 
-def _calls(message: Message) -> tuple[ToolCall, ...]:
-    blocks: Any = ()
-    if message.enriched_assistant is not None:
-        blocks = message.enriched_assistant.content
-    elif message.assistant is not None:
-        blocks = message.assistant
-    elif message.aborted_assistant is not None:
-        blocks = message.aborted_assistant.content
-    return tuple(b.tool_call for b in blocks if b.tool_call is not None)
-
-
 def _prompt(message: Message) -> str:
     for block in message.user or ():
         if block.text is not None and block.text.strip():
             return block.text.strip().splitlines()[0][:200]
     return ""
-
-
-def _projected(tree: SessionTree, path: list[RevisionNode]) -> Iterator[tuple[int, RevisionNode, Message | None]]:
-    """``(index in tree.display(trimmed=False), node, message)``; ``None`` for a compaction marker."""
-    index = 0
-    for node in path:
-        for entry in node.display:
-            yield index, node, entry.message
-            index += 1
-        if node.kind is NodeKind.COMPACTION:
-            yield index, node, None
-            index += 1
 
 
 _UNKNOWN: Final = object()
@@ -401,7 +377,6 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     path = tree.path() if tree.active_leaf is not None else []
     node_turn: dict[str, int] = {}
     number = 0
-    current: TurnChanges | None = None
     prompt_index: dict[int, tuple[Message, int]] = {}
     """Turn -> its user message and index (the prompt's text is made only for turns listed)."""
 
@@ -413,32 +388,45 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     awaiting: dict[str, list[int]] = {}
     """Call id -> positions in ``pending`` still waiting for their result (ids can repeat)."""
     answers: dict[int, tuple[bool, str]] = {}
-    for index, node, message in _projected(tree, path):
-        if message is not None:
+    index = 0
+    compaction = NodeKind.COMPACTION
+    for node in path:
+        for entry in node.display:
+            message = entry.message
             if message.user is not None:
                 number += 1
                 prompt_index[number] = (message, index)
-                current = None
             elif message.tool_result is not None:
                 result = message.tool_result
                 waiting = awaiting.get(result.id)
                 if waiting:
                     answers[waiting.pop()] = (result.ok, result.content)  # the latest call with that id
             else:
-                calls = _calls(message)
-                if calls:
-                    turn_number = max(number, 1)
-                    current = builder.turns.get(turn_number)
-                    if current is None:
-                        current = builder.turn(turn_number, *prompt_of(turn_number))
-                    for c in calls:
-                        awaiting.setdefault(c.id, []).append(len(pending))
-                        pending.append((turn_number, c))
+                enriched = message.enriched_assistant
+                if enriched is not None:
+                    blocks: Any = enriched.content
+                elif message.assistant is not None:
+                    blocks = message.assistant
+                elif message.aborted_assistant is not None:
+                    blocks = message.aborted_assistant.content
+                else:
+                    blocks = ()
+                for block in blocks:
+                    call = block.tool_call
+                    if call is None:
+                        continue
+                    turn_number = number if number > 0 else 1
+                    if turn_number not in builder.turns:
+                        builder.turn(turn_number, *prompt_of(turn_number))
+                    awaiting.setdefault(call.id, []).append(len(pending))
+                    pending.append((turn_number, call))
+            index += 1
+        if node.kind is compaction:
+            index += 1  # the "Compacted context" marker of the projected display
         node_turn[node.id] = number
     # Results follow their calls; resolve every call once all results are known.
     for position, (turn_number, call) in enumerate(pending):
         builder.call(builder.turns[turn_number], call, answers.get(position))
-    del current
     turns = {n: t for n, t in builder.turns.items() if t.files or t.hidden}
 
     on_path = {n.id for n in path}
