@@ -101,20 +101,20 @@ class PathIndex:
             StorageError: the file cannot be opened or created.
         """
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            db = _connect(path)
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, INDEX_SCHEMA):
                 db.close()
                 path.unlink()
-                db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+                db = _connect(path)
             db.execute("PRAGMA journal_mode=WAL")
         except sqlite3.DatabaseError:
             with contextlib.suppress(OSError):
                 path.unlink()
             try:
-                db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            except sqlite3.Error as exc:
+                db = _connect(path)
+            except (OSError, sqlite3.Error) as exc:
                 raise StorageError(f"{path}: {exc}") from None
         except (OSError, sqlite3.Error) as exc:
             raise StorageError(f"{path}: {exc}") from None
@@ -208,6 +208,14 @@ class PathIndex:
     def failures(self) -> dict[str, str]:
         with self._lock:
             return dict(self._db.execute("SELECT path, failure FROM sessions WHERE failure IS NOT NULL").fetchall())
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open ``path``, creating it 0600 first (it names the files of every session)."""
+    if not path.exists():
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    return sqlite3.connect(path, check_same_thread=False, isolation_level=None)
 
 
 def _touched(row: tuple[str, str | None, str | None, str, str, str, int]) -> TouchedFile:

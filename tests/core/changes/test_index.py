@@ -44,4 +44,4 @@ def test_search_and_sessions_touching_follow_the_files(tmp_path: Path) -> None:
     PathIndex.open(path).close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1
-    assert os.path.exists(path)
+    assert os.path.exists(path) and (os.stat(path).st_mode & 0o777) == 0o600
