@@ -14,7 +14,8 @@ types wherever it can:
   storage.md §5.2-§5.4;
 * ``workspace-checkpoints/checkpoints.jsonl`` for two folder sessions, as Rho (or a turn
   continued in rho-desk) records it: the exact content before each turn, the digest after, the
-  shell commands it cannot undo, and one turn that failed before it was saved;
+  shell commands it cannot undo, and one turn that failed before it was saved (its write is
+  recorded, its messages are not);
 * ``demo-titles.json``: a few titles. No ``sessions/index.sqlite3`` ships (its rows name absolute
   paths): the app builds Rho's index in its private copy, with these titles.
 
@@ -654,10 +655,6 @@ def checkpoint_journals(home: Path) -> None:
         current: dict[str, bytes | None] = {}
         lines: list[bytes] = []
         turns = list(changes.turns)
-        if sid == "b2e47d10":  # the cancelled turn 3: its write happened before the stop, unanswered
-            from rho_desk.core.changes import TurnChanges
-
-            turns.insert(1, TurnChanges(3, "", None))
         for turn in turns:
             files = []
             for change in turn.files:
@@ -673,14 +670,10 @@ def checkpoint_journals(home: Path) -> None:
                         after = after.decode().replace(args["old"], args["new"], 1).encode()
                 current[change.path] = after
                 files.append(FileCheckpoint(f"{cwd}/{change.path}", captured(before), observed(after) if after is not None else Absent()))
-            if sid == "b2e47d10" and turn.turn == 3:  # the stopped write had reached the disk
-                aborted = next(e.message.aborted_assistant for n in tree.path() for e in n.display if e.message.aborted_assistant is not None)
-                write = next(b.tool_call for b in aborted.content if b.tool_call is not None)
-                files.append(FileCheckpoint(f"{cwd}/{write.arguments['path']}", Absent(), observed(write.arguments["content"].encode())))
             if not files:
                 continue
             node = nodes[turn.turn]  # type: ignore[index]
-            outcome = CheckpointOutcome.CANCELLED if sid == "b2e47d10" and turn.turn == 3 else CheckpointOutcome.COMPLETED
+            outcome = CheckpointOutcome.COMPLETED
             limitations = (UntrackedEffect("shell_command", shell),) if turn.hidden else ()
             files.sort(key=lambda f: f.path)
             lines.append(encode_record(WorkspaceCheckpoint(tree.session_id, node.id, node.revision, node.time - 40, node.time,  # type: ignore[attr-defined]
