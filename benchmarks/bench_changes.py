@@ -105,7 +105,7 @@ def make_session(root: Path) -> tuple[Path, Path]:
         target = workspace / f"src/mod_{(start + BATCH - 1) % 50}.py"
         recorder.begin_turn(writer.path, sid, revision)
         asyncio.run(recorder.before_mutation([target]))
-        target.write_text(known[f"src/mod_{(start + BATCH - 1) % 50}.py"])
+        target.write_text(known[f"src/mod_{(start + BATCH - 1) % 50}.py"] + f"# saved with revision {revision}\n")
         asyncio.run(recorder.after_mutation([target]))
         recorder.bind(leaf.id, leaf.revision)
         recorder.end_turn(CheckpointOutcome.COMPLETED)

@@ -439,11 +439,11 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     for checkpoint in checkpoints:
         target = tree.nodes.get(checkpoint.node_id)
         if target is not None and target.id in on_path:
-            number = max(node_turn.get(target.id, 0), 1)
-            prompt, at = prompt_of(number)
-            turn = turns.get(number)
+            owner = max(node_turn.get(target.id, 0), 1)
+            prompt, at = prompt_of(owner)
+            turn = turns.get(owner)
             if turn is None:
-                turn = turns[number] = TurnChanges(number, prompt, at)
+                turn = turns[owner] = TurnChanges(owner, prompt, at)
         else:
             turn = TurnChanges(None, "", None)
             turn.committed = target is not None

@@ -110,6 +110,24 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
     assert (workspace / "app.py").read_text() == "mine\n"
 
 
+def test_a_record_of_an_earlier_turn_lands_on_it_and_the_turn_count_holds(tmp_path: Path) -> None:
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    path = coding_session(tmp_path / "rho", workspace)
+    tree = read_session(path).tree
+    first = tree.path()[0]  # the node that saved turn 1
+    recorder = CheckpointRecorder()
+    recorder.begin_turn(path, SESSION_ID, 1)
+    asyncio.run(recorder.before_mutation([workspace / "notes.md"]))
+    (workspace / "notes.md").write_text("n\n")
+    asyncio.run(recorder.after_mutation([workspace / "notes.md"]))
+    recorder.bind(first.id, first.revision)
+    recorder.end_turn(CheckpointOutcome.COMPLETED)
+    changes = session_changes(path)
+    assert changes.turn_count == 4
+    assert sorted(c.path for c in changes.turn(1).files) == ["app.py", "notes.md"]  # type: ignore[union-attr]
+
+
 def test_restore_of_a_reconstructed_creation_deletes_and_undo_recreates(tmp_path: Path) -> None:
     workspace = tmp_path / "w"
     workspace.mkdir()
