@@ -31,7 +31,7 @@ NOTEBOOK = "4a7e2c19-d05b-4f63-9e8a-1b3c5d7f9a66"
 
 def session_path(home: Path, session_id: str) -> Path:
     for path in (home / "sessions").rglob("*.jsonl"):
-        if session_id in str(path):
+        if session_id in str(path) and "workspace-checkpoints" not in path.parts:
             return path
     raise SystemExit(f"demo session {session_id} not found")
 
@@ -179,6 +179,29 @@ async def main(out: Path, only: set[str]) -> int:
         window.show_tab(TAB_STATISTICS)
         await shot("statistics")
 
+    async def changes() -> None:
+        from rho_desk.qt.main_window import TAB_CHANGES
+
+        await open_session(RUST)
+        window.app_actions.trigger("view.changes")
+        await idle(context, 0.3)
+        view = window.changes
+        view.tree.setCurrentIndex(view.model.index_of("Cargo.toml", 2))
+        await idle(context, 0.3)
+        await shot("changes")
+        await open_session(IDEMPOTENCY)
+        window.show_tab(TAB_CHANGES)
+        await idle(context, 0.3)
+        view.tree.setCurrentIndex(view.model.index_of("app/routers/payments.py", 4))
+        await idle(context, 0.3)
+        await shot("changes-unsaved-turn")
+        view.search.setText("payments")
+        await idle(context, 0.6)
+        await shot("changes-library-search")
+        view.search.setText("")
+        await idle(context)
+        window.show_tab(TAB_CONVERSATION)
+
     async def dark() -> None:
         context.theme.set_preference("dark")
         await open_session(WEBHOOK)
@@ -192,7 +215,7 @@ async def main(out: Path, only: set[str]) -> int:
 
     steps.update(browser=browser, tool_calls=tool_calls, image=image, aborted=aborted, provider=provider,
                  model_history=model_history, find=find, timeline=timeline, diff=diff, statistics=statistics,
-                 dark=dark)  # fmt: skip
+                 changes=changes, dark=dark)  # fmt: skip
     steps.update(action_steps(context, open_session, idle, out, shots))
 
     async def team() -> None:

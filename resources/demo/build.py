@@ -12,6 +12,10 @@ types wherever it can:
 * legacy version 1 (``message`` / ``replace_history``) and version 2 (``snapshot``) records,
   which our writer never writes, encoded from the same record structs in the exact form of
   storage.md §5.2-§5.4;
+* ``workspace-checkpoints/checkpoints.jsonl`` for two folder sessions, as Rho (or a turn
+  continued in rho-desk) records it: the exact content before each turn, the digest after, the
+  shell commands it cannot undo, and one turn that failed before it was saved (its write is
+  recorded, its messages are not);
 * ``demo-titles.json``: a few titles. No ``sessions/index.sqlite3`` ships (its rows name absolute
   paths): the app builds Rho's index in its private copy, with these titles.
 
@@ -594,6 +598,99 @@ TITLES = ((PAYMENTS, "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11", "Flaky refund webho
           (NOTEBOOK, "4a7e2c19-d05b-4f63-9e8a-1b3c5d7f9a66", "Churn: retention by cohort"))  # fmt: skip
 
 
+# What the files were before the demo's turns changed them (the transcripts show only the edits).
+_ORIGINALS = {
+    "Cargo.toml": '[package]\nname = "rgl"\nversion = "0.3.1"\nedition = "2021"\n\n[dependencies]\nclap = { version = "4.5", features = ["derive"] }\nignore = "0.4"\nregex = "1.10"\n',
+    "app/routers/payments.py": 'from fastapi import APIRouter, Depends\n\nfrom app.deps import db_session\n\nrouter = APIRouter(prefix="/payments", tags=["payments"])\n',
+}
+_CREATED = {"migrations/0042_idempotency_keys.sql", "app/middleware/idempotency.py"}
+_FAILED_NODE = "9b1d7f3e-2c4a-4e8b-a6d5-0f1e2d3c4b5a"
+
+
+def _turn_nodes(tree) -> dict[int, object]:  # type: ignore[no-untyped-def]
+    """Turn number -> the node that saved it (the last node holding the turn's messages)."""
+    out: dict[int, object] = {}
+    turn = 0
+    for node in tree.path():
+        for entry in node.display:
+            if entry.message.user is not None:
+                turn += 1
+            if turn:
+                out[turn] = node
+    return out
+
+
+def checkpoint_journals(home: Path) -> None:
+    """Workspace checkpoint journals for the ripgrep-lite JSON session and the idempotency one."""
+    from rho_desk.core.changes import session_changes
+    from rho_desk.core.changes.checkpoint import (
+        Absent,
+        BasicFileMetadata,
+        CapturedRegularFile,
+        CheckpointOutcome,
+        FileCheckpoint,
+        ObservedRegular,
+        UntrackedEffect,
+        WorkspaceCheckpoint,
+        encode_record,
+        journal_path,
+        sha256_hex,
+    )
+
+    meta = BasicFileMetadata(False, 0o644)
+
+    def captured(data: bytes | None) -> CapturedRegularFile | Absent:
+        return Absent() if data is None else CapturedRegularFile(data, meta, sha256_hex(data))
+
+    def observed(data: bytes) -> ObservedRegular:
+        return ObservedRegular(sha256_hex(data), len(data), meta)
+
+    for sid, shell in (("c81f3e02", "bash"), ("b2e47d10", "bash")):
+        transcript = next(p for p in home.rglob("session.jsonl") if sid in str(p))
+        tree = read_session(transcript).tree
+        changes = session_changes(transcript)
+        nodes = _turn_nodes(tree)
+        cwd = tree.header.cwd
+        calls = {b.tool_call.id: b.tool_call for n in tree.path() for e in n.display for b in e.message.content if b.tool_call is not None}
+        current: dict[str, bytes | None] = {}
+        lines: list[bytes] = []
+        turns = list(changes.turns)
+        for turn in turns:
+            files = []
+            for change in turn.files:
+                before = change.before if change.before_known else current.get(change.path, _ORIGINALS.get(change.path, "").encode() or None)
+                if change.path in _CREATED and change.path not in current:
+                    before = None
+                after = before
+                for cid in change.call_ids:
+                    args = calls[cid].arguments
+                    if "content" in args:
+                        after = args["content"].encode()
+                    elif "old" in args and after is not None:
+                        after = after.decode().replace(args["old"], args["new"], 1).encode()
+                current[change.path] = after
+                files.append(FileCheckpoint(f"{cwd}/{change.path}", captured(before), observed(after) if after is not None else Absent()))
+            if not files:
+                continue
+            node = nodes[turn.turn]  # type: ignore[index]
+            outcome = CheckpointOutcome.COMPLETED
+            limitations = (UntrackedEffect("shell_command", shell),) if turn.hidden else ()
+            files.sort(key=lambda f: f.path)
+            lines.append(encode_record(WorkspaceCheckpoint(tree.session_id, node.id, node.revision, node.time - 40, node.time,  # type: ignore[attr-defined]
+                                                           outcome, tuple(files), limitations)))  # fmt: skip
+        if sid == "b2e47d10":  # a last turn that failed on a context overflow after one write: not saved
+            before = current["app/routers/payments.py"] or b""
+            after = before.replace(b"router = APIRouter(", b"router = APIRouter(\n    prefix=\"/payments\",\n    ")
+            leaf = tree.active_leaf
+            lines.append(encode_record(WorkspaceCheckpoint(
+                tree.session_id, _FAILED_NODE, leaf.revision, leaf.time + 600, leaf.time + 1080, CheckpointOutcome.FAILED,
+                (FileCheckpoint(f"{cwd}/app/routers/payments.py", captured(before), observed(after)),), ())))  # fmt: skip
+        journal = journal_path(transcript.parent)
+        journal.parent.mkdir(mode=0o700, exist_ok=True)
+        journal.write_bytes(b"".join(lines))
+        journal.chmod(0o600)
+
+
 def build(out: Path = OUT) -> Path:
     staging = Path(tempfile.mkdtemp(prefix="rho-demo-"))
     home = staging / "home"
@@ -605,6 +702,7 @@ def build(out: Path = OUT) -> Path:
         rust_binary_size_v2(home)
         notebook, _ = notebook_retention_v3(home)
         notebook_fork(home, notebook)
+        checkpoint_journals(home)
         for lock in home.rglob(".*.active.lock"):
             lock.unlink()
         if out.exists():

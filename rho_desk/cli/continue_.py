@@ -250,6 +250,7 @@ def _workspace_words(exc: Exception, session_file: Path) -> str:
 
 
 async def _continue(args: argparse.Namespace, message: str) -> int:
+    from ..core.changes import CheckpointRecorder
     from ..core.compaction.auto import AutoCompaction
     from ..core.errors import Cancelled, EngineError, InputError
     from ..core.session import events
@@ -285,6 +286,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         if interactive
         else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
     )
+    recorder = CheckpointRecorder()  # every write and edit is journalled before it is made
 
     async def restore() -> Any:
         return await asyncio.to_thread(tree.snapshot)
@@ -295,7 +297,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             tools=PermissionMode.parse(args.tools) if args.tools else None,
             workspace=args.workspace.absolute() if args.workspace else None, granted=args.grant,
             trust_workspace=args.trust_workspace, compaction=compaction, session_file=str(session_file.path),
-            provider=endpoint,
+            provider=endpoint, observer=recorder,
         )  # fmt: skip
     except WorkspaceMissing as exc:
         raise InputError(
@@ -324,7 +326,11 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             )
             if setup.workspace is not None:
                 output.note(f"rho-desk: tools {mode.value} in {setup.workspace.root}")
-            return await _drive(session, message, writer, output, Cancelled, EngineError, events)
+            base = writer.tree.active_leaf
+            recorder.begin_turn(session_file.path, session.id, session.revision)
+            status = await _drive(session, message, writer, output, Cancelled, EngineError, events)
+            await asyncio.to_thread(_close_recorded_turn, recorder, writer, base, status, output, header.cwd)
+            return status
         finally:
             await asyncio.to_thread(writer.close)
     finally:
@@ -426,6 +432,24 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         return EXIT_CANCELLED
     output.event("completed", revision=session.revision)
     return EXIT_OK
+
+
+def _close_recorded_turn(recorder: Any, writer: Any, base: Any, status: int, output: _Output, cwd: str | None) -> None:
+    """Finish the turn's checkpoint record; a failed turn says which files it changed."""
+    from ..core.changes import CheckpointOutcome
+    from ..core.changes.journal import changed_files_text
+
+    leaf = writer.tree.active_leaf
+    saved = (leaf.id, leaf.revision) if leaf is not None and leaf is not base else None
+    outcome = {EXIT_OK: CheckpointOutcome.COMPLETED, EXIT_CANCELLED: CheckpointOutcome.CANCELLED}.get(status, CheckpointOutcome.FAILED)
+    turn = recorder.close_turn(saved, outcome)
+    if status == EXIT_PROBLEMS and turn is not None and turn.changed:
+        output.event(
+            "unsaved_changes",
+            files=[{"path": f.path, "action": f.action} for f in turn.changed],
+            journal=None if turn.journal is None else str(turn.journal),
+        )
+        output.note(f"rho-desk: {changed_files_text(turn, cwd)}")
 
 
 def _jsonable(value: Any) -> Any:

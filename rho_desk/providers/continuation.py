@@ -34,6 +34,7 @@ from ..core.tools.trust import TrustStore, WorkspaceRefused, refusal
 from ..core.wire import SessionSnapshot
 
 if TYPE_CHECKING:
+    from ..core.tools.observed import WorkspaceMutationObserver
     from .base import HttpProvider
     from .compactors import OpenedCompactor
     from .endpoint import Endpoint
@@ -89,10 +90,13 @@ def open_tools(
     trust_workspace: bool = False,
     session_file: str | None = None,
     previous: ToolSetup | None = None,
+    observer: WorkspaceMutationObserver | None = None,
 ) -> ToolSetup:
     """The tools for ``mode`` in the session's folder ``cwd`` (or ``workspace``), once trusted.
 
     ``previous`` is kept (with the approvals given for this session) when nothing changed.
+    ``observer`` (the session's checkpoint recorder) hears of every write and edit before it is
+    made.
 
     Raises:
         WorkspaceMissing: tools are on and the folder is not on this machine.
@@ -103,7 +107,7 @@ def open_tools(
     if not mode.tools_enabled:
         if previous is not None and previous.mode is mode:
             return previous
-        return tool_setup(mode, approver)
+        return tool_setup(mode, approver, observer=observer)
     folder = os.fspath(workspace) if workspace is not None else cwd
     opened = open_workspace(folder, ())
     store = trust if trust is not None else TrustStore()
@@ -118,7 +122,7 @@ def open_tools(
     key = (mode.value, str(opened.root), tuple(str(p) for p in opened.granted))
     if previous is not None and previous.mode is mode and previous.key == key:
         return previous
-    return tool_setup(mode, approver, workspace=opened)
+    return tool_setup(mode, approver, workspace=opened, observer=observer)
 
 
 async def open_continuation(
@@ -136,6 +140,7 @@ async def open_continuation(
     previous: Continuation | None = None,
     session_file: str | None = None,
     provider: Callable[[], Awaitable[HttpProvider]] | None = None,
+    observer: WorkspaceMutationObserver | None = None,
 ) -> Continuation:
     """Set up one turn of a saved conversation on ``profile``.
 
@@ -154,6 +159,8 @@ async def open_continuation(
         session_file: the session's path, for the messages.
         provider: builds the provider (default: ``open_provider(profile)``, key from keyring;
             an :class:`~rho_desk.providers.endpoint.Endpoint` needs one).
+        observer: hears of every write and edit before it is made (the session's checkpoint
+            recorder: :class:`~rho_desk.core.changes.CheckpointRecorder`).
 
     Raises:
         WorkspaceMissing, WorkspaceRefused, WorkspaceUntrusted: see :func:`open_tools`; nothing
@@ -163,7 +170,7 @@ async def open_continuation(
     mode = profile.tools_mode(tools)
     setup = open_tools(mode, approver, cwd=cwd, workspace=workspace, granted=granted, trust=trust,
                        trust_workspace=trust_workspace, session_file=session_file,
-                       previous=previous.tools if previous is not None else None)  # fmt: skip
+                       previous=previous.tools if previous is not None else None, observer=observer)  # fmt: skip
     if provider is not None:
         model = await provider()
     else:

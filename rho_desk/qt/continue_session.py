@@ -49,6 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from ..core.changes import CheckpointOutcome, CheckpointRecorder
+from ..core.changes.journal import changed_files_text
 from ..core.compaction.api import CompactionOutcome
 from ..core.edits import acommit
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
@@ -199,6 +201,9 @@ class ContinueController(QObject):
         self._started_ops: dict[str, object] = {}
         """The operation (read, write, execute) of each tool call of the running turn."""
         self._changed_files = False
+        self._recorder = CheckpointRecorder()
+        """Journals every write of a turn before it is made (the session's checkpoint journal)."""
+        self._saved_node: tuple[str, int] | None = None
         self._failure: Notice | None = None
         self.carrying_over = False
         """A fork is opening the new session this conversation goes on in."""
@@ -295,7 +300,7 @@ class ContinueController(QObject):
                     approver=self, tools=self.tools_override, workspace=self.workspace_choice,
                     trust=self.host.trust, trust_workspace=trust_now,
                     compaction=auto_compaction_from_settings(self.host.settings), previous=previous,
-                    session_file=str(document.path),
+                    session_file=str(document.path), observer=self._recorder,
                 )  # fmt: skip
             except WorkspaceMissing as exc:
                 self.sig_workspace_missing.emit(exc.message)
@@ -331,6 +336,9 @@ class ContinueController(QObject):
             self.host.release("conversation")
 
     async def _arun(self, session: Session, text: str) -> str:
+        if self.document.path is not None:
+            self._recorder.begin_turn(self.document.path, session.id, session.revision)
+        self._saved_node = None
         run = session.start(text)
         self.run = run
         self._started_ops = {}
@@ -390,13 +398,16 @@ class ContinueController(QObject):
                 outcome, detail = "failed", exc.text()
         except BaseException:
             run.close()  # the window is closing: drop the run (no commit is guaranteed)
+            await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome.FAILED)
             raise
+        recorded = await in_thread(self._recorder.close_turn, self._saved_node, _CHECKPOINT_OUTCOMES[outcome])
         if outcome != "failed":
             self.sig_usage.emit(used.usage, used.estimated)
         self.sig_turn_finished.emit(outcome, detail)
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.
-            note = " (what the tools did to files stays done)" if self._changed_files else ""
+            changed = changed_files_text(recorded, self.tools.workspace.root if self.tools and self.tools.workspace else None)
+            note = f" ({changed})" if changed else " (what the tools did to files stays done)" if self._changed_files else ""
             self._failed(self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}"))
             self.sig_prompt_returned.emit(text)
         elif outcome == "completed":
@@ -485,6 +496,7 @@ class ContinueController(QObject):
             )
             return
         self.base_id = node.id
+        self._saved_node = (node.id, node.revision)
         self.host.bridge.emit_changes(document.note_written(node))
         self.sig_saved.emit(node)
 
@@ -674,3 +686,10 @@ class ContinueController(QObject):
 
     def _on_document_closed(self) -> None:
         self._on_document_loaded()
+
+
+_CHECKPOINT_OUTCOMES = {
+    "completed": CheckpointOutcome.COMPLETED,
+    "cancelled": CheckpointOutcome.CANCELLED,
+    "failed": CheckpointOutcome.FAILED,
+}

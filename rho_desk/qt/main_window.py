@@ -62,6 +62,7 @@ from .views.stats import StatisticsView
 from .views.team_browser import TeamBrowserView
 from .views.timeline import RevisionTimelineView
 from .views.widgets import ElidedLabel
+from .views.workspace_changes import ChangesView, reveal_message, turn_of_current_row
 
 if TYPE_CHECKING:
     from .services import Services
@@ -69,7 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DemoBanner", "DocumentHeader", "MainWindow"]
 
-TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS = range(3)
+TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS, TAB_CHANGES = range(4)
 
 
 class DemoBanner(QFrame):
@@ -156,6 +157,8 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.conversation, icon(Icon.CONVERSATION, theme.text), "Conversation")
         self.tabs.addTab(self.revisions, icon(Icon.TIMELINE, theme.text), "Revisions")
         self.tabs.addTab(self.statistics, icon(Icon.STATS, theme.text), "Statistics")
+        self.changes = ChangesView(document, bridge, services.library)
+        self.tabs.addTab(self.changes, icon(Icon.DIFF, theme.text), "Changes")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -221,6 +224,8 @@ class MainWindow(QMainWindow):
         a.attach("view.conversation", lambda: self.show_tab(TAB_CONVERSATION))
         a.attach("view.revisions", lambda: self.show_tab(TAB_REVISIONS))
         a.attach("view.statistics", lambda: self.show_tab(TAB_STATISTICS))
+        a.attach("view.changes", lambda: self.show_tab(TAB_CHANGES))
+        a.attach("view.turn_changes", self._in_tab(TAB_CHANGES, lambda: self.changes.show_turn(turn_of_current_row(self.conversation))))
         a.attach("view.model_history", self._on_model_history_action)
         a.attach("view.next_message", self._in_tab(TAB_CONVERSATION, c.next_message))
         a.attach("view.previous_message", self._in_tab(TAB_CONVERSATION, c.previous_message))
@@ -246,6 +251,15 @@ class MainWindow(QMainWindow):
         def handler() -> None:
             self.show_tab(tab)
             then()
+
+        return handler
+
+    def _in_row(self, tab: int, then: Callable[[int], object]) -> Callable[[int], None]:
+        """A handler of a row number that shows ``tab``, then runs ``then(row)``."""
+
+        def handler(row: int) -> None:
+            self.show_tab(tab)
+            then(row)
 
         return handler
 
@@ -275,6 +289,8 @@ class MainWindow(QMainWindow):
         self.browser.sig_listing_shown.connect(lambda _n: self._update_header())
         self.revisions.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
         self.statistics.sig_revision_requested.connect(lambda node: document.select(node))
+        self.changes.sig_message_requested.connect(self._in_row(TAB_CONVERSATION, lambda row: reveal_message(document, self.conversation, row)))
+        self.changes.sig_open_requested.connect(lambda path, _file: self.commands.open_path(path))
 
     def _on_scope_tab_changed(self, index: int) -> None:
         if self.scopes.widget(index) is self.team_browser:

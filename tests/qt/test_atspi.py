@@ -136,11 +136,11 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
 
     dumps = [json.loads(p.read_text()) for p in sorted(work.glob("tree-*.json"), key=lambda p: int(p.stem[5:]))]
     states = [d["state"] for d in dumps]
-    assert states[:3] == ["main: Conversation", "main: Revisions", "main: Statistics"]
+    assert states[:4] == ["main: Conversation", "main: Revisions", "main: Statistics", "main: Changes"]
     dumps = [d for d in dumps if not d["state"].startswith("browser: ")] + [
         d for d in dumps if d["state"].startswith("browser: ")
     ]  # the other library scopes (Team) are checked for names like the rest, after these
-    assert dumps[3]["state"] == "main: Conversation, next message"
+    assert dumps[4]["state"] == "main: Conversation, next message"
     kinds = {s.split(":")[0] for s in states}
     assert {"settings", "compact", "export", "edit", "metadata", "strip", "help.shortcuts", "help.about"} <= kinds
     assert sum(s.startswith("settings: ") for s in states) == 3
@@ -161,7 +161,7 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
     assert len(items) == messages[0]["child_count"] > 2 and {n["role"] for n in items} == {"list item"}
     assert items[0]["name"].startswith("You, ") and items[0]["name"].endswith(": prompt 0"), items[0]
     assert "selected" in items[0]["states"] and "selected" not in items[1]["states"]
-    after = [n for _path, n in _walk(dumps[3]["tree"]) if n["name"] == "Messages" and n["description"]]
+    after = [n for _path, n in _walk(dumps[4]["tree"]) if n["name"] == "Messages" and n["description"]]
     assert [n["description"][:13] for n in after] == ["Message 2 of "], after
     assert "selected" in after[0]["children"][1]["states"]  # (focus needs an active window: no WM here)
     names = {n["name"] for n in shown}

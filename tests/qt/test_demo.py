@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QImage
 
+from rho_desk.core.changes import read_journal
 from rho_desk.core.stores.rho_files import NodeKind, discover_units, iter_workspaces, read_session
 from rho_desk.core.wire import Message
 from rho_desk.qt.demo import demo_fingerprint, prepare_demo_copy
@@ -37,6 +38,18 @@ def test_every_demo_file_loads_strictly_and_every_schema_is_there() -> None:
     assert {f.tree.header_version for f in files} == {1, 2, 3, 4}
     cwds = {f.tree.header.cwd for f in files}
     assert len(cwds) >= 3 and any("payments-api" in c for c in cwds) and any("notebooks" in c for c in cwds)
+
+
+def test_demo_checkpoint_journals_show_changes_and_an_unsaved_turn() -> None:
+    from rho_desk.core.changes import session_changes
+
+    journals = sorted(DEMO_SOURCE.rglob("workspace-checkpoints/checkpoints.jsonl"))
+    assert len(journals) == 2
+    changes = [session_changes(j.parent.parent) for j in journals]
+    assert all(c.journal is not None for c in changes)
+    assert any(not t.committed for c in changes for t in c.turns)  # a failed turn that was not saved
+    diffs = [f.diff() for c in changes for t in c.turns for f in t.files]
+    assert sum(1 for d in diffs if d.startswith("diff --git")) >= 4
 
 
 def test_demo_features_exist() -> None:
@@ -101,5 +114,11 @@ def test_the_build_script_reproduces_the_same_sessions(tmp_path: Path) -> None:
     bundled = sorted(p.relative_to(DEMO_SOURCE).as_posix() for p in DEMO_SOURCE.rglob("*.jsonl"))
     assert rebuilt == bundled
     for name in bundled:  # same histories (node ids of forks made by the writer are random)
+        if "workspace-checkpoints" in name:  # the same checkpoints, bound to the rebuilt nodes
+            a_journal, b_journal = read_journal(out / name).checkpoints, read_journal(DEMO_SOURCE / name).checkpoints
+            assert [(c.revision, c.outcome, c.files, c.limitations) for c in a_journal] == [
+                (c.revision, c.outcome, c.files, c.limitations) for c in b_journal
+            ]
+            continue
         a, b = read_session(out / name).tree, read_session(DEMO_SOURCE / name).tree
         assert a.history() == b.history() and a.node_count == b.node_count

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .coding import coding_tools
+from .observed import WorkspaceMutationObserver, observe_tools
 from .permissions import Approver, Authorizer, PermissionMode
 from .protocol import Tool, ToolErrorKind
 from .text import DEFAULT_MAX_OUTPUT_BYTES
@@ -70,8 +71,12 @@ def tool_setup(
     workspace: Workspace | None = None,
     granted: Iterable[str | os.PathLike[str]] = (),
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    observer: WorkspaceMutationObserver | None = None,
 ) -> ToolSetup:
     """The tools for ``mode`` in ``workspace`` (or the folder ``cwd``).
+
+    With an ``observer`` (the session's checkpoint recorder), every ``write`` and ``edit`` is
+    recorded before it is made and every ``bash`` call is noted (:mod:`.observed`).
 
     Raises:
         WorkspaceMissing: tools are on and the folder is gone (see :func:`open_workspace`).
@@ -81,4 +86,7 @@ def tool_setup(
         return ToolSetup(mode, None, authorizer, ())
     if workspace is None:
         workspace = open_workspace(cwd, granted)
-    return ToolSetup(mode, workspace, authorizer, coding_tools(workspace, authorizer, max_output_bytes=max_output_bytes))
+    tools = coding_tools(workspace, authorizer, max_output_bytes=max_output_bytes)
+    if observer is not None:
+        tools = observe_tools(tools, workspace, observer)
+    return ToolSetup(mode, workspace, authorizer, tools)
