@@ -144,7 +144,9 @@ def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
 
 
 def _money(micros: float | None) -> str:
-    return "unknown" if micros is None else f"${micros / 1e6:,.4f}"
+    if micros is None:
+        return "unknown"
+    return f"{'−' if micros < 0 else ''}${abs(micros) / 1e6:,.4f}"
 
 
 def _print_payback(report: PaybackReport, args: argparse.Namespace) -> None:

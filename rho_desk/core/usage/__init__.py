@@ -18,6 +18,15 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "GROUPINGS": "report",
     "CompactionPayback": "payback",
+    "FileUsage": "overview",
+    "Overview": "overview",
+    "SessionUsage": "overview",
+    "StackedSeries": "report",
+    "find_home": "overview",
+    "narrow": "overview",
+    "overview": "overview",
+    "session_usage": "overview",
+    "sessions_behind": "overview",
     "LEDGER_FILE": "ledger",
     "LedgerRequest": "ledger",
     "LedgerTooNew": "ledger",
@@ -41,20 +50,29 @@ __all__ = [
     "LEDGER_FILE",
     "SUPPORTED_LEDGER_VERSION",
     "CompactionPayback",
+    "FileUsage",
     "LedgerRequest",
     "LedgerTooNew",
     "ModelPrice",
+    "Overview",
     "PaybackReport",
     "SessionPayback",
+    "SessionUsage",
+    "StackedSeries",
     "TurnUsage",
     "UsageFilter",
     "UsageGroup",
     "UsageLedger",
     "UsageReport",
     "describe_usage",
+    "find_home",
     "fit_price",
     "ledger_path",
+    "narrow",
+    "overview",
     "parse_date",
+    "session_usage",
+    "sessions_behind",
 ]
 
 
@@ -81,6 +99,16 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
         UsageLedger,
         ledger_path,
     )
+    from .overview import (
+        FileUsage,
+        Overview,
+        SessionUsage,
+        find_home,
+        narrow,
+        overview,
+        session_usage,
+        sessions_behind,
+    )
     from .payback import CompactionPayback, PaybackReport, SessionPayback
     from .pricing import ModelPrice, fit_price
-    from .report import GROUPINGS, UsageFilter, UsageGroup, UsageReport, parse_date
+    from .report import GROUPINGS, StackedSeries, UsageFilter, UsageGroup, UsageReport, parse_date
