@@ -4,10 +4,13 @@ Two parts, loaded lazily (PEP 562) so that each caller pays only for its own:
 
 * :class:`TurnUsage` / :func:`describe_usage` (``_turn``): what one continued turn used, as
   the provider reported it or as the engine estimated it;
-* the ledger (``ledger``, ``rollup``, ``report``, ``payback``, ``pricing``): Rho's
+* the ledger (``ledger``, ``rollup``, ``report``, ``payback``, ``pricing``, ``overview``): Rho's
   ``<home>/usage.sqlite3``, one row per provider request, opened read-only while Rho may be
   writing it, aggregated in SQL by day, week, month, workspace, model, provider, purpose or
   session, and each compaction's payback. ``docs/usage.md`` defines every number.
+
+The functions named like their modules (``overview.overview``, ``payback.payback``) are imported
+from those modules: a package attribute cannot be both.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ _EXPORTS: dict[str, str] = {
     "StackedSeries": "report",
     "find_home": "overview",
     "narrow": "overview",
-    "overview": "overview",
     "session_usage": "overview",
     "sessions_behind": "overview",
     "LEDGER_FILE": "ledger",
@@ -69,7 +71,6 @@ __all__ = [
     "fit_price",
     "ledger_path",
     "narrow",
-    "overview",
     "parse_date",
     "session_usage",
     "sessions_behind",
@@ -105,7 +106,6 @@ if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
         SessionUsage,
         find_home,
         narrow,
-        overview,
         session_usage,
         sessions_behind,
     )

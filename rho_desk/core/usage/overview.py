@@ -52,7 +52,7 @@ def overview(path: Path, filt: UsageFilter, stack: str = "model", *, top: int = 
             total=report.total(filt),
             days=report.stacked("day", stack, filt),
             workspaces=report.groups("workspace", filt),
-            sessions=report.groups("session", filt)[:top],
+            sessions=report.groups("session", filt, limit=top),
             choices={d: report.values(d) for d in ("workspace", "model", "purpose")},
             span=report.date_span(),
         )
@@ -62,7 +62,7 @@ def sessions_behind(path: Path, filt: UsageFilter, *, limit: int = 500,
                     cache_dir: Path | bool | None = None) -> list[UsageGroup]:  # fmt: skip
     """The sessions whose requests make up the figures under ``filt``, most expensive first."""
     with UsageLedger(path, cache_dir=cache_dir) as ledger:
-        return UsageReport(ledger).groups("session", filt)[:limit]
+        return UsageReport(ledger).groups("session", filt, limit=limit)
 
 
 def narrow(filt: UsageFilter, dimension: str, value: str) -> UsageFilter:

@@ -20,7 +20,7 @@ from typing import Final, Literal
 
 from ..errors import InputError
 from .ledger import UsageLedger
-from .rollup import BUCKET_MS
+from .rollup import BUCKET_MS, DIMS
 
 __all__ = ["DIMENSIONS", "GROUPINGS", "TIME_GROUPINGS", "UsageFilter", "UsageGroup", "UsageReport", "parse_date"]
 
@@ -37,6 +37,10 @@ _COLUMN: Final = {"workspace": "workspace", "model": "model", "provider": "provi
 _SUMS: Final = (
     "sum(requests), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), "
     "sum(cache_write_tokens), sum(total_tokens), sum(cost_usd_micros), sum(without_cost)"
+)
+_SUM_COLUMNS: Final = (
+    "requests, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, total_tokens, "
+    "cost_usd_micros, without_cost"
 )
 
 
@@ -155,15 +159,65 @@ class UsageReport:
             return f"strftime('%Y-%m', {at})", True
         raise InputError(f"--by: {grouping!r} is not one of {', '.join(GROUPINGS)}")
 
-    def groups(self, by: str, filt: UsageFilter = UsageFilter()) -> list[UsageGroup]:
+    def groups(self, by: str, filt: UsageFilter = UsageFilter(), *, limit: int | None = None) -> list[UsageGroup]:
         """One :class:`UsageGroup` per value of ``by``: time keys in order, the others by cost,
-        then requests (largest first), then key."""
-        return [UsageGroup.of(row[0], row[1:]) for row in self._grouped((by,), filt)]
+        then requests (largest first), then key; at most ``limit`` of them."""
+        if by == "session" and self._whole(filt, dates=False):
+            rows = self.ledger.query(f"SELECT session_id, {_SUM_COLUMNS} FROM main.sessions "
+                                     "ORDER BY cost_usd_micros DESC, requests DESC, session_id LIMIT ?",
+                                     (-1 if limit is None else limit,))  # fmt: skip
+            return [UsageGroup.of(row[0], row[1:]) for row in rows]
+        return [UsageGroup.of(row[0], row[1:]) for row in self._grouped((by,), filt)][:limit]
 
     def total(self, filt: UsageFilter = UsageFilter()) -> UsageGroup:
+        if self._whole(filt):
+            where, params = self._daily_where(filt, "purpose")
+            row = self.ledger.query(f"SELECT {_SUMS} FROM main.daily WHERE {where}", params)[0]
+            return UsageGroup.of("total", row)
         where, params = filt.where()
         row = self.ledger.query(f"SELECT {_SUMS} FROM {self.ledger.source} WHERE {where}", params)[0]
         return UsageGroup.of("total", row)
+
+    def _whole(self, filt: UsageFilter, *, dates: bool = True) -> bool:
+        """Whether the per-day tables answer under ``filt``: a roll-up, and no filter but dates."""
+        if not self.ledger.cached or filt.workspaces or filt.models or filt.providers or filt.purposes or filt.sessions:
+            return False
+        return dates or (filt.since is None and filt.until is None)
+
+    @staticmethod
+    def _daily_where(filt: UsageFilter, dim: str) -> tuple[str, list[object]]:
+        clauses: list[str] = ["zone = ?", "dim = ?"]
+        params: list[object] = ["local" if filt.local else "utc", dim]
+        if filt.since is not None:
+            clauses.append("day >= ?")
+            params.append(filt.since.isoformat())
+        if filt.until is not None:
+            clauses.append("day <= ?")
+            params.append(filt.until.isoformat())
+        return " AND ".join(clauses), params
+
+    def _daily(self, groupings: Sequence[str], filt: UsageFilter) -> list[tuple[object, ...]] | None:
+        """The groups from the per-day tables, when they can answer (else ``None``)."""
+        dims = [g for g in groupings if g not in TIME_GROUPINGS]
+        if not self._whole(filt) or len(dims) > 1 or (dims and dims[0] not in DIMS):
+            return None
+        dim = dims[0] if dims else "purpose"  # any dimension counts every request once
+        keys = []
+        for g in groupings:
+            if g == "day":
+                keys.append("day")
+            elif g == "week":
+                keys.append("date(day, 'weekday 0', '-6 days')")
+            elif g == "month":
+                keys.append("substr(day, 1, 7)")
+            else:
+                keys.append("value")
+        where, params = self._daily_where(filt, dim)
+        select = ", ".join(f"{k} AS k{i}" for i, k in enumerate(keys))
+        group = ", ".join(f"k{i}" for i in range(len(keys)))
+        order = group if groupings[0] in TIME_GROUPINGS else "sum(cost_usd_micros) DESC, sum(requests) DESC, k0"
+        return self.ledger.query(f"SELECT {select}, {_SUMS} FROM main.daily WHERE {where} GROUP BY {group} "
+                                 f"ORDER BY {order}", params)  # fmt: skip
 
     def stacked(self, x: str, stack: str, filt: UsageFilter = UsageFilter()) -> StackedSeries:
         """Sums per ``x`` (a grouping) and ``stack`` (a dimension), for the stacked charts."""
@@ -179,6 +233,10 @@ class UsageReport:
 
     def values(self, dimension: str) -> list[str]:
         """The distinct values of a dimension (for the filters), most used first."""
+        if self.ledger.cached and dimension in DIMS:
+            rows = self.ledger.query("SELECT value, sum(requests) AS n FROM main.daily WHERE zone = 'utc' AND dim = ? "
+                                     "GROUP BY value ORDER BY n DESC, value", (dimension,))  # fmt: skip
+            return [str(r[0]) for r in rows]
         column, _time = self._key(dimension, False)
         rows = self.ledger.query(f"SELECT {column}, sum(requests) AS n FROM {self.ledger.source} "
                                  f"GROUP BY {column} ORDER BY n DESC, {column}")  # fmt: skip
@@ -186,12 +244,19 @@ class UsageReport:
 
     def date_span(self) -> tuple[int, int] | None:
         """The first and last request's time (ms, bucket precision), or ``None`` when empty."""
-        row = self.ledger.query(f"SELECT min(bucket), max(bucket) FROM {self.ledger.source}")[0]
-        if row[0] is None:
+        # two statements: each is answered from one end of the roll-up's key
+        low = self.ledger.query(f"SELECT min(bucket) FROM {self.ledger.source}")[0][0]
+        high = self.ledger.query(f"SELECT max(bucket) FROM {self.ledger.source}")[0][0]
+        if low is None or high is None:
             return None
-        return int(row[0]) * BUCKET_MS, (int(row[1]) + 1) * BUCKET_MS - 1  # type: ignore[call-overload]
+        return int(low) * BUCKET_MS, (int(high) + 1) * BUCKET_MS - 1  # type: ignore[call-overload]
 
     def _grouped(self, groupings: Sequence[str], filt: UsageFilter) -> list[tuple[object, ...]]:
+        for g in groupings:
+            self._key(g, filt.local)  # an unknown grouping is an InputError, whichever path answers
+        daily = self._daily(groupings, filt)
+        if daily is not None:
+            return daily
         where, params = filt.where()
         keys = [self._key(g, filt.local) for g in groupings]
         source = self.ledger.source

@@ -27,7 +27,7 @@ from typing import Final
 
 __all__ = ["BUCKET_MS", "RAW_SOURCE", "ROLLUP_COLUMNS", "ROLLUP_VERSION", "open_rollup", "refresh", "rollup_file"]
 
-ROLLUP_VERSION: Final = 1
+ROLLUP_VERSION: Final = 2
 BUCKET_MS: Final = 15 * 60 * 1000
 """A bucket: 15 minutes (every UTC offset in use is a multiple of it)."""
 
@@ -38,6 +38,11 @@ ROLLUP_COLUMNS: Final = (
 )  # fmt: skip
 
 _KEYS: Final = "bucket, session_id, parent_session_id, workspace, provider, model, purpose, outcome"
+SUMS: Final = ("requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+               "total_tokens", "cost_usd_micros", "without_cost")  # fmt: skip
+_SUM_COLUMNS: Final = ", ".join(f"{c} INTEGER NOT NULL" for c in SUMS)
+_ADD: Final = ", ".join(f"{c} = {c} + excluded.{c}" for c in SUMS)
+_SUM_OF: Final = ", ".join(f"sum({c})" for c in SUMS)
 
 _SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -60,8 +65,21 @@ CREATE TABLE IF NOT EXISTS moments (
     ic REAL, oc REAL, rc REAL, wc REAL,
     PRIMARY KEY (provider, model)
 ) WITHOUT ROWID;
+-- per calendar day (UTC, and the local zone of the process that folded: meta local_zone) and one
+-- dimension at a time: what the unfiltered reports and charts read (a few rows per day)
+CREATE TABLE IF NOT EXISTS daily (
+    zone TEXT NOT NULL, dim TEXT NOT NULL, day TEXT NOT NULL, value TEXT NOT NULL,
+    {_SUM_COLUMNS},
+    PRIMARY KEY (zone, dim, day, value)
+) WITHOUT ROWID;
+-- per session, for the unfiltered "by session" (the most expensive first, from the index)
+CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, {_SUM_COLUMNS}) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_cost ON sessions (cost_usd_micros DESC, requests DESC, session_id);
 PRAGMA user_version = {ROLLUP_VERSION};
 """
+
+DIMS: Final = ("model", "purpose", "workspace", "provider")
+"""The dimensions ``daily`` keeps (each request counted once per dimension)."""
 
 # one ledger row in the roll-up's shape (the raw source when there is no roll-up)
 _ROW: Final = f"""
@@ -69,10 +87,11 @@ _ROW: Final = f"""
     coalesce(session_id, '') AS session_id, coalesce(parent_session_id, '') AS parent_session_id,
     coalesce(workspace_path, '') AS workspace, provider, model, purpose, request_outcome AS outcome"""
 _SUMS: Final = """
-    count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
-    coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
-    coalesce(sum(total_tokens), 0), coalesce(sum(cost_usd_micros), 0),
-    count(*) - count(cost_usd_micros)"""
+    count(*), coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
+    coalesce(sum(cache_read_tokens), 0) AS cache_read_tokens,
+    coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
+    coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd_micros), 0) AS cost_usd_micros,
+    count(*) - count(cost_usd_micros) AS without_cost"""
 
 RAW_SOURCE: Final = f"""(SELECT {_ROW}, 1 AS requests,
     coalesce(input_tokens, 0) AS input_tokens, coalesce(output_tokens, 0) AS output_tokens,
@@ -82,21 +101,40 @@ RAW_SOURCE: Final = f"""(SELECT {_ROW}, 1 AS requests,
   FROM ledger.usage_events)"""
 """The ledger itself in the roll-up's columns (one row per request), for reports without a cache."""
 
-_FOLD: Final = f"""
-INSERT INTO main.rollup ({", ".join(ROLLUP_COLUMNS)})
-SELECT {_ROW}, {_SUMS}
+_FRESH: Final = f"""
+CREATE TEMP TABLE fresh AS
+SELECT {_ROW}, {_SUMS.replace("count(*),", "count(*) AS requests,", 1)}
 FROM ledger.usage_events WHERE rowid > ? AND rowid <= ?
 GROUP BY {_KEYS}
-ON CONFLICT ({_KEYS}) DO UPDATE SET
-    requests = requests + excluded.requests,
-    input_tokens = input_tokens + excluded.input_tokens,
-    output_tokens = output_tokens + excluded.output_tokens,
-    cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-    cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-    total_tokens = total_tokens + excluded.total_tokens,
-    cost_usd_micros = cost_usd_micros + excluded.cost_usd_micros,
-    without_cost = without_cost + excluded.without_cost
 """
+_FOLD: Final = f"""
+INSERT INTO main.rollup ({", ".join(ROLLUP_COLUMNS)})
+SELECT {", ".join(ROLLUP_COLUMNS)} FROM temp.fresh WHERE true
+ON CONFLICT ({_KEYS}) DO UPDATE SET {_ADD}
+"""
+_FOLD_SESSIONS: Final = f"""
+INSERT INTO main.sessions (session_id, {", ".join(SUMS)})
+SELECT session_id, {_SUM_OF} FROM temp.fresh GROUP BY session_id
+ON CONFLICT (session_id) DO UPDATE SET {_ADD}
+"""
+
+
+def _fold_daily(source: str, zone: str) -> list[str]:
+    """Statements folding ``source`` (rows in the roll-up's shape) into ``daily`` for one zone."""
+    at = f"bucket * {BUCKET_MS // 1000}, 'unixepoch'" + (", 'localtime'" if zone == "local" else "")
+    return [
+        f"INSERT INTO main.daily (zone, dim, day, value, {', '.join(SUMS)}) "
+        f"SELECT '{zone}', '{dim}', date({at}) AS d, {dim}, {_SUM_OF} FROM {source} WHERE true GROUP BY d, {dim} "
+        f"ON CONFLICT (zone, dim, day, value) DO UPDATE SET {_ADD}"
+        for dim in DIMS
+    ]
+
+
+def local_zone() -> str:
+    """What the local calendar days depend on: the zone's names and offsets."""
+    import time
+
+    return f"{time.tzname}|{time.timezone}|{time.altzone}|{time.daylight}"
 
 _MOMENT_COLUMNS: Final = ("ii", "io", "ir", "iw", "oo", "orr", "ow", "rr", "rw", "ww", "ic", "oc", "rc", "wc")
 _MOMENT_SOURCE: Final = """
@@ -185,19 +223,30 @@ def refresh(db: sqlite3.Connection) -> int:
         done = int(db.execute("SELECT coalesce((SELECT value FROM main.meta WHERE key = 'high_rowid'), 0)").fetchone()[0])
         if done and not (high >= done and _event_at(db, low) == _meta(db, "first_event")
                          and _event_at(db, done) == _meta(db, "anchor_event")):  # fmt: skip
-            db.execute("DELETE FROM main.rollup")
-            db.execute("DELETE FROM main.moments")
+            for table in ("rollup", "moments", "daily", "sessions"):
+                db.execute(f"DELETE FROM main.{table}")
             done = 0
+        zone = local_zone()
+        if done and _meta(db, "local_zone") != zone:  # another timezone: local days again, from the roll-up
+            db.execute("DELETE FROM main.daily WHERE zone = 'local'")
+            for statement in _fold_daily("main.rollup", "local"):
+                db.execute(statement)
         new = 0
         if high > done:
-            new = int(db.execute("SELECT count(*) FROM ledger.usage_events WHERE rowid > ? AND rowid <= ?",
-                                 (done, high)).fetchone()[0])  # fmt: skip
-            db.execute(_FOLD, (done, high))
+            db.execute("DROP TABLE IF EXISTS temp.fresh")
+            db.execute(_FRESH, (done, high))
+            new = int(db.execute("SELECT coalesce(sum(requests), 0) FROM temp.fresh").fetchone()[0])
+            db.execute(_FOLD)
+            db.execute(_FOLD_SESSIONS)
+            for statement in _fold_daily("temp.fresh", "utc") + _fold_daily("temp.fresh", "local"):
+                db.execute(statement)
+            db.execute("DROP TABLE temp.fresh")
             db.execute(_FOLD_MOMENTS, (done, high))
             db.executemany(
                 "INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)",
                 [("high_rowid", high), ("first_event", _event_at(db, low)), ("anchor_event", _event_at(db, high))],
             )
+        db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('local_zone', ?)", (zone,))
         db.execute("COMMIT")
         return new
     except BaseException:

@@ -504,8 +504,8 @@ class UsageView(QWidget):
         metric = str(self.measure.currentData())
         unit = "day"
         series = self._every_day(data.days)
-        if len(series.x) > 62:  # too many bars to read: weeks, then months
-            unit = "week" if len(series.x) <= 7 * 60 else "month"
+        if len(series.x) > 62:  # too many bars to read (and to draw): weeks, then months
+            unit = "week" if len(series.x) <= 7 * 26 else "month"
             series = self._regroup(series, unit)
         self.daily.set_series(series, metric, unit)
         self.by_workspace.set_groups(data.workspaces, metric)

@@ -175,3 +175,27 @@ def test_upstream_fixture_reads(tmp_path: Path) -> None:
     assert (group.key, group.requests, group.total_tokens, group.cost_usd_micros) == ("fixture-model", 1, 42, 1234)
     assert (request.provider, request.purpose, request.prompt_tokens, request.rho_version) == (
         "fixture-provider", "agent", 32, "fixture")
+
+
+def test_local_days_follow_a_change_of_timezone(ledger_file: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    old = os.environ.get("TZ")
+    try:
+        os.environ["TZ"] = "America/New_York"
+        time.tzset()
+        with UsageLedger(ledger_file, cache_dir=cache) as ledger:  # local days folded for New York
+            assert actual(UsageReport(ledger).groups("day", UsageFilter(local=True))) == expected(
+                ledger_file, "day", UsageFilter(local=True))
+        os.environ["TZ"] = "Asia/Kolkata"
+        time.tzset()
+        insert(ledger_file, random_rows(100, seed=11))
+        with UsageLedger(ledger_file, cache_dir=cache) as ledger:  # the same roll-up, another zone
+            for by in ("day", "week"):
+                filt = UsageFilter(local=True)
+                assert actual(UsageReport(ledger).groups(by, filt)) == expected(ledger_file, by, filt)
+    finally:
+        if old is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
