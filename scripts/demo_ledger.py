@@ -207,19 +207,19 @@ def history_sessions(ledger: Ledger, end: float) -> None:
         context = SYSTEM_TOKENS + rng.randint(300, 1500)
         previous = 0
         compacted = False
-        for step in range(rng.randint(4, 20)):
+        for step in range(rng.randint(3, 12)):
             at += rng.uniform(20, 200)
-            if context > 60_000 and not compacted:
+            if context > 14_000 and not compacted:
                 ledger.add(at=at, session=sid, workspace=workspace, provider=vendor, model=model, purpose="compaction",
                            prompt=context, output=1_100)  # fmt: skip
                 context, previous, compacted = SYSTEM_TOKENS + 1_600, 0, True
                 at += 30
-            output = rng.randint(80, 1_400)
+            output = rng.randint(80, 900)
             outcome = "failed" if rng.random() < 0.03 else "completed"
             ledger.add(at=at, session=sid, workspace=workspace, provider=vendor, model=model, purpose="agent",
                        prompt=context, output=output, cached=previous, step=step + 1, outcome=outcome)  # fmt: skip
             previous = context
-            context += output + rng.randint(400, 3_500)  # the reply and the tool results it asked for
+            context += output + rng.randint(300, 1_800)  # the reply and the tool results it asked for
 
 
 def main() -> int:

@@ -198,8 +198,14 @@ async def main(out: Path, only: set[str]) -> int:
         usage_window.resize(1280, 800)
         await idle(context, 0.3)
         usage_window.grab().save(str(out / "usage.png"))
-        busiest = max(view.daily.periods, key=lambda x: sum(g.cost_usd_micros for (k, _s), g in view.data.days.cells.items() if k == x))  # type: ignore[union-attr]
-        view._on_daily_bar_clicked(busiest, view.daily.stacks[0])
+        import datetime as dt
+
+        from rho_desk.core.usage.ledger import UsageLedger
+
+        with UsageLedger(home / "usage.sqlite3", cache_dir=False) as ledger:  # the webhook session's day
+            first = ledger.session_requests(WEBHOOK, children=False)[0]
+        day = dt.datetime.fromtimestamp(first.occurred_at_ms / 1000).date().isoformat()
+        view._on_daily_bar_clicked(day, first.model)
         await idle(context, 0.3)
         usage_window.grab().save(str(out / "usage-bar-sessions.png"))
         view.detail_tabs.setCurrentIndex(1)

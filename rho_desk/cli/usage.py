@@ -169,11 +169,13 @@ def _print_payback(report: PaybackReport, args: argparse.Namespace) -> None:
         print("no compactions in the ledger match", file=sys.stderr)
         return
     header = ("session", "compactions", "cost", "saved tokens", "saved", "net")
-    rows = [
-        (s.session_id, str(s.totals.compactions), _money(s.totals.cost_usd_micros), f"{s.totals.saved_tokens:,}",
-         _money(s.totals.saved_usd_micros), _money(s.totals.net_usd_micros))
-        for s in report.sessions
-    ]  # fmt: skip
+    rows = []
+    for s in report.sessions:
+        t = s.totals
+        cost = None if t.unknown_cost == t.compactions else t.cost_usd_micros  # all unknown: not $0
+        saved = None if t.unknown_saving == t.compactions else t.saved_usd_micros
+        net = None if cost is None or saved is None else t.net_usd_micros
+        rows.append((s.session_id, str(t.compactions), _money(cost), f"{t.saved_tokens:,}", _money(saved), _money(net)))
     t = report.total
     rows.append(("total", str(t.compactions), _money(t.cost_usd_micros), f"{t.saved_tokens:,}",
                  _money(t.saved_usd_micros), _money(t.net_usd_micros)))  # fmt: skip

@@ -18,7 +18,9 @@ only shows them.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -159,8 +161,7 @@ class StackedBarChart(_Chart):
         bars.clicked.connect(self._on_bars_clicked)
         chart.addSeries(bars)
         axis_x = QBarCategoryAxis()
-        axis_x.append([self._label(x) for x in self.periods] or [""])
-        axis_x.setLabelsAngle(-90 if len(self.periods) > 14 else 0)
+        axis_x.append(self._labels() or [""])
         axis_x.setTruncateLabels(False)
         axis_y = QValueAxis()
         axis_y.setLabelFormat("$%.2f" if metric == "cost" else "%.0f")
@@ -174,8 +175,12 @@ class StackedBarChart(_Chart):
         chart.setTitleBrush(self.theme.color("text"))
         self.setAccessibleDescription(self.describe(series, metric))
 
-    def _label(self, key: str) -> str:
-        return key[5:] if self.unit == "day" else key
+    def _labels(self) -> list[str]:
+        """One label per bar, about ten of them readable. A category axis needs distinct names,
+        so the bars between labels get distinct invisible ones (zero-width spaces)."""
+        every = max(1, math.ceil(len(self.periods) / 10))
+        return [(key[5:] if self.unit == "day" else key) if n % every == 0 else "\u200b" * (n + 1)
+                for n, key in enumerate(self.periods)]  # fmt: skip
 
     def describe(self, series: StackedSeries, metric: str) -> str:
         if not series.x:
@@ -466,18 +471,23 @@ class UsageView(QWidget):
                         context="Reading the usage ledger")  # fmt: skip
 
     async def _aload(self, generation: int, path: Path, filt: UsageFilter, stack: str) -> None:
-        data = await in_thread(overview, path, filt, stack, cache_dir=self.cache_dir)
-        names: dict[str, SessionSummary] = self.names
-        if self.summaries is not None:
-            try:
-                page = await self.summaries()
-                names = {s.id: s for s in page.sessions}
-            except Exception:  # naming sessions is a nicety: the figures stand without it
-                names = self.names
+        # the figures and the sessions' names at once, each in its worker thread
+        data, names = await asyncio.gather(in_thread(overview, path, filt, stack, cache_dir=self.cache_dir),
+                                           self._anames())  # fmt: skip
         if generation != self._generation:
             return
         self.names = names
         self.show_overview(data, filt)
+
+    async def _anames(self) -> dict[str, SessionSummary]:
+        """The library's sessions by id (to name and open them); the last known on failure."""
+        if self.summaries is None:
+            return self.names
+        try:
+            page = await self.summaries()
+        except Exception:  # naming sessions is a nicety: the figures stand without it
+            return self.names
+        return {s.id: s for s in page.sessions}
 
     def show_overview(self, data: Overview, filt: UsageFilter) -> None:
         self.data = data
