@@ -132,3 +132,12 @@ def test_reading_while_rho_writes_from_another_process(tmp_path: Path) -> None:
     assert seen == sorted(seen) and len(set(seen)) > 1, seen  # we read while it wrote, in order
     with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
         assert {g.key: g.requests for g in UsageReport(ledger).groups("session")}["live"] == 3000
+
+
+def test_an_unwritable_cache_folder_falls_back_to_scanning_the_ledger(tmp_path: Path) -> None:
+    path = make_ledger(tmp_path / "usage.sqlite3", random_rows(100))
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    with UsageLedger(path, cache_dir=blocker) as ledger, UsageLedger(path, cache_dir=False) as raw:
+        assert not ledger.cached
+        assert UsageReport(ledger).groups("model") == UsageReport(raw).groups("model")
