@@ -13,6 +13,7 @@ No Qt: the app calls these in a worker thread; a host could call them directly.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from .ledger import LedgerRequest, UsageLedger, ledger_path
 from .report import StackedSeries, UsageFilter, UsageGroup, UsageReport
 
 __all__ = [
-    "FileUsage", "Overview", "SessionUsage", "file_usage", "find_home", "narrow", "overview",
+    "FileUsage", "Overview", "SessionUsage", "chart_unit", "file_usage", "find_home", "narrow", "overview",
     "session_usage", "sessions_behind",
 ]  # fmt: skip
 
@@ -33,7 +34,8 @@ class Overview:
 
     total: UsageGroup
     days: StackedSeries
-    """Per day (``x``) and per model or purpose (``stacks``)."""
+    """Per period (``x``: days, or weeks or months over a long range) and per model or purpose
+    (``stacks``)."""
     workspaces: list[UsageGroup]
     sessions: list[UsageGroup]
     """The most expensive sessions (then the busiest)."""
@@ -41,6 +43,15 @@ class Overview:
     """The values each filter offers: ``workspace``, ``model``, ``purpose``."""
     span: tuple[int, int] | None = None
     """First and last request time (ms), unfiltered."""
+    unit: str = "day"
+    """What one bar of ``days`` is: ``day``, ``week`` (keyed by its Monday) or ``month``."""
+
+
+def chart_unit(first: dt.date, last: dt.date) -> str:
+    """Days up to about two months, weeks up to about half a year, then months: a readable
+    number of bars."""
+    days = (last - first).days + 1
+    return "day" if days <= 62 else "week" if days <= 182 else "month"
 
 
 def overview(path: Path, filt: UsageFilter, stack: str = "model", *, top: int = 50,
@@ -48,13 +59,21 @@ def overview(path: Path, filt: UsageFilter, stack: str = "model", *, top: int = 
     """The Usage view's figures (blocking: opens the ledger, folds new rows, runs the queries)."""
     with UsageLedger(path, cache_dir=cache_dir) as ledger:
         report = UsageReport(ledger)
+        span = report.date_span()
+        unit = "day"
+        if span is not None:
+            zone = None if filt.local else dt.UTC
+            first = filt.since or dt.datetime.fromtimestamp(span[0] / 1000, zone).date()
+            last = filt.until or dt.datetime.fromtimestamp(span[1] / 1000, zone).date()
+            unit = chart_unit(first, last)
         return Overview(
             total=report.total(filt),
-            days=report.stacked("day", stack, filt),
+            days=report.stacked(unit, stack, filt),
             workspaces=report.groups("workspace", filt),
             sessions=report.groups("session", filt, limit=top),
             choices={d: report.values(d) for d in ("workspace", "model", "purpose")},
-            span=report.date_span(),
+            span=span,
+            unit=unit,
         )
 
 

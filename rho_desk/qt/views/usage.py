@@ -416,9 +416,23 @@ class UsageView(QWidget):
         table.setShowGrid(False)
         table.setAlternatingRowColors(True)
         table.setFrameShape(QFrame.Shape.NoFrame)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized once per fill (_fit): "resize to contents" would ask every cell again on each paint
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         return table
+
+    @staticmethod
+    def _fit(table: QTableView) -> None:
+        """Columns as wide as their widest text (measured here: Qt's own sizing asks each cell
+        for every role, which costs more than the rest of a redraw)."""
+        model, metrics = table.model(), table.fontMetrics()
+        header = table.horizontalHeader().fontMetrics()
+        for column in range(1, model.columnCount()):
+            title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+            widest = max([header.horizontalAdvance(title) + 16] + [
+                metrics.horizontalAdvance(str(model.data(model.index(row, column)) or ""))
+                for row in range(model.rowCount())])  # fmt: skip
+            table.setColumnWidth(column, widest + 16)
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -512,12 +526,8 @@ class UsageView(QWidget):
 
     def _show_charts(self, data: Overview) -> None:
         metric = str(self.measure.currentData())
-        unit = "day"
-        series = self._every_day(data.days)
-        if len(series.x) > 62:  # too many bars to read (and to draw): weeks, then months
-            unit = "week" if len(series.x) <= 7 * 26 else "month"
-            series = self._regroup(series, unit)
-        self.daily.set_series(series, metric, unit)
+        series = self._every_day(data.days) if data.unit == "day" else data.days
+        self.daily.set_series(series, metric, data.unit)
         self.by_workspace.set_groups(data.workspaces, metric)
 
     @staticmethod
@@ -528,21 +538,6 @@ class UsageView(QWidget):
         first, last = dt.date.fromisoformat(series.x[0]), dt.date.fromisoformat(series.x[-1])
         days = [(first + dt.timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
         return StackedSeries(days, series.stacks, series.cells)
-
-    @staticmethod
-    def _regroup(series: StackedSeries, unit: str) -> StackedSeries:
-        cells: dict[tuple[str, str], UsageGroup] = {}
-        for (x, s), g in series.cells.items():
-            day = dt.date.fromisoformat(x)
-            key = (day - dt.timedelta(days=day.weekday())).isoformat() if unit == "week" else x[:7]
-            old = cells.get((key, s))
-            cells[(key, s)] = g if old is None else UsageGroup(
-                s, *(a + b for a, b in zip(
-                    (old.requests, old.input_tokens, old.output_tokens, old.cache_read_tokens, old.cache_write_tokens,
-                     old.total_tokens, old.cost_usd_micros, old.requests_without_cost),
-                    (g.requests, g.input_tokens, g.output_tokens, g.cache_read_tokens, g.cache_write_tokens,
-                     g.total_tokens, g.cost_usd_micros, g.requests_without_cost), strict=True)))  # fmt: skip
-        return StackedSeries(sorted({k for k, _s in cells}), series.stacks, cells)
 
     def _set_choices(self, choices: dict[str, list[str]]) -> None:
         for combo, key in ((self.workspace, "workspace"), (self.model_filter, "model"), (self.purpose, "purpose")):
@@ -572,6 +567,7 @@ class UsageView(QWidget):
 
     def _show_sessions(self, groups: list[UsageGroup], caption: str, *, top: bool) -> None:
         self.sessions_model.set_rows(groups)
+        self._fit(self.sessions)
         self.sessions_caption.setText(caption)
         self.show_top.setVisible(not top)
         if not top:
@@ -646,6 +642,7 @@ class UsageView(QWidget):
         rows = [c for s in report.sessions for c in s.compactions]
         rows.sort(key=lambda c: c.occurred_at_ms, reverse=True)
         self.payback_model.set_rows(rows)
+        self._fit(self.payback_table)
         t = report.total
         if not t.compactions:
             self.payback_caption.setText("No compactions in the ledger under these filters.")
