@@ -199,3 +199,22 @@ def test_local_days_follow_a_change_of_timezone(ledger_file: Path, tmp_path: Pat
         else:
             os.environ["TZ"] = old
         time.tzset()
+
+
+@pytest.mark.parametrize(("unit", "stack"), [("day", "purpose"), ("week", "model"), ("month", "purpose")])
+def test_stacked_series_agree_with_and_without_the_rollup(ledger_file: Path, tmp_path: Path, unit: str,
+                                                         stack: str) -> None:  # fmt: skip
+    filt = UsageFilter(since=dt.date(2026, 10, 27), until=dt.date(2026, 11, 30), local=True)
+    with UsageLedger(ledger_file, cache_dir=tmp_path / "cache") as cached, UsageLedger(ledger_file, cache_dir=False) as raw:
+        a, b = UsageReport(cached).stacked(unit, stack, filt), UsageReport(raw).stacked(unit, stack, filt)
+    assert a.x == b.x and a.cells == b.cells and set(a.stacks) == set(b.stacks)
+    assert sum(g.requests for g in a.cells.values()) == sum(expected(ledger_file, "day", filt)[d][0]
+                                                            for d in expected(ledger_file, "day", filt))
+
+
+def test_chart_unit_keeps_the_bars_readable() -> None:
+    from rho_desk.core.usage.overview import chart_unit
+
+    day = dt.date(2026, 1, 1)
+    assert [chart_unit(day, day + dt.timedelta(days=n)) for n in (0, 61, 62, 181, 182, 400)] == [
+        "day", "day", "week", "week", "month", "month"]
