@@ -104,8 +104,10 @@ def _empty(args: argparse.Namespace) -> None:
 
 def _print_groups(groups: list[UsageGroup], args: argparse.Namespace) -> None:
     if args.json:
-        json.dump({"groups": [g.to_json() for g in groups]}, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        # one group per line: readable, and each line is encoded by json's C encoder (an indented
+        # document goes through the pure-Python one: seconds for 40,000 sessions)
+        lines = ",\n".join("  " + json.dumps(g.to_json(), ensure_ascii=False) for g in groups)
+        sys.stdout.write('{"groups": [\n' + lines + "\n]}\n" if groups else '{"groups": []}\n')
         return
     if args.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
