@@ -22,6 +22,7 @@ from rho_desk.qt.models.usage import LedgerRequestsModel, PaybackModel, UsageGro
 from .conftest import settle
 
 WEBHOOK = "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11"
+IDEMPOTENCY = "b2e47d10-3c6a-4f2e-8d95-7a1c0e4b9f22"
 
 
 def test_usage_models_pass_the_tester(qtmodeltester, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
@@ -122,6 +123,16 @@ def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make
     assert {r.purpose for r in rows} >= {"agent", "compaction", "title"}
     assert any(r.outcome == "failed" for r in rows)  # the retried compaction
     assert "Requests in Rho's usage ledger" in stats.usage_title.text() and stats.usage_table.isVisible()
+    # a session that started a subagent: the subagent's requests are listed too, and said to be
+    idempotency = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if IDEMPOTENCY in str(p))
+    run(context.document.aopen(idempotency))
+    run(settle(context.bridge, 6))
+    sub = [n for n, r in enumerate(stats.usage_model.rows) if r.purpose == "subagent"]
+    assert sub and all(stats.usage_model.rows[n].parent_session_id == IDEMPOTENCY for n in sub)
+    assert "(subagent session" in stats.usage_model.data(stats.usage_model.index(sub[0], 1))
+    assert "Includes 1 subagent session(s)." in stats.usage_note.text()
+    run(context.document.aopen(path))
+    run(settle(context.bridge, 6))
     # the same session with no ledger rows: the session file's own record, marked as such
     (demo_home / "usage.sqlite3").unlink()
     run(context.document.aopen(path))
