@@ -213,9 +213,39 @@ async def main(out: Path, only: set[str]) -> int:
         context.theme.set_preference("light")
         window.show_tab(TAB_CONVERSATION)
 
+    async def usage() -> None:
+        """The Usage window over the demo ledger; a bar clicked; compaction payback; a session's ledger rows."""
+        view = window.show_usage()
+        usage_window = window.usage_window
+        assert usage_window is not None
+        usage_window.resize(1280, 800)
+        await idle(context, 0.3)
+        usage_window.grab().save(str(out / "usage.png"))
+        import datetime as dt
+
+        from rho_desk.core.usage.ledger import UsageLedger
+
+        with UsageLedger(home / "usage.sqlite3", cache_dir=False) as ledger:  # the webhook session's day
+            first = ledger.session_requests(WEBHOOK, children=False)[0]
+        day = dt.datetime.fromtimestamp(first.occurred_at_ms / 1000).date().isoformat()
+        view._on_daily_bar_clicked(day, first.model)
+        await idle(context, 0.3)
+        usage_window.grab().save(str(out / "usage-bar-sessions.png"))
+        view.detail_tabs.setCurrentIndex(1)
+        await idle(context, 0.3)
+        usage_window.grab().save(str(out / "usage-payback.png"))
+        shots.extend(["usage", "usage-bar-sessions", "usage-payback"])
+        usage_window.close()
+        await open_session(WEBHOOK)
+        window.show_tab(TAB_STATISTICS)
+        await idle(context, 0.2)
+        stats = window.statistics
+        stats.scroll_area.verticalScrollBar().setValue(stats.scroll_area.verticalScrollBar().maximum())
+        await shot("statistics-ledger")
+
     steps.update(browser=browser, tool_calls=tool_calls, image=image, aborted=aborted, provider=provider,
                  model_history=model_history, find=find, timeline=timeline, diff=diff, statistics=statistics,
-                 changes=changes, dark=dark)  # fmt: skip
+                 changes=changes, dark=dark, usage=usage)  # fmt: skip
     steps.update(action_steps(context, open_session, idle, out, shots))
 
     async def team() -> None:

@@ -66,7 +66,7 @@ FIXTURE_IDS = {
     "session-v2.jsonl": "22222222-2222-4222-8222-222222222222",
     "session-v3.jsonl": "33333333-3333-4333-8333-333333333333",
 }
-FIXTURE_FILES = (*FIXTURE_IDS, "session-snapshot-v1.json", "session-snapshot-v2.json")
+FIXTURE_FILES = (*FIXTURE_IDS, "session-snapshot-v1.json", "session-snapshot-v2.json", "usage-v1.sqlite3")
 
 RUNNABLE = frozenset({"python", "pycon", "console"})
 NO_RUN = "no-run"

@@ -14,6 +14,7 @@ UPSTREAM_SHA256 = {
     "session-v3.jsonl": "30a87124b3a2c62e9a3032df8dd80aab726987cb14835e7a47b42fbcd643519a",
     "index-v0.sql": "7f2c3249dbd93698c86bf558d9302d432b0ba5961580fd48e82aca16254bbbd1",
     "index-v1.sql": "b9e3e625a48d5e920c38716de958a85ae71d1931dc3204ea433c7ec6ceee7247",
+    "usage-v1.sqlite3": "a7adcbabd20bc1ab2df341dfdd4ea6a209f76ba88b228766fd106bfba8891578",
 }
 
 

@@ -122,6 +122,7 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("library.open_selected", "&Open Selected Session", "Ctrl+Return", "Open the session selected in the browser", requires=("selection",), sep=True),
     _spec("library.rename", "Re&name…", "F2", "Set the selected session's title (stored in Rho's index)", requires=("selection",), local=True),
     _spec("library.trash", "Move to &Trash…", "Del", "Move the selected session to rho-desk's trash", icon="trash", requires=("selection",), local=True),
+    _spec("library.usage", "&Usage and Cost…", "Ctrl+Shift+U", "What Rho's requests cost, by day, workspace, model and session (its usage ledger)", icon="stats"),
     _spec("library.trash_view", "&Deleted Sessions…", "Ctrl+Shift+Del", "Restore sessions from rho-desk's trash, or empty it", icon="trash"),
     # Revision
     _spec("revision.previous", "&Previous Revision", "[", "Show the revision before this one", requires=DOC),

@@ -67,6 +67,7 @@ from .views.workspace_changes import ChangesView, reveal_message, turn_of_curren
 if TYPE_CHECKING:
     from .services import Services
     from .theme import Theme
+    from .views.usage import UsageView, UsageWindow
 
 __all__ = ["DemoBanner", "DocumentHeader", "MainWindow"]
 
@@ -149,7 +150,9 @@ class MainWindow(QMainWindow):
         self.header = DocumentHeader()
         self.conversation = ConversationView(document, bridge, theme)
         self.revisions = RevisionTimelineView(document, bridge, theme)
-        self.statistics = StatisticsView(document, bridge, theme, services.settings)
+        self.statistics = StatisticsView(document, bridge, theme, services.settings,
+                                         ledger_home=lambda: services.library.home)
+        self.usage_window: UsageWindow | None = None
         self.tabs = QTabWidget()
         self.tabs.setObjectName("DocumentTabs")
         self.tabs.setAccessibleName("Session views")
@@ -235,6 +238,7 @@ class MainWindow(QMainWindow):
         a.attach("library.refresh", self.browser.refresh)
         a.attach("library.scope", lambda: self.browser.set_scope("workspace" if a["library.scope"].isChecked() else "all"))
         a.attach("library.open_selected", self.browser.open_selected)
+        a.attach("library.usage", self.show_usage)
         for local in ("library.rename", "library.trash"):
             a.make_local(local, self.browser)
         a.attach("revision.previous", lambda: self.services.document.select_relative(-1))
@@ -306,6 +310,22 @@ class MainWindow(QMainWindow):
         else:
             self._busy_timer.stop()
             self.status_busy.setText("")
+
+    def show_usage(self) -> UsageView:
+        """Show the Usage window (made on first use), reading the ledger again."""
+        if self.usage_window is None:
+            from .views.usage import UsageView, UsageWindow  # QtCharts: loaded when first shown
+
+            ctx = self.services
+            view = UsageView(ctx.bridge, ctx.theme.theme, lambda: ctx.library.home, lambda: ctx.library.alist(None))
+            view.sig_session_requested.connect(self.commands.open_path)
+            ctx.theme.sig_theme_changed.connect(view.set_theme)
+            self.usage_window = UsageWindow(view, self)
+        if self.usage_window.isVisible():
+            self.usage_window.raise_()  # already open behind the main window: bring it forward
+        self.usage_window.show()
+        self.usage_window.view.reload()
+        return self.usage_window.view
 
     def show_tab(self, index: int) -> None:
         self.tabs.setCurrentIndex(index)

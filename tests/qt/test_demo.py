@@ -75,8 +75,9 @@ def test_demo_features_exist() -> None:
 
 
 def test_the_bundle_ships_no_index_and_a_fresh_copy_builds_it_with_titles(tmp_path: Path) -> None:
-    # Rho's index names absolute paths: none ships, nothing names the machine that built it
-    assert not list(DEMO_SOURCE.rglob("*.sqlite3*"))
+    # Rho's index names absolute paths: none ships, nothing names the machine that built it (the
+    # one database that ships is the usage ledger, scripts/demo_ledger.py; no -wal/-shm beside it)
+    assert [p.relative_to(DEMO_SOURCE).as_posix() for p in DEMO_SOURCE.rglob("*.sqlite3*")] == ["usage.sqlite3"]
     root = str(Path(__file__).resolve().parents[2]).encode()
     assert not [p for p in DEMO_SOURCE.rglob("*") if p.is_file() and root in p.read_bytes()]
     copy = prepare_demo_copy(tmp_path / "demo", source=DEMO_SOURCE)
@@ -122,3 +123,20 @@ def test_the_build_script_reproduces_the_same_sessions(tmp_path: Path) -> None:
             continue
         a, b = read_session(out / name).tree, read_session(DEMO_SOURCE / name).tree
         assert a.history() == b.history() and a.node_count == b.node_count
+
+
+def test_the_demo_ledger_matches_the_demo_sessions() -> None:
+    """Every demo session has requests in the bundled ledger, in its own workspace, and the
+    ledger is Rho's schema at the version we read (regenerate it with scripts/demo_ledger.py)."""
+    from rho_desk.core.usage.ledger import UsageLedger
+
+    with UsageLedger(DEMO_SOURCE / "usage.sqlite3", cache_dir=False) as ledger:
+        assert ledger.version == 1
+        for transcript in DEMO_SOURCE.rglob("*.jsonl"):
+            tree = read_session(transcript).tree
+            requests = ledger.session_requests(str(tree.session_id), children=False)
+            assert requests, transcript
+            assert {r.workspace_path for r in requests} == {tree.header.cwd if tree.header else None}
+            assert any(r.purpose == "agent" for r in requests)
+        purposes = {str(r[0]) for r in ledger.query("SELECT DISTINCT purpose FROM ledger.usage_events")}
+    assert purposes >= {"agent", "compaction", "title", "subagent"}

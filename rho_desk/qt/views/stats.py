@@ -10,6 +10,8 @@ where that window came from. Everything is computed in a worker thread.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
 from PySide6.QtCore import QModelIndex, QPointF, QRectF, Qt, Signal
@@ -31,10 +33,12 @@ from PySide6.QtWidgets import (
 
 from ...core.compaction.stats import SeriesPoint, StatsData, compute_stats
 from ...core.stores.rho_files import RevisionNode
+from ...core.usage.overview import SessionUsage, find_home, session_usage
 from ..bridge import EngineBridge, in_thread
 from ..document import SessionDocument
 from ..models.compactions import CompactionTableModel
 from ..models.roles import Role
+from ..models.usage import LedgerRequestsModel, money
 from ..settings import PREFS_CONTEXT_WINDOW, Settings
 from ..text import plural
 from ..theme import Theme
@@ -332,10 +336,17 @@ class StatisticsView(QWidget):
     """The user picked a revision in the chart or the table."""
     sig_stats_shown = Signal(object)
     """A :class:`StatsData` is on screen."""
+    sig_usage_shown = Signal(object)
+    """The session's usage is on screen (:class:`SessionUsage`: ledger rows or the file's record)."""
 
     def __init__(self, document: SessionDocument, bridge: EngineBridge, theme: Theme, settings: Settings,
-                 parent: QWidget | None = None) -> None:  # fmt: skip
+                 parent: QWidget | None = None, *, ledger_home: Callable[[], Path | None] | None = None) -> None:  # fmt: skip
         super().__init__(parent)
+        self.ledger_home = ledger_home
+        """The library's Rho home (its usage ledger), when the session file is not under one."""
+        self.usage: SessionUsage | None = None
+        self.usage_cache_dir: Path | None = None
+        """Where the ledger's roll-up lives (``None``: rho-desk's cache folder)."""
         self.setObjectName("StatisticsView")
         self.document = document
         self.bridge = bridge
@@ -401,6 +412,23 @@ class StatisticsView(QWidget):
         self.table.setMaximumHeight(170)
         table_title = QLabel("Compactions on the path to this revision")
         table_title.setObjectName("SectionTitle")
+        self.usage_title = QLabel("Requests in Rho's usage ledger")
+        self.usage_title.setObjectName("SectionTitle")
+        self.usage_note = QLabel("")
+        self.usage_note.setWordWrap(True)
+        self.usage_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.usage_model = LedgerRequestsModel(lambda: self._session_id(), self)
+        self.usage_table = QTableView()
+        self.usage_table.setObjectName("LedgerRequests")
+        self.usage_table.setAccessibleName("This session's requests in Rho's usage ledger")
+        self.usage_table.setModel(self.usage_model)
+        self.usage_table.verticalHeader().hide()
+        self.usage_table.setShowGrid(False)
+        self.usage_table.setAlternatingRowColors(True)
+        self.usage_table.setFrameShape(QFrame.Shape.NoFrame)
+        self.usage_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.usage_table.horizontalHeader().setStretchLastSection(True)
+        self.usage_table.setMinimumHeight(160)
 
         self.body = QWidget()
         body = QVBoxLayout(self.body)
@@ -410,6 +438,9 @@ class StatisticsView(QWidget):
         body.addWidget(chart_box, 1)
         body.addWidget(table_title)
         body.addWidget(self.table)
+        body.addWidget(self.usage_title)
+        body.addWidget(self.usage_note)
+        body.addWidget(self.usage_table)
         self.empty = EmptyState("No session open", "Compaction counters, token estimates and the context gauge appear here.")
         # a scroll area, so the tab never forces the window wider or taller than the screen
         self.scroll_area = QScrollArea()
@@ -467,6 +498,58 @@ class StatisticsView(QWidget):
         if generation != self._generation:
             return
         self.show_data(data)
+        fallback = self.ledger_home() if self.ledger_home is not None else None
+        home = await in_thread(find_home, self.document.path, fallback)
+        history = await self.document.arun_locked(tree.history, node)
+        usage = await in_thread(session_usage, home, tree.session_id, history, node.compaction,
+                                cache_dir=self.usage_cache_dir)  # fmt: skip
+        if generation == self._generation:
+            self.show_usage(usage)
+
+    def _session_id(self) -> str | None:
+        tree = self.document.tree
+        return None if tree is None else tree.session_id
+
+    def show_usage(self, usage: SessionUsage) -> None:
+        """The session's ledger rows, or (marked as such) what its file records."""
+        self.usage = usage
+        rows = usage.requests
+        self.usage_model.set_rows(rows)
+        if usage.from_ledger and usage.total is not None:
+            t = usage.total
+            own = self._session_id()
+            purposes: dict[str, int] = {}
+            for r in rows:
+                purposes[r.purpose] = purposes.get(r.purpose, 0) + 1
+            failed = sum(r.outcome != "completed" for r in rows)
+            subagent_sessions = len({r.session_id for r in rows if r.session_id != own})
+            parts = ", ".join(f"{n:,} {p}" for p, n in sorted(purposes.items(), key=lambda kv: -kv[1]))
+            text = (f"{t.requests:,} requests ({parts}); {failed:,} failed or cancelled. "
+                    f"Cost {money(t.cost_usd_micros)}")  # fmt: skip
+            if t.requests_without_cost:
+                text += f" (+ {t.requests_without_cost:,} without a reported cost)"
+            text += (f"; {t.input_tokens:,} input, {t.cache_read_tokens:,} cache read, {t.cache_write_tokens:,} cache "
+                     f"write, {t.output_tokens:,} output tokens.")  # fmt: skip
+            if subagent_sessions:
+                text += f" Includes {subagent_sessions:,} subagent session(s)."
+            self.usage_title.setText("Requests in Rho's usage ledger")
+            self.usage_note.setText(text)
+            self.usage_table.show()
+        else:
+            f = usage.file
+            why = f" ({usage.note})" if usage.note else " (older Rho, or recorded on another machine)"
+            text = f"No requests of this session in Rho's usage ledger{why}."
+            if f is not None:
+                text += (f" From the session file instead: {f.model_replies:,} model replies (their tokens are "
+                         f"not recorded there), compaction cost {money(f.compaction_cost_usd_micros)}")  # fmt: skip
+                if f.aborted_replies:
+                    text += (f", {f.aborted_replies:,} interrupted replies with {f.aborted_input_tokens:,} input and "
+                             f"{f.aborted_output_tokens:,} output tokens, cost {money(f.aborted_cost_usd_micros)}")  # fmt: skip
+                text += "."
+            self.usage_title.setText("Usage (from the session file)")
+            self.usage_note.setText(text)
+            self.usage_table.hide()
+        self.sig_usage_shown.emit(usage)
 
     def show_data(self, data: StatsData) -> None:
         self.data = data

@@ -8,9 +8,9 @@ both read a turn through :class:`TurnUsage`.
 
 from __future__ import annotations
 
-from .compaction.tokens import estimate_text_tokens
-from .session import events
-from .wire.model import ModelUsage
+from ..compaction.tokens import estimate_text_tokens
+from ..session import events
+from ..wire.model import ModelUsage
 
 __all__ = ["TurnUsage", "describe_usage"]
 

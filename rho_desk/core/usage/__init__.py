@@ -1,0 +1,114 @@
+"""Usage and cost: a continued turn's usage in words, and Rho's usage ledger, read-only.
+
+Two parts, loaded lazily (PEP 562) so that each caller pays only for its own:
+
+* :class:`TurnUsage` / :func:`describe_usage` (``_turn``): what one continued turn used, as
+  the provider reported it or as the engine estimated it;
+* the ledger (``ledger``, ``rollup``, ``report``, ``payback``, ``pricing``, ``overview``): Rho's
+  ``<home>/usage.sqlite3``, one row per provider request, opened read-only while Rho may be
+  writing it, aggregated in SQL by day, week, month, workspace, model, provider, purpose or
+  session, and each compaction's payback. ``docs/usage.md`` defines every number.
+
+The functions named like their modules (``overview.overview``, ``payback.payback``) are imported
+from those modules: a package attribute cannot be both.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "GROUPINGS": "report",
+    "CompactionPayback": "payback",
+    "FileUsage": "overview",
+    "Overview": "overview",
+    "SessionUsage": "overview",
+    "StackedSeries": "report",
+    "find_home": "overview",
+    "narrow": "overview",
+    "session_usage": "overview",
+    "sessions_behind": "overview",
+    "LEDGER_FILE": "ledger",
+    "LedgerRequest": "ledger",
+    "LedgerTooNew": "ledger",
+    "ModelPrice": "pricing",
+    "PaybackReport": "payback",
+    "SUPPORTED_LEDGER_VERSION": "ledger",
+    "SessionPayback": "payback",
+    "TurnUsage": "_turn",
+    "UsageFilter": "report",
+    "UsageGroup": "report",
+    "UsageLedger": "ledger",
+    "UsageReport": "report",
+    "describe_usage": "_turn",
+    "fit_price": "pricing",
+    "ledger_path": "ledger",
+    "parse_date": "report",
+}
+
+__all__ = [
+    "GROUPINGS",
+    "LEDGER_FILE",
+    "SUPPORTED_LEDGER_VERSION",
+    "CompactionPayback",
+    "FileUsage",
+    "LedgerRequest",
+    "LedgerTooNew",
+    "ModelPrice",
+    "Overview",
+    "PaybackReport",
+    "SessionPayback",
+    "SessionUsage",
+    "StackedSeries",
+    "TurnUsage",
+    "UsageFilter",
+    "UsageGroup",
+    "UsageLedger",
+    "UsageReport",
+    "describe_usage",
+    "find_home",
+    "fit_price",
+    "ledger_path",
+    "narrow",
+    "parse_date",
+    "session_usage",
+    "sessions_behind",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
+    from ._turn import TurnUsage, describe_usage
+    from .ledger import (
+        LEDGER_FILE,
+        SUPPORTED_LEDGER_VERSION,
+        LedgerRequest,
+        LedgerTooNew,
+        UsageLedger,
+        ledger_path,
+    )
+    from .overview import (
+        FileUsage,
+        Overview,
+        SessionUsage,
+        find_home,
+        narrow,
+        session_usage,
+        sessions_behind,
+    )
+    from .payback import CompactionPayback, PaybackReport, SessionPayback
+    from .pricing import ModelPrice, fit_price
+    from .report import GROUPINGS, StackedSeries, UsageFilter, UsageGroup, UsageReport, parse_date

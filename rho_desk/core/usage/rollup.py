@@ -1,0 +1,259 @@
+"""rho-desk's roll-up of a usage ledger: the same sums in far fewer rows, kept up to date.
+
+A million ledger rows take SQLite more than a second to scan (each row holds ids, paths and
+versions), and the ledger is Rho's: we may not add an index to it. So rho-desk keeps, in its
+own cache folder, one SQLite file per ledger with the sums per 15-minute bucket and
+(session, parent session, workspace, provider, model, purpose, outcome) — a few rows per session
+instead of one per request. Every timezone's offset is a multiple of 15 minutes, so UTC and
+local days, weeks, months and date ranges are exact over buckets. ``moments`` holds, per
+provider and model, the sums the price fit needs (:mod:`.pricing`).
+
+Refresh (:func:`refresh`) folds only the rows written since the last look: ledger rows are
+immutable and Rho only inserts, so each row has a larger ``rowid`` than every row before it.
+Inside one transaction (one snapshot of the ledger) it checks that what was folded is still
+there (the first row's and the high-water row's ``event_id``); if old rows were pruned or the
+file replaced, the roll-up is rebuilt from scratch. The cache is
+disposable: a damaged one is deleted and rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+from typing import Final
+
+__all__ = ["BUCKET_MS", "RAW_SOURCE", "ROLLUP_COLUMNS", "ROLLUP_VERSION", "open_rollup", "refresh", "rollup_file"]
+
+ROLLUP_VERSION: Final = 2
+BUCKET_MS: Final = 15 * 60 * 1000
+"""A bucket: 15 minutes (every UTC offset in use is a multiple of it)."""
+
+ROLLUP_COLUMNS: Final = (
+    "bucket", "session_id", "parent_session_id", "workspace", "provider", "model", "purpose", "outcome",
+    "requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+    "total_tokens", "cost_usd_micros", "without_cost",
+)  # fmt: skip
+
+_KEYS: Final = "bucket, session_id, parent_session_id, workspace, provider, model, purpose, outcome"
+SUMS: Final = ("requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+               "total_tokens", "cost_usd_micros", "without_cost")  # fmt: skip
+_SUM_COLUMNS: Final = ", ".join(f"{c} INTEGER NOT NULL" for c in SUMS)
+_ADD: Final = ", ".join(f"{c} = {c} + excluded.{c}" for c in SUMS)
+_SUM_OF: Final = ", ".join(f"sum({c})" for c in SUMS)
+
+_SCHEMA: Final = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rollup (
+    bucket INTEGER NOT NULL, session_id TEXT NOT NULL, parent_session_id TEXT NOT NULL,
+    workspace TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, purpose TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    requests INTEGER NOT NULL, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,
+    total_tokens INTEGER NOT NULL, cost_usd_micros INTEGER NOT NULL, without_cost INTEGER NOT NULL,
+    PRIMARY KEY ({_KEYS})
+) WITHOUT ROWID;
+-- covering: "by session" and a session's child sessions read the index alone, in order
+CREATE INDEX IF NOT EXISTS rollup_session_sums ON rollup (session_id, requests, input_tokens, output_tokens,
+    cache_read_tokens, cache_write_tokens, total_tokens, cost_usd_micros, without_cost);
+CREATE INDEX IF NOT EXISTS rollup_parent ON rollup (parent_session_id) WHERE parent_session_id != '';
+CREATE TABLE IF NOT EXISTS moments (
+    provider TEXT NOT NULL, model TEXT NOT NULL, n INTEGER NOT NULL,
+    ii REAL, io REAL, ir REAL, iw REAL, oo REAL, orr REAL, ow REAL, rr REAL, rw REAL, ww REAL,
+    ic REAL, oc REAL, rc REAL, wc REAL,
+    PRIMARY KEY (provider, model)
+) WITHOUT ROWID;
+-- per calendar day (UTC, and the local zone of the process that folded: meta local_zone) and one
+-- dimension at a time: what the unfiltered reports and charts read (a few rows per day)
+CREATE TABLE IF NOT EXISTS daily (
+    zone TEXT NOT NULL, dim TEXT NOT NULL, day TEXT NOT NULL, value TEXT NOT NULL,
+    {_SUM_COLUMNS},
+    PRIMARY KEY (zone, dim, day, value)
+) WITHOUT ROWID;
+-- per session, for the unfiltered "by session" (the most expensive first, from the index)
+CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, {_SUM_COLUMNS}) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_cost ON sessions (cost_usd_micros DESC, requests DESC, session_id);
+PRAGMA user_version = {ROLLUP_VERSION};
+"""
+
+DIMS: Final = ("model", "purpose", "workspace", "provider")
+"""The dimensions ``daily`` keeps (each request counted once per dimension)."""
+
+# one ledger row in the roll-up's shape (the raw source when there is no roll-up)
+_ROW: Final = f"""
+    occurred_at_ms / {BUCKET_MS} AS bucket,
+    coalesce(session_id, '') AS session_id, coalesce(parent_session_id, '') AS parent_session_id,
+    coalesce(workspace_path, '') AS workspace, provider, model, purpose, request_outcome AS outcome"""
+_SUMS: Final = """
+    count(*), coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
+    coalesce(sum(cache_read_tokens), 0) AS cache_read_tokens,
+    coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
+    coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd_micros), 0) AS cost_usd_micros,
+    count(*) - count(cost_usd_micros) AS without_cost"""
+
+RAW_SOURCE: Final = f"""(SELECT {_ROW}, 1 AS requests,
+    coalesce(input_tokens, 0) AS input_tokens, coalesce(output_tokens, 0) AS output_tokens,
+    coalesce(cache_read_tokens, 0) AS cache_read_tokens, coalesce(cache_write_tokens, 0) AS cache_write_tokens,
+    coalesce(total_tokens, 0) AS total_tokens, coalesce(cost_usd_micros, 0) AS cost_usd_micros,
+    cost_usd_micros IS NULL AS without_cost
+  FROM ledger.usage_events)"""
+"""The ledger itself in the roll-up's columns (one row per request), for reports without a cache."""
+
+_FRESH: Final = f"""
+CREATE TEMP TABLE fresh AS
+SELECT {_ROW}, {_SUMS.replace("count(*),", "count(*) AS requests,", 1)}
+FROM ledger.usage_events WHERE rowid > ? AND rowid <= ?
+GROUP BY {_KEYS}
+"""
+_FOLD: Final = f"""
+INSERT INTO main.rollup ({", ".join(ROLLUP_COLUMNS)})
+SELECT {", ".join(ROLLUP_COLUMNS)} FROM temp.fresh WHERE true
+ON CONFLICT ({_KEYS}) DO UPDATE SET {_ADD}
+"""
+_FOLD_SESSIONS: Final = f"""
+INSERT INTO main.sessions (session_id, {", ".join(SUMS)})
+SELECT session_id, {_SUM_OF} FROM temp.fresh GROUP BY session_id
+ON CONFLICT (session_id) DO UPDATE SET {_ADD}
+"""
+
+
+def _fold_daily(source: str, zone: str) -> list[str]:
+    """Statements folding ``source`` (rows in the roll-up's shape) into ``daily`` for one zone."""
+    at = f"bucket * {BUCKET_MS // 1000}, 'unixepoch'" + (", 'localtime'" if zone == "local" else "")
+    return [
+        f"INSERT INTO main.daily (zone, dim, day, value, {', '.join(SUMS)}) "
+        f"SELECT '{zone}', '{dim}', date({at}) AS d, {dim}, {_SUM_OF} FROM {source} WHERE true GROUP BY d, {dim} "
+        f"ON CONFLICT (zone, dim, day, value) DO UPDATE SET {_ADD}"
+        for dim in DIMS
+    ]
+
+
+def local_zone() -> str:
+    """What the local calendar days depend on: the zone's names and offsets."""
+    import time
+
+    return f"{time.tzname}|{time.timezone}|{time.altzone}|{time.daylight}"
+
+_MOMENT_COLUMNS: Final = ("ii", "io", "ir", "iw", "oo", "orr", "ow", "rr", "rw", "ww", "ic", "oc", "rc", "wc")
+_MOMENT_SOURCE: Final = """
+SELECT provider, model, count(*),
+    sum(i * i), sum(i * o), sum(i * r), sum(i * w), sum(o * o), sum(o * r), sum(o * w),
+    sum(r * r), sum(r * w), sum(w * w), sum(i * c), sum(o * c), sum(r * c), sum(w * c)
+FROM (SELECT provider, model,
+        1.0 * coalesce(input_tokens, 0) AS i, 1.0 * coalesce(output_tokens, 0) AS o,
+        1.0 * coalesce(cache_read_tokens, 0) AS r, 1.0 * coalesce(cache_write_tokens, 0) AS w,
+        1.0 * cost_usd_micros AS c
+      FROM ledger.usage_events WHERE cost_usd_micros IS NOT NULL {where})
+GROUP BY provider, model
+"""
+MOMENTS_RAW: Final = _MOMENT_SOURCE.format(where="")
+"""The price-fit sums straight from the ledger (reports without a cache)."""
+
+_FOLD_MOMENTS: Final = (
+    f"INSERT INTO main.moments (provider, model, n, {', '.join(_MOMENT_COLUMNS)}) "
+    + _MOMENT_SOURCE.format(where="AND rowid > ? AND rowid <= ?")
+    + " ON CONFLICT (provider, model) DO UPDATE SET n = n + excluded.n, "
+    + ", ".join(f"{c} = {c} + excluded.{c}" for c in _MOMENT_COLUMNS)
+)
+
+
+def rollup_file(ledger: Path, cache_dir: Path | None = None) -> Path:
+    """The roll-up of ``ledger``: ``<cache>/usage/<digest of its real path>.sqlite3``."""
+    if cache_dir is None:
+        from ..stores.search import default_cache_dir
+
+        cache_dir = default_cache_dir()
+    digest = hashlib.sha256(os.fsencode(os.path.realpath(ledger))).hexdigest()[:20]
+    return cache_dir / "usage" / f"{digest}.sqlite3"
+
+
+def open_rollup(path: Path) -> sqlite3.Connection | None:
+    """Open (create, or rebuild when damaged or of another version) the roll-up; ``None`` when
+    the cache folder cannot be written (reports then scan the ledger)."""
+    for attempt in range(2):
+        connection: sqlite3.Connection | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=5.0)
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, ROLLUP_VERSION):
+                raise sqlite3.DatabaseError(f"roll-up version {version}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute("PRAGMA cache_size = -65536")  # group-by sorters stay in memory
+            connection.execute("PRAGMA temp_store = MEMORY")
+            connection.executescript(_SCHEMA)
+            return connection
+        except sqlite3.DatabaseError:
+            if connection is not None:
+                connection.close()
+            if attempt == 0:  # a damaged or foreign cache: it is ours to rebuild
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(OSError):
+                        Path(f"{path}{suffix}").unlink()
+        except OSError:
+            if connection is not None:
+                connection.close()
+            return None
+    return None
+
+
+def _meta(db: sqlite3.Connection, key: str) -> object:
+    row = db.execute("SELECT value FROM main.meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else row[0]
+
+
+def refresh(db: sqlite3.Connection) -> int:
+    """Fold the ledger rows written since the last refresh; returns how many were folded.
+
+    ``db`` is a roll-up connection with the ledger attached as ``ledger``. One transaction:
+    the ledger is read from one snapshot, and two rho-desk processes never fold the same rows.
+    The rows folded before are checked by their two ends (the first row, and the row at the
+    high-water mark, by ``event_id``): pruning old rows or replacing the file rebuilds the
+    roll-up. (Counting the whole ledger each time would cost a scan of its largest index.)
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # two statements: SQLite answers a lone min() or max() from the b-tree's end, both
+        # together with a scan
+        low = db.execute("SELECT coalesce(min(rowid), 0) FROM ledger.usage_events").fetchone()[0]
+        high = db.execute("SELECT coalesce(max(rowid), 0) FROM ledger.usage_events").fetchone()[0]
+        done = int(db.execute("SELECT coalesce((SELECT value FROM main.meta WHERE key = 'high_rowid'), 0)").fetchone()[0])
+        if done and not (high >= done and _event_at(db, low) == _meta(db, "first_event")
+                         and _event_at(db, done) == _meta(db, "anchor_event")):  # fmt: skip
+            for table in ("rollup", "moments", "daily", "sessions"):
+                db.execute(f"DELETE FROM main.{table}")
+            done = 0
+        zone = local_zone()
+        if done and _meta(db, "local_zone") != zone:  # another timezone: local days again, from the roll-up
+            db.execute("DELETE FROM main.daily WHERE zone = 'local'")
+            for statement in _fold_daily("main.rollup", "local"):
+                db.execute(statement)
+        new = 0
+        if high > done:
+            db.execute("DROP TABLE IF EXISTS temp.fresh")
+            db.execute(_FRESH, (done, high))
+            new = int(db.execute("SELECT coalesce(sum(requests), 0) FROM temp.fresh").fetchone()[0])
+            db.execute(_FOLD)
+            db.execute(_FOLD_SESSIONS)
+            for statement in _fold_daily("temp.fresh", "utc") + _fold_daily("temp.fresh", "local"):
+                db.execute(statement)
+            db.execute("DROP TABLE temp.fresh")
+            db.execute(_FOLD_MOMENTS, (done, high))
+            db.executemany(
+                "INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)",
+                [("high_rowid", high), ("first_event", _event_at(db, low)), ("anchor_event", _event_at(db, high))],
+            )
+        db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('local_zone', ?)", (zone,))
+        db.execute("COMMIT")
+        return new
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _event_at(db: sqlite3.Connection, rowid: int) -> object:
+    row = db.execute("SELECT event_id FROM ledger.usage_events WHERE rowid = ?", (rowid,)).fetchone()
+    return None if row is None else row[0]

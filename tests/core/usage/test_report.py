@@ -1,0 +1,220 @@
+"""The ledger's aggregates agree with an independent SQL aggregation over the raw rows.
+
+The expected figures come from plain SQL written here, over ``usage_events`` itself (one row per
+request, other date formulas than the product's), for every grouping, in UTC and in two local
+zones (one with a DST change inside the data, one 5:30 from UTC), with date ranges and filters;
+through rho-desk's roll-up and without it, and again after Rho appended rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.usage.ledger import UsageLedger
+from rho_desk.core.usage.report import GROUPINGS, UsageFilter, UsageReport
+
+from .ledgers import insert, make_ledger, random_rows
+
+_WEEKDAY = "((CAST(strftime('%w', {t}) AS INTEGER) + 6) % 7)"
+_KEYS = {
+    "day": "strftime('%Y-%m-%d', {t})",
+    "week": "date({t}, '-' || " + _WEEKDAY + " || ' days')",
+    "month": "substr(strftime('%Y-%m-%d', {t}), 1, 7)",
+    "workspace": "coalesce(workspace_path, '')",
+    "model": "model",
+    "provider": "provider",
+    "purpose": "purpose",
+    "session": "coalesce(session_id, '')",
+}
+
+
+def expected(path: Path, by: str, filt: UsageFilter) -> dict[str, tuple[int, ...]]:
+    """The groups by plain SQL over every row (no roll-up, no buckets)."""
+    t = "occurred_at_ms / 1000.0, 'unixepoch'" + (", 'localtime'" if filt.local else "")
+    key = _KEYS[by].format(t=t)
+    where, params = ["1"], []
+    day = f"strftime('%Y-%m-%d', {t})"
+    if filt.since:
+        where.append(f"{day} >= ?")
+        params.append(filt.since.isoformat())
+    if filt.until:
+        where.append(f"{day} <= ?")
+        params.append(filt.until.isoformat())
+    for column, values in (("coalesce(workspace_path, '')", filt.workspaces), ("model", filt.models),
+                           ("purpose", filt.purposes)):  # fmt: skip
+        if values:
+            where.append(f"{column} IN ({','.join('?' * len(values))})")
+            params.extend(values)
+    db = sqlite3.connect(path)
+    rows = db.execute(
+        f"""SELECT {key}, count(*), total(input_tokens), total(output_tokens), total(cache_read_tokens),
+                   total(cache_write_tokens), total(total_tokens), total(cost_usd_micros),
+                   sum(CASE WHEN cost_usd_micros IS NULL THEN 1 ELSE 0 END)
+            FROM usage_events WHERE {' AND '.join(where)} GROUP BY 1""", params).fetchall()  # fmt: skip
+    db.close()
+    return {str(r[0]): tuple(int(v) for v in r[1:]) for r in rows}
+
+
+def actual(groups: list) -> dict[str, tuple[int, ...]]:  # type: ignore[type-arg]
+    return {g.key: (g.requests, g.input_tokens, g.output_tokens, g.cache_read_tokens, g.cache_write_tokens,
+                    g.total_tokens, g.cost_usd_micros, g.requests_without_cost) for g in groups}  # fmt: skip
+
+
+@pytest.fixture
+def ledger_file(tmp_path: Path) -> Path:
+    return make_ledger(tmp_path / "home" / "usage.sqlite3", random_rows(3000))
+
+
+@pytest.fixture(params=["UTC", "America/New_York", "Asia/Kolkata"])
+def zone(request: pytest.FixtureRequest) -> Iterator[str]:
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = request.param
+    time.tzset()
+    yield request.param
+    if old is None:
+        os.environ.pop("TZ")
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+FILTERS = [
+    UsageFilter(),
+    UsageFilter(local=True),
+    UsageFilter(since=dt.date(2026, 10, 30), until=dt.date(2026, 11, 8)),
+    UsageFilter(since=dt.date(2026, 10, 30), until=dt.date(2026, 11, 8), local=True),
+    UsageFilter(workspaces=("", "/w/b"), models=("gpt-5", "qwen"), purposes=("agent", "compaction")),
+]
+
+
+@pytest.mark.parametrize("cached", [True, False], ids=["rollup", "raw"])
+def test_every_grouping_agrees_with_plain_sql(ledger_file: Path, tmp_path: Path, zone: str, cached: bool) -> None:
+    with UsageLedger(ledger_file, cache_dir=tmp_path / "cache" if cached else False) as ledger:
+        assert ledger.cached is cached
+        report = UsageReport(ledger)
+        for filt in FILTERS:
+            for by in GROUPINGS:
+                assert actual(report.groups(by, filt)) == expected(ledger_file, by, filt), (by, filt)
+
+
+def test_rows_rho_appends_later_are_folded_in(ledger_file: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        before = actual(UsageReport(ledger).groups("model"))
+    insert(ledger_file, random_rows(500, seed=99))
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        after = UsageReport(ledger).groups("model")
+    assert actual(after) == expected(ledger_file, "model", UsageFilter()) != before
+    # an open ledger folds them in on refresh()
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        insert(ledger_file, random_rows(50, seed=5))
+        ledger.refresh()
+        assert actual(UsageReport(ledger).groups("day")) == expected(ledger_file, "day", UsageFilter())
+
+
+def test_pruned_or_replaced_ledger_rebuilds_the_rollup(ledger_file: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        UsageReport(ledger).groups("day")
+    db = sqlite3.connect(ledger_file)
+    with db:  # a person prunes the oldest rows by hand
+        db.execute("DELETE FROM usage_events WHERE rowid <= 100")
+    db.close()
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        assert actual(UsageReport(ledger).groups("day")) == expected(ledger_file, "day", UsageFilter())
+    ledger_file.unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{ledger_file}{suffix}").unlink(missing_ok=True)
+    make_ledger(ledger_file, random_rows(200, seed=3))  # another ledger at the same path
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        assert actual(UsageReport(ledger).groups("purpose")) == expected(ledger_file, "purpose", UsageFilter())
+
+
+def test_a_damaged_rollup_is_rebuilt(ledger_file: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        target = ledger.rollup_path
+    assert target is not None
+    for suffix in ("-wal", "-shm"):
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    target.write_bytes(b"not a database at all" * 100)
+    with UsageLedger(ledger_file, cache_dir=cache) as ledger:
+        assert ledger.cached
+        assert actual(UsageReport(ledger).groups("workspace")) == expected(ledger_file, "workspace", UsageFilter())
+
+
+def test_missing_workspace_is_the_empty_key_and_unknowns_count_as_zero(tmp_path: Path) -> None:
+    from .ledgers import row
+
+    path = make_ledger(tmp_path / "usage.sqlite3", [
+        row(workspace_path=None, input_tokens=None, output_tokens=5, total_tokens=None, cost_usd_micros=None),
+        row(workspace_path=None, input_tokens=7, output_tokens=None, total_tokens=9, cost_usd_micros=1_500_000),
+    ])  # fmt: skip
+    with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
+        [group] = UsageReport(ledger).groups("workspace")
+    assert group.to_json() == {
+        "key": "", "requests": 2, "input_tokens": 7, "output_tokens": 5, "cache_read_tokens": 0,
+        "cache_write_tokens": 0, "total_tokens": 9, "cost_usd": 1.5, "requests_without_cost": 1,
+    }  # fmt: skip
+
+
+def test_upstream_fixture_reads(tmp_path: Path) -> None:
+    from tests.conftest import RHO_FIXTURES
+
+    with UsageLedger(RHO_FIXTURES / "usage-v1.sqlite3", cache_dir=False) as ledger:
+        assert ledger.version == 1
+        [group] = UsageReport(ledger).groups("model")
+        [request] = ledger.session_requests("fixture-session")
+    assert (group.key, group.requests, group.total_tokens, group.cost_usd_micros) == ("fixture-model", 1, 42, 1234)
+    assert (request.provider, request.purpose, request.prompt_tokens, request.rho_version) == (
+        "fixture-provider", "agent", 32, "fixture")
+
+
+def test_local_days_follow_a_change_of_timezone(ledger_file: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    old = os.environ.get("TZ")
+    try:
+        os.environ["TZ"] = "America/New_York"
+        time.tzset()
+        with UsageLedger(ledger_file, cache_dir=cache) as ledger:  # local days folded for New York
+            assert actual(UsageReport(ledger).groups("day", UsageFilter(local=True))) == expected(
+                ledger_file, "day", UsageFilter(local=True))
+        os.environ["TZ"] = "Asia/Kolkata"
+        time.tzset()
+        insert(ledger_file, random_rows(100, seed=11))
+        with UsageLedger(ledger_file, cache_dir=cache) as ledger:  # the same roll-up, another zone
+            for by in ("day", "week"):
+                filt = UsageFilter(local=True)
+                assert actual(UsageReport(ledger).groups(by, filt)) == expected(ledger_file, by, filt)
+    finally:
+        if old is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+
+
+@pytest.mark.parametrize(("unit", "stack"), [("day", "purpose"), ("week", "model"), ("month", "purpose")])
+def test_stacked_series_agree_with_and_without_the_rollup(ledger_file: Path, tmp_path: Path, unit: str,
+                                                         stack: str) -> None:  # fmt: skip
+    filt = UsageFilter(since=dt.date(2026, 10, 27), until=dt.date(2026, 11, 30), local=True)
+    with UsageLedger(ledger_file, cache_dir=tmp_path / "cache") as cached, UsageLedger(ledger_file, cache_dir=False) as raw:
+        a, b = UsageReport(cached).stacked(unit, stack, filt), UsageReport(raw).stacked(unit, stack, filt)
+    assert a.x == b.x and a.cells == b.cells and set(a.stacks) == set(b.stacks)
+    assert sum(g.requests for g in a.cells.values()) == sum(expected(ledger_file, "day", filt)[d][0]
+                                                            for d in expected(ledger_file, "day", filt))
+
+
+def test_chart_unit_keeps_the_bars_readable() -> None:
+    from rho_desk.core.usage.overview import chart_unit
+
+    day = dt.date(2026, 1, 1)
+    assert [chart_unit(day, day + dt.timedelta(days=n)) for n in (0, 61, 62, 181, 182, 400)] == [
+        "day", "day", "week", "week", "month", "month"]

@@ -1,0 +1,156 @@
+"""The Usage window and the Statistics tab's ledger rows, in the real app over the demo library.
+
+The demo ships a ledger (``scripts/demo_ledger.py``) whose sessions include the demo sessions;
+the figures on screen are checked against the core's own aggregation, the chart click against
+the sessions behind it, and double-clicking a session opens it in the main window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCharts import QStackedBarSeries
+
+from rho_desk.core.usage.ledger import LedgerRequest, UsageLedger
+from rho_desk.core.usage.payback import payback
+from rho_desk.core.usage.report import UsageFilter, UsageGroup, UsageReport
+from rho_desk.qt.models.usage import LedgerRequestsModel, PaybackModel, UsageGroupsModel, money
+
+from .conftest import settle
+
+WEBHOOK = "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11"
+IDEMPOTENCY = "b2e47d10-3c6a-4f2e-8d95-7a1c0e4b9f22"
+
+
+def test_usage_models_pass_the_tester(qtmodeltester, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
+    with UsageLedger(demo_home / "usage.sqlite3", cache_dir=False) as ledger:
+        groups = UsageReport(ledger).groups("session")
+        rows = ledger.session_requests(WEBHOOK)
+        report = payback(ledger)
+    for model, data in ((UsageGroupsModel(), groups), (LedgerRequestsModel(lambda: WEBHOOK), rows),
+                        (PaybackModel(), [c for s in report.sessions for c in s.compactions])):  # fmt: skip
+        qtmodeltester.check(model)
+        model.set_rows(data)  # type: ignore[attr-defined]
+        assert model.rowCount() == len(data) > 0
+        qtmodeltester.check(model)
+
+
+def test_money_never_shows_unknown_as_zero() -> None:
+    assert money(None) == "–" and money(0) == "$0.0000" and money(-1500) == "−$0.0015"
+    assert money(12_345_678) == "$12.35"
+
+
+def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
+    context = make_window(home=demo_home)
+    window = context.window
+    assert window.app_actions["library.usage"].isEnabled()
+    window.app_actions.trigger("library.usage")
+    view = window.usage_window.view
+    run(settle(context.bridge, 5))
+    assert view.data is not None and view.body.isVisible()
+    with UsageLedger(demo_home / "usage.sqlite3", cache_dir=False) as ledger:
+        total = UsageReport(ledger).total(UsageFilter(local=True))
+        webhook_days = {r.occurred_at_ms for r in ledger.session_requests(WEBHOOK, children=False)}
+    assert view.data.total == UsageGroup("total", *(getattr(total, f) for f in (
+        "requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens",
+        "cost_usd_micros", "requests_without_cost")))  # fmt: skip
+    assert f"{total.requests:,} requests" in view.summary.text()
+    # the chart: one bar set per model, the bars add up to the total cost
+    [series] = view.daily.chart().series()
+    assert isinstance(series, QStackedBarSeries)
+    drawn = sum(bar.at(i) for bar in series.barSets() for i in range(bar.count()))
+    assert drawn == pytest.approx(total.cost_usd_micros / 1e6)
+    # click the webhook session's day, on its model's bar: the sessions behind it
+    import datetime as dt
+
+    day = dt.datetime.fromtimestamp(min(webhook_days) / 1000).date().isoformat()
+    index = view.daily.periods.index(day)
+    bar = next(b for b in series.barSets() if b.label() == "gpt-5")
+    series.clicked.emit(index, bar)
+    run(settle(context.bridge, 5))
+    assert view.sessions_caption.text() == f"Sessions behind {day} · gpt-5"
+    keys = [g.key for g in view.sessions_model.rows]
+    from rho_desk.core.usage.overview import narrow, sessions_behind
+
+    behind = narrow(UsageFilter(since=dt.date.fromisoformat(day), until=dt.date.fromisoformat(day), local=True),
+                    "model", "gpt-5")  # fmt: skip
+    assert keys == [g.key for g in sessions_behind(demo_home / "usage.sqlite3", behind, cache_dir=False)]
+    assert WEBHOOK in keys
+    row = keys.index(WEBHOOK)
+    assert "Flaky refund webhook test" in view.sessions_model.data(view.sessions_model.index(row, 0))
+    view.sessions.doubleClicked.emit(view.sessions_model.index(row, 0))
+    run(settle(context.bridge, 5))
+    assert context.document.path is not None and WEBHOOK in str(context.document.path)
+    # a filter narrows everything
+    view.model_filter.setCurrentIndex(view.model_filter.findData("claude-sonnet-4-5"))
+    run(settle(context.bridge, 5))
+    assert {s for (_x, s) in view.data.days.cells} == {"claude-sonnet-4-5"}
+    # payback, computed when its tab is opened
+    with SignalWaiter(view.sig_payback_shown, run):
+        view.detail_tabs.setCurrentIndex(1)
+    assert "compactions cost" in view.payback_caption.text() or "No compactions" in view.payback_caption.text()
+
+
+class SignalWaiter:
+    """Wait (on the qasync loop) until ``signal`` fires once inside the block."""
+
+    def __init__(self, signal, run) -> None:  # type: ignore[no-untyped-def]
+        self.signal, self.run, self.fired = signal, run, asyncio.Event()
+
+    def __enter__(self) -> None:
+        self.signal.connect(lambda *_a: self.fired.set())
+
+    def __exit__(self, *exc: object) -> None:
+        self.run(asyncio.wait_for(self.fired.wait(), 20))
+
+
+def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
+    from rho_desk.qt.main_window import TAB_STATISTICS
+
+    context = make_window(home=demo_home)
+    window = context.window
+    path = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if WEBHOOK in str(p))
+    window.show_tab(TAB_STATISTICS)
+    run(context.document.aopen(path))
+    run(settle(context.bridge, 6))
+    stats = window.statistics
+    usage = stats.usage
+    assert usage is not None and usage.from_ledger
+    rows: list[LedgerRequest] = stats.usage_model.rows
+    assert {r.purpose for r in rows} >= {"agent", "compaction", "title"}
+    assert any(r.outcome == "failed" for r in rows)  # the retried compaction
+    assert "Requests in Rho's usage ledger" in stats.usage_title.text() and stats.usage_table.isVisible()
+    # a session that started a subagent: the subagent's requests are listed too, and said to be
+    idempotency = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if IDEMPOTENCY in str(p))
+    run(context.document.aopen(idempotency))
+    run(settle(context.bridge, 6))
+    sub = [n for n, r in enumerate(stats.usage_model.rows) if r.purpose == "subagent"]
+    assert sub and all(stats.usage_model.rows[n].parent_session_id == IDEMPOTENCY for n in sub)
+    assert "(subagent session" in stats.usage_model.data(stats.usage_model.index(sub[0], 1))
+    assert "Includes 1 subagent session(s)." in stats.usage_note.text()
+    run(context.document.aopen(path))
+    run(settle(context.bridge, 6))
+    # the same session with no ledger rows: the session file's own record, marked as such
+    (demo_home / "usage.sqlite3").unlink()
+    run(context.document.aopen(path))
+    run(settle(context.bridge, 6))
+    assert stats.usage is not None and not stats.usage.from_ledger and stats.usage.file is not None
+    assert stats.usage_title.text() == "Usage (from the session file)"
+    assert "No requests of this session in Rho's usage ledger" in stats.usage_note.text()
+    assert not stats.usage_table.isVisible()
+
+
+def test_a_home_without_a_ledger_says_so(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
+    (demo_home / "usage.sqlite3").unlink()
+    context = make_window(home=demo_home)
+    view = context.window.show_usage()
+    run(settle(context.bridge, 3))
+    assert view.empty.isVisible() and not view.body.isVisible()
+    shutil.copyfile(Path(__file__).resolve().parents[1] / "fixtures" / "rho" / "usage-v1.sqlite3",
+                    demo_home / "usage.sqlite3")  # fmt: skip
+    view.reload_button.click()
+    run(settle(context.bridge, 3))
+    assert view.data is not None and view.data.total.requests == 1
