@@ -108,7 +108,7 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("view.revisions", "&Revisions", "Ctrl+2", "Show the revision timeline", icon="timeline"),
     _spec("view.statistics", "&Statistics", "Ctrl+3", "Show the compaction statistics", icon="stats"),
     _spec("view.changes", "C&hanges", "Ctrl+4", "Show the files the agent changed, by turn, with diffs", icon="diff"),
-    _spec("view.turn_changes", "Changes of This &Turn", "Ctrl+Alt+C", "Show the files the selected message's turn changed", requires=DOC),
+    _spec("view.turn_changes", "Changes of This T&urn", "Ctrl+Alt+C", "Show the files the selected message's turn changed", requires=DOC),
     _spec("view.model_history", "&Model History", "Ctrl+M", "Show what the model was sent instead of what the user saw", checkable=True, requires=DOC, sep=True),
     _spec("view.next_message", "&Next Message", "J", "Select the next message", requires=DOC),
     _spec("view.previous_message", "&Previous Message", "K", "Select the previous message", requires=DOC),

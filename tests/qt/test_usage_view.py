@@ -112,7 +112,7 @@ def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make
 
     context = make_window(home=demo_home)
     window = context.window
-    path = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if WEBHOOK in str(p))
+    path = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if WEBHOOK in str(p) and "workspace-checkpoints" not in p.parts)
     window.show_tab(TAB_STATISTICS)
     run(context.document.aopen(path))
     run(settle(context.bridge, 6))
@@ -124,7 +124,7 @@ def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make
     assert any(r.outcome == "failed" for r in rows)  # the retried compaction
     assert "Requests in Rho's usage ledger" in stats.usage_title.text() and stats.usage_table.isVisible()
     # a session that started a subagent: the subagent's requests are listed too, and said to be
-    idempotency = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if IDEMPOTENCY in str(p))
+    idempotency = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if IDEMPOTENCY in str(p) and "workspace-checkpoints" not in p.parts)
     run(context.document.aopen(idempotency))
     run(settle(context.bridge, 6))
     sub = [n for n, r in enumerate(stats.usage_model.rows) if r.purpose == "subagent"]

@@ -15,7 +15,8 @@ from those modules: a package attribute cannot be both.
 
 from __future__ import annotations
 
-import importlib
+# Lazy re-exports of this package's own modules (PEP 562), as rho_desk.core does.
+import importlib  # noqa: TID251
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {

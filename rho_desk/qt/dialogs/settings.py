@@ -537,7 +537,7 @@ class SettingsDialog(QDialog):
                              context="Reading the trusted folders")  # fmt: skip
 
     def _on_revoke_clicked(self) -> None:
-        item = self.trusted.currentItem()
+        item: QListWidgetItem | None = self.trusted.currentItem()
         if item is None:
             return
         folder = str(item.data(Qt.ItemDataRole.UserRole))
