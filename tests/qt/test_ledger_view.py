@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCharts import QStackedBarSeries
+from PySide6.QtWidgets import QApplication
 
 from rho_desk.core.usage.ledger import LedgerRequest, UsageLedger
 from rho_desk.core.usage.payback import payback
@@ -117,6 +118,11 @@ def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make
     run(context.document.aopen(path))
     run(settle(context.bridge, 6))
     stats = window.statistics
+    for _ in range(200):  # the ledger rows load after the statistics: wait on them, not on a time
+        if stats.usage is not None:
+            break
+        run(settle(context.bridge, 6))
+        QApplication.processEvents()
     usage = stats.usage
     assert usage is not None and usage.from_ledger
     rows: list[LedgerRequest] = stats.usage_model.rows
