@@ -7,7 +7,8 @@ every task, sends every failure to the notifier (``Cancelled`` silently), calls 
 :class:`~rho_desk.qt.changes.Changes` out once as ``sig_operation_finished(changes, initiator)``
 (style.md practices 3 and 5). On close, :meth:`EngineBridge.aclose` cancels everything still
 running and awaits it, so no task outlives the window ("Task was destroyed but it is pending",
-qasync #59). Nothing here ever spins a nested event loop.
+qasync #59), and stops every timer made by :meth:`EngineBridge.timer`, so no timer starts work
+after it. Nothing here ever spins a nested event loop.
 
 The concurrency rule of the desktop app
 ---------------------------------------
@@ -40,10 +41,11 @@ import asyncio
 import contextlib
 import functools
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..core.errors import BugError
 from .changes import Changes, changes_of
@@ -110,6 +112,20 @@ class EngineBridge(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock: asyncio.Lock | None = None
         self._closed = False
+        self._timers: weakref.WeakSet[QTimer] = weakref.WeakSet()
+
+    def timer(self, parent: QObject, interval_ms: int, slot: Callable[[], object], *, single_shot: bool = True) -> QTimer:
+        """A timer owned by ``parent`` that calls ``slot``, stopped (for good) when the bridge closes.
+
+        Every timer whose slot submits work to the bridge is made here: a timer still pending when
+        the window closes would otherwise start work on a closed bridge.
+        """
+        timer = QTimer(parent)
+        timer.setSingleShot(single_shot)
+        timer.setInterval(interval_ms)
+        timer.timeout.connect(lambda: None if self._closed else slot())
+        self._timers.add(timer)
+        return timer
 
     # -- submitting work ---------------------------------------------------------------------
 
@@ -203,6 +219,9 @@ class EngineBridge(QObject):
     async def aclose(self) -> None:
         """Refuse new work, cancel every running task and wait for all of them to end."""
         self._closed = True
+        for timer in list(self._timers):
+            with contextlib.suppress(RuntimeError):  # its owner (and the timer) already deleted
+                timer.stop()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from ..core.errors import DatabaseUnavailable, KnownError
 from ..core.fsio import atomic_write
@@ -93,10 +93,7 @@ class TeamService(QObject):
         self.library: TeamLibrary | None = None
         self.state = TeamState.UNCONFIGURED
         self.message = ""
-        self._retry = QTimer(self)
-        self._retry.setSingleShot(True)
-        self._retry.setInterval(RETRY_MS)
-        self._retry.timeout.connect(self._on_retry)
+        self._retry = bridge.timer(self, RETRY_MS, self._on_retry)
         self._connecting: asyncio.Task[Any] | None = None
         self._lock = asyncio.Lock()
 

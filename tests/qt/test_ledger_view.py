@@ -124,7 +124,7 @@ def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make
         run(settle(context.bridge, 6))
         QApplication.processEvents()
     usage = stats.usage
-    assert usage is not None and usage.from_ledger
+    assert usage is not None and usage.from_ledger, (stats.data is not None, stats._stale, stats.isVisible(), [(n.text, n.details) for n in context.bridge.notifier.history])
     rows: list[LedgerRequest] = stats.usage_model.rows
     assert {r.purpose for r in rows} >= {"agent", "compaction", "title"}
     assert any(r.outcome == "failed" for r in rows)  # the retried compaction

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -271,10 +271,7 @@ class ExportDialog(QDialog):
         layout.addWidget(self.buttons)
         self.resize(1100, 720)
 
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(self._on_timer_timeout)
+        self._timer = host.bridge.timer(self, DEBOUNCE_MS, self._on_timer_timeout)
         self.classes.sig_selection_changed.connect(self.schedule)
         self.format.currentIndexChanged.connect(lambda _i: self.schedule())
         self.history.currentIndexChanged.connect(lambda _i: self._on_history_changed())

@@ -323,7 +323,7 @@ class SessionBrowserView(QFrame):
         self.footer.setWordWrap(True)
 
         list_panel_layout(self, [head, self.search, controls], self.list, self.footer)
-        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing)
+        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing, self.bridge)
         self.search.returnPressed.connect(self._on_search_return_pressed)
         self.search.installEventFilter(self)
         self.scope.currentIndexChanged.connect(self._on_scope_changed)

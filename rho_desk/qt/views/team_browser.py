@@ -92,7 +92,7 @@ class TeamBrowserView(QFrame):
         self.footer.setWordWrap(True)
 
         list_panel_layout(self, [head, self.banner, self.search, self.receipt], self.list, self.footer)
-        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing)
+        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing, self.bridge)
         self.list.itemActivated.connect(self._on_item_activated)
         self.list.itemClicked.connect(self._on_item_activated)
         service.sig_state_changed.connect(self._on_state_changed)

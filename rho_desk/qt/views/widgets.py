@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QFontMetrics, QPainter, QPaintEvent
@@ -15,6 +16,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from ..bridge import EngineBridge
 
 __all__ = ["ElidedLabel", "debounced_search", "list_panel_layout", "name_line_edit_buttons"]
 
@@ -43,12 +47,9 @@ def list_panel_layout(panel: QWidget, header: Sequence[QWidget | QLayout], items
     layout.addLayout(footer_box)
 
 
-def debounced_search(field: QLineEdit, delay_ms: int, search: Callable[[], None]) -> QTimer:
-    """Run ``search`` once typing in ``field`` has paused for ``delay_ms``."""
-    timer = QTimer(field)
-    timer.setSingleShot(True)
-    timer.setInterval(delay_ms)
-    timer.timeout.connect(search)
+def debounced_search(field: QLineEdit, delay_ms: int, search: Callable[[], None], bridge: EngineBridge) -> QTimer:
+    """Run ``search`` once typing in ``field`` has paused for ``delay_ms`` (never once ``bridge`` closed)."""
+    timer = bridge.timer(field, delay_ms, search)
     field.textChanged.connect(lambda _text: timer.start())
     return timer
 

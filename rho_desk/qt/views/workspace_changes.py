@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -121,10 +121,7 @@ class ChangesView(QWidget):
         self.search.setPlaceholderText("Sessions that touched a file… (path or part of it, across the library)")
         self.search.setAccessibleName("Search files changed across the library")
         self.search.setClearButtonEnabled(True)
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(250)
-        self._search_timer.timeout.connect(self._run_search)
+        self._search_timer = bridge.timer(self, 250, self._run_search)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
 
         self.model = TouchedFilesModel(self)
@@ -386,8 +383,6 @@ class ChangesView(QWidget):
     # -- the library search ------------------------------------------------------------------------------
 
     def _run_search(self) -> None:
-        if self.bridge.closed:
-            return  # the window is closing (a late keystroke's timer)
         text = self.search.text().strip()
         if not text:
             self.left.setCurrentWidget(self.tree)
