@@ -108,6 +108,26 @@ def test_close_cancels_and_awaits_everything_then_refuses_work(bridge: EngineBri
         bridge.run(coro)
 
 
+def test_a_pending_timer_never_fires_after_close(bridge: EngineBridge, run) -> None:
+    """A debounce still pending when the window closes starts no work on the closed bridge."""
+    from PySide6.QtCore import QObject
+
+    owner = QObject()
+    fired: list[str] = []
+    late = bridge.timer(owner, 30, lambda: fired.append("late"))
+    early = bridge.timer(owner, 1, lambda: fired.append("early"))
+    late.start()
+    early.start()
+    run(asyncio.sleep(0.02))
+    assert fired == ["early"]
+    late.start()  # re-armed just before quitting
+    run(bridge.aclose())
+    assert not late.isActive()
+    late.start()  # and even if something starts it again, the slot is not called
+    run(asyncio.sleep(0.1))
+    assert fired == ["early"] and not bridge.notifier.history
+
+
 def test_in_thread_runs_the_call_in_a_worker_with_its_arguments(run) -> None:
     gui = threading.get_ident()
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCharts import QStackedBarSeries
-from PySide6.QtWidgets import QApplication
 
 from rho_desk.core.usage.ledger import LedgerRequest, UsageLedger
 from rho_desk.core.usage.payback import payback
@@ -118,11 +117,11 @@ def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make
     run(context.document.aopen(path))
     run(settle(context.bridge, 6))
     stats = window.statistics
-    for _ in range(200):  # the ledger rows load after the statistics: wait on them, not on a time
-        if stats.usage is not None:
-            break
-        run(settle(context.bridge, 6))
-        QApplication.processEvents()
+    async def ledger_rows_shown() -> None:  # they load after the statistics: wait on them, not on a time
+        while stats.usage is None:
+            await settle(context.bridge, 1)
+
+    run(ledger_rows_shown())
     usage = stats.usage
     assert usage is not None and usage.from_ledger, (stats.data is not None, stats._stale, stats.isVisible(), [(n.text, n.details) for n in context.bridge.notifier.history])
     rows: list[LedgerRequest] = stats.usage_model.rows
