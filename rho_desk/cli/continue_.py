@@ -208,8 +208,8 @@ async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
         profile = _endpoint_profile(args)
 
         async def endpoint() -> Any:
+            from ..core.secret import SecretString
             from ..providers.endpoint import build_provider
-            from ..providers.secret import SecretString
 
             if not args.api_key_env:
                 return build_provider(profile, None)

@@ -5,7 +5,7 @@ Modules:
 
 * ``openai_chat``, ``anthropic``: the streaming adapters (``ModelProvider`` subclasses).
 * ``transport``, ``sse``: the shared HTTP streaming, SSE decoding and error mapping.
-* ``secret``: ``SecretString`` and the scrubbing of text that leaves a provider.
+* ``SecretString`` (from ``core.secret``, with the scrubbing of text that leaves a provider).
 * ``usage``: usage normalisation and cost (``Pricing``).
 * ``credentials``: API keys in keyring (service ``rho-desk``), ``stored_secrets()``.
 * ``profiles``: ``ProviderProfile``, ``ProfileStore``, ``build_provider``, ``open_provider``.
@@ -33,6 +33,7 @@ if "httpx" not in sys.modules:
 
 if TYPE_CHECKING:
     from ..core.errors import CredentialsUnavailable
+    from ..core.secret import SecretString
     from .anthropic import AnthropicProvider
     from .base import HttpProvider
     from .compactors import SummarizingCompactor
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
         build_provider,
         open_provider,
     )
-    from .secret import SecretString
     from .transport import Timeouts
     from .usage import Pricing
 
@@ -65,7 +65,7 @@ _WHERE = {
     "ProfileStore": ".profiles",
     "ProviderProfile": ".profiles",
     "ResolvedKey": ".credentials",
-    "SecretString": ".secret",
+    "SecretString": "..core.secret",
     "SummarizingCompactor": ".compactors",
     "Timeouts": ".transport",
     "build_provider": ".profiles",

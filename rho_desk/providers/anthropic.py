@@ -41,6 +41,7 @@ from ..core.provider import (
     ToolCallDelta,
     Usage,
 )
+from ..core.secret import SecretString
 from ..core.wire.model import (
     AssistantMessage,
     ContentBlock,
@@ -58,7 +59,6 @@ from .base import (
     parse_tool_arguments,
     render_tool_call,
 )
-from .secret import SecretString
 from .transport import HttpStream, Timeouts, malformed, stream_error
 from .usage import Pricing, parse_usd_micros, with_cost
 

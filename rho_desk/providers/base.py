@@ -20,6 +20,7 @@ from typing import Any
 
 from ..core.handoff import HandoffReport, report_message_omissions
 from ..core.provider import CancellationMode, EventSink, ModelProvider, ModelRequest
+from ..core.secret import REDACTED, SecretString
 from ..core.wire.model import (
     AbortedAssistant,
     AssistantMessage,
@@ -29,7 +30,6 @@ from ..core.wire.model import (
     PartialToolCall,
     ToolCall,
 )
-from .secret import REDACTED, SecretString
 from .transport import HttpStream, guard_cancellation
 from .usage import Pricing
 

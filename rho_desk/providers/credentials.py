@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Final
 
 from ..core.dirs import config_dir
 from ..core.errors import CredentialsUnavailable
+from ..core.secret import SecretString
 from ..keys import (
     SERVICE,
     InsecureKeyring,
@@ -43,7 +44,6 @@ from ..keys import (
     read_secret,
     store_secret,
 )
-from .secret import SecretString
 
 if TYPE_CHECKING:
     from .profiles import ProviderProfile

@@ -23,8 +23,8 @@ from ..core.tools.permissions import DEFAULT_MODE, PermissionMode
 if TYPE_CHECKING:
     import httpx
 
+    from ..core.secret import SecretString
     from .base import HttpProvider
-    from .secret import SecretString
     from .transport import Timeouts
     from .usage import Pricing
 

@@ -46,6 +46,7 @@ from ..core.provider import (
     ToolCallDelta,
     Usage,
 )
+from ..core.secret import SecretString
 from ..core.wire.model import ContentBlock, Message, ModelIdentity, ToolSpec
 from .base import (
     ASSISTANT_IMAGE_PLACEHOLDER,
@@ -56,7 +57,6 @@ from .base import (
     parse_tool_arguments,
     render_tool_call,
 )
-from .secret import SecretString
 from .transport import EventStream, HttpStream, Timeouts, malformed, stream_error
 from .usage import ChatUsage, Pricing, with_cost
 

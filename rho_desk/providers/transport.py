@@ -53,7 +53,7 @@ from ..core.errors import (
     ProviderErrorKind,
     Retryability,
 )
-from .secret import REDACTED, Scrubber, SecretString, strip_query
+from ..core.secret import REDACTED, Scrubber, SecretString, strip_query
 from .sse import SseDecoder, SseError, SseEvent
 
 __all__ = [

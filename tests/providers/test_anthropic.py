@@ -15,6 +15,7 @@ from rho_desk.core.provider import (
     ToolCallDelta,
     Usage,
 )
+from rho_desk.core.secret import SecretString
 from rho_desk.core.wire.model import (
     AbortedAssistant,
     AssistantMessage,
@@ -33,7 +34,6 @@ from rho_desk.providers.anthropic import (
     lower_anthropic_messages,
     thinking_budget,
 )
-from rho_desk.providers.secret import SecretString
 from rho_desk.providers.usage import Pricing
 
 from .conftest import Sink

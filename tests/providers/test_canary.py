@@ -25,6 +25,7 @@ import pytest
 from rho_desk.core.cancellation import CancellationToken
 from rho_desk.core.errors import ProviderError
 from rho_desk.core.provider import ModelRequest, ProviderContext
+from rho_desk.core.secret import SecretString
 from rho_desk.core.wire.codec import encode_pretty
 from rho_desk.core.wire.model import AssistantMessage, Message, ProviderContextBlock
 from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -32,7 +33,6 @@ from rho_desk.logs import configure
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.base import HttpProvider
 from rho_desk.providers.openai_chat import OpenAIChatProvider
-from rho_desk.providers.secret import SecretString
 
 from .conftest import Sink
 from .loopback import (

@@ -25,6 +25,7 @@ from rho_desk.core.provider import (
     ReasoningLevel,
     Usage,
 )
+from rho_desk.core.secret import SecretString
 from rho_desk.core.session import Rho, SessionOptions
 from rho_desk.core.wire.model import (
     AssistantMessage,
@@ -35,7 +36,6 @@ from rho_desk.core.wire.model import (
 )
 from rho_desk.providers.compactors import SummarizingCompactor, render_transcript
 from rho_desk.providers.openai_chat import OpenAIChatProvider
-from rho_desk.providers.secret import SecretString
 from rho_desk.providers.usage import Pricing
 
 from .loopback import OPENAI_DONE, Loopback, Reply, openai_chunk

@@ -12,6 +12,7 @@ import keyring.errors
 import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable
+from rho_desk.core.secret import SecretString
 from rho_desk.providers import credentials
 from rho_desk.providers.credentials import (
     SERVICE,
@@ -30,7 +31,6 @@ from rho_desk.providers.credentials import (
     stored_secrets,
 )
 from rho_desk.providers.profiles import DEFAULT_PROFILE, ProfileKind, ProfileStore, ProviderProfile
-from rho_desk.providers.secret import SecretString
 
 OPENAI = ProviderProfile(name="openai", kind=ProfileKind.OPENAI_COMPATIBLE, base_url="https://api.openai.com/v1", model="gpt-4.1")
 

@@ -8,12 +8,12 @@ import asyncio
 import pytest
 
 from rho_desk.core.errors import Cancelled
+from rho_desk.core.secret import SecretString
 from rho_desk.core.session import Rho, events
 from rho_desk.core.tools import Tool, ToolOutput
 from rho_desk.core.wire.model import Message, ToolSpec
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.openai_chat import OpenAIChatProvider
-from rho_desk.providers.secret import SecretString
 
 from .loopback import Loopback, Reply, anthropic_event, anthropic_message_start, openai_chunk
 

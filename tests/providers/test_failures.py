@@ -16,11 +16,11 @@ import pytest
 from rho_desk.core.cancellation import CancellationToken
 from rho_desk.core.errors import ProviderError, ProviderErrorKind
 from rho_desk.core.provider import ModelRequest, OutputDelta
+from rho_desk.core.secret import SecretString
 from rho_desk.core.wire.model import ContentBlock, Message
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.base import HttpProvider
 from rho_desk.providers.openai_chat import OpenAIChatProvider
-from rho_desk.providers.secret import SecretString
 from rho_desk.providers.transport import Timeouts, parse_retry_after
 
 from .conftest import Sink

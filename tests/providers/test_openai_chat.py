@@ -19,6 +19,7 @@ from rho_desk.core.provider import (
     ToolCallDelta,
     Usage,
 )
+from rho_desk.core.secret import SecretString
 from rho_desk.core.wire.model import (
     AbortedAssistant,
     AssistantMessage,
@@ -36,7 +37,6 @@ from rho_desk.providers.openai_chat import (
     build_chat_body,
     lower_chat_messages,
 )
-from rho_desk.providers.secret import SecretString
 from rho_desk.providers.usage import Pricing
 
 from .loopback import OPENAI_DONE, Loopback, Reply, openai_chunk

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rho_desk.core.secret import SecretString
 from rho_desk.core.wire.model import ModelIdentity
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.credentials import MissingApiKey, set_api_key
@@ -22,7 +23,6 @@ from rho_desk.providers.profiles import (
     config_dir,
     open_provider,
 )
-from rho_desk.providers.secret import SecretString
 from rho_desk.providers.usage import Pricing
 
 ROUTER = ProviderProfile(
