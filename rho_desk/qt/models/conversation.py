@@ -38,7 +38,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QImage
 
 from ...core.stores.rho_files.records import StoredDisplayMessage
-from ...core.stores.rho_files.views import MARKER_PREFIX
+from ...core.stores.rho_files.views import MARKER_PREFIX, check_tool_turns
 from ...core.wire import Message, ModelIdentity
 from ...core.wire.model import AbortedAssistant, AssistantMessage
 from ..markdown import plain_text
@@ -175,22 +175,9 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
     USER, ASSISTANT, ABORTED, MARKER = 1, 2, 3, 5
     marker = MARKER_PREFIX
     pop = pending.pop
-    # the resume cut (``complete_prefix_length``, §6.5) found in the same pass: after a completed
-    # assistant message with k tool calls, the next k rows must answer them in order
-    cut = n
-    turn_start = 0
-    expected: list[list[Any]] | None = None
-    answered = 0
     for row, m in enumerate(messages):
         blocks = m.user
         result = None if blocks is not None else m.tool_result
-        if expected is not None:
-            if result is not None and result.id == expected[answered][0]:
-                answered += 1
-                if answered == len(expected):
-                    expected = None
-            else:
-                cut, expected = turn_start, None  # found: no more looking (cut < n)
         if blocks is not None:
             kind = USER
             detail: AssistantMessage | AbortedAssistant | None = None
@@ -254,8 +241,6 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
             images[row] = pics if pics < 255 else 255
         more = 0
         if links is not None:
-            if kind == ASSISTANT and cut == n:
-                turn_start, expected, answered = row, links, 0
             ncalls = len(links)
             more = ncalls if ncalls <= MAX_TOOL_LINES else MAX_TOOL_LINES + 1
         if detail is not None:
@@ -268,8 +253,9 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
                 more += (partial if partial < MAX_PARTIAL_LINES else MAX_PARTIAL_LINES) + 1
         if more:
             extra[row] = more if more < 255 else 255
-    if expected is not None:
-        cut = turn_start  # the last tool turn is unanswered
+    # the resume cut (§6.5) from core's rule, over the tool turns this pass found
+    turns = ((row, [link[0] for link in links]) for row, links in calls.items() if kinds[row] == ASSISTANT)
+    cut = check_tool_turns(messages, turns)[0]
     return ConversationRows(messages, timestamps, kinds, chars, newlines, extra, images, cut, calls,
                             result_of, (time.perf_counter() - start) * 1000)  # fmt: skip
 

@@ -8,7 +8,7 @@ after every compaction node on the path; summaries use the user messages' trimme
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TypeVar
 
 from ...wire.model import ContentBlock, Message, ModelIdentity
@@ -18,12 +18,14 @@ from .records import CompactionFacts, StoredDisplayMessage
 __all__ = [
     "LEGACY_PROVIDER",
     "MARKER_PREFIX",
+    "check_tool_turns",
     "compaction_marker",
     "complete_prefix_length",
     "default_prompt_cache_key",
     "message_at_offset",
     "scan_complete_prefix",
     "search_text",
+    "tool_turns",
     "trim_incomplete_tool_turns",
     "user_text",
 ]
@@ -57,9 +59,12 @@ def scan_complete_prefix(messages: Sequence[Message], start: int = 0) -> tuple[i
     messages cannot change ``keep``); false when the scan reached the end, or stopped at a tool
     turn whose results have not all arrived yet (appending can move ``keep`` on from there).
     """
-    n = len(messages)
-    i = start
-    while i < n:
+    return check_tool_turns(messages, tool_turns(messages, start))
+
+
+def tool_turns(messages: Sequence[Message], start: int = 0) -> Iterator[tuple[int, list[str]]]:
+    """``(index, call ids)`` of each completed assistant message with tool calls, in order."""
+    for i in range(start, len(messages)):
         message = messages[i]
         content = message.assistant
         if content is None and message.enriched_assistant is not None:
@@ -67,15 +72,21 @@ def scan_complete_prefix(messages: Sequence[Message], start: int = 0) -> tuple[i
         if content:
             calls = [b.tool_call.id for b in content if b.tool_call is not None]
             if calls:
-                if i + len(calls) >= n:
-                    return i, False
-                for offset, call_id in enumerate(calls, 1):
-                    result = messages[i + offset].tool_result
-                    if result is None or result.id != call_id:
-                        return i, True
-                i += len(calls) + 1
-                continue
-        i += 1
+                yield i, calls
+
+
+def check_tool_turns(messages: Sequence[Message], turns: Iterable[tuple[int, Sequence[str]]]) -> tuple[int, bool]:
+    """The rule of §6.5 over the tool turns of ``messages`` (from :func:`tool_turns`, or from a
+    caller's own pass over the list, as the app's conversation model makes): each must be followed
+    by results answering its calls in order. Returns :func:`scan_complete_prefix`'s pair."""
+    n = len(messages)
+    for i, calls in turns:
+        if i + len(calls) >= n:
+            return i, False
+        for offset, call_id in enumerate(calls, 1):
+            result = messages[i + offset].tool_result
+            if result is None or result.id != call_id:
+                return i, True
     return n, False
 
 
