@@ -114,34 +114,32 @@ def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make
     window = context.window
     path = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if WEBHOOK in str(p) and "workspace-checkpoints" not in p.parts)
     window.show_tab(TAB_STATISTICS)
-    run(context.document.aopen(path))
-    run(settle(context.bridge, 6))
     stats = window.statistics
-    async def ledger_rows_shown() -> None:  # they load after the statistics: wait on them, not on a time
-        while stats.usage is None:
-            await settle(context.bridge, 1)
 
-    run(ledger_rows_shown())
+    def open_and_wait(session: Path) -> None:  # the ledger rows load after the statistics: wait on them
+        try:
+            with SignalWaiter(stats.sig_usage_shown, run):
+                run(context.document.aopen(session))
+        except TimeoutError:
+            raise AssertionError([(n.text, n.details) for n in context.bridge.notifier.history]) from None
+
+    open_and_wait(path)
     usage = stats.usage
-    assert usage is not None and usage.from_ledger, (stats.data is not None, stats._stale, stats.isVisible(), [(n.text, n.details) for n in context.bridge.notifier.history])
+    assert usage is not None and usage.from_ledger, [(n.text, n.details) for n in context.bridge.notifier.history]
     rows: list[LedgerRequest] = stats.usage_model.rows
     assert {r.purpose for r in rows} >= {"agent", "compaction", "title"}
     assert any(r.outcome == "failed" for r in rows)  # the retried compaction
     assert "Requests in Rho's usage ledger" in stats.usage_title.text() and stats.usage_table.isVisible()
     # a session that started a subagent: the subagent's requests are listed too, and said to be
     idempotency = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if IDEMPOTENCY in str(p) and "workspace-checkpoints" not in p.parts)
-    run(context.document.aopen(idempotency))
-    run(settle(context.bridge, 6))
+    open_and_wait(idempotency)
     sub = [n for n, r in enumerate(stats.usage_model.rows) if r.purpose == "subagent"]
     assert sub and all(stats.usage_model.rows[n].parent_session_id == IDEMPOTENCY for n in sub)
     assert "(subagent session" in stats.usage_model.data(stats.usage_model.index(sub[0], 1))
     assert "Includes 1 subagent session(s)." in stats.usage_note.text()
-    run(context.document.aopen(path))
-    run(settle(context.bridge, 6))
     # the same session with no ledger rows: the session file's own record, marked as such
     (demo_home / "usage.sqlite3").unlink()
-    run(context.document.aopen(path))
-    run(settle(context.bridge, 6))
+    open_and_wait(path)
     assert stats.usage is not None and not stats.usage.from_ledger and stats.usage.file is not None
     assert stats.usage_title.text() == "Usage (from the session file)"
     assert "No requests of this session in Rho's usage ledger" in stats.usage_note.text()
