@@ -190,3 +190,66 @@ def test_a_planted_dynamic_import_in_core_is_found(package_copy: Path, code: str
             assert result.returncode == 1 and "model.py" in result.stdout, result.stdout + result.stderr
     finally:
         target.write_text(original, encoding="utf-8")
+
+
+_CIRCLES = """
+import grimp, json, sys
+graph = grimp.build_graph("rho_desk", cache_dir=None)
+prefix = sys.argv[1]
+modules = sorted(m for m in graph.modules if m.startswith(prefix))
+edges = {m: sorted(d for d in graph.find_modules_directly_imported_by(m) if d.startswith(prefix)) for m in modules}
+index, low, stack, on, circles, counter = {}, {}, [], set(), [], [0]
+def visit(root):  # Tarjan's strongly connected components, iteratively
+    work = [(root, iter(edges[root]))]
+    index[root] = low[root] = counter[0]; counter[0] += 1; stack.append(root); on.add(root)
+    while work:
+        node, children = work[-1]
+        child = next(children, None)
+        if child is not None:
+            if child not in index:
+                index[child] = low[child] = counter[0]; counter[0] += 1; stack.append(child); on.add(child)
+                work.append((child, iter(edges[child])))
+            elif child in on:
+                low[node] = min(low[node], index[child])
+            continue
+        work.pop()
+        if work:
+            low[work[-1][0]] = min(low[work[-1][0]], low[node])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                top = stack.pop(); on.discard(top); part.append(top)
+                if top == node:
+                    break
+            if len(part) > 1:
+                circles.append(sorted(part))
+for module in modules:
+    if module not in index:
+        visit(module)
+print(json.dumps(circles))
+"""
+
+
+def _circles(root: Path, prefix: str) -> list[list[str]]:
+    """The import circles among ``prefix``'s modules (type-checking imports count)."""
+    out = subprocess.run([sys.executable, "-c", _CIRCLES, prefix], cwd=root, capture_output=True, text=True,
+                         timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)}, check=True)  # fmt: skip
+    result: list[list[str]] = json.loads(out.stdout)
+    return result
+
+
+def test_the_app_has_no_import_circles() -> None:
+    """Dialogs depend on the host protocol, not on the window; no view reaches into a dialog."""
+    assert _circles(ROOT, "rho_desk.qt") == []
+
+
+def test_a_planted_circle_in_the_app_is_found(package_copy: Path) -> None:
+    target = package_copy / "rho_desk" / "qt" / "dialogs" / "edit.py"
+    original = target.read_text(encoding="utf-8")
+    target.write_text(original + "\n\ndef _planted() -> None:\n    from .host import ActionHost  # noqa\n",
+                      encoding="utf-8")  # the shape the dialogs had: each typed by its host class  # fmt: skip
+    try:
+        circles = _circles(package_copy, "rho_desk.qt")
+    finally:
+        target.write_text(original, encoding="utf-8")
+    assert any("rho_desk.qt.dialogs.edit" in c and "rho_desk.qt.dialogs.host" in c for c in circles), circles

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         keys = key_source(args)
         key = fingerprint_key(keys)
-        from .export import known_credentials
+        from ..providers.export_secrets import known_credentials
 
         known = known_credentials(key, keys.key(SIGNING_KEY))
     except CredentialsUnavailable as exc:

@@ -14,7 +14,6 @@ input (unknown class names list the valid ones; an output that is the input).
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import sys
 from pathlib import Path
@@ -109,20 +108,9 @@ def _format(args: argparse.Namespace) -> str:
     return explicit or by_ext or "json"
 
 
-def known_credentials(*keys: bytes) -> list[str]:
-    """Every credential rho-desk holds (redacted whatever the selection), plus ``keys`` (the
-    export pipeline adds rho-desk's own keys itself: ``ExportKeys.known``).
-
-    ``stored_secrets`` raises ``KeyringFailure`` when the keyring exists but cannot be read: an
-    export must not then go ahead with an incomplete list.
-    """
-    from ..providers.credentials import stored_secrets
-
-    return [*stored_secrets(), *(base64.b64encode(k).decode("ascii") for k in keys)]
-
-
 def run(args: argparse.Namespace) -> int:
     from ..core.export import check_outputs, export_keys, export_signed, write_files_atomic
+    from ..providers.export_secrets import known_credentials
 
     fmt = _format(args)
     selection, source = selection_and_source(args, "exported")

@@ -88,9 +88,10 @@ def database_passwords(dsn: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.export import export_keys
+    from ..providers.export_secrets import known_credentials
     from ..team.library import PublishOutcome, TeamLibrary, validate_team_name
     from ..team.publish import Publication, PublishBlocked
-    from .export import key_source, known_credentials, selection_and_source
+    from .export import key_source, selection_and_source
 
     dsn = require_db(args)
     validate_team_name(args.team)

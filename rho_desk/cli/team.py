@@ -124,7 +124,8 @@ def _key_and_known(args: argparse.Namespace) -> tuple[bytes, list[str], str | No
     """The fingerprint key and known credentials for re-auditing; without a keyring, a random key."""
     from ..core.errors import CredentialsUnavailable
     from ..core.export import export_keys
-    from .export import key_source, known_credentials
+    from ..providers.export_secrets import known_credentials
+    from .export import key_source
 
     try:
         keys = export_keys(key_source(args))

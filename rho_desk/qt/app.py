@@ -214,7 +214,7 @@ class AppContext:
         await self.bridge.aclose()
         await self.document.aclose()
         await self.library.aclose()
-        await self.window.team.aclose()
+        await self.services.team.aclose()
         if self.restore_excepthook is not None:
             self.restore_excepthook()
 
@@ -249,6 +249,7 @@ def build_context(
         PREFS_THEME,
         Settings,
     )
+    from .team import TeamService
     from .theme import ThemeManager
 
     app = create_application()
@@ -264,7 +265,8 @@ def build_context(
     )
     document.set_mode(HistoryMode(settings.get(PREFS_HISTORY_MODE)))
     library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir)
-    services = Services(settings, theme, notifier, bridge, document, library)
+    team = TeamService(settings, bridge)
+    services = Services(settings, theme, notifier, bridge, document, library, team)
     restore_excepthook = None
     if install_hooks:
         restore_excepthook = install_excepthook(notifier)

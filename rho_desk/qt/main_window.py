@@ -54,7 +54,6 @@ from .settings import (
     PREFS_BROWSER_SCOPE,
     PREFS_HISTORY_MODE,
 )
-from .team import TeamService
 from .text import plural, shorten, size_text
 from .views.browser import SessionBrowserView
 from .views.conversation import ConversationView
@@ -173,8 +172,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("MainSplitter")
         # the session browser's scopes: this machine's sessions, and the team library's
-        self.team = TeamService(services.settings, bridge, self)
-        self.team_browser = TeamBrowserView(self.team, bridge, document, theme)
+        self.team_browser = TeamBrowserView(services.team, bridge, document, theme)
         self.scopes = QTabWidget()
         self.scopes.setObjectName("BrowserScopes")
         self.scopes.setAccessibleName("Session libraries")

@@ -6,7 +6,8 @@ below the window receives only the pieces it uses, through its constructor.
 
 :class:`OperationHost` is what the continue controller and its panel use of the dialogs' host
 (:class:`rho_desk.qt.dialogs.host.ActionHost` implements it): the services, the provider
-profiles, and one-long-operation-at-a-time.
+profiles, and one-long-operation-at-a-time. :class:`DialogHost` adds what the dialogs use; a
+dialog depends on that protocol, never on the host class, so no dialog imports the window.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from ..core.stores.rho_files import RevisionNode, SessionWriter
+    from ..core.stores.summary import SessionSummary
     from ..core.tools.trust import TrustStore
     from ..providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from .bridge import EngineBridge
@@ -26,9 +29,10 @@ if TYPE_CHECKING:
     from .library import LibraryService
     from .messages import Notifier
     from .settings import Settings
+    from .team import TeamService
     from .theme import ThemeManager
 
-__all__ = ["OperationHost", "Services"]
+__all__ = ["DialogHost", "OperationHost", "Services"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -41,6 +45,7 @@ class Services:
     bridge: EngineBridge
     document: SessionDocument
     library: LibraryService
+    team: TeamService
 
 
 class OperationHost(Protocol):
@@ -79,3 +84,26 @@ class OperationHost(Protocol):
     async def acommit(self, label: str, produce: Callable[[SessionWriter], RevisionNode], *,
                       base: str | None = None) -> OpResult[RevisionNode]:  # fmt: skip
         """Write one revision (base checked, writer and tree lock held), undoable as ``label``."""
+
+
+class DialogHost(OperationHost, Protocol):
+    """What the dialogs use of the window they belong to (an :class:`OperationHost` and more)."""
+
+    @property
+    def theme(self) -> ThemeManager: ...
+    @property
+    def library(self) -> LibraryService: ...
+    @property
+    def team(self) -> TeamService: ...
+
+    export_dir: Path | None
+    """Where the last export was written (the next file dialog starts there)."""
+
+    def summary_for_open(self) -> SessionSummary | None:
+        """The library's summary of the open session, if it is in the library."""
+
+    def open_data_dir(self, folder: Path) -> None:
+        """Show one of rho-desk's folders in the file manager."""
+
+    def undo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
+        """Undo the last revision-changing operation."""

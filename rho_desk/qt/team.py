@@ -81,9 +81,12 @@ class TeamService(QObject):
 
     Signals:
         sig_state_changed(str, str): a :class:`TeamState` value and a message for a person.
+        sig_reconfigured(): the database setting changed.
     """
 
     sig_state_changed = Signal(str, str)
+    sig_reconfigured = Signal()
+    """The team database setting changed (the old connection is closed)."""
 
     def __init__(self, settings: Settings, bridge: EngineBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -176,6 +179,7 @@ class TeamService(QObject):
             with contextlib.suppress(Exception):
                 await library.close()
         self._set_state(TeamState.UNCONFIGURED if not self.configured else TeamState.CONNECTING, "")
+        self.sig_reconfigured.emit()
 
     async def aclose(self) -> None:
         self._retry.stop()

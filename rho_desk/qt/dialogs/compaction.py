@@ -66,7 +66,7 @@ from .prefs import (
 from .widgets import Banner, BusyRow, FigureCard, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
-    from .host import ActionHost
+    from ..services import DialogHost
 
 __all__ = ["CompactionDialog", "PreviewData", "SessionChanged", "compute_preview"]
 
@@ -112,7 +112,7 @@ class CompactionDialog(QDialog):
     sig_compacted = Signal(object)
     """A compaction was written; carries the new node."""
 
-    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+    def __init__(self, host: DialogHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.setObjectName("CompactionDialog")

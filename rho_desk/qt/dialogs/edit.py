@@ -52,7 +52,7 @@ from .models import EditableMessagesModel, MetadataModel
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
-    from .host import ActionHost
+    from ..services import DialogHost
 
 __all__ = [
     "EditMessagesDialog",
@@ -78,7 +78,7 @@ class _RevisionDialog(QDialog):
     sig_saved = Signal(object)
     """The change was written as a new revision; carries its node."""
 
-    def __init__(self, host: ActionHost, title: str, parent: QWidget | None = None) -> None:
+    def __init__(self, host: DialogHost, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.setWindowTitle(title)
@@ -159,7 +159,7 @@ class _RevisionDialog(QDialog):
 class EditMessagesDialog(_RevisionDialog):
     """Delete or edit messages of the active revision; save as a new revision."""
 
-    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+    def __init__(self, host: DialogHost, parent: QWidget | None = None) -> None:
         super().__init__(host, "Edit messages", parent)
         self.setObjectName("EditMessagesDialog")
         self.history: tuple[Message, ...] = ()
@@ -349,7 +349,7 @@ class EditMessagesDialog(_RevisionDialog):
 class MetadataDialog(_RevisionDialog):
     """The session's title (Rho's index) and its snapshot metadata (a new revision)."""
 
-    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+    def __init__(self, host: DialogHost, parent: QWidget | None = None) -> None:
         super().__init__(host, "Title and metadata", parent)
         self.setObjectName("MetadataDialog")
         self.original_title = ""
@@ -436,7 +436,7 @@ class MetadataDialog(_RevisionDialog):
 class StripProviderDialog(_RevisionDialog):
     """Show the provider-native blocks of the active revision and remove them as a new revision."""
 
-    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+    def __init__(self, host: DialogHost, parent: QWidget | None = None) -> None:
         super().__init__(host, "Strip provider blocks", parent)
         self.setObjectName("StripProviderDialog")
         self.explain = QLabel()

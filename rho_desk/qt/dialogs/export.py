@@ -22,7 +22,6 @@ session file it came from.
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -49,7 +48,6 @@ from ...core.errors import error_text
 from ...core.export import (
     ALL_CLASSES,
     ContentClass,
-    ExportKeys,
     ExportResult,
     ExportSource,
     Selection,
@@ -58,14 +56,12 @@ from ...core.export import (
     display_snapshot,
     encode_receipt,
     export_snapshot,
-    fingerprint_key,
     index_title,
     key_id,
-    signing_key,
     write_files_atomic,
 )
-from ...core.keys import SIGNING_KEY
 from ...core.wire import SessionSnapshot
+from ...providers.export_secrets import ExportSecrets, load_export_secrets
 from ..bridge import in_thread
 from .common import human_bytes
 from .models import ClassTableModel, FindingsModel
@@ -73,11 +69,10 @@ from .prefs import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from .host import ActionHost
+    from ..services import DialogHost
 
-__all__ = ["EXTENSIONS", "ExportDialog", "ExportSecrets", "ExportSources", "load_secrets", "read_sources"]
+__all__ = ["EXTENSIONS", "ExportDialog", "ExportSources", "read_sources"]
 
 EXTENSIONS: Final = {"json": "json", "markdown": "md", "html": "html"}
 FORMAT_LABELS: Final = (("json", "JSON document"), ("markdown", "Markdown transcript"),
@@ -85,42 +80,6 @@ FORMAT_LABELS: Final = (("json", "JSON document"), ("markdown", "Markdown transc
 HISTORY_LABELS: Final = (("display", "The conversation as shown"), ("model", "The model context (snapshot)"))
 PREVIEW_LIMIT: Final = 256 * 1024
 DEBOUNCE_MS: Final = 250
-
-
-@dataclass(frozen=True, slots=True)
-class ExportSecrets:
-    """rho-desk's own keys and the known credentials to redact (never shown, never logged)."""
-
-    key: bytes
-    known: tuple[str, ...]
-    signer: Ed25519PrivateKey | None = None
-    notices: tuple[str, ...] = ()
-    """One line per key created in the key file while loading (shown to the user)."""
-
-    def __repr__(self) -> str:
-        return f"ExportSecrets(key=[REDACTED], known={len(self.known)})"
-
-    def export_keys(self) -> ExportKeys | None:
-        """The keys as the export pipeline takes them (``None`` without a signing key)."""
-        return None if self.signer is None else ExportKeys(self.key, self.signer)
-
-
-def load_secrets() -> ExportSecrets:
-    """Read rho-desk's own keys and every credential rho-desk holds (blocking: keyring).
-
-    Raises:
-        CredentialsUnavailable: the keys cannot be read or created, or the keyring holding API
-            keys cannot be read (redaction would be incomplete).
-    """
-    from ...keys import default_key_source
-    from ...providers.credentials import stored_secrets
-
-    notices: list[str] = []
-    keys = default_key_source(notice=notices.append)
-    key = fingerprint_key(keys)
-    signer = signing_key(keys)
-    own = (base64.b64encode(key).decode("ascii"), base64.b64encode(keys.key(SIGNING_KEY)).decode("ascii"))
-    return ExportSecrets(key, (*stored_secrets(), *own), signer, tuple(notices))
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +118,7 @@ class ExportDialog(QDialog):
     sig_written = Signal(object, object)
     """``(output path, receipt path)`` after both were written."""
 
-    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+    def __init__(self, host: DialogHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.setObjectName("ExportDialog")
@@ -326,7 +285,7 @@ class ExportDialog(QDialog):
         async def gather() -> tuple[ExportSources, Any, ExportSecrets]:
             sources = await document.arun_locked(read_sources, document, node)
             stats = await in_thread(class_stats, self._chosen_source(sources))
-            secrets = self.secrets if self.secrets is not None else await in_thread(load_secrets)
+            secrets = self.secrets if self.secrets is not None else await in_thread(load_export_secrets)
             return sources, stats, secrets
 
         def loaded(value: tuple[ExportSources, Any, ExportSecrets]) -> None:
@@ -432,15 +391,14 @@ class ExportDialog(QDialog):
         result = self.current()
         ready = result is not None and (not result.blocked or self.override.isChecked())
         self.export_button.setEnabled(ready)
-        team = getattr(self.host.window, "team", None)
-        self.publish_button.setEnabled(ready and team is not None and team.configured)
+        self.publish_button.setEnabled(ready and self.host.team.configured)
 
     # -- publishing -----------------------------------------------------------------------------------
 
     def choose_team(self) -> None:
         """Ask which of your teams to publish to (non-modal), then publish."""
-        team = getattr(self.host.window, "team", None)
-        if team is None or self.current() is None:
+        team = self.host.team
+        if self.current() is None:
             return
 
         def chosen(names: list[str]) -> None:
@@ -472,11 +430,11 @@ class ExportDialog(QDialog):
     def publish_to(self, team_name: str) -> None:
         """Publish the shown revision, in the chosen history, with the current classes to
         ``team_name`` (in a bridge task); the receipt is signed with rho-desk's key."""
-        team = getattr(self.host.window, "team", None)
+        team = self.host.team
         result = self.current()
         source = self.publish_source()
         keys = None if self.secrets is None else self.secrets.export_keys()
-        if team is None or result is None or source is None or self.secrets is None or keys is None:
+        if result is None or source is None or self.secrets is None or keys is None:
             return
         allow = bool(result.blocked and self.override.isChecked())
         if result.blocked and not allow:

@@ -94,6 +94,7 @@ class ActionHost(QObject):
         self.notifier = services.notifier
         self.theme = services.theme
         self.library = services.library
+        self.team = services.team
         self._profiles: ProfileStore | None = None
         self.restore_box: QMessageBox | None = None
         """The open question before a large restore, if any."""

@@ -71,7 +71,7 @@ from .widgets import Banner, BusyRow, budget_spin_boxes, make_table, section_tit
 
 if TYPE_CHECKING:
     from ...core.tools.trust import TrustedFolder
-    from .host import ActionHost
+    from ..services import DialogHost
 
 __all__ = ["SettingsDialog", "key_state"]
 
@@ -115,7 +115,7 @@ class SettingsDialog(QDialog):
     sig_profiles_changed = Signal()
     """A provider profile or an API key changed."""
 
-    def __init__(self, host: ActionHost, parent: QWidget | None = None) -> None:
+    def __init__(self, host: DialogHost, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
         self.setObjectName("SettingsDialog")
@@ -623,10 +623,7 @@ class SettingsDialog(QDialog):
         self.host.settings.set(PREFS_TEAM_DATABASE, stripped)
         if self.team_db.text().strip() == dsn:
             self.team_db.setText(stripped)
-        team = getattr(self.host.window, "team", None)
-        if team is not None:
-            await team.areconfigure()
-            self.host.window.team_browser.reload_listing()
+        await self.host.team.areconfigure()  # the team browser lists the new database
 
     def _on_ok_clicked(self) -> None:
         self.apply()

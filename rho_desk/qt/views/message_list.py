@@ -407,7 +407,7 @@ class MessageListView(QAbstractItemView):
     """A paint drew at least one row (tests and benchmarks time the first one)."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
-        message_list_a11y.install()  # accessible rows for this custom view
+        message_list_a11y.install(MessageListView)  # accessible rows for this custom view
         super().__init__(parent)
         # Before any setter below: Qt calls back into the geometry methods, which use these.
         self._heights: list[int] = []

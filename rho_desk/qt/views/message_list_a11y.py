@@ -12,13 +12,17 @@ current history reports itself invalid.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from PySide6.QtCore import QObject, QPoint, QRect
 from PySide6.QtGui import QAccessible, QAccessibleInterface, QWindow
+from PySide6.QtWidgets import QAbstractItemView
 
-if TYPE_CHECKING:
-    from .message_list import MessageListView
+
+class _RowNamer(Protocol):
+    """The view names its rows (``MessageListView.accessible_row_text``)."""
+
+    def accessible_row_text(self, row: int) -> str: ...
 
 __all__ = ["MessageListAccessible", "MessageRowAccessible", "install"]
 
@@ -61,7 +65,7 @@ class MessageRowAccessible(QAccessibleInterface):
 
     def text(self, kind: QAccessible.Text) -> str:
         if kind == QAccessible.Text.Name and self.isValid():
-            return self.owner.view.accessible_row_text(self.row)
+            return cast(_RowNamer, self.owner.view).accessible_row_text(self.row)
         return ""
 
     def setText(self, _kind: QAccessible.Text, _text: str) -> None:
@@ -100,7 +104,7 @@ class MessageRowAccessible(QAccessibleInterface):
 class MessageListAccessible(QAccessibleInterface):
     """The message list: a list whose children are the messages."""
 
-    def __init__(self, view: MessageListView) -> None:
+    def __init__(self, view: QAbstractItemView) -> None:
         super().__init__()
         self.view = view
         self._rows: dict[int, MessageRowAccessible] = {}
@@ -174,22 +178,21 @@ class MessageListAccessible(QAccessibleInterface):
 _live: list[MessageListAccessible] = []
 """Every interface made: Qt's cache holds raw pointers to them and deletes a view's own when the
 view goes, so Python keeps them for the process's lifetime (one per message list ever made)."""
-_installed = False
+_views: set[type[QAbstractItemView]] = set()
+"""The view classes given list interfaces (the factory is registered with the first)."""
 
 
 def _factory(_key: str, obj: QObject) -> QAccessibleInterface | None:
-    from .message_list import MessageListView
-
-    if not isinstance(obj, MessageListView):
+    if not isinstance(obj, QAbstractItemView) or not isinstance(obj, tuple(_views)):
         return None
     iface = MessageListAccessible(obj)  # Qt asks once per view and caches the answer
     _live.append(iface)
     return iface
 
 
-def install() -> None:
-    """Register the factory (once per process, before the first message list is shown)."""
-    global _installed
-    if not _installed:
+def install(view_class: type[QAbstractItemView]) -> None:
+    """Give ``view_class``'s views (which have ``accessible_row_text``) their rows; call before
+    the first one is shown (the factory is registered once per process)."""
+    if not _views:
         QAccessible.installFactory(_factory)
-        _installed = True
+    _views.add(view_class)

@@ -96,6 +96,7 @@ class TeamBrowserView(QFrame):
         self.list.itemActivated.connect(self._on_item_activated)
         self.list.itemClicked.connect(self._on_item_activated)
         service.sig_state_changed.connect(self._on_state_changed)
+        service.sig_reconfigured.connect(self.reload_listing)
         self.set_theme(theme)
         self._on_state_changed(service.state, service.message)
 
@@ -160,10 +161,9 @@ class TeamBrowserView(QFrame):
         self.bridge.run(self._aopen(team, session_id), context=f"Opening {session_id} from the team library")
 
     async def _aopen(self, team: str, session_id: str) -> None:
-        from .. import dialogs  # noqa: F401 - the export dialog module holds the secrets loader
-        from ..dialogs.export import load_secrets
+        from ...providers.export_secrets import load_export_secrets
 
-        secrets = await in_thread(load_secrets)
+        secrets = await in_thread(load_export_secrets)
         opened = await self.service.aopen(team, session_id, key=secrets.key, known_secrets=list(secrets.known))
         self.opened = opened
         await self.document.aopen(opened.path)
