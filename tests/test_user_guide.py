@@ -80,7 +80,6 @@ def _default(value: object) -> str:
 
 def render_settings() -> str:
     """The options a user chooses (``prefs/``), with their defaults and meaning."""
-    import rho_desk.qt.dialogs.prefs  # noqa: F401 - declares the dialogs' options
     from rho_desk.qt.settings import REGISTRY
 
     lines = ["| Key | Default | Meaning |", "| --- | --- | --- |"]
@@ -199,7 +198,6 @@ def test_shortcut_table_matches_the_real_actions(qapp: Any) -> None:
 
 
 def test_settings_table_names_every_user_option() -> None:
-    import rho_desk.qt.dialogs.prefs  # noqa: F401
     from rho_desk.qt.settings import REGISTRY
 
     rows = table_rows(_block("settings", _guide()))

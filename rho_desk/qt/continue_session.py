@@ -71,10 +71,10 @@ from ..core.usage import TurnUsage
 from ..core.wire import SessionSnapshot
 from .bridge import in_thread
 from .changes import Changes
-from .dialogs.prefs import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
 from .document import ReloadInfo
 from .messages import Notice
 from .services import OperationHost
+from .settings import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
 
 if TYPE_CHECKING:
     from ..providers.continuation import Continuation

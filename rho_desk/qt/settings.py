@@ -26,9 +26,13 @@ from typing import Any, Final, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Signal
 
+from ..core.compaction.api import CompactionPolicy
+from ..core.compaction.auto import LOCAL_COMPACTOR, POLICY_CHOICES, AutoCompaction
+from ..core.compaction.local import RecentBudget
 from ..core.errors import BugError
 
 __all__ = [
+    "LOCAL_COMPACTOR",
     "PERSIST_BROWSER_SPLITTER",
     "PERSIST_CONVERSATION_SPLITTER",
     "PERSIST_LAST_SESSION",
@@ -36,10 +40,19 @@ __all__ = [
     "PERSIST_REVISIONS_SPLITTER",
     "PERSIST_WINDOW_GEOMETRY",
     "PERSIST_WINDOW_STATE",
+    "POLICY_CHOICES",
     "PREFS_BROWSER_SCOPE",
     "PREFS_BROWSER_SORT",
+    "PREFS_COMPACTION_COMPACTOR",
+    "PREFS_COMPACTION_KEEP_MESSAGES",
+    "PREFS_COMPACTION_KEEP_TOKENS",
+    "PREFS_COMPACTION_POLICY",
+    "PREFS_COMPACTION_THRESHOLD",
     "PREFS_CONTEXT_WINDOW",
+    "PREFS_CONTINUE_PROFILE",
     "PREFS_DATA_DIR",
+    "PREFS_EXPORT_FORMAT",
+    "PREFS_EXPORT_INCLUDED",
     "PREFS_FOLLOW_LIVE",
     "PREFS_HISTORY_MODE",
     "PREFS_LIVE_POLL_MS",
@@ -51,7 +64,10 @@ __all__ = [
     "UPGRADES",
     "Setting",
     "Settings",
+    "auto_compaction_from_settings",
+    "budget_from_settings",
     "declare",
+    "policy_from_settings",
     "use_settings_dir",
 ]
 
@@ -172,6 +188,48 @@ PREFS_CONTEXT_WINDOW: Final = declare(
     minimum=1,
 )  # fmt: skip
 
+# the action dialogs' options: compaction defaults (which compactor, the recent budget, the
+# automatic policy), the profile a continued conversation runs on, the last export choices
+PREFS_COMPACTION_COMPACTOR: Final = declare(
+    "prefs/compaction/compactor", str, LOCAL_COMPACTOR,
+    "Compactor for manual and automatic compaction: empty for the local (offline) compactor, "
+    "else the name of the provider profile that writes the summary.",
+)  # fmt: skip
+PREFS_COMPACTION_POLICY: Final = declare(
+    "prefs/compaction/policy", str, "off",
+    "Automatic compaction while continuing a conversation: off, after a number of messages, or "
+    "at a context-token estimate.",
+    choices=POLICY_CHOICES,
+)  # fmt: skip
+PREFS_COMPACTION_THRESHOLD: Final = declare(
+    "prefs/compaction/threshold", int, 200,
+    "Threshold of the automatic policy (messages, or estimated context tokens).",
+    minimum=1,
+)  # fmt: skip
+PREFS_COMPACTION_KEEP_TOKENS: Final = declare(
+    "prefs/compaction/recent_budget", int, 8000,
+    "Largest token estimate of the recent messages a compaction keeps verbatim (0: no limit).",
+    minimum=0,
+)  # fmt: skip
+PREFS_COMPACTION_KEEP_MESSAGES: Final = declare(
+    "prefs/compaction/recent_messages", int, 24,
+    "Most recent messages a compaction keeps verbatim (0: no limit).",
+    minimum=0,
+)  # fmt: skip
+PREFS_CONTINUE_PROFILE: Final = declare(
+    "prefs/continue/profile", str, "",
+    "Provider profile a continued conversation runs on (empty: the default profile).",
+)  # fmt: skip
+PREFS_EXPORT_INCLUDED: Final = declare(
+    "prefs/export/included", list,
+    ["instructions", "user", "assistant", "tool_records", "images", "documents", "reasoning_summaries"],
+    "Content classes the export dialog starts with (the last ones used).",
+)  # fmt: skip
+PREFS_EXPORT_FORMAT: Final = declare(
+    "prefs/export/format", str, "json", "Export format the dialog starts with.",
+    choices=("json", "markdown", "html"),
+)  # fmt: skip
+
 # --- persist/: what the app remembers -----------------------------------------------------------
 
 PERSIST_WINDOW_GEOMETRY: Final = declare(
@@ -205,6 +263,22 @@ UPGRADES: dict[int, Upgrade] = {}
 
 Version 1 is the first layout; a future rename adds ``UPGRADES[2] = _rename_x`` here.
 """
+
+
+def budget_from_settings(settings: Settings) -> RecentBudget:
+    """The recent budget the settings describe (both limits 0 falls back to the defaults)."""
+    return AutoCompaction.budget_of(settings.get(PREFS_COMPACTION_KEEP_TOKENS), settings.get(PREFS_COMPACTION_KEEP_MESSAGES))
+
+
+def policy_from_settings(settings: Settings) -> CompactionPolicy | None:
+    """The automatic compaction policy the settings describe (``None`` when off)."""
+    return AutoCompaction.policy_of(settings.get(PREFS_COMPACTION_POLICY), settings.get(PREFS_COMPACTION_THRESHOLD))
+
+
+def auto_compaction_from_settings(settings: Settings) -> AutoCompaction:
+    """The automatic compaction of a continued conversation, as the settings describe it."""
+    return AutoCompaction(policy_from_settings(settings), settings.get(PREFS_COMPACTION_COMPACTOR),
+                          budget_from_settings(settings))  # fmt: skip
 
 
 def use_settings_dir(folder: Path) -> None:

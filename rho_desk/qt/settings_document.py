@@ -44,8 +44,6 @@ class SettingsDocument(BaseModel):
 
 
 def _preferences() -> list[Setting[Any]]:
-    from .dialogs import prefs  # noqa: F401  (declares the dialogs' preferences)
-
     return [s for key, s in sorted(REGISTRY.items()) if key.startswith(_PREFS)]
 
 

@@ -56,13 +56,13 @@ from ...core.stores.rho_files import RevisionNode
 from ...providers.compactors import open_compactor
 from ..bridge import in_thread
 from ..changes import OpResult
-from .models import CompactionPreviewModel
-from .prefs import (
+from ..settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
 )
+from .models import CompactionPreviewModel
 from .widgets import Banner, BusyRow, FigureCard, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:

@@ -63,9 +63,9 @@ from ...core.export import (
 from ...core.wire import SessionSnapshot
 from ...providers.export_secrets import ExportSecrets, load_export_secrets
 from ..bridge import in_thread
+from ..settings import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
 from .common import human_bytes
 from .models import ClassTableModel, FindingsModel
-from .prefs import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:

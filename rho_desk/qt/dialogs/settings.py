@@ -56,9 +56,7 @@ from ...providers.credentials import (
 from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
 from ..bridge import in_thread
 from ..changes import Changes
-from ..settings import PREFS_DATA_DIR, PREFS_TEAM_DATABASE, PREFS_THEME
-from .models import ProfileListModel
-from .prefs import (
+from ..settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_KEEP_MESSAGES,
@@ -66,7 +64,11 @@ from .prefs import (
     PREFS_COMPACTION_POLICY,
     PREFS_COMPACTION_THRESHOLD,
     PREFS_CONTINUE_PROFILE,
+    PREFS_DATA_DIR,
+    PREFS_TEAM_DATABASE,
+    PREFS_THEME,
 )
+from .models import ProfileListModel
 from .widgets import Banner, BusyRow, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:

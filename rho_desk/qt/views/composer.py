@@ -279,7 +279,7 @@ class ContinuePanel(QFrame):
         follows it when Settings change; a profile picked here stays picked for this session
         while it exists and Settings ask for the same one (``reset``: forget the pick).
         """
-        from ..dialogs.prefs import PREFS_CONTINUE_PROFILE
+        from ..settings import PREFS_CONTINUE_PROFILE
 
         self._profiles_read = True
         setting = self.host.settings.get(PREFS_CONTINUE_PROFILE)

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from rho_desk.core.stores.rho_files import NodeKind, read_session
 from rho_desk.core.wire import Message
 from rho_desk.qt.continue_session import TurnState
-from rho_desk.qt.dialogs.prefs import (
+from rho_desk.qt.settings import (
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
     PREFS_COMPACTION_POLICY,

@@ -7,14 +7,15 @@ from pathlib import Path
 
 from rho_desk.providers.credentials import SERVICE
 from rho_desk.providers.profiles import ProfileKind, ProfileStore
-from rho_desk.qt.dialogs.prefs import (
+from rho_desk.qt.settings import (
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_POLICY,
     PREFS_COMPACTION_THRESHOLD,
     PREFS_CONTINUE_PROFILE,
+    PREFS_DATA_DIR,
+    PREFS_THEME,
     policy_from_settings,
 )
-from rho_desk.qt.settings import PREFS_DATA_DIR, PREFS_THEME
 
 from ..conftest import settle
 
