@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 import psycopg
 import psycopg_pool
@@ -24,7 +25,8 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from ..core.errors import AccessDenied, DatabaseUnavailable, InputError, StorageError
-from ..core.export import ExportKeys, ExportSource, Selection
+from ..core.export import ExportSource, Selection, SignOptions
+from ..core.jsonable import json_fields
 from ..core.wire.snapshot import SessionSnapshot
 from .db import connect, database_errors, keyring_password, safe_dsn
 from .publish import Publication, prepare
@@ -78,15 +80,7 @@ class PublishedSession:
     published_by: str
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "team": self.team,
-            "session_id": self.session_id,
-            "title": self.title,
-            "latest_revision": self.latest_revision,
-            "versions": self.versions,
-            "published_at": self.published_at.isoformat(),
-            "published_by": self.published_by,
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True)
@@ -124,15 +118,7 @@ class SearchHit:
     rank: float
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "team": self.team,
-            "session_id": self.session_id,
-            "title": self.title,
-            "latest_revision": self.latest_revision,
-            "published_at": self.published_at.isoformat(),
-            "snippet": self.snippet,
-            "rank": round(self.rank, 6),
-        }
+        return json_fields(self, rank=round(self.rank, 6))
 
 
 def _like_pattern(text: str) -> str:
@@ -392,10 +378,8 @@ class TeamLibrary:
         source: ExportSource | SessionSnapshot,
         selection: Selection,
         *,
-        keys: ExportKeys,
-        known_secrets: list[str],
         source_name: str | None = None,
-        allow_findings: bool = False,
+        **sign: Unpack[SignOptions],
     ) -> tuple[Publication, PublishOutcome]:
         """Export ``source`` through the export pipeline (off the event loop; a bare snapshot
         exports its model context) and store the result in one transaction.
@@ -405,10 +389,7 @@ class TeamLibrary:
             AccessDenied, DatabaseUnavailable: see :meth:`store`.
         """
         validate_team_name(team)
-        pub = await asyncio.to_thread(
-            prepare, source, selection, keys=keys, known_secrets=known_secrets, source_name=source_name,
-            allow_findings=allow_findings,
-        )  # fmt: skip
+        pub = await asyncio.to_thread(functools.partial(prepare, source, selection, source_name=source_name, **sign))
         return pub, await self.store(team, pub)
 
     async def publish_many(
@@ -416,10 +397,7 @@ class TeamLibrary:
         team: str,
         sources: Iterable[tuple[ExportSource | SessionSnapshot, str | None]],
         selection: Selection,
-        *,
-        keys: ExportKeys,
-        known_secrets: list[str],
-        allow_findings: bool = False,
+        **sign: Unpack[SignOptions],
     ) -> list[tuple[Publication, PublishOutcome]]:
         """Publish several sessions (source, source name): each in its own transaction, the
         next one exported while the previous ones are being stored (up to the pool's size).
@@ -438,10 +416,7 @@ class TeamLibrary:
 
         try:
             for source, source_name in sources:
-                pub = await asyncio.to_thread(
-                    prepare, source, selection, keys=keys, known_secrets=known_secrets,
-                    source_name=source_name, allow_findings=allow_findings,
-                )  # fmt: skip
+                pub = await asyncio.to_thread(functools.partial(prepare, source, selection, source_name=source_name, **sign))
                 while len(storing) >= in_flight:
                     done.append(await storing.popleft())
                 storing.append(asyncio.create_task(store(pub)))

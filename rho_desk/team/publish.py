@@ -15,16 +15,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Unpack
 
 from ..core.errors import InputError
 from ..core.export import (
     HISTORY_KINDS,
     ContentClass,
-    ExportKeys,
     ExportResult,
     ExportSource,
     Selection,
+    SignOptions,
     decode_display_export,
     export_signed,
     is_placeholder,
@@ -176,10 +176,8 @@ def prepare(
     source: ExportSource | SessionSnapshot,
     selection: Selection,
     *,
-    keys: ExportKeys,
-    known_secrets: list[str],
     source_name: str | None = None,
-    allow_findings: bool = False,
+    **sign: Unpack[SignOptions],
 ) -> Publication:
     """Export ``source`` (a bare snapshot: its model context) through the export pipeline and
     derive what a publish stores (CPU only: run it off the event loop).
@@ -193,10 +191,7 @@ def prepare(
         source = ExportSource(source.snapshot, source.history, source.timestamps, source.title, source_name)
     snapshot = source.snapshot
     name = f"{snapshot.session_id}-r{snapshot.revision}.json"
-    signed = export_signed(
-        source, selection, keys=keys, known_secrets=known_secrets, fmt="json", output_name=name,
-        allow_findings=allow_findings,
-    )  # fmt: skip
+    signed = export_signed(source, selection, fmt="json", output_name=name, **sign)
     result = signed.result
     if signed.receipt_bytes is None:
         raise PublishBlocked(

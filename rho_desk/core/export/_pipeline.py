@@ -19,6 +19,7 @@ import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Required, TypedDict, Unpack
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
@@ -31,7 +32,15 @@ from ._export import ExportResult, export_snapshot
 from ._keys import fingerprint_key, key_id, public_key_text, signing_key
 from ._receipt import Receipt, build_receipt, encode_receipt
 
-__all__ = ["ExportKeys", "ExportSource", "SignedExport", "export_keys", "export_signed", "read_export_source"]
+__all__ = [
+    "ExportKeys",
+    "ExportSource",
+    "SignOptions",
+    "SignedExport",
+    "export_keys",
+    "export_signed",
+    "read_export_source",
+]
 
 
 @dataclass(frozen=True)
@@ -107,24 +116,29 @@ class SignedExport:
         return self.receipt is None
 
 
+class SignOptions(TypedDict, total=False):
+    """Who signs an export and what it must not hold: the keywords that :func:`export_signed`,
+    the team library's ``prepare`` and ``TeamLibrary.publish`` share."""
+
+    keys: Required[ExportKeys]
+    known_secrets: Required[Sequence[str]]
+    """The credentials rho-desk holds; its own keys are added here."""
+    allow_findings: bool
+    """Sign and return a receipt even with critical or high findings (the override is recorded
+    in the receipt). Default false."""
+
+
 def export_signed(
-    source: ExportSource,
-    selection: Selection,
-    *,
-    keys: ExportKeys,
-    known_secrets: Sequence[str] = (),
-    fmt: str = "json",
-    output_name: str,
-    allow_findings: bool = False,
+    source: ExportSource, selection: Selection, *, fmt: str = "json", output_name: str, **sign: Unpack[SignOptions]
 ) -> SignedExport:
     """Export ``source`` (select, redact, render, audit) and sign its receipt (CPU only).
 
     Args:
-        known_secrets: the credentials rho-desk holds; its own keys are added here.
         output_name: the file name the receipt records for the export.
-        allow_findings: sign and return a receipt even with critical or high findings (the
-            override is recorded in the receipt).
+        sign: the keys, the known secrets and the findings override (:class:`SignOptions`).
     """
+    keys, allow_findings = sign["keys"], sign.get("allow_findings", False)
+    known_secrets = sign["known_secrets"]
     result = export_snapshot(
         source.snapshot, selection, key=keys.fingerprint, known_secrets=[*known_secrets, *keys.known], fmt=fmt,
         history=source.history, timestamps=source.timestamps, title=source.title,

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 
 from ..errors import InputError, KnownError, StorageError
 from .drift import DriftItem, DriftReport, audit, index_drift_findings
@@ -55,7 +55,8 @@ from .rho_files.lease import SessionLease
 from .rho_files.reader import read_header
 from .rho_files.summary import summarize as summarize_transcript
 from .search import (
-    SORT_KEYS,
+    ListPage,
+    SearchPage,
     SearchResults,
     SessionCache,
     SummaryFailure,
@@ -455,51 +456,35 @@ class SessionLibrary:
 
     # --- reading -----------------------------------------------------------------------------
 
-    def list(
-        self,
-        workspace_key: str | None = None,
-        *,
-        sort: str = "updated",
-        descending: bool = True,
-        offset: int = 0,
-        limit: int | None = None,
-    ) -> SessionPage:
+    def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> SessionPage:
         """One page of sessions from the library as of the last :meth:`refresh`.
 
         Args:
             workspace_key: one workspace, or ``None`` for all.
-            sort: ``updated`` (default), ``created``, ``size``, ``messages``, ``compactions``,
-                ``title``.
+            page: ``sort`` (a :data:`SORT_KEYS` name: ``updated``, the default, ``created``,
+                ``size``, ``messages``, ``compactions``, ``title``), ``descending``, ``offset``,
+                ``limit``.
+
+        Raises:
+            InputError: an unknown sort name.
         """
-        if sort not in SORT_KEYS:
-            raise InputError(f"unknown sort {sort!r}; choose from {', '.join(SORT_KEYS)}")
         with self._lock:
-            rows = self._cache.list(
-                workspace_key, sort=sort, descending=descending, offset=offset, limit=limit
-            )
-            total = self._cache.count(workspace_key) if limit is not None or offset else len(rows)
+            rows = self._cache.list(workspace_key, **page)
+            paged = page.get("limit") is not None or page.get("offset", 0)
+            total = self._cache.count(workspace_key) if paged else len(rows)
             return SessionPage(rows, total, self._last_state, self._last_notice)
 
-    def search(
-        self,
-        text: str,
-        workspace_key: str | None = None,
-        *,
-        limit: int = 50,
-        sort: str = "updated",
-        descending: bool = True,
-    ) -> SearchResults:
+    def search(self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]) -> SearchResults:
         """Full-text search over titles and user/assistant text, with highlightable snippets.
 
         Every whitespace-separated term (or ``"quoted phrase"``) must occur, as a
         case-insensitive substring, in the title or the conversation text.
+
+        Raises:
+            InputError: an unknown sort name.
         """
-        if sort not in SORT_KEYS:
-            raise InputError(f"unknown sort {sort!r}; choose from {', '.join(SORT_KEYS)}")
         with self._lock:
-            return self._cache.search(
-                text, workspace_key, limit=limit, sort=sort, descending=descending
-            )
+            return self._cache.search(text, workspace_key, **page)
 
     def failures(self, workspace_key: str | None = None) -> builtins.list[SummaryFailure]:
         """Transcripts that could not be read at the last refresh (file, line, reason), by path.

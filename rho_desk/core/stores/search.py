@@ -35,9 +35,10 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from ..dirs import CACHE_DIR_ENV, cache_dir
-from ..errors import StorageError
+from ..errors import InputError, StorageError
 from ._sqlite import transaction
 from .summary import SessionSummary
 
@@ -46,7 +47,9 @@ __all__ = [
     "MAX_SEARCH_CHARS",
     "SORT_KEYS",
     "CachedStat",
+    "ListPage",
     "SearchHit",
+    "SearchPage",
     "SearchResults",
     "SessionCache",
     "Snippet",
@@ -75,6 +78,27 @@ SORT_KEYS = {
     "title": "coalesce(nullif(s.title, ''), s.first_user_message, '') collate nocase",
 }
 """Library sort names and their SQL expressions (ties: newest update, then creation, then id)."""
+
+
+class SearchPage(TypedDict, total=False):
+    """Which hits of a search, in which order (the keywords of :meth:`SessionCache.search`)."""
+
+    limit: int
+    """At most this many hits (default 50); ``truncated`` says when there were more."""
+    sort: str
+    """A :data:`SORT_KEYS` name (default ``updated``)."""
+    descending: bool
+    """Default true: newest, largest, Z first."""
+
+
+class ListPage(TypedDict, total=False):
+    """Which page of a listing, in which order (the keywords of :meth:`SessionCache.list`)."""
+
+    sort: str
+    descending: bool
+    offset: int
+    limit: int | None
+    """``None`` (default): every row from ``offset`` on."""
 
 _ROW_COLUMNS = (
     "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count",
@@ -499,39 +523,34 @@ class SessionCache:
                 ).fetchone()[0]
             )
 
-    def list(
-        self,
-        workspace_key: str | None = None,
-        *,
-        sort: str = "updated",
-        descending: bool = True,
-        offset: int = 0,
-        limit: int | None = None,
-    ) -> list[SessionSummary]:
-        """One page of sessions (of one workspace, or all), sorted by ``sort`` (:data:`SORT_KEYS`)."""
+    def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> list[SessionSummary]:
+        """One page of sessions (of one workspace, or all), sorted by ``sort`` (:data:`SORT_KEYS`).
+
+        Raises:
+            InputError: an unknown sort name.
+        """
         where = "" if workspace_key is None else " where s.workspace_key = ?"
         params: list[str | int] = [] if workspace_key is None else [workspace_key]
-        sql = f"{_SELECT}{where} order by {_order(sort, descending)}"
+        order = _order(page.get("sort", "updated"), page.get("descending", True))
+        sql = f"{_SELECT}{where} order by {order}"
+        limit, offset = page.get("limit"), page.get("offset", 0)
         if limit is not None or offset:
             sql += " limit ? offset ?"
             params += [-1 if limit is None else limit, offset]
         with self._tx() as db:
             return [_summary(values) for values in db.execute(sql, params).fetchall()]
 
-    def search(
-        self,
-        query: str,
-        workspace_key: str | None = None,
-        *,
-        limit: int = 50,
-        sort: str = "updated",
-        descending: bool = True,
-    ) -> SearchResults:
+    def search(self, query: str, workspace_key: str | None = None, **page: Unpack[SearchPage]) -> SearchResults:
         """Sessions whose title or conversation text contains every term of ``query``.
 
         Terms are whitespace-separated (``"a quoted phrase"`` is one term), case-insensitive,
         matched as substrings. Hits come in ``sort`` order, at most ``limit`` of them.
+
+        Raises:
+            InputError: an unknown sort name.
         """
+        order = _order(page.get("sort", "updated"), page.get("descending", True))
+        limit = page.get("limit", 50)
         terms = _terms(query)
         results = SearchResults()
         if not terms:
@@ -548,7 +567,7 @@ class SessionCache:
         if workspace_key is not None:
             clauses.append("s.workspace_key = ?")
             params.append(workspace_key)
-        sql = f"{_SELECT} where {' and '.join(clauses)} order by {_order(sort, descending)} limit ?"
+        sql = f"{_SELECT} where {' and '.join(clauses)} order by {order} limit ?"
         params.append(limit + 1)
         with self._tx() as db:
             rows = [_summary(values) for values in db.execute(sql, params).fetchall()]
@@ -585,7 +604,7 @@ def _order(sort: str, descending: bool) -> str:
     try:
         key = SORT_KEYS[sort]
     except KeyError:
-        raise ValueError(f"unknown sort {sort!r}; choose from {', '.join(SORT_KEYS)}") from None
+        raise InputError(f"unknown sort {sort!r}; choose from {', '.join(SORT_KEYS)}") from None
     direction = "desc" if descending else "asc"
     if sort == "updated":
         return f"s.updated_at {direction}, s.created_at {direction}, s.id asc"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError, KnownError
+from ...jsonable import json_fields
 from ...wire.codec import decode_snapshot
 from ..summary import SessionSummary
 from .duplicates import line_problem
@@ -68,13 +69,7 @@ class Finding:
         return f"{where}: {self.severity.value}: {self.message} [{self.code}]"
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "code": self.code,
-            "severity": self.severity.value,
-            "message": self.message,
-        }
+        return json_fields(self)
 
 
 @dataclass(slots=True)

@@ -28,6 +28,7 @@ import msgspec
 
 from ...errors import InputError, KnownError, StorageError
 from ...fsio import atomic_write, fsync_dir
+from ...jsonable import json_fields
 from ...wire.codec import translate_error
 from ..open import read_failure
 from .duplicates import line_problem
@@ -64,8 +65,7 @@ class DroppedLine:
     unfinished last line)."""
 
     def to_json(self) -> dict[str, object]:
-        return {"line": self.line, "offset": self.offset, "length": self.length,
-                "kind": self.kind, "reason": self.reason}  # fmt: skip
+        return json_fields(self)
 
 
 @dataclass(slots=True)

@@ -386,6 +386,9 @@ def test_search_matches_titles_and_reports_truncation(make_library, sessions: Pa
     assert results.truncated and [h.session.id for h in results.hits] == ["s3", "s2"]
     assert [h.session.id for h in library.search("common", sort="created", descending=False).hits] == [
         "s0", "s1", "s2", "s3"]
+    for query in ("common", ""):
+        with pytest.raises(InputError, match="unknown sort 'colour'"):
+            library.search(query, sort="colour")
 
 
 def test_resolve_by_prefix(make_library, sessions: Path) -> None:
