@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 
 __all__ = ["main"]
 
@@ -68,11 +69,6 @@ _SUMMARIES: dict[str, tuple[str, str]] = {
 }
 _OPTIONS_WITH_VALUES = ("--log-level",)
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_BAD_INPUT = 2
-
-
 def _parser(command: str | None = None, *, every: bool = True) -> argparse.ArgumentParser:
     """The argument parser: every command's full parser, or (``every=False``) only ``command``'s,
     the others as their summaries (what ``main`` uses: ``--help`` needs no more)."""
@@ -116,12 +112,6 @@ def _command_of(argv: Sequence[str]) -> str | None:
         elif not arg.startswith("-"):
             return arg
     return None
-
-
-def fail(message: str, status: int = EXIT_BAD_INPUT) -> int:
-    """Print one line to stderr and return ``status``."""
-    print(f"rho-desk: {message}", file=sys.stderr)
-    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

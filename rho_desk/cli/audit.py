@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import EXIT_OK, EXIT_PROBLEMS
 from .export import add_key_file_option, key_source
+from .status import EXIT_OK, EXIT_PROBLEMS
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey

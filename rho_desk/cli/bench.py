@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
+from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import EXIT_OK
+from .status import EXIT_OK
 
 if TYPE_CHECKING:
     from ..core.changes import FileChange, SessionChanges, TurnChanges

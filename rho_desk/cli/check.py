@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import EXIT_OK, EXIT_PROBLEMS
+from .status import EXIT_OK, EXIT_PROBLEMS
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

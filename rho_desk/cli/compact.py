@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import EXIT_OK, EXIT_PROBLEMS, fail
+from .status import EXIT_OK, EXIT_PROBLEMS, fail
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -46,7 +46,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
+from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 
 EXIT_CANCELLED = 130
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from ..data import APP_ID, app_icons_dir, desktop_entry_file, metainfo_file
-from . import EXIT_OK, fail
+from .status import EXIT_OK, fail
 
 __all__ = ["install", "uninstall"]
 

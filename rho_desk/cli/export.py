@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import EXIT_OK, EXIT_PROBLEMS, fail
+from .status import EXIT_OK, EXIT_PROBLEMS, fail
 
 if TYPE_CHECKING:
     from ..core.export import ExportSource, Selection

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from . import EXIT_OK
 from .export import add_key_file_option, key_source
+from .status import EXIT_OK
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -21,8 +21,8 @@ import os
 import sys
 from pathlib import Path
 
-from . import EXIT_OK, EXIT_PROBLEMS, fail
 from .export import add_key_file_option, add_selection_arguments
+from .status import EXIT_OK, EXIT_PROBLEMS, fail
 
 DB_ENV = "RHO_DESK_TEAM_DB"
 

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import EXIT_OK
+from .status import EXIT_OK
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

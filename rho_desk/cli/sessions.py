@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import EXIT_OK
+from .status import EXIT_OK
 
 if TYPE_CHECKING:
     from ..core.stores.search import Snippet

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import EXIT_OK
+from .status import EXIT_OK
 
 if TYPE_CHECKING:
     from ..core.stores.rho_files import RevisionNode, SessionFile

@@ -22,9 +22,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import EXIT_OK, EXIT_PROBLEMS, fail
 from .export import add_key_file_option
 from .publish import add_db_argument, require_db
+from .status import EXIT_OK, EXIT_PROBLEMS, fail
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

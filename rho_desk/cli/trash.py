@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from . import EXIT_OK
+from .status import EXIT_OK
 
 if TYPE_CHECKING:
     from ..core.stores.trash import TrashItem

@@ -12,6 +12,7 @@
      │    │    └── SchemaTooNew     stored data from a newer rho-desk: neither read nor written
      │    ├── AccessDenied          the account may not do this (a role outside the team)
      │    ├── CredentialsUnavailable  no keyring backend, or no key stored for a profile
+     │    │    └── MissingApiKey   the profile needs a key and none is stored
      │    └── EngineError           the session engine's errors (spec/engine.md §12)
      │         ├── InvalidConfiguration
      │         ├── AuthenticationError
@@ -52,6 +53,7 @@ __all__ = [
     "InvalidConfiguration",
     "InvalidHostResponse",
     "KnownError",
+    "MissingApiKey",
     "PersistenceError",
     "PolicyDenied",
     "ProviderDiagnostic",
@@ -152,6 +154,10 @@ class AccessDenied(KnownError):
 
 class CredentialsUnavailable(KnownError):
     """A credential cannot be read: no keyring backend, or nothing stored for the profile."""
+
+
+class MissingApiKey(CredentialsUnavailable):
+    """The profile needs a key and none is stored (nor in its opted-in environment variable)."""
 
 
 # --- engine errors (spec/engine.md §12) -----------------------------------------------------

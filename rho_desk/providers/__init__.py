@@ -7,7 +7,8 @@ Modules:
 * ``transport``, ``sse``: the shared HTTP streaming, SSE decoding and error mapping.
 * ``SecretString`` (from ``core.secret``, with the scrubbing of text that leaves a provider).
 * ``usage``: usage normalisation and cost (``Pricing``).
-* ``credentials``: API keys in keyring (service ``rho-desk``), ``stored_secrets()``.
+* ``credentials``: API keys in keyring (service ``rho-desk``).
+* ``export_secrets``: what every export redacts, ``stored_secrets()`` among it.
 * ``profiles``: ``ProviderProfile``, ``ProfileStore``, ``build_provider``, ``open_provider``.
 * ``compactors``: ``SummarizingCompactor`` (the local one lives in ``rho_desk.core.compaction.local``).
 * ``endpoint``: ``build_provider`` and the endpoint a command names (no pydantic, no keyring).
@@ -32,12 +33,13 @@ if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:
-    from ..core.errors import CredentialsUnavailable
+    from ..core.errors import CredentialsUnavailable, MissingApiKey
     from ..core.secret import SecretString
     from .anthropic import AnthropicProvider
     from .base import HttpProvider
     from .compactors import SummarizingCompactor
-    from .credentials import MissingApiKey, NoKeyringBackend, ResolvedKey, stored_secrets
+    from .credentials import NoKeyringBackend, ResolvedKey
+    from .export_secrets import stored_secrets
     from .openai_chat import OpenAIChatProvider
     from .profiles import (
         DEFAULT_PROFILE,
@@ -56,7 +58,7 @@ _WHERE = {
     "AnthropicProvider": ".anthropic",
     "CredentialsUnavailable": "..core.errors",
     "HttpProvider": ".base",
-    "MissingApiKey": ".credentials",
+    "MissingApiKey": "..core.errors",
     "NoKeyringBackend": ".credentials",
     "OpenAIChatProvider": ".openai_chat",
     "Pricing": ".usage",
@@ -70,7 +72,7 @@ _WHERE = {
     "Timeouts": ".transport",
     "build_provider": ".profiles",
     "open_provider": ".profiles",
-    "stored_secrets": ".credentials",
+    "stored_secrets": ".export_secrets",
 }
 
 __all__ = [

@@ -14,9 +14,11 @@ tells the user what to do. A plaintext backend (keyrings.alt) is refused for wri
 caller allows it explicitly: it is not a secret store (environment.md §3). The backend checks and
 the wording of these errors come from ``rho_desk.keys``, shared with rho-desk's own keys.
 
-``stored_secrets()`` returns every credential rho-desk holds, for the exporter to redact. The
-keyring cannot list entries, so the profile names come from the profile store plus a small
-index file of usernames (no secrets) kept beside it.
+``profile_secrets(profiles)`` returns every credential rho-desk holds for those profiles, for the
+exporter to redact (``export_secrets.stored_secrets`` hands it the profile store's profiles). The
+keyring cannot list entries, so the names come from the profiles plus a small index file of
+usernames (no secrets) kept beside them. A profile is anything with a name, ``requires_key`` and
+``api_key_env`` (:class:`KeyedProfile`), so this module sits below the profile store.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from ..core.dirs import config_dir
-from ..core.errors import CredentialsUnavailable
+from ..core.errors import CredentialsUnavailable, MissingApiKey
 from ..core.secret import SecretString
 from ..keys import (
     SERVICE,
@@ -45,13 +48,11 @@ from ..keys import (
     store_secret,
 )
 
-if TYPE_CHECKING:
-    from .profiles import ProviderProfile
-
 __all__ = [
     "PROFILE_USER_PREFIX",
     "SERVICE",
     "InsecureKeyring",
+    "KeyedProfile",
     "KeyringFailure",
     "KeyringStatus",
     "MissingApiKey",
@@ -61,29 +62,35 @@ __all__ = [
     "aget_api_key",
     "aresolve_api_key",
     "aset_api_key",
-    "astored_secrets",
     "delete_api_key",
     "get_api_key",
     "keyring_status",
     "keyring_user",
+    "profile_secrets",
     "resolve_api_key",
     "set_api_key",
-    "stored_secrets",
 ]
 
 log = logging.getLogger("rho_desk.providers.credentials")
 
 INDEX_FILE: Final = "credential-index.json"
+class KeyedProfile(Protocol):
+    """What the credential functions read of a provider profile."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def requires_key(self) -> bool: ...
+    @property
+    def api_key_env(self) -> str | None: ...
+
+
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 _ENV_ADVICE: Final = (
     ", or set the profile's API key environment variable option to read the key from the "
     "environment instead"
 )
-
-
-class MissingApiKey(CredentialsUnavailable):
-    """The profile needs a key and none is stored (nor in its opted-in environment variable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +102,7 @@ class ResolvedKey:
     """``keyring`` or ``environment variable NAME``."""
 
 
-def _profile_name(profile: ProviderProfile | str) -> str:
+def _profile_name(profile: KeyedProfile | str) -> str:
     name = profile if isinstance(profile, str) else profile.name
     if not name:
         raise ValueError("a profile name must not be empty")
@@ -105,7 +112,7 @@ def _profile_name(profile: ProviderProfile | str) -> str:
 PROFILE_USER_PREFIX: Final = "profile:"
 
 
-def keyring_user(profile: ProviderProfile | str) -> str:
+def keyring_user(profile: KeyedProfile | str) -> str:
     """The keyring username holding ``profile``'s API key (service ``rho-desk``)."""
     return PROFILE_USER_PREFIX + _profile_name(profile)
 
@@ -144,7 +151,7 @@ def _write_index(names: list[str]) -> None:
 # --- sync API ---------------------------------------------------------------------------------
 
 
-def get_api_key(profile: ProviderProfile | str) -> SecretString | None:
+def get_api_key(profile: KeyedProfile | str) -> SecretString | None:
     """The key stored in keyring for ``profile``, or ``None``.
 
     Raises:
@@ -156,7 +163,7 @@ def get_api_key(profile: ProviderProfile | str) -> SecretString | None:
     return SecretString(value) if value else None
 
 
-def set_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
+def set_api_key(profile: KeyedProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
     """Store ``key`` for ``profile`` (replacing any previous one).
 
     Args:
@@ -178,7 +185,7 @@ def set_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allo
         _write_index([*index, name])
 
 
-def delete_api_key(profile: ProviderProfile | str) -> bool:
+def delete_api_key(profile: KeyedProfile | str) -> bool:
     """Remove the stored key of ``profile``. Returns False when none was stored."""
     name = _profile_name(profile)
     removed = delete_secret(keyring_user(name), what=_what(name))
@@ -188,7 +195,7 @@ def delete_api_key(profile: ProviderProfile | str) -> bool:
     return removed
 
 
-def resolve_api_key(profile: ProviderProfile, *, environ: dict[str, str] | None = None) -> ResolvedKey | None:
+def resolve_api_key(profile: KeyedProfile, *, environ: dict[str, str] | None = None) -> ResolvedKey | None:
     """The key to use for ``profile``: keyring first, then its opted-in environment variable.
 
     Returns ``None`` only for profiles that need no key (a local Ollama server).
@@ -223,35 +230,27 @@ def resolve_api_key(profile: ProviderProfile, *, environ: dict[str, str] | None 
     return None
 
 
-def stored_secrets() -> list[str]:
-    """Every credential value rho-desk holds, for redaction (the export audit uses it).
+def profile_secrets(profiles: Iterable[KeyedProfile]) -> list[str]:
+    """Every credential rho-desk holds for ``profiles`` and the index, for redaction.
 
     Covers the keyring entries of every profile that needs a key and every indexed username,
     plus the values of opted-in environment variables (rho-desk would send those too). Without
     a keyring backend (or one that does not answer: ``keyring_status``) the keyring part is
-    empty.
-
-    Blocking (keyring may wait on D-Bus or an unlock prompt): from the GUI, await
-    ``astored_secrets()`` instead.
+    empty. Blocking: keyring may wait on D-Bus or an unlock prompt.
 
     Raises:
         KeyringFailure: the keyring exists but cannot be read (locked): redaction would be
             incomplete, so the caller must not proceed silently.
     """
-    from .profiles import ProfileError, ProfileStore
-
     # a profile that needs no key (a local Ollama server) is asked for only if a key was ever
     # stored for it (the index says so): it must not need, or wait on, a keyring
     names = set(_read_index())
     env_vars: set[str] = set()
-    try:
-        for profile in ProfileStore().profiles():
-            if profile.requires_key:
-                names.add(profile.name)
-            if profile.api_key_env:
-                env_vars.add(profile.api_key_env)
-    except ProfileError:
-        pass  # a corrupt profile file must not block redaction of what the index knows
+    for profile in profiles:
+        if profile.requires_key:
+            names.add(profile.name)
+        if profile.api_key_env:
+            env_vars.add(profile.api_key_env)
     secrets: list[str] = []
     for name in sorted(names):
         try:
@@ -270,21 +269,18 @@ def stored_secrets() -> list[str]:
 # --- async twins (the GUI thread never blocks on keyring) -------------------------------------
 
 
-async def aget_api_key(profile: ProviderProfile | str) -> SecretString | None:
+async def aget_api_key(profile: KeyedProfile | str) -> SecretString | None:
     return await asyncio.to_thread(get_api_key, profile)
 
 
-async def aset_api_key(profile: ProviderProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
+async def aset_api_key(profile: KeyedProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
     await asyncio.to_thread(set_api_key, profile, key, allow_insecure=allow_insecure)
 
 
-async def adelete_api_key(profile: ProviderProfile | str) -> bool:
+async def adelete_api_key(profile: KeyedProfile | str) -> bool:
     return await asyncio.to_thread(delete_api_key, profile)
 
 
-async def aresolve_api_key(profile: ProviderProfile) -> ResolvedKey | None:
+async def aresolve_api_key(profile: KeyedProfile) -> ResolvedKey | None:
     return await asyncio.to_thread(resolve_api_key, profile)
 
-
-async def astored_secrets() -> list[str]:
-    return await asyncio.to_thread(stored_secrets)

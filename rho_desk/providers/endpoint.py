@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ..core.errors import InputError
+from ..core.errors import InputError, MissingApiKey
 from ..core.tools.permissions import DEFAULT_MODE, PermissionMode
 
 if TYPE_CHECKING:
@@ -151,8 +151,6 @@ def build_provider(profile: EndpointFields, api_key: SecretString | None, *,
         MissingApiKey: the profile needs a key and ``api_key`` is ``None``.
     """
     if api_key is None and profile.requires_key:
-        from .credentials import MissingApiKey
-
         raise MissingApiKey(f"profile '{profile.name}' needs an API key")
     if profile.kind is ProfileKind.ANTHROPIC:
         from .anthropic import DEFAULT_MAX_OUTPUT_TOKENS, AnthropicProvider

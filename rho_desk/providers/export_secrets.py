@@ -15,7 +15,7 @@ from ..core.keys import SIGNING_KEY
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-__all__ = ["ExportSecrets", "known_credentials", "load_export_secrets"]
+__all__ = ["ExportSecrets", "known_credentials", "load_export_secrets", "stored_secrets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,25 @@ class ExportSecrets:
         return None if self.signer is None else ExportKeys(self.key, self.signer)
 
 
+def stored_secrets() -> list[str]:
+    """Every credential rho-desk holds: the keyring entries and opted-in environment variables
+    of every profile in the profile store and every name in the credential index (blocking).
+
+    A damaged profile file does not stop it: the index still names every key ever stored.
+
+    Raises:
+        KeyringFailure: the keyring exists but cannot be read (redaction would be incomplete).
+    """
+    from .credentials import profile_secrets
+    from .profiles import ProfileError, ProfileStore
+
+    try:
+        profiles = ProfileStore().profiles()
+    except ProfileError:
+        profiles = ()  # a corrupt profile file must not block redaction of what the index knows
+    return profile_secrets(profiles)
+
+
 def known_credentials(*keys: bytes) -> list[str]:
     """Every credential rho-desk holds (redacted whatever the selection), plus ``keys``, base64
     as they would appear in text (blocking: keyring).
@@ -44,8 +63,6 @@ def known_credentials(*keys: bytes) -> list[str]:
         KeyringFailure: the keyring exists but cannot be read: an export must not then go ahead
             with an incomplete list.
     """
-    from .credentials import stored_secrets
-
     return [*stored_secrets(), *(base64.b64encode(k).decode("ascii") for k in keys)]
 
 

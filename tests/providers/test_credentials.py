@@ -28,8 +28,8 @@ from rho_desk.providers.credentials import (
     keyring_status,
     resolve_api_key,
     set_api_key,
-    stored_secrets,
 )
+from rho_desk.providers.export_secrets import stored_secrets
 from rho_desk.providers.profiles import DEFAULT_PROFILE, ProfileKind, ProfileStore, ProviderProfile
 
 OPENAI = ProviderProfile(name="openai", kind=ProfileKind.OPENAI_COMPATIBLE, base_url="https://api.openai.com/v1", model="gpt-4.1")
@@ -183,8 +183,10 @@ async def test_async_twins_run_off_the_event_loop_thread(config_dir: Path, monke
 def test_the_export_entry_point_exists() -> None:
     import inspect
 
-    assert "stored_secrets" in credentials.__all__
-    signature = inspect.signature(credentials.stored_secrets)
+    from rho_desk.providers import export_secrets
+
+    assert "stored_secrets" in export_secrets.__all__
+    signature = inspect.signature(export_secrets.stored_secrets)
     assert list(signature.parameters) == [] and signature.return_annotation in ("list[str]", list[str])
     assert all(hasattr(credentials, name) for name in credentials.__all__)
 
@@ -202,12 +204,10 @@ def test_keyless_profile_never_touches_a_failing_keyring(config_dir: Path, monke
     assert resolved is not None and resolved.secret.expose_secret() == "sk-ollama-proxy"
 
 
-@pytest.mark.asyncio
-async def test_astored_secrets(config_dir: Path) -> None:
-    from rho_desk.providers.credentials import astored_secrets
-
-    set_api_key("p", "sk-async-list")
-    assert await astored_secrets() == ["sk-async-list"]
+def test_a_damaged_profile_file_still_redacts_what_the_index_knows(config_dir: Path) -> None:
+    set_api_key("p", "sk-indexed")
+    (config_dir / "providers.json").write_text("{not json", encoding="utf-8")
+    assert stored_secrets() == ["sk-indexed"]
 
 
 def test_profile_keys_cannot_replace_rho_desks_own_keyring_entries(memory_keyring) -> None:

@@ -32,7 +32,8 @@ CHILD = textwrap.dedent(
     c.set_api_key(profile, "sk-integration-0001")
     read = c.get_api_key(profile).expose_secret()
     raw = keyring.get_password("rho-desk", "profile:itest")
-    listed = c.stored_secrets()
+    from rho_desk.providers.export_secrets import stored_secrets
+    listed = stored_secrets()
     deleted = c.delete_api_key(profile)
     after = c.get_api_key(profile)
     print(json.dumps({"backend": status.backend, "secure": status.secure, "read": read, "raw": raw,

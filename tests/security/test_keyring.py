@@ -206,7 +206,8 @@ def test_s2_a_secret_service_that_cannot_make_its_collection_is_no_keyring(tmp_p
 def test_keyless_profiles_never_touch_the_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """S2: the built-in local profile needs no key: resolving it and collecting the secrets to
     redact (what export and publish do) make no keyring call at all."""
-    from rho_desk.providers.credentials import resolve_api_key, stored_secrets
+    from rho_desk.providers.credentials import resolve_api_key
+    from rho_desk.providers.export_secrets import stored_secrets
     from rho_desk.providers.profiles import DEFAULT_PROFILE
 
     calls: list[str] = []

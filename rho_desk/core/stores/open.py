@@ -7,8 +7,7 @@ is read as a Rho transcript; anything else must be a snapshot document (schema 1
 * :func:`open_snapshot`: the complete snapshot (the active revision, or ``revision``, resumed as
   Rho would, storage.md §6.6);
 * :func:`open_document`: the whole file as a revision tree, for a viewer: a damaged transcript
-  is read up to its last good revision, a snapshot document becomes a one-revision tree;
-* :func:`read_failure`: the one way a failed read of such a file is named, for every reader.
+  is read up to its last good revision, a snapshot document becomes a one-revision tree.
 """
 
 from __future__ import annotations
@@ -16,14 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, KnownError, StorageError
+from ..errors import InputError
 from ..wire.codec import decode_snapshot
 from ..wire.snapshot import SessionSnapshot
+from .rho_files.errors import read_failure
 
 if TYPE_CHECKING:
     from .rho_files.reader import SessionFile
 
-__all__ = ["decode_document", "is_session_file", "open_document", "open_snapshot", "read_failure"]
+__all__ = ["decode_document", "is_session_file", "open_document", "open_snapshot"]
 
 _SNIFF_BYTES = 64
 
@@ -62,19 +62,6 @@ def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
             source=str(path),
         )
     return snapshot
-
-
-def read_failure(exc: OSError, source: str) -> KnownError:
-    """What a failed read of the session or snapshot file ``source`` is, in the error vocabulary.
-
-    A missing file or a folder is bad input (the command line exits 2); anything else the system
-    refused (permissions, I/O) is a storage error.
-    """
-    if isinstance(exc, FileNotFoundError):
-        return InputError("no such file", source=source)
-    if isinstance(exc, IsADirectoryError):
-        return InputError("is a folder without a session.jsonl", source=source)
-    return StorageError(f"{source}: cannot read: {exc.strerror or exc}")
 
 
 def _read_document(path: Path) -> bytes:

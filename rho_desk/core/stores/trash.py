@@ -22,15 +22,12 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..dirs import TRASH_DIR_ENV, trash_dir
 from ..errors import InputError, StorageError
 from .index import IndexState, record_session
 from .summary import SessionSummary
-
-if TYPE_CHECKING:
-    from .library import UnitRef
+from .units import UnitRef
 
 __all__ = [
     "TERMINAL_RUN_STATES",

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rho_desk.core.errors import InputError, StorageError
-from rho_desk.core.stores.open import open_document, open_snapshot, read_failure
+from rho_desk.core.stores.open import open_document, open_snapshot
+from rho_desk.core.stores.rho_files.errors import read_failure
 from rho_desk.core.stores.rho_files.reader import read_session
 from rho_desk.core.stores.rho_files.repair import plan_repair
 from rho_desk.core.wire.codec import encode_pretty

@@ -17,6 +17,9 @@
      └── LeaseUnavailable            a lease file lock could not be taken
           ├── SessionBeingDeleted    another process holds the exclusive (delete) lease
           └── SessionInUse           someone holds a shared lease: refusing to delete
+
+:func:`read_failure` is the one way a failed read of a session or snapshot file is named, for
+every reader.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ __all__ = [
     "SessionWriteError",
     "SnapshotDeltaMismatch",
     "UnsupportedSessionVersion",
+    "read_failure",
 ]
 
 
@@ -104,3 +108,16 @@ class SessionBeingDeleted(LeaseUnavailable):
 
 class SessionInUse(LeaseUnavailable):
     """A shared lease is held (Rho or rho-desk has the session open): refusing to delete it."""
+
+
+def read_failure(exc: OSError, source: str) -> InputError | StorageError:
+    """What a failed read of the session or snapshot file ``source`` is, in the error vocabulary.
+
+    A missing file or a folder is bad input (the command line exits 2); anything else the system
+    refused (permissions, I/O) is a storage error.
+    """
+    if isinstance(exc, FileNotFoundError):
+        return InputError("no such file", source=source)
+    if isinstance(exc, IsADirectoryError):
+        return InputError("is a folder without a session.jsonl", source=source)
+    return StorageError(f"{source}: cannot read: {exc.strerror or exc}")

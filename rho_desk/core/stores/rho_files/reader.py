@@ -26,7 +26,6 @@ from ...errors import InputError, StorageError
 from ...wire.codec import TruncatedJson, gc_paused, translate_error
 from ...wire.model import Message
 from ...wire.snapshot import SessionSnapshot
-from ..open import read_failure
 from .errors import (
     CorruptRecord,
     NewerRecord,
@@ -34,6 +33,7 @@ from .errors import (
     SessionFileError,
     SessionIdMismatch,
     UnsupportedSessionVersion,
+    read_failure,
 )
 from .layout import SessionUnit, unit_for_path
 from .records import (

@@ -30,9 +30,8 @@ from ...errors import InputError, KnownError, StorageError
 from ...fsio import atomic_write, fsync_dir
 from ...jsonable import json_fields
 from ...wire.codec import translate_error
-from ..open import read_failure
 from .duplicates import line_problem
-from .errors import NewerRecord, NotASessionFile, SessionFileError
+from .errors import NewerRecord, NotASessionFile, SessionFileError, read_failure
 from .layout import unit_for_path
 from .lease import SessionLease
 from .reader import _DECODER, MAX_FILE_BYTES, _as_corrupt, _not_a_session, _start, parse_session
