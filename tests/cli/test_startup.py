@@ -60,3 +60,15 @@ def test_a_command_help_is_its_full_help(capsys: pytest.CaptureFixture[str]) -> 
     with pytest.raises(SystemExit):
         cli.main(["show", "--help"])
     assert "--revision" in capsys.readouterr().out
+
+
+def test_recording_a_turn_loads_only_the_journal_of_the_changes_package() -> None:
+    """``rho-desk continue`` records its writes through the journal; the reader of a whole
+    session's changes (and what it imports) loads only when changes are shown."""
+    code = (
+        "import sys\n"
+        "from rho_desk.core.changes import CheckpointRecorder\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('rho_desk.core.changes.'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["rho_desk.core.changes.checkpoint", "rho_desk.core.changes.journal"]

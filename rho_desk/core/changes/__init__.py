@@ -7,22 +7,72 @@
 * :mod:`.diff` — git-style unified diffs;
 * :mod:`.restore` — restoring a file to its content before a turn, with undo;
 * :mod:`.index` — the library's index of touched paths ("sessions that touched this file").
+
+The names below load their module on first use (PEP 562): a continued turn records its writes
+through :mod:`.journal` without loading the reader of whole sessions' changes.
 """
 
-from .build import changes_of_session, changes_of_tree, display_path, session_changes, turn_of_row
-from .checkpoint import (
-    CheckpointOutcome,
-    FileCheckpoint,
-    RestoreClassification,
-    WorkspaceCheckpoint,
-    classify_restore,
-    journal_path,
-    plan_restore,
-    read_journal,
-)
-from .diff import unified_diff
-from .journal import CheckpointRecorder, RecordedFile, RecordedTurn
-from .model import ChangeAction, ChangeSource, FileChange, HiddenChange, SessionChanges, TurnChanges
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .build import (
+        changes_of_session,
+        changes_of_tree,
+        display_path,
+        session_changes,
+        turn_of_row,
+    )
+    from .checkpoint import (
+        CheckpointOutcome,
+        FileCheckpoint,
+        RestoreClassification,
+        WorkspaceCheckpoint,
+        classify_restore,
+        journal_path,
+        plan_restore,
+        read_journal,
+    )
+    from .diff import unified_diff
+    from .journal import CheckpointRecorder, RecordedFile, RecordedTurn
+    from .model import (
+        ChangeAction,
+        ChangeSource,
+        FileChange,
+        HiddenChange,
+        SessionChanges,
+        TurnChanges,
+    )
+
+_WHERE = {
+    **dict.fromkeys(("changes_of_session", "changes_of_tree", "display_path", "session_changes", "turn_of_row"), "build"),
+    **dict.fromkeys(("CheckpointOutcome", "FileCheckpoint", "RestoreClassification", "WorkspaceCheckpoint",
+                     "classify_restore", "journal_path", "plan_restore", "read_journal"), "checkpoint"),
+    "unified_diff": "diff",
+    **dict.fromkeys(("CheckpointRecorder", "RecordedFile", "RecordedTurn"), "journal"),
+    **dict.fromkeys(("ChangeAction", "ChangeSource", "FileChange", "HiddenChange", "SessionChanges", "TurnChanges"),
+                    "model"),
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    # static imports, one per module: the layer contracts see them (no dynamic imports in core)
+    where = _WHERE.get(name)
+    if where == "build":
+        from . import build as module
+    elif where == "checkpoint":
+        from . import checkpoint as module  # type: ignore[no-redef]
+    elif where == "diff":
+        from . import diff as module  # type: ignore[no-redef]
+    elif where == "journal":
+        from . import journal as module  # type: ignore[no-redef]
+    elif where == "model":
+        from . import model as module  # type: ignore[no-redef]
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ChangeAction",
