@@ -14,7 +14,8 @@ the document) and watches it from the outside, through public signals only:
 * ``rss-edit``: as ``rss``, then a compaction through the Compact dialog (local digest) and an
   Undo (Ctrl+Z's action), then the figure again: ``{"rss": ..., "rss_after": ...}``.
 
-The parent sets ``QT_QPA_PLATFORM=offscreen`` and private settings, cache and config folders.
+The parent sets the screen (an Xvfb display, else ``QT_QPA_PLATFORM=offscreen``: ``benchkit.gui_environment``)
+and private settings, cache and config folders.
 """
 
 from __future__ import annotations

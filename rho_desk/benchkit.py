@@ -9,14 +9,23 @@ same run.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import math
+import os
+import shutil
+import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-__all__ = ["BenchResult", "benchmark", "measure", "percentile", "registered"]
+__all__ = ["BenchResult", "benchmark", "gui_environment", "measure", "percentile", "registered", "x_display"]
+
+OFFSCREEN_ENV = "RHO_DESK_BENCH_OFFSCREEN"
+"""Set to 1 to measure the GUI offscreen even where an X server could be started."""
 
 
 def percentile(samples: Iterable[float], p: float) -> float:
@@ -109,3 +118,54 @@ def measure(
         if i >= warmup:
             samples.append(elapsed * scale)
     return samples
+
+
+_X: dict[str, str | None] = {}
+
+
+def x_display() -> str | None:
+    """A real X server for the GUI benchmarks: ``:N`` of an Xvfb this process started (stopped at
+    exit), or ``None`` when Xvfb is not installed, does not start, or ``RHO_DESK_BENCH_OFFSCREEN``
+    is set. Started once per process, 1600 x 1000, 24-bit, no TCP."""
+    if "display" in _X:
+        return _X["display"]
+    _X["display"] = None
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None or os.environ.get(OFFSCREEN_ENV) == "1":
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="rho-bench-x-"))
+    read, write = os.pipe()
+    log = (folder / "xvfb.log").open("wb")
+    server = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=log)  # fmt: skip
+    os.close(write)
+    atexit.register(_stop, server, folder)
+    deadline = time.monotonic() + 10
+    number = b""
+    while time.monotonic() < deadline and not number.endswith(b"\n"):
+        chunk = os.read(read, 16)  # Xvfb writes the display number and a newline once it listens
+        if not chunk:
+            break
+        number += chunk
+    os.close(read)
+    if number.strip().isdigit():
+        _X["display"] = f":{number.strip().decode()}"
+    return _X["display"]
+
+
+def _stop(server: subprocess.Popen[bytes], folder: Path) -> None:
+    server.terminate()
+    try:
+        server.wait(5)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def gui_environment() -> tuple[dict[str, str], str]:
+    """Environment variables that put a launched app on the benchmark's screen, and its name:
+    ``xcb (Xvfb :N)`` when :func:`x_display` gives a server, else ``offscreen``."""
+    display = x_display()
+    if display is None:
+        return {"QT_QPA_PLATFORM": "offscreen"}, "offscreen"
+    return {"QT_QPA_PLATFORM": "xcb", "DISPLAY": display}, f"xcb (Xvfb {display})"

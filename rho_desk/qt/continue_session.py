@@ -49,13 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.changes import CheckpointOutcome, CheckpointRecorder
-from ..core.changes.journal import changed_files_text
-from ..core.compaction.api import CompactionOutcome
 from ..core.edits import acommit
 from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
-from ..core.handoff import HandoffReport
-from ..core.session import Rho, Run, Session, events
 from ..core.stores.rho_files import create_session, default_prompt_cache_key
 from ..core.tools.permissions import (
     ApprovalChoice,
@@ -63,11 +58,6 @@ from ..core.tools.permissions import (
     ApprovalRequest,
     PermissionMode,
 )
-from ..core.tools.setup import ToolSetup
-from ..core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
-from ..core.tools.words import call_subject, result_text
-from ..core.tools.workspace import WorkspaceMissing
-from ..core.usage import TurnUsage
 from ..core.wire import SessionSnapshot
 from .bridge import in_thread
 from .changes import Changes
@@ -77,7 +67,15 @@ from .services import OperationHost
 from .settings import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
 
 if TYPE_CHECKING:
+    from ..core.changes import CheckpointRecorder
+    from ..core.compaction.api import CompactionOutcome
+    from ..core.handoff import HandoffReport
+    from ..core.session import Rho, Run, Session
+    from ..core.tools.setup import ToolSetup
     from ..providers.continuation import Continuation
+
+# The engine, the tools and the checkpoint journal load with the first turn, not with the window
+# (``tests/qt/test_launch.py`` holds the window's first paint to that).
 
 __all__ = ["ConflictInfo", "ContinueController", "TurnState"]
 
@@ -201,8 +199,7 @@ class ContinueController(QObject):
         self._started_ops: dict[str, object] = {}
         """The operation (read, write, execute) of each tool call of the running turn."""
         self._changed_files = False
-        self._recorder = CheckpointRecorder()
-        """Journals every write of a turn before it is made (the session's checkpoint journal)."""
+        self._journal: CheckpointRecorder | None = None
         self._saved_node: tuple[str, int] | None = None
         self._failure: Notice | None = None
         self.carrying_over = False
@@ -213,6 +210,15 @@ class ContinueController(QObject):
         self.document.sig_reloaded.connect(self._on_document_reloaded)
         self.document.sig_loaded.connect(self._on_document_loaded)
         self.document.sig_closed.connect(self._on_document_closed)
+
+    @property
+    def _recorder(self) -> CheckpointRecorder:
+        """Journals every write of a turn before it is made (the session's checkpoint journal)."""
+        if self._journal is None:
+            from ..core.changes import CheckpointRecorder
+
+            self._journal = CheckpointRecorder()
+        return self._journal
 
     # -- state -----------------------------------------------------------------------------------
 
@@ -279,6 +285,8 @@ class ContinueController(QObject):
                     self.sig_prompt_returned.emit(text)  # not sent: the composer keeps it
                     return "blocked"
                 await self._adetach()  # our own change (compaction, edit, undo): restore afresh
+            from ..core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
+            from ..core.tools.workspace import WorkspaceMissing
             from ..providers.continuation import open_continuation
             from ..providers.profiles import ProfileStore
 
@@ -336,6 +344,12 @@ class ContinueController(QObject):
             self.host.release("conversation")
 
     async def _arun(self, session: Session, text: str) -> str:
+        from ..core.changes import CheckpointOutcome
+        from ..core.changes.journal import changed_files_text
+        from ..core.session import events
+        from ..core.tools.words import call_subject, result_text
+        from ..core.usage import TurnUsage
+
         if self.document.path is not None:
             self._recorder.begin_turn(self.document.path, session.id, session.revision)
         self._saved_node = None
@@ -400,7 +414,7 @@ class ContinueController(QObject):
             run.close()  # the window is closing: drop the run (no commit is guaranteed)
             await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome.FAILED)
             raise
-        recorded = await in_thread(self._recorder.close_turn, self._saved_node, _CHECKPOINT_OUTCOMES[outcome])
+        recorded = await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome(outcome))
         if outcome != "failed":
             self.sig_usage.emit(used.usage, used.estimated)
         self.sig_turn_finished.emit(outcome, detail)
@@ -687,9 +701,3 @@ class ContinueController(QObject):
     def _on_document_closed(self) -> None:
         self._on_document_loaded()
 
-
-_CHECKPOINT_OUTCOMES = {
-    "completed": CheckpointOutcome.COMPLETED,
-    "cancelled": CheckpointOutcome.CANCELLED,
-    "failed": CheckpointOutcome.FAILED,
-}

@@ -1,6 +1,7 @@
 """``rho-desk open FILE`` as a real process: the conversation is painted before anything loads the
 provider stack or the team library's (httpx, keyring, pydantic, psycopg: more than a third of the
-start-up), which wait until they are used."""
+start-up), or the session engine, the tools and the checkpoint journal, which wait until they are
+used."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from rho_desk.qt import app as qt_app
 
 build = qt_app.build_context
 seen = {}
-HEAVY = ("httpx", "keyring", "psycopg", "pydantic", "rho_desk.providers")
+HEAVY = ("httpx", "keyring", "psycopg", "pydantic", "rho_desk.providers", "rho_desk.core.session.run",
+         "rho_desk.core.tools.setup", "rho_desk.core.changes.journal")
 
 def report(context):
     seen["heavy_when_idle"] = sorted(m for m in HEAVY if m in sys.modules)
@@ -66,6 +68,7 @@ def _launch(path: Path, tmp_path: Path) -> dict[str, object]:
 def test_the_conversation_is_painted_without_the_provider_stack(tmp_path: Path) -> None:
     seen = _launch(v3_session(tmp_path / "home"), tmp_path)
     assert isinstance(seen["rows"], int) and seen["rows"] > 0
-    # nothing at start-up needs the providers or the team database: they load when a conversation
-    # is continued, the continue panel or the settings dialog opens, or the team library is used
+    # nothing at start-up needs the providers, the team database or the engine: they load when a
+    # conversation is continued, the continue panel or the settings dialog opens, or the team
+    # library is used
     assert seen["heavy_at_paint"] == [] and seen["heavy_when_idle"] == []

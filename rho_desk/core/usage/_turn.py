@@ -8,9 +8,13 @@ both read a turn through :class:`TurnUsage`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..compaction.tokens import estimate_text_tokens
-from ..session import events
 from ..wire.model import ModelUsage
+
+if TYPE_CHECKING:
+    from ..session.events import RunEvent
 
 __all__ = ["TurnUsage", "describe_usage"]
 
@@ -19,11 +23,16 @@ class TurnUsage:
     """Follows one run's events; :meth:`describe` says what the turn used."""
 
     def __init__(self) -> None:
+        # the engine's events load with the first turn, not with the window that describes usage
+        from ..session import events
+
+        self._events = events
         self.reported: ModelUsage | None = None
         self._requests = 0
         self._streamed: list[str] = []
 
-    def observe(self, event: events.RunEvent) -> None:
+    def observe(self, event: RunEvent) -> None:
+        events = self._events
         if isinstance(event, events.AssistantTextDelta):
             self._streamed.append(event.text)
         elif isinstance(event, events.ContextEstimated):
