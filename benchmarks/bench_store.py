@@ -19,6 +19,12 @@
   it). Target: median <= 1.5 x the baseline: keeping the row costs about one SQLite commit, not
   a walk over 100,000 messages (its display facts resume where the last save left them).
 
+* ``store.load_process_v4``: ``rho-desk snapshot PATH`` as a new process on the 100,000-message v4
+  tree above (start Python, read and validate the file, build the tree, print the complete
+  snapshot to a null device), wall time. Baseline, in the same run: a new Python process that
+  reads the same file and parses every line with ``orjson.loads``. Target: median <= 2.5 x the
+  baseline.
+
 ``--quick`` keeps the sizes (the targets are about them) and takes fewer samples.
 """
 
@@ -28,6 +34,9 @@ import gc
 import os
 import random
 import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -377,5 +386,38 @@ def save_in_home(quick: bool) -> list[BenchResult]:
                         baseline=baseline, ratio=ratio,
                         details={"outside_ms": _median(times["outside"]), "upsert_ms": _median(times["upsert"])}),
         ]  # fmt: skip
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_BARE_PARSE = "import sys, orjson\nwith open(sys.argv[1], 'rb') as f:\n    for line in f:\n        orjson.loads(line)\n"
+
+
+def _process_ms(argv: list[str]) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode cached
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=True, timeout=300)
+    return (time.perf_counter() - start) * 1000
+
+
+@benchmark("store.load_process_v4")
+def load_process_v4(quick: bool) -> BenchResult:
+    folder = Path(tempfile.mkdtemp(prefix="rho-bench-load-process-"))
+    try:
+        path = folder / "v4.jsonl"
+        _write_v4(path, 100_000)
+        ours_argv = [sys.executable, "-m", "rho_desk", "snapshot", str(path)]
+        bare_argv = [sys.executable, "-c", _BARE_PARSE, str(path)]
+        ours, bare = [], []
+        for i in range((3 if quick else 7) + 1):  # the first pair warms the page and bytecode caches
+            pair = (_process_ms(ours_argv), _process_ms(bare_argv))
+            if i:
+                ours.append(pair[0])
+                bare.append(pair[1])
+        base = statistics.median(bare)
+        ratio = statistics.median(ours) / base
+        return BenchResult("store.load_process_v4", "ms", ours, "median <= 2.5 x a bare orjson parse (process)",
+                           ratio <= 2.5, baseline=base, ratio=ratio,
+                           details={"file_mb": round(path.stat().st_size / 1e6, 1)})  # fmt: skip
     finally:
         shutil.rmtree(folder, ignore_errors=True)

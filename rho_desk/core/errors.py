@@ -35,8 +35,8 @@ text of an error never holds a secret: adapters build messages from sanitized pa
 
 from __future__ import annotations
 
-import asyncio
 import enum
+import sys
 from datetime import timedelta
 
 __all__ = [
@@ -346,7 +346,10 @@ def error_text(exc: BaseException) -> str:
     * anything else is a bug in rho-desk: ``"rho-desk hit a bug (Type: first line)"`` (the
       traceback belongs in a bug report, not in the sentence).
     """
-    if isinstance(exc, Cancelled | asyncio.CancelledError):
+    # asyncio's cancellation can only exist once asyncio is loaded: commands that never load it
+    # (``show``, ``snapshot``, ``check``) do not pay its import for this test
+    aio = sys.modules.get("asyncio")
+    if isinstance(exc, Cancelled) or (aio is not None and isinstance(exc, aio.CancelledError)):
         return "cancelled"
     if isinstance(exc, KnownError):
         return exc.text()

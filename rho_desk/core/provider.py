@@ -12,11 +12,13 @@ import abc
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from .cancellation import CancellationToken, race
 from .errors import Cancelled, ProviderError, ProviderErrorKind
 from .wire.model import ContentBlock, Message, ModelIdentity, ModelUsage, ToolSpec
+
+if TYPE_CHECKING:
+    from .cancellation import CancellationToken
 
 __all__ = [
     "CancellationMode",
@@ -189,6 +191,10 @@ class ModelProvider(abc.ABC):
         interrupted ``ProviderError`` if the token wins), then replays each Text block as an
         ``OutputDelta``."""
         try:
+            from .cancellation import (
+                race,  # asyncio loads with the first request, not with the reader
+            )
+
             content = await race(self.send_turn(request), request.cancellation)
         except Cancelled:
             raise ProviderError.interrupted("provider request cancelled") from None

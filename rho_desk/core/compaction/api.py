@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..cancellation import CancellationToken
 from ..errors import InvalidConfiguration, InvalidHostResponse
 from ..provider import CancellationMode
 from ..wire.model import Message, ModelUsage
 
 if TYPE_CHECKING:
+    from ..cancellation import CancellationToken  # asyncio: only a running compaction needs it
     from ..wire.snapshot import SessionSnapshot
 
 __all__ = [
