@@ -2,7 +2,8 @@
 
 A turn is about eight messages: a prompt, two tool calls (a file read and a test run) with their
 results, and an answer. ``make_session`` writes a v3 session (one snapshot, then deltas of 50
-turns) of about the asked number of messages. Shared by ``bench_gui`` and ``bench_actions``; the
+turns, or of ``turns_per_revision``: Rho itself saves a revision per turn) of about the asked
+number of messages; ``make_library`` writes many small ones around it. Shared by ``bench_gui`` and ``bench_actions``; the
 bench harness puts this folder on ``sys.path``.
 """
 
@@ -20,7 +21,7 @@ from rho_desk.core.wire import (
     SessionSnapshot,
 )
 
-__all__ = ["PROVIDER", "make_session", "text", "turn"]
+__all__ = ["PROVIDER", "make_library", "make_session", "text", "turn"]
 
 PROVIDER = ModelIdentity("openai", "responses", "gpt-5")
 _WORDS = ("the", "test", "fails", "because", "handler", "clock", "event", "payment", "refund", "webhook",
@@ -51,23 +52,26 @@ def turn(rng: random.Random, i: int, file_chars: int = len(_FILE)) -> tuple[Mess
     return tuple(out)
 
 
-def make_session(home: Path, messages: int, *, seed: int = 7, file_chars: int = len(_FILE)) -> Path:
-    """A v3 session of about ``messages`` messages, written by our writer (deltas of 50 turns).
+def make_session(home: Path, messages: int, *, seed: int = 7, file_chars: int = len(_FILE),
+                 turns_per_revision: int = 50, cwd: str | None = None, sid: str | None = None) -> Path:  # fmt: skip
+    """A v3 session of about ``messages`` messages, written by our writer (a delta revision per
+    ``turns_per_revision`` turns).
 
     With the default ``file_chars`` 100k messages make an 86 MB file; ``file_chars=200`` makes
-    the same number of messages in about 61 MB (more messages per byte).
+    the same number of messages in about 61 MB (more messages per byte); with
+    ``turns_per_revision=2`` (Rho-shaped: thousands of delta revisions) about 64 MB.
     """
     rng = random.Random(seed)
-    sid = f"bench{messages:07d}-0000-4000-8000-000000000000"
+    sid = sid or f"bench{messages:07d}-0000-4000-8000-{turns_per_revision:012d}"
     history: tuple[Message, ...] = (Message.system_text("You are a coding agent. " * 40), *turn(rng, 0, file_chars))
     clock = iter(range(1_790_000_000, 1_800_000_000, 30)).__next__
-    writer = create_session(home, f"/bench/{messages}", SessionSnapshot.new(sid, 1, history, PROVIDER), clock=clock,
-                            take_lease=False)  # fmt: skip
+    writer = create_session(home, cwd or f"/bench/{messages}", SessionSnapshot.new(sid, 1, history, PROVIDER),
+                            clock=clock, take_lease=False)  # fmt: skip
     try:
         revision, i = 1, 1
         while len(history) < messages:
             batch: tuple[Message, ...] = ()
-            for _ in range(50):
+            for _ in range(turns_per_revision):
                 batch += turn(rng, i, file_chars)
                 i += 1
             history = history + batch
@@ -76,3 +80,12 @@ def make_session(home: Path, messages: int, *, seed: int = 7, file_chars: int = 
         return writer.path
     finally:
         writer.close()
+
+
+def make_library(home: Path, sessions: int, *, messages: int = 160, seed: int = 11) -> list[Path]:
+    """``sessions`` small sessions (a revision per turn) spread over ten workspaces of ``home``."""
+    paths = []
+    for n in range(sessions):
+        paths.append(make_session(home, messages, seed=seed + n, file_chars=400, turns_per_revision=1,
+                                  cwd=f"/work/project-{n % 10}", sid=f"lib{n:05d}00-0000-4000-8000-000000000000"))  # fmt: skip
+    return paths

@@ -25,12 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
 from _sessions import PROVIDER, make_session, text
 
-from rho_desk.benchkit import BenchResult, benchmark, measure
+from rho_desk.benchkit import BenchResult, benchmark, measure, use_gui_screen
 from rho_desk.core.stores.rho_files import SessionWriter, read_session
 from rho_desk.core.wire import (
     AssistantMessage,
@@ -194,6 +193,7 @@ def _bare_panel(panel: Any) -> None:
 
 
 def _app() -> Any:
+    use_gui_screen()
     from PySide6.QtWidgets import QApplication
 
     return QApplication.instance() or QApplication([])

@@ -1,6 +1,7 @@
 """GUI benchmarks: opening big sessions in the real window, event-loop stalls, scrolling.
 
-In-process, offscreen, the full app (``build_context``: the same window ``rho-desk`` shows, at
+In-process, on the benchmarks' screen (an Xvfb the run starts when Xvfb is installed, else
+offscreen: ``benchkit.use_gui_screen``), the full app (``build_context``: the same window ``rho-desk`` shows, at
 1280 x 800) on session files generated here with our writer (``create_session`` and
 ``SessionWriter.save``: one snapshot, then deltas of 50 turns; 10k and 100k messages of a
 realistic mix: prompts, tool calls with file contents and command output, answers).
@@ -19,18 +20,20 @@ realistic mix: prompts, tool calls with file contents and command output, answer
 
 * ``gui.launch_to_scroll_100k``: ``rho-desk open PATH`` as a new process (under a real X server,
   an Xvfb the run starts, when Xvfb is installed; offscreen otherwise, and the result says which;
-  private settings), from just before the process starts to the first paint of the 100k-message (~61
-  MB) session's rows with a scroll range (``_launch_probe.py`` watches the real CLI entry
+  private settings), from just before the process starts to the first paint of the session's rows
+  with a scroll range. The session is shaped like Rho's own: 100k messages (~64 MB) saved a
+  revision per two turns (~8,300 delta revisions), among 100 other sessions (``_launch_probe.py`` watches the real CLI entry
   point). The library's index is kept between launches, as it is between a person's launches;
   the first launch, which also indexes the library, is reported apart (``first_launch_ms``), and
   so is the CPU time the process used until then (``process_cpu_ms``: on a busy machine the
   wall time also measures the other programs).
   Baseline: a bare ``python -c "import orjson"`` started the same way, in the same run.
+  Target: median <= 1000 ms.
 * ``gui.rss_100k``: resident memory (``VmRSS``) the same process holds once the session is shown
   and the app is idle, minus what it holds started on an empty Rho home; the sample is that
-  difference divided by the file size. Baseline: the empty app's RSS in MB.
+  difference divided by the file size. Baseline: the empty app's RSS in MB. Target: <= 1.5 x.
 * ``gui.rss_100k_edit``: the same after a compaction (Compact dialog, local digest) and an
-  Undo, as a multiple of the file size at open. Reported, no target.
+  Undo, as a multiple of the file size at open. Target: <= 2.5 x.
 
 ``--quick`` keeps the sizes (the targets are about them) and takes fewer samples.
 """
@@ -51,12 +54,11 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
-from _sessions import make_session
+from _sessions import make_library, make_session
 
-from rho_desk.benchkit import BenchResult, benchmark, gui_environment
+from rho_desk.benchkit import BenchResult, benchmark, gui_environment, use_gui_screen
 from rho_desk.core.stores.rho_files import read_session
 
 _state: dict[str, Any] = {}
@@ -77,10 +79,14 @@ def _files() -> dict[str, Path]:
 
 
 def _launch_file() -> Path:
-    """A Rho home holding only a 100k-message, ~61 MB session (what ``rho-desk open`` is given)."""
+    """A Rho-shaped home for ``rho-desk open``: a 100k-message, ~64 MB session saved a revision
+    per two turns (about 8,300 delta revisions, as Rho's own per-turn saves make), in a library of
+    100 other sessions over ten workspaces."""
     if "launch" not in _state:
         _files()
-        _state["launch"] = make_session(_state["folder"] / "launch-home", 100_000, file_chars=200)  # ~61 MB
+        home = _state["folder"] / "launch-home"
+        make_library(home, 100)
+        _state["launch"] = make_session(home, 100_000, file_chars=200, turns_per_revision=2)
     return _state["launch"]  # type: ignore[no-any-return]
 
 
@@ -145,7 +151,7 @@ def launch_to_scroll_100k(quick: bool) -> BenchResult:
     print(f"gui.launch_to_scroll_100k ({gui_environment()[1]}): {path.stat().st_size / 1e6:.1f} MB; first launch (indexing the library) "
           f"{(first['shown'] - first['start']) * 1000:.0f} ms; process CPU to the paint, median "
           f"{statistics.median(cpu):.0f} ms")  # fmt: skip
-    return BenchResult("gui.launch_to_scroll_100k", "ms", samples, "median ≤ 1500 ms", median <= 1500, baseline=base,
+    return BenchResult("gui.launch_to_scroll_100k", "ms", samples, "median ≤ 1000 ms", median <= 1000, baseline=base,
                        ratio=median / base, details={"file_bytes": path.stat().st_size, "screen": gui_environment()[1],
                                                      "first_launch_ms": (first["shown"] - first["start"]) * 1000,
                                                      "process_cpu_ms": statistics.median(cpu)})  # fmt: skip
@@ -170,7 +176,7 @@ def rss_100k(quick: bool) -> BenchResult:
     median = statistics.median(samples)
     print(f"gui.rss_100k ({gui_environment()[1]}): {size / 1e6:.1f} MB file; empty app {base / 1e6:.0f} MB, "
           f"with the session {statistics.median(opened) / 1e6:.0f} MB resident")  # fmt: skip
-    return BenchResult("gui.rss_100k", "x file", samples, "median ≤ 3 × the file size", median <= 3,
+    return BenchResult("gui.rss_100k", "x file", samples, "median ≤ 1.5 × the file size", median <= 1.5,
                        baseline=base / 1e6, ratio=median,
                        details={"file_bytes": size, "empty_rss_mb": base / 1e6,
                                 "opened_rss_mb": statistics.median(opened) / 1e6})  # fmt: skip
@@ -192,7 +198,8 @@ def rss_100k_edit(quick: bool) -> BenchResult:
     print(f"gui.rss_100k_edit: empty app {base / 1e6:.0f} MB; opened {values['rss'] / 1e6:.0f} MB; after a "
           f"compaction and an undo {values['rss_after'] / 1e6:.0f} MB; file {size / 1e6:.1f} -> "
           f"{copy.stat().st_size / 1e6:.1f} MB")  # fmt: skip
-    return BenchResult("gui.rss_100k_edit", "x file", samples, "report (after a compaction and an undo)", None,
+    return BenchResult("gui.rss_100k_edit", "x file", samples, "≤ 2.5 × the file size (after a compaction and an undo)",
+                       samples[0] <= 2.5,
                        baseline=(values["rss"] - base) / size, ratio=samples[0] / ((values["rss"] - base) / size),
                        details={"file_bytes": size, "file_bytes_after": copy.stat().st_size,
                                 "empty_rss_mb": base / 1e6, "opened_rss_mb": values["rss"] / 1e6,
@@ -201,6 +208,7 @@ def rss_100k_edit(quick: bool) -> BenchResult:
 
 def _run(make: Callable[[Any], Coroutine[Any, Any, Any]]) -> Any:
     """Run ``make(context)`` inside the app, on a qasync loop, then shut the app down."""
+    use_gui_screen()
     import qasync
 
     from rho_desk.qt.app import StartPlan, build_context, create_application

@@ -22,7 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BenchResult", "benchmark", "gui_environment", "measure", "percentile", "registered", "x_display"]
+__all__ = [
+    "BenchResult",
+    "benchmark",
+    "gui_environment",
+    "measure",
+    "percentile",
+    "registered",
+    "use_gui_screen",
+    "x_display",
+]
 
 OFFSCREEN_ENV = "RHO_DESK_BENCH_OFFSCREEN"
 """Set to 1 to measure the GUI offscreen even where an X server could be started."""
@@ -169,3 +178,14 @@ def gui_environment() -> tuple[dict[str, str], str]:
     if display is None:
         return {"QT_QPA_PLATFORM": "offscreen"}, "offscreen"
     return {"QT_QPA_PLATFORM": "xcb", "DISPLAY": display}, f"xcb (Xvfb {display})"
+
+
+def use_gui_screen() -> str:
+    """Put this process's Qt on the benchmark's screen (:func:`gui_environment`) unless
+    ``QT_QPA_PLATFORM`` is already set; call it before the ``QApplication`` exists. Returns the
+    screen's name."""
+    if "QT_QPA_PLATFORM" in os.environ:
+        return os.environ["QT_QPA_PLATFORM"]
+    screen, name = gui_environment()
+    os.environ.update(screen)
+    return name

@@ -81,3 +81,31 @@ def test_a_missed_target_exits_1_and_names_it(tmp_path: Path) -> None:
         assert result.returncode == 1, result.stderr
         assert "NOT MET: demo.slow" in result.stderr and "demo.fine" not in result.stderr.split("NOT MET")[-1]
         assert "Traceback" not in result.stderr
+
+
+_SCREEN = """
+import json, os, sys
+from rho_desk import benchkit
+name = benchkit.use_gui_screen()
+display = os.environ.get("DISPLAY", "")
+socket = f"/tmp/.X11-unix/X{display[1:]}" if display.startswith(":") else ""
+print(json.dumps({"name": name, "platform": os.environ["QT_QPA_PLATFORM"], "socket": bool(socket) and os.path.exists(socket)}))
+"""
+
+
+def _screen(**env: str) -> dict[str, object]:
+    base = {k: v for k, v in __import__("os").environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
+    out = subprocess.run([sys.executable, "-c", _SCREEN], capture_output=True, text=True, timeout=60,
+                         env={**base, **env}, check=True).stdout  # fmt: skip
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def test_the_gui_benchmarks_run_under_a_real_x_server_when_xvfb_is_installed() -> None:
+    import shutil
+
+    # scripts/bootstrap.sh installs Xvfb for the tests: the benchmarks measure the app as users see it
+    assert shutil.which("Xvfb"), "Xvfb is missing: run scripts/bootstrap.sh (the test profile installs xvfb)"
+    seen = _screen()
+    assert seen["platform"] == "xcb" and str(seen["name"]).startswith("xcb (Xvfb :") and seen["socket"], seen
+    assert _screen(RHO_DESK_BENCH_OFFSCREEN="1") == {"name": "offscreen", "platform": "offscreen", "socket": False}
+    assert _screen(QT_QPA_PLATFORM="minimal")["platform"] == "minimal"  # an explicit choice is kept
