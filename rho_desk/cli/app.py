@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 
@@ -17,6 +19,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    use_offscreen_without_display()
     from ..qt.app import main
 
     return main(args.path, screenshot=args.screenshot)
+
+
+def use_offscreen_without_display(environ: dict[str, str] | None = None) -> bool:
+    """On Linux with no X or Wayland display and no platform chosen, run the window offscreen (a
+    server, a container) and say so on stderr, rather than let Qt abort. Only the app does this:
+    the other commands need no display and print nothing about one."""
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux") or any(env.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+        return False
+    print("rho-desk: no display found; running offscreen (set DISPLAY to see the window).", file=sys.stderr)
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    return True
