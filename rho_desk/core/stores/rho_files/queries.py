@@ -59,6 +59,9 @@ class TreeQueries:
     nodes: dict[str, RevisionNode]
     """Every node by id, in file order."""
     active_leaf: RevisionNode | None
+    _branch_points: int
+    """Nodes with more than one child, counted as children are added (a save in a Rho home asks
+    for it once per save: walking every node would cost more than the save)."""
 
     def history(self, node: RevisionNode | None = None) -> tuple[Message, ...]:
         """The complete model history of ``node`` (the grammar materialises it)."""
@@ -76,7 +79,7 @@ class TreeQueries:
     @property
     def branch_count(self) -> int:
         """Nodes with more than one child."""
-        return sum(1 for n in self.nodes.values() if len(n.children) > 1)
+        return self._branch_points
 
     @property
     def roots(self) -> list[RevisionNode]:

@@ -115,6 +115,7 @@ class SessionTree(TreeQueries):
         self.nodes: dict[str, RevisionNode] = {}
         """Every node by id, in file order."""
         self.active_leaf: RevisionNode | None = None
+        self._branch_points = 0
         self.upgraded = False
         """A v1-v3 file continued with tree records (it carries an ``upgrade`` marker)."""
         self.created_at: int | None = None if header is None else parse_timestamp(header.timestamp)
@@ -571,7 +572,10 @@ class SessionTree(TreeQueries):
                 raise IllegalRecord(f"duplicate node id {node.id!r}", source=self.source, line=node.line)
             self.nodes[node.id] = node
             if node.parent is not None:
-                node.parent.children.append(node)
+                siblings = node.parent.children
+                siblings.append(node)
+                if len(siblings) == 2:
+                    self._branch_points += 1
             self.active_leaf = node
             if node.virtual:
                 self._legacy_leaf = node

@@ -80,6 +80,8 @@ def check_any(data: bytes) -> None:
         assert list(_load_findings(CheckTarget(path=Path("fuzz"), kind="transcript", error=exc)))
         return
     tree = session.tree
+    # the count kept as children are added is the count a walk of the nodes finds
+    assert tree.branch_count == sum(1 for n in tree.nodes.values() if len(n.children) > 1)
     if tree.header is not None:
         summary_of(session)
         if tree.active_leaf is not None:
