@@ -152,15 +152,21 @@ class TerminalApprover:
 
     async def request(self, request: Any) -> Any:
         from ..core.tools.permissions import ApprovalDecision
+        from ..core.visible import numbered, one_line, visible
 
         err = self.output.err
         self.output.finish()
-        err.write(f"\n── approval needed: {request.summary}\n")
+        # every string the model or the session file chose is shown with its controls visible,
+        # and a multi-line command numbered in full: what is approved is what runs
+        err.write(f"\n── approval needed: {one_line(request.summary)}\n")
         if request.diff:
-            err.write(request.diff if request.diff.endswith("\n") else request.diff + "\n")
+            diff = visible(request.diff)
+            err.write(diff if diff.endswith("\n") else diff + "\n")
         if request.command is not None:
-            err.write(f"   command: {request.command}\n   folder:  {request.folder}\n")
-        scope = "this path" if request.capability.value == "write" else f"'{request.tool}'"
+            command = numbered(request.command)
+            shown = f"\n{command}" if "\n" in command else command
+            err.write(f"   command: {shown}\n   folder:  {one_line(str(request.folder))}\n")
+        scope = "this path" if request.capability.value == "write" else f"'{one_line(request.tool)}'"
         err.write(f"   [y] approve once   [s] approve {scope} for this session   [n] deny (n: reason) > ")
         err.flush()
         line = await _read_line()

@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.visible import numbered, one_line, visible
+
 __all__ = ["ApprovalCard", "DiffHighlighter", "ShellCard"]
 
 PREVIEW_LINES: Final = 14
@@ -89,10 +91,12 @@ class ApprovalCard(QFrame):
         self.title.setObjectName("ApprovalTitle")
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        # what the model and the session file chose is shown with its controls visible
+        # (core/visible.py): what is approved is what runs
         if is_write:
-            self.title.setText(f"Approve this change? {request.summary}")
+            self.title.setText(f"Approve this change? {one_line(request.summary)}")
         else:
-            self.title.setText(f"Run this command in {request.folder}?")
+            self.title.setText(f"Run this command in {one_line(str(request.folder))}?")
         self.body = QPlainTextEdit()
         self.body.setObjectName("ApprovalBody")
         self.body.setReadOnly(True)
@@ -152,8 +156,11 @@ class ApprovalCard(QFrame):
     def full_text(self) -> str:
         request = self.request
         if request.capability.value == "write":
-            return str(request.diff or "")
-        return f"$ {request.command}\n\nfolder: {request.folder}"
+            return visible(request.diff or "")
+        command = numbered(request.command or "")
+        lines = command.count("\n") + 1
+        head = f"$ {command}" if lines == 1 else f"$ a command of {lines} lines:\n{command}"
+        return f"{head}\n\nfolder: {one_line(str(request.folder))}"
 
     def _fill(self) -> None:
         text = self.full_text
@@ -221,9 +228,9 @@ class ShellCard(QFrame):
         self.title.setObjectName("ShellTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setWordWrap(True)
-        self.command = command
-        self.folder = folder
-        self.title.setText(f"Running in {folder} (Esc stops it)\n$ {command}")
+        self.command = numbered(command)
+        self.folder = one_line(folder)
+        self.title.setText(f"Running in {self.folder} (Esc stops it)\n$ {self.command}")
         self.output = QPlainTextEdit()
         self.output.setObjectName("ShellOutput")
         self.output.setReadOnly(True)

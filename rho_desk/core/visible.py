@@ -1,0 +1,74 @@
+"""Text shown for approval, made so that what a person reads is what will run.
+
+A model chooses the command, the paths, the file contents and the tool arguments that a person
+approves, and a session file from elsewhere chooses the folder. Any of them may carry characters
+that a terminal or a text widget acts on instead of showing: a carriage return or ANSI/OSC
+escape sequences that overwrite or erase what came before (``ls -la\\ntouch PWNED # \\x1b[2K\\r``
+shows as ``ls -la``), bidirectional overrides that reorder what follows (``<U+202E>``),
+zero-width and other invisible characters, look-alike spaces. :func:`visible` shows each of
+them as text:
+
+* a carriage return as ``␍``, a tab as ``\\t``, every other C0 or C1 control character and DEL
+  as ``\\xNN`` (escape sequences thus show whole: ``\\x1b[2K``);
+* format characters (bidi controls, zero-width characters, the byte-order mark, soft hyphen...),
+  line and paragraph separators, spaces other than U+0020, and the invisible fillers as
+  ``<U+XXXX>``;
+* newlines stay newlines: :func:`numbered` then shows a multi-line text in full, with line numbers;
+  where one line is shown (a title, a folder), :func:`one_line` shows each newline as ``⏎``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Final
+
+__all__ = ["numbered", "one_line", "visible"]
+
+_FILLERS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Characters that draw nothing though Unicode calls them letters or symbols (Hangul fillers,
+the blank Braille pattern)."""
+
+
+def _shown(ch: str) -> str:
+    code = ord(ch)
+    if ch == "\r":
+        return "␍"
+    if ch == "\t":
+        return "\\t"
+    if code < 0x20 or 0x7F <= code <= 0x9F:
+        return f"\\x{code:02x}"
+    return f"<U+{code:04X}>"
+
+
+def _hidden(ch: str) -> bool:
+    if ch == "\n" or (" " <= ch <= "~"):
+        return False
+    code = ord(ch)
+    if code < 0x20 or 0x7F <= code <= 0x9F:
+        return True
+    category = unicodedata.category(ch)
+    return category in ("Cf", "Zl", "Zp", "Zs", "Co", "Cn", "Cs") or ch in _FILLERS
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that could hide or rewrite what is shown made visible (see
+    the module). Printable text, newlines included, is unchanged."""
+    if text.isascii() and text.isprintable():
+        return text  # the common case: plain ASCII without controls (newlines are not printable)
+    return "".join(_shown(ch) if _hidden(ch) else ch for ch in text)
+
+
+def numbered(text: str) -> str:
+    """:func:`visible` ``text``; more than one line: each line numbered (``  1 │ …``), so a line
+    pushed out of sight or a trailing line cannot pass for part of another."""
+    shown = visible(text)
+    lines = shown.split("\n")
+    if len(lines) == 1:
+        return shown
+    width = len(str(len(lines)))
+    return "\n".join(f"{n:>{width}} │ {line}" for n, line in enumerate(lines, 1))
+
+
+def one_line(text: str) -> str:
+    """:func:`visible` ``text`` on one line: a newline shows as ``⏎`` (a title, a folder, a path)."""
+    return visible(text).replace("\n", "⏎")
