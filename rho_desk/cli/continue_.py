@@ -85,8 +85,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="most recent messages a compaction keeps verbatim (default 24; 0 for no limit)")
     parser.add_argument("--keep-tokens", type=int, metavar="N", default=8000,
                         help="largest estimate of the kept recent part (default 8000; 0 for no limit)")
+    parser.add_argument("--max-steps", type=_positive, metavar="N",
+                        help="model steps the turn may take (default: the profile's, else 32); the turn then stops and "
+                             "says so, as it does when the model repeats the same call 5 times with the same result")
+    parser.add_argument("--max-tokens", type=_positive, metavar="N",
+                        help="the reply's output cap sent with every request (default: the profile's, else 8192 for "
+                             "OpenAI-compatible servers and 16384 for Anthropic)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -203,7 +219,8 @@ def _endpoint_profile(args: argparse.Namespace) -> Any:
     from ..providers.endpoint import Endpoint, ProfileKind
 
     kind = ProfileKind.ANTHROPIC if args.kind == "anthropic" else ProfileKind.OPENAI_COMPATIBLE
-    return Endpoint(kind, args.base_url, args.model, requires_key=bool(args.api_key_env))
+    return Endpoint(kind, args.base_url, args.model, requires_key=bool(args.api_key_env),
+                    max_output_tokens=args.max_tokens)  # fmt: skip
 
 
 async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -231,6 +248,8 @@ async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
     profile = await asyncio.to_thread(store.get, args.profile) if args.profile else await asyncio.to_thread(store.default)
     if profile is None:
         raise InputError("no provider profile is configured; add one in the app, or give --base-url and --model")
+    if args.max_tokens is not None:
+        profile = profile.model_copy(update={"max_output_tokens": args.max_tokens})
     return profile, None
 
 
@@ -303,7 +322,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             tools=PermissionMode.parse(args.tools) if args.tools else None,
             workspace=args.workspace.absolute() if args.workspace else None, granted=args.grant,
             trust_workspace=args.trust_workspace, compaction=compaction, session_file=str(session_file.path),
-            provider=endpoint, observer=recorder,
+            provider=endpoint, observer=recorder, max_steps=args.max_steps,
         )  # fmt: skip
     except WorkspaceMissing as exc:
         raise InputError(
@@ -359,8 +378,12 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         elif main is not None:
             main.cancel()
 
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    # SIGTERM and SIGHUP (a closed terminal, a service stop) cancel as the first Ctrl+C does:
+    # the prompt and the partial reply are committed
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for stop in stops:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(stop, on_sigint)
 
     async def save(snapshot: Any, outcome: Any = None) -> None:
         node = await asyncio.to_thread(writer.save, snapshot, outcome=outcome)
@@ -368,6 +391,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
 
     status = EXIT_OK
     failure = ""
+    stopped = ("EndTurn", "")
     changing: set[str] = set()
     wrote = False
     import msgspec
@@ -401,7 +425,16 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
                 output.note(f"rho-desk: compacting the context ({event.message_count} messages)…")
             elif isinstance(event, events.CompactionCompleted):
                 await save(event.outcome.committed_snapshot, event.outcome)
+            elif isinstance(event, events.ProviderStreamReset):
+                # what was printed of the broken reply stays on screen: say that it is sent again
+                why = "invalid_response" if isinstance(event.reason, events.InvalidResponseReset) else "retryable_failure"
+                output.event("reset", reason=why, detail=event.detail)
+                output.note("rho-desk: the reply broke off; it is asked for again (the text above is replaced)")
             elif isinstance(event, events.Completed):
+                outcome = event.outcome
+                if outcome.stop_reason is not events.StopReason.END_TURN:
+                    stopped = (outcome.stop_reason.value, outcome.detail)
+                    output.note(f"rho-desk: stopped ({outcome.stop_reason.value}): {outcome.detail}")
                 await save(session.snapshot())
             elif isinstance(event, events.Cancelled):
                 status = EXIT_CANCELLED
@@ -421,8 +454,9 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         output.note("rho-desk: stopped; nothing of this turn was saved")
         return EXIT_CANCELLED
     finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGINT)
+        for stop in stops:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(stop)
     output.finish()
     if status == EXIT_PROBLEMS:
         output.event("failed", message=failure)
@@ -436,7 +470,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         output.event("cancelled", revision=session.revision)
         output.note(f"rho-desk: cancelled; the prompt and partial reply are saved (revision {session.revision})")
         return EXIT_CANCELLED
-    output.event("completed", revision=session.revision)
+    output.event("completed", revision=session.revision, stop_reason=stopped[0], detail=stopped[1])
     return EXIT_OK
 
 

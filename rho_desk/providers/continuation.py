@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from ..core.compaction.auto import AutoCompaction
 from ..core.handoff import HandoffReport
 from ..core.session import Rho, Session, SessionOptions
+from ..core.session.config import DEFAULT_MAX_STEPS
 from ..core.tools.permissions import Approver, PermissionMode
 from ..core.tools.setup import ToolSetup, open_workspace, tool_setup
 from ..core.tools.trust import TrustStore, WorkspaceRefused, refusal
@@ -141,6 +142,7 @@ async def open_continuation(
     session_file: str | None = None,
     provider: Callable[[], Awaitable[HttpProvider]] | None = None,
     observer: WorkspaceMutationObserver | None = None,
+    max_steps: int | None = None,
 ) -> Continuation:
     """Set up one turn of a saved conversation on ``profile``.
 
@@ -161,6 +163,8 @@ async def open_continuation(
             an :class:`~rho_desk.providers.endpoint.Endpoint` needs one).
         observer: hears of every write and edit before it is made (the session's checkpoint
             recorder: :class:`~rho_desk.core.changes.CheckpointRecorder`).
+        max_steps: model steps the turn may take (default: the profile's, else 32); the turn then
+            stops with ``MaxSteps``, as a run that repeats itself stops with ``Repetition``.
 
     Raises:
         WorkspaceMissing, WorkspaceRefused, WorkspaceUntrusted: see :func:`open_tools`; nothing
@@ -187,7 +191,8 @@ async def open_continuation(
             state = previous.session.snapshot() if previous is not None else await restore()
             if previous is not None:
                 previous.shutdown()
-            rho = Rho.builder().provider(model).tools(setup.tools).build()
+            steps = max_steps or profile.max_steps or DEFAULT_MAX_STEPS
+            rho = Rho.builder().provider(model).tools(setup.tools).max_steps(steps).build()
             session = rho.session(SessionOptions.from_snapshot(state))
         session.replace_provider(model)
         handoff = model.handoff_report(session.history)

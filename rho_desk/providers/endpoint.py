@@ -123,6 +123,7 @@ class Endpoint:
     context_window: int | None = None
     pricing: Pricing | None = None
     permission_mode: str | None = None
+    max_steps: int | None = None
 
     def __post_init__(self) -> None:
         try:

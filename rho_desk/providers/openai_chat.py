@@ -30,9 +30,11 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import httpx
 
+from ..core.errors import ProviderError, ProviderErrorKind, Retryability
 from ..core.handoff import PreparedAssistant, prepare_assistant
 from ..core.provider import (
     EventSink,
@@ -61,6 +63,7 @@ from .transport import EventStream, HttpStream, Timeouts, malformed, stream_erro
 from .usage import ChatUsage, Pricing, with_cost
 
 __all__ = [
+    "DEFAULT_MAX_OUTPUT_TOKENS",
     "OPENAI_CHAT_API",
     "OPENAI_CHAT_REASONING_CONTENT_KIND",
     "OpenAIChatProvider",
@@ -71,6 +74,10 @@ __all__ = [
 OPENAI_CHAT_API: Final = "openai-chat-completions"
 OPENAI_CHAT_REASONING_CONTENT_KIND: Final = "openai_chat_reasoning_content"
 MAX_TOOL_INDEX: Final = 4096
+DEFAULT_MAX_OUTPUT_TOKENS: Final = 8192
+"""The output cap sent with every request when the profile sets none: a model that runs away (a
+tool call that degenerates into thousands of repeated tokens) is stopped by the server at it, not
+at the end of its context minutes later."""
 
 _EFFORT: Final = {
     ReasoningLevel.MINIMAL: "minimal",
@@ -169,8 +176,14 @@ def build_chat_body(
     send_reasoning_effort: bool = False,
     send_prompt_cache_key: bool = False,
     max_output_tokens: int | None = None,
+    max_tokens_field: str = "max_tokens",
 ) -> dict[str, Any]:
-    """The JSON body of one streamed Chat Completions request."""
+    """The JSON body of one streamed Chat Completions request.
+
+    Args:
+        max_tokens_field: ``max_tokens`` (llama.cpp, vLLM, Ollama, most servers) or
+            ``max_completion_tokens`` (OpenAI's own API, whose reasoning models refuse the other).
+    """
     body: dict[str, Any] = {
         "model": target.model,
         "messages": lower_chat_messages(request.messages, target),
@@ -180,7 +193,7 @@ def build_chat_body(
     if request.tools:
         body["tools"] = [_tool(t) for t in request.tools]
     if max_output_tokens is not None:
-        body["max_tokens"] = max_output_tokens
+        body[max_tokens_field] = max_output_tokens
     if send_reasoning_effort and request.reasoning_level in _EFFORT:
         body["reasoning_effort"] = _EFFORT[request.reasoning_level]
     if send_prompt_cache_key and request.prompt_cache_key:
@@ -205,6 +218,7 @@ class _ChatTurn:
     calls: dict[int, _Call] = field(default_factory=dict)
     usage: ChatUsage = field(default_factory=ChatUsage)
     finished: bool = False
+    finish_reason: str | None = None
 
     def feed(self, chunk: dict[str, Any]) -> list[ModelEvent]:
         self.usage.merge(chunk.get("usage"))
@@ -214,6 +228,7 @@ class _ChatTurn:
         choice = choices[0]
         if choice.get("finish_reason"):
             self.finished = True
+            self.finish_reason = str(choice["finish_reason"])
         delta = choice.get("delta")
         if not isinstance(delta, dict):
             delta = json_object(choice, "message")
@@ -303,7 +318,7 @@ class OpenAIChatProvider(HttpProvider):
         send_reasoning_effort: send ``reasoning_effort`` (OpenAI reasoning models; some local
             servers reject unknown fields, so it is opt-in).
         send_prompt_cache_key: forward the session's prompt-cache key (OpenAI).
-        max_output_tokens: ``max_tokens`` to request, if any.
+        max_output_tokens: the output cap to request (default :data:`DEFAULT_MAX_OUTPUT_TOKENS`).
         timeouts, client, context_window, pricing: see ``HttpStream`` and ``HttpProvider``.
     """
 
@@ -347,7 +362,8 @@ class OpenAIChatProvider(HttpProvider):
         )
         self.send_reasoning_effort = send_reasoning_effort
         self.send_prompt_cache_key = send_prompt_cache_key
-        self.max_output_tokens = max_output_tokens
+        self.max_output_tokens = DEFAULT_MAX_OUTPUT_TOKENS if max_output_tokens is None else max_output_tokens
+        self._max_tokens_field = "max_completion_tokens" if urlsplit(base_url).hostname == "api.openai.com" else "max_tokens"
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         return build_chat_body(
@@ -356,6 +372,7 @@ class OpenAIChatProvider(HttpProvider):
             send_reasoning_effort=self.send_reasoning_effort,
             send_prompt_cache_key=self.send_prompt_cache_key,
             max_output_tokens=self.max_output_tokens,
+            max_tokens_field=self._max_tokens_field,
         )
 
     async def _stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
@@ -366,6 +383,15 @@ class OpenAIChatProvider(HttpProvider):
                 await self._consume_stream(stream, turn, events)
             else:
                 await self._consume_completion(stream, turn, events)
+        if turn.finish_reason == "length" and turn.calls:
+            # A tool call cut short is not a malformed reply to send again: the same request would
+            # be cut the same way (a text reply cut short is kept: it is what the model wrote).
+            raise ProviderError(
+                ProviderErrorKind.OTHER,
+                f"the server cut the reply at its output limit ({self._max_tokens_field} {self.max_output_tokens}; "
+                "finish_reason: length) while the model was writing a tool call",
+                Retryability.PERMANENT,
+            )
         if turn.usage.seen:
             usage = with_cost(turn.usage.to_model_usage(self.context_window), self.pricing)
             await events.send(Usage(usage))

@@ -112,7 +112,10 @@ class ProviderProfile(BaseModel):
     extra_headers: dict[str, str] = {}
     """Non-secret headers (``HTTP-Referer``, ``anthropic-beta``...)."""
     max_output_tokens: int | None = None
-    """Output token limit to request (Anthropic requires one; 16384 when unset)."""
+    """Output token limit to request (16384 for Anthropic, 8192 for OpenAI-compatible servers when
+    unset: a runaway reply stops at it)."""
+    max_steps: int | None = None
+    """Model steps one continued turn may take (default 32, upstream's ``DEFAULT_MAX_STEPS``)."""
     reasoning: bool = False
     """Send reasoning controls: ``reasoning_effort`` (OpenAI-compatible) or extended thinking
     (Anthropic). Off by default: models and servers that do not support them reject them."""
@@ -144,6 +147,8 @@ class ProviderProfile(BaseModel):
             raise ValueError(f"profile '{self.name}': the context window must be positive")
         if self.max_output_tokens is not None and self.max_output_tokens <= 0:
             raise ValueError(f"profile '{self.name}': the output token limit must be positive")
+        if self.max_steps is not None and self.max_steps <= 0:
+            raise ValueError(f"profile '{self.name}': the step limit must be positive")
         if self.api_key_env is not None and not _ENV_NAME.match(self.api_key_env):
             raise ValueError(f"profile '{self.name}': '{self.api_key_env}' is not an environment variable name")
         for header, value in self.extra_headers.items():

@@ -398,6 +398,9 @@ class ContinueController(QObject):
                     await self._acommit(event.outcome.committed_snapshot, event.outcome)
                     self.sig_compaction.emit("completed", event.outcome)
                 elif isinstance(event, events.Completed):
+                    if event.outcome.stop_reason is not events.StopReason.END_TURN:
+                        detail = event.outcome.detail  # MaxSteps, Repetition: said, as the terminal says it
+                        self.sig_activity.emit(f"■ Stopped: {detail}")
                     await self._acommit(session.snapshot())
                 elif isinstance(event, events.Cancelled):
                     outcome = "cancelled"
@@ -426,6 +429,8 @@ class ContinueController(QObject):
             self.sig_prompt_returned.emit(text)
         elif outcome == "completed":
             self._failed(None)
+            if detail:
+                self.host.notifier.warning(f"The turn stopped early: {detail}. What it did is saved.")
         return outcome
 
     def _failed(self, notice: Notice | None) -> None:

@@ -159,7 +159,9 @@ async def test_continue_provider_failure_exits_1_and_keeps_nothing(server: Loopb
 
 
 @pytest.mark.asyncio
-async def test_ctrl_c_cancels_and_commits_the_prompt(server: Loopback, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["ctrl-c", "sigterm", "sighup"])
+async def test_ctrl_c_cancels_and_commits_the_prompt(server: Loopback, tmp_path: Path, stop: signal.Signals) -> None:
+    """Ctrl+C, and a SIGTERM or SIGHUP (a service stop, a closed terminal) alike."""
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
@@ -176,7 +178,7 @@ async def test_ctrl_c_cancels_and_commits_the_prompt(server: Loopback, tmp_path:
         line = await asyncio.wait_for(process.stdout.readline(), timeout=30)
         if line and json.loads(line)["event"] == "text":
             break
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _out, err = await asyncio.wait_for(process.communicate(), timeout=30)
     assert process.returncode == 130, err.decode()
     state = read_session(path).tree.snapshot(trim=False)

@@ -32,6 +32,7 @@ from rho_desk.core.wire.model import (
     ToolSpec,
 )
 from rho_desk.providers.openai_chat import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
     OPENAI_CHAT_REASONING_CONTENT_KIND,
     OpenAIChatProvider,
     build_chat_body,
@@ -225,6 +226,7 @@ async def test_streams_text_and_usage(server: Loopback, sink) -> None:  # type: 
     assert sent.headers["Authorization"] == "Bearer sk-test-key-0000"
     assert sent.body["messages"] == [{"role": "user", "content": "hi"}]
     assert sent.body["stream_options"] == {"include_usage": True}
+    assert sent.body["max_tokens"] == DEFAULT_MAX_OUTPUT_TOKENS  # an output cap on every request
 
 
 @pytest.mark.asyncio
@@ -332,6 +334,30 @@ async def test_invalid_tool_arguments_are_returned_raw_for_the_engine_to_reject(
     async with provider(server) as p:
         [block] = await p.send_turn_stream(request(Message.user_text("q")), sink)
     assert block.tool_call is not None and block.tool_call.arguments == '{"path": '
+
+
+@pytest.mark.asyncio
+async def test_a_tool_call_cut_at_the_output_limit_is_a_named_error_not_a_malformed_reply(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
+    from rho_desk.core.errors import ProviderError
+
+    chunks = [*tool_round("call_1", "edit", '{"input": "+aaaaaaaa'), openai_chunk({}, finish="length"), OPENAI_DONE]
+    server.queue(Reply(chunks=chunks))
+    async with provider(server, max_output_tokens=64) as p:
+        with pytest.raises(ProviderError) as caught:
+            await p.send_turn_stream(request(Message.user_text("q")), sink)
+    assert not caught.value.is_retryable() and caught.value.kind is not ProviderErrorKind.INVALID_RESPONSE
+    assert "the server cut the reply at its output limit (max_tokens 64; finish_reason: length)" in str(caught.value)
+    assert server.requests[0].body["max_tokens"] == 64
+    # a text reply cut at the limit is kept: it is what the model wrote
+    server.queue(Reply(chunks=[openai_chunk({"content": "a long ans"}), openai_chunk({}, finish="length"), OPENAI_DONE]))
+    async with provider(server) as p:
+        assert await p.send_turn_stream(request(Message.user_text("q")), sink) == (ContentBlock(text="a long ans"),)
+
+
+def test_openai_itself_gets_the_cap_under_its_own_name() -> None:
+    official = OpenAIChatProvider(base_url="https://api.openai.com/v1", model="gpt-5", api_key=SecretString("sk-x"))
+    body = official.build_body(request(Message.user_text("q")))
+    assert body["max_completion_tokens"] == DEFAULT_MAX_OUTPUT_TOKENS and "max_tokens" not in body
 
 
 @pytest.mark.asyncio

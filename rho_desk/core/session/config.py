@@ -18,10 +18,13 @@ from ..provider import ModelProvider, ReasoningLevel, ServiceTier
 from ..tools import Tool
 from ..wire.model import ToolSpec
 
-__all__ = ["DEFAULT_EVENT_CAPACITY", "DEFAULT_MAX_STEPS", "Lifecycle", "RuntimeConfig"]
+__all__ = ["DEFAULT_EVENT_CAPACITY", "DEFAULT_MAX_STEPS", "DEFAULT_REPEAT_LIMIT", "Lifecycle", "RuntimeConfig"]
 
 DEFAULT_EVENT_CAPACITY = 64
 DEFAULT_MAX_STEPS = 32
+DEFAULT_REPEAT_LIMIT = 5
+"""The same tool call (name and arguments) with the same result this many times in one run stops
+the run (``StopReason.REPETITION``): a model in a loop is cut early, not at the step limit."""
 DEFAULT_MAX_PARALLEL_TOOLS = 1
 DEFAULT_USAGE_PURPOSE = "agent"
 
@@ -39,6 +42,8 @@ class RuntimeConfig:
     """A custom system prompt inserted at index 0 of new sessions; ``None`` for none."""
     event_capacity: int = DEFAULT_EVENT_CAPACITY
     max_steps: int = DEFAULT_MAX_STEPS
+    repeat_limit: int = DEFAULT_REPEAT_LIMIT
+    """0: no repetition guard."""
     max_parallel_tools: int = DEFAULT_MAX_PARALLEL_TOOLS
     compactor: Compactor | None = None
     compaction_policy: CompactionPolicy | None = None

@@ -93,6 +93,9 @@ class StopReason(enum.Enum):
     """The model gave a final answer (no tool calls, no pending steering)."""
     MAX_STEPS = "MaxSteps"
     """The step budget ran out; what the run did so far is committed."""
+    REPETITION = "Repetition"
+    """rho-desk's own: the same tool call returned the same result ``repeat_limit`` times in the
+    run (a model in a loop); what the run did so far is committed, as for ``MaxSteps``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,8 @@ class RunOutcome:
     stop_reason: StopReason
     revision: int
     """The revision of the run's final commit."""
+    detail: str = ""
+    """Why the run stopped early, for a person (empty for ``EndTurn``)."""
 
     @property
     def text(self) -> str:

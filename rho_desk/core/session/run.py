@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -349,6 +350,8 @@ class RunWorker:
         self.cancel_capture: StreamCapture | None = None
         """The interrupted provider call's capture, for the cancellation commit."""
         self.estimate = _ContextEstimate(self.config.tool_specs)
+        self._seen_calls: dict[tuple[str, str, bool, str], int] = {}
+        """How often each (tool, arguments, ok, result) came back in this run (the repetition guard)."""
 
     # -- entry ----------------------------------------------------------------------------
 
@@ -403,10 +406,10 @@ class RunWorker:
 
     # -- terminal paths -------------------------------------------------------------------
 
-    async def _complete(self, content: tuple[ContentBlock, ...], stop: ev.StopReason) -> ev.RunOutcome:
+    async def _complete(self, content: tuple[ContentBlock, ...], stop: ev.StopReason, detail: str = "") -> ev.RunOutcome:
         revision = self.core.commit(self.candidate)
         self.core.state = SessionState.COMPLETED
-        outcome = ev.RunOutcome(content, self.usage, stop, revision)
+        outcome = ev.RunOutcome(content, self.usage, stop, revision, detail)
         await self._emit_terminal(ev.Completed(outcome))
         return outcome
 
@@ -463,13 +466,43 @@ class RunWorker:
             if not calls and not was_steered:
                 return await self._complete(content, ev.StopReason.END_TURN)
             await self._tool_phase(calls)
-        newest: tuple[ContentBlock, ...] = ()
+            repeated = self._repeated(calls)
+            if repeated is not None:
+                return await self._complete(
+                    self._newest_content(), ev.StopReason.REPETITION,
+                    f"the model called {repeated} {self.config.repeat_limit} times with the same result; "
+                    "the turn was stopped",
+                )  # fmt: skip
+        return await self._complete(
+            self._newest_content(), ev.StopReason.MAX_STEPS,
+            f"the turn reached its limit of {self.config.max_steps} model steps",
+        )  # fmt: skip
+
+    def _newest_content(self) -> tuple[ContentBlock, ...]:
         for message in reversed(self.candidate):
             found = message.completed_assistant_content()
             if found is not None:
-                newest = found
-                break
-        return await self._complete(newest, ev.StopReason.MAX_STEPS)
+                return found
+        return ()
+
+    def _repeated(self, calls: list[ToolCall]) -> str | None:
+        """The call (``name`` and its arguments, in words) that has now returned the same result
+        ``repeat_limit`` times in this run, if one has (the repetition guard)."""
+        limit = self.config.repeat_limit
+        if not limit or not calls:
+            return None
+        results = {m.tool_result.id: m.tool_result for m in self.candidate[-len(calls):] if m.tool_result is not None}
+        for call in calls:
+            result = results.get(call.id)
+            if result is None:
+                continue
+            key = (call.name, json.dumps(call.arguments, sort_keys=True, default=str), result.ok, result.content)
+            seen = self._seen_calls.get(key, 0) + 1
+            self._seen_calls[key] = seen
+            if seen >= limit:
+                shown = key[1] if len(key[1]) <= 80 else key[1][:77] + "..."
+                return f"{call.name} {shown}"
+        return None
 
     # -- steering -------------------------------------------------------------------------
 

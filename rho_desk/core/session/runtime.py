@@ -38,6 +38,7 @@ from .config import (
     DEFAULT_EVENT_CAPACITY,
     DEFAULT_MAX_PARALLEL_TOOLS,
     DEFAULT_MAX_STEPS,
+    DEFAULT_REPEAT_LIMIT,
     DEFAULT_USAGE_PURPOSE,
     Lifecycle,
     RuntimeConfig,
@@ -107,6 +108,7 @@ class RhoBuilder:
         self._system_prompt: str | None = None
         self._event_capacity = DEFAULT_EVENT_CAPACITY
         self._max_steps = DEFAULT_MAX_STEPS
+        self._repeat_limit = DEFAULT_REPEAT_LIMIT
         self._max_parallel_tools = DEFAULT_MAX_PARALLEL_TOOLS
         self._compactor: Compactor | None = None
         self._policy: CompactionPolicy | None = None
@@ -141,6 +143,12 @@ class RhoBuilder:
     def max_steps(self, steps: int) -> RhoBuilder:
         """Model steps per run before it completes with ``MaxSteps``."""
         self._max_steps = steps
+        return self
+
+    def repeat_limit(self, times: int) -> RhoBuilder:
+        """Stop a run (``Repetition``) once the same tool call returns the same result this many
+        times in it; 0 turns the guard off."""
+        self._repeat_limit = times
         return self
 
     def max_parallel_tools(self, limit: int) -> RhoBuilder:
@@ -194,6 +202,8 @@ class RhoBuilder:
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidConfiguration(f"{label} must be a nonzero count")
+        if isinstance(self._repeat_limit, bool) or not isinstance(self._repeat_limit, int) or self._repeat_limit < 0:
+            raise InvalidConfiguration("repeat limit must be a count (0: no limit)")
         if self._policy is not None and self._compactor is None:
             raise InvalidConfiguration("automatic compaction policy requires a compactor")
         if not self._usage_purpose.strip():
@@ -206,6 +216,7 @@ class RhoBuilder:
             system_prompt=self._system_prompt,
             event_capacity=self._event_capacity,
             max_steps=self._max_steps,
+            repeat_limit=self._repeat_limit,
             max_parallel_tools=self._max_parallel_tools,
             compactor=self._compactor,
             compaction_policy=self._policy,

@@ -39,6 +39,7 @@ def build(
     policy: CompactionPolicy | None = None,
     capacity: int = 64,
     max_steps: int = 32,
+    repeat_limit: int = 5,
     max_parallel: int = 1,
     sleep: Any = None,
 ) -> Rho:
@@ -51,6 +52,7 @@ def build(
         .compaction_policy(policy)
         .event_capacity(capacity)
         .max_steps(max_steps)
+        .repeat_limit(repeat_limit)
         .max_parallel_tools(max_parallel)
     )
     builder.retry_sleep(sleep if sleep is not None else SleepRecorder())

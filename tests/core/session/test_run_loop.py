@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from rho_desk.core.testing import (
     text_response,
     tool_call_response,
 )
-from rho_desk.core.tools import ToolErrorKind
+from rho_desk.core.tools import ToolErrorKind, ToolOutput
 from rho_desk.core.wire.model import ContentBlock, Message, MessageKind, ModelUsage
 
 from .conftest import SleepRecorder, build, collect, names, of_type
@@ -134,9 +135,39 @@ async def test_max_steps_commits_and_reports_the_newest_assistant_content() -> N
     session = build(turns=calls, tools=[tool], max_steps=2).session()
     outcome = await session.complete("go")
     assert outcome.stop_reason is StopReason.MAX_STEPS and outcome.revision == 1
+    assert outcome.detail == "the turn reached its limit of 2 model steps"
     assert outcome.content == tool_call_response(("c1", "loop", {}))
     assert outcome.text == ""
     assert session.history[-1] == Message.result("c1", True, "again")
+
+
+async def test_the_same_call_with_the_same_result_stops_the_run_early() -> None:
+    tool = ScriptedTool("read_file", "same contents")
+    calls = [ScriptedTurn.completed(tool_call_response((f"c{i}", "read_file", {"path": "README.md"}))) for i in range(40)]
+    session = build(turns=calls, tools=[tool], repeat_limit=5).session()
+    outcome = await session.complete("go")
+    assert outcome.stop_reason is StopReason.REPETITION and outcome.revision == 1
+    assert outcome.detail == (
+        'the model called read_file {"path": "README.md"} 5 times with the same result; the turn was stopped')
+    assert sum(1 for m in session.history if m.tool_result is not None) == 5  # what it did is committed
+
+
+async def test_the_repetition_guard_counts_calls_and_results_together_and_can_be_off() -> None:
+    # the same call with a different result each time is progress (a file that changes), not a loop
+    class Changing(ScriptedTool):
+        async def call(self, invocation: Any, context: Any) -> ToolOutput:
+            await super().call(invocation, context)
+            return ToolOutput(f"version {len(self.invocations)}")
+
+    tool = Changing("read_file")
+    calls = [ScriptedTurn.completed(tool_call_response((f"c{i}", "read_file", {"path": "log"}))) for i in range(8)]
+    calls.append(ScriptedTurn.completed((ContentBlock(text="done"),)))
+    outcome = await build(turns=calls, tools=[tool], repeat_limit=3).session().complete("go")
+    assert outcome.stop_reason is StopReason.END_TURN and outcome.detail == ""
+    same = ScriptedTool("loop", "again")
+    loops = [ScriptedTurn.completed(tool_call_response((f"c{i}", "loop", {}))) for i in range(4)]
+    outcome = await build(turns=loops, tools=[same], max_steps=3, repeat_limit=0).session().complete("go")
+    assert outcome.stop_reason is StopReason.MAX_STEPS
 
 
 async def test_usage_sums_successful_attempts_only() -> None:

@@ -33,8 +33,12 @@ def _table() -> dict[str, str]:
 
 
 def _resolve(dotted: str) -> object:
-    module, _, name = dotted.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+    """A module (imported: packages load their submodules on first use) or a name in one."""
+    try:
+        return importlib.import_module(dotted)
+    except ModuleNotFoundError:
+        module, _, name = dotted.rpartition(".")
+        return getattr(importlib.import_module(module), name)
 
 
 def test_every_upstream_name_is_ours_or_documented() -> None:

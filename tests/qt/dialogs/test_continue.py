@@ -264,3 +264,30 @@ def test_a_failure_reason_ending_in_a_full_stop_reads_as_one_sentence(make_windo
     controller.sig_turn_finished.emit("failed", "a profile can read its key from an environment variable instead.")
     text = panel.reply.toPlainText()
     assert "instead. Nothing of this turn was kept." in text and ".." not in text
+
+
+def test_a_turn_that_reaches_its_step_limit_says_so(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                    loopback_profile, qtbot) -> None:  # fmt: skip
+    import json
+
+    from rho_desk.providers.profiles import ProfileStore
+
+    from ...providers.loopback import OPENAI_DONE, openai_chunk
+
+    ProfileStore().upsert(loopback_profile.model_copy(update={"max_steps": 2}), make_default=True)
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    activity: list[str] = []
+    controller.sig_activity.connect(activity.append)
+    for i in range(3):
+        call = {"index": 0, "id": f"c{i}", "type": "function", "function": {"name": "read_file",
+                                                                           "arguments": json.dumps({"path": f"f{i}"})}}
+        loopback.queue(Reply(chunks=[openai_chunk({"role": "assistant", "tool_calls": [call]}),
+                                     openai_chunk({}, finish="tool_calls"), OPENAI_DONE]))  # fmt: skip
+    panel.composer.setPlainText("Keep reading")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert len(loopback.requests) == 2
+    assert "■ Stopped: the turn reached its limit of 2 model steps" in activity
+    notices = [n.text for n in context.notifier.history]
+    assert "The turn stopped early: the turn reached its limit of 2 model steps. What it did is saved." in notices

@@ -1,0 +1,85 @@
+"""``rho-desk continue`` against servers that misbehave the way real models do: a model that
+repeats the same call, one that keeps calling tools, one whose tool call runs into the output cap,
+one whose stream breaks off and is retried. Each ends with a line that says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .loopback import Loopback, Reply, openai_chunk
+from .test_cli_continue import events_of, make_session, rho_desk, text_reply, tool_reply
+
+
+def _base(server: Loopback) -> list[str]:
+    return ["--base-url", server.url + "/v1", "--model", "m", "--tools", "plan"]
+
+
+@pytest.mark.asyncio
+async def test_a_model_repeating_the_same_call_is_stopped_and_says_why(server: Loopback, tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("hello\n")
+    path = make_session(tmp_path, workspace)
+    server.queue(*[tool_reply(f"c{i}", "read_file", {"path": "README.md"}) for i in range(32)])
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--json")
+    assert status == 0, err
+    assert len(server.requests) == 5  # cut at the fifth identical result, not at the 32-step limit
+    done = events_of(out)[-1]
+    assert done["event"] == "completed" and done["stop_reason"] == "Repetition"
+    assert done["detail"].startswith('the model called read_file {"path": "README.md"} 5 times with the same result')
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *_base(server))
+    assert status == 0 and "rho-desk: stopped (Repetition): the model called read_file" in err
+
+
+@pytest.mark.asyncio
+async def test_the_step_limit_is_said_and_set_by_max_steps(server: Loopback, tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    for name in "abcd":
+        (workspace / name).write_text(name)
+    path = make_session(tmp_path, workspace)
+    server.queue(*[tool_reply(f"c{n}", "read_file", {"path": n}) for n in "abcd"])
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--max-steps", "3")
+    assert status == 0, err
+    assert len(server.requests) == 3
+    assert "rho-desk: stopped (MaxSteps): the turn reached its limit of 3 model steps" in err
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--max-steps", "0")
+    assert status == 2 and "is not a positive whole number" in err and "Traceback" not in err
+
+
+@pytest.mark.asyncio
+async def test_a_tool_call_cut_at_the_output_cap_is_named_and_not_sent_again(server: Loopback, tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    runaway = {"index": 0, "id": "c1", "type": "function", "function": {"name": "edit", "arguments": '{"input": "+x x x x'}}
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "tool_calls": [runaway]}),
+                               openai_chunk({}, finish="length"), b"data: [DONE]\n\n"]),
+                 text_reply("never asked for"))  # fmt: skip
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--max-tokens", "64")
+    assert status == 1
+    assert "the server cut the reply at its output limit (max_tokens 64; finish_reason: length)" in err
+    assert len(server.requests) == 1 and server.requests[0].body["max_tokens"] == 64
+
+
+@pytest.mark.asyncio
+async def test_a_broken_reply_that_is_retried_says_so(server: Loopback, tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Half a rep"}), b"x"], drop_after=1),
+                 text_reply("The whole reply."))  # fmt: skip
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--json")
+    assert status == 0, err
+    events = events_of(out)
+    kinds = [e["event"] for e in events]
+    assert "reset" in kinds and kinds.index("reset") < len(kinds) - 1
+    texts_after = "".join(e["text"] for e in events[kinds.index("reset"):] if e["event"] == "text")
+    assert texts_after == "The whole reply."
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Half"}), b"x"], drop_after=1),
+                 text_reply("Whole."))  # fmt: skip
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *_base(server))
+    assert status == 0, err
+    assert out == "Half\nWhole.\n" and "the reply broke off; it is asked for again (the text above is replaced)" in err
