@@ -94,3 +94,6 @@ def test_a_curl_pipe_hidden_in_a_diff_is_visible_in_the_card(qtbot) -> None:  # 
     shell = ShellCard(SPOOF, "/w\u202eork")
     qtbot.addWidget(shell)
     assert "2 │ touch PWNED" in shell.title.text() and "\x1b" not in shell.title.text()
+    # a screen reader names every text area of the cards
+    assert (card.body.accessibleName(), card.reason.accessibleName(), shell.output.accessibleName()) == (
+        "The command to approve", "Reason for a denial", "Command output")

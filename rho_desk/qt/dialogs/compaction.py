@@ -336,10 +336,8 @@ class CompactionDialog(QDialog):
         if not self.host.claim("compaction"):
             self.notice.show_text(f"Wait until the {self.host.operation} has finished.")
             return
-        settings = self.host.settings
-        settings.set(PREFS_COMPACTION_COMPACTOR, self.compactor_name())
-        settings.set(PREFS_COMPACTION_KEEP_TOKENS, self.keep_tokens.value())
-        settings.set(PREFS_COMPACTION_KEEP_MESSAGES, self.keep_messages.value())
+        # the choices here are this compaction's: the defaults, which automatic compaction uses
+        # too, change only in Settings
         self._set_running(True, "Compacting with the " + ("provider's summary" if self.compactor_name() else "local digest") + "…")
         self._task = self.host.bridge.run(self._arun(data.node_id, budget), on_success=self._on_run_done,
                                           on_error=self._on_run_failed, context="Compacting")  # fmt: skip

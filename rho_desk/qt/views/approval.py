@@ -99,6 +99,7 @@ class ApprovalCard(QFrame):
             self.title.setText(f"Run this command in {one_line(str(request.folder))}?")
         self.body = QPlainTextEdit()
         self.body.setObjectName("ApprovalBody")
+        self.body.setAccessibleName("The change to approve" if is_write else "The command to approve")
         self.body.setReadOnly(True)
         self.body.setFont(_mono())
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -108,6 +109,7 @@ class ApprovalCard(QFrame):
             self._highlighter = DiffHighlighter(self.body.document())
         self.reason = QLineEdit()
         self.reason.setObjectName("ApprovalReason")
+        self.reason.setAccessibleName("Reason for a denial")
         self.reason.setPlaceholderText("Reason for a denial (optional; the model reads it)")
         self.reason.returnPressed.connect(self.deny)
         scope = "this file" if is_write else "the shell"
@@ -230,9 +232,11 @@ class ShellCard(QFrame):
         self.title.setWordWrap(True)
         self.command = numbered(command)
         self.folder = one_line(folder)
+        self.finished = False
         self.title.setText(f"Running in {self.folder} (Esc stops it)\n$ {self.command}")
         self.output = QPlainTextEdit()
         self.output.setObjectName("ShellOutput")
+        self.output.setAccessibleName("Command output")
         self.output.setReadOnly(True)
         self.output.setFont(_mono())
         self.output.setMaximumBlockCount(5_000)
@@ -253,7 +257,14 @@ class ShellCard(QFrame):
             self.output.moveCursor(QTextCursor.MoveOperation.End)
             self.output.ensureCursorVisible()
 
+    def stop(self) -> None:
+        """The turn ended (cancelled) while the command was shown as running."""
+        self.finished = True
+        self.title.setText(f"Stopped with the turn in {self.folder}\n$ {self.command}")
+        self.output.setPlaceholderText("No output.")
+
     def finish(self, ok: bool, content: str) -> None:
+        self.finished = True
         self.title.setText(f"{'Finished' if ok else 'Failed'} in {self.folder}\n$ {self.command}")
         if content:
             self.show_output(content)

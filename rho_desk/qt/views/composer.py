@@ -150,6 +150,9 @@ class ContinuePanel(QFrame):
         self._dock_before: int | None = None
         """The dock's height before an approval card made room for itself."""
         self.shell_cards: dict[str, ShellCard] = {}
+        self._shell_calls: dict[str, tuple[str, str]] = {}
+        """(command, folder) of each shell call started but not yet running: one waiting for
+        approval shows the approval card, not a "Running…" card."""
         self.tools_mode = QComboBox()
         self.tools_mode.setObjectName("ContinueToolsPicker")
         self.tools_mode.setToolTip("What the model's coding tools may do in this conversation")
@@ -423,6 +426,7 @@ class ContinuePanel(QFrame):
         self.status.setText(f"Saved: revision {node.revision} is the active one.")
 
     def _on_controller_turn_finished(self, how: str, detail: str) -> None:
+        self._stop_shell_cards()
         if how == "cancelled":
             self._line("■ Cancelled: the prompt and the partial reply were kept.")
         elif how == "failed":
@@ -592,22 +596,41 @@ class ContinuePanel(QFrame):
             return
         tools = self.controller.tools
         folder = str(tools.workspace.root) if tools is not None and tools.workspace is not None else ""
-        card = ShellCard(str(metadata.get("command", "")), folder, self.cards)
-        self.shell_cards[call_id] = card
-        self.cards_layout.insertWidget(0, card)
-        self._update_cards()
+        # The card appears once the command runs (its first output, or its end): a call that is
+        # still waiting for approval, or is denied, or is cancelled there, never ran.
+        self._shell_calls[call_id] = (str(metadata.get("command", "")), folder)
+
+    def _shell_card(self, call_id: str) -> ShellCard | None:
+        card = self.shell_cards.get(call_id)
+        if card is None and call_id in self._shell_calls:
+            command, folder = self._shell_calls.pop(call_id)
+            card = ShellCard(command, folder, self.cards)
+            self.shell_cards[call_id] = card
+            self.cards_layout.insertWidget(0, card)
+            self._update_cards()
+        return card
 
     def _on_controller_tool_output(self, call_id: str, text: str) -> None:
-        card = self.shell_cards.get(call_id)
+        card = self._shell_card(call_id)
         if card is not None:
             card.show_output(text)
 
     def _on_controller_tool_finished(self, call_id: str, ok: bool, content: str) -> None:
-        card = self.shell_cards.get(call_id)
+        if call_id in self._shell_calls and not ok and content.startswith("process capability denied"):
+            del self._shell_calls[call_id]  # denied: it never ran
+        card = self._shell_card(call_id)
         if card is not None:
             card.finish(ok, content)
 
+    def _stop_shell_cards(self) -> None:
+        """The turn ended: a command still shown as running was stopped with it."""
+        self._shell_calls.clear()
+        for card in self.shell_cards.values():
+            if not card.finished:
+                card.stop()
+
     def _clear_shell_cards(self) -> None:
+        self._shell_calls.clear()
         for card in self.shell_cards.values():
             card.hide()
             card.deleteLater()

@@ -13,6 +13,11 @@ from rho_desk.core.stores.rho_files import NodeKind, SessionWriter, read_session
 from rho_desk.core.wire import Message
 from rho_desk.qt.dialogs.models import Fate
 from rho_desk.qt.models.roles import Role
+from rho_desk.qt.settings import (
+    PREFS_COMPACTION_COMPACTOR,
+    PREFS_COMPACTION_KEEP_MESSAGES,
+    PREFS_COMPACTION_KEEP_TOKENS,
+)
 
 from ...providers.loopback import Loopback
 from ..conftest import settle
@@ -96,6 +101,11 @@ def test_compact_writes_a_new_base_and_undo_restores(make_window, run, tmp_path:
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf) == old_history
     assert (tree.active_leaf.id == before.id) if tree.is_tree else (tree.active_leaf.revision == before.revision + 2)
+    # the dialog's budget was this compaction's: the defaults automatic compaction uses are unchanged
+    settings = context.services.settings
+    assert settings.get(PREFS_COMPACTION_KEEP_MESSAGES) == PREFS_COMPACTION_KEEP_MESSAGES.default == 24
+    assert settings.get(PREFS_COMPACTION_KEEP_TOKENS) == PREFS_COMPACTION_KEEP_TOKENS.default
+    assert settings.get(PREFS_COMPACTION_COMPACTOR) == PREFS_COMPACTION_COMPACTOR.default
 
 
 def test_cancel_stops_a_provider_summary_and_writes_nothing(make_window, run, tmp_path: Path,

@@ -92,11 +92,13 @@ def test_a_denial_with_a_reason_reaches_the_model(make_window, run, tmp_path: Pa
     card = panel.approval_card
     assert card is not None and f"Run this command in {workspace}" in card.title.text()
     assert card.body.toPlainText() == f"$ touch made\n\nfolder: {workspace}"
+    assert panel.shell_cards == {}  # waiting for approval is not "Running… (Esc stops it)"
     card.reason.setFocus()
     qtbot.keyClicks(card.reason, "use the Makefile")
     qtbot.keyClick(card.reason, Qt.Key.Key_Return)  # Enter in the reason field denies
     run(until(lambda: not controller.busy, context.bridge))
     assert not (workspace / "made").exists()
+    assert panel.shell_cards == {}  # denied: it never ran, and no card says it did
     result = _results(path)["call_b"]
     assert not result.ok and result.content == "process capability denied: use the Makefile"
     tool_message = [m for m in json.loads(json.dumps(loopback.requests[-1].body))["messages"] if m["role"] == "tool"]
@@ -125,6 +127,7 @@ def test_shell_output_is_live_and_esc_anywhere_cancels(make_window, run, tmp_pat
     qtbot.keyClick(target, Qt.Key.Key_Escape)
     run(until(lambda: not controller.busy, context.bridge, timeout=5))
     assert controller.state is TurnState.IDLE
+    assert card.finished and "(Esc stops it)" not in card.title.text()  # no longer said to be running
     result = _results(path)["call_s"]
     assert not result.ok and result.content == "tool call interrupted before completion"
 
@@ -145,3 +148,18 @@ def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(make_window, ru
     assert panel.tools_mode.currentData() == "off"
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf)[-1].text() == "Hi without tools."
+
+
+def test_esc_at_a_shell_approval_leaves_no_running_card(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                        loopback_profile, qtbot) -> None:  # fmt: skip
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = v3_session(tmp_path / "home", cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(tool_reply("call_b", "bash", {"command": "touch made"}), text_reply("unused"))
+    panel.composer.setPlainText("make a file")
+    panel.send()
+    run(until(lambda: panel.approval_card is not None))
+    qtbot.keyClick(panel.approval_card, Qt.Key.Key_Escape)  # cancels the turn
+    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+    assert panel.shell_cards == {} and not panel.cards.isVisible() and not (workspace / "made").exists()
