@@ -30,7 +30,7 @@ import html
 from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QShowEvent, QTextCursor
+from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -85,9 +85,17 @@ class ComposerEdit(QPlainTextEdit):
     def event(self, event: QEvent) -> bool:
         # Claim Ctrl+Enter before the window's shortcuts see it (Ctrl+Return also opens the
         # session selected in the browser when the focus is elsewhere).
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and self._is_send(event):
-            event.accept()
-            return True
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            if self._is_send(event):
+                event.accept()
+                return True
+            # Ctrl+Z with nothing to undo in the box (where the focus is after every turn) is the
+            # window's Undo (of the continued turn); the same for Redo
+            document = self.document()
+            if (event.matches(QKeySequence.StandardKey.Undo) and not document.isUndoAvailable()) or (
+                    event.matches(QKeySequence.StandardKey.Redo) and not document.isRedoAvailable()):
+                event.ignore()
+                return True
         return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

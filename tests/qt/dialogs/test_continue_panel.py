@@ -263,3 +263,29 @@ def test_usage_is_shown_as_reported_or_as_estimated(make_window: Fn, run: Fn, tm
 )
 def test_usage_words(usage: ModelUsage | None, shown: str) -> None:
     assert describe_usage(usage, 1_234) == shown
+
+
+def test_ctrl_z_in_an_untouched_prompt_box_is_the_window_s_undo(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The box claims Ctrl+Z (a ShortcutOverride it accepts) only when it has something to undo;
+    otherwise the window's Undo shortcut gets it (the focus is in the box after every turn)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+
+    from rho_desk.qt.views.composer import ComposerEdit
+
+    box = ComposerEdit()
+    qtbot.addWidget(box)
+
+    def claimed(key: Qt.Key, mods: Qt.KeyboardModifier) -> bool:
+        event = QKeyEvent(QEvent.Type.ShortcutOverride, key, mods)
+        QApplication.sendEvent(box, event)
+        return event.isAccepted()
+
+    ctrl, shift = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
+    assert not claimed(Qt.Key.Key_Z, ctrl) and not claimed(Qt.Key.Key_Z, ctrl | shift)
+    qtbot.keyClicks(box, "draft")
+    assert claimed(Qt.Key.Key_Z, ctrl)  # the box's own undo first
+    box.undo()
+    assert claimed(Qt.Key.Key_Z, ctrl | shift)  # and then its redo
+    assert claimed(Qt.Key.Key_Return, ctrl)  # Ctrl+Enter is always the box's (send)
