@@ -53,8 +53,8 @@ def run_list(args: argparse.Namespace) -> int:
         print(f"the trash is empty ({default_trash_dir()})")
         return EXIT_OK
     for item in items:
-        title = f"  {item.title}" if item.title else ""
-        print(f"{item.session_id[:8]}  {_when(item.deleted_at)}  {item.original}{title}")
+        label = f"  {item.label[:80]}" if item.label != item.session_id else ""
+        print(f"{item.session_id[:8]}  {_when(item.deleted_at)}  {item.original}{label}")
     print(f"{len(items)} deleted session(s) in {default_trash_dir()}")
     return EXIT_OK
 

@@ -214,8 +214,10 @@ class Commands:
                 await document.aclose(guarded=True)  # release our own lease first
             return await self.library.atrash(summary.workspace_key, summary.id)
 
-        self.bridge.run(run(), on_success=lambda r: self.notifier.info(f"Moved to the trash: {r.value.path}"),
-                                context="Moving to the trash")  # fmt: skip
+        label = summary.title or " ".join((summary.first_user_message or "").split())[:80] or summary.id
+        self.bridge.run(run(), on_success=lambda _r: self.notifier.info(
+            f"Moved “{label}” to the trash (Library ▸ Deleted Sessions restores it)"),
+            context="Moving to the trash")  # fmt: skip
 
     # -- revisions ------------------------------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ The work itself is ``core``'s (``rho_files.repair``, ``stores.trash``); this mod
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
@@ -29,8 +28,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +36,7 @@ from PySide6.QtWidgets import (
 from ..core.stores.trash import TrashItem, empty_trash, list_trash, restore
 from .bridge import in_thread
 from .changes import Changes, OpResult
+from .models.trash import TrashModel
 from .resources import Icon, pixmap
 from .theme import Theme
 
@@ -181,8 +180,6 @@ class RepairReportDialog(QDialog):
 class TrashDialog(QDialog):
     """rho-desk's trash: restore a session, or empty the trash (after a confirmation)."""
 
-    COLUMNS = ("Deleted", "Session", "Workspace")
-
     def __init__(
         self, library: LibraryService, bridge: EngineBridge, notifier: Notifier, parent: QWidget | None = None
     ) -> None:
@@ -193,19 +190,19 @@ class TrashDialog(QDialog):
         self.setObjectName("TrashDialog")
         self.setWindowTitle("Deleted sessions")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.items: list[TrashItem] = []
         self.confirm: QMessageBox | None = None
         """The open "empty the trash?" question (tests answer it)."""
-        self.table = QTableWidget(0, len(self.COLUMNS))
+        self.model = TrashModel(self)
+        self.table = QTableView()
         self.table.setObjectName("TrashTable")
         self.table.setAccessibleName("Deleted sessions")
-        self.table.setHorizontalHeaderLabels(self.COLUMNS)
+        self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
         self.empty_label = QLabel("")
         self.empty_label.setWordWrap(True)
         self.restore_button = QPushButton("&Restore")
@@ -234,18 +231,14 @@ class TrashDialog(QDialog):
     async def _aload(self) -> None:
         self.show_items(await in_thread(list_trash))
 
+    @property
+    def items(self) -> list[TrashItem]:
+        return self.model.rows
+
     def show_items(self, items: list[TrashItem]) -> None:
-        self.items = items
-        self.table.setRowCount(len(items))
-        for row, item in enumerate(items):
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(item.deleted_at)) if item.deleted_at else "?"
-            name = item.title or item.session_id
-            for column, text in enumerate((when, name, item.cwd or item.workspace_key)):
-                cell = QTableWidgetItem(text)
-                cell.setToolTip(str(item.original) if column == 2 else item.session_id)
-                self.table.setItem(row, column, cell)
+        self.model.set_rows(items)
         self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.empty_label.setText("" if items else "The trash is empty.")
         if items:
             self.table.selectRow(0)
@@ -253,7 +246,7 @@ class TrashDialog(QDialog):
 
     def selected(self) -> TrashItem | None:
         rows = self.table.selectionModel().selectedRows()
-        return self.items[rows[0].row()] if rows else None
+        return self.model.row_at(rows[0].row()) if rows else None
 
     def _update_buttons(self) -> None:
         self.restore_button.setEnabled(self.selected() is not None)
@@ -270,8 +263,8 @@ class TrashDialog(QDialog):
                 await self.library.arefresh()
             return OpResult(restored, Changes(library=True))
 
-        def done(result: OpResult[Any]) -> None:
-            self.notifier.info(f"Restored {result.value.transcript.parent.name}; Rho's index lists it again")
+        def done(_result: OpResult[Any]) -> None:
+            self.notifier.info(f"Restored “{item.label}”; Rho's index lists it again")
             self.reload()
 
         self.bridge.run(run(), on_success=done, context="Restoring the session")

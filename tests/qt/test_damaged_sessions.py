@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from rho_desk.core.stores.index import RhoIndex
@@ -154,22 +155,33 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     context = make_window(home=home)
     browser = context.window.browser
     run(settle(context.bridge))
+    summaries = []
     for path in (first, second):
         summary = browser.summary_for(path)
         assert summary is not None
+        summaries.append(summary)
         run(context.library.atrash(summary.workspace_key, summary.id))
     assert not first.exists() and not second.exists()
     context.actions.trigger("library.trash_view")
     dialog = context.window.commands.dialog
     assert isinstance(dialog, TrashDialog)
     run(settle(context.bridge))
-    assert dialog.table.rowCount() == 2
+    assert dialog.model.rowCount() == 2
+    # each row says what the session is, not its id: the first prompt (no title), size, dates
+    model = dialog.model
+    shown = {model.index(r, 1).data() for r in range(2)}
+    prompts = {" ".join((browser_summary.first_user_message or "").split()) for browser_summary in summaries}
+    assert shown == prompts and not {s.id for s in summaries} & shown
+    assert {model.index(r, 2).data() for r in range(2)} == {f"{s.message_count:,}" for s in summaries}
+    assert all(model.index(r, 3).data() != "–" for r in range(2))
+    assert "session " in model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
     _shot(dialog, "trash")
     row = next(i for i, item in enumerate(dialog.items) if item.transcript == first)
     dialog.table.selectRow(row)
     dialog.restore_button.click()
     run(settle(context.bridge))
-    assert first.is_file() and dialog.table.rowCount() == 1
+    assert first.is_file() and dialog.model.rowCount() == 1
+    assert context.notifier.history[-1].text.startswith("Restored “")
     with RhoIndex.open_readonly(home / "sessions") as index:
         assert [r.path for r in index.rows()] == [str(first)]
     assert rho_desk("check", home).returncode == 0
@@ -179,11 +191,11 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     assert isinstance(dialog.confirm, QMessageBox) and dialog.confirm.isVisible()
     dialog.confirm.reject()
     run(settle(context.bridge))
-    assert dialog.table.rowCount() == 1
+    assert dialog.model.rowCount() == 1
     dialog.empty_button.click()
     next(b for b in dialog.confirm.buttons() if b.text() == "Delete for Good").click()
     run(settle(context.bridge))
-    assert dialog.table.rowCount() == 0 and dialog.empty_label.text() == "The trash is empty."
+    assert dialog.model.rowCount() == 0 and dialog.empty_label.text() == "The trash is empty."
     assert list((isolated_dirs / "trash").iterdir()) == []
     assert read_session(first).tree.session_id
     dialog.close()
@@ -218,3 +230,22 @@ def test_a_newer_rho_record_opens_read_only_with_the_record_shown(make_window, r
     assert not window.app_actions["session.compact"].isEnabled()
     assert not window.app_actions["session.edit"].isEnabled()
     _shot(window, "newer-rho-record-notice")
+
+
+def test_the_trash_table_is_a_model_that_passes_the_tester(qtmodeltester) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from rho_desk.core.stores.trash import TrashItem
+    from rho_desk.qt.models.trash import TrashModel
+
+    def item(n: int, **extra: object) -> TrashItem:
+        return TrashItem(path=Path(f"/trash/e{n}"), session_id=f"id-{n}", workspace_key="w", cwd="/work/a",
+                         original=Path(f"/rho/u{n}"), transcript=Path(f"/rho/u{n}/session.jsonl"), title=None,
+                         deleted_at=1_790_000_000 + n, runs=(), **extra)  # type: ignore[arg-type]  # fmt: skip
+
+    model = TrashModel()
+    # an entry from before rho-desk recorded prompts and sizes reads as its id, with dashes
+    model.set_rows([item(1, first_prompt="Fix  the\nflaky test", messages=42, updated_at=1_789_999_000), item(2)])
+    qtmodeltester.check(model)
+    assert [model.index(0, c).data() for c in (1, 2)] == ["Fix the flaky test", "42"]
+    assert [model.index(1, c).data() for c in (1, 2, 3)] == ["id-2", "–", "–"]

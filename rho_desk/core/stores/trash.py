@@ -92,10 +92,22 @@ class TrashItem:
     title: str | None
     deleted_at: int
     runs: tuple[dict[str, object], ...]
+    first_prompt: str | None = None
+    """The session's first user message, when the entry recorded it (a session without a title is
+    known by it)."""
+    messages: int | None = None
+    updated_at: int | None = None
+    """When the session was last active (seconds), when the entry recorded it."""
 
     @property
     def name(self) -> str:
         return self.path.name
+
+    @property
+    def label(self) -> str:
+        """What a person knows the session by: its title, else its first prompt, else its id."""
+        text = self.title or " ".join((self.first_prompt or "").split())
+        return text or self.session_id
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -107,6 +119,9 @@ class TrashItem:
             "title": self.title,
             "deleted_at": self.deleted_at,
             "runs": len(self.runs),
+            "first_prompt": self.first_prompt,
+            "messages": self.messages,
+            "updated_at": self.updated_at,
         }
 
 
@@ -193,6 +208,9 @@ def move_to_trash(trash_dir: Path, unit: UnitRef, summary: SessionSummary, runs:
             "original": str(unit.unit_path),
             "transcript": summary.path,
             "title": summary.title,
+            "first_prompt": (summary.first_user_message or "")[:300] or None,
+            "messages": summary.message_count,
+            "updated_at": summary.updated_at,
             "deleted_at": int(time.time()),
             "runs": [
                 {"run_id": r.run_id, "original": str(r.path), "state": r.state, "nested": r.nested}
@@ -243,6 +261,8 @@ def _item(entry: Path) -> TrashItem | None:
         runs = tuple(r for r in info.get("runs") or () if isinstance(r, dict))
         title = info.get("title")
         cwd = info.get("cwd")
+        first = info.get("first_prompt")
+        messages, updated = info.get("messages"), info.get("updated_at")
         return TrashItem(
             path=entry,
             session_id=str(info["session_id"]),
@@ -253,6 +273,9 @@ def _item(entry: Path) -> TrashItem | None:
             title=title if isinstance(title, str) and title else None,
             deleted_at=int(info.get("deleted_at") or 0),
             runs=runs,
+            first_prompt=first if isinstance(first, str) and first else None,
+            messages=messages if isinstance(messages, int) and not isinstance(messages, bool) else None,
+            updated_at=updated if isinstance(updated, int) and not isinstance(updated, bool) and updated > 0 else None,
         )
     except (KeyError, TypeError, ValueError):
         return None

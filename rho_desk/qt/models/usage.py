@@ -4,20 +4,19 @@ requests, and compaction payback. Plain rows in, text and numbers out; no widget
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
-from typing import Any, Final, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ...core.usage.ledger import LedgerRequest
 from ...core.usage.payback import CompactionPayback
 from ...core.usage.report import UsageGroup
 from .roles import Role
+from .table import RowTableModel
 
 __all__ = ["LedgerRequestsModel", "PaybackModel", "UsageGroupsModel", "money", "tokens"]
 
-R = TypeVar("R")
-_RIGHT: Final = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
 def money(micros: float | None) -> str:
@@ -37,56 +36,7 @@ def _time(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
 
 
-class _TableModel(QAbstractTableModel, Generic[R]):
-    """Rows of ``R``; each column: (header, text of a row, sort value of a row, right-aligned)."""
-
-    columns: Sequence[tuple[str, Callable[[Any], str], Callable[[Any], Any], bool]] = ()
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.rows: list[R] = []
-
-    def set_rows(self, rows: Sequence[R]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def row_at(self, row: int) -> R | None:
-        return self.rows[row] if 0 <= row < len(self.rows) else None
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.columns):
-            return self.columns[section][0]
-        return None
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.rows) or not 0 <= index.column() < len(self.columns):
-            return None
-        item = self.rows[index.row()]
-        _header, text, sort, right = self.columns[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return text(item)
-        if role == Qt.ItemDataRole.TextAlignmentRole and right:
-            return _RIGHT
-        if role == Role.SORT:
-            return sort(item)
-        if role == Role.ROW:
-            return item
-        return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-
-class UsageGroupsModel(_TableModel[UsageGroup]):
+class UsageGroupsModel(RowTableModel[UsageGroup]):
     """Groups of requests (sessions or workspaces); ``label`` names a key (a session's title)."""
 
     def __init__(self, key_header: str = "Session", parent: QObject | None = None) -> None:
@@ -112,7 +62,7 @@ class UsageGroupsModel(_TableModel[UsageGroup]):
         return super().data(index, role)
 
 
-class LedgerRequestsModel(_TableModel[LedgerRequest]):
+class LedgerRequestsModel(RowTableModel[LedgerRequest]):
     """A session's requests in the ledger, oldest first (its subagents' included)."""
 
     def __init__(self, session_id: Callable[[], str | None] = lambda: None, parent: QObject | None = None) -> None:
@@ -141,7 +91,7 @@ class LedgerRequestsModel(_TableModel[LedgerRequest]):
         return super().data(index, role)
 
 
-class PaybackModel(_TableModel[CompactionPayback]):
+class PaybackModel(RowTableModel[CompactionPayback]):
     """One row per compaction: its cost against what it saved on the session's later requests."""
 
     def __init__(self, parent: QObject | None = None) -> None:
