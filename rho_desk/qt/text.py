@@ -1,8 +1,22 @@
-"""Small text helpers for labels: plurals, sizes, and shortening at a word boundary."""
+"""Small text helpers for labels: plurals, sizes, message times, and shortening at a word boundary."""
 
 from __future__ import annotations
 
-__all__ = ["plural", "shorten", "size_text"]
+import time
+
+__all__ = ["message_time", "plural", "shorten", "size_text"]
+
+
+def message_time(stamp: str | None, fmt: str) -> str:
+    """A message's timestamp (Rho's seconds since 1970, as text) in ``fmt``, local time; ``""``
+    when it has none. A snapshot document carries no times (its messages read ``"0"``): that is
+    "unknown", never January 1970."""
+    if not stamp or not stamp.isdigit() or int(stamp) == 0:
+        return ""
+    try:
+        return time.strftime(fmt, time.localtime(int(stamp)))
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

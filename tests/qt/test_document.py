@@ -220,3 +220,19 @@ def test_workers_read_the_tree_holding_its_lock(document: SessionDocument, run, 
 
     length, other_got_it = run(document.arun_locked(read, "n1"))
     assert length == len(tree.history(tree.nodes["n1"])) and other_got_it is False
+
+
+def test_a_snapshot_document_has_no_times_not_january_1970(make_window, run, rho_fixtures: Path) -> None:
+    """A snapshot document (a team session opened from the Team tab is one) records no message
+    times: rows and the detail pane show none, instead of the epoch."""
+    from rho_desk.qt.text import message_time
+
+    assert message_time("0", "%Y") == "" and message_time("", "%Y") == "" and message_time("1790000000", "%Y") == "2026"
+    context = make_window(open_file=rho_fixtures / "session-snapshot-v2.json")
+    run(settle(context.bridge))
+    view = context.window.conversation
+    model = view.model
+    shown = " ".join(str(model.index(r, 0).data()) for r in range(model.rowCount()))
+    view.select_row(0)
+    detail = view.detail.meta.text()
+    assert "1970" not in shown and "Jan 01" not in shown and "1970" not in detail and "row 1 of" in detail

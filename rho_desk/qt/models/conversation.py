@@ -42,7 +42,7 @@ from ...core.stores.rho_files.views import MARKER_PREFIX, check_tool_turns
 from ...core.wire import Message, ModelIdentity
 from ...core.wire.model import AbortedAssistant, AssistantMessage
 from ..markdown import plain_text
-from ..text import plural
+from ..text import message_time, plural
 from .roles import Role
 
 __all__ = [
@@ -282,12 +282,7 @@ class ConversationRow:
 
 
 def _when(stamp: str | None) -> str:
-    if not stamp or not stamp.isdigit():
-        return ""
-    try:
-        return time.strftime("%b %d, %H:%M", time.localtime(int(stamp)))
-    except (OverflowError, OSError, ValueError):
-        return ""
+    return message_time(stamp, "%b %d, %H:%M")
 
 
 def _short_json(value: Any, limit: int = 90) -> str:

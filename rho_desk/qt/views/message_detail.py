@@ -45,7 +45,7 @@ from ...core.wire import Message, ModelIdentity, ProviderContextBlock, encode_pr
 from ..markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
 from ..models.conversation import ConversationModel, RowKind, decode_image, message_text
 from ..resources import Icon, icon
-from ..text import plural
+from ..text import message_time, plural
 from ..theme import Theme
 
 __all__ = ["ImageViewer", "MessageDetailView"]
@@ -268,11 +268,9 @@ class MessageDetailView(QWidget):
     def _meta(self, message: Message, kind: RowKind) -> str:
         assert self.model is not None
         parts = [f"row {self.row + 1:,} of {self.model.rowCount():,}"]
-        stamp = self.model.timestamp(self.row)
-        if stamp and stamp.isdigit():
-            import time
-
-            parts.append(time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(stamp))))
+        when = message_time(self.model.timestamp(self.row), "%Y-%m-%d %H:%M:%S")
+        if when:
+            parts.append(when)
         parts.append(f"≈{message_tokens(message):,} tokens")
         detail = message.enriched_assistant or message.aborted_assistant
         if detail is not None and detail.provenance is not None:
