@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from ...core.errors import InputError, error_text
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
@@ -612,20 +613,38 @@ class SettingsDialog(QDialog):
             if folder:
                 host.open_data_dir(Path(folder).expanduser())
         team_db = self.team_db.text().strip()
-        if team_db != s.get(PREFS_TEAM_DATABASE):
-            host.bridge.run(self._aset_team_database(team_db), context="Setting the team database")
+        saving_team = team_db != s.get(PREFS_TEAM_DATABASE)
+        if saving_team:
+            from ...team.db import safe_dsn
+
+            # a password typed here never stays on screen: it goes to the keyring, or nowhere
+            self.team_db.setText(safe_dsn(team_db) if team_db else "")
+            host.bridge.run(self._aset_team_database(team_db), on_success=self._on_team_database_saved,
+                            on_error=self._on_team_database_refused, context="Setting the team database")  # fmt: skip
         host.bridge.emit_changes(Changes(settings=True))
-        self.busy.done("Settings applied.")
+        self.busy.done("Settings applied; saving the team database…" if saving_team else "Settings applied.")
         self.sig_applied.emit()
 
     async def _aset_team_database(self, dsn: str) -> None:
+        """Store ``dsn`` without its password (moved to the keyring), then reload the team list.
+        Runs on after the dialog closed (OK): it touches no widget."""
         from ...team.db import keep_password_in_keyring
 
         stripped = await in_thread(keep_password_in_keyring, dsn) if dsn else ""
         self.host.settings.set(PREFS_TEAM_DATABASE, stripped)
-        if self.team_db.text().strip() == dsn:
-            self.team_db.setText(stripped)
         await self.host.team.areconfigure()  # the team browser lists the new database
+
+    def _on_team_database_saved(self, _result: object) -> None:
+        if isValid(self) and self.isVisible():
+            self.busy.done("Settings applied.")
+
+    def _on_team_database_refused(self, exc: BaseException) -> None:
+        """Nothing of the team database was saved: say why once, in the dialog if it is open."""
+        message = f"The team database was not saved: {error_text(exc)}"
+        if isValid(self) and self.isVisible():
+            self.team_db.setText(self.host.settings.get(PREFS_TEAM_DATABASE))
+            self.busy.done(message)
+        self.host.notifier.error(message)
 
     def _on_ok_clicked(self) -> None:
         self.apply()

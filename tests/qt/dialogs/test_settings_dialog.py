@@ -128,3 +128,23 @@ def test_a_profile_chooses_what_the_tools_may_do(make_window, run, memory_keyrin
     run(settle(context.bridge))
     assert ProfileStore().get("local").permission_mode == "plan"
     assert '"permission_mode": "plan"' in ProfileStore().path.read_text()
+
+
+def test_a_team_password_without_a_keyring_is_refused_once_and_never_left_on_screen(
+        make_window, run, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    import keyring
+    import keyring.backends.fail
+
+    from rho_desk.qt.settings import PREFS_TEAM_DATABASE
+
+    monkeypatch.setattr(keyring, "get_keyring", lambda: keyring.backends.fail.Keyring())
+    context, dialog = _dialog(make_window, run)
+    dialog.team_db.setText("host=db.example dbname=team user=maya password=hunter2-secret")
+    dialog.apply()
+    assert "hunter2" not in dialog.team_db.text()  # at once, before the keyring answers
+    run(settle(context.bridge))
+    assert dialog.busy.label.text().startswith("The team database was not saved: ")
+    assert "Settings applied" not in dialog.busy.label.text()
+    assert "hunter2" not in dialog.team_db.text() and context.settings.get(PREFS_TEAM_DATABASE) == ""
+    errors = [n.text for n in context.notifier.history if n.text.startswith("The team database was not saved")]
+    assert len(errors) == 1 and "~/.pgpass" in errors[0] and "hunter2" not in errors[0]
