@@ -36,6 +36,7 @@ from ..core.stores.library import TrashEntry
 from ..core.stores.summary import SessionSummary
 from .bridge import in_thread
 from .changes import Changes, OpResult
+from .screen import fit_to_screen
 from .settings import PREFS_THEME
 from .text import plural
 
@@ -328,7 +329,7 @@ class Commands:
         layout.addWidget(QLabel("Every action and its shortcut (J/K move through messages)."))
         layout.addWidget(table)
         layout.addWidget(buttons)
-        dialog.resize(620, 640)
+        fit_to_screen(dialog, 620, 640)
         self.dialog = dialog
         dialog.show()
 

@@ -38,6 +38,7 @@ from .bridge import in_thread
 from .changes import Changes, OpResult
 from .models.trash import TrashModel
 from .resources import Icon, pixmap
+from .screen import fit_to_screen
 from .theme import Theme
 
 if TYPE_CHECKING:
@@ -174,7 +175,7 @@ class RepairReportDialog(QDialog):
         layout.addWidget(head)
         layout.addWidget(self.body, 1)
         layout.addWidget(buttons)
-        self.resize(760, 400)
+        fit_to_screen(self, 760, 400)
 
 
 class TrashDialog(QDialog):
@@ -222,7 +223,7 @@ class TrashDialog(QDialog):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty_label)
         layout.addLayout(buttons)
-        self.resize(760, 360)
+        fit_to_screen(self, 760, 360)
         self.reload()
 
     def reload(self) -> None:

@@ -56,6 +56,7 @@ from ...core.stores.rho_files import RevisionNode
 from ...providers.compactors import open_compactor
 from ..bridge import in_thread
 from ..changes import OpResult
+from ..screen import fit_to_screen
 from ..settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,
@@ -210,7 +211,7 @@ class CompactionDialog(QDialog):
         layout.addWidget(self.notice)
         layout.addLayout(busy_row)
         layout.addWidget(self.buttons)
-        self.resize(1040, 700)
+        fit_to_screen(self, 1040, 700)
 
         self.compact_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel_run)

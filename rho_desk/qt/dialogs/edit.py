@@ -48,6 +48,7 @@ from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import Message, SessionSnapshot
 from ..changes import OpResult
+from ..screen import fit_to_screen
 from .models import EditableMessagesModel, MetadataModel
 from .widgets import Banner, BusyRow, make_table, section_title
 
@@ -203,7 +204,7 @@ class EditMessagesDialog(_RevisionDialog):
         self.body.addLayout(tools)
         self.body.addWidget(split, 1)
         self._editing: int | None = None
-        self.resize(980, 680)
+        fit_to_screen(self, 980, 680)
 
         for keys, slot in (("Del", self.delete_selected), ("Ctrl+K", self.keep_selected),
                            ("F2", self.edit_current), ("Ctrl+S", self.apply_edit)):  # fmt: skip
@@ -382,7 +383,7 @@ class MetadataDialog(_RevisionDialog):
         self.body.addLayout(row)
         self.add_button.clicked.connect(self._on_add_clicked)
         self.remove_button.clicked.connect(self._on_remove_clicked)
-        self.resize(640, 480)
+        fit_to_screen(self, 640, 480)
         self.reload()
 
     def show_state(self, leaf: Any, state: SessionSnapshot) -> None:
@@ -451,7 +452,7 @@ class StripProviderDialog(_RevisionDialog):
         self.body.addWidget(self.counts)
         self.body.addStretch(1)
         self.set_save_text("&Strip as New Revision")
-        self.resize(620, 280)
+        fit_to_screen(self, 620, 280)
         self.total = 0
         self.reload()
 

@@ -63,6 +63,7 @@ from ...core.export import (
 from ...core.wire import SessionSnapshot
 from ...providers.export_secrets import ExportSecrets, load_export_secrets
 from ..bridge import in_thread
+from ..screen import fit_to_screen
 from ..settings import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
 from .common import human_bytes
 from .models import ClassTableModel, FindingsModel
@@ -228,7 +229,7 @@ class ExportDialog(QDialog):
         layout.addWidget(self.blocked)
         layout.addWidget(self.busy)
         layout.addWidget(self.buttons)
-        self.resize(1100, 720)
+        fit_to_screen(self, 1100, 720)
 
         self._timer = host.bridge.timer(self, DEBOUNCE_MS, self._on_timer_timeout)
         self.classes.sig_selection_changed.connect(self.schedule)

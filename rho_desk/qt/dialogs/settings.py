@@ -57,6 +57,7 @@ from ...providers.credentials import (
 from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
 from ..bridge import in_thread
 from ..changes import Changes
+from ..screen import fit_to_screen
 from ..settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,
@@ -142,7 +143,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.busy)
         layout.addWidget(self.buttons)
-        self.resize(900, 600)
+        fit_to_screen(self, 900, 600)
         self.file_dialog: QFileDialog | None = None
         self._load_options()
         self.reload_profiles()

@@ -61,6 +61,7 @@ from ...core.usage.report import StackedSeries, UsageFilter, UsageGroup
 from ..bridge import EngineBridge, in_thread
 from ..models.roles import Role
 from ..models.usage import PaybackModel, UsageGroupsModel, money
+from ..screen import fit_to_screen
 from ..theme import Theme
 from .conversation import EmptyState
 
@@ -676,4 +677,4 @@ class UsageWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(view)
-        self.resize(1180, 760)
+        fit_to_screen(self, 1180, 760)

@@ -52,6 +52,7 @@ from ...core.changes.restore import (
 from ..bridge import EngineBridge, in_thread
 from ..document import HistoryMode, SessionDocument
 from ..models.changes import LibraryTouchedModel, TouchedFilesModel, turn_text
+from ..screen import fit_to_screen
 from .approval import DiffHighlighter, _mono
 
 __all__ = ["ChangesView", "RestoreDialog", "reveal_message", "turn_of_current_row"]
@@ -87,7 +88,7 @@ class RestoreDialog(QDialog):
         layout.addWidget(title)
         layout.addWidget(self.body, 1)
         layout.addWidget(buttons)
-        self.resize(760, 520)
+        fit_to_screen(self, 760, 520)
 
 
 class ChangesView(QWidget):
