@@ -65,6 +65,7 @@ from .document import ReloadInfo
 from .messages import Notice
 from .services import OperationHost
 from .settings import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
+from .text import revision_words
 
 if TYPE_CHECKING:
     from ..core.changes import CheckpointRecorder
@@ -579,7 +580,7 @@ class ContinueController(QObject):
             self.base_id = node.id
             self.external_change = False
             self._clear_conflict()
-            self.host.notifier.info(f"Your turn is saved on a new branch (revision {node.revision})")
+            self.host.notifier.info(f"Your turn is saved on a new branch ({revision_words(document.tree, node)})")
             return document.note_written(node)
         home = document.home or document.fork_home
         header = tree.header

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-__all__ = ["message_time", "plural", "shorten", "size_text"]
+if TYPE_CHECKING:
+    from ..core.stores.rho_files import RevisionNode
+    from ..core.stores.rho_files.queries import TreeQueries
+
+__all__ = ["message_time", "plural", "revision_words", "shorten", "size_text"]
+
+
+def revision_words(tree: TreeQueries | None, node: RevisionNode) -> str:
+    """``revision 9``, or ``revision 9 (node 3fa2c1d0)`` when another node of the open tree has
+    the same number (see :meth:`TreeQueries.revision_name`)."""
+    return tree.revision_name(node) if tree is not None else f"revision {node.revision}"
 
 
 def message_time(stamp: str | None, fmt: str) -> str:

@@ -63,6 +63,7 @@ from ..settings import (
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
 )
+from ..text import revision_words
 from .models import CompactionPreviewModel
 from .widgets import Banner, BusyRow, FigureCard, budget_spin_boxes, make_table, section_title
 
@@ -393,10 +394,10 @@ class CompactionDialog(QDialog):
         self.busy.done(
             f"Compacted: {outcome.previous_messages:,} → {outcome.current_messages:,} messages, "
             f"{outcome.previous_tokens:,} → {outcome.current_tokens:,} estimated tokens{cost}. "
-            f"Saved as revision {node.revision}."
+            f"Saved as {revision_words(self.host.document.tree, node)}."
         )
         self.undo_button.setEnabled(True)
-        self.host.notifier.info(f"Compacted into revision {node.revision}")
+        self.host.notifier.info(f"Compacted into {revision_words(self.host.document.tree, node)}")
         self.sig_compacted.emit(node)
 
     def show_written(self, result: CompactionResult) -> None:

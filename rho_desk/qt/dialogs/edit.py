@@ -49,6 +49,7 @@ from ...core.handoff import strip_provider_context
 from ...core.wire import Message, SessionSnapshot
 from ..changes import OpResult
 from ..screen import fit_to_screen
+from ..text import revision_words
 from .models import EditableMessagesModel, MetadataModel
 from .widgets import Banner, BusyRow, make_table, section_title
 
@@ -126,8 +127,9 @@ class _RevisionDialog(QDialog):
 
         def saved(result: OpResult[Any]) -> None:
             node = result.value
-            self.busy.done(f"{done_text} Saved as revision {node.revision} (Ctrl+Z undoes it).")
-            host.notifier.info(f"{label}: revision {node.revision}")
+            name = revision_words(host.document.tree, node)
+            self.busy.done(f"{done_text} Saved as {name} (Ctrl+Z undoes it).")
+            host.notifier.info(f"{label}: {name}")
             self.sig_saved.emit(node)
             self.reload()
 

@@ -206,7 +206,8 @@ class RevisionTreeModel(QAbstractItemModel):
                 marks = " ●" if active else ""
                 if node is self.diff_base:
                     marks += " ◇ base"
-                return f"r{node.revision}{marks}"
+                shared = f" · {node.id[:6]}" if self._tree.shares_revision(node) else ""  # two r9s: which is which
+                return f"r{node.revision}{shared}{marks}"
             if column == COL_TIME:
                 return time.strftime("%b %d %H:%M:%S", time.localtime(node.time)) if node.time else node.timestamp
             if column == COL_MESSAGES:

@@ -57,6 +57,7 @@ from ..changes import Changes
 from ..continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
 from ..services import OperationHost
+from ..text import revision_words
 from .approval import ApprovalCard, ShellCard
 
 if TYPE_CHECKING:
@@ -429,9 +430,10 @@ class ContinuePanel(QFrame):
         self._line(text)
 
     def _on_controller_saved(self, node: RevisionNode) -> None:
-        kind = "compaction" if node.kind is NodeKind.COMPACTION else "revision"
-        self._line(f"✓ Saved as {kind} {node.revision}.")
-        self.status.setText(f"Saved: revision {node.revision} is the active one.")
+        name = revision_words(self.controller.document.tree, node)
+        kind = "compaction " if node.kind is NodeKind.COMPACTION else ""
+        self._line(f"✓ Saved as {kind}{name}.")
+        self.status.setText(f"Saved: {name} is the active one.")
 
     def _on_controller_turn_finished(self, how: str, detail: str) -> None:
         self._stop_shell_cards()

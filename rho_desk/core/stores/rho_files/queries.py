@@ -60,6 +60,8 @@ class TreeQueries:
     """Every node by id, in file order."""
     active_leaf: RevisionNode | None
     _branch_points: int
+    _revision_counts: dict[int, int]
+    """How many nodes carry each revision number (a branch made after an undo reuses one)."""
     """Nodes with more than one child, counted as children are added (a save in a Rho home asks
     for it once per save: walking every node would cost more than the save)."""
 
@@ -80,6 +82,18 @@ class TreeQueries:
     def branch_count(self) -> int:
         """Nodes with more than one child."""
         return self._branch_points
+
+    def revision_name(self, node: RevisionNode) -> str:
+        """``revision 9``; where another node has the same number (a turn continued after an undo
+        starts a branch at the next number, beside the undone node), ``revision 9 (node 3fa2c1d0)``,
+        so that a message naming it is never ambiguous."""
+        if self._revision_counts.get(node.revision, 0) > 1:
+            return f"revision {node.revision} (node {node.id[:8]})"
+        return f"revision {node.revision}"
+
+    def shares_revision(self, node: RevisionNode) -> bool:
+        """Whether another node of the tree has ``node``'s revision number."""
+        return self._revision_counts.get(node.revision, 0) > 1
 
     @property
     def roots(self) -> list[RevisionNode]:

@@ -116,6 +116,7 @@ class SessionTree(TreeQueries):
         """Every node by id, in file order."""
         self.active_leaf: RevisionNode | None = None
         self._branch_points = 0
+        self._revision_counts: dict[int, int] = {}
         self.upgraded = False
         """A v1-v3 file continued with tree records (it carries an ``upgrade`` marker)."""
         self.created_at: int | None = None if header is None else parse_timestamp(header.timestamp)
@@ -571,6 +572,7 @@ class SessionTree(TreeQueries):
             if node.id in self.nodes:  # planned twice, committed twice
                 raise IllegalRecord(f"duplicate node id {node.id!r}", source=self.source, line=node.line)
             self.nodes[node.id] = node
+            self._revision_counts[node.revision] = self._revision_counts.get(node.revision, 0) + 1
             if node.parent is not None:
                 siblings = node.parent.children
                 siblings.append(node)

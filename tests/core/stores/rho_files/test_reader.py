@@ -97,6 +97,18 @@ def test_set_leaf_moves_the_active_leaf_and_next_node_branches() -> None:
     assert [n.id for n, _ in tree.walk()] == ["n1", "n2", "n3", "b"]
 
 
+def test_a_revision_number_two_nodes_share_is_named_with_its_node() -> None:
+    """A turn continued after an undo starts a branch at the next number, beside the undone node:
+    both are revision 2, and whatever names one of them says which."""
+    tree = parse_session(
+        v4_simple(2) + line(set_leaf("n1")) + line(node("b", "n1", "20", dlt=delta(1, 2, [user("again")])))
+    ).tree
+    n1, n2, b = tree.nodes["n1"], tree.nodes["n2"], tree.nodes["b"]
+    assert (n2.revision, b.revision) == (2, 2)
+    assert tree.revision_name(n1) == "revision 1" and not tree.shares_revision(n1)
+    assert tree.revision_name(n2) == "revision 2 (node n2)" and tree.revision_name(b) == "revision 2 (node b)"
+
+
 def test_histories_share_structure_and_materialise_on_demand() -> None:
     tree = parse_session(v4_simple(50)).tree
     leaf = tree.active_leaf
