@@ -71,9 +71,9 @@ def compaction_preview_100k(quick: bool) -> BenchResult:
 
 @benchmark("actions.save_after_commit_10k")
 def save_after_commit_10k(quick: bool) -> BenchResult:
-    from rho_desk.qt.bridge import EngineBridge
-    from rho_desk.qt.document import SessionDocument
-    from rho_desk.qt.messages import Notifier
+    from rho_desk.qt.services.bridge import EngineBridge
+    from rho_desk.qt.services.document import SessionDocument
+    from rho_desk.qt.services.messages import Notifier
 
     app = _app()
     source = _session(10_000)

@@ -212,7 +212,7 @@ def _run(make: Callable[[Any], Coroutine[Any, Any, Any]]) -> Any:
     import qasync
 
     from rho_desk.qt.app import StartPlan, build_context, create_application
-    from rho_desk.qt.settings import use_settings_dir
+    from rho_desk.qt.services.settings import use_settings_dir
 
     scratch = Path(tempfile.mkdtemp(prefix="rho-bench-gui-settings-"))
     use_settings_dir(scratch / "settings")

@@ -134,7 +134,7 @@ def cli_1m(quick: bool) -> BenchResult:
 def _view_samples(home: Path, repeat: int) -> tuple[list[float], float]:
     """Reload-to-painted times of the Usage window on ``home`` (and the first, roll-up-building one)."""
     from rho_desk.qt.app import StartPlan, build_context, create_application
-    from rho_desk.qt.settings import use_settings_dir
+    from rho_desk.qt.services.settings import use_settings_dir
 
     scratch = Path(tempfile.mkdtemp(prefix="view-", dir=_folder()))
     use_settings_dir(scratch / "settings")

@@ -54,9 +54,9 @@ def row_where(view: object, predicate: Callable[[object], bool]) -> int:
 
 async def main(out: Path, only: set[str]) -> int:
     from rho_desk.qt.app import StartPlan, build_context, create_application
-    from rho_desk.qt.document import HistoryMode
-    from rho_desk.qt.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
-    from rho_desk.qt.settings import use_settings_dir
+    from rho_desk.qt.services.document import HistoryMode
+    from rho_desk.qt.services.settings import use_settings_dir
+    from rho_desk.qt.views.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
     scratch = Path(tempfile.mkdtemp(prefix="rho-shots-"))
     use_memory_keyring()  # the export and settings shots must never touch the user's keyring
@@ -180,7 +180,7 @@ async def main(out: Path, only: set[str]) -> int:
         await shot("statistics")
 
     async def changes() -> None:
-        from rho_desk.qt.main_window import TAB_CHANGES
+        from rho_desk.qt.views.main_window import TAB_CHANGES
 
         await open_session(RUST)
         window.app_actions.trigger("view.changes")
@@ -252,7 +252,7 @@ async def main(out: Path, only: set[str]) -> int:
         """The Team scope on a throwaway PostgreSQL cluster holding the demo sessions, published."""
         from rho_desk.core.export import ContentClass, Selection, export_keys, read_export_source
         from rho_desk.keys import default_key_source
-        from rho_desk.qt.settings import PREFS_TEAM_DATABASE
+        from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
         from rho_desk.team.cluster import ThrowawayCluster
         from rho_desk.team.db import keep_password_in_keyring
         from rho_desk.team.library import TeamLibrary

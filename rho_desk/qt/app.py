@@ -2,7 +2,7 @@
 
 ``main()`` creates the ``QApplication`` (organisation and application names first, so the first
 ``QSettings`` lands in the right place) and runs a qasync event loop. :func:`build_context`
-builds the :class:`~rho_desk.qt.services.Services` (settings, theme, notifier, bridge, document,
+builds the :class:`~rho_desk.qt.services.context.Services` (settings, theme, notifier, bridge, document,
 library), the main window, and the dialogs' :class:`~rho_desk.qt.dialogs.host.ActionHost`, and
 keeps them in an :class:`AppContext`. Nothing reaches a global singleton: views get what they
 use through their constructors (style.md anti-pattern 2).
@@ -31,19 +31,19 @@ from PySide6.QtWidgets import QApplication
 from .. import __version__
 from ..core.errors import InputError
 from ..core.stores.rho_files import rho_home
-from .bridge import in_thread
-from .services import Services
+from .services.bridge import in_thread
+from .services.context import Services
 
 if TYPE_CHECKING:
-    from .actions import Actions
-    from .bridge import EngineBridge
+    from .controllers.actions import Actions
     from .dialogs.host import ActionHost
-    from .document import SessionDocument
-    from .library import LibraryService
-    from .main_window import MainWindow
-    from .messages import Notifier
-    from .settings import Settings
-    from .theme import ThemeManager
+    from .services.bridge import EngineBridge
+    from .services.document import SessionDocument
+    from .services.library import LibraryService
+    from .services.messages import Notifier
+    from .services.settings import Settings
+    from .views.main_window import MainWindow
+    from .views.theme import ThemeManager
 
 __all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "install_asyncgen_hooks", "main", "plan_start"]
 
@@ -70,7 +70,7 @@ def plan_start(path: Path | None, data_dir: str = "", env: dict[str, str] | None
     Raises:
         InputError: ``path`` does not exist.
     """
-    from .document import rho_home_of
+    from .services.document import rho_home_of
 
     env = dict(os.environ) if env is None else env
     if path is not None:
@@ -179,7 +179,7 @@ class AppContext:
                 (which may read every session in it) waits for it, at most a few seconds, so
                 that the two big reads neither compete nor interleave their memory.
         """
-        from .demo import prepare_demo_copy
+        from .services.demo import prepare_demo_copy
 
         plan = self.plan
         home = plan.home
@@ -245,21 +245,21 @@ def build_context(
         show: show the window.
         install_hooks: install ``sys.excepthook`` and the loop's exception handler.
     """
-    from .bridge import EngineBridge
     from .dialogs.host import ActionHost
-    from .document import HistoryMode, SessionDocument
-    from .library import LibraryService
-    from .main_window import MainWindow
-    from .messages import Notifier, install_excepthook, install_loop_exception_handler
-    from .settings import (
+    from .services.bridge import EngineBridge
+    from .services.document import HistoryMode, SessionDocument
+    from .services.library import LibraryService
+    from .services.messages import Notifier, install_excepthook, install_loop_exception_handler
+    from .services.settings import (
         PREFS_FOLLOW_LIVE,
         PREFS_HISTORY_MODE,
         PREFS_LIVE_POLL_MS,
         PREFS_THEME,
         Settings,
     )
-    from .team import TeamService
-    from .theme import ThemeManager
+    from .services.team import TeamService
+    from .views.main_window import MainWindow
+    from .views.theme import ThemeManager
 
     app = create_application()
     settings = Settings(settings_backend)
@@ -320,7 +320,7 @@ def main(path: Path | None = None, *, screenshot: Path | None = None) -> int:
     """Run the desktop app (``rho-desk``, ``rho-desk open PATH``). Returns the exit status."""
     import qasync
 
-    from .settings import PREFS_DATA_DIR, Settings
+    from .services.settings import PREFS_DATA_DIR, Settings
 
     app = create_application()
     plan = plan_start(path, Settings().get(PREFS_DATA_DIR))

@@ -27,7 +27,7 @@ from rho_desk.qt.app import (
     create_application,
     install_asyncgen_hooks,
 )
-from rho_desk.qt.settings import use_settings_dir
+from rho_desk.qt.services.settings import use_settings_dir
 
 DIALOGS = ["settings", "compact", "export", "edit", "metadata", "strip"]
 HANDSHAKE_S = 120.0

@@ -31,7 +31,7 @@ from rho_desk.qt.app import (
     build_context,
     install_asyncgen_hooks,
 )
-from rho_desk.qt.settings import use_settings_dir
+from rho_desk.qt.services.settings import use_settings_dir
 
 DEMO_SOURCE = Path(__file__).resolve().parents[2] / "resources" / "demo" / "home"
 
@@ -125,7 +125,7 @@ async def settle(bridge: Any, rounds: int = 3) -> None:
 @pytest.fixture
 def demo_home(tmp_path: Path) -> Path:
     """A private copy of the bundled demo library, with Rho's index built as a copy for use builds it."""
-    from rho_desk.qt.demo import index_demo
+    from rho_desk.qt.services.demo import index_demo
 
     target = tmp_path / "demo-home"
     shutil.copytree(DEMO_SOURCE, target)

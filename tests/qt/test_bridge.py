@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from rho_desk.core.errors import BugError, InputError
-from rho_desk.qt.bridge import BridgeClosed, EngineBridge, in_thread
-from rho_desk.qt.changes import Changes, OpResult
-from rho_desk.qt.messages import Level, Notifier
+from rho_desk.qt.services.bridge import BridgeClosed, EngineBridge, in_thread
+from rho_desk.qt.services.changes import Changes, OpResult
+from rho_desk.qt.services.messages import Level, Notifier
 
 
 @pytest.fixture
@@ -162,4 +162,4 @@ def test_work_leaves_the_gui_thread_only_through_the_bridge() -> None:
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
         if _HOPS.search(line)
     ]
-    assert offenders == [], "use rho_desk.qt.bridge.in_thread:\n" + "\n".join(offenders)
+    assert offenders == [], "use rho_desk.qt.services.bridge.in_thread:\n" + "\n".join(offenders)

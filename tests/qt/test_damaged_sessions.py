@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from rho_desk.core.stores.index import RhoIndex
 from rho_desk.core.stores.rho_files import read_session
-from rho_desk.qt.recovery import RepairReportDialog, TrashDialog
+from rho_desk.qt.views.recovery import RepairReportDialog, TrashDialog
 
 from ..cli.helpers_files import rho_desk
 from .conftest import settle

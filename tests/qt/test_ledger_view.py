@@ -108,7 +108,7 @@ class SignalWaiter:
 
 
 def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
-    from rho_desk.qt.main_window import TAB_STATISTICS
+    from rho_desk.qt.views.main_window import TAB_STATISTICS
 
     context = make_window(home=demo_home)
     window = context.window

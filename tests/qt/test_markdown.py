@@ -9,10 +9,10 @@ from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from rho_desk.core.wire import Message
-from rho_desk.qt.markdown import SafeTextBrowser, render_markdown
 from rho_desk.qt.models.conversation import ConversationModel, build_rows
-from rho_desk.qt.theme import LIGHT
+from rho_desk.qt.views.markdown import SafeTextBrowser, render_markdown
 from rho_desk.qt.views.message_detail import MessageDetailView
+from rho_desk.qt.views.theme import LIGHT
 
 from .test_demo import DEMO_SOURCE  # noqa: F401
 
@@ -107,7 +107,7 @@ def test_the_detail_pane_renders_a_hostile_message_inertly(qtbot: QtBot) -> None
 
 
 def test_a_fragment_that_starts_inside_a_code_span_keeps_its_emphasis_plain() -> None:
-    from rho_desk.qt.markdown import plain_text
+    from rho_desk.qt.views.markdown import plain_text
 
     # a snippet cut after the opening backtick of `handle_refund`
     text = "handle_refund` rejects events older than **one second** (`TOLERANCE_SECONDS = 1`)"

@@ -9,7 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from rho_desk.core.errors import BugError, Cancelled, InputError, StorageError
-from rho_desk.qt.messages import Level, NotificationBar, Notifier, install_excepthook
+from rho_desk.qt.services.messages import Level, NotificationBar, Notifier, install_excepthook
 
 
 def test_a_known_error_shows_its_text() -> None:
@@ -56,7 +56,7 @@ def test_the_bar_shows_the_newest_notice_non_modally_and_copies_details(qtbot: Q
 
 
 def test_info_notices_hide_themselves(qtbot: QtBot, monkeypatch) -> None:
-    import rho_desk.qt.messages as M
+    import rho_desk.qt.services.messages as M
 
     monkeypatch.setattr(M, "INFO_TIMEOUT_MS", 30)
     n = Notifier()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rho_desk.qt.text import size_text
+from rho_desk.qt.views.text import size_text
 
 from ..cli.helpers_files import rho_desk
 from .conftest import settle

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QSettings
 
 from rho_desk.core.errors import BugError
-from rho_desk.qt import settings as S
+from rho_desk.qt.services import settings as S
 
 
 def test_values_round_trip_through_an_ini_file_with_their_types(isolated_dirs: Path) -> None:

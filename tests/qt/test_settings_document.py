@@ -11,9 +11,9 @@ import pytest
 from rho_desk.core.errors import InputError
 from rho_desk.providers.credentials import set_api_key
 from rho_desk.providers.profiles import ProfileKind, ProfileStore, ProviderProfile
-from rho_desk.qt import settings as S
 from rho_desk.qt.app import AppContext
-from rho_desk.qt.settings_document import export_settings, import_settings, read_settings
+from rho_desk.qt.services import settings as S
+from rho_desk.qt.services.settings_document import export_settings, import_settings, read_settings
 
 from .conftest import Run, settle
 

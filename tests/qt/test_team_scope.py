@@ -18,7 +18,7 @@ from rho_desk.core.export import (
     read_export_source,
 )
 from rho_desk.keys import default_key_source
-from rho_desk.qt.settings import PREFS_TEAM_DATABASE
+from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
 from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.db import keep_password_in_keyring
 from rho_desk.team.library import TeamLibrary

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rho_desk.qt.theme import DARK, LIGHT, Theme, palette_for, sheet_for
+from rho_desk.qt.views.theme import DARK, LIGHT, Theme, palette_for, sheet_for
 
 
 def _luminance(color: QColor) -> float:

@@ -8,10 +8,10 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from rho_desk.core.stores.rho_files import NodeKind
-from rho_desk.qt.document import HistoryMode
-from rho_desk.qt.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 from rho_desk.qt.models.conversation import RowKind
 from rho_desk.qt.models.roles import Role
+from rho_desk.qt.services.document import HistoryMode
+from rho_desk.qt.views.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
 from .conftest import settle
 
@@ -274,8 +274,8 @@ def test_the_theme_follows_the_system_scheme(app_on, monkeypatch) -> None:
 
 
 def test_context_gauge_never_rounds_a_used_context_down_to_zero(qtbot) -> None:
-    from rho_desk.qt.theme import LIGHT
     from rho_desk.qt.views.stats import ContextGauge
+    from rho_desk.qt.views.theme import LIGHT
 
     gauge = ContextGauge(LIGHT)
     qtbot.addWidget(gauge)

@@ -70,7 +70,7 @@ def test_audit_refuses_absurd_nesting(tmp_path: Path, rho_fixtures: Path, shape:
 def test_the_app_opens_up_to_the_deep_line_and_names_it(tmp_path: Path, rho_fixtures: Path) -> None:
     """What the window calls to open a file (``load_path``): the good revisions, read-only, and
     a damage note naming the line and the reason (the window shows it), no RecursionError."""
-    from rho_desk.qt.document import load_path
+    from rho_desk.qt.services.document import load_path
 
     path = _deep_arguments(tmp_path, rho_fixtures)
     file, _snapshot_document = load_path(path)

@@ -10,5 +10,5 @@ override, receipt), ``edit`` (messages, title and metadata, provider blocks), ``
 (profiles and keys, compaction defaults, data directory, theme), ``revisions`` (every change as
 a new revision; undo and redo), ``host`` (wiring), ``models`` (item models), ``prefs`` (their
 settings), ``common`` and ``widgets`` (shared pieces). The conversation controller is
-``rho_desk.qt.continue_session``; its panel is ``rho_desk.qt.views.composer``.
+``rho_desk.qt.controllers.continue_session``; its panel is ``rho_desk.qt.views.composer``.
 """

@@ -54,21 +54,21 @@ from ...core.edits import stored_state
 from ...core.errors import Cancelled
 from ...core.stores.rho_files import RevisionNode
 from ...providers.compactors import open_compactor
-from ..bridge import in_thread
-from ..changes import OpResult
-from ..screen import fit_to_screen
-from ..settings import (
+from ..models.dialogs import CompactionPreviewModel
+from ..services.bridge import in_thread
+from ..services.changes import OpResult
+from ..services.settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
 )
-from ..text import revision_words
-from .models import CompactionPreviewModel
+from ..views.screen import fit_to_screen
+from ..views.text import revision_words
 from .widgets import Banner, BusyRow, FigureCard, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
-    from ..services import DialogHost
+    from ..services.context import DialogHost
 
 __all__ = ["CompactionDialog", "PreviewData", "SessionChanged", "compute_preview"]
 

@@ -47,14 +47,14 @@ from ...core.edits import store_revision, stored_state
 from ...core.errors import InputError, error_text
 from ...core.handoff import strip_provider_context
 from ...core.wire import Message, SessionSnapshot
-from ..changes import OpResult
-from ..screen import fit_to_screen
-from ..text import revision_words
-from .models import EditableMessagesModel, MetadataModel
+from ..models.dialogs import EditableMessagesModel, MetadataModel
+from ..services.changes import OpResult
+from ..views.screen import fit_to_screen
+from ..views.text import revision_words
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
-    from ..services import DialogHost
+    from ..services.context import DialogHost
 
 __all__ = [
     "EditMessagesDialog",

@@ -62,16 +62,16 @@ from ...core.export import (
 )
 from ...core.wire import SessionSnapshot
 from ...providers.export_secrets import ExportSecrets, load_export_secrets
-from ..bridge import in_thread
-from ..screen import fit_to_screen
-from ..settings import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
+from ..models.dialogs import ClassTableModel, FindingsModel
+from ..services.bridge import in_thread
+from ..services.settings import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
+from ..views.screen import fit_to_screen
 from .common import human_bytes
-from .models import ClassTableModel, FindingsModel
 from .widgets import Banner, BusyRow, make_table, section_title
 
 if TYPE_CHECKING:
 
-    from ..services import DialogHost
+    from ..services.context import DialogHost
 
 __all__ = ["EXTENSIONS", "ExportDialog", "ExportSources", "read_sources"]
 

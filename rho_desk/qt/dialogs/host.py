@@ -29,9 +29,9 @@ from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, U
 from ...core.errors import RevisionConflict
 from ...core.stores.rho_files import RevisionNode, SessionWriter
 from ...core.stores.summary import SessionSummary
-from ..bridge import in_thread
-from ..changes import Changes, OpResult
-from ..continue_session import ConflictInfo, ContinueController
+from ..controllers.continue_session import ConflictInfo, ContinueController
+from ..services.bridge import in_thread
+from ..services.changes import Changes, OpResult
 from ..views.composer import ContinuePanel
 from .common import human_bytes
 from .revisions import arestore
@@ -40,9 +40,9 @@ from .widgets import Banner
 if TYPE_CHECKING:
     from ...core.tools.trust import TrustStore
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
-    from ..actions import Actions
-    from ..main_window import MainWindow
-    from ..services import Services
+    from ..controllers.actions import Actions
+    from ..services.context import Services
+    from ..views.main_window import MainWindow
 
 __all__ = ["ActionHost", "ConflictBanner"]
 

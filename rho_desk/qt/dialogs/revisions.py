@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...core.edits import RevisionHistory
-from ..bridge import in_thread
-from ..changes import OpResult
+from ..services.bridge import in_thread
+from ..services.changes import OpResult
 
 if TYPE_CHECKING:
-    from ..document import SessionDocument
+    from ..services.document import SessionDocument
 
 __all__ = ["arestore"]
 

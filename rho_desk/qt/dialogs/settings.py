@@ -55,10 +55,10 @@ from ...providers.credentials import (
     keyring_status,
 )
 from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
-from ..bridge import in_thread
-from ..changes import Changes
-from ..screen import fit_to_screen
-from ..settings import (
+from ..models.dialogs import ProfileListModel
+from ..services.bridge import in_thread
+from ..services.changes import Changes
+from ..services.settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_KEEP_MESSAGES,
@@ -70,12 +70,12 @@ from ..settings import (
     PREFS_TEAM_DATABASE,
     PREFS_THEME,
 )
-from .models import ProfileListModel
+from ..views.screen import fit_to_screen
 from .widgets import Banner, BusyRow, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
     from ...core.tools.trust import TrustedFolder
-    from ..services import DialogHost
+    from ..services.context import DialogHost
 
 __all__ = ["SettingsDialog", "key_state"]
 

@@ -41,8 +41,8 @@ from ...core.stores.rho_files.records import StoredDisplayMessage
 from ...core.stores.rho_files.views import MARKER_PREFIX, check_tool_turns
 from ...core.wire import Message, ModelIdentity
 from ...core.wire.model import AbortedAssistant, AssistantMessage
-from ..markdown import plain_text
-from ..text import message_time, plural
+from ..views.markdown import plain_text
+from ..views.text import message_time, plural
 from .roles import Role
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The session browser: the library's sessions, one workspace or all, searched and sorted.
 
 Listing and search read rho-desk's session cache through the
-:class:`~rho_desk.qt.library.LibraryService` (every call in a worker thread); the cache is
+:class:`~rho_desk.qt.services.library.LibraryService` (every call in a worker thread); the cache is
 refreshed from the files and Rho's index when the library opens and on Ctrl+R. Full-text search
 shows snippets with the matches highlighted (Markdown shown as plain text). Up and Down in the
 search field move the highlight in the list; Enter opens the highlighted session (the top hit when
@@ -57,16 +57,16 @@ from ...core.stores.library import RefreshReport, SessionPage
 from ...core.stores.rho_files.layout import no_sessions_text
 from ...core.stores.search import SearchResults, SummaryFailure
 from ...core.stores.summary import SessionSummary
-from ..bridge import EngineBridge
-from ..document import SessionDocument
-from ..library import LibraryService
-from ..markdown import plain_text
 from ..models.roles import Role
 from ..models.sessions import SessionListModel, SessionRow, session_title, workspace_label
-from ..resources import Icon, icon, pixmap
-from ..settings import PREFS_BROWSER_SCOPE, PREFS_BROWSER_SORT, Settings
-from ..text import size_text
-from ..theme import Theme
+from ..services.bridge import EngineBridge
+from ..services.document import SessionDocument
+from ..services.library import LibraryService
+from ..services.settings import PREFS_BROWSER_SCOPE, PREFS_BROWSER_SORT, Settings
+from .markdown import plain_text
+from .resources import Icon, icon, pixmap
+from .text import size_text
+from .theme import Theme
 from .widgets import debounced_search, list_panel_layout, name_line_edit_buttons
 
 __all__ = ["SessionBrowserView", "SessionDelegate", "relative_time"]

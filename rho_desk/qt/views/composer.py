@@ -1,7 +1,7 @@
 """The continue panel: a composer, a provider picker, the streaming reply, Cancel, and its banners.
 
 It lives in a dock under the conversation (the ``session.continue`` action, Ctrl+L, shows it and
-focuses the composer). It draws what the :class:`~rho_desk.qt.continue_session.ContinueController`
+focuses the composer). It draws what the :class:`~rho_desk.qt.controllers.continue_session.ContinueController`
 reports and sends what the user writes; it holds no engine state of its own.
 
 * **Composer**: Ctrl+Enter sends (the editor claims that shortcut while it has focus, so it
@@ -53,12 +53,12 @@ from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
 from ...core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
 from ...core.usage import describe_usage
 from ...core.wire import ModelUsage
-from ..changes import Changes
-from ..continue_session import ConflictInfo, ContinueController, TurnState
+from ..controllers.continue_session import ConflictInfo, ContinueController, TurnState
 from ..dialogs.widgets import Banner
-from ..services import OperationHost
-from ..text import revision_words
+from ..services.changes import Changes
+from ..services.context import OperationHost
 from .approval import ApprovalCard, ShellCard
+from .text import revision_words
 
 if TYPE_CHECKING:
     from ...providers.profiles import ProfileSet
@@ -291,7 +291,7 @@ class ContinuePanel(QFrame):
         follows it when Settings change; a profile picked here stays picked for this session
         while it exists and Settings ask for the same one (``reset``: forget the pick).
         """
-        from ..settings import PREFS_CONTINUE_PROFILE
+        from ..services.settings import PREFS_CONTINUE_PROFILE
 
         self._profiles_read = True
         setting = self.host.settings.get(PREFS_CONTINUE_PROFILE)

@@ -1,6 +1,6 @@
 """The conversation tab: which revision is shown, the message list, the detail pane, find.
 
-:class:`ConversationView` follows the shared :class:`~rho_desk.qt.document.SessionDocument`:
+:class:`ConversationView` follows the shared :class:`~rho_desk.qt.services.document.SessionDocument`:
 when the file, the selected revision or the history mode changes it builds the rows of the new
 history in a worker thread (``build_rows`` under ``bulk_load``) and swaps them into its
 :class:`~rho_desk.qt.models.conversation.ConversationModel`; a live append becomes an insert at
@@ -37,15 +37,15 @@ from ...core.stores.rho_files.errors import NotASessionFile
 from ...core.stores.rho_files.summary import message_count
 from ...core.stores.rho_files.views import message_at_offset
 from ...core.wire import Message, ModelIdentity
-from ..bridge import EngineBridge, in_thread
-from ..document import HistoryMode, SessionDocument
 from ..models.conversation import ConversationModel, ConversationRows, RowKind, build_rows
-from ..resources import Icon, pixmap
-from ..theme import Theme
-from ..workers import bulk_load
+from ..services.bridge import EngineBridge, in_thread
+from ..services.document import HistoryMode, SessionDocument
+from ..services.workers import bulk_load
 from .find import FindBar, find_rows, searchable_text
 from .message_detail import MessageDetailView
 from .message_list import MessageListView, layout_rows
+from .resources import Icon, pixmap
+from .theme import Theme
 from .widgets import ElidedLabel
 
 __all__ = ["ConversationView", "EmptyState", "RevisionBar", "describe_node"]

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QToolButto
 
 from ...core.wire import Message
 from ..models.conversation import message_text
-from ..resources import Icon, icon
+from .resources import Icon, icon
 from .widgets import name_line_edit_buttons
 
 __all__ = ["FindBar", "find_rows", "searchable_text"]

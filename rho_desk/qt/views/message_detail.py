@@ -1,6 +1,6 @@
 """The detail pane: one message rendered in full, safely, with its tool calls and results.
 
-Text is Markdown rendered by :mod:`rho_desk.qt.markdown` (no raw HTML, no remote resources,
+Text is Markdown rendered by :mod:`rho_desk.qt.views.markdown` (no raw HTML, no remote resources,
 links only on click). An assistant message shows each tool call with its arguments and the
 paired result underneath (each section collapsible); a tool result links back to its call;
 images show as thumbnails that open full size in a non-modal viewer; an aborted turn lists
@@ -42,11 +42,11 @@ from PySide6.QtWidgets import (
 
 from ...core.compaction import message_tokens
 from ...core.wire import Message, ModelIdentity, ProviderContextBlock, encode_pretty
-from ..markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
 from ..models.conversation import ConversationModel, RowKind, decode_image, message_text
-from ..resources import Icon, icon
-from ..text import message_time, plural
-from ..theme import Theme
+from .markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
+from .resources import Icon, icon
+from .text import message_time, plural
+from .theme import Theme
 
 __all__ = ["ImageViewer", "MessageDetailView"]
 

@@ -61,9 +61,9 @@ from PySide6.QtWidgets import (
 
 from ..models.conversation import ConversationModel, ConversationRow, ConversationRows, RowKind
 from ..models.roles import Role
-from ..resources import Icon, pixmap
-from ..theme import Theme
 from . import message_list_a11y
+from .resources import Icon, pixmap
+from .theme import Theme
 
 __all__ = ["MessageDelegate", "MessageListView", "RowMetrics", "estimate_heights"]
 

@@ -34,15 +34,15 @@ from PySide6.QtWidgets import (
 from ...core.compaction.stats import SeriesPoint, StatsData, compute_stats
 from ...core.stores.rho_files import RevisionNode
 from ...core.usage.overview import SessionUsage, find_home, session_usage
-from ..bridge import EngineBridge, in_thread
-from ..document import SessionDocument
 from ..models.compactions import CompactionTableModel
 from ..models.roles import Role
 from ..models.usage import LedgerRequestsModel, money
-from ..settings import PREFS_CONTEXT_WINDOW, Settings
-from ..text import plural
-from ..theme import Theme
+from ..services.bridge import EngineBridge, in_thread
+from ..services.document import SessionDocument
+from ..services.settings import PREFS_CONTEXT_WINDOW, Settings
 from .conversation import EmptyState
+from .text import plural
+from .theme import Theme
 
 __all__ = ["CompactionChart", "ContextGauge", "StatisticsView", "profile_windows"]
 

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.errors import KnownError
-from ..bridge import EngineBridge, in_thread
-from ..document import SessionDocument
-from ..resources import Icon, icon
-from ..team import OpenedVersion, TeamService, TeamState
-from ..theme import Theme
+from ..services.bridge import EngineBridge, in_thread
+from ..services.document import SessionDocument
+from ..services.team import OpenedVersion, TeamService, TeamState
+from .resources import Icon, icon
+from .theme import Theme
 from .widgets import debounced_search, list_panel_layout, name_line_edit_buttons
 
 __all__ = ["TeamBrowserView"]
@@ -206,7 +206,7 @@ class TeamBrowserView(QFrame):
 def plain_snippet(snippet: str) -> str:
     """A database snippet (matches marked «») with its Markdown removed, the marks kept on the
     same words (the local browser's snippets read the same way)."""
-    from ..markdown import plain_text
+    from .markdown import plain_text
 
     text, spans, at = [], [], 0
     for part in re.split("(«[^»]*»)", snippet):

@@ -31,16 +31,16 @@ from PySide6.QtWidgets import (
 from ...core.errors import InputError
 from ...core.revision_diff import Sign, compute_diff
 from ...core.stores.rho_files import NodeKind, RevisionNode
-from ..bridge import EngineBridge
-from ..document import SessionDocument
 from ..models.conversation import message_text
 from ..models.diff import DiffModel
 from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
 from ..models.roles import Role
-from ..resources import Icon, pixmap
-from ..text import plural
-from ..theme import Theme
+from ..services.bridge import EngineBridge
+from ..services.document import SessionDocument
 from .conversation import EmptyState
+from .resources import Icon, pixmap
+from .text import plural
+from .theme import Theme
 from .widgets import ElidedLabel
 
 __all__ = ["RevisionTimelineView"]

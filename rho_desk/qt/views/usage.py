@@ -58,12 +58,12 @@ from ...core.usage.ledger import ledger_path
 from ...core.usage.overview import Overview, narrow, overview, sessions_behind
 from ...core.usage.payback import PaybackReport, payback
 from ...core.usage.report import StackedSeries, UsageFilter, UsageGroup
-from ..bridge import EngineBridge, in_thread
 from ..models.roles import Role
 from ..models.usage import PaybackModel, UsageGroupsModel, money
-from ..screen import fit_to_screen
-from ..theme import Theme
+from ..services.bridge import EngineBridge, in_thread
 from .conversation import EmptyState
+from .screen import fit_to_screen
+from .theme import Theme
 
 __all__ = ["StackedBarChart", "UsageView", "UsageWindow", "WorkspaceChart"]
 

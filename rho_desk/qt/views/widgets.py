@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from ..bridge import EngineBridge
+    from ..services.bridge import EngineBridge
 
 __all__ = ["ElidedLabel", "debounced_search", "list_panel_layout", "name_line_edit_buttons"]
 

@@ -49,11 +49,11 @@ from ...core.changes.restore import (
     restore_file,
     undo_restore,
 )
-from ..bridge import EngineBridge, in_thread
-from ..document import HistoryMode, SessionDocument
 from ..models.changes import LibraryTouchedModel, TouchedFilesModel, turn_text
-from ..screen import fit_to_screen
+from ..services.bridge import EngineBridge, in_thread
+from ..services.document import HistoryMode, SessionDocument
 from .approval import DiffHighlighter, _mono
+from .screen import fit_to_screen
 
 __all__ = ["ChangesView", "RestoreDialog", "reveal_message", "turn_of_current_row"]
 

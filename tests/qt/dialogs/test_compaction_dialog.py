@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QMessageBox
 from rho_desk.core.compaction.local import LocalCompactor, RecentBudget
 from rho_desk.core.stores.rho_files import NodeKind, SessionWriter, read_session
 from rho_desk.core.wire import Message
-from rho_desk.qt.dialogs.models import Fate
+from rho_desk.qt.models.dialogs import Fate
 from rho_desk.qt.models.roles import Role
-from rho_desk.qt.settings import (
+from rho_desk.qt.services.settings import (
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
@@ -165,8 +165,8 @@ def test_another_writer_during_the_run_means_nothing_is_written(make_window, run
 
 def _counts(context, run, path: Path) -> dict[str, object]:
     """What the app and the command line say about the open session's active revision."""
-    from rho_desk.qt.main_window import TAB_REVISIONS, TAB_STATISTICS
     from rho_desk.qt.models.revisions import describe_change
+    from rho_desk.qt.views.main_window import TAB_REVISIONS, TAB_STATISTICS
 
     from ...cli.helpers_files import rho_desk
 

@@ -20,8 +20,8 @@ from rho_desk.core.usage import describe_usage
 from rho_desk.core.wire import ModelUsage
 from rho_desk.providers.credentials import set_api_key
 from rho_desk.providers.profiles import ProfileStore
-from rho_desk.qt.continue_session import TurnState
-from rho_desk.qt.messages import Level
+from rho_desk.qt.controllers.continue_session import TurnState
+from rho_desk.qt.services.messages import Level
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
 from ..conftest import settle

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.providers.profiles import ProfileKind, ProfileStore, ProviderProfile
-from rho_desk.qt.settings import (
+from rho_desk.qt.services.settings import (
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
     PREFS_COMPACTION_POLICY,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rho_desk.core.stores.rho_files.tail import read_appended
-from rho_desk.qt.bridge import EngineBridge
-from rho_desk.qt.document import SessionDocument
-from rho_desk.qt.messages import Notifier
+from rho_desk.qt.services.bridge import EngineBridge
+from rho_desk.qt.services.document import SessionDocument
+from rho_desk.qt.services.messages import Notifier
 
 from ..helpers import v3_session, v4_session
 

@@ -239,7 +239,7 @@ from pathlib import Path
 import qasync
 
 from rho_desk.qt.app import StartPlan, build_context, create_application, install_asyncgen_hooks
-from rho_desk.qt.settings import use_settings_dir
+from rho_desk.qt.services.settings import use_settings_dir
 
 session, out, scratch = (Path(a) for a in sys.argv[1:4])
 

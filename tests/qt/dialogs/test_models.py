@@ -9,7 +9,7 @@ from rho_desk.core.compaction.tokens import message_tokens
 from rho_desk.core.export import ALL_CLASSES, ContentClass, Finding, Severity, class_stats
 from rho_desk.core.wire import Message, SessionSnapshot
 from rho_desk.providers.profiles import DEFAULT_PROFILE
-from rho_desk.qt.dialogs.models import (
+from rho_desk.qt.models.dialogs import (
     ClassTableModel,
     CompactionPreviewModel,
     EditableMessagesModel,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rho_desk.providers.credentials import SERVICE
 from rho_desk.providers.profiles import ProfileKind, ProfileStore
-from rho_desk.qt.settings import (
+from rho_desk.qt.services.settings import (
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_POLICY,
     PREFS_COMPACTION_THRESHOLD,
@@ -135,7 +135,7 @@ def test_a_team_password_without_a_keyring_is_refused_once_and_never_left_on_scr
     import keyring
     import keyring.backends.fail
 
-    from rho_desk.qt.settings import PREFS_TEAM_DATABASE
+    from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
 
     monkeypatch.setattr(keyring, "get_keyring", lambda: keyring.backends.fail.Keyring())
     context, dialog = _dialog(make_window, run)

@@ -2,7 +2,7 @@
 
 It builds no behaviour of its own: actions and their shortcuts come from ``actions.py``,
 app-level handlers from ``commands.py``, each view handles its own data, the document and the
-library are among the :class:`~rho_desk.qt.services.Services` it is given. What is here is layout, wiring
+library are among the :class:`~rho_desk.qt.services.context.Services` it is given. What is here is layout, wiring
 (action -> view method), drag and drop of session files, restoring geometry and splitters,
 and the close request that lets the app shut its tasks down first.
 
@@ -37,15 +37,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.stores.rho_files import NodeKind
-from .actions import Actions
-from .changes import Changes
-from .commands import Commands
-from .document import HistoryMode
-from .messages import NotificationBar
-from .recovery import SessionNotice
-from .resources import Icon, icon, pixmap
-from .settings import (
+from ...core.stores.rho_files import NodeKind
+from ..controllers.actions import Actions
+from ..controllers.commands import Commands
+from ..services.changes import Changes
+from ..services.document import HistoryMode
+from ..services.messages import NotificationBar
+from ..services.settings import (
     PERSIST_BROWSER_SPLITTER,
     PERSIST_CONVERSATION_SPLITTER,
     PERSIST_REVISIONS_SPLITTER,
@@ -54,19 +52,21 @@ from .settings import (
     PREFS_BROWSER_SCOPE,
     PREFS_HISTORY_MODE,
 )
+from .browser import SessionBrowserView
+from .conversation import ConversationView
+from .recovery import SessionNotice
+from .resources import Icon, icon, pixmap
+from .stats import StatisticsView
+from .team_browser import TeamBrowserView
 from .text import plural, shorten, size_text
-from .views.browser import SessionBrowserView
-from .views.conversation import ConversationView
-from .views.stats import StatisticsView
-from .views.team_browser import TeamBrowserView
-from .views.timeline import RevisionTimelineView
-from .views.widgets import ElidedLabel
-from .views.workspace_changes import ChangesView, reveal_message, turn_of_current_row
+from .timeline import RevisionTimelineView
+from .widgets import ElidedLabel
+from .workspace_changes import ChangesView, reveal_message, turn_of_current_row
 
 if TYPE_CHECKING:
-    from .services import Services
+    from ..services.context import Services
     from .theme import Theme
-    from .views.usage import UsageView, UsageWindow
+    from .usage import UsageView, UsageWindow
 
 __all__ = ["DemoBanner", "DocumentHeader", "MainWindow"]
 
@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
     def show_usage(self) -> UsageView:
         """Show the Usage window (made on first use), reading the ledger again."""
         if self.usage_window is None:
-            from .views.usage import UsageView, UsageWindow  # QtCharts: loaded when first shown
+            from .usage import UsageView, UsageWindow  # QtCharts: loaded when first shown
 
             ctx = self.services
             view = UsageView(ctx.bridge, ctx.theme.theme, lambda: ctx.library.home, lambda: ctx.library.alist(None))
@@ -432,7 +432,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def _on_data_dir_chosen(self, name: str) -> None:
-        from .settings import PREFS_DATA_DIR
+        from ..services.settings import PREFS_DATA_DIR
 
         self.services.settings.set(PREFS_DATA_DIR, name)
         self.services.document.fork_home = Path(name)

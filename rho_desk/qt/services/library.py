@@ -3,7 +3,7 @@
 :class:`LibraryService` wraps the core :class:`~rho_desk.core.stores.library.SessionLibrary`
 (which is synchronous and blocking by design) and runs every call of it in a worker thread.
 It owns the library object: opened when the app points it at a Rho home, closed on shutdown.
-Mutations (rename, move to trash, refresh) return :class:`~rho_desk.qt.changes.Changes` so the
+Mutations (rename, move to trash, refresh) return :class:`~rho_desk.qt.services.changes.Changes` so the
 bridge fans them out; list and search are plain queries.
 """
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.errors import InputError
-from ..core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
-from ..core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
-from ..core.stores.summary import SessionSummary
+from ...core.errors import InputError
+from ...core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
+from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
+from ...core.stores.summary import SessionSummary
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 

@@ -49,31 +49,31 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.edits import acommit
-from ..core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
-from ..core.stores.rho_files import create_session, default_prompt_cache_key
-from ..core.tools.permissions import (
+from ...core.edits import acommit
+from ...core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
+from ...core.stores.rho_files import create_session, default_prompt_cache_key
+from ...core.tools.permissions import (
     ApprovalChoice,
     ApprovalDecision,
     ApprovalRequest,
     PermissionMode,
 )
-from ..core.wire import SessionSnapshot
-from .bridge import in_thread
-from .changes import Changes
-from .document import ReloadInfo
-from .messages import Notice
-from .services import OperationHost
-from .settings import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
-from .text import revision_words
+from ...core.wire import SessionSnapshot
+from ..services.bridge import in_thread
+from ..services.changes import Changes
+from ..services.context import OperationHost
+from ..services.document import ReloadInfo
+from ..services.messages import Notice
+from ..services.settings import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
+from ..views.text import revision_words
 
 if TYPE_CHECKING:
-    from ..core.changes import CheckpointRecorder
-    from ..core.compaction.api import CompactionOutcome
-    from ..core.handoff import HandoffReport
-    from ..core.session import Rho, Run, Session
-    from ..core.tools.setup import ToolSetup
-    from ..providers.continuation import Continuation
+    from ...core.changes import CheckpointRecorder
+    from ...core.compaction.api import CompactionOutcome
+    from ...core.handoff import HandoffReport
+    from ...core.session import Rho, Run, Session
+    from ...core.tools.setup import ToolSetup
+    from ...providers.continuation import Continuation
 
 # The engine, the tools and the checkpoint journal load with the first turn, not with the window
 # (``tests/qt/test_launch.py`` holds the window's first paint to that).
@@ -216,7 +216,7 @@ class ContinueController(QObject):
     def _recorder(self) -> CheckpointRecorder:
         """Journals every write of a turn before it is made (the session's checkpoint journal)."""
         if self._journal is None:
-            from ..core.changes import CheckpointRecorder
+            from ...core.changes import CheckpointRecorder
 
             self._journal = CheckpointRecorder()
         return self._journal
@@ -286,10 +286,10 @@ class ContinueController(QObject):
                     self.sig_prompt_returned.emit(text)  # not sent: the composer keeps it
                     return "blocked"
                 await self._adetach()  # our own change (compaction, edit, undo): restore afresh
-            from ..core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
-            from ..core.tools.workspace import WorkspaceMissing
-            from ..providers.continuation import open_continuation
-            from ..providers.profiles import ProfileStore
+            from ...core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
+            from ...core.tools.workspace import WorkspaceMissing
+            from ...providers.continuation import open_continuation
+            from ...providers.profiles import ProfileStore
 
             store: ProfileStore = self.host.profiles
             name = profile_name if profile_name is not None else self.host.settings.get(PREFS_CONTINUE_PROFILE)
@@ -345,11 +345,11 @@ class ContinueController(QObject):
             self.host.release("conversation")
 
     async def _arun(self, session: Session, text: str) -> str:
-        from ..core.changes import CheckpointOutcome
-        from ..core.changes.journal import changed_files_text
-        from ..core.session import events
-        from ..core.tools.words import call_subject, result_text
-        from ..core.usage import TurnUsage
+        from ...core.changes import CheckpointOutcome
+        from ...core.changes.journal import changed_files_text
+        from ...core.session import events
+        from ...core.tools.words import call_subject, result_text
+        from ...core.usage import TurnUsage
 
         if self.document.path is not None:
             self._recorder.begin_turn(self.document.path, session.id, session.revision)

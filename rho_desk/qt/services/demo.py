@@ -20,9 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from ..core.errors import KnownError, StorageError
-from ..core.stores.library import index_home
-from ..data import demo_home_dir
+from ...core.errors import KnownError, StorageError
+from ...core.stores.library import index_home
+from ...data import demo_home_dir
 
 __all__ = ["DEMO_DIR_ENV", "TITLES_FILE", "bundled_demo_dir", "demo_fingerprint", "demo_titles", "index_demo", "prepare_demo_copy"]
 
@@ -67,7 +67,7 @@ def prepare_demo_copy(cache_root: Path | None = None, source: Path | None = None
     if not (source / "sessions").is_dir():
         raise StorageError(f"{source}: the bundled demo library is missing")
     if cache_root is None:
-        from ..core.stores.search import default_cache_dir
+        from ...core.stores.search import default_cache_dir
 
         cache_root = default_cache_dir() / "demo"
     target = cache_root / f"home-{demo_fingerprint(source)}"

@@ -8,7 +8,7 @@ when another program wrote first). It announces every change with a signal; view
 it and never change it behind its back.
 
 Loading and re-reading run in worker threads through the bridge; the document only swaps in
-finished results on the GUI thread. Live updates (the watcher in :mod:`rho_desk.qt.live`, the
+finished results on the GUI thread. Live updates (the watcher in :mod:`rho_desk.qt.services.live`, the
 file layer's tail reader) apply only the appended records when the file merely grew, and keep
 the user's place: the selection stays on the revision it was on, or follows the newest
 revision when it was on the active one.
@@ -58,9 +58,9 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.errors import InputError, KnownError, RevisionConflict
-from ..core.stores.open import open_document
-from ..core.stores.rho_files import (
+from ...core.errors import InputError, KnownError, RevisionConflict
+from ...core.stores.open import open_document
+from ...core.stores.rho_files import (
     RecoveryNote,
     RevisionNode,
     SessionFile,
@@ -68,17 +68,17 @@ from ..core.stores.rho_files import (
     SessionWriter,
     fork_session,
 )
-from ..core.stores.rho_files.records import StoredDisplayMessage
-from ..core.stores.rho_files.tail import Appended, NeedsFullReload, apply_appended, read_appended
-from ..core.wire import Message, SessionSnapshot
+from ...core.stores.rho_files.records import StoredDisplayMessage
+from ...core.stores.rho_files.tail import Appended, NeedsFullReload, apply_appended, read_appended
+from ...core.wire import Message, SessionSnapshot
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
 from .live import LiveWatcher
 from .workers import bulk_load
 
 if TYPE_CHECKING:
-    from ..core.session import Session
-    from ..core.stores.base import SessionStore
+    from ...core.session import Session
+    from ...core.stores.base import SessionStore
 
 __all__ = ["HistoryMode", "ReloadInfo", "SessionDocument", "load_path"]
 

@@ -29,24 +29,24 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 from PySide6.QtCore import QObject, Signal
 
-from ..core.errors import DatabaseUnavailable, KnownError
-from ..core.fsio import atomic_write
-from ..core.wire.codec import encode_pretty
+from ...core.errors import DatabaseUnavailable, KnownError
+from ...core.fsio import atomic_write
+from ...core.wire.codec import encode_pretty
 from .bridge import BridgeClosed, EngineBridge, in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
 
 if TYPE_CHECKING:
     # psycopg and the export stack load when the team library is first used, not at start-up
-    from ..core.export import ExportKeys, ExportSource, Selection
-    from ..team.library import (
+    from ...core.export import ExportKeys, ExportSource, Selection
+    from ...team.library import (
         PublishedSession,
         PublishedVersion,
         PublishOutcome,
         SearchHit,
         TeamLibrary,
     )
-    from ..team.publish import Publication
-    from ..team.verify import Verification
+    from ...team.publish import Publication
+    from ...team.verify import Verification
 
 __all__ = ["OpenedVersion", "TeamService", "TeamState"]
 
@@ -122,8 +122,8 @@ class TeamService(QObject):
         Raises:
             DatabaseUnavailable, CredentialsUnavailable, StorageError: as ``TeamLibrary.open``.
         """
-        from ..team.db import safe_dsn
-        from ..team.library import TeamLibrary
+        from ...team.db import safe_dsn
+        from ...team.library import TeamLibrary
 
         async with self._lock:
             if self.library is not None:
@@ -204,7 +204,7 @@ class TeamService(QObject):
 
     async def aopen(self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]) -> OpenedVersion:
         """Fetch the latest published version, verify its signed receipt, write it to a private file."""
-        from ..team.verify import verify_version
+        from ...team.verify import verify_version
 
         version: PublishedVersion = await self._guard(lambda lib: lib.show(session_id, team=team))
         verification = await in_thread(verify_version, version, key=key, known_secrets=known_secrets)
@@ -217,7 +217,7 @@ class TeamService(QObject):
     async def apublish(self, team: str, source: ExportSource, selection: Selection, *, keys: ExportKeys,
                        known_secrets: list[str], allow_findings: bool) -> tuple[Publication, PublishOutcome]:  # fmt: skip
         """Publish ``source`` (its history as chosen in the export dialog), signed with ``keys``."""
-        from ..team.db import keyring_password
+        from ...team.db import keyring_password
 
         # the database's own password is redacted like any credential rho-desk holds
         own = await in_thread(keyring_password, self.dsn)
@@ -233,7 +233,7 @@ class TeamService(QObject):
 def _write_viewable(path: Path, export: bytes) -> None:
     """The export as a snapshot document the viewer opens: a model export as stored, a display
     export's messages as a snapshot (both decoded from the stored, audited bytes)."""
-    from ..team.publish import decode_published, shown_identity
+    from ...team.publish import decode_published, shown_identity
 
     try:
         snapshot, history = decode_published(export)

@@ -10,7 +10,7 @@ menus show the whole app from the start. Keyboard first: every action has a shor
 test checks that no two collide.
 
 Who attaches what: the main window wires the view actions (find, J/K, tabs, revisions),
-:class:`~rho_desk.qt.commands.Commands` the file, library and help actions, and
+:class:`~rho_desk.qt.controllers.commands.Commands` the file, library and help actions, and
 :class:`~rho_desk.qt.dialogs.host.ActionHost` the actions that open a dialog or change the
 session (continue, compact, export, edit, settings, undo, redo).
 
@@ -30,7 +30,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QWidget
 
-from ..core.errors import BugError
+from ...core.errors import BugError
 
 __all__ = ["MENUS", "SPECS", "ActionSpec", "Actions"]
 
@@ -48,7 +48,7 @@ class ActionSpec:
     menu: str
     tip: str
     icon: str | None = None
-    """Name of an SVG in ``resources/icons`` (see :mod:`rho_desk.qt.resources`)."""
+    """Name of an SVG in ``resources/icons`` (see :mod:`rho_desk.qt.views.resources`)."""
     requires: frozenset[str] = frozenset()
     checkable: bool = False
     local: bool = False

@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import __version__
-from ..core.errors import Cancelled, KnownError, error_text
+from ... import __version__
+from ...core.errors import Cancelled, KnownError, error_text
 
 __all__ = [
     "Level",

@@ -22,7 +22,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from ..core.errors import InputError
+from ...core.errors import InputError
 from .settings import REGISTRY, Setting, Settings
 
 __all__ = ["DOCUMENT_FORMAT", "DOCUMENT_VERSION", "SettingsDocument", "export_settings", "import_settings",

@@ -26,10 +26,10 @@ from typing import Any, Final, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Signal
 
-from ..core.compaction.api import CompactionPolicy
-from ..core.compaction.auto import LOCAL_COMPACTOR, POLICY_CHOICES, AutoCompaction
-from ..core.compaction.local import RecentBudget
-from ..core.errors import BugError
+from ...core.compaction.api import CompactionPolicy
+from ...core.compaction.auto import LOCAL_COMPACTOR, POLICY_CHOICES, AutoCompaction
+from ...core.compaction.local import RecentBudget
+from ...core.errors import BugError
 
 __all__ = [
     "LOCAL_COMPACTOR",

@@ -6,8 +6,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..core.stores.rho_files import RevisionNode
-    from ..core.stores.rho_files.queries import TreeQueries
+    from ...core.stores.rho_files import RevisionNode
+    from ...core.stores.rho_files.queries import TreeQueries
 
 __all__ = ["message_time", "plural", "revision_words", "shorten", "size_text"]
 

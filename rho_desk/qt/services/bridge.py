@@ -4,7 +4,7 @@ Widgets never call ``asyncio.create_task`` themselves. They ask the :class:`Engi
 ``run`` a coroutine (or ``run_in_thread`` a blocking function). The bridge keeps a reference to
 every task, sends every failure to the notifier (``Cancelled`` silently), calls the optional
 ``on_success``/``on_error`` callbacks on the GUI thread, and fans each operation's
-:class:`~rho_desk.qt.changes.Changes` out once as ``sig_operation_finished(changes, initiator)``
+:class:`~rho_desk.qt.services.changes.Changes` out once as ``sig_operation_finished(changes, initiator)``
 (style.md practices 3 and 5). On close, :meth:`EngineBridge.aclose` cancels everything still
 running and awaits it, so no task outlives the window ("Task was destroyed but it is pending",
 qasync #59), and stops every timer made by :meth:`EngineBridge.timer`, so no timer starts work
@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..core.errors import BugError
+from ...core.errors import BugError
 from .changes import Changes, changes_of
 from .messages import Notifier
 

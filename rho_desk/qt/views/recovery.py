@@ -33,20 +33,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.stores.trash import TrashItem, empty_trash, list_trash, restore
-from .bridge import in_thread
-from .changes import Changes, OpResult
-from .models.trash import TrashModel
+from ...core.stores.trash import TrashItem, empty_trash, list_trash, restore
+from ..models.trash import TrashModel
+from ..services.bridge import in_thread
+from ..services.changes import Changes, OpResult
 from .resources import Icon, pixmap
 from .screen import fit_to_screen
 from .theme import Theme
 
 if TYPE_CHECKING:
-    from ..core.stores.rho_files.repair import RepairReport
-    from .bridge import EngineBridge
-    from .document import SessionDocument
-    from .library import LibraryService
-    from .messages import Notifier
+    from ...core.stores.rho_files.repair import RepairReport
+    from ..services.bridge import EngineBridge
+    from ..services.document import SessionDocument
+    from ..services.library import LibraryService
+    from ..services.messages import Notifier
 
 __all__ = ["RepairReportDialog", "SessionNotice", "TrashDialog"]
 

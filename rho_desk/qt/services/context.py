@@ -19,10 +19,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from ..core.stores.rho_files import RevisionNode, SessionWriter
-    from ..core.stores.summary import SessionSummary
-    from ..core.tools.trust import TrustStore
-    from ..providers.profiles import ProfileSet, ProfileStore, ProviderProfile
+    from ...core.stores.rho_files import RevisionNode, SessionWriter
+    from ...core.stores.summary import SessionSummary
+    from ...core.tools.trust import TrustStore
+    from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
+    from ..views.theme import ThemeManager
     from .bridge import EngineBridge
     from .changes import OpResult
     from .document import SessionDocument
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from .messages import Notifier
     from .settings import Settings
     from .team import TeamService
-    from .theme import ThemeManager
 
 __all__ = ["DialogHost", "OperationHost", "Services"]
 

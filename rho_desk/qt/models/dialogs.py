@@ -26,8 +26,8 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from ...core.export import ALL_CLASSES, ClassStats, ContentClass, Finding, Severity
 from ...core.wire import Message
-from ..models.roles import Role
-from .common import KIND_LABELS, describe, human_bytes
+from ..dialogs.common import KIND_LABELS, describe, human_bytes
+from .roles import Role
 
 __all__ = [
     "CLASS_LABELS",
