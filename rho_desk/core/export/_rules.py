@@ -33,10 +33,13 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 2
+RULESET_VERSION: Final = 3
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
-nested and compressed encodings, zero-width characters, the vendor catalogue."""
+nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
+grammar (names, flags, .netrc, .pgpass, auth tuples; values to the end of their quote), URL
+userinfo with an empty user, non-PEM private keys, line-prefixed wrapped blocks, continuations,
+hex dumps, octal escapes, base32, bzip2, NFKC and look-alike folding."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -360,7 +363,9 @@ def _cookie(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 _PEM_END: Final = re.compile(rb"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY: Final = re.compile(rb"[A-Za-z0-9+/=\s:,.\-\\]*")
+_PEM_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=\s:,.\-\\|>]|\xe2\x86\x92)*")
+"""A key's body: base64 and line breaks (escaped or not), headers (``Proc-Type: 4,ENCRYPTED``),
+and the prefixes of numbered, quoted or diffed lines (``12:``, ``12→``, ``  12 |``, ``> ``, ``+``)."""
 PEM_MAX: Final = 65536
 """Longest private-key block looked for, in bytes (a 16384-bit RSA key is about 12 KB)."""
 _PEM_BEGIN: Final = b"-----BEGIN"
@@ -469,8 +474,8 @@ def _curl_user(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if data.find(b"curl", max(lo, line), m.start()) < 0:
         return None
     value = m.group("value")
-    if value.startswith((b"$", b"%")):
-        return None  # a variable, not the password
+    if value.startswith((b"$", b"%", b"[secret")):
+        return None  # a variable, not the password (or the placeholder of one redacted)
     return Hit("curl-user-password", m.start("value"), m.end("value"), value)
 
 
@@ -687,7 +692,7 @@ def _keyword_passes() -> list[_Pass]:
         _folded(rb"kie(?<=cookie)", rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})", _cookie),
         _Pass(
             _compile(
-                rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{1,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
+                rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{0,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
                 rb"|hooks\.slack\.com/services/(?P<slack>T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{8,})"
                 rb"|discord(?:app)?\.com/api/webhooks/(?P<discord>[0-9]+/[A-Za-z0-9_\-]{20,}))"
             ),
