@@ -124,6 +124,7 @@ RULES: Final[dict[str, str]] = {
     "docker-hub-token": "Docker Hub personal access token (dckr_pat_)",
     "discord-bot-token": "Discord bot token (three dotted base64url parts)",
     "azure-storage-key": "Azure storage account key (AccountKey=...)",
+    "high-entropy-value": "random-looking value where a credential stands (assigned, a header, a quoted argument)",
     "known-credential": "a credential rho-desk holds in keyring",
 }
 
@@ -295,6 +296,9 @@ class _Pass:
     narrow: bool = False
     """For token rules: skip runs that look like base64 data (``NARROW_SKIP`` bytes or more with
     ``+`` or ``/``): a vendor token starts a run, it is not buried in one."""
+    skip: tuple[bytes, ...] | None = None
+    """For keyword rules: anchor matches that start with one of these (in the lower-cased text)
+    are left to another rule (``authorization``, ``cookie:``) without confirming them."""
     confirm: re.Pattern[bytes] | None = None
     """For token rules: the full pattern, matched on the data where ``pattern`` matched a run
     (a JWT continues past its first run at the dot)."""

@@ -50,7 +50,7 @@ from operator import add
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
-from ._grammar import der_private_key, grammar_passes, hex_key_pass, jwk_hits
+from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
 from ._rules import (
     KNOWN_SECRET_MIN_LENGTH,
     RULES,
@@ -115,8 +115,23 @@ _WRAP_GAP = re.compile(
 """What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
 with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``12:``, ``12→``,
 ``  12 |``, ``12<tab>``: a file read back through a tool)."""
-_DIFF_LINE = re.compile(rb"(?:\n|\\n)[+\-](?=[A-Za-z0-9/])")
-"""A diff line's ``+`` or ``-`` before base64: not part of the run that follows."""
+_DIFF_MARKS: Final = (b"\n+", b"\n-", b"\\n+", b"\\n-")
+_B64_FIRST: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/")
+
+
+def _diff_marks(data: bytes) -> set[int]:
+    """Offsets of a diff line's ``+`` or ``-`` before base64 (not part of the run that follows).
+    ``bytes.find`` per mark: a regex would start at every backslash of a JSON text."""
+    out: set[int] = set()
+    _spend(len(data) * len(_DIFF_MARKS))
+    for mark in _DIFF_MARKS:
+        pos = data.find(mark)
+        while pos >= 0:
+            sign = pos + len(mark) - 1
+            if sign + 1 < len(data) and data[sign + 1] in _B64_FIRST:
+                out.add(sign)
+            pos = data.find(mark, sign + 1)
+    return out
 NARROW_SKIP: Final = 512
 """Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token."""
 NARROW_BLOCK: Final = 128
@@ -457,8 +472,7 @@ class SecretScanner:
             runs = [(_unescaped_start(data, s, e), e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
         if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
-            _spend(len(data))
-            diffed = {m.end() - 1 for m in _DIFF_LINE.finditer(data)}
+            diffed = _diff_marks(data)
             if diffed:
                 runs = [(s + 1, e) if s in diffed else (s, e) for s, e in runs]
         small = [run for run in runs if run[1] - run[0] < BLOB_MIN]
@@ -468,6 +482,8 @@ class SecretScanner:
         # 2. keyword rules and non-run known secrets over the text without the blobs' bodies
         if keywords:
             self._keywords(data, blobs, hits)
+        if keywords and small:
+            hits.extend(entropy_hits(data, small))
         # 3. an access key id's unlabelled secret key next to it
         for hit in [h for h in hits if h.rule == "aws-access-key-id"]:
             hits.extend(_aws_secret_near(data, hit))
@@ -487,8 +503,11 @@ class SecretScanner:
         lowered = text.buffer.lower() if any(rule.anchor is not None for rule in passes) else b""
         for rule in passes:
             if rule.anchor is not None:
+                skip = rule.skip
                 for m in rule.anchor.finditer(lowered):
-                    _, origin = text.locate(m.start())
+                    if skip is not None and lowered.startswith(skip, m.start()):
+                        continue
+                    origin = m.start() if whole else text.locate(m.start())[1]
                     confirmed = rule.pattern.match(data, origin)
                     hit = rule.handle(data, confirmed) if confirmed is not None else None
                     if hit is not None:
