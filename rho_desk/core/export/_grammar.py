@@ -421,7 +421,16 @@ def grammar_passes() -> list[_Pass]:
             _pgpass,
         ),
         _Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
+        _Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
     ]
+
+
+def _mailchimp(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """Mailchimp API key: 32 hex digits, ``-us`` and the datacenter number."""
+    start = m.start() - 32
+    if start > 0 and data[start - 1] in _NAME_BYTES:
+        return None
+    return Hit("mailchimp-api-key", start, m.end(), data[start : m.end()])
 
 
 def _flag_any(data: bytes, m: re.Match[bytes]) -> Hit | None:

@@ -98,6 +98,7 @@ RULES: Final[dict[str, str]] = {
     "infracost-token": "Infracost token (ico-)",
     "intra42-secret": "42 intra client secret (s-s4t2ud-, s-s4t2af-)",
     "linear-api-key": "Linear API key (lin_api_)",
+    "mailchimp-api-key": "Mailchimp API key (32 hex digits, -us and a datacenter)",
     "mailgun-key": "Mailgun private API key (key-...)",
     "mapbox-token": "Mapbox secret token (sk.eyJ...)",
     "newrelic-key": "New Relic key (NRAK-, NRII-, NRJS-)",
