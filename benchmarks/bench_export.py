@@ -4,8 +4,8 @@
   and redact every secret, render JSON, audit the exact bytes: secrets, excluded classes, echoes)
   then the receipt and the atomic write of both files (temp, fsync, replace, fsync dir), for a
   ~100 MB session with everything included (the largest output to audit). Throughput in MB/s of
-  the session's pretty JSON. Target ≥ 30 MB/s. Baseline: ``orjson.dumps`` (indent 2) of the same
-  snapshot's plain data in the same run; ``ratio`` = our throughput / orjson's.
+  the session's pretty JSON. Baseline: ``orjson.loads`` of the same pretty JSON bytes in the same
+  run; ``ratio`` = our throughput / orjson's, target ratio ≥ 0.10 (a busy machine slows both).
 * ``export.audit_100mb.excluding``: the same with ``instructions``, ``tool_records`` and
   ``provider_context`` excluded (placeholders, and the echo check against ~60 MB of excluded
   text). Reported against the same target.
@@ -14,9 +14,13 @@
 * ``export.scan_adversarial.{pem_headers,key_prefixes,base64_lines}``: one ``SecretScanner.scan``
   of 1 MB built to make a scanner slow: ``grep`` output with a private-key header on every line
   (once quadratic: 137 KB took 14 s), the first characters of every kind of key repeated, and
-  random base64 wrapped at 76 columns. Target ≥ 10 MB/s each; ``.memory`` is the tracemalloc
-  peak of one scan as a multiple of the input, target ≤ 4. Baseline: ``bytes.translate`` of the
-  same megabyte (the scanner's first step; ``ratio`` = scanner MB/s / translate MB/s).
+  random base64 wrapped at 76 columns. Baseline: ``orjson.loads`` of the same megabyte as a
+  session holds it (a JSON array of its lines) in the same run; target ratio ≥ 0.03 each.
+  ``.memory`` is the tracemalloc peak of one scan as a multiple of the input, target ≤ 4.
+* ``export.prefilter.{re,re2}``: the credential-name pass's candidate search (the one alternation
+  the scanner runs, ``_grammar._KEYWORDS``) over the 100 MB export's lower-cased bytes, with
+  Python's ``re`` and with google-re2, in the same run. Report only: the scanner uses RE2 when it
+  is faster here.
 
 The session is a realistic coding session: a 20 KB system prompt; turns of user prose, assistant
 Markdown with tool calls, reasoning summaries and encrypted provider context (base64); tool
@@ -38,7 +42,6 @@ import tracemalloc
 from pathlib import Path
 from urllib.parse import quote
 
-import msgspec
 import orjson
 
 from rho_desk.benchkit import BenchResult, benchmark
@@ -63,7 +66,8 @@ from rho_desk.core.wire.model import (
 from rho_desk.core.wire.snapshot import SessionSnapshot
 
 IDENTITY = ModelIdentity("openai", "responses", "gpt-5")
-TARGET_MB_S = 30.0
+TARGET_RATIO = 0.10
+"""``export.audit_100mb``: throughput at least this fraction of ``orjson.loads`` on the same bytes."""
 SIZE = 100_000_000
 KEY = bytes(range(32))
 KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c", "kr-anthropic-0a1b2c3d4e5f6a7b8c9d", "kr-local-Q1w2E3r4T5y6U7i8"]
@@ -202,9 +206,9 @@ def audit_100mb(quick: bool) -> list[BenchResult]:
     snapshot = big_session()
     source_bytes = len(encode_pretty(snapshot))
     mb = source_bytes / 1e6
-    plain = msgspec.to_builtins(snapshot)
+    pretty = encode_pretty(snapshot)
     repeat = 2 if quick else 5
-    baseline = _timed(lambda: orjson.dumps(plain, option=orjson.OPT_INDENT_2), repeat)
+    baseline = _timed(lambda: orjson.loads(pretty), repeat)
     baseline_mb_s = mb / sorted(baseline)[len(baseline) // 2]
     folder = Path(tempfile.mkdtemp(prefix="rho-desk-bench-export-"))
     results = []
@@ -216,19 +220,43 @@ def audit_100mb(quick: bool) -> list[BenchResult]:
             samples = [mb / s for s in _timed(lambda sel=selection: _pipeline(snapshot, sel, folder), repeat)]
             median = sorted(samples)[len(samples) // 2]
             results.append(BenchResult(
-                name, "MB/s", samples, f">= {TARGET_MB_S:g} MB/s ({mb:.0f} MB session, {redactions} redactions)",
-                median >= TARGET_MB_S, baseline=baseline_mb_s, ratio=median / baseline_mb_s,
+                name, "MB/s", samples, f"ratio >= {TARGET_RATIO:g} x orjson.loads ({mb:.0f} MB session, {redactions} redactions)",
+                median / baseline_mb_s >= TARGET_RATIO, baseline=baseline_mb_s, ratio=median / baseline_mb_s,
             ))
         output = (folder / "export.json").read_bytes()
         scanner = SecretScanner(KNOWN)
         scan = [len(output) / 1e6 / s for s in _timed(lambda: scanner.scan(output), repeat)]
         results.append(BenchResult("export.scan_100mb", "MB/s", scan, "report (one secret pass over the output)", None))
+        results += _prefilter(output.lower(), repeat)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return results
 
 
-ADVERSARIAL_TARGET_MB_S = 10.0
+def _prefilter(lowered: bytes, repeat: int) -> list[BenchResult]:
+    """The name pass's candidate search with ``re`` and with RE2, on the same bytes."""
+    import re
+
+    from rho_desk.core.export._grammar import _ASSIGN_PREFILTER, _KEYWORDS
+
+    pattern = _KEYWORDS + _ASSIGN_PREFILTER
+    engines: list[tuple[str, object]] = [("re", re.compile(pattern))]
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - pinned in requirements.lock
+        pass
+    else:
+        engines.append(("re2", re2.compile(pattern)))
+    mb = len(lowered) / 1e6
+    out = []
+    for name, compiled in engines:
+        samples = [mb / s for s in _timed(lambda c=compiled: sum(1 for _ in c.finditer(lowered)), repeat)]  # type: ignore[attr-defined]
+        out.append(BenchResult(f"export.prefilter.{name}", "MB/s", samples, "report (name-pass candidates, same bytes)", None))
+    return out
+
+
+ADVERSARIAL_RATIO = 0.03
+"""``export.scan_adversarial``: throughput at least this fraction of ``orjson.loads`` on the same bytes."""
 ADVERSARIAL_MEMORY = 4.0
 ADVERSARIAL_SIZE = 1_000_000
 
@@ -254,12 +282,13 @@ def scan_adversarial(quick: bool) -> list[BenchResult]:
     results = []
     for name, data in adversarial_inputs().items():
         mb = len(data) / 1e6
-        baseline = mb / sorted(_timed(lambda d=data: d.translate(bytes(range(256))), repeat))[repeat // 2]
+        as_json = orjson.dumps(data.decode("latin-1").split("\n"))
+        baseline = mb / sorted(_timed(lambda d=as_json: orjson.loads(d), repeat))[repeat // 2]
         samples = [mb / s for s in _timed(lambda d=data: SecretScanner(KNOWN).scan(d), repeat)]
         median = sorted(samples)[len(samples) // 2]
         results.append(BenchResult(
-            f"export.scan_adversarial.{name}", "MB/s", samples, f">= {ADVERSARIAL_TARGET_MB_S:g} MB/s (1 MB)",
-            median >= ADVERSARIAL_TARGET_MB_S, baseline=baseline, ratio=median / baseline,
+            f"export.scan_adversarial.{name}", "MB/s", samples, f"ratio >= {ADVERSARIAL_RATIO:g} x orjson.loads (1 MB)",
+            median / baseline >= ADVERSARIAL_RATIO, baseline=baseline, ratio=median / baseline,
         ))
         gc.collect()
         tracemalloc.start()

@@ -38,6 +38,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import bz2
 import hashlib
 import html
 import json
@@ -49,6 +50,7 @@ from operator import add
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
+from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
 from ._rules import (
     KNOWN_SECRET_MIN_LENGTH,
     RULES,
@@ -67,6 +69,7 @@ from ._rules import (
     fingerprint,
     merge_hits,
 )
+from ._views import CONTINUATION, FOLD_TRIGGER, decode_dumps, fold_pieces, removal_pieces, windows
 
 __all__ = [
     "KNOWN_SECRET_MIN_LENGTH",
@@ -82,11 +85,11 @@ __all__ = [
 # --- encoded regions --------------------------------------------------------------------------
 
 _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
-_ESCAPE_START = re.compile(rb"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})")
+_ESCAPE_START = re.compile(rb"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})")
 """Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both)."""
 # a token written with escapes: any depth of backslashes (JSON doubles them at each level)
-_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|/))+")
-_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|/)")
+_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|/))+")
+_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2})|/)")
 ESCAPED_TOKEN_MAX: Final = 4096
 """Longest escaped token decoded, in bytes of its escaped form."""
 _ENCODED_MIN: Final = 8
@@ -105,9 +108,30 @@ HEX_MIN: Final = 32
 """Shortest hex run decoded (16 bytes: shorter hex is an id or a colour, not an encoded key)."""
 _WRAP_CHUNK: Final = 32768
 """Wrapped blocks are decoded this many characters at a time."""
-_WRAP_GAP = re.compile(rb"[ \t]{0,16}(?:\r?\n|\\r\\n|\\n|<br>|<br/>)[ \t>]{0,16}")
+_WRAP_GAP = re.compile(
+    rb"[ \t]{0,16}(?:\r?\n|\\r\\n|\\n|<br>|<br/>)"
+    rb"(?:[ \t>]{0,16}|[+\-]|[ \t]{0,8}[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|\t|\\t|[ \t]{1,2}\|)[ \t]?)"
+)
 """What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
-with indentation or a quote marker."""
+with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``12:``, ``12→``,
+``  12 |``, ``12<tab>``: a file read back through a tool)."""
+_DIFF_MARKS: Final = (b"\n+", b"\n-", b"\\n+", b"\\n-")
+_B64_FIRST: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/")
+
+
+def _diff_marks(data: bytes) -> set[int]:
+    """Offsets of a diff line's ``+`` or ``-`` before base64 (not part of the run that follows).
+    ``bytes.find`` per mark: a regex would start at every backslash of a JSON text."""
+    out: set[int] = set()
+    _spend(len(data) * len(_DIFF_MARKS))
+    for mark in _DIFF_MARKS:
+        pos = data.find(mark)
+        while pos >= 0:
+            sign = pos + len(mark) - 1
+            if sign + 1 < len(data) and data[sign + 1] in _B64_FIRST:
+                out.add(sign)
+            pos = data.find(mark, sign + 1)
+    return out
 NARROW_SKIP: Final = 512
 """Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token."""
 NARROW_BLOCK: Final = 128
@@ -123,6 +147,7 @@ def _base64_block(piece: bytes) -> bool:
     """Base64 data (with its line breaks): only base64 characters, and some ``+`` or ``/``."""
     return not piece.translate(None, _BASE64_TEXT) and (b"+" in piece or b"/" in piece)
 _PIECE_MAX: Final = 1024
+_KTY: Final = re.compile(rb"kty")
 _SEPARATORS: Final = frozenset(b"\x00\xff")
 _RUN_CONTEXT: Final = 12
 """Bytes before a run (and between runs) kept with it for the token rules: ``ya29.``, ``SG.``."""
@@ -154,9 +179,9 @@ def _expand(marks: bytes, start: int, end: int, limit: int = 4096) -> tuple[int,
     return lo, hi
 
 
-def _padded(data: bytes, end: int) -> int:
-    """``end`` moved past the base64 padding that follows a run (``=`` is not a run byte)."""
-    stop = min(end + 2, len(data))
+def _padded(data: bytes, end: int, most: int = 2) -> int:
+    """``end`` moved past the base64 (or base32) padding that follows a run (``=`` is not a run byte)."""
+    stop = min(end + most, len(data))
     while end < stop and data[end] == 0x3D:
         end += 1
     return end
@@ -170,6 +195,8 @@ def _decode_escapes(token: bytes) -> bytes:
             return chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass")
         if m.group(2) is not None:
             return bytes((int(m.group(2), 16),))
+        if m.group(3) is not None:
+            return bytes((int(m.group(3), 8),))
         return b"/"
 
     return _ESCAPE_SUB.sub(one, token)
@@ -188,7 +215,15 @@ def _percent_decode(token: bytes) -> bytes:
 
 
 def _inflate(data: bytes) -> bytes | None:
-    """A gzip or zlib stream inflated, bounded by ``INFLATE_MAX`` and ``INFLATE_RATIO``."""
+    """A gzip, zlib or bzip2 stream inflated, bounded by ``INFLATE_MAX`` and ``INFLATE_RATIO``."""
+    if data[:3] == b"BZh" and data[4:10] == b"1AY&SY":
+        limit = min(INFLATE_MAX, INFLATE_RATIO * len(data) + 4096)
+        try:
+            out = bz2.BZ2Decompressor().decompress(data, limit)
+        except (OSError, ValueError):
+            return None
+        _spend(len(data) + len(out))
+        return out or None
     if data[:2] == b"\x1f\x8b":
         wbits = 31
     elif len(data) >= 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0:
@@ -233,6 +268,18 @@ def _is_text(decoded: bytes) -> bool:
 
 
 _CONTROL: Final = bytes(b for b in range(256) if not (32 <= b < 127 or b in b"\t\n\r"))
+
+
+_BASE32: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def _b32_decode(run: bytes) -> bytes | None:
+    while len(run) % 8 in (1, 3, 6):
+        run = run[:-1]  # a partial quantum carries no whole byte
+    try:
+        return base64.b32decode(run + b"=" * (-len(run) % 8))
+    except binascii.Error:
+        return None
 
 
 def _b64_decode(run: bytes) -> bytes | None:
@@ -282,7 +329,8 @@ class SecretScanner:
 
     def __init__(self, known_secrets: Iterable[str] = ()) -> None:
         self._token_passes = _token_passes()
-        self._keyword_passes = _keyword_passes()
+        self._keyword_passes = _keyword_passes() + grammar_passes()
+        self._token_passes.append(hex_key_pass())
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
         self.known_count = len(secrets) - self.ignored_short
@@ -423,6 +471,10 @@ class SecretScanner:
         if b"\\" in data:
             runs = [(_unescaped_start(data, s, e), e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
+        if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
+            diffed = _diff_marks(data)
+            if diffed:
+                runs = [(s + 1, e) if s in diffed else (s, e) for s, e in runs]
         small = [run for run in runs if run[1] - run[0] < BLOB_MIN]
         blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
         if small:
@@ -430,11 +482,14 @@ class SecretScanner:
         # 2. keyword rules and non-run known secrets over the text without the blobs' bodies
         if keywords:
             self._keywords(data, blobs, hits)
+        if keywords and small:
+            hits.extend(entropy_hits(data, small))
         # 3. an access key id's unlabelled secret key next to it
         for hit in [h for h in hits if h.rule == "aws-access-key-id"]:
             hits.extend(_aws_secret_near(data, hit))
         if decode:
             self._scan_zero_width(data, hits, depth)
+            self._scan_views(data, hits, depth)
             self._scan_decoded(data, runs, small, blobs, hits, decoded, depth)
         return hits
 
@@ -448,8 +503,11 @@ class SecretScanner:
         lowered = text.buffer.lower() if any(rule.anchor is not None for rule in passes) else b""
         for rule in passes:
             if rule.anchor is not None:
+                skip = rule.skip
                 for m in rule.anchor.finditer(lowered):
-                    _, origin = text.locate(m.start())
+                    if skip is not None and lowered.startswith(skip, m.start()):
+                        continue
+                    origin = m.start() if whole else text.locate(m.start())[1]
                     confirmed = rule.pattern.match(data, origin)
                     hit = rule.handle(data, confirmed) if confirmed is not None else None
                     if hit is not None:
@@ -467,6 +525,11 @@ class SecretScanner:
                 hit = rule.handle(data, m2)
                 if hit is not None:
                     hits.append(hit)
+
+        # JWK private members, around each "kty"
+        kty = [text.locate(m.start())[1] for m in _KTY.finditer(text.buffer)]
+        if kty:
+            hits.extend(jwk_hits(data, kty))
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
         # runs closer than _RUN_CONTEXT bytes join one piece (``SG.<run>.<run>``), and each piece
@@ -527,6 +590,24 @@ class SecretScanner:
         pieces.append(data[prev:])
         origins.append(prev)
         return _Joined(pieces, origins, b"\x00")
+
+    def _scan_views(self, data: bytes, hits: list[Hit], depth: int) -> None:
+        """Backslash-newline continuations removed, fullwidth and look-alike letters folded
+        (``_views``): the windows around each scanned again, hits mapped back."""
+        views: list[tuple[tuple[list[bytes], list[int]], str]] = []
+        if b"\\\n" in data or b"\\\r\n" in data or b"\\\\\\n" in data or b"\\\\\\r" in data:
+            views += [(removal_pieces(data, lo, hi, CONTINUATION), "continuation") for lo, hi in windows(data, CONTINUATION)]
+        if not data.isascii() and FOLD_TRIGGER.search(data) is not None:
+            views += [(fold_pieces(data, lo, hi), "nfkc") for lo, hi in windows(data, FOLD_TRIGGER)]
+        for (pieces, origins), encoding in views:
+            joined = _Joined(pieces, origins, b"")
+            size = len(joined.buffer)
+            for sub in self._scan(joined.buffer, depth=depth + 1, keywords=True):
+                _, start = joined.locate(sub.start)
+                index, last = joined.locate(max(sub.start, sub.end - 1))
+                piece_end = joined.starts[index + 1] if index + 1 < len(pieces) else size
+                end = origins[index + 1] if sub.end == piece_end and index + 1 < len(pieces) else last + 1
+                hits.append(Hit(sub.rule, start, end, sub.value, encoding if sub.encoding == "plain" else sub.encoding))
 
     def _scan_zero_width(self, data: bytes, hits: list[Hit], depth: int) -> None:
         """Zero-width characters removed around each one, and the windows scanned again."""
@@ -617,6 +698,9 @@ class SecretScanner:
             if hi - lo >= _ENCODED_MIN and hi not in done:
                 done.add(hi)
                 add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
+        # hex dumps (xxd, hexdump -C, od -c) read back to their bytes
+        for start, end, dumped in decode_dumps(data):
+            add(start, end, dumped, "hexdump")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = self._wrapped(data, runs)
         inside = {runs[k][0] for i, j in wrapped for k in range(i, j + 1)}
@@ -640,11 +724,17 @@ class SecretScanner:
                 hexed = _hex_decode(run) if end - start >= HEX_MIN else None
                 if hexed is not None and _textual(hexed):
                     add(start, end, hexed, "hex")
+                elif end - start >= MIN_RUN and run.isupper() and not run.translate(None, _BASE32):
+                    based = _b32_decode(run)
+                    if based is not None and _textual(based):
+                        add(start, _padded(data, end, 6), based, "base32")
                 continue
             alternative = _run_start(data, start, end)
             for first in (start,) if alternative == start else (start, alternative):
                 decoded = _b64_decode(data[first:end]) if end - first >= MIN_RUN else None
                 if decoded and len(decoded) >= 8:
+                    if der_private_key(decoded):
+                        hits.append(Hit("private-key", first, _padded(data, end), b"der:" + decoded[:64], "base64"))
                     add(first, _padded(data, end), decoded, "base64")
         for start, end in blobs:
             self._blob(data[start:end], start, _padded(data, end), hits, depth)
@@ -671,6 +761,8 @@ class SecretScanner:
             if decoded:
                 _spend(len(decoded))
                 encoding = "base64"
+                if der_private_key(decoded):
+                    cached.append(("private-key", b"der:" + decoded[:64], encoding))
                 inflated = _inflate(decoded)
                 if inflated is not None:
                     decoded, encoding = inflated, "gzip+base64"

@@ -1,0 +1,565 @@
+"""Credential grammar: secrets recognised by the name that holds them or the flag that passes them.
+
+The token rules of ``_rules`` know a secret by its shape; a password has none, so these rules
+know it by where it stands:
+
+* a **credential name** (``pass``, ``passwd``, ``pwd``, ``secret``, ``token``, ``credential``,
+  ``auth``, ``cookie``, and ``key`` with a qualifier: ``api``, ``access``, ``private``,
+  ``signing``, ``master``, ``encryption``, ``shared access``...) in any case and separator style
+  (``DB_PASS``, ``connectionPassword``, ``auth-token``), followed by ``=``, ``:``, ``=>`` or an
+  XML element's ``>``;
+* the value-bearing **flags** of the common clients (``mysql -pX``, ``--password X``,
+  ``redis-cli -a X``, ``sshpass -p X``, httpie ``-a user:pass``);
+* ``.netrc``'s ``password X``, ``.pgpass`` lines, auth tuples in code (``auth=("u", "p")``);
+* private keys that are not PEM: PuTTY's ``Private-Lines:`` block, a JWK's private members,
+  a 64-hex key under a key-ish name.
+
+A value runs to the end of its quoted string (quotes escaped at any JSON depth), or of its token
+(whitespace, a quote or an escape ends it): never to the first symbol. A value is a secret when
+it is not a reference (``$VAR``, ``${{ ... }}``, ``os.environ[...]``, ``settings.KEY``, a call, a
+type) nor a placeholder, and mixes classes (letters with digits or symbols), or is base64 of
+``user:password``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import math
+import re
+from collections import Counter
+from typing import Final
+
+from ._rules import Hit, _Pass, _spend
+
+try:  # RE2 runs the name pass's alternation as one DFA: measured ~5x faster than re (docs/security.md)
+    import re2 as _re2  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the same matches
+    _re2 = None
+
+__all__ = ["der_private_key", "entropy_hits", "grammar_passes", "hex_key_pass", "jwk_hits", "name_is_credential", "secretish"]
+
+# --- names ------------------------------------------------------------------------------------
+
+_WORDS: Final = frozenset({
+    "pass", "passwd", "password", "passwords", "pwd", "passphrase", "passcode", "secret", "secrets",
+    "token", "credential", "credentials", "creds", "cred", "auth", "cookie", "apikey", "privatekey",
+    "secretkey", "accesskey", "signingkey", "masterkey", "encryptionkey", "authtoken", "accesstoken",
+    "refreshtoken", "sessiontoken", "sharedaccesskey", "clientsecret", "appsecret", "apisecret",
+    "passkey", "pgpassword", "dbpass", "dbpassword", "mysqlpwd",
+})
+_KEY_QUALIFIERS: Final = frozenset({
+    "api", "access", "private", "secret", "signing", "master", "encryption", "shared", "client",
+    "account", "auth", "app", "consumer", "license", "licence", "session", "deploy", "service",
+    "admin", "root", "storage", "subscription", "webhook", "hmac", "jwt", "sign", "encrypt", "decrypt",
+    "ssh", "gpg", "pgp", "wallet", "priv", "sk", "primary", "secondary", "integration", "cookie",
+})
+# a name whose last word is one of these names something about the credential, not the credential
+_NOT_VALUE: Final = frozenset({
+    "file", "path", "dir", "url", "uri", "endpoint", "name", "names", "id", "ids", "type", "types",
+    "length", "len", "size", "count", "limit", "limits", "max", "min", "policy", "hash", "hashed",
+    "digest", "field", "fields", "label", "prompt", "placeholder", "input", "required", "expires",
+    "expiry", "expiration", "ttl", "usage", "env", "var", "header", "param", "params", "mode",
+    "format", "manager", "provider", "store", "helper", "command", "cmd", "kind", "version", "ref",
+    "index", "reset", "changed", "enabled", "disabled", "visible", "hint", "error", "errors", "tokens",
+    "strength", "rule", "rules", "regex", "pattern", "location", "source", "method", "scheme", "flow",
+    "domain", "host", "user", "username", "login", "email", "at", "date", "time", "timeout",
+})
+_CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def _components(name: str) -> list[str]:
+    return [c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)]
+
+
+def name_is_credential(name: str) -> bool:
+    """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
+    words = _components(name)
+    if not words or words[-1] in _NOT_VALUE:
+        return False
+    joined = "".join(words)
+    if joined in _WORDS:
+        return True
+    for i, word in enumerate(words):
+        if word in _WORDS:
+            return True
+        if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
+            return True
+        if word.endswith("key") and word[:-3] in _KEY_QUALIFIERS:
+            return True
+        if word.endswith(("password", "passwd", "secret", "token")) and len(word) <= 24:
+            return True  # mysqlpassword, clientsecret, githubtoken
+    return False
+
+
+# --- values -----------------------------------------------------------------------------------
+
+VALUE_MAX: Final = 512
+"""Longest value taken after a name, in bytes."""
+_QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'])")
+_UNQUOTED_STOP: Final = re.compile(rb"[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</")
+_REFERENCE: Final = re.compile(
+    rb"(?:\[|\$|%\(|%[sd]\b|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
+)
+_IDENTIFIER_EXPR: Final = re.compile(
+    rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
+    rb"(?:\[[^\]]{0,80}\]|\([^)]{0,80}\))*[,;)\]}]*"
+)
+_PLACEHOLDERS: Final = frozenset({
+    b"true", b"false", b"null", b"none", b"nil", b"undefined", b"changeme", b"password", b"secret",
+    b"redacted", b"hidden", b"example", b"required", b"optional", b"string", b"your_password",
+})
+_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGIT: Final = frozenset(b"0123456789")
+_PLAIN: Final = _LOWER | _UPPER | _DIGIT | frozenset(b"_-.")
+
+
+def _basic_pair(value: bytes) -> bool:
+    """Base64 of ``user:password`` (docker ``auth``, npm ``_auth``, HTTP Basic)."""
+    if len(value) < 8 or len(value) % 4 == 1:
+        return False
+    try:
+        decoded = binascii.a2b_base64(value + b"=" * (-len(value) % 4))
+    except binascii.Error:
+        return False
+    if b":" not in decoded[1:-1] or not decoded.isascii():
+        return False
+    return all(32 <= b < 127 for b in decoded)
+
+
+def secretish(value: bytes, *, quoted: bool) -> bool:
+    """A value that can be a credential: no reference, placeholder, call or type, and mixed."""
+    if len(value) < 6 or value.lower() in _PLACEHOLDERS:
+        return False
+    if _REFERENCE.match(value) is not None:
+        return False
+    if not quoted and (value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))):
+        return False
+    if not quoted and _IDENTIFIER_EXPR.fullmatch(value) is not None and (_DIGIT.isdisjoint(value) or b"(" in value):
+        return False  # settings.API_KEY, get_secret(), Optional[str]
+    if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
+        return False  # prose, or the next name of a list of names
+    if _basic_pair(value):
+        return True
+    chars = frozenset(value)
+    classes = (not chars.isdisjoint(_LOWER)) + (not chars.isdisjoint(_UPPER)) + (not chars.isdisjoint(_DIGIT))
+    symbols = not chars.issubset(_PLAIN)
+    if symbols:
+        classes += 1
+    return classes >= 2 and (not chars.isdisjoint(_DIGIT) or symbols)
+
+
+def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int, int, bool] | None:
+    """``(start, end, quoted)`` of the value that begins at ``pos``: a quoted string to its
+    closing quote (the same quote at the same escape depth), else a token to whitespace, a quote
+    or an escape."""
+    limit = min(len(data), pos + VALUE_MAX)
+    q = _QUOTE_OPEN.match(data, pos, limit)
+    if q is not None:
+        opener = q.group()
+        depth = len(q.group(1))
+        start = q.end()
+        i = start
+        while True:
+            close = data.find(opener, i, limit)
+            if close < 0:
+                return None
+            # the closing quote must not itself be escaped one level deeper
+            j = close
+            while j > start and data[j - 1] == 0x5C:
+                j -= 1
+            if (close - j) == 0 or (depth == 0 and (close - j) % 2 == 0):
+                _spend(close - pos)
+                return start, close, True
+            i = close + 1
+    stop = _UNQUOTED_STOP.search(data, pos, limit)
+    end = stop.start() if stop is not None else limit
+    if stop_at_tag:
+        tag = data.find(b"<", pos, end)
+        end = tag if tag >= 0 else end
+    _spend(end - pos)
+    return pos, end, False
+
+
+# --- the passes -------------------------------------------------------------------------------
+
+_NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_NAME_MAX: Final = 64
+_ASSIGN: Final = rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}[\"']?[ \t]{0,4}(?:=>|[:=]|>(?=[^<\s]))[ \t]{0,4})"
+_KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
+_ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}[\"']?[ \t]{0,4}(?:=>|[:=>])"
+"""``_ASSIGN`` without its groups and lookahead (RE2 has neither): the same match starts."""
+
+
+def prefilter(pattern: bytes) -> re.Pattern[bytes]:
+    """``pattern`` compiled by RE2 when installed (linear time; an alternation of literals in one
+    DFA pass), else by ``re``. Used only for ``finditer`` and ``start()``: the candidates are
+    confirmed by the full ``re`` pattern."""
+    if _re2 is not None:
+        compiled: re.Pattern[bytes] = _re2.compile(pattern)
+        return compiled
+    return re.compile(pattern)
+
+
+_NAME_CHARS: Final = bytes(sorted(_NAME_BYTES))
+
+
+def _name_before(data: bytes, end: int) -> tuple[int, bytes]:
+    """The name (letters, digits, ``_.-``) that ends at ``end``, at most ``_NAME_MAX`` bytes."""
+    window = data[max(0, end - _NAME_MAX) : end]
+    start = end - (len(window) - len(window.rstrip(_NAME_CHARS)))
+    return start, data[start:end]
+
+
+_NAME_CACHE: dict[bytes, bool] = {}
+
+
+def _credential_name(name: bytes) -> bool:
+    known = _NAME_CACHE.get(name)
+    if known is None:
+        if len(_NAME_CACHE) > 4096:
+            _NAME_CACHE.clear()
+        known = _NAME_CACHE[name] = name_is_credential(name.decode("ascii", "replace"))
+    return known
+
+
+def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``NAME = value``, ``NAME: value``, ``NAME => value``, ``<NAME>value``, ``NAME="value"``."""
+    name_start, name = _name_before(data, m.end("rest"))
+    if name_start > 0 and data[name_start - 1] >= 0x80:
+        return None  # the name continues in another script: the fold view sees it whole
+    if not _credential_name(name) or name.lower() in (b"cookie", b"set-cookie"):
+        return None  # the Cookie header has its own rule
+    sep = m.group("sep")
+    pos = m.end()
+    if sep.rstrip().endswith(b">") and not sep.rstrip().endswith(b"=>"):
+        if name_start == 0 or data[name_start - 1] != 0x3C:
+            return None  # ">" only closes an XML element's start tag
+        span = value_span(data, pos, stop_at_tag=True)
+    elif pos < len(data) and data[pos] in b"([" and b"auth" in name.lower():
+        return _auth_tuple(data, pos)
+    else:
+        span = value_span(data, pos)
+    if span is None:
+        return None
+    start, end, quoted = span
+    value = data[start:end]
+    if not secretish(value, quoted=quoted):
+        return None
+    rule = "signed-url-query" if name_start > 0 and data[name_start - 1] in b"?&" else "credential-assignment"
+    return Hit(rule, start, end, value)
+
+
+_TUPLE: Final = re.compile(
+    rb"[(\[][ \t]*(?P<q1>\\{0,7}[\"'])[^\"'\\\n]{1,128}(?P=q1)[ \t]*,[ \t]*(?P<q2>\\{0,7}[\"'])(?P<value>(?:[^\"'\\\n]|\\[^\"'])+?)(?P=q2)"
+)
+
+
+def _auth_tuple(data: bytes, pos: int) -> Hit | None:
+    """``auth=("user", "password")``: the password."""
+    m = _TUPLE.match(data, pos, min(len(data), pos + VALUE_MAX))
+    if m is None or len(m.group("value")) < 3 or m.group("value").startswith(b"[secret"):
+        return None
+    return Hit("credential-assignment", m.start("value"), m.end("value"), m.group("value"))
+
+
+_NETRC_CONTEXT: Final = re.compile(rb"(?:^|[\s\"'])(?:machine|login|default)[ \t]", re.IGNORECASE)
+_NETRC_WINDOW: Final = 256
+
+
+def _netrc(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``.netrc``: ``password X`` after ``machine`` or ``login`` (same file, a few lines before)."""
+    lo = max(0, m.start() - _NETRC_WINDOW)
+    _spend(m.start() - lo)
+    if m.start() > 0 and data[m.start() - 1] in _NAME_BYTES:
+        return None
+    if _NETRC_CONTEXT.search(data, lo, m.start()) is None:
+        return None
+    span = value_span(data, m.end("ws"))
+    if span is None or span[1] - span[0] < 3:
+        return None
+    start, end, _ = span
+    if data.startswith(b"[secret", start):
+        return None  # already redacted
+    return Hit("credential-assignment", start, end, data[start:end])
+
+
+_COMMAND_WINDOW: Final = 256
+_LINE_BREAK: Final = re.compile(rb"\n|\\n|\x00|\xff")
+_MYSQL: Final = re.compile(rb"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\b")
+_SSHPASS: Final = re.compile(rb"\bsshpass\b")
+_A_FLAG: Final = re.compile(rb"\b(?:redis-cli|valkey-cli|keydb-cli|https?|xh|xhs)\b")
+
+
+def _line_before(data: bytes, pos: int) -> bytes:
+    lo = max(0, pos - _COMMAND_WINDOW)
+    _spend(pos - lo)
+    line = data[lo:pos]
+    cuts = [m.end() for m in _LINE_BREAK.finditer(line)]
+    return line[cuts[-1] :] if cuts else line
+
+
+def _flag(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """The value of ``--password X`` / ``--password=X`` (any command)."""
+    if m.start() > 0 and data[m.start() - 1] not in b" \t":
+        return None
+    span = value_span(data, m.end())
+    if span is None:
+        return None
+    start, end, quoted = span
+    value = data[start:end]
+    if len(value) < 3 or value.startswith((b"$", b"%", b"-", b"<", b"[")):
+        return None
+    if not quoted and value.isupper() and _DIGIT.isdisjoint(value):
+        return None  # --password PASSWORD in a usage text
+    return Hit("credential-assignment", start, end, value)
+
+
+def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``host:port:database:user:password`` on a line of its own."""
+    host_start = m.start()
+    while host_start > 0 and m.start() - host_start < 253 and data[host_start - 1] in _NAME_BYTES | {0x2A}:
+        host_start -= 1
+    if host_start == m.start():
+        return None
+    before = data[max(0, host_start - 2) : host_start]
+    if host_start > 0 and not (before.endswith((b"\n", b"\\n", b"\xff", b"\x00", b"\"", b" ", b"'"))):
+        return None
+    value = m.group("value")
+    if not secretish(value, quoted=True) and len(value) < 8:
+        return None
+    return Hit("credential-assignment", m.start("value"), m.end("value"), value)
+
+
+_PUTTY_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n|[ \t])*")
+PUTTY_MAX: Final = 16384
+
+
+def _putty(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """PuTTY ``.ppk`` (v2 and v3): the ``Private-Lines:`` block."""
+    body = _PUTTY_BODY.match(data, m.end(), min(len(data), m.end() + PUTTY_MAX))
+    assert body is not None
+    _spend(body.end() - m.end())
+    value = data[m.end() : body.end()].strip()
+    if len(value) < 16:
+        return None
+    return Hit("private-key", m.start(), body.end(), b"ppk:" + value[:64])
+
+
+_JWK_MEMBER: Final = re.compile(
+    rb"(?<![A-Za-z0-9_])\\{0,7}[\"'](?:d|p|q|dp|dq|qi|k)\\{0,7}[\"'][ \t]*:[ \t]*\\{0,7}[\"'](?P<value>[A-Za-z0-9_\-]{16,})"
+)
+JWK_WINDOW: Final = 8192
+
+
+def jwk_hits(data: bytes, positions: list[int]) -> list[Hit]:
+    """The private members of the JWKs around ``positions`` (where ``kty`` occurs, in order).
+
+    Each position looks ``JWK_WINDOW`` bytes each way; a position inside a window already searched
+    only extends it, so every byte is searched once."""
+    out: list[Hit] = []
+    covered = -1
+    for pos in positions:
+        if pos < covered:
+            continue
+        lo = max(0, pos - JWK_WINDOW, covered)
+        hi = min(len(data), pos + JWK_WINDOW)
+        covered = hi
+        _spend(hi - lo)
+        for member in _JWK_MEMBER.finditer(data, lo, hi):
+            value = member.group("value")
+            out.append(Hit("private-key", member.start("value"), member.end("value"), b"jwk:" + value))
+    return out
+
+
+_HEX_CONTEXT: Final = re.compile(
+    rb"priv|secret|wallet|account|signer|signing|mnemonic|seed|master|encrypt|hmac|sk\b|_key\b|-key\b|key\s*[:=]", re.IGNORECASE
+)
+_HEX_BENIGN: Final = re.compile(
+    rb"sha|hash|digest|checksum|integrity|commit|etag|fingerprint|blob|tree|rev|object|cache|md5|crc|merkle|root", re.IGNORECASE
+)
+HEX_CONTEXT_WINDOW: Final = 48
+
+
+def _hex_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """64 hex digits (``0x`` or not) under a key-ish name: a raw private key (wallets, ed25519 seeds)."""
+    start, end = m.span()
+    if start > 0 and data[start - 1] in _NAME_BYTES and data[max(0, start - 2) : start] != b"0x":
+        return None
+    if end < len(data) and data[end] in _NAME_BYTES:
+        return None
+    line = _line_before(data, start - (2 if data[max(0, start - 2) : start] == b"0x" else 0))[-HEX_CONTEXT_WINDOW:]
+    if _HEX_CONTEXT.search(line) is None or _HEX_BENIGN.search(line) is not None:
+        return None
+    return Hit("private-key", start, end, m.group())
+
+
+def hex_key_pass() -> _Pass:
+    """The token pass of ``_hex_key`` (it runs over the runs, as the vendor tokens do)."""
+    return _Pass(re.compile(rb"[0-9a-fA-F]{64}"), _hex_key)
+
+
+def grammar_passes() -> list[_Pass]:
+    """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
+    return [
+        _Pass(re.compile(_KEYWORDS + _ASSIGN, re.IGNORECASE), _named, anchor=prefilter(_KEYWORDS + _ASSIGN_PREFILTER),
+              skip=(b"authorization", b"cookie:", b"cookie\":")),
+        _Pass(
+            re.compile(rb"pass(?:word|wd)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
+            _netrc,
+            anchor=re.compile(rb"pass(?:word|wd)?(?P<ws>[ \t]+)(?=[^\s])"),
+        ),
+        _Pass(
+            re.compile(
+                rb"-(?:-(?P<long>password|passwd|pass|auth-token|token|secret|api-key|access-token)(?:=|[ \t]+)"
+                rb"|(?P<short>p)(?P<glued>(?=[^\s\-=]))|(?P<short2>[pa])[ \t]+)"
+            ),
+            _flag_any,
+        ),
+        _Pass(
+            re.compile(rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"),
+            _pgpass,
+        ),
+        _Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
+        _Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
+    ]
+
+
+def _mailchimp(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """Mailchimp API key: 32 hex digits, ``-us`` and the datacenter number."""
+    start = m.start() - 32
+    if start > 0 and data[start - 1] in _NAME_BYTES:
+        return None
+    return Hit("mailchimp-api-key", start, m.end(), data[start : m.end()])
+
+
+def _flag_any(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    if m.group("short2") is not None:
+        return _flag_short(data, m, m.group("short2"), glued=False)
+    if m.group("short") is not None:
+        return _flag_short(data, m, b"p", glued=True)
+    return _flag(data, m)
+
+
+def _flag_short(data: bytes, m: re.Match[bytes], flag: bytes, *, glued: bool) -> Hit | None:
+    if m.start() > 0 and data[m.start() - 1] not in b" \t":
+        return None
+    span = value_span(data, m.end())
+    if span is None:
+        return None
+    start, end, _ = span
+    value = data[start:end]
+    if not value or value.startswith((b"$", b"%", b"-", b"<", b"[")):
+        return None
+    line = _line_before(data, m.start())
+    if flag == b"p" and glued:
+        if _MYSQL.search(line) is None:
+            return None
+    elif flag == b"p":
+        if _SSHPASS.search(line) is None:
+            return None
+    else:
+        if _A_FLAG.search(line) is None:
+            return None
+        colon = value.find(b":")
+        if b"redis" not in line and b"valkey" not in line and b"keydb" not in line and 0 < colon < len(value) - 1:
+            start += colon + 1  # httpie: user:password
+            value = data[start:end]
+            if value.startswith(b"["):
+                return None  # already redacted
+    return Hit("credential-assignment", start, end, value)
+
+
+def shannon(value: bytes) -> float:
+    """Bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def der_private_key(decoded: bytes) -> bool:
+    """DER of a private key or a key store: PKCS#12 (version 3, then pkcs7-data), PKCS#8 and
+    PKCS#1 (version 0), SEC1 (version 1, then the key). Certificates and public keys start
+    otherwise (a SEQUENCE, not a version)."""
+    if len(decoded) < 24 or decoded[0] != 0x30:
+        return False
+    i = 2 + (decoded[1] & 0x7F) if decoded[1] & 0x80 else 2
+    head, after = decoded[i : i + 3], decoded[i + 3 : i + 4]
+    if head == b"\x02\x01\x03" and after == b"\x30":
+        return b"\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x07" in decoded[i + 3 : i + 24]
+    if head == b"\x02\x01\x00":
+        return after in (b"\x30", b"\x02")
+    return head == b"\x02\x01\x01" and after == b"\x04"
+
+
+# --- entropy in context -------------------------------------------------------------------------
+
+ENTROPY_MIN_LENGTH: Final = 20
+ENTROPY_MAX_LENGTH: Final = 256
+ENTROPY_CAP: Final = 4.2
+"""Bits per character a value needs (``log2(length) - 0.7`` for shorter ones, at most this)."""
+_CONTEXT_SKIP: Final = frozenset(b" \t\"'\\`")
+_CONTEXT_OPENERS: Final = frozenset(b"=:(,[")
+# values under these names are identifiers, digests or data, not credentials
+_BENIGN_NAMES: Final = frozenset({
+    "id", "ids", "uuid", "guid", "hash", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "digest",
+    "checksum", "integrity", "etag", "commit", "rev", "revision", "oid", "nonce", "data", "content",
+    "text", "path", "url", "uri", "name", "type", "model", "title", "src", "href", "ref", "version",
+    "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "salt", "iv", "signature",
+    "fingerprint", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label", "key",
+})
+_PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
+_INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
+_IMAGE_HEADS: Final = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR", b"PHN2Zy", b"Qk")
+
+
+def _name_word(data: bytes, end: int) -> str:
+    _, name = _name_before(data, end)
+    words = _components(name.decode("ascii", "replace"))
+    return words[-1] if words else ""
+
+
+_UPPER_BYTES: Final = bytes(sorted(_UPPER))
+_LOWER_BYTES: Final = bytes(sorted(_LOWER))
+_DIGIT_BYTES: Final = bytes(sorted(_DIGIT))
+
+
+def high_entropy(value: bytes) -> bool:
+    """Random-looking: both cases and digits (two or more of each) and near the entropy of random text."""
+    n = len(value)
+    for chars in (_UPPER_BYTES, _LOWER_BYTES, _DIGIT_BYTES):
+        if n - len(value.translate(None, chars)) < 2:
+            return False
+    return shannon(value) >= min(ENTROPY_CAP, math.log2(n) - 0.7)
+
+
+def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
+    """High-entropy values where a credential stands: after ``=``, ``:`` (a header, a YAML or
+    JSON key), as an argument, or quoted on both sides; never under an identifier's or a digest's
+    name, nor an integrity string (``sha512-…``), a prefixed id (``toolu_…``) or image data."""
+    out: list[Hit] = []
+    for start, end in runs:
+        n = end - start
+        if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
+            continue
+        value = data[start:end]
+        if value.islower() or value.isupper() or value.isdigit():
+            continue  # hex digests, words, numbers
+        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
+            continue
+        i = start
+        while i > 0 and start - i < 8 and data[i - 1] in _CONTEXT_SKIP:
+            i -= 1
+        before = data[i - 1] if i > 0 else 0
+        quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
+        if before in (0x3D, 0x3A):
+            if _name_word(data, i - 1).lower() in _BENIGN_NAMES:
+                continue
+        elif not (quoted and before in _CONTEXT_OPENERS):
+            continue
+        if not high_entropy(value):
+            continue
+        stop = end
+        while stop < len(data) and stop - end < 2 and data[stop] == 0x3D:
+            stop += 1
+        out.append(Hit("high-entropy-value", start, stop, data[start:stop]))
+    return out
