@@ -118,7 +118,7 @@ def bench_publish(quick: bool) -> BenchResult:
 
     def export_alone() -> None:
         for n, source in enumerate(sources):
-            signed = export_signed(source, SELECTION, keys=KEYS, output_name=f"{n}.json")
+            signed = export_signed(source, SELECTION, keys=KEYS, known_secrets=(), output_name=f"{n}.json")
             assert signed.receipt_bytes is not None
             write_files_atomic(
                 [(folder / f"{n}.json", signed.result.data), (folder / f"{n}.json.receipt.json", signed.receipt_bytes)],
