@@ -115,23 +115,7 @@ _WRAP_GAP = re.compile(
 """What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
 with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``12:``, ``12→``,
 ``  12 |``, ``12<tab>``: a file read back through a tool)."""
-_DIFF_MARKS: Final = (b"\n+", b"\n-", b"\\n+", b"\\n-")
-_B64_FIRST: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/")
-
-
-def _diff_marks(data: bytes) -> set[int]:
-    """Offsets of a diff line's ``+`` or ``-`` before base64 (not part of the run that follows).
-    ``bytes.find`` per mark: a regex would start at every backslash of a JSON text."""
-    out: set[int] = set()
-    _spend(len(data) * len(_DIFF_MARKS))
-    for mark in _DIFF_MARKS:
-        pos = data.find(mark)
-        while pos >= 0:
-            sign = pos + len(mark) - 1
-            if sign + 1 < len(data) and data[sign + 1] in _B64_FIRST:
-                out.add(sign)
-            pos = data.find(mark, sign + 1)
-    return out
+_SIGNS: Final = frozenset(b"+-")
 NARROW_SKIP: Final = 512
 """Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token."""
 NARROW_BLOCK: Final = 128
@@ -472,9 +456,8 @@ class SecretScanner:
             runs = [(_unescaped_start(data, s, e), e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
         if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
-            diffed = _diff_marks(data)
-            if diffed:
-                runs = [(s + 1, e) if s in diffed else (s, e) for s, e in runs]
+            # a diff line's "+" or "-" before base64 is not part of the run that follows
+            runs = [(s + 1, e) if data[s] in _SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
         small = [run for run in runs if run[1] - run[0] < BLOB_MIN]
         blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
         if small:
