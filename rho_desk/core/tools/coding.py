@@ -18,12 +18,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from ..fsio import atomic_write
 from ..wire.model import ToolSpec
 from . import hashline
 from .permissions import ApprovalRequest, Authorizer, Capability
@@ -127,22 +125,6 @@ def _utf8_error(exc: UnicodeDecodeError) -> str:
     return f"invalid utf-8 sequence of {exc.end - exc.start} bytes from index {exc.start}"
 
 
-def _write_atomic(path: Path, content: str) -> None:
-    """Replace ``path`` atomically, keeping an existing file's mode (new files: 0666 less umask)."""
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, content.encode("utf-8"), mode=mode)
-
-
-def _read_text(path: Path) -> str:
-    with open(path, "rb") as handle:
-        data = handle.read()
-    return data.decode("utf-8")
 
 
 class _WorkspaceTool(Tool):
@@ -157,18 +139,36 @@ class _WorkspaceTool(Tool):
         path = arguments.get("path") if isinstance(arguments, Mapping) else None
         return {"operation": "read", "path": path} if isinstance(path, str) else {"operation": "read"}
 
+    def _read_text(self, resolved: ResolvedPath) -> str:
+        return self.workspace.read_bytes(resolved).decode("utf-8")
+
+    def _replace(self, resolved: ResolvedPath, content: str) -> None:
+        self.workspace.replace(resolved, content.encode("utf-8"))
+
+    def _in_folder(self, resolved: ResolvedPath, use: Callable[[int], str]) -> str:
+        """``use(folder descriptor)`` on the authorized folder, off the event loop's thread."""
+        try:
+            fd = self.workspace.open_folder(resolved)
+        except OSError as exc:
+            raise ToolError.execution(os_error_text(exc)) from None
+        try:
+            return use(fd)
+        finally:
+            os.close(fd)
+
     def _search(
-        self, invocation: ToolInvocation, path: str, search: Callable[[str, str, Callable[[], bool]], str]
+        self, invocation: ToolInvocation, path: str, search: Callable[[int, str, Callable[[], bool]], str]
     ) -> PreparedCall:
-        """A read-only search under ``path`` (grep, glob): ``search(root, shown_root, cancelled)``
+        """A read-only search under ``path`` (grep, glob): ``search(folder_fd, shown_root, cancelled)``
         runs off the event loop, and its text is cut to the output budget."""
         resolved = self.workspace.resolve_for_read(path)
 
         async def execute(ctx: ToolContext) -> ToolOutput:
-            self.workspace.revalidate(resolved)
             display = self.workspace.display(path)
             token = ctx.cancellation
-            content = await asyncio.to_thread(search, str(resolved.path), display, lambda: token.cancelled)
+            content = await asyncio.to_thread(
+                self._in_folder, resolved, lambda fd: search(fd, display, lambda: token.cancelled)
+            )
             return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
 
         return PreparedCall(
@@ -192,17 +192,16 @@ class ListDirTool(_WorkspaceTool):
         resolved = self.workspace.resolve_for_read(path)
 
         async def execute(ctx: ToolContext) -> ToolOutput:
-            self.workspace.revalidate(resolved)
-            content = await asyncio.to_thread(_list_directory, resolved.path)
+            content = await asyncio.to_thread(self._in_folder, resolved, _list_directory)
             display = self.workspace.display(path)
             return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
 
         return PreparedCall(ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata({"path": path}))
 
 
-def _list_directory(path: Path) -> str:
+def _list_directory(folder: int) -> str:
     try:
-        with os.scandir(path) as entries:
+        with os.scandir(folder) as entries:
             lines = [e.name + ("/" if e.is_dir(follow_symlinks=False) else "") for e in entries]
     except OSError as exc:
         raise ToolError.execution(os_error_text(exc)) from None
@@ -236,18 +235,25 @@ class ReadFileTool(_WorkspaceTool):
         resolved = self.workspace.resolve_for_read(path)
 
         async def execute(ctx: ToolContext) -> ToolOutput:
-            self.workspace.revalidate(resolved)
             display = self.workspace.display(path)
-            content = await asyncio.to_thread(read_file_content, resolved.path, display, offset, limit)
+            content = await asyncio.to_thread(self._read_file, resolved, display, offset, limit)
             return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
 
         return PreparedCall(ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata({"path": path}))
 
 
-def read_file_content(path: Path, display: str, offset: int | None, limit: int | None) -> str:
-    """Rho's ``read_file`` text for a UTF-8 file (images: type and size)."""
+    def _read_file(self, resolved: ResolvedPath, display: str, offset: int | None, limit: int | None) -> str:
+        try:
+            fd = self.workspace.open_file(resolved)
+        except OSError as exc:
+            raise ToolError.execution(os_error_text(exc)) from None
+        return read_file_content(fd, resolved.path, display, offset, limit)
+
+
+def read_file_content(fd: int, path: Path, display: str, offset: int | None, limit: int | None) -> str:
+    """Rho's ``read_file`` text for the UTF-8 file open as ``fd`` (images: type and size); closes ``fd``."""
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             header = handle.read(12)
             windowed = offset is not None or limit is not None
@@ -365,13 +371,12 @@ class WriteTool(_WorkspaceTool):
 
         async def execute(ctx: ToolContext) -> ToolOutput:
             workspace = self.workspace
-            workspace.revalidate(resolved)
             display = workspace.display(path)
             target = resolved.path
             old: str | None = None
             unreadable = False
             try:
-                old = await asyncio.to_thread(_read_text, target)
+                old = await asyncio.to_thread(self._read_text, resolved)
             except FileNotFoundError:
                 pass
             except (OSError, UnicodeDecodeError):
@@ -393,10 +398,9 @@ class WriteTool(_WorkspaceTool):
             )
             await self.authorizer.authorize(request, path=target, in_primary=resolved.in_primary)
             await ctx.report(f"writing {display}")
-            workspace.revalidate(resolved)
             if not unreadable:
                 try:
-                    live: str | None = await asyncio.to_thread(_read_text, target)
+                    live: str | None = await asyncio.to_thread(self._read_text, resolved)
                 except FileNotFoundError:
                     live = None
                 except (OSError, UnicodeDecodeError):
@@ -404,7 +408,7 @@ class WriteTool(_WorkspaceTool):
                 if live != old:
                     raise ToolError.execution(f"{display}: changed while the write waited for approval; nothing was written")
             try:
-                await asyncio.to_thread(_write_atomic, target, content)
+                await asyncio.to_thread(self._replace, resolved, content)
             except OSError as exc:
                 raise ToolError.execution(os_error_text(exc)) from None
             action = "created" if created else "wrote"
@@ -485,9 +489,8 @@ class EditTool(_WorkspaceTool):
         async def execute(ctx: ToolContext) -> ToolOutput:
             planned: list[tuple[ResolvedPath, str, str, str, list[int], hashline.Section]] = []
             for section, resolved, display in targets:
-                self.workspace.revalidate(resolved)
                 try:
-                    original = await asyncio.to_thread(_read_text, resolved.path)
+                    original = await asyncio.to_thread(self._read_text, resolved)
                 except OSError as exc:
                     raise ToolError.execution(f"could not read {display}: {os_error_text(exc)}") from None
                 except UnicodeDecodeError as exc:
@@ -512,31 +515,30 @@ class EditTool(_WorkspaceTool):
             paths = [(p[0].path, p[0].in_primary) for p in planned]
             await self.authorizer.authorize_paths(request, paths)
             await ctx.report(f"editing {', '.join(displays)}")
-            applied: list[tuple[Path, str, str]] = []
+            applied: list[tuple[ResolvedPath, str, str]] = []
             for resolved, display, original, new_text, _focus, section in planned:
                 try:
-                    self.workspace.revalidate(resolved)
-                    live = await asyncio.to_thread(_read_text, resolved.path)
+                    live = await asyncio.to_thread(self._read_text, resolved)
                     if live != original:
                         raise ToolError.execution(
                             hashline.recovery_message(display, live, hashline.focus_anchors(section.ops), "changed during edit")
                         )
-                    await asyncio.to_thread(_write_atomic, resolved.path, new_text)
+                    await asyncio.to_thread(self._replace, resolved, new_text)
                 except (ToolError, OSError, UnicodeDecodeError) as exc:
                     message = exc.message if isinstance(exc, ToolError) else f"could not write {display}: {exc}"
                     if applied:
                         failures = []
-                        for path, before, after in reversed(applied):
+                        for done, before, after in reversed(applied):
                             try:
-                                if await asyncio.to_thread(_read_text, path) == after:
-                                    await asyncio.to_thread(_write_atomic, path, before)
+                                if await asyncio.to_thread(self._read_text, done) == after:
+                                    await asyncio.to_thread(self._replace, done, before)
                                 else:
-                                    failures.append(f"{path}: changed after apply; refusing rollback")
+                                    failures.append(f"{done.path}: changed after apply; refusing rollback")
                             except (OSError, UnicodeDecodeError) as rollback:
                                 failures.append(str(rollback))
                         message += f"; rollback also failed: {'; '.join(failures)}" if failures else "; applied changes were rolled back"
                     raise ToolError.execution(message) from None
-                applied.append((resolved.path, original, new_text))
+                applied.append((resolved, original, new_text))
             previews = await asyncio.to_thread(
                 lambda: [
                     f"{hashline.ops_summary(section.ops)}\n"

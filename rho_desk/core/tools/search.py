@@ -9,6 +9,10 @@ whether or not the folder is a git repository. At most 200,000 entries and 15 se
 or that are not UTF-8, and tests each line with the pattern (Python ``re``; Rho uses Rust's
 ``regex``, whose syntax agrees for everything but exotic constructs). A whole-file search first
 rules out files without any match, which keeps it close to ``grep -rn``.
+
+The walk goes by descriptors: each folder is opened from its parent's descriptor with
+``O_NOFOLLOW``, and each file likewise, so a folder swapped for a symlink while a search runs is
+skipped, never followed out of the workspace.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any, Final
 
+from .beneath import open_file_beneath
 from .protocol import ToolError, ToolErrorKind
 from .text import file_hash, format_header
 
@@ -35,6 +41,11 @@ MAX_PER_FILE_CEILING: Final = 100
 MAX_FILE_BYTES: Final = 5 * 1024 * 1024
 BINARY_SNIFF_BYTES: Final = 8 * 1024
 MAX_LINE_CHARS: Final = 200
+_DIRECTORY: Final = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
+_SUBFOLDER: Final = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+_FILE: Final = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
 
 
 # -- glob patterns ------------------------------------------------------------------------------
@@ -132,9 +143,9 @@ class _Rule:
     """Folder of the ignore file, relative to the walk root ("" for the root)."""
 
 
-def _parse_ignore(path: str, base: str) -> list[_Rule]:
+def _parse_ignore(folder: int, relative: str, base: str) -> list[_Rule]:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with open(open_file_beneath(folder, PurePosixPath(relative)), encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
     except OSError:
         return []
@@ -212,7 +223,7 @@ class _Ignore:
 _by_name = operator.attrgetter("name")
 
 
-def _listing(folder: str) -> list[os.DirEntry[str]]:
+def _listing(folder: int) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as listing:
             return sorted(listing, key=_by_name)
@@ -220,30 +231,51 @@ def _listing(folder: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _folder_rules(folder: str, relative: str, inherited: list[_Rule]) -> list[_Rule]:
+def _folder_rules(folder: int, relative: str, inherited: list[_Rule]) -> list[_Rule]:
     rules = list(inherited)
     for name in (".gitignore", ".ignore"):
-        rules.extend(_parse_ignore(os.path.join(folder, name), relative))
+        rules.extend(_parse_ignore(folder, name, relative))
     return rules
 
 
 def walk_files(
-    root: str, *, hidden: bool, cancelled: Callable[[], bool] = lambda: False, stats: dict[str, Any] | None = None
-) -> Iterator[tuple[str, str]]:
-    """Yield ``(absolute, relative)`` for each file under ``root`` in Rho's walk order.
+    root: str | int,
+    *,
+    hidden: bool,
+    cancelled: Callable[[], bool] = lambda: False,
+    stats: dict[str, Any] | None = None,
+) -> Iterator[tuple[int, str, str]]:
+    """Yield ``(folder_fd, name, relative)`` for each file under ``root`` in Rho's walk order.
 
-    Stops early (recording ``stats["stop"]``) on the entry limit, the deadline or cancellation.
+    ``root`` is a folder's path or an open descriptor for it (not closed here); ``folder_fd`` is
+    open while the file is being yielded. Stops early (recording ``stats["stop"]``) on the entry
+    limit, the deadline or cancellation.
     """
     deadline = time.monotonic() + SEARCH_DEADLINE
-    seen = 0
     state = stats if stats is not None else {}
     state["stop"] = None
-    rules = _folder_rules(root, "", _parse_ignore(os.path.join(root, ".git", "info", "exclude"), ""))
-    stack: list[tuple[Iterator[os.DirEntry[str]], str, list[_Rule], _Ignore]] = [
-        (iter(_listing(root)), "", rules, _Ignore(rules))
+    top = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC) if isinstance(root, str) else os.dup(root)
+    rules = _folder_rules(top, "", _parse_ignore(top, ".git/info/exclude", ""))
+    stack: list[tuple[int, Iterator[os.DirEntry[str]], str, list[_Rule], _Ignore]] = [
+        (top, iter(_listing(top)), "", rules, _Ignore(rules))
     ]
+    try:
+        yield from _walk(stack, hidden, cancelled, deadline, state)
+    finally:
+        for entry in stack:
+            os.close(entry[0])
+
+
+def _walk(
+    stack: list[tuple[int, Iterator[os.DirEntry[str]], str, list[_Rule], _Ignore]],
+    hidden: bool,
+    cancelled: Callable[[], bool],
+    deadline: float,
+    state: dict[str, Any],
+) -> Iterator[tuple[int, str, str]]:
+    seen = 0
     while stack:
-        entries, relative, folder_rules, ignore = stack[-1]
+        folder, entries, relative, folder_rules, ignore = stack[-1]
         prefix = relative + "/" if relative else ""
         for entry in entries:
             seen += 1
@@ -265,17 +297,21 @@ def walk_files(
             if ignore.any_rules and ignore.ignored(rel, is_dir):
                 continue
             if is_dir:
-                path = entry.path
-                sub_rules = _folder_rules(path, rel, folder_rules)
+                try:
+                    sub = os.open(name, _SUBFOLDER, dir_fd=folder)
+                except OSError:
+                    continue  # gone, or swapped for a symlink since it was listed
+                sub_rules = _folder_rules(sub, rel, folder_rules)
                 sub_ignore = ignore if len(sub_rules) == len(folder_rules) else _Ignore(sub_rules)
-                stack.append((iter(_listing(path)), rel, sub_rules, sub_ignore))
+                stack.append((sub, iter(_listing(sub)), rel, sub_rules, sub_ignore))
                 break
             if is_file:
                 if cancelled():
                     state["stop"] = "cancelled"
                     return
-                yield entry.path, rel
+                yield folder, name, rel
         else:
+            os.close(folder)
             stack.pop()
 
 
@@ -383,14 +419,14 @@ class GrepRequest:
         )
 
 
-_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 _FIRST_READ: Final = 64 * 1024
 
 
-def _read_searchable(path: str) -> bytes | None:
+def _read_searchable(folder: int, name: str) -> bytes | None:
     """The bytes of a regular file of at most 5 MiB without a NUL in its first 8 KiB."""
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        # The walk saw a regular file; one swapped in since for a FIFO reads as empty, never blocks.
+        fd = os.open(name, _FILE, dir_fd=folder)
     except OSError:
         return None
     try:
@@ -463,9 +499,9 @@ def _join(root: str, relative: str) -> str:
 
 
 def grep_workspace(
-    root: str, display_root: str, request: GrepRequest, *, hashline: bool = True, cancelled: Callable[[], bool] = lambda: False
+    root: str | int, display_root: str, request: GrepRequest, *, hashline: bool = True, cancelled: Callable[[], bool] = lambda: False
 ) -> str:
-    """Rho's ``grep`` result text for ``request`` under the real folder ``root``."""
+    """Rho's ``grep`` result text for ``request`` under the folder ``root`` (a real path or a descriptor)."""
     content_mode = request.output_mode == "content"
     retain = request.max_per_file if content_mode else 0
     stop_early = request.output_mode == "files_with_matches"
@@ -479,10 +515,10 @@ def grep_workspace(
     shown = total_matches = per_file_truncated = 0
     stats: dict[str, Any] = {}
     stop: str | None = None
-    for absolute, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
+    for folder, name, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
         if glob is not None and glob(relative) is None:
             continue
-        data = _read_searchable(absolute)
+        data = _read_searchable(folder, name)
         if data is None or (first is not None and (first not in data or (second is not None and second not in data))):
             continue
         try:
@@ -567,12 +603,12 @@ class GlobRequest:
         )
 
 
-def glob_workspace(root: str, display_root: str, request: GlobRequest, *, cancelled: Callable[[], bool] = lambda: False) -> str:
+def glob_workspace(root: str | int, display_root: str, request: GlobRequest, *, cancelled: Callable[[], bool] = lambda: False) -> str:
     """Rho's ``glob`` result text."""
     matches: list[str] = []
     stats: dict[str, Any] = {}
     stop: str | None = None
-    for _absolute, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
+    for _folder, _name, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
         if request.glob.match(relative) is None:
             continue
         matches.append(relative)

@@ -3,9 +3,14 @@
 Paths resolve the way Rho's SDK resolves them (``Workspace::resolve_for_read`` /
 ``resolve_for_write``): ``..`` is refused outright, a relative path joins the root, symlinks are
 followed, and the real target must lie under the root or a granted folder. A missing write
-target resolves through its nearest existing parent. Right before I/O a tool calls
-:meth:`Workspace.revalidate`, which refuses a path whose resolution changed since it was
-authorized.
+target resolves through its nearest existing parent.
+
+The I/O that follows never resolves the path again. :meth:`Workspace.open_file`,
+:meth:`~Workspace.open_folder` and :meth:`~Workspace.replace` open the real location that was
+authorized from its root's descriptor, one component at a time and refusing every symlink
+(``openat2`` with ``RESOLVE_BENEATH``; see :mod:`.beneath`), then read or write through the
+descriptor. A folder swapped for a symlink after authorization makes the call fail with
+"workspace path changed after authorization"; it never reaches outside.
 
 This is stricter than Rho itself, which (since upstream #537) lets tools reach outside the
 workspace: a session opened here may come from another machine, and whatever a tool reads is sent
@@ -16,13 +21,17 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
+from . import beneath
 from .protocol import ToolError, ToolErrorKind
 
 __all__ = ["PathState", "ResolvedPath", "Workspace", "WorkspaceMissing"]
+
+_T = TypeVar("_T")
 
 
 class WorkspaceMissing(ToolError):
@@ -187,14 +196,50 @@ class Workspace:
             canonical = canonical / name
         return self._resolved(canonical, scope, PathState.MISSING_WRITE_TARGET)
 
-    def revalidate(self, resolved: ResolvedPath) -> None:
-        """Refuse a path whose resolution changed since it was authorized (checked right before I/O)."""
-        if resolved.state is PathState.EXISTING:
-            current = self.resolve_for_read(str(resolved.path))
-        else:
-            current = self.resolve_for_write(str(resolved.path))
-        if current.path != resolved.path or current.state is not resolved.state:
-            raise _denied("workspace path changed after authorization")
+    # -- I/O through descriptors ------------------------------------------------------------------
+
+    @staticmethod
+    def _beneath(resolved: ResolvedPath) -> PurePosixPath:
+        return PurePosixPath(resolved.path.relative_to(resolved.root).as_posix())
+
+    @staticmethod
+    def _changed(exc: OSError) -> OSError | ToolError:
+        if exc.errno in beneath.CHANGED:
+            return _denied("workspace path changed after authorization")
+        return exc
+
+    def _opened(self, resolved: ResolvedPath, opener: Callable[[int, PurePosixPath], _T]) -> _T:
+        try:
+            root = beneath.open_root(resolved.root)
+            try:
+                return opener(root, self._beneath(resolved))
+            finally:
+                os.close(root)
+        except OSError as exc:
+            raise self._changed(exc) from None
+
+    def open_file(self, resolved: ResolvedPath) -> int:
+        """A read-only descriptor for the authorized regular file (the caller closes it).
+
+        Raises:
+            ToolError: ``PolicyDenied`` when a folder on the way became a symlink since.
+            OSError: the file is gone, is a folder, or is not a regular file (a FIFO...).
+        """
+        return self._opened(resolved, beneath.open_file_beneath)
+
+    def open_folder(self, resolved: ResolvedPath) -> int:
+        """A read-only descriptor for the authorized folder (the caller closes it)."""
+        return self._opened(resolved, beneath.open_dir_beneath)
+
+    def read_bytes(self, resolved: ResolvedPath) -> bytes:
+        """The whole content of the authorized regular file."""
+        with os.fdopen(self.open_file(resolved), "rb") as handle:
+            return handle.read()
+
+    def replace(self, resolved: ResolvedPath, data: bytes) -> None:
+        """Replace the authorized file atomically; a missing write target's folders are created."""
+        create = resolved.state is PathState.MISSING_WRITE_TARGET
+        self._opened(resolved, lambda root, relative: beneath.replace_beneath(root, relative, data, create_folders=create))
 
     def display(self, requested: str) -> str:
         """The path as Rho shows it: relative to the root when inside it, normalised."""

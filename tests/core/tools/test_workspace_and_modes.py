@@ -167,12 +167,22 @@ def test_modes_parse_rho_spellings() -> None:
         PermissionMode.parse("auto")
 
 
-def test_workspace_revalidate_refuses_a_swapped_folder(tree: tuple[Path, Path]) -> None:
+def test_a_folder_swapped_after_authorization_is_not_followed(tree: tuple[Path, Path]) -> None:
     root, outside = tree
     (root / "target").mkdir()
+    (outside / "file.txt").write_text("outside\n")
     workspace = Workspace(root)
-    resolved = workspace.resolve_for_write("target/file.txt")
+    write = workspace.resolve_for_write("target/file.txt")
+    (root / "target" / "file.txt").write_text("inside\n")
+    read = workspace.resolve_for_read("target/file.txt")
+    folder = workspace.resolve_for_read("target")
+    (root / "target" / "file.txt").unlink()
     (root / "target").rmdir()
-    os.symlink(outside, root / "target")  # after authorization, before the write
-    with pytest.raises(ToolError, match="outside the workspace"):
-        workspace.revalidate(resolved)
+    os.symlink(outside, root / "target")  # after authorization, before the I/O
+    with pytest.raises(ToolError, match="changed after authorization"):
+        workspace.replace(write, b"planted\n")
+    with pytest.raises(ToolError, match="changed after authorization"):
+        workspace.read_bytes(read)
+    with pytest.raises(ToolError, match="changed after authorization"):
+        workspace.open_folder(folder)
+    assert (outside / "file.txt").read_text() == "outside\n"
