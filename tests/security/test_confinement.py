@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from rho_desk.core.tools import ToolError, ToolOutput
+from rho_desk.core.tools import ToolError, ToolOutput, beneath
 from rho_desk.core.tools.beneath import uses_openat2
 from rho_desk.core.tools.permissions import PermissionMode
 from rho_desk.core.tools.text import file_hash
@@ -57,8 +57,12 @@ print(swaps)
 """
 
 
-@pytest.fixture
-def swapped(tmp_path: Path) -> Any:
+@pytest.fixture(params=["openat2", "O_NOFOLLOW walk"])
+def swapped(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    if request.param == "openat2" and not uses_openat2():
+        pytest.skip("this kernel has no openat2")
+    if request.param != "openat2":
+        monkeypatch.setattr(beneath._openat2, "available", False)  # as on a kernel before 5.6
     root, outside = tmp_path / "project", tmp_path / "elsewhere"
     (root / "real" / "deeper").mkdir(parents=True)
     outside.mkdir()
