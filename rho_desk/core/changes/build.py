@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -199,8 +200,10 @@ def _derived_content(chain: _Chain, first: int, last: int, tool: str) -> Content
 
 
 class _Builder:
-    def __init__(self, workspace: str | None) -> None:
+    def __init__(self, workspace: str | None, prompt_of: Callable[[int], tuple[str, int | None]]) -> None:
         self.workspace = workspace
+        self.prompt_of = prompt_of
+        """Turn number -> its prompt's text and message index (asked only of turns that change something)."""
         self.prefix = None if not workspace else os.path.normpath(workspace).rstrip(os.sep) + os.sep
         self.chains: dict[str, _Chain] = {}
         self.turns: dict[int, TurnChanges] = {}
@@ -208,10 +211,10 @@ class _Builder:
         self._open: dict[tuple[int, str], list[Any]] = {}
         """(turn, path) -> [FileChange, first step, last step, tool]: the turn's change of the path."""
 
-    def turn(self, number: int, prompt: str, index: int | None) -> TurnChanges:
+    def turn(self, number: int) -> TurnChanges:
         turn = self.turns.get(number)
         if turn is None:
-            turn = self.turns[number] = TurnChanges(number, prompt, index)
+            turn = self.turns[number] = TurnChanges(number, *self.prompt_of(number))
         return turn
 
     def absolute(self, path: str) -> str:
@@ -231,7 +234,8 @@ class _Builder:
             chain = self.chains[abs_path] = _Chain()
         return chain
 
-    def _step(self, turn: TurnChanges, abs_path: str, step: tuple[Any, ...], call_id: str, tool: str) -> None:
+    def _step(self, number: int, abs_path: str, step: tuple[Any, ...], call_id: str, tool: str) -> None:
+        turn = self.turn(number)
         chain = self._chain(abs_path)
         chain.steps.append(step)
         index = len(chain.steps) - 1
@@ -256,12 +260,13 @@ class _Builder:
         self._open[key] = entry
         turn.files.append(change)
 
-    def call(self, turn: TurnChanges, call: ToolCall, result: tuple[bool, str] | None) -> None:
+    def call(self, turn: int, call: ToolCall, result: tuple[bool, str] | None) -> None:
+        """Add what ``call`` of turn number ``turn`` changed (``result``: its success and text)."""
         args = call.arguments if isinstance(call.arguments, dict) else {}
         name = call.name
         if name in _SHELL_TOOLS:
             command = args.get("command")
-            turn.hidden.append(HiddenChange(name, command if isinstance(command, str) else str(args), call.id))
+            self.turn(turn).hidden.append(HiddenChange(name, command if isinstance(command, str) else str(args), call.id))
             return
         if result is None or not result[0]:
             return  # failed, refused or never answered: the tool wrote nothing
@@ -373,7 +378,6 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     """The changes of an already read session (see the module docstring)."""
     header = tree.header
     workspace = header.cwd if header is not None else None
-    builder = _Builder(workspace)
     path = tree.path() if tree.active_leaf is not None else []
     node_turn: dict[str, int] = {}
     number = 0
@@ -383,6 +387,8 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     def prompt_of(turn: int) -> tuple[str, int | None]:
         found = prompt_index.get(turn)
         return ("", None) if found is None else (_prompt(found[0]), found[1])
+
+    builder = _Builder(workspace, prompt_of)
 
     pending: list[tuple[int, ToolCall]] = []
     awaiting: dict[str, list[int]] = {}
@@ -416,8 +422,6 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                     if call is None:
                         continue
                     turn_number = number if number > 0 else 1
-                    if turn_number not in builder.turns:
-                        builder.turn(turn_number, *prompt_of(turn_number))
                     awaiting.setdefault(call.id, []).append(len(pending))
                     pending.append((turn_number, call))
             index += 1
@@ -426,7 +430,7 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
         node_turn[node.id] = number
     # Results follow their calls; resolve every call once all results are known.
     for position, (turn_number, call) in enumerate(pending):
-        builder.call(builder.turns[turn_number], call, answers.get(position))
+        builder.call(turn_number, call, answers.get(position))
     turns = {n: t for n, t in builder.turns.items() if t.files or t.hidden}
 
     on_path = {n.id for n in path}
@@ -478,8 +482,12 @@ def session_changes(path: str | os.PathLike[str]) -> SessionChanges:
         StorageError: a file cannot be read.
     """
     with gc_paused():  # a bulk build of short-lived objects: the cyclic GC would be most of the cost
-        session = read_session(Path(path))
-        return changes_of_session(session.tree, session.path)
+        session = read_session(Path(path), share=False)  # read once, dropped after
+        changes = changes_of_session(session.tree, session.path)
+        # Drop the tree while the collector is still off: back on, its first pass would scan
+        # every object made while it was off, the whole tree included.
+        del session
+    return changes
 
 
 def changes_of_session(tree: SessionTree, transcript: Path) -> SessionChanges:

@@ -238,7 +238,9 @@ class SessionFile:
         return next((note for note in self.notes if note.kind == NEWER), None)
 
 
-def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = False) -> SessionFile:
+def read_session(
+    path: Path | str, *, check_name: bool = True, tolerant: bool = False, share: bool = True
+) -> SessionFile:
     """Read and validate the transcript at ``path`` (a file, or a session folder).
 
     The file is read line by line, so at most one line's bytes are held besides the decoded
@@ -250,6 +252,9 @@ def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = 
         tolerant: a bad line after a valid header stops the read instead of failing it: the
             tree holds every revision before that line, and :attr:`SessionFile.damage` names
             the line and the reason (read-only use; repair it with ``repair.py``).
+        share: let display entries hold the history's message objects (:func:`share_display`),
+            which frees the copies of a session kept open; a one-shot read that drops the tree
+            soon after saves the time (``False``).
 
     Raises:
         SessionFileError: the transcript is invalid (file, line and reason in the message).
@@ -267,7 +272,7 @@ def read_session(path: Path | str, *, check_name: bool = True, tolerant: bool = 
                     f"file is {st.st_size} bytes, more than the {MAX_FILE_BYTES} a session may have",
                     source=source,
                 )
-            session = _parse_lines(handle, source, unit.session_id if check_name else None, tolerant)
+            session = _parse_lines(handle, source, unit.session_id if check_name else None, tolerant, share)
     except OSError as exc:
         raise read_failure(exc, source) from None
     session.path = transcript
@@ -303,7 +308,7 @@ def parse_session(
 
 
 def _parse_lines(
-    lines: Iterable[bytes], source: str, name_id: str | None, tolerant: bool = False
+    lines: Iterable[bytes], source: str, name_id: str | None, tolerant: bool = False, share: bool = True
 ) -> SessionFile:
     """The line loop of §6.1 over ``lines`` (each with its ``\n``, the last one maybe without)."""
     tree: SessionTree | None = None
@@ -347,7 +352,8 @@ def _parse_lines(
             if tree is None:
                 tree = _start(record, source, line, name_id)
             else:
-                share_display(record)
+                if share:
+                    share_display(record)
                 if tolerant:
                     try:
                         tree.apply(record, line=line, offset=pos)
