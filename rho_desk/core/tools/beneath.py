@@ -18,7 +18,6 @@ import contextlib
 import ctypes
 import errno
 import os
-import platform
 import secrets
 import stat
 import struct
@@ -61,7 +60,7 @@ class _Openat2:
 
     def __init__(self) -> None:
         self._call: Callable[..., int] | None = None
-        self.available = sys.platform == "linux" and platform.machine().lower() in _OPENAT2_MACHINES
+        self.available = sys.platform == "linux" and os.uname().machine.lower() in _OPENAT2_MACHINES
         if self.available:
             try:
                 libc = ctypes.CDLL(None, use_errno=True)
