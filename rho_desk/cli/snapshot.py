@@ -9,6 +9,7 @@ form; ``-o`` writes the file atomically (temp file, fsync, rename, directory fsy
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 
@@ -27,11 +28,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
     from ..core.stores.open import open_snapshot
-    from ..core.wire import encode, encode_pretty
+    from ..core.wire import encode, encode_pretty, gc_paused
 
     if not args.path.exists():
         raise InputError("no such file or folder", source=str(args.path))
-    snapshot = open_snapshot(args.path, args.revision)
+    with gc_paused():
+        snapshot = open_snapshot(args.path, args.revision)
+        # Kept until the process ends: out of the cyclic collector's sight, which would otherwise
+        # scan every message once the collector is back.
+        gc.freeze()
     data = encode_pretty(snapshot) if args.pretty else encode(snapshot)
     if args.output is None:
         sys.stdout.buffer.write(data + b"\n")

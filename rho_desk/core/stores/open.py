@@ -52,7 +52,7 @@ def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
     if is_session_file(path):
         from .rho_files.reader import read_session
 
-        tree = read_session(path).tree
+        tree = read_session(path, share=False).tree  # dropped once the snapshot is made
         node = tree.find_revision(revision) if revision is not None else None
         return tree.snapshot(node)
     snapshot = decode_document(_read_document(path), source=str(path))
