@@ -10,6 +10,7 @@ from pathlib import Path
 from rho_desk.core.changes import CheckpointOutcome, CheckpointRecorder, session_changes
 from rho_desk.core.changes.index import PathIndex
 from rho_desk.core.stores.rho_files import read_session
+from rho_desk.core.tools.trust import TrustStore
 from rho_desk.qt.models.changes import LibraryTouchedModel, TouchedFilesModel
 from rho_desk.qt.views.main_window import TAB_CHANGES, TAB_CONVERSATION
 
@@ -53,6 +54,7 @@ def test_models_pass_the_tester(qtmodeltester, tmp_path: Path) -> None:
 
 def test_changes_tab_diff_navigation_and_restore_with_undo(make_window, run, tmp_path: Path) -> None:
     home, workspace, path = _session_with_journal(tmp_path)
+    TrustStore().trust(workspace)  # a restore writes only in a folder trusted for tools
     context = make_window(home=home, open_file=path)
     window = context.window
     view = window.changes

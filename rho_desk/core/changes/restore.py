@@ -10,6 +10,11 @@ file as it would be; :func:`restore_file` checks again right before writing (ups
 too) and returns a :class:`RestoreReceipt` holding what was on disk, so :func:`undo_restore` can
 put it back, by the same rule: only while the file still is what the restore wrote. Writes are
 atomic (synced temporary file beside the target, rename, folder sync).
+
+A restore writes a file, as the model's tools do, and its path and content come from the session
+file and its journal, which may come from another machine. So it is offered only inside a folder
+trusted for tools on this machine (:class:`~rho_desk.core.tools.trust.TrustStore`), outside the
+folders tools never run in; anywhere else the preview says why and nothing can be written.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import KnownError
+from ..tools.trust import TrustStore, refusal
 from .checkpoint import (
     DEFAULT_MAX_CHECKPOINT_FILE_BYTES,
     Absent,
@@ -99,6 +105,19 @@ def _current_bytes(path: str) -> bytes | None:
     return original.bytes if isinstance(original, CapturedRegularFile) else None
 
 
+def _untrusted(path: str, trust: TrustStore | None) -> str | None:
+    """Why a restore may not write ``path`` (its nearest existing folder judged), or ``None``."""
+    folder = Path(path).parent
+    while not folder.is_dir() and folder.parent != folder:
+        folder = folder.parent
+    why = refusal(folder)
+    if why is not None:
+        return f"its folder is never written by rho-desk ({why})"
+    if (trust if trust is not None else TrustStore()).trusted_root(folder) is None:
+        return f"{folder} is not a folder trusted for tools on this machine (trust it first: Settings, or continue the session with tools)"
+    return None
+
+
 _REASONS = {
     RestoreClassification.CONFLICT: "the file changed since this turn (restoring would overwrite that change)",
     RestoreClassification.UNSUPPORTED: "Rho could not capture this file, so there is nothing to restore",
@@ -106,9 +125,15 @@ _REASONS = {
 }
 
 
-def preview_restore(change: FileChange) -> RestorePreview:
-    """What restoring ``change.path`` to its content before the turn would do (reads only)."""
+def preview_restore(change: FileChange, trust: TrustStore | None = None) -> RestorePreview:
+    """What restoring ``change.path`` to its content before the turn would do (reads only).
+
+    ``trust``: the trusted folders (default: this user's, from rho-desk's config folder).
+    """
     current = observe_path(change.abs_path)
+    why = _untrusted(change.abs_path, trust)
+    if why is not None:
+        return RestorePreview(change, None, RestoreClassification.UNSUPPORTED, current, "", why)
     checkpoint = change.checkpoint if change.checkpoint is not None else _synthesized(change, current)
     if checkpoint is None:
         return RestorePreview(change, None, RestoreClassification.UNSUPPORTED, current, "",
@@ -121,8 +146,8 @@ def preview_restore(change: FileChange) -> RestorePreview:
     return RestorePreview(change, checkpoint, classification, current, diff, _REASONS.get(classification, ""))
 
 
-def restore_file(preview: RestorePreview) -> RestoreReceipt:
-    """Apply a previewed restore, after checking the file again.
+def restore_file(preview: RestorePreview, trust: TrustStore | None = None) -> RestoreReceipt:
+    """Apply a previewed restore, after checking the file, and its folder's trust, again.
 
     Raises:
         RestoreConflict: the restore is not possible, or the file changed since the preview.
@@ -131,6 +156,9 @@ def restore_file(preview: RestorePreview) -> RestoreReceipt:
     checkpoint = preview.checkpoint
     if checkpoint is None or not preview.possible:
         raise RestoreConflict(f"{preview.change.path}: {preview.reason or 'nothing to restore'}")
+    why = _untrusted(checkpoint.path, trust)
+    if why is not None:
+        raise RestoreConflict(f"{preview.change.path}: {why}; nothing was written")
     previous = capture_original(checkpoint.path)
     if observed_of_original(previous) != preview.current or classify_restore(checkpoint, preview.current) is not preview.classification:
         raise RestoreConflict(f"{preview.change.path}: the file changed since the preview; nothing was written")

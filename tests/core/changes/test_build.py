@@ -22,8 +22,16 @@ from rho_desk.core.changes.restore import (
     undo_restore,
 )
 from rho_desk.core.stores.rho_files import read_session
+from rho_desk.core.tools.trust import TrustStore
 
 from .helpers import SESSION_ID, coding_session
+
+
+def trusted(workspace: Path) -> TrustStore:
+    """A trust store (beside ``workspace``) that trusts it for tools."""
+    store = TrustStore(workspace.parent / "trust")
+    store.trust(workspace)
+    return store
 
 
 def test_tool_calls_give_writes_hashline_edits_and_hidden_shell_changes(tmp_path: Path) -> None:
@@ -90,10 +98,10 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
         and journal_change.after == b"print('third')\n"
     )
     assert any(c.path == "README.md" for c in turn.files)  # the derived change stays listed
-    preview = preview_restore(journal_change)
+    preview = preview_restore(journal_change, trusted(workspace))
     assert preview.classification is RestoreClassification.MODIFY
     assert "-print('third')\n" in preview.diff and "+    print('hello')\n" in preview.diff
-    receipt = restore_file(preview)
+    receipt = restore_file(preview, trusted(workspace))
     assert (workspace / "app.py").read_text() == "def main():\n    print('hello')\n"
     (workspace / "app.py").write_text("edited after the restore\n")
     with pytest.raises(RestoreConflict, match="changed since the restore"):
@@ -104,9 +112,9 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
     assert (workspace / "app.py").read_text() == "print('third')\n"
     # edited by someone since: no restore, and the stale preview cannot be applied either
     (workspace / "app.py").write_text("mine\n")
-    assert preview_restore(journal_change).classification is RestoreClassification.CONFLICT
+    assert preview_restore(journal_change, trusted(workspace)).classification is RestoreClassification.CONFLICT
     with pytest.raises(RestoreConflict):
-        restore_file(preview)
+        restore_file(preview, trusted(workspace))
     assert (workspace / "app.py").read_text() == "mine\n"
 
 
@@ -134,15 +142,15 @@ def test_restore_of_a_reconstructed_creation_deletes_and_undo_recreates(tmp_path
     path = coding_session(tmp_path / "rho", workspace)
     (workspace / "app.py").write_text("def main():\n    print('hi')\n")  # as turn 1 left it
     created = session_changes(path).turn(1).files[0]  # type: ignore[union-attr]
-    preview = preview_restore(created)
+    preview = preview_restore(created, trusted(workspace))
     assert preview.classification is RestoreClassification.DELETE
-    receipt = restore_file(preview)
+    receipt = restore_file(preview, trusted(workspace))
     assert not (workspace / "app.py").exists()
     undo_restore(receipt)
     assert (workspace / "app.py").read_text() == "def main():\n    print('hi')\n"
     # turn 2's reconstructed after-state is on disk only after turn 2
     assert (
-        preview_restore(session_changes(path).turn(2).files[0]).classification
+        preview_restore(session_changes(path).turn(2).files[0], trusted(workspace)).classification
         is RestoreClassification.CONFLICT
     )  # type: ignore[union-attr]
     unknown = session_changes(path).turn(4).files[0]  # type: ignore[union-attr]
@@ -176,3 +184,23 @@ def test_a_repeated_call_id_pairs_with_its_own_result(tmp_path: Path) -> None:
     changes = session_changes(path)
     assert [(t.turn, [f.path for f in t.files]) for t in changes.turns] == [(2, ["b.txt"])]
     assert changes.turn(2).files[0].action is ChangeAction.CREATED  # type: ignore[union-attr]
+
+
+def test_restore_writes_only_inside_a_trusted_folder(tmp_path: Path) -> None:
+    """A session file (or its journal) from elsewhere names the paths a restore would write:
+    outside a folder trusted for tools nothing can be restored, and a preview made while it was
+    trusted cannot be applied once the trust is revoked."""
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    path = coding_session(tmp_path / "rho", workspace)
+    (workspace / "app.py").write_text("def main():\n    print('hi')\n")  # as turn 1 left it
+    created = session_changes(path).turn(1).files[0]  # type: ignore[union-attr]
+    untrusted = preview_restore(created, TrustStore(tmp_path / "nobody-trusted-anything"))
+    assert not untrusted.possible and "not a folder trusted for tools" in untrusted.reason
+    store = trusted(workspace)
+    preview = preview_restore(created, store)
+    assert preview.possible
+    store.revoke(workspace)
+    with pytest.raises(RestoreConflict, match="not a folder trusted"):
+        restore_file(preview, store)
+    assert (workspace / "app.py").exists()
