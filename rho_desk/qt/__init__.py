@@ -1,1 +1,25 @@
 """The desktop app: the only code that imports PySide6 or qasync."""
+
+from __future__ import annotations
+
+import sys
+
+import PySide6  # noqa: F401  (its import installs shiboken's import hooks, adjusted below)
+
+
+def _skip_feature_source_scan() -> None:
+    """Stop PySide6 reading the source of every module imported after it.
+
+    To give each module a default for its ``__feature__`` switching (``snake_case``,
+    ``true_property``), shiboken's import hook searches every newly imported module's source
+    for the string "PySide6" (``inspect.getsource``). rho-desk selects no feature, so the answer
+    never matters here, and the search costs about 300 source files read at launch (40 ms) and
+    their lines kept in ``linecache`` for the life of the process (8 MB). Every module is
+    declared one that does not switch; a PySide6 without this private function is left as is.
+    """
+    feature = sys.modules.get("shibokensupport.feature")
+    if feature is not None and callable(getattr(feature, "_mod_uses_pyside", None)):
+        feature._mod_uses_pyside = lambda _module: False
+
+
+_skip_feature_source_scan()
