@@ -19,7 +19,7 @@ def _skip_feature_source_scan() -> None:
     """
     feature = sys.modules.get("shibokensupport.feature")
     if feature is not None and callable(getattr(feature, "_mod_uses_pyside", None)):
-        feature._mod_uses_pyside = lambda _module: False
+        setattr(feature, "_mod_uses_pyside", lambda _module: False)  # noqa: B010 (a module attribute)
 
 
 _skip_feature_source_scan()
