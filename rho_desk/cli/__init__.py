@@ -68,6 +68,9 @@ _SUMMARIES: dict[str, tuple[str, str]] = {
     "bench": ("bench", "run the performance benchmarks"),
 }
 _OPTIONS_WITH_VALUES = ("--log-level",)
+_OWN_TERMINAL = frozenset({"continue", "open"})
+"""Commands that handle the terminal themselves (a live reply and its prompts; the app); every
+other command's standard output shows control characters as text on a terminal (``terminal``)."""
 
 def _parser(command: str | None = None, *, every: bool = True) -> argparse.ArgumentParser:
     """The argument parser: every command's full parser, or (``every=False``) only ``command``'s,
@@ -148,6 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         source = "--log-level" if args.log_level is not None else "RHO_DESK_LOG"
         return fail(f"{source}: {exc}", EXIT_BAD_INPUT)
     logging.getLogger(__name__).debug("rho-desk %s: %s", __version__, args.command)
+    if args.command not in _OWN_TERMINAL and sys.stdout is not None and sys.stdout.isatty():
+        from .terminal import guard_stdout
+
+        guard_stdout()
     try:
         return int(handler(args))
     except RevisionConflict as exc:

@@ -99,7 +99,7 @@ def _empty(args: argparse.Namespace) -> None:
     elif args.json:
         print(json.dumps({"groups": []}))
     elif args.csv:
-        csv.writer(sys.stdout).writerow(FIELDS)
+        csv.writer(sys.stdout, lineterminator="\n").writerow(FIELDS)
 
 
 def _print_groups(groups: list[UsageGroup], args: argparse.Namespace) -> None:

@@ -1,0 +1,92 @@
+"""A session file's text cannot act on the terminal it is printed to: its folder, title or
+conversation may carry escape sequences (rewrite the screen, set the window title) and carriage
+returns. On a terminal the commands show them as text; piped output stays byte for byte."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+from rho_desk.core.stores.rho_files import create_session
+from rho_desk.core.wire import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    SessionSnapshot,
+)
+
+from .helpers import environment
+
+IDENTITY = ModelIdentity("openai", "chat-completions", "m")
+TITLE_SET = "\x1b]0;PWNED\x07"
+ERASE = "\x1b[2K\r"
+REPLY = f"Done.{ERASE}All tests passed{TITLE_SET}"
+
+
+def _session(tmp_path: Path) -> tuple[Path, Path]:
+    workspace = tmp_path / f"proj{ERASE}TRUSTED"
+    workspace.mkdir()
+    history = (
+        Message.system_text("You are Rho."),
+        Message.user_text("run the tests"),
+        Message.enriched(AssistantMessage(content=(ContentBlock(text=REPLY),), provenance=IDENTITY)),
+    )
+    snapshot = SessionSnapshot.new("0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a55", 2, history, IDENTITY)
+    with create_session(tmp_path / "rho", str(workspace), snapshot) as writer:
+        return writer.path, workspace
+
+
+def _on_a_terminal(env: dict[str, str], *argv: str) -> bytes:
+    """``rho-desk ARGV`` with its standard output on a pseudo-terminal; what it wrote there."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "rho_desk", *argv], stdout=follower,
+                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)  # fmt: skip
+    os.close(follower)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 60)
+            if not ready:
+                break
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child closed its end
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(leader)
+        process.wait(timeout=60)
+    assert process.returncode == 0, out
+    return out
+
+
+def test_show_on_a_terminal_prints_escapes_as_text(tmp_path: Path) -> None:
+    path, _workspace = _session(tmp_path)
+    out = _on_a_terminal(environment(tmp_path), "show", "--display", str(path))
+    assert b"\x1b" not in out and b"\x07" not in out
+    text = out.decode()
+    assert "All tests passed" in text and "\\x1b]0;PWNED\\x07" in text and "\\x1b[2K␍" in text
+
+
+def test_piped_output_is_left_as_it_is(tmp_path: Path) -> None:
+    path, _workspace = _session(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", str(path)], env=environment(tmp_path),
+                         capture_output=True, timeout=60)  # fmt: skip
+    assert out.returncode == 0 and REPLY.encode() in out.stdout
+
+
+def test_a_refusal_naming_a_spoofing_folder_shows_its_escapes(tmp_path: Path) -> None:
+    path, _workspace = _session(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "rho_desk", "continue", str(path), "-m", "hi",
+                          "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+                         env=environment(tmp_path), capture_output=True, timeout=60)  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert b"\x1b" not in out.stderr and b"\r" not in out.stderr
+    assert "proj\\x1b[2K␍TRUSTED" in out.stderr.decode() and "--trust-workspace" in out.stderr.decode()
