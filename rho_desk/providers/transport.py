@@ -113,6 +113,9 @@ _install_log_filter()
 T = TypeVar("T")
 
 MAX_ERROR_BODY_BYTES: Final = 16 * 1024
+"""How much of an error body is kept: its first and last 8 KiB."""
+MAX_ERROR_BODY_READ: Final = 1024 * 1024
+"""How much of an error body is read at most, for its tail."""
 """How much of an error response is read (for the diagnostic's parsed fields, never shown raw)."""
 MAX_DIAGNOSTIC_MESSAGE: Final = 2000
 _ERROR_TYPE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -208,22 +211,32 @@ _INVALID_REQUEST_MESSAGE: Final = re.compile(
 )
 
 
+def head_and_tail(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters by dropping its middle, not its end.
+
+    Servers put the cause last as often as first (llama.cpp: "... the request exceeds the
+    available context size, try increasing it"), so both ends are kept: 60% from the head,
+    the rest from the tail, joined by " … ".
+    """
+    if len(text) <= limit:
+        return text
+    head = limit * 3 // 5
+    tail = max(limit - head - 3, 1)
+    return text[:head].rstrip() + " … " + text[-tail:].lstrip()
+
+
 def _reason(message: str | None, scrub: Scrubber) -> str | None:
-    """The server's own error message for a person: scrubbed, on one line, length-capped."""
+    """The server's own error message for a person: scrubbed, on one line, its middle dropped
+    when it is long (:func:`head_and_tail`)."""
     if not message:
         return None
-    line = " ".join(scrub(message).split())
-    if len(line) > MAX_REASON_CHARS:
-        line = line[: MAX_REASON_CHARS - 1].rstrip() + "…"
+    line = head_and_tail(" ".join(scrub(message).split()), MAX_REASON_CHARS)
     return line or None
 
 
 def _diagnostic(parts: list[str], message: str | None, scrub: Scrubber) -> ProviderDiagnostic:
     if message:
-        cleaned = scrub(message)
-        if len(cleaned) > MAX_DIAGNOSTIC_MESSAGE:
-            cleaned = cleaned[:MAX_DIAGNOSTIC_MESSAGE] + "…"
-        parts = [*parts, f"message: {cleaned}"]
+        parts = [*parts, f"message: {head_and_tail(scrub(message), MAX_DIAGNOSTIC_MESSAGE)}"]
     return ProviderDiagnostic("; ".join(parts))
 
 
@@ -591,12 +604,24 @@ class HttpStream:
             await response.aclose()
 
     async def _read_bounded(self, response: httpx.Response) -> bytes:
-        data = bytearray()
+        """The error body, its head and its tail when it is long (the cause is often last)."""
+        half = MAX_ERROR_BODY_BYTES // 2
+        head = bytearray()
+        tail = b""
+        total = 0
         try:
             async for chunk in response.aiter_bytes():
-                data += chunk
-                if len(data) >= MAX_ERROR_BODY_BYTES:
+                total += len(chunk)
+                if len(head) < half:
+                    take = half - len(head)
+                    head += chunk[:take]
+                    chunk = chunk[take:]
+                if chunk:
+                    tail = (tail + chunk)[-half:]
+                if total >= MAX_ERROR_BODY_READ:
                     break
         except httpx.HTTPError:
             pass  # the status alone types the error; a half-read body only feeds the diagnostic
-        return bytes(data[:MAX_ERROR_BODY_BYTES])
+        if total <= MAX_ERROR_BODY_BYTES:
+            return bytes(head) + tail
+        return bytes(head) + " … ".encode() + tail

@@ -264,12 +264,25 @@ async def test_the_servers_own_reason_is_shown_and_an_invalid_request_is_not_ret
 async def test_every_error_status_shows_the_reason_scrubbed_and_capped(
     server: Loopback, api: Api, status: int
 ) -> None:
-    message = f"model 'x' says no; key {KEY} " + "detail " * 200
+    message = f"model 'x' says no; key {KEY} " + "detail " * 200 + "the cause comes last"
     server.queue(Reply(status=status, body=json.dumps({"error": {"message": message, "type": "server_said"}}).encode()))
     error = await fail(api.make(server.url))
     text = error.text()
     assert "model 'x' says no" in text and KEY not in text
-    assert "detail detail…" in text and len(text) < 500  # capped at MAX_REASON_CHARS
+    # capped at MAX_REASON_CHARS by dropping the middle: the cause at the end stays
+    assert " … " in text and "the cause comes last" in text and len(text) < 500
+
+
+@pytest.mark.asyncio
+async def test_a_long_error_body_keeps_its_head_and_its_tail(server: Loopback, api: Api) -> None:
+    """llama.cpp puts the cause at the end of its error; a body longer than what is kept loses
+    its middle, not its end (in the reason and in the diagnostic)."""
+    message = "request failed: " + "x" * 40_000 + " exceeds the available context size"
+    server.queue(Reply(status=400, body=json.dumps({"error": {"message": message}}).encode()))
+    sink = Sink()
+    error = await fail(api.make(server.url), sink)
+    assert error.text().endswith("exceeds the available context size")
+    assert "request failed: xxx" in error.text()
 
 
 @pytest.mark.asyncio
