@@ -41,11 +41,16 @@ import asyncio
 import contextlib
 import json
 import os
+import re
+import shutil
 import signal
 import sys
+import time
+import unicodedata
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
+from ..core.visible import visible
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 
 EXIT_CANCELLED = 130
@@ -120,14 +125,57 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_continue(args, message))
 
 
+_PROGRESS_EVERY: Final = 0.1
+"""Seconds between two updates of the live line (or two ``progress`` events) of one call."""
+_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _size(count: int) -> str:
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count // 1024} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def _rows(text: str, columns: int) -> int:
+    """The terminal rows ``text`` took, written from the start of a row."""
+    rows = 0
+    for line in text.split("\n"):
+        width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in line)
+        rows += max(1, -(-width // columns))
+    return rows
+
+
 class _Output:
-    """Human text or JSON lines."""
+    """Human text or JSON lines.
+
+    On a terminal the reply is shown as it streams, with its control characters made visible (a
+    model may send escape sequences); a reply that breaks off and is asked for again is erased
+    from the screen first, so it is never shown twice. While a model writes a tool call's
+    arguments, one live line on stderr says which call and how much (``--json``: ``progress``
+    events).
+    """
 
     def __init__(self, as_json: bool, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
         self.json = as_json
         self.out = out
         self.err = err
         self._mid_line = False
+        self._tty_out = _is_terminal(out)
+        self._tty_err = _is_terminal(err)
+        self._attempt = ""
+        """The reply text shown since the model call began (what a reset erases)."""
+        self._calls: dict[int, list[Any]] = {}
+        """Streaming tool calls: index -> [id, name, bytes, last shown]."""
+        self._live = False
 
     def event(self, kind: str, **fields: Any) -> None:
         if self.json:
@@ -138,22 +186,82 @@ class _Output:
         if self.json:
             self.event("text", text=text)
             return
+        self._clear_live()
+        if self._tty_out:
+            text = _CONTROL.sub(lambda m: visible(m.group()), text)
         self.out.write(text)
         self.out.flush()
+        self._attempt += text
         self._mid_line = not text.endswith("\n")
+
+    def step(self) -> None:
+        """A model call begins: what it shows is its own."""
+        self._attempt = ""
+        self._calls.clear()
+
+    def progress(self, index: int, call_id: str | None, name: str | None, added: int) -> None:
+        """``added`` more bytes of the arguments of the tool call at ``index``."""
+        call = self._calls.setdefault(index, [call_id, name, 0, 0.0])
+        call[0], call[1] = call_id or call[0], name or call[1]
+        call[2] += added
+        now = time.monotonic()
+        if now - call[3] < _PROGRESS_EVERY:
+            return
+        call[3] = now
+        if self.json:
+            self.event("progress", index=index, id=call[0], name=call[1], bytes=call[2])
+        elif self._tty_err:
+            what = f"{'an' if (call[1] or 'x')[0] in 'aeiou' else 'a'} {call[1]} call" if call[1] else "a tool call"
+            if self._mid_line:
+                self.out.write("\n")
+                self.out.flush()
+                self._mid_line = False
+                self._attempt += "\n"
+            self.err.write(f"\r\x1b[2K● writing {what}… {_size(call[2])}")
+            self.err.flush()
+            self._live = True
+
+    def call_done(self) -> None:
+        """The streamed tool calls are complete (proposed, or the reply ended)."""
+        self._calls.clear()
+        self._clear_live()
+
+    def _clear_live(self) -> None:
+        if self._live:
+            self.err.write("\r\x1b[2K")
+            self.err.flush()
+            self._live = False
+
+    def reset(self) -> None:
+        """The reply broke off and is asked for again: take back what it showed."""
+        self.call_done()
+        shown, self._attempt = self._attempt, ""
+        if self.json or not shown:
+            return
+        if self._tty_out:
+            columns = max(shutil.get_terminal_size().columns, 1)
+            up = _rows(shown, columns) - 1
+            self.out.write("\r" + (f"\x1b[{up}A" if up > 0 else "") + "\x1b[J")
+            self.out.flush()
+            self._mid_line = False
+            return
+        self.note("rho-desk: the reply broke off; it is asked for again (the text above is replaced)")
 
     def note(self, line: str) -> None:
         """A line about what happens (stderr in text mode, so stdout stays the reply)."""
         if self.json:
             return
+        self._clear_live()
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
             self._mid_line = False
+            self._attempt += "\n"
         self.err.write(line + "\n")
         self.err.flush()
 
     def finish(self) -> None:
+        self._clear_live()
         if not self.json and self._mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -405,7 +513,12 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
             used.observe(event)
             if isinstance(event, events.AssistantTextDelta):
                 output.text(event.text)
+            elif isinstance(event, events.ToolCallUpdated):
+                output.progress(event.index, event.id, event.name, len(event.arguments_delta.encode("utf-8")))
+            elif isinstance(event, events.StepStarted):
+                output.step()
             elif isinstance(event, events.ToolProposed):
+                output.call_done()
                 output.event("tool_proposed", **_call_fields(event.call))
             elif isinstance(event, events.ToolStarted):
                 if isinstance(event.metadata, dict) and event.metadata.get("operation") in ("write", "execute"):
@@ -426,10 +539,10 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
             elif isinstance(event, events.CompactionCompleted):
                 await save(event.outcome.committed_snapshot, event.outcome)
             elif isinstance(event, events.ProviderStreamReset):
-                # what was printed of the broken reply stays on screen: say that it is sent again
+                # on a terminal the broken reply is erased; piped, a line says it is sent again
                 why = "invalid_response" if isinstance(event.reason, events.InvalidResponseReset) else "retryable_failure"
                 output.event("reset", reason=why, detail=event.detail)
-                output.note("rho-desk: the reply broke off; it is asked for again (the text above is replaced)")
+                output.reset()
             elif isinstance(event, events.Completed):
                 outcome = event.outcome
                 if outcome.stop_reason is not events.StopReason.END_TURN:

@@ -83,3 +83,28 @@ async def test_a_broken_reply_that_is_retried_says_so(server: Loopback, tmp_path
     status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *_base(server))
     assert status == 0, err
     assert out == "Half\nWhole.\n" and "the reply broke off; it is asked for again (the text above is replaced)" in err
+
+
+def _streamed_write(pieces: int, piece: str) -> Reply:
+    """A ``write`` call whose arguments arrive in ``pieces`` slow fragments (a long file)."""
+    head = {"index": 0, "id": "c1", "type": "function", "function": {"name": "write", "arguments": '{"path": "big.txt", "content": "'}}
+    chunks = [openai_chunk({"role": "assistant", "tool_calls": [head]})]
+    chunks += [openai_chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}) for _ in range(pieces)]
+    chunks += [openai_chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]}),
+               openai_chunk({}, finish="tool_calls"), b"data: [DONE]\n\n"]  # fmt: skip
+    return Reply(chunks=chunks, delay=0.03)
+
+
+@pytest.mark.asyncio
+async def test_a_tool_call_being_written_reports_its_progress(server: Loopback, tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(_streamed_write(20, "x" * 700), text_reply("Written."))
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--json")
+    assert status == 0, err
+    progress = [e for e in events_of(out) if e["event"] == "progress"]
+    assert len(progress) >= 3, progress  # about one per 0.1 s of a 0.6 s call
+    assert all(e["name"] == "write" and e["id"] == "c1" and e["index"] == 0 for e in progress)
+    sizes = [e["bytes"] for e in progress]
+    assert sizes == sorted(sizes) and sizes[-1] > 5_000
