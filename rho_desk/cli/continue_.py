@@ -45,7 +45,6 @@ import re
 import shutil
 import signal
 import sys
-import time
 import unicodedata
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -125,8 +124,6 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_continue(args, message))
 
 
-_PROGRESS_EVERY: Final = 0.1
-"""Seconds between two updates of the live line (or two ``progress`` events) of one call."""
 _CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -135,14 +132,6 @@ def _is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def _size(count: int) -> str:
-    if count < 1024:
-        return f"{count} bytes"
-    if count < 1024 * 1024:
-        return f"{count // 1024} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
 
 
 def _rows(text: str, columns: int) -> int:
@@ -173,8 +162,9 @@ class _Output:
         self._tty_err = _is_terminal(err)
         self._attempt = ""
         """The reply text shown since the model call began (what a reset erases)."""
-        self._calls: dict[int, list[Any]] = {}
-        """Streaming tool calls: index -> [id, name, bytes, last shown]."""
+        from ..core.tools.words import CallProgress
+
+        self._calls = CallProgress()
         self._live = False
 
     def event(self, kind: str, **fields: Any) -> None:
@@ -201,23 +191,18 @@ class _Output:
 
     def progress(self, index: int, call_id: str | None, name: str | None, added: int) -> None:
         """``added`` more bytes of the arguments of the tool call at ``index``."""
-        call = self._calls.setdefault(index, [call_id, name, 0, 0.0])
-        call[0], call[1] = call_id or call[0], name or call[1]
-        call[2] += added
-        now = time.monotonic()
-        if now - call[3] < _PROGRESS_EVERY:
+        due = self._calls.add(index, call_id, name, added)
+        if due is None:
             return
-        call[3] = now
         if self.json:
-            self.event("progress", index=index, id=call[0], name=call[1], bytes=call[2])
+            self.event("progress", index=due.index, id=due.call_id, name=due.name, bytes=due.bytes)
         elif self._tty_err:
-            what = f"{'an' if (call[1] or 'x')[0] in 'aeiou' else 'a'} {call[1]} call" if call[1] else "a tool call"
             if self._mid_line:
                 self.out.write("\n")
                 self.out.flush()
                 self._mid_line = False
                 self._attempt += "\n"
-            self.err.write(f"\r\x1b[2K● writing {what}… {_size(call[2])}")
+            self.err.write(f"\r\x1b[2K{due.words()}")
             self.err.flush()
             self._live = True
 

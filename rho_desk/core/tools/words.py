@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Final
 
 from ..session.events import ToolCallFailure, ToolCallResult, ToolCallSuccess
+from ..visible import one_line
 
-__all__ = ["call_subject", "result_text"]
+__all__ = ["CallProgress", "CallWritten", "call_subject", "result_text", "size_words"]
+
+PROGRESS_EVERY: Final = 0.1
+"""Seconds between two reports of one call being written (a live line, a ``progress`` event)."""
 
 
 def call_subject(metadata: object, limit: int = 160) -> str:
@@ -27,3 +34,68 @@ def result_text(result: ToolCallResult) -> tuple[bool, str]:
     if isinstance(result, ToolCallFailure):
         return False, result.message
     return False, "the tool is unavailable"
+
+
+def size_words(count: int) -> str:
+    """A byte count for a person: ``812 bytes``, ``12 KB``, ``1.4 MB``."""
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count // 1024} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+@dataclass(frozen=True, slots=True)
+class CallWritten:
+    """How far the model has written one tool call's arguments."""
+
+    index: int
+    call_id: str | None
+    name: str | None
+    bytes: int
+
+    def words(self) -> str:
+        """``● writing an edit call… 12 KB`` (the name as the model sent it, controls made visible)."""
+        if self.name:
+            article = "an" if self.name[0].lower() in "aeiou" else "a"
+            what = f"{article} {one_line(self.name)} call"
+        else:
+            what = "a tool call"
+        return f"● writing {what}… {size_words(self.bytes)}"
+
+
+@dataclass(slots=True)
+class _Streaming:
+    call_id: str | None
+    name: str | None
+    bytes: int = 0
+    reported: float = float("-inf")
+
+
+class CallProgress:
+    """The tool calls a model is streaming, counted from the engine's ``ToolCallUpdated`` events,
+    reported at most every :data:`PROGRESS_EVERY` seconds per call (a 9-minute runaway call is
+    thus visible, without a report per fragment)."""
+
+    def __init__(self, every: float = PROGRESS_EVERY, clock: Callable[[], float] = time.monotonic) -> None:
+        self._every = every
+        self._clock = clock
+        self._calls: dict[int, _Streaming] = {}
+
+    def add(self, index: int, call_id: str | None, name: str | None, added: int) -> CallWritten | None:
+        """Count ``added`` bytes of call ``index``; what to report now, or ``None`` (not due)."""
+        call = self._calls.get(index)
+        if call is None:
+            call = self._calls[index] = _Streaming(call_id, name)
+        call.call_id = call_id or call.call_id
+        call.name = name or call.name
+        call.bytes += added
+        now = self._clock()
+        if now - call.reported < self._every:
+            return None
+        call.reported = now
+        return CallWritten(index, call.call_id, call.name, call.bytes)
+
+    def clear(self) -> None:
+        """The calls are complete (proposed), or the reply was reset or ended."""
+        self._calls.clear()

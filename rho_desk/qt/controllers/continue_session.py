@@ -133,6 +133,9 @@ class ContinueController(QObject):
     sig_reasoning_delta = Signal(str)
     """A reasoning summary streamed."""
     sig_activity = Signal(str)
+    sig_call_progress = Signal(str)
+    """How far the model has written the tool call it streams (``● writing an edit call… 12 KB``);
+    empty once the call is complete, or the reply was reset or ended."""
     """One line about the run's progress."""
     sig_compaction = Signal(str, object)
     """Automatic compaction: ``started`` (message count) or ``completed`` (outcome)."""
@@ -348,9 +351,12 @@ class ContinueController(QObject):
         from ...core.changes import CheckpointOutcome
         from ...core.changes.journal import changed_files_text
         from ...core.session import events
-        from ...core.tools.words import call_subject, result_text
+        from ...core.tools.words import CallProgress, call_subject, result_text
         from ...core.usage import TurnUsage
 
+        # the calls being written are complete, or the reply was reset or ended
+        calls_ended = (events.ToolProposed, events.AssistantTextDelta, events.ProviderStreamReset,
+                       events.Completed, events.Cancelled, events.Failed)  # fmt: skip
         if self.document.path is not None:
             self._recorder.begin_turn(self.document.path, session.id, session.revision)
         self._saved_node = None
@@ -363,10 +369,21 @@ class ContinueController(QObject):
         outcome = "completed"
         detail = ""
         used = TurnUsage()
+        calls = CallProgress()
+        writing = False
         try:
             async for event in run:
                 used.observe(event)
-                if isinstance(event, events.AssistantTextDelta):
+                if writing and isinstance(event, calls_ended):
+                    calls.clear()
+                    writing = False
+                    self.sig_call_progress.emit("")
+                if isinstance(event, events.ToolCallUpdated):
+                    due = calls.add(event.index, event.id, event.name, len(event.arguments_delta.encode("utf-8")))
+                    if due is not None:
+                        writing = True
+                        self.sig_call_progress.emit(due.words())
+                elif isinstance(event, events.AssistantTextDelta):
                     self.sig_text_delta.emit(event.text)
                 elif isinstance(event, events.ReasoningSummaryDelta):
                     self.sig_reasoning_delta.emit(event.text)

@@ -198,6 +198,11 @@ class ContinuePanel(QFrame):
         self.cancel_button.setObjectName("CancelRun")
         self.cancel_button.setToolTip("Stop the reply; the prompt and the partial reply are kept (Esc)")
         self.cancel_button.setEnabled(False)
+        self.call_progress = QLabel("")
+        self.call_progress.setObjectName("CallProgress")
+        self.call_progress.setAccessibleName("Tool call being written")
+        self.call_progress.setProperty("muted", True)
+        self.call_progress.hide()
         self.status = QLabel("")
         self.status.setObjectName("ContinueStatus")
         self.status.setProperty("muted", True)
@@ -220,6 +225,7 @@ class ContinuePanel(QFrame):
         layout.addWidget(self.handoff)
         layout.addWidget(self.workspace_banner)
         layout.addWidget(self.reply, 1)
+        layout.addWidget(self.call_progress)
         layout.addWidget(self.cards)
         layout.addLayout(row)
         layout.addWidget(self.status)
@@ -257,6 +263,7 @@ class ContinuePanel(QFrame):
         c.sig_text_delta.connect(self._on_controller_text_delta)
         c.sig_reasoning_delta.connect(self._on_controller_reasoning_delta)
         c.sig_activity.connect(self._on_controller_activity)
+        c.sig_call_progress.connect(self._on_controller_call_progress)
         c.sig_saved.connect(self._on_controller_saved)
         c.sig_turn_finished.connect(self._on_controller_turn_finished)
         c.sig_handoff_required.connect(self._on_controller_handoff_required)
@@ -428,6 +435,10 @@ class ContinuePanel(QFrame):
 
     def _on_controller_activity(self, text: str) -> None:
         self._line(text)
+
+    def _on_controller_call_progress(self, text: str) -> None:
+        self.call_progress.setText(text)
+        self.call_progress.setVisible(bool(text))
 
     def _on_controller_saved(self, node: RevisionNode) -> None:
         name = revision_words(self.controller.document.tree, node)

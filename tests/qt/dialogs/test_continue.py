@@ -291,3 +291,23 @@ def test_a_turn_that_reaches_its_step_limit_says_so(make_window, run, tmp_path: 
     assert "■ Stopped: the turn reached its limit of 2 model steps" in activity
     notices = [n.text for n in context.notifier.history]
     assert "The turn stopped early: the turn reached its limit of 2 model steps. What it did is saved." in notices
+
+
+def test_a_tool_call_being_written_shows_how_far_it_got(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                        loopback_profile, qtbot) -> None:  # fmt: skip
+    """A model writing a long tool call (a runaway edit takes minutes) shows a live line with the
+    call and its size so far, gone once the call is complete."""
+    from ...providers.test_cli_continue_limits import _streamed_write
+
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    seen: list[str] = []
+    controller.sig_call_progress.connect(seen.append)
+    loopback.queue(_streamed_write(20, "x" * 700), text_reply("Done."))
+    panel.composer.setPlainText("Write the big file")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    shown = [s for s in seen if s]
+    assert len(shown) >= 3 and all(s.startswith("● writing a write call… ") for s in shown), seen
+    assert shown[-1].endswith(" KB") and seen[-1] == ""  # cleared once the call was complete
+    assert panel.call_progress.isHidden() and panel.call_progress.accessibleName() == "Tool call being written"
