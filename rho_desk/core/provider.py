@@ -32,6 +32,7 @@ __all__ = [
     "ReasoningLevel",
     "ReasoningSummaryDelta",
     "RequestAttemptFailed",
+    "ServedModel",
     "ServiceTier",
     "ToolCallDelta",
     "Usage",
@@ -120,6 +121,15 @@ class ProviderContext:
 
 
 @dataclass(frozen=True, slots=True)
+class ServedModel:
+    """The model the server says answered (an OpenAI-compatible chunk's ``model``), sent once
+    when it is not the model that was asked for: a local server answers with the model it has
+    loaded whatever the request named. The reply's provenance records it."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     usage: ModelUsage
 
@@ -141,6 +151,7 @@ ModelEvent: TypeAlias = (
     | ProviderContext
     | Usage
     | RequestAttemptFailed
+    | ServedModel
 )
 
 

@@ -45,6 +45,7 @@ from ..core.provider import (
     ReasoningDelta,
     ReasoningLevel,
     ReasoningSummaryDelta,
+    ServedModel,
     ToolCallDelta,
     Usage,
 )
@@ -219,12 +220,22 @@ class _ChatTurn:
     usage: ChatUsage = field(default_factory=ChatUsage)
     finished: bool = False
     finish_reason: str | None = None
+    requested: str = ""
+    """The model the request named."""
+    served: str | None = None
+    """The model the chunks name, once seen."""
 
     def feed(self, chunk: dict[str, Any]) -> list[ModelEvent]:
         self.usage.merge(chunk.get("usage"))
+        early: list[ModelEvent] = []
+        model = chunk.get("model")
+        if self.served is None and isinstance(model, str) and model:
+            self.served = model
+            if model != self.requested:
+                early.append(ServedModel(model))
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            return []
+            return early
         choice = choices[0]
         if choice.get("finish_reason"):
             self.finished = True
@@ -232,7 +243,7 @@ class _ChatTurn:
         delta = choice.get("delta")
         if not isinstance(delta, dict):
             delta = json_object(choice, "message")
-        events: list[ModelEvent] = []
+        events: list[ModelEvent] = early
         reasoning = delta.get("reasoning_content")
         if not isinstance(reasoning, str):
             reasoning = delta.get("reasoning")
@@ -377,7 +388,7 @@ class OpenAIChatProvider(HttpProvider):
 
     async def _stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
         body = self.build_body(request)
-        turn = _ChatTurn()
+        turn = _ChatTurn(requested=self.identity().model)
         async with self._http.post_sse("/chat/completions", body) as stream:
             if stream.is_event_stream:
                 await self._consume_stream(stream, turn, events)

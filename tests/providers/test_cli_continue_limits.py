@@ -108,3 +108,29 @@ async def test_a_tool_call_being_written_reports_its_progress(server: Loopback, 
     assert all(e["name"] == "write" and e["id"] == "c1" and e["index"] == 0 for e in progress)
     sizes = [e["bytes"] for e in progress]
     assert sizes == sorted(sizes) and sizes[-1] > 5_000
+
+
+@pytest.mark.asyncio
+async def test_the_model_the_server_names_is_the_one_recorded(server: Loopback, tmp_path: Path) -> None:
+    """A local server answers with the model it has loaded whatever the request names: the reply's
+    provenance records the model every chunk names, not the one asked for."""
+    from rho_desk.core.stores.rho_files import read_session
+
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    served = "qwen2.5-coder-1.5b"
+    for _ in range(2):
+        server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "reasoning_content": "Let me think."}, model=served),
+                                   openai_chunk({"content": "Hi."}, model=served),
+                                   openai_chunk({}, finish="stop", model=served), b"data: [DONE]\n\n"]))  # fmt: skip
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server))
+    assert status == 0, err
+    assert server.requests[0].body["model"] == "m"
+    last = read_session(path).tree.snapshot().history[-1].enriched_assistant
+    assert last is not None and last.provenance.model == served and last.provenance.provider == "openai"
+    # its reasoning stays the request's own: the next turn to the same server replays it, no handoff
+    assert [b.identity.model for b in last.provider_context] == ["m"]
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *_base(server))
+    assert status == 0, err
+    assert any(m.get("reasoning_content") == "Let me think." for m in server.requests[1].body["messages"])

@@ -126,10 +126,14 @@ class _PartialCall:
 class StreamCapture:
     """The partial output of one provider call (content, summary, context, tool calls, usage)."""
 
-    __slots__ = ("_content", "_merge", "_seal", "context", "identity", "partials", "summary", "usage")
+    __slots__ = ("_content", "_merge", "_seal", "context", "identity", "partials", "provenance", "summary", "usage")
 
     def __init__(self, identity: ModelIdentity) -> None:
         self.identity = identity
+        """The identity the request was made for; provider-native blocks are tagged with it, so
+        that the next request to the same target replays them."""
+        self.provenance = identity
+        """Who wrote the reply: the identity, with the model the server names when it names one."""
         # Each entry is either a list of text fragments (one Text block) or a ContentBlock.
         self._content: list[list[str] | ContentBlock] = []
         self._merge = False
@@ -140,6 +144,11 @@ class StreamCapture:
         self.usage = _EMPTY_USAGE
 
     # -- updates, one per ModelEvent kind -------------------------------------------------
+
+    def served(self, model: str) -> None:
+        """The server names the model that answered: the reply's provenance records it."""
+        if model and model != self.identity.model:
+            self.provenance = ModelIdentity(self.identity.provider, self.identity.api, model)
 
     def text(self, text: str) -> None:
         content = self._content

@@ -72,6 +72,7 @@ from ..provider import (
     ReasoningDelta,
     ReasoningSummaryDelta,
     RequestAttemptFailed,
+    ServedModel,
     ServiceTier,
     ToolCallDelta,
     Usage,
@@ -272,6 +273,9 @@ class _Sink:
             if mapped is None:
                 return
             out = mapped
+        elif kind is ServedModel:
+            capture.served(event.name)
+            return
         elif kind is RequestAttemptFailed:
             capture.reset_usage()
             self.started = time.perf_counter()
@@ -443,7 +447,6 @@ class RunWorker:
             self.candidate.append(Message(assistant=(ContentBlock(tool_call=self.host_call),)))
             await self._tool_phase([self.host_call])
         specs = self.config.tool_specs
-        identity = self.core.provider.identity()
         for step in range(1, self.config.max_steps + 1):
             self.commands.drain(self._handle_command)
             await self._apply_steering()
@@ -455,7 +458,7 @@ class RunWorker:
             self.usage = self.usage.saturating_add(capture.usage)
             assistant = AssistantMessage(
                 content=content,
-                provenance=identity,
+                provenance=capture.provenance,  # the model the server says answered, when it names one
                 reasoning_summary=capture.summary_text(),
                 provider_context=tuple(capture.context),
             )

@@ -14,7 +14,7 @@ MODULES = [
 # Provider stream events stay in rho_desk.core.provider: several share names with run events.
 NAMESPACED = {
     "OutputDelta", "ProviderContext", "ReasoningDelta", "ReasoningSummaryDelta", "RequestAttemptFailed",
-    "ToolCallDelta", "Usage", "WebSearch",
+    "ServedModel", "ToolCallDelta", "Usage", "WebSearch",
 }  # fmt: skip
 
 
