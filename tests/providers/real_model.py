@@ -1,0 +1,91 @@
+"""llama.cpp's own ``llama-server`` with Qwen2.5-Coder Instruct, a model that really calls tools,
+for the opt-in tests (``RHO_DESK_LLAMA=1``; set up by ``scripts/llama-server-setup.sh``).
+
+The server runs with the model's chat template rewritten so that its tool-call markers are a
+json code fence (``scripts/qwen2.5-tools.jinja``): llama.cpp then constrains the calls with a
+grammar and streams them as ``tool_calls`` (environment.md §11).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ENABLED = os.environ.get("RHO_DESK_LLAMA") == "1"
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "scripts" / "qwen2.5-tools.jinja"
+LLAMA_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rho-desk" / "llama"
+SERVER = LLAMA_DIR / "build" / "bin" / "llama-server"
+MODELS = {
+    "1.5b": LLAMA_DIR / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    "0.5b": LLAMA_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+}
+
+
+def missing() -> str | None:
+    """Why the real server cannot run here, or ``None``."""
+    if not ENABLED:
+        return "opt-in: RHO_DESK_LLAMA=1 runs llama-server with a real model (scripts/llama-server-setup.sh)"
+    if not SERVER.exists():
+        return f"no {SERVER}: run scripts/llama-server-setup.sh"
+    absent = [str(path) for path in MODELS.values() if not path.exists()]
+    return f"no {', '.join(absent)}: run scripts/llama-server-setup.sh" if absent else None
+
+
+@dataclass
+class RealServer:
+    base_url: str
+    """The OpenAI-compatible root (``…/v1``)."""
+    served: str
+    """The model name the server puts in its replies (its ``/v1/models`` id)."""
+    process: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def real_server(model: str = "1.5b", n_ctx: int = 8192, startup_timeout: float = 180.0) -> Iterator[RealServer]:
+    """Start ``llama-server`` on 127.0.0.1, wait until it is healthy, kill it after."""
+    port = _free_port()
+    log = open(os.devnull, "wb")  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [str(SERVER), "-m", str(MODELS[model]), "--host", "127.0.0.1", "--port", str(port), "-c", str(n_ctx),
+         "-t", "2", "--jinja", "--chat-template-file", str(TEMPLATE), "--seed", "7", "--temp", "0"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    root = f"http://127.0.0.1:{port}"
+    server = RealServer(f"{root}/v1", MODELS[model].name, process)
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"llama-server exited with status {process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
+                    server.served = httpx.get(f"{root}/v1/models", timeout=5.0).json()["data"][0]["id"]
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError("llama-server did not become healthy")
+            time.sleep(0.5)
+        yield server
+    finally:
+        server.stop()
+        log.close()
