@@ -562,7 +562,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         return fail(f"the model call failed; nothing of this turn was kept{note}: {failure}", EXIT_PROBLEMS)
     usage = used.usage
     reported = None if usage is None else {k: v for k, v in msgspec.structs.asdict(usage).items() if v is not None}
-    output.event("usage", reported=reported, estimated_tokens=used.estimated)
+    output.event("usage", reported=reported, estimated_tokens=used.estimated, estimate_calibrated=used.calibrated)
     output.note(f"rho-desk: usage: {used.describe()}")
     if status == EXIT_CANCELLED:
         output.event("cancelled", revision=session.revision)

@@ -189,6 +189,12 @@ class ModelProvider(abc.ABC):
     def identity(self) -> ModelIdentity:
         """The exact identity used for provenance, context tagging and handoff."""
 
+    async def count_tokens(self, text: str) -> int | None:
+        """``text``'s length in the served model's own tokens, when the server can count them
+        (llama.cpp's ``/tokenize``), else ``None`` (the default). Never raises; bounded in time.
+        The engine calibrates its context estimate with it."""
+        return None
+
     async def send_turn(self, request: ModelRequest) -> tuple[ContentBlock, ...]:
         """Non-streaming request; the final assistant content."""
         raise ProviderError(

@@ -79,6 +79,8 @@ DEFAULT_MAX_OUTPUT_TOKENS: Final = 8192
 """The output cap sent with every request when the profile sets none: a model that runs away (a
 tool call that degenerates into thousands of repeated tokens) is stopped by the server at it, not
 at the end of its context minutes later."""
+TOKENIZE_TIMEOUT: Final = 2.0
+"""Seconds a token count may take; slower, the engine keeps its own estimate."""
 
 _EFFORT: Final = {
     ReasoningLevel.MINIMAL: "minimal",
@@ -375,6 +377,29 @@ class OpenAIChatProvider(HttpProvider):
         self.send_prompt_cache_key = send_prompt_cache_key
         self.max_output_tokens = DEFAULT_MAX_OUTPUT_TOKENS if max_output_tokens is None else max_output_tokens
         self._max_tokens_field = "max_completion_tokens" if urlsplit(base_url).hostname == "api.openai.com" else "max_tokens"
+        self._counts_tokens: bool | None = None
+        """Whether the server answers ``/tokenize`` (unknown until asked once)."""
+
+    async def count_tokens(self, text: str) -> int | None:
+        """llama.cpp's ``POST /tokenize`` (``{"content": text}`` → ``{"tokens": [...]}``), beside
+        the ``/v1`` root; ``None`` when the server has no such endpoint (asked once) or is slow."""
+        if self._counts_tokens is False:
+            return None
+        http = self._http
+        root = httpx.URL(http.base_url)
+        path = root.path.rstrip("/")
+        url = root.copy_with(path=(path[: -len("/v1")] if path.endswith("/v1") else path) + "/tokenize")
+        try:
+            answer = await http.post_json(url, {"content": text}, timeout=TOKENIZE_TIMEOUT)
+        except (httpx.HTTPError, ValueError):
+            self._counts_tokens = False
+            return None
+        tokens = answer.get("tokens") if isinstance(answer, dict) else None
+        if not isinstance(tokens, list):
+            self._counts_tokens = False
+            return None
+        self._counts_tokens = True
+        return len(tokens)
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         return build_chat_body(

@@ -505,6 +505,18 @@ class HttpStream:
     def __repr__(self) -> str:
         return f"HttpStream({strip_query(self.base_url)!r}, headers={sorted(self._headers)!r}, secret_headers={REDACTED})"
 
+    async def post_json(self, url: httpx.URL, body: Mapping[str, Any], *, timeout: float) -> Any:
+        """A small JSON request outside the model's stream (a token count): its JSON answer.
+
+        Raises:
+            httpx.HTTPError: the request failed or the status was not 2xx.
+            ValueError: the answer was not JSON.
+        """
+        headers = {**self._headers, **{k: v.expose_secret() for k, v in self._secret_headers.items()}}
+        response = await self._ensure_client().post(url, json=dict(body), headers=headers, timeout=timeout)
+        response.raise_for_status()
+        return response.json()
+
     def url_for(self, path: str) -> httpx.URL:
         """``path`` appended to the base URL's path; the base URL's query (``api-version=``...) kept."""
         base = httpx.URL(self.base_url)

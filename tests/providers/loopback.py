@@ -57,6 +57,10 @@ class Loopback:
         self.disconnected = asyncio.Event()
         self.disconnected_at: float | None = None
         self.url = ""
+        self.tokens_per_char: float | None = None
+        """Answer llama.cpp's ``POST /tokenize`` with this many tokens per character; ``None``: 404,
+        as servers without it do. Token counts are kept apart from :attr:`requests`."""
+        self.tokenized: list[str] = []
 
     def queue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -72,6 +76,12 @@ class Loopback:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw
+        if request.path.endswith("/tokenize"):
+            if self.tokens_per_char is None or not isinstance(body, dict):
+                return web.Response(status=404, body=b"Not Found")
+            self.tokenized.append(body["content"])
+            count = round(len(body["content"]) * self.tokens_per_char)
+            return web.json_response({"tokens": list(range(count))})
         self.requests.append(
             Recorded(request.method, request.path, dict(request.query), dict(request.headers), body)
         )

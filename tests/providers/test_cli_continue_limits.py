@@ -134,3 +134,26 @@ async def test_the_model_the_server_names_is_the_one_recorded(server: Loopback, 
     status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *_base(server))
     assert status == 0, err
     assert any(m.get("reasoning_content") == "Let me think." for m in server.requests[1].body["messages"])
+
+
+@pytest.mark.asyncio
+async def test_the_context_estimate_is_calibrated_by_a_server_that_counts_tokens(server: Loopback, tmp_path: Path) -> None:
+    """llama.cpp's ``/tokenize`` counts the history's text once per turn; the estimate (the context
+    window check, the token policy, the usage shown) follows the server's count. A server without
+    it (404) leaves the estimate as it is."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(text_reply("One."), text_reply("Two."))
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), "--json")
+    assert status == 0, err
+    plain = next(e for e in events_of(out) if e["event"] == "usage")["estimated_tokens"]
+    assert server.tokenized == []
+    server.tokens_per_char = 0.5  # twice the estimate's four characters a token
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), "--json")
+    assert status == 0, err
+    usage = next(e for e in events_of(out) if e["event"] == "usage")
+    assert usage["estimate_calibrated"] is True
+    calibrated = usage["estimated_tokens"]
+    assert len(server.tokenized) == 1 and "go go go" in server.tokenized[0]
+    assert 1.5 * plain < calibrated < 2.5 * plain, (plain, calibrated)

@@ -395,3 +395,5 @@ class ContextEstimated(RunEvent):
     """Immediately after every ``StepStarted``: the provider-neutral request estimate."""
 
     tokens: int
+    calibrated: bool = False
+    """Scaled to the served model's own token count (a server that counts: llama.cpp)."""

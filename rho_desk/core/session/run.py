@@ -36,7 +36,7 @@ import contextlib
 import json
 import time
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from ..cancellation import CancellationToken, race
 from ..compaction.api import (
@@ -50,6 +50,7 @@ from ..compaction.tokens import (
     REQUEST_OVERHEAD,
     TOOL_SCHEMA_OVERHEAD,
     estimate_messages_tokens,
+    estimate_text_tokens,
     json_tokens,
     message_tokens,
 )
@@ -179,11 +180,14 @@ class _ContextEstimate:
     once. Entries keep their message alive, so an ``id`` is never reused while cached.
     """
 
-    __slots__ = ("_cache", "_tools")
+    __slots__ = ("_cache", "_tools", "calibrated", "scale")
 
     def __init__(self, specs: Sequence[ToolSpec]) -> None:
         self._tools = sum(TOOL_SCHEMA_OVERHEAD + json_tokens(s) for s in specs)
         self._cache: dict[int, tuple[Message, int]] = {}
+        self.scale = 1.0
+        """The served model's tokens per estimated token (:meth:`Run._calibrate`); 1 when unknown."""
+        self.calibrated = False
 
     def messages(self, messages: Sequence[Message]) -> int:
         cache = self._cache
@@ -196,7 +200,30 @@ class _ContextEstimate:
         return min(total, U64_MAX)
 
     def context(self, messages: Sequence[Message]) -> int:
-        return min(REQUEST_OVERHEAD + self.messages(messages) + self._tools, U64_MAX)
+        raw = REQUEST_OVERHEAD + self.messages(messages) + self._tools
+        return min(raw if not self.calibrated else round(raw * self.scale), U64_MAX)
+
+
+CALIBRATION_SAMPLE: Final = 64 * 1024
+"""Characters of the history's text a run sends to the server's tokenizer (the most recent)."""
+
+
+def _sample_text(messages: Sequence[Message]) -> str:
+    """The plain text of ``messages``, newest last, at most :data:`CALIBRATION_SAMPLE` characters."""
+    parts: list[str] = []
+    size = 0
+    for message in reversed(messages):
+        if message.system is not None:
+            text = message.system
+        elif message.tool_result is not None:
+            text = message.tool_result.content
+        else:
+            text = "\n".join(b.text for b in message.content if b.text is not None)
+        parts.append(text)
+        size += len(text)
+        if size >= CALIBRATION_SAMPLE:
+            break
+    return "\n".join(reversed(parts))[-CALIBRATION_SAMPLE:]
 
 
 class _Sink:
@@ -447,13 +474,14 @@ class RunWorker:
             self.candidate.append(Message(assistant=(ContentBlock(tool_call=self.host_call),)))
             await self._tool_phase([self.host_call])
         specs = self.config.tool_specs
+        await self._calibrate()
         for step in range(1, self.config.max_steps + 1):
             self.commands.drain(self._handle_command)
             await self._apply_steering()
             compacted = await self._maybe_compact(step)
             await self._fit_context_window(step, compacted)
             await self.emit(ev.StepStarted(step))
-            await self.emit(ev.ContextEstimated(self.estimate.context(self.candidate)))
+            await self.emit(ev.ContextEstimated(self.estimate.context(self.candidate), self.estimate.calibrated))
             content, capture = await self._request_valid_response(specs)
             self.usage = self.usage.saturating_add(capture.usage)
             assistant = AssistantMessage(
@@ -561,6 +589,21 @@ class RunWorker:
         await self._apply_steering()
 
     # -- compaction -----------------------------------------------------------------------
+
+    async def _calibrate(self) -> None:
+        """Scale the context estimate to the served model's own count of this history's text,
+        when the provider can count (llama.cpp's ``/tokenize``; one call per run, bounded): the
+        character rule of the estimate is 20% off for a small model's tokenizer either way, and
+        the context window check and the token policy should count what the server counts."""
+        sample = _sample_text(self.candidate)
+        estimated = estimate_text_tokens(sample)
+        if estimated < 16:
+            return  # too little text to say anything
+        counted = await self.core.provider.count_tokens(sample)
+        if counted is None or counted <= 0:
+            return
+        self.estimate.scale = min(max(counted / estimated, 0.25), 4.0)
+        self.estimate.calibrated = True
 
     async def _fit_context_window(self, step: int, compacted: bool) -> None:
         """Never send a request larger than the provider's known context window.

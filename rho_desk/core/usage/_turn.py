@@ -30,6 +30,8 @@ class TurnUsage:
         self.reported: ModelUsage | None = None
         self._requests = 0
         self._streamed: list[str] = []
+        self.calibrated = False
+        """The estimate follows the served model's own token count (a server that counts)."""
 
     def observe(self, event: RunEvent) -> None:
         events = self._events
@@ -37,6 +39,7 @@ class TurnUsage:
             self._streamed.append(event.text)
         elif isinstance(event, events.ContextEstimated):
             self._requests += event.tokens
+            self.calibrated = self.calibrated or event.calibrated
         elif isinstance(event, events.UsageUpdated):
             self.reported = event.usage
         elif isinstance(event, events.Completed):
