@@ -42,6 +42,10 @@ class _Server:
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await reader.readuntil(b"\r\n\r\n")
+            if b" /tokenize " in head.split(b"\r\n", 1)[0]:
+                writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                await writer.drain()
+                return  # a token count is not the model request this measures
             length = 0
             for line in head.split(b"\r\n"):
                 name, _, value = line.partition(b":")
@@ -111,6 +115,8 @@ async def _measure(repeat: int) -> tuple[list[float], list[float]]:
             await version.communicate()
             ended = time.perf_counter()
             if index:
+                if arrived <= start:
+                    raise RuntimeError("a request from an earlier run was taken for this one's")
                 samples.append((arrived - start) * 1000)
                 baseline.append((ended - start_v) * 1000)
     listener.close()

@@ -217,20 +217,25 @@ class _Output:
             self.err.flush()
             self._live = False
 
-    def reset(self) -> None:
-        """The reply broke off and is asked for again: take back what it showed."""
+    def reset(self, detail: str) -> None:
+        """The request failed or the reply broke off, and it is sent again: say so, and take back
+        what the broken reply showed."""
         self.call_done()
         shown, self._attempt = self._attempt, ""
-        if self.json or not shown:
+        if self.json:
             return
-        if self._tty_out:
+        reason = detail.strip().splitlines()[0] if detail.strip() else "the request failed"
+        if shown and self._tty_out:
             columns = max(shutil.get_terminal_size().columns, 1)
             up = _rows(shown, columns) - 1
             self.out.write("\r" + (f"\x1b[{up}A" if up > 0 else "") + "\x1b[J")
             self.out.flush()
             self._mid_line = False
-            return
-        self.note("rho-desk: the reply broke off; it is asked for again (the text above is replaced)")
+            self.note(f"rho-desk: the reply broke off; it is asked for again ({reason})")
+        elif shown:
+            self.note(f"rho-desk: the reply broke off; it is asked for again (the text above is replaced; {reason})")
+        else:
+            self.note(f"rho-desk: {reason}")
 
     def note(self, line: str) -> None:
         """A line about what happens (stderr in text mode, so stdout stays the reply)."""
@@ -502,6 +507,9 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
                 output.progress(event.index, event.id, event.name, len(event.arguments_delta.encode("utf-8")))
             elif isinstance(event, events.StepStarted):
                 output.step()
+            elif isinstance(event, events.ProviderRequestRetry):
+                output.event("retry")
+                output.note("rho-desk: the request failed before any reply; it is sent again")
             elif isinstance(event, events.ToolProposed):
                 output.call_done()
                 output.event("tool_proposed", **_call_fields(event.call))
@@ -527,7 +535,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
                 # on a terminal the broken reply is erased; piped, a line says it is sent again
                 why = "invalid_response" if isinstance(event.reason, events.InvalidResponseReset) else "retryable_failure"
                 output.event("reset", reason=why, detail=event.detail)
-                output.reset()
+                output.reset(event.detail)
             elif isinstance(event, events.Completed):
                 outcome = event.outcome
                 if outcome.stop_reason is not events.StopReason.END_TURN:

@@ -82,7 +82,7 @@ async def test_a_broken_reply_that_is_retried_says_so(server: Loopback, tmp_path
                  text_reply("Whole."))  # fmt: skip
     status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *_base(server))
     assert status == 0, err
-    assert out == "Half\nWhole.\n" and "the reply broke off; it is asked for again (the text above is replaced)" in err
+    assert out == "Half\nWhole.\n" and "the reply broke off; it is asked for again (the text above is replaced; retrying" in err
 
 
 def _streamed_write(pieces: int, piece: str) -> Reply:
@@ -138,22 +138,38 @@ async def test_the_model_the_server_names_is_the_one_recorded(server: Loopback, 
 
 @pytest.mark.asyncio
 async def test_the_context_estimate_is_calibrated_by_a_server_that_counts_tokens(server: Loopback, tmp_path: Path) -> None:
-    """llama.cpp's ``/tokenize`` counts the history's text once per turn; the estimate (the context
-    window check, the token policy, the usage shown) follows the server's count. A server without
-    it (404) leaves the estimate as it is."""
+    """llama.cpp's ``/tokenize`` counts the history's text once per turn when a context window or a
+    token policy is in force; the estimate (the window check, the token policy, the usage shown)
+    follows the server's count. A server without it (404) leaves the estimate as it is; with
+    neither in force nothing is asked."""
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
-    server.queue(text_reply("One."), text_reply("Two."))
-    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), "--json")
+    server.queue(text_reply("One."), text_reply("Two."), text_reply("Three."))
+    policy = ("--auto-compact", "tokens:1000000")  # counts tokens, never reached here
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), "--json", *policy)
     assert status == 0, err
     plain = next(e for e in events_of(out) if e["event"] == "usage")["estimated_tokens"]
     assert server.tokenized == []
     server.tokens_per_char = 0.5  # twice the estimate's four characters a token
-    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), "--json")
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "hi", *_base(server), "--json")
+    assert status == 0 and server.tokenized == [], err  # neither a window nor a token policy: not asked
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), "--json", *policy)
     assert status == 0, err
     usage = next(e for e in events_of(out) if e["event"] == "usage")
     assert usage["estimate_calibrated"] is True
     calibrated = usage["estimated_tokens"]
     assert len(server.tokenized) == 1 and "go go go" in server.tokenized[0]
     assert 1.5 * plain < calibrated < 2.5 * plain, (plain, calibrated)
+
+
+@pytest.mark.asyncio
+async def test_a_request_that_fails_before_any_reply_and_is_retried_says_so(server: Loopback, tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(Reply(status=503, body=b'{"error": {"message": "loading model"}}'), text_reply("Ready."))
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server))
+    assert status == 0, err
+    assert out == "Ready.\n"
+    assert "rho-desk: retrying after provider attempt 1 of" in err and "loading model" in err

@@ -79,7 +79,7 @@ async def test_the_model_calls_a_tool_and_answers(qwen: RealServer, tmp_path: Pa
     _, path = _workspace(tmp_path)
     status, _out, err, events = await _continue(
         tmp_path, qwen, path, "Call read_file on notes.txt now.", "--tools", "bypass", "--max-steps", "3",
-        "--max-tokens", "256")  # fmt: skip
+        "--max-tokens", "256", "--auto-compact", "tokens:1000000")  # fmt: skip
     assert status == 0, err
     started = [e for e in events if e["event"] == "tool_started"]
     assert started and started[0]["name"] == "read_file", events
@@ -92,6 +92,8 @@ async def test_the_model_calls_a_tool_and_answers(qwen: RealServer, tmp_path: Pa
     assert any(m.tool_result is not None and "buy milk" in m.tool_result.content for m in history)
     replies = [m.enriched_assistant for m in history if m.enriched_assistant is not None]
     assert replies[-1].provenance.model == qwen.served  # the name the server reports
+    # a token policy is in force: the estimate follows llama-server's own count (/tokenize)
+    assert next(e for e in events if e["event"] == "usage")["estimate_calibrated"] is True
 
 
 @pytest.mark.asyncio

@@ -79,6 +79,7 @@ from ..provider import (
     Usage,
     WebSearch,
 )
+from ..wire.codec import encode
 from ..wire.model import (
     U64_MAX,
     AssistantMessage,
@@ -208,10 +209,12 @@ CALIBRATION_SAMPLE: Final = 64 * 1024
 """Characters of the history's text a run sends to the server's tokenizer (the most recent)."""
 
 
-def _sample_text(messages: Sequence[Message]) -> str:
-    """The plain text of ``messages``, newest last, at most :data:`CALIBRATION_SAMPLE` characters."""
-    parts: list[str] = []
-    size = 0
+def _sample_text(messages: Sequence[Message], specs: Sequence[ToolSpec]) -> str:
+    """What a request mostly is, as text: the tools' schemas (compact JSON) and the plain text of
+    ``messages``, newest last; at most :data:`CALIBRATION_SAMPLE` characters."""
+    tools = encode(list(specs)).decode("utf-8") if specs else ""
+    parts: list[str] = [tools] if tools else []
+    size = len(tools)
     for message in reversed(messages):
         if message.system is not None:
             text = message.system
@@ -223,7 +226,7 @@ def _sample_text(messages: Sequence[Message]) -> str:
         size += len(text)
         if size >= CALIBRATION_SAMPLE:
             break
-    return "\n".join(reversed(parts))[-CALIBRATION_SAMPLE:]
+    return "\n".join(parts[:1] + parts[:0:-1] if tools else parts[::-1])[:CALIBRATION_SAMPLE]
 
 
 class _Sink:
@@ -594,8 +597,13 @@ class RunWorker:
         """Scale the context estimate to the served model's own count of this history's text,
         when the provider can count (llama.cpp's ``/tokenize``; one call per run, bounded): the
         character rule of the estimate is 20% off for a small model's tokenizer either way, and
-        the context window check and the token policy should count what the server counts."""
-        sample = _sample_text(self.candidate)
+        the context window check and the token policy should count what the server counts.
+        Only when one of them is in force: otherwise no request is spent on it (a cloud API would
+        answer 404 after a round trip, before the first token)."""
+        policy = self.core.compaction_policy
+        if self.core.provider.context_window is None and (policy is None or policy.trigger_tokens is None):
+            return
+        sample = _sample_text(self.candidate, self.config.tool_specs)
         estimated = estimate_text_tokens(sample)
         if estimated < 16:
             return  # too little text to say anything

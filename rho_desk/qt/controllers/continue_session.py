@@ -387,6 +387,8 @@ class ContinueController(QObject):
                     self.sig_text_delta.emit(event.text)
                 elif isinstance(event, events.ReasoningSummaryDelta):
                     self.sig_reasoning_delta.emit(event.text)
+                elif isinstance(event, events.ProviderRequestRetry):
+                    self.sig_activity.emit("Retrying: the request failed before any reply; it is sent again")
                 elif isinstance(event, events.ProviderStreamReset):
                     reason = event.detail.strip().splitlines()[0][:160] if event.detail.strip() else "the reply broke off"
                     self.sig_activity.emit(f"Retrying: {reason}")
