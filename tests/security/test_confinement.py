@@ -62,7 +62,7 @@ def swapped(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.
     if request.param == "openat2" and not uses_openat2():
         pytest.skip("this kernel has no openat2")
     if request.param != "openat2":
-        monkeypatch.setattr(beneath._openat2, "available", False)  # as on a kernel before 5.6
+        monkeypatch.setattr(beneath.kernel(), "available", False)  # as on a kernel before 5.6
     root, outside = tmp_path / "project", tmp_path / "elsewhere"
     (root / "real" / "deeper").mkdir(parents=True)
     outside.mkdir()
@@ -157,3 +157,22 @@ async def test_a_fifo_in_a_files_place_is_refused_not_waited_on(tmp_path: Path) 
     assert isinstance(result, ToolError) and "not a regular file" in result.message, result
     listed = await asyncio.wait_for(call(tools, "grep", pattern="x"), timeout=10)
     assert isinstance(listed, ToolOutput)
+
+
+def test_the_checkpoint_journal_captures_no_file_behind_a_swapped_folder(tmp_path: Path) -> None:
+    """Before a write, the journal captures the file's content by the real path the tool was
+    allowed to write; a folder on that path swapped for a link out of the workspace is refused,
+    and the outside file's content never enters the journal."""
+    from rho_desk.core.changes.checkpoint import CapturedRegularFile, Unsupported, capture_original
+
+    root, outside = tmp_path / "project", tmp_path / "elsewhere"
+    (root / "real").mkdir(parents=True)
+    outside.mkdir()
+    (root / "real" / "file.txt").write_text(INSIDE)
+    (outside / "file.txt").write_text(SECRET + "\n")
+    before = capture_original(root / "real" / "file.txt")
+    assert isinstance(before, CapturedRegularFile) and before.bytes == INSIDE.encode()
+    (root / "real").rename(root / "parked")
+    os.symlink(outside, root / "real")  # swapped after the path was authorized
+    after = capture_original(root / "real" / "file.txt")
+    assert isinstance(after, Unsupported) and after.reason.kind == "symlink"

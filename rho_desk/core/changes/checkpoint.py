@@ -31,11 +31,12 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from ..errors import InputError, StorageError
 from ..fsio import fsync_dir, write_all
+from ..tools.beneath import CHANGED, open_file_beneath, open_root
 
 __all__ = [
     "CHECKPOINT_DIR_NAME",
@@ -481,6 +482,23 @@ def read_journal(path: str | os.PathLike[str]) -> ReadJournal:
 # -- capture and observation -------------------------------------------------------------------------
 
 
+def _open_real(path: Path) -> int:
+    """``path`` opened for reading with no symbolic link followed in any of its components (an
+    absolute path; a relative one gets ``O_NOFOLLOW`` on its last component only).
+
+    The paths recorded are the real paths the tools were allowed to write; another process that
+    swaps a folder on the way for a link out of the workspace gets the capture refused, not
+    another file's content into the journal.
+    """
+    if not path.is_absolute():
+        return _open_no_follow(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    root = open_root(Path("/"))
+    try:
+        return open_file_beneath(root, PurePosixPath(*path.parts[1:]))
+    finally:
+        os.close(root)
+
+
 def _basic_metadata(info: os.stat_result) -> BasicFileMetadata:
     mode = stat.S_IMODE(info.st_mode)
     readonly = not bool(mode & 0o222)
@@ -504,9 +522,11 @@ def _read_regular(path: Path, max_file_bytes: int) -> tuple[str, bytes, BasicFil
     if info.st_size > max_file_bytes:
         return "unsupported", b"", None, UnsupportedPath("too_large", info.st_size, max_file_bytes)
     try:
-        fd = _open_no_follow(path, os.O_RDONLY)
-    except OSError:
-        return "unsupported", b"", None, UnsupportedPath("unreadable")
+        fd = _open_real(path)
+    except OSError as exc:
+        # a folder on the way became a symbolic link since it was checked: not followed
+        kind = "symlink" if exc.errno in CHANGED else "unreadable"
+        return "unsupported", b"", None, UnsupportedPath(kind)
     try:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):

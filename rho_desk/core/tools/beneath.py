@@ -15,7 +15,6 @@ system call, each component is opened with ``O_NOFOLLOW`` from the one before it
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import secrets
@@ -30,6 +29,7 @@ from ..fsio import write_all
 
 __all__ = [
     "CHANGED",
+    "kernel",
     "open_dir_beneath",
     "open_file_beneath",
     "open_root",
@@ -62,6 +62,9 @@ class _Openat2:
         self._call: Callable[..., int] | None = None
         self.available = sys.platform == "linux" and os.uname().machine.lower() in _OPENAT2_MACHINES
         if self.available:
+            import ctypes  # here, not at import: most commands never open beneath a folder
+
+            self._get_errno = ctypes.get_errno
             try:
                 libc = ctypes.CDLL(None, use_errno=True)
                 call = libc.syscall
@@ -79,7 +82,7 @@ class _Openat2:
         fd = self._call(_SYS_OPENAT2, dir_fd, os.fsencode(relative), how, len(how))
         if fd >= 0:
             return int(fd)
-        code = ctypes.get_errno()
+        code = self._get_errno()
         if code in (errno.ENOSYS, errno.EPERM) or (code == errno.EINVAL and not relative):
             self.available = False  # a kernel before 5.6, or a seccomp filter: walk instead
             self._call = None
@@ -87,12 +90,20 @@ class _Openat2:
         raise OSError(code, os.strerror(code), relative)
 
 
-_openat2 = _Openat2()
+_kernel_call: _Openat2 | None = None
+
+
+def kernel() -> _Openat2:
+    """The ``openat2`` caller of this process (made at first use)."""
+    global _kernel_call
+    if _kernel_call is None:
+        _kernel_call = _Openat2()
+    return _kernel_call
 
 
 def uses_openat2() -> bool:
     """True while opens go through ``openat2`` (false on older kernels and other systems)."""
-    return _openat2.available
+    return kernel().available
 
 
 def _walk(dir_fd: int, parts: tuple[str, ...], flags: int, mode: int) -> int:
@@ -116,8 +127,9 @@ def _open(dir_fd: int, relative: PurePosixPath, flags: int, mode: int = 0o666) -
         raise OSError(errno.EXDEV, "path is not beneath its folder", str(relative))
     if len(parts) == 1:  # one name: O_NOFOLLOW alone refuses a symlink, no system call to spare
         return os.open(parts[0], flags | _NOFOLLOW | _CLOEXEC, mode, dir_fd=dir_fd)
-    if _openat2.available:
-        fd = _openat2.open(dir_fd, str(relative), flags, mode)
+    openat2 = kernel()
+    if openat2.available:
+        fd = openat2.open(dir_fd, str(relative), flags, mode)
         if fd is not None:
             return fd
     return _walk(dir_fd, parts, flags, mode)
