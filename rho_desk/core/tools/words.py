@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..session.events import ToolCallFailure, ToolCallResult, ToolCallSuccess
+from ..sizes import size_text
 from ..visible import one_line
 
-__all__ = ["CallProgress", "CallWritten", "call_subject", "result_text", "size_words"]
+__all__ = ["CallProgress", "CallWritten", "call_subject", "result_text"]
 
 PROGRESS_EVERY: Final = 0.1
 """Seconds between two reports of one call being written (a live line, a ``progress`` event)."""
@@ -36,15 +37,6 @@ def result_text(result: ToolCallResult) -> tuple[bool, str]:
     return False, "the tool is unavailable"
 
 
-def size_words(count: int) -> str:
-    """A byte count for a person: ``812 bytes``, ``12 KB``, ``1.4 MB``."""
-    if count < 1024:
-        return f"{count} bytes"
-    if count < 1024 * 1024:
-        return f"{count // 1024} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
-
-
 @dataclass(frozen=True, slots=True)
 class CallWritten:
     """How far the model has written one tool call's arguments."""
@@ -61,7 +53,7 @@ class CallWritten:
             what = f"{article} {one_line(self.name)} call"
         else:
             what = "a tool call"
-        return f"● writing {what}… {size_words(self.bytes)}"
+        return f"● writing {what}… {size_text(self.bytes)}"
 
 
 @dataclass(slots=True)
