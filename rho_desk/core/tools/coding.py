@@ -387,12 +387,13 @@ class WriteTool(_WorkspaceTool):
                 if unreadable
                 else await asyncio.to_thread(unified_diff, old or "", content, display, created)
             )
+            named = workspace.approval_name(path, resolved)
             request = ApprovalRequest(
                 call_id,
                 "write",
                 Capability.WRITE,
-                f"{'Create' if created else 'Write'} {display}",
-                path=display,
+                f"{'Create' if created else 'Write'} {named}",
+                path=named,
                 diff=diff,
                 session_scope=display,
             )
@@ -503,12 +504,13 @@ class EditTool(_WorkspaceTool):
                 planned.append((resolved, display, original, new_text, focus, section))
             diff = await asyncio.to_thread(lambda: "\n".join(unified_diff(p[2], p[3], p[1], False) for p in planned))
             displays = [p[1] for p in planned]
+            named = ", ".join(self.workspace.approval_name(p[5].path, p[0]) for p in planned)
             request = ApprovalRequest(
                 call_id,
                 "edit",
                 Capability.WRITE,
-                f"Edit {', '.join(displays)}",
-                path=", ".join(displays),
+                f"Edit {named}",
+                path=named,
                 diff=diff,
                 session_scope=", ".join(displays),
             )

@@ -250,5 +250,13 @@ class Workspace:
             return path.relative_to(self.root).as_posix()
         return path.as_posix()
 
+    def approval_name(self, requested: str, resolved: ResolvedPath) -> str:
+        """The path as shown, and the real file it leads to when a symbolic link on the way makes
+        that another one (``notes.md → docs/real.md``): an approval names what will be written."""
+        shown = self.display(requested)
+        real = resolved.path
+        real_shown = real.relative_to(self.root).as_posix() if real.is_relative_to(self.root) else real.as_posix()
+        return shown if real_shown == shown else f"{shown} → {real_shown}"
+
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r}, granted={len(self._granted)})"

@@ -186,3 +186,20 @@ def test_a_folder_swapped_after_authorization_is_not_followed(tree: tuple[Path, 
     with pytest.raises(ToolError, match="changed after authorization"):
         workspace.open_folder(folder)
     assert (outside / "file.txt").read_text() == "outside\n"
+
+
+@pytest.mark.asyncio
+async def test_an_approval_names_the_file_a_link_leads_to(tree: tuple[Path, Path]) -> None:
+    """A link inside the workspace that leads to another file of it: the approval says which file
+    will be written, not only the name the model used."""
+    root, _ = tree
+    (root / "docs").mkdir()
+    (root / "docs" / "real.md").write_text("r\n")
+    os.symlink(root / "docs" / "real.md", root / "notes.md")
+    approver = Recorder(ApprovalDecision.allow_once(), ApprovalDecision.allow_once())
+    tools = toolset(root, PermissionMode.SUPERVISED, approver)
+    assert isinstance(await call(tools, "write", path="notes.md", content="new\n"), ToolOutput)
+    assert approver.asked[0].summary == "Write notes.md → docs/real.md" and approver.asked[0].path == "notes.md → docs/real.md"
+    assert (root / "docs" / "real.md").read_text() == "new\n" and (root / "notes.md").is_symlink()
+    assert isinstance(await call(tools, "write", path="inside.txt", content="plain\n"), ToolOutput)
+    assert approver.asked[1].summary == "Write inside.txt"
