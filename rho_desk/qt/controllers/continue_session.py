@@ -714,10 +714,12 @@ class ContinueController(QObject):
 
     def _on_document_loaded(self) -> None:
         if self.document.path != self._open_path:
-            # another session: nothing of the previous one's turn is offered any more
+            # another session: nothing of the previous one's turn is offered any more, and its
+            # failure notice (which only a later turn of that session would have withdrawn) goes
             self._open_path = self.document.path
             self.pending_prompt = None
             self.last_prompt = None
+            self._failed(None)
         if self.path is not None and self.document.path != self.path:
             if self.run is not None:
                 self.run.cancel()  # its commit can no longer be saved to the file it came from

@@ -188,6 +188,12 @@ def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(make_window, ru
     assert path.stat().st_size == size
     assert panel.composer.toPlainText() == "Will fail" and "Failed" in panel.reply.toPlainText()
     assert any("nothing of this turn was kept" in n.text for n in context.notifier.history)
+    bar = context.window.notifications
+    assert bar.current is not None and "nothing of this turn was kept" in bar.current.text
+    # another session opened: the failure belongs to the one left, and goes with it
+    run(context.document.aopen(v3_session(tmp_path / "other-home")))
+    run(settle(context.bridge))
+    assert bar.current is None or "nothing of this turn was kept" not in bar.current.text
 
 
 def test_rho_writing_meanwhile_offers_reload(make_window, run, tmp_path: Path, loopback: Loopback,
