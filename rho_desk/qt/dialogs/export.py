@@ -478,6 +478,9 @@ class ExportDialog(QDialog):
         dialog = QFileDialog(self, "Export to", str(start))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        ext = EXTENSIONS[self.fmt()]
+        dialog.setNameFilters([f"{dict(FORMAT_LABELS)[self.fmt()]} (*.{ext})", "All files (*)"])
+        dialog.setDefaultSuffix(ext)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda name: self.export_to(Path(name)))
         self.file_dialog = dialog

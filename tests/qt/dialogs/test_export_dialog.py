@@ -136,6 +136,11 @@ def test_markdown_and_html_are_previewed_as_text(make_window, run, demo_home: Pa
     dialog.set_format("markdown")
     _wait_preview(run, context, dialog)
     assert dialog.current().format == "markdown" and dialog.default_name().endswith(".md")
+    dialog.choose_file()  # the save dialog offers the format's files first
+    assert dialog.file_dialog is not None
+    assert dialog.file_dialog.nameFilters() == ["Markdown transcript (*.md)", "All files (*)"]
+    assert dialog.file_dialog.defaultSuffix() == "md"
+    dialog.file_dialog.reject()
 
 
 def test_blocking_findings_need_the_recorded_override(make_window, run, demo_home: Path, tmp_path: Path,
