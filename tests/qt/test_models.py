@@ -9,6 +9,7 @@ from rho_desk.core.revision_diff import Sign, compute_diff
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.stores.summary import SessionSummary
 from rho_desk.core.wire import ContentBlock, Message
+from rho_desk.core.wire.model import ToolResult
 from rho_desk.qt.models.compactions import CompactionTableModel
 from rho_desk.qt.models.conversation import ConversationModel, RowKind, build_rows, plain_preview
 from rho_desk.qt.models.diff import DiffModel
@@ -210,3 +211,17 @@ def test_the_resume_cut_is_the_rule_of_complete_prefix_length_on_random_historie
             else:
                 history.append(Message.assistant_text("done"))
         assert build_rows(history).resume_cut == complete_prefix_length(history), history
+
+
+def test_an_edit_call_is_shown_by_the_files_it_edits() -> None:
+    """Rho's ``edit`` takes one hashline document: its line shows the files, not the document."""
+    document = "[README.md#25CB]\nPUT 1:\n+# Title\n[src/app.py#0A1B]\nCUT 3\n"
+    history = (
+        Message.user_text("fix it"),
+        Message.assistant_blocks([ContentBlock.of_tool_call("call_1", "edit", {"input": document})]),
+        Message(tool_result=ToolResult("call_1", True, "ok")),
+    )
+    model = ConversationModel()
+    model.set_rows(build_rows(history))
+    texts = [text for _icon, text, _tone in model.presentation(1).lines]
+    assert texts == ["edit  README.md, src/app.py"], texts

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -421,7 +420,6 @@ class WriteTool(_WorkspaceTool):
         return PreparedCall(EXCLUSIVE_ACCESS, execute, self.start_metadata({"path": path}))
 
 
-_SECTION_HEADER: Final = re.compile(r"^\s*\[(.+)#[0-9A-Fa-f]{4}\]\s*$", re.MULTILINE)
 _EDIT_DESCRIPTION: Final = """Multi-hunk line-anchored edits to existing UTF-8 files.
 
 Requires a fresh `[path#TAG]` from `read_file`, `grep` (content mode TAG + line numbers only), `write` snapshot, a prior non-structural `edit` preview, or a failed `edit` live snapshot. Never invent a TAG. Prefer `write` to create or fully rewrite a file.
@@ -462,8 +460,8 @@ class EditTool(_WorkspaceTool):
         document = arguments.get("input") if isinstance(arguments, Mapping) else None
         if not isinstance(document, str):
             return {"operation": "write"}
-        paths = [m.group(1).strip() for m in _SECTION_HEADER.finditer(document)]
-        return {"operation": "write", "path": ", ".join(dict.fromkeys(paths))} if paths else {"operation": "write"}
+        paths = hashline.edit_paths(document)
+        return {"operation": "write", "path": ", ".join(paths)} if paths else {"operation": "write"}
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
         args = _args(invocation)
@@ -514,11 +512,14 @@ class EditTool(_WorkspaceTool):
                 diff=diff,
                 session_scope=", ".join(displays),
             )
-            paths = [(p[0].path, p[0].in_primary) for p in planned]
-            await self.authorizer.authorize_paths(request, paths)
-            await ctx.report(f"editing {', '.join(displays)}")
+            # an edit that changes nothing writes nothing, so there is nothing to approve
+            changing = [p for p in planned if p[2] != p[3]]
+            if changing:
+                paths = [(p[0].path, p[0].in_primary) for p in planned]
+                await self.authorizer.authorize_paths(request, paths)
+                await ctx.report(f"editing {', '.join(displays)}")
             applied: list[tuple[ResolvedPath, str, str]] = []
-            for resolved, display, original, new_text, _focus, section in planned:
+            for resolved, display, original, new_text, _focus, section in changing:
                 try:
                     live = await asyncio.to_thread(self._read_text, resolved)
                     if live != original:

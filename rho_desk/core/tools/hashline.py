@@ -20,6 +20,7 @@ snapshot of the file to retry from. Messages follow Rho's word for word.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -31,6 +32,7 @@ __all__ = [
     "Op",
     "Section",
     "apply_ops",
+    "edit_paths",
     "focus_anchors",
     "is_structural",
     "ops_summary",
@@ -40,6 +42,13 @@ __all__ = [
 
 _TAG_LENGTH: Final = 4
 _STRUCTURAL_SPAN_LINES: Final = 40
+_SECTION_HEADER: Final = re.compile(r"^\s*\[(.+)#[0-9A-Fa-f]{4}\]\s*$", re.MULTILINE)
+
+
+def edit_paths(document: str) -> list[str]:
+    """The paths a hashline document's ``[path#TAG]`` sections name, in order, each once (a
+    light look for cards and metadata; :func:`parse_hashline` reads the document in full)."""
+    return list(dict.fromkeys(m.group(1).strip() for m in _SECTION_HEADER.finditer(document)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from PySide6.QtGui import QImage
 
 from ...core.stores.rho_files.records import StoredDisplayMessage
 from ...core.stores.rho_files.views import MARKER_PREFIX, check_tool_turns
+from ...core.tools.hashline import edit_paths
 from ...core.wire import Message, ModelIdentity
 from ...core.wire.model import AbortedAssistant, AssistantMessage
 from ..views.markdown import plain_text
@@ -292,7 +293,9 @@ def _short_json(value: Any, limit: int = 90) -> str:
                 text = value[key]
                 break
         else:
-            text = msgspec.json.encode(value).decode("utf-8", "replace")
+            # Rho's edit: the files its hashline document names, not the document
+            named = edit_paths(value["input"]) if isinstance(value.get("input"), str) else []
+            text = ", ".join(named) if named else msgspec.json.encode(value).decode("utf-8", "replace")
     else:
         text = msgspec.json.encode(value).decode("utf-8", "replace")
     text = " ".join(text.split())

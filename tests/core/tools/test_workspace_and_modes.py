@@ -203,3 +203,19 @@ async def test_an_approval_names_the_file_a_link_leads_to(tree: tuple[Path, Path
     assert (root / "docs" / "real.md").read_text() == "new\n" and (root / "notes.md").is_symlink()
     assert isinstance(await call(tools, "write", path="inside.txt", content="plain\n"), ToolOutput)
     assert approver.asked[1].summary == "Write inside.txt"
+
+
+@pytest.mark.asyncio
+async def test_an_edit_that_changes_nothing_asks_nothing(tree: tuple[Path, Path]) -> None:
+    from rho_desk.core.tools.text import file_hash
+
+    root, _ = tree
+    approver = Recorder(ApprovalDecision.allow_once())
+    tools = toolset(root, PermissionMode.SUPERVISED, approver)
+    tag = file_hash("in\n")
+    same = f"[inside.txt#{tag}]\nPUT 1:\n+in\n"
+    assert isinstance(await call(tools, "edit", input=same), ToolOutput)
+    assert approver.asked == [] and (root / "inside.txt").read_text() == "in\n"
+    changed = f"[inside.txt#{tag}]\nPUT 1:\n+out\n"
+    assert isinstance(await call(tools, "edit", input=changed), ToolOutput)
+    assert [r.summary for r in approver.asked] == ["Edit inside.txt"] and (root / "inside.txt").read_text() == "out\n"
