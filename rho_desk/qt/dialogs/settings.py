@@ -485,7 +485,9 @@ class SettingsDialog(QDialog):
         self.team_db.setToolTip("The team library's PostgreSQL connection string. A password typed here "
                                 "is moved to the keyring; settings never hold it.")  # fmt: skip
         form = QFormLayout()
-        form.addRow("Rho &data directory:", row)
+        data_label = QLabel("Rho &data directory:")  # a row of a layout gets no buddy by itself
+        data_label.setBuddy(self.data_dir)
+        form.addRow(data_label, row)
         form.addRow("Continue &with:", self.continue_profile)
         form.addRow("&Theme:", self.theme)
         form.addRow("Tea&m database:", self.team_db)

@@ -148,3 +148,16 @@ def test_a_team_password_without_a_keyring_is_refused_once_and_never_left_on_scr
     assert "hunter2" not in dialog.team_db.text() and context.settings.get(PREFS_TEAM_DATABASE) == ""
     errors = [n.text for n in context.notifier.history if n.text.startswith("The team database was not saved")]
     assert len(errors) == 1 and "~/.pgpass" in errors[0] and "hunter2" not in errors[0]
+
+
+def test_every_form_label_with_a_mnemonic_has_a_buddy(make_window, run) -> None:
+    """A label whose field is a layout gets no buddy from the form: its "&" shows as text, and
+    its mnemonic goes nowhere (walkthrough S5: "Rho &data directory:")."""
+    from PySide6.QtWidgets import QLabel
+
+    _context, dialog = _dialog(make_window, run)
+    labels = [label for label in dialog.findChildren(QLabel) if "&" in label.text().replace("&&", "")]
+    assert labels and all(label.buddy() is not None for label in labels), [
+        label.text() for label in labels if label.buddy() is None]
+    data = next(label for label in labels if label.text() == "Rho &data directory:")
+    assert data.buddy() is dialog.data_dir
