@@ -91,6 +91,13 @@ def test_opening_a_hit_selects_the_matching_message_and_highlights_it(make_windo
     assert conversation.find_bar.isVisible() and current in conversation.matches
     assert conversation.find_bar.count.text().startswith(f"{conversation.matches.index(current) + 1} of")
     assert conversation.model.data(conversation.model.index(current, 0), 0x0100 + 10) == 2  # Role.MATCH: current
+    # Esc, where the focus is after opening the hit, closes the find bar (walkthrough B3)
+    from PySide6.QtWidgets import QApplication
+
+    focused = QApplication.focusWidget()
+    assert focused is not None and focused is not browser.search
+    qtbot.keyClick(focused, Qt.Key.Key_Escape)
+    assert not conversation.find_bar.isVisible()
     # a second hit in the same, already open session moves to its match too
     conversation.select_row(0)
     browser.search.setFocus()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -564,6 +565,14 @@ class ConversationView(QWidget):
         self.list.scroll_to_row(row, QAbstractItemView.ScrollHint.PositionAtCenter)
         self.find_bar.set_count(self._match_index, n)
         self.detail.set_find_text(self.find_bar.text)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Esc where the list has the focus (after a search hit opened here, for instance) closes
+        # the find bar, as it does in the bar itself; otherwise it goes on to the window
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers() and self.find_bar.isVisible():
+            self.find_bar.close_bar()
+            return
+        super().keyPressEvent(event)
 
     def _on_find_closed(self) -> None:
         self._find_generation += 1
