@@ -150,6 +150,8 @@ def test_diff_of_two_branches(qtmodeltester, tmp_path: Path) -> None:
     model.set_result(compaction)
     qtmodeltester.check(model)
     assert {model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())} <= {s.value for s in Sign}
+    kinds = {model.data(model.index(r, 2)) for r in range(model.rowCount())} - {""}
+    assert kinds and kinds <= {"System", "User", "Assistant", "Aborted", "Tool result"}, kinds  # words, not type names
 
 
 def test_compaction_stats_along_the_path(qtmodeltester, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from ...core.revision_diff import DiffResult, DiffRow
 from ...core.wire import Message
+from ..dialogs.common import KIND_LABELS
 from .conversation import message_text
 from .roles import Role
 
@@ -18,7 +19,8 @@ COLUMNS: Final = ("", "Position", "Kind", "Message")
 
 
 def _kind(message: Message | None) -> str:
-    return "" if message is None else message.kind.value
+    """The message's kind in words (``Assistant``, ``Tool result``), not its type's name."""
+    return "" if message is None else KIND_LABELS[message.kind]
 
 
 def diff_preview(message: Message | None) -> str:
