@@ -145,7 +145,8 @@ class ExportDialog(QDialog):
         included: list[str] = host.settings.get(PREFS_EXPORT_INCLUDED)
         saved = set(included)
         self.classes.included = {c for c in ALL_CLASSES if c.value in saved}
-        self.class_table = make_table("ExportClassTable", self.classes, stretch=0, label="Content classes")
+        # the class names are read whole (a check box each); the CLI name column takes what is left
+        self.class_table = make_table("ExportClassTable", self.classes, stretch=1, label="Content classes")
         self.class_table.setMinimumHeight(9 * 24 + 30)
         self.format = QComboBox()
         self.format.setObjectName("ExportFormat")

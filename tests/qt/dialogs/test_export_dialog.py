@@ -320,3 +320,18 @@ def test_the_dialog_exports_on_a_machine_without_any_keyring(tmp_path: Path, rho
     audit = subprocess.run([sys.executable, "-m", "rho_desk", "audit", str(out), "--verify-key", keys.stdout.split()[0]],
                            env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
     assert audit.returncode == 0 and "signature valid" in audit.stdout, audit.stdout + audit.stderr
+
+
+def test_content_class_names_are_never_cut(make_window, run, demo_home: Path) -> None:
+    """Walkthrough E1: "System and project instr…" at every window size. The names column fits its
+    longest name (and its check box); the CLI name column takes what width is left."""
+    from PySide6.QtWidgets import QHeaderView
+
+    context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
+    table = dialog.class_table
+    table.resizeColumnsToContents()
+    assert table.horizontalHeader().sectionResizeMode(0) is QHeaderView.ResizeMode.ResizeToContents
+    metrics = table.fontMetrics()
+    widest = max(metrics.horizontalAdvance(str(dialog.classes.data(dialog.classes.index(r, 0))))
+                 for r in range(dialog.classes.rowCount()))  # fmt: skip
+    assert table.columnWidth(0) > widest
