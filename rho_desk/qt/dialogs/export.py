@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QHeaderView,
     QInputDialog,
     QLabel,
     QPlainTextEdit,
@@ -145,8 +146,13 @@ class ExportDialog(QDialog):
         included: list[str] = host.settings.get(PREFS_EXPORT_INCLUDED)
         saved = set(included)
         self.classes.included = {c for c in ALL_CLASSES if c.value in saved}
-        # the class names are read whole (a check box each); the CLI name column takes what is left
-        self.class_table = make_table("ExportClassTable", self.classes, stretch=1, label="Content classes")
+        self.class_table = make_table("ExportClassTable", self.classes, stretch=0, label="Content classes")
+        # the class names are read whole at every width: a long one wraps onto a second line
+        self.class_table.setWordWrap(True)
+        self.class_table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.class_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.class_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the names column fills
+        self.class_table.setColumnHidden(1, True)  # the command line's name of each class is in its tooltip
         self.class_table.setMinimumHeight(9 * 24 + 30)
         self.format = QComboBox()
         self.format.setObjectName("ExportFormat")

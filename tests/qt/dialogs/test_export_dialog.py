@@ -323,15 +323,17 @@ def test_the_dialog_exports_on_a_machine_without_any_keyring(tmp_path: Path, rho
 
 
 def test_content_class_names_are_never_cut(make_window, run, demo_home: Path) -> None:
-    """Walkthrough E1: "System and project instr…" at every window size. The names column fits its
-    longest name (and its check box); the CLI name column takes what width is left."""
-    from PySide6.QtWidgets import QHeaderView
+    """Walkthrough E1: "System and project instr…" at every window size. A long name wraps onto a
+    second line of its row; nothing is elided and nothing needs a horizontal scroll bar."""
+    from PySide6.QtCore import Qt
 
     context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
     table = dialog.class_table
-    table.resizeColumnsToContents()
-    assert table.horizontalHeader().sectionResizeMode(0) is QHeaderView.ResizeMode.ResizeToContents
-    metrics = table.fontMetrics()
-    widest = max(metrics.horizontalAdvance(str(dialog.classes.data(dialog.classes.index(r, 0))))
-                 for r in range(dialog.classes.rowCount()))  # fmt: skip
-    assert table.columnWidth(0) > widest
+    assert table.wordWrap() and table.textElideMode() is Qt.TextElideMode.ElideNone
+    dialog.resize(700, 640)
+    run(settle(context.bridge))
+    table.resizeRowsToContents()
+    heights = [table.rowHeight(r) for r in range(dialog.classes.rowCount())]
+    assert max(heights) > min(heights)  # the longest names took a second line
+    header = table.horizontalHeader()
+    assert sum(header.sectionSize(c) for c in range(header.count())) <= table.viewport().width() + 2
