@@ -91,6 +91,11 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
     run(settle(context.bridge))
     assert dialog.current() is not None and dialog.publish_button.isEnabled()
     assert dialog.history_kind() == "display"  # the dialog's default
+    dialog.choose_team()  # the picker says what is sent (walkthrough T5)
+    run(settle(context.bridge))
+    assert dialog.team_dialog is not None and dialog.team_dialog.labelText().startswith("Publishes the conversation as shown")
+    assert dialog.team_dialog.comboBoxItems() == ["qa"] and dialog.team_dialog.minimumWidth() >= 460
+    dialog.team_dialog.reject()
     dialog.publish_to("qa")
     run(settle(context.bridge))
     sid = "11111111-1111-4111-8111-111111111111"

@@ -63,7 +63,7 @@ from ...core.export import (
 )
 from ...core.wire import SessionSnapshot
 from ...providers.export_secrets import ExportSecrets, load_export_secrets
-from ..models.dialogs import ClassTableModel, FindingsModel
+from ..models.dialogs import CLASS_LABELS, ClassTableModel, FindingsModel
 from ..services.bridge import in_thread
 from ..services.settings import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
 from ..views.screen import fit_to_screen
@@ -415,14 +415,24 @@ class ExportDialog(QDialog):
                 return
             dialog = QInputDialog(self)
             dialog.setWindowTitle("Publish to a team")
-            dialog.setLabelText("Team:")
+            dialog.setLabelText(self.publish_summary() + "\n\nTeam:")
             dialog.setComboBoxItems(names)
+            dialog.setMinimumWidth(460)  # room for the title and the summary
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.textValueSelected.connect(self.publish_to)
             self.team_dialog = dialog
             dialog.open()
 
         self.host.bridge.run(team.ateams(), on_success=chosen, context="Listing your teams")
+
+    def publish_summary(self) -> str:
+        """What Publish sends, in words, for the team picker."""
+        history = dict(HISTORY_LABELS)[self.history_kind()].lower()
+        left_out = [CLASS_LABELS[c].lower() for c in ALL_CLASSES if c not in self.classes.included]
+        without = f", without {', '.join(left_out)}" if left_out else ""
+        kept = "" if self.fmt() == "json" else f" (a team library keeps JSON: the {dict(FORMAT_LABELS)[self.fmt()]} format is for files)"
+        return (f"Publishes {history}{without}, secrets redacted, as a JSON document{kept}, with its signed receipt. "
+                "Every member of the team can read it.")
 
     def publish_source(self) -> ExportSource | None:
         """What Publish exports: the shown revision in the chosen history (as the preview)."""

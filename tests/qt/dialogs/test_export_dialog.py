@@ -337,3 +337,14 @@ def test_content_class_names_are_never_cut(make_window, run, demo_home: Path) ->
     assert max(heights) > min(heights)  # the longest names took a second line
     header = table.horizontalHeader()
     assert sum(header.sectionSize(c) for c in range(header.count())) <= table.viewport().width() + 2
+
+
+def test_the_publish_picker_says_what_is_sent(make_window, run, demo_home: Path) -> None:
+    """Walkthrough T5: the team picker said only "Team:" and the chosen format was silently not used."""
+    _context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
+    dialog.set_format("markdown")
+    summary = dialog.publish_summary()
+    assert summary.startswith("Publishes the conversation as shown, without provider replay blocks (opaque)")
+    assert "as a JSON document (a team library keeps JSON: the Markdown transcript format is for files)" in summary
+    dialog.set_format("json")
+    assert "format is for files" not in dialog.publish_summary()
