@@ -448,7 +448,15 @@ class ContinuePanel(QFrame):
 
     def _on_controller_turn_finished(self, how: str, detail: str) -> None:
         self._stop_shell_cards()
-        if how == "cancelled":
+        conflict = self.controller.conflict
+        if conflict is not None:
+            # the banner above offers Reload and Fork: say the same thing, not "kept"
+            if conflict.unsaved:
+                self._line("■ Stopped: another program wrote to this session. This turn is held here, not saved: "
+                           "Fork saves it, Reload drops it (see the banner above).")
+            else:
+                self._line("■ Stopped: the session changed on disk; nothing of this turn was saved (see the banner above).")
+        elif how == "cancelled":
             self._line("■ Cancelled: the prompt and the partial reply were kept.")
         elif how == "failed":
             reason = (detail or "the model call failed").rstrip(" .")  # one full stop, never ".."

@@ -231,7 +231,7 @@ def test_rho_writing_meanwhile_offers_reload(make_window, run, tmp_path: Path, l
 def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, run, tmp_path: Path, maker,
                                                                    loopback: Loopback, loopback_profile) -> None:  # fmt: skip
     path = maker(tmp_path / "home")
-    context, controller, _panel = _open(make_window, run, path)
+    context, controller, panel = _open(make_window, run, path)
     base = context.document.tree.active_leaf.id
     conflicts: list[object] = []
     controller.sig_conflict.connect(conflicts.append)
@@ -244,6 +244,10 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
     assert conflicts and conflicts[-1].unsaved and controller.unsaved is not None
     assert path.read_bytes() == rho_bytes  # nothing written after the other writer
     assert context.dialogs.banner_dock.isVisible() and controller.state is TurnState.BLOCKED
+    # the panel says what the banner says (walkthrough C8): held, not saved; never "kept"
+    reply = panel.reply.toPlainText()
+    assert "This turn is held here, not saved: Fork saves it, Reload drops it" in reply
+    assert "partial reply were kept" not in reply
     unsaved = controller.unsaved
     context.dialogs.banner.fork_button.click()
     run(settle(context.bridge))
