@@ -299,3 +299,30 @@ def test_find_looks_in_tool_arguments_and_tool_output() -> None:
     assert find_rows(messages, '"path": "app/"') == [1]
     assert find_rows(messages, "grep") == [1]
     assert find_rows(messages, "") == []
+
+
+def test_a_file_outside_any_rho_home_says_why_the_list_is_empty(make_window, run, tmp_path: Path) -> None:
+    """Walkthrough B5: ``rho-desk open FILE`` outside a Rho home left the browser empty, silently."""
+    import shutil
+
+    from .helpers import v3_session
+
+    loose = tmp_path / "loose.jsonl"
+    shutil.copy(v3_session(tmp_path / "home"), loose)
+    context = make_window(open_file=loose)
+    run(settle(context.bridge))
+    assert context.document.path == loose and not context.library.is_open
+    assert "outside a Rho data directory" in context.window.browser.footer.text()
+
+
+def test_a_file_inside_the_library_never_says_it_is_outside(make_window, run, tmp_path: Path) -> None:
+    from .helpers import v3_session
+
+    path = v3_session(tmp_path / "home")
+    context = make_window(home=tmp_path / "home", open_file=path)
+    seen: list[str] = []
+    footer = context.window.browser.footer
+    seen.append(footer.text())
+    run(settle(context.bridge))
+    seen.append(footer.text())
+    assert context.library.is_open and not any("outside a Rho data directory" in t for t in seen), seen

@@ -570,5 +570,9 @@ class SessionBrowserView(QFrame):
     def _on_document_loaded(self) -> None:
         path = self.document.path
         self.model.set_open_path(path)
+        if path is not None and not self.library.is_open and not self.footer.text():
+            # a file opened from outside any Rho data directory: say why the list is empty
+            self.footer.setText("No session library: the open file is outside a Rho data directory. "
+                                "Settings ▸ General chooses one to browse.")
         if path is not None:
             self.select_path(path)  # the browser's selection follows what is open
