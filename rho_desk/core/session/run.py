@@ -206,12 +206,13 @@ class _ContextEstimate:
 
 
 CALIBRATION_SAMPLE: Final = 64 * 1024
-"""Characters of the history's text a run sends to the server's tokenizer (the most recent)."""
+"""Characters of a request's text (the tools' schemas, then the history's) a run sends to the
+server's tokenizer, at most."""
 
 
 def _sample_text(messages: Sequence[Message], specs: Sequence[ToolSpec]) -> str:
-    """What a request mostly is, as text: the tools' schemas (compact JSON) and the plain text of
-    ``messages``, newest last; at most :data:`CALIBRATION_SAMPLE` characters."""
+    """What a request mostly is, as text: the tools' schemas (compact JSON), then the plain text of
+    the most recent ``messages`` in their order; at most :data:`CALIBRATION_SAMPLE` characters."""
     tools = encode(list(specs)).decode("utf-8") if specs else ""
     parts: list[str] = [tools] if tools else []
     size = len(tools)
