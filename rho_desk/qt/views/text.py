@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from ...core.sizes import size_text  # one way to say a size, shared with the command line
+
 if TYPE_CHECKING:
     from ...core.stores.rho_files import RevisionNode
     from ...core.stores.rho_files.queries import TreeQueries
@@ -34,17 +36,6 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """``1 revision``, ``3 revisions``, ``1,204 messages`` (``nouns`` for irregular plurals)."""
     word = noun if count == 1 else (nouns or (noun + "es" if noun.endswith(("s", "sh", "ch", "x")) else noun + "s"))
     return f"{count:,} {word}"
-
-
-def size_text(value: int | None) -> str:
-    """``512 B``, ``18 KB``, ``4.2 MB``."""
-    if value is None:
-        return ""
-    if value < 1024:
-        return f"{value} B"
-    if value < 1024 * 1024:
-        return f"{value // 1024} KB"
-    return f"{value / 1024 / 1024:.1f} MB"
 
 
 def shorten(text: str, limit: int) -> str:
