@@ -112,11 +112,10 @@ _install_log_filter()
 
 T = TypeVar("T")
 
-MAX_ERROR_BODY_BYTES: Final = 16 * 1024
-"""How much of an error body is kept: its first and last 8 KiB."""
 MAX_ERROR_BODY_READ: Final = 1024 * 1024
-"""How much of an error body is read at most, for its tail."""
-"""How much of an error response is read (for the diagnostic's parsed fields, never shown raw)."""
+"""How much of an error body is read: up to this size it is parsed whole, and only the message
+parsed from it is cut (its head and its tail kept, :func:`head_and_tail`), so a cut never breaks
+the JSON it came in; a longer body is not parsed. The raw body is never shown."""
 MAX_DIAGNOSTIC_MESSAGE: Final = 2000
 _ERROR_TYPE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 
@@ -256,7 +255,7 @@ def status_error(
     else:
         kind, retry = ProviderErrorKind.OTHER, PERMANENT
     payload: Any = None
-    if body:
+    if body and len(body) <= MAX_ERROR_BODY_READ:
         try:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
@@ -289,7 +288,9 @@ def status_error(
         parts.append(f"type: {etype}")
     if code:
         parts.append(f"code: {code}")
-    if payload is None and body:
+    if len(body) > MAX_ERROR_BODY_READ:
+        parts.append(f"the response body was over {MAX_ERROR_BODY_READ} bytes (not read whole, not shown)")
+    elif payload is None and body:
         parts.append(f"the response body was not JSON ({len(body)} bytes, not shown)")
     return ProviderError(
         kind,
@@ -616,24 +617,13 @@ class HttpStream:
             await response.aclose()
 
     async def _read_bounded(self, response: httpx.Response) -> bytes:
-        """The error body, its head and its tail when it is long (the cause is often last)."""
-        half = MAX_ERROR_BODY_BYTES // 2
-        head = bytearray()
-        tail = b""
-        total = 0
+        """The error body, whole up to :data:`MAX_ERROR_BODY_READ` (a longer one is read no further)."""
+        body = bytearray()
         try:
             async for chunk in response.aiter_bytes():
-                total += len(chunk)
-                if len(head) < half:
-                    take = half - len(head)
-                    head += chunk[:take]
-                    chunk = chunk[take:]
-                if chunk:
-                    tail = (tail + chunk)[-half:]
-                if total >= MAX_ERROR_BODY_READ:
+                body += chunk
+                if len(body) > MAX_ERROR_BODY_READ:
                     break
         except httpx.HTTPError:
             pass  # the status alone types the error; a half-read body only feeds the diagnostic
-        if total <= MAX_ERROR_BODY_BYTES:
-            return bytes(head) + tail
-        return bytes(head) + " … ".encode() + tail
+        return bytes(body)

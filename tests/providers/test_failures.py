@@ -286,6 +286,30 @@ async def test_a_long_error_body_keeps_its_head_and_its_tail(server: Loopback, a
 
 
 @pytest.mark.asyncio
+async def test_a_long_error_reason_is_cut_after_it_is_parsed_not_before(server: Loopback, api: Api) -> None:
+    """A long reason full of escapes and non-ASCII text: a cut of the raw body would land inside
+    an escape and lose the whole reason; the message is parsed first, then its middle dropped."""
+    message = "prompt: " + "é\n" * 12_000 + "the request exceeds the available context size"
+    server.queue(Reply(status=400, body=json.dumps({"error": {"message": message, "type": "exceed_context_size_error"}}).encode()))
+    error = await fail(api.make(server.url))
+    text = error.text()
+    assert "(exceed_context_size_error): prompt: é é" in text and text.endswith("exceeds the available context size")
+    assert error.diagnostic is not None
+    diagnostic = error.diagnostic.text()
+    assert "message: prompt: é" in diagnostic and diagnostic.endswith("exceeds the available context size")
+    assert 1_000 < len(diagnostic) < 3_000
+
+
+@pytest.mark.asyncio
+async def test_an_error_body_over_a_megabyte_is_not_read_whole(server: Loopback, api: Api) -> None:
+    server.queue(Reply(status=400, body=json.dumps({"error": {"message": "x" * 2_000_000}}).encode()))
+    error = await fail(api.make(server.url))
+    assert "returned HTTP 400" in error.text()
+    assert "x" * 100 not in error.text()
+    assert error.diagnostic is not None and "not read whole, not shown" in error.diagnostic.text()
+
+
+@pytest.mark.asyncio
 async def test_mid_stream_disconnect(server: Loopback, api: Api) -> None:
     chunks = api.stream("one", "two", "three")
     server.queue(Reply(chunks=chunks, drop_after=len(api.head) + 1))
