@@ -350,11 +350,13 @@ def closed_without_events(label: str) -> ProviderError:
     )
 
 
-def truncated(output_started: bool) -> ProviderError:
+def truncated(output_started: bool, where: str = "the server") -> ProviderError:
     """The stream ended without its terminal event."""
     if output_started:
         return ProviderError(
-            ProviderErrorKind.INVALID_RESPONSE, "provider stream ended before the response was complete", RETRYABLE
+            ProviderErrorKind.INVALID_RESPONSE,
+            f"the reply from {where} ended mid-stream, before it was complete",
+            RETRYABLE,
         )
     return ProviderError(
         ProviderErrorKind.UNAVAILABLE, "provider closed the connection before sending a response", RETRYABLE
@@ -399,7 +401,7 @@ class EventStream:
         """The error for a stream that ended without its terminal event."""
         if self.events_seen == 0 and not self.has_partial_event:
             return closed_without_events(self._owner.label)
-        return truncated(self.output_started)
+        return truncated(self.output_started, self._owner.display_url)
 
     @property
     def has_partial_event(self) -> bool:
@@ -567,8 +569,11 @@ class HttpStream:
             )
         if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError)):
             if output_started:
+                # a server that dies mid-stream: said as such, not as a failure to connect
                 return ProviderError(
-                    ProviderErrorKind.INVALID_RESPONSE, "provider stream broke off after emitting output", RETRYABLE
+                    ProviderErrorKind.INVALID_RESPONSE,
+                    f"the connection to {where} was lost mid-reply (the server closed it before the reply was complete)",
+                    RETRYABLE,
                 )
             return ProviderError(
                 ProviderErrorKind.UNAVAILABLE, f"connection to {where} closed before the response completed", RETRYABLE

@@ -39,6 +39,9 @@ class Reply:
     """After this many chunks, abort the TCP connection (a mid-stream disconnect)."""
     hang_before_headers: bool = False
     """Never answer: hold the connection until the client closes it."""
+    die: bool = False
+    """With ``drop_after``: the server stops listening as it aborts the connection (a server
+    process that died mid-stream; later connections are refused)."""
 
 
 @dataclass
@@ -61,6 +64,12 @@ class Loopback:
         """Answer llama.cpp's ``POST /tokenize`` with this many tokens per character; ``None``: 404,
         as servers without it do. Token counts are kept apart from :attr:`requests`."""
         self.tokenized: list[str] = []
+        self._listener: asyncio.AbstractServer | None = None
+
+    def stop_listening(self) -> None:
+        """Close the listening socket: every later connection is refused."""
+        if self._listener is not None:
+            self._listener.close()
 
     def queue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -102,6 +111,8 @@ class Loopback:
             for index, chunk in enumerate(reply.chunks):
                 if reply.drop_after is not None and index == reply.drop_after:
                     assert transport is not None
+                    if reply.die:
+                        self.stop_listening()
                     transport.abort()
                     return response
                 if reply.hang_after is not None and index == reply.hang_after:
@@ -145,6 +156,7 @@ async def serve() -> AsyncIterator[Loopback]:
     assert server is not None and server.sockets
     port = server.sockets[0].getsockname()[1]
     loopback.url = f"http://127.0.0.1:{port}"
+    loopback._listener = server
     try:
         yield loopback
     finally:

@@ -173,3 +173,26 @@ async def test_a_request_that_fails_before_any_reply_and_is_retried_says_so(serv
     assert status == 0, err
     assert out == "Ready.\n"
     assert "rho-desk: retrying after provider attempt 1 of" in err and "loading model" in err
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_dies_mid_reply_is_said_to_have_lost_the_connection(server: Loopback, tmp_path: Path) -> None:
+    """The server closes the socket mid-stream and is gone (every retry is refused, backing off
+    1, 2 and 4 s): the last line says the connection was lost mid-reply, then that it could not
+    connect again; the turn keeps nothing, and the broken text is said to be replaced."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Half a rep"}), openai_chunk({"content": "ly"}),
+                               b"never"], drop_after=2, die=True))  # fmt: skip
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server))
+    assert status == 1, err
+    where = server.url + "/v1"
+    assert err.splitlines()[-1] == (
+        f"rho-desk: the model call failed; nothing of this turn was kept: provider failed: the connection to {where} was lost"
+        " mid-reply (the server closed it before the reply was complete); 3 more attempts failed, the last: could not"
+        f" connect to {where} (connection refused, DNS or TLS failure)"
+    )
+    assert "the reply broke off; it is asked for again (the text above is replaced; retrying after provider attempt 1 of 4:" \
+        f" the connection to {where} was lost mid-reply" in err  # fmt: skip
+    assert len(server.requests) == 1 and out == "Half a reply\n"

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from rho_desk.core.errors import Cancelled
+from rho_desk.core.errors import Cancelled, ProviderError
 from rho_desk.core.secret import SecretString
 from rho_desk.core.session import Rho, events
 from rho_desk.core.tools import Tool, ToolOutput
@@ -89,3 +89,31 @@ async def test_anthropic_tool_loop_under_the_engine(server: Loopback) -> None:
     replayed = server.requests[1].body["messages"]
     assert replayed[1]["content"][0] == {"type": "thinking", "thinking": "need the file", "signature": "SIG1"}
     assert replayed[2]["content"][0] == {"type": "tool_result", "tool_use_id": "toolu_1", "content": "contents of a.txt"}
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_dies_mid_reply_is_said_to_have_lost_the_connection(server: Loopback) -> None:
+    """The server process dies mid-stream: the reply breaks off, and every retry is refused. The
+    error says the connection was lost mid-reply, not only that nothing could connect."""
+    chunks = [openai_chunk({"role": "assistant", "content": "Half an "}), openai_chunk({"content": "answer"}), openai_chunk({"content": " never"})]
+    server.queue(Reply(chunks=chunks, drop_after=2, die=True))
+
+    async def no_wait(_delay: float) -> None:
+        return None
+
+    provider = OpenAIChatProvider(base_url=server.url + "/v1", model="m", api_key=SecretString("sk-engine-0000"))
+    async with provider:
+        session = Rho.builder().provider(provider).retry_sleep(no_wait).build().session()
+        run = session.start("tell me")
+        seen = [event async for event in run]
+        with pytest.raises(ProviderError) as failure:
+            await run.outcome()
+    where = server.url + "/v1"
+    assert len(server.requests) == 1  # the later attempts were refused
+    assert failure.value.text() == (
+        f"provider failed: the connection to {where} was lost mid-reply (the server closed it before the reply was"
+        f" complete); 3 more attempts failed, the last: could not connect to {where} (connection refused, DNS or TLS failure)"
+    )
+    resets = [e.detail for e in seen if isinstance(e, events.ProviderStreamReset)]
+    assert "was lost mid-reply" in resets[0] and all("could not connect" in r for r in resets[1:])
+    assert session.history == ()  # a failed turn commits nothing

@@ -167,6 +167,23 @@ def _as_provider_error(exc: BaseException) -> ProviderError:
     return error
 
 
+def _after_first_failure(error: ProviderError, first: ProviderError, attempts: int) -> ProviderError:
+    """The error a step gives up with, saying first how its first attempt failed when that was
+    something else: a reply that broke off mid-stream, then a server that no longer answers, is
+    "the connection … was lost mid-reply; 3 more attempts failed, the last: could not connect",
+    not "could not connect" alone. Kind, retryability and diagnostic are the last error's."""
+    if first is error or first.message == error.message:
+        return error
+    more = attempts - 1
+    return ProviderError(
+        error.kind,
+        f"{first.message}; {more} more attempt{'s' if more != 1 else ''} failed, the last: {error.message}",
+        error.retryability,
+        diagnostic=error.diagnostic,
+        retry_after=error.retry_after,
+    )
+
+
 def _retrieve(task: asyncio.Future[Any]) -> None:
     """Done callback for abandoned tasks: read the outcome so asyncio does not log it."""
     if not task.cancelled():
@@ -722,13 +739,15 @@ class RunWorker:
             service_tier=core.service_tier,
         )
         attempts = malformed = failed = 0
+        first: ProviderError | None = None
         while True:
             attempts += 1
             content, capture, error = await self._call_provider(request)
             if error is not None:
                 failed += 1
+                first = first or error
                 if self.token.cancelled or not error.is_retryable() or attempts >= MAX_PROVIDER_ATTEMPTS:
-                    return self._give_up(error, capture)
+                    return self._give_up(_after_first_failure(error, first, attempts), capture)
                 wait = error.retry_after.total_seconds() if error.retry_after is not None else 0.0
                 reason: ev.ProviderStreamResetReason = (
                     ev.RetryableFailureWithRetryAfter(error.kind, error.retry_after)  # type: ignore[arg-type]

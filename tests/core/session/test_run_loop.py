@@ -261,6 +261,31 @@ async def test_retryable_failures_back_off_1_2_4_then_give_up(sleeps: SleepRecor
     assert session.revision == 0
 
 
+async def test_giving_up_says_how_the_first_attempt_failed_when_the_last_failed_otherwise(sleeps: SleepRecorder) -> None:
+    """A reply that broke off, then a server that no longer answers: the error names both, so
+    "could not connect" alone does not hide that the connection was lost mid-reply. Kind,
+    retryability and diagnostic stay the last error's; identical failures keep their one message
+    (above)."""
+    lost = ProviderError(ProviderErrorKind.INVALID_RESPONSE, "the connection was lost mid-reply", Retryability.RETRYABLE)
+    refused = ProviderError(ProviderErrorKind.UNAVAILABLE, "could not connect", Retryability.RETRYABLE,
+                            diagnostic=ProviderDiagnostic("refused"))  # fmt: skip
+    session = build(turns=[ScriptedTurn.failed(lost), *(ScriptedTurn.failed(refused) for _ in range(3))], sleep=sleeps).session()
+    run = session.start("q")
+    events = await collect(run)
+    with pytest.raises(ProviderError) as info:
+        await run.outcome()
+    error = info.value
+    assert error.message == "the connection was lost mid-reply; 3 more attempts failed, the last: could not connect"
+    assert error.kind is ProviderErrorKind.UNAVAILABLE and error.is_retryable() and error.diagnostic is refused.diagnostic
+    assert events[-1] == ev.Failed(f"provider failed: {error.message}", Retryability.RETRYABLE)
+    rejected = ProviderError(ProviderErrorKind.OTHER, "HTTP 400: bad request")
+    session = build(turns=[ScriptedTurn.failed(lost), ScriptedTurn.failed(rejected)], sleep=sleeps).session()
+    with pytest.raises(ProviderError) as info:
+        await session.complete("q")
+    assert info.value.message == "the connection was lost mid-reply; 1 more attempt failed, the last: HTTP 400: bad request"
+    assert not info.value.is_retryable()
+
+
 async def test_retry_after_is_honoured_up_to_60_seconds(sleeps: SleepRecorder) -> None:
     turns = [
         ScriptedTurn.failed(retryable(ProviderErrorKind.RATE_LIMIT, after=0.5)),
