@@ -196,3 +196,36 @@ async def test_a_server_that_dies_mid_reply_is_said_to_have_lost_the_connection(
     assert "the reply broke off; it is asked for again (the text above is replaced; retrying after provider attempt 1 of 4:" \
         f" the connection to {where} was lost mid-reply" in err  # fmt: skip
     assert len(server.requests) == 1 and out == "Half a reply\n"
+
+
+def _write_cut_mid_call() -> Reply:
+    """A long ``write`` call whose connection drops halfway through its arguments."""
+    reply = _streamed_write(20, "x" * 700)
+    reply.drop_after = 12
+    return reply
+
+
+@pytest.mark.asyncio
+async def test_a_reset_mid_call_starts_the_progress_again(server: Loopback, tmp_path: Path) -> None:
+    """The stream breaks while a call is being written and the request is sent again: ``--json``
+    says ``reset``, and the progress of the retried call counts from zero, not on top of the
+    broken one. Piped, the text mode shows no live line at all (nor its escape sequences)."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Not written: plan mode."))
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--json")
+    assert status == 0, err
+    events = events_of(out)
+    kinds = [e["event"] for e in events]
+    reset = kinds.index("reset")
+    before = [e["bytes"] for e in events[:reset] if e["event"] == "progress"]
+    after = [e["bytes"] for e in events[reset:] if e["event"] == "progress"]
+    assert before and before[-1] > 5_000, before
+    assert after and after[-1] < 1_000, after  # the retried call's own size
+    server.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Not written: plan mode."))
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *_base(server))
+    assert status == 0, err
+    assert "writing" not in err and "\x1b" not in err and "\r" not in err, err
+    assert "rho-desk: retrying after provider attempt 1 of 4: the connection to" in err
+    assert out == "Not written: plan mode.\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pty
+import re
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest_asyncio
 
 from .loopback import Loopback, Reply, openai_chunk, serve
 from .test_cli_continue import make_session, text_reply
-from .test_cli_continue_limits import _streamed_write
+from .test_cli_continue_limits import _streamed_write, _write_cut_mid_call
 
 
 @pytest_asyncio.fixture
@@ -79,6 +80,25 @@ async def test_a_tool_call_being_written_shows_a_live_line_until_it_is_complete(
     shown = "\n".join(screen)
     assert "● writing a write call… " in seen.decode() and " KB" in seen.decode()
     assert "● writing" not in shown and "Not written: plan mode." in shown, shown
+
+
+@pytest.mark.asyncio
+async def test_a_reset_mid_call_clears_the_live_line(server: Loopback, tmp_path: Path) -> None:
+    """The stream breaks while a call is being written: the live line goes with the broken call
+    (rewritten in place, never stacked), a line says the request is sent again, and the retried
+    call's line counts from zero."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Not written: plan mode."))
+    seen, screen = await _on_a_terminal(tmp_path, server, path)
+    shown = "\n".join(screen)
+    text = seen.decode()
+    broken, _, retried = text.partition("retrying after provider attempt 1 of 4")
+    assert re.search(r"\r\x1b\[2K● writing a write call… [2-9] KB\r\x1b\[2Krho-desk: ", broken), repr(text)
+    assert re.findall(r"● writing a write call… (\d+ [BK]+)", retried)[-1].endswith(" B"), repr(text)
+    assert "● writing" not in shown and "Not written: plan mode." in shown, shown
+    assert sum("retrying after provider attempt 1 of 4" in line for line in screen) == 1, shown
 
 
 @pytest.mark.asyncio

@@ -321,3 +321,23 @@ def test_a_tool_call_being_written_shows_how_far_it_got(make_window, run, tmp_pa
     assert len(shown) >= 3 and all(s.startswith("● writing a write call… ") for s in shown), seen
     assert shown[-1].endswith(" KB") and seen[-1] == ""  # cleared once the call was complete
     assert panel.call_progress.isHidden() and panel.call_progress.accessibleName() == "Tool call being written"
+
+
+def test_a_reset_mid_call_clears_the_live_line_and_counts_again(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                                loopback_profile, qtbot) -> None:  # fmt: skip
+    """The stream breaks while a call is being written and the request is sent again: the live
+    line goes with the broken call, and the retried call's line counts from zero."""
+    from ...providers.test_cli_continue_limits import _streamed_write, _write_cut_mid_call
+
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    seen: list[str] = []
+    controller.sig_call_progress.connect(seen.append)
+    loopback.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Done."))
+    panel.composer.setPlainText("Write the big file")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    cleared = seen.index("")
+    assert seen[cleared - 1].endswith(" KB") and seen[cleared + 1].endswith(" B"), seen
+    assert all(s.endswith(" B") for s in seen[cleared + 1:] if s), seen
+    assert seen[-1] == "" and panel.call_progress.isHidden()
