@@ -227,11 +227,15 @@ class ContextWindowExceeded(EngineError):
     make it fit), so that a server never sees a prompt it can only truncate or drop.
     """
 
-    def __init__(self, tokens: int, window: int) -> None:
+    def __init__(self, tokens: int, window: int, calibrated: bool = False) -> None:
         self.tokens = tokens
         self.window = window
+        self.calibrated = calibrated
+        """The count follows the server's own token count of the text (llama.cpp's ``/tokenize``);
+        otherwise it is rho-desk's estimate alone, and says so."""
+        how = "estimated, calibrated by the server's token count" if calibrated else "estimated"
         super().__init__(
-            f"the request is about {tokens:,} tokens, {tokens - window:,} over the model's"
+            f"the request is about {tokens:,} tokens ({how}), {tokens - window:,} over the model's"
             f" {window:,}-token context window; compact the session, shorten the prompt,"
             " or raise the profile's context window"
         )

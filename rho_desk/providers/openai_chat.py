@@ -25,6 +25,7 @@ validation then asks the model again (spec/engine.md §8.4) instead of failing t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Mapping, Sequence
@@ -80,7 +81,8 @@ DEFAULT_MAX_OUTPUT_TOKENS: Final = 8192
 tool call that degenerates into thousands of repeated tokens) is stopped by the server at it, not
 at the end of its context minutes later."""
 TOKENIZE_TIMEOUT: Final = 2.0
-"""Seconds a token count may take; slower, the engine keeps its own estimate."""
+"""Seconds a token count may take in all (a server that answers byte by byte included); slower,
+the engine keeps its own estimate."""
 
 _EFFORT: Final = {
     ReasoningLevel.MINIMAL: "minimal",
@@ -390,8 +392,10 @@ class OpenAIChatProvider(HttpProvider):
         path = root.path.rstrip("/")
         url = root.copy_with(path=(path[: -len("/v1")] if path.endswith("/v1") else path) + "/tokenize")
         try:
-            answer = await http.post_json(url, {"content": text}, timeout=TOKENIZE_TIMEOUT)
-        except (httpx.HTTPError, ValueError):
+            # httpx's timeout bounds each read, not the whole answer
+            async with asyncio.timeout(TOKENIZE_TIMEOUT):
+                answer = await http.post_json(url, {"content": text}, timeout=TOKENIZE_TIMEOUT)
+        except (httpx.HTTPError, ValueError, TimeoutError):
             self._counts_tokens = False
             return None
         tokens = answer.get("tokens") if isinstance(answer, dict) else None

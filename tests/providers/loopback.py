@@ -64,6 +64,8 @@ class Loopback:
         """Answer llama.cpp's ``POST /tokenize`` with this many tokens per character; ``None``: 404,
         as servers without it do. Token counts are kept apart from :attr:`requests`."""
         self.tokenized: list[str] = []
+        self.tokenize_drip: float | None = None
+        """Answer ``/tokenize`` one byte every this many seconds, for 15 s (a stalled server)."""
         self._listener: asyncio.AbstractServer | None = None
 
     def stop_listening(self) -> None:
@@ -85,6 +87,16 @@ class Loopback:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw
+        if request.path.endswith("/tokenize") and self.tokenize_drip is not None:
+            self.tokenized.append(body["content"] if isinstance(body, dict) else "")
+            dripping = web.StreamResponse(status=200, headers={"content-type": "application/json"})
+            await dripping.prepare(request)
+            try:
+                for _ in range(int(15 / self.tokenize_drip)):
+                    await dripping.write(b" ")
+                    await asyncio.sleep(self.tokenize_drip)
+            except (ConnectionResetError, ConnectionError):
+                return dripping
         if request.path.endswith("/tokenize"):
             if self.tokens_per_char is None or not isinstance(body, dict):
                 return web.Response(status=404, body=b"Not Found")

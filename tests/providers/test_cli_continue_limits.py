@@ -161,6 +161,13 @@ async def test_the_context_estimate_is_calibrated_by_a_server_that_counts_tokens
     calibrated = usage["estimated_tokens"]
     assert len(server.tokenized) == 1 and "go go go" in server.tokenized[0]
     assert 1.5 * plain < calibrated < 2.5 * plain, (plain, calibrated)
+    # the terminal's usage line says which estimate it shows
+    server.queue(text_reply("Four."), text_reply("Five."))
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), *policy)
+    assert status == 0 and "tokens (estimated, calibrated by the server's token count: the server reported no usage)" in err, err
+    server.tokens_per_char = None
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go " * 200, *_base(server), *policy)
+    assert status == 0 and "tokens (estimated: the server reported no usage)" in err, err
 
 
 @pytest.mark.asyncio

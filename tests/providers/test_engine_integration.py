@@ -117,3 +117,33 @@ async def test_a_server_that_dies_mid_reply_is_said_to_have_lost_the_connection(
     resets = [e.detail for e in seen if isinstance(e, events.ProviderStreamReset)]
     assert "was lost mid-reply" in resets[0] and all("could not connect" in r for r in resets[1:])
     assert session.history == ()  # a failed turn commits nothing
+
+
+@pytest.mark.asyncio
+async def test_a_stalled_token_count_never_holds_up_the_turn(server: Loopback) -> None:
+    """llama.cpp's ``/tokenize`` answers a byte at a time and never finishes: the count gives up
+    within its bound (2 s in all, not per read), the turn goes on with the plain estimate, and
+    the server is not asked again in the next turn."""
+    import time
+
+    from rho_desk.providers.openai_chat import TOKENIZE_TIMEOUT
+
+    server.tokenize_drip = 0.2
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Fine."}), openai_chunk({}, finish="stop"),
+                               b"data: [DONE]\n\n"]))  # fmt: skip
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Again."}), openai_chunk({}, finish="stop"),
+                               b"data: [DONE]\n\n"]))  # fmt: skip
+    provider = OpenAIChatProvider(base_url=server.url + "/v1", model="m", context_window=32_000)
+    async with provider:
+        session = Rho.builder().provider(provider).build().session()
+        started = time.monotonic()
+        run = session.start("a prompt long enough to be worth counting " * 4)
+        seen = [event async for event in run]
+        await run.outcome()
+        took = time.monotonic() - started
+        await session.complete("and another one, long enough to be worth counting " * 4)
+    assert TOKENIZE_TIMEOUT <= took < TOKENIZE_TIMEOUT + 3, took
+    assert len(server.tokenized) == 1
+    estimates = [e for e in seen if isinstance(e, events.ContextEstimated)]
+    assert estimates and not any(e.calibrated for e in estimates)
+    assert session.history[-1].text() == "Again."

@@ -647,7 +647,7 @@ class RunWorker:
             tokens = self.estimate.context(self.candidate)
             if tokens <= window:
                 return
-        raise ContextWindowExceeded(tokens, window)
+        raise ContextWindowExceeded(tokens, window, self.estimate.calibrated)
 
     async def _maybe_compact(self, step: int, *, force: bool = False) -> bool:
         """Compact when the policy triggers (or ``force``); True when a compaction committed."""

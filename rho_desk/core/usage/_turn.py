@@ -56,14 +56,16 @@ class TurnUsage:
         return self._requests + estimate_text_tokens("".join(self._streamed))
 
     def describe(self) -> str:
-        return describe_usage(self.usage, self.estimated)
+        return describe_usage(self.usage, self.estimated, self.calibrated)
 
 
-def describe_usage(usage: ModelUsage | None, estimated: int) -> str:
+def describe_usage(usage: ModelUsage | None, estimated: int, calibrated: bool = False) -> str:
     """A turn's usage as the provider reported it (tokens in and out, cost when known), else the
-    engine's estimate, marked as such: an unreported cost is never shown as zero."""
+    engine's estimate, marked as such (and as calibrated when a server's token count scaled it):
+    an unreported cost is never shown as zero."""
     if usage is None or (usage.total_tokens is None and usage.output_tokens is None and usage.input_tokens is None):
-        return f"≈{estimated:,} tokens (estimated: the server reported no usage)"
+        how = "estimated, calibrated by the server's token count" if calibrated else "estimated"
+        return f"≈{estimated:,} tokens ({how}: the server reported no usage)"
     parts = [usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens]
     known = [n for n in parts if n is not None]
     tokens_in = sum(known) if known else None

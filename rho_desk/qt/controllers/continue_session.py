@@ -117,8 +117,9 @@ class ContinueController(QObject):
         sig_handoff_required(object, str): the :class:`HandoffReport` and the provider identity.
         sig_conflict(object): a :class:`ConflictInfo` (``None`` when resolved).
         sig_prompt_returned(str): a prompt that was not kept (reload): put it back in the composer.
-        sig_usage(object, int): after a turn: the provider's ``ModelUsage`` (``None`` when it
-            reported none) and the engine's token estimate of the turn.
+        sig_usage(object, int, bool): after a turn: the provider's ``ModelUsage`` (``None`` when
+            it reported none), the engine's token estimate of the turn, and whether a server's
+            token count calibrated that estimate.
 
     Args:
         host: the action host (bridge, document, settings, notifier, profiles).
@@ -149,8 +150,8 @@ class ContinueController(QObject):
     """A :class:`ConflictInfo`, or ``None`` once resolved."""
     sig_prompt_returned = Signal(str)
     """A prompt whose turn was dropped; the composer takes it back."""
-    sig_usage = Signal(object, int)
-    """``(ModelUsage | None, estimated tokens)`` of the turn that just ended."""
+    sig_usage = Signal(object, int, bool)
+    """``(ModelUsage | None, estimated tokens, calibrated)`` of the turn that just ended."""
     sig_workspace_missing = Signal(str)
     """The session's folder is gone (the message); choose a folder or continue without tools."""
     sig_workspace_untrusted = Signal(object)
@@ -439,7 +440,7 @@ class ContinueController(QObject):
             raise
         recorded = await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome(outcome))
         if outcome != "failed":
-            self.sig_usage.emit(used.usage, used.estimated)
+            self.sig_usage.emit(used.usage, used.estimated, used.calibrated)
         self.sig_turn_finished.emit(outcome, detail)
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.

@@ -463,9 +463,9 @@ class ContinuePanel(QFrame):
             self._line(f"✖ Failed: {reason}. Nothing of this turn was kept.")
             self.status.setText("Failed: nothing of this turn was kept; the prompt is back in the box.")
 
-    def _on_controller_usage(self, usage: ModelUsage | None, estimated: int) -> None:
+    def _on_controller_usage(self, usage: ModelUsage | None, estimated: int, calibrated: bool) -> None:
         saved = self.status.text() if self.status.text().startswith("Saved") else ""
-        self.status.setText(" · ".join(t for t in (saved, describe_usage(usage, estimated)) if t))
+        self.status.setText(" · ".join(t for t in (saved, describe_usage(usage, estimated, calibrated)) if t))
 
     def _on_controller_handoff_required(self, report: HandoffReport, identity: str) -> None:
         self.handoff.show_text(f"<b>Replay safety.</b> {html.escape(report.describe(identity))} Send anyway?")

@@ -37,9 +37,30 @@ async def test_a_request_over_the_window_is_never_sent_and_says_by_how_much() ->
     assert provider.requests == []  # nothing reached the provider
     assert session.history == OLD and session.revision == 0  # the seed: a fatal error commits nothing
     assert (caught.value.tokens, caught.value.window) == (window + 100, window)
-    assert f"100 over the model's {window:,}-token context window" in caught.value.text()
+    assert f"tokens (estimated), 100 over the model's {window:,}-token context window" in caught.value.text()
     failed = of_type(events, ev.Failed)[0]
     assert "100 over" in failed.message
+
+
+async def test_a_server_that_counts_tokens_calibrates_the_window_check_and_it_is_said() -> None:
+    """The provider counts the request's text at twice the estimate (a small model's tokenizer):
+    the estimate that fitted no longer fits, and the refusal says the count was calibrated."""
+    provider = ScriptedProvider([ScriptedTurn.completed("never")])
+    provider.context_window = _request_tokens() + 100  # fits the plain estimate
+
+    async def counted(text: str) -> int:
+        return len(text) // 2  # twice the estimate's four characters a token
+
+    provider.count_tokens = counted  # type: ignore[method-assign]
+    session = build(provider).session(SessionOptions(history=OLD))
+    run = session.start(PROMPT)
+    events = await collect(run)
+    with pytest.raises(ContextWindowExceeded) as caught:
+        await run.outcome()
+    assert provider.requests == [] and caught.value.calibrated
+    assert caught.value.tokens > 1.5 * _request_tokens()
+    assert "tokens (estimated, calibrated by the server's token count), " in caught.value.text()
+    assert "calibrated" in of_type(events, ev.Failed)[0].message
 
 
 async def test_automatic_compaction_runs_first_when_it_is_configured() -> None:

@@ -248,6 +248,13 @@ def test_usage_is_shown_as_reported_or_as_estimated(make_window: Fn, run: Fn, tm
     status = panel.status.text()
     assert "tokens (estimated: the server reported no usage)" in status and "≈" in status
     assert "$0" not in status and " 0 tokens" not in status
+    # a server that counts tokens (llama.cpp's /tokenize) calibrates the estimate, and it says so
+    loopback.tokens_per_char = 0.5
+    loopback.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Counted by the server."}),
+                                 openai_chunk(finish="stop"), OPENAI_DONE]))  # fmt: skip
+    _turn(run, context, controller, panel, "And counted?")
+    assert "tokens (estimated, calibrated by the server's token count: the server reported no usage)" in panel.status.text()
+    assert len(loopback.tokenized) == 1
 
 
 @pytest.mark.parametrize(
@@ -255,6 +262,7 @@ def test_usage_is_shown_as_reported_or_as_estimated(make_window: Fn, run: Fn, tm
     [
         (None, "≈1,234 tokens (estimated: the server reported no usage)"),
         (ModelUsage(), "≈1,234 tokens (estimated: the server reported no usage)"),
+        (None, "≈1,234 tokens (estimated, calibrated by the server's token count: the server reported no usage)"),
         (ModelUsage(input_tokens=40, cache_read_tokens=10, output_tokens=7, total_tokens=57), "57 tokens (50 in, 7 out)"),
         (ModelUsage(output_tokens=7, total_tokens=57), "57 tokens (50 in, 7 out)"),
         (ModelUsage(input_tokens=50, output_tokens=7, cost_usd_micros=1_250), "57 tokens (50 in, 7 out), $0.0013"),
@@ -262,7 +270,7 @@ def test_usage_is_shown_as_reported_or_as_estimated(make_window: Fn, run: Fn, tm
     ],
 )
 def test_usage_words(usage: ModelUsage | None, shown: str) -> None:
-    assert describe_usage(usage, 1_234) == shown
+    assert describe_usage(usage, 1_234, "calibrated" in shown) == shown
 
 
 def test_ctrl_z_in_an_untouched_prompt_box_is_the_window_s_undo(qtbot) -> None:  # type: ignore[no-untyped-def]
