@@ -38,6 +38,7 @@ from ..core.provider import (
     ProviderContext,
     ReasoningDelta,
     ReasoningLevel,
+    ServedModel,
     ToolCallDelta,
     Usage,
 )
@@ -259,6 +260,9 @@ class _MessagesTurn:
     output_seen: int = 0
     cost_seen: int = 0
     stopped: bool = False
+    requested: str = ""
+    """The model the request named; ``message_start`` names the one that answers (an alias such
+    as ``claude-sonnet-4-5`` answers as its dated version), recorded as the reply's provenance."""
 
     def _index(self, event: dict[str, Any]) -> int:
         index = event.get("index")
@@ -273,10 +277,14 @@ class _MessagesTurn:
         kind = event.get("type")
         if kind == "message_start":
             message = json_object(event, "message")
+            started: list[ModelEvent] = []
+            model = message.get("model")
+            if isinstance(model, str) and model and model != self.requested:
+                started.append(ServedModel(model))
             usage = message.get("usage")
             if isinstance(usage, dict):
-                return [self._start_usage(usage)]
-            return []
+                started.append(self._start_usage(usage))
+            return started
         if kind == "content_block_start":
             return self._block_start(self._index(event), event.get("content_block"))
         if kind == "content_block_delta":
@@ -455,7 +463,7 @@ class AnthropicProvider(HttpProvider):
 
     async def _stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
         body = self.build_body(request)
-        turn = _MessagesTurn(self.context_window, self.pricing)
+        turn = _MessagesTurn(self.context_window, self.pricing, requested=self.identity().model)
         http = self._http
         async with http.post_sse("/messages", body) as stream:
             if not stream.is_event_stream:
@@ -471,7 +479,7 @@ class AnthropicProvider(HttpProvider):
                     raise stream_error(event, http.scrub, label=http.label)
                 for mapped in turn.feed(event):
                     await events.send(mapped)
-                    if not isinstance(mapped, Usage):
+                    if not isinstance(mapped, (Usage, ServedModel)):
                         stream.output_started = True
                 if turn.stopped:
                     break

@@ -458,7 +458,8 @@ class OpenAIChatProvider(HttpProvider):
                 raise stream_error(chunk, http.scrub, label=http.label)
             for event in turn.feed(chunk):
                 await events.send(event)
-                stream.output_started = True
+                # which model answers is not output: a disconnect after it is before the reply
+                stream.output_started = stream.output_started or not isinstance(event, ServedModel)
         # Some servers end after the finish_reason chunk without [DONE]; anything less is torn.
         if not turn.finished or stream.has_partial_event:
             raise stream.ended_early()

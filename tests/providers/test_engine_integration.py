@@ -92,6 +92,40 @@ async def test_anthropic_tool_loop_under_the_engine(server: Loopback) -> None:
 
 
 @pytest.mark.asyncio
+async def test_anthropic_records_the_model_that_answered(server: Loopback) -> None:
+    """An alias answers as its dated model (``message_start`` names it): the reply's provenance
+    records that one; its thinking stays tagged with the requested identity, so the next turn
+    replays it, and the next request still names the alias."""
+
+    def reply(text: str) -> Reply:
+        return Reply(chunks=[
+            anthropic_message_start(model="claude-alias-20250101", input_tokens=20),
+            anthropic_event("content_block_start", index=0, content_block={"type": "thinking", "thinking": "", "signature": ""}),
+            anthropic_event("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "hm"}),
+            anthropic_event("content_block_delta", index=0, delta={"type": "signature_delta", "signature": "SIG"}),
+            anthropic_event("content_block_stop", index=0),
+            anthropic_event("content_block_start", index=1, content_block={"type": "text", "text": ""}),
+            anthropic_event("content_block_delta", index=1, delta={"type": "text_delta", "text": text}),
+            anthropic_event("content_block_stop", index=1),
+            anthropic_event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 4}),
+            anthropic_event("message_stop"),
+        ])  # fmt: skip
+
+    server.queue(reply("One."), reply("Two."))
+    provider = AnthropicProvider(model="claude-alias", api_key=SecretString("sk-ant-engine"), base_url=server.url + "/v1", thinking=True)
+    async with provider:
+        session = Rho.builder().provider(provider).build().session()
+        await session.complete("first")
+        await session.complete("second")
+    first = session.history[1].enriched_assistant
+    assert first is not None and first.provenance.model == "claude-alias-20250101"
+    assert first.provenance.provider == provider.identity().provider
+    assert [b.identity for b in first.provider_context] == [provider.identity()]
+    assert [r.body["model"] for r in server.requests] == ["claude-alias", "claude-alias"]
+    assert server.requests[1].body["messages"][1]["content"][0] == {"type": "thinking", "thinking": "hm", "signature": "SIG"}
+
+
+@pytest.mark.asyncio
 async def test_a_server_that_dies_mid_reply_is_said_to_have_lost_the_connection(server: Loopback) -> None:
     """The server process dies mid-stream: the reply breaks off, and every retry is refused. The
     error says the connection was lost mid-reply, not only that nothing could connect."""

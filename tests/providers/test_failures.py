@@ -399,3 +399,13 @@ async def test_cancel_while_waiting_for_headers(server: Loopback, api: Api) -> N
         with pytest.raises(ProviderError):
             await asyncio.wait_for(call, timeout=1)
         await asyncio.wait_for(server.disconnected.wait(), timeout=1)
+
+
+@pytest.mark.asyncio
+async def test_a_disconnect_after_only_the_served_models_name_is_before_the_reply(server: Loopback) -> None:
+    """A first chunk that only names the model that answers (not the one asked for) is no output
+    yet: a disconnect after it is one before the reply, not a reply lost midway."""
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant"}, model="qwen2.5-coder-1.5b"), b"never"], drop_after=1))
+    error = await fail(_openai(server.url))
+    assert error.kind is ProviderErrorKind.UNAVAILABLE and error.is_retryable()
+    assert "closed before the response completed" in error.text()
