@@ -31,14 +31,16 @@ MODELS = {
 }
 
 
-def missing() -> str | None:
-    """Why the real server cannot run here, or ``None``."""
+def missing(model: str = "1.5b") -> str | None:
+    """Why the real server cannot run ``model`` here, or ``None``."""
     if not ENABLED:
         return "opt-in: RHO_DESK_LLAMA=1 runs llama-server with a real model (scripts/llama-server-setup.sh)"
     if not SERVER.exists():
         return f"no {SERVER}: run scripts/llama-server-setup.sh"
-    absent = [str(path) for path in MODELS.values() if not path.exists()]
-    return f"no {', '.join(absent)}: run scripts/llama-server-setup.sh" if absent else None
+    if not MODELS[model].exists():
+        setup = "scripts/llama-server-setup.sh" + (" --with-0.5b" if model == "0.5b" else "")
+        return f"no {MODELS[model]}: run {setup}"
+    return None
 
 
 @dataclass
@@ -89,3 +91,4 @@ def real_server(model: str = "1.5b", n_ctx: int = 8192, startup_timeout: float =
     finally:
         server.stop()
         log.close()
+
