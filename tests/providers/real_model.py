@@ -8,6 +8,7 @@ grammar and streams them as ``tool_calls`` (environment.md §11).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -17,6 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -31,14 +33,16 @@ MODELS = {
 }
 
 
-def missing() -> str | None:
-    """Why the real server cannot run here, or ``None``."""
+def missing(model: str = "1.5b") -> str | None:
+    """Why the real server cannot run ``model`` here, or ``None``."""
     if not ENABLED:
         return "opt-in: RHO_DESK_LLAMA=1 runs llama-server with a real model (scripts/llama-server-setup.sh)"
     if not SERVER.exists():
         return f"no {SERVER}: run scripts/llama-server-setup.sh"
-    absent = [str(path) for path in MODELS.values() if not path.exists()]
-    return f"no {', '.join(absent)}: run scripts/llama-server-setup.sh" if absent else None
+    if not MODELS[model].exists():
+        setup = "scripts/llama-server-setup.sh" + (" --with-0.5b" if model == "0.5b" else "")
+        return f"no {MODELS[model]}: run {setup}"
+    return None
 
 
 @dataclass
@@ -89,3 +93,49 @@ def real_server(model: str = "1.5b", n_ctx: int = 8192, startup_timeout: float =
     finally:
         server.stop()
         log.close()
+
+
+class Relay:
+    """A TCP relay in front of a running server that can be cut: the connections open through it
+    close and new ones are refused, as when the server dies, while the server itself keeps running
+    with its prompt cache warm for the next test."""
+
+    def __init__(self, base_url: str) -> None:
+        parts = urlsplit(base_url)
+        self._upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+        self._path = parts.path
+        self._server: asyncio.Server | None = None
+        self._open: list[asyncio.StreamWriter] = []
+        self.base_url = ""
+
+    async def __aenter__(self) -> Relay:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        self.base_url = f"http://127.0.0.1:{port}{self._path}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.cut()
+
+    def cut(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for writer in self._open:
+            writer.transport.abort()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self._upstream)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._open += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, target: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError, OSError):
+                while data := await source.read(65536):
+                    target.write(data)
+                    await target.drain()
+            target.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))

@@ -24,11 +24,9 @@ from rho_desk.core.wire.model import ContentBlock, Message, ToolResult
 from rho_desk.providers.openai_chat import OpenAIChatProvider
 
 from .conftest import Sink
-from .llama_server import ENABLED, RECORDING, LlamaServer, llama_server, record
+from .llama_server import RECORDING, LlamaServer, llama_server, missing, record
 
-pytestmark = pytest.mark.skipif(
-    not ENABLED, reason="opt-in: RHO_DESK_LLAMA=1 runs a real llama.cpp server (scripts/llama-server-setup.sh)"
-)
+pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
 N_CTX = 1024
 TOOL_HISTORY = (
