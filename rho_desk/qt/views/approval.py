@@ -76,6 +76,8 @@ class ApprovalCard(QFrame):
 
     sig_answered = Signal(str, str)
     """``(allow_once|allow_for_session|deny, reason)``."""
+    sig_resized = Signal()
+    """The card wants another height (the whole diff was asked for, or the preview again)."""
 
     def __init__(self, request: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,6 +89,7 @@ class ApprovalCard(QFrame):
         self._full = False
         self._wanted_body = 0
         is_write = request.capability.value == "write"
+        self._diff = is_write
         self.title = QLabel()
         self.title.setObjectName("ApprovalTitle")
         self.title.setWordWrap(True)
@@ -126,7 +129,8 @@ class ApprovalCard(QFrame):
         self.full_button.setObjectName("ShowFullDiff")
         self.full_button.setToolTip("Show the whole change (F)")
         self.full_button.setVisible(is_write)
-        hint = QLabel("A approve · S for the session · D deny · F full diff · Esc cancels the turn")
+        full = " · F full diff" if is_write else ""  # a command has no diff
+        self.hint = hint = QLabel(f"A approve · S for the session · D deny{full} · Esc cancels the turn")
         hint.setProperty("muted", True)
         buttons = QHBoxLayout()
         buttons.addWidget(self.approve_button)
@@ -167,14 +171,15 @@ class ApprovalCard(QFrame):
     def _fill(self) -> None:
         text = self.full_text
         lines = text.splitlines()
-        if not self._full and len(lines) > PREVIEW_LINES:
+        # a command is shown whole (it scrolls): F is only for a diff
+        if not self._full and len(lines) > PREVIEW_LINES and self._diff:
             hidden = len(lines) - PREVIEW_LINES
             text = "\n".join(lines[:PREVIEW_LINES]) + f"\n… {hidden} more line{'s' if hidden != 1 else ''} (F shows all)"
         self.body.setPlainText(text)
         self.body.moveCursor(QTextCursor.MoveOperation.Start)
         # Room for a few lines at least (it scrolls), and what the preview shows when there is room.
         line = self.body.fontMetrics().lineSpacing()
-        shown = min(len(text.splitlines()), 30 if self._full else PREVIEW_LINES + 1)
+        shown = min(len(text.splitlines()), 30 if self._full or not self._diff else PREVIEW_LINES + 1)
         self.body.setMinimumHeight(line * min(shown + 1, 6) + 12)
         self._wanted_body = line * (shown + 1) + 12
         self.full_button.setText("Show &Less" if self._full else "Show &Full Diff")
@@ -182,6 +187,8 @@ class ApprovalCard(QFrame):
     def toggle_full(self) -> None:
         self._full = not self._full
         self._fill()
+        self.updateGeometry()
+        self.sig_resized.emit()
 
     @property
     def showing_full(self) -> bool:
@@ -213,7 +220,7 @@ class ApprovalCard(QFrame):
             self.approve_for_session()
         elif key in (Qt.Key.Key_D, Qt.Key.Key_N):
             self.deny()
-        elif key == Qt.Key.Key_F and self.full_button.isVisible():
+        elif key == Qt.Key.Key_F and self._diff:
             self.toggle_full()
         else:
             super().keyPressEvent(event)

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -154,7 +155,18 @@ class ContinuePanel(QFrame):
         self.cards_layout = QVBoxLayout(self.cards)
         self.cards_layout.setContentsMargins(0, 0, 0, 0)
         self.cards_layout.setSpacing(6)
-        self.cards.hide()
+        # The cards scroll together when the dock cannot hold them all: a card is never drawn
+        # smaller than its contents need (the command box under the reason field).
+        self.cards_area = QScrollArea()
+        self.cards_area.setObjectName("ToolCardsArea")
+        self.cards_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.cards_area.setWidgetResizable(True)
+        self.cards_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.cards_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.cards_area.setWidget(self.cards)
+        self.cards.setAutoFillBackground(False)
+        self.cards_area.viewport().setAutoFillBackground(False)
+        self.cards_area.hide()
         self.approval_card: ApprovalCard | None = None
         self._dock_before: int | None = None
         """The dock's height before an approval card made room for itself."""
@@ -226,7 +238,7 @@ class ContinuePanel(QFrame):
         layout.addWidget(self.workspace_banner)
         layout.addWidget(self.reply, 1)
         layout.addWidget(self.call_progress)
-        layout.addWidget(self.cards)
+        layout.addWidget(self.cards_area)
         layout.addLayout(row)
         layout.addWidget(self.status)
         mono = QFont("DejaVu Sans")
@@ -567,12 +579,30 @@ class ContinuePanel(QFrame):
         self._close_approval()
         card = ApprovalCard(request, self.cards)
         card.sig_answered.connect(self.controller.answer_approval)
+        card.sig_resized.connect(self._on_approval_card_resized)
         self.approval_card = card
         self.cards_layout.addWidget(card)
         self._update_cards()
-        self._make_room(card.wanted_height())
+        self._on_approval_card_resized()
         card.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.status.setText("Waiting for your approval: A approves, S for the session, D denies, F shows the full diff.")
+        full = ", F shows the full diff" if card.full_button.isVisible() else ""
+        self.status.setText(f"Waiting for your approval: A approves, S for the session, D denies{full}.")
+
+    def _on_approval_card_resized(self) -> None:
+        """The card appeared or its whole diff was asked for: the dock grows to show it."""
+        card = self.approval_card
+        if card is None:
+            return
+        self._make_room(card.wanted_height())
+        QTimer.singleShot(0, self, self._scroll_to_approval)  # once the cards are laid out
+
+    def _scroll_to_approval(self) -> None:
+        """The question in view: the card's top at the top of the cards (an earlier command's
+        output scrolls away above it)."""
+        card = self.approval_card
+        if card is not None:
+            bar = self.cards_area.verticalScrollBar()
+            bar.setValue(min(card.y(), bar.maximum()))
 
     def _dock(self) -> tuple[QDockWidget, QMainWindow] | None:
         dock = self.parentWidget()
@@ -589,7 +619,7 @@ class ContinuePanel(QFrame):
         if found is None:
             return
         dock, window = found
-        others = self.height() - self.cards.height()
+        others = self.height() - self.cards_area.height()
         wanted = min(others + card_height + 12, window.height() * 70 // 100)
         if wanted > dock.height():
             if self._dock_before is None:
@@ -668,10 +698,10 @@ class ContinuePanel(QFrame):
 
     def _update_cards(self) -> None:
         shown = self.approval_card is not None or bool(self.shell_cards)
-        self.cards.setVisible(shown)
+        self.cards_area.setVisible(shown)
         # While a card shows, it gets the room: the reply keeps a few lines (it scrolls).
         self._layout.setStretchFactor(self.reply, 0 if shown else 1)
-        self._layout.setStretchFactor(self.cards, 1 if shown else 0)
+        self._layout.setStretchFactor(self.cards_area, 1 if shown else 0)
         self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
         self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
 
