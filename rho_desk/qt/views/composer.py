@@ -288,6 +288,8 @@ class ContinuePanel(QFrame):
         """The profile Settings asked for at the last fill."""
         self._shown_path = host.document.path
         """The session whose turns the reply pane shows."""
+        self._saved: str | None = None
+        """Node id of the revision the last turn saved (the status names it while it is active)."""
         self.profile.activated.connect(self._on_profile_activated)
         host.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
         host.document.sig_loaded.connect(self._on_document_loaded)
@@ -346,6 +348,24 @@ class ContinuePanel(QFrame):
         # reads them when first shown)
         if changes.settings and self._profiles_read:
             self.refresh_profiles()
+        if changes.revisions:
+            self._follow_active()
+
+    def _follow_active(self) -> None:
+        """After an undo, a redo or a fork, the status names the revision active now, not the
+        one the last turn saved."""
+        tree = self.host.document.tree if self.host.document.is_open else None
+        saved = self._saved
+        if saved is None or tree is None or tree.active_leaf is None or self.controller.busy:
+            return
+        if not self.status.text().startswith(("Saved:", "Now active:")):
+            return  # the status says something else since (a failure, a question)
+        active = tree.active_leaf
+        name = revision_words(tree, active)
+        if active.id == saved:
+            self.status.setText(f"Saved: {name} is the active one.")
+        else:
+            self.status.setText(f"Now active: {name} (not the revision the last turn saved).")
 
     def _on_document_loaded(self) -> None:
         """Another session: forget the previous one's reply, status, banners, cards and picks."""
@@ -358,6 +378,7 @@ class ContinuePanel(QFrame):
         self._buffer.clear()
         self._flush.stop()
         self._mode = ""
+        self._saved = None
         self.reply.clear()
         self.status.setText("")
         self.handoff.hide()
@@ -457,6 +478,7 @@ class ContinuePanel(QFrame):
         kind = "compaction " if node.kind is NodeKind.COMPACTION else ""
         self._line(f"✓ Saved as {kind}{name}.")
         self.status.setText(f"Saved: {name} is the active one.")
+        self._saved = node.id
 
     def _on_controller_turn_finished(self, how: str, detail: str) -> None:
         self._stop_shell_cards()

@@ -295,3 +295,34 @@ def test_a_summary_larger_than_what_it_replaces_is_refused(make_window, run, tmp
     assert "Refused: nothing was written" in dialog.busy.label.text()
     assert "would not shrink" in dialog.notice.text.text()
     assert path.stat().st_size == size
+
+
+def test_the_session_card_follows_a_compaction_and_its_undo(make_window, run, tmp_path: Path) -> None:
+    """The card of the compacted session shows the file as it is after the compaction and after
+    its undo (count, compactions, date), without a Refresh."""
+    from rho_desk.core.stores.rho_files.summary import summarize
+
+    home = tmp_path / "home"
+    path = _grown(v3_session(home, turns=10))
+    context = make_window(home=home, open_file=path)
+    browser = context.window.browser
+    run(settle(context.bridge))
+    before = browser.summary_for(path)
+    assert before is not None
+
+    def card_is_the_file() -> bool:
+        card, now = browser.summary_for(path), summarize(path)
+        return (card.file_size, card.message_count, card.compaction_count, card.updated_at) == (
+            now.file_size, now.message_count, now.compaction_count, now.updated_at)
+
+    dialog = context.dialogs.show_dialog("compact")
+    dialog.keep_tokens.setValue(0)
+    dialog.keep_messages.setValue(8)
+    run(settle(context.bridge))
+    dialog.start()
+    run(until(lambda: not dialog.running and card_is_the_file(), context.bridge))
+    compacted = browser.summary_for(path)
+    assert compacted.compaction_count == 1 and compacted.updated_at >= before.updated_at
+    dialog.undo_button.click()
+    run(until(lambda: browser.summary_for(path).compaction_count == 0 and card_is_the_file(), context.bridge))
+    assert browser.summary_for(path).message_count == before.message_count
