@@ -129,3 +129,16 @@ def test_a_check_box_is_not_framed_like_a_field(qtbot, themed: Theme) -> None:
     one, other = focused.grab().toImage(), plain.grab().toImage()
     height = min(one.height(), other.height())
     assert any(one.pixelColor(x, y) != other.pixelColor(x, y) for x in range(20) for y in range(height))
+
+
+def test_diff_lines_on_an_approval_card_are_readable(qapp: QApplication, themed: Theme) -> None:
+    """Added and removed lines keep text contrast (WCAG 4.5:1) on the card's base, dark theme too."""
+    from PySide6.QtGui import QTextDocument
+
+    from rho_desk.qt.views.approval import DiffHighlighter
+
+    document = QTextDocument()
+    highlighter = DiffHighlighter(document)
+    for prefix in "+-@":
+        colour = highlighter._formats[prefix].foreground().color()
+        assert contrast(colour, QColor(themed.base)) >= 4.5, (prefix, colour.name())

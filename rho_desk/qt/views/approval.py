@@ -20,12 +20,14 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QKeyEvent,
+    QPalette,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -52,12 +54,16 @@ def _mono() -> QFont:
 
 
 class DiffHighlighter(QSyntaxHighlighter):
-    """Added lines green, removed lines red, hunk headers in the accent colour."""
+    """Added lines green, removed lines red, hunk headers in violet: the light theme's shades on a
+    light background, brighter ones on a dark one."""
 
     def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
         self._formats: dict[str, QTextCharFormat] = {}
-        for prefix, colour in (("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df")):
+        dark = QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        shades = (("+", "#3fb950"), ("-", "#ff7b72"), ("@", "#d2a8ff")) if dark else (
+            ("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df"))  # fmt: skip
+        for prefix, colour in shades:
             fmt = QTextCharFormat()
             fmt.setForeground(QColor(colour))
             self._formats[prefix] = fmt

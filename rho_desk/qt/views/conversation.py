@@ -294,6 +294,7 @@ class ConversationView(QWidget):
         self.list.set_theme(theme)
         self.detail.set_theme(theme)
         self.bar.set_theme(theme)
+        self.find_bar.set_icon_color(theme.text)
 
     def current_row(self) -> int:
         index = self.list.currentIndex()

@@ -79,8 +79,8 @@ class DemoBanner(QFrame):
     def __init__(self, parent: QWidget | None = None, color: str = "#3b5bdb") -> None:
         super().__init__(parent)
         self.setObjectName("DemoBanner")
-        mark = QLabel()
-        mark.setPixmap(pixmap(Icon.DEMO, color, 16))
+        self.mark = mark = QLabel()
+        self.set_color(color)
         text = QLabel("<b>Demo library</b> — sample sessions bundled with rho-desk (no Rho data directory was "
                       "found). Changes go to a private copy, never to the bundle.")  # fmt: skip
         text.setWordWrap(True)
@@ -90,6 +90,10 @@ class DemoBanner(QFrame):
         layout.addWidget(mark)
         layout.addWidget(text, 1)
         layout.addWidget(self.open_button)
+
+    def set_color(self, color: str) -> None:
+        """Draw the mark in ``color`` (the theme's accent)."""
+        self.mark.setPixmap(pixmap(Icon.DEMO, color, 16))
 
 
 class DocumentHeader(QFrame):
@@ -156,11 +160,14 @@ class MainWindow(QMainWindow):
         self.tabs.setObjectName("DocumentTabs")
         self.tabs.setAccessibleName("Session views")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.conversation, icon(Icon.CONVERSATION, theme.text), "Conversation")
-        self.tabs.addTab(self.revisions, icon(Icon.TIMELINE, theme.text), "Revisions")
-        self.tabs.addTab(self.statistics, icon(Icon.STATS, theme.text), "Statistics")
         self.changes = ChangesView(document, bridge, services.library)
-        self.tabs.addTab(self.changes, icon(Icon.DIFF, theme.text), "Changes")
+        self._tab_icons: tuple[tuple[QWidget, Icon], ...] = (
+            (self.conversation, Icon.CONVERSATION), (self.revisions, Icon.TIMELINE),
+            (self.statistics, Icon.STATS), (self.changes, Icon.DIFF))  # fmt: skip
+        """Each tab's icon, drawn again in the theme's text colour when the theme changes."""
+        for (view, which), name in zip(self._tab_icons, ("Conversation", "Revisions", "Statistics", "Changes"),
+                                       strict=True):  # fmt: skip
+            self.tabs.addTab(view, icon(which, theme.text), name)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -418,8 +425,9 @@ class MainWindow(QMainWindow):
         for key, spec in ((k, self.app_actions.spec(k)) for k in self.app_actions.ids()):
             if spec.icon:
                 self.app_actions[key].setIcon(icon(spec.icon, theme.text))
-        for index, which in enumerate((Icon.CONVERSATION, Icon.TIMELINE, Icon.STATS)):
-            self.tabs.setTabIcon(index, icon(which, theme.text))
+        for page, which in self._tab_icons:
+            self.tabs.setTabIcon(self.tabs.indexOf(page), icon(which, theme.text))
+        self.banner.set_color(theme.accent)
 
     def _on_banner_open_clicked(self) -> None:
         from PySide6.QtWidgets import QFileDialog

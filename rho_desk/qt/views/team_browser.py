@@ -72,7 +72,8 @@ class TeamBrowserView(QFrame):
         self.search.setObjectName("TeamSearch")
         self.search.setPlaceholderText("Search published sessions")
         self.search.setClearButtonEnabled(True)
-        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition).setText("Search")
+        self.search_icon = self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.search_icon.setText("Search")
         self.search.setAccessibleName("Search published sessions")
         name_line_edit_buttons(self.search, "Clear the search")
         self.receipt = QLabel("")
@@ -105,6 +106,7 @@ class TeamBrowserView(QFrame):
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
+        self.search_icon.setIcon(icon(Icon.SEARCH, theme.muted))
         self.banner.setStyleSheet(
             f"background: {theme.warning_soft}; color: {theme.text}; border: 1px solid {theme.warning}; "
             "border-radius: 6px; padding: 6px 8px;"
