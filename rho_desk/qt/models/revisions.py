@@ -21,7 +21,9 @@ from .roles import Role
 
 __all__ = ["COLUMNS", "RevisionTreeModel", "describe_change"]
 
-COLUMNS: Final = ("Revision", "Saved", "Messages", "What changed", "Node")
+COLUMNS: Final = ("Revision", "Saved", "Model messages", "What changed", "Node")
+"""The Messages column counts a revision's model context (after a compaction, the summary and
+the recent turns), not the conversation as shown: its header says so."""
 COL_REVISION, COL_TIME, COL_MESSAGES, COL_CHANGE, COL_NODE = range(5)
 
 
@@ -188,6 +190,9 @@ class RevisionTreeModel(QAbstractItemModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
             return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == COL_MESSAGES:
+            return ("Messages in the revision's model context (what the model is sent; after a compaction, the "
+                    "summary and the recent turns). The conversation counts the messages as shown.")
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:

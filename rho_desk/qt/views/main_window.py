@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.stores.rho_files import NodeKind
 from ..controllers.actions import Actions
 from ..controllers.commands import Commands
 from ..services.changes import Changes
@@ -382,7 +381,8 @@ class MainWindow(QMainWindow):
         if tree.header is not None and tree.header.cwd:
             facts.append(tree.header.cwd)
         facts.append("snapshot document" if document.is_snapshot_document else f"format v{tree.format_version}")
-        compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
+        # the active revision's compactions, as its card counts them (an undone one is not one)
+        compactions = leaf.compaction.completed_compactions if leaf is not None else 0
         facts.append(plural(tree.node_count, "revision") + (f", {plural(tree.branch_count, 'branch point')}" if tree.branch_count else ""))
         if compactions:
             facts.append(plural(compactions, "compaction"))

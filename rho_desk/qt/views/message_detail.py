@@ -267,7 +267,7 @@ class MessageDetailView(QWidget):
 
     def _meta(self, message: Message, kind: RowKind) -> str:
         assert self.model is not None
-        parts = [f"row {self.row + 1:,} of {self.model.rowCount():,}"]
+        parts = [self._position(kind)]
         when = message_time(self.model.timestamp(self.row), "%Y-%m-%d %H:%M:%S")
         if when:
             parts.append(when)
@@ -278,6 +278,21 @@ class MessageDetailView(QWidget):
         if self.row >= self.model.rows.resume_cut:
             parts.append("not resumed (after an incomplete tool turn)")
         return " · ".join(parts)
+
+    def _position(self, kind: RowKind) -> str:
+        """"message 7 of 30": counted as the header, the session list and ``rho-desk show``
+        count (a compaction marker is a row, not a message; nor is an unfinished tool turn,
+        which is not resumed, in the display history)."""
+        assert self.model is not None
+        rows = self.model.rows
+        kinds = rows.kinds
+        marker = RowKind.MARKER.value
+        if kind is RowKind.MARKER:
+            return "compaction marker"
+        end = rows.resume_cut if rows.timestamps is not None else len(kinds)
+        total = end - kinds.count(marker, 0, end)
+        ordinal = self.row + 1 - kinds.count(marker, 0, self.row)
+        return f"message {ordinal:,} of {total:,}" if self.row < end else f"message {ordinal:,}"
 
     def _section(self, key: str, title: str, body: str, lines: int) -> str:
         collapsed = self._collapsed.get(key, lines > COLLAPSE_LINES)
