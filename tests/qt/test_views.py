@@ -122,6 +122,22 @@ def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> N
     assert view.find_bar.isHidden() and view.matches == []
 
 
+def test_find_from_the_end_wraps_to_the_first_match(app_on, run) -> None:
+    """With the last message selected (End) and every match above it, the find bar jumps to the
+    first match and says "1 of N", as it does from the top, instead of only counting matches."""
+    context = app_on("5f0c2a9e")
+    view = context.window.conversation
+    last = view.model.rowCount() - 1
+    view.select_row(last)
+    view.open_find()
+    view.find_bar.field.setText("one run in five")  # the first prompt's words
+    view.find_bar.search_now()
+    run(settle(context.bridge))
+    assert view.matches and view.matches[-1] < last
+    assert view.current_row() == view.matches[0]
+    assert view.find_bar.count.text() == f"1 of {len(view.matches)}"
+
+
 def test_ctrl_m_switches_to_model_history_and_back(app_on, run) -> None:
     context = app_on("4a7e2c19")  # compacted: the model history is shorter than the display
     view = context.window.conversation
