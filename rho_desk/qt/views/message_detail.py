@@ -160,6 +160,7 @@ class MessageDetailView(QWidget):
         header.setObjectName("DetailHeader")
         self.title = QLabel("No message selected")
         self.title.setObjectName("PanelTitle")
+        self.title.setWordWrap(True)  # a narrow pane ("Assistant message" beside Raw JSON): two lines, not cut
         self.meta = QLabel("")
         self.meta.setProperty("muted", True)
         self.meta.setWordWrap(True)

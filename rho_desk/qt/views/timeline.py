@@ -312,6 +312,7 @@ class RevisionTimelineView(QWidget):
             return
         tree = self.document.tree
         self.model.set_tree(tree)
+        self._fit_revision_column()
         if tree is not self._diff_tree:
             self._reset_diff(tree)
         self._show_body(tree is not None)
@@ -323,11 +324,22 @@ class RevisionTimelineView(QWidget):
                 self.tree.expand(self.model.index_of(node))
         compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
         restores = sum(1 for n in tree.nodes.values() if n.restores is not None)
-        kind = "tree" if tree.is_tree else "line (v1–v3: forks become new sessions)"
+        kind = "a tree (v4)" if tree.is_tree else "a line (v1–v3)"
         self.summary.setText(f"{plural(tree.node_count, 'revision')} · {plural(tree.branch_count, 'branch point')} · "
                              f"{plural(compactions, 'compaction')}"
                              + (f" · {plural(restores, 'restore')}" if restores else "") + f" · {kind}")  # fmt: skip
+        self.summary.setToolTip(self.summary.text() + (
+            "" if tree.is_tree else ".\nA version 1–3 file is a line of revisions: a fork becomes a new session."))
         self._select_in_tree(self.document.selected)
+
+    def _fit_revision_column(self) -> None:
+        """The Revision column fits its widest label ("r12 · 3fa2c1 ● ◇ base") at the deepest
+        branch, so the base mark is never cut."""
+        tree = self.tree
+        wanted = self.model.revision_label_width(tree.fontMetrics()) + tree.indentation() * (self.model.depth + 1) + 24
+        header = tree.header()
+        if header.sectionSize(0) < wanted:
+            header.resizeSection(0, wanted)
 
     def _on_document_closed(self) -> None:
         self.model.set_tree(None)
