@@ -57,7 +57,7 @@ from .recovery import SessionNotice
 from .resources import Icon, icon, pixmap
 from .stats import StatisticsView
 from .team_browser import TeamBrowserView
-from .text import plural, shorten, size_text
+from .text import plural, session_title, shorten, size_text
 from .timeline import RevisionTimelineView
 from .widgets import ElidedLabel
 from .workspace_changes import ChangesView, reveal_message, turn_of_current_row
@@ -372,8 +372,7 @@ class MainWindow(QMainWindow):
             self.setWindowTitle("rho-desk")
             return
         summary = self.browser.summary_for(document.path)
-        title = (summary.title if summary and summary.title else None) or (summary.first_user_message if summary else None)
-        title = (title or f"Session {tree.session_id or document.path.name}").splitlines()[0]
+        title = session_title(summary, f"Session {tree.session_id or document.path.name}")
         self.header.title.setText(shorten(title, 120))
         leaf = tree.active_leaf
         provider = leaf.provider if leaf is not None else None

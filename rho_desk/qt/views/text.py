@@ -10,8 +10,18 @@ from ...core.sizes import size_text  # one way to say a size, shared with the co
 if TYPE_CHECKING:
     from ...core.stores.rho_files import RevisionNode
     from ...core.stores.rho_files.queries import TreeQueries
+    from ...core.stores.summary import SessionSummary
 
-__all__ = ["message_time", "plural", "revision_words", "shorten", "size_text"]
+__all__ = ["message_time", "plural", "revision_words", "session_title", "shorten", "size_text"]
+
+
+def session_title(summary: SessionSummary | None, fallback: str) -> str:
+    """What the window calls a session: its title in Rho's index, else the first line of its
+    first prompt, else ``fallback`` (``Session 5f0c2a9e``); one line, not shortened."""
+    title = (summary.title if summary is not None and summary.title else None) or (
+        summary.first_user_message if summary is not None else None)  # fmt: skip
+    lines = (title or "").strip().splitlines()
+    return lines[0].strip() if lines and lines[0].strip() else fallback
 
 
 def revision_words(tree: TreeQueries | None, node: RevisionNode) -> str:
