@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from ... import __version__
-from ..stores.rho_files.views import MARKER_PREFIX
+from ..stores.rho_files.views import MARKER_PREFIX, user_text
 from ..wire.model import ContentBlock, Message, ProviderContextBlock, ToolCall, ToolResult
 from ..wire.snapshot import SessionSnapshot
 
@@ -59,10 +59,23 @@ def _inline_code(text: str) -> str:
 
 
 def _title(snapshot: SessionSnapshot) -> str:
+    """The heading: the session's title when the export keeps it (it goes with the metadata
+    class), else the first line of the first prompt it keeps (already in the export), else
+    "rho session"."""
+    from ..compaction.local import DIGEST_MARKER, SUMMARY_MARKER
     from ._classify import is_placeholder
 
     title = " ".join(snapshot.metadata.get("title", "").split())
-    return title if title and not is_placeholder(title) else "rho session"
+    if title and not is_placeholder(title):
+        return title
+    for message in snapshot.history:
+        text = user_text(message)
+        if text is None or is_placeholder(text) or text.startswith((DIGEST_MARKER, SUMMARY_MARKER)):
+            continue  # excluded, or a compaction's summary standing in for older prompts
+        first = " ".join(text.splitlines()[0].split())
+        if first:
+            return first if len(first) <= 80 else first[:79].rstrip() + "…"
+    return "rho session"
 
 
 def _counted(snapshot: SessionSnapshot, history: str) -> str:
