@@ -440,6 +440,8 @@ class ContinuePanel(QFrame):
         self._mode = ""
 
     def _on_controller_text_delta(self, text: str) -> None:
+        if self.status.text().startswith("Retrying"):
+            self.status.setText("Streaming… (Esc cancels)")  # the reply streams again
         self._buffer.append(("text", text))
         if not self._flush.isActive():
             self._flush.start()
@@ -468,6 +470,9 @@ class ContinuePanel(QFrame):
 
     def _on_controller_activity(self, text: str) -> None:
         self._line(text)
+        if text.startswith("Retrying") and self.controller.busy:
+            # during the pause before the request is sent again, nothing streams
+            self.status.setText("Retrying the request… (Esc cancels)")
 
     def _on_controller_call_progress(self, text: str) -> None:
         self.call_progress.setText(text)
@@ -534,7 +539,7 @@ class ContinuePanel(QFrame):
             TurnState.CANCELLING: "Cancelling: saving the prompt and the partial reply…",
             TurnState.BLOCKED: "Stopped: the session changed on disk. Reload or fork.",
         }
-        if texts[state] or (state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Cancelling"))):
+        if texts[state] or (state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Retrying", "Cancelling"))):
             self.status.setText(texts[state])
 
 

@@ -328,3 +328,21 @@ def test_the_card_and_the_status_follow_an_undo_and_a_fork(make_window: Fn, run:
     context.dialogs.banner.fork_button.click()
     run(until(lambda: browser.summary_for(path).last_user_message == "Our question", context.bridge))
     assert browser.summary_for(path).file_size == path.stat().st_size
+
+
+def test_the_status_says_retrying_during_the_back_off(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
+                                                      loopback_profile: Any) -> None:  # fmt: skip
+    """A server error retried after a pause: the status line says the request is retried, not
+    "Streaming…", until the reply streams again."""
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    failure = Reply(status=500, body=b'{"error": {"message": "overloaded", "type": "server_error"}}',
+                    headers={"retry-after": "1"})  # fmt: skip
+    loopback.queue(failure, text_reply("Fine", " now.", delay=0.05))
+    panel.composer.setPlainText("Try again")
+    panel.send()
+    run(until(lambda: "Retrying" in panel.reply.toPlainText()))
+    assert controller.busy and panel.status.text().startswith("Retrying"), panel.status.text()
+    run(until(lambda: "Fine" in panel.reply.toPlainText()))
+    assert not panel.status.text().startswith("Retrying")
+    run(until(lambda: not controller.busy, context.bridge))
