@@ -443,7 +443,7 @@ class ActionHost(QObject):
             return
         self._show_banner(
             "<b>This session changed on disk</b> since rho-desk read it (Rho, or another program, wrote to it). "
-            "Nothing was overwritten. Reload to see the new revisions, or fork to keep working from yours."
+            "Nothing was overwritten. Reload (F5) to see the new revisions, or fork to keep working from yours."
         )
 
     def _on_controller_conflict(self, info: ConflictInfo | None) -> None:

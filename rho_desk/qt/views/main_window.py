@@ -281,7 +281,6 @@ class MainWindow(QMainWindow):
         document.sig_tree_changed.connect(self._update_header)
         document.sig_revision_selected.connect(lambda _n: self._update_header())
         document.sig_history_mode_changed.connect(self._on_document_history_mode_changed)
-        document.sig_conflict_changed.connect(self._on_document_conflict_changed)
         ctx.library.sig_opened.connect(self._on_library_opened)
         # "working…" only for work that lasts (the live poll's quick look must not flicker it)
         self._busy_timer = QTimer(self)
@@ -400,13 +399,6 @@ class MainWindow(QMainWindow):
     def _on_document_history_mode_changed(self, mode: HistoryMode) -> None:
         self.app_actions["view.model_history"].setChecked(mode is HistoryMode.MODEL)
         self.services.settings.set(PREFS_HISTORY_MODE, mode.value)
-
-    def _on_document_conflict_changed(self, conflict: object) -> None:
-        if conflict is not None:
-            self.services.notifier.warning(
-                "Another program wrote to this session since it was read. Reload it (F5) to see its "
-                "revisions, or fork from the revision you are on (Ctrl+Shift+B)."
-            )
 
     def _on_library_opened(self, _home: object) -> None:
         self.banner.setVisible(self.services.library.demo)
