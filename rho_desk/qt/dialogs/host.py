@@ -387,6 +387,11 @@ class ActionHost(QObject):
         tree = self.document.tree
         self._turn_before = tree.active_leaf if tree is not None else None
         self._turn_after = None
+        # the turn continues the active revision: show it from the start (not an older one
+        # until the turn ends), at its end, where the new messages come
+        if self._turn_before is not None and self.document.selected is not self._turn_before:
+            self.window.conversation.show_end_on_next_build()
+            self.document.select(self._turn_before)
 
     def _on_controller_saved(self, node: RevisionNode) -> None:
         """One undo step per turn, from the revision before it to its last commit (an automatic

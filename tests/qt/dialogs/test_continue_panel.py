@@ -346,3 +346,27 @@ def test_the_status_says_retrying_during_the_back_off(make_window: Fn, run: Fn, 
     run(until(lambda: "Fine" in panel.reply.toPlainText()))
     assert not panel.status.text().startswith("Retrying")
     run(until(lambda: not controller.busy, context.bridge))
+
+
+def test_a_turn_sent_while_an_older_revision_is_shown_shows_the_active_one(make_window: Fn, run: Fn, tmp_path: Path,
+                                                                           loopback: Loopback,
+                                                                           loopback_profile: Any) -> None:  # fmt: skip
+    """The turn continues the active revision: the conversation shows it from the turn's start,
+    not the older revision that was on screen until the turn ends."""
+    path = v4_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    document = context.document
+    tree = document.tree
+    older = tree.nodes["n1"]
+    document.select(older)
+    run(settle(context.bridge))
+    assert document.selected is older
+    loopback.queue(text_reply("Slowly", hang=True))
+    panel.composer.setPlainText("Go on")
+    panel.send()
+    run(until(lambda: "Slowly" in panel.reply.toPlainText()))
+    assert document.selected is document.tree.active_leaf, document.selected
+    bar = context.window.conversation.bar
+    assert not bar.active_button.isVisibleTo(bar)  # no longer "an older revision, Show active"
+    controller.cancel()
+    run(until(lambda: not controller.busy, context.bridge))
