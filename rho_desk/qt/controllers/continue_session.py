@@ -351,7 +351,7 @@ class ContinueController(QObject):
         from ...core.changes import CheckpointOutcome
         from ...core.changes.journal import changed_files_text
         from ...core.session import events
-        from ...core.tools.words import CallProgress, call_subject, result_text
+        from ...core.tools.words import CallProgress, call_subject, result_line, result_text
         from ...core.usage import TurnUsage
 
         # the calls being written are complete, or the reply was reset or ended
@@ -409,8 +409,7 @@ class ContinueController(QObject):
                     if ok and str(self._started_ops.get(event.call_id)) in ("write", "execute"):
                         self._changed_files = True
                     self.sig_tool_finished.emit(event.call_id, ok, content)
-                    first = content.strip().splitlines()[0] if content.strip() else ""
-                    self.sig_activity.emit(f"  {'✓' if ok else '✗'} {first[:200]}".rstrip())
+                    self.sig_activity.emit(f"  {'✓' if ok else '✗'} {result_line(event.result)}".rstrip())
                 elif isinstance(event, events.CompactionStarted):
                     self.sig_compaction.emit("started", event.message_count)
                     self.sig_activity.emit(f"◆ Compacting the context automatically ({event.message_count:,} messages)…")
