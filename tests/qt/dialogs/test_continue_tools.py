@@ -241,3 +241,38 @@ def test_the_full_diff_makes_the_card_taller(make_window, run, tmp_path: Path, l
     assert card.body.viewport().height() >= before + 4 * line, (before, card.body.viewport().height())
     qtbot.keyClick(card, Qt.Key.Key_Escape)
     run(until(lambda: not controller.busy, context.bridge, timeout=5))
+
+
+def test_session_approvals_outlast_a_visit_to_another_session(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                              loopback_profile, qtbot) -> None:  # fmt: skip
+    """S approves the shell for this conversation: after opening another session and coming
+    back, the next command of the same conversation runs without asking (while the app runs)."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    path = v3_session(home, cwd=str(workspace))
+    other = v3_session(home, cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(tool_reply("call_1", "bash", {"command": "touch one"}), text_reply("Made one."))
+    panel.composer.setPlainText("make one")
+    panel.send()
+    run(until(lambda: panel.approval_card is not None))
+    qtbot.keyClick(panel.approval_card, Qt.Key.Key_S)  # the shell, for this session
+    run(until(lambda: not controller.busy, context.bridge))
+    assert (workspace / "one").exists()
+    run(context.document.aopen(other))
+    run(settle(context.bridge))
+    run(context.document.aopen(path))
+    run(settle(context.bridge))
+    panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(PermissionMode.SUPERVISED.value))
+    asked: list[object] = []
+    controller.sig_approval_requested.connect(asked.append)
+    loopback.queue(tool_reply("call_2", "bash", {"command": "touch two"}), text_reply("Made two."))
+    panel.composer.setPlainText("make two")
+    panel.send()
+    run(until(lambda: bool(asked) or (workspace / "two").exists()))
+    was_asked = bool(asked)
+    if was_asked:
+        controller.cancel()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert not was_asked and (workspace / "two").exists()
