@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ...core.sizes import size_text  # one way to say a size, shared with the command line
+from ..models.sessions import session_title as listed
 
 if TYPE_CHECKING:
     from ...core.stores.rho_files import RevisionNode
@@ -16,12 +17,11 @@ __all__ = ["message_time", "plural", "revision_words", "session_title", "shorten
 
 
 def session_title(summary: SessionSummary | None, fallback: str) -> str:
-    """What the window calls a session: its title in Rho's index, else the first line of its
-    first prompt, else ``fallback`` (``Session 5f0c2a9e``); one line, not shortened."""
-    title = (summary.title if summary is not None and summary.title else None) or (
-        summary.first_user_message if summary is not None else None)  # fmt: skip
-    lines = (title or "").strip().splitlines()
-    return lines[0].strip() if lines and lines[0].strip() else fallback
+    """What the window calls a session (the session list's title: its title in Rho's index, else
+    the first line of its first prompt), else ``fallback`` when the library has neither."""
+    if summary is None or not (summary.title or (summary.first_user_message or "").strip()):
+        return fallback
+    return listed(summary)
 
 
 def revision_words(tree: TreeQueries | None, node: RevisionNode) -> str:
