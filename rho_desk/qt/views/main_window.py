@@ -384,7 +384,7 @@ class MainWindow(QMainWindow):
         facts.append(plural(tree.node_count, "revision") + (f", {plural(tree.branch_count, 'branch point')}" if tree.branch_count else ""))
         if compactions:
             facts.append(plural(compactions, "compaction"))
-        if provider is not None and provider.provider != "legacy":
+        if provider is not None and provider.provider not in ("legacy", "display"):  # stand-ins, not providers
             facts.append(str(provider))
         self.header.facts.setText(" · ".join(facts))
         file = document.file

@@ -595,6 +595,12 @@ class StatisticsView(QWidget):
         else:
             self.cards["last"].value.setText("–")
         self.cards["revision"].value.setText(f"r{c.last_revision}" if c.last_revision is not None else "–")
+        markers = self._markers_only(data)
+        if markers:
+            # a copy published as shown keeps its compaction markers, not the engine's counters
+            self.cards["compactions"].value.setText(f"{markers:,}")
+            for key in ("messages", "tokens", "cost", "last", "revision"):
+                self.cards[key].value.setText("–")
         for card in self.cards.values():
             card.setAccessibleName(f"{card.caption.text()}: {card.value.text()}")
         self.gauge.set_values(data.context_tokens, data.window, data.window_source)
@@ -604,9 +610,25 @@ class StatisticsView(QWidget):
         self.table_model.set_rows(data.compactions)
         self.table.setVisible(bool(data.compactions))
         self.table_empty.setVisible(not data.compactions)
+        self.table_empty.setText(
+            f"This copy shows {plural(markers, 'compaction')} in its conversation (the markers) but does not record "
+            "their figures: it was published or exported as shown." if markers else
+            "No compaction on the path to this revision: every message is in the model context.")  # fmt: skip
         self.scroll_area.show()
         self.empty.hide()
         self.sig_stats_shown.emit(data)
+
+    def _markers_only(self, data: StatsData) -> int:
+        """Compaction markers in a snapshot document's conversation whose counters say none (a
+        session published or exported as shown); 0 otherwise."""
+        if not self.document.is_snapshot_document or data.counters.completed_compactions or data.compactions:
+            return 0
+        from ...core.stores.rho_files.views import MARKER_PREFIX
+
+        tree = self.document.tree
+        history = tree.history(data.node) if tree is not None else ()
+        return sum(1 for m in history if m.assistant is not None and len(m.assistant) == 1
+                   and (m.assistant[0].text or "").startswith(MARKER_PREFIX))  # fmt: skip
 
     def _on_document_closed(self) -> None:
         self._generation += 1
