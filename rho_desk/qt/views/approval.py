@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -51,6 +51,15 @@ def _mono() -> QFont:
     font.setStyleHint(QFont.StyleHint.Monospace)
     font.setPointSizeF(9.0)
     return font
+
+
+class _TextBox(QPlainTextEdit):
+    """A read-only text box that asks for no more than its minimum height: in the cards' scroll
+    area (which gives the cards their preferred height) the card's buttons stay in view, and the
+    box takes whatever room is left beyond that."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.minimumHeight() or super().sizeHint().height())
 
 
 class DiffHighlighter(QSyntaxHighlighter):
@@ -106,7 +115,7 @@ class ApprovalCard(QFrame):
             self.title.setText(f"Approve this change? {one_line(request.summary)}")
         else:
             self.title.setText(f"Run this command in {one_line(str(request.folder))}?")
-        self.body = QPlainTextEdit()
+        self.body = _TextBox()
         self.body.setObjectName("ApprovalBody")
         self.body.setAccessibleName("The change to approve" if is_write else "The command to approve")
         self.body.setReadOnly(True)
@@ -138,11 +147,14 @@ class ApprovalCard(QFrame):
         full = " · F full diff" if is_write else ""  # a command has no diff
         self.hint = hint = QLabel(f"A approve · S for the session · D deny{full} · Esc cancels the turn")
         hint.setProperty("muted", True)
+        hint.setWordWrap(True)
+        # the keys beside the buttons, not on a line of their own: the card stays short enough for
+        # its answers to be in view in a small dock
         buttons = QHBoxLayout()
         buttons.addWidget(self.approve_button)
         buttons.addWidget(self.session_button)
         buttons.addWidget(self.deny_button)
-        buttons.addStretch(1)
+        buttons.addWidget(hint, 1)
         buttons.addWidget(self.full_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
@@ -151,7 +163,6 @@ class ApprovalCard(QFrame):
         layout.addWidget(self.body, 1)
         layout.addWidget(self.reason)
         layout.addLayout(buttons)
-        layout.addWidget(hint)
         for button in (self.approve_button, self.session_button, self.deny_button, self.full_button):
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.approve_button.clicked.connect(self.approve_once)
@@ -186,7 +197,7 @@ class ApprovalCard(QFrame):
         # Room for a few lines at least (it scrolls), and what the preview shows when there is room.
         line = self.body.fontMetrics().lineSpacing()
         shown = min(len(text.splitlines()), 30 if self._full or not self._diff else PREVIEW_LINES + 1)
-        self.body.setMinimumHeight(line * min(shown + 1, 6) + 12)
+        self.body.setMinimumHeight(line * min(shown + 1, 5) + 12)
         self._wanted_body = line * (shown + 1) + 12
         self.full_button.setText("Show &Less" if self._full else "Show &Full Diff")
 
@@ -247,7 +258,7 @@ class ShellCard(QFrame):
         self.folder = one_line(folder)
         self.finished = False
         self.title.setText(f"Running in {self.folder} (Esc stops it)\n$ {self.command}")
-        self.output = QPlainTextEdit()
+        self.output = _TextBox()
         self.output.setObjectName("ShellOutput")
         self.output.setAccessibleName("Command output")
         self.output.setReadOnly(True)

@@ -608,7 +608,7 @@ class ContinuePanel(QFrame):
         card.sig_answered.connect(self.controller.answer_approval)
         card.sig_resized.connect(self._on_approval_card_resized)
         self.approval_card = card
-        self.cards_layout.addWidget(card)
+        self.cards_layout.insertWidget(0, card)  # the question first, above earlier commands' output
         self._update_cards()
         self._on_approval_card_resized()
         card.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -621,15 +621,13 @@ class ContinuePanel(QFrame):
         if card is None:
             return
         self._make_room(card.wanted_height())
-        QTimer.singleShot(0, self, self._scroll_to_approval)  # once the cards are laid out
+        self._scroll_to_approval()
+        QTimer.singleShot(0, self, self._scroll_to_approval)  # and once the cards are laid out
 
     def _scroll_to_approval(self) -> None:
-        """The question in view: the card's top at the top of the cards (an earlier command's
-        output scrolls away above it)."""
-        card = self.approval_card
-        if card is not None:
-            bar = self.cards_area.verticalScrollBar()
-            bar.setValue(min(card.y(), bar.maximum()))
+        """The question in view: it is the first card (an earlier command's output is below it)."""
+        if self.approval_card is not None:
+            self.cards_area.verticalScrollBar().setValue(0)
 
     def _dock(self) -> tuple[QDockWidget, QMainWindow] | None:
         dock = self.parentWidget()
@@ -694,6 +692,7 @@ class ContinuePanel(QFrame):
             self.shell_cards[call_id] = card
             self.cards_layout.insertWidget(0, card)
             self._update_cards()
+            self._make_room(card.sizeHint().height())  # its output in view, until the next turn
         return card
 
     def _on_controller_tool_output(self, call_id: str, text: str) -> None:
@@ -720,8 +719,11 @@ class ContinuePanel(QFrame):
         for card in self.shell_cards.values():
             card.hide()
             card.deleteLater()
+        had = bool(self.shell_cards)
         self.shell_cards.clear()
         self._update_cards()
+        if had and self.approval_card is None:
+            self._give_room_back()
 
     def _update_cards(self) -> None:
         shown = self.approval_card is not None or bool(self.shell_cards)
