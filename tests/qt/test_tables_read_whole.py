@@ -47,6 +47,15 @@ def test_the_revision_column_fits_the_base_mark_at_every_depth(make_window, run,
     icon = 16 + 4  # the kind icon before the label, and its gap
     needed = rect.left() + icon + tree.fontMetrics().horizontalAdvance(text) + 8
     assert needed <= tree.header().sectionSize(0), (text, rect, needed)
+    # and the count's column its title, in the header's bold
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from rho_desk.qt.models.revisions import COL_MESSAGES
+
+    bold = QFont(tree.header().font())
+    bold.setBold(True)
+    title = model.headerData(COL_MESSAGES, Qt.Orientation.Horizontal)
+    assert QFontMetrics(bold).horizontalAdvance(title) + 12 <= tree.header().sectionSize(COL_MESSAGES), title
 
 
 def test_a_line_file_names_its_nodes_by_line_and_its_summary_fits(make_window, run, tmp_path: Path) -> None:

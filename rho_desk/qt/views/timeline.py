@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -33,7 +33,7 @@ from ...core.revision_diff import Sign, compute_diff
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ..models.conversation import message_text
 from ..models.diff import DiffModel
-from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
+from ..models.revisions import COL_CHANGE, COL_MESSAGES, COL_REVISION, RevisionTreeModel
 from ..models.roles import Role
 from ..services.bridge import EngineBridge
 from ..services.document import SessionDocument
@@ -340,6 +340,13 @@ class RevisionTimelineView(QWidget):
         header = tree.header()
         if header.sectionSize(0) < wanted:
             header.resizeSection(0, wanted)
+        # and the Messages column its title ("Model messages", in the header's bold)
+        bold = QFont(header.font())
+        bold.setBold(True)
+        title = str(self.model.headerData(COL_MESSAGES, Qt.Orientation.Horizontal))
+        needed = QFontMetrics(bold).horizontalAdvance(title) + 24
+        if header.sectionSize(COL_MESSAGES) < needed:
+            header.resizeSection(COL_MESSAGES, needed)
 
     def _on_document_closed(self) -> None:
         self.model.set_tree(None)
