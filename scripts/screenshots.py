@@ -288,7 +288,7 @@ async def main(out: Path, only: set[str]) -> int:
             view.reload_listing()
             await idle(context)
             await shot("team-unreachable")
-            await context.window.team.aclose()
+            await context.services.team.aclose()
             window.scopes.setCurrentWidget(window.browser)
         finally:
             await asyncio.to_thread(cluster.destroy)
