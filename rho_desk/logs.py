@@ -11,7 +11,8 @@ area           what logs there
 ``providers``  model providers and their HTTP transport (``httpx`` and ``httpcore`` follow
                this area's level: their lines carry URLs and headers, filtered in
                ``rho_desk.providers.transport``)
-``team``       the team library and PostgresSessionStore
+``team``       the team library and PostgresSessionStore (``psycopg`` follows this area, from
+               ``error`` unless the area asks for more: its pool warns at every reconnect)
 ``keys``       rho-desk's own key stores
 ``qt``         the desktop app
 ``cli``        the command line
@@ -45,7 +46,10 @@ ENV_VAR: Final = "RHO_DESK_LOG"
 AREAS: Final = ("core", "providers", "team", "keys", "qt", "cli")
 _ROOT: Final = "rho_desk"
 # Third-party loggers that belong to an area.
-_FOLLOWERS: Final[Mapping[str, tuple[str, ...]]] = {"providers": ("httpx", "httpcore")}
+_FOLLOWERS: Final[Mapping[str, tuple[str, ...]]] = {"providers": ("httpx", "httpcore"), "team": ("psycopg",)}
+_QUIET: Final[Mapping[str, int]] = {"psycopg": logging.ERROR}
+"""Followers heard only from this level unless their area asks for more: psycopg's pool warns at
+every failed reconnect, which the Team panel's banner already says (``team=info`` shows them)."""
 _LEVELS: Final = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
                   "error": logging.ERROR, "critical": logging.CRITICAL}  # fmt: skip
 _FORMAT: Final = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
@@ -130,4 +134,5 @@ def configure(spec: str | None = None, *, stream: TextIO | None = None) -> None:
             for old in [h for h in follower.handlers if h.get_name() == _HANDLER_NAME]:
                 follower.removeHandler(old)
             follower.addHandler(handler)
-            follower.setLevel(default if level == logging.NOTSET else level)
+            chosen = default if level == logging.NOTSET else level
+            follower.setLevel(max(chosen, _QUIET.get(name, logging.NOTSET)) if level == logging.NOTSET else chosen)

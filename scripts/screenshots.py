@@ -288,7 +288,7 @@ async def main(out: Path, only: set[str]) -> int:
             view.reload_listing()
             await idle(context)
             await shot("team-unreachable")
-            await context.window.team.aclose()
+            await context.services.team.aclose()
             window.scopes.setCurrentWidget(window.browser)
         finally:
             await asyncio.to_thread(cluster.destroy)
@@ -549,7 +549,11 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         if panel.workspace_banner.isVisible():
             panel.workspace_banner.hide()
             controller.choose_workspace(str(workspace))
-        await until(lambda: panel.approval_card is not None or panel.handoff.isVisible())
+        # the chosen folder is new to the tools: trust it, as a user would
+        await until(lambda: panel.approval_card is not None or panel.handoff.isVisible() or panel.trust_box is not None)
+        if panel.trust_box is not None and panel.trust_box.trust_button is not None:
+            panel.trust_box.trust_button.click()
+            await until(lambda: panel.approval_card is not None or panel.handoff.isVisible())
         if panel.handoff.isVisible():
             panel.send_anyway.click()
         await until(lambda: panel.approval_card is not None)  # a turn runs: the bridge is not idle

@@ -84,3 +84,19 @@ def test_bad_spec_is_bad_usage() -> None:
         assert result.returncode == 2
         assert result.stderr.startswith(f"rho-desk: {names}: unknown log")
         assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_a_team_database_that_is_down_does_not_print_each_retry(capfd: pytest.CaptureFixture[str]) -> None:
+    """psycopg's pool warns at every failed reconnect; the Team panel's banner already says the
+    database is unreachable, so by default nothing reaches the terminal. ``team=info`` shows them."""
+    out = io.StringIO()
+    configure("warning", stream=out)
+    pool = logging.getLogger("psycopg.pool")
+    pool.warning("error connecting in 'rho-desk-team': connection refused")
+    assert out.getvalue() == "" and capfd.readouterr().err == ""
+    pool.error("the pool is broken")  # an error still shows
+    assert "the pool is broken" in out.getvalue()
+    configure("warning,team=info", stream=out)
+    pool.warning("error connecting in 'rho-desk-team': connection refused")
+    assert "error connecting in 'rho-desk-team'" in out.getvalue()
+    configure("", stream=io.StringIO())

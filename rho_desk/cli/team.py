@@ -170,7 +170,8 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"receipt: {verification.summary}")
     print()
     try:
-        shown = render_markdown(decode_published(version.export)[0]).decode("utf-8", "replace")
+        published, kind = decode_published(version.export)
+        shown = render_markdown(published, history=kind).decode("utf-8", "replace")
     except InputError as exc:
         shown = f"(the stored export cannot be read: {exc.reason})"
     print(shown)

@@ -224,6 +224,13 @@ class SummarizingCompactor(Compactor):
         collector = _Collector()
         summary_request = self.summary_request(parts.older, parts.recent, token)
         content = await race(self.provider.send_turn_stream(summary_request, collector), token)
+        calls = [b.tool_call.name for b in content if b.tool_call is not None]
+        if calls:  # asked for no tools: a reply that calls one is a plan, not a summary
+            raise ProviderError(
+                ProviderErrorKind.INVALID_RESPONSE,
+                f"the provider answered with a tool call ({', '.join(calls)}) instead of a summary",
+                Retryability.PERMANENT,
+            )
         summary = "".join(b.text for b in content if b.text is not None).strip() or "".join(collector.text).strip()
         if not summary:
             raise ProviderError(

@@ -5,6 +5,7 @@ user runs them (``rho`` and the ``env`` keyring of ``test_export_cli``)."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import subprocess
@@ -289,7 +290,13 @@ def test_html_title_is_the_sessions_title_and_tables_are_tables(env: dict[str, s
     assert "| --- |" not in page
     md = rho(env, tmp_path, "export", str(path), "--include", "all", "-o", "t.md")
     assert md.returncode == 0 and (tmp_path / "t.md").read_text().startswith("# Fix <the> flaky build\n")
-    # leaving metadata out leaves the title out too (it is metadata)
+    # leaving metadata out leaves the title out too (it is metadata): the first prompt heads it
     bare = rho(env, tmp_path, "export", str(path), "--exclude", "metadata", "-o", "bare.html")
     assert bare.returncode == 0 and "flaky" not in (tmp_path / "bare.html").read_text()
-    assert "<title>rho session</title>" in (tmp_path / "bare.html").read_text()
+    from rho_desk.core.stores.rho_files.views import user_text
+
+    first = next(t for m in file.tree.history() if (t := user_text(m))).splitlines()[0]
+    assert f"<title>{html.escape(' '.join(first.split())[:79])}" in (tmp_path / "bare.html").read_text()
+    # and without the prompts either, the heading says only what it is
+    none = rho(env, tmp_path, "export", str(path), "--exclude", "metadata,user", "-o", "none.md")
+    assert none.returncode == 0 and (tmp_path / "none.md").read_text().startswith("# rho session\n")

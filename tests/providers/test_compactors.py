@@ -142,6 +142,20 @@ async def test_empty_summary_is_an_error(server: Loopback) -> None:
             await SummarizingCompactor(p, RecentBudget(max_tokens=None, max_messages=1)).compact(compaction(turn(1)))
 
 
+@pytest.mark.asyncio
+async def test_a_tool_call_is_not_a_summary(server: Loopback) -> None:
+    """A model that answers the summary request with a tool call ("Step 1: I will call
+    read_file.") wrote no summary: refused, nothing replaces the history."""
+    import json
+
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": json.dumps({"path": "README.md"})}}
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Step 1: I will call read_file."}),
+                               openai_chunk({"tool_calls": [call]}), openai_chunk({}, finish="tool_calls"), OPENAI_DONE]))  # fmt: skip
+    async with provider(server) as p:
+        with pytest.raises(ProviderError, match=r"tool call \(read_file\) instead of a summary"):
+            await SummarizingCompactor(p, RecentBudget(max_tokens=None, max_messages=1)).compact(compaction(turn(1)))
+
+
 def test_transcript_drops_oldest_first_but_keeps_earlier_summaries() -> None:
     earlier = Message.user_text(f"{DIGEST_MARKER} Earlier conversation (40 messages) ...")
     messages = [earlier, *[Message.user_text(f"message {i} " + "y" * 200) for i in range(50)]]

@@ -227,3 +227,49 @@ def test_an_edit_call_is_shown_by_the_files_it_edits() -> None:
     model.set_rows(build_rows(history))
     texts = [text for _icon, text, _tone in model.presentation(1).lines]
     assert texts == ["edit  README.md, src/app.py"], texts
+
+
+def test_an_edit_call_reads_as_its_hashline_document_in_the_detail_pane(qtbot) -> None:
+    """The detail pane shows Rho's edit as the document the model wrote, line by line, under the
+    files it edits, not as one JSON string of escaped newlines."""
+    from rho_desk.qt.views.message_detail import MessageDetailView
+    from rho_desk.qt.views.theme import LIGHT
+
+    document = "[README.md#25CB]\nPUT 1:\n+# Title\n[src/app.py#0A1B]\nCUT 3\n"
+    history = (
+        Message.user_text("fix it"),
+        Message.assistant_blocks([ContentBlock.of_tool_call("call_1", "edit", {"input": document})]),
+        Message(tool_result=ToolResult("call_1", True, "ok")),
+    )
+    model = ConversationModel()
+    model.set_rows(build_rows(history))
+    view = MessageDetailView(LIGHT)
+    qtbot.addWidget(view)
+    view.set_model(model)
+    view._collapsed = {"call0": False}
+    view.show_row(1)
+    shown = view.browser.toPlainText()
+    assert "Edits README.md, src/app.py" in shown
+    assert "PUT 1:\n+# Title\n[src/app.py#0A1B]\nCUT 3" in shown
+    assert '"input"' not in shown and "\\n" not in shown
+
+
+def test_a_change_to_files_ends_on_a_line_that_says_which_and_how_much() -> None:
+    """The continue panel's line after a call: the files and the lines changed, not the first
+    line of the output the model reads back ('[README.md#25CB]')."""
+    from rho_desk.core.session.events import ToolCallFailure, ToolCallSuccess
+    from rho_desk.core.tools.protocol import ToolErrorKind, ToolOutput
+    from rho_desk.core.tools.words import result_line
+
+    diff = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Old\n+# New\n"
+    edited = ToolCallSuccess(ToolOutput("PUT 1: (1 → 1 line(s))\n[README.md#25CB]\n1:# New",
+                                        {"operation": "write", "path": "README.md", "diff": diff}))  # fmt: skip
+    assert result_line(edited) == "README.md: 1 line added, 1 removed"
+    added = ToolCallSuccess(ToolOutput("wrote notes.txt", {"operation": "write", "path": "notes.txt",
+                                                            "diff": "+++ b/notes.txt\n+a\n+b\n"}))  # fmt: skip
+    assert result_line(added) == "notes.txt: 2 lines added"
+    same = ToolCallSuccess(ToolOutput("[x.py#00AA]", {"operation": "write", "path": "x.py", "diff": ""}))
+    assert result_line(same) == "x.py: unchanged"
+    listed = ToolCallSuccess(ToolOutput("\nstdout:\ntotal 8\n", {"operation": "execute", "command": "ls"}))
+    assert result_line(listed) == "stdout:"
+    assert result_line(ToolCallFailure(ToolErrorKind.EXECUTION, "no such file\nmore")) == "no such file"

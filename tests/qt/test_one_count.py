@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtCore import Qt
+
 from rho_desk.qt.views.text import size_text
 
 from ..cli.helpers_files import rho_desk
@@ -28,3 +30,48 @@ def test_the_list_the_header_and_show_agree(make_window, run, tmp_path) -> None:
     assert window.status_path.text().endswith(f"· {size_text(summary.file_size)}")
     out = rho_desk("show", path).stdout
     assert re.search(rf"\b{summary.message_count} display messages\b", out), out
+
+
+def test_the_detail_pane_the_export_and_the_header_count_alike(make_window, run, tmp_path) -> None:
+    """The detail pane says "message N of <the header's count>" (the compaction marker is a row,
+    not a message), the Markdown and HTML exports give the same count, the header counts the
+    compactions of the active revision as its card does, and the Revisions tab's count says it
+    counts the model context."""
+    from rho_desk.core.export import read_export_source, render_html, render_markdown
+    from rho_desk.qt.models.conversation import RowKind
+    from rho_desk.qt.models.revisions import COL_MESSAGES
+
+    home = tmp_path / "rho"
+    path = v4_session(home)
+    context = make_window(home=home, open_file=path)
+    window = context.window
+    run(settle(context.bridge))
+    summary = window.browser.summary_for(path)
+    view = window.conversation
+    kinds = view.model.rows.kinds
+    marker = kinds.index(RowKind.MARKER)
+    view.select_row(view.model.rowCount() - 1)
+    assert view.detail.meta.text().startswith(f"message {summary.message_count} of {summary.message_count} ·")
+    view.select_row(marker)
+    assert view.detail.meta.text().startswith("compaction marker")
+    view.select_row(marker + 1)
+    assert view.detail.meta.text().startswith(f"message {marker + 1} of {summary.message_count} ·")
+    source = read_export_source(path, None, "display")
+    counted = f"{summary.message_count} (plus the system instructions and 1 compaction marker)"
+    assert f"\n- messages: {counted}\n" in render_markdown(source.snapshot, history="display").decode()
+    assert f"<li>messages {counted}</li>" in render_html(source.snapshot, history="display").decode()
+    assert summary.compaction_count == 1 and "· 1 compaction" in window.header.facts.text()
+    header = window.revisions.model.headerData(COL_MESSAGES, Qt.Orientation.Horizontal)
+    assert header == "Model messages"
+
+
+def test_an_undone_compaction_is_not_counted_in_the_header(make_window, run, tmp_path) -> None:
+    home = tmp_path / "rho"
+    path = v4_session(home)
+    with open(path, "ab") as handle:  # the compaction undone: the revision before it is active again
+        handle.write(b'{"type":"set_leaf","timestamp":"1767100010","target_id":"n1"}\n')
+    context = make_window(home=home, open_file=path)
+    run(settle(context.bridge))
+    summary = context.window.browser.summary_for(path)
+    assert summary.compaction_count == 0
+    assert "compaction" not in context.window.header.facts.text()

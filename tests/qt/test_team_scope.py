@@ -19,6 +19,7 @@ from rho_desk.core.export import (
 )
 from rho_desk.keys import default_key_source
 from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
+from rho_desk.qt.views.team_browser import ROW_ROLE, TeamDelegate
 from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.db import keep_password_in_keyring
 from rho_desk.team.library import TeamLibrary
@@ -59,13 +60,21 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window
     view.search.setText("delta")
     view.reload_listing()
     run(settle(context.bridge))
-    assert view.list.count() == 1 and "«delta»" in view.list.item(0).text()
+    assert view.list.count() == 1
+    # a card like the Local list's: the match highlighted, not shown between «»
+    card = view.list.item(0).data(ROW_ROLE)
+    assert isinstance(view.list.itemDelegate(), TeamDelegate) and "«" not in view.list.item(0).text()
+    assert [card.text[a:b] for a, b in card.highlights] and all(card.text[a:b].lower() == "delta" for a, b in card.highlights)
+    width = window.scopes.width()
     view.open_item(view.list.item(0))
     run(settle(context.bridge))
     assert context.document.is_open and context.document.is_snapshot_document  # read-only
     assert context.document.tree.active_leaf is not None
     public = export_keys(default_key_source()).public_key
-    assert view.receipt.isVisible() and f"✔ signed by {public} — valid" in view.receipt.text()
+    assert view.receipt.isVisible() and f"✔ signed by {public} — valid" in view.receipt.accessibleDescription()
+    assert public not in view.receipt.text() and public in view.receipt.toolTip()  # cut in its middle on screen
+    run(settle(context.bridge))
+    assert window.scopes.width() <= width, (width, window.scopes.width())  # the key does not widen the sidebar
     assert view.opened is not None and oct(view.opened.path.stat().st_mode & 0o777) == "0o600"
     assert view.opened.version.history == "display"  # published as shown, opened as a snapshot of it
     # settings hold no password
@@ -150,3 +159,29 @@ def test_a_dropped_connection_shows_a_banner_and_recovers(make_window, run, own_
     run(wait_for(lambda: not view.banner.isVisible()), timeout=30)
     run(settle(context.bridge))
     assert view.list.count() == 2  # listed again by itself
+
+
+def test_a_published_compacted_session_counts_its_compactions(make_window, run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A session published as shown carries its compaction markers but not the engine's
+    counters: the Statistics tab counts the markers instead of saying 0, and the header shows no
+    stand-in provider ('display/display/display')."""
+    from rho_desk.core.export import export_snapshot
+    from rho_desk.qt.views.main_window import TAB_STATISTICS
+
+    from .helpers import v4_session
+
+    source = read_export_source(v4_session(tmp_path / "home"), None, "display")
+    result = export_snapshot(source.snapshot, Selection.including(ALL_CLASSES), key=b"k" * 32, history="display",
+                             timestamps=source.timestamps)  # fmt: skip
+    from rho_desk.qt.services.team import _write_viewable
+
+    published = tmp_path / "published.json"
+    _write_viewable(published, result.data)  # what the Team tab opens: the stored export, viewable
+    context = make_window(open_file=published)
+    window = context.window
+    run(settle(context.bridge))
+    assert context.document.is_snapshot_document
+    window.show_tab(TAB_STATISTICS)
+    run(settle(context.bridge))
+    assert window.statistics.cards["compactions"].value.text() == "1"
+    assert "display/display" not in window.header.facts.text()

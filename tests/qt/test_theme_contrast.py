@@ -102,3 +102,43 @@ def test_keyboard_focus_is_visible_on_a_button(qtbot, themed: Theme) -> None:
     edge = [(x, focused.height() // 2) for x in range(0, 3)]
     assert any(focused.pixelColor(x, y) != plain.pixelColor(x, y) for x, y in edge)
     assert _best_contrast(focused, 0, 0, 3, focused.height(), QColor(themed.window)) >= 3.0
+
+
+def test_a_check_box_is_not_framed_like_a_field(qtbot, themed: Theme) -> None:
+    """Only the focused box's indicator gets the accent ring; no box is drawn inside a frame."""
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    focused, plain = QCheckBox("The server needs an API key"), QCheckBox("Send reasoning controls")
+    layout.addWidget(focused)
+    layout.addWidget(plain)
+    qtbot.addWidget(page)
+    page.resize(400, 100)
+    page.show()
+    qtbot.waitExposed(page)
+    page.activateWindow()
+    focused.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(focused.hasFocus)
+    background = QColor(themed.window)
+    for box in (focused, plain):
+        image = box.grab().toImage()
+        # the right end of the box, past its text: the window's colour, top to bottom (no frame)
+        x = image.width() - 1
+        edge = {image.pixelColor(x, y).name() for y in range(image.height())}
+        assert edge == {background.name()}, (box.text(), edge)
+    # the focused one's indicator differs from the other's (the ring), so focus stays visible
+    one, other = focused.grab().toImage(), plain.grab().toImage()
+    height = min(one.height(), other.height())
+    assert any(one.pixelColor(x, y) != other.pixelColor(x, y) for x in range(20) for y in range(height))
+
+
+def test_diff_lines_on_an_approval_card_are_readable(qapp: QApplication, themed: Theme) -> None:
+    """Added and removed lines keep text contrast (WCAG 4.5:1) on the card's base, dark theme too."""
+    from PySide6.QtGui import QTextDocument
+
+    from rho_desk.qt.views.approval import DiffHighlighter
+
+    document = QTextDocument()
+    highlighter = DiffHighlighter(document)
+    for prefix in "+-@":
+        colour = highlighter._formats[prefix].foreground().color()
+        assert contrast(colour, QColor(themed.base)) >= 4.5, (prefix, colour.name())

@@ -122,6 +122,22 @@ def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> N
     assert view.find_bar.isHidden() and view.matches == []
 
 
+def test_find_from_the_end_wraps_to_the_first_match(app_on, run) -> None:
+    """With the last message selected (End) and every match above it, the find bar jumps to the
+    first match and says "1 of N", as it does from the top, instead of only counting matches."""
+    context = app_on("5f0c2a9e")
+    view = context.window.conversation
+    last = view.model.rowCount() - 1
+    view.select_row(last)
+    view.open_find()
+    view.find_bar.field.setText("one run in five")  # the first prompt's words
+    view.find_bar.search_now()
+    run(settle(context.bridge))
+    assert view.matches and view.matches[-1] < last
+    assert view.current_row() == view.matches[0]
+    assert view.find_bar.count.text() == f"1 of {len(view.matches)}"
+
+
 def test_ctrl_m_switches_to_model_history_and_back(app_on, run) -> None:
     context = app_on("4a7e2c19")  # compacted: the model history is shorter than the display
     view = context.window.conversation
@@ -271,6 +287,63 @@ def test_the_theme_follows_the_system_scheme(app_on, monkeypatch) -> None:
     monkeypatch.setattr(theme, "system_scheme", lambda: QtNS.ColorScheme.Light)
     theme._on_hints_color_scheme_changed(QtNS.ColorScheme.Light)
     assert theme.theme.name == "light"
+
+
+def _drawn_in(icon, color: str) -> bool:
+    """Every solid pixel of the icon's 16 px rendering is ``color``."""
+    from PySide6.QtGui import QColor
+
+    image = icon.pixmap(16, 16).toImage()
+    want = QColor(color)
+    solid = [image.pixelColor(x, y) for x in range(image.width()) for y in range(image.height())
+             if image.pixelColor(x, y).alpha() > 200]  # fmt: skip
+    return bool(solid) and all(abs(c.red() - want.red()) + abs(c.green() - want.green()) + abs(c.blue() - want.blue()) < 30
+                               for c in solid)  # fmt: skip
+
+
+def test_icons_follow_a_theme_switched_at_run_time(app_on) -> None:
+    """Ctrl+Shift+T to dark: the find bar's magnifier and close button, the tabs' and the
+    searches' icons are drawn in the dark theme's colours, not left dark on dark."""
+    from rho_desk.qt.views.theme import DARK, LIGHT
+
+    context = app_on("5f0c2a9e")
+    window = context.window
+    context.theme.set_preference("light")
+    find = window.conversation.find_bar
+    assert _drawn_in(find.find_icon.icon(), LIGHT.text)
+    context.theme.set_preference("dark")
+    assert _drawn_in(find.find_icon.icon(), DARK.text) and _drawn_in(find.close_button.icon(), DARK.text)
+    for index in range(window.tabs.count()):
+        assert _drawn_in(window.tabs.tabIcon(index), DARK.text), window.tabs.tabText(index)
+    assert _drawn_in(window.browser.search_icon.icon(), DARK.muted)
+    assert _drawn_in(window.team_browser.search_icon.icon(), DARK.muted)
+
+
+def test_dialog_buttons_carry_no_stock_glyphs(qapp) -> None:
+    """A style that gives dialog buttons icons (a desktop's platform theme) draws a black ✕ on
+    Close whatever the theme: the app's style sheet turns those icons off."""
+    from PySide6.QtWidgets import QDialogButtonBox, QProxyStyle, QStyle
+
+    from rho_desk.qt.views.theme import DARK, palette_for, sheet_for
+
+    class IconsOnButtons(QProxyStyle):
+        def styleHint(self, hint, option=None, widget=None, data=None):  # type: ignore[no-untyped-def]
+            if hint == QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons:
+                return 1
+            return super().styleHint(hint, option, widget, data)
+
+    old_style, old_palette, old_sheet = qapp.style().name(), qapp.palette(), qapp.styleSheet()
+    qapp.setStyle(IconsOnButtons("Fusion"))
+    qapp.setPalette(palette_for(DARK))
+    qapp.setStyleSheet(sheet_for(DARK))
+    try:
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close | QDialogButtonBox.StandardButton.Ok)
+        assert all(button.icon().isNull() for button in box.buttons())
+        box.deleteLater()
+    finally:
+        qapp.setStyleSheet(old_sheet)
+        qapp.setPalette(old_palette)
+        qapp.setStyle(old_style)
 
 
 def test_context_gauge_never_rounds_a_used_context_down_to_zero(qtbot) -> None:

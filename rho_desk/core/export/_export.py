@@ -222,7 +222,8 @@ def export_snapshot(
     else:
         from ._transcript import render_html, render_markdown
 
-        data = render_markdown(current) if fmt == "markdown" else render_html(current)
+        render = render_markdown if fmt == "markdown" else render_html
+        data = render(current, history=history)
         report = audit_bytes(data, scanner=scanner, key=key, fmt=fmt, excluded=selection.excluded, echo=echo)
     return ExportResult(
         data=data,

@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from ... import __version__
+from ..stores.rho_files.views import MARKER_PREFIX, user_text
 from ..wire.model import ContentBlock, Message, ProviderContextBlock, ToolCall, ToolResult
 from ..wire.snapshot import SessionSnapshot
 
@@ -58,10 +59,42 @@ def _inline_code(text: str) -> str:
 
 
 def _title(snapshot: SessionSnapshot) -> str:
+    """The heading: the session's title when the export keeps it (it goes with the metadata
+    class), else the first line of the first prompt it keeps (already in the export), else
+    "rho session"."""
+    from ..compaction.local import DIGEST_MARKER, SUMMARY_MARKER
     from ._classify import is_placeholder
 
     title = " ".join(snapshot.metadata.get("title", "").split())
-    return title if title and not is_placeholder(title) else "rho session"
+    if title and not is_placeholder(title):
+        return title
+    for message in snapshot.history:
+        text = user_text(message)
+        if text is None or is_placeholder(text) or text.startswith((DIGEST_MARKER, SUMMARY_MARKER)):
+            continue  # excluded, or a compaction's summary standing in for older prompts
+        first = " ".join(text.splitlines()[0].split())
+        if first:
+            return first if len(first) <= 80 else first[:79].rstrip() + "…"
+    return "rho session"
+
+
+def _counted(snapshot: SessionSnapshot, history: str) -> str:
+    """How many messages the export holds, counted as the window counts that history: the model
+    context's every message; the conversation as shown without its system instructions and
+    compaction markers (the header, the session list and ``rho-desk show`` give that count)."""
+    if history != "display":
+        return f"{len(snapshot.history)}"
+    system = sum(1 for m in snapshot.history if m.system is not None)
+    markers = sum(1 for m in snapshot.history if _is_marker(m))
+    extras = (["the system instructions"] if system else []) + (
+        [f"{markers} compaction marker{'s' if markers != 1 else ''}"] if markers else [])  # fmt: skip
+    count = len(snapshot.history) - system - markers
+    return f"{count} (plus {' and '.join(extras)})" if extras else f"{count}"
+
+
+def _is_marker(message: Message) -> bool:
+    blocks = message.assistant
+    return blocks is not None and len(blocks) == 1 and (blocks[0].text or "").startswith(MARKER_PREFIX)
 
 
 def _stamp(now: datetime | None) -> str:
@@ -129,13 +162,14 @@ def _context_note(blocks: tuple[ProviderContextBlock, ...]) -> tuple[str | None,
 # --- Markdown --------------------------------------------------------------------------------
 
 
-def render_markdown(snapshot: SessionSnapshot, *, now: datetime | None = None) -> bytes:
-    """The snapshot as a Markdown transcript (UTF-8, trailing newline)."""
+def render_markdown(snapshot: SessionSnapshot, *, now: datetime | None = None, history: str = "model") -> bytes:
+    """The snapshot as a Markdown transcript (UTF-8, trailing newline); ``history`` says what
+    ``snapshot`` carries (``model`` or ``display``), for the count of its messages."""
     first, completed = _results(snapshot.history)
     out: list[str] = [f"# {_title(snapshot)}", ""]
     out.append(f"- session: {_inline_code(snapshot.session_id)}")
     out.append(f"- revision: {snapshot.revision}")
-    out.append(f"- messages: {len(snapshot.history)}")
+    out.append(f"- messages: {_counted(snapshot, history)}")
     out.append(f"- exported: {_stamp(now)} by rho-desk v{__version__}")
     excluded = snapshot.metadata.get("rho_desk.export.excluded")
     if excluded:
@@ -292,8 +326,8 @@ class _Markdown:
         return self._md.render(text)  # type: ignore[no-any-return]
 
 
-def render_html(snapshot: SessionSnapshot, *, now: datetime | None = None) -> bytes:
-    """The snapshot as one self-contained HTML file."""
+def render_html(snapshot: SessionSnapshot, *, now: datetime | None = None, history: str = "model") -> bytes:
+    """The snapshot as one self-contained HTML file (``history`` as for :func:`render_markdown`)."""
     markdown = _Markdown()
     first, completed = _results(snapshot.history)
     title = _esc(_title(snapshot))
@@ -309,7 +343,7 @@ def render_html(snapshot: SessionSnapshot, *, now: datetime | None = None) -> by
         '<ul class="meta">',
         f"<li>session <code>{_esc(snapshot.session_id)}</code></li>",
         f"<li>revision {snapshot.revision}</li>",
-        f"<li>messages {len(snapshot.history)}</li>",
+        f"<li>messages {_esc(_counted(snapshot, history))}</li>",
         f"<li>exported {_esc(_stamp(now))} by rho-desk v{_esc(__version__)}</li>",
     ]
     excluded = snapshot.metadata.get("rho_desk.export.excluded")

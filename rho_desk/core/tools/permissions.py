@@ -207,6 +207,17 @@ class Authorizer:
     _lock: asyncio.Lock | None = None
     _git: dict[tuple[Path, str], bool] = field(default_factory=dict)
 
+    def approvals(self) -> tuple[frozenset[Path], frozenset[str]]:
+        """The session approvals given so far: the paths approved for writes, the tools for
+        processes (kept by a host that rebuilds the tools of the same conversation)."""
+        return frozenset(self._paths), frozenset(self._tools)
+
+    def grant(self, approvals: tuple[frozenset[Path], frozenset[str]]) -> None:
+        """Hold ``approvals`` (from :meth:`approvals` of the same conversation) as given here."""
+        paths, tools = approvals
+        self._paths.update(paths)
+        self._tools.update(tools)
+
     async def _git_verdict(self, path: Path, kind: str) -> bool:
         key = (path, kind)
         if key not in self._git:

@@ -11,7 +11,7 @@ from ..session.events import ToolCallFailure, ToolCallResult, ToolCallSuccess
 from ..sizes import size_text
 from ..visible import one_line
 
-__all__ = ["CallProgress", "CallWritten", "call_subject", "result_text"]
+__all__ = ["CallProgress", "CallWritten", "call_subject", "result_line", "result_text"]
 
 PROGRESS_EVERY: Final = 0.1
 """Seconds between two reports of one call being written (a live line, a ``progress`` event)."""
@@ -35,6 +35,33 @@ def result_text(result: ToolCallResult) -> tuple[bool, str]:
     if isinstance(result, ToolCallFailure):
         return False, result.message
     return False, "the tool is unavailable"
+
+
+def result_line(result: ToolCallResult, limit: int = 200) -> str:
+    """How a call ended, on one line: a change to files says which and how many lines
+    (``README.md: 1 line added, 1 removed``), not the first line of what the model reads back
+    (``[README.md#25CB]``); any other result its first line."""
+    if isinstance(result, ToolCallSuccess):
+        metadata = result.output.metadata
+        diff, path = metadata.get("diff"), metadata.get("path")
+        if metadata.get("operation") == "write" and isinstance(diff, str) and isinstance(path, str) and path:
+            lines = diff.splitlines()
+            added = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
+            removed = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
+            if added and removed:
+                counts = f"{_lines(added)} added, {removed} removed"
+            elif added or removed:
+                counts = f"{_lines(added)} added" if added else f"{_lines(removed)} removed"
+            else:
+                counts = "unchanged"
+            return one_line(f"{path}: {counts}")[:limit]
+    _ok, text = result_text(result)
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return one_line(first)[:limit]
+
+
+def _lines(n: int) -> str:
+    return f"{n} line{'s' * (n != 1)}"
 
 
 @dataclass(frozen=True, slots=True)

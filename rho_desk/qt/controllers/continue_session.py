@@ -201,6 +201,10 @@ class ContinueController(QObject):
         self.tools_mode: PermissionMode | None = None
         """The mode the last turn ran under."""
         self._approval: tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]] | None = None
+        self._session_approvals: dict[tuple[str, str], tuple[frozenset[Path], frozenset[str]]] = {}
+        """(session file, tools folder) -> the approvals given "for this session" there, kept while
+        the app runs: switching to another session and back, or an undo, does not forget them
+        (never written to disk: a restart asks again)."""
         self._started_ops: dict[str, object] = {}
         """The operation (read, write, execute) of each tool call of the running turn."""
         self._changed_files = False
@@ -322,6 +326,7 @@ class ContinueController(QObject):
                 self.sig_workspace_untrusted.emit(exc)
                 return "trust"
             opened = turn
+            self._restore_approvals(turn.tools)
             self.identity = turn.identity
             self.tools, self.tools_mode = turn.tools, turn.mode
             if turn.rebuilt:
@@ -352,7 +357,7 @@ class ContinueController(QObject):
         from ...core.changes import CheckpointOutcome
         from ...core.changes.journal import changed_files_text
         from ...core.session import events
-        from ...core.tools.words import CallProgress, call_subject, result_text
+        from ...core.tools.words import CallProgress, call_subject, result_line, result_text
         from ...core.usage import TurnUsage
 
         # the calls being written are complete, or the reply was reset or ended
@@ -410,8 +415,7 @@ class ContinueController(QObject):
                     if ok and str(self._started_ops.get(event.call_id)) in ("write", "execute"):
                         self._changed_files = True
                     self.sig_tool_finished.emit(event.call_id, ok, content)
-                    first = content.strip().splitlines()[0] if content.strip() else ""
-                    self.sig_activity.emit(f"  {'✓' if ok else '✗'} {first[:200]}".rstrip())
+                    self.sig_activity.emit(f"  {'✓' if ok else '✗'} {result_line(event.result)}".rstrip())
                 elif isinstance(event, events.CompactionStarted):
                     self.sig_compaction.emit("started", event.message_count)
                     self.sig_activity.emit(f"◆ Compacting the context automatically ({event.message_count:,} messages)…")
@@ -646,7 +650,22 @@ class ContinueController(QObject):
 
     # -- engine lifetime ------------------------------------------------------------------------------
 
+    def _approvals_key(self, tools: ToolSetup) -> tuple[str, str] | None:
+        path = self.path or self.document.path
+        if path is None or tools.workspace is None:
+            return None
+        return str(path), str(tools.workspace.root)
+
+    def _restore_approvals(self, tools: ToolSetup) -> None:
+        key = self._approvals_key(tools)
+        if key is not None and key in self._session_approvals:
+            tools.authorizer.grant(self._session_approvals[key])
+
     def _forget_tools(self) -> None:
+        tools = self.tools
+        key = self._approvals_key(tools) if tools is not None else None
+        if tools is not None and key is not None:
+            self._session_approvals[key] = tools.authorizer.approvals()
         self.continuation = None
         self.tools = None
         self.tools_override = None

@@ -51,7 +51,7 @@ from ...core.compaction.manual import (
 )
 from ...core.compaction.tokens import message_tokens
 from ...core.edits import stored_state
-from ...core.errors import Cancelled
+from ...core.errors import Cancelled, error_text
 from ...core.stores.rho_files import RevisionNode
 from ...providers.compactors import open_compactor
 from ..models.dialogs import CompactionPreviewModel
@@ -64,7 +64,7 @@ from ..services.settings import (
     PREFS_COMPACTION_KEEP_TOKENS,
 )
 from ..views.screen import fit_to_screen
-from ..views.text import revision_words
+from ..views.text import revision_words, session_title, shorten
 from .widgets import Banner, BusyRow, FigureCard, budget_spin_boxes, make_table, section_title
 
 if TYPE_CHECKING:
@@ -180,6 +180,9 @@ class CompactionDialog(QDialog):
         self.splitter.addWidget(right)
         self.splitter.setSizes([560, 420])
 
+        self.preview_busy = BusyRow()
+        self.preview_busy.setObjectName("PreviewBusy")
+        self.preview_busy.hide()
         self.notice = Banner("warning")
         self.notice.hide()
         self.busy = BusyRow()
@@ -208,6 +211,7 @@ class CompactionDialog(QDialog):
         layout.addWidget(intro)
         layout.addLayout(form)
         layout.addLayout(cards)
+        layout.addWidget(self.preview_busy)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.notice)
         layout.addLayout(busy_row)
@@ -272,7 +276,9 @@ class CompactionDialog(QDialog):
         generation = self._generation
         node, budget = tree.active_leaf, self.budget()
         self.compact_button.setEnabled(False)
+        self._show_heading(node.revision)
         if budget is None:
+            self.preview_busy.hide()
             self.data = None
             self.notice.show_text(
                 "Set at least one limit: with no limit on either, every message counts as recent "
@@ -280,20 +286,35 @@ class CompactionDialog(QDialog):
             )
             return
 
+        # a long session takes a while (about 2 s for 100,000 messages): say so meanwhile
+        self.preview_busy.busy(f"Computing the preview of {node.length:,} messages…")
+
         async def compute() -> PreviewData:
             return await in_thread(compute_preview, tree, node, budget, document.tree_lock)
 
         def show(data: PreviewData) -> None:
             if generation == self._generation:
+                self.preview_busy.hide()
                 self._show_preview(data)
 
-        self.host.bridge.run(compute(), on_success=show, context="Previewing the compaction")
+        def failed(exc: BaseException) -> None:
+            if generation == self._generation:
+                self.preview_busy.done("The preview failed: " + error_text(exc))
+
+        self.host.bridge.run(compute(), on_success=show, on_error=failed, context="Previewing the compaction")
+
+    def _show_heading(self, revision: int) -> None:
+        """"Compact revision 6 of “Churn: retention by cohort”": the session's title, as the
+        window's header says it, not its id."""
+        tree = self.host.document.tree
+        fallback = f"session {tree.session_id[:8]}" if tree is not None and tree.session_id else "this session"
+        title = session_title(self.host.summary_for_open(), "")
+        self.heading.setText(f"Compact revision {revision} of " + (f"“{shorten(title, 80)}”" if title else fallback))
 
     def _show_preview(self, data: PreviewData) -> None:
         self.data = data
         p = data.preview
-        title = self.host.document.title
-        self.heading.setText(f"Compact revision {data.revision} of session {title}")
+        self._show_heading(data.revision)
         self.model.set_preview(data.history, data.tokens, len(p.partition.system), len(p.partition.older))
         self.card_messages.set(f"{p.previous_messages:,} → {p.current_messages:,}")
         self.card_tokens.set(f"{p.previous_tokens:,} → {p.current_tokens:,}{_share(p.previous_tokens, p.current_tokens)}")
@@ -320,7 +341,8 @@ class CompactionDialog(QDialog):
         # nothing to replace is final for it; the written result is checked again after the run.
         blocked = p.nothing_to_compact or (not provider and not p.shrinks)
         self.compact_button.setEnabled(not blocked and not self.running)
-        if refusal is not None and (blocked or provider):
+        # "Nothing to compact" is said once, in the pane where the digest would be
+        if refusal is not None and not p.nothing_to_compact and (blocked or provider):
             self.notice.show_text(refusal if blocked else "The local estimate says: " + refusal[0].lower() + refusal[1:]
                                   + " The provider's summary is checked the same way before anything is written.")  # fmt: skip
         else:

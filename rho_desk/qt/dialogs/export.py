@@ -22,6 +22,7 @@ session file it came from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -51,6 +52,7 @@ from ...core.export import (
     ContentClass,
     ExportResult,
     ExportSource,
+    Finding,
     Selection,
     build_receipt,
     class_stats,
@@ -67,6 +69,7 @@ from ..models.dialogs import CLASS_LABELS, ClassTableModel, FindingsModel
 from ..services.bridge import in_thread
 from ..services.settings import PREFS_EXPORT_FORMAT, PREFS_EXPORT_INCLUDED
 from ..views.screen import fit_to_screen
+from ..views.text import session_title, shorten
 from .common import human_bytes
 from .widgets import Banner, BusyRow, make_table, section_title
 
@@ -105,6 +108,36 @@ def read_sources(document: Any, node: Any) -> ExportSources:
     display = display_snapshot(model, [e.message for e in shown])
     title = index_title(document.path, model.session_id) if document.path is not None else None
     return ExportSources(model, display, tuple(e.timestamp for e in shown), title)
+
+
+def echoes_note(findings: Sequence[Finding]) -> str:
+    """What the medium "echo" findings are, in plain words, so a first export's findings read as
+    what they are rather than as an alarm; empty without any."""
+    echoes = [f for f in findings if f.rule == "excluded-content-echo"]
+    if not echoes:
+        return ""
+    classes = ", ".join(sorted({f.cls.value for f in echoes if f.cls is not None})) or "a class left out"
+    n = len(echoes)
+    return (f"{'The medium finding is an echo' if n == 1 else f'The {n} medium findings are echoes'}: text of "
+            f"{classes}, which you left out, that also appears in what you keep (a reasoning summary, for "
+            "instance, repeats the provider's replay block it came with). Echoes do not stop the export; the "
+            "Location column says where each one is. To leave that text out too, leave out the class it "
+            "appears in.")
+
+
+def file_stem(title: str, limit: int = 60) -> str:
+    """``Flaky refund webhook test!`` as ``flaky-refund-webhook-test``: letters and digits in
+    lower case, joined by dashes, cut at a word; empty when nothing of it is left."""
+    import re
+
+    words = re.findall(r"[^\W_]+", title.lower())
+    stem = ""
+    for word in words:
+        joined = f"{stem}-{word}" if stem else word
+        if len(joined) > limit:
+            break
+        stem = joined
+    return stem or (words[0][:limit] if words else "")
 
 
 class ExportDialog(QDialog):
@@ -173,6 +206,11 @@ class ExportDialog(QDialog):
 
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.findings_note = QLabel()
+        self.findings_note.setObjectName("FindingsNote")
+        self.findings_note.setWordWrap(True)
+        self.findings_note.setProperty("muted", True)
+        self.findings_note.hide()
         self.findings = FindingsModel(self)
         self.findings_table = make_table("FindingsTable", self.findings, stretch=3, label="Audit findings")
         self.preview = QPlainTextEdit()
@@ -190,6 +228,7 @@ class ExportDialog(QDialog):
         audit_layout = QVBoxLayout(audit)
         audit_layout.setContentsMargins(0, 6, 0, 0)
         audit_layout.addWidget(self.summary)
+        audit_layout.addWidget(self.findings_note)
         audit_layout.addWidget(self.findings_table, 1)
         self.tabs.addTab(audit, "Audit")
         self.tabs.addTab(self.preview, "Preview")
@@ -308,7 +347,9 @@ class ExportDialog(QDialog):
             self.source = self._chosen_source(self.sources)
             self.source_name = document.path.name if document.path else ""
             self.classes.set_stats(stats)
-            self.heading.setText(f"Export revision {self.source.revision} of session {self.source.session_id[:8]}")
+            title = self.session_title()
+            self.heading.setText(f"Export revision {self.source.revision} of "
+                                 + (f"“{shorten(title, 80)}”" if title else f"session {self.source.session_id[:8]}"))
             self.schedule(now=True)
 
         def failed(exc: BaseException) -> None:
@@ -378,6 +419,9 @@ class ExportDialog(QDialog):
             f"{len(result.redactions)} secret(s) redacted · "
             f"audit: {found}<br>excluded: {excluded} · {result.known_checked} known credential(s) checked"
         )
+        note = echoes_note(report.findings)
+        self.findings_note.setText(note)
+        self.findings_note.setVisible(bool(note))
         if result.blocked:
             self.blocked.text.setText(
                 f"<b>{len(report.blocking)} critical or high finding(s).</b> The export is blocked: change the "
@@ -482,10 +526,20 @@ class ExportDialog(QDialog):
 
     # -- writing --------------------------------------------------------------------------------------
 
+    def session_title(self) -> str:
+        """The session's title as the window shows it (the index's title, else its first
+        prompt); empty when the library does not list it."""
+        return session_title(self.host.summary_for_open(), "")
+
     def default_name(self) -> str:
+        """``flaky-refund-webhook-test-r6.md``: the session's title and the revision, else
+        ``rho-session-5f0c2a9e-r6.md``."""
         source = self.source
-        ident = f"{source.session_id[:8]}-r{source.revision}" if source else "session"
-        return f"rho-session-{ident}.{EXTENSIONS[self.fmt()]}"
+        ext = EXTENSIONS[self.fmt()]
+        if source is None:
+            return f"rho-session.{ext}"
+        stem = file_stem(self.session_title())
+        return f"{stem or 'rho-session-' + source.session_id[:8]}-r{source.revision}.{ext}"
 
     def choose_file(self) -> None:
         """Ask where to write (a non-modal file dialog), then write."""

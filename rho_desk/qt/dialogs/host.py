@@ -140,8 +140,10 @@ class ActionHost(QObject):
         self.document.sig_closed.connect(self._on_document_loaded)
         self.document.sig_tree_changed.connect(self._update_undo)
         self.sig_undo_changed.connect(self._update_undo)
+        self._card_queued = False
+        """A refresh of the open session's card is waiting to start."""
         # the window recomputes every action's enabled state after operations; refine ours after it
-        self.bridge.sig_operation_finished.connect(lambda _changes, _initiator: self._update_undo())
+        self.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
         self._attach()
 
     # -- actions --------------------------------------------------------------------------------------
@@ -385,6 +387,11 @@ class ActionHost(QObject):
         tree = self.document.tree
         self._turn_before = tree.active_leaf if tree is not None else None
         self._turn_after = None
+        # the turn continues the active revision: show it from the start (not an older one
+        # until the turn ends), at its end, where the new messages come
+        if self._turn_before is not None and self.document.selected is not self._turn_before:
+            self.window.conversation.show_end_on_next_build()
+            self.document.select(self._turn_before)
 
     def _on_controller_saved(self, node: RevisionNode) -> None:
         """One undo step per turn, from the revision before it to its last commit (an automatic
@@ -400,14 +407,36 @@ class ActionHost(QObject):
 
     def _on_controller_turn_finished(self, how: str, _detail: str) -> None:
         self._turn_before = self._turn_after = None
-        if how != "failed" and self.library.is_open:
-            self.bridge.run(self._arefresh_card(), context="Updating the session list")
+        if how != "failed":
+            self.refresh_card()
+
+    def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
+        self._update_undo()
+        # A write to the open file (a compaction, an edit, an undo or redo, a fork: its revisions
+        # changed, or a new session was made and opened) moves its card: its count, its last
+        # prompt, its date. Opening a file changes no card. A continued turn's card is
+        # refreshed once, at the turn's end, not at each of its commits.
+        written = (changes.revisions and not changes.document) or (changes.library and changes.document)
+        if written and not self.controller.busy:
+            self.refresh_card()
+
+    def refresh_card(self) -> None:
+        """Reconcile the open session's workspace so its card shows what its file holds now."""
+        document = self.document
+        if self._card_queued or not self.library.is_open or not document.is_open or document.is_snapshot_document:
+            return
+        self._card_queued = True
+        self.bridge.run(self._arefresh_card(), context="Updating the session list")
 
     async def _arefresh_card(self) -> Changes:
-        """Reconcile the open session's workspace so its card shows the new revision."""
+        self._card_queued = False  # a write from now on asks again
         summary = self.summary_for_open()
+        key = summary.workspace_key if summary is not None else None
+        header = self.document.tree.header if self.document.tree is not None else None
+        if key is None and header is not None:
+            key = self.library.workspace_key(header.cwd)  # a new session (a fork) not listed yet
         async with self.bridge.exclusive():
-            result = await self.library.arefresh(summary.workspace_key if summary is not None else None)
+            result = await self.library.arefresh(key)
         return result.changes
 
     # -- conflicts --------------------------------------------------------------------------------------
@@ -419,7 +448,7 @@ class ActionHost(QObject):
             return
         self._show_banner(
             "<b>This session changed on disk</b> since rho-desk read it (Rho, or another program, wrote to it). "
-            "Nothing was overwritten. Reload to see the new revisions, or fork to keep working from yours."
+            "Nothing was overwritten. Reload (F5) to see the new revisions, or fork to keep working from yours."
         )
 
     def _on_controller_conflict(self, info: ConflictInfo | None) -> None:

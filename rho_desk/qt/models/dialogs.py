@@ -253,6 +253,16 @@ _SEVERITY_TONES = {
 }
 
 
+RULE_WORDS: Final = {
+    "excluded-content-echo": "Text of a class left out that also appears in what is kept (a reasoning summary "
+                             "repeating its provider's replay block, an answer quoting a left-out tool output). "
+                             "It does not stop the export.",
+    "excluded-class-present": "Content of a class left out, where that class lives: the export is blocked.",
+    "image-mime-mismatch": "An image whose bytes are not of the type it declares.",
+}
+"""A finding's rule in plain words, for its tooltip (the rule names are the receipt's)."""
+
+
 class FindingsModel(_Table):
     """The audit's findings: severity, rule, class, location, fingerprint (never a value)."""
 
@@ -289,7 +299,8 @@ class FindingsModel(_Table):
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f.describe()
+            words = RULE_WORDS.get(f.rule)
+            return f.describe() + (f"\n{words}" if words else "")
         if role == Role.KIND:
             return f.severity
         if role == Role.SORT:

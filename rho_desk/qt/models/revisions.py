@@ -21,7 +21,9 @@ from .roles import Role
 
 __all__ = ["COLUMNS", "RevisionTreeModel", "describe_change"]
 
-COLUMNS: Final = ("Revision", "Saved", "Messages", "What changed", "Node")
+COLUMNS: Final = ("Revision", "Saved", "Model messages", "What changed", "Node")
+"""The Messages column counts a revision's model context (after a compaction, the summary and
+the recent turns), not the conversation as shown: its header says so."""
 COL_REVISION, COL_TIME, COL_MESSAGES, COL_CHANGE, COL_NODE = range(5)
 
 
@@ -73,6 +75,8 @@ class RevisionTreeModel(QAbstractItemModel):
         self._row: dict[int, int] = {}
         self._on_path: set[int] = set()
         self._change: dict[int, str] = {}
+        self.depth = 0
+        """How deep the branches nest (0: a line), for the Revision column's width."""
         self.diff_base: RevisionNode | None = None
         self._bold: QFont | None = None
 
@@ -102,6 +106,7 @@ class RevisionTreeModel(QAbstractItemModel):
         self._parent = {}
         self._row = {}
         self._change = {}
+        self.depth = 0
         tree = self._tree
         if tree is None:
             self._on_path = set()
@@ -118,12 +123,13 @@ class RevisionTreeModel(QAbstractItemModel):
             return node.children[-1]
 
         # Iterative: each chain starts at a root or a branch child and hangs under a visual parent.
-        starts: list[tuple[RevisionNode, RevisionNode | None]] = [(r, None) for r in reversed(tree.roots)]
+        starts: list[tuple[RevisionNode, RevisionNode | None, int]] = [(r, None, 0) for r in reversed(tree.roots)]
         while starts:
-            start, holder = starts.pop()
+            start, holder, depth = starts.pop()
+            self.depth = max(self.depth, depth)
             rows = self._children.setdefault(id(holder) if holder is not None else 0, [])
             node: RevisionNode | None = start
-            branches: list[tuple[RevisionNode, RevisionNode | None]] = []
+            branches: list[tuple[RevisionNode, RevisionNode | None, int]] = []
             while node is not None:
                 self._parent[id(node)] = holder
                 self._row[id(node)] = len(rows)
@@ -131,7 +137,7 @@ class RevisionTreeModel(QAbstractItemModel):
                 nxt = continuation(node)
                 for child in node.children:
                     if child is not nxt:
-                        branches.append((child, node))
+                        branches.append((child, node, depth + 1))
                 node = nxt
             starts.extend(reversed(branches))
 
@@ -185,9 +191,18 @@ class RevisionTreeModel(QAbstractItemModel):
     def hasChildren(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:  # noqa: B008
         return self.rowCount(parent) > 0
 
+    def revision_label_width(self, metrics: Any) -> int:
+        """Pixels the widest Revision label can take (``metrics``: the view's ``QFontMetrics``)."""
+        tree = self._tree
+        top = max((n.revision for n in tree.nodes.values()), default=0) if tree is not None else 0
+        return int(metrics.horizontalAdvance(f"r{top} · 000000 ● ◇ base"))
+
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
             return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == COL_MESSAGES:
+            return ("Messages in the revision's model context (what the model is sent; after a compaction, the "
+                    "summary and the recent turns). The conversation counts the messages as shown.")
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -218,8 +233,9 @@ class RevisionTreeModel(QAbstractItemModel):
                     hit = self._change[id(node)] = describe_change(node)
                 return hit
             if column == COL_NODE:
-                short = node.id if node.virtual else node.id[:8]
-                return f"{short} (line {node.line})" if node.line else short
+                if node.virtual:  # a v1-v3 line has no node ids: where the record is says which
+                    return f"line {node.line}" if node.line else "—"
+                return f"{node.id[:8]} (line {node.line})" if node.line else node.id[:8]
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [f"Node {node.id}", f"Revision {node.revision} · {node.kind.value} · {node.transition}"]
             if node.line:

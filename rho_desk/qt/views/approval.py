@@ -15,17 +15,19 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
     QKeyEvent,
+    QPalette,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -51,13 +53,26 @@ def _mono() -> QFont:
     return font
 
 
+class _TextBox(QPlainTextEdit):
+    """A read-only text box that asks for no more than its minimum height: in the cards' scroll
+    area (which gives the cards their preferred height) the card's buttons stay in view, and the
+    box takes whatever room is left beyond that."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.minimumHeight() or super().sizeHint().height())
+
+
 class DiffHighlighter(QSyntaxHighlighter):
-    """Added lines green, removed lines red, hunk headers in the accent colour."""
+    """Added lines green, removed lines red, hunk headers in violet: the light theme's shades on a
+    light background, brighter ones on a dark one."""
 
     def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
         self._formats: dict[str, QTextCharFormat] = {}
-        for prefix, colour in (("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df")):
+        dark = QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        shades = (("+", "#3fb950"), ("-", "#ff7b72"), ("@", "#d2a8ff")) if dark else (
+            ("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df"))  # fmt: skip
+        for prefix, colour in shades:
             fmt = QTextCharFormat()
             fmt.setForeground(QColor(colour))
             self._formats[prefix] = fmt
@@ -76,6 +91,8 @@ class ApprovalCard(QFrame):
 
     sig_answered = Signal(str, str)
     """``(allow_once|allow_for_session|deny, reason)``."""
+    sig_resized = Signal()
+    """The card wants another height (the whole diff was asked for, or the preview again)."""
 
     def __init__(self, request: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,6 +104,7 @@ class ApprovalCard(QFrame):
         self._full = False
         self._wanted_body = 0
         is_write = request.capability.value == "write"
+        self._diff = is_write
         self.title = QLabel()
         self.title.setObjectName("ApprovalTitle")
         self.title.setWordWrap(True)
@@ -97,7 +115,7 @@ class ApprovalCard(QFrame):
             self.title.setText(f"Approve this change? {one_line(request.summary)}")
         else:
             self.title.setText(f"Run this command in {one_line(str(request.folder))}?")
-        self.body = QPlainTextEdit()
+        self.body = _TextBox()
         self.body.setObjectName("ApprovalBody")
         self.body.setAccessibleName("The change to approve" if is_write else "The command to approve")
         self.body.setReadOnly(True)
@@ -126,13 +144,17 @@ class ApprovalCard(QFrame):
         self.full_button.setObjectName("ShowFullDiff")
         self.full_button.setToolTip("Show the whole change (F)")
         self.full_button.setVisible(is_write)
-        hint = QLabel("A approve · S for the session · D deny · F full diff · Esc cancels the turn")
+        full = " · F full diff" if is_write else ""  # a command has no diff
+        self.hint = hint = QLabel(f"A approve · S for the session · D deny{full} · Esc cancels the turn")
         hint.setProperty("muted", True)
+        hint.setWordWrap(True)
+        # the keys beside the buttons, not on a line of their own: the card stays short enough for
+        # its answers to be in view in a small dock
         buttons = QHBoxLayout()
         buttons.addWidget(self.approve_button)
         buttons.addWidget(self.session_button)
         buttons.addWidget(self.deny_button)
-        buttons.addStretch(1)
+        buttons.addWidget(hint, 1)
         buttons.addWidget(self.full_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
@@ -141,7 +163,6 @@ class ApprovalCard(QFrame):
         layout.addWidget(self.body, 1)
         layout.addWidget(self.reason)
         layout.addLayout(buttons)
-        layout.addWidget(hint)
         for button in (self.approve_button, self.session_button, self.deny_button, self.full_button):
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.approve_button.clicked.connect(self.approve_once)
@@ -167,21 +188,24 @@ class ApprovalCard(QFrame):
     def _fill(self) -> None:
         text = self.full_text
         lines = text.splitlines()
-        if not self._full and len(lines) > PREVIEW_LINES:
+        # a command is shown whole (it scrolls): F is only for a diff
+        if not self._full and len(lines) > PREVIEW_LINES and self._diff:
             hidden = len(lines) - PREVIEW_LINES
             text = "\n".join(lines[:PREVIEW_LINES]) + f"\n… {hidden} more line{'s' if hidden != 1 else ''} (F shows all)"
         self.body.setPlainText(text)
         self.body.moveCursor(QTextCursor.MoveOperation.Start)
         # Room for a few lines at least (it scrolls), and what the preview shows when there is room.
         line = self.body.fontMetrics().lineSpacing()
-        shown = min(len(text.splitlines()), 30 if self._full else PREVIEW_LINES + 1)
-        self.body.setMinimumHeight(line * min(shown + 1, 6) + 12)
+        shown = min(len(text.splitlines()), 30 if self._full or not self._diff else PREVIEW_LINES + 1)
+        self.body.setMinimumHeight(line * min(shown + 1, 5) + 12)
         self._wanted_body = line * (shown + 1) + 12
         self.full_button.setText("Show &Less" if self._full else "Show &Full Diff")
 
     def toggle_full(self) -> None:
         self._full = not self._full
         self._fill()
+        self.updateGeometry()
+        self.sig_resized.emit()
 
     @property
     def showing_full(self) -> bool:
@@ -213,7 +237,7 @@ class ApprovalCard(QFrame):
             self.approve_for_session()
         elif key in (Qt.Key.Key_D, Qt.Key.Key_N):
             self.deny()
-        elif key == Qt.Key.Key_F and self.full_button.isVisible():
+        elif key == Qt.Key.Key_F and self._diff:
             self.toggle_full()
         else:
             super().keyPressEvent(event)
@@ -234,7 +258,7 @@ class ShellCard(QFrame):
         self.folder = one_line(folder)
         self.finished = False
         self.title.setText(f"Running in {self.folder} (Esc stops it)\n$ {self.command}")
-        self.output = QPlainTextEdit()
+        self.output = _TextBox()
         self.output.setObjectName("ShellOutput")
         self.output.setAccessibleName("Command output")
         self.output.setReadOnly(True)

@@ -284,7 +284,8 @@ class SessionBrowserView(QFrame):
         self.search.setObjectName("SessionSearch")
         self.search.setPlaceholderText("Search all sessions (Ctrl+K)")
         self.search.setClearButtonEnabled(True)
-        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition).setText("Search")
+        self.search_icon = self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.search_icon.setText("Search")
         self.search.setAccessibleName("Search all sessions")
         self.search.setAccessibleDescription("Up and Down pick a result in the session list, Enter opens it")
         name_line_edit_buttons(self.search, "Clear the search")
@@ -348,6 +349,7 @@ class SessionBrowserView(QFrame):
         if isinstance(delegate, SessionDelegate):
             delegate.theme = theme
         self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
+        self.search_icon.setIcon(icon(Icon.SEARCH, theme.muted))
         self.list.viewport().update()
 
     def focus_search(self) -> None:

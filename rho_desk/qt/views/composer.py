@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -154,7 +155,18 @@ class ContinuePanel(QFrame):
         self.cards_layout = QVBoxLayout(self.cards)
         self.cards_layout.setContentsMargins(0, 0, 0, 0)
         self.cards_layout.setSpacing(6)
-        self.cards.hide()
+        # The cards scroll together when the dock cannot hold them all: a card is never drawn
+        # smaller than its contents need (the command box under the reason field).
+        self.cards_area = QScrollArea()
+        self.cards_area.setObjectName("ToolCardsArea")
+        self.cards_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.cards_area.setWidgetResizable(True)
+        self.cards_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.cards_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.cards_area.setWidget(self.cards)
+        self.cards.setAutoFillBackground(False)
+        self.cards_area.viewport().setAutoFillBackground(False)
+        self.cards_area.hide()
         self.approval_card: ApprovalCard | None = None
         self._dock_before: int | None = None
         """The dock's height before an approval card made room for itself."""
@@ -226,7 +238,7 @@ class ContinuePanel(QFrame):
         layout.addWidget(self.workspace_banner)
         layout.addWidget(self.reply, 1)
         layout.addWidget(self.call_progress)
-        layout.addWidget(self.cards)
+        layout.addWidget(self.cards_area)
         layout.addLayout(row)
         layout.addWidget(self.status)
         mono = QFont("DejaVu Sans")
@@ -276,6 +288,8 @@ class ContinuePanel(QFrame):
         """The profile Settings asked for at the last fill."""
         self._shown_path = host.document.path
         """The session whose turns the reply pane shows."""
+        self._saved: str | None = None
+        """Node id of the revision the last turn saved (the status names it while it is active)."""
         self.profile.activated.connect(self._on_profile_activated)
         host.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
         host.document.sig_loaded.connect(self._on_document_loaded)
@@ -334,6 +348,24 @@ class ContinuePanel(QFrame):
         # reads them when first shown)
         if changes.settings and self._profiles_read:
             self.refresh_profiles()
+        if changes.revisions:
+            self._follow_active()
+
+    def _follow_active(self) -> None:
+        """After an undo, a redo or a fork, the status names the revision active now, not the
+        one the last turn saved."""
+        tree = self.host.document.tree if self.host.document.is_open else None
+        saved = self._saved
+        if saved is None or tree is None or tree.active_leaf is None or self.controller.busy:
+            return
+        if not self.status.text().startswith(("Saved:", "Now active:")):
+            return  # the status says something else since (a failure, a question)
+        active = tree.active_leaf
+        name = revision_words(tree, active)
+        if active.id == saved:
+            self.status.setText(f"Saved: {name} is the active one.")
+        else:
+            self.status.setText(f"Now active: {name} (not the revision the last turn saved).")
 
     def _on_document_loaded(self) -> None:
         """Another session: forget the previous one's reply, status, banners, cards and picks."""
@@ -346,6 +378,7 @@ class ContinuePanel(QFrame):
         self._buffer.clear()
         self._flush.stop()
         self._mode = ""
+        self._saved = None
         self.reply.clear()
         self.status.setText("")
         self.handoff.hide()
@@ -407,6 +440,8 @@ class ContinuePanel(QFrame):
         self._mode = ""
 
     def _on_controller_text_delta(self, text: str) -> None:
+        if self.status.text().startswith("Retrying"):
+            self.status.setText("Streaming… (Esc cancels)")  # the reply streams again
         self._buffer.append(("text", text))
         if not self._flush.isActive():
             self._flush.start()
@@ -435,6 +470,9 @@ class ContinuePanel(QFrame):
 
     def _on_controller_activity(self, text: str) -> None:
         self._line(text)
+        if text.startswith("Retrying") and self.controller.busy:
+            # during the pause before the request is sent again, nothing streams
+            self.status.setText("Retrying the request… (Esc cancels)")
 
     def _on_controller_call_progress(self, text: str) -> None:
         self.call_progress.setText(text)
@@ -445,6 +483,7 @@ class ContinuePanel(QFrame):
         kind = "compaction " if node.kind is NodeKind.COMPACTION else ""
         self._line(f"✓ Saved as {kind}{name}.")
         self.status.setText(f"Saved: {name} is the active one.")
+        self._saved = node.id
 
     def _on_controller_turn_finished(self, how: str, detail: str) -> None:
         self._stop_shell_cards()
@@ -500,7 +539,7 @@ class ContinuePanel(QFrame):
             TurnState.CANCELLING: "Cancelling: saving the prompt and the partial reply…",
             TurnState.BLOCKED: "Stopped: the session changed on disk. Reload or fork.",
         }
-        if texts[state] or (state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Cancelling"))):
+        if texts[state] or (state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Retrying", "Cancelling"))):
             self.status.setText(texts[state])
 
 
@@ -567,12 +606,28 @@ class ContinuePanel(QFrame):
         self._close_approval()
         card = ApprovalCard(request, self.cards)
         card.sig_answered.connect(self.controller.answer_approval)
+        card.sig_resized.connect(self._on_approval_card_resized)
         self.approval_card = card
-        self.cards_layout.addWidget(card)
+        self.cards_layout.insertWidget(0, card)  # the question first, above earlier commands' output
         self._update_cards()
-        self._make_room(card.wanted_height())
+        self._on_approval_card_resized()
         card.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.status.setText("Waiting for your approval: A approves, S for the session, D denies, F shows the full diff.")
+        full = ", F shows the full diff" if card.full_button.isVisible() else ""
+        self.status.setText(f"Waiting for your approval: A approves, S for the session, D denies{full}.")
+
+    def _on_approval_card_resized(self) -> None:
+        """The card appeared or its whole diff was asked for: the dock grows to show it."""
+        card = self.approval_card
+        if card is None:
+            return
+        self._make_room(card.wanted_height())
+        self._scroll_to_approval()
+        QTimer.singleShot(0, self, self._scroll_to_approval)  # and once the cards are laid out
+
+    def _scroll_to_approval(self) -> None:
+        """The question in view: it is the first card (an earlier command's output is below it)."""
+        if self.approval_card is not None:
+            self.cards_area.verticalScrollBar().setValue(0)
 
     def _dock(self) -> tuple[QDockWidget, QMainWindow] | None:
         dock = self.parentWidget()
@@ -589,7 +644,7 @@ class ContinuePanel(QFrame):
         if found is None:
             return
         dock, window = found
-        others = self.height() - self.cards.height()
+        others = self.height() - self.cards_area.height()
         wanted = min(others + card_height + 12, window.height() * 70 // 100)
         if wanted > dock.height():
             if self._dock_before is None:
@@ -637,6 +692,7 @@ class ContinuePanel(QFrame):
             self.shell_cards[call_id] = card
             self.cards_layout.insertWidget(0, card)
             self._update_cards()
+            self._make_room(card.sizeHint().height())  # its output in view, until the next turn
         return card
 
     def _on_controller_tool_output(self, call_id: str, text: str) -> None:
@@ -663,15 +719,18 @@ class ContinuePanel(QFrame):
         for card in self.shell_cards.values():
             card.hide()
             card.deleteLater()
+        had = bool(self.shell_cards)
         self.shell_cards.clear()
         self._update_cards()
+        if had and self.approval_card is None:
+            self._give_room_back()
 
     def _update_cards(self) -> None:
         shown = self.approval_card is not None or bool(self.shell_cards)
-        self.cards.setVisible(shown)
+        self.cards_area.setVisible(shown)
         # While a card shows, it gets the room: the reply keeps a few lines (it scrolls).
         self._layout.setStretchFactor(self.reply, 0 if shown else 1)
-        self._layout.setStretchFactor(self.cards, 1 if shown else 0)
+        self._layout.setStretchFactor(self.cards_area, 1 if shown else 0)
         self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
         self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
 

@@ -294,6 +294,7 @@ class ConversationView(QWidget):
         self.list.set_theme(theme)
         self.detail.set_theme(theme)
         self.bar.set_theme(theme)
+        self.find_bar.set_icon_color(theme.text)
 
     def current_row(self) -> int:
         index = self.list.currentIndex()
@@ -542,10 +543,13 @@ class ConversationView(QWidget):
         self._matches = rows
         self._match_index = None
         current = self.current_row()
-        after = next((i for i, r in enumerate(rows) if r >= current), None) if current >= 0 else (0 if rows else None)
+        # the first match from the selected message on, wrapping to the first one (from the end
+        # of a long session the bar jumps too, instead of only counting)
+        after = next((i for i, r in enumerate(rows) if r >= current), 0) if rows else None
         if after is not None:
             self._match_index = after
             self.select_row(rows[after])
+            self.list.scroll_to_row(rows[after], QAbstractItemView.ScrollHint.PositionAtCenter)
         self.model.set_matches(rows, rows[self._match_index] if self._match_index is not None else None)
         self.find_bar.set_count(self._match_index, len(rows))
 

@@ -67,7 +67,8 @@ class FindBar(QFrame):
         self.field.setObjectName("FindField")
         self.field.setPlaceholderText("Find in this conversation")
         self.field.setClearButtonEnabled(True)
-        self.field.addAction(icon(Icon.SEARCH, icon_color), QLineEdit.ActionPosition.LeadingPosition).setText("Find")
+        self.find_icon = self.field.addAction(icon(Icon.SEARCH, icon_color), QLineEdit.ActionPosition.LeadingPosition)
+        self.find_icon.setText("Find")
         self.field.setAccessibleName("Find in this conversation")
         self.field.setAccessibleDescription("Enter: next match, Shift+Enter: previous match, Esc: close")
         name_line_edit_buttons(self.field)
@@ -113,6 +114,11 @@ class FindBar(QFrame):
     @property
     def text(self) -> str:
         return self.field.text()
+
+    def set_icon_color(self, color: str) -> None:
+        """Draw the magnifier and the close button in ``color`` (the theme's text colour)."""
+        self.find_icon.setIcon(icon(Icon.SEARCH, color))
+        self.close_button.setIcon(icon(Icon.CLOSE, color))
 
     def open_bar(self) -> None:
         self.show()

@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.stores.rho_files import NodeKind
 from ..controllers.actions import Actions
 from ..controllers.commands import Commands
 from ..services.changes import Changes
@@ -58,7 +57,7 @@ from .recovery import SessionNotice
 from .resources import Icon, icon, pixmap
 from .stats import StatisticsView
 from .team_browser import TeamBrowserView
-from .text import plural, shorten, size_text
+from .text import plural, session_title, shorten, size_text
 from .timeline import RevisionTimelineView
 from .widgets import ElidedLabel
 from .workspace_changes import ChangesView, reveal_message, turn_of_current_row
@@ -79,8 +78,8 @@ class DemoBanner(QFrame):
     def __init__(self, parent: QWidget | None = None, color: str = "#3b5bdb") -> None:
         super().__init__(parent)
         self.setObjectName("DemoBanner")
-        mark = QLabel()
-        mark.setPixmap(pixmap(Icon.DEMO, color, 16))
+        self.mark = mark = QLabel()
+        self.set_color(color)
         text = QLabel("<b>Demo library</b> — sample sessions bundled with rho-desk (no Rho data directory was "
                       "found). Changes go to a private copy, never to the bundle.")  # fmt: skip
         text.setWordWrap(True)
@@ -90,6 +89,10 @@ class DemoBanner(QFrame):
         layout.addWidget(mark)
         layout.addWidget(text, 1)
         layout.addWidget(self.open_button)
+
+    def set_color(self, color: str) -> None:
+        """Draw the mark in ``color`` (the theme's accent)."""
+        self.mark.setPixmap(pixmap(Icon.DEMO, color, 16))
 
 
 class DocumentHeader(QFrame):
@@ -156,11 +159,14 @@ class MainWindow(QMainWindow):
         self.tabs.setObjectName("DocumentTabs")
         self.tabs.setAccessibleName("Session views")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.conversation, icon(Icon.CONVERSATION, theme.text), "Conversation")
-        self.tabs.addTab(self.revisions, icon(Icon.TIMELINE, theme.text), "Revisions")
-        self.tabs.addTab(self.statistics, icon(Icon.STATS, theme.text), "Statistics")
         self.changes = ChangesView(document, bridge, services.library)
-        self.tabs.addTab(self.changes, icon(Icon.DIFF, theme.text), "Changes")
+        self._tab_icons: tuple[tuple[QWidget, Icon], ...] = (
+            (self.conversation, Icon.CONVERSATION), (self.revisions, Icon.TIMELINE),
+            (self.statistics, Icon.STATS), (self.changes, Icon.DIFF))  # fmt: skip
+        """Each tab's icon, drawn again in the theme's text colour when the theme changes."""
+        for (view, which), name in zip(self._tab_icons, ("Conversation", "Revisions", "Statistics", "Changes"),
+                                       strict=True):  # fmt: skip
+            self.tabs.addTab(view, icon(which, theme.text), name)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -275,7 +281,6 @@ class MainWindow(QMainWindow):
         document.sig_tree_changed.connect(self._update_header)
         document.sig_revision_selected.connect(lambda _n: self._update_header())
         document.sig_history_mode_changed.connect(self._on_document_history_mode_changed)
-        document.sig_conflict_changed.connect(self._on_document_conflict_changed)
         ctx.library.sig_opened.connect(self._on_library_opened)
         # "working…" only for work that lasts (the live poll's quick look must not flicker it)
         self._busy_timer = QTimer(self)
@@ -366,8 +371,7 @@ class MainWindow(QMainWindow):
             self.setWindowTitle("rho-desk")
             return
         summary = self.browser.summary_for(document.path)
-        title = (summary.title if summary and summary.title else None) or (summary.first_user_message if summary else None)
-        title = (title or f"Session {tree.session_id or document.path.name}").splitlines()[0]
+        title = session_title(summary, f"Session {tree.session_id or document.path.name}")
         self.header.title.setText(shorten(title, 120))
         leaf = tree.active_leaf
         provider = leaf.provider if leaf is not None else None
@@ -375,11 +379,12 @@ class MainWindow(QMainWindow):
         if tree.header is not None and tree.header.cwd:
             facts.append(tree.header.cwd)
         facts.append("snapshot document" if document.is_snapshot_document else f"format v{tree.format_version}")
-        compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
+        # the active revision's compactions, as its card counts them (an undone one is not one)
+        compactions = leaf.compaction.completed_compactions if leaf is not None else 0
         facts.append(plural(tree.node_count, "revision") + (f", {plural(tree.branch_count, 'branch point')}" if tree.branch_count else ""))
         if compactions:
             facts.append(plural(compactions, "compaction"))
-        if provider is not None and provider.provider != "legacy":
+        if provider is not None and provider.provider not in ("legacy", "display"):  # stand-ins, not providers
             facts.append(str(provider))
         self.header.facts.setText(" · ".join(facts))
         file = document.file
@@ -394,13 +399,6 @@ class MainWindow(QMainWindow):
     def _on_document_history_mode_changed(self, mode: HistoryMode) -> None:
         self.app_actions["view.model_history"].setChecked(mode is HistoryMode.MODEL)
         self.services.settings.set(PREFS_HISTORY_MODE, mode.value)
-
-    def _on_document_conflict_changed(self, conflict: object) -> None:
-        if conflict is not None:
-            self.services.notifier.warning(
-                "Another program wrote to this session since it was read. Reload it (F5) to see its "
-                "revisions, or fork from the revision you are on (Ctrl+Shift+B)."
-            )
 
     def _on_library_opened(self, _home: object) -> None:
         self.banner.setVisible(self.services.library.demo)
@@ -418,8 +416,9 @@ class MainWindow(QMainWindow):
         for key, spec in ((k, self.app_actions.spec(k)) for k in self.app_actions.ids()):
             if spec.icon:
                 self.app_actions[key].setIcon(icon(spec.icon, theme.text))
-        for index, which in enumerate((Icon.CONVERSATION, Icon.TIMELINE, Icon.STATS)):
-            self.tabs.setTabIcon(index, icon(which, theme.text))
+        for page, which in self._tab_icons:
+            self.tabs.setTabIcon(self.tabs.indexOf(page), icon(which, theme.text))
+        self.banner.set_color(theme.accent)
 
     def _on_banner_open_clicked(self) -> None:
         from PySide6.QtWidgets import QFileDialog

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.compaction import message_tokens
+from ...core.tools.hashline import edit_paths
 from ...core.wire import Message, ModelIdentity, ProviderContextBlock, encode_pretty
 from ..models.conversation import ConversationModel, RowKind, decode_image, message_text
 from .markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
@@ -90,6 +91,18 @@ def _css(theme: Theme) -> str:
 
 def _json(value: Any) -> str:
     return msgspec.json.format(msgspec.json.encode(value), indent=2).decode("utf-8", "replace")
+
+
+def _call_body(arguments: Any) -> tuple[str, str]:
+    """``(html, text)`` of a tool call's arguments: Rho's edit as the hashline document it is,
+    lines and all, under the files it edits; any other call as indented JSON."""
+    document = arguments.get("input") if isinstance(arguments, dict) and len(arguments) == 1 else None
+    paths = edit_paths(document) if isinstance(document, str) else []
+    if isinstance(document, str) and paths:
+        head = f'<p class="muted">Edits {escape(", ".join(paths))} (a hashline document: PUT replaces, CUT deletes lines)</p>'
+        return head + f"<pre>{escape(document)}</pre>", document
+    text = _json(arguments)
+    return f"<pre>{escape(text)}</pre>", text
 
 
 class ImageViewer(QDialog):
@@ -160,6 +173,7 @@ class MessageDetailView(QWidget):
         header.setObjectName("DetailHeader")
         self.title = QLabel("No message selected")
         self.title.setObjectName("PanelTitle")
+        self.title.setWordWrap(True)  # a narrow pane ("Assistant message" beside Raw JSON): two lines, not cut
         self.meta = QLabel("")
         self.meta.setProperty("muted", True)
         self.meta.setWordWrap(True)
@@ -267,7 +281,7 @@ class MessageDetailView(QWidget):
 
     def _meta(self, message: Message, kind: RowKind) -> str:
         assert self.model is not None
-        parts = [f"row {self.row + 1:,} of {self.model.rowCount():,}"]
+        parts = [self._position(kind)]
         when = message_time(self.model.timestamp(self.row), "%Y-%m-%d %H:%M:%S")
         if when:
             parts.append(when)
@@ -278,6 +292,21 @@ class MessageDetailView(QWidget):
         if self.row >= self.model.rows.resume_cut:
             parts.append("not resumed (after an incomplete tool turn)")
         return " · ".join(parts)
+
+    def _position(self, kind: RowKind) -> str:
+        """"message 7 of 30": counted as the header, the session list and ``rho-desk show``
+        count (a compaction marker is a row, not a message; nor is an unfinished tool turn,
+        which is not resumed, in the display history)."""
+        assert self.model is not None
+        rows = self.model.rows
+        kinds = rows.kinds
+        marker = RowKind.MARKER.value
+        if kind is RowKind.MARKER:
+            return "compaction marker"
+        end = rows.resume_cut if rows.timestamps is not None else len(kinds)
+        total = end - kinds.count(marker, 0, end)
+        ordinal = self.row + 1 - kinds.count(marker, 0, self.row)
+        return f"message {ordinal:,} of {total:,}" if self.row < end else f"message {ordinal:,}"
 
     def _section(self, key: str, title: str, body: str, lines: int) -> str:
         collapsed = self._collapsed.get(key, lines > COLLAPSE_LINES)
@@ -360,8 +389,7 @@ class MessageDetailView(QWidget):
                                      detail.reasoning_summary.count("\n") + 1))  # fmt: skip
         for link in rows.links(self.row):
             call = [b.tool_call for b in message.content if b.tool_call is not None][link.index]
-            args = _json(call.arguments)
-            body = f"<pre>{escape(args)}</pre>"
+            body, args = _call_body(call.arguments)
             out.append(self._section(f"call{link.index}", f"Tool call · {escape(link.name)} · <code>{escape(link.call_id)}</code>",
                                      body, args.count("\n") + 1))  # fmt: skip
             if link.result_row is None:

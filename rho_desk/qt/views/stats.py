@@ -59,6 +59,33 @@ def _short(value: float) -> str:
     return f"{value:.0f}"
 
 
+def nice_top(value: float, *, whole: bool = False) -> float:
+    """The top of an axis of four steps over ``value``: each step 1, 2, 2.5 or 5 times a power
+    of ten (0, 500, 1.0k, 1.5k, 2.0k rather than 0, 494, 988…); ``whole``: steps of at least 1."""
+    import math
+
+    step = max(value, 1e-9) / 4
+    power = 10.0 ** math.floor(math.log10(step))
+    nice: float = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= step - 1e-9)
+    if whole:
+        nice = max(1.0, float(math.ceil(nice)))
+    return nice * 4
+
+
+def label_rows(count: int, width: float, keep: list[int], spacing: float = 56.0) -> list[int]:
+    """Which of ``count`` evenly spread points get an x label: ``keep`` first (the first, the
+    last, the compactions), then round intervals, never two labels closer than ``spacing``."""
+    if count <= 0:
+        return []
+    x = (lambda i: width * i / (count - 1)) if count > 1 else (lambda _i: width / 2)
+    every = max(1, int(nice_top(count * spacing / max(width, 1.0), whole=True) / 4))
+    chosen: list[int] = []
+    for i in [*keep, *range(0, count, every)]:
+        if 0 <= i < count and i not in chosen and all(abs(x(i) - x(j)) >= spacing for j in chosen):
+            chosen.append(i)
+    return sorted(chosen)
+
+
 def profile_windows() -> list[tuple[str, str, int | None]]:
     """``(name, model, window)`` of the configured provider profiles (blocking: reads a file)."""
     try:
@@ -133,8 +160,8 @@ class CompactionChart(QWidget):
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No revisions")
             p.end()
             return
-        max_tokens = max(1, max(pt.tokens for pt in self.points))
-        max_messages = max(1, max(pt.messages for pt in self.points))
+        max_tokens = nice_top(max(1, max(pt.tokens for pt in self.points)))
+        max_messages = nice_top(max(1, max(pt.messages for pt in self.points)), whole=True)
         # grid and axes
         p.setPen(QPen(t.color("border"), 1))
         for k in range(5):
@@ -184,18 +211,14 @@ class CompactionChart(QWidget):
                 p.setBrush(t.color("accent") if pt.node is not self.selected else t.color("warning"))
                 p.setPen(QPen(t.color("base"), 1.5))
                 p.drawEllipse(QPointF(x, y), 4.5 if pt.node is self.selected else 3.5, 4.5 if pt.node is self.selected else 3.5)
-        # x labels: first, compactions, last
+        # x labels: the first, the last, the compactions, and revisions at round intervals between
         p.setPen(t.color("muted"))
-        labelled: list[float] = []
-        for i, pt in enumerate(self.points):
-            if i in (0, n - 1) or pt.compaction:
-                x = self._x(i, plot)
-                if any(abs(x - other) < 40 for other in labelled):
-                    continue
-                labelled.append(x)
-                text = f"r{pt.node.revision}"
-                w = fm.horizontalAdvance(text)
-                p.drawText(QRectF(x - w / 2 - 2, plot.bottom() + 4, w + 4, 14), Qt.AlignmentFlag.AlignCenter, text)
+        keep = [0, n - 1, *(i for i, pt in enumerate(self.points) if pt.compaction)]
+        for i in label_rows(n, plot.width(), keep):
+            x = self._x(i, plot)
+            text = f"r{self.points[i].node.revision}"
+            w = fm.horizontalAdvance(text)
+            p.drawText(QRectF(x - w / 2 - 2, plot.bottom() + 4, w + 4, 14), Qt.AlignmentFlag.AlignCenter, text)
         # legend
         lx = plot.left() + 8
         for label, color, dash in (("estimated tokens", "accent", False), ("messages", "success", True), ("compaction", "marker", False)):
@@ -409,7 +432,14 @@ class StatisticsView(QWidget):
         self.table.setFrameShape(QFrame.Shape.NoFrame)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # the last column takes the spare width: its title stays over its text, on the left
+        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.setMaximumHeight(170)
+        self.table_empty = QLabel("No compaction on the path to this revision: every message is in the model context.")
+        self.table_empty.setObjectName("CompactionTableEmpty")
+        self.table_empty.setProperty("muted", True)
+        self.table_empty.setWordWrap(True)
+        self.table_empty.hide()
         table_title = QLabel("Compactions on the path to this revision")
         table_title.setObjectName("SectionTitle")
         self.usage_title = QLabel("Requests in Rho's usage ledger")
@@ -428,6 +458,7 @@ class StatisticsView(QWidget):
         self.usage_table.setFrameShape(QFrame.Shape.NoFrame)
         self.usage_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.usage_table.horizontalHeader().setStretchLastSection(True)
+        self.usage_table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.usage_table.setMinimumHeight(160)
 
         self.body = QWidget()
@@ -438,6 +469,7 @@ class StatisticsView(QWidget):
         body.addWidget(chart_box, 1)
         body.addWidget(table_title)
         body.addWidget(self.table)
+        body.addWidget(self.table_empty)
         body.addWidget(self.usage_title)
         body.addWidget(self.usage_note)
         body.addWidget(self.usage_table)
@@ -563,6 +595,12 @@ class StatisticsView(QWidget):
         else:
             self.cards["last"].value.setText("–")
         self.cards["revision"].value.setText(f"r{c.last_revision}" if c.last_revision is not None else "–")
+        markers = self._markers_only(data)
+        if markers:
+            # a copy published as shown keeps its compaction markers, not the engine's counters
+            self.cards["compactions"].value.setText(f"{markers:,}")
+            for key in ("messages", "tokens", "cost", "last", "revision"):
+                self.cards[key].value.setText("–")
         for card in self.cards.values():
             card.setAccessibleName(f"{card.caption.text()}: {card.value.text()}")
         self.gauge.set_values(data.context_tokens, data.window, data.window_source)
@@ -570,9 +608,27 @@ class StatisticsView(QWidget):
         self.heading.setText(f"Estimated tokens and messages over {len(data.series):,} revisions "
                              f"(path to r{data.node.revision})")  # fmt: skip
         self.table_model.set_rows(data.compactions)
+        self.table.setVisible(bool(data.compactions))
+        self.table_empty.setVisible(not data.compactions)
+        self.table_empty.setText(
+            f"This copy shows {plural(markers, 'compaction')} in its conversation (the markers) but does not record "
+            "their figures: it was published or exported as shown." if markers else
+            "No compaction on the path to this revision: every message is in the model context.")  # fmt: skip
         self.scroll_area.show()
         self.empty.hide()
         self.sig_stats_shown.emit(data)
+
+    def _markers_only(self, data: StatsData) -> int:
+        """Compaction markers in a snapshot document's conversation whose counters say none (a
+        session published or exported as shown); 0 otherwise."""
+        if not self.document.is_snapshot_document or data.counters.completed_compactions or data.compactions:
+            return 0
+        from ...core.stores.rho_files.views import MARKER_PREFIX
+
+        tree = self.document.tree
+        history = tree.history(data.node) if tree is not None else ()
+        return sum(1 for m in history if m.assistant is not None and len(m.assistant) == 1
+                   and (m.assistant[0].text or "").startswith(MARKER_PREFIX))  # fmt: skip
 
     def _on_document_closed(self) -> None:
         self._generation += 1

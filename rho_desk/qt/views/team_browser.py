@@ -11,9 +11,11 @@ reached, a banner says so and the panel recovers by itself once it answers again
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Final
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPainterPath
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -21,6 +23,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QStyle,
+    QStyleOptionViewItem,
     QToolButton,
     QWidget,
 )
@@ -29,6 +33,7 @@ from ...core.errors import KnownError
 from ..services.bridge import EngineBridge, in_thread
 from ..services.document import SessionDocument
 from ..services.team import OpenedVersion, TeamService, TeamState
+from .browser import ROW_HEIGHT, SessionDelegate, relative_time
 from .resources import Icon, icon
 from .theme import Theme
 from .widgets import debounced_search, list_panel_layout, name_line_edit_buttons
@@ -36,6 +41,87 @@ from .widgets import debounced_search, list_panel_layout, name_line_edit_buttons
 __all__ = ["TeamBrowserView"]
 
 SEARCH_DEBOUNCE_MS: Final = 250
+ROW_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 1
+"""The :class:`TeamRow` an item paints."""
+
+
+@dataclass(frozen=True, slots=True)
+class TeamRow:
+    """What a Team list card shows, as a Local card shows it: title and time, where and who,
+    the matching snippet (its matches highlighted) or the revision line, and badges."""
+
+    title: str
+    when: str
+    meta: str
+    text: str
+    highlights: tuple[tuple[int, int], ...]
+    badges: tuple[str, ...]
+
+
+class TeamDelegate(SessionDelegate):
+    """Paints a published session as a card, like the Local list's."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        return QSize(100, ROW_HEIGHT)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        row = index.data(ROW_ROLE)
+        if not isinstance(row, TeamRow):
+            super().paint(painter, option, index)
+            return
+        t = self.theme
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRect(option.rect).adjusted(8, 3, -8, -3)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(rect), 7, 7)
+        if selected:
+            painter.fillPath(path, t.color("accent_soft"))
+        elif option.state & QStyle.StateFlag.State_MouseOver:
+            painter.fillPath(path, t.color("hover"))
+        x, right, y = rect.left() + 12, rect.right() - 10, rect.top() + 7
+        base = QFont(option.font)
+        bold = QFont(base)
+        bold.setBold(True)
+        small = QFont(base)
+        small.setPointSizeF(base.pointSizeF() * 0.88)
+        fm, fmb, fms = QFontMetrics(base), QFontMetrics(bold), QFontMetrics(small)
+        painter.setFont(small)
+        painter.setPen(t.color("muted"))
+        wwhen = fms.horizontalAdvance(row.when)
+        painter.drawText(QRect(right - wwhen, y, wwhen, fmb.height()), Qt.AlignmentFlag.AlignVCenter, row.when)
+        painter.setFont(bold)
+        painter.setPen(t.color("text"))
+        painter.drawText(QRect(x, y, right - x, fmb.height()), Qt.AlignmentFlag.AlignVCenter,
+                         fmb.elidedText(row.title, Qt.TextElideMode.ElideRight, right - x - wwhen - 10))  # fmt: skip
+        y += fmb.height() + 2
+        painter.setFont(small)
+        painter.setPen(t.color("muted"))
+        painter.drawText(QRect(x, y, right - x, fms.height()), Qt.AlignmentFlag.AlignVCenter,
+                         fms.elidedText(row.meta, Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
+        y += fms.height() + 3
+        if row.highlights:
+            self._snippet(painter, row.text, row.highlights, base, QRect(x, y, right - x, fm.height()))
+        else:
+            painter.setFont(base)
+            painter.setPen(t.color("text"))
+            painter.drawText(QRect(x, y, right - x, fm.height()), Qt.AlignmentFlag.AlignVCenter,
+                             fm.elidedText(row.text, Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
+        y += fm.height() + 5
+        painter.setFont(small)
+        bx = x
+        for label in row.badges:
+            w = fms.horizontalAdvance(label) + 12
+            if bx + w > right:
+                break
+            badge = QPainterPath()
+            badge.addRoundedRect(QRectF(bx, y, w, fms.height() + 2), 7, 7)
+            painter.fillPath(badge, t.color("alt") if not selected else t.color("base"))
+            painter.setPen(t.color("muted"))
+            painter.drawText(QRectF(bx, y, w, fms.height() + 2), Qt.AlignmentFlag.AlignCenter, label)
+            bx += w + 5
+        painter.restore()
 
 
 class TeamBrowserView(QFrame):
@@ -72,21 +158,24 @@ class TeamBrowserView(QFrame):
         self.search.setObjectName("TeamSearch")
         self.search.setPlaceholderText("Search published sessions")
         self.search.setClearButtonEnabled(True)
-        self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition).setText("Search")
+        self.search_icon = self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.search_icon.setText("Search")
         self.search.setAccessibleName("Search published sessions")
         name_line_edit_buttons(self.search, "Clear the search")
         self.receipt = QLabel("")
         self.receipt.setObjectName("ReceiptStatus")
         self.receipt.setWordWrap(True)
+        self.receipt.setMinimumWidth(1)  # it wraps within the sidebar's width, never widens it
         self.receipt.hide()
 
         self.list = QListWidget()
         self.list.setObjectName("TeamList")
         self.list.setAccessibleName("Published sessions")
         self.list.setFrameShape(QFrame.Shape.NoFrame)
-        self.list.setWordWrap(True)
-        self.list.setAlternatingRowColors(True)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setMouseTracking(True)
+        self.delegate = TeamDelegate(theme, self.list)
+        self.list.setItemDelegate(self.delegate)
         self.footer = QLabel("")
         self.footer.setObjectName("MutedLabel")
         self.footer.setWordWrap(True)
@@ -105,13 +194,13 @@ class TeamBrowserView(QFrame):
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         self.refresh_button.setIcon(icon(Icon.RELOAD, theme.text))
+        self.search_icon.setIcon(icon(Icon.SEARCH, theme.muted))
         self.banner.setStyleSheet(
             f"background: {theme.warning_soft}; color: {theme.text}; border: 1px solid {theme.warning}; "
             "border-radius: 6px; padding: 6px 8px;"
         )
-        self.list.setStyleSheet(
-            f"QListWidget#TeamList::item {{ padding: 7px 12px; border-bottom: 1px solid {theme.border}; }}"
-        )
+        self.delegate.theme = theme
+        self.list.viewport().update()
 
     def reload_listing(self) -> None:
         """List (or search) the team library again."""
@@ -134,16 +223,22 @@ class TeamBrowserView(QFrame):
             return
         self.list.clear()
         for row in rows:
-            title = row.title or row.session_id
+            title = " ".join((row.title or row.session_id).split())
             when = row.published_at.strftime("%Y-%m-%d %H:%M")
-            lines = [title, f"{row.team} · r{row.latest_revision} · {when}"]
             if text:
-                lines.append(plain_snippet(row.snippet))
+                shown, spans = snippet_spans(row.snippet)
+                meta = f"{row.team}"
+                badges: tuple[str, ...] = (f"r{row.latest_revision}",)
             else:
-                lines[1] += f" · {row.published_by} · {row.versions} version{'s' * (row.versions != 1)}"
-            item = QListWidgetItem("\n".join(lines))
+                shown, spans = f"published by {row.published_by}", ()
+                meta = f"{row.team} · {when}"
+                badges = (f"r{row.latest_revision}", f"{row.versions} version{'s' * (row.versions != 1)}")
+            card = TeamRow(title, relative_time(int(row.published_at.timestamp())), meta, shown, spans, badges)
+            # what a screen reader says: the card's lines, the snippet without marks
+            item = QListWidgetItem("\n".join((title, f"{row.team} · r{row.latest_revision} · {when}", shown)))
             item.setData(Qt.ItemDataRole.UserRole, (row.team, row.session_id))
-            item.setToolTip(f"{row.team} / {row.session_id}")
+            item.setData(ROW_ROLE, card)
+            item.setToolTip(f"{row.team} / {row.session_id}\n{row.title or ''}".rstrip())
             self.list.addItem(item)
         n = len(rows)
         what = f"match “{text}”" if text else "published"
@@ -169,13 +264,15 @@ class TeamBrowserView(QFrame):
         await self.document.aopen(opened.path)
         v, check = opened.version, opened.verification
         mark = "✔" if check.ok else "✘"
-        self.receipt.setText(
-            f"{mark} {check.summary}\n{team} / {session_id} r{v.revision} · published by {v.published_by} "
-            f"(not signed) · read-only"
-        )
+        full = (f"{mark} {check.summary}\n{team} / {session_id} r{v.revision} · published by {v.published_by} "
+                f"(not signed) · read-only")  # fmt: skip
+        # the key is cut in its middle here (it cannot wrap, and would widen the sidebar); whole
+        # in the tooltip and for a screen reader
+        self.receipt.setText(short_keys(full).replace(f"/ {session_id} ", f"/ {session_id[:8]} "))
+        self.receipt.setAccessibleDescription(full)
         self.receipt.setToolTip(
-            "The receipt's Ed25519 signature, the stored export's SHA-256 and size against it, and a fresh "
-            "audit were checked. Compare the key with the publisher's `rho-desk keys` to know who signed it."
+            full + "\n\nThe receipt's Ed25519 signature, the stored export's SHA-256 and size against it, and a "
+            "fresh audit were checked. Compare the key with the publisher's `rho-desk keys` to know who signed it."
             + ("".join(f"\n✘ {p}" for p in check.problems))
         )
         color = self.theme.success if check.ok else self.theme.danger
@@ -203,11 +300,14 @@ class TeamBrowserView(QFrame):
                 self.reload_listing()  # back: show what is there now
 
 
-def plain_snippet(snippet: str) -> str:
-    """A database snippet (matches marked «») with its Markdown removed, the marks kept on the
-    same words (the local browser's snippets read the same way)."""
-    from .markdown import plain_text
+def short_keys(text: str) -> str:
+    """``ed25519:AbCdEf…WxYz``: a long key cut in its middle, so a label can wrap around it."""
+    return re.sub(r"\b(ed25519:[A-Za-z0-9+/]{8})[A-Za-z0-9+/]{8,}([A-Za-z0-9+/]{6}=*)", r"\1…\2", text)
 
+
+def snippet_spans(snippet: str) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """A database snippet (matches marked «») as its text and the matches' spans, for the card
+    to highlight them as the Local list does (it removes the Markdown itself)."""
     text, spans, at = [], [], 0
     for part in re.split("(«[^»]*»)", snippet):
         if part.startswith("«") and part.endswith("»"):
@@ -215,7 +315,16 @@ def plain_snippet(snippet: str) -> str:
             part = part[1:-1]
         text.append(part)
         at += len(part)
-    flat, moved = plain_text("".join(text), tuple(spans))
+    return "".join(text), tuple(spans)
+
+
+def plain_snippet(snippet: str) -> str:
+    """A database snippet (matches marked «») with its Markdown removed, the marks kept on the
+    same words (the local browser's snippets read the same way)."""
+    from .markdown import plain_text
+
+    text, spans = snippet_spans(snippet)
+    flat, moved = plain_text(text, spans)
     out, at = [], 0
     for start, end in moved:
         out += [flat[at:start], "«", flat[start:end], "»"]

@@ -6,12 +6,22 @@ import time
 from typing import TYPE_CHECKING
 
 from ...core.sizes import size_text  # one way to say a size, shared with the command line
+from ..models.sessions import session_title as listed
 
 if TYPE_CHECKING:
     from ...core.stores.rho_files import RevisionNode
     from ...core.stores.rho_files.queries import TreeQueries
+    from ...core.stores.summary import SessionSummary
 
-__all__ = ["message_time", "plural", "revision_words", "shorten", "size_text"]
+__all__ = ["message_time", "plural", "revision_words", "session_title", "shorten", "size_text"]
+
+
+def session_title(summary: SessionSummary | None, fallback: str) -> str:
+    """What the window calls a session (the session list's title: its title in Rho's index, else
+    the first line of its first prompt), else ``fallback`` when the library has neither."""
+    if summary is None or not (summary.title or (summary.first_user_message or "").strip()):
+        return fallback
+    return listed(summary)
 
 
 def revision_words(tree: TreeQueries | None, node: RevisionNode) -> str:

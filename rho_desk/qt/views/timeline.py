@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -33,7 +33,7 @@ from ...core.revision_diff import Sign, compute_diff
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ..models.conversation import message_text
 from ..models.diff import DiffModel
-from ..models.revisions import COL_CHANGE, COL_REVISION, RevisionTreeModel
+from ..models.revisions import COL_CHANGE, COL_MESSAGES, COL_REVISION, RevisionTreeModel
 from ..models.roles import Role
 from ..services.bridge import EngineBridge
 from ..services.document import SessionDocument
@@ -312,6 +312,7 @@ class RevisionTimelineView(QWidget):
             return
         tree = self.document.tree
         self.model.set_tree(tree)
+        self._fit_revision_column()
         if tree is not self._diff_tree:
             self._reset_diff(tree)
         self._show_body(tree is not None)
@@ -323,11 +324,29 @@ class RevisionTimelineView(QWidget):
                 self.tree.expand(self.model.index_of(node))
         compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
         restores = sum(1 for n in tree.nodes.values() if n.restores is not None)
-        kind = "tree" if tree.is_tree else "line (v1–v3: forks become new sessions)"
+        kind = "a tree (v4)" if tree.is_tree else "a line (v1–v3)"
         self.summary.setText(f"{plural(tree.node_count, 'revision')} · {plural(tree.branch_count, 'branch point')} · "
                              f"{plural(compactions, 'compaction')}"
                              + (f" · {plural(restores, 'restore')}" if restores else "") + f" · {kind}")  # fmt: skip
+        self.summary.setToolTip(self.summary.text() + (
+            "" if tree.is_tree else ".\nA version 1–3 file is a line of revisions: a fork becomes a new session."))
         self._select_in_tree(self.document.selected)
+
+    def _fit_revision_column(self) -> None:
+        """The Revision column fits its widest label ("r12 · 3fa2c1 ● ◇ base") at the deepest
+        branch, so the base mark is never cut."""
+        tree = self.tree
+        wanted = self.model.revision_label_width(tree.fontMetrics()) + tree.indentation() * (self.model.depth + 1) + 24
+        header = tree.header()
+        if header.sectionSize(0) < wanted:
+            header.resizeSection(0, wanted)
+        # and the Messages column its title ("Model messages", in the header's bold)
+        bold = QFont(header.font())
+        bold.setBold(True)
+        title = str(self.model.headerData(COL_MESSAGES, Qt.Orientation.Horizontal))
+        needed = QFontMetrics(bold).horizontalAdvance(title) + 24
+        if header.sectionSize(COL_MESSAGES) < needed:
+            header.resizeSection(COL_MESSAGES, needed)
 
     def _on_document_closed(self) -> None:
         self.model.set_tree(None)

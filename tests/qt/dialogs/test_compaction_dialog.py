@@ -295,3 +295,56 @@ def test_a_summary_larger_than_what_it_replaces_is_refused(make_window, run, tmp
     assert "Refused: nothing was written" in dialog.busy.label.text()
     assert "would not shrink" in dialog.notice.text.text()
     assert path.stat().st_size == size
+
+
+def test_the_session_card_follows_a_compaction_and_its_undo(make_window, run, tmp_path: Path) -> None:
+    """The card of the compacted session shows the file as it is after the compaction and after
+    its undo (count, compactions, date), without a Refresh."""
+    from rho_desk.core.stores.rho_files.summary import summarize
+
+    home = tmp_path / "home"
+    path = _grown(v3_session(home, turns=10))
+    context = make_window(home=home, open_file=path)
+    browser = context.window.browser
+    run(settle(context.bridge))
+    before = browser.summary_for(path)
+    assert before is not None
+
+    def card_is_the_file() -> bool:
+        card, now = browser.summary_for(path), summarize(path)
+        return (card.file_size, card.message_count, card.compaction_count, card.updated_at) == (
+            now.file_size, now.message_count, now.compaction_count, now.updated_at)
+
+    dialog = context.dialogs.show_dialog("compact")
+    dialog.keep_tokens.setValue(0)
+    dialog.keep_messages.setValue(8)
+    run(settle(context.bridge))
+    dialog.start()
+    run(until(lambda: not dialog.running and card_is_the_file(), context.bridge))
+    compacted = browser.summary_for(path)
+    assert compacted.compaction_count == 1 and compacted.updated_at >= before.updated_at
+    dialog.undo_button.click()
+    run(until(lambda: browser.summary_for(path).compaction_count == 0 and card_is_the_file(), context.bridge))
+    assert browser.summary_for(path).message_count == before.message_count
+
+
+def test_the_dialog_says_it_computes_names_the_session_and_says_nothing_once(make_window, run, tmp_path: Path) -> None:
+    """While the preview is computed (seconds on a long session) the dialog says so under its
+    heading, which names the session by its title; "Nothing to compact" is said once."""
+    home = tmp_path / "home"
+    path = v3_session(home, turns=10)
+    context = make_window(home=home, open_file=path)
+    summary = context.window.browser.summary_for(path)
+    dialog = context.dialogs.show_dialog("compact")
+    # at once, before the worker is back: a heading and the computing line, not a blank dialog
+    assert dialog.preview_busy.isVisible() and "Computing the preview" in dialog.preview_busy.label.text()
+    first = summary.first_user_message.splitlines()[0]
+    assert dialog.heading.text().startswith("Compact revision ") and f"“{first}" in dialog.heading.text()
+    assert summary.id[:8] not in dialog.heading.text()
+    run(settle(context.bridge))
+    assert not dialog.preview_busy.isVisible() and dialog.data is not None
+    dialog.keep_tokens.setValue(0)
+    dialog.keep_messages.setValue(1000)
+    run(settle(context.bridge))
+    assert dialog.data.preview.nothing_to_compact and "Nothing to compact" in dialog.digest_title.text()
+    assert not dialog.notice.isVisible()  # not a second time in the banner

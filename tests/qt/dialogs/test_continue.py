@@ -248,6 +248,8 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
     reply = panel.reply.toPlainText()
     assert "This turn is held here, not saved: Fork saves it, Reload drops it" in reply
     assert "partial reply were kept" not in reply
+    # one banner says it, with its buttons: no second notice saying the same beside it
+    assert not [n.text for n in context.notifier.history if "wrote to this session" in n.text]
     unsaved = controller.unsaved
     context.dialogs.banner.fork_button.click()
     run(settle(context.bridge))

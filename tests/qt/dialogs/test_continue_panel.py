@@ -297,3 +297,84 @@ def test_ctrl_z_in_an_untouched_prompt_box_is_the_window_s_undo(qtbot) -> None: 
     box.undo()
     assert claimed(Qt.Key.Key_Z, ctrl | shift)  # and then its redo
     assert claimed(Qt.Key.Key_Return, ctrl)  # Ctrl+Enter is always the box's (send)
+
+
+def test_the_card_and_the_status_follow_an_undo_and_a_fork(make_window: Fn, run: Fn, tmp_path: Path,
+                                                           loopback: Loopback, loopback_profile: Any) -> None:  # fmt: skip
+    """After Undo of a turn the card and the panel no longer show the undone turn; after a Fork
+    that saves a turn held in a conflict, the card shows that turn, not the other program's."""
+    from rho_desk.core.stores.rho_files import SessionWriter
+    from rho_desk.core.wire import Message
+
+    home = tmp_path / "home"
+    path = v4_session(home)
+    context, controller, panel = _open(make_window, run, path, home=home)
+    browser = context.window.browser
+    before = browser.summary_for(path)
+    assert before is not None
+    loopback.queue(text_reply("Undo me."))
+    _turn(run, context, controller, panel, "A turn to undo")
+    run(until(lambda: browser.summary_for(path).last_user_message == "A turn to undo", context.bridge))
+    assert panel.status.text().startswith("Saved:")
+    context.window.app_actions["edit.undo"].trigger()
+    run(until(lambda: browser.summary_for(path).message_count == before.message_count, context.bridge))
+    card = browser.summary_for(path)
+    assert card.last_user_message == before.last_user_message and card.file_size == path.stat().st_size
+    active = context.document.tree.active_leaf
+    assert not panel.status.text().startswith("Saved:"), panel.status.text()
+    assert f"r{active.revision}" in panel.status.text() or f"revision {active.revision}" in panel.status.text()
+
+    # a conflict: another program saves a turn while ours streams; Fork saves ours as a branch
+    loopback.queue(text_reply("A slow", " answer", " worth keeping.", delay=0.15))
+    controller.send("Our question", profile="loopback")
+    run(until(lambda: bool(loopback.requests[1:])))
+    with SessionWriter(read_session(path, check_name=False), take_lease=False) as writer:
+        state = writer.tree.snapshot(trim=False, prompt_cache_key=None)
+        turn = (Message.user_text("typed in Rho"), Message.assistant_text("answered in Rho"))
+        writer.save(state.replace(revision=state.revision + 1, history=state.history + turn))
+    run(until(lambda: controller.state is TurnState.BLOCKED, context.bridge))
+    context.dialogs.banner.fork_button.click()
+    run(until(lambda: browser.summary_for(path).last_user_message == "Our question", context.bridge))
+    assert browser.summary_for(path).file_size == path.stat().st_size
+
+
+def test_the_status_says_retrying_during_the_back_off(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
+                                                      loopback_profile: Any) -> None:  # fmt: skip
+    """A server error retried after a pause: the status line says the request is retried, not
+    "Streaming…", until the reply streams again."""
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    failure = Reply(status=500, body=b'{"error": {"message": "overloaded", "type": "server_error"}}',
+                    headers={"retry-after": "1"})  # fmt: skip
+    loopback.queue(failure, text_reply("Fine", " now.", delay=0.05))
+    panel.composer.setPlainText("Try again")
+    panel.send()
+    run(until(lambda: "Retrying" in panel.reply.toPlainText()))
+    assert controller.busy and panel.status.text().startswith("Retrying"), panel.status.text()
+    run(until(lambda: "Fine" in panel.reply.toPlainText()))
+    assert not panel.status.text().startswith("Retrying")
+    run(until(lambda: not controller.busy, context.bridge))
+
+
+def test_a_turn_sent_while_an_older_revision_is_shown_shows_the_active_one(make_window: Fn, run: Fn, tmp_path: Path,
+                                                                           loopback: Loopback,
+                                                                           loopback_profile: Any) -> None:  # fmt: skip
+    """The turn continues the active revision: the conversation shows it from the turn's start,
+    not the older revision that was on screen until the turn ends."""
+    path = v4_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    document = context.document
+    tree = document.tree
+    older = tree.nodes["n1"]
+    document.select(older)
+    run(settle(context.bridge))
+    assert document.selected is older
+    loopback.queue(text_reply("Slowly", hang=True))
+    panel.composer.setPlainText("Go on")
+    panel.send()
+    run(until(lambda: "Slowly" in panel.reply.toPlainText()))
+    assert document.selected is document.tree.active_leaf, document.selected
+    bar = context.window.conversation.bar
+    assert not bar.active_button.isVisibleTo(bar)  # no longer "an older revision, Show active"
+    controller.cancel()
+    run(until(lambda: not controller.busy, context.bridge))

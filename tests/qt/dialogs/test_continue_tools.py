@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QAbstractItemView
 
 from rho_desk.core.stores.rho_files import read_session
@@ -40,6 +40,15 @@ def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SU
     context.window.activateWindow()
     panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(mode.value))
     return context, host.controller, panel
+
+
+async def settle_layout() -> None:
+    """Let every pending layout pass run (a card's growth, the dock's new height)."""
+    import asyncio
+
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        await asyncio.sleep(0)
 
 
 def _results(path: Path) -> dict[str, Any]:
@@ -163,3 +172,107 @@ def test_esc_at_a_shell_approval_leaves_no_running_card(make_window, run, tmp_pa
     qtbot.keyClick(panel.approval_card, Qt.Key.Key_Escape)  # cancels the turn
     run(until(lambda: not controller.busy, context.bridge, timeout=5))
     assert panel.shell_cards == {} and not panel.cards.isVisible() and not (workspace / "made").exists()
+
+
+def test_a_command_card_under_a_finished_one_shows_its_whole_command(make_window, run, tmp_path: Path,
+                                                                      loopback: Loopback, loopback_profile,
+                                                                      qtbot) -> None:  # fmt: skip
+    """On a small screen, with an earlier command's output above it, the approval card is drawn
+    whole (the cards scroll): the command box is not covered by the reason field, and the card
+    offers no full diff (a command has none)."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = v3_session(tmp_path / "home", cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path)
+    context.window.resize(1024, 700)
+    run(settle(context.bridge))
+    loopback.queue(tool_reply("call_a", "bash", {"command": "seq 1 30"}),
+                   tool_reply("call_b", "bash", {"command": "ls -la\necho done"}), text_reply("unused"))  # fmt: skip
+    panel.composer.setPlainText("list the files")
+    panel.send()
+    run(until(lambda: panel.approval_card is not None))
+    qtbot.keyClick(panel.approval_card, Qt.Key.Key_A)
+    run(until(lambda: panel.approval_card is not None and controller.pending_approval.call_id == "call_b"
+              and "call_a" in panel.shell_cards and panel.shell_cards["call_a"].finished))  # fmt: skip
+    run(settle_layout())
+    card = panel.approval_card
+    body, reason = card.body.geometry(), card.reason.geometry()
+    assert body.bottom() < reason.top(), (body, reason)  # the reason field does not cover the command
+    lines = card.body.toPlainText().count("\n") + 1
+    assert card.body.viewport().height() >= lines * card.body.fontMetrics().lineSpacing(), (lines, body)
+    assert context.window.height() <= 700  # the dock did not push the window past the screen
+    area = panel.cards_area.viewport()
+
+    def question_in_view() -> bool:
+        top = card.mapTo(area, card.rect().topLeft()).y()
+        return top == 0 or (top >= 0 and top + card.height() <= area.height())
+
+    # scrolled to the question: its top in view, and all of it when there is room
+    run(until(question_in_view))
+    assert "F full diff" not in card.hint.text() and "full diff" not in panel.status.text()
+    qtbot.keyClick(card, Qt.Key.Key_F)  # nothing to show more of
+    assert not card.showing_full
+    qtbot.keyClick(card, Qt.Key.Key_Escape)
+    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+
+
+def test_the_full_diff_makes_the_card_taller(make_window, run, tmp_path: Path, loopback: Loopback,
+                                             loopback_profile, qtbot) -> None:  # fmt: skip
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("".join(f"line {n}\n" for n in range(1, 31)))
+    path = v3_session(tmp_path / "home", cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path)
+    context.window.resize(1600, 1000)
+    run(settle(context.bridge))
+    new = "".join(f"LINE {n}\n" for n in range(1, 31))
+    loopback.queue(tool_reply("call_w", "write", {"path": "notes.txt", "content": new}), text_reply("Done."))
+    panel.composer.setPlainText("shout")
+    panel.send()
+    run(until(lambda: panel.approval_card is not None))
+    run(settle_layout())
+    card = panel.approval_card
+    line = card.body.fontMetrics().lineSpacing()
+    before = card.body.viewport().height()
+    qtbot.keyClick(card, Qt.Key.Key_F)
+    run(settle_layout())
+    assert card.showing_full
+    # the card grows (up to 70% of the window), not only its scrollable content
+    assert card.body.viewport().height() >= before + 4 * line, (before, card.body.viewport().height())
+    qtbot.keyClick(card, Qt.Key.Key_Escape)
+    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+
+
+def test_session_approvals_outlast_a_visit_to_another_session(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                              loopback_profile, qtbot) -> None:  # fmt: skip
+    """S approves the shell for this conversation: after opening another session and coming
+    back, the next command of the same conversation runs without asking (while the app runs)."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    home = tmp_path / "home"
+    path = v3_session(home, cwd=str(workspace))
+    other = v3_session(home, cwd=str(workspace))
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(tool_reply("call_1", "bash", {"command": "touch one"}), text_reply("Made one."))
+    panel.composer.setPlainText("make one")
+    panel.send()
+    run(until(lambda: panel.approval_card is not None))
+    qtbot.keyClick(panel.approval_card, Qt.Key.Key_S)  # the shell, for this session
+    run(until(lambda: not controller.busy, context.bridge))
+    assert (workspace / "one").exists()
+    run(context.document.aopen(other))
+    run(settle(context.bridge))
+    run(context.document.aopen(path))
+    run(settle(context.bridge))
+    panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(PermissionMode.SUPERVISED.value))
+    asked: list[object] = []
+    controller.sig_approval_requested.connect(asked.append)
+    loopback.queue(tool_reply("call_2", "bash", {"command": "touch two"}), text_reply("Made two."))
+    panel.composer.setPlainText("make two")
+    panel.send()
+    run(until(lambda: bool(asked) or (workspace / "two").exists()))
+    was_asked = bool(asked)
+    if was_asked:
+        controller.cancel()
+    run(until(lambda: not controller.busy, context.bridge))
+    assert not was_asked and (workspace / "two").exists()

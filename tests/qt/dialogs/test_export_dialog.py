@@ -348,3 +348,32 @@ def test_the_publish_picker_says_what_is_sent(make_window, run, demo_home: Path)
     assert "as a JSON document (a team library keeps JSON: the Markdown transcript format is for files)" in summary
     dialog.set_format("json")
     assert "format is for files" not in dialog.publish_summary()
+
+
+def test_a_first_export_names_the_session_and_explains_its_echoes(make_window, run, demo_home: Path) -> None:
+    """The default selection (provider replay blocks and custom metadata left out) stays, and so
+    do the medium echo findings it brings; the dialog says in plain words what they are. The
+    heading, the Markdown heading and the save dialog's file name name the session."""
+    path = demo_session(demo_home, "4a7e2c19")  # reasoning summaries repeat its replay blocks
+    context = make_window(home=demo_home, open_file=path)
+    dialog = context.dialogs.show_dialog("export")
+    run(settle(context.bridge))
+    summary = context.window.browser.summary_for(path)
+    title = summary.title or summary.first_user_message.splitlines()[0]
+    result = dialog.current()
+    echoes = [f for f in result.report.findings if f.rule == "excluded-content-echo"]
+    assert echoes and not result.blocked
+    note = dialog.findings_note.text()
+    assert dialog.findings_note.isVisible() and f"The {len(echoes)} medium findings are echoes" in note
+    assert "provider_context" in note and "do not stop the export" in note
+    assert "does not stop the export" in dialog.findings.data(dialog.findings.index(0, 1), 3)  # ToolTipRole
+    assert f"“{title[:40]}" in dialog.heading.text() and "4a7e2c19" not in dialog.heading.text()
+    dialog.set_format("markdown")
+    _wait_preview(run, context, dialog)
+    first_prompt = " ".join(summary.first_user_message.splitlines()[0].split())
+    heading = dialog.current().data.decode().splitlines()[0]
+    assert heading in (f"# {first_prompt}", f"# {first_prompt[:79].rstrip()}…")  # the title is metadata, left out
+    assert heading != "# rho session"
+    name = dialog.default_name()
+    assert name.endswith(f"-r{dialog.source.revision}.md") and name.startswith(export_module.file_stem(title))
+    assert export_module.file_stem("Churn: retention by cohort!") == "churn-retention-by-cohort"
