@@ -75,3 +75,25 @@ def test_an_undone_compaction_is_not_counted_in_the_header(make_window, run, tmp
     summary = context.window.browser.summary_for(path)
     assert summary.compaction_count == 0
     assert "compaction" not in context.window.header.facts.text()
+
+
+def test_a_conversation_published_as_shown_counts_as_its_session(make_window, run, tmp_path) -> None:
+    """A display export (what the Team tab opens) holds the compaction marker as a plain message:
+    the header still counts the session's messages, as the detail pane does, and the status bar
+    gives the document's size, not 0 B."""
+    home = tmp_path / "rho"
+    path = v4_session(home)
+    document = tmp_path / "shown.json"
+    rho_desk("export", "--include", "all", "--history", "display", "-o", document, path)
+    context = make_window(home=home)
+    window = context.window
+    run(settle(context.bridge))
+    summary = window.browser.summary_for(path)
+    window.commands.open_path(document)
+    run(settle(context.bridge))
+    view = window.conversation
+    assert context.document.is_snapshot_document
+    assert view.bar.counts.text() == f"{summary.message_count:,} messages"
+    view.select_row(view.model.rowCount() - 1)
+    assert view.detail.meta.text().startswith(f"message {summary.message_count} of {summary.message_count} ·")
+    assert window.status_path.text().endswith(f"· {size_text(document.stat().st_size)}")

@@ -10,7 +10,7 @@ An export takes one of two histories (``HISTORY_KINDS``):
 
 The display history travels through the same class selection, redaction and audit as a
 snapshot (:func:`display_snapshot` puts it in one, in place of the model history); only the JSON
-form differs: a ``rho-desk.display-export`` document (:class:`DisplayExport`) whose JSON Schema is
+form differs: a ``rho-desk.display-export`` document (:class:`~rho_desk.core.wire.display.DisplayExport`) whose JSON Schema is
 published as ``docs/schemas/display-export.v1.json``.
 
 Why a msgspec struct and not a pydantic model: its messages are the wire format's msgspec
@@ -24,12 +24,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import msgspec
 
 from ..errors import InputError
-from ..wire.model import Message, MessageKind, ModelIdentity
+from ..wire.display import (
+    DISPLAY_FORMAT,
+    DISPLAY_VERSION,
+    DisplayEntry,
+    DisplayExport,
+    decode_display_export,
+)
+from ..wire.model import Message, MessageKind
 from ..wire.snapshot import SessionSnapshot
 from ._classes import ContentClass
 from ._classify import EXPORT_MARKER_PREFIX, Slot, SlotKind, json_path, message_slots
@@ -51,35 +58,8 @@ __all__ = [
     "with_title",
 ]
 
-DISPLAY_FORMAT: Final = "rho-desk.display-export"
-DISPLAY_VERSION: Final = 1
 HISTORY_KINDS: Final = ("display", "model")
 TITLE_KEY: Final = "title"
-
-
-class DisplayEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """One message as shown, with the time Rho saved it."""
-
-    message: Message
-    timestamp: str | None = None
-    """Unix seconds as Rho stores them (a string); absent for a snapshot's messages."""
-
-
-class DisplayExport(msgspec.Struct, frozen=True, kw_only=True):
-    """The JSON document of a display export (``rho-desk.display-export``, version 1).
-
-    ``metadata`` is the session's custom metadata as selected and redacted (the export's
-    ``metadata`` class); its ``title`` is the session's title when the export kept it, and
-    ``rho_desk.export.excluded`` lists the classes left out.
-    """
-
-    format: Literal["rho-desk.display-export"]
-    format_version: Literal[1]
-    history: Literal["display"]
-    session_id: str
-    revision: int
-    metadata: dict[str, str]
-    messages: list[DisplayEntry]
 
 
 def display_snapshot(model: SessionSnapshot, messages: Sequence[Message]) -> SessionSnapshot:
@@ -128,24 +108,6 @@ def encode_display_export(snapshot: SessionSnapshot, timestamps: Sequence[str | 
         messages=[DisplayEntry(message=m, timestamp=t) for m, t in zip(snapshot.history, stamps, strict=True)],
     )
     return encode_pretty(document)
-
-
-_NO_PROVIDER: Final = ModelIdentity("display", "display", "display")
-
-
-def decode_display_export(data: bytes) -> tuple[SessionSnapshot, list[str | None]] | None:
-    """A display export document as a display snapshot and its timestamps (``None``: not one)."""
-    if DISPLAY_FORMAT.encode() not in data[:256]:
-        return None  # cheap: ``format`` is the first field; other JSON is not parsed twice
-    try:
-        document = msgspec.json.decode(data, type=DisplayExport)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    carrier = SessionSnapshot.new(
-        document.session_id, document.revision, [e.message for e in document.messages], _NO_PROVIDER,
-        metadata=document.metadata,
-    )
-    return carrier, [e.timestamp for e in document.messages]
 
 
 def display_slots(snapshot: SessionSnapshot, timestamps: Sequence[str | None]) -> Iterator[Slot]:

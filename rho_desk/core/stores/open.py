@@ -2,7 +2,8 @@
 
 This is the one entry point the command line, export and the app use to turn a path into a
 session. A session folder, a ``.jsonl`` file, or any file whose first line is a session header
-is read as a Rho transcript; anything else must be a snapshot document (schema 1 or 2).
+is read as a Rho transcript; anything else must be a snapshot document (schema 1 or 2), or, for
+a viewer, a display export.
 
 * :func:`open_snapshot`: the complete snapshot (the active revision, or ``revision``, resumed as
   Rho would, storage.md §6.6);
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..wire.codec import decode_snapshot
+from ..wire.display import decode_display_export
 from ..wire.snapshot import SessionSnapshot
 from .rho_files.errors import read_failure
 
@@ -77,7 +79,8 @@ def open_document(path: Path) -> tuple[SessionFile, bool]:
     A transcript is read tolerantly: a damaged one up to its last good revision (``damage``
     names the bad line; it must not be written until repaired). A snapshot document becomes a
     one-revision tree of a version-3 file (its display history: the messages but the system
-    prompt), so that a viewer handles both alike; it is read-only.
+    prompt), so that a viewer handles both alike; it is read-only. So does a display export
+    (``rho-desk.display-export``: the conversation as shown, with its times).
 
     Raises:
         NotASessionFile: neither a transcript nor a snapshot document.
@@ -94,8 +97,11 @@ def open_document(path: Path) -> tuple[SessionFile, bool]:
         if file.header is None:
             raise NoSessionState("the file is empty: it has no session header", source=str(file.path))
         return file, False
-    snapshot = decode_document(_read_document(path), source=str(path))
-    return snapshot_session(snapshot, path), True
+    data = _read_document(path)
+    shown = decode_display_export(data)  # a conversation exported or published as shown
+    if shown is not None:
+        return snapshot_session(shown[0], path, len(data), timestamps=shown[1]), True
+    return snapshot_session(decode_document(data, source=str(path)), path, len(data)), True
 
 
 def decode_document(data: bytes, *, source: str) -> SessionSnapshot:

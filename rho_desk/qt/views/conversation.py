@@ -465,7 +465,8 @@ class ConversationView(QWidget):
         tree = self.document.tree
         if generation != self._generation or tree is None:
             return
-        messages = await self.document.arun_locked(message_count, tree, node)
+        shown_as_published = self.document.is_snapshot_document  # markers are messages there
+        messages = await self.document.arun_locked(message_count, tree, node, marker_messages=shown_as_published)
         if generation == self._generation:
             self.bar.show_counts(rows, HistoryMode.DISPLAY, build_ms, messages)
 

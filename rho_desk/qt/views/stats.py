@@ -623,12 +623,11 @@ class StatisticsView(QWidget):
         session published or exported as shown); 0 otherwise."""
         if not self.document.is_snapshot_document or data.counters.completed_compactions or data.compactions:
             return 0
-        from ...core.stores.rho_files.views import MARKER_PREFIX
+        from ...core.stores.rho_files.views import is_marker_message
 
         tree = self.document.tree
         history = tree.history(data.node) if tree is not None else ()
-        return sum(1 for m in history if m.assistant is not None and len(m.assistant) == 1
-                   and (m.assistant[0].text or "").startswith(MARKER_PREFIX))  # fmt: skip
+        return sum(1 for m in history if is_marker_message(m))
 
     def _on_document_closed(self) -> None:
         self._generation += 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
@@ -285,16 +285,27 @@ def read_session(
     return session
 
 
-def snapshot_session(snapshot: SessionSnapshot, path: Path) -> SessionFile:
+def snapshot_session(
+    snapshot: SessionSnapshot, path: Path, size: int = 0, *, timestamps: Sequence[str | None] | None = None
+) -> SessionFile:
     """A snapshot document as a one-revision transcript of version 3 (read-only use): its header
     and one complete ``snapshot`` record whose display history is the messages but the system
-    prompt, built as records, validated by the tree as the reader validates them."""
+    prompt, built as records, validated by the tree as the reader validates them.
+
+    Args:
+        size: the document's size in bytes, what the window says of the open file.
+        timestamps: one per message of the history, when the document records them (a display
+            export does); a snapshot records none ("0").
+    """
     source = str(path)
     header = HeaderRecord(3, snapshot.session_id, "0", "")
-    shown = tuple(StoredDisplayMessage("0", m) for m in snapshot.history if m.system is None)
+    times = timestamps if timestamps is not None else ("0",) * len(snapshot.history)
+    shown = tuple(
+        StoredDisplayMessage(t or "0", m) for t, m in zip(times, snapshot.history, strict=True) if m.system is None
+    )
     tree = _start(header, source, 1, None)
     tree.apply(SnapshotRecord("0", snapshot, shown), line=2, offset=0)
-    return SessionFile(path=path, unit=unit_for_path(path), tree=tree, end=FileEnd(line_count=2))
+    return SessionFile(path=path, unit=unit_for_path(path), tree=tree, end=FileEnd(size=size, valid_end=size, line_count=2))
 
 
 def parse_session(

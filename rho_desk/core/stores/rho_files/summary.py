@@ -19,7 +19,7 @@ from .errors import NoSessionState
 from .layout import SESSIONS_DIR, SessionUnit, workspace_key
 from .reader import SessionFile, read_session
 from .tree import RevisionNode, SessionTree
-from .views import scan_complete_prefix, search_text, user_text
+from .views import is_marker_message, scan_complete_prefix, search_text, user_text
 
 __all__ = ["in_rho_home", "message_count", "record_written", "summarize", "summary_of", "summary_of_tree"]
 
@@ -40,13 +40,21 @@ def summarize(path: Path | str) -> SessionSummary:
         session.release()  # frees it now, not at the next full GC
 
 
-def message_count(tree: SessionTree, node: RevisionNode | None = None) -> int:
+def message_count(tree: SessionTree, node: RevisionNode | None = None, *, marker_messages: bool = False) -> int:
     """The one count of a revision's messages, everywhere (the browser, the header, ``show``).
 
     Rho's ``message_count`` (§10.5): display entries on the path to ``node`` (default the active
     leaf), without compaction markers, after incomplete-tool-turn trimming.
+
+    Args:
+        marker_messages: the tree is a conversation published or exported as shown, whose
+            compaction markers are plain messages (:func:`.views.is_marker_message`): those are
+            not counted either, so that it counts as the session it came from.
     """
-    return len(tree.display(node, markers=False, trimmed=True))
+    shown = tree.display(node, markers=False, trimmed=True)
+    if not marker_messages:
+        return len(shown)
+    return sum(1 for entry in shown if not is_marker_message(entry.message))
 
 
 def summary_of(session: SessionFile) -> SessionSummary:

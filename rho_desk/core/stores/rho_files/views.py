@@ -22,6 +22,7 @@ __all__ = [
     "compaction_marker",
     "complete_prefix_length",
     "default_prompt_cache_key",
+    "is_marker_message",
     "message_at_offset",
     "scan_complete_prefix",
     "search_text",
@@ -32,6 +33,16 @@ __all__ = [
 
 MARKER_PREFIX: Final = "◆ Compacted context"
 """U+25C6 then the words; the detail lines follow after a newline."""
+
+
+
+def is_marker_message(message: Message) -> bool:
+    """``message`` reads as a compaction marker: one assistant text block that starts with
+    :data:`MARKER_PREFIX`. How a marker is known where it is a plain message (a conversation
+    published or exported as shown, opened as a snapshot document)."""
+    blocks = message.assistant
+    return blocks is not None and len(blocks) == 1 and (blocks[0].text or "").startswith(MARKER_PREFIX)
+
 
 LEGACY_PROVIDER: Final = ModelIdentity("legacy", "legacy", "legacy")
 """The in-memory identity of a message-only v1 state (never written, never a delta base)."""
