@@ -97,3 +97,19 @@ def test_a_conversation_published_as_shown_counts_as_its_session(make_window, ru
     view.select_row(view.model.rowCount() - 1)
     assert view.detail.meta.text().startswith(f"message {summary.message_count} of {summary.message_count} ·")
     assert window.status_path.text().endswith(f"· {size_text(document.stat().st_size)}")
+
+
+def test_a_document_outside_the_library_is_titled_as_the_list_titles_it(make_window, run, tmp_path) -> None:
+    """A session opened from the Team tab or as an export is not in the local list: the header
+    names it as the lists would (its own title, else its first prompt), not by its id."""
+    home = tmp_path / "rho"
+    path = v4_session(home)
+    context = make_window(home=home)
+    run(settle(context.bridge))
+    first = context.window.browser.summary_for(path).first_user_message.strip().splitlines()[0]
+    document = tmp_path / "untitled.json"
+    assert rho_desk("export", "--exclude", "metadata", "-o", document, path).returncode == 0
+    context.window.commands.open_path(document)
+    run(settle(context.bridge))
+    assert context.document.is_snapshot_document
+    assert context.window.header.title.text() == first

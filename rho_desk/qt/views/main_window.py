@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.stores.rho_files.summary import document_title
 from ..controllers.actions import Actions
 from ..controllers.commands import Commands
 from ..services.changes import Changes
@@ -371,7 +372,8 @@ class MainWindow(QMainWindow):
             self.setWindowTitle("rho-desk")
             return
         summary = self.browser.summary_for(document.path)
-        title = session_title(summary, f"Session {tree.session_id or document.path.name}")
+        own = document_title(tree) if document.is_snapshot_document else None  # one revision: cheap
+        title = session_title(summary, own or f"Session {tree.session_id or document.path.name}")
         self.header.title.setText(shorten(title, 120))
         leaf = tree.active_leaf
         provider = leaf.provider if leaf is not None else None

@@ -21,7 +21,7 @@ from .reader import SessionFile, read_session
 from .tree import RevisionNode, SessionTree
 from .views import is_marker_message, scan_complete_prefix, search_text, user_text
 
-__all__ = ["in_rho_home", "message_count", "record_written", "summarize", "summary_of", "summary_of_tree"]
+__all__ = ["document_title", "in_rho_home", "message_count", "record_written", "summarize", "summary_of", "summary_of_tree"]
 
 _I64_MAX = 2**63 - 1
 
@@ -55,6 +55,21 @@ def message_count(tree: SessionTree, node: RevisionNode | None = None, *, marker
     if not marker_messages:
         return len(shown)
     return sum(1 for entry in shown if not is_marker_message(entry.message))
+
+
+def document_title(tree: SessionTree) -> str | None:
+    """What a document opened outside any library calls itself (a snapshot or display export,
+    a session from the team library): its metadata's ``title``, else the first line of its
+    first prompt, as the session list titles a session; ``None`` when it has neither."""
+    leaf = tree.active_leaf
+    if leaf is None:
+        return None
+    title = " ".join(leaf.meta.metadata.get("title", "").split()) if leaf.meta is not None else ""
+    if title:
+        return title
+    _count, first, _last = _display_facts(tree, leaf)
+    lines = (first or "").strip().splitlines()
+    return lines[0] if lines else None
 
 
 def summary_of(session: SessionFile) -> SessionSummary:
