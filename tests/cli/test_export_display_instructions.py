@@ -49,3 +49,14 @@ def test_excluding_instructions_leaves_them_out_and_says_so(tmp_path: Path, sess
     assert out.returncode == 0, out.stderr
     assert "run the linter" not in out_file.read_text(encoding="utf-8")
     assert "instructions" in out.stdout + out.stderr
+
+
+def test_a_display_export_is_not_shown_as_a_snapshot(tmp_path: Path, session: Path) -> None:
+    """``show`` on a display export (no model context) says what it is and what to do: exit 2,
+    one line, instead of a decoder's "Expected `array`" at ``$.history``."""
+    from .helpers_files import one_line_error
+
+    out = tmp_path / "shown.json"
+    assert rho_desk("export", "--include", "all", "-o", out, session).returncode == 0
+    line = one_line_error(rho_desk("show", out))
+    assert "a display export" in line and "--history model" in line and "Expected" not in line

@@ -110,12 +110,19 @@ def decode_document(data: bytes, *, source: str) -> SessionSnapshot:
     Raises:
         NotASessionFile: neither a transcript nor a snapshot document (the decoder's reason
             follows the headline, with its line).
+        InputError: a display export, which holds no model context (what to do instead).
     """
     from .rho_files.errors import NotASessionFile
 
     try:
         return decode_snapshot(data, source=source)
     except InputError as exc:
+        if decode_display_export(data) is not None:
+            raise InputError(
+                "a display export (the conversation as shown, no model context) is not a snapshot: "
+                "open it in the app, or export the session with --history model",
+                source=source,
+            ) from None
         if not data.strip():
             detail = ": the file is empty"
         else:
