@@ -94,7 +94,7 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
     run(publish_fixtures(pg_db, rho_fixtures))  # creates the team
     context = make_window(open_file=rho_fixtures / "session-v1.jsonl")
     context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(pg_db))
-    dialog = context.dialogs.show_dialog("export")
+    dialog = context.session_commands.show_dialog("export")
     run(settle(context.bridge))
     dialog.schedule(now=True)
     run(settle(context.bridge))
