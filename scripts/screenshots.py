@@ -276,7 +276,7 @@ async def main(out: Path, only: set[str]) -> int:
             view.search.setText("tolerance")
             view.reload_listing()
             await idle(context)
-            view.open_item(view.list.item(0))
+            view.open_row(0)
             await idle(context, 0.4)
             window.show_tab(TAB_CONVERSATION)
             await shot("team-scope-receipt")
