@@ -105,7 +105,7 @@ async def _compact_and_undo(context: Any) -> None:
     """Compact the open session with the local digest (keep 40 messages), then undo it."""
     actions = context.actions
     actions["session.compact"].trigger()
-    dialog = context.dialogs.dialogs["compact"]
+    dialog = context.session_commands.dialogs["compact"]
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(40)
     await _settle(context)

@@ -276,7 +276,7 @@ async def main(out: Path, only: set[str]) -> int:
             view.search.setText("tolerance")
             view.reload_listing()
             await idle(context)
-            view.open_item(view.list.item(0))
+            view.open_row(0)
             await idle(context, 0.4)
             window.show_tab(TAB_CONVERSATION)
             await shot("team-scope-receipt")
@@ -341,7 +341,10 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
     from rho_desk.providers.profiles import ProfileKind, ProfileStore, ProviderProfile
     from tests.providers.loopback import OPENAI_DONE, Reply, openai_chunk, serve
 
-    host = context.dialogs  # type: ignore[attr-defined]
+    commands = context.session_commands  # type: ignore[attr-defined]
+    operations = context.operations  # type: ignore[attr-defined]
+    dock = context.continue_dock  # type: ignore[attr-defined]
+    conflict_dock = context.conflict_dock  # type: ignore[attr-defined]
     window = context.window  # type: ignore[attr-defined]
     state: dict[str, object] = {}
 
@@ -354,9 +357,9 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
                                       model="gpt-4.1-mini", provider="openai", requires_key=False,
                                       context_window=128_000, permission_mode="off")  # fmt: skip
             ProfileStore().upsert(profile, make_default=True)
-            host.panel.refresh_profiles()
+            dock.panel.refresh_profiles()
             await idle(context)
-            host.panel.profile.setCurrentIndex(host.panel.profile.findData("local-gpt"))
+            dock.panel.profile.setCurrentIndex(dock.panel.profile.findData("local-gpt"))
             state["lb"] = lb
         return state["lb"]
 
@@ -380,7 +383,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
     async def compaction() -> None:
         lb = await loopback()
         await open_session(NOTEBOOK)
-        dialog = host.show_dialog("compact")
+        dialog = commands.show_dialog("compact")
         dialog.keep_tokens.setValue(0)
         dialog.keep_messages.setValue(4)
         await idle(context)
@@ -397,7 +400,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
 
     async def export() -> None:
         await open_session(NOTEBOOK)
-        dialog = host.show_dialog("export")
+        dialog = commands.show_dialog("export")
         await idle(context)
         dialog.findings_table.selectRow(0)
         grab(dialog, "export-findings")
@@ -415,7 +418,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
 
     async def edit() -> None:
         await open_session(WEBHOOK)
-        dialog = host.show_dialog("edit")
+        dialog = commands.show_dialog("edit")
         await idle(context)
         row = next(i for i, r in enumerate(dialog.model.rows) if any(True for _ in r.message.tool_calls()))
         dialog.select_rows(row, row)
@@ -427,7 +430,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         grab(dialog, "edit-messages")
         dialog.close()
         for kind, name in (("metadata", "edit-metadata"), ("strip", "strip-provider-blocks")):
-            dialog = host.show_dialog(kind)
+            dialog = commands.show_dialog(kind)
             await idle(context)
             if kind == "metadata":
                 for key, value in (("ticket", "PAY-481"), ("reviewer", "maya")):
@@ -439,7 +442,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
 
     async def settings() -> None:
         await loopback()
-        dialog = host.show_dialog("settings")
+        dialog = commands.show_dialog("settings")
         await idle(context)
         grab(dialog, "settings-providers")
         dialog.tabs.setCurrentIndex(1)
@@ -451,8 +454,8 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
     async def continue_() -> None:
         lb = await loopback()
         await open_session(WEBHOOK)
-        host.show_continue()
-        panel, controller = host.panel, host.controller
+        dock.show_continue()
+        panel, controller = dock.panel, context.controller
         await idle(context)
         panel.composer.setPlainText("Is the flaky refund test fixed for good, or only on my machine?")
         panel.send()
@@ -491,12 +494,12 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         await context.document.areload()  # type: ignore[attr-defined]
         panel.composer.setPlainText("Open a PR description for this.")
         panel.send()
-        await until(lambda: host.banner_dock.isVisible())
+        await until(lambda: conflict_dock.isVisible())
         await idle(context)
         grab(window, "continue-conflict-banner")
-        host.controller.detach()
-        host.banner_dock.hide()
-        host.dock.hide()
+        context.controller.detach()
+        conflict_dock.hide()
+        dock.hide()
         await close_loopback()
 
     async def close_loopback() -> None:
@@ -539,8 +542,8 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         lb.queue(call("call_edit", "edit", {"input": document}),  # type: ignore[attr-defined]
                  call("call_test", "bash", {"command": command}), reply("unused", hang=True))  # fmt: skip
         await open_session(IDEMPOTENCY)
-        host.show_continue()
-        panel, controller = host.panel, host.controller
+        dock.show_continue()
+        panel, controller = dock.panel, context.controller
         await idle(context)
         panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(PermissionMode.SUPERVISED.value))
         panel.composer.setPlainText("Make the idempotency store use the injectable clock, then run its tests.")
@@ -569,13 +572,13 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         controller.cancel()
         await until(lambda: not controller.busy)
         controller.detach()
-        host.dock.hide()
+        dock.hide()
         await close_loopback()
 
     async def compaction_done() -> None:
         # Last on purpose: it writes a new revision to the notebook session the export shots show.
         await open_session(NOTEBOOK)
-        dialog = host.show_dialog("compact")
+        dialog = commands.show_dialog("compact")
         await idle(context)  # the compactor list is filled from the profiles file first
         dialog.compactor.setCurrentIndex(dialog.compactor.findData(""))  # the local digest
         dialog.keep_tokens.setValue(0)
@@ -587,8 +590,8 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         grab(dialog, "compaction-done")
         dialog.close()
         # Undo in a v1-v3 line: the earlier state appended again, read as a restore
-        host.undo()
-        await until(lambda: bool(host.history.undone))
+        operations.undo()
+        await until(lambda: bool(operations.history.undone))
         window.show_tab(2 - 1)  # Revisions
         await idle(context)
         grab(window, "revisions-restore")
@@ -596,7 +599,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
 
     async def compaction_refused() -> None:
         await open_session(RUST)
-        dialog = host.show_dialog("compact")
+        dialog = commands.show_dialog("compact")
         await idle(context)
         dialog.compactor.setCurrentIndex(dialog.compactor.findData(""))  # the local digest
         dialog.keep_tokens.setValue(0)
@@ -609,7 +612,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         # Writes a provider summary to the idempotency session (its shots are taken by then).
         lb = await loopback()
         await open_session(IDEMPOTENCY)
-        dialog = host.show_dialog("compact")
+        dialog = commands.show_dialog("compact")
         await idle(context)
         dialog.compactor.setCurrentIndex(dialog.compactor.findData("local-gpt"))
         dialog.keep_tokens.setValue(0)

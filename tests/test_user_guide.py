@@ -322,8 +322,8 @@ def test_dialog_keys_are_the_widgets_keys(make_window: Any, run: Any, demo_home:
 
     path = next((demo_home / "sessions").rglob("*_5f0c2a9e-*/session.jsonl"))
     context = make_window(home=demo_home, open_file=path)
-    host = context.dialogs
-    host.show_continue()
+    host = context.session_commands
+    context.continue_dock.show_continue()
     window = context.window
     window.conversation.open_find()
     image = QImage(8, 8, QImage.Format.Format_RGB32)
@@ -336,14 +336,14 @@ def test_dialog_keys_are_the_widgets_keys(make_window: Any, run: Any, demo_home:
         "Title and Metadata dialog": host.show_dialog("metadata"),
         "Strip Provider Blocks dialog": host.show_dialog("strip"),
         "Settings dialog": host.show_dialog("settings"),
-        "Continue panel": host.panel,
+        "Continue panel": context.continue_dock.panel,
         "Find bar": window.conversation.find_bar,
         "Image viewer": viewer,
     }
     run(settle(context.bridge))
 
     # The key handlers (keyPressEvent), pressed for real.
-    panel, bar, compaction = host.panel, window.conversation.find_bar, widgets["Compaction dialog"]
+    panel, bar, compaction = context.continue_dock.panel, window.conversation.find_bar, widgets["Compaction dialog"]
     seen: list[str] = []
     panel.composer.sig_send_requested.connect(lambda: seen.append("send"))
     panel.composer.sig_cancel_requested.connect(lambda: seen.append("cancel"))

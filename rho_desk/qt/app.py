@@ -3,8 +3,11 @@
 ``main()`` creates the ``QApplication`` (organisation and application names first, so the first
 ``QSettings`` lands in the right place) and runs a qasync event loop. :func:`build_context`
 builds the :class:`~rho_desk.qt.services.context.Services` (settings, theme, notifier, bridge, document,
-library), the main window, and the dialogs' :class:`~rho_desk.qt.dialogs.host.ActionHost`, and
-keeps them in an :class:`AppContext`. Nothing reaches a global singleton: views get what they
+library), the main window, the operations on the open session
+(:class:`~rho_desk.qt.controllers.operations.SessionOperations`, what the dialogs and the
+continued conversation act through), the conversation's controller, its dock and the conflict
+banner's, and the session commands that open the dialogs, and keeps them in an
+:class:`AppContext`. Nothing reaches a global singleton: views get what they
 use through their constructors (style.md anti-pattern 2).
 
 Start-up: a path on the command line (a transcript, a session folder, a snapshot document or a
@@ -36,13 +39,16 @@ from .services.context import Services
 
 if TYPE_CHECKING:
     from .controllers.actions import Actions
-    from .dialogs.host import ActionHost
+    from .controllers.commands import SessionCommands
+    from .controllers.continue_session import ContinueController
+    from .controllers.operations import SessionOperations
     from .services.bridge import EngineBridge
     from .services.document import SessionDocument
     from .services.library import LibraryService
     from .services.messages import Notifier
     from .services.settings import Settings
     from .views.main_window import MainWindow
+    from .views.session_docks import ConflictDock, ContinueDock
     from .views.theme import ThemeManager
 
 __all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "install_asyncgen_hooks", "main", "plan_start"]
@@ -136,8 +142,14 @@ class AppContext:
     services: Services
     plan: StartPlan
     window: MainWindow
-    dialogs: ActionHost
-    """The action dialogs' host: their actions, the continue dock, the conflict banner."""
+    operations: SessionOperations
+    """The operations on the open session: one at a time, revisions written, undo and redo."""
+    controller: ContinueController
+    """The continued conversation."""
+    continue_dock: ContinueDock
+    conflict_dock: ConflictDock
+    session_commands: SessionCommands
+    """The Session menu, Settings, Undo and Redo: the action dialogs, opened one per kind."""
     restore_excepthook: Callable[[], None] | None = None
     closed: asyncio.Future[None] | None = None
     _shutting_down: bool = False
@@ -245,7 +257,9 @@ def build_context(
         show: show the window.
         install_hooks: install ``sys.excepthook`` and the loop's exception handler.
     """
-    from .dialogs.host import ActionHost
+    from .controllers.commands import SessionCommands
+    from .controllers.continue_session import ContinueController
+    from .controllers.operations import SessionOperations
     from .services.bridge import EngineBridge
     from .services.document import HistoryMode, SessionDocument
     from .services.library import LibraryService
@@ -259,6 +273,7 @@ def build_context(
     )
     from .services.team import TeamService
     from .views.main_window import MainWindow
+    from .views.session_docks import ConflictDock, ContinueDock
     from .views.theme import ThemeManager
 
     app = create_application()
@@ -282,8 +297,17 @@ def build_context(
         with contextlib.suppress(RuntimeError):
             install_loop_exception_handler(asyncio.get_event_loop(), notifier)
     window = MainWindow(services)
-    dialogs = ActionHost(window, window.app_actions, services)
-    context = AppContext(app, services, plan, window, dialogs, restore_excepthook)
+    operations = SessionOperations(services, window=window, summary_for=window.browser.summary_for,
+                                   show_end=window.conversation.show_end_on_next_build)  # fmt: skip
+    controller = ContinueController(operations, operations)
+    continue_dock = ContinueDock(window, controller, operations)
+    conflict_dock = ConflictDock(window, controller, reload=operations.resolve_reload, fork=operations.resolve_fork)
+    operations.follow(controller)
+    session_commands = SessionCommands(window.app_actions, operations, window=window, document=document,
+                                       bridge=bridge, show_continue=continue_dock.show_continue)  # fmt: skip
+    session_commands.attach()
+    context = AppContext(app, services, plan, window, operations, controller, continue_dock, conflict_dock,
+                         session_commands, restore_excepthook)  # fmt: skip
     window.sig_close_requested.connect(context.request_close)
     if show:
         window.show()

@@ -63,7 +63,7 @@ async def drive(work: Path, home: Path, session: Path) -> int:
     window = context.window
     window.resize(1280, 860)
     await context.astart()
-    context.dialogs.show_continue()
+    context.continue_dock.show_continue()
     window.conversation.open_find()
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
@@ -79,7 +79,7 @@ async def drive(work: Path, home: Path, session: Path) -> int:
     window.conversation.next_message()  # J
     await driver.announce(context, "main: Conversation, next message")
     for kind in DIALOGS:
-        dialog = context.dialogs.show_dialog(kind)
+        dialog = context.session_commands.show_dialog(kind)
         tabs = dialog.findChildren(QTabWidget)
         if tabs:
             for index in range(tabs[0].count()):

@@ -116,7 +116,7 @@ def test_the_checker_sees_an_unnamed_icon_button(qtbot) -> None:
 
 def test_the_main_window_on_every_tab(make_window, run, tmp_path: Path) -> None:
     context = make_window(open_file=v4_session(tmp_path / "home"))
-    context.dialogs.show_continue()
+    context.continue_dock.show_continue()
     window = context.window
     window.conversation.open_find()
     context.bridge.notifier.warning("A notice, to show the notification bar", "with details")
@@ -139,7 +139,7 @@ def test_the_main_window_on_every_tab(make_window, run, tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", DIALOGS)
 def test_every_dialog(make_window, run, tmp_path: Path, kind: str) -> None:
     context = make_window(open_file=v4_session(tmp_path / "home"))
-    dialog = context.dialogs.show_dialog(kind)
+    dialog = context.session_commands.show_dialog(kind)
     run(settle(context.bridge))
     found = {}
     for page in dialog_pages(dialog, lambda: run(settle(context.bridge)), kind):

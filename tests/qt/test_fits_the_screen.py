@@ -23,7 +23,7 @@ def test_dialogs_fit_the_screen(make_window, run, tmp_path: Path, monkeypatch, s
     context = make_window(open_file=v3_session(tmp_path / "home"))
     room = (int(width * screen.SCREEN_SHARE), int(height * screen.SCREEN_SHARE))
     for kind in DIALOGS:
-        dialog = context.dialogs.show_dialog(kind)
+        dialog = context.session_commands.show_dialog(kind)
         run(settle(context.bridge))
         least = dialog.minimumSizeHint()
         assert least.width() <= room[0] and least.height() <= room[1], (kind, least)
@@ -39,7 +39,7 @@ def test_dialogs_fit_the_screen(make_window, run, tmp_path: Path, monkeypatch, s
 def test_a_large_screen_keeps_the_preferred_sizes(make_window, run, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, 2560, 1440))
     context = make_window(open_file=v3_session(tmp_path / "home"))
-    dialog = context.dialogs.show_dialog("export")
+    dialog = context.session_commands.show_dialog("export")
     run(settle(context.bridge))
     assert (dialog.width(), dialog.height()) == (1100, 720)
     dialog.close()
@@ -48,7 +48,7 @@ def test_a_large_screen_keeps_the_preferred_sizes(make_window, run, tmp_path: Pa
 
 def test_the_window_with_its_continue_dock_fits_a_700_pixel_screen(make_window, run, tmp_path: Path) -> None:
     context = make_window(open_file=v3_session(tmp_path / "home"))
-    context.dialogs.show_continue()
+    context.continue_dock.show_continue()
     run(settle(context.bridge))
     least = context.window.minimumSizeHint()
     assert least.width() <= 1024 and least.height() <= 630, least

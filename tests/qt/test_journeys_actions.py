@@ -42,7 +42,7 @@ def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo
     size = path.stat().st_size
     # Ctrl+Shift+K opens the dialog
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    dialog = context.dialogs.dialogs["compact"]
+    dialog = context.session_commands.dialogs["compact"]
     assert dialog.isVisible()
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(4)
@@ -97,7 +97,7 @@ def test_journey_export_with_two_class_selections(make_window, run, demo_home: P
     path = demo_session(demo_home, WEBHOOK)
     context = make_window(home=demo_home, open_file=path)
     qtbot.keyClick(context.window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)  # Ctrl+E
-    dialog = context.dialogs.dialogs["export"]
+    dialog = context.session_commands.dialogs["export"]
     run(settle(context.bridge))
     outputs = []
     # selection 1: everything but provider context and metadata, as a JSON snapshot
@@ -140,11 +140,11 @@ def test_journey_continue_streams_then_cancel(make_window, run, demo_home: Path,
                                               loopback_profile) -> None:  # fmt: skip
     path = demo_session(demo_home, WEBHOOK)
     context = make_window(home=demo_home, open_file=path)
-    window, host = context.window, context.dialogs
+    window, host = context.window, context.continue_dock
     start = read_session(path).tree.active_leaf.revision
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)  # Ctrl+L: the composer
-    panel, controller = host.panel, host.controller
-    assert host.dock.isVisible() and panel.composer.hasFocus()
+    panel, controller = host.panel, context.controller
+    assert host.isVisible() and panel.composer.hasFocus()
     deltas: list[str] = []
     controller.sig_text_delta.connect(deltas.append)
     qtbot.keyClicks(panel.composer, "Is the flaky test fixed for good?")

@@ -69,7 +69,7 @@ DIALOGS = ["settings", "compact", "export", "edit", "metadata", "strip"]
 @pytest.mark.parametrize("kind", DIALOGS)
 def test_no_dialog_has_clashing_mnemonics(make_window, run, tmp_path: Path, kind: str) -> None:
     context = make_window(open_file=v4_session(tmp_path / "home"))
-    dialog = context.dialogs.show_dialog(kind)
+    dialog = context.session_commands.show_dialog(kind)
     run(settle(context.bridge))
     found = {}
     for page in dialog_pages(dialog, lambda: run(settle(context.bridge)), kind):
@@ -83,7 +83,7 @@ def test_the_main_window_and_its_menus(make_window, run, tmp_path: Path) -> None
     from PySide6.QtWidgets import QMenu, QMenuBar
 
     context = make_window(open_file=v4_session(tmp_path / "home"))
-    context.dialogs.show_continue()
+    context.continue_dock.show_continue()
     run(settle(context.bridge))
     window = context.window
     # the menu bar's titles share the window's Alt+letters with every visible control

@@ -14,14 +14,14 @@ def test_the_continue_panel_leaves_room_for_the_conversation(make_window, run, t
     # opened on a large window, then the window shrinks to a small laptop screen's
     window.resize(1280, 800)
     run(settle(context.bridge))
-    context.dialogs.show_continue()
+    context.continue_dock.show_continue()
     run(settle(context.bridge))
     window.resize(1024, 700)
     run(settle(context.bridge))
     conversation = window.conversation.list.viewport().height()
-    dock = context.dialogs.dock.height()
+    dock = context.continue_dock.height()
     # the conversation keeps at least as much height as the panel, and room for several cards
     assert conversation >= dock, (conversation, dock)
     assert conversation >= 240, conversation
-    panel = context.dialogs.panel
+    panel = context.continue_dock.panel
     assert panel.composer.height() >= 2 * panel.composer.fontMetrics().lineSpacing()

@@ -18,8 +18,9 @@ from rho_desk.core.export import (
     read_export_source,
 )
 from rho_desk.keys import default_key_source
+from rho_desk.qt.models.roles import Role
 from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
-from rho_desk.qt.views.team_browser import ROW_ROLE, TeamDelegate
+from rho_desk.qt.views.team_browser import TeamDelegate
 from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.db import keep_password_in_keyring
 from rho_desk.team.library import TeamLibrary
@@ -55,18 +56,18 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window
     context.settings.set(PREFS_TEAM_DATABASE, stripped)
     window.scopes.setCurrentWidget(view)
     run(settle(context.bridge))
-    assert view.list.count() == 2 and not view.banner.isVisible()
+    assert view.model.rowCount() == 2 and not view.banner.isVisible()
     assert "2 sessions published" in view.footer.text()
     view.search.setText("delta")
     view.reload_listing()
     run(settle(context.bridge))
-    assert view.list.count() == 1
+    assert view.model.rowCount() == 1
     # a card like the Local list's: the match highlighted, not shown between «»
-    card = view.list.item(0).data(ROW_ROLE)
-    assert isinstance(view.list.itemDelegate(), TeamDelegate) and "«" not in view.list.item(0).text()
+    card = view.model.index(0).data(Role.ROW)
+    assert isinstance(view.list.itemDelegate(), TeamDelegate) and "«" not in view.model.index(0).data()
     assert [card.text[a:b] for a, b in card.highlights] and all(card.text[a:b].lower() == "delta" for a, b in card.highlights)
     width = window.scopes.width()
-    view.open_item(view.list.item(0))
+    view.open_row(0)
     run(settle(context.bridge))
     assert context.document.is_open and context.document.is_snapshot_document  # read-only
     assert context.document.tree.active_leaf is not None
@@ -85,7 +86,7 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window
 
     sid = view.opened.version.session_id
     _tamper(pg_db, sid, "delta", "DELTA")
-    view.open_item(view.list.item(0))
+    view.open_row(0)
     run(settle(context.bridge))
     assert "✘ INVALID:" in view.receipt.text() and "signature does not match" in view.receipt.text()
 
@@ -94,7 +95,7 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
     run(publish_fixtures(pg_db, rho_fixtures))  # creates the team
     context = make_window(open_file=rho_fixtures / "session-v1.jsonl")
     context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(pg_db))
-    dialog = context.dialogs.show_dialog("export")
+    dialog = context.session_commands.show_dialog("export")
     run(settle(context.bridge))
     dialog.schedule(now=True)
     run(settle(context.bridge))
@@ -149,7 +150,7 @@ def test_a_dropped_connection_shows_a_banner_and_recovers(make_window, run, own_
     context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(dsn))
     context.window.scopes.setCurrentWidget(view)
     run(settle(context.bridge))
-    assert view.list.count() == 2
+    assert view.model.rowCount() == 2
     own_cluster.stop()
     view.reload_listing()
     run(settle(context.bridge))
@@ -158,7 +159,7 @@ def test_a_dropped_connection_shows_a_banner_and_recovers(make_window, run, own_
     own_cluster.start()
     run(wait_for(lambda: not view.banner.isVisible()), timeout=30)
     run(settle(context.bridge))
-    assert view.list.count() == 2  # listed again by itself
+    assert view.model.rowCount() == 2  # listed again by itself
 
 
 def test_a_published_compacted_session_counts_its_compactions(make_window, run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -224,11 +224,11 @@ def _box() -> Any:
 
 def _panel(make_window: Any, run: Any, path: Path, mode: str = "supervised") -> tuple[Any, Any, Any]:
     context = make_window(open_file=path)
-    context.dialogs.show_continue()
+    context.continue_dock.show_continue()
     run(settle(context.bridge))
-    panel = context.dialogs.panel
+    panel = context.continue_dock.panel
     panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(mode))
-    return context, context.dialogs.controller, panel
+    return context, context.controller, panel
 
 
 def test_the_window_asks_before_tools_run_in_an_untrusted_folder(make_window, run, tmp_path: Path, loopback: Loopback,
@@ -285,7 +285,7 @@ def test_settings_lists_and_revokes_trusted_folders(make_window, run, tmp_path: 
     store.trust(first)
     store.trust(second)
     context = make_window()
-    dialog = context.dialogs.show_dialog("settings")
+    dialog = context.session_commands.show_dialog("settings")
     run(settle(context.bridge))
     listed = [dialog.trusted.item(i).text() for i in range(dialog.trusted.count())]
     assert listed == [str(first.resolve()), str(second.resolve())]

@@ -11,8 +11,8 @@ test checks that no two collide.
 
 Who attaches what: the main window wires the view actions (find, J/K, tabs, revisions),
 :class:`~rho_desk.qt.controllers.commands.Commands` the file, library and help actions, and
-:class:`~rho_desk.qt.dialogs.host.ActionHost` the actions that open a dialog or change the
-session (continue, compact, export, edit, settings, undo, redo).
+:class:`~rho_desk.qt.controllers.commands.SessionCommands` the actions that open a dialog or
+change the session (continue, compact, export, edit, settings, undo, redo).
 
 Enabled state: each spec names the conditions it needs (``requires``): ``document`` (a session
 is open), ``writable`` (it is a transcript, not a snapshot document), ``tree`` (a v4 or

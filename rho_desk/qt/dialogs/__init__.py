@@ -1,14 +1,16 @@
-"""The action dialogs of the desktop app: compact, export, continue, edit, settings, undo.
+"""The action dialogs of the desktop app: compact, export, edit, title and metadata, strip, settings.
 
-:func:`rho_desk.qt.app.build_context` builds the :class:`~rho_desk.qt.dialogs.host.ActionHost`
-once the main window exists; the host attaches the session actions (compact, export, continue,
-edit, title and metadata, strip provider blocks, settings, undo, redo) and adds the continue
-dock and the conflict banner to the window.
+Each dialog receives a :class:`~rho_desk.qt.services.context.DialogHost` (what it acts through:
+the services, the provider profiles, one operation at a time, the one way to write a revision,
+undo), implemented by :class:`~rho_desk.qt.controllers.operations.SessionOperations`. The
+dialogs are opened, one per kind, by
+:class:`~rho_desk.qt.controllers.commands.SessionCommands`; no dialog imports either of them, or
+the window.
 
 Modules: ``compaction`` (preview, run, cancel, undo), ``export`` (classes, live preview, audit,
 override, receipt), ``edit`` (messages, title and metadata, provider blocks), ``settings``
-(profiles and keys, compaction defaults, data directory, theme), ``revisions`` (every change as
-a new revision; undo and redo), ``host`` (wiring), ``models`` (item models), ``prefs`` (their
-settings), ``common`` and ``widgets`` (shared pieces). The conversation controller is
-``rho_desk.qt.controllers.continue_session``; its panel is ``rho_desk.qt.views.composer``.
+(profiles and keys, compaction defaults, data directory, theme), ``trust`` (the tools' folder question), ``common`` and ``widgets`` (shared
+pieces); their item models are in ``rho_desk.qt.models.dialogs``. The conversation controller is
+``rho_desk.qt.controllers.continue_session``; its panel is ``rho_desk.qt.views.composer``, its
+dock and the conflict banner ``rho_desk.qt.views.session_docks``.
 """

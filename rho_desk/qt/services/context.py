@@ -4,10 +4,12 @@
 (settings, theme, notifier, bridge, document, library). The main window receives it; everything
 below the window receives only the pieces it uses, through its constructor.
 
-:class:`OperationHost` is what the continue controller and its panel use of the dialogs' host
-(:class:`rho_desk.qt.dialogs.host.ActionHost` implements it): the services, the provider
-profiles, and one-long-operation-at-a-time. :class:`DialogHost` adds what the dialogs use; a
-dialog depends on that protocol, never on the host class, so no dialog imports the window.
+:class:`OperationHost` is what the continue controller and its panel use of the operations on
+the open session (:class:`rho_desk.qt.controllers.operations.SessionOperations` implements it):
+the services, the provider profiles, one-long-operation-at-a-time, and the one way to write a
+revision. :class:`DialogHost` adds what the dialogs use; a dialog depends on that protocol, never
+on the class that implements it, the commands that open it or the window, so no dialog imports
+them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The main window: composes the views, the menus, the banners and the notification bar.
 
 It builds no behaviour of its own: actions and their shortcuts come from ``actions.py``,
-app-level handlers from ``commands.py``, each view handles its own data, the document and the
+app-level handlers from ``controllers/commands/``, each view handles its own data, the document and the
 library are among the :class:`~rho_desk.qt.services.context.Services` it is given. What is here is layout, wiring
 (action -> view method), drag and drop of session files, restoring geometry and splitters,
 and the close request that lets the app shut its tasks down first.

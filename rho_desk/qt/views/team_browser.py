@@ -11,7 +11,6 @@ reached, a banner says so and the panel recovers by itself once it answers again
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Final
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
@@ -21,8 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QStyle,
     QStyleOptionViewItem,
     QToolButton,
@@ -30,6 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.errors import KnownError
+from ..models.roles import Role
+from ..models.team import TeamEntry, TeamListModel, TeamRow
 from ..services.bridge import EngineBridge, in_thread
 from ..services.document import SessionDocument
 from ..services.team import OpenedVersion, TeamService, TeamState
@@ -38,24 +38,9 @@ from .resources import Icon, icon
 from .theme import Theme
 from .widgets import debounced_search, list_panel_layout, name_line_edit_buttons
 
-__all__ = ["TeamBrowserView"]
+__all__ = ["TeamBrowserView", "TeamDelegate"]
 
 SEARCH_DEBOUNCE_MS: Final = 250
-ROW_ROLE: Final = int(Qt.ItemDataRole.UserRole) + 1
-"""The :class:`TeamRow` an item paints."""
-
-
-@dataclass(frozen=True, slots=True)
-class TeamRow:
-    """What a Team list card shows, as a Local card shows it: title and time, where and who,
-    the matching snippet (its matches highlighted) or the revision line, and badges."""
-
-    title: str
-    when: str
-    meta: str
-    text: str
-    highlights: tuple[tuple[int, int], ...]
-    badges: tuple[str, ...]
 
 
 class TeamDelegate(SessionDelegate):
@@ -65,7 +50,7 @@ class TeamDelegate(SessionDelegate):
         return QSize(100, ROW_HEIGHT)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
-        row = index.data(ROW_ROLE)
+        row = index.data(Role.ROW)
         if not isinstance(row, TeamRow):
             super().paint(painter, option, index)
             return
@@ -168,8 +153,10 @@ class TeamBrowserView(QFrame):
         self.receipt.setMinimumWidth(1)  # it wraps within the sidebar's width, never widens it
         self.receipt.hide()
 
-        self.list = QListWidget()
+        self.model = TeamListModel(self)
+        self.list = QListView()
         self.list.setObjectName("TeamList")
+        self.list.setModel(self.model)
         self.list.setAccessibleName("Published sessions")
         self.list.setFrameShape(QFrame.Shape.NoFrame)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -182,8 +169,8 @@ class TeamBrowserView(QFrame):
 
         list_panel_layout(self, [head, self.banner, self.search, self.receipt], self.list, self.footer)
         self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing, self.bridge)
-        self.list.itemActivated.connect(self._on_item_activated)
-        self.list.itemClicked.connect(self._on_item_activated)
+        self.list.activated.connect(self._on_list_activated)
+        self.list.clicked.connect(self._on_list_activated)
         service.sig_state_changed.connect(self._on_state_changed)
         service.sig_reconfigured.connect(self.reload_listing)
         self.set_theme(theme)
@@ -212,8 +199,9 @@ class TeamBrowserView(QFrame):
         text = self.search.text().strip()
         self.bridge.run(self._aload(generation, text), on_error=self._on_load_failed, context="Reading the team library")
 
-    def open_item(self, item: QListWidgetItem) -> None:
-        self._on_item_activated(item)
+    def open_row(self, row: int) -> None:
+        """Open the ``row``-th listed session (as a click on its card does)."""
+        self._on_list_activated(self.model.index(row))
 
     # -- async parts -----------------------------------------------------------------------------
 
@@ -221,7 +209,7 @@ class TeamBrowserView(QFrame):
         rows: list[Any] = await (self.service.asearch(text) if text else self.service.alist())
         if generation != self._generation:
             return
-        self.list.clear()
+        entries = []
         for row in rows:
             title = " ".join((row.title or row.session_id).split())
             when = row.published_at.strftime("%Y-%m-%d %H:%M")
@@ -235,11 +223,10 @@ class TeamBrowserView(QFrame):
                 badges = (f"r{row.latest_revision}", f"{row.versions} version{'s' * (row.versions != 1)}")
             card = TeamRow(title, relative_time(int(row.published_at.timestamp())), meta, shown, spans, badges)
             # what a screen reader says: the card's lines, the snippet without marks
-            item = QListWidgetItem("\n".join((title, f"{row.team} · r{row.latest_revision} · {when}", shown)))
-            item.setData(Qt.ItemDataRole.UserRole, (row.team, row.session_id))
-            item.setData(ROW_ROLE, card)
-            item.setToolTip(f"{row.team} / {row.session_id}\n{row.title or ''}".rstrip())
-            self.list.addItem(item)
+            spoken = "\n".join((title, f"{row.team} · r{row.latest_revision} · {when}", shown))
+            tooltip = f"{row.team} / {row.session_id}\n{row.title or ''}".rstrip()
+            entries.append(TeamEntry(row.team, row.session_id, card, spoken, tooltip))
+        self.model.set_entries(entries)
         n = len(rows)
         what = f"match “{text}”" if text else "published"
         self.footer.setText(f"{n:,} session{'s' * (n != 1)} {what}")
@@ -251,8 +238,11 @@ class TeamBrowserView(QFrame):
         else:
             self.bridge.notifier.show_exception(exc, context="Reading the team library")
 
-    def _on_item_activated(self, item: QListWidgetItem) -> None:
-        team, session_id = item.data(Qt.ItemDataRole.UserRole)
+    def _on_list_activated(self, index: QModelIndex) -> None:
+        entry = self.model.entry(index.row()) if index.isValid() else None
+        if entry is None:
+            return
+        team, session_id = entry.team, entry.session_id
         self.bridge.run(self._aopen(team, session_id), context=f"Opening {session_id} from the team library")
 
     async def _aopen(self, team: str, session_id: str) -> None:
@@ -291,7 +281,7 @@ class TeamBrowserView(QFrame):
             self.banner.show()
         elif state == TeamState.UNCONFIGURED and not self.service.configured:
             self.banner.hide()
-            self.list.clear()
+            self.model.clear()
             self.footer.setText("No team database: set one in Settings ▸ General ▸ Team database.")
         elif state == TeamState.CONNECTED:
             recovered = self.banner.isVisible()

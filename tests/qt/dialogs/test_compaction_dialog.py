@@ -39,7 +39,7 @@ def _grown(path: Path, turns: int = 4) -> Path:
 
 def _dialog(make_window, run, path: Path, keep: int = 8):
     context = make_window(open_file=path)
-    dialog = context.dialogs.show_dialog("compact")
+    dialog = context.session_commands.show_dialog("compact")
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(keep)
     run(settle(context.bridge))
@@ -125,7 +125,7 @@ def test_cancel_stops_a_provider_summary_and_writes_nothing(make_window, run, tm
     run(asyncio.wait_for(loopback.disconnected.wait(), 5))
     assert not dialog.running and "Cancelled: nothing was written" in dialog.busy.label.text()
     assert path.stat().st_size == size
-    assert context.dialogs.operation is None  # the slot is free again
+    assert context.operations.operation is None  # the slot is free again
     # the summary request asked the profile's model, with the key from the keyring
     request = loopback.requests[0]
     assert request.body["model"] == "gpt-test" and request.headers["Authorization"].startswith("Bearer sk-loopback")
@@ -206,7 +206,7 @@ def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(make_window
     assert compacted["card"] == compacted["table"] == compacted["markers"] == 1
     assert str(compacted["change"]).startswith("Compacted")
 
-    context.dialogs.undo()
+    context.operations.undo()
     run(settle(context.bridge))
     undone = _counts(context, run, path)
     # a restore, not a second compaction: no compaction on the path, no empty "Compacted" card
@@ -217,7 +217,7 @@ def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(make_window
     assert "1 compaction" in str(undone["timeline"]) and "1 restore" in str(undone["timeline"])
     assert undone["cli_restores"] == 1
 
-    context.dialogs.redo()
+    context.operations.redo()
     run(settle(context.bridge))
     redone = _counts(context, run, path)
     assert redone["card"] == redone["table"] == redone["markers"] == 1
@@ -226,13 +226,13 @@ def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(make_window
 
 
 def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, monkeypatch) -> None:
-    import rho_desk.qt.dialogs.host as host_module
+    import rho_desk.qt.controllers.operations as host_module
 
     path = _grown(v3_session(tmp_path / "home", turns=10))
     context, dialog = _dialog(make_window, run, path, keep=8)
     dialog.start()
     run(settle(context.bridge))
-    host = context.dialogs
+    host = context.operations
     monkeypatch.setattr(host_module, "LARGE_RESTORE_BYTES", 100)  # this small state counts as large
     asked: list[int] = []
     answers = iter([False, True])
@@ -255,13 +255,13 @@ def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, mo
 
 
 def test_the_large_restore_question_is_a_box_not_a_nested_loop(make_window, run, tmp_path: Path, monkeypatch) -> None:
-    import rho_desk.qt.dialogs.host as host_module
+    import rho_desk.qt.controllers.operations as host_module
 
     path = _grown(v3_session(tmp_path / "home", turns=10))
     context, dialog = _dialog(make_window, run, path, keep=8)
     dialog.start()
     run(settle(context.bridge))
-    host = context.dialogs
+    host = context.operations
     monkeypatch.setattr(host_module, "LARGE_RESTORE_BYTES", 100)
     size = path.stat().st_size
     host.undo()
@@ -315,7 +315,7 @@ def test_the_session_card_follows_a_compaction_and_its_undo(make_window, run, tm
         return (card.file_size, card.message_count, card.compaction_count, card.updated_at) == (
             now.file_size, now.message_count, now.compaction_count, now.updated_at)
 
-    dialog = context.dialogs.show_dialog("compact")
+    dialog = context.session_commands.show_dialog("compact")
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(8)
     run(settle(context.bridge))
@@ -335,7 +335,7 @@ def test_the_dialog_says_it_computes_names_the_session_and_says_nothing_once(mak
     path = v3_session(home, turns=10)
     context = make_window(home=home, open_file=path)
     summary = context.window.browser.summary_for(path)
-    dialog = context.dialogs.show_dialog("compact")
+    dialog = context.session_commands.show_dialog("compact")
     # at once, before the worker is back: a heading and the computing line, not a blank dialog
     assert dialog.preview_busy.isVisible() and "Computing the preview" in dialog.preview_busy.label.text()
     first = summary.first_user_message.splitlines()[0]

@@ -31,10 +31,10 @@ from .conftest import demo_session, sent_messages, text_reply, until
 
 def _open(make_window, run, path: Path):
     context = make_window(open_file=path)
-    host = context.dialogs
+    host = context.continue_dock
     host.show_continue()
     run(settle(context.bridge))
-    return context, host.controller, host.panel
+    return context, context.controller, host.panel
 
 
 def _rho_appends_a_turn(path: Path) -> None:
@@ -212,11 +212,11 @@ def test_rho_writing_meanwhile_offers_reload(make_window, run, tmp_path: Path, l
     panel.composer.setPlainText("Two")
     panel.send()
     run(settle(context.bridge))
-    banner = context.dialogs.banner_dock
+    banner = context.conflict_dock
     assert controller.state is TurnState.BLOCKED and banner.isVisible() and not loopback.requests[1:]
     assert path.stat().st_size == size  # never overwritten
     assert panel.composer.toPlainText() == "Two"  # the prompt was not sent
-    context.dialogs.banner.reload_button.click()
+    context.conflict_dock.banner.reload_button.click()
     run(settle(context.bridge))
     assert controller.state is TurnState.IDLE and not banner.isVisible()
     loopback.queue(text_reply("Second."))
@@ -243,7 +243,7 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
     run(until(lambda: not controller.busy, context.bridge))
     assert conflicts and conflicts[-1].unsaved and controller.unsaved is not None
     assert path.read_bytes() == rho_bytes  # nothing written after the other writer
-    assert context.dialogs.banner_dock.isVisible() and controller.state is TurnState.BLOCKED
+    assert context.conflict_dock.isVisible() and controller.state is TurnState.BLOCKED
     # the panel says what the banner says (walkthrough C8): held, not saved; never "kept"
     reply = panel.reply.toPlainText()
     assert "This turn is held here, not saved: Fork saves it, Reload drops it" in reply
@@ -251,7 +251,7 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
     # one banner says it, with its buttons: no second notice saying the same beside it
     assert not [n.text for n in context.notifier.history if "wrote to this session" in n.text]
     unsaved = controller.unsaved
-    context.dialogs.banner.fork_button.click()
+    context.conflict_dock.banner.fork_button.click()
     run(settle(context.bridge))
     assert controller.conflict is None and controller.state is TurnState.IDLE
     tree = context.document.tree

@@ -33,10 +33,10 @@ Fn = Callable[..., Any]
 
 def _open(make_window: Fn, run: Fn, path: Path, *, home: Path | None = None) -> tuple[Any, Any, Any]:
     context = make_window(home=home, open_file=path)
-    host = context.dialogs
+    host = context.continue_dock
     host.show_continue()
     run(settle(context.bridge))
-    return context, host.controller, host.panel
+    return context, context.controller, host.panel
 
 
 def _leaf(path: Path) -> Any:
@@ -79,7 +79,7 @@ def test_the_picker_and_the_turn_follow_a_new_default_profile(make_window: Fn, r
     second = loopback_profile.replace(name="second", model="gpt-second")
     ProfileStore().upsert(second)
     set_api_key(second, LOOPBACK_KEY)
-    dialog = context.dialogs.show_dialog("settings")
+    dialog = context.session_commands.show_dialog("settings")
     run(settle(context.bridge))
     dialog.reload_profiles("second")
     run(settle(context.bridge))
@@ -333,7 +333,7 @@ def test_the_card_and_the_status_follow_an_undo_and_a_fork(make_window: Fn, run:
         turn = (Message.user_text("typed in Rho"), Message.assistant_text("answered in Rho"))
         writer.save(state.replace(revision=state.revision + 1, history=state.history + turn))
     run(until(lambda: controller.state is TurnState.BLOCKED, context.bridge))
-    context.dialogs.banner.fork_button.click()
+    context.conflict_dock.banner.fork_button.click()
     run(until(lambda: browser.summary_for(path).last_user_message == "Our question", context.bridge))
     assert browser.summary_for(path).file_size == path.stat().st_size
 

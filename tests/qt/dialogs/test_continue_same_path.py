@@ -49,10 +49,10 @@ def test_the_window_and_the_command_line_check_and_compact_alike(make_window, ru
 
     # the same check: the app's report is the command line's refusal
     context = make_window(open_file=app_path)
-    host = context.dialogs
+    host = context.continue_dock
     host.show_continue()
     run(settle(context.bridge))
-    controller, panel = host.controller, host.panel
+    controller, panel = context.controller, host.panel
     reports: list[tuple[object, str]] = []
     controller.sig_handoff_required.connect(lambda r, i: reports.append((r, i)))
     panel.composer.setPlainText("Continue with another model")

@@ -33,13 +33,13 @@ def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SU
     if header is not None and Path(header.cwd).is_dir():
         TrustStore().trust(header.cwd)  # the user trusted the session's folder (test_workspace_trust asks)
     context = make_window(open_file=path)
-    host = context.dialogs
+    host = context.continue_dock
     host.show_continue()
     run(settle(context.bridge))
     panel = host.panel
     context.window.activateWindow()
     panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(mode.value))
-    return context, host.controller, panel
+    return context, context.controller, panel
 
 
 async def settle_layout() -> None:

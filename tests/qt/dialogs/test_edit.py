@@ -22,7 +22,7 @@ OTHER = ModelIdentity("anthropic", "anthropic-messages", "claude-test")
 
 def _app(make_window, path: Path):
     context = make_window(open_file=path)
-    return context, context.dialogs
+    return context, context.operations
 
 
 @pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
@@ -31,7 +31,7 @@ def test_delete_a_range_as_a_new_revision_then_undo_and_redo(make_window, run, t
     context, host = _app(make_window, path)
     before = context.document.tree.active_leaf
     history = context.document.tree.history(before)
-    dialog = host.show_dialog("edit")
+    dialog = context.session_commands.show_dialog("edit")
     run(settle(context.bridge))
     call_row = next(i for i, m in enumerate(history) if any(True for _ in m.tool_calls()))
     dialog.select_rows(call_row, call_row)
@@ -68,8 +68,8 @@ def test_delete_a_range_as_a_new_revision_then_undo_and_redo(make_window, run, t
 
 def test_edit_text_and_metadata_and_strip(make_window, run, tmp_path: Path) -> None:
     path = v4_session(tmp_path / "home")
-    context, host = _app(make_window, path)
-    dialog = host.show_dialog("edit")
+    context, _ops = _app(make_window, path)
+    dialog = context.session_commands.show_dialog("edit")
     run(settle(context.bridge))
     dialog.select_rows(1, 1)  # the first user prompt
     dialog.edit_current()
@@ -81,7 +81,7 @@ def test_edit_text_and_metadata_and_strip(make_window, run, tmp_path: Path) -> N
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf)[1] == Message.user_text("a better prompt")
 
-    meta = host.show_dialog("metadata")
+    meta = context.session_commands.show_dialog("metadata")
     run(settle(context.bridge))
     row = meta.model.add_row()
     meta.model.setData(meta.model.index(row, 0), "ticket")
@@ -92,7 +92,7 @@ def test_edit_text_and_metadata_and_strip(make_window, run, tmp_path: Path) -> N
     assert tree.snapshot(tree.active_leaf).metadata == {"ticket": "PAY-12"}
     assert "Edit Metadata" in context.actions["edit.undo"].text().replace("&", "")
 
-    strip = host.show_dialog("strip")
+    strip = context.session_commands.show_dialog("strip")
     run(settle(context.bridge))
     assert strip.total == 0 and not strip.save_button.isEnabled()  # the helper's history has none
 
@@ -101,8 +101,8 @@ def test_strip_provider_blocks_on_the_demo(make_window, run, demo_home: Path) ->
     from .conftest import demo_session
 
     path = demo_session(demo_home, "c81f3e02")  # the Rust session: OpenAI and Anthropic blocks
-    context, host = _app(make_window, path)
-    strip = host.show_dialog("strip")
+    context, _ops = _app(make_window, path)
+    strip = context.session_commands.show_dialog("strip")
     run(settle(context.bridge))
     assert strip.total > 0 and "will be removed" in strip.counts.text()
     strip.save()
@@ -116,7 +116,7 @@ def test_no_edit_while_a_conversation_runs(make_window, run, tmp_path: Path) -> 
     path = v3_session(tmp_path / "home")
     size = path.stat().st_size
     context, host = _app(make_window, path)
-    strip = host.show_dialog("metadata")
+    strip = context.session_commands.show_dialog("metadata")
     run(settle(context.bridge))
     assert host.claim("conversation")
     row = strip.model.add_row()

@@ -61,7 +61,7 @@ def _compacted_session(home: Path) -> Path:
 
 def _open(make_window, run, path: Path):
     context = make_window(open_file=path)
-    dialog = context.dialogs.show_dialog("export")
+    dialog = context.session_commands.show_dialog("export")
     run(settle(context.bridge))
     return context, dialog
 
@@ -260,7 +260,7 @@ async def main() -> dict[str, object]:
             await asyncio.sleep(0.05)
 
     await idle()
-    dialog = context.dialogs.show_dialog("export")
+    dialog = context.session_commands.show_dialog("export")
     await idle()
     dialog._timer.stop()
     dialog._on_timer_timeout()
@@ -356,7 +356,7 @@ def test_a_first_export_names_the_session_and_explains_its_echoes(make_window, r
     heading, the Markdown heading and the save dialog's file name name the session."""
     path = demo_session(demo_home, "4a7e2c19")  # reasoning summaries repeat its replay blocks
     context = make_window(home=demo_home, open_file=path)
-    dialog = context.dialogs.show_dialog("export")
+    dialog = context.session_commands.show_dialog("export")
     run(settle(context.bridge))
     summary = context.window.browser.summary_for(path)
     title = summary.title or summary.first_user_message.splitlines()[0]

@@ -24,7 +24,7 @@ KEY = "sk-settings-" + "q1w2e3r4t5y6" * 3
 
 def _dialog(make_window, run):
     context = make_window()
-    dialog = context.dialogs.show_dialog("settings")
+    dialog = context.session_commands.show_dialog("settings")
     run(settle(context.bridge))
     return context, dialog
 

@@ -1,81 +1,69 @@
-"""Where the action dialogs meet the app: their actions, shared state, the continue dock, the banner.
+"""The operations on the open session that the dialogs and the continued conversation share.
 
-:class:`ActionHost` is built once by :func:`rho_desk.qt.app.build_context`, after the main
-window. It attaches the actions that open a dialog or change the session (compact, export,
-continue, edit, title and metadata, strip provider blocks, settings, undo, redo), opens each
-dialog non-modally (one at a time per kind; ``show()``, never ``exec()``), and holds what the
-dialogs share:
+:class:`SessionOperations` implements :class:`~rho_desk.qt.services.context.DialogHost` (and so
+:class:`~rho_desk.qt.services.context.OperationHost`): the dialogs and the continue controller
+receive it typed by those protocols, never by this class. It holds:
 
-* the narrow services (bridge, document, settings, notifier, theme, library, provider profiles);
-* the revision undo history of the open file (the dialogs' changes and each continued turn), and
-  the Undo/Redo actions' state and text;
-* after a continued turn: the session's card reconciled, the conversation shown at its end;
-* one-operation-at-a-time: a compaction and a continued conversation never overlap;
-* the continue dock (composer and live reply, bottom) and the conflict banner (top), added to the
-  main window as dock widgets around its central layout.
+* the narrow services (bridge, document, settings, notifier, theme, library, team, provider
+  profiles, trusted folders);
+* one-operation-at-a-time: a compaction and a continued conversation never overlap
+  (:meth:`~SessionOperations.claim`, :meth:`~SessionOperations.release`);
+* the one way a dialog writes a revision (:meth:`~SessionOperations.acommit`), and the revision
+  undo history of the open file: the dialogs' changes and each continued turn, undone and redone
+  (:meth:`~SessionOperations.undo`, :meth:`~SessionOperations.redo`, a large restore asked first);
+* after a continued turn, or any write to the open file: the session's card reconciled with what
+  its file holds, the conversation shown at its end;
+* the answers to a conflict (reload, fork), which the conflict banner offers.
+
+``sig_undo_changed`` says when the Undo/Redo state may have changed; the session commands
+(:mod:`rho_desk.qt.controllers.commands.session`) update the actions' text and enabled state.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QDockWidget, QMessageBox, QSizePolicy, QWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus, acommit
-from ...core.errors import RevisionConflict
 from ...core.stores.rho_files import RevisionNode, SessionWriter
 from ...core.stores.summary import SessionSummary
-from ..controllers.continue_session import ConflictInfo, ContinueController
+from ..dialogs.common import human_bytes
 from ..services.bridge import in_thread
 from ..services.changes import Changes, OpResult
-from ..views.composer import ContinuePanel
-from .common import human_bytes
-from .revisions import arestore
-from .widgets import Banner
 
 if TYPE_CHECKING:
     from ...core.tools.trust import TrustStore
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
-    from ..controllers.actions import Actions
     from ..services.context import Services
-    from ..views.main_window import MainWindow
+    from ..services.document import SessionDocument
+    from .continue_session import ContinueController
 
-__all__ = ["ActionHost", "ConflictBanner"]
+__all__ = ["SessionOperations", "arestore"]
 
 
-class ConflictBanner(Banner):
-    """"The session changed on disk" with Reload, Fork and Dismiss.
+async def arestore(history: RevisionHistory, document: SessionDocument, *, redo: bool = False) -> OpResult[str]:
+    """Undo (or redo) the last change of ``document`` and tell the views what moved (the restore
+    itself is :mod:`rho_desk.core.edits`', shared with the command line).
 
-    Signals:
-        sig_reload_requested(), sig_fork_requested(), sig_dismissed()
+    Raises:
+        NothingToUndo: nothing to undo or redo, or the session moved on since.
+        RevisionConflict: the file changed on disk (nothing written).
     """
-
-    sig_reload_requested = Signal()
-    """Reload was clicked."""
-    sig_fork_requested = Signal()
-    """Fork was clicked."""
-    sig_dismissed = Signal()
-    """Dismiss was clicked."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("warning", parent)
-        self.setObjectName("LibraryNotice")
-        self.reload_button = self.add_button("&Reload", "Read the file again and continue from its newest revision (F5)")
-        self.reload_button.setObjectName("ConflictReload")
-        self.fork_button = self.add_button("F&ork", "Keep your side: a new branch (v4) or a new session (v1–v3)")
-        self.fork_button.setObjectName("ConflictFork")
-        self.dismiss_button = self.add_button("Dismiss")
-        self.reload_button.clicked.connect(self.sig_reload_requested)
-        self.fork_button.clicked.connect(self.sig_fork_requested)
-        self.dismiss_button.clicked.connect(self.sig_dismissed)
+    step = await (history.aredo(document, hop=in_thread) if redo else history.aundo(document, hop=in_thread))
+    return OpResult(step.label, document.note_written(step.node))
 
 
-class ActionHost(QObject):
-    """The dialogs' side of the app (see the module docstring).
+class SessionOperations(QObject):
+    """What the app does to the open session (see the module docstring).
+
+    Args:
+        window: the parent of the question asked before a large restore.
+        summary_for: the library's summary of a session file, if the browser lists it.
+        show_end: show the conversation at its end the next time it is built.
 
     Signals:
         sig_undo_changed(): the Undo/Redo state may have changed.
@@ -84,10 +72,10 @@ class ActionHost(QObject):
     sig_undo_changed = Signal()
     """Undo or redo became (un)available or changed its label."""
 
-    def __init__(self, window: MainWindow, actions: Actions, services: Services) -> None:
+    def __init__(self, services: Services, *, window: QWidget,
+                 summary_for: Callable[[Path], SessionSummary | None], show_end: Callable[[], None]) -> None:  # fmt: skip
         super().__init__(window)
         self.window = window
-        self.actions = actions
         self.bridge = services.bridge
         self.document = services.document
         self.settings = services.settings
@@ -95,6 +83,8 @@ class ActionHost(QObject):
         self.theme = services.theme
         self.library = services.library
         self.team = services.team
+        self._summary_for = summary_for
+        self._show_end = show_end
         self._profiles: ProfileStore | None = None
         self.restore_box: QMessageBox | None = None
         """The open question before a large restore, if any."""
@@ -102,128 +92,27 @@ class ActionHost(QObject):
         self.operation: str | None = None
         """The long operation running now ("compaction", "conversation"), if any."""
         self.export_dir: Path | None = None
-        self.dialogs: dict[str, QWidget] = {}
-
-        self.controller = ContinueController(self, self)
-        self.panel = ContinuePanel(self.controller, self)
-        self.dock = QDockWidget("Continue conversation", self.window)
-        self.dock.setObjectName("ContinueDock")
-        self.dock.setWidget(self.panel)
-        self.dock.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
-        self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-        self.dock.hide()
-        self.window.installEventFilter(self)  # keeps the dock's share when the window shrinks
-
-        self.banner = ConflictBanner()
-        self.banner.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # a strip, not a pane
-        self.banner_dock = QDockWidget("Session changed on disk", self.window)
-        self.banner_dock.setObjectName("ConflictDock")
-        self.banner_dock.setTitleBarWidget(QWidget())
-        self.banner_dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
-        self.banner_dock.setWidget(self.banner)
-        self.window.addDockWidget(Qt.DockWidgetArea.TopDockWidgetArea, self.banner_dock)
-        self.banner_dock.hide()
-
-        self.banner.sig_reload_requested.connect(self.resolve_reload)
-        self.banner.sig_fork_requested.connect(self.resolve_fork)
-        self.banner.sig_dismissed.connect(self.banner_dock.hide)
-        self.controller.sig_conflict.connect(self._on_controller_conflict)
+        self.controller: ContinueController | None = None
+        """The continued conversation, once :meth:`follow` was given it."""
         self._turn_before: RevisionNode | None = None
         """The revision active when the running turn started (what undo returns to)."""
         self._turn_after: str | None = None
         """Node id of the running turn's last saved commit."""
-        self.controller.sig_turn_started.connect(self._on_controller_turn_started)
-        self.controller.sig_saved.connect(self._on_controller_saved)
-        self.controller.sig_turn_finished.connect(self._on_controller_turn_finished)
-        self.document.sig_conflict_changed.connect(self._on_document_conflict_changed)
-        self.document.sig_loaded.connect(self._on_document_loaded)
-        self.document.sig_closed.connect(self._on_document_loaded)
-        self.document.sig_tree_changed.connect(self._update_undo)
-        self.sig_undo_changed.connect(self._update_undo)
         self._card_queued = False
         """A refresh of the open session's card is waiting to start."""
-        # the window recomputes every action's enabled state after operations; refine ours after it
+
+    def follow(self, controller: ContinueController) -> None:
+        """Record each continued turn for undo and reconcile after it; follow the document's
+        loads and the bridge's writes (connected once the controller and its views are)."""
+        self.controller = controller
+        controller.sig_turn_started.connect(self._on_controller_turn_started)
+        controller.sig_saved.connect(self._on_controller_saved)
+        controller.sig_turn_finished.connect(self._on_controller_turn_finished)
+        self.document.sig_loaded.connect(self._on_document_loaded)
+        self.document.sig_closed.connect(self._on_document_loaded)
         self.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
-        self._attach()
 
-    # -- actions --------------------------------------------------------------------------------------
-
-    def _attach(self) -> None:
-        a = self.actions
-        a.attach("session.compact", lambda: self.show_dialog("compact"))
-        a.attach("session.export", lambda: self.show_dialog("export"))
-        a.attach("session.edit", lambda: self.show_dialog("edit"))
-        a.attach("session.metadata", lambda: self.show_dialog("metadata"))
-        a.attach("session.strip_provider", lambda: self.show_dialog("strip"))
-        a.attach("edit.settings", lambda: self.show_dialog("settings"))
-        a.attach("session.continue", self.show_continue)
-        # Enabled only with a step to take, on top of the spec's document/writable flags; the
-        # generic flag updates consult these too, so they cannot re-enable an empty Undo.
-        a.attach("edit.undo", self.undo, enabled_when=lambda: bool(self._undo_status().undo))
-        a.attach("edit.redo", self.redo, enabled_when=lambda: bool(self._undo_status().redo))
-        self._update_undo()
-
-    def dialog_factory(self, kind: str) -> Callable[[], QWidget]:
-        from .compaction import CompactionDialog
-        from .edit import EditMessagesDialog, MetadataDialog, StripProviderDialog
-        from .export import ExportDialog
-        from .settings import SettingsDialog
-
-        factories: dict[str, Callable[[], QWidget]] = {
-            "compact": lambda: CompactionDialog(self, self.window),
-            "export": lambda: ExportDialog(self, self.window),
-            "edit": lambda: EditMessagesDialog(self, self.window),
-            "metadata": lambda: MetadataDialog(self, self.window),
-            "strip": lambda: StripProviderDialog(self, self.window),
-            "settings": lambda: SettingsDialog(self, self.window),
-        }
-        return factories[kind]
-
-    def show_dialog(self, kind: str) -> QWidget:
-        """Open the ``kind`` dialog non-modally (or raise the open one)."""
-        current = self.dialogs.get(kind)
-        if current is not None and current.isVisible():
-            current.raise_()
-            current.activateWindow()
-            return current
-        if current is not None:
-            current.deleteLater()
-        dialog = self.dialog_factory(kind)()
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        ident = id(dialog)
-        dialog.destroyed.connect(lambda _obj=None, k=kind, d=ident: self._forget(k, d))
-        self.dialogs[kind] = dialog
-        dialog.show()
-        return dialog
-
-    def _forget(self, kind: str, ident: int) -> None:
-        current = self.dialogs.get(kind)
-        if current is not None and id(current) == ident:
-            del self.dialogs[kind]
-
-    def _dock_cap(self) -> int:
-        """The continue dock's height: at most 28% of the window (270 px on a large one), so on a
-        700 px laptop screen the conversation keeps the larger share, with several cards in view."""
-        return max(150, min(270, self.window.height() * 28 // 100))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (watched is self.window and event.type() == QEvent.Type.Resize and self.dock.isVisible()
-                and not self.dock.isFloating()
-                and self.window.dockWidgetArea(self.dock) == Qt.DockWidgetArea.BottomDockWidgetArea):  # fmt: skip
-            resized = cast(QResizeEvent, event)
-            if resized.size().height() < resized.oldSize().height() and self.dock.height() > self._dock_cap():
-                self.window.resizeDocks([self.dock], [self._dock_cap()], Qt.Orientation.Vertical)
-        return False
-
-    def show_continue(self) -> None:
-        """Show the continue dock and put the cursor in the composer (Ctrl+L)."""
-        if not self.dock.isVisible():
-            self.dock.show()
-            self.window.resizeDocks([self.dock], [self._dock_cap()], Qt.Orientation.Vertical)
-        self.dock.raise_()
-        self.panel.focus_composer()
-
-    # -- shared services ---------------------------------------------------------------------------------
+    # -- one operation at a time ------------------------------------------------------------------------
 
     def claim(self, operation: str) -> bool:
         """Start a long operation unless another one runs."""
@@ -235,6 +124,8 @@ class ActionHost(QObject):
     def release(self, operation: str) -> None:
         if self.operation == operation:
             self.operation = None
+
+    # -- shared services ---------------------------------------------------------------------------------
 
     @property
     def profiles(self) -> ProfileStore:
@@ -265,7 +156,7 @@ class ActionHost(QObject):
         path = self.document.path
         if path is None:
             return None
-        return self.window.browser.summary_for(path)
+        return self._summary_for(path)
 
     def open_data_dir(self, folder: Path) -> None:
         """List another Rho home (the settings dialog's data directory)."""
@@ -294,6 +185,12 @@ class ActionHost(QObject):
 
     # -- undo and redo ----------------------------------------------------------------------------------
 
+    def undo_status(self) -> UndoStatus:
+        """What Undo and Redo would restore now (nothing without a writable open session)."""
+        if not self.document.is_open or self.document.is_snapshot_document:
+            return UndoStatus()
+        return self.history.status(self.document.tree)
+
     def undo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
         """Undo the last change: restore the revision before it (see ``core/edits.py``)."""
         self._step(False, "Undone", on_success)
@@ -315,7 +212,7 @@ class ActionHost(QObject):
 
         def failed(exc: BaseException) -> None:
             if isinstance(exc, NothingToUndo):
-                self._update_undo()  # "nothing to undo" is not an error (style.md practice 4)
+                self.sig_undo_changed.emit()  # "nothing to undo" is not an error (style.md practice 4)
                 return
             self.notifier.show_exception(exc, context=f"{verb.rstrip('e')}ing")
 
@@ -370,17 +267,6 @@ class ActionHost(QObject):
         self.restore_box = box
         box.open()
 
-    def _undo_status(self) -> UndoStatus:
-        if not self.document.is_open or self.document.is_snapshot_document:
-            return UndoStatus()
-        return self.history.status(self.document.tree)
-
-    def _update_undo(self) -> None:
-        status = self._undo_status()
-        for action_id, label, word in (("edit.undo", status.undo, "Undo"), ("edit.redo", status.redo, "Redo")):
-            self.actions[action_id].setText(f"&{word} {label}" if label else f"&{word}")
-        self.actions.refresh("edit.undo", "edit.redo")
-
     # -- continued turns: undo, the session card, the conversation ----------------------------------------
 
     def _on_controller_turn_started(self, _prompt: str) -> None:
@@ -390,7 +276,7 @@ class ActionHost(QObject):
         # the turn continues the active revision: show it from the start (not an older one
         # until the turn ends), at its end, where the new messages come
         if self._turn_before is not None and self.document.selected is not self._turn_before:
-            self.window.conversation.show_end_on_next_build()
+            self._show_end()
             self.document.select(self._turn_before)
 
     def _on_controller_saved(self, node: RevisionNode) -> None:
@@ -403,7 +289,7 @@ class ActionHost(QObject):
             history.record("Continued Turn", before, node)
             self._turn_after = node.id
             self.sig_undo_changed.emit()
-        self.window.conversation.show_end_on_next_build()
+        self._show_end()
 
     def _on_controller_turn_finished(self, how: str, _detail: str) -> None:
         self._turn_before = self._turn_after = None
@@ -411,13 +297,12 @@ class ActionHost(QObject):
             self.refresh_card()
 
     def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
-        self._update_undo()
         # A write to the open file (a compaction, an edit, an undo or redo, a fork: its revisions
         # changed, or a new session was made and opened) moves its card: its count, its last
         # prompt, its date. Opening a file changes no card. A continued turn's card is
         # refreshed once, at the turn's end, not at each of its commits.
         written = (changes.revisions and not changes.document) or (changes.library and changes.document)
-        if written and not self.controller.busy:
+        if written and not (self.controller is not None and self.controller.busy):
             self.refresh_card()
 
     def refresh_card(self) -> None:
@@ -439,47 +324,29 @@ class ActionHost(QObject):
             result = await self.library.arefresh(key)
         return result.changes
 
+    def _on_document_loaded(self) -> None:
+        path = self.document.path
+        if path != self.history.path:
+            self.history.reset(path)
+        self.sig_undo_changed.emit()
+
     # -- conflicts --------------------------------------------------------------------------------------
 
-    def _on_document_conflict_changed(self, conflict: RevisionConflict | None) -> None:
-        if conflict is None:
-            if self.controller.conflict is None:
-                self.banner_dock.hide()
-            return
-        self._show_banner(
-            "<b>This session changed on disk</b> since rho-desk read it (Rho, or another program, wrote to it). "
-            "Nothing was overwritten. Reload (F5) to see the new revisions, or fork to keep working from yours."
-        )
-
-    def _on_controller_conflict(self, info: ConflictInfo | None) -> None:
-        if info is None:
-            if self.document.conflict is None:
-                self.banner_dock.hide()
-            return
-        self._show_banner(f"<b>Continuing stopped.</b> {info.message}")
-
-    def _show_banner(self, text: str) -> None:
-        self.banner.text.setText(text)
-        self.banner_dock.show()
-        # as tall as its wrapped text at the window's width, no taller (a strip, not a pane)
-        height = self.banner.heightForWidth(self.window.width())
-        height = height if height > 0 else self.banner.sizeHint().height()
-        self.banner_dock.setMaximumHeight(height + 2)
-        self.window.resizeDocks([self.banner_dock], [height], Qt.Orientation.Vertical)
-
     def resolve_reload(self) -> None:
-        self.banner_dock.hide()
+        """Reload after a conflict: the conversation's own reload while it holds a turn, else the
+        document read again in full."""
         c = self.controller
-        if c.session is not None or c.unsaved is not None or c.conflict is not None:
+        if c is not None and (c.session is not None or c.unsaved is not None or c.conflict is not None):
             c.reload()
         else:
             self.document.clear_conflict()
             self.document.reload(full=True)
 
     def resolve_fork(self) -> None:
-        self.banner_dock.hide()
+        """Fork after a conflict: the conversation's own fork while it holds a turn, else the
+        shown revision forked from the file as it is now (a new session is opened)."""
         c = self.controller
-        if c.session is not None or c.unsaved is not None:
+        if c is not None and (c.session is not None or c.unsaved is not None):
             c.fork()
         else:
             self.document.clear_conflict()
@@ -495,14 +362,6 @@ class ActionHost(QObject):
                 return result.changes | Changes(document=True)
 
             self.bridge.run(fork_selected(), context="Forking")
-
-    def _on_document_loaded(self) -> None:
-        path = self.document.path
-        if path != self.history.path:
-            self.history.reset(path)
-        if self.document.conflict is None and self.controller.conflict is None:
-            self.banner_dock.hide()
-        self._update_undo()
 
 
 def _file_size(path: Path) -> int | None:

@@ -29,25 +29,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ... import __version__
-from ...core.errors import InputError
-from ...core.fsio import atomic_write
-from ...core.stores.library import TrashEntry
-from ...core.stores.summary import SessionSummary
-from ..services.bridge import in_thread
-from ..services.changes import Changes, OpResult
-from ..services.settings import PREFS_THEME
-from ..views.screen import fit_to_screen
-from ..views.text import plural
+from .... import __version__
+from ....core.errors import InputError
+from ....core.fsio import atomic_write
+from ....core.stores.library import TrashEntry
+from ....core.stores.summary import SessionSummary
+from ...services.bridge import in_thread
+from ...services.changes import Changes, OpResult
+from ...services.settings import PREFS_THEME
+from ...views.screen import fit_to_screen
+from ...views.text import plural
 
 if TYPE_CHECKING:
-    from ..services.bridge import EngineBridge
-    from ..services.document import SessionDocument
-    from ..services.library import LibraryService
-    from ..services.messages import Notifier
-    from ..services.settings import Settings
-    from ..views.theme import ThemeManager
-    from .actions import Actions
+    from ...services.bridge import EngineBridge
+    from ...services.document import SessionDocument
+    from ...services.library import LibraryService
+    from ...services.messages import Notifier
+    from ...services.settings import Settings
+    from ...views.theme import ThemeManager
+    from ..actions import Actions
 
 __all__ = ["Commands"]
 
@@ -136,8 +136,8 @@ class Commands:
 
     def repair(self) -> None:
         """Write a repaired copy of the open file beside it, open it, and show the report."""
-        from ...core.stores.rho_files.repair import RepairReport, repair_session
-        from ..views.recovery import RepairReportDialog
+        from ....core.stores.rho_files.repair import RepairReport, repair_session
+        from ...views.recovery import RepairReportDialog
 
         path = self.document.path
         if path is None:
@@ -180,7 +180,7 @@ class Commands:
                                 context="Renaming")  # fmt: skip
 
     def show_trash(self) -> None:
-        from ..views.recovery import TrashDialog
+        from ...views.recovery import TrashDialog
 
         dialog = TrashDialog(self.library, self.bridge, self.notifier, self.window)
         self.dialog = dialog
@@ -262,7 +262,7 @@ class Commands:
     def export_settings(self, path: Path) -> None:
         """Write every preference to ``path`` (atomically, off the GUI thread)."""
         # pydantic: loaded when used, not at start-up
-        from ..services.settings_document import export_settings
+        from ...services.settings_document import export_settings
 
         data = export_settings(self.settings)
         self.bridge.run(in_thread(atomic_write, path, data),
@@ -280,7 +280,7 @@ class Commands:
     def import_settings(self, path: Path) -> None:
         """Apply the preferences in ``path`` (all of them, or none if the file is invalid)."""
         # pydantic: loaded when used, not at start-up
-        from ..services.settings_document import import_settings
+        from ...services.settings_document import import_settings
 
         async def read() -> bytes:
             try:
