@@ -71,10 +71,14 @@ def _components(name: str) -> list[str]:
     return [c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)]
 
 
+# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
+_NOT_SECRET: Final = frozenset({"public", "pub", "publishable", "csrf", "xsrf", "authenticity"})
+
+
 def name_is_credential(name: str) -> bool:
     """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
     words = _components(name)
-    if not words or words[-1] in _NOT_VALUE:
+    if not words or words[-1] in _NOT_VALUE or not _NOT_SECRET.isdisjoint(words):
         return False
     joined = "".join(words)
     if joined in _WORDS:
@@ -95,10 +99,10 @@ def name_is_credential(name: str) -> bool:
 
 VALUE_MAX: Final = 512
 """Longest value taken after a name, in bytes."""
-_QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'])")
+_QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'`])")
 _UNQUOTED_STOP: Final = re.compile(rb"[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</")
 _REFERENCE: Final = re.compile(
-    rb"(?:\[|\$|%\(|%[sd]\b|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
+    rb"(?:\[|\$|%\(|%[sd]\b|%[A-Za-z_][A-Za-z0-9_]*%$|\{[A-Za-z_][A-Za-z0-9_]*\}$|ENC\[|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
 )
 _IDENTIFIER_EXPR: Final = re.compile(
     rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
@@ -185,10 +189,19 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
 
 _NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _NAME_MAX: Final = 64
-_ASSIGN: Final = rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}[\"']?[ \t]{0,4}(?:=>|[:=]|>(?=[^<\s]))[ \t]{0,4})"
+# a declared type between the name and the operator: ``var token string = ``, ``token: str = ``
+_TYPE: Final = rb"(?:[ \t]{1,4}(?:string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:string|str))?"
+_ASSIGN: Final = (
+    rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}(?:[\"'],(?=[ \t]{0,4}\\{0,7}[\"'])|[\"'][ \t]{1,4}value[ \t]{0,2}="
+    rb"|[\"']?" + _TYPE
+    + rb"[ \t]{0,4}(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
+)
+"""After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
+default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
+value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
 _KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
-_ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}[\"']?[ \t]{0,4}(?:=>|[:=>])"
-"""``_ASSIGN`` without its groups and lookahead (RE2 has neither): the same match starts."""
+_ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
+"""``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
 
 def prefilter(pattern: bytes) -> re.Pattern[bytes]:
@@ -232,9 +245,16 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # the Cookie header has its own rule
     sep = m.group("sep")
     pos = m.end()
+    if sep.rstrip().endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
+        return None  # "NAME", "value": the name is quoted too
+    if sep.rstrip().endswith(b"=") and b"value" in sep.lower() and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None:
+        return None  # NAME" value="...": only in <add key="NAME" value="..."/>
     if sep.rstrip().endswith(b">") and not sep.rstrip().endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag
+        # the element's text may start on the next line (raw or JSON-escaped), indented
+        lead = _XML_LEAD.match(data, pos, min(len(data), pos + _XML_LEAD_MAX))
+        pos = lead.end() if lead is not None else pos
         span = value_span(data, pos, stop_at_tag=True)
     elif pos < len(data) and data[pos] in b"([" and b"auth" in name.lower():
         return _auth_tuple(data, pos)
@@ -248,6 +268,12 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     rule = "signed-url-query" if name_start > 0 and data[name_start - 1] in b"?&" else "credential-assignment"
     return Hit(rule, start, end, value)
+
+
+_XML_KEY: Final = re.compile(rb"\b(?:key|name)[ \t]{0,2}=[ \t]{0,2}\\{0,7}[\"']\Z", re.IGNORECASE)
+_XML_LEAD: Final = re.compile(rb"(?:[ \t\r\n]|\\[nrt])*")
+_XML_LEAD_MAX: Final = 64
+"""Most whitespace skipped between an element's start tag and its text, in bytes."""
 
 
 _TUPLE: Final = re.compile(
@@ -422,7 +448,100 @@ def grammar_passes() -> list[_Pass]:
         ),
         _Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
         _Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
+        _Pass(
+            re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret\\{0,7}[\"']?(?![A-Za-z0-9_])", re.IGNORECASE),
+            _kubernetes_secret,
+            anchor=re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret"),
+        ),
+        _Pass(_BUNDLER, _bundler),
+        _Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,]{32,})"), _flyio),
     ]
+
+
+# --- Kubernetes Secret manifests ------------------------------------------------------------------
+
+K8S_WINDOW: Final = 4096
+"""How far from ``kind: Secret`` its document is read, each way, in bytes."""
+_K8S_LINE: Final = re.compile(rb"\r?\n|\\r\\n|\\n|\x00|\xff")
+_K8S_DATA: Final = re.compile(rb"(?:data|stringData)[ \t]*:[ \t]*(?:#.*)?\Z")
+_K8S_ENTRY: Final = re.compile(rb"[\"']?[A-Za-z0-9_.\-]{1,253}[\"']?[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*\Z")
+_K8S_BLOCK: Final = frozenset({b"|", b">", b"|-", b">-", b"|+", b">+"})
+K8S_VALUE_MIN: Final = 8
+"""Shorter values (``YmFyCg==``, "bar", without its padding) are not taken for secrets."""
+
+
+def _lines(data: bytes, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """``(start, text start, end)`` of each line of ``data[lo:hi]`` (raw or JSON-escaped line
+    breaks); the text starts after the indentation (spaces, tabs, JSON's ``\\t``)."""
+    out = []
+    pos = lo
+    for m in [*_K8S_LINE.finditer(data, lo, hi), None]:
+        end = m.start() if m is not None else hi
+        text = pos
+        while text < end and (data[text] in b" \t" or data.startswith(b"\\t", text)):
+            text += 2 if data[text] == 0x5C else 1
+        out.append((pos, text, end))
+        if m is not None:
+            pos = m.end()
+    return out
+
+
+def _kubernetes_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """The values under ``data:`` and ``stringData:`` of a YAML document with ``kind: Secret``
+    (before or after it, within ``K8S_WINDOW``, not past a ``---``): one hit from the first value
+    to the last."""
+    lo, hi = max(0, m.start() - K8S_WINDOW), min(len(data), m.end() + K8S_WINDOW)
+    _spend(hi - lo)
+    lines = _lines(data, lo, hi)
+    here = next(i for i, (start, _, end) in enumerate(lines) if start <= m.start() <= end)
+    i = max((k + 1 for k in range(here) if data.startswith(b"---", lines[k][1])), default=0)
+    spans: list[tuple[int, int]] = []
+    while i < len(lines):
+        start, text, end = lines[i]
+        i += 1
+        if i > here + 1 and data.startswith(b"---", text):
+            break
+        if _K8S_DATA.match(data, text, end) is None:
+            continue
+        depth = text - start
+        while i < len(lines):
+            start, text, end = lines[i]
+            if text == end or data[text] == 0x23:  # blank, or a comment
+                i += 1
+                continue
+            if text - start <= depth:
+                break
+            i += 1
+            entry = _K8S_ENTRY.match(data, text, end)
+            if entry is None or entry.group("value") is None or entry.group("value") in _K8S_BLOCK:
+                # the value is the more indented lines that follow (a block scalar)
+                first = i
+                while i < len(lines) and lines[i][1] - lines[i][0] > text - start:
+                    i += 1
+                if i > first:
+                    spans.append((lines[first][1], lines[i - 1][2]))
+                continue
+            v_start, v_end = entry.span("value")
+            value = data[v_start:v_end].strip(b"\"'").rstrip(b"=")
+            if len(value) >= K8S_VALUE_MIN and not value.startswith((b"{{", b"$", b"[secret")):
+                spans.append((v_start, v_end))
+    if not spans:
+        return None
+    first_start, last_end = spans[0][0], spans[-1][1]
+    return Hit("kubernetes-secret", first_start, last_end, data[first_start:last_end])
+
+
+_BUNDLER: Final = re.compile(rb"BUNDLE_(?:[A-Z0-9\-]+_)*[A-Z0-9\-]+__[A-Z0-9_\-]+\\{0,7}[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\{0,7}[\"']?(?P<value>[^\s:\"'\\]{1,128}:[^\s\"'\\]{3,256})")
+
+
+def _bundler(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """Bundler's credentials for a gem server, ``BUNDLE_GEMS__EXAMPLE__COM=user:password``: the password."""
+    value = m.group("value")
+    colon = value.index(b":")
+    start = m.start("value") + colon + 1
+    if data.startswith(b"[secret", start):
+        return None
+    return Hit("credential-assignment", start, m.end("value"), value[colon + 1 :])
 
 
 def _mailchimp(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -431,6 +550,11 @@ def _mailchimp(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if start > 0 and data[start - 1] in _NAME_BYTES:
         return None
     return Hit("mailchimp-api-key", start, m.end(), data[start : m.end()])
+
+
+def _flyio(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A Fly.io token as ``fly tokens create`` prints it: ``FlyV1 fm2_…,fm2_…``."""
+    return Hit("flyio-token", m.start("value"), m.end("value"), m.group("value"))
 
 
 def _flag_any(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -504,7 +628,7 @@ _BENIGN_NAMES: Final = frozenset({
     "id", "ids", "uuid", "guid", "hash", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "digest",
     "checksum", "integrity", "etag", "commit", "rev", "revision", "oid", "nonce", "data", "content",
     "text", "path", "url", "uri", "name", "type", "model", "title", "src", "href", "ref", "version",
-    "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "salt", "iv", "signature",
+    "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "iv", "signature",
     "fingerprint", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label", "key",
 })
 _PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
@@ -512,10 +636,14 @@ _INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
 _IMAGE_HEADS: Final = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR", b"PHN2Zy", b"Qk")
 
 
-def _name_word(data: bytes, end: int) -> str:
+def _benign_name(data: bytes, end: int) -> bool:
+    """The name ending at ``end`` (its closing quote and spaces skipped) holds an identifier, a
+    digest, data or a public value."""
+    while end > 0 and data[end - 1] in b"\"'\\ \t":
+        end -= 1
     _, name = _name_before(data, end)
     words = _components(name.decode("ascii", "replace"))
-    return words[-1] if words else ""
+    return bool(words) and (words[-1] in _BENIGN_NAMES or not _NOT_SECRET.isdisjoint(words))
 
 
 _UPPER_BYTES: Final = bytes(sorted(_UPPER))
@@ -552,7 +680,7 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         before = data[i - 1] if i > 0 else 0
         quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
         if before in (0x3D, 0x3A):
-            if _name_word(data, i - 1).lower() in _BENIGN_NAMES:
+            if _benign_name(data, i - 1):
                 continue
         elif not (quoted and before in _CONTEXT_OPENERS):
             continue

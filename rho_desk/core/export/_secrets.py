@@ -68,6 +68,7 @@ from ._rules import (
     _unescaped_start,
     fingerprint,
     merge_hits,
+    placeholder,
 )
 from ._views import CONTINUATION, FOLD_TRIGGER, decode_dumps, fold_pieces, removal_pieces, windows
 
@@ -117,8 +118,11 @@ with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``1
 ``  12 |``, ``12<tab>``: a file read back through a tool)."""
 _SIGNS: Final = frozenset(b"+-")
 NARROW_SKIP: Final = 512
-"""Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token."""
+"""Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token ..."""
 NARROW_BLOCK: Final = 128
+NARROW_HEAD: Final = 320
+"""... of which the first this many bytes are searched (a long token such as ``ops_eyJ…`` or
+``fm2_…`` starts there)."""
 _BASE64_TEXT: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\ \t\r\n"
 TOKEN_MAX: Final = 8192
 """Longest token a token rule matches, in bytes."""
@@ -474,7 +478,7 @@ class SecretScanner:
             self._scan_zero_width(data, hits, depth)
             self._scan_views(data, hits, depth)
             self._scan_decoded(data, runs, small, blobs, hits, decoded, depth)
-        return hits
+        return [hit for hit in hits if not placeholder(hit)]
 
     def _keywords(self, data: bytes, blobs: list[tuple[int, int]], hits: list[Hit]) -> None:
         """The keyword rules and the known credentials that are not runs, over the text without
@@ -531,8 +535,17 @@ class SecretScanner:
         joined = _Joined([view[s : e + 2] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
         # vendor tokens mix digits and letters, or cases (``session_state_index`` cannot be one)
         keep = [i for i, (s, e) in enumerate(zip(starts, ends, strict=True)) if not (run := data[s + _RUN_CONTEXT : e]).islower() or run.translate(None, _NOT_DIGITS)]
-        keep = [i for i in keep if ends[i] - starts[i] < NARROW_SKIP or not _base64_block(data[ends[i] - NARROW_BLOCK : ends[i]])]
-        narrow = joined if len(keep) == len(starts) else _Joined([data[starts[i] : ends[i] + 2] for i in keep], [starts[i] for i in keep], SEPARATOR)
+        # of a run of base64 data only its head: a vendor token starts a run, it is not buried in one
+        data_runs = {i for i in keep if ends[i] - starts[i] >= NARROW_SKIP and _base64_block(data[ends[i] - NARROW_BLOCK : ends[i]])}
+        narrow = (
+            joined
+            if len(keep) == len(starts) and not data_runs
+            else _Joined(
+                [data[starts[i] : starts[i] + NARROW_HEAD if i in data_runs else ends[i] + 2] for i in keep],
+                [starts[i] for i in keep],
+                SEPARATOR,
+            )
+        )
         narrow_ends = ends if narrow is joined else [ends[i] for i in keep]
         size = len(data)
         spent = 0
