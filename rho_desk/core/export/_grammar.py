@@ -623,6 +623,9 @@ ENTROPY_CAP: Final = 4.2
 """Bits per character a value needs (``log2(length) - 0.7`` for shorter ones, at most this)."""
 _CONTEXT_SKIP: Final = frozenset(b" \t\"'\\`")
 _CONTEXT_OPENERS: Final = frozenset(b"=:(,[")
+_CONTEXT_BEFORE: Final = _CONTEXT_SKIP | {0x3D, 0x3A}
+"""The byte right before a value where a credential can stand: ``=``, ``:``, or what is skipped
+on the way back to one (spaces, quotes, backslashes)."""
 # values under these names are identifiers, digests or data, not credentials
 _BENIGN_NAMES: Final = frozenset({
     "id", "ids", "uuid", "guid", "hash", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "digest",
@@ -669,20 +672,21 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         n = end - start
         if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
             continue
-        value = data[start:end]
-        if value.islower() or value.isupper() or value.isdigit():
-            continue  # hex digests, words, numbers
-        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
-            continue
+        if start > 0 and data[start - 1] not in _CONTEXT_BEFORE:
+            continue  # a line, a path or a word goes on: no credential stands here
         i = start
         while i > 0 and start - i < 8 and data[i - 1] in _CONTEXT_SKIP:
             i -= 1
         before = data[i - 1] if i > 0 else 0
         quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
-        if before in (0x3D, 0x3A):
-            if _benign_name(data, i - 1):
-                continue
-        elif not (quoted and before in _CONTEXT_OPENERS):
+        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS):
+            continue
+        value = data[start:end]
+        if value.islower() or value.isupper() or value.isdigit():
+            continue  # hex digests, words, numbers
+        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
+            continue
+        if before in (0x3D, 0x3A) and _benign_name(data, i - 1):
             continue
         if not high_entropy(value):
             continue

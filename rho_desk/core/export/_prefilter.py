@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import threading
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -70,13 +71,14 @@ class Rule:
 
 
 class Reports:
-    """What one scan found: per rule, the starts (rules with a start) or the report ends."""
+    """What one scan found: per rule, the starts (rules with a start) or the ends of its reports
+    (arrays of machine integers: an adversarial text can hold a report every few bytes)."""
 
     __slots__ = ("ends", "starts")
 
     def __init__(self, count: int) -> None:
-        self.starts: list[list[tuple[int, int]]] = [[] for _ in range(count)]
-        self.ends: list[list[int]] = [[] for _ in range(count)]
+        self.starts: list[array[int]] = [array("q") for _ in range(count)]
+        self.ends: list[array[int]] = [array("q") for _ in range(count)]
 
 
 class Gate:
@@ -109,7 +111,7 @@ class Gate:
 
         def on_match(rule: int, start: int, end: int, _flags: int, _context: Any) -> None:
             if rules[rule].start is not None:
-                starts[rule].append((start, end))
+                starts[rule].append(start)
             else:
                 ends[rule].append(end)
 

@@ -67,6 +67,7 @@ from ._rules import (
     _spent,
     _token_passes,
     _unescaped_start,
+    _vendor,
     fingerprint,
     merge_hits,
     placeholder,
@@ -344,7 +345,7 @@ class SecretScanner:
         # the token rules, the keyword rules and what makes a view or decoder worth running, in one
         # hyperscan pass (None without hyperscan)
         self._gate = gate([
-            *(Rule(p.pattern.pattern, caseless=bool(p.pattern.flags & re.IGNORECASE)) for p in self._token_passes),
+            *(_token_rule(p) for p in self._token_passes),
             *(_keyword_rule(p) for p in self._keyword_passes),
             *(Rule(t, once=True) for t in _TRIGGERS.values()),
         ])
@@ -518,6 +519,7 @@ class SecretScanner:
             hits.extend(_aws_secret_near(data, hit))
         if decode:
             present = self._triggers(data, reports)
+            del reports  # the decoders below can hold a lot: free the gate's reports first
             if "zero-width" in present:
                 self._scan_zero_width(data, hits, depth)
             self._scan_views(data, hits, depth, present)
@@ -542,9 +544,9 @@ class SecretScanner:
             if rule.anchor is not None:
                 if gated:
                     assert self._gate is not None and reports is not None
-                    offset = self._gate.rules[self._first_keyword + i].offset
-                    found = sorted({start + offset for start, _ in reports.starts[self._first_keyword + i]})
-                    origins: Iterable[int] = (at for at in found if not _inside(at, bodies, body_starts))
+                    origins: Iterable[int] = _gated_origins(
+                        reports.starts[self._first_keyword + i], self._gate.rules[self._first_keyword + i].offset, bodies, body_starts
+                    )
                 else:
                     lowered = lowered or text.buffer.lower()
                     origins = (m.start() if whole else text.locate(m.start())[1] for m in rule.anchor.finditer(lowered))
@@ -628,7 +630,9 @@ class SecretScanner:
         size = len(data)
         spent = len(data)
         for i, rule in enumerate(self._token_passes):
-            found = {piece for end in reports.ends[i] if (piece := pieces.of(end)) is not None}
+            # a vendor token's report ends after the boundary byte that follows it (``_token_rule``)
+            shift = 1 if rule.handle is _vendor else 0
+            found = {piece for end in reports.ends[i] if (piece := pieces.of(end) or pieces.of(end - shift)) is not None}
             if not found:
                 continue
             confirm = rule.confirm or rule.pattern
@@ -657,9 +661,11 @@ class SecretScanner:
         assert self._known_gate is not None
         _spend(len(data))
         reports = self._known_gate.scan(data)
-        for (_, raw, encoding), found in zip(self._known, reports.starts, strict=True):
-            for start, end in found:
-                hits.append(Hit("known-credential", start, end, raw, encoding))
+        for (pattern, raw, encoding), found in zip(self._known, reports.starts, strict=True):
+            for start in sorted(set(found)):
+                m = pattern.match(data, start)
+                if m is not None:
+                    hits.append(Hit("known-credential", start, m.end(), raw, encoding))
 
     @staticmethod
     def _narrow(data: bytes, starts: list[int], ends: list[int], joined: _Joined) -> tuple[_Joined, list[int]]:
@@ -1094,6 +1100,18 @@ def _narrow_kind(data: bytes, start: int, end: int) -> int:
     return _WHOLE
 
 
+def _gated_origins(starts: Iterable[int], offset: int, bodies: list[tuple[int, int]], body_starts: list[int]) -> Iterator[int]:
+    """Where an anchored rule's pattern starts, from the gate's starts of its anchor (in the
+    order the gate reported them, a start reported again right after itself once), outside the
+    blobs' bodies. No set or sorted copy: an adversarial text holds a start every few bytes."""
+    last = -1
+    for start in starts:
+        at = start + offset
+        if at != last and not (bodies and _inside(at, bodies, body_starts)):
+            yield at
+        last = at
+
+
 def _inside(at: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
     """``at`` lies in one of ``spans`` (sorted, not overlapping; ``starts`` their starts)."""
     k = bisect.bisect_right(starts, at) - 1
@@ -1102,6 +1120,16 @@ def _inside(at: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
 
 _LOOKBEHIND_HEAD: Final = re.compile(rb"\A([a-z]+)\(\?<=([a-z]+)\)")
 _OPEN_BOUNDED: Final = re.compile(rb"\{([0-9]+),\}")
+
+
+_RIGHT_BOUNDARY: Final = rb"(?:[^A-Za-z0-9]|$)"
+
+
+def _token_rule(rule: _Pass) -> Rule:
+    """The gate rule of a token pass: its pattern, and for a vendor token the boundary its handler
+    requires after it (a vendor token shape inside a run of base64 data is not reported)."""
+    right = _RIGHT_BOUNDARY if rule.handle is _vendor else b""
+    return Rule(rule.pattern.pattern + right, caseless=bool(rule.pattern.flags & re.IGNORECASE))
 
 
 def _keyword_rule(rule: _Pass) -> Rule:
