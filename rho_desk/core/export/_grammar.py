@@ -441,6 +441,7 @@ def grammar_passes() -> list[_Pass]:
                 rb"|(?P<short>p)(?P<glued>(?=[^\s\-=]))|(?P<short2>[pa])[ \t]+)"
             ),
             _flag_any,
+            gate=(rb"-(?:-(?:password|passwd|pass|auth-token|token|secret|api-key|access-token)(?:=|[ \t])|p[^\s\-=]|[pa][ \t])", 0, 0),
         ),
         _Pass(
             re.compile(rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"),

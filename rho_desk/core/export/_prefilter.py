@@ -7,8 +7,9 @@ decides which ``re`` work is done, and the ``re`` patterns still decide every ma
 scan finds exactly what the ungated one finds:
 
 * a rule with a **start** (a lookaround-free regex that matches where the rule's own pattern
-  begins, and how far into that match the pattern starts) gets the start of each match: the
-  scanner confirms the rule's pattern there, as it does after an ``anchor`` search;
+  begins, and how far into that match the pattern starts) or a **last** (a regex whose match
+  ends a known distance after the pattern's first byte) gets the positions where its pattern can
+  begin: the scanner confirms the rule's pattern there, as it does after an ``anchor`` search;
 * any other rule is compiled in hyperscan's prefilter mode (a superset of its ``re`` pattern):
   the end of each report says which piece of a ``SEPARATOR``-joined buffer to search, or, for a
   text without separators (``once``: the first report only), that the rule must be searched at
@@ -65,14 +66,19 @@ class Rule:
     pattern: bytes
     caseless: bool = False
     start: bytes | None = None
+    """Where the rule's pattern can begin: the start of a match of this (plus ``offset``)."""
     offset: int = 0
+    last: bytes | None = None
+    """... or the end of a match of this (less ``back``)."""
+    back: int = 0
     once: bool = False
     """Report only the first match (the rule is searched whole if it can match at all)."""
 
 
 class Reports:
-    """What one scan found: per rule, the starts (rules with a start) or the ends of its reports
-    (arrays of machine integers: an adversarial text can hold a report every few bytes)."""
+    """What one scan found: per rule, where its pattern can begin (rules with a ``start`` or a
+    ``last``) or the ends of its reports (arrays of machine integers: an adversarial text can
+    hold a report every few bytes)."""
 
     __slots__ = ("ends", "starts")
 
@@ -95,6 +101,9 @@ class Gate:
             if rule.start is not None:
                 expressions.append(rule.start)
                 flags.append(hs.HS_FLAG_SOM_LEFTMOST | caseless)
+            elif rule.last is not None:
+                expressions.append(rule.last)
+                flags.append(caseless)
             else:
                 expressions.append(hyperscan_syntax(rule.pattern))
                 flags.append(hs.HS_FLAG_PREFILTER | caseless | (hs.HS_FLAG_SINGLEMATCH if rule.once else 0))
@@ -110,8 +119,11 @@ class Gate:
         starts, ends, rules = reports.starts, reports.ends, self.rules
 
         def on_match(rule: int, start: int, end: int, _flags: int, _context: Any) -> None:
-            if rules[rule].start is not None:
-                starts[rule].append(start)
+            found = rules[rule]
+            if found.start is not None:
+                starts[rule].append(start + found.offset)
+            elif found.last is not None:
+                starts[rule].append(end - found.back)
             else:
                 ends[rule].append(end)
 

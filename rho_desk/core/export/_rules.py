@@ -363,6 +363,10 @@ class _Pass:
     confirm: re.Pattern[bytes] | None = None
     """For token rules: the full pattern, matched on the data where ``pattern`` matched a run
     (a JWT continues past its first run at the dot)."""
+    gate: tuple[bytes, int, int] | None = None
+    """For keyword rules without an anchor, where a hyperscan gate (``_prefilter``) finds the
+    places the pattern can begin: ``(regex, offset, back)``, the start of a match of the regex
+    plus ``offset`` when ``back`` is 0, else its end less ``back``."""
 
 
 def _token(rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0) -> Handler:
@@ -829,6 +833,7 @@ def _keyword_passes() -> list[_Pass]:
         _Pass(
             _compile(rb"=(?:(?<=gnature=)|(?<=sig=)|(?<=dential=)|(?<=key=))(?P<value>" + _QUERY_VALUE + rb"+)"),
             _signed_query,
+            gate=(rb"(?:gnature|sig|dential|key)=" + _QUERY_VALUE, 0, 2),
         ),
     ]
     passes += [

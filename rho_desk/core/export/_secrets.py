@@ -169,6 +169,7 @@ _TRIGGERS: Final = {
     "percent": _PERCENT.pattern,
     "escape": _ESCAPE_START.pattern,
     "dump": re.escape(_DUMP_START),
+    "diff": rb"\n[+\-]|\\n[+\-]",
 }
 """What makes a view or a decoder worth running: a gate scan finds which occur, in one pass."""
 _FOLD_LEADS: Final = (b"\xef\xbc", b"\xef\xbd", b"\xd0", b"\xd1")
@@ -495,12 +496,13 @@ class SecretScanner:
             # a run right after a backslash may begin with an escape's tail (\nQUJD...)
             runs = [(_unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
-        if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
+        reports = self._gate.scan(data) if self._gate is not None else None
+        present = self._triggers(data, reports)
+        if "diff" in present:
             # a diff line's "+" or "-" before base64 is not part of the run that follows
             runs = [(s + 1, e) if data[s] in _SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
         small = [run for run in runs if run[1] - run[0] < BLOB_MIN]
         blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
-        reports = self._gate.scan(data) if self._gate is not None else None
         if small:
             if reports is not None:
                 self._scan_runs_gated(data, small, hits, reports)
@@ -518,7 +520,6 @@ class SecretScanner:
         for hit in [h for h in hits if h.rule == "aws-access-key-id"]:
             hits.extend(_aws_secret_near(data, hit))
         if decode:
-            present = self._triggers(data, reports)
             del reports  # the decoders below can hold a lot: free the gate's reports first
             if "zero-width" in present:
                 self._scan_zero_width(data, hits, depth)
@@ -541,15 +542,15 @@ class SecretScanner:
         body_starts = [start for start, _ in bodies]
         for i, rule in enumerate(passes):
             gated = reports is not None and i < len(self._keyword_passes)
-            if rule.anchor is not None:
+            if rule.anchor is not None or (gated and rule.gate is not None):
                 if gated:
-                    assert self._gate is not None and reports is not None
-                    origins: Iterable[int] = _gated_origins(
-                        reports.starts[self._first_keyword + i], self._gate.rules[self._first_keyword + i].offset, bodies, body_starts
-                    )
+                    assert reports is not None
+                    origins: Iterable[int] = _gated_origins(reports.starts[self._first_keyword + i], bodies, body_starts)
                 else:
+                    anchor = rule.anchor
+                    assert anchor is not None  # not gated: only anchored rules come here
                     lowered = lowered or text.buffer.lower()
-                    origins = (m.start() if whole else text.locate(m.start())[1] for m in rule.anchor.finditer(lowered))
+                    origins = (m.start() if whole else text.locate(m.start())[1] for m in anchor.finditer(lowered))
                 skip = rule.skip
                 for origin in origins:
                     if skip is not None and data[origin : origin + 16].lower().startswith(skip):
@@ -700,6 +701,8 @@ class SecretScanner:
             found = reports.ends[self._first_trigger :]
             return frozenset(name for name, ends in zip(_TRIGGERS, found, strict=True) if ends)
         present = {"percent", "escape", "dump"}
+        if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
+            present.add("diff")
         if b"\\\n" in data or b"\\\r\n" in data or b"\\\\\\n" in data or b"\\\\\\r" in data:
             present.add("continuation")
         if not data.isascii():
@@ -1100,13 +1103,12 @@ def _narrow_kind(data: bytes, start: int, end: int) -> int:
     return _WHOLE
 
 
-def _gated_origins(starts: Iterable[int], offset: int, bodies: list[tuple[int, int]], body_starts: list[int]) -> Iterator[int]:
-    """Where an anchored rule's pattern starts, from the gate's starts of its anchor (in the
-    order the gate reported them, a start reported again right after itself once), outside the
-    blobs' bodies. No set or sorted copy: an adversarial text holds a start every few bytes."""
+def _gated_origins(starts: Iterable[int], bodies: list[tuple[int, int]], body_starts: list[int]) -> Iterator[int]:
+    """Where a gated rule's pattern can begin, as the gate reported them (a place reported
+    again right after itself once), outside the blobs' bodies. No set or sorted copy: an
+    adversarial text holds such a place every few bytes."""
     last = -1
-    for start in starts:
-        at = start + offset
+    for at in starts:
         if at != last and not (bodies and _inside(at, bodies, body_starts)):
             yield at
         last = at
@@ -1135,6 +1137,11 @@ def _token_rule(rule: _Pass) -> Rule:
 def _keyword_rule(rule: _Pass) -> Rule:
     """The gate rule of a keyword pass: an anchored pass by the start of its anchor (caseless:
     anchors are searched in lower-cased text), any other by its pattern."""
+    if rule.anchor is None and rule.gate is not None:
+        regex, offset, back = rule.gate
+        if back:
+            return Rule(rule.pattern.pattern, last=regex, back=back)
+        return Rule(rule.pattern.pattern, start=regex, offset=offset)
     if rule.anchor is None:
         return Rule(rule.pattern.pattern, caseless=bool(rule.pattern.flags & re.IGNORECASE), once=True)
     start = rule.anchor.pattern
