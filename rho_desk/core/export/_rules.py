@@ -463,6 +463,8 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
         limit = following
     _spend(limit - tail)
     close = data.find(b"-----END", tail, limit)
+    if close < 0 and limit - tail <= 256 and len(data[tail:limit].translate(None, _NOT_BASE64)) < PEM_MATERIAL_MIN:
+        return None  # the next header follows with too little between for a key (grep output)
     end_match = _PEM_END.match(data, close, limit) if close >= 0 else None
     if end_match is None:
         cut = _PEM_BODY.match(data, tail, limit)
