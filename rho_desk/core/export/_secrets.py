@@ -900,23 +900,31 @@ class SecretScanner:
         # a block starts where a run is followed closely by a run no wider: few runs qualify
         firsts = [k for k, (a, b) in enumerate(pairwise(runs)) if b[0] - a[1] <= 40 and b[1] - b[0] <= a[1] - a[0]]
         i = 0
+        count = len(runs)
+        spent = 0
         for first in firsts:
             if first < i:
                 continue
             i = first
-            width = runs[i][1] - runs[i][0]
+            start, end = runs[i]
+            width = end - start
             j = i
-            while j + 1 < len(runs):
+            gap = b""  # the last gap that matched: the lines of one block are mostly joined alike
+            while j + 1 < count:
                 ns, ne = runs[j + 1]
-                if ns - runs[j][1] > 40 or runs[j][1] - runs[j][0] != width or ne - ns > width:
+                if ns - end > 40 or end - start != width or ne - ns > width:
                     break
-                _spend(ns - runs[j][1])
-                if _WRAP_GAP.fullmatch(data, runs[j][1], ns) is None:
-                    break
+                spent += ns - end
+                if data[end:ns] != gap:
+                    if _WRAP_GAP.fullmatch(data, end, ns) is None:
+                        break
+                    gap = data[end:ns]
                 j += 1
+                start, end = ns, ne
             if j > i:
                 out.append((i, j))
             i = j + 1
+        _spend(spent)
         return out
 
     @staticmethod
