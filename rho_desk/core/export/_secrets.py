@@ -99,8 +99,10 @@ _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
 _ESCAPE_START = re.compile(rb"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})")
 """Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both)."""
 # a token written with escapes: any depth of backslashes (JSON doubles them at each level)
-_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|/))+")
-_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2})|/)")
+# octal as printf and C read it: up to three digits, so ``\\75`` is ``=`` inside a token (a token
+# starts at a three-digit escape: letters are three digits, and ``\\1`` alone is a regex's group)
+_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|[0-7]{1,2}|/))+")
+_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2}|[0-7]{1,2}(?![0-7]))|/)")
 ESCAPED_TOKEN_MAX: Final = 4096
 """Longest escaped token decoded, in bytes of its escaped form."""
 _ENCODED_MIN: Final = 8
@@ -199,7 +201,7 @@ def _padded(data: bytes, end: int, most: int = 2) -> int:
 
 
 def _decode_escapes(token: bytes) -> bytes:
-    """``\\uXXXX``, ``\\xXX`` and ``\\/`` decoded, at any depth of backslashes."""
+    """``\\uXXXX``, ``\\xXX``, octal ``\\NNN`` and ``\\/`` decoded, at any depth of backslashes."""
 
     def one(m: re.Match[bytes]) -> bytes:
         if m.group(1) is not None:
