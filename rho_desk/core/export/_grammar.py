@@ -625,7 +625,7 @@ def _arguments(data: bytes, pos: int, count: int) -> list[tuple[int, int, bool]]
         if pos >= limit or data[pos] in b"\n|;&" or data.startswith(b"\\n", pos):
             break
         span = value_span(data, pos)
-        if span is None or span[1] == pos and not span[2]:
+        if span is None or (span[1] == pos and not span[2]):
             break
         if not span[2]:
             ends = _COMMAND_END.search(data, span[0], span[1])
