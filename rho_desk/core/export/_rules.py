@@ -37,7 +37,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 4
+RULESET_VERSION: Final = 5
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -49,7 +49,9 @@ pairs and NuGet's key/value attributes, backquoted values, Kubernetes Secret man
 credentials, schemeless Slack and Teams webhooks, API keys passed as curl's user name, Adobe and
 Facebook app secrets, JWTs with a short header, letters-only Hugging Face tokens, the head of long
 base64 runs; placeholders (one repeated character), public and anti-forgery names and empty
-private-key blocks left alone."""
+private-key blocks left alone. 5: command lines: any long flag named as a credential, the short
+password flags of the common clients, passwords by position, echo into --password-stdin, SQL's
+IDENTIFIED BY and PASSWORD; octal escapes of one or two digits."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -74,8 +76,11 @@ RULES: Final[dict[str, str]] = {
     "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams)",
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "
-    "qualified key; =, :, =>, XML element or attribute), a client's flag (mysql -p, --password, redis-cli -a, "
-    "sshpass -p, http -a), .netrc and .pgpass lines, auth tuples",
+    "qualified key; =, :, =>, XML element or attribute), a flag named so (--password, --client-secret, "
+    "-storepass), a client's password flag (mysql -p, docker login -p, sqlcmd -P, ldapsearch -w, redis-cli -a, "
+    "sshpass -p, http -a, smbclient -U user%pass...), a password by position (htpasswd -b, net user, "
+    "ConvertTo-SecureString), echo into --password-stdin, SQL IDENTIFIED BY/PASSWORD, .netrc and .pgpass "
+    "lines, auth tuples",
     "rho-audit-canary": "one of upstream Rho's secret audit canaries",
     "google-oauth-token": "Google OAuth access token (ya29.)",
     "aws-secret-access-key": "AWS secret access key next to its access key id, labelled or not",
