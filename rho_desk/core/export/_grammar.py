@@ -8,8 +8,15 @@ know it by where it stands:
   ``signing``, ``master``, ``encryption``, ``shared access``...) in any case and separator style
   (``DB_PASS``, ``connectionPassword``, ``auth-token``), followed by ``=``, ``:``, ``=>`` or an
   XML element's ``>``;
-* the value-bearing **flags** of the common clients (``mysql -pX``, ``--password X``,
-  ``redis-cli -a X``, ``sshpass -p X``, httpie ``-a user:pass``);
+* the value-bearing **flags** of command lines: any long flag named as a credential
+  (``--password X``, ``--client-secret=X``, ``--passphrase X``, Java's ``-storepass X``), and
+  the short flags of the common clients (``mysql -pX``, ``redis-cli -a X``, ``sshpass -p X``,
+  httpie ``-a user:pass``, ``docker login -p X``, ``sqlcmd -P X``, ``7z -pX``, ``ldapsearch -w X``,
+  ``smbclient -U user%pass``...);
+* the **arguments** that are passwords by position (``htpasswd -b file user X``, ``rabbitmqctl
+  add_user user X``, ``net user user X``, ``aws configure set aws_secret_access_key X``,
+  PowerShell's ``ConvertTo-SecureString 'X'``), a value echoed into ``--password-stdin``, and
+  SQL's ``IDENTIFIED BY 'X'`` and ``PASSWORD 'X'``;
 * ``.netrc``'s ``password X``, ``.pgpass`` lines, auth tuples in code (``auth=("u", "p")``);
 * private keys that are not PEM: PuTTY's ``Private-Lines:`` block, a JWK's private members,
   a 64-hex key under a key-ish name.
@@ -71,10 +78,14 @@ def _components(name: str) -> list[str]:
     return [c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)]
 
 
+# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
+_NOT_SECRET: Final = frozenset({"public", "pub", "publishable", "csrf", "xsrf", "authenticity"})
+
+
 def name_is_credential(name: str) -> bool:
     """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
     words = _components(name)
-    if not words or words[-1] in _NOT_VALUE:
+    if not words or words[-1] in _NOT_VALUE or not _NOT_SECRET.isdisjoint(words):
         return False
     joined = "".join(words)
     if joined in _WORDS:
@@ -95,15 +106,16 @@ def name_is_credential(name: str) -> bool:
 
 VALUE_MAX: Final = 512
 """Longest value taken after a name, in bytes."""
-_QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'])")
+_QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'`])")
 _UNQUOTED_STOP: Final = re.compile(rb"[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</")
 _REFERENCE: Final = re.compile(
-    rb"(?:\[|\$|%\(|%[sd]\b|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
+    rb"(?:\[|\$|%\(|%[sd]\b|%[A-Za-z_][A-Za-z0-9_]*%$|\{[A-Za-z_][A-Za-z0-9_]*\}$|ENC\[|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
 )
 _IDENTIFIER_EXPR: Final = re.compile(
     rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
     rb"(?:\[[^\]]{0,80}\]|\([^)]{0,80}\))*[,;)\]}]*"
 )
+_CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z_.]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
 _PLACEHOLDERS: Final = frozenset({
     b"true", b"false", b"null", b"none", b"nil", b"undefined", b"changeme", b"password", b"secret",
     b"redacted", b"hidden", b"example", b"required", b"optional", b"string", b"your_password",
@@ -137,6 +149,8 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False
     if not quoted and _IDENTIFIER_EXPR.fullmatch(value) is not None and (_DIGIT.isdisjoint(value) or b"(" in value):
         return False  # settings.API_KEY, get_secret(), Optional[str]
+    if not quoted and _CALL_HEAD.match(value) is not None:
+        return False  # crypt($1, gen_salt('bf')): a call cut at its first space
     if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
         return False  # prose, or the next name of a list of names
     if _basic_pair(value):
@@ -185,10 +199,19 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
 
 _NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _NAME_MAX: Final = 64
-_ASSIGN: Final = rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}[\"']?[ \t]{0,4}(?:=>|[:=]|>(?=[^<\s]))[ \t]{0,4})"
+# a declared type between the name and the operator: ``var token string = ``, ``token: str = ``
+_TYPE: Final = rb"(?:[ \t]{1,4}(?:string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:string|str))?"
+_ASSIGN: Final = (
+    rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}(?:[\"'],(?=[ \t]{0,4}\\{0,7}[\"'])|[\"'][ \t]{1,4}value[ \t]{0,2}="
+    rb"|[\"']?" + _TYPE
+    + rb"[ \t]{0,4}(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
+)
+"""After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
+default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
+value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
 _KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
-_ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}[\"']?[ \t]{0,4}(?:=>|[:=>])"
-"""``_ASSIGN`` without its groups and lookahead (RE2 has neither): the same match starts."""
+_ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
+"""``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
 
 def prefilter(pattern: bytes) -> re.Pattern[bytes]:
@@ -232,9 +255,16 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # the Cookie header has its own rule
     sep = m.group("sep")
     pos = m.end()
+    if sep.rstrip().endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
+        return None  # "NAME", "value": the name is quoted too
+    if sep.rstrip().endswith(b"=") and b"value" in sep.lower() and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None:
+        return None  # NAME" value="...": only in <add key="NAME" value="..."/>
     if sep.rstrip().endswith(b">") and not sep.rstrip().endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag
+        # the element's text may start on the next line (raw or JSON-escaped), indented
+        lead = _XML_LEAD.match(data, pos, min(len(data), pos + _XML_LEAD_MAX))
+        pos = lead.end() if lead is not None else pos
         span = value_span(data, pos, stop_at_tag=True)
     elif pos < len(data) and data[pos] in b"([" and b"auth" in name.lower():
         return _auth_tuple(data, pos)
@@ -248,6 +278,12 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     rule = "signed-url-query" if name_start > 0 and data[name_start - 1] in b"?&" else "credential-assignment"
     return Hit(rule, start, end, value)
+
+
+_XML_KEY: Final = re.compile(rb"\b(?:key|name)[ \t]{0,2}=[ \t]{0,2}\\{0,7}[\"']\Z", re.IGNORECASE)
+_XML_LEAD: Final = re.compile(rb"(?:[ \t\r\n]|\\[nrt])*")
+_XML_LEAD_MAX: Final = 64
+"""Most whitespace skipped between an element's start tag and its text, in bytes."""
 
 
 _TUPLE: Final = re.compile(
@@ -286,8 +322,18 @@ def _netrc(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 _COMMAND_WINDOW: Final = 256
 _LINE_BREAK: Final = re.compile(rb"\n|\\n|\x00|\xff")
-_MYSQL: Final = re.compile(rb"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\b")
-_SSHPASS: Final = re.compile(rb"\bsshpass\b")
+_MYSQL: Final = rb"mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump"
+_LOGIN: Final = rb"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az)[ \t]+login"
+_MONGO: Final = rb"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop"
+_SHORT_FLAGS: Final = {
+    # (flag, glued to its value): the commands whose flag it is that takes a password
+    (b"p", True): re.compile(rb"\b(?:" + _MYSQL + rb"|sshpass|7z|7za|7zr|rar|unrar)\b"),
+    (b"p", False): re.compile(rb"\b(?:sshpass|" + _MONGO + rb")\b|\b" + _LOGIN + rb"\b"),
+    (b"P", False): re.compile(rb"\b(?:sqlcmd|bcp|osql|zip|zipcloak|ssh-keygen)\b"),
+    (b"N", False): re.compile(rb"\bssh-keygen\b"),
+    (b"w", False): re.compile(rb"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b"),
+    (b"U", False): re.compile(rb"\b(?:smbclient|rpcclient|smbcacls|smbget|net[ \t]+rpc)\b"),
+}
 _A_FLAG: Final = re.compile(rb"\b(?:redis-cli|valkey-cli|keydb-cli|https?|xh|xhs)\b")
 
 
@@ -299,10 +345,30 @@ def _line_before(data: bytes, pos: int) -> bytes:
     return line[cuts[-1] :] if cuts else line
 
 
+# a flag's name holding a credential word (``--client-secret``, ``-storepass``): confirmed by
+# ``name_is_credential`` (one dash: the name must end in the word, as Java's tools spell them)
+_FLAG_NAME: Final = rb"(?:[A-Za-z][A-Za-z0-9\-]{0,40})?(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z0-9\-]{0,40}"
+_FLAG_NOT_VALUE: Final = frozenset({"stdin", "file", "env", "prompt", "command", "cmd", "fd", "source"})
+"""A flag whose last word says where the credential comes from takes that, not the credential."""
+_KEYTOOL_PASS: Final = re.compile(rb"(?:src|dest|new)?(?:store|key)pass", re.IGNORECASE)
+"""Java's keytool and jarsigner: ``-storepass``, ``-keypass``, ``-srcstorepass``..."""
+_ONE_DASH_ENDS: Final = (b"pass", b"password", b"passphrase", b"passwd", b"secret", b"token")
+
+
 def _flag(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """The value of ``--password X`` / ``--password=X`` (any command)."""
+    """The value of a flag named as a credential: ``--password X``, ``--client-secret=X``,
+    ``-storepass X`` (any command)."""
     if m.start() > 0 and data[m.start() - 1] not in b" \t":
         return None
+    name = m.group("long")
+    text = name.decode("ascii", "replace")
+    words = _components(text)
+    if not words or words[-1] in _FLAG_NOT_VALUE:
+        return None
+    if words[0] == "no" or not (name_is_credential(text) or _KEYTOOL_PASS.fullmatch(name) is not None):
+        return None  # --no-auth is a switch
+    if not data.startswith(b"--", m.start()) and not name.lower().endswith(_ONE_DASH_ENDS):
+        return None  # -key X, -auth X: too many tools mean something else by one dash
     span = value_span(data, m.end())
     if span is None:
         return None
@@ -312,6 +378,8 @@ def _flag(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     if not quoted and value.isupper() and _DIGIT.isdisjoint(value):
         return None  # --password PASSWORD in a usage text
+    if value.startswith((b"/", b"~/", b"./", b"../")) or b"://" in value:
+        return None  # --ssh-key ~/.ssh/id_ed25519: where the credential is, not the credential
     return Hit("credential-assignment", start, end, value)
 
 
@@ -411,18 +479,115 @@ def grammar_passes() -> list[_Pass]:
         ),
         _Pass(
             re.compile(
-                rb"-(?:-(?P<long>password|passwd|pass|auth-token|token|secret|api-key|access-token)(?:=|[ \t]+)"
-                rb"|(?P<short>p)(?P<glued>(?=[^\s\-=]))|(?P<short2>[pa])[ \t]+)"
+                rb"-(?:-?(?P<long>" + _FLAG_NAME + rb")(?:=|[ \t]+)"
+                rb"|(?P<short>p)(?P<glued>(?=[^\s\-=]))|(?P<short2>[paPNwU])[ \t]+)"
             ),
             _flag_any,
+            gate=(rb"-(?:-?" + _FLAG_NAME + rb"(?:=|[ \t])|p[^\s\-=]|[paPNwU][ \t])", 0, 0),
         ),
+        _Pass(_COMMAND, _command),
+        _Pass(_SQL, _sql),
+        _Pass(_STDIN, _stdin),
         _Pass(
             re.compile(rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"),
             _pgpass,
         ),
         _Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
         _Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
+        _Pass(
+            re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret\\{0,7}[\"']?(?![A-Za-z0-9_])", re.IGNORECASE),
+            _kubernetes_secret,
+            anchor=re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret"),
+        ),
+        _Pass(_BUNDLER, _bundler),
+        _Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,]{32,})"), _flyio),
     ]
+
+
+# --- Kubernetes Secret manifests ------------------------------------------------------------------
+
+K8S_WINDOW: Final = 4096
+"""How far from ``kind: Secret`` its document is read, each way, in bytes."""
+_K8S_LINE: Final = re.compile(rb"\r?\n|\\r\\n|\\n|\x00|\xff")
+_K8S_DATA: Final = re.compile(rb"(?:data|stringData)[ \t]*:[ \t]*(?:#.*)?\Z")
+_K8S_ENTRY: Final = re.compile(rb"[\"']?[A-Za-z0-9_.\-]{1,253}[\"']?[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*\Z")
+_K8S_BLOCK: Final = frozenset({b"|", b">", b"|-", b">-", b"|+", b">+"})
+K8S_VALUE_MIN: Final = 8
+"""Shorter values (``YmFyCg==``, "bar", without its padding) are not taken for secrets."""
+
+
+def _lines(data: bytes, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """``(start, text start, end)`` of each line of ``data[lo:hi]`` (raw or JSON-escaped line
+    breaks); the text starts after the indentation (spaces, tabs, JSON's ``\\t``)."""
+    out = []
+    pos = lo
+    for m in [*_K8S_LINE.finditer(data, lo, hi), None]:
+        end = m.start() if m is not None else hi
+        text = pos
+        while text < end and (data[text] in b" \t" or data.startswith(b"\\t", text)):
+            text += 2 if data[text] == 0x5C else 1
+        out.append((pos, text, end))
+        if m is not None:
+            pos = m.end()
+    return out
+
+
+def _kubernetes_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """The values under ``data:`` and ``stringData:`` of a YAML document with ``kind: Secret``
+    (before or after it, within ``K8S_WINDOW``, not past a ``---``): one hit from the first value
+    to the last."""
+    lo, hi = max(0, m.start() - K8S_WINDOW), min(len(data), m.end() + K8S_WINDOW)
+    _spend(hi - lo)
+    lines = _lines(data, lo, hi)
+    here = next(i for i, (start, _, end) in enumerate(lines) if start <= m.start() <= end)
+    i = max((k + 1 for k in range(here) if data.startswith(b"---", lines[k][1])), default=0)
+    spans: list[tuple[int, int]] = []
+    while i < len(lines):
+        start, text, end = lines[i]
+        i += 1
+        if i > here + 1 and data.startswith(b"---", text):
+            break
+        if _K8S_DATA.match(data, text, end) is None:
+            continue
+        depth = text - start
+        while i < len(lines):
+            start, text, end = lines[i]
+            if text == end or data[text] == 0x23:  # blank, or a comment
+                i += 1
+                continue
+            if text - start <= depth:
+                break
+            i += 1
+            entry = _K8S_ENTRY.match(data, text, end)
+            if entry is None or entry.group("value") is None or entry.group("value") in _K8S_BLOCK:
+                # the value is the more indented lines that follow (a block scalar)
+                first = i
+                while i < len(lines) and lines[i][1] - lines[i][0] > text - start:
+                    i += 1
+                if i > first:
+                    spans.append((lines[first][1], lines[i - 1][2]))
+                continue
+            v_start, v_end = entry.span("value")
+            value = data[v_start:v_end].strip(b"\"'").rstrip(b"=")
+            if len(value) >= K8S_VALUE_MIN and not value.startswith((b"{{", b"$", b"[secret")):
+                spans.append((v_start, v_end))
+    if not spans:
+        return None
+    first_start, last_end = spans[0][0], spans[-1][1]
+    return Hit("kubernetes-secret", first_start, last_end, data[first_start:last_end])
+
+
+_BUNDLER: Final = re.compile(rb"BUNDLE_(?:[A-Z0-9\-]+_)*[A-Z0-9\-]+__[A-Z0-9_\-]+\\{0,7}[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\{0,7}[\"']?(?P<value>[^\s:\"'\\]{1,128}:[^\s\"'\\]{3,256})")
+
+
+def _bundler(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """Bundler's credentials for a gem server, ``BUNDLE_GEMS__EXAMPLE__COM=user:password``: the password."""
+    value = m.group("value")
+    colon = value.index(b":")
+    start = m.start("value") + colon + 1
+    if data.startswith(b"[secret", start):
+        return None
+    return Hit("credential-assignment", start, m.end("value"), value[colon + 1 :])
 
 
 def _mailchimp(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -433,31 +598,149 @@ def _mailchimp(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("mailchimp-api-key", start, m.end(), data[start : m.end()])
 
 
-def _flag_any(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    if m.group("short2") is not None:
-        return _flag_short(data, m, m.group("short2"), glued=False)
-    if m.group("short") is not None:
-        return _flag_short(data, m, b"p", glued=True)
-    return _flag(data, m)
+def _flyio(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A Fly.io token as ``fly tokens create`` prints it: ``FlyV1 fm2_…,fm2_…``."""
+    return Hit("flyio-token", m.start("value"), m.end("value"), m.group("value"))
 
 
-def _flag_short(data: bytes, m: re.Match[bytes], flag: bytes, *, glued: bool) -> Hit | None:
-    if m.start() > 0 and data[m.start() - 1] not in b" \t":
+# --- passwords by position, SQL, and a value piped into --password-stdin -----------------------
+
+_COMMAND: Final = re.compile(
+    rb"\b(?P<cmd>htpasswd|rabbitmqctl|net[ \t]+user|convertto-securestring|configure[ \t]+set)[ \t]", re.IGNORECASE
+)
+_SQL: Final = re.compile(rb"\b(?:identified[ \t]+by|password)[ \t]+\\{0,7}['\"]", re.IGNORECASE)
+_STDIN: Final = re.compile(rb"\b(?:echo|printf)[ \t]+(?:-[neE]{1,3}[ \t]+)?")
+_COMMAND_END: Final = re.compile(rb"[;|&]")
+_STDIN_FLAG: Final = re.compile(rb"[ \t]*\|[^|\n]{0,160}--password-stdin(?![A-Za-z0-9_\-])")
+
+
+def _arguments(data: bytes, pos: int, count: int) -> list[tuple[int, int, bool]]:
+    """Up to ``count`` arguments of the command line from ``pos`` (quoted or not), each as
+    ``value_span`` gives it; fewer when the line ends or a value has no end."""
+    out: list[tuple[int, int, bool]] = []
+    limit = min(len(data), pos + VALUE_MAX)
+    while len(out) < count:
+        while pos < limit and data[pos] in b" \t":
+            pos += 1
+        if pos >= limit or data[pos] in b"\n|;&" or data.startswith(b"\\n", pos):
+            break
+        span = value_span(data, pos)
+        if span is None or (span[1] == pos and not span[2]):
+            break
+        if not span[2]:
+            ends = _COMMAND_END.search(data, span[0], span[1])
+            if ends is not None:  # "alice;": the command ends with this argument
+                if ends.start() > span[0]:
+                    out.append((span[0], ends.start(), False))
+                break
+        out.append(span)
+        pos = span[1] + (1 if span[2] else 0)
+    return out
+
+
+def _command_value(data: bytes, start: int, end: int) -> Hit | None:
+    value = data[start:end]
+    if len(value) < 3 or value.startswith((b"$", b"%", b"-", b"<", b"[", b"/", b"*")):
         return None
-    span = value_span(data, m.end())
+    return Hit("credential-assignment", start, end, value)
+
+
+def _command(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """The argument that is a password by its position: ``htpasswd -b[c] FILE USER PASS`` (``-nb
+    USER PASS``), ``rabbitmqctl add_user|change_password USER PASS``, ``net user USER PASS``,
+    ``aws configure set NAME VALUE`` under a credential name, ``ConvertTo-SecureString 'PASS'``."""
+    cmd = m.group("cmd").lower()
+    args = _arguments(data, m.end(), 8)
+    texts = [data[a:b] for a, b, _ in args]
+    if cmd == b"htpasswd":
+        flags = b"".join(t[1:] for t in texts if t.startswith(b"-"))
+        rest = [a for a, t in zip(args, texts, strict=True) if not t.startswith(b"-")]
+        if b"b" not in flags:
+            return None
+        index = 1 if b"n" in flags else 2
+        return _command_value(data, *rest[index][:2]) if len(rest) > index else None
+    if cmd == b"rabbitmqctl":
+        if len(texts) >= 3 and texts[0] in (b"add_user", b"change_password"):
+            return _command_value(data, *args[2][:2])
+        return None
+    if cmd.startswith(b"net"):
+        return _command_value(data, *args[1][:2]) if len(args) >= 2 else None
+    if cmd.startswith(b"configure"):
+        if len(texts) >= 2 and name_is_credential(texts[0].decode("ascii", "replace")):
+            return _command_value(data, *args[1][:2])
+        return None
+    # ConvertTo-SecureString 'PASS' -AsPlainText
+    if args and args[0][2] and b"-asplaintext" in data[args[0][1] : args[0][1] + 64].lower():
+        return _command_value(data, *args[0][:2])
+    return None
+
+
+def _sql(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """SQL's ``IDENTIFIED BY 'PASS'`` and ``PASSWORD 'PASS'`` (a quoted value; in prose, a quoted
+    value after the word ``password`` is one too)."""
+    quote = m.end() - 1
+    while quote > m.start() and data[quote - 1] == 0x5C:
+        quote -= 1
+    span = value_span(data, quote)
     if span is None:
         return None
     start, end, _ = span
     value = data[start:end]
-    if not value or value.startswith((b"$", b"%", b"-", b"<", b"[")):
+    if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
         return None
-    line = _line_before(data, m.start())
-    if flag == b"p" and glued:
-        if _MYSQL.search(line) is None:
+    return Hit("credential-assignment", start, end, value)
+
+
+def _stdin(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``echo 'PASS' | docker login --password-stdin``: the value echoed into the flag."""
+    args = _arguments(data, m.end(), 1)
+    if not args:
+        return None
+    start, end, quoted = args[0]
+    after = end + (1 if quoted else 0)
+    if _STDIN_FLAG.match(data, after) is None:
+        return None
+    return _command_value(data, start, end)
+
+
+def _flag_any(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    at = m.start()
+    if m.group("short2") is not None:
+        return _flag_short(data, at, m.end(), m.group("short2"), glued=False)
+    if m.group("short") is not None:
+        return _flag_short(data, at, m.end(), b"p", glued=True)
+    hit = _flag(data, m)
+    if hit is None and data[at + 1 : at + 2] == b"p":
+        return _flag_short(data, at, at + 2, b"p", glued=True)  # mysql -pVALUE whose value reads as a name
+    return hit
+
+
+def _flag_short(data: bytes, at: int, value_at: int, flag: bytes, *, glued: bool) -> Hit | None:
+    """A client's short flag at ``at`` that takes a password, its value at ``value_at``
+    (``_SHORT_FLAGS``: the flag means it only for those commands: ``docker run -p 80:80`` is a
+    port)."""
+    if at > 0 and data[at - 1] not in b" \t":
+        return None
+    span = value_span(data, value_at)
+    if span is None:
+        return None
+    start, end, _ = span
+    value = data[start:end]
+    if not value or value.startswith((b"$", b"%", b"-", b"<", b"[")) or value == b"*":
+        return None
+    line = _line_before(data, at)
+    if flag != b"a":
+        clients = _SHORT_FLAGS[(flag, glued)]
+        if clients.search(line) is None:
             return None
-    elif flag == b"p":
-        if _SSHPASS.search(line) is None:
-            return None
+        if flag == b"U":
+            cut = value.find(b"%")  # smbclient -U user%password
+            if cut <= 0 or cut == len(value) - 1:
+                return None
+            start += cut + 1
+            value = data[start:end]
+            if value.startswith(b"["):
+                return None  # already redacted
     else:
         if _A_FLAG.search(line) is None:
             return None
@@ -499,12 +782,15 @@ ENTROPY_CAP: Final = 4.2
 """Bits per character a value needs (``log2(length) - 0.7`` for shorter ones, at most this)."""
 _CONTEXT_SKIP: Final = frozenset(b" \t\"'\\`")
 _CONTEXT_OPENERS: Final = frozenset(b"=:(,[")
+_CONTEXT_BEFORE: Final = _CONTEXT_SKIP | {0x3D, 0x3A}
+"""The byte right before a value where a credential can stand: ``=``, ``:``, or what is skipped
+on the way back to one (spaces, quotes, backslashes)."""
 # values under these names are identifiers, digests or data, not credentials
 _BENIGN_NAMES: Final = frozenset({
     "id", "ids", "uuid", "guid", "hash", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "digest",
     "checksum", "integrity", "etag", "commit", "rev", "revision", "oid", "nonce", "data", "content",
     "text", "path", "url", "uri", "name", "type", "model", "title", "src", "href", "ref", "version",
-    "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "salt", "iv", "signature",
+    "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "iv", "signature",
     "fingerprint", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label", "key",
 })
 _PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
@@ -512,10 +798,14 @@ _INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
 _IMAGE_HEADS: Final = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR", b"PHN2Zy", b"Qk")
 
 
-def _name_word(data: bytes, end: int) -> str:
+def _benign_name(data: bytes, end: int) -> bool:
+    """The name ending at ``end`` (its closing quote and spaces skipped) holds an identifier, a
+    digest, data or a public value."""
+    while end > 0 and data[end - 1] in b"\"'\\ \t":
+        end -= 1
     _, name = _name_before(data, end)
     words = _components(name.decode("ascii", "replace"))
-    return words[-1] if words else ""
+    return bool(words) and (words[-1] in _BENIGN_NAMES or not _NOT_SECRET.isdisjoint(words))
 
 
 _UPPER_BYTES: Final = bytes(sorted(_UPPER))
@@ -541,20 +831,21 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         n = end - start
         if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
             continue
-        value = data[start:end]
-        if value.islower() or value.isupper() or value.isdigit():
-            continue  # hex digests, words, numbers
-        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
-            continue
+        if start > 0 and data[start - 1] not in _CONTEXT_BEFORE:
+            continue  # a line, a path or a word goes on: no credential stands here
         i = start
         while i > 0 and start - i < 8 and data[i - 1] in _CONTEXT_SKIP:
             i -= 1
         before = data[i - 1] if i > 0 else 0
         quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
-        if before in (0x3D, 0x3A):
-            if _name_word(data, i - 1).lower() in _BENIGN_NAMES:
-                continue
-        elif not (quoted and before in _CONTEXT_OPENERS):
+        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS):
+            continue
+        value = data[start:end]
+        if value.islower() or value.isupper() or value.isdigit():
+            continue  # hex digests, words, numbers
+        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
+            continue
+        if before in (0x3D, 0x3A) and _benign_name(data, i - 1):
             continue
         if not high_entropy(value):
             continue

@@ -15,6 +15,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Final
 
 __all__ = [
@@ -36,13 +37,21 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 3
+RULESET_VERSION: Final = 5
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
 grammar (names, flags, .netrc, .pgpass, auth tuples; values to the end of their quote), URL
 userinfo with an empty user, non-PEM private keys, line-prefixed wrapped blocks, continuations,
-hex dumps, octal escapes, base32, bzip2, NFKC and look-alike folding."""
+hex dumps, octal escapes, base32, bzip2, NFKC and look-alike folding. 4: gitleaks' per-rule
+samples: XML element text on its own line, typed and Go/make/PHP assignments, quoted name-value
+pairs and NuGet's key/value attributes, backquoted values, Kubernetes Secret manifests, Bundler
+credentials, schemeless Slack and Teams webhooks, API keys passed as curl's user name, Adobe and
+Facebook app secrets, JWTs with a short header, letters-only Hugging Face tokens, the head of long
+base64 runs; placeholders (one repeated character), public and anti-forgery names and empty
+private-key blocks left alone. 5: command lines: any long flag named as a credential, the short
+password flags of the common clients, passwords by position, echo into --password-stdin, SQL's
+IDENTIFIED BY and PASSWORD; octal escapes of one or two digits."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -64,11 +73,14 @@ RULES: Final[dict[str, str]] = {
     "bearer-token": "Bearer token",
     "cookie": "Cookie or Set-Cookie header value",
     "url-password": "password in a URL (scheme://user:password@host, the user may be empty)",
-    "webhook-url": "secret webhook URL (Slack, Discord)",
+    "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams)",
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "
-    "qualified key; =, :, =>, XML element or attribute), a client's flag (mysql -p, --password, redis-cli -a, "
-    "sshpass -p, http -a), .netrc and .pgpass lines, auth tuples",
+    "qualified key; =, :, =>, XML element or attribute), a flag named so (--password, --client-secret, "
+    "-storepass), a client's password flag (mysql -p, docker login -p, sqlcmd -P, ldapsearch -w, redis-cli -a, "
+    "sshpass -p, http -a, smbclient -U user%pass...), a password by position (htpasswd -b, net user, "
+    "ConvertTo-SecureString), echo into --password-stdin, SQL IDENTIFIED BY/PASSWORD, .netrc and .pgpass "
+    "lines, auth tuples",
     "rho-audit-canary": "one of upstream Rho's secret audit canaries",
     "google-oauth-token": "Google OAuth access token (ya29.)",
     "aws-secret-access-key": "AWS secret access key next to its access key id, labelled or not",
@@ -129,6 +141,9 @@ RULES: Final[dict[str, str]] = {
     "typeform-token": "Typeform token (tfp_)",
     "yandex-token": "Yandex Cloud token or key (t1., AQVN, YC)",
     "docker-hub-token": "Docker Hub personal access token (dckr_pat_)",
+    "adobe-client-secret": "Adobe client secret (p8e-)",
+    "facebook-app-token": "Facebook app access token (app id | app secret)",
+    "kubernetes-secret": "values under data or stringData of a Kubernetes Secret manifest",
     "discord-bot-token": "Discord bot token (three dotted base64url parts)",
     "azure-storage-key": "Azure storage account key (AccountKey=...)",
     "high-entropy-value": "random-looking value where a credential stands (assigned, a header, a quoted argument)",
@@ -190,6 +205,33 @@ def merge_hits(hits: Iterable[Hit]) -> list[Hit]:
             continue
         merged.append(hit)
     return merged
+
+
+# --- placeholders -------------------------------------------------------------------------------
+
+_ALWAYS_KEPT: Final = frozenset({"known-credential", "private-key", "kubernetes-secret", "rho-audit-canary", "age-secret-key"})
+PLACEHOLDER_RUN: Final = 6
+"""A value this many times the same character in a row, that character half of it or more, is a
+placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""
+
+
+def _longest_run(value: bytes) -> int:
+    """The longest run of one repeated byte."""
+    run = best = 1
+    for a, b in pairwise(value):
+        run = run + 1 if a == b else 1
+        best = max(best, run)
+    return best
+
+
+def placeholder(hit: Hit) -> bool:
+    """A hit whose value is a placeholder, not a credential: mostly one character repeated
+    (``ghp_xxxx…``, ``AKIAXXXX…``). Anything that merely looks made up (``abcdefgh``, AWS's
+    ``…EXAMPLE`` keys) is still redacted: a test key in a session is redacted like a real one."""
+    if hit.rule in _ALWAYS_KEPT or len(hit.value) < 8:
+        return False
+    value = hit.value
+    return _longest_run(value) >= PLACEHOLDER_RUN and max(value.count(c) for c in set(value)) * 2 >= len(value)
 
 
 # --- work accounting ----------------------------------------------------------------------------
@@ -297,6 +339,11 @@ def _mixed(value: bytes) -> bool:
     return not _DIGITS.isdisjoint(value) and not _LETTERS.isdisjoint(value)
 
 
+def _huggingface(value: bytes) -> bool:
+    """Mixed, or 34 letters of both cases (Hugging Face tokens are 34 letters)."""
+    return _mixed(value) or (len(value) == 34 and not (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)))
+
+
 # --- the passes -------------------------------------------------------------------------------
 
 Handler = Callable[[bytes, "re.Match[bytes]"], "Hit | None"]
@@ -313,14 +360,18 @@ class _Pass:
     case-insensitively) is then matched: one search finds ``password``, ``Password`` and
     ``PASSWORD``."""
     narrow: bool = False
-    """For token rules: skip runs that look like base64 data (``NARROW_SKIP`` bytes or more with
-    ``+`` or ``/``): a vendor token starts a run, it is not buried in one."""
+    """For token rules: of runs that look like base64 data (``NARROW_SKIP`` bytes or more with
+    ``+`` or ``/``) search only the head: a vendor token starts a run, it is not buried in one."""
     skip: tuple[bytes, ...] | None = None
     """For keyword rules: anchor matches that start with one of these (in the lower-cased text)
     are left to another rule (``authorization``, ``cookie:``) without confirming them."""
     confirm: re.Pattern[bytes] | None = None
     """For token rules: the full pattern, matched on the data where ``pattern`` matched a run
     (a JWT continues past its first run at the dot)."""
+    gate: tuple[bytes, int, int] | None = None
+    """For keyword rules without an anchor, where a hyperscan gate (``_prefilter``) finds the
+    places the pattern can begin: ``(regex, offset, back)``, the start of a match of the regex
+    plus ``offset`` when ``back`` is 0, else its end less ``back``."""
 
 
 def _token(rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0) -> Handler:
@@ -394,6 +445,8 @@ PEM_MAX: Final = 65536
 _PEM_BEGIN: Final = b"-----BEGIN"
 PEM_MATERIAL_MIN: Final = 16
 """Base64 characters a private-key block without its ``-----END`` line needs to count as a key."""
+PEM_BODY_MIN: Final = 12
+"""... and with it (``-----BEGIN PRIVATE KEY-----`` around ``anything`` is a template)."""
 _NOT_BASE64: Final = bytes(b for b in range(256) if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
@@ -415,6 +468,8 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
         limit = following
     _spend(limit - tail)
     close = data.find(b"-----END", tail, limit)
+    if close < 0 and limit - tail <= 256 and len(data[tail:limit].translate(None, _NOT_BASE64)) < PEM_MATERIAL_MIN:
+        return None  # the next header follows with too little between for a key (grep output)
     end_match = _PEM_END.match(data, close, limit) if close >= 0 else None
     if end_match is None:
         cut = _PEM_BODY.match(data, tail, limit)
@@ -423,19 +478,19 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
         end = end_match.end()
     # the fingerprinted value: the header and the key's first base64 characters, however the block
     # is escaped or wrapped (a JSON export and a Markdown export of one key agree)
-    body = data[tail : min(end, tail + 2048)]
+    body = data[tail : min(close if end_match is not None else end, tail + 2048)]
     if b"\\" in body:
         body = body.replace(b"\\n", b"").replace(b"\\r", b"")
     material = body.translate(None, _NOT_BASE64)
-    if end_match is None and len(material) < PEM_MATERIAL_MIN:
-        return None  # a header and no key (``grep 'PRIVATE KEY'`` output, prose about keys)
+    if len(material) < (PEM_BODY_MIN if end_match is not None else PEM_MATERIAL_MIN):
+        return None  # a header and no key (``grep 'PRIVATE KEY'`` output, prose about keys, a template)
     value = m.group().rstrip(b"-") + b":" + material[:64]
     return Hit("private-key", start, end, value)
 
 
 def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    for name, rule in (("password", "url-password"), ("slack", "webhook-url"), ("discord", "webhook-url")):
-        if m.group(name) is not None:
+    for name, rule in (("password", "url-password"), ("slack", "webhook-url"), ("discord", "webhook-url"), ("teams", "webhook-url")):
+        if name in m.re.groupindex and m.group(name) is not None:
             return Hit(rule, m.start(name), m.end(name), m.group(name))
     return None
 
@@ -481,9 +536,27 @@ def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     value = m.group("value")
     if not _mixed(value):
         return None  # references (os.environ, self.token) and placeholders have no digits
-    _, name_start = _param_name(data, m.start())
+    if not _names_a_value(m.group("name")):
+        return None  # SECRET_NAME, token_length: a name about the credential
+    full, name_start = _param_name(data, m.start("name"))
+    if any(word in full.lower() for word in _NOT_SECRET_WORDS):
+        return None  # publicToken, csrf-token: public, or anti-forgery
+
     rule = "signed-url-query" if _query_delimited(data, name_start) else "credential-assignment"
     return Hit(rule, m.start("value"), m.end("value"), value)
+
+
+_ABOUT: Final = frozenset({b"name", b"names", b"length", b"len", b"size", b"id", b"file", b"path", b"type", b"url", b"count"})
+
+
+_NOT_SECRET_WORDS: Final = (b"public", b"csrf", b"xsrf", b"authenticity")
+
+
+def _names_a_value(rest: bytes) -> bool:
+    """False when the name continues with a word saying what it holds is about the credential
+    (``secret_length``, ``SECRET_NAME``, ``token_file``)."""
+    words = [w for w in re.split(rb"[_\-.]+", rest.lower()) if w]
+    return not words or words[-1] not in _ABOUT
 
 
 _CURL_WINDOW: Final = 512
@@ -496,10 +569,18 @@ def _curl_user(data: bytes, m: re.Match[bytes]) -> Hit | None:
     line = max(data.rfind(b"\n", lo, m.start()), data.rfind(b"\\n", lo, m.start()))
     if data.find(b"curl", max(lo, line), m.start()) < 0:
         return None
-    value = m.group("value")
-    if value.startswith((b"$", b"%", b"[secret")):
-        return None  # a variable, not the password (or the placeholder of one redacted)
-    return Hit("curl-user-password", m.start("value"), m.end("value"), value)
+    group = "value" if m.group("value") is not None else "user"  # -u API_KEY: (the key as user name)
+    value = m.group(group)
+    if value.startswith((b"$", b"%", b"[secret", b"<", b"[", b"{{")) or value.endswith((b">", b"]")):
+        return None  # a variable or a placeholder, not the password (or the placeholder of one redacted)
+    if value.lower().strip(b"'\"") in _CURL_PLACEHOLDERS or len(set(value)) == 1:
+        return None  # curl -u user:password in a usage text
+    if group == "user" and not _mixed(value):
+        return None
+    return Hit("curl-user-password", m.start(group), m.end(group), value)
+
+
+_CURL_PLACEHOLDERS: Final = frozenset({b"password", b"passwd", b"pass", b"pwd", b"secret", b"token", b"test", b"apikey", b"api_key"})
 
 
 def _azure_client_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -518,6 +599,29 @@ def _telegram(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("telegram-bot-token", start, m.end(), data[start : m.end()])
 
 
+def _facebook_app(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A Facebook app access token: the app id (15 or 16 digits), ``|``, the app secret."""
+    start = m.start()
+    while start > 0 and m.start() - start < 17 and data[start - 1] in _DIGITS:
+        start -= 1
+    if not 15 <= m.start() - start <= 16 or not _boundary_before(data, start) or not _mixed(m.group()[1:]):
+        return None
+    return Hit("facebook-app-token", start, m.end(), data[start : m.end()])
+
+
+_JWT_HEAD: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _jwt_short_header(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A JWT whose header (``eyJ...``, 8 to 15 characters) is too short to be found on its own."""
+    start = m.start()
+    while start > 0 and m.start() - start < 16 and data[start - 1] in _JWT_HEAD:
+        start -= 1
+    if not 8 <= m.start() - start <= 15 or not data.startswith(b"eyJ", start) or not _boundary_before(data, start):
+        return None
+    return Hit("jwt", start, m.end(), data[start : m.end()])
+
+
 def _compile(pattern: bytes) -> re.Pattern[bytes]:
     return re.compile(pattern)
 
@@ -526,7 +630,7 @@ def _compile(pattern: bytes) -> re.Pattern[bytes]:
 # plugins document; docs/security.md maps each of their rules to one of ours). One alternation,
 # one pass over the runs; the group that matched names the rule.
 _VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
-    ("slack-token", rb"xox(?:e\.xox[bp]-\d-[A-Za-z0-9]{20,}|[abposre]-[A-Za-z0-9\-]{11,})|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}"),
+    ("slack-token", rb"xox(?:e\.xox[bp]-\d-[A-Za-z0-9]{20,}|[abposre]-[A-Za-z0-9\-]{15,})|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}"),
     ("google-oauth-token", rb"ya29\.[0-9A-Za-z_\-]{20,}"),
     ("gitlab-token", rb"gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|agent|soat|ffct)-[0-9A-Za-z_\-]{20,}|GR1348941[0-9A-Za-z_\-]{20,}"),
     ("digitalocean-token", rb"do[opr]_v1_[a-f0-9]{64}"),
@@ -574,7 +678,7 @@ _VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("rubygems-token", rb"rubygems_[a-f0-9]{48}"),
     ("scalingo-token", rb"tk-us-[A-Za-z0-9_\-]{48}"),
     ("sendinblue-api-key", rb"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
-    ("sentry-token", rb"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
+    ("sentry-token", rb"sntrys_eyJ[A-Za-z0-9+/=]{30,}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64}"),
     ("settlemint-token", rb"sm_[aps]at_[A-Za-z0-9]{16}"),
     ("shippo-token", rb"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
     ("sourcegraph-token", rb"sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}"),
@@ -584,6 +688,7 @@ _VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("typeform-token", rb"tfp_[A-Za-z0-9_\-.=]{59}"),
     ("yandex-token", rb"t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{86}=*|AQVN[A-Za-z0-9_\-]{35,38}|YC[A-Za-z0-9_\-]{38}"),
     ("docker-hub-token", rb"dckr_pat_[A-Za-z0-9_\-]{27,}"),
+    ("adobe-client-secret", rb"p8e-[A-Za-z0-9]{32}"),
     ("discord-bot-token", b"|".join(c + rb"[A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" for c in (b"M", b"N", b"O"))),
     ("azure-storage-key", rb"AccountKey=[A-Za-z0-9+/]{86}=="),
 )
@@ -673,17 +778,20 @@ def _token_passes() -> list[_Pass]:
             _token("github-token"),
         ),
         _Pass(_compile(rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}"), _token("aws-access-key-id", right=True)),
-        _Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key")),
+        _Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key", right=True)),
         *(_Pass(pattern, _vendor, narrow=True) for pattern in _vendor_passes()),
         _Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram, narrow=True),
-        _Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_mixed, skip=3)),
+        _Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_huggingface, skip=3)),
         _Pass(_compile(rb"npm_[A-Za-z0-9]{36,}"), _token("npm-token")),
+        _Pass(_compile(rb"\|[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"), _facebook_app, narrow=True),
         _Pass(_compile(rb"pypi-AgE[A-Za-z0-9_\-]{40,}"), _token("pypi-token")),
         _Pass(
             _compile(rb"eyJ[A-Za-z0-9_\-]{13,}"),
             _token("jwt"),
             confirm=_compile(rb"eyJ[A-Za-z0-9_\-]{13,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"),
         ),
+        # a header too short to be a run of its own ({"ver":"2"}): found from its payload
+        _Pass(_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}"), _jwt_short_header, confirm=_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*")),
         _Pass(
             _compile(rb"RHO_AUDIT_(?:API_KEY_7f3a|OAUTH_ACCESS_1c9d|REFRESH_442e|COOKIE_88b1|SIGNED_QUERY_629a)"),
             _token("rho-audit-canary"),
@@ -716,8 +824,15 @@ def _keyword_passes() -> list[_Pass]:
         _Pass(
             _compile(
                 rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{0,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
-                rb"|hooks\.slack\.com/services/(?P<slack>T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]{8,})"
                 rb"|discord(?:app)?\.com/api/webhooks/(?P<discord>[0-9]+/[A-Za-z0-9_\-]{20,}))"
+            ),
+            _url,
+        ),
+        # Slack and Microsoft Teams webhooks, with or without their scheme ("k" is a rare letter)
+        _Pass(
+            _compile(
+                rb"k(?:\.com/(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/(?P<slack>[A-Za-z0-9+/_\-]{20,})"
+                rb"|b2/(?<=webhookb2/)(?P<teams>[A-Za-z0-9@.\-]{20,}/IncomingWebhook/[A-Za-z0-9/\-]{10,}))"
             ),
             _url,
         ),
@@ -725,11 +840,15 @@ def _keyword_passes() -> list[_Pass]:
         _Pass(
             _compile(rb"=(?:(?<=gnature=)|(?<=sig=)|(?<=dential=)|(?<=key=))(?P<value>" + _QUERY_VALUE + rb"+)"),
             _signed_query,
+            gate=(rb"(?:gnature|sig|dential|key)=" + _QUERY_VALUE, 0, 2),
         ),
     ]
     passes += [
         _Pass(
-            _compile(rb"-(?:u|-user)(?:=|[ \t]{1,5})[\"']?[^\s:\"'\\]{1,128}:(?P<value>[^\s\"'\\]{3,256})"),
+            _compile(
+                rb"-(?:u|-user)(?:=|[ \t]{1,5})(?:\\{0,7}[\"']?[^\s:\"'\\]{0,128}(?:\\{0,7}[\"'])?:(?:\\{0,7}[\"'])?"
+                rb"(?P<value>[^\s\"'\\]{3,256})|\\{0,7}[\"']?(?P<user>[^\s:\"'\\]{8,128}):(?=[\"'\s\\]))"
+            ),
             _curl_user,
         ),
         _Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),

@@ -51,6 +51,7 @@ from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
 from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
+from ._prefilter import HYPERSCAN, Gate, Reports, Rule, gate, hyperscan_syntax
 from ._rules import (
     KNOWN_SECRET_MIN_LENGTH,
     RULES,
@@ -66,10 +67,20 @@ from ._rules import (
     _spent,
     _token_passes,
     _unescaped_start,
+    _vendor,
     fingerprint,
     merge_hits,
+    placeholder,
 )
-from ._views import CONTINUATION, FOLD_TRIGGER, decode_dumps, fold_pieces, removal_pieces, windows
+from ._views import (
+    _DUMP_START,
+    CONTINUATION,
+    FOLD_TRIGGER,
+    decode_dumps,
+    fold_pieces,
+    removal_pieces,
+    windows,
+)
 
 __all__ = [
     "KNOWN_SECRET_MIN_LENGTH",
@@ -88,8 +99,10 @@ _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
 _ESCAPE_START = re.compile(rb"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})")
 """Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both)."""
 # a token written with escapes: any depth of backslashes (JSON doubles them at each level)
-_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|/))+")
-_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2})|/)")
+# octal as printf and C read it: up to three digits, so ``\\75`` is ``=`` inside a token (a token
+# starts at a three-digit escape: letters are three digits, and ``\\1`` alone is a regex's group)
+_ESCAPED_TOKEN_RE = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|[0-7]{1,2}|/))+")
+_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2}|[0-7]{1,2}(?![0-7]))|/)")
 ESCAPED_TOKEN_MAX: Final = 4096
 """Longest escaped token decoded, in bytes of its escaped form."""
 _ENCODED_MIN: Final = 8
@@ -117,8 +130,11 @@ with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``1
 ``  12 |``, ``12<tab>``: a file read back through a tool)."""
 _SIGNS: Final = frozenset(b"+-")
 NARROW_SKIP: Final = 512
-"""Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token."""
+"""Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token ..."""
 NARROW_BLOCK: Final = 128
+NARROW_HEAD: Final = 320
+"""... of which the first this many bytes are searched (a long token such as ``ops_eyJ…`` or
+``fm2_…`` starts there)."""
 _BASE64_TEXT: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\ \t\r\n"
 TOKEN_MAX: Final = 8192
 """Longest token a token rule matches, in bytes."""
@@ -148,6 +164,19 @@ _BLOB_HEAD: Final = 256
 _RUN = re.compile(b"a" * MIN_RUN + b"a*")
 _URLSAFE_TO_STD: Final = bytes.maketrans(b"-_", b"+/")
 _PIECE_GAP: Final = b"\n\x00\n"
+_TRIGGERS: Final = {
+    "continuation": CONTINUATION.pattern,
+    "fold": FOLD_TRIGGER.pattern,
+    "zero-width": _ZERO_WIDTH.pattern,
+    "percent": _PERCENT.pattern,
+    "escape": _ESCAPE_START.pattern,
+    "dump": re.escape(_DUMP_START),
+    "diff": rb"\n[+\-]|\\n[+\-]",
+}
+"""What makes a view or a decoder worth running: a gate scan finds which occur, in one pass."""
+_FOLD_LEADS: Final = (b"\xef\xbc", b"\xef\xbd", b"\xd0", b"\xd1")
+"""The lead bytes of every ``FOLD_TRIGGER`` match: found by ``bytes.find`` before the regex,
+which has no literal to search for and would try every position."""
 
 
 _URL_TABLE: Final = bytes(0x61 if b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+-%" else 0x20 for b in range(256))
@@ -172,7 +201,7 @@ def _padded(data: bytes, end: int, most: int = 2) -> int:
 
 
 def _decode_escapes(token: bytes) -> bytes:
-    """``\\uXXXX``, ``\\xXX`` and ``\\/`` decoded, at any depth of backslashes."""
+    """``\\uXXXX``, ``\\xXX``, octal ``\\NNN`` and ``\\/`` decoded, at any depth of backslashes."""
 
     def one(m: re.Match[bytes]) -> bytes:
         if m.group(1) is not None:
@@ -315,6 +344,16 @@ class SecretScanner:
         self._token_passes = _token_passes()
         self._keyword_passes = _keyword_passes() + grammar_passes()
         self._token_passes.append(hex_key_pass())
+        # one hyperscan pass says which rules can match where (None without hyperscan)
+        # the token rules, the keyword rules and what makes a view or decoder worth running, in one
+        # hyperscan pass (None without hyperscan)
+        self._gate = gate([
+            *(_token_rule(p) for p in self._token_passes),
+            *(_keyword_rule(p) for p in self._keyword_passes),
+            *(Rule(t, once=True) for t in _TRIGGERS.values()),
+        ])
+        self._first_keyword = len(self._token_passes)
+        self._first_trigger = self._first_keyword + len(self._keyword_passes)
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
         self.known_count = len(secrets) - self.ignored_short
@@ -337,6 +376,9 @@ class SecretScanner:
                     self._known_in_runs.append(entry)
                 else:
                     self._known_in_text.append(entry)
+        # every form of every known credential, in one pass (this scanner's own database)
+        self._known = [*self._known_in_runs, *self._known_in_text]
+        self._known_gate = Gate([Rule(p.pattern, start=p.pattern) for p, _, _ in self._known]) if HYPERSCAN and self._known else None
         self._blob_cache: dict[bytes, list[tuple[str, bytes, str]]] = {}
         self.cost = 0
         """Work done by the scans so far: bytes offered to patterns and decoders (see ``_spend``)."""
@@ -451,51 +493,77 @@ class SecretScanner:
         # 1. runs of base64/identifier characters: candidates for token rules, known secrets and
         #    base64; long ones are blobs
         _spend(2 * len(data))
-        runs = [m.span() for m in _RUN.finditer(data.translate(_RUN_TABLE))]
+        runs = list(map(_SPAN, _RUN.finditer(data.translate(_RUN_TABLE))))
         if b"\\" in data:
-            runs = [(_unescaped_start(data, s, e), e) for s, e in runs]
+            # a run right after a backslash may begin with an escape's tail (\nQUJD...)
+            runs = [(_unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
-        if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
+        reports = self._gate.scan(data) if self._gate is not None else None
+        present = self._triggers(data, reports)
+        if "diff" in present:
             # a diff line's "+" or "-" before base64 is not part of the run that follows
             runs = [(s + 1, e) if data[s] in _SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
         small = [run for run in runs if run[1] - run[0] < BLOB_MIN]
         blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
         if small:
-            self._scan_runs(data, small, hits)
-        # 2. keyword rules and non-run known secrets over the text without the blobs' bodies
+            if reports is not None:
+                self._scan_runs_gated(data, small, hits, reports)
+            else:
+                self._scan_runs(data, small, hits)
+        if self._known_gate is not None:
+            self._scan_known(data, hits)
+        # 2. keyword rules (and without hyperscan the known secrets that are not runs) over the
+        #    text without the blobs' bodies
         if keywords:
-            self._keywords(data, blobs, hits)
+            self._keywords(data, blobs, reports, hits)
         if keywords and small:
             hits.extend(entropy_hits(data, small))
         # 3. an access key id's unlabelled secret key next to it
         for hit in [h for h in hits if h.rule == "aws-access-key-id"]:
             hits.extend(_aws_secret_near(data, hit))
         if decode:
-            self._scan_zero_width(data, hits, depth)
-            self._scan_views(data, hits, depth)
-            self._scan_decoded(data, runs, small, blobs, hits, decoded, depth)
-        return hits
+            del reports  # the decoders below can hold a lot: free the gate's reports first
+            if "zero-width" in present:
+                self._scan_zero_width(data, hits, depth)
+            self._scan_views(data, hits, depth, present)
+            self._scan_decoded(data, runs, small, blobs, hits, decoded, depth, present)
+        return [hit for hit in hits if not placeholder(hit)]
 
-    def _keywords(self, data: bytes, blobs: list[tuple[int, int]], hits: list[Hit]) -> None:
-        """The keyword rules and the known credentials that are not runs, over the text without
-        the blobs' bodies (a method: its buffers are freed when it returns)."""
+    def _keywords(self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]) -> None:
+        """The keyword rules (and without a known-secret gate the known credentials that are not
+        runs) over the data without the blobs' bodies. With the gate's ``reports`` (positions in
+        ``data``), an anchored rule is confirmed where the gate found its start (outside the
+        blobs' bodies), any other rule is searched only when the gate found it."""
         text = self._text_without_blobs(data, blobs)
-        passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in self._known_in_text)]
-        _spend(len(text.buffer) * (len(passes) + 1))
         whole = not blobs  # the text is the data: its matches need no second look
-        lowered = text.buffer.lower() if any(rule.anchor is not None for rule in passes) else b""
-        for rule in passes:
-            if rule.anchor is not None:
+        known = [] if self._known_gate is not None else self._known_in_text
+        passes = [*self._keyword_passes, *(_Pass(p, _known_handler(raw, enc)) for p, raw, enc in known)]
+        _spend(len(text.buffer) * (len(passes) + 1))
+        lowered = b""
+        bodies = [(start + _BLOB_HEAD, end) for start, end in blobs]
+        body_starts = [start for start, _ in bodies]
+        for i, rule in enumerate(passes):
+            gated = reports is not None and i < len(self._keyword_passes)
+            if rule.anchor is not None or (gated and rule.gate is not None):
+                if gated:
+                    assert reports is not None
+                    origins: Iterable[int] = _gated_origins(reports.starts[self._first_keyword + i], bodies, body_starts)
+                else:
+                    anchor = rule.anchor
+                    assert anchor is not None  # not gated: only anchored rules come here
+                    lowered = lowered or text.buffer.lower()
+                    origins = (m.start() if whole else text.locate(m.start())[1] for m in anchor.finditer(lowered))
                 skip = rule.skip
-                for m in rule.anchor.finditer(lowered):
-                    if skip is not None and lowered.startswith(skip, m.start()):
+                for origin in origins:
+                    if skip is not None and data[origin : origin + 16].lower().startswith(skip):
                         continue
-                    origin = m.start() if whole else text.locate(m.start())[1]
                     confirmed = rule.pattern.match(data, origin)
                     hit = rule.handle(data, confirmed) if confirmed is not None else None
                     if hit is not None:
                         hits.append(hit)
                 continue
+            if gated and reports is not None and not reports.ends[self._first_keyword + i]:
+                continue  # the rule cannot match anywhere in this text
             for m in rule.pattern.finditer(text.buffer):
                 m2: re.Match[bytes] | None
                 if whole:
@@ -519,31 +587,29 @@ class SecretScanner:
         # keeps the bytes before its first run (``ya29.<run>``)
         starts: list[int] = []
         ends: list[int] = []
+        first = last = -_PIECE_MAX  # the current piece
         for s, e in runs:
-            if ends and s - ends[-1] <= _RUN_CONTEXT and e - starts[-1] <= _PIECE_MAX and not _SEPARATORS.intersection(data[ends[-1] : s]):
-                ends[-1] = e
+            if s - last <= _RUN_CONTEXT and e - first <= _PIECE_MAX and not _SEPARATORS.intersection(data[last:s]):
+                ends[-1] = last = e
             else:
-                starts.append(max(0, s - _RUN_CONTEXT))
+                first = max(0, s - _RUN_CONTEXT)
+                starts.append(first)
                 ends.append(e)
+                last = e
         # each piece ends 2 bytes after its run: base64 padding is part of some tokens
         # long pieces are joined from views of the data, not copies (memory stays near the input)
         view: bytes | memoryview = memoryview(data) if len(starts) * 256 < len(data) else data
         joined = _Joined([view[s : e + 2] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
-        # vendor tokens mix digits and letters, or cases (``session_state_index`` cannot be one)
-        keep = [i for i, (s, e) in enumerate(zip(starts, ends, strict=True)) if not (run := data[s + _RUN_CONTEXT : e]).islower() or run.translate(None, _NOT_DIGITS)]
-        keep = [i for i in keep if ends[i] - starts[i] < NARROW_SKIP or not _base64_block(data[ends[i] - NARROW_BLOCK : ends[i]])]
-        narrow = joined if len(keep) == len(starts) else _Joined([data[starts[i] : ends[i] + 2] for i in keep], [starts[i] for i in keep], SEPARATOR)
-        narrow_ends = ends if narrow is joined else [ends[i] for i in keep]
         size = len(data)
         spent = 0
+        narrow, narrow_ends = self._narrow(data, starts, ends, joined)
         for rule in self._token_passes:
             confirm = rule.confirm or rule.pattern
             source, source_ends = (narrow, narrow_ends) if rule.narrow else (joined, ends)
-            buffer = source.buffer
-            if not buffer:
+            if not source.buffer:
                 continue
-            spent += len(buffer)
-            for m in rule.pattern.finditer(buffer):
+            spent += len(source.buffer)
+            for m in rule.pattern.finditer(source.buffer):
                 index, origin = source.locate(m.start())
                 bound = min(size, source_ends[index] + (BLOB_MIN if rule.confirm is not None else 4), origin + TOKEN_MAX)
                 spent += bound - origin
@@ -558,6 +624,62 @@ class SecretScanner:
             for m in pattern.finditer(buffer):
                 _, origin = joined.locate(m.start())
                 hits.append(Hit("known-credential", origin, origin + m.end() - m.start(), raw, encoding))
+
+    def _scan_runs_gated(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit], reports: Reports) -> None:
+        """The token rules where the gate reports them: each report's run, the piece
+        ``_scan_runs`` would put it in (``_Pieces``), that piece searched by the rule as the
+        joined buffer would be (no token crosses a piece's bounds)."""
+        pieces = _Pieces(data, runs)
+        size = len(data)
+        spent = len(data)
+        for i, rule in enumerate(self._token_passes):
+            # a vendor token's report ends after the boundary byte that follows it (``_token_rule``)
+            shift = 1 if rule.handle is _vendor else 0
+            found = {piece for end in reports.ends[i] if (piece := pieces.of(end) or pieces.of(end - shift)) is not None}
+            if not found:
+                continue
+            confirm = rule.confirm or rule.pattern
+            for start, end in sorted(found):
+                stop = min(size, end + 2)
+                if rule.narrow:
+                    kind = _narrow_kind(data, start, end)
+                    if kind == _SKIP:
+                        continue
+                    if kind == _HEAD:
+                        stop = min(stop, start + NARROW_HEAD)
+                spent += stop - start
+                for m in rule.pattern.finditer(data, start, stop):
+                    origin = m.start()
+                    bound = min(size, end + (BLOB_MIN if rule.confirm is not None else 4), origin + TOKEN_MAX)
+                    spent += bound - origin
+                    m2 = confirm.match(data, origin, bound)
+                    if m2 is not None:
+                        hit = rule.handle(data, m2)
+                        if hit is not None:
+                            hits.append(hit)
+        _spend(spent)
+
+    def _scan_known(self, data: bytes, hits: list[Hit]) -> None:
+        """Every form of every known credential, by this scanner's gate (one pass)."""
+        assert self._known_gate is not None
+        _spend(len(data))
+        reports = self._known_gate.scan(data)
+        for (pattern, raw, encoding), found in zip(self._known, reports.starts, strict=True):
+            for start in sorted(set(found)):
+                m = pattern.match(data, start)
+                if m is not None:
+                    hits.append(Hit("known-credential", start, m.end(), raw, encoding))
+
+    @staticmethod
+    def _narrow(data: bytes, starts: list[int], ends: list[int], joined: _Joined) -> tuple[_Joined, list[int]]:
+        """The pieces the narrow token rules search: mixed runs, and of a run of base64 data only
+        its head (a vendor token starts a run, it is not buried in one)."""
+        keep = [i for i in range(len(starts)) if _narrow_kind(data, starts[i], ends[i]) != _SKIP]
+        data_runs = {i for i in keep if _narrow_kind(data, starts[i], ends[i]) == _HEAD}
+        if len(keep) == len(starts) and not data_runs:
+            return joined, ends
+        pieces = [data[starts[i] : starts[i] + NARROW_HEAD if i in data_runs else ends[i] + 2] for i in keep]
+        return _Joined(pieces, [starts[i] for i in keep], SEPARATOR), [ends[i] for i in keep]
 
     def _text_without_blobs(self, data: bytes, blobs: list[tuple[int, int]]) -> _Joined:
         if not blobs:
@@ -574,13 +696,30 @@ class SecretScanner:
         origins.append(prev)
         return _Joined(pieces, origins, b"\x00")
 
-    def _scan_views(self, data: bytes, hits: list[Hit], depth: int) -> None:
+    def _triggers(self, data: bytes, reports: Reports | None) -> frozenset[str]:
+        """Which of ``_TRIGGERS`` occur in ``data`` (the gate's pass; without hyperscan, the cheap
+        checks that rule a trigger out, else all of them)."""
+        if reports is not None:
+            found = reports.ends[self._first_trigger :]
+            return frozenset(name for name, ends in zip(_TRIGGERS, found, strict=True) if ends)
+        present = {"percent", "escape", "dump"}
+        if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
+            present.add("diff")
+        if b"\\\n" in data or b"\\\r\n" in data or b"\\\\\\n" in data or b"\\\\\\r" in data:
+            present.add("continuation")
+        if not data.isascii():
+            present.add("zero-width")
+            if any(lead in data for lead in _FOLD_LEADS):
+                present.add("fold")
+        return frozenset(present)
+
+    def _scan_views(self, data: bytes, hits: list[Hit], depth: int, present: frozenset[str]) -> None:
         """Backslash-newline continuations removed, fullwidth and look-alike letters folded
         (``_views``): the windows around each scanned again, hits mapped back."""
         views: list[tuple[tuple[list[bytes], list[int]], str]] = []
-        if b"\\\n" in data or b"\\\r\n" in data or b"\\\\\\n" in data or b"\\\\\\r" in data:
+        if "continuation" in present:
             views += [(removal_pieces(data, lo, hi, CONTINUATION), "continuation") for lo, hi in windows(data, CONTINUATION)]
-        if not data.isascii() and FOLD_TRIGGER.search(data) is not None:
+        if "fold" in present and FOLD_TRIGGER.search(data) is not None:
             views += [(fold_pieces(data, lo, hi), "nfkc") for lo, hi in windows(data, FOLD_TRIGGER)]
         for (pieces, origins), encoding in views:
             joined = _Joined(pieces, origins, b"")
@@ -593,9 +732,8 @@ class SecretScanner:
                 hits.append(Hit(sub.rule, start, end, sub.value, encoding if sub.encoding == "plain" else sub.encoding))
 
     def _scan_zero_width(self, data: bytes, hits: list[Hit], depth: int) -> None:
-        """Zero-width characters removed around each one, and the windows scanned again."""
-        if data.isascii() or _ZERO_WIDTH.search(data) is None:
-            return
+        """Zero-width characters removed around each one, and the windows scanned again (the
+        caller knows ``data`` holds one: ``_triggers``)."""
         _spend(len(data))
         windows: list[list[int]] = []
         for m in _ZERO_WIDTH.finditer(data):
@@ -631,6 +769,7 @@ class SecretScanner:
         hits: list[Hit],
         decoded_out: list[tuple[int, int, bytes]] | None,
         depth: int,
+        present: frozenset[str],
     ) -> None:
         text_pieces: list[tuple[int, int, bytes, str]] = []
         binary_pieces: list[tuple[int, int, bytes, str]] = []
@@ -646,7 +785,7 @@ class SecretScanner:
         # URL-encoded tokens (sk%2Dproj..., RHO%5FAUDIT..., and twice: %253D)
         covered = -1
         _spend(len(data))
-        for m in _PERCENT.finditer(data):
+        for m in _PERCENT.finditer(data) if "percent" in present else ():
             if m.start() < covered:
                 continue
             if marks is None:
@@ -662,7 +801,7 @@ class SecretScanner:
         done: set[int] = set()  # token ends already decoded
         covered = -1
         _spend(len(data))
-        for m in _ESCAPE_START.finditer(data):
+        for m in _ESCAPE_START.finditer(data) if "escape" in present else ():
             if m.start() < covered:
                 continue
             first = m.start()
@@ -682,7 +821,7 @@ class SecretScanner:
                 done.add(hi)
                 add(lo, hi, _decode_escapes(data[lo:hi]), "unicode-escape")
         # hex dumps (xxd, hexdump -C, od -c) read back to their bytes
-        for start, end, dumped in decode_dumps(data):
+        for start, end, dumped in decode_dumps(data) if "dump" in present else ():
             add(start, end, dumped, "hexdump")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = self._wrapped(data, runs)
@@ -763,23 +902,31 @@ class SecretScanner:
         # a block starts where a run is followed closely by a run no wider: few runs qualify
         firsts = [k for k, (a, b) in enumerate(pairwise(runs)) if b[0] - a[1] <= 40 and b[1] - b[0] <= a[1] - a[0]]
         i = 0
+        count = len(runs)
+        spent = 0
         for first in firsts:
             if first < i:
                 continue
             i = first
-            width = runs[i][1] - runs[i][0]
+            start, end = runs[i]
+            width = end - start
             j = i
-            while j + 1 < len(runs):
+            gap = b""  # the last gap that matched: the lines of one block are mostly joined alike
+            while j + 1 < count:
                 ns, ne = runs[j + 1]
-                if ns - runs[j][1] > 40 or runs[j][1] - runs[j][0] != width or ne - ns > width:
+                if ns - end > 40 or end - start != width or ne - ns > width:
                     break
-                _spend(ns - runs[j][1])
-                if _WRAP_GAP.fullmatch(data, runs[j][1], ns) is None:
-                    break
+                spent += ns - end
+                if data[end:ns] != gap:
+                    if _WRAP_GAP.fullmatch(data, end, ns) is None:
+                        break
+                    gap = data[end:ns]
                 j += 1
+                start, end = ns, ne
             if j > i:
                 out.append((i, j))
             i = j + 1
+        _spend(spent)
         return out
 
     @staticmethod
@@ -806,18 +953,19 @@ def _known_handler(raw: bytes, encoding: str) -> Handler:
     return handle
 
 
-def _common_prefix(a: memoryview, i: int, b: memoryview, j: int) -> int:
-    """How many bytes ``a[i:]`` and ``b[j:]`` share at their start (galloping, then bisection)."""
+def _common_prefix(a: bytes, i: int, b: memoryview, j: int) -> int:
+    """How many bytes ``a[i:]`` and ``b[j:]`` share at their start (galloping, then bisection;
+    ``bytes.startswith`` compares with memcmp, where comparing memoryviews goes byte by byte)."""
     limit = min(len(a) - i, len(b) - j)
     n = 0
     step = 1 << 16
     while n < limit:
         k = min(step, limit - n)
-        if a[i + n : i + n + k] != b[j + n : j + n + k]:
+        if not a.startswith(b[j + n : j + n + k], i + n):
             lo, hi = n, n + k  # equal before lo; a difference before hi
             while hi - lo > 1:
                 mid = (lo + hi) // 2
-                if a[i + lo : i + mid] == b[j + lo : j + mid]:
+                if a.startswith(b[j + lo : j + mid], i + lo):
                     lo = mid
                 else:
                     hi = mid
@@ -833,12 +981,12 @@ def _line_diff(a: bytes, b: bytes) -> tuple[list[tuple[int, int, int]], list[tup
     Lines are paired in order; a line only in ``b`` (an insertion) makes the following lines
     differ as well, which costs a larger rescan but never a wrong result.
     """
-    ma, mb = memoryview(a), memoryview(b)
+    mb = memoryview(b)
     same: list[tuple[int, int, int]] = []
     changed: list[tuple[int, int]] = []
     i = j = 0
     while i < len(a) or j < len(b):
-        n = _common_prefix(ma, i, mb, j)
+        n = _common_prefix(a, i, mb, j)
         if i + n == len(a) and j + n == len(b):
             if n:
                 same.append((i, j, n))
@@ -889,3 +1037,159 @@ def _known_forms(secret: str) -> list[tuple[bytes, str]]:
         if twice != form:
             forms.append((twice, "json-escape"))
     return forms
+
+
+_SPAN: Final = re.Match.span
+
+
+class _Pieces:
+    """The pieces ``_scan_runs`` joins runs into (runs closer than ``_RUN_CONTEXT`` bytes, with
+    no separator between, one piece of at most ``_PIECE_MAX`` bytes; each piece starts
+    ``_RUN_CONTEXT`` bytes before its first run), worked out only around the runs asked about:
+    a chain of close runs is replayed once, from its first run, as the full pass would."""
+
+    __slots__ = ("_data", "_piece", "_runs", "_starts")
+
+    def __init__(self, data: bytes, runs: list[tuple[int, int]]) -> None:
+        self._data = data
+        self._runs = runs
+        self._starts = [start for start, _ in runs]
+        self._piece: dict[int, tuple[int, int]] = {}
+
+    def _linked(self, k: int) -> bool:
+        """Run ``k`` may join the piece of run ``k - 1``."""
+        (_, last), (start, _) = self._runs[k - 1], self._runs[k]
+        return start - last <= _RUN_CONTEXT and not _SEPARATORS.intersection(self._data[last:start])
+
+    def of(self, end: int) -> tuple[int, int] | None:
+        """``(start, end of its last run)`` of the piece holding the match that ends at ``end``
+        (its last byte in the piece's runs, between them, or in the two bytes after), or None."""
+        k = bisect.bisect_right(self._starts, end - 1) - 1
+        if k < 0:
+            return None
+        piece = self._piece.get(k)
+        if piece is None:
+            first = k
+            while first > 0 and self._linked(first):
+                first -= 1
+            self._replay(first)
+            piece = self._piece[k]
+        return piece if end - 1 <= piece[1] + 1 else None
+
+    def _replay(self, first: int) -> None:
+        runs = self._runs
+        start = max(0, runs[first][0] - _RUN_CONTEXT)
+        members = [first]
+        last = runs[first][1]
+        k = first + 1
+        while True:
+            if k < len(runs) and self._linked(k) and runs[k][1] - start <= _PIECE_MAX:
+                members.append(k)
+                last = runs[k][1]
+                k += 1
+                continue
+            for member in members:
+                self._piece[member] = (start, last)
+            if k >= len(runs) or not self._linked(k):
+                return
+            start = max(0, runs[k][0] - _RUN_CONTEXT)  # the chain goes on in a new piece
+            members = [k]
+            last = runs[k][1]
+            k += 1
+
+
+_WHOLE, _HEAD, _SKIP = 0, 1, 2
+
+
+def _narrow_kind(data: bytes, start: int, end: int) -> int:
+    """How a narrow token rule searches a piece: whole, its head only (a long run of base64
+    data), or not at all (vendor tokens mix digits and letters, or cases: ``session_state_index``
+    cannot be one)."""
+    run = data[start + _RUN_CONTEXT : end]
+    if run.islower() and not run.translate(None, _NOT_DIGITS):
+        return _SKIP
+    if end - start >= NARROW_SKIP and _base64_block(data[end - NARROW_BLOCK : end]):
+        return _HEAD
+    return _WHOLE
+
+
+def _gated_origins(starts: Iterable[int], bodies: list[tuple[int, int]], body_starts: list[int]) -> Iterator[int]:
+    """Where a gated rule's pattern can begin, as the gate reported them (a place reported
+    again right after itself once), outside the blobs' bodies. No set or sorted copy: an
+    adversarial text holds such a place every few bytes."""
+    last = -1
+    for at in starts:
+        if at != last and not (bodies and _inside(at, bodies, body_starts)):
+            yield at
+        last = at
+
+
+def _inside(at: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
+    """``at`` lies in one of ``spans`` (sorted, not overlapping; ``starts`` their starts)."""
+    k = bisect.bisect_right(starts, at) - 1
+    return k >= 0 and at < spans[k][1]
+
+
+_LOOKBEHIND_HEAD: Final = re.compile(rb"\A([a-z]+)\(\?<=([a-z]+)\)")
+_OPEN_BOUNDED: Final = re.compile(rb"\{([0-9]+),\}")
+
+
+_RIGHT_BOUNDARY: Final = rb"(?:[^A-Za-z0-9]|$)"
+
+
+def _token_rule(rule: _Pass) -> Rule:
+    """The gate rule of a token pass: its pattern, and for a vendor token the boundary its handler
+    requires after it (a vendor token shape inside a run of base64 data is not reported)."""
+    right = _RIGHT_BOUNDARY if rule.handle is _vendor else b""
+    return Rule(rule.pattern.pattern + right, caseless=bool(rule.pattern.flags & re.IGNORECASE))
+
+
+def _keyword_rule(rule: _Pass) -> Rule:
+    """The gate rule of a keyword pass: an anchored pass by the start of its anchor (caseless:
+    anchors are searched in lower-cased text), any other by its pattern."""
+    if rule.anchor is None and rule.gate is not None:
+        regex, offset, back = rule.gate
+        if back:
+            return Rule(rule.pattern.pattern, last=regex, back=back)
+        return Rule(rule.pattern.pattern, start=regex, offset=offset)
+    if rule.anchor is None:
+        return Rule(rule.pattern.pattern, caseless=bool(rule.pattern.flags & re.IGNORECASE), once=True)
+    start = rule.anchor.pattern
+    offset = 0
+    head = _LOOKBEHIND_HEAD.match(start)
+    if head is not None and head.group(2).endswith(head.group(1)):
+        # "zation(?<=authorization)": the gate finds "authorization", the pattern starts 7 in
+        offset = len(head.group(2)) - len(head.group(1))
+        start = head.group(2) + start[head.end() :]
+    start = _OPEN_BOUNDED.sub(rb"{\1}", _strip_lookarounds(hyperscan_syntax(start)))
+    return Rule(rule.pattern.pattern, caseless=True, start=start, offset=offset)
+
+
+def _strip_lookarounds(pattern: bytes) -> bytes:
+    """``pattern`` without its lookahead and lookbehind groups (a superset: only the start counts)."""
+    out = bytearray()
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith((b"(?=", b"(?!", b"(?<=", b"(?<!"), i):
+            depth = 0
+            while True:
+                c = pattern[i]
+                if c == 0x5C:
+                    i += 2
+                    continue
+                if c == 0x5B:  # a class: brackets inside do not nest
+                    i = pattern.index(b"]", i + 2) + 1
+                    continue
+                depth += c == 0x28
+                depth -= c == 0x29
+                i += 1
+                if depth == 0:
+                    break
+            continue
+        if pattern[i] == 0x5C:
+            out += pattern[i : i + 2]
+            i += 2
+            continue
+        out.append(pattern[i])
+        i += 1
+    return bytes(out)

@@ -32,6 +32,7 @@ OPENAI = "sk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1"
 GITHUB = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3sXY"
 BEARER = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 HEX64 = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+CLI = "Vx7qLm2Rt9Kw"  # a password as typed on a command line (no symbol the shell would take)
 
 _CYRILLIC_A = "\u0430"  # а
 _CYRILLIC_O = "\u043e"  # о
@@ -128,6 +129,29 @@ FORMS: list[Form] = [
     Form("flags", "sshpass -p", f"sshpass -p {PW2} ssh deploy@host", PW2),
     Form("flags", "httpie -a", f"http -a alice:{PW} https://api.example.com/me", PW),
     Form("flags", "curl -u", f"curl -u alice:{PW2} https://api.example.com/", PW2),
+    Form("flags", "sshpass -p glued", f"sshpass -p{CLI} scp build.tgz deploy@host:", CLI),
+    Form("flags", "any --client-secret", f"mytool login --client-secret {CLI} --tenant t1", CLI),
+    Form("flags", "gpg --passphrase", f"gpg --batch --passphrase {CLI} -c notes.txt", CLI),
+    Form("flags", "keytool -storepass", f"keytool -genkeypair -alias app -storepass {CLI} -keypass {CLI}", CLI),
+    Form("flags", "docker login -p", f"docker login -u ci -p {CLI} registry.example.com", CLI),
+    Form("flags", "podman login --password", f"podman login --username ci --password {CLI} quay.io", CLI),
+    Form("flags", "az login -p", f"az login --service-principal -u app-id -p {CLI} --tenant t1", CLI),
+    Form("flags", "mongosh -p", f"mongosh -u admin -p {CLI} --authenticationDatabase admin", CLI),
+    Form("flags", "sqlcmd -P", f"sqlcmd -S db -U sa -P {CLI} -Q 'select 1'", CLI),
+    Form("flags", "zip -P", f"zip -P {CLI} backup.zip db.sql", CLI),
+    Form("flags", "7z -p glued", f"7z a -p{CLI} backup.7z db.sql", CLI),
+    Form("flags", "ssh-keygen -N", f"ssh-keygen -t ed25519 -N '{CLI}' -f deploy_key", CLI),
+    Form("flags", "ldapsearch -w", f"ldapsearch -x -D cn=admin,dc=example -w {CLI} -b dc=example", CLI),
+    Form("flags", "smbclient user%pass", f"smbclient //files/share -U alice%{CLI}", CLI),
+    Form("flags", "htpasswd -b", f"htpasswd -bc /etc/nginx/.htpasswd admin {CLI}", CLI),
+    Form("flags", "rabbitmqctl add_user", f"rabbitmqctl add_user app {CLI}", CLI),
+    Form("flags", "net user", f"net user deploy {CLI} /add", CLI),
+    Form("flags", "aws configure set", f"aws configure set aws_secret_access_key {CLI}", CLI),
+    Form("flags", "echo into --password-stdin", f"echo '{CLI}' | docker login -u ci --password-stdin ghcr.io", CLI),
+    Form("flags", "ConvertTo-SecureString", f"$p = ConvertTo-SecureString '{CLI}' -AsPlainText -Force", CLI),
+    Form("sql", "identified by", f"ALTER USER 'app'@'%' IDENTIFIED BY '{PW}';", PW),
+    Form("sql", "grant identified by", f'GRANT ALL ON shop.* TO app IDENTIFIED BY "{PW2}";', PW2),
+    Form("sql", "create user with password", f"CREATE USER app WITH PASSWORD '{PW}';", PW),
     # --- credential files and code ----------------------------------------------------------
     Form("files", "netrc", f"machine api.example.com\n  login alice\n  password {PW}\n", PW),
     Form("files", "netrc one line", f"machine git.example.com login bob password {PW2}\n", PW2),
@@ -157,6 +181,7 @@ FORMS: list[Form] = [
     Form("lines", "od -c", _od_c(f"TOKEN={GITHUB}\n".encode()), _od_c(f"TOKEN={GITHUB}\n".encode()).splitlines()[1][7:]),
     # --- encodings -------------------------------------------------------------------------
     Form("decoders", "octal escapes", "printf '" + "".join(f"\\{b:03o}" for b in OPENAI.encode()) + "'", "".join(f"\\{b:03o}" for b in OPENAI.encode())),
+    Form("decoders", "short octal escapes", "printf '" + "".join(f"\\{b:o}" for b in f"api_key={OPENAI}".encode()) + "'", "".join(f"\\{b:o}" for b in OPENAI.encode())),
     Form("decoders", "base32", f"blob: {base64.b32encode(f'key={GITHUB}'.encode()).decode()}", base64.b32encode(f"key={GITHUB}".encode()).decode()),
     Form("decoders", "bzip2 base64", f"data: {base64.b64encode(bz2.compress(f'OPENAI_API_KEY={OPENAI}'.encode())).decode()}", base64.b64encode(bz2.compress(f"OPENAI_API_KEY={OPENAI}".encode())).decode()),
     Form("decoders", "fullwidth", f"key: {_fullwidth(OPENAI)}", _fullwidth(OPENAI)),
@@ -221,5 +246,15 @@ def benign_session() -> str:
         "max_tokens: 4096",
         "Enter your password:",
         "the token bucket refills every second; pass the auth flag through",
+        # command lines whose flags and arguments hold no credential
+        "docker run -p 8080:80 nginx && ssh -p 2222 deploy@host && mkdir -p src/app",
+        "mytool --token-file ~/.config/tool/token --ssh-key ~/.ssh/id_ed25519 --no-auth https://example.com",
+        'echo "$PASSWORD" | docker login -u ci --password-stdin ghcr.io',
+        "mytool --password-file /run/secrets/db --auth-type basic",
+        "htpasswd -n alice; net user alice; rabbitmqctl list_users; aws configure set region eu-west-1",
+        "ssh-keygen -t ed25519 -N '' -f key; mysql -p shop; sqlcmd -S db -P $SA_PASSWORD",
+        "keytool -list -keystore ks.jks -storepass:env STOREPASS",
+        "SELECT id FROM users WHERE password = $1;",
+        "UPDATE users SET password = crypt($1, gen_salt('bf'));",
     ]
     return "\n".join(parts) + "\n"

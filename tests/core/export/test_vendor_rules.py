@@ -21,6 +21,7 @@ L = A * 8  # long mixed
 SAMPLES: dict[str, list[str]] = {
     "slack-token": ["xoxb-2468013579-1357924680-AbCdEfGh1234IjKl", "xoxe.xoxp-1-" + A + A, "xoxe-1-" + A, "xapp-1-A04B7QX8M3K-4888745524576-" + H],
     "google-oauth-token": ["ya29.a0" + A],
+    "adobe-client-secret": ["p8e-" + A],
     "gitlab-token": ["glpat-" + A[:20], "gldt-" + A[:20], "glrt-" + A[:24], "GR1348941" + A[:20], "glcbt-" + A[:20]],
     "digitalocean-token": ["dop_v1_" + H + H, "dor_v1_" + H + H],
     "shopify-token": ["shpat_" + H, "shpss_" + H],

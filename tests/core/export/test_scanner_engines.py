@@ -1,0 +1,78 @@
+"""The scanner finds the same secrets with hyperscan's gate as with ``re`` alone.
+
+The gate only decides which ``re`` work is done (``_prefilter``); these compare the two on every
+corpus the suite holds: the leak forms, the detect-secrets corpus, gitleaks' samples, a benign
+session, the adversarial inputs of the benchmarks and a slice of the benchmark session.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import rho_desk.core.export._secrets as secrets_module
+from rho_desk.core.export import SecretScanner
+from rho_desk.core.export._prefilter import HYPERSCAN
+
+from .forms import FORMS, benign_session
+from .test_vs_gitleaks import fixture
+
+pytestmark = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan is not installed")
+
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c", "kr-local-Q1w2E3r4T5y6U7i8"]
+
+
+def _re_only(monkeypatch: pytest.MonkeyPatch) -> Callable[[], SecretScanner]:
+    def make() -> SecretScanner:
+        with monkeypatch.context() as m:
+            m.setattr(secrets_module, "gate", lambda rules: None)
+            m.setattr(secrets_module, "HYPERSCAN", False)
+            return SecretScanner(KNOWN)
+
+    return make
+
+
+def _texts() -> Iterator[tuple[str, bytes]]:
+    for form in FORMS:
+        yield form.name, form.text.encode()
+    for rule in fixture()["rules"]:
+        for kind in ("tps", "fps"):
+            for i, sample in enumerate(rule[kind]):
+                yield f"{rule['function']} {kind}[{i}]", sample["text"].encode()
+    yield "benign session", benign_session().encode()
+    yield "known secrets", f"a {KNOWN[0]} b {KNOWN[1].upper()} c".encode()
+
+
+def _bench() -> object:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_export
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return bench_export
+
+
+def _hits(scanner: SecretScanner, data: bytes) -> list[tuple[str, int, int, str]]:
+    return [(h.rule, h.start, h.end, h.encoding) for h in scanner.scan(data)]
+
+
+def test_the_same_hits_on_every_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    gated, plain = SecretScanner(KNOWN), _re_only(monkeypatch)()
+    assert gated._gate is not None and plain._gate is None
+    differ = [name for name, data in _texts() if _hits(gated, data) != _hits(plain, data)]
+    assert differ == []
+
+
+def test_the_same_hits_on_the_benchmark_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _bench()
+    gated, plain = SecretScanner(KNOWN), _re_only(monkeypatch)()
+    inputs = dict(bench.adversarial_inputs(100_000))  # type: ignore[attr-defined]
+    from rho_desk.core.wire.codec import encode_pretty
+
+    inputs["session"] = encode_pretty(bench.big_session(2_000_000))  # type: ignore[attr-defined]
+    for name, data in inputs.items():
+        assert _hits(gated, data) == _hits(plain, data), name
