@@ -16,7 +16,9 @@ know it by where it stands:
 * the **arguments** that are passwords by position (``htpasswd -b file user X``, ``rabbitmqctl
   add_user user X``, ``net user user X``, ``aws configure set aws_secret_access_key X``,
   PowerShell's ``ConvertTo-SecureString 'X'``), a value echoed into ``--password-stdin``, and
-  SQL's ``IDENTIFIED BY 'X'`` and ``PASSWORD 'X'``;
+  SQL's ``IDENTIFIED BY 'X'``;
+* a password **named, then given** after a space: ``PASSWORD 'X'``, ``signingPassword "X"``,
+  "the password is X" (quoted, or after ``is``/``was`` a value that reads as a credential);
 * ``.netrc``'s ``password X``, ``.pgpass`` lines, auth tuples in code (``auth=("u", "p")``);
 * private keys that are not PEM: PuTTY's ``Private-Lines:`` block, a JWK's private members,
   a 64-hex key under a key-ish name.
@@ -251,6 +253,11 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     name_start, name = _name_before(data, m.end("rest"))
     if name_start > 0 and data[name_start - 1] >= 0x80:
         return None  # the name continues in another script: the fold view sees it whole
+    if not _credential_name(name) and name_start > 1 and data[name_start - 1] == 0x20:
+        # words apart: "Secret Key = ...", "Client Secret: ..." (one word before, in an INI or a form)
+        first_start, first = _name_before(data, name_start - 1)
+        if first.isalpha() and _credential_name(first + b"_" + name):
+            name_start, name = first_start, first + b"_" + name
     if not _credential_name(name) or name.lower() in (b"cookie", b"set-cookie"):
         return None  # the Cookie header has its own rule
     sep = m.group("sep")
@@ -473,9 +480,9 @@ def grammar_passes() -> list[_Pass]:
         _Pass(re.compile(_KEYWORDS + _ASSIGN, re.IGNORECASE), _named, anchor=prefilter(_KEYWORDS + _ASSIGN_PREFILTER),
               skip=(b"authorization", b"cookie:", b"cookie\":")),
         _Pass(
-            re.compile(rb"pass(?:word|wd)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
-            _netrc,
-            anchor=re.compile(rb"pass(?:word|wd)?(?P<ws>[ \t]+)(?=[^\s])"),
+            re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
+            _pass_space,
+            anchor=re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])"),
         ),
         _Pass(
             re.compile(
@@ -608,7 +615,8 @@ def _flyio(data: bytes, m: re.Match[bytes]) -> Hit | None:
 _COMMAND: Final = re.compile(
     rb"\b(?P<cmd>htpasswd|rabbitmqctl|net[ \t]+user|convertto-securestring|configure[ \t]+set)[ \t]", re.IGNORECASE
 )
-_SQL: Final = re.compile(rb"\b(?:identified[ \t]+by|password)[ \t]+\\{0,7}['\"]", re.IGNORECASE)
+_SQL: Final = re.compile(rb"\bidentified[ \t]+by[ \t]+\\{0,7}['\"]", re.IGNORECASE)
+_SAID: Final = re.compile(rb"(?:is|was)[ \t]+", re.IGNORECASE)
 _STDIN: Final = re.compile(rb"\b(?:echo|printf)[ \t]+(?:-[neE]{1,3}[ \t]+)?")
 _COMMAND_END: Final = re.compile(rb"[;|&]")
 _STDIN_FLAG: Final = re.compile(rb"[ \t]*\|[^|\n]{0,160}--password-stdin(?![A-Za-z0-9_\-])")
@@ -676,18 +684,52 @@ def _command(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 def _sql(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """SQL's ``IDENTIFIED BY 'PASS'`` and ``PASSWORD 'PASS'`` (a quoted value; in prose, a quoted
-    value after the word ``password`` is one too)."""
-    quote = m.end() - 1
-    while quote > m.start() and data[quote - 1] == 0x5C:
-        quote -= 1
-    span = value_span(data, quote)
+    """SQL's ``IDENTIFIED BY 'PASS'``: the quoted value whose opening quote (escaped or not) ends ``m``."""
+    pos = m.end() - 1
+    while pos > m.start() and data[pos - 1] == 0x5C:
+        pos -= 1
+    span = value_span(data, pos)
     if span is None:
         return None
     start, end, _ = span
     value = data[start:end]
     if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
         return None
+    return Hit("credential-assignment", start, end, value)
+
+
+def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``password X`` in ``.netrc``, else a password named and then given after a space: SQL's
+    ``PASSWORD 'PASS'``, Gradle's ``signingPassword "PASS"``, prose's ``the password is PASS``
+    (a quoted value, or after ``is``/``was`` a token that reads as a credential)."""
+    hit = _netrc(data, m)
+    if hit is not None:
+        return hit
+    word_end = m.start("ws")
+    _, name = _name_before(data, word_end)
+    if not _credential_name(name):
+        return None  # bypass, compass
+    pos = m.end()
+    said = _SAID.match(data, pos)
+    if said is not None:
+        pos = said.end()
+    span = value_span(data, pos)
+    if span is None:
+        return None
+    start, end, quoted = span
+    if not quoted and said is None:
+        return None  # "password foo" without a quote: a word of prose
+    value = data[start:end]
+    if quoted:
+        if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
+            return None
+    else:
+        value = value.rstrip(b".,;:!?)")
+        end = start + len(value)
+        if not secretish(value, quoted=False):
+            return None
+    if value.startswith(b"[secret"):
+        return None  # already redacted
     return Hit("credential-assignment", start, end, value)
 
 

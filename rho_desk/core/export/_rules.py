@@ -51,7 +51,8 @@ Facebook app secrets, JWTs with a short header, letters-only Hugging Face tokens
 base64 runs; placeholders (one repeated character), public and anti-forgery names and empty
 private-key blocks left alone. 5: command lines: any long flag named as a credential, the short
 password flags of the common clients, passwords by position, echo into --password-stdin, SQL's
-IDENTIFIED BY and PASSWORD; octal escapes of one or two digits."""
+IDENTIFIED BY and PASSWORD, a password named then given after a space (quoted, or after "is"),
+names of two words ("Secret Key = "); octal escapes of one or two digits."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -79,8 +80,8 @@ RULES: Final[dict[str, str]] = {
     "qualified key; =, :, =>, XML element or attribute), a flag named so (--password, --client-secret, "
     "-storepass), a client's password flag (mysql -p, docker login -p, sqlcmd -P, ldapsearch -w, redis-cli -a, "
     "sshpass -p, http -a, smbclient -U user%pass...), a password by position (htpasswd -b, net user, "
-    "ConvertTo-SecureString), echo into --password-stdin, SQL IDENTIFIED BY/PASSWORD, .netrc and .pgpass "
-    "lines, auth tuples",
+    "ConvertTo-SecureString), echo into --password-stdin, SQL IDENTIFIED BY/PASSWORD, a password named then "
+    "given (signingPassword \"x\", the password is x), .netrc and .pgpass lines, auth tuples",
     "rho-audit-canary": "one of upstream Rho's secret audit canaries",
     "google-oauth-token": "Google OAuth access token (ya29.)",
     "aws-secret-access-key": "AWS secret access key next to its access key id, labelled or not",

@@ -152,6 +152,9 @@ FORMS: list[Form] = [
     Form("sql", "identified by", f"ALTER USER 'app'@'%' IDENTIFIED BY '{PW}';", PW),
     Form("sql", "grant identified by", f'GRANT ALL ON shop.* TO app IDENTIFIED BY "{PW2}";', PW2),
     Form("sql", "create user with password", f"CREATE USER app WITH PASSWORD '{PW}';", PW),
+    Form("spoken", "name with a space", f"[api]\nSecret Key = {PW2}\n", PW2),
+    Form("spoken", "gradle signingPassword", f'signing {{ signingPassword "{PW}" }}', PW),
+    Form("spoken", "password is", f"the staging admin password is {CLI}, rotate it after the demo", CLI),
     # --- credential files and code ----------------------------------------------------------
     Form("files", "netrc", f"machine api.example.com\n  login alice\n  password {PW}\n", PW),
     Form("files", "netrc one line", f"machine git.example.com login bob password {PW2}\n", PW2),
@@ -256,5 +259,7 @@ def benign_session() -> str:
         "keytool -list -keystore ks.jks -storepass:env STOREPASS",
         "SELECT id FROM users WHERE password = $1;",
         "UPDATE users SET password = crypt($1, gen_salt('bf'));",
+        "The password is incorrect. The password is required. Your passphrase was accepted.",
+        "if ok: pass 'done' ; bypass \"cache\" ; compass 'north'",
     ]
     return "\n".join(parts) + "\n"
