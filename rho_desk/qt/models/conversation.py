@@ -121,7 +121,7 @@ class ConversationRows:
     result_calls: array[int] = field(default_factory=lambda: array("l"))
     """The call each of ``result_rows`` answers (its number)."""
     build_ms: float = 0.0
-    layout: tuple[int, list[int], list[int]] | None = None
+    layout: tuple[int, array[int], array[int]] | None = None
     """``(width, heights, prefix sums)`` estimated in the worker that built the rows, so the view
     need not spend ~0.1 s per 100k rows on the GUI thread (see ``message_list.RowLayout``)."""
 
