@@ -10,12 +10,19 @@ bridge fans them out; list and search are plain queries.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from ...core.errors import InputError
-from ...core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
+from ...core.stores.library import (
+    RefreshReport,
+    RhoSessionFiles,
+    SessionLibrary,
+    SessionPage,
+    TrashEntry,
+)
 from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
 from ...core.stores.summary import SessionSummary
 from .bridge import EngineBridge, in_thread
@@ -34,6 +41,8 @@ class LibraryService(QObject):
     Args:
         bridge: runs the blocking calls in threads.
         cache_dir, trash_dir: passed to ``SessionLibrary`` (default: platform folders).
+        known_summary: the summary of a transcript the app already holds unchanged
+            (``SessionDocument.current_summary``), so that indexing does not read it again.
     """
 
     sig_opened = Signal(object)
@@ -47,9 +56,11 @@ class LibraryService(QObject):
         *,
         cache_dir: Path | None = None,
         trash_dir: Path | None = None,
+        known_summary: Callable[[Path], SessionSummary | None] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self.known_summary = known_summary
         self.bridge = bridge
         self.cache_dir = cache_dir
         self.trash_dir = trash_dir
@@ -74,7 +85,8 @@ class LibraryService(QObject):
         """Open the library of ``home`` and refresh it (index rebuilt when stale, off-thread)."""
         await self.aclose()
         self._library = await in_thread(
-            SessionLibrary, home, cache_dir=self.cache_dir, trash_dir=self.trash_dir
+            SessionLibrary, home, files=RhoSessionFiles(self.known_summary), cache_dir=self.cache_dir,
+            trash_dir=self.trash_dir,
         )
         self.home = home
         self.demo = demo
