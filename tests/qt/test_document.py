@@ -267,3 +267,15 @@ def test_the_app_indexes_the_library_without_reading_the_opened_session_again(ma
     assert read == [other]
     listed = {Path(s.path): s for s in context.library._lib().list(None).sessions}
     assert listed[opened].message_count == summarize(opened).message_count and listed.keys() == {opened, other}
+
+
+def test_a_refresh_that_read_sessions_gives_the_free_heap_back(make_window, run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rho_desk.qt.services import library
+
+    trims: list[bool] = []
+    monkeypatch.setattr(library, "release_free_memory", lambda: trims.append(True))
+    v3_session(tmp_path, cwd="/work/a")
+    context = make_window(home=tmp_path)
+    assert trims == [True]  # the first refresh summarised the session
+    run(context.library.arefresh())
+    assert trims == [True]  # nothing new to read: nothing to give back

@@ -27,6 +27,7 @@ from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
 from ...core.stores.summary import SessionSummary
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
+from .workers import release_free_memory
 
 __all__ = ["LibraryService"]
 
@@ -96,7 +97,14 @@ class LibraryService(QObject):
     async def arefresh(self, workspace_key: str | None = None) -> OpResult[RefreshReport]:
         """Re-scan the files and reconcile the index (stat only for unchanged transcripts)."""
         library = self._lib()
-        report = await in_thread(library.refresh, workspace_key)
+
+        def refresh() -> RefreshReport:
+            report = library.refresh(workspace_key)
+            if report.changed:
+                release_free_memory()  # re-summarising read whole sessions and kept little
+            return report
+
+        report = await in_thread(refresh)
         self.last_report = report
         self.sig_refreshed.emit(report)
         return OpResult(report, Changes(library=True))
