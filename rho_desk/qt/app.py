@@ -288,7 +288,7 @@ def build_context(
         follow_live=settings.get(PREFS_FOLLOW_LIVE),
     )
     document.set_mode(HistoryMode(settings.get(PREFS_HISTORY_MODE)))
-    library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir)
+    library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir, known_summary=document.current_summary)
     team = TeamService(settings, bridge)
     services = Services(settings, theme, notifier, bridge, document, library, team)
     restore_excepthook = None

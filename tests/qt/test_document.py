@@ -236,3 +236,46 @@ def test_a_snapshot_document_has_no_times_not_january_1970(make_window, run, rho
     view.select_row(0)
     detail = view.detail.meta.text()
     assert "1970" not in shown and "Jan 01" not in shown and "1970" not in detail and "message 1 of" in detail
+
+
+def test_the_library_takes_the_open_files_summary_from_its_tree_while_it_is_unchanged(document: SessionDocument, run, tmp_path: Path,
+                                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from rho_desk.core.stores import library
+    from rho_desk.core.stores.rho_files.summary import summarize
+
+    read: list[Path] = []
+    monkeypatch.setattr(library, "summarize_transcript", lambda path: (read.append(Path(path)), summarize(path))[1])
+    path = v3_session(tmp_path)
+    files = library.RhoSessionFiles(document.current_summary)
+    assert files.summarize(path) == summarize(path) and read == [path]  # nothing open: read
+    run(document.aopen(path))
+    read.clear()
+    assert files.summarize(path) == summarize(path) and read == []  # open and unchanged: not read again
+    _append_turn(path)  # another program wrote to it
+    assert files.summarize(path) == summarize(path) and read == [path]
+
+
+def test_the_app_indexes_the_library_without_reading_the_opened_session_again(make_window, tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from rho_desk.core.stores import library
+    from rho_desk.core.stores.rho_files.summary import summarize
+
+    read: list[Path] = []
+    monkeypatch.setattr(library, "summarize_transcript", lambda path: (read.append(Path(path)), summarize(path))[1])
+    opened, other = v3_session(tmp_path, cwd="/work/a"), v3_session(tmp_path, cwd="/work/b")
+    context = make_window(home=tmp_path, open_file=opened)
+    assert read == [other]
+    listed = {Path(s.path): s for s in context.library._lib().list(None).sessions}
+    assert listed[opened].message_count == summarize(opened).message_count and listed.keys() == {opened, other}
+
+
+def test_a_refresh_that_read_sessions_gives_the_free_heap_back(make_window, run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rho_desk.qt.services import library
+
+    trims: list[bool] = []
+    monkeypatch.setattr(library, "release_free_memory", lambda: trims.append(True))
+    v3_session(tmp_path, cwd="/work/a")
+    context = make_window(home=tmp_path)
+    assert trims == [True]  # the first refresh summarised the session
+    run(context.library.arefresh())
+    assert trims == [True]  # nothing new to read: nothing to give back

@@ -23,6 +23,8 @@ build = qt_app.build_context
 seen = {}
 HEAVY = ("httpx", "keyring", "psycopg", "pydantic", "rho_desk.providers", "rho_desk.core.session.run",
          "rho_desk.core.tools.setup", "rho_desk.core.changes.journal")
+HIDDEN_TABS = ("rho_desk.qt.views.timeline", "rho_desk.qt.views.stats", "rho_desk.qt.views.workspace_changes",
+               "rho_desk.core.changes.build")
 
 def report(context):
     seen["heavy_when_idle"] = sorted(m for m in HEAVY if m in sys.modules)
@@ -36,6 +38,7 @@ def watched(plan, **kwargs):
         if "rows" not in seen:
             seen["rows"] = rows
             seen["heavy_at_paint"] = sorted(m for m in HEAVY if m in sys.modules)
+            seen["hidden_tabs_at_paint"] = sorted(m for m in HIDDEN_TABS if m in sys.modules)
 
     context.window.conversation.sig_rows_shown.connect(shown)
 
@@ -72,3 +75,11 @@ def test_the_conversation_is_painted_without_the_provider_stack(tmp_path: Path) 
     # conversation is continued, the continue panel or the settings dialog opens, or the team
     # library is used
     assert seen["heavy_at_paint"] == [] and seen["heavy_when_idle"] == []
+
+
+def test_the_hidden_tabs_are_made_when_first_shown_not_before_the_first_paint(tmp_path: Path) -> None:
+    # Revisions, Statistics and Changes are not on screen at start-up: their views (and modules)
+    # are made when their tab is first shown
+    seen = _launch(v3_session(tmp_path / "home"), tmp_path)
+    assert isinstance(seen["rows"], int) and seen["rows"] > 0
+    assert seen["hidden_tabs_at_paint"] == []

@@ -55,6 +55,23 @@ def test_tool_calls_pair_with_their_results_and_kinds_are_right() -> None:
     assert rows.resume_cut == len(history)
 
 
+def test_several_calls_of_one_message_pair_with_their_results_by_id() -> None:
+    def calls(*ids: str) -> Message:
+        return Message.assistant_blocks(ContentBlock.of_tool_call(i, f"tool_{i}", {}) for i in ids)
+
+    history = (Message.user_text("go"), calls("a", "b", "c"), Message.result("b", True, "B"), Message.result("a", True, "A"),
+               Message.result("zz", True, "orphan"), calls("d"), Message.result("d", False, "D"))  # fmt: skip
+    rows = build_rows(history)
+    assert [(k.index, k.call_id, k.name, k.result_row) for k in rows.links(1)] == [
+        (0, "a", "tool_a", 3), (1, "b", "tool_b", 2), (2, "c", "tool_c", None)]  # fmt: skip
+    assert [(k.call_row, k.index, k.call_id) for k in rows.links(5)] == [(5, 0, "d")]
+    assert rows.links(0) == [] and rows.links(2) == []
+    found = [rows.link_of_result(r) for r in (2, 3, 4, 6)]
+    assert [(k.call_row, k.index, k.name) if k else None for k in found] == [(1, 1, "tool_b"), (1, 0, "tool_a"), None, (5, 0, "tool_d")]
+    assert rows.link_of_result(1) is None
+    assert rows.resume_cut == 1  # results out of order: that turn is not resumed
+
+
 def test_an_unanswered_call_marks_the_rest_as_not_resumed() -> None:
     t = turn(1)
     history = (*t[:2], Message.user_text("interrupting"), *turn(2))  # call_1 never answered

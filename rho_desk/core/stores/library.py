@@ -28,7 +28,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -616,7 +616,14 @@ class RhoSessionFiles:
 
     Discovery, workspace keys, the header reader, the summariser and the leases all come from
     ``rho_files``; this class only adapts their shapes to :class:`SessionFiles`.
+
+    Args:
+        known: gives the summary of a transcript already read and unchanged since (the one a
+            person has open in the app), or ``None``; such a transcript is not read again.
     """
+
+    def __init__(self, known: Callable[[Path], SessionSummary | None] | None = None) -> None:
+        self.known = known
 
     def workspace_key(self, cwd: str) -> str:
         return workspace_key_of(cwd)
@@ -645,6 +652,10 @@ class RhoSessionFiles:
         return read_header(transcript).cwd
 
     def summarize(self, transcript: Path) -> SessionSummary:
+        if self.known is not None:
+            summary = self.known(transcript)
+            if summary is not None:
+                return summary
         return summarize_transcript(transcript)
 
     def exclusive_lease(self, unit: UnitRef) -> AbstractContextManager[object]:

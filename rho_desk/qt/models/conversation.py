@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import enum
 import re
 import time
@@ -105,12 +106,22 @@ class ConversationRows:
     images: bytearray
     resume_cut: int
     """Rows from here on are not part of what Rho resumes (an incomplete tool turn)."""
-    calls: dict[int, list[list[Any]]] = field(default_factory=dict)
-    """Calling row -> ``[call id, tool name, result row or None]`` per tool call, in order."""
-    result_of: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """Result row -> ``(calling row, index of the call)``."""
+    call_rows: array[int] = field(default_factory=lambda: array("l"))
+    """The rows that make tool calls, in order."""
+    call_first: array[int] = field(default_factory=lambda: array("l", [0]))
+    """Per calling row (same place in ``call_rows``), the number of its first call; then the
+    number of calls in all: a row's calls are ``call_first[i]`` to ``call_first[i + 1]``."""
+    call_ids: list[str] = field(default_factory=list)
+    """Every tool call's id, by call number (the message's own strings)."""
+    call_names: list[str] = field(default_factory=list)
+    call_result: array[int] = field(default_factory=lambda: array("l"))
+    """Every call's result row, by call number; -1 while unanswered."""
+    result_rows: array[int] = field(default_factory=lambda: array("l"))
+    """The tool-result rows that answer an earlier call, in order."""
+    result_calls: array[int] = field(default_factory=lambda: array("l"))
+    """The call each of ``result_rows`` answers (its number)."""
     build_ms: float = 0.0
-    layout: tuple[int, list[int], list[int]] | None = None
+    layout: tuple[int, array[int], array[int]] | None = None
     """``(width, heights, prefix sums)`` estimated in the worker that built the rows, so the view
     need not spend ~0.1 s per 100k rows on the GUI thread (see ``message_list.RowLayout``)."""
 
@@ -119,16 +130,24 @@ class ConversationRows:
 
     def links(self, row: int) -> list[ToolLink]:
         """The tool calls made by ``row``, each with the row of its result."""
-        return [ToolLink(row, i, c[0], c[1], c[2]) for i, c in enumerate(self.calls.get(row, ()))]
+        at = bisect.bisect_left(self.call_rows, row)
+        if at == len(self.call_rows) or self.call_rows[at] != row:
+            return []
+        first = self.call_first[at]
+        return [self._link(row, k - first, k) for k in range(first, self.call_first[at + 1])]
 
     def link_of_result(self, row: int) -> ToolLink | None:
         """The call a tool-result row answers (``None`` when no earlier call has its id)."""
-        hit = self.result_of.get(row)
-        if hit is None:
+        at = bisect.bisect_left(self.result_rows, row)
+        if at == len(self.result_rows) or self.result_rows[at] != row:
             return None
-        call_row, index = hit
-        c = self.calls[call_row][index]
-        return ToolLink(call_row, index, c[0], c[1], c[2])
+        k = self.result_calls[at]
+        caller = bisect.bisect_right(self.call_first, k) - 1
+        return self._link(self.call_rows[caller], k - self.call_first[caller], k)
+
+    def _link(self, row: int, index: int, k: int) -> ToolLink:
+        result = self.call_result[k]
+        return ToolLink(row, index, self.call_ids[k], self.call_names[k], None if result < 0 else result)
 
     def extends(self, other: ConversationRows) -> bool:
         """Whether this history starts with all of ``other``'s messages (a live append)."""
@@ -170,9 +189,14 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
     newlines = array("l", bytes(8 * n))
     extra = bytearray(n)
     images = bytearray(n)
-    calls: dict[int, list[list[Any]]] = {}
-    result_of: dict[int, tuple[int, int]] = {}
-    pending: dict[str, tuple[int, int]] = {}
+    call_rows: array[int] = array("l")
+    call_first: array[int] = array("l")
+    call_ids: list[str] = []
+    call_names: list[str] = []
+    call_result: array[int] = array("l")
+    result_rows: array[int] = array("l")
+    result_calls: array[int] = array("l")
+    pending: dict[str, int] = {}
     USER, ASSISTANT, ABORTED, MARKER = 1, 2, 3, 5
     marker = MARKER_PREFIX
     pop = pending.pop
@@ -190,8 +214,9 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
                 newlines[row] = content.count("\n")
                 hit = pop(result.id, None)
                 if hit is not None:
-                    result_of[row] = hit
-                    calls[hit[0]][hit[1]][2] = row
+                    result_rows.append(row)
+                    result_calls.append(hit)
+                    call_result[hit] = row
                 continue
             detail = m.enriched_assistant
             if detail is not None:
@@ -220,7 +245,7 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
             newlines[row] = body.count("\n")
             continue
         size = lines = pics = 0
-        links: list[list[Any]] | None = None
+        first_call = -1
         for block in blocks:
             text = block.text
             if text is not None:
@@ -231,18 +256,23 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
             else:
                 call = block.tool_call
                 assert call is not None, "a content block is one of its variants"
-                if links is None:
-                    links = calls[row] = []
-                pending[call.id] = (row, len(links))
-                links.append([call.id, call.name, None])
+                number = len(call_ids)
+                if first_call < 0:
+                    first_call = number
+                    call_rows.append(row)
+                    call_first.append(number)
+                pending[call.id] = number
+                call_ids.append(call.id)
+                call_names.append(call.name)
+                call_result.append(-1)
         if size:
             chars[row] = size - 2
             newlines[row] = lines - 1
         if pics:
             images[row] = pics if pics < 255 else 255
         more = 0
-        if links is not None:
-            ncalls = len(links)
+        if first_call >= 0:
+            ncalls = len(call_ids) - first_call
             more = ncalls if ncalls <= MAX_TOOL_LINES else MAX_TOOL_LINES + 1
         if detail is not None:
             if detail.reasoning_summary:
@@ -255,10 +285,12 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
         if more:
             extra[row] = more if more < 255 else 255
     # the resume cut (§6.5) from core's rule, over the tool turns this pass found
-    turns = ((row, [link[0] for link in links]) for row, links in calls.items() if kinds[row] == ASSISTANT)
+    call_first.append(len(call_ids))
+    turns = ((row, call_ids[call_first[i] : call_first[i + 1]]) for i, row in enumerate(call_rows) if kinds[row] == ASSISTANT)
     cut = check_tool_turns(messages, turns)[0]
-    return ConversationRows(messages, timestamps, kinds, chars, newlines, extra, images, cut, calls,
-                            result_of, (time.perf_counter() - start) * 1000)  # fmt: skip
+    return ConversationRows(messages, timestamps, kinds, chars, newlines, extra, images, cut, call_rows, call_first,
+                            call_ids, call_names, call_result, result_rows, result_calls,
+                            (time.perf_counter() - start) * 1000)  # fmt: skip
 
 
 @dataclass(slots=True)

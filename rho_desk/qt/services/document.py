@@ -50,6 +50,7 @@ import asyncio
 import contextlib
 import enum
 import functools
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -69,7 +70,9 @@ from ...core.stores.rho_files import (
     fork_session,
 )
 from ...core.stores.rho_files.records import StoredDisplayMessage
+from ...core.stores.rho_files.summary import summary_of
 from ...core.stores.rho_files.tail import Appended, NeedsFullReload, apply_appended, read_appended
+from ...core.stores.summary import SessionSummary
 from ...core.wire import Message, SessionSnapshot
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
@@ -301,6 +304,28 @@ class SessionDocument(QObject):
         """The complete snapshot Rho would resume ``node`` (default: the selection) with."""
         tree = self._tree_or_fail()
         return tree.snapshot(node or self.selected)
+
+    def current_summary(self, transcript: Path) -> SessionSummary | None:
+        """The index summary of ``transcript`` from the open tree, when it is the open file as it
+        is on disk now (same file, size and mtime) and reading it again would give this very tree
+        (read whole and under its own name); else ``None``. Blocking: for the library's worker
+        thread, which then need not read a session the user has open a second time.
+        """
+        with self.tree_lock:
+            file = self.file
+            if file is None or self.is_snapshot_document or file.damage is not None:
+                return None
+            name_id = file.unit.session_id
+            if name_id is not None and file.tree.session_id != name_id:
+                return None  # opened under another name: the library's strict read refuses it
+            try:
+                st = os.stat(transcript)
+            except OSError:
+                return None
+            end = file.end
+            if not end.same_file(st) or (st.st_size, st.st_mtime_ns) != (end.size, end.mtime_ns):
+                return None
+            return summary_of(file)
 
     def run_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn(*args, **kwargs)`` holding the tree lock (blocking: call it in a worker thread).

@@ -10,16 +10,24 @@ bridge fans them out; list and search are plain queries.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from ...core.errors import InputError
-from ...core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
+from ...core.stores.library import (
+    RefreshReport,
+    RhoSessionFiles,
+    SessionLibrary,
+    SessionPage,
+    TrashEntry,
+)
 from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
 from ...core.stores.summary import SessionSummary
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
+from .workers import release_free_memory
 
 __all__ = ["LibraryService"]
 
@@ -34,6 +42,8 @@ class LibraryService(QObject):
     Args:
         bridge: runs the blocking calls in threads.
         cache_dir, trash_dir: passed to ``SessionLibrary`` (default: platform folders).
+        known_summary: the summary of a transcript the app already holds unchanged
+            (``SessionDocument.current_summary``), so that indexing does not read it again.
     """
 
     sig_opened = Signal(object)
@@ -47,9 +57,11 @@ class LibraryService(QObject):
         *,
         cache_dir: Path | None = None,
         trash_dir: Path | None = None,
+        known_summary: Callable[[Path], SessionSummary | None] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self.known_summary = known_summary
         self.bridge = bridge
         self.cache_dir = cache_dir
         self.trash_dir = trash_dir
@@ -74,7 +86,8 @@ class LibraryService(QObject):
         """Open the library of ``home`` and refresh it (index rebuilt when stale, off-thread)."""
         await self.aclose()
         self._library = await in_thread(
-            SessionLibrary, home, cache_dir=self.cache_dir, trash_dir=self.trash_dir
+            SessionLibrary, home, files=RhoSessionFiles(self.known_summary), cache_dir=self.cache_dir,
+            trash_dir=self.trash_dir,
         )
         self.home = home
         self.demo = demo
@@ -84,7 +97,14 @@ class LibraryService(QObject):
     async def arefresh(self, workspace_key: str | None = None) -> OpResult[RefreshReport]:
         """Re-scan the files and reconcile the index (stat only for unchanged transcripts)."""
         library = self._lib()
-        report = await in_thread(library.refresh, workspace_key)
+
+        def refresh() -> RefreshReport:
+            report = library.refresh(workspace_key)
+            if report.changed:
+                release_free_memory()  # re-summarising read whole sessions and kept little
+            return report
+
+        report = await in_thread(refresh)
         self.last_report = report
         self.sig_refreshed.emit(report)
         return OpResult(report, Changes(library=True))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -56,17 +56,17 @@ from .browser import SessionBrowserView
 from .conversation import ConversationView
 from .recovery import SessionNotice
 from .resources import Icon, icon, pixmap
-from .stats import StatisticsView
 from .team_browser import TeamBrowserView
 from .text import plural, session_title, shorten, size_text
-from .timeline import RevisionTimelineView
 from .widgets import ElidedLabel
-from .workspace_changes import ChangesView, reveal_message, turn_of_current_row
 
 if TYPE_CHECKING:
     from ..services.context import Services
+    from .stats import StatisticsView
     from .theme import Theme
+    from .timeline import RevisionTimelineView
     from .usage import UsageView, UsageWindow
+    from .workspace_changes import ChangesView
 
 __all__ = ["DemoBanner", "DocumentHeader", "MainWindow"]
 
@@ -114,6 +114,34 @@ class DocumentHeader(QFrame):
         layout.addWidget(self.facts)
 
 
+class LazyPage(QWidget):
+    """A tab's page whose view is made the first time the page is shown or the view asked for.
+
+    The Revisions, Statistics and Changes tabs are hidden at start-up: making them (and
+    importing their modules) before the first paint cost a launch ~90 ms. ``ensure`` makes the
+    view (the window's property for it), which the window then :meth:`put` here.
+    """
+
+    def __init__(self, ensure: Callable[[], object], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._ensure = ensure
+        self.made = False
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(0)
+
+    def put(self, view: QWidget) -> None:
+        self._layout.addWidget(view)
+        self.made = True
+        if self.isVisible():
+            view.show()  # now, not at the next turn of the event loop: it fills itself when shown
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if not self.made:
+            self._ensure()
+        super().showEvent(event)
+
+
 class MainWindow(QMainWindow):
     """The app window (see the module docstring).
 
@@ -152,18 +180,20 @@ class MainWindow(QMainWindow):
         self.browser = SessionBrowserView(services.library, bridge, document, theme, services.settings)
         self.header = DocumentHeader()
         self.conversation = ConversationView(document, bridge, theme)
-        self.revisions = RevisionTimelineView(document, bridge, theme)
-        self.statistics = StatisticsView(document, bridge, theme, services.settings,
-                                         ledger_home=lambda: services.library.home)
+        self._revisions: RevisionTimelineView | None = None
+        self._statistics: StatisticsView | None = None
+        self._changes: ChangesView | None = None
+        self._revisions_page = LazyPage(lambda: self.revisions)
+        self._statistics_page = LazyPage(lambda: self.statistics)
+        self._changes_page = LazyPage(lambda: self.changes)
         self.usage_window: UsageWindow | None = None
         self.tabs = QTabWidget()
         self.tabs.setObjectName("DocumentTabs")
         self.tabs.setAccessibleName("Session views")
         self.tabs.setDocumentMode(True)
-        self.changes = ChangesView(document, bridge, services.library)
         self._tab_icons: tuple[tuple[QWidget, Icon], ...] = (
-            (self.conversation, Icon.CONVERSATION), (self.revisions, Icon.TIMELINE),
-            (self.statistics, Icon.STATS), (self.changes, Icon.DIFF))  # fmt: skip
+            (self.conversation, Icon.CONVERSATION), (self._revisions_page, Icon.TIMELINE),
+            (self._statistics_page, Icon.STATS), (self._changes_page, Icon.DIFF))  # fmt: skip
         """Each tab's icon, drawn again in the theme's text colour when the theme changes."""
         for (view, which), name in zip(self._tab_icons, ("Conversation", "Revisions", "Statistics", "Changes"),
                                        strict=True):  # fmt: skip
@@ -233,7 +263,7 @@ class MainWindow(QMainWindow):
         a.attach("view.revisions", lambda: self.show_tab(TAB_REVISIONS))
         a.attach("view.statistics", lambda: self.show_tab(TAB_STATISTICS))
         a.attach("view.changes", lambda: self.show_tab(TAB_CHANGES))
-        a.attach("view.turn_changes", self._in_tab(TAB_CHANGES, lambda: self.changes.show_turn(turn_of_current_row(self.conversation))))
+        a.attach("view.turn_changes", self._in_tab(TAB_CHANGES, self._show_turn_changes))
         a.attach("view.model_history", self._on_model_history_action)
         a.attach("view.next_message", self._in_tab(TAB_CONVERSATION, c.next_message))
         a.attach("view.previous_message", self._in_tab(TAB_CONVERSATION, c.previous_message))
@@ -249,10 +279,66 @@ class MainWindow(QMainWindow):
         a.attach("revision.previous", lambda: self.services.document.select_relative(-1))
         a.attach("revision.next", lambda: self.services.document.select_relative(1))
         a.attach("revision.active", lambda: self.services.document.select(None))
-        a.attach("revision.diff_base", self.revisions.mark_diff_base)
-        self.revisions.make_active_handler = lambda: a.trigger("revision.make_active")
-        self.revisions.fork_handler = lambda: a.trigger("revision.fork")
-        a.attach("revision.diff", self._in_tab(TAB_REVISIONS, self.revisions.diff_selected))
+        a.attach("revision.diff_base", lambda: self.revisions.mark_diff_base())
+        a.attach("revision.diff", self._in_tab(TAB_REVISIONS, lambda: self.revisions.diff_selected()))
+
+    # -- the tabs made when first shown -----------------------------------------------------------------
+
+    @property
+    def revisions(self) -> RevisionTimelineView:
+        if self._revisions is None:
+            self._revisions = self._make_revisions()
+            self._revisions_page.put(self._revisions)
+        return self._revisions
+
+    @property
+    def statistics(self) -> StatisticsView:
+        if self._statistics is None:
+            self._statistics = self._make_statistics()
+            self._statistics_page.put(self._statistics)
+        return self._statistics
+
+    @property
+    def changes(self) -> ChangesView:
+        if self._changes is None:
+            self._changes = self._make_changes()
+            self._changes_page.put(self._changes)
+        return self._changes
+
+    def _make_revisions(self) -> RevisionTimelineView:
+        from .timeline import RevisionTimelineView
+
+        ctx, a = self.services, self.app_actions
+        view = RevisionTimelineView(ctx.document, ctx.bridge, ctx.theme.theme)
+        view.make_active_handler = lambda: a.trigger("revision.make_active")
+        view.fork_handler = lambda: a.trigger("revision.fork")
+        view.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
+        data = ctx.settings.get(PERSIST_REVISIONS_SPLITTER)
+        if data:
+            view.splitter.restoreState(data)
+        return view
+
+    def _make_statistics(self) -> StatisticsView:
+        from .stats import StatisticsView
+
+        ctx = self.services
+        view = StatisticsView(ctx.document, ctx.bridge, ctx.theme.theme, ctx.settings, ledger_home=lambda: ctx.library.home)
+        view.sig_revision_requested.connect(lambda node: ctx.document.select(node))
+        return view
+
+    def _make_changes(self) -> ChangesView:
+        from .workspace_changes import ChangesView, reveal_message
+
+        ctx = self.services
+        view = ChangesView(ctx.document, ctx.bridge, ctx.library)
+        view.sig_message_requested.connect(self._in_row(TAB_CONVERSATION, lambda row: reveal_message(ctx.document, self.conversation, row)))
+        view.sig_open_requested.connect(lambda path, _file: self.commands.open_path(path))
+        return view
+
+    def _show_turn_changes(self) -> None:
+        from .workspace_changes import turn_of_current_row
+
+        self.changes.show_turn(turn_of_current_row(self.conversation))
 
     def _in_tab(self, tab: int, then: Callable[[], object]) -> Callable[[], None]:
         """A handler that shows ``tab``, then runs ``then``."""
@@ -295,10 +381,6 @@ class MainWindow(QMainWindow):
         self.browser.sig_open_requested.connect(self.commands.open_path)
         self.browser.sig_match_requested.connect(self._on_browser_match_requested)
         self.browser.sig_listing_shown.connect(lambda _n: self._update_header())
-        self.revisions.sig_show_conversation.connect(lambda: self.show_tab(TAB_CONVERSATION))
-        self.statistics.sig_revision_requested.connect(lambda node: document.select(node))
-        self.changes.sig_message_requested.connect(self._in_row(TAB_CONVERSATION, lambda row: reveal_message(document, self.conversation, row)))
-        self.changes.sig_open_requested.connect(lambda path, _file: self.commands.open_path(path))
 
     def _on_scope_tab_changed(self, index: int) -> None:
         if self.scopes.widget(index) is self.team_browser:
@@ -412,9 +494,11 @@ class MainWindow(QMainWindow):
         self._update_state()
 
     def _on_theme_changed(self, theme: Theme) -> None:
-        for view in (self.conversation, self.revisions, self.statistics, self.browser, self.notice,
-                     self.team_browser):
+        for view in (self.conversation, self.browser, self.notice, self.team_browser):
             view.set_theme(theme)
+        for made in (self._revisions, self._statistics):
+            if made is not None:
+                made.set_theme(theme)
         for key, spec in ((k, self.app_actions.spec(k)) for k in self.app_actions.ids()):
             if spec.icon:
                 self.app_actions[key].setIcon(icon(spec.icon, theme.text))
@@ -450,8 +534,7 @@ class MainWindow(QMainWindow):
         if state:
             self.restoreState(state)
         for setting, splitter in ((PERSIST_BROWSER_SPLITTER, self.splitter),
-                                  (PERSIST_CONVERSATION_SPLITTER, self.conversation.splitter),
-                                  (PERSIST_REVISIONS_SPLITTER, self.revisions.splitter)):  # fmt: skip
+                                  (PERSIST_CONVERSATION_SPLITTER, self.conversation.splitter)):  # fmt: skip
             data = s.get(setting)
             if data:
                 splitter.restoreState(data)
@@ -464,7 +547,8 @@ class MainWindow(QMainWindow):
         s.set(PERSIST_WINDOW_STATE, bytes(self.saveState().data()))
         s.set(PERSIST_BROWSER_SPLITTER, bytes(self.splitter.saveState().data()))
         s.set(PERSIST_CONVERSATION_SPLITTER, bytes(self.conversation.splitter.saveState().data()))
-        s.set(PERSIST_REVISIONS_SPLITTER, bytes(self.revisions.splitter.saveState().data()))
+        if self._revisions is not None:  # else its stored layout stands as it was
+            s.set(PERSIST_REVISIONS_SPLITTER, bytes(self.revisions.splitter.saveState().data()))
 
     # -- drag and drop, close ---------------------------------------------------------------------------
 
@@ -496,3 +580,4 @@ class MainWindow(QMainWindow):
         """Close for real (after the app's shutdown)."""
         self._close_ready = True
         self.close()
+

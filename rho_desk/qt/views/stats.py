@@ -377,8 +377,9 @@ class StatisticsView(QWidget):
         self.theme = theme
         self.data: StatsData | None = None
         self._generation = 0
-        self._stale = False
-        """The selection changed while the tab was hidden: compute when it is shown."""
+        self._stale = True
+        """The selection changed while the tab was hidden (or before the view was made, when the tab
+        was first shown): compute when it is shown."""
         self._profiles: list[tuple[str, str, int | None]] | None = None
 
         self.cards = {

@@ -112,9 +112,10 @@ class RevisionTimelineView(QWidget):
         self._diff_tree: Any = None
         """The tree the diff pane's state belongs to (diff state never outlives its session)."""
         self._syncing = False
-        self._stale = False
-        """The document changed while the tab was hidden: catch up when it is shown (a 4,000-node
-        tree costs tens of milliseconds to rebuild; a hidden tab should not make opening slower)."""
+        self._stale = True
+        """The document changed while the tab was hidden (or before the view was made, when the tab
+        was first shown): catch up when it is shown (a 4,000-node tree costs tens of milliseconds
+        to rebuild; a hidden tab should not make opening slower)."""
 
         self.summary = ElidedLabel("", mode=Qt.TextElideMode.ElideRight)
         self.summary.setProperty("muted", True)

@@ -16,6 +16,8 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import Final
 
@@ -24,7 +26,7 @@ from msgspec.structs import force_setattr
 
 from ...errors import InputError, StorageError
 from ...wire.codec import TruncatedJson, gc_paused, translate_error
-from ...wire.model import Message
+from ...wire.model import AbortedAssistant, AssistantMessage, Message
 from ...wire.snapshot import SessionSnapshot
 from .errors import (
     CorruptRecord,
@@ -44,6 +46,7 @@ from .records import (
     SnapshotDeltaRecord,
     SnapshotRecord,
     StoredDisplayMessage,
+    StoredSnapshotDelta,
 )
 from .tree import SessionTree
 
@@ -330,6 +333,7 @@ def _parse_lines(
     ends_with_newline = True
     tail = b""
     decode = decode_line
+    shared: dict[object, object] = {}
     with gc_paused():
         for raw in lines:
             line += 1
@@ -364,7 +368,7 @@ def _parse_lines(
                 tree = _start(record, source, line, name_id)
             else:
                 if share:
-                    share_display(record)
+                    share_display(record, shared)
                 if tolerant:
                     try:
                         tree.apply(record, line=line, offset=pos)
@@ -411,8 +415,9 @@ def decode_line(raw: bytes, terminated: bool, source: str, line: int) -> Record 
         raise _as_corrupt(error) from None
 
 
-def share_display(record: Record) -> None:
-    """Let the record's display entries hold the very message objects of its history.
+def share_display(record: Record, shared: dict[object, object] | None = None) -> None:
+    """Let the record's display entries hold the very message objects of its history, and its
+    repeated small values one object each.
 
     A save stores most messages twice: once in the snapshot (or delta) history and once as
     display history (storage.md §5.4-§5.6), and decoding makes two equal objects of each. A 100k
@@ -421,16 +426,84 @@ def share_display(record: Record) -> None:
     the record's own timestamp string), so the copy is freed at once. Nothing changes in value
     (equality is value equality: two tool-call argument objects with their keys in another
     order would count as equal, which Rho, writing both from one value, never produces).
+
+    ``shared``: the values met so far in this file (one per read); the provenance of every
+    assistant message, the record's provider and session id and the tool names are replaced
+    by the first equal one (a session names a handful of models and tools tens of thousands of
+    times: ~12 MB of copies in a 100k-message session).
     """
     if isinstance(record, SnapshotDeltaRecord):
-        _share(record.display_messages, record.delta.appended_history, record.timestamp)
+        history = record.delta.appended_history
     elif isinstance(record, SnapshotRecord):
-        _share(record.display_messages, record.snapshot.history, record.timestamp)
+        history = record.snapshot.history
     elif isinstance(record, NodeRecord):
         transition = record.transition
         history = (transition.delta.appended_history if isinstance(transition, DeltaTransition)
                    else transition.snapshot.history)  # fmt: skip
-        _share(record.display_messages, history, record.timestamp)
+    else:
+        return
+    if shared is not None:
+        _intern(record, history, shared)
+    display = record.display_messages
+    if display and history:
+        shown = _share_slice(display, history, record.timestamp)
+        if shown is not None:
+            force_setattr(record, "display_messages", shown)
+        else:
+            _share(display, history, record.timestamp)
+
+
+_message_of: Final = attrgetter("message")
+_timestamp_of: Final = attrgetter("timestamp")
+
+
+def _share_slice(
+    display: tuple[StoredDisplayMessage, ...], history: tuple[Message, ...], timestamp: str
+) -> tuple[StoredDisplayMessage, ...] | None:
+    """The common case in C loops: the display entries are, in order, the messages of a slice
+    of the history that ends at its end (a turn's messages, maybe after the system prompt), all
+    saved at the record's time. Then new entries are made of the history's objects; else
+    ``None`` (the general walk of :func:`_share` handles it)."""
+    m, n = len(display), len(history)
+    if m > n:
+        return None
+    start = n - m
+    part = history[start:]
+    if tuple(map(_message_of, display)) != part or list(map(_timestamp_of, display)).count(timestamp) != m:
+        return None
+    return tuple(map(StoredDisplayMessage, repeat(timestamp, m), part))
+
+
+def _intern(record: SnapshotRecord | SnapshotDeltaRecord | NodeRecord, history: tuple[Message, ...],
+            shared: dict[object, object]) -> None:  # fmt: skip
+    """Replace the record's provider and session id, and its history's provenances and tool
+    names, by the equal objects already in ``shared`` (adding those not yet there)."""
+    get = shared.setdefault
+    state: StoredSnapshotDelta | SessionSnapshot
+    if isinstance(record, SnapshotDeltaRecord):
+        state = record.delta
+    elif isinstance(record, SnapshotRecord):
+        state = record.snapshot
+    else:
+        transition = record.transition
+        state = transition.delta if isinstance(transition, DeltaTransition) else transition.snapshot
+    force_setattr(state, "provider", get(state.provider, state.provider))
+    force_setattr(state, "session_id", get(state.session_id, state.session_id))
+    for message in history:
+        assistant: AssistantMessage | AbortedAssistant | None = message.enriched_assistant
+        if assistant is None:
+            assistant = message.aborted_assistant
+            if assistant is None:
+                continue
+        identity = assistant.provenance
+        if identity is not None:
+            same = get(identity, identity)
+            if same is not identity:
+                force_setattr(assistant, "provenance", same)
+        for block in assistant.content:
+            call = block.tool_call
+            if call is not None:
+                force_setattr(call, "name", get(call.name, call.name))
 
 
 def _share(display: tuple[StoredDisplayMessage, ...], history: tuple[Message, ...], timestamp: str) -> None:

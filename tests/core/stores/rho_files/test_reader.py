@@ -23,6 +23,7 @@ from rho_desk.core.stores.rho_files import (
 
 from ....conftest import RHO_FIXTURES
 from .helpers import (
+    PROVIDER,
     SID,
     V4_EXAMPLE,
     assistant,
@@ -488,3 +489,25 @@ def test_display_entries_hold_the_history_messages_themselves() -> None:
 def test_a_tree_node_display_shares_too() -> None:
     tree = load(header(4), ROOT, node("n1", "r", "11", dlt=delta(1, 2, [user("u2")]), display=shown("11", user("u2"))))
     assert tree.display(markers=False, trimmed=False)[-1].message is tree.history()[-1]
+
+
+def test_repeated_identities_and_tool_names_are_one_object_each() -> None:
+    def enriched(text: str, call: str) -> dict:
+        return {"EnrichedAssistant": {"content": [{"Text": text}, {"ToolCall": {"id": call, "name": "bash", "arguments": {}}}],
+                                      "provenance": dict(PROVIDER)}}  # fmt: skip
+
+    first, second = enriched("a1", "c1"), enriched("a2", "c2")
+    tree = load(
+        header(3),
+        legacy_snapshot("10", snapshot(1, [user("u1"), first, tool_result("c1")]), shown("10", user("u1"), first, tool_result("c1"))),
+        legacy_delta("11", delta(1, 2, [user("u2"), second, tool_result("c2")]), shown("11", user("u2"), second, tool_result("c2"))),
+    )
+    history = tree.history()
+    one, two = history[1].enriched_assistant, history[4].enriched_assistant
+    assert one is not None and two is not None and one.provenance == two.provenance
+    assert one.provenance is two.provenance  # one object per distinct identity, not one per message
+    assert one.content[1].tool_call.name is two.content[1].tool_call.name  # type: ignore[union-attr]
+    root, leaf = tree.nodes.values()
+    assert tree.snapshot(leaf).provider is tree.snapshot(root).provider
+    display = tree.display(markers=False, trimmed=False)
+    assert display[1].message is history[1] and display[4].message is history[4]
