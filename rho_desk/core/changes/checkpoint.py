@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
+import msgspec
+
 from ..errors import InputError, StorageError
 from ..fsio import fsync_dir, write_all
 from ..tools.beneath import CHANGED, open_file_beneath, open_root
@@ -99,8 +101,7 @@ def sha256_hex(data: bytes) -> str:
 # -- types ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class BasicFileMetadata:
+class BasicFileMetadata(msgspec.Struct, frozen=True):
     """Portable metadata that affects restored file behaviour."""
 
     readonly: bool
@@ -136,20 +137,17 @@ class UnsupportedPath:
         return {"symlink": "a symbolic link", "non_regular": "not a regular file", "unreadable": "unreadable"}[self.kind]
 
 
-@dataclass(frozen=True, slots=True)
-class Absent:
+class Absent(msgspec.Struct, frozen=True):
     """The path did not exist."""
 
 
-@dataclass(frozen=True, slots=True)
-class Unsupported:
+class Unsupported(msgspec.Struct, frozen=True):
     """The path existed but could not be captured safely."""
 
     reason: UnsupportedPath
 
 
-@dataclass(frozen=True, slots=True)
-class CapturedRegularFile:
+class CapturedRegularFile(msgspec.Struct, frozen=True):
     """A regular file captured before the first mutation in a turn (content included)."""
 
     bytes: bytes
@@ -157,8 +155,7 @@ class CapturedRegularFile:
     digest: str
 
 
-@dataclass(frozen=True, slots=True)
-class ObservedRegular:
+class ObservedRegular(msgspec.Struct, frozen=True):
     """A regular file as observed, content-free (expected-after and current comparisons)."""
 
     digest: str
@@ -170,16 +167,14 @@ OriginalFileState = Absent | CapturedRegularFile | Unsupported
 ObservedFileState = Absent | ObservedRegular | Unsupported
 
 
-@dataclass(frozen=True, slots=True)
-class FileCheckpoint:
+class FileCheckpoint(msgspec.Struct, frozen=True):
     path: str
     """Absolute path, as captured."""
     original: OriginalFileState
     expected_after: ObservedFileState
 
 
-@dataclass(frozen=True, slots=True)
-class UntrackedEffect:
+class UntrackedEffect(msgspec.Struct, frozen=True):
     """A side effect the checkpoint does not claim to reverse."""
 
     kind: str
@@ -212,8 +207,7 @@ class WorkspaceCheckpoint:
     """1-based journal line it was read from (not on the wire)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ReadJournal:
+class ReadJournal(msgspec.Struct, frozen=True):
     checkpoints: tuple[WorkspaceCheckpoint, ...]
     valid_len: int
     """Bytes of whole, valid records (an append truncates to this first)."""
@@ -607,8 +601,7 @@ class RestoreClassification(enum.Enum):
         return self in (RestoreClassification.CREATE, RestoreClassification.MODIFY, RestoreClassification.DELETE)
 
 
-@dataclass(frozen=True, slots=True)
-class RestorePlanEntry:
+class RestorePlanEntry(msgspec.Struct, frozen=True):
     path: str
     classification: RestoreClassification
 

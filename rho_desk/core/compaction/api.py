@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from ..errors import InvalidConfiguration, InvalidHostResponse
 from ..provider import CancellationMode
 from ..wire.model import Message, ModelUsage
@@ -31,8 +33,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionRequest:
+class CompactionRequest(msgspec.Struct, frozen=True):
     messages: tuple[Message, ...]
     """The history to compact (the candidate history, for automatic compaction)."""
     cancellation: CancellationToken
@@ -74,8 +75,7 @@ class _PolicyKind(enum.Enum):
     TOKENS = "tokens"
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionPolicy:
+class CompactionPolicy(msgspec.Struct, frozen=True):
     """When automatic compaction triggers: at or above a nonzero threshold."""
 
     kind: _PolicyKind
