@@ -56,7 +56,6 @@ from .records import (
     StoredDisplayMessage,
     StoredSnapshotDelta,
 )
-from .summary import record_written
 from .tree import RevisionNode, SessionTree
 from .views import default_prompt_cache_key
 
@@ -436,6 +435,8 @@ class SessionWriter:
 
     def _record_in_index(self) -> None:
         """Rho's index row follows every write, as Rho's own save keeps it (storage.md §10.4)."""
+        from .summary import record_written  # with Rho's SQLite index: not needed until a write
+
         record_written(self.tree, self.session.unit, self.path, self._end.size, self._end.mtime_ns)
 
     def _append(self, data: bytes) -> None:
