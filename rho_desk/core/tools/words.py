@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+import msgspec
+
 from ..session.events import ToolCallFailure, ToolCallResult, ToolCallSuccess
 from ..sizes import size_text
 from ..visible import one_line
@@ -64,8 +66,7 @@ def _lines(n: int) -> str:
     return f"{n} line{'s' * (n != 1)}"
 
 
-@dataclass(frozen=True, slots=True)
-class CallWritten:
+class CallWritten(msgspec.Struct, frozen=True):
     """How far the model has written one tool call's arguments."""
 
     index: int
