@@ -89,6 +89,7 @@ _LOADED_AFTER_THE_REQUEST = (
     "rho_desk.core.tools.search",  # the tools' implementations, loaded by their first call
     "rho_desk.core.tools.shell",
     "rho_desk.core.tools.hashline",
+    "difflib",  # the diff of a write or edit
     "rho_desk.core.compaction.local",
     "rho_desk.core.usage.ledger",
     "rho_desk.core.export",
