@@ -97,7 +97,7 @@ _LOADED_AFTER_THE_REQUEST = (
     "pydantic",
     "keyring",
 )
-_DATACLASSES_BEFORE_THE_REQUEST = 20
+_DATACLASSES_BEFORE_THE_REQUEST = 5
 """At most this many of rho-desk's own dataclasses are defined before the request: each costs
 about 0.4 ms to define (Python 3.11); a ``msgspec.Struct`` costs a fraction of that."""
 

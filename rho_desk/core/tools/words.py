@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -84,8 +83,7 @@ class CallWritten(msgspec.Struct, frozen=True):
         return f"● writing {what}… {size_text(self.bytes)}"
 
 
-@dataclass(slots=True)
-class _Streaming:
+class _Streaming(msgspec.Struct):
     call_id: str | None
     name: str | None
     bytes: int = 0

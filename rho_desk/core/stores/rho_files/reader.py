@@ -15,7 +15,7 @@ import io
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -83,8 +83,7 @@ _RAW_SHOWN: Final = 4096
 _INVALID_NUMBER: Final = re.compile(r"JSON is malformed: invalid number \(byte (\d+)\)")
 
 
-@dataclass(frozen=True, slots=True)
-class RecoveryNote:
+class RecoveryNote(msgspec.Struct, frozen=True):
     """Something the reader tolerated and the user should know about."""
 
     source: str
@@ -159,15 +158,14 @@ class FileEnd:
         return (st.st_dev, st.st_ino) == self.identity
 
 
-@dataclass(slots=True)
-class SessionFile:
+class SessionFile(msgspec.Struct):
     """A transcript as read: its tree, what was tolerated, and where the file stood then."""
 
     path: Path
     unit: SessionUnit
     tree: SessionTree
-    notes: list[RecoveryNote] = field(default_factory=list)
-    end: FileEnd = field(default_factory=FileEnd)
+    notes: list[RecoveryNote] = msgspec.field(default_factory=list)
+    end: FileEnd = msgspec.field(default_factory=FileEnd)
     """Where the file ended when read; the writer and live updates move it on."""
 
     @property
