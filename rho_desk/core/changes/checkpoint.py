@@ -30,7 +30,6 @@ import json
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
@@ -191,9 +190,11 @@ class CheckpointOutcome(enum.Enum):
     FAILED = "failed"
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceCheckpoint:
-    """One finalized workspace checkpoint, tied to the conversation node its turn committed."""
+class WorkspaceCheckpoint(msgspec.Struct, frozen=True):
+    """One finalized workspace checkpoint, tied to the conversation node its turn committed.
+
+    Equality and the hash leave out ``line`` (where it was read from).
+    """
 
     session_id: str
     node_id: str
@@ -203,8 +204,20 @@ class WorkspaceCheckpoint:
     outcome: CheckpointOutcome
     files: tuple[FileCheckpoint, ...]
     limitations: tuple[UntrackedEffect, ...] = ()
-    line: int | None = field(default=None, compare=False)
+    line: int | None = None
     """1-based journal line it was read from (not on the wire)."""
+
+    def _compared(self) -> tuple[object, ...]:
+        return (self.session_id, self.node_id, self.revision, self.started_at, self.finalized_at, self.outcome,
+                self.files, self.limitations)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not WorkspaceCheckpoint:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
 
 class ReadJournal(msgspec.Struct, frozen=True):

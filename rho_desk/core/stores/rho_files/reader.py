@@ -15,12 +15,11 @@ import io
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
 import msgspec
-from msgspec.structs import force_setattr
+from msgspec.structs import force_setattr, replace
 
 from ...errors import InputError, StorageError
 from ...wire.codec import TruncatedJson, gc_paused, translate_error
@@ -105,8 +104,7 @@ class RecoveryNote(msgspec.Struct, frozen=True):
         return f"{self.source}:{self.line}: {self.reason}"
 
 
-@dataclass(frozen=True, slots=True)
-class FileEnd:
+class FileEnd(msgspec.Struct, frozen=True):
     """Where a transcript stood when this process last read or wrote it.
 
     What an append checks before writing (same identity, size, mtime and last bytes: nobody else

@@ -27,10 +27,11 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
+
+from msgspec.structs import replace
 
 from ...compaction.api import CompactionOutcome
 from ...errors import InputError, RevisionConflict, StorageError
