@@ -395,7 +395,10 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
     if compaction.policy is not None:
         compaction = AutoCompaction(compaction.policy, compaction.compactor,
                                     AutoCompaction.budget_of(args.keep_tokens, args.keep_messages))  # fmt: skip
-    session_file = await asyncio.to_thread(read_session, path)
+    # Until the request is sent nothing else runs on the event loop: the session is read, and
+    # later restored and opened for writing, on it (a worker thread would only add its start and
+    # the hand-offs to the time to the request). The saves during the turn go to a thread.
+    session_file = read_session(path)
     tree = session_file.tree
     header = tree.header
     if header is None or tree.active_leaf is None:
@@ -412,7 +415,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
     recorder = CheckpointRecorder()  # every write and edit is journalled before it is made
 
     async def restore() -> Any:
-        return await asyncio.to_thread(tree.snapshot)
+        return tree.snapshot()
 
     try:
         continuation = await open_continuation(
@@ -436,7 +439,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
                 f"{session_file.path}: replay safety: {continuation.handoff.describe(continuation.identity)} "
                 "--send-anyway sends without them; nothing was sent"
             )
-        writer = await asyncio.to_thread(SessionWriter, session_file)
+        writer = SessionWriter(session_file)
         try:
             output.event(
                 "started",
