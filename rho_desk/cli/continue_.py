@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import re
@@ -121,7 +122,24 @@ def run(args: argparse.Namespace) -> int:
         message = sys.stdin.read()
     if not message.strip():
         return fail("the prompt is empty")
-    return asyncio.run(_continue(args, message))
+    # Setting up the turn imports most of rho-desk and its HTTP stack: the cycle collector would
+    # walk those new objects again and again (a tenth of the time to the request) and find next
+    # to nothing to free. It waits until the request is out (``_drive``), then runs as usual.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return asyncio.run(_continue(args, message))
+    finally:
+        if paused:
+            _resume_collection()
+
+
+def _resume_collection() -> None:
+    """The collector runs again; what the setup made is frozen (never walked again: it lives as
+    long as the process)."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 _CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -503,6 +521,8 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
     used = TurnUsage()
     try:
         async for event in run:
+            if not isinstance(event, (events.Started, events.StepStarted, events.ContextEstimated)):
+                _resume_collection()  # the request is out (the events before it are these three)
             used.observe(event)
             if isinstance(event, events.AssistantTextDelta):
                 output.text(event.text)
