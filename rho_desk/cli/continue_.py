@@ -124,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
         return fail("the prompt is empty")
     # Setting up the turn imports most of rho-desk and its HTTP stack: the cycle collector would
     # walk those new objects again and again (a tenth of the time to the request) and find next
-    # to nothing to free. It waits until the request is out (``_drive``), then runs as usual.
+    # to nothing to free. It waits until the request is out (``_drive``), then runs as usual
+    # (``rho-desk continue`` pauses it from the start: ``cli.main``).
     paused = gc.isenabled()
     gc.disable()
     try:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import importlib.util
 import os
@@ -150,3 +151,13 @@ def test_continue_sends_its_request_before_loading_what_only_later_steps_need(tm
     assert len(dataclasses) <= _DATACLASSES_BEFORE_THE_REQUEST, dataclasses
     for name in _LOADED_AFTER_THE_REQUEST:  # each name is a real module (the test would pass on a renamed one)
         assert importlib.util.find_spec(name) is not None, name
+
+
+def test_a_continue_refused_before_its_request_leaves_the_cycle_collector_running(tmp_path: Path) -> None:
+    """``rho-desk continue`` pauses the collector from the start; a usage error or a refusal
+    before the request resumes it (this process runs on)."""
+    with pytest.raises(SystemExit):
+        cli.main(["continue", str(tmp_path)])  # no -m: a usage error
+    assert gc.isenabled()
+    assert cli.main(["continue", str(tmp_path / "missing"), "-m", "go on"]) == 2  # no such file
+    assert gc.isenabled()
