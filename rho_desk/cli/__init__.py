@@ -15,6 +15,7 @@ reason, and no traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
@@ -127,6 +128,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         # No subcommand: open the app on $RHO_HOME or ~/.rho, else on the demo library.
         argv = ["open"]
     command = _command_of(argv)
+    # ``continue`` imports most of rho-desk and its HTTP stack before its model request: the
+    # cycle collector would walk those new objects again and again for nothing. It is paused from
+    # here; the command resumes it once the request is out (``continue_``), else it resumes below.
+    paused = command == "continue" and gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _run(argv, command)
+    finally:
+        if paused and not gc.isenabled():
+            gc.enable()
+
+
+def _run(argv: list[str], command: str | None) -> int:
     parser = _parser(command, every=False)
     if command not in _SUMMARIES:
         # No command word found (or a value taken for one, after an abbreviated option): let

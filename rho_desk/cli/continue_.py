@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import re
@@ -121,7 +122,25 @@ def run(args: argparse.Namespace) -> int:
         message = sys.stdin.read()
     if not message.strip():
         return fail("the prompt is empty")
-    return asyncio.run(_continue(args, message))
+    # Setting up the turn imports most of rho-desk and its HTTP stack: the cycle collector would
+    # walk those new objects again and again (a tenth of the time to the request) and find next
+    # to nothing to free. It waits until the request is out (``_drive``), then runs as usual
+    # (``rho-desk continue`` pauses it from the start: ``cli.main``).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return asyncio.run(_continue(args, message))
+    finally:
+        if paused:
+            _resume_collection()
+
+
+def _resume_collection() -> None:
+    """The collector runs again; what the setup made is frozen (never walked again: it lives as
+    long as the process)."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 _CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -395,7 +414,10 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
     if compaction.policy is not None:
         compaction = AutoCompaction(compaction.policy, compaction.compactor,
                                     AutoCompaction.budget_of(args.keep_tokens, args.keep_messages))  # fmt: skip
-    session_file = await asyncio.to_thread(read_session, path)
+    # Until the request is sent nothing else runs on the event loop: the session is read, and
+    # later restored and opened for writing, on it (a worker thread would only add its start and
+    # the hand-offs to the time to the request). The saves during the turn go to a thread.
+    session_file = read_session(path)
     tree = session_file.tree
     header = tree.header
     if header is None or tree.active_leaf is None:
@@ -412,7 +434,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
     recorder = CheckpointRecorder()  # every write and edit is journalled before it is made
 
     async def restore() -> Any:
-        return await asyncio.to_thread(tree.snapshot)
+        return tree.snapshot()
 
     try:
         continuation = await open_continuation(
@@ -436,7 +458,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
                 f"{session_file.path}: replay safety: {continuation.handoff.describe(continuation.identity)} "
                 "--send-anyway sends without them; nothing was sent"
             )
-        writer = await asyncio.to_thread(SessionWriter, session_file)
+        writer = SessionWriter(session_file)
         try:
             output.event(
                 "started",
@@ -500,6 +522,8 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
     used = TurnUsage()
     try:
         async for event in run:
+            if not isinstance(event, (events.Started, events.StepStarted, events.ContextEstimated)):
+                _resume_collection()  # the request is out (the events before it are these three)
             used.observe(event)
             if isinstance(event, events.AssistantTextDelta):
                 output.text(event.text)

@@ -13,7 +13,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import time
 from pathlib import Path
 from typing import Final
@@ -71,7 +70,7 @@ def write_temp(target: Path, data: bytes, *, mode: int = 0o600) -> Path:
         OSError: the write or the sync failed (nothing is left behind).
     """
     folder = target.parent if str(target.parent) else Path(".")
-    temp = folder / f".tmp-{target.name}-{os.getpid()}-{secrets.token_hex(4)}"
+    temp = folder / f".tmp-{target.name}-{os.getpid()}-{os.urandom(4).hex()}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
         try:

@@ -8,7 +8,6 @@ Hosts surface omissions before sending, and may strip native blocks as a retenti
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -31,8 +30,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedAssistant:
+class PreparedAssistant(msgspec.Struct, frozen=True):
     """An assistant message lowered for one target identity."""
 
     content: tuple[ContentBlock, ...]
@@ -53,12 +51,11 @@ def prepare_assistant(message: AssistantMessage, target: ModelIdentity) -> Prepa
     return PreparedAssistant(content, replay)
 
 
-@dataclass(frozen=True, slots=True)
-class HandoffReport:
+class HandoffReport(msgspec.Struct, frozen=True):
     """Provider-context blocks that would not be replayed to a target identity."""
 
     omitted_provider_context: int = 0
-    omitted_kinds: tuple[str, ...] = field(default=())
+    omitted_kinds: tuple[str, ...] = msgspec.field(default=())
 
     def has_omissions(self) -> bool:
         return self.omitted_provider_context > 0

@@ -11,8 +11,9 @@ from __future__ import annotations
 import abc
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+
+import msgspec
 
 from .errors import Cancelled, ProviderError, ProviderErrorKind
 from .wire.model import ContentBlock, Message, ModelIdentity, ModelUsage, ToolSpec
@@ -75,30 +76,25 @@ class ServiceTier(enum.Enum):
 # --- stream events (provider -> engine) ----------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class OutputDelta:
+class OutputDelta(msgspec.Struct, frozen=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta:
+class ReasoningDelta(msgspec.Struct, frozen=True):
     """Raw reasoning text: shown live, never persisted."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningSummaryDelta:
+class ReasoningSummaryDelta(msgspec.Struct, frozen=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class WebSearch:
+class WebSearch(msgspec.Struct, frozen=True):
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallDelta:
+class ToolCallDelta(msgspec.Struct, frozen=True):
     """A fragment of a streamed tool call; ``index`` keys fragments of one call."""
 
     index: int
@@ -107,8 +103,7 @@ class ToolCallDelta:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderContext:
+class ProviderContext(msgspec.Struct, frozen=True):
     """Provider-native context to keep (tagged with the provider's identity by the engine).
 
     Three kinds are reserved carriers and never stored: ``hosted_tool_activity``,
@@ -120,8 +115,7 @@ class ProviderContext:
     data: Any
 
 
-@dataclass(frozen=True, slots=True)
-class ServedModel:
+class ServedModel(msgspec.Struct, frozen=True):
     """The model the server says answered (an OpenAI-compatible chunk's ``model``), sent once
     when it is not the model that was asked for: a local server answers with the model it has
     loaded whatever the request named. The reply's provenance records it."""
@@ -129,17 +123,15 @@ class ServedModel:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(msgspec.Struct, frozen=True):
     usage: ModelUsage
 
 
-@dataclass(frozen=True, slots=True)
-class RequestAttemptFailed:
+class RequestAttemptFailed(msgspec.Struct, frozen=True):
     """A provider-internal physical request failed and was retried inside the provider."""
 
     kind: ProviderErrorKind
-    usage: ModelUsage = field(default_factory=ModelUsage)
+    usage: ModelUsage = msgspec.field(default_factory=ModelUsage)
 
 
 ModelEvent: TypeAlias = (
@@ -155,8 +147,7 @@ ModelEvent: TypeAlias = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
+class ModelRequest(msgspec.Struct, frozen=True):
     """One provider request. ``messages`` is the canonical history: adapters filter it."""
 
     messages: Sequence[Message]

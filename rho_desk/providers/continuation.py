@@ -21,9 +21,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from ..core.compaction.auto import AutoCompaction
 from ..core.handoff import HandoffReport
@@ -44,8 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Continuation", "open_continuation", "open_tools"]
 
 
-@dataclass(eq=False)
-class Continuation:
+class Continuation(msgspec.Struct, eq=False):
     """One turn's engine, tools and checks (see the module docstring)."""
 
     profile: ProviderProfile | Endpoint
@@ -62,7 +62,7 @@ class Continuation:
     compactor: OpenedCompactor | None = None
     rebuilt: bool = False
     """A new engine session was made for this turn (the previous one, if any, is shut down)."""
-    _closed: bool = field(default=False, repr=False)
+    _closed: bool = msgspec.field(default=False)
 
     async def aclose_turn(self) -> None:
         """Close what belongs to this turn: the provider and the compactor (the engine stays)."""

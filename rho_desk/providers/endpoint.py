@@ -14,8 +14,9 @@ from __future__ import annotations
 import enum
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+import msgspec
 
 from ..core.errors import InputError, MissingApiKey
 from ..core.tools.permissions import DEFAULT_MODE, PermissionMode
@@ -103,8 +104,7 @@ class EndpointFields(Protocol):
     def tools_mode(self, override: PermissionMode | None = None) -> PermissionMode: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(msgspec.Struct, frozen=True):
     """An endpoint given for one command and saved nowhere (``--base-url URL --model NAME``).
 
     Raises:
@@ -116,7 +116,7 @@ class Endpoint:
     model: str
     name: str = "command-line"
     requires_key: bool = False
-    extra_headers: Mapping[str, str] = field(default_factory=dict)
+    extra_headers: Mapping[str, str] = msgspec.field(default_factory=dict)
     max_output_tokens: int | None = None
     reasoning: bool = False
     send_prompt_cache_key: bool = False

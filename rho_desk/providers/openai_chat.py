@@ -29,11 +29,11 @@ import asyncio
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 import httpx
+import msgspec
 
 from ..core.errors import ProviderError, ProviderErrorKind, Retryability
 from ..core.handoff import PreparedAssistant, prepare_assistant
@@ -209,19 +209,17 @@ def build_chat_body(
 # --- stream mapping ------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Call:
+class _Call(msgspec.Struct):
     id: str | None = None
     name: str | None = None
     arguments: str = ""
 
 
-@dataclass(slots=True)
-class _ChatTurn:
-    text: list[str] = field(default_factory=list)
-    reasoning: list[str] = field(default_factory=list)
-    calls: dict[int, _Call] = field(default_factory=dict)
-    usage: ChatUsage = field(default_factory=ChatUsage)
+class _ChatTurn(msgspec.Struct):
+    text: list[str] = msgspec.field(default_factory=list)
+    reasoning: list[str] = msgspec.field(default_factory=list)
+    calls: dict[int, _Call] = msgspec.field(default_factory=dict)
+    usage: ChatUsage = msgspec.field(default_factory=ChatUsage)
     finished: bool = False
     finish_reason: str | None = None
     requested: str = ""

@@ -14,7 +14,8 @@ growing without limit when a server (or something in between) misbehaves.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from ..core.errors import InputError
 
@@ -27,8 +28,7 @@ class SseError(InputError, ValueError):
     """The byte stream is not a valid event stream (oversized, or not UTF-8)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SseEvent:
+class SseEvent(msgspec.Struct, frozen=True):
     """One dispatched event."""
 
     event: str

@@ -38,7 +38,6 @@ import re
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, TypeVar
 
@@ -123,8 +122,7 @@ RETRYABLE = Retryability.RETRYABLE
 PERMANENT = Retryability.PERMANENT
 
 
-@dataclass(frozen=True, slots=True)
-class Timeouts:
+class Timeouts(msgspec.Struct, frozen=True):
     """Network time limits, in seconds."""
 
     connect: float = 15.0

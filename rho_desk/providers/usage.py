@@ -13,7 +13,6 @@ exactly micro-dollars per token, so the arithmetic is integer-friendly.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -100,8 +99,7 @@ def _u64(value: Any) -> int | None:
     return None
 
 
-@dataclass(slots=True)
-class ChatUsage:
+class ChatUsage(msgspec.Struct):
     """Usage restated by an OpenAI-compatible stream, merged field by field.
 
     Servers restate running or final totals (sometimes on several chunks), so the adapter keeps

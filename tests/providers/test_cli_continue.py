@@ -285,3 +285,40 @@ async def test_usage_is_printed_as_reported_or_as_estimated(server: Loopback, tm
     assert status == 0, err
     usage = [e for e in events_of(out) if e["event"] == "usage"]
     assert usage and usage[0]["reported"]["total_tokens"] == 57 and usage[0]["estimated_tokens"] > 0
+
+
+@pytest.mark.asyncio
+async def test_the_cycle_collector_waits_for_the_request_then_runs_for_the_rest_of_the_turn(
+    server: Loopback, tmp_path: Path
+) -> None:
+    """Setting up a turn pauses the collector (it would only walk the new imports); it runs again
+    once the request is out, so a long turn's garbage cycles are freed."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    (workspace / "notes.txt").write_text("alpha\n")
+    server.queue(tool_reply("call_1", "read_file", {"path": "notes.txt"}), text_reply("Done."))
+    argv = ["continue", str(path), "-m", "read notes", "--base-url", server.url + "/v1", "--model", "m"]
+    code = (
+        "import gc, sys\n"
+        "seen = []\n"
+        "def watch(event, args):\n"
+        "    if event == 'socket.connect' and not seen:\n"
+        "        seen.append(gc.isenabled())\n"
+        "    elif event == 'open' and len(seen) == 1 and str(args[0]).endswith('notes.txt'):\n"
+        "        seen.append(gc.isenabled())  # the tool reads the file: the reply came in\n"
+        "sys.addaudithook(watch)\n"
+        "from rho_desk.cli import main\n"
+        f"status = main({argv!r})\n"
+        "print('collector:', *seen, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+        "sys.exit(status)\n"
+    )
+    env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, err.decode()
+    # at the request: paused; when the tool runs and after the turn: running, the setup frozen
+    assert out.decode().splitlines()[-1] == "collector: False True True True"

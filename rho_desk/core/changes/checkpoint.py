@@ -30,9 +30,10 @@ import json
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
+
+import msgspec
 
 from ..errors import InputError, StorageError
 from ..fsio import fsync_dir, write_all
@@ -99,8 +100,7 @@ def sha256_hex(data: bytes) -> str:
 # -- types ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class BasicFileMetadata:
+class BasicFileMetadata(msgspec.Struct, frozen=True):
     """Portable metadata that affects restored file behaviour."""
 
     readonly: bool
@@ -136,20 +136,17 @@ class UnsupportedPath:
         return {"symlink": "a symbolic link", "non_regular": "not a regular file", "unreadable": "unreadable"}[self.kind]
 
 
-@dataclass(frozen=True, slots=True)
-class Absent:
+class Absent(msgspec.Struct, frozen=True):
     """The path did not exist."""
 
 
-@dataclass(frozen=True, slots=True)
-class Unsupported:
+class Unsupported(msgspec.Struct, frozen=True):
     """The path existed but could not be captured safely."""
 
     reason: UnsupportedPath
 
 
-@dataclass(frozen=True, slots=True)
-class CapturedRegularFile:
+class CapturedRegularFile(msgspec.Struct, frozen=True):
     """A regular file captured before the first mutation in a turn (content included)."""
 
     bytes: bytes
@@ -157,8 +154,7 @@ class CapturedRegularFile:
     digest: str
 
 
-@dataclass(frozen=True, slots=True)
-class ObservedRegular:
+class ObservedRegular(msgspec.Struct, frozen=True):
     """A regular file as observed, content-free (expected-after and current comparisons)."""
 
     digest: str
@@ -170,16 +166,14 @@ OriginalFileState = Absent | CapturedRegularFile | Unsupported
 ObservedFileState = Absent | ObservedRegular | Unsupported
 
 
-@dataclass(frozen=True, slots=True)
-class FileCheckpoint:
+class FileCheckpoint(msgspec.Struct, frozen=True):
     path: str
     """Absolute path, as captured."""
     original: OriginalFileState
     expected_after: ObservedFileState
 
 
-@dataclass(frozen=True, slots=True)
-class UntrackedEffect:
+class UntrackedEffect(msgspec.Struct, frozen=True):
     """A side effect the checkpoint does not claim to reverse."""
 
     kind: str
@@ -196,9 +190,11 @@ class CheckpointOutcome(enum.Enum):
     FAILED = "failed"
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceCheckpoint:
-    """One finalized workspace checkpoint, tied to the conversation node its turn committed."""
+class WorkspaceCheckpoint(msgspec.Struct, frozen=True):
+    """One finalized workspace checkpoint, tied to the conversation node its turn committed.
+
+    Equality and the hash leave out ``line`` (where it was read from).
+    """
 
     session_id: str
     node_id: str
@@ -208,12 +204,23 @@ class WorkspaceCheckpoint:
     outcome: CheckpointOutcome
     files: tuple[FileCheckpoint, ...]
     limitations: tuple[UntrackedEffect, ...] = ()
-    line: int | None = field(default=None, compare=False)
+    line: int | None = None
     """1-based journal line it was read from (not on the wire)."""
 
+    def _compared(self) -> tuple[object, ...]:
+        return (self.session_id, self.node_id, self.revision, self.started_at, self.finalized_at, self.outcome,
+                self.files, self.limitations)  # fmt: skip
 
-@dataclass(frozen=True, slots=True)
-class ReadJournal:
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not WorkspaceCheckpoint:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+
+class ReadJournal(msgspec.Struct, frozen=True):
     checkpoints: tuple[WorkspaceCheckpoint, ...]
     valid_len: int
     """Bytes of whole, valid records (an append truncates to this first)."""
@@ -607,8 +614,7 @@ class RestoreClassification(enum.Enum):
         return self in (RestoreClassification.CREATE, RestoreClassification.MODIFY, RestoreClassification.DELETE)
 
 
-@dataclass(frozen=True, slots=True)
-class RestorePlanEntry:
+class RestorePlanEntry(msgspec.Struct, frozen=True):
     path: str
     classification: RestoreClassification
 

@@ -34,8 +34,9 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from ..errors import StorageError
 from ..fsio import fsync_dir, write_all
@@ -76,8 +77,7 @@ def session_folder(session_path: str | os.PathLike[str]) -> Path | None:
     return path.parent if path.name == "session.jsonl" else None
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedFile:
+class RecordedFile(msgspec.Struct, frozen=True):
     path: str
     original: OriginalFileState
     expected_after: ObservedFileState
@@ -100,8 +100,7 @@ class RecordedFile:
         return "modified"
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedTurn:
+class RecordedTurn(msgspec.Struct, frozen=True):
     """What one turn's record holds once the turn ended."""
 
     node_id: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 import abc
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from ..errors import InvalidConfiguration, InvalidHostResponse
 from ..provider import CancellationMode
@@ -31,8 +32,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionRequest:
+class CompactionRequest(msgspec.Struct, frozen=True):
     messages: tuple[Message, ...]
     """The history to compact (the candidate history, for automatic compaction)."""
     cancellation: CancellationToken
@@ -74,8 +74,7 @@ class _PolicyKind(enum.Enum):
     TOKENS = "tokens"
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionPolicy:
+class CompactionPolicy(msgspec.Struct, frozen=True):
     """When automatic compaction triggers: at or above a nonzero threshold."""
 
     kind: _PolicyKind
@@ -115,9 +114,12 @@ class CompactionTrigger(enum.Enum):
     MANUAL = "Manual"
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionOutcome:
-    """What one compaction did. Token figures are message estimates (no request overhead)."""
+class CompactionOutcome(msgspec.Struct, frozen=True):
+    """What one compaction did. Token figures are message estimates (no request overhead).
+
+    Equality and the hash leave out the committed snapshot and the compacted history, and
+    ``repr`` the compacted history (it may be long).
+    """
 
     previous_messages: int
     current_messages: int
@@ -125,12 +127,32 @@ class CompactionOutcome:
     current_tokens: int
     cost_usd_micros: int | None
     revision: int
-    committed_snapshot: SessionSnapshot | None = field(default=None, compare=False)
+    committed_snapshot: SessionSnapshot | None = None
     """The session right after the commit; only for automatic compactions."""
-    compacted_history: tuple[Message, ...] | None = field(default=None, compare=False, repr=False)
+    compacted_history: tuple[Message, ...] | None = None
     """The history that was compacted (for an automatic compaction, the turn's candidate: the
     committed history plus the user's prompt and the steps so far). A save of the compaction
     shows what the turn had added to it, so the prompt stays in the display history."""
+
+    def _compared(self) -> tuple[object, ...]:
+        return (self.previous_messages, self.current_messages, self.previous_tokens, self.current_tokens,
+                self.cost_usd_micros, self.revision)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not CompactionOutcome:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        return (
+            f"CompactionOutcome(previous_messages={self.previous_messages!r}, current_messages={self.current_messages!r}, "
+            f"previous_tokens={self.previous_tokens!r}, current_tokens={self.current_tokens!r}, "
+            f"cost_usd_micros={self.cost_usd_micros!r}, revision={self.revision!r}, "
+            f"committed_snapshot={self.committed_snapshot!r})"
+        )
 
     @property
     def removed_tokens(self) -> int:

@@ -4,8 +4,9 @@ much recent history is kept. One value for the window (its Settings) and ``rho-d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
+
+import msgspec
 
 from ..errors import InputError
 from .api import CompactionPolicy
@@ -20,8 +21,7 @@ LOCAL_COMPACTOR: Final = ""
 """The compactor choice meaning rho-desk's offline local compactor."""
 
 
-@dataclass(frozen=True, slots=True)
-class AutoCompaction:
+class AutoCompaction(msgspec.Struct, frozen=True):
     """When a continued conversation compacts itself, and with what.
 
     Attributes:

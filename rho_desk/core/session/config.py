@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+
+import msgspec
 
 from ..cancellation import CancellationToken
 from ..compaction.api import CompactionPolicy, Compactor
@@ -29,8 +30,7 @@ DEFAULT_MAX_PARALLEL_TOOLS = 1
 DEFAULT_USAGE_PURPOSE = "agent"
 
 
-@dataclass(frozen=True, slots=True)
-class RuntimeConfig:
+class RuntimeConfig(msgspec.Struct, frozen=True):
     """Everything a session inherits from its runtime (validated by the builder)."""
 
     provider: ModelProvider
@@ -50,7 +50,7 @@ class RuntimeConfig:
     reasoning_level: ReasoningLevel = ReasoningLevel.MEDIUM
     service_tier: ServiceTier | None = None
     usage_purpose: str = DEFAULT_USAGE_PURPOSE
-    retry_sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep)
+    retry_sleep: Callable[[float], Awaitable[None]] = msgspec.field(default=asyncio.sleep)
     """How the engine waits between provider retries (injectable so tests need not wait)."""
     publish_live_history: bool = False
     """True when a registered tool reads the run's in-flight history."""

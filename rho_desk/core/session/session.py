@@ -22,7 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+
+import msgspec
 
 from ..cancellation import CancellationToken
 from ..compaction.api import (
@@ -56,8 +57,7 @@ def _new_session_id() -> str:
     return new_id()
 
 
-@dataclass(frozen=True, slots=True)
-class SessionOptions:
+class SessionOptions(msgspec.Struct, frozen=True):
     """How ``Rho.session`` opens a session.
 
     A new conversation needs nothing (fresh UUID v4 id, empty history, revision 0). To continue
@@ -66,12 +66,12 @@ class SessionOptions:
     prompt a second time.
     """
 
-    id: str = field(default_factory=_new_session_id)
+    id: str = msgspec.field(default_factory=_new_session_id)
     """Non-empty session id."""
     history: tuple[Message, ...] = ()
     revision: int = 0
-    compaction: CompactionState = field(default_factory=CompactionState.zero)
-    metadata: Mapping[str, str] = field(default_factory=dict)
+    compaction: CompactionState = msgspec.field(default_factory=CompactionState.zero)
+    metadata: Mapping[str, str] = msgspec.field(default_factory=dict)
     """Host metadata carried through snapshots untouched (no engine semantics)."""
     prompt_cache_key: str | None = None
     """Opaque, non-secret key forwarded on every provider request of the session."""
@@ -82,7 +82,7 @@ class SessionOptions:
         check_id(self.id)
         history: object = self.history  # a host may pass any sequence, whatever the annotation says
         if not isinstance(history, tuple):
-            object.__setattr__(self, "history", tuple(self.history))
+            msgspec.structs.force_setattr(self, "history", tuple(self.history))
         if isinstance(self.revision, bool) or not isinstance(self.revision, int) or self.revision < 0:
             raise InvalidConfiguration("session revision must be a non-negative integer")
 

@@ -16,8 +16,9 @@ import asyncio
 import enum
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NewType
+
+import msgspec
 
 from ..errors import InvalidHostResponse
 from ..ids import new_id
@@ -39,8 +40,7 @@ class SteeringRetraction(enum.Enum):
     """No entry with that id was accepted by this run."""
 
 
-@dataclass(slots=True)
-class _Staged:
+class _Staged(msgspec.Struct):
     id: SteeringId
     message: Message
 
@@ -95,8 +95,7 @@ _ENDED = {
 }
 
 
-@dataclass(slots=True)
-class Command:
+class Command(msgspec.Struct):
     kind: CommandKind
     payload: object
     reply: asyncio.Future[object]

@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from ..cancellation import CancellationToken
 from ..errors import Cancelled, EngineError, Interrupted
@@ -50,8 +51,7 @@ log = logging.getLogger(__name__)
 INTERRUPTED_RESULT = "tool call interrupted before completion"
 
 
-@dataclass(slots=True)
-class BatchResult:
+class BatchResult(msgspec.Struct):
     results: list[Message]
     """One ToolResult per call, in model order."""
     cancelled: bool

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+import msgspec
 
 from ..errors import InvalidConfiguration
 from ..wire.model import ContentBlock, ImageContent
@@ -11,8 +12,7 @@ from ..wire.model import ContentBlock, ImageContent
 __all__ = ["UserInput", "as_blocks"]
 
 
-@dataclass(frozen=True, slots=True)
-class UserInput:
+class UserInput(msgspec.Struct, frozen=True):
     """The blocks of one ``User`` message. Build it with ``text``, ``text_and_images`` or ``content``."""
 
     blocks: tuple[ContentBlock, ...]

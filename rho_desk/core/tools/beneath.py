@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import struct
 import sys
@@ -219,7 +218,7 @@ def replace_beneath(root_fd: int, relative: PurePosixPath, data: bytes, *, creat
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
-        temp = f".tmp-{name}-{os.getpid()}-{secrets.token_hex(4)}"
+        temp = f".tmp-{name}-{os.getpid()}-{os.urandom(4).hex()}"
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder)
         try:
             try:

@@ -11,6 +11,9 @@ while the approval waited is not overwritten.
 
 What differs from Rho: ``read_file`` does not extract text from PDF, DOCX or spreadsheets (it
 says so), and reports images by type and size only.
+
+The search (``search``), shell (``shell``) and edit format (``hashline``) modules load with the
+first call that needs them: offering the tools to the model needs only their specs.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..wire.model import ToolSpec
-from . import hashline
 from .permissions import ApprovalRequest, Authorizer, Capability
 from .protocol import (
     EXCLUSIVE_ACCESS,
@@ -35,8 +37,6 @@ from .protocol import (
     ToolInvocation,
     ToolOutput,
 )
-from .search import GlobRequest, GrepRequest, glob_workspace, grep_workspace
-from .shell import run_shell
 from .text import (
     DEFAULT_MAX_OUTPUT_BYTES,
     UNREADABLE_FILE_DIFF_MESSAGE,
@@ -307,6 +307,8 @@ class GrepTool(_WorkspaceTool):
         )
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
+        from .search import GrepRequest, grep_workspace
+
         request = GrepRequest.parse(_args(invocation))
         return self._search(
             invocation, request.path, lambda root, shown, stop: grep_workspace(root, shown, request, cancelled=stop)
@@ -332,6 +334,8 @@ class GlobTool(_WorkspaceTool):
         )
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
+        from .search import GlobRequest, glob_workspace
+
         request = GlobRequest.parse(_args(invocation))
         return self._search(
             invocation, request.path, lambda root, shown, stop: glob_workspace(root, shown, request, cancelled=stop)
@@ -460,10 +464,14 @@ class EditTool(_WorkspaceTool):
         document = arguments.get("input") if isinstance(arguments, Mapping) else None
         if not isinstance(document, str):
             return {"operation": "write"}
+        from . import hashline
+
         paths = hashline.edit_paths(document)
         return {"operation": "write", "path": ", ".join(paths)} if paths else {"operation": "write"}
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
+        from . import hashline
+
         args = _args(invocation)
         for key in args:
             if key != "input":
@@ -602,6 +610,8 @@ class BashTool(_WorkspaceTool):
 
         async def update(text: str) -> None:
             await context.report(text)
+
+        from .shell import run_shell
 
         try:
             outcome = await run_shell(

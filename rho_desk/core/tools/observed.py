@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..wire.model import ToolSpec
-from . import hashline
 from .protocol import PreparedCall, Tool, ToolContext, ToolError, ToolInvocation, ToolOutput
 from .workspace import Workspace
 
@@ -48,6 +47,8 @@ def _edit_paths(workspace: Workspace, arguments: Any) -> list[Path]:
     document = arguments.get("input") if isinstance(arguments, Mapping) else None
     if not isinstance(document, str):
         return []
+    from . import hashline  # with the first edit: offering the tools needs none of it
+
     try:
         sections = hashline.parse_hashline(document)
     except hashline.ApplyError:

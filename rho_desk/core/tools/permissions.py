@@ -27,9 +27,10 @@ import asyncio
 import enum
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol, runtime_checkable
+
+import msgspec
 
 from ..errors import InputError
 from .protocol import ToolError, ToolErrorKind
@@ -103,8 +104,7 @@ class ApprovalChoice(enum.Enum):
     DENY = "deny"
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalDecision:
+class ApprovalDecision(msgspec.Struct, frozen=True):
     """The host's answer. ``reason`` is what the model reads after a denial."""
 
     choice: ApprovalChoice
@@ -127,8 +127,7 @@ class ApprovalDecision:
         return self.choice is not ApprovalChoice.DENY
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
+class ApprovalRequest(msgspec.Struct, frozen=True):
     """One thing waiting for the host's approval.
 
     For a write: ``path`` (shown relative to the workspace) and ``diff``, the exact change that
@@ -192,8 +191,7 @@ def git_ignored(path: Path) -> bool:
     return path.parent.is_dir() and _git_check(path, "check-ignore", "-q")
 
 
-@dataclass(slots=True)
-class Authorizer:
+class Authorizer(msgspec.Struct):
     """Applies a mode to each capability request, asking the host when the mode says so.
 
     One per conversation: it remembers session approvals (paths for writes, tools for processes)
@@ -202,10 +200,10 @@ class Authorizer:
 
     mode: PermissionMode
     approver: Approver
-    _paths: set[Path] = field(default_factory=set)
-    _tools: set[str] = field(default_factory=set)
+    _paths: set[Path] = msgspec.field(default_factory=set)
+    _tools: set[str] = msgspec.field(default_factory=set)
     _lock: asyncio.Lock | None = None
-    _git: dict[tuple[Path, str], bool] = field(default_factory=dict)
+    _git: dict[tuple[Path, str], bool] = msgspec.field(default_factory=dict)
 
     def approvals(self) -> tuple[frozenset[Path], frozenset[str]]:
         """The session approvals given so far: the paths approved for writes, the tools for

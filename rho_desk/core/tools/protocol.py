@@ -19,9 +19,10 @@ from __future__ import annotations
 import abc
 import enum
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from ..cancellation import CancellationToken
 from ..errors import KnownError
@@ -90,16 +91,14 @@ class ToolError(KnownError):
         return f"ToolError({self.kind.value}, {self.message!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolOutput:
+class ToolOutput(msgspec.Struct, frozen=True):
     """A successful tool result: ``content`` goes into history, ``metadata`` only to the host."""
 
     content: str
-    metadata: Mapping[str, Any] = field(default_factory=_no_metadata)
+    metadata: Mapping[str, Any] = msgspec.field(default_factory=_no_metadata)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolProgress:
+class ToolProgress(msgspec.Struct, frozen=True):
     """One progress report of a running tool (shown live, never persisted)."""
 
     message: str
@@ -107,11 +106,10 @@ class ToolProgress:
     """Units done so far, if the tool counts them."""
     total: int | None = None
     """Units expected in all, if known."""
-    metadata: Mapping[str, Any] = field(default_factory=_no_metadata)
+    metadata: Mapping[str, Any] = msgspec.field(default_factory=_no_metadata)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolInvocation:
+class ToolInvocation(msgspec.Struct, frozen=True):
     """One call of a tool, as the model (or the host) made it."""
 
     call_id: str
@@ -120,8 +118,7 @@ class ToolInvocation:
     """The call's JSON arguments (an object once protocol validation passed); read-only."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolAccess:
+class ToolAccess(msgspec.Struct, frozen=True):
     """How a prepared call may overlap with the others of its batch.
 
     ``exclusive`` calls serialize against every other call. Resource-aware calls run in
@@ -190,13 +187,12 @@ class ToolContext:
         return f"ToolContext(call_id={self.call_id!r}, run_id={self.run_id!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedCall:
+class PreparedCall(msgspec.Struct, frozen=True):
     """A call ready to execute: its access mode, presentation metadata, and the execution."""
 
     access: ToolAccess
     execute: Callable[[ToolContext], Awaitable[ToolOutput]]
-    metadata: Mapping[str, Any] = field(default_factory=_no_metadata)
+    metadata: Mapping[str, Any] = msgspec.field(default_factory=_no_metadata)
     """Shown in ``ToolStarted``; presentation only."""
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from .coding import coding_tools
 from .observed import WorkspaceMutationObserver, observe_tools
@@ -46,8 +47,7 @@ def open_workspace(cwd: str | None, granted: Iterable[str | os.PathLike[str]] = 
         raise exc from None
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSetup:
+class ToolSetup(msgspec.Struct, frozen=True):
     """What one conversation offers the model, and the rules it runs under."""
 
     mode: PermissionMode

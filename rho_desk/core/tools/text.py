@@ -8,7 +8,6 @@ edit, and the unified diff shown for approval (one line of context, ``a/``/``b/`
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -201,6 +200,8 @@ def unified_diff(old: str, new: str, display_path: str, created: bool) -> str:
         return "No changes."
     if len(old.encode("utf-8")) + len(new.encode("utf-8")) > _MAX_DIFF_INPUT_BYTES:
         return _LARGE_DIFF_MESSAGE
+    import difflib  # with the first write or edit: offering the tools needs none of it
+
     before = "/dev/null" if created else f"a/{display_path}"
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), before, f"b/{display_path}", n=1

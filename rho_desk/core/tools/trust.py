@@ -26,9 +26,10 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from ..errors import InputError, StorageError
 
@@ -130,8 +131,7 @@ def refusal(folder: str | os.PathLike[str], env: Mapping[str, str] | None = None
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class TrustedFolder:
+class TrustedFolder(msgspec.Struct, frozen=True):
     """One remembered answer."""
 
     path: Path

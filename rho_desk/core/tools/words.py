@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from ..session.events import ToolCallFailure, ToolCallResult, ToolCallSuccess
 from ..sizes import size_text
@@ -64,8 +65,7 @@ def _lines(n: int) -> str:
     return f"{n} line{'s' * (n != 1)}"
 
 
-@dataclass(frozen=True, slots=True)
-class CallWritten:
+class CallWritten(msgspec.Struct, frozen=True):
     """How far the model has written one tool call's arguments."""
 
     index: int
@@ -83,8 +83,7 @@ class CallWritten:
         return f"● writing {what}… {size_text(self.bytes)}"
 
 
-@dataclass(slots=True)
-class _Streaming:
+class _Streaming(msgspec.Struct):
     call_id: str | None
     name: str | None
     bytes: int = 0

@@ -22,9 +22,10 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
+
+import msgspec
 
 from . import beneath
 from .protocol import ToolError, ToolErrorKind
@@ -43,8 +44,7 @@ class PathState(enum.Enum):
     MISSING_WRITE_TARGET = "missing_write_target"
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedPath:
+class ResolvedPath(msgspec.Struct, frozen=True):
     """A path checked against the workspace: its real location and the root that admits it."""
 
     path: Path

@@ -5,9 +5,10 @@ Read a transcript with :func:`read_session` (a :class:`SessionFile` holding a
 :func:`create_session`; persist an engine through :class:`RhoFileSessionStore`; summarise for the
 index with :func:`summarize`; delete with :func:`delete_session`.
 
-The checker (``check``), deletion (``deletion``) and the engine store (``store``) load on first
-use of one of their names: reading and appending to a session (``rho-desk continue``) needs none
-of them.
+The checker (``check``), deletion (``deletion``), the engine store (``store``) and the index
+summaries (``summary``, which loads Rho's SQLite index) load on first use of one of their names:
+reading and appending to a session (``rho-desk continue``) needs none of them before its first
+save.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -42,7 +43,6 @@ from .layout import (
 from .lease import SessionLease
 from .reader import RecoveryNote, SessionFile, parse_session, read_header, read_session
 from .records import NodeKind, StoredDisplayMessage
-from .summary import summarize, summary_of
 from .tree import APP_CACHE_KEY, RevisionDiff, RevisionNode, SessionTree, legacy_node_id
 from .views import default_prompt_cache_key, trim_incomplete_tool_turns
 from .writer import NEW_SESSION_VERSION, SessionWriter, create_session, fork_session
@@ -51,9 +51,11 @@ if TYPE_CHECKING:
     from .check import CheckTarget, Finding, Severity, check_paths, expand_paths, register_check
     from .deletion import DeletionReport, SubagentsRunning, delete_session
     from .store import RhoFileSessionStore
+    from .summary import summarize, summary_of
 
 _CHECK = frozenset({"CheckTarget", "Finding", "Severity", "check_paths", "expand_paths", "register_check"})
 _DELETION = frozenset({"DeletionReport", "SubagentsRunning", "delete_session"})
+_SUMMARY = frozenset({"summarize", "summary_of"})
 
 
 def __getattr__(name: str) -> Any:
@@ -63,6 +65,8 @@ def __getattr__(name: str) -> Any:
         from . import deletion as module  # type: ignore[no-redef]
     elif name == "RhoFileSessionStore":
         from . import store as module  # type: ignore[no-redef]
+    elif name in _SUMMARY:
+        from . import summary as module  # type: ignore[no-redef]
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(module, name)

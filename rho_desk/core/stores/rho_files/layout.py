@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from ...errors import InputError
 
@@ -113,8 +114,7 @@ class UnitLayout(Enum):
     FLAT = "flat"  # <created>_<id>.jsonl (legacy)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionUnit:
+class SessionUnit(msgspec.Struct, frozen=True):
     """One session on disk: its transcript and what its name says."""
 
     layout: UnitLayout

@@ -13,7 +13,8 @@ restore (as a ``set_leaf`` reads in a v4 tree), not as one more compaction.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from ...errors import InputError
 from ...wire.model import Message, ModelIdentity
@@ -32,8 +33,7 @@ from .views import (
 __all__ = ["RevisionDiff", "TreeQueries"]
 
 
-@dataclass(frozen=True, slots=True)
-class RevisionDiff:
+class RevisionDiff(msgspec.Struct, frozen=True):
     """How two revisions differ: the history as common prefix plus the two diverging tails."""
 
     old: RevisionNode

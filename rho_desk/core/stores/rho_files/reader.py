@@ -15,14 +15,13 @@ import io
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
 from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import Final
 
 import msgspec
-from msgspec.structs import force_setattr
+from msgspec.structs import force_setattr, replace
 
 from ...errors import InputError, StorageError
 from ...wire.codec import TruncatedJson, gc_paused, translate_error
@@ -86,8 +85,7 @@ _RAW_SHOWN: Final = 4096
 _INVALID_NUMBER: Final = re.compile(r"JSON is malformed: invalid number \(byte (\d+)\)")
 
 
-@dataclass(frozen=True, slots=True)
-class RecoveryNote:
+class RecoveryNote(msgspec.Struct, frozen=True):
     """Something the reader tolerated and the user should know about."""
 
     source: str
@@ -109,8 +107,7 @@ class RecoveryNote:
         return f"{self.source}:{self.line}: {self.reason}"
 
 
-@dataclass(frozen=True, slots=True)
-class FileEnd:
+class FileEnd(msgspec.Struct, frozen=True):
     """Where a transcript stood when this process last read or wrote it.
 
     What an append checks before writing (same identity, size, mtime and last bytes: nobody else
@@ -162,15 +159,14 @@ class FileEnd:
         return (st.st_dev, st.st_ino) == self.identity
 
 
-@dataclass(slots=True)
-class SessionFile:
+class SessionFile(msgspec.Struct):
     """A transcript as read: its tree, what was tolerated, and where the file stood then."""
 
     path: Path
     unit: SessionUnit
     tree: SessionTree
-    notes: list[RecoveryNote] = field(default_factory=list)
-    end: FileEnd = field(default_factory=FileEnd)
+    notes: list[RecoveryNote] = msgspec.field(default_factory=list)
+    end: FileEnd = msgspec.field(default_factory=FileEnd)
     """Where the file ended when read; the writer and live updates move it on."""
 
     @property

@@ -14,7 +14,9 @@ and a poll timer in the app).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+from msgspec.structs import replace
 
 from ...errors import StorageError
 from .errors import SessionFileError

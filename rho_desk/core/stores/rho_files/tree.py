@@ -17,8 +17,9 @@ message, not one per message per node.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from ...compaction.tokens import estimate_messages_tokens
 from ...wire.model import Message
@@ -73,8 +74,7 @@ _CACHE_SIZE: Final = 3
 """Materialised histories kept besides the active leaf's (for a GUI stepping through revisions)."""
 
 
-@dataclass(slots=True)
-class Change:
+class Change(msgspec.Struct):
     """A validated record, not yet applied: :meth:`commit` applies it to the tree.
 
     The writer commits only after the bytes are on disk; the reader commits at once.
@@ -92,7 +92,7 @@ class Change:
     set_legacy_meta: bool = False
     upgrade: bool = False
     time: int | None = None
-    committed: bool = field(default=False)
+    committed: bool = msgspec.field(default=False)
 
     def commit(self) -> None:
         if self.committed:

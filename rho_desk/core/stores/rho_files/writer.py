@@ -21,16 +21,17 @@ architecture.md ("Session file grammar") and storage.md §8, with these rules:
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import os
 import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Final
+from typing import Any, Final
+
+from msgspec.structs import replace
 
 from ...compaction.api import CompactionOutcome
 from ...errors import InputError, RevisionConflict, StorageError
@@ -56,7 +57,6 @@ from .records import (
     StoredDisplayMessage,
     StoredSnapshotDelta,
 )
-from .summary import record_written
 from .tree import RevisionNode, SessionTree
 from .views import default_prompt_cache_key
 
@@ -75,44 +75,50 @@ Clock = Callable[[], float]
 
 # -- the pure-append test ---------------------------------------------------------------------
 
-_POINTER: Final = ctypes.sizeof(ctypes.c_void_p)
-_FAST_COMPARE: Final = (
-    sys.implementation.name == "cpython" and tuple.__itemsize__ == _POINTER
-)
-_memcmp = None
-if _FAST_COMPARE:
+_POINTER: Final = tuple.__itemsize__
+"""The size of a tuple's element: a pointer on CPython (what ``_same_items`` compares)."""
+
+
+def _libc_memcmp() -> Any:
+    """libc's ``memcmp`` through ``ctypes``, or ``None`` (not CPython's tuple layout, no C library)."""
+    import ctypes  # loaded with the first save that compares histories, not with the writer
+
+    if sys.implementation.name != "cpython" or tuple.__itemsize__ != ctypes.sizeof(ctypes.c_void_p):
+        return None
     try:
-        _libc = ctypes.CDLL(None)
-        _memcmp = _libc.memcmp
-        _memcmp.restype = ctypes.c_int
-        _memcmp.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+        memcmp = ctypes.CDLL(None).memcmp
+        memcmp.restype = ctypes.c_int
+        memcmp.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
     except (OSError, AttributeError):  # pragma: no cover - no C library symbols
-        _memcmp = None
+        return None
+    return memcmp
 
 
-def _same_items(history: tuple[object, ...], prefix: tuple[object, ...], n: int) -> bool:
+def _same_items(memcmp: Any, history: tuple[object, ...], prefix: tuple[object, ...], n: int) -> bool:
     """Whether the first ``n`` element pointers of two tuples are identical (CPython layout)."""
-    assert _memcmp is not None
     base = tuple.__basicsize__  # the element array follows the fixed part of the object
-    return bool(_memcmp(id(history) + base, id(prefix) + base, n * _POINTER) == 0)
+    return bool(memcmp(id(history) + base, id(prefix) + base, n * _POINTER) == 0)
 
 
-def _layout_holds() -> bool:
+def _layout_holds(memcmp: Any) -> bool:
     # The pointer comparison relies on CPython's tuple layout. Prove it on this interpreter
     # before trusting it: equal prefixes compare equal, and any difference is seen.
     a, b, c = object(), object(), object()
     try:
         return (
-            _same_items((a, b, c), (a, b), 2)
-            and not _same_items((a, c, b), (a, b), 2)
-            and not _same_items((b, a, c), (a, b), 2)
+            _same_items(memcmp, (a, b, c), (a, b), 2)
+            and not _same_items(memcmp, (a, c, b), (a, b), 2)
+            and not _same_items(memcmp, (b, a, c), (a, b), 2)
         )
     except Exception:  # pragma: no cover - any surprise disables the fast path
         return False
 
 
-if _memcmp is not None and not _layout_holds():  # pragma: no cover - not CPython's layout
-    _memcmp = None
+@functools.cache
+def _fast_compare() -> Any:
+    """The proven ``memcmp`` of the pointer comparison, set up once; ``None``: compare values."""
+    memcmp = _libc_memcmp()
+    return memcmp if memcmp is not None and _layout_holds(memcmp) else None
 
 
 def same_prefix(history: Sequence[Message], prefix: Sequence[Message]) -> bool:
@@ -130,10 +136,10 @@ def same_prefix(history: Sequence[Message], prefix: Sequence[Message]) -> bool:
     if n == 0:
         return True
     if (
-        _memcmp is not None
-        and type(history) is tuple
+        type(history) is tuple
         and type(prefix) is tuple
-        and _same_items(history, prefix, n)
+        and (memcmp := _fast_compare()) is not None
+        and _same_items(memcmp, history, prefix, n)
     ):
         return True
     return tuple(history[:n]) == tuple(prefix)
@@ -436,6 +442,8 @@ class SessionWriter:
 
     def _record_in_index(self) -> None:
         """Rho's index row follows every write, as Rho's own save keeps it (storage.md §10.4)."""
+        from .summary import record_written  # with Rho's SQLite index: not needed until a write
+
         record_written(self.tree, self.session.unit, self.path, self._end.size, self._end.mtime_ns)
 
     def _append(self, data: bytes) -> None:
