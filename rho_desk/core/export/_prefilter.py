@@ -78,13 +78,17 @@ class Rule:
 class Reports:
     """What one scan found: per rule, where its pattern can begin (rules with a ``start`` or a
     ``last``) or the ends of its reports (arrays of machine integers: an adversarial text can
-    hold a report every few bytes)."""
+    hold a report every few bytes). A rule with no report holds an empty tuple: most scans report
+    few rules, and a small buffer's scan should not build an array per rule."""
 
     __slots__ = ("ends", "starts")
 
     def __init__(self, count: int) -> None:
-        self.starts: list[array[int]] = [array("q") for _ in range(count)]
-        self.ends: list[array[int]] = [array("q") for _ in range(count)]
+        self.starts: list[Sequence[int]] = [()] * count
+        self.ends: list[Sequence[int]] = [()] * count
+
+
+_STARTS, _LASTS, _ENDS = 0, 1, 2
 
 
 class Gate:
@@ -107,6 +111,9 @@ class Gate:
             else:
                 expressions.append(hyperscan_syntax(rule.pattern))
                 flags.append(hs.HS_FLAG_PREFILTER | caseless | (hs.HS_FLAG_SINGLEMATCH if rule.once else 0))
+        # per rule: which list a report goes to, and the shift from the report to the position
+        self._kinds = [_STARTS if r.start is not None else _LASTS if r.last is not None else _ENDS for r in self.rules]
+        self._shifts = [r.offset if r.start is not None else -r.back for r in self.rules]
         self._hs = hs
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
         self._db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions), flags=flags)
@@ -116,16 +123,18 @@ class Gate:
         reports = Reports(len(self.rules))
         if not buffer:
             return reports
-        starts, ends, rules = reports.starts, reports.ends, self.rules
+        starts, ends, kinds, shifts = reports.starts, reports.ends, self._kinds, self._shifts
 
         def on_match(rule: int, start: int, end: int, _flags: int, _context: Any) -> None:
-            found = rules[rule]
-            if found.start is not None:
-                starts[rule].append(start + found.offset)
-            elif found.last is not None:
-                starts[rule].append(end - found.back)
+            kind = kinds[rule]
+            if kind == _ENDS:
+                found, at = ends, end
             else:
-                ends[rule].append(end)
+                found, at = starts, (start if kind == _STARTS else end) + shifts[rule]
+            positions = found[rule]
+            if not positions:
+                positions = found[rule] = array("q")
+            positions.append(at)  # type: ignore[attr-defined]
 
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:

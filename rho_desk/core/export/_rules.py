@@ -442,6 +442,13 @@ PEM_MATERIAL_MIN: Final = 16
 """Base64 characters a private-key block without its ``-----END`` line needs to count as a key."""
 PEM_BODY_MIN: Final = 12
 """... and with it (``-----BEGIN PRIVATE KEY-----`` around ``anything`` is a template)."""
+# Not a byte of base64, nor the first dash of ``-----BEGIN`` or ``-----END``.
+# (possessive: the filler and the base64 characters never overlap, so nothing is given back)
+_PEM_FILLER: Final = rb"(?:[^A-Za-z0-9+/\-]++|-(?!----(?:BEGIN|END)))*+"
+_PEM_NOT_BEFORE_HEADER: Final = rb"(?!(?:" + _PEM_FILLER + rb"[A-Za-z0-9+/]){0,%d}+" % (PEM_MATERIAL_MIN - 1) + _PEM_FILLER + rb"-----BEGIN)"
+"""A header followed by the next ``-----BEGIN`` with fewer than ``PEM_MATERIAL_MIN`` base64
+characters and no ``-----END`` between holds no key (``_private_key`` would find none): the
+pattern leaves it, so ``grep`` output of many headers costs no call per header."""
 _NOT_BASE64: Final = bytes(b for b in range(256) if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
@@ -806,7 +813,7 @@ _ASSIGNMENT_LITERALS: Final = (rb"word(?<=password)", rb"cret(?<=secret)", rb"ke
 def _keyword_passes() -> list[_Pass]:
     v = _VALUE
     passes = [
-        _Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}"), _private_key),
+        _Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}+" + _PEM_NOT_BEFORE_HEADER), _private_key),
         _folded(
             rb"zation(?<=authorization)",
             rb"zation(?<=authorization)" + _ASSIGN

@@ -126,7 +126,8 @@ _WRAP_GAP = re.compile(
 """What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
 with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``12:``, ``12→``,
 ``  12 |``, ``12<tab>``: a file read back through a tool)."""
-_SIGNS: Final = frozenset(b"+-")
+_DIFF_SIGN: Final = re.compile(rb"(?:\n|\\n)[+\-]")
+"""A diff line's sign: after a line break, raw or JSON-escaped."""
 NARROW_SKIP: Final = 512
 """Pieces this long whose last ``NARROW_BLOCK`` bytes are base64 data are data, not a token ..."""
 NARROW_BLOCK: Final = 128
@@ -498,11 +499,16 @@ class SecretScanner:
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
         reports = self._gate.scan(data) if self._gate is not None else None
         present = self._triggers(data, reports)
-        if "diff" in present:
-            # a diff line's "+" or "-" before base64 is not part of the run that follows
-            runs = [(s + 1, e) if data[s] in _SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
-        small = [run for run in runs if run[1] - run[0] < BLOB_MIN]
+        if "diff" in present and runs:
+            # a diff line's "+" or "-" before base64 is not part of the run that follows (the
+            # signs found by one search, each run moved in place: the runs can be every line)
+            for sign in _DIFF_SIGN.finditer(data):
+                at = sign.end() - 1
+                k = bisect.bisect_left(runs, (at, -1))
+                if k < len(runs) and runs[k][0] == at:
+                    runs[k] = (at + 1, runs[k][1])
         blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
+        small = [run for run in runs if run[1] - run[0] < BLOB_MIN] if blobs else runs
         if small:
             if reports is not None:
                 self._scan_runs_gated(data, small, hits, reports)
@@ -524,7 +530,7 @@ class SecretScanner:
             if "zero-width" in present:
                 self._scan_zero_width(data, hits, depth)
             self._scan_views(data, hits, depth, present)
-            self._scan_decoded(data, runs, small, blobs, hits, decoded, depth, present)
+            self._scan_decoded(data, runs, blobs, hits, decoded, depth, present)
         return [hit for hit in hits if not placeholder(hit)]
 
     def _keywords(self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]) -> None:
@@ -545,7 +551,10 @@ class SecretScanner:
             if rule.anchor is not None or (gated and rule.gate is not None):
                 if gated:
                     assert reports is not None
-                    origins: Iterable[int] = _gated_origins(reports.starts[self._first_keyword + i], bodies, body_starts)
+                    starts = reports.starts[self._first_keyword + i]
+                    if not starts:
+                        continue  # the gate found no place the rule can begin
+                    origins: Iterable[int] = _gated_origins(starts, bodies, body_starts)
                 else:
                     anchor = rule.anchor
                     assert anchor is not None  # not gated: only anchored rules come here
@@ -663,6 +672,8 @@ class SecretScanner:
         _spend(len(data))
         reports = self._known_gate.scan(data)
         for (pattern, raw, encoding), found in zip(self._known, reports.starts, strict=True):
+            if not found:
+                continue
             for start in sorted(set(found)):
                 m = pattern.match(data, start)
                 if m is not None:
@@ -762,7 +773,6 @@ class SecretScanner:
         self,
         data: bytes,
         runs: list[tuple[int, int]],
-        small: list[tuple[int, int]],
         blobs: list[tuple[int, int]],
         hits: list[Hit],
         decoded_out: list[tuple[int, int, bytes]] | None,
@@ -823,7 +833,6 @@ class SecretScanner:
             add(start, end, dumped, "hexdump")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = self._wrapped(data, runs)
-        inside = {runs[k][0] for i, j in wrapped for k in range(i, j + 1)}
         for i, j in wrapped:
             for start, end, body in self._chunks(data, runs, i, j):
                 hexed = _hex_decode(body)
@@ -836,9 +845,9 @@ class SecretScanner:
         del marks
         # base64: mixed-case runs (identifiers, paths and hex digests are all one case); a run
         # that begins with an escape's tail (\nQUJD, =3DQUJD) is also decoded without it
-        for start, end in small:
-            if start in inside:
-                continue  # decoded with its block
+        for start, end in _outside(runs, wrapped):  # the runs of a block are decoded with it
+            if end - start >= BLOB_MIN:
+                continue  # a blob, decoded whole
             run = data[start:end]
             if run.islower() or run.isupper() or run.isdigit():
                 hexed = _hex_decode(run) if end - start >= HEX_MIN else None
@@ -944,6 +953,15 @@ class SecretScanner:
             first += step
 
 
+def _outside(runs: list[tuple[int, int]], blocks: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The runs not in ``blocks`` (``(first, last)`` run indices, in order, not overlapping)."""
+    k = 0
+    for first, last in blocks:
+        yield from runs[k:first]
+        k = last + 1
+    yield from runs[k:]
+
+
 def _known_handler(raw: bytes, encoding: str) -> Handler:
     def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return Hit("known-credential", m.start(), m.end(), raw, encoding)
@@ -1046,18 +1064,15 @@ class _Pieces:
     ``_RUN_CONTEXT`` bytes before its first run), worked out only around the runs asked about:
     a chain of close runs is replayed once, from its first run, as the full pass would."""
 
-    __slots__ = ("_data", "_piece", "_runs", "_starts")
+    __slots__ = ("_data", "_piece", "_runs", "_separated", "_starts")
 
     def __init__(self, data: bytes, runs: list[tuple[int, int]]) -> None:
         self._data = data
         self._runs = runs
         self._starts = [start for start, _ in runs]
         self._piece: dict[int, tuple[int, int]] = {}
-
-    def _linked(self, k: int) -> bool:
-        """Run ``k`` may join the piece of run ``k - 1``."""
-        (_, last), (start, _) = self._runs[k - 1], self._runs[k]
-        return start - last <= _RUN_CONTEXT and not _SEPARATORS.intersection(self._data[last:start])
+        # without a separator in the data, two runs are linked by their distance alone
+        self._separated = any(separator in data for separator in (b"\x00", b"\xff"))
 
     def of(self, end: int) -> tuple[int, int] | None:
         """``(start, end of its last run)`` of the piece holding the match that ends at ``end``
@@ -1067,32 +1082,44 @@ class _Pieces:
             return None
         piece = self._piece.get(k)
         if piece is None:
+            runs, data, separated = self._runs, self._data, self._separated
             first = k
-            while first > 0 and self._linked(first):
+            while first > 0:
+                (_, last), (start, _) = runs[first - 1], runs[first]
+                if start - last > _RUN_CONTEXT or (separated and _SEPARATORS.intersection(data[last:start])):
+                    break
                 first -= 1
             self._replay(first)
             piece = self._piece[k]
         return piece if end - 1 <= piece[1] + 1 else None
 
     def _replay(self, first: int) -> None:
-        runs = self._runs
+        """The pieces of the chain of linked runs that starts at run ``first`` (one loop, no call
+        per run: a chain can hold every line of a megabyte of wrapped base64)."""
+        runs, data, pieces = self._runs, self._data, self._piece
+        separated = self._separated
+        count = len(runs)
         start = max(0, runs[first][0] - _RUN_CONTEXT)
-        members = [first]
+        head = first  # the piece's first run
         last = runs[first][1]
         k = first + 1
         while True:
-            if k < len(runs) and self._linked(k) and runs[k][1] - start <= _PIECE_MAX:
-                members.append(k)
-                last = runs[k][1]
+            linked = False
+            if k < count:
+                s, e = runs[k]
+                linked = s - last <= _RUN_CONTEXT and not (separated and _SEPARATORS.intersection(data[last:s]))
+            if linked and e - start <= _PIECE_MAX:
+                last = e
                 k += 1
                 continue
-            for member in members:
-                self._piece[member] = (start, last)
-            if k >= len(runs) or not self._linked(k):
+            piece = (start, last)
+            for member in range(head, k):
+                pieces[member] = piece
+            if not linked:
                 return
-            start = max(0, runs[k][0] - _RUN_CONTEXT)  # the chain goes on in a new piece
-            members = [k]
-            last = runs[k][1]
+            start = max(0, s - _RUN_CONTEXT)  # the chain goes on in a new piece
+            head = k
+            last = e
             k += 1
 
 
