@@ -135,14 +135,14 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
     """A value that can be a credential: no reference, placeholder, call or type, and mixed."""
     if len(value) < 6 or value.lower() in _PLACEHOLDERS:
         return False
+    if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
+        return False  # prose, or the next name of a list of names
     if _REFERENCE.match(value) is not None:
         return False
     if not quoted and (value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))):
         return False
     if not quoted and _IDENTIFIER_EXPR.fullmatch(value) is not None and (_DIGIT.isdisjoint(value) or b"(" in value):
         return False  # settings.API_KEY, get_secret(), Optional[str]
-    if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
-        return False  # prose, or the next name of a list of names
     if _basic_pair(value):
         return True
     chars = frozenset(value)
@@ -243,13 +243,13 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # the name continues in another script: the fold view sees it whole
     if not _credential_name(name) or name.lower() in (b"cookie", b"set-cookie"):
         return None  # the Cookie header has its own rule
-    sep = m.group("sep")
+    sep = m.group("sep").rstrip()
     pos = m.end()
-    if sep.rstrip().endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
+    if sep.endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
         return None  # "NAME", "value": the name is quoted too
-    if sep.rstrip().endswith(b"=") and b"value" in sep.lower() and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None:
+    if sep.endswith(b"=") and b"value" in sep.lower() and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None:
         return None  # NAME" value="...": only in <add key="NAME" value="..."/>
-    if sep.rstrip().endswith(b">") and not sep.rstrip().endswith(b"=>"):
+    if sep.endswith(b">") and not sep.endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag
         # the element's text may start on the next line (raw or JSON-escaped), indented

@@ -364,9 +364,11 @@ class _Pass:
     """For token rules: the full pattern, matched on the data where ``pattern`` matched a run
     (a JWT continues past its first run at the dot)."""
     gate: tuple[bytes, int, int] | None = None
-    """For keyword rules without an anchor, where a hyperscan gate (``_prefilter``) finds the
-    places the pattern can begin: ``(regex, offset, back)``, the start of a match of the regex
-    plus ``offset`` when ``back`` is 0, else its end less ``back``."""
+    """For keyword rules, where a hyperscan gate (``_prefilter``) finds the places the pattern can
+    begin: ``(regex, offset, back)``, the start of a match of the regex plus ``offset`` when
+    ``back`` is 0, else its end less ``back``. Without it an anchored rule's gate is derived from
+    its anchor; with it the regex says more (what the handler requires), caseless when the
+    rule is anchored."""
 
 
 def _token(rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0) -> Handler:
@@ -822,7 +824,11 @@ def _keyword_passes() -> list[_Pass]:
             _authorization,
         ),
         _folded(rb"bearer", rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)", _bearer),
-        _folded(rb"kie(?<=cookie)", rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})", _cookie),
+        _folded(
+            rb"kie(?<=cookie)", rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})", _cookie,
+            # the gate reports only a header whose value starts with a pair, as ``_cookie`` requires
+            gate=(rb"cookie" + _COLON + _COOKIE_PAIR.pattern, 3, 0),
+        ),
         _Pass(
             _compile(
                 rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{0,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
@@ -862,8 +868,9 @@ def _keyword_passes() -> list[_Pass]:
     return passes
 
 
-def _folded(anchor: bytes, pattern: bytes, handle: Handler) -> _Pass:
+def _folded(anchor: bytes, pattern: bytes, handle: Handler, *, gate: tuple[bytes, int, int] | None = None) -> _Pass:
     """``pattern`` (its keyword in lower case) searched in the lower-cased text, confirmed on the
-    text case-insensitively; ``anchor`` is the keyword alone (the pattern starts with it)."""
+    text case-insensitively; ``anchor`` is the keyword alone (the pattern starts with it).
+    ``gate``: what the hyperscan gate looks for instead of the pattern (``_Pass.gate``)."""
     assert pattern.startswith(anchor)
-    return _Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(pattern))
+    return _Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(pattern), gate=gate)

@@ -45,7 +45,7 @@ import json
 import re
 import zlib
 from collections.abc import Iterable, Iterator
-from itertools import accumulate, pairwise, repeat
+from itertools import accumulate, repeat
 from operator import add
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
@@ -906,16 +906,15 @@ class SecretScanner:
         separated by one line break, all as wide as the first but the last, which may be shorter.
         ``(first run, last run)`` of each block of two lines or more."""
         out: list[tuple[int, int]] = []
-        # a block starts where a run is followed closely by a run no wider: few runs qualify
-        firsts = [k for k, (a, b) in enumerate(pairwise(runs)) if b[0] - a[1] <= 40 and b[1] - b[0] <= a[1] - a[0]]
-        i = 0
         count = len(runs)
         spent = 0
-        for first in firsts:
-            if first < i:
-                continue
-            i = first
+        i = 0
+        while i + 1 < count:
             start, end = runs[i]
+            ns, ne = runs[i + 1]
+            if ns - end > 40 or ne - ns > end - start:
+                i += 1  # a block starts where a run is followed closely by a run no wider
+                continue
             width = end - start
             j = i
             gap = b""  # the last gap that matched: the lines of one block are mostly joined alike
@@ -924,7 +923,7 @@ class SecretScanner:
                 if ns - end > 40 or end - start != width or ne - ns > width:
                     break
                 spent += ns - end
-                if data[end:ns] != gap:
+                if ns - end != len(gap) or not data.startswith(gap, end):
                     if _WRAP_GAP.fullmatch(data, end, ns) is None:
                         break
                     gap = data[end:ns]
@@ -1172,11 +1171,12 @@ def _token_rule(rule: _Pass) -> Rule:
 def _keyword_rule(rule: _Pass) -> Rule:
     """The gate rule of a keyword pass: an anchored pass by the start of its anchor (caseless:
     anchors are searched in lower-cased text), any other by its pattern."""
-    if rule.anchor is None and rule.gate is not None:
+    if rule.gate is not None:
         regex, offset, back = rule.gate
+        caseless = rule.anchor is not None  # anchored: searched in the lower-cased text
         if back:
-            return Rule(rule.pattern.pattern, last=regex, back=back)
-        return Rule(rule.pattern.pattern, start=regex, offset=offset)
+            return Rule(rule.pattern.pattern, caseless=caseless, last=regex, back=back)
+        return Rule(rule.pattern.pattern, caseless=caseless, start=regex, offset=offset)
     if rule.anchor is None:
         return Rule(rule.pattern.pattern, caseless=bool(rule.pattern.flags & re.IGNORECASE), once=True)
     start = rule.anchor.pattern
