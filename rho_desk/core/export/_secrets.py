@@ -126,6 +126,7 @@ _WRAP_GAP = re.compile(
 """What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
 with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``12:``, ``12→``,
 ``  12 |``, ``12<tab>``: a file read back through a tool)."""
+_SIGNS: Final = frozenset(b"+-")
 _DIFF_SIGN: Final = re.compile(rb"(?:\n|\\n)[+\-]")
 """A diff line's sign: after a line break, raw or JSON-escaped."""
 NARROW_SKIP: Final = 512
@@ -904,7 +905,10 @@ class SecretScanner:
     def _wrapped(self, data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Blocks of wrapped lines (base64 at 76 or 64 columns, ``xxd -p`` at 60): runs that are
         separated by one line break, all as wide as the first but the last, which may be shorter.
-        ``(first run, last run)`` of each block of two lines or more."""
+        ``(first run, last run)`` of each block of two lines or more. A line of an unsigned
+        block that lost a leading ``+`` or ``-`` to the diff rule (base64 wraps a ``+`` to the
+        start of a line about once in 64 lines) gets it back, in ``runs``, when that makes it as
+        wide as the block's lines and more follow: the block goes on instead of ending there."""
         out: list[tuple[int, int]] = []
         count = len(runs)
         spent = 0
@@ -918,8 +922,17 @@ class SecretScanner:
             width = end - start
             j = i
             gap = b""  # the last gap that matched: the lines of one block are mostly joined alike
+            # a block of unsigned lines: a line the diff rule took a sign from (a line of base64
+            # that begins with "+") gets it back when that makes it as wide as the others
+            unsigned = start == 0 or data[start - 1] not in _SIGNS
             while j + 1 < count:
                 ns, ne = runs[j + 1]
+                if (
+                    unsigned and ne - ns == width - 1 and data[ns - 1] in _SIGNS and j + 2 < count
+                    and runs[j + 2][0] - ne <= 40 and runs[j + 2][1] - runs[j + 2][0] <= width
+                ):
+                    ns -= 1
+                    runs[j + 1] = (ns, ne)
                 if ns - end > 40 or end - start != width or ne - ns > width:
                     break
                 spent += ns - end
