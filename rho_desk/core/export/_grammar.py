@@ -29,14 +29,26 @@ import re
 from collections import Counter
 from typing import Final
 
-from ._rules import Hit, _Pass, _spend
+from ._catalogue import Hit
+from ._rules import Pass
+from ._work import spend
 
 try:  # RE2 runs the name pass's alternation as one DFA: measured ~5x faster than re (docs/security.md)
     import re2 as _re2  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the same matches
     _re2 = None
 
-__all__ = ["der_private_key", "entropy_hits", "grammar_passes", "hex_key_pass", "jwk_hits", "name_is_credential", "secretish"]
+__all__ = [
+    "ASSIGN_PREFILTER",
+    "KEYWORDS",
+    "der_private_key",
+    "entropy_hits",
+    "grammar_passes",
+    "hex_key_pass",
+    "jwk_hits",
+    "name_is_credential",
+    "secretish",
+]
 
 # --- names ------------------------------------------------------------------------------------
 
@@ -173,7 +185,7 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
             while j > start and data[j - 1] == 0x5C:
                 j -= 1
             if (close - j) == 0 or (depth == 0 and (close - j) % 2 == 0):
-                _spend(close - pos)
+                spend(close - pos)
                 return start, close, True
             i = close + 1
     stop = _UNQUOTED_STOP.search(data, pos, limit)
@@ -181,7 +193,7 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
     if stop_at_tag:
         tag = data.find(b"<", pos, end)
         end = tag if tag >= 0 else end
-    _spend(end - pos)
+    spend(end - pos)
     return pos, end, False
 
 
@@ -199,8 +211,8 @@ _ASSIGN: Final = (
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
-_KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
-_ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
+KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
+ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
 """``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
 
@@ -296,7 +308,7 @@ _NETRC_WINDOW: Final = 256
 def _netrc(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``.netrc``: ``password X`` after ``machine`` or ``login`` (same file, a few lines before)."""
     lo = max(0, m.start() - _NETRC_WINDOW)
-    _spend(m.start() - lo)
+    spend(m.start() - lo)
     if m.start() > 0 and data[m.start() - 1] in _NAME_BYTES:
         return None
     if _NETRC_CONTEXT.search(data, lo, m.start()) is None:
@@ -319,7 +331,7 @@ _A_FLAG: Final = re.compile(rb"\b(?:redis-cli|valkey-cli|keydb-cli|https?|xh|xhs
 
 def _line_before(data: bytes, pos: int) -> bytes:
     lo = max(0, pos - _COMMAND_WINDOW)
-    _spend(pos - lo)
+    spend(pos - lo)
     line = data[lo:pos]
     cuts = [m.end() for m in _LINE_BREAK.finditer(line)]
     return line[cuts[-1] :] if cuts else line
@@ -365,7 +377,7 @@ def _putty(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """PuTTY ``.ppk`` (v2 and v3): the ``Private-Lines:`` block."""
     body = _PUTTY_BODY.match(data, m.end(), min(len(data), m.end() + PUTTY_MAX))
     assert body is not None
-    _spend(body.end() - m.end())
+    spend(body.end() - m.end())
     value = data[m.end() : body.end()].strip()
     if len(value) < 16:
         return None
@@ -391,7 +403,7 @@ def jwk_hits(data: bytes, positions: list[int]) -> list[Hit]:
         lo = max(0, pos - JWK_WINDOW, covered)
         hi = min(len(data), pos + JWK_WINDOW)
         covered = hi
-        _spend(hi - lo)
+        spend(hi - lo)
         for member in _JWK_MEMBER.finditer(data, lo, hi):
             value = member.group("value")
             out.append(Hit("private-key", member.start("value"), member.end("value"), b"jwk:" + value))
@@ -420,22 +432,22 @@ def _hex_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("private-key", start, end, m.group())
 
 
-def hex_key_pass() -> _Pass:
+def hex_key_pass() -> Pass:
     """The token pass of ``_hex_key`` (it runs over the runs, as the vendor tokens do)."""
-    return _Pass(re.compile(rb"[0-9a-fA-F]{64}"), _hex_key)
+    return Pass(re.compile(rb"[0-9a-fA-F]{64}"), _hex_key)
 
 
-def grammar_passes() -> list[_Pass]:
+def grammar_passes() -> list[Pass]:
     """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
     return [
-        _Pass(re.compile(_KEYWORDS + _ASSIGN, re.IGNORECASE), _named, anchor=prefilter(_KEYWORDS + _ASSIGN_PREFILTER),
+        Pass(re.compile(KEYWORDS + _ASSIGN, re.IGNORECASE), _named, anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER),
               skip=(b"authorization", b"cookie:", b"cookie\":")),
-        _Pass(
+        Pass(
             re.compile(rb"pass(?:word|wd)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
             _netrc,
             anchor=re.compile(rb"pass(?:word|wd)?(?P<ws>[ \t]+)(?=[^\s])"),
         ),
-        _Pass(
+        Pass(
             re.compile(
                 rb"-(?:-(?P<long>password|passwd|pass|auth-token|token|secret|api-key|access-token)(?:=|[ \t]+)"
                 rb"|(?P<short>p)(?P<glued>(?=[^\s\-=]))|(?P<short2>[pa])[ \t]+)"
@@ -443,19 +455,19 @@ def grammar_passes() -> list[_Pass]:
             _flag_any,
             gate=(rb"-(?:-(?:password|passwd|pass|auth-token|token|secret|api-key|access-token)(?:=|[ \t])|p[^\s\-=]|[pa][ \t])", 0, 0),
         ),
-        _Pass(
+        Pass(
             re.compile(rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"),
             _pgpass,
         ),
-        _Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
-        _Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
-        _Pass(
+        Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
+        Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
+        Pass(
             re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret\\{0,7}[\"']?(?![A-Za-z0-9_])", re.IGNORECASE),
             _kubernetes_secret,
             anchor=re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret"),
         ),
-        _Pass(_BUNDLER, _bundler),
-        _Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,]{32,})"), _flyio),
+        Pass(_BUNDLER, _bundler),
+        Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,]{32,})"), _flyio),
     ]
 
 
@@ -492,7 +504,7 @@ def _kubernetes_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
     (before or after it, within ``K8S_WINDOW``, not past a ``---``): one hit from the first value
     to the last."""
     lo, hi = max(0, m.start() - K8S_WINDOW), min(len(data), m.end() + K8S_WINDOW)
-    _spend(hi - lo)
+    spend(hi - lo)
     lines = _lines(data, lo, hi)
     here = next(i for i, (start, _, end) in enumerate(lines) if start <= m.start() <= end)
     i = max((k + 1 for k in range(here) if data.startswith(b"---", lines[k][1])), default=0)
