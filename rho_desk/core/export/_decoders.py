@@ -151,7 +151,10 @@ def inflate(data: bytes) -> bytes | None:
 
 
 def hex_decode(run: bytes) -> bytes | None:
-    if len(run) < HEX_MIN or run.translate(None, _HEX_RUN):
+    """``run`` as hex (at least ``HEX_MIN`` digits, an odd last one dropped), or None when it is
+    not all hex digits (its head is looked at first: a chunk of base64 has a letter past ``f``
+    within a few bytes, and the whole chunk need not be copied to say so)."""
+    if len(run) < HEX_MIN or run[:64].translate(None, _HEX_RUN) or run.translate(None, _HEX_RUN):
         return None
     try:
         return binascii.unhexlify(run[: len(run) & ~1])

@@ -294,25 +294,30 @@ def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, 
             continue
         width = end - start
         j = i
-        gap = b""  # the last gap that matched: the lines of one block are mostly joined alike
+        # the last gap that matched (the lines of one block are mostly joined alike), its length
+        # and, for a one-byte gap, that byte: compared in place before the gap pattern runs
+        gap, gap_len, gap_byte = b"", 0, -1
         # a block of unsigned lines: a line the diff rule took a sign from (a line of base64
         # that begins with "+") gets it back when that makes it as wide as the others
         unsigned = start == 0 or data[start - 1] not in SIGNS
+        narrower = width - 1
         while j + 1 < count:
             ns, ne = runs[j + 1]
             if (
-                unsigned and ne - ns == width - 1 and data[ns - 1] in SIGNS and j + 2 < count
+                unsigned and ne - ns == narrower and data[ns - 1] in SIGNS and j + 2 < count
                 and runs[j + 2][0] - ne <= 40 and runs[j + 2][1] - runs[j + 2][0] <= width
             ):
                 ns -= 1
                 runs[j + 1] = (ns, ne)
-            if ns - end > 40 or end - start != width or ne - ns > width:
+            between = ns - end
+            if between > 40 or end - start != width or ne - ns > width:
                 break
-            spent += ns - end
-            if ns - end != len(gap) or not data.startswith(gap, end):
+            spent += between
+            if between != gap_len or (data[end] != gap_byte if between == 1 else not data.startswith(gap, end)):
                 if WRAP_GAP.fullmatch(data, end, ns) is None:
                     break
-                gap = data[end:ns]
+                gap, gap_len = data[end:ns], between
+                gap_byte = gap[0] if between == 1 else -1
             j += 1
             start, end = ns, ne
         if j > i:
