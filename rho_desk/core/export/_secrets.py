@@ -142,6 +142,9 @@ BLOB_MIN: Final = 4096
 _BLOB_HEAD: Final = 256
 """Bytes of a blob left in the keyword-scan text, so a header value that is a blob is still seen."""
 _PIECE_GAP: Final = b"\n\x00\n"
+_MEMO_TOKEN_MAX: Final = 256
+_MEMO_TOKENS: Final = 1024
+"""Escaped tokens up to this long, this many of them, are remembered decoded for the rest of a scan."""
 _TRIGGERS: Final = {
     "continuation": CONTINUATION.pattern,
     "fold": FOLD_TRIGGER.pattern,
@@ -606,9 +609,11 @@ class SecretScanner:
     ) -> None:
         text_pieces: list[tuple[int, int, bytes, str]] = []
         binary_pieces: list[tuple[int, int, bytes, str]] = []
+        cost = 2 * len(data)  # the work of the searches and decoders below, counted once
 
         def add(start: int, end: int, decoded: bytes, encoding: str) -> None:
-            spend(len(decoded))
+            nonlocal cost
+            cost += len(decoded)
             inflated = inflate(decoded) if len(decoded) >= 18 else None
             if inflated is not None:
                 decoded, encoding = inflated, "gzip+" + encoding
@@ -617,23 +622,23 @@ class SecretScanner:
         marks: bytes | None = None
         # URL-encoded tokens (sk%2Dproj..., RHO%5FAUDIT..., and twice: %253D)
         covered = -1
-        spend(len(data))
         for m in PERCENT.finditer(data) if "percent" in present else ():
             if m.start() < covered:
                 continue
             if marks is None:
-                spend(len(data))
+                cost += len(data)
                 marks = data.translate(URL_TABLE)
             lo, hi = expand(marks, m.start(), m.end())
             lo = unescaped_start(data, lo, hi)
-            spend(hi - lo)
+            cost += hi - lo
             covered = hi
             if hi - lo >= ENCODED_MIN:
                 add(lo, hi, percent_decode(data[lo:hi]), "percent")
-        # escapes written out as text (\u0073k-..., \\u0073 in JSON, \x73\x6b of a bytes repr)
+        # escapes written out as text (\u0073k-..., \\u0073 in JSON, \x73\x6b of a bytes repr);
+        # a token seen before in this buffer is not decoded again (a log repeats its lines)
         done: set[int] = set()  # token ends already decoded
+        unescaped: dict[bytes, bytes] = {}
         covered = -1
-        spend(len(data))
         for m in ESCAPE_START.finditer(data) if "escape" in present else ():
             if m.start() < covered:
                 continue
@@ -641,18 +646,24 @@ class SecretScanner:
             while first > 0 and m.start() - first < 8 and data[first - 1] == 0x5C:
                 first -= 1
             bound = min(len(data), first + ESCAPED_TOKEN_MAX)
-            spend(bound - first)
+            cost += bound - first
             token = ESCAPED_TOKEN.match(data, first, bound)
             hi = token.end() if token else m.end()
             if marks is None:
-                spend(len(data))
+                cost += len(data)
                 marks = data.translate(URL_TABLE)
             lo, _ = expand(marks, first, first)
             lo = unescaped_start(data, lo, first) if lo < first else lo
             covered = hi
             if hi - lo >= ENCODED_MIN and hi not in done:
                 done.add(hi)
-                add(lo, hi, decode_escapes(data[lo:hi]), "unicode-escape")
+                escaped = data[lo:hi]
+                plain = unescaped.get(escaped)
+                if plain is None:
+                    plain = decode_escapes(escaped)
+                    if hi - lo <= _MEMO_TOKEN_MAX and len(unescaped) < _MEMO_TOKENS:
+                        unescaped[escaped] = plain
+                add(lo, hi, plain, "unicode-escape")
         # hex dumps (xxd, hexdump -C, od -c) read back to their bytes
         for start, end, dumped in decode_dumps(data) if "dump" in present else ():
             add(start, end, dumped, "hexdump")
@@ -692,6 +703,7 @@ class SecretScanner:
                     add(first, padded(data, end), decoded, "base64")
         for start, end in blobs:
             self._blob(data[start:end], start, padded(data, end), hits, depth)
+        spend(cost)
         if decoded_out is not None:
             decoded_out.extend((start, end, text) for start, end, text, _ in text_pieces)
         for pieces, keywords in ((text_pieces, True), (binary_pieces, False)):
