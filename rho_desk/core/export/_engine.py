@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, repeat
 from operator import add
-from typing import Final
+from typing import Final, NamedTuple
 
 from ._decoders import padded
 from ._work import spend
@@ -39,6 +39,7 @@ __all__ = [
     "WHOLE",
     "WRAP_CHUNK",
     "WRAP_GAP",
+    "Block",
     "Joined",
     "Pieces",
     "block_chunks",
@@ -275,14 +276,23 @@ SIGNS: Final = frozenset(b"+-")
 """A diff line's sign (before base64 it is not part of the run that follows)."""
 
 
-def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+class Block(NamedTuple):
+    """A block of wrapped lines: its first and last run, and the gap between every two of its
+    lines when that is one and the same (else None)."""
+
+    first: int
+    last: int
+    gap: bytes | None
+
+
+def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[Block]:
     """Blocks of wrapped lines (base64 at 76 or 64 columns, ``xxd -p`` at 60): runs that are
     separated by one line break, all as wide as the first but the last, which may be shorter.
-    ``(first run, last run)`` of each block of two lines or more. A line of an unsigned
+    The ``Block`` of each block of two lines or more. A line of an unsigned
     block that lost a leading ``+`` or ``-`` to the diff rule (base64 wraps a ``+`` to the
     start of a line about once in 64 lines) gets it back, in ``runs``, when that makes it as
     wide as the block's lines and more follow: the block goes on instead of ending there."""
-    out: list[tuple[int, int]] = []
+    out: list[Block] = []
     count = len(runs)
     spent = 0
     i = 0
@@ -297,6 +307,7 @@ def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, 
         # the last gap that matched (the lines of one block are mostly joined alike), its length
         # and, for a one-byte gap, that byte: compared in place before the gap pattern runs
         gap, gap_len, gap_byte = b"", 0, -1
+        gaps = 0  # how many different gaps the block has had
         # a block of unsigned lines: a line the diff rule took a sign from (a line of base64
         # that begins with "+") gets it back when that makes it as wide as the others
         unsigned = start == 0 or data[start - 1] not in SIGNS
@@ -318,35 +329,43 @@ def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, 
                     break
                 gap, gap_len = data[end:ns], between
                 gap_byte = gap[0] if between == 1 else -1
+                gaps += 1
             j += 1
             start, end = ns, ne
         if j > i:
-            out.append((i, j))
+            out.append(Block(i, j, gap if gaps == 1 else None))
         i = j + 1
     spend(spent)
     return out
 
 
-def block_chunks(data: bytes, runs: list[tuple[int, int]], i: int, j: int) -> Iterator[tuple[int, int, bytes]]:
+def block_chunks(data: bytes, runs: list[tuple[int, int]], block: Block) -> Iterator[tuple[int, int, bytes]]:
     """A block's lines joined, ``WRAP_CHUNK`` characters at a time, one chunk alive at a time:
     whole lines, a multiple of 4 of them (base64 and hex stay aligned), overlapping by 4 lines
-    so that nothing shorter than 4 lines is cut."""
+    so that nothing shorter than 4 lines is cut. With one gap between all its lines, a chunk is
+    its span with the gap removed: the gap starts with a byte no run holds (a run ends before
+    it), so it occurs only where it separates two lines."""
+    i, j, gap = block
     width = runs[i][1] - runs[i][0]
     step = max(4, (WRAP_CHUNK // max(width, 1)) & ~3)
     first = i
     while True:
         last = min(j, first + step + 3)
         stop = runs[last][1]
-        yield runs[first][0], padded(data, stop), b"".join(data[a:b] for a, b in runs[first : last + 1])
+        if gap is not None:
+            body = data[runs[first][0] : stop].replace(gap, b"")
+        else:
+            body = b"".join(data[a:b] for a, b in runs[first : last + 1])
+        yield runs[first][0], padded(data, stop), body
         if last >= j:
             return
         first += step
 
 
-def outside(runs: list[tuple[int, int]], blocks: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """The runs not in ``blocks`` (``(first, last)`` run indices, in order, not overlapping)."""
+def outside(runs: list[tuple[int, int]], blocks: list[Block]) -> Iterator[tuple[int, int]]:
+    """The runs not in ``blocks`` (in order, not overlapping)."""
     k = 0
-    for first, last in blocks:
+    for first, last, _ in blocks:
         yield from runs[k:first]
         k = last + 1
     yield from runs[k:]

@@ -663,8 +663,8 @@ class SecretScanner:
             add(start, end, dumped, "hexdump")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = wrapped_blocks(data, runs)
-        for i, j in wrapped:
-            for start, end, body in block_chunks(data, runs, i, j):
+        for block in wrapped:
+            for start, end, body in block_chunks(data, runs, block):
                 hexed = hex_decode(body)
                 if hexed is not None:
                     if textual(hexed):
