@@ -1,0 +1,56 @@
+"""The scanner's buffers: a wrapped block's chunks are its lines joined, however they are cut."""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from rho_desk.core.export._engine import (
+    MIN_RUN,
+    RUN,
+    RUN_TABLE,
+    SIGNS,
+    SPAN,
+    Block,
+    block_chunks,
+    wrapped_blocks,
+)
+from rho_desk.core.export._rules import unescaped_start
+
+
+def _runs(data: bytes) -> list[tuple[int, int]]:
+    """The runs as the scanner leaves them: without an escape's tail (``\\nQUJD``), and without
+    a diff sign after a line break."""
+    runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
+    runs = [(unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]
+    runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
+    return [(s + 1, e) if data[s] in SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
+
+
+@pytest.mark.parametrize("gap", [b"\n", b"\\n", b"\r\n", b"\\r\\n", b"  \n", b"\n> ", b"\n  ", b"<br>"])
+def test_a_block_joined_by_one_gap_chunks_to_its_lines_joined(gap: bytes) -> None:
+    rng = random.Random(len(gap))
+    for width in (60, 64, 76):
+        raw = base64.b64encode(rng.randbytes(50_000))  # lines that begin with "+" included
+        data = b'{"text": "' + gap.join(raw[i : i + width] for i in range(0, len(raw), width)) + b'"}'
+        runs = _runs(data)
+        blocks = wrapped_blocks(data, runs)
+        assert blocks and all(block.gap == gap for block in blocks)
+        assert sum(block.last - block.first + 1 for block in blocks) >= len(runs) - 2
+        for block in blocks:
+            chunks = list(block_chunks(data, runs, block))
+            lines = list(block_chunks(data, runs, Block(block.first, block.last, None)))
+            assert chunks == lines
+            assert b"".join(body for _, _, body in chunks).count(gap) == 0
+
+
+def test_a_block_with_numbered_lines_has_no_single_gap() -> None:
+    raw = base64.b64encode(random.Random(1).randbytes(6000))
+    data = b"".join(b"%d:%s\n" % (n + 1, raw[i : i + 76]) for n, i in enumerate(range(0, len(raw), 76)))
+    runs = _runs(data)
+    blocks = wrapped_blocks(data, runs)
+    assert blocks and all(block.gap is None for block in blocks)
+    body = b"".join(body for block in blocks for _, _, body in block_chunks(data, runs, block))
+    assert base64.b64decode(body[: len(body) // 4 * 4])[:100] == base64.b64decode(raw[: len(body) // 4 * 4])[:100]
