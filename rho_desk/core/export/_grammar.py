@@ -216,6 +216,23 @@ ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}v
 """``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
 
+_STOP: Final = rb"(?:[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</)"
+"""``_UNQUOTED_STOP`` as a pattern to embed."""
+_VALUE_BYTE: Final = rb"(?:[^\s\"'`\x00\xff\\<]|\\(?![nrtu\"'\\/]|\Z)|<(?!/))"
+"""A byte of an unquoted value: anything ``_UNQUOTED_STOP`` does not stop at."""
+_NOT_A_NAMED_VALUE: Final = (
+    rb"(?-i:(?!(?<!>)(?<!>[ \t])(?<!>[ \t]{2})(?<!>[ \t]{3})(?<!>[ \t]{4})(?![(\[]|\\{0,7}[\"'`])"
+    + _VALUE_BYTE + rb"{0,498}:(?=" + _STOP + rb"|\Z)))"
+)
+"""What ``_named`` rejects, rejected by its pattern instead (one call less a candidate, and a
+text of names followed by names has one at every name): after a separator that is not an XML
+start tag's ``>``, an unquoted value that does not open a tuple and ends with ``:`` before its
+first stop, or the end of the data, within ``VALUE_MAX`` (``password= token:``: the next name
+of a list of names). ``secretish`` refuses every such value. Case-sensitive like
+``_UNQUOTED_STOP``; the pattern before it is atomic, so refusing one match never lets a shorter
+one of the same name through."""
+
+
 def prefilter(pattern: bytes) -> re.Pattern[bytes]:
     """``pattern`` compiled by RE2 when installed (linear time; an alternation of literals in one
     DFA pass), else by ``re``. Used only for ``finditer`` and ``start()``: the candidates are
@@ -440,8 +457,8 @@ def hex_key_pass() -> Pass:
 def grammar_passes() -> list[Pass]:
     """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
     return [
-        Pass(re.compile(KEYWORDS + _ASSIGN, re.IGNORECASE), _named, anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER),
-              skip=(b"authorization", b"cookie:", b"cookie\":")),
+        Pass(re.compile(rb"(?>" + KEYWORDS + _ASSIGN + rb")" + _NOT_A_NAMED_VALUE, re.IGNORECASE), _named,
+             anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER), skip=(b"authorization", b"cookie:", b"cookie\":")),
         Pass(
             re.compile(rb"pass(?:word|wd)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
             _netrc,
