@@ -17,7 +17,7 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, repeat
-from operator import add
+from operator import add, sub
 from typing import Final, NamedTuple
 
 from ._decoders import padded
@@ -114,7 +114,7 @@ class Pieces:
     ``RUN_CONTEXT`` bytes before its first run), worked out only around the runs asked about:
     a chain of close runs is replayed once, from its first run, as the full pass would."""
 
-    __slots__ = ("_data", "_piece", "_runs", "_separated", "_starts")
+    __slots__ = ("_breaks", "_chains", "_data", "_ends", "_piece", "_runs", "_separated", "_starts")
 
     def __init__(self, data: bytes, runs: list[tuple[int, int]]) -> None:
         self._data = data
@@ -123,6 +123,9 @@ class Pieces:
         self._piece: dict[int, tuple[int, int]] = {}
         # without a separator in the data, two runs are linked by their distance alone
         self._separated = any(separator in data for separator in (b"\x00", b"\xff"))
+        self._breaks = b""  # without separators: 1 where a run is not linked to the one before
+        self._ends: list[int] = []
+        self._chains: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}
 
     def of(self, end: int) -> tuple[int, int] | None:
         """``(start, end of its last run)`` of the piece holding the match that ends at ``end``
@@ -130,6 +133,9 @@ class Pieces:
         k = bisect.bisect_right(self._starts, end - 1) - 1
         if k < 0:
             return None
+        if not self._separated:
+            near = self._by_distance(k)
+            return near if end - 1 <= near[1] + 1 else None
         piece = self._piece.get(k)
         if piece is None:
             runs, data, separated = self._runs, self._data, self._separated
@@ -142,6 +148,33 @@ class Pieces:
             self._replay(first)
             piece = self._piece[k]
         return piece if end - 1 <= piece[1] + 1 else None
+
+    def _by_distance(self, k: int) -> tuple[int, int]:
+        """The piece of run ``k`` when runs are linked by their distance alone: the links found
+        for all runs at once (C-level maps), each chain's pieces by a search of its runs' ends
+        (a piece takes every run that ends within ``PIECE_MAX`` of its start)."""
+        if not self._breaks:
+            self._ends = [end for _, end in self._runs]
+            gaps = map(sub, self._starts[1:], self._ends[:-1])
+            self._breaks = b"\x01" + bytes(map(RUN_CONTEXT.__lt__, gaps))
+        first = self._breaks.rfind(1, 0, k + 1)
+        chain = self._chains.get(first)
+        if chain is None:
+            stop = self._breaks.find(1, k + 1)
+            stop = len(self._runs) if stop < 0 else stop
+            starts, ends = self._starts, self._ends
+            heads: list[int] = []
+            spans: list[tuple[int, int]] = []
+            head = first
+            while head < stop:
+                start = max(0, starts[head] - RUN_CONTEXT)
+                last = max(head, bisect.bisect_right(ends, start + PIECE_MAX, head + 1, stop) - 1)
+                heads.append(head)
+                spans.append((start, ends[last]))
+                head = last + 1
+            chain = self._chains[first] = (heads, spans)
+        heads, spans = chain
+        return spans[bisect.bisect_right(heads, k) - 1]
 
     def _replay(self, first: int) -> None:
         """The pieces of the chain of linked runs that starts at run ``first`` (one loop, no call
@@ -171,6 +204,7 @@ class Pieces:
             head = k
             last = e
             k += 1
+
 
 WHOLE, HEAD, SKIP = 0, 1, 2
 

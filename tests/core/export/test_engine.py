@@ -14,6 +14,7 @@ from rho_desk.core.export._engine import (
     SIGNS,
     SPAN,
     Block,
+    Pieces,
     block_chunks,
     wrapped_blocks,
 )
@@ -54,3 +55,19 @@ def test_a_block_with_numbered_lines_has_no_single_gap() -> None:
     assert blocks and all(block.gap is None for block in blocks)
     body = b"".join(body for block in blocks for _, _, body in block_chunks(data, runs, block))
     assert base64.b64decode(body[: len(body) // 4 * 4])[:100] == base64.b64decode(raw[: len(body) // 4 * 4])[:100]
+
+
+def test_pieces_found_by_distance_are_the_pieces_the_replay_finds() -> None:
+    # without a separator in the data, a run's piece comes from the runs' distances alone; a
+    # separator after the last run (it links nothing) makes Pieces replay the chain run by run
+    rng = random.Random(7)
+    for _ in range(60):
+        parts = []
+        for _ in range(rng.randint(1, 400)):
+            parts.append(b"a" * rng.choice([16, 17, 30, 76, 200, 900, 1100]))
+            parts.append(b" " * rng.choice([1, 1, 2, 12, 13, 40]))
+        data = b"".join(parts)
+        runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
+        by_distance, replayed = Pieces(data, runs), Pieces(data + b"\xff", runs)
+        for end in sorted(rng.sample(range(1, len(data) + 1), min(300, len(data)))):
+            assert by_distance.of(end) == replayed.of(end), end
