@@ -96,6 +96,7 @@ from ._engine import (
     line_diff,
     narrow_kind,
     outside,
+    sparse_runs,
     wrapped_blocks,
 )
 from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
@@ -319,7 +320,10 @@ class SecretScanner:
         # 1. runs of base64/identifier characters: candidates for token rules, known secrets and
         #    base64; long ones are blobs
         spend(2 * len(data))
-        runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
+        marks = data.translate(RUN_TABLE)
+        # decoded binary holds few runs: found by a literal search that skips (see sparse_runs)
+        runs = list(map(SPAN, RUN.finditer(marks))) if keywords else sparse_runs(marks)
+        del marks
         if b"\\" in data:
             # a run right after a backslash may begin with an escape's tail (\nQUJD...)
             runs = [(unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]

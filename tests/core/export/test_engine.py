@@ -16,6 +16,7 @@ from rho_desk.core.export._engine import (
     Block,
     Pieces,
     block_chunks,
+    sparse_runs,
     wrapped_blocks,
 )
 from rho_desk.core.export._rules import unescaped_start
@@ -71,3 +72,12 @@ def test_pieces_found_by_distance_are_the_pieces_the_replay_finds() -> None:
         by_distance, replayed = Pieces(data, runs), Pieces(data + b"\xff", runs)
         for end in sorted(rng.sample(range(1, len(data) + 1), min(300, len(data)))):
             assert by_distance.of(end) == replayed.of(end), end
+
+
+def test_sparse_runs_are_the_runs_the_pattern_finds() -> None:
+    rng = random.Random(11)
+    for density in (0.1, 0.26, 0.5, 0.9, 0.99, 1.0):
+        for size in (0, 15, 16, 17, 5000):
+            data = bytes(rng.choices(range(256), k=size)) if density < 1 else b"A" * size
+            marks = bytes(0x61 if rng.random() < density else 0x20 for _ in range(size)) if density < 0.99 else data.translate(RUN_TABLE)
+            assert sparse_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
