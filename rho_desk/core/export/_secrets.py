@@ -321,8 +321,9 @@ class SecretScanner:
         #    base64; long ones are blobs
         spend(2 * len(data))
         marks = data.translate(RUN_TABLE)
-        # decoded binary holds few runs: found by a literal search that skips (see sparse_runs)
-        runs = list(map(SPAN, RUN.finditer(marks))) if keywords else sparse_runs(marks)
+        # runs among many other bytes (text, decoded binary) by a literal search that skips ahead,
+        # runs with little between them (wrapped base64) by the pattern (see sparse_runs)
+        runs = sparse_runs(marks) if marks.count(b" ") * 16 > len(marks) else list(map(SPAN, RUN.finditer(marks)))
         del marks
         if b"\\" in data:
             # a run right after a backslash may begin with an escape's tail (\nQUJD...)
