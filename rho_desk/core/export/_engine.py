@@ -17,7 +17,7 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator
 from itertools import accumulate, repeat
-from operator import add, sub
+from operator import add, itemgetter, sub
 from typing import Final, NamedTuple
 
 from ._decoders import padded
@@ -131,76 +131,98 @@ class Joined:
 class Pieces:
     """The pieces ``_scan_runs`` joins runs into (runs closer than ``RUN_CONTEXT`` bytes, with
     no separator between, one piece of at most ``PIECE_MAX`` bytes; each piece starts
-    ``RUN_CONTEXT`` bytes before its first run), worked out only around the runs asked about:
-    a chain of close runs is replayed once, from its first run, as the full pass would."""
+    ``RUN_CONTEXT`` bytes before its first run), worked out only around the runs asked about.
 
-    __slots__ = ("_breaks", "_chains", "_data", "_ends", "_piece", "_runs", "_separated", "_starts")
+    The chain of close runs around a run is found by the runs' distances, in windows that double
+    (C-level maps, as long as the chain); without a separator in its span, its pieces follow from
+    a search of its runs' ends (a piece takes every run that ends within ``PIECE_MAX`` of its
+    start), else the chain is replayed run by run, as the full pass would."""
+
+    __slots__ = ("_chains", "_data", "_firsts", "_piece", "_runs")
 
     def __init__(self, data: bytes, runs: list[tuple[int, int]]) -> None:
         self._data = data
         self._runs = runs
-        self._starts = [start for start, _ in runs]
-        self._piece: dict[int, tuple[int, int]] = {}
-        # without a separator in the data, two runs are linked by their distance alone
-        self._separated = any(separator in data for separator in (b"\x00", b"\xff"))
-        self._breaks = b""  # without separators: 1 where a run is not linked to the one before
-        self._ends: list[int] = []
-        self._chains: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}
+        self._piece: dict[int, tuple[int, int]] = {}  # by run: the pieces of replayed chains
+        self._firsts: list[int] = []  # the first runs of the chains found by distance, in order
+        self._chains: dict[int, tuple[int, list[int], list[tuple[int, int]]]] = {}  # their end, heads, pieces
 
     def of(self, end: int) -> tuple[int, int] | None:
         """``(start, end of its last run)`` of the piece holding the match that ends at ``end``
         (its last byte in the piece's runs, between them, or in the two bytes after), or None."""
-        k = bisect.bisect_right(self._starts, end - 1) - 1
+        runs = self._runs
+        k = bisect.bisect_right(runs, end - 1, key=_START) - 1
         if k < 0:
             return None
-        if not self._separated:
-            near = self._by_distance(k)
-            return near if end - 1 <= near[1] + 1 else None
-        piece = self._piece.get(k)
+        piece = self._piece.get(k) or self._known(k)
         if piece is None:
-            runs, data, separated = self._runs, self._data, self._separated
-            first = k
-            while first > 0:
-                (_, last), (start, _) = runs[first - 1], runs[first]
-                if start - last > RUN_CONTEXT or (separated and SEPARATORS.intersection(data[last:start])):
-                    break
-                first -= 1
-            self._replay(first)
-            piece = self._piece[k]
+            first, stop = self._chain(k)
+            data, lo, hi = self._data, runs[first][0], runs[stop - 1][1]
+            if data.find(b"\x00", lo, hi) < 0 and data.find(b"\xff", lo, hi) < 0:
+                piece = self._by_distance(first, stop, k)
+            else:
+                first = k  # a separator breaks links too: walk back and replay
+                while first > 0:
+                    (_, last), (start, _) = runs[first - 1], runs[first]
+                    if start - last > RUN_CONTEXT or SEPARATORS.intersection(data[last:start]):
+                        break
+                    first -= 1
+                self._replay(first)
+                piece = self._piece[k]
         return piece if end - 1 <= piece[1] + 1 else None
 
-    def _by_distance(self, k: int) -> tuple[int, int]:
-        """The piece of run ``k`` when runs are linked by their distance alone: the links found
-        for all runs at once (C-level maps), each chain's pieces by a search of its runs' ends
-        (a piece takes every run that ends within ``PIECE_MAX`` of its start)."""
-        if not self._breaks:
-            self._ends = [end for _, end in self._runs]
-            gaps = map(sub, self._starts[1:], self._ends[:-1])
-            self._breaks = b"\x01" + bytes(map(RUN_CONTEXT.__lt__, gaps))
-        first = self._breaks.rfind(1, 0, k + 1)
-        chain = self._chains.get(first)
-        if chain is None:
-            stop = self._breaks.find(1, k + 1)
-            stop = len(self._runs) if stop < 0 else stop
-            starts, ends = self._starts, self._ends
-            heads: list[int] = []
-            spans: list[tuple[int, int]] = []
-            head = first
-            while head < stop:
-                start = max(0, starts[head] - RUN_CONTEXT)
-                last = max(head, bisect.bisect_right(ends, start + PIECE_MAX, head + 1, stop) - 1)
-                heads.append(head)
-                spans.append((start, ends[last]))
-                head = last + 1
-            chain = self._chains[first] = (heads, spans)
-        heads, spans = chain
+    def _known(self, k: int) -> tuple[int, int] | None:
+        """The piece of run ``k`` if its chain was worked out by distance."""
+        i = bisect.bisect_right(self._firsts, k) - 1
+        if i < 0:
+            return None
+        stop, heads, spans = self._chains[self._firsts[i]]
+        return spans[bisect.bisect_right(heads, k) - 1] if k < stop else None
+
+    def _chain(self, k: int) -> tuple[int, int]:
+        """``(first, stop)``: the runs linked to run ``k`` by their distances alone."""
+        runs = self._runs
+        first, width = k, 32
+        while first > 0:
+            lo = max(0, first - width)
+            window = runs[lo : first + 1]
+            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, map(_START, window[1:]), map(_END, window[:-1]))))
+            at = broken.rfind(1)
+            if at >= 0:
+                first = lo + 1 + at
+                break
+            first, width = lo, width * 2
+        stop, width = k + 1, 32
+        while stop < len(runs):
+            hi = min(len(runs), stop + width)
+            window = runs[stop - 1 : hi]
+            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, map(_START, window[1:]), map(_END, window[:-1]))))
+            at = broken.find(1)
+            if at >= 0:
+                stop += at
+                break
+            stop, width = hi, width * 2
+        return first, stop
+
+    def _by_distance(self, first: int, stop: int, k: int) -> tuple[int, int]:
+        """The pieces of the chain ``runs[first:stop]`` (no separator in it), and run ``k``'s."""
+        runs = self._runs
+        heads: list[int] = []
+        spans: list[tuple[int, int]] = []
+        head = first
+        while head < stop:
+            start = max(0, runs[head][0] - RUN_CONTEXT)
+            last = max(head, bisect.bisect_right(runs, start + PIECE_MAX, head + 1, stop, key=_END) - 1)
+            heads.append(head)
+            spans.append((start, runs[last][1]))
+            head = last + 1
+        bisect.insort(self._firsts, first)
+        self._chains[first] = (stop, heads, spans)
         return spans[bisect.bisect_right(heads, k) - 1]
 
     def _replay(self, first: int) -> None:
-        """The pieces of the chain of linked runs that starts at run ``first`` (one loop, no call
-        per run: a chain can hold every line of a megabyte of wrapped base64)."""
+        """The pieces of the chain of linked runs that starts at run ``first``, run by run."""
         runs, data, pieces = self._runs, self._data, self._piece
-        separated = self._separated
         count = len(runs)
         start = max(0, runs[first][0] - RUN_CONTEXT)
         head = first  # the piece's first run
@@ -210,7 +232,7 @@ class Pieces:
             linked = False
             if k < count:
                 s, e = runs[k]
-                linked = s - last <= RUN_CONTEXT and not (separated and SEPARATORS.intersection(data[last:s]))
+                linked = s - last <= RUN_CONTEXT and not SEPARATORS.intersection(data[last:s])
             if linked and e - start <= PIECE_MAX:
                 last = e
                 k += 1
@@ -224,6 +246,10 @@ class Pieces:
             head = k
             last = e
             k += 1
+
+
+_START: Final = itemgetter(0)
+_END: Final = itemgetter(1)
 
 
 WHOLE, HEAD, SKIP = 0, 1, 2

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import base64
+import bisect
 import random
 
 import pytest
 
 from rho_desk.core.export._engine import (
     MIN_RUN,
+    PIECE_MAX,
     RUN,
+    RUN_CONTEXT,
     RUN_TABLE,
+    SEPARATORS,
     SIGNS,
     SPAN,
     Block,
@@ -58,20 +62,47 @@ def test_a_block_with_numbered_lines_has_no_single_gap() -> None:
     assert base64.b64decode(body[: len(body) // 4 * 4])[:100] == base64.b64decode(raw[: len(body) // 4 * 4])[:100]
 
 
-def test_pieces_found_by_distance_are_the_pieces_the_replay_finds() -> None:
-    # without a separator in the data, a run's piece comes from the runs' distances alone; a
-    # separator after the last run (it links nothing) makes Pieces replay the chain run by run
+def _joined_pieces(data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces the scanner's joined pass builds (``SecretScanner._scan_runs``), as it does."""
+    starts: list[int] = []
+    ends: list[int] = []
+    first = last = -PIECE_MAX
+    for s, e in runs:
+        if s - last <= RUN_CONTEXT and e - first <= PIECE_MAX and not SEPARATORS.intersection(data[last:s]):
+            ends[-1] = last = e
+        else:
+            first = max(0, s - RUN_CONTEXT)
+            starts.append(first)
+            ends.append(e)
+            last = e
+    return list(zip(starts, ends, strict=True))
+
+
+def test_pieces_are_the_pieces_of_the_joined_pass() -> None:
+    # around any run asked about, with and without separators between runs
     rng = random.Random(7)
-    for _ in range(60):
+    for trial in range(80):
         parts = []
         for _ in range(rng.randint(1, 400)):
             parts.append(b"a" * rng.choice([16, 17, 30, 76, 200, 900, 1100]))
-            parts.append(b" " * rng.choice([1, 1, 2, 12, 13, 40]))
+            gap = b" " * rng.choice([1, 1, 2, 12, 13, 40])
+            if trial % 2 and rng.random() < 0.1:
+                gap = gap[:-1] + rng.choice([b"\x00", b"\xff"])
+            parts.append(gap)
         data = b"".join(parts)
         runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
-        by_distance, replayed = Pieces(data, runs), Pieces(data + b"\xff", runs)
-        for end in sorted(rng.sample(range(1, len(data) + 1), min(300, len(data)))):
-            assert by_distance.of(end) == replayed.of(end), end
+        joined = _joined_pieces(data, runs)
+        of_run = {}
+        for piece in joined:
+            for k, (s, _) in enumerate(runs):
+                if piece[0] <= s and runs[k][1] <= piece[1]:
+                    of_run[k] = piece
+        pieces = Pieces(data, runs)
+        run_starts = [s for s, _ in runs]
+        for end in sorted(rng.sample(range(1, len(data) + 1), min(300, len(data))), key=lambda _: rng.random()):
+            k = bisect.bisect_right(run_starts, end - 1) - 1
+            expected = None if k < 0 else of_run[k] if end - 1 <= of_run[k][1] + 1 else None
+            assert pieces.of(end) == expected, (trial, end)
 
 
 def test_sparse_runs_are_the_runs_the_pattern_finds() -> None:
