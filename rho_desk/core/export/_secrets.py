@@ -81,22 +81,20 @@ from ._engine import (
     MIN_RUN,
     NARROW_HEAD,
     PIECE_MAX,
-    RUN,
     RUN_ALPHABET,
     RUN_CONTEXT,
     RUN_TABLE,
     SEPARATORS,
     SIGNS,
     SKIP,
-    SPAN,
     Joined,
     Pieces,
     block_chunks,
+    find_runs,
     gated_origins,
     line_diff,
     narrow_kind,
     outside,
-    sparse_runs,
     wrapped_blocks,
 )
 from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
@@ -320,11 +318,7 @@ class SecretScanner:
         # 1. runs of base64/identifier characters: candidates for token rules, known secrets and
         #    base64; long ones are blobs
         spend(2 * len(data))
-        marks = data.translate(RUN_TABLE)
-        # runs among many other bytes (text, decoded binary) by a literal search that skips ahead,
-        # runs with little between them (wrapped base64) by the pattern (see sparse_runs)
-        runs = sparse_runs(marks) if marks.count(b" ") * 16 > len(marks) else list(map(SPAN, RUN.finditer(marks)))
-        del marks
+        runs = find_runs(data.translate(RUN_TABLE))
         if b"\\" in data:
             # a run right after a backslash may begin with an escape's tail (\nQUJD...)
             runs = [(unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]

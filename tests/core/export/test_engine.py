@@ -20,6 +20,7 @@ from rho_desk.core.export._engine import (
     Block,
     Pieces,
     block_chunks,
+    find_runs,
     sparse_runs,
     wrapped_blocks,
 )
@@ -112,3 +113,4 @@ def test_sparse_runs_are_the_runs_the_pattern_finds() -> None:
             data = bytes(rng.choices(range(256), k=size)) if density < 1 else b"A" * size
             marks = bytes(0x61 if rng.random() < density else 0x20 for _ in range(size)) if density < 0.99 else data.translate(RUN_TABLE)
             assert sparse_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
+            assert find_runs(marks * 20) == list(map(SPAN, RUN.finditer(marks * 20))), (density, size)
