@@ -18,7 +18,7 @@
   session holds it (a JSON array of its lines) in the same run; target ratio ≥ 0.03 each.
   ``.memory`` is the tracemalloc peak of one scan as a multiple of the input, target ≤ 4.
 * ``export.prefilter.{re,re2}``: the credential-name pass's candidate search (the one alternation
-  the scanner runs, ``_grammar._KEYWORDS``) over the 100 MB export's lower-cased bytes, with
+  the scanner runs, ``_grammar.KEYWORDS``) over the 100 MB export's lower-cased bytes, with
   Python's ``re`` and with google-re2, in the same run. Report only: the scanner uses RE2 when it
   is faster here.
 
@@ -237,9 +237,9 @@ def _prefilter(lowered: bytes, repeat: int) -> list[BenchResult]:
     """The name pass's candidate search with ``re`` and with RE2, on the same bytes."""
     import re
 
-    from rho_desk.core.export._grammar import _ASSIGN_PREFILTER, _KEYWORDS
+    from rho_desk.core.export._grammar import ASSIGN_PREFILTER, KEYWORDS
 
-    pattern = _KEYWORDS + _ASSIGN_PREFILTER
+    pattern = KEYWORDS + ASSIGN_PREFILTER
     engines: list[tuple[str, object]] = [("re", re.compile(pattern))]
     try:
         import re2  # type: ignore[import-untyped]

@@ -12,7 +12,7 @@ match is the same Python in every case):
   the union), hyperscan one database of every rule (prefilter mode: lookarounds dropped, a
   superset);
 * **keyword rules** over the session's text: ``re`` one pass per rule, hyperscan one database;
-* **the name pass's candidates** (``_grammar._KEYWORDS`` + ``_ASSIGN_PREFILTER``) alone, over the
+* **the name pass's candidates** (``_grammar.KEYWORDS`` + ``ASSIGN_PREFILTER``) alone, over the
   lower-cased text: ``re``, RE2 and hyperscan.
 
 Prints MB/s per engine (median of 5) and the number of matches, and the install size of each
@@ -35,9 +35,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_export  # noqa: E402
 
 from rho_desk.core.export import SecretScanner  # noqa: E402
-from rho_desk.core.export._grammar import _ASSIGN_PREFILTER, _KEYWORDS  # noqa: E402
+from rho_desk.core.export._catalogue import SEPARATOR  # noqa: E402
+from rho_desk.core.export._engine import RUN, RUN_TABLE  # noqa: E402
+from rho_desk.core.export._grammar import ASSIGN_PREFILTER, KEYWORDS  # noqa: E402
 from rho_desk.core.export._prefilter import hyperscan_syntax  # noqa: E402
-from rho_desk.core.export._secrets import _RUN, _RUN_TABLE, SEPARATOR  # noqa: E402
 from rho_desk.core.wire.codec import encode_pretty  # noqa: E402
 
 try:
@@ -62,7 +63,7 @@ def median_mb_s(size: int, work: Callable[[], int]) -> tuple[float, int]:
 
 
 def runs_buffer(data: bytes) -> bytes:
-    spans = [m.span() for m in _RUN.finditer(data.translate(_RUN_TABLE))]
+    spans = [m.span() for m in RUN.finditer(data.translate(RUN_TABLE))]
     return SEPARATOR.join(data[max(0, s - 12) : e + 2] for s, e in spans)
 
 
@@ -132,7 +133,7 @@ def main() -> None:
     row("keyword rules, session text", results)
 
     lowered = text.lower()
-    candidates = _KEYWORDS + _ASSIGN_PREFILTER
+    candidates = KEYWORDS + ASSIGN_PREFILTER
     results = {"re": median_mb_s(len(lowered), lambda: sum(1 for _ in re.compile(candidates).finditer(lowered)))}
     if re2 is not None:
         compiled = re2.compile(candidates)

@@ -1,4 +1,4 @@
-"""Credential grammar: secrets recognised by the name that holds them or the flag that passes them.
+"""Credential grammar: secrets recognised by the name that holds them.
 
 The token rules of ``_rules`` know a secret by its shape; a password has none, so these rules
 know it by where it stands:
@@ -8,15 +8,8 @@ know it by where it stands:
   ``signing``, ``master``, ``encryption``, ``shared access``...) in any case and separator style
   (``DB_PASS``, ``connectionPassword``, ``auth-token``), followed by ``=``, ``:``, ``=>`` or an
   XML element's ``>``;
-* the value-bearing **flags** of command lines: any long flag named as a credential
-  (``--password X``, ``--client-secret=X``, ``--passphrase X``, Java's ``-storepass X``), and
-  the short flags of the common clients (``mysql -pX``, ``redis-cli -a X``, ``sshpass -p X``,
-  httpie ``-a user:pass``, ``docker login -p X``, ``sqlcmd -P X``, ``7z -pX``, ``ldapsearch -w X``,
-  ``smbclient -U user%pass``...);
-* the **arguments** that are passwords by position (``htpasswd -b file user X``, ``rabbitmqctl
-  add_user user X``, ``net user user X``, ``aws configure set aws_secret_access_key X``,
-  PowerShell's ``ConvertTo-SecureString 'X'``), a value echoed into ``--password-stdin``, and
-  SQL's ``IDENTIFIED BY 'X'``;
+* the flags and arguments of **command lines** (``_commands``, which reads values as this
+  module does);
 * a password **named, then given** after a space: ``PASSWORD 'X'``, ``signingPassword "X"``,
   "the password is X" (quoted, or after ``is``/``was`` a value that reads as a credential);
 * ``.netrc``'s ``password X``, ``.pgpass`` lines, auth tuples in code (``auth=("u", "p")``);
@@ -38,14 +31,28 @@ import re
 from collections import Counter
 from typing import Final
 
-from ._rules import Hit, _Pass, _spend
+from ._catalogue import Hit
+from ._rules import Pass
+from ._work import spend
 
 try:  # RE2 runs the name pass's alternation as one DFA: measured ~5x faster than re (docs/security.md)
     import re2 as _re2  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the same matches
     _re2 = None
 
-__all__ = ["der_private_key", "entropy_hits", "grammar_passes", "hex_key_pass", "jwk_hits", "name_is_credential", "secretish"]
+__all__ = [
+    "ASSIGN_PREFILTER",
+    "KEYWORDS",
+    "der_private_key",
+    "entropy_hits",
+    "grammar_passes",
+    "hex_key_pass",
+    "jwk_hits",
+    "line_before",
+    "name_is_credential",
+    "name_words",
+    "secretish",
+]
 
 # --- names ------------------------------------------------------------------------------------
 
@@ -76,7 +83,7 @@ _NOT_VALUE: Final = frozenset({
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
-def _components(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     return [c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)]
 
 
@@ -86,7 +93,7 @@ _NOT_SECRET: Final = frozenset({"public", "pub", "publishable", "csrf", "xsrf", 
 
 def name_is_credential(name: str) -> bool:
     """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
-    words = _components(name)
+    words = name_words(name)
     if not words or words[-1] in _NOT_VALUE or not _NOT_SECRET.isdisjoint(words):
         return False
     joined = "".join(words)
@@ -145,6 +152,8 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
     """A value that can be a credential: no reference, placeholder, call or type, and mixed."""
     if len(value) < 6 or value.lower() in _PLACEHOLDERS:
         return False
+    if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
+        return False  # prose, or the next name of a list of names
     if _REFERENCE.match(value) is not None:
         return False
     if not quoted and (value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))):
@@ -153,8 +162,6 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False  # settings.API_KEY, get_secret(), Optional[str]
     if not quoted and _CALL_HEAD.match(value) is not None:
         return False  # crypt($1, gen_salt('bf')): a call cut at its first space
-    if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
-        return False  # prose, or the next name of a list of names
     if _basic_pair(value):
         return True
     chars = frozenset(value)
@@ -185,7 +192,7 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
             while j > start and data[j - 1] == 0x5C:
                 j -= 1
             if (close - j) == 0 or (depth == 0 and (close - j) % 2 == 0):
-                _spend(close - pos)
+                spend(close - pos)
                 return start, close, True
             i = close + 1
     stop = _UNQUOTED_STOP.search(data, pos, limit)
@@ -193,7 +200,7 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
     if stop_at_tag:
         tag = data.find(b"<", pos, end)
         end = tag if tag >= 0 else end
-    _spend(end - pos)
+    spend(end - pos)
     return pos, end, False
 
 
@@ -211,9 +218,26 @@ _ASSIGN: Final = (
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
-_KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
-_ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
+KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
+ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
 """``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
+
+
+_STOP: Final = rb"(?:[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</)"
+"""``_UNQUOTED_STOP`` as a pattern to embed."""
+_VALUE_BYTE: Final = rb"(?:[^\s\"'`\x00\xff\\<]|\\(?![nrtu\"'\\/]|\Z)|<(?!/))"
+"""A byte of an unquoted value: anything ``_UNQUOTED_STOP`` does not stop at."""
+_NOT_A_NAMED_VALUE: Final = (
+    rb"(?-i:(?!(?<!>)(?<!>[ \t])(?<!>[ \t]{2})(?<!>[ \t]{3})(?<!>[ \t]{4})(?![(\[]|\\{0,7}[\"'`])"
+    + _VALUE_BYTE + rb"{0,498}:(?=" + _STOP + rb"|\Z)))"
+)
+"""What ``_named`` rejects, rejected by its pattern instead (one call less a candidate, and a
+text of names followed by names has one at every name): after a separator that is not an XML
+start tag's ``>``, an unquoted value that does not open a tuple and ends with ``:`` before its
+first stop, or the end of the data, within ``VALUE_MAX`` (``password= token:``: the next name
+of a list of names). ``secretish`` refuses every such value. Case-sensitive like
+``_UNQUOTED_STOP``; the pattern before it is atomic, so refusing one match never lets a shorter
+one of the same name through."""
 
 
 def prefilter(pattern: bytes) -> re.Pattern[bytes]:
@@ -260,13 +284,13 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
             name_start, name = first_start, first + b"_" + name
     if not _credential_name(name) or name.lower() in (b"cookie", b"set-cookie"):
         return None  # the Cookie header has its own rule
-    sep = m.group("sep")
+    sep = m.group("sep").rstrip()
     pos = m.end()
-    if sep.rstrip().endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
+    if sep.endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
         return None  # "NAME", "value": the name is quoted too
-    if sep.rstrip().endswith(b"=") and b"value" in sep.lower() and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None:
+    if sep.endswith(b"=") and b"value" in sep.lower() and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None:
         return None  # NAME" value="...": only in <add key="NAME" value="..."/>
-    if sep.rstrip().endswith(b">") and not sep.rstrip().endswith(b"=>"):
+    if sep.endswith(b">") and not sep.endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag
         # the element's text may start on the next line (raw or JSON-escaped), indented
@@ -313,7 +337,7 @@ _NETRC_WINDOW: Final = 256
 def _netrc(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``.netrc``: ``password X`` after ``machine`` or ``login`` (same file, a few lines before)."""
     lo = max(0, m.start() - _NETRC_WINDOW)
-    _spend(m.start() - lo)
+    spend(m.start() - lo)
     if m.start() > 0 and data[m.start() - 1] in _NAME_BYTES:
         return None
     if _NETRC_CONTEXT.search(data, lo, m.start()) is None:
@@ -327,67 +351,53 @@ def _netrc(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("credential-assignment", start, end, data[start:end])
 
 
-_COMMAND_WINDOW: Final = 256
-_LINE_BREAK: Final = re.compile(rb"\n|\\n|\x00|\xff")
-_MYSQL: Final = rb"mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump"
-_LOGIN: Final = rb"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az)[ \t]+login"
-_MONGO: Final = rb"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop"
-_SHORT_FLAGS: Final = {
-    # (flag, glued to its value): the commands whose flag it is that takes a password
-    (b"p", True): re.compile(rb"\b(?:" + _MYSQL + rb"|sshpass|7z|7za|7zr|rar|unrar)\b"),
-    (b"p", False): re.compile(rb"\b(?:sshpass|" + _MONGO + rb")\b|\b" + _LOGIN + rb"\b"),
-    (b"P", False): re.compile(rb"\b(?:sqlcmd|bcp|osql|zip|zipcloak|ssh-keygen)\b"),
-    (b"N", False): re.compile(rb"\bssh-keygen\b"),
-    (b"w", False): re.compile(rb"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b"),
-    (b"U", False): re.compile(rb"\b(?:smbclient|rpcclient|smbcacls|smbget|net[ \t]+rpc)\b"),
-}
-_A_FLAG: Final = re.compile(rb"\b(?:redis-cli|valkey-cli|keydb-cli|https?|xh|xhs)\b")
+_SAID: Final = re.compile(rb"(?:is|was)[ \t]+", re.IGNORECASE)
 
 
-def _line_before(data: bytes, pos: int) -> bytes:
-    lo = max(0, pos - _COMMAND_WINDOW)
-    _spend(pos - lo)
-    line = data[lo:pos]
-    cuts = [m.end() for m in _LINE_BREAK.finditer(line)]
-    return line[cuts[-1] :] if cuts else line
-
-
-# a flag's name holding a credential word (``--client-secret``, ``-storepass``): confirmed by
-# ``name_is_credential`` (one dash: the name must end in the word, as Java's tools spell them)
-_FLAG_NAME: Final = rb"(?:[A-Za-z][A-Za-z0-9\-]{0,40})?(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z0-9\-]{0,40}"
-_FLAG_NOT_VALUE: Final = frozenset({"stdin", "file", "env", "prompt", "command", "cmd", "fd", "source"})
-"""A flag whose last word says where the credential comes from takes that, not the credential."""
-_KEYTOOL_PASS: Final = re.compile(rb"(?:src|dest|new)?(?:store|key)pass", re.IGNORECASE)
-"""Java's keytool and jarsigner: ``-storepass``, ``-keypass``, ``-srcstorepass``..."""
-_ONE_DASH_ENDS: Final = (b"pass", b"password", b"passphrase", b"passwd", b"secret", b"token")
-
-
-def _flag(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """The value of a flag named as a credential: ``--password X``, ``--client-secret=X``,
-    ``-storepass X`` (any command)."""
-    if m.start() > 0 and data[m.start() - 1] not in b" \t":
-        return None
-    name = m.group("long")
-    text = name.decode("ascii", "replace")
-    words = _components(text)
-    if not words or words[-1] in _FLAG_NOT_VALUE:
-        return None
-    if words[0] == "no" or not (name_is_credential(text) or _KEYTOOL_PASS.fullmatch(name) is not None):
-        return None  # --no-auth is a switch
-    if not data.startswith(b"--", m.start()) and not name.lower().endswith(_ONE_DASH_ENDS):
-        return None  # -key X, -auth X: too many tools mean something else by one dash
-    span = value_span(data, m.end())
+def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``password X`` in ``.netrc``, else a password named and then given after a space: SQL's
+    ``PASSWORD 'PASS'``, Gradle's ``signingPassword "PASS"``, prose's ``the password is PASS``
+    (a quoted value, or after ``is``/``was`` a token that reads as a credential)."""
+    hit = _netrc(data, m)
+    if hit is not None:
+        return hit
+    word_end = m.start("ws")
+    _, name = _name_before(data, word_end)
+    if not _credential_name(name):
+        return None  # bypass, compass
+    pos = m.end()
+    said = _SAID.match(data, pos)
+    if said is not None:
+        pos = said.end()
+    span = value_span(data, pos)
     if span is None:
         return None
     start, end, quoted = span
+    if not quoted and said is None:
+        return None  # "password foo" without a quote: a word of prose
     value = data[start:end]
-    if len(value) < 3 or value.startswith((b"$", b"%", b"-", b"<", b"[")):
-        return None
-    if not quoted and value.isupper() and _DIGIT.isdisjoint(value):
-        return None  # --password PASSWORD in a usage text
-    if value.startswith((b"/", b"~/", b"./", b"../")) or b"://" in value:
-        return None  # --ssh-key ~/.ssh/id_ed25519: where the credential is, not the credential
+    if quoted:
+        if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
+            return None
+    else:
+        value = value.rstrip(b".,;:!?)")
+        end = start + len(value)
+        if not secretish(value, quoted=False):
+            return None
+    if value.startswith(b"[secret"):
+        return None  # already redacted
     return Hit("credential-assignment", start, end, value)
+
+
+_COMMAND_WINDOW: Final = 256
+_LINE_BREAK: Final = re.compile(rb"\n|\\n|\x00|\xff")
+
+def line_before(data: bytes, pos: int) -> bytes:
+    lo = max(0, pos - _COMMAND_WINDOW)
+    spend(pos - lo)
+    line = data[lo:pos]
+    cuts = [m.end() for m in _LINE_BREAK.finditer(line)]
+    return line[cuts[-1] :] if cuts else line
 
 
 def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -414,7 +424,7 @@ def _putty(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """PuTTY ``.ppk`` (v2 and v3): the ``Private-Lines:`` block."""
     body = _PUTTY_BODY.match(data, m.end(), min(len(data), m.end() + PUTTY_MAX))
     assert body is not None
-    _spend(body.end() - m.end())
+    spend(body.end() - m.end())
     value = data[m.end() : body.end()].strip()
     if len(value) < 16:
         return None
@@ -440,7 +450,7 @@ def jwk_hits(data: bytes, positions: list[int]) -> list[Hit]:
         lo = max(0, pos - JWK_WINDOW, covered)
         hi = min(len(data), pos + JWK_WINDOW)
         covered = hi
-        _spend(hi - lo)
+        spend(hi - lo)
         for member in _JWK_MEMBER.finditer(data, lo, hi):
             value = member.group("value")
             out.append(Hit("private-key", member.start("value"), member.end("value"), b"jwk:" + value))
@@ -463,51 +473,40 @@ def _hex_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     if end < len(data) and data[end] in _NAME_BYTES:
         return None
-    line = _line_before(data, start - (2 if data[max(0, start - 2) : start] == b"0x" else 0))[-HEX_CONTEXT_WINDOW:]
+    line = line_before(data, start - (2 if data[max(0, start - 2) : start] == b"0x" else 0))[-HEX_CONTEXT_WINDOW:]
     if _HEX_CONTEXT.search(line) is None or _HEX_BENIGN.search(line) is not None:
         return None
     return Hit("private-key", start, end, m.group())
 
 
-def hex_key_pass() -> _Pass:
+def hex_key_pass() -> Pass:
     """The token pass of ``_hex_key`` (it runs over the runs, as the vendor tokens do)."""
-    return _Pass(re.compile(rb"[0-9a-fA-F]{64}"), _hex_key)
+    return Pass(re.compile(rb"[0-9a-fA-F]{64}"), _hex_key)
 
 
-def grammar_passes() -> list[_Pass]:
+def grammar_passes() -> list[Pass]:
     """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
     return [
-        _Pass(re.compile(_KEYWORDS + _ASSIGN, re.IGNORECASE), _named, anchor=prefilter(_KEYWORDS + _ASSIGN_PREFILTER),
-              skip=(b"authorization", b"cookie:", b"cookie\":")),
-        _Pass(
+        Pass(re.compile(rb"(?>" + KEYWORDS + _ASSIGN + rb")" + _NOT_A_NAMED_VALUE, re.IGNORECASE), _named,
+             anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER), skip=(b"authorization", b"cookie:", b"cookie\":")),
+        Pass(
             re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
             _pass_space,
             anchor=re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])"),
         ),
-        _Pass(
-            re.compile(
-                rb"-(?:-?(?P<long>" + _FLAG_NAME + rb")(?:=|[ \t]+)"
-                rb"|(?P<short>p)(?P<glued>(?=[^\s\-=]))|(?P<short2>[paPNwU])[ \t]+)"
-            ),
-            _flag_any,
-            gate=(rb"-(?:-?" + _FLAG_NAME + rb"(?:=|[ \t])|p[^\s\-=]|[paPNwU][ \t])", 0, 0),
-        ),
-        _Pass(_COMMAND, _command),
-        _Pass(_SQL, _sql),
-        _Pass(_STDIN, _stdin),
-        _Pass(
+        Pass(
             re.compile(rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"),
             _pgpass,
         ),
-        _Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
-        _Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
-        _Pass(
+        Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
+        Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
+        Pass(
             re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret\\{0,7}[\"']?(?![A-Za-z0-9_])", re.IGNORECASE),
             _kubernetes_secret,
             anchor=re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret"),
         ),
-        _Pass(_BUNDLER, _bundler),
-        _Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,]{32,})"), _flyio),
+        Pass(_BUNDLER, _bundler),
+        Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,]{32,})"), _flyio),
     ]
 
 
@@ -544,7 +543,7 @@ def _kubernetes_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
     (before or after it, within ``K8S_WINDOW``, not past a ``---``): one hit from the first value
     to the last."""
     lo, hi = max(0, m.start() - K8S_WINDOW), min(len(data), m.end() + K8S_WINDOW)
-    _spend(hi - lo)
+    spend(hi - lo)
     lines = _lines(data, lo, hi)
     here = next(i for i, (start, _, end) in enumerate(lines) if start <= m.start() <= end)
     i = max((k + 1 for k in range(here) if data.startswith(b"---", lines[k][1])), default=0)
@@ -610,191 +609,6 @@ def _flyio(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("flyio-token", m.start("value"), m.end("value"), m.group("value"))
 
 
-# --- passwords by position, SQL, and a value piped into --password-stdin -----------------------
-
-_COMMAND: Final = re.compile(
-    rb"\b(?P<cmd>htpasswd|rabbitmqctl|net[ \t]+user|convertto-securestring|configure[ \t]+set)[ \t]", re.IGNORECASE
-)
-_SQL: Final = re.compile(rb"\bidentified[ \t]+by[ \t]+\\{0,7}['\"]", re.IGNORECASE)
-_SAID: Final = re.compile(rb"(?:is|was)[ \t]+", re.IGNORECASE)
-_STDIN: Final = re.compile(rb"\b(?:echo|printf)[ \t]+(?:-[neE]{1,3}[ \t]+)?")
-_COMMAND_END: Final = re.compile(rb"[;|&]")
-_STDIN_FLAG: Final = re.compile(rb"[ \t]*\|[^|\n]{0,160}--password-stdin(?![A-Za-z0-9_\-])")
-
-
-def _arguments(data: bytes, pos: int, count: int) -> list[tuple[int, int, bool]]:
-    """Up to ``count`` arguments of the command line from ``pos`` (quoted or not), each as
-    ``value_span`` gives it; fewer when the line ends or a value has no end."""
-    out: list[tuple[int, int, bool]] = []
-    limit = min(len(data), pos + VALUE_MAX)
-    while len(out) < count:
-        while pos < limit and data[pos] in b" \t":
-            pos += 1
-        if pos >= limit or data[pos] in b"\n|;&" or data.startswith(b"\\n", pos):
-            break
-        span = value_span(data, pos)
-        if span is None or (span[1] == pos and not span[2]):
-            break
-        if not span[2]:
-            ends = _COMMAND_END.search(data, span[0], span[1])
-            if ends is not None:  # "alice;": the command ends with this argument
-                if ends.start() > span[0]:
-                    out.append((span[0], ends.start(), False))
-                break
-        out.append(span)
-        pos = span[1] + (1 if span[2] else 0)
-    return out
-
-
-def _command_value(data: bytes, start: int, end: int) -> Hit | None:
-    value = data[start:end]
-    if len(value) < 3 or value.startswith((b"$", b"%", b"-", b"<", b"[", b"/", b"*")):
-        return None
-    return Hit("credential-assignment", start, end, value)
-
-
-def _command(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """The argument that is a password by its position: ``htpasswd -b[c] FILE USER PASS`` (``-nb
-    USER PASS``), ``rabbitmqctl add_user|change_password USER PASS``, ``net user USER PASS``,
-    ``aws configure set NAME VALUE`` under a credential name, ``ConvertTo-SecureString 'PASS'``."""
-    cmd = m.group("cmd").lower()
-    args = _arguments(data, m.end(), 8)
-    texts = [data[a:b] for a, b, _ in args]
-    if cmd == b"htpasswd":
-        flags = b"".join(t[1:] for t in texts if t.startswith(b"-"))
-        rest = [a for a, t in zip(args, texts, strict=True) if not t.startswith(b"-")]
-        if b"b" not in flags:
-            return None
-        index = 1 if b"n" in flags else 2
-        return _command_value(data, *rest[index][:2]) if len(rest) > index else None
-    if cmd == b"rabbitmqctl":
-        if len(texts) >= 3 and texts[0] in (b"add_user", b"change_password"):
-            return _command_value(data, *args[2][:2])
-        return None
-    if cmd.startswith(b"net"):
-        return _command_value(data, *args[1][:2]) if len(args) >= 2 else None
-    if cmd.startswith(b"configure"):
-        if len(texts) >= 2 and name_is_credential(texts[0].decode("ascii", "replace")):
-            return _command_value(data, *args[1][:2])
-        return None
-    # ConvertTo-SecureString 'PASS' -AsPlainText
-    if args and args[0][2] and b"-asplaintext" in data[args[0][1] : args[0][1] + 64].lower():
-        return _command_value(data, *args[0][:2])
-    return None
-
-
-def _sql(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """SQL's ``IDENTIFIED BY 'PASS'``: the quoted value whose opening quote (escaped or not) ends ``m``."""
-    pos = m.end() - 1
-    while pos > m.start() and data[pos - 1] == 0x5C:
-        pos -= 1
-    span = value_span(data, pos)
-    if span is None:
-        return None
-    start, end, _ = span
-    value = data[start:end]
-    if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
-        return None
-    return Hit("credential-assignment", start, end, value)
-
-
-def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """``password X`` in ``.netrc``, else a password named and then given after a space: SQL's
-    ``PASSWORD 'PASS'``, Gradle's ``signingPassword "PASS"``, prose's ``the password is PASS``
-    (a quoted value, or after ``is``/``was`` a token that reads as a credential)."""
-    hit = _netrc(data, m)
-    if hit is not None:
-        return hit
-    word_end = m.start("ws")
-    _, name = _name_before(data, word_end)
-    if not _credential_name(name):
-        return None  # bypass, compass
-    pos = m.end()
-    said = _SAID.match(data, pos)
-    if said is not None:
-        pos = said.end()
-    span = value_span(data, pos)
-    if span is None:
-        return None
-    start, end, quoted = span
-    if not quoted and said is None:
-        return None  # "password foo" without a quote: a word of prose
-    value = data[start:end]
-    if quoted:
-        if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
-            return None
-    else:
-        value = value.rstrip(b".,;:!?)")
-        end = start + len(value)
-        if not secretish(value, quoted=False):
-            return None
-    if value.startswith(b"[secret"):
-        return None  # already redacted
-    return Hit("credential-assignment", start, end, value)
-
-
-def _stdin(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """``echo 'PASS' | docker login --password-stdin``: the value echoed into the flag."""
-    args = _arguments(data, m.end(), 1)
-    if not args:
-        return None
-    start, end, quoted = args[0]
-    after = end + (1 if quoted else 0)
-    if _STDIN_FLAG.match(data, after) is None:
-        return None
-    return _command_value(data, start, end)
-
-
-def _flag_any(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    at = m.start()
-    if m.group("short2") is not None:
-        return _flag_short(data, at, m.end(), m.group("short2"), glued=False)
-    if m.group("short") is not None:
-        return _flag_short(data, at, m.end(), b"p", glued=True)
-    hit = _flag(data, m)
-    if hit is None and data[at + 1 : at + 2] == b"p":
-        return _flag_short(data, at, at + 2, b"p", glued=True)  # mysql -pVALUE whose value reads as a name
-    return hit
-
-
-def _flag_short(data: bytes, at: int, value_at: int, flag: bytes, *, glued: bool) -> Hit | None:
-    """A client's short flag at ``at`` that takes a password, its value at ``value_at``
-    (``_SHORT_FLAGS``: the flag means it only for those commands: ``docker run -p 80:80`` is a
-    port)."""
-    if at > 0 and data[at - 1] not in b" \t":
-        return None
-    span = value_span(data, value_at)
-    if span is None:
-        return None
-    start, end, _ = span
-    value = data[start:end]
-    if not value or value.startswith((b"$", b"%", b"-", b"<", b"[")) or value == b"*":
-        return None
-    line = _line_before(data, at)
-    if flag != b"a":
-        clients = _SHORT_FLAGS[(flag, glued)]
-        if clients.search(line) is None:
-            return None
-        if flag == b"U":
-            cut = value.find(b"%")  # smbclient -U user%password
-            if cut <= 0 or cut == len(value) - 1:
-                return None
-            start += cut + 1
-            value = data[start:end]
-            if value.startswith(b"["):
-                return None  # already redacted
-    else:
-        if _A_FLAG.search(line) is None:
-            return None
-        colon = value.find(b":")
-        if b"redis" not in line and b"valkey" not in line and b"keydb" not in line and 0 < colon < len(value) - 1:
-            start += colon + 1  # httpie: user:password
-            value = data[start:end]
-            if value.startswith(b"["):
-                return None  # already redacted
-    return Hit("credential-assignment", start, end, value)
-
-
 def shannon(value: bytes) -> float:
     """Bits per character."""
     n = len(value)
@@ -846,7 +660,7 @@ def _benign_name(data: bytes, end: int) -> bool:
     while end > 0 and data[end - 1] in b"\"'\\ \t":
         end -= 1
     _, name = _name_before(data, end)
-    words = _components(name.decode("ascii", "replace"))
+    words = name_words(name.decode("ascii", "replace"))
     return bool(words) and (words[-1] in _BENIGN_NAMES or not _NOT_SECRET.isdisjoint(words))
 
 

@@ -1,4 +1,8 @@
-"""One multi-pattern pass that says which rules can match, and where (hyperscan).
+"""The gate: one multi-pattern pass that says which rules can match, and where (hyperscan).
+
+This module holds the gate (``Gate``, ``Rule``, ``Reports``) and the gate rule of each of the
+scanner's passes (``token_rule``, ``keyword_rule``: what the gate looks for so that it reports
+every place the pass's ``re`` pattern can match).
 
 ``re`` has no multi-pattern search: each rule is a pass of its own over the text. Most rules find
 nothing in most text, and a pass that finds nothing still reads every byte. A ``Gate`` compiles
@@ -33,13 +37,15 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
 
+from ._rules import Pass
+
 _hs: ModuleType | None
 try:  # ~6 ms to import; wheels for x86-64 and Apple silicon (pyproject.toml)
     import hyperscan as _hs
 except ImportError:  # pragma: no cover - the lock pins hyperscan; re gives the same matches
     _hs = None
 
-__all__ = ["HYPERSCAN", "Gate", "Reports", "hyperscan_syntax"]
+__all__ = ["HYPERSCAN", "Gate", "Reports", "Rule", "gate", "hyperscan_syntax", "keyword_rule", "token_rule"]
 
 HYPERSCAN: Final = _hs is not None
 
@@ -78,13 +84,17 @@ class Rule:
 class Reports:
     """What one scan found: per rule, where its pattern can begin (rules with a ``start`` or a
     ``last``) or the ends of its reports (arrays of machine integers: an adversarial text can
-    hold a report every few bytes)."""
+    hold a report every few bytes). A rule with no report holds an empty tuple: most scans report
+    few rules, and a small buffer's scan should not build an array per rule."""
 
     __slots__ = ("ends", "starts")
 
     def __init__(self, count: int) -> None:
-        self.starts: list[array[int]] = [array("q") for _ in range(count)]
-        self.ends: list[array[int]] = [array("q") for _ in range(count)]
+        self.starts: list[Sequence[int]] = [()] * count
+        self.ends: list[Sequence[int]] = [()] * count
+
+
+_STARTS, _LASTS, _ENDS = 0, 1, 2
 
 
 class Gate:
@@ -107,6 +117,9 @@ class Gate:
             else:
                 expressions.append(hyperscan_syntax(rule.pattern))
                 flags.append(hs.HS_FLAG_PREFILTER | caseless | (hs.HS_FLAG_SINGLEMATCH if rule.once else 0))
+        # per rule: which list a report goes to, and the shift from the report to the position
+        self._kinds = [_STARTS if r.start is not None else _LASTS if r.last is not None else _ENDS for r in self.rules]
+        self._shifts = [r.offset if r.start is not None else -r.back for r in self.rules]
         self._hs = hs
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
         self._db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions), flags=flags)
@@ -116,16 +129,18 @@ class Gate:
         reports = Reports(len(self.rules))
         if not buffer:
             return reports
-        starts, ends, rules = reports.starts, reports.ends, self.rules
+        starts, ends, kinds, shifts = reports.starts, reports.ends, self._kinds, self._shifts
 
         def on_match(rule: int, start: int, end: int, _flags: int, _context: Any) -> None:
-            found = rules[rule]
-            if found.start is not None:
-                starts[rule].append(start + found.offset)
-            elif found.last is not None:
-                starts[rule].append(end - found.back)
+            kind = kinds[rule]
+            if kind == _ENDS:
+                found, at = ends, end
             else:
-                ends[rule].append(end)
+                found, at = starts, (start if kind == _STARTS else end) + shifts[rule]
+            positions = found[rule]
+            if not positions:
+                positions = found[rule] = array("q")
+            positions.append(at)  # type: ignore[attr-defined]
 
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
@@ -148,3 +163,71 @@ def gate(rules: Sequence[Rule]) -> Gate | None:
         if found is None:
             found = _GATES[key] = Gate(key)
         return found
+
+
+# --- the gate rule of each pass ----------------------------------------------------------------
+
+_LOOKBEHIND_HEAD: Final = re.compile(rb"\A([a-z]+)\(\?<=([a-z]+)\)")
+
+_OPEN_BOUNDED: Final = re.compile(rb"\{([0-9]+),\}")
+
+_RIGHT_BOUNDARY: Final = rb"(?:[^A-Za-z0-9]|$)"
+
+
+def token_rule(rule: Pass) -> Rule:
+    """The gate rule of a token pass: its pattern, and for a vendor token the boundary its handler
+    requires after it (a vendor token shape inside a run of base64 data is not reported)."""
+    right = _RIGHT_BOUNDARY if rule.bounded else b""
+    return Rule(rule.pattern.pattern + right, caseless=bool(rule.pattern.flags & re.IGNORECASE))
+
+
+def keyword_rule(rule: Pass) -> Rule:
+    """The gate rule of a keyword pass: an anchored pass by the start of its anchor (caseless:
+    anchors are searched in lower-cased text), any other by its pattern."""
+    if rule.gate is not None:
+        regex, offset, back = rule.gate
+        caseless = rule.anchor is not None  # anchored: searched in the lower-cased text
+        if back:
+            return Rule(rule.pattern.pattern, caseless=caseless, last=regex, back=back)
+        return Rule(rule.pattern.pattern, caseless=caseless, start=regex, offset=offset)
+    if rule.anchor is None:
+        return Rule(rule.pattern.pattern, caseless=bool(rule.pattern.flags & re.IGNORECASE), once=True)
+    start = rule.anchor.pattern
+    offset = 0
+    head = _LOOKBEHIND_HEAD.match(start)
+    if head is not None and head.group(2).endswith(head.group(1)):
+        # "zation(?<=authorization)": the gate finds "authorization", the pattern starts 7 in
+        offset = len(head.group(2)) - len(head.group(1))
+        start = head.group(2) + start[head.end() :]
+    start = _OPEN_BOUNDED.sub(rb"{\1}", _strip_lookarounds(hyperscan_syntax(start)))
+    return Rule(rule.pattern.pattern, caseless=True, start=start, offset=offset)
+
+
+def _strip_lookarounds(pattern: bytes) -> bytes:
+    """``pattern`` without its lookahead and lookbehind groups (a superset: only the start counts)."""
+    out = bytearray()
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith((b"(?=", b"(?!", b"(?<=", b"(?<!"), i):
+            depth = 0
+            while True:
+                c = pattern[i]
+                if c == 0x5C:
+                    i += 2
+                    continue
+                if c == 0x5B:  # a class: brackets inside do not nest
+                    i = pattern.index(b"]", i + 2) + 1
+                    continue
+                depth += c == 0x28
+                depth -= c == 0x29
+                i += 1
+                if depth == 0:
+                    break
+            continue
+        if pattern[i] == 0x5C:
+            out += pattern[i : i + 2]
+            i += 2
+            continue
+        out.append(pattern[i])
+        i += 1
+    return bytes(out)

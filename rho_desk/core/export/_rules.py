@@ -1,257 +1,37 @@
-"""The secret rules: what a secret looks like, and the passes that find one in raw bytes.
+"""The secret rules as patterns and handlers: what a secret looks like in raw bytes.
 
-``SecretScanner`` (``_secrets``) runs these passes over a buffer and over its decoded regions;
-this module holds the rule catalogue (``RULES``, ``RULESET_VERSION``), the ``Hit`` a rule reports
-(its value hidden from ``repr``), the boundary rules that let a token start right after an
-escape sequence, the token and keyword passes, and the accounting of the bytes each pass
-examines (the linear-time guarantee is tested on that count).
+Each rule is a ``Pass``: a regex (starting with a literal, for speed) and the handler that
+decides what a match means, with what the scanner needs to run it cheaply (an anchor searched
+in lower-cased text, the head of long runs only, the gate's start pattern). ``token_passes`` run
+over the runs of base64/identifier bytes, ``keyword_passes`` over the text; the handlers apply
+the boundary rules that let a token start right after an escape sequence (``run_start``,
+``unescaped_start``). ``aws_secret_near`` finds an unlabelled AWS secret key next to its id.
+The catalogue of rule ids is ``_catalogue``; the scanner that runs these passes is ``_secrets``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
-import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from itertools import pairwise
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
+from ._catalogue import Hit
+from ._work import spend
+
 __all__ = [
-    "CATALOGUE_BEGIN",
-    "CATALOGUE_END",
-    "KNOWN_SECRET_MIN_LENGTH",
-    "RULES",
-    "RULESET_VERSION",
-    "SEPARATOR",
-    "Hit",
-    "fingerprint",
-    "merge_hits",
-    "rule_catalogue",
+    "AWS_PAIR_WINDOW",
+    "PEM_BODY_MIN",
+    "PEM_MATERIAL_MIN",
+    "PEM_MAX",
+    "Handler",
+    "Pass",
+    "aws_secret_near",
+    "keyword_passes",
+    "run_start",
+    "token_passes",
+    "unescaped_start",
 ]
-
-KNOWN_SECRET_MIN_LENGTH: Final = 6
-"""Known secrets shorter than this are not searched: they would match ordinary text."""
-
-SEPARATOR: Final = b"\xff"
-"""Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
-
-RULESET_VERSION: Final = 5
-"""The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
-the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
-nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
-grammar (names, flags, .netrc, .pgpass, auth tuples; values to the end of their quote), URL
-userinfo with an empty user, non-PEM private keys, line-prefixed wrapped blocks, continuations,
-hex dumps, octal escapes, base32, bzip2, NFKC and look-alike folding. 4: gitleaks' per-rule
-samples: XML element text on its own line, typed and Go/make/PHP assignments, quoted name-value
-pairs and NuGet's key/value attributes, backquoted values, Kubernetes Secret manifests, Bundler
-credentials, schemeless Slack and Teams webhooks, API keys passed as curl's user name, Adobe and
-Facebook app secrets, JWTs with a short header, letters-only Hugging Face tokens, the head of long
-base64 runs; placeholders (one repeated character), public and anti-forgery names and empty
-private-key blocks left alone. 5: command lines: any long flag named as a credential, the short
-password flags of the common clients, passwords by position, echo into --password-stdin, SQL's
-IDENTIFIED BY and PASSWORD, a password named then given after a space (quoted, or after "is"),
-names of two words ("Secret Key = "); octal escapes of one or two digits."""
-
-# Rule ids with what they find (the receipt and the audit report name these ids).
-RULES: Final[dict[str, str]] = {
-    "openai-api-key": "OpenAI API key (sk-...)",
-    "anthropic-api-key": "Anthropic API key (sk-ant-...)",
-    "github-token": "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
-    "aws-access-key-id": "AWS access key id (AKIA..., ASIA...)",
-    "google-api-key": "Google API key (AIza...)",
-    "slack-token": "Slack token (xoxb-, xoxp-, xoxe-, xoxe.xoxp-, xapp-, ...)",
-    "stripe-api-key": "Stripe secret or restricted key (sk_live_, rk_test_, ...)",
-    "gitlab-token": "GitLab personal access token (glpat-)",
-    "huggingface-token": "Hugging Face token (hf_)",
-    "npm-token": "npm token (npm_)",
-    "pypi-token": "PyPI upload token (pypi-AgE...)",
-    "jwt": "JSON Web Token",
-    "private-key": "private key: PEM and OpenSSH blocks, PuTTY .ppk (Private-Lines), JWK/JWKS private members, "
-    "PKCS#12/PKCS#8/PKCS#1/SEC1 DER in base64, 64 hex digits under a key-ish name",
-    "authorization-header": "Authorization header value",
-    "bearer-token": "Bearer token",
-    "cookie": "Cookie or Set-Cookie header value",
-    "url-password": "password in a URL (scheme://user:password@host, the user may be empty)",
-    "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams)",
-    "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
-    "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "
-    "qualified key; =, :, =>, XML element or attribute), a flag named so (--password, --client-secret, "
-    "-storepass), a client's password flag (mysql -p, docker login -p, sqlcmd -P, ldapsearch -w, redis-cli -a, "
-    "sshpass -p, http -a, smbclient -U user%pass...), a password by position (htpasswd -b, net user, "
-    "ConvertTo-SecureString), echo into --password-stdin, SQL IDENTIFIED BY/PASSWORD, a password named then "
-    "given (signingPassword \"x\", the password is x), .netrc and .pgpass lines, auth tuples",
-    "rho-audit-canary": "one of upstream Rho's secret audit canaries",
-    "google-oauth-token": "Google OAuth access token (ya29.)",
-    "aws-secret-access-key": "AWS secret access key next to its access key id, labelled or not",
-    "aws-bedrock-api-key": "Amazon Bedrock API key (ABSK..., bedrock-api-key-...)",
-    "curl-user-password": "password of curl -u/--user user:password",
-    "azure-ad-client-secret": "Microsoft Entra (Azure AD) client secret (...8Q~...)",
-    "telegram-bot-token": "Telegram bot token (123456:AA...)",
-    "digitalocean-token": "DigitalOcean token (dop_v1_, doo_v1_, dor_v1_)",
-    "shopify-token": "Shopify token (shpat_, shpca_, shppa_, shpss_)",
-    "sendgrid-api-key": "SendGrid API key (SG.)",
-    "vault-token": "HashiCorp Vault token (hvs., hvb.)",
-    "age-secret-key": "age secret key (AGE-SECRET-KEY-1...)",
-    "onepassword-token": "1Password secret key or service-account token (A3-, ops_)",
-    "airtable-token": "Airtable personal access token (pat....)",
-    "alibaba-access-key-id": "Alibaba Cloud access key id (LTAI...)",
-    "artifactory-token": "JFrog Artifactory API key or reference token (AKCp, cmVmd)",
-    "atlassian-api-token": "Atlassian API token (ATATT3...)",
-    "clojars-token": "Clojars deploy token (CLOJARS_)",
-    "cloudflare-origin-ca-key": "Cloudflare origin CA key (v1.0-...)",
-    "databricks-token": "Databricks token (dapi...)",
-    "doppler-token": "Doppler token (dp.pt., dp.st., ...)",
-    "dropbox-token": "Dropbox short-lived token (sl.)",
-    "duffel-token": "Duffel token (duffel_live_, duffel_test_)",
-    "dynatrace-token": "Dynatrace token (dt0c01.)",
-    "easypost-token": "EasyPost key (EZAK, EZTK)",
-    "facebook-token": "Facebook / Meta access token (EAAM, EAAC)",
-    "flutterwave-key": "Flutterwave secret or encryption key (FLWSECK)",
-    "flyio-token": "Fly.io token (fo1_, fm1_, fm2_)",
-    "frameio-token": "Frame.io token (fio-u-)",
-    "grafana-token": "Grafana API key, cloud or service-account token (eyJrIjoi, glc_, glsa_)",
-    "harness-token": "Harness personal or service-account token (pat., sat.)",
-    "heroku-api-key": "Heroku API key (HRKU-AA...)",
-    "infracost-token": "Infracost token (ico-)",
-    "intra42-secret": "42 intra client secret (s-s4t2ud-, s-s4t2af-)",
-    "linear-api-key": "Linear API key (lin_api_)",
-    "mailchimp-api-key": "Mailchimp API key (32 hex digits, -us and a datacenter)",
-    "mailgun-key": "Mailgun private API key (key-...)",
-    "mapbox-token": "Mapbox secret token (sk.eyJ...)",
-    "newrelic-key": "New Relic key (NRAK-, NRII-, NRJS-)",
-    "notion-token": "Notion integration token (ntn_)",
-    "octopus-deploy-key": "Octopus Deploy API key (API-...)",
-    "openshift-token": "OpenShift user token (sha256~...)",
-    "perplexity-api-key": "Perplexity API key (pplx-)",
-    "planetscale-token": "PlanetScale token or password (pscale_tkn_, pscale_oauth_, pscale_pw_)",
-    "postman-api-key": "Postman API key (PMAK-)",
-    "prefect-api-key": "Prefect API key (pnu_)",
-    "pulumi-token": "Pulumi access token (pul-)",
-    "readme-api-key": "ReadMe API key (rdme_)",
-    "rubygems-token": "RubyGems API key (rubygems_)",
-    "scalingo-token": "Scalingo token (tk-us-)",
-    "sendinblue-api-key": "Brevo (Sendinblue) API key (xkeysib-)",
-    "sentry-token": "Sentry organisation or user token (sntrys_, sntryu_)",
-    "settlemint-token": "SettleMint token (sm_aat_, sm_pat_, sm_sat_)",
-    "shippo-token": "Shippo token (shippo_live_, shippo_test_)",
-    "sourcegraph-token": "Sourcegraph access token (sgp_)",
-    "square-token": "Square access token or OAuth secret (EAAA, sq0atp-, sq0csp-)",
-    "twilio-api-key": "Twilio API key (SK + 32 hex)",
-    "typeform-token": "Typeform token (tfp_)",
-    "yandex-token": "Yandex Cloud token or key (t1., AQVN, YC)",
-    "docker-hub-token": "Docker Hub personal access token (dckr_pat_)",
-    "adobe-client-secret": "Adobe client secret (p8e-)",
-    "facebook-app-token": "Facebook app access token (app id | app secret)",
-    "kubernetes-secret": "values under data or stringData of a Kubernetes Secret manifest",
-    "discord-bot-token": "Discord bot token (three dotted base64url parts)",
-    "azure-storage-key": "Azure storage account key (AccountKey=...)",
-    "high-entropy-value": "random-looking value where a credential stands (assigned, a header, a quoted argument)",
-    "known-credential": "a credential rho-desk holds in keyring",
-}
-
-
-CATALOGUE_BEGIN: Final = "<!-- rule catalogue: generated by rule_catalogue(), do not edit -->"
-CATALOGUE_END: Final = "<!-- end of rule catalogue -->"
-
-
-def rule_catalogue() -> str:
-    """The Markdown table of ``RULES`` that docs/security.md carries between ``CATALOGUE_BEGIN``
-    and ``CATALOGUE_END`` (a test keeps the two equal)."""
-    rows = [CATALOGUE_BEGIN, "", "| rule id | finds |", "| --- | --- |"]
-    rows += [f"| `{rule}` | {what.replace('|', '&#124;')} |" for rule, what in sorted(RULES.items())]
-    return "\n".join([*rows, "", CATALOGUE_END])
-
-
-@dataclass(frozen=True, slots=True, repr=False)
-class Hit:
-    """One secret found: where (byte offsets of the span to replace) and which rule.
-
-    ``value`` is the secret itself (decoded, canonical), kept only to compute a fingerprint.
-    It never appears in ``repr``.
-    """
-
-    rule: str
-    start: int
-    end: int
-    value: bytes = field(compare=False)
-    encoding: str = "plain"
-    """How the secret was written: ``plain``, ``case``, ``json-escape``, ``html-escape``,
-    ``percent``, ``unicode-escape`` or ``base64``."""
-
-    def __repr__(self) -> str:
-        return f"Hit(rule={self.rule!r}, start={self.start}, end={self.end}, encoding={self.encoding!r})"
-
-
-def fingerprint(key: bytes, value: bytes | str) -> str:
-    """``fp:`` + the first 16 hex digits of HMAC-SHA256(key, value).
-
-    The same secret gives the same fingerprint under the same key (so exports can be compared)
-    without revealing it: a fingerprint cannot be brute-forced without the key in keyring.
-    """
-    data = value.encode("utf-8") if isinstance(value, str) else value
-    return "fp:" + hmac.new(key, data, hashlib.sha256).hexdigest()[:16]
-
-
-def merge_hits(hits: Iterable[Hit]) -> list[Hit]:
-    """Hits sorted by position with overlaps merged (the first hit of a group names it)."""
-    ordered = sorted(hits, key=lambda h: (h.start, -h.end))
-    merged: list[Hit] = []
-    for hit in ordered:
-        if merged and hit.start < merged[-1].end:
-            last = merged[-1]
-            if hit.end > last.end:
-                merged[-1] = Hit(last.rule, last.start, hit.end, last.value, last.encoding)
-            continue
-        merged.append(hit)
-    return merged
-
-
-# --- placeholders -------------------------------------------------------------------------------
-
-_ALWAYS_KEPT: Final = frozenset({"known-credential", "private-key", "kubernetes-secret", "rho-audit-canary", "age-secret-key"})
-PLACEHOLDER_RUN: Final = 6
-"""A value this many times the same character in a row, that character half of it or more, is a
-placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""
-
-
-def _longest_run(value: bytes) -> int:
-    """The longest run of one repeated byte."""
-    run = best = 1
-    for a, b in pairwise(value):
-        run = run + 1 if a == b else 1
-        best = max(best, run)
-    return best
-
-
-def placeholder(hit: Hit) -> bool:
-    """A hit whose value is a placeholder, not a credential: mostly one character repeated
-    (``ghp_xxxx…``, ``AKIAXXXX…``). Anything that merely looks made up (``abcdefgh``, AWS's
-    ``…EXAMPLE`` keys) is still redacted: a test key in a session is redacted like a real one."""
-    if hit.rule in _ALWAYS_KEPT or len(hit.value) < 8:
-        return False
-    value = hit.value
-    return _longest_run(value) >= PLACEHOLDER_RUN and max(value.count(c) for c in set(value)) * 2 >= len(value)
-
-
-# --- work accounting ----------------------------------------------------------------------------
-#
-# The scanner's worst case is linear: every regex runs over a buffer once (``finditer``) or over a
-# bounded window (``match``/``search`` with an end position), and no pattern backtracks beyond its
-# window. ``_spend`` counts the bytes so offered (and the bytes decoded), per thread, so a test can
-# check the bound deterministically: doubling the input at most doubles the count.
-
-_WORK: Final = threading.local()
-
-
-def _spend(n: int) -> None:
-    _WORK.n = getattr(_WORK, "n", 0) + n
-
-
-def _spent() -> int:
-    return int(getattr(_WORK, "n", 0))
-
 
 # --- character classes ------------------------------------------------------------------------
 
@@ -312,7 +92,7 @@ def _boundary_before(data: bytes, start: int) -> bool:
 _ESCAPE_LEAD: Final = frozenset(b"\\%=[];")
 
 
-def _run_start(data: bytes, start: int, end: int) -> int:
+def run_start(data: bytes, start: int, end: int) -> int:
     """Skip the tail of an escape a run begins with (``\\nQUJD...`` and ``=3DQUJD`` start at ``Q``)."""
     if start == 0 or data[start - 1] not in _ESCAPE_LEAD:
         return start
@@ -322,7 +102,7 @@ def _run_start(data: bytes, start: int, end: int) -> int:
     return start
 
 
-def _unescaped_start(data: bytes, start: int, end: int) -> int:
+def unescaped_start(data: bytes, start: int, end: int) -> int:
     """Skip the tail of a JSON escape a run begins with (``\\nQUJD...`` starts at ``Q``)."""
     if start > 0 and data[start - 1] == 0x5C and _escaped(data, start):
         if data[start] == 0x75 and end - start >= 5 and all(b in _HEX for b in data[start + 1 : start + 5]):
@@ -351,8 +131,8 @@ Handler = Callable[[bytes, "re.Match[bytes]"], "Hit | None"]
 
 
 @dataclass(frozen=True)
-class _Pass:
-    """One regex (it starts with a literal, for speed) and what a match means."""
+class Pass:
+    """One rule: a regex (it starts with a literal, for speed) and what a match means."""
 
     pattern: re.Pattern[bytes]
     handle: Handler
@@ -369,10 +149,15 @@ class _Pass:
     confirm: re.Pattern[bytes] | None = None
     """For token rules: the full pattern, matched on the data where ``pattern`` matched a run
     (a JWT continues past its first run at the dot)."""
+    bounded: bool = False
+    """For token rules: the handler requires a byte other than a letter or digit after the match
+    (a vendor token inside a longer run of base64 is not one); the gate requires it too."""
     gate: tuple[bytes, int, int] | None = None
-    """For keyword rules without an anchor, where a hyperscan gate (``_prefilter``) finds the
-    places the pattern can begin: ``(regex, offset, back)``, the start of a match of the regex
-    plus ``offset`` when ``back`` is 0, else its end less ``back``."""
+    """For keyword rules, where a hyperscan gate (``_prefilter``) finds the places the pattern can
+    begin: ``(regex, offset, back)``, the start of a match of the regex plus ``offset`` when
+    ``back`` is 0, else its end less ``back``. Without it an anchored rule's gate is derived from
+    its anchor; with it the regex says more (what the handler requires), caseless when the
+    rule is anchored."""
 
 
 def _token(rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0) -> Handler:
@@ -448,6 +233,13 @@ PEM_MATERIAL_MIN: Final = 16
 """Base64 characters a private-key block without its ``-----END`` line needs to count as a key."""
 PEM_BODY_MIN: Final = 12
 """... and with it (``-----BEGIN PRIVATE KEY-----`` around ``anything`` is a template)."""
+# Not a byte of base64, nor the first dash of ``-----BEGIN`` or ``-----END``.
+# (possessive: the filler and the base64 characters never overlap, so nothing is given back)
+_PEM_FILLER: Final = rb"(?:[^A-Za-z0-9+/\-]++|-(?!----(?:BEGIN|END)))*+"
+_PEM_NOT_BEFORE_HEADER: Final = rb"(?!(?:" + _PEM_FILLER + rb"[A-Za-z0-9+/]){0,%d}+" % (PEM_MATERIAL_MIN - 1) + _PEM_FILLER + rb"-----BEGIN)"
+"""A header followed by the next ``-----BEGIN`` with fewer than ``PEM_MATERIAL_MIN`` base64
+characters and no ``-----END`` between holds no key (``_private_key`` would find none): the
+pattern leaves it, so ``grep`` output of many headers costs no call per header."""
 _NOT_BASE64: Final = bytes(b for b in range(256) if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
@@ -467,7 +259,7 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
     following = data.find(_PEM_BEGIN, tail, limit)
     if following >= 0:
         limit = following
-    _spend(limit - tail)
+    spend(limit - tail)
     close = data.find(b"-----END", tail, limit)
     if close < 0 and limit - tail <= 256 and len(data[tail:limit].translate(None, _NOT_BASE64)) < PEM_MATERIAL_MIN:
         return None  # the next header follows with too little between for a key (grep output)
@@ -566,7 +358,7 @@ _CURL_WINDOW: Final = 512
 def _curl_user(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``curl -u user:password`` (the command within ``_CURL_WINDOW`` bytes before, same line)."""
     lo = max(0, m.start() - _CURL_WINDOW)
-    _spend(m.start() - lo)
+    spend(m.start() - lo)
     line = max(data.rfind(b"\n", lo, m.start()), data.rfind(b"\\n", lo, m.start()))
     if data.find(b"curl", max(lo, line), m.start()) < 0:
         return None
@@ -747,15 +539,15 @@ AWS_PAIR_WINDOW: Final = 256
 """How far from an access key id its unlabelled secret access key is looked for, in bytes."""
 
 
-def _aws_secret_near(data: bytes, hit: Hit) -> list[Hit]:
+def aws_secret_near(data: bytes, hit: Hit) -> list[Hit]:
     """The secret access key printed next to an access key id (the console's credentials CSV,
     ``aws configure list`` output, a JSON ``Credentials`` object), with or without a label:
     40 base64 characters, both cases, with a digit or a slash."""
     out = []
     lo, hi = max(0, hit.start - AWS_PAIR_WINDOW), min(len(data), hit.end + AWS_PAIR_WINDOW)
-    _spend(hi - lo)
+    spend(hi - lo)
     for m in _B64_WORD.finditer(data, lo, hi):
-        start, end = _unescaped_start(data, m.start(), m.end()), m.end()
+        start, end = unescaped_start(data, m.start(), m.end()), m.end()
         if end - start != 40 or (end < len(data) and data[end] == 0x3D):
             continue
         value = data[start:end]
@@ -770,30 +562,30 @@ def _aws_secret_near(data: bytes, hit: Hit) -> list[Hit]:
 # base64/identifier characters at least ``MIN_RUN`` long (or starts in the few bytes before one,
 # ``ya29.`` or ``SG.``), so these run over the (small) buffer of such runs only, and each
 # candidate is confirmed against the full data.
-def _token_passes() -> list[_Pass]:
+def token_passes() -> list[Pass]:
     return [
-        _Pass(_compile(rb"sk-[A-Za-z0-9_\-]{32,}"), _openai_or_anthropic),
-        _Pass(_compile(rb"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), _stripe),
-        _Pass(
+        Pass(_compile(rb"sk-[A-Za-z0-9_\-]{32,}"), _openai_or_anthropic),
+        Pass(_compile(rb"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), _stripe),
+        Pass(
             _compile(rb"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
             _token("github-token"),
         ),
-        _Pass(_compile(rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}"), _token("aws-access-key-id", right=True)),
-        _Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key", right=True)),
-        *(_Pass(pattern, _vendor, narrow=True) for pattern in _vendor_passes()),
-        _Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram, narrow=True),
-        _Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_huggingface, skip=3)),
-        _Pass(_compile(rb"npm_[A-Za-z0-9]{36,}"), _token("npm-token")),
-        _Pass(_compile(rb"\|[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"), _facebook_app, narrow=True),
-        _Pass(_compile(rb"pypi-AgE[A-Za-z0-9_\-]{40,}"), _token("pypi-token")),
-        _Pass(
+        Pass(_compile(rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}"), _token("aws-access-key-id", right=True)),
+        Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key", right=True)),
+        *(Pass(pattern, _vendor, narrow=True, bounded=True) for pattern in _vendor_passes()),
+        Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram, narrow=True),
+        Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_huggingface, skip=3)),
+        Pass(_compile(rb"npm_[A-Za-z0-9]{36,}"), _token("npm-token")),
+        Pass(_compile(rb"\|[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"), _facebook_app, narrow=True),
+        Pass(_compile(rb"pypi-AgE[A-Za-z0-9_\-]{40,}"), _token("pypi-token")),
+        Pass(
             _compile(rb"eyJ[A-Za-z0-9_\-]{13,}"),
             _token("jwt"),
             confirm=_compile(rb"eyJ[A-Za-z0-9_\-]{13,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"),
         ),
         # a header too short to be a run of its own ({"ver":"2"}): found from its payload
-        _Pass(_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}"), _jwt_short_header, confirm=_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*")),
-        _Pass(
+        Pass(_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}"), _jwt_short_header, confirm=_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*")),
+        Pass(
             _compile(rb"RHO_AUDIT_(?:API_KEY_7f3a|OAUTH_ACCESS_1c9d|REFRESH_442e|COOKIE_88b1|SIGNED_QUERY_629a)"),
             _token("rho-audit-canary"),
         ),
@@ -809,10 +601,10 @@ _ASSIGNMENT_LITERALS: Final = (rb"word(?<=password)", rb"cret(?<=secret)", rb"ke
 """Searched in the lower-cased text (``_folded``): any case of the names matches."""
 
 
-def _keyword_passes() -> list[_Pass]:
+def keyword_passes() -> list[Pass]:
     v = _VALUE
     passes = [
-        _Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}"), _private_key),
+        Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}+" + _PEM_NOT_BEFORE_HEADER), _private_key),
         _folded(
             rb"zation(?<=authorization)",
             rb"zation(?<=authorization)" + _ASSIGN
@@ -821,8 +613,12 @@ def _keyword_passes() -> list[_Pass]:
             _authorization,
         ),
         _folded(rb"bearer", rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)", _bearer),
-        _folded(rb"kie(?<=cookie)", rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})", _cookie),
-        _Pass(
+        _folded(
+            rb"kie(?<=cookie)", rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})", _cookie,
+            # the gate reports only a header whose value starts with a pair, as ``_cookie`` requires
+            gate=(rb"cookie" + _COLON + _COOKIE_PAIR.pattern, 3, 0),
+        ),
+        Pass(
             _compile(
                 rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{0,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
                 rb"|discord(?:app)?\.com/api/webhooks/(?P<discord>[0-9]+/[A-Za-z0-9_\-]{20,}))"
@@ -830,7 +626,7 @@ def _keyword_passes() -> list[_Pass]:
             _url,
         ),
         # Slack and Microsoft Teams webhooks, with or without their scheme ("k" is a rare letter)
-        _Pass(
+        Pass(
             _compile(
                 rb"k(?:\.com/(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/(?P<slack>[A-Za-z0-9+/_\-]{20,})"
                 rb"|b2/(?<=webhookb2/)(?P<teams>[A-Za-z0-9@.\-]{20,}/IncomingWebhook/[A-Za-z0-9/\-]{10,}))"
@@ -838,21 +634,21 @@ def _keyword_passes() -> list[_Pass]:
             _url,
         ),
         # one pass for the four query names: at each "=", lookbehinds (in C) pick the names
-        _Pass(
+        Pass(
             _compile(rb"=(?:(?<=gnature=)|(?<=sig=)|(?<=dential=)|(?<=key=))(?P<value>" + _QUERY_VALUE + rb"+)"),
             _signed_query,
             gate=(rb"(?:gnature|sig|dential|key)=" + _QUERY_VALUE, 0, 2),
         ),
     ]
     passes += [
-        _Pass(
+        Pass(
             _compile(
                 rb"-(?:u|-user)(?:=|[ \t]{1,5})(?:\\{0,7}[\"']?[^\s:\"'\\]{0,128}(?:\\{0,7}[\"'])?:(?:\\{0,7}[\"'])?"
                 rb"(?P<value>[^\s\"'\\]{3,256})|\\{0,7}[\"']?(?P<user>[^\s:\"'\\]{8,128}):(?=[\"'\s\\]))"
             ),
             _curl_user,
         ),
-        _Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
+        Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
     ]
     for literal in _ASSIGNMENT_LITERALS:
         passes.append(
@@ -861,8 +657,9 @@ def _keyword_passes() -> list[_Pass]:
     return passes
 
 
-def _folded(anchor: bytes, pattern: bytes, handle: Handler) -> _Pass:
+def _folded(anchor: bytes, pattern: bytes, handle: Handler, *, gate: tuple[bytes, int, int] | None = None) -> Pass:
     """``pattern`` (its keyword in lower case) searched in the lower-cased text, confirmed on the
-    text case-insensitively; ``anchor`` is the keyword alone (the pattern starts with it)."""
+    text case-insensitively; ``anchor`` is the keyword alone (the pattern starts with it).
+    ``gate``: what the hyperscan gate looks for instead of the pattern (``Pass.gate``)."""
     assert pattern.startswith(anchor)
-    return _Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(pattern))
+    return Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(pattern), gate=gate)

@@ -1,15 +1,19 @@
-"""Rewritten views of a buffer, scanned in its place: what a secret looks like once the line
-structure a tool printed around it is undone.
+"""Views that normalise text: a buffer rewritten the way a secret in it reads, scanned in its place.
+
+What a secret looks like once the line structure or the look-alike characters a tool printed
+around it are undone:
 
 * **continuations**: a backslash before a line break (a shell command cut over lines) is removed,
   so ``sk-proj-abc\\`` + newline + ``def...`` is one key again;
 * **folding**: fullwidth forms (``ｓｋ－ｐｒｏｊ``) become ASCII (NFKC), and Cyrillic letters that
   look Latin (``pаssword`` with a Cyrillic ``а``) become the Latin letter when they sit in a word
   with Latin letters;
+* **zero-width** characters (``ZERO_WIDTH``): the scanner removes them near each one and scans
+  that window again;
 * **dumps**: ``xxd``, ``hexdump -C`` and ``od -c`` output decoded back to the bytes it shows.
 
 A view is pieces of the original (and replacements) with the offset each came from, so a match in
-the view maps back to the original bytes it covers (``_secrets._Joined``). Wrapped base64 whose
+the view maps back to the original bytes it covers (``_engine.Joined``). Wrapped base64 whose
 lines carry a prefix (``12:``, ``12→``, ``  12 |``, ``> ``, a diff's ``+``) needs no view: the
 wrapped-block detection skips those prefixes between lines.
 """
@@ -21,12 +25,27 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Final
 
-from ._rules import _spend
+from ._work import spend
 
-__all__ = ["CONTINUATION", "FOLD_TRIGGER", "WINDOW", "decode_dumps", "fold_pieces", "removal_pieces", "windows"]
+__all__ = [
+    "CONTINUATION",
+    "DUMP_START",
+    "FOLD_TRIGGER",
+    "WINDOW",
+    "ZERO_WIDTH",
+    "ZERO_WIDTH_WINDOW",
+    "decode_dumps",
+    "fold_pieces",
+    "removal_pieces",
+    "windows",
+]
 
 WINDOW: Final = 192
 """Bytes kept each side of a rewritten spot: the longest secret a view needs to see whole."""
+
+# zero-width and invisible characters a key can hide behind (U+200B-U+200D, U+2060, U+FEFF, U+00AD)
+ZERO_WIDTH = re.compile(rb"\xe2\x80[\x8b-\x8d]|\xe2\x81\xa0|\xef\xbb\xbf|\xc2\xad")
+ZERO_WIDTH_WINDOW: Final = 192
 
 CONTINUATION: Final = re.compile(rb"\\\r?\n|\\\\(?:\\r)?\\n")
 """A backslash-newline, raw or inside a JSON string (an escaped backslash, then ``\\n``)."""
@@ -49,7 +68,7 @@ _CONFUSABLE: Final = {
 def windows(data: bytes, trigger: re.Pattern[bytes]) -> list[tuple[int, int]]:
     """Merged ``[lo, hi)`` windows of ``WINDOW`` bytes around each match of ``trigger``."""
     out: list[list[int]] = []
-    _spend(len(data))
+    spend(len(data))
     for m in trigger.finditer(data):
         lo, hi = max(0, m.start() - WINDOW), min(len(data), m.end() + WINDOW)
         if out and lo <= out[-1][1]:
@@ -156,14 +175,14 @@ def _parse_dump(text: bytes) -> tuple[bytes, int]:
     return bytes(out), min(used, len(text))
 
 
-_DUMP_START: Final = b"0000000"
+DUMP_START: Final = b"0000000"
 
 
 def decode_dumps(data: bytes) -> Iterator[tuple[int, int, bytes]]:
     """``(start, end, bytes)`` of every dump that starts at offset zero, raw or in a JSON string."""
-    pos = data.find(_DUMP_START)
+    pos = data.find(DUMP_START)
     while pos >= 0:
-        end = pos + len(_DUMP_START)
+        end = pos + len(DUMP_START)
         line_start = pos == 0 or data[pos - 1] in b"\n\"' \t\xff\x00" or data.endswith(b"\\n", 0, pos)
         if line_start:
             window = data[pos : pos + DUMP_MAX]
@@ -175,10 +194,10 @@ def decode_dumps(data: bytes) -> Iterator[tuple[int, int, bytes]]:
                 text = _JSON_ESCAPE.sub(lambda m: _JSON_UNESCAPE[m.group(1)], window)
             else:
                 text = window
-            _spend(len(window))
+            spend(len(window))
             decoded, used = _parse_dump(text)
             if len(decoded) >= 8:
                 span = len(_JSON_REESCAPE.sub(lambda m: _JSON_REESCAPED[m.group()], text[:used])) if escaped else used
                 end = pos + span
                 yield pos, end, decoded
-        pos = data.find(_DUMP_START, max(end, pos + 1))
+        pos = data.find(DUMP_START, max(end, pos + 1))

@@ -1,0 +1,234 @@
+"""The rule catalogue as data: what the scanner reports, under which names, and how.
+
+The rule ids and what each finds (``RULES``, and the Markdown table docs/security.md carries),
+the version of the rules that receipts record (``RULESET_VERSION``), the ``Hit`` a rule reports
+(its value hidden from ``repr``), the keyed fingerprint that stands for a value in reports,
+overlapping hits merged, and the placeholders (``ghp_xxxx…``) that are not reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Final
+
+__all__ = [
+    "CATALOGUE_BEGIN",
+    "CATALOGUE_END",
+    "KNOWN_SECRET_MIN_LENGTH",
+    "PLACEHOLDER_RUN",
+    "RULES",
+    "RULESET_VERSION",
+    "SEPARATOR",
+    "Hit",
+    "fingerprint",
+    "merge_hits",
+    "placeholder",
+    "rule_catalogue",
+]
+
+KNOWN_SECRET_MIN_LENGTH: Final = 6
+"""Known secrets shorter than this are not searched: they would match ordinary text."""
+
+SEPARATOR: Final = b"\xff"
+"""Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
+
+RULESET_VERSION: Final = 5
+"""The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
+the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
+nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
+grammar (names, flags, .netrc, .pgpass, auth tuples; values to the end of their quote), URL
+userinfo with an empty user, non-PEM private keys, line-prefixed wrapped blocks, continuations,
+hex dumps, octal escapes, base32, bzip2, NFKC and look-alike folding. 4: gitleaks' per-rule
+samples: XML element text on its own line, typed and Go/make/PHP assignments, quoted name-value
+pairs and NuGet's key/value attributes, backquoted values, Kubernetes Secret manifests, Bundler
+credentials, schemeless Slack and Teams webhooks, API keys passed as curl's user name, Adobe and
+Facebook app secrets, JWTs with a short header, letters-only Hugging Face tokens, the head of long
+base64 runs; placeholders (one repeated character), public and anti-forgery names and empty
+private-key blocks left alone. 5: command lines: any long flag named as a credential, the short
+password flags of the common clients, passwords by position, echo into --password-stdin, SQL's
+IDENTIFIED BY and PASSWORD, a password named then given after a space (quoted, or after "is"),
+names of two words ("Secret Key = "); octal escapes of one or two digits."""
+
+# Rule ids with what they find (the receipt and the audit report name these ids).
+RULES: Final[dict[str, str]] = {
+    "openai-api-key": "OpenAI API key (sk-...)",
+    "anthropic-api-key": "Anthropic API key (sk-ant-...)",
+    "github-token": "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
+    "aws-access-key-id": "AWS access key id (AKIA..., ASIA...)",
+    "google-api-key": "Google API key (AIza...)",
+    "slack-token": "Slack token (xoxb-, xoxp-, xoxe-, xoxe.xoxp-, xapp-, ...)",
+    "stripe-api-key": "Stripe secret or restricted key (sk_live_, rk_test_, ...)",
+    "gitlab-token": "GitLab personal access token (glpat-)",
+    "huggingface-token": "Hugging Face token (hf_)",
+    "npm-token": "npm token (npm_)",
+    "pypi-token": "PyPI upload token (pypi-AgE...)",
+    "jwt": "JSON Web Token",
+    "private-key": "private key: PEM and OpenSSH blocks, PuTTY .ppk (Private-Lines), JWK/JWKS private members, "
+    "PKCS#12/PKCS#8/PKCS#1/SEC1 DER in base64, 64 hex digits under a key-ish name",
+    "authorization-header": "Authorization header value",
+    "bearer-token": "Bearer token",
+    "cookie": "Cookie or Set-Cookie header value",
+    "url-password": "password in a URL (scheme://user:password@host, the user may be empty)",
+    "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams)",
+    "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
+    "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "
+    "qualified key; =, :, =>, XML element or attribute), a flag named so (--password, --client-secret, "
+    "-storepass), a client's password flag (mysql -p, docker login -p, sqlcmd -P, ldapsearch -w, redis-cli -a, "
+    "sshpass -p, http -a, smbclient -U user%pass...), a password by position (htpasswd -b, net user, "
+    "ConvertTo-SecureString), echo into --password-stdin, SQL IDENTIFIED BY/PASSWORD, a password named then "
+    "given (signingPassword \"x\", the password is x), .netrc and .pgpass lines, auth tuples",
+    "rho-audit-canary": "one of upstream Rho's secret audit canaries",
+    "google-oauth-token": "Google OAuth access token (ya29.)",
+    "aws-secret-access-key": "AWS secret access key next to its access key id, labelled or not",
+    "aws-bedrock-api-key": "Amazon Bedrock API key (ABSK..., bedrock-api-key-...)",
+    "curl-user-password": "password of curl -u/--user user:password",
+    "azure-ad-client-secret": "Microsoft Entra (Azure AD) client secret (...8Q~...)",
+    "telegram-bot-token": "Telegram bot token (123456:AA...)",
+    "digitalocean-token": "DigitalOcean token (dop_v1_, doo_v1_, dor_v1_)",
+    "shopify-token": "Shopify token (shpat_, shpca_, shppa_, shpss_)",
+    "sendgrid-api-key": "SendGrid API key (SG.)",
+    "vault-token": "HashiCorp Vault token (hvs., hvb.)",
+    "age-secret-key": "age secret key (AGE-SECRET-KEY-1...)",
+    "onepassword-token": "1Password secret key or service-account token (A3-, ops_)",
+    "airtable-token": "Airtable personal access token (pat....)",
+    "alibaba-access-key-id": "Alibaba Cloud access key id (LTAI...)",
+    "artifactory-token": "JFrog Artifactory API key or reference token (AKCp, cmVmd)",
+    "atlassian-api-token": "Atlassian API token (ATATT3...)",
+    "clojars-token": "Clojars deploy token (CLOJARS_)",
+    "cloudflare-origin-ca-key": "Cloudflare origin CA key (v1.0-...)",
+    "databricks-token": "Databricks token (dapi...)",
+    "doppler-token": "Doppler token (dp.pt., dp.st., ...)",
+    "dropbox-token": "Dropbox short-lived token (sl.)",
+    "duffel-token": "Duffel token (duffel_live_, duffel_test_)",
+    "dynatrace-token": "Dynatrace token (dt0c01.)",
+    "easypost-token": "EasyPost key (EZAK, EZTK)",
+    "facebook-token": "Facebook / Meta access token (EAAM, EAAC)",
+    "flutterwave-key": "Flutterwave secret or encryption key (FLWSECK)",
+    "flyio-token": "Fly.io token (fo1_, fm1_, fm2_)",
+    "frameio-token": "Frame.io token (fio-u-)",
+    "grafana-token": "Grafana API key, cloud or service-account token (eyJrIjoi, glc_, glsa_)",
+    "harness-token": "Harness personal or service-account token (pat., sat.)",
+    "heroku-api-key": "Heroku API key (HRKU-AA...)",
+    "infracost-token": "Infracost token (ico-)",
+    "intra42-secret": "42 intra client secret (s-s4t2ud-, s-s4t2af-)",
+    "linear-api-key": "Linear API key (lin_api_)",
+    "mailchimp-api-key": "Mailchimp API key (32 hex digits, -us and a datacenter)",
+    "mailgun-key": "Mailgun private API key (key-...)",
+    "mapbox-token": "Mapbox secret token (sk.eyJ...)",
+    "newrelic-key": "New Relic key (NRAK-, NRII-, NRJS-)",
+    "notion-token": "Notion integration token (ntn_)",
+    "octopus-deploy-key": "Octopus Deploy API key (API-...)",
+    "openshift-token": "OpenShift user token (sha256~...)",
+    "perplexity-api-key": "Perplexity API key (pplx-)",
+    "planetscale-token": "PlanetScale token or password (pscale_tkn_, pscale_oauth_, pscale_pw_)",
+    "postman-api-key": "Postman API key (PMAK-)",
+    "prefect-api-key": "Prefect API key (pnu_)",
+    "pulumi-token": "Pulumi access token (pul-)",
+    "readme-api-key": "ReadMe API key (rdme_)",
+    "rubygems-token": "RubyGems API key (rubygems_)",
+    "scalingo-token": "Scalingo token (tk-us-)",
+    "sendinblue-api-key": "Brevo (Sendinblue) API key (xkeysib-)",
+    "sentry-token": "Sentry organisation or user token (sntrys_, sntryu_)",
+    "settlemint-token": "SettleMint token (sm_aat_, sm_pat_, sm_sat_)",
+    "shippo-token": "Shippo token (shippo_live_, shippo_test_)",
+    "sourcegraph-token": "Sourcegraph access token (sgp_)",
+    "square-token": "Square access token or OAuth secret (EAAA, sq0atp-, sq0csp-)",
+    "twilio-api-key": "Twilio API key (SK + 32 hex)",
+    "typeform-token": "Typeform token (tfp_)",
+    "yandex-token": "Yandex Cloud token or key (t1., AQVN, YC)",
+    "docker-hub-token": "Docker Hub personal access token (dckr_pat_)",
+    "adobe-client-secret": "Adobe client secret (p8e-)",
+    "facebook-app-token": "Facebook app access token (app id | app secret)",
+    "kubernetes-secret": "values under data or stringData of a Kubernetes Secret manifest",
+    "discord-bot-token": "Discord bot token (three dotted base64url parts)",
+    "azure-storage-key": "Azure storage account key (AccountKey=...)",
+    "high-entropy-value": "random-looking value where a credential stands (assigned, a header, a quoted argument)",
+    "known-credential": "a credential rho-desk holds in keyring",
+}
+
+
+CATALOGUE_BEGIN: Final = "<!-- rule catalogue: generated by rule_catalogue(), do not edit -->"
+CATALOGUE_END: Final = "<!-- end of rule catalogue -->"
+
+
+def rule_catalogue() -> str:
+    """The Markdown table of ``RULES`` that docs/security.md carries between ``CATALOGUE_BEGIN``
+    and ``CATALOGUE_END`` (a test keeps the two equal)."""
+    rows = [CATALOGUE_BEGIN, "", "| rule id | finds |", "| --- | --- |"]
+    rows += [f"| `{rule}` | {what.replace('|', '&#124;')} |" for rule, what in sorted(RULES.items())]
+    return "\n".join([*rows, "", CATALOGUE_END])
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Hit:
+    """One secret found: where (byte offsets of the span to replace) and which rule.
+
+    ``value`` is the secret itself (decoded, canonical), kept only to compute a fingerprint.
+    It never appears in ``repr``.
+    """
+
+    rule: str
+    start: int
+    end: int
+    value: bytes = field(compare=False)
+    encoding: str = "plain"
+    """How the secret was written: ``plain``, ``case``, ``json-escape``, ``html-escape``,
+    ``percent``, ``unicode-escape`` or ``base64``."""
+
+    def __repr__(self) -> str:
+        return f"Hit(rule={self.rule!r}, start={self.start}, end={self.end}, encoding={self.encoding!r})"
+
+
+def fingerprint(key: bytes, value: bytes | str) -> str:
+    """``fp:`` + the first 16 hex digits of HMAC-SHA256(key, value).
+
+    The same secret gives the same fingerprint under the same key (so exports can be compared)
+    without revealing it: a fingerprint cannot be brute-forced without the key in keyring.
+    """
+    data = value.encode("utf-8") if isinstance(value, str) else value
+    return "fp:" + hmac.new(key, data, hashlib.sha256).hexdigest()[:16]
+
+
+def merge_hits(hits: Iterable[Hit]) -> list[Hit]:
+    """Hits sorted by position with overlaps merged (the first hit of a group names it)."""
+    ordered = sorted(hits, key=lambda h: (h.start, -h.end))
+    merged: list[Hit] = []
+    for hit in ordered:
+        if merged and hit.start < merged[-1].end:
+            last = merged[-1]
+            if hit.end > last.end:
+                merged[-1] = Hit(last.rule, last.start, hit.end, last.value, last.encoding)
+            continue
+        merged.append(hit)
+    return merged
+
+
+# --- placeholders -------------------------------------------------------------------------------
+
+_ALWAYS_KEPT: Final = frozenset({"known-credential", "private-key", "kubernetes-secret", "rho-audit-canary", "age-secret-key"})
+PLACEHOLDER_RUN: Final = 6
+"""A value this many times the same character in a row, that character half of it or more, is a
+placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""
+
+
+def _longest_run(value: bytes) -> int:
+    """The longest run of one repeated byte."""
+    run = best = 1
+    for a, b in pairwise(value):
+        run = run + 1 if a == b else 1
+        best = max(best, run)
+    return best
+
+
+def placeholder(hit: Hit) -> bool:
+    """A hit whose value is a placeholder, not a credential: mostly one character repeated
+    (``ghp_xxxx…``, ``AKIAXXXX…``). Anything that merely looks made up (``abcdefgh``, AWS's
+    ``…EXAMPLE`` keys) is still redacted: a test key in a session is redacted like a real one."""
+    if hit.rule in _ALWAYS_KEPT or len(hit.value) < 8:
+        return False
+    value = hit.value
+    return _longest_run(value) >= PLACEHOLDER_RUN and max(value.count(c) for c in set(value)) * 2 >= len(value)

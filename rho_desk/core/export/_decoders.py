@@ -1,0 +1,239 @@
+"""Decoders of encoded regions: what URL-encoded, escaped, base64, base32, hex and compressed text holds.
+
+The scanner (``_secrets``) finds where an encoded region may start (``PERCENT``,
+``ESCAPE_START``, runs of base64) and hands the region to these functions: each decodes one
+encoding (URL-encoding as many times as it was applied, ``\\uXXXX``/``\\xXX``/octal escapes
+at any depth of backslashes, base64 in either alphabet and any alignment, base32, hex, and gzip,
+zlib or bzip2 inflated within ``INFLATE_MAX`` and ``INFLATE_RATIO``), and ``known_forms`` gives
+the byte strings a known credential can appear as (cased, escaped, URL-encoded, base64 at each
+alignment). Decoded bytes are counted by the work counter (``_work``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bz2
+import html
+import json
+import re
+import zlib
+from typing import Final
+from urllib.parse import quote, quote_plus, unquote_to_bytes
+
+from ._work import spend
+
+__all__ = [
+    "BASE32",
+    "ENCODED_MIN",
+    "ESCAPED_TOKEN",
+    "ESCAPED_TOKEN_MAX",
+    "ESCAPE_START",
+    "HEX_MIN",
+    "INFLATE_MAX",
+    "INFLATE_RATIO",
+    "PERCENT",
+    "URL_TABLE",
+    "b32_decode",
+    "b64_decode",
+    "decode_escapes",
+    "expand",
+    "hex_decode",
+    "inflate",
+    "is_text",
+    "known_forms",
+    "padded",
+    "percent_decode",
+    "textual",
+]
+
+
+PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
+
+ESCAPE_START = re.compile(rb"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})")
+"""Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both)."""
+
+# a token written with escapes: any depth of backslashes (JSON doubles them at each level)
+# octal as printf and C read it: up to three digits, so ``\\75`` is ``=`` inside a token (a token
+# starts at a three-digit escape: letters are three digits, and ``\\1`` alone is a regex's group)
+ESCAPED_TOKEN = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|[0-7]{1,2}|/))+")
+
+_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2}|[0-7]{1,2}(?![0-7]))|/)")
+
+ESCAPED_TOKEN_MAX: Final = 4096
+"""Longest escaped token decoded, in bytes of its escaped form."""
+
+ENCODED_MIN: Final = 8
+"""Shorter encoded tokens are not decoded: they cannot hold a secret (the shortest is 6 bytes)."""
+
+INFLATE_MAX: Final = 1 << 22
+"""Most bytes one gzip or zlib stream is inflated to (a bomb is cut there)."""
+
+INFLATE_RATIO: Final = 16
+"""... and at most this many times its compressed size."""
+
+_HEX_RUN: Final = b"0123456789abcdefABCDEF"
+
+HEX_MIN: Final = 32
+"""Shortest hex run decoded (16 bytes: shorter hex is an id or a colour, not an encoded key)."""
+
+_URLSAFE_TO_STD: Final = bytes.maketrans(b"-_", b"+/")
+
+URL_TABLE: Final = bytes(0x61 if b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+-%" else 0x20 for b in range(256))
+
+
+def expand(marks: bytes, start: int, end: int, limit: int = 4096) -> tuple[int, int]:
+    """Grow ``[start, end)`` over neighbouring URL-token bytes (at most ``limit`` each way);
+    ``marks`` is the data translated by ``URL_TABLE`` (a space where a token must stop)."""
+    lo = marks.rfind(b" ", max(0, start - limit), start) + 1 or max(0, start - limit)
+    hi = marks.find(b" ", end, min(len(marks), end + limit))
+    if hi < 0:
+        hi = min(len(marks), end + limit)
+    return lo, hi
+
+
+def padded(data: bytes, end: int, most: int = 2) -> int:
+    """``end`` moved past the base64 (or base32) padding that follows a run (``=`` is not a run byte)."""
+    stop = min(end + most, len(data))
+    while end < stop and data[end] == 0x3D:
+        end += 1
+    return end
+
+
+def decode_escapes(token: bytes) -> bytes:
+    """``\\uXXXX``, ``\\xXX``, octal ``\\NNN`` and ``\\/`` decoded, at any depth of backslashes."""
+
+    def one(m: re.Match[bytes]) -> bytes:
+        if m.group(1) is not None:
+            return chr(int(m.group(1), 16)).encode("utf-8", "surrogatepass")
+        if m.group(2) is not None:
+            return bytes((int(m.group(2), 16),))
+        if m.group(3) is not None:
+            return bytes((int(m.group(3), 8),))
+        return b"/"
+
+    return _ESCAPE_SUB.sub(one, token)
+
+
+def percent_decode(token: bytes) -> bytes:
+    """URL-decoded as many times as it was encoded (``%253D`` → ``%3D`` → ``=``), at most three."""
+    for _ in range(3):
+        decoded = unquote_to_bytes(token)
+        if decoded == token:
+            break
+        token = decoded
+        if b"%" not in token:
+            break
+    return token
+
+
+def inflate(data: bytes) -> bytes | None:
+    """A gzip, zlib or bzip2 stream inflated, bounded by ``INFLATE_MAX`` and ``INFLATE_RATIO``."""
+    if data[:3] == b"BZh" and data[4:10] == b"1AY&SY":
+        limit = min(INFLATE_MAX, INFLATE_RATIO * len(data) + 4096)
+        try:
+            out = bz2.BZ2Decompressor().decompress(data, limit)
+        except (OSError, ValueError):
+            return None
+        spend(len(data) + len(out))
+        return out or None
+    if data[:2] == b"\x1f\x8b":
+        wbits = 31
+    elif len(data) >= 2 and data[0] == 0x78 and (data[0] << 8 | data[1]) % 31 == 0:
+        wbits = 15
+    else:
+        return None
+    limit = min(INFLATE_MAX, INFLATE_RATIO * len(data) + 4096)
+    try:
+        out = zlib.decompressobj(wbits).decompress(data, limit)
+    except zlib.error:
+        return None
+    spend(len(data) + len(out))
+    return out or None
+
+
+def hex_decode(run: bytes) -> bytes | None:
+    """``run`` as hex (at least ``HEX_MIN`` digits, an odd last one dropped), or None when it is
+    not all hex digits (its head is looked at first: a chunk of base64 has a letter past ``f``
+    within a few bytes, and the whole chunk need not be copied to say so)."""
+    if len(run) < HEX_MIN or run[:64].translate(None, _HEX_RUN) or run.translate(None, _HEX_RUN):
+        return None
+    try:
+        return binascii.unhexlify(run[: len(run) & ~1])
+    except binascii.Error:
+        return None
+
+
+def textual(decoded: bytes) -> bool:
+    """Mostly printable ASCII: decoded text worth scanning, not random bytes."""
+    if not decoded:
+        return False
+    printable = len(decoded.translate(None, _CONTROL))
+    return printable * 10 >= len(decoded) * 9
+
+
+def is_text(decoded: bytes) -> bool:
+    """ASCII, or UTF-8 text (a key with a zero-width space decodes to that)."""
+    if decoded.isascii():
+        return True
+    try:
+        decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+_CONTROL: Final = bytes(b for b in range(256) if not (32 <= b < 127 or b in b"\t\n\r"))
+
+BASE32: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+
+def b32_decode(run: bytes) -> bytes | None:
+    while len(run) % 8 in (1, 3, 6):
+        run = run[:-1]  # a partial quantum carries no whole byte
+    try:
+        return base64.b32decode(run + b"=" * (-len(run) % 8))
+    except binascii.Error:
+        return None
+
+
+def b64_decode(run: bytes) -> bytes | None:
+    if b"-" in run or b"_" in run:
+        if b"+" in run or b"/" in run:
+            return None  # both alphabets: a path or an identifier, not base64
+        run = run.translate(_URLSAFE_TO_STD)
+    # the run stops before "=" padding: pad again (a lone trailing character carries no byte)
+    rest = len(run) % 4
+    run = run[:-1] if rest == 1 else run + b"=" * ((4 - rest) % 4)
+    try:
+        return binascii.a2b_base64(run)
+    except binascii.Error:
+        return None
+
+
+def known_forms(secret: str) -> list[tuple[bytes, str]]:
+    """The byte strings a known secret can appear as, with the name of each encoding."""
+    raw = secret.encode("utf-8")
+    forms: list[tuple[bytes, str]] = [(raw, "plain")]
+    for cased in (secret.lower(), secret.upper()):
+        forms.append((cased.encode("utf-8"), "case"))
+    escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+    forms.append((escaped.encode("utf-8"), "json-escape"))
+    forms.append((json.dumps(secret)[1:-1].encode("ascii"), "json-escape"))
+    forms.append((html.escape(secret, quote=True).encode("utf-8"), "html-escape"))
+    forms.append((quote(secret, safe="").encode("ascii"), "percent"))
+    forms.append((quote_plus(secret, safe="").encode("ascii"), "percent"))
+    for k in range(3):
+        encoded = base64.b64encode(b"\0" * k + raw)
+        # drop the characters that also carry bits of the unknown bytes before and after
+        first = (0, 2, 3)[k]
+        last = (k + len(raw)) * 8 // 6
+        core = encoded[first:last]
+        if len(core) >= 4:
+            forms.append((core, "base64"))
+            forms.append((core.translate(bytes.maketrans(b"+/", b"-_")), "base64"))
+    # each form once more JSON-escaped: the scanned bytes are often JSON holding that text
+    for form, _ in list(forms):
+        twice = json.dumps(form.decode("utf-8"), ensure_ascii=False)[1:-1].encode("utf-8")
+        if twice != form:
+            forms.append((twice, "json-escape"))
+    return forms

@@ -1,0 +1,116 @@
+"""The scanner's buffers: a wrapped block's chunks are its lines joined, however they are cut."""
+
+from __future__ import annotations
+
+import base64
+import bisect
+import random
+
+import pytest
+
+from rho_desk.core.export._engine import (
+    MIN_RUN,
+    PIECE_MAX,
+    RUN,
+    RUN_CONTEXT,
+    RUN_TABLE,
+    SEPARATORS,
+    SIGNS,
+    SPAN,
+    Block,
+    Pieces,
+    block_chunks,
+    find_runs,
+    sparse_runs,
+    wrapped_blocks,
+)
+from rho_desk.core.export._rules import unescaped_start
+
+
+def _runs(data: bytes) -> list[tuple[int, int]]:
+    """The runs as the scanner leaves them: without an escape's tail (``\\nQUJD``), and without
+    a diff sign after a line break."""
+    runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
+    runs = [(unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]
+    runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
+    return [(s + 1, e) if data[s] in SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
+
+
+@pytest.mark.parametrize("gap", [b"\n", b"\\n", b"\r\n", b"\\r\\n", b"  \n", b"\n> ", b"\n  ", b"<br>"])
+def test_a_block_joined_by_one_gap_chunks_to_its_lines_joined(gap: bytes) -> None:
+    rng = random.Random(len(gap))
+    for width in (60, 64, 76):
+        raw = base64.b64encode(rng.randbytes(50_000))  # lines that begin with "+" included
+        data = b'{"text": "' + gap.join(raw[i : i + width] for i in range(0, len(raw), width)) + b'"}'
+        runs = _runs(data)
+        blocks = wrapped_blocks(data, runs)
+        assert blocks and all(block.gap == gap for block in blocks)
+        assert sum(block.last - block.first + 1 for block in blocks) >= len(runs) - 2
+        for block in blocks:
+            chunks = list(block_chunks(data, runs, block))
+            lines = list(block_chunks(data, runs, Block(block.first, block.last, None)))
+            assert chunks == lines
+            assert b"".join(body for _, _, body in chunks).count(gap) == 0
+
+
+def test_a_block_with_numbered_lines_has_no_single_gap() -> None:
+    raw = base64.b64encode(random.Random(1).randbytes(6000))
+    data = b"".join(b"%d:%s\n" % (n + 1, raw[i : i + 76]) for n, i in enumerate(range(0, len(raw), 76)))
+    runs = _runs(data)
+    blocks = wrapped_blocks(data, runs)
+    assert blocks and all(block.gap is None for block in blocks)
+    body = b"".join(body for block in blocks for _, _, body in block_chunks(data, runs, block))
+    assert base64.b64decode(body[: len(body) // 4 * 4])[:100] == base64.b64decode(raw[: len(body) // 4 * 4])[:100]
+
+
+def _joined_pieces(data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces the scanner's joined pass builds (``SecretScanner._scan_runs``), as it does."""
+    starts: list[int] = []
+    ends: list[int] = []
+    first = last = -PIECE_MAX
+    for s, e in runs:
+        if s - last <= RUN_CONTEXT and e - first <= PIECE_MAX and not SEPARATORS.intersection(data[last:s]):
+            ends[-1] = last = e
+        else:
+            first = max(0, s - RUN_CONTEXT)
+            starts.append(first)
+            ends.append(e)
+            last = e
+    return list(zip(starts, ends, strict=True))
+
+
+def test_pieces_are_the_pieces_of_the_joined_pass() -> None:
+    # around any run asked about, with and without separators between runs
+    rng = random.Random(7)
+    for trial in range(80):
+        parts = []
+        for _ in range(rng.randint(1, 400)):
+            parts.append(b"a" * rng.choice([16, 17, 30, 76, 200, 900, 1100]))
+            gap = b" " * rng.choice([1, 1, 2, 12, 13, 40])
+            if trial % 2 and rng.random() < 0.1:
+                gap = gap[:-1] + rng.choice([b"\x00", b"\xff"])
+            parts.append(gap)
+        data = b"".join(parts)
+        runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
+        joined = _joined_pieces(data, runs)
+        of_run = {}
+        for piece in joined:
+            for k, (s, _) in enumerate(runs):
+                if piece[0] <= s and runs[k][1] <= piece[1]:
+                    of_run[k] = piece
+        pieces = Pieces(data, runs)
+        run_starts = [s for s, _ in runs]
+        for end in sorted(rng.sample(range(1, len(data) + 1), min(300, len(data))), key=lambda _: rng.random()):
+            k = bisect.bisect_right(run_starts, end - 1) - 1
+            expected = None if k < 0 else of_run[k] if end - 1 <= of_run[k][1] + 1 else None
+            assert pieces.of(end) == expected, (trial, end)
+
+
+def test_sparse_runs_are_the_runs_the_pattern_finds() -> None:
+    rng = random.Random(11)
+    for density in (0.1, 0.26, 0.5, 0.9, 0.99, 1.0):
+        for size in (0, 15, 16, 17, 5000):
+            data = bytes(rng.choices(range(256), k=size)) if density < 1 else b"A" * size
+            marks = bytes(0x61 if rng.random() < density else 0x20 for _ in range(size)) if density < 0.99 else data.translate(RUN_TABLE)
+            assert sparse_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
+            assert find_runs(marks * 20) == list(map(SPAN, RUN.finditer(marks * 20))), (density, size)
