@@ -176,7 +176,7 @@ def stream_5k_deltas(quick: bool) -> BenchResult:
 def _bare_panel(panel: Any) -> None:
     """Initialise a ContinuePanel with just its reply area and flush timer (no controller)."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QFrame, QPlainTextEdit
+    from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit
 
     from rho_desk.qt.views import composer
 
@@ -186,6 +186,7 @@ def _bare_panel(panel: Any) -> None:
     panel.reply = QPlainTextEdit(panel)
     panel.reply.setReadOnly(True)
     panel.reply.resize(1200, 200)
+    panel.status = QLabel("", panel)  # a delta reads it: "Retrying…" gives way to "Streaming…"
     panel._flush = QTimer(panel)
     panel._flush.setSingleShot(True)
     panel._flush.setInterval(composer.FLUSH_MS)
