@@ -116,8 +116,13 @@ def _arguments(data: bytes, pos: int, count: int) -> list[tuple[int, int, bool]]
 
 
 def _command_value(data: bytes, start: int, end: int) -> Hit | None:
+    """An argument taken for a password unless it reads as something else: a variable, a flag, a
+    path, an already redacted value, or a word of lower-case letters (prose: "net user alice then
+    ...": a password of letters only is a documented limit)."""
     value = data[start:end]
     if len(value) < 3 or value.startswith((b"$", b"%", b"-", b"<", b"[", b"/", b"*")):
+        return None
+    if value.isalpha() and value.islower():
         return None
     return Hit("credential-assignment", start, end, value)
 

@@ -261,5 +261,6 @@ def benign_session() -> str:
         "UPDATE users SET password = crypt($1, gen_salt('bf'));",
         "The password is incorrect. The password is required. Your passphrase was accepted.",
         "if ok: pass 'done' ; bypass \"cache\" ; compass 'north'",
+        "Run net user alice then log in, or echo hello | docker login -u ci --password-stdin ghcr.io",
     ]
     return "\n".join(parts) + "\n"
