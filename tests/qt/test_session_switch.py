@@ -111,3 +111,27 @@ def test_switching_sessions_in_every_view_state(make_window, demo_home, run, qtb
     context.window.show_tab(TAB_STATISTICS)
     run(settle(context.bridge))
     assert [n.text for n in context.notifier.history if n.level in (Level.BUG, Level.ERROR)] == []
+
+
+@pytest.mark.parametrize("generation", ["stale", "current"])
+def test_a_conversation_build_for_the_previous_session_shows_and_reports_nothing(
+    make_window, demo_home, run, generation
+) -> None:
+    """A build queued for session B's revision that runs once A is open (the screenshot run hit
+    it: "Showing the conversation: …: revision 'legacy:…' is not part of this session") is
+    dropped: A's rows stay, and no error is reported."""
+    from rho_desk.qt.services.document import HistoryMode
+
+    context = make_window(home=demo_home, open_file=_session(demo_home, B))
+    run(settle(context.bridge))
+    view = context.window.conversation
+    node_b = context.document.tree.active_leaf
+    stale = view._generation
+    context.window.commands.open_path(_session(demo_home, A))
+    run(settle(context.bridge))
+    rows_a = view.model.rowCount()
+    assert context.document.tree.session_id == A and rows_a > 0
+    run(view._abuild(stale if generation == "stale" else view._generation, node_b, HistoryMode.DISPLAY))
+    run(settle(context.bridge))
+    assert view.model.rowCount() == rows_a
+    assert [n.text for n in context.notifier.history if n.level in (Level.BUG, Level.ERROR)] == []

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.errors import InputError
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.stores.rho_files.errors import NotASessionFile
 from ...core.stores.rho_files.summary import message_count
@@ -396,15 +397,24 @@ class ConversationView(QWidget):
         width = self.list.viewport().width()
         metrics = self.list.metrics
 
-        def build() -> ConversationRows:
+        def build() -> ConversationRows | None:
+            current = document.tree
+            if current is None or not current.owns(node) or generation != self._generation:
+                return None  # another session was opened since (``node`` is not in it): nothing to show
             with bulk_load():
-                rows = build_rows(document.entries(node, mode))
+                try:
+                    entries = document.entries(node, mode)
+                except InputError:
+                    if document.tree is current:
+                        raise
+                    return None  # the session changed while this ran
+                rows = build_rows(entries)
                 # the row heights for the current width too, off the GUI thread
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
                 return rows
 
         rows = await in_thread(build)
-        if generation != self._generation:
+        if rows is None or generation != self._generation:
             return
         self._building = False
         self.last_build_ms = rows.build_ms
