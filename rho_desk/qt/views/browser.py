@@ -117,12 +117,9 @@ class SessionDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         return QSize(100, ROW_HEIGHT)  # the width follows the view
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
-        row: SessionRow | None = index.data(Role.ROW)
-        if row is None:
-            return
-        t = self.theme
-        s = row.summary
+    def card(self, painter: QPainter, option: QStyleOptionViewItem) -> tuple[QRect, bool]:
+        """Save the painter and draw a row's card (rounded, filled when selected or hovered):
+        its rectangle, and whether it is selected. The caller restores the painter."""
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = QRect(option.rect).adjusted(8, 3, -8, -3)
@@ -130,9 +127,18 @@ class SessionDelegate(QStyledItemDelegate):
         path = QPainterPath()
         path.addRoundedRect(QRectF(rect), 7, 7)
         if selected:
-            painter.fillPath(path, t.color("accent_soft"))
+            painter.fillPath(path, self.theme.color("accent_soft"))
         elif option.state & QStyle.StateFlag.State_MouseOver:
-            painter.fillPath(path, t.color("hover"))
+            painter.fillPath(path, self.theme.color("hover"))
+        return rect, selected
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        row: SessionRow | None = index.data(Role.ROW)
+        if row is None:
+            return
+        t = self.theme
+        s = row.summary
+        rect, selected = self.card(painter, option)
         if row.is_open:
             painter.fillRect(QRectF(rect.left(), rect.top() + 8, 3, rect.height() - 16), t.color("accent"))
         x, right = rect.left() + 12, rect.right() - 10

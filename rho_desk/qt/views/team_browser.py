@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListView,
-    QStyle,
     QStyleOptionViewItem,
     QToolButton,
     QWidget,
@@ -55,16 +54,7 @@ class TeamDelegate(SessionDelegate):
             super().paint(painter, option, index)
             return
         t = self.theme
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        rect = QRect(option.rect).adjusted(8, 3, -8, -3)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        path = QPainterPath()
-        path.addRoundedRect(QRectF(rect), 7, 7)
-        if selected:
-            painter.fillPath(path, t.color("accent_soft"))
-        elif option.state & QStyle.StateFlag.State_MouseOver:
-            painter.fillPath(path, t.color("hover"))
+        rect, selected = self.card(painter, option)
         x, right, y = rect.left() + 12, rect.right() - 10, rect.top() + 7
         base = QFont(option.font)
         bold = QFont(base)
