@@ -13,7 +13,7 @@ trash after a confirmation.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -132,6 +132,22 @@ class SessionDelegate(QStyledItemDelegate):
             painter.fillPath(path, self.theme.color("hover"))
         return rect, selected
 
+    def badges(self, painter: QPainter, labels: Sequence[str], x: float, right: float, y: float, fms: QFontMetrics, *,
+               selected: bool) -> None:  # fmt: skip
+        """A card's badges from ``x`` on line ``y``, left to right, as many as fit before ``right``
+        (the painter's font is the badges' font, ``fms`` its metrics)."""
+        t = self.theme
+        for label in labels:
+            w = fms.horizontalAdvance(label) + 12
+            if x + w > right:
+                break
+            badge = QPainterPath()
+            badge.addRoundedRect(QRectF(x, y, w, fms.height() + 2), 7, 7)
+            painter.fillPath(badge, t.color("alt") if not selected else t.color("base"))
+            painter.setPen(t.color("muted"))
+            painter.drawText(QRectF(x, y, w, fms.height() + 2), Qt.AlignmentFlag.AlignCenter, label)
+            x += w + 5
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         row: SessionRow | None = index.data(Role.ROW)
         if row is None:
@@ -187,17 +203,7 @@ class SessionDelegate(QStyledItemDelegate):
         if s.file_size:
             badges.append(size_text(s.file_size))
         painter.setFont(small)
-        bx = x
-        for label in badges:
-            w = fms.horizontalAdvance(label) + 12
-            if bx + w > right:
-                break
-            bp = QPainterPath()
-            bp.addRoundedRect(QRectF(bx, y, w, fms.height() + 2), 7, 7)
-            painter.fillPath(bp, t.color("alt") if not selected else t.color("base"))
-            painter.setPen(t.color("muted"))
-            painter.drawText(QRectF(bx, y, w, fms.height() + 2), Qt.AlignmentFlag.AlignCenter, label)
-            bx += w + 5
+        self.badges(painter, badges, x, right, y, fms, selected=selected)
         painter.restore()
 
     def snippet_layout(self, text: str, highlights: tuple[tuple[int, int], ...], font: QFont) -> QTextLayout:

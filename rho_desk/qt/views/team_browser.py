@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPainterPath
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -85,17 +85,7 @@ class TeamDelegate(SessionDelegate):
                              fm.elidedText(row.text, Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
         y += fm.height() + 5
         painter.setFont(small)
-        bx = x
-        for label in row.badges:
-            w = fms.horizontalAdvance(label) + 12
-            if bx + w > right:
-                break
-            badge = QPainterPath()
-            badge.addRoundedRect(QRectF(bx, y, w, fms.height() + 2), 7, 7)
-            painter.fillPath(badge, t.color("alt") if not selected else t.color("base"))
-            painter.setPen(t.color("muted"))
-            painter.drawText(QRectF(bx, y, w, fms.height() + 2), Qt.AlignmentFlag.AlignCenter, label)
-            bx += w + 5
+        self.badges(painter, row.badges, x, right, y, fms, selected=selected)
         painter.restore()
 
 
