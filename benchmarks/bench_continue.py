@@ -65,7 +65,8 @@ class _Server:
             writer.close()
 
 
-def _session(root: Path) -> Path:
+def small_session(root: Path) -> Path:
+    """A three-message session under ``root/rho`` whose workspace is ``root/project`` (made here)."""
     from rho_desk.core.stores.rho_files import create_session
     from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity
     from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -98,7 +99,7 @@ async def _measure(repeat: int) -> tuple[list[float], list[float]]:
     server.port = listener.sockets[0].getsockname()[1]
     with tempfile.TemporaryDirectory(prefix="rho-desk-bench-") as folder:
         root = Path(folder)
-        path = _session(root)
+        path = small_session(root)
         env = {**_ENV, "RHO_DESK_CONFIG_DIR": str(root / "config")}
         url = f"http://127.0.0.1:{server.port}/v1"
         turn = ["continue", str(path), "-m", "go on", "--base-url", url, "--model", "m", "--trust-workspace"]

@@ -98,6 +98,7 @@ _LOADED_AFTER_THE_REQUEST = (
     "pydantic",
     "keyring",
 )
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 _DATACLASSES_BEFORE_THE_REQUEST = 0
 """How many of rho-desk's own dataclasses may be defined before the request: a frozen, slotted
 dataclass costs about 1 ms to define (Python 3.11), a ``msgspec.Struct`` a few hundredths of that."""
@@ -106,21 +107,12 @@ dataclass costs about 1 ms to define (Python 3.11), a ``msgspec.Struct`` a few h
 def _at_the_request(tmp_path: Path) -> tuple[list[str], list[str]]:
     """``rho-desk continue`` on a small session, stopped as its model request connects: the
     modules then loaded, and rho-desk's dataclasses among their classes."""
-    from rho_desk.core.stores.rho_files import create_session
-    from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity
-    from rho_desk.core.wire.snapshot import SessionSnapshot
-
-    identity = ModelIdentity("openai", "chat-completions", "m")
-    workspace = tmp_path / "project"
-    workspace.mkdir()
-    history = (
-        Message.system_text("You are Rho."),
-        Message.user_text("hello"),
-        Message.enriched(AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=identity)),
-    )
-    snapshot = SessionSnapshot.new("0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a55", 2, history, identity)
-    with create_session(tmp_path / "rho", str(workspace), snapshot) as writer:
-        path = writer.path
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from bench_continue import small_session  # the session the benchmark continues
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    path = small_session(tmp_path)
     argv = ["continue", str(path), "-m", "go on", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
             "--trust-workspace"]  # fmt: skip
     code = (
