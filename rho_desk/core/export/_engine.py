@@ -45,6 +45,7 @@ __all__ = [
     "block_chunks",
     "find_runs",
     "gated_origins",
+    "joined_pieces",
     "line_diff",
     "narrow_kind",
     "outside",
@@ -145,6 +146,25 @@ class Joined:
         """(piece index, offset of ``offset`` in the original coordinates)."""
         index = bisect.bisect_right(self.starts, offset) - 1
         return index, self.origins[index] + offset - self.starts[index]
+
+
+def joined_pieces(data: bytes, runs: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The pieces the token rules search, as ``(starts, ends)``: runs closer than
+    ``RUN_CONTEXT`` bytes with no separator between join one piece (``SG.<run>.<run>``), up to
+    ``PIECE_MAX`` bytes, and each piece keeps the ``RUN_CONTEXT`` bytes before its first run
+    (``ya29.<run>``)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    first = last = -PIECE_MAX  # the current piece
+    for s, e in runs:
+        if s - last <= RUN_CONTEXT and e - first <= PIECE_MAX and not SEPARATORS.intersection(data[last:s]):
+            ends[-1] = last = e
+        else:
+            first = max(0, s - RUN_CONTEXT)
+            starts.append(first)
+            ends.append(e)
+            last = e
+    return starts, ends
 
 
 class Pieces:

@@ -81,11 +81,8 @@ from ._engine import (
     HEAD,
     MIN_RUN,
     NARROW_HEAD,
-    PIECE_MAX,
     RUN_ALPHABET,
-    RUN_CONTEXT,
     RUN_TABLE,
-    SEPARATORS,
     SIGNS,
     SKIP,
     Joined,
@@ -93,6 +90,7 @@ from ._engine import (
     block_chunks,
     find_runs,
     gated_origins,
+    joined_pieces,
     line_diff,
     narrow_kind,
     outside,
@@ -412,19 +410,7 @@ class SecretScanner:
             hits.extend(jwk_hits(data, kty))
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
-        # runs closer than RUN_CONTEXT bytes join one piece (``SG.<run>.<run>``), and each piece
-        # keeps the bytes before its first run (``ya29.<run>``)
-        starts: list[int] = []
-        ends: list[int] = []
-        first = last = -PIECE_MAX  # the current piece
-        for s, e in runs:
-            if s - last <= RUN_CONTEXT and e - first <= PIECE_MAX and not SEPARATORS.intersection(data[last:s]):
-                ends[-1] = last = e
-            else:
-                first = max(0, s - RUN_CONTEXT)
-                starts.append(first)
-                ends.append(e)
-                last = e
+        starts, ends = joined_pieces(data, runs)
         # each piece ends 2 bytes after its run: base64 padding is part of some tokens
         # long pieces are joined from views of the data, not copies (memory stays near the input)
         view: bytes | memoryview = memoryview(data) if len(starts) * 256 < len(data) else data

@@ -10,17 +10,15 @@ import pytest
 
 from rho_desk.core.export._engine import (
     MIN_RUN,
-    PIECE_MAX,
     RUN,
-    RUN_CONTEXT,
     RUN_TABLE,
-    SEPARATORS,
     SIGNS,
     SPAN,
     Block,
     Pieces,
     block_chunks,
     find_runs,
+    joined_pieces,
     sparse_runs,
     wrapped_blocks,
 )
@@ -63,22 +61,6 @@ def test_a_block_with_numbered_lines_has_no_single_gap() -> None:
     assert base64.b64decode(body[: len(body) // 4 * 4])[:100] == base64.b64decode(raw[: len(body) // 4 * 4])[:100]
 
 
-def _joined_pieces(data: bytes, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The pieces the scanner's joined pass builds (``SecretScanner._scan_runs``), as it does."""
-    starts: list[int] = []
-    ends: list[int] = []
-    first = last = -PIECE_MAX
-    for s, e in runs:
-        if s - last <= RUN_CONTEXT and e - first <= PIECE_MAX and not SEPARATORS.intersection(data[last:s]):
-            ends[-1] = last = e
-        else:
-            first = max(0, s - RUN_CONTEXT)
-            starts.append(first)
-            ends.append(e)
-            last = e
-    return list(zip(starts, ends, strict=True))
-
-
 def test_pieces_are_the_pieces_of_the_joined_pass() -> None:
     # around any run asked about, with and without separators between runs
     rng = random.Random(7)
@@ -92,7 +74,7 @@ def test_pieces_are_the_pieces_of_the_joined_pass() -> None:
             parts.append(gap)
         data = b"".join(parts)
         runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
-        joined = _joined_pieces(data, runs)
+        joined = list(zip(*joined_pieces(data, runs), strict=True))
         of_run = {}
         for piece in joined:
             for k, (s, _) in enumerate(runs):
