@@ -20,7 +20,14 @@ import re
 from typing import Final
 
 from ._catalogue import Hit
-from ._grammar import VALUE_MAX, line_before, name_is_credential, name_words, secretish, value_span
+from ._grammar import (
+    VALUE_MAX,
+    line_before,
+    name_is_credential,
+    name_words,
+    quoted_password,
+    value_span,
+)
 from ._rules import Pass
 
 __all__ = ["command_passes"]
@@ -167,7 +174,7 @@ def _sql(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     start, end, _ = span
     value = data[start:end]
-    if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
+    if not quoted_password(value):
         return None
     return Hit("credential-assignment", start, end, value)
 

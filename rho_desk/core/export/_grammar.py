@@ -51,6 +51,7 @@ __all__ = [
     "line_before",
     "name_is_credential",
     "name_words",
+    "quoted_password",
     "secretish",
 ]
 
@@ -170,6 +171,12 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
     if symbols:
         classes += 1
     return classes >= 2 and (not chars.isdisjoint(_DIGIT) or symbols)
+
+
+def quoted_password(value: bytes) -> bool:
+    """A quoted value given as a password (after ``PASSWORD``, ``IDENTIFIED BY``): one that reads
+    as a credential, or any single word of 8 characters or more (a passphrase of letters)."""
+    return secretish(value, quoted=True) or (len(value) >= 8 and b" " not in value)
 
 
 def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int, int, bool] | None:
@@ -377,7 +384,7 @@ def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # "password foo" without a quote: a word of prose
     value = data[start:end]
     if quoted:
-        if not secretish(value, quoted=True) and not (len(value) >= 8 and b" " not in value):
+        if not quoted_password(value):
             return None
     else:
         value = value.rstrip(b".,;:!?)")
