@@ -36,7 +36,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 5
+RULESET_VERSION: Final = 6
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -51,7 +51,9 @@ base64 runs; placeholders (one repeated character), public and anti-forgery name
 private-key blocks left alone. 5: command lines: any long flag named as a credential, the short
 password flags of the common clients, passwords by position, echo into --password-stdin, SQL's
 IDENTIFIED BY and PASSWORD, a password named then given after a space (quoted, or after "is"),
-names of two words ("Secret Key = "); octal escapes of one or two digits."""
+names of two words ("Secret Key = "); octal escapes of one or two digits. 6: an Authorization
+value that ends with ":" is the next header's name, not a credential; an escape or percent
+escape with no token byte next to it (`` \u0073 ``) is not decoded (it decodes to one character)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -250,7 +250,8 @@ def command_passes() -> list[Pass]:
                 rb"|(?P<short>p)(?P<glued>(?=[^\s\-=]))|(?P<short2>[paPNwU])[ \t]+)"
             ),
             _flag_any,
-            gate=(rb"-(?:-?" + _FLAG_NAME + rb"(?:=|[ \t])|p[^\s\-=]|[paPNwU][ \t])", 0, 0),
+            # every handler wants a space, a tab or nothing before the dash: no word byte ("sk-proj")
+            gate=(rb"\B-(?:-?" + _FLAG_NAME + rb"(?:=|[ \t])|p[^\s\-=]|[paPNwU][ \t])", 0, 0),
         ),
         Pass(_COMMAND, _command),
         Pass(_SQL, _sql),

@@ -28,11 +28,13 @@ __all__ = [
     "ENCODED_MIN",
     "ESCAPED_TOKEN",
     "ESCAPED_TOKEN_MAX",
+    "ESCAPE_GATE",
     "ESCAPE_START",
     "HEX_MIN",
     "INFLATE_MAX",
     "INFLATE_RATIO",
     "PERCENT",
+    "PERCENT_GATE",
     "URL_TABLE",
     "b32_decode",
     "b64_decode",
@@ -48,10 +50,22 @@ __all__ = [
 ]
 
 
-PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
+_URL_BYTE: Final = rb"[A-Za-z0-9._~+\-%]"
+PERCENT = re.compile(rb"(?<=" + _URL_BYTE + rb")%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}(?=" + _URL_BYTE + rb")")
+"""A percent escape with a URL byte next to it: an escape alone (``%2D``) is shorter than
+``ENCODED_MIN`` and is not decoded, so a text of lone escapes costs no decoding step."""
+PERCENT_GATE: Final = _URL_BYTE + rb"%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}" + _URL_BYTE
+"""``PERCENT`` without lookarounds (hyperscan has none): the same places, one byte wider."""
 
-ESCAPE_START = re.compile(rb"\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})")
-"""Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both)."""
+_ESCAPE: Final = rb"(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})"
+_TOKEN_BYTE: Final = rb"[A-Za-z0-9._~+%\-/:=]"
+ESCAPE_START = re.compile(rb"(?<=" + _TOKEN_BYTE + rb")\\{1,8}" + _ESCAPE + rb"|\\{1,8}" + _ESCAPE + rb"(?=" + _TOKEN_BYTE + rb"|\\)")
+"""Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both), next to a
+token byte or another escape. An escape alone (`` \\u0073 ``) decodes to one character, no
+secret, so a text of lone escapes costs no decoding step. The match starts at the escape's
+first backslash."""
+ESCAPE_GATE: Final = _TOKEN_BYTE + rb"\\{1,8}" + _ESCAPE + rb"|\\" + _ESCAPE + rb"(?:" + _TOKEN_BYTE + rb"|\\)"
+"""``ESCAPE_START`` without lookarounds (hyperscan has none): the same places."""
 
 # a token written with escapes: any depth of backslashes (JSON doubles them at each level)
 # octal as printf and C read it: up to three digits, so ``\\75`` is ``=`` inside a token (a token

@@ -230,6 +230,44 @@ ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}v
 """``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
 
+def _rest_not(word: bytes) -> bytes:
+    """The rest of a name (``_ASSIGN``'s ``rest``, at most 32 name bytes) that does not begin with
+    ``word``, as a lookaround-free regex: ``auth`` and a rest other than ``orization...``."""
+    letters = b"abcdefghijklmnopqrstuvwxyz"
+    alternatives = [
+        word[:i] + rb"(?:[" + letters.replace(word[i : i + 1], b"") + rb"0-9_.\-][a-z0-9_.\-]{0,%d})?" % (31 - i)
+        for i in range(len(word))
+    ]
+    return rb"(?:" + rb"|".join(alternatives) + rb")"
+
+
+_RUN_BYTE: Final = rb"[^\s\"'`\x00\xff\\<]"
+"""A byte that always continues an unquoted value (``_VALUE_BYTE`` less its escapes and tags)."""
+_NAMED_VALUE_GATE: Final = (
+    rb"(?:[(\[]|\\{0,7}[\"'`]|" + _RUN_BYTE + rb"{64}|" + _RUN_BYTE
+    + rb"{0,63}(?:[^\s\"'`\x00\xff\\<:](?:[\s\"'`\x00\xff\\<]|$)|\\[^\"'\\/]|<[^/]))"
+)
+"""What ``_NOT_A_NAMED_VALUE`` lets through, without lookarounds (a superset): a tuple, a quoted
+value, a long one (64 bytes or more), or one whose run of plain bytes ends with a byte other
+than ``:`` or goes on past an escape or a ``<``."""
+_NAMED_SEP_GATE: Final = (
+    rb"\\{0,7}(?:[\"'],|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|>)|(?:[\"'][ \t]{1,4}value[ \t]{0,2}=|[\"']?" + _TYPE
+    + rb"[ \t]{0,4}(?::{1,3}=|[?.+]=|\|\||[:=]))[ \t]{0,4}" + _NAMED_VALUE_GATE + rb")"
+)
+NAMED_GATE: Final = (
+    rb"(?:(?:pass|pwd|secret|token|cred|key)[a-z0-9_.\-]{0,32}|auth" + _rest_not(b"orization") + rb"|cookie[a-z0-9_.\-]{1,32})"
+    + _NAMED_SEP_GATE + rb"|cookie(?:\\|'|\"[^:]|[ \t=>?.+|])"
+)
+"""Where the name rule can report, for the hyperscan gate (caseless): ``KEYWORDS`` and
+``_ASSIGN`` without lookarounds, less what the pass skips (``Authorization``, ``cookie:``) and
+with the value ``_NOT_A_NAMED_VALUE`` requires (``password= token:`` in a list of names is not
+reported). A cookie name with no rest is reported at any separator other than ``:``."""
+NAMED_WINDOW: Final = 160
+"""The longest match of ``NAMED_GATE``, from its first byte (138: a keyword, 32 more name bytes,
+7 backslashes, a quote, a type, the operator, spaces and 65 bytes of value; a test checks it):
+the gate reports a match's end, and the name is searched this far before it."""
+
+
 _STOP: Final = rb"(?:[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</)"
 """``_UNQUOTED_STOP`` as a pattern to embed."""
 _VALUE_BYTE: Final = rb"(?:[^\s\"'`\x00\xff\\<]|\\(?![nrtu\"'\\/]|\Z)|<(?!/))"
@@ -495,7 +533,7 @@ def grammar_passes() -> list[Pass]:
     """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
     return [
         Pass(re.compile(rb"(?>" + KEYWORDS + _ASSIGN + rb")" + _NOT_A_NAMED_VALUE, re.IGNORECASE), _named,
-             anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER), skip=(b"authorization", b"cookie:", b"cookie\":")),
+             anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER), skip=(b"authorization", b"cookie:", b"cookie\":"), gate=(NAMED_GATE, 0, 0), window=NAMED_WINDOW),
         Pass(
             re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
             _pass_space,

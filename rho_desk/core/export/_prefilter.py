@@ -79,11 +79,15 @@ class Rule:
     back: int = 0
     once: bool = False
     """Report only the first match (the rule is searched whole if it can match at all)."""
+    window: int = 0
+    """With ``last``: the rule's pattern begins at most this many bytes before the end of a match
+    of ``last``, somewhere the scanner finds by searching the rule's anchor there (the report
+    gives the end: hyperscan cannot track the start of some patterns, those that count)."""
 
 
 class Reports:
     """What one scan found: per rule, where its pattern can begin (rules with a ``start`` or a
-    ``last``) or the ends of its reports (arrays of machine integers: an adversarial text can
+    ``last`` and no ``window``) or the ends of its reports (arrays of machine integers: an adversarial text can
     hold a report every few bytes). A rule with no report holds an empty tuple: most scans report
     few rules, and a small buffer's scan should not build an array per rule."""
 
@@ -113,12 +117,12 @@ class Gate:
                 flags.append(hs.HS_FLAG_SOM_LEFTMOST | caseless)
             elif rule.last is not None:
                 expressions.append(rule.last)
-                flags.append(caseless)
+                flags.append(caseless)  # a window rule's reports are ends, as a prefiltered rule's
             else:
                 expressions.append(hyperscan_syntax(rule.pattern))
                 flags.append(hs.HS_FLAG_PREFILTER | caseless | (hs.HS_FLAG_SINGLEMATCH if rule.once else 0))
         # per rule: which list a report goes to, and the shift from the report to the position
-        self._kinds = [_STARTS if r.start is not None else _LASTS if r.last is not None else _ENDS for r in self.rules]
+        self._kinds = [_STARTS if r.start is not None else _LASTS if r.last is not None and not r.window else _ENDS for r in self.rules]
         self._shifts = [r.offset if r.start is not None else -r.back for r in self.rules]
         self._hs = hs
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
@@ -187,6 +191,8 @@ def keyword_rule(rule: Pass) -> Rule:
     if rule.gate is not None:
         regex, offset, back = rule.gate
         caseless = rule.anchor is not None  # anchored: searched in the lower-cased text
+        if rule.window:
+            return Rule(rule.pattern.pattern, caseless=caseless, last=regex, window=rule.window)
         if back:
             return Rule(rule.pattern.pattern, caseless=caseless, last=regex, back=back)
         return Rule(rule.pattern.pattern, caseless=caseless, start=regex, offset=offset)

@@ -48,6 +48,12 @@ _QUERY_VALUE: Final = rb"[^&#\s\"'`\\<>\x00\xff]"
 # an optional quote, possibly JSON-escaped once or more (`\"`, `\\\"` in JSON inside JSON)
 _Q: Final = rb"(?:\\{0,7}[\"'])?"
 _ASSIGN: Final = _Q + rb"[ \t]{0,4}[:=][ \t]{0,4}" + _Q
+_AUTH_SCHEME: Final = rb"(?:(?:bearer|basic|token|digest|bot|ssws|apikey)[ \t]+)?"
+_VALUE_NOT_COLON: Final = rb"[^\s\"'`\\,;&<>(){}\[\]\x00\xff:]"
+"""The last byte of a header value: a value that ends with ``:`` is the next header's name
+(``Authorization: Cookie:`` in a list of header names)."""
+_AFTER_VALUE: Final = rb"(?:[\s\"'`\\,;&<>(){}\[\]\x00\xff]|$)"
+_VALUE_NO_DIGIT: Final = rb"[^\s\"'`\\,;&<>(){}\[\]\x00\xff0-9]"
 _COLON: Final = _Q + rb"[ \t]{0,4}:[ \t]{0,4}" + _Q
 
 
@@ -158,6 +164,11 @@ class Pass:
     ``back`` is 0, else its end less ``back``. Without it an anchored rule's gate is derived from
     its anchor; with it the regex says more (what the handler requires), caseless when the
     rule is anchored."""
+    window: int = 0
+    """With ``gate`` (offset and back 0): the regex's match ends at most this many bytes after
+    the pattern begins, and the gate reports its end; the scanner searches ``anchor`` in the
+    window before each (a regex that counts, such as a value's length, has no start of match in
+    hyperscan). Every match of the anchor is a candidate, overlapping ones too, gated or not."""
 
 
 def _token(rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0) -> Handler:
@@ -607,10 +618,10 @@ def keyword_passes() -> list[Pass]:
         Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}+" + _PEM_NOT_BEFORE_HEADER), _private_key),
         _folded(
             rb"zation(?<=authorization)",
-            rb"zation(?<=authorization)" + _ASSIGN
-            + rb"(?:(?:bearer|basic|token|digest|bot|ssws|apikey)[ \t]+)?"
-            + rb"(?P<value>" + v + rb"{6,})",
+            rb"zation(?<=authorization)" + _ASSIGN + _AUTH_SCHEME + rb"(?P<value>" + v + rb"{6,}+)(?<!:)",
             _authorization,
+            # the gate reports only a value that does not end with ":", as the pattern requires
+            gate=(rb"authorization" + _ASSIGN + _AUTH_SCHEME + v + rb"{5,}" + _VALUE_NOT_COLON + _AFTER_VALUE, 7, 0),
         ),
         _folded(rb"bearer", rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)", _bearer),
         _folded(
@@ -651,10 +662,28 @@ def keyword_passes() -> list[Pass]:
         Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
     ]
     for literal in _ASSIGNMENT_LITERALS:
+        word, offset = _gate_head(literal)
+        name = rb"[A-Za-z0-9_\-]{0,24}"
         passes.append(
-            _folded(literal, literal + rb"(?P<name>[A-Za-z0-9_\-]{0,24})" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})", _assignment)
+            _folded(
+                literal, literal + rb"(?P<name>" + name + rb")" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})", _assignment,
+                # the gate reports only a value with a digit: ``_assignment`` requires one
+                gate=(word + name + _ASSIGN + _VALUE_NO_DIGIT + rb"*[0-9]", offset, 0),
+            )
         )
     return passes
+
+
+_LITERAL_HEAD: Final = re.compile(rb"([a-z]+)\(\?<=([a-z]+)\)")
+
+
+def _gate_head(literal: bytes) -> tuple[bytes, int]:
+    """What a gate searches for an anchor literal, and how far into it the literal starts:
+    ``ken(?<=token)`` is ``token``, 2 in."""
+    m = _LITERAL_HEAD.fullmatch(literal)
+    if m is None:
+        return literal, 0
+    return m.group(2), len(m.group(2)) - len(m.group(1))
 
 
 def _folded(anchor: bytes, pattern: bytes, handle: Handler, *, gate: tuple[bytes, int, int] | None = None) -> Pass:

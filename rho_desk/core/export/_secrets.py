@@ -42,7 +42,7 @@ import bisect
 import functools
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Final
 
 from ._catalogue import (
@@ -59,11 +59,13 @@ from ._commands import command_passes
 from ._decoders import (
     BASE32,
     ENCODED_MIN,
+    ESCAPE_GATE,
     ESCAPE_START,
     ESCAPED_TOKEN,
     ESCAPED_TOKEN_MAX,
     HEX_MIN,
     PERCENT,
+    PERCENT_GATE,
     URL_TABLE,
     b32_decode,
     b64_decode,
@@ -148,8 +150,8 @@ _TRIGGERS: Final = {
     "continuation": CONTINUATION.pattern,
     "fold": FOLD_TRIGGER.pattern,
     "zero-width": ZERO_WIDTH.pattern,
-    "percent": PERCENT.pattern,
-    "escape": ESCAPE_START.pattern,
+    "percent": PERCENT_GATE,
+    "escape": ESCAPE_GATE,
     "dump": re.escape(DUMP_START),
     "diff": rb"\n[+\-]|\\n[+\-]",
 }
@@ -172,12 +174,12 @@ class SecretScanner:
     """
 
     def __init__(self, known_secrets: Iterable[str] = ()) -> None:
-        self._token_passes, self._keyword_passes, rules = _passes()
-        # the token rules, the keyword rules and what makes a view or decoder worth running, in one
-        # hyperscan pass (None without hyperscan)
-        self._gate = gate(rules)
-        self._first_keyword = len(self._token_passes)
-        self._first_trigger = self._first_keyword + len(self._keyword_passes)
+        self._token_passes, self._keyword_passes, token_rules, keyword_rules = _passes()
+        # the keyword rules and what makes a view or decoder worth running, in one hyperscan pass;
+        # the token rules in another, run only when the data holds runs (None without hyperscan)
+        self._gate = gate(keyword_rules)
+        self._token_gate = gate(token_rules)
+        self._first_trigger = len(self._keyword_passes)
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
         self.known_count = len(secrets) - self.ignored_short
@@ -330,8 +332,8 @@ class SecretScanner:
         blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
         small = [run for run in runs if run[1] - run[0] < BLOB_MIN] if blobs else runs
         if small:
-            if reports is not None:
-                self._scan_runs_gated(data, small, hits, reports)
+            if self._token_gate is not None:
+                self._scan_runs_gated(data, small, hits, self._token_gate.scan(data))
             else:
                 self._scan_runs(data, small, hits)
         if self._known_gate is not None:
@@ -369,17 +371,25 @@ class SecretScanner:
         for i, rule in enumerate(passes):
             gated = reports is not None and i < len(self._keyword_passes)
             if rule.anchor is not None or (gated and rule.gate is not None):
-                if gated:
+                if gated and rule.window:
+                    assert reports is not None and rule.anchor is not None
+                    ends = reports.ends[i]
+                    if not ends:
+                        continue  # the gate found no place the rule can begin
+                    origins: Iterable[int] = gated_origins(_window_starts(data, rule.anchor, ends, rule.window), bodies, body_starts)
+                elif gated:
                     assert reports is not None
-                    starts = reports.starts[self._first_keyword + i]
+                    starts = reports.starts[i]
                     if not starts:
                         continue  # the gate found no place the rule can begin
-                    origins: Iterable[int] = gated_origins(starts, bodies, body_starts)
+                    origins = gated_origins(starts, bodies, body_starts)
                 else:
                     anchor = rule.anchor
                     assert anchor is not None  # not gated: only anchored rules come here
                     lowered = lowered or text.buffer.lower()
-                    origins = (m.start() if whole else text.locate(m.start())[1] for m in anchor.finditer(lowered))
+                    # a window rule's candidates are every match, overlapping ones too, as its gate finds them
+                    found = _every_start(anchor, lowered) if rule.window else (m.start() for m in anchor.finditer(lowered))
+                    origins = (at if whole else text.locate(at)[1] for at in found)
                 skip = rule.skip
                 for origin in origins:
                     if skip is not None and data[origin : origin + 16].lower().startswith(skip):
@@ -389,7 +399,7 @@ class SecretScanner:
                     if hit is not None:
                         hits.append(hit)
                 continue
-            if gated and reports is not None and not reports.ends[self._first_keyword + i]:
+            if gated and reports is not None and not reports.ends[i]:
                 continue  # the rule cannot match anywhere in this text
             for m in rule.pattern.finditer(text.buffer):
                 m2: re.Match[bytes] | None
@@ -720,18 +730,42 @@ class SecretScanner:
 
 
 @functools.cache
-def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...]]:
-    """The token passes, the keyword passes and the gate's rules (those and the triggers): the
-    same for every scanner, built once (about 1 ms, a scanner is built per export and per
-    ``rho-desk audit``)."""
+def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tuple[Rule, ...]]:
+    """The token passes, the keyword passes and the two gates' rules (the token passes'; the
+    keyword passes' and the triggers): the same for every scanner, built once (about 1 ms, a
+    scanner is built per export and per ``rho-desk audit``)."""
     tokens = (*token_passes(), hex_key_pass())
     keywords = (*keyword_passes(), *grammar_passes(), *command_passes())
-    rules = (
-        *(token_rule(p) for p in tokens),
-        *(keyword_rule(p) for p in keywords),
-        *(Rule(t, once=True) for t in _TRIGGERS.values()),
-    )
-    return tokens, keywords, rules
+    token_rules = tuple(token_rule(p) for p in tokens)
+    keyword_rules = (*(keyword_rule(p) for p in keywords), *(Rule(t, once=True) for t in _TRIGGERS.values()))
+    return tokens, keywords, token_rules, keyword_rules
+
+
+def _window_starts(data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], window: int) -> list[int]:
+    """Where ``anchor`` matches (in lower case, overlapping matches too) within ``window`` bytes
+    before one of ``ends`` (in order): the places a window rule's pattern can begin. Windows
+    that overlap are searched as one span."""
+    spans: list[list[int]] = []
+    for end in ends:
+        lo = max(0, end - window)
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([lo, end])
+    found: list[int] = []
+    for lo, hi in spans:
+        lowered = data[lo:hi].lower()
+        spend(len(lowered))
+        found.extend(lo + at for at in _every_start(anchor, lowered))
+    return found
+
+
+def _every_start(anchor: re.Pattern[bytes], lowered: bytes) -> Iterator[int]:
+    """Where ``anchor`` matches in ``lowered``, overlapping matches too, in order."""
+    pos = 0
+    while (m := anchor.search(lowered, pos)) is not None:
+        yield m.start()
+        pos = m.start() + 1
 
 
 def _known_handler(raw: bytes, encoding: str) -> Handler:

@@ -1,0 +1,117 @@
+"""The gate's narrower patterns report every place a rule can find a secret.
+
+The gate (``_prefilter``) reports fewer places when its patterns say what the handlers require:
+the name rule's value (``NAMED_GATE``), the Authorization value that is not the next header's
+name, an assignment's digit, a flag's space before its dash. A gate that reports too little
+loses secrets silently, so the gated scan is compared with ``re`` alone on texts built from
+the pieces those patterns look at, at random and by hand.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rho_desk.core.export._secrets as secrets_module
+from rho_desk.core.export import SecretScanner
+from rho_desk.core.export._grammar import NAMED_GATE, NAMED_WINDOW
+from rho_desk.core.export._prefilter import HYPERSCAN
+
+pytestmark = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan is not installed")
+
+PIECES = [
+    b"password", b"passwd", b"token", b"TOKEN", b"Authorization", b"author", b"auth", b"cookie", b"Cookie", b"api_key",
+    b"secret", b"_", b"-", b".", b"=", b":", b": ", b"= ", b"=>", b":=", b"::=", b"?=", b".=", b"||", b">", b"<", b"</",
+    b" ", b"  ", b"\t", b"\n", b"\\n", b"\\N", b"\\", b"\\x41", b"\\u0073", b"%2D", b"\"", b"'", b"\\\"", b",", b"(", b"[",
+    b" value=", b"string", b" str", b"Bearer ", b"mysql ", b"-p", b"--password ", b"-u ", b"curl ", b"x", b"abc", b"S3cr3t",
+    b"hunter22", b"9f8e7d6c5b", b"Q1w2E3r4T5y6", b"k" * 70, b"a1" * 40, b"s3" * 300,
+]
+"""What the narrowed gate patterns look at: names, separators, stops, escapes, values short and long."""
+
+KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c"]
+
+
+@pytest.fixture(scope="module")
+def scanners() -> tuple[SecretScanner, SecretScanner]:
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(secrets_module, "gate", lambda rules: None)
+        m.setattr(secrets_module, "HYPERSCAN", False)
+        plain = SecretScanner(KNOWN)
+    gated = SecretScanner(KNOWN)
+    assert gated._gate is not None and plain._gate is None
+    return gated, plain
+
+
+def _hits(scanner: SecretScanner, data: bytes) -> list[tuple[str, int, int, str]]:
+    return [(h.rule, h.start, h.end, h.encoding) for h in scanner.scan(data)]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=24).map(b"".join))
+def test_gated_and_plain_agree_on_random_texts(scanners: tuple[SecretScanner, SecretScanner], text: bytes) -> None:
+    gated, plain = scanners
+    assert _hits(gated, text) == _hits(plain, text)
+
+
+EDGES = [
+    b"password: abc123xyz", b"password= token: Authorization: Cookie: https://u:@h", b"passwd: s3cr3tpass:",
+    b"password: " + b"a1" * 50 + b":", b"password: " + b"a1" * 300 + b": more", b"<password>s3cret99</password>",
+    b"<password>\n    s3cret99\n</password>", b"author_token=abc123def", b"authorization_key = s3cr3tvalue9",
+    b"cookie_secret=abc123def", b"session_cookie: abc123def", b'cookie"=abc123def', b"cookie = abc123def",
+    b"x.password:\\nfoo123", b"password: abc:\\Nfoo123", b"password: abc<def123", b"password: abc1</x>",
+    b'auth=("user", "hunter22")', b'password = "abc:"', b"password: 'x1y2z3:'", b"token string = abc123xyz",
+    b"token: str = abc123xyz", b"token := abc123xyz", b"TOKEN ::= abc123xyz", b"TOKEN ?= abc123xyz",
+    b"$token .= 'abc123'", b"token || abc123xyz", b'setProperty("DB_TOKEN", "abc123xyz")',
+    b'<add key="API_TOKEN" value="abc123xyz"/>', b"password =     abc123xyz", b"-pS3cretpw mysql",
+    b"mysql -pS3cretpw", b"mysql\t-pS3cretpw", b"x-pS3cretpw mysql", b"sk-proj-abc", b"tool --password S3cret1",
+    b"a--password S3cret1", b"curl -u admin:S3cretpw1 https://h", b"Authorization: Basic dXNlcjpwYXNzd29yZA==",
+    b"Authorization: Cookie:", b"Authorization: abc123:def456", b"\\u0073k-proj-" + b"A1b2" * 10,
+    b"token=\\u0061bc123xyz", b"pass\\x77ord=abc123xyz", b"sk%2Dproj%2D" + b"A1b2" * 10, b" \\u0073 \\x41 %2D ",
+    b"printf '\\160\\141\\163\\163\\167\\157\\162\\144\\75hunter22'",
+]
+
+
+@pytest.mark.parametrize("text", EDGES, ids=range(len(EDGES)))
+def test_gated_and_plain_agree_at_the_edges(scanners: tuple[SecretScanner, SecretScanner], text: bytes) -> None:
+    gated, plain = scanners
+    assert _hits(gated, text) == _hits(plain, text)
+
+
+def test_a_header_name_is_not_an_authorization_value(scanners: tuple[SecretScanner, SecretScanner]) -> None:
+    """``Authorization: Cookie:`` lists header names; a value after the header is still found."""
+    for scanner in scanners:
+        assert scanner.scan(b"Vary: Authorization: Cookie: Accept") == []
+        found = scanner.scan(b"Authorization: Zm9vYmFyOmJhejEyMw==")
+        assert [h.rule for h in found] == ["authorization-header"]
+
+
+def test_lone_escapes_are_not_decoded_and_escaped_tokens_are(scanners: tuple[SecretScanner, SecretScanner]) -> None:
+    gated, _ = scanners
+    decoded: list[tuple[int, int, bytes]] = []
+    gated.scan(b" \\u0073 \\x41 %2D " * 100, decoded=decoded)
+    assert decoded == []
+    token = b"sk-proj-" + b"A1b2" * 10
+    escaped = b"".join(b"\\u%04x" % c for c in token[:4]) + token[4:]
+    percent = token.replace(b"-", b"%2D")
+    for text in (escaped, percent, b"\\\\u0073" + token[1:]):
+        assert [h.rule for h in gated.scan(b"x " + text + b" y")] == ["openai-api-key"], text
+
+
+def test_the_window_covers_the_longest_name_gate_match() -> None:
+    """The name rule's gate reports a match's end; its start must lie within ``NAMED_WINDOW``."""
+    _, longest = re._parser.parse(NAMED_GATE).getwidth()  # type: ignore[attr-defined]
+    assert longest <= NAMED_WINDOW
+
+
+def test_the_gate_reports_nothing_on_a_list_of_names(scanners: tuple[SecretScanner, SecretScanner]) -> None:
+    """The benchmark's key prefixes: every place is rejected by the gate, not by a handler."""
+    gated, _ = scanners
+    line = b"Bearer  password= token: Authorization: Cookie: https://u:@h -u x: sk-proj- xoxb-1- \\u0073 %2D\n"
+    assert gated._gate is not None
+    reports = gated._gate.scan(line * 50)
+    assert sum(len(r) for r in reports.starts) == 0
+    assert sum(len(e) for e in reports.ends) == 0
+
