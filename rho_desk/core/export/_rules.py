@@ -168,7 +168,7 @@ class Pass:
     """With ``gate`` (offset and back 0): the regex's match ends at most this many bytes after
     the pattern begins, and the gate reports its end; the scanner searches ``anchor`` in the
     window before each (a regex that counts, such as a value's length, has no start of match in
-    hyperscan). Every match of the anchor is a candidate, overlapping ones too, gated or not."""
+    hyperscan)."""
 
 
 def _token(rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0) -> Handler:

@@ -17,6 +17,7 @@ from rho_desk.core.export._engine import (
     Block,
     Pieces,
     block_chunks,
+    dense_runs,
     find_runs,
     joined_pieces,
     sparse_runs,
@@ -88,11 +89,12 @@ def test_pieces_are_the_pieces_of_the_joined_pass() -> None:
             assert pieces.of(end) == expected, (trial, end)
 
 
-def test_sparse_runs_are_the_runs_the_pattern_finds() -> None:
+def test_sparse_and_dense_runs_are_the_runs_the_pattern_finds() -> None:
     rng = random.Random(11)
     for density in (0.1, 0.26, 0.5, 0.9, 0.99, 1.0):
         for size in (0, 15, 16, 17, 5000):
             data = bytes(rng.choices(range(256), k=size)) if density < 1 else b"A" * size
             marks = bytes(0x61 if rng.random() < density else 0x20 for _ in range(size)) if density < 0.99 else data.translate(RUN_TABLE)
             assert sparse_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
+            assert dense_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
             assert find_runs(marks * 20) == list(map(SPAN, RUN.finditer(marks * 20))), (density, size)
