@@ -32,12 +32,14 @@ from __future__ import annotations
 import re
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
 
 from ._rules import Pass
+from ._work import spend
 
 _hs: ModuleType | None
 try:  # ~6 ms to import; wheels for x86-64 and Apple silicon (pyproject.toml)
@@ -45,7 +47,21 @@ try:  # ~6 ms to import; wheels for x86-64 and Apple silicon (pyproject.toml)
 except ImportError:  # pragma: no cover - the lock pins hyperscan; re gives the same matches
     _hs = None
 
-__all__ = ["HYPERSCAN", "Gate", "Reports", "Rule", "gate", "hyperscan_syntax", "keyword_rule", "token_rule"]
+__all__ = [
+    "GATE_PARTS",
+    "HYPERSCAN",
+    "PARALLEL_MIN",
+    "Gate",
+    "GatePasses",
+    "Reports",
+    "Rule",
+    "every_start",
+    "gate",
+    "hyperscan_syntax",
+    "keyword_rule",
+    "token_rule",
+    "window_starts",
+]
 
 HYPERSCAN: Final = _hs is not None
 
@@ -79,6 +95,8 @@ class Rule:
     back: int = 0
     once: bool = False
     """Report only the first match (the rule is searched whole if it can match at all)."""
+    weight: int = 1
+    """What the rule costs hyperscan, against the others (``Gate`` balances its parts by it)."""
     window: int = 0
     """With ``last``: the rule's pattern begins at most this many bytes before the end of a match
     of ``last``, somewhere the scanner finds by searching the rule's anchor there (the report
@@ -102,10 +120,11 @@ _STARTS, _LASTS, _ENDS = 0, 1, 2
 
 
 class Gate:
-    """A hyperscan database of ``rules``, compiled once; ``scan`` is thread-safe (one scratch
-    space per thread)."""
+    """A hyperscan database of ``rules``, compiled once, in ``parts`` databases of about equal
+    ``weight``: each part can be scanned on its own thread (hyperscan lets go of the GIL), and
+    ``scan`` scans them all. Thread-safe (one scratch space per part and thread)."""
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Rule], parts: int = 1) -> None:
         hs = _hyperscan()
         self.rules = list(rules)
         expressions: list[bytes] = []
@@ -125,14 +144,30 @@ class Gate:
         self._kinds = [_STARTS if r.start is not None else _LASTS if r.last is not None and not r.window else _ENDS for r in self.rules]
         self._shifts = [r.offset if r.start is not None else -r.back for r in self.rules]
         self._hs = hs
-        self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
-        self._db.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions), flags=flags)
+        self._dbs: list[Any] = []
+        for ids in _balanced([r.weight for r in self.rules], parts):
+            db = hs.Database(mode=hs.HS_MODE_BLOCK)
+            if ids:  # the ids are the rules' indices: reports need no mapping
+                db.compile(expressions=[expressions[i] for i in ids], ids=ids, elements=len(ids), flags=[flags[i] for i in ids])
+            self._dbs.append(db if ids else None)
         self._local = threading.local()
+
+    @property
+    def parts(self) -> int:
+        return len(self._dbs)
 
     def scan(self, buffer: bytes) -> Reports:
         reports = Reports(len(self.rules))
-        if not buffer:
-            return reports
+        for part in range(self.parts):
+            self.scan_part(buffer, part, reports)
+        return reports
+
+    def scan_part(self, buffer: bytes, part: int, reports: Reports) -> None:
+        """Scan ``buffer`` with the rules of ``part``, into ``reports`` (whose lists of those
+        rules only it writes: parts can fill one ``Reports`` at once)."""
+        db = self._dbs[part]
+        if not buffer or db is None:
+            return
         starts, ends, kinds, shifts = reports.starts, reports.ends, self._kinds, self._shifts
 
         def on_match(rule: int, start: int, end: int, _flags: int, _context: Any) -> None:
@@ -146,26 +181,41 @@ class Gate:
                 positions = found[rule] = array("q")
             positions.append(at)  # type: ignore[attr-defined]
 
-        scratch = getattr(self._local, "scratch", None)
+        scratches = getattr(self._local, "scratches", None)
+        if scratches is None:
+            scratches = self._local.scratches = {}
+        scratch = scratches.get(part)
         if scratch is None:
-            scratch = self._local.scratch = self._hs.Scratch(self._db)
-        self._db.scan(buffer, match_event_handler=on_match, scratch=scratch)
-        return reports
+            scratch = scratches[part] = self._hs.Scratch(db)
+        db.scan(buffer, match_event_handler=on_match, scratch=scratch)
 
 
-_GATES: dict[tuple[Rule, ...], Gate] = {}
+def _balanced(weights: Sequence[int], parts: int) -> list[list[int]]:
+    """The indices of ``weights`` in ``parts`` lists of about equal total weight (the heaviest
+    first, each to the lightest part), each list in order."""
+    out: list[list[int]] = [[] for _ in range(max(1, min(parts, len(weights))))]
+    totals = [0] * len(out)
+    for i in sorted(range(len(weights)), key=lambda i: -weights[i]):
+        lightest = totals.index(min(totals))
+        out[lightest].append(i)
+        totals[lightest] += weights[i]
+    return [sorted(ids) for ids in out]
+
+
+_GATES: dict[tuple[tuple[Rule, ...], int], Gate] = {}
 _GATES_LOCK: Final = threading.Lock()
 
 
-def gate(rules: Sequence[Rule]) -> Gate | None:
-    """The ``Gate`` of ``rules`` (compiled on first use, then shared), or None without hyperscan."""
+def gate(rules: Sequence[Rule], parts: int = 1) -> Gate | None:
+    """The ``Gate`` of ``rules`` in ``parts`` (compiled on first use, then shared), or None
+    without hyperscan."""
     if not HYPERSCAN:
         return None
-    key = tuple(rules)
+    key = (tuple(rules), parts)
     with _GATES_LOCK:
         found = _GATES.get(key)
         if found is None:
-            found = _GATES[key] = Gate(key)
+            found = _GATES[key] = Gate(key[0], parts)
         return found
 
 
@@ -192,7 +242,7 @@ def keyword_rule(rule: Pass) -> Rule:
         regex, offset, back = rule.gate
         caseless = rule.anchor is not None  # anchored: searched in the lower-cased text
         if rule.window:
-            return Rule(rule.pattern.pattern, caseless=caseless, last=regex, window=rule.window)
+            return Rule(rule.pattern.pattern, caseless=caseless, last=regex, window=rule.window, weight=rule.weight)
         if back:
             return Rule(rule.pattern.pattern, caseless=caseless, last=regex, back=back)
         return Rule(rule.pattern.pattern, caseless=caseless, start=regex, offset=offset)
@@ -237,3 +287,82 @@ def _strip_lookarounds(pattern: bytes) -> bytes:
         out.append(pattern[i])
         i += 1
     return bytes(out)
+
+
+# --- the passes of one buffer -----------------------------------------------------------------
+
+PARALLEL_MIN: Final = 1 << 18
+"""Buffers this long or longer have their gates' parts scanned on worker threads."""
+GATE_PARTS: Final = 2
+"""The scanner's keyword and token gates are each two databases, scanned at once on two threads."""
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK: Final = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Two workers for the gates' parts (started on first use, shared by every scanner)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=GATE_PARTS, thread_name_prefix="rho-desk secret gate"))
+        return _POOL[0]
+
+
+class GatePasses:
+    """The passes of ``gates`` (None where a gate is not wanted) over one buffer. A buffer of
+    ``PARALLEL_MIN`` bytes or more has every part of every gate started on ``_pool``'s threads at
+    once (hyperscan lets go of the GIL: the scanner finds the runs meanwhile), each waited for
+    when asked; a smaller one has each gate scanned when asked."""
+
+    __slots__ = ("_data", "_gates", "_pending", "_reports")
+
+    def __init__(self, gates: tuple[Gate | None, ...], data: bytes) -> None:
+        self._data = data
+        self._gates = gates
+        self._reports = [Reports(len(g.rules)) if g is not None else None for g in gates]
+        self._pending: list[list[Future[None]]] = [[] for _ in gates]
+        if len(data) >= PARALLEL_MIN:
+            pool = _pool()
+            for i, (g, reports) in enumerate(zip(gates, self._reports, strict=True)):
+                if g is not None and reports is not None:
+                    self._pending[i] = [pool.submit(g.scan_part, data, part, reports) for part in range(g.parts)]
+
+    def reports(self, i: int) -> Reports | None:
+        """What gate ``i`` reports (None for a gate not wanted)."""
+        gate, reports = self._gates[i], self._reports[i]
+        if gate is None or reports is None:
+            return None
+        if self._pending[i]:
+            for pending in self._pending[i]:
+                pending.result()
+            self._pending[i] = []
+        else:
+            for part in range(gate.parts):
+                gate.scan_part(self._data, part, reports)
+        return reports
+
+
+def window_starts(data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], window: int) -> list[int]:
+    """Where ``anchor`` matches (in lower case, overlapping matches too) within ``window`` bytes
+    before one of ``ends`` (in order): the places a window rule's pattern can begin. Windows
+    that overlap are searched as one span."""
+    spans: list[list[int]] = []
+    for end in ends:
+        lo = max(0, end - window)
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([lo, end])
+    found: list[int] = []
+    for lo, hi in spans:
+        lowered = data[lo:hi].lower()
+        spend(len(lowered))
+        found.extend(lo + at for at in every_start(anchor, lowered))
+    return found
+
+
+def every_start(anchor: re.Pattern[bytes], lowered: bytes) -> Iterator[int]:
+    """Where ``anchor`` matches in ``lowered``, overlapping matches too, in order."""
+    pos = 0
+    while (m := anchor.search(lowered, pos)) is not None:
+        yield m.start()
+        pos = m.start() + 1

@@ -164,6 +164,8 @@ class Pass:
     ``back`` is 0, else its end less ``back``. Without it an anchored rule's gate is derived from
     its anchor; with it the regex says more (what the handler requires), caseless when the
     rule is anchored."""
+    weight: int = 1
+    """What the rule's gate pattern costs hyperscan against the others' (``Rule.weight``)."""
     window: int = 0
     """With ``gate`` (offset and back 0): the regex's match ends at most this many bytes after
     the pattern begins, and the gate reports its end; the scanner searches ``anchor`` in the

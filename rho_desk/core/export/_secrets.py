@@ -42,7 +42,7 @@ import bisect
 import functools
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Final
 
 from ._catalogue import (
@@ -99,7 +99,19 @@ from ._engine import (
     wrapped_blocks,
 )
 from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
-from ._prefilter import HYPERSCAN, Gate, Reports, Rule, gate, keyword_rule, token_rule
+from ._prefilter import (
+    GATE_PARTS,
+    HYPERSCAN,
+    Gate,
+    GatePasses,
+    Reports,
+    Rule,
+    every_start,
+    gate,
+    keyword_rule,
+    token_rule,
+    window_starts,
+)
 from ._rules import (
     Handler,
     Pass,
@@ -177,8 +189,8 @@ class SecretScanner:
         self._token_passes, self._keyword_passes, token_rules, keyword_rules = _passes()
         # the keyword rules and what makes a view or decoder worth running, in one hyperscan pass;
         # the token rules in another, run only when the data holds runs (None without hyperscan)
-        self._gate = gate(keyword_rules)
-        self._token_gate = gate(token_rules)
+        self._gate = gate(keyword_rules, GATE_PARTS)
+        self._token_gate = gate(token_rules, GATE_PARTS)
         self._first_trigger = len(self._keyword_passes)
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
@@ -319,12 +331,15 @@ class SecretScanner:
         # 1. runs of base64/identifier characters: candidates for token rules, known secrets and
         #    base64; long ones are blobs
         spend(2 * len(data))
+        # the gates' passes (hyperscan lets go of the GIL) on worker threads while this one finds
+        # the runs, for a large buffer; a binary one needs no keyword gate
+        gates = GatePasses((self._gate if keywords else None, self._token_gate, self._known_gate), data)
         runs = find_runs(data.translate(RUN_TABLE))
         if b"\\" in data:
             # a run right after a backslash may begin with an escape's tail (\nQUJD...)
             runs = [(unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]
             runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
-        reports = self._gate.scan(data) if self._gate is not None else None
+        reports = gates.reports(0)
         present = self._triggers(data, reports)
         if "diff" in present and runs:
             # a diff line's "+" or "-" before base64 is not part of the run that follows
@@ -332,12 +347,14 @@ class SecretScanner:
         blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
         small = [run for run in runs if run[1] - run[0] < BLOB_MIN] if blobs else runs
         if small:
-            if self._token_gate is not None:
-                self._scan_runs_gated(data, small, hits, self._token_gate.scan(data))
+            tokens = gates.reports(1)
+            if tokens is not None:
+                self._scan_runs_gated(data, small, hits, tokens)
             else:
                 self._scan_runs(data, small, hits)
-        if self._known_gate is not None:
-            self._scan_known(data, hits)
+        known = gates.reports(2)
+        if known is not None:
+            self._scan_known(data, hits, known)
         # 2. keyword rules (and without hyperscan the known secrets that are not runs) over the
         #    text without the blobs' bodies
         if keywords:
@@ -383,7 +400,7 @@ class SecretScanner:
                     ends = reports.ends[i]
                     if not ends:
                         continue  # the gate found no place the rule can begin
-                    origins: Iterable[int] = gated_origins(_window_starts(data, rule.anchor, ends, rule.window), bodies, body_starts)
+                    origins: Iterable[int] = gated_origins(window_starts(data, rule.anchor, ends, rule.window), bodies, body_starts)
                 elif gated:
                     assert reports is not None
                     starts = reports.starts[i]
@@ -397,7 +414,7 @@ class SecretScanner:
                     lowered = lowered or text.buffer.lower()
                     # every match is a candidate, overlapping ones too, as the gate finds them: the
                     # one at "Bearer x Bearer <token>" must not hide the second
-                    origins = (at if whole else text.locate(at)[1] for at in _every_start(anchor, lowered))
+                    origins = (at if whole else text.locate(at)[1] for at in every_start(anchor, lowered))
                 skip = rule.skip
                 for origin in origins:
                     if skip is not None and data[origin : origin + 16].lower().startswith(skip):
@@ -493,11 +510,9 @@ class SecretScanner:
                             hits.append(hit)
         spend(spent)
 
-    def _scan_known(self, data: bytes, hits: list[Hit]) -> None:
-        """Every form of every known credential, by this scanner's gate (one pass)."""
-        assert self._known_gate is not None
+    def _scan_known(self, data: bytes, hits: list[Hit], reports: Reports) -> None:
+        """Every form of every known credential, where this scanner's gate (one pass) reports it."""
         spend(len(data))
-        reports = self._known_gate.scan(data)
         for (pattern, raw, encoding), found in zip(self._known, reports.starts, strict=True):
             if not found:
                 continue
@@ -748,33 +763,6 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     token_rules = tuple(token_rule(p) for p in tokens)
     keyword_rules = (*(keyword_rule(p) for p in keywords), *(Rule(t, once=True) for t in _TRIGGERS.values()))
     return tokens, keywords, token_rules, keyword_rules
-
-
-def _window_starts(data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], window: int) -> list[int]:
-    """Where ``anchor`` matches (in lower case, overlapping matches too) within ``window`` bytes
-    before one of ``ends`` (in order): the places a window rule's pattern can begin. Windows
-    that overlap are searched as one span."""
-    spans: list[list[int]] = []
-    for end in ends:
-        lo = max(0, end - window)
-        if spans and lo <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], end)
-        else:
-            spans.append([lo, end])
-    found: list[int] = []
-    for lo, hi in spans:
-        lowered = data[lo:hi].lower()
-        spend(len(lowered))
-        found.extend(lo + at for at in _every_start(anchor, lowered))
-    return found
-
-
-def _every_start(anchor: re.Pattern[bytes], lowered: bytes) -> Iterator[int]:
-    """Where ``anchor`` matches in ``lowered``, overlapping matches too, in order."""
-    pos = 0
-    while (m := anchor.search(lowered, pos)) is not None:
-        yield m.start()
-        pos = m.start() + 1
 
 
 def _known_handler(raw: bytes, encoding: str) -> Handler:

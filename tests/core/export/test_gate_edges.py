@@ -37,7 +37,7 @@ KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c"]
 @pytest.fixture(scope="module")
 def scanners() -> tuple[SecretScanner, SecretScanner]:
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(secrets_module, "gate", lambda rules: None)
+        m.setattr(secrets_module, "gate", lambda rules, parts=1: None)
         m.setattr(secrets_module, "HYPERSCAN", False)
         plain = SecretScanner(KNOWN)
     gated = SecretScanner(KNOWN)

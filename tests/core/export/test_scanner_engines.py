@@ -29,7 +29,7 @@ KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c", "kr-local-Q1w2E3r4T5y6U7i8"]
 def _re_only(monkeypatch: pytest.MonkeyPatch) -> Callable[[], SecretScanner]:
     def make() -> SecretScanner:
         with monkeypatch.context() as m:
-            m.setattr(secrets_module, "gate", lambda rules: None)
+            m.setattr(secrets_module, "gate", lambda rules, parts=1: None)
             m.setattr(secrets_module, "HYPERSCAN", False)
             return SecretScanner(KNOWN)
 
