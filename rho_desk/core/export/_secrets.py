@@ -334,18 +334,9 @@ class SecretScanner:
         # the gates' passes (hyperscan lets go of the GIL) on worker threads while this one finds
         # the runs, for a large buffer; a binary one needs no keyword gate
         gates = GatePasses((self._gate if keywords else None, self._token_gate, self._known_gate), data)
-        runs = find_runs(data.translate(RUN_TABLE))
-        if b"\\" in data:
-            # a run right after a backslash may begin with an escape's tail (\nQUJD...)
-            runs = [(unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]
-            runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
+        runs, blobs, small = _runs(data)
         reports = gates.reports(0)
         present = self._triggers(data, reports)
-        if "diff" in present and runs:
-            # a diff line's "+" or "-" before base64 is not part of the run that follows
-            runs = [(s + 1, e) if data[s] in SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
-        blobs = [run for run in runs if run[1] - run[0] >= BLOB_MIN]
-        small = [run for run in runs if run[1] - run[0] < BLOB_MIN] if blobs else runs
         if small:
             tokens = gates.reports(1)
             if tokens is not None:
@@ -763,6 +754,30 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     token_rules = tuple(token_rule(p) for p in tokens)
     keyword_rules = (*(keyword_rule(p) for p in keywords), *(Rule(t, once=True) for t in _TRIGGERS.values()))
     return tokens, keywords, token_rules, keyword_rules
+
+
+def _runs(data: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """The runs of ``data`` (``find_runs``), each without the escape's tail it may begin with
+    (``\\nQUJD...``) or the diff sign that begins its line (``+QUJD...``), then those of them
+    that are blobs and the others: one pass over the runs (a 100 MB export has hundreds of
+    thousands)."""
+    found = find_runs(data.translate(RUN_TABLE))
+    escapes = b"\\" in data
+    runs: list[tuple[int, int]] = []
+    blobs: list[tuple[int, int]] = []
+    small: list[tuple[int, int]] = []
+    for run in found:
+        s, e = run
+        if escapes and s > 0 and data[s - 1] == 0x5C:
+            s = unescaped_start(data, s, e)
+            if e - s < MIN_RUN:
+                continue
+            run = (s, e)
+        if s > 0 and data[s] in SIGNS and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n"):
+            run = (s + 1, e)
+        runs.append(run)
+        (blobs if e - run[0] >= BLOB_MIN else small).append(run)
+    return runs, blobs, small
 
 
 def _known_handler(raw: bytes, encoding: str) -> Handler:
