@@ -80,22 +80,22 @@ from ._decoders import (
     textual,
 )
 from ._engine import (
+    BATCH_SIZE,
     HEAD,
     MIN_RUN,
     NARROW_HEAD,
     RUN_ALPHABET,
-    RUN_TABLE,
-    SIGNS,
     SKIP,
+    BlobBatch,
     Joined,
     Pieces,
     block_chunks,
-    find_runs,
     gated_origins,
     joined_pieces,
     line_diff,
     narrow_kind,
     outside,
+    runs_of,
     wrapped_blocks,
 )
 from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
@@ -334,7 +334,7 @@ class SecretScanner:
         # the gates' passes (hyperscan lets go of the GIL) on worker threads while this one finds
         # the runs, for a large buffer; a binary one needs no keyword gate
         gates = GatePasses((self._gate if keywords else None, self._token_gate, self._known_gate), data)
-        runs, blobs, small = _runs(data)
+        runs, blobs, small = runs_of(data, BLOB_MIN)
         reports = gates.reports(0)
         present = self._triggers(data, reports)
         if small:
@@ -674,6 +674,7 @@ class SecretScanner:
             add(start, end, dumped, "hexdump")
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = wrapped_blocks(data, runs)
+        batch = BlobBatch()
         for block in wrapped:
             for start, end, body in block_chunks(data, runs, block):
                 hexed = hex_decode(body)
@@ -681,7 +682,7 @@ class SecretScanner:
                     if textual(hexed):
                         add(start, end, hexed, "hex")
                     continue
-                self._blob(body, start, end, hits, depth)
+                self._blob(body, start, end, hits, depth, batch)
                 del body
         del marks
         # base64: mixed-case runs (identifiers, paths and hex digests are all one case); a run
@@ -707,7 +708,8 @@ class SecretScanner:
                         hits.append(Hit("private-key", first, padded(data, end), b"der:" + decoded[:64], "base64"))
                     add(first, padded(data, end), decoded, "base64")
         for start, end in blobs:
-            self._blob(data[start:end], start, padded(data, end), hits, depth)
+            self._blob(data[start:end], start, padded(data, end), hits, depth, batch)
+        self._flush(batch, hits, depth)
         spend(cost)
         if decoded_out is not None:
             decoded_out.extend((start, end, text) for start, end, text, _ in text_pieces)
@@ -721,10 +723,14 @@ class SecretScanner:
                 start, end, _, encoding = pieces[index]
                 hits.append(Hit(sub.rule, start, end, sub.value, encoding))
 
-    def _blob(self, blob: bytes, start: int, end: int, hits: list[Hit], depth: int) -> None:
-        """A long base64 text decoded and scanned (memoized by SHA-256: same bytes, same result)."""
+    def _blob(self, blob: bytes, start: int, end: int, hits: list[Hit], depth: int, batch: BlobBatch) -> None:
+        """A long base64 text decoded and scanned (memoized by SHA-256: same bytes, same result).
+        One that decodes to binary joins ``batch``, scanned with the others as one buffer."""
         spend(len(blob))
         digest = hashlib.sha256(blob).digest()
+        if digest in batch.digests:
+            batch.entries.append((digest, None, start, end, ""))  # the same bytes, earlier in the batch
+            return
         cached = self._blob_cache.get(digest)
         if cached is None:
             decoded = b64_decode(blob)
@@ -738,10 +744,33 @@ class SecretScanner:
                 if inflated is not None:
                     decoded, encoding = inflated, "gzip+base64"
                 # a blob decodes to an image or ciphertext, or to text (a base64 file)
-                for hit in self._scan(decoded, depth=depth + 1, keywords=is_text(decoded)):
+                if not is_text(decoded):
+                    self._blob_cache[digest] = cached  # completed by the batch's scan
+                    batch.add(digest, decoded, start, end, encoding)
+                    if batch.size >= BATCH_SIZE:
+                        self._flush(batch, hits, depth)
+                    return
+                for hit in self._scan(decoded, depth=depth + 1, keywords=True):
                     cached.append((hit.rule, hit.value, encoding))
             self._blob_cache[digest] = cached
         hits.extend(Hit(rule, start, end, value, encoding) for rule, value, encoding in cached)
+
+    def _flush(self, batch: BlobBatch, hits: list[Hit], depth: int) -> None:
+        """Scan the binary blobs of ``batch`` as one buffer (a nested scan has a cost of its own:
+        a wrapped base64 file is decoded in 32 KB chunks); each blob's hits go to its memo entry
+        and to every place it was found."""
+        entries = batch.take()
+        bodies = [decoded for _, decoded, _, _, _ in entries if decoded is not None]
+        scanned = [(digest, encoding) for digest, decoded, _, _, encoding in entries if decoded is not None]
+        if bodies:
+            joined = Joined(bodies, list(range(len(bodies))), _PIECE_GAP)
+            del bodies[:]
+            entries = [(digest, None, start, end, encoding) for digest, _, start, end, encoding in entries]  # joined now
+            for sub in self._scan(joined.buffer, depth=depth + 1, keywords=False):
+                digest, encoding = scanned[bisect.bisect_right(joined.starts, sub.start) - 1]
+                self._blob_cache[digest].append((sub.rule, sub.value, encoding))
+        for digest, _, start, end, _ in entries:
+            hits.extend(Hit(rule, start, end, value, encoding) for rule, value, encoding in self._blob_cache[digest])
 
 
 @functools.cache
@@ -754,30 +783,6 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     token_rules = tuple(token_rule(p) for p in tokens)
     keyword_rules = (*(keyword_rule(p) for p in keywords), *(Rule(t, once=True) for t in _TRIGGERS.values()))
     return tokens, keywords, token_rules, keyword_rules
-
-
-def _runs(data: bytes) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
-    """The runs of ``data`` (``find_runs``), each without the escape's tail it may begin with
-    (``\\nQUJD...``) or the diff sign that begins its line (``+QUJD...``), then those of them
-    that are blobs and the others: one pass over the runs (a 100 MB export has hundreds of
-    thousands)."""
-    found = find_runs(data.translate(RUN_TABLE))
-    escapes = b"\\" in data
-    runs: list[tuple[int, int]] = []
-    blobs: list[tuple[int, int]] = []
-    small: list[tuple[int, int]] = []
-    for run in found:
-        s, e = run
-        if escapes and s > 0 and data[s - 1] == 0x5C:
-            s = unescaped_start(data, s, e)
-            if e - s < MIN_RUN:
-                continue
-            run = (s, e)
-        if s > 0 and data[s] in SIGNS and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n"):
-            run = (s + 1, e)
-        runs.append(run)
-        (blobs if e - run[0] >= BLOB_MIN else small).append(run)
-    return runs, blobs, small
 
 
 def _known_handler(raw: bytes, encoding: str) -> Handler:
