@@ -105,9 +105,10 @@ class Rule:
 
 class Reports:
     """What one scan found: per rule, where its pattern can begin (rules with a ``start`` or a
-    ``last`` and no ``window``) or the ends of its reports (arrays of machine integers: an adversarial text can
-    hold a report every few bytes). A rule with no report holds an empty tuple: most scans report
-    few rules, and a small buffer's scan should not build an array per rule."""
+    ``last`` and no ``window``) or the ends of its reports (arrays of machine integers: an
+    adversarial text can hold a report every few bytes). A rule with no report holds an empty
+    tuple: most scans report few rules, and a small buffer's scan should not build an array per
+    rule."""
 
     __slots__ = ("ends", "starts")
 
@@ -313,13 +314,14 @@ class GatePasses:
     once (hyperscan lets go of the GIL: the scanner finds the runs meanwhile), each waited for
     when asked; a smaller one has each gate scanned when asked."""
 
-    __slots__ = ("_data", "_gates", "_pending", "_reports")
+    __slots__ = ("_data", "_done", "_gates", "_pending", "_reports")
 
     def __init__(self, gates: tuple[Gate | None, ...], data: bytes) -> None:
         self._data = data
         self._gates = gates
         self._reports = [Reports(len(g.rules)) if g is not None else None for g in gates]
         self._pending: list[list[Future[None]]] = [[] for _ in gates]
+        self._done = [False] * len(gates)
         if len(data) >= PARALLEL_MIN:
             pool = _pool()
             for i, (g, reports) in enumerate(zip(gates, self._reports, strict=True)):
@@ -331,13 +333,13 @@ class GatePasses:
         gate, reports = self._gates[i], self._reports[i]
         if gate is None or reports is None:
             return None
-        if self._pending[i]:
+        if not self._done[i]:
             for pending in self._pending[i]:
                 pending.result()
-            self._pending[i] = []
-        else:
-            for part in range(gate.parts):
-                gate.scan_part(self._data, part, reports)
+            if not self._pending[i]:
+                for part in range(gate.parts):
+                    gate.scan_part(self._data, part, reports)
+            self._done[i] = True
         return reports
 
 

@@ -246,9 +246,11 @@ PEM_MATERIAL_MIN: Final = 16
 """Base64 characters a private-key block without its ``-----END`` line needs to count as a key."""
 PEM_BODY_MIN: Final = 12
 """... and with it (``-----BEGIN PRIVATE KEY-----`` around ``anything`` is a template)."""
-# Not a byte of base64, nor the first dash of ``-----BEGIN`` or ``-----END``.
-# (possessive: the filler and the base64 characters never overlap, so nothing is given back)
-_PEM_FILLER: Final = rb"(?:[^A-Za-z0-9+/\-]++|-(?!----(?:BEGIN|END)))*+"
+# Not a byte of base64, nor the first dash of ``-----BEGIN`` or ``-----END``: a run of other
+# bytes, then each allowed dash with the run after it (unrolled, about a third faster than an
+# alternation per byte; possessive: the filler and the base64 characters never overlap, so
+# nothing is given back)
+_PEM_FILLER: Final = rb"[^A-Za-z0-9+/\-]*+(?:-(?!----(?:BEGIN|END))[^A-Za-z0-9+/\-]*+)*+"
 _PEM_NOT_BEFORE_HEADER: Final = rb"(?!(?:" + _PEM_FILLER + rb"[A-Za-z0-9+/]){0,%d}+" % (PEM_MATERIAL_MIN - 1) + _PEM_FILLER + rb"-----BEGIN)"
 """A header followed by the next ``-----BEGIN`` with fewer than ``PEM_MATERIAL_MIN`` base64
 characters and no ``-----END`` between holds no key (``_private_key`` would find none): the
