@@ -53,7 +53,8 @@ password flags of the common clients, passwords by position, echo into --passwor
 IDENTIFIED BY and PASSWORD, a password named then given after a space (quoted, or after "is"),
 names of two words ("Secret Key = "); octal escapes of one or two digits. 6: an Authorization
 value that ends with ":" is the next header's name, not a credential; an escape or percent
-escape with no token byte next to it (`` \u0073 ``) is not decoded (it decodes to one character)."""
+escape with no token byte next to it (`` \u0073 ``) is not decoded (it decodes to one character);
+an escaped value is decoded with the ``NAME=`` or ``NAME:`` before it."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -75,6 +75,7 @@ from ._decoders import (
     inflate,
     is_text,
     known_forms,
+    named_from,
     padded,
     percent_decode,
     textual,
@@ -658,7 +659,7 @@ class SecretScanner:
                 cost += len(data)
                 marks = data.translate(URL_TABLE)
             lo, _ = expand(marks, first, first)
-            lo = unescaped_start(data, lo, first) if lo < first else lo
+            lo = named_from(data, unescaped_start(data, lo, first) if lo < first else lo)
             covered = hi
             if hi - lo >= ENCODED_MIN and hi not in done:
                 done.add(hi)

@@ -102,6 +102,8 @@ def _pkcs12_b64() -> str:
     return base64.b64encode(der).decode()
 
 
+_ESCAPED_CLI = "".join(f"\\u{ord(c):04x}" for c in CLI)
+
 FORMS: list[Form] = [
     # --- credential-name grammar --------------------------------------------------------------
     Form("names", "env DB_PASS", f"DB_PASS={PW}\n", PW),
@@ -184,6 +186,7 @@ FORMS: list[Form] = [
     Form("lines", "od -c", _od_c(f"TOKEN={GITHUB}\n".encode()), _od_c(f"TOKEN={GITHUB}\n".encode()).splitlines()[1][7:]),
     # --- encodings -------------------------------------------------------------------------
     Form("decoders", "octal escapes", "printf '" + "".join(f"\\{b:03o}" for b in OPENAI.encode()) + "'", "".join(f"\\{b:03o}" for b in OPENAI.encode())),
+    Form("decoders", "unicode escapes after a name", f"password={_ESCAPED_CLI}\n", _ESCAPED_CLI),
     Form("decoders", "short octal escapes", "printf '" + "".join(f"\\{b:o}" for b in f"api_key={OPENAI}".encode()) + "'", "".join(f"\\{b:o}" for b in OPENAI.encode())),
     Form("decoders", "base32", f"blob: {base64.b32encode(f'key={GITHUB}'.encode()).decode()}", base64.b32encode(f"key={GITHUB}".encode()).decode()),
     Form("decoders", "bzip2 base64", f"data: {base64.b64encode(bz2.compress(f'OPENAI_API_KEY={OPENAI}'.encode())).decode()}", base64.b64encode(bz2.compress(f"OPENAI_API_KEY={OPENAI}".encode())).decode()),
