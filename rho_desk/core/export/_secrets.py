@@ -337,7 +337,7 @@ class SecretScanner:
         gates = GatePasses((self._gate if keywords else None, self._token_gate, self._known_gate), data)
         runs, blobs, small = runs_of(data, BLOB_MIN)
         reports = gates.reports(0)
-        present = self._triggers(data, reports)
+        present = self._triggers(data, reports) if decode else frozenset()  # only the decoders ask
         if small:
             tokens = gates.reports(1)
             if tokens is not None:
