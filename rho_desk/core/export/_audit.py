@@ -28,6 +28,7 @@ import html
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any, Final
 
 import msgspec
@@ -439,6 +440,16 @@ _ROW_NUMBERS: Final = re.compile(r"\n[ \t]*\d+:")
 """A row number after a line break: searched from the literal ``\n`` (twice as fast as ``(?m)^``)."""
 
 
+_LONG: Final = (ECHO_LINE_MIN - 1).__lt__
+
+
+def _long_lines(text: str) -> Iterator[str]:
+    """The stripped lines of ``text`` at least ``ECHO_LINE_MIN`` long (C-level maps: the excluded
+    text of a large session has millions of lines, most of them short)."""
+    stripped = list(map(str.strip, text.splitlines()))
+    return compress(stripped, map(_LONG, map(len, stripped)))
+
+
 class EchoIndex:
     """Lines (≥ 32 chars) and whole strings (≥ 16 chars) of excluded content, case-folded.
 
@@ -458,12 +469,12 @@ class EchoIndex:
                 wholes.setdefault(cls, set()).add(whole)
             if "\n" in whole:
                 bucket = lines.setdefault(cls, set())
-                bucket.update(map(str.strip, low.splitlines()))
+                bucket.update(_long_lines(low))
                 if _ROW_NUMBER.match(low):
-                    bucket.update(map(str.strip, _ROW_NUMBERS.sub("\n", "\n" + low).splitlines()))
+                    bucket.update(_long_lines(_ROW_NUMBERS.sub("\n", "\n" + low)))
         self._units: dict[str, ContentClass] = {}
         for cls, bucket in lines.items():
-            self._units.update(dict.fromkeys([u for u in bucket if len(u) >= ECHO_LINE_MIN], cls))
+            self._units.update(dict.fromkeys(bucket, cls))
         for cls, bucket in wholes.items():
             self._units.update(dict.fromkeys(bucket, cls))
 
