@@ -1,13 +1,15 @@
 """The buffers the scanner runs its passes over, and the way back from them to the input.
 
 Token rules run over the runs of base64/identifier bytes (``RUN`` over ``data.translate(RUN_TABLE)``
-finds every run of ``MIN_RUN`` or more), joined into pieces that keep the few bytes before a run
+finds every run of ``MIN_RUN`` or more; ``runs_of`` gives a scan its runs, mended and sorted
+into blobs and the others), joined into pieces that keep the few bytes before a run
 (``ya29.``, ``SG.``): ``Joined`` is pieces joined into one buffer with the way back to where each
 came from, ``Pieces`` works out, around a place the gate reported, the piece the joined pass
 would have put it in, ``narrow_kind`` says how much of a piece a vendor-token rule searches, and
 ``gated_origins`` the places an anchored rule is confirmed at. ``wrapped_blocks`` finds runs
 that are the lines of one wrapped base64 or hex block and ``block_chunks`` joins them back,
-a bounded chunk at a time, for decoding. ``line_diff`` is the line-aligned comparison
+a bounded chunk at a time, for decoding; ``BlobBatch`` holds decoded binary blobs until they are
+scanned together. ``line_diff`` is the line-aligned comparison
 ``SecretScanner.rescan`` scans only the changed lines by.
 """
 
@@ -146,8 +148,8 @@ def find_runs(marks: bytes) -> list[tuple[int, int]]:
 def runs_of(data: bytes, blob_min: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """The runs of ``data`` (``find_runs``), each without the escape's tail it may begin with
     (``\\nQUJD...``) or the diff sign that begins its line (``+QUJD...``), then those of them
-    that are blobs (``blob_min`` bytes or more) and the others: one pass over the runs (a 100 MB export has hundreds of
-    thousands)."""
+    that are blobs (``blob_min`` bytes or more) and the others: one pass over the runs (a 100 MB
+    export has hundreds of thousands)."""
     found = find_runs(data.translate(RUN_TABLE))
     escapes = b"\\" in data
     runs: list[tuple[int, int]] = []
@@ -165,7 +167,6 @@ def runs_of(data: bytes, blob_min: int) -> tuple[list[tuple[int, int]], list[tup
         runs.append(run)
         (blobs if e - run[0] >= blob_min else small).append(run)
     return runs, blobs, small
-
 
 
 BATCH_SIZE: Final = 1 << 18
