@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from PySide6.QtCore import (
     QEvent,
@@ -107,6 +107,17 @@ def _unreadable_row(failure: SummaryFailure) -> SessionSummary:
     )  # fmt: skip
 
 
+class CardFonts(NamedTuple):
+    """A row card's three fonts (the row's, bold for the title, smaller for the details) and their metrics."""
+
+    base: QFont
+    bold: QFont
+    small: QFont
+    fm: QFontMetrics
+    fmb: QFontMetrics
+    fms: QFontMetrics
+
+
 class SessionDelegate(QStyledItemDelegate):
     """Paints a session row: title and time, workspace and model, prompt or snippet, badges."""
 
@@ -131,6 +142,16 @@ class SessionDelegate(QStyledItemDelegate):
         elif option.state & QStyle.StateFlag.State_MouseOver:
             painter.fillPath(path, self.theme.color("hover"))
         return rect, selected
+
+    @staticmethod
+    def fonts(option: QStyleOptionViewItem) -> CardFonts:
+        """The card's fonts, from the view's."""
+        base = QFont(option.font)
+        bold = QFont(base)
+        bold.setBold(True)
+        small = QFont(base)
+        small.setPointSizeF(base.pointSizeF() * 0.88)
+        return CardFonts(base, bold, small, QFontMetrics(base), QFontMetrics(bold), QFontMetrics(small))
 
     def badges(self, painter: QPainter, labels: Sequence[str], x: float, right: float, y: float, fms: QFontMetrics, *,
                selected: bool) -> None:  # fmt: skip
@@ -159,12 +180,7 @@ class SessionDelegate(QStyledItemDelegate):
             painter.fillRect(QRectF(rect.left(), rect.top() + 8, 3, rect.height() - 16), t.color("accent"))
         x, right = rect.left() + 12, rect.right() - 10
         y = rect.top() + 7
-        base = QFont(option.font)
-        bold = QFont(base)
-        bold.setBold(True)
-        small = QFont(base)
-        small.setPointSizeF(base.pointSizeF() * 0.88)
-        fm, fmb, fms = QFontMetrics(base), QFontMetrics(bold), QFontMetrics(small)
+        base, bold, small, fm, fmb, fms = self.fonts(option)
         when = relative_time(s.updated_at) if s.updated_at else ""
         painter.setFont(small)
         painter.setPen(t.color("muted"))

@@ -14,7 +14,7 @@ import re
 from typing import Any, Final
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QPainter
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -56,12 +56,7 @@ class TeamDelegate(SessionDelegate):
         t = self.theme
         rect, selected = self.card(painter, option)
         x, right, y = rect.left() + 12, rect.right() - 10, rect.top() + 7
-        base = QFont(option.font)
-        bold = QFont(base)
-        bold.setBold(True)
-        small = QFont(base)
-        small.setPointSizeF(base.pointSizeF() * 0.88)
-        fm, fmb, fms = QFontMetrics(base), QFontMetrics(bold), QFontMetrics(small)
+        base, bold, small, fm, fmb, fms = self.fonts(option)
         painter.setFont(small)
         painter.setPen(t.color("muted"))
         wwhen = fms.horizontalAdvance(row.when)
