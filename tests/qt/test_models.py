@@ -232,8 +232,8 @@ def test_the_resume_cut_is_the_rule_of_complete_prefix_length_on_random_historie
         assert build_rows(history).resume_cut == complete_prefix_length(history), history
 
 
-def test_an_edit_call_is_shown_by_the_files_it_edits() -> None:
-    """Rho's ``edit`` takes one hashline document: its line shows the files, not the document."""
+def _edit_conversation() -> ConversationModel:
+    """A turn that calls Rho's ``edit`` with a hashline document of two files."""
     document = "[README.md#25CB]\nPUT 1:\n+# Title\n[src/app.py#0A1B]\nCUT 3\n"
     history = (
         Message.user_text("fix it"),
@@ -242,6 +242,12 @@ def test_an_edit_call_is_shown_by_the_files_it_edits() -> None:
     )
     model = ConversationModel()
     model.set_rows(build_rows(history))
+    return model
+
+
+def test_an_edit_call_is_shown_by_the_files_it_edits() -> None:
+    """Rho's ``edit`` takes one hashline document: its line shows the files, not the document."""
+    model = _edit_conversation()
     texts = [text for _icon, text, _tone in model.presentation(1).lines]
     assert texts == ["edit  README.md, src/app.py"], texts
 
@@ -252,14 +258,7 @@ def test_an_edit_call_reads_as_its_hashline_document_in_the_detail_pane(qtbot) -
     from rho_desk.qt.views.message_detail import MessageDetailView
     from rho_desk.qt.views.theme import LIGHT
 
-    document = "[README.md#25CB]\nPUT 1:\n+# Title\n[src/app.py#0A1B]\nCUT 3\n"
-    history = (
-        Message.user_text("fix it"),
-        Message.assistant_blocks([ContentBlock.of_tool_call("call_1", "edit", {"input": document})]),
-        Message(tool_result=ToolResult("call_1", True, "ok")),
-    )
-    model = ConversationModel()
-    model.set_rows(build_rows(history))
+    model = _edit_conversation()
     view = MessageDetailView(LIGHT)
     qtbot.addWidget(view)
     view.set_model(model)
