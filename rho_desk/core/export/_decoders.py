@@ -44,7 +44,6 @@ __all__ = [
     "inflate",
     "is_text",
     "known_forms",
-    "named_from",
     "padded",
     "percent_decode",
     "textual",
@@ -95,27 +94,6 @@ HEX_MIN: Final = 32
 _URLSAFE_TO_STD: Final = bytes.maketrans(b"-_", b"+/")
 
 URL_TABLE: Final = bytes(0x61 if b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+-%" else 0x20 for b in range(256))
-
-
-_NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-
-
-def named_from(data: bytes, lo: int) -> int:
-    """Where the name starts when ``data[lo:]`` is a value after ``NAME=`` or ``NAME:`` (spaces
-    allowed around the operator): ``password=\\u0054\\u0072...`` decodes with its name, so the
-    credential rules read it as an assignment. Else ``lo``."""
-    i = lo
-    while i > 0 and lo - i < 4 and data[i - 1] in b" \t":
-        i -= 1
-    if i == 0 or data[i - 1] not in b"=:":
-        return lo
-    i -= 1
-    while i > 0 and lo - i < 12 and data[i - 1] in b" \t":
-        i -= 1
-    j = i
-    while j > 0 and i - j < 64 and data[j - 1] in _NAME_BYTES:
-        j -= 1
-    return j if j < i else lo
 
 
 def expand(marks: bytes, start: int, end: int, limit: int = 4096) -> tuple[int, int]:

@@ -51,6 +51,7 @@ __all__ = [
     "line_before",
     "name_is_credential",
     "name_words",
+    "named_from",
     "quoted_password",
     "secretish",
 ]
@@ -303,6 +304,22 @@ def _name_before(data: bytes, end: int) -> tuple[int, bytes]:
     window = data[max(0, end - _NAME_MAX) : end]
     start = end - (len(window) - len(window.rstrip(_NAME_CHARS)))
     return start, data[start:end]
+
+
+def named_from(data: bytes, lo: int) -> int:
+    """Where the name starts when ``data[lo:]`` is a value after ``NAME=`` or ``NAME:`` (spaces
+    allowed around the operator): ``password=\\u0054\\u0072...`` decodes with its name, so the
+    credential rules read it as an assignment. Else ``lo``."""
+    i = lo
+    while i > 0 and lo - i < 4 and data[i - 1] in b" \t":
+        i -= 1
+    if i == 0 or data[i - 1] not in b"=:":
+        return lo
+    i -= 1
+    while i > 0 and lo - i < 12 and data[i - 1] in b" \t":
+        i -= 1
+    start, _ = _name_before(data, i)
+    return start if start < i else lo
 
 
 _NAME_CACHE: dict[bytes, bool] = {}

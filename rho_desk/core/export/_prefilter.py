@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
 
-from ._rules import Pass
+from ._rules import Pass, gate_head
 from ._work import spend
 
 _hs: ModuleType | None
@@ -222,8 +222,6 @@ def gate(rules: Sequence[Rule], parts: int = 1) -> Gate | None:
 
 # --- the gate rule of each pass ----------------------------------------------------------------
 
-_LOOKBEHIND_HEAD: Final = re.compile(rb"\A([a-z]+)\(\?<=([a-z]+)\)")
-
 _OPEN_BOUNDED: Final = re.compile(rb"\{([0-9]+),\}")
 
 _RIGHT_BOUNDARY: Final = rb"(?:[^A-Za-z0-9]|$)"
@@ -249,13 +247,7 @@ def keyword_rule(rule: Pass) -> Rule:
         return Rule(rule.pattern.pattern, caseless=caseless, start=regex, offset=offset)
     if rule.anchor is None:
         return Rule(rule.pattern.pattern, caseless=bool(rule.pattern.flags & re.IGNORECASE), once=True)
-    start = rule.anchor.pattern
-    offset = 0
-    head = _LOOKBEHIND_HEAD.match(start)
-    if head is not None and head.group(2).endswith(head.group(1)):
-        # "zation(?<=authorization)": the gate finds "authorization", the pattern starts 7 in
-        offset = len(head.group(2)) - len(head.group(1))
-        start = head.group(2) + start[head.end() :]
+    start, offset = gate_head(rule.anchor.pattern)  # the gate finds "authorization", the pattern starts 7 in
     start = _OPEN_BOUNDED.sub(rb"{\1}", _strip_lookarounds(hyperscan_syntax(start)))
     return Rule(rule.pattern.pattern, caseless=True, start=start, offset=offset)
 

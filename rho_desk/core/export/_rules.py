@@ -27,6 +27,7 @@ __all__ = [
     "Handler",
     "Pass",
     "aws_secret_near",
+    "gate_head",
     "keyword_passes",
     "run_start",
     "token_passes",
@@ -666,7 +667,7 @@ def keyword_passes() -> list[Pass]:
         Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
     ]
     for literal in _ASSIGNMENT_LITERALS:
-        word, offset = _gate_head(literal)
+        word, offset = gate_head(literal)
         name = rb"[A-Za-z0-9_\-]{0,24}"
         passes.append(
             _folded(
@@ -678,16 +679,17 @@ def keyword_passes() -> list[Pass]:
     return passes
 
 
-_LITERAL_HEAD: Final = re.compile(rb"([a-z]+)\(\?<=([a-z]+)\)")
+_LOOKBEHIND_HEAD: Final = re.compile(rb"([a-z]+)\(\?<=([a-z]+)\)")
 
 
-def _gate_head(literal: bytes) -> tuple[bytes, int]:
-    """What a gate searches for an anchor literal, and how far into it the literal starts:
-    ``ken(?<=token)`` is ``token``, 2 in."""
-    m = _LITERAL_HEAD.fullmatch(literal)
-    if m is None:
-        return literal, 0
-    return m.group(2), len(m.group(2)) - len(m.group(1))
+def gate_head(anchor: bytes) -> tuple[bytes, int]:
+    """An anchor as a gate searches it (hyperscan has no lookbehind), and how far into that the
+    anchor's match starts: ``zation(?<=authorization)...`` is ``authorization...``, 7 in;
+    an anchor without such a head is itself, 0 in."""
+    m = _LOOKBEHIND_HEAD.match(anchor)
+    if m is None or not m.group(2).endswith(m.group(1)):
+        return anchor, 0
+    return m.group(2) + anchor[m.end() :], len(m.group(2)) - len(m.group(1))
 
 
 def _folded(anchor: bytes, pattern: bytes, handle: Handler, *, gate: tuple[bytes, int, int] | None = None) -> Pass:

@@ -75,7 +75,6 @@ from ._decoders import (
     inflate,
     is_text,
     known_forms,
-    named_from,
     padded,
     percent_decode,
     textual,
@@ -99,7 +98,14 @@ from ._engine import (
     runs_of,
     wrapped_blocks,
 )
-from ._grammar import der_private_key, entropy_hits, grammar_passes, hex_key_pass, jwk_hits
+from ._grammar import (
+    der_private_key,
+    entropy_hits,
+    grammar_passes,
+    hex_key_pass,
+    jwk_hits,
+    named_from,
+)
 from ._prefilter import (
     GATE_PARTS,
     HYPERSCAN,
