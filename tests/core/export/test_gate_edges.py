@@ -15,10 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import rho_desk.core.export._secrets as secrets_module
 from rho_desk.core.export import SecretScanner
 from rho_desk.core.export._grammar import NAMED_GATE, NAMED_WINDOW
 from rho_desk.core.export._prefilter import HYPERSCAN
+
+from .test_scanner_engines import hits, re_only_scanner
 
 pytestmark = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan is not installed")
 
@@ -36,24 +37,16 @@ KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c"]
 
 @pytest.fixture(scope="module")
 def scanners() -> tuple[SecretScanner, SecretScanner]:
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(secrets_module, "gate", lambda rules, parts=1: None)
-        m.setattr(secrets_module, "HYPERSCAN", False)
-        plain = SecretScanner(KNOWN)
-    gated = SecretScanner(KNOWN)
+    gated, plain = SecretScanner(KNOWN), re_only_scanner(KNOWN)
     assert gated._gate is not None and plain._gate is None
     return gated, plain
-
-
-def _hits(scanner: SecretScanner, data: bytes) -> list[tuple[str, int, int, str]]:
-    return [(h.rule, h.start, h.end, h.encoding) for h in scanner.scan(data)]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=24).map(b"".join))
 def test_gated_and_plain_agree_on_random_texts(scanners: tuple[SecretScanner, SecretScanner], text: bytes) -> None:
     gated, plain = scanners
-    assert _hits(gated, text) == _hits(plain, text)
+    assert hits(gated, text) == hits(plain, text)
 
 
 EDGES = [
@@ -78,7 +71,7 @@ EDGES = [
 @pytest.mark.parametrize("text", EDGES, ids=range(len(EDGES)))
 def test_gated_and_plain_agree_at_the_edges(scanners: tuple[SecretScanner, SecretScanner], text: bytes) -> None:
     gated, plain = scanners
-    assert _hits(gated, text) == _hits(plain, text)
+    assert hits(gated, text) == hits(plain, text)
 
 
 def test_a_header_name_is_not_an_authorization_value(scanners: tuple[SecretScanner, SecretScanner]) -> None:
