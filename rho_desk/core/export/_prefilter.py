@@ -97,6 +97,9 @@ class Rule:
     """Report only the first match (the rule is searched whole if it can match at all)."""
     weight: int = 1
     """What the rule costs hyperscan, against the others (``Gate`` balances its parts by it)."""
+    alternatives: tuple[bytes, ...] = ()
+    """Prefilter expressions searched instead of ``pattern``, each on its own, their reports the
+    rule's (``Pass.alternatives``)."""
     window: int = 0
     """With ``last``: the rule's pattern begins at most this many bytes before the end of a match
     of ``last``, somewhere the scanner finds by searching the rule's anchor there (the report
@@ -128,18 +131,19 @@ class Gate:
     def __init__(self, rules: Sequence[Rule], parts: int = 1) -> None:
         hs = _hyperscan()
         self.rules = list(rules)
-        expressions: list[bytes] = []
+        # per rule: its expressions (a rule with alternatives has several) and their flags
+        expressions: list[list[bytes]] = []
         flags: list[int] = []
         for rule in self.rules:
             caseless = hs.HS_FLAG_CASELESS if rule.caseless else 0
             if rule.start is not None:
-                expressions.append(rule.start)
+                expressions.append([rule.start])
                 flags.append(hs.HS_FLAG_SOM_LEFTMOST | caseless)
             elif rule.last is not None:
-                expressions.append(rule.last)
+                expressions.append([rule.last])
                 flags.append(caseless)  # a window rule's reports are ends, as a prefiltered rule's
             else:
-                expressions.append(hyperscan_syntax(rule.pattern))
+                expressions.append([hyperscan_syntax(e) for e in rule.alternatives or (rule.pattern,)])
                 flags.append(hs.HS_FLAG_PREFILTER | caseless | (hs.HS_FLAG_SINGLEMATCH if rule.once else 0))
         # per rule: which list a report goes to, and the shift from the report to the position
         self._kinds = [_STARTS if r.start is not None else _LASTS if r.last is not None and not r.window else _ENDS for r in self.rules]
@@ -149,7 +153,11 @@ class Gate:
         for ids in _balanced([r.weight for r in self.rules], parts):
             db = hs.Database(mode=hs.HS_MODE_BLOCK)
             if ids:  # the ids are the rules' indices: reports need no mapping
-                db.compile(expressions=[expressions[i] for i in ids], ids=ids, elements=len(ids), flags=[flags[i] for i in ids])
+                each = [(e, i) for i in ids for e in expressions[i]]
+                db.compile(
+                    expressions=[e for e, _ in each], ids=[i for _, i in each], elements=len(each),
+                    flags=[flags[i] for _, i in each],
+                )  # fmt: skip
             self._dbs.append(db if ids else None)
         self._local = threading.local()
 
@@ -231,7 +239,8 @@ def token_rule(rule: Pass) -> Rule:
     """The gate rule of a token pass: its pattern, and for a vendor token the boundary its handler
     requires after it (a vendor token shape inside a run of base64 data is not reported)."""
     right = _RIGHT_BOUNDARY if rule.bounded else b""
-    return Rule(rule.pattern.pattern + right, caseless=bool(rule.pattern.flags & re.IGNORECASE))
+    alternatives = tuple(a + right for a in rule.alternatives)
+    return Rule(rule.pattern.pattern + right, caseless=bool(rule.pattern.flags & re.IGNORECASE), alternatives=alternatives)
 
 
 def keyword_rule(rule: Pass) -> Rule:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rho_desk.core.export import SecretScanner
 from rho_desk.core.export._grammar import NAMED_GATE, NAMED_WINDOW
 from rho_desk.core.export._prefilter import HYPERSCAN
+from rho_desk.core.export._rules import _VENDOR_TOKENS, _top_level_alternatives
 
 from .test_scanner_engines import hits, re_only_scanner
 
@@ -109,3 +110,25 @@ def test_the_gate_reports_nothing_on_a_list_of_names(scanners: tuple[SecretScann
     assert sum(len(r) for r in reports.starts) == 0
     assert sum(len(e) for e in reports.ends) == 0
 
+
+
+def _vendor_examples() -> st.SearchStrategy[tuple[str, bytes]]:
+    """A token of each vendor rule's alternatives, drawn from its own pattern."""
+    alternatives = [(name, alternative) for name, pattern in _VENDOR_TOKENS for alternative in _top_level_alternatives(pattern)]
+    return st.sampled_from(alternatives).flatmap(
+        lambda pair: st.tuples(st.just(pair[0]), st.from_regex(re.compile(pair[1]), fullmatch=True))
+    )
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(_vendor_examples(), st.sampled_from([b" ", b"=", b'"', b"\n", b"token: "]), st.sampled_from([b" ", b'"', b"\n", b""]))
+def test_every_vendor_token_is_reported_by_its_gate_expressions(
+    scanners: tuple[SecretScanner, SecretScanner], example: tuple[str, bytes], before: bytes, after: bytes
+) -> None:
+    """A vendor pass's gate searches each token on its own (``Pass.alternatives``), some by an
+    expression of their own (``_VENDOR_GATES``): the gated scan finds what ``re`` alone finds,
+    for tokens of every length their patterns allow."""
+    gated, plain = scanners
+    _, token = example
+    text = b"x" + before + token + after
+    assert hits(gated, text) == hits(plain, text)
