@@ -53,6 +53,7 @@ from ._classify import (
     is_placeholder,
     iter_slots,
     json_slots,
+    own_path,
 )
 from ._display import decode_display_export, display_slots
 from ._secrets import Hit, SecretScanner, fingerprint
@@ -450,13 +451,24 @@ def _long_lines(text: str) -> Iterator[str]:
     return compress(stripped, map(_LONG, map(len, stripped)))
 
 
+def _without_row_numbers(low: str) -> str | None:
+    """``low`` with the row number taken off each line that has one (``12:    code``, as
+    ``read_file`` shows a file; line for line, the same line breaks), or None if no line has one."""
+    marked = "\n" + low
+    if _ROW_NUMBERS.search(marked) is None:
+        return None
+    return _ROW_NUMBERS.sub("\n", marked)[1:]
+
+
 class EchoIndex:
     """Lines (≥ 32 chars) and whole strings (≥ 16 chars) of excluded content, case-folded.
 
     Built from the originals ``apply_selection`` removed. Matching is exact on stripped,
     lower-cased lines, with set operations done in C, so the index costs about one pass over
-    the excluded text and the check one pass over the output's text. Lines of ``read_file``
-    output are also indexed without their row numbers (``12:    code``), as they are quoted.
+    the excluded text and the check one pass over the output's text. A numbered file (``read_file``
+    output: ``12:    code``) is indexed without its row numbers, and output lines are looked up
+    with and without theirs: a line quoted with or without its number is found (its text, not
+    counting the number, at least 32 characters), and the index holds each line once.
     """
 
     def __init__(self, originals: Iterable[tuple[ContentClass, str]]) -> None:
@@ -468,10 +480,8 @@ class EchoIndex:
             if len(whole) >= ECHO_STRING_MIN:
                 wholes.setdefault(cls, set()).add(whole)
             if "\n" in whole:
-                bucket = lines.setdefault(cls, set())
-                bucket.update(_long_lines(low))
-                if _ROW_NUMBER.match(low):
-                    bucket.update(_long_lines(_ROW_NUMBERS.sub("\n", "\n" + low)))
+                plain = _without_row_numbers(low) if _ROW_NUMBER.match(low) else None
+                lines.setdefault(cls, set()).update(_long_lines(low if plain is None else plain))
         self._units: dict[str, ContentClass] = {}
         for cls, bucket in lines.items():
             self._units.update(dict.fromkeys(bucket, cls))
@@ -488,6 +498,13 @@ class EchoIndex:
             return cls
         return None
 
+    def _line_match(self, line: str, plain: str | None) -> ContentClass | None:
+        """The class a line echoes as it is or, without its row number, as ``plain``."""
+        cls = self.match(line.strip())
+        if cls is None and plain is not None:
+            cls = self.match(plain.strip())
+        return cls
+
     def check(self, units: Iterable[tuple[str, str]]) -> list[Finding]:
         """Echo findings among ``(location, text)`` of included output content."""
         keys = self._units.keys()
@@ -496,7 +513,9 @@ class EchoIndex:
             low = text.lower()
             lines = low.splitlines()
             whole = low.strip()
-            if whole not in keys and keys.isdisjoint(map(str.strip, lines)):
+            plain = _without_row_numbers(low)
+            bare = plain.splitlines() if plain is not None else None
+            if whole not in keys and keys.isdisjoint(map(str.strip, lines)) and (bare is None or keys.isdisjoint(map(str.strip, bare))):
                 continue
             if is_placeholder(text):
                 continue
@@ -506,7 +525,7 @@ class EchoIndex:
                 continue  # the whole string echoes: its lines need no separate findings
             originals = text.splitlines()
             for k, line in enumerate(lines):
-                cls = self.match(line.strip())
+                cls = self._line_match(line, bare[k] if bare is not None else None)
                 if cls is not None:
                     where = f"{location} line {k + 1}" if len(lines) > 1 else location
                     out.append(Finding("excluded-content-echo", Severity.MEDIUM, where, cls, digest=_digest(originals[k].strip())))
@@ -517,11 +536,11 @@ class EchoIndex:
         out = []
         for start, end, raw in pieces:
             low = raw.decode("utf-8", "ignore").lower()
-            for unit in (low.strip(), *map(str.strip, low.splitlines())):
-                cls = self.match(unit)
-                if cls is not None:
-                    out.append((start, end, cls))
-                    break
+            plain = _without_row_numbers(low)
+            units = (low, *low.splitlines(), *(plain.splitlines() if plain is not None else ()))
+            cls = next(filter(None, map(self.match, map(str.strip, units))), None)
+            if cls is not None:
+                out.append((start, end, cls))
         return out
 
 
@@ -688,7 +707,7 @@ def audit_bytes(
             notes.append("echoes of excluded content are found only at export time (they need the source)")
     # a location names object keys, and a key can be a secret: never report one
     findings = [
-        f if (safe := scanner.redact_location(f.location)) == f.location else replace(f, location=safe)
+        f if own_path(f.location) or (safe := scanner.redact_location(f.location)) == f.location else replace(f, location=safe)
         for f in findings
     ]
     findings.sort(key=Finding.sort_key)

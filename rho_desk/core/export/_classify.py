@@ -46,6 +46,7 @@ __all__ = [
     "iter_slots",
     "json_path",
     "json_slots",
+    "own_path",
     "utf8_len",
 ]
 
@@ -97,6 +98,26 @@ def json_path(base: str, key: str) -> str:
         return f"{base}.{key}"
     escaped = key.replace("\\", "\\\\").replace('"', '\\"')
     return f'{base}["{escaped}"]'
+
+
+_OWN_NAMES: Final = (
+    "session_id", "history", "messages", "message", "timestamp", "format", "System", "User", "Assistant",
+    "EnrichedAssistant", "AbortedAssistant", "ToolResult", "content", "Text", "Image", "data", "mime_type", "ToolCall",
+    "id", "name", "arguments", "provenance", "provider", "api", "model", "reasoning_summary", "reasoning",
+    "provider_context", "identity", "kind", "tool_calls", "metadata", "prompt_cache_key",
+)  # fmt: skip
+"""The names the walks below (and the display document's) put in a path."""
+_OWN_PATH: Final = re.compile(
+    r"(?:line [0-9]+ )?\$(?:\.(?:" + "|".join(_OWN_NAMES) + r")|\[[0-9]+\])*(?: line [0-9]+)?|line [0-9]+"
+)
+
+
+def own_path(location: str) -> bool:
+    """A finding's location made only of the walks' own names, indices and line numbers: nothing
+    in it comes from the data (a key does), so it holds no secret and needs no scan. An audit
+    can report thousands (an echo per quoted message), and a scan of even a short text costs
+    tens of microseconds."""
+    return _OWN_PATH.fullmatch(location) is not None
 
 
 def is_placeholder(text: str) -> bool:

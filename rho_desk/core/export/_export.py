@@ -30,7 +30,16 @@ from ..wire.codec import encode_pretty
 from ..wire.snapshot import SessionSnapshot
 from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings
 from ._classes import ContentClass, Selection
-from ._classify import ClassStats, Slot, SlotKind, class_stats, document_spans, iter_slots, utf8_len
+from ._classify import (
+    ClassStats,
+    Slot,
+    SlotKind,
+    class_stats,
+    document_spans,
+    iter_slots,
+    own_path,
+    utf8_len,
+)
 from ._display import HISTORY_KINDS, encode_display_export, with_title
 from ._redact import (
     Exclusion,
@@ -196,7 +205,7 @@ def export_snapshot(
             entry = table.get(slot.text)
             if entry is None:
                 continue
-            path = scanner.redact_location(slot.path)  # a key on the path may be the secret
+            path = slot.path if own_path(slot.path) else scanner.redact_location(slot.path)  # a key on it may be the secret
             classes = _classes_at(slot, [offset for _, _, offset in entry[1]])
             for (hit, fp, _), cls in zip(entry[1], classes, strict=True):
                 redactions.append(Redaction(hit.rule, path, cls, fp, hit.encoding))

@@ -6,6 +6,8 @@ import base64
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rho_desk.core.export import (
     ContentClass,
@@ -22,6 +24,8 @@ from rho_desk.core.export import (
     key_id,
     verify_receipt,
 )
+from rho_desk.core.export._classify import _OWN_NAMES, iter_slots, own_path
+from rho_desk.core.export._display import display_slots
 from rho_desk.core.wire.codec import encode_pretty
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message
 from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -94,10 +98,12 @@ def test_an_image_of_the_wrong_type_is_low() -> None:
     "echo",
     [
         f"I will change this line:\n{LINE}\nnow",
+        f"I will change this line:\n  2:{LINE}\nnow",
         f"encoded: {quote(LINE.strip(), safe='')}",
         f"b64:\n{base64.b64encode(LINE.strip().encode()).decode()}",
+        f"b64:\n{base64.b64encode(f'1:import os{chr(10)}2:{LINE}'.encode()).decode()}",
     ],
-    ids=["plain", "percent", "base64"],
+    ids=["plain", "numbered", "percent", "base64", "base64-numbered"],
 )
 def test_excluded_text_echoed_in_included_content_is_medium(echo: str) -> None:
     result = export_snapshot(_snapshot(*_call(echo)), Selection.excluding([C.TOOL_RECORDS]), key=KEY)
@@ -166,3 +172,31 @@ def test_findings_round_trip_and_order() -> None:
     c = Finding("image-mime-mismatch", Severity.LOW, "$.history[2].User[0].Image", C.IMAGES)
     assert sorted([c, b, a], key=Finding.sort_key) == [a, b, c]
     assert Finding.from_json(a.to_json()) == a
+
+
+_OWN_COMPONENTS = [f".{name}" for name in _OWN_NAMES] + ["[0]", "[7]", "[12345]"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_OWN_COMPONENTS), max_size=10).map("".join), st.sampled_from(["", " line 1", " line 40312"]))
+def test_a_location_of_the_walks_own_names_holds_no_secret(components: str, line: str) -> None:
+    """What ``own_path`` lets past unscanned, the scanner finds nothing in."""
+    location = "$" + components + line
+    assert own_path(location)
+    assert SecretScanner().scan(location.encode()) == []
+
+
+def test_every_slot_path_without_a_key_from_the_data_is_the_walks_own() -> None:
+    secret = SECRETS[4].value
+    source = canary_snapshot(extra=[
+        Message.enriched(AssistantMessage(content=(ContentBlock.of_tool_call("c", "http", {secret: 1, "url": "x"}),))),
+    ], metadata={secret: "v", "rho_desk.export.excluded": ""})
+    scanner = SecretScanner()
+    paths = [slot.path for slot in iter_slots(source)] + [slot.path for slot in display_slots(source, None)]
+    own = [p for p in paths if own_path(p)]
+    assert len(own) > len(paths) // 2
+    for path in own:
+        assert scanner.redact_location(path + " line 3") == path + " line 3"
+    # a key from the data is never the walks' own, whatever it is called
+    assert not any(own_path(p) for p in paths if secret in p or "url" in p or "encrypted_content" in p)
+    assert not own_path('$.metadata["token"]') and not own_path("$.history[0].User[0].Text line 3x")
