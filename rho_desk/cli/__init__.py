@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from ..allocator import keep_large_buffers
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 
 __all__ = ["main"]
@@ -120,6 +121,7 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    keep_large_buffers()  # an export's buffers reuse the last one's memory (rho_desk.allocator)
     if argv in (["--install-desktop-entry"], ["--uninstall-desktop-entry"]):
         from . import desktop
 
