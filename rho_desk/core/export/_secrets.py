@@ -173,8 +173,10 @@ _TRIGGERS: Final = {
     "escape": ESCAPE_GATE,
     "dump": re.escape(DUMP_START),
     "diff": rb"\n[+\-]|\\n[+\-]",
+    "jwk": _KTY.pattern,
 }
-"""What makes a view or a decoder worth running: a gate scan finds which occur, in one pass."""
+"""What makes a view, a decoder or a search worth running: a gate scan finds which occur, in one pass."""
+_JWK: Final = list(_TRIGGERS).index("jwk")
 _FOLD_LEADS: Final = (b"\xef\xbc", b"\xef\xbd", b"\xd0", b"\xd1")
 """The lead bytes of every ``FOLD_TRIGGER`` match: found by ``bytes.find`` before the regex,
 which has no literal to search for and would try every position."""
@@ -438,10 +440,9 @@ class SecretScanner:
                 if hit is not None:
                     hits.append(hit)
 
-        # JWK private members, around each "kty"
-        kty = list(gated_origins((m.start() for m in _KTY.finditer(data)), bodies, body_starts))
-        if kty:
-            hits.extend(jwk_hits(data, kty))
+        # JWK private members, around each "kty" (a search of the data, where the gate found one)
+        if reports is None or reports.ends[self._first_trigger + _JWK]:
+            hits.extend(jwk_hits(data, list(gated_origins((m.start() for m in _KTY.finditer(data)), bodies, body_starts))))
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
         starts, ends = joined_pieces(data, runs)
