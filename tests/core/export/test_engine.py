@@ -20,6 +20,7 @@ from rho_desk.core.export._engine import (
     dense_runs,
     find_runs,
     joined_pieces,
+    runs_of,
     sparse_runs,
     wrapped_blocks,
 )
@@ -98,3 +99,15 @@ def test_sparse_and_dense_runs_are_the_runs_the_pattern_finds() -> None:
             assert sparse_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
             assert dense_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
             assert find_runs(marks * 20) == list(map(SPAN, RUN.finditer(marks * 20))), (density, size)
+
+
+def test_runs_of_mends_the_runs_and_sorts_blobs_from_the_rest() -> None:
+    """``runs_of`` mends the runs in one pass: the runs ``_runs`` describes, on texts dense with
+    escapes and signs, split at ``blob_min``."""
+    rng = random.Random(5)
+    parts = [b"\\n", b"\\\\n", b"\\u0041", b"\\", b"\n", b"+", b"-", b" ", b"\"", b"QUJD" * 5, b"A1b2" * 3, b"x" * 40, b"n" * 15]
+    for trial in range(300):
+        data = b"".join(rng.choices(parts, k=rng.randrange(1, 60)))
+        runs, blobs, small = runs_of(data, 24)
+        assert runs == _runs(data), (trial, data)
+        assert blobs == [r for r in runs if r[1] - r[0] >= 24] and small == [r for r in runs if r[1] - r[0] < 24]
