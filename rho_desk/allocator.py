@@ -18,7 +18,6 @@ a larger buffer there is mapped as before.
 
 from __future__ import annotations
 
-import ctypes
 import sys
 from typing import Final
 
@@ -35,6 +34,8 @@ def keep_large_buffers() -> bool:
     """Set glibc's mmap and trim thresholds to ``KEEP``; True if the C library took both."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here: a command that does not call this (continue) starts without it
+
     try:
         libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version  # noqa: B018 - glibc only: musl's mallopt does nothing

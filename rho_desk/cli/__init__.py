@@ -121,7 +121,6 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    keep_large_buffers()  # an export's buffers reuse the last one's memory (rho_desk.allocator)
     if argv in (["--install-desktop-entry"], ["--uninstall-desktop-entry"]):
         from . import desktop
 
@@ -130,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # No subcommand: open the app on $RHO_HOME or ~/.rho, else on the demo library.
         argv = ["open"]
     command = _command_of(argv)
+    if command != "continue":  # (continue loads only what its model request needs before sending it)
+        keep_large_buffers()  # an export's buffers reuse the last one's memory (rho_desk.allocator)
     # ``continue`` imports most of rho-desk and its HTTP stack before its model request: the
     # cycle collector would walk those new objects again and again for nothing. It is paused from
     # here; the command resumes it once the request is out (``continue_``), else it resumes below.

@@ -634,6 +634,7 @@ def audit_bytes(
     recorded_echoes: Iterable[Finding] = (),
     hits: list[Hit] | None = None,
     decoded: list[tuple[int, int, bytes]] | None = None,
+    encodes: SessionSnapshot | None = None,
 ) -> AuditReport:
     """Audit the exact bytes of an export, snapshot or transcript.
 
@@ -648,6 +649,8 @@ def audit_bytes(
             receipt) are re-verified instead.
         hits: ``scanner.scan(data)`` if the caller already ran it on exactly these bytes.
         decoded: with ``hits``, the decoded regions that scan collected (for encoded echoes).
+        encodes: for a snapshot, the snapshot ``data`` is the pretty encoding of, when the caller
+            has just encoded it (an export): walked as it is, not decoded from the bytes again.
     """
     from ._redact import MARKER_EXCLUDED
 
@@ -664,8 +667,9 @@ def audit_bytes(
     snapshot: SessionSnapshot | None = None
     history_path = "$.history"
     if fmt == "snapshot":
-        # decoding is also the check that the output is a valid schema-2 snapshot
-        snapshot = decode_snapshot(data, source=name or None)
+        # decoding is also the check that the output is a valid schema-2 snapshot (an encoding
+        # rho-desk just made of one is)
+        snapshot = encodes if encodes is not None else decode_snapshot(data, source=name or None)
         if excluded is None:
             marker = snapshot.metadata.get(MARKER_EXCLUDED)
             excluded = frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES) if marker else frozenset()

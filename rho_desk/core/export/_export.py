@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -41,6 +42,7 @@ from ._classify import (
     utf8_len,
 )
 from ._display import HISTORY_KINDS, encode_display_export, with_title
+from ._prefilter import PARALLEL_MIN, workers
 from ._redact import (
     Exclusion,
     Redaction,
@@ -78,15 +80,21 @@ class ExportResult:
     known_ignored_short: int = 0
     history: str = "model"
     """Which history was exported: ``display`` (as shown) or ``model`` (the model context)."""
-    sha256: str = field(init=False)
+    sha256: str = ""
+    """Of ``data``: computed here unless the pipeline hashed it meanwhile (``export_snapshot``)."""
 
     def __post_init__(self) -> None:
-        self.sha256 = hashlib.sha256(self.data).hexdigest()
+        if not self.sha256:
+            self.sha256 = _sha256(self.data)
 
     @property
     def blocked(self) -> bool:
         """Critical or high findings: the export must not be written without an override."""
         return bool(self.report.blocking)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _string_offsets(data: bytes, quote: int, hits: list[Hit]) -> list[Hit] | None:
@@ -220,13 +228,17 @@ def export_snapshot(
         else:
             hits = scanner.scan(redacted, decoded=fresh)
         data, decoded = redacted, fresh
+    digest: Future[str] | None = None
     if fmt == "json" and history == "display":
         data = encode_display_export(current, timestamps)
         report = audit_bytes(data, scanner=scanner, key=key, fmt="json", excluded=selection.excluded, echo=echo)
     elif fmt == "json":
+        # the output is final: hashed on a worker thread (hashlib lets go of the GIL; 100 MB take
+        # about 70 ms) while this one audits it
+        digest = workers().submit(_sha256, data) if len(data) >= PARALLEL_MIN else None
         report = audit_bytes(
             data, scanner=scanner, key=key, fmt="snapshot", excluded=selection.excluded, echo=echo,
-            hits=hits, decoded=decoded,
+            hits=hits, decoded=decoded, encodes=current,
         )
     else:
         from ._transcript import render_html, render_markdown
@@ -247,4 +259,5 @@ def export_snapshot(
         known_checked=scanner.known_count,
         known_ignored_short=scanner.ignored_short,
         history=history,
+        sha256=digest.result() if digest is not None else "",
     )

@@ -61,6 +61,7 @@ __all__ = [
     "keyword_rule",
     "token_rule",
     "window_starts",
+    "workers",
 ]
 
 HYPERSCAN: Final = _hs is not None
@@ -301,17 +302,18 @@ _POOL: list[ThreadPoolExecutor] = []
 _POOL_LOCK: Final = threading.Lock()
 
 
-def _pool() -> ThreadPoolExecutor:
-    """Two workers for the gates' parts (started on first use, shared by every scanner)."""
+def workers() -> ThreadPoolExecutor:
+    """Two worker threads for an export's work that lets go of the GIL: the gates' parts, the
+    hash of its output (started on first use, shared by every scanner and export)."""
     with _POOL_LOCK:
         if not _POOL:
-            _POOL.append(ThreadPoolExecutor(max_workers=GATE_PARTS, thread_name_prefix="rho-desk secret gate"))
+            _POOL.append(ThreadPoolExecutor(max_workers=GATE_PARTS, thread_name_prefix="rho-desk export"))
         return _POOL[0]
 
 
 class GatePasses:
     """The passes of ``gates`` (None where a gate is not wanted) over one buffer. A buffer of
-    ``PARALLEL_MIN`` bytes or more has every part of every gate started on ``_pool``'s threads at
+    ``PARALLEL_MIN`` bytes or more has every part of every gate started on the ``workers``' threads at
     once (hyperscan lets go of the GIL: the scanner finds the runs meanwhile), each waited for
     when asked; a smaller one has each gate scanned when asked."""
 
@@ -324,7 +326,7 @@ class GatePasses:
         self._pending: list[list[Future[None]]] = [[] for _ in gates]
         self._done = [False] * len(gates)
         if len(data) >= PARALLEL_MIN:
-            pool = _pool()
+            pool = workers()
             for i, (g, reports) in enumerate(zip(gates, self._reports, strict=True)):
                 if g is not None and reports is not None:
                     self._pending[i] = [pool.submit(g.scan_part, data, part, reports) for part in range(g.parts)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 from urllib.parse import quote
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from rho_desk.core.export import (
     ContentClass,
+    EchoIndex,
     Finding,
     SecretScanner,
     Selection,
@@ -26,6 +28,7 @@ from rho_desk.core.export import (
 )
 from rho_desk.core.export._classify import _OWN_NAMES, iter_slots, own_path
 from rho_desk.core.export._display import display_slots
+from rho_desk.core.export._prefilter import PARALLEL_MIN
 from rho_desk.core.wire.codec import encode_pretty
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message
 from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -200,3 +203,27 @@ def test_every_slot_path_without_a_key_from_the_data_is_the_walks_own() -> None:
     # a key from the data is never the walks' own, whatever it is called
     assert not any(own_path(p) for p in paths if secret in p or "url" in p or "encrypted_content" in p)
     assert not own_path('$.metadata["token"]') and not own_path("$.history[0].User[0].Text line 3x")
+
+
+@pytest.mark.parametrize("excluded", [[], [C.TOOL_RECORDS], [C.IMAGES, C.METADATA]])
+def test_an_export_audits_its_snapshot_as_the_bytes_decode(excluded: list[ContentClass]) -> None:
+    """``export_snapshot`` hands the audit the snapshot it just encoded (``encodes``) instead of
+    the audit decoding the bytes again: the report is the one the bytes alone give."""
+    source = canary_snapshot(extra=[
+        *_call(f"see\n{LINE}"), Message.user_text(f"key {SECRETS[0].value}"),
+        Message.user_blocks([ContentBlock.of_image(PNG, "image/jpeg")]),
+    ])
+    result = export_snapshot(source, Selection.excluding(excluded), key=KEY)
+    again = audit_bytes(
+        result.data, scanner=SecretScanner(), key=KEY, fmt="snapshot", excluded=result.selection.excluded,
+        echo=EchoIndex(result.exclusion.originals),
+    )  # fmt: skip
+    assert again.findings == result.report.findings and again.excluded == result.report.excluded
+
+
+def test_a_large_export_is_hashed_while_it_is_audited() -> None:
+    """An output of ``PARALLEL_MIN`` bytes or more is hashed on a worker thread: the same digest."""
+    source = _snapshot(*(Message.user_text(f"{n} " + "lorem ipsum dolor " * 400) for n in range(60)))
+    result = export_snapshot(source, Selection.everything(), key=KEY)
+    assert len(result.data) >= PARALLEL_MIN
+    assert result.sha256 == hashlib.sha256(result.data).hexdigest()
