@@ -173,10 +173,8 @@ _TRIGGERS: Final = {
     "escape": ESCAPE_GATE,
     "dump": re.escape(DUMP_START),
     "diff": rb"\n[+\-]|\\n[+\-]",
-    "jwk": _KTY.pattern,
 }
-"""What makes a view, a decoder or a search worth running: a gate scan finds which occur, in one pass."""
-_JWK: Final = list(_TRIGGERS).index("jwk")
+"""What makes a view or a decoder worth running: a gate scan finds which occur, in one pass."""
 _FOLD_LEADS: Final = (b"\xef\xbc", b"\xef\xbd", b"\xd0", b"\xd1")
 """The lead bytes of every ``FOLD_TRIGGER`` match: found by ``bytes.find`` before the regex,
 which has no literal to search for and would try every position."""
@@ -440,9 +438,9 @@ class SecretScanner:
                 if hit is not None:
                     hits.append(hit)
 
-        # JWK private members, around each "kty" (a search of the data, where the gate found one)
-        if reports is None or reports.ends[self._first_trigger + _JWK]:
-            hits.extend(jwk_hits(data, list(gated_origins((m.start() for m in _KTY.finditer(data)), bodies, body_starts))))
+        # JWK private members, around each "kty" (the gate's last rule finds them)
+        kty = (m.start() for m in _KTY.finditer(data)) if reports is None else reports.starts[-1]
+        hits.extend(jwk_hits(data, list(gated_origins(kty, bodies, body_starts))))
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
         starts, ends = joined_pieces(data, runs)
@@ -550,7 +548,7 @@ class SecretScanner:
         """Which of ``_TRIGGERS`` occur in ``data`` (the gate's pass; without hyperscan, the cheap
         checks that rule a trigger out, else all of them)."""
         if reports is not None:
-            found = reports.ends[self._first_trigger :]
+            found = reports.ends[self._first_trigger : self._first_trigger + len(_TRIGGERS)]
             return frozenset(name for name, ends in zip(_TRIGGERS, found, strict=True) if ends)
         present = {"percent", "escape", "dump"}
         if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
@@ -784,12 +782,13 @@ class SecretScanner:
 @functools.cache
 def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tuple[Rule, ...]]:
     """The token passes, the keyword passes and the two gates' rules (the token passes'; the
-    keyword passes' and the triggers): the same for every scanner, built once (about 1 ms, a
-    scanner is built per export and per ``rho-desk audit``)."""
+    keyword passes', the triggers and, last, every ``kty``): the same for every scanner, built
+    once (about 1 ms, a scanner is built per export and per ``rho-desk audit``)."""
     tokens = (*token_passes(), hex_key_pass())
     keywords = (*keyword_passes(), *grammar_passes(), *command_passes())
     token_rules = tuple(token_rule(p) for p in tokens)
-    keyword_rules = (*(keyword_rule(p) for p in keywords), *(Rule(t, once=True) for t in _TRIGGERS.values()))
+    triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
+    keyword_rules = (*(keyword_rule(p) for p in keywords), *triggers, Rule(_KTY.pattern, start=_KTY.pattern))
     return tokens, keywords, token_rules, keyword_rules
 
 
