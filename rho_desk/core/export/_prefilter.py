@@ -347,8 +347,10 @@ class GatePasses:
 
 
 def window_starts(data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], window: int) -> list[int]:
-    """Where ``anchor`` matches (in lower case, overlapping matches too) within ``window`` bytes
-    before one of ``ends`` (in order): the places a window rule's pattern can begin. Windows
+    """Where ``anchor`` matches (in lower case, overlapping matches too) starting within ``window``
+    bytes before one of ``ends`` (in order): the places a window rule's pattern can begin. The
+    anchor's match may run past the end (the gate reports ``cookie'`` of ``xCookie'=``), so each
+    window is searched ``window`` bytes further, for matches that start before its end. Windows
     that overlap are searched as one span."""
     spans: list[list[int]] = []
     for end in ends:
@@ -359,9 +361,9 @@ def window_starts(data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], w
             spans.append([lo, end])
     found: list[int] = []
     for lo, hi in spans:
-        lowered = data[lo:hi].lower()
+        lowered = data[lo : hi + window].lower()
         spend(len(lowered))
-        found.extend(lo + at for at in every_start(anchor, lowered))
+        found.extend(lo + at for at in every_start(anchor, lowered) if lo + at < hi)
     return found
 
 

@@ -65,7 +65,7 @@ EDGES = [
     b"Authorization: Cookie:", b"Authorization: abc123:def456", b"\\u0073k-proj-" + b"A1b2" * 10,
     b"token=\\u0061bc123xyz", b"pass\\x77ord=abc123xyz", b"sk%2Dproj%2D" + b"A1b2" * 10, b" \\u0073 \\x41 %2D ",
     b"printf '\\160\\141\\163\\163\\167\\157\\162\\144\\75hunter22'", b"Bearer passwordBearer Q1w2E3r4T5y6",
-    b"tokentoken=abc12345xyz",
+    b"tokentoken=abc12345xyz", b"xCookie'=S3cr3t", b"xCookie\\'=S3cr3t", b"a_cookie' => S3cr3t",
 ]
 
 
