@@ -25,7 +25,7 @@ encoded document is the n-th slot with that text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -226,11 +226,13 @@ def message_slots(message: Message, path: str) -> Iterator[Slot]:
         yield Slot(f"{base}.content", ContentClass.TOOL_RECORDS, r.content, SlotKind.RESULT)
 
 
-def iter_slots(snapshot: SessionSnapshot) -> Iterator[Slot]:
-    """Every string of ``snapshot`` with its path and class, in the order they are encoded."""
+def iter_slots(snapshot: SessionSnapshot, *, messages: Container[int] | None = None) -> Iterator[Slot]:
+    """Every string of ``snapshot`` with its path and class, in the order they are encoded (of
+    the history, only the messages whose indices are in ``messages``, when given)."""
     yield Slot("$.session_id", None, snapshot.session_id)
     for i, message in enumerate(snapshot.history):
-        yield from message_slots(message, f"$.history[{i}]")
+        if messages is None or i in messages:
+            yield from message_slots(message, f"$.history[{i}]")
     yield from _identity(snapshot.provider, "$.provider")
     for key, value in snapshot.metadata.items():
         path = json_path("$.metadata", key)

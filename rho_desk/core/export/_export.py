@@ -209,7 +209,10 @@ def export_snapshot(
         table = _redaction_table(data, hits, scanner, key)
         if not table:
             break  # what is left cannot be placed in a string: the audit reports it
-        for slot in iter_slots(current):
+        rewritten = rewrite_strings(current, _replacer(table), image_placeholder)
+        # the strings replaced are in the messages that changed (and outside the history)
+        changed = {i for i, (a, b) in enumerate(zip(current.history, rewritten.history, strict=True)) if a != b}
+        for slot in iter_slots(current, messages=changed):
             entry = table.get(slot.text)
             if entry is None:
                 continue
@@ -217,8 +220,7 @@ def export_snapshot(
             classes = _classes_at(slot, [offset for _, _, offset in entry[1]])
             for (hit, fp, _), cls in zip(entry[1], classes, strict=True):
                 redactions.append(Redaction(hit.rule, path, cls, fp, hit.encoding))
-        current = rewrite_strings(current, _replacer(table), image_placeholder)
-        current = with_markers(current, selection)
+        current = with_markers(rewritten, selection)
         redacted = encode_pretty(current)
         # the audit's scan of the exact new bytes: lines identical to the scanned ones keep their
         # result, changed lines are scanned (SecretScanner.rescan; equal to a full scan for JSON)
