@@ -21,7 +21,6 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from ..allocator import keep_large_buffers
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 
 __all__ = ["main"]
@@ -129,8 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # No subcommand: open the app on $RHO_HOME or ~/.rho, else on the demo library.
         argv = ["open"]
     command = _command_of(argv)
-    if command != "continue":  # (continue loads only what its model request needs before sending it)
-        keep_large_buffers()  # an export's buffers reuse the last one's memory (rho_desk.allocator)
     # ``continue`` imports most of rho-desk and its HTTP stack before its model request: the
     # cycle collector would walk those new objects again and again for nothing. It is paused from
     # here; the command resumes it once the request is out (``continue_``), else it resumes below.

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 import msgspec
 
+from ..allocator import large_buffers
 from ..errors import InputError
 from ..wire.codec import decode_snapshot
 from ..wire.limits import (
@@ -622,6 +623,7 @@ def verify_echo(data: bytes, fmt: str, recorded: Iterable[Finding], slots: list[
 # --- the audit -------------------------------------------------------------------------------
 
 
+@large_buffers()  # (rho-desk audit: a decode and a scan of the whole file)
 def audit_bytes(
     data: bytes,
     *,

@@ -27,6 +27,7 @@ from typing import Final
 
 import msgspec
 
+from ..allocator import large_buffers
 from ..wire.codec import encode_pretty
 from ..wire.snapshot import SessionSnapshot
 from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings
@@ -156,6 +157,7 @@ def _classes_at(slot: Slot, offsets: list[int]) -> list[ContentClass | None]:
     return [ContentClass.DOCUMENTS if any(a <= o < b for a, b in byte_spans) else slot.cls for o in offsets]
 
 
+@large_buffers()  # the session-sized buffers of one export reuse each other's memory
 def export_snapshot(
     snapshot: SessionSnapshot,
     selection: Selection,
