@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Final
 
-__all__ = ["KEEP", "large_buffers"]
+__all__ = ["KEEP", "large_buffers", "release_free_memory"]
 
 KEEP: Final = 1 << 30
 """Inside ``large_buffers``: buffers up to this size come from the heap, which keeps up to this much free."""
@@ -55,6 +55,15 @@ def _glibc() -> tuple[Callable[[int, int], int], Callable[[int], int]] | None:
     return mallopt, trim
 
 
+def release_free_memory() -> None:
+    """Give the C heap's free pages back to the system (``malloc_trim``; blocking, a few
+    milliseconds: the app calls it in a worker thread after work that allocates much and keeps
+    little). Does nothing where the C library is not glibc."""
+    glibc = _glibc()
+    if glibc is not None:
+        glibc[1](0)
+
+
 @contextmanager
 def large_buffers() -> Iterator[None]:
     """Keep freed large buffers in the C heap for reuse while the block runs (nested and
@@ -64,7 +73,7 @@ def large_buffers() -> Iterator[None]:
     if glibc is None:
         yield
         return
-    mallopt, trim = glibc
+    mallopt, _ = glibc
     with _LOCK:
         _depth += 1
         if _depth == 1:
@@ -78,4 +87,4 @@ def large_buffers() -> Iterator[None]:
             if _depth == 0:
                 mallopt(_M_MMAP_THRESHOLD, _MMAP_AFTER)
                 mallopt(_M_TRIM_THRESHOLD, _TRIM_AFTER)
-                trim(0)
+                release_free_memory()

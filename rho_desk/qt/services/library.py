@@ -15,6 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from ...core.allocator import release_free_memory
 from ...core.errors import InputError
 from ...core.stores.library import (
     RefreshReport,
@@ -27,7 +28,6 @@ from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
 from ...core.stores.summary import SessionSummary
 from .bridge import EngineBridge, in_thread
 from .changes import Changes, OpResult
-from .workers import release_free_memory
 
 __all__ = ["LibraryService"]
 

@@ -9,19 +9,19 @@ later collections never walk it again. Frozen objects are still freed by referen
 when the session is closed; only reference cycles among them would outlive it.
 
 Work that allocates much and keeps little (indexing a library reads every session in it) leaves
-the C heap with free pages the allocator keeps for later: :func:`release_free_memory` gives
-them back to the system (~7 MB after indexing a library of 100 sessions around a 64 MB one).
+the C heap with free pages the allocator keeps for later:
+``rho_desk.core.allocator.release_free_memory`` gives them back to the system (~7 MB after
+indexing a library of 100 sessions around a 64 MB one).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import sys
 import threading
 from collections.abc import Iterator
 
-__all__ = ["bulk_load", "release_free_memory"]
+__all__ = ["bulk_load"]
 
 _depth = 0
 _was_enabled = True
@@ -47,16 +47,3 @@ def bulk_load() -> Iterator[None]:
                 if _was_enabled:
                     gc.enable()
 
-
-def release_free_memory() -> None:
-    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; blocking, a few
-    milliseconds: call it in a worker thread). Does nothing where the C library is not glibc."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return  # not glibc (musl has no malloc_trim)
-    trim(0)
