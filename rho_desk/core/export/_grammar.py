@@ -267,6 +267,8 @@ NAMED_WINDOW: Final = 160
 """The longest match of ``NAMED_GATE``, from its first byte (138: a keyword, 32 more name bytes,
 7 backslashes, a quote, a type, the operator, spaces and 65 bytes of value; a test checks it):
 the gate reports a match's end, and the name is searched this far before it."""
+PASS_SPACE_WINDOW: Final = 11
+"""The longest match of the ``password X`` pass's gate (``pass``, ``word``, one space)."""
 
 
 _STOP: Final = rb"(?:[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</)"
@@ -557,7 +559,8 @@ def grammar_passes() -> list[Pass]:
         Pass(
             re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
             _pass_space,
-            anchor=re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])"),
+            # the gate reports the keyword's first space (a start costs hyperscan more than an end)
+            anchor=re.compile(rb"pass"), gate=(rb"pass(?:word|wd|phrase)?[ \t]", 0, 0), window=PASS_SPACE_WINDOW,
         ),
         Pass(
             re.compile(rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"),

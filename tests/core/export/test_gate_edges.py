@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rho_desk.core.export import SecretScanner
-from rho_desk.core.export._grammar import NAMED_GATE, NAMED_WINDOW
 from rho_desk.core.export._prefilter import HYPERSCAN
 from rho_desk.core.export._rules import _VENDOR_TOKENS, _top_level_alternatives
+from rho_desk.core.export._secrets import _passes
 
 from .test_scanner_engines import hits, re_only_scanner
 
@@ -32,6 +32,9 @@ PIECES = [
     b"hunter22", b"9f8e7d6c5b", b"Q1w2E3r4T5y6", b"k" * 70, b"a1" * 40, b"s3" * 300,
 ]
 """What the narrowed gate patterns look at: names, separators, stops, escapes, values short and long."""
+
+LONGEST_QUOTE = b"\\" * 7 + b'"'
+"""The longest quote the gates allow around a name or a value (seven backslashes, then ``"``)."""
 
 KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c"]
 
@@ -66,6 +69,19 @@ EDGES = [
     b"token=\\u0061bc123xyz", b"pass\\x77ord=abc123xyz", b"sk%2Dproj%2D" + b"A1b2" * 10, b" \\u0073 \\x41 %2D ",
     b"printf '\\160\\141\\163\\163\\167\\157\\162\\144\\75hunter22'", b"Bearer passwordBearer Q1w2E3r4T5y6",
     b"tokentoken=abc12345xyz", b"xCookie'=S3cr3t", b"xCookie\\'=S3cr3t", b"a_cookie' => S3cr3t",
+    # the window passes: values and spaces longer than their gates look at
+    b"Authorization: Basic" + b" " * 12 + b"dXNlcjpwYXNzd29yZA==", b"authorization:\tbearer\t\t\t\t\t\t\t\t\tQ1w2E3r4T5y6",
+    b"Authorization: " + b"A1b2" * 20 + b":", b"Authorization: " + b"A1b2" * 40 + b": x", b"Authorization: token " + b"z9" * 70,
+    b"Bearer\t\t\t\tQ1w2E3r4T5y6U7i8==== Bearer Q1w2E3r4T5y6", b"AUTHORIZATION = BEARER " + b"Q1w2" * 8,
+    b"Cookie: " + b"ab1_cd2." * 16 + b"=S3cr3tvalue", b"Cookie: " + b"ab1_cd2." * 16 + b"a=S3cr3tvalue",
+    b"cookie:\\\\\\\"session=abc123def",
+    # the longest match of each window pass's gate
+    b"Cookie" + LONGEST_QUOTE + b"    :    " + LONGEST_QUOTE + b"ab1_cd2." * 16 + b"=S3cr3tvalue",
+    b"Authorization" + LONGEST_QUOTE + b"    =    " + LONGEST_QUOTE + b"basic        " + b"A1b2" * 16 + b"x y",
+    b"Authorization" + LONGEST_QUOTE + b"    =    " + LONGEST_QUOTE + b"token        " + b"A1b2" * 15 + b"A1b:x y",
+    b"Authorization" + LONGEST_QUOTE + b"    =    " + LONGEST_QUOTE + b"digest" + b" " * 9 + b"A1b2" * 16,
+    b"Bearer    Q1w2E3r4T5y6", b"passphrase\t'S3cr3t!pw'",
+    b"password" + b" " * 40 + b"'S3cr3t!pw'", b"PASSPHRASE\t'S3cr3t!pw'", b"the password is Q1w2E3r4T5y6",
 ]
 
 
@@ -95,10 +111,15 @@ def test_lone_escapes_are_not_decoded_and_escaped_tokens_are(scanners: tuple[Sec
         assert [h.rule for h in gated.scan(b"x " + text + b" y")] == ["openai-api-key"], text
 
 
-def test_the_window_covers_the_longest_name_gate_match() -> None:
-    """The name rule's gate reports a match's end; its start must lie within ``NAMED_WINDOW``."""
-    _, longest = re._parser.parse(NAMED_GATE).getwidth()  # type: ignore[attr-defined]
-    assert longest <= NAMED_WINDOW
+def test_each_window_covers_the_longest_match_of_its_gate() -> None:
+    """A window pass's gate reports a match's end; the pass's start must lie within its window
+    (``NAMED_WINDOW`` and the others)."""
+    windowed = [rule for rule in _passes()[1] if rule.window]
+    assert len(windowed) == 5
+    for rule in windowed:
+        assert rule.gate is not None and rule.gate[1:] == (0, 0)
+        _, longest = re._parser.parse(rule.gate[0].decode("latin-1")).getwidth()  # type: ignore[attr-defined]
+        assert longest <= rule.window, rule.gate[0]
 
 
 def test_the_gate_reports_nothing_on_a_list_of_names(scanners: tuple[SecretScanner, SecretScanner]) -> None:
