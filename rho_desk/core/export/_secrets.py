@@ -156,7 +156,8 @@ MAX_DEPTH: Final = 4
 """Encodings decoded inside one another at most (base64 in base64 in gzip is depth 3)."""
 TOKEN_MAX: Final = 8192
 """Longest token a token rule matches, in bytes."""
-_KTY: Final = re.compile(rb"kty")
+# a quoted kty (JWK members are quoted names; an unquoted kty is 1 in 260,000 bytes of base64)
+_KTY: Final = re.compile(rb"kty\\{0,7}[\"']")
 BLOB_MIN: Final = 4096
 """Runs at least this long are blobs (images, encrypted context): decoded, not keyword-scanned."""
 _BLOB_HEAD: Final = 256

@@ -153,3 +153,13 @@ def test_every_vendor_token_is_reported_by_its_gate_expressions(
     _, token = example
     text = b"x" + before + token + after
     assert hits(gated, text) == hits(plain, text)
+
+
+@pytest.mark.parametrize("quote", [b'"', b"'", b'\\"', b'\\\\\\"'], ids=["json", "repr", "escaped", "escaped twice"])
+def test_a_jwk_is_found_from_its_quoted_kty(scanners: tuple[SecretScanner, SecretScanner], quote: bytes) -> None:
+    """The gate reports a quoted ``kty`` only (an unquoted one is noise in base64); a JWK's private
+    members are found whichever quote its names take."""
+    secret = b"GawgguFyGrWKav7AX4VKUg7x9e0d1c8b2a3f4e5d6c7b8a9"
+    text = b"{%skty%s: %soct%s, %sk%s: %s%s%s}" % (quote, quote, quote, quote, quote, quote, quote, secret, quote)
+    for scanner in scanners:
+        assert [h.value for h in scanner.scan(text) if h.rule == "private-key"] == [b"jwk:" + secret], scanner
