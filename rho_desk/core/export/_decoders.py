@@ -21,6 +21,8 @@ import zlib
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
+import pybase64
+
 from ._work import spend
 
 __all__ = [
@@ -218,7 +220,11 @@ def b64_decode(run: bytes) -> bytes | None:
     # the run stops before "=" padding: pad again (a lone trailing character carries no byte)
     rest = len(run) % 4
     run = run[:-1] if rest == 1 else run + b"=" * ((4 - rest) % 4)
-    try:
+    try:  # SIMD, for text of the base64 alphabet only (everything a run holds, mostly)
+        return pybase64.b64decode(run, validate=True)
+    except binascii.Error:
+        pass
+    try:  # binascii leaves out what is not base64
         return binascii.a2b_base64(run)
     except binascii.Error:
         return None

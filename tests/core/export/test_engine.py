@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import base64
+import binascii
 import bisect
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from rho_desk.core.export._decoders import b64_decode
 from rho_desk.core.export._engine import (
     MIN_RUN,
     RUN,
@@ -111,3 +115,28 @@ def test_runs_of_mends_the_runs_and_sorts_blobs_from_the_rest() -> None:
         runs, blobs, small = runs_of(data, 24)
         assert runs == _runs(data), (trial, data)
         assert blobs == [r for r in runs if r[1] - r[0] >= 24] and small == [r for r in runs if r[1] - r[0] < 24]
+
+
+_RUN_TEXT = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=.%~ \n", max_size=200)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_RUN_TEXT.map(str.encode), st.binary(max_size=200), st.binary(max_size=150).map(base64.b64encode)))
+def test_base64_decodes_as_binascii_decodes(run: bytes) -> None:
+    """``b64_decode`` decodes by SIMD what is all base64 and falls back to binascii, which leaves
+    out what is not: the same bytes as binascii alone, or None where it fails."""
+
+    def by_binascii(run: bytes) -> bytes | None:
+        if b"-" in run or b"_" in run:
+            if b"+" in run or b"/" in run:
+                return None
+            run = run.translate(bytes.maketrans(b"-_", b"+/"))
+        rest = len(run) % 4
+        run = run[:-1] if rest == 1 else run + b"=" * ((4 - rest) % 4)
+        try:
+            return binascii.a2b_base64(run)
+        except binascii.Error:
+            return None
+
+    assert b64_decode(run) == by_binascii(run)
+    assert b64_decode(run.rstrip(b"=")) == by_binascii(run.rstrip(b"="))
