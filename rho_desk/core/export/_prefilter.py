@@ -297,7 +297,10 @@ def _strip_lookarounds(pattern: bytes) -> bytes:
 PARALLEL_MIN: Final = 1 << 18
 """Buffers this long or longer have their gates' parts scanned on worker threads."""
 GATE_PARTS: Final = 2
-"""The scanner's keyword and token gates are each two databases, scanned at once on two threads."""
+"""The scanner's keyword gate is two databases, scanned at once on two threads (a text dense with
+keywords keeps both busy); its token gate is one: split, it read each byte twice for little (on a
+100 MB export 66 ms in one database, 96 + 60 ms in two, with one core for the two threads while
+the scanner finds the runs)."""
 _POOL: list[ThreadPoolExecutor] = []
 _POOL_LOCK: Final = threading.Lock()
 

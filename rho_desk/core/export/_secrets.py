@@ -198,7 +198,7 @@ class SecretScanner:
         # the keyword rules and what makes a view or decoder worth running, in one hyperscan pass;
         # the token rules in another, run only when the data holds runs (None without hyperscan)
         self._gate = gate(keyword_rules, GATE_PARTS)
-        self._token_gate = gate(token_rules, GATE_PARTS)
+        self._token_gate = gate(token_rules)
         self._first_trigger = len(self._keyword_passes)
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
