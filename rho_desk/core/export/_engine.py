@@ -242,11 +242,15 @@ class Pieces:
     a search of its runs' ends (a piece takes every run that ends within ``PIECE_MAX`` of its
     start), else the chain is replayed run by run, as the full pass would."""
 
-    __slots__ = ("_chains", "_data", "_firsts", "_piece", "_runs")
+    __slots__ = ("_chains", "_data", "_ends", "_firsts", "_piece", "_runs", "_starts")
 
     def __init__(self, data: bytes, runs: list[tuple[int, int]]) -> None:
         self._data = data
         self._runs = runs
+        # the runs' starts and ends as lists of their own: searched and subtracted in C, with no
+        # call per item (a wrapped base64 file is one chain of thousands of runs)
+        self._starts = list(map(_START, runs))
+        self._ends = list(map(_END, runs))
         self._piece: dict[int, tuple[int, int]] = {}  # by run: the pieces of replayed chains
         self._firsts: list[int] = []  # the first runs of the chains found by distance, in order
         self._chains: dict[int, tuple[int, list[int], list[tuple[int, int]]]] = {}  # their end, heads, pieces
@@ -255,7 +259,7 @@ class Pieces:
         """``(start, end of its last run)`` of the piece holding the match that ends at ``end``
         (its last byte in the piece's runs, between them, or in the two bytes after), or None."""
         runs = self._runs
-        k = bisect.bisect_right(runs, end - 1, key=_START) - 1
+        k = bisect.bisect_right(self._starts, end - 1) - 1
         if k < 0:
             return None
         piece = self._piece.get(k) or self._known(k)
@@ -285,22 +289,20 @@ class Pieces:
 
     def _chain(self, k: int) -> tuple[int, int]:
         """``(first, stop)``: the runs linked to run ``k`` by their distances alone."""
-        runs = self._runs
+        starts, ends = self._starts, self._ends
         first, width = k, 32
         while first > 0:
             lo = max(0, first - width)
-            window = runs[lo : first + 1]
-            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, map(_START, window[1:]), map(_END, window[:-1]))))
+            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, starts[lo + 1 : first + 1], ends[lo:first])))
             at = broken.rfind(1)
             if at >= 0:
                 first = lo + 1 + at
                 break
             first, width = lo, width * 2
         stop, width = k + 1, 32
-        while stop < len(runs):
-            hi = min(len(runs), stop + width)
-            window = runs[stop - 1 : hi]
-            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, map(_START, window[1:]), map(_END, window[:-1]))))
+        while stop < len(starts):
+            hi = min(len(starts), stop + width)
+            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, starts[stop:hi], ends[stop - 1 : hi - 1])))
             at = broken.find(1)
             if at >= 0:
                 stop += at
@@ -316,7 +318,7 @@ class Pieces:
         head = first
         while head < stop:
             start = max(0, runs[head][0] - RUN_CONTEXT)
-            last = max(head, bisect.bisect_right(runs, start + PIECE_MAX, head + 1, stop, key=_END) - 1)
+            last = max(head, bisect.bisect_right(self._ends, start + PIECE_MAX, head + 1, stop) - 1)
             heads.append(head)
             spans.append((start, runs[last][1]))
             head = last + 1
