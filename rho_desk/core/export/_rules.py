@@ -657,7 +657,7 @@ def keyword_passes() -> list[Pass]:
             rb"zation(?<=authorization)" + _ASSIGN + _AUTH_SCHEME + rb"(?P<value>" + v + rb"{6,}+)(?<!:)",
             _authorization,
             # the gate reports only a value that does not end with ":", as the pattern requires, or
-            # one too long to look at (64 bytes), or a scheme followed by more spaces than that
+            # one too long to look at (64 bytes), or a scheme followed by more than 8 spaces
             gate=(
                 rb"authorization" + _ASSIGN + rb"(?:(?:" + _AUTH_WORD + rb"[ \t]{1,8})?(?:" + v + rb"{5,63}" + _VALUE_NOT_COLON
                 + _AFTER_VALUE + rb"|" + v + rb"{64})|" + _AUTH_WORD + rb"[ \t]{9})",
