@@ -247,10 +247,11 @@ class Pieces:
     def __init__(self, data: bytes, runs: list[tuple[int, int]]) -> None:
         self._data = data
         self._runs = runs
-        # the runs' starts and ends as lists of their own: searched and subtracted in C, with no
-        # call per item (a wrapped base64 file is one chain of thousands of runs)
-        self._starts = list(map(_START, runs))
-        self._ends = list(map(_END, runs))
+        # the runs' starts and ends as lists of their own, made when a place is first asked about:
+        # searched and subtracted in C, with no call per item (a wrapped base64 file is one chain
+        # of thousands of runs)
+        self._starts: list[int] = []
+        self._ends: list[int] = []
         self._piece: dict[int, tuple[int, int]] = {}  # by run: the pieces of replayed chains
         self._firsts: list[int] = []  # the first runs of the chains found by distance, in order
         self._chains: dict[int, tuple[int, list[int], list[tuple[int, int]]]] = {}  # their end, heads, pieces
@@ -259,6 +260,8 @@ class Pieces:
         """``(start, end of its last run)`` of the piece holding the match that ends at ``end``
         (its last byte in the piece's runs, between them, or in the two bytes after), or None."""
         runs = self._runs
+        if not self._starts:
+            self._starts, self._ends = list(map(_START, runs)), list(map(_END, runs))
         k = bisect.bisect_right(self._starts, end - 1) - 1
         if k < 0:
             return None
