@@ -197,10 +197,11 @@ async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, cap
         await asyncio.wait_for(server.disconnected.wait(), timeout=2)
     # 8. transport failure (nothing listens any more), key and query in the URL
     dead = make(server)
-    try:
-        await dead.send_turn_stream(request(), Sink())
-    except ProviderError as exc:
-        errors.append(exc)
+    async with dead:  # its HTTP client closed, not left to the collector
+        try:
+            await dead.send_turn_stream(request(), Sink())
+        except ProviderError as exc:
+            errors.append(exc)
     assert len(errors) == 7
 
     # the snapshot the engine would commit from the successful turn
