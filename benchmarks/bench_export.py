@@ -258,7 +258,7 @@ def _prefilter(lowered: bytes, repeat: int) -> list[BenchResult]:
     """The name pass's candidate search with ``re`` and with RE2, on the same bytes."""
     import re
 
-    from rho_desk.core.export._grammar import ASSIGN_PREFILTER, KEYWORDS
+    from rho_desk.core.export.scanner._grammar import ASSIGN_PREFILTER, KEYWORDS
 
     pattern = KEYWORDS + ASSIGN_PREFILTER
     engines: list[tuple[str, object]] = [("re", re.compile(pattern))]

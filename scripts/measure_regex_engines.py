@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_export  # noqa: E402
 
 from rho_desk.core.export import SecretScanner  # noqa: E402
-from rho_desk.core.export._catalogue import SEPARATOR  # noqa: E402
-from rho_desk.core.export._engine import RUN, RUN_TABLE  # noqa: E402
-from rho_desk.core.export._grammar import ASSIGN_PREFILTER, KEYWORDS  # noqa: E402
-from rho_desk.core.export._prefilter import hyperscan_syntax  # noqa: E402
+from rho_desk.core.export.scanner._catalogue import SEPARATOR  # noqa: E402
+from rho_desk.core.export.scanner._engine import RUN, RUN_TABLE  # noqa: E402
+from rho_desk.core.export.scanner._grammar import ASSIGN_PREFILTER, KEYWORDS  # noqa: E402
+from rho_desk.core.export.scanner._prefilter import hyperscan_syntax  # noqa: E402
 from rho_desk.core.wire.codec import encode_pretty  # noqa: E402
 
 try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rho_desk.core.export import Selection, export_snapshot
-from rho_desk.core.export._prefilter import HYPERSCAN
+from rho_desk.core.export.scanner._prefilter import HYPERSCAN
 from rho_desk.core.wire.model import Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
 

@@ -85,8 +85,8 @@ from ._redact import (
     apply_selection,
     with_markers,
 )
-from ._secrets import RULES, RULESET_VERSION, Hit, SecretScanner, fingerprint
 from ._transcript import render_html, render_markdown
+from .scanner import RULES, RULESET_VERSION, Hit, SecretScanner, fingerprint
 
 __all__ = [
     "ALL_CLASSES",

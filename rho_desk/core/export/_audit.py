@@ -57,7 +57,7 @@ from ._classify import (
     own_path,
 )
 from ._display import decode_display_export, display_slots
-from ._secrets import Hit, SecretScanner, fingerprint
+from .scanner import Hit, SecretScanner, fingerprint
 
 __all__ = [
     "ECHO_LINE_MIN",

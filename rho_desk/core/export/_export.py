@@ -43,7 +43,6 @@ from ._classify import (
     utf8_len,
 )
 from ._display import HISTORY_KINDS, encode_display_export, with_title
-from ._prefilter import PARALLEL_MIN, workers
 from ._redact import (
     Exclusion,
     Redaction,
@@ -53,7 +52,7 @@ from ._redact import (
     rewrite_strings,
     with_markers,
 )
-from ._secrets import Hit, SecretScanner, merge_hits
+from .scanner import PARALLEL_MIN, Hit, SecretScanner, merge_hits, workers
 
 __all__ = ["FORMATS", "ExportResult", "export_snapshot"]
 

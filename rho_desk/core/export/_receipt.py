@@ -35,7 +35,7 @@ from ._audit import AuditReport, Finding
 from ._classes import ALL_CLASSES
 from ._export import ExportResult
 from ._keys import public_key_text
-from ._secrets import RULESET_VERSION
+from .scanner import RULESET_VERSION
 
 __all__ = [
     "RECEIPT_FORMAT",

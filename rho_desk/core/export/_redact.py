@@ -32,7 +32,7 @@ from ..wire.model import (
 from ..wire.snapshot import SessionSnapshot
 from ._classes import ContentClass, Selection
 from ._classify import EXPORT_MARKER_PREFIX, document_spans, is_attachment, utf8_len
-from ._secrets import Hit, fingerprint
+from .scanner import Hit, fingerprint
 
 __all__ = [
     "EXCLUDED_ARGUMENT_KEY",

@@ -28,7 +28,7 @@ from rho_desk.core.export import (
 )
 from rho_desk.core.export._classify import _OWN_NAMES, iter_slots, own_path
 from rho_desk.core.export._display import display_slots
-from rho_desk.core.export._prefilter import PARALLEL_MIN
+from rho_desk.core.export.scanner._prefilter import PARALLEL_MIN
 from rho_desk.core.wire.codec import encode_pretty
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message
 from rho_desk.core.wire.snapshot import SessionSnapshot

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rho_desk.core.export import RULES
-from rho_desk.core.export._catalogue import CATALOGUE_BEGIN, CATALOGUE_END, rule_catalogue
+from rho_desk.core.export.scanner._catalogue import CATALOGUE_BEGIN, CATALOGUE_END, rule_catalogue
 
 SECURITY = Path(__file__).resolve().parents[3] / "docs" / "security.md"
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rho_desk.core.export._decoders import b64_decode
-from rho_desk.core.export._engine import (
+from rho_desk.core.export.scanner._decoders import b64_decode
+from rho_desk.core.export.scanner._engine import (
     MIN_RUN,
     RUN,
     RUN_TABLE,
@@ -28,7 +28,7 @@ from rho_desk.core.export._engine import (
     sparse_runs,
     wrapped_blocks,
 )
-from rho_desk.core.export._rules import unescaped_start
+from rho_desk.core.export.scanner._rules import unescaped_start
 
 
 def _runs(data: bytes) -> list[tuple[int, int]]:

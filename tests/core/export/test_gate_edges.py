@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rho_desk.core.export import SecretScanner
-from rho_desk.core.export._prefilter import HYPERSCAN
-from rho_desk.core.export._rules import _VENDOR_TOKENS, _top_level_alternatives
-from rho_desk.core.export._secrets import _passes
+from rho_desk.core.export.scanner._prefilter import HYPERSCAN
+from rho_desk.core.export.scanner._rules import _VENDOR_TOKENS, _top_level_alternatives
+from rho_desk.core.export.scanner._secrets import _passes
 
 from .test_scanner_engines import hits, re_only_scanner
 

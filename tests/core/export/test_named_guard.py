@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 
-from rho_desk.core.export._grammar import _ASSIGN, KEYWORDS, _named, grammar_passes
+from rho_desk.core.export.scanner._grammar import _ASSIGN, KEYWORDS, _named, grammar_passes
 
 NAMES = [b"password", b"DB_PASS", b"apiToken", b"client_secret", b"auth", b"AUTH_KEY", b"x-auth-token", b"cookie", b"pwd"]
 SEPARATORS = [b"=", b": ", b" = ", b"=> ", b":=", b">", b"> ", b"\", ", b"\" value=", b"=\t", b"  :  ", b"\\\": \\\"", b"||"]

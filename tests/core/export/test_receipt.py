@@ -22,7 +22,7 @@ from rho_desk.core.export import (
     signing_key,
     verify_receipt,
 )
-from rho_desk.core.export._secrets import SecretScanner
+from rho_desk.core.export.scanner._secrets import SecretScanner
 from rho_desk.keys import MemoryKeySource
 
 from .builders import canary_snapshot

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import rho_desk.core.export._secrets as secrets_module
+import rho_desk.core.export.scanner._secrets as secrets_module
 from rho_desk.core.export import SecretScanner
-from rho_desk.core.export._prefilter import HYPERSCAN
+from rho_desk.core.export.scanner._prefilter import HYPERSCAN
 
 from .forms import FORMS, benign_session
 from .test_vs_gitleaks import fixture

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import pytest
 
 from rho_desk.core.export import Hit, SecretScanner, Selection, export_snapshot
-from rho_desk.core.export._decoders import INFLATE_RATIO
+from rho_desk.core.export.scanner._decoders import INFLATE_RATIO
 from rho_desk.core.wire.model import Message
 
 from .builders import canary_snapshot

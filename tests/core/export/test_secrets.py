@@ -11,7 +11,7 @@ import pytest
 
 import rho_desk
 from rho_desk.core.export import RULES, Hit, SecretScanner, fingerprint
-from rho_desk.core.export._secrets import KNOWN_SECRET_MIN_LENGTH, merge_hits
+from rho_desk.core.export.scanner._secrets import KNOWN_SECRET_MIN_LENGTH, merge_hits
 
 from .builders import KNOWN, KNOWN_SPECIAL, SECRETS, Secret, known_forms, secret_forms
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from rho_desk.core.export import RULES, SecretScanner
-from rho_desk.core.export._rules import _VENDOR_TOKENS
+from rho_desk.core.export.scanner._rules import _VENDOR_TOKENS
 
 A = "Q7x2K9mB4vT1pL8nR3sW6yZ0aD5fG2hJ"  # 32 mixed characters
 H = "9f8e7d6c5b4a39281f0e1d2c3b4a5968"  # 32 hex characters

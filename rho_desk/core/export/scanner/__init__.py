@@ -1,0 +1,40 @@
+"""The secret scanner: what in a byte buffer is a secret, found by shape, by name, plain or encoded.
+
+The package is private to ``rho_desk.core.export``; its public names are re-exported from there.
+A ``SecretScanner`` (``_secrets``) reads one buffer (a JSON, Markdown or HTML export, or strings
+joined by ``0xFF``) in this order:
+
+1. **gate** (``_prefilter``): one hyperscan pass per gate database reports where each rule can
+   match, so the ``re`` work below runs only there (without hyperscan, each rule is its own pass
+   with the same findings);
+2. **runs** (``_engine``): the runs of base64/identifier bytes, split into short runs (token
+   candidates) and blobs (long base64 or hex, decoded in step 6);
+3. **token rules** (``_rules``, ids and ``Hit`` in ``_catalogue``): vendor tokens, JWTs, keys by
+   their prefix, over the runs; and the credentials rho-desk holds, literally (``known_forms``);
+4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``): headers, URLs, private-key
+   blocks, values under a credential name, and the flags and positions of command lines, over the
+   text without the blobs' bodies; then random-looking values where a credential stands
+   (``entropy_hits``) and an AWS secret key next to its id;
+5. **views** (``_views``): the same text with shell continuations removed, zero-width characters
+   dropped, and fullwidth and look-alike letters folded, scanned again around each place;
+6. **decoded regions** (``_decoders``): URL-encoding, escapes, base64/base32/hex (wrapped or
+   not), dumps and compressed streams, decoded and scanned again as one buffer, down to four
+   levels; hits are mapped back to the bytes they came from.
+
+Every step counts the bytes it reads (``_work``), so a test can check that the work stays linear.
+"""
+
+from ._catalogue import RULES, RULESET_VERSION, Hit, fingerprint, merge_hits
+from ._prefilter import PARALLEL_MIN, workers
+from ._secrets import SecretScanner
+
+__all__ = [
+    "PARALLEL_MIN",
+    "RULES",
+    "RULESET_VERSION",
+    "Hit",
+    "SecretScanner",
+    "fingerprint",
+    "merge_hits",
+    "workers",
+]
