@@ -11,6 +11,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ INSIDE = "inside\n"
 
 SWAPPER = """
 import os, shutil, sys, time
-root, outside, stop = sys.argv[1:4]
+root, outside, stop, progress = sys.argv[1:5]
 real, parked = os.path.join(root, "real"), os.path.join(root, "parked")
 
 def clear():  # a write may create the folder while it is away: keep the parked one
@@ -53,6 +54,10 @@ while not os.path.exists(stop):
     swaps += 1
     if swaps % 8 == 0:
         time.sleep(0.0005)  # leave the folder in place now and then, so some calls get through
+    if swaps % 64 == 0:  # how far it got, for the test to wait on (a busy machine swaps slowly)
+        with open(progress + ".tmp", "w") as f:
+            f.write(str(swaps))
+        os.replace(progress + ".tmp", progress)
 print(swaps)
 """
 
@@ -72,15 +77,22 @@ def swapped(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.
     (outside / "deeper").mkdir()
     (outside / "deeper" / "file.txt").write_text(SECRET + "\n")
     before = sorted(p.relative_to(outside).as_posix() for p in outside.rglob("*"))
-    stop = tmp_path / "stop"
+    stop, progress = tmp_path / "stop", tmp_path / "swaps"
     swapper = subprocess.Popen(
-        [sys.executable, "-c", SWAPPER, str(root), str(outside), str(stop)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", SWAPPER, str(root), str(outside), str(stop), str(progress)], stdout=subprocess.PIPE, text=True
     )
     time.sleep(0.2)
-    yield root, outside
+
+    def swaps() -> int:
+        try:
+            return int(progress.read_text())
+        except (FileNotFoundError, ValueError):
+            return 0
+
+    yield root, outside, swaps
     stop.touch()
     out, _ = swapper.communicate(timeout=30)
-    assert int(out) > 1000, f"the swapper barely ran ({out.strip()} swaps): the race was not exercised"
+    assert int(out) > SWAPS, f"the swapper barely ran ({out.strip()} swaps): the race was not exercised"
     assert sorted(p.relative_to(outside).as_posix() for p in outside.rglob("*")) == before, "a file was created outside"
     for name in ("file.txt", "deeper/file.txt"):
         assert (outside / name).read_text() == SECRET + "\n", f"{name} outside was written"
@@ -90,16 +102,20 @@ def swapped(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.
 HITS = 100
 """Calls on each side of the race (through, refused) a test must see."""
 
+SWAPS = 1000
+"""Swaps the other process must make while the calls run."""
 
-def _rounds(outcomes: dict[str, int], seconds: float = 2.5, limit: float = 20.0) -> Any:
-    """Round numbers for ``seconds`` (thousands of swaps on a busy machine), and on until both
+
+def _rounds(outcomes: dict[str, int], swaps: Callable[[], int], seconds: float = 2.5, limit: float = 30.0) -> Any:
+    """Round numbers for ``seconds`` (thousands of swaps on a quiet machine), and on until both
     sides of the race were hit more than ``HITS`` times (how often a call lands while the folder
-    is in place depends on the scheduler), at most ``limit`` seconds in all."""
+    is in place depends on the scheduler) and the swapper made more than ``SWAPS`` swaps (on a
+    busy machine it gets less time), at most ``limit`` seconds in all."""
     start = time.monotonic()
     index = 0
     while True:
         elapsed = time.monotonic() - start
-        if elapsed >= limit or (elapsed >= seconds and min(outcomes.values()) > HITS):
+        if elapsed >= limit or (elapsed >= seconds and min(outcomes.values()) > HITS and swaps() > SWAPS):
             return
         yield index
         index += 1
@@ -112,7 +128,7 @@ def _leaked(result: ToolOutput | ToolError) -> bool:
 
 @pytest.mark.asyncio
 async def test_reads_lists_and_searches_never_reach_outside(swapped: Any) -> None:
-    root, _outside = swapped
+    root, _outside, swaps = swapped
     tools = toolset(root, PermissionMode.BYPASS)
     calls = [
         ("read_file", {"path": "real/file.txt"}),
@@ -122,7 +138,7 @@ async def test_reads_lists_and_searches_never_reach_outside(swapped: Any) -> Non
         ("glob", {"pattern": "**/*.txt", "path": "real"}),
     ]
     outcomes = {"ok": 0, "refused": 0}
-    for _ in _rounds(outcomes):
+    for _ in _rounds(outcomes, swaps):
         for name, arguments in calls:
             result = await call(tools, name, **arguments)
             assert not _leaked(result), (name, result)
@@ -132,11 +148,11 @@ async def test_reads_lists_and_searches_never_reach_outside(swapped: Any) -> Non
 
 @pytest.mark.asyncio
 async def test_writes_and_edits_never_land_outside(swapped: Any) -> None:
-    root, _outside = swapped
+    root, _outside, swaps = swapped
     tools = toolset(root, PermissionMode.BYPASS)
     tag = file_hash(INSIDE)
     outcomes = {"ok": 0, "refused": 0}
-    for index in _rounds(outcomes):
+    for index in _rounds(outcomes, swaps):
         for name, arguments in (
             ("write", {"path": "real/file.txt", "content": INSIDE}),
             ("write", {"path": f"real/new-{index}.txt", "content": INSIDE}),
