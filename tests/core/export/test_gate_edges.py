@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from rho_desk.core.export import SecretScanner
 from rho_desk.core.export.scanner._prefilter import HYPERSCAN
-from rho_desk.core.export.scanner._rules import _VENDOR_TOKENS, _top_level_alternatives
+from rho_desk.core.export.scanner._rules import _top_level_alternatives
 from rho_desk.core.export.scanner._secrets import _passes
+from rho_desk.core.export.scanner._vendors import VENDOR_TOKENS
 
 from .test_scanner_engines import hits, re_only_scanner
 
@@ -135,7 +136,7 @@ def test_the_gate_reports_nothing_on_a_list_of_names(scanners: tuple[SecretScann
 
 def _vendor_examples() -> st.SearchStrategy[tuple[str, bytes]]:
     """A token of each vendor rule's alternatives, drawn from its own pattern."""
-    alternatives = [(name, alternative) for name, pattern in _VENDOR_TOKENS for alternative in _top_level_alternatives(pattern)]
+    alternatives = [(name, alternative) for name, pattern in VENDOR_TOKENS for alternative in _top_level_alternatives(pattern)]
     return st.sampled_from(alternatives).flatmap(
         lambda pair: st.tuples(st.just(pair[0]), st.from_regex(re.compile(pair[1]), fullmatch=True))
     )
@@ -147,7 +148,7 @@ def test_every_vendor_token_is_reported_by_its_gate_expressions(
     scanners: tuple[SecretScanner, SecretScanner], example: tuple[str, bytes], before: bytes, after: bytes
 ) -> None:
     """A vendor pass's gate searches each token on its own (``Pass.alternatives``), some by an
-    expression of their own (``_VENDOR_GATES``): the gated scan finds what ``re`` alone finds,
+    expression of their own (``VENDOR_GATES``): the gated scan finds what ``re`` alone finds,
     for tokens of every length their patterns allow."""
     gated, plain = scanners
     _, token = example

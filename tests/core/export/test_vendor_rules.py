@@ -6,12 +6,15 @@ maps each of their rules to ours); the samples are synthetic.
 
 from __future__ import annotations
 
+import base64
 import json
+import random
+import string
 
 import pytest
 
 from rho_desk.core.export import RULES, SecretScanner
-from rho_desk.core.export.scanner._rules import _VENDOR_TOKENS
+from rho_desk.core.export.scanner._vendors import VENDOR_TOKENS
 
 A = "Q7x2K9mB4vT1pL8nR3sW6yZ0aD5fG2hJ"  # 32 mixed characters
 H = "9f8e7d6c5b4a39281f0e1d2c3b4a5968"  # 32 hex characters
@@ -82,11 +85,63 @@ SAMPLES: dict[str, list[str]] = {
     "azure-storage-key": ["AccountKey=" + (A * 3)[:86] + "=="],
     "telegram-bot-token": ["1234567890:AAH" + A[:32]],
     "azure-ad-client-secret": ["abc8Q~" + A[:20] + "~x." + A[:9]],
+    "openrouter-api-key": ["sk-or-v1-" + H + H],
+    "groq-api-key": ["gsk_" + (A * 2)[:52]],
+    "xai-api-key": ["xai-" + (A * 3)[:80]],
+    "tavily-api-key": ["tvly-" + A, "tvly-dev-" + A, "tvly-dev-1b4vdc-" + A + "x"],
+    "pinecone-api-key": ["pcsk_" + A[:5] + "_" + (A * 2)[:63]],
+    "langsmith-api-key": ["lsv2_pt_" + H + "_" + H[:10], "lsv2_sk_" + H + "_" + H[:10]],
+    "replicate-api-token": ["r8_" + (A * 2)[:37]],
+    "fireworks-api-key": ["fw_" + A[:25]],
+    "together-api-key": ["tgp_v1_" + (A * 2)[:43]],
+    "elevenlabs-api-key": ["sk_" + (H * 2)[:48]],
+    "voyage-api-key": ["pa-" + (A * 2)[:43]],
+    "firecrawl-api-key": ["fc-" + H],
+    "cerebras-api-key": ["csk-" + (H * 2)[:48].replace("f", "x")],
+    "nvidia-api-key": ["nvapi-" + (A * 2)[:64]],
+    "jina-api-key": ["jina_" + H + A[:28]],
+    "e2b-api-key": ["e2b_" + (H * 2)[:40]],
+    "resend-api-key": ["re_" + A[:8] + "_" + A[8:32]],
+    "supabase-token": ["sbp_" + (H * 2)[:40], "sb_secret_" + A],
+    "tailscale-key": ["tskey-auth-k" + A[:10] + "CNTRL-" + A],
+    "posthog-personal-key": ["phx_" + (A * 2)[:43]],
+    "deno-deploy-token": ["ddp_" + (A * 2)[:36]],
+    "figma-token": ["figd_" + (A * 2)[:40]],
+    "netlify-token": ["nfp_" + (A * 2)[:36]],
+    "rootly-token": ["rootly_" + H + H],
+    "ramp-secret": ["ramp_sec_" + (A * 2)[:48]],
+    "bitbucket-app-password": ["ATBB" + A],
 }
 
 
+# The vendors that issue model and AI-tool keys; each key is found wherever it stands: in prose, as
+# the value of a name written without "=" (a shell's `set`, a table, a log line), in YAML.
+LLM_VENDORS = (
+    "groq-api-key", "xai-api-key", "tavily-api-key", "pinecone-api-key", "langsmith-api-key", "openrouter-api-key",
+    "replicate-api-token", "fireworks-api-key", "together-api-key", "elevenlabs-api-key", "voyage-api-key",
+    "firecrawl-api-key", "cerebras-api-key", "nvidia-api-key", "jina-api-key", "perplexity-api-key",
+)
+PLACES = (
+    "Here is the key we use in staging: {} (rotate it after the demo).",
+    "set -x MODEL_KEY {}",
+    "| production | {} | 2025-01-03 |",
+    "provider:\n  key: {}\n",
+    "INFO client ready with {}",
+)
+
+
+@pytest.mark.parametrize("rule", LLM_VENDORS)
+def test_a_model_vendor_key_is_found_in_prose_and_under_a_name_without_equals(rule: str) -> None:
+    scanner = SecretScanner()
+    for token in SAMPLES[rule]:
+        for place in PLACES:
+            for data in (place.format(token).encode(), json.dumps({"text": place.format(token)}).encode()):
+                at = data.find(token.encode())
+                assert any(h.start <= at and at + len(token) <= h.end for h in scanner.scan(data)), (rule, place)
+
+
 def test_every_vendor_rule_has_a_sample() -> None:
-    assert {rule for rule, _ in _VENDOR_TOKENS} <= set(SAMPLES)
+    assert {rule for rule, _ in VENDOR_TOKENS} <= set(SAMPLES)
     assert set(SAMPLES) <= set(RULES)
 
 
@@ -98,3 +153,50 @@ def test_a_vendor_token_is_found_plain_and_in_json(rule: str) -> None:
             hits = scanner.scan(data)
             at = data.find(token.encode())
             assert any(h.rule == rule and h.start <= at and at + len(token) <= h.end for h in hits), (rule, token, data[:40], hits)
+
+
+# --- a prefix that says secret, from a vendor the catalogue does not list ---------------------------
+
+_RNG = random.Random(31)
+_B62 = string.ascii_letters + string.digits
+
+
+def _random(n: int) -> str:
+    return "".join(_RNG.choice(_B62) for _ in range(n))
+
+
+UNLISTED = [
+    "acmesk_" + _random(40),
+    "zeta-secret-" + _random(32),
+    "mytool_api_" + _random(36),
+    "orbkey-" + _random(28),
+    "wsk_live_" + _random(44),
+    "x9pat_" + _random(30),
+    "foo_tkn_v2_" + _random(40),
+    "vault_priv_" + _random(48),
+]
+
+LOOK_ALIKES = [
+    "toolu_01" + _random(22),  # tool call ids, message ids: no word that says secret
+    "call_" + _random(24),
+    "msg_01" + _random(22),
+    "api_getUserProfileById2024Handler",  # an identifier: one change of kind a word
+    "task_" + "3f2a9c1e4b7d48a6b0c2d1e5f6a7b8c9",  # hex ids: one case
+    "secret_" + "rotation_interval_seconds",
+    "key-" + base64.b64encode(b"the quick brown fox jumps over").decode(),  # base64 of text
+    "token_" + "a1B2" * 6,  # a pattern, not random
+]
+
+
+@pytest.mark.parametrize("token", UNLISTED)
+def test_a_token_whose_prefix_names_a_secret_is_found_whoever_issued_it(token: str) -> None:
+    scanner = SecretScanner()
+    for place in ("the new credential is {} as of today", "KEY {}", '{{"k": "{}"}}', "\x1b[32m{}\x1b[0m"):
+        data = place.format(token).encode()
+        at = data.find(token.encode())
+        assert any(h.start <= at and at + len(token) <= h.end for h in scanner.scan(data)), (token, place)
+
+
+@pytest.mark.parametrize("text", LOOK_ALIKES)
+def test_identifiers_and_encoded_text_under_such_a_prefix_are_left_alone(text: str) -> None:
+    assert SecretScanner().scan(f"see {text} in the log".encode()) == []

@@ -9,8 +9,9 @@ joined by ``0xFF``) in this order:
    with the same findings);
 2. **runs** (``_engine``): the runs of base64/identifier bytes, split into short runs (token
    candidates) and blobs (long base64 or hex, decoded in step 6);
-3. **token rules** (``_rules``, ids and ``Hit`` in ``_catalogue``): vendor tokens, JWTs, keys by
-   their prefix, over the runs; and the credentials rho-desk holds, literally (``known_forms``);
+3. **token rules** (``_rules``, ids and ``Hit`` in ``_catalogue``, the vendors' token table in
+   ``_vendors``): vendor tokens, JWTs, keys by their prefix, a token whose prefix names a secret,
+   over the runs; and the credentials rho-desk holds, literally (``known_forms``);
 4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``): headers, URLs, private-key
    blocks, values under a credential name, and the flags and positions of command lines, over the
    text without the blobs' bodies; then random-looking values where a credential stands

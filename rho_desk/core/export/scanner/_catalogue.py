@@ -36,7 +36,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 6
+RULESET_VERSION: Final = 7
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -54,11 +54,16 @@ IDENTIFIED BY and PASSWORD, a password named then given after a space (quoted, o
 names of two words ("Secret Key = "); octal escapes of one or two digits. 6: an Authorization
 value that ends with ":" is the next header's name, not a credential; an escape or percent
 escape with no token byte next to it (`` \u0073 ``) is not decoded (it decodes to one character);
-an escaped value is decoded with the ``NAME=`` or ``NAME:`` before it."""
+an escaped value is decoded with the ``NAME=`` or ``NAME:`` before it. 7: the keys of model and
+AI-tool vendors (Groq, xAI, Tavily, Pinecone, LangSmith, OpenRouter, Replicate, Fireworks,
+Together, ElevenLabs, Voyage, Firecrawl, Cerebras, NVIDIA, Jina, E2B, Resend) and of developer
+platforms (Supabase, Tailscale, PostHog, Deno, Figma, Netlify, Rootly, Ramp, Bitbucket), and any
+token whose prefix names a secret."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
-    "openai-api-key": "OpenAI API key (sk-...)",
+    "openai-api-key": "OpenAI API key, or another vendor's in OpenAI's form (sk-...: DeepSeek, Moonshot, Langfuse ...)",
+    "openrouter-api-key": "OpenRouter API key (sk-or-v1-...)",
     "anthropic-api-key": "Anthropic API key (sk-ant-...)",
     "github-token": "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
     "aws-access-key-id": "AWS access key id (AKIA..., ASIA...)",
@@ -100,7 +105,7 @@ RULES: Final[dict[str, str]] = {
     "airtable-token": "Airtable personal access token (pat....)",
     "alibaba-access-key-id": "Alibaba Cloud access key id (LTAI...)",
     "artifactory-token": "JFrog Artifactory API key or reference token (AKCp, cmVmd)",
-    "atlassian-api-token": "Atlassian API token (ATATT3...)",
+    "atlassian-api-token": "Atlassian API token (ATATT3..., ATCTT3xFfG...)",
     "clojars-token": "Clojars deploy token (CLOJARS_)",
     "cloudflare-origin-ca-key": "Cloudflare origin CA key (v1.0-...)",
     "databricks-token": "Databricks token (dapi...)",
@@ -149,6 +154,34 @@ RULES: Final[dict[str, str]] = {
     "kubernetes-secret": "values under data or stringData of a Kubernetes Secret manifest",
     "discord-bot-token": "Discord bot token (three dotted base64url parts)",
     "azure-storage-key": "Azure storage account key (AccountKey=...)",
+    "groq-api-key": "Groq API key (gsk_)",
+    "xai-api-key": "xAI API key (xai-)",
+    "tavily-api-key": "Tavily API key (tvly-, tvly-dev-)",
+    "pinecone-api-key": "Pinecone API key (pcsk_)",
+    "langsmith-api-key": "LangSmith personal token or service key (lsv2_pt_, lsv2_sk_)",
+    "replicate-api-token": "Replicate API token (r8_)",
+    "fireworks-api-key": "Fireworks AI API key (fw_)",
+    "together-api-key": "Together AI API key (tgp_v1_)",
+    "elevenlabs-api-key": "ElevenLabs API key (sk_ and 48 hex digits)",
+    "voyage-api-key": "Voyage AI API key (pa-)",
+    "firecrawl-api-key": "Firecrawl API key (fc- and 32 hex digits)",
+    "cerebras-api-key": "Cerebras API key (csk-)",
+    "nvidia-api-key": "NVIDIA API key (nvapi-)",
+    "jina-api-key": "Jina AI API key (jina_)",
+    "e2b-api-key": "E2B API key (e2b_)",
+    "resend-api-key": "Resend API key (re_)",
+    "supabase-token": "Supabase access token or secret key (sbp_, sb_secret_)",
+    "tailscale-key": "Tailscale auth or API key (tskey-)",
+    "posthog-personal-key": "PostHog personal API key (phx_)",
+    "deno-deploy-token": "Deno Deploy token (ddp_, ddw_)",
+    "figma-token": "Figma personal access token (figd_, figp_)",
+    "netlify-token": "Netlify personal access token (nfp_)",
+    "rootly-token": "Rootly API token (rootly_)",
+    "ramp-secret": "Ramp client secret (ramp_sec_)",
+    "bitbucket-app-password": "Bitbucket app password (ATBB)",
+    "prefixed-secret": "a random token after a prefix that names a secret, from any vendor (gsk_, pcsk_, lsv2_sk_, "
+    "nvapi-, secret_, key-: a word ending in sk, secret, key, token, tkn, pat, api or priv, then 20 or more "
+    "random characters of both cases and digits)",
     "high-entropy-value": "random-looking value where a credential stands (assigned, a header, a quoted argument)",
     "known-credential": "a credential rho-desk holds in keyring",
 }

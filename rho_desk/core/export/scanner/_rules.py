@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._catalogue import Hit
+from ._vendors import SECRET_PREFIX, VENDOR_GATES, VENDOR_TOKENS, random_token
 from ._work import spend
 
 __all__ = [
@@ -208,7 +209,7 @@ def _openai_or_anthropic(data: bytes, m: re.Match[bytes]) -> Hit | None:
     value = m.group()
     if not _boundary_before(data, start) or not _mixed(value[3:]):
         return None
-    rule = "anthropic-api-key" if value.startswith(b"sk-ant-") else "openai-api-key"
+    rule = "anthropic-api-key" if value.startswith(b"sk-ant-") else "openrouter-api-key" if value.startswith(b"sk-or-") else "openai-api-key"
     return Hit(rule, start, end, value)
 
 
@@ -449,82 +450,6 @@ def _compile(pattern: bytes) -> re.Pattern[bytes]:
     return re.compile(pattern)
 
 
-# Vendor tokens with a distinctive prefix (the formats gitleaks' default rules and detect-secrets'
-# plugins document; docs/security.md maps each of their rules to one of ours). One alternation,
-# one pass over the runs; the group that matched names the rule.
-_VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
-    ("slack-token", rb"xox(?:e\.xox[bp]-\d-[A-Za-z0-9]{20,}|[abposre]-[A-Za-z0-9\-]{15,})|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}"),
-    ("google-oauth-token", rb"ya29\.[0-9A-Za-z_\-]{20,}"),
-    ("gitlab-token", rb"gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|agent|soat|ffct)-[0-9A-Za-z_\-]{20,}|GR1348941[0-9A-Za-z_\-]{20,}"),
-    ("digitalocean-token", rb"do[opr]_v1_[a-f0-9]{64}"),
-    ("shopify-token", rb"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-    ("sendgrid-api-key", rb"SG\.[A-Za-z0-9_\-]{20,24}\.[A-Za-z0-9_\-]{40,45}"),
-    ("vault-token", rb"hv[sb]\.[A-Za-z0-9_\-]{90,}"),
-    ("age-secret-key", rb"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-    ("onepassword-token", rb"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
-    ("airtable-token", rb"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
-    ("alibaba-access-key-id", rb"LTAI[A-Za-z0-9]{20}"),
-    ("artifactory-token", rb"AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59}"),
-    ("atlassian-api-token", rb"ATATT3[A-Za-z0-9_\-=]{186}"),
-    ("aws-bedrock-api-key", rb"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
-    ("clojars-token", rb"CLOJARS_[a-z0-9]{60}"),
-    ("cloudflare-origin-ca-key", rb"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
-    ("databricks-token", rb"dapi[a-f0-9]{32}(?:-\d)?"),
-    ("doppler-token", rb"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
-    ("dropbox-token", rb"sl\.[A-Za-z0-9_\-=]{130,140}"),
-    ("duffel-token", rb"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}"),
-    ("dynatrace-token", rb"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
-    ("easypost-token", rb"EZ(?:AK|TK)[A-Za-z0-9]{54}"),
-    ("facebook-token", rb"EAA[MC][A-Za-z0-9]{100,}"),
-    ("flutterwave-key", rb"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X|FLWSECK(?:_TEST)?-[a-h0-9]{12}"),
-    ("flyio-token", rb"fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
-    ("frameio-token", rb"fio-u-[A-Za-z0-9_\-=]{64}"),
-    ("grafana-token", rb"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
-    ("harness-token", rb"pat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}|sat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
-    ("heroku-api-key", rb"HRKU-AA[0-9A-Za-z_\-]{58}"),
-    ("huggingface-token", rb"api_org_[A-Za-z]{34}"),
-    ("infracost-token", rb"ico-[A-Za-z0-9]{32}"),
-    ("intra42-secret", rb"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
-    ("linear-api-key", rb"lin_api_[A-Za-z0-9]{40}"),
-    ("mailgun-key", rb"key-[a-f0-9]{32}"),
-    ("mapbox-token", rb"sk\.eyJ[A-Za-z0-9_\-]{50,}\.[A-Za-z0-9_\-]{20,}"),
-    ("newrelic-key", rb"NR(?:AK|II|JS)-[A-Za-z0-9\-]{19,32}"),
-    ("notion-token", rb"ntn_[0-9]{11}[A-Za-z0-9]{35}"),
-    ("octopus-deploy-key", rb"API-[A-Z0-9]{26}"),
-    ("openshift-token", rb"sha256~[A-Za-z0-9_\-]{43}"),
-    ("perplexity-api-key", rb"pplx-[A-Za-z0-9]{48}"),
-    ("planetscale-token", rb"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,64}"),
-    ("postman-api-key", rb"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    ("prefect-api-key", rb"pnu_[A-Za-z0-9]{36}"),
-    ("pulumi-token", rb"pul-[a-f0-9]{40}"),
-    ("readme-api-key", rb"rdme_[a-z0-9]{70}"),
-    ("rubygems-token", rb"rubygems_[a-f0-9]{48}"),
-    ("scalingo-token", rb"tk-us-[A-Za-z0-9_\-]{48}"),
-    ("sendinblue-api-key", rb"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
-    ("sentry-token", rb"sntrys_eyJ[A-Za-z0-9+/=]{30,}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64}"),
-    ("settlemint-token", rb"sm_[aps]at_[A-Za-z0-9]{16}"),
-    ("shippo-token", rb"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
-    ("sourcegraph-token", rb"sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}"),
-    ("square-token", rb"EAAA[A-Za-z0-9_\-]{22,60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,60}"),
-    ("stripe-api-key", rb"sk_prod_[A-Za-z0-9]{10,99}|rk_prod_[A-Za-z0-9]{10,99}|whsec_[A-Za-z0-9]{32,}"),
-    ("twilio-api-key", rb"SK[0-9a-fA-F]{32}"),
-    ("typeform-token", rb"tfp_[A-Za-z0-9_\-.=]{59}"),
-    ("yandex-token", rb"t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{86}=*|AQVN[A-Za-z0-9_\-]{35,38}|YC[A-Za-z0-9_\-]{38}"),
-    ("docker-hub-token", rb"dckr_pat_[A-Za-z0-9_\-]{27,}"),
-    ("adobe-client-secret", rb"p8e-[A-Za-z0-9]{32}"),
-    ("discord-bot-token", b"|".join(c + rb"[A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" for c in (b"M", b"N", b"O"))),
-    ("azure-storage-key", rb"AccountKey=[A-Za-z0-9+/]{86}=="),
-)
-
-
-_VENDOR_GATES: Final = {
-    "discord-bot-token": rb"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}",
-}
-"""A token's gate expression where its first byte is its only literal before a dot: from the
-first dot on, the same end (``M``, ``N`` or ``O`` then 23 token bytes would have hyperscan try
-every such byte: a fifth of the token gate's time on a session)."""
-
-
 def _vendor_passes() -> list[tuple[re.Pattern[bytes], tuple[bytes, ...]]]:
     """The vendor tokens as one pattern per first character: every alternative starts with that
     literal character, which ``re`` then finds by a fast search (a single alternation of them
@@ -532,14 +457,14 @@ def _vendor_passes() -> list[tuple[re.Pattern[bytes], tuple[bytes, ...]]]:
     the alternatives one by one (``Pass.alternatives``)."""
     groups: dict[bytes, list[bytes]] = {}
     gates: dict[bytes, list[bytes]] = {}
-    for i, (name, pattern) in enumerate(_VENDOR_TOKENS):
+    for i, (name, pattern) in enumerate(VENDOR_TOKENS):
         for alternative in _top_level_alternatives(pattern):
             first = alternative[:1]
             assert first.isalnum(), alternative  # a literal first character
             group = groups.setdefault(first, [])
             group.append(b"(?P<v%d_%d>%s)" % (i, len(group), alternative[1:]))
             gate = gates.setdefault(first, [])
-            own = _VENDOR_GATES.get(name, alternative)
+            own = VENDOR_GATES.get(name, alternative)
             if own not in gate:
                 gate.append(own)
     # the first character outside the groups: ``re`` searches a leading literal fast
@@ -578,7 +503,16 @@ def _vendor(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not _mixed(value) and (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)):
         return None  # a token's random part mixes letters and digits or cases; a name does not
     group = m.lastgroup or "v0_0"
-    return Hit(_VENDOR_TOKENS[int(group[1 : group.index("_")])][0], start, end, value)
+    return Hit(VENDOR_TOKENS[int(group[1 : group.index("_")])][0], start, end, value)
+
+
+def _secret_prefixed(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    start, end = m.span()
+    if not _boundary_before(data, start) or (end < len(data) and data[end] in b"+/"):
+        return None
+    if not random_token(m.group("body")):
+        return None
+    return Hit("prefixed-secret", start, end, m.group())
 
 
 _B64_WORD: Final = re.compile(rb"[A-Za-z0-9+/]+")
@@ -621,6 +555,7 @@ def token_passes() -> list[Pass]:
         Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key", right=True)),
         *(Pass(pattern, _vendor, narrow=True, bounded=True, alternatives=gates) for pattern, gates in _vendor_passes()),
         Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram, narrow=True),
+        Pass(_compile(SECRET_PREFIX), _secret_prefixed, narrow=True),
         Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_huggingface, skip=3)),
         Pass(_compile(rb"npm_[A-Za-z0-9]{36,}"), _token("npm-token")),
         Pass(_compile(rb"\|[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"), _facebook_app, narrow=True),
