@@ -7,6 +7,11 @@ dependencies inside their handlers, and only the module of the command being run
 all: the others appear in ``--help`` through their one-line summaries in ``_SUMMARIES``, so that
 ``rho-desk --help`` costs little more than starting Python (the ``cli.startup`` benchmark).
 
+What every command prints goes through one writer (``terminal``): control, bidi and invisible
+characters from sessions, models, tools, files, ledgers and journals are shown as text, on a
+terminal and piped alike; ``--raw`` (every command but the app) prints text byte for byte, never
+to a terminal.
+
 Exit status: 0 done; 1 the operation found problems (audit findings, conflicts, ``check``
 issues); 2 bad usage or bad input, with one line on stderr naming the file, the line and the
 reason, and no traceback.
@@ -15,6 +20,7 @@ reason, and no traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import sys
@@ -69,9 +75,8 @@ _SUMMARIES: dict[str, tuple[str, str]] = {
     "bench": ("bench", "run the performance benchmarks"),
 }
 _OPTIONS_WITH_VALUES = ("--log-level",)
-_OWN_TERMINAL = frozenset({"continue", "open"})
-"""Commands that handle the terminal themselves (a live reply and its prompts; the app); every
-other command's standard output shows control characters as text on a terminal (``terminal``)."""
+_APP = "open"
+"""The one command that prints nothing of a session: it opens the window (no ``--raw``)."""
 
 def _parser(command: str | None = None, *, every: bool = True) -> argparse.ArgumentParser:
     """The argument parser: every command's full parser, or (``every=False``) only ``command``'s,
@@ -99,8 +104,23 @@ def _parser(command: str | None = None, *, every: bool = True) -> argparse.Argum
         if not every and name in summarised and summarised[name][0] != command:
             sub.add_parser(summarised[name][0], help=summarised[name][1], add_help=False)
             continue
+        before = set(sub.choices)
         importlib.import_module(f"{__name__}.{name}").register(sub)
+        for added in set(sub.choices) - before - {_APP}:
+            _add_raw(sub.choices[added])
     return parser
+
+
+def _add_raw(parser: argparse.ArgumentParser) -> None:
+    """``--raw`` on ``parser``, or on each of its own subcommands (``trash list``, ``team show``)."""
+    from .terminal import RAW_HELP
+
+    nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not nested:
+        parser.add_argument("--raw", action="store_true", help=RAW_HELP)
+    for action in nested:
+        for child in dict.fromkeys(action.choices.values()):
+            _add_raw(child)
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -159,30 +179,41 @@ def _run(argv: list[str], command: str | None) -> int:
 
     from ..core.errors import InputError, KnownError, RevisionConflict, error_text
     from ..logs import LogSpecError, configure
+    from .terminal import guarded_output
 
+    raw = bool(getattr(args, "raw", False))
+    if raw and _on_terminal(sys.stdout):
+        return fail("--raw prints control characters as they are, for a program: pipe or redirect the output")
+    if args.command == _APP:
+        output: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    else:
+        output = guarded_output(raw=raw, json=getattr(args, "json", False) is True or getattr(args, "prints", "") == "json")
+    with output:
+        try:
+            configure(args.log_level)
+        except LogSpecError as exc:
+            source = "--log-level" if args.log_level is not None else "RHO_DESK_LOG"
+            return fail(f"{source}: {exc}", EXIT_BAD_INPUT)
+        logging.getLogger(__name__).debug("rho-desk %s: %s", __version__, args.command)
+        try:
+            return int(handler(args))
+        except RevisionConflict as exc:
+            return fail(error_text(exc), EXIT_PROBLEMS)
+        except InputError as exc:
+            return fail(error_text(exc), EXIT_BAD_INPUT)
+        except KnownError as exc:
+            return fail(error_text(exc), EXIT_PROBLEMS)
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            return EXIT_OK
+
+
+def _on_terminal(stream: object) -> bool:
     try:
-        configure(args.log_level)
-    except LogSpecError as exc:
-        source = "--log-level" if args.log_level is not None else "RHO_DESK_LOG"
-        return fail(f"{source}: {exc}", EXIT_BAD_INPUT)
-    logging.getLogger(__name__).debug("rho-desk %s: %s", __version__, args.command)
-    if args.command not in _OWN_TERMINAL and sys.stdout is not None and sys.stdout.isatty():
-        from .terminal import guard_stdout
-
-        guard_stdout()
-    try:
-        return int(handler(args))
-    except RevisionConflict as exc:
-        return fail(error_text(exc), EXIT_PROBLEMS)
-    except InputError as exc:
-        return fail(error_text(exc), EXIT_BAD_INPUT)
-    except KnownError as exc:
-        return fail(error_text(exc), EXIT_PROBLEMS)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
-
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,7 +4,8 @@ Per turn, the files a session's turns changed: from Rho's workspace checkpoint j
 session has one, else reconstructed from the ``write`` and ``edit`` calls; shell calls are listed
 as ``changes not visible: <command>``. ``--patch`` prints unified diffs that ``git apply``
 accepts (``a/`` and ``b/`` paths relative to the workspace), in turn order; a change whose content
-is not known is named in a line of its own, which ``git apply`` skips.
+is not known is named in a line of its own, which ``git apply`` skips. Control characters in a
+file show as text, as everywhere; ``--patch --raw | git apply`` takes the bytes as they are.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("path", type=Path, help="a session file or folder")
     parser.add_argument("--turn", type=int, metavar="N", help="only turn N (1 is the first user message)")
     parser.add_argument("--file", metavar="F", help="only this file (relative to the workspace, or absolute)")
-    parser.add_argument("--patch", action="store_true", help="print unified diffs that `git apply` accepts")
+    parser.add_argument("--patch", action="store_true",
+                        help="print unified diffs that `git apply` accepts (with --raw: byte for byte)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 

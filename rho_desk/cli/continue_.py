@@ -42,16 +42,15 @@ import contextlib
 import gc
 import json
 import os
-import re
 import shutil
 import signal
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, TextIO
 
-from ..core.visible import visible
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
+from .terminal import before_prompt, control, shown
 
 EXIT_CANCELLED = 130
 
@@ -143,9 +142,6 @@ def _resume_collection() -> None:
         gc.enable()
 
 
-_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
@@ -165,20 +161,22 @@ def _rows(text: str, columns: int) -> int:
 class _Output:
     """Human text or JSON lines.
 
-    On a terminal the reply is shown as it streams, with its control characters made visible (a
-    model may send escape sequences); a reply that breaks off and is asked for again is erased
-    from the screen first, so it is never shown twice. While a model writes a tool call's
-    arguments, one live line on stderr says which call and how much (``--json``: ``progress``
-    events).
+    Everything written goes through the terminal writer (``cli.terminal``: the streams are
+    ``main``'s, the reply's control, bidi and invisible characters shown as text, as a model may
+    send escape sequences); only this class's own sequences (the live line, erasing a broken
+    reply) are written as they are, with :func:`~rho_desk.cli.terminal.control`. A reply that
+    breaks off and is asked for again is erased from the screen first, so it is never shown
+    twice. While a model writes a tool call's arguments, one live line on stderr says which call
+    and how much (``--json``: ``progress`` events).
     """
 
-    def __init__(self, as_json: bool, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+    def __init__(self, as_json: bool, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self.json = as_json
-        self.out = out
-        self.err = err
+        self.out = sys.stdout if out is None else out
+        self.err = sys.stderr if err is None else err
         self._mid_line = False
-        self._tty_out = _is_terminal(out)
-        self._tty_err = _is_terminal(err)
+        self._tty_out = _is_terminal(self.out)
+        self._tty_err = _is_terminal(self.err)
         self._attempt = ""
         """The reply text shown since the model call began (what a reset erases)."""
         from ..core.tools.words import CallProgress
@@ -197,7 +195,7 @@ class _Output:
             return
         self._clear_live()
         if self._tty_out:
-            text = _CONTROL.sub(lambda m: visible(m.group()), text)
+            text = shown(text)  # what the screen shows: the rows a reset erases are counted on it
         self.out.write(text)
         self.out.flush()
         self._attempt += text
@@ -221,7 +219,8 @@ class _Output:
                 self.out.flush()
                 self._mid_line = False
                 self._attempt += "\n"
-            self.err.write(f"\r\x1b[2K{due.words()}")
+            control(self.err, "\r\x1b[2K")
+            self.err.write(due.words())
             self.err.flush()
             self._live = True
 
@@ -232,7 +231,7 @@ class _Output:
 
     def _clear_live(self) -> None:
         if self._live:
-            self.err.write("\r\x1b[2K")
+            control(self.err, "\r\x1b[2K")
             self.err.flush()
             self._live = False
 
@@ -247,7 +246,7 @@ class _Output:
         if shown and self._tty_out:
             columns = max(shutil.get_terminal_size().columns, 1)
             up = _rows(shown, columns) - 1
-            self.out.write("\r" + (f"\x1b[{up}A" if up > 0 else "") + "\x1b[J")
+            control(self.out, "\r" + (f"\x1b[{up}A" if up > 0 else "") + "\x1b[J")
             self.out.flush()
             self._mid_line = False
             self.note(f"rho-desk: the reply broke off; it is asked for again ({reason})")
@@ -290,7 +289,9 @@ class TerminalApprover:
         err = self.output.err
         self.output.finish()
         # every string the model or the session file chose is shown with its controls visible,
-        # and a multi-line command numbered in full: what is approved is what runs
+        # and a multi-line command numbered in full: what is approved is what runs; the terminal
+        # is reset before the block and before the question
+        before_prompt(err)
         err.write(f"\n── approval needed: {one_line(request.summary)}\n")
         if request.diff:
             diff = visible(request.diff)
@@ -300,6 +301,7 @@ class TerminalApprover:
             shown = f"\n{command}" if "\n" in command else command
             err.write(f"   command: {shown}\n   folder:  {one_line(str(request.folder))}\n")
         scope = "this path" if request.capability.value == "write" else f"'{one_line(request.tool)}'"
+        before_prompt(err)
         err.write(f"   [y] approve once   [s] approve {scope} for this session   [n] deny (n: reason) > ")
         err.flush()
         line = await _read_line()
@@ -518,6 +520,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
 
     from ..core.tools.words import call_subject, result_text
     from ..core.usage import TurnUsage
+    from ..core.visible import one_line
 
     used = TurnUsage()
     try:
@@ -541,7 +544,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
                 if isinstance(event.metadata, dict) and event.metadata.get("operation") in ("write", "execute"):
                     changing.add(event.call_id)
                 output.event("tool_started", id=event.call_id, name=event.name, metadata=_jsonable(event.metadata))
-                output.note(f"● {event.name} {call_subject(event.metadata, 120)}".rstrip())
+                output.note(f"● {one_line(event.name)} {one_line(call_subject(event.metadata, 120))}".rstrip())
             elif isinstance(event, events.ToolUpdated):
                 output.event("tool_updated", id=event.call_id, message=event.progress.message)
             elif isinstance(event, events.ToolFinished):
@@ -549,7 +552,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
                 wrote = wrote or (ok and event.call_id in changing)
                 output.event("tool_finished", id=event.call_id, ok=ok, content=content)
                 first = content.strip().splitlines()[0] if content.strip() else ""
-                output.note(f"  {'✓' if ok else '✗'} {first[:160]}".rstrip())
+                output.note(f"  {'✓' if ok else '✗'} {one_line(first[:160])}".rstrip())
             elif isinstance(event, events.CompactionStarted):
                 output.event("compaction_started", messages=event.message_count)
                 output.note(f"rho-desk: compacting the context ({event.message_count} messages)…")

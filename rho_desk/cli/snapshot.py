@@ -3,7 +3,8 @@
 Prints the snapshot Rho would resume the session with (storage.md §6.6: incomplete tool turns
 trimmed, raw reasoning cleared), or that of revision N. ``--pretty`` is the SDK's ``to_json``
 form; ``-o`` writes the file atomically (temp file, fsync, rename, directory fsync) with mode
-0600, since a snapshot holds the whole conversation.
+0600, since a snapshot holds the whole conversation. Printed, bidi and invisible characters are
+JSON escapes (``\u202e``: the same document); ``--raw`` prints the bytes as they are.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--revision", type=int, metavar="N", help="the snapshot of revision N")
     parser.add_argument("--pretty", action="store_true", help="indented JSON (the SDK's to_json form)")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE atomically")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, prints="json")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
         gc.freeze()
     data = encode_pretty(snapshot) if args.pretty else encode(snapshot)
     if args.output is None:
-        sys.stdout.buffer.write(data + b"\n")
+        if args.raw:
+            sys.stdout.buffer.write(data + b"\n")
+        else:  # the terminal writer escapes bidi and invisible characters as JSON does (\u202e)
+            sys.stdout.write(data.decode("utf-8", "surrogateescape") + "\n")
         sys.stdout.flush()
         return EXIT_OK
     from ..core.fsio import atomic_write

@@ -28,13 +28,14 @@ def test_summaries_are_what_each_command_registers() -> None:
 
 
 def _loaded_after(argv: list[str]) -> tuple[int, list[str]]:
-    """The exit status and the command modules loaded (``cli.status``, the exit statuses, always is)."""
+    """The exit status and the command modules loaded (``cli.status``, the exit statuses, and
+    ``cli.terminal``, the writer every command prints through, always are)."""
     code = (
         "import sys\n"
         "from rho_desk.cli import main\n"
         f"try:\n    status = main({argv!r})\nexcept SystemExit as exc:\n    status = exc.code\n"
         "print(status, ' '.join(sorted(m for m in sys.modules if m.startswith('rho_desk.cli.')\n"
-        "                              and m != 'rho_desk.cli.status')))\n"
+        "                              and m not in ('rho_desk.cli.status', 'rho_desk.cli.terminal'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     status, _, modules = out.splitlines()[-1].partition(" ")

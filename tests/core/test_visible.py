@@ -46,3 +46,9 @@ def test_nothing_invisible_survives(text: str) -> None:
 def test_different_texts_look_different(a: str, b: str) -> None:
     if a != b:
         assert visible(a) != visible(b)
+
+
+@given(st.text())
+def test_a_page_of_output_keeps_its_tabs_and_shows_the_rest(text: str) -> None:
+    shown = visible(text, tabs=True)
+    assert shown == "\t".join(visible(part) for part in text.split("\t"))

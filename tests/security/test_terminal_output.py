@@ -1,9 +1,11 @@
 """A session file's text cannot act on the terminal it is printed to: its folder, title or
 conversation may carry escape sequences (rewrite the screen, set the window title) and carriage
-returns. On a terminal the commands show them as text; piped output stays byte for byte."""
+returns. The commands show them as text, on a terminal and piped (a pager or ``| cat`` hands
+piped text to a terminal too); ``--raw`` prints the bytes, for a program, never to a terminal."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -41,7 +43,7 @@ def _session(tmp_path: Path) -> tuple[Path, Path]:
         return writer.path, workspace
 
 
-def _on_a_terminal(env: dict[str, str], *argv: str) -> bytes:
+def _on_a_terminal(env: dict[str, str], *argv: str, status: int = 0) -> bytes:
     """``rho-desk ARGV`` with its standard output on a pseudo-terminal; what it wrote there."""
     leader, follower = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "rho_desk", *argv], stdout=follower,
@@ -63,7 +65,7 @@ def _on_a_terminal(env: dict[str, str], *argv: str) -> bytes:
     finally:
         os.close(leader)
         process.wait(timeout=60)
-    assert process.returncode == 0, out
+    assert process.returncode == status, out
     return out
 
 
@@ -75,11 +77,26 @@ def test_show_on_a_terminal_prints_escapes_as_text(tmp_path: Path) -> None:
     assert "All tests passed" in text and "\\x1b]0;PWNED\\x07" in text and "\\x1b[2K␍" in text
 
 
-def test_piped_output_is_left_as_it_is(tmp_path: Path) -> None:
+def test_piped_output_is_escaped_too_and_raw_is_byte_for_byte(tmp_path: Path) -> None:
     path, _workspace = _session(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", str(path)], env=environment(tmp_path),
+    env = environment(tmp_path)
+    piped = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", str(path)], env=env,
+                           capture_output=True, timeout=60)  # fmt: skip
+    assert piped.returncode == 0 and b"\x1b" not in piped.stdout and b"\x07" not in piped.stdout
+    assert "Done.\\x1b[2K␍All tests passed\\x1b]0;PWNED\\x07" in piped.stdout.decode()
+    raw = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", "--raw", str(path)], env=env,
                          capture_output=True, timeout=60)  # fmt: skip
-    assert out.returncode == 0 and REPLY.encode() in out.stdout
+    assert raw.returncode == 0 and REPLY.encode() in raw.stdout
+    as_json = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", "--json", str(path)], env=env,
+                             capture_output=True, timeout=60)  # fmt: skip
+    assert b"\x1b" not in as_json.stdout
+    assert json.dumps(REPLY)[1:-1] in as_json.stdout.decode()  # JSON escapes: the same document
+
+
+def test_raw_is_refused_on_a_terminal(tmp_path: Path) -> None:
+    path, _workspace = _session(tmp_path)
+    out = _on_a_terminal(environment(tmp_path), "show", "--display", "--raw", str(path), status=2)
+    assert b"\x1b" not in out and b"All tests passed" not in out
 
 
 def test_a_refusal_naming_a_spoofing_folder_shows_its_escapes(tmp_path: Path) -> None:
