@@ -16,8 +16,9 @@ joined by ``0xFF``) in this order:
    blocks, values under a credential name, and the flags and positions of command lines, over the
    text without the blobs' bodies; then random-looking values where a credential stands
    (``entropy_hits``) and an AWS secret key next to its id;
-5. **views** (``_views``): the same text with shell continuations removed, zero-width characters
-   dropped, and fullwidth and look-alike letters folded, scanned again around each place;
+5. **views** (``_views``): the same text normalised (shell continuations and every
+   default-ignorable code point removed, NFKC and look-alike letters folded, ``\\/`` unescaped),
+   scanned again around each place, as one buffer;
 6. **decoded regions** (``_decoders``): URL-encoding, escapes, base64/base32/hex (wrapped or
    not), dumps and compressed streams, decoded and scanned again as one buffer, down to four
    levels; hits are mapped back to the bytes they came from.

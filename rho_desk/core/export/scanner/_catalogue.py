@@ -58,7 +58,9 @@ an escaped value is decoded with the ``NAME=`` or ``NAME:`` before it. 7: the ke
 AI-tool vendors (Groq, xAI, Tavily, Pinecone, LangSmith, OpenRouter, Replicate, Fireworks,
 Together, ElevenLabs, Voyage, Firecrawl, Cerebras, NVIDIA, Jina, E2B, Resend) and of developer
 platforms (Supabase, Tailscale, PostHog, Deno, Figma, Netlify, Rootly, Ramp, Bitbucket), and any
-token whose prefix names a secret."""
+token whose prefix names a secret; a URL's password to the last ``@`` before the host; every
+default-ignorable code point and combining mark removed, NFKC's ASCII letters folded (mathematical
+letters), Greek look-alikes, ``\\/`` unescaped, ``\\u{…}`` and ``\\x{…}`` decoded."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -80,7 +82,8 @@ RULES: Final[dict[str, str]] = {
     "authorization-header": "Authorization header value",
     "bearer-token": "Bearer token",
     "cookie": "Cookie or Set-Cookie header value",
-    "url-password": "password in a URL (scheme://user:password@host, the user may be empty)",
+    "url-password": "password in a URL (scheme://user:password@host, the user may be empty; the password runs to the "
+    "last @ before the host)",
     "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams)",
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "

@@ -59,7 +59,7 @@ PERCENT = re.compile(rb"(?<=" + _URL_BYTE + rb")%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}(
 PERCENT_GATE: Final = _URL_BYTE + rb"%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}" + _URL_BYTE
 """``PERCENT`` without lookarounds (hyperscan has none): the same places, one byte wider."""
 
-_ESCAPE: Final = rb"(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})"
+_ESCAPE: Final = rb"(?:u[0-9A-Fa-f]{4}|[ux]\{[0-9A-Fa-f]{1,6}\}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})"
 _TOKEN_BYTE: Final = rb"[A-Za-z0-9._~+%\-/:=]"
 ESCAPE_START = re.compile(rb"(?<=" + _TOKEN_BYTE + rb")\\{1,8}" + _ESCAPE + rb"|\\{1,8}" + _ESCAPE + rb"(?=" + _TOKEN_BYTE + rb"|\\)")
 """Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both), next to a
@@ -72,9 +72,13 @@ ESCAPE_GATE: Final = _TOKEN_BYTE + rb"\\{1,8}" + _ESCAPE + rb"|\\" + _ESCAPE + r
 # a token written with escapes: any depth of backslashes (JSON doubles them at each level)
 # octal as printf and C read it: up to three digits, so ``\\75`` is ``=`` inside a token (a token
 # starts at a three-digit escape: letters are three digits, and ``\\1`` alone is a regex's group)
-ESCAPED_TOKEN = re.compile(rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|[0-7]{1,2}|/))+")
+ESCAPED_TOKEN = re.compile(
+    rb"(?:[A-Za-z0-9._~+%\-/:= ]|\\{1,8}(?:u[0-9A-Fa-f]{4}|[ux]\{[0-9A-Fa-f]{1,6}\}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|[0-7]{1,2}|/))+"
+)
 
-_ESCAPE_SUB = re.compile(rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2}|[0-7]{1,2}(?![0-7]))|/)")
+_ESCAPE_SUB = re.compile(
+    rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2}|[0-7]{1,2}(?![0-7]))|[ux]\{([0-9A-Fa-f]{1,6})\}|/)"
+)
 
 ESCAPED_TOKEN_MAX: Final = 4096
 """Longest escaped token decoded, in bytes of its escaped form."""
@@ -117,7 +121,8 @@ def padded(data: bytes, end: int, most: int = 2) -> int:
 
 
 def decode_escapes(token: bytes) -> bytes:
-    """``\\uXXXX``, ``\\xXX``, octal ``\\NNN`` and ``\\/`` decoded, at any depth of backslashes."""
+    """``\\uXXXX``, ``\\u{X…}``, ``\\xXX``, ``\\x{X…}``, octal ``\\NNN`` and ``\\/`` decoded, at any depth
+    of backslashes."""
 
     def one(m: re.Match[bytes]) -> bytes:
         if m.group(1) is not None:
@@ -126,6 +131,9 @@ def decode_escapes(token: bytes) -> bytes:
             return bytes((int(m.group(2), 16),))
         if m.group(3) is not None:
             return bytes((int(m.group(3), 8),))
+        if m.group(4) is not None:  # \u{6e} (JavaScript, Rust, Swift), \x{6e} (Perl, PHP)
+            code = int(m.group(4), 16)
+            return chr(code).encode("utf-8", "surrogatepass") if code <= 0x10FFFF else m.group()
         return b"/"
 
     return _ESCAPE_SUB.sub(one, token)

@@ -611,7 +611,9 @@ def keyword_passes() -> list[Pass]:
         ),
         Pass(
             _compile(
-                rb"://(?:[^/\s:@\"'`\\<>\x00\xff]{0,128}:(?P<password>[^/\s@\"'`\\<>\x00\xff]{1,256})@"
+                # the password runs to the last "@" before the host (a password may hold an
+                # unencoded "@"; a user name may be an e-mail address)
+                rb"://(?:[^/\s:\"'`\\<>\x00\xff]{0,128}:(?P<password>[^/\s\"'`\\<>\x00\xff]{1,256})@"
                 rb"|discord(?:app)?\.com/api/webhooks/(?P<discord>[0-9]+/[A-Za-z0-9_\-]{20,}))"
             ),
             _url,

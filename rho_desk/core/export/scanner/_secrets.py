@@ -129,15 +129,10 @@ from ._rules import (
     unescaped_start,
 )
 from ._views import (
-    CONTINUATION,
     DUMP_START,
-    FOLD_TRIGGER,
-    ZERO_WIDTH,
-    ZERO_WIDTH_WINDOW,
+    NORMALIZE_GATE,
     decode_dumps,
-    fold_pieces,
-    removal_pieces,
-    windows,
+    normalized,
 )
 from ._work import spend, spent
 
@@ -167,18 +162,14 @@ _MEMO_TOKEN_MAX: Final = 256
 _MEMO_TOKENS: Final = 1024
 """Escaped tokens up to this long, this many of them, are remembered decoded for the rest of a scan."""
 _TRIGGERS: Final = {
-    "continuation": CONTINUATION.pattern,
-    "fold": FOLD_TRIGGER.pattern,
-    "zero-width": ZERO_WIDTH.pattern,
+    "normalize": NORMALIZE_GATE,
     "percent": PERCENT_GATE,
     "escape": ESCAPE_GATE,
     "dump": re.escape(DUMP_START),
     "diff": rb"\n[+\-]|\\n[+\-]",
 }
 """What makes a view or a decoder worth running: a gate scan finds which occur, in one pass."""
-_FOLD_LEADS: Final = (b"\xef\xbc", b"\xef\xbd", b"\xd0", b"\xd1")
-"""The lead bytes of every ``FOLD_TRIGGER`` match: found by ``bytes.find`` before the regex,
-which has no literal to search for and would try every position."""
+
 
 
 class SecretScanner:
@@ -365,9 +356,8 @@ class SecretScanner:
             hits.extend(aws_secret_near(data, hit))
         if decode:
             del reports  # the decoders below can hold a lot: free the gate's reports first
-            if "zero-width" in present:
-                self._scan_zero_width(data, hits, depth)
-            self._scan_views(data, hits, depth, present)
+            if "normalize" in present:
+                self._scan_normalized(data, hits, depth)
             self._scan_decoded(data, runs, blobs, hits, decoded, depth, present)
         return [hit for hit in hits if not placeholder(hit)]
 
@@ -554,60 +544,26 @@ class SecretScanner:
         present = {"percent", "escape", "dump"}
         if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
             present.add("diff")
-        if b"\\\n" in data or b"\\\r\n" in data or b"\\\\\\n" in data or b"\\\\\\r" in data:
-            present.add("continuation")
-        if not data.isascii():
-            present.add("zero-width")
-            if any(lead in data for lead in _FOLD_LEADS):
-                present.add("fold")
+        if b"\\" in data or not data.isascii():
+            present.add("normalize")
         return frozenset(present)
 
-    def _scan_views(self, data: bytes, hits: list[Hit], depth: int, present: frozenset[str]) -> None:
-        """Backslash-newline continuations removed, fullwidth and look-alike letters folded
-        (``_views``): the windows around each scanned again, hits mapped back."""
-        views: list[tuple[tuple[list[bytes], list[int]], str]] = []
-        if "continuation" in present:
-            views += [(removal_pieces(data, lo, hi, CONTINUATION), "continuation") for lo, hi in windows(data, CONTINUATION)]
-        if "fold" in present and FOLD_TRIGGER.search(data) is not None:
-            views += [(fold_pieces(data, lo, hi), "nfkc") for lo, hi in windows(data, FOLD_TRIGGER)]
-        for (pieces, origins), encoding in views:
-            joined = Joined(pieces, origins, b"")
-            size = len(joined.buffer)
-            for sub in self._scan(joined.buffer, depth=depth + 1, keywords=True):
-                _, start = joined.locate(sub.start)
-                index, last = joined.locate(max(sub.start, sub.end - 1))
-                piece_end = joined.starts[index + 1] if index + 1 < len(pieces) else size
-                end = origins[index + 1] if sub.end == piece_end and index + 1 < len(pieces) else last + 1
-                hits.append(Hit(sub.rule, start, end, sub.value, encoding if sub.encoding == "plain" else sub.encoding))
-
-    def _scan_zero_width(self, data: bytes, hits: list[Hit], depth: int) -> None:
-        """Zero-width characters removed around each one, and the windows scanned again (the
-        caller knows ``data`` holds one: ``_triggers``)."""
-        spend(len(data))
-        windows: list[list[int]] = []
-        for m in ZERO_WIDTH.finditer(data):
-            lo, hi = max(0, m.start() - ZERO_WIDTH_WINDOW), min(len(data), m.end() + ZERO_WIDTH_WINDOW)
-            if windows and lo <= windows[-1][1]:
-                windows[-1][1] = hi
-            else:
-                windows.append([lo, hi])
-        for lo, hi in windows:
-            window = data[lo:hi]
-            kept: list[bytes] = []
-            origins: list[int] = []
-            pos = lo
-            for m in ZERO_WIDTH.finditer(data, lo, hi):
-                kept.append(data[pos : m.start()])
-                origins.append(pos)
-                pos = m.end()
-            kept.append(data[pos:hi])
-            origins.append(pos)
-            joined = Joined(kept, origins, b"")
-            del window
-            for sub in self._scan(joined.buffer, depth=depth + 1, keywords=True):
-                _, start = joined.locate(sub.start)
-                _, end = joined.locate(max(sub.start, sub.end - 1))
-                hits.append(Hit(sub.rule, start, end + 1, sub.value, "zero-width" if sub.encoding == "plain" else sub.encoding))
+    def _scan_normalized(self, data: bytes, hits: list[Hit], depth: int) -> None:
+        """The windows ``_views`` rewrites (continuations and ignorables removed, look-alikes
+        folded, ``\\/`` unescaped) scanned again as one buffer, hits mapped back."""
+        view = normalized(data, _PIECE_GAP)
+        if not view.pieces:
+            return
+        pieces, origins = view.pieces, view.origins
+        joined = Joined(pieces, origins, b"")
+        size = len(joined.buffer)
+        for sub in self._scan(joined.buffer, depth=depth + 1, keywords=True):
+            _, start = joined.locate(sub.start)
+            index, last = joined.locate(max(sub.start, sub.end - 1))
+            piece_end = joined.starts[index + 1] if index + 1 < len(pieces) else size
+            end = origins[index + 1] if sub.end == piece_end and index + 1 < len(pieces) else last + 1
+            encoding = view.label(start, end) if sub.encoding == "plain" else sub.encoding
+            hits.append(Hit(sub.rule, start, end, sub.value, encoding))
 
     def _scan_decoded(
         self,

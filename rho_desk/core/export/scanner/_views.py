@@ -1,95 +1,142 @@
 """Views that normalise text: a buffer rewritten the way a secret in it reads, scanned in its place.
 
-What a secret looks like once the line structure or the look-alike characters a tool printed
-around it are undone:
+What a secret looks like once the characters a tool, an editor or an attacker put around or
+inside it are undone (``NORMALIZE``, one pattern of every rewrite):
 
 * **continuations**: a backslash before a line break (a shell command cut over lines) is removed,
   so ``sk-proj-abc\\`` + newline + ``def...`` is one key again;
-* **folding**: fullwidth forms (``ｓｋ－ｐｒｏｊ``) become ASCII (NFKC), and Cyrillic letters that
-  look Latin (``pаssword`` with a Cyrillic ``а``) become the Latin letter when they sit in a word
-  with Latin letters;
-* **zero-width** characters (``ZERO_WIDTH``): the scanner removes them near each one and scans
-  that window again;
-* **dumps**: ``xxd``, ``hexdump -C`` and ``od -c`` output decoded back to the bytes it shows.
+* **ignorables**: every default-ignorable code point of Unicode (zero-width spaces and joiners,
+  U+2063 INVISIBLE SEPARATOR, variation selectors U+FE0F and U+E0100…, U+034F COMBINING GRAPHEME
+  JOINER, tags, bidi controls, Hangul fillers, the soft hyphen: ``IGNORABLE``) and combining
+  marks (``g̲h̲p̲_…``) are removed;
+* **folding**: what NFKC makes ASCII (fullwidth ``ｓｋ－``, mathematical bold and monospace
+  ``𝚐𝚑𝚙_``, circled ``Ⓐ``, superscripts, ligatures) becomes ASCII, and letters that look Latin
+  (Cyrillic and Greek ``а``, ``ο``, hyphens ``‐``) become the Latin letter where they sit by one;
+* **escaped slashes**: ``\\/`` (PHP's ``json_encode``, JavaScript) is ``/``, so
+  ``https:\\/\\/hooks.slack.com\\/services\\/…`` is a webhook again.
 
-A view is pieces of the original (and replacements) with the offset each came from, so a match in
-the view maps back to the original bytes it covers (``_engine.Joined``). Wrapped base64 whose
-lines carry a prefix (``12:``, ``12→``, ``  12 |``, ``> ``, a diff's ``+``) needs no view: the
-wrapped-block detection skips those prefixes between lines.
+The scanner rewrites the windows around each place ``NORMALIZE_AT`` finds (``normalized``) and
+scans them again, as one buffer. A view is pieces of the original (and replacements) with the
+offset each came from, so a match in the view maps back to the original bytes it covers
+(``_engine.Joined``). Wrapped base64 whose lines carry a prefix (``12:``, ``12→``, ``  12 |``,
+``> ``, a diff's ``+``) needs no view: the wrapped-block detection skips those prefixes between
+lines. **Dumps** (``xxd``, ``hexdump -C``, ``od -c``) are read back to the bytes they show
+(``decode_dumps``).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
-from collections.abc import Iterator
-from typing import Final
+from collections.abc import Iterable, Iterator
+from typing import Final, NamedTuple
 
 from ._work import spend
 
 __all__ = [
     "CONTINUATION",
     "DUMP_START",
-    "FOLD_TRIGGER",
+    "IGNORABLE",
+    "NORMALIZE",
+    "NORMALIZE_AT",
+    "NORMALIZE_GATE",
     "WINDOW",
-    "ZERO_WIDTH",
-    "ZERO_WIDTH_WINDOW",
+    "Normalized",
     "decode_dumps",
-    "fold_pieces",
-    "removal_pieces",
-    "windows",
+    "normalized",
+    "utf8_pattern",
 ]
 
 WINDOW: Final = 192
 """Bytes kept each side of a rewritten spot: the longest secret a view needs to see whole."""
 
-# zero-width and invisible characters a key can hide behind (U+200B-U+200D, U+2060, U+FEFF, U+00AD)
-ZERO_WIDTH = re.compile(rb"\xe2\x80[\x8b-\x8d]|\xe2\x81\xa0|\xef\xbb\xbf|\xc2\xad")
-ZERO_WIDTH_WINDOW: Final = 192
 
-CONTINUATION: Final = re.compile(rb"\\\r?\n|\\\\(?:\\r)?\\n")
-"""A backslash-newline, raw or inside a JSON string (an escaped backslash, then ``\\n``)."""
+def utf8_pattern(ranges: Iterable[tuple[int, int]]) -> bytes:
+    """A byte pattern (no lookaround: hyperscan reads it too) matching the UTF-8 encoding of any
+    code point in ``ranges`` (inclusive): one sequence of byte classes per piece of a range whose
+    encodings differ only in a run of their last bytes."""
+    sequences = [seq for lo, hi in ranges for seq in _sequences(lo, hi)]
+    return b"(?:" + b"|".join(b"".join(_byte_range(a, b) for a, b in seq) for seq in sequences) + b")"
 
-# fullwidth ASCII (U+FF01-U+FF5E), and Cyrillic letters next to a Latin letter
-# (every alternative starts with a lead byte that ASCII and most text never hold: one fast search)
-FOLD_TRIGGER: Final = re.compile(
-    rb"\xef\xbc[\x81-\xbf]|\xef\xbd[\x80-\x9e]"
-    rb"|(?:\xd0[\x90-\xbf]|\xd1[\x80-\x9f])(?:(?<=[A-Za-z]..)|(?=[A-Za-z]))"
+
+def _sequences(lo: int, hi: int) -> list[list[tuple[int, int]]]:
+    """``[lo, hi]`` as lists of byte ranges, each list the encodings of one piece of it."""
+    for bound in (0x7F, 0x7FF, 0xFFFF):
+        if lo <= bound < hi:
+            return _sequences(lo, bound) + _sequences(bound + 1, hi)
+    if hi < 0x80:
+        return [[(lo, hi)]]
+    for bits in (6, 12, 18):
+        mask = (1 << bits) - 1
+        if lo & ~mask != hi & ~mask:
+            if lo & mask:
+                return _sequences(lo, lo | mask) + _sequences((lo | mask) + 1, hi)
+            if hi & mask != mask:
+                return _sequences(lo, (hi & ~mask) - 1) + _sequences(hi & ~mask, hi)
+    first, last = chr(lo).encode("utf-8", "surrogatepass"), chr(hi).encode("utf-8", "surrogatepass")
+    return [list(zip(first, last, strict=True))]
+
+
+def _byte_range(lo: int, hi: int) -> bytes:
+    return b"\\x%02x" % lo if lo == hi else b"[\\x%02x-\\x%02x]" % (lo, hi)
+
+
+DEFAULT_IGNORABLE: Final = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
 )
-_FOLDABLE: Final = re.compile(rb"\xef\xbc[\x81-\xbf]|\xef\xbd[\x80-\x9e]|\xd0[\x90-\xbf]|\xd1[\x80-\x9f]")
+"""Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15): characters
+a renderer shows as nothing, so a key can carry them unseen."""
+IGNORABLE: Final = utf8_pattern(DEFAULT_IGNORABLE)
+_MARKS: Final = utf8_pattern(((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F)))
+"""Combining marks (diacritics, underline and strike-through overlays): a window is rewritten
+where one follows or precedes a Latin letter or digit (``g̲h̲p̲_``, ``s̶k̶-``), and in it they are removed."""
+
+# What folds to ASCII everywhere it stands (nothing else writes text with it): fullwidth forms,
+# mathematical alphanumerics, enclosed and squared letters and digits.
+_FOLD_ALWAYS: Final = utf8_pattern(((0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x2460, 0x24FF), (0x1F100, 0x1F1FF)))
+# ... and what folds only beside a Latin letter or digit (prose uses it alone): Cyrillic and Greek
+# look-alikes, superscripts and subscripts, letter-like symbols, ligatures, small forms, hyphens
+_FOLD_BESIDE: Final = utf8_pattern((
+    (0x00AA, 0x00AA), (0x00B2, 0x00B3), (0x00B9, 0x00BA), (0x0391, 0x03C9), (0x0400, 0x045F),
+    (0x1D2C, 0x1D6A), (0x2010, 0x2011), (0x2070, 0x209F), (0x2100, 0x214F), (0x2212, 0x2212),
+    (0xFB00, 0xFB06), (0xFE50, 0xFE6B),
+))
 _CONFUSABLE: Final = {
     "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
     "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "А": "A", "В": "B", "Е": "E",
     "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X",
-    "Ѕ": "S", "І": "I", "Ј": "J",
+    "Ѕ": "S", "І": "I", "Ј": "J", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I",
+    "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ο": "o",
+    "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "α": "a",
+    "\u2010": "-", "\u2011": "-", "\u2212": "-",
 }
 
+CONTINUATION: Final = re.compile(rb"\\\r?\n|\\\\(?:\\r)?\\n")
+"""A backslash-newline, raw or inside a JSON string (an escaped backslash, then ``\\n``)."""
+_SLASH: Final = rb"\\{1,7}/"
+_WORD: Final = rb"[A-Za-z0-9]"
+_BESIDE: Final = rb"(?:" + IGNORABLE + rb"|" + _MARKS + rb"|" + _FOLD_BESIDE + rb")"
 
-def windows(data: bytes, trigger: re.Pattern[bytes]) -> list[tuple[int, int]]:
-    """Merged ``[lo, hi)`` windows of ``WINDOW`` bytes around each match of ``trigger``."""
-    out: list[list[int]] = []
-    spend(len(data))
-    for m in trigger.finditer(data):
-        lo, hi = max(0, m.start() - WINDOW), min(len(data), m.end() + WINDOW)
-        if out and lo <= out[-1][1]:
-            out[-1][1] = hi
-        else:
-            out.append([lo, hi])
-    return [(lo, hi) for lo, hi in out]
-
-
-def removal_pieces(data: bytes, lo: int, hi: int, pattern: re.Pattern[bytes]) -> tuple[list[bytes], list[int]]:
-    """The window without the matches of ``pattern``: pieces and where each starts in ``data``."""
-    pieces: list[bytes] = []
-    origins: list[int] = []
-    pos = lo
-    for m in pattern.finditer(data, lo, hi):
-        pieces.append(data[pos : m.start()])
-        origins.append(pos)
-        pos = m.end()
-    pieces.append(data[pos:hi])
-    origins.append(pos)
-    return pieces, origins
+NORMALIZE: Final = re.compile(
+    rb"(?P<continuation>" + CONTINUATION.pattern + rb")|(?P<ignorable>" + IGNORABLE + rb")|(?P<mark>" + _MARKS
+    + rb")|(?P<fold>" + _FOLD_ALWAYS + rb"|" + _FOLD_BESIDE + rb")|(?P<slash>" + _SLASH + rb")"
+)
+"""Every rewrite, inside a window: what each match becomes is ``_rewrite``'s."""
+NORMALIZE_AT: Final = re.compile(
+    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH
+    + rb"|(?<=[A-Za-z0-9])" + _BESIDE + rb"|" + _BESIDE + rb"(?=[A-Za-z0-9])"
+)
+"""Where a window is worth rewriting: a continuation, an escaped slash, what folds everywhere,
+and an ignorable, a mark or a look-alike beside a Latin letter or digit (an emoji's variation
+selector or a Russian sentence is not a token)."""
+NORMALIZE_GATE: Final = (
+    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH + rb"|" + _WORD + _BESIDE + rb"|" + _BESIDE + _WORD
+)
+"""``NORMALIZE_AT`` without lookarounds (hyperscan has none): the same places, one byte wider."""
 
 
 def _fold(char: bytes) -> bytes:
@@ -98,25 +145,69 @@ def _fold(char: bytes) -> bytes:
     return folded.encode("utf-8") if folded.isascii() else char
 
 
-def fold_pieces(data: bytes, lo: int, hi: int) -> tuple[list[bytes], list[int]]:
-    """The window with fullwidth and look-alike letters folded to ASCII, piece by piece."""
-    # a window may start or end inside a character: move to whole characters
-    while lo > 0 and data[lo] & 0xC0 == 0x80:
-        lo -= 1
-    while hi < len(data) and data[hi] & 0xC0 == 0x80:
-        hi += 1
+def _rewrite(m: re.Match[bytes]) -> tuple[bytes, str]:
+    kind = m.lastgroup or ""
+    if kind == "fold":
+        return _fold(m.group()), "nfkc"
+    if kind == "slash":
+        return b"/", "slash-escape"
+    return b"", "continuation" if kind == "continuation" else "zero-width"
+
+
+class Normalized(NamedTuple):
+    """The windows around every place worth rewriting, rewritten, as pieces: ``pieces[i]`` came
+    from ``origins[i]``; windows are separated by a piece of ``gap`` (no match crosses it); and
+    ``rewrites`` (by where they stand) says which rewrite was made at which offset."""
+
+    pieces: list[bytes]
+    origins: list[int]
+    rewrites: list[tuple[int, str]]
+
+    def label(self, start: int, end: int) -> str:
+        """How the span ``[start, end)`` of the original was written: its first rewrite's name."""
+        k = bisect.bisect_left(self.rewrites, (start, ""))
+        return self.rewrites[k][1] if k < len(self.rewrites) and self.rewrites[k][0] < end else "normalized"
+
+
+def normalized(data: bytes, gap: bytes) -> Normalized:
+    """``data``'s windows (``WINDOW`` bytes around each place ``NORMALIZE_AT`` finds, merged)
+    with every ``NORMALIZE`` rewrite made."""
+    spend(len(data))
+    spans: list[list[int]] = []
+    for m in NORMALIZE_AT.finditer(data):
+        lo, hi = max(0, m.start() - WINDOW), min(len(data), m.end() + WINDOW)
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = hi
+        else:
+            spans.append([lo, hi])
     pieces: list[bytes] = []
     origins: list[int] = []
-    pos = lo
-    for m in _FOLDABLE.finditer(data, lo, hi):
-        pieces.append(data[pos : m.start()])
+    rewrites: list[tuple[int, str]] = []
+    for lo, hi in spans:
+        # a window may start or end inside a character: move to whole characters
+        while lo > 0 and data[lo] & 0xC0 == 0x80:
+            lo -= 1
+        while hi < len(data) and data[hi] & 0xC0 == 0x80:
+            hi += 1
+        spend(hi - lo)
+        if pieces:
+            pieces.append(gap)
+            origins.append(lo)
+        pos = lo
+        for m in NORMALIZE.finditer(data, lo, hi):
+            replacement, kind = _rewrite(m)
+            if replacement == m.group():
+                continue
+            pieces.append(data[pos : m.start()])
+            origins.append(pos)
+            if replacement:
+                pieces.append(replacement)
+                origins.append(m.start())
+            rewrites.append((m.start(), kind))
+            pos = m.end()
+        pieces.append(data[pos:hi])
         origins.append(pos)
-        pieces.append(_fold(m.group()))
-        origins.append(m.start())
-        pos = m.end()
-    pieces.append(data[pos:hi])
-    origins.append(pos)
-    return pieces, origins
+    return Normalized(pieces, origins, rewrites)
 
 
 # --- dumps --------------------------------------------------------------------------------------
