@@ -390,11 +390,13 @@ class SessionCache:
 
     def find_id(self, prefix: str, workspace_key: str | None = None) -> list[SessionSummary]:
         """Sessions whose id starts with ``prefix`` (case-sensitive, like Rho's resolution)."""
-        sql = f"{_SELECT} where substr(s.id, 1, length(?1)) = ?1"
-        params: tuple[object, ...] = (prefix,)
+        # Named placeholders bound from a mapping: numbered ones (?1) bound from a tuple warn on
+        # CPython 3.12.0-3.12.3 (python/cpython#117995), an error under the suite's filters.
+        sql = f"{_SELECT} where substr(s.id, 1, length(:prefix)) = :prefix"
+        params: dict[str, object] = {"prefix": prefix}
         if workspace_key is not None:
-            sql += " and s.workspace_key = ?2"
-            params = (prefix, workspace_key)
+            sql += " and s.workspace_key = :workspace"
+            params["workspace"] = workspace_key
         with self._tx() as db:
             return [_summary(v) for v in db.execute(sql + " order by s.id", params).fetchall()]
 
