@@ -143,7 +143,11 @@ async def _compact(args: argparse.Namespace) -> int:
         if profile is None:
             return fail("no provider profile is configured; add one or use --compactor local")
         report["profile"] = profile.name
-    opened = await open_compactor(profile, budget)
+    from ..core.usage.writer import recording_for_session
+
+    usage = recording_for_session(session_file.path if session_file else None,
+                                  workspace=session_file.tree.header.cwd if session_file and session_file.tree.header else None)  # fmt: skip
+    opened = await open_compactor(profile, budget, recording=usage)
     try:
         result = await ManualCompaction(snapshot, opened.compactor).run()
     except CompactionRefused as exc:
@@ -152,6 +156,8 @@ async def _compact(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     finally:
         await opened.aclose()
+        if usage is not None and usage.diagnostics:
+            report["usage_not_recorded"] = usage.diagnostics[-1]
 
     outcome = result.outcome
     report.update(
@@ -238,6 +244,8 @@ def _print(report: dict[str, Any], as_json: bool) -> None:
         out.write(f"  revision {report['revision']} -> {report['new_revision']}, written as a new {report['written']}\n")
     if report["refused"]:
         out.write(f"  refused  {report['refused']}\n")
+    if report.get("usage_not_recorded"):
+        sys.stderr.write(f"rho-desk: the usage ledger was not written: {report['usage_not_recorded']}\n")
     if report["replacement_tokens"] is not None:
         out.write(f"  written  a {what} of {report['replacement_tokens']} estimated tokens\n")
     label = "Draft digest" if report["dry_run"] else "Replacement"

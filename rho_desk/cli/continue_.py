@@ -434,6 +434,9 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
     )
     recorder = CheckpointRecorder()  # every write and edit is journalled before it is made
+    from ..core.usage.writer import recording_for_session
+
+    usage = recording_for_session(session_file.path, workspace=header.cwd)  # every request, in Rho's ledger
 
     async def restore() -> Any:
         return tree.snapshot()
@@ -444,7 +447,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             tools=PermissionMode.parse(args.tools) if args.tools else None,
             workspace=args.workspace.absolute() if args.workspace else None, granted=args.grant,
             trust_workspace=args.trust_workspace, compaction=compaction, session_file=str(session_file.path),
-            provider=endpoint, observer=recorder, max_steps=args.max_steps,
+            provider=endpoint, observer=recorder, max_steps=args.max_steps, usage=usage,
         )  # fmt: skip
     except WorkspaceMissing as exc:
         raise InputError(
@@ -477,6 +480,10 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             recorder.begin_turn(session_file.path, session.id, session.revision)
             status = await _drive(session, message, writer, output, Cancelled, EngineError, events)
             await asyncio.to_thread(_close_recorded_turn, recorder, writer, base, status, output, header.cwd)
+            if usage is not None and usage.diagnostics:
+                problem = usage.diagnostics[-1]
+                output.event("usage_not_recorded", reason=problem)
+                output.note(f"rho-desk: the usage ledger was not written, this turn's spend is not in it: {problem}")
             return status
         finally:
             await asyncio.to_thread(writer.close)

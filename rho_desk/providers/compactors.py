@@ -46,11 +46,13 @@ from ..core.provider import (
     ModelRequest,
     OutputDelta,
     ReasoningLevel,
+    RequestAttemptFailed,
     Usage,
 )
 from ..core.wire.model import Message, ModelUsage
 
 if TYPE_CHECKING:
+    from ..core.usage.writer import RequestOutcome, UsageRecording
     from .base import HttpProvider
     from .profiles import ProfileStore, ProviderProfile
 
@@ -142,17 +144,22 @@ def render_transcript(messages: Sequence[Message], max_chars: int) -> str:
 
 
 class _Collector:
-    """The summary call's event sink: text and usage only (raw reasoning is dropped)."""
+    """The summary call's event sink: text and usage only (raw reasoning is dropped). A failed
+    physical request the provider retried by itself keeps its usage apart, for the ledger."""
 
     def __init__(self) -> None:
         self.text: list[str] = []
         self.usage = ModelUsage()
+        self.failed: list[ModelUsage] = []
 
     async def send(self, event: ModelEvent) -> None:
         if isinstance(event, OutputDelta):
             self.text.append(event.text)
         elif isinstance(event, Usage):
             self.usage = self.usage + event.usage
+        elif isinstance(event, RequestAttemptFailed):
+            self.failed.append(self.usage.saturating_add(event.usage))
+            self.usage = ModelUsage()
 
 
 class SummarizingCompactor(Compactor):
@@ -164,6 +171,8 @@ class SummarizingCompactor(Compactor):
         max_summary_chars: the summary is cut to this length (keeps repeated compaction bounded).
         max_transcript_chars: the most transcript sent to the provider.
         reasoning_level: the reasoning level of the summary request (off by default: cheap).
+        recording: where the summary request is recorded (purpose ``compaction``), with the
+            session, run and step of the compaction request.
     """
 
     cancellation_mode = CancellationMode.COOPERATIVE
@@ -176,8 +185,10 @@ class SummarizingCompactor(Compactor):
         max_summary_chars: int = 12_000,
         max_transcript_chars: int = 200_000,
         reasoning_level: ReasoningLevel = ReasoningLevel.OFF,
+        recording: UsageRecording | None = None,
     ) -> None:
         self.provider = provider
+        self.recording = recording
         self.budget = budget or RecentBudget()
         self.max_summary_chars = max_summary_chars
         self.max_transcript_chars = max_transcript_chars
@@ -223,7 +234,16 @@ class SummarizingCompactor(Compactor):
             return CompactionOutput(request.messages)
         collector = _Collector()
         summary_request = self.summary_request(parts.older, parts.recent, token)
-        content = await race(self.provider.send_turn_stream(summary_request, collector), token)
+        outcome: RequestOutcome = "failed"
+        try:
+            content = await race(self.provider.send_turn_stream(summary_request, collector), token)
+            outcome = "completed"
+        except BaseException:
+            if token.cancelled:
+                outcome = "cancelled"
+            raise
+        finally:
+            await self._record(request, collector, outcome)
         calls = [b.tool_call.name for b in content if b.tool_call is not None]
         if calls:  # asked for no tools: a reply that calls one is a plan, not a summary
             raise ProviderError(
@@ -248,6 +268,25 @@ class SummarizingCompactor(Compactor):
         return CompactionOutput((*parts.system, message, *parts.recent), usage=collector.usage)
 
 
+    async def _record(self, request: CompactionRequest, collector: _Collector, outcome: RequestOutcome) -> None:
+        """The summary request's physical requests, in the ledger (a failure is a diagnostic)."""
+        recording = self.recording
+        if recording is None:
+            return
+        from ..core.usage.writer import RequestUsage
+
+        identity = self.provider.identity()
+        attempts = [(usage, "failed") for usage in collector.failed] + [(collector.usage, outcome)]
+        for index, (usage, result) in enumerate(attempts, 1):
+            event = RequestUsage(
+                identity.provider, identity.model, "compaction", result, usage,  # type: ignore[arg-type]
+                session_id=request.session_id, parent_session_id=request.parent_session_id,
+                run_id=request.run_id, step_index=request.step_index, attempt_index=index,
+                workspace_path=request.workspace_path,
+            )  # fmt: skip
+            await asyncio.shield(asyncio.to_thread(recording.record, event))
+
+
 @dataclass
 class OpenedCompactor:
     """A compactor and what must be closed with it."""
@@ -270,7 +309,11 @@ class OpenedCompactor:
 
 
 async def open_compactor(
-    profile: str | ProviderProfile | None, budget: RecentBudget, *, profiles: ProfileStore | None = None
+    profile: str | ProviderProfile | None,
+    budget: RecentBudget,
+    *,
+    profiles: ProfileStore | None = None,
+    recording: UsageRecording | None = None,
 ) -> OpenedCompactor:
     """The compactor ``profile`` names, ready to use: ``""`` or ``None`` is the local one.
 
@@ -279,6 +322,7 @@ async def open_compactor(
     Args:
         profile: a provider profile, or its name (read from ``profiles`` in a worker thread).
         profiles: a ``ProfileStore`` (default: the user's).
+        recording: where a summarizing compactor records its requests (the usage ledger).
 
     Raises:
         ProfileError: no such profile.
@@ -294,4 +338,4 @@ async def open_compactor(
         profile = await asyncio.to_thread(store.get, profile)
     provider, _ = await open_provider(profile)
     label = f"profile {profile.name} ({profile.identity_provider}/{profile.model})"
-    return OpenedCompactor(SummarizingCompactor(provider, budget), label, provider)
+    return OpenedCompactor(SummarizingCompactor(provider, budget, recording=recording), label, provider)

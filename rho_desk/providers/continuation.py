@@ -37,6 +37,7 @@ from ..core.wire import SessionSnapshot
 
 if TYPE_CHECKING:
     from ..core.tools.observed import WorkspaceMutationObserver
+    from ..core.usage.writer import UsageRecording
     from .base import HttpProvider
     from .compactors import OpenedCompactor
     from .endpoint import Endpoint
@@ -143,6 +144,7 @@ async def open_continuation(
     provider: Callable[[], Awaitable[HttpProvider]] | None = None,
     observer: WorkspaceMutationObserver | None = None,
     max_steps: int | None = None,
+    usage: UsageRecording | None = None,
 ) -> Continuation:
     """Set up one turn of a saved conversation on ``profile``.
 
@@ -165,6 +167,9 @@ async def open_continuation(
             recorder: :class:`~rho_desk.core.changes.CheckpointRecorder`).
         max_steps: model steps the turn may take (default: the profile's, else 32); the turn then
             stops with ``MaxSteps``, as a run that repeats itself stops with ``Repetition``.
+        usage: where every request of the turn is recorded (Rho's usage ledger of the session's
+            home: :func:`~rho_desk.core.usage.writer.recording_for_session`), summary requests
+            of automatic compaction included; ``None``: nowhere.
 
     Raises:
         WorkspaceMissing, WorkspaceRefused, WorkspaceUntrusted: see :func:`open_tools`; nothing
@@ -192,7 +197,8 @@ async def open_continuation(
             if previous is not None:
                 previous.shutdown()
             steps = max_steps or profile.max_steps or DEFAULT_MAX_STEPS
-            rho = Rho.builder().provider(model).tools(setup.tools).max_steps(steps).build()
+            builder = Rho.builder().provider(model).tools(setup.tools).max_steps(steps)
+            rho = builder.usage_recorder(usage).workspace_path(cwd).build()
             session = rho.session(SessionOptions.from_snapshot(state))
         session.replace_provider(model)
         handoff = model.handoff_report(session.history)
@@ -202,7 +208,8 @@ async def open_continuation(
             from ..core.compaction.local import RecentBudget
             from .compactors import open_compactor
 
-            opened = await open_compactor(chosen.compactor, chosen.budget or RecentBudget())
+            opened = await open_compactor(chosen.compactor, chosen.budget or RecentBudget(),
+                                          recording=rho.config.usage_recording)  # fmt: skip
             session.set_compaction(opened.compactor, chosen.policy)
         else:
             session.set_compaction(None, None)

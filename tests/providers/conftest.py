@@ -46,3 +46,12 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "config"
     monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def rho_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``$RHO_HOME`` for every provider test: a folder that does not exist, so a turn on a
+    session outside a Rho home records its usage nowhere (never in the real user's ledger)."""
+    path = tmp_path / "rho-home-of-this-test"
+    monkeypatch.setenv("RHO_HOME", str(path))
+    return path

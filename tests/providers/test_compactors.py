@@ -250,3 +250,57 @@ async def test_engine_automatic_compaction_then_answer_over_the_same_server(serv
     # the answer request carried the replacement, not the removed messages
     sent = server.requests[1].body["messages"]
     assert sent[0]["content"].startswith(SUMMARY_MARKER) and sent[1] == {"role": "user", "content": "and now?"}
+
+
+# --- the usage ledger ------------------------------------------------------------------------
+
+
+class Rows:
+    def __init__(self) -> None:
+        self.events: list[object] = []
+
+    def record(self, event: object) -> None:
+        self.events.append(event)
+
+
+@pytest.mark.asyncio
+async def test_automatic_compaction_records_its_summary_request_then_the_answer(server: Loopback) -> None:
+    """Rho records a summary request with purpose ``compaction`` and the turn's ids; rho-desk too."""
+    from rho_desk.core.usage.writer import UsageRecording
+
+    answer = [openai_chunk({"role": "assistant", "content": "All done."}), openai_chunk({}, finish="stop"),
+              openai_chunk(choices=False, usage={"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}),
+              OPENAI_DONE]  # fmt: skip
+    server.queue(Reply(chunks=summary_stream("summary", {"prompt_tokens": 900, "completion_tokens": 30, "total_tokens": 930})),
+                 Reply(chunks=answer))  # fmt: skip
+    rows = Rows()
+    recording = UsageRecording(rows)  # type: ignore[arg-type]
+    async with provider(server, pricing=Pricing(input=1.0, output=4.0)) as p:
+        compactor = SummarizingCompactor(p, RecentBudget(max_tokens=None, max_messages=1), recording=recording)
+        rho = (Rho.builder().provider(p).compactor(compactor).compaction_policy(CompactionPolicy.after_messages(5))
+               .usage_recorder(recording).workspace_path("/w/p").build())  # fmt: skip
+        session = rho.session(SessionOptions(history=tuple(turn(1))))
+        await session.complete("and now?")
+    summary, reply = rows.events
+    assert (summary.purpose, summary.outcome, summary.step_index, summary.attempt_index) == ("compaction", "completed", 1, 1)  # type: ignore[attr-defined]
+    # as the server reported it: an inclusive prompt without a cache split leaves input unknown (as Rho's rows)
+    assert summary.usage.total_tokens == 930 and summary.usage.cost_usd_micros == 900 * 1 + 30 * 4  # type: ignore[attr-defined]
+    assert (reply.purpose, reply.step_index, reply.usage.total_tokens) == ("agent", 1, 55)  # type: ignore[attr-defined]
+    assert summary.run_id == reply.run_id and summary.session_id == reply.session_id == session.id  # type: ignore[attr-defined]
+    assert summary.workspace_path == reply.workspace_path == "/w/p"  # type: ignore[attr-defined]
+    assert (summary.provider, summary.model) == ("local", "sum-model")  # type: ignore[attr-defined]
+
+
+@pytest.mark.asyncio
+async def test_a_failed_summary_request_is_recorded_as_failed(server: Loopback) -> None:
+    from rho_desk.core.usage.writer import UsageRecording
+
+    server.queue(Reply(status=500, body=b'{"error":{"message":"boom"}}'))
+    rows = Rows()
+    async with provider(server) as p:
+        compactor = SummarizingCompactor(p, RecentBudget(max_tokens=None, max_messages=1),
+                                         recording=UsageRecording(rows))  # type: ignore[arg-type]  # fmt: skip
+        with pytest.raises(ProviderError):
+            await compactor.compact(compaction([*turn(1), *turn(2)]))
+    (row,) = rows.events
+    assert (row.purpose, row.outcome, row.step_index) == ("compaction", "failed", None)  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -18,6 +19,9 @@ from ..errors import RuntimeShutdown
 from ..provider import ModelProvider, ReasoningLevel, ServiceTier
 from ..tools import Tool
 from ..wire.model import ToolSpec
+
+if TYPE_CHECKING:
+    from ..usage.writer import UsageRecording
 
 __all__ = ["DEFAULT_EVENT_CAPACITY", "DEFAULT_MAX_STEPS", "DEFAULT_REPEAT_LIMIT", "Lifecycle", "RuntimeConfig"]
 
@@ -50,6 +54,10 @@ class RuntimeConfig(msgspec.Struct, frozen=True):
     reasoning_level: ReasoningLevel = ReasoningLevel.MEDIUM
     service_tier: ServiceTier | None = None
     usage_purpose: str = DEFAULT_USAGE_PURPOSE
+    usage_recording: UsageRecording | None = None
+    """Where each physical provider request is recorded (Rho's usage ledger); ``None``: nowhere."""
+    workspace_path: str | None = None
+    """The workspace the requests are recorded under (and compaction requests carry)."""
     retry_sleep: Callable[[float], Awaitable[None]] = msgspec.field(default=asyncio.sleep)
     """How the engine waits between provider retries (injectable so tests need not wait)."""
     publish_live_history: bool = False

@@ -36,7 +36,7 @@ import contextlib
 import json
 import time
 from collections.abc import Sequence
-from typing import Any, Final, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from ..cancellation import CancellationToken, race
 from ..compaction.api import (
@@ -104,6 +104,9 @@ from .steering import (
 )
 from .tool_batch import ToolBatch
 from .user_input import UserInput, as_blocks
+
+if TYPE_CHECKING:
+    from ..usage.writer import RequestOutcome
 
 __all__ = [
     "MAX_MALFORMED_RESPONSES",
@@ -325,6 +328,7 @@ class _Sink:
             capture.served(event.name)
             return
         elif kind is RequestAttemptFailed:
+            await self._worker.record_request(capture.usage.saturating_add(event.usage), "failed")
             capture.reset_usage()
             self.started = time.perf_counter()
             self.first_generated = None
@@ -404,6 +408,9 @@ class RunWorker:
         self.estimate = _ContextEstimate(self.config.tool_specs)
         self._seen_calls: dict[tuple[str, str, bool, str], int] = {}
         """How often each (tool, arguments, ok, result) came back in this run (the repetition guard)."""
+        self.step = 0
+        self.attempt = 0
+        """Physical provider requests sent in this step so far (the usage record's attempt index)."""
 
     # -- entry ----------------------------------------------------------------------------
 
@@ -501,6 +508,7 @@ class RunWorker:
             await self._apply_steering()
             compacted = await self._maybe_compact(step)
             await self._fit_context_window(step, compacted)
+            self.step, self.attempt = step, 0
             await self.emit(ev.StepStarted(step))
             await self.emit(ev.ContextEstimated(self.estimate.context(self.candidate), self.estimate.calibrated))
             content, capture = await self._request_valid_response(specs)
@@ -670,6 +678,7 @@ class RunWorker:
             session_id=core.id,
             run_id=self.run_id,
             step_index=step,
+            workspace_path=self.config.workspace_path,
         )
         output = await self._call_compactor(compactor, request)
         replacement = output.messages
@@ -743,6 +752,11 @@ class RunWorker:
         while True:
             attempts += 1
             content, capture, error = await self._call_provider(request)
+            issue = protocol_issue(content) if content is not None else None
+            if error is None and issue is None:
+                await self.record_request(capture.usage, "completed")
+            else:
+                await self.record_request(capture.usage, "cancelled" if self.token.cancelled else "failed")
             if error is not None:
                 failed += 1
                 first = first or error
@@ -764,7 +778,6 @@ class RunWorker:
                     return self._give_up(error, StreamCapture(capture.identity))
                 continue
             assert content is not None
-            issue = protocol_issue(content)
             if issue is None:
                 return content, capture
             malformed += 1
@@ -774,6 +787,23 @@ class RunWorker:
             detail = f"retrying malformed provider response after provider attempt {attempts} of {MAX_PROVIDER_ATTEMPTS}"
             await self._emit_ignoring(ev.ProviderActivity("invalid_response_retry", detail))
             await self._emit_ignoring(ev.ProviderStreamReset(ev.InvalidResponseReset(), detail))
+
+    async def record_request(self, usage: ModelUsage, outcome: RequestOutcome) -> None:
+        """Report one physical provider request to the usage recorder (in a worker thread: the
+        ledger may be locked by Rho for a moment); its failures are kept as diagnostics."""
+        recording = self.config.usage_recording
+        self.attempt += 1
+        if recording is None:
+            return
+        from ..usage.writer import RequestUsage
+
+        identity = self.core.provider.identity()
+        event = RequestUsage(
+            identity.provider, identity.model, self.config.usage_purpose, outcome, usage,
+            session_id=self.core.id, run_id=self.run_id, step_index=self.step or None,
+            attempt_index=self.attempt, workspace_path=self.config.workspace_path,
+        )  # fmt: skip
+        await asyncio.get_running_loop().run_in_executor(None, recording.record, event)
 
     def _give_up(self, error: ProviderError, capture: StreamCapture) -> NoReturn:
         if self.token.cancelled:

@@ -20,8 +20,11 @@ unique (specs are offered sorted by name); event capacity 64, max steps 32 and m
 tools 1 (all nonzero); an automatic compaction policy needs a compactor; reasoning level
 ``medium``; usage purpose ``agent`` (non-blank).
 
-Out of scope in this port: workspace authority, approval policies, hooks and the usage
-recorder (upstream's deny-by-default settings have no counterpart here).
+A usage recorder (``usage_recorder``) hears of every physical provider request, as upstream's
+``ProviderRequestUsageRecording`` does (spec/engine.md §8.4); rho-desk's writes Rho's ledger.
+
+Out of scope in this port: workspace authority, approval policies and hooks (upstream's
+deny-by-default settings have no counterpart here).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from ..compaction.api import CompactionPolicy, Compactor
 from ..errors import InvalidConfiguration
@@ -44,6 +48,9 @@ from .config import (
     RuntimeConfig,
 )
 from .session import Session, SessionOptions
+
+if TYPE_CHECKING:
+    from ..usage.writer import UsageRecording
 
 __all__ = ["Rho", "RhoBuilder"]
 
@@ -115,6 +122,8 @@ class RhoBuilder:
         self._reasoning_level = ReasoningLevel.MEDIUM
         self._service_tier: ServiceTier | None = None
         self._usage_purpose = DEFAULT_USAGE_PURPOSE
+        self._usage_recording: UsageRecording | None = None
+        self._workspace_path: str | None = None
         self._retry_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     def provider(self, provider: ModelProvider) -> RhoBuilder:
@@ -175,6 +184,16 @@ class RhoBuilder:
         self._usage_purpose = purpose
         return self
 
+    def usage_recorder(self, recording: UsageRecording | None) -> RhoBuilder:
+        """Record every physical provider request there (failures become its diagnostics)."""
+        self._usage_recording = recording
+        return self
+
+    def workspace_path(self, path: str | None) -> RhoBuilder:
+        """The workspace the usage records and compaction requests name."""
+        self._workspace_path = path
+        return self
+
     def retry_sleep(self, sleep: Callable[[float], Awaitable[None]]) -> RhoBuilder:
         """How to wait between provider retries (seconds); tests pass a sleep that returns at once."""
         self._retry_sleep = sleep
@@ -223,6 +242,8 @@ class RhoBuilder:
             reasoning_level=self._reasoning_level,
             service_tier=self._service_tier,
             usage_purpose=self._usage_purpose,
+            usage_recording=self._usage_recording,
+            workspace_path=self._workspace_path,
             retry_sleep=self._retry_sleep,
             publish_live_history=any(t.reads_live_history for t in ordered.values()),
         )

@@ -320,7 +320,8 @@ class Session:
             history = core.history
             previous_tokens = estimate_messages_tokens(history)
             request = CompactionRequest(
-                messages=history, cancellation=token, session_id=core.id, run_id=operation_id
+                messages=history, cancellation=token, session_id=core.id, run_id=operation_id,
+                workspace_path=core.config.workspace_path,
             )
             output = await compactor.compact(request)
             if not isinstance(output, CompactionOutput):

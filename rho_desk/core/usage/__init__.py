@@ -1,16 +1,16 @@
-"""Usage and cost: a continued turn's usage in words, and Rho's usage ledger, read-only.
+"""Usage and cost: a turn's usage in words, Rho's usage ledger, and rho-desk's own rows in it.
 
-Two parts, loaded lazily (PEP 562) so that each caller pays only for its own:
+Three parts, loaded lazily (PEP 562) so that each caller pays only for its own:
 
 * :class:`TurnUsage` / :func:`describe_usage` (``_turn``): what one continued turn used, as
   the provider reported it or as the engine estimated it;
 * the ledger (``ledger``, ``rollup``, ``report``, ``payback``, ``pricing``, ``overview``): Rho's
-  ``<home>/usage.sqlite3``, one row per provider request, opened read-only while Rho may be
-  writing it, aggregated in SQL by day, week, month, workspace, model, provider, purpose or
-  session, and each compaction's payback. ``docs/usage.md`` defines every number.
+  ``<home>/usage.sqlite3``, one row per provider request, read while Rho may be writing it,
+  summed in SQL by period or dimension, and each compaction's payback (see ``docs/usage.md``);
+* the writer (``writer``): one Rho-shaped row per request rho-desk sends itself, appended as
+  Rho's ``SqliteUsageRecorder`` appends them (the engine reports each to a ``UsageRecording``).
 
-The functions named like their modules (``overview.overview``, ``payback.payback``) are imported
-from those modules: a package attribute cannot be both.
+Functions named like their modules (``overview.overview``) are imported from those modules.
 """
 
 from __future__ import annotations

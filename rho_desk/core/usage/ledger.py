@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from ..errors import InputError, StorageError
+from ._schema import BUSY_TIMEOUT_S, LEDGER_FILE, REQUIRED_COLUMNS, SUPPORTED_LEDGER_VERSION
 
 __all__ = [
     "BUSY_TIMEOUT_S",
@@ -34,20 +35,6 @@ __all__ = [
     "UsageLedger",
     "ledger_path",
 ]
-
-LEDGER_FILE: Final = "usage.sqlite3"
-SUPPORTED_LEDGER_VERSION: Final = 1
-"""The newest ``PRAGMA user_version`` of the ledger this reader knows (upstream's SCHEMA_VERSION)."""
-BUSY_TIMEOUT_S: Final = 5.0
-"""Upstream's busy timeout (``sqlite_support.rs``): how long a statement waits on a locked file."""
-
-REQUIRED_COLUMNS: Final = (
-    "event_id", "schema_version", "occurred_at_ms", "session_id", "parent_session_id", "run_id",
-    "step_index", "attempt_index", "workspace_path", "provider", "model", "purpose",
-    "request_outcome", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-    "total_tokens", "cost_usd_micros", "rho_version",
-)  # fmt: skip
-"""Version 1's columns (``migrations.rs``); later additive columns are ignored."""
 
 _EMPTY_V1: Final = """
 CREATE TABLE ledger.usage_events (

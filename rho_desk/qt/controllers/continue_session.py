@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from ...core.handoff import HandoffReport
     from ...core.session import Rho, Run, Session
     from ...core.tools.setup import ToolSetup
+    from ...core.usage.writer import UsageRecording
     from ...providers.continuation import Continuation
 
 # The engine, the tools and the checkpoint journal load with the first turn, not with the window
@@ -215,10 +216,29 @@ class ContinueController(QObject):
         """A fork is opening the new session this conversation goes on in."""
         """The notice of the last failed turn, withdrawn once a turn succeeds."""
         self._open_path: Path | None = host.document.path
+        self._usage_warned: Path | None = None
+        """The session whose unwritten usage ledger was last reported (said once per session)."""
         host.document.open_guard = self._refuse_open_while_busy
         self.document.sig_reloaded.connect(self._on_document_reloaded)
         self.document.sig_loaded.connect(self._on_document_loaded)
         self.document.sig_closed.connect(self._on_document_closed)
+
+    @staticmethod
+    def _usage_recording(path: Path | None, cwd: str | None) -> UsageRecording | None:
+        """Where the turn's requests are recorded: the usage ledger of the session's Rho home."""
+        from ...core.usage.writer import recording_for_session
+
+        return recording_for_session(path, workspace=cwd)
+
+    def _report_unrecorded_usage(self) -> None:
+        """Say once per session when the ledger could not be written (the turn went on)."""
+        recording = self.rho.config.usage_recording if self.rho is not None else None
+        if recording is None or not recording.diagnostics or self._usage_warned == self.path:
+            return
+        self._usage_warned = self.path
+        self.host.notifier.warning(
+            f"This session's spend is not recorded in the usage ledger: {recording.diagnostics[-1]}"
+        )
 
     @property
     def _recorder(self) -> CheckpointRecorder:
@@ -318,6 +338,7 @@ class ContinueController(QObject):
                     trust=self.host.trust, trust_workspace=trust_now,
                     compaction=auto_compaction_from_settings(self.host.settings), previous=previous,
                     session_file=str(document.path), observer=self._recorder,
+                    usage=self._usage_recording(document.path, tree.header.cwd if tree.header is not None else None),
                 )  # fmt: skip
             except WorkspaceMissing as exc:
                 self.sig_workspace_missing.emit(exc.message)
@@ -443,6 +464,7 @@ class ContinueController(QObject):
             await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome.FAILED)
             raise
         recorded = await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome(outcome))
+        self._report_unrecorded_usage()
         if outcome != "failed":
             self.sig_usage.emit(used.usage, used.estimated, used.calibrated)
         self.sig_turn_finished.emit(outcome, detail)

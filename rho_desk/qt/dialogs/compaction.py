@@ -374,7 +374,10 @@ class CompactionDialog(QDialog):
             if tree is None or node is None or tree.active_leaf is not node:
                 raise SessionChanged("the active revision changed before the compaction started; nothing was written")
             state = await document.arun_locked(stored_state, tree, node)
-            opened = await open_compactor(self.compactor_name(), budget)
+            from ...core.usage.writer import recording_for_session
+
+            usage = recording_for_session(document.path, workspace=tree.header.cwd if tree.header is not None else None)
+            opened = await open_compactor(self.compactor_name(), budget, recording=usage)
             try:
                 self._compaction = ManualCompaction(state, opened.compactor)
                 result = await self._compaction.run()

@@ -90,6 +90,33 @@ def test_a_turn_streams_and_is_saved(make_window, run, tmp_path: Path, loopback:
     assert _history(path)[-1].text() == "Again." and read_session(path, check_name=False).tree.active_leaf.revision == revision + 2
 
 
+def test_the_windows_turns_are_in_the_usage_ledger(make_window, run, tmp_path: Path, loopback: Loopback,
+                                                   loopback_profile) -> None:  # fmt: skip
+    """Each request the window sends is a Rho-shaped row of the session's home ledger, so the
+    Usage window and Rho see what rho-desk spent; a cancelled one is recorded as cancelled."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    path = v3_session(home, session_id="5e55a0c1-0000-4000-8000-000000000001")
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(text_reply("Hello."))
+    controller.send("Say hello")
+    run(until(lambda: not controller.busy, context.bridge))
+    loopback.queue(text_reply("Partial", hang=True))
+    controller.send("Something long")
+    run(until(lambda: controller.run is not None and "Partial" in panel.reply.toPlainText()))
+    controller.cancel()
+    run(until(lambda: not controller.busy, context.bridge))
+    db = sqlite3.connect(home / "usage.sqlite3")
+    rows = db.execute("SELECT session_id, purpose, request_outcome, output_tokens, total_tokens, workspace_path, "
+                      "provider, model FROM usage_events ORDER BY rowid").fetchall()  # fmt: skip
+    db.close()
+    assert rows == [
+        ("5e55a0c1-0000-4000-8000-000000000001", "agent", "completed", 7, 57, "/work/demo", "loopback", "gpt-test"),
+        ("5e55a0c1-0000-4000-8000-000000000001", "agent", "cancelled", None, None, "/work/demo", "loopback", "gpt-test"),
+    ]
+
+
 def test_cancel_commits_the_prompt_and_the_partial_reply(make_window, run, tmp_path: Path, loopback: Loopback,
                                                          loopback_profile) -> None:  # fmt: skip
     path = v4_session(tmp_path / "home")
