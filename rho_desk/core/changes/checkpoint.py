@@ -8,8 +8,14 @@ effects the checkpoint does not claim to undo. The types here are upstream's
 line written here is byte-for-byte what Rho would write for the same state.
 
 The reader follows upstream's ``read_locked_journal``: it stops at the first line without a
-newline (a torn append), tolerates a bad line only when it is the last one, and refuses an
-unknown version or a duplicate node id (both are errors, never skipped).
+newline (a torn append), tolerates a line that is not JSON only when it is the last one, and
+refuses an unknown version or a duplicate node id (both are errors, never skipped). A journal
+may come from another machine, so it is stricter than upstream where upstream would crash or
+skip: nesting is measured before parsing (more than 512 levels is an error, not a
+``RecursionError``); a last line that is JSON but not a valid record (an unknown version, bad
+base64, a missing field) is an error naming the line, not a torn append dropped in silence; a
+path holding a NUL or a ``..`` component is an error; and the journal is opened through its
+folder with no symbolic link followed (``workspace-checkpoints/`` itself included).
 
 The restore policy is upstream's ``workspace_checkpoint_restore.rs``: a file is restored only
 when it is still in the state the turn left (digest, size and metadata), so nothing written since
@@ -28,6 +34,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -38,6 +45,7 @@ import msgspec
 from ..errors import InputError, StorageError
 from ..fsio import fsync_dir, write_all
 from ..tools.beneath import CHANGED, open_file_beneath, open_root
+from ..wire.limits import TooDeep, check_depth
 
 __all__ = [
     "CHECKPOINT_DIR_NAME",
@@ -341,6 +349,18 @@ def _observed_json(state: ObservedFileState) -> dict[str, Any]:
 _EFFECT_KINDS: Final = ("shell_command", "untracked_mutating_tool", "external_effect")
 
 
+_SEPARATORS: Final = re.compile(r"[/\\]")
+
+
+def _path_of(item: Mapping[str, Any]) -> str:
+    path = str(_need(item, "path", str, "file"))
+    if "\0" in path:
+        raise _Bad("a file's `path` holds a NUL character")
+    if ".." in _SEPARATORS.split(path):
+        raise _Bad("a file's `path` has a `..` component")
+    return path
+
+
 def _checkpoint_of(obj: Any, line: int | None) -> WorkspaceCheckpoint:
     if not isinstance(obj, dict):
         raise _Bad("invalid type for `checkpoint`")
@@ -359,7 +379,7 @@ def _checkpoint_of(obj: Any, line: int | None) -> WorkspaceCheckpoint:
             raise _Bad("invalid type for a `files` entry")
         files.append(
             FileCheckpoint(
-                _need(item, "path", str, "file"),
+                _path_of(item),
                 _original_of(item.get("original")),
                 _observed_of(item.get("expected_after")),
             )
@@ -412,27 +432,37 @@ class _UnknownVersion(ValueError):
     pass
 
 
+class _NotJson(ValueError):
+    pass
+
+
 def decode_record(raw: bytes, line: int | None = None) -> WorkspaceCheckpoint:
     """One line's record (without its newline).
 
     Raises:
-        ValueError: not a valid version-1 record (``_UnknownVersion`` for another version).
+        TooDeep: the line nests deeper than :data:`~rho_desk.core.wire.limits.MAX_DEPTH`.
+        ValueError: not a valid version-1 record (``_UnknownVersion`` for another version,
+            ``_NotJson`` for a line that is not JSON at all).
     """
-    obj = json.loads(raw)
+    check_depth(raw, line=line)
+    try:
+        obj = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _NotJson(str(exc)) from None
     if not isinstance(obj, dict):
         raise _Bad("a journal record is a JSON object")
     version = _u64(obj, "version", "record")
-    checkpoint = _checkpoint_of(obj.get("checkpoint"), line)
     if version != CHECKPOINT_FORMAT_VERSION:
         raise _UnknownVersion(f"unsupported workspace checkpoint version {version}")
-    return checkpoint
+    return _checkpoint_of(obj.get("checkpoint"), line)
 
 
 def read_journal_bytes(data: bytes, source: str | None = None) -> ReadJournal:
-    """Parse journal bytes as upstream's ``read_locked_journal`` does.
+    """Parse journal bytes as upstream's ``read_locked_journal`` does, more strictly (see the module).
 
     Raises:
-        InputError: an earlier line is corrupt, a version is unknown, or a node id repeats.
+        InputError: a line is too deep, an earlier line is not JSON, a record is invalid or of
+            an unknown version, or a node id repeats (the file and the line named).
     """
     checkpoints: list[WorkspaceCheckpoint] = []
     seen: set[str] = set()
@@ -443,11 +473,15 @@ def read_journal_bytes(data: bytes, source: str | None = None) -> ReadJournal:
     for number, raw in enumerate(complete, start=1):
         try:
             checkpoint = decode_record(raw, number)
+        except TooDeep as exc:
+            raise TooDeep(exc.reason, source=source, line=number) from None
         except _UnknownVersion as exc:
             raise InputError(str(exc), source=source, line=number) from None
-        except (ValueError, UnicodeDecodeError) as exc:
+        except _NotJson as exc:
             if number == len(complete) and not lines[-1]:
                 break  # upstream tolerates a bad last line: a torn append's remains
+            raise InputError(f"invalid checkpoint journal record: {exc}", source=source, line=number) from None
+        except ValueError as exc:  # JSON, but not a record: never a torn append
             raise InputError(f"invalid checkpoint journal record: {exc}", source=source, line=number) from None
         if checkpoint.node_id in seen:
             raise InputError(f"duplicate workspace checkpoint node '{checkpoint.node_id}'", source=source, line=number)
@@ -457,29 +491,53 @@ def read_journal_bytes(data: bytes, source: str | None = None) -> ReadJournal:
     return ReadJournal(tuple(checkpoints), valid)
 
 
+_NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY: Final = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
+
+
 def _open_no_follow(path: Path, flags: int, mode: int = 0o600) -> int:
-    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), mode)
+    return os.open(path, flags | _NOFOLLOW | _CLOEXEC, mode)
 
 
 def read_journal(path: str | os.PathLike[str]) -> ReadJournal:
-    """The journal at ``path``; empty when there is none. A symlinked journal is refused.
+    """The journal at ``path``; empty when there is none.
+
+    Opened through its folder: the folder (``workspace-checkpoints/``) with ``O_NOFOLLOW |
+    O_DIRECTORY``, the journal in it with ``O_NOFOLLOW | O_NONBLOCK``; a symbolic link in either
+    place is refused, and so is anything but a regular file (a FIFO cannot hang the read).
 
     Raises:
-        InputError: the journal is corrupt or from a newer Rho.
+        InputError: the journal or its folder is a symlink or not a regular file/folder, it is
+            corrupt, or from a newer Rho.
         StorageError: it cannot be read.
     """
     path = Path(path)
     try:
-        info = os.lstat(path)
+        folder = os.open(path.parent, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
     except FileNotFoundError:
         return ReadJournal((), 0)
     except OSError as exc:
-        raise StorageError(f"{path}: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(info.st_mode):
-        raise InputError("checkpoint journal cannot be a symlink", source=str(path))
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise InputError("the checkpoint journal's folder is a symlink or not a folder", source=str(path)) from None
+        raise StorageError(f"{path.parent}: {exc.strerror or exc}") from None
     try:
-        fd = _open_no_follow(path, os.O_RDONLY)
+        try:
+            fd = os.open(path.name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _NONBLOCK, dir_fd=folder)
+        except FileNotFoundError:
+            return ReadJournal((), 0)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise InputError("checkpoint journal cannot be a symlink", source=str(path)) from None
+            raise StorageError(f"{path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(folder)
+    try:
         with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InputError("checkpoint journal is not a regular file", source=str(path))
+            os.set_blocking(handle.fileno(), True)
             data = handle.read()
     except OSError as exc:
         raise StorageError(f"{path}: {exc.strerror or exc}") from None

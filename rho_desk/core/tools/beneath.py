@@ -198,13 +198,14 @@ def open_file_beneath(root_fd: int, relative: PurePosixPath) -> int:
     return fd
 
 
-def replace_beneath(root_fd: int, relative: PurePosixPath, data: bytes, *, create_folders: bool) -> None:
+def replace_beneath(root_fd: int, relative: PurePosixPath, data: bytes, *, create_folders: bool,
+                    new_mode: int | None = None) -> None:  # fmt: skip
     """Replace the file ``relative`` under ``root_fd`` atomically: temp file, fsync, rename, folder fsync.
 
     The temp file is created beside the target through the folder's descriptor (``O_EXCL |
     O_NOFOLLOW``) and renamed over the name in that same folder, so whatever the name is by then
     (a file, a symlink someone planted) is replaced, never followed. An existing file keeps its
-    mode; a new one gets 0666 less the umask.
+    mode; a new one gets ``new_mode``, by default 0666 less the umask.
     """
     folder = open_dir_beneath(root_fd, relative.parent, create=create_folders)
     try:
@@ -214,7 +215,9 @@ def replace_beneath(root_fd: int, relative: PurePosixPath, data: bytes, *, creat
             mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
         except FileNotFoundError:
             mode = None
-        if mode is None:
+        if mode is None and new_mode is not None:
+            mode = new_mode
+        elif mode is None:
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask

@@ -18,6 +18,7 @@ Signals:
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ from ...core.changes.restore import (
     restore_file,
     undo_restore,
 )
+from ...core.visible import one_line, visible
 from ..models.changes import LibraryTouchedModel, TouchedFilesModel, turn_text
 from ..services.bridge import EngineBridge, in_thread
 from ..services.document import HistoryMode, SessionDocument
@@ -59,7 +61,8 @@ __all__ = ["ChangesView", "RestoreDialog", "reveal_message", "turn_of_current_ro
 
 
 class RestoreDialog(QDialog):
-    """Shows what a restore would write; ``accepted`` means: do it."""
+    """Shows what a restore would write (the diff, the mode, an executable or a hook flagged);
+    ``accepted`` means: do it. A file inside ``.git/`` is restored only once its path is typed."""
 
     def __init__(self, preview: RestorePreview, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -67,13 +70,29 @@ class RestoreDialog(QDialog):
         self.setWindowTitle("Restore File")
         self.preview = preview
         change = preview.change
+        path = html.escape(one_line(change.path))
         title = QLabel(
-            f"Restore <b>{change.path}</b> to its content before {'turn ' + str(change.turn) if change.turn else 'this turn'}?"
+            f"Restore <b>{path}</b> to its content before {'turn ' + str(change.turn) if change.turn else 'this turn'}?"
             if preview.possible
-            else f"<b>{change.path}</b> cannot be restored: {preview.reason}."
+            else f"<b>{path}</b> cannot be restored: {html.escape(one_line(preview.reason))}."
         )
+        title.setTextFormat(Qt.TextFormat.RichText)
         title.setWordWrap(True)
-        self.body = QPlainTextEdit(preview.diff or ("The file will be deleted (the turn created it)." if preview.classification.value == "delete" else ""))
+        self.notes = QLabel("\n".join(f"• {note}" for note in preview.notes) if preview.possible else "")
+        self.notes.setObjectName("RestoreNotes")
+        self.notes.setTextFormat(Qt.TextFormat.PlainText)
+        self.notes.setWordWrap(True)
+        self.notes.setVisible(bool(self.notes.text()))
+        self.name = QLineEdit()
+        self.name.setObjectName("RestoreName")
+        self.name.setPlaceholderText(change.path)
+        self.name.setAccessibleName("Type the file's path to restore it")
+        named = QLabel(f"{preview.named}. Type its path to restore it anyway:")
+        named.setTextFormat(Qt.TextFormat.PlainText)
+        named.setWordWrap(True)
+        for widget in (named, self.name):
+            widget.setVisible(bool(preview.named) and preview.possible)
+        self.body = QPlainTextEdit(visible(preview.diff) or ("The file will be deleted (the turn created it)." if preview.classification.value == "delete" else ""))
         self.body.setReadOnly(True)
         self.body.setFont(_mono())
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -81,11 +100,15 @@ class RestoreDialog(QDialog):
         self._highlighter = DiffHighlighter(self.body.document())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.restore_button = buttons.addButton("&Restore", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.restore_button.setEnabled(preview.possible)
+        self.restore_button.setEnabled(preview.possible and not preview.named)
+        self.name.textChanged.connect(lambda text: self.restore_button.setEnabled(preview.possible and text == change.path))
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(title)
+        layout.addWidget(self.notes)
+        layout.addWidget(named)
+        layout.addWidget(self.name)
         layout.addWidget(self.body, 1)
         layout.addWidget(buttons)
         fit_to_screen(self, 760, 520)
@@ -351,17 +374,19 @@ class ChangesView(QWidget):
         if picked is None:
             return
 
+        workspace = self.changes.workspace if self.changes is not None else None
+
         async def preview() -> None:
-            result = await in_thread(preview_restore, picked[1])
+            result = await in_thread(lambda: preview_restore(picked[1], workspace=workspace))
             dialog = self.restore_dialog = RestoreDialog(result, self)
-            dialog.accepted.connect(lambda: self._restore(result))
+            dialog.accepted.connect(lambda: self._restore(result, dialog.name.text() or None))
             dialog.open()
 
         self.bridge.run(preview(), context="Preparing the restore")
 
-    def _restore(self, preview: RestorePreview) -> None:
+    def _restore(self, preview: RestorePreview, named: str | None = None) -> None:
         async def run() -> None:
-            receipt = await in_thread(restore_file, preview)
+            receipt = await in_thread(lambda: restore_file(preview, named=named))
             self.receipts.append(receipt)
             self.summary.setText(f"Restored {receipt.display} to its content before the turn. Undo Restore puts it back.")
             self._update_buttons()

@@ -98,7 +98,7 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
         and journal_change.after == b"print('third')\n"
     )
     assert any(c.path == "README.md" for c in turn.files)  # the derived change stays listed
-    preview = preview_restore(journal_change, trusted(workspace))
+    preview = preview_restore(journal_change, trusted(workspace), workspace=str(workspace))
     assert preview.classification is RestoreClassification.MODIFY
     assert "-print('third')\n" in preview.diff and "+    print('hello')\n" in preview.diff
     receipt = restore_file(preview, trusted(workspace))
@@ -112,7 +112,7 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
     assert (workspace / "app.py").read_text() == "print('third')\n"
     # edited by someone since: no restore, and the stale preview cannot be applied either
     (workspace / "app.py").write_text("mine\n")
-    assert preview_restore(journal_change, trusted(workspace)).classification is RestoreClassification.CONFLICT
+    assert preview_restore(journal_change, trusted(workspace), workspace=str(workspace)).classification is RestoreClassification.CONFLICT
     with pytest.raises(RestoreConflict):
         restore_file(preview, trusted(workspace))
     assert (workspace / "app.py").read_text() == "mine\n"
@@ -142,7 +142,7 @@ def test_restore_of_a_reconstructed_creation_deletes_and_undo_recreates(tmp_path
     path = coding_session(tmp_path / "rho", workspace)
     (workspace / "app.py").write_text("def main():\n    print('hi')\n")  # as turn 1 left it
     created = session_changes(path).turn(1).files[0]  # type: ignore[union-attr]
-    preview = preview_restore(created, trusted(workspace))
+    preview = preview_restore(created, trusted(workspace), workspace=str(workspace))
     assert preview.classification is RestoreClassification.DELETE
     receipt = restore_file(preview, trusted(workspace))
     assert not (workspace / "app.py").exists()
@@ -150,11 +150,11 @@ def test_restore_of_a_reconstructed_creation_deletes_and_undo_recreates(tmp_path
     assert (workspace / "app.py").read_text() == "def main():\n    print('hi')\n"
     # turn 2's reconstructed after-state is on disk only after turn 2
     assert (
-        preview_restore(session_changes(path).turn(2).files[0], trusted(workspace)).classification
+        preview_restore(session_changes(path).turn(2).files[0], trusted(workspace), workspace=str(workspace)).classification
         is RestoreClassification.CONFLICT
     )  # type: ignore[union-attr]
     unknown = session_changes(path).turn(4).files[0]  # type: ignore[union-attr]
-    assert not preview_restore(unknown).possible
+    assert not preview_restore(unknown, trusted(workspace), workspace=str(workspace)).possible
 
 
 def test_a_repeated_call_id_pairs_with_its_own_result(tmp_path: Path) -> None:
@@ -195,10 +195,10 @@ def test_restore_writes_only_inside_a_trusted_folder(tmp_path: Path) -> None:
     path = coding_session(tmp_path / "rho", workspace)
     (workspace / "app.py").write_text("def main():\n    print('hi')\n")  # as turn 1 left it
     created = session_changes(path).turn(1).files[0]  # type: ignore[union-attr]
-    untrusted = preview_restore(created, TrustStore(tmp_path / "nobody-trusted-anything"))
+    untrusted = preview_restore(created, TrustStore(tmp_path / "nobody-trusted-anything"), workspace=str(workspace))
     assert not untrusted.possible and "not a folder trusted for tools" in untrusted.reason
     store = trusted(workspace)
-    preview = preview_restore(created, store)
+    preview = preview_restore(created, store, workspace=str(workspace))
     assert preview.possible
     store.revoke(workspace)
     with pytest.raises(RestoreConflict, match="not a folder trusted"):
