@@ -255,7 +255,7 @@ class Memory:
         limit = args.integer("limit", default=10, low=1, high=50)
         hits = self.index.search(query, keys, since=since, limit=limit)
         results = [{**self._about(h.session), "score": round(h.score, 3), "snippet": h.snippet} for h in hits]
-        return {"query": query, "results": results}, None, None
+        return {"results": results}, None, None
 
     def _get_session(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
         session = self._session(args.text("session_id", required=True, limit=200))
@@ -347,7 +347,7 @@ class Memory:
             bucket = entry["changed_in" if row.kind == "changed" else "read_in"]
             if row.turn is not None and row.turn not in bucket:
                 bucket.append(row.turn)
-        return {"path": path, "sessions": list(sessions.values())}, None, None
+        return {"sessions": list(sessions.values())}, None, None
 
     def _get_changes(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
         from ..core.changes import session_changes
