@@ -31,8 +31,8 @@ FORBIDDEN_AT_RUNTIME = {
     "httpx", "httpcore", "aiohttp", "requests", "urllib3",  # HTTP clients
     "websockets", "openai", "anthropic", "h11", "h2",
     "http.client", "urllib.request", "ftplib", "smtplib", "xmlrpc",
-    "keyring", "keyrings", "psycopg", "psycopg_pool",
-    "rho_desk.qt", "rho_desk.providers", "rho_desk.cli", "rho_desk.team", "rho_desk.keys",
+    "keyring", "keyrings", "psycopg", "psycopg_pool", "mcp", "starlette", "uvicorn",
+    "rho_desk.qt", "rho_desk.providers", "rho_desk.cli", "rho_desk.team", "rho_desk.keys", "rho_desk.mcp",
 }  # fmt: skip
 
 
@@ -49,7 +49,7 @@ def _lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_layer_contracts_hold() -> None:
     result = _lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 7 kept, 0 broken" in result.stdout
+    assert "Contracts: 8 kept, 0 broken" in result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +83,25 @@ PLANTED = [
     ("team/db.py",
      "\n\ndef _planted() -> None:\n    import keyring  # noqa\n",
      "rho_desk.team.db -> keyring"),
+    # the memory server: core and the key stores only, no Qt, nothing of core above it
+    ("mcp/_gate.py",
+     "\n\ndef _planted() -> None:\n    from ..providers import export_secrets  # noqa\n",
+     "rho_desk.mcp._gate -> rho_desk.providers.export_secrets"),
+    ("mcp/_index.py",
+     "\n\ndef _planted() -> None:\n    from PySide6 import QtCore  # noqa\n",
+     "rho_desk.mcp._index -> PySide6"),
+    ("mcp/_log.py",
+     "\n\ndef _planted() -> None:\n    import keyring  # noqa\n",
+     "rho_desk.mcp._log -> keyring"),
+    ("core/stores/library.py",
+     "\n\ndef _planted() -> None:\n    from ...mcp import _index  # noqa\n",
+     "rho_desk.core.stores.library -> rho_desk.mcp._index"),
+    ("core/export/_pipeline.py",
+     "\n\ndef _planted() -> None:\n    import mcp.server  # noqa\n",
+     "rho_desk.core.export._pipeline -> mcp (l."),
+    ("keys/_files.py",
+     "\n\ndef _planted() -> None:\n    from ..mcp import _log  # noqa\n",
+     "rho_desk.keys._files -> rho_desk.mcp._log"),
     # only the layers contract sees these: siblings, and the log scrubber below the keys
     ("team/db.py",
      "\n\ndef _planted() -> None:\n    from ..providers import transport  # noqa\n",
