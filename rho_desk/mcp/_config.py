@@ -13,6 +13,7 @@ never from the file.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Sequence
 from typing import Final
 
@@ -24,7 +25,19 @@ NAME: Final = "rho-desk"
 
 
 def _toml_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """A TOML basic string: quotes, backslashes and every control, format or unassigned
+    character escaped (a folder name may hold anything; the file must stay valid and plain)."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif code < 0x20 or 0x7F <= code < 0xA0 or unicodedata.category(ch) in ("Cf", "Cs", "Co", "Cn"):
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
 
 
 def _toml_list(items: Sequence[str]) -> str:
@@ -46,7 +59,7 @@ def client_config(client: str, command: str, args: Sequence[str], *, url: str | 
                                         "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"}}  # fmt: skip
         else:
             entry = {"type": "stdio", "command": command, "args": list(args)}
-        return json.dumps({"mcpServers": {NAME: entry}}, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps({"mcpServers": {NAME: entry}}, indent=2) + "\n"
     if client == "codex":
         if url is not None:
             return f"[mcp_servers.{NAME}]\nurl = {_toml_string(url)}\nbearer_token_env_var = \"{TOKEN_ENV}\"\n"

@@ -11,9 +11,22 @@ from typing import Any
 
 from rho_desk.core.stores.library import index_home
 from rho_desk.core.stores.rho_files import create_session
-from rho_desk.core.wire import AssistantMessage, ContentBlock, Message, ModelIdentity, SessionSnapshot
+from rho_desk.core.wire import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    SessionSnapshot,
+)
 
-from ..core.export.builders import KNOWN, KNOWN_SPECIAL, SECRETS, canary_snapshot, forbidden_forms, secrets_messages
+from ..core.export.builders import (
+    KNOWN,
+    KNOWN_SPECIAL,
+    SECRETS,
+    canary_snapshot,
+    forbidden_forms,
+    secrets_messages,
+)
 from ..core.usage.ledgers import make_ledger, row
 
 REPO = Path(__file__).resolve().parents[2]

@@ -5,7 +5,6 @@ Rho's index, a file path, a workspace folder, a diff, the usage ledger), asked e
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -114,7 +114,7 @@ def test_the_early_initialize_answer_is_the_sdks(world: tuple[Path, dict[str, st
 def test_the_handshake_versions_are_the_sdks() -> None:
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
-    assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+    assert tuple(HANDSHAKE_PROTOCOL_VERSIONS) == HANDSHAKE_VERSIONS
     assert HANDSHAKE_VERSIONS[-1] == LATEST_HANDSHAKE_VERSION
 
 
@@ -170,14 +170,20 @@ def test_http_serves_every_tool_behind_the_bearer_token(world: tuple[Path, dict[
         assert refused.status_code == 401
         wrong = httpx.post(server.url, json={}, headers={"Authorization": "Bearer wrong"}, timeout=10)
         assert wrong.status_code == 401
+        rebound = httpx.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10,
+                             headers={"Authorization": f"Bearer {TOKEN}", "Host": "evil.example",
+                                      "Origin": "http://evil.example", "Accept": "application/json, text/event-stream"})  # fmt: skip
+        assert rebound.status_code in (400, 403, 421), rebound.status_code  # DNS rebinding: refused
 
         async def main() -> list[str]:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
-                async with Client(streamable_http_client(server.url, http_client=http)) as client:
-                    return await _every_tool(client)
+            async with (
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
+                Client(streamable_http_client(server.url, http_client=http)) as client,
+            ):
+                return await _every_tool(client)
 
         texts = anyio.run(main)
         assert _rule_leaks("\n".join(texts)) == []

@@ -119,7 +119,8 @@ class Home:
         self.workspace.mkdir()
         self.notes = self.workspace / f"notes{HOSTILE}.md"
         self.env = environment(root, RHO_HOME=str(self.rho), RHO_DESK_TRASH_DIR=str(root / "trash"),
-                               RHO_DESK_CACHE_DIR=str(root / "cache"), TERM="xterm")  # fmt: skip
+                               RHO_DESK_CACHE_DIR=str(root / "cache"), XDG_DATA_HOME=str(root / "data"),
+                               TERM="xterm")  # fmt: skip
         self.session = self._session()
         self._journal()
         self._ledger()
@@ -190,6 +191,12 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Home]:
 
 
 def _prepare(home: Home, name: str) -> None:
+    if name == "mcp":
+        from rho_desk.mcp._log import ServedLog
+
+        log = ServedLog(home.root / "data" / "rho-desk" / "mcp" / "served.jsonl")
+        log.record(f"get_session{HOSTILE}", session=HOSTILE, classes=[HOSTILE], redactions={HOSTILE: 1},
+                   failed=f"session {HOSTILE} cannot be read")  # fmt: skip
     if name == "audit" and not home.audited.exists():
         home.audited.write_text(json.dumps({"notes": {HOSTILE: SECRET}}))
     if name in ("check", "repair") and not home.damaged.exists():
@@ -229,6 +236,8 @@ COMMANDS = [
     ("audit --json", ["audit", "--json", "{a}"], True),
     ("keys", ["keys"], False),
     ("trash restore", ["trash", "restore", DELETED_ID[:8]], False),
+    ("mcp --log", ["mcp", "--log"], True),
+    ("mcp --print-config", ["mcp", "--print-config", "rho", "--workspace", "{w}"], False),
 ]
 
 
