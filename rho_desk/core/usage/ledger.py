@@ -18,12 +18,13 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from ..errors import InputError, StorageError
+from ..errors import InputError, KnownError, StorageError
 from ._schema import BUSY_TIMEOUT_S, LEDGER_FILE, REQUIRED_COLUMNS, SUPPORTED_LEDGER_VERSION
 
 __all__ = [
@@ -47,6 +48,14 @@ CREATE TABLE ledger.usage_events (
 );
 CREATE INDEX ledger.usage_events_session ON usage_events (session_id, occurred_at_ms);
 """
+
+
+CATCH_UP_SHARE: Final = 0.45
+"""While the roll-up is behind, closing the ledger spends at most this share of the time its
+reports took folding more of the ledger in (``benchmarks/bench_usage.py`` holds a first look to
+1.5 plain scans)."""
+CATCH_UP_ROWS: Final = 8_192
+"""Rows folded per transaction while catching up (a few hundredths of a second each)."""
 
 
 def ledger_path(home: Path) -> Path:
@@ -142,6 +151,10 @@ class UsageLedger:
         self._lock = threading.RLock()
         self.version = 0
         self.rollup_path: Path | None = None
+        self.complete = False
+        """The roll-up covers the whole ledger (while it catches up, reports scan the ledger)."""
+        self._reading = 0.0
+        """Seconds spent in queries (what a catch-up's time is measured against)."""
         connection: sqlite3.Connection | None = None
         if cache_dir is not False:
             target = rollup.rollup_file(self.path, None if cache_dir is None or cache_dir is True else Path(cache_dir))
@@ -158,7 +171,7 @@ class UsageLedger:
                 connection.execute("ATTACH DATABASE ? AS ledger", (ledger_uri(self.path),))
                 self.version = self._check_schema()
                 if self.rollup_path is not None:
-                    rollup.refresh(connection)
+                    self.complete = rollup.refresh(connection, eager=True)
         except BaseException:
             connection.close()
             raise
@@ -166,8 +179,33 @@ class UsageLedger:
     # -- lifecycle --------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Close the ledger; a roll-up still behind is first brought closer (see :meth:`catch_up`)."""
         with self._lock:
-            self._db.close()
+            try:
+                self.catch_up(CATCH_UP_SHARE * self._reading)
+            except KnownError:
+                pass  # the roll-up is a cache: it catches up next time
+            finally:
+                self._db.close()
+
+    def catch_up(self, seconds: float) -> bool:
+        """Fold ledger rows into a roll-up that is behind, for at most about ``seconds`` (one
+        batch at least); whether it covers the whole ledger now. A first look at a big ledger
+        reads the ledger itself and builds the roll-up a part per look, so that no look costs
+        much more than a plain scan (``docs/usage.md``, "Speed")."""
+        from . import rollup
+
+        if self.rollup_path is None or self.complete:
+            return self.complete
+        started = time.perf_counter()
+        with self._lock, self._errors():
+            while not self.complete:
+                before = time.perf_counter()
+                self.complete = rollup.refresh(self._db, limit=CATCH_UP_ROWS)
+                now = time.perf_counter()
+                if now + (now - before) > started + seconds:  # the next batch would not fit
+                    break
+        return self.complete
 
     def __enter__(self) -> UsageLedger:
         return self
@@ -178,7 +216,7 @@ class UsageLedger:
     @property
     def cached(self) -> bool:
         """Reports read rho-desk's roll-up (else they scan the ledger)."""
-        return self.rollup_path is not None
+        return self.rollup_path is not None and self.complete
 
     def refresh(self) -> None:
         """Fold the rows Rho wrote since the last look into the roll-up (no-op without one)."""
@@ -187,21 +225,33 @@ class UsageLedger:
         if self.rollup_path is None:
             return
         with self._lock, self._errors():
-            rollup.refresh(self._db)
+            self.complete = rollup.refresh(self._db, eager=True)
+
+    def refresh_prices(self) -> None:
+        """Fold the price-fit sums up to what the roll-up holds (before reading ``main.moments``)."""
+        from . import rollup
+
+        if self.cached:
+            with self._lock, self._errors():
+                rollup.refresh_moments(self._db)
 
     @property
     def source(self) -> str:
         """SQL for the relation the reports aggregate (columns of ``rollup.ROLLUP_COLUMNS``)."""
         from . import rollup
 
-        return "main.rollup" if self.rollup_path is not None else rollup.RAW_SOURCE
+        return "main.rollup" if self.cached else rollup.RAW_SOURCE
 
     # -- queries -----------------------------------------------------------------------------
 
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Run one read-only statement (the ledger attached as ``ledger``) and fetch all rows."""
         with self._lock, self._errors():
-            return self._db.execute(sql, tuple(params)).fetchall()
+            started = time.perf_counter()
+            try:
+                return self._db.execute(sql, tuple(params)).fetchall()
+            finally:
+                self._reading += time.perf_counter() - started
 
     def session_requests(self, session_id: str, *, children: bool = True) -> list[LedgerRequest]:
         """Every request of a session, oldest first; with ``children``, also those of the
@@ -215,7 +265,7 @@ class UsageLedger:
 
     def child_sessions(self, session_id: str) -> list[str]:
         """Sessions whose requests name ``session_id`` as their parent."""
-        if self.rollup_path is not None:
+        if self.cached:
             sql = "SELECT DISTINCT session_id FROM main.rollup WHERE parent_session_id = ? AND session_id NOT IN ('', ?)"
         else:
             sql = ("SELECT DISTINCT session_id FROM ledger.usage_events WHERE parent_session_id = ? "

@@ -196,6 +196,7 @@ def prices(ledger: UsageLedger) -> dict[tuple[str, str], ModelPrice]:
     from .rollup import MOMENTS_RAW
 
     if ledger.cached:
+        ledger.refresh_prices()
         sql = "SELECT provider, model, n, ii, io, ir, iw, oo, orr, ow, rr, rw, ww, ic, oc, rc, wc FROM main.moments"
     else:
         sql = MOMENTS_RAW

@@ -6,7 +6,7 @@ own cache folder, one SQLite file per ledger with the sums per 15-minute bucket 
 (session, parent session, workspace, provider, model, purpose, outcome) — a few rows per session
 instead of one per request. Every timezone's offset is a multiple of 15 minutes, so UTC and
 local days, weeks, months and date ranges are exact over buckets. ``moments`` holds, per
-provider and model, the sums the price fit needs (:mod:`.pricing`).
+provider and model, the sums the price fit needs (:mod:`.pricing`), folded apart when asked.
 
 Refresh (:func:`refresh`) folds only the rows written since the last look: ledger rows are
 immutable and Rho only inserts, so each row has a larger ``rowid`` than every row before it.
@@ -14,6 +14,12 @@ Inside one transaction (one snapshot of the ledger) it checks that what was fold
 there (the first row's and the high-water row's ``event_id``); if old rows were pruned or the
 file replaced, the roll-up is rebuilt from scratch. The cache is
 disposable: a damaged one is deleted and rebuilt.
+
+Folding a row costs several times what a report's scan of it costs (each row is added to its
+group in a keyed table), so a big backlog is not folded before a report: ``refresh(eager=True)``
+folds a small one and leaves a big one to batches (``refresh(limit=…)``) that the ledger runs
+after its reports (``UsageLedger.catch_up``); until the roll-up has caught up, the reports read
+the ledger itself.
 """
 
 from __future__ import annotations
@@ -22,12 +28,23 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-__all__ = ["BUCKET_MS", "RAW_SOURCE", "ROLLUP_COLUMNS", "ROLLUP_VERSION", "open_rollup", "refresh", "rollup_file"]
+__all__ = [
+    "BUCKET_MS",
+    "EAGER_ROWS",
+    "RAW_SOURCE",
+    "ROLLUP_COLUMNS",
+    "ROLLUP_VERSION",
+    "open_rollup",
+    "refresh",
+    "refresh_moments",
+    "rollup_file",
+]
 
-ROLLUP_VERSION: Final = 2
+ROLLUP_VERSION: Final = 3
 BUCKET_MS: Final = 15 * 60 * 1000
 """A bucket: 15 minutes (every UTC offset in use is a multiple of it)."""
 
@@ -43,6 +60,7 @@ SUMS: Final = ("requests", "input_tokens", "output_tokens", "cache_read_tokens",
 _SUM_COLUMNS: Final = ", ".join(f"{c} INTEGER NOT NULL" for c in SUMS)
 _ADD: Final = ", ".join(f"{c} = {c} + excluded.{c}" for c in SUMS)
 _SUM_OF: Final = ", ".join(f"sum({c})" for c in SUMS)
+_SUM_OF_AS: Final = ", ".join(f"sum({c}) AS {c}" for c in SUMS)
 
 _SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -78,6 +96,12 @@ CREATE INDEX IF NOT EXISTS sessions_cost ON sessions (cost_usd_micros DESC, requ
 PRAGMA user_version = {ROLLUP_VERSION};
 """
 
+EAGER_ROWS: Final = 20_000
+EAGER_SHARE: Final = 0.05
+"""A backlog of up to ``EAGER_ROWS`` rows, or ``EAGER_SHARE`` of the ledger, is folded before
+the reports run: folding a row costs several times what a report's scan of it costs, so a
+bigger backlog is left to :func:`catch_up` and the reports scan the ledger meanwhile."""
+
 DIMS: Final = ("model", "purpose", "workspace", "provider")
 """The dimensions ``daily`` keeps (each request counted once per dimension)."""
 
@@ -101,11 +125,22 @@ RAW_SOURCE: Final = f"""(SELECT {_ROW}, 1 AS requests,
   FROM ledger.usage_events)"""
 """The ledger itself in the roll-up's columns (one row per request), for reports without a cache."""
 
+_FRESH_TABLE: Final = f"""
+CREATE TEMP TABLE fresh (
+    bucket INTEGER, session_id TEXT, parent_session_id TEXT, workspace TEXT, provider TEXT, model TEXT,
+    purpose TEXT, outcome TEXT, {_SUM_COLUMNS},
+    PRIMARY KEY ({_KEYS})
+) WITHOUT ROWID
+"""
+# Each ledger row is added to its group in a small keyed table (an upsert per row): a third
+# cheaper than GROUP BY, whose sorter carries every row with eight keys.
 _FRESH: Final = f"""
-CREATE TEMP TABLE fresh AS
-SELECT {_ROW}, {_SUMS.replace("count(*),", "count(*) AS requests,", 1)}
+INSERT INTO temp.fresh
+SELECT {_ROW}, 1, coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cache_read_tokens, 0),
+    coalesce(cache_write_tokens, 0), coalesce(total_tokens, 0), coalesce(cost_usd_micros, 0),
+    cost_usd_micros IS NULL
 FROM ledger.usage_events WHERE rowid > ? AND rowid <= ?
-GROUP BY {_KEYS}
+ON CONFLICT ({_KEYS}) DO UPDATE SET {_ADD}
 """
 _FOLD: Final = f"""
 INSERT INTO main.rollup ({", ".join(ROLLUP_COLUMNS)})
@@ -117,17 +152,44 @@ INSERT INTO main.sessions (session_id, {", ".join(SUMS)})
 SELECT session_id, {_SUM_OF} FROM temp.fresh GROUP BY session_id
 ON CONFLICT (session_id) DO UPDATE SET {_ADD}
 """
+_PER_DAY: Final = f"""
+CREATE TEMP TABLE per_day AS
+SELECT d.utc AS utc, d.local AS local, {", ".join(DIMS)}, {_SUM_OF_AS}
+FROM {{source}} AS f JOIN temp.days AS d ON d.bucket = f.bucket
+GROUP BY d.utc, d.local, {", ".join(DIMS)}
+"""
+"""``source``'s sums per day (UTC and local) and every dimension at once: a few rows per day that
+each dimension's days are then summed from."""
 
 
-def _fold_daily(source: str, zone: str) -> list[str]:
-    """Statements folding ``source`` (rows in the roll-up's shape) into ``daily`` for one zone."""
-    at = f"bucket * {BUCKET_MS // 1000}, 'unixepoch'" + (", 'localtime'" if zone == "local" else "")
-    return [
-        f"INSERT INTO main.daily (zone, dim, day, value, {', '.join(SUMS)}) "
-        f"SELECT '{zone}', '{dim}', date({at}) AS d, {dim}, {_SUM_OF} FROM {source} WHERE true GROUP BY d, {dim} "
-        f"ON CONFLICT (zone, dim, day, value) DO UPDATE SET {_ADD}"
-        for dim in DIMS
-    ]
+def _days(db: sqlite3.Connection, source: str) -> None:
+    """``temp.days``: the UTC and the local day of each bucket of ``source``, worked out once per
+    bucket in Python (SQLite's ``'localtime'`` costs tens of microseconds a call)."""
+    import time
+
+    seconds = BUCKET_MS // 1000
+    rows = [(b, time.strftime("%Y-%m-%d", time.gmtime(b * seconds)),
+             time.strftime("%Y-%m-%d", time.localtime(b * seconds)))
+            for (b,) in db.execute(f"SELECT DISTINCT bucket FROM {source}").fetchall()]  # fmt: skip
+    db.execute("DROP TABLE IF EXISTS temp.days")
+    db.execute("CREATE TEMP TABLE days (bucket INTEGER PRIMARY KEY, utc TEXT NOT NULL, local TEXT NOT NULL)")
+    db.executemany("INSERT INTO temp.days VALUES (?, ?, ?)", rows)
+
+
+def _fold_daily(db: sqlite3.Connection, source: str, zones: Sequence[str] = ("utc", "local")) -> None:
+    """Fold ``source`` (rows in the roll-up's shape) into ``daily``."""
+    _days(db, source)
+    db.execute("DROP TABLE IF EXISTS temp.per_day")
+    db.execute(_PER_DAY.format(source=source))
+    for zone in zones:
+        for dim in DIMS:
+            db.execute(
+                f"INSERT INTO main.daily (zone, dim, day, value, {', '.join(SUMS)}) "
+                f"SELECT '{zone}', '{dim}', {zone}, {dim}, {_SUM_OF} FROM temp.per_day WHERE true GROUP BY 3, 4 "
+                f"ON CONFLICT (zone, dim, day, value) DO UPDATE SET {_ADD}"
+            )
+    db.execute("DROP TABLE temp.per_day")
+    db.execute("DROP TABLE temp.days")
 
 
 def local_zone() -> str:
@@ -205,14 +267,24 @@ def _meta(db: sqlite3.Connection, key: str) -> object:
     return None if row is None else row[0]
 
 
-def refresh(db: sqlite3.Connection) -> int:
-    """Fold the ledger rows written since the last refresh; returns how many were folded.
+def _mark(db: sqlite3.Connection, key: str) -> int:
+    """A row id kept in ``meta`` (0 when none)."""
+    row = db.execute("SELECT value FROM main.meta WHERE key = ?", (key,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = False) -> bool:
+    """Fold the ledger rows written since the last refresh (at most ``limit`` of them; with
+    ``eager``, all of them if there are few enough, see :data:`EAGER_ROWS`, else none);
+    whether the roll-up now covers the whole ledger.
 
     ``db`` is a roll-up connection with the ledger attached as ``ledger``. One transaction:
     the ledger is read from one snapshot, and two rho-desk processes never fold the same rows.
     The rows folded before are checked by their two ends (the first row, and the row at the
     high-water mark, by ``event_id``): pruning old rows or replacing the file rebuilds the
     roll-up. (Counting the whole ledger each time would cost a scan of its largest index.)
+    The price-fit sums (``moments``) are folded apart, when a report asks for prices
+    (:func:`refresh_moments`).
     """
     db.execute("BEGIN IMMEDIATE")
     try:
@@ -220,35 +292,56 @@ def refresh(db: sqlite3.Connection) -> int:
         # together with a scan
         low = db.execute("SELECT coalesce(min(rowid), 0) FROM ledger.usage_events").fetchone()[0]
         high = db.execute("SELECT coalesce(max(rowid), 0) FROM ledger.usage_events").fetchone()[0]
-        done = int(db.execute("SELECT coalesce((SELECT value FROM main.meta WHERE key = 'high_rowid'), 0)").fetchone()[0])
+        done = _mark(db, "high_rowid")
         if done and not (high >= done and _event_at(db, low) == _meta(db, "first_event")
                          and _event_at(db, done) == _meta(db, "anchor_event")):  # fmt: skip
             for table in ("rollup", "moments", "daily", "sessions"):
                 db.execute(f"DELETE FROM main.{table}")
+            db.execute("DELETE FROM main.meta WHERE key = 'moments_rowid'")
             done = 0
         zone = local_zone()
         if done and _meta(db, "local_zone") != zone:  # another timezone: local days again, from the roll-up
             db.execute("DELETE FROM main.daily WHERE zone = 'local'")
-            for statement in _fold_daily("main.rollup", "local"):
-                db.execute(statement)
-        new = 0
-        if high > done:
+            _fold_daily(db, "main.rollup", ("local",))
+        end = high
+        if limit is not None:
+            end = min(high, done + max(limit, 1))
+        if eager and high - done > max(EAGER_ROWS, (high - low) * EAGER_SHARE):
+            end = done
+        if end > done:
+            # the last row folded (rowids may have gaps: a rolled-back insert)
+            end = db.execute("SELECT max(rowid) FROM ledger.usage_events WHERE rowid <= ?", (end,)).fetchone()[0]
+        if end is not None and end > done:
             db.execute("DROP TABLE IF EXISTS temp.fresh")
-            db.execute(_FRESH, (done, high))
-            new = int(db.execute("SELECT coalesce(sum(requests), 0) FROM temp.fresh").fetchone()[0])
+            db.execute(_FRESH_TABLE)
+            db.execute(_FRESH, (done, end))
             db.execute(_FOLD)
             db.execute(_FOLD_SESSIONS)
-            for statement in _fold_daily("temp.fresh", "utc") + _fold_daily("temp.fresh", "local"):
-                db.execute(statement)
+            _fold_daily(db, "temp.fresh")
             db.execute("DROP TABLE temp.fresh")
-            db.execute(_FOLD_MOMENTS, (done, high))
             db.executemany(
                 "INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)",
-                [("high_rowid", high), ("first_event", _event_at(db, low)), ("anchor_event", _event_at(db, high))],
+                [("high_rowid", end), ("first_event", _event_at(db, low)), ("anchor_event", _event_at(db, end))],
             )
+            done = end
         db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('local_zone', ?)", (zone,))
         db.execute("COMMIT")
-        return new
+        return bool(done >= high)
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def refresh_moments(db: sqlite3.Connection) -> None:
+    """Fold the price-fit sums of the rows the roll-up holds but ``moments`` does not yet."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        done = _mark(db, "moments_rowid")
+        high = _mark(db, "high_rowid")
+        if high > done:
+            db.execute(_FOLD_MOMENTS, (done, high))
+            db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('moments_rowid', ?)", (high,))
+        db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise

@@ -218,3 +218,65 @@ def test_chart_unit_keeps_the_bars_readable() -> None:
     day = dt.date(2026, 1, 1)
     assert [chart_unit(day, day + dt.timedelta(days=n)) for n in (0, 61, 62, 181, 182, 400)] == [
         "day", "day", "week", "week", "month", "month"]
+
+
+# -- a first look at a big ledger: a plain scan, and the roll-up built a part per look --------
+
+
+def test_a_big_backlog_is_scanned_and_folded_a_part_per_look(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Folding a row costs several plain scans of it, so a first look at a big ledger reads the
+    ledger itself and builds the roll-up a batch at a time, after its reports; every look's
+    figures are right, and once caught up it folds only what Rho wrote since (34.5)."""
+    from rho_desk.core.usage import ledger as ledger_module
+    from rho_desk.core.usage import rollup
+    from rho_desk.core.usage.payback import payback
+
+    monkeypatch.setattr(rollup, "EAGER_ROWS", 300)
+    monkeypatch.setattr(rollup, "EAGER_SHARE", 0.05)
+    monkeypatch.setattr(ledger_module, "CATCH_UP_ROWS", 700)
+    path = make_ledger(tmp_path / "usage.sqlite3", random_rows(6000))
+    cache = tmp_path / "cache"
+    looks: list[tuple[bool, int]] = []
+    for _ in range(20):
+        with UsageLedger(path, cache_dir=cache) as ledger:
+            looks.append((ledger.cached, _folded(ledger)))
+            assert actual(UsageReport(ledger).groups("model")) == expected(path, "model", UsageFilter())
+            prices = payback(ledger).prices
+            ledger.catch_up(0)  # one batch per look, whatever the time its reports took
+        if looks[-1][0]:
+            break
+    assert looks[0] == (False, 0)  # nothing folded before the first report: it scanned the ledger
+    folded = [n for _cached, n in looks]
+    assert folded == sorted(folded) and len(set(folded)) == len(folded)  # each look got further
+    assert 6 <= len(looks) <= 10 and looks[-1][0]  # 700 rows a look (and the last 5 % at once)
+    with UsageLedger(path, cache_dir=False) as raw:
+        assert payback(raw).prices == prices  # the fitted prices do not depend on the path
+    insert(path, random_rows(250, seed=11))  # Rho writes on; a small backlog is folded up front
+    with UsageLedger(path, cache_dir=cache) as ledger:
+        assert ledger.cached and _folded(ledger) == 6250
+        for filt in FILTERS:
+            assert actual(UsageReport(ledger).groups("day", filt)) == expected(path, "day", filt)
+
+
+def test_closing_spends_a_share_of_the_reports_time_catching_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rho_desk.core.usage import ledger as ledger_module
+    from rho_desk.core.usage import rollup
+
+    monkeypatch.setattr(rollup, "EAGER_ROWS", 100)
+    monkeypatch.setattr(ledger_module, "CATCH_UP_ROWS", 200)
+    path = make_ledger(tmp_path / "usage.sqlite3", random_rows(4000))
+    spent: list[float] = []
+    real = UsageLedger.catch_up
+    monkeypatch.setattr(UsageLedger, "catch_up", lambda self, seconds: spent.append(seconds) or real(self, seconds))
+    with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
+        UsageReport(ledger).groups("session")
+        reading = ledger._reading
+    assert reading > 0 and spent == [pytest.approx(ledger_module.CATCH_UP_SHARE * reading)]
+    with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
+        assert _folded(ledger) >= 200  # at least one batch went in
+
+
+def _folded(ledger: UsageLedger) -> int:
+    """How many ledger rows the roll-up holds (its high-water mark)."""
+    rows = ledger.query("SELECT value FROM main.meta WHERE key = 'high_rowid'") if ledger.rollup_path else []
+    return int(rows[0][0]) if rows else 0  # type: ignore[call-overload]
