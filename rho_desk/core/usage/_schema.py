@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["BUSY_TIMEOUT_S", "LEDGER_FILE", "MIGRATION_1", "REQUIRED_COLUMNS", "SUPPORTED_LEDGER_VERSION"]
+__all__ = ["BUSY_TIMEOUT_S", "LEDGER_FILE", "MIGRATION_1", "REQUIRED_COLUMNS", "SUPPORTED_LEDGER_VERSION", "LedgerChanged"]
 
 LEDGER_FILE: Final = "usage.sqlite3"
 SUPPORTED_LEDGER_VERSION: Final = 1
@@ -56,3 +56,8 @@ CREATE INDEX usage_events_session
     ON usage_events (session_id, occurred_at_ms);
 """
 """Upstream's migration to version 1 (``migrations.rs``), byte for byte: the table Rho makes."""
+
+
+class LedgerChanged(Exception):
+    """A write to the ledger began during a read of an ``immutable`` attachment: read again
+    (raised by the roll-up's refresh before it would commit, caught by the ledger's reader)."""

@@ -3,10 +3,25 @@
 Upstream (``crates/rho/src/usage/``, ``docs/usage-ledger.md``) writes one immutable row per
 physical provider request into ``usage_events``, in WAL mode with a 5 s busy timeout, from many
 processes at once. ``PRAGMA user_version`` versions the schema (1 today); readers must ignore
-columns they do not know and refuse a newer version. We never write the file: it is attached
-through a ``file:…?mode=ro`` URI (SQLite then cannot change it; in WAL mode a reader needs no
-lock the writers wait for), every statement waits up to 5 s on a busy database, and a ledger of
-a newer ``user_version`` raises :class:`LedgerTooNew` before anything else is read.
+columns they do not know and refuse a newer version. We never write the file, nor anything
+beside it, and read it correctly while Rho writes:
+
+* Rho writes each row through a short-lived connection, so its ``-wal`` and ``-shm`` side files
+  exist only while a write is under way. When both exist, the ledger is attached as Rho's own
+  reader opens it (``mode=ro``): SQLite's locks give every read one consistent snapshot, and
+  nothing is created. (Rho's reader does the same on a quiet ledger too, and so leaves side files
+  behind; we do not.)
+* Otherwise it is attached ``immutable=1``: SQLite opens no side file and takes no lock. Every
+  read is then checked against the file's stamp (device, inode, size, times, and no ``-wal``):
+  a write that began meanwhile changes it, and the read is done again (from one snapshot, the
+  side files then existing). A roll-up refresh checks it before its commit. Committed rows still
+  in a ``-wal`` that a crashed writer left without its ``-shm`` are not seen until Rho next opens
+  the ledger.
+* The ledger is a regular file: a symbolic link (to any other SQLite file) is refused, and a
+  database without Rho's ``usage_events`` table is "not a usage ledger" (only a database with
+  no table at all, as Rho leaves it for a moment before its first migration, is an empty one).
+* Every statement waits up to 5 s on a busy database, and a ledger of a newer ``user_version``
+  raises :class:`LedgerTooNew` before anything else is read.
 
 :class:`UsageLedger` owns one connection: rho-desk's roll-up cache (``rollup``), or an
 in-memory database when there is none, with the ledger attached as ``ledger``. Reports read
@@ -16,21 +31,29 @@ the roll-up; a session's own requests come from the ledger through its session i
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 from ..errors import InputError, KnownError, StorageError
-from ._schema import BUSY_TIMEOUT_S, LEDGER_FILE, REQUIRED_COLUMNS, SUPPORTED_LEDGER_VERSION
+from ._schema import (
+    BUSY_TIMEOUT_S,
+    LEDGER_FILE,
+    REQUIRED_COLUMNS,
+    SUPPORTED_LEDGER_VERSION,
+    LedgerChanged,
+)
 
 __all__ = [
     "BUSY_TIMEOUT_S",
     "LEDGER_FILE",
     "SUPPORTED_LEDGER_VERSION",
+    "LedgerChanged",
     "LedgerRequest",
     "LedgerTooNew",
     "UsageLedger",
@@ -56,6 +79,9 @@ reports took folding more of the ledger in (``benchmarks/bench_usage.py`` holds 
 1.5 plain scans)."""
 CATCH_UP_ROWS: Final = 8_192
 """Rows folded per transaction while catching up (a few hundredths of a second each)."""
+
+
+_T = TypeVar("_T")
 
 
 def ledger_path(home: Path) -> Path:
@@ -122,9 +148,28 @@ _ROW_SQL: Final = (
 )
 
 
-def ledger_uri(path: Path) -> str:
-    """A read-only SQLite URI for ``path`` (percent-encoded: any file name works)."""
-    return f"{path.resolve().as_uri()}?mode=ro"
+def ledger_uri(path: Path, *, live: bool) -> str:
+    """A read-only SQLite URI for ``path`` (percent-encoded: any file name works): ``mode=ro``
+    while a writer's side files exist (``live``), else ``immutable=1`` too (see the module)."""
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    return uri if live else f"{uri}&immutable=1"
+
+
+def _side_files(path: Path) -> tuple[Path, Path]:
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def _stamp(path: Path) -> tuple[object, ...]:
+    """What changes when anyone writes the ledger: its identity, size and times, and its ``-wal``."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ("missing",)
+    wal = _side_files(path)[0]
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, wal.exists())
+
+
+_RETRIES: Final = 8
 
 
 class UsageLedger:
@@ -146,8 +191,13 @@ class UsageLedger:
         from . import rollup
 
         self.path = Path(path)
+        if self.path.is_symlink():
+            raise InputError("not a usage ledger: a symbolic link (Rho's ledger is a file of its own)", source=str(self.path))
         if not self.path.is_file():
             raise InputError("no usage ledger here (Rho writes one from its first model request)", source=str(self.path))
+        self._live = False
+        self._seen: tuple[object, ...] = ()
+        self._attached = False
         self._lock = threading.RLock()
         self.version = 0
         self.rollup_path: Path | None = None
@@ -167,11 +217,9 @@ class UsageLedger:
         connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         self._db = connection
         try:
-            with self._errors():
-                connection.execute("ATTACH DATABASE ? AS ledger", (ledger_uri(self.path),))
-                self.version = self._check_schema()
-                if self.rollup_path is not None:
-                    self.complete = rollup.refresh(connection, eager=True)
+            self.version = self._read(self._check_schema)
+            if self.rollup_path is not None:
+                self.complete = self._read(lambda: rollup.refresh(connection, eager=True, unchanged=self._unchanged))
         except BaseException:
             connection.close()
             raise
@@ -198,10 +246,10 @@ class UsageLedger:
         if self.rollup_path is None or self.complete:
             return self.complete
         started = time.perf_counter()
-        with self._lock, self._errors():
+        with self._lock:
             while not self.complete:
                 before = time.perf_counter()
-                self.complete = rollup.refresh(self._db, limit=CATCH_UP_ROWS)
+                self.complete = self._read(lambda: rollup.refresh(self._db, limit=CATCH_UP_ROWS, unchanged=self._unchanged))
                 now = time.perf_counter()
                 if now + (now - before) > started + seconds:  # the next batch would not fit
                     break
@@ -224,16 +272,16 @@ class UsageLedger:
 
         if self.rollup_path is None:
             return
-        with self._lock, self._errors():
-            self.complete = rollup.refresh(self._db, eager=True)
+        with self._lock:
+            self.complete = self._read(lambda: rollup.refresh(self._db, eager=True, unchanged=self._unchanged))
 
     def refresh_prices(self) -> None:
         """Fold the price-fit sums up to what the roll-up holds (before reading ``main.moments``)."""
         from . import rollup
 
         if self.cached:
-            with self._lock, self._errors():
-                rollup.refresh_moments(self._db)
+            with self._lock:
+                self._read(lambda: rollup.refresh_moments(self._db, unchanged=self._unchanged))
 
     @property
     def source(self) -> str:
@@ -246,10 +294,10 @@ class UsageLedger:
 
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
         """Run one read-only statement (the ledger attached as ``ledger``) and fetch all rows."""
-        with self._lock, self._errors():
+        with self._lock:
             started = time.perf_counter()
             try:
-                return self._db.execute(sql, tuple(params)).fetchall()
+                return self._read(lambda: self._db.execute(sql, tuple(params)).fetchall())
             finally:
                 self._reading += time.perf_counter() - started
 
@@ -280,6 +328,37 @@ class UsageLedger:
 
     # -- internals ---------------------------------------------------------------------------
 
+    def _attach(self) -> None:
+        """(Re)attach the ledger the way that creates nothing beside it (see the module)."""
+        if self._attached:
+            self._db.execute("DETACH DATABASE ledger")
+            self._attached = False
+        wal, shm = _side_files(self.path)
+        self._seen = _stamp(self.path)
+        self._live = wal.exists() and shm.exists()
+        self._db.execute("ATTACH DATABASE ? AS ledger", (ledger_uri(self.path, live=self._live),))
+        self._attached = True
+
+    def _unchanged(self) -> bool:
+        """Whether what was read of an ``immutable`` attachment is still the ledger's content."""
+        return self._live or _stamp(self.path) == self._seen
+
+    def _read(self, read: Callable[[], _T]) -> _T:
+        """``read()``, done again on a fresh attachment when a write began meanwhile."""
+        for _attempt in range(_RETRIES):
+            with self._errors():
+                if not self._attached or not self._unchanged():
+                    self._attach()
+                try:
+                    result = read()
+                except (sqlite3.DatabaseError, LedgerChanged):
+                    if self._unchanged():
+                        raise
+                    continue  # a torn read of a file being written: read it again
+            if self._unchanged():
+                return result
+        raise StorageError(f"{self.path}: the usage ledger kept changing while it was read; try again")
+
     def _check_schema(self) -> int:
         db = self._db
         version = int(db.execute("PRAGMA ledger.user_version").fetchone()[0])
@@ -287,10 +366,12 @@ class UsageLedger:
             raise LedgerTooNew(self.path, version)
         columns = {str(row[1]) for row in db.execute("PRAGMA ledger.table_info(usage_events)")}
         if not columns:
-            if version == 0:  # created, not yet migrated (a moment in Rho's first open): empty
+            tables = db.execute("SELECT count(*) FROM ledger.sqlite_master").fetchone()[0]
+            if version == 0 and not tables:  # created, not yet migrated (a moment in Rho's first open): empty
                 db.execute("DETACH DATABASE ledger")
                 db.execute("ATTACH DATABASE ':memory:' AS ledger")
                 db.executescript(_EMPTY_V1)
+                self._live = True  # nothing of the file is read any more
                 return 0
             raise InputError(f"not a usage ledger: no usage_events table (user_version {version})", source=str(self.path))
         missing = [c for c in REQUIRED_COLUMNS if c not in columns]

@@ -28,9 +28,11 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
+
+from ._schema import LedgerChanged
 
 __all__ = [
     "BUCKET_MS",
@@ -273,7 +275,8 @@ def _mark(db: sqlite3.Connection, key: str) -> int:
     return 0 if row is None else int(row[0])
 
 
-def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = False) -> bool:
+def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = False,
+            unchanged: Callable[[], bool] = lambda: True) -> bool:  # fmt: skip
     """Fold the ledger rows written since the last refresh (at most ``limit`` of them; with
     ``eager``, all of them if there are few enough, see :data:`EAGER_ROWS`, else none);
     whether the roll-up now covers the whole ledger.
@@ -285,6 +288,9 @@ def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = F
     roll-up. (Counting the whole ledger each time would cost a scan of its largest index.)
     The price-fit sums (``moments``) are folded apart, when a report asks for prices
     (:func:`refresh_moments`).
+
+    ``unchanged()`` is asked right before the commit: false (a write to an ``immutable``
+    attachment began meanwhile) rolls everything back and raises ``LedgerChanged``.
     """
     db.execute("BEGIN IMMEDIATE")
     try:
@@ -325,6 +331,8 @@ def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = F
             )
             done = end
         db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('local_zone', ?)", (zone,))
+        if not unchanged():
+            raise LedgerChanged()
         db.execute("COMMIT")
         return bool(done >= high)
     except BaseException:
@@ -332,8 +340,9 @@ def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = F
         raise
 
 
-def refresh_moments(db: sqlite3.Connection) -> None:
-    """Fold the price-fit sums of the rows the roll-up holds but ``moments`` does not yet."""
+def refresh_moments(db: sqlite3.Connection, *, unchanged: Callable[[], bool] = lambda: True) -> None:
+    """Fold the price-fit sums of the rows the roll-up holds but ``moments`` does not yet
+    (``unchanged`` as for :func:`refresh`)."""
     db.execute("BEGIN IMMEDIATE")
     try:
         done = _mark(db, "moments_rowid")
@@ -341,6 +350,8 @@ def refresh_moments(db: sqlite3.Connection) -> None:
         if high > done:
             db.execute(_FOLD_MOMENTS, (done, high))
             db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('moments_rowid', ?)", (high,))
+        if not unchanged():
+            raise LedgerChanged()
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")

@@ -68,13 +68,17 @@ def test_bad_files_are_input_errors_naming_the_file(tmp_path: Path, content: byt
 
 def test_a_database_without_the_table(tmp_path: Path) -> None:
     path = tmp_path / "usage.sqlite3"
+    path.touch()
+    # user_version 0 and no table at all: created, not yet migrated by Rho: an empty ledger
+    with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
+        assert UsageReport(ledger).groups("day") == []
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE other (x)")
     db.commit()
     db.close()
-    # user_version 0 and no table: created, not yet migrated by Rho: an empty ledger
-    with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
-        assert UsageReport(ledger).groups("day") == []
+    # another database (a table of its own, no usage_events): not a ledger, whatever its version
+    with pytest.raises(InputError, match="no usage_events table"):
+        UsageLedger(path, cache_dir=False)
     db = sqlite3.connect(path)
     db.execute("PRAGMA user_version = 1")
     db.close()
