@@ -3,7 +3,9 @@
 The reply streams to stdout (``--json``: one event per line). The turn is set up by the same
 code as the app's (``open_continuation``): the same tools, replay-safety check and automatic
 compaction. The model may use Rho's coding tools in the session's recorded folder
-(``--workspace DIR`` chooses another, ``--grant DIR`` allows one more folder for this turn), under
+(``--workspace DIR`` chooses another, ``--grant DIR`` allows one more folder for this turn, and
+``--grant FILE`` a file of the workspace with several hard links, which otherwise counts as
+outside it), under
 ``--tools MODE``: ``off`` (no tools), ``plan`` (reads only), ``supervised`` (the default: every
 write, edit and shell command is asked on the terminal), ``allow_edits`` (git-tracked files of the
 workspace are free) or ``bypass``. Without a terminal an approval is refused, and the model is
@@ -78,7 +80,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="run tools here instead of the session's folder (it must be trusted too)")
     parser.add_argument("--trust-workspace", action="store_true",
                         help="trust the tools' folder on this machine from now on (never /, your home, system folders)")
-    parser.add_argument("--grant", type=Path, action="append", default=[], metavar="DIR", help="also allow this folder (repeatable)")
+    parser.add_argument("--grant", type=Path, action="append", default=[], metavar="DIR",
+                        help="also allow this folder, or a file with several hard links (repeatable)")
     parser.add_argument("--send-anyway", action="store_true",
                         help="send even when the replay-safety check finds provider-native blocks the model cannot be sent")
     parser.add_argument("--auto-compact", default="off", metavar="off|messages:N|tokens:N",

@@ -311,7 +311,8 @@ class GrepTool(_WorkspaceTool):
 
         request = GrepRequest.parse(_args(invocation))
         return self._search(
-            invocation, request.path, lambda root, shown, stop: grep_workspace(root, shown, request, cancelled=stop)
+            invocation, request.path,
+            lambda root, shown, stop: grep_workspace(root, shown, request, cancelled=stop, admits=self.workspace.admits),
         )
 
 

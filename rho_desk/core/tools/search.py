@@ -12,7 +12,9 @@ rules out files without any match, which keeps it close to ``grep -rn``.
 
 The walk goes by descriptors: each folder is opened from its parent's descriptor with
 ``O_NOFOLLOW``, and each file likewise, so a folder swapped for a symlink while a search runs is
-skipped, never followed out of the workspace.
+skipped, never followed out of the workspace. A file with several hard links counts as outside
+the workspace (its other name may be anywhere): ``grep`` does not read it, unless the workspace
+admits it (a granted file), and says how many it left out.
 """
 
 from __future__ import annotations
@@ -422,17 +424,32 @@ class GrepRequest:
 _FIRST_READ: Final = 64 * 1024
 
 
-def _read_searchable(folder: int, name: str) -> bytes | None:
-    """The bytes of a regular file of at most 5 MiB without a NUL in its first 8 KiB."""
+class _Linked(Exception):
+    """The file has several hard links and the workspace does not admit it."""
+
+
+def _single_link(info: os.stat_result) -> bool:
+    return info.st_nlink <= 1
+
+
+def _read_searchable(folder: int, name: str, admits: Callable[[os.stat_result], bool] = _single_link) -> bytes | None:
+    """The bytes of a regular file of at most 5 MiB without a NUL in its first 8 KiB.
+
+    Raises:
+        _Linked: ``admits`` refuses it (several hard links).
+    """
     try:
         # The walk saw a regular file; one swapped in since for a FIFO reads as empty, never blocks.
         fd = os.open(name, _FILE, dir_fd=folder)
     except OSError:
         return None
     try:
+        info = os.fstat(fd)
+        if info.st_nlink > 1 and not admits(info):
+            raise _Linked(name)
         data = os.read(fd, _FIRST_READ)
         if len(data) == _FIRST_READ:  # a larger file: check its size, then read the rest
-            if os.fstat(fd).st_size > MAX_FILE_BYTES:
+            if info.st_size > MAX_FILE_BYTES:
                 return None
             parts = [data]
             total = len(data)
@@ -499,9 +516,11 @@ def _join(root: str, relative: str) -> str:
 
 
 def grep_workspace(
-    root: str | int, display_root: str, request: GrepRequest, *, hashline: bool = True, cancelled: Callable[[], bool] = lambda: False
+    root: str | int, display_root: str, request: GrepRequest, *, hashline: bool = True, cancelled: Callable[[], bool] = lambda: False,
+    admits: Callable[[os.stat_result], bool] = _single_link,
 ) -> str:
-    """Rho's ``grep`` result text for ``request`` under the folder ``root`` (a real path or a descriptor)."""
+    """Rho's ``grep`` result text for ``request`` under the folder ``root`` (a real path or a
+    descriptor). ``admits``: whether a file with several hard links may be read (default: none)."""
     content_mode = request.output_mode == "content"
     retain = request.max_per_file if content_mode else 0
     stop_early = request.output_mode == "files_with_matches"
@@ -515,10 +534,15 @@ def grep_workspace(
     shown = total_matches = per_file_truncated = 0
     stats: dict[str, Any] = {}
     stop: str | None = None
+    linked = 0
     for folder, name, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
         if glob is not None and glob(relative) is None:
             continue
-        data = _read_searchable(folder, name)
+        try:
+            data = _read_searchable(folder, name, admits)
+        except _Linked:
+            linked += 1
+            continue
         if data is None or (first is not None and (first not in data or (second is not None and second not in data))):
             continue
         try:
@@ -557,6 +581,9 @@ def grep_workspace(
     reasons: list[str] = [stop] if stop else []
     if per_file_truncated:
         reasons.append(f"{per_file_truncated} files truncated by max_per_file; raise max_per_file or narrow the pattern")
+    if linked:
+        reasons.append(f"{linked} files with several hard links not searched: another of their names may be outside "
+                       "the workspace, so they count as outside")  # fmt: skip
     if not hits:
         return _with_reasons(f"no matches for '{request.pattern_display}' under {display_root}", reasons, _NARROW_GREP)
     body_lines: list[str] = []

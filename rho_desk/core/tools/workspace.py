@@ -15,12 +15,20 @@ descriptor. A folder swapped for a symlink after authorization makes the call fa
 This is stricter than Rho itself, which (since upstream #537) lets tools reach outside the
 workspace: a session opened here may come from another machine, and whatever a tool reads is sent
 to a model provider. Only folders the user grants for this session widen it.
+
+**Hard links.** A path cannot tell that a file in the workspace is also a file outside it: a hard
+link is the same file under two names, and its other name may be ``~/.ssh/id_ed25519``. Its
+``stat`` can: a regular file with more than one link (``st_nlink > 1``) counts as outside, for
+every tool (reading, writing, editing, searching), when its path is resolved and again on the
+descriptor the I/O opens, unless the user granted that file itself for the session (``grant``
+takes a file too: ``rho-desk continue --grant FILE``).
 """
 
 from __future__ import annotations
 
 import enum
 import os
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
@@ -79,11 +87,12 @@ class Workspace:
         WorkspaceMissing: ``root`` is not an existing folder.
     """
 
-    __slots__ = ("_granted", "root")
+    __slots__ = ("_granted", "_granted_files", "root")
 
     def __init__(self, root: str | os.PathLike[str], granted: Iterable[str | os.PathLike[str]] = ()) -> None:
         self.root = self._canonical_dir(Path(root), "workspace root")
         self._granted: list[Path] = []
+        self._granted_files: dict[tuple[int, int], Path] = {}
         for folder in granted:
             self.grant(folder)
 
@@ -103,14 +112,38 @@ class Workspace:
 
     @property
     def granted(self) -> tuple[Path, ...]:
-        return tuple(self._granted)
+        """The granted folders, then the granted files (real paths)."""
+        return (*self._granted, *self._granted_files.values())
 
     def grant(self, folder: str | os.PathLike[str]) -> Path:
-        """Allow ``folder`` (and everything under it) for this session; returns its real path."""
-        canonical = self._canonical_dir(Path(folder), "granted folder")
+        """Allow ``folder`` (and everything under it) for this session; returns its real path.
+
+        A regular file may be granted too: the tools may then use it although it has several
+        hard links (its other names may be anywhere; the user says it is theirs to share). Its
+        path must still lie in the workspace or a granted folder."""
+        path = Path(folder)
+        if path.is_absolute() and path.is_file():
+            canonical = path.resolve(strict=True)
+            info = os.stat(canonical)
+            self._granted_files[(info.st_dev, info.st_ino)] = canonical
+            return canonical
+        canonical = self._canonical_dir(path, "granted folder")
         if canonical not in self._granted:
             self._granted.append(canonical)
         return canonical
+
+    def admits(self, info: os.stat_result) -> bool:
+        """Whether the tools may use what ``info`` describes: anything but a regular file with
+        several hard links, unless that file was granted (see the module)."""
+        return not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1 or (info.st_dev, info.st_ino) in self._granted_files
+
+    @staticmethod
+    def linked(path: str | Path, links: int) -> ToolError:
+        """The refusal for a file with ``links`` hard links."""
+        return _denied(
+            f"path '{path}' is a file with {links} hard links: another of its names may be outside the workspace, "
+            "so it counts as outside (the user can grant the file itself for the session: rho-desk continue --grant FILE)"
+        )
 
     def _scope(self, canonical: Path) -> Path | None:
         if canonical.is_relative_to(self.root):
@@ -158,6 +191,12 @@ class Workspace:
         scope = self._scope(canonical)
         if scope is None:
             raise _outside(lexical)
+        try:
+            info = os.stat(canonical)
+        except OSError as exc:
+            raise ToolError(ToolErrorKind.EXECUTION, f"workspace {purpose} path '{lexical}': {exc.strerror or exc}") from None
+        if not self.admits(info):
+            raise self.linked(lexical, info.st_nlink)
         return self._resolved(canonical, scope, PathState.EXISTING)
 
     def resolve_for_read(self, requested: str) -> ResolvedPath:
@@ -222,10 +261,16 @@ class Workspace:
         """A read-only descriptor for the authorized regular file (the caller closes it).
 
         Raises:
-            ToolError: ``PolicyDenied`` when a folder on the way became a symlink since.
+            ToolError: ``PolicyDenied`` when a folder on the way became a symlink since, or the
+                file has several hard links (one made since it was resolved included).
             OSError: the file is gone, is a folder, or is not a regular file (a FIFO...).
         """
-        return self._opened(resolved, beneath.open_file_beneath)
+        fd = self._opened(resolved, beneath.open_file_beneath)
+        info = os.fstat(fd)
+        if not self.admits(info):
+            os.close(fd)
+            raise self.linked(self.display(str(resolved.path)), info.st_nlink)
+        return fd
 
     def open_folder(self, resolved: ResolvedPath) -> int:
         """A read-only descriptor for the authorized folder (the caller closes it)."""
