@@ -53,7 +53,7 @@ def _session(messages: int) -> Path:
 @benchmark("actions.compaction_preview_100k")
 def compaction_preview_100k(quick: bool) -> BenchResult:
     from rho_desk.core.compaction.local import LocalCompactor, RecentBudget
-    from rho_desk.qt.dialogs.compaction import compute_preview
+    from rho_desk.qt.compact.dialog import compute_preview
 
     tree = read_session(_session(100_000)).tree
     leaf = tree.active_leaf
@@ -137,7 +137,7 @@ def stream_5k_deltas(quick: bool) -> BenchResult:
     from PySide6.QtGui import QTextCursor
     from PySide6.QtWidgets import QPlainTextEdit
 
-    from rho_desk.qt.views.composer import ContinuePanel
+    from rho_desk.qt.continue_.composer import ContinuePanel
 
     app = _app()
     count = 5000
@@ -178,7 +178,7 @@ def _bare_panel(panel: Any) -> None:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit
 
-    from rho_desk.qt.views import composer
+    from rho_desk.qt.continue_ import composer
 
     QFrame.__init__(panel)
     panel._buffer = []

@@ -1,4 +1,4 @@
-"""Regenerate ``resources.qrc`` and the compiled ``rho_desk/qt/views/_resources_rc.py`` from the sources.
+"""Regenerate ``resources.qrc`` and the compiled ``rho_desk/qt/ui/_resources_rc.py`` from the sources.
 
 Run after adding or changing an icon or a style sheet:
 
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGET = HERE.parent / "rho_desk" / "qt" / "views" / "_resources_rc.py"
+TARGET = HERE.parent / "rho_desk" / "qt" / "ui" / "_resources_rc.py"
 FOLDERS = ("icons", "styles")
 
 

@@ -56,7 +56,7 @@ async def main(out: Path, only: set[str]) -> int:
     from rho_desk.qt.app import StartPlan, build_context, create_application
     from rho_desk.qt.services.document import HistoryMode
     from rho_desk.qt.services.settings import use_settings_dir
-    from rho_desk.qt.views.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
+    from rho_desk.qt.window.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
     scratch = Path(tempfile.mkdtemp(prefix="rho-shots-"))
     use_memory_keyring()  # the export and settings shots must never touch the user's keyring
@@ -180,7 +180,7 @@ async def main(out: Path, only: set[str]) -> int:
         await shot("statistics")
 
     async def changes() -> None:
-        from rho_desk.qt.views.main_window import TAB_CHANGES
+        from rho_desk.qt.window.main_window import TAB_CHANGES
 
         await open_session(RUST)
         window.app_actions.trigger("view.changes")

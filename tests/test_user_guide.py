@@ -3,7 +3,7 @@
 ``docs/user-guide.md`` holds three generated tables, each between ``<!-- generated:NAME -->`` and
 ``<!-- /generated:NAME -->``:
 
-* ``shortcuts``: every action of :data:`rho_desk.qt.controllers.actions.SPECS` (menu, text, shortcuts);
+* ``shortcuts``: every action of :data:`rho_desk.qt.window.actions.SPECS` (menu, text, shortcuts);
 * ``settings``: every ``prefs/`` option of the settings registry, with its default and meaning;
 * ``classes``: the nine export content classes with their labels in the export dialog.
 
@@ -56,7 +56,7 @@ def _keys(keys: tuple[str, ...] | list[str]) -> str:
 
 def render_shortcuts() -> str:
     """The shortcut table: one row per action, in menu order."""
-    from rho_desk.qt.controllers.actions import MENUS, SPECS
+    from rho_desk.qt.window.actions import MENUS, SPECS
 
     titles = dict(MENUS)
     lines = ["| Menu | Action | Keys |", "| --- | --- | --- |"]
@@ -92,7 +92,7 @@ def render_settings() -> str:
 def render_classes() -> str:
     """The export content classes, in their canonical order, with the dialog's labels."""
     from rho_desk.core.export import ALL_CLASSES
-    from rho_desk.qt.models.dialogs import CLASS_LABELS
+    from rho_desk.qt.export.model import CLASS_LABELS
 
     lines = ["| Class | In the export dialog |", "| --- | --- |"]
     lines += [f"| `{c.value}` | {CLASS_LABELS[c]} |" for c in ALL_CLASSES]
@@ -167,7 +167,7 @@ def test_shortcut_table_matches_the_real_actions(qapp: Any) -> None:
     from PySide6.QtGui import QKeySequence
     from PySide6.QtWidgets import QWidget
 
-    from rho_desk.qt.controllers.actions import MENUS, SPECS, Actions
+    from rho_desk.qt.window.actions import MENUS, SPECS, Actions
 
     window = QWidget()
     try:
@@ -213,7 +213,7 @@ _MENU_REF = re.compile(r"\*\*(File|Edit|View|Library|Revision|Session|Help) ▸ 
 
 def test_menu_references_exist() -> None:
     """Every **Menu ▸ Action** in the guide is a real menu entry (text as the menu shows it)."""
-    from rho_desk.qt.controllers.actions import MENUS, SPECS
+    from rho_desk.qt.window.actions import MENUS, SPECS
 
     titles = dict(MENUS)
     entries = {(titles[s.menu].replace("&", ""), s.text.replace("&", "")) for s in SPECS}
@@ -318,7 +318,7 @@ def test_dialog_keys_are_the_widgets_keys(make_window: Any, run: Any, demo_home:
 
     from PySide6.QtGui import QColor, QImage
 
-    from rho_desk.qt.views.message_detail import ImageViewer
+    from rho_desk.qt.conversation.message_detail import ImageViewer
 
     path = next((demo_home / "sessions").rglob("*_5f0c2a9e-*/session.jsonl"))
     context = make_window(home=demo_home, open_file=path)

@@ -1,4 +1,17 @@
-"""The desktop app: the only code that imports PySide6 or qasync."""
+"""The desktop app: the only code that imports PySide6 or qasync.
+
+Its packages have a direction; each imports only those below it (the layers contract in
+``pyproject.toml``)::
+
+    app.py          start-up and shutdown: builds the services, the window and the features
+    window/         the main window, its actions, commands and the operations on the open session
+    browser/ changes/ compact/ continue_/ conversation/ edit/ export/ recovery/ revisions/
+    settings/ usage/
+                    the features: each owns its views, item models and presenter, and none
+                    imports another
+    services/       the long-lived services: bridge, document, library, team, settings, notifier
+    ui/             the base: text, theme and icons, Markdown, screen sizes, roles, shared widgets
+"""
 
 from __future__ import annotations
 

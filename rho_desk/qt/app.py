@@ -4,7 +4,7 @@
 ``QSettings`` lands in the right place) and runs a qasync event loop. :func:`build_context`
 builds the :class:`~rho_desk.qt.services.context.Services` (settings, theme, notifier, bridge, document,
 library), the main window, the operations on the open session
-(:class:`~rho_desk.qt.controllers.operations.SessionOperations`, what the dialogs and the
+(:class:`~rho_desk.qt.window.operations.SessionOperations`, what the dialogs and the
 continued conversation act through), the conversation's controller, its dock and the conflict
 banner's, and the session commands that open the dialogs, and keeps them in an
 :class:`AppContext`. Nothing reaches a global singleton: views get what they
@@ -38,18 +38,18 @@ from .services.bridge import in_thread
 from .services.context import Services
 
 if TYPE_CHECKING:
-    from .controllers.actions import Actions
-    from .controllers.commands import SessionCommands
-    from .controllers.continue_session import ContinueController
-    from .controllers.operations import SessionOperations
+    from .continue_.controller import ContinueController
+    from .continue_.docks import ConflictDock, ContinueDock
     from .services.bridge import EngineBridge
     from .services.document import SessionDocument
     from .services.library import LibraryService
     from .services.messages import Notifier
     from .services.settings import Settings
-    from .views.main_window import MainWindow
-    from .views.session_docks import ConflictDock, ContinueDock
-    from .views.theme import ThemeManager
+    from .ui.theme import ThemeManager
+    from .window.actions import Actions
+    from .window.main_window import MainWindow
+    from .window.operations import SessionOperations
+    from .window.session_commands import SessionCommands
 
 __all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "install_asyncgen_hooks", "main", "plan_start"]
 
@@ -257,9 +257,8 @@ def build_context(
         show: show the window.
         install_hooks: install ``sys.excepthook`` and the loop's exception handler.
     """
-    from .controllers.commands import SessionCommands
-    from .controllers.continue_session import ContinueController
-    from .controllers.operations import SessionOperations
+    from .continue_.controller import ContinueController
+    from .continue_.docks import ConflictDock, ContinueDock
     from .services.bridge import EngineBridge
     from .services.document import HistoryMode, SessionDocument
     from .services.library import LibraryService
@@ -272,9 +271,10 @@ def build_context(
         Settings,
     )
     from .services.team import TeamService
-    from .views.main_window import MainWindow
-    from .views.session_docks import ConflictDock, ContinueDock
-    from .views.theme import ThemeManager
+    from .ui.theme import ThemeManager
+    from .window.main_window import MainWindow
+    from .window.operations import SessionOperations
+    from .window.session_commands import SessionCommands
 
     app = create_application()
     settings = Settings(settings_backend)

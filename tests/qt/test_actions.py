@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMainWindow, QMenuBar
 from pytestqt.qtbot import QtBot
 
 from rho_desk.qt.app import AppContext
-from rho_desk.qt.controllers.actions import MENUS, SPECS, Actions
+from rho_desk.qt.window.actions import MENUS, SPECS, Actions
 
 
 def test_every_action_has_a_shortcut_and_no_two_collide() -> None:

@@ -11,8 +11,8 @@ from rho_desk.core.changes import CheckpointOutcome, CheckpointRecorder, session
 from rho_desk.core.changes.index import PathIndex
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.tools.trust import TrustStore
-from rho_desk.qt.models.changes import LibraryTouchedModel, TouchedFilesModel
-from rho_desk.qt.views.main_window import TAB_CHANGES, TAB_CONVERSATION
+from rho_desk.qt.changes.model import LibraryTouchedModel, TouchedFilesModel
+from rho_desk.qt.window.main_window import TAB_CHANGES, TAB_CONVERSATION
 
 from ..core.changes.helpers import SESSION_ID, coding_session
 from .conftest import settle

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from rho_desk.core.stores.index import RhoIndex
 from rho_desk.core.stores.rho_files import read_session
-from rho_desk.qt.views.recovery import RepairReportDialog, TrashDialog
+from rho_desk.qt.recovery.view import RepairReportDialog, TrashDialog
 
 from ..cli.helpers_files import rho_desk
 from .conftest import settle
@@ -236,7 +236,7 @@ def test_the_trash_table_is_a_model_that_passes_the_tester(qtmodeltester) -> Non
     from pathlib import Path
 
     from rho_desk.core.stores.trash import TrashItem
-    from rho_desk.qt.models.trash import TrashModel
+    from rho_desk.qt.recovery.trash_model import TrashModel
 
     def item(n: int, **extra: object) -> TrashItem:
         return TrashItem(path=Path(f"/trash/e{n}"), session_id=f"id-{n}", workspace_key="w", cwd="/work/a",

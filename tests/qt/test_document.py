@@ -225,7 +225,7 @@ def test_workers_read_the_tree_holding_its_lock(document: SessionDocument, run, 
 def test_a_snapshot_document_has_no_times_not_january_1970(make_window, run, rho_fixtures: Path) -> None:
     """A snapshot document (a team session opened from the Team tab is one) records no message
     times: rows and the detail pane show none, instead of the epoch."""
-    from rho_desk.qt.views.text import message_time
+    from rho_desk.qt.ui.text import message_time
 
     assert message_time("0", "%Y") == "" and message_time("", "%Y") == "" and message_time("1790000000", "%Y") == "2026"
     context = make_window(open_file=rho_fixtures / "session-snapshot-v2.json")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QRect
 
-from rho_desk.qt.views import screen
+from rho_desk.qt.ui import screen
 
 from .conftest import settle
 from .helpers import v3_session

@@ -23,10 +23,10 @@ from rho_desk.core.stores.rho_files import (
     workspace_dir,
 )
 from rho_desk.core.stores.summary import SessionSummary
-from rho_desk.qt.controllers.operations import arestore
 from rho_desk.qt.services.bridge import EngineBridge, in_thread
 from rho_desk.qt.services.document import SessionDocument
 from rho_desk.qt.services.messages import Notifier
+from rho_desk.qt.window.operations import arestore
 
 from ..cli.helpers_files import rho_desk
 from .helpers import v3_session, v4_session

@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from rho_desk.core.export import ContentClass
 from rho_desk.core.stores.rho_files import NodeKind, read_session
 from rho_desk.core.wire import Message
-from rho_desk.qt.models.dialogs import Fate
-from rho_desk.qt.models.roles import Role
+from rho_desk.qt.compact.model import Fate
+from rho_desk.qt.ui.roles import Role
 
 from .conftest import settle
 from .dialogs.conftest import (

@@ -23,7 +23,7 @@ build = qt_app.build_context
 seen = {}
 HEAVY = ("httpx", "keyring", "psycopg", "pydantic", "rho_desk.providers", "rho_desk.core.session.run",
          "rho_desk.core.tools.setup", "rho_desk.core.changes.journal")
-HIDDEN_TABS = ("rho_desk.qt.views.timeline", "rho_desk.qt.views.stats", "rho_desk.qt.views.workspace_changes",
+HIDDEN_TABS = ("rho_desk.qt.revisions.timeline", "rho_desk.qt.usage.statistics", "rho_desk.qt.changes.view",
                "rho_desk.core.changes.build")
 
 def report(context):

@@ -17,7 +17,7 @@ from PySide6.QtCharts import QStackedBarSeries
 from rho_desk.core.usage.ledger import LedgerRequest, UsageLedger
 from rho_desk.core.usage.payback import payback
 from rho_desk.core.usage.report import UsageFilter, UsageGroup, UsageReport
-from rho_desk.qt.models.usage import LedgerRequestsModel, PaybackModel, UsageGroupsModel, money
+from rho_desk.qt.usage.model import LedgerRequestsModel, PaybackModel, UsageGroupsModel, money
 
 from .conftest import settle
 
@@ -108,7 +108,7 @@ class SignalWaiter:
 
 
 def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
-    from rho_desk.qt.views.main_window import TAB_STATISTICS
+    from rho_desk.qt.window.main_window import TAB_STATISTICS
 
     context = make_window(home=demo_home)
     window = context.window

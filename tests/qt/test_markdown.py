@@ -9,10 +9,10 @@ from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from rho_desk.core.wire import Message
-from rho_desk.qt.models.conversation import ConversationModel, build_rows
-from rho_desk.qt.views.markdown import SafeTextBrowser, render_markdown
-from rho_desk.qt.views.message_detail import MessageDetailView
-from rho_desk.qt.views.theme import LIGHT
+from rho_desk.qt.conversation.message_detail import MessageDetailView
+from rho_desk.qt.conversation.model import ConversationModel, build_rows
+from rho_desk.qt.ui.markdown import SafeTextBrowser, render_markdown
+from rho_desk.qt.ui.theme import LIGHT
 
 from .test_demo import DEMO_SOURCE  # noqa: F401
 
@@ -107,7 +107,7 @@ def test_the_detail_pane_renders_a_hostile_message_inertly(qtbot: QtBot) -> None
 
 
 def test_a_fragment_that_starts_inside_a_code_span_keeps_its_emphasis_plain() -> None:
-    from rho_desk.qt.views.markdown import plain_text
+    from rho_desk.qt.ui.markdown import plain_text
 
     # a snippet cut after the opening backtick of `handle_refund`
     text = "handle_refund` rejects events older than **one second** (`TOLERANCE_SECONDS = 1`)"
@@ -119,7 +119,7 @@ def test_a_fragment_that_starts_inside_a_code_span_keeps_its_emphasis_plain() ->
 
 
 def test_team_snippets_read_as_plain_text_with_their_marks() -> None:
-    from rho_desk.qt.views.team_browser import plain_snippet
+    from rho_desk.qt.browser.team import plain_snippet
 
     snippet = "handle_refund` rejects events older than **one second** (`«TOLERANCE»_SECONDS = 1`), the «tolerance»"
     assert plain_snippet(snippet) == (

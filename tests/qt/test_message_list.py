@@ -9,9 +9,14 @@ from PySide6.QtWidgets import QAbstractItemView
 from pytestqt.qtbot import QtBot
 
 from rho_desk.core.wire import AssistantMessage, ContentBlock, Message
-from rho_desk.qt.models.conversation import ConversationModel, build_rows
-from rho_desk.qt.views.message_list import CAPS, MessageListView, RowMetrics, estimate_heights
-from rho_desk.qt.views.theme import LIGHT
+from rho_desk.qt.conversation.message_list import (
+    CAPS,
+    MessageListView,
+    RowMetrics,
+    estimate_heights,
+)
+from rho_desk.qt.conversation.model import ConversationModel, build_rows
+from rho_desk.qt.ui.theme import LIGHT
 
 
 def _history(n: int) -> tuple[Message, ...]:

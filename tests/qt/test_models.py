@@ -10,12 +10,12 @@ from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.stores.summary import SessionSummary
 from rho_desk.core.wire import ContentBlock, Message
 from rho_desk.core.wire.model import ToolResult
-from rho_desk.qt.models.compactions import CompactionTableModel
-from rho_desk.qt.models.conversation import ConversationModel, RowKind, build_rows, plain_preview
-from rho_desk.qt.models.diff import DiffModel
-from rho_desk.qt.models.revisions import RevisionTreeModel
-from rho_desk.qt.models.roles import Role
-from rho_desk.qt.models.sessions import SessionListModel
+from rho_desk.qt.browser.sessions_model import SessionListModel
+from rho_desk.qt.conversation.model import ConversationModel, RowKind, build_rows, plain_preview
+from rho_desk.qt.revisions.diff_model import DiffModel
+from rho_desk.qt.revisions.tree_model import RevisionTreeModel
+from rho_desk.qt.ui.roles import Role
+from rho_desk.qt.usage.compactions_model import CompactionTableModel
 
 from .conftest import DEMO_SOURCE
 from .helpers import PROVIDER, turn, v4_session
@@ -255,8 +255,8 @@ def test_an_edit_call_is_shown_by_the_files_it_edits() -> None:
 def test_an_edit_call_reads_as_its_hashline_document_in_the_detail_pane(qtbot) -> None:
     """The detail pane shows Rho's edit as the document the model wrote, line by line, under the
     files it edits, not as one JSON string of escaped newlines."""
-    from rho_desk.qt.views.message_detail import MessageDetailView
-    from rho_desk.qt.views.theme import LIGHT
+    from rho_desk.qt.conversation.message_detail import MessageDetailView
+    from rho_desk.qt.ui.theme import LIGHT
 
     model = _edit_conversation()
     view = MessageDetailView(LIGHT)

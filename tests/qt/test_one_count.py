@@ -6,7 +6,7 @@ import re
 
 from PySide6.QtCore import Qt
 
-from rho_desk.qt.views.text import size_text
+from rho_desk.qt.ui.text import size_text
 
 from ..cli.helpers_files import rho_desk
 from .conftest import settle
@@ -38,8 +38,8 @@ def test_the_detail_pane_the_export_and_the_header_count_alike(make_window, run,
     compactions of the active revision as its card does, and the Revisions tab's count says it
     counts the model context."""
     from rho_desk.core.export import read_export_source, render_html, render_markdown
-    from rho_desk.qt.models.conversation import RowKind
-    from rho_desk.qt.models.revisions import COL_MESSAGES
+    from rho_desk.qt.conversation.model import RowKind
+    from rho_desk.qt.revisions.tree_model import COL_MESSAGES
 
     home = tmp_path / "rho"
     path = v4_session(home)

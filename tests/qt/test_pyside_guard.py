@@ -33,7 +33,7 @@ def test_ten_thousand_void_qt_calls_survive() -> None:
 SOURCE_SCAN = """
 import linecache, sys
 import rho_desk.qt.app
-import rho_desk.qt.views.main_window  # imported after PySide6, as the app's modules are
+import rho_desk.qt.window.main_window  # imported after PySide6, as the app's modules are
 read = [name for name in linecache.cache if "rho_desk" in name]
 print(len(read))
 """

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
 
-from rho_desk.qt.views.resources import Icon, icon, read_resource, style_sheet
-from rho_desk.qt.views.theme import DARK, LIGHT, sheet_for
+from rho_desk.qt.ui.resources import Icon, icon, read_resource, style_sheet
+from rho_desk.qt.ui.theme import DARK, LIGHT, sheet_for
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 

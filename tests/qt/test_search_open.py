@@ -14,10 +14,10 @@ from PySide6.QtGui import QFont
 
 from rho_desk.core.stores.rho_files.views import message_at_offset, search_text
 from rho_desk.core.wire import AssistantMessage, ContentBlock, Message
-from rho_desk.qt.views.browser import SessionDelegate
-from rho_desk.qt.views.find import searchable_text
-from rho_desk.qt.views.markdown import plain_text
-from rho_desk.qt.views.theme import LIGHT
+from rho_desk.qt.browser.sessions import SessionDelegate
+from rho_desk.qt.conversation.find import searchable_text
+from rho_desk.qt.ui.markdown import plain_text
+from rho_desk.qt.ui.theme import LIGHT
 
 from .conftest import settle
 

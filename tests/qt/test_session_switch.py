@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from rho_desk.qt.services.messages import Level
-from rho_desk.qt.views.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
+from rho_desk.qt.window.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
 from .conftest import settle
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt
 
-from rho_desk.qt.models.revisions import COL_NODE
-from rho_desk.qt.views.main_window import TAB_REVISIONS, TAB_STATISTICS
-from rho_desk.qt.views.stats import label_rows, nice_top
+from rho_desk.qt.revisions.tree_model import COL_NODE
+from rho_desk.qt.usage.statistics import label_rows, nice_top
+from rho_desk.qt.window.main_window import TAB_REVISIONS, TAB_STATISTICS
 
 from .conftest import settle
 from .helpers import v3_session
@@ -50,7 +50,7 @@ def test_the_revision_column_fits_the_base_mark_at_every_depth(make_window, run,
     # and the count's column its title, in the header's bold
     from PySide6.QtGui import QFont, QFontMetrics
 
-    from rho_desk.qt.models.revisions import COL_MESSAGES
+    from rho_desk.qt.revisions.tree_model import COL_MESSAGES
 
     bold = QFont(tree.header().font())
     bold.setBold(True)

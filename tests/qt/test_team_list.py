@@ -14,15 +14,15 @@ import pytest
 from PySide6.QtCore import QObject, Qt, Signal
 
 from rho_desk.core.stores.trash import TrashItem
-from rho_desk.qt.models.roles import Role
-from rho_desk.qt.models.team import TeamEntry, TeamListModel, TeamRow
-from rho_desk.qt.models.trash import TrashModel
+from rho_desk.qt.browser.team import TeamBrowserView, TeamDelegate
+from rho_desk.qt.browser.team_model import TeamEntry, TeamListModel, TeamRow
+from rho_desk.qt.recovery.trash_model import TrashModel
 from rho_desk.qt.services.bridge import EngineBridge
 from rho_desk.qt.services.document import SessionDocument
 from rho_desk.qt.services.messages import Notifier
 from rho_desk.qt.services.team import TeamState
-from rho_desk.qt.views.team_browser import TeamBrowserView, TeamDelegate
-from rho_desk.qt.views.theme import LIGHT
+from rho_desk.qt.ui.roles import Role
+from rho_desk.qt.ui.theme import LIGHT
 
 from .conftest import settle
 

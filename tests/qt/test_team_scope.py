@@ -18,9 +18,9 @@ from rho_desk.core.export import (
     read_export_source,
 )
 from rho_desk.keys import default_key_source
-from rho_desk.qt.models.roles import Role
+from rho_desk.qt.browser.team import TeamDelegate
 from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
-from rho_desk.qt.views.team_browser import TeamDelegate
+from rho_desk.qt.ui.roles import Role
 from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.db import keep_password_in_keyring
 from rho_desk.team.library import TeamLibrary
@@ -167,7 +167,7 @@ def test_a_published_compacted_session_counts_its_compactions(make_window, run, 
     counters: the Statistics tab counts the markers instead of saying 0, and the header shows no
     stand-in provider ('display/display/display')."""
     from rho_desk.core.export import export_snapshot
-    from rho_desk.qt.views.main_window import TAB_STATISTICS
+    from rho_desk.qt.window.main_window import TAB_STATISTICS
 
     from .helpers import v4_session
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rho_desk.qt.views.text import shorten
+from rho_desk.qt.ui.text import shorten
 
 
 @pytest.mark.parametrize(

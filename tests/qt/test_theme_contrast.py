@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rho_desk.qt.views.theme import DARK, LIGHT, Theme, palette_for, sheet_for
+from rho_desk.qt.ui.theme import DARK, LIGHT, Theme, palette_for, sheet_for
 
 
 def _luminance(color: QColor) -> float:
@@ -135,7 +135,7 @@ def test_diff_lines_on_an_approval_card_are_readable(qapp: QApplication, themed:
     """Added and removed lines keep text contrast (WCAG 4.5:1) on the card's base, dark theme too."""
     from PySide6.QtGui import QTextDocument
 
-    from rho_desk.qt.views.approval import DiffHighlighter
+    from rho_desk.qt.ui.patch import DiffHighlighter
 
     document = QTextDocument()
     highlighter = DiffHighlighter(document)

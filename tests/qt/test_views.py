@@ -8,10 +8,10 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from rho_desk.core.stores.rho_files import NodeKind
-from rho_desk.qt.models.conversation import RowKind
-from rho_desk.qt.models.roles import Role
+from rho_desk.qt.conversation.model import RowKind
 from rho_desk.qt.services.document import HistoryMode
-from rho_desk.qt.views.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
+from rho_desk.qt.ui.roles import Role
+from rho_desk.qt.window.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
 from .conftest import settle
 
@@ -101,7 +101,7 @@ def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> N
     view.find_bar.field.setText("TOLERANCE")
     view.find_bar.search_now()
     run(settle(context.bridge))
-    from rho_desk.qt.views.find import searchable_text
+    from rho_desk.qt.conversation.find import searchable_text
 
     messages = view.model.rows.messages
     expected = [r for r in range(view.model.rowCount()) if "tolerance" in searchable_text(messages[r]).lower()]
@@ -253,7 +253,7 @@ def test_a_refused_link_is_explained_in_the_notification_bar(app_on) -> None:
 
 
 def test_clicking_a_thumbnail_opens_the_image_non_modally(app_on, run) -> None:
-    from rho_desk.qt.views.message_detail import ImageViewer
+    from rho_desk.qt.conversation.message_detail import ImageViewer
 
     context = app_on("4a7e2c19")
     document, view = context.document, context.window.conversation
@@ -304,7 +304,7 @@ def _drawn_in(icon, color: str) -> bool:
 def test_icons_follow_a_theme_switched_at_run_time(app_on) -> None:
     """Ctrl+Shift+T to dark: the find bar's magnifier and close button, the tabs' and the
     searches' icons are drawn in the dark theme's colours, not left dark on dark."""
-    from rho_desk.qt.views.theme import DARK, LIGHT
+    from rho_desk.qt.ui.theme import DARK, LIGHT
 
     context = app_on("5f0c2a9e")
     window = context.window
@@ -324,7 +324,7 @@ def test_dialog_buttons_carry_no_stock_glyphs(qapp) -> None:
     Close whatever the theme: the app's style sheet turns those icons off."""
     from PySide6.QtWidgets import QDialogButtonBox, QProxyStyle, QStyle
 
-    from rho_desk.qt.views.theme import DARK, palette_for, sheet_for
+    from rho_desk.qt.ui.theme import DARK, palette_for, sheet_for
 
     class IconsOnButtons(QProxyStyle):
         def styleHint(self, hint, option=None, widget=None, data=None):  # type: ignore[no-untyped-def]
@@ -347,8 +347,8 @@ def test_dialog_buttons_carry_no_stock_glyphs(qapp) -> None:
 
 
 def test_context_gauge_never_rounds_a_used_context_down_to_zero(qtbot) -> None:
-    from rho_desk.qt.views.stats import ContextGauge
-    from rho_desk.qt.views.theme import LIGHT
+    from rho_desk.qt.ui.theme import LIGHT
+    from rho_desk.qt.usage.statistics import ContextGauge
 
     gauge = ContextGauge(LIGHT)
     qtbot.addWidget(gauge)
@@ -360,7 +360,7 @@ def test_context_gauge_never_rounds_a_used_context_down_to_zero(qtbot) -> None:
 
 def test_find_looks_in_tool_arguments_and_tool_output() -> None:
     from rho_desk.core.wire.model import ContentBlock, Message, ToolResult
-    from rho_desk.qt.views.find import find_rows
+    from rho_desk.qt.conversation.find import find_rows
 
     messages = [
         Message.user_text("why does the webhook test flake?"),

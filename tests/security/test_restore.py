@@ -270,7 +270,7 @@ def test_a_fifo_in_the_journals_place_does_not_hang(tmp_path: Path) -> None:
 
 
 def test_the_restore_dialog_shows_the_mode_flags_the_hook_and_wants_its_name_typed(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from rho_desk.qt.views.workspace_changes import RestoreDialog
+    from rho_desk.qt.changes.view import RestoreDialog
 
     planted = Planted(tmp_path)
     (planted.workspace / ".git" / "hooks").mkdir(parents=True)

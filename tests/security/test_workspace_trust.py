@@ -216,7 +216,7 @@ async def test_without_tools_nothing_is_asked(server: Loopback, isolated_dirs: P
 
 
 def _box() -> Any:
-    from rho_desk.qt.dialogs.trust import WorkspaceTrustBox
+    from rho_desk.qt.continue_.trust import WorkspaceTrustBox
 
     boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, WorkspaceTrustBox) and w.isVisible()]
     return boxes[0] if boxes else None

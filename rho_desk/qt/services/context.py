@@ -5,7 +5,7 @@
 below the window receives only the pieces it uses, through its constructor.
 
 :class:`OperationHost` is what the continue controller and its panel use of the operations on
-the open session (:class:`rho_desk.qt.controllers.operations.SessionOperations` implements it):
+the open session (:class:`rho_desk.qt.window.operations.SessionOperations` implements it):
 the services, the provider profiles, one-long-operation-at-a-time, and the one way to write a
 revision. :class:`DialogHost` adds what the dialogs use; a dialog depends on that protocol, never
 on the class that implements it, the commands that open it or the window, so no dialog imports
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ...core.stores.summary import SessionSummary
     from ...core.tools.trust import TrustStore
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
-    from ..views.theme import ThemeManager
+    from ..ui.theme import ThemeManager
     from .bridge import EngineBridge
     from .changes import OpResult
     from .document import SessionDocument

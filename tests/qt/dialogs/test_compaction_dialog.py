@@ -11,13 +11,13 @@ from PySide6.QtWidgets import QMessageBox
 from rho_desk.core.compaction.local import LocalCompactor, RecentBudget
 from rho_desk.core.stores.rho_files import NodeKind, SessionWriter, read_session
 from rho_desk.core.wire import Message
-from rho_desk.qt.models.dialogs import Fate
-from rho_desk.qt.models.roles import Role
+from rho_desk.qt.compact.model import Fate
 from rho_desk.qt.services.settings import (
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
 )
+from rho_desk.qt.ui.roles import Role
 
 from ...providers.loopback import Loopback
 from ..conftest import settle
@@ -165,8 +165,8 @@ def test_another_writer_during_the_run_means_nothing_is_written(make_window, run
 
 def _counts(context, run, path: Path) -> dict[str, object]:
     """What the app and the command line say about the open session's active revision."""
-    from rho_desk.qt.models.revisions import describe_change
-    from rho_desk.qt.views.main_window import TAB_REVISIONS, TAB_STATISTICS
+    from rho_desk.qt.revisions.tree_model import describe_change
+    from rho_desk.qt.window.main_window import TAB_REVISIONS, TAB_STATISTICS
 
     from ...cli.helpers_files import rho_desk
 
@@ -226,7 +226,7 @@ def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(make_window
 
 
 def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, monkeypatch) -> None:
-    import rho_desk.qt.controllers.operations as host_module
+    import rho_desk.qt.window.operations as host_module
 
     path = _grown(v3_session(tmp_path / "home", turns=10))
     context, dialog = _dialog(make_window, run, path, keep=8)
@@ -255,7 +255,7 @@ def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, mo
 
 
 def test_the_large_restore_question_is_a_box_not_a_nested_loop(make_window, run, tmp_path: Path, monkeypatch) -> None:
-    import rho_desk.qt.controllers.operations as host_module
+    import rho_desk.qt.window.operations as host_module
 
     path = _grown(v3_session(tmp_path / "home", turns=10))
     context, dialog = _dialog(make_window, run, path, keep=8)

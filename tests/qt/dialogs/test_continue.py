@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from rho_desk.core.stores.rho_files import NodeKind, read_session
 from rho_desk.core.wire import Message
-from rho_desk.qt.controllers.continue_session import TurnState
+from rho_desk.qt.continue_.controller import TurnState
 from rho_desk.qt.services.settings import (
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,

@@ -20,7 +20,7 @@ from rho_desk.core.usage import describe_usage
 from rho_desk.core.wire import ModelUsage
 from rho_desk.providers.credentials import set_api_key
 from rho_desk.providers.profiles import ProfileStore
-from rho_desk.qt.controllers.continue_session import TurnState
+from rho_desk.qt.continue_.controller import TurnState
 from rho_desk.qt.services.messages import Level
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
@@ -280,7 +280,7 @@ def test_ctrl_z_in_an_untouched_prompt_box_is_the_window_s_undo(qtbot) -> None: 
     from PySide6.QtGui import QKeyEvent
     from PySide6.QtWidgets import QApplication
 
-    from rho_desk.qt.views.composer import ComposerEdit
+    from rho_desk.qt.continue_.composer import ComposerEdit
 
     box = ComposerEdit()
     qtbot.addWidget(box)

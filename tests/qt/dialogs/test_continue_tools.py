@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.tools.permissions import PermissionMode
 from rho_desk.core.tools.trust import TrustStore
-from rho_desk.qt.controllers.continue_session import TurnState
+from rho_desk.qt.continue_.controller import TurnState
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
 from ..conftest import settle

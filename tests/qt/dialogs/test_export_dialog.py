@@ -18,7 +18,7 @@ from rho_desk.core.export import (
 from rho_desk.core.stores.rho_files import create_session
 from rho_desk.core.wire import ContentBlock, ImageContent, Message, SessionSnapshot
 from rho_desk.providers.credentials import set_api_key
-from rho_desk.qt.dialogs import export as export_module
+from rho_desk.qt.export import dialog as export_module
 
 from ..conftest import settle
 from ..helpers import PROVIDER, turn

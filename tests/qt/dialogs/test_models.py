@@ -9,16 +9,11 @@ from rho_desk.core.compaction.tokens import message_tokens
 from rho_desk.core.export import ALL_CLASSES, ContentClass, Finding, Severity, class_stats
 from rho_desk.core.wire import Message, SessionSnapshot
 from rho_desk.providers.profiles import DEFAULT_PROFILE
-from rho_desk.qt.models.dialogs import (
-    ClassTableModel,
-    CompactionPreviewModel,
-    EditableMessagesModel,
-    Fate,
-    FindingsModel,
-    MetadataModel,
-    ProfileListModel,
-)
-from rho_desk.qt.models.roles import Role
+from rho_desk.qt.compact.model import CompactionPreviewModel, Fate
+from rho_desk.qt.edit.model import EditableMessagesModel, MetadataModel
+from rho_desk.qt.export.model import ClassTableModel, FindingsModel
+from rho_desk.qt.settings.model import ProfileListModel
+from rho_desk.qt.ui.roles import Role
 
 from ..helpers import PROVIDER, turn
 

@@ -1,0 +1,1 @@
+"""The compaction dialog: preview (what would be removed, token estimates), run, cancel, undo."""

@@ -1,0 +1,1 @@
+"""The edit dialog: messages, title and metadata, provider blocks; each edit a new revision."""

@@ -1,1 +1,0 @@
-"""Qt item models over the engine's state (no widget knowledge; each passes QAbstractItemModelTester)."""

@@ -1,1 +1,0 @@
-"""The app's views: session browser, conversation, revision timeline, compaction statistics."""
