@@ -204,6 +204,7 @@ class MemoryIndex:
                 db.execute(f"DROP TABLE IF EXISTS {table}")
         if path is not None:
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost tail is re-read next time
         db.execute("PRAGMA foreign_keys=ON")
         db.executescript(_DDL)
         db.execute(f"PRAGMA user_version={INDEX_SCHEMA}")
@@ -237,33 +238,41 @@ class MemoryIndex:
                     db.execute("DELETE FROM touches WHERE session = ?", row)
                     db.execute("DELETE FROM sessions WHERE rowid = ?", row)
 
-    def put(self, entry: Entry, stamp: str, view: SessionView | None, failure: str | None = None) -> None:
-        """Store one session: its redacted fields and touches, or the reason it cannot be read."""
+    def put(self, items: Sequence[tuple[Entry, str, SessionView | None, str | None]]) -> None:
+        """Store sessions in one transaction: each one's redacted fields and touches, or the
+        reason it cannot be read (``(entry, stamp, view, failure)``)."""
+        if not items:
+            return
         with self._lock, self._write() as db:
-            old = db.execute("SELECT rowid FROM sessions WHERE path = ?", (entry.path,)).fetchone()
-            if old is not None:
-                db.execute("DELETE FROM docs WHERE rowid = ?", old)
-                db.execute("DELETE FROM touches WHERE session = ?", old)
-                db.execute("DELETE FROM sessions WHERE rowid = ?", old)
-            messages = len(view.messages) if view is not None else entry.messages
-            cursor = db.execute(
-                "INSERT INTO sessions (path, stamp, workspace_key, cwd, id, title, created_at, updated_at, messages, failure)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (entry.path, stamp, entry.workspace_key, entry.cwd, entry.id, entry.title, entry.created_at,
-                 entry.updated_at, messages, failure),
-            )  # fmt: skip
-            rowid = cursor.lastrowid
-            if view is None:
-                return
-            fields = view.fields()
-            db.execute(
-                "INSERT INTO docs (rowid, title, prompts, replies, tools, files) VALUES (?, ?, ?, ?, ?, ?)",
-                (rowid, *(fields[c] for c in _COLUMNS)),
-            )
-            db.executemany(
-                "INSERT INTO touches VALUES (?, ?, ?, ?, ?)",
-                [(rowid, t.file, t.shown, t.turn, t.kind) for t in view.touches],
-            )
+            for entry, stamp, view, failure in items:
+                self._put(db, entry, stamp, view, failure)
+
+    @staticmethod
+    def _put(db: sqlite3.Connection, entry: Entry, stamp: str, view: SessionView | None, failure: str | None) -> None:
+        old = db.execute("SELECT rowid FROM sessions WHERE path = ?", (entry.path,)).fetchone()
+        if old is not None:
+            db.execute("DELETE FROM docs WHERE rowid = ?", old)
+            db.execute("DELETE FROM touches WHERE session = ?", old)
+            db.execute("DELETE FROM sessions WHERE rowid = ?", old)
+        messages = len(view.messages) if view is not None else entry.messages
+        cursor = db.execute(
+            "INSERT INTO sessions (path, stamp, workspace_key, cwd, id, title, created_at, updated_at, messages, failure)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (entry.path, stamp, entry.workspace_key, entry.cwd, entry.id, entry.title, entry.created_at,
+             entry.updated_at, messages, failure),
+        )  # fmt: skip
+        rowid = cursor.lastrowid
+        if view is None:
+            return
+        fields = view.fields()
+        db.execute(
+            "INSERT INTO docs (rowid, title, prompts, replies, tools, files) VALUES (?, ?, ?, ?, ?, ?)",
+            (rowid, *(fields[c] for c in _COLUMNS)),
+        )
+        db.executemany(
+            "INSERT INTO touches VALUES (?, ?, ?, ?, ?)",
+            [(rowid, t.file, t.shown, t.turn, t.kind) for t in view.touches],
+        )
 
     @contextlib.contextmanager
     def _write(self):  # type: ignore[no-untyped-def]

@@ -24,10 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-import msgspec
-
 from ..core.errors import KnownError
-from ..core.export import ExportSource, Selection
+from ..core.export import Selection
 from ..core.stores.library import SessionLibrary
 from ..core.wire.model import MessageKind
 from ._args import Args
@@ -46,6 +44,9 @@ MAX_PAGE: Final = 1000
 MAX_DIFF_CHARS: Final = 400_000
 """A ``get_changes`` answer's diff is cut here (with a note): a model reads no more."""
 _VIEWS: Final = 8
+TRANSCRIPT: Final = "messages"
+_BATCH: Final = 200
+"""Sessions stored per transaction of the index while it is brought in step."""
 
 
 class ToolError(KnownError):
@@ -125,17 +126,21 @@ class Memory:
                 ]
             changed, gone = self.index.stale(entries, self.keys)
             self.index.forget(gone)
+            batch: list[tuple[Entry, str, SessionView | None, str | None]] = []
             for entry, stamp in changed:
                 try:
                     view = read_view(entry.path, self.gate, cwd=entry.cwd, title=entry.title)
                 except KnownError as exc:
-                    self.index.put(entry, stamp, None, exc.text())
-                    continue
+                    batch.append((entry, stamp, None, exc.text()))
                 except (RecursionError, MemoryError, ValueError, OSError) as exc:
-                    self.index.put(entry, stamp, None, f"{entry.path}: cannot be read: {type(exc).__name__}")
-                    continue
-                self.index.put(entry, stamp, view)
-                self._remember(view, stamp)
+                    batch.append((entry, stamp, None, f"{entry.path}: cannot be read: {type(exc).__name__}"))
+                else:
+                    batch.append((entry, stamp, view, None))
+                    self._remember(view, stamp)
+                if len(batch) >= _BATCH:
+                    self.index.put(batch)
+                    batch = []
+            self.index.put(batch)
             self._synced_at = time.monotonic()
             return len(changed)
 
@@ -178,7 +183,12 @@ class Memory:
             self.ensure_fresh()
             answer, session, classes = handler(args, tally)
             args.done()
+            # A transcript page is a slice of an export whose exact bytes were audited; every
+            # other string of the answer passes the gate here.
+            page = answer.pop(TRANSCRIPT, None)
             gated = self.gate.answer(answer, tally)
+            if page is not None:
+                gated["messages"] = page
         except Refused as exc:
             self._log(tool, session, classes, tally, refused=exc.text())
             raise
@@ -305,31 +315,25 @@ class Memory:
         limit = args.integer("limit", default=100, low=1, high=MAX_PAGE)
         selection = args.classes("include")
         view = self._view(session)
-        source = view.source
-        history = source.snapshot.history
+        history = view.source.snapshot.history
         total = len(history)
         end = min(total, start + limit)
-        stamps = _aligned(source.timestamps, total)
-        page = ExportSource(
-            msgspec.structs.replace(source.snapshot, history=history[start:end]), "display",
-            tuple(stamps[start:end]), source.title, source.name,
-        )  # fmt: skip
+        transcript = view.transcript(selection, self.gate)
         turns = turns_of(history)
-        result = self.gate.session(page, selection)
-        tally.add(result)
-        document = msgspec.json.decode(result.data)
         entries = []
-        for offset, item in enumerate(document.get("messages", [])):
-            message = item.get("message", {})
+        for index in range(start, min(end, len(transcript.entries))):
+            item = transcript.entries[index]
+            message = item.get("message", {}) if isinstance(item, dict) else {}
             entries.append({
-                "index": start + offset, "turn": turns[start + offset] if start + offset < total else None,
-                "timestamp": item.get("timestamp"), "role": _role(next(iter(message), "")), "message": message,
+                "index": index, "turn": turns[index], "timestamp": item.get("timestamp"),
+                "role": _role(next(iter(message), "")), "message": message,
             })  # fmt: skip
+        tally.redactions.update(transcript.rules(start, end))
         answer = {
             "session_id": session.id, "title": session.title, "start": start, "count": len(entries), "total": total,
             "next_start": end if end < total else None,
             "classes": {"included": selection.included_names(), "excluded": selection.excluded_names()},
-            "messages": entries,
+            TRANSCRIPT: entries,
         }  # fmt: skip
         return answer, session.id, selection.included_names()
 
@@ -428,12 +432,6 @@ class Memory:
                 return UsageReport(ledger).total(UsageFilter(sessions=(session_id,))).to_json()
         except KnownError:
             return None
-
-
-def _aligned(timestamps: Sequence[str | None] | None, count: int) -> list[str | None]:
-    if timestamps is None or len(timestamps) > count:
-        return [None] * count
-    return [None] * (count - len(timestamps)) + list(timestamps)
 
 
 _ROLES: Final = {

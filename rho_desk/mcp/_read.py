@@ -15,18 +15,29 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
+
+import msgspec
 
 from ..core.errors import InputError, KnownError, StorageError
-from ..core.export import ExportSource, Selection, read_export_source
+from ..core.export import (
+    ALL_CLASSES,
+    ContentClass,
+    ExportResult,
+    ExportSource,
+    Selection,
+    read_export_source,
+)
 from ..core.wire.model import Message, MessageKind
 from ..core.wire.snapshot import SessionSnapshot
 from ._gate import Gate, Redacted
 
-__all__ = ["MAX_FIELD_CHARS", "SessionView", "Touch", "read_view", "turns_of"]
+__all__ = ["MAX_FIELD_CHARS", "SessionView", "Touch", "Transcript", "read_view", "turns_of"]
 
 MAX_FIELD_CHARS: Final = 200_000
 """Characters of one indexed field (prompts, replies, tool calls) per session: a session longer
@@ -34,6 +45,9 @@ than that is searchable in its first 200,000 characters of each."""
 
 _PATH_KEYS: Final = ("path", "file_path", "filepath", "file", "filename", "notebook_path", "target_file")
 _CHANGING: Final = ("write", "edit", "patch", "create", "delete", "remove", "move", "rename", "replace")
+_ENTRY: Final = re.compile(r"\$\.messages\[(\d+)\]")
+_SELECTIONS: Final = 3
+"""Transcripts kept per open session (one per class selection asked for)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +63,29 @@ class Touch:
     """``changed`` or ``read``."""
 
 
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A session's display history as one export made it: its entries (``message`` in Rho's wire
+    form, ``timestamp``), and where each redaction is (entry index, rule)."""
+
+    entries: list[dict[str, Any]]
+    redactions: tuple[tuple[int, str], ...]
+
+    def rules(self, start: int, end: int) -> Counter[str]:
+        """Redactions by rule in the entries ``start:end``."""
+        return Counter(rule for index, rule in self.redactions if start <= index < end)
+
+
+def _transcript(result: ExportResult) -> Transcript:
+    document = msgspec.json.decode(result.data)
+    entries = document.get("messages", []) if isinstance(document, dict) else []
+    where = []
+    for r in result.redactions:
+        found = _ENTRY.match(r.path)
+        where.append((int(found.group(1)) if found else -1, r.rule))
+    return Transcript(entries, tuple(where))
+
+
 @dataclass(slots=True)
 class SessionView:
     """A session read once: the source (unredacted, for other selections) and its redaction."""
@@ -61,6 +98,22 @@ class SessionView:
     cwd: str
     title: str | None = None
     touches: list[Touch] = field(default_factory=list)
+    exported: ExportResult | None = None
+    """The export with every class that made ``redacted`` (its bytes were audited)."""
+    _transcripts: dict[frozenset[ContentClass], Transcript] = field(default_factory=dict)
+
+    def transcript(self, selection: Selection, gate: Gate) -> Transcript:
+        """The whole display history exported with ``selection``, made once per selection: every
+        page of it is a slice of one audited export (the every-class one is the view's own)."""
+        key = selection.included
+        found = self._transcripts.get(key)
+        if found is None:
+            whole = self.exported if self.exported is not None and key == frozenset(ALL_CLASSES) else None
+            found = _transcript(whole if whole is not None else gate.session(self.source, selection))
+            if len(self._transcripts) >= _SELECTIONS:
+                self._transcripts.pop(next(iter(self._transcripts)))
+            self._transcripts[key] = found
+        return found
 
     @property
     def session_id(self) -> str:
@@ -144,9 +197,12 @@ def _call_touches(messages: tuple[Message, ...], cwd: str) -> Iterator[Touch]:
 
 def _journal_touches(path: Path) -> list[Touch]:
     """The files each turn changed, from the checkpoint journal and the tool calls (as ``rho-desk
-    changes`` lists them); nothing when the session is not a Rho transcript it can read."""
-    from ..core.changes import session_changes
+    changes`` lists them), for a session that has a journal; nothing when it has none (its tool
+    calls tell the same) or is not a Rho transcript it can read."""
+    from ..core.changes import journal_path, session_changes
 
+    if path.name != "session.jsonl" or not os.path.lexists(journal_path(path.parent)):
+        return []
     try:
         changes = session_changes(path)
     except (KnownError, ValueError, OSError):
@@ -177,7 +233,7 @@ def read_view(path: str, gate: Gate, *, cwd: str, title: str | None = None) -> S
     result = gate.session(source, Selection.everything())
     tally.add(result)
     redacted = result.snapshot
-    view = SessionView(path, source, redacted, tally, cwd, title or source.title)
+    view = SessionView(path, source, redacted, tally, cwd, title or source.title, exported=result)
     messages = view.messages
     touches = {(t.file, t.turn, t.kind): t for t in _journal_touches(Path(path))}
     for touch in _call_touches(messages, cwd):
