@@ -109,6 +109,7 @@ def _prepare(args: argparse.Namespace, scope: Scope) -> Server[Any]:
             known = (*known_credentials(), *keys.known)
             memory = open_memory(scope, fingerprint_key=keys.fingerprint, known_secrets=known, key_id=keys.key_id)
             opened.append(memory)
+            memory.warm()
             memory.sync()
         except BaseException as exc:
             failed.append(exc)

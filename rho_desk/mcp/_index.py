@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from ..core.changes.checkpoint import journal_path
 from ..core.errors import StorageError
 from ._read import SessionView, Touch
 
@@ -76,8 +77,7 @@ def stamp_of(transcript: str) -> str:
     """Size and nanosecond mtime of a transcript and of its checkpoint journal, if any."""
     parts = []
     path = Path(transcript)
-    journal = path.parent / "workspace-checkpoints" / "checkpoints.jsonl" if path.name == "session.jsonl" else None
-    for p in (path, journal):
+    for p in (path, journal_path(path.parent) if path.name == "session.jsonl" else None):
         if p is None:
             continue
         try:

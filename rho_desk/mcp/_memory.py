@@ -144,6 +144,11 @@ class Memory:
             self._synced_at = time.monotonic()
             return len(changed)
 
+    def warm(self) -> None:
+        """Load the scanner (its pattern databases take a second or two to compile) before the
+        first call needs it."""
+        self.gate.answer({"warm": "rho-desk"})
+
     def ensure_fresh(self) -> None:
         """Sync now if never synced; start a background sync when the last one is old."""
         if self._synced_at is None:

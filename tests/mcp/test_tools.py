@@ -188,3 +188,14 @@ def test_refusals_and_answers_are_logged(demo: Path, tmp_path: Path) -> None:
     assert entries[1].session == "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11" and entries[1].classes == ["user", "assistant"]
     assert (tmp_path / "data" / "served.jsonl").stat().st_mode & 0o777 == 0o600
     assert "webhook" not in (tmp_path / "data" / "served.jsonl").read_text()  # the query is never logged
+
+
+def test_pages_are_slices_of_one_export(demo: Path, tmp_path: Path) -> None:
+    memory = _memory(demo, tmp_path)
+    whole = memory.call("get_messages", {"session_id": "5f0c2a9e", "limit": 1000, "include": ["user", "assistant"]})
+    pages = [memory.call("get_messages", {"session_id": "5f0c2a9e", "start": s, "limit": 7, "include": ["user", "assistant"]})
+             for s in range(0, whole["total"], 7)]  # fmt: skip
+    assert [m for p in pages for m in p["messages"]] == whole["messages"]
+    assert pages[-1]["next_start"] is None and pages[0]["next_start"] == 7
+    beyond = memory.call("get_messages", {"session_id": "5f0c2a9e", "start": 10_000})
+    assert beyond["messages"] == [] and beyond["total"] == whole["total"]
