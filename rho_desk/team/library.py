@@ -101,6 +101,9 @@ class PublishedVersion:
     title: str | None = None
     """The session's title as the database lists it, when this is its latest revision (the title
     is derived from the latest export, so verification recomputes it); ``None`` otherwise."""
+    search_text: str | None = None
+    """The session's searchable text as the database holds it (what team search finds and shows
+    snippets of), when this is its latest revision: verification recomputes it from the export."""
 
     def __repr__(self) -> str:
         return f"PublishedVersion({self.team!r}, {self.session_id!r}, r{self.revision}, {len(self.export)} bytes)"
@@ -290,7 +293,7 @@ class TeamLibrary:
             InputError: no such session or revision visible to this role, or the id is ambiguous.
         """
         rows = await self._fetch(
-            "SELECT s.id, s.team, s.title, s.latest_revision, array_agg(v.revision ORDER BY v.revision) AS revisions "
+            "SELECT s.id, s.team, s.title, s.search_text, array_agg(v.revision ORDER BY v.revision) AS revisions "
             "FROM rho_desk.sessions s JOIN rho_desk.versions v ON v.session = s.id "
             "WHERE s.session_id = %(sid)s AND (%(team)s::text IS NULL OR s.team = %(team)s) GROUP BY s.id",
             {"sid": session_id, "team": team},
@@ -307,7 +310,10 @@ class TeamLibrary:
                 f"session {session_id!r} is published in several teams ({teams}): pass --team"
             )
         row = rows[0]
-        wanted = int(row["latest_revision"]) if revision is None else revision
+        # the newest stored version: members cannot change versions, while the session row's
+        # latest_revision is a teammate's to rewrite (a rollback would hide a newer revision)
+        newest = max(int(r) for r in row["revisions"])
+        wanted = newest if revision is None else revision
         versions = await self._fetch(
             "SELECT revision, history, export, sha256, receipt, stats, message_count, published_at, published_by "
             "FROM rho_desk.versions WHERE session = %s AND revision = %s",
@@ -332,7 +338,8 @@ class TeamLibrary:
             published_at=v["published_at"],
             published_by=str(v["published_by"]),
             revisions=tuple(int(r) for r in row["revisions"]),
-            title=str(row["title"]) if int(v["revision"]) == int(row["latest_revision"]) else None,
+            title=str(row["title"]) if int(v["revision"]) == newest else None,
+            search_text=str(row["search_text"]) if int(v["revision"]) == newest else None,
         )
 
     async def search(

@@ -40,6 +40,7 @@ __all__ = [
     "Publication",
     "PublishBlocked",
     "decode_published",
+    "listing_of_export",
     "prepare",
     "search_text_of_export",
     "shown_identity",
@@ -160,6 +161,18 @@ def title_of_export(export: bytes) -> str:
     """
     exported, _history = decode_published(export)
     return _title(exported, _slot_texts(exported))
+
+
+def listing_of_export(export: bytes) -> tuple[str, str]:
+    """The title and the searchable text a publish derives from ``export`` (one decode), as the
+    database lists them: verification recomputes both.
+
+    Raises:
+        InputError: the export is neither shape.
+    """
+    exported, _history = decode_published(export)
+    texts = _slot_texts(exported)
+    return _title(exported, texts), _join(texts)
 
 
 def _title(exported: SessionSnapshot, texts: list[tuple[ContentClass, str]]) -> str:

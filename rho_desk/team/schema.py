@@ -29,6 +29,12 @@ Steps:
    on every version and on every change of a session's title, revision or publisher; members no
    longer update versions. Versions already stored under another team than their session's are
    moved to ``rho_desk.quarantined_versions`` (the owner's only) before the constraint is added.
+6. what a member writes of a session row is named: members insert only the columns publishing
+   writes (``team``, ``session_id``, ``title``, ``latest_revision``, ``search_text``), so an
+   insert cannot choose an ``id`` (a unique violation on a chosen id would say which ids of
+   other teams exist); and the session's publisher is stamped on a change of its searchable text
+   or its publication time too, so a teammate who rewrites what team search finds and quotes is
+   the one listed.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from ..core.errors import SchemaTooNew, StorageError
 
 __all__ = ["MEMBERS_ROLE", "SCHEMA_VERSION", "STEPS", "migrate", "schema_version", "team_role"]
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 """The newest schema this rho-desk knows. Never write more."""
 MEMBERS_ROLE: Final = "rho_desk_members"
 _LOCK_KEY: Final = 0x72686F_6465736B  # "rho desk"
@@ -337,7 +343,29 @@ async def _step5(conn: Conn) -> None:
     await conn.execute(_v5_publish())
 
 
-STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3, _step4, _step5)
+_V6: Final = """
+REVOKE INSERT ON rho_desk.sessions FROM rho_desk_members;
+GRANT INSERT (team, session_id, title, latest_revision, search_text) ON rho_desk.sessions TO rho_desk_members;
+CREATE OR REPLACE FUNCTION rho_desk.stamp_session() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' OR NEW.title IS DISTINCT FROM OLD.title
+       OR NEW.latest_revision IS DISTINCT FROM OLD.latest_revision
+       OR NEW.search_text IS DISTINCT FROM OLD.search_text
+       OR NEW.published_at IS DISTINCT FROM OLD.published_at
+       OR NEW.published_by IS DISTINCT FROM OLD.published_by THEN
+        NEW.published_by := current_user;
+    END IF;
+    RETURN NEW;
+END
+$fn$;
+"""
+
+
+async def _step6(conn: Conn) -> None:
+    await conn.execute(_V6)
+
+
+STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3, _step4, _step5, _step6)
 """``STEPS[n]`` takes the schema from version ``n`` to ``n + 1``."""
 assert len(STEPS) == SCHEMA_VERSION
 

@@ -10,8 +10,9 @@ Three things are checked, and each failure is named:
 * the audit: the stored export is audited again (secrets, excluded classes, echoes) and must
   reproduce the receipt's findings; and the receipt describes this session, revision and history.
 
-The session's title, as the database lists it, is derived from the signed export; it is
-recomputed and must match (a teammate who rewrites it makes the check fail). Who published a
+The session's title and searchable text, as the database lists them (what the list shows and
+team search finds and quotes), are derived from the signed export; they are recomputed and must
+match (a teammate who rewrites either makes the check fail). Who published a
 version (``published_by``) is recorded by the database (``current_user``, stamped by a trigger
 members cannot bypass), not signed: the app and ``team show`` say so.
 
@@ -79,11 +80,12 @@ def verify_published(
     revision: int | None = None,
     history: str | None = None,
     title: str | None = None,
+    search_text: str | None = None,
 ) -> Verification:
     """Check the receipt's signature, the export against it, and a fresh audit (CPU only: run it
     off the event loop). ``session_id``, ``revision`` and ``history``, when given, must be the
-    ones the receipt states (the database row's); ``title``, when given, must be the one the
-    export yields (``title_of_export``)."""
+    ones the receipt states (the database row's); ``title`` and ``search_text``, when given, must
+    be the ones the export yields (``title_of_export``, ``search_text_of_export``)."""
     try:
         receipt = decode_receipt(receipt_bytes, source="receipt")
     except InputError as exc:
@@ -118,15 +120,19 @@ def verify_published(
     ):
         if stored is not None and stored != stated:
             problems.append(f"the receipt describes {what} {stated}, not the published {stored}")
-    if title is not None:
-        from .publish import title_of_export
+    if title is not None or search_text is not None:
+        from .publish import listing_of_export
 
+        derived: str | None
+        searchable: str | None
         try:
-            derived: str | None = title_of_export(export)
+            derived, searchable = listing_of_export(export)
         except InputError:
-            derived = None  # the export's own problems are reported above
-        if derived is not None and derived != title:
+            derived = searchable = None  # the export's own problems are reported above
+        if title is not None and derived is not None and derived != title:
             problems.append(f"the listed title {title!r} is not the exported one {derived!r}")
+        if search_text is not None and searchable is not None and searchable != search_text:
+            problems.append("the listed search text (what team search finds and quotes) is not the exported one")
     if not problems:
         extra = "" if check.fingerprints_compared else "; fingerprints not compared: published with another key"
         summary = f"signed by {signer} — valid (sha256 matches, findings reproduced{extra})"
@@ -139,5 +145,5 @@ def verify_version(version: PublishedVersion, *, key: bytes, known_secrets: list
     """``verify_published`` with everything the database row states about ``version``."""
     return verify_published(
         version.export, version.receipt, key=key, known_secrets=known_secrets, session_id=version.session_id,
-        revision=version.revision, history=version.history, title=version.title,
+        revision=version.revision, history=version.history, title=version.title, search_text=version.search_text,
     )  # fmt: skip

@@ -43,7 +43,7 @@ def insert_v1_publication(dsn: str) -> bytes:
 
 
 def test_there_is_one_step_per_version() -> None:
-    assert len(STEPS) == SCHEMA_VERSION == 5
+    assert len(STEPS) == SCHEMA_VERSION == 6
 
 
 def test_a_fresh_database_is_created_at_the_current_version(pg_empty_db: str) -> None:
