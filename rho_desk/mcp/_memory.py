@@ -92,6 +92,8 @@ class Memory:
             self.index = MemoryIndex.in_memory(gate_id)
         self._sync_lock = threading.Lock()
         self._synced_at: float | None = None
+        self._progress: tuple[int, int] | None = None
+        """While the first sync runs: sessions read so far, and how many it has to read."""
         self._syncing: threading.Thread | None = None
         self._views: OrderedDict[tuple[str, str], SessionView] = OrderedDict()
         self._views_lock = threading.Lock()
@@ -117,6 +119,9 @@ class Memory:
         """Bring the library and the memory index in step with the files in scope (blocking).
         Returns how many sessions were (re)read."""
         with self._sync_lock:
+            first = self._synced_at is None
+            if first:
+                self._progress = (0, 0)  # calls from now on answer from what is indexed
             entries: list[Entry] = []
             for key in self.keys if self.keys is not None else (None,):
                 self.library.refresh(key)
@@ -127,7 +132,9 @@ class Memory:
             changed, gone = self.index.stale(entries, self.keys)
             self.index.forget(gone)
             batch: list[tuple[Entry, str, SessionView | None, str | None]] = []
-            for entry, stamp in changed:
+            for done, (entry, stamp) in enumerate(changed):  # newest first: the library lists them so
+                if first:
+                    self._progress = (done, len(changed))
                 try:
                     view = read_view(entry.path, self.gate, cwd=entry.cwd, title=entry.title)
                 except KnownError as exc:
@@ -142,6 +149,7 @@ class Memory:
                     batch = []
             self.index.put(batch)
             self._synced_at = time.monotonic()
+            self._progress = None
             return len(changed)
 
     def warm(self) -> None:
@@ -150,9 +158,11 @@ class Memory:
         self.gate.answer({"warm": "rho-desk"})
 
     def ensure_fresh(self) -> None:
-        """Sync now if never synced; start a background sync when the last one is old."""
+        """Sync now if never synced (unless the first sync is running: then answer from what it
+        has indexed so far); start a background sync when the last one is old."""
         if self._synced_at is None:
-            self.sync()
+            if self._progress is None:
+                self.sync()
             return
         if time.monotonic() - self._synced_at < REFRESH_SECONDS:
             return
@@ -191,6 +201,10 @@ class Memory:
             # A transcript page is a slice of an export whose exact bytes were audited; every
             # other string of the answer passes the gate here.
             page = answer.pop(TRANSCRIPT, None)
+            progress = self._progress
+            if progress is not None:
+                read = f"{progress[0]:,} of {progress[1]:,} sessions read, newest first" if progress[1] else "listing it"
+                answer["note"] = f"the library is still being indexed ({read}): ask again later for a complete answer"
             gated = self.gate.answer(answer, tally)
             if page is not None:
                 gated["messages"] = page
@@ -223,6 +237,8 @@ class Memory:
 
     def _session(self, session_id: str) -> IndexedSession:
         found = self.index.sessions(session_id, self.keys)
+        if not found and self._progress is not None:
+            found = self._listed(session_id)
         if not found:
             raise ToolError(f"no session {session_id!r} in this server's scope (ids come from search_sessions)")
         exact = [s for s in found if s.id == session_id]
@@ -234,6 +250,16 @@ class Memory:
         if session.failure is not None:
             raise ToolError(f"session {session.id} cannot be read: {session.failure}")
         return session
+
+    def _listed(self, session_id: str) -> list[IndexedSession]:
+        """Sessions in scope the library lists but the first sync has not indexed yet."""
+        out = []
+        for key in self.keys if self.keys is not None else (None,):
+            for s in self.library.list(key).sessions:
+                if s.id == session_id or (len(session_id) >= 8 and s.id.startswith(session_id)):
+                    out.append(IndexedSession(-1, s.path, s.workspace_key, s.cwd, s.id, s.title or None, s.created_at,
+                                              s.updated_at, s.message_count, None))  # fmt: skip
+        return out
 
     def _remember(self, view: SessionView, stamp: str) -> None:
         with self._views_lock:
@@ -279,7 +305,7 @@ class Memory:
         if revision is not None:
             view = self._at_revision(session, revision)
         messages = view.messages
-        touches = self.index.touches_of(session.rowid) if revision is None else view.touches
+        touches = self.index.touches_of(session.rowid) if revision is None and session.rowid >= 0 else view.touches
         outline = _outline(view, touches)
         files: dict[str, dict[str, list[int]]] = {}
         for t in touches:

@@ -199,3 +199,33 @@ def test_pages_are_slices_of_one_export(demo: Path, tmp_path: Path) -> None:
     assert pages[-1]["next_start"] is None and pages[0]["next_start"] == 7
     beyond = memory.call("get_messages", {"session_id": "5f0c2a9e", "start": 10_000})
     assert beyond["messages"] == [] and beyond["total"] == whole["total"]
+
+
+def test_calls_answer_while_the_first_index_is_built(demo: Path, tmp_path: Path) -> None:
+    """A large library's first index takes minutes: calls meanwhile answer from what is indexed
+    (newest first), say so, and find a session by id from the library's listing."""
+    import threading
+
+    memory = Memory(Scope(demo, None), Gate(KEY), gate_id="t", cache_dir=tmp_path / "cache")
+    started, release = threading.Event(), threading.Event()
+    real = memory.index.put
+
+    def slow_put(items: Any) -> None:
+        started.set()
+        release.wait(30)
+        real(items)
+
+    memory.index.put = slow_put  # type: ignore[method-assign]
+    opening = threading.Thread(target=memory.sync)
+    opening.start()
+    try:
+        assert started.wait(30)
+        answer = memory.call("search_sessions", {"query": "flaky refund webhook test"})
+        assert answer["results"] == [] and "still being indexed" in answer["note"]
+        overview = memory.call("get_session", {"session_id": "5f0c2a9e"})
+        assert overview["turns"][0]["prompt"].startswith("The refund webhook test fails")
+    finally:
+        release.set()
+        opening.join(60)
+    answer = memory.call("search_sessions", {"query": "flaky refund webhook test"})
+    assert answer["results"] and "note" not in answer
