@@ -27,6 +27,7 @@ from .status import EXIT_OK, EXIT_PROBLEMS
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
+    from ..mcp import Memory
     from ..mcp._scope import Scope
 
 
@@ -91,20 +92,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _prepare(args: argparse.Namespace, scope: Scope) -> Server[Any]:
-    """The SDK server over an opening library (the library opens on its own thread)."""
+    """The SDK server, built first (a client lists the tools before it calls one), over a library
+    that opens on its own thread: the keys, the known credentials, the scanner, the index."""
     import threading
 
-    from ..core.export import export_keys
-    from ..mcp import Memory, open_memory
     from ..mcp._server import build_server
-    from ..providers.export_secrets import known_credentials
-    from .export import key_source
 
     opened: list[Memory] = []
     failed: list[BaseException] = []
 
     def open_library() -> None:
         try:
+            from ..core.export import export_keys
+            from ..mcp import open_memory
+            from ..providers.export_secrets import known_credentials
+            from .export import key_source
+
             keys = export_keys(key_source(args))
             known = (*known_credentials(), *keys.known)
             memory = open_memory(scope, fingerprint_key=keys.fingerprint, known_secrets=known, key_id=keys.key_id)
@@ -114,9 +117,6 @@ def _prepare(args: argparse.Namespace, scope: Scope) -> Server[Any]:
         except BaseException as exc:
             failed.append(exc)
 
-    thread = threading.Thread(target=open_library, name="rho-desk-mcp-open", daemon=True)
-    thread.start()
-
     def memory() -> Memory:
         while not opened and not failed:
             thread.join(0.05)
@@ -124,7 +124,10 @@ def _prepare(args: argparse.Namespace, scope: Scope) -> Server[Any]:
             raise failed[0]
         return opened[0]
 
-    return build_server(memory)
+    server = build_server(memory)
+    thread = threading.Thread(target=open_library, name="rho-desk-mcp-open", daemon=True)
+    thread.start()
+    return server
 
 
 def _home(explicit: Path | None) -> Path:

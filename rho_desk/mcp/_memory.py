@@ -46,7 +46,9 @@ MAX_DIFF_CHARS: Final = 400_000
 _VIEWS: Final = 8
 TRANSCRIPT: Final = "messages"
 _BATCH: Final = 200
-"""Sessions stored per transaction of the index while it is brought in step."""
+_BATCH_SECONDS: Final = 1.0
+"""Sessions are stored in the index by transactions of at most 200, or of one second's work: a
+server stopped while it indexes keeps what it read."""
 
 
 class ToolError(KnownError):
@@ -132,6 +134,7 @@ class Memory:
             changed, gone = self.index.stale(entries, self.keys)
             self.index.forget(gone)
             batch: list[tuple[Entry, str, SessionView | None, str | None]] = []
+            stored = time.monotonic()
             for done, (entry, stamp) in enumerate(changed):  # newest first: the library lists them so
                 if first:
                     self._progress = (done, len(changed))
@@ -144,9 +147,9 @@ class Memory:
                 else:
                     batch.append((entry, stamp, view, None))
                     self._remember(view, stamp)
-                if len(batch) >= _BATCH:
+                if len(batch) >= _BATCH or time.monotonic() - stored > _BATCH_SECONDS:
                     self.index.put(batch)
-                    batch = []
+                    batch, stored = [], time.monotonic()
             self.index.put(batch)
             self._synced_at = time.monotonic()
             self._progress = None
