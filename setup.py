@@ -4,7 +4,9 @@ Everything else about the build is in pyproject.toml. The demo library, the app 
 desktop entry and the AppStream metadata live outside the package in the source tree
 (``resources/``, ``packaging/``), where their build scripts keep them; a wheel puts a copy of
 them in ``rho_desk/_data/``, where :mod:`rho_desk.data` finds them. An editable install reads
-them from the source tree instead.
+them from the source tree instead. The manual page (``packaging/rho-desk.1``, written from the
+parser by ``scripts/manpage.py``) is installed as ``share/man/man1/rho-desk.1``, where ``man``
+and pipx find it.
 """
 
 from __future__ import annotations
@@ -41,4 +43,4 @@ class BuildWithData(build_py):
                 shutil.copy2(src, dst)
 
 
-setup(cmdclass={"build_py": BuildWithData})
+setup(cmdclass={"build_py": BuildWithData}, data_files=[("share/man/man1", ["packaging/rho-desk.1"])])

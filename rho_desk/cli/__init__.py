@@ -24,7 +24,7 @@ import contextlib
 import gc
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .. import __version__
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
@@ -95,6 +95,13 @@ def _parser(command: str | None = None, *, every: bool = True) -> argparse.Argum
         help="log level, with per-area overrides: 'info', 'warning,providers=debug' "
         "(areas: core, providers, team, keys, qt, cli; default: $RHO_DESK_LOG, else warning)",
     )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="run COMMAND on a private copy of the sample sessions bundled with rho-desk (a Rho home with "
+        "a usage ledger, as the user guide's examples use) instead of $RHO_HOME or ~/.rho; alone, open "
+        "the app on it",
+    )
     entry = parser.add_mutually_exclusive_group()
     entry.add_argument("--install-desktop-entry", action="store_true",
                        help="add rho-desk to your desktop's applications menu (for this user), then exit")
@@ -150,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # No subcommand: open the app on $RHO_HOME or ~/.rho, else on the demo library.
         argv = ["open"]
     command = _command_of(argv)
+    if command is None and "--demo" in argv and not {"-h", "--help", "--version"} & set(argv):
+        argv, command = [*argv, "open"], "open"  # `rho-desk --demo`: the app on the demo library
     # ``continue`` imports most of rho-desk and its HTTP stack before its model request: the
     # cycle collector would walk those new objects again and again for nothing. It is paused from
     # here; the command resumes it once the request is out (``continue_``), else it resumes below.
@@ -198,7 +207,8 @@ def _run(argv: list[str], command: str | None) -> int:
             return fail(f"{source}: {exc}", EXIT_BAD_INPUT)
         logging.getLogger(__name__).debug("rho-desk %s: %s", __version__, args.command)
         try:
-            return int(handler(args))
+            with _demo_home(args.demo):
+                return int(handler(args))
         except RevisionConflict as exc:
             return fail(error_text(exc), EXIT_PROBLEMS)
         except InputError as exc:
@@ -209,6 +219,29 @@ def _run(argv: list[str], command: str | None) -> int:
             return 130
         except BrokenPipeError:
             return EXIT_OK
+
+
+@contextlib.contextmanager
+def _demo_home(demo: bool) -> Iterator[None]:
+    """With ``--demo``: ``$RHO_HOME`` names a private copy of the bundled demo library while the
+    command runs (made once, in the cache folder; the same copy the app opens)."""
+    if not demo:
+        yield
+        return
+    import os
+
+    from ..core.stores.demo import prepare_demo_copy
+
+    home = str(prepare_demo_copy())
+    saved = os.environ.get("RHO_HOME")
+    os.environ["RHO_HOME"] = home
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("RHO_HOME", None)
+        else:
+            os.environ["RHO_HOME"] = saved
 
 
 def _on_terminal(stream: object) -> bool:

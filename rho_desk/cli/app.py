@@ -19,10 +19,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    use_offscreen_without_display()
+    headless = use_offscreen_without_display()
     from ..qt.app import main
 
-    return main(args.path, screenshot=args.screenshot)
+    return main(args.path, screenshot=args.screenshot, demo=bool(getattr(args, "demo", False)), headless=headless)
 
 
 def use_offscreen_without_display(environ: dict[str, str] | None = None) -> bool:
@@ -32,6 +32,8 @@ def use_offscreen_without_display(environ: dict[str, str] | None = None) -> bool
     env = os.environ if environ is None else environ
     if not sys.platform.startswith("linux") or any(env.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
         return False
-    print("rho-desk: no display found; running offscreen (set DISPLAY to see the window).", file=sys.stderr)
+    print("rho-desk: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window runs offscreen, "
+          "where nobody can see it: set DISPLAY to see it. Ctrl+C quits. Commands that need no display "
+          "are listed by rho-desk --help.", file=sys.stderr)  # fmt: skip
     env["QT_QPA_PLATFORM"] = "offscreen"
     return True

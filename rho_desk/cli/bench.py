@@ -17,7 +17,13 @@ from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("bench", help="run the performance benchmarks")
+    parser = sub.add_parser(
+        "bench",
+        help="run the performance benchmarks",
+        description="Run the performance suite, the bench_*.py files of a source checkout's benchmarks/ "
+        "folder (an installed wheel does not carry them: pass --dir CHECKOUT/benchmarks, with the test "
+        "extras installed, pip install 'rho-desk[test]'). Exit status 1 when a target is not met.",
+    )
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -44,7 +50,13 @@ def run(args: argparse.Namespace) -> int:
 
     folder = _benchmarks_dir(args.dir)
     if folder is None:
-        return fail("no benchmarks/ folder next to this installation; pass --dir", EXIT_BAD_INPUT)
+        return fail(
+            "the benchmarks are not part of an installed rho-desk: they are the bench_*.py files of a "
+            "source checkout's benchmarks/ folder. From a checkout run ./run-app bench (it sets everything "
+            "up); with this installation, rho-desk bench --dir CHECKOUT/benchmarks, after "
+            "pip install 'rho-desk[test]' in its environment (the benchmarks use the test extras)",
+            EXIT_BAD_INPUT,
+        )
     if not folder.is_dir():
         return fail(f"{folder}: no such benchmarks folder", EXIT_BAD_INPUT)
     # Benchmark files may share helpers that live beside them (``_sessions.py``).
@@ -55,7 +67,11 @@ def run(args: argparse.Namespace) -> int:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except ModuleNotFoundError as exc:
+            return fail(f"{path}: needs the module {exc.name}, which this installation lacks: "
+                        "pip install 'rho-desk[test]' in its environment", EXIT_BAD_INPUT)  # fmt: skip
     results = []
     for name, fn in registered():
         if args.pattern and args.pattern not in name:

@@ -191,7 +191,7 @@ class AppContext:
                 (which may read every session in it) waits for it, at most a few seconds, so
                 that the two big reads neither compete nor interleave their memory.
         """
-        from .services.demo import prepare_demo_copy
+        from ..core.stores.demo import prepare_demo_copy
 
         plan = self.plan
         home = plan.home
@@ -326,6 +326,7 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
             closed.set_result(None)
 
     context.window.sig_closed.connect(on_closed)
+    received, restore_signals = _quit_on_signals(context, loop)
     shown = asyncio.Event()
     context.window.conversation.sig_rows_shown.connect(lambda _rows: shown.set())
     context.bridge.run(context.astart(shown=shown), context="Starting")
@@ -336,18 +337,25 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
         await asyncio.sleep(0.3)  # let the views lay out and paint
         context.window.grab().save(str(screenshot))
         context.window.close()
-    await closed
-    return 0
+    try:
+        await closed
+    finally:
+        restore_signals()
+    return 128 + received[0] if received else 0
 
 
-def main(path: Path | None = None, *, screenshot: Path | None = None) -> int:
-    """Run the desktop app (``rho-desk``, ``rho-desk open PATH``). Returns the exit status."""
+def main(path: Path | None = None, *, screenshot: Path | None = None, demo: bool = False, headless: bool = False) -> int:
+    """Run the desktop app (``rho-desk``, ``rho-desk open PATH``; ``demo``: on the bundled demo
+    library, ``rho-desk --demo``; ``headless``: offscreen for want of a display). Returns the exit
+    status: 0, or 128 + the signal that ended it (Ctrl+C, SIGTERM: the window closes as if asked)."""
     import qasync
 
     from .services.settings import PREFS_DATA_DIR, Settings
 
+    if headless:
+        _quiet_offscreen_warnings()
     app = create_application()
-    plan = plan_start(path, Settings().get(PREFS_DATA_DIR))
+    plan = StartPlan(None, None, True) if demo and path is None else plan_start(path, Settings().get(PREFS_DATA_DIR))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     restore_hooks = install_asyncgen_hooks(loop)
@@ -358,6 +366,45 @@ def main(path: Path | None = None, *, screenshot: Path | None = None) -> int:
         loop.close()
         asyncio.set_event_loop(None)
         restore_hooks()
+
+
+def _quiet_offscreen_warnings() -> None:
+    """Drop the one warning the offscreen platform prints for every window ("does not support
+    propagateSizeHints"): nothing a user can act on. Every other message goes to stderr."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        if "propagateSizeHints" not in message:
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
+
+
+def _quit_on_signals(context: AppContext, loop: asyncio.AbstractEventLoop) -> tuple[list[int], Callable[[], None]]:
+    """Ctrl+C (SIGINT) and SIGTERM close the window as if asked (the session is saved and its
+    lease released); returns where the signal is noted and how to restore the previous handlers.
+    A timer lets Python run now and then, so that a signal is seen while Qt waits for events."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    received: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        received.append(signum)
+        loop.call_soon_threadsafe(context.window.close)
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    tick = QTimer(context.window)
+    tick.timeout.connect(lambda: None)
+    tick.start(250)
+
+    def restore() -> None:
+        tick.stop()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+    return received, restore
 
 
 def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:

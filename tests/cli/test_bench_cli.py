@@ -109,3 +109,21 @@ def test_the_gui_benchmarks_run_under_a_real_x_server_when_xvfb_is_installed() -
     assert seen["platform"] == "xcb" and str(seen["name"]).startswith("xcb (Xvfb :") and seen["socket"], seen
     assert _screen(RHO_DESK_BENCH_OFFSCREEN="1") == {"name": "offscreen", "platform": "offscreen", "socket": False}
     assert _screen(QT_QPA_PLATFORM="minimal")["platform"] == "minimal"  # an explicit choice is kept
+
+
+def test_an_installation_without_benchmarks_says_what_bench_needs(tmp_path: Path) -> None:
+    """From an installed wheel (no checkout beside it), ``bench`` says where the benchmarks are and
+    what they need, instead of a bare "pass --dir" (the walkthrough's R2)."""
+    import os
+
+    code = ("import sys; from rho_desk.cli import bench; bench._benchmarks_dir = lambda explicit: explicit; "
+            "from rho_desk.cli import main; sys.exit(main(['bench']))")  # fmt: skip
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONWARNINGS": "ignore"})  # fmt: skip
+    assert result.returncode == 2
+    assert "not part of an installed rho-desk" in result.stderr
+    assert "--dir CHECKOUT/benchmarks" in result.stderr and "pip install 'rho-desk[test]'" in result.stderr
+    (tmp_path / "bench_needs.py").write_text("import a_module_nobody_has\n")
+    missing = _bench(tmp_path)
+    assert missing.returncode == 2 and "needs the module a_module_nobody_has" in missing.stderr
+    assert "Traceback" not in missing.stderr

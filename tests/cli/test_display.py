@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-NOTICE = "no display found; running offscreen"
+NOTICE = "rho-desk: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window runs offscreen"
 
 
 def _env(home: Path) -> dict[str, str]:

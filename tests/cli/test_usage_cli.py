@@ -131,3 +131,18 @@ def test_no_ledger_is_an_empty_report(tmp_path: Path) -> None:
     (tmp_path / "rho").mkdir()
     out = _run(tmp_path, "--home", str(tmp_path / "rho"), "--json")
     assert out.returncode == 0 and json.loads(out.stdout) == {"groups": []} and "no usage ledger" in out.stderr
+
+
+def test_the_demo_ledger_by_model_from_anywhere(tmp_path: Path) -> None:
+    """``rho-desk --demo usage`` works from an installed app (no checkout, no ``demo`` folder:
+    the walkthrough's R3), and a model whose requests reported no total counts the parts they
+    reported (N22: qwen2.5-coder-32b, 44,254 input and 6,344 output, showed a total of 0)."""
+    environment = {**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"), "RHO_HOME": str(tmp_path / "none")}
+    done = subprocess.run([sys.executable, "-m", "rho_desk", "--demo", "usage", "--by", "model", "--json"],
+                          capture_output=True, text=True, env=environment, timeout=60, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    groups = {g["key"]: g for g in json.loads(done.stdout)["groups"]}
+    qwen = groups["qwen2.5-coder-32b"]
+    assert (qwen["input_tokens"], qwen["output_tokens"], qwen["total_tokens"]) == (44_254, 6_344, 44_254 + 6_344)
+    assert sum(g["requests"] for g in groups.values()) == 321
+    assert not (tmp_path / "none").exists()  # the demo copy lives in the cache folder, $RHO_HOME untouched

@@ -158,3 +158,22 @@ def test_the_frozen_app_opens_the_demo_library_offscreen(request: pytest.Fixture
     from rho_desk import __version__
 
     assert version.stdout.strip() == f"rho-desk {__version__}"
+
+
+def test_the_manual_page_is_current() -> None:
+    """``packaging/rho-desk.1`` is what scripts/manpage.py writes from today's parser (every command
+    and option); the wheel installs it as share/man/man1/rho-desk.1 (the walkthrough's R5)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("manpage", root / "scripts" / "manpage.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = (root / "packaging" / "rho-desk.1").read_text(encoding="utf-8")
+    assert page == module.render(), "packaging/rho-desk.1 is stale: run scripts/manpage.py"
+    for word in ("rho\\-desk usage", "\\-\\-payback", "\\-\\-demo", "EXIT STATUS", "RHO_HOME"):
+        assert word in page, word
+    setup = (root / "setup.py").read_text(encoding="utf-8")
+    assert '("share/man/man1", ["packaging/rho-desk.1"])' in setup
+    assert "packaging/rho-desk.1" in (root / "MANIFEST.in").read_text(encoding="utf-8")

@@ -75,6 +75,17 @@ def _env(home: Path) -> dict[str, str]:
     }  # fmt: skip
 
 
+def test_the_wheel_carries_the_manual_page(installed: Path) -> None:
+    """pip and pipx install ``share/man/man1/rho-desk.1`` from the wheel's data (R5)."""
+    import zipfile
+
+    (wheel,) = (installed.parent / "dist").glob("rho_desk-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    (page,) = [n for n in names if n.endswith("/data/share/man/man1/rho-desk.1")]
+    assert page.startswith("rho_desk-") and ".data/" in page
+
+
 def test_the_installed_wheel_carries_its_data(installed: Path, tmp_path: Path) -> None:
     python = installed / "bin" / "python"
     out = _run([str(python), "-c", "import rho_desk, rho_desk.data as d; print(rho_desk.__file__); "

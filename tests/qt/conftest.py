@@ -125,7 +125,7 @@ async def settle(bridge: Any, rounds: int = 3) -> None:
 @pytest.fixture
 def demo_home(tmp_path: Path) -> Path:
     """A private copy of the bundled demo library, with Rho's index built as a copy for use builds it."""
-    from rho_desk.qt.services.demo import index_demo
+    from rho_desk.core.stores.demo import index_demo
 
     target = tmp_path / "demo-home"
     shutil.copytree(DEMO_SOURCE, target)

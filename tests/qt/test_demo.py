@@ -9,9 +9,9 @@ from pathlib import Path
 from PySide6.QtGui import QImage
 
 from rho_desk.core.changes import read_journal
+from rho_desk.core.stores.demo import demo_fingerprint, prepare_demo_copy
 from rho_desk.core.stores.rho_files import NodeKind, discover_units, iter_workspaces, read_session
 from rho_desk.core.wire import Message
-from rho_desk.qt.services.demo import demo_fingerprint, prepare_demo_copy
 
 from ..cli.helpers_files import rho_desk
 from .conftest import DEMO_SOURCE

@@ -133,6 +133,16 @@ class LedgerRequest:
     rho_version: str | None
 
     @property
+    def tokens(self) -> int | None:
+        """The request's total tokens as the reports count them: the provider's total where it
+        reported one, else the sum of the parts it reported (``rollup.TOTAL``)."""
+        if self.total_tokens is not None:
+            return self.total_tokens
+        parts = [n for n in (self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens)
+                 if n is not None]  # fmt: skip
+        return sum(parts) if parts else None
+
+    @property
     def prompt_tokens(self) -> int | None:
         """The request's whole prompt: uncached input plus cache reads and writes (the parts the
         provider reported), or ``None`` when it reported none of them."""

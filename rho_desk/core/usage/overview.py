@@ -170,7 +170,7 @@ def session_usage(home: Path | None, session_id: str | None, history: Sequence[M
             rows, note = [], error_text(exc)
         if rows:
             sums = [len(rows), *(sum(getattr(r, f) or 0 for r in rows) for f in (
-                "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens",
+                "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "tokens",
                 "cost_usd_micros")), sum(r.cost_usd_micros is None for r in rows)]  # fmt: skip
             return SessionUsage(home, rows, UsageGroup.of(session_id, sums), None)
     elif home is None or not ledger_path(home).is_file():

@@ -1,7 +1,8 @@
 """Aggregates over the usage ledger, in SQL: by time, workspace, model, provider, purpose, session.
 
 Every figure is a sum over ledger rows (one row per provider request): ``requests``, the four
-token kinds and ``total_tokens`` as reported (an unreported value counts as 0), ``cost_usd``
+token kinds as reported (an unreported value counts as 0), ``total_tokens`` (the reported total,
+else the sum of the reported parts: ``rollup.TOTAL``), ``cost_usd``
 (the sum of ``cost_usd_micros`` / 10⁶, over the rows that report a cost) and
 ``requests_without_cost`` (rows whose provider reported none, so that a cost of $0 is never
 mistaken for "free"). Days, weeks (keyed by their Monday, ISO weeks) and months are UTC unless

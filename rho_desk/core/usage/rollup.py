@@ -46,7 +46,7 @@ __all__ = [
     "rollup_file",
 ]
 
-ROLLUP_VERSION: Final = 3
+ROLLUP_VERSION: Final = 4
 BUCKET_MS: Final = 15 * 60 * 1000
 """A bucket: 15 minutes (every UTC offset in use is a multiple of it)."""
 
@@ -112,17 +112,21 @@ _ROW: Final = f"""
     occurred_at_ms / {BUCKET_MS} AS bucket,
     coalesce(session_id, '') AS session_id, coalesce(parent_session_id, '') AS parent_session_id,
     coalesce(workspace_path, '') AS workspace, provider, model, purpose, request_outcome AS outcome"""
-_SUMS: Final = """
+TOTAL: Final = ("coalesce(total_tokens, coalesce(input_tokens, 0) + coalesce(output_tokens, 0) "
+                "+ coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0))")
+"""A request's total tokens: the provider's own total where it reported one, else the sum of the
+parts it reported (a local server that reports input and output but no total is not 0)."""
+_SUMS: Final = f"""
     count(*), coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
     coalesce(sum(cache_read_tokens), 0) AS cache_read_tokens,
     coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
-    coalesce(sum(total_tokens), 0) AS total_tokens, coalesce(sum(cost_usd_micros), 0) AS cost_usd_micros,
+    coalesce(sum({TOTAL}), 0) AS total_tokens, coalesce(sum(cost_usd_micros), 0) AS cost_usd_micros,
     count(*) - count(cost_usd_micros) AS without_cost"""
 
 RAW_SOURCE: Final = f"""(SELECT {_ROW}, 1 AS requests,
     coalesce(input_tokens, 0) AS input_tokens, coalesce(output_tokens, 0) AS output_tokens,
     coalesce(cache_read_tokens, 0) AS cache_read_tokens, coalesce(cache_write_tokens, 0) AS cache_write_tokens,
-    coalesce(total_tokens, 0) AS total_tokens, coalesce(cost_usd_micros, 0) AS cost_usd_micros,
+    {TOTAL} AS total_tokens, coalesce(cost_usd_micros, 0) AS cost_usd_micros,
     cost_usd_micros IS NULL AS without_cost
   FROM ledger.usage_events)"""
 """The ledger itself in the roll-up's columns (one row per request), for reports without a cache."""
@@ -139,7 +143,7 @@ CREATE TEMP TABLE fresh (
 _FRESH: Final = f"""
 INSERT INTO temp.fresh
 SELECT {_ROW}, 1, coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cache_read_tokens, 0),
-    coalesce(cache_write_tokens, 0), coalesce(total_tokens, 0), coalesce(cost_usd_micros, 0),
+    coalesce(cache_write_tokens, 0), {TOTAL}, coalesce(cost_usd_micros, 0),
     cost_usd_micros IS NULL
 FROM ledger.usage_events WHERE rowid > ? AND rowid <= ?
 ON CONFLICT ({_KEYS}) DO UPDATE SET {_ADD}
