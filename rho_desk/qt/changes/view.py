@@ -53,6 +53,7 @@ from ...core.changes.restore import (
 from ...core.visible import one_line, visible
 from ..services.bridge import EngineBridge, in_thread
 from ..services.document import HistoryMode, SessionDocument
+from ..services.undo import Step, UndoStack
 from ..ui.patch import DiffHighlighter, mono_font
 from ..ui.screen import fit_to_screen
 from .model import LibraryTouchedModel, TouchedFilesModel, turn_text
@@ -122,14 +123,19 @@ class ChangesView(QWidget):
     sig_open_requested = Signal(object, str)
     """Open this session (``Path``) and select this file (absolute path) in its changes."""
 
-    def __init__(self, document: SessionDocument, bridge: EngineBridge, library: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, document: SessionDocument, bridge: EngineBridge, library: Any, parent: QWidget | None = None,
+                 *, undo: UndoStack | None = None) -> None:  # fmt: skip
         super().__init__(parent)
         self.setObjectName("ChangesView")
         self.document = document
         self.bridge = bridge
         self.library = library
+        self.undo = undo
+        """Edit ▸ Undo's stack: each restore joins it, its undo the same as Undo Restore's."""
         self.changes: SessionChanges | None = None
         self.receipts: list[RestoreReceipt] = []
+        self._steps: dict[int, Step] = {}
+        """The Edit ▸ Undo step of each receipt (by ``id``), taken off when the restore is undone."""
         self._generation = 0
         self._stale = True
         self._select_after: tuple[str | None, int | None] | None = None
@@ -388,6 +394,9 @@ class ChangesView(QWidget):
         async def run() -> None:
             receipt = await in_thread(lambda: restore_file(preview, named=named))
             self.receipts.append(receipt)
+            if self.undo is not None:
+                self._steps[id(receipt)] = self.undo.record(f"Restore {receipt.display[:80]}",
+                                                            lambda: self._aundo(receipt))  # fmt: skip
             self.summary.setText(f"Restored {receipt.display} to its content before the turn. Undo Restore puts it back.")
             self._update_buttons()
 
@@ -399,12 +408,21 @@ class ChangesView(QWidget):
         receipt = self.receipts[-1]
 
         async def run() -> None:
-            await in_thread(undo_restore, receipt)
-            self.receipts.remove(receipt)
-            self.summary.setText(f"Put {receipt.display} back as it was before the restore.")
-            self._update_buttons()
+            await self._aundo(receipt)
+            step = self._steps.pop(id(receipt), None)
+            if step is not None and self.undo is not None:
+                self.undo.done_with(step)
 
         self.bridge.run(run(), context=f"Undoing the restore of {receipt.display}")
+
+    async def _aundo(self, receipt: RestoreReceipt) -> None:
+        """Put back what the restore of ``receipt`` replaced (Undo Restore, or Edit ▸ Undo)."""
+        await in_thread(undo_restore, receipt)
+        if receipt in self.receipts:
+            self.receipts.remove(receipt)
+        self._steps.pop(id(receipt), None)
+        self.summary.setText(f"Put {receipt.display} back as it was before the restore.")
+        self._update_buttons()
 
     # -- the library search ------------------------------------------------------------------------------
 

@@ -513,6 +513,8 @@ class ExportDialog(QDialog):
                         f"({outcome.history} history); nothing changed.")  # fmt: skip
             self.busy.done(text)
             self.host.notifier.info(text)
+            if outcome.added:  # a team has it now: nothing before can be undone past it
+                self.host.undo_stack.record(f"Publish to Team {team_name}")
 
         def failed(exc: BaseException) -> None:
             self.busy.done("Nothing was published.")

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ..services.document import SessionDocument
     from ..services.library import LibraryService
     from ..services.messages import Notifier
+    from ..services.undo import UndoStack
 
 __all__ = ["RepairReportDialog", "SessionNotice", "TrashDialog"]
 
@@ -179,12 +180,18 @@ class RepairReportDialog(QDialog):
 
 
 class TrashDialog(QDialog):
-    """rho-desk's trash: restore a session, or empty the trash (after a confirmation)."""
+    """rho-desk's trash: restore a session, or empty the trash (after a confirmation).
+
+    ``undo``: Edit ▸ Undo's stack. A restore joins it (its undo moves the session to the trash
+    again); emptying the trash ends it (nothing before can be undone past it).
+    """
 
     def __init__(
-        self, library: LibraryService, bridge: EngineBridge, notifier: Notifier, parent: QWidget | None = None
-    ) -> None:
+        self, library: LibraryService, bridge: EngineBridge, notifier: Notifier, parent: QWidget | None = None,
+        *, undo: UndoStack | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(parent)
+        self.undo = undo
         self.library = library
         self.bridge = bridge
         self.notifier = notifier
@@ -264,8 +271,16 @@ class TrashDialog(QDialog):
                 await self.library.arefresh()
             return OpResult(restored, Changes(library=True))
 
+        library = self.library
+
         def done(_result: OpResult[Any]) -> None:
             self.notifier.info(f"Restored “{item.label}”; Rho's index lists it again")
+            if self.undo is not None:
+                label = f"Restore “{item.label[:60]}” From the Trash"
+                if library.is_open:
+                    self.undo.record(label, lambda: library.atrash(item.workspace_key, item.session_id))
+                else:
+                    self.undo.record(label)
             self.reload()
 
         self.bridge.run(run(), on_success=done, context="Restoring the session")
@@ -295,6 +310,8 @@ class TrashDialog(QDialog):
 
         def done(count: object) -> None:
             self.notifier.info(f"Deleted {count} session(s) for good")
+            if self.undo is not None:
+                self.undo.record(f"Empty Trash ({count} session(s) deleted for good)")
             self.reload()
 
         self.bridge.run(run(), on_success=done, context="Emptying the trash")

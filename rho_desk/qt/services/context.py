@@ -14,8 +14,10 @@ them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from .undo import UndoStack
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,6 +50,8 @@ class Services:
     document: SessionDocument
     library: LibraryService
     team: TeamService
+    undo: UndoStack = field(default_factory=UndoStack)
+    """Edit ▸ Undo's one stack: the open file's revision changes and the window's other actions."""
 
 
 class OperationHost(Protocol):
@@ -100,6 +104,10 @@ class DialogHost(OperationHost, Protocol):
 
     export_dir: Path | None
     """Where the last export was written (the next file dialog starts there)."""
+
+    @property
+    def undo_stack(self) -> UndoStack:
+        """Edit ▸ Undo's stack (what cannot be undone, such as a publish, ends it)."""
 
     def summary_for_open(self) -> SessionSummary | None:
         """The library's summary of the open session, if it is in the library."""

@@ -144,6 +144,27 @@ class LibraryService(QObject):
             entry = await in_thread(library.delete, workspace_key, session_id)
         return OpResult(entry, Changes(library=True))
 
+    async def auntrash(self, entry: Path) -> OpResult[Path]:
+        """Put the session the trash entry ``entry`` holds back where it was (the undo of Move to
+        Trash); the listing is refreshed.
+
+        Raises:
+            InputError: the entry is no longer in the trash, or something took the session's place.
+        """
+        from ...core.stores.trash import list_trash, restore
+
+        def put_back() -> Path:
+            found = [item for item in list_trash(self.trash_dir) if item.path == entry]
+            if not found:
+                raise InputError("the session is no longer in the trash", source=str(entry))
+            return restore(found[0]).transcript
+
+        async with self.bridge.exclusive():
+            transcript = await in_thread(put_back)
+        if self.is_open:
+            await self.arefresh()
+        return OpResult(transcript, Changes(library=True))
+
     async def aclose(self) -> None:
         library, self._library = self._library, None
         if library is not None:

@@ -99,7 +99,7 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("edit.find_next", "Find &Next", ("F3", "Ctrl+G"), "Next match", requires=DOC),
     _spec("edit.find_previous", "Find &Previous", ("Shift+F3", "Ctrl+Shift+G"), "Previous match", requires=DOC),
     _spec("edit.copy_message", "&Copy Message Text", "Ctrl+Shift+C", "Copy the selected message's text", requires=DOC),
-    _spec("edit.undo", "&Undo", "Ctrl+Z", "Go back to the revision before the last change", requires=("document", "writable"), sep=True),
+    _spec("edit.undo", "&Undo", "Ctrl+Z", "Undo the last thing done, as the menu names it (a change of the session, a move to the trash, a restore, a rename)", sep=True),
     _spec("edit.redo", "&Redo", "Ctrl+Shift+Z", "Return to the revision the last undo left", requires=("document", "writable")),
     _spec("edit.settings", "&Settings…", "Ctrl+,", "Provider profiles, compaction defaults, data directory", icon="settings", sep=True),
     # View

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ..services.library import LibraryService
     from ..services.messages import Notifier
     from ..services.settings import Settings
+    from ..services.undo import UndoStack
     from ..ui.theme import ThemeManager
     from .actions import Actions
 
@@ -76,8 +77,11 @@ class Commands:
         theme: ThemeManager,
         selected: Callable[[], SessionSummary | None],
         recent_changed: Callable[[], None],
+        undo: UndoStack,
     ) -> None:
         self.actions = actions
+        self.undo = undo
+        """Edit ▸ Undo's stack: rename, move to trash and the trash window's changes join it."""
         self.window = window
         self.document = document
         self.library = library
@@ -174,15 +178,23 @@ class Commands:
         dialog.open()
 
     def _rename(self, summary: SessionSummary, title: str) -> None:
-        library = self.library
-        self.bridge.run(library.arename(summary.workspace_key, summary.id, title),
-                                on_success=lambda _r: self.notifier.info(f"Renamed to “{title.strip()}”"),
-                                context="Renaming")  # fmt: skip
+        library, before = self.library, summary.title
+
+        def renamed(_result: object) -> None:
+            self.notifier.info(f"Renamed to “{title.strip()}”")
+            label = f"Rename to “{title.strip()[:60]}”"
+            if before:  # Rho's index holds no empty title: a first title cannot be taken back
+                self.undo.record(label, lambda: library.arename(summary.workspace_key, summary.id, before))
+            else:
+                self.undo.record(label)
+
+        self.bridge.run(library.arename(summary.workspace_key, summary.id, title), on_success=renamed,
+                        context="Renaming")  # fmt: skip
 
     def show_trash(self) -> None:
         from ..recovery.view import TrashDialog
 
-        dialog = TrashDialog(self.library, self.bridge, self.notifier, self.window)
+        dialog = TrashDialog(self.library, self.bridge, self.notifier, self.window, undo=self.undo)
         self.dialog = dialog
         dialog.show()
 
@@ -216,9 +228,14 @@ class Commands:
             return await self.library.atrash(summary.workspace_key, summary.id)
 
         label = summary.title or " ".join((summary.first_user_message or "").split())[:80] or summary.id
-        self.bridge.run(run(), on_success=lambda _r: self.notifier.info(
-            f"Moved “{label}” to the trash (Library ▸ Deleted Sessions restores it)"),
-            context="Moving to the trash")  # fmt: skip
+        library = self.library
+
+        def moved(result: OpResult[TrashEntry]) -> None:
+            self.notifier.info(f"Moved “{label}” to the trash (Edit ▸ Undo or Library ▸ Deleted Sessions restores it)")
+            entry = result.value.path
+            self.undo.record(f"Move to Trash “{label[:60]}”", lambda: library.auntrash(entry))
+
+        self.bridge.run(run(), on_success=moved, context="Moving to the trash")
 
     # -- revisions ------------------------------------------------------------------------------------------
 

@@ -173,7 +173,7 @@ class MainWindow(QMainWindow):
             self.app_actions, window=self, document=services.document, library=services.library,
             bridge=services.bridge, notifier=services.notifier, settings=services.settings,
             theme=services.theme, selected=lambda: self.browser.selected_summary(),
-            recent_changed=self.refresh_recent_menu,
+            recent_changed=self.refresh_recent_menu, undo=services.undo,
         )  # fmt: skip
 
         document, bridge = services.document, services.bridge
@@ -330,7 +330,7 @@ class MainWindow(QMainWindow):
         from ..changes.view import ChangesView, reveal_message
 
         ctx = self.services
-        view = ChangesView(ctx.document, ctx.bridge, ctx.library)
+        view = ChangesView(ctx.document, ctx.bridge, ctx.library, undo=ctx.undo)
         view.sig_message_requested.connect(self._in_row(TAB_CONVERSATION, lambda row: reveal_message(ctx.document, self.conversation, row)))
         view.sig_open_requested.connect(lambda path, _file: self.commands.open_path(path))
         return view

@@ -88,7 +88,10 @@ class SessionOperations(QObject):
         self._profiles: ProfileStore | None = None
         self.restore_box: QMessageBox | None = None
         """The open question before a large restore, if any."""
-        self.history = RevisionHistory()
+        self.undo_stack = services.undo
+        """Edit ▸ Undo's one stack: this file's revision changes and the window's other actions."""
+        self.history = self.undo_stack.history
+        self.undo_stack.sig_changed.connect(self.sig_undo_changed)
         self.operation: str | None = None
         """The long operation running now ("compaction", "conversation"), if any."""
         self.export_dir: Path | None = None
@@ -186,14 +189,48 @@ class SessionOperations(QObject):
     # -- undo and redo ----------------------------------------------------------------------------------
 
     def undo_status(self) -> UndoStatus:
-        """What Undo and Redo would restore now (nothing without a writable open session)."""
+        """What Undo and Redo would do now: the window's last action while it is the last thing
+        done (``services.undo``), else the open file's last revision change (nothing without a
+        writable open session)."""
         if not self.document.is_open or self.document.is_snapshot_document:
-            return UndoStatus()
-        return self.history.status(self.document.tree)
+            revisions = UndoStatus()
+        else:
+            revisions = self.history.status(self.document.tree)
+        top = self.undo_stack.top()
+        if top is not None:
+            return UndoStatus(top.label if top.undo is not None else None, revisions.redo)
+        return revisions
+
+    def cannot_undo(self) -> str | None:
+        """The last thing done, when it cannot be undone (Edit ▸ Undo says so, disabled)."""
+        top = self.undo_stack.top()
+        return top.label if top is not None and top.undo is None else None
 
     def undo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
-        """Undo the last change: restore the revision before it (see ``core/edits.py``)."""
-        self._step(False, "Undone", on_success)
+        """Undo the last thing done: the window's last action, or the open file's last revision
+        change (restore the revision before it, see ``core/edits.py``)."""
+        top = self.undo_stack.top()
+        if top is None:
+            self._step(False, "Undone", on_success)
+            return
+        if top.undo is None:
+            self.notifier.info(f"{top.label} cannot be undone.")
+            return
+        if self.operation is not None:
+            self.notifier.warning(f"Wait until the {self.operation} has finished.")
+            return
+        undo, stack = top.undo, self.undo_stack
+
+        async def run() -> object:
+            return await undo()
+
+        def done(_result: object) -> None:
+            stack.done_with(top)
+            self.notifier.info(f"Undone: {top.label}")
+            if on_success is not None:
+                on_success(OpResult(top.label, Changes()))
+
+        self.bridge.run(run(), on_success=done, context=f"Undoing {top.label}")
 
     def redo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
         self._step(True, "Redone", on_success)
@@ -327,7 +364,7 @@ class SessionOperations(QObject):
     def _on_document_loaded(self) -> None:
         path = self.document.path
         if path != self.history.path:
-            self.history.reset(path)
+            self.undo_stack.reset(path)
         self.sig_undo_changed.emit()
 
     # -- conflicts --------------------------------------------------------------------------------------

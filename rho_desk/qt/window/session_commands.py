@@ -105,9 +105,14 @@ class SessionCommands:
     # -- undo and redo ----------------------------------------------------------------------------------
 
     def _update_undo(self) -> None:
+        """The actions name what they would do (*Undo Move to Trash “…”*), or, when the last
+        thing done cannot be undone, say so disabled (*Can't Undo Publish to Team …*)."""
         status = self.operations.undo_status()
         for action_id, label, word in (("edit.undo", status.undo, "Undo"), ("edit.redo", status.redo, "Redo")):
             self.actions[action_id].setText(f"&{word} {label}" if label else f"&{word}")
+        blocked = self.operations.cannot_undo()
+        if blocked is not None:
+            self.actions["edit.undo"].setText(f"Can't &Undo {blocked}")
         self.actions.refresh("edit.undo", "edit.redo")
 
     def _on_bridge_operation_finished(self, _changes: object, _initiator: object) -> None:
