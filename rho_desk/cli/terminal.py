@@ -34,12 +34,11 @@ file descriptor) calls :func:`shown` itself.
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 from collections.abc import Iterator
 from typing import Any, Final, TextIO, cast
 
-from ..core.visible import hidden, visible
+from ..core.visible import map_hidden, visible
 
 __all__ = [
     "RAW_HELP",
@@ -63,8 +62,6 @@ RAW_HELP: Final = (
 )
 """The help of ``--raw``, which every command but the app has (``rho_desk.cli``)."""
 
-_NOT_JSON_SAFE: Final = re.compile("[^ -~\\n]+")
-
 
 def shown(text: str) -> str:
     """``text`` as printed: every control character but newline and tab, every bidi control and
@@ -72,19 +69,12 @@ def shown(text: str) -> str:
     return visible(text, tabs=True)
 
 
-def _json_escape(match: re.Match[str]) -> str:
-    out = []
-    for ch in match.group():
-        if not hidden(ch):
-            out.append(ch)
-            continue
-        code = ord(ch)
-        if code > 0xFFFF:  # a surrogate pair, as JSON spells a character beyond the BMP
-            code -= 0x10000
-            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
-        else:
-            out.append(f"\\u{code:04x}")
-    return "".join(out)
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code > 0xFFFF:  # a surrogate pair, as JSON spells a character beyond the BMP
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def json_shown(text: str) -> str:
@@ -92,9 +82,7 @@ def json_shown(text: str) -> str:
     escape: the same document, nothing hidden on a screen. Outside a JSON string only
     whitespace can stand, so only characters in strings change, and a newline between values
     stays."""
-    if text.isascii() and text.replace("\n", "").isprintable():
-        return text
-    return _NOT_JSON_SAFE.sub(_json_escape, text)
+    return map_hidden(text, _json_escape)
 
 
 class TerminalOutput:

@@ -20,9 +20,10 @@ them as text:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
-__all__ = ["hidden", "numbered", "one_line", "visible"]
+__all__ = ["hidden", "map_hidden", "numbered", "one_line", "visible"]
 
 _FILLERS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Characters that draw nothing though Unicode calls them letters or symbols (Hangul fillers,
@@ -31,6 +32,9 @@ the blank Braille pattern)."""
 _SUSPECT: Final = re.compile("[^ -~\n]+")
 """Runs of anything but printable ASCII and newlines: the only places a hidden character can be."""
 _SUSPECT_KEEPING_TABS: Final = re.compile("[^ -~\n\t]+")
+_PIECE: Final = 1 << 16
+"""Long texts are checked in pieces of this many characters: only a piece that holds a hidden
+character is looked at character by character."""
 
 
 def _shown(ch: str) -> str:
@@ -51,34 +55,42 @@ def hidden(ch: str) -> bool:
     return ch != "\n" and (not ch.isprintable() or ch in _FILLERS)
 
 
-def _clean(text: str) -> bool:
-    """No hidden character but newlines (and tabs, which the caller removed or keeps)."""
-    return text.isprintable() and _FILLERS.isdisjoint(text)
+def _clean(text: str, tabs: bool) -> bool:
+    """No hidden character in ``text`` but newlines (and tabs, with ``tabs``): checked in C."""
+    if text.isascii() and text.isprintable():
+        return True
+    kept = text.replace("\n", "")
+    if tabs:
+        kept = kept.replace("\t", "")
+    return kept.isprintable() and not any(filler in kept for filler in _FILLERS)
 
 
-def _run_shown(match: re.Match[str]) -> str:
-    run = match.group()
-    if _clean(run):
-        return run
-    return "".join(_shown(ch) if hidden(ch) else ch for ch in run)
+def map_hidden(text: str, replace: Callable[[str], str], *, tabs: bool = False) -> str:
+    """``text`` with each hidden character (:func:`hidden`; with ``tabs``, tabs are kept)
+    replaced by ``replace(ch)``. Checked in C first (``isprintable``), in pieces for a long
+    text, and character by character only in the pieces, and the runs that are not printable
+    ASCII, that hold a hidden character: fifty megabytes of ordinary text cost a few C passes."""
+    if _clean(text, tabs):
+        return text
+    suspect = _SUSPECT_KEEPING_TABS if tabs else _SUSPECT
+
+    def run(match: re.Match[str]) -> str:
+        found = match.group()
+        if _clean(found, tabs):
+            return found
+        return "".join(replace(ch) if hidden(ch) else ch for ch in found)
+
+    if len(text) <= _PIECE:
+        return suspect.sub(run, text)
+    pieces = (text[i : i + _PIECE] for i in range(0, len(text), _PIECE))
+    return "".join(piece if _clean(piece, tabs) else suspect.sub(run, piece) for piece in pieces)
 
 
 def visible(text: str, *, tabs: bool = False) -> str:
     """``text`` with every character that could hide or rewrite what is shown made visible (see
     the module). Printable text, newlines included, is unchanged; ``tabs=True`` keeps tabs too
-    (a page of output, where a tab only moves on to the next column: the terminal writer).
-
-    Checked in C first (``isprintable``), character by character only in the runs that are not
-    printable ASCII and only when the text holds a hidden character at all: a megabyte of
-    ordinary text costs a few milliseconds."""
-    if text.isascii() and text.isprintable():
-        return text  # the common case: plain ASCII without controls (newlines are not printable)
-    lines = text.replace("\n", "")
-    if tabs:
-        lines = lines.replace("\t", "")
-    if _clean(lines):
-        return text
-    return (_SUSPECT_KEEPING_TABS if tabs else _SUSPECT).sub(_run_shown, text)
+    (a page of output, where a tab only moves on to the next column: the terminal writer)."""
+    return map_hidden(text, _shown, tabs=tabs)
 
 
 def numbered(text: str) -> str:

@@ -52,3 +52,13 @@ def test_different_texts_look_different(a: str, b: str) -> None:
 def test_a_page_of_output_keeps_its_tabs_and_shows_the_rest(text: str) -> None:
     shown = visible(text, tabs=True)
     assert shown == "\t".join(visible(part) for part in text.split("\t"))
+
+
+def test_a_long_text_is_checked_in_pieces_and_a_hidden_character_anywhere_is_found() -> None:
+    from rho_desk.core import visible as module
+
+    text = "naïve café 日本語 ✓\n" * (module._PIECE // 8)
+    assert visible(text) is text  # nothing hidden: the same object, no copy
+    for at in (0, module._PIECE - 1, module._PIECE, len(text) - 1):
+        planted = text[:at] + "\u202e" + text[at:]
+        assert visible(planted) == text[:at] + "<U+202E>" + text[at:]
