@@ -28,6 +28,7 @@ __all__ = [
     "ModelProvider",
     "ModelRequest",
     "OutputDelta",
+    "OutputLimited",
     "ProviderContext",
     "ReasoningDelta",
     "ReasoningLevel",
@@ -127,6 +128,14 @@ class Usage(msgspec.Struct, frozen=True):
     usage: ModelUsage
 
 
+class OutputLimited(msgspec.Struct, frozen=True):
+    """The server cut the reply at its output limit (OpenAI's ``finish_reason: length``,
+    Anthropic's ``max_tokens``): the text is what the model wrote before the cut. A final answer
+    cut so ends its run with ``StopReason.OUTPUT_LIMIT`` and ``detail`` in words."""
+
+    detail: str
+
+
 class RequestAttemptFailed(msgspec.Struct, frozen=True):
     """A provider-internal physical request failed and was retried inside the provider."""
 
@@ -144,6 +153,7 @@ ModelEvent: TypeAlias = (
     | Usage
     | RequestAttemptFailed
     | ServedModel
+    | OutputLimited
 )
 
 

@@ -33,11 +33,13 @@ from .provider import (
     ModelProvider,
     ModelRequest,
     OutputDelta,
+    OutputLimited,
     ProviderContext,
     ReasoningDelta,
     ReasoningLevel,
     ReasoningSummaryDelta,
     RequestAttemptFailed,
+    ServedModel,
     ServiceTier,
     ToolCallDelta,
     Usage,
@@ -81,6 +83,8 @@ _MODEL_EVENTS = (
     ProviderContext,
     Usage,
     RequestAttemptFailed,
+    ServedModel,
+    OutputLimited,
 )
 
 

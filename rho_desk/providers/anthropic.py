@@ -35,6 +35,7 @@ from ..core.provider import (
     ModelEvent,
     ModelRequest,
     OutputDelta,
+    OutputLimited,
     ProviderContext,
     ReasoningDelta,
     ReasoningLevel,
@@ -260,6 +261,8 @@ class _MessagesTurn:
     output_seen: int = 0
     cost_seen: int = 0
     stopped: bool = False
+    cut: bool = False
+    """``stop_reason: max_tokens``: the server cut the reply at its output limit."""
     requested: str = ""
     """The model the request named; ``message_start`` names the one that answers (an alias such
     as ``claude-sonnet-4-5`` answers as its dated version), recorded as the reply's provenance."""
@@ -377,6 +380,8 @@ class _MessagesTurn:
         return []
 
     def _message_delta(self, event: dict[str, Any]) -> list[ModelEvent]:
+        if json_string(json_object(event, "delta"), "stop_reason") == "max_tokens":
+            self.cut = True
         usage = json_object(event, "usage")
         cumulative = _u64(usage.get("output_tokens"))
         output = None
@@ -485,4 +490,7 @@ class AnthropicProvider(HttpProvider):
                     break
             if not turn.stopped:
                 raise stream.ended_early()
+        if turn.cut:  # stop_reason max_tokens: the reply is what the model wrote before the cut
+            await events.send(OutputLimited(f"the server cut the reply at its output limit (max_tokens "
+                                            f"{self.max_output_tokens}; stop_reason: max_tokens)"))  # fmt: skip
         return turn.content()

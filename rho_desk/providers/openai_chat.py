@@ -42,6 +42,7 @@ from ..core.provider import (
     ModelEvent,
     ModelRequest,
     OutputDelta,
+    OutputLimited,
     ProviderContext,
     ReasoningDelta,
     ReasoningLevel,
@@ -430,6 +431,10 @@ class OpenAIChatProvider(HttpProvider):
                 "finish_reason: length) while the model was writing a tool call",
                 Retryability.PERMANENT,
             )
+        if turn.finish_reason == "length":  # a text reply cut short: kept, and said
+            await events.send(OutputLimited(
+                f"the server cut the reply at its output limit ({self._max_tokens_field} {self.max_output_tokens}; "
+                "finish_reason: length)"))  # fmt: skip
         if turn.usage.seen:
             usage = with_cost(turn.usage.to_model_usage(self.context_window), self.pricing)
             await events.send(Usage(usage))

@@ -74,7 +74,7 @@ def llama_server(n_ctx: int = 1024, startup_timeout: float = 120.0) -> Iterator[
     log = open(os.devnull, "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "2"],
+         "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "1"],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

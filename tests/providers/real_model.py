@@ -72,7 +72,7 @@ def real_server(model: str = "1.5b", n_ctx: int = 8192, startup_timeout: float =
     log = open(os.devnull, "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [str(SERVER), "-m", str(MODELS[model]), "--host", "127.0.0.1", "--port", str(port), "-c", str(n_ctx),
-         "-t", "2", "--jinja", "--chat-template-file", str(TEMPLATE), "--seed", "7", "--temp", "0"],
+         "-t", "1", "--jinja", "--chat-template-file", str(TEMPLATE), "--seed", "7", "--temp", "0"],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     root = f"http://127.0.0.1:{port}"

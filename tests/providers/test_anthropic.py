@@ -330,3 +330,24 @@ async def test_a_reply_that_is_not_an_event_stream_is_malformed(server: Loopback
             await p.send_turn_stream(request(Message.user_text("q")), sink)
     assert caught.value.kind is ProviderErrorKind.INVALID_RESPONSE
     assert "application/json" in str(caught.value)
+
+
+@pytest.mark.asyncio
+async def test_a_reply_cut_at_max_tokens_says_so(server: Loopback, sink: Sink) -> None:
+    from rho_desk.core.provider import OutputLimited
+
+    chunks = [
+        anthropic_message_start(input_tokens=3),
+        anthropic_event("content_block_start", index=0, content_block={"type": "text", "text": "One, two"}),
+        anthropic_event("content_block_stop", index=0),
+        anthropic_event("message_delta", delta={"stop_reason": "max_tokens"}, usage={"output_tokens": 8}),
+        anthropic_event("message_stop"),
+    ]
+    server.queue(Reply(chunks=chunks), Reply(chunks=[*chunks[:3], anthropic_event(
+        "message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 2}), anthropic_event("message_stop")]))  # fmt: skip
+    async with provider(server) as p:
+        assert await p.send_turn_stream(request(Message.user_text("q")), sink) == (ContentBlock(text="One, two"),)
+        (cut,) = sink.of(OutputLimited)
+        assert "output limit (max_tokens" in cut.detail and "stop_reason: max_tokens" in cut.detail
+        await p.send_turn_stream(request(Message.user_text("q")), sink)
+    assert len(sink.of(OutputLimited)) == 1  # a reply that ended by itself says nothing

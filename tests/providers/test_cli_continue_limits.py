@@ -236,3 +236,46 @@ async def test_a_reset_mid_call_starts_the_progress_again(server: Loopback, tmp_
     assert "writing" not in err and "\x1b" not in err and "\r" not in err, err
     assert "rho-desk: retrying after provider attempt 1 of 4: the connection to" in err
     assert out == "Not written: plan mode.\n"
+
+
+@pytest.mark.asyncio
+async def test_a_text_reply_cut_at_the_output_cap_says_so(server: Loopback, tmp_path: Path) -> None:
+    """A text reply the server cut (``finish_reason: length``) is kept as written, and the turn
+    says it was cut, instead of ending as a normal answer with no word (34.7)."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "One, two, three, fo"}),
+                               openai_chunk({}, finish="length"), b"data: [DONE]\n\n"]))  # fmt: skip
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "count", *_base(server), "--max-tokens", "8")
+    assert status == 0, err
+    assert out.startswith("One, two, three, fo")
+    assert "rho-desk: stopped (OutputLimit): the server cut the reply at its output limit (max_tokens 8; finish_reason: length)" in err
+    from rho_desk.core.stores.rho_files import read_session
+
+    assert read_session(path).tree.snapshot().history[-1].text() == "One, two, three, fo"  # kept as written
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Done."}), openai_chunk({}, finish="stop"),
+                               b"data: [DONE]\n\n"]))  # fmt: skip
+    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", *_base(server), "--json")
+    done = events_of(out)[-1]
+    assert status == 0 and done["stop_reason"] == "EndTurn"  # a whole reply stays a normal answer
+
+
+@pytest.mark.asyncio
+async def test_a_model_named_by_its_file_path_leaves_no_path_in_the_session(server: Loopback, tmp_path: Path) -> None:
+    """llama-server names its model by the GGUF file it loaded: the reply's provenance keeps the
+    file name, and the session, which may leave the machine, no local path (34.7)."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = make_session(tmp_path, workspace)
+    served = "/home/someone/.cache/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Hi."}, model=served),
+                               openai_chunk({}, finish="stop", model=served), b"data: [DONE]\n\n"]))  # fmt: skip
+    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "hi", *_base(server))
+    assert status == 0, err
+    from rho_desk.core.stores.rho_files import read_session
+
+    last = read_session(path).tree.snapshot().history[-1].enriched_assistant
+    assert last is not None and last.provenance is not None
+    assert last.provenance.model == "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    assert b"/home/someone" not in path.read_bytes()

@@ -1,10 +1,12 @@
 """``rho-desk continue`` against llama.cpp's own server and Qwen2.5-Coder 1.5B, a real model that
 calls tools, loops and runs away (opt-in: ``RHO_DESK_LLAMA=1``; see ``real_model.py``).
 
-What scripted servers cannot show: the tool round trip with a model's own calls, a model that
-asks for the same file again and again ending at the repetition guard, a call that runs into the
-output cap named as such, a reply printed once, and a turn that fails after its write listing
-the file it changed and leaving it in the checkpoint journal. The prompts are imperative and the
+What scripted servers cannot show: the tool round trip with a model's own calls (its GGUF path
+kept out of the session), a model that asks for the same file (or runs the same command, its run
+time varying) again and again ending at the repetition guard, a call and a text reply that run
+into the output cap named as such, a reply printed once, and a turn that fails after its write
+listing the file it changed and leaving it in the checkpoint journal. The server runs one thread
+(``-t 1``: on a busy two-core machine, twelve times faster than two). The prompts are imperative and the
 server samples at temperature 0, as small models need; each run is bounded by a timeout.
 """
 
@@ -97,7 +99,10 @@ async def test_the_model_calls_a_tool_and_answers(qwen: RealServer, tmp_path: Pa
     assert calls and calls[0].name == "read_file"
     assert any(m.tool_result is not None and "buy milk" in m.tool_result.content for m in history)
     replies = [m.enriched_assistant for m in history if m.enriched_assistant is not None]
-    assert replies[-1].provenance.model == qwen.served  # the name the server reports
+    # llama-server names its model by the GGUF path it loaded: the session keeps the file name only
+    assert qwen.served.endswith(".gguf")
+    assert replies[-1].provenance.model == Path(qwen.served).name
+    assert str(Path(qwen.served).parent).encode() not in path.read_bytes()
     # a token policy is in force: the estimate follows llama-server's own count (/tokenize)
     assert next(e for e in events if e["event"] == "usage")["estimate_calibrated"] is True
 
@@ -169,3 +174,37 @@ async def test_a_turn_that_fails_after_a_write_lists_and_keeps_the_record(qwen: 
     recorded = [f.path for c in journal.checkpoints for f in c.files]
     assert any(p.endswith("out.txt") for p in recorded)
     assert journal.checkpoints[-1].outcome.value == "failed"
+
+
+@pytest.mark.asyncio
+async def test_a_looping_shell_call_ends_at_the_guard_whatever_its_run_time(qwen: RealServer, tmp_path: Path) -> None:
+    _, path = _workspace(tmp_path)
+    status, _out, err, events = await _continue(
+        tmp_path, qwen, path,
+        "Call bash with the command: sleep 0.$((RANDOM % 5)); ls. After the result, call bash with the same "
+        "command again. Keep calling it again and again. Never answer with text.",
+        "--tools", "bypass", "--max-steps", "12", "--max-tokens", "256")  # fmt: skip
+    assert status == 0, err
+    completed = [e for e in events if e["event"] == "completed"]
+    assert completed and completed[0]["stop_reason"] == "Repetition", (events, err)
+    assert completed[0]["detail"].startswith("the model called bash "), completed[0]["detail"]
+    assert sum(e["event"] == "tool_started" for e in events) == 5  # the fifth same command, not the sixth
+
+
+@pytest.mark.asyncio
+async def test_a_text_reply_cut_at_the_output_cap_says_so(qwen: RealServer, tmp_path: Path) -> None:
+    _, path = _workspace(tmp_path)
+    status, _out, err, events = await _continue(
+        tmp_path, qwen, path, "Write every number from 1 to 300, separated by commas.", "--tools", "off",
+        "--max-tokens", "16")  # fmt: skip
+    assert status == 0, err
+    completed = [e for e in events if e["event"] == "completed"]
+    assert completed and completed[0]["stop_reason"] == "OutputLimit", (events, err)
+    assert completed[0]["detail"] == "the server cut the reply at its output limit (max_tokens 16; finish_reason: length)"
+    last = read_session(path).tree.snapshot().history[-1].enriched_assistant
+    assert last is not None and "".join(b.text or "" for b in last.content).strip()  # kept as written
+
+
+def test_the_server_runs_one_thread(qwen: RealServer) -> None:
+    args = list(qwen.process.args)  # type: ignore[arg-type]
+    assert args[args.index("-t") + 1] == "1"

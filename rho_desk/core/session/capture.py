@@ -123,10 +123,24 @@ class _PartialCall:
         return PartialToolCall(id=self.id, name=self.name, arguments="".join(self.fragments))
 
 
+_MODEL_FILES = (".gguf", ".ggml", ".bin", ".safetensors", ".pt", ".onnx")
+
+
+def model_file_name(name: str) -> str:
+    """``name``, or only its file name when it is a path (``/models/qwen.gguf``, ``~/m/qwen.gguf``,
+    ``C:\\models\\qwen.gguf``, ``models/qwen.gguf``): what a server's model name may be. A name
+    like ``Qwen/Qwen2.5-Coder-1.5B`` (an organisation and a model) is kept."""
+    rooted = name.startswith(("/", "~", "./", "../", "\\")) or (len(name) > 2 and name[1] == ":" and name[2] in "/\\")
+    if rooted or (("/" in name or "\\" in name) and name.lower().endswith(_MODEL_FILES)):
+        return name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    return name
+
+
 class StreamCapture:
     """The partial output of one provider call (content, summary, context, tool calls, usage)."""
 
-    __slots__ = ("_content", "_merge", "_seal", "context", "identity", "partials", "provenance", "summary", "usage")
+    __slots__ = ("_content", "_merge", "_seal", "context", "identity", "limited", "partials", "provenance", "summary",
+                 "usage")
 
     def __init__(self, identity: ModelIdentity) -> None:
         self.identity = identity
@@ -142,11 +156,16 @@ class StreamCapture:
         self.context: list[ProviderContextBlock] = []
         self.partials: dict[int, _PartialCall] = {}
         self.usage = _EMPTY_USAGE
+        self.limited: str | None = None
+        """Where the server cut the reply at its output limit, in words (``OutputLimited``)."""
 
     # -- updates, one per ModelEvent kind -------------------------------------------------
 
     def served(self, model: str) -> None:
-        """The server names the model that answered: the reply's provenance records it."""
+        """The server names the model that answered: the reply's provenance records it. A name
+        that is a path on the server's machine (llama-server names a model by the GGUF file it
+        loaded) is recorded by its file name: a session may leave the machine, its paths not."""
+        model = model_file_name(model)
         if model and model != self.identity.model:
             self.provenance = ModelIdentity(self.identity.provider, self.identity.api, model)
 

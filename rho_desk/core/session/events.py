@@ -98,6 +98,9 @@ class StopReason(enum.Enum):
     REPETITION = "Repetition"
     """rho-desk's own: the same tool call returned the same result ``repeat_limit`` times in the
     run (a model in a loop); what the run did so far is committed, as for ``MaxSteps``."""
+    OUTPUT_LIMIT = "OutputLimit"
+    """rho-desk's own: the final answer was cut at the server's output limit (the provider said
+    so: ``OutputLimited``); it is committed as written, and the outcome's detail says where."""
 
 
 class RunOutcome(msgspec.Struct, frozen=True):

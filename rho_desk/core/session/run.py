@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
@@ -69,6 +70,7 @@ from ..provider import (
     CancellationMode,
     ModelRequest,
     OutputDelta,
+    OutputLimited,
     ProviderContext,
     ReasoningDelta,
     ReasoningSummaryDelta,
@@ -125,6 +127,9 @@ MAX_RETRY_AFTER = 60.0
 """A provider's Retry-After is honoured up to this many seconds."""
 
 _EMPTY_USAGE = ModelUsage()
+_RUN_TIME: Final = re.compile(r"(?m)^time: \d+(?:\.\d+)?s\b")
+"""The run time the shell tool's result ends with (``time: 0.4s  exit code: 0``): two runs of the
+same command with the same output are the same result to the repetition guard."""
 _GENERATION_TOKENS = "rho_model_call_generation_output_tokens"
 _HOSTED_TOOL = "hosted_tool_activity"
 _TIER_FALLBACK = "service_tier_fallback"
@@ -327,6 +332,9 @@ class _Sink:
         elif kind is ServedModel:
             capture.served(event.name)
             return
+        elif kind is OutputLimited:
+            capture.limited = event.detail
+            out = ev.ProviderActivity("output_limit", event.detail)
         elif kind is RequestAttemptFailed:
             await self._worker.record_request(capture.usage.saturating_add(event.usage), "failed")
             capture.reset_usage()
@@ -524,6 +532,8 @@ class RunWorker:
             was_steered = bool(self.steering.staged)
             calls = [b.tool_call for b in content if b.tool_call is not None]
             if not calls and not was_steered:
+                if capture.limited is not None:  # a final answer cut short: committed, and said
+                    return await self._complete(content, ev.StopReason.OUTPUT_LIMIT, capture.limited)
                 return await self._complete(content, ev.StopReason.END_TURN)
             await self._tool_phase(calls)
             repeated = self._repeated(calls)
@@ -556,7 +566,8 @@ class RunWorker:
             result = results.get(call.id)
             if result is None:
                 continue
-            key = (call.name, json.dumps(call.arguments, sort_keys=True, default=str), result.ok, result.content)
+            content = _RUN_TIME.sub("time:", result.content) if "time: " in result.content else result.content
+            key = (call.name, json.dumps(call.arguments, sort_keys=True, default=str), result.ok, content)
             seen = self._seen_calls.get(key, 0) + 1
             self._seen_calls[key] = seen
             if seen >= limit:

@@ -13,7 +13,7 @@ MODULES = [
 ]  # fmt: skip
 # Provider stream events stay in rho_desk.core.provider: several share names with run events.
 NAMESPACED = {
-    "OutputDelta", "ProviderContext", "ReasoningDelta", "ReasoningSummaryDelta", "RequestAttemptFailed",
+    "OutputDelta", "OutputLimited", "ProviderContext", "ReasoningDelta", "ReasoningSummaryDelta", "RequestAttemptFailed",
     "ServedModel", "ToolCallDelta", "Usage", "WebSearch",
 }  # fmt: skip
 

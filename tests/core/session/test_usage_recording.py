@@ -122,3 +122,37 @@ async def test_rows_reach_the_ledger_and_a_compaction_request_carries_the_worksp
     with UsageLedger(path, cache_dir=False) as ledger:
         (row,) = ledger.session_requests(session.id)
     assert (row.purpose, row.outcome, row.input_tokens, row.step_index, row.attempt_index) == ("agent", "completed", 40, 1, 1)
+
+
+@pytest.mark.asyncio
+async def test_the_repetition_guard_ignores_the_shells_run_time() -> None:
+    """The same command with the same output is the same result, whatever it took to run: a loop
+    of ``bash`` calls ends at the fifth, not at the step limit (34.7: a real model needed six,
+    and one whose runs took varying times would have run on)."""
+    from rho_desk.core.tools import ToolOutput
+
+    class Timed(ScriptedTool):
+        runs = 0
+
+        async def call(self, invocation, context):  # type: ignore[no-untyped-def]
+            Timed.runs += 1
+            return ToolOutput(f"total 8\n-rw-r--r-- notes.txt\n\ntime: {0.1 * Timed.runs:.1f}s  exit code: 0")
+
+    turns = [ScriptedTurn.completed(tool_call_response((f"c{i}", "bash", {"command": "ls -la"}))) for i in range(12)]
+    rho = Rho.builder().provider(ScriptedProvider(turns)).tools([Timed("bash")]).max_steps(12).build()
+    outcome = await rho.session().complete("loop")
+    assert outcome.stop_reason is ev.StopReason.REPETITION and Timed.runs == 5
+    assert outcome.detail.startswith('the model called bash {"command": "ls -la"} 5 times with the same result')
+
+
+@pytest.mark.asyncio
+async def test_a_final_answer_cut_at_the_output_limit_ends_the_run_saying_so() -> None:
+    from rho_desk.core.provider import OutputDelta, OutputLimited, ServedModel
+
+    provider = ScriptedProvider([ScriptedTurn.streaming(
+        [ServedModel("/srv/models/q.gguf"), OutputDelta("One, two, thr"), OutputLimited("cut at 8 tokens")], "One, two, thr")])  # fmt: skip
+    session = Rho.builder().provider(provider).build().session()
+    outcome = await session.complete("count")
+    assert (outcome.stop_reason, outcome.detail) == (ev.StopReason.OUTPUT_LIMIT, "cut at 8 tokens")
+    last = session.history[-1].enriched_assistant
+    assert last is not None and last.provenance is not None and last.provenance.model == "q.gguf"
