@@ -24,6 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
+
 from ..core.errors import KnownError
 from ..core.export import Selection
 from ..core.stores.library import SessionLibrary
@@ -41,6 +43,9 @@ __all__ = ["Memory", "Scope", "ToolError"]
 REFRESH_SECONDS: Final = 10.0
 """How old the index may be before a call starts bringing it in step (in the background)."""
 MAX_PAGE: Final = 1000
+MAX_PAGE_BYTES: Final = 4_000_000
+"""A ``get_messages`` page ends before the message that would take it past 4 MB of JSON (a page
+always holds at least one message); ``next_start`` names the next one."""
 MAX_DIFF_CHARS: Final = 400_000
 """A ``get_changes`` answer's diff is cut here (with a note): a model reads no more."""
 _VIEWS: Final = 8
@@ -354,10 +359,15 @@ class Memory:
         end = min(total, start + limit)
         transcript = view.transcript(selection, self.gate)
         turns = turns_of(history)
-        entries = []
+        entries: list[dict[str, Any]] = []
+        size = 0
         for index in range(start, min(end, len(transcript.entries))):
             item = transcript.entries[index]
             message = item.get("message", {}) if isinstance(item, dict) else {}
+            size += len(msgspec.json.encode(message))
+            if entries and size > MAX_PAGE_BYTES:
+                end = index  # the rest of the page on the next call (next_start says where)
+                break
             entries.append({
                 "index": index, "turn": turns[index], "timestamp": item.get("timestamp"),
                 "role": _role(next(iter(message), "")), "message": message,

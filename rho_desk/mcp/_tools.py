@@ -59,7 +59,8 @@ TOOL_SPECS: Final[tuple[dict[str, Any], ...]] = (
         "name": "get_messages",
         "description": "A page of a session's transcript (the conversation as shown), through rho-desk's export: "
         "content classes left out become typed placeholders, secrets are redacted. Each entry has its index, "
-        "turn, time, role and the message in Rho's wire form." + _DATA,
+        "turn, time, role and the message in Rho's wire form; a page ends early rather than pass 4 MB "
+        "(next_start says where to go on)." + _DATA,
         "inputSchema": {
             "type": "object",
             "properties": {

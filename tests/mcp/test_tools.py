@@ -229,3 +229,15 @@ def test_calls_answer_while_the_first_index_is_built(demo: Path, tmp_path: Path)
         opening.join(60)
     answer = memory.call("search_sessions", {"query": "flaky refund webhook test"})
     assert answer["results"] and "note" not in answer
+
+
+def test_a_page_stops_before_4_mb(demo: Path, tmp_path: Path) -> None:
+    big = "word " * 600_000  # 3 MB a message
+    snapshot = SessionSnapshot.new("77777777-0000-4000-8000-000000000077", 1, tuple(
+        Message.user_text(f"{i} {big}") for i in range(3)), IDENTITY)  # fmt: skip
+    create_session(demo, PAYMENTS, snapshot, created=1_700_000_300, clock=lambda: 1_700_000_301, take_lease=False).close()
+    memory = _memory(demo, tmp_path)
+    first = memory.call("get_messages", {"session_id": "77777777"})
+    assert first["count"] == 1 and first["next_start"] == 1
+    second = memory.call("get_messages", {"session_id": "77777777", "start": 1})
+    assert second["count"] == 1 and second["next_start"] == 2
