@@ -41,10 +41,9 @@ class Refused(KnownError):
 
 @dataclass(slots=True)
 class Redacted:
-    """What one pass of the gate did: redactions by rule, and the classes left out."""
+    """What the gate redacted for one answer, by rule."""
 
     redactions: Counter[str] = field(default_factory=Counter)
-    excluded: tuple[str, ...] = ()
 
     def add(self, result: ExportResult) -> None:
         self.redactions.update(r.rule for r in result.redactions)

@@ -21,7 +21,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -367,5 +367,3 @@ class MemoryIndex:
             ).fetchall()
         return [IndexedSession(*row) for row in rows]
 
-
-Loader = Callable[[Entry], SessionView]

@@ -27,7 +27,6 @@ from typing import Any, Final
 import msgspec
 
 from ..core.errors import KnownError
-from ..core.export import Selection
 from ..core.stores.library import SessionLibrary
 from ..core.wire.model import MessageKind
 from ._args import Args
@@ -311,7 +310,7 @@ class Memory:
         revision = args.integer("revision", default=None, low=0, high=2**63 - 1)
         view = self._view(session)
         if revision is not None:
-            view = self._at_revision(session, revision)
+            view = read_view(session.path, self.gate, cwd=session.cwd, title=session.title, revision=revision)
         messages = view.messages
         touches = self.index.touches_of(session.rowid) if revision is None and session.rowid >= 0 else view.touches
         outline = _outline(view, touches)
@@ -335,18 +334,6 @@ class Memory:
         }
         tally.redactions.update(view.tally.redactions)
         return answer, session.id, None
-
-    def _at_revision(self, session: IndexedSession, revision: int) -> SessionView:
-        from ..core.export import read_export_source
-        from ._read import _call_touches
-
-        source = read_export_source(Path(session.path), revision, "display")
-        result = self.gate.session(source, Selection.everything())
-        tally = Redacted()
-        tally.add(result)
-        view = SessionView(session.path, source, result.snapshot, tally, session.cwd, session.title)
-        view.touches = list(_call_touches(view.messages, session.cwd))
-        return view
 
     def _get_messages(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
         session = self._session(args.text("session_id", required=True, limit=200))

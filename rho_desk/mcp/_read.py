@@ -37,7 +37,7 @@ from ..core.wire.model import Message, MessageKind
 from ..core.wire.snapshot import SessionSnapshot
 from ._gate import Gate, Redacted
 
-__all__ = ["MAX_FIELD_CHARS", "SessionView", "Touch", "Transcript", "read_view", "turns_of"]
+__all__ = ["MAX_FIELD_CHARS", "SessionView", "Touch", "Transcript", "first_line", "read_view", "turns_of"]
 
 MAX_FIELD_CHARS: Final = 200_000
 """Characters of one indexed field (prompts, replies, tool calls) per session: a session longer
@@ -215,16 +215,19 @@ def _journal_touches(path: Path) -> list[Touch]:
     ]
 
 
-def read_view(path: str, gate: Gate, *, cwd: str, title: str | None = None) -> SessionView:
-    """Read the session at ``path`` and redact it (every class) through ``gate``.
+def read_view(path: str, gate: Gate, *, cwd: str, title: str | None = None, revision: int | None = None) -> SessionView:
+    """Read the session at ``path`` (at ``revision``, default the latest) and redact it (every
+    class) through ``gate``. Files a turn changed come from the checkpoint journal too, for the
+    latest revision; from the tool calls alone for an earlier one.
 
     Raises:
-        InputError: the file cannot be parsed (the file, the line and the reason).
+        InputError: the file cannot be parsed (the file, the line and the reason), or has no
+            such revision.
         StorageError: it cannot be read.
         Refused: the audit flags it after redaction.
     """
     try:
-        source = read_export_source(Path(path), None, "display")
+        source = read_export_source(Path(path), revision, "display")
     except RecursionError:
         raise InputError("JSON nesting is too deep", source=path) from None
     except (MemoryError, ValueError) as exc:
@@ -232,11 +235,10 @@ def read_view(path: str, gate: Gate, *, cwd: str, title: str | None = None) -> S
     tally = Redacted()
     result = gate.session(source, Selection.everything())
     tally.add(result)
-    redacted = result.snapshot
-    view = SessionView(path, source, redacted, tally, cwd, title or source.title, exported=result)
-    messages = view.messages
-    touches = {(t.file, t.turn, t.kind): t for t in _journal_touches(Path(path))}
-    for touch in _call_touches(messages, cwd):
+    view = SessionView(path, source, result.snapshot, tally, cwd, title or source.title, exported=result)
+    journal = _journal_touches(Path(path)) if revision is None else []
+    touches = {(t.file, t.turn, t.kind): t for t in journal}
+    for touch in _call_touches(view.messages, cwd):
         touches.setdefault((touch.file, touch.turn, touch.kind), touch)
     view.touches = sorted(touches.values(), key=lambda t: (t.file, t.turn or 0, t.kind))
     return view
