@@ -304,18 +304,24 @@ class MemoryIndex:
             where += " AND s.updated_at >= ?"
             params.append(since)
         weights = ", ".join(str(w) for w in WEIGHTS)
-        sql = (
-            f"SELECT {_SESSION_COLUMNS}, bm25(docs, {weights}) AS score, "
-            "snippet(docs, -1, '⟦', '⟧', '…', 24) "
+        # Rank first, then cut snippets for the few hits only: SQLite computes every result
+        # column of every match before it sorts them, and a snippet is the dearest of them.
+        ranked = (
+            f"SELECT {_SESSION_COLUMNS}, bm25(docs, {weights}) AS score "
             f"FROM docs JOIN sessions s ON s.rowid = docs.rowid WHERE docs MATCH ? AND {where} "
             "ORDER BY score, s.updated_at DESC, s.id LIMIT ?"
         )
         with self._lock:
             try:
-                rows = self._db.execute(sql, [match, *params, limit]).fetchall()
+                rows = self._db.execute(ranked, [match, *params, limit]).fetchall()
+                marks = ",".join("?" * len(rows))
+                snippets = dict(self._db.execute(
+                    f"SELECT rowid, snippet(docs, -1, '⟦', '⟧', '…', 24) FROM docs WHERE docs MATCH ? AND rowid IN ({marks})",
+                    [match, *(row[0] for row in rows)],
+                ).fetchall()) if rows else {}  # fmt: skip
             except sqlite3.OperationalError as exc:
                 raise StorageError(f"the memory index: {exc}") from None
-        return [Hit(IndexedSession(*row[:10]), -float(row[10]), row[11]) for row in rows]
+        return [Hit(IndexedSession(*row[:10]), -float(row[10]), snippets.get(row[0], "")) for row in rows]
 
     def sessions(self, session_id: str, keys: Sequence[str] | None) -> list[IndexedSession]:
         """The sessions in scope whose id is ``session_id`` or starts with it (at least 8 chars)."""
