@@ -10,11 +10,14 @@ private-key headers, through the whole export and its audit).
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +25,8 @@ from rho_desk.core.export import SecretScanner, Selection, export_snapshot
 from rho_desk.core.wire.model import Message
 
 from .builders import canary_snapshot
+
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 
 
 def pem_headers(size: int) -> bytes:
@@ -70,6 +75,28 @@ def zero_width(size: int) -> bytes:
     return (unit * (size // len(unit) + 1))[:size]
 
 
+def _decoder_input(name: str) -> Callable[[int], bytes]:
+    """One of the benchmark's inputs that keep the decoders of encodings written as text busy."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_export
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return lambda size: bench_export.decoder_inputs(size)[name]  # type: ignore[no-any-return]
+
+
+def dense_lists(size: int) -> bytes:
+    """Printable byte lists and dumps one after another, each a decoded place (none a secret)."""
+    values = bytes(0x21 + (i * 7) % 90 for i in range(40))
+    unit = (
+        b"bytes([" + b", ".join(b"%d" % b for b in values) + b"])\n"
+        + b" ".join(b"%02X" % b for b in values) + b"\n"
+        + b"0000000 " + b" ".join(b"%02x" % b for b in values[:16]) + b"\n0000020\n"
+        + b"begin 644 x\n" + binascii.b2a_uu(values) + b"`\nend\n"
+    )
+    return (unit * (size // len(unit) + 1))[:size]
+
+
 INPUTS: dict[str, Callable[[int], bytes]] = {
     "pem-headers": pem_headers,
     "pem-blocks": pem_blocks,
@@ -78,6 +105,8 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
     "escapes": escapes,
     "nested-base64": nested_base64,
     "zero-width": zero_width,
+    "dense-lists": dense_lists,
+    **{name.replace("_", "-"): _decoder_input(name) for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes")},
 }
 
 

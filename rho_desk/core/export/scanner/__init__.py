@@ -20,8 +20,9 @@ joined by ``0xFF``) in this order:
    default-ignorable code point removed, NFKC and look-alike letters folded, ``\\/`` unescaped),
    scanned again around each place, as one buffer;
 6. **decoded regions** (``_decoders``): URL-encoding, escapes, base64/base32/hex (wrapped or
-   not), dumps and compressed streams, decoded and scanned again as one buffer, down to four
-   levels; hits are mapped back to the bytes they came from.
+   not), dumps (``_views``), byte lists (``_lists``), uuencode, git's base85 and Ascii85
+   (``_linecodes``), UTF-16, compressed and raw deflate streams, decoded and scanned again as one
+   buffer, down to four levels; hits are mapped back to the bytes they came from.
 
 Every step counts the bytes it reads (``_work``), so a test can check that the work stays linear.
 """

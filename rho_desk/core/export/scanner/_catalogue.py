@@ -60,7 +60,9 @@ Together, ElevenLabs, Voyage, Firecrawl, Cerebras, NVIDIA, Jina, E2B, Resend) an
 platforms (Supabase, Tailscale, PostHog, Deno, Figma, Netlify, Rootly, Ramp, Bitbucket), and any
 token whose prefix names a secret; a URL's password to the last ``@`` before the host; every
 default-ignorable code point and combining mark removed, NFKC's ASCII letters folded (mathematical
-letters), Greek look-alikes, ``\\/`` unescaped, ``\\u{…}`` and ``\\x{…}`` decoded."""
+letters), Greek look-alikes, ``\\/`` unescaped, ``\\u{…}`` and ``\\x{…}`` decoded; byte lists,
+uuencode, git's base85, Ascii85, UTF-16, raw deflate, lower-case base32 and od's dumps of numbers
+behind a line prefix decoded."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

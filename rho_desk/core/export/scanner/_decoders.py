@@ -3,8 +3,10 @@
 The scanner (``_secrets``) finds where an encoded region may start (``PERCENT``,
 ``ESCAPE_START``, runs of base64) and hands the region to these functions: each decodes one
 encoding (URL-encoding as many times as it was applied, ``\\uXXXX``/``\\xXX``/octal escapes
-at any depth of backslashes, base64 in either alphabet and any alignment, base32, hex, and gzip,
-zlib or bzip2 inflated within ``INFLATE_MAX`` and ``INFLATE_RATIO``), and ``known_forms`` gives
+at any depth of backslashes, base64 in either alphabet and any alignment, base32 in either case
+(in C, by ``int``), hex, and gzip, zlib or bzip2 inflated within ``INFLATE_MAX`` and
+``INFLATE_RATIO``; ``unwrap`` says what decoded bytes hold: a compressed or raw deflate stream,
+UTF-16 text), and ``known_forms`` gives
 the byte strings a known credential can appear as (cased, escaped, URL-encoded, base64 at each
 alignment). Decoded bytes are counted by the work counter (``_work``).
 """
@@ -27,6 +29,7 @@ from ._work import spend
 
 __all__ = [
     "BASE32",
+    "BASE32_LOWER",
     "ENCODED_MIN",
     "ESCAPED_TOKEN",
     "ESCAPED_TOKEN_MAX",
@@ -37,9 +40,11 @@ __all__ = [
     "INFLATE_RATIO",
     "PERCENT",
     "PERCENT_GATE",
+    "RAW_DEFLATE_MAX",
     "URL_TABLE",
     "b32_decode",
     "b64_decode",
+    "base32_text",
     "decode_escapes",
     "expand",
     "hex_decode",
@@ -49,6 +54,8 @@ __all__ = [
     "padded",
     "percent_decode",
     "textual",
+    "unwrap",
+    "widened",
 ]
 
 
@@ -176,6 +183,67 @@ def inflate(data: bytes) -> bytes | None:
     return out or None
 
 
+RAW_DEFLATE_MAX: Final = 1 << 16
+"""Longest binary tried as a raw deflate stream (no header says it is one), in bytes."""
+_WIDE_MIN: Final = 16
+
+
+def widened(data: bytes) -> bytes | None:
+    """UTF-16 text (ASCII with a NUL beside nine in ten of its characters, or a byte-order mark)
+    as UTF-8: what PowerShell's ``-EncodedCommand`` and Windows tools write; else None."""
+    if len(data) < _WIDE_MIN or b"\x00" not in data[:64]:
+        return None
+    even, odd = data[0::2], data[1::2]
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        codec = "utf-16"
+    elif odd.count(0) * 10 >= len(odd) * 9 and textual(even):
+        codec = "utf-16-le"
+    elif even.count(0) * 10 >= len(even) * 9 and textual(odd):
+        codec = "utf-16-be"
+    else:
+        return None
+    spend(len(data))
+    return data[: len(data) & ~1].decode(codec, "replace").encode("utf-8")
+
+
+def unwrap(decoded: bytes, encoding: str) -> tuple[bytes, str, bool]:
+    """What decoded bytes hold, the encoding that says how, and whether it is text: a gzip, zlib or
+    bzip2 stream inflated (``gzip+``), UTF-16 made UTF-8 (``utf-16+``), or binary that inflates as
+    a raw deflate stream to text (``deflate+``); else the bytes as they are."""
+    inflated = inflate(decoded) if len(decoded) >= 18 else None
+    if inflated is not None:
+        decoded, encoding = inflated, "gzip+" + encoding
+    text = is_text(decoded)
+    if not text and 8 <= len(decoded) <= RAW_DEFLATE_MAX and _deflate_head(decoded):
+        raw = _inflate_raw(decoded)
+        if raw is not None:
+            decoded, encoding, text = raw, "deflate+" + encoding, True
+    if (text and b"\x00" in decoded[:64]) or decoded[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        wide = widened(decoded)
+        if wide is not None:
+            return wide, "utf-16+" + encoding, True
+    return decoded, encoding, text
+
+
+def _deflate_head(data: bytes) -> bool:
+    """The first block header of a raw deflate stream can be ``data``'s: not the reserved block
+    type, and a stored block's length next to its complement."""
+    kind = data[0] >> 1 & 3
+    return kind in (1, 2) or (kind == 0 and len(data) >= 5 and data[1] ^ data[3] == 0xFF and data[2] ^ data[4] == 0xFF)
+
+
+def _inflate_raw(data: bytes) -> bytes | None:
+    """``data`` as a raw deflate stream (no header), inflated within the bounds, when that gives
+    text (random bytes often start a valid stream and give noise)."""
+    limit = min(INFLATE_MAX, INFLATE_RATIO * len(data) + 4096)
+    try:
+        out = zlib.decompressobj(-15).decompress(data, limit)
+    except zlib.error:
+        return None
+    spend(len(data) + len(out))
+    return out if len(out) >= 8 and (textual(out) or widened(out) is not None) else None
+
+
 def hex_decode(run: bytes) -> bytes | None:
     """``run`` as hex (at least ``HEX_MIN`` digits, an odd last one dropped), or None when it is
     not all hex digits (its head is looked at first: a chunk of base64 has a letter past ``f``
@@ -196,10 +264,16 @@ def textual(decoded: bytes) -> bool:
     return printable * 10 >= len(decoded) * 9
 
 
+_NEVER_UTF8: Final = bytes((0xC0, 0xC1, *range(0xF5, 0x100)))
+"""Bytes no UTF-8 text holds: binary is told apart without a decoding attempt, most of the time."""
+
+
 def is_text(decoded: bytes) -> bool:
     """ASCII, or UTF-8 text (a key with a zero-width space decodes to that)."""
     if decoded.isascii():
         return True
+    if len(decoded.translate(None, _NEVER_UTF8)) < len(decoded):
+        return False
     try:
         decoded.decode("utf-8")
     except UnicodeDecodeError:
@@ -209,15 +283,30 @@ def is_text(decoded: bytes) -> bool:
 _CONTROL: Final = bytes(b for b in range(256) if not (32 <= b < 127 or b in b"\t\n\r"))
 
 BASE32: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+BASE32_LOWER: Final = BASE32.lower()
+
+
+
+def base32_text(text: bytes) -> bool:
+    """All of base32's alphabet in one case (its head looked at first: base64 has a letter of the
+    other case within a few bytes)."""
+    alphabet = BASE32 if text[:1].isupper() else BASE32_LOWER
+    return not text[:64].translate(None, alphabet) and not text.translate(None, alphabet)
+
+
+_B32_TO_DIGITS: Final = bytes.maketrans(BASE32 + BASE32_LOWER, b"0123456789ABCDEFGHIJKLMNOPQRSTUV" * 2)
+"""Base32's alphabet as the digits ``int(…, 32)`` reads (C-level; ``base64.b32decode`` is Python)."""
 
 
 def b32_decode(run: bytes) -> bytes | None:
+    """Base32, either case, padded or not, decoded by ``int``; None when ``run`` is not base32."""
+    run = run.rstrip(b"=")
     while len(run) % 8 in (1, 3, 6):
         run = run[:-1]  # a partial quantum carries no whole byte
-    try:
-        return base64.b32decode(run + b"=" * (-len(run) % 8))
-    except binascii.Error:
+    if not run or run.translate(None, BASE32 + BASE32_LOWER):
         return None
+    size, spare = divmod(len(run) * 5, 8)
+    return (int(run.translate(_B32_TO_DIGITS), 32) >> spare).to_bytes(size, "big")
 
 
 def b64_decode(run: bytes) -> bytes | None:

@@ -10,14 +10,15 @@ would have put it in, ``narrow_kind`` says how much of a piece a vendor-token ru
 that are the lines of one wrapped base64 or hex block and ``block_chunks`` joins them back,
 a bounded chunk at a time, for decoding; ``BlobBatch`` holds decoded binary blobs until they are
 scanned together. ``line_diff`` is the line-aligned comparison
-``SecretScanner.rescan`` scans only the changed lines by.
+``SecretScanner.rescan`` scans only the changed lines by; ``dirty_blocks`` probes a buffer block
+by block, so a decoder or a view works only where its probe found something.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate, repeat
 from operator import add, itemgetter, sub
 from typing import Final, NamedTuple
@@ -32,6 +33,8 @@ __all__ = [
     "MIN_RUN",
     "NARROW_HEAD",
     "PIECE_MAX",
+    "PROBE_BLOCK",
+    "PROBE_OVERLAP",
     "RUN",
     "RUN_ALPHABET",
     "RUN_CONTEXT",
@@ -49,6 +52,7 @@ __all__ = [
     "Pieces",
     "block_chunks",
     "dense_runs",
+    "dirty_blocks",
     "find_runs",
     "gated_origins",
     "joined_pieces",
@@ -56,6 +60,7 @@ __all__ = [
     "narrow_kind",
     "outside",
     "runs_of",
+    "spans_around",
     "sparse_runs",
     "wrapped_blocks",
 ]
@@ -448,6 +453,40 @@ def line_diff(a: bytes, b: bytes) -> tuple[list[tuple[int, int, int]], list[tupl
         changed.append((j, end_b))
         i, j = end_a, end_b
     return same, changed
+
+
+# --- blocks a probe finds something in ------------------------------------------------------------
+
+PROBE_BLOCK: Final = 4096
+PROBE_OVERLAP: Final = 64
+"""Bytes a probed block reaches into the next (the longest place a probe looks for), so that no
+place is cut in two by a block's end."""
+
+
+def dirty_blocks(data: bytes, probe: Callable[[bytes], Sequence[bool]], kinds: int) -> list[list[int]]:
+    """Per kind, the starts of the ``PROBE_BLOCK``-byte blocks of ``data`` in which ``probe``
+    (of a block, and ``PROBE_OVERLAP`` bytes after it) says that kind occurs. A probe is one gate
+    pass over a block: a buffer whose gate found something somewhere is probed block by block,
+    so the work that follows is done where it is, not over the whole buffer."""
+    out: list[list[int]] = [[] for _ in range(kinds)]
+    spend(len(data))
+    for block in range(0, len(data), PROBE_BLOCK):
+        for kind, found in enumerate(probe(data[block : block + PROBE_BLOCK + PROBE_OVERLAP])):
+            if found:
+                out[kind].append(block)
+    return out
+
+
+def spans_around(blocks: list[int], size: int, margin: int) -> list[tuple[int, int]]:
+    """The blocks (their starts, in order) each widened by ``margin`` bytes, overlaps merged."""
+    spans: list[list[int]] = []
+    for block in blocks:
+        lo, hi = max(0, block - margin), min(size, block + PROBE_BLOCK + PROBE_OVERLAP + margin)
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = hi
+        else:
+            spans.append([lo, hi])
+    return [(lo, hi) for lo, hi in spans]
 
 
 # --- wrapped blocks ------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
 
+from ._engine import dirty_blocks
 from ._rules import Pass, gate_head
 from ._work import spend
 
@@ -53,6 +54,7 @@ __all__ = [
     "PARALLEL_MIN",
     "Gate",
     "GatePasses",
+    "Probe",
     "Reports",
     "Rule",
     "every_start",
@@ -376,3 +378,31 @@ def every_start(anchor: re.Pattern[bytes], lowered: bytes) -> Iterator[int]:
     while (m := anchor.search(lowered, pos)) is not None:
         yield m.start()
         pos = m.start() + 1
+
+
+class Probe:
+    """Triggers looked for block by block (``_engine.dirty_blocks``): a buffer whose gate found
+    one somewhere has the work it asks for done only in the blocks that hold it. One small gate
+    (or without hyperscan each trigger's ``re`` pattern, ``plain`` where it differs) a block."""
+
+    __slots__ = ("_gate", "_names", "_patterns")
+
+    def __init__(self, triggers: dict[str, bytes], plain: dict[str, bytes]) -> None:
+        self._names = tuple(triggers)
+        self._gate = gate(tuple(Rule(pattern, once=True) for pattern in triggers.values()))
+        self._patterns = tuple(re.compile(plain.get(name, pattern)) for name, pattern in triggers.items())
+
+    def blocks(self, data: bytes, present: frozenset[str]) -> dict[str, list[int]]:
+        """For each trigger in ``present``, the starts of the blocks of ``data`` that hold it."""
+        wanted = [name in present for name in self._names]
+        if not any(wanted):
+            return {}
+        found = self._gate
+
+        def probe(block: bytes) -> list[bool]:
+            if found is None:
+                return [want and p.search(block) is not None for want, p in zip(wanted, self._patterns, strict=True)]
+            ends = found.scan(block).ends
+            return [want and bool(e) for want, e in zip(wanted, ends, strict=True)]
+
+        return dict(zip(self._names, dirty_blocks(data, probe, len(self._names)), strict=True))

@@ -42,7 +42,7 @@ import bisect
 import functools
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from ._catalogue import (
@@ -58,6 +58,7 @@ from ._catalogue import (
 from ._commands import command_passes
 from ._decoders import (
     BASE32,
+    BASE32_LOWER,
     ENCODED_MIN,
     ESCAPE_GATE,
     ESCAPE_START,
@@ -69,15 +70,15 @@ from ._decoders import (
     URL_TABLE,
     b32_decode,
     b64_decode,
+    base32_text,
     decode_escapes,
     expand,
     hex_decode,
-    inflate,
-    is_text,
     known_forms,
     padded,
     percent_decode,
     textual,
+    unwrap,
 )
 from ._engine import (
     BATCH_SIZE,
@@ -96,6 +97,7 @@ from ._engine import (
     narrow_kind,
     outside,
     runs_of,
+    spans_around,
     wrapped_blocks,
 )
 from ._grammar import (
@@ -106,11 +108,18 @@ from ._grammar import (
     jwk_hits,
     named_from,
 )
+from ._lists import (
+    LIST_TRIGGER,
+    LOCATED,
+    byte_lists,
+    list_chunks,
+)
 from ._prefilter import (
     GATE_PARTS,
     HYPERSCAN,
     Gate,
     GatePasses,
+    Probe,
     Reports,
     Rule,
     every_start,
@@ -130,7 +139,9 @@ from ._rules import (
 )
 from ._views import (
     DUMP_START,
+    NORMALIZE_AT,
     NORMALIZE_GATE,
+    WINDOW,
     decode_dumps,
     normalized,
 )
@@ -163,12 +174,17 @@ _MEMO_TOKENS: Final = 1024
 """Escaped tokens up to this long, this many of them, are remembered decoded for the rest of a scan."""
 _TRIGGERS: Final = {
     "normalize": NORMALIZE_GATE,
+    "byte-list": LIST_TRIGGER,
     "percent": PERCENT_GATE,
     "escape": ESCAPE_GATE,
     "dump": re.escape(DUMP_START),
     "diff": rb"\n[+\-]|\\n[+\-]",
 }
 """What makes a view or a decoder worth running: a gate scan finds which occur, in one pass."""
+_PROBED: Final = ("normalize", "byte-list")
+"""The triggers whose work is done where they occur: a buffer that holds one is probed block by
+block (``_prefilter.Probe``)."""
+
 
 
 
@@ -190,6 +206,7 @@ class SecretScanner:
         # the token rules in another, run only when the data holds runs (None without hyperscan)
         self._gate = gate(keyword_rules, GATE_PARTS)
         self._token_gate = gate(token_rules)
+        self._probe = Probe({name: _TRIGGERS[name] for name in _PROBED}, {"normalize": NORMALIZE_AT.pattern})
         self._first_trigger = len(self._keyword_passes)
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
@@ -355,10 +372,12 @@ class SecretScanner:
         for hit in [h for h in hits if h.rule == "aws-access-key-id"]:
             hits.extend(aws_secret_near(data, hit))
         if decode:
+            listed = self._listed(data, reports)
             del reports  # the decoders below can hold a lot: free the gate's reports first
-            if "normalize" in present:
-                self._scan_normalized(data, hits, depth)
-            self._scan_decoded(data, runs, blobs, hits, decoded, depth, present)
+            probed = self._probe.blocks(data, present)
+            if probed.get("normalize"):
+                self._scan_normalized(data, hits, depth, spans_around(probed["normalize"], len(data), WINDOW))
+            self._scan_decoded(data, runs, blobs, hits, decoded, depth, present, listed, probed)
         return [hit for hit in hits if not placeholder(hit)]
 
     def _keywords(self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]) -> None:
@@ -535,35 +554,36 @@ class SecretScanner:
         origins.append(prev)
         return Joined(pieces, origins, b"\x00")
 
+    def _listed(self, data: bytes, reports: Reports | None) -> dict[str, Sequence[int]]:
+        """Where what each of ``LOCATED`` reads may end: the gate's reports, or without hyperscan
+        the ends of the matches ``re`` finds."""
+        if reports is not None:
+            first = self._first_trigger + len(_TRIGGERS)
+            return {name: reports.starts[first + i] for i, name in enumerate(LOCATED)}
+        return {name: located.ends(data) for name, located in LOCATED.items()}
+
     def _triggers(self, data: bytes, reports: Reports | None) -> frozenset[str]:
         """Which of ``_TRIGGERS`` occur in ``data`` (the gate's pass; without hyperscan, the cheap
         checks that rule a trigger out, else all of them)."""
         if reports is not None:
             found = reports.ends[self._first_trigger : self._first_trigger + len(_TRIGGERS)]
             return frozenset(name for name, ends in zip(_TRIGGERS, found, strict=True) if ends)
-        present = {"percent", "escape", "dump"}
+        present = {"percent", "escape", "dump", "byte-list"}
         if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
             present.add("diff")
         if b"\\" in data or not data.isascii():
             present.add("normalize")
         return frozenset(present)
 
-    def _scan_normalized(self, data: bytes, hits: list[Hit], depth: int) -> None:
-        """The windows ``_views`` rewrites (continuations and ignorables removed, look-alikes
-        folded, ``\\/`` unescaped) scanned again as one buffer, hits mapped back."""
-        view = normalized(data, _PIECE_GAP)
-        if not view.pieces:
+    def _scan_normalized(self, data: bytes, hits: list[Hit], depth: int, spans: list[tuple[int, int]]) -> None:
+        """The ``spans`` rewritten (``_views``: ignorables removed, look-alikes folded, ``\\/``
+        unescaped...) and scanned again as one buffer, hits mapped back."""
+        view = normalized(data, _PIECE_GAP, spans)
+        if not view.windows:
             return
-        pieces, origins = view.pieces, view.origins
-        joined = Joined(pieces, origins, b"")
-        size = len(joined.buffer)
-        for sub in self._scan(joined.buffer, depth=depth + 1, keywords=True):
-            _, start = joined.locate(sub.start)
-            index, last = joined.locate(max(sub.start, sub.end - 1))
-            piece_end = joined.starts[index + 1] if index + 1 < len(pieces) else size
-            end = origins[index + 1] if sub.end == piece_end and index + 1 < len(pieces) else last + 1
-            encoding = view.label(start, end) if sub.encoding == "plain" else sub.encoding
-            hits.append(Hit(sub.rule, start, end, sub.value, encoding))
+        for sub in self._scan(view.buffer, depth=depth + 1, keywords=True):
+            start, end, label = view.locate(sub.start, sub.end)
+            hits.append(Hit(sub.rule, start, end, sub.value, label if sub.encoding == "plain" else sub.encoding))
 
     def _scan_decoded(
         self,
@@ -574,6 +594,8 @@ class SecretScanner:
         decoded_out: list[tuple[int, int, bytes]] | None,
         depth: int,
         present: frozenset[str],
+        listed: dict[str, Sequence[int]] | None = None,
+        probed: dict[str, list[int]] | None = None,
     ) -> None:
         text_pieces: list[tuple[int, int, bytes, str]] = []
         binary_pieces: list[tuple[int, int, bytes, str]] = []
@@ -582,10 +604,8 @@ class SecretScanner:
         def add(start: int, end: int, decoded: bytes, encoding: str) -> None:
             nonlocal cost
             cost += len(decoded)
-            inflated = inflate(decoded) if len(decoded) >= 18 else None
-            if inflated is not None:
-                decoded, encoding = inflated, "gzip+" + encoding
-            (text_pieces if is_text(decoded) else binary_pieces).append((start, end, decoded, encoding))
+            decoded, encoding, text = unwrap(decoded, encoding)
+            (text_pieces if text else binary_pieces).append((start, end, decoded, encoding))
 
         marks: bytes | None = None
         # URL-encoded tokens (sk%2Dproj..., RHO%5FAUDIT..., and twice: %253D)
@@ -634,7 +654,15 @@ class SecretScanner:
                 add(lo, hi, plain, "unicode-escape")
         # hex dumps (xxd, hexdump -C, od -c) read back to their bytes
         for start, end, dumped in decode_dumps(data) if "dump" in present else ():
-            add(start, end, dumped, "hexdump")
+            add(start, end, dumped, "hexdump")  # and od's, each reading of a dump of numbers
+        # bytes as lists of numbers (_lists)
+        probed = probed or {}
+        for start, end, listed_bytes in byte_lists(data, list_chunks(data, spans_around(probed.get("byte-list", []), len(data), 1024))):
+            add(start, end, listed_bytes, "byte-list")
+        # uuencode, git's base85 and Ascii85 (_linecodes): where the gate reported them
+        for name, ends in (listed or {}).items():
+            for start, end, found in LOCATED[name].read(data, sorted(ends)) if ends else ():
+                add(start, end, found, name)
         # wrapped base64 or hex: lines of equal width (the last one shorter), decoded as one
         wrapped = wrapped_blocks(data, runs)
         batch = BlobBatch()
@@ -644,6 +672,10 @@ class SecretScanner:
                 if hexed is not None:
                     if textual(hexed):
                         add(start, end, hexed, "hex")
+                    continue
+                based = b32_decode(body) if base32_text(body) else None
+                if based is not None and textual(based):
+                    add(start, end, based, "base32")
                     continue
                 self._blob(body, start, end, hits, depth, batch)
                 del body
@@ -658,7 +690,7 @@ class SecretScanner:
                 hexed = hex_decode(run) if end - start >= HEX_MIN else None
                 if hexed is not None and textual(hexed):
                     add(start, end, hexed, "hex")
-                elif end - start >= MIN_RUN and run.isupper() and not run.translate(None, BASE32):
+                elif not run.translate(None, BASE32 if run.isupper() else BASE32_LOWER):  # base32, either case
                     based = b32_decode(run)
                     if based is not None and textual(based):
                         add(start, padded(data, end, 6), based, "base32")
@@ -703,11 +735,9 @@ class SecretScanner:
                 encoding = "base64"
                 if der_private_key(decoded):
                     cached.append(("private-key", b"der:" + decoded[:64], encoding))
-                inflated = inflate(decoded)
-                if inflated is not None:
-                    decoded, encoding = inflated, "gzip+base64"
+                decoded, encoding, text = unwrap(decoded, encoding)
                 # a blob decodes to an image or ciphertext, or to text (a base64 file)
-                if not is_text(decoded):
+                if not text:
                     self._blob_cache[digest] = cached  # completed by the batch's scan
                     batch.add(digest, decoded, start, end, encoding)
                     if batch.size >= BATCH_SIZE:
@@ -745,7 +775,9 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     keywords = (*keyword_passes(), *grammar_passes(), *command_passes())
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
-    keyword_rules = (*(keyword_rule(p) for p in keywords), *triggers, Rule(_KTY.pattern, start=_KTY.pattern))
+    # where a byte list, spaced characters, a uuencoded line... may end (``_listed``), then every kty
+    lists = tuple(Rule(located.gate, last=located.gate) for located in LOCATED.values())
+    keyword_rules = (*(keyword_rule(p) for p in keywords), *triggers, *lists, Rule(_KTY.pattern, start=_KTY.pattern))
     return tokens, keywords, token_rules, keyword_rules
 
 

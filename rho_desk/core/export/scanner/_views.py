@@ -15,23 +15,28 @@ inside it are undone (``NORMALIZE``, one pattern of every rewrite):
 * **escaped slashes**: ``\\/`` (PHP's ``json_encode``, JavaScript) is ``/``, so
   ``https:\\/\\/hooks.slack.com\\/services\\/…`` is a webhook again.
 
-The scanner rewrites the windows around each place ``NORMALIZE_AT`` finds (``normalized``) and
-scans them again, as one buffer. A view is pieces of the original (and replacements) with the
-offset each came from, so a match in the view maps back to the original bytes it covers
-(``_engine.Joined``). Wrapped base64 whose lines carry a prefix (``12:``, ``12→``, ``  12 |``,
-``> ``, a diff's ``+``) needs no view: the wrapped-block detection skips those prefixes between
-lines. **Dumps** (``xxd``, ``hexdump -C``, ``od -c``) are read back to the bytes they show
-(``decode_dumps``).
+The scanner rewrites the blocks where its gate finds a place ``NORMALIZE_AT`` describes
+(``normalized``: in C, one ``str.translate``) and scans them again, as one buffer; ``Normalized``
+maps a match back to the original bytes it covers, working a block out piece by piece (each
+piece with the offset it came from) only when a match lies in it. Wrapped base64 whose lines
+carry a prefix (``12:``, ``12→``, ``  12 |``, ``> ``, a diff's ``+``) needs no view: the
+wrapped-block detection skips those prefixes between lines. **Dumps** (``xxd``, ``hexdump -C``,
+``hexdump``, ``od -c``, ``od -t x1``, ``-b``, ``-x``, ``-t u1``), bare or behind a tool's line
+prefix, are read back to the bytes they show (``decode_dumps``).
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from typing import Final, NamedTuple
+from itertools import accumulate
+from typing import Final
 
+from ._engine import Joined
+from ._lists import readings
 from ._work import spend
 
 __all__ = [
@@ -91,20 +96,23 @@ DEFAULT_IGNORABLE: Final = (
 """Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15): characters
 a renderer shows as nothing, so a key can carry them unseen."""
 IGNORABLE: Final = utf8_pattern(DEFAULT_IGNORABLE)
-_MARKS: Final = utf8_pattern(((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F)))
+_MARK_RANGES: Final = ((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F))
+_MARKS: Final = utf8_pattern(_MARK_RANGES)
 """Combining marks (diacritics, underline and strike-through overlays): a window is rewritten
 where one follows or precedes a Latin letter or digit (``g̲h̲p̲_``, ``s̶k̶-``), and in it they are removed."""
 
 # What folds to ASCII everywhere it stands (nothing else writes text with it): fullwidth forms,
 # mathematical alphanumerics, enclosed and squared letters and digits.
-_FOLD_ALWAYS: Final = utf8_pattern(((0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x2460, 0x24FF), (0x1F100, 0x1F1FF)))
+_FOLD_ALWAYS_RANGES: Final = ((0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x2460, 0x24FF), (0x1F100, 0x1F1FF))
+_FOLD_ALWAYS: Final = utf8_pattern(_FOLD_ALWAYS_RANGES)
 # ... and what folds only beside a Latin letter or digit (prose uses it alone): Cyrillic and Greek
 # look-alikes, superscripts and subscripts, letter-like symbols, ligatures, small forms, hyphens
-_FOLD_BESIDE: Final = utf8_pattern((
+_FOLD_BESIDE_RANGES: Final = (
     (0x00AA, 0x00AA), (0x00B2, 0x00B3), (0x00B9, 0x00BA), (0x0391, 0x03C9), (0x0400, 0x045F),
     (0x1D2C, 0x1D6A), (0x2010, 0x2011), (0x2070, 0x209F), (0x2100, 0x214F), (0x2212, 0x2212),
     (0xFB00, 0xFB06), (0xFE50, 0xFE6B),
-))
+)
+_FOLD_BESIDE: Final = utf8_pattern(_FOLD_BESIDE_RANGES)
 _CONFUSABLE: Final = {
     "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
     "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "А": "A", "В": "B", "Е": "E",
@@ -117,8 +125,8 @@ _CONFUSABLE: Final = {
 
 CONTINUATION: Final = re.compile(rb"\\\r?\n|\\\\(?:\\r)?\\n")
 """A backslash-newline, raw or inside a JSON string (an escaped backslash, then ``\\n``)."""
-_SLASH: Final = rb"\\{1,7}/"
-_WORD: Final = rb"[A-Za-z0-9]"
+_SLASH: Final = rb"\\+/"
+_WORD: Final = rb"[A-Za-z0-9_\-]"
 _BESIDE: Final = rb"(?:" + IGNORABLE + rb"|" + _MARKS + rb"|" + _FOLD_BESIDE + rb")"
 
 NORMALIZE: Final = re.compile(
@@ -126,73 +134,109 @@ NORMALIZE: Final = re.compile(
     + rb")|(?P<fold>" + _FOLD_ALWAYS + rb"|" + _FOLD_BESIDE + rb")|(?P<slash>" + _SLASH + rb")"
 )
 """Every rewrite, inside a window: what each match becomes is ``_rewrite``'s."""
+_LOOK_ALIKE: Final = utf8_pattern(((0x0391, 0x03C9), (0x0400, 0x045F)))
+"""Greek and Cyrillic letters: a window is also rewritten where one starts a Latin word
+(``рassword`` with a Cyrillic ``р``)."""
 NORMALIZE_AT: Final = re.compile(
-    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH
-    + rb"|(?<=[A-Za-z0-9])" + _BESIDE + rb"|" + _BESIDE + rb"(?=[A-Za-z0-9])"
+    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH + rb"|(?<=[A-Za-z0-9_\-])" + _BESIDE
+    + rb"|" + _LOOK_ALIKE + rb"(?=[A-Za-z])"
 )
 """Where a window is worth rewriting: a continuation, an escaped slash, what folds everywhere,
-and an ignorable, a mark or a look-alike beside a Latin letter or digit (an emoji's variation
-selector or a Russian sentence is not a token)."""
+an ignorable, a mark or a look-alike after a Latin letter, a digit, ``_`` or ``-`` (an emoji's
+variation selector or a Russian sentence is not a token; an ignorable before a token does not
+cut it), and a Greek or Cyrillic letter before a Latin one."""
 NORMALIZE_GATE: Final = (
-    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH + rb"|" + _WORD + _BESIDE + rb"|" + _BESIDE + _WORD
+    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH + rb"|" + _WORD + _BESIDE + rb"|" + _LOOK_ALIKE + rb"[A-Za-z]"
 )
 """``NORMALIZE_AT`` without lookarounds (hyperscan has none): the same places, one byte wider."""
 
 
-def _fold(char: bytes) -> bytes:
-    text = char.decode("utf-8")
-    folded = _CONFUSABLE.get(text) or unicodedata.normalize("NFKC", text)
-    return folded.encode("utf-8") if folded.isascii() else char
+@functools.cache
+def _table() -> dict[int, str | None]:
+    """What ``str.translate`` makes of each character a window rewrites: ignorables and marks
+    removed, look-alikes and what NFKC makes ASCII folded (built once, about 8,000 entries)."""
+    table: dict[int, str | None] = {}
+    for lo, hi in (*DEFAULT_IGNORABLE, *_MARK_RANGES):
+        table.update(dict.fromkeys(range(lo, hi + 1)))
+    for lo, hi in (*_FOLD_ALWAYS_RANGES, *_FOLD_BESIDE_RANGES):
+        for code in range(lo, hi + 1):
+            char = chr(code)
+            folded = _CONFUSABLE.get(char) or unicodedata.normalize("NFKC", char)
+            if folded.isascii() and folded != char:
+                table[code] = folded
+    return table
+
+
+
+
+def _rewritten(window: bytes) -> bytes:
+    """A window rewritten in C: continuations removed and slashes unescaped, then every character
+    through the table (bytes that are not UTF-8 pass unchanged)."""
+    if b"\\" in window:
+        for continuation in (b"\\\\\\r\\n", b"\\\\\\n", b"\\\r\n", b"\\\n"):
+            if continuation in window:
+                window = window.replace(continuation, b"")
+        while b"\\/" in window:
+            window = window.replace(b"\\/", b"/")
+    text = window.decode("utf-8", "surrogateescape").translate(_table())
+    return text.encode("utf-8", "surrogateescape")
 
 
 def _rewrite(m: re.Match[bytes]) -> tuple[bytes, str]:
+    """What one ``NORMALIZE`` match becomes (the same as ``_rewritten``), and the rewrite's name."""
     kind = m.lastgroup or ""
-    if kind == "fold":
-        return _fold(m.group()), "nfkc"
     if kind == "slash":
         return b"/", "slash-escape"
-    return b"", "continuation" if kind == "continuation" else "zero-width"
+    if kind == "continuation":
+        return b"", "continuation"
+    replacement = _table().get(ord(m.group().decode("utf-8")), m.group().decode("utf-8"))
+    return (replacement or "").encode("utf-8"), "nfkc" if kind == "fold" else "zero-width"
 
 
-class Normalized(NamedTuple):
-    """The windows around every place worth rewriting, rewritten, as pieces: ``pieces[i]`` came
-    from ``origins[i]``; windows are separated by a piece of ``gap`` (no match crosses it); and
-    ``rewrites`` (by where they stand) says which rewrite was made at which offset."""
+class Normalized:
+    """The windows of ``data`` that hold a place worth rewriting, rewritten and joined by ``gap``
+    into ``buffer`` (in C); ``locate`` maps a span of it back to the original bytes it covers,
+    working a window out piece by piece only when a match lies in it."""
 
-    pieces: list[bytes]
-    origins: list[int]
-    rewrites: list[tuple[int, str]]
+    __slots__ = ("_data", "_pieces", "buffer", "starts", "windows")
 
-    def label(self, start: int, end: int) -> str:
-        """How the span ``[start, end)`` of the original was written: its first rewrite's name."""
-        k = bisect.bisect_left(self.rewrites, (start, ""))
-        return self.rewrites[k][1] if k < len(self.rewrites) and self.rewrites[k][0] < end else "normalized"
+    def __init__(self, data: bytes, windows: list[tuple[int, int]], gap: bytes) -> None:
+        self._data = data
+        self.windows = windows
+        rewritten = [_rewritten(data[lo:hi]) for lo, hi in windows]
+        self.starts = list(accumulate((len(w) + len(gap) for w in rewritten[:-1]), initial=0))
+        self.buffer = gap.join(rewritten)
+        self._pieces: dict[int, tuple[Joined, list[tuple[int, str]]] | None] = {}
+        spend(2 * len(self.buffer))
 
+    def locate(self, start: int, end: int) -> tuple[int, int, str]:
+        """The original span of ``[start, end)`` of ``buffer`` and how it was written (its first
+        rewrite's name); a span the pieces cannot place is its whole window."""
+        k = bisect.bisect_right(self.starts, start) - 1
+        lo, hi = self.windows[k]
+        if k not in self._pieces:
+            self._pieces[k] = self._pieces_of(lo, hi)
+        found = self._pieces[k]
+        if found is None:
+            return lo, hi, "normalized"
+        joined, rewrites = found
+        base = self.starts[k]
+        _, first = joined.locate(start - base)
+        index, last = joined.locate(max(start, end - 1) - base)
+        count = len(joined.origins)
+        piece_end = joined.starts[index + 1] if index + 1 < count else len(joined.buffer)
+        stop = joined.origins[index + 1] if end - base == piece_end and index + 1 < count else last + 1
+        at = bisect.bisect_left(rewrites, (first, ""))
+        label = rewrites[at][1] if at < len(rewrites) and rewrites[at][0] < stop else "normalized"
+        return first, min(stop, hi), label
 
-def normalized(data: bytes, gap: bytes) -> Normalized:
-    """``data``'s windows (``WINDOW`` bytes around each place ``NORMALIZE_AT`` finds, merged)
-    with every ``NORMALIZE`` rewrite made."""
-    spend(len(data))
-    spans: list[list[int]] = []
-    for m in NORMALIZE_AT.finditer(data):
-        lo, hi = max(0, m.start() - WINDOW), min(len(data), m.end() + WINDOW)
-        if spans and lo <= spans[-1][1]:
-            spans[-1][1] = hi
-        else:
-            spans.append([lo, hi])
-    pieces: list[bytes] = []
-    origins: list[int] = []
-    rewrites: list[tuple[int, str]] = []
-    for lo, hi in spans:
-        # a window may start or end inside a character: move to whole characters
-        while lo > 0 and data[lo] & 0xC0 == 0x80:
-            lo -= 1
-        while hi < len(data) and data[hi] & 0xC0 == 0x80:
-            hi += 1
-        spend(hi - lo)
-        if pieces:
-            pieces.append(gap)
-            origins.append(lo)
+    def _pieces_of(self, lo: int, hi: int) -> tuple[Joined, list[tuple[int, str]]] | None:
+        """The window ``[lo, hi)`` rewritten piece by piece (each piece with the offset it came
+        from), or None when that differs from ``_rewritten`` (it never should)."""
+        data = self._data
+        pieces: list[bytes] = []
+        origins: list[int] = []
+        rewrites: list[tuple[int, str]] = []
         pos = lo
         for m in NORMALIZE.finditer(data, lo, hi):
             replacement, kind = _rewrite(m)
@@ -207,7 +251,23 @@ def normalized(data: bytes, gap: bytes) -> Normalized:
             pos = m.end()
         pieces.append(data[pos:hi])
         origins.append(pos)
-    return Normalized(pieces, origins, rewrites)
+        spend(hi - lo)
+        joined = Joined(pieces, origins, b"")
+        return (joined, rewrites) if joined.buffer == _rewritten(data[lo:hi]) else None
+
+
+def normalized(data: bytes, gap: bytes, spans: list[tuple[int, int]]) -> Normalized:
+    """``data``'s windows: the ``spans`` (blocks where the gate found a place worth rewriting,
+    ``WINDOW`` bytes wider each side) on whole characters."""
+    windows = []
+    for lo, hi in spans:
+        # a window may start or end inside a character: move to whole characters
+        while lo > 0 and data[lo] & 0xC0 == 0x80:
+            lo -= 1
+        while hi < len(data) and data[hi] & 0xC0 == 0x80:
+            hi += 1
+        windows.append((lo, hi))
+    return Normalized(data, windows, gap)
 
 
 # --- dumps --------------------------------------------------------------------------------------
@@ -221,7 +281,8 @@ _OFFSET_ONLY: Final = re.compile(rb"[0-9a-f]{7,8}$")
 _OD_ESCAPES: Final = {b"0": 0, b"a": 7, b"b": 8, b"f": 12, b"n": 10, b"r": 13, b"t": 9, b"v": 11}
 _JSON_ESCAPE: Final = re.compile(rb'\\([nt"\\])')
 _JSON_UNESCAPE: Final = {b"n": b"\n", b"t": b"\t", b'"': b'"', b"\\": b"\\"}
-_JSON_REESCAPE: Final = re.compile(rb'[\n\t"\\]')
+_JSON_REESCAPE: Final = re.compile(rb'[\n\t"]|\\(?!u[0-9a-fA-F]{4})')
+"""What ``_JSON_ESCAPE`` undid, to measure a dump's span in the JSON (``\\u2192`` was left as it is)."""
 _JSON_REESCAPED: Final = {b"\n": b"\\n", b"\t": b"\\t", b'"': b'\\"', b"\\": b"\\\\"}
 
 
@@ -240,16 +301,31 @@ def _od_cells(cells: bytes) -> bytes:
     return bytes(out)
 
 
-def _parse_dump(text: bytes) -> tuple[bytes, int]:
-    """The bytes a dump shows and how much of ``text`` it spans (whole lines)."""
+_NUMBERS: Final = re.compile(rb"[0-9a-f]{7,8}((?: +[0-9a-fA-F]{2,6})+) *$")
+"""A line of a dump of numbers: ``od -t x1``, ``-b``, ``-x``, ``-t u1``, ``hexdump``."""
+_LINE_PREFIX: Final = re.compile(rb"[ \t]*[0-9]{1,9}(?:\xe2\x86\x92|\\u2192|\t|\\t|:|[ \t]+\|)[ \t]?|[ \t]*[+\->][ \t]?|[ \t]+")
+"""What a tool puts before a dump's lines: a line number (``cat -n``, a file read back with
+``12→`` or ``12:``), a diff's sign, a quote, indentation."""
+
+
+_DUMPS: Final = (_XXD, _HEXDUMP, _OD, _NUMBERS)
+
+
+def _parse_dump(text: bytes, prefixed: bool) -> tuple[list[bytes], int]:
+    """The bytes a dump shows (more than one reading for a dump of numbers) and how much of
+    ``text`` it spans (whole lines)."""
     out = bytearray()
+    numbers: list[bytes] = []
     used = 0
     kind: re.Pattern[bytes] | None = None
     for line in text.split(b"\n"):
         line_end = used + len(line) + 1
         stripped = line.rstrip(b"\r")
+        if prefixed:
+            head = _LINE_PREFIX.match(stripped)
+            stripped = stripped[head.end() :] if head is not None else stripped
         m = None
-        for pattern in (kind,) if kind is not None else (_XXD, _HEXDUMP, _OD):
+        for pattern in (kind,) if kind is not None else _DUMPS:
             m = pattern.match(stripped)
             if m is not None:
                 kind = pattern
@@ -260,23 +336,41 @@ def _parse_dump(text: bytes) -> tuple[bytes, int]:
             break
         if kind is _OD:
             out += _od_cells(m.group(1))
+        elif kind is _NUMBERS:
+            numbers += m.group(1).split()
         else:
             out += bytes.fromhex(m.group(1).replace(b" ", b"").decode("ascii"))
         used = line_end
-    return bytes(out), min(used, len(text))
+    found = list(readings(numbers)) if numbers else [bytes(out)]
+    return found, min(used, len(text))
 
 
 DUMP_START: Final = b"0000000"
+_DUMP_FIRST_LOOK: Final = 4096
+
+
+def _dump_line_start(data: bytes, pos: int) -> int | None:
+    """Where the line holding a dump's first offset starts, when what stands before the offset
+    on it is a prefix a tool adds (``_LINE_PREFIX``) or nothing; else None."""
+    lo = max(0, pos - 32)
+    raw, escaped, quote = data.rfind(b"\n", lo, pos), data.rfind(b"\\n", lo, pos), data.rfind(b'"', lo, pos)
+    start = max(raw + 1, escaped + 2 if escaped >= 0 else 0, quote + 1, data.rfind(b"\xff", lo, pos) + 1)
+    if start == 0 and lo > 0:
+        return None
+    return start if start == pos or _LINE_PREFIX.fullmatch(data, start, pos) else None
 
 
 def decode_dumps(data: bytes) -> Iterator[tuple[int, int, bytes]]:
-    """``(start, end, bytes)`` of every dump that starts at offset zero, raw or in a JSON string."""
+    """``(start, end, bytes)`` of every dump that starts at offset zero (each reading of a dump of
+    numbers), raw or in a JSON string, its lines bare or behind a tool's prefix."""
     pos = data.find(DUMP_START)
     while pos >= 0:
         end = pos + len(DUMP_START)
-        line_start = pos == 0 or data[pos - 1] in b"\n\"' \t\xff\x00" or data.endswith(b"\\n", 0, pos)
-        if line_start:
-            window = data[pos : pos + DUMP_MAX]
+        start = _dump_line_start(data, pos)
+        width = _DUMP_FIRST_LOOK
+        while start is not None:
+            # a window that grows while the dump fills it: a dump costs its size, not DUMP_MAX
+            window = data[start : start + width]
             raw_break, escaped_break = window.find(b"\n"), window.find(b"\\n")
             escaped = escaped_break >= 0 and (raw_break < 0 or escaped_break < raw_break)
             if escaped:
@@ -286,9 +380,14 @@ def decode_dumps(data: bytes) -> Iterator[tuple[int, int, bytes]]:
             else:
                 text = window
             spend(len(window))
-            decoded, used = _parse_dump(text)
-            if len(decoded) >= 8:
-                span = len(_JSON_REESCAPE.sub(lambda m: _JSON_REESCAPED[m.group()], text[:used])) if escaped else used
-                end = pos + span
-                yield pos, end, decoded
+            found, used = _parse_dump(text, start < pos)
+            if used >= len(text) - 256 and width < DUMP_MAX and start + width < len(data) and len(window) == width:
+                width *= 4
+                continue
+            span = len(_JSON_REESCAPE.sub(lambda m: _JSON_REESCAPED[m.group()], text[:used])) if escaped else used
+            for decoded in found:
+                if len(decoded) >= 8:
+                    end = max(end, start + span)
+                    yield start, start + span, decoded
+            break
         pos = data.find(DUMP_START, max(end, pos + 1))
