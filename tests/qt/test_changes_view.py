@@ -122,3 +122,19 @@ def test_library_search_finds_sessions_that_touched_a_file(make_window, run, tmp
     run(settle(context.bridge))
     assert view.current()[1].path == "README.md"  # type: ignore[index]
     view.close_index()
+
+
+def test_file_names_stay_readable_at_1024_pixels(make_window, run, tmp_path: Path) -> None:
+    """N5: at 1024 x 700 the File column was squeezed to "…" by Turn and Change sized to
+    "unsaved turn (failed)"; now they take at most a quarter each and File the rest."""
+    home, _workspace, path = _session_with_journal(tmp_path)
+    context = make_window(home=home, open_file=path)
+    window = context.window
+    window.resize(1024, 640)
+    window.app_actions.trigger("view.changes")
+    view = window.changes
+    run(until(lambda: view.changes is not None, context.bridge))
+    run(settle(context.bridge))
+    viewport = view.tree.viewport().width()
+    assert view.tree.columnWidth(1) <= viewport // 4 and view.tree.columnWidth(2) <= viewport // 4
+    assert view.tree.columnWidth(0) >= viewport // 2 - 1, (viewport, [view.tree.columnWidth(c) for c in range(3)])

@@ -81,7 +81,12 @@ def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(make_win
     assert WEBHOOK in keys
     row = keys.index(WEBHOOK)
     assert "Flaky refund webhook test" in view.sessions_model.data(view.sessions_model.index(row, 0))
-    view.sessions.doubleClicked.emit(view.sessions_model.index(row, 0))
+    view.sessions.setFocus()
+    view.sessions.setCurrentIndex(view.sessions_model.index(row, 0))
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    QTest.keyClick(view.sessions, Qt.Key.Key_Return)  # Enter opens it (a double click activates alike)
     run(settle(context.bridge, 5))
     assert context.document.path is not None and WEBHOOK in str(context.document.path)
     # a filter narrows everything
@@ -157,3 +162,97 @@ def test_a_home_without_a_ledger_says_so(make_window, run, demo_home: Path) -> N
     view.reload_button.click()
     run(settle(context.bridge, 3))
     assert view.data is not None and view.data.total.requests == 1
+
+
+def test_usage_fits_a_1024_pixel_screen_and_works_from_the_keyboard(make_window, run, demo_home: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The second walkthrough's N1, N4, N9, N10, N12, N14: the window fits 1024 x 700 with every
+    control reachable; Tab reaches the charts, the arrows pick a bar (read out), Enter lists the
+    sessions behind it, Enter in the table opens one; Esc and Ctrl+W close the window; the
+    filters are named by visible labels; the bars have room under the axis top; "All time"
+    shows no dates."""
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QLabel, QPushButton
+
+    from rho_desk.qt.ui import screen
+
+    monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, 1024, 700))
+    context = make_window(home=demo_home)
+    context.window.app_actions.trigger("library.usage")
+    window = context.window.usage_window
+    view = window.view
+    run(settle(context.bridge, 5))
+    least = window.minimumSizeHint()
+    assert least.width() <= 921 and least.height() <= 630, least
+    assert window.width() <= 921 and window.height() <= 630
+    for button in window.findChildren(QPushButton):  # every button inside the window
+        if button.isVisible():
+            corner = button.mapTo(window, button.rect().bottomRight())
+            assert 0 <= corner.x() <= window.width() and 0 <= corner.y() <= window.height(), button.text()
+    labels = {w.buddy(): w.text() for w in view.findChildren(QLabel) if w.buddy() is not None}
+    for combo, name in ((view.period, "Period:"), (view.workspace, "Workspace:"), (view.model_filter, "Model:"),
+                        (view.purpose, "Purpose:"), (view.stack, "Stack:"), (view.measure, "Measure:")):  # fmt: skip
+        assert labels.get(combo) == name
+    assert not view.since.isVisible() and not view.until.isVisible()  # "All time": no dates beside it
+    view.period.setCurrentIndex(view.period.findData(-1))
+    assert view.since.isVisible() and view.until.isVisible()
+    view.period.setCurrentIndex(0)
+    run(settle(context.bridge, 5))
+    # bars under the axis top
+    [axis_y] = [a for a in view.daily.chart().axes() if a.orientation() == Qt.Orientation.Vertical]
+    assert axis_y.max() > max(view.daily.totals)
+    # the keyboard: a chart, a bar, its sessions, one of them opened
+    view.daily.setFocus()
+    QTest.keyClick(view.daily, Qt.Key.Key_End)
+    last = view.daily.periods[-1]
+    assert view.daily.accessibleDescription().startswith(f"Selected: {last}, $")
+    assert view.daily.accessibleName() == "Cost per day"
+    QTest.keyClick(view.daily, Qt.Key.Key_Left)
+    picked = view.daily.periods[-2]
+    with SignalWaiter(view.sig_sessions_shown, run):
+        QTest.keyClick(view.daily, Qt.Key.Key_Return)
+    assert view.sessions_caption.text() == f"Sessions behind {picked}"
+    view.by_workspace.setFocus()
+    QTest.keyClick(view.by_workspace, Qt.Key.Key_Down)  # the top bar: the largest workspace
+    assert view.by_workspace.current == len(view.by_workspace.keys) - 1
+    assert "Selected: " in view.by_workspace.accessibleDescription()
+    with SignalWaiter(view.sig_sessions_shown, run):
+        QTest.keyClick(view.by_workspace, Qt.Key.Key_Space)
+    assert view.sessions_caption.text().startswith("Sessions behind /")
+    # Esc closes the window, and so does Ctrl+W
+    assert window.isVisible()
+    QTest.keyClick(window, Qt.Key.Key_Escape)
+    assert not window.isVisible()
+    context.window.app_actions.trigger("library.usage")
+    run(settle(context.bridge, 3))
+    assert window.isVisible()
+    QTest.keySequence(window, QKeySequence(QKeySequence.StandardKey.Close))
+    assert not window.isVisible()
+
+
+def test_an_empty_ledger_says_so_instead_of_blank_charts(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """N11: a ledger with its table and no rows showed "0 requests" over two empty frames."""
+    import sqlite3
+
+    db = sqlite3.connect(demo_home / "usage.sqlite3")
+    with db:
+        db.execute("DELETE FROM usage_events")
+    db.close()
+    context = make_window(home=demo_home)
+    view = context.window.show_usage()
+    run(settle(context.bridge, 5))
+    assert view.data is not None and view.data.total.requests == 0
+    assert view.empty.isVisible() and not view.body.isVisible()
+    assert view.empty.title.text() == "No requests" and "holds no requests yet" in view.empty.hint.text()
+
+
+def test_the_main_window_opens_fitted_to_a_small_screen(make_window, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """N8: it opened at a fixed 1280 x 800 on a 1024 x 700 screen."""
+    from PySide6.QtCore import QRect
+
+    from rho_desk.qt.ui import screen
+
+    monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, 1024, 700))
+    context = make_window(home=tmp_path)
+    assert context.window.width() <= 1024 and context.window.height() <= 700, context.window.size()

@@ -161,10 +161,15 @@ class ChangesView(QWidget):
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # File takes what Turn and Change leave, and they never more than a quarter each: at 1024
+        # pixels "unsaved turn (failed)" squeezed every file name to "…"; long paths elide in the middle
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(False)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.model.modelReset.connect(self._fit_columns)
+        self.tree.header().geometriesChanged.connect(self._fit_columns)
         self.tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
         self.tree.activated.connect(lambda _i: self.go_to_turn())
         self.library_model = LibraryTouchedModel(self)
@@ -232,6 +237,15 @@ class ChangesView(QWidget):
         document.sig_closed.connect(self._on_document_closed)
 
     # -- loading ---------------------------------------------------------------------------------------
+
+    def _fit_columns(self) -> None:
+        """Turn and Change as wide as their text, at most a quarter of the tree each."""
+        width = self.tree.viewport().width()
+        if width <= 0:
+            return
+        for column in (1, 2):
+            wanted = max(self.tree.sizeHintForColumn(column), self.tree.header().sectionSizeHint(column))
+            self.tree.setColumnWidth(column, min(wanted, width // 4))
 
     def _on_document_changed(self) -> None:
         self._stale = True

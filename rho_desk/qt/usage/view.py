@@ -62,7 +62,7 @@ from ..services.bridge import EngineBridge, in_thread
 from ..ui.roles import Role
 from ..ui.screen import fit_to_screen
 from ..ui.theme import Theme
-from ..ui.widgets import EmptyState
+from ..ui.widgets import ElidedLabel, EmptyState
 from .model import PaybackModel, UsageGroupsModel, money
 
 __all__ = ["StackedBarChart", "UsageView", "UsageWindow", "WorkspaceChart"]
@@ -99,9 +99,17 @@ def _period_days(key: str, unit: str) -> tuple[dt.date, dt.date]:
 
 
 class _Chart(QChartView):
+    """A chart the keyboard can use: Tab reaches it, the arrows (Home, End) pick a bar, which is
+    highlighted and read out (the accessible description names it and its value), and Enter or
+    Space acts as a click on it."""
+
     def __init__(self, theme: Theme, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(name)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.current = -1
+        """The bar the keyboard picked (-1: none)."""
+        self.summary_text = ""
         self.theme = theme
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setMinimumHeight(200)
@@ -117,7 +125,60 @@ class _Chart(QChartView):
         axis.setGridLineColor(self.theme.color("border"))
         axis.setLinePenColor(self.theme.color("border"))
 
+    # -- the keyboard ------------------------------------------------------------------------
+
+    def bar_count(self) -> int:
+        return 0
+
+    def bar_words(self, index: int) -> str:
+        """The bar at ``index`` in words (its label and value)."""
+        return ""
+
+    def activate(self, index: int) -> None:
+        """Act as a click on the bar at ``index``."""
+
+    def _bar_sets(self) -> list[QBarSet]:
+        return [bar for series in self.chart().series() for bar in series.barSets()]  # type: ignore[attr-defined]
+
+    def pick(self, index: int) -> None:
+        """Highlight the bar at ``index`` and say which it is (to a screen reader too)."""
+        count = self.bar_count()
+        if not count:
+            return
+        self.current = max(0, min(index, count - 1))
+        for bar in self._bar_sets():
+            bar.deselectAllBars()
+            bar.setSelectedColor(QColor(self.theme.color("accent")))
+            bar.selectBar(self.current)
+        self._describe()
+
+    def _describe(self) -> None:
+        picked = f"Selected: {self.bar_words(self.current)} (Enter lists its sessions). " if self.current >= 0 else ""
+        self.setAccessibleDescription(picked + self.summary_text)
+        from PySide6.QtGui import QAccessible, QAccessibleEvent
+
+        QAccessible.updateAccessibility(QAccessibleEvent(self, QAccessible.Event.DescriptionChanged))
+
+    def keyPressEvent(self, event: Any) -> None:
+        key, count = event.key(), self.bar_count()
+        steps = {Qt.Key.Key_Left: -1, Qt.Key.Key_Up: -1, Qt.Key.Key_Right: 1, Qt.Key.Key_Down: 1}
+        if count and key in steps:
+            self.pick(self.current + steps[key] if self.current >= 0 else (0 if steps[key] > 0 else count - 1))
+        elif count and key in (Qt.Key.Key_Home, Qt.Key.Key_End):
+            self.pick(0 if key == Qt.Key.Key_Home else count - 1)
+        elif count and self.current >= 0 and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.activate(self.current)
+        else:
+            super().keyPressEvent(event)
+
+    @staticmethod
+    def _headroom(axis: QValueAxis, highest: float) -> None:
+        """Room above the tallest bar, on round ticks (it was cut at its own value)."""
+        axis.setRange(0, highest * 1.08 if highest > 0 else 1)
+        axis.applyNiceNumbers()
+
     def _reset(self) -> QChart:
+        self.current = -1
         chart = self.chart()
         chart.removeAllSeries()
         for axis in chart.axes():
@@ -141,6 +202,8 @@ class StackedBarChart(_Chart):
         super().__init__(theme, "UsageDailyChart", parent)
         self.setAccessibleName("Usage per day")
         self.periods: list[str] = []
+        self.totals: list[float] = []
+        self.shown_metric = "cost"
         self.stacks: list[str] = []
         self.unit = "day"
 
@@ -166,7 +229,9 @@ class StackedBarChart(_Chart):
         axis_x.setTruncateLabels(False)
         axis_y = QValueAxis()
         axis_y.setLabelFormat("$%.2f" if metric == "cost" else "%.0f")
-        axis_y.setMin(0)
+        self.totals = [sum(_value(series.cells.get((x, k)), metric) for k in series.stacks) for x in self.periods]
+        self._headroom(axis_y, max(self.totals, default=0.0))
+        self.shown_metric = metric
         for axis, side in ((axis_x, Qt.AlignmentFlag.AlignBottom), (axis_y, Qt.AlignmentFlag.AlignLeft)):
             self._style_axis(axis)
             chart.addAxis(axis, side)
@@ -174,7 +239,19 @@ class StackedBarChart(_Chart):
         what = "cost" if metric == "cost" else "tokens"
         chart.setTitle(f"{what.capitalize()} per {unit}")
         chart.setTitleBrush(self.theme.color("text"))
-        self.setAccessibleDescription(self.describe(series, metric))
+        self.setAccessibleName(f"{what.capitalize()} per {unit}")
+        self.summary_text = self.describe(series, metric)
+        self._describe()
+
+    def bar_count(self) -> int:
+        return len(self.periods)
+
+    def bar_words(self, index: int) -> str:
+        return f"{self.periods[index]}, {_short(self.totals[index], self.shown_metric)}"
+
+    def activate(self, index: int) -> None:
+        if 0 <= index < len(self.periods):
+            self.sig_bar_clicked.emit(self.periods[index], OTHER)  # the whole bar: every stack
 
     def _labels(self) -> list[str]:
         """One label per bar, about ten of them readable. A category axis needs distinct names,
@@ -213,6 +290,8 @@ class WorkspaceChart(_Chart):
         super().__init__(theme, "UsageWorkspaceChart", parent)
         self.setAccessibleName("Usage per workspace")
         self.keys: list[str] = []
+        self.values: list[float] = []
+        self.shown_metric = "cost"
         self.chart().legend().hide()
 
     def set_groups(self, groups: list[UsageGroup], metric: str) -> None:
@@ -231,16 +310,41 @@ class WorkspaceChart(_Chart):
         axis_y.append([Path(k).name or k or "(none)" for k in self.keys] or [""])
         axis_x = QValueAxis()
         axis_x.setLabelFormat("$%.2f" if metric == "cost" else "%.0f")
-        axis_x.setMin(0)
         axis_x.setTickCount(4)
+        self.values = [_value(g, metric) for g in top]
+        self.shown_metric = metric
+        self._headroom(axis_x, max(self.values, default=0.0))
         for axis, side in ((axis_y, Qt.AlignmentFlag.AlignLeft), (axis_x, Qt.AlignmentFlag.AlignBottom)):
             self._style_axis(axis)
             chart.addAxis(axis, side)
             series.attachAxis(axis)
         chart.setTitle("By workspace")
         chart.setTitleBrush(self.theme.color("text"))
-        self.setAccessibleDescription("; ".join(f"{Path(g.key).name or '(none)'} {_short(_value(g, metric), metric)}"
-                                                for g in reversed(top)) or "No requests")  # fmt: skip
+        self.setAccessibleName(f"{'Cost' if metric == 'cost' else 'Tokens'} by workspace")
+        self.summary_text = "; ".join(f"{Path(g.key).name or '(none)'} {_short(_value(g, metric), metric)}"
+                                      for g in reversed(top)) or "No requests"  # fmt: skip
+        self._describe()
+
+    def bar_count(self) -> int:
+        return len(self.keys)
+
+    def keyPressEvent(self, event: Any) -> None:
+        # the largest bar is drawn at the top and is the last index: Up and Down follow the screen
+        flipped = {Qt.Key.Key_Up: Qt.Key.Key_Right, Qt.Key.Key_Down: Qt.Key.Key_Left}.get(event.key())
+        if flipped is not None and self.keys:
+            if self.current < 0:
+                self.pick(len(self.keys) - 1)
+            else:
+                self.pick(self.current + (1 if flipped == Qt.Key.Key_Right else -1))
+            return
+        super().keyPressEvent(event)
+
+    def bar_words(self, index: int) -> str:
+        return f"{self.keys[index] or '(no workspace recorded)'}, {_short(self.values[index], self.shown_metric)}"
+
+    def activate(self, index: int) -> None:
+        if 0 <= index < len(self.keys):
+            self.sig_bar_clicked.emit(self.keys[index])
 
     def _on_clicked(self, index: int, _bar: QBarSet) -> None:
         if 0 <= index < len(self.keys):
@@ -261,8 +365,13 @@ class UsageView(QWidget):
         sig_payback_shown(object): a :class:`PaybackReport` is on screen.
     """
 
+    NO_LEDGER: Final = "Rho records every model request in usage.sqlite3 in its home folder; this Rho home has none yet."
+    NO_REQUESTS: Final = ("The usage ledger holds no requests yet: Rho (and rho-desk, when it continues a "
+                          "session) adds one with each model request.")  # fmt: skip
+    NO_MATCH: Final = "No request in the ledger matches these filters."
+
     sig_session_requested = Signal(object)
-    """The user double-clicked a session: its transcript path."""
+    """The user opened a session (Enter or a double click): its transcript path."""
     sig_overview_shown = Signal(object)
     """An :class:`Overview` was drawn."""
     sig_sessions_shown = Signal(str)
@@ -298,7 +407,7 @@ class UsageView(QWidget):
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
             edit.setAccessibleName(name)
-            edit.setEnabled(False)
+            edit.setVisible(False)  # shown for a custom range only: no editable-looking dates beside "All time"
         today = QDate.currentDate()
         self.since.setDate(today.addDays(-30))
         self.until.setDate(today)
@@ -315,16 +424,34 @@ class UsageView(QWidget):
         self.measure.addItem("Tokens", "tokens")
         self.reload_button = QPushButton("&Reload")
         self.reload_button.setToolTip("Read the ledger again (Rho may have written since)")
-        bar = QHBoxLayout()
-        bar.setSpacing(6)
-        for widget in (self.period, self.since, self.until, self.workspace, self.model_filter, self.purpose,
-                       self.stack, self.measure):  # fmt: skip
-            bar.addWidget(widget)
-        bar.addStretch(1)
-        bar.addWidget(self.reload_button)
+        # two rows, each label naming its control (to a screen reader too): the filters, then
+        # how the figures are drawn; the view then fits a 1024-pixel screen
+        filters, drawing = QHBoxLayout(), QHBoxLayout()
+        for row in (filters, drawing):
+            row.setSpacing(6)
+        for row, label, widget in ((filters, "Period", self.period), (filters, None, self.since),
+                                   (filters, None, self.until), (filters, "Workspace", self.workspace),
+                                   (filters, "Model", self.model_filter), (drawing, "Purpose", self.purpose),
+                                   (drawing, "Stack", self.stack), (drawing, "Measure", self.measure)):  # fmt: skip
+            if label is not None:
+                caption = QLabel(f"{label}:")
+                caption.setBuddy(widget)
+                row.addWidget(caption)
+            row.addWidget(widget)
+        filters.addStretch(1)
+        self.chart_hint = ElidedLabel("Charts: the arrows pick a bar, Enter lists its sessions",
+                                      mode=Qt.TextElideMode.ElideRight)  # fmt: skip
+        self.chart_hint.setObjectName("Hint")
+        drawing.addWidget(self.chart_hint, 1)
+        drawing.addWidget(self.reload_button)
+        bar = QVBoxLayout()
+        bar.setSpacing(4)
+        bar.addLayout(filters)
+        bar.addLayout(drawing)
 
         self.summary = QLabel("")
         self.summary.setObjectName("SectionTitle")
+        self.summary.setWordWrap(True)  # two lines on a narrow screen rather than a window too wide for it
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.daily = StackedBarChart(theme)
         self.by_workspace = WorkspaceChart(theme)
@@ -370,8 +497,7 @@ class UsageView(QWidget):
         self.body.addWidget(self.detail_tabs)
         self.body.setStretchFactor(0, 3)
         self.body.setStretchFactor(1, 2)
-        self.empty = EmptyState("No usage ledger", "Rho records every model request in usage.sqlite3 in its "
-                                "home folder; this Rho home has none yet.")  # fmt: skip
+        self.empty = EmptyState("No usage ledger", self.NO_LEDGER)
         self.empty.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
@@ -390,8 +516,9 @@ class UsageView(QWidget):
         self.daily.sig_bar_clicked.connect(self._on_daily_bar_clicked)
         self.by_workspace.sig_bar_clicked.connect(self._on_workspace_bar_clicked)
         self.show_top.clicked.connect(self._on_show_top_clicked)
-        self.sessions.doubleClicked.connect(self._on_session_double_clicked)
-        self.payback_table.doubleClicked.connect(self._on_session_double_clicked)
+        # activated: Enter or Return, and the double (or single) click the style activates with
+        self.sessions.activated.connect(self._on_session_activated)
+        self.payback_table.activated.connect(self._on_session_activated)
         self.detail_tabs.currentChanged.connect(lambda _i: self._maybe_load_payback())
 
     # -- widgets -------------------------------------------------------------------------------
@@ -402,7 +529,7 @@ class UsageView(QWidget):
         combo.setAccessibleName(name)
         combo.addItem(everything, None)
         combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        combo.setMaximumWidth(260)
+        combo.setMaximumWidth(230)
         return combo
 
     @staticmethod
@@ -462,11 +589,15 @@ class UsageView(QWidget):
 
     def _on_period_changed(self, _index: int) -> None:
         custom = self.period.currentData() == -1
-        self.since.setEnabled(custom)
-        self.until.setEnabled(custom)
+        self.since.setVisible(custom)
+        self.until.setVisible(custom)
         self.reload()
 
     # -- loading ---------------------------------------------------------------------------------
+
+    def _say_empty(self, title: str, hint: str) -> None:
+        self.empty.title.setText(title)
+        self.empty.hint.setText(hint)
 
     def ledger(self) -> Path | None:
         home = self.home()
@@ -480,6 +611,7 @@ class UsageView(QWidget):
             self.data = None
             self.body.hide()
             self.summary.setText("")
+            self._say_empty("No usage ledger", self.NO_LEDGER)
             self.empty.show()
             return
         self.bridge.run(self._aload(self._generation, path, self.current_filter(), str(self.stack.currentData())),
@@ -516,8 +648,13 @@ class UsageView(QWidget):
             text += f" (+ {t.requests_without_cost:,} requests that reported no cost)"
         text += f" · {t.input_tokens:,} input, {t.cache_read_tokens:,} cache read, {t.output_tokens:,} output tokens"
         self.summary.setText(text)
+        if not t.requests:  # no bars to draw: say why, as for a missing ledger
+            whole = self.filter == UsageFilter(local=True)
+            self._say_empty("No requests", self.NO_REQUESTS if whole else self.NO_MATCH)
+            self.body.hide()
+            self.empty.show()
         self._show_charts(data)
-        self._show_sessions(data.sessions, "Most expensive sessions (double-click to open)", top=True)
+        self._show_sessions(data.sessions, "Most expensive sessions (Enter or a double click opens one)", top=True)
         self.payback_model.set_rows([])
         self.payback_caption.setText("Compaction payback: computing…" if self.detail_tabs.currentIndex() == 1
                                      else "Compaction payback: open this tab to compute it.")  # fmt: skip
@@ -608,9 +745,9 @@ class UsageView(QWidget):
 
     def _on_show_top_clicked(self) -> None:
         if self.data is not None:
-            self._show_sessions(self.data.sessions, "Most expensive sessions (double-click to open)", top=True)
+            self._show_sessions(self.data.sessions, "Most expensive sessions (Enter or a double click opens one)", top=True)
 
-    def _on_session_double_clicked(self, index: QModelIndex) -> None:
+    def _on_session_activated(self, index: QModelIndex) -> None:
         row = index.model().data(index, Role.ROW)
         session_id = getattr(row, "key", None) or getattr(row, "session_id", None)
         summary = self.names.get(str(session_id)) if session_id else None
@@ -678,3 +815,10 @@ class UsageWindow(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(view)
         fit_to_screen(self, 1180, 760)
+        # Esc and Ctrl+W close it, as the dialogs close (Esc first leaves an open combo's list)
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        for keys in (QKeySequence(Qt.Key.Key_Escape), QKeySequence(QKeySequence.StandardKey.Close)):
+            shortcut = QShortcut(keys, self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(self.close)

@@ -55,6 +55,7 @@ from ..services.settings import (
     PREFS_HISTORY_MODE,
 )
 from ..ui.resources import Icon, icon, pixmap
+from ..ui.screen import fit_to_screen
 from ..ui.text import plural, session_title, shorten, size_text
 from ..ui.widgets import ElidedLabel
 from .actions import Actions
@@ -165,7 +166,7 @@ class MainWindow(QMainWindow):
         theme = services.theme.theme
         self.setWindowIcon(icon(Icon.APP, theme.accent))
         self.setAcceptDrops(True)
-        self.resize(1280, 800)
+        fit_to_screen(self, 1280, 800)  # a 1024 x 700 screen gets a window that fits it
 
         self.app_actions = Actions(self, icon_for=lambda name: icon(name, services.theme.theme.text))
         self.menus = self.app_actions.build_menus(self.menuBar())
