@@ -13,6 +13,7 @@ import argparse
 import gc
 import sys
 from pathlib import Path
+from typing import Any
 
 from .status import EXIT_OK
 
@@ -33,11 +34,14 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.path.exists():
         raise InputError("no such file or folder", source=str(args.path))
+    notes: list[Any] = []
     with gc_paused():
-        snapshot = open_snapshot(args.path, args.revision)
+        snapshot = open_snapshot(args.path, args.revision, notes=notes)
         # Kept until the process ends: out of the cyclic collector's sight, which would otherwise
         # scan every message once the collector is back.
         gc.freeze()
+    for note in notes:  # what was passed over, as check and show name it (Rho itself refuses a newer record)
+        sys.stderr.write(f"rho-desk: note: {note.text()}\n")
     data = encode_pretty(snapshot) if args.pretty else encode(snapshot)
     if args.output is None:
         if args.raw:

@@ -46,3 +46,16 @@ def test_snapshot_bad_input(tmp_path: Path) -> None:
     doc.write_text('{"schema_version": 3, "session_id": "x", "revision": 1, "history": [], '
                    '"provider": {"provider": "a", "api": "b", "model": "c"}}')  # fmt: skip
     assert "unsupported session snapshot schema 3" in one_line_error(rho_desk("snapshot", doc))
+
+
+def test_a_newer_rhos_record_is_named_on_stderr(tmp_path: Path) -> None:
+    """``snapshot`` of a file holding a record type a newer Rho wrote printed the snapshot and said
+    nothing, where ``check`` and ``show`` name the line they did not read."""
+    path = tmp_path / "100_33333333-3333-4333-8333-333333333333.jsonl"  # named as Rho names it
+    lines = (RHO_FIXTURES / "session-v3.jsonl").read_text().splitlines()
+    lines.insert(2, '{"type":"bookmark","timestamp":"9","note":"from a newer Rho"}')
+    path.write_text("\n".join(lines) + "\n")
+    result = rho_desk("snapshot", path)
+    assert result.returncode == 0 and json.loads(result.stdout)["revision"] >= 1
+    assert f"rho-desk: note: {path}:3: record type 'bookmark' was written by a newer Rho" in result.stderr
+    assert rho_desk("snapshot", RHO_FIXTURES / "session-v3.jsonl").stderr == ""

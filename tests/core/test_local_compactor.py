@@ -254,3 +254,20 @@ def test_compact_large_history_quickly() -> None:
     elapsed = time.perf_counter() - started
     assert preview.current_messages <= 26
     assert elapsed < 5  # 10k messages; measured ~0.3 s (benchmarks/bench_providers.py)
+
+
+def test_an_interrupted_replys_calls_touched_no_file() -> None:
+    """N20: the digest listed app/middleware/idempotency.py and "write_file ×2" for a write the
+    aborted turn streamed but never ran."""
+    aborted = AbortedAssistant(
+        content=(ContentBlock(text="Adding the middleware"),
+                 ContentBlock.of_tool_call("w9", "write_file", {"path": "app/middleware/idempotency.py", "content": "x"})),
+        reasoning="",
+        tool_calls=(PartialToolCall(id="w10", name="edit_file", arguments='{"path": "app/main.py"'),),
+        usage=ModelUsage(),
+    )  # fmt: skip
+    history = [Message.system_text("s"), *tool_turn(1), Message.aborted(aborted), Message.user_text("go on"),
+               assistant("ok")]  # fmt: skip
+    text = LocalCompactor(RecentBudget(max_tokens=None, max_messages=1)).preview(history).replacement_message.user[0].text  # type: ignore[index, union-attr]
+    assert "idempotency.py" not in text and "write_file" not in text.split("## Interrupted turns")[0]
+    assert "interrupted assistant turn (Adding the middleware; partial tool calls: write_file, edit_file)" in text

@@ -104,3 +104,37 @@ def test_the_main_window_and_its_menus(make_window, run, tmp_path: Path) -> None
                 letters[letter].append(action.text().replace("&", ""))
         found |= {f"{menu.title()}:{k}": v for k, v in letters.items() if len(v) > 1}
     assert found == {}
+
+
+def test_the_changes_tab_and_the_menus(make_window, run, tmp_path: Path) -> None:
+    """N7: "Re&store Before This Turn…" shared Alt+S with the Session menu, which won."""
+    from PySide6.QtWidgets import QMenuBar
+
+    from rho_desk.qt.window.main_window import TAB_CHANGES
+
+    context = make_window(open_file=v4_session(tmp_path / "home"))
+    window = context.window
+    window.show_tab(TAB_CHANGES)
+    run(settle(context.bridge))
+    assert window.changes.restore_button.isVisible()
+    found = clashes(window)
+    for action in window.findChild(QMenuBar).actions():
+        if (letter := mnemonic(action.text())) is not None and letter in {mnemonic(b.text()) for b in (
+                window.changes.restore_button, window.changes.turn_button, window.changes.undo_button)}:  # fmt: skip
+            found[letter] = [*found.get(letter, []), action.text().replace("&", "")]
+    assert found == {}
+
+
+def test_the_trust_question_says_who_named_the_folder(qtbot, tmp_path: Path) -> None:
+    """N16: after Choose Folder…, the question said the session file named the chosen folder."""
+    from rho_desk.core.tools.trust import WorkspaceUntrusted
+    from rho_desk.qt.continue_.trust import WorkspaceTrustBox
+
+    problem = WorkspaceUntrusted(tmp_path, session="/s/session.jsonl")
+    named = WorkspaceTrustBox(problem)
+    chosen = WorkspaceTrustBox(problem, chosen=True)
+    qtbot.addWidget(named)
+    qtbot.addWidget(chosen)
+    assert "The session file /s/session.jsonl names this folder as its workspace" in named.informativeText()
+    assert chosen.informativeText().startswith("You chose this folder for the tools of /s/session.jsonl.")
+    assert "names this folder" not in chosen.informativeText()

@@ -138,6 +138,8 @@ def _place(path: str, workspace: str | None, trust: TrustStore | None) -> _Place
         return "the path holds a NUL character"
     if not os.path.isabs(path) or ".." in PurePosixPath(path).parts:
         return "the path is not a plain absolute path (a restore never follows '..')"
+    if not os.path.isdir(workspace):  # judged as is, not by the nearest folder that exists (/home)
+        return f"the session's workspace {workspace} is not on this machine, and a restore writes only there"
     root = Path(os.path.realpath(workspace))
     why = refusal(root)
     if why is not None:

@@ -434,10 +434,11 @@ def build_digest(older: Sequence[Message], recent: Sequence[Message] = ()) -> Di
                 digest.add_tool(names.get(result.id, "[unknown tool]"), failures=1)
         else:
             blocks = message.content
+            aborted = message.aborted_assistant
             for block in blocks:
                 call = block.tool_call
-                if call is None:
-                    continue
+                if call is None or aborted is not None:
+                    continue  # an interrupted reply's calls were streamed, never run: nothing touched
                 names[call.id] = call.name
                 digest.add_tool(call.name, calls=1)
                 for path in _files_in(call.arguments):
@@ -447,9 +448,9 @@ def build_digest(older: Sequence[Message], recent: Sequence[Message] = ()) -> Di
             text = _text_of(blocks)
             digest.add_assistant_text(text)
             digest.add_urls(text)
-            aborted = message.aborted_assistant
             if aborted is not None:
-                partial = [c.name or "[unnamed]" for c in aborted.tool_calls]
+                partial = [b.tool_call.name for b in blocks if b.tool_call is not None]
+                partial += [c.name or "[unnamed]" for c in aborted.tool_calls]
                 what = _one_line(text, 200) if text.strip() else "no text"
                 extra = f"; partial tool calls: {', '.join(partial)}" if partial else ""
                 _push(digest.interruptions, f"interrupted assistant turn ({what}{extra})", INTERRUPTIONS[0])

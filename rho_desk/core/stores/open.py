@@ -23,6 +23,7 @@ from ..wire.snapshot import SessionSnapshot
 from .rho_files.errors import read_failure
 
 if TYPE_CHECKING:
+    from .rho_files.reader import RecoveryNote
     from .rho_files.reader import SessionFile
 
 __all__ = ["decode_document", "is_session_file", "open_document", "open_snapshot"]
@@ -43,8 +44,9 @@ def is_session_file(path: Path) -> bool:
     return start.lstrip().startswith(b'{"type":"session"')
 
 
-def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
-    """The complete snapshot stored at ``path`` (at ``revision``, if given).
+def open_snapshot(path: Path, revision: int | None = None, *, notes: list[RecoveryNote] | None = None) -> SessionSnapshot:
+    """The complete snapshot stored at ``path`` (at ``revision``, if given); what the reader had
+    to pass over in a session file (a torn tail, a newer Rho's record) is added to ``notes``.
 
     Raises:
         InputError: the file is not a readable snapshot or session file, or has no such revision.
@@ -54,7 +56,10 @@ def open_snapshot(path: Path, revision: int | None = None) -> SessionSnapshot:
     if is_session_file(path):
         from .rho_files.reader import read_session
 
-        tree = read_session(path, share=False).tree  # dropped once the snapshot is made
+        session = read_session(path, share=False)
+        if notes is not None:
+            notes.extend(session.notes)
+        tree = session.tree  # dropped once the snapshot is made
         node = tree.find_revision(revision) if revision is not None else None
         return tree.snapshot(node)
     snapshot = decode_document(_read_document(path), source=str(path))

@@ -229,8 +229,10 @@ class TeamBrowserView(QFrame):
         await self.document.aopen(opened.path)
         v, check = opened.version, opened.verification
         mark = "✔" if check.ok else "✘"
+        # the signature covers the export and its receipt; the publisher's name is the library's
+        # record of who published, which the signature does not cover: said as such, not as "not signed"
         full = (f"{mark} {check.summary}\n{team} / {session_id} r{v.revision} · published by {v.published_by} "
-                f"(not signed) · read-only")  # fmt: skip
+                f"(as the library records it) · read-only")  # fmt: skip
         # the key is cut in its middle here (it cannot wrap, and would widen the sidebar); whole
         # in the tooltip and for a screen reader
         self.receipt.setText(short_keys(full).replace(f"/ {session_id} ", f"/ {session_id[:8]} "))

@@ -201,7 +201,7 @@ class ChangesView(QWidget):
         self.turn_button = QPushButton("&Go to Turn")
         self.turn_button.setToolTip("Show the turn that made this change in the conversation")
         self.turn_button.clicked.connect(self.go_to_turn)
-        self.restore_button = QPushButton("Re&store Before This Turn…")
+        self.restore_button = QPushButton("Restore &Before This Turn…")  # Alt+S is the Session menu's, Alt+R a revision's
         self.restore_button.setToolTip("Put the file back as it was before this turn (only if it is still as the turn left it)")
         self.restore_button.clicked.connect(self.request_restore)
         self.undo_button = QPushButton("&Undo Restore")

@@ -27,6 +27,7 @@ reports and sends what the user writes; it holds no engine state of its own.
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -567,7 +568,9 @@ class ContinuePanel(QFrame):
 
         if self.trust_box is not None:
             self.trust_box.close()
-        box = WorkspaceTrustBox(problem, self)
+        choice = self.controller.workspace_choice
+        chosen = choice is not None and Path(choice).resolve() == Path(problem.folder).resolve()
+        box = WorkspaceTrustBox(problem, self, chosen=chosen)
         box.sig_answered.connect(self._on_trust_answered)
         self.trust_box = box
         self.status.setText("Trust the folder for the tools, choose another, or continue without tools.")

@@ -38,7 +38,8 @@ class WorkspaceTrustBox(QMessageBox):
 
     sig_answered = Signal(str)
 
-    def __init__(self, problem: WorkspaceUntrusted | WorkspaceRefused, parent: QWidget | None = None) -> None:
+    def __init__(self, problem: WorkspaceUntrusted | WorkspaceRefused, parent: QWidget | None = None, *,
+                 chosen: bool = False) -> None:  # fmt: skip
         refused = problem.why if isinstance(problem, WorkspaceRefused) else None
         super().__init__(QMessageBox.Icon.Warning, "Trust this folder?", "", QMessageBox.StandardButton.NoButton, parent)
         self.setObjectName("WorkspaceTrustBox")
@@ -50,9 +51,10 @@ class WorkspaceTrustBox(QMessageBox):
             self.setText(f"The model's tools never run in {folder}: {plain(refused)}.")
         else:
             self.setText(f"Let the model's tools work in {folder}?")
+        whose = (f"You chose this folder for the tools of {session}." if chosen else
+                 f"The session file {session} names this folder as its workspace. A session file can come from anywhere:")  # fmt: skip
         self.setInformativeText(
-            f"The session file {session} names this folder as its workspace. A session file can come from "
-            "anywhere: what its tools read goes to the model provider, and in the permission mode you chose "
+            f"{whose} What the tools read goes to the model provider, and in the permission mode you chose "
             "some reads and changes happen without asking. Trust only a folder you know."
         )
         self.trust_button: QPushButton | None = None

@@ -204,3 +204,17 @@ def test_restore_writes_only_inside_a_trusted_folder(tmp_path: Path) -> None:
     with pytest.raises(RestoreConflict, match="not a folder trusted"):
         restore_file(preview, store)
     assert (workspace / "app.py").exists()
+
+
+def test_a_workspace_not_on_this_machine_is_named_as_the_reason(tmp_path: Path) -> None:
+    """N6: Restore blamed "a system folder" (it judged /home, the nearest folder that exists) when
+    the session's workspace, /home/maya/src/payments-api in the demo, is not on this machine."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    path = coding_session(tmp_path / "rho", workspace)
+    created = session_changes(path).turn(1).files[0]  # type: ignore[union-attr]
+    gone = "/home/someone-else/src/payments-api"
+    preview = preview_restore(created, trusted(workspace), workspace=gone)
+    assert not preview.possible
+    assert preview.reason == f"the session's workspace {gone} is not on this machine, and a restore writes only there"
+    assert "system folder" not in preview.reason
