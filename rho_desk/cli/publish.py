@@ -21,10 +21,9 @@ import os
 import sys
 from pathlib import Path
 
+from ..team import TEAM_DB_ENV as DB_ENV
 from .export import add_key_file_option, add_selection_arguments
 from .status import EXIT_OK, EXIT_PROBLEMS, fail
-
-DB_ENV = "RHO_DESK_TEAM_DB"
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:

@@ -141,3 +141,18 @@ def test_the_trash_model_through_fill_refresh_and_clear(qtmodeltester) -> None: 
     assert model.index(0, 1).data() == "T9" and model.row_at(0) is not None
     model.set_rows([])
     assert model.rowCount() == 0 and model.row_at(0) is None
+
+
+def test_the_app_reads_the_team_database_from_the_environment(make_window, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """N19: the app ignored RHO_DESK_TEAM_DB, the command line's default; Settings still win."""
+    from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
+
+    monkeypatch.setenv("RHO_DESK_TEAM_DB", "host=127.0.0.1 port=1 dbname=team user=alice")
+    context = make_window(home=tmp_path)
+    team = context.services.team
+    assert team.configured and team.dsn == "host=127.0.0.1 port=1 dbname=team user=alice"
+    context.settings.set(PREFS_TEAM_DATABASE, "host=db.example dbname=other")
+    assert team.dsn == "host=db.example dbname=other"
+    monkeypatch.delenv("RHO_DESK_TEAM_DB")
+    context.settings.set(PREFS_TEAM_DATABASE, "")
+    assert not team.configured

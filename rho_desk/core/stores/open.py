@@ -23,8 +23,7 @@ from ..wire.snapshot import SessionSnapshot
 from .rho_files.errors import read_failure
 
 if TYPE_CHECKING:
-    from .rho_files.reader import RecoveryNote
-    from .rho_files.reader import SessionFile
+    from .rho_files.reader import RecoveryNote, SessionFile
 
 __all__ = ["decode_document", "is_session_file", "open_document", "open_snapshot"]
 

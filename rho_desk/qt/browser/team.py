@@ -259,7 +259,7 @@ class TeamBrowserView(QFrame):
         elif state == TeamState.UNCONFIGURED and not self.service.configured:
             self.banner.hide()
             self.model.clear()
-            self.footer.setText("No team database: set one in Settings ▸ General ▸ Team database.")
+            self.footer.setText("No team database: set one in Settings ▸ General ▸ Team database, or $RHO_DESK_TEAM_DB.")
         elif state == TeamState.CONNECTED:
             recovered = self.banner.isVisible()
             self.banner.hide()

@@ -102,7 +102,10 @@ class TeamService(QObject):
 
     @property
     def dsn(self) -> str:
-        return str(self.settings.get(PREFS_TEAM_DATABASE)).strip()
+        """Settings' team database, else ``$RHO_DESK_TEAM_DB`` (the command line's default too)."""
+        from ...team import TEAM_DB_ENV
+
+        return str(self.settings.get(PREFS_TEAM_DATABASE)).strip() or os.environ.get(TEAM_DB_ENV, "").strip()
 
     @property
     def configured(self) -> bool:
@@ -130,7 +133,7 @@ class TeamService(QObject):
                 return self.library
             dsn = self.dsn
             if not dsn:
-                self._set_state(TeamState.UNCONFIGURED, "No team database: set one in Settings.")
+                self._set_state(TeamState.UNCONFIGURED, "No team database: set one in Settings, or $RHO_DESK_TEAM_DB.")
                 raise KnownError("no team database is set (Settings ▸ General ▸ Team database)")
             self._set_state(TeamState.CONNECTING, f"Connecting to {safe_dsn(dsn)}…")
             try:
