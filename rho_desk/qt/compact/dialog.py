@@ -316,7 +316,9 @@ class CompactionDialog(QDialog):
         p = data.preview
         self._show_heading(data.revision)
         self.model.set_preview(data.history, data.tokens, len(p.partition.system), len(p.partition.older))
-        self.card_messages.set(f"{p.previous_messages:,} → {p.current_messages:,}")
+        # messages as the session card and the header count them: the system prompt is not one
+        self.system_messages = len(p.partition.system)
+        self.card_messages.set(self._messages(p.previous_messages, p.current_messages))
         self.card_tokens.set(f"{p.previous_tokens:,} → {p.current_tokens:,}{_share(p.previous_tokens, p.current_tokens)}")
         self.card_removed.set(f"{len(p.removed):,}", f"messages replaced by one ({len(p.kept):,} kept)")
         provider = bool(self.compactor_name())
@@ -417,7 +419,7 @@ class CompactionDialog(QDialog):
         self.show_written(written)
         cost = f", cost ${outcome.cost_usd_micros / 1e6:.4f}" if outcome.cost_usd_micros else ""
         self.busy.done(
-            f"Compacted: {outcome.previous_messages:,} → {outcome.current_messages:,} messages, "
+            f"Compacted: {self._messages(outcome.previous_messages, outcome.current_messages)} messages, "
             f"{outcome.previous_tokens:,} → {outcome.current_tokens:,} estimated tokens{cost}. "
             f"Saved as {revision_words(self.host.document.tree, node)}."
         )
@@ -425,10 +427,16 @@ class CompactionDialog(QDialog):
         self.host.notifier.info(f"Compacted into {revision_words(self.host.document.tree, node)}")
         self.sig_compacted.emit(node)
 
+    def _messages(self, before: int, after: int) -> str:
+        """``before → after``, not counting the system prompt (kept by every compaction), as the
+        session's card and header count messages."""
+        system = getattr(self, "system_messages", 0)
+        return f"{max(before - system, 0):,} → {max(after - system, 0):,}"
+
     def show_written(self, result: CompactionResult) -> None:
         """Show what was written: the real figures and the digest or summary itself."""
         outcome = result.outcome
-        self.card_messages.set(f"{outcome.previous_messages:,} → {outcome.current_messages:,}")
+        self.card_messages.set(self._messages(outcome.previous_messages, outcome.current_messages))
         share = _share(outcome.previous_tokens, outcome.current_tokens)
         self.card_tokens.set(f"{outcome.previous_tokens:,} → {outcome.current_tokens:,}{share}")
         self.card_tokens.caption.setText("estimated tokens before → after (written)")

@@ -54,7 +54,16 @@ def test_the_preview_shows_what_would_be_removed_and_kept(make_window, run, tmp_
     model = dialog.model
     fates = [model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())]
     assert fates.count(Fate.REMOVED) == len(expected.removed) and fates.count(Fate.KEPT) == 8
-    assert dialog.card_messages.value.text() == f"{expected.previous_messages:,} → {expected.current_messages:,}"
+    # B2: messages as the session card counts them (the system prompt is not one): "14 → 14
+    # messages" in the dialog stood beside "13 msgs" on the card
+    system = len(expected.partition.system)
+    assert system == 1
+    assert dialog.card_messages.value.text() == f"{expected.previous_messages - 1:,} → {expected.current_messages - 1:,}"
+    from rho_desk.core.stores.rho_files.summary import message_count
+
+    tree = context.document.tree
+    shown = message_count(tree, tree.active_leaf)  # what the card, the header and `rho-desk show` say
+    assert dialog.card_messages.value.text().startswith(f"{shown:,} → ")
     assert dialog.card_tokens.value.text().startswith(f"{expected.previous_tokens:,} → {expected.current_tokens:,}")
     assert dialog.digest.toPlainText() == expected.replacement_message.text()
     assert dialog.compact_button.isEnabled()
