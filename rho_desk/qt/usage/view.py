@@ -60,7 +60,7 @@ from ...core.usage.payback import PaybackReport, payback
 from ...core.usage.report import StackedSeries, UsageFilter, UsageGroup
 from ..services.bridge import EngineBridge, in_thread
 from ..ui.roles import Role
-from ..ui.screen import fit_to_screen
+from ..ui.screen import available_area, fit_to_screen
 from ..ui.theme import Theme
 from ..ui.widgets import ElidedLabel, EmptyState
 from .model import PaybackModel, UsageGroupsModel, money
@@ -118,7 +118,9 @@ class _Chart(QChartView):
         chart.setMargins(QMargins(4, 4, 4, 4))
         chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
         self.setChart(chart)
-        self.setStyleSheet("background: transparent")
+        # a frame says which chart the keyboard is in
+        self.setStyleSheet(f"QChartView {{ background: transparent; border: 2px solid transparent; }} "
+                           f"QChartView:focus {{ border: 2px solid {theme.color('accent').name()}; }}")  # fmt: skip
 
     def _style_axis(self, axis: Any) -> None:
         axis.setLabelsColor(self.theme.color("text"))
@@ -148,7 +150,7 @@ class _Chart(QChartView):
         self.current = max(0, min(index, count - 1))
         for bar in self._bar_sets():
             bar.deselectAllBars()
-            bar.setSelectedColor(QColor(self.theme.color("accent")))
+            bar.setSelectedColor(QColor(self.theme.color("text")))  # unlike any bar colour
             bar.selectBar(self.current)
         self._describe()
 
@@ -540,6 +542,7 @@ class UsageView(QWidget):
         table.setModel(model)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setTabKeyNavigation(False)  # Tab leaves the table (the arrows move in it)
         table.verticalHeader().hide()
         table.setShowGrid(False)
         table.setAlternatingRowColors(True)
@@ -815,6 +818,10 @@ class UsageWindow(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(view)
         fit_to_screen(self, 1180, 760)
+        area = available_area(self)
+        if area is not None:  # on the screen, whole: a window manager may place it past the bottom
+            self.move(area.x() + max((area.width() - self.width()) // 2, 0),
+                      area.y() + max((area.height() - self.height()) // 2, 0))  # fmt: skip
         # Esc and Ctrl+W close it, as the dialogs close (Esc first leaves an open combo's list)
         from PySide6.QtGui import QKeySequence, QShortcut
 
