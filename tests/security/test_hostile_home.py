@@ -332,3 +332,18 @@ def test_publish_and_the_team_library_on_a_hostile_session(pg_db: str, tmp_path:
         assert raw_controls(out) == [], (argv, out.decode(errors="replace"))
         if argv[:2] != ["publish", str(home.session)]:
             assert any(s in out.decode() for s in SHOWN), (argv, out.decode(errors="replace"))
+
+
+@pytest.mark.parametrize("argv", [["changes", "--patch", "{s}"], ["changes", "{s}"], ["usage", "--by", "workspace", "--home", "{h}"]],
+                         ids=["changes --patch", "changes", "usage --by workspace"])  # fmt: skip
+def test_piped_output_holds_no_raw_control_either(home: Home, argv: list[str]) -> None:
+    """A pager or ``| cat`` shows piped output on a terminal: it is escaped too (``--raw`` is not)."""
+    values = {"s": str(home.session), "h": str(home.rho)}
+    args = [a.format(**values) for a in argv]
+    piped = subprocess.run([sys.executable, "-m", "rho_desk", *args], env=home.env, cwd=home.workspace,
+                           capture_output=True, timeout=120)  # fmt: skip
+    assert piped.returncode == 0, piped.stderr
+    assert raw_controls(piped.stdout + piped.stderr) == [] and any(s in piped.stdout.decode() for s in SHOWN)
+    raw = subprocess.run([sys.executable, "-m", "rho_desk", *args, "--raw"], env=home.env, cwd=home.workspace,
+                         capture_output=True, timeout=120)  # fmt: skip
+    assert raw.returncode == 0 and "\u202eevil".encode() in raw.stdout
