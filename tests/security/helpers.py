@@ -5,8 +5,11 @@ test instead of hanging the suite)."""
 from __future__ import annotations
 
 import os
+import pty
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -44,3 +47,33 @@ def one_line_error(out: subprocess.CompletedProcess[str]) -> str:
     assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
     assert "Traceback" not in out.stderr, out.stderr
     return out.stderr
+
+
+def on_a_terminal(env: dict[str, str], cwd: Path, *argv: str, timeout: float = 120) -> tuple[int, bytes]:
+    """``rho-desk ARGV`` with its standard output and error on one pseudo-terminal: its exit status
+    and what it wrote there (one still running at ``timeout`` is killed: the test sees -9)."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "rho_desk", *argv], stdout=follower, stderr=follower,
+                               stdin=subprocess.DEVNULL, env=env, cwd=cwd)  # fmt: skip
+    os.close(follower)
+    out = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 1)
+            if ready:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # the child closed its end
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            elif process.poll() is not None:
+                break
+    finally:
+        os.close(leader)
+        if process.poll() is None and time.monotonic() >= deadline:
+            process.kill()
+        process.wait(timeout=30)
+    return process.returncode, out

@@ -16,7 +16,6 @@ import json
 import os
 import pty
 import secrets
-import select
 import subprocess
 import sys
 import time
@@ -55,7 +54,7 @@ from ..core.usage.ledgers import make_ledger, row
 from ..providers.loopback import Loopback, serve
 from ..providers.test_cli_continue import text_reply, tool_reply
 from ..team.helpers import without_password
-from .helpers import environment
+from .helpers import environment, on_a_terminal
 
 HOSTILE = (
     "\u202eevil\x1b[2K\r\x1b[1A\x1b[E\x1b]8;;https:evil.example\x1b\\link\x1b]8;;\x1b\\\x1b[8mconcealed"
@@ -76,33 +75,6 @@ def raw_controls(out: bytes, *, own: tuple[str, ...] = ()) -> list[str]:
     for sequence in (*own, "\r\n"):
         text = text.replace(sequence, "")
     return sorted({repr(ch) for ch in text if ch not in "\n\t" and hidden(ch)})
-
-
-def on_a_terminal(env: dict[str, str], cwd: Path, *argv: str, timeout: float = 120) -> tuple[int, bytes]:
-    """``rho-desk ARGV`` with its standard output and error on one pseudo-terminal."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "rho_desk", *argv], stdout=follower, stderr=follower,
-                               stdin=subprocess.DEVNULL, env=env, cwd=cwd)  # fmt: skip
-    os.close(follower)
-    out = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([leader], [], [], 1)
-            if ready:
-                try:
-                    chunk = os.read(leader, 65536)
-                except OSError:  # the child closed its end
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            elif process.poll() is not None:
-                break
-    finally:
-        os.close(leader)
-        process.wait(timeout=30)
-    return process.returncode, out
 
 
 def _assistant(*blocks: ContentBlock) -> Message:

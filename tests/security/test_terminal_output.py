@@ -6,9 +6,6 @@ piped text to a terminal too); ``--raw`` prints the bytes, for a program, never 
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +19,7 @@ from rho_desk.core.wire import (
     SessionSnapshot,
 )
 
-from .helpers import environment
+from .helpers import environment, on_a_terminal
 
 IDENTITY = ModelIdentity("openai", "chat-completions", "m")
 TITLE_SET = "\x1b]0;PWNED\x07"
@@ -44,28 +41,9 @@ def _session(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _on_a_terminal(env: dict[str, str], *argv: str, status: int = 0) -> bytes:
-    """``rho-desk ARGV`` with its standard output on a pseudo-terminal; what it wrote there."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "rho_desk", *argv], stdout=follower,
-                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)  # fmt: skip
-    os.close(follower)
-    out = b""
-    try:
-        while True:
-            ready, _, _ = select.select([leader], [], [], 60)
-            if not ready:
-                break
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the child closed its end
-                break
-            if not chunk:
-                break
-            out += chunk
-    finally:
-        os.close(leader)
-        process.wait(timeout=60)
-    assert process.returncode == status, out
+    """``rho-desk ARGV`` on a pseudo-terminal, exiting with ``status``: what it wrote there."""
+    returned, out = on_a_terminal(env, Path.cwd(), *argv, timeout=60)
+    assert returned == status, out
     return out
 
 
