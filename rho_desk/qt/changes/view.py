@@ -217,7 +217,6 @@ class ChangesView(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.heading)
         right_layout.addWidget(self.diff, 1)
-        right_layout.addLayout(buttons)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("ChangesSplitter")
@@ -229,6 +228,9 @@ class ChangesView(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.search)
         layout.addWidget(self.splitter, 1)
+        # under both panes: in the diff's pane alone, their width left the file tree 170 pixels
+        # of a 1024-pixel screen
+        layout.addLayout(buttons)
         self._update_buttons()
 
         document.sig_loaded.connect(self._on_document_changed)
