@@ -88,6 +88,19 @@ async def stop_group(process: asyncio.subprocess.Process, pgid: int, *, grace: f
     await _reaped(process, 5.0)
 
 
+def _close_pipes(process: asyncio.subprocess.Process) -> None:
+    """Close the process's transport and its pipes once their readers are gone.
+
+    asyncio closes them itself only when both pipes reach end of file; a process that left the
+    group (``setsid … &``) keeps them open after the call returns, or a cancelled reader leaves a
+    full buffer unread, and the transport is then left for the garbage collector, which warns
+    about it in whatever code runs next. ``Process`` has no public close, hence the attribute.
+    """
+    transport = getattr(process, "_transport", None)
+    if isinstance(transport, asyncio.SubprocessTransport):
+        transport.close()
+
+
 async def run_shell(
     command: str,
     cwd: str,
@@ -165,6 +178,7 @@ async def run_shell(
         await asyncio.shield(stop_group(process, pgid))
         for reader in readers:
             reader.cancel()
+        _close_pipes(process)
         raise
     # The command is done: its background children go too (Rho kills the group after exit).
     _signal_group(pgid, signal.SIGKILL)
@@ -172,6 +186,7 @@ async def run_shell(
         await asyncio.wait_for(asyncio.gather(*readers, return_exceptions=True), FINAL_OUTPUT_GRACE)
     for reader in readers:
         reader.cancel()
+    _close_pipes(process)
     stdout, stderr = text("stdout"), text("stderr")
     if timed_out:
         seconds = int(timeout or 0)

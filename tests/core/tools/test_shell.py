@@ -4,8 +4,10 @@ cancellation that kills the whole process group, even a command that ignores SIG
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,25 @@ async def test_background_children_do_not_outlive_a_finished_command(tmp_path: P
     while alive(pid) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert not alive(pid)
+
+
+@pytest.mark.asyncio
+async def test_no_pipe_is_left_open_for_the_collector(tmp_path: Path) -> None:
+    """A process that left the group holds the pipes past the call, and a cancelled call leaves
+    a full pipe unread: either way the call closes them, so no ResourceWarning fires later in
+    unrelated code (the suite turns those into errors)."""
+    pidfile = tmp_path / "pid"
+    escaped = f"setsid sh -c 'echo $$ > {pidfile}; yes | head -c 3000000; sleep 30' & sleep 0.2; echo started"
+    result = await run_shell(escaped, str(tmp_path), max_output_bytes=1000)
+    assert result.ok
+    cancelled = asyncio.ensure_future(run_shell("yes | head -c 5000000; sleep 30", str(tmp_path), max_output_bytes=1000))
+    await asyncio.sleep(0.3)
+    cancelled.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del result, cancelled
+        gc.collect()
+    os.kill(int(pidfile.read_text()), 9)
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
