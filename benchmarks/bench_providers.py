@@ -34,7 +34,7 @@ from rho_desk.core.compaction import estimate_messages_tokens
 from rho_desk.core.compaction.local import LocalCompactor, RecentBudget
 from rho_desk.core.errors import ProviderError
 from rho_desk.core.provider import ModelRequest, OutputDelta
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.openai_chat import OpenAIChatProvider

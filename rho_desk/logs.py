@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 from .core.errors import InputError
 
 if TYPE_CHECKING:
-    from .core.secret import Scrubber
+    from .core.secrets.scrub import Scrubber
 
 __all__ = ["AREAS", "ENV_VAR", "LogSpecError", "configure", "parse_spec"]
 
@@ -97,7 +97,7 @@ class _ScrubbingFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         if self._scrub is None:
-            from .core.secret import Scrubber
+            from .core.secrets.scrub import Scrubber
 
             self._scrub = Scrubber()
         return self._scrub(super().format(record))

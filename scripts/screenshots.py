@@ -545,7 +545,7 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         dock.show_continue()
         panel, controller = dock.panel, context.controller
         await idle(context)
-        panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(PermissionMode.SUPERVISED.value))
+        panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
         panel.composer.setPlainText("Make the idempotency store use the injectable clock, then run its tests.")
         panel.send()
         await until(lambda: panel.workspace_banner.isVisible() or panel.handoff.isVisible())

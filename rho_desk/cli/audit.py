@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         key_id,
         verify_receipt,
     )
-    from ..core.keys import SIGNING_KEY
+    from ..core.secrets.keys import SIGNING_KEY
 
     path: Path = args.file
     public_key = _public_key(args.verify_key) if args.verify_key else None

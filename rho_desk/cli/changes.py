@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.patch:
         for t, files in selected:
             for f in files:
-                diff = f.diff()
+                diff = f.patch()
                 if diff:
                     out.write(diff)
                 elif not f.diffable:
@@ -135,7 +135,7 @@ def _json(changes: SessionChanges, selected: list[tuple[TurnChanges, list[FileCh
                 "note": f.note,
             }
             if with_diff:
-                entry["diff"] = f.diff()
+                entry["diff"] = f.patch()
             entries.append(entry)
         turns.append(
             {

@@ -69,8 +69,8 @@ def _describe(message: Any) -> str:
 async def _compact(args: argparse.Namespace) -> int:
     from ..core.compaction.local import LocalCompactor
     from ..core.compaction.manual import CompactionRefused, ManualCompaction, save_compaction
-    from ..core.edits import stored_state
     from ..core.errors import InputError
+    from ..core.revisions.edits import stored_state
     from ..core.stores.open import is_session_file, open_snapshot
 
     path: Path = args.path
@@ -195,7 +195,7 @@ async def _compact(args: argparse.Namespace) -> int:
 def _write_document(source: Path, target: Path, snapshot: Any, data: bytes) -> None:
     """Replace the document, unless it changed since it was read (then RevisionConflict)."""
     from ..core.errors import RevisionConflict
-    from ..core.fsio import atomic_write
+    from ..core.system.fsio import atomic_write
     from ..core.wire.codec import decode_snapshot
 
     if target == source:

@@ -286,8 +286,8 @@ class TerminalApprover:
         self.output = output
 
     async def request(self, request: Any) -> Any:
+        from ..core.text.visible import numbered, one_line, visible
         from ..core.tools.permissions import ApprovalDecision
-        from ..core.visible import numbered, one_line, visible
 
         err = self.output.err
         self.output.finish()
@@ -353,7 +353,7 @@ async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
         profile = _endpoint_profile(args)
 
         async def endpoint() -> Any:
-            from ..core.secret import SecretString
+            from ..core.secrets.scrub import SecretString
             from ..providers.endpoint import build_provider
 
             if not args.api_key_env:
@@ -528,9 +528,9 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
     wrote = False
     import msgspec
 
+    from ..core.text.visible import one_line
     from ..core.tools.words import call_subject, result_text
     from ..core.usage import TurnUsage
-    from ..core.visible import one_line
 
     used = TurnUsage()
     try:

@@ -74,7 +74,7 @@ def _refresh(data_home: Path) -> None:
 
 
 def install() -> int:
-    from ..core.fsio import atomic_write
+    from ..core.system.fsio import atomic_write
 
     data_home = _data_home()
     if not desktop_entry_file().is_file() or not app_icons_dir().is_dir():

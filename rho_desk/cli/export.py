@@ -23,7 +23,7 @@ from .status import EXIT_OK, EXIT_PROBLEMS, fail
 
 if TYPE_CHECKING:
     from ..core.export import ExportSource, Selection
-    from ..core.keys import KeySource
+    from ..core.secrets.keys import KeySource
 
 _EXTENSIONS = {"json": "json", "markdown": "md", "html": "html"}
 _BY_EXTENSION = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}

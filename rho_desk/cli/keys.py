@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.export import public_key_text, signing_key
-    from ..core.keys import FINGERPRINT_KEY, SIGNING_KEY
+    from ..core.secrets.keys import FINGERPRINT_KEY, SIGNING_KEY
     from ..keys import DefaultKeySource, keyring_status
 
     keys = key_source(args)

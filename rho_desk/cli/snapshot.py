@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(data.decode("utf-8", "surrogateescape") + "\n")
         sys.stdout.flush()
         return EXIT_OK
-    from ..core.fsio import atomic_write
+    from ..core.system.fsio import atomic_write
 
     atomic_write(args.output, data, mode=0o600)
     return EXIT_OK

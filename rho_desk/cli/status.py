@@ -20,10 +20,10 @@ def fail(message: str, status: int = EXIT_BAD_INPUT) -> int:
 
     The message may quote what a session file chose (its folder, a title, a line): every
     control character, escape sequence and invisible character in it is shown as text
-    (:func:`~rho_desk.core.visible.visible`), so that it cannot rewrite the words it sits in,
+    (:func:`~rho_desk.core.text.visible.visible`), so that it cannot rewrite the words it sits in,
     such as the options a refusal tells the user to type.
     """
-    from ..core.visible import visible
+    from ..core.text.visible import visible
 
     print(f"rho-desk: {visible(message)}", file=sys.stderr)
     return status

@@ -137,7 +137,7 @@ def _key_and_known(args: argparse.Namespace) -> tuple[bytes, list[str], str | No
 def run_show(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
     from ..core.export import render_markdown
-    from ..core.fsio import atomic_write
+    from ..core.system.fsio import atomic_write
     from ..team.publish import decode_published
     from ..team.verify import verify_version
 

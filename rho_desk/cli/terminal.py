@@ -13,7 +13,7 @@ output and standard error in a :class:`TerminalOutput` for the whole command):
 
 * text: every control character but newline and tab as ``\\x1b``, ``␍``; bidi controls,
   invisible characters and spaces other than U+0020 as ``<U+202E>``
-  (:func:`rho_desk.core.visible.visible`, as the approval block shows them);
+  (:func:`rho_desk.core.text.visible.visible`, as the approval block shows them);
 * JSON (``--json``, ``snapshot``): the same characters as JSON escapes (``\\u202e``), so the
   document means exactly what it meant and still shows nothing hidden.
 
@@ -38,7 +38,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, Final, TextIO, cast
 
-from ..core.visible import map_hidden, visible
+from ..core.text.visible import map_hidden, visible
 
 __all__ = [
     "RAW_HELP",

@@ -1,4 +1,4 @@
-"""Where rho-desk's own keys live: the implementations of :class:`rho_desk.core.keys.KeySource`.
+"""Where rho-desk's own keys live: the implementations of :class:`rho_desk.core.secrets.keys.KeySource`.
 
 * :class:`KeyringKeySource`: the system keyring (new keys only on a secure backend);
 * :class:`FileKeySource`: one private key file (mode 0600) in the config folder;
@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from ..core.dirs import config_dir
 from ..core.errors import CredentialsUnavailable
-from ..core.keys import KEY_BYTES, KeySource
-from ..core.paths import UnsafePath
+from ..core.secrets.keys import KEY_BYTES, KeySource
+from ..core.system.dirs import config_dir
+from ..core.system.paths import UnsafePath
 from ._files import KEY_FILE_NAME, FileKeySource
 from ._keyring import (
     OWN_KEYS_ADVICE,

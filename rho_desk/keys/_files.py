@@ -3,7 +3,7 @@
 The file (``<config folder>/keys`` by default) holds one key per line, ``NAME BASE64``, with
 ``#`` comments. It is created on first use with mode 0600 in a 0700 folder, and rho-desk says so
 in one line, as ssh does when it adds a host key. As ssh treats ``~/.ssh``, what others could
-change is refused before a byte is read (``rho_desk.core.paths``): a folder that is writable by
+change is refused before a byte is read (``rho_desk.core.system.paths``): a folder that is writable by
 others or belongs to someone else (a symbolic link is judged by its target), a key file that is
 readable by others, is not a regular file (a FIFO, a folder) or is not the user's, and a lock file
 that is a symbolic link. Keys are added under a lock and the file is replaced
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Final
 
 from ..core.errors import CredentialsUnavailable, StorageError
-from ..core.fsio import atomic_write
-from ..core.keys import KEY_BYTES, decode_key, encode_key
-from ..core.paths import check_private_folder, open_private_file, private_folder
+from ..core.secrets.keys import KEY_BYTES, decode_key, encode_key
+from ..core.system.fsio import atomic_write
+from ..core.system.paths import check_private_folder, open_private_file, private_folder
 from ._keyring import credentials_error
 
 try:

@@ -34,7 +34,7 @@ import keyring.backend
 import keyring.errors
 
 from ..core.errors import CredentialsUnavailable
-from ..core.keys import decode_key, encode_key
+from ..core.secrets.keys import decode_key, encode_key
 
 __all__ = [
     "OWN_KEYS_ADVICE",
@@ -346,7 +346,7 @@ class KeyringKeySource:
     def key(self, name: str, *, create: bool = True) -> bytes:
         import secrets
 
-        from ..core.keys import KEY_BYTES
+        from ..core.secrets.keys import KEY_BYTES
 
         found = self.lookup(name)
         if found is not None:

@@ -24,7 +24,7 @@ __all__ = ["LogEntry", "ServedLog", "default_log_path"]
 
 
 def default_log_path() -> Path:
-    from ..core.dirs import data_dir
+    from ..core.system.dirs import data_dir
 
     return data_dir() / "mcp" / "served.jsonl"
 

@@ -81,7 +81,7 @@ class Memory:
     def __init__(
         self, scope: Scope, gate: Gate, *, gate_id: str, log: ServedLog | None = None, cache_dir: Path | None = None
     ) -> None:
-        from ..core.dirs import cache_dir as default_cache_dir
+        from ..core.system.dirs import cache_dir as default_cache_dir
 
         self.scope = scope
         self.gate = gate
@@ -403,7 +403,7 @@ class Memory:
         for t in turns:
             files = []
             for change in t.files:
-                diff = change.diff() if not change.binary else ""
+                diff = change.patch() if not change.binary else ""
                 added, removed = change.line_counts() if diff else (0, 0)
                 files.append({"path": change.path, "action": change.action.value, "source": change.source.value,
                               "added": added, "removed": removed, "note": change.note or None})  # fmt: skip

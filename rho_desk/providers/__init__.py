@@ -5,7 +5,7 @@ Modules:
 
 * ``openai_chat``, ``anthropic``: the streaming adapters (``ModelProvider`` subclasses).
 * ``transport``, ``sse``: the shared HTTP streaming, SSE decoding and error mapping.
-* ``SecretString`` (from ``core.secret``, with the scrubbing of text that leaves a provider).
+* ``SecretString`` (from ``core.secrets.scrub``, with the scrubbing of text that leaves a provider).
 * ``usage``: usage normalisation and cost (``Pricing``).
 * ``credentials``: API keys in keyring (service ``rho-desk``).
 * ``export_secrets``: what every export redacts, ``stored_secrets()`` among it.
@@ -34,7 +34,7 @@ if "httpx" not in sys.modules:
 
 if TYPE_CHECKING:
     from ..core.errors import CredentialsUnavailable, MissingApiKey
-    from ..core.secret import SecretString
+    from ..core.secrets.scrub import SecretString
     from .anthropic import AnthropicProvider
     from .base import HttpProvider
     from .compactors import SummarizingCompactor
@@ -67,7 +67,7 @@ _WHERE = {
     "ProfileStore": ".profiles",
     "ProviderProfile": ".profiles",
     "ResolvedKey": ".credentials",
-    "SecretString": "..core.secret",
+    "SecretString": "..core.secrets.scrub",
     "SummarizingCompactor": ".compactors",
     "Timeouts": ".transport",
     "build_provider": ".profiles",

@@ -29,7 +29,6 @@ from typing import Any, Final
 
 import httpx
 
-from ..core.handoff import PreparedAssistant, prepare_assistant
 from ..core.provider import (
     EventSink,
     ModelEvent,
@@ -43,7 +42,8 @@ from ..core.provider import (
     ToolCallDelta,
     Usage,
 )
-from ..core.secret import SecretString
+from ..core.provider.handoff import PreparedAssistant, prepare_assistant
+from ..core.secrets.scrub import SecretString
 from ..core.wire.model import (
     AssistantMessage,
     ContentBlock,

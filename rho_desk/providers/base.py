@@ -18,9 +18,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core.handoff import HandoffReport, report_message_omissions
 from ..core.provider import CancellationMode, EventSink, ModelProvider, ModelRequest
-from ..core.secret import REDACTED, SecretString
+from ..core.provider.handoff import HandoffReport, report_message_omissions
+from ..core.secrets.scrub import REDACTED, SecretString
 from ..core.wire.model import (
     AbortedAssistant,
     AssistantMessage,

@@ -4,9 +4,9 @@ and for ``rho-desk continue``.
 :func:`open_continuation` takes a provider profile and the session's state and returns a
 :class:`Continuation`: the engine (``Rho``) and its session restored from the snapshot, the
 provider (each turn gets a fresh one), the coding tools with their permission mode
-(:meth:`ProviderProfile.tools_mode`) in a workspace the user trusts
+(:meth:`ProviderProfile.permission_mode_for`) in a workspace the user trusts
 (:mod:`rho_desk.core.tools.trust`), the replay-safety report of the provider switch
-(:class:`~rho_desk.core.handoff.HandoffReport`) and the automatic compaction policy with its
+(:class:`~rho_desk.core.provider.handoff.HandoffReport`) and the automatic compaction policy with its
 compactor (:class:`~rho_desk.core.compaction.auto.AutoCompaction`). The front ends decide only
 what to do with what it reports: the window asks, the command line exits with the words to use.
 
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from ..core.compaction.auto import AutoCompaction
-from ..core.handoff import HandoffReport
+from ..core.provider.handoff import HandoffReport
 from ..core.session import Rho, Session, SessionOptions
 from ..core.session.config import DEFAULT_MAX_STEPS
 from ..core.tools.permissions import Approver, PermissionMode
@@ -176,7 +176,7 @@ async def open_continuation(
             was opened.
         CredentialsUnavailable: the profile's key cannot be read.
     """
-    mode = profile.tools_mode(tools)
+    mode = profile.permission_mode_for(tools)
     setup = open_tools(mode, approver, cwd=cwd, workspace=workspace, granted=granted, trust=trust,
                        trust_workspace=trust_workspace, session_file=session_file,
                        previous=previous.tools if previous is not None else None, observer=observer)  # fmt: skip

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
-from ..core.dirs import config_dir
 from ..core.errors import CredentialsUnavailable, MissingApiKey
-from ..core.secret import SecretString
+from ..core.secrets.scrub import SecretString
+from ..core.system.dirs import config_dir
 from ..keys import (
     SERVICE,
     InsecureKeyring,
@@ -139,7 +139,7 @@ def _read_index() -> list[str]:
 
 def _write_index(names: list[str]) -> None:
     from ..core.errors import StorageError
-    from ..core.fsio import atomic_write
+    from ..core.system.fsio import atomic_write
 
     try:
         atomic_write(_index_path(), json.dumps({"usernames": sorted(set(names))}, indent=2).encode())

@@ -6,7 +6,7 @@ line and saved nowhere) into a ready provider. This module needs neither pydanti
 and imports only the adapter it builds, so ``rho-desk continue --base-url URL --model NAME``
 reaches the network quickly (the ``continue.time_to_request`` benchmark).
 
-:func:`tools_mode` is the permission-mode rule of a continued conversation, written once.
+:func:`resolve_permission_mode` is the permission-mode rule of a continued conversation, written once.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from ..core.tools.permissions import DEFAULT_MODE, PermissionMode
 if TYPE_CHECKING:
     import httpx
 
-    from ..core.secret import SecretString
+    from ..core.secrets.scrub import SecretString
     from .base import HttpProvider
     from .transport import Timeouts
     from .usage import Pricing
 
-__all__ = ["Endpoint", "EndpointFields", "ProfileKind", "build_provider", "check_base_url", "tools_mode"]
+__all__ = ["Endpoint", "EndpointFields", "ProfileKind", "build_provider", "check_base_url", "resolve_permission_mode"]
 
 
 class ProfileKind(enum.Enum):
@@ -41,7 +41,7 @@ class ProfileKind(enum.Enum):
     """Anthropic Messages."""
 
 
-def tools_mode(permission_mode: str | None, override: PermissionMode | None = None) -> PermissionMode:
+def resolve_permission_mode(permission_mode: str | None, override: PermissionMode | None = None) -> PermissionMode:
     """The permission mode a continued conversation's tools run under: ``override`` (chosen for
     this conversation or on the command line), else the profile's ``permission_mode``, else
     ``supervised``.
@@ -101,7 +101,7 @@ class EndpointFields(Protocol):
     @property
     def identity_provider(self) -> str: ...
     def timeouts(self) -> Timeouts: ...
-    def tools_mode(self, override: PermissionMode | None = None) -> PermissionMode: ...
+    def permission_mode_for(self, override: PermissionMode | None = None) -> PermissionMode: ...
 
 
 class Endpoint(msgspec.Struct, frozen=True):
@@ -140,8 +140,8 @@ class Endpoint(msgspec.Struct, frozen=True):
 
         return Timeouts()
 
-    def tools_mode(self, override: PermissionMode | None = None) -> PermissionMode:
-        return tools_mode(self.permission_mode, override)
+    def permission_mode_for(self, override: PermissionMode | None = None) -> PermissionMode:
+        return resolve_permission_mode(self.permission_mode, override)
 
 
 def build_provider(profile: EndpointFields, api_key: SecretString | None, *,

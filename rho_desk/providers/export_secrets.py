@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.export import ExportKeys, fingerprint_key, signing_key
-from ..core.keys import SIGNING_KEY
+from ..core.secrets.keys import SIGNING_KEY
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

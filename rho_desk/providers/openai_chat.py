@@ -36,7 +36,6 @@ import httpx
 import msgspec
 
 from ..core.errors import ProviderError, ProviderErrorKind, Retryability
-from ..core.handoff import PreparedAssistant, prepare_assistant
 from ..core.provider import (
     EventSink,
     ModelEvent,
@@ -51,7 +50,8 @@ from ..core.provider import (
     ToolCallDelta,
     Usage,
 )
-from ..core.secret import SecretString
+from ..core.provider.handoff import PreparedAssistant, prepare_assistant
+from ..core.secrets.scrub import SecretString
 from ..core.wire.model import ContentBlock, Message, ModelIdentity, ToolSpec
 from .base import (
     ASSISTANT_IMAGE_PLACEHOLDER,

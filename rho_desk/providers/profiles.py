@@ -29,15 +29,15 @@ from pydantic import (
     model_validator,
 )
 
-from ..core.dirs import CONFIG_DIR_ENV, config_dir
 from ..core.errors import InputError
-from ..core.fsio import atomic_write
-from ..core.paths import check_private_folder
+from ..core.system.dirs import CONFIG_DIR_ENV, config_dir
+from ..core.system.fsio import atomic_write
+from ..core.system.paths import check_private_folder
 from ..core.tools.permissions import PermissionMode
 from ..core.wire.limits import TooDeep, check_depth
 from .base import HttpProvider
 from .credentials import ResolvedKey, aresolve_api_key
-from .endpoint import ProfileKind, build_provider, check_base_url, tools_mode
+from .endpoint import ProfileKind, build_provider, check_base_url, resolve_permission_mode
 from .transport import Timeouts
 from .usage import Pricing
 
@@ -169,10 +169,10 @@ class ProviderProfile(BaseModel):
                 raise ValueError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
         return self
 
-    def tools_mode(self, override: PermissionMode | None = None) -> PermissionMode:
+    def permission_mode_for(self, override: PermissionMode | None = None) -> PermissionMode:
         """The permission mode a continued conversation's tools run under: ``override`` (chosen
         for this conversation or on the command line), else this profile's, else ``supervised``."""
-        return tools_mode(self.permission_mode, override)
+        return resolve_permission_mode(self.permission_mode, override)
 
     @property
     def identity_provider(self) -> str:

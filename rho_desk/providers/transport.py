@@ -52,7 +52,7 @@ from ..core.errors import (
     ProviderErrorKind,
     Retryability,
 )
-from ..core.secret import REDACTED, Scrubber, SecretString, strip_query
+from ..core.secrets.scrub import REDACTED, Scrubber, SecretString, strip_query
 from .sse import SseDecoder, SseError, SseEvent
 
 __all__ = [

@@ -26,7 +26,7 @@ from psycopg.types.json import Jsonb
 
 from ..core.errors import AccessDenied, DatabaseUnavailable, InputError, StorageError
 from ..core.export import ExportSource, Selection, SignOptions
-from ..core.jsonable import json_fields
+from ..core.text.jsonable import json_fields
 from ..core.wire.snapshot import SessionSnapshot
 from .db import connect, database_errors, keyring_password, safe_dsn
 from .publish import Publication, prepare

@@ -23,7 +23,7 @@ from rho_desk.cli.terminal import (
     json_shown,
     shown,
 )
-from rho_desk.core.visible import hidden
+from rho_desk.core.text.visible import hidden
 
 
 def test_text_shows_controls_bidi_and_invisibles_and_keeps_newlines_and_tabs() -> None:

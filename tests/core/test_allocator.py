@@ -1,5 +1,5 @@
 """Inside large_buffers() a second session-sized buffer reuses the first one's memory; after it,
-the memory goes back to the system (rho_desk.core.allocator)."""
+the memory goes back to the system (rho_desk.core.system.allocator)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from rho_desk.core.allocator import large_buffers
+from rho_desk.core.system.allocator import large_buffers
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
 
 _PROBE = """
 import json, resource, sys
-from rho_desk.core.allocator import large_buffers
+from rho_desk.core.system.allocator import large_buffers
 
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -54,7 +54,7 @@ def test_the_heap_gives_the_memory_back_when_the_job_ends() -> None:
 
 
 def test_nested_blocks_keep_the_setting_until_the_last_ends() -> None:
-    import rho_desk.core.allocator as allocator
+    import rho_desk.core.system.allocator as allocator
 
     with large_buffers():
         with large_buffers():

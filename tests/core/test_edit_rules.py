@@ -1,11 +1,16 @@
-"""The rules of editing messages (rho_desk.core.edit_rules): pairing and text replacement."""
+"""The rules of editing messages (rho_desk.core.revisions.rules): pairing and text replacement."""
 
 from __future__ import annotations
 
 import pytest
 
-from rho_desk.core.edit_rules import apply_edits, pair_closure, provider_block_counts, replace_text
 from rho_desk.core.errors import InputError
+from rho_desk.core.revisions.rules import (
+    apply_edits,
+    pair_closure,
+    provider_block_counts,
+    replace_text,
+)
 from rho_desk.core.wire import (
     AssistantMessage,
     ContentBlock,

@@ -14,14 +14,8 @@ from rho_desk.core.compaction.manual import (
     ThreadedCompactor,
     save_compaction,
 )
-from rho_desk.core.edits import (
-    FileSession,
-    NothingToUndo,
-    RevisionHistory,
-    astore_revision,
-    restore_size,
-    stored_state,
-)
+from rho_desk.core.revisions.edits import FileSession, astore_revision, stored_state
+from rho_desk.core.revisions.undo import NothingToUndo, RevisionHistory, restore_size
 from rho_desk.core.stores.rho_files import NodeKind, create_session, read_session
 from rho_desk.core.wire import Message, ModelIdentity, SessionSnapshot
 
@@ -123,8 +117,8 @@ def test_undo_of_an_edit_in_a_v3_line_reads_as_a_restore(tmp_path: Path) -> None
 
 
 def test_acommit_writes_from_the_base_and_refuses_a_moved_one(tmp_path: Path) -> None:
-    from rho_desk.core.edits import acommit
     from rho_desk.core.errors import RevisionConflict
+    from rho_desk.core.revisions.edits import acommit
 
     path = v3_file(tmp_path)
     with FileSession(path) as session:

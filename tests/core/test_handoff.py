@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rho_desk.core.handoff import (
+from rho_desk.core.provider.handoff import (
     HandoffReport,
     prepare_assistant,
     report_message_omissions,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rho_desk.core.jsonable import json_fields
+from rho_desk.core.text.jsonable import json_fields
 
 
 class Colour(enum.Enum):

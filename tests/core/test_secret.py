@@ -10,7 +10,7 @@ import pickle
 import msgspec
 import pytest
 
-from rho_desk.core.secret import REDACTED, Scrubber, SecretString, strip_query
+from rho_desk.core.secrets.scrub import REDACTED, Scrubber, SecretString, strip_query
 
 
 def test_secret_string_never_shows_its_value() -> None:

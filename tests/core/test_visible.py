@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rho_desk.core.visible import numbered, one_line, visible
+from rho_desk.core.text.visible import numbered, one_line, visible
 
 
 def _invisible(ch: str) -> bool:
@@ -55,7 +55,7 @@ def test_a_page_of_output_keeps_its_tabs_and_shows_the_rest(text: str) -> None:
 
 
 def test_a_long_text_is_checked_in_pieces_and_a_hidden_character_anywhere_is_found() -> None:
-    from rho_desk.core import visible as module
+    from rho_desk.core.text import visible as module
 
     text = "naïve café 日本語 ✓\n" * (module._PIECE // 8)
     assert visible(text) is text  # nothing hidden: the same object, no copy

@@ -15,7 +15,7 @@ from keyring.backends.fail import Keyring as NoKeyring
 
 from rho_desk.core.errors import CredentialsUnavailable
 from rho_desk.core.export import fingerprint_key, key_id, public_key_text, signing_key
-from rho_desk.core.keys import (
+from rho_desk.core.secrets.keys import (
     FINGERPRINT_KEY,
     SIGNING_KEY,
     KeySource,

@@ -15,7 +15,7 @@ from rho_desk.core.provider import (
     ToolCallDelta,
     Usage,
 )
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.wire.model import (
     AbortedAssistant,
     AssistantMessage,

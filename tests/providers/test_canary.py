@@ -25,7 +25,7 @@ import pytest
 from rho_desk.core.cancellation import CancellationToken
 from rho_desk.core.errors import ProviderError
 from rho_desk.core.provider import ModelRequest, ProviderContext
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.wire.codec import encode_pretty
 from rho_desk.core.wire.model import AssistantMessage, Message, ProviderContextBlock
 from rho_desk.core.wire.snapshot import SessionSnapshot

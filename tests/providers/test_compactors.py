@@ -25,7 +25,7 @@ from rho_desk.core.provider import (
     ReasoningLevel,
     Usage,
 )
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.session import Rho, SessionOptions
 from rho_desk.core.wire.model import (
     AssistantMessage,

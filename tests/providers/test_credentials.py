@@ -12,7 +12,7 @@ import keyring.errors
 import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.providers import credentials
 from rho_desk.providers.credentials import (
     SERVICE,

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from rho_desk.core.errors import Cancelled, ProviderError
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.session import Rho, events
 from rho_desk.core.tools import Tool, ToolOutput
 from rho_desk.core.wire.model import Message, ToolSpec

@@ -16,7 +16,7 @@ import pytest
 from rho_desk.core.cancellation import CancellationToken
 from rho_desk.core.errors import ProviderError, ProviderErrorKind
 from rho_desk.core.provider import ModelRequest, OutputDelta
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.wire.model import ContentBlock, Message
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.base import HttpProvider

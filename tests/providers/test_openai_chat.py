@@ -8,7 +8,6 @@ import pytest
 
 from rho_desk.core.cancellation import CancellationToken
 from rho_desk.core.errors import ProviderErrorKind
-from rho_desk.core.handoff import report_message_omissions
 from rho_desk.core.provider import (
     ModelRequest,
     OutputDelta,
@@ -19,7 +18,8 @@ from rho_desk.core.provider import (
     ToolCallDelta,
     Usage,
 )
-from rho_desk.core.secret import SecretString
+from rho_desk.core.provider.handoff import report_message_omissions
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.wire.model import (
     AbortedAssistant,
     AssistantMessage,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rho_desk.core.secret import SecretString
+from rho_desk.core.secrets.scrub import SecretString
 from rho_desk.core.wire.model import ModelIdentity
 from rho_desk.providers.anthropic import AnthropicProvider
 from rho_desk.providers.credentials import MissingApiKey, set_api_key

@@ -11,8 +11,8 @@ import pytest
 
 from rho_desk.core.errors import BugError, InputError
 from rho_desk.qt.services.bridge import BridgeClosed, EngineBridge, in_thread
-from rho_desk.qt.services.changes import Changes, OpResult
 from rho_desk.qt.services.messages import Level, Notifier
+from rho_desk.qt.services.outcomes import OpChanges, OpResult
 
 
 @pytest.fixture
@@ -22,18 +22,18 @@ def bridge(qloop) -> EngineBridge:
 
 def test_success_calls_back_and_fans_out_changes_once(bridge: EngineBridge, run) -> None:
     seen: list[object] = []
-    fanned: list[tuple[Changes, object]] = []
+    fanned: list[tuple[OpChanges, object]] = []
     bridge.sig_operation_finished.connect(lambda c, i: fanned.append((c, i)))
 
     async def op() -> OpResult[int]:
         await asyncio.sleep(0)
-        return OpResult(42, Changes(library=True))
+        return OpResult(42, OpChanges(library=True))
 
     initiator = object()
     bridge.run(op(), on_success=seen.append, initiator=initiator)
     run(bridge.wait_idle())
     assert [r.value for r in seen] == [42]  # type: ignore[attr-defined]
-    assert fanned == [(Changes(library=True), initiator)]
+    assert fanned == [(OpChanges(library=True), initiator)]
 
 
 def test_failures_go_to_the_notifier_unless_handled(bridge: EngineBridge, run) -> None:

@@ -48,7 +48,7 @@ def test_demo_checkpoint_journals_show_changes_and_an_unsaved_turn() -> None:
     changes = [session_changes(j.parent.parent) for j in journals]
     assert all(c.journal is not None for c in changes)
     assert any(not t.committed for c in changes for t in c.turns)  # a failed turn that was not saved
-    diffs = [f.diff() for c in changes for t in c.turns for f in t.files]
+    diffs = [f.patch() for c in changes for t in c.turns for f in t.files]
     assert sum(1 for d in diffs if d.startswith("diff --git")) >= 4
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from rho_desk.core.edit_rules import apply_edits
-from rho_desk.core.edits import RevisionHistory, astore_revision
+from rho_desk.core.revisions.edits import astore_revision
+from rho_desk.core.revisions.rules import apply_edits
+from rho_desk.core.revisions.undo import RevisionHistory
 from rho_desk.core.stores.index import RhoIndex
 from rho_desk.core.stores.library import SessionLibrary
 from rho_desk.core.stores.rho_files import (

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from rho_desk.core.compaction.stats import compute_stats, resolve_context_window
-from rho_desk.core.revision_diff import Sign, compute_diff
+from rho_desk.core.revisions.diff import Sign, compute_diff
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.stores.summary import SessionSummary
 from rho_desk.core.wire import ContentBlock, Message
 from rho_desk.core.wire.model import ToolResult
 from rho_desk.qt.browser.sessions_model import SessionListModel
 from rho_desk.qt.conversation.model import ConversationModel, RowKind, build_rows, plain_preview
-from rho_desk.qt.revisions.diff_model import DiffModel
+from rho_desk.qt.revisions.diff_model import RevisionDiffModel
 from rho_desk.qt.revisions.tree_model import RevisionTreeModel
 from rho_desk.qt.ui.roles import Role
 from rho_desk.qt.usage.compactions_model import CompactionTableModel
@@ -162,7 +162,7 @@ def test_diff_of_two_branches(qtmodeltester, tmp_path: Path) -> None:
     compaction = compute_diff(tree, tree.nodes["n1"], tree.nodes["n2"])
     assert compaction.common_suffix == 2 and compaction.fields == ("compaction",)
     assert compaction.removed >= 1 and compaction.token_delta < 0
-    model = DiffModel()
+    model = RevisionDiffModel()
     qtmodeltester.check(model)
     model.set_result(compaction)
     qtmodeltester.check(model)

@@ -135,10 +135,10 @@ def test_diff_lines_on_an_approval_card_are_readable(qapp: QApplication, themed:
     """Added and removed lines keep text contrast (WCAG 4.5:1) on the card's base, dark theme too."""
     from PySide6.QtGui import QTextDocument
 
-    from rho_desk.qt.ui.patch import DiffHighlighter
+    from rho_desk.qt.ui.patch import PatchHighlighter
 
     document = QTextDocument()
-    highlighter = DiffHighlighter(document)
+    highlighter = PatchHighlighter(document)
     for prefix in "+-@":
         colour = highlighter._formats[prefix].foreground().color()
         assert contrast(colour, QColor(themed.base)) >= 4.5, (prefix, colour.name())

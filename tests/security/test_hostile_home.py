@@ -40,8 +40,8 @@ from rho_desk.core.changes.checkpoint import (
 )
 from rho_desk.core.stores.library import SessionLibrary
 from rho_desk.core.stores.rho_files import create_session, read_session
+from rho_desk.core.text.visible import hidden
 from rho_desk.core.tools.trust import TrustStore
-from rho_desk.core.visible import hidden
 from rho_desk.core.wire import (
     AssistantMessage,
     ContentBlock,

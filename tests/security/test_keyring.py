@@ -49,7 +49,7 @@ PlaintextKeyring.__module__ = "keyrings.alt.file"
 
 
 def test_every_keyring_user_refuses_a_plaintext_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rho_desk.core.keys import FINGERPRINT_KEY
+    from rho_desk.core.secrets.keys import FINGERPRINT_KEY
     from rho_desk.keys import KeyringKeySource
     from rho_desk.providers.credentials import set_api_key
     from rho_desk.team.db import keep_password_in_keyring

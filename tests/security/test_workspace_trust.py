@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from rho_desk.core.dirs import config_dir
 from rho_desk.core.stores.rho_files import create_session, read_session
+from rho_desk.core.system.dirs import config_dir
 from rho_desk.core.tools.trust import TRUST_FILE, TrustStore, WorkspaceRefused, refusal
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -227,7 +227,7 @@ def _panel(make_window: Any, run: Any, path: Path, mode: str = "supervised") -> 
     context.continue_dock.show_continue()
     run(settle(context.bridge))
     panel = context.continue_dock.panel
-    panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(mode))
+    panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(mode))
     return context, context.controller, panel
 
 

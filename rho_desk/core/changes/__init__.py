@@ -32,7 +32,6 @@ if TYPE_CHECKING:
         plan_restore,
         read_journal,
     )
-    from .diff import unified_diff
     from .journal import CheckpointRecorder, RecordedFile, RecordedTurn
     from .model import (
         ChangeAction,
@@ -42,12 +41,13 @@ if TYPE_CHECKING:
         SessionChanges,
         TurnChanges,
     )
+    from .patch import unified_diff
 
 _WHERE = {
     **dict.fromkeys(("changes_of_session", "changes_of_tree", "display_path", "session_changes", "turn_of_row"), "build"),
     **dict.fromkeys(("CheckpointOutcome", "FileCheckpoint", "RestoreClassification", "WorkspaceCheckpoint",
                      "classify_restore", "journal_path", "plan_restore", "read_journal"), "checkpoint"),
-    "unified_diff": "diff",
+    "unified_diff": "patch",
     **dict.fromkeys(("CheckpointRecorder", "RecordedFile", "RecordedTurn"), "journal"),
     **dict.fromkeys(("ChangeAction", "ChangeSource", "FileChange", "HiddenChange", "SessionChanges", "TurnChanges"),
                     "model"),
@@ -61,8 +61,8 @@ def __getattr__(name: str) -> Any:
         from . import build as module
     elif where == "checkpoint":
         from . import checkpoint as module  # type: ignore[no-redef]
-    elif where == "diff":
-        from . import diff as module  # type: ignore[no-redef]
+    elif where == "patch":
+        from . import patch as module  # type: ignore[no-redef]
     elif where == "journal":
         from . import journal as module  # type: ignore[no-redef]
     elif where == "model":

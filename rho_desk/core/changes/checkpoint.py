@@ -43,7 +43,7 @@ from typing import Any, Final
 import msgspec
 
 from ..errors import InputError, StorageError
-from ..fsio import fsync_dir, write_all
+from ..system.fsio import fsync_dir, write_all
 from ..tools.beneath import CHANGED, open_file_beneath, open_root
 from ..wire.limits import TooDeep, check_depth
 

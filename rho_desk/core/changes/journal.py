@@ -39,7 +39,7 @@ from pathlib import Path
 import msgspec
 
 from ..errors import StorageError
-from ..fsio import fsync_dir, write_all
+from ..system.fsio import fsync_dir, write_all
 from .checkpoint import (
     CHECKPOINT_DIR_NAME,
     CHECKPOINT_JOURNAL_NAME,

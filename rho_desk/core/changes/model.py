@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checkpoint import CheckpointOutcome, FileCheckpoint, UntrackedEffect
-from .diff import is_binary, unified_diff
+from .patch import is_binary, unified_diff
 
 __all__ = [
     "ChangeAction",
@@ -144,7 +144,7 @@ class FileChange:
         """Whether both sides are known, so a diff (and ``git apply``) can be made."""
         return self.before_known and self.after_known and self.action not in (ChangeAction.UNKNOWN, ChangeAction.UNSUPPORTED)
 
-    def diff(self) -> str:
+    def patch(self) -> str:
         """The git-style unified diff, or ``""`` when a side is unknown or nothing changed."""
         if not self.diffable:
             return ""
@@ -153,7 +153,7 @@ class FileChange:
     def line_counts(self) -> tuple[int, int]:
         """Lines added and removed (0, 0 when unknown or binary)."""
         added = removed = 0
-        for line in self.diff().splitlines():
+        for line in self.patch().splitlines():
             if line.startswith("+") and not line.startswith("+++"):
                 added += 1
             elif line.startswith("-") and not line.startswith("---"):

@@ -59,8 +59,8 @@ from .checkpoint import (
     observed_of_original,
     sha256_hex,
 )
-from .diff import unified_diff
 from .model import FileChange
+from .patch import unified_diff
 
 __all__ = [
     "MAX_RESTORE_BYTES",

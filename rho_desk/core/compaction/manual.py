@@ -135,7 +135,7 @@ class ManualCompaction:
     """One manual compaction of ``state`` with ``compactor``.
 
     Args:
-        state: the stored state to compact (untrimmed, as :func:`rho_desk.core.edits.stored_state`
+        state: the stored state to compact (untrimmed, as :func:`rho_desk.core.revisions.edits.stored_state`
             gives it).
         compactor: local, threaded local, or a summarizing compactor.
     """

@@ -16,7 +16,7 @@ An export takes the conversation as shown (``display``, the default of the app a
 signed (``build_receipt(..., signing_key=...)``) and verified with the signer's public key.
 
 The core takes the known secrets and the keys as parameters: it receives rho-desk's own keys
-through :class:`rho_desk.core.keys.KeySource` (``fingerprint_key(keys)``, ``signing_key(keys)``),
+through :class:`rho_desk.core.secrets.keys.KeySource` (``fingerprint_key(keys)``, ``signing_key(keys)``),
 whose implementations (keyring, key file) live in ``rho_desk.keys``.
 """
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError, StorageError
-from ..fsio import fsync_dir, remove_stale_temps, write_temp
+from ..system.fsio import fsync_dir, remove_stale_temps, write_temp
 
 __all__ = ["OutputExists", "OutputIsInput", "check_outputs", "write_files_atomic"]
 

@@ -33,8 +33,8 @@ from typing import Any, Final
 
 import msgspec
 
-from ..allocator import large_buffers
 from ..errors import InputError
+from ..system.allocator import large_buffers
 from ..wire.codec import decode_snapshot
 from ..wire.limits import (
     MAX_DEPTH,

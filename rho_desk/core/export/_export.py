@@ -1,4 +1,4 @@
-"""The export pipeline: classify, apply the selection, redact secrets, render, audit.
+"""One export, step by step: classify, apply the selection, redact secrets, render, audit.
 
 ::
 
@@ -27,7 +27,7 @@ from typing import Final
 
 import msgspec
 
-from ..allocator import large_buffers
+from ..system.allocator import large_buffers
 from ..wire.codec import encode_pretty
 from ..wire.snapshot import SessionSnapshot
 from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings

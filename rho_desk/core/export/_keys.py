@@ -1,6 +1,6 @@
 """The export's keys: the fingerprint key (HMAC) and the receipt signing key (Ed25519).
 
-Both come from a :class:`~rho_desk.core.keys.KeySource` (the keyring or the key file, chosen
+Both come from a :class:`~rho_desk.core.secrets.keys.KeySource` (the keyring or the key file, chosen
 outside core) and are created there on first use.
 
 Redactions and findings carry ``fp:`` + HMAC-SHA256(key, secret). With one key per machine the
@@ -24,7 +24,7 @@ from typing import Final
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ..errors import InputError
-from ..keys import FINGERPRINT_KEY, SIGNING_KEY, KeySource
+from ..secrets.keys import FINGERPRINT_KEY, SIGNING_KEY, KeySource
 
 __all__ = [
     "PUBLIC_KEY_PREFIX",

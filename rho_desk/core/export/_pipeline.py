@@ -24,7 +24,7 @@ from typing import Required, TypedDict, Unpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from ..keys import KeySource
+from ..secrets.keys import KeySource
 from ..wire.snapshot import SessionSnapshot
 from ._classes import Selection
 from ._display import HISTORY_KINDS, open_export_source

@@ -35,9 +35,9 @@ from ..compaction.api import (
 )
 from ..compaction.tokens import estimate_messages_tokens
 from ..errors import EngineError, InvalidConfiguration, InvalidHostResponse
-from ..handoff import HandoffReport, report_message_omissions
-from ..ids import check_id, new_id
 from ..provider import ModelProvider, ReasoningLevel, ServiceTier
+from ..provider.handoff import HandoffReport, report_message_omissions
+from ..wire.ids import check_id, new_id
 from ..wire.model import Message, ToolCall
 from ..wire.snapshot import CompactionState, SessionSnapshot
 from . import events as ev

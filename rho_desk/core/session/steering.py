@@ -21,7 +21,7 @@ from typing import NewType
 import msgspec
 
 from ..errors import InvalidHostResponse
-from ..ids import new_id
+from ..wire.ids import new_id
 from ..wire.model import ContentBlock, Message
 
 __all__ = ["Command", "CommandKind", "CommandQueue", "SteeringId", "SteeringQueue", "SteeringRetraction"]

@@ -44,8 +44,8 @@ from typing import Final
 import msgspec
 
 from ..errors import CredentialsUnavailable, InputError, RevisionConflict, StorageError
-from ..fsio import atomic_write, fsync_dir, write_temp
-from ..keys import KeySource, durable_store_key
+from ..secrets.keys import KeySource, durable_store_key
+from ..system.fsio import atomic_write, fsync_dir, write_temp
 from ..wire.codec import decode, encode, encode_pretty, gc_paused
 from ..wire.snapshot import SessionSnapshot
 

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict, Unpack
 
-from ..dirs import CACHE_DIR_ENV, cache_dir
 from ..errors import InputError, StorageError
+from ..system.dirs import CACHE_DIR_ENV, cache_dir
 from ._sqlite import transaction
 from .summary import SessionSummary
 

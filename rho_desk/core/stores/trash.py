@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..dirs import TRASH_DIR_ENV, trash_dir
 from ..errors import InputError, StorageError
+from ..system.dirs import TRASH_DIR_ENV, trash_dir
 from .index import IndexState, record_session
 from .summary import SessionSummary
 from .units import UnitRef

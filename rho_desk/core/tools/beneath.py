@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-from ..fsio import write_all
+from ..system.fsio import write_all
 
 __all__ = [
     "CHANGED",

@@ -95,7 +95,7 @@ def _home(env: Mapping[str, str]) -> Path | None:
 
 def protected_folders(env: Mapping[str, str] | None = None) -> list[tuple[Path, str, bool]]:
     """Every folder tools never run in: ``(real path, why, refused inside too)``."""
-    from ..dirs import cache_dir, config_dir, data_dir, trash_dir
+    from ..system.dirs import cache_dir, config_dir, data_dir, trash_dir
 
     env = os.environ if env is None else env
     folders: list[tuple[Path, str, bool]] = [(Path("/"), "the root of the file system", False)]
@@ -151,7 +151,7 @@ class TrustStore:
 
     @property
     def path(self) -> Path:
-        from ..dirs import config_dir
+        from ..system.dirs import config_dir
 
         return (self._directory or config_dir()) / TRUST_FILE
 
@@ -189,7 +189,7 @@ class TrustStore:
         return tuple(found)
 
     def _save(self, folders: Iterable[TrustedFolder]) -> None:
-        from ..fsio import atomic_write
+        from ..system.fsio import atomic_write
 
         document = {
             "version": FORMAT_VERSION,

@@ -9,8 +9,8 @@ from typing import Final
 import msgspec
 
 from ..session.events import ToolCallFailure, ToolCallResult, ToolCallSuccess
-from ..sizes import size_text
-from ..visible import one_line
+from ..text.sizes import size_text
+from ..text.visible import one_line
 
 __all__ = ["CallProgress", "CallWritten", "call_subject", "result_line", "result_text"]
 

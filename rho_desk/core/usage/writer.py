@@ -48,7 +48,7 @@ import msgspec
 
 from ... import __version__
 from ..errors import StorageError
-from ..ids import new_id
+from ..wire.ids import new_id
 from ..wire.model import ModelUsage
 from ._schema import BUSY_TIMEOUT_S, LEDGER_FILE, MIGRATION_1, SUPPORTED_LEDGER_VERSION
 

@@ -50,11 +50,11 @@ from ...core.changes.restore import (
     restore_file,
     undo_restore,
 )
-from ...core.visible import one_line, visible
+from ...core.text.visible import one_line, visible
 from ..services.bridge import EngineBridge, in_thread
 from ..services.document import HistoryMode, SessionDocument
 from ..services.undo import Step, UndoStack
-from ..ui.patch import DiffHighlighter, mono_font
+from ..ui.patch import PatchHighlighter, mono_font
 from ..ui.screen import fit_to_screen
 from .model import LibraryTouchedModel, TouchedFilesModel, turn_text
 
@@ -98,7 +98,7 @@ class RestoreDialog(QDialog):
         self.body.setFont(mono_font())
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.body.setAccessibleName("What the restore changes")
-        self._highlighter = DiffHighlighter(self.body.document())
+        self._highlighter = PatchHighlighter(self.body.document())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.restore_button = buttons.addButton("&Restore", QDialogButtonBox.ButtonRole.AcceptRole)
         self.restore_button.setEnabled(preview.possible and not preview.named)
@@ -197,7 +197,7 @@ class ChangesView(QWidget):
         self.diff.setReadOnly(True)
         self.diff.setFont(mono_font())
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self._highlighter = DiffHighlighter(self.diff.document())
+        self._highlighter = PatchHighlighter(self.diff.document())
         self.turn_button = QPushButton("&Go to Turn")
         self.turn_button.setToolTip("Show the turn that made this change in the conversation")
         self.turn_button.clicked.connect(self.go_to_turn)
@@ -341,7 +341,7 @@ class ChangesView(QWidget):
         generation = self._generation
 
         def compute() -> str:
-            diff = change.diff()
+            diff = change.patch()
             if diff:
                 return diff
             if change.binary:

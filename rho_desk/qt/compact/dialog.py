@@ -16,7 +16,7 @@ state, then ``save_compaction`` appends the result as a new complete base after 
 the active revision is still the one compacted. A busy row with a Cancel button (Esc) stops it.
 Afterwards the cards and the right pane show what was written: the real figures, and the digest
 or summary itself with its size. Undo (the button, or Ctrl+Z) restores the previous revision
-(``core.edits``): a ``set_leaf`` in a v4 tree, a copy of the earlier state in a v1-v3 line.
+(``core.revisions.edits``): a ``set_leaf`` in a v4 tree, a copy of the earlier state in a v1-v3 line.
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ from ...core.compaction.manual import (
     save_compaction,
 )
 from ...core.compaction.tokens import message_tokens
-from ...core.edits import stored_state
 from ...core.errors import Cancelled, error_text
+from ...core.revisions.edits import stored_state
 from ...core.stores.rho_files import RevisionNode
 from ...providers.compactors import open_compactor
 from ..services.bridge import in_thread
-from ..services.changes import OpResult
+from ..services.outcomes import OpResult
 from ..services.settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,

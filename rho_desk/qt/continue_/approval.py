@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.visible import numbered, one_line, visible
-from ..ui.patch import DiffHighlighter, mono_font
+from ...core.text.visible import numbered, one_line, visible
+from ..ui.patch import PatchHighlighter, mono_font
 
 __all__ = ["ApprovalCard", "ShellCard"]
 
@@ -74,7 +74,7 @@ class ApprovalCard(QFrame):
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         # what the model and the session file chose is shown with its controls visible
-        # (core/visible.py): what is approved is what runs
+        # (core/text/visible.py): what is approved is what runs
         if is_write:
             self.title.setText(f"Approve this change? {one_line(request.summary)}")
         else:
@@ -88,7 +88,7 @@ class ApprovalCard(QFrame):
         self.body.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.body.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         if is_write:
-            self._highlighter = DiffHighlighter(self.body.document())
+            self._highlighter = PatchHighlighter(self.body.document())
         self.reason = QLineEdit()
         self.reason.setObjectName("ApprovalReason")
         self.reason.setAccessibleName("Reason for a denial")

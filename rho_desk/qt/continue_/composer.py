@@ -49,14 +49,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.handoff import HandoffReport
+from ...core.provider.handoff import HandoffReport
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.tools.permissions import DEFAULT_MODE, PermissionMode
 from ...core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
 from ...core.usage import describe_usage
 from ...core.wire import ModelUsage
-from ..services.changes import Changes
 from ..services.context import OperationHost
+from ..services.outcomes import OpChanges
 from ..ui.blocks import Banner
 from ..ui.text import revision_words
 from .approval import ApprovalCard, ShellCard
@@ -175,13 +175,13 @@ class ContinuePanel(QFrame):
         self._shell_calls: dict[str, tuple[str, str]] = {}
         """(command, folder) of each shell call started but not yet running: one waiting for
         approval shows the approval card, not a "Running…" card."""
-        self.tools_mode = QComboBox()
-        self.tools_mode.setObjectName("ContinueToolsPicker")
-        self.tools_mode.setToolTip("What the model's coding tools may do in this conversation")
+        self.mode_picker = QComboBox()
+        self.mode_picker.setObjectName("ContinueToolsPicker")
+        self.mode_picker.setToolTip("What the model's coding tools may do in this conversation")
         self._profile_modes: dict[str, PermissionMode] = {}
-        self.tools_mode.addItem(f"Tools: {DEFAULT_MODE.label} (profile)", None)
+        self.mode_picker.addItem(f"Tools: {DEFAULT_MODE.label} (profile)", None)
         for mode in PermissionMode:
-            self.tools_mode.addItem(f"Tools: {mode.label}", mode.value)
+            self.mode_picker.addItem(f"Tools: {mode.label}", mode.value)
 
         self.reply = QPlainTextEdit()
         self.reply.setObjectName("LiveReply")
@@ -222,7 +222,7 @@ class ContinuePanel(QFrame):
         self.status.setWordWrap(True)
         side = QVBoxLayout()
         side.addWidget(self.profile)
-        side.addWidget(self.tools_mode)
+        side.addWidget(self.mode_picker)
         buttons = QHBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.cancel_button)
@@ -260,7 +260,7 @@ class ContinuePanel(QFrame):
         self.choose_folder.clicked.connect(self._on_choose_folder_clicked)
         self.without_tools.clicked.connect(self._on_without_tools_clicked)
         self.workspace_keep.clicked.connect(self._on_workspace_keep_clicked)
-        self.tools_mode.currentIndexChanged.connect(self._on_tools_mode_changed)
+        self.mode_picker.currentIndexChanged.connect(self._on_mode_picker_changed)
         self.profile.currentIndexChanged.connect(self._update_tools_default_label)
         self._esc_filter = _EscapeCancels(self)
         c = controller
@@ -330,7 +330,7 @@ class ContinuePanel(QFrame):
             for p in loaded.profiles:
                 self.profile.addItem(f"{p.name} · {p.model}", p.name)
             self.profile.blockSignals(False)
-            self._profile_modes = {p.name: p.tools_mode() for p in loaded.profiles}
+            self._profile_modes = {p.name: p.permission_mode_for() for p in loaded.profiles}
             index = self.profile.findData(current if keep else wanted)
             self.profile.setCurrentIndex(index if index >= 0 else 0)
             self._update_tools_default_label()
@@ -344,7 +344,7 @@ class ContinuePanel(QFrame):
     def _on_profile_activated(self, _index: int) -> None:
         self._picked = True
 
-    def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
+    def _on_bridge_operation_finished(self, changes: OpChanges, _initiator: object) -> None:
         # a profile, the default or "Continue with" may have changed (a picker not yet filled
         # reads them when first shown)
         if changes.settings and self._profiles_read:
@@ -386,7 +386,7 @@ class ContinuePanel(QFrame):
         self.workspace_banner.hide()
         self._close_approval()
         self._clear_shell_cards()
-        self.tools_mode.setCurrentIndex(0)
+        self.mode_picker.setCurrentIndex(0)
         if path is not None and self._profiles_read:  # (closing, as at shutdown, reads nothing)
             self.refresh_profiles(reset=True)
 
@@ -526,7 +526,7 @@ class ContinuePanel(QFrame):
         self.send_button.setEnabled(not running and state is not TurnState.BLOCKED)
         self.cancel_button.setEnabled(state in (TurnState.PREPARING, TurnState.RUNNING))
         self.profile.setEnabled(not running)
-        self.tools_mode.setEnabled(not running)
+        self.mode_picker.setEnabled(not running)
         app = QApplication.instance()
         if app is not None:
             if running:
@@ -549,11 +549,11 @@ class ContinuePanel(QFrame):
     def _update_tools_default_label(self, *_args: object) -> None:
         """The first entry says which mode the chosen profile gives."""
         mode = self._profile_modes.get(self.profile_name() or "", DEFAULT_MODE)
-        self.tools_mode.setItemText(0, f"Tools: {mode.label} (profile)")
+        self.mode_picker.setItemText(0, f"Tools: {mode.label} (profile)")
 
-    def _on_tools_mode_changed(self, _index: int) -> None:
-        value = self.tools_mode.currentData()
-        self.controller.set_tools_mode(PermissionMode(value) if value else None)
+    def _on_mode_picker_changed(self, _index: int) -> None:
+        value = self.mode_picker.currentData()
+        self.controller.set_mode_override(PermissionMode(value) if value else None)
 
     def _on_controller_workspace_missing(self, message: str) -> None:
         text = html.escape(message[:1].upper() + message[1:])
@@ -596,9 +596,9 @@ class ContinuePanel(QFrame):
 
     def _on_without_tools_clicked(self) -> None:
         self.workspace_banner.hide()
-        self.tools_mode.blockSignals(True)
-        self.tools_mode.setCurrentIndex(self.tools_mode.findData(PermissionMode.OFF.value))
-        self.tools_mode.blockSignals(False)
+        self.mode_picker.blockSignals(True)
+        self.mode_picker.setCurrentIndex(self.mode_picker.findData(PermissionMode.OFF.value))
+        self.mode_picker.blockSignals(False)
         self.controller.continue_without_tools()
 
     def _on_workspace_keep_clicked(self) -> None:

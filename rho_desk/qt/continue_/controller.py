@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ...core.edits import acommit
 from ...core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
+from ...core.revisions.edits import acommit
 from ...core.stores.rho_files import create_session, default_prompt_cache_key
 from ...core.tools.permissions import (
     ApprovalChoice,
@@ -60,17 +60,17 @@ from ...core.tools.permissions import (
 )
 from ...core.wire import SessionSnapshot
 from ..services.bridge import in_thread
-from ..services.changes import Changes
 from ..services.context import OperationHost
 from ..services.document import ReloadInfo
 from ..services.messages import Notice
+from ..services.outcomes import OpChanges
 from ..services.settings import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
 from ..ui.text import revision_words
 
 if TYPE_CHECKING:
     from ...core.changes import CheckpointRecorder
     from ...core.compaction.api import CompactionOutcome
-    from ...core.handoff import HandoffReport
+    from ...core.provider.handoff import HandoffReport
     from ...core.session import Rho, Run, Session
     from ...core.tools.setup import ToolSetup
     from ...core.usage.writer import UsageRecording
@@ -199,7 +199,7 @@ class ContinueController(QObject):
         self.continuation: Continuation | None = None
         """The last turn's engine, tools and checks (its engine carries the next turn)."""
         self._trust_next = False
-        self.tools_mode: PermissionMode | None = None
+        self.turn_mode: PermissionMode | None = None
         """The mode the last turn ran under."""
         self._approval: tuple[ApprovalRequest, asyncio.Future[ApprovalDecision]] | None = None
         self._session_approvals: dict[tuple[str, str], tuple[frozenset[Path], frozenset[str]]] = {}
@@ -349,7 +349,7 @@ class ContinueController(QObject):
             opened = turn
             self._restore_approvals(turn.tools)
             self.identity = turn.identity
-            self.tools, self.tools_mode = turn.tools, turn.mode
+            self.tools, self.turn_mode = turn.tools, turn.mode
             if turn.rebuilt:
                 # A new engine: the first turn, or other tools or another folder on the same state.
                 self.rho, self.session = turn.rho, turn.session
@@ -488,7 +488,7 @@ class ContinueController(QObject):
 
     # -- tools -----------------------------------------------------------------------------------------
 
-    def set_tools_mode(self, mode: PermissionMode | None) -> None:
+    def set_mode_override(self, mode: PermissionMode | None) -> None:
         """Choose the permission mode for this session (``None``: the profile's)."""
         self.tools_override = mode
 
@@ -577,11 +577,11 @@ class ContinueController(QObject):
 
     # -- resolving conflicts -------------------------------------------------------------------------
 
-    def reload(self) -> asyncio.Task[Changes]:
+    def reload(self) -> asyncio.Task[OpChanges]:
         """Drop the engine's unsaved state and continue from the file's newest revision."""
         return self.host.bridge.run(self.areload(), context="Reloading the session")
 
-    async def areload(self) -> Changes:
+    async def areload(self) -> OpChanges:
         prompt = self.last_prompt if self.unsaved is not None else None
         await self._adetach()
         self.unsaved = None
@@ -591,13 +591,13 @@ class ContinueController(QObject):
         if prompt:
             self.sig_prompt_returned.emit(prompt)
         changes = getattr(result, "changes", None)
-        return changes if isinstance(changes, Changes) else Changes(revisions=True, messages=True)
+        return changes if isinstance(changes, OpChanges) else OpChanges(revisions=True, messages=True)
 
-    def fork(self) -> asyncio.Task[Changes]:
+    def fork(self) -> asyncio.Task[OpChanges]:
         """Keep the engine's state: a branch (v4) or a new session file (v1-v3)."""
         return self.host.bridge.run(self.afork(), context="Forking the conversation")
 
-    async def afork(self) -> Changes:
+    async def afork(self) -> OpChanges:
         document = self.document
         base_id, unsaved = self.base_id, self.unsaved
         await document.areload(full=True)
@@ -619,7 +619,7 @@ class ContinueController(QObject):
             if isinstance(value, Path):
                 await self._aopen_fork(value)
                 self.host.notifier.info(f"Forked into a new session: {value.parent.name}")
-            return Changes(library=True, revisions=True, messages=True, document=isinstance(value, Path))
+            return OpChanges(library=True, revisions=True, messages=True, document=isinstance(value, Path))
         if tree.is_tree:
             node = await acommit(document, None, lambda writer: writer.fork(base, unsaved), hop=in_thread)
             self.unsaved = None
@@ -653,7 +653,7 @@ class ContinueController(QObject):
         self._clear_conflict()
         await self._aopen_fork(path)
         self.host.notifier.info(f"Your turn is saved in a new session: {path.parent.name}")
-        return Changes(library=True, document=True, revisions=True, messages=True)
+        return OpChanges(library=True, document=True, revisions=True, messages=True)
 
     async def _aopen_fork(self, path: Path) -> None:
         """Open the new session a fork made: the same conversation goes on there."""

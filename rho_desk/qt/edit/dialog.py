@@ -11,12 +11,12 @@
   retention policy, after showing how many of which kind and identity.
 
 Each change is one new revision appended through the document's writer
-(:func:`~rho_desk.core.edits.astore_revision`), recorded for undo. The new revision
+(:func:`~rho_desk.core.revisions.edits.astore_revision`), recorded for undo. The new revision
 adds nothing to Rho's display history (the user saw nothing new): the edit is in the model
 history, which the conversation shows with Ctrl+M.
 
 The rules (which messages go together, how a text is replaced) are
-:mod:`rho_desk.core.edit_rules`'s; this module only shows them.
+:mod:`rho_desk.core.revisions.rules`'s; this module only shows them.
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.edit_rules import apply_edits, pair_closure, provider_block_counts, replace_text
-from ...core.edits import store_revision, stored_state
 from ...core.errors import InputError, error_text
-from ...core.handoff import strip_provider_context
+from ...core.provider.handoff import strip_provider_context
+from ...core.revisions.edits import store_revision, stored_state
+from ...core.revisions.rules import apply_edits, pair_closure, provider_block_counts, replace_text
 from ...core.wire import Message, SessionSnapshot
-from ..services.changes import OpResult
+from ..services.outcomes import OpResult
 from ..ui.blocks import Banner, BusyRow, make_table, section_title
 from ..ui.screen import fit_to_screen
 from ..ui.text import revision_words

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from ...core.stores.trash import TrashItem, empty_trash, list_trash, restore
 from ..services.bridge import in_thread
-from ..services.changes import Changes, OpResult
+from ..services.outcomes import OpChanges, OpResult
 from ..ui.resources import Icon, pixmap
 from ..ui.screen import fit_to_screen
 from ..ui.theme import Theme
@@ -269,7 +269,7 @@ class TrashDialog(QDialog):
             restored = await in_thread(restore, item)
             if self.library.is_open:
                 await self.library.arefresh()
-            return OpResult(restored, Changes(library=True))
+            return OpResult(restored, OpChanges(library=True))
 
         library = self.library
 

@@ -1,5 +1,5 @@
-"""The difference between two revisions as a table: :class:`DiffModel` lists the rows of a
-:class:`~rho_desk.core.revision_diff.DiffResult` (computed in core, in a worker thread)."""
+"""The difference between two revisions as a table: :class:`RevisionDiffModel` lists the rows of a
+:class:`~rho_desk.core.revisions.diff.DiffResult` (computed in core, in a worker thread)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from typing import Any, Final
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from ...core.revision_diff import DiffResult, DiffRow
+from ...core.revisions.diff import DiffResult, DiffRow
 from ...core.wire import Message
 from ..ui.labels import KIND_LABELS, message_text
 from ..ui.roles import Role
 
-__all__ = ["DiffModel"]
+__all__ = ["RevisionDiffModel"]
 
 COLUMNS: Final = ("", "Position", "Kind", "Message")
 
@@ -42,7 +42,7 @@ def _args(arguments: Any) -> str:
     return "…"
 
 
-class DiffModel(QAbstractTableModel):
+class RevisionDiffModel(QAbstractTableModel):
     """Rows of a :class:`DiffResult`: sign, position, kind, text preview."""
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.errors import InputError
-from ...core.revision_diff import Sign, compute_diff
+from ...core.revisions.diff import Sign, compute_diff
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ..services.bridge import EngineBridge
 from ..services.document import SessionDocument
@@ -39,7 +39,7 @@ from ..ui.roles import Role
 from ..ui.text import plural
 from ..ui.theme import Theme
 from ..ui.widgets import ElidedLabel, EmptyState
-from .diff_model import DiffModel
+from .diff_model import RevisionDiffModel
 from .tree_model import COL_CHANGE, COL_MESSAGES, COL_REVISION, RevisionTreeModel
 
 __all__ = ["RevisionTimelineView"]
@@ -106,7 +106,7 @@ class RevisionTimelineView(QWidget):
         self.bridge = bridge
         self.theme = theme
         self.model = RevisionTreeModel(self)
-        self.diff_model = DiffModel(self)
+        self.diff_model = RevisionDiffModel(self)
         self._diff_generation = 0
         self._diff_tree: Any = None
         """The tree the diff pane's state belongs to (diff state never outlives its session)."""

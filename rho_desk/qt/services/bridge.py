@@ -4,7 +4,7 @@ Widgets never call ``asyncio.create_task`` themselves. They ask the :class:`Engi
 ``run`` a coroutine (or ``run_in_thread`` a blocking function). The bridge keeps a reference to
 every task, sends every failure to the notifier (``Cancelled`` silently), calls the optional
 ``on_success``/``on_error`` callbacks on the GUI thread, and fans each operation's
-:class:`~rho_desk.qt.services.changes.Changes` out once as ``sig_operation_finished(changes, initiator)``
+:class:`~rho_desk.qt.services.outcomes.OpChanges` out once as ``sig_operation_finished(changes, initiator)``
 (style.md practices 3 and 5). On close, :meth:`EngineBridge.aclose` cancels everything still
 running and awaits it, so no task outlives the window ("Task was destroyed but it is pending",
 qasync #59), and stops every timer made by :meth:`EngineBridge.timer`, so no timer starts work
@@ -48,8 +48,8 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ...core.errors import BugError
-from .changes import Changes, changes_of
 from .messages import Notifier
+from .outcomes import OpChanges, op_changes_of
 
 __all__ = ["BridgeClosed", "EngineBridge", "in_thread"]
 
@@ -93,7 +93,7 @@ class EngineBridge(QObject):
     """Owns the UI's tasks; reports their outcome.
 
     Signals:
-        sig_operation_finished(Changes, object): an operation finished and changed something;
+        sig_operation_finished(OpChanges, object): an operation finished and changed something;
             the second argument is its initiator (the view or action that asked, or ``None``).
         sig_busy_changed(bool): whether any task is running.
 
@@ -144,7 +144,7 @@ class EngineBridge(QObject):
             on_success: called with the result (on the GUI thread) when it succeeds.
             on_error: called with the exception instead of the notifier (cancellation is
                 never reported).
-            initiator: passed along with the operation's Changes, so a view can tell its own
+            initiator: passed along with the operation's OpChanges, so a view can tell its own
                 operations from others'.
             context: prefix for the notice if it fails, e.g. "Opening session.jsonl".
 
@@ -252,7 +252,7 @@ class EngineBridge(QObject):
             try:
                 if on_success is not None:
                     on_success(result)
-                changes = changes_of(result)
+                changes = op_changes_of(result)
                 if changes is not None and changes.any:
                     self.sig_operation_finished.emit(changes, initiator)
             except Exception as callback_error:  # a bug in a UI callback: show it, keep going
@@ -275,7 +275,7 @@ class EngineBridge(QObject):
                 exc = handler_error
         self.notifier.show_exception(exc, context=context)
 
-    def emit_changes(self, changes: Changes, initiator: object = None) -> None:
+    def emit_changes(self, changes: OpChanges, initiator: object = None) -> None:
         """Announce changes made outside a task (e.g. a live reload noticed by a timer)."""
         if changes.any:
             self.sig_operation_finished.emit(changes, initiator)

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from ..ui.theme import ThemeManager
     from .bridge import EngineBridge
-    from .changes import OpResult
     from .document import SessionDocument
     from .library import LibraryService
     from .messages import Notifier
+    from .outcomes import OpResult
     from .settings import Settings
     from .team import TeamService
 

@@ -75,8 +75,8 @@ from ...core.stores.rho_files.tail import Appended, NeedsFullReload, apply_appen
 from ...core.stores.summary import SessionSummary
 from ...core.wire import Message, SessionSnapshot
 from .bridge import EngineBridge, in_thread
-from .changes import Changes, OpResult
 from .live import LiveWatcher
+from .outcomes import OpChanges, OpResult
 from .workers import bulk_load
 
 if TYPE_CHECKING:
@@ -350,7 +350,7 @@ class SessionDocument(QObject):
         """Open ``path`` (a transcript, session folder or snapshot document) in a bridge task."""
         return self.bridge.run(self.aopen(path), initiator=initiator, context=f"Opening {Path(path).name}")
 
-    async def aopen(self, path: Path) -> Changes:
+    async def aopen(self, path: Path) -> OpChanges:
         """Read ``path`` off the GUI thread and make it the open document.
 
         Raises:
@@ -370,7 +370,7 @@ class SessionDocument(QObject):
         finally:
             self._set_loading(False)
         if generation != self._generation:
-            return Changes()  # a newer open superseded this one
+            return OpChanges()  # a newer open superseded this one
         await self._drop_writer()
         old, self.file = self.file, file
         self.is_snapshot_document = is_snapshot
@@ -381,7 +381,7 @@ class SessionDocument(QObject):
         self.sig_tree_changed.emit()
         self.sig_revision_selected.emit(self.selected)
         release(old)  # every view has let go of it now
-        return Changes(document=True, revisions=True, messages=True, stats=True)
+        return OpChanges(document=True, revisions=True, messages=True, stats=True)
 
     async def aclose(self, *, guarded: bool = False) -> None:
         """Close the document: release the writer and its lease, stop watching.
@@ -473,7 +473,7 @@ class SessionDocument(QObject):
     async def _areload(self, full: bool) -> OpResult[ReloadInfo | None]:
         file = self.file
         if file is None or self.is_snapshot_document:
-            return OpResult(None, Changes())
+            return OpResult(None, OpChanges())
         generation = self._generation
         before_leaf = file.tree.active_leaf
         before_nodes = len(file.tree.nodes)
@@ -487,9 +487,9 @@ class SessionDocument(QObject):
                 raise InputError("the session file is gone", source=str(file.path)) from None
             if appended is not None and appended.empty and appended.size == file.size:
                 file.end = appended.end  # a new mtime, or a torn fragment not read yet
-                return OpResult(None, Changes())
+                return OpResult(None, OpChanges())
         if generation != self._generation or file is not self.file:
-            return OpResult(None, Changes())
+            return OpResult(None, OpChanges())
         info: ReloadInfo
         if appended is not None:
             try:
@@ -506,7 +506,7 @@ class SessionDocument(QObject):
             finally:
                 self._set_loading(False)
             if generation != self._generation or file is not self.file:
-                return OpResult(None, Changes())
+                return OpResult(None, OpChanges())
             old_ids = set(file.tree.nodes)
             replaced = file
             self.file = fresh
@@ -532,7 +532,7 @@ class SessionDocument(QObject):
         if info.full:
             release(replaced)
         changed = bool(info.new_nodes) or info.leaf_moved or info.full
-        return OpResult(info, Changes(revisions=changed, messages=target is not previous or info.full,
+        return OpResult(info, OpChanges(revisions=changed, messages=target is not previous or info.full,
                                       stats=changed, library=changed))  # fmt: skip
 
     def _on_watcher_file_changed(self) -> None:
@@ -584,16 +584,16 @@ class SessionDocument(QObject):
             finally:
                 _catch_up(file, writer)
 
-    def note_written(self, node: RevisionNode | None, *, select: bool = True) -> Changes:
+    def note_written(self, node: RevisionNode | None, *, select: bool = True) -> OpChanges:
         """Tell the views that a write added ``node`` or moved the active revision.
 
-        Returns the Changes to hand back to the bridge.
+        Returns the OpChanges to hand back to the bridge.
         """
         self.sig_tree_changed.emit()
         if select and node is not None and node is not self.selected:
             self.selected = node
             self.sig_revision_selected.emit(node)
-        return Changes(revisions=True, messages=True, stats=True, library=True)
+        return OpChanges(revisions=True, messages=True, stats=True, library=True)
 
     async def amake_active(self, node: RevisionNode) -> OpResult[bool]:
         """Make ``node`` the active revision (a ``set_leaf`` record; v4 and upgraded files).
@@ -604,7 +604,7 @@ class SessionDocument(QObject):
         async with self.writing() as writer:
             written = await in_thread(writer.set_leaf, node)
         if not written:
-            return OpResult(False, Changes())
+            return OpResult(False, OpChanges())
         return OpResult(True, self.note_written(node))
 
     async def afork(self, node: RevisionNode) -> OpResult[Path | RevisionNode]:
@@ -635,7 +635,7 @@ class SessionDocument(QObject):
                     writer.close()
 
             path = await in_thread(create)
-        return OpResult(path, Changes(library=True))
+        return OpResult(path, OpChanges(library=True))
 
     # -- conflicts and the engine ---------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 :class:`LibraryService` wraps the core :class:`~rho_desk.core.stores.library.SessionLibrary`
 (which is synchronous and blocking by design) and runs every call of it in a worker thread.
 It owns the library object: opened when the app points it at a Rho home, closed on shutdown.
-Mutations (rename, move to trash, refresh) return :class:`~rho_desk.qt.services.changes.Changes` so the
+Mutations (rename, move to trash, refresh) return :class:`~rho_desk.qt.services.outcomes.OpChanges` so the
 bridge fans them out; list and search are plain queries.
 """
 
@@ -15,7 +15,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from ...core.allocator import release_free_memory
 from ...core.errors import InputError
 from ...core.stores.library import (
     RefreshReport,
@@ -26,8 +25,9 @@ from ...core.stores.library import (
 )
 from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
 from ...core.stores.summary import SessionSummary
+from ...core.system.allocator import release_free_memory
 from .bridge import EngineBridge, in_thread
-from .changes import Changes, OpResult
+from .outcomes import OpChanges, OpResult
 
 __all__ = ["LibraryService"]
 
@@ -107,7 +107,7 @@ class LibraryService(QObject):
         report = await in_thread(refresh)
         self.last_report = report
         self.sig_refreshed.emit(report)
-        return OpResult(report, Changes(library=True))
+        return OpResult(report, OpChanges(library=True))
 
     async def alist(
         self, workspace_key: str | None = None, *, sort: str = "updated", descending: bool = True
@@ -135,14 +135,14 @@ class LibraryService(QObject):
         library = self._lib()
         async with self.bridge.exclusive():
             summary = await in_thread(library.rename, workspace_key, session_id, title)
-        return OpResult(summary, Changes(library=True))
+        return OpResult(summary, OpChanges(library=True))
 
     async def atrash(self, workspace_key: str, session_id: str) -> OpResult[TrashEntry]:
         """Move a session to rho-desk's trash (refused while it is open somewhere)."""
         library = self._lib()
         async with self.bridge.exclusive():
             entry = await in_thread(library.delete, workspace_key, session_id)
-        return OpResult(entry, Changes(library=True))
+        return OpResult(entry, OpChanges(library=True))
 
     async def auntrash(self, entry: Path) -> OpResult[Path]:
         """Put the session the trash entry ``entry`` holds back where it was (the undo of Move to
@@ -163,7 +163,7 @@ class LibraryService(QObject):
             transcript = await in_thread(put_back)
         if self.is_open:
             await self.arefresh()
-        return OpResult(transcript, Changes(library=True))
+        return OpResult(transcript, OpChanges(library=True))
 
     async def aclose(self) -> None:
         library, self._library = self._library, None

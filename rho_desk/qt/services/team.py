@@ -30,7 +30,7 @@ import msgspec
 from PySide6.QtCore import QObject, Signal
 
 from ...core.errors import DatabaseUnavailable, KnownError
-from ...core.fsio import atomic_write
+from ...core.system.fsio import atomic_write
 from ...core.wire.codec import encode_pretty
 from .bridge import BridgeClosed, EngineBridge, in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings

@@ -1,7 +1,7 @@
 """Edit ▸ Undo's one stack: the open file's revision changes, and everything else the window did.
 
 The revisions of the open session are undone by writing the earlier state again
-(:class:`~rho_desk.core.edits.RevisionHistory`, shared with the command line). Other actions
+(:class:`~rho_desk.core.revisions.undo.RevisionHistory`, shared with the command line). Other actions
 change other things: Move to Trash moves another session away, a restore in the Changes tab
 writes a file of the workspace, Rename writes Rho's index, Publish sends an export to a team.
 Undo must never reach past one of them to a compaction made before it: after Move to Trash,
@@ -28,7 +28,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ...core.edits import RevisionHistory
+from ...core.revisions.undo import RevisionHistory
 
 __all__ = ["Step", "UndoStack"]
 

@@ -10,7 +10,7 @@ when the session is closed; only reference cycles among them would outlive it.
 
 Work that allocates much and keeps little (indexing a library reads every session in it) leaves
 the C heap with free pages the allocator keeps for later:
-``rho_desk.core.allocator.release_free_memory`` gives them back to the system (~7 MB after
+``rho_desk.core.system.allocator.release_free_memory`` gives them back to the system (~7 MB after
 indexing a library of 100 sessions around a 64 MB one).
 """
 

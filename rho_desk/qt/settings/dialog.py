@@ -56,7 +56,7 @@ from ...providers.credentials import (
 )
 from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
 from ..services.bridge import in_thread
-from ..services.changes import Changes
+from ..services.outcomes import OpChanges
 from ..services.settings import (
     LOCAL_COMPACTOR,
     PREFS_COMPACTION_COMPACTOR,
@@ -422,7 +422,7 @@ class SettingsDialog(QDialog):
         def done(_value: object) -> None:
             self.busy.done(done_text)
             self.sig_profiles_changed.emit()
-            self.host.bridge.emit_changes(Changes(settings=True))
+            self.host.bridge.emit_changes(OpChanges(settings=True))
             self.reload_profiles(select)
 
         def failed(exc: BaseException) -> None:
@@ -624,7 +624,7 @@ class SettingsDialog(QDialog):
             self.team_db.setText(safe_dsn(team_db) if team_db else "")
             host.bridge.run(self._aset_team_database(team_db), on_success=self._on_team_database_saved,
                             on_error=self._on_team_database_refused, context="Setting the team database")  # fmt: skip
-        host.bridge.emit_changes(Changes(settings=True))
+        host.bridge.emit_changes(OpChanges(settings=True))
         self.busy.done("Settings applied; saving the team database…" if saving_team else "Settings applied.")
         self.sig_applied.emit()
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication
 
-__all__ = ["DiffHighlighter", "mono_font"]
+__all__ = ["PatchHighlighter", "mono_font"]
 
 
 def mono_font() -> QFont:
@@ -24,7 +24,7 @@ def mono_font() -> QFont:
     return font
 
 
-class DiffHighlighter(QSyntaxHighlighter):
+class PatchHighlighter(QSyntaxHighlighter):
     """Added lines green, removed lines red, hunk headers in violet: the light theme's shades on a
     light background, brighter ones on a dark one."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ...core.sizes import size_text  # one way to say a size, shared with the command line
+from ...core.text.sizes import size_text  # one way to say a size, shared with the command line
 
 if TYPE_CHECKING:
     from ...core.stores.rho_files import RevisionNode

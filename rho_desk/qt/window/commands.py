@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
 
 from ... import __version__
 from ...core.errors import InputError
-from ...core.fsio import atomic_write
 from ...core.stores.library import TrashEntry
 from ...core.stores.summary import SessionSummary
+from ...core.system.fsio import atomic_write
 from ..services.bridge import in_thread
-from ..services.changes import Changes, OpResult
+from ..services.outcomes import OpChanges, OpResult
 from ..services.settings import PREFS_THEME
 from ..ui.screen import fit_to_screen
 from ..ui.text import plural
@@ -310,7 +310,7 @@ class Commands:
             self.theme.set_preference(self.settings.get(PREFS_THEME))
             self.notifier.info(f"Imported {plural(len(keys), 'setting')} from {path.name}; "
                                "some take effect the next time rho-desk starts")  # fmt: skip
-            self.bridge.emit_changes(Changes(settings=True))
+            self.bridge.emit_changes(OpChanges(settings=True))
 
         self.bridge.run(read(), on_success=apply, context=f"Importing {path.name}")
 
@@ -323,7 +323,7 @@ class Commands:
         settings.set(PREFS_THEME, new)
         self.theme.set_preference(new)
         self.notifier.info(f"Theme: {new}")
-        self.bridge.emit_changes(Changes(settings=True))
+        self.bridge.emit_changes(OpChanges(settings=True))
 
     def show_shortcuts(self) -> None:
         rows = self.actions.shortcut_table()

@@ -42,9 +42,9 @@ from ..browser.sessions import SessionBrowserView
 from ..browser.team import TeamBrowserView
 from ..conversation.view import ConversationView
 from ..recovery.view import SessionNotice
-from ..services.changes import Changes
 from ..services.document import HistoryMode
 from ..services.messages import NotificationBar
+from ..services.outcomes import OpChanges
 from ..services.settings import (
     PERSIST_BROWSER_SPLITTER,
     PERSIST_CONVERSATION_SPLITTER,
@@ -489,7 +489,7 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(self.services.library.demo)
         self._update_state()
 
-    def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
+    def _on_bridge_operation_finished(self, changes: OpChanges, _initiator: object) -> None:
         if changes.library and self.services.library.is_open:
             self.browser.reload_listing()
         self._update_state()

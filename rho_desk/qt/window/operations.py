@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from ...core.edits import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus, acommit
+from ...core.revisions.edits import acommit
+from ...core.revisions.undo import LARGE_RESTORE_BYTES, NothingToUndo, RevisionHistory, UndoStatus
 from ...core.stores.rho_files import RevisionNode, SessionWriter
 from ...core.stores.summary import SessionSummary
 from ..services.bridge import in_thread
-from ..services.changes import Changes, OpResult
+from ..services.outcomes import OpChanges, OpResult
 from ..ui.labels import human_bytes
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ __all__ = ["SessionOperations", "arestore"]
 
 async def arestore(history: RevisionHistory, document: SessionDocument, *, redo: bool = False) -> OpResult[str]:
     """Undo (or redo) the last change of ``document`` and tell the views what moved (the restore
-    itself is :mod:`rho_desk.core.edits`', shared with the command line).
+    itself is :mod:`rho_desk.core.revisions.edits`', shared with the command line).
 
     Raises:
         NothingToUndo: nothing to undo or redo, or the session moved on since.
@@ -171,7 +172,7 @@ class SessionOperations(QObject):
     async def acommit(self, label: str, produce: Callable[[SessionWriter], RevisionNode], *,
                       base: str | None = None) -> OpResult[RevisionNode]:  # fmt: skip
         """The one way a dialog writes a revision: ``produce(writer)`` through
-        :func:`~rho_desk.core.edits.acommit` (the active revision checked against ``base``, the
+        :func:`~rho_desk.core.revisions.edits.acommit` (the active revision checked against ``base``, the
         writer and the tree lock held), recorded for undo as ``label``, and the views told.
 
         Raises:
@@ -208,7 +209,7 @@ class SessionOperations(QObject):
 
     def undo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
         """Undo the last thing done: the window's last action, or the open file's last revision
-        change (restore the revision before it, see ``core/edits.py``)."""
+        change (restore the revision before it, see ``core/revisions/undo.py``)."""
         top = self.undo_stack.top()
         if top is None:
             self._step(False, "Undone", on_success)
@@ -228,7 +229,7 @@ class SessionOperations(QObject):
             stack.done_with(top)
             self.notifier.info(f"Undone: {top.label}")
             if on_success is not None:
-                on_success(OpResult(top.label, Changes()))
+                on_success(OpResult(top.label, OpChanges()))
 
         self.bridge.run(run(), on_success=done, context=f"Undoing {top.label}")
 
@@ -333,7 +334,7 @@ class SessionOperations(QObject):
         if how != "failed":
             self.refresh_card()
 
-    def _on_bridge_operation_finished(self, changes: Changes, _initiator: object) -> None:
+    def _on_bridge_operation_finished(self, changes: OpChanges, _initiator: object) -> None:
         # A write to the open file (a compaction, an edit, an undo or redo, a fork: its revisions
         # changed, or a new session was made and opened) moves its card: its count, its last
         # prompt, its date. Opening a file changes no card. A continued turn's card is
@@ -350,7 +351,7 @@ class SessionOperations(QObject):
         self._card_queued = True
         self.bridge.run(self._arefresh_card(), context="Updating the session list")
 
-    async def _arefresh_card(self) -> Changes:
+    async def _arefresh_card(self) -> OpChanges:
         self._card_queued = False  # a write from now on asks again
         summary = self.summary_for_open()
         key = summary.workspace_key if summary is not None else None
@@ -388,15 +389,15 @@ class SessionOperations(QObject):
         else:
             self.document.clear_conflict()
 
-            async def fork_selected() -> Changes:
+            async def fork_selected() -> OpChanges:
                 await self.document.areload(full=True)
                 node = self.document.selected
                 if node is None:
-                    return Changes()
+                    return OpChanges()
                 result = await self.document.afork(node)
                 if isinstance(result.value, Path):
                     await self.document.aopen(result.value)
-                return result.changes | Changes(document=True)
+                return result.changes | OpChanges(document=True)
 
             self.bridge.run(fork_selected(), context="Forking")
 

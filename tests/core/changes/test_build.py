@@ -52,7 +52,7 @@ def test_tool_calls_give_writes_hashline_edits_and_hidden_shell_changes(tmp_path
     assert edited.action is ChangeAction.MODIFIED and edited.source is ChangeSource.TOOL_CALLS
     assert edited.after == b"def main():\n    print('hello')\n"
     assert edited.call_ids == ("c3",)
-    assert "-    print('hi')\n+    print('hello')\n" in edited.diff()
+    assert "-    print('hi')\n+    print('hello')\n" in edited.patch()
     turn3 = changes.turn(3)
     assert (
         turn3 is not None
@@ -63,7 +63,7 @@ def test_tool_calls_give_writes_hashline_edits_and_hidden_shell_changes(tmp_path
     assert (
         unknown.action is ChangeAction.UNKNOWN
         and unknown.path == "README.md"
-        and unknown.diff() == ""
+        and unknown.patch() == ""
     )
     assert "not in the session" in unknown.note
     assert list(changes.files()) == ["app.py", "README.md"]

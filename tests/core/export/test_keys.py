@@ -12,7 +12,7 @@ from rho_desk.core.export import (
     public_key_text,
     signing_key,
 )
-from rho_desk.core.keys import FINGERPRINT_KEY, SIGNING_KEY, decode_key, encode_key
+from rho_desk.core.secrets.keys import FINGERPRINT_KEY, SIGNING_KEY, decode_key, encode_key
 from rho_desk.keys import MemoryKeySource
 
 

@@ -16,7 +16,7 @@ from rho_desk.core.export import (
     iter_slots,
 )
 from rho_desk.core.export._redact import EXCLUDED_ARGUMENT_KEY, human_size
-from rho_desk.core.handoff import prepare_assistant
+from rho_desk.core.provider.handoff import prepare_assistant
 from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, PartialToolCall
 from rho_desk.core.wire.snapshot import SessionSnapshot

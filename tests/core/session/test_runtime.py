@@ -80,7 +80,7 @@ def test_the_prompt_is_prepended_even_before_an_existing_system_message() -> Non
 
 
 def test_session_ids_must_not_be_empty() -> None:
-    from rho_desk.core.ids import InvalidId
+    from rho_desk.core.wire.ids import InvalidId
 
     with pytest.raises(InvalidId, match="identifier must not be empty"):
         SessionOptions(id="")

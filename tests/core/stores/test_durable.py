@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from rho_desk.core.errors import CredentialsUnavailable, InputError, RevisionConflict, StorageError
-from rho_desk.core.fsio import atomic_write
-from rho_desk.core.keys import KeySource
+from rho_desk.core.secrets.keys import KeySource
 from rho_desk.core.stores.base import SessionStore
 from rho_desk.core.stores.durable import (
     KEYRING_SERVICE,
@@ -24,6 +23,7 @@ from rho_desk.core.stores.durable import (
     CorruptSnapshotFile,
     DurableFileSessionStore,
 )
+from rho_desk.core.system.fsio import atomic_write
 from rho_desk.core.wire import Message, ModelIdentity, SessionSnapshot, decode_snapshot, encode
 
 P = ModelIdentity("p", "a", "m")

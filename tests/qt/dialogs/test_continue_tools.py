@@ -38,7 +38,7 @@ def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SU
     run(settle(context.bridge))
     panel = host.panel
     context.window.activateWindow()
-    panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(mode.value))
+    panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(mode.value))
     return context, context.controller, panel
 
 
@@ -154,7 +154,7 @@ def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(make_window, ru
     panel.without_tools.click()
     run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
     assert "tools" not in loopback.requests[0].body
-    assert panel.tools_mode.currentData() == "off"
+    assert panel.mode_picker.currentData() == "off"
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf)[-1].text() == "Hi without tools."
 
@@ -264,7 +264,7 @@ def test_session_approvals_outlast_a_visit_to_another_session(make_window, run, 
     run(settle(context.bridge))
     run(context.document.aopen(path))
     run(settle(context.bridge))
-    panel.tools_mode.setCurrentIndex(panel.tools_mode.findData(PermissionMode.SUPERVISED.value))
+    panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
     asked: list[object] = []
     controller.sig_approval_requested.connect(asked.append)
     loopback.queue(tool_reply("call_2", "bash", {"command": "touch two"}), text_reply("Made two."))

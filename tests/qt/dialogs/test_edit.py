@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rho_desk.core.edit_rules import provider_block_counts
-from rho_desk.core.edits import NothingToUndo
+from rho_desk.core.revisions.rules import provider_block_counts
+from rho_desk.core.revisions.undo import NothingToUndo
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.wire import (
     Message,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError, KnownError
-from ...jsonable import json_fields
+from ...text.jsonable import json_fields
 from ...wire.codec import decode_snapshot
 from ..summary import SessionSummary
 from .duplicates import line_problem

@@ -27,8 +27,8 @@ from pathlib import Path
 import msgspec
 
 from ...errors import InputError, KnownError, StorageError
-from ...fsio import atomic_write, fsync_dir
-from ...jsonable import json_fields
+from ...system.fsio import atomic_write, fsync_dir
+from ...text.jsonable import json_fields
 from ...wire.codec import translate_error
 from .duplicates import line_problem
 from .errors import NewerRecord, NotASessionFile, SessionFileError, read_failure

@@ -35,7 +35,7 @@ from msgspec.structs import replace
 
 from ...compaction.api import CompactionOutcome
 from ...errors import InputError, RevisionConflict, StorageError
-from ...fsio import ensure_private_dir, fsync_dir, write_all
+from ...system.fsio import ensure_private_dir, fsync_dir, write_all
 from ...wire.codec import encode
 from ...wire.model import Message
 from ...wire.snapshot import SessionSnapshot

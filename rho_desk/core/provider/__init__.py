@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import msgspec
 
-from .errors import Cancelled, ProviderError, ProviderErrorKind
-from .wire.model import ContentBlock, Message, ModelIdentity, ModelUsage, ToolSpec
+from ..errors import Cancelled, ProviderError, ProviderErrorKind
+from ..wire.model import ContentBlock, Message, ModelIdentity, ModelUsage, ToolSpec
 
 if TYPE_CHECKING:
-    from .cancellation import CancellationToken
+    from ..cancellation import CancellationToken
 
 __all__ = [
     "CancellationMode",
@@ -209,7 +209,7 @@ class ModelProvider(abc.ABC):
         interrupted ``ProviderError`` if the token wins), then replays each Text block as an
         ``OutputDelta``."""
         try:
-            from .cancellation import (
+            from ..cancellation import (
                 race,  # asyncio loads with the first request, not with the reader
             )
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import msgspec
 
-from .wire.model import (
+from ..wire.model import (
     AbortedAssistant,
     AssistantMessage,
     ContentBlock,

@@ -14,9 +14,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Final
 
-from .compaction import estimate_messages_tokens
-from .stores.rho_files import RevisionNode, SessionTree
-from .wire import Message
+from ..compaction import estimate_messages_tokens
+from ..stores.rho_files import RevisionNode, SessionTree
+from ..wire import Message
 
 __all__ = ["MAX_ROWS", "DiffResult", "DiffRow", "Sign", "compute_diff"]
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Final
 
-from .errors import StorageError
+from ..errors import StorageError
 
 __all__ = [
     "STALE_TEMP_SECONDS",

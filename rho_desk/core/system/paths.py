@@ -1,6 +1,6 @@
 """rho-desk's own folders, and the ownership rule for the private ones.
 
-The folders themselves are :mod:`rho_desk.core.dirs`'s (:func:`~rho_desk.core.dirs.config_dir`
+The folders themselves are :mod:`rho_desk.core.system.dirs`'s (:func:`~rho_desk.core.system.dirs.config_dir`
 holds settings, provider profiles and the key file). A private folder is judged as ssh judges ``~/.ssh`` (``StrictModes``): it must belong to the
 user running rho-desk (or to root) and be writable by nobody else. Another local user who could
 write there could rename the key file away, and rho-desk would quietly make a new signing key,
@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from .errors import CredentialsUnavailable, InputError
+from ..errors import CredentialsUnavailable, InputError
 
 __all__ = [
     "UnsafePath",

@@ -1,4 +1,4 @@
-"""Unified diffs of file changes, in the form ``git apply`` accepts.
+"""A file change as a patch: the unified diff ``git apply`` accepts.
 
 Paths are relative to the workspace with ``a/`` and ``b/`` prefixes; a created file diffs from
 ``/dev/null`` with a ``new file mode`` line, a deleted one to ``/dev/null``; a last line without a

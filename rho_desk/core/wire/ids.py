@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Final, NewType
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["INITIAL_REVISION", "InvalidId", "Revision", "RunId", "SessionId", "check_id", "new_id"]
 

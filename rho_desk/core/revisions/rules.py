@@ -8,7 +8,7 @@
 * :func:`apply_edits`: a history without some messages and with others replaced;
 * :func:`provider_block_counts`: the provider-native blocks a history holds, by identity and kind.
 
-The edits themselves are written as new revisions by :mod:`rho_desk.core.edits`.
+The edits themselves are written as new revisions by :mod:`rho_desk.core.revisions.edits`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from .errors import InputError
-from .wire import ContentBlock, Message
+from ..errors import InputError
+from ..wire import ContentBlock, Message
 
 __all__ = ["apply_edits", "pair_closure", "provider_block_counts", "replace_text"]
 

@@ -18,7 +18,7 @@ import base64
 import binascii
 from typing import Final, Protocol, runtime_checkable
 
-from .errors import CredentialsUnavailable
+from ..errors import CredentialsUnavailable
 
 __all__ = [
     "FINGERPRINT_KEY",
