@@ -49,10 +49,16 @@ import signal
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 from .terminal import before_prompt, control, shown
+
+if TYPE_CHECKING:
+    from ..core.changes.journal import CheckpointRecorder
+    from ..core.revisions.edits import FileSession
+    from ..core.session import Session
+    from ..core.tools.words import CallWritten
 
 EXIT_CANCELLED = 130
 
@@ -182,9 +188,6 @@ class _Output:
         self._tty_err = _is_terminal(self.err)
         self._attempt = ""
         """The reply text shown since the model call began (what a reset erases)."""
-        from ..core.tools.words import CallProgress
-
-        self._calls = CallProgress()
         self._live = False
 
     def event(self, kind: str, **fields: Any) -> None:
@@ -207,13 +210,9 @@ class _Output:
     def step(self) -> None:
         """A model call begins: what it shows is its own."""
         self._attempt = ""
-        self._calls.clear()
 
-    def progress(self, index: int, call_id: str | None, name: str | None, added: int) -> None:
-        """``added`` more bytes of the arguments of the tool call at ``index``."""
-        due = self._calls.add(index, call_id, name, added)
-        if due is None:
-            return
+    def progress(self, due: CallWritten) -> None:
+        """How far the model has written a tool call's arguments (the driver says when)."""
         if self.json:
             self.event("progress", index=due.index, id=due.call_id, name=due.name, bytes=due.bytes)
         elif self._tty_err:
@@ -229,7 +228,6 @@ class _Output:
 
     def call_done(self) -> None:
         """The streamed tool calls are complete (proposed, or the reply ended)."""
-        self._calls.clear()
         self._clear_live()
 
     def _clear_live(self) -> None:
@@ -399,10 +397,10 @@ def _workspace_words(exc: Exception, session_file: Path) -> str:
 async def _continue(args: argparse.Namespace, message: str) -> int:
     from ..core.changes import CheckpointRecorder
     from ..core.compaction.auto import AutoCompaction
-    from ..core.errors import Cancelled, EngineError, InputError
-    from ..core.session import events
+    from ..core.errors import InputError
+    from ..core.revisions.edits import FileSession
     from ..core.stores.open import is_session_file
-    from ..core.stores.rho_files import SessionWriter, read_session
+    from ..core.stores.rho_files import read_session
     from ..core.tools.permissions import DenyAll, PermissionMode
     from ..core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
     from ..core.tools.workspace import WorkspaceMissing
@@ -466,7 +464,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
                 f"{session_file.path}: replay safety: {continuation.handoff.describe(continuation.identity)} "
                 "--send-anyway sends without them; nothing was sent"
             )
-        writer = SessionWriter(session_file)
+        target = FileSession(session_file.path, read=session_file)
         try:
             output.event(
                 "started",
@@ -479,25 +477,35 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             )
             if setup.workspace is not None:
                 output.note(f"rho-desk: tools {mode.value} in {setup.workspace.root}")
-            base = writer.tree.active_leaf
-            recorder.begin_turn(session_file.path, session.id, session.revision)
-            status = await _drive(session, message, writer, output, Cancelled, EngineError, events)
-            await asyncio.to_thread(_close_recorded_turn, recorder, writer, base, status, output, header.cwd)
+            status = await _drive(session, message, target, recorder, output, header.cwd)
             if usage is not None and usage.diagnostics:
                 problem = usage.diagnostics[-1]
                 output.event("usage_not_recorded", reason=problem)
                 output.note(f"rho-desk: the usage ledger was not written, this turn's spend is not in it: {problem}")
             return status
         finally:
-            await asyncio.to_thread(writer.close)
+            await asyncio.to_thread(target.close)
     finally:
         await continuation.aclose_turn()
         continuation.shutdown()
 
 
-async def _drive(session: Any, message: str, writer: Any, output: _Output, cancelled_error: Any, engine_error: Any, events: Any) -> int:
+async def _drive(session: Session, message: str, target: FileSession, recorder: CheckpointRecorder, output: _Output,
+                 cwd: str | None) -> int:
+    """Present the turn the driver runs: the reply, the tools, what was saved, how it ended."""
+    import msgspec
+
+    from ..core.changes.checkpoint import CheckpointOutcome
+    from ..core.changes.journal import changed_files_text
+    from ..core.session import turn
+    from ..core.text.visible import one_line
+    from ..core.tools.words import call_subject
+
     loop = asyncio.get_running_loop()
-    run = session.start(message)
+    leaf = target.tree.active_leaf
+    # a second Ctrl+C stops without an end: the journal records the turn as cancelled
+    driver = turn.TurnDriver(target, leaf.id if leaf is not None else None, recorder=recorder,
+                             interrupted=CheckpointOutcome.CANCELLED)  # fmt: skip
     main = asyncio.current_task()
     presses = 0
 
@@ -506,7 +514,7 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
         presses += 1
         if presses == 1:
             output.note("rho-desk: cancelling (Ctrl+C again stops without saving)…")
-            run.cancel()
+            driver.cancel()
         elif main is not None:
             main.cancel()
 
@@ -516,82 +524,51 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
     for stop in stops:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(stop, on_sigint)
-
-    async def save(snapshot: Any, outcome: Any = None) -> None:
-        node = await asyncio.to_thread(writer.save, snapshot, outcome=outcome)
-        output.event("saved", revision=node.revision)
-
-    status = EXIT_OK
-    failure = ""
-    stopped = ("EndTurn", "")
-    changing: set[str] = set()
-    wrote = False
-    import msgspec
-
-    from ..core.text.visible import one_line
-    from ..core.tools.words import call_subject, result_text
-    from ..core.usage import TurnUsage
-
-    used = TurnUsage()
+    ended: turn.TurnEnded | None = None
     try:
-        async for event in run:
-            if not isinstance(event, (events.Started, events.StepStarted, events.ContextEstimated)):
-                _resume_collection()  # the request is out (the events before it are these three)
-            used.observe(event)
-            if isinstance(event, events.AssistantTextDelta):
-                output.text(event.text)
-            elif isinstance(event, events.ToolCallUpdated):
-                output.progress(event.index, event.id, event.name, len(event.arguments_delta.encode("utf-8")))
-            elif isinstance(event, events.StepStarted):
-                output.step()
-            elif isinstance(event, events.ProviderRequestRetry):
-                output.event("retry")
-                output.note("rho-desk: the request failed before any reply; it is sent again")
-            elif isinstance(event, events.ToolProposed):
-                output.call_done()
-                output.event("tool_proposed", **_call_fields(event.call))
-            elif isinstance(event, events.ToolStarted):
-                if isinstance(event.metadata, dict) and event.metadata.get("operation") in ("write", "execute"):
-                    changing.add(event.call_id)
-                output.event("tool_started", id=event.call_id, name=event.name, metadata=_jsonable(event.metadata))
-                output.note(f"● {one_line(event.name)} {one_line(call_subject(event.metadata, 120))}".rstrip())
-            elif isinstance(event, events.ToolUpdated):
-                output.event("tool_updated", id=event.call_id, message=event.progress.message)
-            elif isinstance(event, events.ToolFinished):
-                ok, content = result_text(event.result)
-                wrote = wrote or (ok and event.call_id in changing)
-                output.event("tool_finished", id=event.call_id, ok=ok, content=content)
-                first = content.strip().splitlines()[0] if content.strip() else ""
-                output.note(f"  {'✓' if ok else '✗'} {one_line(first[:160])}".rstrip())
-            elif isinstance(event, events.CompactionStarted):
-                output.event("compaction_started", messages=event.message_count)
-                output.note(f"rho-desk: compacting the context ({event.message_count} messages)…")
-            elif isinstance(event, events.CompactionCompleted):
-                await save(event.outcome.committed_snapshot, event.outcome)
-            elif isinstance(event, events.ProviderStreamReset):
-                # on a terminal the broken reply is erased; piped, a line says it is sent again
-                why = "invalid_response" if isinstance(event.reason, events.InvalidResponseReset) else "retryable_failure"
-                output.event("reset", reason=why, detail=event.detail)
-                output.reset(event.detail)
-            elif isinstance(event, events.Completed):
-                outcome = event.outcome
-                if outcome.stop_reason is not events.StopReason.END_TURN:
-                    stopped = (outcome.stop_reason.value, outcome.detail)
-                    output.note(f"rho-desk: stopped ({outcome.stop_reason.value}): {outcome.detail}")
-                await save(session.snapshot())
-            elif isinstance(event, events.Cancelled):
-                status = EXIT_CANCELLED
-                await save(session.snapshot())
-            elif isinstance(event, events.Failed):
-                status, failure = EXIT_PROBLEMS, event.message
-        try:
-            await run.outcome()
-        except cancelled_error:
-            status = EXIT_CANCELLED
-        except engine_error as exc:
-            status, failure = EXIT_PROBLEMS, exc.text()
+        async with contextlib.aclosing(driver.drive(session, message, session_file=target.path)) as shown:
+            async for event in shown:
+                if not isinstance(event, (turn.TurnStarted, turn.StepStarted)):
+                    _resume_collection()  # the request is out
+                if isinstance(event, turn.TextDelta):
+                    output.text(event.text)
+                elif isinstance(event, turn.CallsProgress):
+                    output.progress(event.due)
+                elif isinstance(event, turn.CallsEnded):
+                    output.call_done()
+                elif isinstance(event, turn.StepStarted):
+                    output.step()
+                elif isinstance(event, turn.Retrying) and not event.reset:
+                    output.event("retry")
+                    output.note("rho-desk: the request failed before any reply; it is sent again")
+                elif isinstance(event, turn.Retrying):
+                    # on a terminal the broken reply is erased; piped, a line says it is sent again
+                    output.event("reset", reason=event.reason, detail=event.detail)
+                    output.reset(event.detail)
+                elif isinstance(event, turn.ToolProposed):
+                    output.call_done()
+                    output.event("tool_proposed", **_call_fields(event.call))
+                elif isinstance(event, turn.ToolStarted):
+                    output.event("tool_started", id=event.call_id, name=event.name, metadata=_jsonable(event.metadata))
+                    output.note(f"● {one_line(event.name)} {one_line(call_subject(event.metadata, 120))}".rstrip())
+                elif isinstance(event, turn.ToolOutput):
+                    output.event("tool_updated", id=event.call_id, message=event.message)
+                elif isinstance(event, turn.ToolFinished):
+                    output.event("tool_finished", id=event.call_id, ok=event.ok, content=event.content)
+                    first = event.content.strip().splitlines()[0] if event.content.strip() else ""
+                    output.note(f"  {'✓' if event.ok else '✗'} {one_line(first[:160])}".rstrip())
+                elif isinstance(event, turn.CompactionStarted):
+                    output.event("compaction_started", messages=event.message_count)
+                    output.note(f"rho-desk: compacting the context ({event.message_count} messages)…")
+                elif isinstance(event, turn.Saved):
+                    output.event("saved", revision=event.node.revision)
+                elif isinstance(event, turn.SaveConflict):
+                    raise event.error  # nothing is overwritten: exit 1 with the file's words
+                elif isinstance(event, turn.Stopped):
+                    output.note(f"rho-desk: stopped ({event.reason}): {event.detail}")
+                elif isinstance(event, turn.TurnEnded):
+                    ended = event
     except asyncio.CancelledError:
-        run.close()
         output.finish()
         output.event("stopped")
         output.note("rho-desk: stopped; nothing of this turn was saved")
@@ -601,38 +578,32 @@ async def _drive(session: Any, message: str, writer: Any, output: _Output, cance
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(stop)
     output.finish()
-    if status == EXIT_PROBLEMS:
-        output.event("failed", message=failure)
-        note = " (what the tools did to files stays done)" if wrote else ""
-        return fail(f"the model call failed; nothing of this turn was kept{note}: {failure}", EXIT_PROBLEMS)
+    assert ended is not None  # the driver's last event
+    if ended.outcome == "failed":
+        output.event("failed", message=ended.detail)
+        note = " (what the tools did to files stays done)" if ended.changed_files else ""
+        status = fail(f"the model call failed; nothing of this turn was kept{note}: {ended.detail}", EXIT_PROBLEMS)
+        recorded = ended.recorded
+        if recorded is not None and recorded.changed:
+            output.event(
+                "unsaved_changes",
+                files=[{"path": f.path, "action": f.action} for f in recorded.changed],
+                journal=None if recorded.journal is None else str(recorded.journal),
+            )
+            output.note(f"rho-desk: {changed_files_text(recorded, cwd)}")
+        return status
+    used = ended.usage
+    assert used is not None  # the run started
     usage = used.usage
     reported = None if usage is None else {k: v for k, v in msgspec.structs.asdict(usage).items() if v is not None}
     output.event("usage", reported=reported, estimated_tokens=used.estimated, estimate_calibrated=used.calibrated)
     output.note(f"rho-desk: usage: {used.describe()}")
-    if status == EXIT_CANCELLED:
+    if ended.outcome == "cancelled":
         output.event("cancelled", revision=session.revision)
         output.note(f"rho-desk: cancelled; the prompt and partial reply are saved (revision {session.revision})")
         return EXIT_CANCELLED
-    output.event("completed", revision=session.revision, stop_reason=stopped[0], detail=stopped[1])
+    output.event("completed", revision=session.revision, stop_reason=ended.stop_reason, detail=ended.detail)
     return EXIT_OK
-
-
-def _close_recorded_turn(recorder: Any, writer: Any, base: Any, status: int, output: _Output, cwd: str | None) -> None:
-    """Finish the turn's checkpoint record; a failed turn says which files it changed."""
-    from ..core.changes import CheckpointOutcome
-    from ..core.changes.journal import changed_files_text
-
-    leaf = writer.tree.active_leaf
-    saved = (leaf.id, leaf.revision) if leaf is not None and leaf is not base else None
-    outcome = {EXIT_OK: CheckpointOutcome.COMPLETED, EXIT_CANCELLED: CheckpointOutcome.CANCELLED}.get(status, CheckpointOutcome.FAILED)
-    turn = recorder.close_turn(saved, outcome)
-    if status == EXIT_PROBLEMS and turn is not None and turn.changed:
-        output.event(
-            "unsaved_changes",
-            files=[{"path": f.path, "action": f.action} for f in turn.changed],
-            journal=None if turn.journal is None else str(turn.journal),
-        )
-        output.note(f"rho-desk: {changed_files_text(turn, cwd)}")
 
 
 def _jsonable(value: Any) -> Any:

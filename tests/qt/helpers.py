@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from rho_desk.core.stores.rho_files import create_session
 from rho_desk.core.stores.rho_files.layout import workspace_dir
@@ -115,3 +116,15 @@ def dialog_pages(dialog: object, show: Callable[[], None], fallback: str) -> Ite
             tab.setCurrentIndex(index)
             show()
             yield tab.tabText(index).replace("&", "")
+
+
+def turn_events(controller: Any, kind: type, pick: Callable[[Any], Any] = lambda event: event) -> list[Any]:
+    """The controller's turn events of ``kind`` from now on (each mapped by ``pick``), as they come."""
+    seen: list[Any] = []
+
+    def on(event: object) -> None:
+        if isinstance(event, kind):
+            seen.append(pick(event))
+
+    controller.sig_turn_event.connect(on)
+    return seen

@@ -11,6 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from rho_desk.core.export import ContentClass
+from rho_desk.core.session import turn
 from rho_desk.core.stores.rho_files import NodeKind, read_session
 from rho_desk.core.wire import Message
 from rho_desk.qt.compact.model import Fate
@@ -25,6 +26,7 @@ from .dialogs.conftest import (
     text_reply,
     until,
 )
+from .helpers import turn_events
 
 __all__ = ["loopback", "loopback_profile"]  # fixtures used by the journeys below
 
@@ -145,8 +147,7 @@ def test_journey_continue_streams_then_cancel(make_window, run, demo_home: Path,
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)  # Ctrl+L: the composer
     panel, controller = host.panel, context.controller
     assert host.isVisible() and panel.composer.hasFocus()
-    deltas: list[str] = []
-    controller.sig_text_delta.connect(deltas.append)
+    deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
     qtbot.keyClicks(panel.composer, "Is the flaky test fixed for good?")
     qtbot.keyClick(panel.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     run(settle(context.bridge))

@@ -26,7 +26,7 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from ..compaction.api import CompactionOutcome
 from ..errors import InputError, RevisionConflict
-from ..stores.rho_files import RevisionNode, SessionTree, SessionWriter, read_session
+from ..stores.rho_files import RevisionNode, SessionFile, SessionTree, SessionWriter, read_session
 from ..wire import Message, SessionSnapshot
 
 __all__ = [
@@ -56,26 +56,24 @@ class EditableSession(Protocol):
     @property
     def tree(self) -> SessionTree | None: ...
 
-    @property
-    def tree_lock(self) -> Any:
-        """A lock held while a worker reads or changes the tree (or ``None``)."""
-
     def writing(self) -> AbstractAsyncContextManager[SessionWriter]:
         """The session's writer for one write (one write at a time)."""
 
     def run_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn(*args, **kwargs)`` holding the tree lock (blocking: call it in a worker thread).
 
-        How a worker reads the tree or has a writer add a node to it."""
+        How a worker reads the tree or has a writer add a node to it: the one way to hold the
+        lock (the lock itself is the session's own)."""
 
 
 class FileSession:
     """A session file opened for editing outside the app: read once, written through one writer."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read: SessionFile | None = None) -> None:
+        """``read``: the file as already read from ``path`` (else it is read here)."""
         self.path = path
-        self._writer = SessionWriter(read_session(path))
-        self.tree_lock = threading.RLock()
+        self._writer = SessionWriter(read if read is not None else read_session(path))
+        self._lock = threading.RLock()
 
     @property
     def tree(self) -> SessionTree:
@@ -86,7 +84,7 @@ class FileSession:
         yield self._writer
 
     def run_locked(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        with self.tree_lock:
+        with self._lock:
             return fn(*args, **kwargs)
 
     def close(self) -> None:

@@ -63,6 +63,7 @@ from .approval import ApprovalCard, ShellCard
 from .controller import ConflictInfo, ContinueController, TurnState
 
 if TYPE_CHECKING:
+    from ...core.session.turn import TurnEvent
     from ...providers.profiles import ProfileSet
     from .trust import WorkspaceTrustBox
 
@@ -268,21 +269,11 @@ class ContinuePanel(QFrame):
         c.sig_workspace_untrusted.connect(self._on_controller_workspace_untrusted)
         c.sig_approval_requested.connect(self._on_controller_approval_requested)
         c.sig_approval_closed.connect(self._on_controller_approval_closed)
-        c.sig_tool_started.connect(self._on_controller_tool_started)
-        c.sig_tool_output.connect(self._on_controller_tool_output)
-        c.sig_tool_finished.connect(self._on_controller_tool_finished)
         c.sig_state_changed.connect(self._on_controller_state_changed)
-        c.sig_turn_started.connect(self._on_controller_turn_started)
-        c.sig_text_delta.connect(self._on_controller_text_delta)
-        c.sig_reasoning_delta.connect(self._on_controller_reasoning_delta)
-        c.sig_activity.connect(self._on_controller_activity)
-        c.sig_call_progress.connect(self._on_controller_call_progress)
-        c.sig_saved.connect(self._on_controller_saved)
-        c.sig_turn_finished.connect(self._on_controller_turn_finished)
+        c.sig_turn_event.connect(self._on_controller_turn_event)
         c.sig_handoff_required.connect(self._on_controller_handoff_required)
         c.sig_prompt_returned.connect(self._on_controller_prompt_returned)
         c.sig_conflict.connect(self._on_controller_conflict)
-        c.sig_usage.connect(self._on_controller_usage)
         self._picked = False
         """The profile was chosen in the picker (not the Settings' one)."""
         self._wanted: str | None = None
@@ -428,6 +419,52 @@ class ContinuePanel(QFrame):
         self._on_flush_timeout()
         last = self.reply.document().lastBlock().text()  # empty: the reply ends with a newline
         self._append(("\n" if last else "") + text + "\n")
+
+    def _on_controller_turn_event(self, event: TurnEvent) -> None:
+        """Show one event of the turn (the controller's one turn signal)."""
+        # the engine's modules load with the first turn, not with the window
+        from ...core.session import turn
+        from ...core.tools.words import call_subject
+
+        if isinstance(event, turn.TurnStarted):
+            self._on_controller_turn_started(event.prompt)
+        elif isinstance(event, turn.TextDelta):
+            self._on_controller_text_delta(event.text)
+        elif isinstance(event, turn.ReasoningDelta):
+            self._on_controller_reasoning_delta(event.text)
+        elif isinstance(event, turn.CallsProgress):
+            self._on_controller_call_progress(event.due.words())
+        elif isinstance(event, turn.CallsEnded):
+            self._on_controller_call_progress("")
+        elif isinstance(event, turn.Retrying) and not event.reset:
+            self._on_controller_activity("Retrying: the request failed before any reply; it is sent again")
+        elif isinstance(event, turn.Retrying):
+            reason = event.detail.strip().splitlines()[0][:160] if event.detail.strip() else "the reply broke off"
+            self._on_controller_activity(f"Retrying: {reason}")
+        elif isinstance(event, turn.ToolProposed):
+            tools = self.controller.tools
+            if tools is None or not tools.tools:
+                self._on_controller_activity(f"The model called {event.call.name}; tools are off for this "
+                                             "conversation, so it was told the tool is unavailable.")  # fmt: skip
+        elif isinstance(event, turn.ToolStarted):
+            self._on_controller_tool_started(event.call_id, event.name, event.metadata)
+            self._on_controller_activity(f"● {event.name} {call_subject(event.metadata)}".rstrip())
+        elif isinstance(event, turn.ToolOutput):
+            self._on_controller_tool_output(event.call_id, event.message)
+        elif isinstance(event, turn.ToolFinished):
+            self._on_controller_tool_finished(event.call_id, event.ok, event.content)
+            self._on_controller_activity(f"  {'✓' if event.ok else '✗'} {event.line}".rstrip())
+        elif isinstance(event, turn.CompactionStarted):
+            self._on_controller_activity(f"◆ Compacting the context automatically ({event.message_count:,} messages)…")
+        elif isinstance(event, turn.Stopped):
+            self._on_controller_activity(f"■ Stopped: {event.detail}")
+        elif isinstance(event, turn.Saved):
+            self._on_controller_saved(event.node)
+        elif isinstance(event, turn.TurnEnded):
+            used = event.usage
+            if used is not None and event.outcome != "failed":
+                self._on_controller_usage(used.usage, used.estimated, used.calibrated)
+            self._on_controller_turn_finished(event.outcome, event.detail)
 
     def _on_controller_turn_started(self, prompt: str) -> None:
         if self.composer.toPlainText() == prompt:

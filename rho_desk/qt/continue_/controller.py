@@ -11,9 +11,12 @@
   blocks of the history it will not be sent. When there are any and the user has not accepted
   them for this session and provider identity, nothing is sent: ``sig_handoff_required`` shows
   the report and :meth:`confirm_handoff` sends.
-* **Runs**: events stream out as signals (text deltas, reasoning summaries, tool activity,
-  automatic compaction started/completed). Cancel requests cooperative cancellation: the engine
-  commits the user message and the aborted turn (seed contract), and that commit is saved.
+* **Runs**: the turn is driven by :class:`~rho_desk.core.session.turn.TurnDriver`, as
+  ``rho-desk continue`` drives it: it decides what is saved and when, which tool calls changed
+  files, and keeps the checkpoint journal. Its events (text and reasoning deltas, tool activity,
+  automatic compaction, saves, the end) stream out as one typed signal, ``sig_turn_event``.
+  Cancel requests cooperative cancellation: the engine commits the user message and the aborted
+  turn (seed contract), and that commit is saved.
 * **Tools**: the model may use Rho's coding tools in the session's recorded folder (header
   ``cwd``), under the permission mode of the profile or the one chosen for this session
   (default ``supervised``). When the folder is gone, nothing is sent: ``sig_workspace_missing``
@@ -23,11 +26,11 @@
   compaction policy are set up by ``open_continuation``, as ``rho-desk continue`` sets them up. The controller is the
   tools' approver: ``sig_approval_requested`` shows a card and :meth:`answer_approval` answers
   it; cancelling the turn withdraws it (``sig_approval_closed``). A running shell call's output
-  streams through ``sig_tool_output``.
+  streams as ``ToolOutput`` events.
 * **Saving**: after *every* commit (run completion, cancellation commit, each automatic
-  compaction, whose ``CompactionCompleted`` carries the committed snapshot) the snapshot is
-  appended through the document's writer before ``sig_saved`` says so. Before each append the
-  active revision must still be the one the engine continued from.
+  compaction) the driver appends the snapshot through the document (``acommit``) before a
+  ``Saved`` event says so. Before each append the active revision must still be the one the
+  engine continued from.
 * **Conflicts**: when Rho (or anything else) wrote to the session meanwhile, nothing is
   overwritten. The unsaved state is kept and ``sig_conflict`` offers :meth:`reload` (drop the
   unsaved turn and continue from the file's newest revision; the prompt is given back) or
@@ -41,15 +44,17 @@ controller never blocks the GUI thread and never spins an event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from ...core.errors import Cancelled, EngineError, InputError, RevisionConflict, error_text
+from ...core.errors import Cancelled, InputError, RevisionConflict, error_text
 from ...core.revisions.edits import acommit
 from ...core.stores.rho_files import create_session, default_prompt_cache_key
 from ...core.tools.permissions import (
@@ -69,9 +74,9 @@ from ..ui.text import revision_words
 
 if TYPE_CHECKING:
     from ...core.changes import CheckpointRecorder
-    from ...core.compaction.api import CompactionOutcome
     from ...core.provider.handoff import HandoffReport
-    from ...core.session import Rho, Run, Session
+    from ...core.session import Rho, Session
+    from ...core.session.turn import TurnDriver, TurnEvent
     from ...core.tools.setup import ToolSetup
     from ...core.usage.writer import UsageRecording
     from ...providers.continuation import Continuation
@@ -108,19 +113,12 @@ class ContinueController(QObject):
 
     Signals:
         sig_state_changed(object): the :class:`TurnState` changed.
-        sig_turn_started(str): a run started for this prompt.
-        sig_text_delta(str): assistant text streamed.
-        sig_reasoning_delta(str): a reasoning summary streamed (raw reasoning is not shown).
-        sig_activity(str): a line about what the run does (tools, retries, compaction).
-        sig_compaction(str, object): ``("started", count)`` or ``("completed", CompactionOutcome)``.
-        sig_saved(object): a commit was saved; carries the ``RevisionNode``.
-        sig_turn_finished(str, str): ``(how, detail)``: completed, cancelled or failed.
+        sig_turn_event(object): what the turn does, one
+            :data:`~rho_desk.core.session.turn.TurnEvent` at a time, from ``TurnStarted`` to
+            ``TurnEnded`` (also sent alone when a turn ends before its run started).
         sig_handoff_required(object, str): the :class:`HandoffReport` and the provider identity.
         sig_conflict(object): a :class:`ConflictInfo` (``None`` when resolved).
         sig_prompt_returned(str): a prompt that was not kept (reload): put it back in the composer.
-        sig_usage(object, int, bool): after a turn: the provider's ``ModelUsage`` (``None`` when
-            it reported none), the engine's token estimate of the turn, and whether a server's
-            token count calibrated that estimate.
 
     Args:
         host: the action host (bridge, document, settings, notifier, profiles).
@@ -128,31 +126,15 @@ class ContinueController(QObject):
 
     sig_state_changed = Signal(object)
     """The :class:`TurnState` changed."""
-    sig_turn_started = Signal(str)
-    """A run started; carries the prompt."""
-    sig_text_delta = Signal(str)
-    """Assistant text streamed."""
-    sig_reasoning_delta = Signal(str)
-    """A reasoning summary streamed."""
-    sig_activity = Signal(str)
-    sig_call_progress = Signal(str)
-    """How far the model has written the tool call it streams (``● writing an edit call… 12 KB``);
-    empty once the call is complete, or the reply was reset or ended."""
-    """One line about the run's progress."""
-    sig_compaction = Signal(str, object)
-    """Automatic compaction: ``started`` (message count) or ``completed`` (outcome)."""
-    sig_saved = Signal(object)
-    """A commit was saved to the file; carries the node."""
-    sig_turn_finished = Signal(str, str)
-    """``(completed|cancelled|failed, detail)``."""
+    sig_turn_event = Signal(object)
+    """One :data:`~rho_desk.core.session.turn.TurnEvent`: the turn started, streamed, called a
+    tool, compacted, saved, ended."""
     sig_handoff_required = Signal(object, str)
     """Provider blocks would be dropped: ``(HandoffReport, identity)``; confirm to send."""
     sig_conflict = Signal(object)
     """A :class:`ConflictInfo`, or ``None`` once resolved."""
     sig_prompt_returned = Signal(str)
     """A prompt whose turn was dropped; the composer takes it back."""
-    sig_usage = Signal(object, int, bool)
-    """``(ModelUsage | None, estimated tokens, calibrated)`` of the turn that just ended."""
     sig_workspace_missing = Signal(str)
     """The session's folder is gone (the message); choose a folder or continue without tools."""
     sig_workspace_untrusted = Signal(object)
@@ -163,12 +145,6 @@ class ContinueController(QObject):
     """An :class:`ApprovalRequest` waits for :meth:`answer_approval`."""
     sig_approval_closed = Signal(str)
     """The approval for this call id was answered or withdrawn."""
-    sig_tool_started = Signal(str, str, object)
-    """``(call_id, tool name, metadata)``."""
-    sig_tool_output = Signal(str, str)
-    """``(call_id, output so far)`` of a running tool (a shell call's live output)."""
-    sig_tool_finished = Signal(str, bool, str)
-    """``(call_id, ok, result text)``."""
 
     def __init__(self, host: OperationHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -180,7 +156,8 @@ class ContinueController(QObject):
         self.base_id: str | None = None
         """Node id of the revision the engine session is at (what it continues from)."""
         self.path: Path | None = None
-        self.run: Run | None = None
+        self.driver: TurnDriver | None = None
+        """The running turn's driver (it saves the turn's commits; :meth:`cancel` reaches it)."""
         self.profile_name: str | None = None
         self.identity: str | None = None
         self.unsaved: SessionSnapshot | None = None
@@ -206,15 +183,11 @@ class ContinueController(QObject):
         """(session file, tools folder) -> the approvals given "for this session" there, kept while
         the app runs: switching to another session and back, or an undo, does not forget them
         (never written to disk: a restart asks again)."""
-        self._started_ops: dict[str, object] = {}
-        """The operation (read, write, execute) of each tool call of the running turn."""
-        self._changed_files = False
         self._journal: CheckpointRecorder | None = None
-        self._saved_node: tuple[str, int] | None = None
         self._failure: Notice | None = None
+        """The notice of the last failed turn, withdrawn once a turn succeeds."""
         self.carrying_over = False
         """A fork is opening the new session this conversation goes on in."""
-        """The notice of the last failed turn, withdrawn once a turn succeeds."""
         self._open_path: Path | None = host.document.path
         self._usage_warned: Path | None = None
         """The session whose unwritten usage ledger was last reported (said once per session)."""
@@ -290,9 +263,9 @@ class ContinueController(QObject):
 
     def cancel(self) -> None:
         """Stop the turn: cooperative cancellation (its commit is saved), or stop preparing."""
-        if self.run is not None:
+        if self.driver is not None and self.driver.run is not None:
             self._set_state(TurnState.CANCELLING)
-            self.run.cancel()
+            self.driver.cancel()
         elif self.state is TurnState.PREPARING and self._task is not None:
             self._task.cancel()
 
@@ -369,109 +342,44 @@ class ContinueController(QObject):
             self.last_prompt = text
             return await self._arun(session, text)
         finally:
-            self.run = None
+            self.driver = None
             if opened is not None:
                 await opened.aclose_turn()
             self.host.release("conversation")
 
     async def _arun(self, session: Session, text: str) -> str:
-        from ...core.changes import CheckpointOutcome
         from ...core.changes.journal import changed_files_text
-        from ...core.session import events
-        from ...core.tools.words import CallProgress, call_subject, result_line, result_text
-        from ...core.usage import TurnUsage
+        from ...core.session import turn
 
-        # the calls being written are complete, or the reply was reset or ended
-        calls_ended = (events.ToolProposed, events.AssistantTextDelta, events.ProviderStreamReset,
-                       events.Completed, events.Cancelled, events.Failed)  # fmt: skip
-        if self.document.path is not None:
-            self._recorder.begin_turn(self.document.path, session.id, session.revision)
-        self._saved_node = None
-        run = session.start(text)
-        self.run = run
-        self._started_ops = {}
-        self._changed_files = False
-        self._set_state(TurnState.RUNNING)
-        self.sig_turn_started.emit(text)
-        outcome = "completed"
-        detail = ""
-        used = TurnUsage()
-        calls = CallProgress()
-        writing = False
-        try:
-            async for event in run:
-                used.observe(event)
-                if writing and isinstance(event, calls_ended):
-                    calls.clear()
-                    writing = False
-                    self.sig_call_progress.emit("")
-                if isinstance(event, events.ToolCallUpdated):
-                    due = calls.add(event.index, event.id, event.name, len(event.arguments_delta.encode("utf-8")))
-                    if due is not None:
-                        writing = True
-                        self.sig_call_progress.emit(due.words())
-                elif isinstance(event, events.AssistantTextDelta):
-                    self.sig_text_delta.emit(event.text)
-                elif isinstance(event, events.ReasoningSummaryDelta):
-                    self.sig_reasoning_delta.emit(event.text)
-                elif isinstance(event, events.ProviderRequestRetry):
-                    self.sig_activity.emit("Retrying: the request failed before any reply; it is sent again")
-                elif isinstance(event, events.ProviderStreamReset):
-                    reason = event.detail.strip().splitlines()[0][:160] if event.detail.strip() else "the reply broke off"
-                    self.sig_activity.emit(f"Retrying: {reason}")
-                elif isinstance(event, events.ToolProposed):
-                    if self.tools is None or not self.tools.tools:
-                        self.sig_activity.emit(
-                            f"The model called {event.call.name}; tools are off for this conversation, so it was "
-                            "told the tool is unavailable."
-                        )
-                elif isinstance(event, events.ToolStarted):
-                    self._started_ops[event.call_id] = event.metadata.get("operation")
-                    self.sig_tool_started.emit(event.call_id, event.name, dict(event.metadata))
-                    self.sig_activity.emit(f"● {event.name} {call_subject(event.metadata)}".rstrip())
-                elif isinstance(event, events.ToolUpdated):
-                    self.sig_tool_output.emit(event.call_id, event.progress.message)
-                elif isinstance(event, events.ToolFinished):
-                    ok, content = result_text(event.result)
-                    if ok and str(self._started_ops.get(event.call_id)) in ("write", "execute"):
-                        self._changed_files = True
-                    self.sig_tool_finished.emit(event.call_id, ok, content)
-                    self.sig_activity.emit(f"  {'✓' if ok else '✗'} {result_line(event.result)}".rstrip())
-                elif isinstance(event, events.CompactionStarted):
-                    self.sig_compaction.emit("started", event.message_count)
-                    self.sig_activity.emit(f"◆ Compacting the context automatically ({event.message_count:,} messages)…")
-                elif isinstance(event, events.CompactionCompleted):
-                    await self._acommit(event.outcome.committed_snapshot, event.outcome)
-                    self.sig_compaction.emit("completed", event.outcome)
-                elif isinstance(event, events.Completed):
-                    if event.outcome.stop_reason is not events.StopReason.END_TURN:
-                        detail = event.outcome.detail  # MaxSteps, Repetition: said, as the terminal says it
-                        self.sig_activity.emit(f"■ Stopped: {detail}")
-                    await self._acommit(session.snapshot())
-                elif isinstance(event, events.Cancelled):
-                    outcome = "cancelled"
-                    await self._acommit(session.snapshot())
-                elif isinstance(event, events.Failed):
-                    outcome, detail = "failed", event.message
-            try:
-                await run.outcome()
-            except Cancelled:
-                outcome = "cancelled"
-            except EngineError as exc:
-                outcome, detail = "failed", exc.text()
-        except BaseException:
-            run.close()  # the window is closing: drop the run (no commit is guaranteed)
-            await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome.FAILED)
-            raise
-        recorded = await in_thread(self._recorder.close_turn, self._saved_node, CheckpointOutcome(outcome))
-        self._report_unrecorded_usage()
-        if outcome != "failed":
-            self.sig_usage.emit(used.usage, used.estimated, used.calibrated)
-        self.sig_turn_finished.emit(outcome, detail)
+        driver = turn.TurnDriver(self.document, self.base_id, recorder=self._recorder, hop=in_thread,
+                                 check=self._check_save, saving=self._writing)  # fmt: skip
+        self.driver = driver
+        async with contextlib.aclosing(driver.drive(session, text, session_file=self.document.path)) as shown:
+            async for event in shown:
+                if isinstance(event, turn.TurnStarted):
+                    self._set_state(TurnState.RUNNING)
+                elif isinstance(event, turn.Saved):
+                    self.base_id = event.node.id
+                    self.host.bridge.emit_changes(self.document.note_written(event.node))
+                elif isinstance(event, turn.SaveConflict):
+                    self.unsaved = event.snapshot
+                    self._raise_conflict(
+                        "Rho (or another program) wrote to this session while you continued it. Your turn is kept "
+                        "but not saved: reload (drops it) or fork (saves it as a branch or a new session).",
+                        unsaved=True,
+                        error=event.error,
+                    )
+                elif isinstance(event, turn.TurnEnded):
+                    self.unsaved = driver.unsaved or self.unsaved
+                    self._report_unrecorded_usage()
+                    ended = event
+                self.sig_turn_event.emit(event)
+        outcome, detail = ended.outcome, ended.detail
         if outcome == "failed":
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.
-            changed = changed_files_text(recorded, self.tools.workspace.root if self.tools and self.tools.workspace else None)
-            note = f" ({changed})" if changed else " (what the tools did to files stays done)" if self._changed_files else ""
+            root = self.tools.workspace.root if self.tools and self.tools.workspace else None
+            changed = changed_files_text(ended.recorded, root) if ended.recorded is not None else ""
+            note = f" ({changed})" if changed else " (what the tools did to files stays done)" if ended.changed_files else ""
             self._failed(self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}"))
             self.sig_prompt_returned.emit(text)
         elif outcome == "completed":
@@ -479,6 +387,20 @@ class ContinueController(QObject):
             if detail:
                 self.host.notifier.warning(f"The turn stopped early: {detail}. What it did is saved.")
         return outcome
+
+    def _check_save(self) -> None:
+        """The turn's commits belong to the file it continued: never written into another one."""
+        if self.document.path != self.path:
+            raise RevisionConflict("another session was opened; this turn was not saved")
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Our own writes: the document's reload signals during them are not another program's."""
+        self._saving = True
+        try:
+            yield
+        finally:
+            self._saving = False
 
     def _failed(self, notice: Notice | None) -> None:
         """Remember the notice of a failed turn; a later success (``None``) withdraws it."""
@@ -534,37 +456,6 @@ class ContinueController(QObject):
         self._approval[1].set_result(ApprovalDecision(choice, reason.strip() if choice is ApprovalChoice.DENY else ""))
 
     # -- saving ------------------------------------------------------------------------------------
-
-    async def _acommit(self, snapshot: SessionSnapshot | None, outcome: CompactionOutcome | None = None) -> None:
-        """Save one engine commit; on a conflict keep it unsaved and say so."""
-        if snapshot is None:
-            return
-        if self.unsaved is not None:  # already in conflict: keep the newest state for a fork
-            self.unsaved = snapshot
-            return
-        document = self.document
-        try:
-            if document.path != self.path:
-                raise RevisionConflict("another session was opened; this turn was not saved")
-            self._saving = True
-            try:
-                node = await acommit(document, self.base_id, lambda writer: writer.save(snapshot, outcome=outcome),
-                                     hop=in_thread)  # fmt: skip
-            finally:
-                self._saving = False
-        except RevisionConflict as exc:
-            self.unsaved = snapshot
-            self._raise_conflict(
-                "Rho (or another program) wrote to this session while you continued it. Your turn is kept "
-                "but not saved: reload (drops it) or fork (saves it as a branch or a new session).",
-                unsaved=True,
-                error=exc,
-            )
-            return
-        self.base_id = node.id
-        self._saved_node = (node.id, node.revision)
-        self.host.bridge.emit_changes(document.note_written(node))
-        self.sig_saved.emit(node)
 
     def _raise_conflict(self, message: str, *, unsaved: bool, error: BaseException | None = None) -> None:
         base = None
@@ -730,12 +621,12 @@ class ContinueController(QObject):
         if self.state is not TurnState.BLOCKED:
             self._set_state(TurnState.IDLE)
         if isinstance(exc, Cancelled | asyncio.CancelledError):
-            self.sig_turn_finished.emit("cancelled", "")
+            self.sig_turn_event.emit(_ended("cancelled", ""))
             if self.pending_prompt:
                 self.sig_prompt_returned.emit(self.pending_prompt)
             return
         text = error_text(exc)
-        self.sig_turn_finished.emit("failed", text)
+        self.sig_turn_event.emit(_ended("failed", text))
         if self.pending_prompt:
             self.sig_prompt_returned.emit(self.pending_prompt)
         self._failed(self.host.notifier.show_exception(exc, context="Continuing the conversation"))
@@ -763,10 +654,16 @@ class ContinueController(QObject):
             self.last_prompt = None
             self._failed(None)
         if self.path is not None and self.document.path != self.path:
-            if self.run is not None:
-                self.run.cancel()  # its commit can no longer be saved to the file it came from
+            if self.driver is not None:
+                self.driver.cancel()  # its commit can no longer be saved to the file it came from
             self.detach()
 
     def _on_document_closed(self) -> None:
         self._on_document_loaded()
 
+
+def _ended(outcome: str, detail: str) -> TurnEvent:
+    """The end of a turn that stopped before its run started (nothing was sent or saved)."""
+    from ...core.session.turn import TurnEnded
+
+    return TurnEnded(outcome, detail, "", None, False, None)

@@ -37,6 +37,7 @@ from ..services.outcomes import OpChanges, OpResult
 from ..ui.labels import human_bytes
 
 if TYPE_CHECKING:
+    from ...core.session.turn import TurnEvent
     from ...core.tools.trust import TrustStore
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
     from ..continue_.controller import ContinueController
@@ -109,9 +110,7 @@ class SessionOperations(QObject):
         """Record each continued turn for undo and reconcile after it; follow the document's
         loads and the bridge's writes (connected once the controller and its views are)."""
         self.controller = controller
-        controller.sig_turn_started.connect(self._on_controller_turn_started)
-        controller.sig_saved.connect(self._on_controller_saved)
-        controller.sig_turn_finished.connect(self._on_controller_turn_finished)
+        controller.sig_turn_event.connect(self._on_controller_turn_event)
         self.document.sig_loaded.connect(self._on_document_loaded)
         self.document.sig_closed.connect(self._on_document_loaded)
         self.bridge.sig_operation_finished.connect(self._on_bridge_operation_finished)
@@ -306,6 +305,16 @@ class SessionOperations(QObject):
         box.open()
 
     # -- continued turns: undo, the session card, the conversation ----------------------------------------
+
+    def _on_controller_turn_event(self, event: TurnEvent) -> None:
+        from ...core.session import turn  # loaded with the first turn
+
+        if isinstance(event, turn.TurnStarted):
+            self._on_controller_turn_started(event.prompt)
+        elif isinstance(event, turn.Saved):
+            self._on_controller_saved(event.node)
+        elif isinstance(event, turn.TurnEnded):
+            self._on_controller_turn_finished(event.outcome, event.detail)
 
     def _on_controller_turn_started(self, _prompt: str) -> None:
         tree = self.document.tree

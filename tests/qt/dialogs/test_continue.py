@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from rho_desk.core.session import turn
 from rho_desk.core.stores.rho_files import NodeKind, read_session
 from rho_desk.core.wire import Message
 from rho_desk.qt.continue_.controller import TurnState
@@ -25,7 +26,7 @@ from rho_desk.qt.services.settings import (
 
 from ...providers.loopback import Loopback, Reply
 from ..conftest import settle
-from ..helpers import v3_session, v4_session
+from ..helpers import turn_events, v3_session, v4_session
 from .conftest import demo_session, sent_messages, text_reply, until
 
 
@@ -57,10 +58,8 @@ def test_a_turn_streams_and_is_saved(make_window, run, tmp_path: Path, loopback:
     context, controller, panel = _open(make_window, run, path)
     before = _history(path)
     revision = read_session(path, check_name=False).tree.active_leaf.revision
-    deltas: list[str] = []
-    saved: list[object] = []
-    controller.sig_text_delta.connect(deltas.append)
-    controller.sig_saved.connect(saved.append)
+    deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
+    saved = turn_events(controller, turn.Saved, lambda e: e.node)
     loopback.queue(text_reply("Hello", " from", " the loopback."))
     panel.composer.setPlainText("Say hello")
     assert panel.profile_name() == "loopback"
@@ -121,10 +120,8 @@ def test_cancel_commits_the_prompt_and_the_partial_reply(make_window, run, tmp_p
                                                          loopback_profile) -> None:  # fmt: skip
     path = v4_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    deltas: list[str] = []
-    controller.sig_text_delta.connect(deltas.append)
-    finished: list[tuple[str, str]] = []
-    controller.sig_turn_finished.connect(lambda how, detail: finished.append((how, detail)))
+    deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
+    finished = turn_events(controller, turn.TurnEnded, lambda e: (e.outcome, e.detail))
     loopback.queue(text_reply("Partial", " answer", hang=True))
     panel.composer.setPlainText("Start something long")
     panel.send()
@@ -181,10 +178,9 @@ def test_automatic_compaction_is_saved_as_it_happens(make_window, run, tmp_path:
     s.set(PREFS_COMPACTION_THRESHOLD, 10)
     s.set(PREFS_COMPACTION_KEEP_MESSAGES, 4)
     s.set(PREFS_COMPACTION_KEEP_TOKENS, 0)
-    phases: list[str] = []
-    controller.sig_compaction.connect(lambda phase, _v: phases.append(phase))
-    saved: list[object] = []
-    controller.sig_saved.connect(saved.append)
+    phases = turn_events(controller, turn.CompactionStarted | turn.CompactionDone,
+                         lambda e: "started" if isinstance(e, turn.CompactionStarted) else "completed")
+    saved = turn_events(controller, turn.Saved, lambda e: e.node)
     loopback.queue(text_reply("Compacted and answered."))
     controller.send("Next step", profile="loopback")
     run(until(lambda: not controller.busy, context.bridge))
@@ -300,7 +296,8 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
 
 def test_a_failure_reason_ending_in_a_full_stop_reads_as_one_sentence(make_window, run, tmp_path: Path) -> None:
     _context, controller, panel = _open(make_window, run, v3_session(tmp_path / "home"))
-    controller.sig_turn_finished.emit("failed", "a profile can read its key from an environment variable instead.")
+    controller.sig_turn_event.emit(turn.TurnEnded("failed", "a profile can read its key from an environment variable instead.",
+                                                  "", None, False, None))
     text = panel.reply.toPlainText()
     assert "instead. Nothing of this turn was kept." in text and ".." not in text
 
@@ -316,8 +313,6 @@ def test_a_turn_that_reaches_its_step_limit_says_so(make_window, run, tmp_path: 
     ProfileStore().upsert(loopback_profile.model_copy(update={"max_steps": 2}), make_default=True)
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    activity: list[str] = []
-    controller.sig_activity.connect(activity.append)
     for i in range(3):
         call = {"index": 0, "id": f"c{i}", "type": "function", "function": {"name": "read_file",
                                                                            "arguments": json.dumps({"path": f"f{i}"})}}
@@ -327,7 +322,7 @@ def test_a_turn_that_reaches_its_step_limit_says_so(make_window, run, tmp_path: 
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))
     assert len(loopback.requests) == 2
-    assert "■ Stopped: the turn reached its limit of 2 model steps" in activity
+    assert "■ Stopped: the turn reached its limit of 2 model steps" in panel.reply.toPlainText().splitlines()
     notices = [n.text for n in context.notifier.history]
     assert "The turn stopped early: the turn reached its limit of 2 model steps. What it did is saved." in notices
 
@@ -340,8 +335,8 @@ def test_a_tool_call_being_written_shows_how_far_it_got(make_window, run, tmp_pa
 
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    seen: list[str] = []
-    controller.sig_call_progress.connect(seen.append)
+    seen = turn_events(controller, turn.CallsProgress | turn.CallsEnded,
+                       lambda e: e.due.words() if isinstance(e, turn.CallsProgress) else "")
     loopback.queue(_streamed_write(20, "x" * 700), text_reply("Done."))
     panel.composer.setPlainText("Write the big file")
     panel.send()
@@ -360,8 +355,8 @@ def test_a_reset_mid_call_clears_the_live_line_and_counts_again(make_window, run
 
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    seen: list[str] = []
-    controller.sig_call_progress.connect(seen.append)
+    seen = turn_events(controller, turn.CallsProgress | turn.CallsEnded,
+                       lambda e: e.due.words() if isinstance(e, turn.CallsProgress) else "")
     loopback.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Done."))
     panel.composer.setPlainText("Write the big file")
     panel.send()

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from rho_desk.core.session import turn
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.usage import describe_usage
 from rho_desk.core.wire import ModelUsage
@@ -25,7 +26,7 @@ from rho_desk.qt.services.messages import Level
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
 from ..conftest import settle
-from ..helpers import v3_session, v4_session
+from ..helpers import turn_events, v3_session, v4_session
 from .conftest import LOOPBACK_KEY, demo_session, text_reply, until
 
 Fn = Callable[..., Any]
@@ -58,8 +59,7 @@ def test_esc_after_send_anyway_cancels_with_the_focus_in_the_reply(make_window: 
     panel.send()
     run(until(lambda: panel.handoff.isVisible() and not controller.busy, context.bridge))
     loopback.queue(text_reply("Partial", hang=True))
-    deltas: list[str] = []
-    controller.sig_text_delta.connect(deltas.append)
+    deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
     qtbot.mouseClick(panel.send_anyway, Qt.MouseButton.LeftButton)
     run(until(lambda: deltas == ["Partial"]))
     panel.reply.setFocus()  # where the focus lands once the banner hides

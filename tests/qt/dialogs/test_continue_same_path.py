@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rho_desk.core.session import turn
 from rho_desk.core.stores.rho_files import read_session
 from rho_desk.providers.profiles import ProfileKind, ProfileStore, ProviderProfile
 from rho_desk.qt.services.settings import (
@@ -22,6 +23,7 @@ from rho_desk.qt.services.settings import (
 
 from ...providers.loopback import Loopback
 from ..conftest import settle
+from ..helpers import turn_events, v3_session
 from .conftest import demo_session, text_reply, until
 
 
@@ -70,8 +72,8 @@ def test_the_window_and_the_command_line_check_and_compact_alike(make_window, ru
     s.set(PREFS_COMPACTION_THRESHOLD, 10)
     s.set(PREFS_COMPACTION_KEEP_MESSAGES, 4)
     s.set(PREFS_COMPACTION_KEEP_TOKENS, 0)
-    phases: list[str] = []
-    controller.sig_compaction.connect(lambda phase, _v: phases.append(phase))
+    phases = turn_events(controller, turn.CompactionStarted | turn.CompactionDone,
+                         lambda e: "started" if isinstance(e, turn.CompactionStarted) else "completed")
     loopback.queue(text_reply("Sure."))
     panel.send_anyway.click()
     run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
@@ -87,3 +89,54 @@ def test_the_window_and_the_command_line_check_and_compact_alike(make_window, ru
     assert app_state.history == cli_state.history and app_state.revision == cli_state.revision
     # both sent the same compacted history
     assert loopback.requests[0].body["messages"] == loopback.requests[1].body["messages"]
+
+
+def test_one_turn_through_the_window_and_the_command_line_makes_the_same_saves(make_window, run, tmp_path: Path,
+                                                                               loopback: Loopback) -> None:  # fmt: skip
+    """The turn driver below both front ends: the same turn (an automatic compaction, then the
+    reply) on two copies of a session is saved as the same revisions, of the same kinds, with the
+    same states, whether the window or ``rho-desk continue --json`` ran it."""
+    import json
+
+    shared = ProviderProfile(name="shared", kind=ProfileKind.OPENAI_COMPATIBLE, base_url=loopback.url + "/v1",
+                             model="gpt-test", provider="loopback", requires_key=False, permission_mode="off")  # fmt: skip
+    ProfileStore().upsert(shared, make_default=True)
+    app_home, cli_home = tmp_path / "app-home", tmp_path / "cli-home"
+    app_path = v3_session(app_home, turns=4)  # 17 messages
+    shutil.copytree(app_home, cli_home)
+    cli_path = cli_home / app_path.relative_to(app_home)
+    base = read_session(app_path, check_name=False).tree.active_leaf
+
+    context = make_window(open_file=app_path)
+    context.continue_dock.show_continue()
+    run(settle(context.bridge))
+    controller = context.controller
+    s = context.settings
+    s.set(PREFS_COMPACTION_POLICY, "messages")
+    s.set(PREFS_COMPACTION_THRESHOLD, 10)
+    s.set(PREFS_COMPACTION_KEEP_MESSAGES, 4)
+    s.set(PREFS_COMPACTION_KEEP_TOKENS, 0)
+    app_saves = turn_events(controller, turn.Saved, lambda e: e.node.revision)
+    loopback.queue(text_reply("Compacted and answered."))
+    assert controller.send("Next step", profile="shared")
+    run(until(lambda: not controller.busy, context.bridge))
+
+    loopback.queue(text_reply("Compacted and answered."))
+    status, out, err = _cli(run, "continue", str(cli_path), "-m", "Next step", "--profile", "shared", "--json",
+                            "--auto-compact", "messages:10", "--keep-messages", "4", "--keep-tokens", "0")  # fmt: skip
+    assert status == 0, err
+    cli_saves = [e["revision"] for e in map(json.loads, out.splitlines()) if e["event"] == "saved"]
+
+    assert len(app_saves) == 2 and app_saves == cli_saves  # the compaction, then the turn
+    assert loopback.requests[0].body["messages"] == loopback.requests[1].body["messages"]
+    app_tree, cli_tree = read_session(app_path, check_name=False).tree, read_session(cli_path, check_name=False).tree
+
+    def written(tree):  # the revisions the turn wrote, oldest first
+        nodes = [n for n in tree.nodes.values() if n.revision > base.revision]
+        return sorted(nodes, key=lambda n: n.revision)
+
+    assert [(n.kind, n.revision) for n in written(app_tree)] == [(n.kind, n.revision) for n in written(cli_tree)]
+    for app_node, cli_node in zip(written(app_tree), written(cli_tree), strict=True):
+        app_state, cli_state = app_tree.snapshot(app_node), cli_tree.snapshot(cli_node)
+        assert app_state.history == cli_state.history
+        assert app_state.compaction.completed_compactions == cli_state.compaction.completed_compactions
