@@ -67,11 +67,9 @@ def run(args: argparse.Namespace) -> int:
         SecretScanner,
         audit_bytes,
         decode_receipt,
-        fingerprint_key,
         key_id,
         verify_receipt,
     )
-    from ..core.secrets.keys import SIGNING_KEY
 
     path: Path = args.file
     public_key = _public_key(args.verify_key) if args.verify_key else None
@@ -89,11 +87,10 @@ def run(args: argparse.Namespace) -> int:
 
     # The audit works without the keys, weaker: say so rather than refuse.
     try:
-        keys = key_source(args)
-        key = fingerprint_key(keys)
-        from ..providers.export_secrets import known_credentials
+        from ..providers.export_secrets import load_export_secrets
 
-        known = known_credentials(key, keys.key(SIGNING_KEY))
+        secrets = load_export_secrets(key_source(args))
+        key, known = secrets.keys.fingerprint, list(secrets.known)
     except CredentialsUnavailable as exc:
         _warn(f"{exc.text()} Known credentials are not checked; fingerprints are not comparable.")
         key, known = os.urandom(32), []

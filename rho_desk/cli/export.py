@@ -109,8 +109,8 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.export import check_outputs, export_keys, export_signed, write_files_atomic
-    from ..providers.export_secrets import known_credentials
+    from ..core.export import build_export, check_outputs, sign_export, write_files_atomic
+    from ..providers.export_secrets import load_export_secrets
 
     fmt = _format(args)
     selection, source = selection_and_source(args, "exported")
@@ -127,12 +127,11 @@ def run(args: argparse.Namespace) -> int:
             if os.path.lexists(path):
                 raise OutputExists(f"refusing to overwrite {path}; pass --force to replace it")
 
-    keys = export_keys(key_source(args))
-    signed = export_signed(
-        source, selection, keys=keys, known_secrets=known_credentials(), fmt=fmt, output_name=output.name,
-        allow_findings=args.allow_findings,
-    )  # fmt: skip
-    result = signed.result
+    secrets = load_export_secrets(key_source(args))
+    # the two calls the export dialog makes too: the export as previewed, then its signed receipt
+    result = build_export(source, selection, keys=secrets.keys, known_secrets=secrets.credentials, fmt=fmt)
+    signed = sign_export(result, keys=secrets.keys, output_name=output.name, source_name=source.name,
+                         allow_findings=args.allow_findings)  # fmt: skip
     report = result.report
     for finding in report.findings:
         print(f"finding: {finding.describe()}", file=sys.stderr)

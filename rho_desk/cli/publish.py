@@ -86,8 +86,7 @@ def database_passwords(dsn: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.export import export_keys
-    from ..providers.export_secrets import known_credentials
+    from ..providers.export_secrets import load_export_secrets
     from ..team.library import PublishOutcome, TeamLibrary, validate_team_name
     from ..team.publish import Publication, PublishBlocked
     from .export import key_source, selection_and_source
@@ -95,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
     dsn = require_db(args)
     validate_team_name(args.team)
     selection, source = selection_and_source(args, "published")
-    keys = export_keys(key_source(args))
-    known = [*known_credentials(), *database_passwords(dsn)]
+    secrets = load_export_secrets(key_source(args))
+    keys, known = secrets.keys, [*secrets.credentials, *database_passwords(dsn)]
 
     async def go() -> tuple[Publication, PublishOutcome]:
         library = await TeamLibrary.open(dsn, max_size=1)

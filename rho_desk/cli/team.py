@@ -123,13 +123,12 @@ def run_sessions(args: argparse.Namespace) -> int:
 def _key_and_known(args: argparse.Namespace) -> tuple[bytes, list[str], str | None]:
     """The fingerprint key and known credentials for re-auditing; without a keyring, a random key."""
     from ..core.errors import CredentialsUnavailable
-    from ..core.export import export_keys
-    from ..providers.export_secrets import known_credentials
+    from ..providers.export_secrets import load_export_secrets
     from .export import key_source
 
     try:
-        keys = export_keys(key_source(args))
-        return keys.fingerprint, [*known_credentials(), *keys.known], None
+        secrets = load_export_secrets(key_source(args))
+        return secrets.keys.fingerprint, list(secrets.known), None
     except CredentialsUnavailable as exc:
         return os.urandom(32), [], exc.text()
 

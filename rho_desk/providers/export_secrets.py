@@ -5,35 +5,35 @@ both read them here.
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.export import ExportKeys, fingerprint_key, signing_key
-from ..core.secrets.keys import SIGNING_KEY
+from ..core.export import ExportKeys, export_keys
 
 if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from ..core.secrets.keys import KeySource
 
-__all__ = ["ExportSecrets", "known_credentials", "load_export_secrets", "stored_secrets"]
+__all__ = ["ExportSecrets", "load_export_secrets", "stored_secrets"]
 
 
 @dataclass(frozen=True, slots=True)
 class ExportSecrets:
-    """rho-desk's own keys and the known credentials to redact (never shown, never logged)."""
+    """rho-desk's own keys and the credentials it holds, as an export redacts them (never shown,
+    never logged)."""
 
-    key: bytes
-    known: tuple[str, ...]
-    signer: Ed25519PrivateKey | None = None
+    keys: ExportKeys
+    credentials: tuple[str, ...]
+    """Every credential rho-desk holds: provider API keys, opted-in environment variables."""
     notices: tuple[str, ...] = ()
     """One line per key created in the key file while loading (shown to the user)."""
 
-    def __repr__(self) -> str:
-        return f"ExportSecrets(key=[REDACTED], known={len(self.known)})"
+    @property
+    def known(self) -> tuple[str, ...]:
+        """Every secret an export must not hold: the credentials and rho-desk's own keys."""
+        return (*self.credentials, *self.keys.known)
 
-    def export_keys(self) -> ExportKeys | None:
-        """The keys as the export pipeline takes them (``None`` without a signing key)."""
-        return None if self.signer is None else ExportKeys(self.key, self.signer)
+    def __repr__(self) -> str:
+        return f"ExportSecrets({self.keys.key_id}, credentials={len(self.credentials)})"
 
 
 def stored_secrets() -> list[str]:
@@ -55,19 +55,10 @@ def stored_secrets() -> list[str]:
     return profile_secrets(profiles)
 
 
-def known_credentials(*keys: bytes) -> list[str]:
-    """Every credential rho-desk holds (redacted whatever the selection), plus ``keys``, base64
-    as they would appear in text (blocking: keyring).
-
-    Raises:
-        KeyringFailure: the keyring exists but cannot be read: an export must not then go ahead
-            with an incomplete list.
-    """
-    return [*stored_secrets(), *(base64.b64encode(k).decode("ascii") for k in keys)]
-
-
-def load_export_secrets() -> ExportSecrets:
-    """Read rho-desk's own keys and every credential rho-desk holds (blocking: keyring).
+def load_export_secrets(keys: KeySource | None = None) -> ExportSecrets:
+    """What an export, a publish or an audit redacts whatever the selection, gathered once for
+    every front end: rho-desk's own keys (from ``keys``, else the default key source) and every
+    credential rho-desk holds (blocking: keyring).
 
     Raises:
         CredentialsUnavailable: the keys cannot be read or created, or the keyring holding API
@@ -75,8 +66,7 @@ def load_export_secrets() -> ExportSecrets:
     """
     from ..keys import default_key_source
 
-    notices: list[str] = []
-    keys = default_key_source(notice=notices.append)
-    key = fingerprint_key(keys)
-    known = known_credentials(key, keys.key(SIGNING_KEY))
-    return ExportSecrets(key, tuple(known), signing_key(keys), tuple(notices))
+    notices: list[str] = []  # a key created in the key file, said by the caller's key source otherwise
+    source = keys if keys is not None else default_key_source(notice=notices.append)
+    own = export_keys(source)
+    return ExportSecrets(own, tuple(stored_secrets()), tuple(notices))

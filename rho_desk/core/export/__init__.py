@@ -8,7 +8,9 @@ a person choose which of the nine content classes leave the machine and proves n
    (``SecretScanner``: rule secrets and known credentials, plain and encoded) with a fingerprinted
    placeholder, renders JSON, Markdown or HTML, and audits the exact bytes (``audit_bytes``);
 3. ``build_receipt`` describes what was written; ``write_files_atomic`` writes export and receipt;
-   ``export_signed`` runs steps 2 and 3 as one call (``rho-desk export`` and ``rho-desk publish``);
+   ``build_export`` (step 2, the preview) and ``sign_export`` (the signed receipt) are the two calls
+   every front end makes (the export dialog, ``rho-desk export``, publishing); ``export_signed``
+   is both at once;
 4. ``audit_bytes`` re-runs the audit on any file; ``verify_receipt`` compares with a receipt.
 
 An export takes the conversation as shown (``display``, the default of the app and the CLI:
@@ -59,9 +61,11 @@ from ._pipeline import (
     ExportSource,
     SignedExport,
     SignOptions,
+    build_export,
     export_keys,
     export_signed,
     read_export_source,
+    sign_export,
 )
 from ._receipt import (
     RECEIPT_FORMAT,
@@ -129,6 +133,7 @@ __all__ = [
     "UnknownContentClass",
     "apply_selection",
     "audit_bytes",
+    "build_export",
     "build_receipt",
     "check_outputs",
     "class_stats",
@@ -156,6 +161,7 @@ __all__ = [
     "receipt_json_schema",
     "render_html",
     "render_markdown",
+    "sign_export",
     "sign_receipt",
     "signed_bytes",
     "signing_key",

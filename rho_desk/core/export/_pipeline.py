@@ -1,23 +1,30 @@
-"""The export pipeline as one call: what ``rho-desk export`` and ``rho-desk publish`` both run.
+"""An export, built then signed: the two calls every front end makes (the export dialog,
+``rho-desk export``, and publishing to the team library from either).
 
 ::
 
     read_export_source(path, revision, history) ──► ExportSource (display or model history)
     export_keys(key_source)                     ──► ExportKeys (fingerprint key, signing key)
-    export_signed(source, selection, keys=...)  ──► SignedExport
+    build_export(source, selection, keys=...)   ──► ExportResult: the preview
         export_snapshot (select, redact, render, audit the exact bytes)
+    sign_export(result, keys=..., output_name=...) ──► SignedExport
         └─ not blocked (or allowed) ──► build_receipt(..., signing_key=...) ──► signed receipt
+    export_signed(...)                          ──► both, for a front end with nothing to preview
 
 rho-desk's own keys are always known secrets of the export (their base64 forms), so neither the
-fingerprint key nor the signing key's private half can leave the machine inside an export.
+fingerprint key nor the signing key's private half can leave the machine inside an export. A
+receipt records when it was signed; with ``SOURCE_DATE_EPOCH`` set (the reproducible-builds
+convention) that time is the variable's, so the same choices give the same bytes.
 Nothing is written here: the caller writes files (``write_files_atomic``) or stores the bytes.
 """
 
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Required, TypedDict, Unpack
 
@@ -37,9 +44,11 @@ __all__ = [
     "ExportSource",
     "SignOptions",
     "SignedExport",
+    "build_export",
     "export_keys",
     "export_signed",
     "read_export_source",
+    "sign_export",
 ]
 
 
@@ -128,25 +137,59 @@ class SignOptions(TypedDict, total=False):
     in the receipt). Default false."""
 
 
+def build_export(
+    source: ExportSource, selection: Selection, *, keys: ExportKeys, known_secrets: Sequence[str], fmt: str = "json"
+) -> ExportResult:
+    """Select, redact, render and audit ``source``: the export as it would be written, and what
+    the export dialog previews (CPU only: run it off the event loop).
+
+    Args:
+        keys: rho-desk's own keys: their fingerprint key, and their forms as known secrets.
+        known_secrets: the credentials rho-desk holds (``load_export_secrets``); its own keys are
+            added here.
+    """
+    return export_snapshot(
+        source.snapshot, selection, key=keys.fingerprint, known_secrets=[*known_secrets, *keys.known], fmt=fmt,
+        history=source.history, timestamps=source.timestamps, title=source.title,
+    )  # fmt: skip
+
+
+def sign_export(
+    result: ExportResult, *, keys: ExportKeys, output_name: str, source_name: str | None, allow_findings: bool = False
+) -> SignedExport:
+    """The signed receipt of a built export, unless its audit blocked it (CPU only).
+
+    Args:
+        output_name: the file name the receipt records for the export.
+        source_name: the source file's name (never its folder).
+        allow_findings: sign even with critical or high findings (the override is recorded).
+    """
+    if result.blocked and not allow_findings:
+        return SignedExport(result, None, None)
+    receipt = build_receipt(
+        result, output_name=output_name, key_id=keys.key_id, source_name=source_name,
+        allow_findings=allow_findings, signing_key=keys.signer, created_at=_signed_at(),
+    )  # fmt: skip
+    return SignedExport(result, receipt, encode_receipt(receipt))
+
+
+def _signed_at() -> datetime | None:
+    """``SOURCE_DATE_EPOCH``'s time, if set (reproducible receipts), else ``None`` (now)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    return datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else None
+
+
 def export_signed(
     source: ExportSource, selection: Selection, *, fmt: str = "json", output_name: str, **sign: Unpack[SignOptions]
 ) -> SignedExport:
-    """Export ``source`` (select, redact, render, audit) and sign its receipt (CPU only).
+    """:func:`build_export` then :func:`sign_export`, for a front end with nothing to preview
+    (CPU only).
 
     Args:
         output_name: the file name the receipt records for the export.
         sign: the keys, the known secrets and the findings override (:class:`SignOptions`).
     """
-    keys, allow_findings = sign["keys"], sign.get("allow_findings", False)
-    known_secrets = sign["known_secrets"]
-    result = export_snapshot(
-        source.snapshot, selection, key=keys.fingerprint, known_secrets=[*known_secrets, *keys.known], fmt=fmt,
-        history=source.history, timestamps=source.timestamps, title=source.title,
-    )  # fmt: skip
-    if result.blocked and not allow_findings:
-        return SignedExport(result, None, None)
-    receipt = build_receipt(
-        result, output_name=output_name, key_id=keys.key_id, source_name=source.name,
-        allow_findings=allow_findings, signing_key=keys.signer,
-    )  # fmt: skip
-    return SignedExport(result, receipt, encode_receipt(receipt))
+    keys = sign["keys"]
+    result = build_export(source, selection, keys=keys, known_secrets=sign["known_secrets"], fmt=fmt)
+    return sign_export(result, keys=keys, output_name=output_name, source_name=source.name,
+                       allow_findings=sign.get("allow_findings", False))  # fmt: skip

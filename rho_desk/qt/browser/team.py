@@ -224,7 +224,7 @@ class TeamBrowserView(QFrame):
         from ...providers.export_secrets import load_export_secrets
 
         secrets = await in_thread(load_export_secrets)
-        opened = await self.service.aopen(team, session_id, key=secrets.key, known_secrets=list(secrets.known))
+        opened = await self.service.aopen(team, session_id, key=secrets.keys.fingerprint, known_secrets=list(secrets.known))
         self.opened = opened
         await self.document.aopen(opened.path)
         v, check = opened.version, opened.verification

@@ -2,10 +2,11 @@
 
 The nine content classes are listed with their string counts and sizes in the shown revision,
 each with a check box. Every change (a class, the format) schedules a new export after a short
-pause (debounced), computed in a worker thread by :func:`rho_desk.core.export.export_snapshot`:
+pause (debounced), built in a worker thread by :func:`rho_desk.core.export.build_export`, as
+``rho-desk export`` builds it (writing only adds :func:`~rho_desk.core.export.sign_export`):
 excluded classes become typed placeholders, every secret rho-desk knows of (the keyring's API
-keys and opted-in environment variables, read once off the GUI thread, plus rho-desk's own
-keys) and every rule secret is redacted, and the exact output bytes are audited.
+keys and opted-in environment variables, plus rho-desk's own keys: ``load_export_secrets``,
+read once off the GUI thread) and every rule secret is redacted, and the exact output bytes are audited.
 
 The export holds the conversation as shown (the display history, the default) or the model
 context (the snapshot Rho resumes with); a snapshot document has only the latter. rho-desk's own
@@ -22,6 +23,7 @@ session file it came from.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,13 +56,11 @@ from ...core.export import (
     ExportSource,
     Finding,
     Selection,
-    build_receipt,
+    build_export,
     class_stats,
     display_snapshot,
-    encode_receipt,
-    export_snapshot,
     index_title,
-    key_id,
+    sign_export,
     write_files_atomic,
 )
 from ...core.wire import SessionSnapshot
@@ -339,7 +339,7 @@ class ExportDialog(QDialog):
             self.sources, stats, self.secrets = value
             for notice in self.secrets.notices:
                 self.host.notifier.info(notice)
-            self.secrets = ExportSecrets(self.secrets.key, self.secrets.known, self.secrets.signer)
+            self.secrets = dataclasses.replace(self.secrets, notices=())  # said once
             only_model = self.sources.display is None
             if only_model:
                 self.set_history("model")
@@ -392,9 +392,10 @@ class ExportDialog(QDialog):
                 return  # a newer choice superseded this one
             self._show_result(result, key)
 
+        # the export as ``rho-desk export`` builds it (and writes it: :meth:`export_to` only signs)
+        exported = ExportSource(source, history, timestamps, sources.title, self.source_name or None)
         self.host.bridge.run(
-            in_thread(export_snapshot, source, selection, key=secrets.key, known_secrets=secrets.known, fmt=fmt,
-                      history=history, timestamps=timestamps, title=sources.title),
+            in_thread(build_export, exported, selection, keys=secrets.keys, known_secrets=secrets.credentials, fmt=fmt),
             on_success=show,
             context="Building the export preview",
         )
@@ -495,8 +496,7 @@ class ExportDialog(QDialog):
         team = self.host.team
         result = self.current()
         source = self.publish_source()
-        keys = None if self.secrets is None else self.secrets.export_keys()
-        if result is None or source is None or self.secrets is None or keys is None:
+        if result is None or source is None or self.secrets is None:
             return
         allow = bool(result.blocked and self.override.isChecked())
         if result.blocked and not allow:
@@ -521,7 +521,8 @@ class ExportDialog(QDialog):
             self.host.notifier.show_exception(exc, context="Publishing to the team library")
 
         self.host.bridge.run(
-            team.apublish(team_name, source, result.selection, keys=keys, known_secrets=list(self.secrets.known),
+            team.apublish(team_name, source, result.selection, keys=self.secrets.keys,
+                          known_secrets=list(self.secrets.credentials),
                           allow_findings=allow),
             on_success=published, on_error=failed, context="Publishing to the team library",
         )  # fmt: skip
@@ -570,10 +571,10 @@ class ExportDialog(QDialog):
         if not output.suffix:
             output = output.with_name(f"{output.name}.{EXTENSIONS[result.format]}")
         receipt_path = output.with_name(output.name + ".receipt.json")
-        receipt = build_receipt(result, output_name=output.name, key_id=key_id(self.secrets.key),
-                                source_name=self.source_name or None, allow_findings=allow,
-                                signing_key=self.secrets.signer)  # fmt: skip
-        files = [(output, result.data), (receipt_path, encode_receipt(receipt))]
+        signed = sign_export(result, keys=self.secrets.keys, output_name=output.name,
+                             source_name=self.source_name or None, allow_findings=allow)  # fmt: skip
+        assert signed.receipt_bytes is not None  # not blocked, or the override is recorded
+        files = [(output, result.data), (receipt_path, signed.receipt_bytes)]
         settings = self.host.settings
         settings.set(PREFS_EXPORT_INCLUDED, result.selection.included_names())
         settings.set(PREFS_EXPORT_FORMAT, result.format)

@@ -145,14 +145,14 @@ def test_markdown_and_html_are_previewed_as_text(make_window, run, demo_home: Pa
 
 def test_blocking_findings_need_the_recorded_override(make_window, run, demo_home: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    real = export_module.export_snapshot
+    real = export_module.build_export
 
     def with_a_critical_finding(*args, **kwargs):  # stands in for a secret the redaction could not place
         result = real(*args, **kwargs)
         result.report.findings.append(Finding("openai-api-key", Severity.CRITICAL, "line 3", ContentClass.USER, "fp:0"))
         return result
 
-    monkeypatch.setattr(export_module, "export_snapshot", with_a_critical_finding)
+    monkeypatch.setattr(export_module, "build_export", with_a_critical_finding)
     context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
     assert dialog.current().blocked and dialog.blocked.isVisible()
     assert not dialog.export_button.isEnabled()
@@ -377,3 +377,38 @@ def test_a_first_export_names_the_session_and_explains_its_echoes(make_window, r
     name = dialog.default_name()
     assert name.endswith(f"-r{dialog.source.revision}.md") and name.startswith(export_module.file_stem(title))
     assert export_module.file_stem("Churn: retention by cohort!") == "churn-retention-by-cohort"
+
+
+@pytest.mark.parametrize(("fmt", "ext"), [("json", "json"), ("markdown", "md")])
+def test_the_dialog_and_the_command_line_write_the_same_export_and_receipt(make_window, run, tmp_path: Path, fmt: str,
+                                                                             ext: str,
+                                                                             monkeypatch: pytest.MonkeyPatch,
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """One export path: for the same choices (the classes, the format, the history) the export
+    dialog and ``rho-desk export`` build and sign through the same two functions, and write the
+    same bytes, receipt included (its signing time fixed by SOURCE_DATE_EPOCH, as for any
+    reproducible output)."""
+    from rho_desk.cli import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    set_api_key("work", SECRET)  # a known credential, gathered once for both
+    path = _session_with_secret(tmp_path / "home")
+    context, dialog = _open(make_window, run, path)
+    dialog.set_selection(set(ALL_CLASSES) - {ContentClass.METADATA, ContentClass.IMAGES})  # no finding left
+    dialog.format.setCurrentIndex(dialog.format.findData(fmt))
+    _wait_preview(run, context, dialog)
+    result = dialog.current()
+    assert result is not None and not result.blocked and result.history == "display"
+    app_out = tmp_path / "app" / f"export.{ext}"
+    dialog.export_to(app_out)
+    run(settle(context.bridge))
+
+    cli_out = tmp_path / "cli" / f"export.{ext}"
+    cli_out.parent.mkdir()
+    status = main(["export", str(path), "--exclude", "metadata,images", "--history", "display", "-o", str(cli_out)])
+    assert status == 0, capsys.readouterr().err
+    assert app_out.read_bytes() == cli_out.read_bytes() and SECRET.encode() not in cli_out.read_bytes()
+    receipt = f"export.{ext}.receipt.json"
+    assert (app_out.parent / receipt).read_bytes() == (cli_out.parent / receipt).read_bytes()
+    check, _report, _receipt = audit_written(cli_out, cli_out.parent / receipt, known=[SECRET])
+    assert check.ok
