@@ -30,6 +30,7 @@ os.environ.setdefault("QT_API", "pyside6")
 from _sessions import PROVIDER, make_session, text
 
 from rho_desk.benchkit import BenchResult, benchmark, measure, use_gui_screen
+from rho_desk.core.revisions.edits import stored_state
 from rho_desk.core.stores.rho_files import SessionWriter, read_session
 from rho_desk.core.wire import (
     AssistantMessage,
@@ -61,7 +62,7 @@ def compaction_preview_100k(quick: bool) -> BenchResult:
     budget = RecentBudget()
     history = tree.history(leaf)
     repeat = 3 if quick else 7
-    samples = measure(lambda: compute_preview(tree, leaf, budget), repeat=repeat)
+    samples = measure(lambda: compute_preview(stored_state(tree, leaf).history, leaf, budget), repeat=repeat)
     base = measure(lambda: LocalCompactor(budget).preview(history), repeat=repeat)
     median, base_median = sorted(samples)[len(samples) // 2], sorted(base)[len(base) // 2]
     return BenchResult("actions.compaction_preview_100k", "ms", samples, "< 3000 ms (off the GUI thread)",

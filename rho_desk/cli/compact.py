@@ -172,16 +172,17 @@ async def _compact(args: argparse.Namespace) -> int:
         cost_usd_micros=outcome.cost_usd_micros,
     )
     if session_file is not None:
-        from ..core.stores.rho_files import SessionWriter
+        # the one way to write a revision, as the compaction dialog writes it (acommit)
+        from ..core.revisions.edits import FileSession, acommit
 
-        def append() -> str:
-            base = session_file.tree.active_leaf
-            assert base is not None
-            with SessionWriter(session_file) as writer:
-                save_compaction(writer, base.id, result)
-                return "node" if writer.tree.is_tree else "snapshot record"
-
-        report["written"] = await asyncio.to_thread(append)
+        base = session_file.tree.active_leaf
+        assert base is not None
+        target_file = await asyncio.to_thread(FileSession, session_file.path, read=session_file)
+        try:
+            await acommit(target_file, None, lambda writer: save_compaction(writer, base.id, result))
+            report["written"] = "node" if target_file.tree.is_tree else "snapshot record"
+        finally:
+            await asyncio.to_thread(target_file.close)
     else:
         from ..core.wire.codec import encode_pretty
 

@@ -22,7 +22,6 @@ or summary itself with its size. Undo (the button, or Ctrl+Z) restores the previ
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +52,7 @@ from ...core.compaction.tokens import message_tokens
 from ...core.errors import Cancelled, error_text
 from ...core.revisions.edits import stored_state
 from ...core.stores.rho_files import RevisionNode
+from ...core.wire import Message
 from ...providers.compactors import open_compactor
 from ..services.bridge import in_thread
 from ..services.outcomes import OpResult
@@ -84,14 +84,9 @@ class PreviewData:
     tokens: tuple[int, ...]
 
 
-def compute_preview(tree: Any, node: RevisionNode, budget: RecentBudget, lock: Any = None) -> PreviewData:
-    """The local preview of compacting ``node``'s stored state (blocking; run it in a thread).
-
-    The summarizing compactor partitions the same way, so this is its preview too. ``lock``
-    (the document's tree lock) is held while the history is read, not for the preview.
-    """
-    with lock if lock is not None else contextlib.nullcontext():
-        history = stored_state(tree, node).history
+def compute_preview(history: tuple[Message, ...], node: RevisionNode, budget: RecentBudget) -> PreviewData:
+    """The local preview of compacting ``history``, ``node``'s stored one (blocking; run it in a
+    thread). The summarizing compactor partitions the same way, so this is its preview too."""
     preview = LocalCompactor(budget).preview(history)
     return PreviewData(node.id, node.revision, preview, history, tuple(message_tokens(m) for m in history))
 
@@ -290,7 +285,9 @@ class CompactionDialog(QDialog):
         self.preview_busy.busy(f"Computing the preview of {node.length:,} messages…")
 
         async def compute() -> PreviewData:
-            return await in_thread(compute_preview, tree, node, budget, document.tree_lock)
+            # the history is read holding the tree lock (the document's API), the preview without it
+            history = await document.arun_locked(lambda: stored_state(tree, node).history)
+            return await in_thread(compute_preview, history, node, budget)
 
         def show(data: PreviewData) -> None:
             if generation == self._generation:
