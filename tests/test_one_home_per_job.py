@@ -51,7 +51,8 @@ RULES = [
     ("a run's events are walked by the turn driver (core/session/turn.py); front ends present its events",
      {"import rho_desk.core.session.events"}, ()),
     ("an export is built and signed by build_export and sign_export (core/export/_pipeline.py)",
-     {"call export_snapshot", "call build_receipt"}, ()),
+     # the MCP gate still runs export_snapshot itself (a session answer, and each answer's strings)
+     {"call export_snapshot", "call build_receipt"}, ("mcp/_gate.py",)),
     ("a revision is written through acommit on an EditableSession: a writer is opened by the app's document, or to fork into a new session file",
      {"call SessionWriter", "call create_session"}, ("qt/services/document.py", "qt/continue_/controller.py")),
     ("the tree lock is taken only through the session's API (run_locked, arun_locked)",

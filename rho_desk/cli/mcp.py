@@ -103,14 +103,13 @@ def _prepare(args: argparse.Namespace, scope: Scope) -> Server[Any]:
 
     def open_library() -> None:
         try:
-            from ..core.export import export_keys
             from ..mcp import open_memory
-            from ..providers.export_secrets import known_credentials
+            from ..providers.export_secrets import load_export_secrets
             from .export import key_source
 
-            keys = export_keys(key_source(args))
-            known = (*known_credentials(), *keys.known)
-            memory = open_memory(scope, fingerprint_key=keys.fingerprint, known_secrets=known, key_id=keys.key_id)
+            secrets = load_export_secrets(key_source(args))
+            keys = secrets.keys
+            memory = open_memory(scope, fingerprint_key=keys.fingerprint, known_secrets=secrets.known, key_id=keys.key_id)
             opened.append(memory)
             memory.warm()
             memory.sync()

@@ -1,6 +1,7 @@
 """``rho-desk publish PATH --db DSN --team NAME (--include C,... | --exclude C,...) [--history display|model] [--key-file F]``.
 
-Runs the export pipeline exactly as ``rho-desk export`` does (``core.export.export_signed``: the
+Builds and signs the export exactly as ``rho-desk export`` does (``core.export.export_signed``,
+``build_export`` then ``sign_export``: the
 same classes, secret redaction, audit and Ed25519-signed receipt; the conversation as shown by
 default, ``--history model`` for the model context) and stores the audited JSON export, its
 signed receipt byte for byte, its history kind, its searchable text and its statistics in the

@@ -1,6 +1,6 @@
 """What a publish sends: the export pipeline's audited output and what is derived from it.
 
-``prepare`` runs the export pipeline exactly as ``rho-desk export`` does (``export_signed``: the
+``prepare`` builds and signs the export exactly as ``rho-desk export`` does (``export_signed``: the
 same classes, secret redaction, audit and signed receipt; the conversation as shown by default,
 or the model context) and turns its result into a ``Publication``: the exported JSON bytes
 (exactly the audited ones: a ``rho-desk.display-export`` document or a schema-2 snapshot), the
