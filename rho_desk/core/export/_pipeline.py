@@ -1,5 +1,6 @@
-"""An export, built then signed: the two calls every front end makes (the export dialog,
-``rho-desk export``, and publishing to the team library from either).
+"""An export, built then signed: the two calls every front end makes.
+
+The export dialog, ``rho-desk export`` and publishing to the team library (from either) make them.
 
 ::
 

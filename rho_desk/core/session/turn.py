@@ -41,9 +41,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
+
+import msgspec
 
 from ..changes.checkpoint import CheckpointOutcome
 from ..errors import Cancelled, EngineError, RevisionConflict
@@ -89,46 +90,39 @@ TurnOutcome: TypeAlias = str
 """How a turn ended: ``"completed"``, ``"cancelled"`` or ``"failed"``."""
 
 
-@dataclass(frozen=True, slots=True)
-class TurnStarted:
+class TurnStarted(msgspec.Struct, frozen=True):
     """The run started for ``prompt`` (the first event of :meth:`TurnDriver.drive`)."""
 
     prompt: str
 
 
-@dataclass(frozen=True, slots=True)
-class StepStarted:
+class StepStarted(msgspec.Struct, frozen=True):
     """A model request begins: what the reply shows from here is its own."""
 
 
-@dataclass(frozen=True, slots=True)
-class TextDelta:
+class TextDelta(msgspec.Struct, frozen=True):
     """Assistant text streamed."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta:
+class ReasoningDelta(msgspec.Struct, frozen=True):
     """A reasoning summary streamed (raw reasoning is never shown)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class CallsProgress:
+class CallsProgress(msgspec.Struct, frozen=True):
     """How far the model has written a tool call it streams (at most a few times a second)."""
 
     due: CallWritten
 
 
-@dataclass(frozen=True, slots=True)
-class CallsEnded:
+class CallsEnded(msgspec.Struct, frozen=True):
     """The streamed tool calls are complete, or the reply was reset or ended."""
 
 
-@dataclass(frozen=True, slots=True)
-class Retrying:
+class Retrying(msgspec.Struct, frozen=True):
     """The request failed before any reply (``reset`` false), or the reply broke off and is
     asked for again (``reset`` true: what it showed is to be taken back)."""
 
@@ -138,30 +132,26 @@ class Retrying:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolProposed:
+class ToolProposed(msgspec.Struct, frozen=True):
     """The model called a tool (it runs next, if the tools and the approver allow it)."""
 
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class ToolStarted:
+class ToolStarted(msgspec.Struct, frozen=True):
     call_id: str
     name: str
     metadata: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolOutput:
+class ToolOutput(msgspec.Struct, frozen=True):
     """A running tool's output so far (a shell call's live output)."""
 
     call_id: str
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolFinished:
+class ToolFinished(msgspec.Struct, frozen=True):
     call_id: str
     ok: bool
     content: str
@@ -170,46 +160,40 @@ class ToolFinished:
     """The result in one line."""
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionStarted:
+class CompactionStarted(msgspec.Struct, frozen=True):
     """An automatic compaction of ``message_count`` messages began."""
 
     message_count: int
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionDone:
+class CompactionDone(msgspec.Struct, frozen=True):
     """An automatic compaction was committed (and saved, or kept unsaved on a conflict)."""
 
     outcome: CompactionOutcome
 
 
-@dataclass(frozen=True, slots=True)
-class Saved:
+class Saved(msgspec.Struct, frozen=True):
     """A commit was written to the session file: ``node`` is the new revision."""
 
     node: RevisionNode
     compaction: CompactionOutcome | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SaveConflict:
+class SaveConflict(msgspec.Struct, frozen=True):
     """The session changed on disk since the turn continued it: ``snapshot`` was not written."""
 
     error: RevisionConflict
     snapshot: SessionSnapshot
 
 
-@dataclass(frozen=True, slots=True)
-class Stopped:
+class Stopped(msgspec.Struct, frozen=True):
     """The turn completed before the model ended it: ``MaxSteps``, ``Repetition``..."""
 
     reason: str
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class RequestFinished:
+class RequestFinished(msgspec.Struct, frozen=True):
     """One model request ended: the model that served it, its timings, and the usage the
     provider reported for this request alone (``None``: it reported none)."""
 
@@ -218,8 +202,7 @@ class RequestFinished:
     usage: ModelUsage | None
 
 
-@dataclass(frozen=True, slots=True)
-class TurnEnded:
+class TurnEnded(msgspec.Struct, frozen=True):
     """The turn is over (the last event of :meth:`TurnDriver.drive`)."""
 
     outcome: TurnOutcome
@@ -247,7 +230,6 @@ _CALLS_END = (events.ToolProposed, events.AssistantTextDelta, events.ProviderStr
               events.Completed, events.Cancelled, events.Failed)  # fmt: skip
 
 
-@dataclass
 class TurnDriver:
     """Drives one turn of ``target`` (see the module docstring).
 
@@ -265,20 +247,33 @@ class TurnDriver:
             cancelled, the window closed).
     """
 
-    target: EditableSession
-    base: str | None
-    recorder: CheckpointRecorder | None = None
-    hop: ThreadHop = asyncio.to_thread
-    check: Callable[[], None] | None = None
-    saving: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext
-    on_request: Callable[[RequestFinished], None] | None = None
-    interrupted: CheckpointOutcome = CheckpointOutcome.FAILED
-    run: Run | None = field(default=None, init=False)
-    """The running turn, once :meth:`drive` started it (:meth:`cancel` cancels it)."""
-    saved: tuple[str, int] | None = field(default=None, init=False)
-    """``(node id, revision)`` of the turn's last save."""
-    unsaved: SessionSnapshot | None = field(default=None, init=False)
-    """The newest commit that could not be saved (a conflict), else ``None``."""
+    def __init__(
+        self,
+        target: EditableSession,
+        base: str | None,
+        *,
+        recorder: CheckpointRecorder | None = None,
+        hop: ThreadHop = asyncio.to_thread,
+        check: Callable[[], None] | None = None,
+        saving: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext,
+        on_request: Callable[[RequestFinished], None] | None = None,
+        interrupted: CheckpointOutcome = CheckpointOutcome.FAILED,
+    ) -> None:
+        self.target = target
+        self.base = base
+        """Node id of the revision the next save must find active (the last save's, once saved)."""
+        self.recorder = recorder
+        self.hop = hop
+        self.check = check
+        self.saving = saving
+        self.on_request = on_request
+        self.interrupted = interrupted
+        self.run: Run | None = None
+        """The running turn, once :meth:`drive` started it (:meth:`cancel` cancels it)."""
+        self.saved: tuple[str, int] | None = None
+        """``(node id, revision)`` of the turn's last save."""
+        self.unsaved: SessionSnapshot | None = None
+        """The newest commit that could not be saved (a conflict), else ``None``."""
 
     def cancel(self) -> None:
         """Cooperative cancellation: the engine commits the prompt and the partial reply, and

@@ -75,7 +75,7 @@ from ..ui.text import revision_words
 if TYPE_CHECKING:
     from ...core.changes import CheckpointRecorder
     from ...core.provider.handoff import HandoffReport
-    from ...core.session import Rho, Session
+    from ...core.session import Rho, Run, Session
     from ...core.session.turn import TurnDriver, TurnEvent
     from ...core.tools.setup import ToolSetup
     from ...core.usage.writer import UsageRecording
@@ -212,6 +212,11 @@ class ContinueController(QObject):
         self.host.notifier.warning(
             f"This session's spend is not recorded in the usage ledger: {recording.diagnostics[-1]}"
         )
+
+    @property
+    def run(self) -> Run | None:
+        """The running turn's run, if a turn runs."""
+        return self.driver.run if self.driver is not None else None
 
     @property
     def _recorder(self) -> CheckpointRecorder:

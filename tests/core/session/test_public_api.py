@@ -8,7 +8,7 @@ import rho_desk.core as core
 
 # Modules whose public names ``rho_desk.core`` re-exports.
 MODULES = [
-    "cancellation", "compaction", "errors", "handoff", "ids", "provider", "session", "stores.base",
+    "cancellation", "compaction", "errors", "provider.handoff", "wire.ids", "provider", "session", "stores.base",
     "stores.memory", "tools", "wire",
 ]  # fmt: skip
 # Provider stream events stay in rho_desk.core.provider: several share names with run events.
