@@ -114,12 +114,20 @@ def test_a_pending_timer_never_fires_after_close(bridge: EngineBridge, run) -> N
 
     owner = QObject()
     fired: list[str] = []
-    late = bridge.timer(owner, 30, lambda: fired.append("late"))
+    late = bridge.timer(owner, 60_000, lambda: fired.append("late"))
     early = bridge.timer(owner, 1, lambda: fired.append("early"))
     late.start()
     early.start()
-    run(asyncio.sleep(0.02))
+
+    async def early_fired() -> None:  # wait for the condition, not for a time a busy machine stretches
+        for _ in range(1000):
+            if fired:
+                return
+            await asyncio.sleep(0.005)
+
+    run(early_fired())
     assert fired == ["early"]
+    late.setInterval(30)
     late.start()  # re-armed just before quitting
     run(bridge.aclose())
     assert not late.isActive()
