@@ -111,6 +111,13 @@ SAMPLES: dict[str, list[str]] = {
     "rootly-token": ["rootly_" + H + H],
     "ramp-secret": ["ramp_sec_" + (A * 2)[:48]],
     "bitbucket-app-password": ["ATBB" + A],
+    "defined-networking-token": ["dnkey-" + A[:26] + "-" + (A * 2)[:52]],
+    "lob-api-key": ["live_" + (H * 2)[:35], "test_" + (H * 2)[:35]],
+    "gocardless-api-token": ["live_" + (A * 2)[:40]],
+    "plaid-access-token": ["access-sandbox-a1b2c3d4-1111-2222-3333-444455556666"],
+    "twitter-bearer-token": ["A" * 22 + (A * 3)[:90]],
+    "sonarqube-token": ["sqp_" + (H * 2)[:40], "squ_" + (H * 2)[:40]],
+    "clickhouse-secret-key": ["4b1d" + (A * 2)[:38]],
 }
 
 

@@ -13,8 +13,8 @@ joined by ``0xFF``) in this order:
    ``_vendors``): vendor tokens, JWTs, keys by their prefix, a token whose prefix names a secret,
    over the runs; and the credentials rho-desk holds, literally (``known_forms``);
 4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``): headers, URLs, private-key
-   blocks, values under a credential name, and the flags and positions of command lines, over the
-   text without the blobs' bodies; then random-looking values where a credential stands
+   blocks, values under a credential name, keys by their vendor's name (``_vendors``), and the
+   flags and positions of command lines, over the text without the blobs' bodies; then random-looking values where a credential stands
    (``entropy_hits``) and an AWS secret key next to its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every
    default-ignorable code point removed, NFKC and look-alike letters folded, ``\\/`` unescaped),

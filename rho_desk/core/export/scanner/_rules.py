@@ -11,13 +11,23 @@ The catalogue of rule ids is ``_catalogue``; the scanner that runs these passes 
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 from ._catalogue import Hit
-from ._vendors import SECRET_PREFIX, VENDOR_GATES, VENDOR_TOKENS, random_token
+from ._vendors import (
+    INFIX_TOKENS,
+    SECRET_PREFIX,
+    VENDOR_GATES,
+    VENDOR_NAMED,
+    VENDOR_SUFFIXES,
+    VENDOR_TOKENS,
+    random_token,
+)
 from ._work import spend
 
 __all__ = [
@@ -503,7 +513,15 @@ def _vendor(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not _mixed(value) and (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)):
         return None  # a token's random part mixes letters and digits or cases; a name does not
     group = m.lastgroup or "v0_0"
-    return Hit(VENDOR_TOKENS[int(group[1 : group.index("_")])][0], start, end, value)
+    rule = VENDOR_TOKENS[int(group[1 : group.index("_")])][0]
+    suffix = _SUFFIXES.get(rule)
+    tail = suffix.match(data, end, end + 32) if suffix is not None else None
+    if tail is not None:
+        end, value = tail.end(), data[start : tail.end()]
+    return Hit(rule, start, end, value)
+
+
+_SUFFIXES: Final = {rule: re.compile(suffix) for rule, suffix in VENDOR_SUFFIXES.items()}
 
 
 def _secret_prefixed(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -513,6 +531,86 @@ def _secret_prefixed(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not random_token(m.group("body")):
         return None
     return Hit("prefixed-secret", start, end, m.group())
+
+
+def _infix(rule: str, head: bytes) -> Handler:
+    """A token found by its fixed part (``.atlasv1.``, ``_mmk``, ``.acc_``): its head, of
+    ``head``'s shape, found back from there within ``_INFIX_HEAD`` bytes."""
+    shape = re.compile(rb"(?:" + head + rb")\Z")
+
+    def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
+        lo = max(0, m.start() - _INFIX_HEAD)
+        spend(m.start() - lo)
+        found = shape.search(data, lo, m.start())
+        if found is None or not _boundary_before(data, found.start()) or not _boundary_after(data, m.end()):
+            return None
+        value = data[found.start() : m.end()]
+        return Hit(rule, found.start(), m.end(), value) if _mixed(value) else None
+
+    return handle
+
+
+_INFIX_HEAD: Final = 64
+
+
+# keys known by the vendor's name beside them (``_vendors.VENDOR_NAMED``)
+_NAMED_SHAPES: Final = {
+    word: tuple((rule, re.compile(shape)) for rule, words, shape in VENDOR_NAMED if word in words)
+    for word in {w for _, words, _ in VENDOR_NAMED for w in words}
+}
+_NAMED_WINDOW: Final = 96
+"""How far after the vendor's name its key may start, on the name's line ..."""
+_NAMED_VALUE_MAX: Final = 128
+"""... and how long it may be (a longer run is not one of these keys)."""
+_CANDIDATE: Final = re.compile(rb"[A-Za-z0-9_\-+/.%~]+(?:={1,3}(?![A-Za-z0-9]))?")
+_OPERATORS: Final = frozenset(b"=:>,|?")
+_SAYS_CREDENTIAL: Final = re.compile(rb"key|token|secret|api|pass|auth|cred|access|licen[cs]e|bearer")
+_SAYS_PUBLIC: Final = re.compile(rb"(?:^|[_\-. ])(?:id|ids|pub|public|publishable|user|username|email|url|uri|host|endpoint|region|site|domain|model|version|org)(?:$|[_\-. ])")
+_LINE_END: Final = re.compile(rb"\n|\\n|\xff|\x00|\r")
+_UUID_SHAPE: Final = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _bits(value: bytes) -> float:
+    """Shannon entropy, bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def _vendor_named(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A key of a vendor's shape a few words after the vendor's name, on its line: after an
+    operator (``=``, ``:``, ``=>``...) or where the name says credential (``Mistral API key
+    abc…``); never where the name says id, public, user or URL."""
+    shapes = _NAMED_SHAPES.get(m.group().lower())
+    if not shapes or (m.start() > 0 and data[m.start() - 1] in _LETTERS):
+        return None  # the name is part of a word (``SetSysctl``, ``CameraKit``)
+    word = m.start()
+    while word > 0 and m.start() - word < 48 and (data[word - 1] in _ALNUM or data[word - 1] in b"_-."):
+        word -= 1
+    stop = min(len(data), m.end() + _NAMED_WINDOW + _NAMED_VALUE_MAX)
+    cut = _LINE_END.search(data, m.end(), stop)
+    stop = cut.start() if cut is not None else stop
+    spend(stop - word)
+    operator = False
+    for count, token in enumerate(_CANDIDATE.finditer(data, m.end(), stop)):
+        if count > 6 or token.start() > m.end() + _NAMED_WINDOW:
+            return None
+        between = data[m.end() : token.start()]
+        operator = operator or not _OPERATORS.isdisjoint(between)
+        name = data[word : token.start()].lower()
+        value = token.group()
+        for rule, shape in shapes:
+            if shape.fullmatch(value) is None:
+                continue
+            if not (_mixed(value) or _UUID_SHAPE.fullmatch(value)) or _SAYS_PUBLIC.search(name.rstrip(b" \t\"'`=:>,|?")):
+                return None
+            if _bits(value) < min(3.0, math.log2(len(value)) - 1.2):
+                return None  # a pattern (aaaa1111bbbb2222), not a key
+            if operator or _SAYS_CREDENTIAL.search(name) is not None:
+                return Hit(rule, token.start(), token.end(), value)
+            return None
+        if operator:
+            return None  # the value after the operator is not the vendor's key
+    return None
 
 
 _B64_WORD: Final = re.compile(rb"[A-Za-z0-9+/]+")
@@ -642,6 +740,8 @@ def keyword_passes() -> list[Pass]:
             _curl_user,
         ),
         Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
+        _vendor_names(),
+        *(_folded(re.escape(fixed.lower()), re.escape(fixed.lower()) + tail, _infix(rule, head)) for rule, head, fixed, tail in INFIX_TOKENS),
     ]
     for literal in _ASSIGNMENT_LITERALS:
         word, offset = gate_head(literal)
@@ -654,6 +754,14 @@ def keyword_passes() -> list[Pass]:
             )
         )
     return passes
+
+
+def _vendor_names() -> Pass:
+    """The vendors' names of ``VENDOR_NAMED`` (searched in lower case, confirmed in any), longest
+    first so that ``linked_in`` is not read as ``linked``."""
+    words = sorted(_NAMED_SHAPES, key=len, reverse=True)
+    anchor = rb"(?:" + b"|".join(re.escape(w) for w in words) + rb")"
+    return Pass(re.compile(anchor, re.IGNORECASE), _vendor_named, anchor=re.compile(anchor))
 
 
 _LOOKBEHIND_HEAD: Final = re.compile(rb"([a-z]+)\(\?<=([a-z]+)\)")

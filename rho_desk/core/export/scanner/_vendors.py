@@ -17,7 +17,7 @@ from collections import Counter
 from itertools import pairwise
 from typing import Final
 
-__all__ = ["SECRET_PREFIX", "VENDOR_GATES", "VENDOR_TOKENS", "random_token"]
+__all__ = ["INFIX_TOKENS", "SECRET_PREFIX", "VENDOR_GATES", "VENDOR_NAMED", "VENDOR_SUFFIXES", "VENDOR_TOKENS", "random_token"]
 
 # Vendor tokens with a distinctive prefix (the formats gitleaks' default rules and detect-secrets'
 # plugins document; docs/security.md maps each of their rules to one of ours). One alternation,
@@ -111,6 +111,14 @@ VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("rootly-token", rb"rootly_[a-f0-9]{64}"),
     ("ramp-secret", rb"ramp_sec_[A-Za-z0-9]{48}"),
     ("bitbucket-app-password", rb"ATBB[A-Za-z0-9_=.\-]{28,}"),
+    # gitleaks' rules whose tokens have a prefix of their own
+    ("defined-networking-token", rb"dnkey-[A-Za-z0-9=_\-]{26}-[A-Za-z0-9=_\-]{52}"),
+    ("lob-api-key", rb"live_[a-f0-9]{35}|test_[a-f0-9]{35}"),
+    ("gocardless-api-token", rb"live_[A-Za-z0-9_\-=]{40}"),
+    ("plaid-access-token", rb"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ("twitter-bearer-token", rb"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{80,100}"),
+    ("sonarqube-token", rb"sq[upa]_[a-f0-9]{40}"),
+    ("clickhouse-secret-key", rb"4b1d[A-Za-z0-9]{38}"),
 )
 
 
@@ -163,3 +171,113 @@ def _base64_of_text(body: bytes) -> bool:
     except binascii.Error:
         return False
     return len(decoded) >= 12 and len(decoded.translate(None, _PRINTABLE)) * 10 <= len(decoded)
+
+
+VENDOR_SUFFIXES: Final = {"gitlab-token": rb"\.[0-9a-z]{9}(?![A-Za-z0-9])"}
+"""What may follow a vendor token as part of it, past the run it ends (GitLab's routable tokens
+end in ``.`` and nine characters)."""
+
+
+INFIX_TOKENS: Final[tuple[tuple[str, bytes, bytes, bytes], ...]] = (
+    ("hashicorp-tf-api-token", rb"[A-Za-z0-9]{14}", b".atlasv1.", rb"[A-Za-z0-9_=\-]{60,70}"),
+    ("maxmind-license-key", rb"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}", b"_mmk", b""),
+    *(
+        (
+            "authress-access-key",
+            rb"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}",
+            fixed,
+            rb"[A-Za-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120}",
+        )
+        for fixed in (b".acc_", b".acc-")
+    ),
+)
+"""Tokens known by a fixed part inside or after them (``.atlasv1.``, ``_mmk``, ``.acc_``), which the
+text is searched for (a head of short dotted parts is no run of its own): the rule id, the head's
+shape before it (found back from it), the fixed part, and the shape after it."""
+
+
+# --- keys known by the vendor's name beside them ------------------------------------------------
+
+_AN = rb"[A-Za-z0-9]"
+_HEXD = rb"[a-fA-F0-9]"
+_UUID = rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+VENDOR_NAMED: Final[tuple[tuple[str, tuple[bytes, ...], bytes], ...]] = (
+    # rule id, the words that name the vendor (lower case), the value's shape
+    ("adafruit-api-key", (b"adafruit",), rb"[A-Za-z0-9_\-]{32}"),
+    ("airtable-api-key", (b"airtable",), _AN + rb"{17}"),
+    ("algolia-api-key", (b"algolia",), _AN + rb"{32}"),
+    ("alibaba-secret-key", (b"alibaba", b"aliyun"), _AN + rb"{30}"),
+    ("asana-client-secret", (b"asana",), _AN + rb"{32}"),
+    ("atlassian-api-token", (b"atlassian", b"confluence", b"jira"), _AN + rb"{24}"),
+    ("beamer-api-token", (b"beamer",), rb"b_[A-Za-z0-9=_\-]{44}"),
+    ("bitbucket-client-secret", (b"bitbucket",), rb"[A-Za-z0-9=_\-]{64}"),
+    ("bittrex-key", (b"bittrex",), _AN + rb"{32}"),
+    ("cisco-meraki-api-key", (b"meraki",), rb"[0-9a-f]{40}"),
+    ("cloudflare-api-key", (b"cloudflare", b"cf_api"), rb"[A-Za-z0-9_\-]{40}|" + _HEXD + rb"{37}"),
+    ("codecov-access-token", (b"codecov",), _AN + rb"{32}|" + _UUID),
+    ("cohere-api-key", (b"cohere", b"co_api_key"), _AN + rb"{40}"),
+    ("coinbase-access-token", (b"coinbase",), rb"[A-Za-z0-9_\-]{64}"),
+    ("confluent-key", (b"confluent",), _AN + rb"{16}|" + _AN + rb"{64}"),
+    ("contentful-token", (b"contentful",), rb"[A-Za-z0-9=_\-]{43}"),
+    ("datadog-key", (b"datadog", b"dd_api", b"dd_app"), _AN + rb"{32}|" + _AN + rb"{40}"),
+    ("deepgram-api-key", (b"deepgram",), _AN + rb"{40}"),
+    ("discord-secret", (b"discord",), _HEXD + rb"{64}|[A-Za-z0-9=_\-]{32}"),
+    ("droneci-access-token", (b"droneci", b"drone_token"), _AN + rb"{32}"),
+    ("dropbox-api-token", (b"dropbox",), _AN + rb"{15}|" + _AN + rb"{11}AAAAAAAAAA[A-Za-z0-9\-_=]{43}"),
+    ("etsy-access-token", (b"etsy",), _AN + rb"{24}"),
+    ("exa-api-key", (b"exa_api", b"exa-api", b"exa api", b"exa key", b"exa_key"), _UUID),
+    ("facebook-secret", (b"facebook", b"fb_app"), _HEXD + rb"{32}"),
+    ("fastly-api-token", (b"fastly",), rb"[A-Za-z0-9=_\-]{32}"),
+    ("finicity-key", (b"finicity",), _HEXD + rb"{32}|" + _AN + rb"{20}"),
+    ("finnhub-access-token", (b"finnhub",), _AN + rb"{20}"),
+    ("flickr-access-token", (b"flickr",), _AN + rb"{32}"),
+    ("freshbooks-access-token", (b"freshbooks",), _AN + rb"{64}"),
+    ("gitter-access-token", (b"gitter",), rb"[A-Za-z0-9_\-]{40}"),
+    ("heroku-api-key", (b"heroku",), _UUID),
+    ("hubspot-api-key", (b"hubspot",), _UUID),
+    ("intercom-api-key", (b"intercom",), rb"[A-Za-z0-9=_\-]{60}"),
+    ("jfrog-api-key", (b"jfrog", b"artifactory", b"bintray", b"xray"), _AN + rb"{73}|" + _AN + rb"{64}"),
+    ("kraken-access-token", (b"kraken",), rb"[A-Za-z0-9/=_+\-]{80,90}"),
+    ("kucoin-key", (b"kucoin",), _HEXD + rb"{24}|" + _UUID),
+    ("launchdarkly-access-token", (b"launchdarkly",), rb"[A-Za-z0-9=_\-]{40}"),
+    ("linear-client-secret", (b"linear",), _HEXD + rb"{32}"),
+    ("linkedin-client-secret", (b"linkedin", b"linked_in", b"linked-in"), _AN + rb"{16}"),
+    ("looker-client-secret", (b"looker",), _AN + rb"{24}"),
+    ("mailgun-signing-key", (b"mailgun",), rb"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}"),
+    ("mattermost-access-token", (b"mattermost",), _AN + rb"{26}"),
+    ("messagebird-api-token", (b"messagebird", b"message_bird", b"message-bird"), _AN + rb"{25}"),
+    ("mistral-api-key", (b"mistral",), _AN + rb"{32}"),
+    ("netlify-access-token", (b"netlify",), rb"[A-Za-z0-9=_\-]{40,46}"),
+    ("nytimes-access-token", (b"nytimes", b"new-york-times", b"newyorktimes"), rb"[A-Za-z0-9=_\-]{32}"),
+    ("okta-access-token", (b"okta",), rb"00[A-Za-z0-9_=\-]{40}"),
+    ("plaid-secret-key", (b"plaid",), _AN + rb"{30}"),
+    ("privateai-api-token", (b"privateai", b"private_ai", b"private-ai"), _AN + rb"{32}"),
+    ("rapidapi-access-token", (b"rapidapi",), rb"[A-Za-z0-9_\-]{50}"),
+    ("sendbird-access-token", (b"sendbird",), _HEXD + rb"{40}"),
+    ("sentry-access-token", (b"sentry",), _HEXD + rb"{64}"),
+    ("serpapi-key", (b"serpapi", b"serp_api"), _HEXD + rb"{64}"),
+    ("serper-key", (b"serper",), _HEXD + rb"{40}"),
+    ("snyk-api-token", (b"snyk",), _UUID),
+    ("sonar-api-token", (b"sonar",), rb"(?:sq[upa]_)?[A-Za-z0-9=_\-]{40}"),
+    ("squarespace-access-token", (b"squarespace",), _UUID),
+    ("sumologic-access-token", (b"sumo",), _AN + rb"{64}"),
+    ("travisci-access-token", (b"travis",), _AN + rb"{22}"),
+    ("twitch-api-token", (b"twitch",), _AN + rb"{30}"),
+    ("twitter-key", (b"twitter",), _AN + rb"{25}|" + _AN + rb"{45}|" + _AN + rb"{50}|[0-9]{15,25}-" + _AN + rb"{20,40}"),
+    ("wandb-api-key", (b"wandb", b"weights_and_biases"), _HEXD + rb"{40}"),
+    ("zendesk-secret-key", (b"zendesk",), _AN + rb"{40}"),
+    ("zhipu-api-key", (b"zhipu", b"bigmodel"), _HEXD + rb"{32}\." + _AN + rb"{16}"),
+    ("assemblyai-api-key", (b"assemblyai", b"assembly_ai"), _HEXD + rb"{32}"),
+    ("openweather-api-key", (b"openweather", b"owm_"), _HEXD + rb"{32}"),
+    ("azure-openai-key", (b"azure_openai", b"azure-openai", b"azureopenai"), _HEXD + rb"{32}|" + _AN + rb"{84}"),
+    ("sambanova-api-key", (b"sambanova",), _UUID),
+    ("ai21-api-key", (b"ai21",), _AN + rb"{32}"),
+    ("elevenlabs-api-key", (b"elevenlabs", b"xi-api-key", b"xi_api_key"), _HEXD + rb"{32}"),
+    ("gitlab-session-cookie", (b"_gitlab_session",), rb"[0-9a-z]{32}"),
+)
+"""Keys with no prefix of their own, known by the vendor's name beside them (``DATADOG_API_KEY``,
+``datadog: …``, "the Mistral key is …"): each rule's id, the words that name the vendor, and the
+shape of its keys (gitleaks' rules of this kind and the vendors' documentation). ``_rules``
+confirms a value of that shape within a few words after the name, on its line, when an operator
+or a word saying credential stands between them; a name that says id or public is not a key's."""
