@@ -54,6 +54,8 @@ CAUGHT: dict[str, tuple[str, str]] = {
         "apiVersion: v1\ndata:\n  .dockercfg: |\n    eyJhdXRocyI6eyJodHRwczovL2V4YW1wbGUvdjEvIjp7ImF1dGgiOiJvcGVuc2VzYW1lIn19fQo=\nkind: Secret\n",
         "eyJhdXRocyI6eyJodHRwczovL2V4YW1wbGUvdjEvIjp7ImF1dGgiOiJvcGVuc2VzYW1lIn19fQo=",
     ),
+    # a Secret's value is one whatever its length (ruleset 6 kept values under 8 characters)
+    "kubernetes secret with a short value": ("apiVersion: v1\nkind: secret\ndata:\n\textra: YmFyCg==\n", "YmFyCg=="),
     "a long token at the head of a base64 run": (
         "token: ops_eyJ" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODkrLw" * 12,
         "ops_eyJQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNk",
@@ -81,7 +83,6 @@ LEFT_ALONE: dict[str, str] = {
     "google key with more after it": "AIzaTesb6Tscfcni8vIpWZqNCXFDFslJtVSvFDqabcd123",
     "hf_ and a long identifier": "- (id)hf_requiredCharacteristicTypesForDisplayMetadata;",
     "sentry user token of a wrong length": "sntryu_af64ce4d34afc40e86138e28176a44ba538ef815835313eb882279d8f08183b7c",
-    "kubernetes secret with a short value": "apiVersion: v1\nkind: secret\ndata:\n\textra: YmFyCg==\n",
     "kubernetes secret template": "apiVersion: v1\nkind: Secret\ndata:\n  password: {{ .Values.Password }}\n",
     "sops secret is not a secret manifest": "kind: SopsSecret\nspec:\n  data:\n    api: ZGF0YS12YWx1ZTE=\n",
 }

@@ -37,7 +37,9 @@ NAME_SAYS_LITTLE = (
     "the name says only key, login or the vendor (HEROKU_KEY, SONAR_LOGIN, \"artifactory\", "
     "sourcegraph:) and the value has no vendor shape (docs/security.md, limits)"
 )
-LETTERS_ONLY = "a password of letters only (docs/security.md, limits)"
+DIGITS_IN_CODE = "a value of digits only, unquoted after ` = `: a number in code (docs/security.md, limits)"
+WORD_IN_CODE = "a word, unquoted after ` = `: a variable in code (docs/security.md, limits)"
+SECRET_VALUE = "a value of a Kubernetes Secret's data: redacted whatever its length (gitleaks keeps short ones)"
 FILE_RULE = "a rule about file names (.p12 files in a repository); the sample holds no text"
 OTHER_CREDENTIAL = "holds a credential of another gitleaks rule or another documented shape: redacted by design"
 NAMED = "a value under a credential name (token, secret, api key, password): rho-desk redacts it whatever its shape"
@@ -54,15 +56,13 @@ JWT_AS_BASIC = "a JWT sent as Basic credentials: the JWT rule redacts it whereve
 
 # true positives rho-desk misses, per rule: (why, how many)
 MISSED: dict[str, tuple[str, int]] = {
-    "asana-client-id": (PUBLIC_ID, 26),
-    "discord-client-id": (PUBLIC_ID, 26),
-    "sumologic-access-id": (PUBLIC_ID, 30),
+    "asana-client-id": (DIGITS_IN_CODE, 1),
+    "discord-client-id": (DIGITS_IN_CODE, 1),
+    "sumologic-access-id": (f"{PUBLIC_ID}; {WORD_IN_CODE}", 5),
     "flutterwave-public-key": (PUBLIC_ID, 2),
-    "discord-client-secret": (DIGITS_ONLY, 26),
+    "discord-client-secret": (DIGITS_IN_CODE, 1),
     "messagebird-client-id": (NAME_SAYS_LITTLE, 1),
     "sourcegraph-access-token": (NAME_SAYS_LITTLE, 2),
-    "hashicorp-tf-password": (LETTERS_ONLY, 1),
-    "nuget-config-password": (LETTERS_ONLY, 2),
     "pkcs12-file": (FILE_RULE, 3),
 }
 
@@ -86,7 +86,9 @@ FLAGGED: dict[str, tuple[str, int]] = {
     "gcp-api-key": (EXAMPLE_VALUE, 16),
     "generic-api-key": (f"{NAMED}; {RANDOM_IN_CONTEXT}", 6),
     "gitlab-rrt": (PLACEHOLDER_WORDS, 1),
+    "hashicorp-tf-password": (NAMED, 1),
     "infracost-api-token": (f"{AFTER_A_DOT}; {RANDOM_IN_CONTEXT}", 2),
+    "kubernetes-secret-yaml": (SECRET_VALUE, 2),
     "mailchimp-api-key": (OTHER_CREDENTIAL, 1),
     "nuget-config-password": (f"{EXAMPLE_VALUE}; {NAMED}", 3),
     "okta-access-token": (RANDOM_IN_CONTEXT, 1),

@@ -12,10 +12,14 @@ joined by ``0xFF``) in this order:
 3. **token rules** (``_rules``, ids and ``Hit`` in ``_catalogue``, the vendors' token table in
    ``_vendors``): vendor tokens, JWTs, keys by their prefix, a token whose prefix names a secret,
    over the runs; and the credentials rho-desk holds, literally (``known_forms``);
-4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``): headers, URLs, private-key
-   blocks, values under a credential name, keys by their vendor's name (``_vendors``), and the
-   flags and positions of command lines, over the text without the blobs' bodies; then random-looking values where a credential stands
-   (``entropy_hits``) and an AWS secret key next to its id;
+4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``; values read by ``_values``):
+   headers, URLs, private-key blocks, values under a credential name on their name's line, keys
+   by their vendor's name (``_vendors``), and the flags and positions of command lines, over the
+   text without the blobs' bodies; then **structure** (``_structure`` confirms the lines the
+   gate's structure rules report, ``_reader`` reads the text around each as its syntax says:
+   block scalars, heredocs, tables, a name in a field of its own, ``NAME value`` lines); then
+   random-looking values where a credential stands (``_entropy``) and an AWS secret key next to
+   its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every
    default-ignorable code point removed, NFKC and look-alike letters folded, ``\\/`` unescaped),
    scanned again around each place, as one buffer;

@@ -38,7 +38,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 7
+RULESET_VERSION: Final = 8
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -66,7 +66,15 @@ letters), Greek look-alikes, ``\\/`` unescaped, ``\\u{…}`` and ``\\x{…}`` de
 uuencode, git's base85, Ascii85, UTF-16, raw deflate, lower-case base32 and od's dumps of numbers
 behind a line prefix decoded; the keys of seventy vendors by their name beside them, and every
 other rule of gitleaks' set (Lob, GoCardless, Plaid, Sonar, ClickHouse, Authress, Terraform,
-MaxMind, routable GitLab tokens)."""
+MaxMind, routable GitLab tokens). 8: structure: values off
+their name's line (block scalars, continued quotes, TOML triple quotes, heredocs, continued
+properties, XML text on the next line, objects under a credential name), names not beside their
+values (terraform's sensitive, Kubernetes Secrets read per value, name and value fields, tables by
+their header, SQL's SET PASSWORD FOR), NAME value lines, read through row, grep, diff and hashline
+wrappers and JSON escapes; a value under a credential name whatever its shape (letters only,
+spaces, six digits or more); lines of configuration read to their end; string prefixes, YAML
+anchors, Oracle's unquoted IDENTIFIED BY, psk; a name after an escaped line break; a wrapped
+base64 block's short last line; JSON escapes at depth two before a run."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -21,14 +21,12 @@ from typing import Final
 
 from ._catalogue import Hit
 from ._grammar import (
-    VALUE_MAX,
     line_before,
     name_is_credential,
     name_words,
-    quoted_password,
-    value_span,
 )
 from ._rules import Pass
+from ._values import VALUE_MAX, quoted_password, value_span
 
 __all__ = ["command_passes"]
 
@@ -92,7 +90,10 @@ def _flag(data: bytes, m: re.Match[bytes]) -> Hit | None:
 _COMMAND: Final = re.compile(
     rb"\b(?P<cmd>htpasswd|rabbitmqctl|net[ \t]+user|convertto-securestring|configure[ \t]+set)[ \t]", re.IGNORECASE
 )
-_SQL: Final = re.compile(rb"\bidentified[ \t]+by[ \t]+\\{0,7}['\"]", re.IGNORECASE)
+_SQL: Final = re.compile(rb"\bidentified[ \t]+by[ \t]+(?:\\{0,7}['\"]|[A-Za-z0-9_#$!@%^*+\-])", re.IGNORECASE)
+_SQL_NOT_VALUE: Final = frozenset({b"values", b"password", b"externally", b"globally", b"random", b"plugin"})
+"""Words after ``IDENTIFIED BY`` that are SQL, not a password (``IDENTIFIED BY PASSWORD '*…'``
+gives a hash; ``IDENTIFIED BY RANDOM PASSWORD`` asks for one)."""
 _STDIN: Final = re.compile(rb"\b(?:echo|printf)[ \t]+(?:-[neE]{1,3}[ \t]+)?")
 _COMMAND_END: Final = re.compile(rb"[;|&]")
 _STDIN_FLAG: Final = re.compile(rb"[ \t]*\|[^|\n]{0,160}--password-stdin(?![A-Za-z0-9_\-])")
@@ -165,15 +166,21 @@ def _command(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 def _sql(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """SQL's ``IDENTIFIED BY 'PASS'``: the quoted value whose opening quote (escaped or not) ends ``m``."""
+    """SQL's ``IDENTIFIED BY 'PASS'`` (quoted, escaped or not) or Oracle's ``IDENTIFIED BY PASS``."""
     pos = m.end() - 1
     while pos > m.start() and data[pos - 1] == 0x5C:
         pos -= 1
     span = value_span(data, pos)
     if span is None:
         return None
-    start, end, _ = span
+    start, end, quoted = span
     value = data[start:end]
+    if not quoted:
+        value = value.rstrip(b";,)")
+        end = start + len(value)
+        if value.lower() in _SQL_NOT_VALUE or len(value) < 4 or value.startswith((b"$", b":", b"[")):
+            return None
+        return Hit("credential-assignment", start, end, value)
     if not quoted_password(value):
         return None
     return Hit("credential-assignment", start, end, value)

@@ -146,11 +146,22 @@ def decode_escapes(token: bytes) -> bytes:
     return _ESCAPE_SUB.sub(one, token)
 
 
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def percent_decode(token: bytes) -> bytes:
-    """URL-decoded as many times as it was encoded (``%253D`` → ``%3D`` → ``=``), at most three."""
-    for _ in range(3):
+    """URL-decoded as many times as it was encoded (``%253D`` → ``%3D`` → ``=``), at most three; not
+    once more when that breaks text (``%25E5x``: ``%E5x`` is a value holding ``%``, not a byte)."""
+    for round_ in range(3):
         decoded = unquote_to_bytes(token)
         if decoded == token:
+            break
+        if round_ and not _utf8(decoded):
             break
         token = decoded
         if b"%" not in token:
@@ -269,15 +280,16 @@ _NEVER_UTF8: Final = bytes((0xC0, 0xC1, *range(0xF5, 0x100)))
 
 
 def is_text(decoded: bytes) -> bool:
-    """ASCII, or UTF-8 text (a key with a zero-width space decodes to that)."""
+    """ASCII, or UTF-8 text (a key with a zero-width space decodes to that), possibly cut inside
+    its last character (a piece of a longer text: a wrapped block without its short last line)."""
     if decoded.isascii():
         return True
     if len(decoded.translate(None, _NEVER_UTF8)) < len(decoded):
         return False
     try:
         decoded.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
+    except UnicodeDecodeError as exc:
+        return exc.reason == "unexpected end of data" and exc.start >= len(decoded) - 3
     return True
 
 _CONTROL: Final = bytes(b for b in range(256) if not (32 <= b < 127 or b in b"\t\n\r"))

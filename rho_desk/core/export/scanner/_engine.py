@@ -23,7 +23,7 @@ from itertools import accumulate, repeat
 from operator import add, itemgetter, sub
 from typing import Final, NamedTuple
 
-from ._decoders import padded
+from ._decoders import b64_decode, is_text, padded
 from ._rules import unescaped_start
 from ._work import spend
 
@@ -62,7 +62,9 @@ __all__ = [
     "runs_of",
     "spans_around",
     "sparse_runs",
+    "text_without_blobs",
     "wrapped_blocks",
+    "wrapped_tail",
 ]
 
 
@@ -216,6 +218,23 @@ class Joined:
         """(piece index, offset of ``offset`` in the original coordinates)."""
         index = bisect.bisect_right(self.starts, offset) - 1
         return index, self.origins[index] + offset - self.starts[index]
+
+
+def text_without_blobs(data: bytes, blobs: list[tuple[int, int]], head: int) -> Joined:
+    """``data`` without the bodies of its ``blobs`` (each keeps its first ``head`` bytes), joined
+    by ``\x00``."""
+    if not blobs:
+        return Joined([data], [0], b"")
+    pieces: list[bytes] = []
+    origins: list[int] = []
+    prev = 0
+    for start, end in blobs:
+        pieces.append(data[prev : start + head])
+        origins.append(prev)
+        prev = end
+    pieces.append(data[prev:])
+    origins.append(prev)
+    return Joined(pieces, origins, b"\x00")
 
 
 def joined_pieces(data: bytes, runs: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
@@ -494,10 +513,10 @@ def spans_around(blocks: list[int], size: int, margin: int) -> list[tuple[int, i
 WRAP_CHUNK: Final = 32768
 """Wrapped blocks are decoded this many characters at a time."""
 WRAP_GAP = re.compile(
-    rb"[ \t]{0,16}(?:\r?\n|\\r\\n|\\n|<br>|<br/>)"
-    rb"(?:[ \t>]{0,16}|[+\-]|[ \t]{0,8}[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|\t|\\t|[ \t]{1,2}\|)[ \t]?)"
+    rb"[ \t]{0,16}(?:\r?\n|\\{1,7}r\\{1,7}n|\\{1,7}n|<br>|<br/>)"
+    rb"(?:[ \t>]{0,16}|[+\-]|[ \t]{0,8}[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|\t|\\{1,7}t|[ \t]{1,2}\|)[ \t]?)"
 )
-"""What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped),
+"""What separates two lines of wrapped base64 or hex: a line break (raw, or JSON-escaped at any depth),
 with indentation, a quote marker, a diff's ``+`` or ``-``, or a line number (``12:``, ``12→``,
 ``  12 |``, ``12<tab>``: a file read back through a tool)."""
 SIGNS: Final = frozenset(b"+-")
@@ -584,10 +603,41 @@ def block_chunks(data: bytes, runs: list[tuple[int, int]], block: Block) -> Iter
             body = data[runs[first][0] : stop].replace(gap, b"")
         else:
             body = b"".join(data[a:b] for a, b in runs[first : last + 1])
-        yield runs[first][0], padded(data, stop), body
+        end = padded(data, stop)
         if last >= j:
+            tail = wrapped_tail(data, end, width)
+            if tail is not None and _text_end(data[runs[last][0] : stop], data[tail[0] : tail[1]]):
+                body += data[tail[0] : tail[1]]  # the short last line, too short to be a run
+                end = tail[1]
+            yield runs[first][0], end, body
             return
+        yield runs[first][0], end, body
         first += step
+
+
+WRAP_WIDTHS: Final = frozenset({64, 76})
+_TAIL: Final = re.compile(rb"[A-Za-z0-9+/]{1,15}={0,2}(?![A-Za-z0-9+/=])")
+
+
+def _text_end(line: bytes, tail: bytes) -> bool:
+    """``tail`` ends the text ``line`` is base64 of (both decode to text), rather than being the
+    next word."""
+    decoded = b64_decode(line + tail)
+    return decoded is not None and is_text(decoded)
+
+
+def wrapped_tail(data: bytes, end: int, width: int) -> tuple[int, int] | None:
+    """The last line of wrapped base64 after a line of ``width`` that ends at ``end``: shorter
+    than a run (``MIN_RUN``), so no block holds it (``(start, end)`` of its characters), or None.
+    Only after a line as wide as base64 tools wrap (76: GNU ``base64``; 64: PEM, ``openssl``) and
+    not padded (padding ends the data)."""
+    if width not in WRAP_WIDTHS or (end > 0 and data[end - 1] == 0x3D):
+        return None
+    gap = WRAP_GAP.match(data, end, min(len(data), end + 40))
+    if gap is None:
+        return None
+    tail = _TAIL.match(data, gap.end(), min(len(data), gap.end() + 18))
+    return (gap.end(), tail.end()) if tail is not None else None
 
 
 def outside(runs: list[tuple[int, int]], blocks: list[Block]) -> Iterator[tuple[int, int]]:

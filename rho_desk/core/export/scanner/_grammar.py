@@ -25,14 +25,12 @@ type) nor a placeholder, and mixes classes (letters with digits or symbols), or 
 
 from __future__ import annotations
 
-import binascii
-import math
 import re
-from collections import Counter
 from typing import Final
 
 from ._catalogue import Hit
 from ._rules import Pass
+from ._values import VALUE_MAX, config_value, literal_value, quoted_password, secretish, value_span
 from ._work import spend
 
 try:  # RE2 runs the name pass's alternation as one DFA: measured ~5x faster than re (docs/security.md)
@@ -43,17 +41,16 @@ except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the
 __all__ = [
     "ASSIGN_PREFILTER",
     "KEYWORDS",
+    "NOT_SECRET_WORDS",
     "der_private_key",
-    "entropy_hits",
     "grammar_passes",
     "hex_key_pass",
     "jwk_hits",
     "line_before",
+    "name_before",
     "name_is_credential",
     "name_words",
     "named_from",
-    "quoted_password",
-    "secretish",
 ]
 
 # --- names ------------------------------------------------------------------------------------
@@ -63,7 +60,7 @@ _WORDS: Final = frozenset({
     "token", "credential", "credentials", "creds", "cred", "auth", "cookie", "apikey", "privatekey",
     "secretkey", "accesskey", "signingkey", "masterkey", "encryptionkey", "authtoken", "accesstoken",
     "refreshtoken", "sessiontoken", "sharedaccesskey", "clientsecret", "appsecret", "apisecret",
-    "passkey", "pgpassword", "dbpass", "dbpassword", "mysqlpwd",
+    "passkey", "pgpassword", "dbpass", "dbpassword", "mysqlpwd", "requirepass", "masterauth", "psk", "wpapsk",
 })
 _KEY_QUALIFIERS: Final = frozenset({
     "api", "access", "private", "secret", "signing", "master", "encryption", "shared", "client",
@@ -90,13 +87,13 @@ def name_words(name: str) -> list[str]:
 
 
 # a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
-_NOT_SECRET: Final = frozenset({"public", "pub", "publishable", "csrf", "xsrf", "authenticity"})
+NOT_SECRET_WORDS: Final = frozenset({"public", "pub", "publishable", "csrf", "xsrf", "authenticity"})
 
 
 def name_is_credential(name: str) -> bool:
     """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
     words = name_words(name)
-    if not words or words[-1] in _NOT_VALUE or not _NOT_SECRET.isdisjoint(words):
+    if not words or words[-1] in _NOT_VALUE or not NOT_SECRET_WORDS.isdisjoint(words):
         return False
     joined = "".join(words)
     if joined in _WORDS:
@@ -113,105 +110,6 @@ def name_is_credential(name: str) -> bool:
     return False
 
 
-# --- values -----------------------------------------------------------------------------------
-
-VALUE_MAX: Final = 512
-"""Longest value taken after a name, in bytes."""
-_QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'`])")
-_UNQUOTED_STOP: Final = re.compile(rb"[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</")
-_REFERENCE: Final = re.compile(
-    rb"(?:\[|\$|%\(|%[sd]\b|%[A-Za-z_][A-Za-z0-9_]*%$|\{[A-Za-z_][A-Za-z0-9_]*\}$|ENC\[|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
-)
-_IDENTIFIER_EXPR: Final = re.compile(
-    rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
-    rb"(?:\[[^\]]{0,80}\]|\([^)]{0,80}\))*[,;)\]}]*"
-)
-_CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z_.]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
-_PLACEHOLDERS: Final = frozenset({
-    b"true", b"false", b"null", b"none", b"nil", b"undefined", b"changeme", b"password", b"secret",
-    b"redacted", b"hidden", b"example", b"required", b"optional", b"string", b"your_password",
-})
-_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
-_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_DIGIT: Final = frozenset(b"0123456789")
-_PLAIN: Final = _LOWER | _UPPER | _DIGIT | frozenset(b"_-.")
-
-
-def _basic_pair(value: bytes) -> bool:
-    """Base64 of ``user:password`` (docker ``auth``, npm ``_auth``, HTTP Basic)."""
-    if len(value) < 8 or len(value) % 4 == 1:
-        return False
-    try:
-        decoded = binascii.a2b_base64(value + b"=" * (-len(value) % 4))
-    except binascii.Error:
-        return False
-    if b":" not in decoded[1:-1] or not decoded.isascii():
-        return False
-    return all(32 <= b < 127 for b in decoded)
-
-
-def secretish(value: bytes, *, quoted: bool) -> bool:
-    """A value that can be a credential: no reference, placeholder, call or type, and mixed."""
-    if len(value) < 6 or value.lower() in _PLACEHOLDERS:
-        return False
-    if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
-        return False  # prose, or the next name of a list of names
-    if _REFERENCE.match(value) is not None:
-        return False
-    if not quoted and (value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))):
-        return False
-    if not quoted and _IDENTIFIER_EXPR.fullmatch(value) is not None and (_DIGIT.isdisjoint(value) or b"(" in value):
-        return False  # settings.API_KEY, get_secret(), Optional[str]
-    if not quoted and _CALL_HEAD.match(value) is not None:
-        return False  # crypt($1, gen_salt('bf')): a call cut at its first space
-    if _basic_pair(value):
-        return True
-    chars = frozenset(value)
-    classes = (not chars.isdisjoint(_LOWER)) + (not chars.isdisjoint(_UPPER)) + (not chars.isdisjoint(_DIGIT))
-    symbols = not chars.issubset(_PLAIN)
-    if symbols:
-        classes += 1
-    return classes >= 2 and (not chars.isdisjoint(_DIGIT) or symbols)
-
-
-def quoted_password(value: bytes) -> bool:
-    """A quoted value given as a password (after ``PASSWORD``, ``IDENTIFIED BY``): one that reads
-    as a credential, or any single word of 8 characters or more (a passphrase of letters)."""
-    return secretish(value, quoted=True) or (len(value) >= 8 and b" " not in value)
-
-
-def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int, int, bool] | None:
-    """``(start, end, quoted)`` of the value that begins at ``pos``: a quoted string to its
-    closing quote (the same quote at the same escape depth), else a token to whitespace, a quote
-    or an escape."""
-    limit = min(len(data), pos + VALUE_MAX)
-    q = _QUOTE_OPEN.match(data, pos, limit)
-    if q is not None:
-        opener = q.group()
-        depth = len(q.group(1))
-        start = q.end()
-        i = start
-        while True:
-            close = data.find(opener, i, limit)
-            if close < 0:
-                return None
-            # the closing quote must not itself be escaped one level deeper
-            j = close
-            while j > start and data[j - 1] == 0x5C:
-                j -= 1
-            if (close - j) == 0 or (depth == 0 and (close - j) % 2 == 0):
-                spend(close - pos)
-                return start, close, True
-            i = close + 1
-    stop = _UNQUOTED_STOP.search(data, pos, limit)
-    end = stop.start() if stop is not None else limit
-    if stop_at_tag:
-        tag = data.find(b"<", pos, end)
-        end = tag if tag >= 0 else end
-    spend(end - pos)
-    return pos, end, False
-
-
 # --- the passes -------------------------------------------------------------------------------
 
 _NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -226,7 +124,7 @@ _ASSIGN: Final = (
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
-KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key)"
+KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key|psk)"
 ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
 """``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
@@ -256,7 +154,7 @@ _NAMED_SEP_GATE: Final = (
     + rb"[ \t]{0,4}(?::{1,3}=|[?.+]=|\|\||[:=]))[ \t]{0,4}" + _NAMED_VALUE_GATE + rb")"
 )
 NAMED_GATE: Final = (
-    rb"(?:(?:pass|pwd|secret|token|cred|key)[a-z0-9_.\-]{0,32}|auth" + _rest_not(b"orization") + rb"|cookie[a-z0-9_.\-]{1,32})"
+    rb"(?:(?:pass|pwd|secret|token|cred|key|psk)[a-z0-9_.\-]{0,32}|auth" + _rest_not(b"orization") + rb"|cookie[a-z0-9_.\-]{1,32})"
     + _NAMED_SEP_GATE + rb"|cookie(?:\\|'|\"[^:]|[ \t=>?.+|])"
 )
 """Where the name rule can report, for the hyperscan gate (caseless): ``KEYWORDS`` and
@@ -299,12 +197,22 @@ def prefilter(pattern: bytes) -> re.Pattern[bytes]:
 
 
 _NAME_CHARS: Final = bytes(sorted(_NAME_BYTES))
+_HEX_DIGITS: Final = frozenset(b"0123456789abcdefABCDEF")
 
 
-def _name_before(data: bytes, end: int) -> tuple[int, bytes]:
-    """The name (letters, digits, ``_.-``) that ends at ``end``, at most ``_NAME_MAX`` bytes."""
+def name_before(data: bytes, end: int) -> tuple[int, bytes]:
+    """The name (letters, digits, ``_.-``) that ends at ``end``, at most ``_NAME_MAX`` bytes,
+    without the tail of an escape it begins with (``\\npsk``: a line break, then ``psk``)."""
     window = data[max(0, end - _NAME_MAX) : end]
     start = end - (len(window) - len(window.rstrip(_NAME_CHARS)))
+    if start > 0 and start < end and data[start - 1] == 0x5C:
+        j = start - 1
+        while j > 0 and data[j - 1] == 0x5C:
+            j -= 1
+        if (start - j) % 2 == 1:  # an odd number of backslashes: the first letter is escaped
+            hexed = data[start + 1 : start + 5]
+            start += 5 if data[start] == 0x75 and len(hexed) == 4 and all(c in _HEX_DIGITS for c in hexed) else 1
+            start = min(start, end)
     return start, data[start:end]
 
 
@@ -320,7 +228,7 @@ def named_from(data: bytes, lo: int) -> int:
     i -= 1
     while i > 0 and lo - i < 12 and data[i - 1] in b" \t":
         i -= 1
-    start, _ = _name_before(data, i)
+    start, _ = name_before(data, i)
     return start if start < i else lo
 
 
@@ -336,14 +244,23 @@ def _credential_name(name: bytes) -> bool:
     return known
 
 
+def _letter_before(data: bytes, pos: int) -> bool:
+    """The UTF-8 character that ends at ``pos`` is a letter (not a symbol such as ``→``)."""
+    start = pos - 1
+    while start > 0 and pos - start < 4 and data[start] & 0xC0 == 0x80:
+        start -= 1
+    char = data[start:pos].decode("utf-8", "replace")
+    return char.isalpha() or char == "\ufffd"
+
+
 def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``NAME = value``, ``NAME: value``, ``NAME => value``, ``<NAME>value``, ``NAME="value"``."""
-    name_start, name = _name_before(data, m.end("rest"))
-    if name_start > 0 and data[name_start - 1] >= 0x80:
+    name_start, name = name_before(data, m.end("rest"))
+    if name_start > 0 and data[name_start - 1] >= 0x80 and _letter_before(data, name_start):
         return None  # the name continues in another script: the fold view sees it whole
     if not _credential_name(name) and name_start > 1 and data[name_start - 1] == 0x20:
         # words apart: "Secret Key = ...", "Client Secret: ..." (one word before, in an INI or a form)
-        first_start, first = _name_before(data, name_start - 1)
+        first_start, first = name_before(data, name_start - 1)
         if first.isalpha() and _credential_name(first + b"_" + name):
             name_start, name = first_start, first + b"_" + name
     if not _credential_name(name) or name.lower() in (b"cookie", b"set-cookie"):
@@ -369,9 +286,30 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     start, end, quoted = span
     value = data[start:end]
-    if not secretish(value, quoted=quoted):
-        return None
     rule = "signed-url-query" if name_start > 0 and data[name_start - 1] in b"?&" else "credential-assignment"
+    if quoted:
+        # a quoted value is the credential whatever its shape (letters only, spaces); a backquoted
+        # one is a command's output or a template unless it reads as a credential
+        command = data[start - 1] == 0x60 and not sep.endswith(b":=")  # Go's `…` is a raw string
+        if secretish(value, quoted=True) or (not command and literal_value(value, quoted=True, name=name)):
+            return Hit(rule, start, end, value)
+        return None
+    if value.endswith(b":"):
+        return None  # the next name of a list of names (the pattern's guard refuses these too)
+    if sep.endswith(b">") and not sep.endswith(b"=>"):
+        # an XML element's text, to its end tag
+        close = data.find(b"<", start, min(len(data), start + VALUE_MAX))
+        if close > start:
+            text_end = close
+            while text_end > start and data[text_end - 1] in b" \t":
+                text_end -= 1
+            if literal_value(data[start:text_end], quoted=True, name=name):
+                return Hit(rule, start, text_end, data[start:text_end])
+    config = config_value(data, name_start, name, m.group("sep"), start, end)
+    if config is not None and literal_value(data[config[0] : config[1]], quoted=False, name=name):
+        return Hit(rule, config[0], config[1], data[config[0] : config[1]])
+    if not secretish(value, quoted=False):
+        return None
     return Hit(rule, start, end, value)
 
 
@@ -426,7 +364,7 @@ def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if hit is not None:
         return hit
     word_end = m.start("ws")
-    _, name = _name_before(data, word_end)
+    _, name = name_before(data, word_end)
     if not _credential_name(name):
         return None  # bypass, compass
     pos = m.end()
@@ -568,87 +506,9 @@ def grammar_passes() -> list[Pass]:
         ),
         Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
         Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
-        Pass(
-            re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret\\{0,7}[\"']?(?![A-Za-z0-9_])", re.IGNORECASE),
-            _kubernetes_secret,
-            anchor=re.compile(rb"kind[ \t]*:[ \t]*\\{0,7}[\"']?secret"),
-        ),
         Pass(_BUNDLER, _bundler),
         Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,]{32,})"), _flyio),
     ]
-
-
-# --- Kubernetes Secret manifests ------------------------------------------------------------------
-
-K8S_WINDOW: Final = 4096
-"""How far from ``kind: Secret`` its document is read, each way, in bytes."""
-_K8S_LINE: Final = re.compile(rb"\r?\n|\\r\\n|\\n|\x00|\xff")
-_K8S_DATA: Final = re.compile(rb"(?:data|stringData)[ \t]*:[ \t]*(?:#.*)?\Z")
-_K8S_ENTRY: Final = re.compile(rb"[\"']?[A-Za-z0-9_.\-]{1,253}[\"']?[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*\Z")
-_K8S_BLOCK: Final = frozenset({b"|", b">", b"|-", b">-", b"|+", b">+"})
-K8S_VALUE_MIN: Final = 8
-"""Shorter values (``YmFyCg==``, "bar", without its padding) are not taken for secrets."""
-
-
-def _lines(data: bytes, lo: int, hi: int) -> list[tuple[int, int, int]]:
-    """``(start, text start, end)`` of each line of ``data[lo:hi]`` (raw or JSON-escaped line
-    breaks); the text starts after the indentation (spaces, tabs, JSON's ``\\t``)."""
-    out = []
-    pos = lo
-    for m in [*_K8S_LINE.finditer(data, lo, hi), None]:
-        end = m.start() if m is not None else hi
-        text = pos
-        while text < end and (data[text] in b" \t" or data.startswith(b"\\t", text)):
-            text += 2 if data[text] == 0x5C else 1
-        out.append((pos, text, end))
-        if m is not None:
-            pos = m.end()
-    return out
-
-
-def _kubernetes_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """The values under ``data:`` and ``stringData:`` of a YAML document with ``kind: Secret``
-    (before or after it, within ``K8S_WINDOW``, not past a ``---``): one hit from the first value
-    to the last."""
-    lo, hi = max(0, m.start() - K8S_WINDOW), min(len(data), m.end() + K8S_WINDOW)
-    spend(hi - lo)
-    lines = _lines(data, lo, hi)
-    here = next(i for i, (start, _, end) in enumerate(lines) if start <= m.start() <= end)
-    i = max((k + 1 for k in range(here) if data.startswith(b"---", lines[k][1])), default=0)
-    spans: list[tuple[int, int]] = []
-    while i < len(lines):
-        start, text, end = lines[i]
-        i += 1
-        if i > here + 1 and data.startswith(b"---", text):
-            break
-        if _K8S_DATA.match(data, text, end) is None:
-            continue
-        depth = text - start
-        while i < len(lines):
-            start, text, end = lines[i]
-            if text == end or data[text] == 0x23:  # blank, or a comment
-                i += 1
-                continue
-            if text - start <= depth:
-                break
-            i += 1
-            entry = _K8S_ENTRY.match(data, text, end)
-            if entry is None or entry.group("value") is None or entry.group("value") in _K8S_BLOCK:
-                # the value is the more indented lines that follow (a block scalar)
-                first = i
-                while i < len(lines) and lines[i][1] - lines[i][0] > text - start:
-                    i += 1
-                if i > first:
-                    spans.append((lines[first][1], lines[i - 1][2]))
-                continue
-            v_start, v_end = entry.span("value")
-            value = data[v_start:v_end].strip(b"\"'").rstrip(b"=")
-            if len(value) >= K8S_VALUE_MIN and not value.startswith((b"{{", b"$", b"[secret")):
-                spans.append((v_start, v_end))
-    if not spans:
-        return None
-    first_start, last_end = spans[0][0], spans[-1][1]
-    return Hit("kubernetes-secret", first_start, last_end, data[first_start:last_end])
 
 
 _BUNDLER: Final = re.compile(rb"BUNDLE_(?:[A-Z0-9\-]+_)*[A-Z0-9\-]+__[A-Z0-9_\-]+\\{0,7}[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\{0,7}[\"']?(?P<value>[^\s:\"'\\]{1,128}:[^\s\"'\\]{3,256})")
@@ -677,12 +537,6 @@ def _flyio(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("flyio-token", m.start("value"), m.end("value"), m.group("value"))
 
 
-def shannon(value: bytes) -> float:
-    """Bits per character."""
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
-
-
 def der_private_key(decoded: bytes) -> bool:
     """DER of a private key or a key store: PKCS#12 (version 3, then pkcs7-data), PKCS#8 and
     PKCS#1 (version 0), SEC1 (version 1, then the key). Certificates and public keys start
@@ -696,85 +550,3 @@ def der_private_key(decoded: bytes) -> bool:
     if head == b"\x02\x01\x00":
         return after in (b"\x30", b"\x02")
     return head == b"\x02\x01\x01" and after == b"\x04"
-
-
-# --- entropy in context -------------------------------------------------------------------------
-
-ENTROPY_MIN_LENGTH: Final = 20
-ENTROPY_MAX_LENGTH: Final = 256
-ENTROPY_CAP: Final = 4.2
-"""Bits per character a value needs (``log2(length) - 0.7`` for shorter ones, at most this)."""
-_CONTEXT_SKIP: Final = frozenset(b" \t\"'\\`")
-_CONTEXT_OPENERS: Final = frozenset(b"=:(,[")
-_CONTEXT_BEFORE: Final = _CONTEXT_SKIP | {0x3D, 0x3A}
-"""The byte right before a value where a credential can stand: ``=``, ``:``, or what is skipped
-on the way back to one (spaces, quotes, backslashes)."""
-# values under these names are identifiers, digests or data, not credentials
-_BENIGN_NAMES: Final = frozenset({
-    "id", "ids", "uuid", "guid", "hash", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "digest",
-    "checksum", "integrity", "etag", "commit", "rev", "revision", "oid", "nonce", "data", "content",
-    "text", "path", "url", "uri", "name", "type", "model", "title", "src", "href", "ref", "version",
-    "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "iv", "signature",
-    "fingerprint", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label", "key",
-})
-_PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
-_INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
-_IMAGE_HEADS: Final = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR", b"PHN2Zy", b"Qk")
-
-
-def _benign_name(data: bytes, end: int) -> bool:
-    """The name ending at ``end`` (its closing quote and spaces skipped) holds an identifier, a
-    digest, data or a public value."""
-    while end > 0 and data[end - 1] in b"\"'\\ \t":
-        end -= 1
-    _, name = _name_before(data, end)
-    words = name_words(name.decode("ascii", "replace"))
-    return bool(words) and (words[-1] in _BENIGN_NAMES or not _NOT_SECRET.isdisjoint(words))
-
-
-_UPPER_BYTES: Final = bytes(sorted(_UPPER))
-_LOWER_BYTES: Final = bytes(sorted(_LOWER))
-_DIGIT_BYTES: Final = bytes(sorted(_DIGIT))
-
-
-def high_entropy(value: bytes) -> bool:
-    """Random-looking: both cases and digits (two or more of each) and near the entropy of random text."""
-    n = len(value)
-    for chars in (_UPPER_BYTES, _LOWER_BYTES, _DIGIT_BYTES):
-        if n - len(value.translate(None, chars)) < 2:
-            return False
-    return shannon(value) >= min(ENTROPY_CAP, math.log2(n) - 0.7)
-
-
-def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
-    """High-entropy values where a credential stands: after ``=``, ``:`` (a header, a YAML or
-    JSON key), as an argument, or quoted on both sides; never under an identifier's or a digest's
-    name, nor an integrity string (``sha512-…``), a prefixed id (``toolu_…``) or image data."""
-    out: list[Hit] = []
-    for start, end in runs:
-        n = end - start
-        if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
-            continue
-        if start > 0 and data[start - 1] not in _CONTEXT_BEFORE:
-            continue  # a line, a path or a word goes on: no credential stands here
-        i = start
-        while i > 0 and start - i < 8 and data[i - 1] in _CONTEXT_SKIP:
-            i -= 1
-        before = data[i - 1] if i > 0 else 0
-        quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
-        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS):
-            continue
-        value = data[start:end]
-        if value.islower() or value.isupper() or value.isdigit():
-            continue  # hex digests, words, numbers
-        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
-            continue
-        if before in (0x3D, 0x3A) and _benign_name(data, i - 1):
-            continue
-        if not high_entropy(value):
-            continue
-        stop = end
-        while stop < len(data) and stop - end < 2 and data[stop] == 0x3D:
-            stop += 1
-        out.append(Hit("high-entropy-value", start, stop, data[start:stop]))
-    return out

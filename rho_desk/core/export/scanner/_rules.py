@@ -129,8 +129,9 @@ def run_start(data: bytes, start: int, end: int) -> int:
 
 
 def unescaped_start(data: bytes, start: int, end: int) -> int:
-    """Skip the tail of a JSON escape a run begins with (``\\nQUJD...`` starts at ``Q``)."""
-    if start > 0 and data[start - 1] == 0x5C and _escaped(data, start):
+    """Skip the tail of a JSON escape a run begins with (``\\nQUJD...`` starts at ``Q``; a line
+    break escaped twice, ``\\\\nQUJD`` in JSON inside JSON, too)."""
+    if start > 0 and data[start - 1] == 0x5C and (_escaped(data, start) or data[start] in b"nrt"):
         if data[start] == 0x75 and end - start >= 5 and all(b in _HEX for b in data[start + 1 : start + 5]):
             return start + 5
         return start + 1

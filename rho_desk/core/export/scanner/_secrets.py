@@ -74,6 +74,7 @@ from ._decoders import (
     decode_escapes,
     expand,
     hex_decode,
+    is_text,
     known_forms,
     padded,
     percent_decode,
@@ -98,11 +99,13 @@ from ._engine import (
     outside,
     runs_of,
     spans_around,
+    text_without_blobs,
     wrapped_blocks,
+    wrapped_tail,
 )
+from ._entropy import entropy_hits
 from ._grammar import (
     der_private_key,
-    entropy_hits,
     grammar_passes,
     hex_key_pass,
     jwk_hits,
@@ -137,6 +140,7 @@ from ._rules import (
     token_passes,
     unescaped_start,
 )
+from ._structure import structure_hits, structure_rules
 from ._views import (
     DUMP_START,
     NORMALIZE_AT,
@@ -208,6 +212,7 @@ class SecretScanner:
         self._token_gate = gate(token_rules)
         self._probe = Probe({name: _TRIGGERS[name] for name in _PROBED}, {"normalize": NORMALIZE_AT.pattern})
         self._first_trigger = len(self._keyword_passes)
+        self._kty = self._first_trigger + len(_TRIGGERS) + len(LOCATED)
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
         self.known_count = len(secrets) - self.ignored_short
@@ -390,7 +395,7 @@ class SecretScanner:
 
         def without_blobs() -> Joined:
             if not copy:
-                copy.append(self._text_without_blobs(data, blobs))
+                copy.append(text_without_blobs(data, blobs, _BLOB_HEAD))
             return copy[0]
 
         whole = not blobs  # the text is the data: its matches need no second look
@@ -448,9 +453,11 @@ class SecretScanner:
                 if hit is not None:
                     hits.append(hit)
 
-        # JWK private members, around each "kty" (the gate's last rule finds them)
-        kty = (m.start() for m in _KTY.finditer(data)) if reports is None else reports.starts[-1]
+        # JWK private members, around each "kty" (the gate's rule after the triggers finds them)
+        kty = (m.start() for m in _KTY.finditer(data)) if reports is None else reports.starts[self._kty]
         hits.extend(jwk_hits(data, list(gated_origins(kty, bodies, body_starts))))
+        # structure: the lines the gate's last rules report, read as their syntax says (_structure)
+        hits.extend(structure_hits(data, reports.starts[self._kty + 1 :] if reports is not None else None, bodies, body_starts))
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
         starts, ends = joined_pieces(data, runs)
@@ -538,21 +545,6 @@ class SecretScanner:
             return joined, ends
         pieces = [data[starts[i] : starts[i] + NARROW_HEAD if i in data_runs else ends[i] + 2] for i in keep]
         return Joined(pieces, [starts[i] for i in keep], SEPARATOR), [ends[i] for i in keep]
-
-    def _text_without_blobs(self, data: bytes, blobs: list[tuple[int, int]]) -> Joined:
-        if not blobs:
-            return Joined([data], [0], b"")
-        pieces: list[bytes] = []
-        origins: list[int] = []
-        prev = 0
-        for start, end in blobs:
-            cut = start + _BLOB_HEAD
-            pieces.append(data[prev:cut])
-            origins.append(prev)
-            prev = end
-        pieces.append(data[prev:])
-        origins.append(prev)
-        return Joined(pieces, origins, b"\x00")
 
     def _listed(self, data: bytes, reports: Reports | None) -> dict[str, Sequence[int]]:
         """Where what each of ``LOCATED`` reads may end: the gate's reports, or without hyperscan
@@ -696,12 +688,20 @@ class SecretScanner:
                         add(start, padded(data, end, 6), based, "base32")
                 continue
             alternative = run_start(data, start, end)
+            tail = wrapped_tail(data, padded(data, end), end - start)  # a wrapped line's short last line
             for first in (start,) if alternative == start else (start, alternative):
                 decoded = b64_decode(data[first:end]) if end - first >= MIN_RUN else None
+                if tail is not None and decoded and is_text(decoded):
+                    whole = b64_decode(data[first:end] + data[tail[0] : tail[1]])
+                    if whole and is_text(whole):
+                        decoded = whole  # the short last line is the text's end, not the next word
+                    else:
+                        tail = None
                 if decoded and len(decoded) >= 8:
+                    stop = tail[1] if tail is not None else padded(data, end)
                     if der_private_key(decoded):
-                        hits.append(Hit("private-key", first, padded(data, end), b"der:" + decoded[:64], "base64"))
-                    add(first, padded(data, end), decoded, "base64")
+                        hits.append(Hit("private-key", first, stop, b"der:" + decoded[:64], "base64"))
+                    add(first, stop, decoded, "base64")
         for start, end in blobs:
             self._blob(data[start:end], start, padded(data, end), hits, depth, batch)
         self._flush(batch, hits, depth)
@@ -775,9 +775,12 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     keywords = (*keyword_passes(), *grammar_passes(), *command_passes())
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
-    # where a byte list, spaced characters, a uuencoded line... may end (``_listed``), then every kty
+    # where a byte list, spaced characters, a uuencoded line... may end (``_listed``), then every
+    # kty, then the lines worth reading for structure (``structure_rules``)
     lists = tuple(Rule(located.gate, last=located.gate) for located in LOCATED.values())
-    keyword_rules = (*(keyword_rule(p) for p in keywords), *triggers, *lists, Rule(_KTY.pattern, start=_KTY.pattern))
+    keyword_rules = (
+        *(keyword_rule(p) for p in keywords), *triggers, *lists, Rule(_KTY.pattern, start=_KTY.pattern), *structure_rules()
+    )
     return tokens, keywords, token_rules, keyword_rules
 
 

@@ -1,0 +1,771 @@
+"""The tolerant reader: name → value pairs from a few lines of text, whatever their syntax.
+
+``_structure`` hands it a window of text (escapes decoded) and the line a trigger was confirmed
+on; ``read`` reads what that line starts, as its syntax says, and returns the spans of the values
+that hold a credential:
+
+* the pairs named on the line (``NAME: …``, ``NAME = …``, ``"NAME": …``, several on one line),
+  their value wherever it is: on the line, quoted or bare; on the following lines as a YAML block
+  scalar (``|``, ``>-``), a quoted scalar continued, a TOML triple-quoted string, a heredoc
+  (``<<EOT``, ``<<-EOT``), a value continued with a backslash; an object or a mapping below the name,
+  whose value fields (``value``, ``default``, ``data``…) hold what the name names;
+* ``NAME value`` alone on a line (redis.conf, msmtprc, Dockerfile's ``ENV``), an XML element
+  whose text is on the next line;
+* a name given in a field of its own (``name:``/``value:``, ``<name>``/``<value>``,
+  ``ParameterKey``/``ParameterValue``), terraform's ``"sensitive": true``, a Kubernetes
+  ``Secret``'s ``data`` and ``stringData``, SQL's ``SET PASSWORD FOR … = '…'``;
+* a table whose header names a credential column (CSV, TSV, Markdown, aligned columns), or whose
+  rows are pairs (a ``Key  Value`` header).
+
+Nothing here gives up on a fragment: a line that reads as nothing yields nothing. The lines'
+wrappers (``12:``, ``12→``, ``path:12:``, diff and hashline markers) are peeled first
+(``text_lines``), so their offsets stay those of the text. The credential grammar decides for
+every pair (``name_is_credential``, ``literal_value``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from ._grammar import name_is_credential
+from ._values import literal_value
+from ._work import spend
+
+__all__ = ["Line", "credential_name", "peel", "read", "table_header", "text_lines"]
+
+_ROW: Final = re.compile(
+    rb"[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|[ \t]*\|[ \t]?)|[^\s:\x00\xff]*[./][^\s:\x00\xff]*:[0-9]{1,7}[:\-]|[ \t]*[0-9]{1,7}#[0-9A-Za-z]{2,8}[:|]"
+)
+"""A row wrapper: ``12:`` and ``12→`` (read_file), ``  12 | `` , ``path/f.yaml:12:`` and
+``path-12-`` (grep), ``12#ab:`` (hashline rows)."""
+_DIFF_CONTEXT: Final = re.compile(rb"(?m)^(?:@@ |\+\+\+ |--- |\[[^\]\n]{1,200}#[0-9A-Fa-f]{4}\][ \t]*$|PUT [<>0-9$])")
+"""What makes ``+``, ``-`` and `` `` at the start of a line a diff's (or a hashline edit's) marker."""
+
+
+_JSON_OPEN: Final = re.compile(rb'[ \t]*[\[{][^\n]*?"[ \t]*:[ \t]*"(?=[^"\n]*$)')
+"""A JSON document opening on this line, up to the member whose string value goes on past the
+line (JSON in a tool's output, its text's line breaks escaped): the text is read from after that
+quote."""
+
+
+@dataclass(slots=True)
+class Line:
+    begin: int
+    """Where the line starts (its wrapper included)."""
+    start: int
+    """Where its content starts (after the wrapper)."""
+    end: int
+    indent: int
+    """Columns of leading whitespace of the content."""
+
+    def text(self, t: bytes) -> bytes:
+        return t[self.start : self.end]
+
+
+def text_lines(t: bytes) -> list[Line]:
+    """The lines of ``t``, each with its wrapper peeled (a row number, a grep path, a diff's or
+    hashline edit's marker in a diff, the head of a JSON string that goes on past the line)."""
+    diff = _DIFF_CONTEXT.search(t) is not None
+    out: list[Line] = []
+    pos = 0
+    n = len(t)
+    while pos <= n:
+        nl = t.find(b"\n", pos)
+        end = n if nl < 0 else nl
+        stop = end - 1 if end > pos and t[end - 1] == 0x0D else end
+        start = pos
+        opened = _JSON_OPEN.match(t, start, stop)
+        if opened is not None:
+            start = opened.end()  # {"body": "text…: the text of a string that goes on
+        row = _ROW.match(t, start, stop)
+        if row is not None:
+            start = row.end()
+        if start < stop and (t[start] == 0x2B or (diff and t[start] in b"- ")) and not t.startswith((b"+++", b"---"), start):
+            start += 1
+        content = start
+        while content < stop and t[content] in b" \t":
+            content += 1
+        out.append(Line(pos, start, stop, content - start))
+        if nl < 0:
+            break
+        pos = nl + 1
+    spend(n)
+    return out
+
+
+def _blank(t: bytes, line: Line) -> bool:
+    return line.start + line.indent >= line.end
+
+
+# --- values -------------------------------------------------------------------------------------------
+
+_HEAD: Final = re.compile(
+    rb"(?:export[ \t]+|env[ \t]+|set[ \t]+|setenv[ \t]+|declare[ \t]+-x[ \t]+|-[ \t]+)?"
+    rb"(?P<q>[\"'`]?)(?P<name>[A-Za-z_@$][A-Za-z0-9_.\-/@$\[\]]{0,120})(?P=q)[ \t]*"
+    rb"(?P<sep>::=|:=|=>|\?=|\+=|=|:(?=[ \t]|$|[\"'{\[|>]))[ \t]*",
+    re.IGNORECASE,
+)
+_BLOCK: Final = re.compile(rb"(?:!{1,2}[A-Za-z]{1,16}[ \t]+)?([|>])[+\-]?[0-9]?[ \t]*(?:#.*)?$")
+_TAGGED: Final = re.compile(rb"!{1,2}(?P<tag>[A-Za-z]{1,16})(?:[ \t]|$)")
+_HEREDOC: Final = re.compile(rb"<<(?P<dash>[\-~]?)[\"']?(?P<word>[A-Za-z_][A-Za-z0-9_]{0,30})[\"']?[ \t]*$")
+_TRIPLE: Final = re.compile(rb"(\"\"\"|''')")
+_COMMENT_TAIL: Final = re.compile(rb"[ \t]+[#;].*$")
+VALUE_FIELDS: Final = frozenset({
+    "value", "values", "default", "defaultvalue", "data", "plaintext", "plain", "content", "current", "secret",
+    "secretstring", "secret_string", "stringvalue", "string_value", "val", "parametervalue", "text",
+})
+"""Fields that hold the value a credential name above or beside them names (``value:`` under
+``db_password:``, ``ParameterValue`` beside ``ParameterKey``)."""
+NAME_FIELDS: Final = frozenset({"name", "key", "parameterkey", "variable", "envvar", "env_var", "param", "field", "id"})
+_LINES_MAX: Final = 400
+"""Most lines one value (a block, a heredoc, a table) is read over."""
+
+Span = tuple[int, int]
+
+
+def _trimmed(t: bytes, start: int, end: int) -> Span:
+    while start < end and t[start] in b" \t":
+        start += 1
+    while end > start and t[end - 1] in b" \t\r":
+        end -= 1
+    return start, end
+
+
+def _quoted_end(t: bytes, pos: int, end: int, quote: int) -> int:
+    """The closing ``quote`` of a string opening before ``pos`` (backslash escapes, and ``''``
+    in single quotes), or -1 before ``end``."""
+    i = pos
+    while i < end:
+        c = t[i]
+        if c == 0x5C and quote == 0x22:
+            i += 2
+            continue
+        if c == quote:
+            if quote == 0x27 and i + 1 < end and t[i + 1] == 0x27:
+                i += 2
+                continue
+            return i
+        i += 1
+    return -1
+
+
+@dataclass(slots=True)
+class _Reader:
+    t: bytes
+    lines: list[Line]
+    out: list[tuple[int, int, str]]
+    """Value spans found: (start, end, rule)."""
+    rule: str = "credential-assignment"
+
+    # -- a value, wherever it is ------------------------------------------------------------------
+
+    def value(self, i: int, pos: int, indent: int, name: bytes, *, forced: bool, inline: bool) -> None:
+        """The value that starts at ``pos`` on line ``i`` (the name's indent ``indent``)."""
+        t, line = self.t, self.lines[i]
+        rest_end = line.end
+        rest = t[pos:rest_end]
+        if not rest.strip() or (rest.lstrip().startswith((b"#", b"//")) and not inline):
+            self.children(i, indent, name, forced=forced)
+            return
+        block = _BLOCK.match(t, pos, rest_end)
+        if block is not None:
+            tag = _TAGGED.match(t, pos, rest_end)
+            if tag is not None and tag.group("tag").lower() == b"vault":
+                return  # Ansible Vault: ciphertext
+            self.block(i, indent, name, forced=forced)
+            return
+        tag = _TAGGED.match(t, pos, rest_end)
+        if tag is not None:
+            if tag.group("tag").lower() in (b"ref", b"sub", b"getatt", b"importvalue", b"secret", b"vault", b"env", b"include"):
+                return  # a reference (CloudFormation, YAML loaders)
+            pos = tag.end()
+            while pos < rest_end and t[pos] in b" \t":
+                pos += 1
+        if t.startswith(b"&", pos):  # a YAML anchor: the value follows it
+            sp = t.find(b" ", pos, rest_end)
+            if sp < 0:
+                self.children(i, indent, name, forced=forced)
+                return
+            pos = sp + 1
+        heredoc = _HEREDOC.match(t, pos, rest_end)
+        if heredoc is not None:
+            self.heredoc(i, heredoc.group("word"), name, forced=forced)
+            return
+        triple = _TRIPLE.match(t, pos, rest_end)
+        if triple is not None:
+            self.triple(i, pos + 3, triple.group(1), name, forced=forced)
+            return
+        c = t[pos]
+        if c in b"\"'":
+            close = _quoted_end(t, pos + 1, rest_end, c)
+            if close >= 0:
+                self.add(pos + 1, close, name, forced=forced, quoted=True, kind=b"quoted")
+            else:
+                self.continued_quote(i, pos + 1, c, name, forced=forced)
+            return
+        if c == 0x7B or c == 0x5B:  # { or [
+            self.nested(i, pos, name, forced=forced)
+            return
+        # a bare value: to the end of the line, less a comment; inline, to the next separator
+        end = rest_end
+        if inline:
+            stop = re.compile(rb"[,;})\]]").search(t, pos, rest_end)
+            end = stop.start() if stop is not None else rest_end
+        else:
+            comment = _COMMENT_TAIL.search(t, pos, rest_end)
+            end = comment.start() if comment is not None else rest_end
+        start, end = _trimmed(t, pos, end)
+        if end > start and t[end - 1] == 0x5C:  # continued with a backslash (Java properties)
+            self.continued_backslash(i, start, name, forced=forced)
+            return
+        self.add(start, end, name, forced=forced, quoted=False, kind=b"bare")
+
+    def add(self, start: int, end: int, name: bytes, *, forced: bool, quoted: bool, kind: bytes) -> None:
+        start, end = _trimmed(self.t, start, end)
+        if end <= start:
+            return
+        value = self.t[start:end]
+        if not (forced or credential_name(name)):
+            return
+        if not literal_value(value, quoted=quoted or kind != b"bare", name=name):
+            return
+        self.out.append((start, end, self.rule))
+
+    def add_lines(self, spans: list[Span], name: bytes, *, forced: bool) -> None:
+        """A value over several lines: judged whole, reported line by line."""
+        spans = [_trimmed(self.t, s, e) for s, e in spans]
+        spans = [(s, e) for s, e in spans if e > s]
+        if not spans or not (forced or credential_name(name)):
+            return
+        whole = b" ".join(self.t[s:e] for s, e in spans)
+        if not literal_value(whole, quoted=True, name=name):
+            return
+        self.out.extend((s, e, self.rule) for s, e in spans)
+
+    # -- the forms of a value on the following lines --------------------------------------------------
+
+    def following(self, i: int, indent: int) -> list[int]:
+        """The lines after ``i`` indented deeper than ``indent`` (blank ones inside included)."""
+        out: list[int] = []
+        k = i + 1
+        while k < len(self.lines) and len(out) < _LINES_MAX:
+            line = self.lines[k]
+            if _blank(self.t, line):
+                out.append(k)
+                k += 1
+                continue
+            if line.indent <= indent:
+                break
+            out.append(k)
+            k += 1
+        while out and _blank(self.t, self.lines[out[-1]]):
+            out.pop()
+        return out
+
+    def block(self, i: int, indent: int, name: bytes, *, forced: bool) -> None:
+        spans = [(self.lines[k].start, self.lines[k].end) for k in self.following(i, indent)]
+        self.add_lines(spans, name, forced=forced)
+
+    def heredoc(self, i: int, word: bytes, name: bytes, *, forced: bool) -> None:
+        spans: list[Span] = []
+        for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
+            line = self.lines[k]
+            if self.t[line.start : line.end].strip() == word:
+                self.add_lines(spans, name, forced=forced)
+                return
+            spans.append((line.start, line.end))
+        self.add_lines(spans, name, forced=forced)  # unterminated: the rest of the window
+
+    def triple(self, i: int, pos: int, quote: bytes, name: bytes, *, forced: bool) -> None:
+        t = self.t
+        spans = []
+        line = self.lines[i]
+        close = t.find(quote, pos, line.end)
+        if close >= 0:
+            self.add(pos, close, name, forced=forced, quoted=True, kind=b"quoted")
+            return
+        spans.append((pos, line.end))
+        for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
+            line = self.lines[k]
+            close = t.find(quote, line.start, line.end)
+            if close >= 0:
+                spans.append((line.start, close))
+                break
+            spans.append((line.start, line.end))
+        self.add_lines(spans, name, forced=forced)
+
+    def continued_quote(self, i: int, pos: int, quote: int, name: bytes, *, forced: bool) -> None:
+        t = self.t
+        spans = [(pos, self.lines[i].end)]
+        for k in range(i + 1, min(len(self.lines), i + 1 + 20)):
+            line = self.lines[k]
+            close = _quoted_end(t, line.start, line.end, quote)
+            if close >= 0:
+                spans.append((line.start, close))
+                break
+            spans.append((line.start, line.end))
+        self.add_lines(spans, name, forced=forced)
+
+    def continued_backslash(self, i: int, start: int, name: bytes, *, forced: bool) -> None:
+        t = self.t
+        spans = [(start, self.lines[i].end - 1)]
+        k = i
+        while k + 1 < len(self.lines) and k - i < 50:
+            k += 1
+            line = self.lines[k]
+            s, e = _trimmed(t, line.start, line.end)
+            if e > s and t[e - 1] == 0x5C:
+                spans.append((s, e - 1))
+                continue
+            spans.append((s, e))
+            break
+        self.add_lines(spans, name, forced=forced)
+
+    def children(self, i: int, indent: int, name: bytes, *, forced: bool) -> None:
+        """A mapping under ``name`` (YAML): its value fields hold what ``name`` names; an XML
+        element's text on the next lines."""
+        t = self.t
+        credential = forced or credential_name(name)
+        for k in self.following(i, indent):
+            line = self.lines[k]
+            if _blank(t, line):
+                continue
+            text = t[line.start + line.indent : line.end]
+            head = _HEAD.match(text)
+            if head is None:
+                continue
+            child = head.group("name")
+            if child.lower().decode("ascii", "replace") in VALUE_FIELDS and credential:
+                self.value(k, line.start + line.indent + head.end(), line.indent, name, forced=True, inline=False)
+
+    def nested(self, i: int, pos: int, name: bytes, *, forced: bool) -> None:
+        """An object (``{``) or list (``[``) under ``name``, on this line or over the next ones."""
+        t = self.t
+        credential = forced or credential_name(name)
+        depth = 0
+        k = i
+        start = pos
+        region: list[tuple[int, int, int]] = []  # (line, start, end) of the object's text
+        while k < len(self.lines) and k - i < _LINES_MAX:
+            line = self.lines[k]
+            j = start
+            end = line.end
+            while j < end:
+                c = t[j]
+                if c in b"\"'":
+                    close = _quoted_end(t, j + 1, end, c)
+                    j = end if close < 0 else close + 1
+                    continue
+                if c in b"{[(":
+                    depth += 1
+                elif c in b"}])":
+                    depth -= 1
+                    if depth == 0:
+                        end = j + 1
+                        break
+                j += 1
+            region.append((k, start, end))
+            if depth <= 0:
+                break
+            k += 1
+            if k < len(self.lines):
+                start = self.lines[k].start
+        sensitive = any(_SENSITIVE.search(t, s, e) is not None for _, s, e in region)
+        if not credential and not sensitive:
+            return
+        for k, s, e in region:
+            for head in _INLINE_HEAD.finditer(t, s, e):
+                child = head.group("name").lower().decode("ascii", "replace")
+                if child in VALUE_FIELDS:
+                    self.value(k, head.end(), self.lines[k].indent, name, forced=True, inline=True)
+
+    # -- names not beside their values ---------------------------------------------------------------
+
+    def pairs(self, i: int) -> None:
+        """Every pair whose name is on line ``i``."""
+        t, line = self.t, self.lines[i]
+        text_start = line.start + line.indent
+        first = True
+        for head in _INLINE_HEAD.finditer(t[text_start : line.end]):
+            name = head.group("name")
+            inline = not first or _inline_before(t, text_start, text_start + head.start())
+            first = False
+            if credential_name(name):
+                self.value(i, text_start + head.end(), line.indent, name, forced=False, inline=inline)
+        self.spaced(i)
+
+    def spaced(self, i: int) -> None:
+        """``NAME value`` alone on its line (redis.conf, msmtprc, Dockerfile's ``ENV NAME value``)."""
+        t, line = self.t, self.lines[i]
+        m = _SPACED.match(t, line.start + line.indent, line.end)
+        if m is None:
+            return
+        name = m.group("name")
+        if not credential_name(name):
+            return
+        start, end = m.span("value")
+        env = m.group("env") is not None
+        if not env and b" " in t[start:end] and t[start] not in b"\"'":
+            return  # prose: more than one word after the name
+        if t[end - 1] in b".,;:!?" and t[start:end - 1].isalpha():
+            return  # prose: "password combination."
+        if t[start] in b"\"'" and end - start >= 2 and t[end - 1] == t[start]:
+            start, end = start + 1, end - 1
+            self.add(start, end, name, forced=False, quoted=True, kind=b"quoted")
+            return
+        self.add(start, end, name, forced=False, quoted=env, kind=b"spaced")
+
+    def name_field(self, i: int) -> None:
+        """A name given in a field of its own (``name: DB_PASSWORD``, ``<name>…</name>``,
+        ``ParameterKey=…``): the value field beside it (same line) or among the lines of the
+        same item (up to three lines either way, as deep as the name field or deeper)."""
+        t, line = self.t, self.lines[i]
+        fields = list(_NAME_FIELD.finditer(t, line.start, line.end))
+        for n, m in enumerate(fields):
+            named = m.group("named")
+            if not credential_name(named):
+                continue
+            # the same line: the value field between this name field and the next one (or, when
+            # none follows, the one right before it: ParameterValue=…,ParameterKey=…)
+            lo = fields[n - 1].end() if n > 0 else line.start
+            hi = fields[n + 1].start() if n + 1 < len(fields) else line.end
+            after = [h for h in _INLINE_HEAD.finditer(t, m.end(), hi) if _field(h) in VALUE_FIELDS]
+            before = [h for h in _INLINE_HEAD.finditer(t, lo, m.start()) if _field(h) in VALUE_FIELDS]
+            heads = after[:1] or before[-1:]
+            for head in heads:
+                self.value(i, head.end(), line.indent, named, forced=True, inline=True)
+            xml = _XML_VALUE.search(t, m.end(), hi)
+            if xml is not None:
+                self.add(xml.start("value"), xml.end("value"), named, forced=True, quoted=True, kind=b"xml")
+            if heads or xml is not None:
+                continue
+            indent = line.indent + (2 if t.startswith(b"- ", line.start + line.indent) else 0)
+            for k in (*range(i + 1, min(len(self.lines), i + 4)), *range(i - 1, max(-1, i - 4), -1)):
+                other = self.lines[k]
+                if _blank(t, other):
+                    continue
+                if other.indent < indent - (2 if k < i else 0) and not t.startswith(b"<", other.start + other.indent):
+                    break
+                text_start = other.start + other.indent
+                if t.startswith(b"- ", text_start) and k != i:
+                    break  # the next item
+                xml = _XML_VALUE.search(t, other.start, other.end)
+                if xml is not None:
+                    self.add(xml.start("value"), xml.end("value"), named, forced=True, quoted=True, kind=b"xml")
+                    break
+                field = _HEAD.match(t, text_start, other.end)
+                if field is not None and field.group("name").lower().decode("ascii", "replace") in VALUE_FIELDS:
+                    self.value(k, field.end(), other.indent, named, forced=True, inline=False)
+                    break
+
+    def sensitive(self, i: int) -> None:
+        """terraform's ``"sensitive": true``: the ``value`` of the object around it."""
+        t = self.t
+        # the object: back from the word to its opening brace, then read as a nested value
+        found = _SENSITIVE.search(t, self.lines[i].start, self.lines[i].end)
+        depth = 0
+        for k in range(i, max(-1, i - 40), -1):
+            line = self.lines[k]
+            end = found.start() if k == i and found is not None else line.end
+            j = end - 1
+            while j >= line.start:
+                c = t[j]
+                if c in b"}]":
+                    depth += 1
+                elif c in b"{[":
+                    if depth == 0:
+                        self.nested(k, j, b"sensitive", forced=True)
+                        return
+                    depth -= 1
+                j -= 1
+
+    def kubernetes_secret(self, i: int) -> None:
+        """A Secret manifest: every value under ``data`` and ``stringData`` (YAML or JSON)."""
+        t = self.t
+        self.rule = "kubernetes-secret"
+        first = i
+        while first > 0 and i - first < 200 and not self.lines[first - 1].text(t).startswith(b"---"):
+            first -= 1
+        last = i
+        while last + 1 < len(self.lines) and last - i < _LINES_MAX and not self.lines[last + 1].text(t).startswith(b"---"):
+            last += 1
+        for k in range(first, last + 1):
+            line = self.lines[k]
+            text = t[line.start + line.indent : line.end]
+            for head in _INLINE_HEAD.finditer(text):
+                if head.group("name") not in (b"data", b"stringData"):
+                    continue
+                pos = line.start + line.indent + head.end()
+                rest = t[pos : line.end].strip()
+                if rest.startswith((b"{", b"[")):
+                    self.entries(k, pos)
+                elif not rest or rest.startswith(b"#"):
+                    children = self.following(k, line.indent)
+                    depth = min((self.lines[c].indent for c in children if not _blank(t, self.lines[c])), default=0)
+                    for c in children:
+                        child = self.lines[c]
+                        h = _HEAD.match(t, child.start + child.indent, child.end)
+                        if h is not None and child.indent == depth:
+                            self.value(c, h.end(), child.indent, h.group("name"), forced=True, inline=False)
+
+    def entries(self, i: int, pos: int) -> None:
+        """Every value of the JSON object opening at ``pos`` (a Secret's ``data``)."""
+        t = self.t
+        depth = 0
+        k = i
+        start = pos
+        while k < len(self.lines) and k - i < _LINES_MAX:
+            line = self.lines[k]
+            for head in _INLINE_HEAD.finditer(t, start, line.end):
+                self.value(k, head.end(), line.indent, head.group("name"), forced=True, inline=True)
+            depth += t.count(b"{", start, line.end) - t.count(b"}", start, line.end)
+            if depth <= 0:
+                return
+            k += 1
+            if k < len(self.lines):
+                start = self.lines[k].start
+
+    def sql(self, i: int) -> None:
+        """``SET PASSWORD FOR 'u'@'h' = 'PASS'`` (or ``= PASSWORD('PASS')``)."""
+        t, line = self.t, self.lines[i]
+        for m in _SQL_FOR.finditer(t, line.start, line.end):
+            q = (m.group("q") or m.group("q2"))[0]
+            close = _quoted_end(t, m.end(), line.end, q)
+            if close < 0 and all(_blank(t, later) for later in self.lines[i + 1 : i + 3]):
+                close = line.end  # the text ends first (a fragment): the value runs to its end
+            if close > m.end():
+                self.add(m.end(), close, b"password", forced=True, quoted=True, kind=b"quoted")
+
+    def table(self, i: int) -> None:
+        """A header naming a credential column (its cells below), or a key/value table's header
+        (its rows are pairs)."""
+        t, line = self.t, self.lines[i]
+        header = t[line.start + line.indent : line.end]
+        sep = _table_separator(header)
+        if sep is None:
+            return
+        cells = _cells(header, sep)
+        if len(cells) < 2 or not all(_header_cell(c.strip(b" \"'")) for c, _, _ in cells):
+            return
+        names = [c.strip(b" \"'") for c, _, _ in cells]
+        pairs = _pairs_header(names)
+        columns = [k for k, n in enumerate(names) if credential_name(n)]
+        if not pairs and not columns:
+            return
+        if not pairs and any(self.pairs_header(k) for k in range(max(0, i - _ROWS_ABOVE), i)):
+            return  # a row of a key/value table above, not a header
+        rows = 0
+        for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
+            row_line = self.lines[k]
+            row = t[row_line.start + row_line.indent : row_line.end]
+            if not row.strip():
+                break
+            if _RULER.fullmatch(row.strip()):
+                continue
+            got = _cells(row, sep)
+            if len(got) < 2 or (sep != b"  " and abs(len(got) - len(cells)) > 1):
+                break
+            base = row_line.start + row_line.indent
+            rows += 1
+            if pairs:
+                name = got[0][0].strip(b" \"'")
+                _, s, e = got[1]
+                self.cell(base + s, base + e, name, forced=False)
+            for col in columns:
+                if col < len(got):
+                    _, s, e = got[col]
+                    self.cell(base + s, base + e, names[col], forced=False)
+
+    def pairs_header(self, k: int) -> bool:
+        line = self.lines[k]
+        text = self.t[line.start + line.indent : line.end]
+        sep = _table_separator(text)
+        return sep is not None and _pairs_header([c.strip(b" \"'") for c, _, _ in _cells(text, sep)])
+
+    def cell(self, start: int, end: int, name: bytes, *, forced: bool) -> None:
+        t = self.t
+        start, end = _trimmed(t, start, end)
+        if end - start >= 2 and t[start] in b"\"'" and t[end - 1] == t[start]:
+            start, end = start + 1, end - 1
+        self.add(start, end, name, forced=forced, quoted=True, kind=b"cell")
+
+    def xml_element(self, i: int) -> None:
+        """``<password>`` ending its line: the element's text on the lines before its end tag."""
+        t, line = self.t, self.lines[i]
+        for m in _XML_OPEN.finditer(t, line.start, line.end):
+            name = m.group("name")
+            if not credential_name(name):
+                continue
+            close = b"</" + name
+            spans = []
+            for k in range(i + 1, min(len(self.lines), i + 20)):
+                other = self.lines[k]
+                at = t.find(close, other.start, other.end)
+                if at >= 0:
+                    spans.append((other.start, at))
+                    break
+                spans.append((other.start, other.end))
+            self.add_lines(spans, name, forced=False)
+
+
+_INLINE_HEAD: Final = re.compile(
+    rb"(?:(?<=[\s{,(\[;|])|^|(?<=\\t))(?:export[ \t]+|-[ \t]+)?(?P<q>[\"'`]?)(?P<name>[A-Za-z_@$][A-Za-z0-9_.\-/@$]{0,120})(?P=q)[ \t]*"
+    rb"(?P<sep>::=|:=|=>|\?=|\+=|=(?!=)|:(?=[ \t]|$|[\"'{\[|>]))[ \t]*",
+)
+_SPACED: Final = re.compile(
+    rb"(?:(?P<env>(?i:env|setenv|setx))[ \t]+|(?i:export|set)[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,120})[ \t]+"
+    rb"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'=:#](?:[^ \t]|[ \t]+(?!#))*?)[ \t]*(?:[ \t]#.*)?$"
+)
+_NAME_FIELD: Final = re.compile(
+    rb"(?i:name|key|parameterkey|variable|envvar|env_var|param|field|id)[\"']?[ \t]*(?:[:=]|>)[ \t]*[\"']?(?P<named>[A-Za-z0-9_.\-]{1,120})"
+)
+_XML_VALUE: Final = re.compile(rb"<(?i:value|val|parametervalue)(?:[ \t][^<>]*)?>(?P<value>[^<]+)</")
+_XML_OPEN: Final = re.compile(rb"<(?P<name>[A-Za-z_][A-Za-z0-9_.\-:]{0,80})(?:[ \t][^<>]*)?>[ \t]*$")
+_SENSITIVE: Final = re.compile(rb"sensitive[\"']?[ \t]*[:=][ \t]*[\"']?true", re.IGNORECASE)
+_SQL_FOR: Final = re.compile(
+    rb"password[ \t]+for[ \t]+[^=;\n]{1,200}?=[ \t]*(?:(?:old_)?password[ \t]*\([ \t]*)?N?(?P<q>['\"])|set[ \t]+password[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?N?(?P<q2>['\"])",
+    re.IGNORECASE,
+)
+_HEADER_CELL: Final = re.compile(rb"[A-Za-z][A-Za-z0-9_.\- ]{0,39}")
+_DIGITS: Final = re.compile(rb"[0-9]")
+
+
+_ROWS_ABOVE: Final = 40
+"""How far above a header a key/value table's header makes it one of its rows instead."""
+
+
+def _pairs_header(names: list[bytes]) -> bool:
+    """``Key | Value`` (a key/value table: its rows are pairs)."""
+    return len(names) >= 2 and names[0].lower().rstrip(b"s") in _KEY_HEADERS and names[1].lower().rstrip(b"s") == b"value"
+
+
+def _header_cell(cell: bytes) -> bool:
+    """A column's name: a short name, not a value (a row of a key/value table is no header: a
+    value mixes cases and digits)."""
+    if _HEADER_CELL.fullmatch(cell) is None:
+        return False
+    return len(_DIGITS.findall(cell)) < 2 or cell.islower() or cell.isupper()
+_KEY_HEADERS: Final = frozenset({b"key", b"name", b"field", b"property", b"setting", b"variable", b"parameter", b"option", b"attribute"})
+_RULER: Final = re.compile(rb"[|\-=+: \t]+")
+
+
+def _table_separator(header: bytes) -> bytes | None:
+    stripped = header.strip()
+    if stripped.startswith(b"|") or stripped.count(b"|") >= 2 or b" | " in stripped:
+        return b"|"
+    if b"\t" in stripped:
+        return b"\t"
+    if b"," in stripped:
+        return b","
+    if re.search(rb"\S {2,}\S", stripped):
+        return b"  "
+    return None
+
+
+def _cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
+    """The cells of ``row`` split at ``sep`` (``"  "``: two spaces or more; CSV cells may be
+    quoted), each with its span in ``row``."""
+    out: list[tuple[bytes, int, int]] = []
+    if sep == b"  ":
+        for m in re.finditer(rb"\S+(?: \S+)*", row):
+            out.append((m.group(), m.start(), m.end()))
+        return out
+    if sep == b"|":
+        parts = list(re.finditer(rb"[^|]+", row))
+        for m in parts:
+            if m.group().strip():
+                out.append((m.group(), m.start(), m.end()))
+        return out
+    pos = 0
+    n = len(row)
+    while pos <= n:
+        if pos < n and row[pos] == 0x22:
+            close = row.find(b'"', pos + 1)
+            while close >= 0 and row.startswith(b'""', close):
+                close = row.find(b'"', close + 2)
+            if close >= 0:
+                out.append((row[pos : close + 1], pos, close + 1))
+                nxt = row.find(sep, close + 1)
+                pos = n + 1 if nxt < 0 else nxt + 1
+                continue
+        nxt = row.find(sep, pos)
+        end = n if nxt < 0 else nxt
+        out.append((row[pos:end], pos, end))
+        pos = end + 1 if nxt >= 0 else n + 1
+    return out
+
+
+def _field(head: re.Match[bytes]) -> str:
+    return head.group("name").lower().decode("ascii", "replace")
+
+
+def _inline_before(t: bytes, start: int, at: int) -> bool:
+    """A pair at ``at`` sits inside braces or parentheses opened earlier on its line."""
+    before = t[start:at]
+    return before.count(b"{") + before.count(b"(") + before.count(b"[") > before.count(b"}") + before.count(b")") + before.count(b"]")
+
+
+_NAME_CACHE: dict[bytes, bool] = {}
+
+
+def credential_name(name: bytes) -> bool:
+    """``name`` (quotes and sigils stripped) names a credential (cached)."""
+    known = _NAME_CACHE.get(name)
+    if known is None:
+        if len(_NAME_CACHE) > 4096:
+            _NAME_CACHE.clear()
+        known = _NAME_CACHE[name] = name_is_credential(name.strip(b"\"'`$@").decode("ascii", "replace"))
+    return known
+
+
+_K8S: Final = re.compile(rb"kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?(?:[ \t]*(?:,|\}|$))", re.IGNORECASE)
+
+
+def read(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int, str]]:
+    """The values (``(start, end, rule)`` in ``t``) holding a credential that line ``i`` of
+    ``lines`` (``text_lines(t)``) names, begins, or heads."""
+    reader = _Reader(t, lines, [])
+    line = lines[i]
+    text = t[line.start : line.end]
+    if _K8S.search(text) is not None:
+        reader.kubernetes_secret(i)
+        reader.rule = "credential-assignment"
+    if _SENSITIVE.search(text) is not None:
+        reader.sensitive(i)
+    lowered = text.lower()
+    if b"password" in lowered and (b" for " in lowered or b"\tfor " in lowered or b"set " in lowered):
+        reader.sql(i)
+    reader.table(i)
+    reader.name_field(i)
+    reader.xml_element(i)
+    reader.pairs(i)
+    return reader.out
+
+
+
+
+def peel(text: bytes) -> bytes:
+    """One line with its wrapper peeled, as ``text_lines`` peels it (a diff's marker always)."""
+    opened = _JSON_OPEN.match(text)
+    if opened is not None:
+        text = text[opened.end() :]
+    row = _ROW.match(text)
+    if row is not None:
+        text = text[row.end() :]
+    if text[:1] in (b"+", b"-", b">"):
+        text = text[1:]
+    return text
+
+
+def table_header(text: bytes) -> bool:
+    """``text`` (a line, peeled) is a table's header: two cells or more, each a short name, one of
+    them a credential's, or ``Key | Value``."""
+    sep = _table_separator(text)
+    if sep is None:
+        return False
+    cells = [c.strip(b" \"'") for c, _, _ in _cells(text, sep)]
+    if len(cells) < 2 or not all(map(_header_cell, cells)):
+        return False
+    return _pairs_header(cells) or any(credential_name(c) for c in cells)

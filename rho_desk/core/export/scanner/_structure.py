@@ -1,0 +1,468 @@
+"""Structure: name → value pairs read from text whatever its syntax, where the name pass cannot see.
+
+The name pass of ``_grammar`` reads a pair whose value stands right after its name on one line
+(``NAME=value``, ``"name": "value"``). Many credentials are written otherwise, and this module
+reads them as the syntax says:
+
+* **the value is on the lines after the name**: YAML block scalars (``password: |``, ``>-``), a
+  quoted scalar continued on the next line, TOML's ``\"\"\"`` strings, heredocs (HCL's ``<<EOT``
+  and ``<<-EOT``), Java properties continued with ``\\``, an XML element whose text is on the
+  next line, a JSON or HCL object or a YAML mapping under a credential name (``"db_password":
+  {"value": …}``);
+* **the name is not beside the value**: a Kubernetes ``Secret`` (everything under ``data`` and
+  ``stringData``), terraform's ``"sensitive": true`` beside a ``value``, a name given in a field
+  of its own (``- name: DB_PASSWORD`` / ``value: …``, ``<name>…</name><value>…</value>``,
+  ``ParameterKey=…,ParameterValue=…``), tables whose header names the column (CSV, TSV,
+  Markdown, aligned columns) or whose rows are pairs (``Key  Value``: ``vault kv get``), and
+  SQL's ``SET PASSWORD FOR 'u'@'h' = '…'``;
+* **``NAME VALUE`` with a space**: a line holding a credential name and one value (redis.conf's
+  ``requirepass``, msmtprc's ``password``, Dockerfile's ``ENV NAME value``).
+
+**Where it reads.** Reading structure costs Python work per line, so it reads only around the
+lines the gate reports (``TRIGGERS``: each a pattern that holds within one line, confirmed by
+``re`` on that line, so a gated scan and an ungated one read the same lines). Around each such
+line a window of the text is taken (``view``): inside a JSON string its escapes are decoded
+(again for JSON inside JSON, up to ``VIEW_LEVELS``), and the line wrappers tools print (``12:``
+and ``12→`` rows, ``path:12:`` grep rows, diff ``+``/``-``/`` `` lines, hashline ``+`` lines)
+are peeled before reading; the hits are mapped back to the bytes they came from, so the wrappers
+stay in the output.
+
+**What it decides.** The credential grammar decides for every pair (``name_is_credential``); a
+value under a credential name is a secret whatever its shape (letters only, spaces, several
+lines) unless it is a reference, a placeholder or a type (``literal_value``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ._catalogue import Hit
+from ._engine import gated_origins
+from ._prefilter import Rule
+from ._reader import Line, peel, read, table_header, text_lines
+from ._work import spend
+
+__all__ = [
+    "TRIGGERS",
+    "TRIGGER_LITERALS",
+    "VIEW_LEVELS",
+    "structure_hits",
+    "structure_rules",
+    "trigger_lines",
+]
+
+# --- the gate: lines where a structure can hold a credential ----------------------------------------
+
+_KW: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|psk|[a-z0-9_.\-]key)"
+"""The credential words of a name (``key`` only after a qualifier: ``api_key``, ``privateKey``;
+alone it names no credential, and ``-----BEGIN … KEY`` and ``keys/`` are everywhere)."""
+_NCH: Final = rb"[a-z0-9_.\-]"
+_GATE_NAME: Final = (
+    rb"(?:(?:pass|pwd|secret|token|cred|psk|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
+)
+"""A credential word and the rest of its name, as the gate looks for it (``auth`` not followed by
+``o``: ``Authorization`` and ``author`` fill HTTP headers and metadata, and name no value)."""
+_Q: Final = rb"(?:\\{0,7}[\"'])?"
+_SP: Final = rb"[ \t]*"
+_BREAK: Final = rb"(?:\r|\n|\x00|\xff|\\{1,7}[nr])"
+"""A line break: raw, JSON-escaped (at any depth: the last backslash and the letter), or the
+separators of joined buffers."""
+_BOL: Final = rb"(?:^|" + _BREAK + rb"|:[ \t]*\\{0,7}\")"
+"""The start of a line: a break, or the opening quote of a JSON member's string value."""
+_EOL: Final = rb"(?:$|" + _BREAK + rb"|\")"
+"""The end of a line: a break, or the quote that ends a JSON string (confirmed unescaped)."""
+_WRAP: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\|)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
+"""An optional row wrapper at the start of a line (a superset of what ``_reader`` peels)."""
+_SEP: Final = rb"(?:\\{1,7}t|[,\t|]|[ \t]{2})"
+_CELL_KW: Final = rb"(?:pass|pwd|secret|token|cred|psk|[a-z0-9_.\-]key)"
+_TRIPLE_QUOTE: Final = rb"(?:\\{0,7}\"){3}|(?:\\{0,7}'){3}"
+_AFTER: Final = (
+    rb"(?:=>|:=|=|:)" + _SP + rb"(?:[|>][+\-]?[0-9]?|!{1,2}[a-z]{1,16}(?:" + _SP + rb"[|>][+\-]?[0-9]?)?|(?:" + _TRIPLE_QUOTE + rb")[^\"'\\\r\n\x00\xff]*"
+    + rb"|<<[\-~]?\\{0,7}[\"']?[a-z_][a-z0-9_]{0,30}\\{0,7}[\"']?|[{\[(])?"
+)
+"""After a name, a value that is elsewhere: a block scalar's indicator, a tag, a triple quote, a
+heredoc, an opening brace, or nothing (a mapping below)."""
+_SPACED_VALUE: Final = rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
+
+TABLE_HEADER_MAX: Final = 240
+"""Longest table header read, in bytes."""
+
+# The gate's patterns: cheap supersets of the tests below (unbounded where the test bounds, no
+# line start where the test wants one); hyperscan scans them with every other keyword rule.
+TRIGGERS: Final[dict[str, bytes]] = {
+    # NAME: |, NAME = <<EOT, NAME = """, NAME: {, NAME: (nothing: a mapping follows), NAME: !tag |
+    "value-after": _GATE_NAME + _Q + _SP + _AFTER + rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]*)?" + _SP + _EOL,
+    # NAME: "value that goes on
+    "open-quote": _GATE_NAME + _Q + _SP + rb"[:=]" + _SP + rb"\\*[\"'](?:[^\"'\\\r\n\x00\xff]|\\[^nr\"'\\])*" + _BREAK,
+    # NAME=value\  (continued on the next line)
+    # (the gate looks for the backslash that ends a line: at depth one in JSON, three before the n)
+    "continued": rb"[^\\\s]\\{2,7}[nr]|[^\\\s]\\\r?\n",
+    # NAME value  (alone on its line; ENV NAME value)
+    "spaced": (
+        _GATE_NAME + rb"[ \t]+(?:\\*[\"'][^\"'\x00\xff]*\\*[\"']|[^\s\"'=:\\][^\s\"'\\]*)(?:[ \t]+#[^\r\n\x00\xff]*)?" + _SP
+        + rb"\\*\"?,?\\*" + _EOL
+    ),
+    "env-spaces": rb"(?:env|setenv)[ \t]+" + _NCH + rb"*" + _KW + _NCH + rb"*[ \t]+[^\s=\\]",
+    # a table's header naming a column: a credential's cell beside a separator
+    # (aligned columns: three spaces before the credential's cell, two after it; a column named
+    # auth alone is not looked for: Authorization fills HTTP dumps)
+    "table": (
+        rb"(?:(?:\\{1,7}t|[,\t|]|[ \t]{3})[ \"'\\]*" + _NCH + rb"*(?: " + _NCH + rb"+)?" + _CELL_KW + rb"|" + _CELL_KW
+        + rb"[a-z0-9_.\- \"'\\]*" + _SEP + rb")"
+    ),
+    # a key/value table's header
+    "key-value-table": rb"(?:key|name|field|property|setting|variable|parameter|option|attribute)s?[ \t\"']*" + _SEP + rb"[ \t|\"']*values?",
+    # - name: DB_PASSWORD (value: in a field of its own), <name>db.password</name>, key="password"
+    "name-field": (
+        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\*[\"']?" + _SP + rb"(?:[:=]|>)" + _SP + rb"\\*[\"']?" + _NCH + rb"*" + _KW
+    ),
+    "kubernetes-secret": rb"kind\\*[\"']?" + _SP + rb":" + _SP + rb"\\*[\"']?secret",
+    "sensitive": rb"sensitive\\*[\"']?" + _SP + rb"[:=]" + _SP + rb"(?:\\*[\"'])?true",
+    "sql": rb"password[ \t]+for[ \t]|set[ \t]+password[ \t]*=",
+    "xml-element": rb"<" + _NCH + rb"*" + _KW + _NCH + rb"*(?:[ \t][^<>\r\n\x00\xff]*)?>" + _SP + _BREAK,
+}
+"""What the gate reports, one pattern per kind of line worth reading: a credential name whose
+value is elsewhere than right after it, a table header naming a credential, a name given in a
+field, a Kubernetes Secret, terraform's ``sensitive``, SQL's ``PASSWORD FOR``. Each report is
+confirmed on its line by the kind's own test (``_CONFIRM``), which looks at that line only."""
+
+TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|cookie|key|psk|sensitive")
+"""Every confirmed line holds one of these (lower case): without the gate, the lines holding one
+are the candidates."""
+
+_FULL_NAME: Final = rb"(?<![a-z0-9_.\-])" + _NCH + rb"{0,40}" + _KW + _NCH + rb"{0,40}"
+_LEAD: Final = _FULL_NAME + _Q + _SP
+_COMMENT: Final = rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]{0,200})?"
+
+
+def structure_rules() -> list[Rule]:
+    """The gate's rules for ``TRIGGERS``, exact (hyperscan's prefilter mode widens bounded
+    repeats): each reports the end of every match (``Reports.starts``)."""
+    return [Rule(pattern, caseless=True, last=pattern) for pattern in TRIGGERS.values()]
+
+
+def _pattern(p: bytes) -> Callable[[bytes], object]:
+    return re.compile(p, re.IGNORECASE).search
+
+
+def _on_text(test: Callable[[bytes], object]) -> Callable[[bytes], object]:
+    """``test`` of a line's text (``_line_text``: escapes decoded, wrappers peeled)."""
+    return lambda line: test(_line_text(line))
+
+
+def _table_line(line: bytes) -> bool:
+    """A table's header (``table_header``), at most ``TABLE_HEADER_MAX`` bytes long."""
+    text = _line_text(line)
+    return len(text) <= TABLE_HEADER_MAX and table_header(text)
+
+
+_CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
+    "value-after": _pattern(_LEAD + _AFTER + _COMMENT + _SP + rb"(?:$|" + _BREAK + rb"|(?<!\\)\")"),
+    "open-quote": _pattern(_LEAD + rb"[:=]" + _SP + rb"\\{0,7}[\"'](?:[^\"'\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"),
+    "continued": _pattern(_LEAD + rb"[:=].*\\$"),
+    "spaced": _on_text(_pattern(
+        rb"^(?:(?:export|env|set|setenv|setx)[ \t]+)?" + _FULL_NAME + rb"[ \t]+" + _SPACED_VALUE + _COMMENT + _SP + rb"(?:\"[,}]?)?$"
+    )),
+    "env-spaces": _on_text(_pattern(rb"^(?:env|setenv)[ \t]+" + _FULL_NAME + rb"[ \t]+[^\s=\\]")),
+    "table": _table_line,
+    "key-value-table": _table_line,
+    "name-field": _pattern(
+        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\{0,7}[\"']?" + _SP + rb"(?:[:=]|>)" + _SP
+        + rb"\\{0,7}[\"']?" + _NCH + rb"{0,40}" + _KW
+    ),
+    "kubernetes-secret": _pattern(
+        rb"kind\\{0,7}[\"']?" + _SP + rb":" + _SP + rb"\\{0,7}[\"']?secret\\{0,7}[\"']?" + _SP + rb"(?:,|\}|\\{0,7}\"|\\{0,7}$)"
+    ),
+    "sensitive": _pattern(TRIGGERS["sensitive"]),
+    "sql": _pattern(TRIGGERS["sql"]),
+    "xml-element": _pattern(rb"<" + _FULL_NAME + rb"(?:[ \t][^<>]{0,200})?>" + _SP + rb"\\{0,7}$"),
+}
+
+
+_CONFIRMS: Final = [(_CONFIRM[name], re.compile(gate, re.IGNORECASE).search) for name, gate in TRIGGERS.items()]
+"""Per trigger: its test of a line, and its gate pattern, searched in the line and the break that
+ends it (a line confirmed is always one the gate reports: a scan with the gate and one without
+read the same lines)."""
+
+
+def _confirmed(data: bytes, start: int, end: int, test: Callable[[bytes], object], gate: Callable[[bytes], object]) -> bool:
+    return bool(test(data[start:end])) and gate(data[start : end + 2]) is not None
+_LINE_UNESCAPE: Final = re.compile(rb"\\+([t\"'\\])")
+
+
+def _line_text(line: bytes) -> bytes:
+    """A raw line as text: its JSON escapes of tabs, quotes and backslashes decoded, the head of a
+    pretty JSON line (``"Text": "``) dropped and its wrapper peeled."""
+    text = _LINE_UNESCAPE.sub(lambda m: b"\t" if m.group(1) == b"t" else m.group(1), line)
+    head = _JSON_LINE.match(text)
+    if head is not None:
+        text = text[head.end() :]
+    return peel(text).strip().rstrip(b"\\")
+
+
+LINE_MAX: Final = 16384
+"""Longest line read for structure: a longer one (no line break within this many bytes either
+way) is not a trigger line, with or without the gate."""
+_BREAK_BYTES: Final = (b"\n", b"\\n", b"\r", b"\x00", b"\xff", b"\\r")
+"""The line breaks, a JSON export's own first (each of its lines is a string: the nearest one
+bounds the search for the escaped breaks inside the string)."""
+_BREAKS: Final = re.compile(rb"\r|\n|\x00|\xff|\\[nr]")
+
+
+def _line_at(data: bytes, pos: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the line holding ``pos`` (a break that starts at ``pos`` ends that
+    line; the letter of an escaped break belongs to it), or None for a line longer than
+    ``LINE_MAX``. Each kind of break is looked for only as far as the nearest one found so far."""
+    if 0 < pos < len(data) and data[pos] in b"nr" and data[pos - 1] == 0x5C:
+        pos -= 1
+    lo = max(0, pos - LINE_MAX)
+    start = -1
+    for brk in _BREAK_BYTES:
+        at = data.rfind(brk, max(lo, start - len(brk)), pos)
+        if at >= 0:
+            start = max(start, at + len(brk))
+    if start < 0:
+        if lo > 0:
+            return None
+        start = 0
+    hi = min(len(data), pos + LINE_MAX)
+    end = hi
+    for brk in _BREAK_BYTES:
+        at = data.find(brk, pos, end + len(brk) - 1)
+        if 0 <= at < end:
+            end = at
+    if end == hi and hi < len(data):
+        return None
+    return start, end
+
+
+def trigger_lines(data: bytes, reports: Sequence[Iterable[int]] | None) -> list[int]:
+    """The starts of the lines a trigger's test confirms: those holding a report of the gate
+    (``reports``: per trigger, the ends of its matches), or, without the gate (``None``), every
+    line holding one of ``TRIGGER_LITERALS``, tried with every test."""
+    found: set[int] = set()
+    if reports is None:
+        spend(len(data))
+        tried: set[int] = set()
+        for m in TRIGGER_LITERALS.finditer(data.lower()):
+            bounds = _line_at(data, m.start())
+            if bounds is None or bounds[0] in tried:
+                continue
+            tried.add(bounds[0])
+            spend((bounds[1] - bounds[0]) * len(_CONFIRMS))
+            if any(_confirmed(data, *bounds, test, gate) for test, gate in _CONFIRMS):
+                found.add(bounds[0])
+        return sorted(found)
+    for (test, gate), ends in zip(_CONFIRMS, reports, strict=True):
+        last = (-1, -1)
+        for end in ends:
+            pos = max(0, end - 1)
+            if last[0] <= pos <= last[1]:
+                continue  # the same line as the report before
+            bounds = _line_at(data, pos)
+            if bounds is None:
+                continue
+            last = bounds
+            if bounds[0] in found:
+                continue
+            spend(2 * (bounds[1] - bounds[0]))
+            if _confirmed(data, *bounds, test, gate):
+                found.add(bounds[0])
+    return sorted(found)
+
+
+# --- the view: a window of the text with its escapes decoded -----------------------------------------
+
+VIEW_LEVELS: Final = 3
+"""JSON string escapes decoded at most this many times (text in a JSON string in a JSON string in
+an export)."""
+WINDOW_BACK: Final = 4096
+WINDOW_FORWARD: Final = 16384
+"""How far from a trigger line the window reaches, in bytes of the buffer."""
+_ESCAPE: Final = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|([\\\"/bfnrt]))")
+_SIMPLE: Final = {ord("\\"): b"\\", ord('"'): b'"', ord("/"): b"/", ord("b"): b"\b", ord("f"): b"\f",
+                  ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t"}  # fmt: skip
+
+
+class _Map:
+    """Offsets of a decoded text back to the text it was decoded from: ``text[i]`` came from
+    ``source[src(i)]``; a decoded escape maps all its bytes to the escape's first byte and its
+    end to the escape's end."""
+
+    __slots__ = ("_ends", "_src", "_starts")
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []  # start of each segment in the text
+        self._src: list[int] = []  # start of each segment in the source
+        self._ends: list[int] = []  # end in the source of a one-escape segment, -1 for a copy
+
+    def copy(self, at: int, src: int) -> None:
+        self._starts.append(at)
+        self._src.append(src)
+        self._ends.append(-1)
+
+    def escape(self, at: int, src: int, src_end: int) -> None:
+        self._starts.append(at)
+        self._src.append(src)
+        self._ends.append(src_end)
+
+    def start(self, i: int) -> int:
+        k = bisect.bisect_right(self._starts, i) - 1
+        return self._src[k] if self._ends[k] >= 0 else self._src[k] + i - self._starts[k]
+
+    def end(self, i: int) -> int:
+        """Where the text ending at ``i`` (exclusive) ends in the source."""
+        k = bisect.bisect_right(self._starts, i - 1) - 1
+        return self._ends[k] if self._ends[k] >= 0 else self._src[k] + i - self._starts[k]
+
+    def back(self, src: int) -> int:
+        """The text offset of source offset ``src`` (the first byte decoded from it or after it)."""
+        k = bisect.bisect_right(self._src, src) - 1
+        if k < 0:
+            return 0
+        if self._ends[k] >= 0:
+            return self._starts[k] if src == self._src[k] else (self._starts[k + 1] if k + 1 < len(self._starts) else self._starts[k] + 1)
+        return self._starts[k] + src - self._src[k]
+
+
+def _unescape(text: bytes) -> tuple[bytes, _Map] | None:
+    """``text`` with its JSON escapes decoded, and the way back; None when it holds no line break
+    escape (nothing a reader of lines would gain)."""
+    if b"\\n" not in text and b"\\r" not in text and b"\\t" not in text and b'\\"' not in text:
+        return None
+    out = bytearray()
+    mapping = _Map()
+    pos = 0
+    for m in _ESCAPE.finditer(text):
+        if m.start() > pos:
+            mapping.copy(len(out), pos)
+            out += text[pos : m.start()]
+        code = m.group(1)
+        if code is not None:
+            decoded = chr(int(code, 16)).encode("utf-8", "replace")
+        else:
+            decoded = _SIMPLE[m.group(2)[0]]
+        mapping.escape(len(out), m.start(), m.end())
+        out += decoded
+        pos = m.end()
+    if pos < len(text):
+        mapping.copy(len(out), pos)
+        out += text[pos:]
+    mapping.copy(len(out), len(text))  # the end
+    spend(len(text))
+    return bytes(out), mapping
+
+
+_JSON_LINE: Final = re.compile(rb"[ \t]*(?:\"(?:[^\"\\]|\\.)*\"[ \t]*:[ \t]*)?\"")
+"""A line of pretty JSON holding a string (``"key": "`` or ``"``): its content is the region."""
+
+
+def _region(data: bytes, line_start: int, line_end: int) -> tuple[int, int]:
+    """The bytes a window may cover around a trigger line: the JSON string it lies in when it lies
+    in one (a line of a pretty JSON document, or a raw line holding escaped line breaks), else
+    the text around; in both cases within ``WINDOW_BACK`` and ``WINDOW_FORWARD``, not across a
+    ``\\x00`` or ``\\xff``, and cut only at a line break."""
+    lo = max(0, line_start - WINDOW_BACK)
+    hi = min(len(data), line_end + WINDOW_FORWARD)
+    for stop in (b"\x00", b"\xff"):
+        cut = data.rfind(stop, lo, line_start)
+        if cut >= 0:
+            lo = cut + 1
+        cut = data.find(stop, line_end, hi)
+        if cut >= 0:
+            hi = cut
+    newline = data.rfind(b"\n", lo, line_start)
+    raw_start = newline + 1 if newline >= 0 else lo
+    raw_end = data.find(b"\n", line_end, hi)
+    raw_end = hi if raw_end < 0 else raw_end
+    head = _JSON_LINE.match(data, raw_start, line_end)
+    close = raw_end
+    while close > line_start and data[close - 1] in b" \t\r,":
+        close -= 1
+    closed = close > line_start and data[close - 1] == 0x22 and not _escaped(data, close - 1)
+    string_lo, string_hi = lo, hi
+    if (head is not None and (closed or raw_end == hi)) or (b"\\n" in data[raw_start:raw_end] and closed):
+        # one raw line holds a JSON string: the window stays in it (after the opening quote,
+        # before the closing one)
+        string_lo = lo = head.end() if head is not None else raw_start
+        string_hi = hi = close - 1 if closed else close
+        lo = max(lo, line_start - WINDOW_BACK)
+        hi = min(hi, line_end + WINDOW_FORWARD)
+    # a window cut short of its region is cut at a line break (never inside an escape)
+    if string_lo < lo < line_start:
+        m = _BREAKS.search(data, lo, line_start)
+        lo = m.end() if m is not None else line_start
+    if line_end < hi < string_hi:
+        cut = max(data.rfind(b"\\n", line_end, hi), data.rfind(b"\n", line_end, hi))
+        hi = cut if cut > line_end else hi
+    return lo, max(hi, lo)
+
+
+def _escaped(data: bytes, i: int) -> bool:
+    """``data[i]`` is preceded by an odd number of backslashes."""
+    j = i
+    while j > 0 and data[j - 1] == 0x5C:
+        j -= 1
+    return (i - j) % 2 == 1
+
+
+@dataclass(slots=True)
+class _View:
+    text: bytes
+    maps: list[_Map]
+    base: int
+
+    def raw(self, start: int, end: int) -> tuple[int, int]:
+        for mapping in reversed(self.maps):
+            start, end = mapping.start(start), mapping.end(end)
+        return self.base + start, self.base + end
+
+    def local(self, raw: int) -> int:
+        pos = raw - self.base
+        for mapping in self.maps:
+            pos = mapping.back(pos)
+        return pos
+
+
+def view(data: bytes, lo: int, hi: int) -> _View:
+    """``data[lo:hi]`` with its JSON escapes decoded, as many levels as it holds (at most
+    ``VIEW_LEVELS``)."""
+    text = data[lo:hi]
+    maps: list[_Map] = []
+    for _ in range(VIEW_LEVELS):
+        decoded = _unescape(text)
+        if decoded is None:
+            break
+        text, mapping = decoded
+        maps.append(mapping)
+    return _View(text, maps, lo)
+
+
+def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies: list[tuple[int, int]], body_starts: list[int]) -> list[Hit]:
+    """The credentials the structure around each confirmed trigger line holds (``trigger_lines``
+    of the gate's ``reports``, or of every line without the gate), outside the blobs' bodies."""
+    out: list[Hit] = []
+    window: tuple[int, int, _View, list[Line], list[int]] | None = None
+    for line_start in gated_origins(trigger_lines(data, reports), bodies, body_starts):
+        bounds = _line_at(data, line_start)
+        if bounds is None:
+            continue
+        line_end = bounds[1]
+        # a window serves the trigger lines after its own while they lie well inside it
+        if window is None or not (window[0] <= line_start and line_end + WINDOW_FORWARD // 2 <= window[1]):
+            lo, hi = _region(data, line_start, line_end)
+            v = view(data, lo, hi)
+            lines = text_lines(v.text)
+            window = (lo, hi, v, lines, [ln.begin for ln in lines])
+        _, _, v, lines, begins = window
+        k = max(0, bisect.bisect_right(begins, v.local(line_start)) - 1)
+        for start, end, rule in read(v.text, lines, k):
+            raw_start, raw_end = v.raw(start, end)
+            if raw_end <= raw_start or data.startswith(b"[secret", raw_start):
+                continue
+            out.append(Hit(rule, raw_start, raw_end, v.text[start:end]))
+    return out

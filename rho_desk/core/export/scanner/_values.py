@@ -1,0 +1,292 @@
+"""Values: where a value after a name begins and ends, and whether it is a credential or not.
+
+The name rules (``_grammar``, ``_commands``, ``_reader``) find where a value stands; this module
+reads it: ``value_span`` (a quoted string to its closing quote, with SQL's and Python's string
+prefixes, or a token; a fragment whose text ends before its quote does, to its end),
+``config_value`` (a line of configuration read as its syntax reads it: YAML and INI to the end of
+the line, a shell or ``.env`` assignment to the end of its word), and the two verdicts:
+``secretish`` (a value that reads as a credential by its mix of characters) and
+``literal_value`` (a value that is the credential itself, whatever its shape, because its name
+says so: not a reference, a placeholder, a type, a path or code).
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from typing import Final
+
+from ._work import spend
+
+__all__ = [
+    "VALUE_MAX",
+    "config_value",
+    "literal_value",
+    "quoted_password",
+    "secretish",
+    "value_span",
+]
+
+VALUE_MAX: Final = 512
+"""Longest value taken after a name, in bytes."""
+_QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'`])")
+_UNQUOTED_STOP: Final = re.compile(rb"[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</")
+_REFERENCE: Final = re.compile(
+    rb"(?:\[|\$|%\(|%[sd]\b|%[A-Za-z_][A-Za-z0-9_]*%$|\{[A-Za-z_][A-Za-z0-9_]*\}$|ENC\[|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
+)
+_IDENTIFIER_EXPR: Final = re.compile(
+    rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
+    rb"(?:\[[^\]]{0,80}\]|\([^)]{0,80}\))*[,;)\]}]*"
+)
+_CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z_.]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
+_PLACEHOLDERS: Final = frozenset({
+    b"true", b"false", b"null", b"none", b"nil", b"undefined", b"changeme", b"password", b"secret",
+    b"redacted", b"hidden", b"example", b"required", b"optional", b"string", b"your_password",
+})
+_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGIT: Final = frozenset(b"0123456789")
+_PLAIN: Final = _LOWER | _UPPER | _DIGIT | frozenset(b"_-.")
+
+
+def _basic_pair(value: bytes) -> bool:
+    """Base64 of ``user:password`` (docker ``auth``, npm ``_auth``, HTTP Basic)."""
+    if len(value) < 8 or len(value) % 4 == 1:
+        return False
+    try:
+        decoded = binascii.a2b_base64(value + b"=" * (-len(value) % 4))
+    except binascii.Error:
+        return False
+    if b":" not in decoded[1:-1] or not decoded.isascii():
+        return False
+    return all(32 <= b < 127 for b in decoded)
+
+
+def secretish(value: bytes, *, quoted: bool) -> bool:
+    """A value that can be a credential: no reference, placeholder, call or type, and mixed."""
+    if len(value) < 6 or value.lower() in _PLACEHOLDERS:
+        return False
+    if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
+        return False  # prose, or the next name of a list of names
+    if _REFERENCE.match(value) is not None:
+        return False
+    if not quoted and (value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))):
+        return False
+    if not quoted and _IDENTIFIER_EXPR.fullmatch(value) is not None and (_DIGIT.isdisjoint(value) or b"(" in value):
+        return False  # settings.API_KEY, get_secret(), Optional[str]
+    if not quoted and _CALL_HEAD.match(value) is not None:
+        return False  # crypt($1, gen_salt('bf')): a call cut at its first space
+    if _basic_pair(value):
+        return True
+    chars = frozenset(value)
+    classes = (not chars.isdisjoint(_LOWER)) + (not chars.isdisjoint(_UPPER)) + (not chars.isdisjoint(_DIGIT))
+    symbols = not chars.issubset(_PLAIN)
+    if symbols:
+        classes += 1
+    return classes >= 2 and (not chars.isdisjoint(_DIGIT) or symbols)
+
+
+_NOT_A_LITERAL: Final = frozenset({
+    # what follows a credential word in prose, a status, an auth scheme or mode, a type
+    b"required", b"optional", b"missing", b"invalid", b"incorrect", b"expired", b"revoked", b"rejected",
+    b"accepted", b"changed", b"updated", b"reset", b"unset", b"empty", b"none", b"null", b"nil", b"true",
+    b"false", b"yes", b"no", b"on", b"off", b"enabled", b"disabled", b"default", b"generated", b"hidden",
+    b"masked", b"redacted", b"removed", b"deleted", b"rotated", b"saved", b"stored", b"unknown", b"todo",
+    b"fixme", b"tbd", b"placeholder", b"example", b"changeme", b"change_me",
+    b"secret", b"password", b"passwd", b"token", b"string", b"str", b"bytes", b"int", b"bool", b"boolean",
+    b"number", b"text", b"any", b"object", b"secretstr", b"securestring", b"sensitive", b"basic", b"bearer",
+    b"digest", b"oauth", b"oauth2", b"jwt", b"session", b"cookie", b"header", b"query", b"apikey",
+    b"api_key", b"anonymous", b"kerberos", b"ntlm", b"saml", b"oidc", b"ldap", b"iam", b"sigv4", b"hmac",
+    b"mtls", b"tls", b"x509", b"scram-sha-256", b"md5", b"trust", b"peer", b"ident", b"include",
+    b"same-origin", b"omit", b"management", b"rotation", b"expiry", b"expiration", b"flow", b"handling",
+    b"storage", b"manager", b"policy", b"scanning", b"detection", b"leak", b"leaks", b"rules", b"support",
+    b"usage", b"overview", b"settings", b"configuration", b"config", b"generation", b"generator",
+    b"validation", b"verification", b"length", b"strength", b"prompt", b"field", b"input", b"file",
+    b"your_password", b"your-password", b"yourpassword", b"mypassword", b"xxx",
+})
+_LITERAL_REFERENCE: Final = (
+    b"os.", b"process.", b"env.", b"ENV[", b"secrets.", b"vault:", b"arn:aws:", b"ref+", b"op://", b"sm://",
+    b"awssm:", b"gcp:", b"azure:", b"!", b"*", b"&", b"@Value", b"%ENV", b"getenv", b"lookup(",
+)
+_IDENTIFIER_PATH: Final = re.compile(
+    rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z_][A-Za-z0-9_.:]*(?:\(.*\)|\[.*\])[,;]?"
+)
+"""Code, not a literal: a dotted name (``settings.DB_PASSWORD``), a call or a subscript ending the
+value (``get_password()``, ``env["TOKEN"]``)."""
+
+
+_CODE: Final = re.compile(rb"<|(?:new|await|function|lambda|require|import|typeof|yield)\b")
+"""A value that opens markup or an expression of code."""
+_NAME_LIKE: Final = re.compile(rb"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+_REFERENCE_WORDS: Final = frozenset({
+    b"key", b"keys", b"secret", b"secrets", b"token", b"tokens", b"password", b"passwd", b"pass", b"pwd", b"credential",
+    b"credentials", b"creds", b"auth", b"name", b"ref", b"id", b"env", b"var", b"file", b"path", b"store", b"vault",
+})
+"""Words that make a lower-case identifier (``api-key``, ``db_password_ref``) the name of a
+credential rather than one."""
+_BLOCK_INDICATOR: Final = re.compile(rb"(?:![A-Za-z!]{0,16}[ \t]+)?[|>][+\-]?[0-9]?\\*")
+"""A YAML block scalar's indicator (the value is on the lines after it)."""
+
+
+def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
+    """A value under a credential name that is the credential itself, whatever its shape (letters
+    only, spaces, several lines): not a reference (``$VAR``, ``${{ … }}``, ``os.environ[…]``,
+    ``settings.KEY``, a call, ``!Ref``, ``op://…``), a placeholder, a status word or a type, nor
+    a path or a URL without a password. An unquoted value must also not read as code: a dotted
+    name or a call (``settings.DB_PASSWORD``, ``get_password()``)."""
+    value = value.strip()
+    if len(value) < 4 or value.startswith(b"[secret") or _BLOCK_INDICATOR.fullmatch(value) is not None:
+        return False
+    lowered = value.lower()
+    if lowered in _PLACEHOLDERS or lowered.strip(b"\"'`.") in _NOT_A_LITERAL:
+        return False
+    if _REFERENCE.match(value) is not None or value.startswith(_LITERAL_REFERENCE) or _CODE.match(value) is not None:
+        return False
+    if len(set(value)) == 1 or (b" " not in value and len(set(value.lower())) <= 2 and len(value) >= 6):
+        return False  # ********, xxxxxx, <<<<
+    if value.startswith((b"/", b"~/", b"./", b"../")) and b" " not in value and value.count(b"/") >= 2:
+        return False  # a path to the credential
+    if b"://" in value and b"@" not in value and b" " not in value:
+        return False  # a URL (one with a password is url-password's)
+    if name:
+        squeezed = re.sub(rb"[^a-z0-9]", b"", lowered)
+        if squeezed and squeezed == re.sub(rb"[^a-z0-9]", b"", name.lower()):
+            return False  # password: password, token = token
+    if value.isdigit() and len(value) < 6:
+        return False
+    if _NAME_LIKE.fullmatch(value) is not None and not _REFERENCE_WORDS.isdisjoint(re.split(rb"[-_.]", lowered)):
+        return False  # api-key, db_password_ref: the name of a credential, not one
+    # unquoted, neither the next name of a list of names nor code
+    return quoted or not (value.endswith(b":") or _IDENTIFIER_PATH.fullmatch(value) is not None)
+
+
+def quoted_password(value: bytes) -> bool:
+    """A quoted value given as a password (after ``PASSWORD``, ``IDENTIFIED BY``): one that reads
+    as a credential, or any literal (``literal_value``: letters, spaces) of six characters or
+    more (``pass 'done'`` in Python is a statement and a word)."""
+    return secretish(value, quoted=True) or (literal_value(value, quoted=True) and len(value) >= 6)
+
+
+_STRING_PREFIX: Final = re.compile(rb"(?:[NnbBrRuU]|[rR][bB]|[bB][rR])(?=\\{0,7}[\"'])")
+"""The prefix of a string literal: SQL's national ``N'…'``, Python's ``b``, ``r``, ``u``."""
+_FRAGMENT_END: Final = re.compile(rb"[\r\n\x00\xff]|\\[nr]")
+
+
+def _fragment_end(data: bytes, start: int, limit: int) -> tuple[int, int, bool] | None:
+    """A quoted value whose text ends before its closing quote does (a decoded piece, a tool's
+    output cut short): the rest of the text, when no line break comes before its end (a
+    ``\\x00``/``\\xff`` separator, or the gap between decoded pieces). None otherwise."""
+    stop = _FRAGMENT_END.search(data, start, limit)
+    end = stop.start() if stop is not None else limit
+    if end == limit and limit < len(data):
+        return None
+    if end < len(data) and not (data[end] in b"\x00\xff" or data.startswith(b"\n\x00", end)):
+        return None
+    return (start, end, True) if end - start >= 4 else None
+
+
+def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int, int, bool] | None:
+    """``(start, end, quoted)`` of the value that begins at ``pos``: a quoted string to its
+    closing quote (the same quote at the same escape depth; a fragment whose text ends first, to
+    its end), else a token to whitespace, a quote or an escape."""
+    limit = min(len(data), pos + VALUE_MAX)
+    prefix = _STRING_PREFIX.match(data, pos, limit)
+    if prefix is not None:
+        pos = prefix.end()  # N'…' (SQL), b"…", r"…" (Python)
+    q = _QUOTE_OPEN.match(data, pos, limit)
+    if q is not None:
+        opener = q.group()
+        depth = len(q.group(1))
+        start = q.end()
+        i = start
+        while True:
+            close = data.find(opener, i, limit)
+            if close < 0:
+                return _fragment_end(data, start, limit)
+            # the closing quote must not itself be escaped one level deeper
+            j = close
+            while j > start and data[j - 1] == 0x5C:
+                j -= 1
+            if (close - j) == 0 or (depth == 0 and (close - j) % 2 == 0):
+                spend(close - pos)
+                return start, close, True
+            i = close + 1
+    stop = _UNQUOTED_STOP.search(data, pos, limit)
+    end = stop.start() if stop is not None else limit
+    if stop_at_tag:
+        tag = data.find(b"<", pos, end)
+        end = tag if tag >= 0 else end
+    spend(end - pos)
+    return pos, end, False
+
+
+# --- lines of configuration -------------------------------------------------------------------
+
+_ROW_WRAPPER: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\|[ \t]?)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
+"""A row wrapper tools print before a line (``12:``, ``12→``, ``path:12:``, a diff's ``+``), or none."""
+_CONFIG_LEAD: Final = re.compile(
+    rb"(?:^|[\n\r\x00\xff]|\\[nr]|[:\[,][ \t]*\\{0,7}\")" + _ROW_WRAPPER
+    + rb"[ \t]*(?:(?:export|set|env|setenv|declare[ \t]+-x)[ \t]+|-[ \t]+)?(?:(?:environment|env)=)?(?:\\{0,7}[\"'])?\Z",
+    re.IGNORECASE,
+)
+"""What may stand before a name at the start of a line of configuration: a row wrapper, a diff
+marker, ``export``, a YAML list's ``- ``, systemd's ``Environment="``, a quote."""
+_CONFIG_LEAD_WINDOW: Final = 160
+_INI_SECTION: Final = re.compile(rb"(?:^|[\n\r]|\\[nr]|[:\[,][ \t]*\\{0,7}\")" + _ROW_WRAPPER + rb"[ \t]*\[[A-Za-z0-9_.\- \"']{1,64}\][ \t]*(?:[\n\r]|\\[nr]|$)")
+_INI_WINDOW: Final = 4096
+_LINE_END: Final = re.compile(rb"[\n\r\x00\xff]|\\[nr]|(?<!\\)\"")
+_TRAILING_COMMENT: Final = re.compile(rb"[ \t]+#.*\Z|[ \t]+//.*\Z")
+_OPENING_QUOTE: Final = re.compile(rb"\\{0,7}[\"']\Z")
+_SHELL_REST: Final = re.compile(rb"(?:[ \t]+[A-Za-z0-9][^\s=|;&<>$`\\]{0,64}){1,4}[ \t]*")
+"""Words after ``NAME=word`` that go on the value (.env, a YAML list item), not a command: at most
+four, none a flag, a path, a variable or an operator."""
+_YAML_ANCHOR: Final = re.compile(rb"&[A-Za-z0-9_\-]{1,64}[ \t]+|!!?[A-Za-z]{1,16}[ \t]+")
+"""A YAML anchor or tag before a value (``&pw value``, ``!!str value``)."""
+_PROSE_WORDS: Final = 6
+"""A value of more words than this after ``NAME:`` is prose, not a passphrase."""
+
+
+def config_value(data: bytes, name_start: int, name: bytes, sep: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """The value of ``NAME: value``, ``NAME=value`` or ``NAME = value`` on a line of configuration
+    (the name starts its line), read as that syntax reads it: YAML and INI to the end of the line
+    (less a comment), a shell or ``.env`` assignment to the end of its word. None when the name
+    does not start a line, or the syntax is code's (``=>``, ``:=``, an unquoted value after
+    `` = `` outside an INI section or a properties file, a line ending in ``,`` or ``;``)."""
+    if _CONFIG_LEAD.search(data, max(0, name_start - _CONFIG_LEAD_WINDOW), name_start) is None:
+        return None
+    op = sep.strip(b" \t\\\"'")
+    spaced = sep.lstrip(b"\\\"'").startswith((b" ", b"\t"))
+    quote = _OPENING_QUOTE.search(data, max(0, name_start - 8), name_start)
+    if quote is not None and op == b"=" and not spaced:
+        # "NAME=value" (systemd's Environment=, a JSON list of them): to the closing quote
+        close = data.find(quote.group(), end, min(len(data), start + VALUE_MAX))
+        return (start, close) if close >= end else (start, end)
+    if op == b"=" and not spaced:
+        # a shell or .env assignment: its word, or the rest of a line of words (.env, a YAML list)
+        stop = _LINE_END.search(data, end, min(len(data), start + VALUE_MAX))
+        line_end = stop.start() if stop is not None else min(len(data), start + VALUE_MAX)
+        rest = data[end:line_end]
+        if rest.strip() and _SHELL_REST.fullmatch(rest) is not None:
+            return start, end + len(rest.rstrip())
+        return start, end
+    if op == b"=":
+        dotted = b"." in name and not name.lower().startswith((b"self.", b"this.", b"@"))
+        if not dotted and _INI_SECTION.search(data, max(0, name_start - _INI_WINDOW), name_start) is None:
+            return None  # `name = value` is code's, outside an INI section or a properties file
+    elif op != b":":
+        return None
+    else:
+        anchor = _YAML_ANCHOR.match(data, start, min(len(data), start + 80))
+        if anchor is not None and anchor.end() < len(data) and data[anchor.end()] not in b"\r\n\\":
+            start = anchor.end()  # password: &pw value
+    stop = _LINE_END.search(data, start, min(len(data), start + VALUE_MAX))
+    line_end = stop.start() if stop is not None else min(len(data), start + VALUE_MAX)
+    comment = _TRAILING_COMMENT.search(data, start, line_end)
+    line_end = comment.start() if comment is not None else line_end
+    while line_end > start and data[line_end - 1] in b" \t\\":
+        line_end -= 1  # (a line break escaped at depth 2 or more leaves backslashes before it)
+    if line_end <= start or data[line_end - 1] in b",;" or data.count(b" ", start, line_end) >= _PROSE_WORDS:
+        return None  # code (a member of an object literal), or prose
+    if op == b":" and data.find(b" = ", start, line_end) >= 0:
+        return None  # password: Optional[str] = None: a type and a default
+    return start, line_end
