@@ -286,6 +286,18 @@ class SessionWriter:
         self._append_record(SetLeafRecord(str(int(self._clock())), node.id))
         return True
 
+    def append(self, record: NodeRecord | SetLeafRecord) -> RevisionNode | None:
+        """Append a tree record built elsewhere (an imported session's next revision), checked
+        by the reader's rules like every save; returns the node it added (``None`` for a
+        ``set_leaf``).
+
+        Raises:
+            IllegalRecord: the record does not fit the tree (unknown parent, duplicate id...).
+            RevisionConflict: the file changed since it was read or last written.
+            SessionWriteError: the disk refused; the file is back to its previous length.
+        """
+        return self._append_record(record)
+
     def fork(
         self,
         node: RevisionNode,

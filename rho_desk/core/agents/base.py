@@ -1,0 +1,227 @@
+"""What every agent's reader produces: entries in a tree, what they used, what was left out.
+
+A reader turns one agent's session log into an :class:`AgentLog`: the agent's own facts (id,
+working directory, times, title, subagents) and its conversation as :class:`Entry` objects, each
+holding Rho wire messages and linked to its parent by the agent's own ids, so that branches stay
+branches. ``build.py`` turns that into the revision tree the Rho reader produces, so every view,
+the export and ``import`` work on one model.
+
+A log comes from another program, often from another machine: it is untrusted. Readers are
+lenient about fields they do not know (each one is counted in the :class:`Loss` by its JSON
+path, never silently ignored) and strict about structure: a line that is not JSON, a record
+whose required member has the wrong type, a nesting deeper than :data:`MAX_DEPTH`, a line longer
+than :data:`MAX_LINE_BYTES` or a file larger than :data:`MAX_FILE_BYTES` fails the read with an
+:class:`AgentLogError` naming the file, the line and the reason, as the Rho reader's errors do.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from ..stores.rho_files.errors import CorruptRecord
+from ..stores.rho_files.reader import MAX_FILE_BYTES, RecoveryNote
+from ..wire.limits import MAX_DEPTH
+from ..wire.model import Message, ModelIdentity, ModelUsage
+
+__all__ = [
+    "AGENTS",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
+    "AgentLog",
+    "AgentLogError",
+    "Compaction",
+    "Entry",
+    "Loss",
+    "Request",
+    "SubagentRef",
+    "iso_seconds",
+    "known",
+]
+
+AGENTS: Final = ("claude-code", "codex", "gemini", "opencode", "pi")
+"""The agents rho-desk reads besides Rho, by the names the command line and settings use."""
+
+MAX_LINE_BYTES: Final = 256 * 1024**2
+"""The longest record line read (a tool result with a large file is a few MB; this is far beyond)."""
+
+
+class AgentLogError(CorruptRecord):
+    """Another agent's log that cannot be read: the file, the line and the reason."""
+
+
+def known(*names: str) -> frozenset[str]:
+    """The members a reader takes from an object (every other member is counted as dropped)."""
+    return frozenset(names)
+
+
+@dataclass(slots=True)
+class Loss:
+    """What the reading left out, by JSON path, and what it had to make up, by kind.
+
+    ``dropped`` counts the members of the source that do not travel into the Rho model (a field
+    rho-desk does not know, or one a Rho session has no place for), keyed by where they were:
+    ``<record kind>:$.member.member``. ``made`` counts what the reading added to keep the
+    history well formed (a result for a call that never got one), keyed by a short phrase.
+    """
+
+    dropped: Counter[str] = field(default_factory=Counter)
+    made: Counter[str] = field(default_factory=Counter)
+
+    def drop(self, path: str, count: int = 1) -> None:
+        self.dropped[path] += count
+
+    def rest(self, obj: Mapping[str, Any], used: frozenset[str], where: str) -> None:
+        """Count every member of ``obj`` that is not in ``used`` as dropped at ``where`` (a
+        ``null`` member holds nothing to drop)."""
+        extra = obj.keys() - used
+        if extra:
+            dropped = self.dropped
+            for name in extra:
+                if obj[name] is not None:
+                    dropped[f"{where}.{name}"] += 1
+
+    def note(self, what: str, count: int = 1) -> None:
+        self.made[what] += count
+
+    def merge(self, other: Loss) -> None:
+        self.dropped.update(other.dropped)
+        self.made.update(other.made)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "dropped": dict(sorted(self.dropped.items())),
+            "made": dict(sorted(self.made.items())),
+        }
+
+
+@dataclass(slots=True)
+class Request:
+    """One model request with the token counts the agent recorded for it."""
+
+    time_ms: int
+    model: str
+    provider: str
+    usage: ModelUsage
+    """Rho's usage fields: ``input_tokens`` is the uncached input (``None`` when the split is
+    unknown), cache reads and writes apart."""
+    outcome: str = "completed"
+    purpose: str = "agent"
+
+
+@dataclass(slots=True)
+class Compaction:
+    """A new complete model history that replaces what came before (the agent compacted).
+
+    The history after it is ``head`` followed, when ``keep_from`` names an entry on the path,
+    by the messages of that entry and of every later entry up to the compaction (what the agent
+    kept verbatim).
+    """
+
+    head: list[Message]
+    keep_from: str | None = None
+    tokens_before: int | None = None
+    trigger: str | None = None
+
+
+@dataclass(slots=True)
+class Entry:
+    """One step of the agent's log: what it adds to the model history, linked to its parent."""
+
+    id: str
+    parent: str | None
+    time: int
+    """Unix seconds (0: unknown)."""
+    messages: list[Message]
+    """Wire messages this step appends (a user prompt; an assistant reply; tool results)."""
+    compaction: Compaction | None = None
+    turn: bool = False
+    """A user prompt: the step starts a turn (a revision of its own)."""
+    requests: list[Request] | None = None
+    model: ModelIdentity | None = None
+    """The model behind the step's assistant reply, if it has one."""
+    line: int = 0
+    """Where the step is in the source (1-based line or row), for messages."""
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentRef:
+    """A child session a step delegated to (its own log, listed and opened on its own)."""
+
+    session_id: str
+    path: Path
+    title: str | None = None
+    call_id: str | None = None
+    """The tool call that started it, when the log says so."""
+
+
+@dataclass(slots=True)
+class AgentLog:
+    """One agent session as read: its facts and its steps (see the module docstring)."""
+
+    agent: str
+    path: Path
+    """What the log was read from (for opencode: ``<database>#<session id>``)."""
+    session_id: str
+    cwd: str
+    created: int
+    """Unix seconds."""
+    entries: dict[str, Entry] = field(default_factory=dict)
+    """By id, in the order the log holds them."""
+    leaf: str | None = None
+    """The entry the agent would continue from (default: the last one)."""
+    title: str | None = None
+    parent_session: str | None = None
+    """For a subagent's own log: the session that started it."""
+    subagents: list[SubagentRef] = field(default_factory=list)
+    loss: Loss = field(default_factory=Loss)
+    notes: list[RecoveryNote] = field(default_factory=list)
+    size: int = 0
+    """Bytes read (the file's size)."""
+    lines: int = 0
+    version: str | None = None
+    """The agent's version that wrote the log, when it says."""
+
+    def add(self, entry: Entry) -> Entry:
+        """Add ``entry`` (a repeated id replaces the earlier step in place, as the agents do)."""
+        self.entries[entry.id] = entry
+        return entry
+
+    @property
+    def requests(self) -> list[Request]:
+        """Every recorded model request, in log order (abandoned branches included: they ran)."""
+        return [r for e in self.entries.values() if e.requests for r in e.requests]
+
+    def check_parents(self) -> None:
+        """Every parent comes before its child in the log (so the steps form a tree, never a
+        loop); a step whose parent is missing or comes later hangs from the step before it
+        (and is counted)."""
+        seen: set[str] = set()
+        previous: str | None = None
+        for entry in self.entries.values():
+            if entry.parent is not None and entry.parent not in seen:
+                self.loss.note("steps whose parent is missing, attached to the step before them")
+                entry.parent = previous
+            seen.add(entry.id)
+            previous = entry.id
+
+
+def iso_seconds(text: object) -> int:
+    """Unix seconds of an ISO 8601 time (``Z`` or an offset; 0 when it is not one)."""
+    if not isinstance(text, str) or not text:
+        return 0
+    try:
+        value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    except ValueError:
+        return 0
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    try:
+        return max(int(value.timestamp()), 0)
+    except (OverflowError, OSError, ValueError):
+        return 0

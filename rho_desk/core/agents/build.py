@@ -1,0 +1,430 @@
+"""An agent's log as the revision tree the Rho reader produces: one model for every view.
+
+:func:`build` turns the steps of an :class:`AgentLog` into Rho ``node`` records (header version
+4) and applies them to a :class:`SessionTree` with the Rho reader's own rules, so that what a
+viewer shows and what ``import`` writes are the same records, checked the same way.
+
+* Revisions: a user prompt, a compaction and every branch point start a revision of their own;
+  the steps that follow in a line join it (a compaction's revision holds only the compaction,
+  as Rho's own do, so the "Compacted context" marker falls where the compaction was). The first revision is a complete snapshot, later ones
+  are deltas on their parent, a compaction is a new complete snapshot (its compaction state
+  counts it, its facts say what it removed). When the log has several roots (an agent that
+  re-edited its first prompt), an empty first revision holds them as branches.
+* Tool turns are kept as Rho requires them (storage.md §6.5): the results of an assistant
+  message's calls follow it, in the order of the calls (an agent that ran them in parallel may
+  have recorded them in another order). A call that never got a result, when the conversation
+  went on regardless (an aborted turn), gets the result Rho itself gives an interrupted call;
+  each such result is counted in the loss report. A call still open at the end is left open.
+* Node ids are derived from the session id and each revision's first step, so that building the
+  same log twice gives the same tree (what makes a second ``import`` a no-op, and a grown log an
+  append).
+* The active leaf is the step the agent would continue from; the branch holding it is written
+  last, so a ``set_leaf`` record is needed only when the agent itself moved back.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import msgspec
+
+from ..compaction.tokens import estimate_messages_tokens
+from ..stores.rho_files.layout import unit_for_path
+from ..stores.rho_files.reader import FileEnd, SessionFile
+from ..stores.rho_files.records import (
+    CompactionFacts,
+    DeltaTransition,
+    HeaderRecord,
+    NodeKind,
+    NodeRecord,
+    Record,
+    SetLeafRecord,
+    SnapshotTransition,
+    StoredDisplayMessage,
+    StoredSnapshotDelta,
+)
+from ..stores.rho_files.tree import RevisionNode, SessionTree
+from ..stores.rho_files.views import default_prompt_cache_key
+from ..wire.model import ContentBlock, Message, ModelIdentity
+from ..wire.snapshot import CompactionState, SessionSnapshot
+from .base import AgentLog, Entry
+
+__all__ = [
+    "ATTACHED_PROMPT",
+    "INTERRUPTED_RESULT",
+    "AgentSessionFile",
+    "attachment_message",
+    "build",
+    "node_id_for",
+    "records_of",
+]
+
+INTERRUPTED_RESULT: Final = "tool call interrupted before completion"
+"""The result Rho records for a call that was interrupted (spec/engine.md): what a call that
+never got an answer is given."""
+ATTACHED_PROMPT: Final = "Attached image(s) from tool result"
+"""Opens the user message that carries a tool result's images (a Rho result is text only)."""
+_NAMESPACE: Final = uuid.UUID("9c4b6f52-3f0e-4a57-9d6e-2d1f0b8a7c31")
+SOURCE_AGENT_KEY: Final = "rho_desk.source_agent"
+SOURCE_SESSION_KEY: Final = "rho_desk.source_session"
+
+
+def attachment_message(call_id: str, images: Sequence[ContentBlock]) -> Message:
+    """The user message that carries the images of the result of ``call_id``."""
+    return Message.user_blocks((ContentBlock.of_text(f"{ATTACHED_PROMPT} {call_id}:"), *images))
+
+
+def _is_attachment(message: Message) -> bool:
+    blocks = message.user
+    return bool(blocks) and (blocks[0].text or "").startswith(ATTACHED_PROMPT)  # type: ignore[index]
+
+
+def node_id_for(session_id: str, entry_id: str) -> str:
+    """The node id of the revision that starts at ``entry_id`` (stable across builds)."""
+    return str(uuid.uuid5(_NAMESPACE, f"{session_id}\x00{entry_id}"))
+
+
+class AgentSessionFile(SessionFile, kw_only=True):
+    """A :class:`SessionFile` built from another agent's log: read-only, with the log's facts."""
+
+    agent: str = ""
+    log: Any = None
+    """The :class:`AgentLog` it was built from."""
+    sources: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    """Node id -> the ids of the steps it holds, in order."""
+    records: list[Record] = msgspec.field(default_factory=list)
+    """The header and the records, in file order, as ``import`` writes them."""
+
+
+@dataclass(slots=True)
+class _Turns:
+    """Tool-turn bookkeeping along one path: calls waiting for results, results waiting for
+    their turn, messages waiting for the results."""
+
+    pending: list[str] = field(default_factory=list)
+    results: dict[str, Message] = field(default_factory=dict)
+    held: list[Message] = field(default_factory=list)
+
+    def copy(self) -> _Turns:
+        return _Turns(list(self.pending), dict(self.results), list(self.held))
+
+
+@dataclass(slots=True)
+class _Node:
+    entries: list[Entry]
+    node_id: str
+    parent: _Node | None = None
+    children: list[_Node] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _State:
+    """What a revision hands its children: the path so far."""
+
+    node: RevisionNode | None
+    length: int
+    provider: ModelIdentity
+    turns: _Turns
+    time: int
+    epoch: str = ""
+    """The compaction the path's history starts from ("" before the first): offsets count from it."""
+
+
+def build(log: AgentLog, *, session_id: str | None = None, split_after: Collection[str] = ()) -> AgentSessionFile:
+    """The revision tree of ``log`` (see the module docstring).
+
+    Args:
+        session_id: the id of the Rho session (default: the agent's own session id).
+        split_after: step ids after which a new revision starts even in a line (the last step
+            of each revision a previous import wrote, so that the revisions match again).
+    """
+    sid = session_id or log.session_id
+    log.check_parents()
+    header = HeaderRecord(4, sid, str(log.created), log.cwd)
+    tree = SessionTree(header, source=str(log.path))
+    nodes, leaf_node = _group(log, sid, frozenset(split_after))
+    records: list[Record] = [header]
+    sources: dict[str, tuple[str, ...]] = {}
+    metadata = {SOURCE_AGENT_KEY: log.agent, SOURCE_SESSION_KEY: log.session_id}
+    cache_key = default_prompt_cache_key(sid)
+    fallback = ModelIdentity(log.agent, "", "")
+    by_node: dict[str, RevisionNode] = {}
+    line = 1
+    stack: list[tuple[_Node, _State]] = [
+        (root, _State(None, 0, fallback, _Turns(), log.created)) for root in reversed(nodes)
+    ]
+    offsets: dict[str, tuple[str, int]] = {}
+    while stack:
+        item, state = stack.pop()
+        line += 1
+        record, new_state = _node_record(tree, log, sid, item, state, offsets, metadata, cache_key)
+        tree.apply(record, line=line, offset=0)
+        node = tree.nodes[record.id]
+        by_node[record.id] = node
+        records.append(record)
+        sources[record.id] = tuple(e.id for e in item.entries)
+        new_state.node = node
+        for child in reversed(item.children):
+            stack.append((child, _State(node, new_state.length, new_state.provider, new_state.turns.copy(),
+                                        new_state.time, new_state.epoch)))  # fmt: skip
+    if leaf_node is not None and tree.active_leaf is not None and tree.active_leaf.id != leaf_node:
+        target = by_node.get(leaf_node)
+        if target is not None:
+            last_time = max((int(n.timestamp) for n in by_node.values() if n.timestamp.isdigit()), default=log.created)
+            leaf = SetLeafRecord(str(last_time), target.id)
+            line += 1
+            tree.apply(leaf, line=line)
+            records.append(leaf)
+    path = log.path
+    return AgentSessionFile(
+        path=path,
+        unit=unit_for_path(path),
+        tree=tree,
+        notes=list(log.notes),
+        end=FileEnd(size=log.size, valid_end=log.size, line_count=log.lines),
+        agent=log.agent,
+        log=log,
+        sources=sources,
+        records=records,
+    )
+
+
+def records_of(file: AgentSessionFile) -> list[Record]:
+    """The header and records of a built session, in the order a file holds them."""
+    return file.records
+
+
+def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_Node], str | None]:
+    """The revisions: maximal lines of steps, cut at prompts, compactions and branch points.
+
+    Returns the root revisions (children ordered so that the active leaf's branch comes last)
+    and the node id of the leaf's revision.
+    """
+    entries = log.entries
+    children: dict[str | None, list[Entry]] = defaultdict(list)
+    for entry in entries.values():
+        children[entry.parent].append(entry)
+    leaf_id = log.leaf if log.leaf in entries else (next(reversed(entries)) if entries else None)
+    on_leaf: set[str] = set()
+    cursor = leaf_id
+    while cursor is not None and cursor not in on_leaf:
+        on_leaf.add(cursor)
+        cursor = entries[cursor].parent
+
+    def starts(entry: Entry) -> bool:
+        parent = entry.parent
+        return (
+            parent is None
+            or entry.turn
+            or entry.compaction is not None
+            or len(children[parent]) > 1
+            or parent in split_after
+            or entries[parent].compaction is not None  # a compaction revision holds only itself, as Rho's
+            or parent == leaf_id  # the agent continues from the leaf: what follows it is a branch
+        )
+
+    roots = children[None]
+    tops: list[_Node] = []
+    node_of: dict[str, _Node] = {}
+    # Every revision start, in file order; lines are followed from each one.
+    for entry in entries.values():
+        if not starts(entry):
+            continue
+        chain = [entry]
+        cursor_entry = entry
+        while True:
+            kids = children[cursor_entry.id]
+            if len(kids) != 1 or starts(kids[0]):
+                break
+            cursor_entry = kids[0]
+            chain.append(cursor_entry)
+        item = _Node(chain, node_id_for(sid, entry.id))
+        for step in chain:
+            node_of[step.id] = item
+    for item in {id(n): n for n in node_of.values()}.values():
+        first = item.entries[0]
+        if first.parent is None:
+            tops.append(item)
+        else:
+            parent = node_of[first.parent]
+            item.parent = parent
+            parent.children.append(item)
+    if len(roots) > 1:
+        # Several roots: one empty first revision holds them as branches.
+        root = _Node([], node_id_for(sid, ""))
+        for top in tops:
+            top.parent = root
+        root.children = tops
+        tops = [root]
+    for item in _walk(tops):
+        item.children.sort(key=lambda n: (n.entries[0].id in on_leaf, 0))
+    leaf_node = node_of[leaf_id].node_id if leaf_id is not None and leaf_id in node_of else None
+    return tops, leaf_node
+
+
+def _walk(tops: list[_Node]) -> Iterator[_Node]:
+    stack = list(tops)
+    while stack:
+        item = stack.pop()
+        yield item
+        stack.extend(item.children)
+
+
+def _node_record(
+    tree: SessionTree,
+    log: AgentLog,
+    sid: str,
+    item: _Node,
+    state: _State,
+    offsets: dict[str, tuple[str, int]],
+    metadata: dict[str, str],
+    cache_key: str,
+) -> tuple[NodeRecord, _State]:
+    parent = state.node
+    revision = (parent.revision if parent is not None else 0) + 1
+    turns = state.turns
+    provider = state.provider
+    time = state.time
+    compaction = parent.compaction if parent is not None else CompactionState(0, 0)
+    facts: CompactionFacts | None = None
+    full: list[Message] | None = None if parent is not None else []
+    appended: list[Message] = []
+    length = state.length
+    epoch = state.epoch
+    for entry in item.entries:
+        if entry.time:
+            time = max(time, entry.time)
+        if entry.model is not None:
+            provider = entry.model
+        if entry.compaction is not None:
+            # a compaction always starts its revision: the history before it is the parent's
+            before = tree.history(parent) if parent is not None else ()
+            head = list(entry.compaction.head)
+            kept = offsets.get(entry.compaction.keep_from or "")
+            if kept is not None and kept[0] == epoch and kept[1] <= len(before):
+                head.extend(before[kept[1] :])
+            previous_tokens = entry.compaction.tokens_before or estimate_messages_tokens(before)
+            current_tokens = estimate_messages_tokens(head)
+            if parent is not None or full:
+                compaction = compaction.record(
+                    previous_messages=len(before), current_messages=len(head),
+                    previous_tokens=previous_tokens, current_tokens=current_tokens,
+                    cost_usd_micros=None, revision=revision,
+                )  # fmt: skip
+                facts = CompactionFacts(len(before), len(head), previous_tokens, current_tokens, None)
+            full = head
+            appended = []
+            length = len(head)
+            turns = _Turns(_open_calls(head))
+            epoch = entry.id
+        offsets[entry.id] = (epoch, length)
+        for message in _normal(entry.messages, turns, log):
+            appended.append(message)
+            length += 1
+    if turns.pending and item.children and all(_goes_on(child) for child in item.children):
+        # every revision after this one goes on without the results: the calls were
+        # interrupted here, and this revision's own history says so
+        for message in _release(turns, interrupt=True, log=log):
+            appended.append(message)
+            length += 1
+    if full is not None:
+        full.extend(appended)
+    stamp = str(time)
+    shown = tuple(StoredDisplayMessage(stamp, m) for m in appended if m.system is None)
+    node_id = item.node_id
+    parent_id = parent.id if parent is not None else None
+    kind = NodeKind.COMPACTION if facts is not None else NodeKind.COMMIT
+    if full is not None:
+        snapshot = SessionSnapshot.new(sid, revision, full, provider, compaction,
+                                       metadata=metadata, prompt_cache_key=cache_key)  # fmt: skip
+        record = NodeRecord(id=node_id, parent_id=parent_id, timestamp=stamp, kind=kind, compaction_facts=facts,
+                            transition=SnapshotTransition(snapshot), display_messages=shown)  # fmt: skip
+    else:
+        assert parent is not None
+        delta = StoredSnapshotDelta(parent.revision, sid, revision, tuple(appended), provider, compaction,
+                                    metadata, cache_key)  # fmt: skip
+        record = NodeRecord(id=node_id, parent_id=parent_id, timestamp=stamp, kind=NodeKind.COMMIT,
+                            transition=DeltaTransition(delta), display_messages=shown)  # fmt: skip
+    return record, _State(None, length, provider, turns, time, epoch)
+
+
+def _goes_on(item: _Node) -> bool:
+    """Whether the revision's first message is something other than a tool result."""
+    for entry in item.entries:
+        if entry.compaction is not None:
+            return True
+        if entry.messages:
+            return entry.messages[0].tool_result is None
+    return False
+
+
+def _calls(message: Message) -> list[str]:
+    content = message.assistant
+    if content is None and message.enriched_assistant is not None:
+        content = message.enriched_assistant.content
+    if not content:
+        return []
+    return [b.tool_call.id for b in content if b.tool_call is not None]
+
+
+def _open_calls(history: Sequence[Message]) -> list[str]:
+    """The calls of the last tool turn of ``history`` that have no result yet."""
+    for i in range(len(history) - 1, -1, -1):
+        message = history[i]
+        calls = _calls(message)
+        if calls:
+            answered = {m.tool_result.id for m in history[i + 1 :] if m.tool_result is not None}
+            return [c for c in calls if c not in answered]
+        if message.user is not None or message.enriched_assistant is not None or message.assistant is not None:
+            return []
+    return []
+
+
+def _normal(messages: Sequence[Message], turns: _Turns, log: AgentLog) -> Iterator[Message]:
+    """``messages`` with each tool turn's results in call order, right after its calls."""
+    for message in messages:
+        result = message.tool_result
+        if result is not None:
+            if result.id in turns.pending:
+                if result.id in turns.results:
+                    log.loss.note("second results for one call, left out")
+                    continue
+                turns.results[result.id] = message
+                yield from _release(turns)
+            else:
+                yield message  # an answer to no open call: kept where it is
+            continue
+        if turns.pending:
+            if _is_attachment(message):
+                turns.held.append(message)
+                continue
+            yield from _release(turns, interrupt=True, log=log)
+        calls = _calls(message)
+        yield message
+        if calls:
+            turns.pending = list(dict.fromkeys(calls))
+            turns.results = {}
+
+
+def _release(turns: _Turns, *, interrupt: bool = False, log: AgentLog | None = None) -> Iterator[Message]:
+    """The results that are due: in call order while they are there (all of them, the missing
+    ones made up, when the conversation went on without them), then the held messages."""
+    pending, results = turns.pending, turns.results
+    while pending:
+        call = pending[0]
+        message = results.pop(call, None)
+        if message is None:
+            if not interrupt:
+                return
+            if log is not None:
+                log.loss.note("results made for calls that never got one (interrupted)")
+            message = Message.result(call, False, INTERRUPTED_RESULT)
+        pending.pop(0)
+        yield message
+    turns.results = {}
+    held, turns.held = turns.held, []
+    yield from held

@@ -1,0 +1,421 @@
+"""Claude Code's sessions: one JSONL file per session, records chained by ``uuid`` / ``parentUuid``.
+
+Claude Code publishes no schema. The facts here come from the public JSON schemas that
+``oneryalcin/agent-schemas`` derives from 102,488 real lines (``claude-code/v2.1.144/
+session.schema.json`` and its README, commit ``dfa9f8f1``, 2026-05-19) and Anthropic's Messages
+API content blocks:
+
+* ``~/.claude/projects/<cwd with / and . as ->/<session id>.jsonl`` (the folder is
+  ``$CLAUDE_CONFIG_DIR`` when set). Subagents (the Task/Agent tool) write their own files:
+  ``<session id>/subagents/agent-<id>.jsonl`` since 2.1.2, ``agent-<id>.jsonl`` beside the
+  session before; their records carry ``isSidechain: true`` and the parent's ``sessionId``.
+* ``user``, ``assistant``, ``system``, ``progress`` and ``attachment`` records carry ``uuid`` and
+  ``parentUuid``: a tree, whose last record is where Claude Code continues. ``message`` holds
+  Messages API content: ``text``, ``image`` (base64 source), ``document``, ``tool_use``,
+  ``tool_result`` (text or blocks, ``is_error``), ``thinking`` (with its ``signature``),
+  ``redacted_thinking``, server tools. One API response is written as one record per content
+  block, all with the same ``message.id`` (and usage); rho-desk joins them into one reply.
+* Compaction: a ``system`` record of subtype ``compact_boundary`` (``parentUuid`` null,
+  ``logicalParentUuid`` the message before it, ``compactMetadata.preTokens``), then a ``user``
+  record with ``isCompactSummary`` holding the summary the model continues from.
+* ``summary`` (``leafUuid``), ``custom-title`` and ``ai-title`` records name the session;
+  ``file-history-snapshot``, ``queue-operation``, ``last-prompt`` and the like are not messages.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from ..wire.model import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    ModelUsage,
+    ProviderContextBlock,
+)
+from ._parts import Where, count, image_block, json_text, mapping, string
+from .base import AgentLog, Compaction, Entry, Request, SubagentRef, iso_seconds, known
+from .build import attachment_message
+from .jsonl import JsonLines
+
+__all__ = ["AGENT", "read", "session_files", "subagent_files"]
+
+AGENT: Final = "claude-code"
+_ANTHROPIC_KIND: Final = "anthropic_content_block"
+_NO_MODEL: Final = ModelIdentity("anthropic", "anthropic-messages", "")
+_CHAINED: Final = frozenset({"user", "assistant", "system", "progress", "attachment"})
+_TITLES: Final = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
+"""Records that name the session, and the member holding the name (a person's title first)."""
+_RECORD = known("type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd", "version", "message", "isSidechain",
+                "isMeta", "isCompactSummary", "requestId", "logicalParentUuid", "subtype", "compactMetadata",
+                "isApiErrorMessage", "agentId")  # fmt: skip
+_USER_MESSAGE = known("role", "content")
+_ASSISTANT_MESSAGE = known("role", "content", "model", "id", "usage", "type")
+_USAGE = known("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+_TEXT = known("type", "text")
+_IMAGE = known("type", "source")
+_USE = known("type", "id", "name", "input")
+_RESULT = known("type", "tool_use_id", "content", "is_error")
+_THINKING = known("type", "thinking", "signature")
+_SERVER_BLOCKS: Final = frozenset({"server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+                                   "code_execution_tool_result", "redacted_thinking", "advisor_tool_result"})  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Reply:
+    """The records of one API response (one ``message.id``), joined."""
+
+    entry: Entry
+    content: list[ContentBlock] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    context: list[ProviderContextBlock] = field(default_factory=list)
+    identity: ModelIdentity = _NO_MODEL
+    usage: dict[str, Any] | None = None
+    time: int = 0
+    msg_id: str | None = None
+
+
+def read(path: Path, *, tolerant: bool = False) -> AgentLog:
+    """Read a Claude Code session file (see the module docstring)."""
+    lines = JsonLines(path, tolerant=tolerant)
+    source = str(path)
+    stem = path.stem
+    log = AgentLog(AGENT, path, stem, "", 0)
+    reader = _Reader(log, Where(source, 1))
+    for line, record in lines:
+        reader.at.line = line
+        reader.record(record)
+    reader.finish()
+    log.notes = lines.notes
+    log.size, log.lines = lines.size, lines.lines
+    if not log.entries and not lines.notes:
+        raise Where(source, 1).fail("not a Claude Code session: no user or assistant records")
+    log.subagents = [
+        SubagentRef(ref.session_id, ref.path, reader.task_titles.get(ref.call_id or ""), ref.call_id)
+        for ref in subagent_files(path, log.session_id, reader.agent_calls)
+    ]
+    return log
+
+
+class _Reader:
+    def __init__(self, log: AgentLog, at: Where) -> None:
+        self.log = log
+        self.loss = log.loss
+        self.at = at
+        self.alias: dict[str, str] = {}
+        """Record uuid -> the step holding it (the later records of a split response)."""
+        self.replies: dict[str, _Reply] = {}
+        """Step id -> its reply being joined."""
+        self.boundaries: dict[str, Entry] = {}
+        self.titles: dict[str, str] = {}
+        self.last: str | None = None
+        self.agent_calls: dict[str, str] = {}
+        """A subagent's id -> the Task call that started it."""
+        self.task_titles: dict[str, str] = {}
+        """A Task (Agent) call's id -> its description: the subagent's title."""
+        self.subagent = log.path.name.startswith("agent-")
+        """A subagent's own file (every record a sidechain of the parent session)."""
+
+    def record(self, record: dict[str, Any]) -> None:
+        at, loss, log = self.at, self.loss, self.log
+        kind = record.get("type")
+        if not isinstance(kind, str):
+            raise at.fail("a record has no `type`")
+        if kind in _TITLES:
+            text = record.get(_TITLES[kind])
+            if isinstance(text, str) and text.strip():
+                self.titles[kind] = text.strip()  # the latest of each kind
+            loss.rest(record, known("type", _TITLES[kind], "leafUuid", "sessionId"), f"{kind}:$")
+            return
+        if kind not in _CHAINED:
+            loss.drop(f"{kind}:$")
+            return
+        uuid = at.text(record, "uuid", f"a `{kind}` record", required=True) or ""
+        parent = record.get("parentUuid")
+        if parent is not None and not isinstance(parent, str):
+            raise at.fail(f"`parentUuid` of a `{kind}` record is not a string")
+        sid = record.get("sessionId")
+        if self.subagent:
+            if log.parent_session is None and isinstance(sid, str) and sid:
+                log.parent_session = sid
+        elif record.get("isSidechain") is True:
+            loss.drop(f"{kind}:$[isSidechain]")  # an older build's subagent records inside the session
+            return
+        elif isinstance(sid, str) and sid and not log.entries:
+            log.session_id = sid
+        if not log.cwd and isinstance(record.get("cwd"), str):
+            log.cwd = record["cwd"]
+        if log.version is None and isinstance(record.get("version"), str):
+            log.version = record["version"]
+        time = iso_seconds(record.get("timestamp"))
+        if not log.created and time:
+            log.created = time
+        parent = self.alias.get(parent, parent) if parent is not None else None
+        if kind == "system" and record.get("subtype") == "compact_boundary":
+            logical = record.get("logicalParentUuid")
+            if parent is None and isinstance(logical, str):
+                parent = self.alias.get(logical, logical)
+            meta = mapping(record.get("compactMetadata"))
+            entry = self.step(uuid, parent, time)
+            entry.compaction = Compaction([], tokens_before=count(meta.get("preTokens")),
+                                          trigger=meta.get("trigger") if isinstance(meta.get("trigger"), str) else None)  # fmt: skip
+            self.boundaries[uuid] = entry
+            loss.rest(meta, known("preTokens", "trigger"), "system/compact_boundary:$.compactMetadata")
+            loss.rest(record, _RECORD, "system/compact_boundary:$")
+            return
+        if kind == "assistant":
+            self.assistant(record, uuid, parent, time)
+        elif kind == "user":
+            self.user(record, uuid, parent, time)
+        else:
+            self.step(uuid, parent, time)
+            loss.drop(f"{kind}:$" if kind != "system" else f"system/{record.get('subtype')}:$")
+            return
+        loss.rest(record, _RECORD, f"{kind}:$")
+
+    def step(self, uuid: str, parent: str | None, time: int) -> Entry:
+        entry = self.log.add(Entry(uuid, parent, time, [], line=self.at.line))
+        self.last = uuid
+        return entry
+
+    def user(self, record: dict[str, Any], uuid: str, parent: str | None, time: int) -> None:
+        at, loss = self.at, self.loss
+        message = at.obj(record, "message", "a user record", required=True) or {}
+        content = message.get("content")
+        where = "user:$.message"
+        loss.rest(message, _USER_MESSAGE, where)
+        if record.get("isCompactSummary") is True and parent in self.boundaries:
+            # the summary the model continues from after a compaction
+            text = content if isinstance(content, str) else "\n".join(
+                b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
+            ) if isinstance(content, list) else ""
+            boundary = self.boundaries.pop(parent)
+            assert boundary.compaction is not None
+            boundary.compaction.head.append(Message.user_text(text))
+            self.alias[uuid] = boundary.id
+            return
+        entry = self.step(uuid, parent, time)
+        result = record.get("toolUseResult")
+        if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and isinstance(block.get("tool_use_id"), str):
+                    self.agent_calls[result["agentId"]] = block["tool_use_id"]
+        if isinstance(content, str):
+            if content:
+                entry.messages.append(Message.user_text(content))
+                entry.turn = record.get("isMeta") is not True
+            return
+        if not isinstance(content, list):
+            raise at.fail("`content` of a user message is neither text nor an array")
+        blocks: list[ContentBlock] = []
+        for block in at.objects(content, "a user message's content"):
+            kind = block.get("type")
+            path = f"{where}.content[type={kind}]"
+            if kind == "tool_result":
+                if blocks:
+                    entry.messages.append(Message.user_blocks(blocks))
+                    blocks = []
+                call_id = at.text(block, "tool_use_id", "a tool result", required=True) or ""
+                text, images = self.result_content(block.get("content"), f"{path}.content")
+                entry.messages.append(Message.result(call_id, block.get("is_error") is not True, text))
+                if images:
+                    entry.messages.append(attachment_message(call_id, images))
+                loss.rest(block, _RESULT, path)
+            else:
+                blocks.extend(self.block(block, path))
+        if blocks:
+            entry.messages.append(Message.user_blocks(blocks))
+            entry.turn = record.get("isMeta") is not True and not any(m.tool_result is not None for m in entry.messages)
+
+    def block(self, block: dict[str, Any], path: str) -> list[ContentBlock]:
+        """A text, image or document block of user content."""
+        kind = block.get("type")
+        if kind == "text":
+            self.loss.rest(block, _TEXT, path)
+            return [ContentBlock.of_text(self.at.text(block, "text", "a text block") or "")]
+        if kind == "image":
+            src = block.get("source")
+            if isinstance(src, dict) and src.get("type") == "base64":
+                image = image_block(src.get("data"), src.get("media_type"))
+                if image is not None:
+                    self.loss.rest(block, _IMAGE, path)
+                    self.loss.rest(src, known("type", "data", "media_type"), f"{path}.source")
+                    return [image]
+            self.loss.drop(f"{path}.source")
+            return [ContentBlock.of_text("[image not stored in the session]")]
+        if kind == "document":
+            src = block.get("source")
+            mime = src.get("media_type") if isinstance(src, dict) else None
+            self.loss.drop(path)
+            return [ContentBlock.of_text(f"[document{' ' + mime if isinstance(mime, str) else ''} not carried]")]
+        self.loss.drop(path)
+        return []
+
+    def result_content(self, content: object, path: str) -> tuple[str, list[ContentBlock]]:
+        if content is None:
+            return "", []
+        if isinstance(content, str):
+            return content, []
+        if not isinstance(content, list):
+            raise self.at.fail("`content` of a tool result is neither text nor an array")
+        texts: list[str] = []
+        images: list[ContentBlock] = []
+        for item in content:
+            if isinstance(item, str):
+                texts.append(item)
+            elif isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str):
+                texts.append(item["text"])
+            elif isinstance(item, dict) and item.get("type") == "image":
+                src = item.get("source")
+                image = image_block(src.get("data"), src.get("media_type")) if isinstance(src, dict) else None
+                if image is not None:
+                    images.append(image)
+                else:
+                    self.loss.drop(f"{path}[type=image]")
+            else:
+                texts.append(json_text(item))
+                self.loss.note("tool result items kept as JSON text")
+        return "\n".join(texts), images
+
+    def assistant(self, record: dict[str, Any], uuid: str, parent: str | None, time: int) -> None:
+        at, loss = self.at, self.loss
+        message = at.obj(record, "message", "an assistant record", required=True) or {}
+        where = "assistant:$.message"
+        msg_id = message.get("id") if isinstance(message.get("id"), str) else None
+        model = string(message.get("model"))
+        reply = self.replies.get(parent) if parent is not None else None
+        if reply is not None and msg_id is not None and reply.msg_id == msg_id:
+            # the next content block of the same response: joined to its first record's step
+            self.alias[uuid] = reply.entry.id
+            self.last = reply.entry.id
+        else:
+            entry = self.step(uuid, parent, time)
+            if record.get("isApiErrorMessage") is True or model == "<synthetic>":
+                loss.drop("assistant:$[synthetic notice]")  # Claude Code's own notice, never sent to a model
+                return
+            reply = _Reply(entry, identity=ModelIdentity("anthropic", "anthropic-messages", model), time=time,
+                           msg_id=msg_id)  # fmt: skip
+            self.replies[uuid] = reply
+            entry.model = reply.identity
+        content = at.array(message, "content", "an assistant message")
+        if content is None and isinstance(message.get("content"), str):
+            content = [{"type": "text", "text": message["content"]}]
+        for block in at.objects(content or [], "an assistant message's content"):
+            kind = block.get("type")
+            path = f"{where}.content[type={kind}]"
+            position = len(reply.content)
+            if kind == "text":
+                reply.content.append(ContentBlock.of_text(at.text(block, "text", "a text block") or ""))
+                loss.rest(block, _TEXT, path)
+            elif kind == "tool_use":
+                call_id = at.text(block, "id", "a tool use", required=True) or ""
+                name = at.text(block, "name", "a tool use", required=True) or ""
+                arguments = block.get("input")
+                reply.content.append(ContentBlock.of_tool_call(call_id, name, arguments if arguments is not None else {}))
+                if name in ("Task", "Agent") and isinstance(arguments, dict) and string(arguments.get("description")):
+                    self.task_titles[call_id] = arguments["description"]
+                loss.rest(block, _USE, path)
+            elif kind == "thinking":
+                text = at.text(block, "thinking", "a thinking block") or ""
+                if text:
+                    reply.thinking.append(text)
+                data = {k: block[k] for k in ("type", "thinking", "signature") if k in block}
+                reply.context.append(ProviderContextBlock(identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=data))
+                loss.rest(block, _THINKING, path)
+            elif kind in _SERVER_BLOCKS:
+                reply.context.append(ProviderContextBlock(identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=block))
+            else:
+                loss.drop(path)
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            reply.usage = usage
+            loss.rest(usage, _USAGE, f"{where}.usage")
+        loss.rest(message, _ASSISTANT_MESSAGE, where)
+
+    def finish(self) -> None:
+        log = self.log
+        for reply in self.replies.values():
+            reply.entry.messages.append(Message.enriched(AssistantMessage(
+                tuple(reply.content), reply.identity, "\n\n".join(reply.thinking) or None, tuple(reply.context))))  # fmt: skip
+            if reply.usage is not None:
+                u = reply.usage
+                usage = ModelUsage(input_tokens=count(u.get("input_tokens")), output_tokens=count(u.get("output_tokens")),
+                                   cache_read_tokens=count(u.get("cache_read_input_tokens")),
+                                   cache_write_tokens=count(u.get("cache_creation_input_tokens")))  # fmt: skip
+                if not usage.is_empty:
+                    reply.entry.requests = [Request(reply.time * 1000, reply.identity.model, "anthropic", usage)]
+        for boundary in self.boundaries.values():
+            if boundary.compaction is not None and not boundary.compaction.head:
+                log.loss.note("compactions without a recorded summary")
+        log.leaf = self.last
+        log.title = self.titles.get("custom-title") or self.titles.get("ai-title") or self.titles.get("summary")
+
+
+def session_files(home: Path) -> list[Path]:
+    """Every main session file under ``home`` (``projects/<folder>/<id>.jsonl``; subagents' own
+    files are listed with their parent, not here)."""
+    root = home / "projects"
+    out: list[Path] = []
+    try:
+        folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return []
+    for folder in folders:
+        try:
+            out.extend(sorted(p for p in folder.iterdir()
+                              if p.suffix == ".jsonl" and not p.name.startswith("agent-") and p.is_file() and not p.is_symlink()))  # fmt: skip
+        except OSError:
+            continue
+    return out
+
+
+def subagent_files(path: Path, session_id: str, calls: dict[str, str] | None = None) -> list[SubagentRef]:
+    """The subagents' files of the session at ``path``: ``<id>/subagents/agent-*.jsonl``, and the
+    older ``agent-*.jsonl`` beside it whose records name this session.
+
+    Only regular files inside those folders count: a symbolic link, or a name that leads out of
+    the folder, is not followed (a log from elsewhere may plant one).
+    """
+    calls = calls or {}
+    refs: list[SubagentRef] = []
+    folder = path.parent / path.stem / "subagents"
+    for candidate in _regular_files(folder, "agent-"):
+        agent = candidate.stem.removeprefix("agent-")
+        refs.append(SubagentRef(f"agent-{agent}", candidate, None, calls.get(agent)))
+    for candidate in _regular_files(path.parent, "agent-"):
+        if _names_session(candidate, session_id):
+            agent = candidate.stem.removeprefix("agent-")
+            refs.append(SubagentRef(f"agent-{agent}", candidate, None, calls.get(agent)))
+    return refs
+
+
+def _regular_files(folder: Path, prefix: str) -> list[Path]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    out = []
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".jsonl")) or "/" in name or name in (".", ".."):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False):
+                out.append(Path(entry.path))
+        except OSError:
+            continue
+    return out
+
+
+def _names_session(path: Path, session_id: str) -> bool:
+    """Whether the first line of an older ``agent-*.jsonl`` names ``session_id``."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1024 * 1024)
+    except OSError:
+        return False
+    return f'"sessionId":"{session_id}"'.encode() in first

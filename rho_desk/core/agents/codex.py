@@ -1,0 +1,457 @@
+"""Codex CLI's rollouts (``openai/codex``): one JSONL file per thread, a line of response items.
+
+Facts from ``codex-rs/protocol/src/protocol.rs`` (``RolloutItem``, ``RolloutLine``,
+``SessionMeta``, ``CompactedItem``, ``TokenUsage``), ``codex-rs/protocol/src/models.rs``
+(``ResponseItem``, ``ContentItem``, ``FunctionCallOutputPayload``) and
+``codex-rs/rollout/src/policy.rs`` (what is persisted), read at commits ``001cb8e2`` and
+``0136a731``:
+
+* ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<timestamp>-<thread id>.jsonl`` (``$CODEX_HOME``
+  defaults to ``~/.codex``; ``archived_sessions/`` holds archived ones; newer builds may
+  compress old rollouts to ``.jsonl.zst``, which rho-desk does not read).
+* Every line is ``{"timestamp": ISO, "type": ..., "payload": {...}}``: ``session_meta`` (line 1:
+  ``id``, ``cwd``, ``cli_version``, ``source`` (a ``subagent`` source names its parent thread),
+  ``forked_from_id``, ``base_instructions``, ``git``...), ``turn_context`` (the model of the
+  turn), ``response_item`` (``message`` with ``input_text``/``output_text``/``input_image``,
+  ``reasoning`` with ``summary`` texts and ``encrypted_content``, ``function_call`` with its
+  arguments as JSON text, ``function_call_output``, ``custom_tool_call`` (``apply_patch``) and
+  its output, ``local_shell_call``, ``web_search_call``...), ``event_msg`` (``token_count`` per
+  request, ``turn_aborted``, ``thread_rolled_back`` (the last N user turns taken back: rho-desk
+  keeps them as an abandoned branch), and UI copies of messages) and ``compacted`` (the summary,
+  and since 2025 the ``replacement_history``).
+* The oldest rollouts had no envelope: line 1 is the session meta itself and the response items
+  follow bare, with ``{"record_type": "state"}`` lines between.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from ..wire.model import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ModelIdentity,
+    ModelUsage,
+    ProviderContextBlock,
+)
+from ._parts import Where, count, data_url_image, json_text, string
+from .base import AgentLog, Compaction, Entry, Request, SubagentRef, iso_seconds, known
+from .build import INTERRUPTED_RESULT, attachment_message
+from .jsonl import JsonLines
+
+__all__ = ["AGENT", "read", "session_files", "subagent_files"]
+
+AGENT: Final = "codex"
+_OPENAI_KIND: Final = "openai_response_output_item"
+_CONTEXT_PREFIXES: Final = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
+                            "<INSTRUCTIONS>", "<user_shell_command>", "<turn_aborted>")  # fmt: skip
+"""User items Codex injects as context (not a person's prompt)."""
+_ASSISTANT_ITEMS: Final = frozenset({"message", "reasoning", "function_call", "custom_tool_call", "local_shell_call",
+                                     "web_search_call", "image_generation_call", "tool_search_call"})  # fmt: skip
+_PROVIDER_ITEMS: Final = frozenset({"web_search_call", "image_generation_call", "tool_search_call", "compaction",
+                                    "compaction_summary", "context_compaction"})  # fmt: skip
+"""Items the provider ran or produced itself: kept whole as provider context."""
+_LINE = known("timestamp", "type", "payload")
+_META = known("id", "timestamp", "cwd", "cli_version", "source", "forked_from_id", "model_provider")
+_MESSAGE = known("type", "role", "content")
+_REASONING = known("type", "summary", "encrypted_content")
+_CALL = known("type", "name", "arguments", "call_id")
+_CUSTOM = known("type", "name", "input", "call_id")
+_SHELL = known("type", "call_id", "action")
+_OUTPUT = known("type", "call_id", "output")
+_USAGE = known("input_tokens", "cached_input_tokens", "output_tokens", "total_tokens")
+_DECODE: Final = msgspec.json.Decoder().decode
+
+
+def read(path: Path, *, tolerant: bool = False) -> AgentLog:
+    """Read a Codex rollout (see the module docstring)."""
+    lines = JsonLines(path, tolerant=tolerant)
+    records = iter(lines)
+    source = str(path)
+    first = next(records, None)
+    if first is None:
+        raise Where(source, 1).fail("not a Codex rollout: the file is empty")
+    line, head = first
+    at = Where(source, line)
+    legacy = "payload" not in head and head.get("type") != "session_meta"
+    meta = head if legacy else head.get("payload")
+    if (not legacy and head.get("type") != "session_meta") or not isinstance(meta, dict):
+        raise at.fail("not a Codex rollout: line 1 is not the session meta")
+    thread = at.text(meta, "id", "the session meta", required=True) or ""
+    created = iso_seconds(meta.get("timestamp")) or iso_seconds(head.get("timestamp"))
+    log = AgentLog(AGENT, path, thread, at.text(meta, "cwd", "the session meta") or "", created)
+    log.version = meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None
+    log.parent_session = _parent(meta.get("source")) or (meta["forked_from_id"] if isinstance(meta.get("forked_from_id"), str) else None)
+    log.loss.rest(meta, _META, "session_meta:$.payload")
+    if not legacy:
+        log.loss.rest(head, _LINE, "session_meta:$")
+    reader = _Reader(log, at, string(meta.get("model_provider"), "openai"))
+    for line, record in records:
+        at.line = line
+        if legacy:
+            if "record_type" in record:
+                log.loss.drop("state:$")
+                continue
+            reader.item(record, created, "$")
+            continue
+        kind = record.get("type")
+        payload = record.get("payload")
+        if not isinstance(kind, str) or not isinstance(payload, dict):
+            raise at.fail("a rollout line needs a string `type` and an object `payload`")
+        time = iso_seconds(record.get("timestamp"))
+        log.loss.rest(record, _LINE, f"{kind}:$")
+        if kind == "response_item":
+            reader.item(payload, time, "$.payload")
+        elif kind == "event_msg":
+            reader.event(payload, time)
+        elif kind == "turn_context":
+            reader.turn_context(payload)
+        elif kind == "compacted":
+            reader.compacted(payload, time)
+        else:
+            log.loss.drop(f"{kind}:$.payload")
+    reader.close()
+    log.subagents = subagent_files(path, thread)
+    log.leaf = reader.current
+    log.notes = lines.notes
+    log.size, log.lines = lines.size, lines.lines
+    return log
+
+
+def _parent(source: object) -> str | None:
+    """The parent thread of a subagent's rollout (``{"subagent": {"thread_spawn": {...}}}``)."""
+    if not isinstance(source, dict):
+        return None
+    sub = source.get("subagent")
+    if isinstance(sub, dict):
+        for value in sub.values():
+            parent = string(value.get("parent_thread_id")) if isinstance(value, dict) else ""
+            if parent:
+                return parent
+    return None
+
+
+class _Reply:
+    """The output items of one model response, gathered into one assistant message."""
+
+    __slots__ = ("content", "context", "summary")
+
+    def __init__(self) -> None:
+        self.content: list[ContentBlock] = []
+        self.summary: list[str] = []
+        self.context: list[ProviderContextBlock] = []
+
+    def message(self, identity: ModelIdentity) -> Message:
+        return Message.enriched(AssistantMessage(tuple(self.content), identity, "\n\n".join(self.summary) or None,
+                                                 tuple(self.context)))  # fmt: skip
+
+
+class _Reader:
+    def __init__(self, log: AgentLog, at: Where, provider: str) -> None:
+        self.log = log
+        self.loss = log.loss
+        self.at = at
+        self.provider = provider
+        self.model = ""
+        self.current: str | None = None
+        """The step the next one hangs from."""
+        self.turns: list[str] = []
+        """The user-turn steps on the current path, oldest first (what a rollback counts)."""
+        self.reply: _Reply | None = None
+        self.reply_entry: Entry | None = None
+        self.results: Entry | None = None
+        self.last_total: int | None = None
+        self.unanswered: list[str] = []
+        """Calls of the current turn without an output yet."""
+
+    @property
+    def identity(self) -> ModelIdentity:
+        return ModelIdentity(self.provider, "responses", self.model)
+
+    def step(self, time: int, *, turn: bool = False) -> Entry:
+        self.close()
+        entry = Entry(f"L{self.at.line}", self.current, time, [], turn=turn, line=self.at.line)
+        if entry.id in self.log.entries:
+            entry.id = f"L{self.at.line}.{len(self.log.entries)}"
+        self.log.add(entry)
+        self.current = entry.id
+        self.results = None
+        return entry
+
+    def close(self) -> None:
+        """Finish the open reply: its items become one assistant message."""
+        if self.reply is not None and self.reply_entry is not None:
+            self.reply_entry.messages.append(self.reply.message(self.reply_entry.model or self.identity))
+        self.reply = None
+        self.reply_entry = None
+
+    def item(self, item: dict[str, Any], time: int, where: str) -> None:
+        at, loss = self.at, self.loss
+        kind = item.get("type")
+        if not isinstance(kind, str):
+            raise at.fail("a response item has no `type`")
+        path = f"response_item/{kind}:{where}"
+        if kind == "message":
+            role = at.text(item, "role", "a message", required=True)
+            if role == "assistant":
+                self.reply_part(time).content.extend(self.texts(item, f"{path}.content"))
+                loss.rest(item, _MESSAGE, path)
+                return
+            if role != "user":
+                loss.drop(f"response_item/message[role={role}]:{where}")
+                return
+            blocks = self.texts(item, f"{path}.content")
+            if not blocks:
+                return
+            text = blocks[0].text or ""
+            turn = not text.lstrip().startswith(_CONTEXT_PREFIXES)
+            entry = self.step(time, turn=turn)
+            entry.messages.append(Message.user_blocks(blocks))
+            if turn:
+                self.turns.append(entry.id)
+            loss.rest(item, _MESSAGE, path)
+        elif kind == "reasoning":
+            reply = self.reply_part(time)
+            for part in at.objects(at.array(item, "summary", "a reasoning item") or [], "a reasoning summary"):
+                text = string(part.get("text"))
+                if text:
+                    reply.summary.append(text)
+            if isinstance(item.get("encrypted_content"), str):
+                data: dict[str, Any] = {k: item[k] for k in ("type", "summary", "encrypted_content") if k in item}
+                reply.context.append(self.context(data, len(reply.content)))
+            loss.rest(item, _REASONING, path)
+        elif kind == "function_call":
+            name = at.text(item, "name", "a function call", required=True) or ""
+            call_id = at.text(item, "call_id", "a function call") or at.text(item, "id", "a function call") or ""
+            self.call(time, ContentBlock.of_tool_call(call_id, name, self.arguments(item.get("arguments"))))
+            loss.rest(item, _CALL, path)
+        elif kind == "custom_tool_call":
+            name = at.text(item, "name", "a custom tool call", required=True) or ""
+            call_id = at.text(item, "call_id", "a custom tool call", required=True) or ""
+            self.call(time, ContentBlock.of_tool_call(call_id, name, {"input": item.get("input", "")}))
+            loss.rest(item, _CUSTOM, path)
+        elif kind == "local_shell_call":
+            call_id = at.text(item, "call_id", "a shell call") or at.text(item, "id", "a shell call") or ""
+            action = at.obj(item, "action", "a shell call") or {}
+            self.call(time, ContentBlock.of_tool_call(call_id, "local_shell", action))
+            loss.rest(item, _SHELL, path)
+        elif kind in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
+            call_id = at.text(item, "call_id", "a tool output") or ""
+            ok, text, images = self.output(item.get("output"))
+            entry = self.result_step(time)
+            entry.messages.append(Message.result(call_id, ok, text))
+            if call_id in self.unanswered:
+                self.unanswered.remove(call_id)
+            if images:
+                entry.messages.append(attachment_message(call_id, images))
+            loss.rest(item, _OUTPUT, path)
+        elif kind in _PROVIDER_ITEMS:
+            reply = self.reply_part(time)
+            reply.context.append(self.context(item, len(reply.content)))
+        else:
+            loss.drop(path)
+
+    def call(self, time: int, call: ContentBlock) -> None:
+        self.reply_part(time).content.append(call)
+        assert call.tool_call is not None
+        self.unanswered.append(call.tool_call.id)
+
+    def reply_part(self, time: int) -> _Reply:
+        if self.reply is None:
+            entry = self.step(time)
+            entry.model = self.identity
+            self.reply, self.reply_entry = _Reply(), entry
+        return self.reply
+
+    def result_step(self, time: int) -> Entry:
+        if self.results is None or self.reply is not None:
+            entry = self.step(time)
+            self.results = entry
+        return self.results
+
+    def context(self, data: dict[str, Any], position: int) -> ProviderContextBlock:
+        return ProviderContextBlock(identity=self.identity, kind=_OPENAI_KIND, position=position, data=data)
+
+    def texts(self, item: dict[str, Any], where: str) -> list[ContentBlock]:
+        content = self.at.array(item, "content", "a message", required=True) or []
+        out: list[ContentBlock] = []
+        for part in self.at.objects(content, "a message's content"):
+            kind = part.get("type")
+            if kind in ("input_text", "output_text", "text"):
+                out.append(ContentBlock.of_text(self.at.text(part, "text", "a text part") or ""))
+                self.loss.rest(part, known("type", "text"), f"{where}[type={kind}]")
+            elif kind == "input_image":
+                image = data_url_image(part.get("image_url"))
+                if image is not None:
+                    out.append(image)
+                    self.loss.rest(part, known("type", "image_url"), f"{where}[type={kind}]")
+                else:
+                    self.loss.drop(f"{where}[type=input_image].image_url(not inline)")
+            else:
+                self.loss.drop(f"{where}[type={kind}]")
+        return out
+
+    def arguments(self, raw: object) -> Any:
+        """A function call's arguments: Codex keeps them as JSON text; Rho as a JSON value."""
+        if not isinstance(raw, str):
+            return raw if isinstance(raw, dict) else {}
+        try:
+            value = _DECODE(raw)
+        except (msgspec.DecodeError, RecursionError, ValueError):
+            self.loss.note("arguments that are not JSON, kept as text under `arguments`")
+            return {"arguments": raw}
+        return value if isinstance(value, dict) else {"arguments": value}
+
+    def output(self, output: object) -> tuple[bool, str, list[ContentBlock]]:
+        """Success, text and images of a tool output (text, content items, or the older object
+        with ``content`` and ``success``)."""
+        if isinstance(output, str):
+            return True, output, []
+        if isinstance(output, dict):
+            success = output.get("success")
+            inner = output.get("content")
+            ok, text, images = self.output(inner) if inner is not None else (True, "", [])
+            return success is not False and ok, text, images
+        if isinstance(output, list):
+            texts: list[str] = []
+            images = []
+            for part in output:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+                elif isinstance(part, dict) and part.get("type") == "input_image":
+                    image = data_url_image(part.get("image_url"))
+                    if image is not None:
+                        images.append(image)
+                else:
+                    self.loss.drop("response_item/output:$.payload.output[]")
+            return True, "\n".join(texts), images
+        return True, json_text(output) if output is not None else "", []
+
+    def event(self, payload: dict[str, Any], time: int) -> None:
+        kind = payload.get("type")
+        if kind == "token_count":
+            self.token_count(payload, time)
+        elif kind == "thread_rolled_back":
+            self.rollback(payload.get("num_turns"))
+        elif kind == "turn_aborted":
+            self.close()
+            self.loss.note("aborted turns")
+            if self.unanswered:
+                # the turn ended: its calls will never be answered
+                entry = self.result_step(time)
+                for call_id in self.unanswered:
+                    entry.messages.append(Message.result(call_id, False, INTERRUPTED_RESULT))
+                self.loss.note("results made for calls that never got one (interrupted)", len(self.unanswered))
+                self.unanswered = []
+        else:
+            # user_message, agent_message, agent_reasoning...: the UI's copies of response items
+            self.loss.drop(f"event_msg/{kind}:$.payload")
+
+    def token_count(self, payload: dict[str, Any], time: int) -> None:
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            return
+        last, total = info.get("last_token_usage"), info.get("total_token_usage")
+        if not isinstance(last, dict):
+            return
+        grand = count(total.get("total_tokens")) if isinstance(total, dict) else None
+        if grand is not None and grand == self.last_total:
+            return  # the same figures again (Codex repeats them with rate-limit updates)
+        self.last_total = grand
+        self.loss.rest(last, _USAGE | {"reasoning_output_tokens"}, "event_msg/token_count:$.payload.info.last_token_usage")
+        prompt = count(last.get("input_tokens"))
+        cached = count(last.get("cached_input_tokens"))
+        usage = ModelUsage.from_inclusive_prompt(prompt, count(last.get("output_tokens")), cached, None,
+                                                 count(last.get("total_tokens")), count(info.get("model_context_window")))  # fmt: skip
+        target = self.reply_entry or (self.log.entries.get(self.current) if self.current else None)
+        if target is None:
+            target = self.step(time)
+        request = Request(time * 1000, self.model, self.provider, usage)
+        target.requests = [*(target.requests or []), request]
+
+    def rollback(self, turns: object) -> None:
+        n = count(turns)
+        if not n:
+            return
+        self.close()
+        if n > len(self.turns):
+            n = len(self.turns)
+        if not n:
+            return
+        first = self.turns[-n]
+        del self.turns[-n:]
+        self.unanswered = []
+        self.current = self.log.entries[first].parent
+        self.results = None
+        self.loss.note("rolled-back turns kept as an abandoned branch", n)
+
+    def turn_context(self, payload: dict[str, Any]) -> None:
+        model = payload.get("model")
+        if isinstance(model, str) and model:
+            self.model = model
+        self.loss.rest(payload, known("model"), "turn_context:$.payload")
+
+    def compacted(self, payload: dict[str, Any], time: int) -> None:
+        summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        replacement = payload.get("replacement_history")
+        if isinstance(replacement, list):
+            head = self.convert(self.at.objects(replacement, "a replacement history"))
+        else:
+            head = [Message.user_text(summary)] if summary else []
+        entry = self.step(time)
+        entry.compaction = Compaction(head, trigger="auto")
+        self.loss.rest(payload, known("message", "replacement_history"), "compacted:$.payload")
+
+    def convert(self, items: list[dict[str, Any]]) -> list[Message]:
+        """A list of response items (a replacement history) as messages, without new steps."""
+        probe = _Reader(AgentLog(AGENT, self.log.path, "probe", "", 0), self.at, self.provider)
+        probe.model = self.model
+        for item in items:
+            probe.item(item, 0, "$.payload.replacement_history[]")
+        probe.close()
+        self.loss.merge(probe.log.loss)
+        return [m for e in probe.log.entries.values() for m in e.messages]
+
+
+def session_files(home: Path) -> list[Path]:
+    """Every rollout under ``home`` (``sessions/`` and ``archived_sessions/``)."""
+    out: list[Path] = []
+    for folder in (home / "sessions", home / "archived_sessions"):
+        try:
+            out.extend(sorted(p for p in folder.rglob("rollout-*.jsonl") if p.is_file() and not p.is_symlink()))
+        except OSError:
+            continue
+    return out
+
+
+def subagent_files(path: Path, thread: str) -> list[SubagentRef]:
+    """The rollouts beside ``path`` whose session meta names ``thread`` as their parent (a
+    subagent's rollout is written to the day folder it starts in). Only regular files, only
+    their first line (at most 1 MiB) is read."""
+    refs: list[SubagentRef] = []
+    try:
+        siblings = sorted(p for p in path.parent.iterdir() if p.name.startswith("rollout-") and p.suffix == ".jsonl")
+    except OSError:
+        return refs
+    marker = f'"parent_thread_id":"{thread}"'.encode()
+    for sibling in siblings:
+        if sibling == path or sibling.is_symlink() or not sibling.is_file():
+            continue
+        try:
+            with open(sibling, "rb") as handle:
+                first = handle.readline(1024 * 1024)
+        except OSError:
+            continue
+        if marker not in first:
+            continue
+        try:
+            meta = _DECODE(first).get("payload", {})
+        except (msgspec.DecodeError, RecursionError, ValueError, AttributeError):
+            continue
+        if isinstance(meta, dict) and _parent(meta.get("source")) == thread and isinstance(meta.get("id"), str):
+            refs.append(SubagentRef(meta["id"], sibling, string(meta.get("agent_nickname")) or None))
+    return refs

@@ -1,0 +1,331 @@
+"""``rho-desk import``: another agent's session written as a Rho session, with a receipt.
+
+The session becomes a header version 4 transcript in Rho's own layout (``<home>/sessions/
+<workspace key>/<created>_<id>/session.jsonl``) or wherever ``output`` says, its records the
+ones :func:`build.build` made and the Rho reader checked: every tool call with its result in
+order, images, reasoning (the text as the reasoning summary, signed thinking and encrypted
+reasoning as provider context for the same model), compactions as compaction revisions, and
+branches as branches. Rho's index row follows the write, as after Rho's own save.
+
+The Rho session id is derived from the agent and its session id, so the same source always
+lands in the same session: importing it again when it has not changed writes nothing and says
+so (the receipt holds the source's digest); importing it after it grew appends only the new
+revisions (the receipt remembers where each imported revision ended, so the revisions are cut
+where they were cut before).
+
+The receipt (:class:`ImportReceipt`, JSON beside the transcript: ``rho-desk-import.json`` in the
+session folder, ``<file>.import.json`` beside a file) holds the source's path, agent, session id
+and SHA-256 digest, what was kept (counts), every dropped field by JSON path with its count,
+what the reading made up (results for interrupted calls), and each import's date and effect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import os
+import sqlite3
+import uuid
+from collections import Counter
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import InputError, StorageError
+from ..system.fsio import atomic_write, ensure_private_dir, fsync_dir, write_all
+from ..stores.rho_files.layout import SESSION_FILE, find_units, unit_for_path, workspace_dir
+from ..stores.rho_files.reader import parse_session, read_session
+from ..stores.rho_files.records import DeltaTransition, NodeRecord, SetLeafRecord
+from ..wire.codec import encode
+from . import opencode
+from .base import AgentLog
+from .build import AgentSessionFile, build
+from .formats import detect, read_log
+
+__all__ = ["RECEIPT_NAME", "ImportReceipt", "ImportResult", "import_session", "receipt_path", "rho_session_id"]
+
+RECEIPT_NAME: Final = "rho-desk-import.json"
+_NAMESPACE: Final = uuid.UUID("5b0f3f8e-6a2d-4c84-8f0e-1d7c2a9b4e61")
+
+
+class ReceiptSource(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent: str
+    path: str
+    session_id: str
+    digest: str = Field(description="sha256:<hex> of the log's bytes (opencode: of its rows)")
+    bytes: int
+    agent_version: str | None = None
+
+
+class ReceiptKept(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    revisions: int
+    branches: int
+    compactions: int
+    messages: int
+    tool_calls: int
+    tool_results: int
+    images: int
+    reasoning: int = Field(description="assistant messages with a reasoning summary")
+    provider_context: int = Field(description="opaque blocks kept for the same model (signed thinking, encrypted reasoning)")
+
+
+class ReceiptRun(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at: str
+    digest: str
+    added: int = Field(description="revisions written by this import (0: nothing was new)")
+
+
+class ImportReceipt(BaseModel):
+    """What an import read, kept and left out (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="rho-desk import receipt")
+
+    format: Literal["rho-desk.import-receipt"] = "rho-desk.import-receipt"
+    format_version: Literal[1] = 1
+    source: ReceiptSource
+    session_id: str = Field(description="the Rho session's id")
+    transcript: str
+    kept: ReceiptKept
+    dropped: dict[str, int] = Field(description="each member of the source left out, by JSON path, with its count")
+    made: dict[str, int] = Field(description="what the import added to keep the history well formed, with counts")
+    not_carried: dict[str, int] = Field(default_factory=dict,
+                                        description="what was read but a Rho session has no place for")
+    revision_ends: dict[str, str] = Field(description="Rho node id -> the source step it ends with")
+    runs: list[ReceiptRun]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    transcript: Path
+    receipt_path: Path
+    receipt: ImportReceipt
+    created: bool
+    """A new Rho session was written (else an existing one was brought up to date)."""
+    added: int
+    """Revisions written (0 with ``created`` false: nothing was new)."""
+
+    @property
+    def noop(self) -> bool:
+        return not self.created and self.added == 0
+
+
+def rho_session_id(agent: str, session_id: str) -> str:
+    """The Rho session id an imported session gets (the same for the same source)."""
+    return str(uuid.uuid5(_NAMESPACE, f"{agent}\x00{session_id}"))
+
+
+def receipt_path(transcript: Path) -> Path:
+    if transcript.name == SESSION_FILE:
+        return transcript.parent / RECEIPT_NAME
+    return transcript.with_name(transcript.name + ".import.json")
+
+
+def source_digest(path: Path, agent: str) -> tuple[str, int]:
+    """``sha256:<hex>`` of the log and its size (opencode: of the session's rows in order)."""
+    digest = hashlib.sha256()
+    if agent == opencode.AGENT:
+        database, session_id = opencode.split(path)
+        size = 0
+        with closing(opencode.connect(database)) as db:
+            try:
+                for query in ("select id, data from message where session_id = ? order by time_created, id",
+                              "select id, data from part where session_id = ? order by message_id, id"):  # fmt: skip
+                    for row_id, data in db.execute(query, (session_id,)):
+                        chunk = f"{row_id}\x00{data}\x00".encode("utf-8", "surrogatepass")
+                        digest.update(chunk)
+                        size += len(chunk)
+            except sqlite3.Error as exc:
+                raise StorageError(f"{path}: cannot read: {exc}") from None
+        return f"sha256:{digest.hexdigest()}", size
+    try:
+        with open(path, "rb") as handle:
+            size = 0
+            while chunk := handle.read(1024 * 1024):
+                digest.update(chunk)
+                size += len(chunk)
+    except OSError as exc:
+        raise StorageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return f"sha256:{digest.hexdigest()}", size
+
+
+def import_session(source: Path | str, *, home: Path | None = None, output: Path | None = None,
+                   agent: str | None = None, clock: float | None = None) -> ImportResult:  # fmt: skip
+    """Import the session at ``source`` into the Rho home ``home`` (or as the file ``output``).
+
+    Raises:
+        InputError: not another agent's session, malformed (file, line, reason), or the Rho
+            session it maps to no longer fits it (it was changed in a way an append cannot follow).
+        StorageError: reading or writing failed (nothing half-written is left).
+    """
+    path = Path(source)
+    name = agent or detect(path)
+    if name is None:
+        raise InputError("not a session of Claude Code, Codex, Gemini CLI, opencode or Pi", source=str(path))
+    if home is None and output is None:
+        raise InputError("import needs a Rho home (--into) or an output file (-o)")
+    digest, size = source_digest(path, name)
+    log = read_log(path, agent=name)
+    sid = rho_session_id(name, log.session_id)
+    now = dt.datetime.fromtimestamp(clock if clock is not None else dt.datetime.now(dt.UTC).timestamp(), dt.UTC)
+    stamp = now.isoformat(timespec="seconds").replace("+00:00", "Z")
+    existing = _existing(sid, log, home, output)
+    if existing is not None:
+        previous = _read_receipt(receipt_path(existing))
+        if previous is not None and previous.source.digest == digest:
+            return ImportResult(existing, receipt_path(existing), previous, False, 0)
+        ends = set(previous.revision_ends.values()) if previous is not None else set()
+        built = build(log, session_id=sid, split_after=ends)
+        added = _append(existing, built)
+        receipt = _receipt(log, built, existing, digest, size, previous, ReceiptRun(at=stamp, digest=digest, added=added))
+        atomic_write(receipt_path(existing), _encode(receipt))
+        return ImportResult(existing, receipt_path(existing), receipt, False, added)
+    built = build(log, session_id=sid)
+    transcript = output if output is not None else workspace_dir(home, log.cwd) / f"{log.created}_{sid}" / SESSION_FILE  # type: ignore[arg-type]
+    _create(transcript, built)
+    receipt = _receipt(log, built, transcript, digest, size, None,
+                       ReceiptRun(at=stamp, digest=digest, added=len(built.sources)))  # fmt: skip
+    atomic_write(receipt_path(transcript), _encode(receipt))
+    return ImportResult(transcript, receipt_path(transcript), receipt, True, len(built.sources))
+
+
+def _existing(sid: str, log: AgentLog, home: Path | None, output: Path | None) -> Path | None:
+    if output is not None:
+        return output if output.exists() else None
+    assert home is not None
+    units = find_units(home, sid, cwd=log.cwd)
+    return units[0].transcript if units else None
+
+
+def _read_receipt(path: Path) -> ImportReceipt | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return ImportReceipt.model_validate_json(data)
+    except ValueError as exc:
+        raise InputError(f"not an import receipt rho-desk can read: {str(exc).splitlines()[0]}", source=str(path)) from None
+
+
+def _encode(receipt: ImportReceipt) -> bytes:
+    return receipt.model_dump_json(indent=2).encode("utf-8") + b"\n"
+
+
+def _create(transcript: Path, built: AgentSessionFile) -> None:
+    """Write the new transcript whole: checked by the reader first, then written, synced."""
+    data = b"".join(encode(record) + b"\n" for record in built.records)
+    unit = unit_for_path(transcript)
+    parse_session(data, source=str(transcript), name_id=unit.session_id)  # the reader's own check
+    folder = transcript.parent
+    try:
+        if transcript.name == SESSION_FILE:
+            ensure_private_dir(folder.parent.parent)
+            ensure_private_dir(folder.parent)
+            try:
+                folder.mkdir(mode=0o700)
+            except FileExistsError:
+                raise InputError("a session with this id and creation time already exists", source=str(folder)) from None
+        fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise InputError("the file exists already", source=str(transcript)) from None
+    except OSError as exc:
+        raise StorageError(f"{transcript}: cannot create: {exc.strerror or exc}") from None
+    try:
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(folder)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            transcript.unlink()
+        raise StorageError(f"{transcript}: cannot write: {exc.strerror or exc}") from None
+    _index(transcript, st.st_size, st.st_mtime_ns)
+
+
+def _index(transcript: Path, size: int, mtime_ns: int) -> None:
+    """Rho's index row for the written transcript, as after Rho's own save."""
+    from ..stores.rho_files.summary import record_written
+
+    session = read_session(transcript, share=False)
+    record_written(session.tree, session.unit, transcript, size, mtime_ns)
+
+
+def _append(transcript: Path, built: AgentSessionFile) -> int:
+    """Append the revisions of ``built`` that the transcript does not hold yet."""
+    from ..stores.rho_files.writer import SessionWriter
+
+    session = read_session(transcript)
+    added = 0
+    with SessionWriter(session) as writer:
+        tree = writer.tree
+        for record in built.records[1:]:
+            if isinstance(record, NodeRecord):
+                if record.id in tree.nodes:
+                    continue
+                writer.append(record)
+                added += 1
+            elif isinstance(record, SetLeafRecord) and added and record.target_id in tree.nodes:
+                writer.set_leaf(tree.nodes[record.target_id])
+    return added
+
+
+def _receipt(log: AgentLog, built: AgentSessionFile, transcript: Path, digest: str, size: int,
+             previous: ImportReceipt | None, run: ReceiptRun) -> ImportReceipt:  # fmt: skip
+    tree = built.tree
+    kept: Counter[str] = Counter()
+    for record in built.records[1:]:
+        if not isinstance(record, NodeRecord):
+            continue
+        transition = record.transition
+        history = (transition.delta.appended_history if isinstance(transition, DeltaTransition)
+                   else transition.snapshot.history)  # fmt: skip
+        for message in history:
+            kept["messages"] += 1
+            kept["tool_calls"] += sum(1 for _ in message.tool_calls())
+            kept["tool_results"] += message.tool_result is not None
+            kept["images"] += sum(1 for b in message.content if b.image is not None)
+            assistant = message.enriched_assistant or message.aborted_assistant
+            if assistant is not None:
+                kept["reasoning"] += assistant.reasoning_summary is not None
+                kept["provider_context"] += len(assistant.provider_context)
+    ends = dict(previous.revision_ends) if previous is not None else {}
+    ends.update({node_id: steps[-1] for node_id, steps in built.sources.items() if steps})
+    requests = len(log.requests)
+    return ImportReceipt(
+        source=ReceiptSource(agent=log.agent, path=str(log.path), session_id=log.session_id, digest=digest, bytes=size,
+                             agent_version=log.version),
+        session_id=built.tree.session_id or "",
+        transcript=str(transcript),
+        kept=ReceiptKept(
+            revisions=tree.node_count, branches=tree.branch_count,
+            compactions=sum(1 for n in tree.nodes.values() if n.kind.value == "compaction"),
+            messages=kept["messages"], tool_calls=kept["tool_calls"], tool_results=kept["tool_results"],
+            images=kept["images"], reasoning=kept["reasoning"], provider_context=kept["provider_context"],
+        ),
+        dropped=dict(sorted(log.loss.dropped.items())),
+        made=dict(sorted(log.loss.made.items())),
+        not_carried={"token usage of model requests (Rho records usage in its ledger, not in sessions)": requests}
+        if requests else {},
+        revision_ends=ends,
+        runs=[*(previous.runs if previous is not None else []), run],
+    )
+
+
+def receipt_json_schema() -> dict[str, object]:
+    """The published JSON Schema of :class:`ImportReceipt`."""
+    return ImportReceipt.model_json_schema()

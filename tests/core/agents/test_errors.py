@@ -1,0 +1,134 @@
+"""Bad logs fail with the file, the line and the reason; torn tails are tolerated as Rho tolerates
+its own; the limits are the Rho reader's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rho_desk.core.agents import AGENTS, AgentLogError, open_session, read_log
+from rho_desk.core.errors import InputError
+from rho_desk.core.stores.rho_files.reader import DAMAGED
+
+from .conftest import main_sessions
+
+JSONL_AGENTS = [a for a in AGENTS if a != "opencode"]
+
+
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("agent", JSONL_AGENTS)
+def test_a_broken_line_names_the_file_and_the_line(agent: str, homes: dict[str, Path]) -> None:
+    path = main_sessions(homes)[agent]
+    lines = _lines(path)
+    lines[4] = b'{"type": "user", "message": \n'
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(AgentLogError) as caught:
+        read_log(path)
+    assert (caught.value.source, caught.value.line) == (str(path), 5)
+    assert "not JSON" in caught.value.reason
+    assert str(path) in caught.value.text() and ":5:" in caught.value.text()
+
+
+@pytest.mark.parametrize("agent", JSONL_AGENTS)
+def test_read_tolerantly_a_broken_line_stops_the_read_with_a_note(agent: str, homes: dict[str, Path]) -> None:
+    path = main_sessions(homes)[agent]
+    lines = _lines(path)
+    lines[-2] = b"{]\n"
+    path.write_bytes(b"".join(lines))
+    session = open_session(path, tolerant=True)
+    assert session.damage is not None and session.damage.kind == DAMAGED and session.damage.line == len(lines) - 1
+
+
+@pytest.mark.parametrize("agent", JSONL_AGENTS)
+def test_a_torn_last_line_is_left_out_with_a_note(agent: str, homes: dict[str, Path]) -> None:
+    path = main_sessions(homes)[agent]
+    whole = path.read_bytes()
+    path.write_bytes(whole + whole.splitlines(keepends=True)[-1][:40].rstrip(b"\n"))
+    session = open_session(path)
+    assert [n.kind for n in session.notes] == ["torn-tail"]
+    assert session.tree.history() == open_session(path).tree.history()
+
+
+@pytest.mark.parametrize(("agent", "line", "record", "reason"), [
+    ("claude-code", 2, b'{"type":"user","uuid":"u","parentUuid":null,"message":"hi"}', "`message` of a user record is not an object"),
+    ("claude-code", 2, b'{"type":"assistant","uuid":"u","parentUuid":7,"message":{}}', "`parentUuid` of a `assistant` record"),
+    ("codex", 2, b'{"timestamp":"x","type":"response_item","payload":[1]}', "an object `payload`"),
+    ("codex", 2, b'{"timestamp":"x","type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}',
+     "`content` of a message is not an array"),
+    ("gemini", 2, b'{"$rewindTo":5}', "`$rewindTo` is not a message id"),
+    ("gemini", 2, b'{"hello":"world"}', "neither a message"),
+    ("pi", 2, b'{"type":"message","id":"x","parentId":null,"message":{"role":"user","content":3}}', "neither text nor an array"),
+    ("pi", 2, b'{"type":"compaction","parentId":null}', "`compaction` entry has no `id`"),
+])  # fmt: skip
+def test_a_record_of_the_wrong_shape_is_refused(agent: str, line: int, record: bytes, reason: str,
+                                                homes: dict[str, Path]) -> None:  # fmt: skip
+    path = main_sessions(homes)[agent]
+    lines = _lines(path)
+    lines.insert(line - 1, record + b"\n")
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(AgentLogError) as caught:
+        read_log(path)
+    assert caught.value.line == line and reason in caught.value.reason
+
+
+def test_unknown_records_and_members_are_counted_not_refused(homes: dict[str, Path]) -> None:
+    path = main_sessions(homes)["claude-code"]
+    with open(path, "ab") as handle:
+        handle.write(b'{"type":"hologram","uuid":"h1","payload":{"x":1}}\n')
+    log = read_log(path)
+    assert log.loss.dropped["hologram:$"] == 1
+
+
+@pytest.mark.parametrize("agent", JSONL_AGENTS)
+def test_nesting_deeper_than_the_limit_is_refused(agent: str, homes: dict[str, Path]) -> None:
+    path = main_sessions(homes)[agent]
+    lines = _lines(path)
+    lines.insert(1, b'{"x":' + b"[" * 5000 + b"]" * 5000 + b"}\n")
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(AgentLogError, match="nesting is deeper than 512") as caught:
+        read_log(path)
+    assert caught.value.line == 2
+
+
+def test_a_line_longer_than_the_limit_is_refused(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from rho_desk.core.agents import jsonl
+
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 200)
+    path = main_sessions(homes)["codex"]
+    with pytest.raises(AgentLogError, match="longer than 200 bytes") as caught:
+        read_log(path)
+    assert caught.value.line == 1
+
+
+def test_a_file_larger_than_the_limit_is_refused(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from rho_desk.core.agents import jsonl
+
+    monkeypatch.setattr(jsonl, "MAX_FILE_BYTES", 100)
+    with pytest.raises(InputError, match="more than the 100"):
+        read_log(main_sessions(homes)["pi"])
+
+
+def test_a_missing_file_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        read_log(tmp_path / "nothing.jsonl", agent="codex")
+
+
+def test_an_opencode_row_that_is_not_json_names_the_row(homes: dict[str, Path]) -> None:
+    import sqlite3
+
+    database = homes["opencode"] / "opencode.db"
+    with sqlite3.connect(database) as db:
+        db.execute("update message set data = '{oops' where id = 'msg_c0f1a0000003ABCDEFGHIJK'")
+    db.close()
+    with pytest.raises(AgentLogError) as caught:
+        read_log(main_sessions(homes)["opencode"])
+    assert caught.value.line == 3 and "not JSON" in caught.value.reason
+
+
+def test_an_opencode_database_without_a_session_named_says_how_to_name_one(homes: dict[str, Path]) -> None:
+    with pytest.raises(InputError, match="holds 2 sessions; name one as"):
+        read_log(homes["opencode"] / "opencode.db")
