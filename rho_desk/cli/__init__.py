@@ -49,6 +49,7 @@ _COMMANDS = (
     "keys",
     "publish",
     "team",
+    "import_",
     "mcp",
     "bench",
 )
@@ -73,6 +74,7 @@ _SUMMARIES: dict[str, tuple[str, str]] = {
     "keys": ("keys", "print the public key that signs export receipts, and where rho-desk's keys live"),
     "publish": ("publish", "publish a redacted, audited export of a session to a team database"),
     "team": ("team", "set up, list, show and search a team library of published sessions (PostgreSQL)"),
+    "import": ("import_", "another agent's session as a Rho session, with a loss report"),
     "mcp": ("mcp", "serve past sessions as read-only, redacted memory to any agent (Model Context Protocol)"),
     "bench": ("bench", "run the performance benchmarks"),
 }

@@ -60,6 +60,19 @@ def _public_key(text: str) -> Ed25519PublicKey:
     return parse_public_key(text, source="--verify-key")
 
 
+def _read(path: Path) -> bytes:
+    """The bytes to audit: the file's, or an opencode session's rows (``<opencode.db>#<id>``)."""
+    from ..core.agents.opencode import session_bytes, split
+    from ..core.errors import InputError
+
+    if split(path)[1] is not None:
+        return session_bytes(path)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(exc.strerror or str(exc), source=str(path)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..core.errors import CredentialsUnavailable, InputError
     from ..core.export import (
@@ -73,10 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
     path: Path = args.file
     public_key = _public_key(args.verify_key) if args.verify_key else None
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(exc.strerror or str(exc), source=str(path)) from None
+    data = _read(path)
     receipt_path = args.receipt or path.with_name(path.name + ".receipt.json")
     receipt = None
     if args.receipt is not None or receipt_path.exists() or public_key is not None:

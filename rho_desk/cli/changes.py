@@ -70,8 +70,9 @@ def _turn_title(t: TurnChanges) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..core.changes import session_changes
     from ..core.errors import InputError
+    from ..core.stores.open import exists
 
-    if not args.path.exists():
+    if not exists(args.path):
         raise InputError("no such file or folder", source=str(args.path))
     changes = session_changes(args.path)
     selected = _select(changes, args.turn, args.file)

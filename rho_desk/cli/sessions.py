@@ -1,14 +1,21 @@
-"""``rho-desk sessions``: list or search the sessions of a Rho home (the session library).
+"""``rho-desk sessions``: list or search the sessions of a Rho home (the session library), or of
+other agents.
 
 ::
 
     rho-desk sessions [--home DIR] [--all | --workspace PATH] [--search TEXT] [--json]
                       [--sort KEY] [--limit N]
+                      [--agent claude-code|codex|gemini|opencode|pi|rho|all]
 
 The default scope is the workspace of the current directory (as Rho's own listing); ``--all``
 lists every workspace. The library is refreshed first (new and changed transcripts are read;
 Rho's index is reconciled as Rho would, or left alone when it is busy, corrupt or newer: the
 listing then comes from the files and a note says so on stderr).
+
+``--agent`` lists another agent's sessions from its data folder (``--home`` names it; default:
+the agent's own variable, such as ``CLAUDE_CONFIG_DIR`` or ``CODEX_HOME``, else its default
+folder), or, with ``all``, Rho's and every agent's together (``--home`` is then Rho's home), each
+row naming its agent. Workspaces are Rho's: a folder's sessions of every agent share one.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ if TYPE_CHECKING:
     from ..core.stores.summary import SessionSummary
 
     Row = tuple[SessionSummary, Sequence[Snippet] | None]
+
+_AGENTS = ("claude-code", "codex", "gemini", "opencode", "pi")
+"""The agents ``--agent`` names (``core.agents.AGENTS``, spelled out: --help imports no core)."""
 
 FIELDS = (
     "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count", "title",
@@ -59,25 +69,36 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="sort key (default: updated, newest first)")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="at most N sessions (search default: 50)")
+    parser.add_argument("--agent", default="rho", choices=("rho", *_AGENTS, "all"), metavar="NAME",
+                        help="whose sessions: rho (default), claude-code, codex, gemini, opencode, pi, or all")  # fmt: skip
     parser.set_defaults(handler=run)
+
+
+def _scope(args: argparse.Namespace) -> str | None:
+    """The workspace key to list, or ``None`` for every workspace (``--all``)."""
+    from ..core.errors import InputError
+    from ..core.stores.rho_files.layout import workspace_key
+
+    if args.all:
+        return None
+    try:
+        workspace = os.path.abspath(args.workspace) if args.workspace else os.getcwd()
+    except OSError as exc:  # the current directory was deleted under us
+        raise InputError(f"no current directory ({exc.strerror}); pass --workspace or --all") from None
+    return workspace_key(workspace)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
     from ..core.stores.library import SessionLibrary
 
-    home = _home(args.home)
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit must be at least 1")
+    if args.agent != "rho":
+        return _run_agents(args)
+    home = _home(args.home)
     with SessionLibrary(home) as library:
-        if args.all:
-            key = None
-        else:
-            try:
-                workspace = os.path.abspath(args.workspace) if args.workspace else os.getcwd()
-            except OSError as exc:  # the current directory was deleted under us
-                raise InputError(f"no current directory ({exc.strerror}); pass --workspace or --all") from None
-            key = library.workspace_key(workspace)
+        key = _scope(args)
         report = library.refresh(key)
         notice = report.notice()
         if library.cache_notice:
@@ -121,6 +142,60 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_agents(args: argparse.Namespace) -> int:
+    """``--agent NAME|all``: the agents' libraries (and Rho's, for ``all``) as one listing."""
+    from ..core.agents import default_homes
+    from ..core.agents.library import AllSessions
+    from ..core.stores.library import SessionLibrary
+
+    homes = default_homes()
+    if args.agent == "all":
+        rho: SessionLibrary | None = SessionLibrary(_home(args.home))
+        agents = homes
+    else:
+        rho = None
+        agents = {args.agent: args.home if args.home is not None else homes[args.agent]}
+    key = _scope(args)
+    with AllSessions(rho, agents) as library:
+        notes = library.refresh(key)
+        rows: list[Row]
+        if args.search is not None:
+            results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
+            rows = [(hit.session, hit.snippets) for hit in results.hits]
+            truncated = results.truncated
+        else:
+            page = library.list(key, sort=args.sort, limit=args.limit)
+            rows = [(session, None) for session in page.sessions]
+            truncated = page.total > len(page.sessions)
+        failures = library.failures()
+    problems = [{"path": f.path, "reason": f.reason} for f in failures]
+    if args.json:
+        document: dict[str, object] = {
+            "sessions": [_as_json(session, snippets) for session, snippets in rows],
+            "scope": {"workspace_key": key, "agent": args.agent,
+                      "homes": {name: str(home) for name, home in agents.items()}},
+            "truncated": truncated,
+            "problems": problems,
+            "notes": notes,
+        }  # fmt: skip
+        if args.search is not None:
+            document["query"] = args.search
+        json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_table(rows, show_workspace=key is None, show_agent=args.agent == "all")
+        if truncated:
+            print("(more sessions match; use --limit)", file=sys.stderr)
+    for note in notes:
+        print(f"rho-desk: note: {note}", file=sys.stderr)
+    if not rows and args.search is None:
+        where = ", ".join(f"{name} in {home}" for name, home in agents.items())
+        print(f"rho-desk: note: no sessions ({where})", file=sys.stderr)
+    for problem in problems:
+        print(f"rho-desk: warning: {problem['reason']}", file=sys.stderr)
+    return EXIT_OK
+
+
 def _home(explicit: Path | None) -> Path:
     from ..core.errors import InputError
 
@@ -135,6 +210,7 @@ def _home(explicit: Path | None) -> Path:
 
 def _as_json(session: SessionSummary, snippets: Sequence[Snippet] | None) -> dict[str, object]:
     data = {name: getattr(session, name) for name in FIELDS}
+    data["agent"] = session.agent
     data["size"] = data["file_size"]
     if snippets is not None:
         data["snippets"] = [
@@ -161,17 +237,19 @@ def _one_line(text: str | None, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _print_table(rows: list[Row], *, show_workspace: bool) -> None:
+def _print_table(rows: list[Row], *, show_workspace: bool, show_agent: bool = False) -> None:
     if not rows:
         print("no sessions", file=sys.stderr)
         return
-    header = f"{'ID':<8}  {'UPDATED':<16}  {'MSGS':>5}  {'SIZE':>6}  {'MODEL':<16}  TITLE / FIRST MESSAGE"
+    agent = f"{'AGENT':<11}  " if show_agent else ""
+    header = f"{agent}{'ID':<8}  {'UPDATED':<16}  {'MSGS':>5}  {'SIZE':>6}  {'MODEL':<16}  TITLE / FIRST MESSAGE"
     print(header + ("  [WORKSPACE]" if show_workspace else ""))
     for s, snippets in rows:
         updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
         title = s.title or s.first_user_message or ""
         line = (
-            f"{s.id[:8]:<8}  {updated:<16}  {s.message_count:>5}  {_size(s.file_size):>6}"
+            (f"{s.agent:<11}  " if show_agent else "")
+            + f"{s.id[:8]:<8}  {updated:<16}  {s.message_count:>5}  {_size(s.file_size):>6}"
             f"  {_one_line(s.model, 16):<16}  {_one_line(title, 60)}"
         )
         if show_workspace:

@@ -1,8 +1,11 @@
 """``rho-desk show PATH [--revision N] [--display] [--json]``: what a session file holds.
 
-PATH is a transcript, a session folder or an SDK snapshot document. Prints the session's facts,
-its revisions (a tree for v4 files, a line for v1-v3) and, with ``--display``, the projected
-display history of the active revision (or of ``--revision N``).
+PATH is a transcript, a session folder, an SDK snapshot document, or another agent's session
+(Claude Code, Codex, Gemini CLI, Pi: its file; opencode: ``<opencode.db>#<id>``), read into the
+same revision tree. Prints the session's facts, its revisions (a tree for v4 files and other
+agents' sessions, a line for v1-v3) and, with ``--display``, the projected display history of
+the active revision (or of ``--revision N``). For another agent's session it also names the
+agent, its subagents' sessions, and what the reading left out.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .status import EXIT_OK
 
 if TYPE_CHECKING:
+    from ..core.agents import AgentLog
     from ..core.stores.rho_files import RevisionNode, SessionFile
     from ..core.wire import Message, SessionSnapshot
 
@@ -30,16 +34,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.stores.open import is_session_file
+    from ..core.stores.open import exists, is_session_file
 
-    if not args.path.exists():
+    if not exists(args.path):
         from ..core.errors import InputError
 
         raise InputError("no such file or folder", source=str(args.path))
     if is_session_file(args.path):
-        from ..core.stores.rho_files import read_session
+        from ..core.stores.open import read_transcript
 
-        session = read_session(args.path)
+        session = read_transcript(args.path)
         if session.header is None:
             from ..core.stores.rho_files.errors import NoSessionState
 
@@ -130,6 +134,13 @@ def _label(session: SessionFile, node: RevisionNode) -> str:
     return "completed turn"
 
 
+def _agent_log(session: SessionFile) -> AgentLog | None:
+    """The other agent's log ``session`` was built from (``None``: a Rho file)."""
+    from ..core.agents.build import AgentSessionFile
+
+    return session.log if isinstance(session, AgentSessionFile) else None
+
+
 def _print_transcript(session: SessionFile, selected: RevisionNode | None, display: bool) -> None:
     from ..core.stores.rho_files.summary import message_count
 
@@ -142,8 +153,18 @@ def _print_transcript(session: SessionFile, selected: RevisionNode | None, displ
     leaf = tree.active_leaf
     node = selected or leaf
     out(f"session   {header.id}\n")
-    out(f"file      {session.path} ({session.size} bytes, header version {header.version}, "
-        f"format {tree.format_version})\n")  # fmt: skip
+    log = _agent_log(session)
+    if log is not None:
+        out(f"agent     {log.agent}{' ' + log.version if log.version else ''} (read-only; `rho-desk import` "
+            "makes it a Rho session)\n")  # fmt: skip
+        out(f"file      {session.path} ({session.size} bytes)\n")
+        if log.title:
+            out(f"title     {log.title}\n")
+        if log.parent_session:
+            out(f"parent    {log.parent_session} (this is a subagent's session)\n")
+    else:
+        out(f"file      {session.path} ({session.size} bytes, header version {header.version}, "
+            f"format {tree.format_version})\n")  # fmt: skip
     out(f"cwd       {header.cwd}\n")
     if header.agent_id is not None:
         out(f"agent     {header.agent_id}\n")
@@ -169,6 +190,19 @@ def _print_transcript(session: SessionFile, selected: RevisionNode | None, displ
         out(f"{mark} {indent}r{n.revision:<5} {n.kind.value:<10} {n.id}  {n.timestamp}  {_label(session, n)}\n")
     for note in session.notes:
         out(f"note: {note.text()}\n")
+    if log is not None:
+        for ref in log.subagents:
+            out(f"subagent  {ref.session_id}{' (' + ref.title + ')' if ref.title else ''}: {ref.path}\n")
+        requests = log.requests
+        if requests:
+            tokens_in = sum(r.usage.total_input_tokens() or 0 for r in requests)
+            tokens_out = sum(r.usage.output_tokens or 0 for r in requests)
+            out(f"usage     {len(requests)} model requests, {tokens_in} input and {tokens_out} output tokens\n")
+        for what, count in sorted(log.loss.made.items()):
+            out(f"made      {count} × {what}\n")
+        if log.loss.dropped:
+            out(f"dropped   {sum(log.loss.dropped.values())} fields at {len(log.loss.dropped)} JSON paths "
+                "(`rho-desk show --json` lists them)\n")  # fmt: skip
     if display and node is not None:
         out("display:\n")
         for entry in tree.display(node):
@@ -245,6 +279,16 @@ def _transcript_json(session: SessionFile, selected: RevisionNode | None, displa
             for n in session.notes
         ],
     }
+    log = _agent_log(session)
+    if log is not None:
+        result["agent"] = {
+            "name": log.agent, "version": log.version, "session_id": log.session_id, "title": log.title,
+            "parent_session": log.parent_session,
+            "subagents": [{"session_id": r.session_id, "path": str(r.path), "title": r.title, "call_id": r.call_id}
+                          for r in log.subagents],
+            "requests": len(log.requests),
+            **log.loss.as_json(),
+        }  # fmt: skip
     if display:
         result["display"] = [to_builtins(e) for e in tree.display(node)] if node is not None else []
     return result

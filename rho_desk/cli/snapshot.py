@@ -29,10 +29,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
-    from ..core.stores.open import open_snapshot
+    from ..core.stores.open import exists, open_snapshot
     from ..core.wire import encode, encode_pretty, gc_paused
 
-    if not args.path.exists():
+    if not exists(args.path):
         raise InputError("no such file or folder", source=str(args.path))
     notes: list[Any] = []
     with gc_paused():

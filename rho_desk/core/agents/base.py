@@ -142,6 +142,9 @@ class Entry:
     compaction: Compaction | None = None
     turn: bool = False
     """A user prompt: the step starts a turn (a revision of its own)."""
+    hidden: bool = False
+    """Context the agent gives the model but never shows (Codex's environment context, Claude
+    Code's meta messages): in the model history, not in the display history."""
     requests: list[Request] | None = None
     model: ModelIdentity | None = None
     """The model behind the step's assistant reply, if it has one."""

@@ -295,6 +295,7 @@ def _node_record(
     appended: list[Message] = []
     length = state.length
     epoch = state.epoch
+    hidden: set[int] = set()
     for entry in item.entries:
         if entry.time:
             time = max(time, entry.time)
@@ -323,6 +324,8 @@ def _node_record(
             epoch = entry.id
         offsets[entry.id] = (epoch, length)
         for message in _normal(entry.messages, turns, log):
+            if entry.hidden and message.user is not None:
+                hidden.add(len(appended))
             appended.append(message)
             length += 1
     if turns.pending and item.children and all(_goes_on(child) for child in item.children):
@@ -334,7 +337,7 @@ def _node_record(
     if full is not None:
         full.extend(appended)
     stamp = str(time)
-    shown = tuple(StoredDisplayMessage(stamp, m) for m in appended if m.system is None)
+    shown = tuple(StoredDisplayMessage(stamp, m) for n, m in enumerate(appended) if m.system is None and n not in hidden)
     node_id = item.node_id
     parent_id = parent.id if parent is not None else None
     kind = NodeKind.COMPACTION if facts is not None else NodeKind.COMMIT

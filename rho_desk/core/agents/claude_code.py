@@ -204,10 +204,12 @@ class _Reader:
             for block in content if isinstance(content, list) else ():
                 if isinstance(block, dict) and isinstance(block.get("tool_use_id"), str):
                     self.agent_calls[result["agentId"]] = block["tool_use_id"]
+        meta = record.get("isMeta") is True
+        entry.hidden = meta
         if isinstance(content, str):
             if content:
                 entry.messages.append(Message.user_text(content))
-                entry.turn = record.get("isMeta") is not True
+                entry.turn = not meta
             return
         if not isinstance(content, list):
             raise at.fail("`content` of a user message is neither text nor an array")
@@ -229,7 +231,7 @@ class _Reader:
                 blocks.extend(self.block(block, path))
         if blocks:
             entry.messages.append(Message.user_blocks(blocks))
-            entry.turn = record.get("isMeta") is not True and not any(m.tool_result is not None for m in entry.messages)
+            entry.turn = not meta and not any(m.tool_result is not None for m in entry.messages)
 
     def block(self, block: dict[str, Any], path: str) -> list[ContentBlock]:
         """A text, image or document block of user content."""

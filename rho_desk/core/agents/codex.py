@@ -43,7 +43,7 @@ from .base import AgentLog, Compaction, Entry, Request, SubagentRef, iso_seconds
 from .build import INTERRUPTED_RESULT, attachment_message
 from .jsonl import JsonLines
 
-__all__ = ["AGENT", "read", "session_files", "subagent_files"]
+__all__ = ["AGENT", "is_subagent", "read", "session_files", "subagent_files"]
 
 AGENT: Final = "codex"
 _OPENAI_KIND: Final = "openai_response_output_item"
@@ -210,6 +210,7 @@ class _Reader:
             text = blocks[0].text or ""
             turn = not text.lstrip().startswith(_CONTEXT_PREFIXES)
             entry = self.step(time, turn=turn)
+            entry.hidden = not turn
             entry.messages.append(Message.user_blocks(blocks))
             if turn:
                 self.turns.append(entry.id)
@@ -426,6 +427,23 @@ def session_files(home: Path) -> list[Path]:
         except OSError:
             continue
     return out
+
+
+def is_subagent(path: Path) -> bool:
+    """Whether the rollout at ``path`` is a subagent's (its session meta names a parent thread)."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1024 * 1024)
+    except OSError:
+        return False
+    if b'"subagent"' not in first:
+        return False
+    try:
+        record = _DECODE(first)
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return False
+    meta = record.get("payload") if isinstance(record, dict) else None
+    return isinstance(meta, dict) and _parent(meta.get("source")) is not None
 
 
 def subagent_files(path: Path, thread: str) -> list[SubagentRef]:

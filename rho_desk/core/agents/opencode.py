@@ -40,7 +40,7 @@ from ._parts import Where, count, data_url_image, dollars_to_micros, json_text, 
 from .base import MAX_DEPTH, AgentLog, AgentLogError, Compaction, Entry, Request, SubagentRef, known
 from .build import attachment_message
 
-__all__ = ["AGENT", "DATABASE", "connect", "read", "session_ids", "split"]
+__all__ = ["AGENT", "DATABASE", "connect", "read", "session_bytes", "session_ids", "split", "top_sessions"]
 
 AGENT: Final = "opencode"
 DATABASE: Final = "opencode.db"
@@ -87,6 +87,49 @@ def session_ids(database: Path) -> list[tuple[str, int]]:
             return [(str(r[0]), int(r[1] or 0)) for r in db.execute("select id, time_updated from session order by time_updated desc")]
         except sqlite3.Error as exc:
             raise StorageError(f"{database}: cannot read: {exc}") from None
+
+
+def top_sessions(database: Path) -> list[tuple[str, int]]:
+    """The sessions a person started (no subagents'), with their last update (ms), newest first."""
+    with closing(connect(database)) as db:
+        try:
+            rows = db.execute("select id, time_updated from session where parent_id is null order by time_updated desc")
+            return [(str(r[0]), int(r[1] or 0)) for r in rows]
+        except sqlite3.Error as exc:
+            raise StorageError(f"{database}: cannot read: {exc}") from None
+
+
+def session_bytes(path: Path) -> bytes:
+    """One session's rows as JSON lines (each message's ``data``, then its parts'), in opencode's
+    order: what an audit of the session reads, byte for byte as the database holds them.
+
+    Raises:
+        InputError: no session named, or no such session.
+        StorageError: the database cannot be read.
+    """
+    database, session_id = split(path)
+    if session_id is None:
+        raise InputError(f"name one session: {database}#<id>", source=str(database))
+    with closing(connect(database)) as db:
+        try:
+            if db.execute("select 1 from session where id = ?", (session_id,)).fetchone() is None:
+                raise InputError("no such session in the opencode database", source=str(path))
+            lines: list[bytes] = []
+            for message_id, data in db.execute(
+                "select id, data from message where session_id = ? order by time_created, id", (session_id,)
+            ).fetchall():
+                lines.append(_row_bytes(data))
+                for (part,) in db.execute("select data from part where message_id = ? order by id", (message_id,)):
+                    lines.append(_row_bytes(part))
+        except sqlite3.Error as exc:
+            raise StorageError(f"{path}: cannot read: {exc}") from None
+    return b"".join(line.rstrip(b"\n").replace(b"\n", b" ") + b"\n" for line in lines)
+
+
+def _row_bytes(data: object) -> bytes:
+    if isinstance(data, bytes | bytearray):
+        return bytes(data)
+    return str(data).encode("utf-8", "surrogatepass")
 
 
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:

@@ -22,7 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from ..stores.rho_files import NodeKind, SessionTree, read_session
+from ..agents.build import SOURCE_AGENT_KEY
+from ..agents.tools import translator
+from ..stores.open import read_transcript
+from ..stores.rho_files import NodeKind, SessionTree
 from ..tools import hashline
 from ..tools.text import TRUNCATION_MARKER, file_hash
 from ..wire.codec import gc_paused
@@ -179,7 +182,9 @@ class _Chain:
             except (hashline.ApplyError, StopIteration):
                 return _UNKNOWN
         old, new = step[1], step[2]
-        return text.replace(old, new).encode("utf-8") if text.count(old) == 1 else _UNKNOWN
+        every = len(step) > 3 and step[3]
+        found = text.count(old)
+        return text.replace(old, new).encode("utf-8") if found == 1 or (every and found) else _UNKNOWN
 
 
 def _derived_content(chain: _Chain, first: int, last: int, tool: str) -> Content:
@@ -278,14 +283,19 @@ class _Builder:
         if name in _WRITE_TOOLS:
             path, content = args.get("path"), args.get("content")
             if isinstance(path, str) and isinstance(content, str):
-                created = result[1].startswith("created ")
+                # another agent's write says whether it created the file (core.agents.tools)
+                created = args["created"] if isinstance(args.get("created"), bool) else result[1].startswith("created ")
                 self._step(turn, self.absolute(path), ("write", content.encode("utf-8"), created), call.id, "write")
         elif name in _REPLACE_TOOLS:
             path = args.get("path")
             old = next((args[k] for k in ("old", "old_string", "old_text") if isinstance(args.get(k), str)), None)
             new = next((args[k] for k in ("new", "new_string", "new_text") if isinstance(args.get(k), str)), None)
             if isinstance(path, str) and old is not None and new is not None:
-                self._step(turn, self.absolute(path), ("replace", old, new), call.id, name)
+                self._step(turn, self.absolute(path), ("replace", old, new, args.get("all") is True), call.id, name)
+        elif name == "delete":  # another agent's patch deleting a file (core.agents.tools)
+            path = args.get("path")
+            if isinstance(path, str):
+                self._step(turn, self.absolute(path), ("write", None, False), call.id, "delete")
         elif name in _EDIT_TOOLS:
             document = args.get("input")
             if not isinstance(document, str):
@@ -374,6 +384,13 @@ def _disk_content(path: str, expected: ObservedRegular) -> bytes | None:
     return data if sha256_hex(data) == expected.digest else None
 
 
+def _agent_of(tree: SessionTree, path: list[Any]) -> str | None:
+    """The agent whose session this is (or was, before it was imported), from its metadata."""
+    first = path[0] if path else None
+    meta = first.meta if first is not None else None
+    return meta.metadata.get(SOURCE_AGENT_KEY) if meta is not None else None
+
+
 def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[WorkspaceCheckpoint, ...] = (), journal: Path | None = None) -> SessionChanges:
     """The changes of an already read session (see the module docstring)."""
     header = tree.header
@@ -428,9 +445,14 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
         if node.kind is compaction:
             index += 1  # the "Compacted context" marker of the projected display
         node_turn[node.id] = number
-    # Results follow their calls; resolve every call once all results are known.
+    # Results follow their calls; resolve every call once all results are known. Another agent's
+    # calls (the session, or the Rho session imported from it, names the agent) are read as
+    # the Rho tool calls that do the same (core.agents.tools).
+    translate = translator(_agent_of(tree, path))
     for position, (turn_number, call) in enumerate(pending):
-        builder.call(turn_number, call, answers.get(position))
+        answer = answers.get(position)
+        for step in translate(call, answer[1] if answer else "") if translate is not None else (call,):
+            builder.call(turn_number, step, answer)
     turns = {n: t for n, t in builder.turns.items() if t.files or t.hidden}
 
     on_path = {n.id for n in path}
@@ -482,7 +504,7 @@ def session_changes(path: str | os.PathLike[str]) -> SessionChanges:
         StorageError: a file cannot be read.
     """
     with gc_paused():  # a bulk build of short-lived objects: the cyclic GC would be most of the cost
-        session = read_session(Path(path), share=False)  # read once, dropped after
+        session = read_transcript(Path(path), share=False)  # read once, dropped after (any agent's)
         changes = changes_of_session(session.tree, session.path)
         # Drop the tree while the collector is still off: back on, its first pass would scan
         # every object made while it was off, the whole tree included.

@@ -172,12 +172,15 @@ def open_export_source(
                 "pass --history model", source=str(path),
             )
         return open_snapshot(path, revision), "model", None, None
-    from ..stores.rho_files.reader import read_session
+    from ..agents.build import AgentSessionFile
+    from ..stores.open import read_transcript
 
-    tree = read_session(path).tree
+    session = read_transcript(path)
+    tree = session.tree
     node = tree.find_revision(revision) if revision is not None else None
     model = tree.snapshot(node)
-    title = index_title(path, model.session_id)
+    # another agent's session names itself; a Rho session's title is in Rho's index
+    title = session.log.title if isinstance(session, AgentSessionFile) else index_title(path, model.session_id)
     if history == "model":
         return model, "model", None, title
     shown = tree.display(node, markers=True, trimmed=True)

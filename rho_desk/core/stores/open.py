@@ -1,9 +1,12 @@
-"""Open whatever a user points at (an SDK snapshot document or a Rho session file).
+"""Open whatever a user points at (an SDK snapshot document, a Rho session file, or another
+agent's session).
 
 This is the one entry point the command line, export and the app use to turn a path into a
-session. A session folder, a ``.jsonl`` file, or any file whose first line is a session header
-is read as a Rho transcript; anything else must be a snapshot document (schema 1 or 2), or, for
-a viewer, a display export.
+session. Another agent's session (Claude Code, Codex, Gemini CLI, opencode, Pi: detected by
+``core.agents.detect``) is read by its reader into the same revision tree, read-only. A session
+folder, a ``.jsonl`` file, or any file whose first line is a session header is read as a Rho
+transcript; anything else must be a snapshot document (schema 1 or 2), or, for a viewer, a
+display export.
 
 * :func:`open_snapshot`: the complete snapshot (the active revision, or ``revision``, resumed as
   Rho would, storage.md §6.6);
@@ -25,14 +28,50 @@ from .rho_files.errors import read_failure
 if TYPE_CHECKING:
     from .rho_files.reader import RecoveryNote, SessionFile
 
-__all__ = ["decode_document", "is_session_file", "open_document", "open_snapshot"]
+__all__ = ["agent_of", "decode_document", "exists", "is_session_file", "open_document", "open_snapshot", "read_transcript"]
 
 _SNIFF_BYTES = 64
 
 
+def exists(path: Path) -> bool:
+    """Whether ``path`` names something to open: a file or folder, or an opencode session
+    (``<opencode.db>#<id>``, whose database file exists)."""
+    from ..agents.opencode import split
+
+    return Path(path).exists() or split(path)[1] is not None
+
+
+def agent_of(path: Path) -> str | None:
+    """The other agent whose session ``path`` is (``core.agents.detect``), ``None`` for Rho's."""
+    from ..agents import detect
+
+    return detect(path)
+
+
+def read_transcript(path: Path | str, *, tolerant: bool = False, share: bool = True,
+                    check_name: bool = True) -> SessionFile:  # fmt: skip
+    """The transcript at ``path`` as a revision tree: Rho's (``read_session``), or another
+    agent's built into the same tree (read-only).
+
+    Raises:
+        SessionFileError: the file is malformed (file, line and reason).
+        InputError: no such file.
+        StorageError: it cannot be read.
+    """
+    path = Path(path)
+    if agent_of(path) is not None:
+        from ..agents import open_session
+
+        return open_session(path, tolerant=tolerant)
+    from .rho_files.reader import read_session
+
+    return read_session(path, share=share, tolerant=tolerant, check_name=check_name)
+
+
 def is_session_file(path: Path) -> bool:
-    """Whether ``path`` is a Rho transcript (or a session folder) rather than a snapshot document."""
-    if path.is_dir() or path.suffix == ".jsonl":
+    """Whether ``path`` is a transcript (Rho's, a session folder, or another agent's session)
+    rather than a snapshot document."""
+    if path.is_dir() or path.suffix == ".jsonl" or agent_of(path) is not None:
         return True
     try:
         with open(path, "rb") as handle:
@@ -53,9 +92,7 @@ def open_snapshot(path: Path, revision: int | None = None, *, notes: list[Recove
     """
     path = Path(path)
     if is_session_file(path):
-        from .rho_files.reader import read_session
-
-        session = read_session(path, share=False)
+        session = read_transcript(path, share=False)
         if notes is not None:
             notes.extend(session.notes)
         tree = session.tree  # dropped once the snapshot is made
@@ -78,7 +115,8 @@ def _read_document(path: Path) -> bytes:
 
 
 def open_document(path: Path) -> tuple[SessionFile, bool]:
-    """The file at ``path`` as a revision tree, and whether it was a snapshot document (blocking).
+    """The file at ``path`` as a revision tree, and whether it is read-only as a snapshot
+    document is (a snapshot document, or another agent's session) (blocking).
 
     A transcript is read tolerantly: a damaged one up to its last good revision (``damage``
     names the bad line; it must not be written until repaired). A snapshot document becomes a
@@ -96,6 +134,10 @@ def open_document(path: Path) -> tuple[SessionFile, bool]:
     from .rho_files.reader import read_session, snapshot_session
 
     path = Path(path)
+    if agent_of(path) is not None:
+        from ..agents import open_session
+
+        return open_session(path, tolerant=True), True  # read-only, as a snapshot document is
     if is_session_file(path):
         file = read_session(path, check_name=False, tolerant=True)
         if file.header is None:

@@ -48,4 +48,8 @@ class SessionSummary:
     search_text: str = ""
     """User and assistant text of the display history, for full-text search."""
     title: str | None = None
-    """Only ever read from the index; summaries computed from files have none."""
+    """Only ever read from the index; summaries computed from files have none (another agent's
+    session: the title its own log gives)."""
+    agent: str = "rho"
+    """Whose session it is: ``rho``, or another agent's name (``core.agents.AGENTS``); a mixed
+    listing (``core.agents.library.AllSessions``) sets it, no database stores it."""

@@ -158,3 +158,11 @@ def test_building_twice_gives_the_same_tree(agent: str, sessions: dict[str, Path
     first, second = open_session(sessions[agent]), open_session(sessions[agent])
     assert list(first.tree.nodes) == list(second.tree.nodes)
     assert first.records == second.records
+
+
+def test_codex_context_items_reach_the_model_but_are_not_shown(sessions: dict[str, Path]) -> None:
+    tree = open_session(sessions["codex"]).tree
+    assert tree.history()[0].text().startswith("<environment_context>") is False  # compacted away on the leaf
+    first = tree.path()[0]
+    assert tree.history(first)[0].text().startswith("<environment_context>")
+    assert all(not e.message.text().startswith("<environment_context>") for e in tree.display())
