@@ -30,7 +30,7 @@ def test_deep_json_in_a_log_is_refused_with_the_line(tmp_path: Path) -> None:
     path.write_text('{"type":"session","version":3,"id":"p","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}\n'
                     '{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":' + deep + "}}\n")  # fmt: skip
     line = one_line_error(rho(environment(tmp_path), tmp_path, "show", str(path)))
-    assert f"{path}:2:" in line and "nesting is deeper than 512" in line
+    assert f"{path}:2:" in line and "nesting is too deep" in line
 
 
 def test_a_huge_line_is_refused_without_a_traceback(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ from ..stores.rho_files.tree import RevisionNode, SessionTree
 from ..stores.rho_files.views import default_prompt_cache_key
 from ..wire.model import ContentBlock, Message, ModelIdentity
 from ..wire.snapshot import CompactionState, SessionSnapshot
-from .base import AgentLog, Entry
+from .base import AgentLog, Entry, bulk
 
 __all__ = [
     "ATTACHED_PROMPT",
@@ -134,6 +134,7 @@ class _State:
     """The compaction the path's history starts from ("" before the first): offsets count from it."""
 
 
+@bulk
 def build(log: AgentLog, *, session_id: str | None = None, split_after: Collection[str] = ()) -> AgentSessionFile:
     """The revision tree of ``log`` (see the module docstring).
 

@@ -38,7 +38,7 @@ from ..wire.model import (
     ProviderContextBlock,
 )
 from ._parts import Where, count, image_block, json_text, mapping, string
-from .base import AgentLog, Compaction, Entry, Request, SubagentRef, iso_seconds, known
+from .base import AgentLog, Compaction, Entry, Request, SubagentRef, bulk, iso_seconds, known
 from .build import attachment_message
 from .jsonl import JsonLines
 
@@ -79,6 +79,7 @@ class _Reply:
     msg_id: str | None = None
 
 
+@bulk
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read a Claude Code session file (see the module docstring)."""
     lines = JsonLines(path, tolerant=tolerant)

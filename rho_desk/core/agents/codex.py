@@ -39,7 +39,7 @@ from ..wire.model import (
     ProviderContextBlock,
 )
 from ._parts import Where, count, data_url_image, json_text, string
-from .base import AgentLog, Compaction, Entry, Request, SubagentRef, iso_seconds, known
+from .base import AgentLog, Compaction, Entry, Request, SubagentRef, bulk, iso_seconds, known
 from .build import INTERRUPTED_RESULT, attachment_message
 from .jsonl import JsonLines
 
@@ -67,6 +67,7 @@ _USAGE = known("input_tokens", "cached_input_tokens", "output_tokens", "total_to
 _DECODE: Final = msgspec.json.Decoder().decode
 
 
+@bulk
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read a Codex rollout (see the module docstring)."""
     lines = JsonLines(path, tolerant=tolerant)
@@ -138,9 +139,10 @@ def _parent(source: object) -> str | None:
 class _Reply:
     """The output items of one model response, gathered into one assistant message."""
 
-    __slots__ = ("content", "context", "summary")
+    __slots__ = ("content", "context", "identity", "summary")
 
-    def __init__(self) -> None:
+    def __init__(self, identity: ModelIdentity) -> None:
+        self.identity = identity
         self.content: list[ContentBlock] = []
         self.summary: list[str] = []
         self.context: list[ProviderContextBlock] = []
@@ -162,8 +164,9 @@ class _Reader:
         self.turns: list[str] = []
         """The user-turn steps on the current path, oldest first (what a rollback counts)."""
         self.reply: _Reply | None = None
-        self.reply_entry: Entry | None = None
-        self.results: Entry | None = None
+        self.entry: Entry | None = None
+        """The step items join: a turn's items are one step (a rollback or a compaction starts
+        the next)."""
         self.last_total: int | None = None
         self.unanswered: list[str] = []
         """Calls of the current turn without an output yet."""
@@ -173,21 +176,29 @@ class _Reader:
         return ModelIdentity(self.provider, "responses", self.model)
 
     def step(self, time: int, *, turn: bool = False) -> Entry:
+        """A new step after the current one."""
         self.close()
         entry = Entry(f"L{self.at.line}", self.current, time, [], turn=turn, line=self.at.line)
         if entry.id in self.log.entries:
             entry.id = f"L{self.at.line}.{len(self.log.entries)}"
         self.log.add(entry)
         self.current = entry.id
-        self.results = None
+        self.entry = entry
+        return entry
+
+    def open_step(self, time: int) -> Entry:
+        """The step the next item joins (a new one after a compaction or a rollback)."""
+        entry = self.entry
+        if entry is None or entry.compaction is not None:
+            return self.step(time)
         return entry
 
     def close(self) -> None:
-        """Finish the open reply: its items become one assistant message."""
-        if self.reply is not None and self.reply_entry is not None:
-            self.reply_entry.messages.append(self.reply.message(self.reply_entry.model or self.identity))
-        self.reply = None
-        self.reply_entry = None
+        """Finish the open reply: its items become one assistant message, in its step."""
+        reply = self.reply
+        if reply is not None:
+            self.reply = None
+            self.open_step(0).messages.append(reply.message(reply.identity))
 
     def item(self, item: dict[str, Any], time: int, where: str) -> None:
         at, loss = self.at, self.loss
@@ -209,7 +220,7 @@ class _Reader:
                 return
             text = blocks[0].text or ""
             turn = not text.lstrip().startswith(_CONTEXT_PREFIXES)
-            entry = self.step(time, turn=turn)
+            entry = self.step(time, turn=turn)  # context items too: a step of their own, not shown
             entry.hidden = not turn
             entry.messages.append(Message.user_blocks(blocks))
             if turn:
@@ -262,17 +273,16 @@ class _Reader:
         self.unanswered.append(call.tool_call.id)
 
     def reply_part(self, time: int) -> _Reply:
-        if self.reply is None:
-            entry = self.step(time)
-            entry.model = self.identity
-            self.reply, self.reply_entry = _Reply(), entry
-        return self.reply
+        reply = self.reply
+        if reply is None:
+            entry = self.open_step(time)
+            reply = self.reply = _Reply(self.identity)
+            entry.model = reply.identity
+        return reply
 
     def result_step(self, time: int) -> Entry:
-        if self.results is None or self.reply is not None:
-            entry = self.step(time)
-            self.results = entry
-        return self.results
+        self.close()
+        return self.open_step(time)
 
     def context(self, data: dict[str, Any], position: int) -> ProviderContextBlock:
         return ProviderContextBlock(identity=self.identity, kind=_OPENAI_KIND, position=position, data=data)
@@ -368,9 +378,7 @@ class _Reader:
         cached = count(last.get("cached_input_tokens"))
         usage = ModelUsage.from_inclusive_prompt(prompt, count(last.get("output_tokens")), cached, None,
                                                  count(last.get("total_tokens")), count(info.get("model_context_window")))  # fmt: skip
-        target = self.reply_entry or (self.log.entries.get(self.current) if self.current else None)
-        if target is None:
-            target = self.step(time)
+        target = self.open_step(time)
         request = Request(time * 1000, self.model, self.provider, usage)
         target.requests = [*(target.requests or []), request]
 
@@ -387,7 +395,7 @@ class _Reader:
         del self.turns[-n:]
         self.unanswered = []
         self.current = self.log.entries[first].parent
-        self.results = None
+        self.entry = None
         self.loss.note("rolled-back turns kept as an abandoned branch", n)
 
     def turn_context(self, payload: dict[str, Any]) -> None:
@@ -405,6 +413,7 @@ class _Reader:
             head = [Message.user_text(summary)] if summary else []
         entry = self.step(time)
         entry.compaction = Compaction(head, trigger="auto")
+        self.entry = None
         self.loss.rest(payload, known("message", "replacement_history"), "compacted:$.payload")
 
     def convert(self, items: list[dict[str, Any]]) -> list[Message]:

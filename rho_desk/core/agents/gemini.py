@@ -46,6 +46,7 @@ from .base import (
     Entry,
     Request,
     SubagentRef,
+    bulk,
     iso_seconds,
     known,
 )
@@ -61,6 +62,7 @@ _TOKENS = known("input", "output", "cached", "thoughts", "total")
 _NOTICES: Final = frozenset({"info", "error", "warning"})
 
 
+@bulk
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read a Gemini CLI chat, JSONL or the older single JSON document (see the module docstring)."""
     source = str(path)

@@ -33,14 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError, StorageError
-from ..system.fsio import atomic_write, ensure_private_dir, fsync_dir, write_all
+from ..stores.rho_files.errors import SessionIdMismatch
 from ..stores.rho_files.layout import SESSION_FILE, find_units, unit_for_path, workspace_dir
-from ..stores.rho_files.reader import parse_session, read_session
+from ..stores.rho_files.reader import read_session
 from ..stores.rho_files.records import DeltaTransition, NodeRecord, SetLeafRecord
-from ..wire.codec import encode
+from ..system.fsio import atomic_write, ensure_private_dir, fsync_dir, write_all
 from . import opencode
 from .base import AgentLog
 from .build import AgentSessionFile, build
@@ -224,10 +225,20 @@ def _encode(receipt: ImportReceipt) -> bytes:
 
 
 def _create(transcript: Path, built: AgentSessionFile) -> None:
-    """Write the new transcript whole: checked by the reader first, then written, synced."""
-    data = b"".join(encode(record) + b"\n" for record in built.records)
+    """Write the new transcript whole, synced. Every record was applied to the tree by the Rho
+    reader's own rules as it was built (``build``); the name must carry the session's id, as
+    Rho checks it."""
     unit = unit_for_path(transcript)
-    parse_session(data, source=str(transcript), name_id=unit.session_id)  # the reader's own check
+    sid = built.tree.session_id
+    if unit.session_id is not None and unit.session_id != sid:
+        raise SessionIdMismatch(f"session id {sid!r} does not match {unit.session_id!r} from the file name "
+                                "(a name with no `_`, or ending in `_<id>`, keeps them together)", source=str(transcript))  # fmt: skip
+    encoder = msgspec.json.Encoder()
+    buffer = bytearray()
+    for record in built.records:
+        encoder.encode_into(record, buffer, len(buffer))
+        buffer += b"\n"
+    data = bytes(buffer)
     folder = transcript.parent
     try:
         if transcript.name == SESSION_FILE:
@@ -254,15 +265,10 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
         with contextlib.suppress(OSError):
             transcript.unlink()
         raise StorageError(f"{transcript}: cannot write: {exc.strerror or exc}") from None
-    _index(transcript, st.st_size, st.st_mtime_ns)
-
-
-def _index(transcript: Path, size: int, mtime_ns: int) -> None:
-    """Rho's index row for the written transcript, as after Rho's own save."""
+    # Rho's index row for it, as after Rho's own save (only inside a Rho home)
     from ..stores.rho_files.summary import record_written
 
-    session = read_session(transcript, share=False)
-    record_written(session.tree, session.unit, transcript, size, mtime_ns)
+    record_written(built.tree, unit, transcript, st.st_size, st.st_mtime_ns)
 
 
 def _append(transcript: Path, built: AgentSessionFile) -> int:

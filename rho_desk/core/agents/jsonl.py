@@ -2,9 +2,10 @@
 
 Every line is decoded by msgspec into plain dicts and lists (the readers look at members by
 name, and count the ones they do not use). The limits are those of the Rho reader: a file of
-at most ``MAX_FILE_BYTES``, nesting of at most ``MAX_DEPTH`` levels (measured without recursion
-before decoding), and a line of at most ``MAX_LINE_BYTES`` (read in bounded pieces, so a line of
-a gigabyte costs no more memory than the limit). Blank lines are skipped. A last line without
+at most ``MAX_FILE_BYTES``; nesting bounded by msgspec's own recursion guard, which turns absurd
+depth into "JSON nesting is too deep" at the line, as the Rho reader's decoder does; and a line
+of at most ``MAX_LINE_BYTES`` (read in bounded pieces, so a line of a gigabyte costs no more
+memory than the limit). Blank lines are skipped. A last line without
 ``\\n`` whose JSON is merely cut short is a torn write: it is left out with a note, as Rho
 leaves out its own torn tails; anything else that is not a JSON object fails the read with the
 file, the line and the reason, or, read tolerantly (a viewer), stops it with a note.
@@ -22,8 +23,7 @@ import msgspec
 from ..errors import InputError
 from ..stores.rho_files.errors import read_failure
 from ..stores.rho_files.reader import DAMAGED, RecoveryNote
-from ..wire.limits import check_depth
-from .base import MAX_DEPTH, MAX_FILE_BYTES, MAX_LINE_BYTES, AgentLogError
+from .base import MAX_FILE_BYTES, MAX_LINE_BYTES, AgentLogError
 
 __all__ = ["JsonLines", "decode_object"]
 
@@ -32,16 +32,11 @@ _DECODE: Final = msgspec.json.Decoder().decode
 
 
 def decode_object(raw: bytes, *, source: str, line: int) -> dict[str, Any]:
-    """One JSON object from ``raw`` (depth bounded first).
+    """One JSON object from ``raw``.
 
     Raises:
         AgentLogError: not JSON, nested too deep, or not an object.
     """
-    if len(raw) > MAX_DEPTH and raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
-        try:
-            check_depth(raw, source=source, line=line)
-        except InputError as exc:
-            raise AgentLogError(exc.reason, source=source, line=line) from None
     try:
         value = _DECODE(raw)
     except (msgspec.DecodeError, RecursionError, ValueError) as exc:
@@ -117,14 +112,20 @@ class JsonLines:
                     pos += length
                     continue
                 try:
-                    record = decode_object(raw, source=source, line=line)
-                except AgentLogError as exc:
-                    if not terminated and _cut_short(raw):
-                        self.notes.append(RecoveryNote(source, line, pos, length,
-                                                       f"torn last line ignored ({length} bytes of an unfinished record)"))  # fmt: skip
+                    record = _DECODE(raw)
+                except (msgspec.DecodeError, RecursionError, ValueError):
+                    record = None
+                if type(record) is not dict:
+                    # not a JSON object: say why, or pass over a torn last line
+                    try:
+                        record = decode_object(raw, source=source, line=line)
+                    except AgentLogError as exc:
+                        if not terminated and _cut_short(raw):
+                            self.notes.append(RecoveryNote(source, line, pos, length,
+                                                           f"torn last line ignored ({length} bytes of an unfinished record)"))  # fmt: skip
+                            return
+                        self._fail(exc.reason, line, pos, length)
                         return
-                    self._fail(exc.reason, line, pos, length)
-                    return
                 pos += length
                 yield line, record
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import builtins
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Final, Unpack
 
 from ..errors import InputError, KnownError, StorageError
 from ..stores.index import IndexState
@@ -31,6 +31,7 @@ from ..stores.rho_files.summary import summary_of_tree
 from ..stores.search import (
     SORT_KEYS,
     ListPage,
+    MergedCaches,
     SearchPage,
     SearchResults,
     SessionCache,
@@ -112,6 +113,10 @@ class AgentLibrary:
 
     def close(self) -> None:
         self._cache.close()
+
+    @property
+    def cache(self) -> SessionCache:
+        return self._cache
 
     def __enter__(self) -> AgentLibrary:
         return self
@@ -201,21 +206,24 @@ class AgentLibrary:
         return sorted(self._cache.failures(workspace_key).values(), key=lambda f: f.path)
 
 
-def _sort_key(sort: str) -> Callable[[SessionSummary], Any]:
-    """The Python twin of a :data:`SORT_KEYS` order (ties: newest update, creation, id)."""
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _ordered(rows: Iterable[SessionSummary], sort: str, descending: bool) -> list[SessionSummary]:
+    """``rows`` in the order of ``search._order`` (a sort key, then newest update, creation, id)."""
     if sort not in SORT_KEYS:
-        raise InputError(f"unknown sort {sort!r}; one of {', '.join(SORT_KEYS)}")
+        raise InputError(f"unknown sort {sort!r}; choose from {', '.join(SORT_KEYS)}")
+    out = sorted(rows, key=lambda s: s.id)
+    out.sort(key=lambda s: s.created_at, reverse=descending or sort != "updated")
+    out.sort(key=lambda s: s.updated_at, reverse=descending or sort != "updated")
     if sort == "title":
-        return lambda s: ((s.title or s.first_user_message or "").casefold(), s.updated_at, s.created_at)
-    column = {"updated": "updated_at", "created": "created_at", "size": "file_size", "messages": "message_count",
-              "compactions": "compaction_count"}[sort]  # fmt: skip
-    return lambda s: (getattr(s, column) or 0, s.updated_at, s.created_at)
-
-
-def _merged(rows: Iterable[SessionSummary], sort: str, descending: bool) -> list[SessionSummary]:
-    key = _sort_key(sort)
-    ordered = sorted(rows, key=lambda s: s.id)  # the last tie-breaker: id, ascending
-    return sorted(ordered, key=key, reverse=descending)
+        # NOCASE folds ASCII letters only
+        out.sort(key=lambda s: (s.title or s.first_user_message or "").translate(_ASCII_LOWER), reverse=descending)
+    elif sort != "updated":
+        column = {"created": "created_at", "size": "file_size", "messages": "message_count",
+                  "compactions": "compaction_count"}[sort]  # fmt: skip
+        out.sort(key=lambda s: getattr(s, column) or 0, reverse=descending)
+    return out
 
 
 class AllSessions:
@@ -230,8 +238,14 @@ class AllSessions:
     def __init__(self, rho: SessionLibrary | None, agents: Mapping[str, Path], *, cache_dir: Path | None = None) -> None:
         self.rho = rho
         self.agents = {name: AgentLibrary(name, home, cache_dir=cache_dir) for name, home in agents.items()}
+        self._merged: MergedCaches | None = None
+        self._rho_state = IndexState.OK
+        self._rho_notice: str | None = None
+        """Rho's index as the last refresh found it (what a page reports)."""
 
     def close(self) -> None:
+        if self._merged is not None:
+            self._merged.close()
         for library in self.agents.values():
             library.close()
         if self.rho is not None:
@@ -251,35 +265,28 @@ class AllSessions:
         """Refresh every library; returns the notes worth a word (an index busy, a home unread)."""
         notes: list[str] = []
         if self.rho is not None:
-            notice = self.rho.refresh(workspace_key).notice()
-            if notice:
-                notes.append(notice)
+            report = self.rho.refresh(workspace_key)
+            self._rho_state, self._rho_notice = report.index_state, report.notice()
+            if self._rho_notice:
+                notes.append(self._rho_notice)
         for library in self.agents.values():
-            report = library.refresh(workspace_key)
-            if report.notice:
-                notes.append(f"{library.agent}: {report.notice}")
+            found = library.refresh(workspace_key)
+            if found.notice:
+                notes.append(f"{library.agent}: {found.notice}")
         return notes
 
     def failures(self, workspace_key: str | None = None) -> builtins.list[SummaryFailure]:
         return [f for _, library in self._sources() for f in library.failures(workspace_key)]
 
     def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> SessionPage:
-        """One page of every library's sessions, merged in ``sort`` order (Rho's rows tagged ``rho``)."""
-        sort, descending = page.get("sort", "updated"), page.get("descending", True)
-        offset, limit = page.get("offset", 0), page.get("limit")
-        wanted = None if limit is None else offset + limit
-        rows: list[SessionSummary] = []
-        total = 0
-        notice = None
-        state = IndexState.OK
-        for name, library in self._sources():
-            part = library.list(workspace_key, sort=sort, descending=descending, limit=wanted)
-            rows.extend(part.sessions if name != RHO else [replace(s, agent=RHO) for s in part.sessions])
-            total += part.total
-            if name == RHO:
-                notice, state = part.notice, part.index_state
-        merged = _merged(rows, sort, descending)
-        return SessionPage(merged[offset : None if limit is None else offset + limit], total, state, notice)
+        """One page of every library's sessions, merged in ``sort`` order, each row naming its
+        agent (``rho`` for Rho's): one query over every cache (:class:`~..stores.search.MergedCaches`)."""
+        if self._merged is None:
+            self._merged = MergedCaches({name: library.cache for name, library in self._sources()})
+        sessions = self._merged.list(workspace_key, **page)
+        paged = page.get("limit") is not None or page.get("offset", 0)
+        total = self._merged.count(workspace_key) if paged else len(sessions)
+        return SessionPage(sessions, total, self._rho_state, self._rho_notice)
 
     def search(self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]) -> SearchResults:
         """Full-text search across every library, hits merged in ``sort`` order."""
@@ -290,8 +297,8 @@ class AllSessions:
             found = library.search(text, workspace_key, sort=sort, descending=descending, limit=limit)
             truncated = truncated or found.truncated
             hits.extend(found.hits if name != RHO else [replace(h, session=replace(h.session, agent=RHO)) for h in found.hits])
-        key = _sort_key(sort)
-        ordered = sorted(sorted(hits, key=lambda h: h.session.id), key=lambda h: key(h.session), reverse=descending)
+        by_path = {id(h.session): h for h in hits}
+        ordered = [by_path[id(s)] for s in _ordered([h.session for h in hits], sort, descending)]
         return SearchResults(ordered[:limit], truncated or len(ordered) > limit)
 
     def workspace_key(self, cwd: str | os.PathLike[str]) -> str:

@@ -34,10 +34,18 @@ from typing import Any, Final
 import msgspec
 
 from ..errors import InputError, StorageError
-from ..wire.limits import check_depth
 from ..wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity, ModelUsage
 from ._parts import Where, count, data_url_image, dollars_to_micros, json_text, mapping, string
-from .base import MAX_DEPTH, AgentLog, AgentLogError, Compaction, Entry, Request, SubagentRef, known
+from .base import (
+    AgentLog,
+    AgentLogError,
+    Compaction,
+    Entry,
+    Request,
+    SubagentRef,
+    bulk,
+    known,
+)
 from .build import attachment_message
 
 __all__ = ["AGENT", "DATABASE", "connect", "read", "session_bytes", "session_ids", "split", "top_sessions"]
@@ -132,6 +140,7 @@ def _row_bytes(data: object) -> bytes:
     return str(data).encode("utf-8", "surrogatepass")
 
 
+@bulk
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read one opencode session, ``<database>#<session id>`` (see the module docstring)."""
     database, session_id = split(path)
@@ -209,12 +218,10 @@ class _Reader:
         if not isinstance(raw, bytes | bytearray):
             raise AgentLogError(f"{what}: `data` is not JSON text", source=self.source, line=row)
         try:
-            if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
-                check_depth(bytes(raw), source=self.source, line=row)
             value = _DECODE(raw)
-        except InputError as exc:
-            raise AgentLogError(f"{what}: {exc.reason}", source=self.source, line=row) from None
-        except (msgspec.DecodeError, RecursionError, ValueError) as exc:
+        except RecursionError:
+            raise AgentLogError(f"{what}: JSON nesting is too deep", source=self.source, line=row) from None
+        except (msgspec.DecodeError, ValueError) as exc:
             raise AgentLogError(f"{what}: not JSON: {exc}", source=self.source, line=row) from None
         if not isinstance(value, dict):
             raise AgentLogError(f"{what}: `data` is not a JSON object", source=self.source, line=row)

@@ -36,7 +36,7 @@ from ..wire.model import (
     ProviderContextBlock,
 )
 from ._parts import Where, count, dollars_to_micros, image_block, json_text, string
-from .base import AgentLog, Compaction, Entry, Request, iso_seconds, known
+from .base import AgentLog, Compaction, Entry, Request, bulk, iso_seconds, known
 from .build import attachment_message
 from .jsonl import JsonLines
 
@@ -64,6 +64,7 @@ _CALL = known("type", "id", "name", "arguments")
 _IMAGE = known("type", "data", "mimeType")
 
 
+@bulk
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read a Pi session file (see the module docstring)."""
     lines = JsonLines(path, tolerant=tolerant)

@@ -231,6 +231,11 @@ class SessionLibrary:
     def close(self) -> None:
         self._cache.close()
 
+    @property
+    def cache(self) -> SessionCache:
+        """rho-desk's cache of this home (what :meth:`list` and :meth:`search` read)."""
+        return self._cache
+
     def __enter__(self) -> SessionLibrary:
         return self
 

@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from ..errors import InputError, StorageError
 from ..system.dirs import CACHE_DIR_ENV, cache_dir
@@ -48,6 +48,7 @@ __all__ = [
     "SORT_KEYS",
     "CachedStat",
     "ListPage",
+    "MergedCaches",
     "SearchHit",
     "SearchPage",
     "SearchResults",
@@ -600,6 +601,104 @@ class SessionCache:
             paths,
         ).fetchall()
         return {path: zlib.decompress(body).decode("utf-8", "surrogatepass") for path, body in rows}
+
+
+class MergedCaches:
+    """Several caches' sessions listed as if they were one (a mixed library: Rho's and other
+    agents'), each row naming its cache (``SessionSummary.agent``), in the order
+    :meth:`SessionCache.list` gives.
+
+    The cache files are attached, read-only, to one connection kept open: a page is one query,
+    each cache giving its first ``offset + limit`` rows by its own index and SQLite merging
+    those. A cache kept in memory (no cache folder) cannot be attached: then each is paged
+    alone and the pages merged in a scratch table.
+    """
+
+    def __init__(self, caches: Mapping[str, SessionCache]) -> None:
+        self.caches = dict(caches)
+        self.names = list(caches)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if not any(str(c.path) == ":memory:" for c in self.caches.values()) and len(self.names) <= 9:
+            db = sqlite3.connect(":memory:", timeout=5.0, uri=True, check_same_thread=False, isolation_level=None)
+            try:
+                for n, name in enumerate(self.names):
+                    uri = f"{Path(self.caches[name].path).absolute().as_uri()}?mode=ro"
+                    db.execute(f"attach database ? as c{n}", (uri,))
+            except sqlite3.Error as exc:
+                db.close()
+                raise StorageError(f"session caches: {exc}") from exc
+            self._db = db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def count(self, workspace_key: str | None = None) -> int:
+        if self._db is None:
+            return sum(cache.count(workspace_key) for cache in self.caches.values())
+        where = "" if workspace_key is None else " where workspace_key = ?"
+        sql = "select " + " + ".join(f"(select count(*) from c{n}.sessions{where})" for n in range(len(self.names)))
+        with self._lock:
+            if self._db is None:
+                raise StorageError("session caches: closed")
+            try:
+                return int(self._db.execute(sql, [workspace_key] * len(self.names) if where else []).fetchone()[0])
+            except sqlite3.Error as exc:
+                raise StorageError(f"session caches: {exc}") from exc
+
+    def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> builtins.list[SessionSummary]:
+        """One page (see :meth:`SessionCache.list`), every row's ``agent`` its cache's name.
+
+        Raises:
+            InputError: an unknown sort name.
+        """
+        sort, descending = page.get("sort", "updated"), page.get("descending", True)
+        order = _order(sort, descending)
+        limit, offset = page.get("limit"), page.get("offset", 0)
+        wanted = -1 if limit is None else offset + limit
+        columns = ", ".join(f"s.{c}" for c in _ROW_COLUMNS)
+        where = "" if workspace_key is None else " where s.workspace_key = ?"
+        if self._db is None:
+            return self._merged_here(workspace_key, sort, descending, order, limit, offset)
+        branches = []
+        params: builtins.list[object] = []
+        for n in range(len(self.names)):
+            branches.append(f"select * from (select {columns}, {n} as source from c{n}.sessions s{where}"
+                            f" order by {order} limit ?)")  # fmt: skip
+            params += [*([workspace_key] if workspace_key is not None else []), wanted]
+        sql = f"select {columns}, s.source from ({' union all '.join(branches)}) s order by {order} limit ? offset ?"
+        params += [-1 if limit is None else limit, offset]
+        with self._lock:
+            if self._db is None:
+                raise StorageError("session caches: closed")
+            try:
+                rows = self._db.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise StorageError(f"session caches: {exc}") from exc
+        return [self._row(row) for row in rows]
+
+    def _row(self, row: tuple[Any, ...]) -> SessionSummary:
+        return SessionSummary(**dict(zip(_ROW_COLUMNS, row[:-1], strict=True)), agent=self.names[row[-1]])
+
+    def _merged_here(self, workspace_key: str | None, sort: str, descending: bool, order: str, limit: int | None,
+                     offset: int) -> builtins.list[SessionSummary]:  # fmt: skip
+        wanted = None if limit is None else offset + limit
+        db = sqlite3.connect(":memory:")
+        try:
+            db.execute(f"create table s ({', '.join(_ROW_COLUMNS)}, source)")
+            for n, name in enumerate(self.names):
+                rows = self.caches[name].list(workspace_key, sort=sort, descending=descending, limit=wanted)
+                db.executemany(f"insert into s values ({', '.join('?' * (len(_ROW_COLUMNS) + 1))})",
+                               [(*(getattr(r, c) for c in _ROW_COLUMNS), n) for r in rows])  # fmt: skip
+            columns = ", ".join(f"s.{c}" for c in _ROW_COLUMNS)
+            found = db.execute(f"select {columns}, s.source from s s order by {order} limit ? offset ?",
+                               (-1 if limit is None else limit, offset)).fetchall()  # fmt: skip
+        finally:
+            db.close()
+        return [self._row(row) for row in found]
 
 
 def _order(sort: str, descending: bool) -> str:

@@ -89,7 +89,7 @@ def test_nesting_deeper_than_the_limit_is_refused(agent: str, homes: dict[str, P
     lines = _lines(path)
     lines.insert(1, b'{"x":' + b"[" * 5000 + b"]" * 5000 + b"}\n")
     path.write_bytes(b"".join(lines))
-    with pytest.raises(AgentLogError, match="nesting is deeper than 512") as caught:
+    with pytest.raises(AgentLogError, match="nesting is too deep") as caught:
         read_log(path)
     assert caught.value.line == 2
 
