@@ -171,7 +171,7 @@ def _run_agents(args: argparse.Namespace) -> int:
     problems = [{"path": f.path, "reason": f.reason} for f in failures]
     if args.json:
         document: dict[str, object] = {
-            "sessions": [_as_json(session, snippets) for session, snippets in rows],
+            "sessions": [{**_as_json(session, snippets), "agent": session.agent} for session, snippets in rows],
             "scope": {"workspace_key": key, "agent": args.agent,
                       "homes": {name: str(home) for name, home in agents.items()}},
             "truncated": truncated,
@@ -210,7 +210,6 @@ def _home(explicit: Path | None) -> Path:
 
 def _as_json(session: SessionSummary, snippets: Sequence[Snippet] | None) -> dict[str, object]:
     data = {name: getattr(session, name) for name in FIELDS}
-    data["agent"] = session.agent
     data["size"] = data["file_size"]
     if snippets is not None:
         data["snippets"] = [
