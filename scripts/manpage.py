@@ -45,6 +45,21 @@ the team library's PostgreSQL connection string.
 .B RHO_DESK_LOG
 log level, as
 .BR \-\-log\-level .
+.TP
+.B CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, PI_CODING_AGENT_DIR
+the other agents' homes, as each agent reads them (defaults
+.IR ~/.claude ,
+.IR ~/.codex ,
+.IR ~/.gemini ,
+.IR ~/.pi/agent ;
+.B GEMINI_CLI_HOME
+stands for the home folder, as in Gemini CLI; opencode's is
+.IR $XDG_DATA_HOME/opencode ),
+where
+.B sessions \-\-agent
+and the window's library look for their sessions;
+.B \-\-home
+and the settings override them.
 .SH FILES
 .TP
 .I $RHO_HOME/sessions/
@@ -52,6 +67,11 @@ Rho's session files and index, read and appended to as Rho does.
 .TP
 .I $RHO_HOME/usage.sqlite3
 Rho's usage ledger; rho\-desk adds one row per model request it sends itself.
+.TP
+.I rho\-desk\-import.json
+beside a session that
+.B import
+wrote: the source's digest, what was kept and what was dropped.
 .SH SEE ALSO
 The user guide, docs/user-guide.md in the source tree, and
 .B rho\-desk
