@@ -269,6 +269,7 @@ def build_context(
         PREFS_LIVE_POLL_MS,
         PREFS_THEME,
         Settings,
+        agent_homes_from_settings,
     )
     from .services.team import TeamService
     from .ui.theme import ThemeManager
@@ -288,7 +289,8 @@ def build_context(
         follow_live=settings.get(PREFS_FOLLOW_LIVE),
     )
     document.set_mode(HistoryMode(settings.get(PREFS_HISTORY_MODE)))
-    library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir, known_summary=document.current_summary)
+    library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir, known_summary=document.current_summary,
+                             agent_homes=lambda: agent_homes_from_settings(settings))  # fmt: skip
     team = TeamService(settings, bridge)
     services = Services(settings, theme, notifier, bridge, document, library, team)
     restore_excepthook = None

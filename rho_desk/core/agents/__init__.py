@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .base import AGENTS
+from .base import AGENT_LABELS, AGENTS
 
 if TYPE_CHECKING:
     from .base import AgentLog, AgentLogError, Loss
@@ -51,6 +51,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AGENTS",
+    "AGENT_LABELS",
     "AgentLog",
     "AgentLogError",
     "AgentSessionFile",

@@ -32,6 +32,7 @@ from ..wire.model import Message, ModelIdentity, ModelUsage
 
 __all__ = [
     "AGENTS",
+    "AGENT_LABELS",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_LINE_BYTES",
@@ -49,6 +50,15 @@ __all__ = [
 
 AGENTS: Final = ("claude-code", "codex", "gemini", "opencode", "pi")
 """The agents rho-desk reads besides Rho, by the names the command line and settings use."""
+
+AGENT_LABELS: Final = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "opencode": "opencode",
+    "pi": "Pi",
+}
+"""Each agent's name as people write it (badges, headers)."""
 
 MAX_LINE_BYTES: Final = 256 * 1024**2
 """The longest record line read (a tool result with a large file is a few MB; this is far beyond)."""

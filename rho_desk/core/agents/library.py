@@ -25,7 +25,7 @@ from typing import Final, Unpack
 
 from ..errors import InputError, KnownError, StorageError
 from ..stores.index import IndexState
-from ..stores.library import SessionLibrary, SessionPage
+from ..stores.library import RefreshReport, SessionLibrary, SessionPage
 from ..stores.rho_files.layout import unit_for_path, workspace_key
 from ..stores.rho_files.summary import summary_of_tree
 from ..stores.search import (
@@ -36,6 +36,7 @@ from ..stores.search import (
     SearchResults,
     SessionCache,
     SummaryFailure,
+    WorkspaceInfo,
     cache_file_for,
 )
 from ..stores.summary import SessionSummary
@@ -265,18 +266,48 @@ class AllSessions:
         """Refresh every library; returns the notes worth a word (an index busy, a home unread)."""
         notes: list[str] = []
         if self.rho is not None:
-            report = self.rho.refresh(workspace_key)
-            self._rho_state, self._rho_notice = report.index_state, report.notice()
-            if self._rho_notice:
-                notes.append(self._rho_notice)
-        for library in self.agents.values():
-            found = library.refresh(workspace_key)
+            notice = self.refresh_rho(workspace_key).notice()
+            if notice:
+                notes.append(notice)
+        for found in self.refresh_agents(workspace_key):
             if found.notice:
-                notes.append(f"{library.agent}: {found.notice}")
+                notes.append(f"{found.agent}: {found.notice}")
         return notes
 
+    def refresh_rho(self, workspace_key: str | None = None) -> RefreshReport:
+        """Refresh Rho's library alone (what its pages then report).
+
+        Raises:
+            InputError: there is no Rho library here.
+        """
+        if self.rho is None:
+            raise InputError("no Rho library is listed")
+        report = self.rho.refresh(workspace_key)
+        self._rho_state, self._rho_notice = report.index_state, report.notice()
+        return report
+
+    def refresh_agents(self, workspace_key: str | None = None) -> builtins.list[AgentRefresh]:
+        """Refresh the other agents' libraries, one report each."""
+        return [library.refresh(workspace_key) for library in self.agents.values()]
+
     def failures(self, workspace_key: str | None = None) -> builtins.list[SummaryFailure]:
-        return [f for _, library in self._sources() for f in library.failures(workspace_key)]
+        return [f for _, f in self.failures_by_agent(workspace_key)]
+
+    def failures_by_agent(self, workspace_key: str | None = None) -> builtins.list[tuple[str, SummaryFailure]]:
+        """Sessions the last refresh could not read, each with the agent whose it is."""
+        return [(name, f) for name, library in self._sources() for f in library.failures(workspace_key)]
+
+    def workspaces(self) -> builtins.list[WorkspaceInfo]:
+        """Every workspace with sessions of any listed agent, most recently used first."""
+        merged: dict[str, WorkspaceInfo] = {}
+        for _, library in self._sources():
+            infos = library.workspaces() if isinstance(library, SessionLibrary) else library.cache.workspaces()
+            for info in infos:
+                seen = merged.get(info.workspace_key)
+                merged[info.workspace_key] = info if seen is None else WorkspaceInfo(
+                    info.workspace_key, seen.cwd or info.cwd, seen.sessions + info.sessions,
+                    max(seen.updated_at, info.updated_at))  # fmt: skip
+        return sorted(merged.values(), key=lambda w: (-w.updated_at, w.workspace_key))
 
     def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> SessionPage:
         """One page of every library's sessions, merged in ``sort`` order, each row naming its

@@ -115,8 +115,9 @@ def _read_document(path: Path) -> bytes:
 
 
 def open_document(path: Path) -> tuple[SessionFile, bool]:
-    """The file at ``path`` as a revision tree, and whether it is read-only as a snapshot
-    document is (a snapshot document, or another agent's session) (blocking).
+    """The file at ``path`` as a revision tree, and whether it is a snapshot document
+    (blocking). Another agent's session is an ``AgentSessionFile``: a whole tree with its
+    display history, read-only.
 
     A transcript is read tolerantly: a damaged one up to its last good revision (``damage``
     names the bad line; it must not be written until repaired). A snapshot document becomes a
@@ -137,7 +138,7 @@ def open_document(path: Path) -> tuple[SessionFile, bool]:
     if agent_of(path) is not None:
         from ..agents import open_session
 
-        return open_session(path, tolerant=True), True  # read-only, as a snapshot document is
+        return open_session(path, tolerant=True), False
     if is_session_file(path):
         file = read_session(path, check_name=False, tolerant=True)
         if file.header is None:

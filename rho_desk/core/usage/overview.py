@@ -150,6 +150,9 @@ class SessionUsage:
     """Set when the ledger has no rows for it (the fallback)."""
     note: str = ""
     """Why the ledger could not be read, if it could not."""
+    recorded_by: str | None = None
+    """The other agent whose own log recorded ``requests`` (``core.agents.usage``); ``None``:
+    they are rows of Rho's ledger."""
 
     @property
     def from_ledger(self) -> bool:

@@ -54,6 +54,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.agents.base import AGENT_LABELS
 from ...core.stores.library import RefreshReport, SessionPage
 from ...core.stores.rho_files.layout import no_sessions_text
 from ...core.stores.search import SearchResults, SummaryFailure
@@ -100,7 +101,7 @@ def relative_time(stamp: int, now: float | None = None) -> str:
     return time.strftime("%b %d" if then.tm_year == time.localtime(now).tm_year else "%b %Y", then)
 
 
-def _unreadable_row(failure: SummaryFailure) -> SessionSummary:
+def _unreadable_row(failure: SummaryFailure, agent: str = "rho") -> SessionSummary:
     """A browser row for a transcript that cannot be read (no facts but its path and why)."""
     path = Path(failure.path)
     name = path.parent.name if path.name == "session.jsonl" else path.stem
@@ -111,8 +112,14 @@ def _unreadable_row(failure: SummaryFailure) -> SessionSummary:
         workspace_key=failure.workspace_key, cwd="", id=name.rpartition("_")[2] or name, path=failure.path,
         created_at=0, updated_at=0, message_count=0, first_user_message=None, last_user_message=why,
         file_size=failure.file_size, file_mtime=None, node_count=0, branch_count=0, active_leaf_id=None,
-        effective_format_version=0, title=title,
+        effective_format_version=0, title=title, agent=agent,
     )  # fmt: skip
+
+
+def _unreadable(s: SessionSummary) -> bool:
+    """Whether a row stands for a session that cannot be read (``_unreadable_row``): a Rho row
+    without a format, another agent's without a modification time."""
+    return not s.effective_format_version if s.agent == "rho" else s.file_mtime is None
 
 
 class CardFonts(NamedTuple):
@@ -216,8 +223,13 @@ class SessionDelegate(QStyledItemDelegate):
             painter.drawText(QRect(x, y, right - x, fm.height()), Qt.AlignmentFlag.AlignVCenter,
                              fm.elidedText(("› " + prompt) if prompt else "(no prompt)", Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
         y += fm.height() + 5
-        # an unreadable transcript has no facts (format 0): say so instead of "0 msgs"
-        badges = [f"{s.message_count:,} msgs" if s.effective_format_version else "open to repair"]
+        # another agent's session leads with its agent; an unreadable transcript has no facts
+        # (format 0): say so instead of "0 msgs"
+        badges = [AGENT_LABELS.get(s.agent, s.agent)] if s.agent != "rho" else []
+        if _unreadable(s):
+            badges.append("open to repair" if s.agent == "rho" else "cannot be read")
+        else:
+            badges.append(f"{s.message_count:,} msgs")
         if s.compaction_count:
             badges.append(f"{s.compaction_count} compacted")
         if s.branch_count:
@@ -456,13 +468,13 @@ class SessionBrowserView(QFrame):
 
     async def _alist(self, generation: int, key: str | None, sort: str) -> None:
         page: SessionPage = await self.library.alist(key, sort=sort, descending=sort != "title")
-        failures = await self.library.afailures(key)
+        failures = await self.library.afailures_by_agent(key)
         if generation != self._generation:
             return
         self._remember(page.sessions)
         # sessions that cannot be read come last: opening one shows it up to its last good
         # revision, with Repair (Rho itself lists none of them)
-        unreadable = [_unreadable_row(f) for f in failures]
+        unreadable = [_unreadable_row(f, agent) for agent, f in failures]
         self._show(lambda: self.model.set_sessions(page.sessions + unreadable))
         self._shown_text = ""
         n = len(page.sessions)

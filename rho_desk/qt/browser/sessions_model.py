@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
+from ...core.agents.base import AGENT_LABELS
 from ...core.stores.search import SearchHit, Snippet
 from ...core.stores.summary import SessionSummary
 from ..ui.roles import Role
@@ -88,7 +89,7 @@ class SessionListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return listed_title(s)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{s.path}\n{s.cwd}"
+            return f"{s.path}\n{s.cwd}" + (f"\n{AGENT_LABELS.get(s.agent, s.agent)} session (read-only)" if s.agent != "rho" else "")
         if role == Role.ROW:
             return row
         if role == Role.SUMMARY:
@@ -98,7 +99,8 @@ class SessionListModel(QAbstractListModel):
         if role == Role.SORT:
             return s.updated_at
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{listed_title(s)}, {workspace_label(s.cwd)}, {s.message_count} messages"
+            agent = f"{AGENT_LABELS.get(s.agent, s.agent)} session, " if s.agent != "rho" else ""
+            return f"{listed_title(s)}, {agent}{workspace_label(s.cwd)}, {s.message_count} messages"
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:

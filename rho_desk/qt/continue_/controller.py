@@ -281,6 +281,8 @@ class ContinueController(QObject):
             tree = document.tree
             if tree is None or tree.active_leaf is None:
                 raise InputError("no session revision to continue")
+            if getattr(document, "agent", None) is not None:
+                raise InputError("another agent's session is continued as a Rho session: press Ctrl+L to import it first")
             leaf = tree.active_leaf
             if self.session is not None and (self.path != document.path or self.base_id != leaf.id):
                 if self.external_change and self.path == document.path:

@@ -386,7 +386,7 @@ class RevisionTimelineView(QWidget):
     def _update_buttons(self) -> None:
         tree = self.document.tree
         node = self.document.selected
-        writable = tree is not None and not self.document.is_snapshot_document
+        writable = tree is not None and not self.document.read_only
         self.make_active_button.setEnabled(writable and tree is not None and tree.is_tree and node is not tree.active_leaf)
         self.fork_button.setEnabled(writable and node is not None)
         self.base_button.setText("Clear diff base" if node is not None and node is self.model.diff_base else "Mark as diff base")

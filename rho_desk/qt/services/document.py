@@ -80,6 +80,7 @@ from .outcomes import OpChanges, OpResult
 from .workers import bulk_load
 
 if TYPE_CHECKING:
+    from ...core.agents import AgentLog
     from ...core.session import Session
     from ...core.stores.base import SessionStore
 
@@ -259,15 +260,31 @@ class SessionDocument(QObject):
         return None if self.file is None else self.file.newer
 
     @property
+    def agent(self) -> str | None:
+        """The other agent whose session is open (``claude-code``, ``codex``...; ``None``: Rho's
+        transcript or a snapshot document). Such a session is shown whole, read-only."""
+        return getattr(self.file, "agent", None) or None
+
+    @property
+    def agent_log(self) -> AgentLog | None:
+        """The other agent's log the open session was read from (its title, subagents, losses)."""
+        return getattr(self.file, "log", None) if self.agent else None
+
+    @property
+    def read_only(self) -> bool:
+        """Nothing is ever written to it: a snapshot document, or another agent's session."""
+        return self.is_snapshot_document or self.agent is not None
+
+    @property
     def writable(self) -> bool:
-        """Changes can be saved: a transcript (not a snapshot document) that is not damaged and
-        holds no record of a newer Rho's."""
-        return self.is_open and not self.is_snapshot_document and self.damage is None and self.newer is None
+        """Changes can be saved: a Rho transcript (not a snapshot document, nor another agent's
+        session) that is not damaged and holds no record of a newer Rho's."""
+        return self.is_open and not self.read_only and self.damage is None and self.newer is None
 
     @property
     def home(self) -> Path | None:
         """The Rho home the open transcript lives in, if any."""
-        return None if self.path is None or self.is_snapshot_document else rho_home_of(self.path)
+        return None if self.path is None or self.read_only else rho_home_of(self.path)
 
     @property
     def title(self) -> str:
@@ -313,7 +330,7 @@ class SessionDocument(QObject):
         """
         with self.tree_lock:
             file = self.file
-            if file is None or self.is_snapshot_document or file.damage is not None:
+            if file is None or self.read_only or file.damage is not None:
                 return None
             name_id = file.unit.session_id
             if name_id is not None and file.tree.session_id != name_id:
@@ -376,7 +393,7 @@ class SessionDocument(QObject):
         self.is_snapshot_document = is_snapshot
         self.selected = file.tree.active_leaf
         self._set_conflict(None)
-        self.watcher.watch(None if is_snapshot or file.damage is not None else file.path)
+        self.watcher.watch(self._watched(file, is_snapshot))
         self.sig_loaded.emit()
         self.sig_tree_changed.emit()
         self.sig_revision_selected.emit(self.selected)
@@ -474,6 +491,7 @@ class SessionDocument(QObject):
         file = self.file
         if file is None or self.is_snapshot_document:
             return OpResult(None, OpChanges())
+        full = full or self.agent is not None  # another agent's log is read whole again
         generation = self._generation
         before_leaf = file.tree.active_leaf
         before_nodes = len(file.tree.nodes)
@@ -535,6 +553,15 @@ class SessionDocument(QObject):
         return OpResult(info, OpChanges(revisions=changed, messages=target is not previous or info.full,
                                       stats=changed, library=changed))  # fmt: skip
 
+    @staticmethod
+    def _watched(file: SessionFile, is_snapshot: bool) -> Path | None:
+        """The file live updates watch: a sound transcript, or another agent's log file (an
+        opencode session lives in a database, whose writes go to its journal: not watched)."""
+        if is_snapshot or file.damage is not None:
+            return None
+        path = file.path
+        return path if not getattr(file, "agent", None) or path.is_file() else None
+
     def _on_watcher_file_changed(self) -> None:
         if self.file is None or self.is_snapshot_document or self.bridge.closed:
             return
@@ -560,7 +587,8 @@ class SessionDocument(QObject):
         re-raised.
 
         Raises:
-            InputError: nothing is open, or the open file is a snapshot document.
+            InputError: nothing is open, or the open file is a snapshot document or another
+                agent's session.
             RevisionConflict: see above.
         """
         async with self.bridge.exclusive():
@@ -570,6 +598,12 @@ class SessionDocument(QObject):
             if self.is_snapshot_document:
                 raise InputError(
                     "a snapshot document is read-only here; export it or open a session file",
+                    source=str(file.path),
+                )
+            if self.agent is not None:
+                raise InputError(
+                    "another agent's session is read-only here; continue it as a Rho session (Ctrl+L) "
+                    "or import it with `rho-desk import`",
                     source=str(file.path),
                 )
             if self._writer is None or self._writer.session is not file:

@@ -19,13 +19,14 @@ set its organisation and application names (``app.py``) before the first ``Setti
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Signal
 
+from ...core.agents.base import AGENT_LABELS, AGENTS
 from ...core.compaction.api import CompactionPolicy
 from ...core.compaction.auto import LOCAL_COMPACTOR, POLICY_CHOICES, AutoCompaction
 from ...core.compaction.local import RecentBudget
@@ -41,6 +42,8 @@ __all__ = [
     "PERSIST_WINDOW_GEOMETRY",
     "PERSIST_WINDOW_STATE",
     "POLICY_CHOICES",
+    "PREFS_AGENTS_LISTED",
+    "PREFS_AGENT_HOMES",
     "PREFS_BROWSER_SCOPE",
     "PREFS_BROWSER_SORT",
     "PREFS_COMPACTION_COMPACTOR",
@@ -64,6 +67,7 @@ __all__ = [
     "UPGRADES",
     "Setting",
     "Settings",
+    "agent_homes_from_settings",
     "auto_compaction_from_settings",
     "budget_from_settings",
     "declare",
@@ -181,6 +185,27 @@ PREFS_TEAM_DATABASE: Final = declare(
     "password: rho-desk takes it from the keyring, ~/.pgpass or a service file. Empty: no team "
     "library.",
 )  # fmt: skip
+PREFS_AGENTS_LISTED: Final[Setting[list[str]]] = declare(
+    "prefs/agents/listed", list, list(AGENTS),
+    "Other coding agents whose sessions the library lists beside Rho's: claude-code, codex, gemini, "
+    "opencode, pi (read-only; Continue imports one as a Rho session). Empty: Rho's only. The demo "
+    "library lists none.",
+)  # fmt: skip
+_HOME_DEFAULTS: Final = {
+    "claude-code": "$CLAUDE_CONFIG_DIR, else ~/.claude",
+    "codex": "$CODEX_HOME, else ~/.codex",
+    "gemini": "~/.gemini (under $GEMINI_CLI_HOME if set)",
+    "opencode": "$XDG_DATA_HOME/opencode, else ~/.local/share/opencode",
+    "pi": "$PI_CODING_AGENT_DIR, else ~/.pi/agent",
+}
+PREFS_AGENT_HOMES: Final[dict[str, Setting[str]]] = {
+    agent: declare(
+        f"prefs/agents/{agent}/home", str, "",
+        f"{AGENT_LABELS[agent]}'s data folder, where the library looks for its sessions; empty: "
+        f"{_HOME_DEFAULTS[agent]}.",
+    )
+    for agent in AGENTS
+}
 PREFS_CONTEXT_WINDOW: Final = declare(
     "prefs/stats/context_window", int, 200_000,
     "Context window (tokens) the gauge assumes when neither the session's usage, a provider "
@@ -279,6 +304,20 @@ def auto_compaction_from_settings(settings: Settings) -> AutoCompaction:
     """The automatic compaction of a continued conversation, as the settings describe it."""
     return AutoCompaction(policy_from_settings(settings), settings.get(PREFS_COMPACTION_COMPACTOR),
                           budget_from_settings(settings))  # fmt: skip
+
+
+def agent_homes_from_settings(settings: Settings, env: Mapping[str, str] | None = None) -> dict[str, Path]:
+    """The other agents the library lists, each with its data folder (a setting, else the
+    agent's own default, ``core.agents.formats.default_homes``)."""
+    from ...core.agents.formats import default_homes
+
+    defaults = default_homes(env)
+    listed = [a for a in settings.get(PREFS_AGENTS_LISTED) if a in PREFS_AGENT_HOMES]
+    out: dict[str, Path] = {}
+    for agent in listed:
+        chosen = settings.get(PREFS_AGENT_HOMES[agent]).strip()
+        out[agent] = Path(chosen).expanduser() if chosen else defaults[agent]
+    return out
 
 
 def use_settings_dir(folder: Path) -> None:

@@ -11,6 +11,9 @@
   the theme (follow the system, light, dark).
 * **Folders**: the folders trusted for the model's tools on this machine; revoking one applies
   at once (the next turn with tools in it asks again).
+* **Other Agents**: which other agents' sessions the library lists (Claude Code, Codex, Gemini
+  CLI, opencode, Pi) and where each keeps them (empty: the agent's own default); a change lists
+  the library again.
 
 Profile changes and keys apply at once (their own buttons); the other options apply with OK or
 Apply. Everything non-secret goes through the typed settings registry.
@@ -59,6 +62,8 @@ from ..services.bridge import in_thread
 from ..services.outcomes import OpChanges
 from ..services.settings import (
     LOCAL_COMPACTOR,
+    PREFS_AGENT_HOMES,
+    PREFS_AGENTS_LISTED,
     PREFS_COMPACTION_COMPACTOR,
     PREFS_COMPACTION_KEEP_MESSAGES,
     PREFS_COMPACTION_KEEP_TOKENS,
@@ -78,6 +83,15 @@ if TYPE_CHECKING:
     from ..services.context import DialogHost
 
 __all__ = ["SettingsDialog", "key_state"]
+
+_AGENT_CHECKS = {
+    "claude-code": "C&laude Code",
+    "codex": "Code&x",
+    "gemini": "Gem&ini CLI",
+    "opencode": "&opencode",
+    "pi": "Pi codi&ng agent",
+}
+"""Each agent's tick box, with a mnemonic no other control of the page or dialog uses."""
 
 _POLICIES = (("off", "Off"), ("messages", "After a number of messages"), ("tokens", "At a context-token estimate"))
 _THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
@@ -131,6 +145,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._compaction_tab(), "&Compaction")
         self.tabs.addTab(self._general_tab(), "&General")
         self.tabs.addTab(self._folders_tab(), "&Folders")
+        self.tabs.addTab(self._agents_tab(), "Oth&er Agents")
         self.busy = BusyRow()
         self.busy.hide()
         self.buttons = QDialogButtonBox(
@@ -523,6 +538,42 @@ class SettingsDialog(QDialog):
         layout.addLayout(row)
         return tab
 
+    def _agents_tab(self) -> QWidget:
+        from ...core.agents.base import AGENT_LABELS, AGENTS
+        from ...core.agents.formats import default_homes
+
+        defaults = default_homes()
+        note = QLabel("The library lists these agents' sessions beside Rho's, with a badge: read, searched and "
+                      "exported like Rho's, never changed. Continue on one imports it as a Rho session first. "
+                      "Leave a folder empty for the agent's own default.")  # fmt: skip
+        note.setWordWrap(True)
+        note.setProperty("muted", True)
+        form = QFormLayout()
+        self.agent_listed: dict[str, QCheckBox] = {}
+        self.agent_home: dict[str, QLineEdit] = {}
+        for agent in AGENTS:
+            box = QCheckBox(_AGENT_CHECKS.get(agent, AGENT_LABELS[agent]))
+            box.setObjectName(f"AgentListed_{agent}")
+            box.setToolTip(f"List {AGENT_LABELS[agent]}'s sessions in the library")
+            home = QLineEdit()
+            home.setObjectName(f"AgentHome_{agent}")
+            home.setAccessibleName(f"{AGENT_LABELS[agent]}'s data folder")
+            home.setPlaceholderText(f"default: {defaults[agent]}")
+            box.toggled.connect(home.setEnabled)
+            self.agent_listed[agent], self.agent_home[agent] = box, home
+            form.addRow(box, home)
+        tab = QWidget()
+        layout = QVBoxLayout(tab)
+        layout.addWidget(note)
+        layout.addLayout(form)
+        layout.addStretch(1)
+        return tab
+
+    def _agent_choices(self) -> tuple[list[str], dict[str, str]]:
+        """The agents ticked, and each agent's folder as typed."""
+        listed = [agent for agent, box in self.agent_listed.items() if box.isChecked()]
+        return listed, {agent: edit.text().strip() for agent, edit in self.agent_home.items()}
+
     def reload_trusted(self) -> None:
         """List the trusted folders (read off the GUI thread)."""
 
@@ -567,6 +618,12 @@ class SettingsDialog(QDialog):
         self.data_dir.setText(s.get(PREFS_DATA_DIR))
         self.team_db.setText(s.get(PREFS_TEAM_DATABASE))
         self.theme.setCurrentIndex(self.theme.findData(s.get(PREFS_THEME)))
+        chosen: list[str] = s.get(PREFS_AGENTS_LISTED)
+        listed = set(chosen)
+        for agent, box in self.agent_listed.items():
+            box.setChecked(agent in listed)
+            self.agent_home[agent].setText(s.get(PREFS_AGENT_HOMES[agent]))
+            self.agent_home[agent].setEnabled(agent in listed)
         self._on_policy_changed()
 
     def _fill_combos(self) -> None:
@@ -610,11 +667,21 @@ class SettingsDialog(QDialog):
         if theme != s.get(PREFS_THEME):
             s.set(PREFS_THEME, theme)
             host.theme.set_preference(theme)
+        listed, homes = self._agent_choices()
+        agents_changed = listed != s.get(PREFS_AGENTS_LISTED) or any(
+            homes[a] != s.get(PREFS_AGENT_HOMES[a]) for a in homes)  # fmt: skip
+        if agents_changed:
+            s.set(PREFS_AGENTS_LISTED, listed)
+            for agent, home in homes.items():
+                s.set(PREFS_AGENT_HOMES[agent], home)
         folder = self.data_dir.text().strip()
         if folder != s.get(PREFS_DATA_DIR):
             s.set(PREFS_DATA_DIR, folder)
             if folder:
                 host.open_data_dir(Path(folder).expanduser())
+                agents_changed = False  # listed again with the new home
+        if agents_changed and host.library.is_open:
+            host.bridge.run(host.library.areopen(), context="Listing the other agents' sessions")
         team_db = self.team_db.text().strip()
         saving_team = team_db != s.get(PREFS_TEAM_DATABASE)
         if saving_team:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.agents.base import AGENT_LABELS
 from ...core.compaction.stats import SeriesPoint, StatsData, compute_stats
 from ...core.stores.rho_files import RevisionNode
 from ...core.usage.overview import SessionUsage, find_home, session_usage
@@ -531,6 +532,14 @@ class StatisticsView(QWidget):
         if generation != self._generation:
             return
         self.show_data(data)
+        log = self.document.agent_log
+        if log is not None:  # another agent's session: the requests its own log records
+            from ...core.agents.usage import agent_usage
+
+            usage = await in_thread(agent_usage, log)
+            if generation == self._generation:
+                self.show_usage(usage)
+            return
         fallback = self.ledger_home() if self.ledger_home is not None else None
         home = await in_thread(find_home, self.document.path, fallback)
         history = await self.document.arun_locked(tree.history, node)
@@ -565,9 +574,21 @@ class StatisticsView(QWidget):
                      f"write, {t.output_tokens:,} output tokens.")  # fmt: skip
             if subagent_sessions:
                 text += f" Includes {subagent_sessions:,} subagent session(s)."
-            self.usage_title.setText("Requests in Rho's usage ledger")
+            if usage.recorded_by is not None:
+                label = AGENT_LABELS.get(usage.recorded_by, usage.recorded_by)
+                text += f" As {usage.note}: not Rho's usage ledger."
+                self.usage_title.setText(f"Requests {label} recorded")
+                self.usage_table.setAccessibleName(f"This session's requests as {label} recorded them")
+            else:
+                self.usage_title.setText("Requests in Rho's usage ledger")
+                self.usage_table.setAccessibleName("This session's requests in Rho's usage ledger")
             self.usage_note.setText(text)
             self.usage_table.show()
+        elif usage.recorded_by is not None:
+            label = AGENT_LABELS.get(usage.recorded_by, usage.recorded_by)
+            self.usage_title.setText(f"Requests {label} recorded")
+            self.usage_note.setText(f"{label} recorded no model request's tokens in this session's log.")
+            self.usage_table.hide()
         else:
             f = usage.file
             why = f" ({usage.note})" if usage.note else " (older Rho, or recorded on another machine)"

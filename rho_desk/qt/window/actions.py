@@ -15,9 +15,11 @@ Who attaches what: the main window wires the view actions (find, J/K, tabs, revi
 change the session (continue, compact, export, edit, settings, undo, redo).
 
 Enabled state: each spec names the conditions it needs (``requires``): ``document`` (a session
-is open), ``writable`` (it is a transcript, not a snapshot document), ``tree`` (a v4 or
+is open), ``writable`` (it is a transcript, not a snapshot document), ``continuable`` (writable,
+or another agent's session, continued as a Rho session once imported), ``tree`` (a v4 or
 upgraded file, for set-leaf), ``library`` (a Rho home is listed), ``selection`` (a session is
-selected in the browser). :meth:`Actions.set_state` updates them all at once.
+selected in the browser), ``rho_selection`` (it is Rho's: another agent's session is never renamed
+or deleted here). :meth:`Actions.set_state` updates them all at once.
 """
 
 from __future__ import annotations
@@ -120,8 +122,8 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("library.refresh", "&Refresh", "Ctrl+R", "Re-scan the session files and the index", icon="reload", requires=("library",)),
     _spec("library.scope", "This &Workspace Only", "Ctrl+Shift+W", "List only the sessions of the current workspace", checkable=True, requires=("library",)),
     _spec("library.open_selected", "&Open Selected Session", "Ctrl+Return", "Open the session selected in the browser", requires=("selection",), sep=True),
-    _spec("library.rename", "Re&name…", "F2", "Set the selected session's title (stored in Rho's index)", requires=("selection",), local=True),
-    _spec("library.trash", "Move to &Trash…", "Del", "Move the selected session to rho-desk's trash", icon="trash", requires=("selection",), local=True),
+    _spec("library.rename", "Re&name…", "F2", "Set the selected session's title (stored in Rho's index)", requires=("rho_selection",), local=True),
+    _spec("library.trash", "Move to &Trash…", "Del", "Move the selected session to rho-desk's trash", icon="trash", requires=("rho_selection",), local=True),
     _spec("library.usage", "&Usage and Cost…", "Ctrl+Shift+U", "What Rho's requests cost, by day, workspace, model and session (its usage ledger)", icon="stats"),
     _spec("library.trash_view", "&Deleted Sessions…", "Ctrl+Shift+Del", "Restore sessions from rho-desk's trash, or empty it", icon="trash"),
     # Revision
@@ -133,7 +135,7 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
     _spec("revision.diff_base", "Mark as Diff &Base", "Ctrl+Shift+D", "Compare later selections against this revision", requires=DOC, sep=True),
     _spec("revision.diff", "&Diff With Base", "Ctrl+D", "Compare the shown revision with the diff base (default: its parent)", icon="diff", requires=DOC),
     # Session
-    _spec("session.continue", "&Continue Conversation", "Ctrl+L", "Write the next prompt and run it in the window", requires=("document", "writable")),
+    _spec("session.continue", "&Continue Conversation", "Ctrl+L", "Write the next prompt and run it in the window (another agent's session: as a Rho session)", requires=("document", "continuable")),
     _spec("session.compact", "C&ompact…", "Ctrl+Shift+K", "Preview and run a compaction", icon="compact", requires=("document", "writable")),
     _spec("session.export", "&Export…", "Ctrl+E", "Export to JSON, Markdown or HTML with a redaction audit", icon="export", requires=DOC),
     _spec("session.edit", "Edit &Messages…", "Ctrl+Shift+E", "Delete or edit messages as a new revision", requires=("document", "writable")),

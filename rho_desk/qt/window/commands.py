@@ -188,7 +188,7 @@ class Commands:
             else:
                 self.undo.record(label)
 
-        self.bridge.run(library.arename(summary.workspace_key, summary.id, title), on_success=renamed,
+        self.bridge.run(library.arename(summary.workspace_key, summary.id, title, agent=summary.agent), on_success=renamed,
                         context="Renaming")  # fmt: skip
 
     def show_trash(self) -> None:
@@ -225,7 +225,7 @@ class Commands:
         async def run() -> OpResult[TrashEntry]:
             if document.path is not None and str(document.path) == summary.path:
                 await document.aclose(guarded=True)  # release our own lease first
-            return await self.library.atrash(summary.workspace_key, summary.id)
+            return await self.library.atrash(summary.workspace_key, summary.id, agent=summary.agent)
 
         label = summary.title or " ".join((summary.first_user_message or "").split())[:80] or summary.id
         library = self.library

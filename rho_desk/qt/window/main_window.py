@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.agents.base import AGENT_LABELS
 from ...core.stores.rho_files.summary import document_title
 from ..browser.sessions import SessionBrowserView
 from ..browser.team import TeamBrowserView
@@ -435,12 +436,15 @@ class MainWindow(QMainWindow):
     def _update_state(self) -> None:
         document = self.services.document
         tree = document.tree
+        selected = self.browser.selected_summary()
         self.app_actions.set_state(
             document=document.is_open,
             writable=document.writable,
+            continuable=document.writable or (document.agent is not None and document.damage is None),
             tree=tree is not None and tree.is_tree,
             library=self.services.library.is_open,
-            selection=self.browser.selected_summary() is not None,
+            selection=selected is not None,
+            rho_selection=selected is not None and selected.agent == "rho",
         )
         self.notice.show_document(document)
         self._update_header()
@@ -455,7 +459,8 @@ class MainWindow(QMainWindow):
             self.setWindowTitle("rho-desk")
             return
         summary = self.browser.summary_for(document.path)
-        own = document_title(tree) if document.is_snapshot_document else None  # one revision: cheap
+        log = document.agent_log
+        own = document_title(tree) if document.is_snapshot_document else (log.title if log is not None else None)
         title = session_title(summary, own or f"Session {tree.session_id or document.path.name}")
         self.header.title.setText(shorten(title, 120))
         leaf = tree.active_leaf
@@ -463,7 +468,10 @@ class MainWindow(QMainWindow):
         facts = []
         if tree.header is not None and tree.header.cwd:
             facts.append(tree.header.cwd)
-        facts.append("snapshot document" if document.is_snapshot_document else f"format v{tree.format_version}")
+        if log is not None:
+            facts.append(f"{AGENT_LABELS.get(log.agent, log.agent)} session, read-only")
+        else:
+            facts.append("snapshot document" if document.is_snapshot_document else f"format v{tree.format_version}")
         # the active revision's compactions, as its card counts them (an undone one is not one)
         compactions = leaf.compaction.completed_compactions if leaf is not None else 0
         facts.append(plural(tree.node_count, "revision") + (f", {plural(tree.branch_count, 'branch point')}" if tree.branch_count else ""))

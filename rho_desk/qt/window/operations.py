@@ -37,6 +37,7 @@ from ..services.outcomes import OpChanges, OpResult
 from ..ui.labels import human_bytes
 
 if TYPE_CHECKING:
+    from ...core.agents.importer import ImportResult
     from ...core.session.turn import TurnEvent
     from ...core.tools.trust import TrustStore
     from ...providers.profiles import ProfileSet, ProfileStore, ProviderProfile
@@ -90,6 +91,8 @@ class SessionOperations(QObject):
         self._profiles: ProfileStore | None = None
         self.restore_box: QMessageBox | None = None
         """The open question before a large restore, if any."""
+        self.continue_box: QMessageBox | None = None
+        """The open question before an agent's session is continued as a Rho session, if any."""
         self.undo_stack = services.undo
         """Edit ▸ Undo's one stack: this file's revision changes and the window's other actions."""
         self.history = self.undo_stack.history
@@ -192,7 +195,7 @@ class SessionOperations(QObject):
         """What Undo and Redo would do now: the window's last action while it is the last thing
         done (``services.undo``), else the open file's last revision change (nothing without a
         writable open session)."""
-        if not self.document.is_open or self.document.is_snapshot_document:
+        if not self.document.is_open or self.document.read_only:
             revisions = UndoStatus()
         else:
             revisions = self.history.status(self.document.tree)
@@ -304,6 +307,75 @@ class SessionOperations(QObject):
         self.restore_box = box
         box.open()
 
+    # -- another agent's session, continued as a Rho session ---------------------------------------------
+
+    def import_home(self) -> Path:
+        """Where an agent's session is imported to be continued: the listed Rho home, else Rho's."""
+        from ...core.stores.rho_files.layout import rho_home
+
+        return self.library.home if self.library.is_open and self.library.home is not None else rho_home()
+
+    def continue_as_rho(self, then: Callable[[], object]) -> None:
+        """Ask, then import the open agent's session as a Rho session (``core.agents.importer``),
+        open that, and run ``then`` (show the composer). A window-modal box, no nested loop."""
+        from ...core.agents.base import AGENT_LABELS
+
+        agent = self.document.agent
+        if agent is None or self.document.path is None:
+            return
+        home = self.import_home()
+        label = AGENT_LABELS.get(agent, agent)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Continue as a Rho session",
+            f"This is a {label} session, which rho-desk only reads. To continue it, rho-desk imports it "
+            f"as a Rho session into {home}: every message, tool call and its result, image, reasoning "
+            "and compaction, with a receipt beside it of what was left out (rho-desk-import.json). "
+            f"The {label} session itself is not changed; importing it again later adds only what is "
+            "new.\n\nContinue as a Rho session?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self.window,
+        )
+        box.setObjectName("ContinueAsRhoBox")
+        box.button(QMessageBox.StandardButton.Yes).setText("Continue as a &Rho Session")
+        box.setDefaultButton(QMessageBox.StandardButton.Yes)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def finished(_code: int) -> None:
+            if box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes:
+                self.bridge.run(self.aimport_open(home), on_success=lambda _r: then(),
+                                context=f"Importing the {label} session")  # fmt: skip
+
+        box.finished.connect(finished)
+        self.continue_box = box
+        box.open()
+
+    async def aimport_open(self, home: Path) -> OpResult[ImportResult]:
+        """Import the open agent's session into ``home`` (or bring an earlier import up to date),
+        list it, and open the Rho session.
+
+        Raises:
+            InputError: nothing of another agent's is open, or its log is malformed.
+            StorageError: the import could not be written (nothing half-written is left).
+        """
+        from ...core.agents.importer import import_session
+        from ...core.errors import InputError
+
+        source, agent = self.document.path, self.document.agent
+        if source is None or agent is None:
+            raise InputError("no other agent's session is open")
+        result = await in_thread(import_session, source, home=home, agent=agent)
+        changes = OpChanges(library=True)
+        if self.library.is_open and self.library.home == home:
+            async with self.bridge.exclusive():
+                refreshed = await self.library.arefresh(result.transcript.parent.parent.name)  # its workspace
+            changes |= refreshed.changes
+        changes |= await self.document.aopen(result.transcript)
+        what = ("Already imported: nothing new" if result.noop else
+                f"Imported as a Rho session ({result.added} revision{'s' * (result.added != 1)} written)")
+        self.notifier.info(f"{what}; {result.transcript.parent.name}")
+        return OpResult(result, changes)
+
     # -- continued turns: undo, the session card, the conversation ----------------------------------------
 
     def _on_controller_turn_event(self, event: TurnEvent) -> None:
@@ -355,7 +427,7 @@ class SessionOperations(QObject):
     def refresh_card(self) -> None:
         """Reconcile the open session's workspace so its card shows what its file holds now."""
         document = self.document
-        if self._card_queued or not self.library.is_open or not document.is_open or document.is_snapshot_document:
+        if self._card_queued or not self.library.is_open or not document.is_open or document.read_only:
             return
         self._card_queued = True
         self.bridge.run(self._arefresh_card(), context="Updating the session list")

@@ -41,6 +41,7 @@ class SessionCommands:
         self.dialogs: dict[str, QWidget] = {}
         """The open dialog of each kind."""
         self._show_continue = show_continue
+        self.document = document
         document.sig_tree_changed.connect(self._update_undo)
         operations.sig_undo_changed.connect(self._update_undo)
         # the window recomputes every action's enabled state after operations; refine ours after it
@@ -54,12 +55,20 @@ class SessionCommands:
         a.attach("session.metadata", lambda: self.show_dialog("metadata"))
         a.attach("session.strip_provider", lambda: self.show_dialog("strip"))
         a.attach("edit.settings", lambda: self.show_dialog("settings"))
-        a.attach("session.continue", self._show_continue)
+        a.attach("session.continue", self.continue_session)
         # Enabled only with a step to take, on top of the spec's document/writable flags; the
         # generic flag updates consult these too, so they cannot re-enable an empty Undo.
         a.attach("edit.undo", ops.undo, enabled_when=lambda: bool(ops.undo_status().undo))
         a.attach("edit.redo", ops.redo, enabled_when=lambda: bool(ops.undo_status().redo))
         self._update_undo()
+
+    def continue_session(self) -> None:
+        """Continue the open session: the composer, or for another agent's session first the
+        offer to continue it as a Rho session (imported, then opened)."""
+        if self.document.agent is not None:
+            self.operations.continue_as_rho(self._show_continue)
+        else:
+            self._show_continue()
 
     # -- dialogs ----------------------------------------------------------------------------------------
 

@@ -104,3 +104,43 @@ def test_a_library_api_call_takes_only_known_sort_keys(agent: str, homes: dict[s
 
     with AllSessions(None, {agent: homes[agent]}, cache_dir=tmp_path / "cache") as library, pytest.raises(InputError):
         library.list(sort="colour")
+
+
+def test_workspaces_and_failures_name_every_agent(homes: dict[str, Path], tmp_path: Path) -> None:
+    rho_home = tmp_path / "rho"
+    unit = rho_home / "sessions" / workspace_key("/home/dev/api") / "300_33333333-3333-4333-8333-333333333333"
+    unit.mkdir(parents=True)
+    text = (RHO_FIXTURES / "session-v3.jsonl").read_bytes().replace(b"/historical/workspace", b"/home/dev/api")
+    (unit / "session.jsonl").write_bytes(text)
+    broken = main_sessions(homes)["pi"]
+    broken.write_bytes(broken.read_bytes() + b"{broken}\n{broken}\n")
+    rho = SessionLibrary(rho_home, cache_dir=tmp_path / "cache")
+    with AllSessions(rho, homes, cache_dir=tmp_path / "cache") as library:
+        library.refresh()
+        infos = {w.workspace_key: w for w in library.workspaces()}
+        api = infos[workspace_key("/home/dev/api")]
+        assert api.sessions == 2  # Rho's and Codex's of the same folder, one workspace
+        assert [w.updated_at for w in library.workspaces()] == sorted((w.updated_at for w in infos.values()), reverse=True)
+        assert [(agent, f.path) for agent, f in library.failures_by_agent()] == [("pi", str(broken))]
+        assert library.failures() == [f for _, f in library.failures_by_agent()]
+        # the two refreshes apart: Rho's report, then one per agent
+        assert library.refresh_rho().index_state is not None
+        assert [r.agent for r in library.refresh_agents()] == list(homes)
+
+
+def test_an_agents_usage_is_its_own_records_with_its_subagents(sessions: dict[str, Path]) -> None:
+    from rho_desk.core.agents import read_log
+    from rho_desk.core.agents.usage import agent_usage
+
+    for agent, path in sessions.items():
+        log = read_log(path)
+        usage = agent_usage(log)
+        assert usage.recorded_by == agent and usage.home is None
+        assert usage.requests, agent
+        assert [r.occurred_at_ms for r in usage.requests] == sorted(r.occurred_at_ms for r in usage.requests)
+        own = [r for r in usage.requests if r.session_id == log.session_id]
+        assert len(own) == len(log.requests)
+        assert usage.total is not None and usage.total.requests == len(usage.requests)
+        assert usage.total.output_tokens == sum(r.output_tokens or 0 for r in usage.requests)
+        if any(read_log(ref.path).requests for ref in log.subagents):
+            assert any(r.purpose == "subagent" and r.session_id != log.session_id for r in usage.requests), agent
