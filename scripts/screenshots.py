@@ -294,6 +294,37 @@ async def main(out: Path, only: set[str]) -> int:
             await asyncio.to_thread(cluster.destroy)
 
     steps["team"] = team
+
+    async def agents() -> None:
+        """Other agents' sessions (the test fixtures as their homes) listed beside the demo's, one
+        opened at a tool call with its result, and the offer to continue it as a Rho session."""
+        from PySide6.QtWidgets import QMessageBox
+
+        from rho_desk.qt.services.settings import PREFS_AGENT_HOMES
+        from tests.core.agents.conftest import main_sessions, make_homes
+
+        homes = make_homes(scratch / "agents")
+        for agent, folder in homes.items():
+            context.settings.set(PREFS_AGENT_HOMES[agent], str(folder))
+        await context.library.aopen(home)  # listed as a library of one's own, not the demo's
+        await idle(context, 0.3)
+        window.show_tab(TAB_CONVERSATION)
+        claude = main_sessions(homes)["claude-code"]
+        await document.aopen(claude)
+        await idle(context)
+        window.browser.select_path(claude)
+        conversation.select_row(row_where(conversation, lambda m: len(list(m.tool_calls())) >= 1))
+        await shot("agents-browser")
+        window.app_actions.trigger("session.continue")
+        await idle(context, 0.3)
+        box = context.operations.continue_box
+        assert box is not None
+        box.grab().save(str(out / "agents-continue-as-rho.png"))  # a box of its own, over the window
+        shots.append("agents-continue-as-rho")
+        box.button(QMessageBox.StandardButton.Cancel).click()
+        await idle(context)
+
+    steps["agents"] = agents
     for name, step in steps.items():
         if not only or name in only:
             await step()

@@ -216,7 +216,7 @@ class _Reader:
             raise at.fail("`content` of a user message is neither text nor an array")
         blocks: list[ContentBlock] = []
         for block in at.objects(content, "a user message's content"):
-            kind = block.get("type")
+            kind = at.text(block, "type", "a content block")
             path = f"{where}.content[type={kind}]"
             if kind == "tool_result":
                 if blocks:
@@ -236,7 +236,7 @@ class _Reader:
 
     def block(self, block: dict[str, Any], path: str) -> list[ContentBlock]:
         """A text, image or document block of user content."""
-        kind = block.get("type")
+        kind = self.at.text(block, "type", "a content block")
         if kind == "text":
             self.loss.rest(block, _TEXT, path)
             return [ContentBlock.of_text(self.at.text(block, "text", "a text block") or "")]
@@ -308,7 +308,7 @@ class _Reader:
         if content is None and isinstance(message.get("content"), str):
             content = [{"type": "text", "text": message["content"]}]
         for block in at.objects(content or [], "an assistant message's content"):
-            kind = block.get("type")
+            kind = at.text(block, "type", "a content block")
             path = f"{where}.content[type={kind}]"
             position = len(reply.content)
             if kind == "text":

@@ -291,7 +291,7 @@ class _Reader:
         content = self.at.array(item, "content", "a message", required=True) or []
         out: list[ContentBlock] = []
         for part in self.at.objects(content, "a message's content"):
-            kind = part.get("type")
+            kind = self.at.text(part, "type", "a content part")
             if kind in ("input_text", "output_text", "text"):
                 out.append(ContentBlock.of_text(self.at.text(part, "text", "a text part") or ""))
                 self.loss.rest(part, known("type", "text"), f"{where}[type={kind}]")
@@ -343,7 +343,7 @@ class _Reader:
         return True, json_text(output) if output is not None else "", []
 
     def event(self, payload: dict[str, Any], time: int) -> None:
-        kind = payload.get("type")
+        kind = self.at.text(payload, "type", "an event")
         if kind == "token_count":
             self.token_count(payload, time)
         elif kind == "thread_rolled_back":

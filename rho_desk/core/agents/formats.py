@@ -72,6 +72,8 @@ def _first_object(line: bytes) -> dict[str, object] | None:
 
 def _by_record(record: dict[str, object], path: Path) -> str | None:
     kind = record.get("type")
+    if not isinstance(kind, str):
+        kind = None
     if kind == "session":
         stamp = record.get("timestamp")
         # Rho writes Unix seconds as a string of digits; Pi an ISO time

@@ -167,7 +167,7 @@ class _Reader:
     def message(self, record: dict[str, Any]) -> None:
         msg_id = record["id"]
         entries = self.log.entries
-        kind = record.get("type")
+        kind = self.at.text(record, "type", "a message")
         messages, turn, requests, model = self.convert(record)
         time = iso_seconds(record.get("timestamp"))
         if not self.log.created and time:

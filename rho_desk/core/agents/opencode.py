@@ -247,7 +247,7 @@ class _Reader:
         blocks: list[ContentBlock] = []
         prompt = False
         for part in parts:
-            kind = part.get("type")
+            kind = self.at.text(part, "type", "a part")
             where = f"user:$.parts[type={kind}]"
             if kind == "text":
                 if part.get("ignored") is True:
@@ -300,7 +300,7 @@ class _Reader:
             thinking: list[str] = []
             results: list[Message] = []
             for part in step:
-                kind = part.get("type")
+                kind = self.at.text(part, "type", "a part")
                 where = f"assistant:$.parts[type={kind}]"
                 if kind == "text":
                     if isinstance(part.get("text"), str) and part["text"]:

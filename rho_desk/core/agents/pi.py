@@ -206,7 +206,7 @@ class _Reader:
         context: list[ProviderContextBlock] = []
         content_list = at.array(message, "content", "an assistant message") or []
         for position, block in enumerate(at.objects(content_list, "an assistant message's content")):
-            kind = block.get("type")
+            kind = at.text(block, "type", "a content block")
             path = f"{where}.content[type={kind}]"
             if kind == "text":
                 text = at.text(block, "text", "a text block") or ""
@@ -283,7 +283,7 @@ class _Reader:
             raise self.at.fail("message `content` is neither text nor an array")
         out: list[ContentBlock] = []
         for block in self.at.objects(content, "a message's content"):
-            kind = block.get("type")
+            kind = self.at.text(block, "type", "a content block")
             path = f"{where}[type={kind}]"
             if kind == "text":
                 out.append(ContentBlock.of_text(self.at.text(block, "text", "a text block") or ""))

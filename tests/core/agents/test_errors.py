@@ -132,3 +132,76 @@ def test_an_opencode_row_that_is_not_json_names_the_row(homes: dict[str, Path]) 
 def test_an_opencode_database_without_a_session_named_says_how_to_name_one(homes: dict[str, Path]) -> None:
     with pytest.raises(InputError, match="holds 2 sessions; name one as"):
         read_log(homes["opencode"] / "opencode.db")
+
+
+def _retyped(value: object, replacement: object) -> list[object]:
+    """Every copy of ``value`` with one ``type`` member (at any depth) set to ``replacement``."""
+    out: list[object] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "type":
+                out.append({**value, key: replacement})
+            out += [{**value, key: changed} for changed in _retyped(item, replacement)]
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out += [[*value[:i], changed, *value[i + 1:]] for changed in _retyped(item, replacement)]
+    return out
+
+
+@pytest.mark.parametrize("replacement", [[], {"a": 1}, 7, None], ids=["array", "object", "number", "null"])
+@pytest.mark.parametrize("agent", JSONL_AGENTS)
+def test_a_type_that_is_not_a_string_is_refused_or_read_never_a_crash(agent: str, replacement: object,
+                                                                       homes: dict[str, Path], tmp_path: Path) -> None:  # fmt: skip
+    """Every ``type`` member of every record of the fixture, one at a time, made an array, an
+    object, a number or null: the read (and format detection) fails with the line, or reads."""
+    import json
+
+    from rho_desk.core.agents import detect
+
+    path = main_sessions(homes)[agent]
+    lines = _lines(path)
+    target = tmp_path / path.name
+    tried = 0
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        for changed in _retyped(record, replacement):
+            target.write_bytes(b"".join([*lines[: number - 1], json.dumps(changed).encode() + b"\n", *lines[number:]]))
+            tried += 1
+            detect(target)
+            try:
+                read_log(target, agent=agent)
+            except AgentLogError as exc:
+                assert exc.line is not None and exc.source == str(target)
+    assert tried > 10
+
+
+@pytest.mark.parametrize("replacement", [[], {"a": 1}, 7, None], ids=["array", "object", "number", "null"])
+def test_an_opencode_row_whose_type_is_not_a_string_is_refused_or_read(replacement: object, homes: dict[str, Path]) -> None:
+    """The same for opencode: every message and part row's ``type`` members, one at a time."""
+    import json
+    import sqlite3
+
+    path = main_sessions(homes)["opencode"]
+    database = homes["opencode"] / "opencode.db"
+    db = sqlite3.connect(database)
+    try:
+        rows = [(table, rid, data) for table in ("message", "part")
+                for rid, data in db.execute(f"select id, data from {table}")]  # fmt: skip
+        tried = 0
+        for table, rid, data in rows:
+            for changed in _retyped(json.loads(data), replacement):
+                with db:
+                    db.execute(f"update {table} set data = ? where id = ?", (json.dumps(changed), rid))
+                tried += 1
+                try:
+                    read_log(path)
+                except AgentLogError as exc:
+                    assert exc.source is not None and str(database) in exc.source
+                with db:
+                    db.execute(f"update {table} set data = ? where id = ?", (data, rid))
+        assert tried > 10
+    finally:
+        db.close()
