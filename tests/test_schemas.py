@@ -2,7 +2,9 @@
 
 * ``export-receipt.v2.json``: the export receipt (a pydantic model, ``receipt_json_schema``);
 * ``display-export.v1.json``: the display export document (msgspec structs of the wire format,
-  ``display_export_schema``).
+  ``display_export_schema``);
+* ``import-receipt.v1.json``: the receipt ``rho-desk import`` writes beside a Rho session made
+  from another agent's (a pydantic model, ``core.agents.importer.receipt_json_schema``).
 
 ``python -m tests.test_schemas --write`` rewrites them after a deliberate change (then raise the
 version when the change is not backward compatible).
@@ -18,12 +20,14 @@ from typing import Any
 
 import pytest
 
+from rho_desk.core.agents.importer import receipt_json_schema as import_receipt_json_schema
 from rho_desk.core.export import display_export_schema, receipt_json_schema
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
 PUBLISHED: dict[str, Callable[[], dict[str, Any]]] = {
     "export-receipt.v2.json": receipt_json_schema,
     "display-export.v1.json": display_export_schema,
+    "import-receipt.v1.json": import_receipt_json_schema,
 }
 
 
@@ -59,6 +63,22 @@ def test_a_written_receipt_and_display_document_match_their_schemas_fields(tmp_p
                                                       signing_key=signing_key(MemoryKeySource()))))  # fmt: skip
     assert set(receipt) <= set(receipt_json_schema()["properties"])
     assert receipt["history"] == "display" and "signature" in receipt
+
+
+def test_a_written_import_receipt_matches_its_schema(tmp_path: Path) -> None:
+    """Every field of a real import receipt is declared in its schema, at every level."""
+    from rho_desk.core.agents.importer import import_session
+
+    from .core.agents.conftest import main_sessions, make_homes
+
+    schema = import_receipt_json_schema()
+    for agent, source in main_sessions(make_homes(tmp_path / "homes")).items():
+        result = import_session(source, home=tmp_path / "rho")
+        receipt = json.loads(result.receipt_path.read_text(encoding="utf-8"))
+        assert set(receipt) == set(schema["properties"]), agent  # type: ignore[index]
+        for part in ("source", "kept"):
+            ref = schema["properties"][part]["$ref"].rsplit("/", 1)[1]  # type: ignore[index]
+            assert set(receipt[part]) <= set(schema["$defs"][ref]["properties"]), (agent, part)  # type: ignore[index]
 
 
 if __name__ == "__main__":
