@@ -143,7 +143,7 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
     assert dumps[4]["state"] == "main: Conversation, next message"
     kinds = {s.split(":")[0] for s in states}
     assert {"settings", "compact", "export", "edit", "metadata", "strip", "help.shortcuts", "help.about"} <= kinds
-    assert sum(s.startswith("settings: ") for s in states) == 4  # General, Providers, Team, Folders
+    assert sum(s.startswith("settings: ") for s in states) == 5  # Providers, Compaction, General, Folders, Other Agents
     report = "\n\n".join(f"=== {d['state']}\n{_outline(d['tree'])}" for d in dumps)
     (tmp_path / "atspi-tree.txt").write_text(report)
     if out := os.environ.get("RHO_DESK_ATSPI_REPORT"):
