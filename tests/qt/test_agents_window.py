@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from rho_desk.core.agents import AGENT_LABELS, AGENTS
 from rho_desk.qt.conversation.model import RowKind
 from rho_desk.qt.services.settings import PREFS_AGENT_HOMES, PREFS_AGENTS_LISTED, Settings
-from rho_desk.qt.window.main_window import TAB_CHANGES, TAB_CONVERSATION, TAB_STATISTICS
+from rho_desk.qt.window.main_window import TAB_CHANGES, TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
 from ..core.agents.conftest import main_sessions, make_homes
 from .conftest import settle
@@ -115,6 +115,12 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
     assert RowKind.MARKER in rows.kinds, "the compaction marker is shown"
     assert any((m.enriched_assistant or m.aborted_assistant) is not None
                and (m.enriched_assistant or m.aborted_assistant).reasoning_summary for m in rows.messages)  # fmt: skip
+    # the revisions: the agent's branch (a rewind, an edited prompt, a rolled-back turn) is one
+    window.show_tab(TAB_REVISIONS)
+    revisions = window.revisions
+    run(settle(context.bridge))
+    assert revisions.model.rowCount() >= 1 and document.tree.node_count > 1
+    assert not revisions.make_active_button.isEnabled() and not revisions.fork_button.isEnabled()
     # usage from the agent's own records
     window.show_tab(TAB_STATISTICS)
     stats = window.statistics
@@ -197,3 +203,34 @@ def test_the_settings_choose_the_agents_and_their_folders(agents_window, homes, 
                context.bridge))  # fmt: skip
     assert Settings().get(PREFS_AGENTS_LISTED) == [a for a in AGENTS if a != "codex"]
     dialog.close()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_export_of_an_agents_session_redacts_the_secret_in_its_tool_result(make_window, homes, run, tmp_path,
+                                                                           agent) -> None:  # fmt: skip
+    from rho_desk.core.export import ALL_CLASSES
+
+    from ..core.agents.conftest import SECRETS
+
+    source = main_sessions(homes)[agent]
+    context = make_window(open_file=source)
+    run(_until(lambda: context.document.agent == agent, context.bridge))
+    dialog = context.session_commands.show_dialog("export")
+    run(settle(context.bridge))
+    dialog.set_selection(set(ALL_CLASSES))
+    dialog._timer.stop()
+    dialog._on_timer_timeout()
+    run(settle(context.bridge))
+    result = dialog.current()
+    assert result is not None
+    assert SECRETS[agent].encode() not in result.data and result.redactions
+    assert SECRETS[agent] not in dialog.preview.toPlainText()
+    out = tmp_path / "out" / "export.json"
+    written: list[tuple[Path, Path]] = []
+    dialog.sig_written.connect(lambda a, b: written.append((a, b)))
+    if result.blocked:  # a finding the audit blocks on: written only with the recorded override
+        dialog.override.setChecked(True)
+    dialog.export_to(out)
+    run(settle(context.bridge))
+    assert written and SECRETS[agent].encode() not in out.read_bytes()
+    assert written[0][1].is_file()  # the signed receipt beside it
