@@ -15,7 +15,12 @@ from PySide6.QtWidgets import QMessageBox
 from rho_desk.core.agents import AGENT_LABELS, AGENTS
 from rho_desk.qt.conversation.model import RowKind
 from rho_desk.qt.services.settings import PREFS_AGENT_HOMES, PREFS_AGENTS_LISTED, Settings
-from rho_desk.qt.window.main_window import TAB_CHANGES, TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
+from rho_desk.qt.window.main_window import (
+    TAB_CHANGES,
+    TAB_CONVERSATION,
+    TAB_REVISIONS,
+    TAB_STATISTICS,
+)
 
 from ..core.agents.conftest import main_sessions, make_homes
 from .conftest import settle
