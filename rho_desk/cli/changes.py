@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("changes", help="list the files a session's turns changed, or print them as a patch")
-    parser.add_argument("path", type=Path, help="a session file or folder")
+    parser.add_argument("path", type=Path, help="a session file or folder, or another agent's session (opencode: <opencode.db>#<id>)")
     parser.add_argument("--turn", type=int, metavar="N", help="only turn N (1 is the first user message)")
     parser.add_argument("--file", metavar="F", help="only this file (relative to the workspace, or absolute)")
     parser.add_argument("--patch", action="store_true",

@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Secrets are always redacted. The exact bytes are audited before anything is written."
         ),
     )
-    parser.add_argument("path", type=Path, help="a snapshot JSON document or a Rho session file")
+    parser.add_argument("path", type=Path, help="a snapshot JSON document, a Rho session file, or another agent's session (Claude Code, Codex, Gemini CLI, Pi: its file; opencode: <opencode.db>#<id>)")
     add_selection_arguments(parser, "export", "write")
     parser.add_argument("-o", "--output", type=Path, help="the export file (default: rho-session-<id>-r<rev>.<ext>)")
     parser.add_argument("--receipt", type=Path, help="the receipt file (default: <output>.receipt.json)")

@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "sent, in one transaction."
         ),
     )
-    parser.add_argument("path", type=Path, help="a snapshot JSON document or a Rho session file")
+    parser.add_argument("path", type=Path, help="a snapshot JSON document, a Rho session file, or another agent's session (Claude Code, Codex, Gemini CLI, Pi: its file; opencode: <opencode.db>#<id>)")
     add_db_argument(parser)
     parser.add_argument("--team", required=True, help="the team to publish to (you must be a member)")
     add_selection_arguments(parser, "publish", "publish")
