@@ -654,16 +654,21 @@ def audit_bytes(
         encodes: for a snapshot, the snapshot ``data`` is the pretty encoding of, when the caller
             has just encoded it (an export): walked as it is, not decoded from the bytes again.
     """
-    from ._redact import MARKER_EXCLUDED
+    from ._redact import MARKER_EXCLUDED, outside_placeholders
 
     recorded_echoes = [f for f in recorded_echoes if f.rule == "excluded-content-echo"]
     if fmt is None:
         # bytes from elsewhere (``rho-desk audit``, a published version): bounded before parsing
         _refuse_unreadable_json(data, name)
         fmt = detect_format(data, name)
+    # HTML is scanned as the text it shows (entities decoded, line by line: lines keep their
+    # numbers), so an HTML transcript and the Markdown of the same selection agree
+    scanned = html_text(data) if fmt == "html" else data
     if hits is None:
         decoded = [] if echo else None
-        hits = scanner.scan(html_text(data) if fmt == "html" else data, decoded=decoded)
+        hits = scanner.scan(scanned, decoded=decoded)
+    # the placeholders the redaction wrote are not secrets, whatever a rule reads in them
+    hits = outside_placeholders(scanned, hits)
     notes: list[str] = []
     slots: list[Slot] | None = None
     snapshot: SessionSnapshot | None = None
@@ -689,9 +694,6 @@ def audit_bytes(
     elif fmt == "json":
         slots = list(json_slots(msgspec.json.decode(data), "$", None))
     excluded = excluded or frozenset()
-    # HTML is scanned as the text it shows (entities decoded, line by line: lines keep their
-    # numbers), so an HTML transcript and the Markdown of the same selection agree
-    scanned = html_text(data) if fmt == "html" else data
     findings = _secret_findings(scanned, fmt, hits, key, slots)
     if snapshot is not None:
         if slots is not None:

@@ -10,7 +10,9 @@
               │                          └─ each hit's JSON string: redact (hits from B1 mapped
               │                             into the string, plus a scan of the string itself)
               └────────────────────────────► S2 ──encode──► B2 ──scan──► (again, at most 3 rounds)
-        JSON output = the last B; Markdown/HTML = rendered from the last S
+        JSON output = the last B; Markdown/HTML = rendered from the last S, scanned as shown:
+            a secret found there and in a string of S is redacted in S, rendered again (≤ 3 rounds)
+        placeholders already written are never hits again (``outside_placeholders``)
         audit(output bytes): secrets, excluded classes present, echoes, image types
 
 Nothing is written here (``write_export`` does that); the result holds the bytes, the redactions
@@ -30,7 +32,7 @@ import msgspec
 from ..system.allocator import large_buffers
 from ..wire.codec import encode_pretty
 from ..wire.snapshot import SessionSnapshot
-from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings
+from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings, html_text
 from ._classes import ContentClass, Selection
 from ._classify import (
     ClassStats,
@@ -48,11 +50,12 @@ from ._redact import (
     Redaction,
     apply_selection,
     image_placeholder,
+    outside_placeholders,
     redact_text,
     rewrite_strings,
     with_markers,
 )
-from .scanner import PARALLEL_MIN, Hit, SecretScanner, merge_hits, workers
+from .scanner import PARALLEL_MIN, Hit, SecretScanner, fingerprint, merge_hits, workers
 
 __all__ = ["FORMATS", "ExportResult", "export_snapshot"]
 
@@ -130,7 +133,8 @@ def _redaction_table(data: bytes, hits: list[Hit], scanner: SecretScanner, key: 
         local.setdefault(value, []).extend(mapped or [])
     table: dict[str, tuple[str, list[tuple[Hit, str, int]]]] = {}
     for value, mapped in local.items():
-        own = scanner.scan(value.encode("utf-8", "surrogatepass"))
+        raw = value.encode("utf-8", "surrogatepass")
+        own = outside_placeholders(raw, scanner.scan(raw))
         merged = merge_hits([*mapped, *own])
         new_text, done = redact_text(value, merged, key)
         if new_text != value:
@@ -144,6 +148,49 @@ def _replacer(table: dict[str, tuple[str, list[tuple[Hit, str, int]]]]) -> Calla
         return text if entry is None else entry[0]
 
     return replace
+
+
+def _shown_secrets(shown: bytes, scanner: SecretScanner, key: bytes) -> dict[str, tuple[Hit, str]]:
+    """The secrets a scan of a rendered transcript finds, as the text to replace in the strings
+    (the secret as written, else the span's text) with its hit and fingerprint."""
+    table: dict[str, tuple[Hit, str]] = {}
+    for hit in outside_placeholders(shown, scanner.scan(shown)):
+        fp = fingerprint(key, hit.value)
+        for raw in (hit.value if hit.encoding == "plain" else b"", shown[hit.start : hit.end].strip()):
+            text = raw.decode("utf-8", "replace")
+            if len(text) >= _SHOWN_MIN and "\n" not in text:
+                table.setdefault(text, (hit, fp))
+    return table
+
+
+_SHOWN_MIN: Final = 4
+"""Shorter text from a transcript's scan is not replaced in strings (it would match words)."""
+
+
+def _substituter(table: dict[str, tuple[Hit, str]]) -> Callable[[str], str]:
+    ordered = [(secret, f"[secret redacted: {hit.rule} {fp}]") for secret, (hit, fp) in sorted(table.items(), key=lambda e: -len(e[0]))]
+
+    def replace(text: str) -> str:
+        out = text
+        for secret, placeholder in ordered:
+            if secret in out:
+                out = out.replace(secret, placeholder)
+        return text if out == text else out
+
+    return replace
+
+
+def _located(snapshot: SessionSnapshot, table: dict[str, tuple[Hit, str]], scanner: SecretScanner) -> list[Redaction]:
+    """A redaction for each string of ``snapshot`` holding a secret of ``table``."""
+    out: list[Redaction] = []
+    if not table:
+        return out
+    for slot in iter_slots(snapshot):
+        for secret, (hit, fp) in table.items():
+            if secret in slot.text:
+                path = slot.path if own_path(slot.path) else scanner.redact_location(slot.path)
+                out.append(Redaction(hit.rule, path, slot.cls, fp, hit.encoding))
+    return out
 
 
 def _classes_at(slot: Slot, offsets: list[int]) -> list[ContentClass | None]:
@@ -203,7 +250,7 @@ def export_snapshot(
     echo = EchoIndex(exclusion.originals)
     # encoded regions of the final bytes, for the echo check (collected by the same scan)
     decoded: list[tuple[int, int, bytes]] | None = [] if echo else None
-    hits = scanner.scan(data, decoded=decoded)
+    hits = outside_placeholders(data, scanner.scan(data, decoded=decoded))
     for _ in range(_ROUNDS):
         if not hits:
             break
@@ -230,6 +277,8 @@ def export_snapshot(
             hits = scanner.rescan(data, hits, redacted, old_decoded=decoded, decoded=fresh)
         else:
             hits = scanner.scan(redacted, decoded=fresh)
+        # a rule may read a placeholder as the value it replaced: it is not redacted again
+        hits = outside_placeholders(redacted, hits)
         data, decoded = redacted, fresh
     digest: Future[str] | None = None
     if fmt == "json" and history == "display":
@@ -248,6 +297,17 @@ def export_snapshot(
 
         render = render_markdown if fmt == "markdown" else render_html
         data = render(current, history=history)
+        for _ in range(_ROUNDS):
+            # a transcript puts texts on lines of their own, beside headings and fences: what a
+            # rule reads there and not in the JSON strings is redacted in the strings it is in,
+            # so that the audit of the transcript agrees with the redaction
+            shown = _shown_secrets(html_text(data) if fmt == "html" else data, scanner, key)
+            located = _located(current, shown, scanner)
+            if not located:
+                break
+            redactions += located
+            current = with_markers(rewrite_strings(current, _substituter(shown), image_placeholder), selection)
+            data = render(current, history=history)
         report = audit_bytes(data, scanner=scanner, key=key, fmt=fmt, excluded=selection.excluded, echo=echo)
     return ExportResult(
         data=data,

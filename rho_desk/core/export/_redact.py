@@ -43,6 +43,7 @@ __all__ = [
     "apply_selection",
     "human_size",
     "image_placeholder",
+    "outside_placeholders",
     "redact_text",
     "rewrite_strings",
     "with_markers",
@@ -330,6 +331,48 @@ def _char_boundaries(data: bytes, start: int, end: int) -> tuple[int, int]:
     while end < len(data) and data[end] & 0xC0 == 0x80:
         end += 1
     return start, end
+
+
+SECRET_PLACEHOLDER: Final = re.compile(rb"\[secret redacted: [\w.:-]{1,64} fp:[0-9a-f]{16}\]")
+"""What ``redact_text`` puts where a secret was (nothing in it can hold a secret: a rule id and
+a keyed fingerprint)."""
+_NOT_CONTENT: Final = re.compile(
+    rb"</?[A-Za-z][^<>]*>|^/?[a-z][a-z0-9]{0,15}(?:\s[^<>]*)?>|</?[A-Za-z][^<>]*$|\\u[0-9a-fA-F]{4}|\\.|[^0-9A-Za-z\x80-\xff]"
+)
+"""What is left of a hit beside a placeholder that is markup, not content: tags (whole, or cut by
+the hit's edge), JSON escapes, punctuation and spaces."""
+_PLACEHOLDER_REACH: Final = 100
+"""A placeholder is shorter than this: one overlapping a hit starts at most this far before it."""
+
+
+def outside_placeholders(data: bytes, hits: list[Hit]) -> list[Hit]:
+    """``hits`` without those that are placeholders rho-desk wrote (``[secret redacted: …]``),
+    alone or with only markup beside them (``<code>[secret redacted: …``, a JSON escape).
+
+    A rule may read a placeholder as a value (it stands where a value stood, under the same
+    name): redacting it again nests placeholders, and an audit finding on it blocks an export
+    over text the redaction itself produced. A hit with any letter or digit outside the
+    placeholders it overlaps is kept.
+    """
+    if not hits or b"[secret redacted: " not in data:
+        return hits
+    out = []
+    for hit in hits:
+        start = max(0, hit.start - _PLACEHOLDER_REACH)
+        window = data[start : hit.end + _PLACEHOLDER_REACH]
+        spans = [(m.start() + start, m.end() + start) for m in SECRET_PLACEHOLDER.finditer(window)]
+        spans = [(a, b) for a, b in spans if a < hit.end and b > hit.start]
+        if not spans:
+            out.append(hit)
+            continue
+        rest, pos = [], hit.start
+        for a, b in spans:
+            rest.append(data[pos:a] if a > pos else b"")
+            pos = max(pos, b)
+        rest.append(data[pos : hit.end])
+        if any(_NOT_CONTENT.sub(b"", piece) for piece in rest):
+            out.append(hit)
+    return out
 
 
 def redact_text(text: str, hits: list[Hit], key: bytes) -> tuple[str, list[tuple[Hit, str, int]]]:
