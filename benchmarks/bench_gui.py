@@ -27,8 +27,11 @@ realistic mix: prompts, tool calls with file contents and command output, answer
   the first launch, which also indexes the library, is reported apart (``first_launch_ms``), and
   so is the CPU time the process used until then (``process_cpu_ms``: on a busy machine the
   wall time also measures the other programs).
-  Baseline: a bare ``python -c "import orjson"`` started the same way, in the same run.
-  Target: median <= 1000 ms.
+  Baseline: a bare Python start (``python -c "import orjson"``: the interpreter, its site
+  packages and one C extension; the same interpreter and environment), each launch paired with
+  one, in the same run, so that a busy machine slows both alike.
+  Target: median <= 16 x the baseline's median (a fixed figure in ms would measure the machine
+  as much as the app).
 * ``gui.rss_100k``: resident memory (``VmRSS``) the same process holds once the session is shown
   and the app is idle, minus what it holds started on an empty Rho home; the sample is that
   difference divided by the file size. Baseline: the empty app's RSS in MB. Target: <= 1.5 x.
@@ -52,7 +55,7 @@ import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 os.environ.setdefault("QT_API", "pyside6")
 
@@ -126,7 +129,12 @@ def _probe(mode: str, path: Path | None, home: Path, cache: Path | None = None) 
     return values
 
 
+LAUNCH_RATIO: Final = 16.0
+"""``gui.launch_to_scroll_100k``'s target: at most this many bare Python starts."""
+
+
 def _bare_start() -> float:
+    """A bare Python start, ms: the same interpreter and environment, one C extension imported."""
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import orjson"], check=True, env=_child_env(_empty_home()))
     return (time.perf_counter() - start) * 1000
@@ -141,20 +149,24 @@ def launch_to_scroll_100k(quick: bool) -> BenchResult:
     # the first launch also indexes the new library (reads the session a second time); it warms
     # the page cache and Python's bytecode cache, and is reported apart
     first = _probe("scroll", path, home, cache)
-    samples, cpu = [], []
-    for _ in range(repeat):
+    samples, cpu, bare = [], [], []
+    for _ in range(repeat):  # paired: each launch with a bare start just after it
         values = _probe("scroll", path, home, cache)
         samples.append((values["shown"] - values["start"]) * 1000)
         cpu.append(values["cpu"] * 1000)
-    base = statistics.median(_bare_start() for _ in range(repeat))
+        bare.append(_bare_start())
+    base = statistics.median(bare)
     median = statistics.median(samples)
+    ratio = median / base
     print(f"gui.launch_to_scroll_100k ({gui_environment()[1]}): {path.stat().st_size / 1e6:.1f} MB; first launch (indexing the library) "
           f"{(first['shown'] - first['start']) * 1000:.0f} ms; process CPU to the paint, median "
-          f"{statistics.median(cpu):.0f} ms")  # fmt: skip
-    return BenchResult("gui.launch_to_scroll_100k", "ms", samples, "median ≤ 1000 ms", median <= 1000, baseline=base,
-                       ratio=median / base, details={"file_bytes": path.stat().st_size, "screen": gui_environment()[1],
-                                                     "first_launch_ms": (first["shown"] - first["start"]) * 1000,
-                                                     "process_cpu_ms": statistics.median(cpu)})  # fmt: skip
+          f"{statistics.median(cpu):.0f} ms; bare Python start {base:.0f} ms; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    return BenchResult("gui.launch_to_scroll_100k", "ms", samples, f"median ≤ {LAUNCH_RATIO:g} × a bare Python start",
+                       ratio <= LAUNCH_RATIO, baseline=base, ratio=ratio,
+                       details={"file_bytes": path.stat().st_size, "screen": gui_environment()[1],
+                                "first_launch_ms": (first["shown"] - first["start"]) * 1000,
+                                "process_cpu_ms": statistics.median(cpu), "bare_ms": bare,
+                                "load_average": os.getloadavg()[0]})  # fmt: skip
 
 
 def _empty_home() -> Path:
