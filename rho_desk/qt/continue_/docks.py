@@ -14,16 +14,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QSizePolicy, QWidget
 
 from ..ui.blocks import Banner
-from .composer import ContinuePanel
 
 if TYPE_CHECKING:
     from ...core.errors import RevisionConflict
     from ..services.context import OperationHost
-    from .controller import ConflictInfo, ContinueController
+    from .composer import ContinuePanel
+    from .controller import ConflictInfo, ContinueController, TurnState
 
 __all__ = ["ConflictBanner", "ConflictDock", "ContinueDock"]
 
@@ -57,18 +57,46 @@ class ConflictBanner(Banner):
 
 class ContinueDock(QDockWidget):
     """"Continue conversation": the composer and the live reply, added to ``window``'s bottom
-    area, hidden until :meth:`show_continue`."""
+    area, hidden until :meth:`show_continue`.
+
+    The panel is built on first use (the dock shown, a turn started, :attr:`panel` asked for),
+    not at start-up: its widgets and modules are not what the first look at a session needs.
+    """
 
     def __init__(self, window: QMainWindow, controller: ContinueController, host: OperationHost) -> None:
         super().__init__("Continue conversation", window)
         self._window = window
+        self._controller, self._host = controller, host
+        self._panel: ContinuePanel | None = None
         self.setObjectName("ContinueDock")
-        self.panel = ContinuePanel(controller, host)
-        self.setWidget(self.panel)
         self.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self)
         self.hide()
         window.installEventFilter(self)  # keeps the dock's share when the window shrinks
+        # a turn the panel did not start (none in the app; a script's) still finds it listening
+        controller.sig_state_changed.connect(self._on_controller_state_changed)
+
+    @property
+    def panel(self) -> ContinuePanel:
+        """The composer and the live reply (built now if not yet)."""
+        return self._panel or self._build_panel()
+
+    def _build_panel(self) -> ContinuePanel:
+        from .composer import ContinuePanel
+
+        self._panel = panel = ContinuePanel(self._controller, self._host)  # it follows the controller from here on
+        self.setWidget(panel)
+        self._controller.sig_state_changed.disconnect(self._on_controller_state_changed)
+        return panel
+
+    def _on_controller_state_changed(self, _state: TurnState) -> None:
+        if self._panel is None:
+            self._build_panel()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._panel is None:  # shown by a restored window state, or a menu
+            self._build_panel()
+        super().showEvent(event)
 
     def _cap(self) -> int:
         """The dock's height: at most 28% of the window (270 px on a large one), so on a 700 px
