@@ -160,6 +160,12 @@ SYNTAXES: dict[str, Callable[[str, Value], list[str]]] = {
     "markdown-table": lambda n, v: [f"| user | {n} | host |", "| --- | --- | --- |", f"| app | {v.flat} | db.internal |"],
     "aligned-key-value": lambda n, v: ["====== Data ======", "Key          Value", "---          -----", f"{n}     {v.flat}", "user         app"],
     "cli-flag": lambda n, v: [f"deploy-tool --{n.replace('_', '-').replace('.', '-').lower()} {_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} --region eu"],
+    # command lines: a client's password option glued or separate, user:pass, user/pass@db, stdin
+    "cli-glued": lambda n, v: [f"mysql -h db.internal -u app -p{_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} appdb"],
+    "cli-separate": lambda n, v: [f"sshpass -p {_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} ssh deploy@db.internal"],
+    "cli-user-pass": lambda n, v: [f"curl -sS -u {_q(Value(('app:' + v.flat,)), chr(39)) if v.spaces or len(v.lines) > 1 else 'app:' + v.flat} https://api.internal/v1"],
+    "cli-position": lambda n, v: [f'sqlplus -s "app/{v.flat}@db.internal:1521/APP"'],
+    "cli-stdin": lambda n, v: [f"echo '{v.flat}' | docker login -u app --password-stdin registry.internal"],
     "python-kwarg": lambda n, v: [f'client = Client(user="app", {n.replace(".", "_").replace("-", "_")}="{v.flat}")'],
     "js-object": lambda n, v: ["const config = {", f'  "{n}": "{v.flat}",', "};"],
     "php-array": lambda n, v: [f"'{n}' => '{v.flat}',"],

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ._argv import COMMAND_GATE, COMMAND_NAMES, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
 from ._prefilter import Rule
@@ -124,13 +125,15 @@ TRIGGERS: Final[dict[str, bytes]] = {
     "sensitive": rb"sensitive\\*[\"']?" + _SP + rb"[:=]" + _SP + rb"(?:\\*[\"'])?true",
     "sql": rb"password[ \t]+for[ \t]|set[ \t]+password[ \t]*=",
     "xml-element": rb"<" + _NCH + rb"*" + _KW + _NCH + rb"*(?:[ \t][^<>\r\n\x00\xff]*)?>" + _SP + _BREAK,
+    # a command line: a known client's name, or an option reading a password from standard input
+    "command": COMMAND_GATE,
 }
 """What the gate reports, one pattern per kind of line worth reading: a credential name whose
 value is elsewhere than right after it, a table header naming a credential, a name given in a
 field, a Kubernetes Secret, terraform's ``sensitive``, SQL's ``PASSWORD FOR``. Each report is
 confirmed on its line by the kind's own test (``_CONFIRM``), which looks at that line only."""
 
-TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|cookie|key|psk|sensitive")
+TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|cookie|key|psk|sensitive|stdin|" + COMMAND_NAMES)
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
 are the candidates."""
 
@@ -180,6 +183,7 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     "sensitive": _pattern(TRIGGERS["sensitive"]),
     "sql": _pattern(TRIGGERS["sql"]),
     "xml-element": _pattern(rb"<" + _FULL_NAME + rb"(?:[ \t][^<>]{0,200})?>" + _SP + rb"\\{0,7}$"),
+    "command": _pattern(COMMAND_GATE),
 }
 
 
@@ -460,7 +464,8 @@ def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies:
             window = (lo, hi, v, lines, [ln.begin for ln in lines])
         _, _, v, lines, begins = window
         k = max(0, bisect.bisect_right(begins, v.local(line_start)) - 1)
-        for start, end, rule in read(v.text, lines, k):
+        found = [*read(v.text, lines, k), *((start, end, "credential-assignment") for start, end in command_values(v.text, lines, k))]
+        for start, end, rule in found:
             raw_start, raw_end = v.raw(start, end)
             if raw_end <= raw_start or data.startswith(b"[secret", raw_start):
                 continue

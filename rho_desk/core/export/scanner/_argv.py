@@ -1,0 +1,598 @@
+"""Command lines read as argv: each split into words as a shell splits it, read by its client.
+
+The password a known client takes by an option or a position is found in its words.
+
+A line holding a client's name (``CLIENTS``) or an option that reads a password from standard
+input (``STDIN_OPTIONS``) is split as a shell would (``split``: quotes, backslashes, a
+backslash-newline continued onto the next line, ``#`` comments, and the operators ``|``, ``;``,
+``&``, ``&&``, ``||``, ``<``, ``<<``, ``<<<``, ``>``, a backtick or ``$(``). Each command of it is
+read by its client's entry, which is data:
+
+* **options** (``Option``): ``mysql -pX`` (glued only: ``mysql -p db`` asks), ``sshpass -p X``
+  and ``-pX``, ``curl -u user:X`` and ``-uuser:X`` (the part after the ``:``), ``lftp -u
+  user,X`` (after the ``,``), ``smbclient -U user%X`` (after the ``%``), ``openssl -k X`` and
+  ``-pass pass:X`` (after ``pass:``; ``env:``, ``file:`` and ``stdin`` name where it is),
+  ``xfreerdp /p:X``;
+* **positions** (``Position``): the n-th argument after the client's subcommand words, when the
+  argument before it says what it is (``poetry config http-basic.R user X``, ``sqlplus
+  user/X@db``, ``htpasswd -b file user X``, ``net use \\\\srv\\share X``);
+* **a credential-named word and its value** for the clients that take settings as words
+  (``nmcli … wifi-sec.psk X``, ``mysqladmin password X``, ``npm config set _authToken X``);
+* **standard input**: a value echoed, printed, given as a here-string (``<<<``) or the first line
+  of a heredoc, into a command holding one of ``STDIN_OPTIONS`` (``--password-stdin``,
+  ``--password-file=-``, ``-passin stdin``...) or a client that reads its password there
+  (``chpasswd``: ``user:X``).
+
+A value is taken unless it is a reference (``$X``, ``%X%``), a placeholder, a path, a URL or
+already redacted (``literal_value``). Where the client's name is not where a command starts
+(after ``sudo``, ``env``, ``NAME=value``, a prompt or a backtick), the line may be prose ("use
+sshpass -p because…"): there a value must also read as a credential (``secretish``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from ._grammar import name_is_credential
+from ._reader import Line
+from ._values import literal_value, secretish
+from ._work import spend
+
+__all__ = ["CLIENTS", "COMMAND_GATE", "COMMAND_NAMES", "STDIN_OPTIONS", "Client", "Option", "Position", "command_values", "split"]
+
+
+# --- the table: clients, their password options and positions ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """How an option gives its password: glued to it (``-pX``), as the next word (``-p X``), after
+    ``=`` (``--pass=X``, always), and which part of the value is the password (``""`` all of it;
+    ``":"``, ``","``, ``"%"``: what follows the first; ``"pass:"``: OpenSSL's pass phrase
+    argument; ``"/"``: ``user/X@db``)."""
+
+    glued: bool = True
+    separate: bool = True
+    part: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """The password by position: after the subcommand words ``after`` (none: from the first
+    argument), the argument ``index`` places after the one matching ``key`` (a regex; empty:
+    any), its ``part`` as ``Option.part``."""
+
+    after: tuple[str, ...] = ()
+    key: str = ""
+    index: int = 0
+    part: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Client:
+    options: dict[str, Option]
+    positions: tuple[Position, ...] = ()
+    takes: frozenset[str] = frozenset()
+    """Options that take the next word as their value (so it is not counted as a position)."""
+    pairs: bool = False
+    """The client takes settings as words: a credential-named word's next word is its value."""
+    stdin: str | None = None
+    """The client reads its password from standard input: the part of the value (``""``, ``":"``)."""
+
+
+_P = Option()
+_GLUED = Option(separate=False)
+_SEPARATE = Option(glued=False)
+_COLON = Option(part=":")
+_PASS_ARG = Option(glued=False, part="pass:")
+_SLASH = Option(glued=False, part="/")
+
+_MYSQL: Final = Client({"-p": _GLUED}, takes=frozenset({"-u", "-h", "-P", "-D", "-S", "-e"}))
+_MONGO: Final = Client({"-p": _SEPARATE}, takes=frozenset({"-u", "--host", "--port", "--db", "-d", "--authenticationDatabase"}))
+_LDAP: Final = Client({"-w": _P}, takes=frozenset({"-D", "-H", "-b", "-h", "-x", "-s", "-f", "-y"}))
+_SMB: Final = Client(
+    {"-U": Option(part="%"), "--user": Option(glued=False, part="%")},
+    positions=(Position(index=1),),
+    takes=frozenset({"-U", "-W", "-m", "-I", "-p", "-c", "-A", "-d", "-n", "-O", "-s", "-t", "--user", "--workgroup"}),
+)
+_ZIP: Final = Client({"-P": _P})
+_SEVENZ: Final = Client({"-p": _GLUED})
+_LOGIN: Final = Client({"-p": _P}, takes=frozenset({"-u", "--username"}))
+_OPENSSL_PASS = {opt: _PASS_ARG for opt in ("-pass", "-passin", "-passout", "-password", "-srcpassfile")}
+_OPENSSL: Final = Client({**_OPENSSL_PASS, "-k": _SEPARATE, "-K": _SEPARATE, "-kfile": Option(glued=False, separate=False)})
+_CURL: Final = Client(
+    {"-u": _COLON, "--user": Option(glued=False, part=":"), "-U": _COLON, "--proxy-user": Option(glued=False, part=":")},
+    takes=frozenset({"-H", "-d", "-X", "-o", "-A", "-e", "-b", "-c", "-F", "--data", "--header", "--request", "--output"}),
+)
+_ORACLE: Final = Client(
+    {"userid=": _SLASH},
+    positions=(Position(index=0, part="/"), Position(key=r"(?i)connect|conn|target|catalog|auxiliary", index=1, part="/")),
+)
+_KEYTOOL = {opt: _SEPARATE for opt in ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new")}
+_POSTFIX_DASH_P: Final = Client({"-p": _P, "-P": _P})
+
+CLIENTS: Final[dict[str, Client]] = {
+    # databases
+    "mysqladmin": Client(_MYSQL.options, positions=(Position(key="password", index=1),), takes=_MYSQL.takes),
+    **dict.fromkeys(("mysql", "mysqldump", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump",
+                     "mariadb", "mariadb-dump", "mariadb-admin"), _MYSQL),
+    **dict.fromkeys(("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "mongostat", "mongotop"), _MONGO),
+    **dict.fromkeys(("sqlplus", "sqlldr", "exp", "imp", "expdp", "impdp", "rman", "dgmgrl"), _ORACLE),
+    "sqlcmd": Client({"-P": _P}, takes=frozenset({"-U", "-S", "-d", "-Q", "-q", "-i", "-o"})),
+    "bcp": Client({"-P": _P}, takes=frozenset({"-U", "-S", "-d", "-f", "-t", "-r"})),
+    "osql": Client({"-P": _P}, takes=frozenset({"-U", "-S", "-d"})),
+    "isql": Client({}, positions=(Position(index=2),), takes=frozenset({"-d", "-m", "-k"})),
+    "redis-cli": Client({"-a": _P, "--pass": _SEPARATE}, takes=frozenset({"-h", "-p", "-n", "-u", "--user"}), pairs=True),
+    "valkey-cli": Client({"-a": _P, "--pass": _SEPARATE}, takes=frozenset({"-h", "-p", "-n", "--user"}), pairs=True),
+    "keydb-cli": Client({"-a": _P}, takes=frozenset({"-h", "-p", "-n"}), pairs=True),
+    "influx": Client({"-password": _SEPARATE, "-p": _SEPARATE}, takes=frozenset({"-username", "-host", "-u"})),
+    "cqlsh": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-k"})),
+    "clickhouse-client": Client({"--password": _SEPARATE}, takes=frozenset({"--user", "--host", "-u", "-h"})),
+    # transfer and archives
+    "curl": _CURL,
+    "wget": Client({"--password": _SEPARATE, "--http-password": _SEPARATE, "--ftp-password": _SEPARATE}),
+    "lftp": Client({"-u": Option(part=","), "--user": Option(glued=False, part=",")}, takes=frozenset({"-p", "-e", "-f"})),
+    "ncftp": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
+    "ncftpput": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
+    "ncftpget": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
+    "http": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
+    "https": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
+    "xh": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
+    "zip": _ZIP, "zipcloak": _ZIP, "unzip": _ZIP, "funzip": Client({}, positions=(Position(index=0),)),
+    "7z": _SEVENZ, "7za": _SEVENZ, "7zr": _SEVENZ, "rar": _SEVENZ, "unrar": _SEVENZ,
+    "openssl": _OPENSSL,
+    "gpg": Client({"--passphrase": _SEPARATE}),
+    "sshpass": Client({"-p": _P}),
+    "ssh-keygen": Client({"-P": _P, "-N": _P}, takes=frozenset({"-f", "-t", "-b", "-C"})),
+    "smbclient": _SMB, "rpcclient": _SMB, "smbcacls": _SMB, "smbget": _SMB, "smbmap": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-H", "-d"})),
+    "mosquitto_pub": Client({"-P": _SEPARATE, "--pw": _SEPARATE}, takes=frozenset({"-u", "-h", "-t", "-m", "-p"})),
+    "mosquitto_sub": Client({"-P": _SEPARATE, "--pw": _SEPARATE}, takes=frozenset({"-u", "-h", "-t", "-p"})),
+    "ipmitool": Client({"-P": _SEPARATE}, takes=frozenset({"-U", "-H", "-I"})),
+    "snmpwalk": Client({"-A": _SEPARATE, "-X": _SEPARATE}, takes=frozenset({"-u", "-l", "-a", "-x", "-v", "-c"})),
+    "snmpget": Client({"-A": _SEPARATE, "-X": _SEPARATE}, takes=frozenset({"-u", "-l", "-a", "-x", "-v", "-c"})),
+    "psexec": Client({"-p": _SEPARATE}, takes=frozenset({"-u"})),
+    "xfreerdp": Client({"/p:": Option(separate=False), "/password:": Option(separate=False)}),
+    "wfreerdp": Client({"/p:": Option(separate=False)}),
+    "rdesktop": Client({"-p": _P}, takes=frozenset({"-u", "-d", "-g"})),
+    "wmic": Client({"/password:": Option(separate=False)}),
+    "cmdkey": Client({"/pass:": Option(separate=False)}),
+    "schtasks": Client({"/rp": _SEPARATE, "/p": _SEPARATE}, takes=frozenset({"/ru", "/u", "/s", "/tn", "/tr", "/sc"})),
+    "runas": Client({}),
+    "keytool": Client(_KEYTOOL), "jarsigner": Client(_KEYTOOL),
+    "twine": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-r"})),
+    "dotnet": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-n", "-s"})),
+    "nuget": Client({"-password": _SEPARATE}, takes=frozenset({"-username", "-source", "-name"})),
+    "docker": _LOGIN, "podman": _LOGIN, "nerdctl": _LOGIN, "buildah": _LOGIN, "skopeo": _LOGIN, "oras": _LOGIN,
+    "helm": _LOGIN, "crane": _LOGIN, "regctl": _LOGIN,
+    "az": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-t", "-n", "-g"})),
+    "htpasswd": Client({}, positions=(Position(key="-b", index=2), Position(key="-nb", index=1))),
+    "rabbitmqctl": Client({}, positions=(Position(after=("add_user",), index=1), Position(after=("change_password",), index=1))),
+    "net": Client({}, positions=(Position(after=("user",), index=1), Position(after=("use",), key=r"\\.+", index=1))),
+    "poetry": Client({}, positions=(Position(after=("config",), key=r"http-basic\..+", index=2),
+                                    Position(after=("config",), key=r"pypi-token\..+", index=1))),
+    "wpa_passphrase": Client({}, positions=(Position(index=1),)),
+    "nmcli": Client({}, pairs=True),
+    "mysql_config_editor": Client({}),
+    "npm": Client({}, pairs=True), "yarn": Client({}, pairs=True), "pnpm": Client({}, pairs=True),
+    "pip": Client({}, pairs=True), "git": Client({}, pairs=True), "aws": Client({}, pairs=True),
+    "gh": Client({"-b": _SEPARATE, "--body": _SEPARATE}),
+    "sc": Client({"password=": _SEPARATE}),
+    "convertto-securestring": Client({"-string": _SEPARATE}, positions=(Position(index=0),)),
+    "chpasswd": Client({}, stdin=":"),
+    "passwd": Client({}),
+    "vault": Client({}, positions=(Position(after=("login",), index=0),)),
+    "ldapsearch": _LDAP, "ldapadd": _LDAP, "ldapmodify": _LDAP, "ldapdelete": _LDAP, "ldappasswd": Client({"-w": _P, "-s": _SEPARATE}),
+    "ldapwhoami": _LDAP, "ldapcompare": _LDAP, "ldapmodrdn": _LDAP, "ldapexop": _LDAP,
+    "mount": Client({}), "expect": Client({}),
+    "pure-pw": _POSTFIX_DASH_P,
+}
+"""Each client's password options and positions, and the options that take a value (so positions
+are counted right). A credential-named long option (``--password X``, ``--client-secret=X``) is
+read for every command by the name pass (``_commands``); the entries here name what a name does
+not say."""
+
+_SUBCOMMANDS: Final[dict[str, tuple[str, ...]]] = {
+    "docker": ("login",), "podman": ("login",), "nerdctl": ("login",), "buildah": ("login",), "skopeo": ("login",),
+    "oras": ("login",), "helm": ("registry", "login"), "crane": ("auth", "login"), "regctl": ("registry", "login"),
+    "az": ("login",), "dotnet": ("nuget",), "nuget": ("sources",), "gh": ("secret", "set"), "twine": ("upload",),
+}
+"""Clients whose options mean a password only under these subcommand words (``docker run -p
+80:80`` is a port; ``docker login -p X`` is a password)."""
+
+STDIN_OPTIONS: Final = re.compile(
+    rb"--(?:password|passwd|pass|token|secret)-stdin|--(?:password|passphrase|passwd)-file(?:=|[ \t]+)(?:-|/dev/stdin)(?:[\s\"'`\\;|&)]|$)"
+    rb"|-passin[ \t]+(?:stdin|fd:0)|--passphrase-fd(?:=|[ \t]+)0|--with-token|--stdin",
+    re.IGNORECASE,
+)
+"""Options that read the password from standard input."""
+
+_PREFIXES: Final = frozenset({b"sudo", b"doas", b"env", b"time", b"nohup", b"exec", b"command", b"builtin", b"nice", b"$", b"#", b">", b"%", b"PS>", b"!"})
+
+COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True))
+"""The clients' names, as one alternation."""
+COMMAND_GATE: Final = (
+    rb"(?:(?:\b|u2192)(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[\s\"'`;|&)\\]|$)"
+    rb"|" + STDIN_OPTIONS.pattern + rb")"
+)
+"""What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
+not), or an option reading a password from standard input (both caseless)."""
+
+
+# --- splitting a line as a shell would ------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Word:
+    text: bytes
+    """The word as the shell gives it (quotes removed, escapes resolved)."""
+    at: list[int]
+    """Where each byte of ``text`` is in the line's text."""
+    op: bool = False
+    quoted: bool = False
+
+    def span(self, i: int, j: int) -> tuple[int, int]:
+        return self.at[i], self.at[j - 1] + 1
+
+
+_OPS: Final = (b"<<<", b"&&", b"||", b"<<", b"$(", b"|", b";", b"&", b"<", b">", b"`", b"(", b")")
+_WORDS_MAX: Final = 256
+"""Most words read of one logical line (a longer one is read up to there)."""
+
+
+def split(t: bytes, start: int, ends: list[tuple[int, int]]) -> list[Word]:
+    """The words and operators of the command line that starts at ``start`` in ``t``: ``ends``
+    lists ``(end, next)`` for each line from the first (where it ends, where the line after it
+    starts its content), so a line continued with a backslash goes on past its wrapper."""
+    out: list[Word] = []
+    k = 0
+    end = ends[0][0]
+    i = start
+    cur: Word | None = None
+
+    def close() -> None:
+        nonlocal cur
+        if cur is not None and cur.text:
+            out.append(cur)
+        cur = None
+
+    while i < end and len(out) < _WORDS_MAX:
+        c = t[i]
+        if c == 0x5C and i + 1 >= end and k + 1 < len(ends):  # a backslash ending the line
+            close()
+            k += 1
+            i, end = ends[k - 1][1], ends[k][0]
+            continue
+        if c in b" \t\r":
+            close()
+            i += 1
+            continue
+        if c == 0x23 and cur is None:  # a comment
+            break
+        if cur is None and t.startswith(b"[secret", i):  # a redacted value is one word
+            close_at = t.find(b"]", i, end)
+            stop = end if close_at < 0 else close_at + 1
+            out.append(Word(t[i:stop], list(range(i, stop))))
+            i = stop
+            continue
+        op = next((o for o in _OPS if t.startswith(o, i)), None)
+        if op is not None and not (op == b"<" and t.startswith(b"<<", i)):
+            close()
+            out.append(Word(op, [i], op=True))
+            i += len(op)
+            continue
+        if cur is None:
+            cur = Word(b"", [])
+        if c == 0x27 or c == 0x22:  # a quoted part
+            close_at = t.find(bytes([c]), i + 1, end)
+            if c == 0x22:
+                while close_at > 0 and t[close_at - 1] == 0x5C:
+                    close_at = t.find(b'"', close_at + 1, end)
+            stop = end if close_at < 0 else close_at
+            j = i + 1
+            while j < stop:
+                if c == 0x22 and t[j] == 0x5C and j + 1 < stop and t[j + 1] in b'"\\$`':
+                    j += 1
+                cur.text += t[j : j + 1]
+                cur.at.append(j)
+                j += 1
+            cur.quoted = True
+            i = stop + 1
+            continue
+        if c == 0x5C and i + 1 < end:
+            i += 1
+        cur.text += t[i : i + 1]
+        cur.at.append(i)
+        i += 1
+    close()
+    spend(i - start)
+    return out
+
+
+# --- reading the commands ---------------------------------------------------------------------------
+
+
+_NAMES_OF_A_PASSWORD: Final = frozenset({b"pass", b"pwd", b"passwd", b"passphrase", b"pw", b"test"})
+"""What a usage text writes where the password goes (``--user user:pass``)."""
+_REFERENCE_START: Final = (b"$", b"%", b"<", b"[", b"{{", b"`", b"-", b"*")
+
+
+def _value(word: Word, i: int, j: int, part: str, *, loose: bool) -> tuple[int, int] | None:
+    """The span of the password in ``word.text[i:j]`` (its ``part``), if it reads as one."""
+    text = word.text[i:j]
+    if part in (":", ",", "%"):
+        cut = text.find(part.encode())
+        if cut < 0 or text[:cut] == text[cut + 1 :]:
+            return None  # no password given (curl asks), or the user's name again (test:test)
+        i += cut + 1
+    elif part == "pass:":
+        if not text.lower().startswith(b"pass:"):
+            if text.lower().startswith((b"env:", b"file:", b"fd:", b"stdin")):
+                return None
+        else:
+            i += 5
+    elif part == "/":
+        slash = text.find(b"/")
+        if slash <= 0:
+            return None
+        at = text.rfind(b"@")
+        i, j = i + slash + 1, (i + at if at > slash else j)
+        if text[slash + 1 : slash + 2] in (b"", b" "):
+            return None
+    text = word.text[i:j]
+    if not text or text.startswith(_REFERENCE_START) or text.startswith(b"/") or text.lower() in _NAMES_OF_A_PASSWORD:
+        return None
+    if not literal_value(text, quoted=word.quoted) and not (len(text) >= 4 and secretish(text, quoted=True)):
+        return None
+    if loose and not secretish(text, quoted=True):
+        return None
+    return word.span(i, j)
+
+
+_PROGRAM_CUT: Final = re.compile(rb"[/\\:>]|u2192|\xe2\x86\x92")
+"""What comes before a program's name in its word: its directory, a row's wrapper (``12:``,
+``12→``, an escaped ``→`` whose backslash the shell dropped)."""
+
+
+def program(word: Word) -> bytes:
+    """The program a command's first word names, lower-case: ``/usr/bin/mysql``, ``mysql.exe``
+    and ``12:mysql`` name ``mysql``."""
+    name = _PROGRAM_CUT.split(word.text)[-1].lower().rstrip(b"}]),;'\"")  # a JSON string's end
+    return name[:-4] if name.endswith(b".exe") else name
+
+
+def _command_of(words: list[Word], k: int) -> tuple[str, Client] | None:
+    key = program(words[k]).decode("ascii", "replace")
+    client = CLIENTS.get(key)
+    return (key, client) if client is not None else None
+
+
+def _at_command_start(words: list[Word], k: int, seg_start: int) -> bool:
+    for w in words[seg_start:k]:
+        if w.text not in _PREFIXES and not (b"=" in w.text and not w.text.startswith((b"=", b"-"))) and not w.text.startswith(b"-"):
+            return False
+    return True
+
+
+def _read(words: list[Word], k: int, seg_end: int, key: str, client: Client, loose: bool) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    args = words[k + 1 : seg_end]
+    sub = _SUBCOMMANDS.get(key)
+    if sub is not None:
+        plain = [w.text.lower() for w in args if not w.text.startswith(b"-")]
+        if plain[: len(sub)] != [s.encode() for s in sub] and not (len(sub) > 1 and plain[:1] == [sub[-1].encode()]):
+            return out
+    positional: list[Word] = []
+    n = 0
+    while n < len(args):
+        w = args[n]
+        text = w.text.decode("latin-1")
+        if w.quoted or not (text.startswith("-") or (text.startswith("/") and len(text) < 24 and ":" in text[:12]) or text in client.options or (text.startswith("/") and text in client.takes)):
+            positional.append(w)
+            n += 1
+            continue
+        found = False
+        for opt, how in client.options.items():
+            if opt.endswith(("=", ":")):
+                if text.lower().startswith(opt.lower()) and len(text) > len(opt):
+                    hit = _value(w, len(opt), len(w.text), how.part, loose=loose)
+                    if hit is not None:
+                        out.append(hit)
+                    found = True
+                elif text.lower() == opt.lower() and how.separate and n + 1 < len(args):
+                    hit = _value(args[n + 1], 0, len(args[n + 1].text), how.part, loose=loose)
+                    if hit is not None:
+                        out.append(hit)
+                    n += 1
+                    found = True
+            elif text == opt or (opt.startswith("-") and text.startswith(opt + "=")):
+                if "=" in text:
+                    hit = _value(w, len(opt) + 1, len(w.text), how.part, loose=loose)
+                elif how.separate and n + 1 < len(args) and not args[n + 1].op:
+                    hit = _value(args[n + 1], 0, len(args[n + 1].text), how.part, loose=loose)
+                    n += 1
+                else:
+                    hit = None
+                if hit is not None:
+                    out.append(hit)
+                found = True
+            elif how.glued and len(opt) == 2 and opt[0] == "-" and text.startswith(opt) and len(text) > 2 and not text.startswith("--"):
+                hit = _value(w, 2, len(w.text), how.part, loose=loose)
+                if hit is not None:
+                    out.append(hit)
+                found = True
+            if found:
+                break
+        if not found and text in client.takes:
+            n += 1  # its value
+        n += 1
+    for pos in client.positions:
+        texts = [w.text.decode("latin-1") for w in positional]
+        base = 0
+        if pos.after:
+            if [t.lower() for t in texts[: len(pos.after)]] != list(pos.after):
+                continue
+            base = len(pos.after)
+        if pos.key:
+            keyed = [i for i in range(base, len(texts)) if re.fullmatch(pos.key, texts[i])]
+            flags = [w for w in args if w.text.decode("latin-1") == pos.key or (pos.key.startswith("-") and w.text.startswith(b"-") and set(pos.key[1:]) <= set(w.text[1:].decode("latin-1")))]
+            if pos.key.startswith("-"):
+                if not flags:
+                    continue
+                at = base + pos.index
+            elif keyed:
+                at = keyed[0] + pos.index
+            else:
+                continue
+        else:
+            at = base + pos.index
+        if at < len(positional):
+            hit = _value(positional[at], 0, len(positional[at].text), pos.part, loose=loose)
+            if hit is not None:
+                out.append(hit)
+    if client.pairs:
+        for a, b in itertools.pairwise(positional):
+            name = a.text.rstrip(b"=:").decode("latin-1")
+            if name_is_credential(name) or name.lower() in ("psk", "auth", "password"):
+                hit = _value(b, 0, len(b.text), "", loose=loose)
+                if hit is not None:
+                    out.append(hit)
+    return out
+
+
+def _stdin_value(words: list[Word], seg_start: int, seg_end: int, t: bytes, heredoc: tuple[int, int] | None) -> list[tuple[int, int, str]]:
+    """What the command ``words[seg_start:seg_end]`` reads from standard input: ``<<< X``, or
+    the previous command of its pipe's output (``echo X``, ``printf '%s' X``), or its heredoc's
+    first line (``heredoc``: its span in ``t``)."""
+    out: list[tuple[int, int, str]] = []
+    for n in range(seg_start, seg_end - 1):
+        if words[n].op and words[n].text == b"<<<":
+            w = words[n + 1]
+            out.append((*w.span(0, len(w.text)), "here"))
+    if heredoc is not None:
+        out.append((*heredoc, "here"))
+    if seg_start >= 2 and words[seg_start - 1].op and words[seg_start - 1].text == b"|":
+        # the command before the pipe
+        n = seg_start - 2
+        while n > 0 and not words[n - 1].op:
+            n -= 1
+        head = program(words[n])
+        args = [w for w in words[n + 1 : seg_start - 1] if not (w.text.startswith(b"-") and len(w.text) <= 3 and not w.quoted)]
+        if head == b"echo" and args:
+            first, last = args[0], args[-1]
+            out.append((first.at[0], last.at[-1] + 1, "pipe"))
+        elif head == b"printf" and args:
+            fmt = args[0]
+            if b"%s" in fmt.text and len(args) > 1:
+                out.append((args[1].at[0], args[1].at[-1] + 1, "pipe"))
+            elif b"%" not in fmt.text:
+                body = fmt.text.split(b"\\n")[0]
+                if body:
+                    out.append((fmt.at[0], fmt.at[len(body) - 1] + 1, "pipe"))
+    del t
+    return out
+
+
+_HEREDOC: Final = re.compile(rb"<<-?[ \t]*['\"]?([A-Za-z_][A-Za-z0-9_]{0,30})['\"]?")
+
+
+_GATE: Final = re.compile(COMMAND_GATE, re.IGNORECASE)
+_CONTINUED_MAX: Final = 16
+"""Most lines one command is continued over (backslash-newline) and read."""
+
+
+def command_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+    """The spans in ``t`` of the passwords the command line at line ``i`` of ``lines`` passes
+    (later lines for a continuation or a heredoc)."""
+    line = t[lines[i].start : lines[i].end]
+    if _GATE.search(line) is None:
+        return []
+    last = min(len(lines), i + _CONTINUED_MAX)
+    bounds = [(lines[n].end, lines[n + 1].start if n + 1 < last else lines[n].end) for n in range(i, last)]
+    out: list[tuple[int, int]] = []
+    words = split(t, lines[i].start, bounds)
+    out += _commands(t, line, lines, i, words)
+    # a command line inside a quoted word (a JSON string, ``bash -c "…"``) is split from there,
+    # and one inside that (``{"command": "bash -c \"…\""}``) from there
+    todo = [words]
+    for _ in range(_NESTED_MAX):
+        if not todo:
+            break
+        w = next((w for w in todo[-1] if w.quoted and b" " in w.text and _HINT.search(w.text) is not None), None)
+        if w is None:
+            todo.pop()
+            continue
+        todo[-1] = todo[-1][todo[-1].index(w) + 1 :]
+        inner = split(t, w.at[0], bounds)
+        out += _commands(t, line, lines, i, inner)
+        todo.append(inner)
+    return out
+
+
+_NESTED_MAX: Final = 8
+"""Most quoted words of one line split again as command lines."""
+_HINT: Final = re.compile(rb"(?:\b|u2192)(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE)
+"""Most commands read from inside quoted words of one line."""
+
+
+def _commands(t: bytes, line: bytes, lines: list[Line], i: int, words: list[Word]) -> list[tuple[int, int]]:
+    """The passwords the commands of ``words`` (split from line ``i``) pass."""
+    out: list[tuple[int, int]] = []
+    seg_start = 0
+    for seg_end in [*(n for n, w in enumerate(words) if w.op and w.text in (b"|", b";", b"&", b"&&", b"||", b"`", b"$(", b"(", b")")), len(words)]:
+        seg = words[seg_start:seg_end]
+        if seg:
+            for k in range(seg_start, seg_end):
+                if words[k].op:
+                    break
+                found = _command_of(words, k)
+                if found is None:
+                    if k + 1 < seg_end and not _reads_stdin(words, k, seg_end):
+                        continue
+                    found = (words[k].text.decode("latin-1").lower(), _ANY)  # any command reading a password from stdin
+                key, client = found
+                loose = not _at_command_start(words, k, seg_start)
+                out += _read(words, k, _redirect_end(words, k, seg_end), key, client, loose)
+                if (client.stdin is not None or _reads_stdin(words, k, seg_end)) and not (key == "passwd" and not any(w.text == b"--stdin" for w in seg)):
+                    heredoc = _heredoc_line(t, line, lines, i)
+                    for a, b, _ in _stdin_value(words, seg_start, seg_end, t, heredoc):
+                        word = Word(t[a:b], list(range(a, b)))
+                        hit = _value(word, 0, len(word.text), client.stdin or "", loose=False)
+                        if hit is not None:
+                            out.append(hit)
+                break
+        seg_start = seg_end + 1
+    return out
+
+
+_ANY: Final = Client({})
+
+
+def _reads_stdin(words: list[Word], k: int, seg_end: int) -> bool:
+    """The command ``words[k:seg_end]`` holds an option reading its password from standard input."""
+    return any(
+        STDIN_OPTIONS.fullmatch(words[n].text) is not None or STDIN_OPTIONS.fullmatch(words[n].text + b" " + words[n + 1].text) is not None
+        for n in range(k + 1, seg_end) if not words[n].op and n + 1 < seg_end
+    ) or (k + 1 < seg_end and STDIN_OPTIONS.fullmatch(words[seg_end - 1].text) is not None)
+
+
+def _redirect_end(words: list[Word], k: int, seg_end: int) -> int:
+    for n in range(k + 1, seg_end):
+        if words[n].op and words[n].text in (b"<", b">", b"<<", b"<<<"):
+            return n
+    return seg_end
+
+
+def _heredoc_line(t: bytes, line: bytes, lines: list[Line], i: int) -> tuple[int, int] | None:
+    """The first line of the heredoc ``line`` opens (``<<EOF``, ``<<-'EOF'``), its span in ``t``."""
+    m = _HEREDOC.search(line)
+    if m is None or line[m.start() : m.start() + 3] == b"<<<" or i + 1 >= len(lines):
+        return None
+    start, end = lines[i + 1].start, lines[i + 1].end
+    first = t[start:end]
+    if first.strip() == m.group(1) or not first.strip():
+        return None
+    lead = len(first) - len(first.lstrip())
+    return start + lead, start + len(first.rstrip())
