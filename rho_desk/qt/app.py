@@ -191,12 +191,13 @@ class AppContext:
                 (which may read every session in it) waits for it, at most a few seconds, so
                 that the two big reads neither compete nor interleave their memory.
         """
-        from ..core.stores.demo import prepare_demo_copy
-
         plan = self.plan
         home = plan.home
         demo = plan.demo
         if demo:
+            # imported here: it loads the library's modules, which a launch on a file needs only after the first paint
+            from ..core.stores.demo import prepare_demo_copy
+
             home = await in_thread(prepare_demo_copy)
             self.document.fork_home = home
         elif home is not None:

@@ -25,6 +25,8 @@ HEAVY = ("httpx", "keyring", "psycopg", "pydantic", "rho_desk.providers", "rho_d
          "rho_desk.core.tools.setup", "rho_desk.core.changes.journal")
 HIDDEN_TABS = ("rho_desk.qt.revisions.timeline", "rho_desk.qt.usage.statistics", "rho_desk.qt.changes.view",
                "rho_desk.core.changes.build")
+AFTER_PAINT = ("rho_desk.qt.continue_.composer", "rho_desk.qt.continue_.approval", "rho_desk.core.stores.library",
+               "rho_desk.core.agents.library")
 
 def report(context):
     seen["heavy_when_idle"] = sorted(m for m in HEAVY if m in sys.modules)
@@ -39,6 +41,7 @@ def watched(plan, **kwargs):
             seen["rows"] = rows
             seen["heavy_at_paint"] = sorted(m for m in HEAVY if m in sys.modules)
             seen["hidden_tabs_at_paint"] = sorted(m for m in HIDDEN_TABS if m in sys.modules)
+            seen["after_paint_at_paint"] = sorted(m for m in AFTER_PAINT if m in sys.modules)
 
     context.window.conversation.sig_rows_shown.connect(shown)
 
@@ -83,3 +86,11 @@ def test_the_hidden_tabs_are_made_when_first_shown_not_before_the_first_paint(tm
     seen = _launch(v3_session(tmp_path / "home"), tmp_path)
     assert isinstance(seen["rows"], int) and seen["rows"] > 0
     assert seen["hidden_tabs_at_paint"] == []
+
+
+def test_the_continue_panel_and_the_library_load_after_the_first_paint(tmp_path: Path) -> None:
+    # The continue panel (composer, approval cards) is built when the dock is first shown, and the
+    # session library's modules load when the library opens, which waits for the first paint
+    seen = _launch(v3_session(tmp_path / "home"), tmp_path)
+    assert isinstance(seen["rows"], int) and seen["rows"] > 0
+    assert seen["after_paint_at_paint"] == []

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_LINE_BYTES",
+    "RHO",
     "AgentLog",
     "AgentLogError",
     "Compaction",
@@ -50,6 +51,9 @@ __all__ = [
 
 AGENTS: Final = ("claude-code", "codex", "gemini", "opencode", "pi")
 """The agents rho-desk reads besides Rho, by the names the command line and settings use."""
+
+RHO: Final = "rho"
+"""The name Rho's own sessions go by in a mixed listing."""
 
 AGENT_LABELS: Final = {
     "claude-code": "Claude Code",

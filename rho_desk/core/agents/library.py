@@ -41,15 +41,11 @@ from ..stores.search import (
 )
 from ..stores.summary import SessionSummary
 from . import codex, opencode
-from .base import AGENTS
+from .base import AGENTS, RHO
 from .build import build
 from .formats import READERS, session_paths
 
 __all__ = ["RHO", "AgentLibrary", "AgentRefresh", "AllSessions", "summarize"]
-
-RHO = "rho"
-"""The name Rho's own sessions go by in a mixed listing."""
-
 
 @dataclass(slots=True)
 class AgentRefresh:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from PySide6.QtCore import (
     QEvent,
@@ -55,9 +55,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.agents.base import AGENT_LABELS
-from ...core.stores.library import RefreshReport, SessionPage
 from ...core.stores.rho_files.layout import no_sessions_text
-from ...core.stores.search import SearchResults, SummaryFailure
 from ...core.stores.summary import SessionSummary
 from ..services.bridge import EngineBridge
 from ..services.document import SessionDocument
@@ -70,6 +68,10 @@ from ..ui.text import listed_title, size_text
 from ..ui.theme import Theme
 from ..ui.widgets import list_panel_layout, name_line_edit_buttons
 from .sessions_model import SessionListModel, SessionRow, workspace_label
+
+if TYPE_CHECKING:
+    from ...core.stores.library import RefreshReport, SessionPage
+    from ...core.stores.search import SearchResults, SummaryFailure
 
 __all__ = ["SessionBrowserView", "SessionDelegate", "debounced_search", "relative_time"]
 

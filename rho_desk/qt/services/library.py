@@ -16,23 +16,21 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from ...core.agents.library import RHO, AllSessions
+from ...core.agents.base import RHO
 from ...core.errors import InputError
-from ...core.stores.library import (
-    RefreshReport,
-    RhoSessionFiles,
-    SessionLibrary,
-    SessionPage,
-    TrashEntry,
-)
-from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
-from ...core.stores.summary import SessionSummary
 from ...core.system.allocator import release_free_memory
 from .bridge import EngineBridge, in_thread
 from .outcomes import OpChanges, OpResult
+
+if TYPE_CHECKING:  # the library's modules load when one is opened (after the first paint at start-up)
+    from ...core.agents.library import AllSessions
+    from ...core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
+    from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
+    from ...core.stores.summary import SessionSummary
 
 __all__ = ["LibraryService"]
 
@@ -104,6 +102,9 @@ class LibraryService(QObject):
 
     async def aopen(self, home: Path, *, demo: bool = False) -> OpResult[RefreshReport]:
         """Open the library of ``home`` and refresh it (index rebuilt when stale, off-thread)."""
+        from ...core.agents.library import AllSessions
+        from ...core.stores.library import RhoSessionFiles, SessionLibrary
+
         await self.aclose()
         self._library = await in_thread(
             SessionLibrary, home, files=RhoSessionFiles(self.known_summary), cache_dir=self.cache_dir,

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 
 from ... import __version__
 from ...core.errors import InputError
-from ...core.stores.library import TrashEntry
 from ...core.stores.summary import SessionSummary
 from ...core.system.fsio import atomic_write
 from ..services.bridge import in_thread
@@ -41,6 +40,7 @@ from ..ui.screen import fit_to_screen
 from ..ui.text import plural
 
 if TYPE_CHECKING:
+    from ...core.stores.library import TrashEntry
     from ..services.bridge import EngineBridge
     from ..services.document import SessionDocument
     from ..services.library import LibraryService
