@@ -52,14 +52,24 @@ _INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
 _IMAGE_HEADS: Final = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR", b"PHN2Zy", b"Qk")
 
 
+_DIGEST_LABEL: Final = re.compile(
+    r"h[0-9]|zh|sha(?:[0-9]+|3[0-9]+)?|md[245]|blake[0-9a-z]{0,4}|xxh(?:[0-9]+|3)?|crc[0-9]{0,2}c?|ripemd[0-9]*|sm3|fnv[0-9a]*|murmur[0-9a-z]*"
+)
+"""A digest's algorithm named as the label before its value (go.sum and terraform locks' ``h1:``
+and ``zh:``, a wheel RECORD's ``sha256=``, ``md5:``, ``blake3:``, ``crc32c=``): its name's words
+joined."""
+
+
 def _benign_name(data: bytes, end: int) -> bool:
     """The name ending at ``end`` (its closing quote and spaces skipped) holds an identifier, a
-    digest, data or a public value."""
+    digest (or is the digest's algorithm), data or a public value."""
     while end > 0 and data[end - 1] in b"\"'\\ \t":
         end -= 1
     _, name = name_before(data, end)
     words = name_words(name.decode("ascii", "replace"))
-    return bool(words) and (words[-1] in _BENIGN_NAMES or not NOT_SECRET_WORDS.isdisjoint(words))
+    if not words:
+        return False
+    return words[-1] in _BENIGN_NAMES or not NOT_SECRET_WORDS.isdisjoint(words) or _DIGEST_LABEL.fullmatch("".join(words[-2:])) is not None
 
 
 _UPPER_BYTES: Final = bytes(sorted(_UPPER))

@@ -1,0 +1,59 @@
+"""Entropy in context (issue 31, What to build 5): a random-looking value where a value stands is
+redacted whatever its name says, and the values random by design and public stay intact.
+
+The known false positives of entropy scanners are written here as the tools print them (go.sum,
+terraform's lock file, a wheel's RECORD, npm/yarn/pnpm locks, SRI, ETags, image digests, UUIDs,
+git SHAs, public JWKs); go.sum's ``h1:``, terraform's ``h1:``/``zh:`` and RECORD's ``sha256=``
+were redacted before a digest's algorithm named as its label said digest.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rho_desk.core.export import SecretScanner
+
+SCANNER = SecretScanner()
+
+LEFT_ALONE: dict[str, str] = {
+    "go.sum": (
+        "github.com/google/uuid v1.6.0 h1:NIvaJDMOsjHA8n1jAhLSgzrAzy1Hgr+hNrb57e+94F0=\n"
+        "github.com/google/uuid v1.6.0/go.mod h1:TIyPZe4MgqvfeYDBFedMoGGpEw/LqOeaOT+nhxU+yHo=\n"
+    ),
+    "go.sum in read_file rows": "1:golang.org/x/sys v0.15.0 h1:h48lPFYpsTvQJZF4EKyI4aLHaev3CxivZmv7yZig9pc=\n",
+    "terraform lock": (
+        'provider "registry.terraform.io/hashicorp/aws" {\n  version     = "5.31.0"\n  constraints = "~> 5.0"\n  hashes = [\n'
+        '    "h1:XoDb1VXu/qUBxB9ThUvPKoH3oJZMl8J2wvhF6JwxObk=",\n'
+        '    "zh:0cdb9c2083bf0902442384f7309367791e4640581652dda456f2d6d7abf0de8d",\n  ]\n}\n'
+    ),
+    "wheel RECORD": (
+        "requests/__init__.py,sha256=fWW2ki1ORQPBUUZ4DbGZmkyTK2B5tE-Iyn7kOqKlQmE,4924\n"
+        "requests/api.py,sha256=q61xcXq4tmiImrvcSVLTbFyCiD2F-L_-hI9eKqQqcoM,6449\n"
+        "requests-2.31.0.dist-info/RECORD,,\n"
+    ),
+    "pip hashes": "requests==2.31.0 \\\n    --hash=sha256:58cd2187c01e70e6e26505bca751777aa9f2ee0b7f4300988b709f44e013003f\n",
+    "poetry.lock": '{file = "requests-2.31.0-py3-none-any.whl", hash = "sha256:58cd2187c01e70e6e26505bca751777aa9f2ee0b7f4300988b709f44e013003f"},\n',
+    "Cargo.lock": 'name = "serde"\nchecksum = "25dd9975e68d0cb5aa1120c288333fc98731bd1dd12f561e468ea4728c042b89"\n',
+    "package-lock": '"integrity": "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg=="\n',
+    "yarn.lock": "  integrity sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==\n",
+    "pnpm-lock": "    resolution: {integrity: sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==}\n",
+    "flake.lock": '"narHash": "sha256-1Xw3wfJjvEjOxUrOSnu/yFcJ6m5BeK0ByO6sJVh3v4Q=",\n',
+    "SRI": '<script src="x.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"></script>',
+    "ETag": 'ETag: "33a64df551425fcc55e4d42a148795d9f25f89d4"\nETag: W/"0815-1a2b3c4d5e6f7a8b9c0d"\n',
+    "image digest": "image: nginx@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31\n",
+    "docker inspect": '"Id": "sha256:a6bd71f48f6839d9faae1f29d3babef831e76bc213107682c5cc80f0cbb30866",\n',
+    "blake3 and md5 labels": "blake3:5Kq3TfPaX9wQm2ZrB8sLd4Vn7Yc1Hj6Ge0Uo\nContent-MD5: Q2hlY2sgSW50ZWdyaXR5IQ==\ncrc32c=n03x6A==\n",
+    "UUIDs": "request_id: 3f2504e0-4f89-11d3-9a0c-0305e82c3301\nid=550e8400-e29b-41d4-a716-446655440000\n",
+    "git SHAs": "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nparent: 1f7a7a472abf3dd9643fd615f6da379c4acb3e3a\n",
+    "public JWK": (
+        '{"keys":[{"kty":"RSA","kid":"1b94c","use":"sig","alg":"RS256","n":"vrjOfz9Ccdgx5nQudyhdoR17V-IubWMeOZCwX_jj0hgAsz2J_'
+        'pqYW08PLbK_PdiVGKPrqzmDIsLI7sA25VEnHU1uCLNwBuUiCO11_-7dYbsr4iJmG0Qu2j8DsVyT1azpJC_NG84Ty5KKthuCaPod7iI7w0LK9orSMhB",'
+        '"e":"AQAB"}]}'
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEFT_ALONE))
+def test_a_value_random_by_design_and_public_is_left_alone(name: str) -> None:
+    text = LEFT_ALONE[name].encode()
+    assert [(h.rule, text[h.start : h.end]) for h in SCANNER.scan(text)] == [], name
