@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..core.system.stops import StopSignals
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
@@ -19,10 +21,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Ctrl+C and SIGTERM are noted from here on: Qt and the window take seconds to load on a busy
+    # machine, and a signal meanwhile closes the window once it exists (no traceback, no kill).
+    stops = StopSignals().install()
     headless = use_offscreen_without_display()
     from ..qt.app import main
 
-    return main(args.path, screenshot=args.screenshot, demo=bool(getattr(args, "demo", False)), headless=headless)
+    demo = bool(getattr(args, "demo", False))
+    return main(args.path, screenshot=args.screenshot, demo=demo, headless=headless, stops=stops)
 
 
 def use_offscreen_without_display(environ: dict[str, str] | None = None) -> bool:

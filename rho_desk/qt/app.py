@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QApplication
 from .. import __version__
 from ..core.errors import InputError
 from ..core.stores.rho_files import rho_home
+from ..core.system.stops import StopSignals
 from .services.bridge import in_thread
 from .services.context import Services
 
@@ -317,8 +318,11 @@ def build_context(
     return context
 
 
-async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
-    """Build the app, start it, and wait until its window has closed."""
+async def arun(plan: StartPlan, *, screenshot: Path | None = None, stops: StopSignals | None = None) -> int:
+    """Build the app, start it, and wait until its window has closed (``stops``: Ctrl+C and
+    SIGTERM, noted since before the app was built; they close the window as if asked)."""
+    if stops is None:
+        stops = StopSignals().install()
     context = build_context(plan)
     loop = asyncio.get_running_loop()
     closed: asyncio.Future[None] = loop.create_future()
@@ -329,7 +333,7 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
             closed.set_result(None)
 
     context.window.sig_closed.connect(on_closed)
-    received, restore_signals = _quit_on_signals(context, loop)
+    restore_signals = _quit_on_signals(context, loop, stops)
     shown = asyncio.Event()
     context.window.conversation.sig_rows_shown.connect(lambda _rows: shown.set())
     context.bridge.run(context.astart(shown=shown), context="Starting")
@@ -344,14 +348,25 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None) -> int:
         await closed
     finally:
         restore_signals()
-    return 128 + received[0] if received else 0
+    return stops.exit_status
 
 
-def main(path: Path | None = None, *, screenshot: Path | None = None, demo: bool = False, headless: bool = False) -> int:
+def main(
+    path: Path | None = None,
+    *,
+    screenshot: Path | None = None,
+    demo: bool = False,
+    headless: bool = False,
+    stops: StopSignals | None = None,
+) -> int:
     """Run the desktop app (``rho-desk``, ``rho-desk open PATH``; ``demo``: on the bundled demo
     library, ``rho-desk --demo``; ``headless``: offscreen for want of a display). Returns the exit
-    status: 0, or 128 + the signal that ended it (Ctrl+C, SIGTERM: the window closes as if asked)."""
+    status: 0, or 128 + the signal that ended it (Ctrl+C, SIGTERM: the window closes as if asked;
+    ``stops``: the signals as noted since the command started, before Qt was imported)."""
     import qasync
+
+    if stops is None:
+        stops = StopSignals().install()
 
     from .services.settings import PREFS_DATA_DIR, Settings
 
@@ -363,7 +378,7 @@ def main(path: Path | None = None, *, screenshot: Path | None = None, demo: bool
     asyncio.set_event_loop(loop)
     restore_hooks = install_asyncgen_hooks(loop)
     try:
-        status: int = loop.run_until_complete(arun(plan, screenshot=screenshot))
+        status: int = loop.run_until_complete(arun(plan, screenshot=screenshot, stops=stops))
         return status
     finally:
         loop.close()
@@ -383,31 +398,26 @@ def _quiet_offscreen_warnings() -> None:
     qInstallMessageHandler(handler)
 
 
-def _quit_on_signals(context: AppContext, loop: asyncio.AbstractEventLoop) -> tuple[list[int], Callable[[], None]]:
+def _quit_on_signals(context: AppContext, loop: asyncio.AbstractEventLoop, stops: StopSignals) -> Callable[[], None]:
     """Ctrl+C (SIGINT) and SIGTERM close the window as if asked (the session is saved and its
-    lease released); returns where the signal is noted and how to restore the previous handlers.
-    A timer lets Python run now and then, so that a signal is seen while Qt waits for events."""
-    import signal
-
+    lease released), also when they came while the app was being built; returns how to give the
+    signals back. A timer lets Python run now and then, so that a signal is seen while Qt waits
+    for events."""
     from PySide6.QtCore import QTimer
 
-    received: list[int] = []
-
-    def on_signal(signum: int, _frame: object) -> None:
-        received.append(signum)
+    def close_soon() -> None:
         loop.call_soon_threadsafe(context.window.close)
 
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    stops.attach(close_soon)
     tick = QTimer(context.window)
     tick.timeout.connect(lambda: None)
     tick.start(250)
 
     def restore() -> None:
         tick.stop()
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        stops.restore()
 
-    return received, restore
+    return restore
 
 
 def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
