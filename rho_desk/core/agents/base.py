@@ -266,16 +266,31 @@ def _day(date: str) -> int | None:
         return None
 
 
+_SECONDS: dict[str, int] = {}
+"""``YYYY-MM-DDTHH:MM:SS`` -> Unix seconds, for the UTC times of :func:`iso_seconds` (a log's
+records come many to a second)."""
+_SECONDS_KEPT: Final = 4096
+
+
 def iso_seconds(text: object) -> int:
     """Unix seconds of an ISO 8601 time (``Z`` or an offset; 0 when it is not one)."""
     if not isinstance(text, str) or not text:
         return 0
     # the agents' own form, UTC ("2026-03-01T10:00:01.123Z"): without a datetime per record
-    if len(text) >= 20 and text[10] == "T" and text[-1] in "Zz" and text[13] == ":" and text[16] == ":":
-        day = _day(text[:10])
-        clock = text[11:13], text[14:16], text[17:19]
-        if day is not None and all(part.isdigit() for part in clock):
-            return day + int(clock[0]) * 3600 + int(clock[1]) * 60 + int(clock[2])
+    if len(text) >= 20 and text[-1] in "Zz":
+        key = text[:19]
+        seconds = _SECONDS.get(key)
+        if seconds is not None:
+            return seconds
+        if key[10] == "T" and key[13] == ":" and key[16] == ":":
+            day = _day(key[:10])
+            clock = key[11:13] + key[14:16] + key[17:19]
+            if day is not None and clock.isdigit() and clock.isascii():
+                seconds = day + int(clock[:2]) * 3600 + int(clock[2:4]) * 60 + int(clock[4:])
+                if len(_SECONDS) >= _SECONDS_KEPT:
+                    _SECONDS.clear()
+                _SECONDS[key] = seconds
+                return seconds
     try:
         value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
     except ValueError:

@@ -231,22 +231,24 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
     roots = children[None]
     tops: list[_Node] = []
     node_of: dict[str, _Node] = {}
+    items: list[_Node] = []
     # Every revision start, in file order; lines are followed from each one.
     for entry in entries.values():
-        if not starts(entry):
+        if entry.id in node_of or not starts(entry):
             continue
         chain = [entry]
         cursor_entry = entry
         while True:
-            kids = children[cursor_entry.id]
-            if len(kids) != 1 or starts(kids[0]):
+            kids = children.get(cursor_entry.id)
+            if kids is None or len(kids) != 1 or starts(kids[0]):
                 break
             cursor_entry = kids[0]
             chain.append(cursor_entry)
         item = _Node(chain, node_id_for(sid, entry.id))
+        items.append(item)
         for step in chain:
             node_of[step.id] = item
-    for item in {id(n): n for n in node_of.values()}.values():
+    for item in items:
         first = item.entries[0]
         if first.parent is None:
             tops.append(item)

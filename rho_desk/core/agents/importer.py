@@ -27,7 +27,7 @@ import hashlib
 import os
 import sqlite3
 import uuid
-from collections import Counter
+from collections.abc import Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +40,7 @@ from ..errors import InputError, StorageError
 from ..stores.rho_files.errors import SessionIdMismatch
 from ..stores.rho_files.layout import SESSION_FILE, find_units, unit_for_path, workspace_dir
 from ..stores.rho_files.reader import read_session
-from ..stores.rho_files.records import DeltaTransition, NodeRecord, SetLeafRecord
+from ..stores.rho_files.records import DeltaTransition, NodeRecord, Record, SetLeafRecord
 from ..system.fsio import atomic_write, ensure_private_dir, fsync_dir, write_all
 from . import opencode
 from .base import AgentLog
@@ -49,6 +49,8 @@ from .formats import detect, read_log
 
 __all__ = ["RECEIPT_NAME", "ImportReceipt", "ImportResult", "import_session", "receipt_path", "rho_session_id"]
 
+_CHUNK: Final = 1024 * 1024
+"""How much of the transcript is encoded before it is written."""
 RECEIPT_NAME: Final = "rho-desk-import.json"
 _NAMESPACE: Final = uuid.UUID("5b0f3f8e-6a2d-4c84-8f0e-1d7c2a9b4e61")
 
@@ -233,12 +235,6 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
     if unit.session_id is not None and unit.session_id != sid:
         raise SessionIdMismatch(f"session id {sid!r} does not match {unit.session_id!r} from the file name "
                                 "(a name with no `_`, or ending in `_<id>`, keeps them together)", source=str(transcript))  # fmt: skip
-    encoder = msgspec.json.Encoder()
-    buffer = bytearray()
-    for record in built.records:
-        encoder.encode_into(record, buffer, len(buffer))
-        buffer += b"\n"
-    data = bytes(buffer)
     folder = transcript.parent
     try:
         if transcript.name == SESSION_FILE:
@@ -255,20 +251,37 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
         raise StorageError(f"{transcript}: cannot create: {exc.strerror or exc}") from None
     try:
         try:
-            write_all(fd, data)
+            _write_records(fd, built.records)
             os.fsync(fd)
             st = os.fstat(fd)
         finally:
             os.close(fd)
         fsync_dir(folder)
-    except OSError as exc:
+    except BaseException as exc:  # nothing half-written is left
         with contextlib.suppress(OSError):
             transcript.unlink()
-        raise StorageError(f"{transcript}: cannot write: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise StorageError(f"{transcript}: cannot write: {exc.strerror or exc}") from None
+        raise
     # Rho's index row for it, as after Rho's own save (only inside a Rho home)
     from ..stores.rho_files.summary import record_written
 
     record_written(built.tree, unit, transcript, st.st_size, st.st_mtime_ns)
+
+
+def _write_records(fd: int, records: Sequence[Record]) -> None:
+    """The records as JSON lines, in one pass: each encoded into one buffer that goes to the
+    file whenever it holds a chunk (never the whole transcript in memory, nor a copy of it)."""
+    encode_into = msgspec.json.Encoder().encode_into
+    buffer = bytearray()
+    for record in records:
+        encode_into(record, buffer, -1)
+        buffer += b"\n"
+        if len(buffer) >= _CHUNK:
+            write_all(fd, buffer)
+            buffer.clear()
+    if buffer:
+        write_all(fd, buffer)
 
 
 def _append(transcript: Path, built: AgentSessionFile) -> int:
@@ -293,22 +306,27 @@ def _append(transcript: Path, built: AgentSessionFile) -> int:
 def _receipt(log: AgentLog, built: AgentSessionFile, transcript: Path, digest: str, size: int,
              previous: ImportReceipt | None, run: ReceiptRun) -> ImportReceipt:  # fmt: skip
     tree = built.tree
-    kept: Counter[str] = Counter()
+    messages = calls = results = images = reasoning = context = 0
     for record in built.records[1:]:
         if not isinstance(record, NodeRecord):
             continue
         transition = record.transition
         history = (transition.delta.appended_history if isinstance(transition, DeltaTransition)
                    else transition.snapshot.history)  # fmt: skip
+        messages += len(history)
         for message in history:
-            kept["messages"] += 1
-            kept["tool_calls"] += sum(1 for _ in message.tool_calls())
-            kept["tool_results"] += message.tool_result is not None
-            kept["images"] += sum(1 for b in message.content if b.image is not None)
+            if message.tool_result is not None:
+                results += 1
+                continue
             assistant = message.enriched_assistant or message.aborted_assistant
             if assistant is not None:
-                kept["reasoning"] += assistant.reasoning_summary is not None
-                kept["provider_context"] += len(assistant.provider_context)
+                reasoning += assistant.reasoning_summary is not None
+                context += len(assistant.provider_context)
+            for block in message.content:
+                if block.tool_call is not None:
+                    calls += 1
+                elif block.image is not None:
+                    images += 1
     ends = dict(previous.revision_ends) if previous is not None else {}
     ends.update({node_id: steps[-1] for node_id, steps in built.sources.items() if steps})
     requests = len(log.requests)
@@ -320,8 +338,8 @@ def _receipt(log: AgentLog, built: AgentSessionFile, transcript: Path, digest: s
         kept=ReceiptKept(
             revisions=tree.node_count, branches=tree.branch_count,
             compactions=sum(1 for n in tree.nodes.values() if n.kind.value == "compaction"),
-            messages=kept["messages"], tool_calls=kept["tool_calls"], tool_results=kept["tool_results"],
-            images=kept["images"], reasoning=kept["reasoning"], provider_context=kept["provider_context"],
+            messages=messages, tool_calls=calls, tool_results=results, images=images, reasoning=reasoning,
+            provider_context=context,
         ),
         dropped=dict(sorted(log.loss.dropped.items())),
         made=dict(sorted(log.loss.made.items())),

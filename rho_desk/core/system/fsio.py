@@ -35,7 +35,7 @@ _TEMP_NAME: Final = re.compile(r"\.tmp-.+-(\d+)-[0-9a-f]{8}")
 """The name ``write_temp`` gives: ``.tmp-<target name>-<pid>-<8 hex>``."""
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | bytearray) -> None:
     """``os.write`` until every byte is written (short writes happen on full disks and pipes)."""
     view = memoryview(data)
     while view:

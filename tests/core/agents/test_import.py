@@ -157,3 +157,33 @@ def test_the_imported_session_moves_with_its_home(sessions: dict[str, Path], tmp
     shutil.rmtree(result.transcript.parent)
     again = import_session(sessions["gemini"], home=home)
     assert again.created
+
+
+def test_a_large_session_is_written_whole_in_pieces(tmp_path: Path) -> None:
+    """A transcript of several MB is written as it is encoded, a piece at a time: every record
+    arrives, in order, and the file reads back as the same tree."""
+    source = tmp_path / "rollout-2026-03-01T10-00-00-019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c99.jsonl"
+    stamp = "2026-03-01T10:00:00.000Z"
+    lines = [{"timestamp": stamp, "type": "session_meta", "payload": {
+        "id": "019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c99", "timestamp": stamp, "cwd": "/home/dev/big"}}]
+    for turn in range(400):
+        text = f"turn {turn} " + "x" * 4000
+        lines += [
+            {"timestamp": stamp, "type": "response_item", "payload": {"type": "message", "role": "user",
+             "content": [{"type": "input_text", "text": f"prompt {turn}"}]}},
+            {"timestamp": stamp, "type": "response_item", "payload": {"type": "function_call", "name": "shell",
+             "call_id": f"call_{turn}", "arguments": "{}"}},
+            {"timestamp": stamp, "type": "response_item", "payload": {"type": "function_call_output",
+             "call_id": f"call_{turn}", "output": text}},
+            {"timestamp": stamp, "type": "response_item", "payload": {"type": "message", "role": "assistant",
+             "content": [{"type": "output_text", "text": f"answer {turn}"}]}},
+        ]  # fmt: skip
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "imported.jsonl"
+    result = import_session(source, output=out)
+    assert out.stat().st_size > 3 * 1024 * 1024  # many pieces
+    session = read_session(out)
+    built = open_session(source).tree
+    assert session.tree.node_count == built.node_count == 400 == result.added
+    assert session.tree.history() == built.history()
+    assert [e.message for e in session.tree.display()] == [e.message for e in built.display()]
