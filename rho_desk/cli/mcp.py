@@ -2,13 +2,16 @@
 
 ::
 
-    rho-desk mcp [--home DIR] [--all | --workspace PATH...] [--http PORT [--bind ADDR]]
+    rho-desk mcp [--home DIR] [--all | --workspace PATH...] [--agent NAME...] [--http PORT [--bind ADDR]]
                  [--print-config rho|claude-code|codex] [--log] [--key-file FILE]
 
 Serves over stdio by default (a client starts it), or Streamable HTTP on ``--bind`` (default
 127.0.0.1) with ``--http PORT``; any other address needs a bearer token (``$RHO_DESK_MCP_TOKEN``
 or ``--token-file``). By default it sees the workspace it is started in, as Rho starts MCP
 servers there; ``--workspace`` (repeatable) names others and ``--all`` opens the whole library.
+It serves Rho's sessions and every other agent's (Claude Code, Codex, Gemini CLI, opencode, Pi,
+from each one's data folder: its own variable, such as ``CLAUDE_CONFIG_DIR``, else its default),
+all read through the same export pipeline; ``--agent`` (repeatable) names which.
 ``--print-config`` prints what a client's configuration takes; ``--log`` prints what was served.
 The work is in :mod:`rho_desk.mcp`; this module parses, checks and presents.
 """
@@ -22,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .sessions import _AGENTS
 from .status import EXIT_OK, EXIT_PROBLEMS
 
 if TYPE_CHECKING:
@@ -43,6 +47,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     scope.add_argument("--all", action="store_true", help="the whole library")
     scope.add_argument("--workspace", metavar="PATH", action="append", default=None,
                        help="a workspace the server may read (repeatable; default: the current directory)")
+    parser.add_argument("--agent", metavar="NAME", action="append", default=None, choices=("rho", *_AGENTS, "all"),
+                        help="whose sessions to serve: rho, claude-code, codex, gemini, opencode, pi or all "
+                        "(repeatable; default: all)")  # fmt: skip
     parser.add_argument("--http", metavar="PORT", type=int, default=None,
                         help="serve Streamable HTTP on this port (0: any free port) instead of stdio")
     parser.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
                          f"(set RHO_DESK_MCP_TOKEN or pass --token-file)")  # fmt: skip
     from ..mcp._scope import Scope
 
-    scope = Scope(home, workspaces)
+    scope = Scope(home, workspaces, *_agents(args.agent))
     if args.http is None:
         from ..mcp._stdio import serve_stdio
 
@@ -127,6 +134,17 @@ def _prepare(args: argparse.Namespace, scope: Scope) -> Server[Any]:
     thread = threading.Thread(target=open_library, name="rho-desk-mcp-open", daemon=True)
     thread.start()
     return server
+
+
+def _agents(named: list[str] | None) -> tuple[tuple[tuple[str, Path], ...], bool]:
+    """The other agents to serve, with their data folders, and whether Rho's sessions are."""
+    from ..core.agents import default_homes
+
+    chosen = set(named or ["all"])
+    homes = default_homes()
+    everything = "all" in chosen
+    agents = tuple((name, homes[name].absolute()) for name in _AGENTS if everything or name in chosen)
+    return agents, everything or "rho" in chosen
 
 
 def _home(explicit: Path | None) -> Path:
@@ -195,6 +213,9 @@ def _print_config(args: argparse.Namespace, home: Path, workspaces: tuple[str, .
         command, server_args = shutil.which(launcher) or shutil.which("rho-desk") or launcher, ["mcp"]
     if args.home is not None or os.environ.get("RHO_HOME"):
         server_args += ["--home", str(home)]
+    if args.agent and "all" not in args.agent:
+        for name in dict.fromkeys(args.agent):
+            server_args += ["--agent", name]
     if workspaces is None:
         server_args.append("--all")
     elif args.workspace:

@@ -74,9 +74,14 @@ _STOP: Final = frozenset(
 
 
 def stamp_of(transcript: str) -> str:
-    """Size and nanosecond mtime of a transcript and of its checkpoint journal, if any."""
+    """Size and nanosecond mtime of a transcript and of its checkpoint journal, if any (an
+    opencode session, ``<opencode.db>#<id>``: of its database)."""
     parts = []
     path = Path(transcript)
+    if "#" in path.name:
+        from ..core.agents.opencode import split
+
+        path = split(path)[0]
     for p in (path, journal_path(path.parent) if path.name == "session.jsonl" else None):
         if p is None:
             continue

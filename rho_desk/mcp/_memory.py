@@ -26,6 +26,7 @@ from typing import Any, Final
 
 import msgspec
 
+from ..core.agents.library import RHO, AllSessions
 from ..core.errors import KnownError
 from ..core.stores.library import SessionLibrary
 from ..core.wire.model import MessageKind
@@ -68,7 +69,9 @@ def _iso(seconds: int | None) -> str | None:
 
 
 class Memory:
-    """The library of one Rho home, in scope, answering the six tools.
+    """The library of one Rho home and of the other agents in scope (one listing:
+    :class:`~rho_desk.core.agents.library.AllSessions`), answering the six tools. Another agent's
+    session is read, redacted and audited as ``rho-desk export`` reads it.
 
     Args:
         scope: the home and the workspaces the server may see.
@@ -87,13 +90,17 @@ class Memory:
         self.gate = gate
         self.log = log
         folder = cache_dir or default_cache_dir()
-        self.library = SessionLibrary(scope.home, cache_dir=folder)
+        rho = SessionLibrary(scope.home, cache_dir=folder) if scope.rho else None
+        self.library = AllSessions(rho, dict(scope.agents), cache_dir=folder)
         self.keys: tuple[str, ...] | None = (
             None if scope.workspaces is None else tuple(dict.fromkeys(self.library.workspace_key(w) for w in scope.workspaces))
         )
+        self._agents: dict[str, str] = {}
+        """Path -> the agent whose session it is, as the library last listed it."""
         import hashlib
 
-        digest = hashlib.sha256(str(self.library.sessions_root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        root = rho.sessions_root if rho is not None else scope.home / "sessions"
+        digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
         try:
             self.index = MemoryIndex.open(folder / f"memory-{digest}.sqlite3", gate_id)
         except KnownError:
@@ -133,9 +140,11 @@ class Memory:
             entries: list[Entry] = []
             for key in self.keys if self.keys is not None else (None,):
                 self.library.refresh(key)
+                listed = self.library.list(key).sessions
+                self._agents.update((s.path, s.agent) for s in listed)
                 entries += [
                     Entry(s.path, s.workspace_key, s.cwd, s.id, s.title or None, s.created_at, s.updated_at, s.message_count)
-                    for s in self.library.list(key).sessions
+                    for s in listed
                 ]
             changed, gone = self.index.stale(entries, self.keys)
             self.index.forget(gone)
@@ -265,6 +274,7 @@ class Memory:
         out = []
         for key in self.keys if self.keys is not None else (None,):
             for s in self.library.list(key).sessions:
+                self._agents.setdefault(s.path, s.agent)
                 if s.id == session_id or (len(session_id) >= 8 and s.id.startswith(session_id)):
                     out.append(IndexedSession(-1, s.path, s.workspace_key, s.cwd, s.id, s.title or None, s.created_at,
                                               s.updated_at, s.message_count, None))  # fmt: skip
@@ -288,10 +298,10 @@ class Memory:
         self._remember(view, stamp)
         return view
 
-    @staticmethod
-    def _about(session: IndexedSession) -> dict[str, Any]:
+    def _about(self, session: IndexedSession) -> dict[str, Any]:
         return {
-            "session_id": session.id, "title": session.title, "workspace": session.cwd,
+            "session_id": session.id, "agent": self._agents.get(session.path, RHO), "title": session.title,
+            "workspace": session.cwd,
             "created_at": _iso(session.created_at), "updated_at": _iso(session.updated_at),
             "messages": session.messages,
         }  # fmt: skip
@@ -500,11 +510,13 @@ def _outline(view: SessionView, touches: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def _revisions(path: str) -> dict[str, Any] | None:
-    """The revisions on the active path of a Rho transcript (``None`` for another format)."""
+    """The revisions on the active path of a transcript, Rho's or another agent's (``None`` for
+    one that cannot be read)."""
+    from ..core.agents import detect, open_session
     from ..core.stores.rho_files.reader import read_session
 
     try:
-        tree = read_session(Path(path), share=False).tree
+        tree = (read_session(Path(path), share=False) if detect(path) is None else open_session(path)).tree
         numbers = [node.revision for node in tree.path()]
     except (KnownError, ValueError, OSError, RecursionError):
         return None

@@ -98,12 +98,15 @@ def canary_home(root: Path) -> Path:
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """A user with private cache, config and data folders and no keyring."""
+    """A user with private cache, config and data folders, no keyring, and no other agent's
+    sessions but those ``extra`` points at (each agent's data folder variable)."""
     base = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")}
     return {
         **base, "PYTHONPATH": str(REPO), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
         "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
-        "XDG_DATA_HOME": str(tmp_path / "data"), "RHO_HOME": str(tmp_path / "no-home"), **extra,
+        "XDG_DATA_HOME": str(tmp_path / "data"), "RHO_HOME": str(tmp_path / "no-home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "no-claude"), "CODEX_HOME": str(tmp_path / "no-codex"),
+        "GEMINI_CLI_HOME": str(tmp_path / "no-gemini"), "PI_CODING_AGENT_DIR": str(tmp_path / "no-pi"), **extra,
     }  # fmt: skip
 
 

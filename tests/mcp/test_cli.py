@@ -47,6 +47,15 @@ def test_the_claude_code_and_codex_snippets(tmp_path: Path) -> None:
     assert "bearer_token_env_var" in _run(tmp_path, "--print-config", "codex", "--http", "8765").stdout
 
 
+def test_the_snippet_keeps_the_agents_served(tmp_path: Path) -> None:
+    every = json.loads(_run(tmp_path, "--print-config", "claude-code").stdout)["mcpServers"]["rho-desk"]["args"]
+    assert "--agent" not in every  # every agent's sessions: the default
+    some = json.loads(_run(tmp_path, "--print-config", "claude-code", "--agent", "rho", "--agent", "codex").stdout)
+    args = some["mcpServers"]["rho-desk"]["args"]
+    assert args[args.index("--agent"):][:4] == ["--agent", "rho", "--agent", "codex"]
+    assert _run(tmp_path, "--agent", "cursor").returncode == 2
+
+
 def test_the_log_prints_what_was_served(tmp_path: Path) -> None:
     log = ServedLog(tmp_path / "data" / "rho-desk" / "mcp" / "served.jsonl")
     log.record("get_messages", session="5f0c2a9e", classes=["user"], redactions={"openai-api-key": 2})
