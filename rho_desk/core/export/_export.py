@@ -55,7 +55,7 @@ from ._redact import (
     rewrite_strings,
     with_markers,
 )
-from .scanner import PARALLEL_MIN, Hit, SecretScanner, fingerprint, merge_hits, workers
+from .scanner import PARALLEL_MIN, Hit, SecretScanner, fingerprint, merge_hits, tool_values, workers
 
 __all__ = ["FORMATS", "ExportResult", "export_snapshot"]
 
@@ -193,6 +193,21 @@ def _located(snapshot: SessionSnapshot, table: dict[str, tuple[Hit, str]], scann
     return out
 
 
+def printed_secrets(snapshot: SessionSnapshot) -> list[str]:
+    """What the tool calls of ``snapshot`` that print a secret printed (``tool_values``: ``op
+    read``, ``terraform output -raw``, ``cat`` of a credential-named file…): each call's result
+    read with its arguments."""
+    calls: dict[str, object] = {}
+    out: list[str] = []
+    for message in snapshot.history:
+        for call in message.tool_calls():
+            calls.setdefault(call.id, call.arguments)
+        result = message.tool_result
+        if result is not None and result.id in calls:
+            out += tool_values(calls[result.id], result.content)
+    return out
+
+
 def _classes_at(slot: Slot, offsets: list[int]) -> list[ContentClass | None]:
     """The class at each byte offset of ``slot``'s text (a tool result holds document lines)."""
     spans = document_spans(slot.text) if slot.kind == SlotKind.RESULT else []
@@ -240,7 +255,7 @@ def export_snapshot(
     if history == "display" or fmt != "json":
         snapshot = with_title(snapshot, title)
     if scanner is None:
-        scanner = SecretScanner(known_secrets)
+        scanner = SecretScanner(known_secrets, printed=printed_secrets(snapshot))
     stats = class_stats(snapshot)
     current, exclusion = apply_selection(snapshot, selection)
     if selection.excluded:

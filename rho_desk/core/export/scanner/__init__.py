@@ -30,11 +30,16 @@ joined by ``0xFF``) in this order:
    (``_linecodes``), UTF-16, compressed and raw deflate streams, decoded and scanned again as one
    buffer, down to four levels; hits are mapped back to the bytes they came from.
 
+Before the scan, ``_printers`` reads each tool call with its result: what a command that prints a
+secret printed (``op read``, ``terraform output -raw``, ``cat`` of a credential-named file) is
+found literally, as a known secret is (rule ``printed-secret``).
+
 Every step counts the bytes it reads (``_work``), so a test can check that the work stays linear.
 """
 
 from ._catalogue import RULES, RULESET_VERSION, Hit, fingerprint, merge_hits
 from ._prefilter import PARALLEL_MIN, workers
+from ._printers import tool_values
 from ._secrets import SecretScanner
 
 __all__ = [
@@ -45,5 +50,6 @@ __all__ = [
     "SecretScanner",
     "fingerprint",
     "merge_hits",
+    "tool_values",
     "workers",
 ]

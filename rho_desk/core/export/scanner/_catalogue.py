@@ -211,6 +211,8 @@ RULES: Final[dict[str, str]] = {
     "random characters of both cases and digits)",
     "high-entropy-value": "random-looking value where a credential stands (assigned, a header, a quoted argument)",
     "known-credential": "a credential rho-desk holds in keyring",
+    "printed-secret": "what a command that prints a secret printed (op read, gcloud secrets versions access, terraform "
+    "output -raw, wg genkey, cat of a credential-named file), wherever it appears",
 }
 
 
@@ -279,7 +281,7 @@ def merge_hits(hits: Iterable[Hit]) -> list[Hit]:
 
 # --- placeholders -------------------------------------------------------------------------------
 
-_ALWAYS_KEPT: Final = frozenset({"known-credential", "private-key", "kubernetes-secret", "rho-audit-canary", "age-secret-key"})
+_ALWAYS_KEPT: Final = frozenset({"known-credential", "printed-secret", "private-key", "kubernetes-secret", "rho-audit-canary", "age-secret-key"})
 PLACEHOLDER_RUN: Final = 6
 """A value this many times the same character in a row, that character half of it or more, is a
 placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""

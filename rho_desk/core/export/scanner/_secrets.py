@@ -202,9 +202,11 @@ class SecretScanner:
     Args:
         known_secrets: credential values to find literally (shorter than
             ``KNOWN_SECRET_MIN_LENGTH`` characters are skipped and counted in ``ignored_short``).
+        printed: values found literally as ``known_secrets`` are, reported as ``printed-secret``:
+            what a command that prints a secret printed (``tool_values``).
     """
 
-    def __init__(self, known_secrets: Iterable[str] = ()) -> None:
+    def __init__(self, known_secrets: Iterable[str] = (), printed: Iterable[str] = ()) -> None:
         self._token_passes, self._keyword_passes, token_rules, keyword_rules = _passes()
         # the keyword rules and what makes a view or decoder worth running, in one hyperscan pass;
         # the token rules in another, run only when the data holds runs (None without hyperscan)
@@ -216,6 +218,9 @@ class SecretScanner:
         secrets = sorted({s for s in known_secrets if s and s.strip()})
         self.ignored_short = sum(1 for s in secrets if len(s) < KNOWN_SECRET_MIN_LENGTH)
         self.known_count = len(secrets) - self.ignored_short
+        shown = sorted({s for s in printed if len(s) >= KNOWN_SECRET_MIN_LENGTH} - set(secrets))
+        self._printed = frozenset(s.encode("utf-8") for s in shown)
+        secrets += shown
         # forms made only of run characters and long enough are searched among the runs;
         # the others over the whole text
         self._known_in_runs: list[tuple[re.Pattern[bytes], bytes, str]] = []
@@ -400,7 +405,7 @@ class SecretScanner:
 
         whole = not blobs  # the text is the data: its matches need no second look
         known = [] if self._known_gate is not None else self._known_in_text
-        passes = [*self._keyword_passes, *(Pass(p, _known_handler(raw, enc)) for p, raw, enc in known)]
+        passes = [*self._keyword_passes, *(Pass(p, _known_handler(raw, enc, self._rule_of(raw))) for p, raw, enc in known)]
         spend(len(data) * (len(passes) + 1))
         lowered = b""
         bodies = [(start + _BLOB_HEAD, end) for start, end in blobs]
@@ -488,7 +493,7 @@ class SecretScanner:
         for pattern, raw, encoding in self._known_in_runs:
             for m in pattern.finditer(buffer):
                 _, origin = joined.locate(m.start())
-                hits.append(Hit("known-credential", origin, origin + m.end() - m.start(), raw, encoding))
+                hits.append(Hit(self._rule_of(raw), origin, origin + m.end() - m.start(), raw, encoding))
 
     def _scan_runs_gated(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit], reports: Reports) -> None:
         """The token rules where the gate reports them: each report's run, the piece
@@ -524,6 +529,9 @@ class SecretScanner:
                             hits.append(hit)
         spend(spent)
 
+    def _rule_of(self, raw: bytes) -> str:
+        return "printed-secret" if raw in self._printed else "known-credential"
+
     def _scan_known(self, data: bytes, hits: list[Hit], reports: Reports) -> None:
         """Every form of every known credential, where this scanner's gate (one pass) reports it."""
         spend(len(data))
@@ -533,7 +541,7 @@ class SecretScanner:
             for start in sorted(set(found)):
                 m = pattern.match(data, start)
                 if m is not None:
-                    hits.append(Hit("known-credential", start, m.end(), raw, encoding))
+                    hits.append(Hit(self._rule_of(raw), start, m.end(), raw, encoding))
 
     @staticmethod
     def _narrow(data: bytes, starts: list[int], ends: list[int], joined: Joined) -> tuple[Joined, list[int]]:
@@ -784,8 +792,8 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     return tokens, keywords, token_rules, keyword_rules
 
 
-def _known_handler(raw: bytes, encoding: str) -> Handler:
+def _known_handler(raw: bytes, encoding: str, rule: str) -> Handler:
     def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
-        return Hit("known-credential", m.start(), m.end(), raw, encoding)
+        return Hit(rule, m.start(), m.end(), raw, encoding)
 
     return handle

@@ -1,0 +1,221 @@
+"""Commands that print a secret: their output is the secret, with no name beside it.
+
+``op read op://…/password``, ``gcloud secrets versions access``, ``terraform output -raw
+db_password``, ``wg genkey``, ``cat config/master.key`` print a bare value; the name that says it
+is a credential is in the command, not in the output. ``printed_values`` reads a tool call's
+command (or the path a file tool reads) and its output: when the command is one of
+``PRINTERS`` (data: a program, its subcommand words, and a word the command must hold) or reads a
+file or a variable whose name names a credential (``READERS``; ``…/secrets/…``, ``*.key``,
+``auth.txt``, ``printenv GITHUB_TOKEN``), each line of its output that is one word (no space, no
+``NAME=`` head, at least ``VALUE_MIN`` characters) is a secret, and an output of one line is,
+spaces and all (a passphrase). The export finds those values
+literally wherever they are (``SecretScanner``'s ``printed`` secrets, rule ``printed-secret``).
+
+An output of more than ``LINES_MAX`` lines is a listing, not a secret, and is left to the rules.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Final
+
+from ._grammar import name_is_credential
+
+__all__ = ["PRINTERS", "READERS", "printed_values"]
+
+PRINTERS: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    # (program, subcommand words, a word of the command that must hold this text, or "")
+    ("op", ("read",), ""),
+    ("op", ("item", "get"), "--fields"),
+    ("pass", ("show",), ""),
+    ("gopass", ("show",), ""),
+    ("gopass", ("cat",), ""),
+    ("bw", ("get", "password"), ""),
+    ("lpass", ("show",), "--password"),
+    ("security", ("find-generic-password",), "-w"),
+    ("security", ("find-internet-password",), "-w"),
+    ("secret-tool", ("lookup",), ""),
+    ("keyring", ("get",), ""),
+    ("gcloud", ("secrets", "versions", "access"), ""),
+    ("gcloud", ("auth", "print-access-token"), ""),
+    ("gcloud", ("auth", "print-identity-token"), ""),
+    ("gcloud", ("auth", "application-default", "print-access-token"), ""),
+    ("gh", ("auth", "token"), ""),
+    ("glab", ("auth", "token"), ""),
+    ("heroku", ("auth:token",), ""),
+    ("aws", ("ecr", "get-login-password"), ""),
+    ("aws", ("ecr-public", "get-login-password"), ""),
+    ("aws", ("codeartifact", "get-authorization-token"), "text"),
+    ("aws", ("secretsmanager", "get-secret-value"), "text"),
+    ("aws", ("ssm", "get-parameter"), "text"),
+    ("az", ("account", "get-access-token"), "tsv"),
+    ("az", ("keyvault", "secret", "show"), "tsv"),
+    ("vault", ("kv", "get"), "-field"),
+    ("vault", ("read",), "-field"),
+    ("vault", ("print", "token"), ""),
+    ("terraform", ("output",), "-raw"),
+    ("tofu", ("output",), "-raw"),
+    ("kubectl", ("get", "secret"), "jsonpath"),
+    ("kubectl", ("get", "secret"), "go-template"),
+    ("kubectl", ("create", "token"), ""),
+    ("wg", ("genkey",), ""),
+    ("wg", ("genpsk",), ""),
+    ("openssl", ("rand",), ""),
+    ("pwgen", (), ""),
+    ("rails", ("secret",), ""),
+    ("bin/rails", ("secret",), ""),
+    ("rake", ("secret",), ""),
+    ("docker", ("swarm", "join-token"), "-q"),
+    ("kubeadm", ("token", "create"), ""),
+    ("npm", ("token", "create"), ""),
+)
+"""Clients whose command prints a secret alone: the program (its basename), the words that follow
+it (options between them skipped), and a text one of its words must hold (``-w``: the password
+itself, not the item's attributes)."""
+
+READERS: Final = frozenset({"cat", "head", "tail", "less", "more", "bat", "batcat", "type", "get-content", "gc", "printenv", "echo", "xxd", "strings"})
+"""Programs that print a file (or a variable, ``printenv NAME``, ``echo $NAME``) as it is."""
+_KEY_EXTENSIONS: Final = frozenset({"key", "token", "secret", "secrets", "pass", "passwd", "password", "psk", "pwd", "jwt"})
+_SECRET_DIRS: Final = frozenset({"secrets", ".secrets", "secret", "private"})
+_FILE_TOOLS: Final = ("path", "file_path", "filepath", "file", "filename")
+LINES_MAX: Final = 8
+"""Most non-empty output lines read: a longer output is a listing, not a printed secret."""
+VALUE_MIN: Final = 8
+_PAIR_HEAD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,60}[=:][^=]")
+_ROW: Final = re.compile(r"[ \t]*[0-9]{1,7}(?:\t|:|→|[ \t]*\|)")
+_OPERATORS: Final = re.compile(r"\|\||&&|[|;&\n]")
+
+
+def _words(command: str) -> list[list[str]]:
+    """The simple commands of ``command``, each as its words (a shell's split; plain spaces
+    where the quotes do not close)."""
+    out = []
+    for part in _OPERATORS.split(command):
+        try:
+            words = shlex.split(part, comments=True)
+        except ValueError:
+            words = part.split()
+        if words:
+            out.append(words)
+    return out
+
+
+def _follows(words: list[str], sub: tuple[str, ...]) -> bool:
+    """``sub`` in order among ``words`` (options and their values between them skipped)."""
+    k = 0
+    for word in words:
+        if k == len(sub):
+            break
+        if word == sub[k]:
+            k += 1
+        elif not word.startswith("-") and k > 0:
+            return False
+    return k == len(sub)
+
+
+def _printer(words: list[str]) -> bool:
+    for start, word in enumerate(words):
+        program = word.rsplit("/", 1)[-1] if word != "bin/rails" else word
+        for name, sub, needs in PRINTERS:
+            if program != name:
+                continue
+            rest = words[start + 1 :]
+            if _follows(rest, sub) and (not needs or any(needs in w for w in rest)):
+                return True
+    return False
+
+
+def names_credential(path: str) -> bool:
+    """A path (or a variable) whose name names a credential: ``…/secrets/x``, ``master.key``,
+    ``auth.txt``, ``db_password``, ``$GITHUB_TOKEN``."""
+    path = path.strip().strip("'\"").lstrip("$").strip("{}")
+    if not path or path.startswith("-"):
+        return False
+    parts = [p for p in re.split(r"[/\\]", path) if p]
+    if not parts:
+        return False
+    base = parts[-1]
+    if any(p.lower() in _SECRET_DIRS for p in parts[:-1]):
+        return True
+    stem, dot, ext = base.lstrip(".").rpartition(".")
+    if not dot:
+        stem, ext = base.lstrip("."), ""
+    if ext.lower() in _KEY_EXTENSIONS:
+        return True
+    return bool(stem) and (name_is_credential(stem) or stem.lower() in ("auth", "credentials", "passphrase"))
+
+
+def _reader(words: list[str]) -> bool:
+    for start, word in enumerate(words):
+        if word.rsplit("/", 1)[-1].lower() not in READERS:
+            continue
+        program = word.rsplit("/", 1)[-1].lower()
+        operands = []
+        skip = False
+        for w in words[start + 1 :]:
+            if skip or w.startswith("-"):
+                skip = False
+                continue
+            if w in (">", ">>", "2>", "<", "|"):
+                skip = True  # a redirection's target is written, not read
+                continue
+            if program == "echo" and not w.startswith("$"):
+                continue
+            operands.append(w)
+        return any(names_credential(w) for w in operands)
+    return False
+
+
+def prints_secret(command: str) -> bool:
+    """``command`` prints a secret alone: a printer's, or a reader's of a credential-named file."""
+    return any(_printer(words) or _reader(words) for words in _words(command))
+
+
+def printed_values(command: str, output: str) -> list[str]:
+    """The values ``output`` holds when ``command`` prints a secret (see the module's text)."""
+    if not command or not output or not prints_secret(command):
+        return []
+    return output_values(output)
+
+
+def read_values(path: str, output: str) -> list[str]:
+    """The values a file tool's ``output`` holds when ``path`` names a credential."""
+    if not path or not output or not names_credential(path):
+        return []
+    return output_values(output)
+
+
+def output_values(output: str) -> list[str]:
+    lines = [line for line in output.splitlines() if line.strip()]
+    if len(lines) > LINES_MAX:
+        return []
+    out = []
+    for line in lines:
+        row = _ROW.match(line)
+        text = (line[row.end() :] if row is not None else line).strip()
+        spaced = any(c.isspace() for c in text) and (len(lines) > 1 or len(text) > 200)
+        if len(text) < VALUE_MIN or spaced or text.startswith("-----"):
+            continue
+        if _PAIR_HEAD.match(text) is not None or text.startswith(("(", "[", "{")):
+            continue
+        out.append(text)
+    return out
+
+
+def tool_values(arguments: object, output: str) -> list[str]:
+    """The printed values of one tool call (its ``arguments``) and its result's ``output``."""
+    if not isinstance(arguments, dict):
+        return []
+    out: list[str] = []
+    for key in ("command", "cmd", "script"):
+        value = arguments.get(key)
+        if isinstance(value, str):
+            out += printed_values(value, output)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            out += printed_values(shlex.join(value), output)
+    for key in _FILE_TOOLS:
+        value = arguments.get(key)
+        if isinstance(value, str):
+            out += read_values(value, output)
+    return out
