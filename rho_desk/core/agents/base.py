@@ -89,9 +89,11 @@ class Loss:
 
     dropped: Counter[str] = field(default_factory=Counter)
     made: Counter[str] = field(default_factory=Counter)
-    _seen: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict, repr=False, compare=False)
-    """Per place: the last member names met there, and which of them were dropped (records of
-    one kind mostly repeat their members, in the same order)."""
+    _seen: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """Per place: the last member names met there, and which of them were dropped, each with its
+    path (records of one kind mostly repeat their members, in the same order)."""
 
     def drop(self, path: str, count: int = 1) -> None:
         self.dropped[path] += count
@@ -104,13 +106,13 @@ class Loss:
         if seen is not None and seen[0] == names:
             extra = seen[1]
         else:
-            extra = tuple(name for name in names if name not in used)
+            extra = tuple((name, f"{where}.{name}") for name in names if name not in used)
             self._seen[where] = (names, extra)
         if extra:
             dropped = self.dropped
-            for name in extra:
+            for name, path in extra:
                 if obj[name] is not None:
-                    dropped[f"{where}.{name}"] += 1
+                    dropped[path] += 1
 
     def note(self, what: str, count: int = 1) -> None:
         self.made[what] += count

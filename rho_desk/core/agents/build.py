@@ -24,6 +24,7 @@ viewer shows and what ``import`` writes are the same records, checked the same w
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
@@ -69,6 +70,7 @@ never got an answer is given."""
 ATTACHED_PROMPT: Final = "Attached image(s) from tool result"
 """Opens the user message that carries a tool result's images (a Rho result is text only)."""
 _NAMESPACE: Final = uuid.UUID("9c4b6f52-3f0e-4a57-9d6e-2d1f0b8a7c31")
+_NAMESPACE_BYTES: Final = _NAMESPACE.bytes
 SOURCE_AGENT_KEY: Final = "rho_desk.source_agent"
 SOURCE_SESSION_KEY: Final = "rho_desk.source_session"
 
@@ -84,8 +86,15 @@ def _is_attachment(message: Message) -> bool:
 
 
 def node_id_for(session_id: str, entry_id: str) -> str:
-    """The node id of the revision that starts at ``entry_id`` (stable across builds)."""
-    return str(uuid.uuid5(_NAMESPACE, f"{session_id}\x00{entry_id}"))
+    """The node id of the revision that starts at ``entry_id`` (stable across builds): the
+    name-based UUID (version 5) of ``<session id>\\0<entry id>`` in rho-desk's namespace, spelled
+    as ``str(uuid.uuid5(...))`` spells it, without building a ``UUID`` per node."""
+    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + f"{session_id}\x00{entry_id}".encode("utf-8", "surrogatepass"),
+                                    usedforsecurity=False).digest()[:16])  # fmt: skip
+    digest[6] = (digest[6] & 0x0F) | 0x50
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class AgentSessionFile(SessionFile, kw_only=True):

@@ -61,6 +61,13 @@ _IMAGE = known("type", "source")
 _USE = known("type", "id", "name", "input")
 _RESULT = known("type", "tool_use_id", "content", "is_error")
 _THINKING = known("type", "thinking", "signature")
+_RECORD_PATHS: Final = {kind: f"{kind}:$" for kind in _CHAINED}
+_BLOCK_PATHS: Final[dict[tuple[str, str | None], str]] = {
+    (where, kind): f"{where}.content[type={kind}]"
+    for where in ("user:$.message", "assistant:$.message")
+    for kind in ("text", "image", "document", "tool_use", "tool_result", "thinking")
+}
+"""The JSON paths the loss report names, made once (not once per record)."""
 _SERVER_BLOCKS: Final = frozenset({"server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
                                    "code_execution_tool_result", "redacted_thinking", "advisor_tool_result"})  # fmt: skip
 
@@ -135,7 +142,9 @@ class _Reader:
         if kind not in _CHAINED:
             loss.drop(f"{kind}:$")
             return
-        uuid = at.text(record, "uuid", f"a `{kind}` record", required=True) or ""
+        uuid = record.get("uuid")
+        if type(uuid) is not str:
+            uuid = at.text(record, "uuid", f"a `{kind}` record", required=True) or ""
         parent = record.get("parentUuid")
         if parent is not None and not isinstance(parent, str):
             raise at.fail(f"`parentUuid` of a `{kind}` record is not a string")
@@ -176,7 +185,7 @@ class _Reader:
             self.step(uuid, parent, time)
             loss.drop(f"{kind}:$" if kind != "system" else f"system/{record.get('subtype')}:$")
             return
-        loss.rest(record, _RECORD, f"{kind}:$")
+        loss.rest(record, _RECORD, _RECORD_PATHS[kind])
 
     def step(self, uuid: str, parent: str | None, time: int) -> Entry:
         entry = self.log.add(Entry(uuid, parent, time, [], line=self.at.line))
@@ -217,7 +226,7 @@ class _Reader:
         blocks: list[ContentBlock] = []
         for block in at.objects(content, "a user message's content"):
             kind = at.text(block, "type", "a content block")
-            path = f"{where}.content[type={kind}]"
+            path = _BLOCK_PATHS.get((where, kind)) or f"{where}.content[type={kind}]"
             if kind == "tool_result":
                 if blocks:
                     entry.messages.append(Message.user_blocks(blocks))
@@ -309,7 +318,7 @@ class _Reader:
             content = [{"type": "text", "text": message["content"]}]
         for block in at.objects(content or [], "an assistant message's content"):
             kind = at.text(block, "type", "a content block")
-            path = f"{where}.content[type={kind}]"
+            path = _BLOCK_PATHS.get((where, kind)) or f"{where}.content[type={kind}]"
             position = len(reply.content)
             if kind == "text":
                 reply.content.append(ContentBlock.of_text(at.text(block, "text", "a text block") or ""))

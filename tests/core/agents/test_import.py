@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
 
 from rho_desk.core.agents import AGENTS, open_session
+from rho_desk.core.agents.build import _NAMESPACE, node_id_for
 from rho_desk.core.agents.importer import (
     RECEIPT_NAME,
     ImportReceipt,
@@ -187,3 +189,9 @@ def test_a_large_session_is_written_whole_in_pieces(tmp_path: Path) -> None:
     assert session.tree.node_count == built.node_count == 400 == result.added
     assert session.tree.history() == built.history()
     assert [e.message for e in session.tree.display()] == [e.message for e in built.display()]
+
+
+@pytest.mark.parametrize(("session_id", "entry_id"), [("7d3e9a51-2b6c-4f08", "L12"), ("ses_x", ""), ("ünï", "ça/ø"), ("", "")])
+def test_node_ids_are_the_name_based_uuids_earlier_imports_wrote(session_id: str, entry_id: str) -> None:
+    """What makes a re-import a no-op across versions: the same ids as ``uuid.uuid5`` gives."""
+    assert node_id_for(session_id, entry_id) == str(uuid.uuid5(_NAMESPACE, f"{session_id}\x00{entry_id}"))
