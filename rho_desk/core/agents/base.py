@@ -77,6 +77,9 @@ def known(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
+_SHAPES_KEPT: Final = 4096
+
+
 @dataclass(slots=True)
 class Loss:
     """What the reading left out, by JSON path, and what it had to make up, by kind.
@@ -89,11 +92,11 @@ class Loss:
 
     dropped: Counter[str] = field(default_factory=Counter)
     made: Counter[str] = field(default_factory=Counter)
-    _seen: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = field(
+    _seen: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, str], ...]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    """Per place: the last member names met there, and which of them were dropped, each with its
-    path (records of one kind mostly repeat their members, in the same order)."""
+    """Per place and member names met there: which of them are dropped, each with its path
+    (records of one kind come in a few shapes, each with its members in the same order)."""
 
     def drop(self, path: str, count: int = 1) -> None:
         self.dropped[path] += count
@@ -101,13 +104,13 @@ class Loss:
     def rest(self, obj: Mapping[str, Any], used: frozenset[str], where: str) -> None:
         """Count every member of ``obj`` that is not in ``used`` as dropped at ``where`` (a
         ``null`` member holds nothing to drop)."""
-        names = tuple(obj)
-        seen = self._seen.get(where)
-        if seen is not None and seen[0] == names:
-            extra = seen[1]
-        else:
-            extra = tuple((name, f"{where}.{name}") for name in names if name not in used)
-            self._seen[where] = (names, extra)
+        shape = (where, tuple(obj))
+        extra = self._seen.get(shape)
+        if extra is None:
+            extra = tuple((name, f"{where}.{name}") for name in shape[1] if name not in used)
+            if len(self._seen) >= _SHAPES_KEPT:  # a log of ever new shapes holds no more than this
+                self._seen.clear()
+            self._seen[shape] = extra
         if extra:
             dropped = self.dropped
             for name, path in extra:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -215,16 +214,14 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
     and the node id of the leaf's revision.
     """
     entries = log.entries
-    children: dict[str | None, list[Entry]] = defaultdict(list)
+    children: dict[str | None, list[Entry]] = {}
     for entry in entries.values():
-        children[entry.parent].append(entry)
+        kids = children.get(entry.parent)
+        if kids is None:
+            children[entry.parent] = [entry]
+        else:
+            kids.append(entry)
     leaf_id = log.leaf if log.leaf in entries else (next(reversed(entries)) if entries else None)
-    on_leaf: set[str] = set()
-    cursor = leaf_id
-    while cursor is not None and cursor not in on_leaf:
-        on_leaf.add(cursor)
-        cursor = entries[cursor].parent
-
     def starts(entry: Entry) -> bool:
         parent = entry.parent
         return (
@@ -237,7 +234,7 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
             or parent == leaf_id  # the agent continues from the leaf: what follows it is a branch
         )
 
-    roots = children[None]
+    roots = children.get(None, [])
     tops: list[_Node] = []
     node_of: dict[str, _Node] = {}
     items: list[_Node] = []
@@ -272,8 +269,15 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
             top.parent = root
         root.children = tops
         tops = [root]
-    for item in _walk(tops):
-        item.children.sort(key=lambda n: (n.entries[0].id in on_leaf, 0))
+    forks = [item for item in _walk(tops) if len(item.children) > 1]
+    if forks:
+        on_leaf: set[str] = set()
+        cursor = leaf_id
+        while cursor is not None and cursor not in on_leaf:
+            on_leaf.add(cursor)
+            cursor = entries[cursor].parent
+        for item in forks:
+            item.children.sort(key=lambda n: (n.entries[0].id in on_leaf, 0))
     leaf_node = node_of[leaf_id].node_id if leaf_id is not None and leaf_id in node_of else None
     return tops, leaf_node
 
