@@ -84,3 +84,25 @@ def test_each_job_has_one_home(rule: str, banned: set[str], home: tuple[str, ...
 def test_a_planted_second_home_is_found(planted: str, seen: str) -> None:
     """The scan sees a front end doing a job itself, in a function, through a relative import."""
     assert seen in _uses(planted, "rho_desk.cli")
+
+
+def test_revision_logic_lives_in_core_revisions() -> None:
+    """Edits, their rules, undo and the difference between two revisions are defined in
+    core/revisions only: no other module defines a class or function of one of their names (the
+    names that say what they are about; ``Entry``, ``Step`` or ``restore`` also name other things)."""
+    import importlib
+    import re
+
+    home = PACKAGE / "core" / "revisions"
+    names = {name for path in _modules("core/revisions") if path.stem != "__init__"
+             for name in importlib.import_module(f"rho_desk.core.revisions.{path.stem}").__all__
+             if re.search("revision|diff|edit|commit|undo|session|state", name, re.IGNORECASE)}  # fmt: skip
+    assert {"RevisionDiff", "revision_diff", "compute_diff", "acommit", "FileSession", "apply_edits"} <= names
+    offenders = [
+        f"{path.relative_to(PACKAGE).as_posix()}: {node.name}"
+        for path in _modules("")
+        if home not in path.parents
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.name in names
+    ]
+    assert not offenders, "revision logic outside core/revisions:\n" + "\n".join(offenders)

@@ -1,7 +1,8 @@
 """The difference between two revisions: messages added, removed and changed, and the token delta.
 
-:func:`compute_diff` (blocking: hosts run it in a worker thread) starts from the tree's own
-``RevisionDiff`` (common prefix and the two diverging tails), then also strips the common
+:func:`revision_diff` gives the history as a common prefix and the two diverging tails (a
+:class:`RevisionDiff`). :func:`compute_diff` (blocking: hosts run it in a worker thread) starts
+from it, then also strips the common
 suffix of the tails (a compaction keeps the recent messages), and pairs what is left position
 by position: a pair of the same kind that differs is *changed*, the rest is *removed* from the
 old revision or *added* in the new one. The token delta is the estimate (spec §3) of the new
@@ -14,14 +15,55 @@ import enum
 from dataclasses import dataclass, field
 from typing import Final
 
+import msgspec
+
 from ..compaction import estimate_messages_tokens
 from ..stores.rho_files import RevisionNode, SessionTree
 from ..wire import Message
 
-__all__ = ["MAX_ROWS", "DiffResult", "DiffRow", "Sign", "compute_diff"]
+__all__ = ["MAX_ROWS", "DiffResult", "DiffRow", "RevisionDiff", "Sign", "compute_diff", "revision_diff"]
 
 MAX_ROWS: Final = 5000
 """Rows kept in a :class:`DiffResult` (the counts cover every message)."""
+
+
+class RevisionDiff(msgspec.Struct, frozen=True):
+    """How two revisions differ: the history as common prefix plus the two diverging tails."""
+
+    old: RevisionNode
+    new: RevisionNode
+    common_prefix: int
+    """Number of leading messages the two model histories share."""
+    removed: tuple[Message, ...]
+    """``old``'s messages after the common prefix."""
+    added: tuple[Message, ...]
+    """``new``'s messages after the common prefix."""
+    changed: tuple[str, ...]
+    """Other snapshot fields that differ: ``revision``, ``provider``, ``compaction``,
+    ``metadata``, ``prompt_cache_key``, ``session_id``."""
+    common_ancestor: RevisionNode | None
+    """The nearest node both lie under (``None`` across disconnected legacy roots)."""
+
+
+def revision_diff(tree: SessionTree, old: RevisionNode, new: RevisionNode) -> RevisionDiff:
+    """How ``new`` differs from ``old`` (any two nodes of ``tree``)."""
+    a, b = tree.history(old), tree.history(new)
+    limit = min(len(a), len(b))
+    common = 0
+    while common < limit and (a[common] is b[common] or a[common] == b[common]):
+        common += 1
+    changed = []
+    if old.revision != new.revision:
+        changed.append("revision")
+    ma, mb = old.meta, new.meta
+    for name in ("session_id", "provider", "metadata", "prompt_cache_key"):
+        if (getattr(ma, name) if ma else None) != (getattr(mb, name) if mb else None):
+            changed.append(name)
+    if old.compaction != new.compaction:
+        changed.insert(1 if changed[:1] == ["revision"] else 0, "compaction")
+    ancestors = {id(n) for n in [old, *old.ancestors()]}
+    common_ancestor = next((n for n in [new, *new.ancestors()] if id(n) in ancestors), None)
+    return RevisionDiff(old, new, common, a[common:], b[common:], tuple(changed), common_ancestor)
 
 
 class Sign(enum.Enum):
@@ -79,7 +121,7 @@ class DiffResult:
 
 def compute_diff(tree: SessionTree, old: RevisionNode, new: RevisionNode) -> DiffResult:
     """How ``new``'s model history differs from ``old``'s (blocking)."""
-    d = tree.diff(old, new)
+    d = revision_diff(tree, old, new)
     removed, added = d.removed, d.added
     suffix = 0
     limit = min(len(removed), len(added))

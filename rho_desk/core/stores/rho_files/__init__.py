@@ -43,7 +43,7 @@ from .layout import (
 from .lease import SessionLease
 from .reader import RecoveryNote, SessionFile, parse_session, read_header, read_session
 from .records import NodeKind, StoredDisplayMessage
-from .tree import APP_CACHE_KEY, RevisionDiff, RevisionNode, SessionTree, legacy_node_id
+from .tree import APP_CACHE_KEY, RevisionNode, SessionTree, legacy_node_id
 from .views import default_prompt_cache_key, trim_incomplete_tool_turns
 from .writer import NEW_SESSION_VERSION, SessionWriter, create_session, fork_session
 
@@ -86,7 +86,6 @@ __all__ = [
     "NoSessionState",
     "NodeKind",
     "RecoveryNote",
-    "RevisionDiff",
     "RevisionNode",
     "RhoFileSessionStore",
     "SessionBeingDeleted",

@@ -1,4 +1,4 @@
-"""Questions asked of a revision tree: paths, walks, states as Rho resumes them, display, diffs.
+"""Questions asked of a revision tree: paths, walks, states as Rho resumes them, display.
 
 The record grammar (``tree.py``) builds the tree and materialises each node's model history;
 everything here only reads it. :class:`TreeQueries` is the part of :class:`SessionTree` that
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import msgspec
-
 from ...errors import InputError
 from ...wire.model import Message, ModelIdentity
 from ...wire.snapshot import SNAPSHOT_SCHEMA, SessionSnapshot
@@ -30,25 +28,7 @@ from .views import (
     trim_incomplete_tool_turns,
 )
 
-__all__ = ["RevisionDiff", "TreeQueries"]
-
-
-class RevisionDiff(msgspec.Struct, frozen=True):
-    """How two revisions differ: the history as common prefix plus the two diverging tails."""
-
-    old: RevisionNode
-    new: RevisionNode
-    common_prefix: int
-    """Number of leading messages the two model histories share."""
-    removed: tuple[Message, ...]
-    """``old``'s messages after the common prefix."""
-    added: tuple[Message, ...]
-    """``new``'s messages after the common prefix."""
-    changed: tuple[str, ...]
-    """Other snapshot fields that differ: ``revision``, ``provider``, ``compaction``,
-    ``metadata``, ``prompt_cache_key``, ``session_id``."""
-    common_ancestor: RevisionNode | None
-    """The nearest node both lie under (``None`` across disconnected legacy roots)."""
+__all__ = ["TreeQueries"]
 
 
 class TreeQueries:
@@ -243,23 +223,3 @@ class TreeQueries:
             if n.kind is NodeKind.COMPACTION:
                 out.append(compaction_marker(n.timestamp, n.compaction_facts, n.compaction))
         return out
-
-    def diff(self, old: RevisionNode, new: RevisionNode) -> RevisionDiff:
-        """How ``new`` differs from ``old`` (any two nodes of this tree)."""
-        a, b = self.history(old), self.history(new)
-        limit = min(len(a), len(b))
-        common = 0
-        while common < limit and (a[common] is b[common] or a[common] == b[common]):
-            common += 1
-        changed = []
-        if old.revision != new.revision:
-            changed.append("revision")
-        ma, mb = old.meta, new.meta
-        for name in ("session_id", "provider", "metadata", "prompt_cache_key"):
-            if (getattr(ma, name) if ma else None) != (getattr(mb, name) if mb else None):
-                changed.append(name)
-        if old.compaction != new.compaction:
-            changed.insert(1 if changed[:1] == ["revision"] else 0, "compaction")
-        ancestors = {id(n) for n in [old, *old.ancestors()]}
-        common_ancestor = next((n for n in [new, *new.ancestors()] if id(n) in ancestors), None)
-        return RevisionDiff(old, new, common, a[common:], b[common:], tuple(changed), common_ancestor)

@@ -38,7 +38,7 @@ from .nodes import (
     SnapshotMeta,
     legacy_node_id,
 )
-from .queries import RevisionDiff, TreeQueries
+from .queries import TreeQueries
 from .records import (
     MAX_NODE_ID_BYTES,
     DeltaTransition,
@@ -62,7 +62,6 @@ __all__ = [
     "APP_CACHE_KEY",
     "AppCacheKey",
     "Change",
-    "RevisionDiff",
     "RevisionNode",
     "SessionTree",
     "SnapshotMeta",

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rho_desk.core.errors import InputError
+from rho_desk.core.revisions.diff import revision_diff
 from rho_desk.core.stores.rho_files import (
     CorruptRecord,
     IllegalRecord,
@@ -132,7 +133,7 @@ def test_find_revision_prefers_the_active_path() -> None:
 
 def test_diff_two_revisions() -> None:
     tree = parse_session(V4_EXAMPLE.encode()).tree
-    diff = tree.diff(tree.nodes["N2"], tree.nodes["N3"])
+    diff = revision_diff(tree, tree.nodes["N2"], tree.nodes["N3"])
     assert diff.common_prefix == 1  # the system prompt
     assert len(diff.removed) == 6 and len(diff.added) == 2
     assert diff.changed == ("revision", "compaction")
