@@ -126,6 +126,10 @@ def _indented(lines: tuple[str, ...], pad: str) -> list[str]:
     return [pad + line for line in lines]
 
 
+def _ident(name: str) -> str:
+    return name.replace(".", "_").replace("-", "_")
+
+
 SYNTAXES: dict[str, Callable[[str, Value], list[str]]] = {
     "env": lambda n, v: [f"{n}={_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat}"],
     "export": lambda n, v: [f"export {n}='{v.flat}'"],
@@ -166,6 +170,16 @@ SYNTAXES: dict[str, Callable[[str, Value], list[str]]] = {
     "cli-user-pass": lambda n, v: [f"curl -sS -u {_q(Value(('app:' + v.flat,)), chr(39)) if v.spaces or len(v.lines) > 1 else 'app:' + v.flat} https://api.internal/v1"],
     "cli-position": lambda n, v: [f'sqlplus -s "app/{v.flat}@db.internal:1521/APP"'],
     "cli-stdin": lambda n, v: [f"echo '{v.flat}' | docker login -u app --password-stdin registry.internal"],
+    # the value on the lines after its name's (issue 31, cause 1)
+    "yaml-next-line": lambda n, v: ["database:", f"  {n}:", f"    {_plain_or_quoted(v)}", "  port: 5432"],
+    "json-next-line": lambda n, v: ["{", f'  "{n}":', f"    {json.dumps(v.text)},", '  "port": 5432', "}"],
+    "ini-next-line": lambda n, v: ["[client]", f"{n} =", f"    {v.flat}", "host = db.internal"],
+    "sql-next-line": lambda n, v: ["CREATE ROLE app WITH LOGIN", "  PASSWORD", f"  '{v.flat}'", "  VALID UNTIL '2027-01-01';"],
+    "php-nowdoc": lambda n, v: [f"${_ident(n)} = <<<'EOT'", *v.lines, "EOT;"],
+    "lua-long-string": lambda n, v: [f"local {_ident(n)} = [[", *v.lines, "]]"],
+    "rust-raw-string": lambda n, v: [f'let {_ident(n)} = r#"', *v.lines, '"#;'],
+    "string-concat": lambda n, v: [f'{_ident(n)} = "{_split(v)[0]}" +', f'    "{_split(v)[1]}";'],
+    "paren-concat": lambda n, v: [f"{_ident(n)} = (", f'    "{_split(v)[0]}"', f'    "{_split(v)[1]}"', ")"],
     "python-kwarg": lambda n, v: [f'client = Client(user="app", {n.replace(".", "_").replace("-", "_")}="{v.flat}")'],
     "js-object": lambda n, v: ["const config = {", f'  "{n}": "{v.flat}",', "};"],
     "php-array": lambda n, v: [f"'{n}' => '{v.flat}',"],
@@ -182,6 +196,7 @@ WRAPPERS: dict[str, Callable[[list[str]], list[str]]] = {
     "none": lambda lines: lines,
     "read_file rows": _numbered("{n}:{line}"),
     "arrow rows": _numbered("{n:>6}\u2192{line}"),
+    "cat -n rows": _numbered("{n:>6}\t{line}"),
     "grep rows": _numbered("config/app.conf:{n}:{line}"),
     "diff added": lambda lines: ["--- a/app.conf", "+++ b/app.conf", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)],
     "diff context": lambda lines: ["@@ -1,9 +1,9 @@", " # settings", *(f" {line}" for line in lines), "-old = 1", "+old = 2"],
@@ -226,7 +241,7 @@ class Case:
     """Strings of which none may survive an export."""
 
 
-SPLIT: frozenset[str] = frozenset({"yaml-continued", "properties-continued"})
+SPLIT: frozenset[str] = frozenset({"yaml-continued", "properties-continued", "string-concat", "paren-concat"})
 """Syntaxes that cut a one-line value over two lines (``_split``)."""
 
 

@@ -55,6 +55,28 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
     "heredoc in a diff": (_diff(_HEREDOC), ("HclHeredocPass9",)),
     "properties continued in a diff": (_diff(_PROPERTIES), ("PropStart", "PropEnd99")),
     "toml string in read_file rows": (_rows(_TOML), ("TomlMultiPass", "SecondLine42")),
+    # 1, forms of the cause written after the held-out batch of 2026-12-06: the value on the
+    # next line, strings opened to close on a later line, strings joined over lines
+    "yaml value on the next line": ("database:\n  password:\n    Yn7xQp2Lm9Rt\n  pool: 10\n", ("Yn7xQp2Lm9Rt",)),
+    "json value on the next line": ('{\n  "clientSecret":\n    "Jn3vQ8pLw2Xz",\n  "retries": 3\n}\n', ("Jn3vQ8pLw2Xz",)),
+    "ini value on the next line": ("[mail]\npassword =\n    IniNext7Rq2\ntls = yes\n", ("IniNext7Rq2",)),
+    "sql password on its own line": ("CREATE ROLE r WITH LOGIN\n  PASSWORD\n  'SqlNext8Wq'\n;\n", ("SqlNext8Wq",)),
+    "sql identified by, value below": ("CREATE USER app IDENTIFIED BY\n  'IdentNext5Kp';\n", ("IdentNext5Kp",)),
+    "php define over lines": ("define(\n    'DB_PASSWORD',\n    'PhpDefine4Lm'\n);\n", ("PhpDefine4Lm",)),
+    "php nowdoc": ("$password = <<<'EOT'\nNowdoc9Tq2Lm\nEOT;\n", ("Nowdoc9Tq2Lm",)),
+    "ruby heredoc with a method": ("API_TOKEN = <<~TOKEN.strip\n  RubyHere7Vx\nTOKEN\n", ("RubyHere7Vx",)),
+    "shell heredoc in a substitution": ("PASSWORD=$(cat <<EOF\nSubstHere3Qz\nEOF\n)\n", ("SubstHere3Qz",)),
+    "lua long string": ("local password = [[\nLuaLong6Wp\n]]\n", ("LuaLong6Wp",)),
+    "rust raw string": ('let token = r#"\nRustRaw2Kq\n"#;\n', ("RustRaw2Kq",)),
+    "ruby percent string": ("API_TOKEN = %q(\n  RubyPct8Hn\n)\n", ("RubyPct8Hn",)),
+    "nix indented string": ("  admin_password = ''\n    NixInd5Rt\n  '';\n", ("NixInd5Rt",)),
+    "template literal": ("const dbPassword = `\n  Tmpl4Lit9Qw\n`.trim();\n", ("Tmpl4Lit9Qw",)),
+    "c# verbatim string": ('var apiKey = @"\nVerbat1m7Kx";\n', ("Verbat1m7Kx",)),
+    "xml cdata over lines": ("<password><![CDATA[\nCdata3Pw8Lq\n]]></password>\n", ("Cdata3Pw8Lq",)),
+    "strings joined by +": ('const apiSecret = "JoinA4kQ" +\n    "JoinB7mZ";\n', ("JoinA4kQ", "JoinB7mZ")),
+    "strings joined in parentheses": ('SIGNING_KEY = (\n    "ParenA5wX"\n    "ParenB2qR"\n)\n', ("ParenA5wX", "ParenB2qR")),
+    "a block scalar in cat -n rows": ("     7\t  auth:\n     8\t    bearer: |\n     9\t      CatNRow6Lp\n", ("CatNRow6Lp",)),
+    "a yaml block kept starting with *": ("smtp:\n  password: |+\n    *-Tz%@nyaaVJi\n\n  port: 587\n", ("*-Tz%@nyaaVJi",)),
     # 2. the name is not beside the value
     "terraform state": (
         json.dumps({"outputs": {"db_password": {"value": "TfStateValue1", "type": "string", "sensitive": True}}}, indent=2),
@@ -142,6 +164,10 @@ LEFT_ALONE: dict[str, str] = {
     "an auth scheme": "auth: basic\ncredentials: include\n",
     "terraform with a reference": 'output "db" {\n  value     = aws_db_instance.main.password\n  sensitive = true\n}\n',
     "a heredoc of code": "cat <<EOF > run.sh\necho start\nEOF\n",
+    "a mapping under a credential name": "auth:\n  type: basic\n  timeout: 30\n",
+    "a prose line ending in a credential word then a quote": "Rotate the token\n\"done\" said the log\n",
+    "a tsv row that starts with a number": "id\tname\tport\n1\talice\t5432\n",
+    "strings joined without a credential name": 'greeting = "Hello " +\n    "world";\n',
 }
 
 

@@ -214,7 +214,7 @@ _PREFIXES: Final = frozenset({b"sudo", b"doas", b"env", b"time", b"nohup", b"exe
 COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True))
 """The clients' names, as one alternation."""
 COMMAND_GATE: Final = (
-    rb"(?:(?:\b|u2192)(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[\s\"'`;|&)\\]|$)"
+    rb"(?:(?:\b|u2192|\\t)(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[\s\"'`;|&)\\]|$)"
     rb"|" + STDIN_OPTIONS.pattern + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
@@ -370,7 +370,9 @@ def _command_of(words: list[Word], k: int) -> tuple[str, Client] | None:
 
 
 def _at_command_start(words: list[Word], k: int, seg_start: int) -> bool:
-    for w in words[seg_start:k]:
+    for n, w in enumerate(words[seg_start:k]):
+        if n == 0 and w.text.isdigit():
+            continue  # a row's number (``cat -n``) before the command
         if w.text not in _PREFIXES and not (b"=" in w.text and not w.text.startswith((b"=", b"-"))) and not w.text.startswith(b"-"):
             return False
     return True
@@ -533,7 +535,7 @@ def command_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]
 
 _NESTED_MAX: Final = 8
 """Most quoted words of one line split again as command lines."""
-_HINT: Final = re.compile(rb"(?:\b|u2192)(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE)
+_HINT: Final = re.compile(rb"(?:\b|u2192|\\t)(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE)
 """Most commands read from inside quoted words of one line."""
 
 

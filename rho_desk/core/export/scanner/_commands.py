@@ -35,16 +35,18 @@ _DIGITS: Final = frozenset(b"0123456789")
 _MYSQL: Final = rb"mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump"
 _LOGIN: Final = rb"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry|az)[ \t]+login"
 _MONGO: Final = rb"mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop"
+_B: Final = rb"(?:\b|(?<=\\t)|(?<=u2192))"
+"""Where a client's name starts: a word's start, or after a row's escaped tab or arrow."""
 _SHORT_FLAGS: Final = {
     # (flag, glued to its value): the commands whose flag it is that takes a password
-    (b"p", True): re.compile(rb"\b(?:" + _MYSQL + rb"|sshpass|7z|7za|7zr|rar|unrar)\b"),
-    (b"p", False): re.compile(rb"\b(?:sshpass|" + _MONGO + rb")\b|\b" + _LOGIN + rb"\b"),
-    (b"P", False): re.compile(rb"\b(?:sqlcmd|bcp|osql|zip|zipcloak|ssh-keygen)\b"),
-    (b"N", False): re.compile(rb"\bssh-keygen\b"),
-    (b"w", False): re.compile(rb"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b"),
-    (b"U", False): re.compile(rb"\b(?:smbclient|rpcclient|smbcacls|smbget|net[ \t]+rpc)\b"),
+    (b"p", True): re.compile(_B + rb"(?:" + _MYSQL + rb"|sshpass|7z|7za|7zr|rar|unrar)\b"),
+    (b"p", False): re.compile(_B + rb"(?:sshpass|" + _MONGO + rb")\b|" + _B + _LOGIN + rb"\b"),
+    (b"P", False): re.compile(_B + rb"(?:sqlcmd|bcp|osql|zip|zipcloak|ssh-keygen)\b"),
+    (b"N", False): re.compile(_B + rb"ssh-keygen\b"),
+    (b"w", False): re.compile(_B + rb"ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b"),
+    (b"U", False): re.compile(_B + rb"(?:smbclient|rpcclient|smbcacls|smbget|net[ \t]+rpc)\b"),
 }
-_A_FLAG: Final = re.compile(rb"\b(?:redis-cli|valkey-cli|keydb-cli|https?|xh|xhs)\b")
+_A_FLAG: Final = re.compile(_B + rb"(?:redis-cli|valkey-cli|keydb-cli|https?|xh|xhs)\b")
 
 
 # a flag's name holding a credential word (``--client-secret``, ``-storepass``): confirmed by

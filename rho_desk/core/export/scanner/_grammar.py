@@ -57,7 +57,7 @@ __all__ = [
 
 _WORDS: Final = frozenset({
     "pass", "passwd", "password", "passwords", "pwd", "passphrase", "passcode", "secret", "secrets",
-    "token", "credential", "credentials", "creds", "cred", "auth", "cookie", "apikey", "privatekey",
+    "token", "credential", "credentials", "creds", "cred", "auth", "bearer", "cookie", "apikey", "privatekey",
     "secretkey", "accesskey", "signingkey", "masterkey", "encryptionkey", "authtoken", "accesstoken",
     "refreshtoken", "sessiontoken", "sharedaccesskey", "clientsecret", "appsecret", "apisecret",
     "passkey", "pgpassword", "dbpass", "dbpassword", "mysqlpwd", "requirepass", "masterauth", "psk", "wpapsk",

@@ -19,7 +19,8 @@ that hold a credential:
 
 Nothing here gives up on a fragment: a line that reads as nothing yields nothing. The lines'
 wrappers (``12:``, ``12→``, ``path:12:``, diff and hashline markers) are peeled first
-(``text_lines``), so their offsets stay those of the text. The credential grammar decides for
+(``text_lines``), so their offsets stay those of the text; a table's lines are split by
+``_tables``. The credential grammar decides for
 every pair (``name_is_credential``, ``literal_value``).
 """
 
@@ -29,16 +30,24 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from ._grammar import name_is_credential
+from ._tables import (
+    RULER,
+    cells,
+    credential_name,
+    header_cell,
+    pairs_header,
+    table_header,
+    table_separator,
+)
 from ._values import literal_value
 from ._work import spend
 
 __all__ = ["Line", "credential_name", "peel", "read", "table_header", "text_lines"]
 
 _ROW: Final = re.compile(
-    rb"[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|[ \t]*\|[ \t]?)|[^\s:\x00\xff]*[./][^\s:\x00\xff]*:[0-9]{1,7}[:\-]|[ \t]*[0-9]{1,7}#[0-9A-Za-z]{2,8}[:|]"
+    rb"[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|[ \t]*\|[ \t]?)| {1,6}[0-9]{1,7}\t|[^\s:\x00\xff]*[./][^\s:\x00\xff]*:[0-9]{1,7}[:\-]|[ \t]*[0-9]{1,7}#[0-9A-Za-z]{2,8}[:|]"
 )
-"""A row wrapper: ``12:`` and ``12→`` (read_file), ``  12 | `` , ``path/f.yaml:12:`` and
+"""A row wrapper: ``12:`` and ``12→`` (read_file), ``  12 | `` , ``    12\t`` (``cat -n``), ``path/f.yaml:12:`` and
 ``path-12-`` (grep), ``12#ab:`` (hashline rows)."""
 _DIFF_CONTEXT: Final = re.compile(rb"(?m)^(?:@@ |\+\+\+ |--- |\[[^\]\n]{1,200}#[0-9A-Fa-f]{4}\][ \t]*$|PUT [<>0-9$])")
 """What makes ``+``, ``-`` and `` `` at the start of a line a diff's (or a hashline edit's) marker."""
@@ -48,6 +57,9 @@ _JSON_OPEN: Final = re.compile(rb'[ \t]*[\[{][^\n]*?"[ \t]*:[ \t]*"(?=[^"\n]*$)'
 """A JSON document opening on this line, up to the member whose string value goes on past the
 line (JSON in a tool's output, its text's line breaks escaped): the text is read from after that
 quote."""
+_JSON_ROW: Final = re.compile(rb'[ \t]*[\[{]?[^\n]{0,200}?"[ \t]*:[ \t]*"(?=' + _ROW.pattern + rb")")
+"""A JSON member on this line (a document opening or a line of a pretty one) whose string value
+starts with a row's wrapper."""
 
 
 @dataclass(slots=True)
@@ -76,9 +88,9 @@ def text_lines(t: bytes) -> list[Line]:
         end = n if nl < 0 else nl
         stop = end - 1 if end > pos and t[end - 1] == 0x0D else end
         start = pos
-        opened = _JSON_OPEN.match(t, start, stop)
+        opened = _JSON_OPEN.match(t, start, stop) or _JSON_ROW.match(t, start, stop)
         if opened is not None:
-            start = opened.end()  # {"body": "text…: the text of a string that goes on
+            start = opened.end()  # {"body": "text…: the text of a string that goes on, or its rows
         row = _ROW.match(t, start, stop)
         if row is not None:
             start = row.end()
@@ -109,7 +121,10 @@ _HEAD: Final = re.compile(
 )
 _BLOCK: Final = re.compile(rb"(?:!{1,2}[A-Za-z]{1,16}[ \t]+)?([|>])[+\-]?[0-9]?[ \t]*(?:#.*)?$")
 _TAGGED: Final = re.compile(rb"!{1,2}(?P<tag>[A-Za-z]{1,16})(?:[ \t]|$)")
-_HEREDOC: Final = re.compile(rb"<<(?P<dash>[\-~]?)[\"']?(?P<word>[A-Za-z_][A-Za-z0-9_]{0,30})[\"']?[ \t]*$")
+_HEREDOC: Final = re.compile(
+    rb"<<<?(?P<dash>[\-~]?)[\"']?(?P<word>[A-Za-z_][A-Za-z0-9_]{0,30})[\"']?(?:\.[A-Za-z_][A-Za-z0-9_]{0,20}(?:\(\))?)*[ \t]*[;,)]?[ \t]*$"
+)
+"""``<<EOT``, ``<<-EOT``, ``<<~EOT``, ``<<~TOKEN.strip`` (Ruby: a method called on the string)."""
 _TRIPLE: Final = re.compile(rb"(\"\"\"|''')")
 _COMMENT_TAIL: Final = re.compile(rb"[ \t]+[#;].*$")
 VALUE_FIELDS: Final = frozenset({
@@ -189,7 +204,15 @@ class _Reader:
                 self.children(i, indent, name, forced=forced)
                 return
             pos = sp + 1
-        heredoc = _HEREDOC.match(t, pos, rest_end)
+        opened = _OPENER.match(t, pos, rest_end)
+        if opened is not None and not t[opened.end() : rest_end].strip():
+            self.until(i, _closer(opened), name, forced=forced)  # Nix's '', Lua's [[, Rust's r#", %q(
+            return
+        prefix = _QUOTE_PREFIX.match(t, pos, rest_end)
+        if prefix is not None:
+            pos = prefix.end()  # C#'s @"…", Python's r"…"
+        lead = _HEREDOC_IN.match(t, pos, rest_end)  # $(cat <<EOF
+        heredoc = _HEREDOC.match(t, pos if lead is None else lead.end(), rest_end)
         if heredoc is not None:
             self.heredoc(i, heredoc.group("word"), name, forced=forced)
             return
@@ -198,15 +221,20 @@ class _Reader:
             self.triple(i, pos + 3, triple.group(1), name, forced=forced)
             return
         c = t[pos]
-        if c in b"\"'":
+        if c in b"\"'`":
             close = _quoted_end(t, pos + 1, rest_end, c)
-            if close >= 0:
+            if close >= 0 and _CONCAT.fullmatch(t, close + 1, rest_end) is not None:
+                self.joined(i, name, forced=forced, first=(pos + 1, close))  # "ab" + on the next lines
+            elif close >= 0:
                 self.add(pos + 1, close, name, forced=forced, quoted=True, kind=b"quoted")
             else:
                 self.continued_quote(i, pos + 1, c, name, forced=forced)
             return
         if c == 0x7B or c == 0x5B:  # { or [
             self.nested(i, pos, name, forced=forced)
+            return
+        if c == 0x28 and not t[pos + 1 : rest_end].strip():  # ( alone: strings joined over the next lines
+            self.joined(i, name, forced=forced)
             return
         # a bare value: to the end of the line, less a comment; inline, to the next separator
         end = rest_end
@@ -308,6 +336,34 @@ class _Reader:
             spans.append((line.start, line.end))
         self.add_lines(spans, name, forced=forced)
 
+    def until(self, i: int, closer: bytes, name: bytes, *, forced: bool) -> None:
+        """A string opened at the end of line ``i``: the lines after it up to ``closer``."""
+        spans: list[Span] = []
+        for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
+            line = self.lines[k]
+            close = self.t.find(closer, line.start, line.end)
+            if close >= 0:
+                spans.append((line.start, close))
+                break
+            spans.append((line.start, line.end))
+        self.add_lines(spans, name, forced=forced)
+
+    def joined(self, i: int, name: bytes, *, forced: bool, first: Span | None = None) -> None:
+        """String literals joined over the next lines: ``NAME = (`` up to ``)``, or ``NAME = "ab" +``
+        (``first``) while a line ends with the operator (``+``, ``.``, ``..``, ``&``)."""
+        t = self.t
+        spans: list[Span] = [first] if first is not None else []
+        for k in range(i + 1, min(len(self.lines), i + 1 + 50)):
+            line = self.lines[k]
+            text = t[line.start + line.indent : line.end]
+            if text.startswith(b")"):
+                break
+            for m in _STRING.finditer(t, line.start, line.end):
+                spans.append((m.start() + 1, m.end() - 1))
+            if first is not None and _CONCAT.search(text) is None:
+                break
+        self.add_lines(spans, name, forced=forced)
+
     def continued_backslash(self, i: int, start: int, name: bytes, *, forced: bool) -> None:
         t = self.t
         spans = [(start, self.lines[i].end - 1)]
@@ -328,17 +384,20 @@ class _Reader:
         element's text on the next lines."""
         t = self.t
         credential = forced or credential_name(name)
-        for k in self.following(i, indent):
+        for n, k in enumerate(k for k in self.following(i, indent) if not _blank(t, self.lines[k])):
             line = self.lines[k]
-            if _blank(t, line):
-                continue
             text = t[line.start + line.indent : line.end]
             head = _HEAD.match(text)
             if head is None:
+                if n == 0 and credential and not text.startswith((b"- ", b"#", b"//", b"<")):
+                    # the value on the next line (YAML, INI, Kotlin, JSON: ``password:`` then it)
+                    self.value(k, line.start + line.indent, line.indent, name, forced=True, inline=False)
+                    return
                 continue
             child = head.group("name")
             if child.lower().decode("ascii", "replace") in VALUE_FIELDS and credential:
                 self.value(k, line.start + line.indent + head.end(), line.indent, name, forced=True, inline=False)
+
 
     def nested(self, i: int, pos: int, name: bytes, *, forced: bool) -> None:
         """An object (``{``) or list (``[``) under ``name``, on this line or over the next ones."""
@@ -460,6 +519,23 @@ class _Reader:
                     self.value(k, field.end(), other.indent, named, forced=True, inline=False)
                     break
 
+    def alone(self, i: int) -> None:
+        """A line that ends with a credential name (SQL's ``PASSWORD`` or ``IDENTIFIED BY``, PHP's
+        ``define(`` then ``'DB_PASSWORD',``): a quoted value on the next line is its value."""
+        t, line = self.t, self.lines[i]
+        m = _ALONE.fullmatch(t, line.start + line.indent, _trimmed(t, line.start, line.end)[1])
+        if m is None or not (m.group("name") is None or credential_name(m.group("name"))):
+            return
+        name = m.group("name") or b"password"
+        for k in range(i + 1, min(len(self.lines), i + 3)):
+            other = self.lines[k]
+            if _blank(t, other):
+                continue
+            string = _STRING.match(t, other.start + other.indent, other.end)
+            if string is not None and not t[string.end() : other.end].strip(b" \t,;)"):
+                self.add(string.start() + 1, string.end() - 1, name, forced=False, quoted=True, kind=b"quoted")
+            return
+
     def sensitive(self, i: int) -> None:
         """terraform's ``"sensitive": true``: the ``value`` of the object around it."""
         t = self.t
@@ -543,14 +619,14 @@ class _Reader:
         (its rows are pairs)."""
         t, line = self.t, self.lines[i]
         header = t[line.start + line.indent : line.end]
-        sep = _table_separator(header)
+        sep = table_separator(header)
         if sep is None:
             return
-        cells = _cells(header, sep)
-        if len(cells) < 2 or not all(_header_cell(c.strip(b" \"'")) for c, _, _ in cells):
+        heads = cells(header, sep)
+        if len(heads) < 2 or not all(header_cell(c.strip(b" \"'")) for c, _, _ in heads):
             return
-        names = [c.strip(b" \"'") for c, _, _ in cells]
-        pairs = _pairs_header(names)
+        names = [c.strip(b" \"'") for c, _, _ in heads]
+        pairs = pairs_header(names)
         columns = [k for k, n in enumerate(names) if credential_name(n)]
         if not pairs and not columns:
             return
@@ -562,10 +638,10 @@ class _Reader:
             row = t[row_line.start + row_line.indent : row_line.end]
             if not row.strip():
                 break
-            if _RULER.fullmatch(row.strip()):
+            if RULER.fullmatch(row.strip()):
                 continue
-            got = _cells(row, sep)
-            if len(got) < 2 or (sep != b"  " and abs(len(got) - len(cells)) > 1):
+            got = cells(row, sep)
+            if len(got) < 2 or (sep != b"  " and abs(len(got) - len(heads)) > 1):
                 break
             base = row_line.start + row_line.indent
             rows += 1
@@ -581,8 +657,8 @@ class _Reader:
     def pairs_header(self, k: int) -> bool:
         line = self.lines[k]
         text = self.t[line.start + line.indent : line.end]
-        sep = _table_separator(text)
-        return sep is not None and _pairs_header([c.strip(b" \"'") for c, _, _ in _cells(text, sep)])
+        sep = table_separator(text)
+        return sep is not None and pairs_header([c.strip(b" \"'") for c, _, _ in cells(text, sep)])
 
     def cell(self, start: int, end: int, name: bytes, *, forced: bool) -> None:
         t = self.t
@@ -604,14 +680,14 @@ class _Reader:
                 other = self.lines[k]
                 at = t.find(close, other.start, other.end)
                 if at >= 0:
-                    spans.append((other.start, at))
+                    spans.append((other.start, at - 3 if t.startswith(b"]]>", at - 3) else at))
                     break
                 spans.append((other.start, other.end))
             self.add_lines(spans, name, forced=False)
 
 
 _INLINE_HEAD: Final = re.compile(
-    rb"(?:(?<=[\s{,(\[;|])|^|(?<=\\t))(?:export[ \t]+|-[ \t]+)?(?P<q>[\"'`]?)(?P<name>[A-Za-z_@$][A-Za-z0-9_.\-/@$]{0,120})(?P=q)[ \t]*"
+    rb"(?:(?<=[\s{,(\[;|])|^|(?<=\\t)|(?<=: \")|(?<=:\"))(?:export[ \t]+|-[ \t]+)?(?P<q>[\"'`]?)(?P<name>[A-Za-z_@$][A-Za-z0-9_.\-/@$]{0,120})(?P=q)[ \t]*"
     rb"(?P<sep>::=|:=|=>|\?=|\+=|=(?!=)|:(?=[ \t]|$|[\"'{\[|>]))[ \t]*",
 )
 _SPACED: Final = re.compile(
@@ -622,79 +698,28 @@ _NAME_FIELD: Final = re.compile(
     rb"(?i:name|key|parameterkey|variable|envvar|env_var|param|field|id)[\"']?[ \t]*(?:[:=]|>)[ \t]*[\"']?(?P<named>[A-Za-z0-9_.\-]{1,120})"
 )
 _XML_VALUE: Final = re.compile(rb"<(?i:value|val|parametervalue)(?:[ \t][^<>]*)?>(?P<value>[^<]+)</")
-_XML_OPEN: Final = re.compile(rb"<(?P<name>[A-Za-z_][A-Za-z0-9_.\-:]{0,80})(?:[ \t][^<>]*)?>[ \t]*$")
+_XML_OPEN: Final = re.compile(rb"<(?P<name>[A-Za-z_][A-Za-z0-9_.\-:]{0,80})(?:[ \t][^<>]*)?>(?:<!\[CDATA\[)?[ \t]*$")
+_ALONE: Final = re.compile(rb".*?(?i:identified[ \t]+by)|(?:.*?[\s(,])?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,120})[\"']?,?")
 _SENSITIVE: Final = re.compile(rb"sensitive[\"']?[ \t]*[:=][ \t]*[\"']?true", re.IGNORECASE)
 _SQL_FOR: Final = re.compile(
     rb"password[ \t]+for[ \t]+[^=;\n]{1,200}?=[ \t]*(?:(?:old_)?password[ \t]*\([ \t]*)?N?(?P<q>['\"])|set[ \t]+password[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?N?(?P<q2>['\"])",
     re.IGNORECASE,
 )
-_HEADER_CELL: Final = re.compile(rb"[A-Za-z][A-Za-z0-9_.\- ]{0,39}")
-_DIGITS: Final = re.compile(rb"[0-9]")
-
-
-_ROWS_ABOVE: Final = 40
-"""How far above a header a key/value table's header makes it one of its rows instead."""
-
-
-def _pairs_header(names: list[bytes]) -> bool:
-    """``Key | Value`` (a key/value table: its rows are pairs)."""
-    return len(names) >= 2 and names[0].lower().rstrip(b"s") in _KEY_HEADERS and names[1].lower().rstrip(b"s") == b"value"
-
-
-def _header_cell(cell: bytes) -> bool:
-    """A column's name: a short name, not a value (a row of a key/value table is no header: a
-    value mixes cases and digits)."""
-    if _HEADER_CELL.fullmatch(cell) is None:
-        return False
-    return len(_DIGITS.findall(cell)) < 2 or cell.islower() or cell.isupper()
-_KEY_HEADERS: Final = frozenset({b"key", b"name", b"field", b"property", b"setting", b"variable", b"parameter", b"option", b"attribute"})
-_RULER: Final = re.compile(rb"[|\-=+: \t]+")
-
-
-def _table_separator(header: bytes) -> bytes | None:
-    stripped = header.strip()
-    if stripped.startswith(b"|") or stripped.count(b"|") >= 2 or b" | " in stripped:
-        return b"|"
-    if b"\t" in stripped:
-        return b"\t"
-    if b"," in stripped:
-        return b","
-    if re.search(rb"\S {2,}\S", stripped):
-        return b"  "
-    return None
-
-
-def _cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
-    """The cells of ``row`` split at ``sep`` (``"  "``: two spaces or more; CSV cells may be
-    quoted), each with its span in ``row``."""
-    out: list[tuple[bytes, int, int]] = []
-    if sep == b"  ":
-        for m in re.finditer(rb"\S+(?: \S+)*", row):
-            out.append((m.group(), m.start(), m.end()))
-        return out
-    if sep == b"|":
-        parts = list(re.finditer(rb"[^|]+", row))
-        for m in parts:
-            if m.group().strip():
-                out.append((m.group(), m.start(), m.end()))
-        return out
-    pos = 0
-    n = len(row)
-    while pos <= n:
-        if pos < n and row[pos] == 0x22:
-            close = row.find(b'"', pos + 1)
-            while close >= 0 and row.startswith(b'""', close):
-                close = row.find(b'"', close + 2)
-            if close >= 0:
-                out.append((row[pos : close + 1], pos, close + 1))
-                nxt = row.find(sep, close + 1)
-                pos = n + 1 if nxt < 0 else nxt + 1
-                continue
-        nxt = row.find(sep, pos)
-        end = n if nxt < 0 else nxt
-        out.append((row[pos:end], pos, end))
-        pos = end + 1 if nxt >= 0 else n + 1
-    return out
+_OPENER: Final = re.compile(rb"''|\[(?P<eq>=*)\[|r(?P<hash>#{1,3})\"|%[qQwW]?(?P<bracket>[({\[<])|<!\[CDATA\[")
+"""A string that opens at the end of a line and closes on a later one (``_closer``): Nix's ``''``,
+Lua's ``[[``/``[==[``, Rust's ``r#"``, Ruby's ``%q(``, XML's CDATA."""
+_HEREDOC_IN: Final = re.compile(rb"[\"']?\$\((?:cat|echo)[ \t]+(?=<<)")
+_CONCAT: Final = re.compile(rb"[ \t]*(?:\+|\.\.?|&)[ \t]*")
+_QUOTE_PREFIX: Final = re.compile(rb"(?:@|\$@|@\$|[rRbBuUfF]{1,2})(?=[\"'])")
+_STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+def _closer(opened: re.Match[bytes]) -> bytes:
+    if opened.group("eq") is not None:
+        return b"]" + opened.group("eq") + b"]"
+    if opened.group("hash") is not None:
+        return b'"' + opened.group("hash")
+    if opened.group("bracket") is not None:
+        return {b"(": b")", b"{": b"}", b"[": b"]", b"<": b">"}[opened.group("bracket")]
+    return b"]]>" if opened.group().startswith(b"<!") else b"''"
 
 
 def _field(head: re.Match[bytes]) -> str:
@@ -707,17 +732,8 @@ def _inline_before(t: bytes, start: int, at: int) -> bool:
     return before.count(b"{") + before.count(b"(") + before.count(b"[") > before.count(b"}") + before.count(b")") + before.count(b"]")
 
 
-_NAME_CACHE: dict[bytes, bool] = {}
-
-
-def credential_name(name: bytes) -> bool:
-    """``name`` (quotes and sigils stripped) names a credential (cached)."""
-    known = _NAME_CACHE.get(name)
-    if known is None:
-        if len(_NAME_CACHE) > 4096:
-            _NAME_CACHE.clear()
-        known = _NAME_CACHE[name] = name_is_credential(name.strip(b"\"'`$@").decode("ascii", "replace"))
-    return known
+_ROWS_ABOVE: Final = 40
+"""How far above a header a key/value table's header makes it one of its rows instead."""
 
 
 _K8S: Final = re.compile(rb"kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?(?:[ \t]*(?:,|\}|$))", re.IGNORECASE)
@@ -741,6 +757,7 @@ def read(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int, str]]:
     reader.name_field(i)
     reader.xml_element(i)
     reader.pairs(i)
+    reader.alone(i)
     return reader.out
 
 
@@ -757,15 +774,3 @@ def peel(text: bytes) -> bytes:
     if text[:1] in (b"+", b"-", b">"):
         text = text[1:]
     return text
-
-
-def table_header(text: bytes) -> bool:
-    """``text`` (a line, peeled) is a table's header: two cells or more, each a short name, one of
-    them a credential's, or ``Key | Value``."""
-    sep = _table_separator(text)
-    if sep is None:
-        return False
-    cells = [c.strip(b" \"'") for c, _, _ in _cells(text, sep)]
-    if len(cells) < 2 or not all(map(_header_cell, cells)):
-        return False
-    return _pairs_header(cells) or any(credential_name(c) for c in cells)

@@ -58,12 +58,12 @@ __all__ = [
 
 # --- the gate: lines where a structure can hold a credential ----------------------------------------
 
-_KW: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|psk|[a-z0-9_.\-]key)"
+_KW: Final = rb"(?:pass|pwd|secret|token|cred|auth|bearer|cookie|psk|[a-z0-9_.\-]key)"
 """The credential words of a name (``key`` only after a qualifier: ``api_key``, ``privateKey``;
 alone it names no credential, and ``-----BEGIN … KEY`` and ``keys/`` are everywhere)."""
 _NCH: Final = rb"[a-z0-9_.\-]"
 _GATE_NAME: Final = (
-    rb"(?:(?:pass|pwd|secret|token|cred|psk|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
+    rb"(?:(?:pass|pwd|secret|token|cred|psk|bearer|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
 )
 """A credential word and the rest of its name, as the gate looks for it (``auth`` not followed by
 ``o``: ``Authorization`` and ``author`` fill HTTP headers and metadata, and name no value)."""
@@ -76,17 +76,23 @@ _BOL: Final = rb"(?:^|" + _BREAK + rb"|:[ \t]*\\{0,7}\")"
 """The start of a line: a break, or the opening quote of a JSON member's string value."""
 _EOL: Final = rb"(?:$|" + _BREAK + rb"|\")"
 """The end of a line: a break, or the quote that ends a JSON string (confirmed unescaped)."""
-_WRAP: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\|)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
+_WRAP: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\||\t|\\{1,7}t)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
 """An optional row wrapper at the start of a line (a superset of what ``_reader`` peels)."""
 _SEP: Final = rb"(?:\\{1,7}t|[,\t|]|[ \t]{2})"
 _CELL_KW: Final = rb"(?:pass|pwd|secret|token|cred|psk|[a-z0-9_.\-]key)"
 _TRIPLE_QUOTE: Final = rb"(?:\\{0,7}\"){3}|(?:\\{0,7}'){3}"
 _AFTER: Final = (
     rb"(?:=>|:=|=|:)" + _SP + rb"(?:[|>][+\-]?[0-9]?|!{1,2}[a-z]{1,16}(?:" + _SP + rb"[|>][+\-]?[0-9]?)?|(?:" + _TRIPLE_QUOTE + rb")[^\"'\\\r\n\x00\xff]*"
-    + rb"|<<[\-~]?\\{0,7}[\"']?[a-z_][a-z0-9_]{0,30}\\{0,7}[\"']?|[{\[(])?"
+    + rb"|(?:\\{0,7}[\"']?\$\((?:cat|echo)[ \t]+)?<<<?[\-~]?\\{0,7}[\"']?[a-z_][a-z0-9_]{0,30}\\{0,7}[\"']?(?:\.[a-z_][a-z0-9_]{0,20}(?:\(\))?){0,3}[;,)]?"
+    + rb"|''|\[=*\[|r#{1,3}\\{0,7}\"|%[qw]?[({\[<]|<!\[cdata\[|[{\[(]"
+    + rb"|\\{0,7}[\"'][^\"'\r\n\x00\xff]{0,200}\\{0,7}[\"']" + _SP + rb"(?:\+|\.\.?|&))?"
 )
 """After a name, a value that is elsewhere: a block scalar's indicator, a tag, a triple quote, a
-heredoc, an opening brace, or nothing (a mapping below)."""
+heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to close on a later line
+(Nix's ``''``, Lua's ``[[``, Rust's ``r#"``, Ruby's ``%q(``, CDATA), a string joined to the next
+line's (``"ab" +``), an opening brace, or nothing (a mapping or the value below)."""
+_OPEN: Final = rb"(?:[@$]{1,2}|[rbuf]{1,2})?\\{0,7}[\"'`]"
+"""A string's opening quote (C#'s ``@"``, Python's ``r"``, a template literal's backtick)."""
 _SPACED_VALUE: Final = rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
 
 TABLE_HEADER_MAX: Final = 240
@@ -98,7 +104,7 @@ TRIGGERS: Final[dict[str, bytes]] = {
     # NAME: |, NAME = <<EOT, NAME = """, NAME: {, NAME: (nothing: a mapping follows), NAME: !tag |
     "value-after": _GATE_NAME + _Q + _SP + _AFTER + rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]*)?" + _SP + _EOL,
     # NAME: "value that goes on
-    "open-quote": _GATE_NAME + _Q + _SP + rb"[:=]" + _SP + rb"\\*[\"'](?:[^\"'\\\r\n\x00\xff]|\\[^nr\"'\\])*" + _BREAK,
+    "open-quote": _GATE_NAME + _Q + _SP + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*" + _BREAK,
     # NAME=value\  (continued on the next line)
     # (the gate looks for the backslash that ends a line: at depth one in JSON, three before the n)
     "continued": rb"[^\\\s]\\{2,7}[nr]|[^\\\s]\\\r?\n",
@@ -107,6 +113,8 @@ TRIGGERS: Final[dict[str, bytes]] = {
         _GATE_NAME + rb"[ \t]+(?:\\*[\"'][^\"'\x00\xff]*\\*[\"']|[^\s\"'=:\\][^\s\"'\\]*)(?:[ \t]+#[^\r\n\x00\xff]*)?" + _SP
         + rb"\\*\"?,?\\*" + _EOL
     ),
+    # NAME alone on its line, its value quoted on the next (SQL's PASSWORD, PHP's define( 'NAME',)
+    "alone": rb"(?:" + _GATE_NAME + _Q + rb",?|identified[ \t]+by)" + _SP + _EOL,
     "env-spaces": rb"(?:env|setenv)[ \t]+" + _NCH + rb"*" + _KW + _NCH + rb"*[ \t]+[^\s=\\]",
     # a table's header naming a column: a credential's cell beside a separator
     # (aligned columns: three spaces before the credential's cell, two after it; a column named
@@ -124,7 +132,7 @@ TRIGGERS: Final[dict[str, bytes]] = {
     "kubernetes-secret": rb"kind\\*[\"']?" + _SP + rb":" + _SP + rb"\\*[\"']?secret",
     "sensitive": rb"sensitive\\*[\"']?" + _SP + rb"[:=]" + _SP + rb"(?:\\*[\"'])?true",
     "sql": rb"password[ \t]+for[ \t]|set[ \t]+password[ \t]*=",
-    "xml-element": rb"<" + _NCH + rb"*" + _KW + _NCH + rb"*(?:[ \t][^<>\r\n\x00\xff]*)?>" + _SP + _BREAK,
+    "xml-element": rb"<" + _NCH + rb"*" + _KW + _NCH + rb"*(?:[ \t][^<>\r\n\x00\xff]*)?>(?:<!\[cdata\[)?" + _SP + _BREAK,
     # a command line: a known client's name, or an option reading a password from standard input
     "command": COMMAND_GATE,
 }
@@ -133,11 +141,11 @@ value is elsewhere than right after it, a table header naming a credential, a na
 field, a Kubernetes Secret, terraform's ``sensitive``, SQL's ``PASSWORD FOR``. Each report is
 confirmed on its line by the kind's own test (``_CONFIRM``), which looks at that line only."""
 
-TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|cookie|key|psk|sensitive|stdin|" + COMMAND_NAMES)
+TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|bearer|cookie|key|psk|sensitive|stdin|" + COMMAND_NAMES)
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
 are the candidates."""
 
-_FULL_NAME: Final = rb"(?<![a-z0-9_.\-])" + _NCH + rb"{0,40}" + _KW + _NCH + rb"{0,40}"
+_FULL_NAME: Final = rb"(?<![a-z0-9_.\-])" + _NCH + rb"{0,80}" + _KW + _NCH + rb"{0,40}"
 _LEAD: Final = _FULL_NAME + _Q + _SP
 _COMMENT: Final = rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]{0,200})?"
 
@@ -165,11 +173,12 @@ def _table_line(line: bytes) -> bool:
 
 _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     "value-after": _pattern(_LEAD + _AFTER + _COMMENT + _SP + rb"(?:$|" + _BREAK + rb"|(?<!\\)\")"),
-    "open-quote": _pattern(_LEAD + rb"[:=]" + _SP + rb"\\{0,7}[\"'](?:[^\"'\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"),
+    "open-quote": _pattern(_LEAD + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"),
     "continued": _pattern(_LEAD + rb"[:=].*\\$"),
     "spaced": _on_text(_pattern(
         rb"^(?:(?:export|env|set|setenv|setx)[ \t]+)?" + _FULL_NAME + rb"[ \t]+" + _SPACED_VALUE + _COMMENT + _SP + rb"(?:\"[,}]?)?$"
     )),
+    "alone": _on_text(_pattern(rb"(?:^|[\s(,])[\"']?" + _FULL_NAME + rb"[\"']?,?$|identified[ \t]+by$")),
     "env-spaces": _on_text(_pattern(rb"^(?:env|setenv)[ \t]+" + _FULL_NAME + rb"[ \t]+[^\s=\\]")),
     "table": _table_line,
     "key-value-table": _table_line,
@@ -182,7 +191,7 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     ),
     "sensitive": _pattern(TRIGGERS["sensitive"]),
     "sql": _pattern(TRIGGERS["sql"]),
-    "xml-element": _pattern(rb"<" + _FULL_NAME + rb"(?:[ \t][^<>]{0,200})?>" + _SP + rb"\\{0,7}$"),
+    "xml-element": _pattern(rb"<" + _FULL_NAME + rb"(?:[ \t][^<>]{0,200})?>(?:<!\[cdata\[)?" + _SP + rb"\\{0,7}$"),
     "command": _pattern(COMMAND_GATE),
 }
 

@@ -106,7 +106,7 @@ _NOT_A_LITERAL: Final = frozenset({
 })
 _LITERAL_REFERENCE: Final = (
     b"os.", b"process.", b"env.", b"ENV[", b"secrets.", b"vault:", b"arn:aws:", b"ref+", b"op://", b"sm://",
-    b"awssm:", b"gcp:", b"azure:", b"!", b"*", b"&", b"@Value", b"%ENV", b"getenv", b"lookup(",
+    b"awssm:", b"gcp:", b"azure:", b"!", b"&", b"@Value", b"%ENV", b"getenv", b"lookup(",
 )
 _IDENTIFIER_PATH: Final = re.compile(
     rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z_][A-Za-z0-9_.:]*(?:\(.*\)|\[.*\])[,;]?"
@@ -115,6 +115,7 @@ _IDENTIFIER_PATH: Final = re.compile(
 value (``get_password()``, ``env["TOKEN"]``)."""
 
 
+_ALIAS: Final = re.compile(rb"\*[A-Za-z0-9_.\-]{1,120}")
 _CODE: Final = re.compile(rb"<|(?:new|await|function|lambda|require|import|typeof|yield)\b")
 """A value that opens markup or an expression of code."""
 _NAME_LIKE: Final = re.compile(rb"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
@@ -142,6 +143,8 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         return False
     if _REFERENCE.match(value) is not None or value.startswith(_LITERAL_REFERENCE) or _CODE.match(value) is not None:
         return False
+    if _ALIAS.fullmatch(value) is not None:
+        return False  # a YAML alias
     if len(set(value)) == 1 or (b" " not in value and len(set(value.lower())) <= 2 and len(value) >= 6):
         return False  # ********, xxxxxx, <<<<
     if value.startswith((b"/", b"~/", b"./", b"../")) and b" " not in value and value.count(b"/") >= 2:
@@ -222,7 +225,7 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
 
 # --- lines of configuration -------------------------------------------------------------------
 
-_ROW_WRAPPER: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\|[ \t]?)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
+_ROW_WRAPPER: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\|[ \t]?|\t|\\{1,7}t)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
 """A row wrapper tools print before a line (``12:``, ``12→``, ``path:12:``, a diff's ``+``), or none."""
 _CONFIG_LEAD: Final = re.compile(
     rb"(?:^|[\n\r\x00\xff]|\\[nr]|[:\[,][ \t]*\\{0,7}\")" + _ROW_WRAPPER

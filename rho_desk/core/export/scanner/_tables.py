@@ -1,0 +1,114 @@
+"""Tables: a header's cells, whether they name a column, and the cells of a row.
+
+``_reader`` reads a table whose header names a credential column (CSV, TSV, Markdown, aligned
+columns) or whose rows are pairs (``Key  Value``); this module splits the lines (``cells``) and
+judges the header (``table_header``). ``credential_name`` is the credential grammar's verdict on a
+name, cached.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._grammar import name_is_credential
+
+__all__ = [
+    "KEY_HEADERS",
+    "RULER",
+    "cells",
+    "credential_name",
+    "header_cell",
+    "pairs_header",
+    "table_header",
+    "table_separator",
+]
+
+HEADER_CELL: Final = re.compile(rb"[A-Za-z][A-Za-z0-9_.\- ]{0,39}")
+DIGITS: Final = re.compile(rb"[0-9]")
+
+
+def pairs_header(names: list[bytes]) -> bool:
+    """``Key | Value`` (a key/value table: its rows are pairs)."""
+    return len(names) >= 2 and names[0].lower().rstrip(b"s") in KEY_HEADERS and names[1].lower().rstrip(b"s") == b"value"
+
+
+def header_cell(cell: bytes) -> bool:
+    """A column's name: a short name, not a value (a row of a key/value table is no header: a
+    value mixes cases and digits)."""
+    if HEADER_CELL.fullmatch(cell) is None:
+        return False
+    return len(DIGITS.findall(cell)) < 2 or cell.islower() or cell.isupper()
+KEY_HEADERS: Final = frozenset({b"key", b"name", b"field", b"property", b"setting", b"variable", b"parameter", b"option", b"attribute"})
+RULER: Final = re.compile(rb"[|\-=+: \t]+")
+
+
+def table_separator(header: bytes) -> bytes | None:
+    stripped = header.strip()
+    if stripped.startswith(b"|") or stripped.count(b"|") >= 2 or b" | " in stripped:
+        return b"|"
+    if b"\t" in stripped:
+        return b"\t"
+    if b"," in stripped:
+        return b","
+    if re.search(rb"\S {2,}\S", stripped):
+        return b"  "
+    return None
+
+
+def cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
+    """The cells of ``row`` split at ``sep`` (``"  "``: two spaces or more; CSV cells may be
+    quoted), each with its span in ``row``."""
+    out: list[tuple[bytes, int, int]] = []
+    if sep == b"  ":
+        for m in re.finditer(rb"\S+(?: \S+)*", row):
+            out.append((m.group(), m.start(), m.end()))
+        return out
+    if sep == b"|":
+        parts = list(re.finditer(rb"[^|]+", row))
+        for m in parts:
+            if m.group().strip():
+                out.append((m.group(), m.start(), m.end()))
+        return out
+    pos = 0
+    n = len(row)
+    while pos <= n:
+        if pos < n and row[pos] == 0x22:
+            close = row.find(b'"', pos + 1)
+            while close >= 0 and row.startswith(b'""', close):
+                close = row.find(b'"', close + 2)
+            if close >= 0:
+                out.append((row[pos : close + 1], pos, close + 1))
+                nxt = row.find(sep, close + 1)
+                pos = n + 1 if nxt < 0 else nxt + 1
+                continue
+        nxt = row.find(sep, pos)
+        end = n if nxt < 0 else nxt
+        out.append((row[pos:end], pos, end))
+        pos = end + 1 if nxt >= 0 else n + 1
+    return out
+
+
+_NAME_CACHE: dict[bytes, bool] = {}
+
+
+def credential_name(name: bytes) -> bool:
+    """``name`` (quotes and sigils stripped) names a credential (cached)."""
+    known = _NAME_CACHE.get(name)
+    if known is None:
+        if len(_NAME_CACHE) > 4096:
+            _NAME_CACHE.clear()
+        known = _NAME_CACHE[name] = name_is_credential(name.strip(b"\"'`$@").decode("ascii", "replace"))
+    return known
+
+
+def table_header(text: bytes) -> bool:
+    """``text`` (a line, peeled) is a table's header: two cells or more, each a short name, one of
+    them a credential's, or ``Key | Value``."""
+    sep = table_separator(text)
+    if sep is None:
+        return False
+    names = [c.strip(b" \"'") for c, _, _ in cells(text, sep)]
+    if len(names) < 2 or not all(map(header_cell, names)):
+        return False
+    return pairs_header(names) or any(credential_name(c) for c in names)
