@@ -21,6 +21,14 @@
   session holds it (a JSON array of its lines), its samples taken in turn with ours; target
   ratio ≥ 0.03 each.
   ``.memory`` is the tracemalloc peak of one scan as a multiple of the input, target ≤ 4.
+* ``export.scan_structure``: one ``SecretScanner.scan`` of 10 MB of configuration as tools print
+  it (``structure_text``): YAML with block scalars and lists, TOML with multi-line strings, HCL with
+  heredocs, CSV, Markdown and aligned tables, ``read_file`` rows and diffs of them, a credential
+  every few dozen lines: the structure reader's work at its densest. Baseline: ``orjson.loads`` of
+  the same text as a session holds it (a JSON array of its lines), samples in turn with ours;
+  target ratio ≥ 0.05. ``.memory``: tracemalloc peak as a multiple of the input, target ≤ 4.
+  ``export.opinion_structure``: the audit's second opinion (``second_opinion``) over the same
+  bytes, against the same target.
 * ``export.prefilter.{re,re2}``: the credential-name pass's candidate search (the one alternation
   the scanner runs, ``_grammar.KEYWORDS``) over the 100 MB export's lower-cased bytes, with
   Python's ``re`` and with google-re2, in the same run. Report only: the scanner uses RE2 when it
@@ -382,4 +390,107 @@ def scan_adversarial(quick: bool) -> list[BenchResult]:
             f"export.scan_adversarial.{name}.memory", "x input", [peak / len(data)],
             f"<= {ADVERSARIAL_MEMORY:g} x input (tracemalloc peak)", peak / len(data) <= ADVERSARIAL_MEMORY,
         ))
+    return results
+
+
+STRUCTURE_RATIO = 0.05
+"""``export.scan_structure``: throughput at least this fraction of ``orjson.loads`` on the same bytes."""
+STRUCTURE_SIZE = 10_000_000
+
+
+def structure_text(size: int = STRUCTURE_SIZE, *, seed: int = 5) -> bytes:
+    """Configuration as tools print it, in every syntax the structure reader reads (tables with a
+    header, block scalars, heredocs, multi-line strings, in ``read_file`` rows and diffs), a block
+    in four naming a credential (a synthetic value): about one every fifty lines. ``size`` bytes."""
+    rng = random.Random(seed)
+
+    def word() -> str:
+        return rng.choice(_WORDS)
+
+    def ident() -> str:
+        return rng.choice(_IDENTS)
+
+    def secret() -> str:
+        return "".join(rng.choices("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789", k=rng.randint(12, 24)))
+
+    def named(name: str) -> bool:
+        return rng.random() < 0.25  # a block in four names a credential
+
+    def yaml() -> str:
+        lines = [f"{ident()}:", f"  name: {word()}-{word()}", f"  replicas: {rng.randint(1, 9)}", "  env:"]
+        for _ in range(3):
+            lines += [f"    - name: {ident().upper()}", f'      value: "{word()}"']
+        lines += ["  description: |", *(f"    {_prose(rng, 9)}" for _ in range(4))]
+        lines.append(f"  db_password: {secret()}" if named("yaml") else f"  image: {word()}:{rng.randint(1, 9)}.{rng.randint(0, 9)}")
+        return "\n".join(lines)
+
+    def toml() -> str:
+        last = f'api_token = "{secret()}"' if named("toml") else f'timeout = "{rng.randint(1, 60)}s"'
+        return "\n".join([f"[{ident()}]", f'host = "{word()}.example.com"', f"port = {rng.randint(1000, 9999)}",
+                          'notes = """', _prose(rng, 12), _prose(rng, 10), '"""', last])
+
+    def hcl() -> str:
+        last = f'  password = "{secret()}"' if named("hcl") else f'  instance_class = "db.{word()}"'
+        return "\n".join([f'resource "aws_db_instance" "{ident()}" {{', f'  engine   = "{word()}"',
+                          f'  username = "{word()}"', "  user_data = <<EOT", _prose(rng, 8), _prose(rng, 8), "EOT",
+                          last, "}"])
+
+    def tables() -> str:
+        column = "password" if named("csv") else "role"
+        csv = [f"user,{column},host", *(f"{word()},{secret() if column == 'password' else word()},{word()}.internal" for _ in range(3))]
+        md = ["| key | value | note |", "| --- | --- | --- |", *(f"| {ident()} | {word()} | {_prose(rng, 4)} |" for _ in range(4))]
+        key = "password" if named("vault") else "policy"
+        vault = ["Key         Value", "---         -----", f"{key}    {secret() if key == 'password' else word()}",
+                 f"username    {word()}", f"ttl         {rng.randint(1, 99)}h"]
+        return "\n".join([*csv, "", *md, "", *vault])
+
+    def rows(text: str) -> str:
+        return "\n".join(f"{n}:{line}" for n, line in enumerate(text.splitlines(), 1))
+
+    def diff(text: str) -> str:
+        lines = text.splitlines()
+        return "\n".join(["--- a/f", "+++ b/f", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)])
+
+    makers = (yaml, toml, hcl, tables)
+    parts: list[str] = []
+    total = 0
+    while total < size:
+        text = rng.choice(makers)()
+        kind = rng.random()
+        text = rows(text) if kind < 0.3 else diff(text) if kind < 0.45 else text
+        parts.append(text)
+        total += len(text) + 1
+    return ("\n".join(parts)[:size]).encode()
+
+
+@benchmark("export.scan_structure")
+def scan_structure(quick: bool) -> list[BenchResult]:
+    from rho_desk.core.export._opinion import second_opinion
+
+    repeat = 3 if quick else 5
+    data = structure_text()
+    mb = len(data) / 1e6
+    as_json = orjson.dumps(data.decode().split("\n"))
+    scanner = SecretScanner(KNOWN)
+    results = []
+    for name, fn in (("export.scan_structure", lambda: scanner.scan(data)), ("export.opinion_structure", lambda: second_opinion(data))):
+        ours, theirs = _interleaved(fn, lambda: orjson.loads(as_json), repeat)
+        baseline = mb / sorted(theirs)[repeat // 2]
+        samples = [mb / s for s in ours]
+        median = sorted(samples)[len(samples) // 2]
+        results.append(BenchResult(
+            name, "MB/s", samples, f"ratio >= {STRUCTURE_RATIO:g} x orjson.loads (10 MB of YAML/TOML/HCL/tables)",
+            median / baseline >= STRUCTURE_RATIO, baseline=baseline, ratio=median / baseline,
+        ))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        scanner.scan(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    results.append(BenchResult(
+        "export.scan_structure.memory", "x input", [peak / len(data)],
+        f"<= {ADVERSARIAL_MEMORY:g} x input (tracemalloc peak)", peak / len(data) <= ADVERSARIAL_MEMORY,
+    ))
     return results

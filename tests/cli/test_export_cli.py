@@ -135,7 +135,10 @@ def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: P
     near_miss = "xk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1"  # not a key until one byte changes
     session = tmp_path / "session.json"
     session.write_bytes(encode_pretty(canary_snapshot(extra=[*secrets_messages(), Message.user_text(f"config {near_miss}")])))
-    assert rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "e.json").returncode == 0
+    out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "e.json")
+    # the near miss looks random where a value stands: the second opinion reports it (medium: the
+    # export is written, its receipt counts it)
+    assert out.returncode == 1 and "medium   second-opinion:random (user)" in out.stderr and "findings: 1" in out.stdout
     export = tmp_path / "e.json"
     data = bytearray(export.read_bytes())
     at = data.index(near_miss.encode())
@@ -151,6 +154,7 @@ def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: P
     assert finding["fingerprint"].startswith("fp:") and "sk-proj" not in audit.stdout
     assert report["receipt"]["sha256_ok"] is False
     assert [f["rule"] for f in report["receipt"]["unexpected"]] == ["openai-api-key"]
+    assert [f["rule"] for f in report["receipt"]["missing"]] == ["second-opinion:random"]  # now the scanner's
 
 
 def test_forged_marker_with_the_content_still_there_is_a_high_finding(env: dict[str, str], tmp_path: Path) -> None:
@@ -166,24 +170,22 @@ def test_forged_marker_with_the_content_still_there_is_a_high_finding(env: dict[
     assert "high     excluded-class-present (user) at $.history[1].User[0].Text" in audit.stdout
 
 
-def test_findings_in_the_rendered_bytes_block_the_export_unless_allowed(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_secret_only_the_rendered_bytes_show_is_redacted_where_it_is(env: dict[str, str], tmp_path: Path) -> None:
     # The title's lines are joined in the transcript heading: only the rendered bytes hold an
-    # "Authorization: Basic ..." header, so only the audit of the exact output finds it.
+    # "Authorization: Basic ..." header. The transcript's scan finds it, the title string holds
+    # it: it is redacted there, and the export is written with nothing left to find.
     base = canary_snapshot(metadata={"title": "Authorization:\n  Basic dXNlcjpwYXNzd29yZDEyMw=="})
     session = tmp_path / "s.json"
     session.write_bytes(encode_pretty(base))
     out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "t.md")
-    assert out.returncode == 1
-    assert "critical authorization-header at line 1" in out.stderr and "nothing was written" in out.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["config", "keyring.json", "s.json"]
-
-    out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "t.md", "--allow-findings")
-    assert out.returncode == 1 and "written despite" in out.stderr
+    assert out.returncode == 0, out.stderr
+    md = (tmp_path / "t.md").read_text()
+    assert "dXNlcjpwYXNzd29yZDEyMw==" not in md and md.startswith("# Authorization: Basic [secret redacted: authorization-header fp:")
     receipt = json.loads((tmp_path / "t.md.receipt.json").read_text())
-    assert receipt["override"] == {"allow_findings": True, "blocking_findings": 1}
-    assert [(f["rule"], f["severity"], f["location"]) for f in receipt["findings"]] == [("authorization-header", "critical", "line 1")]
+    assert receipt["findings"] == [] and receipt.get("override") is None
+    assert [(r["rule"], r["path"]) for r in receipt["redactions"]] == [("authorization-header", '$.metadata.title')]
     audit = rho(env, tmp_path, "audit", "t.md")
-    assert audit.returncode == 1 and "findings reproduced" in audit.stdout and "sha256 matches" in audit.stdout
+    assert audit.returncode == 0 and "findings reproduced" in audit.stdout and "sha256 matches" in audit.stdout
 
 
 def test_markdown_export(env: dict[str, str], tmp_path: Path) -> None:

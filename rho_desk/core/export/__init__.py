@@ -6,7 +6,8 @@ a person choose which of the nine content classes leave the machine and proves n
 1. ``class_stats`` classifies every string (``iter_slots``) into ``ContentClass``;
 2. ``export_snapshot`` replaces excluded classes with typed placeholders, redacts every secret
    (``SecretScanner``: rule secrets and known credentials, plain and encoded) with a fingerprinted
-   placeholder, renders JSON, Markdown or HTML, and audits the exact bytes (``audit_bytes``);
+   placeholder, renders JSON, Markdown or HTML, and audits the exact bytes (``audit_bytes``: the
+   scanner again, and a second opinion that shares none of its rules, ``_opinion``);
 3. ``build_receipt`` describes what was written; ``write_files_atomic`` writes export and receipt;
    ``build_export`` (step 2, the preview) and ``sign_export`` (the signed receipt) are the two calls
    every front end makes (the export dialog, ``rho-desk export``, publishing); ``export_signed``

@@ -10,6 +10,9 @@ Checks, with upstream's severities (spec/export.md §5.6):
   with the excluded originals, so only at export time; the receipt records each one with the
   SHA-256 of the echoed line (which is in the export anyway), and ``rho-desk audit`` re-verifies
   them from the file;
+* ``medium``: what the second opinion (``_opinion``: structure and randomness, none of the
+  scanner's rules) suspects is a secret the scanner missed: ``second-opinion:<kind>``. The
+  placeholders the redaction wrote are never a hit of either;
 * ``low``: an image whose bytes are not of its declared MIME type (unclear classification):
   ``image-mime-mismatch``.
 
@@ -57,6 +60,7 @@ from ._classify import (
     own_path,
 )
 from ._display import decode_display_export, display_slots
+from ._opinion import second_opinion
 from .scanner import Hit, SecretScanner, fingerprint
 
 __all__ = [
@@ -346,7 +350,9 @@ def _line_starts(data: bytes) -> list[int]:
     return [0, *(m.end() for m in re.finditer(b"\n", data))]
 
 
-def _secret_findings(data: bytes, fmt: str, hits: list[Hit], key: bytes, slots: list[Slot] | None) -> list[Finding]:
+def _secret_findings(
+    data: bytes, fmt: str, hits: list[Hit], key: bytes, slots: list[Slot] | None, severity: Severity = Severity.CRITICAL
+) -> list[Finding]:
     if not hits:
         return []
     if fmt in ("snapshot", "json") and slots is not None:
@@ -370,7 +376,7 @@ def _secret_findings(data: bytes, fmt: str, hits: list[Hit], key: bytes, slots: 
         places = [(f"line {bisect.bisect_right(starts, h.start)}", None) for h in hits]
     findings = {}
     for hit, (location, cls) in zip(hits, places, strict=True):
-        f = Finding(hit.rule, Severity.CRITICAL, location, cls, fingerprint(key, hit.value))
+        f = Finding(hit.rule, severity, location, cls, fingerprint(key, hit.value))
         findings[(f.rule, f.location, f.fingerprint)] = f
     return list(findings.values())
 
@@ -669,6 +675,9 @@ def audit_bytes(
         hits = scanner.scan(scanned, decoded=decoded)
     # the placeholders the redaction wrote are not secrets, whatever a rule reads in them
     hits = outside_placeholders(scanned, hits)
+    # what the scanner missed, by a detector that shares none of its rules (its own findings
+    # are not reported twice)
+    suspected = outside_placeholders(scanned, second_opinion(scanned, [(h.start, h.end) for h in hits]))
     notes: list[str] = []
     slots: list[Slot] | None = None
     snapshot: SessionSnapshot | None = None
@@ -681,7 +690,7 @@ def audit_bytes(
             marker = snapshot.metadata.get(MARKER_EXCLUDED)
             excluded = frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES) if marker else frozenset()
         # the walk costs a few hundred ms on 100 MB: only when something needs paths or classes
-        if hits or excluded or echo or recorded_echoes:
+        if hits or suspected or excluded or echo or recorded_echoes:
             slots = list(iter_slots(snapshot))
     elif fmt == "json" and (display := decode_display_export(data)) is not None:
         # a display export: the conversation as shown, classified like a snapshot's history
@@ -695,6 +704,7 @@ def audit_bytes(
         slots = list(json_slots(msgspec.json.decode(data), "$", None))
     excluded = excluded or frozenset()
     findings = _secret_findings(scanned, fmt, hits, key, slots)
+    findings += _secret_findings(scanned, fmt, suspected, key, slots, Severity.MEDIUM)
     if snapshot is not None:
         if slots is not None:
             findings += _structural_findings(slots, snapshot, excluded)

@@ -5,7 +5,7 @@ rho-desk version, source session id and revision, which history was exported (``
 conversation as shown; ``model``: the model context), the classes included and excluded with
 their counts, every redaction (rule id, JSON path, class, fingerprint), the findings of the audit
 of the exact bytes written, any override, the scanner's rule-set version, and the SHA-256 and size
-of the exported file. It holds no secret and no excluded content: fingerprints are keyed HMACs;
+of the exported file; a note names the version of the audit's second opinion. It holds no secret and no excluded content: fingerprints are keyed HMACs;
 echo digests hash text that is in the export.
 
 Receipts are documents people exchange, so they are pydantic models with a published JSON
@@ -35,6 +35,7 @@ from ._audit import AuditReport, Finding
 from ._classes import ALL_CLASSES
 from ._export import ExportResult
 from ._keys import public_key_text
+from ._opinion import OPINION_RULE_PREFIX, OPINION_VERSION
 from .scanner import RULESET_VERSION
 
 __all__ = [
@@ -58,6 +59,13 @@ SIGNATURE_ALGORITHM: Final = "Ed25519"
 _SIGNED_PREFIX: Final = b"rho-desk.export-receipt signature v1\n"
 
 HistoryKind = Literal["display", "model"]
+_OPINION_NOTE_START: Final = "second opinion v"
+OPINION_NOTE: Final = (
+    f"{_OPINION_NOTE_START}{OPINION_VERSION}: the audit also looked for secrets by structure and randomness, "
+    f"without the scanner's rules (its findings: {OPINION_RULE_PREFIX}<kind>, medium)"
+)
+"""The note every receipt carries since the audit has a second opinion (a receipt without it
+predates it: a fresh audit's second-opinion findings are not compared with it)."""
 
 
 class _Part(BaseModel):
@@ -232,7 +240,7 @@ def build_receipt(
         override=override,
         known_credentials=ReceiptCredentials(checked=result.known_checked, ignored_short=result.known_ignored_short),
         fingerprint_key_id=key_id,
-        notes=list(result.report.notes),
+        notes=[*result.report.notes, OPINION_NOTE],
     )
     return receipt if signing_key is None else sign_receipt(receipt, signing_key)
 
@@ -363,8 +371,11 @@ def verify_receipt(
         return (f.rule, f.severity.value, f.location, f.fingerprint if compare_fp else None, f.digest)
 
     recorded = Counter(ident(f) for f in receipt.finding_objects())
-    fresh = Counter(ident(f) for f in report.findings)
-    by_ident = {ident(f): f for f in [*receipt.finding_objects(), *report.findings]}
+    findings = report.findings
+    if not any(n.startswith(_OPINION_NOTE_START) for n in receipt.notes):  # audited before the second opinion
+        findings = [f for f in findings if not f.rule.startswith(OPINION_RULE_PREFIX)]
+    fresh = Counter(ident(f) for f in findings)
+    by_ident = {ident(f): f for f in [*receipt.finding_objects(), *findings]}
     missing = [by_ident[k] for k in (recorded - fresh).elements()]
     unexpected = [by_ident[k] for k in (fresh - recorded).elements()]
     return ReceiptCheck(

@@ -107,7 +107,18 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
     "zero-width": zero_width,
     "dense-lists": dense_lists,
     **{name.replace("_", "-"): _decoder_input(name) for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes")},
+    "structure": lambda size: _structure_text(size),
 }
+
+
+def _structure_text(size: int) -> bytes:
+    """The benchmark's configuration text (YAML, TOML, HCL, tables, in rows and diffs)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_export
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return bench_export.structure_text(size)  # type: ignore[no-any-return]
 
 
 def _cost(data: bytes) -> int:
