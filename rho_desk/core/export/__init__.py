@@ -57,6 +57,7 @@ from ._keys import (
     public_key_text,
     signing_key,
 )
+from ._opinion import OPINION_RULE_PREFIX
 from ._pipeline import (
     ExportKeys,
     ExportSource,
@@ -102,6 +103,7 @@ __all__ = [
     "HISTORY_KINDS",
     "MARKER_EXCLUDED",
     "MARKER_REDACTED",
+    "OPINION_RULE_PREFIX",
     "PUBLIC_KEY_PREFIX",
     "RECEIPT_FORMAT",
     "RECEIPT_VERSION",

@@ -150,11 +150,11 @@ def _replacer(table: dict[str, tuple[str, list[tuple[Hit, str, int]]]]) -> Calla
     return replace
 
 
-def _shown_secrets(shown: bytes, scanner: SecretScanner, key: bytes) -> dict[str, tuple[Hit, str]]:
-    """The secrets a scan of a rendered transcript finds, as the text to replace in the strings
-    (the secret as written, else the span's text) with its hit and fingerprint."""
+def _shown_secrets(shown: bytes, hits: list[Hit], key: bytes) -> dict[str, tuple[Hit, str]]:
+    """The secrets a scan of a rendered transcript found (``hits``), as the text to replace in the
+    strings (the secret as written, else the span's text) with its hit and fingerprint."""
     table: dict[str, tuple[Hit, str]] = {}
-    for hit in outside_placeholders(shown, scanner.scan(shown)):
+    for hit in outside_placeholders(shown, hits):
         fp = fingerprint(key, hit.value)
         for raw in (hit.value if hit.encoding == "plain" else b"", shown[hit.start : hit.end].strip()):
             text = raw.decode("utf-8", "replace")
@@ -312,18 +312,24 @@ def export_snapshot(
 
         render = render_markdown if fmt == "markdown" else render_html
         data = render(current, history=history)
-        for _ in range(_ROUNDS):
+        for round_ in range(_ROUNDS + 1):
             # a transcript puts texts on lines of their own, beside headings and fences: what a
             # rule reads there and not in the JSON strings is redacted in the strings it is in,
-            # so that the audit of the transcript agrees with the redaction
-            shown = _shown_secrets(html_text(data) if fmt == "html" else data, scanner, key)
-            located = _located(current, shown, scanner)
+            # so that the audit of the transcript agrees with the redaction (the last round's
+            # scan is the audit's)
+            decoded = [] if echo else None
+            text = html_text(data) if fmt == "html" else data
+            hits = scanner.scan(text, decoded=decoded)
+            shown = _shown_secrets(text, hits, key)
+            located = _located(current, shown, scanner) if round_ < _ROUNDS else []
             if not located:
                 break
             redactions += located
             current = with_markers(rewrite_strings(current, _substituter(shown), image_placeholder), selection)
             data = render(current, history=history)
-        report = audit_bytes(data, scanner=scanner, key=key, fmt=fmt, excluded=selection.excluded, echo=echo)
+        report = audit_bytes(
+            data, scanner=scanner, key=key, fmt=fmt, excluded=selection.excluded, echo=echo, hits=hits, decoded=decoded
+        )
     return ExportResult(
         data=data,
         format=fmt,

@@ -126,11 +126,12 @@ def random_looking(run: bytes) -> bool:
 _ID_BEFORE: Final = re.compile(
     rb"(?i)(?:^|[^a-z])(?:id|ids|uuid|guid|kid|etag|hash|digest|sha\d*|checksum|commit|nonce|request|trace|span|"
     rb"call|message|response|item|object|run|thread|cursor|after|before|next|previous|session|encrypted_content|"
-    rb"encrypted|ciphertext|signature)\\?[\"']?\s*[:=]\s*\\?[\"']?$"
+    rb"encrypted|ciphertext|signature|data|image|thumbnail)\\?[\"']?\s*[:=]\s*\\?[\"']?$"
 )
-"""A value named as an identifier (``"id": "call_…"``, ``request_id=…``): random by design, not secret."""
-_PUBLIC_BEFORE: Final = re.compile(rb"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+$")
-"""An OpenSSH public key's type before its base64."""
+"""A value named as an identifier (``"id": "call_…"``, ``request_id=…``) or as data (an image's
+``"data"``, encrypted content): random by design, not a secret."""
+_PUBLIC_BEFORE: Final = re.compile(rb"(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|;base64,)$")
+"""An OpenSSH public key's type before its base64, or a data URL's head (an image)."""
 _WRAP_MIN: Final = 40
 _LAST_RUN: Final = re.compile(rb"[A-Za-z0-9+/_=]*$")
 _LINE_BREAKS: Final = (b"\r\n", b"\n", b"\\r\\n", b"\\n")

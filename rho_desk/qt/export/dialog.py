@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 from ...core.errors import error_text
 from ...core.export import (
     ALL_CLASSES,
+    OPINION_RULE_PREFIX,
     ContentClass,
     ExportResult,
     ExportSource,
@@ -123,6 +124,17 @@ def echoes_note(findings: Sequence[Finding]) -> str:
             "instance, repeats the provider's replay block it came with). Echoes do not stop the export; the "
             "Location column says where each one is. To leave that text out too, leave out the class it "
             "appears in.")
+
+
+def second_opinion_note(findings: Sequence[Finding]) -> str:
+    """What the second opinion's medium findings are, in plain words; empty without any."""
+    n = sum(f.rule.startswith(OPINION_RULE_PREFIX) for f in findings)
+    if not n:
+        return ""
+    return (f"{'One value looks' if n == 1 else f'{n} values look'} like a secret the redaction did not recognise "
+            "(the audit's second opinion: a value under a name such as password or token, or a random-looking "
+            "string). It is still in the export and does not stop it; the Location column says where. Look at "
+            "it in the preview, and leave out the class it is in if it should not leave.")
 
 
 def file_stem(title: str, limit: int = 60) -> str:
@@ -420,7 +432,7 @@ class ExportDialog(QDialog):
             f"{len(result.redactions)} secret(s) redacted · "
             f"audit: {found}<br>excluded: {excluded} · {result.known_checked} known credential(s) checked"
         )
-        note = echoes_note(report.findings)
+        note = "\n\n".join(filter(None, (echoes_note(report.findings), second_opinion_note(report.findings))))
         self.findings_note.setText(note)
         self.findings_note.setVisible(bool(note))
         if result.blocked:

@@ -161,6 +161,8 @@ def test_what_does_not_look_random(value: str) -> None:
     '"id": "call_Jm9Qx2LbV7rT4kWz8NcPd3Hs6YfA1g"',
     "integrity sha512-Jm9Qx2LbV7rT4kWz8NcPd3Hs6YfA1gQ==",  # a digest named as one
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0d me@host",  # a public key
+    '"data": "R0lGODlhLW5vdC1hLXBuZw=="',  # an image's bytes
+    "![image](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk)",
     "max_tokens: 128000",  # about a credential, not one
     "token took=237ms on the way",  # prose
     "password = request.form['password']",  # code
