@@ -1,8 +1,9 @@
 """The child process of ``gui.launch_to_scroll_100k`` and ``gui.rss_*``: the real ``rho-desk open``.
 
 ``python _launch_probe.py MODE [PATH]`` runs ``rho_desk.cli.main(["open", PATH])`` (the same code
-path as the ``rho-desk`` command: argument parsing, the ``QApplication``, the window, the library,
-the document) and watches it from the outside, through public signals only:
+path as the ``rho-desk`` command: argument parsing, the import of the app, the ``QApplication``, the
+window, the library, the document; the app's module is watched as the command line imports it)
+and watches it from the outside, through public signals only:
 
 * ``scroll``: as soon as the conversation list has painted the opened session's rows *and* its
   scroll bar has a range (the conversation can scroll), print ``{"shown": <time.time()>,
@@ -22,11 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 
@@ -56,10 +62,6 @@ _tasks: list[asyncio.Future[None]] = []  # keeps the measuring task alive
 def main() -> None:
     mode = sys.argv[1]
     path = Path(sys.argv[2]) if len(sys.argv) > 2 else None
-
-    from rho_desk.qt import app as qt_app
-
-    build = qt_app.build_context
 
     def watched_build_context(plan: Any, **kwargs: Any) -> Any:
         context = build(plan, **kwargs)
@@ -95,10 +97,42 @@ def main() -> None:
         _emit(**values)
         os._exit(0)
 
-    qt_app.build_context = watched_build_context
+    def watch(qt_app: Any) -> None:
+        nonlocal build
+        build = qt_app.build_context
+        qt_app.build_context = watched_build_context
+
+    build: Any = None
+    _when_imported("rho_desk.qt.app", watch)  # by the command line, as rho-desk imports it
     from rho_desk.cli import main as cli_main
 
     sys.exit(cli_main(["open", str(path if path is not None else os.environ["RHO_HOME"])]))
+
+
+def _when_imported(name: str, then: Callable[[ModuleType], None]) -> None:
+    """Call ``then(module)`` once module ``name`` has been imported (by whoever imports it first)."""
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+            if fullname != name:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            assert spec is not None and spec.loader is not None
+            loader = spec.loader
+
+            class Loader(importlib.abc.Loader):
+                def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+                    return loader.create_module(spec)
+
+                def exec_module(self, module: ModuleType) -> None:
+                    loader.exec_module(module)
+                    then(module)
+
+            spec.loader = Loader()
+            return spec
+
+    sys.meta_path.insert(0, Finder())
 
 
 async def _compact_and_undo(context: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -25,7 +26,17 @@ def run(args: argparse.Namespace) -> int:
     # machine, and a signal meanwhile closes the window once it exists (no traceback, no kill).
     stops = StopSignals().install()
     headless = use_offscreen_without_display()
-    from ..qt.app import main
+    # Importing the app (Qt and its own modules) ran some 40 cyclic collections that found
+    # nothing: paused, and what it made frozen (modules, classes and functions live as long as
+    # the process), so that no later collection walks it; main() pauses them until the first paint.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from ..qt.app import main
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
     demo = bool(getattr(args, "demo", False))
     return main(args.path, screenshot=args.screenshot, demo=demo, headless=headless, stops=stops)

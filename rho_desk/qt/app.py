@@ -318,9 +318,15 @@ def build_context(
     return context
 
 
-async def arun(plan: StartPlan, *, screenshot: Path | None = None, stops: StopSignals | None = None) -> int:
+async def arun(plan: StartPlan, *, screenshot: Path | None = None, stops: StopSignals | None = None,
+               started: Callable[[], None] | None = None) -> int:  # fmt: skip
     """Build the app, start it, and wait until its window has closed (``stops``: Ctrl+C and
-    SIGTERM, noted since before the app was built; they close the window as if asked)."""
+    SIGTERM, noted since before the app was built; they close the window as if asked).
+
+    Args:
+        started: called once the first rows are painted, or the start (:meth:`AppContext.astart`)
+            has ended without any (it may be called twice).
+    """
     if stops is None:
         stops = StopSignals().install()
     context = build_context(plan)
@@ -336,7 +342,10 @@ async def arun(plan: StartPlan, *, screenshot: Path | None = None, stops: StopSi
     restore_signals = _quit_on_signals(context, loop, stops)
     shown = asyncio.Event()
     context.window.conversation.sig_rows_shown.connect(lambda _rows: shown.set())
-    context.bridge.run(context.astart(shown=shown), context="Starting")
+    start = context.bridge.run(context.astart(shown=shown), context="Starting")
+    if started is not None:
+        context.window.conversation.sig_rows_shown.connect(lambda _rows: started())
+        start.add_done_callback(lambda _task: started())
     if screenshot is not None:
         context.window.resize(1280, 800)
         await asyncio.sleep(0.05)
@@ -369,7 +378,9 @@ def main(
         stops = StopSignals().install()
 
     from .services.settings import PREFS_DATA_DIR, Settings
+    from .services.workers import pause_collection
 
+    resume_collection = pause_collection()  # until the first paint (see pause_collection)
     if headless:
         _quiet_offscreen_warnings()
     app = create_application()
@@ -378,9 +389,10 @@ def main(
     asyncio.set_event_loop(loop)
     restore_hooks = install_asyncgen_hooks(loop)
     try:
-        status: int = loop.run_until_complete(arun(plan, screenshot=screenshot, stops=stops))
+        status: int = loop.run_until_complete(arun(plan, screenshot=screenshot, stops=stops, started=resume_collection))
         return status
     finally:
+        resume_collection()
         loop.close()
         asyncio.set_event_loop(None)
         restore_hooks()
