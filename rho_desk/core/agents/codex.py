@@ -7,8 +7,10 @@ Facts from ``codex-rs/protocol/src/protocol.rs`` (``RolloutItem``, ``RolloutLine
 ``0136a731``:
 
 * ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<timestamp>-<thread id>.jsonl`` (``$CODEX_HOME``
-  defaults to ``~/.codex``; ``archived_sessions/`` holds archived ones; newer builds may
-  compress old rollouts to ``.jsonl.zst``, which rho-desk does not read).
+  defaults to ``~/.codex``; ``archived_sessions/`` holds archived ones). Builds with rollout
+  compression (``codex-rs/rollout/src/compression.rs``, read at ``3846901e``) rewrite a rollout
+  idle for seven days as ``rollout-*.jsonl.zst`` (zstd frames of the same lines) and decompress
+  it back before appending; when both exist, the plain file is the one to read.
 * Every line is ``{"timestamp": ISO, "type": ..., "payload": {...}}``: ``session_meta`` (line 1:
   ``id``, ``cwd``, ``cli_version``, ``source`` (a ``subagent`` source names its parent thread),
   ``forked_from_id``, ``base_instructions``, ``git``...), ``turn_context`` (the model of the
@@ -41,7 +43,7 @@ from ..wire.model import (
 from ._parts import Where, count, data_url_image, json_text, string
 from .base import AgentLog, Compaction, Entry, Request, SubagentRef, bulk, iso_seconds, known
 from .build import INTERRUPTED_RESULT, attachment_message
-from .jsonl import JsonLines
+from .jsonl import COMPRESSED_SUFFIX, JsonLines, first_line
 
 __all__ = ["AGENT", "is_subagent", "read", "session_files", "subagent_files"]
 
@@ -428,23 +430,28 @@ class _Reader:
 
 
 def session_files(home: Path) -> list[Path]:
-    """Every rollout under ``home`` (``sessions/`` and ``archived_sessions/``)."""
+    """Every rollout under ``home`` (``sessions/`` and ``archived_sessions/``), plain or
+    compressed (a compressed one hidden by its plain sibling is left out, as Codex does)."""
     out: list[Path] = []
     for folder in (home / "sessions", home / "archived_sessions"):
         try:
-            out.extend(sorted(p for p in folder.rglob("rollout-*.jsonl") if p.is_file() and not p.is_symlink()))
+            found = [p for p in folder.rglob("rollout-*.jsonl*")
+                     if _rollout_name(p.name) and p.is_file() and not p.is_symlink()]  # fmt: skip
         except OSError:
             continue
+        plain = {p for p in found if p.suffix == ".jsonl"}
+        out.extend(sorted(p for p in found if p.suffix == ".jsonl" or p.with_suffix("") not in plain))
     return out
+
+
+def _rollout_name(name: str) -> bool:
+    """``rollout-*.jsonl``, or its compressed form ``rollout-*.jsonl.zst``."""
+    return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl" + COMPRESSED_SUFFIX))
 
 
 def is_subagent(path: Path) -> bool:
     """Whether the rollout at ``path`` is a subagent's (its session meta names a parent thread)."""
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1024 * 1024)
-    except OSError:
-        return False
+    first = first_line(path)
     if b'"subagent"' not in first:
         return False
     try:
@@ -461,18 +468,16 @@ def subagent_files(path: Path, thread: str) -> list[SubagentRef]:
     their first line (at most 1 MiB) is read."""
     refs: list[SubagentRef] = []
     try:
-        siblings = sorted(p for p in path.parent.iterdir() if p.name.startswith("rollout-") and p.suffix == ".jsonl")
+        siblings = sorted(p for p in path.parent.iterdir() if _rollout_name(p.name))
     except OSError:
         return refs
     marker = f'"parent_thread_id":"{thread}"'.encode()
     for sibling in siblings:
         if sibling == path or sibling.is_symlink() or not sibling.is_file():
             continue
-        try:
-            with open(sibling, "rb") as handle:
-                first = handle.readline(1024 * 1024)
-        except OSError:
-            continue
+        if sibling.suffix != ".jsonl" and sibling.with_suffix("") in siblings:
+            continue  # compressed, and hidden by its plain sibling
+        first = first_line(sibling)
         if marker not in first:
             continue
         try:

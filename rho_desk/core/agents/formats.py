@@ -21,6 +21,7 @@ import msgspec
 from . import claude_code, codex, gemini, opencode, pi
 from .base import AGENTS, AgentLog
 from .build import AgentSessionFile, build
+from .jsonl import COMPRESSED_SUFFIX, first_line
 
 __all__ = ["READERS", "default_homes", "detect", "open_session", "read_log", "session_paths"]
 
@@ -46,6 +47,10 @@ def detect(path: Path | str) -> str | None:
     try:
         if path.is_dir():
             return None
+        if path.name.endswith(COMPRESSED_SUFFIX):  # Codex's cold rollouts
+            first = first_line(path, _SNIFF)
+            record = _first_object(first)
+            return codex.AGENT if record is not None and _by_record(record, path) == codex.AGENT else None
         with open(path, "rb") as handle:
             head = handle.read(16)
             if head.startswith(_SQLITE):

@@ -5,7 +5,9 @@ name, and count the ones they do not use). The limits are those of the Rho reade
 at most ``MAX_FILE_BYTES``; nesting bounded by msgspec's own recursion guard, which turns absurd
 depth into "JSON nesting is too deep" at the line, as the Rho reader's decoder does; and a line
 of at most ``MAX_LINE_BYTES`` (read in bounded pieces, so a line of a gigabyte costs no more
-memory than the limit). Blank lines are skipped. A last line without
+memory than the limit). A ``.zst`` file (Codex compresses cold rollouts with zstd) is read
+through its decompressor, every frame, with the same limits on what it decompresses to.
+Blank lines are skipped. A last line without
 ``\\n`` whose JSON is merely cut short is a torn write: it is left out with a note, as Rho
 leaves out its own torn tails; anything else that is not a JSON object fails the read with the
 file, the line and the reason, or, read tolerantly (a viewer), stops it with a note.
@@ -13,10 +15,11 @@ file, the line and the reason, or, read tolerantly (a viewer), stops it with a n
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 import msgspec
 
@@ -25,10 +28,96 @@ from ..stores.rho_files.errors import read_failure
 from ..stores.rho_files.reader import DAMAGED, RecoveryNote
 from .base import MAX_FILE_BYTES, MAX_LINE_BYTES, AgentLogError
 
-__all__ = ["JsonLines", "decode_object"]
+__all__ = ["COMPRESSED_SUFFIX", "JsonLines", "decode_object", "first_line", "open_log", "stream_errors"]
+
+COMPRESSED_SUFFIX: Final = ".zst"
 
 _BUFFER: Final = 1024 * 1024
+_CHUNK: Final = 4096
+"""Compressed bytes decompressed at a time: zstd blocks of 128 KiB can be a few bytes each, so
+what one piece decompresses to is bounded by its size (4 KiB: at most about 128 MiB)."""
 _DECODE: Final = msgspec.json.Decoder().decode
+
+
+def open_log(path: Path | str, buffering: int = _BUFFER) -> BinaryIO:
+    """The bytes of a log: the file's, or for ``*.zst`` what its zstd frames decompress to.
+
+    Raises:
+        OSError: it cannot be opened.
+    """
+    handle = open(path, "rb", buffering=buffering)  # noqa: SIM115 - the caller closes it
+    if not str(path).endswith(COMPRESSED_SUFFIX):
+        return handle
+    return io.BufferedReader(_Frames(handle), buffering)
+
+
+class _Frames(io.RawIOBase):
+    """What the zstd frames of ``handle`` decompress to, one after the other. A stream that ends
+    inside a frame (a cut file) raises ``zstandard.ZstdError``, as a damaged one does: a
+    decompressor would otherwise end there quietly, as if the log were shorter."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        import zstandard
+
+        self._zstd = zstandard
+        self._handle = handle
+        self._frame = zstandard.ZstdDecompressor().decompressobj()
+        self._started = False
+        """Whether the current frame has been given any input."""
+        self._pending = b""
+        """Decompressed bytes not yet read, from ``_offset`` on."""
+        self._offset = 0
+        self._input = b""
+        """Compressed bytes read but not yet given to a frame (what followed the last frame's end)."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        while self._offset >= len(self._pending):
+            # one piece of input at a time: what decompressed is read before the next frame
+            self._pending, self._offset = b"", 0
+            data, self._input = self._input or self._handle.read(_CHUNK), b""
+            if not data:
+                if self._started:
+                    raise self._zstd.ZstdError("the stream ends inside a frame (the file was cut short)")
+                return 0
+            self._started = True
+            self._pending = self._frame.decompress(data)
+            if self._frame.eof:
+                self._input = self._frame.unused_data
+                self._frame = self._zstd.ZstdDecompressor().decompressobj()
+                self._started = False
+        start = self._offset
+        size = min(len(view), len(self._pending) - start)
+        view[:size] = self._pending[start : start + size]
+        self._offset = start + size
+        return size
+
+    def close(self) -> None:
+        self._handle.close()
+        super().close()
+
+
+def stream_errors(path: Path | str) -> tuple[type[Exception], ...]:
+    """What reading :func:`open_log`'s stream of ``path`` raises besides ``OSError`` (a damaged
+    zstd stream: ``zstandard.ZstdError``)."""
+    if not str(path).endswith(COMPRESSED_SUFFIX):
+        return ()
+    import zstandard
+
+    return (zstandard.ZstdError,)
+
+
+def first_line(path: Path | str, limit: int = 1024 * 1024) -> bytes:
+    """The first line of a log (at most ``limit`` bytes; ``b""`` when it cannot be read)."""
+    errors: tuple[type[Exception], ...] = (OSError, *stream_errors(path))
+    try:
+        with open_log(path, 64 * 1024) as handle:
+            return handle.readline(limit)
+    except errors:
+        return b""
 
 
 def decode_object(raw: bytes, *, source: str, line: int) -> dict[str, Any]:
@@ -79,14 +168,11 @@ class JsonLines:
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         source = self.source
         try:
-            handle = open(self.path, "rb", buffering=_BUFFER)  # noqa: SIM115 - closed below
+            size = os.stat(self.path).st_size
+            handle = open_log(self.path)
         except OSError as exc:
             raise read_failure(exc, source) from None
         with handle:
-            try:
-                size = os.fstat(handle.fileno()).st_size
-            except OSError as exc:
-                raise read_failure(exc, source) from None
             if size > MAX_FILE_BYTES:
                 raise InputError(f"file is {size} bytes, more than the {MAX_FILE_BYTES} a session may have",
                                  source=source)  # fmt: skip
@@ -94,16 +180,25 @@ class JsonLines:
             pos = 0
             line = 0
             readline = handle.readline
+            read = 0
+            damaged = stream_errors(self.path)
             while True:
                 try:
                     raw = readline(MAX_LINE_BYTES + 1)
                 except OSError as exc:
                     raise read_failure(exc, source) from None
+                except damaged as exc:
+                    self._fail(f"the compressed stream is damaged: {exc}", line + 1, pos, 0)
+                    return
                 if not raw:
                     break
                 line += 1
                 self.lines = line
                 length = len(raw)
+                read += length
+                if read > MAX_FILE_BYTES:
+                    raise InputError(f"file decompresses to more than the {MAX_FILE_BYTES} bytes a session may have",
+                                     source=source)  # fmt: skip
                 if length > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                     self._fail(f"line is longer than {MAX_LINE_BYTES} bytes", line, pos, length)
                     return
