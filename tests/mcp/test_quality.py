@@ -4,6 +4,7 @@ generated one (``benchmarks/_memory_library.py``; ``rho-desk bench`` runs it at 
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 from pathlib import Path
@@ -33,16 +34,16 @@ def _top3(memory: Memory, asked: list[Question]) -> tuple[float, list[str]]:
 
 def test_the_demo_questions(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "resources" / "demo" / "home", tmp_path / "home")
-    memory = Memory(Scope(tmp_path / "home", None), Gate(bytes(32)), gate_id="t", cache_dir=tmp_path / "cache")
-    memory.sync()
-    share, missed = _top3(memory, demo_questions())
+    with contextlib.closing(Memory(Scope(tmp_path / "home", None), Gate(bytes(32)), gate_id="t", cache_dir=tmp_path / "cache")) as memory:
+        memory.sync()
+        share, missed = _top3(memory, demo_questions())
     assert share >= 0.9, missed
 
 
 def test_the_generated_questions(tmp_path: Path) -> None:
     works = generate(400)
     write_library(tmp_path / "home", works)
-    memory = Memory(Scope(tmp_path / "home", None), Gate(bytes(32)), gate_id="t", cache_dir=tmp_path / "cache")
-    memory.sync()
-    share, missed = _top3(memory, questions(works))
+    with contextlib.closing(Memory(Scope(tmp_path / "home", None), Gate(bytes(32)), gate_id="t", cache_dir=tmp_path / "cache")) as memory:
+        memory.sync()
+        share, missed = _top3(memory, questions(works))
     assert share >= 0.9, missed

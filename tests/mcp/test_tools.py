@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,23 @@ def demo(tmp_path: Path) -> Path:
     return home
 
 
+_OPENED: list[Memory] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_memories() -> Iterator[None]:
+    """Every memory a test opens is closed after it (its library and index hold SQLite files)."""
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
+
+
 def _memory(home: Path, tmp_path: Path, workspaces: tuple[str, ...] | None = None, *, gate: Gate | None = None,
-            log: ServedLog | None = None) -> Memory:  # fmt: skip
+            log: ServedLog | None = None, sync: bool = True) -> Memory:  # fmt: skip
     memory = Memory(Scope(home, workspaces), gate or Gate(KEY), gate_id="t", log=log, cache_dir=tmp_path / "cache")
-    memory.sync()
+    _OPENED.append(memory)
+    if sync:
+        memory.sync()
     return memory
 
 
@@ -206,7 +220,7 @@ def test_calls_answer_while_the_first_index_is_built(demo: Path, tmp_path: Path)
     (newest first), say so, and find a session by id from the library's listing."""
     import threading
 
-    memory = Memory(Scope(demo, None), Gate(KEY), gate_id="t", cache_dir=tmp_path / "cache")
+    memory = _memory(demo, tmp_path, sync=False)
     started, release = threading.Event(), threading.Event()
     real = memory.index.put
 
