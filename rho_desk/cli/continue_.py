@@ -55,10 +55,17 @@ from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 from .terminal import before_prompt, control, shown
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from ..core.changes.journal import CheckpointRecorder
     from ..core.revisions.edits import FileSession
     from ..core.session import Session
+    from ..core.tools.permissions import ApprovalDecision, ApprovalRequest, Approver
     from ..core.tools.words import CallWritten
+    from ..core.wire import SessionSnapshot, ToolCall
+    from ..providers.base import HttpProvider
+    from ..providers.endpoint import Endpoint
+    from ..providers.profiles import ProviderProfile
 
 EXIT_CANCELLED = 130
 
@@ -283,7 +290,7 @@ class TerminalApprover:
     def __init__(self, output: _Output) -> None:
         self.output = output
 
-    async def request(self, request: Any) -> Any:
+    async def request(self, request: ApprovalRequest) -> ApprovalDecision:
         from ..core.text.visible import numbered, one_line, visible
         from ..core.tools.permissions import ApprovalDecision
 
@@ -335,7 +342,7 @@ async def _read_line() -> str:
         loop.remove_reader(fd)
 
 
-def _endpoint_profile(args: argparse.Namespace) -> Any:
+def _endpoint_profile(args: argparse.Namespace) -> Endpoint:
     from ..providers.endpoint import Endpoint, ProfileKind
 
     kind = ProfileKind.ANTHROPIC if args.kind == "anthropic" else ProfileKind.OPENAI_COMPATIBLE
@@ -343,14 +350,16 @@ def _endpoint_profile(args: argparse.Namespace) -> Any:
                     max_output_tokens=args.max_tokens)  # fmt: skip
 
 
-async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
+async def _profile(
+    args: argparse.Namespace,
+) -> tuple[ProviderProfile | Endpoint, Callable[[], Awaitable[HttpProvider]] | None]:
     """The profile, and how to build its provider (``None``: from the profile's stored key)."""
     from ..core.errors import InputError
 
     if args.base_url:
         profile = _endpoint_profile(args)
 
-        async def endpoint() -> Any:
+        async def endpoint() -> HttpProvider:
             from ..core.secrets.scrub import SecretString
             from ..providers.endpoint import build_provider
 
@@ -365,15 +374,15 @@ async def _profile(args: argparse.Namespace) -> tuple[Any, Any]:
     from ..providers.profiles import ProfileStore
 
     store = ProfileStore()
-    profile = await asyncio.to_thread(store.get, args.profile) if args.profile else await asyncio.to_thread(store.default)
-    if profile is None:
+    stored = await asyncio.to_thread(store.get, args.profile) if args.profile else await asyncio.to_thread(store.default)
+    if stored is None:
         raise InputError("no provider profile is configured; add one in the app, or give --base-url and --model")
     if args.max_tokens is not None:
-        profile = profile.model_copy(update={"max_output_tokens": args.max_tokens})
-    return profile, None
+        stored = stored.model_copy(update={"max_output_tokens": args.max_tokens})
+    return stored, None
 
 
-def _call_fields(call: Any) -> dict[str, Any]:
+def _call_fields(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
@@ -429,7 +438,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
 
     profile, endpoint = await _profile(args)
     interactive = sys.stdin.isatty() and sys.stderr.isatty() and args.message != "-"
-    approver: Any = (
+    approver: Approver = (
         TerminalApprover(output)
         if interactive
         else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
@@ -439,7 +448,7 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
 
     usage = recording_for_session(session_file.path, workspace=header.cwd)  # every request, in Rho's ledger
 
-    async def restore() -> Any:
+    async def restore() -> SessionSnapshot:
         return tree.snapshot()
 
     try:
