@@ -9,11 +9,62 @@ were redacted before a digest's algorithm named as its label said digest.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from rho_desk.core.export import SecretScanner
+from rho_desk.core.export import SecretScanner, Selection, export_snapshot
+from rho_desk.core.wire.model import Message, ModelIdentity
+from rho_desk.core.wire.snapshot import SessionSnapshot
 
 SCANNER = SecretScanner()
+KEY = bytes(range(32))
+IDENTITY = ModelIdentity("openai", "responses", "gpt-5")
+
+_V = "Zq8vL2mTq9Rz7wK4nXp3Abc"
+_H = "f3a1b2c3d4e5f60718293a4b5c6d7e8f"
+
+CAUGHT: dict[str, tuple[str, str]] = {
+    # a name that says nothing, the value where a value stands
+    "a flag's value": (f"deploy --upstream {_V} --region eu", _V),
+    "a short flag's value": (f"tool -k {_V} run", _V),
+    "a CSV cell": (f"host,value,port\ndb1,{_V},5432\n", _V),
+    "a TSV cell": (f"svc\tvalue\ndb\t{_V}\n", _V),
+    "a Markdown table's cell": (f"| svc | value |\n|---|---|\n| db | {_V} |\n", _V),
+    "aligned columns": (f"NAME       VALUE\nupstream   {_V}\n", _V),
+    "a name and a value alone on a line": (f"upstream {_V}\n", _V),
+    "a YAML list's item": (f"values:\n  - {_V}\n", _V),
+    "an XML element's text": (f"<upstream>{_V}</upstream>", _V),
+    "a key named key": ("key = adf4b1dbRdW3rOcB7xLthrM4BTBGK1qPLkHigpN1bXD6z", "adf4b1dbRdW3rOcB7xLthrM4BTBGK1qPLkHigpN1bXD6z"),
+    # hex that is not a digest's length (detect-secrets' hex plugin flags these)
+    "hex as a call's argument (Twilio's Client(sid, token))": (f'client = Client("AC0123456789abcdef0123456789abcdef", "{_H}")', _H),
+    "hex under a neutral name": (f'upstream = "{_H}"', _H),
+    "hex in an env line": (f"UPSTREAM={_H}", _H),
+    "hex in JSON": (f'{{"upstream": "{_H}"}}', _H),
+    "hex of mixed case, a digest's length": ("sourcegraph: 6d2FabeB6ADd229Bc199FabA28fD3efb57dF0bD3", "6d2FabeB6ADd229Bc199FabA28fD3efb57dF0bD3"),
+}
+
+
+def _covered(data: bytes, needle: bytes) -> bool:
+    pos = data.find(needle)
+    assert pos >= 0, needle
+    return any(h.start <= pos and pos + len(needle) <= h.end for h in SCANNER.scan(data))
+
+
+@pytest.mark.parametrize("name", sorted(CAUGHT))
+def test_a_random_value_where_a_value_stands_is_found_raw_and_in_json(name: str) -> None:
+    text, needle = CAUGHT[name]
+    assert _covered(text.encode(), needle.encode()), name
+    assert _covered(json.dumps({"output": text}).encode(), needle.encode()), name
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
+def test_no_export_keeps_a_random_value_and_none_is_blocked(fmt: str) -> None:
+    for name, (text, needle) in CAUGHT.items():
+        session = SessionSnapshot.new("s-1", 1, [Message.user_text("look"), Message.result("c-1", True, text)], IDENTITY)
+        result = export_snapshot(session, Selection.everything(), key=KEY, fmt=fmt)
+        assert needle not in result.data.decode(), name
+        assert not result.blocked, (name, [(f.rule, f.location) for f in result.report.blocking])
 
 LEFT_ALONE: dict[str, str] = {
     "go.sum": (
@@ -45,6 +96,22 @@ LEFT_ALONE: dict[str, str] = {
     "blake3 and md5 labels": "blake3:5Kq3TfPaX9wQm2ZrB8sLd4Vn7Yc1Hj6Ge0Uo\nContent-MD5: Q2hlY2sgSW50ZWdyaXR5IQ==\ncrc32c=n03x6A==\n",
     "UUIDs": "request_id: 3f2504e0-4f89-11d3-9a0c-0305e82c3301\nid=550e8400-e29b-41d4-a716-446655440000\n",
     "git SHAs": "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nparent: 1f7a7a472abf3dd9643fd615f6da379c4acb3e3a\n",
+    "md5sum": "d41d8cd98f00b204e9800998ecf8427e  file.txt\n",
+    "BSD digests": (
+        "MD5 (file.txt) = d41d8cd98f00b204e9800998ecf8427e\n"
+        "SHA256 (file.txt) = e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
+    ),
+    "a digest's column": "| file | md5 |\n|---|---|\n| a.tgz | d41d8cd98f00b204e9800998ecf8427e |\n",
+    "a digest's column in TSV": "path\tsha256\nbin/app\te3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n",
+    "a digest's flag": "curl -fsSL --sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 https://x\n",
+    "a nonce's flag": "tool --nonce Zq8vL2mTq9Rz7wK4nXp3Abc run\n",
+    "an id numbered": "x-amz-request-id: 4442587FB7D0A2F9\nx-amz-id-2: vlR7PnpV2Ce81l0PRw6jlUpck7Jo5ZsQjryTjKlc5aLWGVHPZLj5NeC6qMa0emYBDXOo6QBU0Wo=\n",
+    "a commit in a table": "| commit | message |\n|---|---|\n| 9fceb02d0ae598e95dc970b74767f19372d61af8 | Fix parser |\n",
+    "a commit as a flag's value": "git checkout --detach 9fceb02d0ae598e95dc970b74767f19372d61af8\n",
+    "ids in a CSV": "id,name,created\n3f2504e0-4f89-11d3-9a0c-0305e82c3301,alice,2024-01-01\n",
+    "docker images": "REPOSITORY   TAG       IMAGE ID       CREATED        SIZE\nnginx        latest    a6bd71f48f68   2 weeks ago    187MB\n",
+    "a list of images": "images:\n  - nginx@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31\n  - redis:7.2.3-alpine\n",
+    "an XML version": "<version>1.2.3-SNAPSHOT</version>\n<artifactId>spring-boot-starter-web</artifactId>\n",
     "public JWK": (
         '{"keys":[{"kty":"RSA","kid":"1b94c","use":"sig","alg":"RS256","n":"vrjOfz9Ccdgx5nQudyhdoR17V-IubWMeOZCwX_jj0hgAsz2J_'
         'pqYW08PLbK_PdiVGKPrqzmDIsLI7sA25VEnHU1uCLNwBuUiCO11_-7dYbsr4iJmG0Qu2j8DsVyT1azpJC_NG84Ty5KKthuCaPod7iI7w0LK9orSMhB",'

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 from pathlib import Path
 
@@ -151,3 +152,40 @@ def test_no_more_false_findings_than_detect_secrets_on_a_benign_session(tmp_path
     assert theirs  # the session holds what trips entropy scanners: the comparison means something
     assert len(ours) <= len(theirs)
     assert ours == []
+
+
+_PIECE = re.compile(r"[A-Za-z0-9_~.\-]{8,}")
+
+
+def _flagged_piece(value: str) -> str | None:
+    """The part of a value detect-secrets flags that holds the secret: the value of ``NAME=VALUE``
+    (its first run of token characters; detect-secrets' value may run on past the secret)."""
+    tail = re.split(r"[=:]", value)[-1] if re.search(r"[=:]", value) else value
+    found = _PIECE.search(tail)
+    return found.group() if found else None
+
+
+def test_what_detect_secrets_flags_in_the_other_corpora_is_redacted(tmp_path: Path) -> None:
+    """The superset holds beyond ``corpus()``: on the generator's forms and on the forms of the
+    structure, command-line and entropy tests, every value detect-secrets flags is inside a
+    finding of rho-desk's."""
+    from . import generator, test_command_lines, test_entropy_context, test_structure
+
+    texts = [c.text for c in generator.sample(300)]
+    texts += [t for t, _ in test_structure.CAUGHT.values()] + [t for t, _ in test_command_lines.CAUGHT.values()]
+    texts += [t for t, _ in test_entropy_context.CAUGHT.values()]
+    scanner = SecretScanner()
+    flagged, missed = 0, []
+    for text in texts:
+        data = text.encode()
+        hits = scanner.scan(data)
+        for _, value in detect(text, tmp_path):
+            piece = _flagged_piece(value)
+            if piece is None:
+                continue
+            flagged += 1
+            at = data.find(piece.encode())
+            if at >= 0 and not any(h.start <= at and at + len(piece) <= h.end for h in hits):
+                missed.append((value, text[:80]))
+    assert flagged >= 20  # the comparison means something
+    assert missed == []

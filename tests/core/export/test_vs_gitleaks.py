@@ -43,7 +43,7 @@ SECRET_VALUE = "a value of a Kubernetes Secret's data: redacted whatever its len
 FILE_RULE = "a rule about file names (.p12 files in a repository); the sample holds no text"
 OTHER_CREDENTIAL = "holds a credential of another gitleaks rule or another documented shape: redacted by design"
 NAMED = "a value under a credential name (token, secret, api key, password): rho-desk redacts it whatever its shape"
-RANDOM_IN_CONTEXT = "a random-looking value where a credential stands (assigned, quoted): the entropy rule redacts it"
+RANDOM_IN_CONTEXT = "a random-looking value where a value stands (assigned, quoted, alone after a name on its line): the entropy rule redacts it"
 EXAMPLE_VALUE = (
     "a published example value that gitleaks allows by its exact text (Firebase SDK, NuGet docs, "
     "AWS docs); rho-desk keeps no list of known values and redacts it"
@@ -62,7 +62,7 @@ MISSED: dict[str, tuple[str, int]] = {
     "flutterwave-public-key": (PUBLIC_ID, 2),
     "discord-client-secret": (DIGITS_IN_CODE, 1),
     "messagebird-client-id": (NAME_SAYS_LITTLE, 1),
-    "sourcegraph-access-token": (NAME_SAYS_LITTLE, 2),
+    "sourcegraph-access-token": (NAME_SAYS_LITTLE, 1),
     "pkcs12-file": (FILE_RULE, 3),
 }
 
@@ -79,12 +79,13 @@ FLAGGED: dict[str, tuple[str, int]] = {
     "cloudflare-global-api-key": (OTHER_CREDENTIAL, 5),
     "cloudflare-origin-ca-key": (OTHER_CREDENTIAL, 6),
     "cisco-meraki-api-key": (NAMED, 2),
+    "clickhouse-cloud-api-secret-key": (RANDOM_IN_CONTEXT, 1),
     "curl-auth-header": (f"{BEARER_VARIABLE}; {JWT_AS_BASIC}", 2),
     "databricks-api-token": (NAMED, 1),
     "flyio-access-token": (RANDOM_IN_CONTEXT, 1),
     "freemius-secret-key": (NAMED, 3),
     "gcp-api-key": (EXAMPLE_VALUE, 16),
-    "generic-api-key": (f"{NAMED}; {RANDOM_IN_CONTEXT}", 6),
+    "generic-api-key": (f"{NAMED}; {RANDOM_IN_CONTEXT}", 7),
     "gitlab-rrt": (PLACEHOLDER_WORDS, 1),
     "hashicorp-tf-password": (NAMED, 1),
     "infracost-api-token": (f"{AFTER_A_DOT}; {RANDOM_IN_CONTEXT}", 2),

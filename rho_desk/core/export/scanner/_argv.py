@@ -237,6 +237,8 @@ class Word:
         return self.at[i], self.at[j - 1] + 1
 
 
+_PLAIN: Final = re.compile(rb"[^\s'\"\\|;&<>`()$#\[]+")
+"""Bytes that are word bytes wherever they stand."""
 _OPS: Final = (b"<<<", b"&&", b"||", b"<<", b"$(", b"|", b";", b"&", b"<", b">", b"`", b"(", b")")
 _WORDS_MAX: Final = 256
 """Most words read of one logical line (a longer one is read up to there)."""
@@ -259,6 +261,14 @@ def split(t: bytes, start: int, ends: list[tuple[int, int]]) -> list[Word]:
         cur = None
 
     while i < end and len(out) < _WORDS_MAX:
+        plain = _PLAIN.match(t, i, end)
+        if plain is not None:  # the bytes no shell treats specially, at once
+            if cur is None:
+                cur = Word(b"", [])
+            cur.text += plain.group()
+            cur.at.extend(range(i, plain.end()))
+            i = plain.end()
+            continue
         c = t[i]
         if c == 0x5C and i + 1 >= end and k + 1 < len(ends):  # a backslash ending the line
             close()
@@ -292,6 +302,10 @@ def split(t: bytes, start: int, ends: list[tuple[int, int]]) -> list[Word]:
                     close_at = t.find(b'"', close_at + 1, end)
             stop = end if close_at < 0 else close_at
             j = i + 1
+            if c == 0x27 or t.find(b"\\", j, stop) < 0:
+                cur.text += t[j:stop]
+                cur.at.extend(range(j, stop))
+                j = stop
             while j < stop:
                 if c == 0x22 and t[j] == 0x5C and j + 1 < stop and t[j + 1] in b'"\\$`':
                     j += 1

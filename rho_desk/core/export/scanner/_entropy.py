@@ -45,7 +45,7 @@ _BENIGN_NAMES: Final = frozenset({
     "checksum", "integrity", "etag", "commit", "rev", "revision", "oid", "nonce", "data", "content",
     "text", "path", "url", "uri", "name", "type", "model", "title", "src", "href", "ref", "version",
     "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "iv", "signature",
-    "fingerprint", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label", "key",
+    "fingerprint", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label",
 })
 _PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
 _INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
@@ -60,16 +60,41 @@ and ``zh:``, a wheel RECORD's ``sha256=``, ``md5:``, ``blake3:``, ``crc32c=``): 
 joined."""
 
 
+def benign_words(name: bytes) -> bool:
+    """A name whose words say identifier, digest (or a digest's algorithm), data or public: its
+    last word not a number (``x-amz-id-2`` says id)."""
+    words = name_words(name.decode("ascii", "replace"))
+    if _DIGEST_LABEL.fullmatch("".join(words[-2:])) is not None:
+        return True
+    while len(words) > 1 and words[-1].isdigit():
+        words.pop()
+    return bool(words) and (words[-1] in _BENIGN_NAMES or not NOT_SECRET_WORDS.isdisjoint(words))
+
+
 def _benign_name(data: bytes, end: int) -> bool:
-    """The name ending at ``end`` (its closing quote and spaces skipped) holds an identifier, a
-    digest (or is the digest's algorithm), data or a public value."""
+    """The name ending at ``end`` (its closing quote and spaces skipped) is a ``benign_words``
+    name; after a parenthesis, the first word of the line is the name (``MD5 (file) = …``)."""
     while end > 0 and data[end - 1] in b"\"'\\ \t":
         end -= 1
+    if end > 0 and data[end - 1] == 0x29:
+        first = _first_word(data, end)
+        return first is not None and benign_words(first)
     _, name = name_before(data, end)
-    words = name_words(name.decode("ascii", "replace"))
-    if not words:
-        return False
-    return words[-1] in _BENIGN_NAMES or not NOT_SECRET_WORDS.isdisjoint(words) or _DIGEST_LABEL.fullmatch("".join(words[-2:])) is not None
+    return benign_words(name)
+
+
+def _first_word(data: bytes, pos: int) -> bytes | None:
+    """The first word of the line holding ``pos`` (within 128 bytes)."""
+    lo = max(0, pos - 128)
+    raw, escaped = data.rfind(b"\n", lo, pos), data.rfind(b"\\n", lo, pos)
+    begin = max(raw + 1 if raw >= 0 else -1, escaped + 2 if escaped >= 0 else -1)
+    if begin < 0:
+        if lo > 0:
+            return None
+        begin = 0
+    line = data[begin:pos].lstrip(b" \t")
+    word = line.split(None, 1)[0] if line.strip() else b""
+    return word.strip(b"\"'`|,") or None
 
 
 _UPPER_BYTES: Final = bytes(sorted(_UPPER))
@@ -86,32 +111,154 @@ def high_entropy(value: bytes) -> bool:
     return shannon(value) >= min(ENTROPY_CAP, math.log2(n) - 0.7)
 
 
+_HEX_BYTES: Final = b"0123456789abcdefABCDEF"
+_DIGEST_HEX_LENGTHS: Final = frozenset({40, 56, 64, 96, 128})
+"""Lengths of SHA-1 and SHA-2 digests in hex: a bare hex value of one of these lengths is a digest
+(a commit, a checksum), of another a key (a Twilio token's 32, an API key's 48)."""
+_HEX_ENTROPY: Final = 3.0
+"""Bits per character a hex value needs (detect-secrets' ``HexHighEntropyString`` limit)."""
+
+
+def random_hex(value: bytes) -> bool:
+    """Hex that reads as a key: not a digest's length in one case (a tool prints a digest in one;
+    ``6d2FabeB…`` is no digest), letters and digits (two or more of each), and the entropy
+    detect-secrets asks of hex."""
+    if value.translate(None, _HEX_BYTES) or (len(value) in _DIGEST_HEX_LENGTHS and (value.islower() or value.isupper())):
+        return False
+    digits = len(value) - len(value.translate(None, bytes(sorted(_DIGIT))))
+    return 2 <= digits <= len(value) - 2 and shannon(value) >= _HEX_ENTROPY
+
+
+_NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_LINE_STARTS: Final = (b"\n", b"\r", b"\x00", b"\xff")
+_CELL_SEPARATORS: Final = frozenset(b",|\t")
+
+
+def _line_start(data: bytes, pos: int) -> bool:
+    """Only spaces and tabs between ``pos`` and the start of its line (a break, JSON-escaped or
+    not, or the buffer's start), within 64 bytes."""
+    j = pos
+    while j > 0 and pos - j < 64 and data[j - 1] in b" \t":
+        j -= 1
+    if j == 0 or data[j - 1 : j] in _LINE_STARTS or (j >= 2 and data[j - 2 : j] in (b"\\n", b"\\r")):
+        return True
+    return data[j - 1] == 0x22 and data[max(0, j - 4) : j - 1].rstrip(b" ").endswith(b":")  # a JSON string's start
+
+
+def _line_end(data: bytes, pos: int) -> bool:
+    """Only spaces, tabs and a closing quote between ``pos`` and the end of its line."""
+    j = pos
+    while j < len(data) and j - pos < 64 and data[j] in b" \t\"'":
+        j += 1
+    return j == len(data) or data[j : j + 1] in _LINE_STARTS or data[j : j + 2] in (b"\\n", b"\\r")
+
+
+def _word_before(data: bytes, end: int) -> int:
+    """Where the word of name bytes ending at ``end`` starts (at most 64 bytes back)."""
+    j = end
+    while j > 0 and end - j < 64 and data[j - 1] in _NAME_BYTES:
+        j -= 1
+    if j > 0 and data[j - 1] == 0x5C and data[j : j + 1] in (b"n", b"r", b"t") and j < end:
+        j += 1  # \nname: an escaped break, then the name
+    return j
+
+
+def _cell_end(data: bytes, end: int) -> bool:
+    """A table's cell ends at ``end`` (spaces, then a separator or the line's end)."""
+    j = end
+    while j < len(data) and j - end < 16 and data[j] in b" \"":
+        j += 1
+    return j == len(data) or data[j] in _CELL_SEPARATORS or data[j : j + 1] in _LINE_STARTS or data[j : j + 2] in (b"\\n", b"\\t", b"\\r")
+
+
+def _value_position(data: bytes, start: int, end: int, i: int, before: int) -> bool:
+    """A value without ``=`` or ``:`` before it still stands where a value does: after a flag
+    (``--upstream X``, ``-k X``), in a table's cell (CSV, TSV, Markdown), alone after one name on
+    its line (``upstream X``), as a YAML list's item, or as an XML element's text; not where the
+    flag, the name, the column's header or the element says identifier or digest
+    (``benign_words``: ``--nonce X``, a ``md5`` column)."""
+    lead = data[start - 1] if start > 0 else 0
+    if lead in b" \t" and before in _NAME_BYTES:
+        word = _word_before(data, i)
+        name = data[word:i]
+        if name[:1] == b"-" and len(name) >= 2 and name != b"--" and (word == 0 or data[word - 1] in b" \t"):
+            return not benign_words(name.lstrip(b"-"))  # a flag's value
+        if _line_start(data, word) and _line_end(data, end) and len(name) >= 3:
+            return not benign_words(name)  # NAME value, alone on its line
+    tab = lead == 0x09 or data[start - 2 : start] == b"\\t"
+    if (before in _CELL_SEPARATORS or tab) and _cell_end(data, end):
+        header = _column_header(data, start, 0x09 if tab else before)
+        return header is None or not benign_words(header)
+    if before == 0x2D and lead in b" \t" and _line_start(data, i - 1) and _line_end(data, end):
+        return True  # - value
+    if before == 0x3E and data.startswith(b"</", end):
+        tag = data[max(0, i - 65) : i - 1]
+        opened = tag.rfind(b"<")
+        return opened < 0 or not benign_words(tag[opened + 1 :].split(b" ", 1)[0])
+    return False
+
+
+_HEADER_LINES: Final = 40
+"""Most lines a table's header is looked for above a cell."""
+
+
+def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
+    """The header of the column whose cell begins at ``start``: the cell at the same index in the
+    first line of the table (the lines above holding ``sep``, a Markdown ruler skipped), or None."""
+    breaks = (b"\n", b"\\n")
+    floor = max(0, start - 4096)
+    line_lo = max(max(data.rfind(b, floor, start) for b in breaks), floor - 1)
+    sep_b = bytes([sep]) if sep != 0x09 else b"\t"
+    cells_before = data[line_lo + 1 : start].count(sep_b) + (data[line_lo + 1 : start].count(b"\\t") if sep == 0x09 else 0)
+    header: bytes | None = None
+    hi = line_lo
+    for _ in range(_HEADER_LINES):
+        if hi <= 0:
+            break
+        lo = max(max(data.rfind(b, max(0, hi - 4096), hi) for b in breaks), -1)
+        line = data[lo + 1 : hi].lstrip(b"\\n")
+        if sep_b not in line and not (sep == 0x09 and b"\\t" in line):
+            break
+        if line.strip(b" |-:\t") != b"":
+            header = line
+        hi = lo
+    if header is None:
+        return None
+    cells = header.replace(b"\\t", b"\t").split(sep_b)
+    return cells[cells_before].strip(b" \"'") if cells_before < len(cells) else None
+
+
 def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
-    """High-entropy values where a credential stands: after ``=``, ``:`` (a header, a YAML or
-    JSON key), as an argument, or quoted on both sides; never under an identifier's or a digest's
-    name, nor an integrity string (``sha512-…``), a prefixed id (``toolu_…``) or image data."""
+    """High-entropy values where a value stands: after ``=``, ``:`` (a header, a YAML or JSON
+    key), as a quoted argument, after a flag, in a table's cell, alone after a name on its line,
+    as a list's item or an element's text (``_value_position``); never under an identifier's or a
+    digest's name, nor an integrity string (``sha512-…``), a prefixed id (``toolu_…``) or image
+    data. Hex counts when it is not a digest's length (``random_hex``)."""
     out: list[Hit] = []
     for start, end in runs:
         n = end - start
         if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
             continue
-        if start > 0 and data[start - 1] not in _CONTEXT_BEFORE:
+        if start > 0 and data[start - 1] not in _CONTEXT_BEFORE and data[start - 1] not in _CELL_SEPARATORS and data[start - 1] != 0x3E and data[start - 2 : start] != b"\\t":
             continue  # a line, a path or a word goes on: no credential stands here
         i = start
         while i > 0 and start - i < 8 and data[i - 1] in _CONTEXT_SKIP:
             i -= 1
         before = data[i - 1] if i > 0 else 0
         quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
-        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS):
+        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS) and not _value_position(data, start, end, i, before):
             continue
         value = data[start:end]
-        if value.islower() or value.isupper() or value.isdigit():
-            continue  # hex digests, words, numbers
+        if value.isdigit():
+            continue
+        hexed = random_hex(value)
+        if (value.islower() or value.isupper()) and not hexed:
+            continue  # hex digests, words
         if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
             continue
         if before in (0x3D, 0x3A) and _benign_name(data, i - 1):
             continue
-        if not high_entropy(value):
+        if not (hexed or high_entropy(value)):
             continue
         stop = end
         while stop < len(data) and stop - end < 2 and data[stop] == 0x3D:
