@@ -66,6 +66,9 @@ _CUSTOM = known("type", "name", "input", "call_id")
 _SHELL = known("type", "call_id", "action")
 _OUTPUT = known("type", "call_id", "output")
 _USAGE = known("input_tokens", "cached_input_tokens", "output_tokens", "total_tokens")
+_LAST_USAGE = _USAGE | {"reasoning_output_tokens"}
+_TEXT_PART = known("type", "text")
+_TURN_CONTEXT = known("model")
 _DECODE: Final = msgspec.json.Decoder().decode
 
 
@@ -170,6 +173,8 @@ class _Reader:
         """The step items join: a turn's items are one step (a rollback or a compaction starts
         the next)."""
         self.last_total: int | None = None
+        self.context_tokens: int | None = None
+        """The tokens of the last recorded request (prompt and reply): what a compaction replaced."""
         self.unanswered: list[str] = []
         """Calls of the current turn without an output yet."""
 
@@ -296,7 +301,7 @@ class _Reader:
             kind = self.at.text(part, "type", "a content part")
             if kind in ("input_text", "output_text", "text"):
                 out.append(ContentBlock.of_text(self.at.text(part, "text", "a text part") or ""))
-                self.loss.rest(part, known("type", "text"), f"{where}[type={kind}]")
+                self.loss.rest(part, _TEXT_PART, f"{where}[type={kind}]")
             elif kind == "input_image":
                 image = data_url_image(part.get("image_url"))
                 if image is not None:
@@ -371,11 +376,12 @@ class _Reader:
         last, total = info.get("last_token_usage"), info.get("total_token_usage")
         if not isinstance(last, dict):
             return
+        self.context_tokens = count(last.get("total_tokens"))
         grand = count(total.get("total_tokens")) if isinstance(total, dict) else None
         if grand is not None and grand == self.last_total:
             return  # the same figures again (Codex repeats them with rate-limit updates)
         self.last_total = grand
-        self.loss.rest(last, _USAGE | {"reasoning_output_tokens"}, "event_msg/token_count:$.payload.info.last_token_usage")
+        self.loss.rest(last, _LAST_USAGE, "event_msg/token_count:$.payload.info.last_token_usage")
         prompt = count(last.get("input_tokens"))
         cached = count(last.get("cached_input_tokens"))
         usage = ModelUsage.from_inclusive_prompt(prompt, count(last.get("output_tokens")), cached, None,
@@ -404,7 +410,7 @@ class _Reader:
         model = payload.get("model")
         if isinstance(model, str) and model:
             self.model = model
-        self.loss.rest(payload, known("model"), "turn_context:$.payload")
+        self.loss.rest(payload, _TURN_CONTEXT, "turn_context:$.payload")
 
     def compacted(self, payload: dict[str, Any], time: int) -> None:
         summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
@@ -414,7 +420,9 @@ class _Reader:
         else:
             head = [Message.user_text(summary)] if summary else []
         entry = self.step(time)
-        entry.compaction = Compaction(head, trigger="auto")
+        # what the context held: the last request's tokens, as Codex recorded them (else estimated)
+        entry.compaction = Compaction(head, tokens_before=self.context_tokens, trigger="auto")
+        self.context_tokens = None
         self.entry = None
         self.loss.rest(payload, known("message", "replacement_history"), "compacted:$.payload")
 

@@ -103,6 +103,14 @@ def test_codex_rollback_keeps_the_taken_back_turn_as_a_branch(sessions: dict[str
     assert "Also delete the old docker-compose file." in branch
 
 
+def test_codex_compaction_replaced_what_the_last_request_held(sessions: dict[str, Path]) -> None:
+    """Codex records no size with its compaction: the last request's tokens before it are that
+    size (recorded, not estimated)."""
+    tree = open_session(sessions["codex"]).tree
+    compaction = next(n for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
+    assert compaction.compaction_facts is not None and compaction.compaction_facts.previous_tokens == 6020
+
+
 def test_codex_usage_counts_cached_input_apart(sessions: dict[str, Path]) -> None:
     first = read_log(sessions["codex"]).requests[0]
     assert (first.model, first.usage.input_tokens, first.usage.cache_read_tokens, first.usage.output_tokens) == (
