@@ -57,6 +57,8 @@ RULES = [
      {"call SessionWriter", "call create_session"}, ("qt/services/document.py", "qt/continue_/controller.py")),
     ("the tree lock is taken only through the session's API (run_locked, arun_locked)",
      {"attribute tree_lock"}, ("qt/services/document.py",)),
+    ("a write holds the session's writer only through acommit (core/revisions): making a revision active and forking too",
+     {"call writing"}, ()),
 ]  # fmt: skip
 
 
@@ -80,6 +82,8 @@ def test_each_job_has_one_home(rule: str, banned: set[str], home: tuple[str, ...
     ("def save(f):\n    from ..core.stores.rho_files import SessionWriter\n    SessionWriter(f).save(None)\n",
      "call SessionWriter"),
     ("def peek(document):\n    with document.tree_lock:\n        pass\n", "attribute tree_lock"),
+    ("async def fork(self, node):\n    async with self.writing() as writer:\n        writer.fork(node)\n",
+     "call writing"),
 ])  # fmt: skip
 def test_a_planted_second_home_is_found(planted: str, seen: str) -> None:
     """The scan sees a front end doing a job itself, in a function, through a relative import."""

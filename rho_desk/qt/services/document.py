@@ -16,9 +16,10 @@ revision when it was on the active one.
 For the actions that change the session (compact, export, continue, edit), the contract is:
 
 * read with :meth:`snapshot`, :meth:`history`, :attr:`selected`, :attr:`tree`;
-* write through ``async with document.writing() as writer:`` (serialised with every other
-  write, lease taken, ``RevisionConflict`` recorded in :attr:`conflict` and re-raised), then
-  call :meth:`note_written` so the views learn about the new revision;
+* write through :func:`~rho_desk.core.revisions.edits.acommit` (``produce(writer)`` under
+  :meth:`writing`: serialised with every other write, lease taken, ``RevisionConflict`` recorded
+  in :attr:`conflict` and re-raised; in a worker holding the tree lock), then call
+  :meth:`note_written` so the views learn about the new revision;
 * attach a continued conversation with :meth:`attach_engine` / :meth:`detach_engine`.
 
 Concurrency: which lock guards what
@@ -60,6 +61,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from ...core.errors import InputError, KnownError, RevisionConflict
+from ...core.revisions.edits import acommit
 from ...core.stores.open import open_document
 from ...core.stores.rho_files import (
     RecoveryNote,
@@ -635,8 +637,7 @@ class SessionDocument(QObject):
         Raises:
             InputError: the file is a v1-v3 line (fork such a revision instead).
         """
-        async with self.writing() as writer:
-            written = await in_thread(writer.set_leaf, node)
+        written = await acommit(self, None, lambda writer: writer.set_leaf(node), hop=in_thread)
         if not written:
             return OpResult(False, OpChanges())
         return OpResult(True, self.note_written(node))
@@ -654,8 +655,7 @@ class SessionDocument(QObject):
             # The stored state exactly (no trimming, no app default cache key): an unchanged
             # state may keep its revision (§5.6 rule 7).
             snapshot = tree.snapshot(node, trim=False, prompt_cache_key=None)
-            async with self.writing() as writer:
-                new = await in_thread(writer.fork, node, snapshot)
+            new = await acommit(self, None, lambda writer: writer.fork(node, snapshot), hop=in_thread)
             return OpResult(new, self.note_written(new))
         home = self.home or self.fork_home
         if home is None:
