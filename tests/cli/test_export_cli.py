@@ -132,13 +132,13 @@ def test_export_then_audit_reports_zero_findings(env: dict[str, str], tmp_path: 
 
 
 def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: Path) -> None:
-    near_miss = "xk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1"  # not a key until one byte changes
+    # not a key until one byte changes, and words, not random: neither the scanner nor the second
+    # opinion takes it
+    near_miss = "xk-proj-ThisIsNotARealKeyButLongEnoughToMatchT3BlbkFJ"
     session = tmp_path / "session.json"
     session.write_bytes(encode_pretty(canary_snapshot(extra=[*secrets_messages(), Message.user_text(f"config {near_miss}")])))
     out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "e.json")
-    # the near miss looks random where a value stands: the second opinion reports it (medium: the
-    # export is written, its receipt counts it)
-    assert out.returncode == 1 and "medium   second-opinion:random (user)" in out.stderr and "findings: 1" in out.stdout
+    assert out.returncode == 0 and "findings: 0" in out.stdout, out.stderr
     export = tmp_path / "e.json"
     data = bytearray(export.read_bytes())
     at = data.index(near_miss.encode())
@@ -154,7 +154,6 @@ def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: P
     assert finding["fingerprint"].startswith("fp:") and "sk-proj" not in audit.stdout
     assert report["receipt"]["sha256_ok"] is False
     assert [f["rule"] for f in report["receipt"]["unexpected"]] == ["openai-api-key"]
-    assert [f["rule"] for f in report["receipt"]["missing"]] == ["second-opinion:random"]  # now the scanner's
 
 
 def test_forged_marker_with_the_content_still_there_is_a_high_finding(env: dict[str, str], tmp_path: Path) -> None:
