@@ -79,7 +79,7 @@ class ContinueDock(QDockWidget):
     @property
     def panel(self) -> ContinuePanel:
         """The composer and the live reply (built now if not yet)."""
-        return self._panel or self._build_panel()
+        return self._build_panel() if self._panel is None else self._panel
 
     def _build_panel(self) -> ContinuePanel:
         from .composer import ContinuePanel
