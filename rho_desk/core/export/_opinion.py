@@ -47,7 +47,8 @@ __all__ = ["OPINION_RULE_PREFIX", "OPINION_VERSION", "second_opinion"]
 
 OPINION_RULE_PREFIX: Final = "second-opinion:"
 OPINION_VERSION: Final = 1
-"""Raised whenever what the second opinion finds changes; receipts record (and sign) it."""
+"""Raised whenever what the second opinion finds changes; a receipt's note names it (signed with
+the rest)."""
 
 _WORD: Final = (
     rb"pass(?:w(?:or)?d|phrase|code)?|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|"
@@ -69,8 +70,8 @@ _GATE: Any = (_re2 or re).compile(_CANDIDATES)
 
 _URL_MAX: Final = 256
 _RUN_MAX: Final = 200
-_JWT: Final = re.compile(rb"ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
 """Longer runs are data (images, encrypted context, a blob of base64), not a credential."""
+_JWT: Final = re.compile(rb"ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
 _VALUE_MAX: Final = 256
 _VALUE_MIN: Final = 6
 _HEX: Final = re.compile(rb"[0-9a-fA-F-]+")
@@ -85,7 +86,7 @@ _NAMED_STOP: Final = re.compile(
 _NOT_VALUE: Final = re.compile(
     rb"(?i)(?:true|false|yes|no|on|off|none|null|nil|undefined|required|optional|string|str|bytes|int|bool|"
     rb"bearer|basic|token|secret|password|passwd|redacted|hidden|masked|removed|example|placeholder|"
-    rb"changeme|your[\w-]*|my[\w-]*|xxx+|\*+|\.{3})"
+    rb"changeme|your[\w-]*|my[_-]?(?:password|passwd|secret|token|key|api[_-]?key)|xxx+|\*+|\.{3})"
 )
 _REFERENCE: Final = re.compile(
     rb"^(?:\$\{?|\{\{|\{%|%\(|%[sd]|<[A-Za-z_]|\[secret redacted: |\[[a-z_]+ (?:excluded|redacted): |"

@@ -172,3 +172,14 @@ def test_what_does_not_look_random(value: str) -> None:
 ])  # fmt: skip
 def test_what_is_not_a_secret_here(text: str) -> None:
     assert second_opinion(text.encode()) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("DB_PASSWORD=myS3cr3tPass", "myS3cr3tPass"),  # a value that starts like a placeholder's word
+    ("use the token Xk29fJs8Lq3W, then log in", "Xk29fJs8Lq3W"),  # the sentence's comma is not the value's
+    ('{"client_secret": "Blue horse 7 staple"}', "Blue horse 7 staple"),  # quoted, with spaces
+    ('"{\\"password\\": \\"Qz8vLm2Tw9\\"}"', "Qz8vLm2Tw9"),  # JSON inside a JSON string
+])  # fmt: skip
+def test_what_is_a_secret_here(text: str, value: str) -> None:
+    hits = second_opinion(text.encode())
+    assert [text.encode()[h.start : h.end] for h in hits] == [value.encode()]
