@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from rho_desk.core.cancellation import CancellationToken
@@ -247,13 +245,11 @@ def test_budget_validation() -> None:
         RecentBudget(max_tokens=-1)
 
 
-def test_compact_large_history_quickly() -> None:
+def test_compact_large_history() -> None:
+    # 10k messages; how long it takes is the benchmarks' (compaction.local_preview_10k)
     history = [Message.system_text("s")] + [m for n in range(2500) for m in tool_turn(n)]
-    started = time.perf_counter()
     preview = LocalCompactor().preview(history)
-    elapsed = time.perf_counter() - started
     assert preview.current_messages <= 26
-    assert elapsed < 5  # 10k messages; measured ~0.3 s (benchmarks/bench_providers.py)
 
 
 def test_an_interrupted_replys_calls_touched_no_file() -> None:

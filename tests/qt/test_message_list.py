@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QAbstractItemView
 from pytestqt.qtbot import QtBot
@@ -86,13 +84,11 @@ def test_a_hundred_thousand_rows_paint_only_the_visible_ones(qtbot: QtBot, monke
     painted: list[int] = []
     original = view.delegate.paint
     monkeypatch.setattr(view.delegate, "paint", lambda p, o, i: (painted.append(i.row()), original(p, o, i)))
-    start = time.perf_counter()
     view.viewport().grab()  # a synchronous paint
     view.scrollToBottom()
     view.viewport().grab()
-    elapsed = time.perf_counter() - start
+    # only the visible rows are painted; how long it takes is the benchmarks' (gui.scroll_100k)
     assert len(painted) < 80 and max(painted) == 99_999
-    assert elapsed < 2.0  # generous: a shared CI machine; the benchmark measures the real number
     assert view.indexAt(QPoint(10, view.viewport().height() - 2)).row() == 99_999
 
 
