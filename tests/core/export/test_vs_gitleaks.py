@@ -85,7 +85,7 @@ FLAGGED: dict[str, tuple[str, int]] = {
     "flyio-access-token": (RANDOM_IN_CONTEXT, 1),
     "freemius-secret-key": (NAMED, 3),
     "gcp-api-key": (EXAMPLE_VALUE, 16),
-    "generic-api-key": (f"{NAMED}; {RANDOM_IN_CONTEXT}", 7),
+    "generic-api-key": (f"{NAMED}; {RANDOM_IN_CONTEXT}", 8),
     "gitlab-rrt": (PLACEHOLDER_WORDS, 1),
     "hashicorp-tf-password": (NAMED, 1),
     "infracost-api-token": (f"{AFTER_A_DOT}; {RANDOM_IN_CONTEXT}", 2),

@@ -42,6 +42,7 @@ __all__ = [
     "PERCENT_GATE",
     "RAW_DEFLATE_MAX",
     "URL_TABLE",
+    "around_value",
     "b32_decode",
     "b64_decode",
     "base32_text",
@@ -366,3 +367,38 @@ def known_forms(secret: str) -> list[tuple[bytes, str]]:
         if twice != form:
             forms.append((twice, "json-escape"))
     return forms
+
+
+_AROUND_BEFORE: Final = 48
+_AROUND_AFTER: Final = 24
+_BREAK_BYTES: Final = re.compile(rb"[\r\n\x00\xff]|\\[nr]")
+_DECODING_CALL: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_.:\[\]]*\([ \t]*(\\{0,3}['\"]?)\Z")
+"""A call whose argument the encoded bytes are (``atob('``, ``CHAR(``, ``FromBase64String('``)."""
+
+
+def around_value(data: bytes, start: int, end: int) -> tuple[bytes, bytes]:
+    """The text of the line before ``data[start:end]`` (at most ``_AROUND_BEFORE`` bytes) and the
+    few bytes after it (at most ``_AROUND_AFTER``), each cut at a line break."""
+    head = data[max(0, start - _AROUND_BEFORE) : start]
+    cuts = [m.end() for m in _BREAK_BYTES.finditer(head)]
+    head = head[cuts[-1] :] if cuts else head
+    call = _DECODING_CALL.search(head)
+    if call is not None:  # api_key = CHAR(…), key = atob('…'): the decoded text is the value
+        head = head[: call.start()] + call.group(1)
+    tail = data[end : end + _AROUND_AFTER]
+    cut = _BREAK_BYTES.search(tail)
+    return head, tail[: cut.start()] if cut is not None else tail
+
+
+def placed(data: bytes, pieces: list[tuple[int, int, bytes, str]], keywords: bool) -> tuple[list[bytes], list[tuple[int, int]]]:
+    """The decoded ``pieces`` (``(start, end, text, encoding)``) as they are scanned, and where each
+    one's decoded text lies in its scanned text. A decoded value of one line is read in its place
+    (``around_value``: ``const key = atob('…')``, ``pw = "\\121…";``), so its name, quotes and
+    position count as for the plain value; text of several lines carries its own."""
+    texts: list[bytes] = []
+    bounds: list[tuple[int, int]] = []
+    for start, end, text, _ in pieces:
+        head, tail = around_value(data, start, end) if keywords and b"\n" not in text else (b"", b"")
+        texts.append(head + text + tail)
+        bounds.append((len(head), len(head) + len(text)))
+    return texts, bounds

@@ -30,7 +30,7 @@ def shannon(value: bytes) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
-ENTROPY_MIN_LENGTH: Final = 20
+ENTROPY_MIN_LENGTH: Final = 16
 ENTROPY_MAX_LENGTH: Final = 256
 ENTROPY_CAP: Final = 4.2
 """Bits per character a value needs (``log2(length) - 0.7`` for shorter ones, at most this)."""
@@ -45,7 +45,7 @@ _BENIGN_NAMES: Final = frozenset({
     "checksum", "integrity", "etag", "commit", "rev", "revision", "oid", "nonce", "data", "content",
     "text", "path", "url", "uri", "name", "type", "model", "title", "src", "href", "ref", "version",
     "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "iv", "signature",
-    "fingerprint", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label",
+    "fingerprint", "fp", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label",
 })
 _PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
 _INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
@@ -171,13 +171,15 @@ def _cell_end(data: bytes, end: int) -> bool:
     return j == len(data) or data[j] in _CELL_SEPARATORS or data[j : j + 1] in _LINE_STARTS or data[j : j + 2] in (b"\\n", b"\\t", b"\\r")
 
 
-def _value_position(data: bytes, start: int, end: int, i: int, before: int) -> bool:
-    """A value without ``=`` or ``:`` before it still stands where a value does: after a flag
-    (``--upstream X``, ``-k X``), in a table's cell (CSV, TSV, Markdown), alone after one name on
+def _value_position(data: bytes, start: int, end: int, i: int, before: int, *, quoted: bool = False) -> bool:
+    """A value without ``=`` or ``:`` before it still stands where a value does: a command's
+    quoted argument (``echo 'X'``), after a flag (``--upstream X``, ``-k X``), in a table's cell (CSV, TSV, Markdown), alone after one name on
     its line (``upstream X``), as a YAML list's item, or as an XML element's text; not where the
     flag, the name, the column's header or the element says identifier or digest
     (``benign_words``: ``--nonce X``, a ``md5`` column)."""
     lead = data[start - 1] if start > 0 else 0
+    if quoted and before in _NAME_BYTES and data[i : i + 1] in b" \t":
+        return True  # a command's quoted argument: printf '…', echo "…"
     if lead in b" \t" and before in _NAME_BYTES:
         word = _word_before(data, i)
         name = data[word:i]
@@ -228,6 +230,24 @@ def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
     return cells[cells_before].strip(b" \"'") if cells_before < len(cells) else None
 
 
+_SGR_OPEN: Final = re.compile(rb"(?:\x1b|\\{1,3}u001[bB]|\\{1,3}x1[bB]|\\{1,3}e)\[\Z")
+_SGR_BODY: Final = re.compile(rb"[0-9;]{0,12}m")
+_SGR_BEFORE: Final = re.compile(rb"(?:\x1b|\\{1,3}u001[bB]|\\{1,3}x1[bB]|\\{1,3}e)\[[0-9;]{0,12}[mK]\Z")
+
+
+def _before_colours(data: bytes, pos: int) -> int:
+    """``pos`` moved back over the terminal colour codes right before it (``\x1b[0m \x1b[32m``,
+    raw or escaped, with the spaces between), at most four of them."""
+    for _ in range(4):
+        if pos < 3 or data[pos - 1] not in b"mK":
+            return pos
+        m = _SGR_BEFORE.search(data, max(0, pos - 24), pos)
+        if m is None:
+            return pos
+        pos = m.start()
+    return pos
+
+
 def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     """High-entropy values where a value stands: after ``=``, ``:`` (a header, a YAML or JSON
     key), as a quoted argument, after a flag, in a table's cell, alone after a name on its line,
@@ -236,17 +256,27 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     data. Hex counts when it is not a digest's length (``random_hex``)."""
     out: list[Hit] = []
     for start, end in runs:
+        if start >= 2 and data[start - 1] == 0x5B and _SGR_OPEN.search(data, max(0, start - 8), start) is not None:
+            colour = _SGR_BODY.match(data, start, end)  # \x1b[32mVALUE: the colour's code is no part of it
+            start = colour.end() if colour is not None else start
         n = end - start
         if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
             continue
-        if start > 0 and data[start - 1] not in _CONTEXT_BEFORE and data[start - 1] not in _CELL_SEPARATORS and data[start - 1] != 0x3E and data[start - 2 : start] != b"\\t":
+        if start > 0 and data[_before_colours(data, start) - 1] not in _CONTEXT_BEFORE and data[start - 1] not in _CELL_SEPARATORS and data[start - 1] != 0x3E and data[start - 2 : start] != b"\\t":
             continue  # a line, a path or a word goes on: no credential stands here
-        i = start
-        while i > 0 and start - i < 8 and data[i - 1] in _CONTEXT_SKIP:
+        i = anchor = _before_colours(data, start)
+        while i > 0 and anchor - i < 8 and data[i - 1] in _CONTEXT_SKIP:
             i -= 1
+        i = _before_colours(data, i)
+        if i < start and data[i] in b"\"'" and i > 0 and data[i - 1] in b"bBrRuUfF":
+            k = i - 1 if i < 2 or data[i - 2] not in b"bBrR" else i - 2  # a string's prefix: b'…', rb"…"
+            if k == 0 or data[k - 1] in _CONTEXT_SKIP | _CONTEXT_OPENERS | {0x3D, 0x3A}:
+                i = k
+                while i > 0 and start - i < 12 and data[i - 1] in _CONTEXT_SKIP:
+                    i -= 1
         before = data[i - 1] if i > 0 else 0
         quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
-        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS) and not _value_position(data, start, end, i, before):
+        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS) and not _value_position(data, start, end, i, before, quoted=quoted):
             continue
         value = data[start:end]
         if value.isdigit():

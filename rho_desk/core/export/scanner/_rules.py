@@ -40,6 +40,7 @@ __all__ = [
     "aws_secret_near",
     "gate_head",
     "keyword_passes",
+    "known_handler",
     "run_start",
     "token_passes",
     "unescaped_start",
@@ -680,6 +681,15 @@ def token_passes() -> list[Pass]:
 # "earer" or "ecret". Names may continue after the keyword (client_secret_value, TOKEN_V2).
 _ASSIGNMENT_LITERALS: Final = (rb"word(?<=password)", rb"cret(?<=secret)", rb"ken(?<=token)", rb"pi(?:_key|key|-key)")
 """Searched in the lower-cased text (``_folded``): any case of the names matches."""
+
+
+def known_handler(raw: bytes, encoding: str, rule: str) -> Handler:
+    """The handler of a credential rho-desk holds, found literally (``raw``, as ``encoding``)."""
+
+    def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
+        return Hit(rule, m.start(), m.end(), raw, encoding)
+
+    return handle
 
 
 def keyword_passes() -> list[Pass]:

@@ -78,6 +78,7 @@ from ._decoders import (
     known_forms,
     padded,
     percent_decode,
+    placed,
     textual,
     unwrap,
 )
@@ -132,10 +133,10 @@ from ._prefilter import (
     window_starts,
 )
 from ._rules import (
-    Handler,
     Pass,
     aws_secret_near,
     keyword_passes,
+    known_handler,
     run_start,
     token_passes,
     unescaped_start,
@@ -405,7 +406,7 @@ class SecretScanner:
 
         whole = not blobs  # the text is the data: its matches need no second look
         known = [] if self._known_gate is not None else self._known_in_text
-        passes = [*self._keyword_passes, *(Pass(p, _known_handler(raw, enc, self._rule_of(raw))) for p, raw, enc in known)]
+        passes = [*self._keyword_passes, *(Pass(p, known_handler(raw, enc, self._rule_of(raw))) for p, raw, enc in known)]
         spend(len(data) * (len(passes) + 1))
         lowered = b""
         bodies = [(start + _BLOB_HEAD, end) for start, end in blobs]
@@ -719,10 +720,14 @@ class SecretScanner:
         for pieces, keywords in ((text_pieces, True), (binary_pieces, False)):
             if not pieces:
                 continue
-            joined = Joined([p[2] for p in pieces], list(range(len(pieces))), _PIECE_GAP)
+            texts, bounds = placed(data, pieces, keywords)  # a decoded value read in its place
+            joined = Joined(texts, list(range(len(pieces))), _PIECE_GAP)
             pieces[:] = [(start, end, b"", encoding) for start, end, _, encoding in pieces]  # joined now
             for sub in self._scan(joined.buffer, depth=depth + 1, keywords=keywords):
                 index = bisect.bisect_right(joined.starts, sub.start) - 1
+                lo, hi = (joined.starts[index] + b for b in bounds[index])
+                if sub.end <= lo or sub.start >= hi:
+                    continue  # a finding in the text around, not in what was decoded
                 start, end, _, encoding = pieces[index]
                 hits.append(Hit(sub.rule, start, end, sub.value, encoding))
 
@@ -791,9 +796,3 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     )
     return tokens, keywords, token_rules, keyword_rules
 
-
-def _known_handler(raw: bytes, encoding: str, rule: str) -> Handler:
-    def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
-        return Hit(rule, m.start(), m.end(), raw, encoding)
-
-    return handle
