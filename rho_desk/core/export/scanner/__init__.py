@@ -19,7 +19,9 @@ joined by ``0xFF``) in this order:
    gate's structure rules report, ``_reader`` reads the text around each as its syntax says:
    block scalars, heredocs, tables, a name in a field of its own, ``NAME value`` lines; and
    command lines split as a shell splits them, read by their client's options and positions
-   in ``_argv``'s table, with a value piped into ``--password-stdin``); then
+   in ``_argv``'s table, with a value piped into ``--password-stdin``; directive lines' words
+   and calls' positional arguments in ``_words``: ``password 0 X``, ``PASS X``,
+   ``NetworkCredential(user, X)``; tables split by ``_tables``); then
    random-looking values where a credential stands (``_entropy``) and an AWS secret key next to
    its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every

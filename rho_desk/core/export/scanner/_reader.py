@@ -208,6 +208,9 @@ class _Reader:
         if opened is not None and not t[opened.end() : rest_end].strip():
             self.until(i, _closer(opened), name, forced=forced)  # Nix's '', Lua's [[, Rust's r#", %q(
             return
+        if opened is not None and (close := t.find(_closer(opened), opened.end(), rest_end)) >= 0:
+            self.add(opened.end(), close, name, forced=forced, quoted=True, kind=b"quoted")  # r#"…"# on its line
+            return
         prefix = _QUOTE_PREFIX.match(t, pos, rest_end)
         if prefix is not None:
             pos = prefix.end()  # C#'s @"…", Python's r"…"
@@ -255,8 +258,8 @@ class _Reader:
         if end <= start:
             return
         value = self.t[start:end]
-        if not (forced or credential_name(name)):
-            return
+        if not (forced or credential_name(name)) or b"[secret " in value:
+            return  # not a credential's, or redacted already
         if not literal_value(value, quoted=quoted or kind != b"bare", name=name):
             return
         self.out.append((start, end, self.rule))
@@ -268,7 +271,7 @@ class _Reader:
         if not spans or not (forced or credential_name(name)):
             return
         whole = b" ".join(self.t[s:e] for s, e in spans)
-        if not literal_value(whole, quoted=True, name=name):
+        if b"[secret " in whole or not literal_value(whole, quoted=True, name=name):
             return
         self.out.extend((s, e, self.rule) for s, e in spans)
 

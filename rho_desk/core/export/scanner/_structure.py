@@ -45,6 +45,7 @@ from ._catalogue import Hit
 from ._engine import gated_origins
 from ._prefilter import Rule
 from ._reader import Line, peel, read, table_header, text_lines
+from ._words import CALL_NAMES, call_values, word_values
 from ._work import spend
 
 __all__ = [
@@ -67,6 +68,11 @@ _GATE_NAME: Final = (
 )
 """A credential word and the rest of its name, as the gate looks for it (``auth`` not followed by
 ``o``: ``Authorization`` and ``author`` fill HTTP headers and metadata, and name no value)."""
+_WORD_NAME: Final = (
+    rb"(?:(?:pass|pwd|secret|token|cred|psk|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
+)
+"""A credential word and the rest of its name, as the gate looks for it before a directive's words
+(not ``bearer``: ``Authorization: Bearer X`` is the header rules')."""
 _Q: Final = rb"(?:\\{0,7}[\"'])?"
 _SP: Final = rb"[ \t]*"
 _BREAK: Final = rb"(?:\r|\n|\x00|\xff|\\{1,7}[nr])"
@@ -93,6 +99,8 @@ heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to clos
 line's (``"ab" +``), an opening brace, or nothing (a mapping or the value below)."""
 _OPEN: Final = rb"(?:[@$]{1,2}|[rbuf]{1,2})?\\{0,7}[\"'`]"
 """A string's opening quote (C#'s ``@"``, Python's ``r"``, a template literal's backtick)."""
+_WORDS_VALUE: Final = rb"(?:[^\s=:]{1,40}[ \t]+){0,3}\\{0,7}[\"']?[^\s\"'\\=:]{6,}={0,2}(?:[\s\"'\\;,)\]]|$)"
+"""Up to three words (none a pair's ``NAME=`` or ``NAME:``), then a value of six characters or more."""
 _SPACED_VALUE: Final = rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
 
 TABLE_HEADER_MAX: Final = 240
@@ -135,13 +143,19 @@ TRIGGERS: Final[dict[str, bytes]] = {
     "xml-element": rb"<" + _NCH + rb"*" + _KW + _NCH + rb"*(?:[ \t][^<>\r\n\x00\xff]*)?>(?:<!\[cdata\[)?" + _SP + _BREAK,
     # a command line: a known client's name, or an option reading a password from standard input
     "command": COMMAND_GATE,
+    # a credential word, then its value among the next words (directives, protocol verbs)
+    "words": (
+        rb"(?:" + _WORD_NAME + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+" + _WORDS_VALUE
+    ),
+    # a call taking a password by position
+    "call": CALL_NAMES + rb"[ \t]*\(",
 }
 """What the gate reports, one pattern per kind of line worth reading: a credential name whose
 value is elsewhere than right after it, a table header naming a credential, a name given in a
 field, a Kubernetes Secret, terraform's ``sensitive``, SQL's ``PASSWORD FOR``. Each report is
 confirmed on its line by the kind's own test (``_CONFIRM``), which looks at that line only."""
 
-TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|bearer|cookie|key|psk|sensitive|stdin|" + COMMAND_NAMES)
+TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|bearer|cookie|key|psk|community|login|identify|" + CALL_NAMES + rb"|sensitive|stdin|" + COMMAND_NAMES)
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
 are the candidates."""
 
@@ -193,6 +207,10 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     "sql": _pattern(TRIGGERS["sql"]),
     "xml-element": _pattern(rb"<" + _FULL_NAME + rb"(?:[ \t][^<>]{0,200})?>(?:<!\[cdata\[)?" + _SP + rb"\\{0,7}$"),
     "command": _pattern(COMMAND_GATE),
+    "words": _pattern(
+        rb"(?:" + _FULL_NAME + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+" + _WORDS_VALUE
+    ),
+    "call": _pattern(rb"(?<![a-z0-9_])" + CALL_NAMES + rb"[ \t]*\("),
 }
 
 
@@ -473,7 +491,12 @@ def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies:
             window = (lo, hi, v, lines, [ln.begin for ln in lines])
         _, _, v, lines, begins = window
         k = max(0, bisect.bisect_right(begins, v.local(line_start)) - 1)
-        found = [*read(v.text, lines, k), *((start, end, "credential-assignment") for start, end in command_values(v.text, lines, k))]
+        found = [
+            *read(v.text, lines, k),
+            *((start, end, "credential-assignment") for start, end in command_values(v.text, lines, k)),
+            *((start, end, "credential-assignment") for start, end in word_values(v.text, lines, k)),
+            *((start, end, "credential-assignment") for start, end in call_values(v.text, lines, k)),
+        ]
         for start, end, rule in found:
             raw_start, raw_end = v.raw(start, end)
             if raw_end <= raw_start or data.startswith(b"[secret", raw_start):

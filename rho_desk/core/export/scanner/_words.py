@@ -1,0 +1,240 @@
+"""Words and calls: a credential given by position, not by ``NAME=``.
+
+Two readers of one line (``_structure`` calls them on the lines its gate confirms):
+
+* **directive lines** (``word_values``): a line of words (a shell splits it; quoted words split
+  again) where a credential word is followed, within a few words, by its value: Cisco's
+  ``username u privilege 15 password 0 X`` and ``enable secret 0 X``, haproxy's ``user u
+  insecure-password X``, Sentinel's ``auth-pass master X``, bind's ``secret "X";``, nginx's
+  ``proxy_set_header X-Api-Key X;``, ``RequestHeader set X-Auth-Token "X"``, a protocol's ``PASS
+  X`` or ``"AUTH" "default" "X"``, and the verbs of ``VERBS`` (IMAP's ``LOGIN user X``). Type
+  codes between (``0``, ``7``, ``ascii``, ``hex``) are skipped; a value further than the word
+  right after the name (or any value of a directive's word) must read as a generated credential
+  (``_random``: letters and digits), so prose ("the password is in the vault") and code stay;
+* **calls** (``call_values``): the argument a known function takes its password at (``CALLS``,
+  data: ``NetworkCredential(user, X)``, ``DriverManager.getConnection(url, user, X)``, ``new
+  PDO(dsn, user, X)``, ``smtp.login(user, X)``, ``ftplib.FTP(host, user, X)``,
+  ``smtp.PlainAuth(id, user, X, host)``...) when it is a string literal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Final
+
+from ._argv import Word, split
+from ._grammar import name_is_credential
+from ._reader import Line
+from ._values import literal_value, secretish
+from ._work import spend
+
+__all__ = ["CALLS", "CALL_NAMES", "DIRECTIVE_WORDS", "VERBS", "call_values", "word_values"]
+
+DIRECTIVE_WORDS: Final = frozenset({"community", "key", "psk", "set-key", "auth-pass", "requirepass", "masterauth"})
+"""Words that name a credential in a directive line even where the grammar alone would not (SNMP's
+``community``, ``tacacs-server key 7 X``, a WLAN's ``psk set-key ascii 0 X``); so does any name
+whose last word is ``key`` (``message-digest-key``, ``authentication-key``)."""
+VERBS: Final = {b"login": 2, b"pass": 1, b"auth": -1, b"identify": 1}
+"""Protocol verbs (upper case in their transcripts) and where their password is: the n-th word
+after the verb (IMAP's ``LOGIN user X``, FTP's and POP3's ``PASS X``, IRC's ``IDENTIFY X``),
+``-1`` the last word of the line (Redis' ``AUTH [user] X``, SMTP's ``AUTH PLAIN X``)."""
+_TYPE_CODES: Final = frozenset({b"0", b"5", b"6", b"7", b"8", b"9", b"ascii", b"hex", b"plain", b"clear", b"cleartext", b"unencrypted"})
+_REACH: Final = 3
+"""Most words read after a credential word (type codes not counted)."""
+_TRIM: Final = b";,{}()"
+_JSON_HEAD: Final = re.compile(rb'[ \t]*[\[{]?[ \t]*"[^"\n]{0,200}"[ \t]*:[ \t]*"')
+_DIGITS: Final = frozenset(b"0123456789")
+_LETTER: Final = re.compile(rb"[A-Za-z]")
+_CODE_BYTES: Final = frozenset(b"[]()<>{}")
+_SEPARATED: Final = re.compile(rb"[A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+")
+_NAME_CHARS: Final = re.compile(r"[A-Za-z0-9_.:\-]+")
+_ASSIGN: Final = frozenset({b"=", b":=", b"=>", b":", b"::=", b"?=", b"+=", b"<-", b"->"})
+
+
+def _name(word: bytes) -> int:
+    """2: ``word`` names a credential by the grammar; 1: by a directive's word (``key``,
+    ``community``, ``…-key``); 0: not."""
+    text = word.strip(_TRIM + b":\"'").decode("ascii", "replace")
+    if not text or len(text) > 80 or _NAME_CHARS.fullmatch(text) is None:
+        return 0
+    if name_is_credential(text):
+        return 2
+    lowered = text.lower()
+    return 1 if lowered in DIRECTIVE_WORDS or re.split(r"[-_.]", lowered)[-1] == "key" else 0
+
+
+def _random(value: bytes) -> bool:
+    """A value that reads as a generated credential: eight characters or more, letters and digits
+    (``secretish`` too), no brackets of code."""
+    return (
+        len(value) >= 8 and not _DIGITS.isdisjoint(value) and _LETTER.search(value) is not None
+        and _CODE_BYTES.isdisjoint(value) and secretish(value, quoted=True)
+    )
+
+
+def _pieces(words: list[Word]) -> list[Word]:
+    """``words``, a quoted word with spaces that starts with a verb or a credential word split
+    again (``"PASS X\\r\\n"`` in an strace)."""
+    out: list[Word] = []
+    for w in words:
+        head = w.text.split(b" ", 1)[0]
+        if w.quoted and b" " in w.text and (head.lower() in VERBS or _name(head) == 2):
+            out += [Word(m.group(), w.at[m.start() : m.end()]) for m in re.finditer(rb"[^ \t]+", w.text)]
+        else:
+            out.append(w)
+    return out
+
+
+def _value(w: Word) -> tuple[int, int, bytes] | None:
+    text = w.text
+    start, end = 0, len(text)
+    while end > start and text[end - 1] in _TRIM:
+        end -= 1
+    if text.endswith(b"\\r\\n", 0, end):
+        end -= 4
+    while start < end and text[start] in _TRIM:
+        start += 1
+    if end <= start:
+        return None
+    a, b = w.span(start, end)
+    return a, b, text[start:end]
+
+
+def _in_placeholder(t: bytes, start: int, w: Word) -> bool:
+    """``w`` is inside a placeholder the export wrote (``[secret redacted: rule fp:…]``)."""
+    at = w.at[0] if w.at else start
+    opened = t.rfind(b"[secret ", start, at)
+    return opened >= 0 and t.find(b"]", opened, at) < 0
+
+
+def word_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+    """The values credential words of line ``i`` name among the words after them."""
+    line = lines[i]
+    spend(line.end - line.start)
+    head = _JSON_HEAD.match(t, line.start, line.end)  # {"body": "the text…
+    split_words = _pieces(split(t, line.start if head is None else head.end(), [(line.end, line.end)]))
+    calls = {id(w) for w, nxt in itertools.pairwise(split_words) if nxt.op and nxt.text == b"("}
+    # the words up to the first operator that ends a statement (``;``, ``|``, a tag's ``<``)
+    cut = next((n for n, w in enumerate(split_words) if w.op and w.text != b"("), len(split_words))
+    words = [w for w in split_words[:cut] if not w.op and not _in_placeholder(t, line.start, w)]
+    out: list[tuple[int, int]] = []
+    for k, w in enumerate(words):
+        verb = VERBS.get(w.text.strip(b"\"':").lower())
+        if verb is not None:
+            at = len(words) - 1 if verb < 0 else k + verb
+            if k < at < len(words):
+                got = _value(words[at])
+                if got is not None and _random(got[2]) and literal_value(got[2], quoted=True):
+                    out.append(got[:2])
+            continue
+        named = _name(w.text)
+        if not named or w.text.startswith(b"-") or w.text.endswith((b":", b"=")) or id(w) in calls:
+            continue
+        if k + 1 < len(words) and words[k + 1].text in _ASSIGN:
+            continue  # NAME = value: a pair, the name pass's
+        seen = 0
+        for n in range(k + 1, len(words)):
+            if seen >= _REACH:
+                break
+            nxt = words[n]
+            if nxt.text.lower() in _TYPE_CODES:
+                continue
+            seen += 1
+            got = _value(nxt)
+            if got is None:
+                continue
+            value = got[2]
+            if value.startswith(b"[secret"):
+                break  # redacted already
+            if _SEPARATED.fullmatch(value) is not None and _name(value):
+                break  # another name (``import { a_key, b_key }``)
+            first = seen == 1 and nxt.quoted and named == 2
+            if not literal_value(value, quoted=True):
+                continue
+            if first or _random(value):
+                out.append(got[:2])
+                break
+    return out
+
+
+# --- calls --------------------------------------------------------------------------------------------
+
+CALLS: Final[dict[str, int]] = {
+    "networkcredential": 1,
+    "getconnection": 2,
+    "pdo": 2,
+    "login": 1,
+    "ftp": 2,
+    "ftp_tls": 2,
+    "plainauth": 2,
+    "mysqli": 2,
+    "mysqli_connect": 2,
+    "mysql_connect": 2,
+    "httpbasicauth": 1,
+    "httpdigestauth": 1,
+    "basicauth": 1,
+    "setbasicauth": 1,
+    "usernamepasswordcredentials": 1,
+    "usernamepasswordauthenticationtoken": 1,
+    "passwordauthentication": 1,
+    "simple_bind_s": 1,
+    "simple_bind": 1,
+    "bind_s": 1,
+    "pass_": 0,
+}
+"""Functions (their last name, lower case) and the index of the argument they take a password at."""
+CALL_NAMES: Final = rb"(?:" + b"|".join(re.escape(name.encode()) for name in sorted(CALLS, key=len, reverse=True)) + rb")"
+_CALL: Final = re.compile(rb"(?<![A-Za-z0-9_])(?P<name>" + CALL_NAMES + rb")[ \t]*\(", re.IGNORECASE)
+_STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
+def _arguments(t: bytes, pos: int, end: int) -> list[tuple[int, int]]:
+    """The top-level arguments of the call whose ``(`` ends before ``pos``, up to ``end``."""
+    out: list[tuple[int, int]] = []
+    depth = 0
+    start = pos
+    i = pos
+    while i < end:
+        c = t[i]
+        if c in b"\"'":
+            m = _STRING.match(t, i, end)
+            i = m.end() if m is not None else end
+            continue
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            if depth == 0:
+                out.append((start, i))
+                return out
+            depth -= 1
+        elif c == 0x2C and depth == 0:
+            out.append((start, i))
+            start = i + 1
+        i += 1
+    out.append((start, end))
+    return out
+
+
+def call_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+    """The string literals the calls on line ``i`` pass at their password's place (``CALLS``)."""
+    line = lines[i]
+    spend(line.end - line.start)
+    out: list[tuple[int, int]] = []
+    for m in _CALL.finditer(t, line.start, line.end):
+        args = _arguments(t, m.end(), line.end)
+        at = CALLS[m.group("name").lower().decode("ascii")]
+        if at >= len(args):
+            continue
+        a, b = args[at]
+        while a < b and t[a] in b" \t":
+            a += 1
+        while b > a and t[b - 1] in b" \t":
+            b -= 1
+        s = _STRING.fullmatch(t, a, b)
+        if s is None:
+            continue
+        value = t[a + 1 : b - 1]
+        if literal_value(value, quoted=True) and len(value) >= 6:
+            out.append((a + 1, b - 1))
+    return out

@@ -1,0 +1,84 @@
+"""A credential given by position (issue 31, causes 3 and 7): a credential word followed by its value
+among the words of a directive line (Cisco, haproxy, bind, nginx, a protocol's verbs), and the
+argument a known function takes its password at (``NetworkCredential``, ``getConnection``, ``PDO``,
+``login``...). Each found raw and inside the JSON string an export holds it in, gone from every
+export format; prose and references stay.
+
+The forms were written as other devices, protocols and libraries of the same causes than the
+held-out batch's (which ``test_heldout_batch`` holds); each leaked before ``_words``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rho_desk.core.export import SecretScanner, Selection, export_snapshot
+from rho_desk.core.wire.model import Message, ModelIdentity
+from rho_desk.core.wire.snapshot import SessionSnapshot
+
+SCANNER = SecretScanner()
+KEY = bytes(range(32))
+IDENTITY = ModelIdentity("openai", "responses", "gpt-5")
+
+CAUGHT: dict[str, tuple[str, str]] = {
+    # directive lines: a credential word, its value a few words on
+    "radius-server key": ("radius-server host 10.1.1.1 key 0 RadK3y9xPq\n", "RadK3y9xPq"),
+    "crypto isakmp key": ("crypto isakmp key Isak9Key7Q address 0.0.0.0\n", "Isak9Key7Q"),
+    "ikev1 pre-shared-key": ("tunnel-group VPN ipsec-attributes\n ikev1 pre-shared-key Psk7Lq9wXz\n", "Psk7Lq9wXz"),
+    "user … password … privilege": ("user alice password Wp9xLq2Zr0 privilege 3\n", "Wp9xLq2Zr0"),
+    "ospf message-digest-key": ("interface Gi0/1\n ip ospf message-digest-key 1 md5 Ospf8Key2x\n", "Ospf8Key2x"),
+    "ntp authentication-key": ("ntp authentication-key 1 md5 NtpAuth7Qx 7\n", "NtpAuth7Qx"),
+    # protocol verbs
+    "smtp AUTH PLAIN": ("C: AUTH PLAIN AGFsaWNlAHB3ZDEyMzQ1Ng==\nS: 235 ok\n", "AGFsaWNlAHB3ZDEyMzQ1Ng=="),
+    "irc IDENTIFY": ("PRIVMSG NickServ :IDENTIFY Irc9Pass77\n", "Irc9Pass77"),
+    # calls taking a password by position
+    "imap login": ('imaplib.IMAP4_SSL(host).login("u@x.io", "Imap8Pw2x")\n', "Imap8Pw2x"),
+    "HTTPBasicAuth": ('requests.get(url, auth=HTTPBasicAuth("u", "Hba5Pw9x"))\n', "Hba5Pw9x"),
+    "ldap simple_bind_s": ('conn.simple_bind_s("cn=admin,dc=x", "Ldap7Pw3q")\n', "Ldap7Pw3q"),
+    "javamail PasswordAuthentication": ('return new PasswordAuthentication("u@x.io", "Jm7Pw4xQ");\n', "Jm7Pw4xQ"),
+    "go SetBasicAuth": ('req.SetBasicAuth("svc", "GoBasic9Pw")\n', "GoBasic9Pw"),
+    "ftp login": ("ftp.login('anonymous', 'Ftp9Login2')\n", "Ftp9Login2"),
+    "poplib pass_": ('m.pass_("Pop3Pw9xQ")\n', "Pop3Pw9xQ"),
+}
+
+LEFT_ALONE: dict[str, str] = {
+    "prose after a credential word": "The password is stored in the vault under the usual path\n",
+    "a routing directive": "router ospf 1\n network 10.0.0.0 0.0.0.255 area 0\n",
+    "a key word in prose": "Use the key 7 times before rotating it\n",
+    "a call with variables": "server.login(user, password)\n",
+    "a header set from a variable": "proxy_set_header X-Api-Key $api_key;\n",
+    "a community named by its word": "snmp-server community public RO\n",
+}
+
+
+def _session(text: str) -> SessionSnapshot:
+    return SessionSnapshot.new("s", 1, [Message.user_text(text)], IDENTITY)
+
+
+def _covered(data: bytes, needle: bytes) -> bool:
+    pos = data.find(needle)
+    assert pos >= 0, needle
+    return any(h.start <= pos and pos + len(needle) <= h.end for h in SCANNER.scan(data))
+
+
+@pytest.mark.parametrize("name", sorted(CAUGHT))
+def test_the_value_is_found_raw_and_in_json(name: str) -> None:
+    text, secret = CAUGHT[name]
+    assert _covered(text.encode(), secret.encode()), name
+    assert _covered(json.dumps({"content": text}).encode(), secret.encode()), name
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
+def test_no_export_keeps_the_values_and_none_is_blocked(fmt: str) -> None:
+    session = SessionSnapshot.new("s", 1, [Message.user_text(text) for text, _ in CAUGHT.values()], IDENTITY)
+    result = export_snapshot(session, Selection.everything(), key=KEY, fmt=fmt)
+    assert not result.blocked
+    for name, (_, secret) in CAUGHT.items():
+        assert secret.encode() not in result.data, name
+
+
+@pytest.mark.parametrize("name", sorted(LEFT_ALONE))
+def test_words_without_a_credential_are_left_alone(name: str) -> None:
+    assert SCANNER.scan(LEFT_ALONE[name].encode()) == [], name
