@@ -110,7 +110,11 @@ def main() -> None:
 
 
 def _when_imported(name: str, then: Callable[[ModuleType], None]) -> None:
-    """Call ``then(module)`` once module ``name`` has been imported (by whoever imports it first)."""
+    """Call ``then(module)`` once module ``name`` has been imported (by whoever imports it first;
+    at once if it already is)."""
+    if name in sys.modules:
+        then(sys.modules[name])
+        return
 
     class Finder(importlib.abc.MetaPathFinder):
         def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
