@@ -121,8 +121,8 @@ class ApprovalCard(QFrame):
         buttons.addWidget(hint, 1)
         buttons.addWidget(self.full_button)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 8, 10, 8)
-        layout.setSpacing(6)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(4)
         layout.addWidget(self.title)
         layout.addWidget(self.body, 1)
         layout.addWidget(self.reason)
@@ -158,10 +158,11 @@ class ApprovalCard(QFrame):
             text = "\n".join(lines[:PREVIEW_LINES]) + f"\n… {hidden} more line{'s' if hidden != 1 else ''} (F shows all)"
         self.body.setPlainText(text)
         self.body.moveCursor(QTextCursor.MoveOperation.Start)
-        # Room for a few lines at least (it scrolls), and what the preview shows when there is room.
+        # Room for two lines at least (it scrolls: on a 700-pixel screen the card's answers stay
+        # in view under it), and what the preview shows when there is room.
         line = self.body.fontMetrics().lineSpacing()
         shown = min(len(text.splitlines()), 30 if self._full or not self._diff else PREVIEW_LINES + 1)
-        self.body.setMinimumHeight(line * min(shown + 1, 5) + 12)
+        self.body.setMinimumHeight(line * min(shown + 1, 2) + 12)
         self._wanted_body = line * (shown + 1) + 12
         self.full_button.setText("Show &Less" if self._full else "Show &Full Diff")
 
@@ -232,8 +233,8 @@ class ShellCard(QFrame):
         self.output.setMinimumHeight(self.output.fontMetrics().lineSpacing() * 5)
         self.output.setPlaceholderText("Waiting for output…")
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 8, 10, 8)
-        layout.setSpacing(6)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(4)
         layout.addWidget(self.title)
         layout.addWidget(self.output, 1)
 

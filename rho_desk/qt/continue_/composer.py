@@ -644,12 +644,15 @@ class ContinuePanel(QFrame):
 
     def _on_controller_approval_requested(self, request: object) -> None:
         self._close_approval()
-        card = ApprovalCard(request, self.cards)
+        card = ApprovalCard(request, self)
         card.sig_answered.connect(self.controller.answer_approval)
         card.sig_resized.connect(self._on_approval_card_resized)
         self.approval_card = card
-        self.cards_layout.insertWidget(0, card)  # the question first, above earlier commands' output
-        self._update_cards()
+        self._update_cards()  # first: the reply makes way before the card counts in the window's minimum
+        # The question first, above earlier commands' output, and outside their scroll area: its
+        # answers are never scrolled out of view (the card's own text box scrolls).
+        self._layout.insertWidget(self._layout.indexOf(self.cards_area), card, 1)
+        card.show()
         self._on_approval_card_resized()
         card.setFocus(Qt.FocusReason.OtherFocusReason)
         full = ", F shows the full diff" if card.full_button.isVisible() else ""
@@ -661,13 +664,6 @@ class ContinuePanel(QFrame):
         if card is None:
             return
         self._make_room(card.wanted_height())
-        self._scroll_to_approval()
-        QTimer.singleShot(0, self, self._scroll_to_approval)  # and once the cards are laid out
-
-    def _scroll_to_approval(self) -> None:
-        """The question in view: it is the first card (an earlier command's output is below it)."""
-        if self.approval_card is not None:
-            self.cards_area.verticalScrollBar().setValue(0)
 
     def _dock(self) -> tuple[QDockWidget, QMainWindow] | None:
         dock = self.parentWidget()
@@ -684,8 +680,17 @@ class ContinuePanel(QFrame):
         if found is None:
             return
         dock, window = found
-        others = self.height() - self.cards_area.height()
-        wanted = min(others + card_height + 12, window.height() * 70 // 100)
+        self._layout.activate()  # the cards just added or hidden have their place
+        card = self.approval_card
+        others = self.height()
+        if card is not None:
+            others -= card.height()
+        if self.cards_area.isVisible():  # earlier commands' output: a few lines of it under a question
+            others -= self.cards_area.height()
+            others += self.cards_area.minimumSizeHint().height() + self._layout.spacing() if card is not None else 0
+        # never more than the window can give without growing past its screen
+        spare = max(0, window.height() - window.minimumSizeHint().height())
+        wanted = min(others + card_height + 12, window.height() * 70 // 100, dock.height() + spare)
         if wanted > dock.height():
             if self._dock_before is None:
                 self._dock_before = dock.height()
@@ -766,11 +771,20 @@ class ContinuePanel(QFrame):
             self._give_room_back()
 
     def _update_cards(self) -> None:
-        shown = self.approval_card is not None or bool(self.shell_cards)
-        self.cards_area.setVisible(shown)
+        asking = self.approval_card is not None
+        shown = asking or bool(self.shell_cards)
+        self.cards_area.setVisible(bool(self.shell_cards))
+        # While a question is up, the reply gives up its lines to it (on a 700-pixel screen the
+        # card's answers would not fit beside it).
+        if self.reply.isHidden() != asking:
+            self.reply.setHidden(asking)
+        # and earlier commands' output under it keeps two lines (it scrolls)
+        least = self.fontMetrics().lineSpacing() * 2 if asking else 0
+        if self.cards_area.minimumHeight() != least:
+            self.cards_area.setMinimumHeight(least)
         # While a card shows, it gets the room: the reply keeps a few lines (it scrolls).
         self._layout.setStretchFactor(self.reply, 0 if shown else 1)
-        self._layout.setStretchFactor(self.cards_area, 1 if shown else 0)
+        self._layout.setStretchFactor(self.cards_area, 1 if shown and not asking else 0)
         self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
         self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
 
