@@ -58,6 +58,8 @@ _EDIT_TOOLS = frozenset({"edit"})
 _REPLACE_TOOLS = frozenset({"edit_file", "str_replace", "replace"})
 """Older Rho builds' ``edit_file``: ``path`` plus an ``old`` text replaced by a ``new`` one."""
 _SHELL_TOOLS = frozenset({"bash", "shell", "powershell", "process"})
+_REFUSED = "capability denied"
+"""How the result of a call the permission policy refused begins ("process capability denied: …")."""
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
@@ -270,6 +272,8 @@ class _Builder:
         args = call.arguments if isinstance(call.arguments, dict) else {}
         name = call.name
         if name in _SHELL_TOOLS:
+            if result is not None and not result[0] and result[1].partition(":")[0].endswith(_REFUSED):
+                return  # refused at its approval (or by the tools' mode): the command never ran
             command = args.get("command")
             self.turn(turn).hidden.append(HiddenChange(name, command if isinstance(command, str) else str(args), call.id))
             return

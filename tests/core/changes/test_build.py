@@ -218,3 +218,27 @@ def test_a_workspace_not_on_this_machine_is_named_as_the_reason(tmp_path: Path) 
     assert not preview.possible
     assert preview.reason == f"the session's workspace {gone} is not on this machine, and a restore writes only there"
     assert "system folder" not in preview.reason
+
+
+def test_a_refused_shell_command_is_not_a_change_not_visible(tmp_path: Path) -> None:
+    """N15: a command denied at its approval card never ran: it is not counted among the shell
+    commands whose changes are not visible; one that ran (and failed) still is."""
+    from rho_desk.core.stores.rho_files import create_session
+    from rho_desk.core.wire.model import Message
+    from rho_desk.core.wire.snapshot import SessionSnapshot
+
+    from .helpers import IDENTITY, assistant, result
+
+    history = (
+        Message.user_text("clean up"),
+        assistant(("r1", "bash", {"command": "rm -rf build"})),
+        result("r1", "process capability denied: use the Makefile", ok=False),
+        assistant(("r2", "bash", {"command": "make clean"})),
+        result("r2", "exit status 2\nmake: *** No rule to make target 'clean'.", ok=False),
+    )
+    with create_session(
+        tmp_path / "rho", str(tmp_path / "w"), SessionSnapshot.new(SESSION_ID, 1, history, IDENTITY)
+    ) as writer:
+        path = writer.path
+    changes = session_changes(path)
+    assert [(t.turn, [h.command for h in t.hidden]) for t in changes.turns] == [(1, ["make clean"])]
