@@ -67,6 +67,14 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
     "bash -c": ("bash -c \"curl -s -uadmin:BashC9pw https://h\"", ("BashC9pw",)),
     "wpa_passphrase": ("wpa_passphrase HomeNet Wp4Passphrase > wpa.conf", ("Wp4Passphrase",)),
     "mosquitto -P": ("mosquitto_pub -h broker -u dev -P Mqtt9Pw -t t -m hi", ("Mqtt9Pw",)),
+    # a client reading its commands or its password from standard input, and positions of more clients
+    "ftp script in a heredoc": ("ftp -inv files.example <<'END'\nuser ops\npass Ft9Pass77x\nls\nbye\nEND", ("Ft9Pass77x",)),
+    "ftp user command in an indented heredoc": ("ftp -n host <<-EOF\n\tuser backup Qx8Pw2kLm\n\tbye\n\tEOF", ("Qx8Pw2kLm",)),
+    "mc config host add": ("mc config host add s3 https://s3.example AKIAEXAMPLE1 Wq8eRt5yUi9oP2aS", ("Wq8eRt5yUi9oP2aS",)),
+    "expect's send after a password prompt": ("expect -c 'spawn sudo -v; expect \"password for\"; send -- \"Sud0Pw!x\\r\"; interact'", ("Sud0Pw!x",)),
+    "an expect script's lines": ("spawn ssh admin@h\nexpect \"Password:\"\nsend \"Ssh9Pw#q\\r\"", ("Ssh9Pw#q",)),
+    "a here-string into --from-file=KEY=/dev/stdin": ("kubectl create secret generic db --from-file=password=/dev/stdin <<< 'Kube8Pw!z'", ("Kube8Pw!z",)),
+    "echo into --from-file=KEY=-": ("echo -n 'Kube7Pwd9' | kubectl create secret generic db --from-file=pw=-", ("Kube7Pwd9",)),
 }
 
 
@@ -140,6 +148,10 @@ LEFT_ALONE: tuple[str, ...] = (
     "smbclient -L //fs -U alice",
     "ldapsearch -x -W -D cn=admin",
     "psql -h db -U app -d app",
+    "send the report to bob",
+    'expect "Name:"\nsend "alice\\r"',
+    "mc alias set local http://localhost:9000",
+    "ftp -n host <<EOF\nuser anonymous\nbye\nEOF",
     "curl -i -u 'test:test'",  # the user's name again: a placeholder
     "curl http://127.0.0.1:5000/file --user user:pass --digest",
 )
@@ -161,4 +173,4 @@ def test_a_line_is_split_as_a_shell_splits_it() -> None:
 
 def test_the_table_names_a_password_option_or_position_for_each_client() -> None:
     for name, client in CLIENTS.items():
-        assert client.options or client.positions or client.pairs or client.stdin is not None or name in {"runas", "mount", "expect", "mysql_config_editor", "passwd"}, name
+        assert client.options or client.positions or client.pairs or client.stdin is not None or client.script or name in {"runas", "mount", "expect", "mysql_config_editor", "passwd"}, name

@@ -81,6 +81,8 @@ class Client:
     """The client takes settings as words: a credential-named word's next word is its value."""
     stdin: str | None = None
     """The client reads its password from standard input: the part of the value (``""``, ``":"``)."""
+    script: bool = False
+    """The client reads commands from standard input: a heredoc's ``user NAME X`` and ``pass X``."""
 
 
 _P = Option()
@@ -187,6 +189,9 @@ CLIENTS: Final[dict[str, Client]] = {
     "ldapsearch": _LDAP, "ldapadd": _LDAP, "ldapmodify": _LDAP, "ldapdelete": _LDAP, "ldappasswd": Client({"-w": _P, "-s": _SEPARATE}),
     "ldapwhoami": _LDAP, "ldapcompare": _LDAP, "ldapmodrdn": _LDAP, "ldapexop": _LDAP,
     "mount": Client({}), "expect": Client({}),
+    "mc": Client({}, positions=(Position(after=("alias", "set"), index=3), Position(after=("config", "host", "add"), index=3))),
+    "ftp": Client({}, script=True),
+    "send": Client({}, positions=(Position(index=0, part="send"),)),
     "pure-pw": _POSTFIX_DASH_P,
 }
 """Each client's password options and positions, and the options that take a value (so positions
@@ -203,7 +208,8 @@ _SUBCOMMANDS: Final[dict[str, tuple[str, ...]]] = {
 80:80`` is a port; ``docker login -p X`` is a password)."""
 
 STDIN_OPTIONS: Final = re.compile(
-    rb"--(?:password|passwd|pass|token|secret)-stdin|--(?:password|passphrase|passwd)-file(?:=|[ \t]+)(?:-|/dev/stdin)(?:[\s\"'`\\;|&)]|$)"
+    rb"--(?:password|passwd|pass|token|secret)-stdin|--(?:password|passphrase|passwd)-file(?:=|[ \t]+)(?:-|/dev/stdin)(?:[\s\"'`\\;|&)}\]]|$)"
+    rb"|--from(?:-env)?-file=(?:[A-Za-z0-9_.\-]{1,64}=)?(?:-|/dev/stdin)(?:[\s\"'`\\;|&)}\]]|$)"
     rb"|-passin[ \t]+(?:stdin|fd:0)|--passphrase-fd(?:=|[ \t]+)0|--with-token|--stdin",
     re.IGNORECASE,
 )
@@ -214,7 +220,7 @@ _PREFIXES: Final = frozenset({b"sudo", b"doas", b"env", b"time", b"nohup", b"exe
 COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True))
 """The clients' names, as one alternation."""
 COMMAND_GATE: Final = (
-    rb"(?:(?:\b|u2192|\\t)(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[\s\"'`;|&)\\]|$)"
+    rb"(?:(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[\s\"'`;|&)\\]|$)"
     rb"|" + STDIN_OPTIONS.pattern + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
@@ -347,6 +353,9 @@ def _value(word: Word, i: int, j: int, part: str, *, loose: bool) -> tuple[int, 
                 return None
         else:
             i += 5
+    elif part == "send":
+        while j > i and word.text[j - 2 : j] in (b"\\r", b"\\n"):
+            j -= 2  # send "X\r": the keystroke of Return is no part of it
     elif part == "/":
         slash = text.find(b"/")
         if slash <= 0:
@@ -549,7 +558,7 @@ def command_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]
 
 _NESTED_MAX: Final = 8
 """Most quoted words of one line split again as command lines."""
-_HINT: Final = re.compile(rb"(?:\b|u2192|\\t)(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE)
+_HINT: Final = re.compile(rb"(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE)
 """Most commands read from inside quoted words of one line."""
 
 
@@ -570,7 +579,12 @@ def _commands(t: bytes, line: bytes, lines: list[Line], i: int, words: list[Word
                     found = (words[k].text.decode("latin-1").lower(), _ANY)  # any command reading a password from stdin
                 key, client = found
                 loose = not _at_command_start(words, k, seg_start)
+                before = b" ".join(w.text for w in words[max(0, seg_start - 4) : seg_start])
+                if key == "send" and not _PROMPT.search(before if before or i == 0 else t[lines[i - 1].start : lines[i - 1].end]):
+                    break  # expect's send: a password only after the prompt for one (on its line or the one before)
                 out += _read(words, k, _redirect_end(words, k, seg_end), key, client, loose)
+                if client.script:
+                    out += _script_values(t, line, lines, i)
                 if (client.stdin is not None or _reads_stdin(words, k, seg_end)) and not (key == "passwd" and not any(w.text == b"--stdin" for w in seg)):
                     heredoc = _heredoc_line(t, line, lines, i)
                     for a, b, _ in _stdin_value(words, seg_start, seg_end, t, heredoc):
@@ -584,14 +598,40 @@ def _commands(t: bytes, line: bytes, lines: list[Line], i: int, words: list[Word
 
 
 _ANY: Final = Client({})
+_PROMPT: Final = re.compile(rb"assword|passphrase|\bPIN\b|[Ss]ecret", re.IGNORECASE)
+"""An expect script's prompt for a password (``expect "assword:"``)."""
+_SCRIPT_LINES: Final = 64
+_SCRIPT_VALUES: Final = {b"user": 2, b"pass": 1, b"password": 1, b"quote": 0}
+"""A client script's command and the index of its password (``user NAME X``, ``pass X``)."""
+
+
+def _script_values(t: bytes, line: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+    """The passwords a heredoc opened on line ``i`` gives a client reading commands (``ftp -n host
+    <<EOF`` / ``user deploy X``), up to its delimiter."""
+    m = _HEREDOC.search(line)
+    if m is None or line[m.start() : m.start() + 3] == b"<<<":
+        return []
+    out: list[tuple[int, int]] = []
+    for n in range(i + 1, min(len(lines), i + 1 + _SCRIPT_LINES)):
+        body = t[lines[n].start : lines[n].end]
+        if body.strip() == m.group(1):
+            break
+        words = split(t, lines[n].start, [(lines[n].end, lines[n].end)])
+        index = _SCRIPT_VALUES.get(words[0].text.lower()) if words else None
+        if index and len(words) > index:
+            hit = _value(words[index], 0, len(words[index].text), "", loose=False)
+            if hit is not None:
+                out.append(hit)
+    return out
 
 
 def _reads_stdin(words: list[Word], k: int, seg_end: int) -> bool:
     """The command ``words[k:seg_end]`` holds an option reading its password from standard input."""
+    texts = [w.text.rstrip(b"}])") for w in words[k + 1 : seg_end]]  # a JSON string's end after the last
     return any(
-        STDIN_OPTIONS.fullmatch(words[n].text) is not None or STDIN_OPTIONS.fullmatch(words[n].text + b" " + words[n + 1].text) is not None
-        for n in range(k + 1, seg_end) if not words[n].op and n + 1 < seg_end
-    ) or (k + 1 < seg_end and STDIN_OPTIONS.fullmatch(words[seg_end - 1].text) is not None)
+        STDIN_OPTIONS.fullmatch(text) is not None or (n + 1 < len(texts) and STDIN_OPTIONS.fullmatch(text + b" " + texts[n + 1]) is not None)
+        for n, text in enumerate(texts)
+    )
 
 
 def _redirect_end(words: list[Word], k: int, seg_end: int) -> int:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Final
@@ -27,6 +28,7 @@ __all__ = [
     "SEPARATOR",
     "Hit",
     "fingerprint",
+    "known_handler",
     "merge_hits",
     "placeholder",
     "rule_catalogue",
@@ -98,7 +100,7 @@ RULES: Final[dict[str, str]] = {
     "cookie": "Cookie or Set-Cookie header value",
     "url-password": "password in a URL (scheme://user:password@host, the user may be empty; the password runs to the "
     "last @ before the host)",
-    "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams)",
+    "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams, Zapier, IFTTT, Make)",
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "
     "qualified key; =, :, =>, XML element or attribute), a flag named so (--password, --client-secret, "
@@ -144,6 +146,8 @@ RULES: Final[dict[str, str]] = {
     "mailchimp-api-key": "Mailchimp API key (32 hex digits, -us and a datacenter)",
     "mailgun-key": "Mailgun private API key (key-...)",
     "mapbox-token": "Mapbox secret token (sk.eyJ...)",
+    "google-client-secret": "Google OAuth client secret (GOCSPX-)",
+    "buildkite-token": "Buildkite user access token (bkua_)",
     "newrelic-key": "New Relic key (NRAK-, NRII-, NRJS-)",
     "notion-token": "Notion integration token (ntn_)",
     "octopus-deploy-key": "Octopus Deploy API key (API-...)",
@@ -304,3 +308,12 @@ def placeholder(hit: Hit) -> bool:
         return False
     value = hit.value
     return _longest_run(value) >= PLACEHOLDER_RUN and max(value.count(c) for c in set(value)) * 2 >= len(value)
+
+
+def known_handler(raw: bytes, encoding: str, rule: str) -> Callable[[bytes, re.Match[bytes]], Hit | None]:
+    """The handler of a credential rho-desk holds, found literally (``raw``, as ``encoding``)."""
+
+    def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
+        return Hit(rule, m.start(), m.end(), raw, encoding)
+
+    return handle

@@ -25,6 +25,7 @@ from typing import Final, NamedTuple
 
 from ._decoders import b64_decode, is_text, padded
 from ._rules import unescaped_start
+from ._vendors import ONE_CASE_PREFIXES
 from ._work import spend
 
 __all__ = [
@@ -393,7 +394,7 @@ def narrow_kind(data: bytes, start: int, end: int) -> int:
     data), or not at all (vendor tokens mix digits and letters, or cases: ``session_state_index``
     cannot be one)."""
     run = data[start + RUN_CONTEXT : end]
-    if run.islower() and not run.translate(None, _NOT_DIGITS):
+    if run.islower() and not run.translate(None, _NOT_DIGITS) and not any(data.find(prefix, start, end) >= 0 for prefix in ONE_CASE_PREFIXES):
         return SKIP
     if end - start >= NARROW_SKIP and _base64_block(data[end - NARROW_BLOCK : end]):
         return HEAD

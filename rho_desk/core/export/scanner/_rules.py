@@ -21,6 +21,7 @@ from typing import Final
 from ._catalogue import Hit
 from ._vendors import (
     INFIX_TOKENS,
+    ONE_CASE_PREFIXES,
     SECRET_PREFIX,
     VENDOR_GATES,
     VENDOR_NAMED,
@@ -40,7 +41,6 @@ __all__ = [
     "aws_secret_near",
     "gate_head",
     "keyword_passes",
-    "known_handler",
     "run_start",
     "token_passes",
     "unescaped_start",
@@ -325,7 +325,7 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    for name, rule in (("password", "url-password"), ("slack", "webhook-url"), ("discord", "webhook-url"), ("teams", "webhook-url")):
+    for name, rule in (("password", "url-password"), *((hook, "webhook-url") for hook in ("slack", "discord", "teams", "zapier", "ifttt", "make"))):
         if name in m.re.groupindex and m.group(name) is not None:
             return Hit(rule, m.start(name), m.end(name), m.group(name))
     return None
@@ -512,7 +512,7 @@ def _vendor(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not _boundary_before(data, start) or not _boundary_after(data, end):
         return None
     value = m.group()
-    if not _mixed(value) and (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)):
+    if not _mixed(value) and (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)) and not value.startswith(ONE_CASE_PREFIXES):
         return None  # a token's random part mixes letters and digits or cases; a name does not
     group = m.lastgroup or "v0_0"
     rule = VENDOR_TOKENS[int(group[1 : group.index("_")])][0]
@@ -683,15 +683,6 @@ _ASSIGNMENT_LITERALS: Final = (rb"word(?<=password)", rb"cret(?<=secret)", rb"ke
 """Searched in the lower-cased text (``_folded``): any case of the names matches."""
 
 
-def known_handler(raw: bytes, encoding: str, rule: str) -> Handler:
-    """The handler of a credential rho-desk holds, found literally (``raw``, as ``encoding``)."""
-
-    def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
-        return Hit(rule, m.start(), m.end(), raw, encoding)
-
-    return handle
-
-
 def keyword_passes() -> list[Pass]:
     v = _VALUE
     passes = [
@@ -731,7 +722,11 @@ def keyword_passes() -> list[Pass]:
         Pass(
             _compile(
                 rb"k(?:\.com/(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/(?P<slack>[A-Za-z0-9+/_\-]{20,})"
-                rb"|b2/(?<=webhookb2/)(?P<teams>[A-Za-z0-9@.\-]{20,}/IncomingWebhook/[A-Za-z0-9/\-]{10,}))"
+                rb"|b2/(?<=webhookb2/)(?P<teams>[A-Za-z0-9@.\-]{20,}/IncomingWebhook/[A-Za-z0-9/\-]{10,})"
+                # Zapier's catch hooks, IFTTT's Maker key, Make's hooks: the URL is the credential
+                rb"|s/catch/(?<=hooks\.zapier\.com/hooks/catch/)(?P<zapier>[0-9]+/[A-Za-z0-9]{6,})"
+                rb"|ey/(?<=/with/key/)(?P<ifttt>[A-Za-z0-9_\-]{16,})"
+                rb"|\.(?<=hook\.)[a-z0-9]{2,8}\.make\.com/(?P<make>[a-z0-9]{24,}))"
             ),
             _url,
         ),

@@ -52,6 +52,7 @@ from ._catalogue import (
     SEPARATOR,
     Hit,
     fingerprint,
+    known_handler,
     merge_hits,
     placeholder,
 )
@@ -136,7 +137,6 @@ from ._rules import (
     Pass,
     aws_secret_near,
     keyword_passes,
-    known_handler,
     run_start,
     token_passes,
     unescaped_start,

@@ -17,7 +17,11 @@ from collections import Counter
 from itertools import pairwise
 from typing import Final
 
-__all__ = ["INFIX_TOKENS", "SECRET_PREFIX", "VENDOR_GATES", "VENDOR_NAMED", "VENDOR_SUFFIXES", "VENDOR_TOKENS", "random_token"]
+__all__ = ["INFIX_TOKENS", "ONE_CASE_PREFIXES", "SECRET_PREFIX", "VENDOR_GATES", "VENDOR_NAMED", "VENDOR_SUFFIXES", "VENDOR_TOKENS", "random_token"]
+
+ONE_CASE_PREFIXES: Final = (b"api_org_",)
+"""Prefixes of vendor tokens whose random part may be letters of one case and no digit (a
+Hugging Face organisation token): a run of lower-case letters is searched for these only."""
 
 # Vendor tokens with a distinctive prefix (the formats gitleaks' default rules and detect-secrets'
 # plugins document; docs/security.md maps each of their rules to one of ours). One alternation,
@@ -40,14 +44,14 @@ VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("clojars-token", rb"CLOJARS_[a-z0-9]{60}"),
     ("cloudflare-origin-ca-key", rb"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     ("databricks-token", rb"dapi[a-f0-9]{32}(?:-\d)?"),
-    ("doppler-token", rb"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    ("doppler-token", rb"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{1,32}\.)?[A-Za-z0-9]{40,44}"),
     ("dropbox-token", rb"sl\.[A-Za-z0-9_\-=]{130,140}"),
     ("duffel-token", rb"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}"),
     ("dynatrace-token", rb"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
     ("easypost-token", rb"EZ(?:AK|TK)[A-Za-z0-9]{54}"),
     ("facebook-token", rb"EAA[MC][A-Za-z0-9]{100,}"),
     ("flutterwave-key", rb"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X|FLWSECK(?:_TEST)?-[a-h0-9]{12}"),
-    ("flyio-token", rb"fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    ("flyio-token", rb"fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/_\-]{100,}={0,3}"),
     ("frameio-token", rb"fio-u-[A-Za-z0-9_\-=]{64}"),
     ("grafana-token", rb"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
     ("harness-token", rb"pat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}|sat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
@@ -57,7 +61,9 @@ VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("intra42-secret", rb"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
     ("linear-api-key", rb"lin_api_[A-Za-z0-9]{40}"),
     ("mailgun-key", rb"key-[a-f0-9]{32}"),
-    ("mapbox-token", rb"sk\.eyJ[A-Za-z0-9_\-]{50,}\.[A-Za-z0-9_\-]{20,}"),
+    ("mapbox-token", rb"sk\.eyJ[A-Za-z0-9_\-]{30,}\.[A-Za-z0-9_\-]{20,}"),
+    ("google-client-secret", rb"GOCSPX-[A-Za-z0-9_\-]{28}"),
+    ("buildkite-token", rb"bkua_[a-f0-9]{40}"),
     ("newrelic-key", rb"NR(?:AK|II|JS)-[A-Za-z0-9\-]{19,32}"),
     ("notion-token", rb"ntn_[0-9]{11}[A-Za-z0-9]{35}"),
     ("octopus-deploy-key", rb"API-[A-Z0-9]{26}"),
