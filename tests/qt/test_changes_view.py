@@ -117,6 +117,11 @@ def test_library_search_finds_sessions_that_touched_a_file(make_window, run, tmp
     run(until(lambda: view.library_model.rowCount() == 1, context.bridge))
     assert view.left.currentWidget() is view.results
     assert view.library_model.rows[0].shown == "README.md" and view.library_model.rows[0].session_path == str(path)
+    # the session by its title, as its card names it, not an 8-hex id (N24)
+    session = view.library_model.index(0, 1).data()
+    summary = next(s for s in run(context.services.library.alist(None)).sessions if s.id == view.library_model.rows[0].session_id)
+    title = (summary.title or summary.first_user_message).splitlines()[0]
+    assert session.startswith(title[:70]) and session.endswith(Path(summary.cwd).name), session
     view.results.activated.emit(view.library_model.index(0, 0))
     run(until(lambda: context.services.document.path == path and view.changes is not None, context.bridge))
     run(settle(context.bridge))

@@ -183,16 +183,23 @@ class PathIndex:
         return len(rows)
 
     def search(self, query: str, *, limit: int = 500) -> list[TouchedFile]:
-        """Files whose path contains ``query`` (case-insensitive), newest sessions first."""
-        pattern = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        """Files whose path as shown contains ``query`` (case-insensitive), newest sessions first.
+
+        The shown path is relative to the session's workspace: a search for "payments" does not
+        list every file of a workspace folder named payments-api. A query that starts with ``/``
+        or ``~`` is matched against the absolute path as well."""
+        query = query.strip()
+        absolute = query.startswith(("/", "~"))
+        text = os.path.expanduser(query) if absolute else query
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         sql = (
             "SELECT t.session_path, s.session_id, s.workspace, t.file, t.shown, t.turns, t.changes "
             "FROM touched t JOIN sessions s ON s.path = t.session_path "
-            "WHERE t.shown LIKE ? ESCAPE '\\' OR t.file LIKE ? ESCAPE '\\' "
+            "WHERE t.shown LIKE ? ESCAPE '\\' OR (? AND t.file LIKE ? ESCAPE '\\') "
             "ORDER BY t.shown, t.session_path DESC LIMIT ?"
         )
         with self._lock:
-            rows = self._db.execute(sql, (pattern, pattern, limit)).fetchall()
+            rows = self._db.execute(sql, (pattern, absolute, pattern, limit)).fetchall()
         return [_touched(r) for r in rows]
 
     def sessions_touching(self, file: str) -> list[TouchedFile]:

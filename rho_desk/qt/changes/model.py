@@ -171,11 +171,19 @@ class LibraryTouchedModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.rows: list[TouchedFile] = []
+        self.titles: dict[str, str] = {}
+        """Session id -> the title the library shows for it."""
 
-    def set_rows(self, rows: list[TouchedFile]) -> None:
+    def set_rows(self, rows: list[TouchedFile], titles: dict[str, str] | None = None) -> None:
         self.beginResetModel()
         self.rows = rows
+        self.titles = titles or {}
         self.endResetModel()
+
+    def session_text(self, row: TouchedFile) -> str:
+        """The session's title as the library shows it, else the start of its id."""
+        title = self.titles.get(row.session_id or "")
+        return title or (row.session_id or Path(row.session_path).parent.name)[:8]
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -196,7 +204,7 @@ class LibraryTouchedModel(QAbstractTableModel):
             if index.column() == 0:
                 return row.shown
             if index.column() == 1:
-                return (row.session_id or Path(row.session_path).parent.name)[:8]
+                return self.session_text(row)
             return ", ".join("unsaved" if t is None else str(t) for t in row.turns)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{row.file}\n{row.session_path}"

@@ -465,10 +465,25 @@ class ChangesView(QWidget):
 
         async def run() -> None:
             rows = await in_thread(search)
+            titles = await self._titles()
             if self.search.text().strip() == text:
-                self.library_model.set_rows(rows)
+                self.library_model.set_rows(rows, titles)
 
         self.bridge.run(run(), context="Searching the files changed across the library")
+
+    async def _titles(self) -> dict[str, str]:
+        """The library's sessions' titles by id, as its cards show them (nothing on failure: the
+        results stand without them)."""
+        try:
+            page = await self.library.alist(None)
+        except Exception:
+            return {}
+        titles = {}
+        for summary in page.sessions:
+            lines = (summary.title or summary.first_user_message or "").splitlines()
+            if lines:
+                titles[summary.id] = f"{lines[0][:70]} · {Path(summary.cwd).name}"
+        return titles
 
     def _on_result_activated(self, index: QModelIndex) -> None:
         row = self.library_model.rows[index.row()] if index.isValid() else None

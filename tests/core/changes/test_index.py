@@ -45,3 +45,18 @@ def test_search_and_sessions_touching_follow_the_files(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1
     assert os.path.exists(path) and (os.stat(path).st_mode & 0o777) == 0o600
+
+
+def test_search_matches_the_path_shown_not_the_workspace_folder(tmp_path: Path) -> None:
+    """N24: "payments" listed every file of a workspace named payments-api, whose shown paths do
+    not hold the word; an absolute query still finds a file by its full path."""
+    home = tmp_path / "rho"
+    workspace = tmp_path / "payments-api"
+    workspace.mkdir()
+    first = coding_session(home, workspace)
+    index = PathIndex.open(index_file_for(home, tmp_path / "cache"))
+    index.sync([first])
+    assert index.search("payments") == []
+    assert [h.shown for h in index.search(str(workspace / "app"))] == ["app.py"]
+    assert [h.shown for h in index.search("app.py")] == ["app.py"]
+    index.close()
