@@ -264,6 +264,8 @@ class ContinuePanel(QFrame):
         self.mode_picker.currentIndexChanged.connect(self._on_mode_picker_changed)
         self.profile.currentIndexChanged.connect(self._update_tools_default_label)
         self._esc_filter = _EscapeCancels(self)
+        self.handoff.installEventFilter(self)
+        self.workspace_banner.installEventFilter(self)
         c = controller
         c.sig_workspace_missing.connect(self._on_controller_workspace_missing)
         c.sig_workspace_untrusted.connect(self._on_controller_workspace_untrusted)
@@ -545,6 +547,7 @@ class ContinuePanel(QFrame):
         self.status.setText(" · ".join(t for t in (saved, describe_usage(usage, estimated, calibrated)) if t))
 
     def _on_controller_handoff_required(self, report: HandoffReport, identity: str) -> None:
+        self.reply.hide()  # first: the window's minimum never counts both (see _update_reply)
         self.handoff.show_text(f"<b>Replay safety.</b> {html.escape(report.describe(identity))} Send anyway?")
         self.send_anyway.setFocus()
         self.status.setText("Waiting for your confirmation of the provider switch.")
@@ -594,6 +597,7 @@ class ContinuePanel(QFrame):
 
     def _on_controller_workspace_missing(self, message: str) -> None:
         text = html.escape(message[:1].upper() + message[1:])
+        self.reply.hide()  # first: the window's minimum never counts both (see _update_reply)
         self.workspace_banner.show_text(
             f"<b>The tools have no folder.</b> {text}. Choose a folder for its tools, or continue without them."
         )
@@ -770,14 +774,24 @@ class ContinuePanel(QFrame):
         if had and self.approval_card is None:
             self._give_room_back()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched in (self.handoff, self.workspace_banner) and event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+            self._update_reply()
+        return super().eventFilter(watched, event)
+
+    def _update_reply(self) -> None:
+        """While a question is up (an approval card, a banner), the reply gives up its lines to it:
+        on a 700-pixel screen the question's answers would not fit beside it, and the window's
+        minimum height would rise past the screen."""
+        asking = self.approval_card is not None or not self.handoff.isHidden() or not self.workspace_banner.isHidden()
+        if self.reply.isHidden() != asking:
+            self.reply.setHidden(asking)
+
     def _update_cards(self) -> None:
         asking = self.approval_card is not None
         shown = asking or bool(self.shell_cards)
         self.cards_area.setVisible(bool(self.shell_cards))
-        # While a question is up, the reply gives up its lines to it (on a 700-pixel screen the
-        # card's answers would not fit beside it).
-        if self.reply.isHidden() != asking:
-            self.reply.setHidden(asking)
+        self._update_reply()
         # and earlier commands' output under it keeps two lines (it scrolls)
         least = self.fontMetrics().lineSpacing() * 2 if asking else 0
         if self.cards_area.minimumHeight() != least:

@@ -110,6 +110,9 @@ def test_the_continue_dock_with_its_missing_folder_banner_fits(make_window, run,
     window = context.window
     run(laid_out(context))
     check(window, "continue dock")
+    window.conversation.open_find()  # as after a search hit opened: the find bar under the conversation
+    run(laid_out(context))
+    check(window, "continue dock and the find bar")
     panel.composer.setPlainText("hello")
     panel.send()
     run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
