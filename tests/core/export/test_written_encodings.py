@@ -68,6 +68,13 @@ _NUMBERS = {
 }
 
 
+def test_a_bare_token_as_a_list_without_spaces_is_read() -> None:
+    """The list's region starts after its first ``0x``: what is read around a decoded value must
+    not run on into it (``0xghp_…`` is no token)."""
+    text = "[]byte{" + ",".join(f"0x{b:02x}" for b in GITHUB.encode()) + "}"
+    assert found(text, text[7:-1])
+
+
 @pytest.mark.parametrize("name", sorted(_NUMBERS))
 def test_a_secret_written_as_a_list_of_numbers_is_read(name: str) -> None:
     text = _NUMBERS[name]

@@ -382,6 +382,7 @@ def around_value(data: bytes, start: int, end: int) -> tuple[bytes, bytes]:
     head = data[max(0, start - _AROUND_BEFORE) : start]
     cuts = [m.end() for m in _BREAK_BYTES.finditer(head)]
     head = head[cuts[-1] :] if cuts else head
+    head = head.rstrip(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # 0x|67,…: no word runs on
     call = _DECODING_CALL.search(head)
     if call is not None:  # api_key = CHAR(…), key = atob('…'): the decoded text is the value
         head = head[: call.start()] + call.group(1)
