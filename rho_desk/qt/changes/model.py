@@ -207,7 +207,7 @@ class LibraryTouchedModel(QAbstractTableModel):
                 return self.session_text(row)
             return ", ".join("unsaved" if t is None else str(t) for t in row.turns)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{row.file}\n{row.session_path}"
+            return f"{row.file}\n{self.session_text(row)}\n{row.session_path}"
         if role == Role.ROW:
             return row
         return None
