@@ -174,3 +174,13 @@ def test_a_line_is_split_as_a_shell_splits_it() -> None:
 def test_the_table_names_a_password_option_or_position_for_each_client() -> None:
     for name, client in CLIENTS.items():
         assert client.options or client.positions or client.pairs or client.stdin is not None or client.script or name in {"runas", "mount", "expect", "mysql_config_editor", "passwd"}, name
+
+
+def test_base64_text_holds_no_command_line() -> None:
+    """A client's name inside base64 (``…/exp`` ending a wrapped line, ``+mysql``) is no command:
+    its lines are not read as command lines (reading them costs the scan on every base64 text)."""
+    from rho_desk.core.export.scanner._structure import trigger_lines
+
+    data = b"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo/exp\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo+mysql\n"
+    assert trigger_lines(data, None) == []
+    assert trigger_lines(b"mysql -pS3cret db\n", None) == [0]

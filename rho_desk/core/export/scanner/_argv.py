@@ -220,8 +220,8 @@ _PREFIXES: Final = frozenset({b"sudo", b"doas", b"env", b"time", b"nohup", b"exe
 COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True))
 """The clients' names, as one alternation."""
 COMMAND_GATE: Final = (
-    rb"(?:(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[\s\"'`;|&)\\]|$)"
-    rb"|" + STDIN_OPTIONS.pattern + rb")"
+    rb"(?:(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
+    rb"|\bchpasswd\b|" + STDIN_OPTIONS.pattern + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), or an option reading a password from standard input (both caseless)."""

@@ -262,9 +262,13 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         n = end - start
         if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
             continue
-        if start > 0 and data[_before_colours(data, start) - 1] not in _CONTEXT_BEFORE and data[start - 1] not in _CELL_SEPARATORS and data[start - 1] != 0x3E and data[start - 2 : start] != b"\\t":
+        if start > 0 and data[start - 1] in b"mK":
+            before_start = _before_colours(data, start)
+        else:
+            before_start = start
+        if start > 0 and data[before_start - 1] not in _CONTEXT_BEFORE and data[start - 1] not in _CELL_SEPARATORS and data[start - 1] != 0x3E and data[start - 2 : start] != b"\\t":
             continue  # a line, a path or a word goes on: no credential stands here
-        i = anchor = _before_colours(data, start)
+        i = anchor = before_start
         while i > 0 and anchor - i < 8 and data[i - 1] in _CONTEXT_SKIP:
             i -= 1
         i = _before_colours(data, i)
