@@ -86,6 +86,14 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
         json.dumps({"outputs": {"connection": {"sensitive": True, "value": "Server=db;Uid=app;Pwd=Tf2x"}}}),
         ("Server=db;Uid=app;Pwd=Tf2x",),
     ),
+    "psql table (its rows' first cell a number)": (
+        " id | name | api_key | active\n----+------+---------+-------\n  1 | ci | PsqlCell7Kq2 | t\n(1 row)\n",
+        ("PsqlCell7Kq2",),
+    ),
+    "mysql box table, a _pw column": (
+        "+----+-------+-----------+\n| id | login | backup_pw |\n+----+-------+-----------+\n|  3 | bk    | MyBox9Pw2 |\n",
+        ("MyBox9Pw2",),
+    ),
     "csv column": ("user,password,host\nalice,CsvColumnPw1,db1\nbob,CsvSecond2,db2\n", ("CsvColumnPw1", "CsvSecond2")),
     "markdown table column": ("| service | api_key |\n| --- | --- |\n| billing | MdTableKey77 |\n", ("MdTableKey77",)),
     "vault kv get": (

@@ -56,7 +56,7 @@ __all__ = [
 # --- names ------------------------------------------------------------------------------------
 
 _WORDS: Final = frozenset({
-    "pass", "passwd", "password", "passwords", "pwd", "passphrase", "passcode", "secret", "secrets",
+    "pass", "passwd", "password", "passwords", "pwd", "pw", "passphrase", "passcode", "secret", "secrets",
     "token", "credential", "credentials", "creds", "cred", "auth", "bearer", "cookie", "apikey", "privatekey",
     "secretkey", "accesskey", "signingkey", "masterkey", "encryptionkey", "authtoken", "accesstoken",
     "refreshtoken", "sessiontoken", "sharedaccesskey", "clientsecret", "appsecret", "apisecret",

@@ -636,9 +636,15 @@ class _Reader:
         if not pairs and any(self.pairs_header(k) for k in range(max(0, i - _ROWS_ABOVE), i)):
             return  # a row of a key/value table above, not a header
         rows = 0
+        # a header with no wrapper: its rows have none either (psql's `  1 | ` is a cell, not a row number)
+        head = _JSON_OPEN.match(t, line.begin, line.end) or _JSON_ROW.match(t, line.begin, line.end)
+        bare = _ROW.match(t, line.begin if head is None else head.end(), line.end) is None
         for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
             row_line = self.lines[k]
-            row = t[row_line.start + row_line.indent : row_line.end]
+            row_start = row_line.start + row_line.indent
+            if bare and _NUMBER_CELL.fullmatch(t, row_line.begin, row_line.start) is not None:
+                row_start = row_line.begin + len(t[row_line.begin : row_line.end]) - len(t[row_line.begin : row_line.end].lstrip(b" \t"))
+            row = t[row_start : row_line.end]
             if not row.strip():
                 break
             if RULER.fullmatch(row.strip()):
@@ -646,7 +652,7 @@ class _Reader:
             got = cells(row, sep)
             if len(got) < 2 or (sep != b"  " and abs(len(got) - len(heads)) > 1):
                 break
-            base = row_line.start + row_line.indent
+            base = row_start
             rows += 1
             if pairs:
                 name = got[0][0].strip(b" \"'")
@@ -708,6 +714,8 @@ _SQL_FOR: Final = re.compile(
     rb"password[ \t]+for[ \t]+[^=;\n]{1,200}?=[ \t]*(?:(?:old_)?password[ \t]*\([ \t]*)?N?(?P<q>['\"])|set[ \t]+password[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?N?(?P<q2>['\"])",
     re.IGNORECASE,
 )
+_NUMBER_CELL: Final = re.compile(rb"[ \t]*[0-9]{1,7}[ \t]*\|[ \t]?")
+"""What ``_ROW`` peels as ``  12 | `` and is, under a header without a wrapper, a table's first cell."""
 _OPENER: Final = re.compile(rb"''|\[(?P<eq>=*)\[|r(?P<hash>#{1,3})\"|%[qQwW]?(?P<bracket>[({\[<])|<!\[CDATA\[")
 """A string that opens at the end of a line and closes on a later one (``_closer``): Nix's ``''``,
 Lua's ``[[``/``[==[``, Rust's ``r#"``, Ruby's ``%q(``, XML's CDATA."""

@@ -59,17 +59,17 @@ __all__ = [
 
 # --- the gate: lines where a structure can hold a credential ----------------------------------------
 
-_KW: Final = rb"(?:pass|pwd|secret|token|cred|auth|bearer|cookie|psk|[a-z0-9_.\-]key)"
+_KW: Final = rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|auth|bearer|cookie|psk|[a-z0-9_.\-]key)"
 """The credential words of a name (``key`` only after a qualifier: ``api_key``, ``privateKey``;
 alone it names no credential, and ``-----BEGIN … KEY`` and ``keys/`` are everywhere)."""
 _NCH: Final = rb"[a-z0-9_.\-]"
 _GATE_NAME: Final = (
-    rb"(?:(?:pass|pwd|secret|token|cred|psk|bearer|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
+    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|bearer|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
 )
 """A credential word and the rest of its name, as the gate looks for it (``auth`` not followed by
 ``o``: ``Authorization`` and ``author`` fill HTTP headers and metadata, and name no value)."""
 _WORD_NAME: Final = (
-    rb"(?:(?:pass|pwd|secret|token|cred|psk|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
+    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
 )
 """A credential word and the rest of its name, as the gate looks for it before a directive's words
 (not ``bearer``: ``Authorization: Bearer X`` is the header rules')."""
@@ -85,7 +85,7 @@ _EOL: Final = rb"(?:$|" + _BREAK + rb"|\")"
 _WRAP: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\||\t|\\{1,7}t)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
 """An optional row wrapper at the start of a line (a superset of what ``_reader`` peels)."""
 _SEP: Final = rb"(?:\\{1,7}t|[,\t|]|[ \t]{2})"
-_CELL_KW: Final = rb"(?:pass|pwd|secret|token|cred|psk|[a-z0-9_.\-]key)"
+_CELL_KW: Final = rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key)"
 _TRIPLE_QUOTE: Final = rb"(?:\\{0,7}\"){3}|(?:\\{0,7}'){3}"
 _AFTER: Final = (
     rb"(?:=>|:=|=|:)" + _SP + rb"(?:[|>][+\-]?[0-9]?|!{1,2}[a-z]{1,16}(?:" + _SP + rb"[|>][+\-]?[0-9]?)?|(?:" + _TRIPLE_QUOTE + rb")[^\"'\\\r\n\x00\xff]*"
@@ -155,7 +155,7 @@ value is elsewhere than right after it, a table header naming a credential, a na
 field, a Kubernetes Secret, terraform's ``sensitive``, SQL's ``PASSWORD FOR``. Each report is
 confirmed on its line by the kind's own test (``_CONFIRM``), which looks at that line only."""
 
-TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|secret|token|cred|auth|bearer|cookie|key|psk|community|login|identify|" + CALL_NAMES + rb"|sensitive|stdin|" + COMMAND_NAMES)
+TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|pw|secret|token|cred|auth|bearer|cookie|key|psk|community|login|identify|" + CALL_NAMES + rb"|sensitive|stdin|" + COMMAND_NAMES)
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
 are the candidates."""
 
