@@ -88,7 +88,9 @@ def text_lines(t: bytes) -> list[Line]:
         end = n if nl < 0 else nl
         stop = end - 1 if end > pos and t[end - 1] == 0x0D else end
         start = pos
-        opened = _JSON_OPEN.match(t, start, stop) or _JSON_ROW.match(t, start, stop)
+        opened = _JSON_OPEN.match(t, start, stop)
+        if opened is None and t.find(b'":', start, min(stop, start + 240)) >= 0:
+            opened = _JSON_ROW.match(t, start, stop)
         if opened is not None:
             start = opened.end()  # {"body": "text…: the text of a string that goes on, or its rows
         row = _ROW.match(t, start, stop)

@@ -473,6 +473,17 @@ def view(data: bytes, lo: int, hi: int) -> _View:
     return _View(text, maps, lo)
 
 
+_WORDS_LINE: Final = re.compile(
+    rb"(?:" + _FULL_NAME + rb"|community|key|login|identify)[\"']?,?[ \t]+" + _WORDS_VALUE, re.IGNORECASE
+)
+
+
+def _words_line(t: bytes, line: Line) -> bool:
+    """Line ``line`` of ``t`` (a view: escapes decoded) can hold a directive's value (the words
+    trigger's test): only there are its words split."""
+    return _WORDS_LINE.search(t, line.start, line.end) is not None
+
+
 def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies: list[tuple[int, int]], body_starts: list[int]) -> list[Hit]:
     """The credentials the structure around each confirmed trigger line holds (``trigger_lines``
     of the gate's ``reports``, or of every line without the gate), outside the blobs' bodies."""
@@ -494,7 +505,7 @@ def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies:
         found = [
             *read(v.text, lines, k),
             *((start, end, "credential-assignment") for start, end in command_values(v.text, lines, k)),
-            *((start, end, "credential-assignment") for start, end in word_values(v.text, lines, k)),
+            *((start, end, "credential-assignment") for start, end in (word_values(v.text, lines, k) if _words_line(v.text, lines[k]) else ())),
             *((start, end, "credential-assignment") for start, end in call_values(v.text, lines, k)),
         ]
         for start, end, rule in found:
