@@ -164,3 +164,23 @@ def test_a_jwk_is_found_from_its_quoted_kty(scanners: tuple[SecretScanner, Secre
     text = b"{%skty%s: %soct%s, %sk%s: %s%s%s}" % (quote, quote, quote, quote, quote, quote, quote, secret, quote)
     for scanner in scanners:
         assert [h.value for h in scanner.scan(text) if h.rule == "private-key"] == [b"jwk:" + secret], scanner
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        b"figd_----------------------0000000000000000=00",  # found by hypothesis: '=' where the run ends
+        b"figd_" + b"Ab3" * 12 + b"xy=Q9",
+        b"pscale_tkn_" + b"Zq7" * 10 + b"k=.w",
+    ],
+    ids=["figma-dashes", "figma", "planetscale"],
+)
+def test_a_token_running_past_its_run_is_found_where_the_gate_reports_it(
+    scanners: tuple[SecretScanner, SecretScanner], token: bytes
+) -> None:
+    """A token may end up to two bytes past its run (an '=' or '.' where the run stops): the
+    gated scan maps the gate's report back to the run's piece, as the full pass finds it."""
+    gated, plain = scanners
+    text = b"x " + token + b" "
+    assert hits(plain, text) != []
+    assert hits(gated, text) == hits(plain, text)
