@@ -31,7 +31,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QKeySequence, QShowEvent, QTextCursor
+from PySide6.QtGui import (
+    QFont,
+    QKeyEvent,
+    QKeySequence,
+    QShowEvent,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -58,7 +66,9 @@ from ...core.wire import ModelUsage
 from ..services.context import OperationHost
 from ..services.outcomes import OpChanges
 from ..ui.blocks import Banner
+from ..ui.markdown import SafeTextBrowser, markdown_css, render_markdown
 from ..ui.text import revision_words
+from ..ui.theme import DARK, LIGHT
 from .approval import ApprovalCard, ShellCard
 from .controller import ConflictInfo, ContinueController, TurnState
 
@@ -130,6 +140,10 @@ class ContinuePanel(QFrame):
         """Streamed pieces not drawn yet: ``(text|reasoning, text)``, in arrival order."""
         self._mode = ""
         """What the reply area is writing: ``text``, ``reasoning`` or nothing."""
+        self._markdown = ""
+        """The Markdown of the assistant's text being written (shown rendered, as the conversation shows it)."""
+        self._markdown_length = 0
+        """How many characters at the end of the reply area that text takes, rendered."""
 
         self.handoff = Banner("warning")
         self.handoff.setObjectName("LibraryNotice")
@@ -184,13 +198,13 @@ class ContinuePanel(QFrame):
         for mode in PermissionMode:
             self.mode_picker.addItem(f"Tools: {mode.label}", mode.value)
 
-        self.reply = QPlainTextEdit()
+        self.reply = SafeTextBrowser()
         self.reply.setObjectName("LiveReply")
         self.reply.setAccessibleName("Reply")
         self.reply.setReadOnly(True)
         self.reply.setPlaceholderText("Replies stream here. Each finished turn is saved to the session file as a "
                                       "new revision and appears in the conversation above.")  # fmt: skip
-        self.reply.setMaximumBlockCount(20_000)
+        self.reply.document().setMaximumBlockCount(20_000)
 
         self.composer = ComposerEdit()
         self.composer.setObjectName("Composer")
@@ -246,6 +260,8 @@ class ContinuePanel(QFrame):
         mono = QFont("DejaVu Sans")
         mono.setPointSizeF(9.5)
         self.reply.setFont(mono)
+        dark = self.palette().window().color().lightness() < 128
+        self.reply.document().setDefaultStyleSheet(markdown_css(DARK if dark else LIGHT))
 
         self._flush = QTimer(self)
         self._flush.setSingleShot(True)
@@ -372,6 +388,7 @@ class ContinuePanel(QFrame):
         self._buffer.clear()
         self._flush.stop()
         self._mode = ""
+        self._markdown = ""
         self._saved = None
         self.reply.clear()
         self.status.setText("")
@@ -410,11 +427,33 @@ class ContinuePanel(QFrame):
         """Write ``text`` after everything streamed so far."""
         self._on_flush_timeout()
         self._mode = ""
+        self._markdown = ""
         cursor = self.reply.textCursor()
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)
+        self._insert_plain(cursor, text)
         self.reply.setTextCursor(cursor)
         self.reply.ensureCursorVisible()
+
+    @staticmethod
+    def _insert_plain(cursor: QTextCursor, text: str) -> None:
+        """``text`` as plain lines: no format of the rendered Markdown before it (bold, a list) carries on."""
+        for i, line in enumerate(text.split("\n")):
+            if i:
+                cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            if line:
+                cursor.insertText(line, QTextCharFormat())
+
+    def _render_markdown(self, cursor: QTextCursor) -> None:
+        """Draw the assistant's text so far again, rendered, in place of its previous drawing."""
+        end = cursor.document().characterCount() - 1
+        cursor.setPosition(end - self._markdown_length)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        start = cursor.selectionStart()
+        cursor.removeSelectedText()
+        html = render_markdown(self._markdown).strip()
+        if html:
+            cursor.insertHtml(html)
+        self._markdown_length = cursor.document().characterCount() - 1 - start
 
     def _line(self, text: str) -> None:
         """Write ``text`` as a line of its own."""
@@ -494,17 +533,26 @@ class ContinuePanel(QFrame):
     def _on_flush_timeout(self) -> None:
         if not self._buffer:
             return
-        pieces: list[str] = []
-        for mode, text in self._buffer:
-            if mode != self._mode:
-                label = "Assistant: " if mode == "text" else "(reasoning summary) "
-                pieces.append(("\n" if self._mode else "") + label)
-                self._mode = mode
-            pieces.append(text)
-        self._buffer.clear()
         cursor = self.reply.textCursor()
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText("".join(pieces))
+        changed = False
+        for mode, text in self._buffer:
+            if mode != self._mode:
+                if changed:
+                    self._render_markdown(cursor)
+                    changed = False
+                label = "Assistant: " if mode == "text" else "(reasoning summary) "
+                self._insert_plain(cursor, ("\n" if self._mode else "") + label)
+                self._mode = mode
+                self._markdown, self._markdown_length = "", 0
+            if mode == "text":
+                self._markdown += text
+                changed = True
+            else:
+                self._insert_plain(cursor, text)
+        self._buffer.clear()
+        if changed:
+            self._render_markdown(cursor)
         self.reply.setTextCursor(cursor)
         self.reply.ensureCursorVisible()
 

@@ -44,7 +44,14 @@ from ...core.compaction import message_tokens
 from ...core.tools.hashline import edit_paths
 from ...core.wire import Message, ModelIdentity, ProviderContextBlock, encode_pretty
 from ..ui.labels import message_text
-from ..ui.markdown import IMAGE_SCHEME, SafeTextBrowser, decode_data_image, escape, render_markdown
+from ..ui.markdown import (
+    IMAGE_SCHEME,
+    SafeTextBrowser,
+    decode_data_image,
+    escape,
+    markdown_css,
+    render_markdown,
+)
 from ..ui.resources import Icon, icon
 from ..ui.text import message_time, plural
 from ..ui.theme import Theme
@@ -66,28 +73,6 @@ _KIND_TITLES: Final = {
     RowKind.TOOL_RESULT: "Tool result",
     RowKind.MARKER: "Compacted context",
 }
-
-
-def _css(theme: Theme) -> str:
-    return f"""
-    body {{ color: {theme.text}; }}
-    h1, h2, h3 {{ margin-top: 10px; margin-bottom: 4px; }}
-    p {{ margin-top: 4px; margin-bottom: 6px; }}
-    pre {{ font-family: 'DejaVu Sans Mono'; font-size: 8.8pt; background: {theme.code}; padding: 6px; }}
-    code {{ font-family: 'DejaVu Sans Mono'; background: {theme.code}; }}
-    a {{ color: {theme.accent}; text-decoration: none; }}
-    .muted {{ color: {theme.muted}; }}
-    .blocked, .blocked-link {{ color: {theme.warning}; }}
-    .code-label {{ color: {theme.muted}; font-size: 8pt; margin-top: 6px; }}
-    .section {{ color: {theme.muted}; font-weight: 600; margin-top: 12px; }}
-    .ok {{ color: {theme.success}; font-weight: 600; }}
-    .err {{ color: {theme.danger}; font-weight: 600; }}
-    .warn {{ color: {theme.warning}; font-weight: 600; }}
-    table.kv td {{ padding: 1px 10px 1px 0; }}
-    table.grid {{ border-collapse: collapse; }}
-    table.grid td, table.grid th {{ border: 1px solid {theme.border}; padding: 3px 6px; }}
-    blockquote {{ color: {theme.muted}; margin-left: 10px; }}
-    """
 
 
 def _json(value: Any) -> str:
@@ -278,7 +263,7 @@ class MessageDetailView(QWidget):
     # -- rendering ----------------------------------------------------------------------------------
 
     def _apply_css(self) -> None:
-        self.browser.document().setDefaultStyleSheet(_css(self.theme))
+        self.browser.document().setDefaultStyleSheet(markdown_css(self.theme))
 
     def _meta(self, message: Message, kind: RowKind) -> str:
         assert self.model is not None

@@ -33,10 +33,13 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from .theme import Theme
+
 __all__ = [
     "ALLOWED_LINK_SCHEMES",
     "SafeTextBrowser",
     "escape",
+    "markdown_css",
     "plain_text",
     "render_markdown",
 ]
@@ -201,6 +204,29 @@ def plain_text(text: str, spans: tuple[tuple[int, int], ...] = ()) -> tuple[str,
     if len(starts) != len(spans) or len(ends) != len(spans):
         return text.replace("\n", " "), spans
     return "".join(plain), tuple(zip(starts, ends, strict=True))
+
+
+def markdown_css(theme: Theme) -> str:
+    """The style sheet of rendered Markdown (a ``QTextDocument``'s default style sheet)."""
+    return f"""
+    body {{ color: {theme.text}; }}
+    h1, h2, h3 {{ margin-top: 10px; margin-bottom: 4px; }}
+    p {{ margin-top: 4px; margin-bottom: 6px; }}
+    pre {{ font-family: 'DejaVu Sans Mono'; font-size: 8.8pt; background: {theme.code}; padding: 6px; }}
+    code {{ font-family: 'DejaVu Sans Mono'; background: {theme.code}; }}
+    a {{ color: {theme.accent}; text-decoration: none; }}
+    .muted {{ color: {theme.muted}; }}
+    .blocked, .blocked-link {{ color: {theme.warning}; }}
+    .code-label {{ color: {theme.muted}; font-size: 8pt; margin-top: 6px; }}
+    .section {{ color: {theme.muted}; font-weight: 600; margin-top: 12px; }}
+    .ok {{ color: {theme.success}; font-weight: 600; }}
+    .err {{ color: {theme.danger}; font-weight: 600; }}
+    .warn {{ color: {theme.warning}; font-weight: 600; }}
+    table.kv td {{ padding: 1px 10px 1px 0; }}
+    table.grid {{ border-collapse: collapse; }}
+    table.grid td, table.grid th {{ border: 1px solid {theme.border}; padding: 3px 6px; }}
+    blockquote {{ color: {theme.muted}; margin-left: 10px; }}
+    """
 
 
 def decode_data_image(url: str) -> QImage | None:

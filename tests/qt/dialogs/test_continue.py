@@ -365,3 +365,21 @@ def test_a_reset_mid_call_clears_the_live_line_and_counts_again(make_window, run
     assert seen[cleared - 1].endswith(" KB") and seen[cleared + 1].endswith(" B"), seen
     assert all(s.endswith(" B") for s in seen[cleared + 1:] if s), seen
     assert seen[-1] == "" and panel.call_progress.isHidden()
+
+
+def test_the_reply_shows_markdown_rendered(make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile) -> None:
+    """The live reply renders the assistant's Markdown as the conversation does: no raw markers."""
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    loopback.queue(text_reply("Done. The folder holds **READ", "ME.md** and `notes.txt`.\n\n- one\n- two"))
+    panel.composer.setPlainText("List the folder")
+    panel.send()
+    run(until(lambda: not controller.busy, context.bridge))
+    text = panel.reply.toPlainText()
+    assert "Assistant: Done. The folder holds README.md and notes.txt." in text
+    assert "**" not in text and "`" not in text
+    assert "one\ntwo" in text and "Saved as revision" in text
+    lines = text.splitlines()
+    assert lines[-1].startswith("✓ Saved as revision")  # a line of its own, not an item of the list
+    html = panel.reply.toHtml()
+    assert "font-weight:700" in html or "font-weight:600" in html  # README.md is bold
