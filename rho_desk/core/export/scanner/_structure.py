@@ -314,6 +314,10 @@ an export)."""
 WINDOW_BACK: Final = 4096
 WINDOW_FORWARD: Final = 16384
 """How far from a trigger line the window reaches, in bytes of the buffer."""
+WINDOW_REACH: Final = 3 * WINDOW_FORWARD
+"""A window also reaches ``WINDOW_FORWARD`` past the trigger lines that follow its own within this
+many bytes (it serves them too: text dense with trigger lines is decoded and split about once,
+not once every ``WINDOW_FORWARD // 2`` bytes)."""
 _ESCAPE: Final = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|([\\\"/bfnrt]))")
 _SIMPLE: Final = {ord("\\"): b"\\", ord('"'): b'"', ord("/"): b"/", ord("b"): b"\b", ord("f"): b"\f",
                   ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t"}  # fmt: skip
@@ -392,13 +396,13 @@ _JSON_LINE: Final = re.compile(rb"[ \t]*(?:\"(?:[^\"\\]|\\.)*\"[ \t]*:[ \t]*)?\"
 """A line of pretty JSON holding a string (``"key": "`` or ``"``): its content is the region."""
 
 
-def _region(data: bytes, line_start: int, line_end: int) -> tuple[int, int]:
+def _region(data: bytes, line_start: int, line_end: int, forward: int = WINDOW_FORWARD) -> tuple[int, int]:
     """The bytes a window may cover around a trigger line: the JSON string it lies in when it lies
     in one (a line of a pretty JSON document, or a raw line holding escaped line breaks), else
-    the text around; in both cases within ``WINDOW_BACK`` and ``WINDOW_FORWARD``, not across a
-    ``\\x00`` or ``\\xff``, and cut only at a line break."""
+    the text around; in both cases within ``WINDOW_BACK`` and ``forward`` (at least
+    ``WINDOW_FORWARD``), not across a ``\\x00`` or ``\\xff``, and cut only at a line break."""
     lo = max(0, line_start - WINDOW_BACK)
-    hi = min(len(data), line_end + WINDOW_FORWARD)
+    hi = min(len(data), line_end + forward)
     for stop in (b"\x00", b"\xff"):
         cut = data.rfind(stop, lo, line_start)
         if cut >= 0:
@@ -422,7 +426,7 @@ def _region(data: bytes, line_start: int, line_end: int) -> tuple[int, int]:
         string_lo = lo = head.end() if head is not None else raw_start
         string_hi = hi = close - 1 if closed else close
         lo = max(lo, line_start - WINDOW_BACK)
-        hi = min(hi, line_end + WINDOW_FORWARD)
+        hi = min(hi, line_end + forward)
     # a window cut short of its region is cut at a line break (never inside an escape)
     if string_lo < lo < line_start:
         m = _BREAKS.search(data, lo, line_start)
@@ -489,14 +493,16 @@ def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies:
     of the gate's ``reports``, or of every line without the gate), outside the blobs' bodies."""
     out: list[Hit] = []
     window: tuple[int, int, _View, list[Line], list[int]] | None = None
-    for line_start in gated_origins(trigger_lines(data, reports), bodies, body_starts):
+    starts = list(gated_origins(trigger_lines(data, reports), bodies, body_starts))
+    for i, line_start in enumerate(starts):
         bounds = _line_at(data, line_start)
         if bounds is None:
             continue
         line_end = bounds[1]
         # a window serves the trigger lines after its own while they lie well inside it
         if window is None or not (window[0] <= line_start and line_end + WINDOW_FORWARD // 2 <= window[1]):
-            lo, hi = _region(data, line_start, line_end)
+            last = starts[bisect.bisect_left(starts, line_end + WINDOW_REACH, i) - 1]
+            lo, hi = _region(data, line_start, line_end, max(WINDOW_FORWARD, last - line_end + WINDOW_FORWARD))
             v = view(data, lo, hi)
             lines = text_lines(v.text)
             window = (lo, hi, v, lines, [ln.begin for ln in lines])
