@@ -32,6 +32,7 @@ from ..core.export import (
 )
 from ..core.export._classify import SlotKind
 from ..core.wire.codec import decode_snapshot
+from ..core.wire.display import display_identity
 from ..core.wire.model import ModelIdentity
 from ..core.wire.snapshot import SessionSnapshot
 
@@ -117,13 +118,7 @@ def _join(texts: list[tuple[ContentClass, str]]) -> str:
 def shown_identity(exported: SessionSnapshot, history: str) -> ModelIdentity | None:
     """The model of a decoded export: the snapshot's own, or for a display document (which names
     none) the provenance of its last assistant turn; ``None`` when it has no such turn."""
-    if history == "model":
-        return exported.provider
-    for message in reversed(exported.history):
-        turn = message.enriched_assistant
-        if turn is not None and turn.provenance is not None:
-            return turn.provenance
-    return None
+    return exported.provider if history == "model" else display_identity(exported)
 
 
 def _stats(result: ExportResult, exported: SessionSnapshot, history: str) -> dict[str, object]:

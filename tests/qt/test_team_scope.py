@@ -78,6 +78,12 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window
     assert window.scopes.width() <= width, (width, window.scopes.width())  # the key does not widen the sidebar
     assert view.opened is not None and oct(view.opened.path.stat().st_mode & 0o777) == "0o600"
     assert view.opened.version.history == "display"  # published as shown, opened as a snapshot of it
+    # with the times the export keeps: the revision's, each message's (never "time unknown")
+    leaf = context.document.tree.active_leaf
+    assert leaf.time > 0 and "time unknown" not in window.conversation.bar.label.text()
+    stamps = window.conversation.model.rows.timestamps
+    assert stamps and all(s.isdigit() and int(s) > 0 for s in stamps)
+    assert int(max(stamps, key=int)) == leaf.time
     # settings hold no password
     assert "password" not in str(context.settings.get(PREFS_TEAM_DATABASE))
 

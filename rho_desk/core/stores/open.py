@@ -19,9 +19,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from ..errors import InputError
 from ..wire.codec import decode_snapshot
-from ..wire.display import decode_display_export
+from ..wire.display import decode_display_export, display_identity
 from ..wire.snapshot import SessionSnapshot
 from .rho_files.errors import read_failure
 
@@ -147,7 +149,11 @@ def open_document(path: Path) -> tuple[SessionFile, bool]:
     data = _read_document(path)
     shown = decode_display_export(data)  # a conversation exported or published as shown
     if shown is not None:
-        return snapshot_session(shown[0], path, len(data), timestamps=shown[1]), True
+        snapshot, times = shown
+        identity = display_identity(snapshot)  # (the document names no model of its own)
+        if identity is not None:
+            snapshot = msgspec.structs.replace(snapshot, provider=identity)
+        return snapshot_session(snapshot, path, len(data), timestamps=times), True
     return snapshot_session(decode_document(data, source=str(path)), path, len(data)), True
 
 

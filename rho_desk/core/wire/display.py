@@ -16,7 +16,14 @@ import msgspec
 from .model import Message, ModelIdentity
 from .snapshot import SessionSnapshot
 
-__all__ = ["DISPLAY_FORMAT", "DISPLAY_VERSION", "DisplayEntry", "DisplayExport", "decode_display_export"]
+__all__ = [
+    "DISPLAY_FORMAT",
+    "DISPLAY_VERSION",
+    "DisplayEntry",
+    "DisplayExport",
+    "decode_display_export",
+    "display_identity",
+]
 
 DISPLAY_FORMAT: Final = "rho-desk.display-export"
 DISPLAY_VERSION: Final = 1
@@ -63,3 +70,13 @@ def decode_display_export(data: bytes) -> tuple[SessionSnapshot, list[str | None
         metadata=document.metadata,
     )
     return carrier, [e.timestamp for e in document.messages]
+
+
+def display_identity(shown: SessionSnapshot) -> ModelIdentity | None:
+    """The model a display document's conversation was last answered by (a display export names
+    none): the provenance of its last assistant turn; ``None`` when it has no such turn."""
+    for message in reversed(shown.history):
+        turn = message.enriched_assistant
+        if turn is not None and turn.provenance is not None:
+            return turn.provenance
+    return None

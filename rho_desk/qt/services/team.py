@@ -26,12 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import msgspec
 from PySide6.QtCore import QObject, Signal
 
 from ...core.errors import DatabaseUnavailable, KnownError
 from ...core.system.fsio import atomic_write
-from ...core.wire.codec import encode_pretty
 from .bridge import BridgeClosed, EngineBridge, in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
 
@@ -234,17 +232,6 @@ class TeamService(QObject):
 
 
 def _write_viewable(path: Path, export: bytes) -> None:
-    """The export as a snapshot document the viewer opens: a model export as stored, a display
-    export's messages as a snapshot (both decoded from the stored, audited bytes)."""
-    from ...team.publish import decode_published, shown_identity
-
-    try:
-        snapshot, history = decode_published(export)
-    except KnownError:
-        history = "model"  # unreadable: written as stored; opening it reports why
-    if history == "model":
-        data = export
-    else:
-        identity = shown_identity(snapshot, history)
-        data = encode_pretty(snapshot if identity is None else msgspec.structs.replace(snapshot, provider=identity))
-    atomic_write(path, data, mode=0o600)
+    """The export as stored (audited, signed), which the viewer opens as it is: a model export as a
+    snapshot document, a display export with the times of its messages."""
+    atomic_write(path, export, mode=0o600)

@@ -297,13 +297,15 @@ def snapshot_session(
             export does); a snapshot records none ("0").
     """
     source = str(path)
-    header = HeaderRecord(3, snapshot.session_id, "0", "")
     times = timestamps if timestamps is not None else ("0",) * len(snapshot.history)
+    known = [t for t in times if t and t != "0"]
+    # the session began with its first message and this revision was saved with its last
+    header = HeaderRecord(3, snapshot.session_id, known[0] if known else "0", "")
     shown = tuple(
         StoredDisplayMessage(t or "0", m) for t, m in zip(times, snapshot.history, strict=True) if m.system is None
     )
     tree = _start(header, source, 1, None)
-    tree.apply(SnapshotRecord("0", snapshot, shown), line=2, offset=0)
+    tree.apply(SnapshotRecord(known[-1] if known else "0", snapshot, shown), line=2, offset=0)
     return SessionFile(path=path, unit=unit_for_path(path), tree=tree, end=FileEnd(size=size, valid_end=size, line_count=2))
 
 
