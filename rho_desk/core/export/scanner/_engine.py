@@ -307,6 +307,12 @@ class Pieces:
                 piece = self._piece[k]
         return piece if end - 1 <= piece[1] + 1 else None
 
+    def of_token(self, end: int, shift: int) -> tuple[int, int] | None:
+        """The piece of a token rule's report ending at ``end``: by the report's own end, before
+        its boundary byte (``shift``), or for a token whose last one or two bytes run past the
+        piece (the full pass confirms a match up to 4 bytes past its run)."""
+        return self.of(end) or self.of(end - shift) or self.of(end - shift - 1) or self.of(end - shift - 2)
+
     def _known(self, k: int) -> tuple[int, int] | None:
         """The piece of run ``k`` if its chain was worked out by distance."""
         i = bisect.bisect_right(self._firsts, k) - 1

@@ -508,7 +508,7 @@ class SecretScanner:
             # a token may also end up to two bytes past its piece (``_scan_runs`` confirms its
             # match up to 4 bytes past the run: ``figd_…=00`` with the ``=`` where the run ends)
             shift = 1 if rule.bounded else 0
-            found = {piece for end in reports.ends[i] if (piece := _piece_of(pieces, end, shift)) is not None}
+            found = {piece for end in reports.ends[i] if (piece := pieces.of_token(end, shift)) is not None}
             if not found:
                 continue
             confirm = rule.confirm or rule.pattern
@@ -797,10 +797,3 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *(keyword_rule(p) for p in keywords), *triggers, *lists, Rule(_KTY.pattern, start=_KTY.pattern), *structure_rules()
     )
     return tokens, keywords, token_rules, keyword_rules
-
-
-
-def _piece_of(pieces: Pieces, end: int, shift: int) -> tuple[int, int] | None:
-    """The piece a token rule's report ending at ``end`` belongs to: the report's own end, before
-    its boundary byte (``shift``), or a token whose last one or two bytes run past the piece."""
-    return pieces.of(end) or pieces.of(end - shift) or pieces.of(end - shift - 1) or pieces.of(end - shift - 2)
