@@ -668,6 +668,8 @@ class _Reader:
     def pairs_header(self, k: int) -> bool:
         line = self.lines[k]
         text = self.t[line.start + line.indent : line.end]
+        if b"value" not in text.lower():
+            return False  # no "Value" cell: the line is split only when it can hold one
         sep = table_separator(text)
         return sep is not None and pairs_header([c.strip(b" \"'") for c, _, _ in cells(text, sep)])
 
