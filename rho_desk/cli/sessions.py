@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 from .status import EXIT_OK
 
 if TYPE_CHECKING:
+    from ..core.agents.library import AllSessions
+    from ..core.stores.library import SessionLibrary
     from ..core.stores.search import Snippet
     from ..core.stores.summary import SessionSummary
 
@@ -103,15 +105,7 @@ def run(args: argparse.Namespace) -> int:
         notice = report.notice()
         if library.cache_notice:
             print(f"rho-desk: note: {library.cache_notice}", file=sys.stderr)
-        rows: list[Row]
-        if args.search is not None:
-            results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
-            rows = [(hit.session, hit.snippets) for hit in results.hits]
-            truncated = results.truncated
-        else:
-            page = library.list(key, sort=args.sort, limit=args.limit)
-            rows = [(session, None) for session in page.sessions]
-            truncated = page.total > len(page.sessions)
+        rows, truncated = _rows(library, args, key)
     problems = [{"path": f.path, "reason": f.reason} for f in report.failed]
     if args.json:
         document: dict[str, object] = {
@@ -142,6 +136,15 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rows(library: SessionLibrary | AllSessions, args: argparse.Namespace, key: str | None) -> tuple[list[Row], bool]:
+    """The rows ``--search`` finds or the page the listing shows, and whether more match."""
+    if args.search is not None:
+        results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
+        return [(hit.session, hit.snippets) for hit in results.hits], results.truncated
+    page = library.list(key, sort=args.sort, limit=args.limit)
+    return [(session, None) for session in page.sessions], page.total > len(page.sessions)
+
+
 def _run_agents(args: argparse.Namespace) -> int:
     """``--agent NAME|all``: the agents' libraries (and Rho's, for ``all``) as one listing."""
     from ..core.agents import default_homes
@@ -158,15 +161,7 @@ def _run_agents(args: argparse.Namespace) -> int:
     key = _scope(args)
     with AllSessions(rho, agents) as library:
         notes = library.refresh(key)
-        rows: list[Row]
-        if args.search is not None:
-            results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
-            rows = [(hit.session, hit.snippets) for hit in results.hits]
-            truncated = results.truncated
-        else:
-            page = library.list(key, sort=args.sort, limit=args.limit)
-            rows = [(session, None) for session in page.sessions]
-            truncated = page.total > len(page.sessions)
+        rows, truncated = _rows(library, args, key)
         failures = library.failures()
     problems = [{"path": f.path, "reason": f.reason} for f in failures]
     if args.json:
