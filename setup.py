@@ -36,11 +36,17 @@ class BuildWithData(build_py):
         for source, destination in DATA.items():
             src, dst = ROOT / source, target / destination
             if src.is_dir():
-                shutil.copytree(src, dst, dirs_exist_ok=True,
-                                ignore=shutil.ignore_patterns("*-wal", "*-shm", "__pycache__"))
+                shutil.copytree(
+                    src,
+                    dst,
+                    dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("*-wal", "*-shm", "__pycache__"),
+                )
             else:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, dst)
 
 
-setup(cmdclass={"build_py": BuildWithData}, data_files=[("share/man/man1", ["packaging/rho-desk.1"])])
+setup(
+    cmdclass={"build_py": BuildWithData}, data_files=[("share/man/man1", ["packaging/rho-desk.1"])]
+)

@@ -117,7 +117,9 @@ def _when_imported(name: str, then: Callable[[ModuleType], None]) -> None:
         return
 
     class Finder(importlib.abc.MetaPathFinder):
-        def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        def find_spec(
+            self, fullname: str, path: Any, target: Any = None
+        ) -> importlib.machinery.ModuleSpec | None:
             if fullname != name:
                 return None
             sys.meta_path.remove(self)

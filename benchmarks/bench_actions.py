@@ -62,12 +62,21 @@ def compaction_preview_100k(quick: bool) -> BenchResult:
     budget = RecentBudget()
     history = tree.history(leaf)
     repeat = 3 if quick else 7
-    samples = measure(lambda: compute_preview(stored_state(tree, leaf).history, leaf, budget), repeat=repeat)
+    samples = measure(
+        lambda: compute_preview(stored_state(tree, leaf).history, leaf, budget), repeat=repeat
+    )
     base = measure(lambda: LocalCompactor(budget).preview(history), repeat=repeat)
     median, base_median = sorted(samples)[len(samples) // 2], sorted(base)[len(base) // 2]
-    return BenchResult("actions.compaction_preview_100k", "ms", samples, "< 3000 ms (off the GUI thread)",
-                       median < 3000, baseline=base_median, ratio=median / base_median,
-                       details={"messages": len(history)})  # fmt: skip
+    return BenchResult(
+        "actions.compaction_preview_100k",
+        "ms",
+        samples,
+        "< 3000 ms (off the GUI thread)",
+        median < 3000,
+        baseline=base_median,
+        ratio=median / base_median,
+        details={"messages": len(history)},
+    )
 
 
 @benchmark("actions.save_after_commit_10k")
@@ -97,7 +106,14 @@ def save_after_commit_10k(quick: bool) -> BenchResult:
         tree = document.tree
         assert tree is not None
         state = tree.snapshot(trim=False, prompt_cache_key=None)
-        turn = (Message.user_text(text(rng, 20)), Message.enriched(AssistantMessage(content=(ContentBlock.of_text(text(rng, 40)),), provenance=PROVIDER)))  # fmt: skip
+        turn = (
+            Message.user_text(text(rng, 20)),
+            Message.enriched(
+                AssistantMessage(
+                    content=(ContentBlock.of_text(text(rng, 40)),), provenance=PROVIDER
+                )
+            ),
+        )
         new = state.replace(revision=state.revision + 1, history=state.history + turn)
         start = time.perf_counter()
         async with document.writing() as writer:
@@ -128,8 +144,15 @@ def save_after_commit_10k(quick: bool) -> BenchResult:
     finally:
         writer.close()
     median, base_median = sorted(samples)[len(samples) // 2], sorted(base)[len(base) // 2]
-    return BenchResult("actions.save_after_commit_10k", "ms", samples, "< 50 ms median", median < 50,
-                       baseline=base_median, ratio=median / base_median if base_median else None)  # fmt: skip
+    return BenchResult(
+        "actions.save_after_commit_10k",
+        "ms",
+        samples,
+        "< 50 ms median",
+        median < 50,
+        baseline=base_median,
+        ratio=median / base_median if base_median else None,
+    )
 
 
 @benchmark("actions.stream_5k_deltas")
@@ -147,7 +170,9 @@ def stream_5k_deltas(quick: bool) -> BenchResult:
     samples: list[float] = []
     base: list[float] = []
     for _ in range(3 if quick else 7):
-        panel = ContinuePanel.__new__(ContinuePanel)  # the panel's drawing only: no controller, no host
+        panel = ContinuePanel.__new__(
+            ContinuePanel
+        )  # the panel's drawing only: no controller, no host
         _bare_panel(panel)
         start = time.perf_counter()
         for i, piece in enumerate(pieces):
@@ -158,7 +183,10 @@ def stream_5k_deltas(quick: bool) -> BenchResult:
             QCoreApplication.processEvents()
             time.sleep(0.001)
         samples.append((time.perf_counter() - start) * 1e6 / count)
-        assert panel.reply.toPlainText().endswith(text.rstrip()) or text.strip() in panel.reply.toPlainText()
+        assert (
+            panel.reply.toPlainText().endswith(text.rstrip())
+            or text.strip() in panel.reply.toPlainText()
+        )
         panel.deleteLater()
         plain = QPlainTextEdit()
         start = time.perf_counter()
@@ -170,8 +198,15 @@ def stream_5k_deltas(quick: bool) -> BenchResult:
     QCoreApplication.processEvents()
     del app
     median, base_median = sorted(samples)[len(samples) // 2], sorted(base)[len(base) // 2]
-    return BenchResult("actions.stream_5k_deltas", "µs/delta", samples, "< 100 µs per delta", median < 100,
-                       baseline=base_median, ratio=median / base_median if base_median else None)  # fmt: skip
+    return BenchResult(
+        "actions.stream_5k_deltas",
+        "µs/delta",
+        samples,
+        "< 100 µs per delta",
+        median < 100,
+        baseline=base_median,
+        ratio=median / base_median if base_median else None,
+    )
 
 
 def _bare_panel(panel: Any) -> None:

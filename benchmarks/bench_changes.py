@@ -60,7 +60,10 @@ def _turn(rng: random.Random, i: int, known: dict[str, str]) -> tuple[Message, .
     if kind == 0 or path not in known:
         content = _file(i, rng.randint(1, 9))
         known[path] = content
-        call, result = ContentBlock.of_tool_call(cid, "write", {"path": path, "content": content}), f"wrote {path}"
+        call, result = (
+            ContentBlock.of_tool_call(cid, "write", {"path": path, "content": content}),
+            f"wrote {path}",
+        )
     elif kind == 1:
         old = known[path]
         new = old.replace("    return", "    return  1 +", 1)
@@ -69,9 +72,17 @@ def _turn(rng: random.Random, i: int, known: dict[str, str]) -> tuple[Message, .
         call, result = ContentBlock.of_tool_call(cid, "edit", {"input": document}), "ok"
     elif kind == 2:
         text = known[path]
-        call, result = ContentBlock.of_tool_call(cid, "read_file", {"path": path}), numbered_view(f"[{path}#{file_hash(text)}]", text, None, None)
+        call, result = (
+            ContentBlock.of_tool_call(cid, "read_file", {"path": path}),
+            numbered_view(f"[{path}#{file_hash(text)}]", text, None, None),
+        )
     else:
-        call, result = ContentBlock.of_tool_call(cid, "bash", {"command": f"pytest tests/test_{i % 31}.py -q"}), "12 passed"
+        call, result = (
+            ContentBlock.of_tool_call(
+                cid, "bash", {"command": f"pytest tests/test_{i % 31}.py -q"}
+            ),
+            "12 passed",
+        )
     return (
         Message.user_text(f"step {i}: please change {path}"),
         asst(ContentBlock.of_text("On it."), call),
@@ -96,7 +107,9 @@ def make_session(root: Path) -> tuple[Path, Path]:
             history = history + _turn(rng, i, known)
         snapshot = SessionSnapshot.new(sid, revision, history, PROVIDER)
         if writer is None:
-            writer = create_session(root / "home", str(workspace), snapshot, clock=clock, take_lease=False)
+            writer = create_session(
+                root / "home", str(workspace), snapshot, clock=clock, take_lease=False
+            )
         else:
             writer.save(snapshot)
         # the journal: the last file of the batch, as a continued turn would have recorded it
@@ -105,7 +118,9 @@ def make_session(root: Path) -> tuple[Path, Path]:
         target = workspace / f"src/mod_{(start + BATCH - 1) % 50}.py"
         recorder.begin_turn(writer.path, sid, revision)
         asyncio.run(recorder.before_mutation([target]))
-        target.write_text(known[f"src/mod_{(start + BATCH - 1) % 50}.py"] + f"# saved with revision {revision}\n")
+        target.write_text(
+            known[f"src/mod_{(start + BATCH - 1) % 50}.py"] + f"# saved with revision {revision}\n"
+        )
         asyncio.run(recorder.after_mutation([target]))
         recorder.bind(leaf.id, leaf.revision)
         recorder.end_turn(CheckpointOutcome.COMPLETED)
@@ -126,7 +141,11 @@ def changes_10k(quick: bool) -> BenchResult:
         session = read_session(path)
         loaded = measure(lambda: changes_of_session(session.tree, session.path), repeat=repeat)
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "rho_desk", "changes", str(path), "--json"], capture_output=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "rho_desk", "changes", str(path), "--json"],
+            capture_output=True,
+            timeout=120,
+        )
         process_ms = (time.perf_counter() - started) * 1000
         base = sorted(baseline)[len(baseline) // 2]
         median = sorted(samples)[len(samples) // 2]

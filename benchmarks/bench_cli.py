@@ -38,5 +38,12 @@ def startup(quick: bool) -> BenchResult:
         samples.append(_wall(help_command))
         bare.append(_wall(bare_command))
     median, base = statistics.median(samples), statistics.median(bare)
-    return BenchResult("cli.startup", "ms", samples, "median ≤ 1.3 × python -c 'import orjson'",
-                       median <= 1.3 * base, baseline=base, ratio=median / base)  # fmt: skip
+    return BenchResult(
+        "cli.startup",
+        "ms",
+        samples,
+        "median ≤ 1.3 × python -c 'import orjson'",
+        median <= 1.3 * base,
+        baseline=base,
+        ratio=median / base,
+    )

@@ -43,7 +43,9 @@ class _Server:
         try:
             head = await reader.readuntil(b"\r\n\r\n")
             if b" /tokenize " in head.split(b"\r\n", 1)[0]:
-                writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                writer.write(
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                )
                 await writer.drain()
                 return  # a token count is not the model request this measures
             length = 0
@@ -77,7 +79,9 @@ def small_session(root: Path) -> Path:
     history = (
         Message.system_text("You are Rho."),
         Message.user_text("hello"),
-        Message.enriched(AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=identity)),
+        Message.enriched(
+            AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=identity)
+        ),
     )
     snapshot = SessionSnapshot.new("0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a55", 2, history, identity)
     with create_session(root / "rho", str(workspace), snapshot) as writer:
@@ -87,9 +91,15 @@ def small_session(root: Path) -> Path:
 async def _spawn(argv: list[str], env: dict[str, str]) -> tuple[float, asyncio.subprocess.Process]:
     start = time.perf_counter()
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rho_desk", *argv,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "rho_desk",
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
     return start, process
 
 
@@ -102,7 +112,17 @@ async def _measure(repeat: int) -> tuple[list[float], list[float]]:
         path = small_session(root)
         env = {**_ENV, "RHO_DESK_CONFIG_DIR": str(root / "config")}
         url = f"http://127.0.0.1:{server.port}/v1"
-        turn = ["continue", str(path), "-m", "go on", "--base-url", url, "--model", "m", "--trust-workspace"]
+        turn = [
+            "continue",
+            str(path),
+            "-m",
+            "go on",
+            "--base-url",
+            url,
+            "--model",
+            "m",
+            "--trust-workspace",
+        ]
         samples, baseline = [], []
         for index in range(repeat + 1):  # the first of each is a warm-up (bytecode caches)
             start, process = await _spawn(turn, env)
@@ -111,7 +131,9 @@ async def _measure(repeat: int) -> tuple[list[float], list[float]]:
             finally:
                 _out, err = await process.communicate()
             if process.returncode != 0:
-                raise RuntimeError(f"rho-desk continue failed ({process.returncode}): {err.decode()[-500:]}")
+                raise RuntimeError(
+                    f"rho-desk continue failed ({process.returncode}): {err.decode()[-500:]}"
+                )
             start_v, version = await _spawn(["--version"], env)
             await version.communicate()
             ended = time.perf_counter()
@@ -129,5 +151,12 @@ async def _measure(repeat: int) -> tuple[list[float], list[float]]:
 def time_to_request(quick: bool) -> BenchResult:
     samples, baseline = asyncio.run(_measure(5 if quick else 15))
     median, base = statistics.median(samples), statistics.median(baseline)
-    return BenchResult("continue.time_to_request", "ms", samples, "median ≤ 5 × rho-desk --version",
-                       median <= 5 * base, baseline=base, ratio=median / base)  # fmt: skip
+    return BenchResult(
+        "continue.time_to_request",
+        "ms",
+        samples,
+        "median ≤ 5 × rho-desk --version",
+        median <= 5 * base,
+        baseline=base,
+        ratio=median / base,
+    )

@@ -66,30 +66,53 @@ def _prose(rng: random.Random, vocab: list[str], mean_words: float) -> str:
     return " ".join(rng.choices(vocab, k=max(1, int(rng.expovariate(1 / mean_words)))))
 
 
-def representative(n: int, *, images: int, image_chars: int, mean_words: float, seed: int) -> list[Message]:
+def representative(
+    n: int, *, images: int, image_chars: int, mean_words: float, seed: int
+) -> list[Message]:
     """A realistic mix: user prompts, assistant answers with provider context, tool rounds."""
     rng = random.Random(seed)
     vocab = _vocabulary(rng)
     image_every = n // images if images else 0
-    image_data = "".join(rng.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", k=image_chars))
+    image_data = "".join(
+        rng.choices(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", k=image_chars
+        )
+    )
     out: list[Message] = []
     i = 0
     while len(out) < n:
         blocks = [ContentBlock(text=_prose(rng, vocab, mean_words))]
-        if image_every and i % image_every == 0 and sum(1 for m in out if m.user and len(m.user) > 1) < images:
+        if (
+            image_every
+            and i % image_every == 0
+            and sum(1 for m in out if m.user and len(m.user) > 1) < images
+        ):
             blocks.append(ContentBlock(image=ImageContent(image_data, "image/png")))
         out.append(Message(user=tuple(blocks)))
         if i % 3 == 0:  # a tool round
             call_id = f"call_{i}"
-            call = ContentBlock.of_tool_call(call_id, "read_file", {"path": f"src/{rng.choice(vocab)}.py", "limit": 200})
-            out.append(Message.enriched(AssistantMessage(content=(ContentBlock(text="Let me look."), call), provenance=IDENTITY)))
+            call = ContentBlock.of_tool_call(
+                call_id, "read_file", {"path": f"src/{rng.choice(vocab)}.py", "limit": 200}
+            )
+            out.append(
+                Message.enriched(
+                    AssistantMessage(
+                        content=(ContentBlock(text="Let me look."), call), provenance=IDENTITY
+                    )
+                )
+            )
             out.append(Message.result(call_id, True, _prose(rng, vocab, mean_words * 2)))
         context = (
             ProviderContextBlock(
-                identity=IDENTITY, kind="openai_response_output_item", position=0,
-                data={"type": "reasoning", "encrypted_content": "".join(rng.choices(_LETTERS, k=120))},
+                identity=IDENTITY,
+                kind="openai_response_output_item",
+                position=0,
+                data={
+                    "type": "reasoning",
+                    "encrypted_content": "".join(rng.choices(_LETTERS, k=120)),
+                },
             ),
-        )  # fmt: skip
+        )
         out.append(
             Message.enriched(
                 AssistantMessage(
@@ -115,13 +138,21 @@ def _samples(quick: bool, full: int, fast: int) -> int:
 def snapshot_serialize_1k(quick: bool) -> list[BenchResult]:
     history = representative(1_000, images=1, image_chars=8_192, mean_words=45, seed=1)
     rho = Rho.builder().provider(ScriptedProvider(identity=IDENTITY)).build()
-    session = rho.session(SessionOptions(history=tuple(history), revision=42, metadata={"title": "bench"}))
+    session = rho.session(
+        SessionOptions(history=tuple(history), revision=42, metadata={"title": "bench"})
+    )
     repeat = _samples(quick, 40, 12)
     pretty = measure(lambda: encode_pretty(session.snapshot()), repeat=repeat, warmup=2)
     compact = measure(lambda: encode(session.snapshot()), repeat=repeat, warmup=2)
     size = len(encode_pretty(session.snapshot()))
     results = [
-        BenchResult("engine.snapshot_serialize_1k", "ms", pretty, "median <= 10 ms", percentile(pretty, 50) <= 10),
+        BenchResult(
+            "engine.snapshot_serialize_1k",
+            "ms",
+            pretty,
+            "median <= 10 ms",
+            percentile(pretty, 50) <= 10,
+        ),
         BenchResult("engine.snapshot_serialize_1k.compact", "ms", compact, "report", None),
     ]
     results[0].details["bytes"] = size
@@ -133,7 +164,9 @@ def snapshot_serialize_1k(quick: bool) -> list[BenchResult]:
 
 def _big_snapshot() -> bytes:
     history = representative(100_000, images=100, image_chars=200_000, mean_words=45, seed=2)
-    snapshot = SessionSnapshot.new("bench-100k", 100_000, history, IDENTITY, metadata={"title": "big"})
+    snapshot = SessionSnapshot.new(
+        "bench-100k", 100_000, history, IDENTITY, metadata={"title": "big"}
+    )
     return encode(snapshot)  # compact, as a session file's base record stores it (~58 MB)
 
 
@@ -167,7 +200,13 @@ def snapshot_parse_100k(quick: bool) -> list[BenchResult]:
     base = percentile([megabytes / (ms / 1000) for ms in theirs], 50)
     ratio = percentile(ours_mb_s, 50) / base
     speed = BenchResult(
-        "engine.snapshot_parse_100k", "MB/s", ours_mb_s, ">= 0.4 x orjson.loads", ratio >= 0.4, baseline=base, ratio=ratio
+        "engine.snapshot_parse_100k",
+        "MB/s",
+        ours_mb_s,
+        ">= 0.4 x orjson.loads",
+        ratio >= 0.4,
+        baseline=base,
+        ratio=ratio,
     )
     speed.details.update(bytes=len(data), median_ms=percentile(ours, 50))
 
@@ -179,9 +218,12 @@ def snapshot_parse_100k(quick: bool) -> list[BenchResult]:
     finally:
         tracemalloc.stop()
     memory = BenchResult(
-        "engine.snapshot_parse_100k.memory", "x file", [peak / len(data)], "<= 4 x file size (tracemalloc peak)",
+        "engine.snapshot_parse_100k.memory",
+        "x file",
+        [peak / len(data)],
+        "<= 4 x file size (tracemalloc peak)",
         peak / len(data) <= 4,
-    )  # fmt: skip
+    )
     return [speed, memory]
 
 
@@ -198,7 +240,9 @@ class _StampingProvider(ModelProvider):
     def identity(self) -> ModelIdentity:
         return IDENTITY
 
-    async def send_turn_stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
+    async def send_turn_stream(
+        self, request: ModelRequest, events: EventSink
+    ) -> tuple[ContentBlock, ...]:
         stamps = self.sent
         clock = time.perf_counter
         for _ in range(self.n):
@@ -271,11 +315,22 @@ def event_delivery_10k(quick: bool) -> list[BenchResult]:
     baseline = percentile(base, 50)
     return [
         BenchResult(
-            "engine.event_delivery_10k", "events/s", rates, ">= 250,000 events/s", median >= 250_000,
-            baseline=baseline, ratio=median / baseline,
+            "engine.event_delivery_10k",
+            "events/s",
+            rates,
+            ">= 250,000 events/s",
+            median >= 250_000,
+            baseline=baseline,
+            ratio=median / baseline,
         ),
-        BenchResult("engine.event_delivery_10k.latency_p99", "ms", p99s, "p99 < 5 ms", percentile(p99s, 50) < 5),
-    ]  # fmt: skip
+        BenchResult(
+            "engine.event_delivery_10k.latency_p99",
+            "ms",
+            p99s,
+            "p99 < 5 ms",
+            percentile(p99s, 50) < 5,
+        ),
+    ]
 
 
 # --- compaction ---------------------------------------------------------------------------
@@ -284,7 +339,10 @@ def event_delivery_10k(quick: bool) -> list[BenchResult]:
 @benchmark("engine.compaction_1k")
 def compaction_1k(quick: bool) -> BenchResult:
     history = tuple(representative(999, images=1, image_chars=8_192, mean_words=45, seed=3))
-    replacement = (Message.system_text("summary of the conversation so far"), Message.user_text("q"))
+    replacement = (
+        Message.system_text("summary of the conversation so far"),
+        Message.user_text("q"),
+    )
     repeat = _samples(quick, 30, 10)
     loop = asyncio.new_event_loop()
     sessions: list[Any] = []
@@ -300,7 +358,11 @@ def compaction_1k(quick: bool) -> BenchResult:
         sessions[:] = [rho.session(SessionOptions(history=history))]
 
     def plain() -> None:
-        rho = Rho.builder().provider(ScriptedProvider([ScriptedTurn.completed("answer")], identity=IDENTITY)).build()
+        rho = (
+            Rho.builder()
+            .provider(ScriptedProvider([ScriptedTurn.completed("answer")], identity=IDENTITY))
+            .build()
+        )
         sessions[:] = [rho.session(SessionOptions(history=replacement[:1]))]
 
     def run() -> None:
@@ -315,7 +377,13 @@ def compaction_1k(quick: bool) -> BenchResult:
         loop.close()
     median, base = percentile(samples, 50), percentile(baseline, 50)
     return BenchResult(
-        "engine.compaction_1k", "ms", samples, "median <= 15 ms", median <= 15, baseline=base, ratio=median / base
+        "engine.compaction_1k",
+        "ms",
+        samples,
+        "median <= 15 ms",
+        median <= 15,
+        baseline=base,
+        ratio=median / base,
     )
 
 
@@ -326,6 +394,8 @@ def compaction_1k(quick: bool) -> BenchResult:
 def token_estimate_100k(quick: bool) -> BenchResult:
     _, snapshot = _big()
     history = snapshot.history
-    samples = measure(lambda: estimate_messages_tokens(history), repeat=_samples(quick, 5, 2), warmup=1)
+    samples = measure(
+        lambda: estimate_messages_tokens(history), repeat=_samples(quick, 5, 2), warmup=1
+    )
     rates = [len(history) / (ms / 1000) for ms in samples]
     return BenchResult("engine.token_estimate_100k", "messages/s", rates, "report", None)

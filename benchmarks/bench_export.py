@@ -84,7 +84,11 @@ TARGET_RATIO = 0.10
 """``export.audit_100mb``: throughput at least this fraction of ``orjson.loads`` on the same bytes."""
 SIZE = 100_000_000
 KEY = bytes(range(32))
-KNOWN = ["kr-openai-9f8e7d6c5b4a3f2e1d0c", "kr-anthropic-0a1b2c3d4e5f6a7b8c9d", "kr-local-Q1w2E3r4T5y6U7i8"]
+KNOWN = [
+    "kr-openai-9f8e7d6c5b4a3f2e1d0c",
+    "kr-anthropic-0a1b2c3d4e5f6a7b8c9d",
+    "kr-local-Q1w2E3r4T5y6U7i8",
+]
 _WORDS = (  # noqa: SIM905 - a paragraph of words reads better than a 120-item list
     "the of and to in is that for it with as was on be by this are at from or an which have not but had "
     "has were can all their there been one if would will more when what so no who about into out up them "
@@ -93,8 +97,11 @@ _WORDS = (  # noqa: SIM905 - a paragraph of words reads better than a 120-item l
     "should because each just those people how too little very might good great function value result "
     "error config session export render parse token window message history provider compaction revision"
 ).split()
-_IDENTS = [f"{a}_{b}" for a in ("user", "session", "tool", "export", "item", "node", "result", "value")
-           for b in ("id", "name", "count", "list", "map", "state", "path", "data", "index", "text")]
+_IDENTS = [
+    f"{a}_{b}"
+    for a in ("user", "session", "tool", "export", "item", "node", "result", "value")
+    for b in ("id", "name", "count", "list", "map", "state", "path", "data", "index", "text")
+]
 _SECRETS = [
     "sk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1",
     "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3sXY",
@@ -114,15 +121,19 @@ def _code_lines(rng: random.Random, n: int) -> list[str]:
         a, b, c = rng.choices(_IDENTS, k=3)
         kind = i % 6
         if kind == 0:
-            out.append(f"    def {a}(self, {b}: int, {c}: str = \"{rng.choice(_WORDS)}\") -> dict[str, int]:")
+            out.append(
+                f'    def {a}(self, {b}: int, {c}: str = "{rng.choice(_WORDS)}") -> dict[str, int]:'
+            )
         elif kind == 1:
-            out.append(f"        {a} = self.{b}.get({c}, {rng.randint(0, 999)})  # {_prose(rng, 5)}")
+            out.append(
+                f"        {a} = self.{b}.get({c}, {rng.randint(0, 999)})  # {_prose(rng, 5)}"
+            )
         elif kind == 2:
             out.append(f"        if {a} is None or len({b}) > {rng.randint(1, 64)}:")
         elif kind == 3:
-            out.append(f"            raise ValueError(f\"{_prose(rng, 4)} {{{a}!r}}\")")
+            out.append(f'            raise ValueError(f"{_prose(rng, 4)} {{{a}!r}}")')
         elif kind == 4:
-            out.append(f"        return {{\"{a}\": {b}, \"{c}\": [x for x in {a} if x]}}")
+            out.append(f'        return {{"{a}": {b}, "{c}": [x for x in {a} if x]}}')
         else:
             out.append("")
     return out
@@ -156,7 +167,11 @@ def big_session(size: int = SIZE, *, seed: int = 4) -> SessionSnapshot:
             size_now += len(png)
         if turn % 97 == 0:
             body = "\n".join(_prose(rng, 20) for _ in range(200))
-            blocks.append(ContentBlock.of_text(f"Attached file: design notes.pdf (application/pdf)\n<<<\n{body}\n>>>"))
+            blocks.append(
+                ContentBlock.of_text(
+                    f"Attached file: design notes.pdf (application/pdf)\n<<<\n{body}\n>>>"
+                )
+            )
             size_now += len(body)
         history.append(Message.user_blocks(blocks))
         calls = []
@@ -167,39 +182,75 @@ def big_session(size: int = SIZE, *, seed: int = 4) -> SessionSnapshot:
                 start = rng.randint(0, len(code) - 400)
                 rows = code[start : start + rng.randint(40, 400)]
                 output = "\n".join(f"{n + 1}:{line}" for n, line in enumerate(rows))
-                calls.append(ContentBlock.of_tool_call(call_id, "read_file", {"path": f"src/{rng.choice(_IDENTS)}.py"}))
+                calls.append(
+                    ContentBlock.of_tool_call(
+                        call_id, "read_file", {"path": f"src/{rng.choice(_IDENTS)}.py"}
+                    )
+                )
             else:
                 start = rng.randint(0, len(logs) - 200)
                 output = "\n".join(logs[start : start + rng.randint(20, 200)])
-                calls.append(ContentBlock.of_tool_call(call_id, "bash", {"command": f"tail -n 200 /var/log/{rng.choice(_IDENTS)}.log"}))
+                calls.append(
+                    ContentBlock.of_tool_call(
+                        call_id,
+                        "bash",
+                        {"command": f"tail -n 200 /var/log/{rng.choice(_IDENTS)}.log"},
+                    )
+                )
             if secrets_left and rng.random() < 0.05:
                 secrets_left -= 1
                 secret = _SECRETS[secrets_left % len(_SECRETS)]
-                form = (secret, quote(secret, safe=""), base64.b64encode(f"KEY={secret}\n".encode()).decode())[secrets_left % 3]
+                form = (
+                    secret,
+                    quote(secret, safe=""),
+                    base64.b64encode(f"KEY={secret}\n".encode()).decode(),
+                )[secrets_left % 3]
                 output += f"\nexport API_KEY={form}\ncurl -H 'Authorization: Bearer {KNOWN[secrets_left % 3]}x9' https://api.example.com"
             results.append(Message.result(call_id, True, output))
             size_now += len(output) + 200
         reasoning = _prose(rng, rng.randint(20, 80))
         context = ProviderContextBlock(
-            identity=IDENTITY, kind="openai_response_output_item", position=0,
-            data={"type": "reasoning", "encrypted_content": base64.b64encode(rng.randbytes(rng.randint(1500, 4000))).decode()},
+            identity=IDENTITY,
+            kind="openai_response_output_item",
+            position=0,
+            data={
+                "type": "reasoning",
+                "encrypted_content": base64.b64encode(
+                    rng.randbytes(rng.randint(1500, 4000))
+                ).decode(),
+            },
         )
         answer = f"Looking at `{rng.choice(_IDENTS)}`:\n\n- {_prose(rng, 30)}\n- {_prose(rng, 20)}\n\n```python\n{rng.choice(code)}\n```"
-        history.append(Message.enriched(AssistantMessage(
-            content=(ContentBlock.of_text(answer), *calls), provenance=IDENTITY,
-            reasoning_summary=reasoning, provider_context=(context,),
-        )))
+        history.append(
+            Message.enriched(
+                AssistantMessage(
+                    content=(ContentBlock.of_text(answer), *calls),
+                    provenance=IDENTITY,
+                    reasoning_summary=reasoning,
+                    provider_context=(context,),
+                )
+            )
+        )
         history.extend(results)
         size_now += len(answer) + len(reasoning) + len(context.data["encrypted_content"]) + 400
-    return SessionSnapshot.new("5f0c2d7e-8a41-4c1b-9d33-0e6b7a2f9c10", len(history), history, IDENTITY,
-                               metadata={"title": "Refactor the export"}, prompt_cache_key="rho:5f0c2d7e")
+    return SessionSnapshot.new(
+        "5f0c2d7e-8a41-4c1b-9d33-0e6b7a2f9c10",
+        len(history),
+        history,
+        IDENTITY,
+        metadata={"title": "Refactor the export"},
+        prompt_cache_key="rho:5f0c2d7e",
+    )
 
 
 def _pipeline(snapshot: SessionSnapshot, selection: Selection, folder: Path) -> int:
     result = export_snapshot(snapshot, selection, key=KEY, known_secrets=KNOWN)
     receipt = build_receipt(result, output_name="export.json", key_id=key_id(KEY))
     write_files_atomic(
-        [(folder / "export.json", result.data), (folder / "export.json.receipt.json", encode_receipt(receipt))],
+        [
+            (folder / "export.json", result.data),
+            (folder / "export.json.receipt.json", encode_receipt(receipt)),
+        ],
         overwrite=True,
     )
     return len(result.redactions)
@@ -237,9 +288,13 @@ def audit_100mb(quick: bool) -> list[BenchResult]:
     results = []
     try:
         everything = Selection.everything()
-        excluding = Selection.excluding([ContentClass.INSTRUCTIONS, ContentClass.TOOL_RECORDS, ContentClass.PROVIDER_CONTEXT])
+        excluding = Selection.excluding(
+            [ContentClass.INSTRUCTIONS, ContentClass.TOOL_RECORDS, ContentClass.PROVIDER_CONTEXT]
+        )
         cases = (("export.audit_100mb", everything), ("export.audit_100mb.excluding", excluding))
-        redactions = {name: _pipeline(snapshot, selection, folder) for name, selection in cases}  # warm-up, and a check
+        redactions = {
+            name: _pipeline(snapshot, selection, folder) for name, selection in cases
+        }  # warm-up, and a check
         # one baseline for both, its samples taken in turn with theirs: a baseline per case moved
         # with the memory the case had just freed (468 and 753 MB/s in one run)
         ours: dict[str, list[float]] = {name: [] for name, _ in cases}
@@ -252,14 +307,25 @@ def audit_100mb(quick: bool) -> list[BenchResult]:
         for name, _ in cases:
             samples = [mb / s for s in ours[name]]
             median = sorted(samples)[len(samples) // 2]
-            results.append(BenchResult(
-                name, "MB/s", samples, f"ratio >= {TARGET_RATIO:g} x orjson.loads ({mb:.0f} MB session, {redactions[name]} redactions)",
-                median / baseline_mb_s >= TARGET_RATIO, baseline=baseline_mb_s, ratio=median / baseline_mb_s,
-            ))
+            results.append(
+                BenchResult(
+                    name,
+                    "MB/s",
+                    samples,
+                    f"ratio >= {TARGET_RATIO:g} x orjson.loads ({mb:.0f} MB session, {redactions[name]} redactions)",
+                    median / baseline_mb_s >= TARGET_RATIO,
+                    baseline=baseline_mb_s,
+                    ratio=median / baseline_mb_s,
+                )
+            )
         output = (folder / "export.json").read_bytes()
         scanner = SecretScanner(KNOWN)
         scan = [len(output) / 1e6 / s for s in _timed(lambda: scanner.scan(output), repeat)]
-        results.append(BenchResult("export.scan_100mb", "MB/s", scan, "report (one secret pass over the output)", None))
+        results.append(
+            BenchResult(
+                "export.scan_100mb", "MB/s", scan, "report (one secret pass over the output)", None
+            )
+        )
         results += _prefilter(output.lower(), repeat)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -283,8 +349,18 @@ def _prefilter(lowered: bytes, repeat: int) -> list[BenchResult]:
     mb = len(lowered) / 1e6
     out = []
     for name, compiled in engines:
-        samples = [mb / s for s in _timed(lambda c=compiled: sum(1 for _ in c.finditer(lowered)), repeat)]  # type: ignore[attr-defined]
-        out.append(BenchResult(f"export.prefilter.{name}", "MB/s", samples, "report (name-pass candidates, same bytes)", None))
+        samples = [
+            mb / s for s in _timed(lambda c=compiled: sum(1 for _ in c.finditer(lowered)), repeat)
+        ]  # type: ignore[attr-defined]
+        out.append(
+            BenchResult(
+                f"export.prefilter.{name}",
+                "MB/s",
+                samples,
+                "report (name-pass candidates, same bytes)",
+                None,
+            )
+        )
     return out
 
 
@@ -330,29 +406,49 @@ def decoder_inputs(size: int) -> dict[str, bytes]:
     rng = random.Random(11)
     noise = rng.randbytes(4096)
     printable = bytes(0x20 + b % 95 for b in noise)
-    lists = b"".join((
-        b" ".join(b"%02X" % b for b in printable[:7]) + b" zz\n",  # seven values: a near miss
-        b"bytes([" + b", ".join(b"%d" % (b % 32) for b in noise[:40]) + b"])\n",  # not printable
-        b"k := []byte{" + b", ".join(b"0x%02x" % (b % 32) for b in noise[40:80]) + b"}\n",
-        b"| 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 |\n",
-        b"chr(" + b"%d" % printable[0] + b") is a letter; so is [char]" + b"%d" % printable[1] + b"\n",
-        b"0000000 " + b" ".join(b"%02x" % b for b in noise[80:96]) + b"\n",  # a dump of binary
-    ) * 8 + (b"data = bytes([" + b", ".join(b"%d" % b for b in printable[100:140]) + b"])\n",))
+    lists = b"".join(
+        (
+            b" ".join(b"%02X" % b for b in printable[:7]) + b" zz\n",  # seven values: a near miss
+            b"bytes(["
+            + b", ".join(b"%d" % (b % 32) for b in noise[:40])
+            + b"])\n",  # not printable
+            b"k := []byte{" + b", ".join(b"0x%02x" % (b % 32) for b in noise[40:80]) + b"}\n",
+            b"| 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 |\n",
+            b"chr("
+            + b"%d" % printable[0]
+            + b") is a letter; so is [char]"
+            + b"%d" % printable[1]
+            + b"\n",
+            b"0000000 " + b" ".join(b"%02x" % b for b in noise[80:96]) + b"\n",  # a dump of binary
+        )
+        * 8
+        + (b"data = bytes([" + b", ".join(b"%d" % b for b in printable[100:140]) + b"])\n",)
+    )
     packed = zlib.compress(noise[:1500])
-    lines = b"".join((
-        b"begin 644 notes.txt\n" + b"just text, not uuencoded at all\n" * 3,
-        b"literal 1500\n" + b"".join(
-            bytes((0x60 + 26,)) + base64.b85encode(packed[i : i + 52]) + b"\n" for i in range(0, 520, 52)
-        ) + b"\n",
-        b"<~ not ascii85 at all " + b"~> " * 20 + b"\n",
-        b"0000000 " + b" ".join(b"%04x" % (b * 257) for b in noise[96:104]) + b"\n0000020\n",
-    ))
+    lines = b"".join(
+        (
+            b"begin 644 notes.txt\n" + b"just text, not uuencoded at all\n" * 3,
+            b"literal 1500\n"
+            + b"".join(
+                bytes((0x60 + 26,)) + base64.b85encode(packed[i : i + 52]) + b"\n"
+                for i in range(0, 520, 52)
+            )
+            + b"\n",
+            b"<~ not ascii85 at all " + b"~> " * 20 + b"\n",
+            b"0000000 " + b" ".join(b"%04x" % (b * 257) for b in noise[96:104]) + b"\n0000020\n",
+        )
+    )
     raw = base64.b64encode(noise * (size // len(noise) // 8 + 1))
     wide = base64.b64encode("Write-Host 'hello from a script'; ".encode("utf-16-le") * 30)
     lower = base64.b32encode(noise[:600]).lower()
-    blocks = b"".join(b"\n".join(text[i : i + 76] for i in range(0, min(len(text), 3000), 76)) + b"\n\n" for text in (raw, wide, lower))
+    blocks = b"".join(
+        b"\n".join(text[i : i + 76] for i in range(0, min(len(text), 3000), 76)) + b"\n\n"
+        for text in (raw, wide, lower)
+    )
     math = "".join(chr(0x1D41A + b % 26) for b in noise[:200]).encode()
-    hidden = "".join(chr(0x61 + b % 26) + "\u2063\ufe0f\u034f"[b % 3] for b in noise[200:400]).encode()
+    hidden = "".join(
+        chr(0x61 + b % 26) + "\u2063\ufe0f\u034f"[b % 3] for b in noise[200:400]
+    ).encode()
     slashes = b"https:\\/\\/example.com\\/a\\/b\\/c " * 20
     return {
         "byte_lists": _repeat(lists, size),
@@ -369,16 +465,26 @@ def scan_adversarial(quick: bool) -> list[BenchResult]:
     for name, data in adversarial_inputs().items():
         mb = len(data) / 1e6
         as_json = orjson.dumps(data.decode("latin-1").split("\n"))
-        ours, theirs = _interleaved(lambda d=data: SecretScanner(KNOWN).scan(d), lambda d=as_json: orjson.loads(d), repeat)
+        ours, theirs = _interleaved(
+            lambda d=data: SecretScanner(KNOWN).scan(d), lambda d=as_json: orjson.loads(d), repeat
+        )
         baseline = mb / sorted(theirs)[repeat // 2]
         samples = [mb / s for s in ours]
         median = sorted(samples)[len(samples) // 2]
         dense = name in DENSE_DECODER_INPUTS
-        results.append(BenchResult(
-            f"export.scan_adversarial.{name}", "MB/s", samples,
-            "report (a decoded place every few hundred bytes)" if dense else f"ratio >= {ADVERSARIAL_RATIO:g} x orjson.loads (1 MB)",
-            None if dense else median / baseline >= ADVERSARIAL_RATIO, baseline=baseline, ratio=median / baseline,
-        ))
+        results.append(
+            BenchResult(
+                f"export.scan_adversarial.{name}",
+                "MB/s",
+                samples,
+                "report (a decoded place every few hundred bytes)"
+                if dense
+                else f"ratio >= {ADVERSARIAL_RATIO:g} x orjson.loads (1 MB)",
+                None if dense else median / baseline >= ADVERSARIAL_RATIO,
+                baseline=baseline,
+                ratio=median / baseline,
+            )
+        )
         gc.collect()
         tracemalloc.start()
         try:
@@ -386,10 +492,15 @@ def scan_adversarial(quick: bool) -> list[BenchResult]:
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-        results.append(BenchResult(
-            f"export.scan_adversarial.{name}.memory", "x input", [peak / len(data)],
-            f"<= {ADVERSARIAL_MEMORY:g} x input (tracemalloc peak)", peak / len(data) <= ADVERSARIAL_MEMORY,
-        ))
+        results.append(
+            BenchResult(
+                f"export.scan_adversarial.{name}.memory",
+                "x input",
+                [peak / len(data)],
+                f"<= {ADVERSARIAL_MEMORY:g} x input (tracemalloc peak)",
+                peak / len(data) <= ADVERSARIAL_MEMORY,
+            )
+        )
     return results
 
 
@@ -411,37 +522,87 @@ def structure_text(size: int = STRUCTURE_SIZE, *, seed: int = 5) -> bytes:
         return rng.choice(_IDENTS)
 
     def secret() -> str:
-        return "".join(rng.choices("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789", k=rng.randint(12, 24)))
+        return "".join(
+            rng.choices(
+                "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789", k=rng.randint(12, 24)
+            )
+        )
 
     def named(name: str) -> bool:
         return rng.random() < 0.25  # a block in four names a credential
 
     def yaml() -> str:
-        lines = [f"{ident()}:", f"  name: {word()}-{word()}", f"  replicas: {rng.randint(1, 9)}", "  env:"]
+        lines = [
+            f"{ident()}:",
+            f"  name: {word()}-{word()}",
+            f"  replicas: {rng.randint(1, 9)}",
+            "  env:",
+        ]
         for _ in range(3):
             lines += [f"    - name: {ident().upper()}", f'      value: "{word()}"']
         lines += ["  description: |", *(f"    {_prose(rng, 9)}" for _ in range(4))]
-        lines.append(f"  db_password: {secret()}" if named("yaml") else f"  image: {word()}:{rng.randint(1, 9)}.{rng.randint(0, 9)}")
+        lines.append(
+            f"  db_password: {secret()}"
+            if named("yaml")
+            else f"  image: {word()}:{rng.randint(1, 9)}.{rng.randint(0, 9)}"
+        )
         return "\n".join(lines)
 
     def toml() -> str:
-        last = f'api_token = "{secret()}"' if named("toml") else f'timeout = "{rng.randint(1, 60)}s"'
-        return "\n".join([f"[{ident()}]", f'host = "{word()}.example.com"', f"port = {rng.randint(1000, 9999)}",
-                          'notes = """', _prose(rng, 12), _prose(rng, 10), '"""', last])
+        last = (
+            f'api_token = "{secret()}"' if named("toml") else f'timeout = "{rng.randint(1, 60)}s"'
+        )
+        return "\n".join(
+            [
+                f"[{ident()}]",
+                f'host = "{word()}.example.com"',
+                f"port = {rng.randint(1000, 9999)}",
+                'notes = """',
+                _prose(rng, 12),
+                _prose(rng, 10),
+                '"""',
+                last,
+            ]
+        )
 
     def hcl() -> str:
         last = f'  password = "{secret()}"' if named("hcl") else f'  instance_class = "db.{word()}"'
-        return "\n".join([f'resource "aws_db_instance" "{ident()}" {{', f'  engine   = "{word()}"',
-                          f'  username = "{word()}"', "  user_data = <<EOT", _prose(rng, 8), _prose(rng, 8), "EOT",
-                          last, "}"])
+        return "\n".join(
+            [
+                f'resource "aws_db_instance" "{ident()}" {{',
+                f'  engine   = "{word()}"',
+                f'  username = "{word()}"',
+                "  user_data = <<EOT",
+                _prose(rng, 8),
+                _prose(rng, 8),
+                "EOT",
+                last,
+                "}",
+            ]
+        )
 
     def tables() -> str:
         column = "password" if named("csv") else "role"
-        csv = [f"user,{column},host", *(f"{word()},{secret() if column == 'password' else word()},{word()}.internal" for _ in range(3))]
-        md = ["| key | value | note |", "| --- | --- | --- |", *(f"| {ident()} | {word()} | {_prose(rng, 4)} |" for _ in range(4))]
+        csv = [
+            f"user,{column},host",
+            *(
+                f"{word()},{secret() if column == 'password' else word()},{word()}.internal"
+                for _ in range(3)
+            ),
+        ]
+        md = [
+            "| key | value | note |",
+            "| --- | --- | --- |",
+            *(f"| {ident()} | {word()} | {_prose(rng, 4)} |" for _ in range(4)),
+        ]
         key = "password" if named("vault") else "policy"
-        vault = ["Key         Value", "---         -----", f"{key}    {secret() if key == 'password' else word()}",
-                 f"username    {word()}", f"ttl         {rng.randint(1, 99)}h"]
+        vault = [
+            "Key         Value",
+            "---         -----",
+            f"{key}    {secret() if key == 'password' else word()}",
+            f"username    {word()}",
+            f"ttl         {rng.randint(1, 99)}h",
+        ]
         return "\n".join([*csv, "", *md, "", *vault])
 
     def rows(text: str) -> str:
@@ -449,7 +610,9 @@ def structure_text(size: int = STRUCTURE_SIZE, *, seed: int = 5) -> bytes:
 
     def diff(text: str) -> str:
         lines = text.splitlines()
-        return "\n".join(["--- a/f", "+++ b/f", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)])
+        return "\n".join(
+            ["--- a/f", "+++ b/f", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)]
+        )
 
     makers = (yaml, toml, hcl, tables)
     parts: list[str] = []
@@ -473,15 +636,25 @@ def scan_structure(quick: bool) -> list[BenchResult]:
     as_json = orjson.dumps(data.decode().split("\n"))
     scanner = SecretScanner(KNOWN)
     results = []
-    for name, fn in (("export.scan_structure", lambda: scanner.scan(data)), ("export.opinion_structure", lambda: second_opinion(data))):
+    for name, fn in (
+        ("export.scan_structure", lambda: scanner.scan(data)),
+        ("export.opinion_structure", lambda: second_opinion(data)),
+    ):
         ours, theirs = _interleaved(fn, lambda: orjson.loads(as_json), repeat)
         baseline = mb / sorted(theirs)[repeat // 2]
         samples = [mb / s for s in ours]
         median = sorted(samples)[len(samples) // 2]
-        results.append(BenchResult(
-            name, "MB/s", samples, f"ratio >= {STRUCTURE_RATIO:g} x orjson.loads (10 MB of YAML/TOML/HCL/tables)",
-            median / baseline >= STRUCTURE_RATIO, baseline=baseline, ratio=median / baseline,
-        ))
+        results.append(
+            BenchResult(
+                name,
+                "MB/s",
+                samples,
+                f"ratio >= {STRUCTURE_RATIO:g} x orjson.loads (10 MB of YAML/TOML/HCL/tables)",
+                median / baseline >= STRUCTURE_RATIO,
+                baseline=baseline,
+                ratio=median / baseline,
+            )
+        )
     gc.collect()
     tracemalloc.start()
     try:
@@ -489,8 +662,13 @@ def scan_structure(quick: bool) -> list[BenchResult]:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    results.append(BenchResult(
-        "export.scan_structure.memory", "x input", [peak / len(data)],
-        f"<= {ADVERSARIAL_MEMORY:g} x input (tracemalloc peak)", peak / len(data) <= ADVERSARIAL_MEMORY,
-    ))
+    results.append(
+        BenchResult(
+            "export.scan_structure.memory",
+            "x input",
+            [peak / len(data)],
+            f"<= {ADVERSARIAL_MEMORY:g} x input (tracemalloc peak)",
+            peak / len(data) <= ADVERSARIAL_MEMORY,
+        )
+    )
     return results

@@ -102,11 +102,20 @@ the launched processes may write and use ``__pycache__`` even where the environm
 def _child_env(home: Path, cache: Path | None = None) -> dict[str, str]:
     scratch = Path(tempfile.mkdtemp(prefix="rho-bench-launch-", dir=_state["folder"]))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # see _BYTECODE
-    screen, _name = gui_environment()  # a real X server (Xvfb) when there is one, as users see the app
-    return {**env, **screen, "QT_API": "pyside6", "RHO_HOME": str(home),
-            "XDG_CONFIG_HOME": str(scratch / "xdg-config"), "XDG_DATA_HOME": str(scratch / "xdg-data"),
-            "XDG_CACHE_HOME": str(scratch / "xdg-cache"), "RHO_DESK_CACHE_DIR": str(cache or scratch / "cache"),
-            "RHO_DESK_CONFIG_DIR": str(scratch / "config")}  # fmt: skip
+    screen, _name = (
+        gui_environment()
+    )  # a real X server (Xvfb) when there is one, as users see the app
+    return {
+        **env,
+        **screen,
+        "QT_API": "pyside6",
+        "RHO_HOME": str(home),
+        "XDG_CONFIG_HOME": str(scratch / "xdg-config"),
+        "XDG_DATA_HOME": str(scratch / "xdg-data"),
+        "XDG_CACHE_HOME": str(scratch / "xdg-cache"),
+        "RHO_DESK_CACHE_DIR": str(cache or scratch / "cache"),
+        "RHO_DESK_CONFIG_DIR": str(scratch / "config"),
+    }
 
 
 def _probe(mode: str, path: Path | None, home: Path, cache: Path | None = None) -> dict[str, float]:
@@ -120,10 +129,14 @@ def _probe(mode: str, path: Path | None, home: Path, cache: Path | None = None) 
     command = [sys.executable, str(_PROBE), mode] + ([str(path)] if path is not None else [])
     env = _child_env(home, cache)
     start = time.time()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, check=False)
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=180, check=False
+    )
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if not lines:
-        raise RuntimeError(f"the launch probe printed nothing (exit {done.returncode}): {done.stderr[-2000:]}")
+        raise RuntimeError(
+            f"the launch probe printed nothing (exit {done.returncode}): {done.stderr[-2000:]}"
+        )
     values: dict[str, float] = json.loads(lines[-1])
     values["start"] = start
     return values
@@ -136,7 +149,9 @@ LAUNCH_RATIO: Final = 16.0
 def _bare_start() -> float:
     """A bare Python start, ms: the same interpreter and environment, one C extension imported."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import orjson"], check=True, env=_child_env(_empty_home()))
+    subprocess.run(
+        [sys.executable, "-c", "import orjson"], check=True, env=_child_env(_empty_home())
+    )
     return (time.perf_counter() - start) * 1000
 
 
@@ -158,15 +173,28 @@ def launch_to_scroll_100k(quick: bool) -> BenchResult:
     base = statistics.median(bare)
     median = statistics.median(samples)
     ratio = median / base
-    print(f"gui.launch_to_scroll_100k ({gui_environment()[1]}): {path.stat().st_size / 1e6:.1f} MB; first launch (indexing the library) "
-          f"{(first['shown'] - first['start']) * 1000:.0f} ms; process CPU to the paint, median "
-          f"{statistics.median(cpu):.0f} ms; bare Python start {base:.0f} ms; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    return BenchResult("gui.launch_to_scroll_100k", "ms", samples, f"median ≤ {LAUNCH_RATIO:g} × a bare Python start",
-                       ratio <= LAUNCH_RATIO, baseline=base, ratio=ratio,
-                       details={"file_bytes": path.stat().st_size, "screen": gui_environment()[1],
-                                "first_launch_ms": (first["shown"] - first["start"]) * 1000,
-                                "process_cpu_ms": statistics.median(cpu), "bare_ms": bare,
-                                "load_average": os.getloadavg()[0]})  # fmt: skip
+    print(
+        f"gui.launch_to_scroll_100k ({gui_environment()[1]}): {path.stat().st_size / 1e6:.1f} MB; first launch (indexing the library) "
+        f"{(first['shown'] - first['start']) * 1000:.0f} ms; process CPU to the paint, median "
+        f"{statistics.median(cpu):.0f} ms; bare Python start {base:.0f} ms; load average {os.getloadavg()[0]:.1f}"
+    )
+    return BenchResult(
+        "gui.launch_to_scroll_100k",
+        "ms",
+        samples,
+        f"median ≤ {LAUNCH_RATIO:g} × a bare Python start",
+        ratio <= LAUNCH_RATIO,
+        baseline=base,
+        ratio=ratio,
+        details={
+            "file_bytes": path.stat().st_size,
+            "screen": gui_environment()[1],
+            "first_launch_ms": (first["shown"] - first["start"]) * 1000,
+            "process_cpu_ms": statistics.median(cpu),
+            "bare_ms": bare,
+            "load_average": os.getloadavg()[0],
+        },
+    )
 
 
 def _empty_home() -> Path:
@@ -186,12 +214,24 @@ def rss_100k(quick: bool) -> BenchResult:
     base = statistics.median(empty)
     samples = [(rss - base) / size for rss in opened]
     median = statistics.median(samples)
-    print(f"gui.rss_100k ({gui_environment()[1]}): {size / 1e6:.1f} MB file; empty app {base / 1e6:.0f} MB, "
-          f"with the session {statistics.median(opened) / 1e6:.0f} MB resident")  # fmt: skip
-    return BenchResult("gui.rss_100k", "x file", samples, "median ≤ 1.5 × the file size", median <= 1.5,
-                       baseline=base / 1e6, ratio=median,
-                       details={"file_bytes": size, "empty_rss_mb": base / 1e6,
-                                "opened_rss_mb": statistics.median(opened) / 1e6})  # fmt: skip
+    print(
+        f"gui.rss_100k ({gui_environment()[1]}): {size / 1e6:.1f} MB file; empty app {base / 1e6:.0f} MB, "
+        f"with the session {statistics.median(opened) / 1e6:.0f} MB resident"
+    )
+    return BenchResult(
+        "gui.rss_100k",
+        "x file",
+        samples,
+        "median ≤ 1.5 × the file size",
+        median <= 1.5,
+        baseline=base / 1e6,
+        ratio=median,
+        details={
+            "file_bytes": size,
+            "empty_rss_mb": base / 1e6,
+            "opened_rss_mb": statistics.median(opened) / 1e6,
+        },
+    )
 
 
 @benchmark("gui.rss_100k_edit")
@@ -207,15 +247,27 @@ def rss_100k_edit(quick: bool) -> BenchResult:
     copy = copy_home / path.relative_to(home)
     values = _probe("rss-edit", copy, copy_home)
     samples = [(values["rss_after"] - base) / size]
-    print(f"gui.rss_100k_edit: empty app {base / 1e6:.0f} MB; opened {values['rss'] / 1e6:.0f} MB; after a "
-          f"compaction and an undo {values['rss_after'] / 1e6:.0f} MB; file {size / 1e6:.1f} -> "
-          f"{copy.stat().st_size / 1e6:.1f} MB")  # fmt: skip
-    return BenchResult("gui.rss_100k_edit", "x file", samples, "≤ 2.5 × the file size (after a compaction and an undo)",
-                       samples[0] <= 2.5,
-                       baseline=(values["rss"] - base) / size, ratio=samples[0] / ((values["rss"] - base) / size),
-                       details={"file_bytes": size, "file_bytes_after": copy.stat().st_size,
-                                "empty_rss_mb": base / 1e6, "opened_rss_mb": values["rss"] / 1e6,
-                                "after_rss_mb": values["rss_after"] / 1e6})  # fmt: skip
+    print(
+        f"gui.rss_100k_edit: empty app {base / 1e6:.0f} MB; opened {values['rss'] / 1e6:.0f} MB; after a "
+        f"compaction and an undo {values['rss_after'] / 1e6:.0f} MB; file {size / 1e6:.1f} -> "
+        f"{copy.stat().st_size / 1e6:.1f} MB"
+    )
+    return BenchResult(
+        "gui.rss_100k_edit",
+        "x file",
+        samples,
+        "≤ 2.5 × the file size (after a compaction and an undo)",
+        samples[0] <= 2.5,
+        baseline=(values["rss"] - base) / size,
+        ratio=samples[0] / ((values["rss"] - base) / size),
+        details={
+            "file_bytes": size,
+            "file_bytes_after": copy.stat().st_size,
+            "empty_rss_mb": base / 1e6,
+            "opened_rss_mb": values["rss"] / 1e6,
+            "after_rss_mb": values["rss_after"] / 1e6,
+        },
+    )
 
 
 def _run(make: Callable[[Any], Coroutine[Any, Any, Any]]) -> Any:
@@ -309,8 +361,16 @@ def _open_result(name: str, size: str, target_ms: float, repeat: int) -> BenchRe
     samples = _run(go)
     base = statistics.median(_core_open(path) for _ in range(max(3, repeat // 2)))
     median = statistics.median(samples)
-    return BenchResult(name, "ms", samples, f"median ≤ {target_ms:g} ms", median <= target_ms, baseline=base,
-                       ratio=median / base, details={"messages": size, "file_bytes": path.stat().st_size})  # fmt: skip
+    return BenchResult(
+        name,
+        "ms",
+        samples,
+        f"median ≤ {target_ms:g} ms",
+        median <= target_ms,
+        baseline=base,
+        ratio=median / base,
+        details={"messages": size, "file_bytes": path.stat().st_size},
+    )
 
 
 @benchmark("gui.open_10k")
@@ -357,8 +417,15 @@ def max_stall_load_100k(quick: bool) -> BenchResult:
 
     worst, idle = _run(go)
     median = statistics.median(worst)
-    return BenchResult("gui.max_stall_load_100k", "ms", worst, "≤ 50 ms (longest gap of a 10 ms timer)",
-                       max(worst) <= 50, baseline=idle, ratio=median / idle if idle else None)  # fmt: skip
+    return BenchResult(
+        "gui.max_stall_load_100k",
+        "ms",
+        worst,
+        "≤ 50 ms (longest gap of a 10 ms timer)",
+        max(worst) <= 50,
+        baseline=idle,
+        ratio=median / idle if idle else None,
+    )
 
 
 @benchmark("gui.scroll_100k")
@@ -389,4 +456,12 @@ def scroll_100k(quick: bool) -> BenchResult:
     small = measure("1k")
     median = statistics.median(big)
     base = statistics.median(small)
-    return BenchResult("gui.scroll_100k", "ms", big, "median ≤ 50 ms", median <= 50, baseline=base, ratio=median / base)
+    return BenchResult(
+        "gui.scroll_100k",
+        "ms",
+        big,
+        "median ≤ 50 ms",
+        median <= 50,
+        baseline=base,
+        ratio=median / base,
+    )

@@ -65,21 +65,33 @@ def _fill_cache(root: Path, cache_dir: Path, quick: bool) -> tuple[list[str], li
         batch: list[tuple[SessionSummary, int]] = []
         for i in range(N):
             text = _words(rng, vocab[10:], rng.randint(*words))
-            planted = [w for w in rare if rng.random() < 0.01] + [w for w in common if rng.random() < 0.1]
+            planted = [w for w in rare if rng.random() < 0.01] + [
+                w for w in common if rng.random() < 0.1
+            ]
             if planted:
                 text += " " + " ".join(planted)
             ws = i % WORKSPACES
             summary = SessionSummary(
-                workspace_key=f"-w-{ws}-{ws:016x}", cwd=f"/w/{ws}", id=f"{i:08d}-bench",
+                workspace_key=f"-w-{ws}-{ws:016x}",
+                cwd=f"/w/{ws}",
+                id=f"{i:08d}-bench",
                 path=str(root / f"-w-{ws}-{ws:016x}" / f"{i}_{i:08d}-bench" / "session.jsonl"),
-                created_at=1_700_000_000 + i, updated_at=1_700_000_000 + i * 7 % 100_003,
-                message_count=rng.randint(2, 400), first_user_message=_words(rng, vocab, 12),
-                last_user_message=_words(rng, vocab, 12), file_size=rng.randint(2_000, 5_000_000),
-                file_mtime=1_700_000_000, node_count=rng.randint(1, 50), branch_count=0,
-                active_leaf_id="leaf", effective_format_version=4,
-                provider="openai/responses/gpt-5", model="gpt-5",
-                compaction_count=rng.randint(0, 6), search_text=text,
-            )  # fmt: skip
+                created_at=1_700_000_000 + i,
+                updated_at=1_700_000_000 + i * 7 % 100_003,
+                message_count=rng.randint(2, 400),
+                first_user_message=_words(rng, vocab, 12),
+                last_user_message=_words(rng, vocab, 12),
+                file_size=rng.randint(2_000, 5_000_000),
+                file_mtime=1_700_000_000,
+                node_count=rng.randint(1, 50),
+                branch_count=0,
+                active_leaf_id="leaf",
+                effective_format_version=4,
+                provider="openai/responses/gpt-5",
+                model="gpt-5",
+                compaction_count=rng.randint(0, 6),
+                search_text=text,
+            )
             batch.append((summary, 1))
             if len(batch) == 1000:
                 cache.store(summaries=batch)
@@ -168,7 +180,11 @@ def bench_search(quick: bool) -> list[BenchResult]:
                 repeat=max(3, repeat // 5),
             )
             baseline = sorted(base)[len(base) // 2]
-            target = "median ≤ 50 ms" if name == "index.search_10k" else "report (target applies to search_10k)"
+            target = (
+                "median ≤ 50 ms"
+                if name == "index.search_10k"
+                else "report (target applies to search_10k)"
+            )
             result = BenchResult(name, "ms", samples, target, None, baseline=baseline)
             result.met = result.median <= 50.0 if name == "index.search_10k" else None
             result.ratio = result.median / baseline if baseline else None
@@ -184,11 +200,19 @@ def bench_search(quick: bool) -> list[BenchResult]:
 # --- cold rebuild from real transcript files ----------------------------------------------------
 
 
-def _transcript(rng: random.Random, vocab: list[str], session_id: str, cwd: str, created: int) -> str:
+def _transcript(
+    rng: random.Random, vocab: list[str], session_id: str, cwd: str, created: int
+) -> str:
     provider = {"provider": "openai", "api": "responses", "model": "gpt-5"}
-    compaction = {"completed_compactions": 0, "removed_messages": 0, "removed_tokens": 0,
-                  "removed_cost_usd_micros": 0, "last_previous_tokens": None,
-                  "last_current_tokens": None, "last_revision": None}  # fmt: skip
+    compaction = {
+        "completed_compactions": 0,
+        "removed_messages": 0,
+        "removed_tokens": 0,
+        "removed_cost_usd_micros": 0,
+        "last_previous_tokens": None,
+        "last_current_tokens": None,
+        "last_revision": None,
+    }
 
     def user(text: str) -> dict[str, object]:
         return {"User": [{"Text": text}]}
@@ -196,25 +220,58 @@ def _transcript(rng: random.Random, vocab: list[str], session_id: str, cwd: str,
     def assistant(text: str) -> dict[str, object]:
         return {"EnrichedAssistant": {"content": [{"Text": text}], "provenance": provider}}
 
-    first = [user(_words(rng, vocab, rng.randint(10, 60))), assistant(_words(rng, vocab, rng.randint(30, 150)))]
-    second = [user(_words(rng, vocab, rng.randint(10, 60))), assistant(_words(rng, vocab, rng.randint(30, 150)))]
+    first = [
+        user(_words(rng, vocab, rng.randint(10, 60))),
+        assistant(_words(rng, vocab, rng.randint(30, 150))),
+    ]
+    second = [
+        user(_words(rng, vocab, rng.randint(10, 60))),
+        assistant(_words(rng, vocab, rng.randint(30, 150))),
+    ]
     ts = str(created)
     lines = [
         {"type": "session", "version": 4, "id": session_id, "timestamp": ts, "cwd": cwd},
-        {"type": "node", "id": f"{session_id}-n1", "timestamp": ts, "kind": "commit",
-         "transition": {"type": "snapshot", "snapshot": {
-             "schema_version": 2, "session_id": session_id, "revision": 1,
-             "history": [{"System": "You are a coding agent."}, *first], "provider": provider,
-             "compaction": compaction, "prompt_cache_key": f"rho:{session_id}"}},
-         "display_messages": [{"timestamp": ts, "message": m} for m in first]},
-        {"type": "node", "id": f"{session_id}-n2", "parent_id": f"{session_id}-n1", "timestamp": ts,
-         "kind": "commit",
-         "transition": {"type": "snapshot_delta", "delta": {
-             "base_revision": 1, "session_id": session_id, "revision": 2, "appended_history": second,
-             "provider": provider, "compaction": compaction, "metadata": {},
-             "prompt_cache_key": f"rho:{session_id}"}},
-         "display_messages": [{"timestamp": ts, "message": m} for m in second]},
-    ]  # fmt: skip
+        {
+            "type": "node",
+            "id": f"{session_id}-n1",
+            "timestamp": ts,
+            "kind": "commit",
+            "transition": {
+                "type": "snapshot",
+                "snapshot": {
+                    "schema_version": 2,
+                    "session_id": session_id,
+                    "revision": 1,
+                    "history": [{"System": "You are a coding agent."}, *first],
+                    "provider": provider,
+                    "compaction": compaction,
+                    "prompt_cache_key": f"rho:{session_id}",
+                },
+            },
+            "display_messages": [{"timestamp": ts, "message": m} for m in first],
+        },
+        {
+            "type": "node",
+            "id": f"{session_id}-n2",
+            "parent_id": f"{session_id}-n1",
+            "timestamp": ts,
+            "kind": "commit",
+            "transition": {
+                "type": "snapshot_delta",
+                "delta": {
+                    "base_revision": 1,
+                    "session_id": session_id,
+                    "revision": 2,
+                    "appended_history": second,
+                    "provider": provider,
+                    "compaction": compaction,
+                    "metadata": {},
+                    "prompt_cache_key": f"rho:{session_id}",
+                },
+            },
+            "display_messages": [{"timestamp": ts, "message": m} for m in second],
+        },
+    ]
     return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
 
 
@@ -257,26 +314,44 @@ def bench_rebuild(quick: bool) -> list[BenchResult]:
             cold.append(time.perf_counter() - start)
             assert len(report.added) == n and not report.failed, report.failed[:3]
             assert report.index_upserted == n
-        result = BenchResult(f"index.rebuild_{n // 1000}k", "s", cold, "report seconds and files/s", None)
+        result = BenchResult(
+            f"index.rebuild_{n // 1000}k", "s", cold, "report seconds and files/s", None
+        )
         result.details = {"files": n, "bytes": written, "files_per_s": round(n / result.median)}
         results.append(result)
         with SessionLibrary(home, cache_dir=cache_dir) as library:
             noop = measure(library.refresh, repeat=3 if quick else 10, scale=1.0)
             assert library.refresh().unchanged == n
-            results.append(BenchResult(f"index.refresh_noop_{n // 1000}k", "s", noop,
-                                       "report (one stat per transcript)", None))  # fmt: skip
+            results.append(
+                BenchResult(
+                    f"index.refresh_noop_{n // 1000}k",
+                    "s",
+                    noop,
+                    "report (one stat per transcript)",
+                    None,
+                )
+            )
 
             def reindex() -> None:
                 (home / "sessions" / "index.sqlite3").unlink()
                 assert library.refresh().index_upserted == n
 
             rho = measure(reindex, repeat=3 if quick else 5, scale=1.0)
-            results.append(BenchResult(f"index.rho_reindex_{n // 1000}k", "s", rho,
-                                       "report (Rho's index from a warm cache)", None))  # fmt: skip
+            results.append(
+                BenchResult(
+                    f"index.rho_reindex_{n // 1000}k",
+                    "s",
+                    rho,
+                    "report (Rho's index from a warm cache)",
+                    None,
+                )
+            )
         for r in results:
             r.details.setdefault("files", n)
-        print(f"  rebuild: {n} files, {written / 1e6:.1f} MB, median {results[0].median:.2f} s, "
-              f"{results[0].details['files_per_s']} files/s")  # fmt: skip
+        print(
+            f"  rebuild: {n} files, {written / 1e6:.1f} MB, median {results[0].median:.2f} s, "
+            f"{results[0].details['files_per_s']} files/s"
+        )
         return results
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -52,7 +52,13 @@ def _openai_stream(n: int) -> bytes:
             "choices": [{"index": 0, "delta": {"content": f"tok{i} "}, "finish_reason": None}],
         }
         parts.append(b"data: " + json.dumps(chunk).encode() + b"\n\n")
-    end = {"id": "chatcmpl-b", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    end = {
+        "id": "chatcmpl-b",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    }
     parts.append(b"data: " + json.dumps(end).encode() + b"\n\n")
     parts.append(b"data: [DONE]\n\n")
     return b"".join(parts)
@@ -63,10 +69,22 @@ def _anthropic_stream(n: int) -> bytes:
         return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload})}\n\n".encode()
 
     parts = [
-        event("message_start", message={"id": "m", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 5, "output_tokens": 1}}),
+        event(
+            "message_start",
+            message={
+                "id": "m",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "usage": {"input_tokens": 5, "output_tokens": 1},
+            },
+        ),
         event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
     ]
-    parts += [event("content_block_delta", index=0, delta={"type": "text_delta", "text": f"tok{i} "}) for i in range(n)]
+    parts += [
+        event("content_block_delta", index=0, delta={"type": "text_delta", "text": f"tok{i} "})
+        for i in range(n)
+    ]
     parts += [
         event("content_block_stop", index=0),
         event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": n}),
@@ -98,7 +116,9 @@ def bench_sse_decode(quick: bool) -> BenchResult:
     return result
 
 
-async def _serve(body: bytes, hang: asyncio.Event | None = None) -> tuple[web.AppRunner, str, asyncio.Event]:
+async def _serve(
+    body: bytes, hang: asyncio.Event | None = None
+) -> tuple[web.AppRunner, str, asyncio.Event]:
     closed = asyncio.Event()
 
     async def handle(request: web.Request) -> web.StreamResponse:
@@ -135,7 +155,9 @@ class _Count:
             self.deltas += 1
 
 
-def _stream_bench(name: str, make: Callable[[str], Any], body: bytes, n: int, quick: bool) -> BenchResult:
+def _stream_bench(
+    name: str, make: Callable[[str], Any], body: bytes, n: int, quick: bool
+) -> BenchResult:
     repeat = 5 if quick else 12
 
     async def main() -> tuple[list[float], list[float]]:
@@ -147,7 +169,11 @@ def _stream_bench(name: str, make: Callable[[str], Any], body: bytes, n: int, qu
             async with provider, httpx.AsyncClient() as client:
                 for i in range(repeat + 1):
                     sink = _Count()
-                    request = ModelRequest(messages=(Message.user_text("hi"),), tools=(), cancellation=CancellationToken())
+                    request = ModelRequest(
+                        messages=(Message.user_text("hi"),),
+                        tools=(),
+                        cancellation=CancellationToken(),
+                    )
                     start = time.perf_counter()
                     await provider.send_turn_stream(request, sink)
                     elapsed = time.perf_counter() - start
@@ -177,7 +203,9 @@ def bench_stream_openai(quick: bool) -> BenchResult:
     n = 2000 if quick else 5000
     return _stream_bench(
         "providers.stream_openai",
-        lambda url: OpenAIChatProvider(base_url=url + "/v1", model="m", api_key=SecretString("sk-bench")),
+        lambda url: OpenAIChatProvider(
+            base_url=url + "/v1", model="m", api_key=SecretString("sk-bench")
+        ),
         _openai_stream(n),
         n,
         quick,
@@ -189,7 +217,9 @@ def bench_stream_anthropic(quick: bool) -> BenchResult:
     n = 2000 if quick else 5000
     return _stream_bench(
         "providers.stream_anthropic",
-        lambda url: AnthropicProvider(base_url=url + "/v1", model="m", api_key=SecretString("sk-bench")),
+        lambda url: AnthropicProvider(
+            base_url=url + "/v1", model="m", api_key=SecretString("sk-bench")
+        ),
         _anthropic_stream(n),
         n,
         quick,
@@ -222,7 +252,9 @@ def bench_cancel(quick: bool) -> BenchResult:
                 canceller = _Canceller(token)
                 provider = OpenAIChatProvider(base_url=url + "/v1", model="m")
                 async with provider:
-                    request = ModelRequest(messages=(Message.user_text("hi"),), tools=(), cancellation=token)
+                    request = ModelRequest(
+                        messages=(Message.user_text("hi"),), tools=(), cancellation=token
+                    )
                     with contextlib.suppress(ProviderError):
                         await provider.send_turn_stream(request, canceller)
                     await asyncio.wait_for(closed.wait(), timeout=5)
@@ -231,7 +263,9 @@ def bench_cancel(quick: bool) -> BenchResult:
                 await runner.cleanup()
         return samples
 
-    result = BenchResult("providers.cancel_to_disconnect", "ms", asyncio.run(main()), "p95 < 50 ms", None)
+    result = BenchResult(
+        "providers.cancel_to_disconnect", "ms", asyncio.run(main()), "p95 < 50 ms", None
+    )
     result.met = result.p95 < 50
     return result
 
@@ -240,17 +274,25 @@ def _history(turns: int) -> list[Message]:
     messages: list[Message] = [Message.system_text("You are Rho.")]
     for n in range(turns):
         messages += [
-            Message.user_text(f"request {n}: please look at src/module_{n}.py and https://example.com/doc/{n}"),
+            Message.user_text(
+                f"request {n}: please look at src/module_{n}.py and https://example.com/doc/{n}"
+            ),
             Message.enriched(
                 AssistantMessage(
                     content=(
-                        ContentBlock(text=f"I'll read module {n} first. Should I also check the tests?"),
-                        ContentBlock.of_tool_call(f"c{n}", "read_file", {"path": f"src/module_{n}.py"}),
+                        ContentBlock(
+                            text=f"I'll read module {n} first. Should I also check the tests?"
+                        ),
+                        ContentBlock.of_tool_call(
+                            f"c{n}", "read_file", {"path": f"src/module_{n}.py"}
+                        ),
                     )
                 )
             ),
             Message.result(f"c{n}", True, "def f():\n    return 1\n" * 20),
-            Message.enriched(AssistantMessage(content=(ContentBlock(text=f"Module {n} is fine."),))),
+            Message.enriched(
+                AssistantMessage(content=(ContentBlock(text=f"Module {n} is fine."),))
+            ),
         ]
     return messages
 
@@ -282,6 +324,12 @@ def bench_local_repeated(quick: bool) -> BenchResult:
         history = list(compactor.preview(history).replacement)
         samples.append((time.perf_counter() - start) * 1000)
         sizes.append(len(history))
-    result = BenchResult("compaction.local_repeated", "ms", samples, "report (history stays bounded)", max(sizes) <= 14)
+    result = BenchResult(
+        "compaction.local_repeated",
+        "ms",
+        samples,
+        "report (history stays bounded)",
+        max(sizes) <= 14,
+    )
     result.details = {"max_messages_after": max(sizes)}
     return result

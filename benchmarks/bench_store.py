@@ -71,8 +71,26 @@ from rho_desk.core.wire import (
 
 SID = "bench000-0000-4000-8000-000000000000"
 PROVIDER = ModelIdentity("openai", "responses", "gpt-5")
-_WORDS = ("the", "file", "test", "session", "compaction", "revision", "error", "python", "value",
-          "branch", "delta", "snapshot", "tool", "result", "message", "display", "history", "index")  # fmt: skip
+_WORDS = (
+    "the",
+    "file",
+    "test",
+    "session",
+    "compaction",
+    "revision",
+    "error",
+    "python",
+    "value",
+    "branch",
+    "delta",
+    "snapshot",
+    "tool",
+    "result",
+    "message",
+    "display",
+    "history",
+    "index",
+)
 
 
 def _text(rng: random.Random, mean_words: int = 40) -> str:
@@ -86,9 +104,19 @@ def _turn(rng: random.Random, n: int, index: int) -> tuple[Message, ...]:
     while len(out) < n - 1:
         call += 1
         cid = f"call_{index}_{call}"
-        out.append(Message(assistant=(ContentBlock.of_tool_call(cid, "bash", {"command": f"grep -n {call} src"}),)))
+        out.append(
+            Message(
+                assistant=(
+                    ContentBlock.of_tool_call(cid, "bash", {"command": f"grep -n {call} src"}),
+                )
+            )
+        )
         out.append(Message.result(cid, True, _text(rng, 60)))
-    out.append(Message.enriched(AssistantMessage(content=(ContentBlock.of_text(_text(rng)),), provenance=PROVIDER)))
+    out.append(
+        Message.enriched(
+            AssistantMessage(content=(ContentBlock.of_text(_text(rng)),), provenance=PROVIDER)
+        )
+    )
     return tuple(out)
 
 
@@ -109,8 +137,9 @@ def _write_v3(path: Path, total: int, per_save: int = 20, seed: int = 1) -> None
     while len(history) < total:
         turn = _turn(rng, min(per_save, total - len(history)), revision)
         ts = str(1767225601 + revision)
-        delta = StoredSnapshotDelta(revision, SID, revision + 1, turn, PROVIDER, CompactionState.zero(), {},
-                                    f"rho:{SID}")  # fmt: skip
+        delta = StoredSnapshotDelta(
+            revision, SID, revision + 1, turn, PROVIDER, CompactionState.zero(), {}, f"rho:{SID}"
+        )
         lines.append(encode(SnapshotDeltaRecord(ts, delta, _shown(ts, turn))))
         history += turn
         revision += 1
@@ -123,10 +152,24 @@ def _write_v4(path: Path, total: int, nodes: int = 4000, seed: int = 2) -> None:
     per = max(2, total // nodes)
     lines = [encode(HeaderRecord(4, SID, "1767225600", "/bench"))]
     first = _turn(rng, per, 0)
-    root = SessionSnapshot.new(SID, 1, (Message.system_text("You are a coding agent. " * 80), *first), PROVIDER,
-                               prompt_cache_key=f"rho:{SID}")  # fmt: skip
-    lines.append(encode(NodeRecord(id="n0", timestamp="1767225601", kind=NodeKind.COMMIT,
-                                   transition=SnapshotTransition(root), display_messages=_shown("1767225601", first))))  # fmt: skip
+    root = SessionSnapshot.new(
+        SID,
+        1,
+        (Message.system_text("You are a coding agent. " * 80), *first),
+        PROVIDER,
+        prompt_cache_key=f"rho:{SID}",
+    )
+    lines.append(
+        encode(
+            NodeRecord(
+                id="n0",
+                timestamp="1767225601",
+                kind=NodeKind.COMMIT,
+                transition=SnapshotTransition(root),
+                display_messages=_shown("1767225601", first),
+            )
+        )
+    )
     # (revision, compaction) of every node; full histories only of the last 60 (branch targets)
     states: dict[str, tuple[int, CompactionState]] = {"n0": (1, root.compaction)}
     recent: dict[str, tuple[Message, ...]] = {"n0": root.history}
@@ -142,18 +185,38 @@ def _write_v4(path: Path, total: int, nodes: int = 4000, seed: int = 2) -> None:
         top += 1
         if i % 1000 == 999:  # a compaction: a new complete base (on a side branch, see below)
             kept = (*history[:1], Message.user_text("summary " + _text(rng, 200)), *history[-per:])
-            compaction = compaction.record(previous_messages=len(history), current_messages=len(kept),
-                                           previous_tokens=len(history) * 60, current_tokens=len(kept) * 60,
-                                           cost_usd_micros=None, revision=top)  # fmt: skip
-            snap = SessionSnapshot.new(SID, top, kept, PROVIDER, compaction, prompt_cache_key=f"rho:{SID}")
-            record = NodeRecord(id=f"n{i}", parent_id=leaf, timestamp=ts, kind=NodeKind.COMPACTION,
-                                transition=SnapshotTransition(snap))  # fmt: skip
+            compaction = compaction.record(
+                previous_messages=len(history),
+                current_messages=len(kept),
+                previous_tokens=len(history) * 60,
+                current_tokens=len(kept) * 60,
+                cost_usd_micros=None,
+                revision=top,
+            )
+            snap = SessionSnapshot.new(
+                SID, top, kept, PROVIDER, compaction, prompt_cache_key=f"rho:{SID}"
+            )
+            record = NodeRecord(
+                id=f"n{i}",
+                parent_id=leaf,
+                timestamp=ts,
+                kind=NodeKind.COMPACTION,
+                transition=SnapshotTransition(snap),
+            )
             history = kept
         else:
             turn = _turn(rng, per, i)
-            delta = StoredSnapshotDelta(revision, SID, top, turn, PROVIDER, compaction, {}, f"rho:{SID}")
-            record = NodeRecord(id=f"n{i}", parent_id=leaf, timestamp=ts, kind=NodeKind.COMMIT,
-                                transition=DeltaTransition(delta), display_messages=_shown(ts, turn))  # fmt: skip
+            delta = StoredSnapshotDelta(
+                revision, SID, top, turn, PROVIDER, compaction, {}, f"rho:{SID}"
+            )
+            record = NodeRecord(
+                id=f"n{i}",
+                parent_id=leaf,
+                timestamp=ts,
+                kind=NodeKind.COMMIT,
+                transition=DeltaTransition(delta),
+                display_messages=_shown(ts, turn),
+            )
             history = history + turn
         lines.append(encode(record))
         states[f"n{i}"] = (top, compaction)
@@ -204,12 +267,30 @@ def _load_results(name: str, path: Path, repeat: int) -> list[BenchResult]:
     base_median = sorted(base)[len(base) // 2]
     ratio = base_median / ours_median  # our throughput as a fraction of orjson's
     peak = _peak_ratio(path)
-    details = {"file_mb": round(size_mb, 1), "active_messages": messages, "peak_over_file": round(peak, 2)}
+    details = {
+        "file_mb": round(size_mb, 1),
+        "active_messages": messages,
+        "peak_over_file": round(peak, 2),
+    }
     return [
-        BenchResult(f"store.load_100k.{name}", "ms", ours, "≥ 0.4 x orjson.loads throughput", ratio >= 0.4,
-                    baseline=base_median, ratio=ratio, details=details),
-        BenchResult(f"store.load_100k.{name}.peak_memory", "x file", [peak], "≤ 4 x file size", peak <= 4.0,
-                    details=details),
+        BenchResult(
+            f"store.load_100k.{name}",
+            "ms",
+            ours,
+            "≥ 0.4 x orjson.loads throughput",
+            ratio >= 0.4,
+            baseline=base_median,
+            ratio=ratio,
+            details=details,
+        ),
+        BenchResult(
+            f"store.load_100k.{name}.peak_memory",
+            "x file",
+            [peak],
+            "≤ 4 x file size",
+            peak <= 4.0,
+            details=details,
+        ),
     ]
 
 
@@ -241,7 +322,9 @@ class _Appender:
 
     def prepare(self) -> None:
         turn = (Message.user_text(_text(self.rng)), Message.assistant_text(_text(self.rng)))
-        self.next = self.current.replace(revision=self.current.revision + 1, history=self.current.history + turn)
+        self.next = self.current.replace(
+            revision=self.current.revision + 1, history=self.current.history + turn
+        )
 
     def save(self) -> float:
         assert self.next is not None
@@ -280,7 +363,9 @@ def _median(samples: list[float]) -> float:
     return sorted(samples)[len(samples) // 2]
 
 
-def _scaling(folder: Path, name: str, make: Callable[[Path, int], None], repeat: int) -> list[BenchResult]:
+def _scaling(
+    folder: Path, name: str, make: Callable[[Path, int], None], repeat: int
+) -> list[BenchResult]:
     small_path, big_path, bare_path = (folder / f"{name}-{n}.jsonl" for n in ("1k", "100k", "bare"))
     make(small_path, 1_000)
     make(big_path, 100_000)
@@ -312,11 +397,25 @@ def _scaling(folder: Path, name: str, make: Callable[[Path, int], None], repeat:
     over_bare = _median(times["big"]) / _median(times["bare"])
     return [
         BenchResult(f"store.append_scaling.{name}.1k", "ms", times["small"], "report", None),
-        BenchResult(f"store.append_scaling.{name}.100k", "ms", times["big"], "≤ 1.5 x the 1k append",
-                    ratio <= 1.5, baseline=_median(times["small"]), ratio=ratio),
-        BenchResult(f"store.append_scaling.{name}.100k_vs_bare", "ms", times["big"],
-                    "≤ 3 x bare append+fdatasync", over_bare <= 3.0, baseline=_median(times["bare"]),
-                    ratio=over_bare, details={"record_bytes": len(payload)}),
+        BenchResult(
+            f"store.append_scaling.{name}.100k",
+            "ms",
+            times["big"],
+            "≤ 1.5 x the 1k append",
+            ratio <= 1.5,
+            baseline=_median(times["small"]),
+            ratio=ratio,
+        ),
+        BenchResult(
+            f"store.append_scaling.{name}.100k_vs_bare",
+            "ms",
+            times["big"],
+            "≤ 3 x bare append+fdatasync",
+            over_bare <= 3.0,
+            baseline=_median(times["bare"]),
+            ratio=over_bare,
+            details={"record_bytes": len(payload)},
+        ),
     ]
 
 
@@ -329,7 +428,9 @@ def append_scaling(quick: bool) -> list[BenchResult]:
     folder = Path(tempfile.mkdtemp(prefix="rho-bench-append-"))
     try:
         repeat = 25 if quick else 80
-        return _scaling(folder, "v3", _write_v3, repeat) + _scaling(folder, "v4", _v4_for_append, repeat)
+        return _scaling(folder, "v3", _write_v3, repeat) + _scaling(
+            folder, "v4", _v4_for_append, repeat
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -381,11 +482,20 @@ def save_in_home(quick: bool) -> list[BenchResult]:
         baseline = _median(times["outside"]) + _median(times["upsert"])
         ratio = _median(times["inside"]) / baseline
         return [
-            BenchResult("store.save_in_home_100k", "ms", times["inside"],
-                        "<= 1.5 x (the save outside a home + one bare index upsert)", ratio <= 1.5,
-                        baseline=baseline, ratio=ratio,
-                        details={"outside_ms": _median(times["outside"]), "upsert_ms": _median(times["upsert"])}),
-        ]  # fmt: skip
+            BenchResult(
+                "store.save_in_home_100k",
+                "ms",
+                times["inside"],
+                "<= 1.5 x (the save outside a home + one bare index upsert)",
+                ratio <= 1.5,
+                baseline=baseline,
+                ratio=ratio,
+                details={
+                    "outside_ms": _median(times["outside"]),
+                    "upsert_ms": _median(times["upsert"]),
+                },
+            ),
+        ]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -394,9 +504,13 @@ _BARE_PARSE = "import sys, orjson\nwith open(sys.argv[1], 'rb') as f:\n    for l
 
 
 def _process_ms(argv: list[str]) -> float:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode cached
+    env = {
+        k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"
+    }  # as installed: bytecode cached
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=True, timeout=300)
+    subprocess.run(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=True, timeout=300
+    )
     return (time.perf_counter() - start) * 1000
 
 
@@ -409,15 +523,24 @@ def load_process_v4(quick: bool) -> BenchResult:
         ours_argv = [sys.executable, "-m", "rho_desk", "snapshot", str(path)]
         bare_argv = [sys.executable, "-c", _BARE_PARSE, str(path)]
         ours, bare = [], []
-        for i in range((3 if quick else 7) + 1):  # the first pair warms the page and bytecode caches
+        for i in range(
+            (3 if quick else 7) + 1
+        ):  # the first pair warms the page and bytecode caches
             pair = (_process_ms(ours_argv), _process_ms(bare_argv))
             if i:
                 ours.append(pair[0])
                 bare.append(pair[1])
         base = statistics.median(bare)
         ratio = statistics.median(ours) / base
-        return BenchResult("store.load_process_v4", "ms", ours, "median <= 2.5 x a bare orjson parse (process)",
-                           ratio <= 2.5, baseline=base, ratio=ratio,
-                           details={"file_mb": round(path.stat().st_size / 1e6, 1)})  # fmt: skip
+        return BenchResult(
+            "store.load_process_v4",
+            "ms",
+            ours,
+            "median <= 2.5 x a bare orjson parse (process)",
+            ratio <= 2.5,
+            baseline=base,
+            ratio=ratio,
+            details={"file_mb": round(path.stat().st_size / 1e6, 1)},
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

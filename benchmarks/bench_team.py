@@ -108,7 +108,9 @@ def _sessions(count: int, messages: int) -> list[SessionSnapshot]:
 def bench_publish(quick: bool) -> BenchResult:
     count = 200 if quick else 1000
     # the conversation as shown (no compaction here: the display history is the messages)
-    sources = [ExportSource(display_snapshot(s, s.history), "display") for s in _sessions(count, 100)]
+    sources = [
+        ExportSource(display_snapshot(s, s.history), "display") for s in _sessions(count, 100)
+    ]
     admin = _admin_dsn()
     team = f"pub{secrets.token_hex(3)}"
     member = _member(admin, team)
@@ -118,16 +120,23 @@ def bench_publish(quick: bool) -> BenchResult:
 
     def export_alone() -> None:
         for n, source in enumerate(sources):
-            signed = export_signed(source, SELECTION, keys=KEYS, known_secrets=(), output_name=f"{n}.json")
+            signed = export_signed(
+                source, SELECTION, keys=KEYS, known_secrets=(), output_name=f"{n}.json"
+            )
             assert signed.receipt_bytes is not None
             write_files_atomic(
-                [(folder / f"{n}.json", signed.result.data), (folder / f"{n}.json.receipt.json", signed.receipt_bytes)],
+                [
+                    (folder / f"{n}.json", signed.result.data),
+                    (folder / f"{n}.json.receipt.json", signed.receipt_bytes),
+                ],
                 overwrite=True,
             )
 
     async def publish_all() -> None:
         async with await TeamLibrary.open(member, max_size=2) as lib:
-            await lib.publish_many(team, [(s, None) for s in sources], SELECTION, keys=KEYS, known_secrets=[])
+            await lib.publish_many(
+                team, [(s, None) for s in sources], SELECTION, keys=KEYS, known_secrets=[]
+            )
 
     exports, runs = [], []
     for _ in range(1 if quick else 2):  # alternate, so drift on a shared machine hits both
@@ -139,17 +148,33 @@ def bench_publish(quick: bool) -> BenchResult:
             conn.execute("DELETE FROM rho_desk.sessions WHERE team = %s", (team,))
     baseline_s = sorted(exports)[len(exports) // 2]
     published_s = sorted(runs)[len(runs) // 2]
-    result = BenchResult("team.publish_1k", "sessions/s", [count / r for r in runs], "time ≤ 1.5× the export pipeline alone", None)
+    result = BenchResult(
+        "team.publish_1k",
+        "sessions/s",
+        [count / r for r in runs],
+        "time ≤ 1.5× the export pipeline alone",
+        None,
+    )
     result.baseline = count / baseline_s
     result.ratio = published_s / baseline_s
     result.met = result.ratio <= 1.5
-    result.details = {"sessions": count, "messages": 100, "publish_s": published_s, "export_s": baseline_s}
-    print(f"team.publish_1k: {count} sessions, publish {published_s:.2f} s, export alone {baseline_s:.2f} s")
+    result.details = {
+        "sessions": count,
+        "messages": 100,
+        "publish_s": published_s,
+        "export_s": baseline_s,
+    }
+    print(
+        f"team.publish_1k: {count} sessions, publish {published_s:.2f} s, export alone {baseline_s:.2f} s"
+    )
     return result
 
 
-_VOCAB = [f"{a}{b}" for a in ("pay", "ref", "hook", "sess", "tok", "cach", "rout", "sched", "pars", "rend")
-          for b in ("ment", "und", "er", "ion", "en", "ing", "ed", "ule", "or", "al")]
+_VOCAB = [
+    f"{a}{b}"
+    for a in ("pay", "ref", "hook", "sess", "tok", "cach", "rout", "sched", "pars", "rend")
+    for b in ("ment", "und", "er", "ion", "en", "ing", "ed", "ule", "or", "al")
+]
 _COMMON = ["error", "test", "database", "migration", "timeout"]
 
 
@@ -175,14 +200,30 @@ def _library_100k(quick: bool) -> tuple[str, str, list[str]]:
                     words.append(rare[n // 1000])
                 rng.shuffle(words)
                 body = " ".join(words)
-                copy.write_row((team if n % 10 else other, f"s-{n:06d}", " ".join(words[:8]), 1, 1,
-                                "2026-01-01 00:00:00+00", "bench", body))  # fmt: skip
+                copy.write_row(
+                    (
+                        team if n % 10 else other,
+                        f"s-{n:06d}",
+                        " ".join(words[:8]),
+                        1,
+                        1,
+                        "2026-01-01 00:00:00+00",
+                        "bench",
+                        body,
+                    )
+                )
         conn.execute("CREATE INDEX sessions_search_tsv ON rho_desk.sessions USING gin (search_tsv)")
-        conn.execute("CREATE INDEX sessions_search_trgm ON rho_desk.sessions USING gin (search_text gin_trgm_ops)")
-        conn.execute("UPDATE rho_desk.sessions SET published_at = published_at + (id || ' seconds')::interval")
+        conn.execute(
+            "CREATE INDEX sessions_search_trgm ON rho_desk.sessions USING gin (search_text gin_trgm_ops)"
+        )
+        conn.execute(
+            "UPDATE rho_desk.sessions SET published_at = published_at + (id || ' seconds')::interval"
+        )
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE rho_desk.sessions")
-    print(f"team: built {total} published sessions with COPY in {time.perf_counter() - start:.1f} s")
+    print(
+        f"team: built {total} published sessions with COPY in {time.perf_counter() - start:.1f} s"
+    )
     _state["lib100k"] = (member, team, rare)
     return member, team, rare
 

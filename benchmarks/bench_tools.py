@@ -54,7 +54,9 @@ def dispatch_read_file(quick: bool) -> BenchResult:
         provider = ScriptedProvider()
         for i in range(rounds + 5):
             provider.push(
-                ScriptedTurn.completed(tool_call_response((f"call-{i}", "read_file", {"path": "small.py"}))),
+                ScriptedTurn.completed(
+                    tool_call_response((f"call-{i}", "read_file", {"path": "small.py"}))
+                ),
                 ScriptedTurn.completed(text_response("ok")),
             )
         session = Rho.builder().provider(provider).tools(setup.tools).build().session()
@@ -81,15 +83,33 @@ def dispatch_read_file(quick: bool) -> BenchResult:
         path = folder / "small.py"
         baseline = measure(lambda: path.read_text(), repeat=rounds, warmup=5)
         median = _median(samples)
-        return BenchResult("tools.dispatch_read_file", "ms", samples, "median ≤ 5 ms", median <= 5.0,
-                           baseline=_median(baseline), ratio=median / max(_median(baseline), 1e-9))  # fmt: skip
+        return BenchResult(
+            "tools.dispatch_read_file",
+            "ms",
+            samples,
+            "median ≤ 5 ms",
+            median <= 5.0,
+            baseline=_median(baseline),
+            ratio=median / max(_median(baseline), 1e-9),
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def _tree(root: Path, files: int, seed: int = 5) -> None:
     rng = random.Random(seed)
-    words = ("alpha", "beta", "gamma", "delta", "config", "handler", "value", "return", "import", "class")
+    words = (
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "config",
+        "handler",
+        "value",
+        "return",
+        "import",
+        "class",
+    )
     per_folder = 100
     for i in range(files):
         folder = root / f"pkg{i // per_folder:03d}" / ("sub" if i % 3 == 0 else "")
@@ -122,7 +142,11 @@ def grep_10k(quick: bool) -> BenchResult:
             our_cpu = time.process_time() - cpu
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            grep = subprocess.run(["grep", "-rnE", "needle_marker_[0-9]+", str(folder)], capture_output=True, check=False)
+            grep = subprocess.run(
+                ["grep", "-rnE", "needle_marker_[0-9]+", str(folder)],
+                capture_output=True,
+                check=False,
+            )
             grep_ms = (time.perf_counter() - start) * 1000
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             grep_cpu = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
@@ -134,9 +158,20 @@ def grep_10k(quick: bool) -> BenchResult:
             matches = text.count(" | ")
             assert matches == grep.stdout.count(b"\n"), (matches, grep.stdout.count(b"\n"))
         ratio = _median(ours) / _median(theirs)
-        details = {"matches": matches, "cpu_time_ratio": round(_median(cpu_ratios), 2) if cpu_ratios else None}
-        return BenchResult("tools.grep_10k", "ms", ours, "median ≤ 2 × grep -rn (same run)", ratio <= 2.0,
-                           baseline=_median(theirs), ratio=ratio, details=details)  # fmt: skip
+        details = {
+            "matches": matches,
+            "cpu_time_ratio": round(_median(cpu_ratios), 2) if cpu_ratios else None,
+        }
+        return BenchResult(
+            "tools.grep_10k",
+            "ms",
+            ours,
+            "median ≤ 2 × grep -rn (same run)",
+            ratio <= 2.0,
+            baseline=_median(theirs),
+            ratio=ratio,
+            details=details,
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -168,7 +203,9 @@ def continue_save_10k(quick: bool) -> BenchResult:
         provider = ScriptedProvider()
         for i in range(rounds):
             provider.push(
-                ScriptedTurn.completed(tool_call_response((f"c{i}", "read_file", {"path": "small.py"}))),
+                ScriptedTurn.completed(
+                    tool_call_response((f"c{i}", "read_file", {"path": "small.py"}))
+                ),
                 ScriptedTurn.completed(text_response("done")),
             )
         rho = Rho.builder().provider(provider).tools(setup.tools).build()
@@ -198,9 +235,15 @@ def continue_save_10k(quick: bool) -> BenchResult:
                     bares.append(bare)
         assert read_session(path).tree.snapshot().revision == session.revision
         ratio = _median(saves) / _median(bares)
-        return BenchResult("tools.continue_save_10k", "ms", saves,
-                           "median < 50 ms (as actions.save_after_commit_10k); baseline: a bare durable append",
-                           _median(saves) < 50.0, baseline=_median(bares), ratio=ratio,
-                           details={"messages": len(session.history)})  # fmt: skip
+        return BenchResult(
+            "tools.continue_save_10k",
+            "ms",
+            saves,
+            "median < 50 ms (as actions.save_after_commit_10k); baseline: a bare durable append",
+            _median(saves) < 50.0,
+            baseline=_median(bares),
+            ratio=ratio,
+            details={"messages": len(session.history)},
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)

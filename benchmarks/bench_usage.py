@@ -62,8 +62,10 @@ def _home(rows: int) -> Path:
         home = _folder() / key
         started = time.perf_counter()
         make_ledger(home / "usage.sqlite3", rows)
-        print(f"usage: wrote a {rows:,}-row ledger in {time.perf_counter() - started:.1f} s "
-              f"({(home / 'usage.sqlite3').stat().st_size / 1e6:.0f} MB)")  # fmt: skip
+        print(
+            f"usage: wrote a {rows:,}-row ledger in {time.perf_counter() - started:.1f} s "
+            f"({(home / 'usage.sqlite3').stat().st_size / 1e6:.0f} MB)"
+        )
         _state[key] = home
     return _state[key]  # type: ignore[no-any-return]
 
@@ -82,7 +84,7 @@ def _rho_writes(home: Path, n: int = 1000) -> None:
             "cost_usd_micros) VALUES (?, 1, ?, 'bench-live', '/home/dev/src/live', 'openai', 'gpt-5', 'agent', "
             "'completed', 1000, 100, 5000, 6100, 2850)",
             [(f"bench-live-{_WRITES + i}", 1_800_000_000_000 + _WRITES + i) for i in range(n)],
-        )  # fmt: skip
+        )
     db.close()
     _WRITES += n
 
@@ -96,8 +98,12 @@ def _cli(home: Path, cache: Path, *args: str) -> float:
     env = {**_ENV, "RHO_DESK_CACHE_DIR": str(cache), "RHO_HOME": str(home)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "rho_desk", "usage", "--home", str(home), *args],
-                   check=True, stdout=subprocess.DEVNULL, env=env)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "rho_desk", "usage", "--home", str(home), *args],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env=env,
+    )
     wall = (time.perf_counter() - start) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     _CPU.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
@@ -158,22 +164,33 @@ def first_look(quick: bool) -> BenchResult:
         details[f"first_{rows}_ms"] = statistics.median(first)
         details[f"incremental_{rows}_ms"] = statistics.median(later)
         details[f"incremental_{rows}_ratio"] = statistics.median(later) / statistics.median(plain)
-        print(f"usage.first_look {rows:,} rows: plain scan {statistics.median(plain):.0f} ms, first look "
-              f"{statistics.median(first):.0f} ms (ratio {ratios[rows]:.2f}); caught up, a look after 1,000 "
-              f"new rows {statistics.median(later):.0f} ms")  # fmt: skip
+        print(
+            f"usage.first_look {rows:,} rows: plain scan {statistics.median(plain):.0f} ms, first look "
+            f"{statistics.median(first):.0f} ms (ratio {ratios[rows]:.2f}); caught up, a look after 1,000 "
+            f"new rows {statistics.median(later):.0f} ms"
+        )
     worst = max(ratios.values())
     met = worst <= 1.5 and all(details[f"incremental_{r}_ratio"] < 1.0 for r in ratios)
-    return BenchResult("usage.first_look", "ratio", samples,
-                       "median first look ≤ 1.5 × a plain scan (--no-cache) at 200k and 300k rows; "
-                       "incremental below a plain scan", met,
-                       baseline=details["plain_300000_ms"], ratio=worst, details=details)  # fmt: skip
+    return BenchResult(
+        "usage.first_look",
+        "ratio",
+        samples,
+        "median first look ≤ 1.5 × a plain scan (--no-cache) at 200k and 300k rows; "
+        "incremental below a plain scan",
+        met,
+        baseline=details["plain_300000_ms"],
+        ratio=worst,
+        details=details,
+    )
 
 
 @benchmark("usage.cli_1m")
 def cli_1m(quick: bool) -> BenchResult:
     home = _home(1_000_000)
     cache = _folder() / f"cache-{home.name}"
-    first = _cli(home, cache, "--json")  # the first look: a plain scan, and a first part of the roll-up
+    first = _cli(
+        home, cache, "--json"
+    )  # the first look: a plain scan, and a first part of the roll-up
     batches = _warm(home, cache)  # the looks after it build the rest
     repeat = 5 if quick else 11
     samples, bare, by_session, by_model, cpu = [], [], [], [], []
@@ -186,14 +203,27 @@ def cli_1m(quick: bool) -> BenchResult:
         by_session.append(_cli(home, cache, "--by", "session", "--json"))
         by_model.append(_cli(home, cache, "--by", "model", "--json"))
     median, base = statistics.median(samples), statistics.median(bare)
-    print(f"usage.cli_1m: first look {first:.0f} ms ({batches} batches later to catch up); --by session median "
-          f"{statistics.median(by_session):.0f} ms; --by model {statistics.median(by_model):.0f} ms; "
-          f"process CPU per run, median {statistics.median(cpu):.0f} ms")  # fmt: skip
-    return BenchResult("usage.cli_1m", "ms", samples, "median ≤ 1000 ms (rho-desk usage --json, whole process)",
-                       median <= 1000, baseline=base, ratio=median / base,
-                       details={"first_run_ms": first, "process_cpu_ms": statistics.median(cpu),
-                                "by_session_ms": statistics.median(by_session),
-                                "by_model_ms": statistics.median(by_model), "rows": 1_000_000})  # fmt: skip
+    print(
+        f"usage.cli_1m: first look {first:.0f} ms ({batches} batches later to catch up); --by session median "
+        f"{statistics.median(by_session):.0f} ms; --by model {statistics.median(by_model):.0f} ms; "
+        f"process CPU per run, median {statistics.median(cpu):.0f} ms"
+    )
+    return BenchResult(
+        "usage.cli_1m",
+        "ms",
+        samples,
+        "median ≤ 1000 ms (rho-desk usage --json, whole process)",
+        median <= 1000,
+        baseline=base,
+        ratio=median / base,
+        details={
+            "first_run_ms": first,
+            "process_cpu_ms": statistics.median(cpu),
+            "by_session_ms": statistics.median(by_session),
+            "by_model_ms": statistics.median(by_model),
+            "rows": 1_000_000,
+        },
+    )
 
 
 def _view_samples(home: Path, repeat: int) -> tuple[list[float], float]:
@@ -204,7 +234,9 @@ def _view_samples(home: Path, repeat: int) -> tuple[list[float], float]:
     scratch = Path(tempfile.mkdtemp(prefix="view-", dir=_folder()))
     use_settings_dir(scratch / "settings")
     saved = os.environ.get("RHO_DESK_CACHE_DIR")
-    os.environ["RHO_DESK_CACHE_DIR"] = str(_folder() / f"cache-{home.name}")  # shared with usage.cli_1m
+    os.environ["RHO_DESK_CACHE_DIR"] = str(
+        _folder() / f"cache-{home.name}"
+    )  # shared with usage.cli_1m
     _warm(home, _folder() / f"cache-{home.name}")  # the roll-up caught up, as after earlier looks
     (home / "sessions").mkdir(exist_ok=True)
     use_gui_screen()
@@ -267,8 +299,17 @@ def usage_view_1m(quick: bool) -> BenchResult:
     cpu = statistics.median(_state["view_cpu"])
     small, _first_small = _view_samples(_home(1_000), repeat)
     median, base = statistics.median(samples), statistics.median(small)
-    print(f"gui.usage_view_1m: first open {first:.0f} ms; CPU (all threads) per reload, median {cpu:.0f} ms; "
-          f"1,000 rows {base:.0f} ms")  # fmt: skip
-    return BenchResult("gui.usage_view_1m", "ms", samples, "median ≤ 300 ms (reload to painted)", median <= 300,
-                       baseline=base, ratio=median / base,
-                       details={"first_open_ms": first, "process_cpu_ms": cpu, "rows": 1_000_000})  # fmt: skip
+    print(
+        f"gui.usage_view_1m: first open {first:.0f} ms; CPU (all threads) per reload, median {cpu:.0f} ms; "
+        f"1,000 rows {base:.0f} ms"
+    )
+    return BenchResult(
+        "gui.usage_view_1m",
+        "ms",
+        samples,
+        "median ≤ 300 ms (reload to painted)",
+        median <= 300,
+        baseline=base,
+        ratio=median / base,
+        details={"first_open_ms": first, "process_cpu_ms": cpu, "rows": 1_000_000},
+    )

@@ -21,8 +21,12 @@ FOLDERS = ("icons", "styles")
 
 
 def qrc_text() -> str:
-    files = sorted(p.relative_to(HERE).as_posix() for folder in FOLDERS for p in (HERE / folder).iterdir()
-                   if p.is_file() and p.suffix in (".svg", ".qss"))  # fmt: skip
+    files = sorted(
+        p.relative_to(HERE).as_posix()
+        for folder in FOLDERS
+        for p in (HERE / folder).iterdir()
+        if p.is_file() and p.suffix in (".svg", ".qss")
+    )
     lines = ['<!DOCTYPE RCC><RCC version="1.0">', '<qresource prefix="/">']
     lines += [f"    <file>{f}</file>" for f in files]
     lines += ["</qresource>", "</RCC>", ""]
@@ -30,7 +34,9 @@ def qrc_text() -> str:
 
 
 def rcc() -> str:
-    exe = shutil.which("pyside6-rcc", path=str(Path(sys.executable).parent)) or shutil.which("pyside6-rcc")
+    exe = shutil.which("pyside6-rcc", path=str(Path(sys.executable).parent)) or shutil.which(
+        "pyside6-rcc"
+    )
     if exe is None:
         raise SystemExit("pyside6-rcc not found (it comes with PySide6-Essentials)")
     return exe
@@ -39,7 +45,9 @@ def rcc() -> str:
 def main() -> int:
     (HERE / "resources.qrc").write_text(qrc_text(), encoding="utf-8")
     # -g python; --no-compress keeps the output identical across zlib versions
-    subprocess.run([rcc(), "--no-compress", "-o", str(TARGET), str(HERE / "resources.qrc")], check=True)
+    subprocess.run(
+        [rcc(), "--no-compress", "-o", str(TARGET), str(HERE / "resources.qrc")], check=True
+    )
     print(f"wrote {TARGET.relative_to(HERE.parent)}")
     return 0
 

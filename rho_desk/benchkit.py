@@ -145,8 +145,12 @@ def x_display() -> str | None:
     folder = Path(tempfile.mkdtemp(prefix="rho-bench-x-"))
     read, write = os.pipe()
     log = (folder / "xvfb.log").open("wb")
-    server = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
-                              pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=log)  # fmt: skip
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
     os.close(write)
     atexit.register(_stop, server, folder)
     deadline = time.monotonic() + 10

@@ -46,12 +46,20 @@ ENV_VAR: Final = "RHO_DESK_LOG"
 AREAS: Final = ("core", "providers", "team", "keys", "qt", "cli")
 _ROOT: Final = "rho_desk"
 # Third-party loggers that belong to an area.
-_FOLLOWERS: Final[Mapping[str, tuple[str, ...]]] = {"providers": ("httpx", "httpcore"), "team": ("psycopg",)}
+_FOLLOWERS: Final[Mapping[str, tuple[str, ...]]] = {
+    "providers": ("httpx", "httpcore"),
+    "team": ("psycopg",),
+}
 _QUIET: Final[Mapping[str, int]] = {"psycopg": logging.ERROR}
 """Followers heard only from this level unless their area asks for more: psycopg's pool warns at
 every failed reconnect, which the Team panel's banner already says (``team=info`` shows them)."""
-_LEVELS: Final = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
-                  "error": logging.ERROR, "critical": logging.CRITICAL}  # fmt: skip
+_LEVELS: Final = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+}
 _FORMAT: Final = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
@@ -135,4 +143,6 @@ def configure(spec: str | None = None, *, stream: TextIO | None = None) -> None:
                 follower.removeHandler(old)
             follower.addHandler(handler)
             chosen = default if level == logging.NOTSET else level
-            follower.setLevel(max(chosen, _QUIET.get(name, logging.NOTSET)) if level == logging.NOTSET else chosen)
+            follower.setLevel(
+                max(chosen, _QUIET.get(name, logging.NOTSET)) if level == logging.NOTSET else chosen
+            )

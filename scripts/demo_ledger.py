@@ -88,11 +88,30 @@ class Ledger:
         self.rng = rng
         self.count = 0
 
-    def add(self, *, at: float, session: str | None, workspace: str | None, provider: str, model: str,
-            purpose: str, prompt: int, output: int, cached: int = 0, outcome: str = "completed",
-            parent: str | None = None, run: str | None = None, step: int | None = 1, attempt: int = 1) -> None:  # fmt: skip
+    def add(
+        self,
+        *,
+        at: float,
+        session: str | None,
+        workspace: str | None,
+        provider: str,
+        model: str,
+        purpose: str,
+        prompt: int,
+        output: int,
+        cached: int = 0,
+        outcome: str = "completed",
+        parent: str | None = None,
+        run: str | None = None,
+        step: int | None = 1,
+        attempt: int = 1,
+    ) -> None:
         self.count += 1
-        event = str(uuid.UUID(bytes=hashlib.sha256(f"demo-event-{self.count}".encode()).digest()[:16], version=4))
+        event = str(
+            uuid.UUID(
+                bytes=hashlib.sha256(f"demo-event-{self.count}".encode()).digest()[:16], version=4
+            )
+        )
         price = PRICES.get(model)
         cached = min(cached, prompt)
         anthropic = provider == "anthropic"
@@ -102,13 +121,34 @@ class Ledger:
             output = output // 4
         cost = None
         if price is not None:
-            cost = round(fresh * price[0] + output * price[1] + cached * price[2] + write * price[3])
+            cost = round(
+                fresh * price[0] + output * price[1] + cached * price[2] + write * price[3]
+            )
         local = price is None
-        self.rows.append((
-            event, 1, int(at * 1000), session, parent, run, step, attempt, workspace, provider, model, purpose, outcome,
-            fresh, output, None if local else cached, None if not anthropic else write,
-            None if local else prompt + output, cost, VERSION,
-        ))  # fmt: skip
+        self.rows.append(
+            (
+                event,
+                1,
+                int(at * 1000),
+                session,
+                parent,
+                run,
+                step,
+                attempt,
+                workspace,
+                provider,
+                model,
+                purpose,
+                outcome,
+                fresh,
+                output,
+                None if local else cached,
+                None if not anthropic else write,
+                None if local else prompt + output,
+                cost,
+                VERSION,
+            )
+        )
 
     def write(self, path: Path) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -118,8 +158,10 @@ class Ledger:
         db.executescript(MIGRATION_1)
         db.execute("PRAGMA user_version = 1")
         with db:
-            db.executemany(f"INSERT OR IGNORE INTO usage_events VALUES ({', '.join('?' * 20)})",
-                           sorted(self.rows, key=lambda r: r[2]))  # type: ignore[arg-type,return-value]  # fmt: skip
+            db.executemany(
+                f"INSERT OR IGNORE INTO usage_events VALUES ({', '.join('?' * 20)})",
+                sorted(self.rows, key=lambda r: r[2]),
+            )  # type: ignore[arg-type,return-value]
         db.execute("VACUUM")
         # Shipped in rollback-journal mode: a read-only reader of a WAL file makes -wal and -shm
         # files beside it (in the bundle, in a read-only install). Rho switches it to WAL when it
@@ -140,86 +182,209 @@ def demo_sessions(home: Path, ledger: Ledger) -> None:
             continue
         first = nodes[0]
         provider = first.provider
-        name = provider.model if provider is not None and provider.provider != "legacy" else "gpt-4.1"
-        vendor = provider.provider if provider is not None and provider.provider != "legacy" else "openai"
+        name = (
+            provider.model if provider is not None and provider.provider != "legacy" else "gpt-4.1"
+        )
+        vendor = (
+            provider.provider
+            if provider is not None and provider.provider != "legacy"
+            else "openai"
+        )
         start = float(first.time or 0)
-        ledger.add(at=start + 2, session=sid, workspace=cwd, provider=vendor, model=name, purpose="title",
-                   prompt=420, output=14)  # fmt: skip
+        ledger.add(
+            at=start + 2,
+            session=sid,
+            workspace=cwd,
+            provider=vendor,
+            model=name,
+            purpose="title",
+            prompt=420,
+            output=14,
+        )
         previous_prompt = 0
         for node in nodes:
             at = float(node.time or start)
-            model = node.provider.model if node.provider is not None and node.provider.provider != "legacy" else name
-            vendor_now = node.provider.provider if node.provider is not None and node.provider.provider != "legacy" else vendor
+            model = (
+                node.provider.model
+                if node.provider is not None and node.provider.provider != "legacy"
+                else name
+            )
+            vendor_now = (
+                node.provider.provider
+                if node.provider is not None and node.provider.provider != "legacy"
+                else vendor
+            )
             history = tree.history(node)
             if node.kind is NodeKind.COMPACTION:
-                before = SYSTEM_TOKENS + estimate_messages_tokens(tree.history(node.parent)) if node.parent else 0
+                before = (
+                    SYSTEM_TOKENS + estimate_messages_tokens(tree.history(node.parent))
+                    if node.parent
+                    else 0
+                )
                 if "5f0c2a9e" in str(sid):  # the webhook session: the first attempt hits a timeout
-                    ledger.add(at=at - 6, session=sid, workspace=cwd, provider=vendor_now, model=model,
-                               purpose="compaction", prompt=before, output=0, outcome="failed", attempt=1)  # fmt: skip
-                ledger.add(at=at - 3, session=sid, workspace=cwd, provider=vendor_now, model=model,
-                           purpose="compaction", prompt=before, output=900, attempt=2 if "5f0c2a9e" in str(sid) else 1)  # fmt: skip
+                    ledger.add(
+                        at=at - 6,
+                        session=sid,
+                        workspace=cwd,
+                        provider=vendor_now,
+                        model=model,
+                        purpose="compaction",
+                        prompt=before,
+                        output=0,
+                        outcome="failed",
+                        attempt=1,
+                    )
+                ledger.add(
+                    at=at - 3,
+                    session=sid,
+                    workspace=cwd,
+                    provider=vendor_now,
+                    model=model,
+                    purpose="compaction",
+                    prompt=before,
+                    output=900,
+                    attempt=2 if "5f0c2a9e" in str(sid) else 1,
+                )
                 previous_prompt = 0  # a new prefix: nothing cached
                 continue
             appended = node.appended
             if appended is None:  # a complete snapshot (v2): what it added to its parent's history
                 before = tree.history(node.parent) if node.parent is not None else ()
-                appended = history[len(before):] if history[: len(before)] == before else history
+                appended = history[len(before) :] if history[: len(before)] == before else history
             base = len(history) - len(appended)
-            replies = [i for i, m in enumerate(appended) if m.enriched_assistant is not None or m.assistant is not None
-                       or m.aborted_assistant is not None]  # fmt: skip
+            replies = [
+                i
+                for i, m in enumerate(appended)
+                if m.enriched_assistant is not None
+                or m.assistant is not None
+                or m.aborted_assistant is not None
+            ]
             for step, i in enumerate(replies, 1):
                 prompt = SYSTEM_TOKENS + estimate_messages_tokens(history[: base + i])
                 output = message_tokens(appended[i])
                 when = at - 25 * (len(replies) - step)
                 aborted = appended[i].aborted_assistant is not None
-                ledger.add(at=when, session=sid, workspace=cwd, provider=vendor_now, model=model, purpose="agent",
-                           prompt=prompt, output=output, cached=previous_prompt, step=step,
-                           outcome="cancelled" if aborted else "completed", run=f"run-{node.revision}")  # fmt: skip
+                ledger.add(
+                    at=when,
+                    session=sid,
+                    workspace=cwd,
+                    provider=vendor_now,
+                    model=model,
+                    purpose="agent",
+                    prompt=prompt,
+                    output=output,
+                    cached=previous_prompt,
+                    step=step,
+                    outcome="cancelled" if aborted else "completed",
+                    run=f"run-{node.revision}",
+                )
                 previous_prompt = prompt
-        if "b2e47d10" in str(sid):  # the idempotency session asked a subagent to read the middleware
+        if "b2e47d10" in str(
+            sid
+        ):  # the idempotency session asked a subagent to read the middleware
             child = str(uuid.UUID(bytes=hashlib.sha256(b"demo-subagent").digest()[:16], version=4))
             for k in range(4):
-                ledger.add(at=start + 300 + 20 * k, session=child, parent=sid, workspace=cwd, provider="openai",
-                           model="gpt-5-mini", purpose="subagent", prompt=3_000 + 2_500 * k, output=350,
-                           cached=(3_000 + 2_500 * (k - 1)) if k else 0, step=k + 1)  # fmt: skip
+                ledger.add(
+                    at=start + 300 + 20 * k,
+                    session=child,
+                    parent=sid,
+                    workspace=cwd,
+                    provider="openai",
+                    model="gpt-5-mini",
+                    purpose="subagent",
+                    prompt=3_000 + 2_500 * k,
+                    output=350,
+                    cached=(3_000 + 2_500 * (k - 1)) if k else 0,
+                    step=k + 1,
+                )
         if "c81f3e02" in str(sid):  # one rate-limited attempt, retried
-            ledger.add(at=start + 60, session=sid, workspace=cwd, provider=vendor, model=name, purpose="agent",
-                       prompt=SYSTEM_TOKENS + 800, output=0, outcome="failed", attempt=1)  # fmt: skip
+            ledger.add(
+                at=start + 60,
+                session=sid,
+                workspace=cwd,
+                provider=vendor,
+                model=name,
+                purpose="agent",
+                prompt=SYSTEM_TOKENS + 800,
+                output=0,
+                outcome="failed",
+                attempt=1,
+            )
 
 
 def history_sessions(ledger: Ledger, end: float) -> None:
     """Sessions no longer in the library: deleted ones, and another machine's."""
     rng = ledger.rng
-    workspaces = ["/home/maya/src/payments-api", "/home/maya/src/ripgrep-lite", "/home/maya/notebooks/churn-analysis",
-                  "/home/maya/src/infra"]  # fmt: skip
-    models = [("openai", "gpt-5"), ("anthropic", "claude-sonnet-4-5"), ("openai", "gpt-5-mini"),
-              ("local", "qwen2.5-coder-32b"), ("anthropic", "claude-haiku-4-5")]  # fmt: skip
+    workspaces = [
+        "/home/maya/src/payments-api",
+        "/home/maya/src/ripgrep-lite",
+        "/home/maya/notebooks/churn-analysis",
+        "/home/maya/src/infra",
+    ]
+    models = [
+        ("openai", "gpt-5"),
+        ("anthropic", "claude-sonnet-4-5"),
+        ("openai", "gpt-5-mini"),
+        ("local", "qwen2.5-coder-32b"),
+        ("anthropic", "claude-haiku-4-5"),
+    ]
     weights = [5, 4, 2, 1, 1]
     day = 86_400
     for n in range(30):
         at = end - rng.uniform(3, 45) * day
         at -= (at % day) - rng.uniform(8, 19) * 3600  # working hours (UTC)
-        sid = str(uuid.UUID(bytes=hashlib.sha256(f"demo-old-{n}".encode()).digest()[:16], version=4))
+        sid = str(
+            uuid.UUID(bytes=hashlib.sha256(f"demo-old-{n}".encode()).digest()[:16], version=4)
+        )
         workspace = rng.choice(workspaces)
         vendor, model = rng.choices(models, weights)[0]
-        ledger.add(at=at, session=sid, workspace=workspace, provider=vendor, model=model, purpose="title",
-                   prompt=400, output=12)  # fmt: skip
+        ledger.add(
+            at=at,
+            session=sid,
+            workspace=workspace,
+            provider=vendor,
+            model=model,
+            purpose="title",
+            prompt=400,
+            output=12,
+        )
         context = SYSTEM_TOKENS + rng.randint(300, 1500)
         previous = 0
         compacted = False
         for step in range(rng.randint(3, 12)):
             at += rng.uniform(20, 200)
             if context > 14_000 and not compacted:
-                ledger.add(at=at, session=sid, workspace=workspace, provider=vendor, model=model, purpose="compaction",
-                           prompt=context, output=1_100)  # fmt: skip
+                ledger.add(
+                    at=at,
+                    session=sid,
+                    workspace=workspace,
+                    provider=vendor,
+                    model=model,
+                    purpose="compaction",
+                    prompt=context,
+                    output=1_100,
+                )
                 context, previous, compacted = SYSTEM_TOKENS + 1_600, 0, True
                 at += 30
             output = rng.randint(80, 900)
             outcome = "failed" if rng.random() < 0.03 else "completed"
-            ledger.add(at=at, session=sid, workspace=workspace, provider=vendor, model=model, purpose="agent",
-                       prompt=context, output=output, cached=previous, step=step + 1, outcome=outcome)  # fmt: skip
+            ledger.add(
+                at=at,
+                session=sid,
+                workspace=workspace,
+                provider=vendor,
+                model=model,
+                purpose="agent",
+                prompt=context,
+                output=output,
+                cached=previous,
+                step=step + 1,
+                outcome=outcome,
+            )
             previous = context
-            context += output + rng.randint(300, 1_800)  # the reply and the tool results it asked for
+            context += output + rng.randint(
+                300, 1_800
+            )  # the reply and the tool results it asked for
 
 
 def main() -> int:

@@ -46,7 +46,9 @@ REPOSITORY = "https://github.com/gitleaks/gitleaks"
 
 
 def git(git_dir: str, *args: str) -> str:
-    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "--git-dir", git_dir, *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 # --- tokens ----------------------------------------------------------------------------------------
@@ -59,12 +61,62 @@ class Tok:
 
 
 _OPS = sorted(
-    [":=", "...", "==", "!=", "&&", "||", "+=", "<-", "<=", ">=", "++", "--", "+", "-", "*", "/", "%", "&", "|", "!",
-     "<", ">", "=", ":", ",", ".", "(", ")", "[", "]", "{", "}", "^", "#", "~", "?", "@", "$", "\\"],
+    [
+        ":=",
+        "...",
+        "==",
+        "!=",
+        "&&",
+        "||",
+        "+=",
+        "<-",
+        "<=",
+        ">=",
+        "++",
+        "--",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "&",
+        "|",
+        "!",
+        "<",
+        ">",
+        "=",
+        ":",
+        ",",
+        ".",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "^",
+        "#",
+        "~",
+        "?",
+        "@",
+        "$",
+        "\\",
+    ],
     key=len,
     reverse=True,
 )
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+}
 
 
 def _go_string(text: str, i: int) -> tuple[str, int]:
@@ -105,7 +157,9 @@ def tokens(text: str) -> list[Tok]:
     n = len(text)
 
     def newline() -> None:
-        if out and (out[-1].kind in ("str", "int", "ident") or out[-1].value in (")", "]", "}", "++", "--")):
+        if out and (
+            out[-1].kind in ("str", "int", "ident") or out[-1].value in (")", "]", "}", "++", "--")
+        ):
             out.append(Tok(";", ";"))
 
     while i < n:
@@ -309,7 +363,10 @@ class Parser:
         left = self.expr_list()
         for op in (":=", "=", "+="):
             if self.accept(op):
-                return Node({":=": "define", "=": "assign", "+=": "append_assign"}[op], [left, self.expr_list()])
+                return Node(
+                    {":=": "define", "=": "assign", "+=": "append_assign"}[op],
+                    [left, self.expr_list()],
+                )
         if self.accept("++") or self.accept("--"):
             return Node("unsupported", ["++"])
         return Node("expr", [left])
@@ -335,7 +392,9 @@ class Parser:
 
     # expressions
 
-    _BINARY: Final = frozenset({"+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "|", "&", "^"})
+    _BINARY: Final = frozenset(
+        {"+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "|", "&", "^"}
+    )
 
     def expr(self) -> Any:
         left = self.unary()
@@ -430,7 +489,11 @@ class Parser:
                 args = []
                 spread = False
                 while not self.accept(")"):
-                    if self.peek().value in ("[", "map", "*") and node.kind == "name" and node.args[0] in ("make", "new"):
+                    if (
+                        self.peek().value in ("[", "map", "*")
+                        and node.kind == "name"
+                        and node.args[0] in ("make", "new")
+                    ):
                         args.append(Node("type", [self.type_()]))
                     else:
                         args.append(self.expr())
@@ -564,7 +627,11 @@ def _generate(items: Any, rng: random.Random, out: list[str]) -> None:
             out.append(rng.choice(_PRINTABLE))
         elif op is sre_constants.IN:
             out.append(rng.choice(_class_chars(arg)))
-        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, getattr(sre_constants, "POSSESSIVE_REPEAT", None)):
+        elif op in (
+            sre_constants.MAX_REPEAT,
+            sre_constants.MIN_REPEAT,
+            getattr(sre_constants, "POSSESSIVE_REPEAT", None),
+        ):
             lo, hi, sub = arg
             hi = lo + REPEAT_LIMIT if hi is sre_constants.MAXREPEAT else hi
             for _ in range(rng.randint(lo, hi)):
@@ -626,10 +693,14 @@ class Interpreter:
             "utils.AlphaNumericExtendedShort": lambda size: f"[a-z0-9_-]{{{size}}}",
             "utils.AlphaNumericExtended": lambda size: f"[a-z0-9=_\\-]{{{size}}}",
             "utils.AlphaNumericExtendedLong": lambda size: f"[a-z0-9\\/=_\\+\\-]{{{size}}}",
-            "utils.Hex8_4_4_4_12": lambda: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+            "utils.Hex8_4_4_4_12": lambda: (
+                "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+            ),
             "secrets.NewSecret": lambda regex: new_secret(regex, rng),
             "newPlausibleSecret": self.plausible,
-            "utils.GenerateSampleSecret": lambda ident, secret: _sample(f'{ident}_api_token = "{secret}"', secret),
+            "utils.GenerateSampleSecret": lambda ident, secret: _sample(
+                f'{ident}_api_token = "{secret}"', secret
+            ),
             "utils.GenerateSampleSecrets": self.sample_secrets,
             "utils.Validate": self.capture,
             "utils.ValidateWithPaths": self.capture,
@@ -639,12 +710,20 @@ class Interpreter:
             "strings.Repeat": lambda s, n: s * n,
             "strings.ReplaceAll": lambda s, a, b: s.replace(a, b),
             "strings.Join": lambda items, sep: sep.join(items),
-            "string": lambda b: b.decode("utf-8", "surrogateescape") if isinstance(b, bytes) else str(b),
+            "string": lambda b: (
+                b.decode("utf-8", "surrogateescape") if isinstance(b, bytes) else str(b)
+            ),
             "len": len,
             "b64.StdEncoding.EncodeToString": lambda b: base64.b64encode(_bytes(b)).decode(),
-            "b64.RawStdEncoding.EncodeToString": lambda b: base64.b64encode(_bytes(b)).decode().rstrip("="),
-            "b64.URLEncoding.EncodeToString": lambda b: base64.urlsafe_b64encode(_bytes(b)).decode(),
-            "b64.RawURLEncoding.EncodeToString": lambda b: base64.urlsafe_b64encode(_bytes(b)).decode().rstrip("="),
+            "b64.RawStdEncoding.EncodeToString": lambda b: (
+                base64.b64encode(_bytes(b)).decode().rstrip("=")
+            ),
+            "b64.URLEncoding.EncodeToString": lambda b: base64.urlsafe_b64encode(
+                _bytes(b)
+            ).decode(),
+            "b64.RawURLEncoding.EncodeToString": lambda b: (
+                base64.urlsafe_b64encode(_bytes(b)).decode().rstrip("=")
+            ),
             "base64.StdEncoding.EncodeToString": lambda b: base64.b64encode(_bytes(b)).decode(),
             "regexp.MustCompile": lambda pattern: Unknown("a compiled regex"),
             "utils.GenerateSemiGenericRegex": lambda *a: Unknown("a rule regex"),
@@ -668,7 +747,9 @@ class Interpreter:
     def sample_secrets(self, ident: str, secret: str) -> list[Sample]:
         out = []
         for _, template in self.templates:
-            text = template.replace("{i}", ident).replace("{I}", ident.upper()).replace("{s}", secret)
+            text = (
+                template.replace("{i}", ident).replace("{I}", ident.upper()).replace("{s}", secret)
+            )
             out.append(_sample(text, secret))
         return out
 
@@ -729,7 +810,11 @@ class Interpreter:
             collection = self.eval(source, env)
             if isinstance(collection, Unknown):
                 raise Unsupported(collection.reason)
-            items = list(collection.items()) if isinstance(collection, dict) else list(enumerate(collection))
+            items = (
+                list(collection.items())
+                if isinstance(collection, dict)
+                else list(enumerate(collection))
+            )
             for key, value in items:
                 if names and names[0] != "_":
                     env[names[0]] = key
@@ -964,8 +1049,14 @@ def extract(git_dir: str, commit: str = "HEAD") -> dict[str, Any]:
     sha = git(git_dir, "rev-parse", commit).strip()
     date = git(git_dir, "show", "-s", "--format=%cI", sha).strip()
     licence = git(git_dir, "show", f"{sha}:LICENSE")
-    templates = sample_templates(git(git_dir, "show", f"{sha}:cmd/generate/config/utils/generate.go"))
-    names = [line for line in git(git_dir, "ls-tree", "--name-only", f"{sha}:{RULES_DIR}").split() if line.endswith(".go") and not line.endswith("_test.go")]
+    templates = sample_templates(
+        git(git_dir, "show", f"{sha}:cmd/generate/config/utils/generate.go")
+    )
+    names = [
+        line
+        for line in git(git_dir, "ls-tree", "--name-only", f"{sha}:{RULES_DIR}").split()
+        if line.endswith(".go") and not line.endswith("_test.go")
+    ]
     interp = Interpreter(templates)
     origin: dict[str, str] = {}
     for file in names:
@@ -994,7 +1085,12 @@ def extract(git_dir: str, commit: str = "HEAD") -> dict[str, Any]:
             captured = None
             skipped.append({"list": "both", "count": None, "reason": f"{type(e).__name__}: {e}"})
         if captured is None:
-            entry.update(id=None, tps=[], fps=[], skipped=skipped or [{"list": "both", "count": None, "reason": "no Validate call"}])
+            entry.update(
+                id=None,
+                tps=[],
+                fps=[],
+                skipped=skipped or [{"list": "both", "count": None, "reason": "no Validate call"}],
+            )
             rules.append(entry)
             continue
         rule, tps, fps = captured

@@ -87,12 +87,23 @@ def render() -> str:
     from rho_desk.cli import _parser
 
     saved = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"  # argparse wraps usage lines to the terminal: the same page everywhere
+    os.environ["COLUMNS"] = (
+        "100"  # argparse wraps usage lines to the terminal: the same page everywhere
+    )
     try:
         parser = _parser()
-        parser.man_short_description = "inspect, compact, export and continue the sessions of the Rho coding agent"  # type: ignore[attr-defined]
-        page = Manpage(parser, _data={"project_name": "rho-desk", "version": __version__,
-                                      "manual_title": "rho-desk manual", "date": "version " + __version__})  # fmt: skip
+        parser.man_short_description = (
+            "inspect, compact, export and continue the sessions of the Rho coding agent"  # type: ignore[attr-defined]
+        )
+        page = Manpage(
+            parser,
+            _data={
+                "project_name": "rho-desk",
+                "version": __version__,
+                "manual_title": "rho-desk manual",
+                "date": "version " + __version__,
+            },
+        )
         return str(page).rstrip("\n") + "\n" + EXTRA.lstrip("\n")
     finally:
         if saved is None:

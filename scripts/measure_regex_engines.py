@@ -73,7 +73,12 @@ def re_passes(patterns: list[re.Pattern[bytes]], buffer: bytes) -> int:
 
 def hyperscan_db(patterns: list[bytes], flags: int) -> object:
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(expressions=patterns, ids=list(range(len(patterns))), elements=len(patterns), flags=[flags] * len(patterns))
+    db.compile(
+        expressions=patterns,
+        ids=list(range(len(patterns))),
+        elements=len(patterns),
+        flags=[flags] * len(patterns),
+    )
     return db
 
 
@@ -88,7 +93,9 @@ def hyperscan_count(db: object, buffer: bytes) -> int:
 
 
 def row(name: str, results: dict[str, tuple[float, int]]) -> None:
-    cells = "  ".join(f"{engine} {mb_s:8.1f} MB/s ({found} matches)" for engine, (mb_s, found) in results.items())
+    cells = "  ".join(
+        f"{engine} {mb_s:8.1f} MB/s ({found} matches)" for engine, (mb_s, found) in results.items()
+    )
     print(f"{name:34s} {cells}")
 
 
@@ -107,23 +114,51 @@ def main() -> None:
     tokens = [p.pattern for p in scanner._token_passes]
     keywords = [p.pattern for p in scanner._keyword_passes]
     inputs = {"session runs": runs_buffer(text)}
-    inputs.update({f"adversarial {k} runs": runs_buffer(v) for k, v in bench_export.adversarial_inputs().items()})
-    print(f"session: {len(text) / 1e6:.0f} MB of pretty JSON; re2 {package_size(re2)}, hyperscan {package_size(hyperscan)}")
+    inputs.update(
+        {
+            f"adversarial {k} runs": runs_buffer(v)
+            for k, v in bench_export.adversarial_inputs().items()
+        }
+    )
+    print(
+        f"session: {len(text) / 1e6:.0f} MB of pretty JSON; re2 {package_size(re2)}, hyperscan {package_size(hyperscan)}"
+    )
 
-    union = re2.compile(b"|".join(b"(?:%s)" % hyperscan_syntax(p.pattern) for p in tokens if b"(?<" not in p.pattern and b"(?=" not in p.pattern and b"(?!" not in p.pattern)) if re2 else None
-    token_db = hyperscan_db([hyperscan_syntax(p.pattern) for p in tokens], hyperscan.HS_FLAG_PREFILTER) if hyperscan else None
+    union = (
+        re2.compile(
+            b"|".join(
+                b"(?:%s)" % hyperscan_syntax(p.pattern)
+                for p in tokens
+                if b"(?<" not in p.pattern and b"(?=" not in p.pattern and b"(?!" not in p.pattern
+            )
+        )
+        if re2
+        else None
+    )
+    token_db = (
+        hyperscan_db([hyperscan_syntax(p.pattern) for p in tokens], hyperscan.HS_FLAG_PREFILTER)
+        if hyperscan
+        else None
+    )
     for name, buffer in inputs.items():
         if not buffer:
             continue
         results = {"re": median_mb_s(len(buffer), lambda b=buffer: re_passes(tokens, b))}
         if union is not None:
-            results["re2"] = median_mb_s(len(buffer), lambda b=buffer: sum(1 for _ in union.finditer(b)))
+            results["re2"] = median_mb_s(
+                len(buffer), lambda b=buffer: sum(1 for _ in union.finditer(b))
+            )
         if token_db is not None:
-            results["hyperscan"] = median_mb_s(len(buffer), lambda b=buffer: hyperscan_count(token_db, b))
+            results["hyperscan"] = median_mb_s(
+                len(buffer), lambda b=buffer: hyperscan_count(token_db, b)
+            )
         row(f"token rules, {name}", results)
 
     keyword_db = (
-        hyperscan_db([hyperscan_syntax(p.pattern) for p in keywords], hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH)
+        hyperscan_db(
+            [hyperscan_syntax(p.pattern) for p in keywords],
+            hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH,
+        )
         if hyperscan
         else None
     )
@@ -134,10 +169,16 @@ def main() -> None:
 
     lowered = text.lower()
     candidates = KEYWORDS + ASSIGN_PREFILTER
-    results = {"re": median_mb_s(len(lowered), lambda: sum(1 for _ in re.compile(candidates).finditer(lowered)))}
+    results = {
+        "re": median_mb_s(
+            len(lowered), lambda: sum(1 for _ in re.compile(candidates).finditer(lowered))
+        )
+    }
     if re2 is not None:
         compiled = re2.compile(candidates)
-        results["re2"] = median_mb_s(len(lowered), lambda: sum(1 for _ in compiled.finditer(lowered)))
+        results["re2"] = median_mb_s(
+            len(lowered), lambda: sum(1 for _ in compiled.finditer(lowered))
+        )
     if hyperscan is not None:
         db = hyperscan_db([candidates], hyperscan.HS_FLAG_SOM_LEFTMOST)
         results["hyperscan"] = median_mb_s(len(lowered), lambda: hyperscan_count(db, lowered))

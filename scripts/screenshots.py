@@ -127,8 +127,15 @@ async def main(out: Path, only: set[str]) -> int:
 
     async def provider() -> None:
         await open_session(RUST)
-        conversation.select_row(row_where(conversation, lambda m: bool(m.provider_context()) and bool(m.text())))
-        conversation.detail._collapsed = {"call0": True, "result0": True, "call1": True, "result1": True}
+        conversation.select_row(
+            row_where(conversation, lambda m: bool(m.provider_context()) and bool(m.text()))
+        )
+        conversation.detail._collapsed = {
+            "call0": True,
+            "result0": True,
+            "call1": True,
+            "result1": True,
+        }
         conversation.detail.refresh()
         await shot("conversation-provider-blocks")
 
@@ -225,7 +232,9 @@ async def main(out: Path, only: set[str]) -> int:
 
         from rho_desk.core.usage.ledger import UsageLedger
 
-        with UsageLedger(home / "usage.sqlite3", cache_dir=False) as ledger:  # the webhook session's day
+        with UsageLedger(
+            home / "usage.sqlite3", cache_dir=False
+        ) as ledger:  # the webhook session's day
             first = ledger.session_requests(WEBHOOK, children=False)[0]
         day = dt.datetime.fromtimestamp(first.occurred_at_ms / 1000).date().isoformat()
         view._on_daily_bar_clicked(day, first.model)
@@ -240,12 +249,26 @@ async def main(out: Path, only: set[str]) -> int:
         window.show_tab(TAB_STATISTICS)
         await idle(context, 0.2)
         stats = window.statistics
-        stats.scroll_area.verticalScrollBar().setValue(stats.scroll_area.verticalScrollBar().maximum())
+        stats.scroll_area.verticalScrollBar().setValue(
+            stats.scroll_area.verticalScrollBar().maximum()
+        )
         await shot("statistics-ledger")
 
-    steps.update(browser=browser, tool_calls=tool_calls, image=image, aborted=aborted, provider=provider,
-                 model_history=model_history, find=find, timeline=timeline, diff=diff, statistics=statistics,
-                 changes=changes, dark=dark, usage=usage)  # fmt: skip
+    steps.update(
+        browser=browser,
+        tool_calls=tool_calls,
+        image=image,
+        aborted=aborted,
+        provider=provider,
+        model_history=model_history,
+        find=find,
+        timeline=timeline,
+        diff=diff,
+        statistics=statistics,
+        changes=changes,
+        dark=dark,
+        usage=usage,
+    )
     steps.update(action_steps(context, open_session, idle, out, shots))
 
     async def team() -> None:
@@ -261,13 +284,17 @@ async def main(out: Path, only: set[str]) -> int:
         await asyncio.to_thread(cluster.start)
         try:
             await TeamLibrary.init(cluster.dsn)
-            selection = Selection.excluding(frozenset({ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA}))
+            selection = Selection.excluding(
+                frozenset({ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA})
+            )
             keys = await asyncio.to_thread(export_keys, default_key_source())
             async with await TeamLibrary.open(cluster.dsn) as lib:
                 await lib.create_team("platform")
                 for session_id in (WEBHOOK, IDEMPOTENCY, RUST, NOTEBOOK):
                     path = session_path(home, session_id)
-                    source = await asyncio.to_thread(read_export_source, path, None, None)  # as shown
+                    source = await asyncio.to_thread(
+                        read_export_source, path, None, None
+                    )  # as shown
                     await lib.publish("platform", source, selection, keys=keys, known_secrets=[])
             context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(cluster.dsn))
             view = window.team_browser
@@ -319,7 +346,9 @@ async def main(out: Path, only: set[str]) -> int:
         await idle(context, 0.3)
         box = context.operations.continue_box
         assert box is not None
-        box.grab().save(str(out / "agents-continue-as-rho.png"))  # a box of its own, over the window
+        box.grab().save(
+            str(out / "agents-continue-as-rho.png")
+        )  # a box of its own, over the window
         shots.append("agents-continue-as-rho")
         box.button(QMessageBox.StandardButton.Cancel).click()
         await idle(context)
@@ -362,8 +391,13 @@ def use_memory_keyring() -> None:
     keyring.set_keyring(MemoryKeyring())
 
 
-def action_steps(context: object, open_session: Callable[[str], Awaitable[None]],
-                 idle: Callable[..., Awaitable[None]], out: Path, shots: list[str]) -> dict[str, Callable[[], Awaitable[None]]]:  # fmt: skip
+def action_steps(
+    context: object,
+    open_session: Callable[[str], Awaitable[None]],
+    idle: Callable[..., Awaitable[None]],
+    out: Path,
+    shots: list[str],
+) -> dict[str, Callable[[], Awaitable[None]]]:
     """The shots of the action dialogs (compact, export, continue, edit, settings).
 
     A loopback model server (the providers' test helper, on 127.0.0.1:0) answers the continued
@@ -384,9 +418,16 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
             server = serve()
             state["server"] = server
             lb = await server.__anext__()
-            profile = ProviderProfile(name="local-gpt", kind=ProfileKind.OPENAI_COMPATIBLE, base_url=lb.url + "/v1",
-                                      model="gpt-4.1-mini", provider="openai", requires_key=False,
-                                      context_window=128_000, permission_mode="off")  # fmt: skip
+            profile = ProviderProfile(
+                name="local-gpt",
+                kind=ProfileKind.OPENAI_COMPATIBLE,
+                base_url=lb.url + "/v1",
+                model="gpt-4.1-mini",
+                provider="openai",
+                requires_key=False,
+                context_window=128_000,
+                permission_mode="off",
+            )
             ProfileStore().upsert(profile, make_default=True)
             dock.panel.refresh_profiles()
             await idle(context)
@@ -395,7 +436,9 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         return state["lb"]
 
     def reply(*pieces: str, hang: bool = False) -> Reply:
-        chunks = [openai_chunk({"role": "assistant", "content": pieces[0]})] + [openai_chunk({"content": p}) for p in pieces[1:]]
+        chunks = [openai_chunk({"role": "assistant", "content": pieces[0]})] + [
+            openai_chunk({"content": p}) for p in pieces[1:]
+        ]
         if hang:
             return Reply(chunks=chunks, hang_after=len(chunks), delay=0.05)
         return Reply(chunks=[*chunks, openai_chunk(finish="stop"), OPENAI_DONE], delay=0.05)
@@ -451,7 +494,9 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         await open_session(WEBHOOK)
         dialog = commands.show_dialog("edit")
         await idle(context)
-        row = next(i for i, r in enumerate(dialog.model.rows) if any(True for _ in r.message.tool_calls()))
+        row = next(
+            i for i, r in enumerate(dialog.model.rows) if any(True for _ in r.message.tool_calls())
+        )
         dialog.select_rows(row, row)
         dialog.delete_selected()
         dialog.select_rows(1, 1)
@@ -488,14 +533,24 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         dock.show_continue()
         panel, controller = dock.panel, context.controller
         await idle(context)
-        panel.composer.setPlainText("Is the flaky refund test fixed for good, or only on my machine?")
+        panel.composer.setPlainText(
+            "Is the flaky refund test fixed for good, or only on my machine?"
+        )
         panel.send()
         await until(lambda: panel.handoff.isVisible())
         await idle(context)
         grab(window, "continue-provider-switch")
-        lb.queue(reply("It is fixed for good: ", "the test no longer reads the wall clock. ", "The webhook handler now ",  # type: ignore[attr-defined]
-                       "takes the time from `clock.now()`, which the test freezes, so ", "the 300 s tolerance check ",
-                       "is deterministic on every machine", hang=True))  # fmt: skip
+        lb.queue(
+            reply(
+                "It is fixed for good: ",
+                "the test no longer reads the wall clock. ",
+                "The webhook handler now ",  # type: ignore[attr-defined]
+                "takes the time from `clock.now()`, which the test freezes, so ",
+                "the 300 s tolerance check ",
+                "is deterministic on every machine",
+                hang=True,
+            )
+        )
         panel.send_anyway.click()
         await until(lambda: "deterministic" in panel.reply.toPlainText())
         grab(window, "continue-streaming")
@@ -506,8 +561,12 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         controller.cancel()
         await idle(context)
         # a finished turn from a server that reports no usage (llama.cpp): the estimate, marked
-        lb.queue(reply("Added under *Fixed*: \"The refund webhook test no longer depends on the wall ",  # type: ignore[attr-defined]
-                       "clock.\" Nothing else in the changelog needed a change."))  # fmt: skip
+        lb.queue(
+            reply(
+                'Added under *Fixed*: "The refund webhook test no longer depends on the wall ',  # type: ignore[attr-defined]
+                'clock." Nothing else in the changelog needed a change.',
+            )
+        )
         panel.composer.setPlainText("Add a changelog entry for it.")
         panel.send()
         await until(lambda: not controller.busy)
@@ -520,7 +579,10 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         path = context.document.path  # type: ignore[attr-defined]
         with SessionWriter(read_session(path), take_lease=False) as writer:
             base = writer.tree.snapshot(trim=False, prompt_cache_key=None)
-            turn = (Message.user_text("(typed in Rho) run the whole suite"), Message.assistant_text("All 214 tests pass."))
+            turn = (
+                Message.user_text("(typed in Rho) run the whole suite"),
+                Message.assistant_text("All 214 tests pass."),
+            )
             writer.save(base.replace(revision=base.revision + 1, history=base.history + turn))
         await context.document.areload()  # type: ignore[attr-defined]
         panel.composer.setPlainText("Open a PR description for this.")
@@ -557,34 +619,61 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         )
 
         def call(call_id: str, name: str, arguments: dict[str, object]) -> Reply:
-            first = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
-            return Reply(chunks=[openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
-                                 openai_chunk(finish="tool_calls"), OPENAI_DONE])  # fmt: skip
+            first = {
+                "index": 0,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            return Reply(
+                chunks=[
+                    openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
+                    openai_chunk(finish="tool_calls"),
+                    OPENAI_DONE,
+                ]
+            )
 
         from rho_desk.core.tools.text import file_hash
 
         source = (workspace / "src" / "payments" / "idempotency.py").read_text()
-        document = (f"[src/payments/idempotency.py#{file_hash(source)}]\nPUT 1:\n+from .clock import clock\n"
-                    "PUT 10:\n+        self._seen[key] = (clock.now(), response)\n"
-                    "PUT 17:\n+        if clock.now() - stored_at > self.ttl_seconds:\n")  # fmt: skip
-        command = ("for t in test_replay_returns_stored_response test_expired_key_is_forgotten "
-                   "test_ttl_boundary_is_inclusive; do echo \"tests/test_idempotency.py::$t PASSED\"; sleep 0.4; done; "
-                   "echo 'collecting integration tests…' >&2; sleep 20")  # fmt: skip
-        lb.queue(call("call_edit", "edit", {"input": document}),  # type: ignore[attr-defined]
-                 call("call_test", "bash", {"command": command}), reply("unused", hang=True))  # fmt: skip
+        document = (
+            f"[src/payments/idempotency.py#{file_hash(source)}]\nPUT 1:\n+from .clock import clock\n"
+            "PUT 10:\n+        self._seen[key] = (clock.now(), response)\n"
+            "PUT 17:\n+        if clock.now() - stored_at > self.ttl_seconds:\n"
+        )
+        command = (
+            "for t in test_replay_returns_stored_response test_expired_key_is_forgotten "
+            'test_ttl_boundary_is_inclusive; do echo "tests/test_idempotency.py::$t PASSED"; sleep 0.4; done; '
+            "echo 'collecting integration tests…' >&2; sleep 20"
+        )
+        lb.queue(
+            call("call_edit", "edit", {"input": document}),  # type: ignore[attr-defined]
+            call("call_test", "bash", {"command": command}),
+            reply("unused", hang=True),
+        )
         await open_session(IDEMPOTENCY)
         dock.show_continue()
         panel, controller = dock.panel, context.controller
         await idle(context)
-        panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
-        panel.composer.setPlainText("Make the idempotency store use the injectable clock, then run its tests.")
+        panel.mode_picker.setCurrentIndex(
+            panel.mode_picker.findData(PermissionMode.SUPERVISED.value)
+        )
+        panel.composer.setPlainText(
+            "Make the idempotency store use the injectable clock, then run its tests."
+        )
         panel.send()
         await until(lambda: panel.workspace_banner.isVisible() or panel.handoff.isVisible())
         if panel.workspace_banner.isVisible():
             panel.workspace_banner.hide()
             controller.choose_workspace(str(workspace))
         # the chosen folder is new to the tools: trust it, as a user would
-        await until(lambda: panel.approval_card is not None or panel.handoff.isVisible() or panel.trust_box is not None)
+        await until(
+            lambda: (
+                panel.approval_card is not None
+                or panel.handoff.isVisible()
+                or panel.trust_box is not None
+            )
+        )
         if panel.trust_box is not None and panel.trust_box.trust_button is not None:
             panel.trust_box.trust_button.click()
             await until(lambda: panel.approval_card is not None or panel.handoff.isVisible())
@@ -594,11 +683,20 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         grab(window, "continue-approval-card")
         assert panel.approval_card is not None
         panel.approval_card.approve_once()
-        await until(lambda: panel.approval_card is not None and panel.approval_card.request.tool == "bash")
+        await until(
+            lambda: panel.approval_card is not None and panel.approval_card.request.tool == "bash"
+        )
         panel.approval_card.approve_for_session()
-        await until(lambda: "call_test" in panel.shell_cards
-                    and "inclusive" in panel.shell_cards["call_test"].output.toPlainText(), timeout=15)  # fmt: skip
-        await until(lambda: "collecting" in panel.shell_cards["call_test"].output.toPlainText(), timeout=5)
+        await until(
+            lambda: (
+                "call_test" in panel.shell_cards
+                and "inclusive" in panel.shell_cards["call_test"].output.toPlainText()
+            ),
+            timeout=15,
+        )
+        await until(
+            lambda: "collecting" in panel.shell_cards["call_test"].output.toPlainText(), timeout=5
+        )
         grab(window, "continue-shell-output")
         controller.cancel()
         await until(lambda: not controller.busy)
@@ -649,9 +747,13 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
         dialog.keep_tokens.setValue(0)
         dialog.keep_messages.setValue(4)
         await idle(context)
-        lb.queue(reply("The user asked for idempotency keys on POST /payments; ",  # type: ignore[attr-defined]
-                       "the plan stores a key per request in `idempotency_keys` and replays the stored "
-                       "response on a retry. Stopped before registering the middleware, as asked."))  # fmt: skip
+        lb.queue(
+            reply(
+                "The user asked for idempotency keys on POST /payments; ",  # type: ignore[attr-defined]
+                "the plan stores a key per request in `idempotency_keys` and replays the stored "
+                "response on a retry. Stopped before registering the middleware, as asked.",
+            )
+        )
         dialog.start()
         await until(lambda: dialog.undo_button.isEnabled())
         await idle(context)
@@ -660,9 +762,17 @@ def action_steps(context: object, open_session: Callable[[str], Awaitable[None]]
 
     # compaction_summary needs the loopback server that continue_ closes; compaction_done (last)
     # compacts the notebook and undoes it
-    return {"compaction": compaction, "export": export, "edit": edit, "settings": settings,
-            "compaction_summary": compaction_summary, "continue": continue_, "tools": tools,
-            "compaction_refused": compaction_refused, "compaction_done": compaction_done}  # fmt: skip
+    return {
+        "compaction": compaction,
+        "export": export,
+        "edit": edit,
+        "settings": settings,
+        "compaction_summary": compaction_summary,
+        "continue": continue_,
+        "tools": tools,
+        "compaction_refused": compaction_refused,
+        "compaction_done": compaction_done,
+    }
 
 
 if __name__ == "__main__":

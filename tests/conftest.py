@@ -32,7 +32,10 @@ def busy_machine() -> Iterator[int]:
     if os.environ.get(BUSY_ENV) != "1":
         yield 0
         return
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 2)
+    ]
     try:
         yield len(burners)
     finally:
@@ -78,8 +81,12 @@ def _logging_restored() -> Iterator[None]:
     """Tests that run ``rho_desk.cli.main`` in this process configure logging: undo it after."""
     import logging
 
-    names = ("rho_desk", *(f"rho_desk.{a}" for a in ("core", "providers", "team", "keys", "qt", "cli")),
-             "httpx", "httpcore")  # fmt: skip
+    names = (
+        "rho_desk",
+        *(f"rho_desk.{a}" for a in ("core", "providers", "team", "keys", "qt", "cli")),
+        "httpx",
+        "httpcore",
+    )
     saved = {n: (logging.getLogger(n).level, list(logging.getLogger(n).handlers)) for n in names}
     yield
     for name, (level, handlers) in saved.items():

@@ -10,12 +10,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _commands(path: Path) -> list[str]:
-    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]  # fmt: skip
+    return [
+        line.strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    opening = (ROOT / "README.md").read_text(encoding="utf-8").split("```sh", 1)[1].split("```", 1)[0]
+    opening = (
+        (ROOT / "README.md").read_text(encoding="utf-8").split("```sh", 1)[1].split("```", 1)[0]
+    )
     assert re.search(r"^\./run-tests\s", opening, re.M)
     assert _commands(ROOT / ".ci" / "run")[-1] == "exec ./run-tests"
 
@@ -26,4 +31,6 @@ def test_the_test_command_runs_the_other_pythons_after_the_suite() -> None:
     suite = commands.index('"$VENV/bin/python" -m pytest "$@"')
     assert commands[suite + 1] == 'RHO_DESK_PYTHONS="$others" exec scripts/test-pythons "$@"'
     # the other Pythons' runs do not start more runs
-    assert "RHO_DESK_ONE_PYTHON=1" in (ROOT / "scripts" / "test-pythons").read_text(encoding="utf-8")
+    assert "RHO_DESK_ONE_PYTHON=1" in (ROOT / "scripts" / "test-pythons").read_text(
+        encoding="utf-8"
+    )

@@ -66,7 +66,12 @@ FIXTURE_IDS = {
     "session-v2.jsonl": "22222222-2222-4222-8222-222222222222",
     "session-v3.jsonl": "33333333-3333-4333-8333-333333333333",
 }
-FIXTURE_FILES = (*FIXTURE_IDS, "session-snapshot-v1.json", "session-snapshot-v2.json", "usage-v1.sqlite3")
+FIXTURE_FILES = (
+    *FIXTURE_IDS,
+    "session-snapshot-v1.json",
+    "session-snapshot-v2.json",
+    "usage-v1.sqlite3",
+)
 
 RUNNABLE = frozenset({"python", "pycon", "console"})
 NO_RUN = "no-run"
@@ -168,7 +173,9 @@ def run_python(block: Block) -> None:
     try:
         exec(code, namespace)
     except BaseException as exc:
-        raise ExampleFailed(f"{block.where}: the example raised {type(exc).__name__}: {exc}") from exc
+        raise ExampleFailed(
+            f"{block.where}: the example raised {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def run_doctest(block: Block) -> None:
@@ -203,7 +210,9 @@ def parse_console(block: Block) -> list[Command]:
     while i < len(lines):
         line = lines[i]
         if not line.startswith("$ "):  # only possible before the first command
-            raise ExampleFailed(f"{block.where}: a console block starts with a `$ ` command, not {line!r}")
+            raise ExampleFailed(
+                f"{block.where}: a console block starts with a `$ ` command, not {line!r}"
+            )
         number = block.line + 1 + i
         text = line[2:]
         while text.endswith("\\") and i + 1 < len(lines):
@@ -291,7 +300,9 @@ def run_document(blocks: list[Block]) -> None:
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("doc", documents(), ids=lambda p: p.name)
-def test_examples_run(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+def test_examples_run(
+    doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
     """Every python and console block of the document does what the document says."""
     make_sandbox(tmp_path, monkeypatch)
     if "RHO_DESK_TEAM_DB" in doc.read_text(encoding="utf-8"):
@@ -299,7 +310,10 @@ def test_examples_run(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         # (the password in a .pgpass file: rho-desk refuses one inside the connection string)
         from tests.team.helpers import without_password
 
-        monkeypatch.setenv("RHO_DESK_TEAM_DB", without_password(request.getfixturevalue("pg_db"), tmp_path, monkeypatch))
+        monkeypatch.setenv(
+            "RHO_DESK_TEAM_DB",
+            without_password(request.getfixturevalue("pg_db"), tmp_path, monkeypatch),
+        )
     run_document(read_blocks(doc))
 
 
@@ -350,7 +364,9 @@ def test_cited_names_exist(doc: str, dotted: str) -> None:
     from rho_desk.core.export._classify import EXPORT_MARKER_PREFIX
 
     if dotted.startswith(EXPORT_MARKER_PREFIX) or dotted == "rho_desk.excluded":
-        assert dotted in _wire_strings(), f"{doc} cites the export key `{dotted}`, which rho-desk does not write"
+        assert dotted in _wire_strings(), (
+            f"{doc} cites the export key `{dotted}`, which rho-desk does not write"
+        )
         return
     try:
         _resolve(dotted)
@@ -394,7 +410,9 @@ def test_harness_fails_a_wrong_doctest(tmp_path: Path, monkeypatch: pytest.Monke
         run_document(blocks)
 
 
-def test_harness_checks_exit_status_and_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_harness_checks_exit_status_and_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_sandbox(tmp_path, monkeypatch)
     ok = _blocks(
         """
@@ -440,7 +458,9 @@ def test_harness_refuses_other_commands_and_checks_no_run_blocks(
     with pytest.raises(ExampleFailed, match="only `rho-desk` commands"):
         run_document(_blocks("```console\n$ rm -rf session-v1.jsonl\n```\n", tmp_path))
     with pytest.raises(ExampleFailed, match="does not parse"):
-        run_document(_blocks("```console no-run\n$ rho-desk show --no-such-flag x\n```\n", tmp_path))
+        run_document(
+            _blocks("```console no-run\n$ rho-desk show --no-such-flag x\n```\n", tmp_path)
+        )
     with pytest.raises(SyntaxError):
         run_document(_blocks("```python no-run\ndef broken(:\n```\n", tmp_path))
     # a no-run block is not executed

@@ -38,7 +38,9 @@ def render(schema: dict[str, Any]) -> str:
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_published_schema_equals_the_generated_one(name: str) -> None:
     published = (SCHEMAS / name).read_text(encoding="utf-8")
-    assert published == render(PUBLISHED[name]()), f"regenerate with: python -m tests.test_schemas --write ({name})"
+    assert published == render(PUBLISHED[name]()), (
+        f"regenerate with: python -m tests.test_schemas --write ({name})"
+    )
 
 
 def test_a_written_receipt_and_display_document_match_their_schemas_fields(tmp_path: Path) -> None:
@@ -54,13 +56,25 @@ def test_a_written_receipt_and_display_document_match_their_schemas_fields(tmp_p
     from rho_desk.core.wire import Message, ModelIdentity, SessionSnapshot
     from rho_desk.keys import MemoryKeySource
 
-    model = SessionSnapshot.new("s-1", 3, [Message.user_text("summary")], ModelIdentity("p", "a", "m"))
+    model = SessionSnapshot.new(
+        "s-1", 3, [Message.user_text("summary")], ModelIdentity("p", "a", "m")
+    )
     shown = display_snapshot(model, [Message.user_text("hello"), Message.assistant_text("hi")])
-    result = export_snapshot(shown, Selection.including(set()), key=bytes(32), history="display", timestamps=["1", "2"])
+    result = export_snapshot(
+        shown, Selection.including(set()), key=bytes(32), history="display", timestamps=["1", "2"]
+    )
     document = json.loads(result.data)
     assert set(document) <= set(display_export_schema()["$defs"]["DisplayExport"]["properties"])
-    receipt = json.loads(encode_receipt(build_receipt(result, output_name="x.json", key_id="kid:0",
-                                                      signing_key=signing_key(MemoryKeySource()))))  # fmt: skip
+    receipt = json.loads(
+        encode_receipt(
+            build_receipt(
+                result,
+                output_name="x.json",
+                key_id="kid:0",
+                signing_key=signing_key(MemoryKeySource()),
+            )
+        )
+    )
     assert set(receipt) <= set(receipt_json_schema()["properties"])
     assert receipt["history"] == "display" and "signature" in receipt
 

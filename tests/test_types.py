@@ -17,8 +17,18 @@ CACHE = ROOT / ".mypy_cache"
 
 
 def _mypy(*targets: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "mypy", "--config-file", str(CONFIG), "--cache-dir", str(CACHE),
-               "--no-color-output", "--no-error-summary", *targets]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(CONFIG),
+        "--cache-dir",
+        str(CACHE),
+        "--no-color-output",
+        "--no-error-summary",
+        *targets,
+    ]
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
@@ -29,10 +39,15 @@ def test_mypy_finds_no_error_in_the_package() -> None:
 
 def test_the_gate_fails_on_an_error_and_on_an_unused_ignore(tmp_path: Path) -> None:
     planted = tmp_path / "planted.py"
-    planted.write_text('count: int = "three"\nfine: int = 3  # type: ignore[assignment]\n'
-                       "def f(x: int):\n    return x\n"
-                       "def g(x: int) -> int:\n    if isinstance(x, int):\n        return x\n    return 0\n", "utf-8")
+    planted.write_text(
+        'count: int = "three"\nfine: int = 3  # type: ignore[assignment]\n'
+        "def f(x: int):\n    return x\n"
+        "def g(x: int) -> int:\n    if isinstance(x, int):\n        return x\n    return 0\n",
+        "utf-8",
+    )
     result = _mypy(str(planted), cwd=tmp_path)
     assert result.returncode == 1
     assert "[assignment]" in result.stdout and "[unused-ignore]" in result.stdout, result.stdout
-    assert "[no-untyped-def]" in result.stdout and "[unreachable]" in result.stdout, result.stdout  # strict
+    assert "[no-untyped-def]" in result.stdout and "[unreachable]" in result.stdout, (
+        result.stdout
+    )  # strict

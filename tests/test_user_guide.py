@@ -249,7 +249,10 @@ def test_console_examples_use_every_subcommand() -> None:
     from tests.test_docs import parse_console, read_blocks
 
     commands = [
-        ([a for a in command.argv if a != "--demo"], block.runs)  # `rho-desk --demo COMMAND`: COMMAND
+        (
+            [a for a in command.argv if a != "--demo"],
+            block.runs,
+        )  # `rho-desk --demo COMMAND`: COMMAND
         for block in read_blocks(GUIDE)
         if block.lang == "console"
         for command in parse_console(block)
@@ -301,8 +304,10 @@ def _press(widget: Any, key: str) -> None:
     *mods, name = key.split("+")
     modifiers = Qt.KeyboardModifier.NoModifier
     for mod in mods:
-        modifiers |= {"Ctrl": Qt.KeyboardModifier.ControlModifier,
-                      "Shift": Qt.KeyboardModifier.ShiftModifier}[mod]  # fmt: skip
+        modifiers |= {
+            "Ctrl": Qt.KeyboardModifier.ControlModifier,
+            "Shift": Qt.KeyboardModifier.ShiftModifier,
+        }[mod]
     QTest.keyClick(widget, names[name], modifiers)
 
 
@@ -343,7 +348,11 @@ def test_dialog_keys_are_the_widgets_keys(make_window: Any, run: Any, demo_home:
     run(settle(context.bridge))
 
     # The key handlers (keyPressEvent), pressed for real.
-    panel, bar, compaction = context.continue_dock.panel, window.conversation.find_bar, widgets["Compaction dialog"]
+    panel, bar, compaction = (
+        context.continue_dock.panel,
+        window.conversation.find_bar,
+        widgets["Compaction dialog"],
+    )
     seen: list[str] = []
     panel.composer.sig_send_requested.connect(lambda: seen.append("send"))
     panel.composer.sig_cancel_requested.connect(lambda: seen.append("cancel"))
@@ -420,8 +429,12 @@ def _check_dialog_keys(
                 )
             checked.add((where, key))
     # every button shortcut of these widgets is in the table
-    missing = {(where, key) for where, (buttons, _s) in collected.items()
-               for keys in buttons.values() for key in keys} - checked  # fmt: skip
+    missing = {
+        (where, key)
+        for where, (buttons, _s) in collected.items()
+        for keys in buttons.values()
+        for key in keys
+    } - checked
     assert not missing, f"keys the guide's dialog-keys table leaves out: {sorted(missing)}"
 
 

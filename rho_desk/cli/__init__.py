@@ -65,22 +65,38 @@ _SUMMARIES: dict[str, tuple[str, str]] = {
     "check": ("check", "validate session files; report torn tails and corrupt lines"),
     "repair": ("repair", "write a repaired copy of a damaged session file"),
     "trash": ("trash", "list, restore or empty deleted sessions"),
-    "usage": ("usage", "usage and cost from Rho's usage ledger, by day, workspace, model...; compaction payback"),
+    "usage": (
+        "usage",
+        "usage and cost from Rho's usage ledger, by day, workspace, model...; compaction payback",
+    ),
     "compact": ("compact", "compact a session's history (writes a new complete revision)"),
     "continue": ("continue_", "continue a session with one more turn (tools under approval)"),
     "changes": ("changes", "list the files a session's turns changed, or print them as a patch"),
-    "export": ("export", "export a session with chosen content classes, secrets redacted, audited, with a receipt"),
+    "export": (
+        "export",
+        "export a session with chosen content classes, secrets redacted, audited, with a receipt",
+    ),
     "audit": ("audit", "audit an export, snapshot or transcript for secrets and excluded content"),
-    "keys": ("keys", "print the public key that signs export receipts, and where rho-desk's keys live"),
+    "keys": (
+        "keys",
+        "print the public key that signs export receipts, and where rho-desk's keys live",
+    ),
     "publish": ("publish", "publish a redacted, audited export of a session to a team database"),
-    "team": ("team", "set up, list, show and search a team library of published sessions (PostgreSQL)"),
+    "team": (
+        "team",
+        "set up, list, show and search a team library of published sessions (PostgreSQL)",
+    ),
     "import": ("import_", "another agent's session as a Rho session, with a loss report"),
-    "mcp": ("mcp", "serve past sessions as read-only, redacted memory to any agent (Model Context Protocol)"),
+    "mcp": (
+        "mcp",
+        "serve past sessions as read-only, redacted memory to any agent (Model Context Protocol)",
+    ),
     "bench": ("bench", "run the performance benchmarks"),
 }
 _OPTIONS_WITH_VALUES = ("--log-level",)
 _APP = "open"
 """The one command that prints nothing of a session: it opens the window (no ``--raw``)."""
+
 
 def _parser(command: str | None = None, *, every: bool = True) -> argparse.ArgumentParser:
     """The argument parser: every command's full parser, or (``every=False``) only ``command``'s,
@@ -105,10 +121,16 @@ def _parser(command: str | None = None, *, every: bool = True) -> argparse.Argum
         "the app on it",
     )
     entry = parser.add_mutually_exclusive_group()
-    entry.add_argument("--install-desktop-entry", action="store_true",
-                       help="add rho-desk to your desktop's applications menu (for this user), then exit")
-    entry.add_argument("--uninstall-desktop-entry", action="store_true",
-                       help="remove what --install-desktop-entry added, then exit")
+    entry.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="add rho-desk to your desktop's applications menu (for this user), then exit",
+    )
+    entry.add_argument(
+        "--uninstall-desktop-entry",
+        action="store_true",
+        help="remove what --install-desktop-entry added, then exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     summarised = {module: (name, summary) for name, (module, summary) in _SUMMARIES.items()}
     for name in _COMMANDS:
@@ -196,11 +218,16 @@ def _run(argv: list[str], command: str | None) -> int:
 
     raw = bool(getattr(args, "raw", False))
     if raw and _on_terminal(sys.stdout):
-        return fail("--raw prints control characters as they are, for a program: pipe or redirect the output")
+        return fail(
+            "--raw prints control characters as they are, for a program: pipe or redirect the output"
+        )
     if args.command == _APP:
         output: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     else:
-        output = guarded_output(raw=raw, json=getattr(args, "json", False) is True or getattr(args, "prints", "") == "json")
+        output = guarded_output(
+            raw=raw,
+            json=getattr(args, "json", False) is True or getattr(args, "prints", "") == "json",
+        )
     with output:
         try:
             configure(args.log_level)
@@ -251,6 +278,7 @@ def _on_terminal(stream: object) -> bool:
         return bool(stream.isatty())  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
         return False
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -47,10 +47,15 @@ def use_offscreen_without_display(environ: dict[str, str] | None = None) -> bool
     server, a container) and say so on stderr, rather than let Qt abort. Only the app does this:
     the other commands need no display and print nothing about one."""
     env = os.environ if environ is None else environ
-    if not sys.platform.startswith("linux") or any(env.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")):
+    if not sys.platform.startswith("linux") or any(
+        env.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    ):
         return False
-    print("rho-desk: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window runs offscreen, "
-          "where nobody can see it: set DISPLAY to see it. Ctrl+C quits. Commands that need no display "
-          "are listed by rho-desk --help.", file=sys.stderr)  # fmt: skip
+    print(
+        "rho-desk: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window runs offscreen, "
+        "where nobody can see it: set DISPLAY to see it. Ctrl+C quits. Commands that need no display "
+        "are listed by rho-desk --help.",
+        file=sys.stderr,
+    )
     env["QT_QPA_PLATFORM"] = "offscreen"
     return True

@@ -33,9 +33,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("file", type=Path)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--receipt", type=Path, help="the receipt (default: FILE.receipt.json when present)")
     parser.add_argument(
-        "--verify-key", metavar="PUB",
+        "--receipt", type=Path, help="the receipt (default: FILE.receipt.json when present)"
+    )
+    parser.add_argument(
+        "--verify-key",
+        metavar="PUB",
         help="the sender's public key (ed25519:..., from `rho-desk keys`) or a file holding it: "
         "require a receipt signed with it",
     )
@@ -107,7 +110,11 @@ def run(args: argparse.Namespace) -> int:
 
     excluded = None
     if receipt is not None:
-        excluded = frozenset(ContentClass(n) for n in receipt.selection.excluded if n in {c.value for c in ContentClass})
+        excluded = frozenset(
+            ContentClass(n)
+            for n in receipt.selection.excluded
+            if n in {c.value for c in ContentClass}
+        )
     report = audit_bytes(
         data,
         scanner=SecretScanner(known),
@@ -118,24 +125,34 @@ def run(args: argparse.Namespace) -> int:
     )
     check = (
         verify_receipt(receipt, data, report, key_id(key), public_key=public_key)
-        if receipt is not None else None
-    )  # fmt: skip
+        if receipt is not None
+        else None
+    )
     problems = bool(report.findings) or (check is not None and not check.ok)
 
     if args.json:
-        print(json.dumps({
-            "file": str(path),
-            "format": report.format,
-            "excluded_classes": sorted(c.value for c in report.excluded),
-            "findings": [f.to_json() for f in report.findings],
-            "counts": report.counts(),
-            "receipt": None if check is None else {"file": str(receipt_path), **check.to_json()},
-            "notes": report.notes,
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "file": str(path),
+                    "format": report.format,
+                    "excluded_classes": sorted(c.value for c in report.excluded),
+                    "findings": [f.to_json() for f in report.findings],
+                    "counts": report.counts(),
+                    "receipt": None
+                    if check is None
+                    else {"file": str(receipt_path), **check.to_json()},
+                    "notes": report.notes,
+                },
+                indent=2,
+            )
+        )
         return EXIT_PROBLEMS if problems else EXIT_OK
 
     counts = ", ".join(f"{n} {s}" for s, n in report.counts().items() if n)
-    print(f"{path}: {report.format}, {len(report.findings)} finding(s){' (' + counts + ')' if counts else ''}")
+    print(
+        f"{path}: {report.format}, {len(report.findings)} finding(s){' (' + counts + ')' if counts else ''}"
+    )
     for finding in report.findings:
         print(f"  {finding.describe()}")
     for note in report.notes:
@@ -145,21 +162,36 @@ def run(args: argparse.Namespace) -> int:
         if check.size_ok:
             print(f"  size matches ({check.file_bytes} bytes)")
         else:
-            print(f"  size DOES NOT MATCH: the receipt says {check.receipt_bytes} bytes, the file has {check.file_bytes}")
+            print(
+                f"  size DOES NOT MATCH: the receipt says {check.receipt_bytes} bytes, the file has {check.file_bytes}"
+            )
         print(f"  sha256 {'matches' if check.sha256_ok else 'DOES NOT MATCH'} the file")
         if check.missing or check.unexpected:
-            print(f"  findings DIFFER: {len(check.missing)} in the receipt not found, {len(check.unexpected)} new")
+            print(
+                f"  findings DIFFER: {len(check.missing)} in the receipt not found, {len(check.unexpected)} new"
+            )
             for f in check.missing:
                 print(f"    missing  {f.describe()}")
             for f in check.unexpected:
                 print(f"    new      {f.describe()}")
         else:
-            print("  findings reproduced" + ("" if check.fingerprints_compared else " (fingerprints not compared: another key)"))
+            print(
+                "  findings reproduced"
+                + (
+                    ""
+                    if check.fingerprints_compared
+                    else " (fingerprints not compared: another key)"
+                )
+            )
         signature = receipt.signature
         if check.signature is None:
-            print(f"  {'signed by ' + signature.public_key if signature else 'not signed'} (pass --verify-key to check)")
+            print(
+                f"  {'signed by ' + signature.public_key if signature else 'not signed'} (pass --verify-key to check)"
+            )
         elif check.signature == "valid":
-            print(f"  signature valid: written and audited by the holder of {signature.public_key if signature else ''}")
+            print(
+                f"  signature valid: written and audited by the holder of {signature.public_key if signature else ''}"
+            )
         else:
             print(f"  signature FAILED: {check.failures()[-1]}")
         if not check.ok:

@@ -33,8 +33,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("-k", dest="pattern", default="", help="only benchmarks whose name contains this")
-    parser.add_argument("--dir", type=Path, default=None, help="benchmarks folder (default: the checkout's)")
+    parser.add_argument(
+        "-k", dest="pattern", default="", help="only benchmarks whose name contains this"
+    )
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="benchmarks folder (default: the checkout's)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -70,8 +74,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             spec.loader.exec_module(module)
         except ModuleNotFoundError as exc:
-            return fail(f"{path}: needs the module {exc.name}, which this installation lacks: "
-                        "pip install 'rho-desk[test]' in its environment", EXIT_BAD_INPUT)  # fmt: skip
+            return fail(
+                f"{path}: needs the module {exc.name}, which this installation lacks: "
+                "pip install 'rho-desk[test]' in its environment",
+                EXIT_BAD_INPUT,
+            )
     results = []
     for name, fn in registered():
         if args.pattern and args.pattern not in name:

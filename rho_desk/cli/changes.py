@@ -24,25 +24,46 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("changes", help="list the files a session's turns changed, or print them as a patch")
-    parser.add_argument("path", type=Path, help="a session file or folder, or another agent's session (opencode: <opencode.db>#<id>)")
-    parser.add_argument("--turn", type=int, metavar="N", help="only turn N (1 is the first user message)")
-    parser.add_argument("--file", metavar="F", help="only this file (relative to the workspace, or absolute)")
-    parser.add_argument("--patch", action="store_true",
-                        help="print unified diffs that `git apply` accepts (with --raw: byte for byte)")
+    parser = sub.add_parser(
+        "changes", help="list the files a session's turns changed, or print them as a patch"
+    )
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="a session file or folder, or another agent's session (opencode: <opencode.db>#<id>)",
+    )
+    parser.add_argument(
+        "--turn", type=int, metavar="N", help="only turn N (1 is the first user message)"
+    )
+    parser.add_argument(
+        "--file", metavar="F", help="only this file (relative to the workspace, or absolute)"
+    )
+    parser.add_argument(
+        "--patch",
+        action="store_true",
+        help="print unified diffs that `git apply` accepts (with --raw: byte for byte)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
 
-def _select(changes: SessionChanges, turn: int | None, file: str | None) -> list[tuple[TurnChanges, list[FileChange]]]:
+def _select(
+    changes: SessionChanges, turn: int | None, file: str | None
+) -> list[tuple[TurnChanges, list[FileChange]]]:
     from ..core.errors import InputError
 
     source = str(changes.session_path)
     if turn is not None and not 1 <= turn <= changes.turn_count:
-        raise InputError(f"--turn {turn}: the session has {changes.turn_count} turn(s)", source=source)
+        raise InputError(
+            f"--turn {turn}: the session has {changes.turn_count} turn(s)", source=source
+        )
     wanted: set[str] | None = None
     if file is not None:
-        absolute = os.path.normpath(file if os.path.isabs(file) or not changes.workspace else os.path.join(changes.workspace, file))
+        absolute = os.path.normpath(
+            file
+            if os.path.isabs(file) or not changes.workspace
+            else os.path.join(changes.workspace, file)
+        )
         wanted = {file.replace(os.sep, "/").removeprefix("./"), absolute}
     out = []
     for t in changes.turns:
@@ -57,7 +78,14 @@ def _select(changes: SessionChanges, turn: int | None, file: str | None) -> list
     return out
 
 
-_LETTER = {"created": "A", "modified": "M", "deleted": "D", "unchanged": "=", "unsupported": "!", "unknown": "?"}
+_LETTER = {
+    "created": "A",
+    "modified": "M",
+    "deleted": "D",
+    "unchanged": "=",
+    "unsupported": "!",
+    "unknown": "?",
+}
 
 
 def _turn_title(t: TurnChanges) -> str:
@@ -88,12 +116,18 @@ def run(args: argparse.Namespace) -> int:
                 if diff:
                     out.write(diff)
                 elif not f.diffable:
-                    out.write(f"changes not shown ({t.label}): {f.path}: {f.note or f.action.value}\n")
+                    out.write(
+                        f"changes not shown ({t.label}): {f.path}: {f.note or f.action.value}\n"
+                    )
             if args.file is None:
                 for h in t.hidden:
                     out.write(f"changes not visible: {h.command}\n")
         return EXIT_OK
-    where = f"checkpoint journal {changes.journal}" if changes.journal else "no checkpoint journal: changes reconstructed from the tool calls"
+    where = (
+        f"checkpoint journal {changes.journal}"
+        if changes.journal
+        else "no checkpoint journal: changes reconstructed from the tool calls"
+    )
     turns = f"{changes.turn_count} turn" + ("s" if changes.turn_count != 1 else "")
     out.write(f"session {changes.session_id or '?'}  ({turns}; {where})\n")
     if changes.workspace:
@@ -112,11 +146,15 @@ def run(args: argparse.Namespace) -> int:
                 out.write(f"  changes not visible: {h.command}\n")
             for effect in t.limitations:
                 if not any(h.tool == effect.source for h in t.hidden):
-                    out.write(f"  changes not visible: {effect.kind.replace('_', ' ')} ({effect.source})\n")
+                    out.write(
+                        f"  changes not visible: {effect.kind.replace('_', ' ')} ({effect.source})\n"
+                    )
     return EXIT_OK
 
 
-def _json(changes: SessionChanges, selected: list[tuple[TurnChanges, list[FileChange]]], with_diff: bool) -> dict[str, Any]:
+def _json(
+    changes: SessionChanges, selected: list[tuple[TurnChanges, list[FileChange]]], with_diff: bool
+) -> dict[str, Any]:
     turns = []
     for t, files in selected:
         entries = []
@@ -149,7 +187,9 @@ def _json(changes: SessionChanges, selected: list[tuple[TurnChanges, list[FileCh
                 "on_active_path": t.on_path,
                 "outcome": None if t.outcome is None else t.outcome.value,
                 "files": entries,
-                "not_visible": [{"tool": h.tool, "command": h.command, "call_id": h.call_id} for h in t.hidden],
+                "not_visible": [
+                    {"tool": h.tool, "command": h.command, "call_id": h.call_id} for h in t.hidden
+                ],
                 "limitations": [{"kind": e.kind, "source": e.source} for e in t.limitations],
             }
         )

@@ -17,9 +17,16 @@ from .status import EXIT_OK, EXIT_PROBLEMS
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("check", help="validate session files; report torn tails and corrupt lines")
-    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH",
-                        help="session files or folders, workspace folders, a Rho home, snapshot documents")  # fmt: skip
+    parser = sub.add_parser(
+        "check", help="validate session files; report torn tails and corrupt lines"
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="session files or folders, workspace folders, a Rho home, snapshot documents",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 

@@ -36,14 +36,48 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", type=Path, metavar="PATH", help="a session.jsonl, a session folder, or a snapshot JSON")
-    parser.add_argument("--compactor", choices=("local", "provider"), default="local", help="how older history is replaced (default: local)")
-    parser.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
+    parser.add_argument(
+        "path",
+        type=Path,
+        metavar="PATH",
+        help="a session.jsonl, a session folder, or a snapshot JSON",
+    )
+    parser.add_argument(
+        "--compactor",
+        choices=("local", "provider"),
+        default="local",
+        help="how older history is replaced (default: local)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="report what would change; write nothing"
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("--profile", metavar="NAME", help="provider profile for --compactor provider (default: the default profile)")
-    parser.add_argument("--keep-messages", type=int, metavar="N", default=24, help="most recent messages kept verbatim (default 24; 0 for no limit)")
-    parser.add_argument("--keep-tokens", type=int, metavar="N", default=8000, help="largest estimate of the kept recent part (default 8000; 0 for no limit)")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="snapshot documents only: write here instead of replacing PATH")
+    parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="provider profile for --compactor provider (default: the default profile)",
+    )
+    parser.add_argument(
+        "--keep-messages",
+        type=int,
+        metavar="N",
+        default=24,
+        help="most recent messages kept verbatim (default 24; 0 for no limit)",
+    )
+    parser.add_argument(
+        "--keep-tokens",
+        type=int,
+        metavar="N",
+        default=8000,
+        help="largest estimate of the kept recent part (default 8000; 0 for no limit)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="snapshot documents only: write here instead of replacing PATH",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -58,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
 def _budget(args: argparse.Namespace) -> Any:
     from ..core.compaction.local import RecentBudget
 
-    return RecentBudget(max_tokens=args.keep_tokens or None, max_messages=args.keep_messages or None)
+    return RecentBudget(
+        max_tokens=args.keep_tokens or None, max_messages=args.keep_messages or None
+    )
 
 
 def _describe(message: Any) -> str:
@@ -145,8 +181,12 @@ async def _compact(args: argparse.Namespace) -> int:
         report["profile"] = profile.name
     from ..core.usage.writer import recording_for_session
 
-    usage = recording_for_session(session_file.path if session_file else None,
-                                  workspace=session_file.tree.header.cwd if session_file and session_file.tree.header else None)  # fmt: skip
+    usage = recording_for_session(
+        session_file.path if session_file else None,
+        workspace=session_file.tree.header.cwd
+        if session_file and session_file.tree.header
+        else None,
+    )
     opened = await open_compactor(profile, budget, recording=usage)
     try:
         result = await ManualCompaction(snapshot, opened.compactor).run()
@@ -179,7 +219,9 @@ async def _compact(args: argparse.Namespace) -> int:
         assert base is not None
         target_file = await asyncio.to_thread(FileSession, session_file.path, read=session_file)
         try:
-            await acommit(target_file, None, lambda writer: save_compaction(writer, base.id, result))
+            await acommit(
+                target_file, None, lambda writer: save_compaction(writer, base.id, result)
+            )
             report["written"] = "node" if target_file.tree.is_tree else "snapshot record"
         finally:
             await asyncio.to_thread(target_file.close)
@@ -187,7 +229,9 @@ async def _compact(args: argparse.Namespace) -> int:
         from ..core.wire.codec import encode_pretty
 
         target: Path = args.output or path
-        await asyncio.to_thread(_write_document, path, target, snapshot, encode_pretty(result.snapshot))
+        await asyncio.to_thread(
+            _write_document, path, target, snapshot, encode_pretty(result.snapshot)
+        )
         report["written"] = f"snapshot document {target}"
     _print(report, args.json)
     return EXIT_OK
@@ -202,7 +246,9 @@ def _write_document(source: Path, target: Path, snapshot: Any, data: bytes) -> N
     if target == source:
         current = decode_snapshot(source.read_bytes(), source=str(source))
         if current != snapshot:
-            raise RevisionConflict(f"{source}: the snapshot changed while it was being compacted; nothing written")
+            raise RevisionConflict(
+                f"{source}: the snapshot changed while it was being compacted; nothing written"
+            )
     atomic_write(target, data)
 
 
@@ -228,7 +274,9 @@ def _print(report: dict[str, Any], as_json: bool) -> None:
     breakdown = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     first, last = report["removed"][0]["index"], report["removed"][-1]["index"]
     what = "summary" if report["compactor"] == "provider" else "digest"
-    out.write(f"  replace  {len(report['removed'])} messages (#{first}-#{last}: {breakdown}) with one {what}\n")
+    out.write(
+        f"  replace  {len(report['removed'])} messages (#{first}-#{last}: {breakdown}) with one {what}\n"
+    )
     out.write(
         f"  keep     {report['kept_system_messages']} system prompt message(s) and "
         f"{report['kept_recent_messages']} recent message(s)\n"
@@ -242,11 +290,15 @@ def _print(report: dict[str, Any], as_json: bool) -> None:
     if report["cost_usd_micros"] is not None:
         out.write(f"  cost     ${report['cost_usd_micros'] / 1_000_000:.6f}\n")
     if report["new_revision"] is not None:
-        out.write(f"  revision {report['revision']} -> {report['new_revision']}, written as a new {report['written']}\n")
+        out.write(
+            f"  revision {report['revision']} -> {report['new_revision']}, written as a new {report['written']}\n"
+        )
     if report["refused"]:
         out.write(f"  refused  {report['refused']}\n")
     if report.get("usage_not_recorded"):
-        sys.stderr.write(f"rho-desk: the usage ledger was not written: {report['usage_not_recorded']}\n")
+        sys.stderr.write(
+            f"rho-desk: the usage ledger was not written: {report['usage_not_recorded']}\n"
+        )
     if report["replacement_tokens"] is not None:
         out.write(f"  written  a {what} of {report['replacement_tokens']} estimated tokens\n")
     label = "Draft digest" if report["dry_run"] else "Replacement"
@@ -254,4 +306,3 @@ def _print(report: dict[str, Any], as_json: bool) -> None:
         out.write(f"\n{label}:\n")
         for line in report["replacement"].splitlines():
             out.write(f"  {line}\n")
-

@@ -78,39 +78,98 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", type=Path, metavar="PATH", help="a session.jsonl or its folder")
-    parser.add_argument("-m", "--message", required=True, metavar="TEXT", help="the prompt ('-' reads it from stdin)")
-    parser.add_argument("--profile", metavar="NAME", help="provider profile (default: the default profile)")
+    parser.add_argument(
+        "-m",
+        "--message",
+        required=True,
+        metavar="TEXT",
+        help="the prompt ('-' reads it from stdin)",
+    )
+    parser.add_argument(
+        "--profile", metavar="NAME", help="provider profile (default: the default profile)"
+    )
     parser.add_argument("--base-url", metavar="URL", help="an endpoint not saved as a profile")
     parser.add_argument("--model", metavar="NAME", help="the model at --base-url")
-    parser.add_argument("--kind", choices=("openai", "anthropic"), default="openai", help="wire API of --base-url (default openai)")
-    parser.add_argument("--api-key-env", metavar="VAR", help="read the key for --base-url from this environment variable")
+    parser.add_argument(
+        "--kind",
+        choices=("openai", "anthropic"),
+        default="openai",
+        help="wire API of --base-url (default openai)",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="read the key for --base-url from this environment variable",
+    )
     parser.add_argument(
         "--tools",
         choices=("off", "plan", "supervised", "allow_edits", "bypass"),
         help="what the coding tools may do (default: the profile's mode, else supervised)",
     )
-    parser.add_argument("--workspace", type=Path, metavar="DIR",
-                        help="run tools here instead of the session's folder (it must be trusted too)")
-    parser.add_argument("--trust-workspace", action="store_true",
-                        help="trust the tools' folder on this machine from now on (never /, your home, system folders)")
-    parser.add_argument("--grant", type=Path, action="append", default=[], metavar="DIR",
-                        help="also allow this folder, or a file with several hard links (repeatable)")
-    parser.add_argument("--send-anyway", action="store_true",
-                        help="send even when the replay-safety check finds provider-native blocks the model cannot be sent")
-    parser.add_argument("--auto-compact", default="off", metavar="off|messages:N|tokens:N",
-                        help="compact the context automatically during the turn, as the app's setting does (default off)")
-    parser.add_argument("--compactor", default="local", metavar="local|PROFILE",
-                        help="what writes an automatic compaction's summary (default: the local compactor)")
-    parser.add_argument("--keep-messages", type=int, metavar="N", default=24,
-                        help="most recent messages a compaction keeps verbatim (default 24; 0 for no limit)")
-    parser.add_argument("--keep-tokens", type=int, metavar="N", default=8000,
-                        help="largest estimate of the kept recent part (default 8000; 0 for no limit)")
-    parser.add_argument("--max-steps", type=_positive, metavar="N",
-                        help="model steps the turn may take (default: the profile's, else 32); the turn then stops and "
-                             "says so, as it does when the model repeats the same call 5 times with the same result")
-    parser.add_argument("--max-tokens", type=_positive, metavar="N",
-                        help="the reply's output cap sent with every request (default: the profile's, else 8192 for "
-                             "OpenAI-compatible servers and 16384 for Anthropic)")
+    parser.add_argument(
+        "--workspace",
+        type=Path,
+        metavar="DIR",
+        help="run tools here instead of the session's folder (it must be trusted too)",
+    )
+    parser.add_argument(
+        "--trust-workspace",
+        action="store_true",
+        help="trust the tools' folder on this machine from now on (never /, your home, system folders)",
+    )
+    parser.add_argument(
+        "--grant",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also allow this folder, or a file with several hard links (repeatable)",
+    )
+    parser.add_argument(
+        "--send-anyway",
+        action="store_true",
+        help="send even when the replay-safety check finds provider-native blocks the model cannot be sent",
+    )
+    parser.add_argument(
+        "--auto-compact",
+        default="off",
+        metavar="off|messages:N|tokens:N",
+        help="compact the context automatically during the turn, as the app's setting does (default off)",
+    )
+    parser.add_argument(
+        "--compactor",
+        default="local",
+        metavar="local|PROFILE",
+        help="what writes an automatic compaction's summary (default: the local compactor)",
+    )
+    parser.add_argument(
+        "--keep-messages",
+        type=int,
+        metavar="N",
+        default=24,
+        help="most recent messages a compaction keeps verbatim (default 24; 0 for no limit)",
+    )
+    parser.add_argument(
+        "--keep-tokens",
+        type=int,
+        metavar="N",
+        default=8000,
+        help="largest estimate of the kept recent part (default 8000; 0 for no limit)",
+    )
+    parser.add_argument(
+        "--max-steps",
+        type=_positive,
+        metavar="N",
+        help="model steps the turn may take (default: the profile's, else 32); the turn then stops and "
+        "says so, as it does when the model repeats the same call 5 times with the same result",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=_positive,
+        metavar="N",
+        help="the reply's output cap sent with every request (default: the profile's, else 8192 for "
+        "OpenAI-compatible servers and 16384 for Anthropic)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.set_defaults(handler=run)
 
@@ -169,7 +228,10 @@ def _rows(text: str, columns: int) -> int:
     """The terminal rows ``text`` took, written from the start of a row."""
     rows = 0
     for line in text.split("\n"):
-        width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in line)
+        width = sum(
+            2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1
+            for ch in line
+        )
         rows += max(1, -(-width // columns))
     return rows
 
@@ -259,7 +321,9 @@ class _Output:
             self._mid_line = False
             self.note(f"rho-desk: the reply broke off; it is asked for again ({reason})")
         elif shown:
-            self.note(f"rho-desk: the reply broke off; it is asked for again (the text above is replaced; {reason})")
+            self.note(
+                f"rho-desk: the reply broke off; it is asked for again (the text above is replaced; {reason})"
+            )
         else:
             self.note(f"rho-desk: {reason}")
 
@@ -308,9 +372,13 @@ class TerminalApprover:
             command = numbered(request.command)
             shown = f"\n{command}" if "\n" in command else command
             err.write(f"   command: {shown}\n   folder:  {one_line(str(request.folder))}\n")
-        scope = "this path" if request.capability.value == "write" else f"'{one_line(request.tool)}'"
+        scope = (
+            "this path" if request.capability.value == "write" else f"'{one_line(request.tool)}'"
+        )
         before_prompt(err)
-        err.write(f"   [y] approve once   [s] approve {scope} for this session   [n] deny (n: reason) > ")
+        err.write(
+            f"   [y] approve once   [s] approve {scope} for this session   [n] deny (n: reason) > "
+        )
         err.flush()
         line = await _read_line()
         answer = line.strip()
@@ -321,7 +389,13 @@ class TerminalApprover:
         else:
             reason = answer.split(":", 1)[1].strip() if ":" in answer else ""
             decision = ApprovalDecision.deny(reason)
-        self.output.event("approval", call_id=request.call_id, tool=request.tool, decision=decision.choice.value, reason=decision.reason)
+        self.output.event(
+            "approval",
+            call_id=request.call_id,
+            tool=request.tool,
+            decision=decision.choice.value,
+            reason=decision.reason,
+        )
         return decision
 
 
@@ -346,8 +420,13 @@ def _endpoint_profile(args: argparse.Namespace) -> Endpoint:
     from ..providers.endpoint import Endpoint, ProfileKind
 
     kind = ProfileKind.ANTHROPIC if args.kind == "anthropic" else ProfileKind.OPENAI_COMPATIBLE
-    return Endpoint(kind, args.base_url, args.model, requires_key=bool(args.api_key_env),
-                    max_output_tokens=args.max_tokens)  # fmt: skip
+    return Endpoint(
+        kind,
+        args.base_url,
+        args.model,
+        requires_key=bool(args.api_key_env),
+        max_output_tokens=args.max_tokens,
+    )
 
 
 async def _profile(
@@ -374,9 +453,15 @@ async def _profile(
     from ..providers.profiles import ProfileStore
 
     store = ProfileStore()
-    stored = await asyncio.to_thread(store.get, args.profile) if args.profile else await asyncio.to_thread(store.default)
+    stored = (
+        await asyncio.to_thread(store.get, args.profile)
+        if args.profile
+        else await asyncio.to_thread(store.default)
+    )
     if stored is None:
-        raise InputError("no provider profile is configured; add one in the app, or give --base-url and --model")
+        raise InputError(
+            "no provider profile is configured; add one in the app, or give --base-url and --model"
+        )
     if args.max_tokens is not None:
         stored = stored.model_copy(update={"max_output_tokens": args.max_tokens})
     return stored, None
@@ -419,13 +504,21 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
     if not path.exists():
         raise InputError("no such file or folder", source=str(path))
     if not is_session_file(path):
-        raise InputError("not a Rho session file (continue works on a session.jsonl or its folder)", source=str(path))
+        raise InputError(
+            "not a Rho session file (continue works on a session.jsonl or its folder)",
+            source=str(path),
+        )
     if args.keep_messages < 0 or args.keep_tokens < 0:
         raise InputError("--keep-messages and --keep-tokens take 0 (no limit) or a positive number")
-    compaction = AutoCompaction.parse(args.auto_compact, "" if args.compactor == "local" else args.compactor)
+    compaction = AutoCompaction.parse(
+        args.auto_compact, "" if args.compactor == "local" else args.compactor
+    )
     if compaction.policy is not None:
-        compaction = AutoCompaction(compaction.policy, compaction.compactor,
-                                    AutoCompaction.budget_of(args.keep_tokens, args.keep_messages))  # fmt: skip
+        compaction = AutoCompaction(
+            compaction.policy,
+            compaction.compactor,
+            AutoCompaction.budget_of(args.keep_tokens, args.keep_messages),
+        )
     # Until the request is sent nothing else runs on the event loop: the session is read, and
     # later restored and opened for writing, on it (a worker thread would only add its start and
     # the hand-offs to the time to the request). The saves during the turn go to a thread.
@@ -441,24 +534,37 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
     approver: Approver = (
         TerminalApprover(output)
         if interactive
-        else DenyAll("no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass")
+        else DenyAll(
+            "no terminal to ask for approval; rerun in a terminal, or choose --tools allow_edits or bypass"
+        )
     )
     recorder = CheckpointRecorder()  # every write and edit is journalled before it is made
     from ..core.usage.writer import recording_for_session
 
-    usage = recording_for_session(session_file.path, workspace=header.cwd)  # every request, in Rho's ledger
+    usage = recording_for_session(
+        session_file.path, workspace=header.cwd
+    )  # every request, in Rho's ledger
 
     async def restore() -> SessionSnapshot:
         return tree.snapshot()
 
     try:
         continuation = await open_continuation(
-            profile, cwd=header.cwd, restore=restore, approver=approver,
+            profile,
+            cwd=header.cwd,
+            restore=restore,
+            approver=approver,
             tools=PermissionMode.parse(args.tools) if args.tools else None,
-            workspace=args.workspace.absolute() if args.workspace else None, granted=args.grant,
-            trust_workspace=args.trust_workspace, compaction=compaction, session_file=str(session_file.path),
-            provider=endpoint, observer=recorder, max_steps=args.max_steps, usage=usage,
-        )  # fmt: skip
+            workspace=args.workspace.absolute() if args.workspace else None,
+            granted=args.grant,
+            trust_workspace=args.trust_workspace,
+            compaction=compaction,
+            session_file=str(session_file.path),
+            provider=endpoint,
+            observer=recorder,
+            max_steps=args.max_steps,
+            usage=usage,
+        )
     except WorkspaceMissing as exc:
         raise InputError(
             f"{exc.message}: --workspace DIR runs its tools in another folder, --tools off continues without tools",
@@ -490,7 +596,9 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
             if usage is not None and usage.diagnostics:
                 problem = usage.diagnostics[-1]
                 output.event("usage_not_recorded", reason=problem)
-                output.note(f"rho-desk: the usage ledger was not written, this turn's spend is not in it: {problem}")
+                output.note(
+                    f"rho-desk: the usage ledger was not written, this turn's spend is not in it: {problem}"
+                )
             return status
         finally:
             await asyncio.to_thread(target.close)
@@ -499,8 +607,14 @@ async def _continue(args: argparse.Namespace, message: str) -> int:
         continuation.shutdown()
 
 
-async def _drive(session: Session, message: str, target: FileSession, recorder: CheckpointRecorder, output: _Output,
-                 cwd: str | None) -> int:
+async def _drive(
+    session: Session,
+    message: str,
+    target: FileSession,
+    recorder: CheckpointRecorder,
+    output: _Output,
+    cwd: str | None,
+) -> int:
     """Present the turn the driver runs: the reply, the tools, what was saved, how it ended."""
     import msgspec
 
@@ -513,8 +627,12 @@ async def _drive(session: Session, message: str, target: FileSession, recorder: 
     loop = asyncio.get_running_loop()
     leaf = target.tree.active_leaf
     # a second Ctrl+C stops without an end: the journal records the turn as cancelled
-    driver = turn.TurnDriver(target, leaf.id if leaf is not None else None, recorder=recorder,
-                             interrupted=CheckpointOutcome.CANCELLED)  # fmt: skip
+    driver = turn.TurnDriver(
+        target,
+        leaf.id if leaf is not None else None,
+        recorder=recorder,
+        interrupted=CheckpointOutcome.CANCELLED,
+    )
     main = asyncio.current_task()
     presses = 0
 
@@ -535,7 +653,9 @@ async def _drive(session: Session, message: str, target: FileSession, recorder: 
             loop.add_signal_handler(stop, on_sigint)
     ended: turn.TurnEnded | None = None
     try:
-        async with contextlib.aclosing(driver.drive(session, message, session_file=target.path)) as shown:
+        async with contextlib.aclosing(
+            driver.drive(session, message, session_file=target.path)
+        ) as shown:
             async for event in shown:
                 if not isinstance(event, (turn.TurnStarted, turn.StepStarted)):
                     _resume_collection()  # the request is out
@@ -558,17 +678,28 @@ async def _drive(session: Session, message: str, target: FileSession, recorder: 
                     output.call_done()
                     output.event("tool_proposed", **_call_fields(event.call))
                 elif isinstance(event, turn.ToolStarted):
-                    output.event("tool_started", id=event.call_id, name=event.name, metadata=_jsonable(event.metadata))
-                    output.note(f"● {one_line(event.name)} {one_line(call_subject(event.metadata, 120))}".rstrip())
+                    output.event(
+                        "tool_started",
+                        id=event.call_id,
+                        name=event.name,
+                        metadata=_jsonable(event.metadata),
+                    )
+                    output.note(
+                        f"● {one_line(event.name)} {one_line(call_subject(event.metadata, 120))}".rstrip()
+                    )
                 elif isinstance(event, turn.ToolOutput):
                     output.event("tool_updated", id=event.call_id, message=event.message)
                 elif isinstance(event, turn.ToolFinished):
-                    output.event("tool_finished", id=event.call_id, ok=event.ok, content=event.content)
+                    output.event(
+                        "tool_finished", id=event.call_id, ok=event.ok, content=event.content
+                    )
                     first = event.content.strip().splitlines()[0] if event.content.strip() else ""
                     output.note(f"  {'✓' if event.ok else '✗'} {one_line(first[:160])}".rstrip())
                 elif isinstance(event, turn.CompactionStarted):
                     output.event("compaction_started", messages=event.message_count)
-                    output.note(f"rho-desk: compacting the context ({event.message_count} messages)…")
+                    output.note(
+                        f"rho-desk: compacting the context ({event.message_count} messages)…"
+                    )
                 elif isinstance(event, turn.Saved):
                     output.event("saved", revision=event.node.revision)
                 elif isinstance(event, turn.SaveConflict):
@@ -591,7 +722,10 @@ async def _drive(session: Session, message: str, target: FileSession, recorder: 
     if ended.outcome == "failed":
         output.event("failed", message=ended.detail)
         note = " (what the tools did to files stays done)" if ended.changed_files else ""
-        status = fail(f"the model call failed; nothing of this turn was kept{note}: {ended.detail}", EXIT_PROBLEMS)
+        status = fail(
+            f"the model call failed; nothing of this turn was kept{note}: {ended.detail}",
+            EXIT_PROBLEMS,
+        )
         recorded = ended.recorded
         if recorded is not None and recorded.changed:
             output.event(
@@ -604,14 +738,27 @@ async def _drive(session: Session, message: str, target: FileSession, recorder: 
     used = ended.usage
     assert used is not None  # the run started
     usage = used.usage
-    reported = None if usage is None else {k: v for k, v in msgspec.structs.asdict(usage).items() if v is not None}
-    output.event("usage", reported=reported, estimated_tokens=used.estimated, estimate_calibrated=used.calibrated)
+    reported = (
+        None
+        if usage is None
+        else {k: v for k, v in msgspec.structs.asdict(usage).items() if v is not None}
+    )
+    output.event(
+        "usage",
+        reported=reported,
+        estimated_tokens=used.estimated,
+        estimate_calibrated=used.calibrated,
+    )
     output.note(f"rho-desk: usage: {used.describe()}")
     if ended.outcome == "cancelled":
         output.event("cancelled", revision=session.revision)
-        output.note(f"rho-desk: cancelled; the prompt and partial reply are saved (revision {session.revision})")
+        output.note(
+            f"rho-desk: cancelled; the prompt and partial reply are saved (revision {session.revision})"
+        )
         return EXIT_CANCELLED
-    output.event("completed", revision=session.revision, stop_reason=ended.stop_reason, detail=ended.detail)
+    output.event(
+        "completed", revision=session.revision, stop_reason=ended.stop_reason, detail=ended.detail
+    )
     return EXIT_OK
 
 

@@ -31,9 +31,11 @@ def _data_home() -> Path:
 
 def _quote(argument: str) -> str:
     """An ``Exec`` argument, quoted as the Desktop Entry Specification says when it must be."""
-    if argument and not any(c in argument for c in ' \t\n"\'\\><~|&;$*?#()`%='):
+    if argument and not any(c in argument for c in " \t\n\"'\\><~|&;$*?#()`%="):
         return argument
-    escaped = argument.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`").replace("$", "\\$")
+    escaped = (
+        argument.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`").replace("$", "\\$")
+    )
     return f'"{escaped}"'.replace("%", "%%")
 
 
@@ -67,8 +69,10 @@ def _targets(data_home: Path) -> list[tuple[Path | None, Path]]:
 
 
 def _refresh(data_home: Path) -> None:
-    for command in (["update-desktop-database", "-q", str(data_home / "applications")],
-                    ["gtk-update-icon-cache", "-q", "-t", "-f", str(data_home / "icons" / "hicolor")]):  # fmt: skip
+    for command in (
+        ["update-desktop-database", "-q", str(data_home / "applications")],
+        ["gtk-update-icon-cache", "-q", "-t", "-f", str(data_home / "icons" / "hicolor")],
+    ):
         if shutil.which(command[0]):
             subprocess.run(command, capture_output=True, check=False, timeout=60)
 
@@ -78,7 +82,9 @@ def install() -> int:
 
     data_home = _data_home()
     if not desktop_entry_file().is_file() or not app_icons_dir().is_dir():
-        return fail("this installation carries no desktop entry or icons (a build without rho_desk/_data?)")
+        return fail(
+            "this installation carries no desktop entry or icons (a build without rho_desk/_data?)"
+        )
     for source, destination in _targets(data_home):
         destination.parent.mkdir(parents=True, exist_ok=True)
         data = _entry_text(_launcher()).encode("utf-8") if source is None else source.read_bytes()

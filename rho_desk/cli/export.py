@@ -26,7 +26,13 @@ if TYPE_CHECKING:
     from ..core.secrets.keys import KeySource
 
 _EXTENSIONS = {"json": "json", "markdown": "md", "html": "html"}
-_BY_EXTENSION = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+_BY_EXTENSION = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,12 +45,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Secrets are always redacted. The exact bytes are audited before anything is written."
         ),
     )
-    parser.add_argument("path", type=Path, help="a snapshot JSON document, a Rho session file, or another agent's session (Claude Code, Codex, Gemini CLI, Pi: its file; opencode: <opencode.db>#<id>)")
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="a snapshot JSON document, a Rho session file, or another agent's session (Claude Code, Codex, Gemini CLI, Pi: its file; opencode: <opencode.db>#<id>)",
+    )
     add_selection_arguments(parser, "export", "write")
-    parser.add_argument("-o", "--output", type=Path, help="the export file (default: rho-session-<id>-r<rev>.<ext>)")
-    parser.add_argument("--receipt", type=Path, help="the receipt file (default: <output>.receipt.json)")
-    parser.add_argument("--format", choices=("json", "markdown", "html"), help="output format (default: from -o, else json)")
-    parser.add_argument("--force", action="store_true", help="replace existing output and receipt files")
+    parser.add_argument(
+        "-o", "--output", type=Path, help="the export file (default: rho-session-<id>-r<rev>.<ext>)"
+    )
+    parser.add_argument(
+        "--receipt", type=Path, help="the receipt file (default: <output>.receipt.json)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("json", "markdown", "html"),
+        help="output format (default: from -o, else json)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace existing output and receipt files"
+    )
     add_key_file_option(parser)
     parser.set_defaults(handler=run)
 
@@ -53,15 +73,25 @@ def add_selection_arguments(parser: argparse.ArgumentParser, verb: str, effect: 
     """What leaves the machine, the same for ``export`` and ``publish``: the classes, the
     history, the revision, and whether findings block (``verb`` and ``effect`` word the help)."""
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--include", metavar="C,...", help="the classes to keep (the others are excluded)")
-    which.add_argument("--exclude", metavar="C,...", help="the classes to leave out (the others are kept)")
+    which.add_argument(
+        "--include", metavar="C,...", help="the classes to keep (the others are excluded)"
+    )
+    which.add_argument(
+        "--exclude", metavar="C,...", help="the classes to leave out (the others are kept)"
+    )
     parser.add_argument(
-        "--history", choices=("display", "model"),
+        "--history",
+        choices=("display", "model"),
         help="display: the conversation as shown (default); model: the model context (a snapshot)",
     )
-    parser.add_argument("--revision", type=int, help=f"the revision to {verb} (default: the latest)")
-    parser.add_argument("--allow-findings", action="store_true",
-                        help=f"{effect} even with critical or high findings (recorded)")  # fmt: skip
+    parser.add_argument(
+        "--revision", type=int, help=f"the revision to {verb} (default: the latest)"
+    )
+    parser.add_argument(
+        "--allow-findings",
+        action="store_true",
+        help=f"{effect} even with critical or high findings (recorded)",
+    )
 
 
 def selection_and_source(args: argparse.Namespace, verb: str) -> tuple[Selection, ExportSource]:
@@ -75,14 +105,19 @@ def selection_and_source(args: argparse.Namespace, verb: str) -> tuple[Selection
         selection = Selection.excluding(parse_classes(args.exclude, source="--exclude"))
     source = read_export_source(args.path, args.revision, args.history)
     if args.history is None and source.history == "model":
-        print(f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
-              f"which is {verb}", file=sys.stderr)  # fmt: skip
+        print(
+            f"rho-desk: note: {args.path.name} is a snapshot document: it holds only the model context, "
+            f"which is {verb}",
+            file=sys.stderr,
+        )
     return selection, source
 
 
 def add_key_file_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--key-file", type=Path, metavar="FILE",
+        "--key-file",
+        type=Path,
+        metavar="FILE",
         help="keep rho-desk's own keys in FILE (default: the keyring, or <config folder>/keys without a secure keyring)",
     )
 
@@ -91,7 +126,10 @@ def key_source(args: argparse.Namespace) -> KeySource:
     """rho-desk's key source for this command; a key file entry created says so on stderr."""
     from ..keys import default_key_source
 
-    return default_key_source(getattr(args, "key_file", None), notice=lambda text: print(f"rho-desk: {text}", file=sys.stderr))
+    return default_key_source(
+        getattr(args, "key_file", None),
+        notice=lambda text: print(f"rho-desk: {text}", file=sys.stderr),
+    )
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -115,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
     fmt = _format(args)
     selection, source = selection_and_source(args, "exported")
     snapshot, history = source.snapshot, source.history
-    output = args.output or Path(f"rho-session-{snapshot.session_id[:8]}-r{snapshot.revision}.{_EXTENSIONS[fmt]}")
+    output = args.output or Path(
+        f"rho-session-{snapshot.session_id[:8]}-r{snapshot.revision}.{_EXTENSIONS[fmt]}"
+    )
     if not output.suffix:
         output = output.with_name(f"{output.name}.{_EXTENSIONS[fmt]}")
     receipt_path = args.receipt or output.with_name(output.name + ".receipt.json")
@@ -129,9 +169,16 @@ def run(args: argparse.Namespace) -> int:
 
     secrets = load_export_secrets(key_source(args))
     # the two calls the export dialog makes too: the export as previewed, then its signed receipt
-    result = build_export(source, selection, keys=secrets.keys, known_secrets=secrets.credentials, fmt=fmt)
-    signed = sign_export(result, keys=secrets.keys, output_name=output.name, source_name=source.name,
-                         allow_findings=args.allow_findings)  # fmt: skip
+    result = build_export(
+        source, selection, keys=secrets.keys, known_secrets=secrets.credentials, fmt=fmt
+    )
+    signed = sign_export(
+        result,
+        keys=secrets.keys,
+        output_name=output.name,
+        source_name=source.name,
+        allow_findings=args.allow_findings,
+    )
     report = result.report
     for finding in report.findings:
         print(f"finding: {finding.describe()}", file=sys.stderr)
@@ -142,14 +189,23 @@ def run(args: argparse.Namespace) -> int:
             EXIT_PROBLEMS,
         )
     write_files_atomic(
-        [(output, result.data), (receipt_path, signed.receipt_bytes)], overwrite=args.force, inputs=[args.path]
+        [(output, result.data), (receipt_path, signed.receipt_bytes)],
+        overwrite=args.force,
+        inputs=[args.path],
     )
     excluded = ", ".join(selection.excluded_names()) or "none"
-    print(f"wrote {output} ({fmt}, {history} history, {len(result.data)} bytes, sha256 {result.sha256})")
+    print(
+        f"wrote {output} ({fmt}, {history} history, {len(result.data)} bytes, sha256 {result.sha256})"
+    )
     print(f"receipt {receipt_path} (signed)")
-    print(f"excluded classes: {excluded}; secrets redacted: {len(result.redactions)}; findings: {len(report.findings)}")
+    print(
+        f"excluded classes: {excluded}; secrets redacted: {len(result.redactions)}; findings: {len(report.findings)}"
+    )
     if report.findings:
         if result.blocked:
-            print("written despite critical or high findings (--allow-findings, recorded in the receipt)", file=sys.stderr)
+            print(
+                "written despite critical or high findings (--allow-findings, recorded in the receipt)",
+                file=sys.stderr,
+            )
         return EXIT_PROBLEMS
     return EXIT_OK

@@ -25,13 +25,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Write a Claude Code, Codex, Gemini CLI, opencode or Pi session as a Rho session "
         "(header version 4), with a receipt of what was kept and what was left out.",
     )
-    parser.add_argument("path", type=Path,
-                        help="the session: a Claude Code, Codex, Gemini CLI or Pi file, or <opencode.db>#<id>")  # fmt: skip
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="the session: a Claude Code, Codex, Gemini CLI or Pi file, or <opencode.db>#<id>",
+    )
     target = parser.add_mutually_exclusive_group()
-    target.add_argument("--into", type=Path, metavar="RHO_HOME", default=None,
-                        help="the Rho home to import into (default: $RHO_HOME, else ~/.rho)")  # fmt: skip
-    target.add_argument("-o", "--output", type=Path, metavar="FILE", default=None,
-                        help="write the Rho session to FILE instead (outside any home)")  # fmt: skip
+    target.add_argument(
+        "--into",
+        type=Path,
+        metavar="RHO_HOME",
+        default=None,
+        help="the Rho home to import into (default: $RHO_HOME, else ~/.rho)",
+    )
+    target.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="write the Rho session to FILE instead (outside any home)",
+    )
     parser.add_argument("--json", action="store_true", help="print the receipt as JSON")
     parser.set_defaults(handler=run)
 
@@ -57,26 +71,38 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     source = receipt.source
     if result.noop:
-        print(f"already imported, nothing new: {source.agent} session {source.session_id} is {result.transcript}")
+        print(
+            f"already imported, nothing new: {source.agent} session {source.session_id} is {result.transcript}"
+        )
         return EXIT_OK
     if result.created:
-        print(f"imported {source.agent} session {source.session_id} as Rho session {receipt.session_id}")
+        print(
+            f"imported {source.agent} session {source.session_id} as Rho session {receipt.session_id}"
+        )
     else:
-        print(f"{source.agent} session {source.session_id} grew: {result.added} new revision(s) added "
-              f"to Rho session {receipt.session_id}")  # fmt: skip
+        print(
+            f"{source.agent} session {source.session_id} grew: {result.added} new revision(s) added "
+            f"to Rho session {receipt.session_id}"
+        )
     print(f"  transcript {result.transcript}")
     print(f"  receipt    {result.receipt_path}")
     kept = receipt.kept
-    print(f"  kept       {kept.revisions} revisions, {kept.branches} branch points, {kept.compactions} compactions, "
-          f"{kept.messages} messages, {kept.tool_calls} tool calls, {kept.tool_results} results, "
-          f"{kept.images} images, {kept.reasoning} with reasoning, {kept.provider_context} provider blocks")  # fmt: skip
+    print(
+        f"  kept       {kept.revisions} revisions, {kept.branches} branch points, {kept.compactions} compactions, "
+        f"{kept.messages} messages, {kept.tool_calls} tool calls, {kept.tool_results} results, "
+        f"{kept.images} images, {kept.reasoning} with reasoning, {kept.provider_context} provider blocks"
+    )
     for what, count in receipt.made.items():
         print(f"  made       {count} × {what}")
     for what, count in receipt.not_carried.items():
         print(f"  not kept   {count} × {what}")
     if receipt.dropped:
-        print(f"  dropped    {sum(receipt.dropped.values())} fields (by JSON path; all in the receipt):")
-        for path, count in sorted(receipt.dropped.items(), key=lambda item: (-item[1], item[0]))[:12]:
+        print(
+            f"  dropped    {sum(receipt.dropped.values())} fields (by JSON path; all in the receipt):"
+        )
+        for path, count in sorted(receipt.dropped.items(), key=lambda item: (-item[1], item[0]))[
+            :12
+        ]:
             print(f"    {count:>6} × {path}")
         if len(receipt.dropped) > 12:
             print(f"    … and {len(receipt.dropped) - 12} more paths")

@@ -37,11 +37,14 @@ def run(args: argparse.Namespace) -> int:
     print(public)
     status = keyring_status()
     state = (
-        "secure" if status.secure
-        else "not secure: not used for new keys" if status.available
-        else f"not usable: {status.problem}" if status.problem
+        "secure"
+        if status.secure
+        else "not secure: not used for new keys"
+        if status.available
+        else f"not usable: {status.problem}"
+        if status.problem
         else "none"
-    )  # fmt: skip
+    )
     print(f"keys: {keys.describe()}")
     if isinstance(keys, DefaultKeySource):
         for name in (SIGNING_KEY, FINGERPRINT_KEY):

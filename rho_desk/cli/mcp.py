@@ -42,25 +42,63 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Serve the session library to MCP clients (Rho, Claude Code, Codex...): search, "
         "overviews, transcripts, files touched, changes and usage, every answer redacted and audited.",
     )
-    parser.add_argument("--home", type=Path, default=None, help="Rho home (default: $RHO_HOME, else ~/.rho)")
+    parser.add_argument(
+        "--home", type=Path, default=None, help="Rho home (default: $RHO_HOME, else ~/.rho)"
+    )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument("--all", action="store_true", help="the whole library")
-    scope.add_argument("--workspace", metavar="PATH", action="append", default=None,
-                       help="a workspace the server may read (repeatable; default: the current directory)")
-    parser.add_argument("--agent", metavar="NAME", action="append", default=None, choices=("rho", *_AGENTS, "all"),
-                        help="whose sessions to serve: rho, claude-code, codex, gemini, opencode, pi or all "
-                        "(repeatable; default: all)")  # fmt: skip
-    parser.add_argument("--http", metavar="PORT", type=int, default=None,
-                        help="serve Streamable HTTP on this port (0: any free port) instead of stdio")
-    parser.add_argument("--bind", metavar="ADDR", default="127.0.0.1",
-                        help="address for --http (default 127.0.0.1; any other needs a bearer token)")
-    parser.add_argument("--token-file", type=Path, metavar="FILE", default=None,
-                        help="the bearer token HTTP clients must send (default: $RHO_DESK_MCP_TOKEN)")
-    parser.add_argument("--print-config", metavar="CLIENT", choices=("rho", "claude-code", "codex"), default=None,
-                        help="print the configuration snippet for rho, claude-code or codex, then exit")
-    parser.add_argument("--log", action="store_true", help="print the log of what was served, then exit")
-    parser.add_argument("--key-file", type=Path, metavar="FILE",
-                        help="keep rho-desk's own keys in FILE (default: the keyring, or <config folder>/keys)")
+    scope.add_argument(
+        "--workspace",
+        metavar="PATH",
+        action="append",
+        default=None,
+        help="a workspace the server may read (repeatable; default: the current directory)",
+    )
+    parser.add_argument(
+        "--agent",
+        metavar="NAME",
+        action="append",
+        default=None,
+        choices=("rho", *_AGENTS, "all"),
+        help="whose sessions to serve: rho, claude-code, codex, gemini, opencode, pi or all "
+        "(repeatable; default: all)",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="PORT",
+        type=int,
+        default=None,
+        help="serve Streamable HTTP on this port (0: any free port) instead of stdio",
+    )
+    parser.add_argument(
+        "--bind",
+        metavar="ADDR",
+        default="127.0.0.1",
+        help="address for --http (default 127.0.0.1; any other needs a bearer token)",
+    )
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="the bearer token HTTP clients must send (default: $RHO_DESK_MCP_TOKEN)",
+    )
+    parser.add_argument(
+        "--print-config",
+        metavar="CLIENT",
+        choices=("rho", "claude-code", "codex"),
+        default=None,
+        help="print the configuration snippet for rho, claude-code or codex, then exit",
+    )
+    parser.add_argument(
+        "--log", action="store_true", help="print the log of what was served, then exit"
+    )
+    parser.add_argument(
+        "--key-file",
+        type=Path,
+        metavar="FILE",
+        help="keep rho-desk's own keys in FILE (default: the keyring, or <config folder>/keys)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -77,8 +115,10 @@ def run(args: argparse.Namespace) -> int:
         return _print_config(args, home, workspaces)
     token = _token(args)
     if args.http is not None and token is None and not _loopback(args.bind):
-        raise InputError(f"--bind {args.bind}: serving beyond this machine needs a bearer token "
-                         f"(set RHO_DESK_MCP_TOKEN or pass --token-file)")  # fmt: skip
+        raise InputError(
+            f"--bind {args.bind}: serving beyond this machine needs a bearer token "
+            f"(set RHO_DESK_MCP_TOKEN or pass --token-file)"
+        )
     from ..mcp._scope import Scope
 
     scope = Scope(home, workspaces, *_agents(args.agent))
@@ -91,8 +131,12 @@ def run(args: argparse.Namespace) -> int:
     from ..mcp._server import serve_http
 
     def ready(port: int) -> None:
-        print(f"rho-desk: serving MCP on http://{_host(args.bind)}:{port}/mcp"
-              f"{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            f"rho-desk: serving MCP on http://{_host(args.bind)}:{port}/mcp"
+            f"{' (bearer token required)' if token else ''}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     serve_http(server, host=args.bind, port=args.http, token=token, ready=ready)
     return EXIT_OK
@@ -116,7 +160,12 @@ def _prepare(args: argparse.Namespace, scope: Scope) -> Server[Any]:
 
             secrets = load_export_secrets(key_source(args))
             keys = secrets.keys
-            memory = open_memory(scope, fingerprint_key=keys.fingerprint, known_secrets=secrets.known, key_id=keys.key_id)
+            memory = open_memory(
+                scope,
+                fingerprint_key=keys.fingerprint,
+                known_secrets=secrets.known,
+                key_id=keys.key_id,
+            )
             opened.append(memory)
             memory.warm()
             memory.sync()
@@ -143,7 +192,9 @@ def _agents(named: list[str] | None) -> tuple[tuple[tuple[str, Path], ...], bool
     chosen = set(named or ["all"])
     homes = default_homes()
     everything = "all" in chosen
-    agents = tuple((name, homes[name].absolute()) for name in _AGENTS if everything or name in chosen)
+    agents = tuple(
+        (name, homes[name].absolute()) for name in _AGENTS if everything or name in chosen
+    )
     return agents, everything or "rho" in chosen
 
 
@@ -160,7 +211,9 @@ def _workspaces(given: list[str] | None) -> tuple[str, ...]:
         try:
             return (os.getcwd(),)
         except OSError as exc:
-            raise InputError(f"no current directory ({exc.strerror}); pass --workspace or --all") from None
+            raise InputError(
+                f"no current directory ({exc.strerror}); pass --workspace or --all"
+            ) from None
     out = []
     for path in given:
         if not path.strip() or "\x00" in path:
@@ -177,8 +230,10 @@ def _token(args: argparse.Namespace) -> str | None:
         try:
             token = args.token_file.read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read the token: {getattr(exc, 'strerror', None) or type(exc).__name__}",
-                             source=str(args.token_file)) from None  # fmt: skip
+            raise InputError(
+                f"cannot read the token: {getattr(exc, 'strerror', None) or type(exc).__name__}",
+                source=str(args.token_file),
+            ) from None
     else:
         token = os.environ.get("RHO_DESK_MCP_TOKEN", "").strip()
     if not token:
@@ -210,7 +265,10 @@ def _print_config(args: argparse.Namespace, home: Path, workspaces: tuple[str, .
     if os.path.basename(launcher) == "__main__.py":  # python -m rho_desk
         command, server_args = sys.executable, ["-m", "rho_desk", "mcp"]
     else:
-        command, server_args = shutil.which(launcher) or shutil.which("rho-desk") or launcher, ["mcp"]
+        command, server_args = (
+            shutil.which(launcher) or shutil.which("rho-desk") or launcher,
+            ["mcp"],
+        )
     if args.home is not None or os.environ.get("RHO_HOME"):
         server_args += ["--home", str(home)]
     if args.agent and "all" not in args.agent:

@@ -58,9 +58,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "sent, in one transaction."
         ),
     )
-    parser.add_argument("path", type=Path, help="a snapshot JSON document, a Rho session file, or another agent's session (Claude Code, Codex, Gemini CLI, Pi: its file; opencode: <opencode.db>#<id>)")
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="a snapshot JSON document, a Rho session file, or another agent's session (Claude Code, Codex, Gemini CLI, Pi: its file; opencode: <opencode.db>#<id>)",
+    )
     add_db_argument(parser)
-    parser.add_argument("--team", required=True, help="the team to publish to (you must be a member)")
+    parser.add_argument(
+        "--team", required=True, help="the team to publish to (you must be a member)"
+    )
     add_selection_arguments(parser, "publish", "publish")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_key_file_option(parser)
@@ -102,33 +108,62 @@ def run(args: argparse.Namespace) -> int:
         library = await TeamLibrary.open(dsn, max_size=1)
         async with library:
             return await library.publish(
-                args.team, source, selection, keys=keys, known_secrets=known, allow_findings=args.allow_findings,
-            )  # fmt: skip
+                args.team,
+                source,
+                selection,
+                keys=keys,
+                known_secrets=known,
+                allow_findings=args.allow_findings,
+            )
 
     try:
         pub, outcome = asyncio.run(go())
     except PublishBlocked as exc:
         return fail(exc.text(), EXIT_PROBLEMS)
     if args.json:
-        print(json.dumps({
-            "team": outcome.team, "session_id": outcome.session_id, "revision": outcome.revision,
-            "added": outcome.added, "versions": outcome.versions, "latest_revision": outcome.latest_revision,
-            "history": outcome.history, "sha256": pub.sha256, "bytes": len(pub.export), "redactions": pub.redactions,
-            "findings": pub.findings, "excluded": selection.excluded_names(), "signed_by": keys.public_key,
-        }, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "team": outcome.team,
+                    "session_id": outcome.session_id,
+                    "revision": outcome.revision,
+                    "added": outcome.added,
+                    "versions": outcome.versions,
+                    "latest_revision": outcome.latest_revision,
+                    "history": outcome.history,
+                    "sha256": pub.sha256,
+                    "bytes": len(pub.export),
+                    "redactions": pub.redactions,
+                    "findings": pub.findings,
+                    "excluded": selection.excluded_names(),
+                    "signed_by": keys.public_key,
+                },
+                indent=2,
+            )
+        )
     elif outcome.added:
         print(
             f"published {outcome.session_id} revision {outcome.revision} to team {outcome.team} "
             f"({pub.history} history, {len(pub.export)} bytes, sha256 {pub.sha256}); {outcome.versions} version(s) kept"
         )
         excluded = ", ".join(selection.excluded_names()) or "none"
-        print(f"excluded classes: {excluded}; secrets redacted: {pub.redactions}; findings: {pub.findings}")
+        print(
+            f"excluded classes: {excluded}; secrets redacted: {pub.redactions}; findings: {pub.findings}"
+        )
         print(f"receipt signed by {keys.public_key}")
     else:
-        other = "" if outcome.history == pub.history else f" (as the {outcome.history} history; a revision is published once)"
-        print(f"{outcome.session_id} revision {outcome.revision} is already published to team {outcome.team}{other}; "
-              "nothing changed")  # fmt: skip
+        other = (
+            ""
+            if outcome.history == pub.history
+            else f" (as the {outcome.history} history; a revision is published once)"
+        )
+        print(
+            f"{outcome.session_id} revision {outcome.revision} is already published to team {outcome.team}{other}; "
+            "nothing changed"
+        )
     if pub.findings:
-        print("published with findings (see the receipt: rho-desk team show --json)", file=sys.stderr)
+        print(
+            "published with findings (see the receipt: rho-desk team show --json)", file=sys.stderr
+        )
         return EXIT_PROBLEMS
     return EXIT_OK

@@ -21,10 +21,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("repair", help="write a repaired copy of a damaged session file")
     parser.add_argument("path", type=Path, metavar="PATH", help="a session file or folder")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output", type=Path, metavar="FILE", default=None,
-                       help="where to write the repaired copy (default: beside PATH, *.repaired.jsonl)")  # fmt: skip
-    where.add_argument("--in-place", action="store_true",
-                       help="replace PATH itself, keeping the original as PATH.<time>.bak")  # fmt: skip
+    where.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="where to write the repaired copy (default: beside PATH, *.repaired.jsonl)",
+    )
+    where.add_argument(
+        "--in-place",
+        action="store_true",
+        help="replace PATH itself, keeping the original as PATH.<time>.bak",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.set_defaults(handler=run)
 

@@ -43,9 +43,24 @@ _AGENTS = ("claude-code", "codex", "gemini", "opencode", "pi")
 """The agents ``--agent`` names (``core.agents.AGENTS``, spelled out: --help imports no core)."""
 
 FIELDS = (
-    "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count", "title",
-    "first_user_message", "last_user_message", "file_size", "file_mtime", "node_count",
-    "branch_count", "active_leaf_id", "effective_format_version", "provider", "model",
+    "workspace_key",
+    "cwd",
+    "id",
+    "path",
+    "created_at",
+    "updated_at",
+    "message_count",
+    "title",
+    "first_user_message",
+    "last_user_message",
+    "file_size",
+    "file_mtime",
+    "node_count",
+    "branch_count",
+    "active_leaf_id",
+    "effective_format_version",
+    "provider",
+    "model",
     "compaction_count",
 )
 """JSON fields: Rho's index column names, then rho-desk's additions (plus ``size``)."""
@@ -57,22 +72,44 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="list or search saved sessions",
         description="List (or search) the sessions of a Rho home: this workspace by default.",
     )
-    parser.add_argument("--home", type=Path, default=None,
-                        help="Rho home (default: $RHO_HOME, else ~/.rho)")
+    parser.add_argument(
+        "--home", type=Path, default=None, help="Rho home (default: $RHO_HOME, else ~/.rho)"
+    )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument("--all", action="store_true", help="every workspace")
-    scope.add_argument("--workspace", metavar="PATH", default=None,
-                       help="the workspace whose sessions to list (default: the current directory)")
-    parser.add_argument("--search", metavar="TEXT", default=None,
-                        help="full-text search over titles and user/assistant text")
+    scope.add_argument(
+        "--workspace",
+        metavar="PATH",
+        default=None,
+        help="the workspace whose sessions to list (default: the current directory)",
+    )
+    parser.add_argument(
+        "--search",
+        metavar="TEXT",
+        default=None,
+        help="full-text search over titles and user/assistant text",
+    )
     parser.add_argument("--json", action="store_true", help='print {"sessions": [...]}')
-    parser.add_argument("--sort", default="updated",
-                        choices=("updated", "created", "size", "messages", "compactions", "title"),
-                        help="sort key (default: updated, newest first)")
-    parser.add_argument("--limit", type=int, default=None, metavar="N",
-                        help="at most N sessions (search default: 50)")
-    parser.add_argument("--agent", default="rho", choices=("rho", *_AGENTS, "all"), metavar="NAME",
-                        help="whose sessions: rho (default), claude-code, codex, gemini, opencode, pi, or all")  # fmt: skip
+    parser.add_argument(
+        "--sort",
+        default="updated",
+        choices=("updated", "created", "size", "messages", "compactions", "title"),
+        help="sort key (default: updated, newest first)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N sessions (search default: 50)",
+    )
+    parser.add_argument(
+        "--agent",
+        default="rho",
+        choices=("rho", *_AGENTS, "all"),
+        metavar="NAME",
+        help="whose sessions: rho (default), claude-code, codex, gemini, opencode, pi, or all",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -86,7 +123,9 @@ def _scope(args: argparse.Namespace) -> str | None:
     try:
         workspace = os.path.abspath(args.workspace) if args.workspace else os.getcwd()
     except OSError as exc:  # the current directory was deleted under us
-        raise InputError(f"no current directory ({exc.strerror}); pass --workspace or --all") from None
+        raise InputError(
+            f"no current directory ({exc.strerror}); pass --workspace or --all"
+        ) from None
     return workspace_key(workspace)
 
 
@@ -110,8 +149,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         document: dict[str, object] = {
             "sessions": [_as_json(session, snippets) for session, snippets in rows],
-            "index": {"state": report.index_state.value, "notice": notice,
-                      "detail": report.index_detail},
+            "index": {
+                "state": report.index_state.value,
+                "notice": notice,
+                "detail": report.index_detail,
+            },
             "scope": {"workspace_key": key, "home": str(home)},
             "truncated": truncated,
             "problems": problems,
@@ -136,7 +178,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _rows(library: SessionLibrary | AllSessions, args: argparse.Namespace, key: str | None) -> tuple[list[Row], bool]:
+def _rows(
+    library: SessionLibrary | AllSessions, args: argparse.Namespace, key: str | None
+) -> tuple[list[Row], bool]:
     """The rows ``--search`` finds or the page the listing shows, and whether more match."""
     if args.search is not None:
         results = library.search(args.search, key, limit=args.limit or 50, sort=args.sort)
@@ -166,13 +210,19 @@ def _run_agents(args: argparse.Namespace) -> int:
     problems = [{"path": f.path, "reason": f.reason} for f in failures]
     if args.json:
         document: dict[str, object] = {
-            "sessions": [{**_as_json(session, snippets), "agent": session.agent} for session, snippets in rows],
-            "scope": {"workspace_key": key, "agent": args.agent,
-                      "homes": {name: str(home) for name, home in agents.items()}},
+            "sessions": [
+                {**_as_json(session, snippets), "agent": session.agent}
+                for session, snippets in rows
+            ],
+            "scope": {
+                "workspace_key": key,
+                "agent": args.agent,
+                "homes": {name: str(home) for name, home in agents.items()},
+            },
             "truncated": truncated,
             "problems": problems,
             "notes": notes,
-        }  # fmt: skip
+        }
         if args.search is not None:
             document["query"] = args.search
         json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
@@ -208,8 +258,12 @@ def _as_json(session: SessionSummary, snippets: Sequence[Snippet] | None) -> dic
     data["size"] = data["file_size"]
     if snippets is not None:
         data["snippets"] = [
-            {"field": s.field, "text": s.text, "offset": s.offset,
-             "highlights": [list(h) for h in s.highlights]}
+            {
+                "field": s.field,
+                "text": s.text,
+                "offset": s.offset,
+                "highlights": [list(h) for h in s.highlights],
+            }
             for s in snippets
         ]
     return data

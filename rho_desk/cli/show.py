@@ -26,8 +26,12 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("show", help="show a session file's revisions and history")
-    parser.add_argument("path", type=Path, help="a session file or folder, or a snapshot JSON document")
-    parser.add_argument("--revision", type=int, metavar="N", help="show revision N instead of the active one")
+    parser.add_argument(
+        "path", type=Path, help="a session file or folder, or a snapshot JSON document"
+    )
+    parser.add_argument(
+        "--revision", type=int, metavar="N", help="show revision N instead of the active one"
+    )
     parser.add_argument("--display", action="store_true", help="print the display history")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
@@ -48,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
             from ..core.stores.rho_files.errors import NoSessionState
 
             # the same kind of bad input as for `snapshot` and `export`: exit 2
-            raise NoSessionState("the file is empty: it has no session header", source=str(session.path))
+            raise NoSessionState(
+                "the file is empty: it has no session header", source=str(session.path)
+            )
         tree = session.tree
         node = tree.find_revision(args.revision) if args.revision is not None else None
         if args.json:
@@ -155,16 +161,20 @@ def _print_transcript(session: SessionFile, selected: RevisionNode | None, displ
     out(f"session   {header.id}\n")
     log = _agent_log(session)
     if log is not None:
-        out(f"agent     {log.agent}{' ' + log.version if log.version else ''} (read-only; `rho-desk import` "
-            "makes it a Rho session)\n")  # fmt: skip
+        out(
+            f"agent     {log.agent}{' ' + log.version if log.version else ''} (read-only; `rho-desk import` "
+            "makes it a Rho session)\n"
+        )
         out(f"file      {session.path} ({session.size} bytes)\n")
         if log.title:
             out(f"title     {log.title}\n")
         if log.parent_session:
             out(f"parent    {log.parent_session} (this is a subagent's session)\n")
     else:
-        out(f"file      {session.path} ({session.size} bytes, header version {header.version}, "
-            f"format {tree.format_version})\n")  # fmt: skip
+        out(
+            f"file      {session.path} ({session.size} bytes, header version {header.version}, "
+            f"format {tree.format_version})\n"
+        )
     out(f"cwd       {header.cwd}\n")
     if header.agent_id is not None:
         out(f"agent     {header.agent_id}\n")
@@ -177,9 +187,11 @@ def _print_transcript(session: SessionFile, selected: RevisionNode | None, displ
         provider = node.provider or "none (message-only v1 state)"
         out(f"revision  {node.revision} (node {node.id}, {state})\n")
         out(f"provider  {provider}\n")
-        out(f"history   {node.length} model messages, "
+        out(
+            f"history   {node.length} model messages, "
             f"{message_count(tree, node)} display messages, "
-            f"{node.compaction.completed_compactions} compactions\n")  # fmt: skip
+            f"{node.compaction.completed_compactions} compactions\n"
+        )
     shape = "tree" if tree.is_tree else "line"
     out(f"revisions {tree.node_count} nodes, {tree.branch_count} branches ({shape})\n")
     on_path = {id(n) for n in tree.path()}
@@ -187,22 +199,30 @@ def _print_transcript(session: SessionFile, selected: RevisionNode | None, displ
         mark = "*" if n is leaf else ("+" if id(n) in on_path else " ")
         mark = ">" if selected is not None and n is selected and n is not leaf else mark
         indent = "  " * depth if tree.is_tree else ""
-        out(f"{mark} {indent}r{n.revision:<5} {n.kind.value:<10} {n.id}  {n.timestamp}  {_label(session, n)}\n")
+        out(
+            f"{mark} {indent}r{n.revision:<5} {n.kind.value:<10} {n.id}  {n.timestamp}  {_label(session, n)}\n"
+        )
     for note in session.notes:
         out(f"note: {note.text()}\n")
     if log is not None:
         for ref in log.subagents:
-            out(f"subagent  {ref.session_id}{' (' + ref.title + ')' if ref.title else ''}: {ref.path}\n")
+            out(
+                f"subagent  {ref.session_id}{' (' + ref.title + ')' if ref.title else ''}: {ref.path}\n"
+            )
         requests = log.requests
         if requests:
             tokens_in = sum(r.usage.total_input_tokens() or 0 for r in requests)
             tokens_out = sum(r.usage.output_tokens or 0 for r in requests)
-            out(f"usage     {len(requests)} model requests, {tokens_in} input and {tokens_out} output tokens\n")
+            out(
+                f"usage     {len(requests)} model requests, {tokens_in} input and {tokens_out} output tokens\n"
+            )
         for what, count in sorted(log.loss.made.items()):
             out(f"made      {count} × {what}\n")
         if log.loss.dropped:
-            out(f"dropped   {sum(log.loss.dropped.values())} fields at {len(log.loss.dropped)} JSON paths "
-                "(`rho-desk show --json` lists them)\n")  # fmt: skip
+            out(
+                f"dropped   {sum(log.loss.dropped.values())} fields at {len(log.loss.dropped)} JSON paths "
+                "(`rho-desk show --json` lists them)\n"
+            )
     if display and node is not None:
         out("display:\n")
         for entry in tree.display(node):
@@ -215,8 +235,10 @@ def _print_snapshot(path: Path, snapshot: SessionSnapshot, display: bool) -> Non
     out(f"file      {path} (snapshot document, schema {snapshot.schema_version})\n")
     out(f"revision  {snapshot.revision}\n")
     out(f"provider  {snapshot.provider}\n")
-    out(f"history   {len(snapshot.history)} model messages, "
-        f"{snapshot.compaction.completed_compactions} compactions\n")  # fmt: skip
+    out(
+        f"history   {len(snapshot.history)} model messages, "
+        f"{snapshot.compaction.completed_compactions} compactions\n"
+    )
     if snapshot.metadata:
         out(f"metadata  {', '.join(sorted(snapshot.metadata))}\n")
     if display:
@@ -251,7 +273,9 @@ def _node_json(n: RevisionNode) -> dict[str, Any]:
     }
 
 
-def _transcript_json(session: SessionFile, selected: RevisionNode | None, display: bool) -> dict[str, Any]:
+def _transcript_json(
+    session: SessionFile, selected: RevisionNode | None, display: bool
+) -> dict[str, Any]:
     from ..core.wire import to_builtins
 
     tree = session.tree
@@ -275,20 +299,36 @@ def _transcript_json(session: SessionFile, selected: RevisionNode | None, displa
         "branch_count": tree.branch_count,
         "nodes": [_node_json(n) for n in tree.nodes.values()],
         "notes": [
-            {"kind": n.kind, "line": n.line, "offset": n.offset, "length": n.length, "reason": n.reason}
+            {
+                "kind": n.kind,
+                "line": n.line,
+                "offset": n.offset,
+                "length": n.length,
+                "reason": n.reason,
+            }
             for n in session.notes
         ],
     }
     log = _agent_log(session)
     if log is not None:
         result["agent"] = {
-            "name": log.agent, "version": log.version, "session_id": log.session_id, "title": log.title,
+            "name": log.agent,
+            "version": log.version,
+            "session_id": log.session_id,
+            "title": log.title,
             "parent_session": log.parent_session,
-            "subagents": [{"session_id": r.session_id, "path": str(r.path), "title": r.title, "call_id": r.call_id}
-                          for r in log.subagents],
+            "subagents": [
+                {
+                    "session_id": r.session_id,
+                    "path": str(r.path),
+                    "title": r.title,
+                    "call_id": r.call_id,
+                }
+                for r in log.subagents
+            ],
             "requests": len(log.requests),
             **log.loss.as_json(),
-        }  # fmt: skip
+        }
     if display:
         result["display"] = [to_builtins(e) for e in tree.display(node)] if node is not None else []
     return result

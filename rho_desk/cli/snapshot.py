@@ -20,10 +20,16 @@ from .status import EXIT_OK
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("snapshot", help="print the complete SDK snapshot of a session")
-    parser.add_argument("path", type=Path, help="a session file or folder, or a snapshot JSON document")
+    parser.add_argument(
+        "path", type=Path, help="a session file or folder, or a snapshot JSON document"
+    )
     parser.add_argument("--revision", type=int, metavar="N", help="the snapshot of revision N")
-    parser.add_argument("--pretty", action="store_true", help="indented JSON (the SDK's to_json form)")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE atomically")
+    parser.add_argument(
+        "--pretty", action="store_true", help="indented JSON (the SDK's to_json form)"
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, metavar="FILE", help="write to FILE atomically"
+    )
     parser.set_defaults(handler=run, prints="json")
 
 
@@ -40,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
         # Kept until the process ends: out of the cyclic collector's sight, which would otherwise
         # scan every message once the collector is back.
         gc.freeze()
-    for note in notes:  # what was passed over, as check and show name it (Rho itself refuses a newer record)
+    for note in (
+        notes
+    ):  # what was passed over, as check and show name it (Rho itself refuses a newer record)
         sys.stderr.write(f"rho-desk: note: {note.text()}\n")
     data = encode_pretty(snapshot) if args.pretty else encode(snapshot)
     if args.output is None:

@@ -35,10 +35,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     actions = parser.add_subparsers(dest="team_command", metavar="ACTION", required=True)
 
-    init = actions.add_parser("init", help="create or migrate the schema; create teams and add members")
+    init = actions.add_parser(
+        "init", help="create or migrate the schema; create teams and add members"
+    )
     add_db_argument(init)
     init.add_argument("--team", action="append", default=[], help="create this team (repeatable)")
-    init.add_argument("--member", action="append", default=[], metavar="ROLE", help="add this database role to the --team teams (repeatable)")
+    init.add_argument(
+        "--member",
+        action="append",
+        default=[],
+        metavar="ROLE",
+        help="add this database role to the --team teams (repeatable)",
+    )
     init.add_argument("--json", action="store_true")
     init.set_defaults(handler=run_init)
 
@@ -50,17 +58,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sessions.add_argument("--json", action="store_true")
     sessions.set_defaults(handler=run_sessions)
 
-    show = actions.add_parser("show", help="show a published session: statistics, verified receipt, conversation")
+    show = actions.add_parser(
+        "show", help="show a published session: statistics, verified receipt, conversation"
+    )
     show.add_argument("session_id")
     add_db_argument(show)
     show.add_argument("--team", help="the team (when the session is published in several)")
     show.add_argument("--revision", type=int, help="a published revision (default: the latest)")
-    show.add_argument("--export", type=Path, metavar="FILE", help="also write the published JSON export to FILE")
+    show.add_argument(
+        "--export", type=Path, metavar="FILE", help="also write the published JSON export to FILE"
+    )
     show.add_argument("--json", action="store_true")
     add_key_file_option(show)
     show.set_defaults(handler=run_show)
 
-    search = actions.add_parser("search", help="search published sessions (full text and substrings)")
+    search = actions.add_parser(
+        "search", help="search published sessions (full text and substrings)"
+    )
     search.add_argument("query")
     add_db_argument(search)
     search.add_argument("--team", help="only this team")
@@ -97,26 +111,45 @@ def run_init(args: argparse.Namespace) -> int:
 
     (before, after), created = asyncio.run(go())
     if args.json:
-        print(json.dumps({"schema_before": before, "schema": after, "teams": created, "members": args.member}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "schema_before": before,
+                    "schema": after,
+                    "teams": created,
+                    "members": args.member,
+                },
+                indent=2,
+            )
+        )
         return EXIT_OK
     if before == after:
         print(f"schema version {after}: up to date")
     else:
         print(f"schema version {before} -> {after}")
     for team, new in created.items():
-        print(f"team {team}: {'created' if new else 'exists'}" + (f"; members added: {', '.join(args.member)}" if args.member else ""))
+        print(
+            f"team {team}: {'created' if new else 'exists'}"
+            + (f"; members added: {', '.join(args.member)}" if args.member else "")
+        )
     return EXIT_OK
 
 
 def run_sessions(args: argparse.Namespace) -> int:
     dsn = require_db(args)
-    rows = asyncio.run(_with_library(dsn, lambda lib: lib.sessions(team=args.team, limit=args.limit, offset=args.offset)))
+    rows = asyncio.run(
+        _with_library(
+            dsn, lambda lib: lib.sessions(team=args.team, limit=args.limit, offset=args.offset)
+        )
+    )
     if args.json:
         print(json.dumps([r.to_json() for r in rows], indent=2))
         return EXIT_OK
     for r in rows:
         when = r.published_at.strftime("%Y-%m-%d %H:%M")
-        print(f"{r.team}\t{r.session_id}\tr{r.latest_revision}\t{r.versions} version(s)\t{when}\t{r.published_by}\t{r.title}")
+        print(
+            f"{r.team}\t{r.session_id}\tr{r.latest_revision}\t{r.versions} version(s)\t{when}\t{r.published_by}\t{r.title}"
+        )
     return EXIT_OK
 
 
@@ -141,29 +174,50 @@ def run_show(args: argparse.Namespace) -> int:
     from ..team.verify import verify_version
 
     dsn = require_db(args)
-    version = asyncio.run(_with_library(dsn, lambda lib: lib.show(args.session_id, team=args.team, revision=args.revision)))
+    version = asyncio.run(
+        _with_library(
+            dsn, lambda lib: lib.show(args.session_id, team=args.team, revision=args.revision)
+        )
+    )
     key, known, warning = _key_and_known(args)
     verification = verify_version(version, key=key, known_secrets=known)
     if args.export is not None:
         atomic_write(args.export, version.export, mode=0o600)
     if args.json:
-        print(json.dumps({
-            "team": version.team, "session_id": version.session_id, "revision": version.revision,
-            "revisions": list(version.revisions), "history": version.history, "sha256": version.sha256,
-            "published_at": version.published_at.isoformat(), "published_by": version.published_by,
-            "published_by_signed": False, "title": version.title,
-            "stats": version.stats, "receipt": _receipt_json(version.receipt), "verification": verification.to_json(),
-        }, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "team": version.team,
+                    "session_id": version.session_id,
+                    "revision": version.revision,
+                    "revisions": list(version.revisions),
+                    "history": version.history,
+                    "sha256": version.sha256,
+                    "published_at": version.published_at.isoformat(),
+                    "published_by": version.published_by,
+                    "published_by_signed": False,
+                    "title": version.title,
+                    "stats": version.stats,
+                    "receipt": _receipt_json(version.receipt),
+                    "verification": verification.to_json(),
+                },
+                indent=2,
+            )
+        )
         return EXIT_OK if verification.ok else EXIT_PROBLEMS
     stats = version.stats
-    print(f"{version.session_id} revision {version.revision} (team {version.team}; revisions published: "
-          f"{', '.join(map(str, version.revisions))})")  # fmt: skip
+    print(
+        f"{version.session_id} revision {version.revision} (team {version.team}; revisions published: "
+        f"{', '.join(map(str, version.revisions))})"
+    )
     model = f"; {stats.get('provider')}/{stats.get('model')}" if stats.get("model") else ""
     if version.title is not None:
         print(f"title: {version.title}")
-    print(f"published {version.published_at:%Y-%m-%d %H:%M} by {version.published_by} (as the database records "
-          f"it, not signed); {version.history} history; "
-          f"{stats.get('messages')} messages{model}")  # fmt: skip
+    print(
+        f"published {version.published_at:%Y-%m-%d %H:%M} by {version.published_by} (as the database records "
+        f"it, not signed); {version.history} history; "
+        f"{stats.get('messages')} messages{model}"
+    )
     if warning:
         print(f"note: {warning}")
     print(f"receipt: {verification.summary}")
@@ -186,7 +240,9 @@ def _receipt_json(data: bytes) -> Any:
 
 def run_search(args: argparse.Namespace) -> int:
     dsn = require_db(args)
-    hits = asyncio.run(_with_library(dsn, lambda lib: lib.search(args.query, team=args.team, limit=args.limit)))
+    hits = asyncio.run(
+        _with_library(dsn, lambda lib: lib.search(args.query, team=args.team, limit=args.limit))
+    )
     if args.json:
         print(json.dumps([h.to_json() for h in hits], indent=2))
         return EXIT_OK

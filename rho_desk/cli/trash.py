@@ -25,12 +25,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     listing = actions.add_parser("list", help="the deleted sessions, newest first")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
     listing.set_defaults(handler=run_list)
-    restore = actions.add_parser("restore", help="put a deleted session back (and into Rho's index)")
+    restore = actions.add_parser(
+        "restore", help="put a deleted session back (and into Rho's index)"
+    )
     restore.add_argument("id", metavar="ID", help="session id or entry name (a unique prefix)")
     restore.set_defaults(handler=run_restore)
     empty = actions.add_parser("empty", help="delete trash entries for good")
-    empty.add_argument("id", metavar="ID", nargs="?", default=None, help="only this entry (a unique prefix)")
-    empty.add_argument("--yes", action="store_true", help="confirm: the sessions cannot be restored afterwards")
+    empty.add_argument(
+        "id", metavar="ID", nargs="?", default=None, help="only this entry (a unique prefix)"
+    )
+    empty.add_argument(
+        "--yes", action="store_true", help="confirm: the sessions cannot be restored afterwards"
+    )
     empty.set_defaults(handler=run_empty)
 
 
@@ -45,8 +51,12 @@ def run_list(args: argparse.Namespace) -> int:
 
     items = list_trash()
     if args.json:
-        json.dump({"trash": str(default_trash_dir()), "entries": [i.to_json() for i in items]},
-                  sys.stdout, indent=2, ensure_ascii=False)  # fmt: skip
+        json.dump(
+            {"trash": str(default_trash_dir()), "entries": [i.to_json() for i in items]},
+            sys.stdout,
+            indent=2,
+            ensure_ascii=False,
+        )
         sys.stdout.write("\n")
         return EXIT_OK
     if not items:
@@ -78,8 +88,10 @@ def run_restore(args: argparse.Namespace) -> int:
     restored = restore(_one(args.id))
     print(f"restored {restored.transcript}")
     if not restored.index_state.usable and restored.index_state is not IndexState.MISSING:
-        print(f"rho-desk: note: Rho's index is {restored.index_state.value}; its next listing adds the session",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"rho-desk: note: Rho's index is {restored.index_state.value}; its next listing adds the session",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

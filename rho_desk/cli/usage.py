@@ -31,8 +31,17 @@ if TYPE_CHECKING:
     from ..core.usage.report import UsageGroup
 
 _GROUPINGS = ("day", "week", "month", "workspace", "model", "provider", "purpose", "session")
-FIELDS = ("key", "requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-          "total_tokens", "cost_usd", "requests_without_cost")  # fmt: skip
+FIELDS = (
+    "key",
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+    "cost_usd",
+    "requests_without_cost",
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,21 +51,45 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Sum Rho's usage ledger (<home>/usage.sqlite3, read-only) by a time period or a "
         "dimension, or show what each compaction cost against what it saved (--payback).",
     )
-    parser.add_argument("--home", type=Path, default=None, help="Rho home (default: $RHO_HOME, else ~/.rho)")
+    parser.add_argument(
+        "--home", type=Path, default=None, help="Rho home (default: $RHO_HOME, else ~/.rho)"
+    )
     parser.add_argument("--by", choices=_GROUPINGS, default="day", help="group by (default: day)")
-    parser.add_argument("--since", metavar="DATE", default=None, help="first day counted, YYYY-MM-DD (inclusive)")
-    parser.add_argument("--until", metavar="DATE", default=None, help="last day counted, YYYY-MM-DD (inclusive)")
-    parser.add_argument("--local", action="store_true", help="days in the local timezone (default: UTC)")
+    parser.add_argument(
+        "--since", metavar="DATE", default=None, help="first day counted, YYYY-MM-DD (inclusive)"
+    )
+    parser.add_argument(
+        "--until", metavar="DATE", default=None, help="last day counted, YYYY-MM-DD (inclusive)"
+    )
+    parser.add_argument(
+        "--local", action="store_true", help="days in the local timezone (default: UTC)"
+    )
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help='print {"groups": [...]}')
     out.add_argument("--csv", action="store_true", help="print CSV with a header row")
-    for name, what in (("workspace", "PATH"), ("model", "NAME"), ("provider", "NAME"), ("purpose", "NAME")):
-        parser.add_argument(f"--{name}", metavar=what, action="append", default=None,
-                            help=f"count only this {name} (repeatable)")  # fmt: skip
-    parser.add_argument("--payback", action="store_true",
-                        help="each compaction's cost against the input tokens it saved later, per session and in total")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="scan the ledger itself instead of rho-desk's roll-up of it (slower)")
+    for name, what in (
+        ("workspace", "PATH"),
+        ("model", "NAME"),
+        ("provider", "NAME"),
+        ("purpose", "NAME"),
+    ):
+        parser.add_argument(
+            f"--{name}",
+            metavar=what,
+            action="append",
+            default=None,
+            help=f"count only this {name} (repeatable)",
+        )
+    parser.add_argument(
+        "--payback",
+        action="store_true",
+        help="each compaction's cost against the input tokens it saved later, per session and in total",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="scan the ledger itself instead of rho-desk's roll-up of it (slower)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -70,16 +103,21 @@ def run(args: argparse.Namespace) -> int:
         since=parse_date(args.since, "--since") if args.since else None,
         until=parse_date(args.until, "--until") if args.until else None,
         local=args.local,
-        workspaces=tuple(args.workspace or ()), models=tuple(args.model or ()),
-        providers=tuple(args.provider or ()), purposes=tuple(args.purpose or ()),
-    )  # fmt: skip
+        workspaces=tuple(args.workspace or ()),
+        models=tuple(args.model or ()),
+        providers=tuple(args.provider or ()),
+        purposes=tuple(args.purpose or ()),
+    )
     if filt.since and filt.until and filt.since > filt.until:
         from ..core.errors import InputError
 
         raise InputError(f"--since {filt.since} is after --until {filt.until}")
     path = ledger_path(home)
     if not path.is_file():
-        print(f"rho-desk: note: {path}: no usage ledger (Rho writes one from its first model request)", file=sys.stderr)
+        print(
+            f"rho-desk: note: {path}: no usage ledger (Rho writes one from its first model request)",
+            file=sys.stderr,
+        )
         _empty(args)
         return EXIT_OK
     with UsageLedger(path, cache_dir=False if args.no_cache else None) as ledger:
@@ -116,30 +154,54 @@ def _print_groups(groups: list[UsageGroup], args: argparse.Namespace) -> None:
             row = g.to_json()
             writer.writerow([f"{row[f]:.6f}" if f == "cost_usd" else row[f] for f in FIELDS])
         return
-    header = (args.by, "requests", "input", "output", "cache read", "cache write", "total", "cost", "no cost")
+    header = (
+        args.by,
+        "requests",
+        "input",
+        "output",
+        "cache read",
+        "cache write",
+        "total",
+        "cost",
+        "no cost",
+    )
     rows = [
-        (g.key or "(none)", f"{g.requests:,}", f"{g.input_tokens:,}", f"{g.output_tokens:,}",
-         f"{g.cache_read_tokens:,}", f"{g.cache_write_tokens:,}", f"{g.total_tokens:,}", f"${g.cost_usd:,.4f}",
-         f"{g.requests_without_cost:,}" if g.requests_without_cost else "")
+        (
+            g.key or "(none)",
+            f"{g.requests:,}",
+            f"{g.input_tokens:,}",
+            f"{g.output_tokens:,}",
+            f"{g.cache_read_tokens:,}",
+            f"{g.cache_write_tokens:,}",
+            f"{g.total_tokens:,}",
+            f"${g.cost_usd:,.4f}",
+            f"{g.requests_without_cost:,}" if g.requests_without_cost else "",
+        )
         for g in groups
-    ]  # fmt: skip
+    ]
     if not rows:
         print("no requests in the ledger match", file=sys.stderr)
         return
     total = (
-        "total", f"{sum(g.requests for g in groups):,}", f"{sum(g.input_tokens for g in groups):,}",
-        f"{sum(g.output_tokens for g in groups):,}", f"{sum(g.cache_read_tokens for g in groups):,}",
-        f"{sum(g.cache_write_tokens for g in groups):,}", f"{sum(g.total_tokens for g in groups):,}",
+        "total",
+        f"{sum(g.requests for g in groups):,}",
+        f"{sum(g.input_tokens for g in groups):,}",
+        f"{sum(g.output_tokens for g in groups):,}",
+        f"{sum(g.cache_read_tokens for g in groups):,}",
+        f"{sum(g.cache_write_tokens for g in groups):,}",
+        f"{sum(g.total_tokens for g in groups):,}",
         f"${sum(g.cost_usd_micros for g in groups) / 1e6:,.4f}",
         f"{sum(g.requests_without_cost for g in groups):,}",
-    )  # fmt: skip
+    )
     _table(header, [*rows, total])
 
 
 def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for n, row in enumerate([header, *rows]):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
         print("  ".join(cells).rstrip())
         if n == 0 or n == len(rows) - 1:
             print("  ".join("-" * w for w in widths))
@@ -158,9 +220,22 @@ def _print_payback(report: PaybackReport, args: argparse.Namespace) -> None:
         return
     if args.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
-        columns = ("session_id", "workspace", "occurred_at_ms", "provider", "model", "attempts", "cost_usd",
-                   "context_before", "context_after", "later_requests", "saved_tokens", "saved_usd", "net_usd",
-                   "paid_off")  # fmt: skip
+        columns = (
+            "session_id",
+            "workspace",
+            "occurred_at_ms",
+            "provider",
+            "model",
+            "attempts",
+            "cost_usd",
+            "context_before",
+            "context_after",
+            "later_requests",
+            "saved_tokens",
+            "saved_usd",
+            "net_usd",
+            "paid_off",
+        )
         writer.writerow(columns)
         for session in report.sessions:
             for c in session.compactions:
@@ -177,11 +252,31 @@ def _print_payback(report: PaybackReport, args: argparse.Namespace) -> None:
         cost = None if t.unknown_cost == t.compactions else t.cost_usd_micros  # all unknown: not $0
         saved = None if t.unknown_saving == t.compactions else t.saved_usd_micros
         net = None if cost is None or saved is None else t.net_usd_micros
-        rows.append((s.session_id, str(t.compactions), _money(cost), f"{t.saved_tokens:,}", _money(saved), _money(net)))
+        rows.append(
+            (
+                s.session_id,
+                str(t.compactions),
+                _money(cost),
+                f"{t.saved_tokens:,}",
+                _money(saved),
+                _money(net),
+            )
+        )
     t = report.total
-    rows.append(("total", str(t.compactions), _money(t.cost_usd_micros), f"{t.saved_tokens:,}",
-                 _money(t.saved_usd_micros), _money(t.net_usd_micros)))  # fmt: skip
+    rows.append(
+        (
+            "total",
+            str(t.compactions),
+            _money(t.cost_usd_micros),
+            f"{t.saved_tokens:,}",
+            _money(t.saved_usd_micros),
+            _money(t.net_usd_micros),
+        )
+    )
     _table(header, rows)
     if t.unknown_cost or t.unknown_saving:
-        print(f"rho-desk: note: {t.unknown_cost} compaction(s) reported no cost, the saving of "
-              f"{t.unknown_saving} could not be measured or priced; the sums leave them out", file=sys.stderr)  # fmt: skip
+        print(
+            f"rho-desk: note: {t.unknown_cost} compaction(s) reported no cost, the saving of "
+            f"{t.unknown_saving} could not be measured or priced; the sums leave them out",
+            file=sys.stderr,
+        )

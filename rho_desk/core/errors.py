@@ -124,7 +124,6 @@ class InputError(KnownError):
         return f"{' '.join(where)}: {self.reason}" if where else self.reason
 
 
-
 class WireFormatError(InputError):
     """JSON that is not a valid value of Rho's wire format (unknown variant, bad type, ...)."""
 

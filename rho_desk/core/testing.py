@@ -93,7 +93,9 @@ def text_response(text: str) -> tuple[ContentBlock, ...]:
     return (ContentBlock(text=text),)
 
 
-def tool_call_response(*calls: tuple[str, str, Any], text: str | None = None) -> tuple[ContentBlock, ...]:
+def tool_call_response(
+    *calls: tuple[str, str, Any], text: str | None = None
+) -> tuple[ContentBlock, ...]:
     """Content with an optional leading text and ``(id, name, arguments)`` tool calls."""
     blocks = [ContentBlock(text=text)] if text is not None else []
     blocks.extend(ContentBlock.of_tool_call(i, n, a) for i, n, a in calls)
@@ -124,7 +126,9 @@ class ScriptedTurn:
         return cls(events=tuple(events), content=_content(content))
 
     @classmethod
-    def streaming_failed(cls, events: Iterable[ModelEvent | StreamAction], error: ProviderError) -> ScriptedTurn:
+    def streaming_failed(
+        cls, events: Iterable[ModelEvent | StreamAction], error: ProviderError
+    ) -> ScriptedTurn:
         return cls(events=tuple(events), error=error)
 
     @classmethod
@@ -200,7 +204,9 @@ class ScriptedProvider(ModelProvider):
         )
         if not self.turns:
             raise ProviderError(
-                ProviderErrorKind.INVALID_RESPONSE, "scripted provider has no remaining turn", Retryability.PERMANENT
+                ProviderErrorKind.INVALID_RESPONSE,
+                "scripted provider has no remaining turn",
+                Retryability.PERMANENT,
             )
         return self.turns.popleft()
 
@@ -211,7 +217,9 @@ class ScriptedProvider(ModelProvider):
                 await _act(item, request)
         return await self._finish(turn, request)
 
-    async def send_turn_stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
+    async def send_turn_stream(
+        self, request: ModelRequest, events: EventSink
+    ) -> tuple[ContentBlock, ...]:
         turn = self._begin(request)
         token = request.cancellation
         for item in turn.events:
@@ -287,7 +295,9 @@ class ScriptedTool(Tool):
         self.peak_running = 0
 
     @classmethod
-    def failing(cls, name: str, message: str, kind: ToolErrorKind = ToolErrorKind.EXECUTION) -> ScriptedTool:
+    def failing(
+        cls, name: str, message: str, kind: ToolErrorKind = ToolErrorKind.EXECUTION
+    ) -> ScriptedTool:
         return cls(name, ToolError(kind, message))
 
     @classmethod
@@ -301,7 +311,9 @@ class ScriptedTool(Tool):
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
         if self.prepare_error is not None:
             raise self.prepare_error
-        return PreparedCall(self.access, lambda ctx: self.call(invocation, ctx), {"tool": invocation.name})
+        return PreparedCall(
+            self.access, lambda ctx: self.call(invocation, ctx), {"tool": invocation.name}
+        )
 
     async def call(self, invocation: ToolInvocation, context: ToolContext) -> ToolOutput:
         self.invocations.append(invocation)
@@ -355,7 +367,9 @@ class ScriptedCompactor(Compactor):
         return compactor
 
     def push(self, *outputs: CompactionOutput | Sequence[Message]) -> ScriptedCompactor:
-        self.outputs.extend(o if isinstance(o, CompactionOutput) else CompactionOutput(o) for o in outputs)
+        self.outputs.extend(
+            o if isinstance(o, CompactionOutput) else CompactionOutput(o) for o in outputs
+        )
         return self
 
     async def compact(self, request: CompactionRequest) -> CompactionOutput:

@@ -109,7 +109,9 @@ class DefaultKeySource:
                 return found
         if not create:
             raise credentials_error(
-                "read", f"rho-desk's key {name}", f"it is neither in {self.file.describe()} nor in the keyring",
+                "read",
+                f"rho-desk's key {name}",
+                f"it is neither in {self.file.describe()} nor in the keyring",
                 "Restore it from your backup.",
             )
         if self.keyring.writable():
@@ -142,7 +144,9 @@ class MemoryKeySource:
     def key(self, name: str, *, create: bool = True) -> bytes:
         if name not in self.keys:
             if not create:
-                raise CredentialsUnavailable(f"Cannot read rho-desk's key {name}: it is not in memory.")
+                raise CredentialsUnavailable(
+                    f"Cannot read rho-desk's key {name}: it is not in memory."
+                )
             self.keys[name] = secrets.token_bytes(KEY_BYTES)
         return self.keys[name]
 

@@ -78,7 +78,9 @@ class FileKeySource:
         with os.fdopen(fd, "rb") as handle:
             data = handle.read(_MAX_BYTES + 1)
         if len(data) > _MAX_BYTES:
-            raise credentials_error("read", "rho-desk's keys", f"{self.path} is larger than a key file can be")
+            raise credentials_error(
+                "read", "rho-desk's keys", f"{self.path} is larger than a key file can be"
+            )
         keys: dict[str, str] = {}
         for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
             line = raw.strip()
@@ -123,7 +125,9 @@ class FileKeySource:
     def key(self, name: str, *, create: bool = True) -> bytes:
         if not _NAME.fullmatch(name):
             raise credentials_error(
-                "store", _what(name), "a key file holds names of letters, digits and . _ : @ - only",
+                "store",
+                _what(name),
+                "a key file holds names of letters, digits and . _ : @ - only",
                 "Choose another key name.",
             )
         found = self.lookup(name)

@@ -166,7 +166,10 @@ def _means_absent(exc: BaseException) -> bool:
     if isinstance(exc, keyring.errors.InitError | keyring.errors.NoKeyringError):
         return True
     module = type(exc).__module__
-    return module.startswith(("secretstorage", "jeepney", "dbus")) and "Locked" not in type(exc).__name__
+    return (
+        module.startswith(("secretstorage", "jeepney", "dbus"))
+        and "Locked" not in type(exc).__name__
+    )
 
 
 def backend_is_insecure(backend: object) -> bool:
@@ -176,7 +179,9 @@ def backend_is_insecure(backend: object) -> bool:
     if isinstance(chained, list) and chained:
         backend = chained[0]
     name = type(backend).__name__
-    return type(backend).__module__.startswith("keyrings.alt") and ("Plaintext" in name or "Unencrypted" in name)
+    return type(backend).__module__.startswith("keyrings.alt") and (
+        "Plaintext" in name or "Unencrypted" in name
+    )
 
 
 def keyring_status() -> KeyringStatus:
@@ -195,13 +200,17 @@ def keyring_status() -> KeyringStatus:
             try:
                 backend = _bounded(keyring.get_keyring, PROBE_TIMEOUT)
             except _Timeout:
-                _unchosen = KeyringStatus("keyring", False, False, f"it did not answer within {PROBE_TIMEOUT:g} s")
+                _unchosen = KeyringStatus(
+                    "keyring", False, False, f"it did not answer within {PROBE_TIMEOUT:g} s"
+                )
                 return _unchosen
             _backend_ready = True
         cached = _probed.get(id(backend))
         if cached is not None and cached[0] is backend:
             return cached[1]
-        status = _probe(backend, PROBE_TIMEOUT, max(0.1, PROBE_TIMEOUT - (time.monotonic() - started)))
+        status = _probe(
+            backend, PROBE_TIMEOUT, max(0.1, PROBE_TIMEOUT - (time.monotonic() - started))
+        )
         _probed[id(backend)] = (backend, status)
         return status
 
@@ -277,23 +286,36 @@ def delete_secret(user: str, *, what: str) -> bool:
 
 
 def credentials_error(
-    action: str, what: str, reason: str, advice: str = "", *, kind: type[CredentialsUnavailable] = CredentialsUnavailable
+    action: str,
+    what: str,
+    reason: str,
+    advice: str = "",
+    *,
+    kind: type[CredentialsUnavailable] = CredentialsUnavailable,
 ) -> CredentialsUnavailable:
     """The one wording of key and credential errors: ``Cannot ACTION WHAT: REASON. ADVICE``."""
     text = f"Cannot {action} {what}: {reason}."
     return kind(f"{text} {advice}".rstrip())
 
 
-def keyring_error(action: str, what: str, exc: BaseException, *, no_keyring_advice: str = "") -> CredentialsUnavailable:
+def keyring_error(
+    action: str, what: str, exc: BaseException, *, no_keyring_advice: str = ""
+) -> CredentialsUnavailable:
     """A keyring exception as a :class:`CredentialsUnavailable` in the shared wording.
 
     Only the exception's type is reported: a backend's message may quote its internals.
     """
     if isinstance(exc, keyring.errors.NoKeyringError):
         advice = f"{SECRET_SERVICE_ADVICE}{no_keyring_advice}."
-        return credentials_error(action, what, "no system keyring is available", advice, kind=NoKeyringBackend)
+        return credentials_error(
+            action, what, "no system keyring is available", advice, kind=NoKeyringBackend
+        )
     return credentials_error(
-        action, what, f"the keyring reported {type(exc).__name__}", OWN_KEYS_ADVICE, kind=KeyringFailure
+        action,
+        what,
+        f"the keyring reported {type(exc).__name__}",
+        OWN_KEYS_ADVICE,
+        kind=KeyringFailure,
     )
 
 

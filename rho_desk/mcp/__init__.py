@@ -28,8 +28,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def open_memory(scope: Scope, *, fingerprint_key: bytes, known_secrets: tuple[str, ...], key_id: str,
-                log: bool = True, cache_dir: object = None) -> Memory:  # fmt: skip
+def open_memory(
+    scope: Scope,
+    *,
+    fingerprint_key: bytes,
+    known_secrets: tuple[str, ...],
+    key_id: str,
+    log: bool = True,
+    cache_dir: object = None,
+) -> Memory:
     """A :class:`Memory` over ``scope`` whose gate redacts ``known_secrets`` and fingerprints
     with ``fingerprint_key``; the memory index is rebuilt whenever the rule set, the key or the
     known secrets change. ``log``: record served answers in the served log."""
@@ -45,7 +52,9 @@ def open_memory(scope: Scope, *, fingerprint_key: bytes, known_secrets: tuple[st
     for part in (str(RULESET_VERSION), key_id, *sorted(known_secrets)):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
     return Memory(
-        scope, Gate(fingerprint_key, known_secrets), gate_id=digest.hexdigest(),
+        scope,
+        Gate(fingerprint_key, known_secrets),
+        gate_id=digest.hexdigest(),
         log=ServedLog(default_log_path()) if log else None,
         cache_dir=Path(cache_dir) if isinstance(cache_dir, str | Path) else None,
-    )  # fmt: skip
+    )

@@ -45,7 +45,9 @@ class Args:
         unknown = sorted(set(self._values) - self._used)
         if unknown:
             names = ", ".join(repr(n[:40]) for n in unknown[:5])
-            raise BadArguments(f"{self.tool}: unknown argument(s) {names}; it takes {', '.join(sorted(self._used))}")
+            raise BadArguments(
+                f"{self.tool}: unknown argument(s) {names}; it takes {', '.join(sorted(self._used))}"
+            )
 
     def peek_str(self, name: str) -> str | None:
         value = self._values.get(name)
@@ -77,7 +79,11 @@ class Args:
         value = self._take(name)
         if value is None:
             return default
-        if isinstance(value, bool) or not isinstance(value, int | float) or (isinstance(value, float) and not value.is_integer()):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (isinstance(value, float) and not value.is_integer())
+        ):
             raise self._bad(name, f"must be a whole number, not {_kind(value)}")
         number = int(value)
         if not low <= number <= high:
@@ -107,7 +113,9 @@ class Args:
         try:
             stamp = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            raise self._bad(name, f"must be a date (YYYY-MM-DD) or an ISO 8601 time, not {value!r}") from None
+            raise self._bad(
+                name, f"must be a date (YYYY-MM-DD) or an ISO 8601 time, not {value!r}"
+            ) from None
         if stamp.tzinfo is None:
             stamp = stamp.replace(tzinfo=dt.UTC)
         return int(stamp.timestamp())
@@ -131,5 +139,12 @@ class Args:
 
 
 def _kind(value: object) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)  # fmt: skip
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)

@@ -32,7 +32,11 @@ def _toml_string(text: str) -> str:
         code = ord(ch)
         if ch in '"\\':
             out.append("\\" + ch)
-        elif code < 0x20 or 0x7F <= code < 0xA0 or unicodedata.category(ch) in ("Cf", "Cs", "Co", "Cn"):
+        elif (
+            code < 0x20
+            or 0x7F <= code < 0xA0
+            or unicodedata.category(ch) in ("Cf", "Cs", "Co", "Cn")
+        ):
             out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
         else:
             out.append(ch)
@@ -48,20 +52,29 @@ def client_config(client: str, command: str, args: Sequence[str], *, url: str | 
     """The config text for ``client`` to start ``command args`` (stdio) or reach ``url`` (HTTP)."""
     if client == "rho":
         if url is not None:
-            return (f"[mcp.servers.{NAME}]\ntransport = \"streamable_http\"\nurl = {_toml_string(url)}\n"
-                    f"headers_from_env = {{ Authorization = \"RHO_DESK_MCP_AUTHORIZATION\" }}\n"
-                    f"# export RHO_DESK_MCP_AUTHORIZATION=\"Bearer $(cat <token file>)\"\n")  # fmt: skip
-        return (f"[mcp.servers.{NAME}]\ntransport = \"stdio\"\ncommand = {_toml_string(command)}\n"
-                f"args = {_toml_list(args)}\n")  # fmt: skip
+            return (
+                f'[mcp.servers.{NAME}]\ntransport = "streamable_http"\nurl = {_toml_string(url)}\n'
+                f'headers_from_env = {{ Authorization = "RHO_DESK_MCP_AUTHORIZATION" }}\n'
+                f'# export RHO_DESK_MCP_AUTHORIZATION="Bearer $(cat <token file>)"\n'
+            )
+        return (
+            f'[mcp.servers.{NAME}]\ntransport = "stdio"\ncommand = {_toml_string(command)}\n'
+            f"args = {_toml_list(args)}\n"
+        )
     if client == "claude-code":
         if url is not None:
-            entry: dict[str, object] = {"type": "http", "url": url,
-                                        "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"}}  # fmt: skip
+            entry: dict[str, object] = {
+                "type": "http",
+                "url": url,
+                "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"},
+            }
         else:
             entry = {"type": "stdio", "command": command, "args": list(args)}
         return json.dumps({"mcpServers": {NAME: entry}}, indent=2) + "\n"
     if client == "codex":
         if url is not None:
-            return f"[mcp_servers.{NAME}]\nurl = {_toml_string(url)}\nbearer_token_env_var = \"{TOKEN_ENV}\"\n"
-        return f"[mcp_servers.{NAME}]\ncommand = {_toml_string(command)}\nargs = {_toml_list(args)}\n"
+            return f'[mcp_servers.{NAME}]\nurl = {_toml_string(url)}\nbearer_token_env_var = "{TOKEN_ENV}"\n'
+        return (
+            f"[mcp_servers.{NAME}]\ncommand = {_toml_string(command)}\nargs = {_toml_list(args)}\n"
+        )
     raise ValueError(client)

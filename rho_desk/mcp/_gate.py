@@ -85,9 +85,15 @@ class Gate:
             Refused: the audit still has a critical or high finding.
         """
         result = export_snapshot(
-            source.snapshot, selection, key=self._key, known_secrets=self._known, fmt="json",
-            history=source.history, timestamps=source.timestamps, title=source.title,
-        )  # fmt: skip
+            source.snapshot,
+            selection,
+            key=self._key,
+            known_secrets=self._known,
+            fmt="json",
+            history=source.history,
+            timestamps=source.timestamps,
+            title=source.title,
+        )
         if result.blocked:
             raise _refusal(result, f"session {source.snapshot.session_id}")
         return result
@@ -104,8 +110,12 @@ class Gate:
         strings = sorted({s for s in _strings(payload) if s})
         if not strings:
             return payload
-        document = SessionSnapshot.new("answer", 1, [Message.user_text(s) for s in strings], _IDENTITY)
-        result = export_snapshot(document, Selection.everything(), key=self._key, known_secrets=self._known, fmt="json")
+        document = SessionSnapshot.new(
+            "answer", 1, [Message.user_text(s) for s in strings], _IDENTITY
+        )
+        result = export_snapshot(
+            document, Selection.everything(), key=self._key, known_secrets=self._known, fmt="json"
+        )
         if result.blocked:
             raise _refusal(result, "the answer")
         if tally is not None:

@@ -30,7 +30,15 @@ from ..core.changes.checkpoint import journal_path
 from ..core.errors import StorageError
 from ._read import SessionView, Touch
 
-__all__ = ["INDEX_SCHEMA", "Hit", "IndexedSession", "MemoryIndex", "TouchRow", "fts_query", "stamp_of"]
+__all__ = [
+    "INDEX_SCHEMA",
+    "Hit",
+    "IndexedSession",
+    "MemoryIndex",
+    "TouchRow",
+    "fts_query",
+    "stamp_of",
+]
 
 INDEX_SCHEMA: Final = 1
 WEIGHTS: Final = (6.0, 2.0, 1.0, 1.5, 3.0)
@@ -69,7 +77,78 @@ CREATE INDEX IF NOT EXISTS touches_session ON touches(session);
 """
 
 _STOP: Final = frozenset(
-    ["a", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your", "session", "sessions", "conversation", "find", "show", "look", "tell", "about", "earlier", "previous", "past", "last", "ago"]
+    [
+        "a",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "session",
+        "sessions",
+        "conversation",
+        "find",
+        "show",
+        "look",
+        "tell",
+        "about",
+        "earlier",
+        "previous",
+        "past",
+        "last",
+        "ago",
+    ]
 )
 
 
@@ -183,7 +262,9 @@ class MemoryIndex:
                 for suffix in ("", "-wal", "-shm"):
                     with contextlib.suppress(OSError):
                         os.unlink(str(path) + suffix)
-                db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=5.0)
+                db = sqlite3.connect(
+                    path, check_same_thread=False, isolation_level=None, timeout=5.0
+                )
                 index = cls._ready(db, path, gate_id)
             with contextlib.suppress(OSError):
                 os.chmod(path, 0o600)
@@ -193,7 +274,11 @@ class MemoryIndex:
 
     @classmethod
     def in_memory(cls, gate_id: str = "") -> MemoryIndex:
-        return cls._ready(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None), None, gate_id)
+        return cls._ready(
+            sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None),
+            None,
+            gate_id,
+        )
 
     @classmethod
     def _ready(cls, db: sqlite3.Connection, path: Path | None, gate_id: str) -> MemoryIndex:
@@ -222,14 +307,22 @@ class MemoryIndex:
 
     # --- keeping in step ---------------------------------------------------------------------
 
-    def stale(self, entries: Iterable[Entry], keys: Sequence[str] | None) -> tuple[list[tuple[Entry, str]], list[str]]:
+    def stale(
+        self, entries: Iterable[Entry], keys: Sequence[str] | None
+    ) -> tuple[list[tuple[Entry, str]], list[str]]:
         """Entries whose transcript changed since indexed (with their new stamp), and the paths
         indexed in the workspaces ``keys`` (``None``: all) that the library no longer lists."""
         wanted = {e.path: e for e in entries}
         where, params = self._scope(keys)
         with self._lock:
-            known = dict(self._db.execute(f"SELECT s.path, s.stamp FROM sessions s WHERE {where}", params).fetchall())
-        changed = [(e, stamp) for path, e in wanted.items() if known.get(path) != (stamp := stamp_of(path))]
+            known = dict(
+                self._db.execute(
+                    f"SELECT s.path, s.stamp FROM sessions s WHERE {where}", params
+                ).fetchall()
+            )
+        changed = [
+            (e, stamp) for path, e in wanted.items() if known.get(path) != (stamp := stamp_of(path))
+        ]
         return changed, [path for path in known if path not in wanted]
 
     def forget(self, paths: Sequence[str]) -> None:
@@ -253,7 +346,13 @@ class MemoryIndex:
                 self._put(db, entry, stamp, view, failure)
 
     @staticmethod
-    def _put(db: sqlite3.Connection, entry: Entry, stamp: str, view: SessionView | None, failure: str | None) -> None:
+    def _put(
+        db: sqlite3.Connection,
+        entry: Entry,
+        stamp: str,
+        view: SessionView | None,
+        failure: str | None,
+    ) -> None:
         old = db.execute("SELECT rowid FROM sessions WHERE path = ?", (entry.path,)).fetchone()
         if old is not None:
             db.execute("DELETE FROM docs WHERE rowid = ?", old)
@@ -263,9 +362,19 @@ class MemoryIndex:
         cursor = db.execute(
             "INSERT INTO sessions (path, stamp, workspace_key, cwd, id, title, created_at, updated_at, messages, failure)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (entry.path, stamp, entry.workspace_key, entry.cwd, entry.id, entry.title, entry.created_at,
-             entry.updated_at, messages, failure),
-        )  # fmt: skip
+            (
+                entry.path,
+                stamp,
+                entry.workspace_key,
+                entry.cwd,
+                entry.id,
+                entry.title,
+                entry.created_at,
+                entry.updated_at,
+                messages,
+                failure,
+            ),
+        )
         rowid = cursor.lastrowid
         if view is None:
             return
@@ -299,7 +408,9 @@ class MemoryIndex:
             return "1", []
         return f"{alias}.workspace_key IN ({','.join('?' * len(keys))})", list(keys)
 
-    def search(self, query: str, keys: Sequence[str] | None, *, since: int | None = None, limit: int = 10) -> list[Hit]:
+    def search(
+        self, query: str, keys: Sequence[str] | None, *, since: int | None = None, limit: int = 10
+    ) -> list[Hit]:
         """Sessions matching ``query`` in the workspaces ``keys`` (``None``: all), best first."""
         match = fts_query(query)
         if match is None:
@@ -320,13 +431,22 @@ class MemoryIndex:
             try:
                 rows = self._db.execute(ranked, [match, *params, limit]).fetchall()
                 marks = ",".join("?" * len(rows))
-                snippets = dict(self._db.execute(
-                    f"SELECT rowid, snippet(docs, -1, '⟦', '⟧', '…', 24) FROM docs WHERE docs MATCH ? AND rowid IN ({marks})",
-                    [match, *(row[0] for row in rows)],
-                ).fetchall()) if rows else {}  # fmt: skip
+                snippets = (
+                    dict(
+                        self._db.execute(
+                            f"SELECT rowid, snippet(docs, -1, '⟦', '⟧', '…', 24) FROM docs WHERE docs MATCH ? AND rowid IN ({marks})",
+                            [match, *(row[0] for row in rows)],
+                        ).fetchall()
+                    )
+                    if rows
+                    else {}
+                )
             except sqlite3.OperationalError as exc:
                 raise StorageError(f"the memory index: {exc}") from None
-        return [Hit(IndexedSession(*row[:10]), -float(row[10]), snippets.get(row[0], "")) for row in rows]
+        return [
+            Hit(IndexedSession(*row[:10]), -float(row[10]), snippets.get(row[0], ""))
+            for row in rows
+        ]
 
     def sessions(self, session_id: str, keys: Sequence[str] | None) -> list[IndexedSession]:
         """The sessions in scope whose id is ``session_id`` or starts with it (at least 8 chars)."""
@@ -339,7 +459,9 @@ class MemoryIndex:
             ).fetchall()
         return [IndexedSession(*row) for row in rows]
 
-    def touching(self, file: str, keys: Sequence[str] | None, *, limit: int = 200) -> list[TouchRow]:
+    def touching(
+        self, file: str, keys: Sequence[str] | None, *, limit: int = 200
+    ) -> list[TouchRow]:
         """Turns that read or changed ``file``: an absolute path exactly, or a relative one as
         the end of a path (``webhook.py`` matches ``…/src/webhook.py``)."""
         where, params = self._scope(keys)
@@ -362,7 +484,8 @@ class MemoryIndex:
     def touches_of(self, rowid: int) -> list[Touch]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT file, shown, turn, kind FROM touches WHERE session = ? ORDER BY turn, file", (rowid,)
+                "SELECT file, shown, turn, kind FROM touches WHERE session = ? ORDER BY turn, file",
+                (rowid,),
             ).fetchall()
         return [Touch(*row) for row in rows]
 
@@ -374,7 +497,7 @@ class MemoryIndex:
         where, params = self._scope(keys)
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions s WHERE s.failure IS NOT NULL AND {where}", params
+                f"SELECT {_SESSION_COLUMNS} FROM sessions s WHERE s.failure IS NOT NULL AND {where}",
+                params,
             ).fetchall()
         return [IndexedSession(*row) for row in rows]
-

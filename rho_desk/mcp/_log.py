@@ -51,12 +51,25 @@ class ServedLog:
         self.path = path
         self._lock = threading.Lock()
 
-    def record(self, tool: str, *, session: str | None, classes: list[str] | None, redactions: Mapping[str, int],
-               refused: str | None = None, failed: str | None = None) -> None:  # fmt: skip
+    def record(
+        self,
+        tool: str,
+        *,
+        session: str | None,
+        classes: list[str] | None,
+        redactions: Mapping[str, int],
+        refused: str | None = None,
+        failed: str | None = None,
+    ) -> None:
         entry = {
-            "time": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            "tool": tool, "session": session, "classes": classes, "redactions": dict(sorted(redactions.items())),
-        }  # fmt: skip
+            "time": dt.datetime.now(dt.UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
+            "tool": tool,
+            "session": session,
+            "classes": classes,
+            "redactions": dict(sorted(redactions.items())),
+        }
         if refused:
             entry["refused"] = refused
         if failed:
@@ -64,7 +77,11 @@ class ServedLog:
         line = (json.dumps(entry, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
         with self._lock:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = os.open(
+                self.path,
+                os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600,
+            )
             try:
                 os.write(fd, line)
             finally:
@@ -91,15 +108,24 @@ class ServedLog:
 def _entry(raw: bytes) -> LogEntry | None:
     with contextlib.suppress(ValueError, RecursionError):
         data: Any = json.loads(raw)
-        if isinstance(data, dict) and isinstance(data.get("tool"), str) and isinstance(data.get("time"), str):
+        if (
+            isinstance(data, dict)
+            and isinstance(data.get("tool"), str)
+            and isinstance(data.get("time"), str)
+        ):
             redactions = data.get("redactions")
             classes = data.get("classes")
             return LogEntry(
-                data["time"], data["tool"], _str(data.get("session")),
+                data["time"],
+                data["tool"],
+                _str(data.get("session")),
                 [c for c in classes if isinstance(c, str)] if isinstance(classes, list) else None,
-                {str(k): v for k, v in redactions.items() if isinstance(v, int)} if isinstance(redactions, dict) else {},
-                _str(data.get("refused")), _str(data.get("failed")),
-            )  # fmt: skip
+                {str(k): v for k, v in redactions.items() if isinstance(v, int)}
+                if isinstance(redactions, dict)
+                else {},
+                _str(data.get("refused")),
+                _str(data.get("failed")),
+            )
     return None
 
 

@@ -65,7 +65,11 @@ class ToolError(KnownError):
 def _iso(seconds: int | None) -> str | None:
     if not seconds:
         return None
-    return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return (
+        dt.datetime.fromtimestamp(seconds, dt.UTC)
+        .isoformat(timespec="seconds")
+        .replace("+00:00", "Z")
+    )
 
 
 class Memory:
@@ -82,7 +86,13 @@ class Memory:
     """
 
     def __init__(
-        self, scope: Scope, gate: Gate, *, gate_id: str, log: ServedLog | None = None, cache_dir: Path | None = None
+        self,
+        scope: Scope,
+        gate: Gate,
+        *,
+        gate_id: str,
+        log: ServedLog | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
         from ..core.system.dirs import cache_dir as default_cache_dir
 
@@ -93,7 +103,9 @@ class Memory:
         rho = SessionLibrary(scope.home, cache_dir=folder) if scope.rho else None
         self.library = AllSessions(rho, dict(scope.agents), cache_dir=folder)
         self.keys: tuple[str, ...] | None = (
-            None if scope.workspaces is None else tuple(dict.fromkeys(self.library.workspace_key(w) for w in scope.workspaces))
+            None
+            if scope.workspaces is None
+            else tuple(dict.fromkeys(self.library.workspace_key(w) for w in scope.workspaces))
         )
         self._agents: dict[str, str] = {}
         """Path -> the agent whose session it is, as the library last listed it."""
@@ -112,7 +124,9 @@ class Memory:
         self._syncing: threading.Thread | None = None
         self._views: OrderedDict[tuple[str, str], SessionView] = OrderedDict()
         self._views_lock = threading.Lock()
-        self._handlers: dict[str, Callable[[Args, Redacted], tuple[dict[str, Any], str | None, list[str] | None]]] = {
+        self._handlers: dict[
+            str, Callable[[Args, Redacted], tuple[dict[str, Any], str | None, list[str] | None]]
+        ] = {
             "search_sessions": self._search_sessions,
             "get_session": self._get_session,
             "get_messages": self._get_messages,
@@ -143,14 +157,25 @@ class Memory:
                 listed = self.library.list(key).sessions
                 self._agents.update((s.path, s.agent) for s in listed)
                 entries += [
-                    Entry(s.path, s.workspace_key, s.cwd, s.id, s.title or None, s.created_at, s.updated_at, s.message_count)
+                    Entry(
+                        s.path,
+                        s.workspace_key,
+                        s.cwd,
+                        s.id,
+                        s.title or None,
+                        s.created_at,
+                        s.updated_at,
+                        s.message_count,
+                    )
                     for s in listed
                 ]
             changed, gone = self.index.stale(entries, self.keys)
             self.index.forget(gone)
             batch: list[tuple[Entry, str, SessionView | None, str | None]] = []
             stored = time.monotonic()
-            for done, (entry, stamp) in enumerate(changed):  # newest first: the library lists them so
+            for done, (entry, stamp) in enumerate(
+                changed
+            ):  # newest first: the library lists them so
                 if first:
                     self._progress = (done, len(changed))
                 try:
@@ -158,7 +183,9 @@ class Memory:
                 except KnownError as exc:
                     batch.append((entry, stamp, None, exc.text()))
                 except (RecursionError, MemoryError, ValueError, OSError) as exc:
-                    batch.append((entry, stamp, None, f"{entry.path}: cannot be read: {type(exc).__name__}"))
+                    batch.append(
+                        (entry, stamp, None, f"{entry.path}: cannot be read: {type(exc).__name__}")
+                    )
                 else:
                     batch.append((entry, stamp, view, None))
                     self._remember(view, stamp)
@@ -188,7 +215,9 @@ class Memory:
             running = self._syncing is not None and self._syncing.is_alive()
             if running or time.monotonic() - (self._synced_at or 0) < REFRESH_SECONDS:
                 return
-            self._syncing = threading.Thread(target=self._background_sync, name="rho-desk-mcp-sync", daemon=True)
+            self._syncing = threading.Thread(
+                target=self._background_sync, name="rho-desk-mcp-sync", daemon=True
+            )
             self._syncing.start()
 
     def _background_sync(self) -> None:
@@ -221,8 +250,14 @@ class Memory:
             page = answer.pop(TRANSCRIPT, None)
             progress = self._progress
             if progress is not None:
-                read = f"{progress[0]:,} of {progress[1]:,} sessions read, newest first" if progress[1] else "listing it"
-                answer["note"] = f"the library is still being indexed ({read}): ask again later for a complete answer"
+                read = (
+                    f"{progress[0]:,} of {progress[1]:,} sessions read, newest first"
+                    if progress[1]
+                    else "listing it"
+                )
+                answer["note"] = (
+                    f"the library is still being indexed ({read}): ask again later for a complete answer"
+                )
             gated = self.gate.answer(answer, tally)
             if page is not None:
                 gated["messages"] = page
@@ -235,10 +270,25 @@ class Memory:
         self._log(tool, session, classes, tally)
         return gated
 
-    def _log(self, tool: str, session: str | None, classes: list[str] | None, tally: Redacted, *,
-             refused: str | None = None, failed: str | None = None) -> None:  # fmt: skip
+    def _log(
+        self,
+        tool: str,
+        session: str | None,
+        classes: list[str] | None,
+        tally: Redacted,
+        *,
+        refused: str | None = None,
+        failed: str | None = None,
+    ) -> None:
         if self.log is not None:
-            self.log.record(tool, session=session, classes=classes, redactions=tally.redactions, refused=refused, failed=failed)
+            self.log.record(
+                tool,
+                session=session,
+                classes=classes,
+                redactions=tally.redactions,
+                refused=refused,
+                failed=failed,
+            )
 
     # --- scope and sessions ----------------------------------------------------------------------
 
@@ -258,7 +308,9 @@ class Memory:
         if not found and self._progress is not None:
             found = self._listed(session_id)
         if not found:
-            raise ToolError(f"no session {session_id!r} in this server's scope (ids come from search_sessions)")
+            raise ToolError(
+                f"no session {session_id!r} in this server's scope (ids come from search_sessions)"
+            )
         exact = [s for s in found if s.id == session_id]
         if len(exact) == 1:
             found = exact
@@ -276,8 +328,20 @@ class Memory:
             for s in self.library.list(key).sessions:
                 self._agents.setdefault(s.path, s.agent)
                 if s.id == session_id or (len(session_id) >= 8 and s.id.startswith(session_id)):
-                    out.append(IndexedSession(-1, s.path, s.workspace_key, s.cwd, s.id, s.title or None, s.created_at,
-                                              s.updated_at, s.message_count, None))  # fmt: skip
+                    out.append(
+                        IndexedSession(
+                            -1,
+                            s.path,
+                            s.workspace_key,
+                            s.cwd,
+                            s.id,
+                            s.title or None,
+                            s.created_at,
+                            s.updated_at,
+                            s.message_count,
+                            None,
+                        )
+                    )
         return out
 
     def _remember(self, view: SessionView, stamp: str) -> None:
@@ -300,31 +364,47 @@ class Memory:
 
     def _about(self, session: IndexedSession) -> dict[str, Any]:
         return {
-            "session_id": session.id, "agent": self._agents.get(session.path, RHO), "title": session.title,
+            "session_id": session.id,
+            "agent": self._agents.get(session.path, RHO),
+            "title": session.title,
             "workspace": session.cwd,
-            "created_at": _iso(session.created_at), "updated_at": _iso(session.updated_at),
+            "created_at": _iso(session.created_at),
+            "updated_at": _iso(session.updated_at),
             "messages": session.messages,
-        }  # fmt: skip
+        }
 
     # --- the tools -------------------------------------------------------------------------------
 
-    def _search_sessions(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
+    def _search_sessions(
+        self, args: Args, tally: Redacted
+    ) -> tuple[dict[str, Any], str | None, list[str] | None]:
         query = args.text("query", required=True, limit=1000)
         keys = self._workspace_keys(args.path("workspace"))
         since = args.date("since")
         limit = args.integer("limit", default=10, low=1, high=50)
         hits = self.index.search(query, keys, since=since, limit=limit)
-        results = [{**self._about(h.session), "score": round(h.score, 3), "snippet": h.snippet} for h in hits]
+        results = [
+            {**self._about(h.session), "score": round(h.score, 3), "snippet": h.snippet}
+            for h in hits
+        ]
         return {"results": results}, None, None
 
-    def _get_session(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
+    def _get_session(
+        self, args: Args, tally: Redacted
+    ) -> tuple[dict[str, Any], str | None, list[str] | None]:
         session = self._session(args.text("session_id", required=True, limit=200))
         revision = args.integer("revision", default=None, low=0, high=2**63 - 1)
         view = self._view(session)
         if revision is not None:
-            view = read_view(session.path, self.gate, cwd=session.cwd, title=session.title, revision=revision)
+            view = read_view(
+                session.path, self.gate, cwd=session.cwd, title=session.title, revision=revision
+            )
         messages = view.messages
-        touches = self.index.touches_of(session.rowid) if revision is None and session.rowid >= 0 else view.touches
+        touches = (
+            self.index.touches_of(session.rowid)
+            if revision is None and session.rowid >= 0
+            else view.touches
+        )
         outline = _outline(view, touches)
         files: dict[str, dict[str, list[int]]] = {}
         for t in touches:
@@ -347,7 +427,9 @@ class Memory:
         tally.redactions.update(view.tally.redactions)
         return answer, session.id, None
 
-    def _get_messages(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
+    def _get_messages(
+        self, args: Args, tally: Redacted
+    ) -> tuple[dict[str, Any], str | None, list[str] | None]:
         session = self._session(args.text("session_id", required=True, limit=200))
         start = args.integer("start", default=0, low=0, high=2**31)
         limit = args.integer("limit", default=100, low=1, high=MAX_PAGE)
@@ -367,20 +449,34 @@ class Memory:
             if entries and size > MAX_PAGE_BYTES:
                 end = index  # the rest of the page on the next call (next_start says where)
                 break
-            entries.append({
-                "index": index, "turn": turns[index], "timestamp": item.get("timestamp"),
-                "role": _role(next(iter(message), "")), "message": message,
-            })  # fmt: skip
+            entries.append(
+                {
+                    "index": index,
+                    "turn": turns[index],
+                    "timestamp": item.get("timestamp"),
+                    "role": _role(next(iter(message), "")),
+                    "message": message,
+                }
+            )
         tally.redactions.update(transcript.rules(start, end))
         answer = {
-            "session_id": session.id, "title": session.title, "start": start, "count": len(entries), "total": total,
+            "session_id": session.id,
+            "title": session.title,
+            "start": start,
+            "count": len(entries),
+            "total": total,
             "next_start": end if end < total else None,
-            "classes": {"included": selection.included_names(), "excluded": selection.excluded_names()},
+            "classes": {
+                "included": selection.included_names(),
+                "excluded": selection.excluded_names(),
+            },
             TRANSCRIPT: entries,
-        }  # fmt: skip
+        }
         return answer, session.id, selection.included_names()
 
-    def _sessions_touching_file(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
+    def _sessions_touching_file(
+        self, args: Args, tally: Redacted
+    ) -> tuple[dict[str, Any], str | None, list[str] | None]:
         path = args.text("path", required=True, limit=4096)
         if "\n" in path or "\x00" in path:
             raise ToolError("path must be one line")
@@ -388,7 +484,10 @@ class Memory:
         rows = self.index.touching(path, keys)
         sessions: dict[int, dict[str, Any]] = {}
         for row in rows:
-            entry = sessions.setdefault(row.session.rowid, {**self._about(row.session), "files": [], "changed_in": [], "read_in": []})
+            entry = sessions.setdefault(
+                row.session.rowid,
+                {**self._about(row.session), "files": [], "changed_in": [], "read_in": []},
+            )
             if row.shown not in entry["files"]:
                 entry["files"].append(row.shown)
             bucket = entry["changed_in" if row.kind == "changed" else "read_in"]
@@ -396,7 +495,9 @@ class Memory:
                 bucket.append(row.turn)
         return {"sessions": list(sessions.values())}, None, None
 
-    def _get_changes(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
+    def _get_changes(
+        self, args: Args, tally: Redacted
+    ) -> tuple[dict[str, Any], str | None, list[str] | None]:
         from ..core.changes import session_changes
 
         session = self._session(args.text("session_id", required=True, limit=200))
@@ -406,32 +507,57 @@ class Memory:
         except (KnownError, ValueError, OSError) as exc:
             text = exc.text() if isinstance(exc, KnownError) else type(exc).__name__
             raise ToolError(f"the changes of session {session.id} cannot be read: {text}") from None
-        turns = [t for t in changes.turns if t.on_path and t.committed and (turn is None or t.turn == turn)]
+        turns = [
+            t
+            for t in changes.turns
+            if t.on_path and t.committed and (turn is None or t.turn == turn)
+        ]
         if turn is not None and not turns:
-            raise ToolError(f"turn {turn} of session {session.id} changed no file (it has {changes.turn_count} turns)")
+            raise ToolError(
+                f"turn {turn} of session {session.id} changed no file (it has {changes.turn_count} turns)"
+            )
         listed, diffs, size, cut = [], [], 0, False
         for t in turns:
             files = []
             for change in t.files:
                 diff = change.patch() if not change.binary else ""
                 added, removed = change.line_counts() if diff else (0, 0)
-                files.append({"path": change.path, "action": change.action.value, "source": change.source.value,
-                              "added": added, "removed": removed, "note": change.note or None})  # fmt: skip
+                files.append(
+                    {
+                        "path": change.path,
+                        "action": change.action.value,
+                        "source": change.source.value,
+                        "added": added,
+                        "removed": removed,
+                        "note": change.note or None,
+                    }
+                )
                 if diff and not cut:
                     if size + len(diff) > MAX_DIFF_CHARS:
                         cut = True
                     else:
                         diffs.append(diff)
                         size += len(diff)
-            listed.append({"turn": t.turn, "prompt": t.prompt, "files": files,
-                           "commands": [h.command for h in t.hidden]})  # fmt: skip
+            listed.append(
+                {
+                    "turn": t.turn,
+                    "prompt": t.prompt,
+                    "files": files,
+                    "commands": [h.command for h in t.hidden],
+                }
+            )
         answer = {
-            "session_id": session.id, "title": session.title, "turns": listed, "diff": "".join(diffs),
+            "session_id": session.id,
+            "title": session.title,
+            "turns": listed,
+            "diff": "".join(diffs),
             "diff_truncated": cut,
-        }  # fmt: skip
+        }
         return answer, session.id, None
 
-    def _get_usage(self, args: Args, tally: Redacted) -> tuple[dict[str, Any], str | None, list[str] | None]:
+    def _get_usage(
+        self, args: Args, tally: Redacted
+    ) -> tuple[dict[str, Any], str | None, list[str] | None]:
         from ..core.usage.report import GROUPINGS, UsageReport
 
         by = args.choice("by", GROUPINGS, required=True)
@@ -448,8 +574,17 @@ class Memory:
             report = UsageReport(ledger)
             groups = [g.to_json() for g in report.groups(by, filt)]
             total = report.total(filt).to_json()
-        return {"by": by, "since": since and since.isoformat(), "until": until and until.isoformat(),
-                "groups": groups, "total": total}, None, None  # fmt: skip
+        return (
+            {
+                "by": by,
+                "since": since and since.isoformat(),
+                "until": until and until.isoformat(),
+                "groups": groups,
+                "total": total,
+            },
+            None,
+            None,
+        )
 
     # --- usage helpers -------------------------------------------------------------------------
 
@@ -478,10 +613,13 @@ class Memory:
 
 
 _ROLES: Final = {
-    MessageKind.SYSTEM.value: "instructions", MessageKind.USER.value: "user", MessageKind.ASSISTANT.value: "assistant",
-    MessageKind.ENRICHED_ASSISTANT.value: "assistant", MessageKind.ABORTED_ASSISTANT.value: "assistant (cancelled)",
+    MessageKind.SYSTEM.value: "instructions",
+    MessageKind.USER.value: "user",
+    MessageKind.ASSISTANT.value: "assistant",
+    MessageKind.ENRICHED_ASSISTANT.value: "assistant",
+    MessageKind.ABORTED_ASSISTANT.value: "assistant (cancelled)",
     MessageKind.TOOL_RESULT.value: "tool result",
-}  # fmt: skip
+}
 
 
 def _role(variant: str) -> str:
@@ -493,11 +631,23 @@ def _outline(view: SessionView, touches: Sequence[Any]) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     changed: dict[int, list[str]] = {}
     for t in touches:
-        if t.kind == "changed" and t.turn is not None and t.shown not in changed.setdefault(t.turn, []):
+        if (
+            t.kind == "changed"
+            and t.turn is not None
+            and t.shown not in changed.setdefault(t.turn, [])
+        ):
             changed[t.turn].append(t.shown)
     for message, turn in zip(messages, turns_of(messages), strict=True):
         if not turns or turns[-1]["turn"] != turn:
-            turns.append({"turn": turn, "prompt": "", "messages": 0, "tools": Counter(), "files_changed": changed.get(turn, [])})
+            turns.append(
+                {
+                    "turn": turn,
+                    "prompt": "",
+                    "messages": 0,
+                    "tools": Counter(),
+                    "files_changed": changed.get(turn, []),
+                }
+            )
         current = turns[-1]
         current["messages"] += 1
         if message.kind is MessageKind.USER and not current["prompt"]:
@@ -516,9 +666,14 @@ def _revisions(path: str) -> dict[str, Any] | None:
     from ..core.stores.rho_files.reader import read_session
 
     try:
-        tree = (read_session(Path(path), share=False) if detect(path) is None else open_session(path)).tree
+        tree = (
+            read_session(Path(path), share=False) if detect(path) is None else open_session(path)
+        ).tree
         numbers = [node.revision for node in tree.path()]
     except (KnownError, ValueError, OSError, RecursionError):
         return None
-    return {"count": len(numbers), "first": numbers[0] if numbers else None, "latest": numbers[-1] if numbers else None}
-
+    return {
+        "count": len(numbers),
+        "first": numbers[0] if numbers else None,
+        "latest": numbers[-1] if numbers else None,
+    }

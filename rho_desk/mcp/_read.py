@@ -37,14 +37,40 @@ from ..core.wire.model import Message, MessageKind
 from ..core.wire.snapshot import SessionSnapshot
 from ._gate import Gate, Redacted
 
-__all__ = ["MAX_FIELD_CHARS", "SessionView", "Touch", "Transcript", "first_line", "read_view", "turns_of"]
+__all__ = [
+    "MAX_FIELD_CHARS",
+    "SessionView",
+    "Touch",
+    "Transcript",
+    "first_line",
+    "read_view",
+    "turns_of",
+]
 
 MAX_FIELD_CHARS: Final = 200_000
 """Characters of one indexed field (prompts, replies, tool calls) per session: a session longer
 than that is searchable in its first 200,000 characters of each."""
 
-_PATH_KEYS: Final = ("path", "file_path", "filepath", "file", "filename", "notebook_path", "target_file")
-_CHANGING: Final = ("write", "edit", "patch", "create", "delete", "remove", "move", "rename", "replace")
+_PATH_KEYS: Final = (
+    "path",
+    "file_path",
+    "filepath",
+    "file",
+    "filename",
+    "notebook_path",
+    "target_file",
+)
+_CHANGING: Final = (
+    "write",
+    "edit",
+    "patch",
+    "create",
+    "delete",
+    "remove",
+    "move",
+    "rename",
+    "replace",
+)
 _ENTRY: Final = re.compile(r"\$\.messages\[(\d+)\]")
 _SELECTIONS: Final = 3
 """Transcripts kept per open session (one per class selection asked for)."""
@@ -108,8 +134,14 @@ class SessionView:
         key = selection.included
         found = self._transcripts.get(key)
         if found is None:
-            whole = self.exported if self.exported is not None and key == frozenset(ALL_CLASSES) else None
-            found = _transcript(whole if whole is not None else gate.session(self.source, selection))
+            whole = (
+                self.exported
+                if self.exported is not None and key == frozenset(ALL_CLASSES)
+                else None
+            )
+            found = _transcript(
+                whole if whole is not None else gate.session(self.source, selection)
+            )
             if len(self._transcripts) >= _SELECTIONS:
                 self._transcripts.pop(next(iter(self._transcripts)))
             self._transcripts[key] = found
@@ -135,7 +167,9 @@ class SessionView:
                 prompts.append(message.text())
             elif kind is not MessageKind.TOOL_RESULT:
                 replies.append(message.text())
-                tools.extend(f"{call.name} {_arguments(call.arguments)}" for call in message.tool_calls())
+                tools.extend(
+                    f"{call.name} {_arguments(call.arguments)}" for call in message.tool_calls()
+                )
         files = sorted({t.shown for t in self.touches} | {t.file for t in self.touches})
         return {
             "title": self.title or "",
@@ -190,7 +224,12 @@ def _call_touches(messages: tuple[Message, ...], cwd: str) -> Iterator[Touch]:
             kind = "changed" if any(word in call.name.lower() for word in _CHANGING) else "read"
             for key in _PATH_KEYS:
                 value = args.get(key)
-                if isinstance(value, str) and value.strip() and len(value) < 4096 and "\n" not in value:
+                if (
+                    isinstance(value, str)
+                    and value.strip()
+                    and len(value) < 4096
+                    and "\n" not in value
+                ):
                     file = _absolute(value.strip(), cwd)
                     yield Touch(file, _shown(file, cwd), turn, kind)
 
@@ -215,7 +254,9 @@ def _journal_touches(path: Path) -> list[Touch]:
     ]
 
 
-def read_view(path: str, gate: Gate, *, cwd: str, title: str | None = None, revision: int | None = None) -> SessionView:
+def read_view(
+    path: str, gate: Gate, *, cwd: str, title: str | None = None, revision: int | None = None
+) -> SessionView:
     """Read the session at ``path`` (at ``revision``, default the latest) and redact it (every
     class) through ``gate``. Files a turn changed come from the checkpoint journal too, for the
     latest revision; from the tool calls alone for an earlier one.
@@ -235,7 +276,9 @@ def read_view(path: str, gate: Gate, *, cwd: str, title: str | None = None, revi
     tally = Redacted()
     result = gate.session(source, Selection.everything())
     tally.add(result)
-    view = SessionView(path, source, result.snapshot, tally, cwd, title or source.title, exported=result)
+    view = SessionView(
+        path, source, result.snapshot, tally, cwd, title or source.title, exported=result
+    )
     journal = _journal_touches(Path(path)) if revision is None else []
     touches = {(t.file, t.turn, t.kind): t for t in journal}
     for touch in _call_touches(view.messages, cwd):

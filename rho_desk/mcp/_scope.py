@@ -25,6 +25,8 @@ class Scope:
 
     def describe(self) -> dict[str, Any]:
         return {
-            "home": str(self.home), "workspaces": "all" if self.workspaces is None else list(self.workspaces),
-            "rho": self.rho, "agents": {name: str(folder) for name, folder in self.agents},
-        }  # fmt: skip
+            "home": str(self.home),
+            "workspaces": "all" if self.workspaces is None else list(self.workspaces),
+            "rho": self.rho,
+            "agents": {name: str(folder) for name, folder in self.agents},
+        }

@@ -33,12 +33,15 @@ log = logging.getLogger(__name__)
 
 _TOOLS = [
     types.Tool(
-        name=spec["name"], description=spec["description"], input_schema=spec["inputSchema"],
-        annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                                          open_world_hint=False),
+        name=spec["name"],
+        description=spec["description"],
+        input_schema=spec["inputSchema"],
+        annotations=types.ToolAnnotations(
+            read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
     )
     for spec in TOOL_SPECS
-]  # fmt: skip
+]
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -49,7 +52,9 @@ def build_server(memory: Callable[[], Memory]) -> Server[Any]:
     """The SDK server answering the six tools from ``memory()`` (called on each tool call, so
     the library may still be opening while the handshake is answered)."""
 
-    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=_TOOLS)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -66,19 +71,28 @@ def build_server(memory: Callable[[], Memory]) -> Server[Any]:
             log.exception("tool %s failed", params.name)
             return _error(f"{params.name} failed: internal error ({type(exc).__name__})")
         text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=answer)
+        return types.CallToolResult(
+            content=[types.TextContent(text=text)], structured_content=answer
+        )
 
     return Server(
-        SERVER_NAME, version=__version__, title=SERVER_TITLE, instructions=INSTRUCTIONS,
-        on_list_tools=list_tools, on_call_tool=call_tool,
-    )  # fmt: skip
+        SERVER_NAME,
+        version=__version__,
+        title=SERVER_TITLE,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 def initialization_options(server: Server[Any]) -> InitializationOptions:
     return server.create_initialization_options()
 
 
-ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+ASGIApp = Callable[
+    [dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]],
+    Awaitable[None],
+]
 
 
 def bearer_guard(app: ASGIApp, token: str) -> ASGIApp:
@@ -86,12 +100,24 @@ def bearer_guard(app: ASGIApp, token: str) -> ASGIApp:
     HTTP request gets 401 and reaches nothing."""
     expected = f"Bearer {token}".encode()
 
-    async def guarded(scope: dict[str, Any], receive: Callable[[], Awaitable[Any]], send: Callable[[Any], Awaitable[None]]) -> None:
+    async def guarded(
+        scope: dict[str, Any],
+        receive: Callable[[], Awaitable[Any]],
+        send: Callable[[Any], Awaitable[None]],
+    ) -> None:
         if scope.get("type") == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]})  # fmt: skip
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"text/plain"),
+                            (b"www-authenticate", b"Bearer"),
+                        ],
+                    }
+                )
                 await send({"type": "http.response.body", "body": b"a bearer token is required\n"})
                 return
         await app(scope, receive, send)
@@ -99,8 +125,14 @@ def bearer_guard(app: ASGIApp, token: str) -> ASGIApp:
     return guarded
 
 
-def serve_http(server: Server[Any], *, host: str, port: int, token: str | None,
-               ready: Callable[[int], None] | None = None) -> None:  # fmt: skip
+def serve_http(
+    server: Server[Any],
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    ready: Callable[[int], None] | None = None,
+) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` until interrupted (blocking).
 
     ``ready`` is called with the bound port once the socket listens (``port`` 0 picks one).

@@ -45,14 +45,26 @@ def fast_initialize(line: bytes) -> tuple[Any, bytes] | None:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "initialize":
+    if (
+        not isinstance(message, dict)
+        or message.get("jsonrpc") != "2.0"
+        or message.get("method") != "initialize"
+    ):
         return None
     request_id = message.get("id")
     params = message.get("params")
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str) or not isinstance(params, dict):
+    if (
+        isinstance(request_id, bool)
+        or not isinstance(request_id, int | str)
+        or not isinstance(params, dict)
+    ):
         return None
     version, info = params.get("protocolVersion"), params.get("clientInfo")
-    if not isinstance(version, str) or not isinstance(params.get("capabilities"), dict) or not isinstance(info, dict):
+    if (
+        not isinstance(version, str)
+        or not isinstance(params.get("capabilities"), dict)
+        or not isinstance(info, dict)
+    ):
         return None
     if not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
         return None
@@ -64,7 +76,9 @@ def fast_initialize(line: bytes) -> tuple[Any, bytes] | None:
         "instructions": INSTRUCTIONS,
     }
     answer = {"jsonrpc": "2.0", "id": request_id, "result": result}
-    return request_id, json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return request_id, json.dumps(
+        answer, ensure_ascii=False, separators=(",", ":")
+    ).encode() + b"\n"
 
 
 def _take_wire() -> tuple[int, int]:
@@ -120,8 +134,13 @@ def serve_stdio(prepare: Callable[[], Any]) -> None:
     _run_sdk(server, reader, writer, first, answered)
 
 
-def _run_sdk(server: Any, reader: io.BufferedReader[io.FileIO], writer: io.FileIO, first: bytes,
-             answered: tuple[Any, bytes] | None) -> None:  # fmt: skip
+def _run_sdk(
+    server: Any,
+    reader: io.BufferedReader[io.FileIO],
+    writer: io.FileIO,
+    first: bytes,
+    answered: tuple[Any, bytes] | None,
+) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -169,4 +188,8 @@ def _answers(text: str, request_id: Any) -> bool:
         message = json.loads(text)
     except ValueError:
         return False
-    return isinstance(message, dict) and message.get("id") == request_id and ("result" in message or "error" in message)
+    return (
+        isinstance(message, dict)
+        and message.get("id") == request_id
+        and ("result" in message or "error" in message)
+    )

@@ -117,7 +117,11 @@ def _user_block(block: ContentBlock) -> dict[str, Any] | None:
     if block.image is not None:
         return {
             "type": "image",
-            "source": {"type": "base64", "media_type": block.image.mime_type, "data": block.image.data},
+            "source": {
+                "type": "base64",
+                "media_type": block.image.mime_type,
+                "data": block.image.data,
+            },
         }
     assert block.tool_call is not None
     return _text(render_tool_call(block.tool_call))
@@ -182,7 +186,9 @@ def lower_anthropic_messages(
             prepared = _prepare(message.enriched_assistant, target, replay_thinking)
             push("assistant", _assistant(prepared, replay_thinking))
         elif message.aborted_assistant is not None:
-            prepared = _prepare(aborted_as_assistant(message.aborted_assistant), target, replay_thinking)
+            prepared = _prepare(
+                aborted_as_assistant(message.aborted_assistant), target, replay_thinking
+            )
             push("assistant", _assistant(prepared, replay_thinking))
         elif message.tool_result is not None:
             result = message.tool_result
@@ -220,8 +226,14 @@ def build_messages_body(
             then picks the budget (``off`` sends none).
     """
     budget = thinking_budget(request.reasoning_level, max_output_tokens) if thinking else None
-    system, messages = lower_anthropic_messages(request.messages, target, replay_thinking=budget is not None)
-    body: dict[str, Any] = {"model": target.model, "max_tokens": max_output_tokens, "messages": messages}
+    system, messages = lower_anthropic_messages(
+        request.messages, target, replay_thinking=budget is not None
+    )
+    body: dict[str, Any] = {
+        "model": target.model,
+        "max_tokens": max_output_tokens,
+        "messages": messages,
+    }
     if system is not None:
         body["system"] = system
     if request.tools:
@@ -269,7 +281,11 @@ class _MessagesTurn:
 
     def _index(self, event: dict[str, Any]) -> int:
         index = event.get("index")
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= MAX_BLOCK_INDEX:
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, int)
+            or not 0 <= index <= MAX_BLOCK_INDEX
+        ):
             raise malformed("a content block index was missing or out of range")
         return index
 
@@ -346,7 +362,9 @@ class _MessagesTurn:
             if initial is not None and initial != {}:
                 seed = json.dumps(initial, ensure_ascii=False)
                 block.tool_input += seed
-            return [ToolCallDelta(index=index, id=block.tool_id, name=block.tool_name, arguments=seed)]
+            return [
+                ToolCallDelta(index=index, id=block.tool_id, name=block.tool_name, arguments=seed)
+            ]
         return []
 
     def _block_delta(self, index: int, delta: Any) -> list[ModelEvent]:
@@ -397,7 +415,9 @@ class _MessagesTurn:
                 self.cost_seen = max(self.cost_seen, reported)
         if output is None and cost is None:
             return []
-        return [self._usage(ModelUsage(output_tokens=output, total_tokens=output, cost_usd_micros=cost))]
+        return [
+            self._usage(ModelUsage(output_tokens=output, total_tokens=output, cost_usd_micros=cost))
+        ]
 
     def content(self) -> tuple[ContentBlock, ...]:
         out: list[ContentBlock] = []
@@ -407,7 +427,9 @@ class _MessagesTurn:
                 out.append(ContentBlock(text=block.text))
             if block.kind == "tool_use" or block.tool_id is not None:
                 arguments = parse_tool_arguments(block.tool_input)
-                out.append(ContentBlock.of_tool_call(block.tool_id or "", block.tool_name or "", arguments))
+                out.append(
+                    ContentBlock.of_tool_call(block.tool_id or "", block.tool_name or "", arguments)
+                )
         return tuple(out)
 
 
@@ -463,7 +485,10 @@ class AnthropicProvider(HttpProvider):
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         return build_messages_body(
-            request, self._identity, max_output_tokens=self.max_output_tokens, thinking=self.thinking
+            request,
+            self._identity,
+            max_output_tokens=self.max_output_tokens,
+            thinking=self.thinking,
         )
 
     async def _stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
@@ -472,7 +497,9 @@ class AnthropicProvider(HttpProvider):
         http = self._http
         async with http.post_sse("/messages", body) as stream:
             if not stream.is_event_stream:
-                raise malformed(f"expected an event stream, got {stream.content_type or 'no content type'}")
+                raise malformed(
+                    f"expected an event stream, got {stream.content_type or 'no content type'}"
+                )
             async for sse in stream:
                 try:
                     event = json.loads(sse.data)
@@ -491,6 +518,10 @@ class AnthropicProvider(HttpProvider):
             if not turn.stopped:
                 raise stream.ended_early()
         if turn.cut:  # stop_reason max_tokens: the reply is what the model wrote before the cut
-            await events.send(OutputLimited(f"the server cut the reply at its output limit (max_tokens "
-                                            f"{self.max_output_tokens}; stop_reason: max_tokens)"))  # fmt: skip
+            await events.send(
+                OutputLimited(
+                    f"the server cut the reply at its output limit (max_tokens "
+                    f"{self.max_output_tokens}; stop_reason: max_tokens)"
+                )
+            )
         return turn.content()

@@ -196,7 +196,9 @@ class HttpProvider(ModelProvider, abc.ABC):
 
         return await self.send_turn_stream(request, _Discard())
 
-    async def send_turn_stream(self, request: ModelRequest, events: EventSink) -> tuple[ContentBlock, ...]:
+    async def send_turn_stream(
+        self, request: ModelRequest, events: EventSink
+    ) -> tuple[ContentBlock, ...]:
         report = self.handoff_report(request.messages)
         if report.has_omissions():
             log.debug(

@@ -56,7 +56,13 @@ if TYPE_CHECKING:
     from .base import HttpProvider
     from .profiles import ProfileStore, ProviderProfile
 
-__all__ = ["SUMMARY_SYSTEM_PROMPT", "OpenedCompactor", "SummarizingCompactor", "open_compactor", "render_transcript"]
+__all__ = [
+    "SUMMARY_SYSTEM_PROMPT",
+    "OpenedCompactor",
+    "SummarizingCompactor",
+    "open_compactor",
+    "render_transcript",
+]
 
 SUMMARY_SYSTEM_PROMPT: Final = """\
 You compact the history of a conversation between a user and a coding agent. The older part of
@@ -251,13 +257,20 @@ class SummarizingCompactor(Compactor):
                 f"the provider answered with a tool call ({', '.join(calls)}) instead of a summary",
                 Retryability.PERMANENT,
             )
-        summary = "".join(b.text for b in content if b.text is not None).strip() or "".join(collector.text).strip()
+        summary = (
+            "".join(b.text for b in content if b.text is not None).strip()
+            or "".join(collector.text).strip()
+        )
         if not summary:
             raise ProviderError(
-                ProviderErrorKind.INVALID_RESPONSE, "the provider returned an empty summary", Retryability.RETRYABLE
+                ProviderErrorKind.INVALID_RESPONSE,
+                "the provider returned an empty summary",
+                Retryability.RETRYABLE,
             )
         if len(summary) > self.max_summary_chars:
-            summary = summary[: self.max_summary_chars].rstrip() + "\n[summary cut to its length limit]"
+            summary = (
+                summary[: self.max_summary_chars].rstrip() + "\n[summary cut to its length limit]"
+            )
         replaced_tokens = estimate_messages_tokens(parts.older)
         identity = self.provider.identity()
         header = (
@@ -267,8 +280,9 @@ class SummarizingCompactor(Compactor):
         message = Message.user_text(f"{header}\n\n{summary}")
         return CompactionOutput((*parts.system, message, *parts.recent), usage=collector.usage)
 
-
-    async def _record(self, request: CompactionRequest, collector: _Collector, outcome: RequestOutcome) -> None:
+    async def _record(
+        self, request: CompactionRequest, collector: _Collector, outcome: RequestOutcome
+    ) -> None:
         """The summary request's physical requests, in the ledger (a failure is a diagnostic)."""
         recording = self.recording
         if recording is None:
@@ -276,14 +290,22 @@ class SummarizingCompactor(Compactor):
         from ..core.usage.writer import RequestUsage
 
         identity = self.provider.identity()
-        attempts = [(usage, "failed") for usage in collector.failed] + [(collector.usage, outcome)]
+        failed: RequestOutcome = "failed"
+        attempts = [(usage, failed) for usage in collector.failed] + [(collector.usage, outcome)]
         for index, (usage, result) in enumerate(attempts, 1):
             event = RequestUsage(
-                identity.provider, identity.model, "compaction", result, usage,  # type: ignore[arg-type]
-                session_id=request.session_id, parent_session_id=request.parent_session_id,
-                run_id=request.run_id, step_index=request.step_index, attempt_index=index,
+                identity.provider,
+                identity.model,
+                "compaction",
+                result,
+                usage,
+                session_id=request.session_id,
+                parent_session_id=request.parent_session_id,
+                run_id=request.run_id,
+                step_index=request.step_index,
+                attempt_index=index,
                 workspace_path=request.workspace_path,
-            )  # fmt: skip
+            )
             await asyncio.shield(asyncio.to_thread(recording.record, event))
 
 
@@ -338,4 +360,6 @@ async def open_compactor(
         profile = await asyncio.to_thread(store.get, profile)
     provider, _ = await open_provider(profile)
     label = f"profile {profile.name} ({profile.identity_provider}/{profile.model})"
-    return OpenedCompactor(SummarizingCompactor(provider, budget, recording=recording), label, provider)
+    return OpenedCompactor(
+        SummarizingCompactor(provider, budget, recording=recording), label, provider
+    )

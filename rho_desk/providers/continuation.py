@@ -177,9 +177,18 @@ async def open_continuation(
         CredentialsUnavailable: the profile's key cannot be read.
     """
     mode = profile.permission_mode_for(tools)
-    setup = open_tools(mode, approver, cwd=cwd, workspace=workspace, granted=granted, trust=trust,
-                       trust_workspace=trust_workspace, session_file=session_file,
-                       previous=previous.tools if previous is not None else None, observer=observer)  # fmt: skip
+    setup = open_tools(
+        mode,
+        approver,
+        cwd=cwd,
+        workspace=workspace,
+        granted=granted,
+        trust=trust,
+        trust_workspace=trust_workspace,
+        session_file=session_file,
+        previous=previous.tools if previous is not None else None,
+        observer=observer,
+    )
     if provider is not None:
         model = await provider()
     else:
@@ -208,8 +217,11 @@ async def open_continuation(
             from ..core.compaction.local import RecentBudget
             from .compactors import open_compactor
 
-            opened = await open_compactor(chosen.compactor, chosen.budget or RecentBudget(),
-                                          recording=rho.config.usage_recording)  # fmt: skip
+            opened = await open_compactor(
+                chosen.compactor,
+                chosen.budget or RecentBudget(),
+                recording=rho.config.usage_recording,
+            )
             session.set_compaction(opened.compactor, chosen.policy)
         else:
             session.set_compaction(None, None)
@@ -217,5 +229,16 @@ async def open_continuation(
         with contextlib.suppress(Exception):
             await model.aclose()
         raise
-    return Continuation(profile, model, rho, session, setup, mode, handoff, str(model.identity()), chosen, opened,
-                        rebuilt)  # fmt: skip
+    return Continuation(
+        profile,
+        model,
+        rho,
+        session,
+        setup,
+        mode,
+        handoff,
+        str(model.identity()),
+        chosen,
+        opened,
+        rebuilt,
+    )

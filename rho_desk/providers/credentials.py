@@ -74,6 +74,8 @@ __all__ = [
 log = logging.getLogger("rho_desk.providers.credentials")
 
 INDEX_FILE: Final = "credential-index.json"
+
+
 class KeyedProfile(Protocol):
     """What the credential functions read of a provider profile."""
 
@@ -142,7 +144,9 @@ def _write_index(names: list[str]) -> None:
     from ..core.system.fsio import atomic_write
 
     try:
-        atomic_write(_index_path(), json.dumps({"usernames": sorted(set(names))}, indent=2).encode())
+        atomic_write(
+            _index_path(), json.dumps({"usernames": sorted(set(names))}, indent=2).encode()
+        )
     except StorageError as exc:
         # The index only widens what stored_secrets() finds; losing it must not lose the key.
         log.warning("could not update the credential index: %s", type(exc).__name__)
@@ -163,7 +167,9 @@ def get_api_key(profile: KeyedProfile | str) -> SecretString | None:
     return SecretString(value) if value else None
 
 
-def set_api_key(profile: KeyedProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
+def set_api_key(
+    profile: KeyedProfile | str, key: str | SecretString, *, allow_insecure: bool = False
+) -> None:
     """Store ``key`` for ``profile`` (replacing any previous one).
 
     Args:
@@ -178,7 +184,11 @@ def set_api_key(profile: KeyedProfile | str, key: str | SecretString, *, allow_i
     if not value or value != value.strip():
         raise ValueError("an API key must be non-empty, without surrounding whitespace")
     store_secret(
-        keyring_user(name), value, what=_what(name), allow_insecure=allow_insecure, no_keyring_advice=_ENV_ADVICE
+        keyring_user(name),
+        value,
+        what=_what(name),
+        allow_insecure=allow_insecure,
+        no_keyring_advice=_ENV_ADVICE,
     )
     index = _read_index()
     if name not in index:
@@ -195,7 +205,9 @@ def delete_api_key(profile: KeyedProfile | str) -> bool:
     return removed
 
 
-def resolve_api_key(profile: KeyedProfile, *, environ: dict[str, str] | None = None) -> ResolvedKey | None:
+def resolve_api_key(
+    profile: KeyedProfile, *, environ: dict[str, str] | None = None
+) -> ResolvedKey | None:
     """The key to use for ``profile``: keyring first, then its opted-in environment variable.
 
     Returns ``None`` only for profiles that need no key (a local Ollama server).
@@ -226,7 +238,9 @@ def resolve_api_key(profile: KeyedProfile, *, environ: dict[str, str] | None = N
         raise unavailable
     if profile.requires_key:
         where = f" or in the environment variable {var}" if var else ""
-        raise MissingApiKey(f"No API key is stored for profile '{profile.name}' in the keyring{where}. Add one in the provider settings.")
+        raise MissingApiKey(
+            f"No API key is stored for profile '{profile.name}' in the keyring{where}. Add one in the provider settings."
+        )
     return None
 
 
@@ -273,7 +287,9 @@ async def aget_api_key(profile: KeyedProfile | str) -> SecretString | None:
     return await asyncio.to_thread(get_api_key, profile)
 
 
-async def aset_api_key(profile: KeyedProfile | str, key: str | SecretString, *, allow_insecure: bool = False) -> None:
+async def aset_api_key(
+    profile: KeyedProfile | str, key: str | SecretString, *, allow_insecure: bool = False
+) -> None:
     await asyncio.to_thread(set_api_key, profile, key, allow_insecure=allow_insecure)
 
 
@@ -283,4 +299,3 @@ async def adelete_api_key(profile: KeyedProfile | str) -> bool:
 
 async def aresolve_api_key(profile: KeyedProfile) -> ResolvedKey | None:
     return await asyncio.to_thread(resolve_api_key, profile)
-

@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from .transport import Timeouts
     from .usage import Pricing
 
-__all__ = ["Endpoint", "EndpointFields", "ProfileKind", "build_provider", "check_base_url", "resolve_permission_mode"]
+__all__ = [
+    "Endpoint",
+    "EndpointFields",
+    "ProfileKind",
+    "build_provider",
+    "check_base_url",
+    "resolve_permission_mode",
+]
 
 
 class ProfileKind(enum.Enum):
@@ -41,7 +48,9 @@ class ProfileKind(enum.Enum):
     """Anthropic Messages."""
 
 
-def resolve_permission_mode(permission_mode: str | None, override: PermissionMode | None = None) -> PermissionMode:
+def resolve_permission_mode(
+    permission_mode: str | None, override: PermissionMode | None = None
+) -> PermissionMode:
     """The permission mode a continued conversation's tools run under: ``override`` (chosen for
     this conversation or on the command line), else the profile's ``permission_mode``, else
     ``supervised``.
@@ -144,8 +153,12 @@ class Endpoint(msgspec.Struct, frozen=True):
         return resolve_permission_mode(self.permission_mode, override)
 
 
-def build_provider(profile: EndpointFields, api_key: SecretString | None, *,
-                   client: httpx.AsyncClient | None = None) -> HttpProvider:  # fmt: skip
+def build_provider(
+    profile: EndpointFields,
+    api_key: SecretString | None,
+    *,
+    client: httpx.AsyncClient | None = None,
+) -> HttpProvider:
     """A provider for ``profile`` using ``api_key``.
 
     Raises:

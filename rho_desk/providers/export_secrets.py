@@ -66,7 +66,9 @@ def load_export_secrets(keys: KeySource | None = None) -> ExportSecrets:
     """
     from ..keys import default_key_source
 
-    notices: list[str] = []  # a key created in the key file, said by the caller's key source otherwise
+    notices: list[
+        str
+    ] = []  # a key created in the key file, said by the caller's key source otherwise
     source = keys if keys is not None else default_key_source(notice=notices.append)
     own = export_keys(source)
     return ExportSecrets(own, tuple(stored_secrets()), tuple(notices))

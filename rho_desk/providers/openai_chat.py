@@ -128,7 +128,10 @@ def _assistant(prepared: PreparedAssistant) -> dict[str, Any]:
                 {
                     "id": call.id,
                     "type": "function",
-                    "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+                    "function": {
+                        "name": call.name,
+                        "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                    },
                 }
             )
     text = "\n".join(texts)
@@ -141,7 +144,11 @@ def _assistant(prepared: PreparedAssistant) -> dict[str, Any]:
     for context_block in prepared.replay_context:
         # Only this kind can be encoded on the chat wire; the identity already matched exactly.
         data = context_block.data
-        if context_block.kind == OPENAI_CHAT_REASONING_CONTENT_KIND and isinstance(data, str) and data:
+        if (
+            context_block.kind == OPENAI_CHAT_REASONING_CONTENT_KIND
+            and isinstance(data, str)
+            and data
+        ):
             message["reasoning_content"] = data
             break
     return message
@@ -171,7 +178,11 @@ def lower_chat_messages(messages: Sequence[Message], target: ModelIdentity) -> l
 def _tool(spec: ToolSpec) -> dict[str, Any]:
     return {
         "type": "function",
-        "function": {"name": spec.name, "description": spec.description, "parameters": spec.input_schema},
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.input_schema,
+        },
     }
 
 
@@ -258,7 +269,11 @@ class _ChatTurn(msgspec.Struct):
             for item in details:
                 if not isinstance(item, dict):
                     continue
-                if item.get("type") == "reasoning.summary" and isinstance(item.get("summary"), str) and item["summary"]:
+                if (
+                    item.get("type") == "reasoning.summary"
+                    and isinstance(item.get("summary"), str)
+                    and item["summary"]
+                ):
                     events.append(ReasoningSummaryDelta(item["summary"]))
                 elif (
                     item.get("type") == "reasoning.text"
@@ -283,7 +298,11 @@ class _ChatTurn(msgspec.Struct):
 
     def _tool_fragment(self, position: int, fragment: dict[str, Any]) -> ToolCallDelta | None:
         index = fragment.get("index", position)
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= MAX_TOOL_INDEX:
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, int)
+            or not 0 <= index <= MAX_TOOL_INDEX
+        ):
             raise malformed("a tool-call index was out of range")
         call = self.calls.setdefault(index, _Call())
         function = json_object(fragment, "function")
@@ -376,8 +395,14 @@ class OpenAIChatProvider(HttpProvider):
         )
         self.send_reasoning_effort = send_reasoning_effort
         self.send_prompt_cache_key = send_prompt_cache_key
-        self.max_output_tokens = DEFAULT_MAX_OUTPUT_TOKENS if max_output_tokens is None else max_output_tokens
-        self._max_tokens_field = "max_completion_tokens" if urlsplit(base_url).hostname == "api.openai.com" else "max_tokens"
+        self.max_output_tokens = (
+            DEFAULT_MAX_OUTPUT_TOKENS if max_output_tokens is None else max_output_tokens
+        )
+        self._max_tokens_field = (
+            "max_completion_tokens"
+            if urlsplit(base_url).hostname == "api.openai.com"
+            else "max_tokens"
+        )
         self._counts_tokens: bool | None = None
         """Whether the server answers ``/tokenize`` (unknown until asked once)."""
 
@@ -389,7 +414,9 @@ class OpenAIChatProvider(HttpProvider):
         http = self._http
         root = httpx.URL(http.base_url)
         path = root.path.rstrip("/")
-        url = root.copy_with(path=(path[: -len("/v1")] if path.endswith("/v1") else path) + "/tokenize")
+        url = root.copy_with(
+            path=(path[: -len("/v1")] if path.endswith("/v1") else path) + "/tokenize"
+        )
         try:
             # httpx's timeout bounds each read, not the whole answer
             async with asyncio.timeout(TOKENIZE_TIMEOUT):
@@ -432,9 +459,12 @@ class OpenAIChatProvider(HttpProvider):
                 Retryability.PERMANENT,
             )
         if turn.finish_reason == "length":  # a text reply cut short: kept, and said
-            await events.send(OutputLimited(
-                f"the server cut the reply at its output limit ({self._max_tokens_field} {self.max_output_tokens}; "
-                "finish_reason: length)"))  # fmt: skip
+            await events.send(
+                OutputLimited(
+                    f"the server cut the reply at its output limit ({self._max_tokens_field} {self.max_output_tokens}; "
+                    "finish_reason: length)"
+                )
+            )
         if turn.usage.seen:
             usage = with_cost(turn.usage.to_model_usage(self.context_window), self.pricing)
             await events.send(Usage(usage))
@@ -443,7 +473,9 @@ class OpenAIChatProvider(HttpProvider):
             await events.send(ProviderContext(OPENAI_CHAT_REASONING_CONTENT_KIND, 0, reasoning))
         return turn.content()
 
-    async def _consume_stream(self, stream: EventStream, turn: _ChatTurn, events: EventSink) -> None:
+    async def _consume_stream(
+        self, stream: EventStream, turn: _ChatTurn, events: EventSink
+    ) -> None:
         http = self._http
         async for sse in stream:
             data = sse.data.strip()
@@ -467,7 +499,9 @@ class OpenAIChatProvider(HttpProvider):
         if not turn.finished or stream.has_partial_event:
             raise stream.ended_early()
 
-    async def _consume_completion(self, stream: EventStream, turn: _ChatTurn, events: EventSink) -> None:
+    async def _consume_completion(
+        self, stream: EventStream, turn: _ChatTurn, events: EventSink
+    ) -> None:
         """Some servers and proxies ignore ``stream: true`` and send one ``chat.completion``."""
         completion = await stream.read_json()
         if not isinstance(completion, dict):

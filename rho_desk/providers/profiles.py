@@ -61,7 +61,9 @@ FORMAT_VERSION: Final = 1
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 # Header names that carry credentials: they belong in keyring, never in a settings file.
-_SECRET_HEADER = re.compile(r"(?i)(auth|token|secret|key|cookie|session|password|credential|signature)")
+_SECRET_HEADER = re.compile(
+    r"(?i)(auth|token|secret|key|cookie|session|password|credential|signature)"
+)
 
 
 class ProfileError(InputError, ValueError):
@@ -138,8 +140,15 @@ class ProviderProfile(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> Self:
-        if not self.name or len(self.name) > 100 or any(ord(c) < 32 for c in self.name) or self.name != self.name.strip():
-            raise ValueError("a profile name must be 1-100 printable characters without surrounding spaces")
+        if (
+            not self.name
+            or len(self.name) > 100
+            or any(ord(c) < 32 for c in self.name)
+            or self.name != self.name.strip()
+        ):
+            raise ValueError(
+                "a profile name must be 1-100 printable characters without surrounding spaces"
+            )
         if not self.model.strip():
             raise ValueError(f"profile '{self.name}' has no model")
         check_base_url(self.name, self.base_url)
@@ -150,7 +159,9 @@ class ProviderProfile(BaseModel):
         if self.max_steps is not None and self.max_steps <= 0:
             raise ValueError(f"profile '{self.name}': the step limit must be positive")
         if self.api_key_env is not None and not _ENV_NAME.match(self.api_key_env):
-            raise ValueError(f"profile '{self.name}': '{self.api_key_env}' is not an environment variable name")
+            raise ValueError(
+                f"profile '{self.name}': '{self.api_key_env}' is not an environment variable name"
+            )
         for header, value in self.extra_headers.items():
             if not _HEADER_NAME.match(header) or "\n" in value or "\r" in value:
                 raise ValueError(f"profile '{self.name}': invalid header '{header}'")
@@ -166,7 +177,9 @@ class ProviderProfile(BaseModel):
                 raise ValueError(f"profile '{self.name}': {exc.text()}") from None
         for timeout in (self.connect_timeout, self.idle_timeout):
             if timeout is not None and not 0 < timeout <= 3600:
-                raise ValueError(f"profile '{self.name}': timeouts must be between 0 and 3600 seconds")
+                raise ValueError(
+                    f"profile '{self.name}': timeouts must be between 0 and 3600 seconds"
+                )
         return self
 
     def permission_mode_for(self, override: PermissionMode | None = None) -> PermissionMode:
@@ -200,10 +213,14 @@ class ProviderProfile(BaseModel):
 def _profile_error(exc: ValidationError, source: str | None = None) -> ProfileError:
     """The first problem pydantic found, as a ``ProfileError`` naming the field and the reason."""
     first = exc.errors(include_url=False)[0]
-    path = "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+    path = "$" + "".join(
+        f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"]
+    )
     inner = first.get("ctx", {}).get("error")
     if isinstance(inner, ProfileError):  # a nested profile's own error (its __init__ ran)
-        return ProfileError(inner.reason, source=source, path=path + (inner.path or "$")[1:] or None)
+        return ProfileError(
+            inner.reason, source=source, path=path + (inner.path or "$")[1:] or None
+        )
     reason = str(first["msg"]).removeprefix("Value error, ")
     return ProfileError(reason, source=source, path=path if path != "$" else None)
 
@@ -303,7 +320,9 @@ class ProfileStore:
         except TooDeep as exc:
             failure = ProfileError(exc.reason, source=str(path))
         except msgspec.DecodeError as exc:
-            failure = ProfileError(f"not valid JSON ({exc})", source=str(path), line=_line_of(data, str(exc)))
+            failure = ProfileError(
+                f"not valid JSON ({exc})", source=str(path), line=_line_of(data, str(exc))
+            )
         except ValidationError as exc:
             failure = _profile_error(exc, source=str(path))
         if failure is not None:
@@ -316,7 +335,9 @@ class ProfileStore:
         names = [p.name for p in document.profiles]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
-            raise ProfileError(f"duplicate profile names: {', '.join(duplicates)}", source=str(path))
+            raise ProfileError(
+                f"duplicate profile names: {', '.join(duplicates)}", source=str(path)
+            )
         default = document.default if document.default in names else (names[0] if names else None)
         return ProfileSet(tuple(document.profiles), default)
 
@@ -352,7 +373,9 @@ class ProfileStore:
         """Add ``profile``, or replace the one with the same name."""
         loaded = self.load()
         items = [p for p in loaded.profiles if p.name != profile.name]
-        position = next((i for i, p in enumerate(loaded.profiles) if p.name == profile.name), len(items))
+        position = next(
+            (i for i, p in enumerate(loaded.profiles) if p.name == profile.name), len(items)
+        )
         items.insert(position, profile)
         self.save(items, profile.name if make_default else loaded.default)
 

@@ -78,7 +78,9 @@ class _StripUrlQueries(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple) and record.args:
             record.args = tuple(
-                strip_query(str(arg)) if isinstance(arg, httpx.URL) and (arg.query or arg.userinfo) else arg
+                strip_query(str(arg))
+                if isinstance(arg, httpx.URL) and (arg.query or arg.userinfo)
+                else arg
                 for arg in record.args
             )
         return True
@@ -100,7 +102,10 @@ def _install_log_filter() -> None:
     # Logger-level filters apply only to records logged through that very logger, so each
     # emitting logger gets its own.
     targets: list[tuple[str, type[logging.Filter]]] = [("httpx", _StripUrlQueries)]
-    targets += [(f"httpcore.{name}", _RedactHeaderValues) for name in ("http11", "http2", "connection", "proxy")]
+    targets += [
+        (f"httpcore.{name}", _RedactHeaderValues)
+        for name in ("http11", "http2", "connection", "proxy")
+    ]
     for name, kind in targets:
         logger = logging.getLogger(name)
         if not any(isinstance(f, kind) for f in logger.filters):
@@ -133,13 +138,17 @@ class Timeouts(msgspec.Struct, frozen=True):
     """Sending the request body (large images take a while on slow links)."""
 
     def to_httpx(self) -> httpx.Timeout:
-        return httpx.Timeout(connect=self.connect, read=self.idle, write=self.write, pool=self.connect)
+        return httpx.Timeout(
+            connect=self.connect, read=self.idle, write=self.write, pool=self.connect
+        )
 
 
 # --- error construction --------------------------------------------------------------------
 
 
-def parse_retry_after(headers: Mapping[str, str], *, now: datetime | None = None) -> timedelta | None:
+def parse_retry_after(
+    headers: Mapping[str, str], *, now: datetime | None = None
+) -> timedelta | None:
     """The server's requested delay: ``retry-after-ms``, else ``Retry-After`` (seconds or date).
 
     Returns ``None`` when absent, unparseable, or not in the future.
@@ -201,7 +210,13 @@ MAX_REASON_CHARS: Final = 300
 # (llama-cpp-python answers a request-validation failure with HTTP 500): resending the same
 # request cannot succeed, so it is not retried.
 _INVALID_REQUEST_TYPES: Final = frozenset(
-    {"invalid_request_error", "invalid_request", "validation_error", "bad_request", "BadRequestError"}
+    {
+        "invalid_request_error",
+        "invalid_request",
+        "validation_error",
+        "bad_request",
+        "BadRequestError",
+    }
 )
 _INVALID_REQUEST_MESSAGE: Final = re.compile(
     r"(?i)\bvalidation errors?( for|:)|\binput should be\b|\bfield required\b|\bextra inputs are not permitted\b"
@@ -258,7 +273,9 @@ def status_error(
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             payload = None
-    etype, code, message = _error_fields(payload, scrub) if payload is not None else (None, None, None)
+    etype, code, message = (
+        _error_fields(payload, scrub) if payload is not None else (None, None, None)
+    )
     rejected = status == 500 and (
         bool({etype, code} & _INVALID_REQUEST_TYPES)
         or bool(message and _INVALID_REQUEST_MESSAGE.search(message))
@@ -277,7 +294,10 @@ def status_error(
         text += "; check the API key and its permissions"
     elif status == 404:
         text += "; check the base URL and the model name"
-    if retry_after is not None and kind in (ProviderErrorKind.RATE_LIMIT, ProviderErrorKind.UNAVAILABLE):
+    if retry_after is not None and kind in (
+        ProviderErrorKind.RATE_LIMIT,
+        ProviderErrorKind.UNAVAILABLE,
+    ):
         from ..core.errors import format_retry_after
 
         text += f"; retry in {format_retry_after(retry_after)}"
@@ -287,7 +307,9 @@ def status_error(
     if code:
         parts.append(f"code: {code}")
     if len(body) > MAX_ERROR_BODY_READ:
-        parts.append(f"the response body was over {MAX_ERROR_BODY_READ} bytes (not read whole, not shown)")
+        parts.append(
+            f"the response body was over {MAX_ERROR_BODY_READ} bytes (not read whole, not shown)"
+        )
     elif payload is None and body:
         parts.append(f"the response body was not JSON ({len(body)} bytes, not shown)")
     return ProviderError(
@@ -316,7 +338,9 @@ _STREAM_ERROR_KINDS: Final = {
 def stream_error(payload: Any, scrub: Scrubber, *, label: str) -> ProviderError:
     """The typed error for an ``error`` object reported inside a stream (HTTP status was 200)."""
     etype, code, message = _error_fields(payload, scrub)
-    kind, retry = _STREAM_ERROR_KINDS.get(etype or code or "", (ProviderErrorKind.INVALID_RESPONSE, PERMANENT))
+    kind, retry = _STREAM_ERROR_KINDS.get(
+        etype or code or "", (ProviderErrorKind.INVALID_RESPONSE, PERMANENT)
+    )
     text = f"{label} reported an error in the stream"
     if etype or code:
         text += f" ({etype or code})"
@@ -330,7 +354,9 @@ def stream_error(payload: Any, scrub: Scrubber, *, label: str) -> ProviderError:
 
 def malformed(what: str) -> ProviderError:
     """A stream whose content cannot be understood (permanent: the same request fails the same)."""
-    return ProviderError(ProviderErrorKind.INVALID_RESPONSE, f"provider stream was malformed: {what}", PERMANENT)
+    return ProviderError(
+        ProviderErrorKind.INVALID_RESPONSE, f"provider stream was malformed: {what}", PERMANENT
+    )
 
 
 def closed_without_events(label: str) -> ProviderError:
@@ -357,7 +383,9 @@ def truncated(output_started: bool, where: str = "the server") -> ProviderError:
             RETRYABLE,
         )
     return ProviderError(
-        ProviderErrorKind.UNAVAILABLE, "provider closed the connection before sending a response", RETRYABLE
+        ProviderErrorKind.UNAVAILABLE,
+        "provider closed the connection before sending a response",
+        RETRYABLE,
     )
 
 
@@ -513,8 +541,13 @@ class HttpStream:
             httpx.HTTPError: the request failed or the status was not 2xx.
             ValueError: the answer was not JSON.
         """
-        headers = {**self._headers, **{k: v.expose_secret() for k, v in self._secret_headers.items()}}
-        response = await self._ensure_client().post(url, json=dict(body), headers=headers, timeout=timeout)
+        headers = {
+            **self._headers,
+            **{k: v.expose_secret() for k, v in self._secret_headers.items()},
+        }
+        response = await self._ensure_client().post(
+            url, json=dict(body), headers=headers, timeout=timeout
+        )
         response.raise_for_status()
         return response.json()
 
@@ -537,7 +570,9 @@ class HttpStream:
                 # connection through this client fails closed.
                 verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             # No redirects: a redirect to another host would carry custom key headers along.
-            self._client = httpx.AsyncClient(timeout=self.timeouts.to_httpx(), follow_redirects=False, verify=verify)
+            self._client = httpx.AsyncClient(
+                timeout=self.timeouts.to_httpx(), follow_redirects=False, verify=verify
+            )
         return self._client
 
     async def aclose(self) -> None:
@@ -550,7 +585,9 @@ class HttpStream:
         """The typed error for an httpx failure; the text names only the host, never the URL."""
         where = self.display_url
         if isinstance(exc, httpx.ConnectTimeout):
-            return ProviderError(ProviderErrorKind.TIMEOUT, f"timed out connecting to {where}", RETRYABLE)
+            return ProviderError(
+                ProviderErrorKind.TIMEOUT, f"timed out connecting to {where}", RETRYABLE
+            )
         if isinstance(exc, httpx.ReadTimeout):
             return ProviderError(
                 ProviderErrorKind.TIMEOUT,
@@ -558,14 +595,18 @@ class HttpStream:
                 RETRYABLE,
             )
         if isinstance(exc, httpx.TimeoutException):
-            return ProviderError(ProviderErrorKind.TIMEOUT, f"request to {where} timed out", RETRYABLE)
+            return ProviderError(
+                ProviderErrorKind.TIMEOUT, f"request to {where} timed out", RETRYABLE
+            )
         if isinstance(exc, httpx.ConnectError):
             return ProviderError(
                 ProviderErrorKind.UNAVAILABLE,
                 f"could not connect to {where} (connection refused, DNS or TLS failure)",
                 RETRYABLE,
             )
-        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError)):
+        if isinstance(
+            exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, httpx.CloseError)
+        ):
             if output_started:
                 # a server that dies mid-stream: said as such, not as a failure to connect
                 return ProviderError(
@@ -574,7 +615,9 @@ class HttpStream:
                     RETRYABLE,
                 )
             return ProviderError(
-                ProviderErrorKind.UNAVAILABLE, f"connection to {where} closed before the response completed", RETRYABLE
+                ProviderErrorKind.UNAVAILABLE,
+                f"connection to {where} closed before the response completed",
+                RETRYABLE,
             )
         if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
             return ProviderError(ProviderErrorKind.OTHER, f"invalid base URL {where}", PERMANENT)
@@ -599,7 +642,9 @@ class HttpStream:
         failure: ProviderError | None = None
         response: httpx.Response | None = None
         try:
-            request = client.build_request("POST", self.url_for(path), content=msgspec.json.encode(body), headers=headers)
+            request = client.build_request(
+                "POST", self.url_for(path), content=msgspec.json.encode(body), headers=headers
+            )
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
             failure = self.transport_error(exc, output_started=False)

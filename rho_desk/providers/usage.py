@@ -121,13 +121,17 @@ class ChatUsage(msgspec.Struct):
         prompt = _u64(usage.get("prompt_tokens", usage.get("input_tokens")))
         output = _u64(usage.get("completion_tokens", usage.get("output_tokens")))
         details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
-        out_details = usage.get("completion_tokens_details") or usage.get("output_tokens_details") or {}
+        out_details = (
+            usage.get("completion_tokens_details") or usage.get("output_tokens_details") or {}
+        )
         if not isinstance(details, dict):
             details = {}
         if not isinstance(out_details, dict):
             out_details = {}
         cache_read = _u64(details.get("cached_tokens", details.get("cache_read_tokens")))
-        cache_write = _u64(details.get("cache_write_tokens", details.get("cache_creation_input_tokens")))
+        cache_write = _u64(
+            details.get("cache_write_tokens", details.get("cache_creation_input_tokens"))
+        )
         cost = None
         for key in ("cost", "cost_usd", "estimated_cost"):
             if key in usage:

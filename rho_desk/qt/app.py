@@ -52,7 +52,17 @@ if TYPE_CHECKING:
     from .window.operations import SessionOperations
     from .window.session_commands import SessionCommands
 
-__all__ = ["APP_NAME", "ORG_NAME", "AppContext", "StartPlan", "build_context", "create_application", "install_asyncgen_hooks", "main", "plan_start"]
+__all__ = [
+    "APP_NAME",
+    "ORG_NAME",
+    "AppContext",
+    "StartPlan",
+    "build_context",
+    "create_application",
+    "install_asyncgen_hooks",
+    "main",
+    "plan_start",
+]
 
 ORG_NAME = "rho-desk"
 APP_NAME = "rho-desk"
@@ -71,7 +81,9 @@ class StartPlan:
     """``home`` is (to become) the private copy of the bundled demo library."""
 
 
-def plan_start(path: Path | None, data_dir: str = "", env: dict[str, str] | None = None) -> StartPlan:
+def plan_start(
+    path: Path | None, data_dir: str = "", env: dict[str, str] | None = None
+) -> StartPlan:
     """Decide what to open from the command line, the settings and the environment (no I/O but stat).
 
     Raises:
@@ -120,7 +132,11 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     QCoreApplication.setApplicationName(APP_NAME)
     QCoreApplication.setApplicationVersion(__version__)
     existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app = (
+        existing
+        if isinstance(existing, QApplication)
+        else QApplication(list(argv) if argv is not None else sys.argv[:1])
+    )
     # The event loop ends when arun() returns (after the shutdown), not when Qt sees no window.
     app.setQuitOnLastWindowClosed(False)
     # Workers (reading a session, building its rows) run Python while the GUI thread waits for the
@@ -291,8 +307,13 @@ def build_context(
         follow_live=settings.get(PREFS_FOLLOW_LIVE),
     )
     document.set_mode(HistoryMode(settings.get(PREFS_HISTORY_MODE)))
-    library = LibraryService(bridge, cache_dir=cache_dir, trash_dir=trash_dir, known_summary=document.current_summary,
-                             agent_homes=lambda: agent_homes_from_settings(settings))  # fmt: skip
+    library = LibraryService(
+        bridge,
+        cache_dir=cache_dir,
+        trash_dir=trash_dir,
+        known_summary=document.current_summary,
+        agent_homes=lambda: agent_homes_from_settings(settings),
+    )
     team = TeamService(settings, bridge)
     services = Services(settings, theme, notifier, bridge, document, library, team)
     restore_excepthook = None
@@ -301,25 +322,52 @@ def build_context(
         with contextlib.suppress(RuntimeError):
             install_loop_exception_handler(asyncio.get_event_loop(), notifier)
     window = MainWindow(services)
-    operations = SessionOperations(services, window=window, summary_for=window.browser.summary_for,
-                                   show_end=window.conversation.show_end_on_next_build)  # fmt: skip
+    operations = SessionOperations(
+        services,
+        window=window,
+        summary_for=window.browser.summary_for,
+        show_end=window.conversation.show_end_on_next_build,
+    )
     controller = ContinueController(operations, operations)
     continue_dock = ContinueDock(window, controller, operations)
-    conflict_dock = ConflictDock(window, controller, reload=operations.resolve_reload, fork=operations.resolve_fork)
+    conflict_dock = ConflictDock(
+        window, controller, reload=operations.resolve_reload, fork=operations.resolve_fork
+    )
     operations.follow(controller)
-    session_commands = SessionCommands(window.app_actions, operations, window=window, document=document,
-                                       bridge=bridge, show_continue=continue_dock.show_continue)  # fmt: skip
+    session_commands = SessionCommands(
+        window.app_actions,
+        operations,
+        window=window,
+        document=document,
+        bridge=bridge,
+        show_continue=continue_dock.show_continue,
+    )
     session_commands.attach()
-    context = AppContext(app, services, plan, window, operations, controller, continue_dock, conflict_dock,
-                         session_commands, restore_excepthook)  # fmt: skip
+    context = AppContext(
+        app,
+        services,
+        plan,
+        window,
+        operations,
+        controller,
+        continue_dock,
+        conflict_dock,
+        session_commands,
+        restore_excepthook,
+    )
     window.sig_close_requested.connect(context.request_close)
     if show:
         window.show()
     return context
 
 
-async def arun(plan: StartPlan, *, screenshot: Path | None = None, stops: StopSignals | None = None,
-               started: Callable[[], None] | None = None) -> int:  # fmt: skip
+async def arun(
+    plan: StartPlan,
+    *,
+    screenshot: Path | None = None,
+    stops: StopSignals | None = None,
+    started: Callable[[], None] | None = None,
+) -> int:
     """Build the app, start it, and wait until its window has closed (``stops``: Ctrl+C and
     SIGTERM, noted since before the app was built; they close the window as if asked).
 
@@ -384,12 +432,18 @@ def main(
     if headless:
         _quiet_offscreen_warnings()
     app = create_application()
-    plan = StartPlan(None, None, True) if demo and path is None else plan_start(path, Settings().get(PREFS_DATA_DIR))
+    plan = (
+        StartPlan(None, None, True)
+        if demo and path is None
+        else plan_start(path, Settings().get(PREFS_DATA_DIR))
+    )
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     restore_hooks = install_asyncgen_hooks(loop)
     try:
-        status: int = loop.run_until_complete(arun(plan, screenshot=screenshot, stops=stops, started=resume_collection))
+        status: int = loop.run_until_complete(
+            arun(plan, screenshot=screenshot, stops=stops, started=resume_collection)
+        )
         return status
     finally:
         resume_collection()
@@ -410,7 +464,9 @@ def _quiet_offscreen_warnings() -> None:
     qInstallMessageHandler(handler)
 
 
-def _quit_on_signals(context: AppContext, loop: asyncio.AbstractEventLoop, stops: StopSignals) -> Callable[[], None]:
+def _quit_on_signals(
+    context: AppContext, loop: asyncio.AbstractEventLoop, stops: StopSignals
+) -> Callable[[], None]:
     """Ctrl+C (SIGINT) and SIGTERM close the window as if asked (the session is saved and its
     lease released), also when they came while the app was being built; returns how to give the
     signals back. A timer lets Python run now and then, so that a signal is seen while Qt waits
@@ -443,6 +499,8 @@ def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> Callable[[], None
         A function that restores the previous hooks.
     """
     previous = sys.get_asyncgen_hooks()
-    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
-                           finalizer=loop._asyncgen_finalizer_hook)  # type: ignore[attr-defined]  # fmt: skip
+    sys.set_asyncgen_hooks(
+        firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
+        finalizer=loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
+    )
     return lambda: sys.set_asyncgen_hooks(*previous)

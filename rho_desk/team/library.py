@@ -396,7 +396,9 @@ class TeamLibrary:
             AccessDenied, DatabaseUnavailable: see :meth:`store`.
         """
         validate_team_name(team)
-        pub = await asyncio.to_thread(functools.partial(prepare, source, selection, source_name=source_name, **sign))
+        pub = await asyncio.to_thread(
+            functools.partial(prepare, source, selection, source_name=source_name, **sign)
+        )
         return pub, await self.store(team, pub)
 
     async def publish_many(
@@ -415,7 +417,9 @@ class TeamLibrary:
         """
         validate_team_name(team)
         done: list[tuple[Publication, PublishOutcome]] = []
-        storing: collections.deque[asyncio.Task[tuple[Publication, PublishOutcome]]] = collections.deque()
+        storing: collections.deque[asyncio.Task[tuple[Publication, PublishOutcome]]] = (
+            collections.deque()
+        )
         in_flight = max(1, self._pool.max_size)
 
         async def store(pub: Publication) -> tuple[Publication, PublishOutcome]:
@@ -423,7 +427,9 @@ class TeamLibrary:
 
         try:
             for source, source_name in sources:
-                pub = await asyncio.to_thread(functools.partial(prepare, source, selection, source_name=source_name, **sign))
+                pub = await asyncio.to_thread(
+                    functools.partial(prepare, source, selection, source_name=source_name, **sign)
+                )
                 while len(storing) >= in_flight:
                     done.append(await storing.popleft())
                 storing.append(asyncio.create_task(store(pub)))
@@ -455,13 +461,26 @@ class TeamLibrary:
         except psycopg.errors.InsufficientPrivilege:
             raise AccessDenied(f"you are not a member of team {team!r} ({self.where})") from None
 
-    async def _store(self, conn: psycopg.AsyncConnection[Any], team: str, pub: Publication) -> PublishOutcome:
+    async def _store(
+        self, conn: psycopg.AsyncConnection[Any], team: str, pub: Publication
+    ) -> PublishOutcome:
         # one statement, so one transaction and one round trip (schema step 4)
         cur = await conn.execute(
             "SELECT added, versions, latest_revision FROM rho_desk.publish(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (team, pub.session_id, pub.revision, pub.history, pub.title, pub.export, pub.sha256, pub.receipt,
-             Jsonb(pub.stats), pub.message_count, pub.search_text),
-        )  # fmt: skip
+            (
+                team,
+                pub.session_id,
+                pub.revision,
+                pub.history,
+                pub.title,
+                pub.export,
+                pub.sha256,
+                pub.receipt,
+                Jsonb(pub.stats),
+                pub.message_count,
+                pub.search_text,
+            ),
+        )
         row = await cur.fetchone()
         assert row is not None
         history = pub.history
@@ -473,7 +492,9 @@ class TeamLibrary:
             )
             found = await cur.fetchone()
             history = str(found[0]) if found else history
-        return PublishOutcome(team, pub.session_id, pub.revision, bool(row[0]), int(row[1]), int(row[2]), history)
+        return PublishOutcome(
+            team, pub.session_id, pub.revision, bool(row[0]), int(row[1]), int(row[2]), history
+        )
 
 
 def _mark(snippet: str, query: str) -> str:

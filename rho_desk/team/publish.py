@@ -132,7 +132,9 @@ def _stats(result: ExportResult, exported: SessionSnapshot, history: str) -> dic
         "api": identity.api if identity else None,
         "model": identity.model if identity else None,
         # a display document keeps no compaction state (its markers are messages)
-        "compactions": int(exported.compaction.completed_compactions) if history == "model" else None,
+        "compactions": int(exported.compaction.completed_compactions)
+        if history == "model"
+        else None,
         "export_bytes": len(result.data),
         "redactions": len(result.redactions),
         "findings": len(result.report.findings),
@@ -176,7 +178,9 @@ def _title(exported: SessionSnapshot, texts: list[tuple[ContentClass, str]]) -> 
     named = exported.metadata.get("title", "")
     if named.strip() and not is_placeholder(named):
         return " ".join(named.split())[:_TITLE_CHARS].replace("\x00", "")
-    first = next((" ".join(t.split())[:_TITLE_CHARS] for c, t in texts if c is ContentClass.USER), "")
+    first = next(
+        (" ".join(t.split())[:_TITLE_CHARS] for c, t in texts if c is ContentClass.USER), ""
+    )
     return first.replace("\x00", "")
 
 
@@ -196,7 +200,9 @@ def prepare(
     if isinstance(source, SessionSnapshot):
         source = ExportSource(source, "model", name=source_name)
     elif source_name is not None and source.name is None:
-        source = ExportSource(source.snapshot, source.history, source.timestamps, source.title, source_name)
+        source = ExportSource(
+            source.snapshot, source.history, source.timestamps, source.title, source_name
+        )
     snapshot = source.snapshot
     name = f"{snapshot.session_id}-r{snapshot.revision}.json"
     signed = export_signed(source, selection, fmt="json", output_name=name, **sign)

@@ -365,7 +365,14 @@ async def _step6(conn: Conn) -> None:
     await conn.execute(_V6)
 
 
-STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (_step1, _step2, _step3, _step4, _step5, _step6)
+STEPS: Final[tuple[Callable[[Conn], Awaitable[None]], ...]] = (
+    _step1,
+    _step2,
+    _step3,
+    _step4,
+    _step5,
+    _step6,
+)
 """``STEPS[n]`` takes the schema from version ``n`` to ``n + 1``."""
 assert len(STEPS) == SCHEMA_VERSION
 

@@ -132,18 +132,35 @@ def verify_published(
         if title is not None and derived is not None and derived != title:
             problems.append(f"the listed title {title!r} is not the exported one {derived!r}")
         if search_text is not None and searchable is not None and searchable != search_text:
-            problems.append("the listed search text (what team search finds and quotes) is not the exported one")
+            problems.append(
+                "the listed search text (what team search finds and quotes) is not the exported one"
+            )
     if not problems:
-        extra = "" if check.fingerprints_compared else "; fingerprints not compared: published with another key"
+        extra = (
+            ""
+            if check.fingerprints_compared
+            else "; fingerprints not compared: published with another key"
+        )
         summary = f"signed by {signer} — valid (sha256 matches, findings reproduced{extra})"
         return Verification(True, summary, check, report, signer)
     by = f" (signed by {signer})" if signer else ""
-    return Verification(False, "INVALID: " + "; ".join(problems) + by, check, report, signer, tuple(problems))
+    return Verification(
+        False, "INVALID: " + "; ".join(problems) + by, check, report, signer, tuple(problems)
+    )
 
 
-def verify_version(version: PublishedVersion, *, key: bytes, known_secrets: list[str]) -> Verification:
+def verify_version(
+    version: PublishedVersion, *, key: bytes, known_secrets: list[str]
+) -> Verification:
     """``verify_published`` with everything the database row states about ``version``."""
     return verify_published(
-        version.export, version.receipt, key=key, known_secrets=known_secrets, session_id=version.session_id,
-        revision=version.revision, history=version.history, title=version.title, search_text=version.search_text,
-    )  # fmt: skip
+        version.export,
+        version.receipt,
+        key=key,
+        known_secrets=known_secrets,
+        session_id=version.session_id,
+        revision=version.revision,
+        history=version.history,
+        title=version.title,
+        search_text=version.search_text,
+    )

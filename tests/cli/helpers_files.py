@@ -8,8 +8,13 @@ from pathlib import Path
 
 
 def rho_desk(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rho_desk", *map(str, args)],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "rho_desk", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess[str]) -> str:

@@ -31,12 +31,16 @@ def test_show_pairs_every_call_with_its_result(agent: str, sessions: dict[str, P
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert f"agent     {agent}" in out and "(tree)" in out
-    lines = [line.strip() for line in out.split("display:\n", 1)[1].splitlines() if line.startswith("  [")]
+    lines = [
+        line.strip()
+        for line in out.split("display:\n", 1)[1].splitlines()
+        if line.startswith("  [")
+    ]
     calls = [re.findall(r"\[tool call (\S+):", line) for line in lines]
     for i, ids in enumerate(calls):
         if ids and "EnrichedAssistant" in lines[i]:
             answers = [re.search(r"ToolResult (\S+) ", lines[i + 1 + k]) for k in range(len(ids))]
-            assert [a.group(1) if a else None for a in answers] == ids, lines[i:i + 1 + len(ids)]
+            assert [a.group(1) if a else None for a in answers] == ids, lines[i : i + 1 + len(ids)]
     assert "[image image/" in out and "Compacted context" in out
 
 
@@ -48,9 +52,13 @@ def test_show_json_lists_what_was_dropped(agent: str, sessions: dict[str, Path])
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_export_redacts_the_secret_in_a_tool_result(agent: str, sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_export_redacts_the_secret_in_a_tool_result(
+    agent: str, sessions: dict[str, Path], tmp_path: Path
+) -> None:
     out = tmp_path / "export.json"
-    result = rho_desk("export", sessions[agent], "--include", "all", "-o", out, "--key-file", tmp_path / "keys")
+    result = rho_desk(
+        "export", sessions[agent], "--include", "all", "-o", out, "--key-file", tmp_path / "keys"
+    )
     assert result.returncode == 0, result.stderr
     text = out.read_text("utf-8")
     assert SECRETS[agent] not in text and "secret redacted" in text
@@ -59,7 +67,9 @@ def test_export_redacts_the_secret_in_a_tool_result(agent: str, sessions: dict[s
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_audit_finds_the_secret_in_the_log(agent: str, sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_audit_finds_the_secret_in_the_log(
+    agent: str, sessions: dict[str, Path], tmp_path: Path
+) -> None:
     result = rho_desk("audit", "--json", sessions[agent], "--key-file", tmp_path / "keys")
     assert result.returncode == 1, result.stderr
     assert json.loads(result.stdout)["findings"]
@@ -74,7 +84,9 @@ def test_changes_from_another_agents_tool_calls(sessions: dict[str, Path]) -> No
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_import_then_check_is_clean_and_again_is_a_noop(agent: str, sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_import_then_check_is_clean_and_again_is_a_noop(
+    agent: str, sessions: dict[str, Path], tmp_path: Path
+) -> None:
     home = tmp_path / "rho"
     first = rho_desk("import", sessions[agent], "--into", home, "--json")
     assert first.returncode == 0, first.stderr
@@ -84,7 +96,9 @@ def test_import_then_check_is_clean_and_again_is_a_noop(agent: str, sessions: di
     check = rho_desk("check", home)
     assert check.returncode == 0, check.stdout + check.stderr
     again = rho_desk("import", sessions[agent], "--into", home)
-    assert again.returncode == 0 and again.stdout.startswith("already imported, nothing new"), again.stdout
+    assert again.returncode == 0 and again.stdout.startswith("already imported, nothing new"), (
+        again.stdout
+    )
     shown = rho_desk("show", "--display", transcript)
     assert shown.returncode == 0 and "agent     " not in shown.stdout  # a Rho session now
 
@@ -99,7 +113,9 @@ def test_import_prints_the_loss_report(sessions: dict[str, Path], tmp_path: Path
 
 def test_import_of_a_malformed_log_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "rollout-x.jsonl"
-    path.write_text('{"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/w"}}\n{"type": oops}\n')
+    path.write_text(
+        '{"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/w"}}\n{"type": oops}\n'
+    )
     line = one_line_error(rho_desk("import", path, "-o", tmp_path / "out.jsonl"))
     assert f"{path}:2:" in line and "not JSON" in line
     assert not (tmp_path / "out.jsonl").exists()
@@ -121,22 +137,49 @@ def test_sessions_agent_all_badges_every_row(homes: dict[str, Path], tmp_path: P
     import subprocess
     import sys
 
-    env = {**os.environ, "HOME": str(env_home), "RHO_HOME": str(env_home / ".rho"), "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
-           "CLAUDE_CONFIG_DIR": str(homes["claude-code"]), "CODEX_HOME": str(homes["codex"]),
-           "GEMINI_CLI_HOME": str(homes["gemini"].parent / "gemini-user"), "XDG_DATA_HOME": str(homes["opencode"].parent),
-           "PI_CODING_AGENT_DIR": str(homes["pi"])}  # fmt: skip
+    env = {
+        **os.environ,
+        "HOME": str(env_home),
+        "RHO_HOME": str(env_home / ".rho"),
+        "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
+        "CLAUDE_CONFIG_DIR": str(homes["claude-code"]),
+        "CODEX_HOME": str(homes["codex"]),
+        "GEMINI_CLI_HOME": str(homes["gemini"].parent / "gemini-user"),
+        "XDG_DATA_HOME": str(homes["opencode"].parent),
+        "PI_CODING_AGENT_DIR": str(homes["pi"]),
+    }
     (homes["gemini"].parent / "gemini-user").mkdir(exist_ok=True)
     link = homes["gemini"].parent / "gemini-user" / ".gemini"
     if not link.exists():
         link.symlink_to(homes["gemini"])
-    result = subprocess.run([sys.executable, "-m", "rho_desk", "sessions", "--agent", "all", "--all"],
-                            capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "sessions", "--agent", "all", "--all"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("AGENT")
     assert sorted(line.split()[0] for line in lines[1:]) == sorted(AGENTS)
-    found = subprocess.run([sys.executable, "-m", "rho_desk", "sessions", "--agent", "all", "--all", "--search", "qty"],
-                           capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rho_desk",
+            "sessions",
+            "--agent",
+            "all",
+            "--all",
+            "--search",
+            "qty",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert found.returncode == 0 and found.stdout.splitlines()[1].startswith("gemini"), found.stdout
 
 

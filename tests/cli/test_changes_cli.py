@@ -14,7 +14,13 @@ from tests.core.changes.helpers import coding_session
 
 
 def rho_desk(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rho_desk", *argv], capture_output=True, text=True, timeout=60, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "rho_desk", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
 
 
 @pytest.fixture
@@ -33,7 +39,11 @@ def test_list_and_json(session: Path) -> None:
     assert "  ? README.md  (the content before this edit is not in the session)" in done.stdout
     data = json.loads(rho_desk("changes", str(session), "--json", "--turn", "2", "--patch").stdout)
     (turn,) = data["turns"]
-    assert turn["turn"] == 2 and turn["files"][0]["action"] == "modified" and turn["files"][0]["diff"].startswith("diff --git a/app.py b/app.py\n")
+    assert (
+        turn["turn"] == 2
+        and turn["files"][0]["action"] == "modified"
+        and turn["files"][0]["diff"].startswith("diff --git a/app.py b/app.py\n")
+    )
     only = json.loads(rho_desk("changes", str(session), "--json", "--file", "app.py").stdout)
     assert [t["turn"] for t in only["turns"]] == [1, 2]
 
@@ -49,14 +59,18 @@ def test_patch_applies_with_git_apply(session: Path, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run([git, "init", "-q", str(repo)], check=True)
-    checked = subprocess.run([git, "apply", "--check", str(patch)], cwd=repo, capture_output=True, text=True)
+    checked = subprocess.run(
+        [git, "apply", "--check", str(patch)], cwd=repo, capture_output=True, text=True
+    )
     assert checked.returncode == 0, checked.stderr
     subprocess.run([git, "apply", str(patch)], cwd=repo, check=True)
     assert (repo / "app.py").read_text() == "def main():\n    print('hello')\n"
     # one turn alone applies on the state before it
     turn2 = rho_desk("changes", str(session), "--patch", "--turn", "2").stdout
     (repo / "app.py").write_text("def main():\n    print('hi')\n")
-    checked = subprocess.run([git, "apply", "--check", "-"], cwd=repo, input=turn2, capture_output=True, text=True)
+    checked = subprocess.run(
+        [git, "apply", "--check", "-"], cwd=repo, input=turn2, capture_output=True, text=True
+    )
     assert checked.returncode == 0, checked.stderr
 
 
@@ -70,7 +84,9 @@ def test_patch_applies_with_git_apply(session: Path, tmp_path: Path) -> None:
 def test_bad_input_exits_2_with_one_line(session: Path, argv: list[str], message: str) -> None:
     done = rho_desk("changes", str(session), *argv)
     assert done.returncode == 2
-    assert message in done.stderr and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+    assert (
+        message in done.stderr and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+    )
 
 
 def test_a_corrupt_journal_is_exit_2_naming_the_line(session: Path) -> None:

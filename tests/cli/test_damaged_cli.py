@@ -45,7 +45,9 @@ def test_corrupted_middle_show_check_and_repair(tmp_path: Path) -> None:
     assert rho_desk("check", out).returncode == 0
     assert rho_desk("show", out).returncode == 0
     text = rho_desk("repair", path, "-o", tmp_path / "copy.jsonl")
-    assert text.returncode == 0 and f"first bad line {bad}" in text.stdout and "dropped" in text.stdout
+    assert (
+        text.returncode == 0 and f"first bad line {bad}" in text.stdout and "dropped" in text.stdout
+    )
 
 
 def test_torn_tail_is_a_warning_and_repair_removes_it(tmp_path: Path) -> None:
@@ -74,8 +76,11 @@ def test_truncated_empty_transcript_exits_2_everywhere(tmp_path: Path) -> None:
 
 
 def test_a_file_that_is_not_a_session(tmp_path: Path) -> None:
-    for name, content in (("notes.jsonl", '{"hello": "world"}\n'), ("data.json", '{"hello": "world"}'),
-                          ("readme.jsonl", "just text\n")):  # fmt: skip
+    for name, content in (
+        ("notes.jsonl", '{"hello": "world"}\n'),
+        ("data.json", '{"hello": "world"}'),
+        ("readme.jsonl", "just text\n"),
+    ):
         path = tmp_path / name
         path.write_text(content)
         for command in ("show", "snapshot", "repair"):

@@ -73,7 +73,12 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 def rho(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rho_desk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "rho_desk", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -84,10 +89,16 @@ def session(tmp_path: Path) -> Path:
     return path
 
 
-def test_unknown_class_exits_2_and_lists_the_valid_names(env: dict[str, str], tmp_path: Path, session: Path) -> None:
+def test_unknown_class_exits_2_and_lists_the_valid_names(
+    env: dict[str, str], tmp_path: Path, session: Path
+) -> None:
     out = rho(env, tmp_path, "export", str(session), "--exclude", "images,pictures")
     assert out.returncode == 2
-    assert "'pictures'" in out.stderr and "tool_records" in out.stderr and "reasoning_summaries" in out.stderr
+    assert (
+        "'pictures'" in out.stderr
+        and "tool_records" in out.stderr
+        and "reasoning_summaries" in out.stderr
+    )
     assert "Traceback" not in out.stderr
     assert list(tmp_path.glob("rho-session-*")) == []
 
@@ -97,8 +108,19 @@ def test_include_or_exclude_is_required(env: dict[str, str], tmp_path: Path, ses
     assert out.returncode == 2 and "--include" in out.stderr
 
 
-def test_export_then_audit_reports_zero_findings(env: dict[str, str], tmp_path: Path, session: Path) -> None:
-    out = rho(env, tmp_path, "export", str(session), "--exclude", "images,provider_context", "-o", "shared.json")
+def test_export_then_audit_reports_zero_findings(
+    env: dict[str, str], tmp_path: Path, session: Path
+) -> None:
+    out = rho(
+        env,
+        tmp_path,
+        "export",
+        str(session),
+        "--exclude",
+        "images,provider_context",
+        "-o",
+        "shared.json",
+    )
     assert out.returncode == 0, out.stderr
     export = tmp_path / "shared.json"
     receipt_path = tmp_path / "shared.json.receipt.json"
@@ -113,9 +135,18 @@ def test_export_then_audit_reports_zero_findings(env: dict[str, str], tmp_path: 
     assert receipt["format"] == "rho-desk.export-receipt" and receipt["format_version"] == 2
     assert receipt["history"] == "model"  # a snapshot document holds only the model context
     assert receipt["signature"]["algorithm"] == "Ed25519" and receipt["ruleset_version"] >= 1
-    assert receipt["source"] == {"session_id": snapshot.session_id, "revision": 12, "file": "session.json"}
+    assert receipt["source"] == {
+        "session_id": snapshot.session_id,
+        "revision": 12,
+        "file": "session.json",
+    }
     assert receipt["selection"]["excluded"] == ["images", "provider_context"]
-    assert receipt["classes"]["images"] == {"included": False, "strings": 2, "bytes": receipt["classes"]["images"]["bytes"], "placeholders": 2}
+    assert receipt["classes"]["images"] == {
+        "included": False,
+        "strings": 2,
+        "bytes": receipt["classes"]["images"]["bytes"],
+        "placeholders": 2,
+    }
     assert receipt["findings"] == [] and receipt.get("override") is None
     rules = {r["rule"] for r in receipt["redactions"]}
     assert "known-credential" in rules and "openai-api-key" in rules
@@ -124,11 +155,19 @@ def test_export_then_audit_reports_zero_findings(env: dict[str, str], tmp_path: 
 
     audit = rho(env, tmp_path, "audit", "shared.json")
     assert audit.returncode == 0, audit.stdout + audit.stderr
-    assert "0 finding(s)" in audit.stdout and "sha256 matches" in audit.stdout and "findings reproduced" in audit.stdout
+    assert (
+        "0 finding(s)" in audit.stdout
+        and "sha256 matches" in audit.stdout
+        and "findings reproduced" in audit.stdout
+    )
 
     audit_json = rho(env, tmp_path, "audit", "shared.json", "--json")
     report = json.loads(audit_json.stdout)
-    assert report["findings"] == [] and report["receipt"]["sha256_ok"] and report["format"] == "snapshot"
+    assert (
+        report["findings"] == []
+        and report["receipt"]["sha256_ok"]
+        and report["format"] == "snapshot"
+    )
 
 
 def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: Path) -> None:
@@ -136,7 +175,11 @@ def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: P
     # opinion takes it
     near_miss = "xk-proj-ThisIsNotARealKeyButLongEnoughToMatchT3BlbkFJ"
     session = tmp_path / "session.json"
-    session.write_bytes(encode_pretty(canary_snapshot(extra=[*secrets_messages(), Message.user_text(f"config {near_miss}")])))
+    session.write_bytes(
+        encode_pretty(
+            canary_snapshot(extra=[*secrets_messages(), Message.user_text(f"config {near_miss}")])
+        )
+    )
     out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "e.json")
     assert out.returncode == 0 and "findings: 0" in out.stdout, out.stderr
     export = tmp_path / "e.json"
@@ -150,18 +193,27 @@ def test_one_byte_reinserting_a_secret_is_found(env: dict[str, str], tmp_path: P
     report = json.loads(audit.stdout)
     [finding] = report["findings"]
     assert finding["rule"] == "openai-api-key" and finding["severity"] == "critical"
-    assert finding["location"].startswith("$.history[") and finding["location"].endswith(".User[0].Text")
+    assert finding["location"].startswith("$.history[") and finding["location"].endswith(
+        ".User[0].Text"
+    )
     assert finding["fingerprint"].startswith("fp:") and "sk-proj" not in audit.stdout
     assert report["receipt"]["sha256_ok"] is False
     assert [f["rule"] for f in report["receipt"]["unexpected"]] == ["openai-api-key"]
 
 
-def test_forged_marker_with_the_content_still_there_is_a_high_finding(env: dict[str, str], tmp_path: Path) -> None:
+def test_forged_marker_with_the_content_still_there_is_a_high_finding(
+    env: dict[str, str], tmp_path: Path
+) -> None:
     from rho_desk.core.wire.snapshot import SessionSnapshot
 
     base = canary_snapshot()
-    forged = SessionSnapshot.new(base.session_id, base.revision, base.history, base.provider,
-                                 metadata={"rho_desk.export.excluded": "user", "rho_desk.export.redacted": "true"})
+    forged = SessionSnapshot.new(
+        base.session_id,
+        base.revision,
+        base.history,
+        base.provider,
+        metadata={"rho_desk.export.excluded": "user", "rho_desk.export.redacted": "true"},
+    )
     forged_path = tmp_path / "forged.json"
     forged_path.write_bytes(encode_pretty(forged))
     audit = rho(env, tmp_path, "audit", str(forged_path))
@@ -169,7 +221,9 @@ def test_forged_marker_with_the_content_still_there_is_a_high_finding(env: dict[
     assert "high     excluded-class-present (user) at $.history[1].User[0].Text" in audit.stdout
 
 
-def test_a_secret_only_the_rendered_bytes_show_is_redacted_where_it_is(env: dict[str, str], tmp_path: Path) -> None:
+def test_a_secret_only_the_rendered_bytes_show_is_redacted_where_it_is(
+    env: dict[str, str], tmp_path: Path
+) -> None:
     # The title's lines are joined in the transcript heading: only the rendered bytes hold an
     # "Authorization: Basic ..." header. The transcript's scan finds it, the title string holds
     # it: it is redacted there, and the export is written with nothing left to find.
@@ -179,12 +233,20 @@ def test_a_secret_only_the_rendered_bytes_show_is_redacted_where_it_is(env: dict
     out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "t.md")
     assert out.returncode == 0, out.stderr
     md = (tmp_path / "t.md").read_text()
-    assert "dXNlcjpwYXNzd29yZDEyMw==" not in md and md.startswith("# Authorization: Basic [secret redacted: authorization-header fp:")
+    assert "dXNlcjpwYXNzd29yZDEyMw==" not in md and md.startswith(
+        "# Authorization: Basic [secret redacted: authorization-header fp:"
+    )
     receipt = json.loads((tmp_path / "t.md.receipt.json").read_text())
     assert receipt["findings"] == [] and receipt.get("override") is None
-    assert [(r["rule"], r["path"]) for r in receipt["redactions"]] == [("authorization-header", '$.metadata.title')]
+    assert [(r["rule"], r["path"]) for r in receipt["redactions"]] == [
+        ("authorization-header", "$.metadata.title")
+    ]
     audit = rho(env, tmp_path, "audit", "t.md")
-    assert audit.returncode == 0 and "findings reproduced" in audit.stdout and "sha256 matches" in audit.stdout
+    assert (
+        audit.returncode == 0
+        and "findings reproduced" in audit.stdout
+        and "sha256 matches" in audit.stdout
+    )
 
 
 def test_markdown_export(env: dict[str, str], tmp_path: Path) -> None:
@@ -198,7 +260,9 @@ def test_markdown_export(env: dict[str, str], tmp_path: Path) -> None:
     assert receipt["output"]["format"] == "markdown"
 
 
-def test_existing_output_is_not_overwritten_without_force(env: dict[str, str], tmp_path: Path, session: Path) -> None:
+def test_existing_output_is_not_overwritten_without_force(
+    env: dict[str, str], tmp_path: Path, session: Path
+) -> None:
     (tmp_path / "x.json").write_text("keep me")
     out = rho(env, tmp_path, "export", str(session), "--include", "user", "-o", "x.json")
     assert out.returncode == 2 and "--force" in out.stderr
@@ -208,8 +272,12 @@ def test_existing_output_is_not_overwritten_without_force(env: dict[str, str], t
     assert decode_snapshot((tmp_path / "x.json").read_bytes()).session_id
 
 
-def test_format_and_extension_must_agree(env: dict[str, str], tmp_path: Path, session: Path) -> None:
-    out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "x.md", "--format", "html")
+def test_format_and_extension_must_agree(
+    env: dict[str, str], tmp_path: Path, session: Path
+) -> None:
+    out = rho(
+        env, tmp_path, "export", str(session), "--include", "all", "-o", "x.md", "--format", "html"
+    )
     assert out.returncode == 2 and "does not match" in out.stderr
 
 
@@ -218,15 +286,23 @@ def test_html_export_and_its_audit(env: dict[str, str], tmp_path: Path, session:
     assert out.returncode == 0, out.stderr
     [page] = tmp_path.glob("rho-session-5f0c2d7e-r12.html")
     text = page.read_text()
-    assert text.startswith("<!DOCTYPE html>") and "<script" not in text and "Content-Security-Policy" in text
+    assert (
+        text.startswith("<!DOCTYPE html>")
+        and "<script" not in text
+        and "Content-Security-Policy" in text
+    )
     audit = rho(env, tmp_path, "audit", page.name)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "html, 0 finding(s)" in audit.stdout
 
 
 def test_no_keyring_backend_still_exports_and_audits(tmp_path: Path, session: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-           "RHO_DESK_CONFIG_DIR": str(tmp_path)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "RHO_DESK_CONFIG_DIR": str(tmp_path),
+    }
     env.pop("DBUS_SESSION_BUS_ADDRESS", None)
     out = rho(env, tmp_path, "export", str(session), "--include", "all")
     assert out.returncode == 0, out.stderr
@@ -237,11 +313,25 @@ def test_no_keyring_backend_still_exports_and_audits(tmp_path: Path, session: Pa
     assert "critical" in audit.stdout
 
 
-def test_a_rho_session_file_at_a_chosen_revision(env: dict[str, str], tmp_path: Path, rho_fixtures: Path) -> None:
+def test_a_rho_session_file_at_a_chosen_revision(
+    env: dict[str, str], tmp_path: Path, rho_fixtures: Path
+) -> None:
     session = tmp_path / "session-v3.jsonl"
     session.write_bytes((rho_fixtures / "session-v3.jsonl").read_bytes())
-    out = rho(env, tmp_path, "export", str(session), "--revision", "1", "--exclude", "metadata", "--history", "model",
-              "-o", "r1.json")
+    out = rho(
+        env,
+        tmp_path,
+        "export",
+        str(session),
+        "--revision",
+        "1",
+        "--exclude",
+        "metadata",
+        "--history",
+        "model",
+        "-o",
+        "r1.json",
+    )
     assert out.returncode == 0, out.stderr
     exported = decode_snapshot((tmp_path / "r1.json").read_bytes())
     assert exported.revision == 1 and [m.text() for m in exported.history] == ["delta prompt"]

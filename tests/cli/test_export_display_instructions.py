@@ -19,8 +19,14 @@ INSTRUCTIONS = "You are Rho. Project rule: run the linter before every commit."
 
 @pytest.fixture
 def session(tmp_path: Path) -> Path:
-    history = [Message.system_text(INSTRUCTIONS), Message.user_text("lint it"), Message.assistant_text("Done.")]
-    snapshot = SessionSnapshot.new("0" * 8 + "-0000-4000-8000-" + "0" * 12, 1, history, ModelIdentity("p", "api", "m"))
+    history = [
+        Message.system_text(INSTRUCTIONS),
+        Message.user_text("lint it"),
+        Message.assistant_text("Done."),
+    ]
+    snapshot = SessionSnapshot.new(
+        "0" * 8 + "-0000-4000-8000-" + "0" * 12, 1, history, ModelIdentity("p", "api", "m")
+    )
     writer = create_session(tmp_path / "home", "/work/project", snapshot, created=1_700_000_000)
     writer.close()
     return writer.path
@@ -29,7 +35,9 @@ def session(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("fmt", ["json", "md", "html"])
 def test_include_all_carries_the_instructions(tmp_path: Path, session: Path, fmt: str) -> None:
     out_file = tmp_path / f"out.{fmt}"
-    out = rho_desk("export", session, "--include", "all", "--history", "display", "-o", out_file, cwd=tmp_path)
+    out = rho_desk(
+        "export", session, "--include", "all", "--history", "display", "-o", out_file, cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr
     text = out_file.read_text(encoding="utf-8")
     assert "run the linter before every commit" in text
@@ -43,9 +51,21 @@ def test_include_all_carries_the_instructions(tmp_path: Path, session: Path, fmt
 
 
 @pytest.mark.parametrize("fmt", ["json", "md", "html"])
-def test_excluding_instructions_leaves_them_out_and_says_so(tmp_path: Path, session: Path, fmt: str) -> None:
+def test_excluding_instructions_leaves_them_out_and_says_so(
+    tmp_path: Path, session: Path, fmt: str
+) -> None:
     out_file = tmp_path / f"out.{fmt}"
-    out = rho_desk("export", session, "--exclude", "instructions", "--history", "display", "-o", out_file, cwd=tmp_path)
+    out = rho_desk(
+        "export",
+        session,
+        "--exclude",
+        "instructions",
+        "--history",
+        "display",
+        "-o",
+        out_file,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert "run the linter" not in out_file.read_text(encoding="utf-8")
     assert "instructions" in out.stdout + out.stderr

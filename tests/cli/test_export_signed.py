@@ -17,12 +17,19 @@ import pytest
 from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 
 from ..core.export.builders import KNOWN, canary_snapshot, secrets_messages
-from .test_export_cli import REPO, env, rho  # noqa: F401 - env is a fixture
+from . import test_export_cli
+from .test_export_cli import REPO, rho
+
+env = test_export_cli.env  # the same fixture: a keyring file and a config holding one credential
 
 
 def no_dbus_env(tmp_path: Path) -> dict[str, str]:
     """A machine with no keyring at all: no D-Bus session, keyring's fail backend."""
-    environ = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")
+    }
     return {
         **environ,
         "PYTHONPATH": str(REPO),
@@ -70,11 +77,27 @@ def test_export_and_verify_on_a_machine_without_any_keyring(tmp_path: Path, lega
 def test_a_key_file_option_overrides_where_keys_live(tmp_path: Path, legacy: Path) -> None:
     environ = no_dbus_env(tmp_path)
     mine = tmp_path / "secrets" / "rho-desk.keys"
-    out = rho(environ, tmp_path, "export", str(legacy), "--include", "all", "-o", "a.json", "--key-file", str(mine))
+    out = rho(
+        environ,
+        tmp_path,
+        "export",
+        str(legacy),
+        "--include",
+        "all",
+        "-o",
+        "a.json",
+        "--key-file",
+        str(mine),
+    )
     assert out.returncode == 0, out.stderr
     assert mine.is_file() and not (tmp_path / "config" / "keys").exists()
     public = _public_key(environ, tmp_path, "--key-file", str(mine))
-    assert rho(environ, tmp_path, "audit", "a.json", "--verify-key", public, "--key-file", str(mine)).returncode == 0
+    assert (
+        rho(
+            environ, tmp_path, "audit", "a.json", "--verify-key", public, "--key-file", str(mine)
+        ).returncode
+        == 0
+    )
     # another key (the default file's, created now) is not the signer
     other = _public_key(environ, tmp_path)
     assert other != public
@@ -102,7 +125,9 @@ def _fix_receipt(receipt_path: Path, data: bytes) -> None:
     receipt_path.write_text(json.dumps(receipt, indent=2))
 
 
-def test_a_hand_edited_export_with_a_fixed_up_receipt_fails_verification(env: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_a_hand_edited_export_with_a_fixed_up_receipt_fails_verification(
+    env: dict[str, str], tmp_path: Path
+) -> None:
     session = tmp_path / "session.json"
     session.write_bytes(encode_pretty(canary_snapshot(extra=secrets_messages())))
     out = rho(env, tmp_path, "export", str(session), "--include", "all", "-o", "shared.json")
@@ -136,8 +161,12 @@ def test_a_hand_edited_export_with_a_fixed_up_receipt_fails_verification(env: di
     assert verified.returncode == 1 and "signature FAILED" in verified.stdout
 
 
-def test_audit_names_every_failed_check_even_only_the_size(env: dict[str, str], tmp_path: Path, legacy: Path) -> None:  # noqa: F811
-    assert rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "s.md").returncode == 0
+def test_audit_names_every_failed_check_even_only_the_size(
+    env: dict[str, str], tmp_path: Path, legacy: Path
+) -> None:
+    assert (
+        rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "s.md").returncode == 0
+    )
     receipt_path = tmp_path / "s.md.receipt.json"
     receipt = json.loads(receipt_path.read_text())
     receipt["output"]["bytes"] += 1  # only the byte count is wrong
@@ -150,8 +179,12 @@ def test_audit_names_every_failed_check_even_only_the_size(env: dict[str, str], 
     assert report["receipt"]["size_ok"] is False and report["receipt"]["failures"]
 
 
-def test_an_unsigned_or_missing_receipt_does_not_verify(env: dict[str, str], tmp_path: Path, legacy: Path) -> None:  # noqa: F811
-    assert rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "s.md").returncode == 0
+def test_an_unsigned_or_missing_receipt_does_not_verify(
+    env: dict[str, str], tmp_path: Path, legacy: Path
+) -> None:
+    assert (
+        rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "s.md").returncode == 0
+    )
     public = _public_key(env, tmp_path)
     receipt_path = tmp_path / "s.md.receipt.json"
     receipt = json.loads(receipt_path.read_text())
@@ -169,7 +202,9 @@ def test_an_unsigned_or_missing_receipt_does_not_verify(env: dict[str, str], tmp
 # --- the conversation as shown --------------------------------------------------------------
 
 
-def test_after_a_compaction_the_display_export_has_the_whole_conversation(env: dict[str, str], tmp_path: Path, legacy: Path) -> None:  # noqa: F811
+def test_after_a_compaction_the_display_export_has_the_whole_conversation(
+    env: dict[str, str], tmp_path: Path, legacy: Path
+) -> None:
     out = rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "shown.json")
     assert out.returncode == 0, out.stderr
     document = json.loads((tmp_path / "shown.json").read_text())
@@ -182,16 +217,30 @@ def test_after_a_compaction_the_display_export_has_the_whole_conversation(env: d
         shown = rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", f"shown.{fmt}")
         assert shown.returncode == 0 and "legacy answer" in (tmp_path / f"shown.{fmt}").read_text()
 
-    model = rho(env, tmp_path, "export", str(legacy), "--include", "all", "--history", "model", "-o", "model.json")
+    model = rho(
+        env,
+        tmp_path,
+        "export",
+        str(legacy),
+        "--include",
+        "all",
+        "--history",
+        "model",
+        "-o",
+        "model.json",
+    )
     assert model.returncode == 0, model.stderr
     snapshot = decode_snapshot((tmp_path / "model.json").read_bytes())
-    assert [m.text() for m in snapshot.history] == ["compacted legacy summary", "answer after compaction"]
+    assert [m.text() for m in snapshot.history] == [
+        "compacted legacy summary",
+        "answer after compaction",
+    ]
     assert json.loads((tmp_path / "model.json.receipt.json").read_text())["history"] == "model"
     audit = rho(env, tmp_path, "audit", "shown.json")
     assert audit.returncode == 0 and "display, 0 finding(s)" in audit.stdout
 
 
-def test_a_snapshot_document_has_no_display_history(env: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_a_snapshot_document_has_no_display_history(env: dict[str, str], tmp_path: Path) -> None:
     session = tmp_path / "snap.json"
     session.write_bytes(encode_pretty(canary_snapshot()))
     out = rho(env, tmp_path, "export", str(session), "--include", "all", "--history", "display")
@@ -203,23 +252,49 @@ def test_a_snapshot_document_has_no_display_history(env: dict[str, str], tmp_pat
 # --- output safety --------------------------------------------------------------------------
 
 
-def test_the_output_is_never_the_input(env: dict[str, str], tmp_path: Path, legacy: Path) -> None:  # noqa: F811
+def test_the_output_is_never_the_input(env: dict[str, str], tmp_path: Path, legacy: Path) -> None:
     before = legacy.read_bytes()
     link = tmp_path / "link.jsonl"
     link.symlink_to(legacy)
     hard = tmp_path / "hard.jsonl"
     os.link(legacy, hard)
     for target in (legacy.name, str(legacy), "./" + legacy.name, link.name, hard.name):
-        out = rho(env, tmp_path, "export", str(legacy), "--include", "all", "--format", "json", "-o", target, "--force")
+        out = rho(
+            env,
+            tmp_path,
+            "export",
+            str(legacy),
+            "--include",
+            "all",
+            "--format",
+            "json",
+            "-o",
+            target,
+            "--force",
+        )
         assert out.returncode == 2, (target, out.stdout, out.stderr)
         assert "it is the input" in out.stderr and "Traceback" not in out.stderr
     # the receipt may not replace the input either
-    out = rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "x.md", "--receipt", str(legacy), "--force")
+    out = rho(
+        env,
+        tmp_path,
+        "export",
+        str(legacy),
+        "--include",
+        "all",
+        "-o",
+        "x.md",
+        "--receipt",
+        str(legacy),
+        "--force",
+    )
     assert out.returncode == 2
     assert legacy.read_bytes() == before and link.is_symlink()
 
 
-def test_force_replaces_a_symlink_never_its_target(env: dict[str, str], tmp_path: Path, legacy: Path) -> None:  # noqa: F811
+def test_force_replaces_a_symlink_never_its_target(
+    env: dict[str, str], tmp_path: Path, legacy: Path
+) -> None:
     precious = tmp_path / "precious.txt"
     precious.write_text("do not overwrite me\n")
     link = tmp_path / "out.md"
@@ -232,8 +307,12 @@ def test_force_replaces_a_symlink_never_its_target(env: dict[str, str], tmp_path
     assert not link.is_symlink() and "legacy answer" in link.read_text()
 
 
-def test_stale_temporary_files_of_a_killed_export_are_removed(env: dict[str, str], tmp_path: Path, legacy: Path) -> None:  # noqa: F811
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+def test_stale_temporary_files_of_a_killed_export_are_removed(
+    env: dict[str, str], tmp_path: Path, legacy: Path
+) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     dead_pid = int(dead.stdout)  # that process has exited
     out_dir = tmp_path / "out"
     out_dir.mkdir()
@@ -255,7 +334,9 @@ def test_stale_temporary_files_of_a_killed_export_are_removed(env: dict[str, str
 # --- HTML polish ----------------------------------------------------------------------------
 
 
-def test_html_title_is_the_sessions_title_and_tables_are_tables(env: dict[str, str], tmp_path: Path, rho_fixtures: Path) -> None:  # noqa: F811
+def test_html_title_is_the_sessions_title_and_tables_are_tables(
+    env: dict[str, str], tmp_path: Path, rho_fixtures: Path
+) -> None:
     import sqlite3
 
     from rho_desk.core.stores.rho_files.reader import read_session
@@ -273,8 +354,12 @@ def test_html_title_is_the_sessions_title_and_tables_are_tables(env: dict[str, s
     table = "| tool | runs |\n| --- | --- |\n| pytest | 3 |\n"
     writer = SessionWriter(file, take_lease=False)
     snapshot = file.tree.snapshot()
-    writer.save(snapshot.replace(revision=snapshot.revision + 1,
-                                 history=snapshot.history + (Message.user_text("sum up"), Message.assistant_text(table))))  # fmt: skip
+    writer.save(
+        snapshot.replace(
+            revision=snapshot.revision + 1,
+            history=snapshot.history + (Message.user_text("sum up"), Message.assistant_text(table)),
+        )
+    )
     writer.close()
     db = sqlite3.connect(home / "sessions" / "index.sqlite3")
     db.executescript((rho_fixtures / "index-v1.sql").read_text())
@@ -285,18 +370,26 @@ def test_html_title_is_the_sessions_title_and_tables_are_tables(env: dict[str, s
     out = rho(env, tmp_path, "export", str(path), "--include", "all", "-o", "t.html")
     assert out.returncode == 0, out.stderr
     page = (tmp_path / "t.html").read_text()
-    assert "<title>Fix &lt;the&gt; flaky build</title>" in page and "<h1>Fix &lt;the&gt; flaky build</h1>" in page
+    assert (
+        "<title>Fix &lt;the&gt; flaky build</title>" in page
+        and "<h1>Fix &lt;the&gt; flaky build</h1>" in page
+    )
     assert "<table>" in page and "<th>tool</th>" in page and "<td>pytest</td>" in page
     assert "| --- |" not in page
     md = rho(env, tmp_path, "export", str(path), "--include", "all", "-o", "t.md")
-    assert md.returncode == 0 and (tmp_path / "t.md").read_text().startswith("# Fix <the> flaky build\n")
+    assert md.returncode == 0 and (tmp_path / "t.md").read_text().startswith(
+        "# Fix <the> flaky build\n"
+    )
     # leaving metadata out leaves the title out too (it is metadata): the first prompt heads it
     bare = rho(env, tmp_path, "export", str(path), "--exclude", "metadata", "-o", "bare.html")
     assert bare.returncode == 0 and "flaky" not in (tmp_path / "bare.html").read_text()
     from rho_desk.core.stores.rho_files.views import user_text
 
     first = next(t for m in file.tree.history() if (t := user_text(m))).splitlines()[0]
-    assert f"<title>{html.escape(' '.join(first.split())[:79])}" in (tmp_path / "bare.html").read_text()
+    assert (
+        f"<title>{html.escape(' '.join(first.split())[:79])}"
+        in (tmp_path / "bare.html").read_text()
+    )
     # and without the prompts either, the heading says only what it is
     none = rho(env, tmp_path, "export", str(path), "--exclude", "metadata,user", "-o", "none.md")
     assert none.returncode == 0 and (tmp_path / "none.md").read_text().startswith("# rho session\n")

@@ -16,14 +16,30 @@ import pytest
 
 @pytest.mark.parametrize("wait", [0.0, 4.0], ids=["while-starting", "started"])
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_without_a_display_the_app_says_so_and_quits_when_asked(tmp_path: Path, stop: signal.Signals, wait: float) -> None:
+def test_without_a_display_the_app_says_so_and_quits_when_asked(
+    tmp_path: Path, stop: signal.Signals, wait: float
+) -> None:
     """Asked to quit at once (Qt still loading, the window not built: on a busy machine that
     takes seconds) or once the window is up, the app closes cleanly with 128 + the signal."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "RHO_HOME")}
-    env.update(HOME=str(tmp_path), RHO_DESK_CACHE_DIR=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "config"),
-               XDG_DATA_HOME=str(tmp_path / "data"), RHO_DESK_CONFIG_DIR=str(tmp_path / "rho-desk-config"))  # fmt: skip
-    process = subprocess.Popen([sys.executable, "-m", "rho_desk"], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "RHO_HOME")
+    }
+    env.update(
+        HOME=str(tmp_path),
+        RHO_DESK_CACHE_DIR=str(tmp_path / "cache"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        RHO_DESK_CONFIG_DIR=str(tmp_path / "rho-desk-config"),
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rho_desk"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stderr is not None
         first = process.stderr.readline()

@@ -17,8 +17,11 @@ from rho_desk.core.stores.rho_files.layout import workspace_key
 from ..conftest import RHO_FIXTURES
 
 HISTORICAL = "/historical/workspace"
-IDS = {1: "11111111-1111-4111-8111-111111111111", 2: "22222222-2222-4222-8222-222222222222",
-       3: "33333333-3333-4333-8333-333333333333"}  # fmt: skip
+IDS = {
+    1: "11111111-1111-4111-8111-111111111111",
+    2: "22222222-2222-4222-8222-222222222222",
+    3: "33333333-3333-4333-8333-333333333333",
+}
 
 
 @pytest.fixture
@@ -31,14 +34,23 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
-def _run(tmp_path: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
-         ) -> subprocess.CompletedProcess[str]:  # fmt: skip
-    environment = {**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
-                   "RHO_HOME": str(tmp_path / "no-such-home"), **(env or {})}  # fmt: skip
+def _run(
+    tmp_path: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {
+        **os.environ,
+        "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
+        "RHO_HOME": str(tmp_path / "no-such-home"),
+        **(env or {}),
+    }
     return subprocess.run(
         [sys.executable, "-m", "rho_desk", "sessions", *args],
-        capture_output=True, text=True, cwd=cwd or tmp_path, env=environment, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=cwd or tmp_path,
+        env=environment,
+        timeout=60,
+    )
 
 
 def test_json_lists_a_workspace_with_upstream_field_names(tmp_path: Path, home: Path) -> None:
@@ -48,15 +60,37 @@ def test_json_lists_a_workspace_with_upstream_field_names(tmp_path: Path, home: 
     assert [s["id"] for s in document["sessions"]] == [IDS[3], IDS[2], IDS[1]]
     v2 = document["sessions"][1]
     assert set(v2) == {
-        "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count",
-        "title", "first_user_message", "last_user_message", "file_size", "file_mtime",
-        "node_count", "branch_count", "active_leaf_id", "effective_format_version", "provider",
-        "model", "compaction_count", "size",
-    }  # fmt: skip
+        "workspace_key",
+        "cwd",
+        "id",
+        "path",
+        "created_at",
+        "updated_at",
+        "message_count",
+        "title",
+        "first_user_message",
+        "last_user_message",
+        "file_size",
+        "file_mtime",
+        "node_count",
+        "branch_count",
+        "active_leaf_id",
+        "effective_format_version",
+        "provider",
+        "model",
+        "compaction_count",
+        "size",
+    }
     assert (v2["provider"], v2["model"], v2["compaction_count"]) == (
-        "fixture-provider/fixture-api/fixture-model", "fixture-model", 1)
-    assert v2["size"] == v2["file_size"] == (home / "sessions" / workspace_key(HISTORICAL)
-                                             / f"100_{IDS[2]}.jsonl").stat().st_size
+        "fixture-provider/fixture-api/fixture-model",
+        "fixture-model",
+        1,
+    )
+    assert (
+        v2["size"]
+        == v2["file_size"]
+        == (home / "sessions" / workspace_key(HISTORICAL) / f"100_{IDS[2]}.jsonl").stat().st_size
+    )
     assert document["index"]["state"] == "created" and document["problems"] == []
     assert (home / "sessions" / "index.sqlite3").is_file()
 
@@ -86,8 +120,9 @@ def test_human_listing_and_search(tmp_path: Path, home: Path) -> None:
     assert found.returncode == 0, found.stderr
     assert found.stdout.splitlines()[1].startswith("11111111")
     assert "[legacy] [answer]" in found.stdout
-    document = json.loads(_run(tmp_path, "--home", str(home), "--all", "--search", "delta answer",
-                               "--json").stdout)  # fmt: skip
+    document = json.loads(
+        _run(tmp_path, "--home", str(home), "--all", "--search", "delta answer", "--json").stdout
+    )
     (hit,) = document["sessions"]
     assert hit["id"] == IDS[3] and document["query"] == "delta answer"
     snippet = hit["snippets"][0]
@@ -150,9 +185,12 @@ def test_an_empty_default_home_lists_nothing(tmp_path: Path) -> None:
 def _check(tmp_path: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "rho_desk", "check", "--json", *map(str, paths)],
-        capture_output=True, text=True, cwd=tmp_path, timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
         env={**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache")},
-    )  # fmt: skip
+    )
 
 
 def test_check_exits_1_on_index_drift_and_0_when_current(tmp_path: Path, home: Path) -> None:
@@ -165,15 +203,18 @@ def test_check_exits_1_on_index_drift_and_0_when_current(tmp_path: Path, home: P
     drifted = _check(tmp_path, home)
     assert drifted.returncode == 1
     report = json.loads(drifted.stdout)
-    codes = [(Path(f["path"]).name, f["code"]) for file in report["files"] for f in file["findings"]]
+    codes = [
+        (Path(f["path"]).name, f["code"]) for file in report["files"] for f in file["findings"]
+    ]
     assert codes == [(transcript.name, "index-stale-row")]
     # Listing re-syncs Rho's index; check is clean again.
     assert _run(tmp_path, "--home", str(home), "--all").returncode == 0
     assert _check(tmp_path, home).returncode == 0
 
 
-def test_check_reports_an_unusable_index_once_and_never_creates_one(tmp_path: Path,
-                                                                  home: Path) -> None:
+def test_check_reports_an_unusable_index_once_and_never_creates_one(
+    tmp_path: Path, home: Path
+) -> None:
     assert _check(tmp_path, home).returncode == 0  # no index yet: nothing to drift from
     assert not (home / "sessions" / "index.sqlite3").exists()  # check never creates it
     (home / "sessions" / "index.sqlite3").write_bytes(b"garbage" * 100)
@@ -183,13 +224,21 @@ def test_check_reports_an_unusable_index_once_and_never_creates_one(tmp_path: Pa
     assert codes == ["index-corrupt"]
 
 
-def test_a_deleted_current_directory_is_bad_usage_not_a_traceback(tmp_path: Path, home: Path) -> None:
+def test_a_deleted_current_directory_is_bad_usage_not_a_traceback(
+    tmp_path: Path, home: Path
+) -> None:
     gone = tmp_path / "gone"
     gone.mkdir()
-    script = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]);"
-              "from rho_desk.cli import main; sys.exit(main(['sessions', '--home', sys.argv[2]]))")
-    out = subprocess.run([sys.executable, "-c", script, str(gone), str(home)], capture_output=True,
-                         text=True, timeout=60,
-                         env={**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache")})  # fmt: skip
+    script = (
+        "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]);"
+        "from rho_desk.cli import main; sys.exit(main(['sessions', '--home', sys.argv[2]]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(gone), str(home)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert out.returncode == 2 and "pass --workspace or --all" in out.stderr
     assert "Traceback" not in out.stderr

@@ -27,12 +27,21 @@ def test_show_tree_json_and_revision(tmp_path: Path) -> None:
     result = rho_desk("show", path, "--json", "--revision", "2", "--display")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert (data["kind"], data["format_version"], data["active_leaf"], data["selected"]) == ("transcript", 4, "N3", "N2")
+    assert (data["kind"], data["format_version"], data["active_leaf"], data["selected"]) == (
+        "transcript",
+        4,
+        "N3",
+        "N2",
+    )
     assert [n["id"] for n in data["nodes"]] == ["N1", "N2", "N3"]
     assert data["nodes"][0]["children"] == ["N2", "N3"] and data["branch_count"] == 1
-    assert [e["message"] for e in data["display"]][-1] == {"EnrichedAssistant": {"content": [{"Text": "None."}]}}
+    assert [e["message"] for e in data["display"]][-1] == {
+        "EnrichedAssistant": {"content": [{"Text": "None."}]}
+    }
     text = rho_desk("show", path).stdout
-    assert "* " in text and "  r3" in text and "(tree)" in text  # the leaf marked, children indented
+    assert (
+        "* " in text and "  r3" in text and "(tree)" in text
+    )  # the leaf marked, children indented
 
 
 def test_show_snapshot_document() -> None:
@@ -43,8 +52,14 @@ def test_show_snapshot_document() -> None:
 
 def test_show_malformed_input_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_bytes((RHO_FIXTURES / "session-v3.jsonl").read_bytes().replace(b'"base_revision":1', b'"base_revision":0'))
+    bad.write_bytes(
+        (RHO_FIXTURES / "session-v3.jsonl")
+        .read_bytes()
+        .replace(b'"base_revision":1', b'"base_revision":0')
+    )
     line = one_line_error(rho_desk("show", bad))
     assert f"{bad}:3" in line and "base revision 0 does not match previous revision 1" in line
     assert "no such file" in one_line_error(rho_desk("show", tmp_path / "missing.jsonl"))
-    assert "no revision 9" in one_line_error(rho_desk("show", RHO_FIXTURES / "session-v3.jsonl", "--revision", "9"))
+    assert "no revision 9" in one_line_error(
+        rho_desk("show", RHO_FIXTURES / "session-v3.jsonl", "--revision", "9")
+    )

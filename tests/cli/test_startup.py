@@ -37,7 +37,9 @@ def _loaded_after(argv: list[str]) -> tuple[int, list[str]]:
         "print(status, ' '.join(sorted(m for m in sys.modules if m.startswith('rho_desk.cli.')\n"
         "                              and m not in ('rho_desk.cli.status', 'rho_desk.cli.terminal'))))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     status, _, modules = out.splitlines()[-1].partition(" ")
     return int(status), modules.split()
 
@@ -76,7 +78,9 @@ def test_recording_a_turn_loads_only_the_journal_of_the_changes_package() -> Non
         "from rho_desk.core.changes import CheckpointRecorder\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('rho_desk.core.changes.'))))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["rho_desk.core.changes.checkpoint", "rho_desk.core.changes.journal"]
 
 
@@ -114,8 +118,17 @@ def _at_the_request(tmp_path: Path) -> tuple[list[str], list[str]]:
     finally:
         sys.path.remove(str(BENCHMARKS))
     path = small_session(tmp_path)
-    argv = ["continue", str(path), "-m", "go on", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
-            "--trust-workspace"]  # fmt: skip
+    argv = [
+        "continue",
+        str(path),
+        "-m",
+        "go on",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--trust-workspace",
+    ]
     code = (
         "import dataclasses, os, sys\n"
         "def at_connect(event, args):\n"
@@ -131,22 +144,32 @@ def _at_the_request(tmp_path: Path) -> tuple[list[str], list[str]]:
         f"sys.exit(main({argv!r}))\n"
     )
     env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
     lines = done.stdout.splitlines()
     assert done.returncode == 0 and len(lines) == 2, done.stderr  # the request was under way
     return lines[0].split(), lines[1].split()
 
 
-def test_continue_sends_its_request_before_loading_what_only_later_steps_need(tmp_path: Path) -> None:
+def test_continue_sends_its_request_before_loading_what_only_later_steps_need(
+    tmp_path: Path,
+) -> None:
     modules, dataclasses = _at_the_request(tmp_path)
-    assert "httpx" in modules and "rho_desk.core.session.session" in modules  # the turn is under way
+    assert (
+        "httpx" in modules and "rho_desk.core.session.session" in modules
+    )  # the turn is under way
     assert [name for name in _LOADED_AFTER_THE_REQUEST if name in modules] == []
     assert len(dataclasses) <= _DATACLASSES_BEFORE_THE_REQUEST, dataclasses
-    for name in _LOADED_AFTER_THE_REQUEST:  # each name is a real module (the test would pass on a renamed one)
+    for name in (
+        _LOADED_AFTER_THE_REQUEST
+    ):  # each name is a real module (the test would pass on a renamed one)
         assert importlib.util.find_spec(name) is not None, name
 
 
-def test_a_continue_refused_before_its_request_leaves_the_cycle_collector_running(tmp_path: Path) -> None:
+def test_a_continue_refused_before_its_request_leaves_the_cycle_collector_running(
+    tmp_path: Path,
+) -> None:
     """``rho-desk continue`` pauses the collector from the start; a usage error or a refusal
     before the request resumes it (this process runs on)."""
     with pytest.raises(SystemExit):

@@ -27,7 +27,10 @@ from rho_desk.core.text.visible import hidden
 
 
 def test_text_shows_controls_bidi_and_invisibles_and_keeps_newlines_and_tabs() -> None:
-    assert shown("a\tb\nc\x1b[2K\rd\u202ee\x9b\u200b\U000e0041") == "a\tb\nc\\x1b[2K␍d<U+202E>e\\x9b<U+200B><U+E0041>"
+    assert (
+        shown("a\tb\nc\x1b[2K\rd\u202ee\x9b\u200b\U000e0041")
+        == "a\tb\nc\\x1b[2K␍d<U+202E>e\\x9b<U+200B><U+E0041>"
+    )
     assert shown("plain, ünïcode, 日本語 ● ✓") == "plain, ünïcode, 日本語 ● ✓"
 
 
@@ -38,9 +41,14 @@ def test_nothing_hidden_is_printed_and_printing_twice_changes_nothing(text: str)
     assert shown(once) == once
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
-                    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner), max_leaves=20),
-       st.booleans())  # fmt: skip
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+        max_leaves=20,
+    ),
+    st.booleans(),
+)
 def test_json_keeps_its_meaning_and_hides_nothing(value: object, indent: bool) -> None:
     text = json.dumps(value, ensure_ascii=False, indent=2 if indent else None)
     escaped = json_shown(text)
@@ -88,7 +96,9 @@ def _leaves(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser
             yield from _leaves(child)
 
 
-def test_every_command_but_the_app_says_what_raw_does_in_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_command_but_the_app_says_what_raw_does_in_its_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from rho_desk import cli
 
     (commands,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]

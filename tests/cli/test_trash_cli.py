@@ -55,7 +55,9 @@ def test_list_restore_and_the_index_row_comes_back(tmp_path: Path, trash: Path) 
         (row,) = index.rows()
     assert (row.id, row.title, row.path) == (sid, "Worth keeping", str(path))
     assert json.loads(rho_desk("trash", "list", "--json").stdout)["entries"] == []
-    assert "no session in the trash matches" in one_line_error(rho_desk("trash", "restore", sid[:8]))
+    assert "no session in the trash matches" in one_line_error(
+        rho_desk("trash", "restore", sid[:8])
+    )
 
 
 def test_empty_needs_confirmation(tmp_path: Path, trash: Path) -> None:

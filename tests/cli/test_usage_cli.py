@@ -20,11 +20,23 @@ from ..core.usage.test_payback import EXAMPLE
 from ..core.usage.test_report import expected
 
 
-def _run(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
-                   "RHO_HOME": str(tmp_path / "no-such-home"), "TZ": "UTC", **(env or {})}  # fmt: skip
-    return subprocess.run([sys.executable, "-m", "rho_desk", "usage", *args],
-                          capture_output=True, text=True, env=environment, timeout=60)  # fmt: skip
+def _run(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {
+        **os.environ,
+        "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
+        "RHO_HOME": str(tmp_path / "no-such-home"),
+        "TZ": "UTC",
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "rho_desk", "usage", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
 
 
 @pytest.fixture
@@ -33,18 +45,44 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "rho"
 
 
-FIELDS = ["key", "requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-          "total_tokens", "cost_usd", "requests_without_cost"]  # fmt: skip
+FIELDS = [
+    "key",
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+    "cost_usd",
+    "requests_without_cost",
+]
 
 
 def _as_tuples(groups: list[dict[str, object]]) -> dict[str, tuple[int, ...]]:
-    return {str(g["key"]): (*(int(g[f]) for f in FIELDS[1:7]), round(float(g["cost_usd"]) * 1e6),  # type: ignore[arg-type]
-                            int(g["requests_without_cost"])) for g in groups}  # type: ignore[call-overload]
+    return {
+        str(g["key"]): (
+            *(int(g[f]) for f in FIELDS[1:7]),
+            round(float(g["cost_usd"]) * 1e6),  # type: ignore[arg-type]
+            int(g["requests_without_cost"]),
+        )
+        for g in groups
+    }  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("by", ["day", "week", "workspace", "session"])
 def test_json_matches_plain_sql(tmp_path: Path, home: Path, by: str) -> None:
-    out = _run(tmp_path, "--home", str(home), "--by", by, "--since", "2026-10-28", "--until", "2026-11-20", "--json")
+    out = _run(
+        tmp_path,
+        "--home",
+        str(home),
+        "--by",
+        by,
+        "--since",
+        "2026-10-28",
+        "--until",
+        "2026-11-20",
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     document = json.loads(out.stdout)
     assert list(document) == ["groups"]
@@ -56,7 +94,16 @@ def test_json_matches_plain_sql(tmp_path: Path, home: Path, by: str) -> None:
 
 
 def test_local_days_follow_the_zone(tmp_path: Path, home: Path) -> None:
-    out = _run(tmp_path, "--home", str(home), "--by", "day", "--local", "--json", env={"TZ": "Asia/Kolkata"})
+    out = _run(
+        tmp_path,
+        "--home",
+        str(home),
+        "--by",
+        "day",
+        "--local",
+        "--json",
+        env={"TZ": "Asia/Kolkata"},
+    )
     assert out.returncode == 0, out.stderr
     os.environ["TZ"], old = "Asia/Kolkata", os.environ.get("TZ")
     import time
@@ -80,10 +127,14 @@ def test_csv_and_text(tmp_path: Path, home: Path) -> None:
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     assert list(rows[0]) == FIELDS
-    assert {r["key"]: int(r["requests"]) for r in rows} == {k: v[0] for k, v in expected(
-        home / "usage.sqlite3", "model", UsageFilter()).items()}
+    assert {r["key"]: int(r["requests"]) for r in rows} == {
+        k: v[0] for k, v in expected(home / "usage.sqlite3", "model", UsageFilter()).items()
+    }
     text = _run(tmp_path, "--home", str(home), "--by", "purpose")
-    assert text.returncode == 0 and text.stdout.splitlines()[0].split()[:2] == ["purpose", "requests"]
+    assert text.returncode == 0 and text.stdout.splitlines()[0].split()[:2] == [
+        "purpose",
+        "requests",
+    ]
     assert "total" in text.stdout
 
 
@@ -92,7 +143,9 @@ def test_payback_json(tmp_path: Path) -> None:
     out = _run(tmp_path, "--home", str(tmp_path / "rho"), "--payback", "--json")
     assert out.returncode == 0, out.stderr
     document = json.loads(out.stdout)
-    assert document["total"]["saved_tokens"] == 32000 and document["total"]["net_usd"] == pytest.approx(-0.001)
+    assert document["total"]["saved_tokens"] == 32000 and document["total"][
+        "net_usd"
+    ] == pytest.approx(-0.001)
     assert [c["paid_off"] for c in document["sessions"][0]["compactions"]] == [True, False]
     text = _run(tmp_path, "--home", str(tmp_path / "rho"), "--payback")
     assert text.returncode == 0 and "S" in text.stdout and "$0.0640" in text.stdout
@@ -107,14 +160,20 @@ def test_a_newer_ledger_exits_2_and_stays_untouched(tmp_path: Path) -> None:
     out = _run(tmp_path, "--home", str(tmp_path / "rho"), "--json")
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
-    assert str(path) in out.stderr and "schema version 7 is newer than supported version 1" in out.stderr
+    assert (
+        str(path) in out.stderr
+        and "schema version 7 is newer than supported version 1" in out.stderr
+    )
     assert (path.read_bytes(), os.stat(path).st_mtime_ns) == before
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--since", "yesterday"), "--since: 'yesterday' is not a date"),
-    (("--since", "2026-02-02", "--until", "2026-02-01"), "is after --until"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--since", "yesterday"), "--since: 'yesterday' is not a date"),
+        (("--since", "2026-02-02", "--until", "2026-02-01"), "is after --until"),
+    ],
+)
 def test_bad_input_exits_2(tmp_path: Path, home: Path, args: tuple[str, ...], message: str) -> None:
     out = _run(tmp_path, "--home", str(home), *args)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
@@ -124,25 +183,47 @@ def test_corrupt_ledger_exits_2(tmp_path: Path) -> None:
     (tmp_path / "rho").mkdir()
     (tmp_path / "rho" / "usage.sqlite3").write_bytes(b"garbage" * 200)
     out = _run(tmp_path, "--home", str(tmp_path / "rho"))
-    assert out.returncode == 2 and "usage.sqlite3" in out.stderr and "not a usage ledger" in out.stderr
+    assert (
+        out.returncode == 2 and "usage.sqlite3" in out.stderr and "not a usage ledger" in out.stderr
+    )
 
 
 def test_no_ledger_is_an_empty_report(tmp_path: Path) -> None:
     (tmp_path / "rho").mkdir()
     out = _run(tmp_path, "--home", str(tmp_path / "rho"), "--json")
-    assert out.returncode == 0 and json.loads(out.stdout) == {"groups": []} and "no usage ledger" in out.stderr
+    assert (
+        out.returncode == 0
+        and json.loads(out.stdout) == {"groups": []}
+        and "no usage ledger" in out.stderr
+    )
 
 
 def test_the_demo_ledger_by_model_from_anywhere(tmp_path: Path) -> None:
     """``rho-desk --demo usage`` works from an installed app (no checkout, no ``demo`` folder:
     the walkthrough's R3), and a model whose requests reported no total counts the parts they
     reported (N22: qwen2.5-coder-32b, 44,254 input and 6,344 output, showed a total of 0)."""
-    environment = {**os.environ, "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"), "RHO_HOME": str(tmp_path / "none")}
-    done = subprocess.run([sys.executable, "-m", "rho_desk", "--demo", "usage", "--by", "model", "--json"],
-                          capture_output=True, text=True, env=environment, timeout=60, cwd=tmp_path)  # fmt: skip
+    environment = {
+        **os.environ,
+        "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
+        "RHO_HOME": str(tmp_path / "none"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "--demo", "usage", "--by", "model", "--json"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     groups = {g["key"]: g for g in json.loads(done.stdout)["groups"]}
     qwen = groups["qwen2.5-coder-32b"]
-    assert (qwen["input_tokens"], qwen["output_tokens"], qwen["total_tokens"]) == (44_254, 6_344, 44_254 + 6_344)
+    assert (qwen["input_tokens"], qwen["output_tokens"], qwen["total_tokens"]) == (
+        44_254,
+        6_344,
+        44_254 + 6_344,
+    )
     assert sum(g["requests"] for g in groups.values()) == 321
-    assert not (tmp_path / "none").exists()  # the demo copy lives in the cache folder, $RHO_HOME untouched
+    assert not (
+        tmp_path / "none"
+    ).exists()  # the demo copy lives in the cache folder, $RHO_HOME untouched

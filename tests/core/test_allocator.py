@@ -38,7 +38,9 @@ print(json.dumps(out))
 
 
 def _run(mode: str) -> dict[str, int]:
-    done = subprocess.run([sys.executable, "-c", _PROBE, mode], capture_output=True, text=True, check=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, mode], capture_output=True, text=True, check=True, timeout=60
+    )
     return dict(json.loads(done.stdout))
 
 
@@ -50,7 +52,9 @@ def test_a_second_large_buffer_reuses_the_memory_of_the_first() -> None:
 
 def test_the_heap_gives_the_memory_back_when_the_job_ends() -> None:
     kept = _run("kept")
-    assert kept["inside"] - kept["after"] > 40_000_000  # the freed 50 MB buffer was held, then returned
+    assert (
+        kept["inside"] - kept["after"] > 40_000_000
+    )  # the freed 50 MB buffer was held, then returned
 
 
 def test_nested_blocks_keep_the_setting_until_the_last_ends() -> None:

@@ -27,13 +27,18 @@ SID = "22222222-2222-4222-8222-222222222222"
 def long_history(turns: int = 8) -> tuple[Message, ...]:
     out: list[Message] = [Message.system_text("You are Rho.")]
     for i in range(turns):
-        out += [Message.user_text(f"request {i} " + "word " * 150), Message.assistant_text(f"answer {i} " + "word " * 150)]
+        out += [
+            Message.user_text(f"request {i} " + "word " * 150),
+            Message.assistant_text(f"answer {i} " + "word " * 150),
+        ]
     return tuple(out)
 
 
 def v3_file(tmp_path: Path) -> Path:
     snapshot = SessionSnapshot.new(SID, 1, long_history(), ModelIdentity("p", "a", "m"))
-    with create_session(tmp_path / "home", "/work/p", snapshot, created=1767225600, take_lease=False) as writer:
+    with create_session(
+        tmp_path / "home", "/work/p", snapshot, created=1767225600, take_lease=False
+    ) as writer:
         return writer.path
 
 
@@ -41,14 +46,20 @@ def v4_file(tmp_path: Path) -> Path:
     path = tmp_path / "v4.jsonl"
     path.write_bytes(v4_simple(3))
     with FileSession(path) as session:  # grow it with long turns so a digest shrinks it
-        asyncio.run(astore_revision(session, lambda s: s.replace(history=s.history + long_history()[1:]), display=None))
+        asyncio.run(
+            astore_revision(
+                session, lambda s: s.replace(history=s.history + long_history()[1:]), display=None
+            )
+        )
     return path
 
 
 async def compact(session: FileSession, history: RevisionHistory) -> None:
     leaf = session.tree.active_leaf
     assert leaf is not None
-    result = await ManualCompaction(stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 4))).run()
+    result = await ManualCompaction(
+        stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 4))
+    ).run()
     async with session.writing() as writer:
         history.record("Compaction", leaf, save_compaction(writer, leaf.id, result))
 
@@ -91,7 +102,11 @@ def test_a_compaction_that_does_not_shrink_is_refused_and_writes_nothing(tmp_pat
     path.write_bytes(v4_simple(4))  # tiny messages: any digest is bigger
     size = path.stat().st_size
     with FileSession(path) as session, pytest.raises(CompactionRefused, match="would not shrink"):
-        asyncio.run(ManualCompaction(stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 2))).run())
+        asyncio.run(
+            ManualCompaction(
+                stored_state(session.tree), ThreadedCompactor(RecentBudget(None, 2))
+            ).run()
+        )
     assert path.stat().st_size == size
 
 
@@ -125,7 +140,9 @@ def test_acommit_writes_from_the_base_and_refuses_a_moved_one(tmp_path: Path) ->
         base = session.tree.active_leaf
         assert base is not None
         state = session.tree.snapshot(base)
-        grown = state.replace(revision=base.revision + 1, history=state.history + (Message.user_text("next"),))
+        grown = state.replace(
+            revision=base.revision + 1, history=state.history + (Message.user_text("next"),)
+        )
         node = asyncio.run(acommit(session, base.id, lambda writer: writer.save(grown)))
         assert node.revision == base.revision + 1 and session.tree.active_leaf is node
         size = path.stat().st_size

@@ -25,19 +25,27 @@ B = ModelIdentity("anthropic", "anthropic-messages", "claude")
 TEXT = (ContentBlock(text="answer"),)
 
 
-def block(identity: ModelIdentity, kind: str = "reasoning", position: int | None = 0, data: object = None) -> ProviderContextBlock:
-    return ProviderContextBlock(identity=identity, kind=kind, position=position, data=data if data is not None else {"x": 1})
+def block(
+    identity: ModelIdentity, kind: str = "reasoning", position: int | None = 0, data: object = None
+) -> ProviderContextBlock:
+    return ProviderContextBlock(
+        identity=identity, kind=kind, position=position, data=data if data is not None else {"x": 1}
+    )
 
 
 def test_same_identity_replays_context_and_appends_nothing() -> None:
-    message = AssistantMessage(content=TEXT, provenance=A, reasoning_summary="sum", provider_context=(block(A), block(B)))
+    message = AssistantMessage(
+        content=TEXT, provenance=A, reasoning_summary="sum", provider_context=(block(A), block(B))
+    )
     prepared = prepare_assistant(message.with_portable_fallback("fallback"), A)
     assert prepared.replay_context == (block(A),)
     assert prepared.content == TEXT
 
 
 def test_other_identity_gets_the_fallback_before_the_summary() -> None:
-    message = AssistantMessage(content=TEXT, provenance=A, reasoning_summary="sum", provider_context=(block(A),))
+    message = AssistantMessage(
+        content=TEXT, provenance=A, reasoning_summary="sum", provider_context=(block(A),)
+    )
     prepared = prepare_assistant(message.with_portable_fallback("portable notice"), B)
     assert prepared.replay_context == ()
     assert prepared.content == (*TEXT, ContentBlock(text="portable notice"))
@@ -46,7 +54,10 @@ def test_other_identity_gets_the_fallback_before_the_summary() -> None:
 def test_summary_is_wrapped_when_there_is_no_fallback_even_for_the_same_identity() -> None:
     message = AssistantMessage(content=TEXT, provenance=A, reasoning_summary="  checked  ")
     prepared = prepare_assistant(message, A)
-    assert prepared.content == (*TEXT, ContentBlock(text="<reasoning_summary>\n  checked  \n</reasoning_summary>"))
+    assert prepared.content == (
+        *TEXT,
+        ContentBlock(text="<reasoning_summary>\n  checked  \n</reasoning_summary>"),
+    )
 
 
 def test_blank_fallback_and_summary_append_nothing() -> None:
@@ -63,7 +74,9 @@ def test_fallback_kind_with_a_position_is_an_ordinary_block() -> None:
 
 
 def test_report_example_sorts_and_deduplicates_kinds() -> None:
-    message = AssistantMessage(content=TEXT, provider_context=(block(A, "zeta"), block(A, "alpha"), block(A, "zeta", 2)))
+    message = AssistantMessage(
+        content=TEXT, provider_context=(block(A, "zeta"), block(A, "alpha"), block(A, "zeta", 2))
+    )
     report = report_omissions([message], B)
     assert report == HandoffReport(3, ("alpha", "zeta")) and report.has_omissions()
     assert not report_omissions([message], A).has_omissions()
@@ -75,7 +88,13 @@ def test_fallback_blocks_are_never_counted() -> None:
 
 
 def test_message_report_covers_enriched_and_aborted_assistants_only() -> None:
-    aborted = AbortedAssistant(content=(), reasoning="", provider_context=(block(A, "signed"),), tool_calls=(), usage=ModelUsage())
+    aborted = AbortedAssistant(
+        content=(),
+        reasoning="",
+        provider_context=(block(A, "signed"),),
+        tool_calls=(),
+        usage=ModelUsage(),
+    )
     history = [
         Message.user_text("q"),
         Message.enriched(AssistantMessage(content=TEXT, provider_context=(block(A, "enc"),))),
@@ -88,9 +107,15 @@ def test_message_report_covers_enriched_and_aborted_assistants_only() -> None:
 
 
 def test_strip_provider_context_keeps_fallbacks_and_everything_else() -> None:
-    enriched = AssistantMessage(content=TEXT, provenance=A, provider_context=(block(A),)).with_portable_fallback("f")
-    aborted = AbortedAssistant(content=(), reasoning="", provider_context=(block(A),), tool_calls=(), usage=ModelUsage())
-    stripped = strip_provider_context([Message.enriched(enriched), Message.aborted(aborted), Message.user_text("q")])
+    enriched = AssistantMessage(
+        content=TEXT, provenance=A, provider_context=(block(A),)
+    ).with_portable_fallback("f")
+    aborted = AbortedAssistant(
+        content=(), reasoning="", provider_context=(block(A),), tool_calls=(), usage=ModelUsage()
+    )
+    stripped = strip_provider_context(
+        [Message.enriched(enriched), Message.aborted(aborted), Message.user_text("q")]
+    )
     assert [b.kind for b in stripped[0].provider_context()] == [PORTABLE_FALLBACK_KIND]
     assert stripped[1].provider_context() == () and stripped[2] == Message.user_text("q")
 

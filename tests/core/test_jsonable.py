@@ -29,11 +29,24 @@ class Row:
 
 
 def test_every_field_in_order_as_json_values() -> None:
-    row = Row("a", datetime(2026, 1, 2, 3, 4, tzinfo=UTC), Path("/x/y"), Colour.RED, (Inner(1),), 0.123456789)
+    row = Row(
+        "a",
+        datetime(2026, 1, 2, 3, 4, tzinfo=UTC),
+        Path("/x/y"),
+        Colour.RED,
+        (Inner(1),),
+        0.123456789,
+    )
     out = json_fields(row, rank=round(row.rank, 3))
     assert list(out) == ["name", "at", "where", "colour", "parts", "rank"]
-    assert out == {"name": "a", "at": "2026-01-02T03:04:00+00:00", "where": "/x/y", "colour": "red",
-                   "parts": [{"n": 1}], "rank": 0.123}  # fmt: skip
+    assert out == {
+        "name": "a",
+        "at": "2026-01-02T03:04:00+00:00",
+        "where": "/x/y",
+        "colour": "red",
+        "parts": [{"n": 1}],
+        "rank": 0.123,
+    }
     json.dumps(out)
 
 

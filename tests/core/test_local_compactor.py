@@ -37,14 +37,20 @@ def assistant(text: str = "", *calls: tuple[str, str, object]) -> Message:
 def tool_turn(n: int) -> list[Message]:
     """One user request answered with a tool call, its result and a final answer."""
     return [
-        Message.user_text(f"request {n}: fix src/mod{n}.py, see https://docs.example.com/p{n}?sig=SECRET{n}"),
-        assistant(f"I'll read the file {n} first.", (f"c{n}", "read_file", {"path": f"src/mod{n}.py"})),
+        Message.user_text(
+            f"request {n}: fix src/mod{n}.py, see https://docs.example.com/p{n}?sig=SECRET{n}"
+        ),
+        assistant(
+            f"I'll read the file {n} first.", (f"c{n}", "read_file", {"path": f"src/mod{n}.py"})
+        ),
         Message.result(f"c{n}", n % 3 != 0, f"contents {n}"),
         assistant(f"Done with {n}. Should I also update the tests for {n}?"),
     ]
 
 
-def request(messages: list[Message] | tuple[Message, ...], token: CancellationToken | None = None) -> CompactionRequest:
+def request(
+    messages: list[Message] | tuple[Message, ...], token: CancellationToken | None = None
+) -> CompactionRequest:
     return CompactionRequest(messages=tuple(messages), cancellation=token or CancellationToken())
 
 
@@ -86,13 +92,19 @@ def test_partition_by_tokens() -> None:
 
 def test_orphan_results_from_the_original_history_do_not_move_the_cut() -> None:
     history = [Message.user_text("a"), Message.result("ghost", True, "?"), Message.user_text("b")]
-    assert partition(history, RecentBudget(max_tokens=None, max_messages=2)).recent == tuple(history[1:])
+    assert partition(history, RecentBudget(max_tokens=None, max_messages=2)).recent == tuple(
+        history[1:]
+    )
 
 
 def test_partition_keeps_last_group_even_when_it_exceeds_budget() -> None:
     # Rho's compaction.rs test of the same name: a one-token budget still keeps the newest
     # message (the assistant's 2,000 characters) and compacts only what precedes it.
-    history = [Message.system_text("system"), Message.user_text("old"), Message.assistant_text("z" * 2000)]
+    history = [
+        Message.system_text("system"),
+        Message.user_text("old"),
+        Message.assistant_text("z" * 2000),
+    ]
     parts = partition(history, RecentBudget(max_tokens=1, max_messages=None))
     assert parts.system == (history[0],)
     assert parts.older == (history[1],)
@@ -104,7 +116,11 @@ def test_partition_keeps_last_group_even_when_it_exceeds_budget() -> None:
 
 
 def test_partition_skips_when_everything_fits_in_recent_tail() -> None:
-    history = [Message.system_text("system"), Message.user_text("old user"), Message.assistant_text("old assistant")]
+    history = [
+        Message.system_text("system"),
+        Message.user_text("old user"),
+        Message.assistant_text("old assistant"),
+    ]
     assert not partition(history, RecentBudget(max_tokens=10_000, max_messages=None)).older
     # a single group is never compacted, whatever the budget
     assert not partition(history[:2], RecentBudget(max_tokens=1, max_messages=None)).older
@@ -119,7 +135,10 @@ def test_preview_refuses_a_compaction_that_does_not_shrink() -> None:
     assert not preview.shrinks
     reason = preview.refusal()
     assert reason is not None and "would not shrink" in reason
-    assert LocalCompactor(RecentBudget(max_tokens=None, max_messages=2)).preview(history[:2]).refusal() is not None
+    assert (
+        LocalCompactor(RecentBudget(max_tokens=None, max_messages=2)).preview(history[:2]).refusal()
+        is not None
+    )
     long_turns = [Message.assistant_text(f"answer {n} " + "x" * 2000) for n in range(6)]
     fine = LocalCompactor(RecentBudget(max_tokens=None, max_messages=2)).preview(long_turns)
     assert fine.shrinks and fine.refusal() is None
@@ -139,8 +158,12 @@ def test_digest_is_faithful() -> None:
     history = [
         Message.system_text("You are Rho."),
         *tool_turn(1),
-        Message.user_blocks([ContentBlock(text="and this screenshot"), ContentBlock.of_image("aGk=", "image/png")]),
-        assistant("We will switch to the async client instead.", ("p1", "apply_patch", {"patch": patch})),
+        Message.user_blocks(
+            [ContentBlock(text="and this screenshot"), ContentBlock.of_image("aGk=", "image/png")]
+        ),
+        assistant(
+            "We will switch to the async client instead.", ("p1", "apply_patch", {"patch": patch})
+        ),
         Message.result("p1", False, "conflict"),
         Message.aborted(aborted),
         Message.user_text("latest question: why?"),
@@ -153,7 +176,9 @@ def test_digest_is_faithful() -> None:
     text = preview.replacement_message.user[0].text  # type: ignore[index, union-attr]
     assert text.startswith(DIGEST_MARKER)
     assert "(9 messages)" in text
-    assert "- request 1: fix src/mod1.py, see https://docs.example.com/p1" in text  # the user's words
+    assert (
+        "- request 1: fix src/mod1.py, see https://docs.example.com/p1" in text
+    )  # the user's words
     assert "SECRET1" not in text  # URL queries may be signed secrets: dropped
     assert "- and this screenshot (+1 image)" in text
     assert "## Most recent request\n> latest question: why?" in text
@@ -256,14 +281,35 @@ def test_an_interrupted_replys_calls_touched_no_file() -> None:
     """N20: the digest listed app/middleware/idempotency.py and "write_file ×2" for a write the
     aborted turn streamed but never ran."""
     aborted = AbortedAssistant(
-        content=(ContentBlock(text="Adding the middleware"),
-                 ContentBlock.of_tool_call("w9", "write_file", {"path": "app/middleware/idempotency.py", "content": "x"})),
+        content=(
+            ContentBlock(text="Adding the middleware"),
+            ContentBlock.of_tool_call(
+                "w9", "write_file", {"path": "app/middleware/idempotency.py", "content": "x"}
+            ),
+        ),
         reasoning="",
-        tool_calls=(PartialToolCall(id="w10", name="edit_file", arguments='{"path": "app/main.py"'),),
+        tool_calls=(
+            PartialToolCall(id="w10", name="edit_file", arguments='{"path": "app/main.py"'),
+        ),
         usage=ModelUsage(),
-    )  # fmt: skip
-    history = [Message.system_text("s"), *tool_turn(1), Message.aborted(aborted), Message.user_text("go on"),
-               assistant("ok")]  # fmt: skip
-    text = LocalCompactor(RecentBudget(max_tokens=None, max_messages=1)).preview(history).replacement_message.user[0].text  # type: ignore[index, union-attr]
-    assert "idempotency.py" not in text and "write_file" not in text.split("## Interrupted turns")[0]
-    assert "interrupted assistant turn (Adding the middleware; partial tool calls: write_file, edit_file)" in text
+    )
+    history = [
+        Message.system_text("s"),
+        *tool_turn(1),
+        Message.aborted(aborted),
+        Message.user_text("go on"),
+        assistant("ok"),
+    ]
+    text = (
+        LocalCompactor(RecentBudget(max_tokens=None, max_messages=1))
+        .preview(history)
+        .replacement_message.user[0]
+        .text
+    )  # type: ignore[index, union-attr]
+    assert (
+        "idempotency.py" not in text and "write_file" not in text.split("## Interrupted turns")[0]
+    )
+    assert (
+        "interrupted assistant turn (Adding the middleware; partial tool calls: write_file, edit_file)"
+        in text
+    )

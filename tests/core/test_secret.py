@@ -31,7 +31,10 @@ def test_secret_string_never_shows_its_value() -> None:
 
 
 def test_strip_query_removes_userinfo_query_and_fragment() -> None:
-    assert strip_query("https://u:p@host.example:8443/v1/x?sig=abc#frag") == "https://host.example:8443/v1/x"
+    assert (
+        strip_query("https://u:p@host.example:8443/v1/x?sig=abc#frag")
+        == "https://host.example:8443/v1/x"
+    )
     assert strip_query("http://[::1]:11434/v1?key=1") == "http://[::1]:11434/v1"
 
 

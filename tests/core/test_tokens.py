@@ -34,7 +34,9 @@ def test_example_1_system_and_user() -> None:
 
 
 def test_example_2_tool_call_and_result() -> None:
-    call = Message.assistant_blocks([ContentBlock.of_tool_call("call_1", "read_file", {"path": "src/main.rs"})])
+    call = Message.assistant_blocks(
+        [ContentBlock.of_tool_call("call_1", "read_file", {"path": "src/main.rs"})]
+    )
     result = Message.result("call_1", True, "file contents")
     assert json_tokens(call.assistant[0].tool_call) == 18  # type: ignore[index]
     assert json_tokens(result.tool_result) == 13
@@ -50,16 +52,25 @@ def test_example_3_tool_schema_only() -> None:
 
 
 def test_example_4_image() -> None:
-    message = Message.user_blocks([ContentBlock(text="describe"), ContentBlock(image=ImageContent("A" * 10_000, "image/png"))])
+    message = Message.user_blocks(
+        [ContentBlock(text="describe"), ContentBlock(image=ImageContent("A" * 10_000, "image/png"))]
+    )
     assert message_tokens(message) == 4 + (1 + 2) + (1 + 85 + 3) == 96
     empty = Message.user_blocks([ContentBlock(image=ImageContent("", "image/png"))])
     assert message_tokens(empty) == 4 + 1 + 85  # empty data adds 0
 
 
 def test_example_5_replay_block_outweighs_missing_summary() -> None:
-    block = ProviderContextBlock(identity=ID, kind="k", position=0, data={"type": "reasoning", "encrypted_content": "x" * 400})
+    block = ProviderContextBlock(
+        identity=ID,
+        kind="k",
+        position=0,
+        data={"type": "reasoning", "encrypted_content": "x" * 400},
+    )
     assert json_tokens(block.data) == 111
-    message = Message.enriched(AssistantMessage(content=(ContentBlock(text="answer"),), provider_context=(block,)))
+    message = Message.enriched(
+        AssistantMessage(content=(ContentBlock(text="answer"),), provider_context=(block,))
+    )
     assert message_tokens(message) == 4 + (1 + 2) + max(0, 111) == 118
 
 
@@ -81,7 +92,9 @@ def test_example_7_unicode_and_escapes() -> None:
 
 
 def test_aborted_assistant_ignores_fallback_reasoning_tool_calls_and_usage() -> None:
-    fallback = ProviderContextBlock(identity=ID, kind=PORTABLE_FALLBACK_KIND, data="a fallback that is long")
+    fallback = ProviderContextBlock(
+        identity=ID, kind=PORTABLE_FALLBACK_KIND, data="a fallback that is long"
+    )
     aborted = AbortedAssistant(
         content=(ContentBlock(text="abcd"),),
         reasoning="lots of raw reasoning " * 20,

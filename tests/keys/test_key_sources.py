@@ -81,7 +81,12 @@ def plaintext() -> Iterator[PlaintextKeyring]:
 
 
 def test_every_source_is_a_key_source(tmp_path: Path) -> None:
-    for source in (FileKeySource(tmp_path / "k"), KeyringKeySource(), MemoryKeySource(), default_key_source()):
+    for source in (
+        FileKeySource(tmp_path / "k"),
+        KeyringKeySource(),
+        MemoryKeySource(),
+        default_key_source(),
+    ):
         assert isinstance(source, KeySource)
 
 
@@ -91,7 +96,10 @@ def test_the_key_file_is_private_created_once_with_a_notice_and_stable(tmp_path:
     source = FileKeySource(path, notice=said.append)
     key = source.key(FINGERPRINT_KEY)
     assert len(key) == 32 and source.key(FINGERPRINT_KEY) == key
-    assert oct(path.stat().st_mode & 0o777) == "0o600" and oct(path.parent.stat().st_mode & 0o777) == "0o700"
+    assert (
+        oct(path.stat().st_mode & 0o777) == "0o600"
+        and oct(path.parent.stat().st_mode & 0o777) == "0o700"
+    )
     assert said == [f"Created rho-desk's key {FINGERPRINT_KEY} in {path} (readable only by you)."]
     other = FileKeySource(path).key(SIGNING_KEY)
     assert other != key and FileKeySource(path).key(FINGERPRINT_KEY) == key  # both kept
@@ -147,7 +155,9 @@ def test_without_a_keyring_new_keys_go_to_the_key_file(no_keyring: None, config:
     assert "no secure keyring" in source.describe()
 
 
-def test_a_plaintext_keyring_is_refused_for_rho_desks_own_keys(plaintext: PlaintextKeyring, config: Path) -> None:
+def test_a_plaintext_keyring_is_refused_for_rho_desks_own_keys(
+    plaintext: PlaintextKeyring, config: Path
+) -> None:
     fingerprint_key(default_key_source())
     signing_key(default_key_source())
     assert plaintext.stored == {}  # nothing of ours written in plain text
@@ -156,7 +166,9 @@ def test_a_plaintext_keyring_is_refused_for_rho_desks_own_keys(plaintext: Plaint
         KeyringKeySource().store(FINGERPRINT_KEY, bytes(32))
 
 
-def test_a_key_an_older_version_left_in_a_plaintext_keyring_stays_readable(plaintext: PlaintextKeyring) -> None:
+def test_a_key_an_older_version_left_in_a_plaintext_keyring_stays_readable(
+    plaintext: PlaintextKeyring,
+) -> None:
     # refusing to read it would lose what it protects (an encrypted store); it is never rewritten
     old = bytes(range(32))
     plaintext.stored[(SERVICE, durable_store_key("default"))] = encode_key(old)
@@ -169,7 +181,9 @@ def test_the_key_file_wins_once_it_holds_a_key(memory_keyring) -> None:  # type:
     assert fingerprint_key(default_key_source()) == in_file  # keys never move silently
 
 
-def test_an_explicit_key_file_replaces_the_default(tmp_path: Path, memory_keyring, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_an_explicit_key_file_replaces_the_default(
+    tmp_path: Path, memory_keyring, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     chosen = tmp_path / "ci.keys"
     key = fingerprint_key(default_key_source(chosen))
     assert memory_keyring.entries == {} and FileKeySource(chosen).key(FINGERPRINT_KEY) == key
@@ -177,11 +191,15 @@ def test_an_explicit_key_file_replaces_the_default(tmp_path: Path, memory_keyrin
     assert fingerprint_key(default_key_source()) == key
 
 
-def test_one_wording_for_own_keys_and_api_keys(config: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_wording_for_own_keys_and_api_keys(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.providers.credentials import get_api_key
 
     def locked(service: str, username: str) -> str:
-        raise keyring.errors.KeyringLocked("collection /org/freedesktop/secrets/aliases/default is locked")
+        raise keyring.errors.KeyringLocked(
+            "collection /org/freedesktop/secrets/aliases/default is locked"
+        )
 
     monkeypatch.setattr(keyring, "get_password", locked)
     with pytest.raises(CredentialsUnavailable) as own:
@@ -203,7 +221,10 @@ def test_one_wording_for_own_keys_and_api_keys(config: Path, monkeypatch: pytest
 def test_api_keys_stay_keyring_only(no_keyring: None, config: Path) -> None:
     from rho_desk.providers.credentials import NoKeyringBackend, set_api_key
 
-    with pytest.raises(NoKeyringBackend, match=r"^Cannot store the API key of profile 'work': no system keyring is available\. Install"):
+    with pytest.raises(
+        NoKeyringBackend,
+        match=r"^Cannot store the API key of profile 'work': no system keyring is available\. Install",
+    ):
         set_api_key("work", "sk-live-123456")
     assert not default_key_file().exists()
 
@@ -218,6 +239,11 @@ def test_concurrent_first_use_creates_one_key(tmp_path: Path) -> None:
         "print(FileKeySource(Path(sys.argv[1])).key('export-signing-key').hex())"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    runs = [subprocess.Popen([sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, text=True, env=env) for _ in range(4)]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(4)
+    ]
     keys = {run.communicate(timeout=60)[0].strip() for run in runs}
     assert len(keys) == 1 and FileKeySource(path).key(SIGNING_KEY).hex() in keys

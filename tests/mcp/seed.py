@@ -40,7 +40,13 @@ TITLE_SECRET = SECRETS[2].value  # a GitHub token in a title
 
 def secret_values() -> list[str]:
     """Every value whose presence in an answer, in any form, is a leak."""
-    values = [s.value for s in SECRETS] + [KNOWN, KNOWN_SPECIAL, KNOWN.lower(), KNOWN.upper(), KNOWN_SPECIAL.upper()]
+    values = [s.value for s in SECRETS] + [
+        KNOWN,
+        KNOWN_SPECIAL,
+        KNOWN.lower(),
+        KNOWN.upper(),
+        KNOWN_SPECIAL.upper(),
+    ]
     values.append("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ")  # the private key's body
     return values
 
@@ -61,17 +67,38 @@ def _writes_with_secrets() -> list[Message]:
     after = before.replace("hunter2hunter2", "hunter3hunter3") + f"stripe = {SECRETS[6].value}\n"
     return [
         Message.user_text("write the settings file"),
-        Message.enriched(AssistantMessage(content=(
-            ContentBlock.of_tool_call("w-1", "write_file", {"path": "settings.toml", "content": before}),), provenance=IDENTITY)),
+        Message.enriched(
+            AssistantMessage(
+                content=(
+                    ContentBlock.of_tool_call(
+                        "w-1", "write_file", {"path": "settings.toml", "content": before}
+                    ),
+                ),
+                provenance=IDENTITY,
+            )
+        ),
         Message.result("w-1", True, "wrote settings.toml"),
         Message.user_text("rotate the database password in settings.toml"),
-        Message.enriched(AssistantMessage(content=(
-            ContentBlock.of_tool_call("w-2", "write_file", {"path": "settings.toml", "content": after}),
-            ContentBlock.of_tool_call("w-3", "write_file", {"path": f"keys/{SECRETS[2].value}.txt", "content": "x\n"}),
-        ), provenance=IDENTITY)),
+        Message.enriched(
+            AssistantMessage(
+                content=(
+                    ContentBlock.of_tool_call(
+                        "w-2", "write_file", {"path": "settings.toml", "content": after}
+                    ),
+                    ContentBlock.of_tool_call(
+                        "w-3",
+                        "write_file",
+                        {"path": f"keys/{SECRETS[2].value}.txt", "content": "x\n"},
+                    ),
+                ),
+                provenance=IDENTITY,
+            )
+        ),
         Message.result("w-2", True, "wrote settings.toml"),
         Message.result("w-3", True, "wrote the key file"),
-        Message.enriched(AssistantMessage(content=(ContentBlock.of_text("Rotated."),), provenance=IDENTITY)),
+        Message.enriched(
+            AssistantMessage(content=(ContentBlock.of_text("Rotated."),), provenance=IDENTITY)
+        ),
     ]
 
 
@@ -82,32 +109,68 @@ def canary_home(root: Path) -> Path:
     home = root / "home"
     home.mkdir(parents=True)
     snapshot = canary_snapshot(extra=[*secrets_messages(), *_writes_with_secrets()])
-    create_session(home, CANARY_CWD, snapshot, created=1_790_000_000, clock=lambda: 1_790_000_100, take_lease=False).close()
-    other = SessionSnapshot.new(PATH_ID, 1, (
-        Message.user_text(f"deploy from this folder with {SECRETS[0].value}"),
-        Message.assistant_text(f"Deployed with {SECRETS[5].text}."),
-    ), IDENTITY)
-    create_session(home, SECRET_CWD, other, created=1_790_000_200, clock=lambda: 1_790_000_300, take_lease=False).close()
-    index_home(home, titles=[(CANARY_CWD, CANARY_ID, f"deploy with {TITLE_SECRET}")],
-               cache_dir=root / "index-cache")  # fmt: skip
-    make_ledger(home / "usage.sqlite3", [
-        row(session_id=CANARY_ID, workspace_path=CANARY_CWD, model="gpt-5"),
-        row(session_id=PATH_ID, workspace_path=SECRET_CWD, model=f"model-{SECRETS[7].value}"),
-    ])  # fmt: skip
+    create_session(
+        home,
+        CANARY_CWD,
+        snapshot,
+        created=1_790_000_000,
+        clock=lambda: 1_790_000_100,
+        take_lease=False,
+    ).close()
+    other = SessionSnapshot.new(
+        PATH_ID,
+        1,
+        (
+            Message.user_text(f"deploy from this folder with {SECRETS[0].value}"),
+            Message.assistant_text(f"Deployed with {SECRETS[5].text}."),
+        ),
+        IDENTITY,
+    )
+    create_session(
+        home,
+        SECRET_CWD,
+        other,
+        created=1_790_000_200,
+        clock=lambda: 1_790_000_300,
+        take_lease=False,
+    ).close()
+    index_home(
+        home,
+        titles=[(CANARY_CWD, CANARY_ID, f"deploy with {TITLE_SECRET}")],
+        cache_dir=root / "index-cache",
+    )
+    make_ledger(
+        home / "usage.sqlite3",
+        [
+            row(session_id=CANARY_ID, workspace_path=CANARY_CWD, model="gpt-5"),
+            row(session_id=PATH_ID, workspace_path=SECRET_CWD, model=f"model-{SECRETS[7].value}"),
+        ],
+    )
     return home
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
     """A user with private cache, config and data folders, no keyring, and no other agent's
     sessions but those ``extra`` points at (each agent's data folder variable)."""
-    base = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")
+    }
     return {
-        **base, "PYTHONPATH": str(REPO), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-        "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
-        "XDG_DATA_HOME": str(tmp_path / "data"), "RHO_HOME": str(tmp_path / "no-home"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "no-claude"), "CODEX_HOME": str(tmp_path / "no-codex"),
-        "GEMINI_CLI_HOME": str(tmp_path / "no-gemini"), "PI_CODING_AGENT_DIR": str(tmp_path / "no-pi"), **extra,
-    }  # fmt: skip
+        **base,
+        "PYTHONPATH": str(REPO),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"),
+        "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "RHO_HOME": str(tmp_path / "no-home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "no-claude"),
+        "CODEX_HOME": str(tmp_path / "no-codex"),
+        "GEMINI_CLI_HOME": str(tmp_path / "no-gemini"),
+        "PI_CODING_AGENT_DIR": str(tmp_path / "no-pi"),
+        **extra,
+    }
 
 
 def command(*args: str) -> list[str]:

@@ -42,9 +42,15 @@ def _rho_home(root: Path) -> Path:
 
 def _check(answers: dict[str, dict[str, Any]], texts: list[str]) -> None:
     hits = answers["search_sessions"]["results"]
-    assert [(h["session_id"], h["agent"], h["title"]) for h in hits] == [(SESSION, "claude-code", "Fix unstyled login page")]
+    assert [(h["session_id"], h["agent"], h["title"]) for h in hits] == [
+        (SESSION, "claude-code", "Fix unstyled login page")
+    ]
     overview = answers["get_session"]
-    assert (overview["agent"], overview["workspace"], overview["compactions"]) == ("claude-code", "/home/dev/webapp", 1)
+    assert (overview["agent"], overview["workspace"], overview["compactions"]) == (
+        "claude-code",
+        "/home/dev/webapp",
+        1,
+    )
     assert overview["revisions"] == {"count": 6, "first": 1, "latest": 6}
     page = answers["get_messages"]
     assert page["total"] == page["count"] >= 15
@@ -66,7 +72,9 @@ _CALLS = [
 ]
 
 
-def test_another_agents_session_is_listed_searched_and_redacted(claude_home: Path, tmp_path: Path) -> None:
+def test_another_agents_session_is_listed_searched_and_redacted(
+    claude_home: Path, tmp_path: Path
+) -> None:
     scope = Scope(_rho_home(tmp_path), None, (("claude-code", claude_home),))
     memory = Memory(scope, Gate(bytes(range(32))), gate_id="t", cache_dir=tmp_path / "cache")
     try:
@@ -78,7 +86,12 @@ def test_another_agents_session_is_listed_searched_and_redacted(claude_home: Pat
 
 
 def test_a_scope_of_rho_alone_serves_no_other_agent(claude_home: Path, tmp_path: Path) -> None:
-    memory = Memory(Scope(_rho_home(tmp_path), None), Gate(bytes(range(32))), gate_id="t", cache_dir=tmp_path / "cache")
+    memory = Memory(
+        Scope(_rho_home(tmp_path), None),
+        Gate(bytes(range(32))),
+        gate_id="t",
+        cache_dir=tmp_path / "cache",
+    )
     try:
         memory.sync()
         assert memory.call("search_sessions", {"query": "login page"})["results"] == []
@@ -87,12 +100,16 @@ def test_a_scope_of_rho_alone_serves_no_other_agent(claude_home: Path, tmp_path:
 
 
 @pytest.mark.slow
-def test_the_sdk_client_gets_another_agents_session_redacted(claude_home: Path, tmp_path: Path) -> None:
+def test_the_sdk_client_gets_another_agents_session_redacted(
+    claude_home: Path, tmp_path: Path
+) -> None:
     env = environment(tmp_path, CLAUDE_CONFIG_DIR=str(claude_home))
     home = _rho_home(tmp_path)
 
     async def main() -> tuple[dict[str, dict[str, Any]], list[str]]:
-        params = StdioServerParameters(command=sys.executable, args=command("--home", str(home), "--all")[1:], env=env)
+        params = StdioServerParameters(
+            command=sys.executable, args=command("--home", str(home), "--all")[1:], env=env
+        )
         answers: dict[str, dict[str, Any]] = {}
         texts: list[str] = []
         async with Client(params) as client:

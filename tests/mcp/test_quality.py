@@ -26,7 +26,10 @@ pytestmark = pytest.mark.slow
 def _top3(memory: Memory, asked: list[Question]) -> tuple[float, list[str]]:
     missed = []
     for q in asked:
-        hits = [h["session_id"] for h in memory.call("search_sessions", {"query": q.text, "limit": 3})["results"]]
+        hits = [
+            h["session_id"]
+            for h in memory.call("search_sessions", {"query": q.text, "limit": 3})["results"]
+        ]
         if not any(h.startswith(q.answer) for h in hits):
             missed.append(q.text)
     return 1 - len(missed) / len(asked), missed
@@ -34,7 +37,14 @@ def _top3(memory: Memory, asked: list[Question]) -> tuple[float, list[str]]:
 
 def test_the_demo_questions(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "resources" / "demo" / "home", tmp_path / "home")
-    with contextlib.closing(Memory(Scope(tmp_path / "home", None), Gate(bytes(32)), gate_id="t", cache_dir=tmp_path / "cache")) as memory:
+    with contextlib.closing(
+        Memory(
+            Scope(tmp_path / "home", None),
+            Gate(bytes(32)),
+            gate_id="t",
+            cache_dir=tmp_path / "cache",
+        )
+    ) as memory:
         memory.sync()
         share, missed = _top3(memory, demo_questions())
     assert share >= 0.9, missed
@@ -43,7 +53,14 @@ def test_the_demo_questions(tmp_path: Path) -> None:
 def test_the_generated_questions(tmp_path: Path) -> None:
     works = generate(400)
     write_library(tmp_path / "home", works)
-    with contextlib.closing(Memory(Scope(tmp_path / "home", None), Gate(bytes(32)), gate_id="t", cache_dir=tmp_path / "cache")) as memory:
+    with contextlib.closing(
+        Memory(
+            Scope(tmp_path / "home", None),
+            Gate(bytes(32)),
+            gate_id="t",
+            cache_dir=tmp_path / "cache",
+        )
+    ) as memory:
         memory.sync()
         share, missed = _top3(memory, questions(works))
     assert share >= 0.9, missed

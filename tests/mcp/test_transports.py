@@ -66,11 +66,15 @@ async def _every_tool(client: Client) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_stdio_serves_every_tool_to_the_sdk_client(world: tuple[Path, dict[str, str]], mode: str) -> None:
+def test_stdio_serves_every_tool_to_the_sdk_client(
+    world: tuple[Path, dict[str, str]], mode: str
+) -> None:
     home, env = world
 
     async def main() -> list[str]:
-        params = StdioServerParameters(command=sys.executable, args=command("--home", str(home), "--all")[1:], env=env)
+        params = StdioServerParameters(
+            command=sys.executable, args=command("--home", str(home), "--all")[1:], env=env
+        )
         async with Client(params, mode=mode) as client:
             return await _every_tool(client)
 
@@ -79,12 +83,26 @@ def test_stdio_serves_every_tool_to_the_sdk_client(world: tuple[Path, dict[str, 
 
 
 def _raw_initialize(env: dict[str, str], home: Path, version: str) -> tuple[dict[str, Any], str]:
-    request = {"jsonrpc": "2.0", "id": 7, "method": "initialize",
-               "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
+    request = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     listing = {"jsonrpc": "2.0", "id": 8, "method": "tools/list"}
     initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    process = subprocess.Popen(command("--home", str(home), "--all"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    process = subprocess.Popen(
+        command("--home", str(home), "--all"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert process.stdin is not None and process.stdout is not None
     try:
         process.stdin.write("".join(json.dumps(m) + "\n" for m in (request, initialized, listing)))
@@ -99,7 +117,9 @@ def _raw_initialize(env: dict[str, str], home: Path, version: str) -> tuple[dict
 
 
 @pytest.mark.parametrize("version", [*HANDSHAKE_VERSIONS, "2099-01-01"])
-def test_the_early_initialize_answer_is_the_sdks(world: tuple[Path, dict[str, str]], version: str) -> None:
+def test_the_early_initialize_answer_is_the_sdks(
+    world: tuple[Path, dict[str, str]], version: str
+) -> None:
     """The front answers ``initialize`` before the SDK loads; the SDK then answers the same
     request again, and the front compares the two (a difference is logged on stderr)."""
     home, env = world
@@ -120,10 +140,30 @@ def test_the_handshake_versions_are_the_sdks() -> None:
 
 def test_a_malformed_first_line_is_left_to_the_sdk(world: tuple[Path, dict[str, str]]) -> None:
     home, env = world
-    first = "this is not json\n" + json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}) + "\n"
-    process = subprocess.Popen(command("--home", str(home), "--all"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    first = (
+        "this is not json\n"
+        + json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+        + "\n"
+    )
+    process = subprocess.Popen(
+        command("--home", str(home), "--all"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert process.stdin is not None and process.stdout is not None
     try:
         process.stdin.write(first)
@@ -137,8 +177,13 @@ def test_a_malformed_first_line_is_left_to_the_sdk(world: tuple[Path, dict[str, 
 
 class _Http:
     def __init__(self, env: dict[str, str], home: Path, *extra: str) -> None:
-        self.process = subprocess.Popen(command("--home", str(home), "--all", "--http", "0", *extra), env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        self.process = subprocess.Popen(
+            command("--home", str(home), "--all", "--http", "0", *extra),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert self.process.stderr is not None
         deadline = time.monotonic() + 60
         self.url = ""
@@ -166,13 +211,25 @@ def test_http_serves_every_tool_behind_the_bearer_token(world: tuple[Path, dict[
     server = _Http({**env, "RHO_DESK_MCP_TOKEN": TOKEN}, home)
     try:
         assert server.url.startswith("http://127.0.0.1:")
-        refused = httpx.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
+        refused = httpx.post(
+            server.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10
+        )
         assert refused.status_code == 401
-        wrong = httpx.post(server.url, json={}, headers={"Authorization": "Bearer wrong"}, timeout=10)
+        wrong = httpx.post(
+            server.url, json={}, headers={"Authorization": "Bearer wrong"}, timeout=10
+        )
         assert wrong.status_code == 401
-        rebound = httpx.post(server.url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10,
-                             headers={"Authorization": f"Bearer {TOKEN}", "Host": "evil.example",
-                                      "Origin": "http://evil.example", "Accept": "application/json, text/event-stream"})  # fmt: skip
+        rebound = httpx.post(
+            server.url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            timeout=10,
+            headers={
+                "Authorization": f"Bearer {TOKEN}",
+                "Host": "evil.example",
+                "Origin": "http://evil.example",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
         assert rebound.status_code in (400, 403, 421), rebound.status_code  # DNS rebinding: refused
 
         async def main() -> list[str]:
@@ -180,7 +237,9 @@ def test_http_serves_every_tool_behind_the_bearer_token(world: tuple[Path, dict[
             from mcp.client.streamable_http import streamable_http_client
 
             async with (
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
+                httpx2.AsyncClient(
+                    headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60
+                ) as http,
                 Client(streamable_http_client(server.url, http_client=http)) as client,
             ):
                 return await _every_tool(client)
@@ -208,8 +267,13 @@ def test_http_on_loopback_without_a_token_answers(world: tuple[Path, dict[str, s
 
 def test_any_other_bind_needs_a_token(world: tuple[Path, dict[str, str]]) -> None:
     home, env = world
-    out = subprocess.run(command("--home", str(home), "--http", "0", "--bind", "0.0.0.0"), env=env,
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    out = subprocess.run(
+        command("--home", str(home), "--http", "0", "--bind", "0.0.0.0"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2, out.stderr
     assert "needs a bearer token" in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1

@@ -33,8 +33,12 @@ def test_the_desktop_entry_launches_the_app_with_its_icon() -> None:
     assert section["Exec"].split()[0] == "rho-desk" and section["Icon"] == APP_ID
     assert section["StartupWMClass"] == "rho-desk" and section["Terminal"] == "false"
     if shutil.which("desktop-file-validate"):
-        result = subprocess.run(["desktop-file-validate", str(PACKAGING / "rho-desk.desktop")],
-                                capture_output=True, text=True, check=False)  # fmt: skip
+        result = subprocess.run(
+            ["desktop-file-validate", str(PACKAGING / "rho-desk.desktop")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -42,13 +46,20 @@ def test_the_appstream_metadata_names_the_launcher_and_validates() -> None:
     path = PACKAGING / f"{APP_ID}.metainfo.xml"
     root = ET.parse(path).getroot()
     assert root.get("type") == "desktop-application" and root.findtext("id") == APP_ID
-    assert root.findtext("launchable") == "rho-desk.desktop" and root.findtext("project_license") == "MIT"
+    assert (
+        root.findtext("launchable") == "rho-desk.desktop"
+        and root.findtext("project_license") == "MIT"
+    )
     from rho_desk import __version__
 
     assert root.find("releases/release").get("version") == __version__  # type: ignore[union-attr]
     if shutil.which("appstreamcli"):
-        result = subprocess.run(["appstreamcli", "validate", "--no-net", str(path)], capture_output=True, text=True,
-                                check=False)  # fmt: skip
+        result = subprocess.run(
+            ["appstreamcli", "validate", "--no-net", str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -61,7 +72,9 @@ def test_the_icon_set_matches_its_svg(qapp) -> None:
     finally:
         sys.path.remove(str(PACKAGING))
     icons = ROOT / "resources" / "app-icons" / "hicolor"
-    assert (icons / "scalable" / "apps" / f"{APP_ID}.svg").read_bytes() == make_icons.SOURCE.read_bytes()
+    assert (
+        icons / "scalable" / "apps" / f"{APP_ID}.svg"
+    ).read_bytes() == make_icons.SOURCE.read_bytes()
     for size in make_icons.SIZES:
         png = icons / f"{size}x{size}" / "apps" / f"{APP_ID}.png"
         image = QImage(str(png))
@@ -78,8 +91,15 @@ def _close(a, b, tolerance: int = 12) -> bool:  # type: ignore[no-untyped-def]
     for y in range(0, a.height(), step):
         for x in range(0, a.width(), step):
             p, q = a.pixelColor(x, y), b.pixelColor(x, y)
-            if max(abs(p.red() - q.red()), abs(p.green() - q.green()), abs(p.blue() - q.blue()),
-                   abs(p.alpha() - q.alpha())) > tolerance:  # fmt: skip
+            if (
+                max(
+                    abs(p.red() - q.red()),
+                    abs(p.green() - q.green()),
+                    abs(p.blue() - q.blue()),
+                    abs(p.alpha() - q.alpha()),
+                )
+                > tolerance
+            ):
                 return False
     return True
 
@@ -90,11 +110,23 @@ def _close(a, b, tolerance: int = 12) -> bool:  # type: ignore[no-untyped-def]
 def _sources_digest() -> str:
     """What the bundle is built from: the package, resources, packaging files, the venv's packages."""
     digest = hashlib.sha256()
-    roots = [ROOT / "rho_desk", ROOT / "resources" / "demo" / "home", ROOT / "resources" / "app-icons", PACKAGING]
+    roots = [
+        ROOT / "rho_desk",
+        ROOT / "resources" / "demo" / "home",
+        ROOT / "resources" / "app-icons",
+        PACKAGING,
+    ]
     for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        for path in sorted(
+            p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        ):
             digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
-    site = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    site = (
+        Path(sys.prefix)
+        / "lib"
+        / f"python{sys.version_info.major}.{sys.version_info.minor}"
+        / "site-packages"
+    )
     digest.update("\n".join(sorted(p.name for p in site.glob("*.dist-info"))).encode())
     return digest.hexdigest()
 
@@ -108,19 +140,33 @@ def _bundle(cache_dir: Path) -> Path:
     if binary.is_file() and stamp.is_file() and stamp.read_text() == digest:
         return binary
     env = {**os.environ, "RHO_DESK_BUILD_VENV": str(venv), "RHO_DESK_PYTHON": sys.executable}
-    result = subprocess.run(["bash", str(PACKAGING / "build.sh"), "--dist", str(dist), "--work", str(work)],
-                            capture_output=True, text=True, env=env, check=False, timeout=240)  # fmt: skip
+    result = subprocess.run(
+        ["bash", str(PACKAGING / "build.sh"), "--dist", str(dist), "--work", str(work)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=240,
+    )
     if result.returncode != 0:
         out = result.stdout + result.stderr
-        if "pip install" in out or "No matching distribution" in out or "Could not find a version" in out:
-            pytest.skip("PyInstaller 6.22.3 could not be installed (no package registry?): " + out[-300:])
+        if (
+            "pip install" in out
+            or "No matching distribution" in out
+            or "Could not find a version" in out
+        ):
+            pytest.skip(
+                "PyInstaller 6.22.3 could not be installed (no package registry?): " + out[-300:]
+            )
         raise AssertionError(f"packaging/build.sh failed:\n{out[-4000:]}")
     stamp.write_text(digest)
     return binary
 
 
 @pytest.mark.slow
-def test_the_frozen_app_opens_the_demo_library_offscreen(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+def test_the_frozen_app_opens_the_demo_library_offscreen(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
     try:
         cache_dir = Path(request.config.cache.mkdir("rho-desk-bundle"))  # type: ignore[union-attr]
     except AttributeError:  # the cache plugin is off (-p no:cacheprovider): build in tmp_path
@@ -128,7 +174,9 @@ def test_the_frozen_app_opens_the_demo_library_offscreen(request: pytest.Fixture
         cache_dir.mkdir()
     binary = _bundle(cache_dir)
     assert (binary.parent / "_internal" / "resources" / "demo" / "home" / "sessions").is_dir()
-    assert not list(binary.parent.rglob("libgtk-3*")), "the GTK platform theme (libgtk-3) should be left out"
+    assert not list(binary.parent.rglob("libgtk-3*")), (
+        "the GTK platform theme (libgtk-3) should be left out"
+    )
     home = tmp_path / "home"
     home.mkdir()
     shot = tmp_path / "frozen.png"
@@ -142,8 +190,14 @@ def test_the_frozen_app_opens_the_demo_library_offscreen(request: pytest.Fixture
         "XDG_DATA_HOME": str(home / "data"),
         "XDG_RUNTIME_DIR": str(tmp_path),
     }
-    result = subprocess.run([str(binary), "open", "--screenshot", str(shot)], capture_output=True, text=True,
-                            env=env, timeout=60, check=False)  # fmt: skip
+    result = subprocess.run(
+        [str(binary), "open", "--screenshot", str(shot)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     from PySide6.QtGui import QImage
 
@@ -153,8 +207,9 @@ def test_the_frozen_app_opens_the_demo_library_offscreen(request: pytest.Fixture
     colours = {image.pixel(x, y) for x in range(0, 1280, 16) for y in range(0, 800, 16)}
     assert len(colours) > 20, len(colours)
     # the frozen command line works too
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, env=env, timeout=30,
-                             check=False)  # fmt: skip
+    version = subprocess.run(
+        [str(binary), "--version"], capture_output=True, text=True, env=env, timeout=30, check=False
+    )
     from rho_desk import __version__
 
     assert version.stdout.strip() == f"rho-desk {__version__}"

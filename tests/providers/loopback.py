@@ -106,7 +106,11 @@ class Loopback:
         self.requests.append(
             Recorded(request.method, request.path, dict(request.query), dict(request.headers), body)
         )
-        reply = self.replies.popleft() if self.replies else Reply(status=500, body=b'{"error":"no reply queued"}')
+        reply = (
+            self.replies.popleft()
+            if self.replies
+            else Reply(status=500, body=b'{"error":"no reply queued"}')
+        )
         if reply.hang_before_headers:
             await self._hang(request)
             return web.Response(status=204)
@@ -116,7 +120,9 @@ class Loopback:
                 body=reply.body or b"",
                 headers={"content-type": "application/json", **reply.headers},
             )
-        response = web.StreamResponse(status=200, headers={"content-type": "text/event-stream", **reply.headers})
+        response = web.StreamResponse(
+            status=200, headers={"content-type": "text/event-stream", **reply.headers}
+        )
         await response.prepare(request)
         transport = request.transport
         try:
@@ -194,7 +200,9 @@ def openai_chunk(
         "model": model,
         "system_fingerprint": "fp_test",
         "choices": (
-            [{"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish}] if choices else []
+            [{"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish}]
+            if choices
+            else []
         ),
     }
     if usage is not None:

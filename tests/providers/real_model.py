@@ -66,15 +66,37 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def real_server(model: str = "1.5b", n_ctx: int = 8192, startup_timeout: float = 180.0) -> Iterator[RealServer]:
+def real_server(
+    model: str = "1.5b", n_ctx: int = 8192, startup_timeout: float = 180.0
+) -> Iterator[RealServer]:
     """Start ``llama-server`` on 127.0.0.1, wait until it is healthy, kill it after."""
     port = _free_port()
     log = open(os.devnull, "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [str(SERVER), "-m", str(MODELS[model]), "--host", "127.0.0.1", "--port", str(port), "-c", str(n_ctx),
-         "-t", "1", "--jinja", "--chat-template-file", str(TEMPLATE), "--seed", "7", "--temp", "0"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+        [
+            str(SERVER),
+            "-m",
+            str(MODELS[model]),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "-c",
+            str(n_ctx),
+            "-t",
+            "1",
+            "--jinja",
+            "--chat-template-file",
+            str(TEMPLATE),
+            "--seed",
+            "7",
+            "--temp",
+            "0",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     root = f"http://127.0.0.1:{port}"
     server = RealServer(f"{root}/v1", MODELS[model].name, process)
     try:
@@ -84,7 +106,9 @@ def real_server(model: str = "1.5b", n_ctx: int = 8192, startup_timeout: float =
                 raise RuntimeError(f"llama-server exited with status {process.returncode}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
-                    server.served = httpx.get(f"{root}/v1/models", timeout=5.0).json()["data"][0]["id"]
+                    server.served = httpx.get(f"{root}/v1/models", timeout=5.0).json()["data"][0][
+                        "id"
+                    ]
                     break
             if time.monotonic() > deadline:
                 raise RuntimeError("llama-server did not become healthy")

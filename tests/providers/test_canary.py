@@ -115,7 +115,9 @@ def openai_success() -> list[bytes]:
         openai_chunk({"content": "audit "}),
         openai_chunk({"content": "ok"}),
         openai_chunk({}, finish="stop"),
-        openai_chunk(choices=False, usage={"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}),
+        openai_chunk(
+            choices=False, usage={"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}
+        ),
         OPENAI_DONE,
     ]
 
@@ -123,31 +125,54 @@ def openai_success() -> list[bytes]:
 def anthropic_success() -> list[bytes]:
     return [
         anthropic_message_start(input_tokens=9),
-        anthropic_event("content_block_start", index=0, content_block={"type": "thinking", "thinking": "", "signature": ""}),
-        anthropic_event("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "t"}),
-        anthropic_event("content_block_delta", index=0, delta={"type": "signature_delta", "signature": CONTEXT}),
+        anthropic_event(
+            "content_block_start",
+            index=0,
+            content_block={"type": "thinking", "thinking": "", "signature": ""},
+        ),
+        anthropic_event(
+            "content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "t"}
+        ),
+        anthropic_event(
+            "content_block_delta", index=0, delta={"type": "signature_delta", "signature": CONTEXT}
+        ),
         anthropic_event("content_block_stop", index=0),
         anthropic_event("content_block_start", index=1, content_block={"type": "text", "text": ""}),
-        anthropic_event("content_block_delta", index=1, delta={"type": "text_delta", "text": "audit ok"}),
+        anthropic_event(
+            "content_block_delta", index=1, delta={"type": "text_delta", "text": "audit ok"}
+        ),
         anthropic_event("content_block_stop", index=1),
-        anthropic_event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 2}),
+        anthropic_event(
+            "message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 2}
+        ),
         anthropic_event("message_stop"),
     ]
 
 
 def openai_stream_error() -> list[bytes]:
-    error = {"error": {"type": "server_error", "message": f"boom {OAUTH} {COOKIE}", "code": "server_error"}}
+    error = {
+        "error": {
+            "type": "server_error",
+            "message": f"boom {OAUTH} {COOKIE}",
+            "code": "server_error",
+        }
+    }
     return [openai_chunk({"content": "x"}), b"data: " + json.dumps(error).encode() + b"\n\n"]
 
 
 def anthropic_stream_error() -> list[bytes]:
     return [
         anthropic_message_start(input_tokens=1),
-        anthropic_event("error", error={"type": "overloaded_error", "message": f"boom {API_KEY} {REFRESH}"}),
+        anthropic_event(
+            "error", error={"type": "overloaded_error", "message": f"boom {API_KEY} {REFRESH}"}
+        ),
     ]
 
 
-CASES: dict[str, tuple[Callable[[Loopback], HttpProvider], Callable[[], list[bytes]], Callable[[], list[bytes]]]] = {
+CASES: dict[
+    str,
+    tuple[Callable[[Loopback], HttpProvider], Callable[[], list[bytes]], Callable[[], list[bytes]]],
+] = {
     "openai": (openai_provider, openai_success, openai_stream_error),
     "anthropic": (anthropic_provider, anthropic_success, anthropic_stream_error),
 }
@@ -155,7 +180,9 @@ CASES: dict[str, tuple[Callable[[Loopback], HttpProvider], Callable[[], list[byt
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("api", sorted(CASES))
-async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, caplog: pytest.LogCaptureFixture) -> None:
+async def test_no_secret_canary_reaches_any_sink(
+    server: Loopback, api: str, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     configured = io.StringIO()  # what rho-desk's own logging configuration writes (rho_desk.logs)
     configure("debug", stream=configured)
@@ -175,7 +202,9 @@ async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, cap
         # 2. authentication failure whose body echoes every secret
         server.queue(Reply(status=401, body=ERROR_BODY, headers={"x-request-id": COOKIE}))
         # 3. a gateway error page that is not JSON
-        server.queue(Reply(status=502, body=f"<html>{API_KEY} {OAUTH} {SIGNED_QUERY}</html>".encode()))
+        server.queue(
+            Reply(status=502, body=f"<html>{API_KEY} {OAUTH} {SIGNED_QUERY}</html>".encode())
+        )
         # 4. a malformed stream, 5. an error event inside the stream
         server.queue(Reply(chunks=[b"data: {" + SIGNED_QUERY.encode() + b"\n\n"]))
         server.queue(Reply(chunks=stream_error()))
@@ -206,15 +235,22 @@ async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, cap
 
     # the snapshot the engine would commit from the successful turn
     contexts = tuple(
-        ProviderContextBlock(identity=provider.identity(), kind=e.kind, position=e.position, data=e.data)
+        ProviderContextBlock(
+            identity=provider.identity(), kind=e.kind, position=e.position, data=e.data
+        )
         for e in sink.of(ProviderContext)
     )
-    assistant = AssistantMessage(content=content, provenance=provider.identity(), provider_context=contexts)
-    snapshot = SessionSnapshot.new("audit-session", 1, (*history, Message.enriched(assistant)), provider.identity())
+    assistant = AssistantMessage(
+        content=content, provenance=provider.identity(), provider_context=contexts
+    )
+    snapshot = SessionSnapshot.new(
+        "audit-session", 1, (*history, Message.enriched(assistant)), provider.identity()
+    )
     snapshot_json = encode_pretty(snapshot).decode()
 
     error_text = "\n".join(
-        f"{exc}\n{exc!r}\n{exc.text()}\n{exc.diagnostic.text() if exc.diagnostic else ''}\n{exc.diagnostic!r}" for exc in errors
+        f"{exc}\n{exc!r}\n{exc.text()}\n{exc.diagnostic.text() if exc.diagnostic else ''}\n{exc.diagnostic!r}"
+        for exc in errors
     )
     sinks = {
         "events": "\n".join(repr(e) for e in [*sink.events, *cancelling.events]),
@@ -226,11 +262,23 @@ async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, cap
     }
     assert leaks(sinks, SECRETS) == []
     # httpx and httpcore did log (URLs, response headers): the filters rewrote them
-    assert "HTTP Request: POST" in sinks["logs"] and "receive_response_headers.complete" in sinks["logs"]
+    assert (
+        "HTTP Request: POST" in sinks["logs"]
+        and "receive_response_headers.complete" in sinks["logs"]
+    )
     assert "HTTP Request: POST" in sinks["configured log output"]
     # sensitive content: present where it belongs, absent from errors and logs
-    assert leaks({"errors": error_text, "logs": sinks["logs"],
-                  "configured log output": sinks["configured log output"]}, (PROMPT, CONTEXT)) == []  # fmt: skip
+    assert (
+        leaks(
+            {
+                "errors": error_text,
+                "logs": sinks["logs"],
+                "configured log output": sinks["configured log output"],
+            },
+            (PROMPT, CONTEXT),
+        )
+        == []
+    )
     assert PROMPT in snapshot_json and CONTEXT in snapshot_json
     assert CONTEXT in sinks["events"]
     # the secrets did go where they must: on the wire, to the server
@@ -243,6 +291,10 @@ async def test_no_secret_canary_reaches_any_sink(server: Loopback, api: str, cap
 
 
 def test_leak_detector_is_not_vacuous() -> None:
-    assert leaks({"s": "x " + API_KEY.replace("_", "%5F")}, SECRETS) == ["s: canary #0 (underscore-%5F)"]
-    assert leaks({"s": base64.b64encode(COOKIE.encode()).decode()}, SECRETS) == ["s: canary #3 (base64)"]
+    assert leaks({"s": "x " + API_KEY.replace("_", "%5F")}, SECRETS) == [
+        "s: canary #0 (underscore-%5F)"
+    ]
+    assert leaks({"s": base64.b64encode(COOKIE.encode()).decode()}, SECRETS) == [
+        "s: canary #3 (base64)"
+    ]
     assert leaks({"s": "clean"}, SECRETS) == []

@@ -29,18 +29,25 @@ def history(turns: int) -> tuple[Message, ...]:
             Message.user_text(f"request {n}: edit src/m{n}.rs"),
             Message.enriched(
                 AssistantMessage(
-                    content=(ContentBlock(text=f"Editing {n}."), ContentBlock.of_tool_call(f"c{n}", "edit", {"path": f"src/m{n}.rs"})),
+                    content=(
+                        ContentBlock(text=f"Editing {n}."),
+                        ContentBlock.of_tool_call(f"c{n}", "edit", {"path": f"src/m{n}.rs"}),
+                    ),
                     provenance=IDENTITY,
                 )
             ),
             Message.result(f"c{n}", True, "edited"),
-            Message.enriched(AssistantMessage(content=(ContentBlock(text=f"Done {n}."),), provenance=IDENTITY)),
+            Message.enriched(
+                AssistantMessage(content=(ContentBlock(text=f"Done {n}."),), provenance=IDENTITY)
+            ),
         ]
     return tuple(messages)
 
 
 def snapshot(turns: int = 10) -> SessionSnapshot:
-    return SessionSnapshot.new("0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a55", 3, history(turns), IDENTITY, metadata={"title": "t"})
+    return SessionSnapshot.new(
+        "0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a55", 3, history(turns), IDENTITY, metadata={"title": "t"}
+    )
 
 
 @pytest.fixture
@@ -55,16 +62,23 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return status, out, err
 
 
-def test_dry_run_json_reports_and_writes_nothing(session_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_json_reports_and_writes_nothing(
+    session_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = session_path.read_bytes()
-    status, out, _ = run_cli(capsys, str(session_path), "--dry-run", "--json", "--keep-messages", "4")
+    status, out, _ = run_cli(
+        capsys, str(session_path), "--dry-run", "--json", "--keep-messages", "4"
+    )
     assert status == 0
     report = json.loads(out)
     assert session_path.read_bytes() == before
     assert report["dry_run"] is True and report["nothing_to_compact"] is False
     assert report["previous_messages"] == 41 and report["current_messages"] == 6
     # 36 messages are replaced by one digest: 35 fewer (the spec's removed_messages accounting)
-    assert report["removed_messages"] == 35 and report["replaced_messages"] == len(report["removed"]) == 36
+    assert (
+        report["removed_messages"] == 35
+        and report["replaced_messages"] == len(report["removed"]) == 36
+    )
     assert report["removed"][0] == {"index": 1, "kind": "User", "text": "request 0: edit src/m0.rs"}
     assert report["previous_tokens"] > report["current_tokens"] > 0
     assert report["removed_tokens"] == report["previous_tokens"] - report["current_tokens"]
@@ -81,7 +95,9 @@ def test_dry_run_human_output(session_path: Path, capsys: pytest.CaptureFixture[
     assert "Draft digest:\n  [rho-desk digest v1]" in out
 
 
-def test_local_compaction_appends_a_new_complete_base(session_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_local_compaction_appends_a_new_complete_base(
+    session_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = session_path.read_bytes()
     status, out, _ = run_cli(capsys, str(session_path), "--json", "--keep-messages", "4")
     assert status == 0
@@ -98,7 +114,11 @@ def test_local_compaction_appends_a_new_complete_base(session_path: Path, capsys
     assert compacted.history[1].user[0].text.startswith(DIGEST_MARKER)  # type: ignore[index]
     assert compacted.history[2:] == history(10)[-4:]
     state = compacted.compaction
-    assert state.completed_compactions == 1 and state.removed_messages == 35 and state.last_revision == 4
+    assert (
+        state.completed_compactions == 1
+        and state.removed_messages == 35
+        and state.last_revision == 4
+    )
     assert state.last_previous_tokens == report["previous_tokens"]
     assert state.last_current_tokens == report["current_tokens"]
     # again: nothing left to compact, nothing written
@@ -107,7 +127,9 @@ def test_local_compaction_appends_a_new_complete_base(session_path: Path, capsys
     assert session_path.read_bytes() == after
 
 
-def test_snapshot_document_in_place_and_to_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_snapshot_document_in_place_and_to_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     document = tmp_path / "snap.json"
     document.write_bytes(encode_pretty(snapshot()))
     out_file = tmp_path / "out.json"
@@ -129,7 +151,9 @@ def test_bad_input_and_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert run_cli(capsys, str(broken), "--keep-messages", "0", "--keep-tokens", "0")[0] == 2
 
 
-def test_conflict_when_the_file_changes_meanwhile(session_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_conflict_when_the_file_changes_meanwhile(
+    session_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.core.compaction.manual import ThreadedCompactor
 
     real = ThreadedCompactor.compact
@@ -162,11 +186,22 @@ async def test_provider_compaction_through_a_profile(
     chunks = [
         openai_chunk({"role": "assistant", "content": "Ten edits to src/m*.rs, all done."}),
         openai_chunk({}, finish="stop"),
-        openai_chunk(choices=False, usage={"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520, "cost": 0.0021}),
+        openai_chunk(
+            choices=False,
+            usage={
+                "prompt_tokens": 500,
+                "completion_tokens": 20,
+                "total_tokens": 520,
+                "cost": 0.0021,
+            },
+        ),
         OPENAI_DONE,
     ]
     server.queue(Reply(chunks=chunks))
-    status = await asyncio.to_thread(main, ["compact", str(session_path), "--compactor", "provider", "--keep-messages", "4", "--json"])
+    status = await asyncio.to_thread(
+        main,
+        ["compact", str(session_path), "--compactor", "provider", "--keep-messages", "4", "--json"],
+    )
     out, err = capsys.readouterr()
     assert status == 0, err
     report = json.loads(out)
@@ -174,13 +209,22 @@ async def test_provider_compaction_through_a_profile(
     assert server.requests[0].headers["Authorization"] == "Bearer sk-cli-test-0000"
     compacted = read_session(session_path).tree.snapshot()
     summary = compacted.history[1].user[0].text  # type: ignore[index]
-    assert summary.startswith(SUMMARY_MARKER) and summary.endswith("Ten edits to src/m*.rs, all done.")
+    assert summary.startswith(SUMMARY_MARKER) and summary.endswith(
+        "Ten edits to src/m*.rs, all done."
+    )
     assert compacted.compaction.removed_cost_usd_micros == 2100
     assert "sk-cli-test" not in session_path.read_text()
 
 
-def test_provider_compaction_without_a_key_fails_cleanly(session_path: Path, config_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    profile = ProviderProfile(name="openai", kind=ProfileKind.OPENAI_COMPATIBLE, base_url="https://api.openai.com/v1", model="gpt-4.1")
+def test_provider_compaction_without_a_key_fails_cleanly(
+    session_path: Path, config_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = ProviderProfile(
+        name="openai",
+        kind=ProfileKind.OPENAI_COMPATIBLE,
+        base_url="https://api.openai.com/v1",
+        model="gpt-4.1",
+    )
     ProfileStore().save([profile], default="openai")
     before = session_path.read_bytes()
     status, _, err = run_cli(capsys, str(session_path), "--compactor", "provider")
@@ -191,15 +235,28 @@ def test_provider_compaction_without_a_key_fails_cleanly(session_path: Path, con
     assert status == 0 and "(estimate: the summary is not written yet)" in out
 
 
-def test_a_compaction_that_does_not_shrink_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    tiny = SessionSnapshot.new("0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a56", 1,
-                               (Message.user_text("a"), Message.assistant_text("b"), Message.user_text("c" * 4000)), IDENTITY)  # fmt: skip
+def test_a_compaction_that_does_not_shrink_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tiny = SessionSnapshot.new(
+        "0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a56",
+        1,
+        (Message.user_text("a"), Message.assistant_text("b"), Message.user_text("c" * 4000)),
+        IDENTITY,
+    )
     with create_session(tmp_path / "rho", "/work/project", tiny) as writer:
         path = writer.path
     before = path.read_bytes()
-    status, out, _ = run_cli(capsys, str(path), "--dry-run", "--json", "--keep-tokens", "1", "--keep-messages", "0")
+    status, out, _ = run_cli(
+        capsys, str(path), "--dry-run", "--json", "--keep-tokens", "1", "--keep-messages", "0"
+    )
     report = json.loads(out)
-    assert status == 0 and "would not shrink" in report["refused"] and not report["nothing_to_compact"]
+    assert (
+        status == 0 and "would not shrink" in report["refused"] and not report["nothing_to_compact"]
+    )
     status, out, err = run_cli(capsys, str(path), "--keep-tokens", "1", "--keep-messages", "0")
-    assert status == 1 and "Refused, nothing written" in out and "would not shrink" in out, (out, err)
+    assert status == 1 and "Refused, nothing written" in out and "would not shrink" in out, (
+        out,
+        err,
+    )
     assert path.read_bytes() == before

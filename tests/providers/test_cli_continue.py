@@ -36,7 +36,12 @@ def text_reply(text: str) -> Reply:
 
 
 def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
-    first = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    first = {
+        "index": 0,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
     return Reply(
         chunks=[
             openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
@@ -54,7 +59,9 @@ def make_session(tmp_path: Path, workspace: Path, *, trusted: bool = True) -> Pa
     history = (
         Message.system_text("You are Rho."),
         Message.user_text("hello"),
-        Message.enriched(AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=IDENTITY)),
+        Message.enriched(
+            AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=IDENTITY)
+        ),
     )
     snapshot = SessionSnapshot.new(SESSION_ID, 2, history, IDENTITY)
     with create_session(tmp_path / "rho", str(workspace), snapshot) as writer:
@@ -64,9 +71,15 @@ def make_session(tmp_path: Path, workspace: Path, *, trusted: bool = True) -> Pa
 async def rho_desk(tmp_path: Path, *argv: str) -> tuple[int, str, str]:
     env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rho_desk", *argv,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "rho_desk",
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
@@ -77,13 +90,25 @@ def events_of(out: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.asyncio
-async def test_continue_without_tools_streams_and_saves_one_revision(server: Loopback, tmp_path: Path) -> None:
+async def test_continue_without_tools_streams_and_saves_one_revision(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
     server.queue(text_reply("Carrying on."))
     status, out, err = await rho_desk(
-        tmp_path, "continue", str(path), "-m", "go on", "--base-url", server.url + "/v1", "--model", "m", "--tools", "off"
+        tmp_path,
+        "continue",
+        str(path),
+        "-m",
+        "go on",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "off",
     )
     assert status == 0, err
     assert out == "Carrying on.\n"
@@ -96,7 +121,9 @@ async def test_continue_without_tools_streams_and_saves_one_revision(server: Loo
 
 
 @pytest.mark.asyncio
-async def test_continue_with_tools_runs_reads_refuses_writes_without_a_terminal(server: Loopback, tmp_path: Path) -> None:
+async def test_continue_with_tools_runs_reads_refuses_writes_without_a_terminal(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("alpha\nbeta\n")
@@ -116,8 +143,12 @@ async def test_continue_with_tools_runs_reads_refuses_writes_without_a_terminal(
     finished = {e["id"]: e for e in events if e["event"] == "tool_finished"}
     assert finished["call_1"]["ok"] and finished["call_1"]["content"].endswith("1:alpha\n2:beta")
     assert not finished["call_2"]["ok"]
-    assert finished["call_2"]["content"].startswith("write capability denied: no terminal to ask for approval")
-    assert (workspace / "notes.txt").read_text() == "alpha\nbeta\n"  # the refused write changed nothing
+    assert finished["call_2"]["content"].startswith(
+        "write capability denied: no terminal to ask for approval"
+    )
+    assert (
+        workspace / "notes.txt"
+    ).read_text() == "alpha\nbeta\n"  # the refused write changed nothing
     offered = {tool["function"]["name"] for tool in server.requests[0].body["tools"]}
     assert offered == {"list_dir", "read_file", "write", "edit", "grep", "glob", "bash"}
     state = read_session(path).tree.snapshot()
@@ -134,24 +165,42 @@ async def test_continue_with_tools_runs_reads_refuses_writes_without_a_terminal(
 
 
 @pytest.mark.asyncio
-async def test_continue_reports_a_gone_workspace_and_bad_usage(server: Loopback, tmp_path: Path) -> None:
+async def test_continue_reports_a_gone_workspace_and_bad_usage(
+    server: Loopback, tmp_path: Path
+) -> None:
     path = make_session(tmp_path, tmp_path / "not-here")
-    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "x", "--base-url", server.url + "/v1", "--model", "m")
+    status, _out, err = await rho_desk(
+        tmp_path, "continue", str(path), "-m", "x", "--base-url", server.url + "/v1", "--model", "m"
+    )
     assert status == 2
     assert "is not on this machine" in err and "--tools off" in err and "Traceback" not in err
-    status, _out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "x", "--base-url", server.url)
+    status, _out, err = await rho_desk(
+        tmp_path, "continue", str(path), "-m", "x", "--base-url", server.url
+    )
     assert status == 2 and "--base-url and --model go together" in err
     assert not server.requests
 
 
 @pytest.mark.asyncio
-async def test_continue_provider_failure_exits_1_and_keeps_nothing(server: Loopback, tmp_path: Path) -> None:
+async def test_continue_provider_failure_exits_1_and_keeps_nothing(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
     server.queue(Reply(status=401, body=b'{"error": {"message": "bad key"}}'))
     status, _out, err = await rho_desk(
-        tmp_path, "continue", str(path), "-m", "x", "--base-url", server.url + "/v1", "--model", "m", "--tools", "off"
+        tmp_path,
+        "continue",
+        str(path),
+        "-m",
+        "x",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "off",
     )
     assert status == 1, err
     assert "nothing of this turn was kept" in err
@@ -159,19 +208,40 @@ async def test_continue_provider_failure_exits_1_and_keeps_nothing(server: Loopb
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["ctrl-c", "sigterm", "sighup"])
-async def test_ctrl_c_cancels_and_commits_the_prompt(server: Loopback, tmp_path: Path, stop: signal.Signals) -> None:
+@pytest.mark.parametrize(
+    "stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["ctrl-c", "sigterm", "sighup"]
+)
+async def test_ctrl_c_cancels_and_commits_the_prompt(
+    server: Loopback, tmp_path: Path, stop: signal.Signals
+) -> None:
     """Ctrl+C, and a SIGTERM or SIGHUP (a service stop, a closed terminal) alike."""
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
-    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Partial"})], hang_after=1))
+    server.queue(
+        Reply(chunks=[openai_chunk({"role": "assistant", "content": "Partial"})], hang_after=1)
+    )
     env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rho_desk", "continue", str(path), "-m", "go", "--base-url", server.url + "/v1",
-        "--model", "m", "--tools", "off", "--json",
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "rho_desk",
+        "continue",
+        str(path),
+        "-m",
+        "go",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "off",
+        "--json",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
     assert process.stdout is not None
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -204,10 +274,23 @@ async def test_approvals_are_asked_on_the_terminal(server: Loopback, tmp_path: P
     master, slave = pty.openpty()
     env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rho_desk", "continue", str(path), "-m", "go", "--base-url", server.url + "/v1",
-        "--model", "m", "--json",
-        stdin=slave, stdout=asyncio.subprocess.PIPE, stderr=slave, env=env,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "rho_desk",
+        "continue",
+        str(path),
+        "-m",
+        "go",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--json",
+        stdin=slave,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
     os.close(slave)
     seen = b""
 
@@ -219,7 +302,9 @@ async def test_approvals_are_asked_on_the_terminal(server: Loopback, tmp_path: P
             seen += await loop.run_in_executor(None, os.read, master, 4096)
         assert prompt_part in seen, seen.decode(errors="replace")
         if b"+beta" in prompt_part:
-            assert (workspace / "notes.txt").read_text() == "alpha\n"  # nothing written before the answer
+            assert (
+                workspace / "notes.txt"
+            ).read_text() == "alpha\n"  # nothing written before the answer
         os.write(master, reply)
 
     await answer(b"-alpha\r\n+beta", b"y\n")  # the diff is shown before the question
@@ -229,14 +314,24 @@ async def test_approvals_are_asked_on_the_terminal(server: Loopback, tmp_path: P
     os.close(master)
     assert process.returncode == 0
     assert (workspace / "notes.txt").read_text() == "beta\n" and not (workspace / "made").exists()
-    decisions = [(e["tool"], e["decision"], e["reason"]) for e in events_of(out.decode()) if e["event"] == "approval"]
+    decisions = [
+        (e["tool"], e["decision"], e["reason"])
+        for e in events_of(out.decode())
+        if e["event"] == "approval"
+    ]
     assert decisions == [("write", "allow_once", ""), ("bash", "deny", "not now")]
-    results = {r.id: r for m in read_session(path).tree.snapshot().history if (r := m.tool_result) is not None}
+    results = {
+        r.id: r
+        for m in read_session(path).tree.snapshot().history
+        if (r := m.tool_result) is not None
+    }
     assert results["call_b"].content == "process capability denied: not now"
 
 
 @pytest.mark.asyncio
-async def test_workspace_and_granted_folders_from_the_command_line(server: Loopback, tmp_path: Path) -> None:
+async def test_workspace_and_granted_folders_from_the_command_line(
+    server: Loopback, tmp_path: Path
+) -> None:
     path = make_session(tmp_path, tmp_path / "gone")  # recorded folder is not on this machine
     chosen = tmp_path / "chosen"
     chosen.mkdir()
@@ -254,18 +349,37 @@ async def test_workspace_and_granted_folders_from_the_command_line(server: Loopb
         text_reply("Read what I may."),
     )
     status, out, err = await rho_desk(
-        tmp_path, "continue", str(path), "-m", "read", "--base-url", server.url + "/v1", "--model", "m",
-        "--tools", "plan", "--workspace", str(chosen), "--grant", str(shared), "--json",
-    )  # fmt: skip
+        tmp_path,
+        "continue",
+        str(path),
+        "-m",
+        "read",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "plan",
+        "--workspace",
+        str(chosen),
+        "--grant",
+        str(shared),
+        "--json",
+    )
     assert status == 0, err
     finished = {e["id"]: e for e in events_of(out) if e["event"] == "tool_finished"}
     assert finished["c1"]["ok"] and finished["c1"]["content"].endswith("1:in the chosen folder")
     assert finished["c2"]["ok"] and finished["c2"]["content"].endswith("1:granted")
-    assert not finished["c3"]["ok"] and "outside the workspace and granted roots" in finished["c3"]["content"]
+    assert (
+        not finished["c3"]["ok"]
+        and "outside the workspace and granted roots" in finished["c3"]["content"]
+    )
 
 
 @pytest.mark.asyncio
-async def test_usage_is_printed_as_reported_or_as_estimated(server: Loopback, tmp_path: Path) -> None:
+async def test_usage_is_printed_as_reported_or_as_estimated(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
@@ -277,11 +391,21 @@ async def test_usage_is_printed_as_reported_or_as_estimated(server: Loopback, tm
     assert "rho-desk: usage: ≈" in err and "tokens (estimated: the server reported no usage)" in err
     assert "$0" not in err
     # a server that reports usage: its figures
-    reported = Reply(chunks=[openai_chunk({"role": "assistant", "content": "Counted."}), openai_chunk({}, finish="stop"),
-                             openai_chunk(choices=False, usage={"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57}),
-                             OPENAI_DONE])  # fmt: skip
+    reported = Reply(
+        chunks=[
+            openai_chunk({"role": "assistant", "content": "Counted."}),
+            openai_chunk({}, finish="stop"),
+            openai_chunk(
+                choices=False,
+                usage={"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57},
+            ),
+            OPENAI_DONE,
+        ]
+    )
     server.queue(reported)
-    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "again", *endpoint, "--json")
+    status, out, err = await rho_desk(
+        tmp_path, "continue", str(path), "-m", "again", *endpoint, "--json"
+    )
     assert status == 0, err
     usage = [e for e in events_of(out) if e["event"] == "usage"]
     assert usage and usage[0]["reported"]["total_tokens"] == 57 and usage[0]["estimated_tokens"] > 0
@@ -298,7 +422,16 @@ async def test_the_cycle_collector_waits_for_the_request_then_runs_for_the_rest_
     path = make_session(tmp_path, workspace)
     (workspace / "notes.txt").write_text("alpha\n")
     server.queue(tool_reply("call_1", "read_file", {"path": "notes.txt"}), text_reply("Done."))
-    argv = ["continue", str(path), "-m", "read notes", "--base-url", server.url + "/v1", "--model", "m"]
+    argv = [
+        "continue",
+        str(path),
+        "-m",
+        "read notes",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+    ]
     code = (
         "import gc, sys\n"
         "seen = []\n"
@@ -315,9 +448,14 @@ async def test_the_cycle_collector_waits_for_the_request_then_runs_for_the_rest_
     )
     env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config")}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", code, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=env,
-    )  # fmt: skip
+        sys.executable,
+        "-c",
+        code,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode == 0, err.decode()
     # at the request: paused; when the tool runs and after the turn: running, the setup frozen

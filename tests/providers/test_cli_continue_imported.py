@@ -21,20 +21,37 @@ from .test_cli_continue import rho_desk, text_reply
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("agent", AGENTS)
-async def test_an_imported_session_continues_in_rho(agent: str, server: Loopback, tmp_path: Path) -> None:
+async def test_an_imported_session_continues_in_rho(
+    agent: str, server: Loopback, tmp_path: Path
+) -> None:
     source = main_sessions(make_homes(tmp_path / "homes"))[agent]
     result = import_session(source, home=tmp_path / "rho")
     before = read_session(result.transcript).tree.snapshot()
     server.queue(text_reply("Carrying on from the import."))
-    status, out, err = await rho_desk(tmp_path, "continue", str(result.transcript), "-m", "go on",
-                                      "--base-url", server.url + "/v1", "--model", "m", "--tools", "off")  # fmt: skip
+    status, out, err = await rho_desk(
+        tmp_path,
+        "continue",
+        str(result.transcript),
+        "-m",
+        "go on",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "off",
+    )
     assert status == 0, err
     assert out == "Carrying on from the import.\n"
     messages = server.requests[0].body["messages"]
-    calls = [c["id"] for m in messages if m.get("role") == "assistant" for c in m.get("tool_calls") or []]
+    calls = [
+        c["id"] for m in messages if m.get("role") == "assistant" for c in m.get("tool_calls") or []
+    ]
     answered = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
     assert sorted(calls) == sorted(answered), "every tool call sent with its result"
-    kept = [c.id for m in before.history for c in m.tool_calls()]  # the model history after the last compaction
+    kept = [
+        c.id for m in before.history for c in m.tool_calls()
+    ]  # the model history after the last compaction
     assert calls == kept
     after = read_session(result.transcript).tree.snapshot()
     assert after.revision == before.revision + 1

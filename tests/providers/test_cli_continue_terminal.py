@@ -31,18 +31,41 @@ async def server() -> AsyncIterator[Loopback]:
 async def _on_a_terminal(tmp_path: Path, server: Loopback, path: Path) -> tuple[bytes, list[str]]:
     """Run the turn with stdin, stdout and stderr on one pty; its bytes and its final screen."""
     leader, follower = pty.openpty()
-    env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1", "TERM": "xterm",
-           "COLUMNS": "100", "LINES": "40"}  # fmt: skip
+    env = {
+        **os.environ,
+        "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"),
+        "PYTHONUNBUFFERED": "1",
+        "TERM": "xterm",
+        "COLUMNS": "100",
+        "LINES": "40",
+    }
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rho_desk", "continue", str(path), "-m", "go", "--base-url", server.url + "/v1",
-        "--model", "m", "--tools", "plan", stdin=follower, stdout=follower, stderr=follower, env=env,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "rho_desk",
+        "continue",
+        str(path),
+        "-m",
+        "go",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "plan",
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+    )
     os.close(follower)
     loop = asyncio.get_running_loop()
     seen = b""
     while True:
         try:
-            chunk = await asyncio.wait_for(loop.run_in_executor(None, os.read, leader, 65536), timeout=60)
+            chunk = await asyncio.wait_for(
+                loop.run_in_executor(None, os.read, leader, 65536), timeout=60
+            )
         except OSError:
             break
         if not chunk:
@@ -62,8 +85,10 @@ async def test_a_retried_reply_is_shown_once(server: Loopback, tmp_path: Path) -
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
     broken = "Half a reply that runs long enough to wrap onto a second row of the terminal. " * 2
-    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": broken}), b"x"], drop_after=1),
-                 text_reply("The whole reply."))  # fmt: skip
+    server.queue(
+        Reply(chunks=[openai_chunk({"role": "assistant", "content": broken}), b"x"], drop_after=1),
+        text_reply("The whole reply."),
+    )
     seen, screen = await _on_a_terminal(tmp_path, server, path)
     shown = "\n".join(screen)
     assert broken.encode() in seen  # it was on the screen while it streamed
@@ -71,7 +96,9 @@ async def test_a_retried_reply_is_shown_once(server: Loopback, tmp_path: Path) -
 
 
 @pytest.mark.asyncio
-async def test_a_tool_call_being_written_shows_a_live_line_until_it_is_complete(server: Loopback, tmp_path: Path) -> None:
+async def test_a_tool_call_being_written_shows_a_live_line_until_it_is_complete(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
@@ -90,19 +117,27 @@ async def test_a_reset_mid_call_clears_the_live_line(server: Loopback, tmp_path:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
-    server.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Not written: plan mode."))
+    server.queue(
+        _write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Not written: plan mode.")
+    )
     seen, screen = await _on_a_terminal(tmp_path, server, path)
     shown = "\n".join(screen)
     text = seen.decode()
     broken, _, retried = text.partition("retrying after provider attempt 1 of 4")
-    assert re.search(r"\r\x1b\[2K● writing a write call… [2-9] KB\r\x1b\[2Krho-desk: ", broken), repr(text)
-    assert re.findall(r"● writing a write call… (\d+ [BK]+)", retried)[-1].endswith(" B"), repr(text)
+    assert re.search(r"\r\x1b\[2K● writing a write call… [2-9] KB\r\x1b\[2Krho-desk: ", broken), (
+        repr(text)
+    )
+    assert re.findall(r"● writing a write call… (\d+ [BK]+)", retried)[-1].endswith(" B"), repr(
+        text
+    )
     assert "● writing" not in shown and "Not written: plan mode." in shown, shown
     assert sum("retrying after provider attempt 1 of 4" in line for line in screen) == 1, shown
 
 
 @pytest.mark.asyncio
-async def test_escape_sequences_from_the_model_are_shown_as_text(server: Loopback, tmp_path: Path) -> None:
+async def test_escape_sequences_from_the_model_are_shown_as_text(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)

@@ -15,13 +15,21 @@ from .test_cli_continue import SESSION_ID, make_session, rho_desk, tool_reply
 
 
 def reply_with_usage(text: str, prompt: int, completion: int, cost: float | None = None) -> Reply:
-    usage: dict[str, object] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    usage: dict[str, object] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
     if cost is not None:
         usage["cost"] = cost
-    return Reply(chunks=[
-        openai_chunk({"role": "assistant", "content": text}), openai_chunk({}, finish="stop"),
-        openai_chunk(choices=False, usage=usage), OPENAI_DONE,
-    ])  # fmt: skip
+    return Reply(
+        chunks=[
+            openai_chunk({"role": "assistant", "content": text}),
+            openai_chunk({}, finish="stop"),
+            openai_chunk(choices=False, usage=usage),
+            OPENAI_DONE,
+        ]
+    )
 
 
 @pytest.mark.asyncio
@@ -51,15 +59,37 @@ async def test_continued_turns_appear_in_rho_desk_usage(server: Loopback, tmp_pa
     ).fetchall()
     db.close()
     assert [r[2:10] for r in rows] == [
-        (1, 1, "agent", "completed", None, None, None, None),  # the tool call: the server reported nothing
-        (2, 1, "agent", "completed", None, 20, 1020, 2500),  # an inclusive prompt: input split unknown, as Rho stores it
+        (
+            1,
+            1,
+            "agent",
+            "completed",
+            None,
+            None,
+            None,
+            None,
+        ),  # the tool call: the server reported nothing
+        (
+            2,
+            1,
+            "agent",
+            "completed",
+            None,
+            20,
+            1020,
+            2500,
+        ),  # an inclusive prompt: input split unknown, as Rho stores it
         (1, 1, "agent", "failed", None, None, None, None),
         (1, 2, "agent", "completed", None, 30, 1230, None),
     ]
     assert {r[0] for r in rows} == {SESSION_ID} and len({r[1] for r in rows}) == 2
-    assert {r[10] for r in rows} == {str(workspace)} and {(r[11], r[12]) for r in rows} == {("command-line", "m")}
+    assert {r[10] for r in rows} == {str(workspace)} and {(r[11], r[12]) for r in rows} == {
+        ("command-line", "m")
+    }
     assert all(r[13].startswith("rho-desk/") for r in rows)
-    status, out, err = await rho_desk(tmp_path, "usage", "--home", str(home), "--by", "session", "--json")
+    status, out, err = await rho_desk(
+        tmp_path, "usage", "--home", str(home), "--by", "session", "--json"
+    )
     assert status == 0, err
     (group,) = json.loads(out)["groups"]
     assert group["key"] == SESSION_ID and group["requests"] == 4 and group["total_tokens"] == 2250
@@ -69,15 +99,28 @@ async def test_continued_turns_appear_in_rho_desk_usage(server: Loopback, tmp_pa
 
 
 @pytest.mark.asyncio
-async def test_an_unwritable_ledger_is_said_and_the_turn_still_saved(server: Loopback, tmp_path: Path) -> None:
+async def test_an_unwritable_ledger_is_said_and_the_turn_still_saved(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = make_session(tmp_path, workspace)
     ledger = tmp_path / "rho" / "usage.sqlite3"
     ledger.write_bytes(b"this is not a database, and it is not ours to replace" * 100)
     server.queue(reply_with_usage("Fine.", 10, 1))
-    status, out, err = await rho_desk(tmp_path, "continue", str(path), "-m", "go", "--base-url", server.url + "/v1",
-                                      "--model", "m", "--tools", "off")  # fmt: skip
+    status, out, err = await rho_desk(
+        tmp_path,
+        "continue",
+        str(path),
+        "-m",
+        "go",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "off",
+    )
     assert status == 0, err
     assert out == "Fine.\n"
     assert "rho-desk: the usage ledger was not written, this turn's spend is not in it:" in err

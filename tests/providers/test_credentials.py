@@ -32,7 +32,12 @@ from rho_desk.providers.credentials import (
 from rho_desk.providers.export_secrets import stored_secrets
 from rho_desk.providers.profiles import DEFAULT_PROFILE, ProfileKind, ProfileStore, ProviderProfile
 
-OPENAI = ProviderProfile(name="openai", kind=ProfileKind.OPENAI_COMPATIBLE, base_url="https://api.openai.com/v1", model="gpt-4.1")
+OPENAI = ProviderProfile(
+    name="openai",
+    kind=ProfileKind.OPENAI_COMPATIBLE,
+    base_url="https://api.openai.com/v1",
+    model="gpt-4.1",
+)
 
 
 @pytest.fixture
@@ -46,7 +51,10 @@ def no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_round_trip_one_entry_per_profile(config_dir: Path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     set_api_key(OPENAI, "sk-one")
     set_api_key("anthropic", SecretString("sk-two"))
-    assert memory_keyring.entries == {(SERVICE, "profile:openai"): "sk-one", (SERVICE, "profile:anthropic"): "sk-two"}
+    assert memory_keyring.entries == {
+        (SERVICE, "profile:openai"): "sk-one",
+        (SERVICE, "profile:anthropic"): "sk-two",
+    }
     key = get_api_key(OPENAI)
     assert isinstance(key, SecretString) and key.expose_secret() == "sk-one"
     assert repr(key) == "SecretString([REDACTED])"
@@ -66,16 +74,22 @@ def test_no_backend_is_a_typed_error_with_advice(config_dir: Path, no_keyring: N
         get_api_key(OPENAI)
     assert isinstance(caught.value, CredentialsUnavailable)
     text = caught.value.text()
-    assert "profile 'openai'" in text and "Secret Service" in text and "environment variable" in text
+    assert (
+        "profile 'openai'" in text and "Secret Service" in text and "environment variable" in text
+    )
     assert caught.value.__context__ is None
     with pytest.raises(NoKeyringBackend):
         set_api_key(OPENAI, "sk-x")
     assert keyring_status().available is False
 
 
-def test_keyring_failure_reports_only_the_exception_type(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keyring_failure_reports_only_the_exception_type(
+    config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def locked(service: str, username: str) -> str:
-        raise keyring.errors.KeyringLocked("collection /secret/aliases/default SECRET-PATH is locked")
+        raise keyring.errors.KeyringLocked(
+            "collection /secret/aliases/default SECRET-PATH is locked"
+        )
 
     monkeypatch.setattr(keyring, "get_password", locked)
     with pytest.raises(KeyringFailure) as caught:
@@ -143,7 +157,9 @@ def test_insecure_plaintext_backend_is_refused_without_opt_in(config_dir: Path) 
         keyring.set_keyring(previous)
 
 
-def test_stored_secrets_covers_profiles_index_and_opted_env(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stored_secrets_covers_profiles_index_and_opted_env(
+    config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = ProfileStore()
     store.save([OPENAI, OPENAI.replace(name="router", api_key_env="ROUTER_KEY")])
     set_api_key(OPENAI, "sk-openai")
@@ -162,7 +178,9 @@ def test_stored_secrets_without_backend_is_empty(config_dir: Path, no_keyring: N
 
 
 @pytest.mark.asyncio
-async def test_async_twins_run_off_the_event_loop_thread(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_async_twins_run_off_the_event_loop_thread(
+    config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     loop_thread = threading.get_ident()
     seen: list[int] = []
     real = keyring.get_password
@@ -187,11 +205,16 @@ def test_the_export_entry_point_exists() -> None:
 
     assert "stored_secrets" in export_secrets.__all__
     signature = inspect.signature(export_secrets.stored_secrets)
-    assert list(signature.parameters) == [] and signature.return_annotation in ("list[str]", list[str])
+    assert list(signature.parameters) == [] and signature.return_annotation in (
+        "list[str]",
+        list[str],
+    )
     assert all(hasattr(credentials, name) for name in credentials.__all__)
 
 
-def test_keyless_profile_never_touches_a_failing_keyring(config_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keyless_profile_never_touches_a_failing_keyring(
+    config_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def locked(service: str, username: str) -> str:
         raise keyring.errors.KeyringLocked("locked")
 

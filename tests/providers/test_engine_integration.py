@@ -20,9 +20,15 @@ from .loopback import Loopback, Reply, anthropic_event, anthropic_message_start,
 
 @pytest.mark.asyncio
 async def test_openai_cancel_mid_stream_commits_the_partial_answer(server: Loopback) -> None:
-    chunks = [openai_chunk({"role": "assistant", "content": "Half an "}), openai_chunk({"content": "answer"}), openai_chunk({"content": " never"})]
+    chunks = [
+        openai_chunk({"role": "assistant", "content": "Half an "}),
+        openai_chunk({"content": "answer"}),
+        openai_chunk({"content": " never"}),
+    ]
     server.queue(Reply(chunks=chunks, hang_after=2))
-    provider = OpenAIChatProvider(base_url=server.url + "/v1", model="m", api_key=SecretString("sk-engine-0000"))
+    provider = OpenAIChatProvider(
+        base_url=server.url + "/v1", model="m", api_key=SecretString("sk-engine-0000")
+    )
     async with provider:
         session = Rho.builder().provider(provider).build().session()
         run = session.start("tell me")
@@ -45,7 +51,11 @@ async def test_openai_cancel_mid_stream_commits_the_partial_answer(server: Loopb
 
 class ReadFile(Tool):
     def spec(self) -> ToolSpec:
-        return ToolSpec("read_file", "read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
+        return ToolSpec(
+            "read_file",
+            "read a file",
+            {"type": "object", "properties": {"path": {"type": "string"}}},
+        )
 
     async def call(self, invocation, context):  # type: ignore[no-untyped-def]
         return ToolOutput(f"contents of {invocation.arguments['path']}")
@@ -55,26 +65,55 @@ class ReadFile(Tool):
 async def test_anthropic_tool_loop_under_the_engine(server: Loopback) -> None:
     step1 = [
         anthropic_message_start(input_tokens=20),
-        anthropic_event("content_block_start", index=0, content_block={"type": "thinking", "thinking": "", "signature": ""}),
-        anthropic_event("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "need the file"}),
-        anthropic_event("content_block_delta", index=0, delta={"type": "signature_delta", "signature": "SIG1"}),
+        anthropic_event(
+            "content_block_start",
+            index=0,
+            content_block={"type": "thinking", "thinking": "", "signature": ""},
+        ),
+        anthropic_event(
+            "content_block_delta",
+            index=0,
+            delta={"type": "thinking_delta", "thinking": "need the file"},
+        ),
+        anthropic_event(
+            "content_block_delta", index=0, delta={"type": "signature_delta", "signature": "SIG1"}
+        ),
         anthropic_event("content_block_stop", index=0),
-        anthropic_event("content_block_start", index=1, content_block={"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}),
-        anthropic_event("content_block_delta", index=1, delta={"type": "input_json_delta", "partial_json": '{"path": "a.txt"}'}),
+        anthropic_event(
+            "content_block_start",
+            index=1,
+            content_block={"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}},
+        ),
+        anthropic_event(
+            "content_block_delta",
+            index=1,
+            delta={"type": "input_json_delta", "partial_json": '{"path": "a.txt"}'},
+        ),
         anthropic_event("content_block_stop", index=1),
-        anthropic_event("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 12}),
+        anthropic_event(
+            "message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 12}
+        ),
         anthropic_event("message_stop"),
     ]
     step2 = [
         anthropic_message_start(input_tokens=40),
         anthropic_event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
-        anthropic_event("content_block_delta", index=0, delta={"type": "text_delta", "text": "It says hello."}),
+        anthropic_event(
+            "content_block_delta", index=0, delta={"type": "text_delta", "text": "It says hello."}
+        ),
         anthropic_event("content_block_stop", index=0),
-        anthropic_event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 4}),
+        anthropic_event(
+            "message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 4}
+        ),
         anthropic_event("message_stop"),
     ]
     server.queue(Reply(chunks=step1), Reply(chunks=step2))
-    provider = AnthropicProvider(model="claude-test", api_key=SecretString("sk-ant-engine"), base_url=server.url + "/v1", thinking=True)
+    provider = AnthropicProvider(
+        model="claude-test",
+        api_key=SecretString("sk-ant-engine"),
+        base_url=server.url + "/v1",
+        thinking=True,
+    )
     async with provider:
         session = Rho.builder().provider(provider).tool(ReadFile()).build().session()
         outcome = await session.complete("what is in a.txt?")
@@ -84,11 +123,23 @@ async def test_anthropic_tool_loop_under_the_engine(server: Loopback) -> None:
     first = history[1].enriched_assistant
     assert first is not None and first.provenance == provider.identity()
     assert first.provider_context[0].kind == "anthropic_content_block"
-    assert first.provider_context[0].data == {"type": "thinking", "thinking": "need the file", "signature": "SIG1"}
+    assert first.provider_context[0].data == {
+        "type": "thinking",
+        "thinking": "need the file",
+        "signature": "SIG1",
+    }
     assert history[2] == Message.result("toolu_1", True, "contents of a.txt")
     replayed = server.requests[1].body["messages"]
-    assert replayed[1]["content"][0] == {"type": "thinking", "thinking": "need the file", "signature": "SIG1"}
-    assert replayed[2]["content"][0] == {"type": "tool_result", "tool_use_id": "toolu_1", "content": "contents of a.txt"}
+    assert replayed[1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "need the file",
+        "signature": "SIG1",
+    }
+    assert replayed[2]["content"][0] == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "contents of a.txt",
+    }
 
 
 @pytest.mark.asyncio
@@ -98,21 +149,46 @@ async def test_anthropic_records_the_model_that_answered(server: Loopback) -> No
     replays it, and the next request still names the alias."""
 
     def reply(text: str) -> Reply:
-        return Reply(chunks=[
-            anthropic_message_start(model="claude-alias-20250101", input_tokens=20),
-            anthropic_event("content_block_start", index=0, content_block={"type": "thinking", "thinking": "", "signature": ""}),
-            anthropic_event("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "hm"}),
-            anthropic_event("content_block_delta", index=0, delta={"type": "signature_delta", "signature": "SIG"}),
-            anthropic_event("content_block_stop", index=0),
-            anthropic_event("content_block_start", index=1, content_block={"type": "text", "text": ""}),
-            anthropic_event("content_block_delta", index=1, delta={"type": "text_delta", "text": text}),
-            anthropic_event("content_block_stop", index=1),
-            anthropic_event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 4}),
-            anthropic_event("message_stop"),
-        ])  # fmt: skip
+        return Reply(
+            chunks=[
+                anthropic_message_start(model="claude-alias-20250101", input_tokens=20),
+                anthropic_event(
+                    "content_block_start",
+                    index=0,
+                    content_block={"type": "thinking", "thinking": "", "signature": ""},
+                ),
+                anthropic_event(
+                    "content_block_delta",
+                    index=0,
+                    delta={"type": "thinking_delta", "thinking": "hm"},
+                ),
+                anthropic_event(
+                    "content_block_delta",
+                    index=0,
+                    delta={"type": "signature_delta", "signature": "SIG"},
+                ),
+                anthropic_event("content_block_stop", index=0),
+                anthropic_event(
+                    "content_block_start", index=1, content_block={"type": "text", "text": ""}
+                ),
+                anthropic_event(
+                    "content_block_delta", index=1, delta={"type": "text_delta", "text": text}
+                ),
+                anthropic_event("content_block_stop", index=1),
+                anthropic_event(
+                    "message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 4}
+                ),
+                anthropic_event("message_stop"),
+            ]
+        )
 
     server.queue(reply("One."), reply("Two."))
-    provider = AnthropicProvider(model="claude-alias", api_key=SecretString("sk-ant-engine"), base_url=server.url + "/v1", thinking=True)
+    provider = AnthropicProvider(
+        model="claude-alias",
+        api_key=SecretString("sk-ant-engine"),
+        base_url=server.url + "/v1",
+        thinking=True,
+    )
     async with provider:
         session = Rho.builder().provider(provider).build().session()
         await session.complete("first")
@@ -122,20 +198,32 @@ async def test_anthropic_records_the_model_that_answered(server: Loopback) -> No
     assert first.provenance.provider == provider.identity().provider
     assert [b.identity for b in first.provider_context] == [provider.identity()]
     assert [r.body["model"] for r in server.requests] == ["claude-alias", "claude-alias"]
-    assert server.requests[1].body["messages"][1]["content"][0] == {"type": "thinking", "thinking": "hm", "signature": "SIG"}
+    assert server.requests[1].body["messages"][1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "hm",
+        "signature": "SIG",
+    }
 
 
 @pytest.mark.asyncio
-async def test_a_server_that_dies_mid_reply_is_said_to_have_lost_the_connection(server: Loopback) -> None:
+async def test_a_server_that_dies_mid_reply_is_said_to_have_lost_the_connection(
+    server: Loopback,
+) -> None:
     """The server process dies mid-stream: the reply breaks off, and every retry is refused. The
     error says the connection was lost mid-reply, not only that nothing could connect."""
-    chunks = [openai_chunk({"role": "assistant", "content": "Half an "}), openai_chunk({"content": "answer"}), openai_chunk({"content": " never"})]
+    chunks = [
+        openai_chunk({"role": "assistant", "content": "Half an "}),
+        openai_chunk({"content": "answer"}),
+        openai_chunk({"content": " never"}),
+    ]
     server.queue(Reply(chunks=chunks, drop_after=2, die=True))
 
     async def no_wait(_delay: float) -> None:
         return None
 
-    provider = OpenAIChatProvider(base_url=server.url + "/v1", model="m", api_key=SecretString("sk-engine-0000"))
+    provider = OpenAIChatProvider(
+        base_url=server.url + "/v1", model="m", api_key=SecretString("sk-engine-0000")
+    )
     async with provider:
         session = Rho.builder().provider(provider).retry_sleep(no_wait).build().session()
         run = session.start("tell me")
@@ -163,10 +251,24 @@ async def test_a_stalled_token_count_never_holds_up_the_turn(server: Loopback) -
     from rho_desk.providers.openai_chat import TOKENIZE_TIMEOUT
 
     server.tokenize_drip = 0.2
-    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Fine."}), openai_chunk({}, finish="stop"),
-                               b"data: [DONE]\n\n"]))  # fmt: skip
-    server.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Again."}), openai_chunk({}, finish="stop"),
-                               b"data: [DONE]\n\n"]))  # fmt: skip
+    server.queue(
+        Reply(
+            chunks=[
+                openai_chunk({"role": "assistant", "content": "Fine."}),
+                openai_chunk({}, finish="stop"),
+                b"data: [DONE]\n\n",
+            ]
+        )
+    )
+    server.queue(
+        Reply(
+            chunks=[
+                openai_chunk({"role": "assistant", "content": "Again."}),
+                openai_chunk({}, finish="stop"),
+                b"data: [DONE]\n\n",
+            ]
+        )
+    )
     provider = OpenAIChatProvider(base_url=server.url + "/v1", model="m", context_window=32_000)
     async with provider:
         session = Rho.builder().provider(provider).build().session()

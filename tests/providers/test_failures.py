@@ -71,12 +71,18 @@ APIS = {
         _anthropic,
         [
             anthropic_message_start(input_tokens=5),
-            anthropic_event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+            anthropic_event(
+                "content_block_start", index=0, content_block={"type": "text", "text": ""}
+            ),
         ],
-        lambda t: anthropic_event("content_block_delta", index=0, delta={"type": "text_delta", "text": t}),
+        lambda t: anthropic_event(
+            "content_block_delta", index=0, delta={"type": "text_delta", "text": t}
+        ),
         [
             anthropic_event("content_block_stop", index=0),
-            anthropic_event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 3}),
+            anthropic_event(
+                "message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 3}
+            ),
             anthropic_event("message_stop"),
         ],
     ),
@@ -89,7 +95,9 @@ def api(request: pytest.FixtureRequest) -> Api:
 
 
 def req(token: CancellationToken | None = None) -> ModelRequest:
-    return ModelRequest(messages=(Message.user_text("hi"),), tools=(), cancellation=token or CancellationToken())
+    return ModelRequest(
+        messages=(Message.user_text("hi"),), tools=(), cancellation=token or CancellationToken()
+    )
 
 
 async def fail(provider: HttpProvider, sink: Sink | None = None) -> ProviderError:
@@ -97,7 +105,9 @@ async def fail(provider: HttpProvider, sink: Sink | None = None) -> ProviderErro
         with pytest.raises(ProviderError) as caught:
             await provider.send_turn_stream(req(), sink or Sink())
     error = caught.value
-    assert error.__context__ is None and error.__cause__ is None  # no httpx request (headers) attached
+    assert (
+        error.__context__ is None and error.__cause__ is None
+    )  # no httpx request (headers) attached
     assert KEY not in str(error) and KEY not in repr(error)
     if error.diagnostic is not None:
         assert KEY not in error.diagnostic.text()
@@ -116,12 +126,20 @@ async def test_authentication_failures(server: Loopback, api: Api, status: int) 
     assert error.kind is ProviderErrorKind.AUTHENTICATION and not error.is_retryable()
     assert f"HTTP {status} (authentication_error)" in str(error)
     assert error.diagnostic is not None
-    assert "[REDACTED]" in error.diagnostic.text() and "invalid x-api-key" in error.diagnostic.text()
+    assert (
+        "[REDACTED]" in error.diagnostic.text() and "invalid x-api-key" in error.diagnostic.text()
+    )
 
 
 @pytest.mark.asyncio
 async def test_rate_limit_honours_retry_after_seconds(server: Loopback, api: Api) -> None:
-    server.queue(Reply(status=429, body=b'{"error":{"type":"rate_limit_error","message":"slow down"}}', headers={"retry-after": "7"}))
+    server.queue(
+        Reply(
+            status=429,
+            body=b'{"error":{"type":"rate_limit_error","message":"slow down"}}',
+            headers={"retry-after": "7"},
+        )
+    )
     error = await fail(api.make(server.url))
     assert error.kind is ProviderErrorKind.RATE_LIMIT and error.is_retryable()
     assert error.retry_after == timedelta(seconds=7)
@@ -130,14 +148,18 @@ async def test_rate_limit_honours_retry_after_seconds(server: Loopback, api: Api
 
 @pytest.mark.asyncio
 async def test_rate_limit_retry_after_ms_wins(server: Loopback) -> None:
-    server.queue(Reply(status=429, body=b"{}", headers={"retry-after-ms": "1500", "retry-after": "9"}))
+    server.queue(
+        Reply(status=429, body=b"{}", headers={"retry-after-ms": "1500", "retry-after": "9"})
+    )
     error = await fail(_openai(server.url))
     assert error.retry_after == timedelta(milliseconds=1500)
 
 
 def test_retry_after_http_date_and_junk() -> None:
     now = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
-    assert parse_retry_after({"retry-after": "Wed, 01 Jan 2025 12:00:30 GMT"}, now=now) == timedelta(seconds=30)
+    assert parse_retry_after(
+        {"retry-after": "Wed, 01 Jan 2025 12:00:30 GMT"}, now=now
+    ) == timedelta(seconds=30)
     assert parse_retry_after({"retry-after": "Wed, 01 Jan 2025 11:00:00 GMT"}, now=now) is None
     assert parse_retry_after({"retry-after": "soon"}) is None
     assert parse_retry_after({"retry-after": "0"}) is None
@@ -146,8 +168,16 @@ def test_retry_after_http_date_and_junk() -> None:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("status", [500, 502, 503, 529])
-async def test_server_errors_are_retryable_unavailable(server: Loopback, api: Api, status: int) -> None:
-    server.queue(Reply(status=status, body=b"<html>gateway SECRET-PAGE-BODY</html>", headers={"retry-after": "3"}))
+async def test_server_errors_are_retryable_unavailable(
+    server: Loopback, api: Api, status: int
+) -> None:
+    server.queue(
+        Reply(
+            status=status,
+            body=b"<html>gateway SECRET-PAGE-BODY</html>",
+            headers={"retry-after": "3"},
+        )
+    )
     error = await fail(api.make(server.url))
     assert error.kind is ProviderErrorKind.UNAVAILABLE and error.is_retryable()
     assert error.retry_after == timedelta(seconds=3)
@@ -158,9 +188,21 @@ async def test_server_errors_are_retryable_unavailable(server: Loopback, api: Ap
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(("status", "kind", "retryable"), [(400, ProviderErrorKind.OTHER, False), (404, ProviderErrorKind.OTHER, False), (408, ProviderErrorKind.TIMEOUT, True), (504, ProviderErrorKind.TIMEOUT, True)])
-async def test_other_statuses(server: Loopback, status: int, kind: ProviderErrorKind, retryable: bool) -> None:
-    server.queue(Reply(status=status, body=b'{"error":{"message":"bad","type":"invalid_request_error"}}'))
+@pytest.mark.parametrize(
+    ("status", "kind", "retryable"),
+    [
+        (400, ProviderErrorKind.OTHER, False),
+        (404, ProviderErrorKind.OTHER, False),
+        (408, ProviderErrorKind.TIMEOUT, True),
+        (504, ProviderErrorKind.TIMEOUT, True),
+    ],
+)
+async def test_other_statuses(
+    server: Loopback, status: int, kind: ProviderErrorKind, retryable: bool
+) -> None:
+    server.queue(
+        Reply(status=status, body=b'{"error":{"message":"bad","type":"invalid_request_error"}}')
+    )
     error = await fail(_anthropic(server.url))
     assert error.kind is kind and error.is_retryable() is retryable
     assert error.retry_after is None
@@ -234,18 +276,29 @@ async def test_a_200_that_closes_before_any_event_says_so(server: Loopback, api:
 
 
 @pytest.mark.asyncio
-async def test_a_stream_cut_after_its_first_event_is_a_retryable_disconnect(server: Loopback, api: Api) -> None:
+async def test_a_stream_cut_after_its_first_event_is_a_retryable_disconnect(
+    server: Loopback, api: Api
+) -> None:
     server.queue(Reply(chunks=api.head[:1]))
     error = await fail(api.make(server.url))
-    assert error.is_retryable() and "closed the stream without sending any event" not in error.text()
+    assert (
+        error.is_retryable() and "closed the stream without sending any event" not in error.text()
+    )
 
 
 # The body llama-cpp-python's server sends for an assistant message with "content": null
 # (its shape; the recorded replay is in test_recorded_llama.py).
-LLAMA_VALIDATION_500 = json.dumps({"error": {
-    "message": "[{'type': 'string_type', 'loc': ('body', 'messages', 1, 'typed-dict', 'content'), "
-               "'msg': 'Input should be a valid string', 'input': None}]",
-    "type": "internal_server_error", "param": None, "code": None}}).encode()  # fmt: skip
+LLAMA_VALIDATION_500 = json.dumps(
+    {
+        "error": {
+            "message": "[{'type': 'string_type', 'loc': ('body', 'messages', 1, 'typed-dict', 'content'), "
+            "'msg': 'Input should be a valid string', 'input': None}]",
+            "type": "internal_server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+).encode()
 
 
 @pytest.mark.asyncio
@@ -266,7 +319,12 @@ async def test_every_error_status_shows_the_reason_scrubbed_and_capped(
     server: Loopback, api: Api, status: int
 ) -> None:
     message = f"model 'x' says no; key {KEY} " + "detail " * 200 + "the cause comes last"
-    server.queue(Reply(status=status, body=json.dumps({"error": {"message": message, "type": "server_said"}}).encode()))
+    server.queue(
+        Reply(
+            status=status,
+            body=json.dumps({"error": {"message": message, "type": "server_said"}}).encode(),
+        )
+    )
     error = await fail(api.make(server.url))
     text = error.text()
     assert "model 'x' says no" in text and KEY not in text
@@ -287,23 +345,38 @@ async def test_a_long_error_body_keeps_its_head_and_its_tail(server: Loopback, a
 
 
 @pytest.mark.asyncio
-async def test_a_long_error_reason_is_cut_after_it_is_parsed_not_before(server: Loopback, api: Api) -> None:
+async def test_a_long_error_reason_is_cut_after_it_is_parsed_not_before(
+    server: Loopback, api: Api
+) -> None:
     """A long reason full of escapes and non-ASCII text: a cut of the raw body would land inside
     an escape and lose the whole reason; the message is parsed first, then its middle dropped."""
     message = "prompt: " + "é\n" * 12_000 + "the request exceeds the available context size"
-    server.queue(Reply(status=400, body=json.dumps({"error": {"message": message, "type": "exceed_context_size_error"}}).encode()))
+    server.queue(
+        Reply(
+            status=400,
+            body=json.dumps(
+                {"error": {"message": message, "type": "exceed_context_size_error"}}
+            ).encode(),
+        )
+    )
     error = await fail(api.make(server.url))
     text = error.text()
-    assert "(exceed_context_size_error): prompt: é é" in text and text.endswith("exceeds the available context size")
+    assert "(exceed_context_size_error): prompt: é é" in text and text.endswith(
+        "exceeds the available context size"
+    )
     assert error.diagnostic is not None
     diagnostic = error.diagnostic.text()
-    assert "message: prompt: é" in diagnostic and diagnostic.endswith("exceeds the available context size")
+    assert "message: prompt: é" in diagnostic and diagnostic.endswith(
+        "exceeds the available context size"
+    )
     assert 1_000 < len(diagnostic) < 3_000
 
 
 @pytest.mark.asyncio
 async def test_an_error_body_over_a_megabyte_is_not_read_whole(server: Loopback, api: Api) -> None:
-    server.queue(Reply(status=400, body=json.dumps({"error": {"message": "x" * 2_000_000}}).encode()))
+    server.queue(
+        Reply(status=400, body=json.dumps({"error": {"message": "x" * 2_000_000}}).encode())
+    )
     error = await fail(api.make(server.url))
     assert "returned HTTP 400" in error.text()
     assert "x" * 100 not in error.text()
@@ -402,10 +475,17 @@ async def test_cancel_while_waiting_for_headers(server: Loopback, api: Api) -> N
 
 
 @pytest.mark.asyncio
-async def test_a_disconnect_after_only_the_served_models_name_is_before_the_reply(server: Loopback) -> None:
+async def test_a_disconnect_after_only_the_served_models_name_is_before_the_reply(
+    server: Loopback,
+) -> None:
     """A first chunk that only names the model that answers (not the one asked for) is no output
     yet: a disconnect after it is one before the reply, not a reply lost midway."""
-    server.queue(Reply(chunks=[openai_chunk({"role": "assistant"}, model="qwen2.5-coder-1.5b"), b"never"], drop_after=1))
+    server.queue(
+        Reply(
+            chunks=[openai_chunk({"role": "assistant"}, model="qwen2.5-coder-1.5b"), b"never"],
+            drop_after=1,
+        )
+    )
     error = await fail(_openai(server.url))
     assert error.kind is ProviderErrorKind.UNAVAILABLE and error.is_retryable()
     assert "closed before the response completed" in error.text()

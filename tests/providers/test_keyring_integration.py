@@ -44,7 +44,9 @@ CHILD = textwrap.dedent(
 
 @pytest.mark.keyring_integration
 def test_round_trip_through_secret_service(tmp_path: Path) -> None:
-    missing = [tool for tool in ("dbus-run-session", "gnome-keyring-daemon") if shutil.which(tool) is None]
+    missing = [
+        tool for tool in ("dbus-run-session", "gnome-keyring-daemon") if shutil.which(tool) is None
+    ]
     if missing:
         pytest.skip(
             f"real-keyring test needs {' and '.join(missing)} "

@@ -31,7 +31,9 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 N_CTX = 1024
 TOOL_HISTORY = (
     Message.user_text("What is in notes.txt? Answer in one short sentence."),
-    Message.assistant_blocks([ContentBlock.of_tool_call("call_1", "read_file", {"path": "notes.txt"})]),
+    Message.assistant_blocks(
+        [ContentBlock.of_tool_call("call_1", "read_file", {"path": "notes.txt"})]
+    ),
     Message(tool_result=ToolResult("call_1", True, "buy milk")),
 )
 LONG_PROMPT = "Summarise this. " + "the quick brown fox jumps over the lazy dog " * 400
@@ -44,8 +46,13 @@ def real() -> Iterator[LlamaServer]:
 
 
 def _provider(server: LlamaServer, **kw: Any) -> OpenAIChatProvider:
-    return OpenAIChatProvider(base_url=server.base_url, model=server.model, provider_name="llama.cpp",
-                              max_output_tokens=24, **kw)  # fmt: skip
+    return OpenAIChatProvider(
+        base_url=server.base_url,
+        model=server.model,
+        provider_name="llama.cpp",
+        max_output_tokens=24,
+        **kw,
+    )
 
 
 def _request(*messages: Message) -> ModelRequest:
@@ -99,7 +106,9 @@ async def test_a_prompt_over_n_ctx_gets_200_then_a_closed_stream(real: LlamaServ
             await provider.send_turn_stream(_request(Message.user_text(LONG_PROMPT)), Sink())
     assert not caught.value.is_retryable()
     assert "closed the stream without sending any event" in caught.value.text()
-    response = _raw(real, provider.build_body(_request(Message.user_text(LONG_PROMPT))), "over_n_ctx")
+    response = _raw(
+        real, provider.build_body(_request(Message.user_text(LONG_PROMPT))), "over_n_ctx"
+    )
     assert response.status_code == 200 and "data:" not in response.text
 
 

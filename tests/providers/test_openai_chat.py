@@ -44,7 +44,9 @@ from .loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
 
 TARGET = ModelIdentity("openrouter", "openai-chat-completions", "gpt-test")
 OTHER = ModelIdentity("anthropic", "anthropic-messages", "claude-test")
-READ = ToolSpec("read_file", "read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
+READ = ToolSpec(
+    "read_file", "read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
+)
 
 
 def request(*messages: Message, tools: tuple[ToolSpec, ...] = (), **kw: object) -> ModelRequest:
@@ -73,7 +75,9 @@ def test_identity_is_profile_provider_and_chat_api() -> None:
 def test_lowering_system_user_image_and_tool_round() -> None:
     history = (
         Message.system_text("be brief"),
-        Message.user_blocks([ContentBlock(text="what is this?"), ContentBlock.of_image("aGVsbG8=", "image/png")]),
+        Message.user_blocks(
+            [ContentBlock(text="what is this?"), ContentBlock.of_image("aGVsbG8=", "image/png")]
+        ),
         Message.enriched(
             AssistantMessage(
                 content=(
@@ -100,7 +104,11 @@ def test_lowering_system_user_image_and_tool_round() -> None:
             "role": "assistant",
             "content": "Let me look.",
             "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.txt"}'}}
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path": "a.txt"}'},
+                }
             ],
         },
         {"role": "tool", "tool_call_id": "call_1", "content": "no such file"},
@@ -113,7 +121,10 @@ def test_lowering_system_user_image_and_tool_round() -> None:
     [
         ([ContentBlock.of_tool_call("c", "t", {})], ""),
         ([ContentBlock.of_tool_call("c", "t", {}), ContentBlock.of_tool_call("d", "t", {})], ""),
-        ([ContentBlock(text="Let me look."), ContentBlock.of_tool_call("c", "t", {})], "Let me look."),
+        (
+            [ContentBlock(text="Let me look."), ContentBlock.of_tool_call("c", "t", {})],
+            "Let me look.",
+        ),
         ([ContentBlock(text="plain")], "plain"),
     ],
     ids=["tool-call-only", "two-tool-calls", "text-and-call", "text-only"],
@@ -126,8 +137,12 @@ def test_assistant_content_is_always_a_string(blocks: list[ContentBlock], conten
 
 
 def test_reasoning_content_replays_only_to_the_exact_identity() -> None:
-    block = ProviderContextBlock(identity=TARGET, kind=OPENAI_CHAT_REASONING_CONTENT_KIND, position=0, data="thought")
-    foreign = ProviderContextBlock(identity=OTHER, kind="anthropic_content_block", position=0, data={"type": "thinking"})
+    block = ProviderContextBlock(
+        identity=TARGET, kind=OPENAI_CHAT_REASONING_CONTENT_KIND, position=0, data="thought"
+    )
+    foreign = ProviderContextBlock(
+        identity=OTHER, kind="anthropic_content_block", position=0, data={"type": "thinking"}
+    )
     message = Message.enriched(
         AssistantMessage(
             content=(ContentBlock(text="answer"),),
@@ -150,7 +165,10 @@ def test_reasoning_content_replays_only_to_the_exact_identity() -> None:
 
 def test_aborted_assistant_replays_as_plain_text_with_marker() -> None:
     aborted = AbortedAssistant(
-        content=(ContentBlock(text="Reading"), ContentBlock.of_tool_call("call_1", "read_file", {"path": "a"})),
+        content=(
+            ContentBlock(text="Reading"),
+            ContentBlock.of_tool_call("call_1", "read_file", {"path": "a"}),
+        ),
         reasoning="",
         tool_calls=(
             PartialToolCall(id="call_1", name="read_file", arguments='{"path": "a"}'),
@@ -162,25 +180,46 @@ def test_aborted_assistant_replays_as_plain_text_with_marker() -> None:
     assert lowered["role"] == "assistant"
     assert "tool_calls" not in lowered  # nothing executable is replayed
     text = lowered["content"]
-    assert text.startswith("Reading\nTool call: read_file\n{\n  \"path\": \"a\"\n}\n")
-    assert "[Partial tool call (not executed)]\nID: call_2\nName: write_file\nArguments:\n{\"path\":" in text
+    assert text.startswith('Reading\nTool call: read_file\n{\n  "path": "a"\n}\n')
+    assert (
+        '[Partial tool call (not executed)]\nID: call_2\nName: write_file\nArguments:\n{"path":'
+        in text
+    )
     assert "call_1\nName" not in text  # the completed call is not shown twice
     assert text.endswith("[Operation aborted]")
 
 
 def test_body_has_stream_options_tools_and_opt_in_extensions() -> None:
-    req = request(Message.user_text("hi"), tools=(READ,), reasoning_level=ReasoningLevel.HIGH, prompt_cache_key="k1")
+    req = request(
+        Message.user_text("hi"),
+        tools=(READ,),
+        reasoning_level=ReasoningLevel.HIGH,
+        prompt_cache_key="k1",
+    )
     plain = build_chat_body(req, TARGET)
     assert plain["stream"] is True and plain["stream_options"] == {"include_usage": True}
     assert plain["tools"] == [
-        {"type": "function", "function": {"name": "read_file", "description": "read a file", "parameters": READ.input_schema}}
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "read a file",
+                "parameters": READ.input_schema,
+            },
+        }
     ]
     assert "reasoning_effort" not in plain and "prompt_cache_key" not in plain
-    extended = build_chat_body(req, TARGET, send_reasoning_effort=True, send_prompt_cache_key=True, max_output_tokens=99)
+    extended = build_chat_body(
+        req, TARGET, send_reasoning_effort=True, send_prompt_cache_key=True, max_output_tokens=99
+    )
     assert extended["reasoning_effort"] == "high"
     assert extended["prompt_cache_key"] == "k1"
     assert extended["max_tokens"] == 99
-    off = build_chat_body(request(Message.user_text("hi"), reasoning_level=ReasoningLevel.OFF), TARGET, send_reasoning_effort=True)
+    off = build_chat_body(
+        request(Message.user_text("hi"), reasoning_level=ReasoningLevel.OFF),
+        TARGET,
+        send_reasoning_effort=True,
+    )
     assert "reasoning_effort" not in off
 
 
@@ -242,9 +281,17 @@ async def test_cost_from_profile_pricing_when_server_reports_none(server: Loopba
 
 
 def tool_round(call_id: str, name: str, *fragments: str, index: int = 0) -> list[bytes]:
-    first = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+    first = {
+        "index": index,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": ""},
+    }
     chunks = [openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]})]
-    chunks += [openai_chunk({"tool_calls": [{"index": index, "function": {"arguments": f}}]}) for f in fragments]
+    chunks += [
+        openai_chunk({"tool_calls": [{"index": index, "function": {"arguments": f}}]})
+        for f in fragments
+    ]
     return chunks
 
 
@@ -253,7 +300,13 @@ async def test_tool_calls_over_several_steps(server: Loopback) -> None:
     from .conftest import Sink
 
     step1 = tool_round("call_a", "read_file", '{"pa', 'th": "src/', 'main.rs"}')
-    step1 += [openai_chunk({}, finish="tool_calls"), openai_chunk(choices=False, usage={"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59}), OPENAI_DONE]
+    step1 += [
+        openai_chunk({}, finish="tool_calls"),
+        openai_chunk(
+            choices=False, usage={"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59}
+        ),
+        OPENAI_DONE,
+    ]
     step2 = [openai_chunk({"role": "assistant", "content": "Two files:"})]
     step2 += tool_round("call_b", "read_file", '{"path": "a"}', index=0)
     step2 += tool_round("call_c", "read_file", '{"path": "b"}', index=1)
@@ -265,11 +318,16 @@ async def test_tool_calls_over_several_steps(server: Loopback) -> None:
     async with provider(server) as p:
         sink1 = Sink()
         content1 = await p.send_turn_stream(request(*history, tools=(READ,)), sink1)
-        assert content1 == (ContentBlock.of_tool_call("call_a", "read_file", {"path": "src/main.rs"}),)
+        assert content1 == (
+            ContentBlock.of_tool_call("call_a", "read_file", {"path": "src/main.rs"}),
+        )
         deltas = sink1.of(ToolCallDelta)
         assert deltas[0] == ToolCallDelta(index=0, id="call_a", name="read_file", arguments="")
         assert "".join(d.arguments for d in deltas) == '{"path": "src/main.rs"}'
-        history += [Message.enriched(AssistantMessage(content=content1, provenance=p.identity())), Message.result("call_a", True, "fn main() {}")]
+        history += [
+            Message.enriched(AssistantMessage(content=content1, provenance=p.identity())),
+            Message.result("call_a", True, "fn main() {}"),
+        ]
 
         sink2 = Sink()
         content2 = await p.send_turn_stream(request(*history, tools=(READ,)), sink2)
@@ -284,11 +342,16 @@ async def test_tool_calls_over_several_steps(server: Loopback) -> None:
             Message.result("call_c", True, "B"),
         ]
         sink3 = Sink()
-        assert await p.send_turn_stream(request(*history, tools=(READ,)), sink3) == (ContentBlock(text="Done."),)
+        assert await p.send_turn_stream(request(*history, tools=(READ,)), sink3) == (
+            ContentBlock(text="Done."),
+        )
 
     third = server.requests[2].body["messages"]
     assert [m["role"] for m in third] == ["user", "assistant", "tool", "assistant", "tool", "tool"]
-    assert third[1]["tool_calls"][0]["function"] == {"name": "read_file", "arguments": '{"path": "src/main.rs"}'}
+    assert third[1]["tool_calls"][0]["function"] == {
+        "name": "read_file",
+        "arguments": '{"path": "src/main.rs"}',
+    }
     assert third[5] == {"role": "tool", "tool_call_id": "call_c", "content": "B"}
 
 
@@ -297,7 +360,9 @@ async def test_reasoning_content_is_streamed_and_kept_as_context(server: Loopbac
     chunks = [
         openai_chunk({"role": "assistant", "reasoning_content": "Let me "}),
         openai_chunk({"reasoning_content": "think."}),
-        openai_chunk({"reasoning_details": [{"type": "reasoning.summary", "summary": "Thought briefly."}]}),
+        openai_chunk(
+            {"reasoning_details": [{"type": "reasoning.summary", "summary": "Thought briefly."}]}
+        ),
         openai_chunk({"content": "42"}),
         openai_chunk({}, finish="stop"),
         OPENAI_DONE,
@@ -308,14 +373,22 @@ async def test_reasoning_content_is_streamed_and_kept_as_context(server: Loopbac
     assert content == (ContentBlock(text="42"),)
     assert [e.text for e in sink.of(ReasoningDelta)] == ["Let me ", "think."]
     assert [e.text for e in sink.of(ReasoningSummaryDelta)] == ["Thought briefly."]
-    assert sink.of(ProviderContext) == [ProviderContext(OPENAI_CHAT_REASONING_CONTENT_KIND, 0, "Let me think.")]
+    assert sink.of(ProviderContext) == [
+        ProviderContext(OPENAI_CHAT_REASONING_CONTENT_KIND, 0, "Let me think.")
+    ]
 
 
 @pytest.mark.asyncio
 async def test_server_without_tool_ids_or_done_marker(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
     # llama.cpp-style quirks: arguments as an object, no call id, no [DONE] after finish_reason
     chunks = [
-        openai_chunk({"tool_calls": [{"index": 0, "function": {"name": "read_file", "arguments": {"path": "x"}}}]}),
+        openai_chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "function": {"name": "read_file", "arguments": {"path": "x"}}}
+                ]
+            }
+        ),
         openai_chunk({}, finish="tool_calls"),
     ]
     server.queue(Reply(chunks=chunks))
@@ -328,8 +401,14 @@ async def test_server_without_tool_ids_or_done_marker(server: Loopback, sink) ->
 
 
 @pytest.mark.asyncio
-async def test_invalid_tool_arguments_are_returned_raw_for_the_engine_to_reject(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
-    chunks = [*tool_round("call_1", "read_file", '{"path": '), openai_chunk({}, finish="tool_calls"), OPENAI_DONE]
+async def test_invalid_tool_arguments_are_returned_raw_for_the_engine_to_reject(
+    server: Loopback, sink
+) -> None:  # type: ignore[no-untyped-def]
+    chunks = [
+        *tool_round("call_1", "read_file", '{"path": '),
+        openai_chunk({}, finish="tool_calls"),
+        OPENAI_DONE,
+    ]
     server.queue(Reply(chunks=chunks))
     async with provider(server) as p:
         [block] = await p.send_turn_stream(request(Message.user_text("q")), sink)
@@ -337,25 +416,49 @@ async def test_invalid_tool_arguments_are_returned_raw_for_the_engine_to_reject(
 
 
 @pytest.mark.asyncio
-async def test_a_tool_call_cut_at_the_output_limit_is_a_named_error_not_a_malformed_reply(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
+async def test_a_tool_call_cut_at_the_output_limit_is_a_named_error_not_a_malformed_reply(
+    server: Loopback, sink
+) -> None:  # type: ignore[no-untyped-def]
     from rho_desk.core.errors import ProviderError
 
-    chunks = [*tool_round("call_1", "edit", '{"input": "+aaaaaaaa'), openai_chunk({}, finish="length"), OPENAI_DONE]
+    chunks = [
+        *tool_round("call_1", "edit", '{"input": "+aaaaaaaa'),
+        openai_chunk({}, finish="length"),
+        OPENAI_DONE,
+    ]
     server.queue(Reply(chunks=chunks))
     async with provider(server, max_output_tokens=64) as p:
         with pytest.raises(ProviderError) as caught:
             await p.send_turn_stream(request(Message.user_text("q")), sink)
-    assert not caught.value.is_retryable() and caught.value.kind is not ProviderErrorKind.INVALID_RESPONSE
-    assert "the server cut the reply at its output limit (max_tokens 64; finish_reason: length)" in str(caught.value)
+    assert (
+        not caught.value.is_retryable()
+        and caught.value.kind is not ProviderErrorKind.INVALID_RESPONSE
+    )
+    assert (
+        "the server cut the reply at its output limit (max_tokens 64; finish_reason: length)"
+        in str(caught.value)
+    )
     assert server.requests[0].body["max_tokens"] == 64
     # a text reply cut at the limit is kept: it is what the model wrote
-    server.queue(Reply(chunks=[openai_chunk({"content": "a long ans"}), openai_chunk({}, finish="length"), OPENAI_DONE]))
+    server.queue(
+        Reply(
+            chunks=[
+                openai_chunk({"content": "a long ans"}),
+                openai_chunk({}, finish="length"),
+                OPENAI_DONE,
+            ]
+        )
+    )
     async with provider(server) as p:
-        assert await p.send_turn_stream(request(Message.user_text("q")), sink) == (ContentBlock(text="a long ans"),)
+        assert await p.send_turn_stream(request(Message.user_text("q")), sink) == (
+            ContentBlock(text="a long ans"),
+        )
 
 
 def test_openai_itself_gets_the_cap_under_its_own_name() -> None:
-    official = OpenAIChatProvider(base_url="https://api.openai.com/v1", model="gpt-5", api_key=SecretString("sk-x"))
+    official = OpenAIChatProvider(
+        base_url="https://api.openai.com/v1", model="gpt-5", api_key=SecretString("sk-x")
+    )
     body = official.build_body(request(Message.user_text("q")))
     assert body["max_completion_tokens"] == DEFAULT_MAX_OUTPUT_TOKENS and "max_tokens" not in body
 
@@ -365,14 +468,24 @@ async def test_error_object_inside_the_stream(server: Loopback, sink) -> None:  
     from rho_desk.core.errors import ProviderError
 
     error = {"error": {"message": "upstream overloaded", "type": "server_error", "code": 502}}
-    server.queue(Reply(chunks=[openai_chunk({"content": "par"}), b"data: " + json.dumps(error).encode() + b"\n\n"]))
+    server.queue(
+        Reply(
+            chunks=[
+                openai_chunk({"content": "par"}),
+                b"data: " + json.dumps(error).encode() + b"\n\n",
+            ]
+        )
+    )
     async with provider(server) as p:
         with pytest.raises(ProviderError) as caught:
             await p.send_turn_stream(request(Message.user_text("q")), sink)
     assert caught.value.kind is ProviderErrorKind.UNAVAILABLE
     assert caught.value.is_retryable()
     assert "upstream overloaded" not in str(caught.value)
-    assert caught.value.diagnostic is not None and "upstream overloaded" in caught.value.diagnostic.text()
+    assert (
+        caught.value.diagnostic is not None
+        and "upstream overloaded" in caught.value.diagnostic.text()
+    )
 
 
 @pytest.mark.asyncio
@@ -393,7 +506,13 @@ async def test_server_that_ignores_stream_true(server: Loopback, sink) -> None: 
                 "message": {
                     "role": "assistant",
                     "content": "whole answer",
-                    "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "z"}'}}],
+                    "tool_calls": [
+                        {
+                            "id": "call_9",
+                            "type": "function",
+                            "function": {"name": "read_file", "arguments": '{"path": "z"}'},
+                        }
+                    ],
                 },
                 "finish_reason": "tool_calls",
             }
@@ -403,17 +522,29 @@ async def test_server_that_ignores_stream_true(server: Loopback, sink) -> None: 
     server.queue(Reply(status=200, body=json.dumps(completion).encode()))
     async with provider(server) as p:
         content = await p.send_turn_stream(request(Message.user_text("q")), sink)
-    assert content == (ContentBlock(text="whole answer"), ContentBlock.of_tool_call("call_9", "read_file", {"path": "z"}))
+    assert content == (
+        ContentBlock(text="whole answer"),
+        ContentBlock.of_tool_call("call_9", "read_file", {"path": "z"}),
+    )
     assert sink.of(OutputDelta) == [OutputDelta("whole answer")]
     assert sink.of(Usage)[0].usage.total_tokens == 8
 
 
 @pytest.mark.asyncio
 async def test_handoff_omissions_reach_the_host_before_sending(server: Loopback, sink) -> None:  # type: ignore[no-untyped-def]
-    foreign = ProviderContextBlock(identity=OTHER, kind="anthropic_content_block", position=0, data={"type": "thinking", "signature": "s"})
+    foreign = ProviderContextBlock(
+        identity=OTHER,
+        kind="anthropic_content_block",
+        position=0,
+        data={"type": "thinking", "signature": "s"},
+    )
     history = (
         Message.user_text("a"),
-        Message.enriched(AssistantMessage(content=(ContentBlock(text="b"),), provenance=OTHER, provider_context=(foreign,))),
+        Message.enriched(
+            AssistantMessage(
+                content=(ContentBlock(text="b"),), provenance=OTHER, provider_context=(foreign,)
+            )
+        ),
         Message.user_text("c"),
     )
     server.queue(Reply(chunks=text_stream("ok")))
@@ -421,5 +552,7 @@ async def test_handoff_omissions_reach_the_host_before_sending(server: Loopback,
     async with provider(server) as p:
         p.on_handoff = reports.append
         await p.send_turn_stream(request(*history), sink)
-    assert [(r.omitted_provider_context, r.omitted_kinds) for r in reports] == [(1, ("anthropic_content_block",))]
+    assert [(r.omitted_provider_context, r.omitted_kinds) for r in reports] == [
+        (1, ("anthropic_content_block",))
+    ]
     assert "signature" not in json.dumps(server.requests[0].body)

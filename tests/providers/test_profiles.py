@@ -35,7 +35,11 @@ ROUTER = ProviderProfile(
     pricing=Pricing(input=3, output=15),
 )
 CLAUDE = ProviderProfile(
-    name="claude", kind=ProfileKind.ANTHROPIC, base_url="https://api.anthropic.com/v1", model="claude-sonnet-4-5", reasoning=True
+    name="claude",
+    kind=ProfileKind.ANTHROPIC,
+    base_url="https://api.anthropic.com/v1",
+    model="claude-sonnet-4-5",
+    reasoning=True,
 )
 
 
@@ -106,7 +110,9 @@ def test_validation_refuses_secrets_and_nonsense(change: dict[str, object], matc
 def test_malformed_file_is_located(config_dir: Path) -> None:
     store = ProfileStore()
     config_dir.mkdir()
-    store.path.write_text('{"version": 1, "profiles": [{"name": "x", "kind": "openai-compatible", "base_url": 5, "model": "m"}]}')
+    store.path.write_text(
+        '{"version": 1, "profiles": [{"name": "x", "kind": "openai-compatible", "base_url": 5, "model": "m"}]}'
+    )
     with pytest.raises(ProfileError) as caught:
         store.load()
     assert caught.value.path == "$.profiles[0].base_url"
@@ -122,7 +128,9 @@ def test_malformed_file_is_located(config_dir: Path) -> None:
     store.path.write_text('{"version": 2, "profiles": []}')
     with pytest.raises(ProfileError, match="newer rho-desk"):
         store.load()
-    store.path.write_text('{"version": 1, "profiles": [{"name": "x", "kind": "openai-compatible", "base_url": "https://a.b/v1?k=SECRET", "model": "m"}]}')
+    store.path.write_text(
+        '{"version": 1, "profiles": [{"name": "x", "kind": "openai-compatible", "base_url": "https://a.b/v1?k=SECRET", "model": "m"}]}'
+    )
     with pytest.raises(ProfileError, match="query string"):
         store.load()
 
@@ -130,7 +138,24 @@ def test_malformed_file_is_located(config_dir: Path) -> None:
 def test_secret_header_in_file_is_refused(config_dir: Path) -> None:
     config_dir.mkdir()
     raw = ROUTER.replace(extra_headers={})
-    document = {"version": 1, "profiles": [{**json.loads(json.dumps({"name": raw.name, "kind": "openai-compatible", "base_url": raw.base_url, "model": raw.model})), "extra_headers": {"authorization": "Bearer sk-x"}}]}
+    document = {
+        "version": 1,
+        "profiles": [
+            {
+                **json.loads(
+                    json.dumps(
+                        {
+                            "name": raw.name,
+                            "kind": "openai-compatible",
+                            "base_url": raw.base_url,
+                            "model": raw.model,
+                        }
+                    )
+                ),
+                "extra_headers": {"authorization": "Bearer sk-x"},
+            }
+        ],
+    }
     ProfileStore().path.write_text(json.dumps(document))
     with pytest.raises(ProfileError, match="credential"):
         ProfileStore().load()
@@ -140,13 +165,17 @@ def test_build_provider_per_kind() -> None:
     key = SecretString("sk-test")
     openai = build_provider(ROUTER, key)
     assert isinstance(openai, OpenAIChatProvider)
-    assert openai.identity() == ModelIdentity("openrouter", "openai-chat-completions", "anthropic/claude-sonnet-4")
+    assert openai.identity() == ModelIdentity(
+        "openrouter", "openai-chat-completions", "anthropic/claude-sonnet-4"
+    )
     assert openai.context_window == 200_000 and openai.pricing == ROUTER.pricing
     named = build_provider(ROUTER.replace(provider="openai"), key)
     assert named.identity().provider == "openai"
     claude = build_provider(CLAUDE, key)
     assert isinstance(claude, AnthropicProvider) and claude.thinking is True
-    assert claude.identity() == ModelIdentity("anthropic", "anthropic-messages", "claude-sonnet-4-5")
+    assert claude.identity() == ModelIdentity(
+        "anthropic", "anthropic-messages", "claude-sonnet-4-5"
+    )
     ollama = build_provider(DEFAULT_PROFILE, None)
     assert ollama.identity() == ModelIdentity("ollama", "openai-chat-completions", "llama3.2")
     with pytest.raises(MissingApiKey):
@@ -173,7 +202,12 @@ def test_files_written_are_private_to_the_directory(config_dir: Path) -> None:
 def test_file_errors_name_the_field_and_the_reason(config_dir: Path) -> None:
     store = ProfileStore()
     config_dir.mkdir()
-    base = {"name": "x", "kind": "openai-compatible", "base_url": "https://a.example/v1", "model": "m"}
+    base = {
+        "name": "x",
+        "kind": "openai-compatible",
+        "base_url": "https://a.example/v1",
+        "model": "m",
+    }
     cases = [
         ({**base, "colour": "blue"}, "$.profiles[0].colour", "Extra inputs"),
         ({**base, "kind": "gemini"}, "$.profiles[0].kind", "'openai-compatible' or 'anthropic'"),

@@ -45,15 +45,34 @@ def qwen() -> Iterator[RealServer]:
         yield server
 
 
-async def _continue(tmp_path: Path, server: RealServer, path: Path, prompt: str, *options: str,
-                    on_event: Any = None) -> tuple[int, str, str, list[dict[str, Any]]]:  # fmt: skip
+async def _continue(
+    tmp_path: Path, server: RealServer, path: Path, prompt: str, *options: str, on_event: Any = None
+) -> tuple[int, str, str, list[dict[str, Any]]]:
     """``rho-desk continue --json`` (unless ``--text``): status, stdout, stderr, the events."""
     as_json = "--text" not in options
-    argv = [sys.executable, "-m", "rho_desk", "continue", str(path), "-m", prompt, "--base-url", server.base_url,
-            "--model", "qwen", *(o for o in options if o != "--text"), *(["--json"] if as_json else [])]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "rho_desk",
+        "continue",
+        str(path),
+        "-m",
+        prompt,
+        "--base-url",
+        server.base_url,
+        "--model",
+        "qwen",
+        *(o for o in options if o != "--text"),
+        *(["--json"] if as_json else []),
+    ]
     env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "PYTHONUNBUFFERED": "1"}
-    process = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                   stderr=asyncio.subprocess.PIPE, env=env)  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
     assert process.stdout is not None and process.stderr is not None
     events: list[dict[str, Any]] = []
     lines: list[str] = []
@@ -86,16 +105,32 @@ def _workspace(tmp_path: Path) -> tuple[Path, Path]:
 async def test_the_model_calls_a_tool_and_answers(qwen: RealServer, tmp_path: Path) -> None:
     _, path = _workspace(tmp_path)
     status, _out, err, events = await _continue(
-        tmp_path, qwen, path, "Call read_file on notes.txt now.", "--tools", "bypass", "--max-steps", "3",
-        "--max-tokens", "256", "--auto-compact", "tokens:1000000")  # fmt: skip
+        tmp_path,
+        qwen,
+        path,
+        "Call read_file on notes.txt now.",
+        "--tools",
+        "bypass",
+        "--max-steps",
+        "3",
+        "--max-tokens",
+        "256",
+        "--auto-compact",
+        "tokens:1000000",
+    )
     assert status == 0, err
     started = [e for e in events if e["event"] == "tool_started"]
     assert started and started[0]["name"] == "read_file", events
     finished = [e for e in events if e["event"] == "tool_finished"]
     assert finished and finished[0]["ok"] and "buy milk" in finished[0]["content"]
     history = read_session(path).tree.snapshot().history
-    calls = [b.tool_call for m in history if m.enriched_assistant is not None for b in m.enriched_assistant.content
-             if b.tool_call is not None]  # fmt: skip
+    calls = [
+        b.tool_call
+        for m in history
+        if m.enriched_assistant is not None
+        for b in m.enriched_assistant.content
+        if b.tool_call is not None
+    ]
     assert calls and calls[0].name == "read_file"
     assert any(m.tool_result is not None and "buy milk" in m.tool_result.content for m in history)
     replies = [m.enriched_assistant for m in history if m.enriched_assistant is not None]
@@ -108,34 +143,59 @@ async def test_the_model_calls_a_tool_and_answers(qwen: RealServer, tmp_path: Pa
 
 
 @pytest.mark.asyncio
-async def test_a_looping_model_ends_at_the_repetition_guard(qwen: RealServer, tmp_path: Path) -> None:
+async def test_a_looping_model_ends_at_the_repetition_guard(
+    qwen: RealServer, tmp_path: Path
+) -> None:
     _, path = _workspace(tmp_path)
     status, _out, err, events = await _continue(
-        tmp_path, qwen, path,
+        tmp_path,
+        qwen,
+        path,
         "Call read_file on notes.txt. After the result, call read_file on notes.txt again. Keep calling "
         "read_file on notes.txt again and again. Never answer with text.",
-        "--tools", "bypass", "--max-steps", "12", "--max-tokens", "256")  # fmt: skip
+        "--tools",
+        "bypass",
+        "--max-steps",
+        "12",
+        "--max-tokens",
+        "256",
+    )
     assert status == 0, err
     completed = [e for e in events if e["event"] == "completed"]
     assert completed and completed[0]["stop_reason"] == "Repetition", (events, err)
     # what the user reads (text mode prints it as "rho-desk: stopped (Repetition): …")
-    assert re.fullmatch(r"the model called read_file \{.*notes\.txt.*\} 5 times with the same result; "
-                        r"the turn was stopped", completed[0]["detail"]), completed[0]["detail"]  # fmt: skip
+    assert re.fullmatch(
+        r"the model called read_file \{.*notes\.txt.*\} 5 times with the same result; "
+        r"the turn was stopped",
+        completed[0]["detail"],
+    ), completed[0]["detail"]
     assert sum(e["event"] == "tool_started" for e in events) == 5  # stopped at the fifth same call
 
 
 @pytest.mark.asyncio
-async def test_a_runaway_tool_call_stops_at_the_output_cap(qwen: RealServer, tmp_path: Path) -> None:
+async def test_a_runaway_tool_call_stops_at_the_output_cap(
+    qwen: RealServer, tmp_path: Path
+) -> None:
     workspace, path = _workspace(tmp_path)
     for _attempt in range(3):  # a small model may answer in words instead: ask again (a new turn)
         status, _out, err, events = await _continue(
-            tmp_path, qwen, path,
+            tmp_path,
+            qwen,
+            path,
             "Call write now with path numbers.txt and content listing every number from 1 to 3000, one per line.",
-            "--tools", "bypass", "--max-steps", "2", "--max-tokens", "24")  # fmt: skip
+            "--tools",
+            "bypass",
+            "--max-steps",
+            "2",
+            "--max-tokens",
+            "24",
+        )
         if any(e["event"] == "progress" for e in events):
             break
     assert status == 1, (err, events)
-    assert "the server cut the reply at its output limit (max_tokens 24; finish_reason: length)" in err
+    assert (
+        "the server cut the reply at its output limit (max_tokens 24; finish_reason: length)" in err
+    )
     assert sum(e["event"] == "reset" for e in events) == 0  # not sent again as if it were malformed
     assert any(e["event"] == "progress" and e["name"] == "write" for e in events)
     assert not (workspace / "numbers.txt").exists()
@@ -145,7 +205,16 @@ async def test_a_runaway_tool_call_stops_at_the_output_cap(qwen: RealServer, tmp
 async def test_the_reply_is_printed_once(qwen: RealServer, tmp_path: Path) -> None:
     _, path = _workspace(tmp_path)
     status, out, err, _events = await _continue(
-        tmp_path, qwen, path, "Say hello in five words.", "--tools", "off", "--max-tokens", "64", "--text")
+        tmp_path,
+        qwen,
+        path,
+        "Say hello in five words.",
+        "--tools",
+        "off",
+        "--max-tokens",
+        "64",
+        "--text",
+    )
     assert status == 0, err
     last = read_session(path).tree.snapshot().history[-1].enriched_assistant
     assert last is not None
@@ -154,7 +223,9 @@ async def test_the_reply_is_printed_once(qwen: RealServer, tmp_path: Path) -> No
 
 
 @pytest.mark.asyncio
-async def test_a_turn_that_fails_after_a_write_lists_and_keeps_the_record(qwen: RealServer, tmp_path: Path) -> None:
+async def test_a_turn_that_fails_after_a_write_lists_and_keeps_the_record(
+    qwen: RealServer, tmp_path: Path
+) -> None:
     workspace, path = _workspace(tmp_path)
     async with Relay(qwen.base_url) as relay:
 
@@ -163,13 +234,25 @@ async def test_a_turn_that_fails_after_a_write_lists_and_keeps_the_record(qwen: 
                 relay.cut()  # the server is gone: the next model call of the turn fails
 
         status, _out, err, events = await _continue(
-            tmp_path, replace(qwen, base_url=relay.base_url), path, "Call write now with path out.txt and content hello.",
-            "--tools", "bypass", "--max-steps", "4", "--max-tokens", "128", on_event=cut_after_the_write)  # fmt: skip
+            tmp_path,
+            replace(qwen, base_url=relay.base_url),
+            path,
+            "Call write now with path out.txt and content hello.",
+            "--tools",
+            "bypass",
+            "--max-steps",
+            "4",
+            "--max-tokens",
+            "128",
+            on_event=cut_after_the_write,
+        )
     assert status == 1, err
     assert (workspace / "out.txt").exists()
     assert "(what the tools did to files stays done)" in err, err
     unsaved = [e for e in events if e["event"] == "unsaved_changes"]
-    assert unsaved and unsaved[0]["files"] == [{"path": str(workspace / "out.txt"), "action": "created"}], events
+    assert unsaved and unsaved[0]["files"] == [
+        {"path": str(workspace / "out.txt"), "action": "created"}
+    ], events
     journal = read_journal(journal_path(path.parent))
     recorded = [f.path for c in journal.checkpoints for f in c.files]
     assert any(p.endswith("out.txt") for p in recorded)
@@ -177,32 +260,56 @@ async def test_a_turn_that_fails_after_a_write_lists_and_keeps_the_record(qwen: 
 
 
 @pytest.mark.asyncio
-async def test_a_looping_shell_call_ends_at_the_guard_whatever_its_run_time(qwen: RealServer, tmp_path: Path) -> None:
+async def test_a_looping_shell_call_ends_at_the_guard_whatever_its_run_time(
+    qwen: RealServer, tmp_path: Path
+) -> None:
     _, path = _workspace(tmp_path)
     status, _out, err, events = await _continue(
-        tmp_path, qwen, path,
+        tmp_path,
+        qwen,
+        path,
         "Call bash with the command: sleep 0.$((RANDOM % 5)); ls. After the result, call bash with the same "
         "command again. Keep calling it again and again. Never answer with text.",
-        "--tools", "bypass", "--max-steps", "12", "--max-tokens", "256")  # fmt: skip
+        "--tools",
+        "bypass",
+        "--max-steps",
+        "12",
+        "--max-tokens",
+        "256",
+    )
     assert status == 0, err
     completed = [e for e in events if e["event"] == "completed"]
     assert completed and completed[0]["stop_reason"] == "Repetition", (events, err)
     assert completed[0]["detail"].startswith("the model called bash "), completed[0]["detail"]
-    assert sum(e["event"] == "tool_started" for e in events) == 5  # the fifth same command, not the sixth
+    assert (
+        sum(e["event"] == "tool_started" for e in events) == 5
+    )  # the fifth same command, not the sixth
 
 
 @pytest.mark.asyncio
 async def test_a_text_reply_cut_at_the_output_cap_says_so(qwen: RealServer, tmp_path: Path) -> None:
     _, path = _workspace(tmp_path)
     status, _out, err, events = await _continue(
-        tmp_path, qwen, path, "Write every number from 1 to 300, separated by commas.", "--tools", "off",
-        "--max-tokens", "16")  # fmt: skip
+        tmp_path,
+        qwen,
+        path,
+        "Write every number from 1 to 300, separated by commas.",
+        "--tools",
+        "off",
+        "--max-tokens",
+        "16",
+    )
     assert status == 0, err
     completed = [e for e in events if e["event"] == "completed"]
     assert completed and completed[0]["stop_reason"] == "OutputLimit", (events, err)
-    assert completed[0]["detail"] == "the server cut the reply at its output limit (max_tokens 16; finish_reason: length)"
+    assert (
+        completed[0]["detail"]
+        == "the server cut the reply at its output limit (max_tokens 16; finish_reason: length)"
+    )
     last = read_session(path).tree.snapshot().history[-1].enriched_assistant
-    assert last is not None and "".join(b.text or "" for b in last.content).strip()  # kept as written
+    assert (
+        last is not None and "".join(b.text or "" for b in last.content).strip()
+    )  # kept as written
 
 
 def test_the_server_runs_one_thread(qwen: RealServer) -> None:

@@ -21,7 +21,9 @@ from .loopback import Loopback, Reply
 
 TOOL_HISTORY = (
     Message.user_text("What is in notes.txt? Answer in one short sentence."),
-    Message.assistant_blocks([ContentBlock.of_tool_call("call_1", "read_file", {"path": "notes.txt"})]),
+    Message.assistant_blocks(
+        [ContentBlock.of_tool_call("call_1", "read_file", {"path": "notes.txt"})]
+    ),
     Message(tool_result=ToolResult("call_1", True, "buy milk")),
 )
 
@@ -37,7 +39,9 @@ def _replay(server: Loopback, name: str) -> dict[str, object]:
 
 
 def _provider(server: Loopback) -> OpenAIChatProvider:
-    return OpenAIChatProvider(base_url=f"{server.url}/v1", model="smollm2", provider_name="llama.cpp")
+    return OpenAIChatProvider(
+        base_url=f"{server.url}/v1", model="smollm2", provider_name="llama.cpp"
+    )
 
 
 def _request(*messages: Message) -> ModelRequest:
@@ -68,7 +72,9 @@ async def test_the_tool_call_only_body_we_send_is_the_one_the_server_took(server
 
 
 @pytest.mark.asyncio
-async def test_the_real_500_for_null_content_shows_its_reason_and_is_not_retried(server: Loopback) -> None:
+async def test_the_real_500_for_null_content_shows_its_reason_and_is_not_retried(
+    server: Loopback,
+) -> None:
     _replay(server, "null_content_500")
     async with _provider(server) as provider:
         with pytest.raises(ProviderError) as caught:
@@ -78,7 +84,9 @@ async def test_the_real_500_for_null_content_shows_its_reason_and_is_not_retried
     assert "HTTP 500 (internal_server_error): 7 validation errors" in error.text()
     assert "rejected the request as invalid" in error.text()
     # the whole (scrubbed) reason is in the diagnostic the app shows on demand
-    assert error.diagnostic is not None and "Input should be a valid string" in error.diagnostic.text()
+    assert (
+        error.diagnostic is not None and "Input should be a valid string" in error.diagnostic.text()
+    )
 
 
 @pytest.mark.asyncio

@@ -17,7 +17,9 @@ def decode(*chunks: bytes) -> list[SseEvent]:
 
 
 def test_basic_event_and_type() -> None:
-    assert decode(b"event: message_start\ndata: {\"a\":1}\n\n") == [SseEvent("message_start", '{"a":1}')]
+    assert decode(b'event: message_start\ndata: {"a":1}\n\n') == [
+        SseEvent("message_start", '{"a":1}')
+    ]
 
 
 def test_default_type_multiline_data_and_single_leading_space() -> None:
@@ -51,7 +53,7 @@ def test_bom_and_utf8_split_inside_a_character() -> None:
 
 def test_unterminated_event_is_held_back() -> None:
     decoder = SseDecoder()
-    assert list(decoder.feed(b"data: {\"partial\": tr")) == []
+    assert list(decoder.feed(b'data: {"partial": tr')) == []
     assert decoder.has_partial_event
     assert list(decoder.feed(b"ue}\n")) == []
     assert decoder.has_partial_event  # data seen, blank line not yet
@@ -73,13 +75,21 @@ def test_bounds() -> None:
 @settings(max_examples=200, deadline=None)
 @given(
     events=st.lists(
-        st.tuples(st.sampled_from(["", "delta", "message_stop"]), st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n"), max_size=30)),
+        st.tuples(
+            st.sampled_from(["", "delta", "message_stop"]),
+            st.text(
+                alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n"),
+                max_size=30,
+            ),
+        ),
         max_size=8,
     ),
     newline=st.sampled_from(["\n", "\r\n", "\r"]),
     cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
 )
-def test_any_chunking_gives_the_same_events(events: list[tuple[str, str]], newline: str, cuts: list[int]) -> None:
+def test_any_chunking_gives_the_same_events(
+    events: list[tuple[str, str]], newline: str, cuts: list[int]
+) -> None:
     text = ""
     for kind, data in events:
         if kind:

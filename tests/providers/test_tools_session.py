@@ -28,7 +28,12 @@ SOURCE = "def greet(name):\n    return 'hi ' + name\n\n\ndef main():\n    print(
 
 def calls_reply(*calls: tuple[str, str, dict[str, Any]]) -> Reply:
     deltas = [
-        {"index": i, "id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        {
+            "index": i,
+            "id": cid,
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
         for i, (cid, name, args) in enumerate(calls)
     ]
     return Reply(
@@ -41,7 +46,13 @@ def calls_reply(*calls: tuple[str, str, dict[str, Any]]) -> Reply:
 
 
 def text_reply(text: str) -> Reply:
-    return Reply(chunks=[openai_chunk({"role": "assistant", "content": text}), openai_chunk({}, finish="stop"), OPENAI_DONE])
+    return Reply(
+        chunks=[
+            openai_chunk({"role": "assistant", "content": text}),
+            openai_chunk({}, finish="stop"),
+            OPENAI_DONE,
+        ]
+    )
 
 
 class Gate:
@@ -60,7 +71,9 @@ class Gate:
 
 
 @pytest.mark.asyncio
-async def test_reads_run_the_edit_waits_for_approval_and_is_saved_in_rho_shapes(server: Loopback, tmp_path: Path) -> None:
+async def test_reads_run_the_edit_waits_for_approval_and_is_saved_in_rho_shapes(
+    server: Loopback, tmp_path: Path
+) -> None:
     workspace = tmp_path / "project"
     (workspace / "src").mkdir(parents=True)
     app = workspace / "src" / "app.py"
@@ -69,12 +82,17 @@ async def test_reads_run_the_edit_waits_for_approval_and_is_saved_in_rho_shapes(
     tag = file_hash(SOURCE)
     edit_document = f"[src/app.py#{tag}]\nPUT 2:\n+    return 'hello ' + name\n"
     server.queue(
-        calls_reply(("call_read", "read_file", {"path": "src/app.py"}), ("call_grep", "grep", {"pattern": "greet"})),
+        calls_reply(
+            ("call_read", "read_file", {"path": "src/app.py"}),
+            ("call_grep", "grep", {"pattern": "greet"}),
+        ),
         calls_reply(("call_edit", "edit", {"input": edit_document})),
         text_reply("Changed the greeting."),
     )
     identity = ModelIdentity("openai", "chat-completions", "m")
-    start = SessionSnapshot.new("9a1f4e6c-3b2d-4c1e-8f7a-5d6e7f8a9b0c", 0, (Message.system_text("You are Rho."),), identity)
+    start = SessionSnapshot.new(
+        "9a1f4e6c-3b2d-4c1e-8f7a-5d6e7f8a9b0c", 0, (Message.system_text("You are Rho."),), identity
+    )
     with create_session(tmp_path / "rho", str(workspace), start) as writer:
         path = writer.path
 
@@ -114,7 +132,9 @@ async def test_reads_run_the_edit_waits_for_approval_and_is_saved_in_rho_shapes(
 
     after = app.read_text()
     assert after == SOURCE.replace("'hi '", "'hello '")
-    assert shown == unified_diff(SOURCE, after, "src/app.py", False)  # what was approved is what was applied
+    assert shown == unified_diff(
+        SOURCE, after, "src/app.py", False
+    )  # what was approved is what was applied
     assert started == ["read_file", "grep", "edit"]
 
     saved = read_session(path).tree.snapshot()
@@ -134,8 +154,15 @@ async def test_reads_run_the_edit_waits_for_approval_and_is_saved_in_rho_shapes(
     )
     # Rho's wire shapes on disk: ToolCall blocks inside EnrichedAssistant, then ToolResult records.
     raw = path.read_text()
-    assert '{"ToolCall":{"id":"call_edit","name":"edit","arguments":{"input":' in raw.replace(": ", ":").replace(", ", ",")
-    assert '"ToolResult":{"id":"call_read","ok":true,"content":' in raw.replace(": ", ":").replace(", ", ",")
+    assert '{"ToolCall":{"id":"call_edit","name":"edit","arguments":{"input":' in raw.replace(
+        ": ", ":"
+    ).replace(", ", ",")
+    assert '"ToolResult":{"id":"call_read","ok":true,"content":' in raw.replace(": ", ":").replace(
+        ", ", ","
+    )
     # The second request carried the tool results back to the model in order.
     second = server.requests[1].body["messages"]
-    assert [m.get("tool_call_id") for m in second if m["role"] == "tool"] == ["call_read", "call_grep"]
+    assert [m.get("tool_call_id") for m in second if m["role"] == "tool"] == [
+        "call_read",
+        "call_grep",
+    ]

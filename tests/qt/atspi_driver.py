@@ -93,7 +93,9 @@ async def drive(work: Path, home: Path, session: Path) -> int:
         context.actions.trigger(action)
         await driver.announce(context, action)
         opened: list[Callable[[], object]] = [
-            w.close for w in window.findChildren(QWidget) if isinstance(w, QDialog) and id(w) not in before
+            w.close
+            for w in window.findChildren(QWidget)
+            if isinstance(w, QDialog) and id(w) not in before
         ]
         for close in opened:
             close()

@@ -142,13 +142,22 @@ def _top_levels() -> set[int]:
 
 
 @pytest.fixture
-def make_window(qapp: QApplication, run: Run, isolated_dirs: Path) -> Iterator[Callable[..., AppContext]]:
+def make_window(
+    qapp: QApplication, run: Run, isolated_dirs: Path
+) -> Iterator[Callable[..., AppContext]]:
     """Build the app (``make_window(plan=..., start=True)``); shut down and leak-check afterwards."""
     made: list[AppContext] = []
     before = _top_levels()
 
-    def factory(plan: StartPlan | None = None, *, home: Path | None = None, open_file: Path | None = None,
-                demo: bool = False, start: bool = True, show: bool = True) -> AppContext:  # fmt: skip
+    def factory(
+        plan: StartPlan | None = None,
+        *,
+        home: Path | None = None,
+        open_file: Path | None = None,
+        demo: bool = False,
+        start: bool = True,
+        show: bool = True,
+    ) -> AppContext:
         plan = plan or StartPlan(home, open_file, demo)
         context = build_context(plan, show=show, install_hooks=False)
         made.append(context)
@@ -163,8 +172,11 @@ def make_window(qapp: QApplication, run: Run, isolated_dirs: Path) -> Iterator[C
         window.finish_close()
         window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    leaked = [w for w in QApplication.topLevelWidgets()
-              if id(w) not in before and w.metaObject().className() not in _APP_GLOBAL]  # fmt: skip
+    leaked = [
+        w
+        for w in QApplication.topLevelWidgets()
+        if id(w) not in before and w.metaObject().className() not in _APP_GLOBAL
+    ]
     assert leaked == [], f"top-level widgets left behind: {leaked}"
 
 

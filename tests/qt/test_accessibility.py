@@ -37,8 +37,16 @@ from PySide6.QtWidgets import (
 from .conftest import settle
 from .helpers import dialog_pages, v4_session
 
-INTERACTIVE = (QAbstractButton, QAbstractItemView, QLineEdit, QPlainTextEdit, QTextEdit, QComboBox,
-               QAbstractSpinBox, QSlider)  # fmt: skip
+INTERACTIVE = (
+    QAbstractButton,
+    QAbstractItemView,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QComboBox,
+    QAbstractSpinBox,
+    QSlider,
+)
 CUSTOM = {"ContextGauge", "CompactionChart", "StatCard"}
 """Painted widgets that show a value: by object name (the gauge, the chart, statistic cards)."""
 DIALOGS = ["settings", "compact", "export", "edit", "metadata", "strip"]
@@ -47,7 +55,9 @@ DIALOGS = ["settings", "compact", "export", "edit", "metadata", "strip"]
 def accessible_name(widget: QWidget) -> str:
     """The name Qt gives a screen reader; a name without a letter or digit ("✕", "▲") says nothing."""
     iface = QAccessible.queryAccessibleInterface(widget)
-    name = iface.text(QAccessible.Text.Name).strip() if iface is not None and iface.isValid() else ""
+    name = (
+        iface.text(QAccessible.Text.Name).strip() if iface is not None and iface.isValid() else ""
+    )
     return name if any(c.isalnum() for c in name) else ""
 
 
@@ -66,8 +76,11 @@ def unnamed(scope: QWidget) -> list[str]:
     for widget in [scope, *scope.findChildren(QWidget)]:
         if not widget.isVisible():
             continue
-        interactive = (isinstance(widget, INTERACTIVE) or widget.focusPolicy() != widget.focusPolicy().NoFocus
-                       or widget.objectName() in CUSTOM)  # fmt: skip
+        interactive = (
+            isinstance(widget, INTERACTIVE)
+            or widget.focusPolicy() != widget.focusPolicy().NoFocus
+            or widget.objectName() in CUSTOM
+        )
         if not interactive or not widget.isVisibleTo(scope.window()):
             continue
         if _qt_internal(widget):
@@ -87,7 +100,11 @@ def _qt_internal(widget: QWidget) -> bool:
     """Parts Qt builds inside its own widgets and names itself (a scroll bar, a line edit inside a
     spin box or an editable combo box, the tab bar's scroll arrows, a table's corner button)."""
     name = widget.objectName()
-    if name.startswith("qt_") or widget.metaObject().className() in ("QScrollBar", "QTabBar", "QHeaderView"):
+    if name.startswith("qt_") or widget.metaObject().className() in (
+        "QScrollBar",
+        "QTabBar",
+        "QHeaderView",
+    ):
         return True
     parent = widget.parentWidget()
     return isinstance(widget, QLineEdit) and isinstance(parent, QAbstractSpinBox | QComboBox)
@@ -111,7 +128,10 @@ def test_the_checker_sees_an_unnamed_icon_button(qtbot) -> None:
     for button in (bare, symbol, named, labelled):
         layout.addWidget(button)
     box.show()
-    assert [w.split(" ")[0] for w in unnamed(box)] == ["QToolButton('Bare')", "QToolButton('Symbol')"]
+    assert [w.split(" ")[0] for w in unnamed(box)] == [
+        "QToolButton('Bare')",
+        "QToolButton('Symbol')",
+    ]
 
 
 def test_the_main_window_on_every_tab(make_window, run, tmp_path: Path) -> None:

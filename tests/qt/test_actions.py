@@ -30,7 +30,9 @@ def test_ids_are_unique_and_menus_known() -> None:
     assert {s.menu for s in SPECS} <= {key for key, _ in MENUS}
 
 
-def test_the_built_app_wires_a_handler_to_every_action(make_window: Callable[..., AppContext]) -> None:
+def test_the_built_app_wires_a_handler_to_every_action(
+    make_window: Callable[..., AppContext],
+) -> None:
     context = make_window(start=False, show=False)
     assert [i for i in context.actions.ids() if not context.actions.attached(i)] == []
 

@@ -53,7 +53,11 @@ def agents_window(make_window, demo_home, homes, run):
 
 def _open(context, run, path: Path) -> None:
     context.window.commands.open_path(path)
-    run(_until(lambda: context.document.path == path and not context.document.loading, context.bridge))
+    run(
+        _until(
+            lambda: context.document.path == path and not context.document.loading, context.bridge
+        )
+    )
     run(settle(context.bridge))
 
 
@@ -108,7 +112,13 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
     assert f"{AGENT_LABELS[agent]} session, read-only" in window.header.facts.text()
     actions = context.actions
     assert actions["session.continue"].isEnabled()  # as a Rho session
-    for writing in ("session.compact", "session.edit", "session.metadata", "edit.undo", "revision.make_active"):
+    for writing in (
+        "session.compact",
+        "session.edit",
+        "session.metadata",
+        "edit.undo",
+        "revision.make_active",
+    ):
         assert not actions[writing].isEnabled(), writing
     # the conversation: every tool call shown with its result, images, reasoning, compactions
     window.show_tab(TAB_CONVERSATION)
@@ -118,8 +128,11 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
     assert all(r >= 0 for r in rows.call_result), "a tool call shown without its result"
     assert sum(rows.images) >= 1
     assert RowKind.MARKER in rows.kinds, "the compaction marker is shown"
-    assert any((m.enriched_assistant or m.aborted_assistant) is not None
-               and (m.enriched_assistant or m.aborted_assistant).reasoning_summary for m in rows.messages)  # fmt: skip
+    assert any(
+        (m.enriched_assistant or m.aborted_assistant) is not None
+        and (m.enriched_assistant or m.aborted_assistant).reasoning_summary
+        for m in rows.messages
+    )
     # the revisions: the agent's branch (a rewind, an edited prompt, a rolled-back turn) is one
     window.show_tab(TAB_REVISIONS)
     revisions = window.revisions
@@ -131,7 +144,10 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
     stats = window.statistics
     run(_until(lambda: stats.usage is not None, context.bridge))
     assert stats.usage.recorded_by == agent
-    assert stats.usage.requests and stats.usage_title.text() == f"Requests {AGENT_LABELS[agent]} recorded"
+    assert (
+        stats.usage.requests
+        and stats.usage_title.text() == f"Requests {AGENT_LABELS[agent]} recorded"
+    )
     # the changes its tool calls made
     window.show_tab(TAB_CHANGES)
     changes = window.changes
@@ -139,7 +155,9 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
     assert any(t.files for t in changes.changes.turns), changes.summary.text()
 
 
-def test_continue_offers_a_rho_session_then_continues_it(agents_window, homes, demo_home, run, qtbot) -> None:
+def test_continue_offers_a_rho_session_then_continues_it(
+    agents_window, homes, demo_home, run, qtbot
+) -> None:
     context = agents_window
     source = main_sessions(homes)["claude-code"]
     _open(context, run, source)
@@ -149,16 +167,27 @@ def test_continue_offers_a_rho_session_then_continues_it(agents_window, homes, d
     assert box is not None and box.isVisible() and "Claude Code session" in box.text()
     box.button(QMessageBox.StandardButton.Yes).click()
     document = context.document
-    run(_until(lambda: document.path is not None and document.agent is None and not document.loading,
-               context.bridge))  # fmt: skip
+    run(
+        _until(
+            lambda: document.path is not None and document.agent is None and not document.loading,
+            context.bridge,
+        )
+    )
     imported = document.path
     assert imported.is_relative_to(demo_home / "sessions") and document.writable
     assert (imported.parent / "rho-desk-import.json").is_file()
     assert source.read_bytes() == before  # the agent's own log is never written
     run(_until(lambda: context.continue_dock.isVisible(), context.bridge))
     # listed in the library as a Rho session
-    run(_until(lambda: any(s.path == str(imported) and s.agent == "rho"
-                           for s in context.window.browser.model.summaries()), context.bridge))  # fmt: skip
+    run(
+        _until(
+            lambda: any(
+                s.path == str(imported) and s.agent == "rho"
+                for s in context.window.browser.model.summaries()
+            ),
+            context.bridge,
+        )
+    )
     # continuing it again imports nothing new and opens the same Rho session
     _open(context, run, source)
     context.actions.trigger("session.continue")
@@ -190,7 +219,9 @@ def test_the_demo_library_lists_no_other_agent(make_window, homes, run) -> None:
     assert context.library.agents == {}
 
 
-def test_the_settings_choose_the_agents_and_their_folders(agents_window, homes, tmp_path, run) -> None:
+def test_the_settings_choose_the_agents_and_their_folders(
+    agents_window, homes, tmp_path, run
+) -> None:
     context = agents_window
     browser = context.window.browser
     dialog = context.session_commands.show_dialog("settings")
@@ -202,17 +233,30 @@ def test_the_settings_choose_the_agents_and_their_folders(agents_window, homes, 
     empty.mkdir()
     dialog.agent_home["pi"].setText(str(empty))
     dialog.apply()
-    run(_until(lambda: "codex" not in context.library.agents and context.library.agents.get("pi") == empty,
-               context.bridge))  # fmt: skip
-    run(_until(lambda: {s.agent for s in browser.model.summaries()} == {"rho", *AGENTS} - {"codex", "pi"},
-               context.bridge))  # fmt: skip
+    run(
+        _until(
+            lambda: (
+                "codex" not in context.library.agents and context.library.agents.get("pi") == empty
+            ),
+            context.bridge,
+        )
+    )
+    run(
+        _until(
+            lambda: (
+                {s.agent for s in browser.model.summaries()} == {"rho", *AGENTS} - {"codex", "pi"}
+            ),
+            context.bridge,
+        )
+    )
     assert Settings().get(PREFS_AGENTS_LISTED) == [a for a in AGENTS if a != "codex"]
     dialog.close()
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_export_of_an_agents_session_redacts_the_secret_in_its_tool_result(make_window, homes, run, tmp_path,
-                                                                           agent) -> None:  # fmt: skip
+def test_export_of_an_agents_session_redacts_the_secret_in_its_tool_result(
+    make_window, homes, run, tmp_path, agent
+) -> None:
     from rho_desk.core.export import ALL_CLASSES
 
     from ..core.agents.conftest import SECRETS

@@ -15,7 +15,9 @@ from .conftest import settle
 from .helpers import v3_session
 
 
-def test_plan_prefers_the_command_line_then_settings_then_rho_home_then_demo(tmp_path: Path, rho_fixtures: Path) -> None:
+def test_plan_prefers_the_command_line_then_settings_then_rho_home_then_demo(
+    tmp_path: Path, rho_fixtures: Path
+) -> None:
     home = tmp_path / "rho"
     (home / "sessions").mkdir(parents=True)
     assert plan_start(None, env={"HOME": str(tmp_path / "nobody")}) == StartPlan(None, None, True)
@@ -25,7 +27,9 @@ def test_plan_prefers_the_command_line_then_settings_then_rho_home_then_demo(tmp
     assert plan_start(session, env={}) == StartPlan(home, session, False)
     assert plan_start(session.parent, env={}) == StartPlan(home, session.parent, False)
     loose = rho_fixtures / "session-v2.jsonl"
-    assert plan_start(loose, env={"HOME": str(tmp_path / "nobody")}) == StartPlan(None, loose.absolute(), False)
+    assert plan_start(loose, env={"HOME": str(tmp_path / "nobody")}) == StartPlan(
+        None, loose.absolute(), False
+    )
     with pytest.raises(InputError, match="no such file"):
         plan_start(tmp_path / "missing.jsonl", env={})
 
@@ -72,7 +76,13 @@ def test_dropping_a_session_file_opens_it(make_window, run, rho_fixtures: Path) 
     context = make_window()
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(rho_fixtures / "session-v2.jsonl"))])
-    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        data,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     context.window.dropEvent(event)
     run(settle(context.bridge))
     assert context.document.path == rho_fixtures / "session-v2.jsonl"

@@ -30,9 +30,23 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SYSTEM_PYTHON = "/usr/bin/python3"
 NAMED_ROLES = {
-    "push button", "toggle button", "check box", "radio button", "combo box", "text", "password text",
-    "entry", "spin button", "slider", "list", "list box", "table", "tree", "tree table", "page tab",
-}  # fmt: skip
+    "push button",
+    "toggle button",
+    "check box",
+    "radio button",
+    "combo box",
+    "text",
+    "password text",
+    "entry",
+    "spin button",
+    "slider",
+    "list",
+    "list box",
+    "table",
+    "tree",
+    "tree table",
+    "page tab",
+}
 """Roles of the controls a person operates: each needs a name."""
 INSTALL = "apt-get install -y --no-install-recommends xvfb at-spi2-core gir1.2-atspi-2.0 python3-gi dbus-daemon"
 
@@ -42,15 +56,22 @@ def _missing_tools() -> list[str]:
     if not Path("/usr/share/dbus-1/services/org.a11y.Bus.service").exists():
         missing.append("at-spi2-core")
     probe = subprocess.run(
-        [SYSTEM_PYTHON, "-c", "import gi; gi.require_version('Atspi', '2.0'); from gi.repository import Atspi"],
-        capture_output=True, check=False,
-    )  # fmt: skip
+        [
+            SYSTEM_PYTHON,
+            "-c",
+            "import gi; gi.require_version('Atspi', '2.0'); from gi.repository import Atspi",
+        ],
+        capture_output=True,
+        check=False,
+    )
     if probe.returncode != 0:
         missing.append(f"{SYSTEM_PYTHON} with gi and Atspi 2.0")
     return missing
 
 
-def _walk(node: dict[str, Any], path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+def _walk(
+    node: dict[str, Any], path: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     here = (*path, f"{node['role']}:{node['name']}")
     out = [(here, node)]
     for child in node["children"]:
@@ -91,7 +112,9 @@ def _outline(tree: dict[str, Any]) -> str:
 @pytest.mark.slow
 def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
     missing = _missing_tools()
-    assert not missing, f"the AT-SPI test needs {', '.join(missing)} ({INSTALL}; ./run-tests does it as root)"
+    assert not missing, (
+        f"the AT-SPI test needs {', '.join(missing)} ({INSTALL}; ./run-tests does it as root)"
+    )
     work = tmp_path / "work"
     for name in ("settings", "cache", "trash", "config", "home", "run"):
         (work / name).mkdir(parents=True)
@@ -129,21 +152,46 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
         echo "app=$app reader=$read"
         [ $app -eq 0 ] && [ $read -eq 0 ]
     """
-    result = subprocess.run(["dbus-run-session", "--", "bash", "-c", script], env=env, capture_output=True,
-                            text=True, timeout=600, check=False)  # fmt: skip
+    result = subprocess.run(
+        ["dbus-run-session", "--", "bash", "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(work.glob("*.log")))
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr[-2000:]}\n{logs}"
 
-    dumps = [json.loads(p.read_text()) for p in sorted(work.glob("tree-*.json"), key=lambda p: int(p.stem[5:]))]
+    dumps = [
+        json.loads(p.read_text())
+        for p in sorted(work.glob("tree-*.json"), key=lambda p: int(p.stem[5:]))
+    ]
     states = [d["state"] for d in dumps]
-    assert states[:4] == ["main: Conversation", "main: Revisions", "main: Statistics", "main: Changes"]
+    assert states[:4] == [
+        "main: Conversation",
+        "main: Revisions",
+        "main: Statistics",
+        "main: Changes",
+    ]
     dumps = [d for d in dumps if not d["state"].startswith("browser: ")] + [
         d for d in dumps if d["state"].startswith("browser: ")
     ]  # the other library scopes (Team) are checked for names like the rest, after these
     assert dumps[4]["state"] == "main: Conversation, next message"
     kinds = {s.split(":")[0] for s in states}
-    assert {"settings", "compact", "export", "edit", "metadata", "strip", "help.shortcuts", "help.about"} <= kinds
-    assert sum(s.startswith("settings: ") for s in states) == 5  # Providers, Compaction, General, Folders, Other Agents
+    assert {
+        "settings",
+        "compact",
+        "export",
+        "edit",
+        "metadata",
+        "strip",
+        "help.shortcuts",
+        "help.about",
+    } <= kinds
+    assert (
+        sum(s.startswith("settings: ") for s in states) == 5
+    )  # Providers, Compaction, General, Folders, Other Agents
     report = "\n\n".join(f"=== {d['state']}\n{_outline(d['tree'])}" for d in dumps)
     (tmp_path / "atspi-tree.txt").write_text(report)
     if out := os.environ.get("RHO_DESK_ATSPI_REPORT"):
@@ -156,16 +204,28 @@ def test_every_view_and_dialog_over_atspi(tmp_path: Path) -> None:
     shown = [node for _path, node in _walk(dumps[0]["tree"]) if "showing" in node["states"]]
     # the message list (a custom view) is a list of its messages, and says which one is current
     messages = [n for n in shown if n["name"] == "Messages" and n["description"]]
-    assert [(n["role"], n["description"][:13]) for n in messages] == [("list", "Message 1 of ")], messages
+    assert [(n["role"], n["description"][:13]) for n in messages] == [("list", "Message 1 of ")], (
+        messages
+    )
     items = messages[0]["children"]
-    assert len(items) == messages[0]["child_count"] > 2 and {n["role"] for n in items} == {"list item"}
-    assert items[0]["name"].startswith("You, ") and items[0]["name"].endswith(": prompt 0"), items[0]
+    assert len(items) == messages[0]["child_count"] > 2 and {n["role"] for n in items} == {
+        "list item"
+    }
+    assert items[0]["name"].startswith("You, ") and items[0]["name"].endswith(": prompt 0"), items[
+        0
+    ]
     assert "selected" in items[0]["states"] and "selected" not in items[1]["states"]
-    after = [n for _path, n in _walk(dumps[4]["tree"]) if n["name"] == "Messages" and n["description"]]
+    after = [
+        n for _path, n in _walk(dumps[4]["tree"]) if n["name"] == "Messages" and n["description"]
+    ]
     assert [n["description"][:13] for n in after] == ["Message 2 of "], after
-    assert "selected" in after[0]["children"][1]["states"]  # (focus needs an active window: no WM here)
+    assert (
+        "selected" in after[0]["children"][1]["states"]
+    )  # (focus needs an active window: no WM here)
     names = {n["name"] for n in shown}
     assert {"Sessions", "Search all sessions", "Find in this conversation", "Next prompt"} <= names
-    statistics = [node["name"] for _path, node in _walk(dumps[2]["tree"]) if "showing" in node["states"]]
+    statistics = [
+        node["name"] for _path, node in _walk(dumps[2]["tree"]) if "showing" in node["states"]
+    ]
     assert any(name.startswith("Context of this revision: ") for name in statistics), statistics
     assert any(name.startswith("compactions: ") for name in statistics), statistics

@@ -45,7 +45,9 @@ def test_failures_go_to_the_notifier_unless_handled(bridge: EngineBridge, run) -
     bridge.run(bad(), on_error=handled.append)
     run(bridge.wait_idle())
     notices = list(bridge.notifier.history)
-    assert [n.text for n in notices] == ["Doing it: f.jsonl: nope"] and notices[0].level is Level.ERROR
+    assert [n.text for n in notices] == ["Doing it: f.jsonl: nope"] and notices[
+        0
+    ].level is Level.ERROR
     assert len(handled) == 1
 
 
@@ -119,7 +121,9 @@ def test_a_pending_timer_never_fires_after_close(bridge: EngineBridge, run) -> N
     late.start()
     early.start()
 
-    async def early_fired() -> None:  # wait for the condition, not for a time a busy machine stretches
+    async def early_fired() -> (
+        None
+    ):  # wait for the condition, not for a time a busy machine stretches
         for _ in range(1000):
             if fired:
                 return
@@ -159,7 +163,9 @@ def test_a_worker_cannot_hop_again(run) -> None:
 
 
 ROOT = Path(__file__).resolve().parents[2]
-_HOPS = re.compile(r"asyncio\.to_thread\(|run_in_executor\(|threading\.Thread\(|ThreadPoolExecutor\(")
+_HOPS = re.compile(
+    r"asyncio\.to_thread\(|run_in_executor\(|threading\.Thread\(|ThreadPoolExecutor\("
+)
 
 
 def test_work_leaves_the_gui_thread_only_through_the_bridge() -> None:

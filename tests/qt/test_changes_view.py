@@ -52,7 +52,9 @@ def test_models_pass_the_tester(qtmodeltester, tmp_path: Path) -> None:
     qtmodeltester.check(library)
 
 
-def test_changes_tab_diff_navigation_and_restore_with_undo(make_window, run, tmp_path: Path) -> None:
+def test_changes_tab_diff_navigation_and_restore_with_undo(
+    make_window, run, tmp_path: Path
+) -> None:
     home, workspace, path = _session_with_journal(tmp_path)
     TrustStore().trust(workspace)  # a restore writes only in a folder trusted for tools
     context = make_window(home=home, open_file=path)
@@ -62,7 +64,10 @@ def test_changes_tab_diff_navigation_and_restore_with_undo(make_window, run, tmp
     assert window.tabs.currentIndex() == TAB_CHANGES
     run(until(lambda: view.changes is not None, context.bridge))
     run(settle(context.bridge))
-    assert "2 files changed in 3 turns" in view.summary.text() and "checkpoint journal" in view.summary.text()
+    assert (
+        "2 files changed in 3 turns" in view.summary.text()
+        and "checkpoint journal" in view.summary.text()
+    )
     assert "1 shell command" in view.summary.text()
     # the first change: app.py created in turn 1, as a coloured unified diff
     assert view.diff.toPlainText().startswith("diff --git a/app.py b/app.py\nnew file mode")
@@ -85,7 +90,12 @@ def test_changes_tab_diff_navigation_and_restore_with_undo(make_window, run, tmp
     # restore app.py as it was before turn 4: the dialog shows the diff first
     view.tree.setCurrentIndex(view.model.index_of("app.py", 4))
     view.request_restore()
-    run(until(lambda: view.restore_dialog is not None and view.restore_dialog.isVisible(), context.bridge))
+    run(
+        until(
+            lambda: view.restore_dialog is not None and view.restore_dialog.isVisible(),
+            context.bridge,
+        )
+    )
     dialog = view.restore_dialog
     assert dialog is not None and dialog.restore_button.isEnabled()
     assert "-print('turn four')" in dialog.body.toPlainText()
@@ -100,14 +110,21 @@ def test_changes_tab_diff_navigation_and_restore_with_undo(make_window, run, tmp
     # changed by someone since: the restore is refused in the dialog
     (workspace / "app.py").write_text("mine\n")
     view.request_restore()
-    run(until(lambda: view.restore_dialog is not dialog and view.restore_dialog is not None, context.bridge))
+    run(
+        until(
+            lambda: view.restore_dialog is not dialog and view.restore_dialog is not None,
+            context.bridge,
+        )
+    )
     assert not view.restore_dialog.restore_button.isEnabled()  # type: ignore[union-attr]
     view.restore_dialog.reject()  # type: ignore[union-attr]
     assert (workspace / "app.py").read_text() == "mine\n"
     view.close_index()
 
 
-def test_library_search_finds_sessions_that_touched_a_file(make_window, run, tmp_path: Path) -> None:
+def test_library_search_finds_sessions_that_touched_a_file(
+    make_window, run, tmp_path: Path
+) -> None:
     home, _workspace, path = _session_with_journal(tmp_path)
     context = make_window(home=home)
     window = context.window
@@ -116,14 +133,25 @@ def test_library_search_finds_sessions_that_touched_a_file(make_window, run, tmp
     view.search.setText("READ")
     run(until(lambda: view.library_model.rowCount() == 1, context.bridge))
     assert view.left.currentWidget() is view.results
-    assert view.library_model.rows[0].shown == "README.md" and view.library_model.rows[0].session_path == str(path)
+    assert view.library_model.rows[0].shown == "README.md" and view.library_model.rows[
+        0
+    ].session_path == str(path)
     # the session by its title, as its card names it, not an 8-hex id (N24)
     session = view.library_model.index(0, 1).data()
-    summary = next(s for s in run(context.services.library.alist(None)).sessions if s.id == view.library_model.rows[0].session_id)
+    summary = next(
+        s
+        for s in run(context.services.library.alist(None)).sessions
+        if s.id == view.library_model.rows[0].session_id
+    )
     title = (summary.title or summary.first_user_message).splitlines()[0]
     assert session.startswith(title[:70]) and session.endswith(Path(summary.cwd).name), session
     view.results.activated.emit(view.library_model.index(0, 0))
-    run(until(lambda: context.services.document.path == path and view.changes is not None, context.bridge))
+    run(
+        until(
+            lambda: context.services.document.path == path and view.changes is not None,
+            context.bridge,
+        )
+    )
     run(settle(context.bridge))
     assert view.current()[1].path == "README.md"  # type: ignore[index]
     view.close_index()
@@ -141,6 +169,11 @@ def test_file_names_stay_readable_at_1024_pixels(make_window, run, tmp_path: Pat
     run(until(lambda: view.changes is not None, context.bridge))
     run(settle(context.bridge))
     viewport = view.tree.viewport().width()
-    assert viewport >= 250, viewport  # the buttons no longer squeeze the tree's pane (170 pixels before)
+    assert viewport >= 250, (
+        viewport
+    )  # the buttons no longer squeeze the tree's pane (170 pixels before)
     assert view.tree.columnWidth(1) <= viewport // 4 and view.tree.columnWidth(2) <= viewport // 4
-    assert view.tree.columnWidth(0) >= viewport // 2 - 1, (viewport, [view.tree.columnWidth(c) for c in range(3)])
+    assert view.tree.columnWidth(0) >= viewport // 2 - 1, (
+        viewport,
+        [view.tree.columnWidth(c) for c in range(3)],
+    )

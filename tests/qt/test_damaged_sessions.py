@@ -35,12 +35,16 @@ def damaged(home: Path) -> Path:
     """A version-3 session of six lines (header, snapshot, four deltas) whose line 4 is garbage."""
     path = v3_session(home, turns=5, cwd="/home/maya/src/payments-api")
     lines = path.read_bytes().splitlines(keepends=True)
-    lines[3] = b'{"type":"snapshot_delta","timestamp":"1767000003","delta":{"base_revision":\x01}}\n'
+    lines[3] = (
+        b'{"type":"snapshot_delta","timestamp":"1767000003","delta":{"base_revision":\x01}}\n'
+    )
     path.write_bytes(b"".join(lines))
     return path
 
 
-def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(make_window, run, tmp_path) -> None:
+def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(
+    make_window, run, tmp_path
+) -> None:
     home = tmp_path / "rho"
     path = damaged(home)
     context = make_window(home=home)
@@ -170,9 +174,14 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     # each row says what the session is, not its id: the first prompt (no title), size, dates
     model = dialog.model
     shown = {model.index(r, 1).data() for r in range(2)}
-    prompts = {" ".join((browser_summary.first_user_message or "").split()) for browser_summary in summaries}
+    prompts = {
+        " ".join((browser_summary.first_user_message or "").split())
+        for browser_summary in summaries
+    }
     assert shown == prompts and not {s.id for s in summaries} & shown
-    assert {model.index(r, 2).data() for r in range(2)} == {f"{s.message_count:,}" for s in summaries}
+    assert {model.index(r, 2).data() for r in range(2)} == {
+        f"{s.message_count:,}" for s in summaries
+    }
     assert all(model.index(r, 3).data() != "–" for r in range(2))
     assert "session " in model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
     _shot(dialog, "trash")
@@ -210,7 +219,9 @@ def with_newer_record(home: Path) -> Path:
     return path
 
 
-def test_a_newer_rho_record_opens_read_only_with_the_record_shown(make_window, run, tmp_path) -> None:
+def test_a_newer_rho_record_opens_read_only_with_the_record_shown(
+    make_window, run, tmp_path
+) -> None:
     home = tmp_path / "rho"
     path = with_newer_record(home)
     context = make_window(home=home)
@@ -239,13 +250,27 @@ def test_the_trash_table_is_a_model_that_passes_the_tester(qtmodeltester) -> Non
     from rho_desk.qt.recovery.trash_model import TrashModel
 
     def item(n: int, **extra: object) -> TrashItem:
-        return TrashItem(path=Path(f"/trash/e{n}"), session_id=f"id-{n}", workspace_key="w", cwd="/work/a",
-                         original=Path(f"/rho/u{n}"), transcript=Path(f"/rho/u{n}/session.jsonl"), title=None,
-                         deleted_at=1_790_000_000 + n, runs=(), **extra)  # type: ignore[arg-type]  # fmt: skip
+        return TrashItem(
+            path=Path(f"/trash/e{n}"),
+            session_id=f"id-{n}",
+            workspace_key="w",
+            cwd="/work/a",
+            original=Path(f"/rho/u{n}"),
+            transcript=Path(f"/rho/u{n}/session.jsonl"),
+            title=None,
+            deleted_at=1_790_000_000 + n,
+            runs=(),
+            **extra,
+        )  # type: ignore[arg-type]
 
     model = TrashModel()
     # an entry from before rho-desk recorded prompts and sizes reads as its id, with dashes
-    model.set_rows([item(1, first_prompt="Fix  the\nflaky test", messages=42, updated_at=1_789_999_000), item(2)])
+    model.set_rows(
+        [
+            item(1, first_prompt="Fix  the\nflaky test", messages=42, updated_at=1_789_999_000),
+            item(2),
+        ]
+    )
     qtmodeltester.check(model)
     assert [model.index(0, c).data() for c in (1, 2)] == ["Fix the flaky test", "42"]
     assert [model.index(1, c).data() for c in (1, 2, 3)] == ["id-2", "–", "–"]

@@ -18,7 +18,11 @@ from .conftest import DEMO_SOURCE
 
 
 def _files() -> list:
-    return [read_session(u.transcript) for ws in iter_workspaces(DEMO_SOURCE) for u in discover_units(ws)]
+    return [
+        read_session(u.transcript)
+        for ws in iter_workspaces(DEMO_SOURCE)
+        for u in discover_units(ws)
+    ]
 
 
 def _messages(file) -> list[Message]:
@@ -37,7 +41,11 @@ def test_every_demo_file_loads_strictly_and_every_schema_is_there() -> None:
     assert all(not f.notes for f in files)  # no torn tails, nothing tolerated
     assert {f.tree.header_version for f in files} == {1, 2, 3, 4}
     cwds = {f.tree.header.cwd for f in files}
-    assert len(cwds) >= 3 and any("payments-api" in c for c in cwds) and any("notebooks" in c for c in cwds)
+    assert (
+        len(cwds) >= 3
+        and any("payments-api" in c for c in cwds)
+        and any("notebooks" in c for c in cwds)
+    )
 
 
 def test_demo_checkpoint_journals_show_changes_and_an_unsaved_turn() -> None:
@@ -47,7 +55,9 @@ def test_demo_checkpoint_journals_show_changes_and_an_unsaved_turn() -> None:
     assert len(journals) == 2
     changes = [session_changes(j.parent.parent) for j in journals]
     assert all(c.journal is not None for c in changes)
-    assert any(not t.committed for c in changes for t in c.turns)  # a failed turn that was not saved
+    assert any(
+        not t.committed for c in changes for t in c.turns
+    )  # a failed turn that was not saved
     diffs = [f.patch() for c in changes for t in c.turns for f in t.files]
     assert sum(1 for d in diffs if d.startswith("diff --git")) >= 4
 
@@ -61,23 +71,46 @@ def test_demo_features_exist() -> None:
     assert images and QImage.fromData(base64.b64decode(images[0].data)).width() > 0
     aborted = [m.aborted_assistant for m in messages if m.aborted_assistant is not None]
     assert aborted and any(len(a.tool_calls) >= 2 for a in aborted)
-    assert any(pc.id not in {c.id for c in m_calls} for a in aborted for pc in a.tool_calls
-               for m_calls in [[b.tool_call for b in a.content if b.tool_call is not None]])  # a partial call
-    providers = {str(b.identity.provider) for m in messages for b in m.provider_context() if not b.is_portable_fallback}
+    assert any(
+        pc.id not in {c.id for c in m_calls}
+        for a in aborted
+        for pc in a.tool_calls
+        for m_calls in [[b.tool_call for b in a.content if b.tool_call is not None]]
+    )  # a partial call
+    providers = {
+        str(b.identity.provider)
+        for m in messages
+        for b in m.provider_context()
+        if not b.is_portable_fallback
+    }
     assert {"openai", "anthropic"} <= providers
     kinds = {b.kind for m in messages for b in m.provider_context()}
     assert {"openai_response_output_item", "anthropic_content_block"} <= kinds
     assert any(f.tree.branch_count for f in files)
-    facts = [n.compaction_facts for f in files for n in f.tree.nodes.values() if n.kind is NodeKind.COMPACTION]
+    facts = [
+        n.compaction_facts
+        for f in files
+        for n in f.tree.nodes.values()
+        if n.kind is NodeKind.COMPACTION
+    ]
     assert any(x is not None and x.cost_usd_micros for x in facts)
-    assert any(n.kind is NodeKind.COMPACTION and n.transition == "replace_history" for f in files for n in f.tree.nodes.values())
-    assert any(m.enriched_assistant is not None and m.enriched_assistant.reasoning_summary for m in messages)
+    assert any(
+        n.kind is NodeKind.COMPACTION and n.transition == "replace_history"
+        for f in files
+        for n in f.tree.nodes.values()
+    )
+    assert any(
+        m.enriched_assistant is not None and m.enriched_assistant.reasoning_summary
+        for m in messages
+    )
 
 
 def test_the_bundle_ships_no_index_and_a_fresh_copy_builds_it_with_titles(tmp_path: Path) -> None:
     # Rho's index names absolute paths: none ships, nothing names the machine that built it (the
     # one database that ships is the usage ledger, scripts/demo_ledger.py; no -wal/-shm beside it)
-    assert [p.relative_to(DEMO_SOURCE).as_posix() for p in DEMO_SOURCE.rglob("*.sqlite3*")] == ["usage.sqlite3"]
+    assert [p.relative_to(DEMO_SOURCE).as_posix() for p in DEMO_SOURCE.rglob("*.sqlite3*")] == [
+        "usage.sqlite3"
+    ]
     root = str(Path(__file__).resolve().parents[2]).encode()
     assert not [p for p in DEMO_SOURCE.rglob("*") if p.is_file() and root in p.read_bytes()]
     copy = prepare_demo_copy(tmp_path / "demo", source=DEMO_SOURCE)
@@ -116,7 +149,10 @@ def test_the_build_script_reproduces_the_same_sessions(tmp_path: Path) -> None:
     assert rebuilt == bundled
     for name in bundled:  # same histories (node ids of forks made by the writer are random)
         if "workspace-checkpoints" in name:  # the same checkpoints, bound to the rebuilt nodes
-            a_journal, b_journal = read_journal(out / name).checkpoints, read_journal(DEMO_SOURCE / name).checkpoints
+            a_journal, b_journal = (
+                read_journal(out / name).checkpoints,
+                read_journal(DEMO_SOURCE / name).checkpoints,
+            )
             assert [(c.revision, c.outcome, c.files, c.limitations) for c in a_journal] == [
                 (c.revision, c.outcome, c.files, c.limitations) for c in b_journal
             ]
@@ -138,7 +174,11 @@ def test_the_demo_ledger_matches_the_demo_sessions() -> None:
             tree = read_session(transcript).tree
             requests = ledger.session_requests(str(tree.session_id), children=False)
             assert requests, transcript
-            assert {r.workspace_path for r in requests} == {tree.header.cwd if tree.header else None}
+            assert {r.workspace_path for r in requests} == {
+                tree.header.cwd if tree.header else None
+            }
             assert any(r.purpose == "agent" for r in requests)
-        purposes = {str(r[0]) for r in ledger.query("SELECT DISTINCT purpose FROM ledger.usage_events")}
+        purposes = {
+            str(r[0]) for r in ledger.query("SELECT DISTINCT purpose FROM ledger.usage_events")
+        }
     assert purposes >= {"agent", "compaction", "title", "subagent"}

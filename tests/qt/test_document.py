@@ -22,8 +22,16 @@ def document(qloop) -> SessionDocument:
     return SessionDocument(EngineBridge(Notifier()), poll_ms=0)
 
 
-@pytest.mark.parametrize("name", ["session-v1.jsonl", "session-v2.jsonl", "session-v3.jsonl", "session-snapshot-v1.json",
-                                  "session-snapshot-v2.json"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "session-v1.jsonl",
+        "session-v2.jsonl",
+        "session-v3.jsonl",
+        "session-snapshot-v1.json",
+        "session-snapshot-v2.json",
+    ],
+)
 def test_every_fixture_opens(document: SessionDocument, run, rho_fixtures: Path, name: str) -> None:
     loaded: list[bool] = []
     document.sig_loaded.connect(lambda: loaded.append(True))
@@ -33,7 +41,9 @@ def test_every_fixture_opens(document: SessionDocument, run, rho_fixtures: Path,
     assert len(document.history(mode=HistoryMode.MODEL)) >= 1
 
 
-def test_display_and_model_histories_differ_as_rho_says(document: SessionDocument, run, rho_fixtures: Path) -> None:
+def test_display_and_model_histories_differ_as_rho_says(
+    document: SessionDocument, run, rho_fixtures: Path
+) -> None:
     run(document.aopen(rho_fixtures / "session-v1.jsonl"))
     display = document.history(mode=HistoryMode.DISPLAY)
     model = document.history(mode=HistoryMode.MODEL)
@@ -42,9 +52,15 @@ def test_display_and_model_histories_differ_as_rho_says(document: SessionDocumen
     assert [m.text() for m in model] == ["compacted legacy summary", "answer after compaction"]
 
 
-def test_a_corrupt_file_opens_read_only_up_to_its_last_good_revision(document: SessionDocument, run, tmp_path: Path, rho_fixtures: Path) -> None:
+def test_a_corrupt_file_opens_read_only_up_to_its_last_good_revision(
+    document: SessionDocument, run, tmp_path: Path, rho_fixtures: Path
+) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_bytes((rho_fixtures / "session-v3.jsonl").read_bytes().replace(b'"base_revision":1', b'"base_revision":0'))
+    bad.write_bytes(
+        (rho_fixtures / "session-v3.jsonl")
+        .read_bytes()
+        .replace(b'"base_revision":1', b'"base_revision":0')
+    )
     run(document.aopen(bad))
     damage = document.damage
     assert damage is not None and damage.line == 3 and "base revision" in damage.reason
@@ -59,7 +75,9 @@ def test_a_corrupt_file_opens_read_only_up_to_its_last_good_revision(document: S
         run(write())
 
 
-def test_selection_moves_along_the_path_and_follows_the_active_branch(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_selection_moves_along_the_path_and_follows_the_active_branch(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     run(document.aopen(v4_session(tmp_path)))
     tree = document.tree
     assert tree is not None and document.selected is tree.nodes["n3"]
@@ -72,7 +90,9 @@ def test_selection_moves_along_the_path_and_follows_the_active_branch(document: 
     assert document.selected is tree.active_leaf
 
 
-def test_mode_changes_are_announced_once(document: SessionDocument, run, rho_fixtures: Path) -> None:
+def test_mode_changes_are_announced_once(
+    document: SessionDocument, run, rho_fixtures: Path
+) -> None:
     run(document.aopen(rho_fixtures / "session-v3.jsonl"))
     seen: list[HistoryMode] = []
     document.sig_history_mode_changed.connect(seen.append)
@@ -81,7 +101,9 @@ def test_mode_changes_are_announced_once(document: SessionDocument, run, rho_fix
     assert seen == [HistoryMode.MODEL]
 
 
-def test_a_live_append_is_applied_incrementally_and_the_selection_follows(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_a_live_append_is_applied_incrementally_and_the_selection_follows(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     path = v3_session(tmp_path)
     run(document.aopen(path))
     tree_before = document.tree
@@ -93,7 +115,9 @@ def test_a_live_append_is_applied_incrementally_and_the_selection_follows(docume
     assert document.tree.history() == read_session(path).tree.history()  # type: ignore[union-attr]
 
 
-def test_a_viewer_on_an_old_revision_keeps_its_place(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_a_viewer_on_an_old_revision_keeps_its_place(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     path = v3_session(tmp_path)
     run(document.aopen(path))
     old = document.tree.active_leaf.parent  # type: ignore[union-attr]
@@ -103,7 +127,9 @@ def test_a_viewer_on_an_old_revision_keeps_its_place(document: SessionDocument, 
     assert document.selected is old
 
 
-def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     path = v4_session(tmp_path)
     run(document.aopen(path))
     old_tree = document.tree
@@ -119,7 +145,9 @@ def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(document: S
     assert document.tree.active_leaf.id == "n0"  # type: ignore[union-attr]
 
 
-def test_the_watcher_triggers_a_live_reload(document: SessionDocument, run, tmp_path: Path, qtbot) -> None:
+def test_the_watcher_triggers_a_live_reload(
+    document: SessionDocument, run, tmp_path: Path, qtbot
+) -> None:
     path = v3_session(tmp_path)
     run(document.aopen(path))
     reloaded: list[object] = []
@@ -140,7 +168,9 @@ def test_the_watcher_triggers_a_live_reload(document: SessionDocument, run, tmp_
     assert reloaded
 
 
-def test_make_active_writes_set_leaf_and_fork_branches_in_a_tree(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_make_active_writes_set_leaf_and_fork_branches_in_a_tree(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     path = v4_session(tmp_path)
     run(document.aopen(path))
     tree = document.tree
@@ -155,7 +185,9 @@ def test_make_active_writes_set_leaf_and_fork_branches_in_a_tree(document: Sessi
     run(document.aclose())
 
 
-def test_forking_a_line_file_creates_a_new_session(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_forking_a_line_file_creates_a_new_session(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     path = v3_session(home)
     run(document.aopen(path))
@@ -168,7 +200,9 @@ def test_forking_a_line_file_creates_a_new_session(document: SessionDocument, ru
     run(document.aclose())
 
 
-def test_snapshot_documents_are_read_only(document: SessionDocument, run, rho_fixtures: Path) -> None:
+def test_snapshot_documents_are_read_only(
+    document: SessionDocument, run, rho_fixtures: Path
+) -> None:
     run(document.aopen(rho_fixtures / "session-snapshot-v2.json"))
 
     async def write() -> None:
@@ -179,7 +213,9 @@ def test_snapshot_documents_are_read_only(document: SessionDocument, run, rho_fi
         run(write())
 
 
-def test_a_conflict_is_recorded_and_a_reload_clears_it(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_a_conflict_is_recorded_and_a_reload_clears_it(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     path = v4_session(tmp_path)
     run(document.aopen(path))
     conflicts: list[object] = []
@@ -203,7 +239,9 @@ def test_a_conflict_is_recorded_and_a_reload_clears_it(document: SessionDocument
     run(document.aclose())
 
 
-def test_workers_read_the_tree_holding_its_lock(document: SessionDocument, run, tmp_path: Path) -> None:
+def test_workers_read_the_tree_holding_its_lock(
+    document: SessionDocument, run, tmp_path: Path
+) -> None:
     import threading
 
     run(document.aopen(v4_session(tmp_path)))
@@ -213,7 +251,9 @@ def test_workers_read_the_tree_holding_its_lock(document: SessionDocument, run, 
     def read(node_id: str) -> tuple[int, bool]:
         # another thread (the GUI applying appended records) cannot take the lock meanwhile
         taken: list[bool] = []
-        other = threading.Thread(target=lambda: taken.append(document.tree_lock.acquire(blocking=False)))
+        other = threading.Thread(
+            target=lambda: taken.append(document.tree_lock.acquire(blocking=False))
+        )
         other.start()
         other.join()
         return len(tree.history(tree.nodes[node_id])), taken[0]
@@ -222,12 +262,18 @@ def test_workers_read_the_tree_holding_its_lock(document: SessionDocument, run, 
     assert length == len(tree.history(tree.nodes["n1"])) and other_got_it is False
 
 
-def test_a_snapshot_document_has_no_times_not_january_1970(make_window, run, rho_fixtures: Path) -> None:
+def test_a_snapshot_document_has_no_times_not_january_1970(
+    make_window, run, rho_fixtures: Path
+) -> None:
     """A snapshot document (a team session opened from the Team tab is one) records no message
     times: rows and the detail pane show none, instead of the epoch."""
     from rho_desk.qt.ui.text import message_time
 
-    assert message_time("0", "%Y") == "" and message_time("", "%Y") == "" and message_time("1790000000", "%Y") == "2026"
+    assert (
+        message_time("0", "%Y") == ""
+        and message_time("", "%Y") == ""
+        and message_time("1790000000", "%Y") == "2026"
+    )
     context = make_window(open_file=rho_fixtures / "session-snapshot-v2.json")
     run(settle(context.bridge))
     view = context.window.conversation
@@ -235,41 +281,59 @@ def test_a_snapshot_document_has_no_times_not_january_1970(make_window, run, rho
     shown = " ".join(str(model.index(r, 0).data()) for r in range(model.rowCount()))
     view.select_row(0)
     detail = view.detail.meta.text()
-    assert "1970" not in shown and "Jan 01" not in shown and "1970" not in detail and "message 1 of" in detail
+    assert (
+        "1970" not in shown
+        and "Jan 01" not in shown
+        and "1970" not in detail
+        and "message 1 of" in detail
+    )
 
 
-def test_the_library_takes_the_open_files_summary_from_its_tree_while_it_is_unchanged(document: SessionDocument, run, tmp_path: Path,
-                                                                                        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_the_library_takes_the_open_files_summary_from_its_tree_while_it_is_unchanged(
+    document: SessionDocument, run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.core.stores import library
     from rho_desk.core.stores.rho_files.summary import summarize
 
     read: list[Path] = []
-    monkeypatch.setattr(library, "summarize_transcript", lambda path: (read.append(Path(path)), summarize(path))[1])
+    monkeypatch.setattr(
+        library, "summarize_transcript", lambda path: (read.append(Path(path)), summarize(path))[1]
+    )
     path = v3_session(tmp_path)
     files = library.RhoSessionFiles(document.current_summary)
     assert files.summarize(path) == summarize(path) and read == [path]  # nothing open: read
     run(document.aopen(path))
     read.clear()
-    assert files.summarize(path) == summarize(path) and read == []  # open and unchanged: not read again
+    assert (
+        files.summarize(path) == summarize(path) and read == []
+    )  # open and unchanged: not read again
     _append_turn(path)  # another program wrote to it
     assert files.summarize(path) == summarize(path) and read == [path]
 
 
-def test_the_app_indexes_the_library_without_reading_the_opened_session_again(make_window, tmp_path: Path,
-                                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_the_app_indexes_the_library_without_reading_the_opened_session_again(
+    make_window, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.core.stores import library
     from rho_desk.core.stores.rho_files.summary import summarize
 
     read: list[Path] = []
-    monkeypatch.setattr(library, "summarize_transcript", lambda path: (read.append(Path(path)), summarize(path))[1])
+    monkeypatch.setattr(
+        library, "summarize_transcript", lambda path: (read.append(Path(path)), summarize(path))[1]
+    )
     opened, other = v3_session(tmp_path, cwd="/work/a"), v3_session(tmp_path, cwd="/work/b")
     context = make_window(home=tmp_path, open_file=opened)
     assert read == [other]
     listed = {Path(s.path): s for s in context.library._lib().list(None).sessions}
-    assert listed[opened].message_count == summarize(opened).message_count and listed.keys() == {opened, other}
+    assert listed[opened].message_count == summarize(opened).message_count and listed.keys() == {
+        opened,
+        other,
+    }
 
 
-def test_a_refresh_that_read_sessions_gives_the_free_heap_back(make_window, run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refresh_that_read_sessions_gives_the_free_heap_back(
+    make_window, run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.qt.services import library
 
     trims: list[bool] = []

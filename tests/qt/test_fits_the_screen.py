@@ -17,7 +17,9 @@ DIALOGS = ("compact", "export", "edit", "metadata", "strip", "settings")
 
 
 @pytest.mark.parametrize("size", [(1024, 700), (1280, 800)], ids=["1024x700", "1280x800"])
-def test_dialogs_fit_the_screen(make_window, run, tmp_path: Path, monkeypatch, size: tuple[int, int]) -> None:
+def test_dialogs_fit_the_screen(
+    make_window, run, tmp_path: Path, monkeypatch, size: tuple[int, int]
+) -> None:
     width, height = size
     monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, width, height))
     context = make_window(open_file=v3_session(tmp_path / "home"))
@@ -36,7 +38,9 @@ def test_dialogs_fit_the_screen(make_window, run, tmp_path: Path, monkeypatch, s
     run(settle(context.bridge))
 
 
-def test_a_large_screen_keeps_the_preferred_sizes(make_window, run, tmp_path: Path, monkeypatch) -> None:
+def test_a_large_screen_keeps_the_preferred_sizes(
+    make_window, run, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, 2560, 1440))
     context = make_window(open_file=v3_session(tmp_path / "home"))
     dialog = context.session_commands.show_dialog("export")
@@ -46,7 +50,9 @@ def test_a_large_screen_keeps_the_preferred_sizes(make_window, run, tmp_path: Pa
     run(settle(context.bridge))
 
 
-def test_the_window_with_its_continue_dock_fits_a_700_pixel_screen(make_window, run, tmp_path: Path) -> None:
+def test_the_window_with_its_continue_dock_fits_a_700_pixel_screen(
+    make_window, run, tmp_path: Path
+) -> None:
     context = make_window(open_file=v3_session(tmp_path / "home"))
     context.continue_dock.show_continue()
     run(settle(context.bridge))

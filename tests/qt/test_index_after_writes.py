@@ -47,8 +47,14 @@ def assert_index_true(home: Path, transcript: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     row = _row(home, transcript)
     assert row is not None
-    expected = replace(summarize(transcript), provider=None, model=None, compaction_count=0,
-                       search_text="", title=row.title)  # fmt: skip
+    expected = replace(
+        summarize(transcript),
+        provider=None,
+        model=None,
+        compaction_count=0,
+        search_text="",
+        title=row.title,
+    )
     assert row == expected
 
 

@@ -23,14 +23,23 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     run(settle(context.bridge))
     # 1. every session is listed, newest first, with titles from Rho's index
     titles = _browser_rows(browser)
-    assert len(titles) == 7 and "Flaky refund webhook test" in titles and "JSON output for rgl" in titles
+    assert (
+        len(titles) == 7
+        and "Flaky refund webhook test" in titles
+        and "JSON output for rgl" in titles
+    )
     updated = [s.updated_at for s in browser.model.summaries()]
     assert updated == sorted(updated, reverse=True)
     # 2. one workspace only
-    index = next(i for i in range(browser.scope.count()) if "ripgrep-lite" in browser.scope.itemText(i))
+    index = next(
+        i for i in range(browser.scope.count()) if "ripgrep-lite" in browser.scope.itemText(i)
+    )
     browser.scope.setCurrentIndex(index)
     run(settle(context.bridge))
-    assert sorted(_browser_rows(browser)) == ["JSON output for rgl", "Why is the release binary 40 MB?"]
+    assert sorted(_browser_rows(browser)) == [
+        "JSON output for rgl",
+        "Why is the release binary 40 MB?",
+    ]
     browser.scope.setCurrentIndex(0)
     # 3. sort by message count
     browser.sort.setCurrentIndex(browser.sort.findData("messages"))
@@ -81,11 +90,17 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     assert _browser_rows(browser) == ["Refund webhook: clock injection"]
 
 
-def test_move_to_trash_asks_first_and_then_moves_the_session(make_window, demo_home, run, isolated_dirs) -> None:
+def test_move_to_trash_asks_first_and_then_moves_the_session(
+    make_window, demo_home, run, isolated_dirs
+) -> None:
     context = make_window(home=demo_home)
     browser = context.window.browser
     run(settle(context.bridge))
-    row = next(r for r in range(browser.model.rowCount()) if "release binary" in browser.model.data(browser.model.index(r)))
+    row = next(
+        r
+        for r in range(browser.model.rowCount())
+        if "release binary" in browser.model.data(browser.model.index(r))
+    )
     browser.list.setCurrentIndex(browser.model.index(row))
     path = Path(browser.selected_summary().path)
     context.actions.trigger("library.trash")
@@ -128,7 +143,9 @@ def test_open_with_the_file_dialog_then_recent_files(make_window, demo_home, run
     assert context.document.path == target
 
 
-def test_open_from_the_command_line_and_a_bad_file_is_reported_not_fatal(make_window, demo_home, run, tmp_path) -> None:
+def test_open_from_the_command_line_and_a_bad_file_is_reported_not_fatal(
+    make_window, demo_home, run, tmp_path
+) -> None:
     session = next((demo_home / "sessions").rglob("1795300000_*/session.jsonl"))
     context = make_window(plan=plan_start(session, env={}))
     assert context.library.home == demo_home and context.document.path == session
@@ -166,8 +183,15 @@ def test_a_live_append_shows_up_without_losing_the_place(make_window, demo_home,
     view.model.rowsInserted.connect(lambda _p, a, b: inserted.append(b - a + 1))
     writer = SessionWriter(read_session(session), take_lease=False)  # "Rho" appends a turn
     snap = writer.tree.snapshot(prompt_cache_key=None, trim=False)
-    writer.save(SessionSnapshot.new(snap.session_id, snap.revision + 1, snap.history + turn(7), snap.provider,
-                                    prompt_cache_key=snap.prompt_cache_key))  # fmt: skip
+    writer.save(
+        SessionSnapshot.new(
+            snap.session_id,
+            snap.revision + 1,
+            snap.history + turn(7),
+            snap.provider,
+            prompt_cache_key=snap.prompt_cache_key,
+        )
+    )
     writer.close()
     context.document.watcher.poke()
 
@@ -196,4 +220,6 @@ def test_the_window_has_no_dead_pixels_of_layout(make_window, demo_home, run) ->
     assert window.width() == 1280  # nothing forces the window wider than asked
     image = window.grab().toImage()
     assert image.width() >= 1280 and not image.isNull()
-    assert window.conversation.list.visualRect(window.conversation.model.index(0)).topLeft() == QPoint(0, 0)
+    assert window.conversation.list.visualRect(
+        window.conversation.model.index(0)
+    ).topLeft() == QPoint(0, 0)

@@ -34,8 +34,9 @@ WEBHOOK = "5f0c2a9e"  # payments-api, v4 tree with a branch and a compaction
 NOTEBOOK = "4a7e2c19"  # churn-analysis, v3 line with an image
 
 
-def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo_home: Path, qtbot,
-                                                          loopback, loopback_profile) -> None:  # fmt: skip
+def test_journey_compact_with_preview_cancel_run_and_undo(
+    make_window, run, demo_home: Path, qtbot, loopback, loopback_profile
+) -> None:
     path = demo_session(demo_home, NOTEBOOK)
     context = make_window(home=demo_home, open_file=path)
     window = context.window
@@ -43,7 +44,11 @@ def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo
     original = context.document.tree.history(before)
     size = path.stat().st_size
     # Ctrl+Shift+K opens the dialog
-    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_K,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     dialog = context.session_commands.dialogs["compact"]
     assert dialog.isVisible()
     dialog.keep_tokens.setValue(0)
@@ -56,7 +61,9 @@ def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo
     kept = len(preview.partition.recent)
     assert fates[0] is Fate.SYSTEM and Fate.REMOVED in fates and 0 < kept <= 4
     assert fates[-kept:] == [Fate.KEPT] * kept  # a tool call is never separated from its result
-    assert "→" in dialog.card_tokens.value.text() and preview.current_tokens < preview.previous_tokens
+    assert (
+        "→" in dialog.card_tokens.value.text() and preview.current_tokens < preview.previous_tokens
+    )
     assert dialog.digest.toPlainText().startswith("[rho-desk digest v1]")
     # 2. run with the provider's summary, then cancel it: nothing is written
     dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
@@ -73,7 +80,10 @@ def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo
     dialog.compact_button.click()
     run(settle(context.bridge))
     tree = read_session(path).tree
-    assert tree.active_leaf.kind is NodeKind.COMPACTION and tree.active_leaf.revision == before.revision + 1
+    assert (
+        tree.active_leaf.kind is NodeKind.COMPACTION
+        and tree.active_leaf.revision == before.revision + 1
+    )
     outcome = dialog.last_result.outcome
     assert len(tree.history(tree.active_leaf)) == outcome.current_messages
     assert context.document.selected.id == tree.active_leaf.id  # the views show it
@@ -86,16 +96,27 @@ def test_journey_compact_with_preview_cancel_run_and_undo(make_window, run, demo
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     run(settle(context.bridge))
     tree = read_session(path).tree
-    assert tree.history(tree.active_leaf) == original and tree.active_leaf.revision == before.revision + 2
-    assert tree.active_leaf.restores is not None and tree.active_leaf.restores.id == before.id  # a restore
+    assert (
+        tree.history(tree.active_leaf) == original
+        and tree.active_leaf.revision == before.revision + 2
+    )
+    assert (
+        tree.active_leaf.restores is not None and tree.active_leaf.restores.id == before.id
+    )  # a restore
     # redo (Ctrl+Shift+Z) brings the compaction back
-    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_Z,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     run(settle(context.bridge))
     tree = read_session(path).tree
     assert len(tree.history(tree.active_leaf)) == outcome.current_messages
 
 
-def test_journey_export_with_two_class_selections(make_window, run, demo_home: Path, tmp_path: Path, qtbot) -> None:
+def test_journey_export_with_two_class_selections(
+    make_window, run, demo_home: Path, tmp_path: Path, qtbot
+) -> None:
     path = demo_session(demo_home, WEBHOOK)
     context = make_window(home=demo_home, open_file=path)
     qtbot.keyClick(context.window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)  # Ctrl+E
@@ -103,7 +124,9 @@ def test_journey_export_with_two_class_selections(make_window, run, demo_home: P
     run(settle(context.bridge))
     outputs = []
     # selection 1: everything but provider context and metadata, as a JSON snapshot
-    dialog.set_selection({c for c in ContentClass} - {ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA})
+    dialog.set_selection(
+        {c for c in ContentClass} - {ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA}
+    )
     dialog.schedule(now=True)
     run(settle(context.bridge))
     first = tmp_path / "share-with-team.json"
@@ -111,7 +134,9 @@ def test_journey_export_with_two_class_selections(make_window, run, demo_home: P
     run(settle(context.bridge))
     outputs.append(first)
     # selection 2: no user text, no tool records, as Markdown
-    dialog.set_selection({ContentClass.INSTRUCTIONS, ContentClass.ASSISTANT, ContentClass.REASONING_SUMMARIES})
+    dialog.set_selection(
+        {ContentClass.INSTRUCTIONS, ContentClass.ASSISTANT, ContentClass.REASONING_SUMMARIES}
+    )
     dialog.set_format("markdown")
     dialog.schedule(now=True)
     run(settle(context.bridge))
@@ -123,14 +148,22 @@ def test_journey_export_with_two_class_selections(make_window, run, demo_home: P
     outputs.append(second)
     # both are audited again from the files, as `rho-desk audit` does, and match their receipts
     for output in outputs:
-        check, report, _receipt = audit_written(output, output.with_name(output.name + ".receipt.json"))
+        check, report, _receipt = audit_written(
+            output, output.with_name(output.name + ".receipt.json")
+        )
         assert check.ok, (output, check.to_json())
         assert not report.blocking
     first_receipt = audit_written(first, first.with_name(first.name + ".receipt.json"))[2]
     second_receipt = audit_written(second, second.with_name(second.name + ".receipt.json"))[2]
     assert first_receipt.selection.excluded == ["provider_context", "metadata"]
-    assert set(second_receipt.selection.excluded) == {"user", "tool_records", "images", "documents",
-                                                      "provider_context", "metadata"}  # fmt: skip
+    assert set(second_receipt.selection.excluded) == {
+        "user",
+        "tool_records",
+        "images",
+        "documents",
+        "provider_context",
+        "metadata",
+    }
     text = second.read_text()
     snapshot = context.document.snapshot()
     user_text = next(m.text() for m in snapshot.history if m.user is not None and m.text().strip())
@@ -138,13 +171,16 @@ def test_journey_export_with_two_class_selections(make_window, run, demo_home: P
     assert first.read_bytes() != second.read_bytes()
 
 
-def test_journey_continue_streams_then_cancel(make_window, run, demo_home: Path, qtbot, loopback,
-                                              loopback_profile) -> None:  # fmt: skip
+def test_journey_continue_streams_then_cancel(
+    make_window, run, demo_home: Path, qtbot, loopback, loopback_profile
+) -> None:
     path = demo_session(demo_home, WEBHOOK)
     context = make_window(home=demo_home, open_file=path)
     window, host = context.window, context.continue_dock
     start = read_session(path).tree.active_leaf.revision
-    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)  # Ctrl+L: the composer
+    qtbot.keyClick(
+        window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier
+    )  # Ctrl+L: the composer
     panel, controller = host.panel, context.controller
     assert host.isVisible() and panel.composer.hasFocus()
     deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
@@ -159,7 +195,10 @@ def test_journey_continue_streams_then_cancel(make_window, run, demo_home: Path,
     assert deltas == ["Yes:", " the clock", " is frozen now."]
     assert "Assistant: Yes: the clock is frozen now." in panel.reply.toPlainText()
     tree = read_session(path).tree
-    assert tree.active_leaf.revision == start + 1 and tree.history(tree.active_leaf)[-1].text() == "Yes: the clock is frozen now."
+    assert (
+        tree.active_leaf.revision == start + 1
+        and tree.history(tree.active_leaf)[-1].text() == "Yes: the clock is frozen now."
+    )
     # the next reply hangs; Esc in the composer cancels it: the prompt and the partial reply are kept
     loopback.queue(text_reply("Let me check", " the CI logs", hang=True))
     qtbot.keyClicks(panel.composer, "Check CI")
@@ -170,7 +209,9 @@ def test_journey_continue_streams_then_cancel(make_window, run, demo_home: Path,
     tree = read_session(path).tree
     history = tree.history(tree.active_leaf)
     assert tree.active_leaf.revision == start + 2
-    assert history[-2] == Message.user_text("Check CI") and history[-1].aborted_assistant is not None
+    assert (
+        history[-2] == Message.user_text("Check CI") and history[-1].aborted_assistant is not None
+    )
     assert "Cancelled" in panel.reply.toPlainText()
     # what was sent never included the other providers' native blocks
     assert all("encrypted_content" not in str(r.body) for r in loopback.requests)

@@ -63,11 +63,22 @@ sys.exit(main(["open", sys.argv[1]]))
 
 
 def _launch(path: Path, tmp_path: Path) -> dict[str, object]:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RHO_HOME": str(tmp_path / "empty-home"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
-           "RHO_DESK_CONFIG_DIR": str(tmp_path / "rho-config")}  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", _WATCH, str(path)], env=env, capture_output=True, text=True,
-                          timeout=120, check=False)  # fmt: skip
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "RHO_HOME": str(tmp_path / "empty-home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "RHO_DESK_CACHE_DIR": str(tmp_path / "cache"),
+        "RHO_DESK_CONFIG_DIR": str(tmp_path / "rho-config"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _WATCH, str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     assert lines, done.stderr[-3000:]
     return json.loads(lines[-1])  # type: ignore[no-any-return]
@@ -82,7 +93,9 @@ def test_the_conversation_is_painted_without_the_provider_stack(tmp_path: Path) 
     assert seen["heavy_at_paint"] == [] and seen["heavy_when_idle"] == []
 
 
-def test_the_hidden_tabs_are_made_when_first_shown_not_before_the_first_paint(tmp_path: Path) -> None:
+def test_the_hidden_tabs_are_made_when_first_shown_not_before_the_first_paint(
+    tmp_path: Path,
+) -> None:
     # Revisions, Statistics and Changes are not on screen at start-up: their views (and modules)
     # are made when their tab is first shown
     seen = _launch(v3_session(tmp_path / "home"), tmp_path)

@@ -30,8 +30,11 @@ def test_usage_models_pass_the_tester(qtmodeltester, demo_home: Path) -> None:  
         groups = UsageReport(ledger).groups("session")
         rows = ledger.session_requests(WEBHOOK)
         report = payback(ledger)
-    for model, data in ((UsageGroupsModel(), groups), (LedgerRequestsModel(lambda: WEBHOOK), rows),
-                        (PaybackModel(), [c for s in report.sessions for c in s.compactions])):  # fmt: skip
+    for model, data in (
+        (UsageGroupsModel(), groups),
+        (LedgerRequestsModel(lambda: WEBHOOK), rows),
+        (PaybackModel(), [c for s in report.sessions for c in s.compactions]),
+    ):
         qtmodeltester.check(model)
         model.set_rows(data)  # type: ignore[attr-defined]
         assert model.rowCount() == len(data) > 0
@@ -43,7 +46,9 @@ def test_money_never_shows_unknown_as_zero() -> None:
     assert money(12_345_678) == "$12.35"
 
 
-def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(
+    make_window, run, demo_home: Path
+) -> None:  # type: ignore[no-untyped-def]
     context = make_window(home=demo_home)
     window = context.window
     assert window.app_actions["library.usage"].isEnabled()
@@ -54,9 +59,22 @@ def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(make_win
     with UsageLedger(demo_home / "usage.sqlite3", cache_dir=False) as ledger:
         total = UsageReport(ledger).total(UsageFilter(local=True))
         webhook_days = {r.occurred_at_ms for r in ledger.session_requests(WEBHOOK, children=False)}
-    assert view.data.total == UsageGroup("total", *(getattr(total, f) for f in (
-        "requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens",
-        "cost_usd_micros", "requests_without_cost")))  # fmt: skip
+    assert view.data.total == UsageGroup(
+        "total",
+        *(
+            getattr(total, f)
+            for f in (
+                "requests",
+                "input_tokens",
+                "output_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+                "total_tokens",
+                "cost_usd_micros",
+                "requests_without_cost",
+            )
+        ),
+    )
     assert f"{total.requests:,} requests" in view.summary.text()
     # the chart: one bar set per model, the bars add up to the total cost
     [series] = view.daily.chart().series()
@@ -75,18 +93,27 @@ def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(make_win
     keys = [g.key for g in view.sessions_model.rows]
     from rho_desk.core.usage.overview import narrow, sessions_behind
 
-    behind = narrow(UsageFilter(since=dt.date.fromisoformat(day), until=dt.date.fromisoformat(day), local=True),
-                    "model", "gpt-5")  # fmt: skip
-    assert keys == [g.key for g in sessions_behind(demo_home / "usage.sqlite3", behind, cache_dir=False)]
+    behind = narrow(
+        UsageFilter(since=dt.date.fromisoformat(day), until=dt.date.fromisoformat(day), local=True),
+        "model",
+        "gpt-5",
+    )
+    assert keys == [
+        g.key for g in sessions_behind(demo_home / "usage.sqlite3", behind, cache_dir=False)
+    ]
     assert WEBHOOK in keys
     row = keys.index(WEBHOOK)
-    assert "Flaky refund webhook test" in view.sessions_model.data(view.sessions_model.index(row, 0))
+    assert "Flaky refund webhook test" in view.sessions_model.data(
+        view.sessions_model.index(row, 0)
+    )
     view.sessions.setFocus()
     view.sessions.setCurrentIndex(view.sessions_model.index(row, 0))
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    QTest.keyClick(view.sessions, Qt.Key.Key_Return)  # Enter opens it (a double click activates alike)
+    QTest.keyClick(
+        view.sessions, Qt.Key.Key_Return
+    )  # Enter opens it (a double click activates alike)
     run(settle(context.bridge, 5))
     assert context.document.path is not None and WEBHOOK in str(context.document.path)
     # a filter narrows everything
@@ -96,7 +123,10 @@ def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(make_win
     # payback, computed when its tab is opened
     with SignalWaiter(view.sig_payback_shown, run):
         view.detail_tabs.setCurrentIndex(1)
-    assert "compactions cost" in view.payback_caption.text() or "No compactions" in view.payback_caption.text()
+    assert (
+        "compactions cost" in view.payback_caption.text()
+        or "No compactions" in view.payback_caption.text()
+    )
 
 
 class SignalWaiter:
@@ -112,31 +142,50 @@ class SignalWaiter:
         self.run(asyncio.wait_for(self.fired.wait(), 20))
 
 
-def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(make_window, run, demo_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_statistics_tab_shows_the_sessions_ledger_rows_or_the_file_fallback(
+    make_window, run, demo_home: Path
+) -> None:  # type: ignore[no-untyped-def]
     from rho_desk.qt.window.main_window import TAB_STATISTICS
 
     context = make_window(home=demo_home)
     window = context.window
-    path = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if WEBHOOK in str(p) and "workspace-checkpoints" not in p.parts)
+    path = next(
+        p
+        for p in (demo_home / "sessions").rglob("*.jsonl")
+        if WEBHOOK in str(p) and "workspace-checkpoints" not in p.parts
+    )
     window.show_tab(TAB_STATISTICS)
     stats = window.statistics
 
-    def open_and_wait(session: Path) -> None:  # the ledger rows load after the statistics: wait on them
+    def open_and_wait(
+        session: Path,
+    ) -> None:  # the ledger rows load after the statistics: wait on them
         try:
             with SignalWaiter(stats.sig_usage_shown, run):
                 run(context.document.aopen(session))
         except TimeoutError:
-            raise AssertionError([(n.text, n.details) for n in context.bridge.notifier.history]) from None
+            raise AssertionError(
+                [(n.text, n.details) for n in context.bridge.notifier.history]
+            ) from None
 
     open_and_wait(path)
     usage = stats.usage
-    assert usage is not None and usage.from_ledger, [(n.text, n.details) for n in context.bridge.notifier.history]
+    assert usage is not None and usage.from_ledger, [
+        (n.text, n.details) for n in context.bridge.notifier.history
+    ]
     rows: list[LedgerRequest] = stats.usage_model.rows
     assert {r.purpose for r in rows} >= {"agent", "compaction", "title"}
     assert any(r.outcome == "failed" for r in rows)  # the retried compaction
-    assert "Requests in Rho's usage ledger" in stats.usage_title.text() and stats.usage_table.isVisible()
+    assert (
+        "Requests in Rho's usage ledger" in stats.usage_title.text()
+        and stats.usage_table.isVisible()
+    )
     # a session that started a subagent: the subagent's requests are listed too, and said to be
-    idempotency = next(p for p in (demo_home / "sessions").rglob("*.jsonl") if IDEMPOTENCY in str(p) and "workspace-checkpoints" not in p.parts)
+    idempotency = next(
+        p
+        for p in (demo_home / "sessions").rglob("*.jsonl")
+        if IDEMPOTENCY in str(p) and "workspace-checkpoints" not in p.parts
+    )
     open_and_wait(idempotency)
     sub = [n for n, r in enumerate(stats.usage_model.rows) if r.purpose == "subagent"]
     assert sub and all(stats.usage_model.rows[n].parent_session_id == IDEMPOTENCY for n in sub)
@@ -157,14 +206,18 @@ def test_a_home_without_a_ledger_says_so(make_window, run, demo_home: Path) -> N
     view = context.window.show_usage()
     run(settle(context.bridge, 3))
     assert view.empty.isVisible() and not view.body.isVisible()
-    shutil.copyfile(Path(__file__).resolve().parents[1] / "fixtures" / "rho" / "usage-v1.sqlite3",
-                    demo_home / "usage.sqlite3")  # fmt: skip
+    shutil.copyfile(
+        Path(__file__).resolve().parents[1] / "fixtures" / "rho" / "usage-v1.sqlite3",
+        demo_home / "usage.sqlite3",
+    )
     view.reload_button.click()
     run(settle(context.bridge, 3))
     assert view.data is not None and view.data.total.requests == 1
 
 
-def test_usage_fits_a_1024_pixel_screen_and_works_from_the_keyboard(make_window, run, demo_home: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_usage_fits_a_1024_pixel_screen_and_works_from_the_keyboard(
+    make_window, run, demo_home: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     """The second walkthrough's N1, N4, N9, N10, N12, N14: the window fits 1024 x 700 with every
     control reachable; Tab reaches the charts, the arrows pick a bar (read out), Enter lists the
     sessions behind it, Enter in the table opens one; Esc and Ctrl+W close the window; the
@@ -189,12 +242,22 @@ def test_usage_fits_a_1024_pixel_screen_and_works_from_the_keyboard(make_window,
     for button in window.findChildren(QPushButton):  # every button inside the window
         if button.isVisible():
             corner = button.mapTo(window, button.rect().bottomRight())
-            assert 0 <= corner.x() <= window.width() and 0 <= corner.y() <= window.height(), button.text()
+            assert 0 <= corner.x() <= window.width() and 0 <= corner.y() <= window.height(), (
+                button.text()
+            )
     labels = {w.buddy(): w.text() for w in view.findChildren(QLabel) if w.buddy() is not None}
-    for combo, name in ((view.period, "Period:"), (view.workspace, "Workspace:"), (view.model_filter, "Model:"),
-                        (view.purpose, "Purpose:"), (view.stack, "Stack:"), (view.measure, "Measure:")):  # fmt: skip
+    for combo, name in (
+        (view.period, "Period:"),
+        (view.workspace, "Workspace:"),
+        (view.model_filter, "Model:"),
+        (view.purpose, "Purpose:"),
+        (view.stack, "Stack:"),
+        (view.measure, "Measure:"),
+    ):
         assert labels.get(combo) == name
-    assert not view.since.isVisible() and not view.until.isVisible()  # "All time": no dates beside it
+    assert (
+        not view.since.isVisible() and not view.until.isVisible()
+    )  # "All time": no dates beside it
     view.period.setCurrentIndex(view.period.findData(-1))
     assert view.since.isVisible() and view.until.isVisible()
     view.period.setCurrentIndex(0)
@@ -244,10 +307,15 @@ def test_an_empty_ledger_says_so_instead_of_blank_charts(make_window, run, demo_
     run(settle(context.bridge, 5))
     assert view.data is not None and view.data.total.requests == 0
     assert view.empty.isVisible() and not view.body.isVisible()
-    assert view.empty.title.text() == "No requests" and "holds no requests yet" in view.empty.hint.text()
+    assert (
+        view.empty.title.text() == "No requests"
+        and "holds no requests yet" in view.empty.hint.text()
+    )
 
 
-def test_the_main_window_opens_fitted_to_a_small_screen(make_window, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_main_window_opens_fitted_to_a_small_screen(
+    make_window, monkeypatch, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     """N8: it opened at a fixed 1280 x 800 on a 1024 x 700 screen."""
     from PySide6.QtCore import QRect
 

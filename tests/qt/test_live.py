@@ -18,7 +18,11 @@ def _append_turn(path: Path) -> None:
     writer = SessionWriter(read_session(path), take_lease=False)
     try:
         snap = writer.tree.snapshot(prompt_cache_key=None, trim=False)
-        writer.save(SessionSnapshot.new(snap.session_id, snap.revision + 1, snap.history + turn(99), PROVIDER))
+        writer.save(
+            SessionSnapshot.new(
+                snap.session_id, snap.revision + 1, snap.history + turn(99), PROVIDER
+            )
+        )
     finally:
         writer.close()
 
@@ -40,9 +44,16 @@ def test_an_appended_delta_is_read_alone_and_applies_like_a_full_read(tmp_path: 
     full = read_session(path)
     assert file.tree.history() == full.tree.history()
     assert [n.id for n in file.tree.nodes.values()] == [n.id for n in full.tree.nodes.values()]
-    assert (file.size, file.valid_end, file.line_count, file.tail) == (full.size, full.valid_end, full.line_count, full.tail)
+    assert (file.size, file.valid_end, file.line_count, file.tail) == (
+        full.size,
+        full.valid_end,
+        full.line_count,
+        full.tail,
+    )
     assert file.end == full.end
-    assert file.tree.display()[-1].message is file.tree.history()[-1]  # one object, as in a full read
+    assert (
+        file.tree.display()[-1].message is file.tree.history()[-1]
+    )  # one object, as in a full read
 
 
 def test_v4_records_apply_too(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ HOSTILE = """Here is the output:
 def test_raw_html_is_escaped_and_remote_images_are_not_loaded() -> None:
     html = render_markdown(HOSTILE)
     assert "<script" not in html and "&lt;script&gt;" in html
-    assert "<img src=\"http" not in html and "<iframe" not in html and "&lt;iframe" in html
+    assert '<img src="http' not in html and "<iframe" not in html and "&lt;iframe" in html
     assert "[image not loaded: tracking pixel — https://evil.example/t.gif]" in html
     assert "file:///etc/passwd" in html and 'src="file:' not in html
     assert 'href="javascript:' not in html and 'href="data:' not in html
@@ -62,7 +62,12 @@ def test_embedded_data_images_are_allowed_and_served_locally(qtbot: QtBot) -> No
     assert 'src="rho-image:md/0"' in html and len(env["images"]) == 1
     browser = SafeTextBrowser()
     qtbot.addWidget(browser)
-    assert browser.loadResource(QTextDocument.ResourceType.ImageResource, QUrl(f"data:image/png;base64,{png}")) is not None
+    assert (
+        browser.loadResource(
+            QTextDocument.ResourceType.ImageResource, QUrl(f"data:image/png;base64,{png}")
+        )
+        is not None
+    )
 
 
 def test_the_browser_loads_nothing_from_the_network_or_disk(qtbot: QtBot, tmp_path) -> None:
@@ -70,10 +75,22 @@ def test_the_browser_loads_nothing_from_the_network_or_disk(qtbot: QtBot, tmp_pa
     secret.write_bytes(b"\x89PNG\r\n\x1a\n")
     browser = SafeTextBrowser()
     qtbot.addWidget(browser)
-    for url in ("http://evil.example/a.png", "https://evil.example/a.png", QUrl.fromLocalFile(str(secret)).toString(),
-                "secret.png", "data:text/html;base64,PGI+"):  # fmt: skip
-        assert browser.loadResource(QTextDocument.ResourceType.ImageResource, QUrl(url)) is None, url
-    assert browser.loadResource(QTextDocument.ResourceType.StyleSheetResource, QUrl("https://evil.example/x.css")) is None
+    for url in (
+        "http://evil.example/a.png",
+        "https://evil.example/a.png",
+        QUrl.fromLocalFile(str(secret)).toString(),
+        "secret.png",
+        "data:text/html;base64,PGI+",
+    ):
+        assert browser.loadResource(QTextDocument.ResourceType.ImageResource, QUrl(url)) is None, (
+            url
+        )
+    assert (
+        browser.loadResource(
+            QTextDocument.ResourceType.StyleSheetResource, QUrl("https://evil.example/x.css")
+        )
+        is None
+    )
     assert not browser.openLinks() and not browser.openExternalLinks()
 
 
@@ -85,7 +102,12 @@ def test_links_open_only_on_click_and_only_for_web_and_mail(qtbot: QtBot) -> Non
     assert opened == []  # rendering opened nothing
     refused: list[str] = []
     browser.sig_link_refused.connect(refused.append)
-    for url in ("https://docs.example.com/page", "javascript:alert(1)", "file:///etc/passwd", "mailto:a@example.com"):
+    for url in (
+        "https://docs.example.com/page",
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "mailto:a@example.com",
+    ):
         browser.anchorClicked.emit(QUrl(url))
     assert opened == ["https://docs.example.com/page", "mailto:a@example.com"]
     assert refused == ["javascript:alert(1)", "file:///etc/passwd"]
@@ -102,7 +124,9 @@ def test_the_detail_pane_renders_a_hostile_message_inertly(qtbot: QtBot) -> None
     text = detail.browser.toPlainText()
     assert "<script>" in text  # shown as text, not run
     html = detail.html()
-    assert "evil.example/pixel.png" not in html.split("<body")[1].split("&lt;img")[0]  # no <img> to it
+    assert (
+        "evil.example/pixel.png" not in html.split("<body")[1].split("&lt;img")[0]
+    )  # no <img> to it
     assert opened == []
 
 
@@ -115,7 +139,9 @@ def test_a_fragment_that_starts_inside_a_code_span_keeps_its_emphasis_plain() ->
     flat, spans = plain_text(text, ((start, start + 9),))
     assert flat == "handle_refund rejects events older than one second (TOLERANCE_SECONDS = 1)"
     assert [flat[a:b] for a, b in spans] == ["TOLERANCE"]
-    assert plain_text("see `foo` and `bar")[0] == "see foo and `bar"  # a span cut at the end stays literal
+    assert (
+        plain_text("see `foo` and `bar")[0] == "see foo and `bar"
+    )  # a span cut at the end stays literal
 
 
 def test_team_snippets_read_as_plain_text_with_their_marks() -> None:

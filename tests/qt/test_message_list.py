@@ -21,7 +21,11 @@ def _history(n: int) -> tuple[Message, ...]:
     out = []
     for i in range(n):
         if i % 2:
-            out.append(Message.enriched(AssistantMessage(content=(ContentBlock.of_text(f"answer {i} " * (i % 40)),))))
+            out.append(
+                Message.enriched(
+                    AssistantMessage(content=(ContentBlock.of_text(f"answer {i} " * (i % 40)),))
+                )
+            )
         else:
             out.append(Message.user_text("\n".join([f"question {i}"] * (1 + i % 3))))
     return tuple(out)
@@ -83,7 +87,9 @@ def test_a_hundred_thousand_rows_paint_only_the_visible_ones(qtbot: QtBot, monke
     view, _model = _view(qtbot, 100_000)
     painted: list[int] = []
     original = view.delegate.paint
-    monkeypatch.setattr(view.delegate, "paint", lambda p, o, i: (painted.append(i.row()), original(p, o, i)))
+    monkeypatch.setattr(
+        view.delegate, "paint", lambda p, o, i: (painted.append(i.row()), original(p, o, i))
+    )
     view.viewport().grab()  # a synchronous paint
     view.scrollToBottom()
     view.viewport().grab()

@@ -36,7 +36,9 @@ def clashes(scope: QWidget) -> dict[str, list[str]]:
         if not widget.isVisible():
             continue
         texts: list[str] = []
-        if isinstance(widget, QAbstractButton) or (isinstance(widget, QLabel) and widget.buddy() is not None):
+        if isinstance(widget, QAbstractButton) or (
+            isinstance(widget, QLabel) and widget.buddy() is not None
+        ):
             texts.append(widget.text())
         elif isinstance(widget, QGroupBox) and widget.isCheckable():
             texts.append(widget.title())
@@ -119,8 +121,14 @@ def test_the_changes_tab_and_the_menus(make_window, run, tmp_path: Path) -> None
     assert window.changes.restore_button.isVisible()
     found = clashes(window)
     for action in window.findChild(QMenuBar).actions():
-        if (letter := mnemonic(action.text())) is not None and letter in {mnemonic(b.text()) for b in (
-                window.changes.restore_button, window.changes.turn_button, window.changes.undo_button)}:  # fmt: skip
+        if (letter := mnemonic(action.text())) is not None and letter in {
+            mnemonic(b.text())
+            for b in (
+                window.changes.restore_button,
+                window.changes.turn_button,
+                window.changes.undo_button,
+            )
+        }:
             found[letter] = [*found.get(letter, []), action.text().replace("&", "")]
     assert found == {}
 
@@ -135,6 +143,11 @@ def test_the_trust_question_says_who_named_the_folder(qtbot, tmp_path: Path) -> 
     chosen = WorkspaceTrustBox(problem, chosen=True)
     qtbot.addWidget(named)
     qtbot.addWidget(chosen)
-    assert "The session file /s/session.jsonl names this folder as its workspace" in named.informativeText()
-    assert chosen.informativeText().startswith("You chose this folder for the tools of /s/session.jsonl.")
+    assert (
+        "The session file /s/session.jsonl names this folder as its workspace"
+        in named.informativeText()
+    )
+    assert chosen.informativeText().startswith(
+        "You chose this folder for the tools of /s/session.jsonl."
+    )
     assert "names this folder" not in chosen.informativeText()

@@ -39,7 +39,9 @@ def test_conversation_model_passes_the_tester_through_reset_and_append(qtmodelte
     inserted: list[tuple[int, int]] = []
     model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
     before = model.rowCount()
-    model.set_rows(build_rows(tree.display(tree.active_leaf, trimmed=False)))  # the next revision: an append
+    model.set_rows(
+        build_rows(tree.display(tree.active_leaf, trimmed=False))
+    )  # the next revision: an append
     assert inserted == [(before, model.rowCount() - 1)]
     qtmodeltester.check(model)
 
@@ -47,8 +49,13 @@ def test_conversation_model_passes_the_tester_through_reset_and_append(qtmodelte
 def test_tool_calls_pair_with_their_results_and_kinds_are_right() -> None:
     history = (Message.system_text("s"), *turn(1), *turn(2))
     rows = build_rows(history)
-    assert list(rows.kinds) == [RowKind.SYSTEM, RowKind.USER, RowKind.ASSISTANT, RowKind.TOOL_RESULT, RowKind.ASSISTANT] * 1 + [
-        RowKind.USER, RowKind.ASSISTANT, RowKind.TOOL_RESULT, RowKind.ASSISTANT]  # fmt: skip
+    assert list(rows.kinds) == [
+        RowKind.SYSTEM,
+        RowKind.USER,
+        RowKind.ASSISTANT,
+        RowKind.TOOL_RESULT,
+        RowKind.ASSISTANT,
+    ] * 1 + [RowKind.USER, RowKind.ASSISTANT, RowKind.TOOL_RESULT, RowKind.ASSISTANT]
     link = rows.links(2)[0]
     assert (link.name, link.result_row) == ("read_file", 3)
     assert rows.link_of_result(3).call_row == 2  # type: ignore[union-attr]
@@ -59,15 +66,30 @@ def test_several_calls_of_one_message_pair_with_their_results_by_id() -> None:
     def calls(*ids: str) -> Message:
         return Message.assistant_blocks(ContentBlock.of_tool_call(i, f"tool_{i}", {}) for i in ids)
 
-    history = (Message.user_text("go"), calls("a", "b", "c"), Message.result("b", True, "B"), Message.result("a", True, "A"),
-               Message.result("zz", True, "orphan"), calls("d"), Message.result("d", False, "D"))  # fmt: skip
+    history = (
+        Message.user_text("go"),
+        calls("a", "b", "c"),
+        Message.result("b", True, "B"),
+        Message.result("a", True, "A"),
+        Message.result("zz", True, "orphan"),
+        calls("d"),
+        Message.result("d", False, "D"),
+    )
     rows = build_rows(history)
     assert [(k.index, k.call_id, k.name, k.result_row) for k in rows.links(1)] == [
-        (0, "a", "tool_a", 3), (1, "b", "tool_b", 2), (2, "c", "tool_c", None)]  # fmt: skip
+        (0, "a", "tool_a", 3),
+        (1, "b", "tool_b", 2),
+        (2, "c", "tool_c", None),
+    ]
     assert [(k.call_row, k.index, k.call_id) for k in rows.links(5)] == [(5, 0, "d")]
     assert rows.links(0) == [] and rows.links(2) == []
     found = [rows.link_of_result(r) for r in (2, 3, 4, 6)]
-    assert [(k.call_row, k.index, k.name) if k else None for k in found] == [(1, 1, "tool_b"), (1, 0, "tool_a"), None, (5, 0, "tool_d")]
+    assert [(k.call_row, k.index, k.name) if k else None for k in found] == [
+        (1, 1, "tool_b"),
+        (1, 0, "tool_a"),
+        None,
+        (5, 0, "tool_d"),
+    ]
     assert rows.link_of_result(1) is None
     assert rows.resume_cut == 1  # results out of order: that turn is not resumed
 
@@ -87,7 +109,11 @@ def test_aborted_turns_show_partial_tool_calls() -> None:
     tree = read_session(_demo(IDEMPOTENCY)).tree
     model = ConversationModel()
     model.set_rows(build_rows(tree.display(trimmed=False)))
-    row = next(r for r in range(model.rowCount()) if model.data(model.index(r), Role.KIND) == RowKind.ABORTED)
+    row = next(
+        r
+        for r in range(model.rowCount())
+        if model.data(model.index(r), Role.KIND) == RowKind.ABORTED
+    )
     p = model.presentation(row)
     assert p.title == "Aborted turn" and ("interrupted", "danger") in p.badges
     states = [status for _i, _t, status in p.lines]
@@ -103,7 +129,10 @@ def test_provider_blocks_say_whether_they_replay_to_the_target() -> None:
     assert "openai/responses/gpt-5" in line and "replays to openai/responses/gpt-5: yes" in line
     from rho_desk.core.wire import ModelIdentity
 
-    model.set_rows(build_rows(tree.display(trimmed=False)), target=ModelIdentity("anthropic", "anthropic-messages", "x"))
+    model.set_rows(
+        build_rows(tree.display(trimmed=False)),
+        target=ModelIdentity("anthropic", "anthropic-messages", "x"),
+    )
     line = next(t for i, t, _s in model.presentation(row).lines if i == "provider")
     assert line.endswith("replays to anthropic/anthropic-messages/x: no")
 
@@ -115,8 +144,12 @@ def test_images_decode_and_previews_drop_markdown_syntax() -> None:
     model.set_rows(build_rows(tree.display(tree.path()[0], trimmed=False)))
     assert model.image(0, 0) is not None and model.image(0, 0).width() == 320  # type: ignore[union-attr]
     assert model.image(0, 5) is None
-    assert plain_preview("# Title\n**bold** and `code` and [a link](https://x)\n| a | b |\n|---|---|\n| 1 | 2 |") == \
-        "Title\nbold and code and a link\na  b\n1  2"  # fmt: skip
+    assert (
+        plain_preview(
+            "# Title\n**bold** and `code` and [a link](https://x)\n| a | b |\n|---|---|\n| 1 | 2 |"
+        )
+        == "Title\nbold and code and a link\na  b\n1  2"
+    )
     bad = Message.user_blocks([ContentBlock.of_image("bm90IGFuIGltYWdl", "image/png")])
     model.set_rows(build_rows((bad,)))
     assert model.image(0, 0) is None
@@ -125,8 +158,27 @@ def test_images_decode_and_previews_drop_markdown_syntax() -> None:
 def test_session_list_model(qtmodeltester) -> None:
     model = SessionListModel()
     qtmodeltester.check(model)
-    summaries = [SessionSummary(f"ws{i}", "/w", f"id{i}", f"/p/{i}", 1, 2, 3, f"first {i}", None, 10, 1, 1, 0, None, 3,
-                                title="Title" if i == 0 else None) for i in range(3)]  # fmt: skip
+    summaries = [
+        SessionSummary(
+            f"ws{i}",
+            "/w",
+            f"id{i}",
+            f"/p/{i}",
+            1,
+            2,
+            3,
+            f"first {i}",
+            None,
+            10,
+            1,
+            1,
+            0,
+            None,
+            3,
+            title="Title" if i == 0 else None,
+        )
+        for i in range(3)
+    ]
     model.set_sessions(summaries)
     qtmodeltester.check(model)
     assert model.data(model.index(0)) == "Title" and model.data(model.index(1)) == "first 1"
@@ -135,7 +187,9 @@ def test_session_list_model(qtmodeltester) -> None:
     assert model.row_of_path("/p/2") == 2
 
 
-def test_revision_tree_model_flattens_chains_and_nests_branches(qtmodeltester, tmp_path: Path) -> None:
+def test_revision_tree_model_flattens_chains_and_nests_branches(
+    qtmodeltester, tmp_path: Path
+) -> None:
     tree = read_session(v4_session(tmp_path)).tree
     model = RevisionTreeModel()
     qtmodeltester.check(model)
@@ -166,9 +220,13 @@ def test_diff_of_two_branches(qtmodeltester, tmp_path: Path) -> None:
     qtmodeltester.check(model)
     model.set_result(compaction)
     qtmodeltester.check(model)
-    assert {model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())} <= {s.value for s in Sign}
+    assert {model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())} <= {
+        s.value for s in Sign
+    }
     kinds = {model.data(model.index(r, 2)) for r in range(model.rowCount())} - {""}
-    assert kinds and kinds <= {"System", "User", "Assistant", "Aborted", "Tool result"}, kinds  # words, not type names
+    assert kinds and kinds <= {"System", "User", "Assistant", "Aborted", "Tool result"}, (
+        kinds
+    )  # words, not type names
 
 
 def test_compaction_stats_along_the_path(qtmodeltester, tmp_path: Path) -> None:
@@ -176,8 +234,14 @@ def test_compaction_stats_along_the_path(qtmodeltester, tmp_path: Path) -> None:
     data = compute_stats(tree, tree.active_leaf, default_window=1000)  # type: ignore[arg-type]
     assert [p.compaction for p in data.series] == [False, False, True, False]
     row = data.compactions[0]
-    assert (row.messages_before, row.messages_after, row.tokens_before, row.tokens_after, row.cost_usd_micros, row.from_facts) == \
-        (9, 4, 120, 40, 1500, True)  # fmt: skip
+    assert (
+        row.messages_before,
+        row.messages_after,
+        row.tokens_before,
+        row.tokens_after,
+        row.cost_usd_micros,
+        row.from_facts,
+    ) == (9, 4, 120, 40, 1500, True)
     from rho_desk.core.compaction import estimate_messages_tokens
 
     assert data.context_tokens == estimate_messages_tokens(tree.history())
@@ -190,20 +254,33 @@ def test_compaction_stats_along_the_path(qtmodeltester, tmp_path: Path) -> None:
     assert model.data(model.index(0, 3)) == "9 → 4"
 
 
-def test_the_context_window_comes_from_usage_then_profiles_then_the_model_then_the_default() -> None:
+def test_the_context_window_comes_from_usage_then_profiles_then_the_model_then_the_default() -> (
+    None
+):
     from rho_desk.core.wire import AbortedAssistant, ModelIdentity, ModelUsage
 
-    aborted = Message.aborted(AbortedAssistant(content=(), reasoning="", tool_calls=(), usage=ModelUsage(context_window=64_000)))
+    aborted = Message.aborted(
+        AbortedAssistant(
+            content=(), reasoning="", tool_calls=(), usage=ModelUsage(context_window=64_000)
+        )
+    )
     assert resolve_context_window([aborted], PROVIDER, 1)[0] == 64_000
-    assert resolve_context_window([], PROVIDER, 1, [("mine", "gpt-5", 272_000)]) == (272_000, "from provider profile “mine”")
+    assert resolve_context_window([], PROVIDER, 1, [("mine", "gpt-5", 272_000)]) == (
+        272_000,
+        "from provider profile “mine”",
+    )
     assert resolve_context_window([], PROVIDER, 1)[0] == 400_000
-    assert resolve_context_window([], ModelIdentity("x", "y", "unknown-model"), 123) == (123, "default from the settings")
+    assert resolve_context_window([], ModelIdentity("x", "y", "unknown-model"), 123) == (
+        123,
+        "default from the settings",
+    )
 
 
 def test_the_resume_cut_is_the_rule_of_complete_prefix_length_on_random_histories() -> None:
     import random
 
     from rho_desk.core.stores.rho_files.views import complete_prefix_length
+
     def call(cid: str) -> ContentBlock:
         return ContentBlock.of_tool_call(cid, "bash", {"command": "ls"})
 
@@ -219,11 +296,18 @@ def test_the_resume_cut_is_the_rule_of_complete_prefix_length_on_random_historie
                 history.append(Message.user_text("u"))
             elif pick < 0.45:
                 blocks = (ContentBlock.of_text("t"), *map(call, cids))
-                history.append(Message.enriched(AssistantMessage(content=blocks, provenance=PROVIDER))
-                               if rng.random() < 0.5 else Message(assistant=blocks))  # fmt: skip
+                history.append(
+                    Message.enriched(AssistantMessage(content=blocks, provenance=PROVIDER))
+                    if rng.random() < 0.5
+                    else Message(assistant=blocks)
+                )
             elif pick < 0.5:
-                aborted = AbortedAssistant(content=tuple(map(call, cids)), reasoning="", tool_calls=(),
-                                           usage=ModelUsage(context_window=64_000))  # fmt: skip
+                aborted = AbortedAssistant(
+                    content=tuple(map(call, cids)),
+                    reasoning="",
+                    tool_calls=(),
+                    usage=ModelUsage(context_window=64_000),
+                )
                 history.append(Message.aborted(aborted))
             elif pick < 0.9:
                 history.append(Message.result(rng.choice(cids), True, "ok"))
@@ -237,7 +321,9 @@ def _edit_conversation() -> ConversationModel:
     document = "[README.md#25CB]\nPUT 1:\n+# Title\n[src/app.py#0A1B]\nCUT 3\n"
     history = (
         Message.user_text("fix it"),
-        Message.assistant_blocks([ContentBlock.of_tool_call("call_1", "edit", {"input": document})]),
+        Message.assistant_blocks(
+            [ContentBlock.of_tool_call("call_1", "edit", {"input": document})]
+        ),
         Message(tool_result=ToolResult("call_1", True, "ok")),
     )
     model = ConversationModel()
@@ -278,14 +364,29 @@ def test_a_change_to_files_ends_on_a_line_that_says_which_and_how_much() -> None
     from rho_desk.core.tools.words import result_line
 
     diff = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Old\n+# New\n"
-    edited = ToolCallSuccess(ToolOutput("PUT 1: (1 → 1 line(s))\n[README.md#25CB]\n1:# New",
-                                        {"operation": "write", "path": "README.md", "diff": diff}))  # fmt: skip
+    edited = ToolCallSuccess(
+        ToolOutput(
+            "PUT 1: (1 → 1 line(s))\n[README.md#25CB]\n1:# New",
+            {"operation": "write", "path": "README.md", "diff": diff},
+        )
+    )
     assert result_line(edited) == "README.md: 1 line added, 1 removed"
-    added = ToolCallSuccess(ToolOutput("wrote notes.txt", {"operation": "write", "path": "notes.txt",
-                                                            "diff": "+++ b/notes.txt\n+a\n+b\n"}))  # fmt: skip
+    added = ToolCallSuccess(
+        ToolOutput(
+            "wrote notes.txt",
+            {"operation": "write", "path": "notes.txt", "diff": "+++ b/notes.txt\n+a\n+b\n"},
+        )
+    )
     assert result_line(added) == "notes.txt: 2 lines added"
-    same = ToolCallSuccess(ToolOutput("[x.py#00AA]", {"operation": "write", "path": "x.py", "diff": ""}))
+    same = ToolCallSuccess(
+        ToolOutput("[x.py#00AA]", {"operation": "write", "path": "x.py", "diff": ""})
+    )
     assert result_line(same) == "x.py: unchanged"
-    listed = ToolCallSuccess(ToolOutput("\nstdout:\ntotal 8\n", {"operation": "execute", "command": "ls"}))
+    listed = ToolCallSuccess(
+        ToolOutput("\nstdout:\ntotal 8\n", {"operation": "execute", "command": "ls"})
+    )
     assert result_line(listed) == "stdout:"
-    assert result_line(ToolCallFailure(ToolErrorKind.EXECUTION, "no such file\nmore")) == "no such file"
+    assert (
+        result_line(ToolCallFailure(ToolErrorKind.EXECUTION, "no such file\nmore"))
+        == "no such file"
+    )

@@ -51,15 +51,21 @@ def test_the_detail_pane_the_export_and_the_header_count_alike(make_window, run,
     kinds = view.model.rows.kinds
     marker = kinds.index(RowKind.MARKER)
     view.select_row(view.model.rowCount() - 1)
-    assert view.detail.meta.text().startswith(f"message {summary.message_count} of {summary.message_count} ·")
+    assert view.detail.meta.text().startswith(
+        f"message {summary.message_count} of {summary.message_count} ·"
+    )
     view.select_row(marker)
     assert view.detail.meta.text().startswith("compaction marker")
     view.select_row(marker + 1)
     assert view.detail.meta.text().startswith(f"message {marker + 1} of {summary.message_count} ·")
     source = read_export_source(path, None, "display")
     counted = f"{summary.message_count} (plus the system instructions and 1 compaction marker)"
-    assert f"\n- messages: {counted}\n" in render_markdown(source.snapshot, history="display").decode()
-    assert f"<li>messages {counted}</li>" in render_html(source.snapshot, history="display").decode()
+    assert (
+        f"\n- messages: {counted}\n" in render_markdown(source.snapshot, history="display").decode()
+    )
+    assert (
+        f"<li>messages {counted}</li>" in render_html(source.snapshot, history="display").decode()
+    )
     assert summary.compaction_count == 1 and "· 1 compaction" in window.header.facts.text()
     header = window.revisions.model.headerData(COL_MESSAGES, Qt.Orientation.Horizontal)
     assert header == "Model messages"
@@ -68,7 +74,9 @@ def test_the_detail_pane_the_export_and_the_header_count_alike(make_window, run,
 def test_an_undone_compaction_is_not_counted_in_the_header(make_window, run, tmp_path) -> None:
     home = tmp_path / "rho"
     path = v4_session(home)
-    with open(path, "ab") as handle:  # the compaction undone: the revision before it is active again
+    with open(
+        path, "ab"
+    ) as handle:  # the compaction undone: the revision before it is active again
         handle.write(b'{"type":"set_leaf","timestamp":"1767100010","target_id":"n1"}\n')
     context = make_window(home=home, open_file=path)
     run(settle(context.bridge))
@@ -77,7 +85,9 @@ def test_an_undone_compaction_is_not_counted_in_the_header(make_window, run, tmp
     assert "compaction" not in context.window.header.facts.text()
 
 
-def test_a_conversation_published_as_shown_counts_as_its_session(make_window, run, tmp_path) -> None:
+def test_a_conversation_published_as_shown_counts_as_its_session(
+    make_window, run, tmp_path
+) -> None:
     """A display export (what the Team tab opens) holds the compaction marker as a plain message:
     the header still counts the session's messages, as the detail pane does, and the status bar
     gives the document's size, not 0 B."""
@@ -95,11 +105,15 @@ def test_a_conversation_published_as_shown_counts_as_its_session(make_window, ru
     assert context.document.is_snapshot_document
     assert view.bar.counts.text() == f"{summary.message_count:,} messages"
     view.select_row(view.model.rowCount() - 1)
-    assert view.detail.meta.text().startswith(f"message {summary.message_count} of {summary.message_count} ·")
+    assert view.detail.meta.text().startswith(
+        f"message {summary.message_count} of {summary.message_count} ·"
+    )
     assert window.status_path.text().endswith(f"· {size_text(document.stat().st_size)}")
 
 
-def test_a_document_outside_the_library_is_titled_as_the_list_titles_it(make_window, run, tmp_path) -> None:
+def test_a_document_outside_the_library_is_titled_as_the_list_titles_it(
+    make_window, run, tmp_path
+) -> None:
     """A session opened from the Team tab or as an export is not in the local list: the header
     names it as the lists would (its own title, else its first prompt), not by its id."""
     home = tmp_path / "rho"

@@ -25,7 +25,9 @@ print(drift)
 
 
 def test_ten_thousand_void_qt_calls_survive() -> None:
-    result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert abs(int(result.stdout.split()[-1])) < 100
 
@@ -42,7 +44,12 @@ print(len(read))
 def test_the_app_modules_are_not_read_as_source_at_import() -> None:
     """shiboken's import hook reads each new module's source to default its ``__feature__``
     switching; rho-desk uses no feature, so it must not pay for that (rho_desk.qt turns it off)."""
-    result = subprocess.run([sys.executable, "-c", SOURCE_SCAN], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", SOURCE_SCAN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.split()[-1]) == 0

@@ -25,7 +25,9 @@ def test_the_qrc_lists_exactly_the_files_and_the_enum_every_icon(qapp) -> None:
 def test_the_compiled_module_holds_the_current_sources(qapp) -> None:
     for folder in ("icons", "styles"):
         for path in (RESOURCES / folder).iterdir():
-            assert read_resource(f":/{folder}/{path.name}") == path.read_bytes(), f"run resources/compile.py ({path.name})"
+            assert read_resource(f":/{folder}/{path.name}") == path.read_bytes(), (
+                f"run resources/compile.py ({path.name})"
+            )
 
 
 def test_icons_render_and_sheets_fill_every_placeholder(qapp) -> None:

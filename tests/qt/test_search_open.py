@@ -45,7 +45,9 @@ def _row_of_session(browser, prefix: str) -> int:
     return next(r for r, s in enumerate(browser.model.summaries()) if s.id.startswith(prefix))
 
 
-def test_ctrl_k_type_down_enter_opens_the_highlighted_hit(make_window, demo_home, run, qtbot) -> None:
+def test_ctrl_k_type_down_enter_opens_the_highlighted_hit(
+    make_window, demo_home, run, qtbot
+) -> None:
     context = make_window(home=demo_home, demo=False)
     browser = context.window.browser
     run(settle(context.bridge))
@@ -62,7 +64,9 @@ def test_ctrl_k_type_down_enter_opens_the_highlighted_hit(make_window, demo_home
     assert context.document.is_open and str(context.document.path) == wanted
 
 
-def test_enter_before_the_results_arrive_opens_the_top_hit(make_window, demo_home, run, qtbot) -> None:
+def test_enter_before_the_results_arrive_opens_the_top_hit(
+    make_window, demo_home, run, qtbot
+) -> None:
     context = make_window(home=demo_home, demo=False)
     browser = context.window.browser
     run(settle(context.bridge))
@@ -72,7 +76,9 @@ def test_enter_before_the_results_arrive_opens_the_top_hit(make_window, demo_hom
     assert context.document.tree.session_id.startswith(SESSION)
 
 
-def test_opening_a_hit_selects_the_matching_message_and_highlights_it(make_window, demo_home, run, qtbot) -> None:
+def test_opening_a_hit_selects_the_matching_message_and_highlights_it(
+    make_window, demo_home, run, qtbot
+) -> None:
     context = make_window(home=demo_home, demo=False)
     browser, conversation = context.window.browser, context.window.conversation
     run(settle(context.bridge))
@@ -82,15 +88,23 @@ def test_opening_a_hit_selects_the_matching_message_and_highlights_it(make_windo
     for _ in range(row + 1):
         qtbot.keyClick(browser.search, Qt.Key.Key_Down)
     qtbot.keyClick(browser.search, Qt.Key.Key_Return)
-    run(_until(lambda: conversation.find_bar.text == NEEDLE and conversation.matches, context.bridge))
+    run(
+        _until(
+            lambda: conversation.find_bar.text == NEEDLE and conversation.matches, context.bridge
+        )
+    )
     run(settle(context.bridge))
     current = conversation.current_row()
     message = conversation.model.rows.messages[current]
     assert NEEDLE in searchable_text(message).lower()
     assert current > 0  # not the first row the view selects on its own
     assert conversation.find_bar.isVisible() and current in conversation.matches
-    assert conversation.find_bar.count.text().startswith(f"{conversation.matches.index(current) + 1} of")
-    assert conversation.model.data(conversation.model.index(current, 0), 0x0100 + 10) == 2  # Role.MATCH: current
+    assert conversation.find_bar.count.text().startswith(
+        f"{conversation.matches.index(current) + 1} of"
+    )
+    assert (
+        conversation.model.data(conversation.model.index(current, 0), 0x0100 + 10) == 2
+    )  # Role.MATCH: current
     # Esc, where the focus is after opening the hit, closes the find bar (walkthrough B3)
     from PySide6.QtWidgets import QApplication
 

@@ -28,7 +28,9 @@ def _session(home: Path, sid: str) -> Path:
 
 def _click_session(context, qtbot, sid: str) -> None:
     browser = context.window.browser
-    row = next(r for r in range(browser.model.rowCount()) if sid in str(browser.model.summaries()[r].path))
+    row = next(
+        r for r in range(browser.model.rowCount()) if sid in str(browser.model.summaries()[r].path)
+    )
     rect = browser.list.visualRect(browser.model.index(row))
     qtbot.mouseClick(browser.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
@@ -100,7 +102,9 @@ def test_switching_sessions_in_every_view_state(make_window, demo_home, run, qtb
     result = timeline.diff_model.result
     if result is not None:
         assert tree.owns(result.old) and tree.owns(result.new)
-        assert timeline.diff_title.text() == f"Diff · r{result.old.revision} → r{result.new.revision}"
+        assert (
+            timeline.diff_title.text() == f"Diff · r{result.old.revision} → r{result.new.revision}"
+        )
     # stepping through B's revisions diffs within B only
     for node in list(tree.nodes.values()):
         document.select(node)
@@ -131,7 +135,11 @@ def test_a_conversation_build_for_the_previous_session_shows_and_reports_nothing
     run(settle(context.bridge))
     rows_a = view.model.rowCount()
     assert context.document.tree.session_id == A and rows_a > 0
-    run(view._abuild(stale if generation == "stale" else view._generation, node_b, HistoryMode.DISPLAY))
+    run(
+        view._abuild(
+            stale if generation == "stale" else view._generation, node_b, HistoryMode.DISPLAY
+        )
+    )
     run(settle(context.bridge))
     assert view.model.rowCount() == rows_a
     assert [n.text for n in context.notifier.history if n.level in (Level.BUG, Level.ERROR)] == []

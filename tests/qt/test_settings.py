@@ -50,7 +50,9 @@ def test_setting_a_value_that_does_not_fit_is_a_bug() -> None:
         s.set(S.PREFS_LIVE_POLL_MS, 10)  # below the minimum
 
 
-@pytest.mark.parametrize("key", ["prefs/provider/api_key", "prefs/openai/token", "persist/secret", "prefs/password"])
+@pytest.mark.parametrize(
+    "key", ["prefs/provider/api_key", "prefs/openai/token", "persist/secret", "prefs/password"]
+)
 def test_credential_like_keys_cannot_be_declared(key: str) -> None:
     with pytest.raises(BugError, match="keyring"):
         S.declare(key, str, "", "no")
@@ -100,6 +102,10 @@ def test_recent_files_are_unique_newest_first_and_capped() -> None:
         s.add_recent_file(f"/s/{i}.jsonl")
     s.add_recent_file("/s/5.jsonl")
     files = s.recent_files()
-    assert files[0] == "/s/5.jsonl" and len(files) == S.RECENT_FILES_MAX and len(set(files)) == len(files)
+    assert (
+        files[0] == "/s/5.jsonl"
+        and len(files) == S.RECENT_FILES_MAX
+        and len(set(files)) == len(files)
+    )
     s.remove_recent_file("/s/5.jsonl")
     assert "/s/5.jsonl" not in s.recent_files()

@@ -41,8 +41,12 @@ def test_an_export_imports_back_into_fresh_settings() -> None:
 
 
 def test_the_export_holds_preferences_only_and_no_secret() -> None:
-    profile = ProviderProfile(name="canary", kind=ProfileKind.OPENAI_COMPATIBLE, base_url="https://api.example.com/v1",
-                              model="m")  # fmt: skip
+    profile = ProviderProfile(
+        name="canary",
+        kind=ProfileKind.OPENAI_COMPATIBLE,
+        base_url="https://api.example.com/v1",
+        model="m",
+    )
     ProfileStore().upsert(profile, make_default=True)
     set_api_key(profile, SECRET)
     settings = S.Settings()
@@ -58,16 +62,46 @@ def test_the_export_holds_preferences_only_and_no_secret() -> None:
 @pytest.mark.parametrize(
     ("data", "path", "reason"),
     [
-        (_document(**{"prefs/theme": "purple"}), '$.settings["prefs/theme"]', "'system', 'light' or 'dark'"),
-        (_document(**{"prefs/live/poll_ms": 5}), '$.settings["prefs/live/poll_ms"]', "greater than or equal to 200"),
-        (_document(**{"prefs/live/poll_ms": "500"}), '$.settings["prefs/live/poll_ms"]', "valid integer"),
-        (_document(**{"prefs/live/follow": "yes"}), '$.settings["prefs/live/follow"]', "valid boolean"),
-        (_document(**{"persist/recent_files": []}), '$.settings["persist/recent_files"]', "not a preference"),
-        (b'{"format": "something-else", "version": 1, "settings": {}}', "$.format", "rho-desk-settings"),
-        (b'{"format": "rho-desk-settings", "version": 9, "settings": {}}', "$.version", "newer rho-desk"),
+        (
+            _document(**{"prefs/theme": "purple"}),
+            '$.settings["prefs/theme"]',
+            "'system', 'light' or 'dark'",
+        ),
+        (
+            _document(**{"prefs/live/poll_ms": 5}),
+            '$.settings["prefs/live/poll_ms"]',
+            "greater than or equal to 200",
+        ),
+        (
+            _document(**{"prefs/live/poll_ms": "500"}),
+            '$.settings["prefs/live/poll_ms"]',
+            "valid integer",
+        ),
+        (
+            _document(**{"prefs/live/follow": "yes"}),
+            '$.settings["prefs/live/follow"]',
+            "valid boolean",
+        ),
+        (
+            _document(**{"persist/recent_files": []}),
+            '$.settings["persist/recent_files"]',
+            "not a preference",
+        ),
+        (
+            b'{"format": "something-else", "version": 1, "settings": {}}',
+            "$.format",
+            "rho-desk-settings",
+        ),
+        (
+            b'{"format": "rho-desk-settings", "version": 9, "settings": {}}',
+            "$.version",
+            "newer rho-desk",
+        ),
     ],
 )
-def test_an_invalid_document_names_the_file_the_field_and_the_reason(data: bytes, path: str, reason: str) -> None:
+def test_an_invalid_document_names_the_file_the_field_and_the_reason(
+    data: bytes, path: str, reason: str
+) -> None:
     settings = S.Settings()
     settings.set(S.PREFS_THEME, "light")
     with pytest.raises(InputError) as caught:
@@ -81,7 +115,9 @@ def test_an_invalid_document_names_the_file_the_field_and_the_reason(data: bytes
 def test_nothing_is_applied_when_any_value_is_invalid() -> None:
     settings = S.Settings()
     with pytest.raises(InputError):
-        import_settings(settings, _document(**{"prefs/theme": "dark", "prefs/live/poll_ms": 1}), source="x.json")
+        import_settings(
+            settings, _document(**{"prefs/theme": "dark", "prefs/live/poll_ms": 1}), source="x.json"
+        )
     assert settings.get(S.PREFS_THEME) == "system"
 
 
@@ -91,11 +127,14 @@ def test_broken_json_is_located_by_line() -> None:
     assert caught.value.line == 2 and caught.value.source == "broken.json"
 
 
-def test_file_menu_exports_and_imports_settings(make_window: Callable[..., AppContext], run: Run,
-                                                tmp_path: Path) -> None:  # fmt: skip
+def test_file_menu_exports_and_imports_settings(
+    make_window: Callable[..., AppContext], run: Run, tmp_path: Path
+) -> None:
     context = make_window(start=False, show=False)
     commands = context.window.commands
-    assert context.actions.attached("file.export_settings") and context.actions.attached("file.import_settings")
+    assert context.actions.attached("file.export_settings") and context.actions.attached(
+        "file.import_settings"
+    )
     context.settings.set(S.PREFS_THEME, "dark")
     target = tmp_path / "mine.json"
     commands.export_settings(target)

@@ -8,7 +8,9 @@ from .conftest import settle
 from .helpers import v3_session
 
 
-def test_the_continue_panel_leaves_room_for_the_conversation(make_window, run, tmp_path: Path) -> None:
+def test_the_continue_panel_leaves_room_for_the_conversation(
+    make_window, run, tmp_path: Path
+) -> None:
     context = make_window(open_file=v3_session(tmp_path / "home"))
     window = context.window
     # opened on a large window, then the window shrinks to a small laptop screen's

@@ -23,7 +23,9 @@ def _session(home: Path, prefix: str) -> Path:
     return next(p for p in (home / "sessions").rglob("*.jsonl") if prefix in str(p))
 
 
-def test_the_revision_column_fits_the_base_mark_at_every_depth(make_window, run, demo_home: Path) -> None:
+def test_the_revision_column_fits_the_base_mark_at_every_depth(
+    make_window, run, demo_home: Path
+) -> None:
     context = make_window(home=demo_home, open_file=_session(demo_home, "5f0c2a9e"))  # v4, branches
     window = context.window
     window.show_tab(TAB_REVISIONS)
@@ -55,10 +57,14 @@ def test_the_revision_column_fits_the_base_mark_at_every_depth(make_window, run,
     bold = QFont(tree.header().font())
     bold.setBold(True)
     title = model.headerData(COL_MESSAGES, Qt.Orientation.Horizontal)
-    assert QFontMetrics(bold).horizontalAdvance(title) + 12 <= tree.header().sectionSize(COL_MESSAGES), title
+    assert QFontMetrics(bold).horizontalAdvance(title) + 12 <= tree.header().sectionSize(
+        COL_MESSAGES
+    ), title
 
 
-def test_a_line_file_names_its_nodes_by_line_and_its_summary_fits(make_window, run, tmp_path: Path) -> None:
+def test_a_line_file_names_its_nodes_by_line_and_its_summary_fits(
+    make_window, run, tmp_path: Path
+) -> None:
     context = make_window(open_file=v3_session(tmp_path / "home", turns=5))
     window = context.window
     window.resize(1280, 800)
@@ -66,15 +72,22 @@ def test_a_line_file_names_its_nodes_by_line_and_its_summary_fits(make_window, r
     run(settle(context.bridge))
     view = window.revisions
     shown = [view.model.index_of(n, COL_NODE).data() for n in context.document.tree.nodes.values()]
-    assert all(s.startswith("line ") for s in shown) and not any("legacy" in s for s in shown), shown
+    assert all(s.startswith("line ") for s in shown) and not any("legacy" in s for s in shown), (
+        shown
+    )
     summary = view.summary
-    assert summary.fontMetrics().horizontalAdvance(summary.text()) <= summary.width(), (summary.text(), summary.width())
+    assert summary.fontMetrics().horizontalAdvance(summary.text()) <= summary.width(), (
+        summary.text(),
+        summary.width(),
+    )
     assert "a fork becomes a new session" in summary.toolTip()
 
 
 def test_the_chart_has_round_ticks_and_labels_between_compactions() -> None:
     assert [nice_top(v) for v in (1_976, 908, 15, 1)] == [2_000, 1_000, 20, 1]
-    assert nice_top(15, whole=True) == 20 and nice_top(3, whole=True) == 4  # whole messages per step
+    assert (
+        nice_top(15, whole=True) == 20 and nice_top(3, whole=True) == 4
+    )  # whole messages per step
     # six revisions on a wide chart: all labelled; 5,000 on 800 px: the kept ones plus round steps
     assert label_rows(6, 800, [0, 5, 4]) == [0, 1, 2, 3, 4, 5]
     many = label_rows(5_000, 800, [0, 4_999, 1_234])
@@ -83,7 +96,9 @@ def test_the_chart_has_round_ticks_and_labels_between_compactions() -> None:
     assert all(b - a >= 56 for a, b in itertools.pairwise(xs))
 
 
-def test_a_session_without_compactions_says_so_under_the_table(make_window, run, tmp_path: Path) -> None:
+def test_a_session_without_compactions_says_so_under_the_table(
+    make_window, run, tmp_path: Path
+) -> None:
     context = make_window(open_file=v3_session(tmp_path / "home", turns=3))
     window = context.window
     window.show_tab(TAB_STATISTICS)
@@ -104,6 +119,12 @@ def test_the_detail_title_is_not_cut_beside_raw_json(make_window, run, demo_home
     view.select_row(1)
     run(settle(context.bridge))
     title = view.detail.title
-    needed = title.fontMetrics().boundingRect(QRect(0, 0, title.width(), 10_000), Qt.TextFlag.TextWordWrap, title.text())
-    assert needed.width() <= title.width() and needed.height() <= title.height(), (title.text(), title.size(), needed)
+    needed = title.fontMetrics().boundingRect(
+        QRect(0, 0, title.width(), 10_000), Qt.TextFlag.TextWordWrap, title.text()
+    )
+    assert needed.width() <= title.width() and needed.height() <= title.height(), (
+        title.text(),
+        title.size(),
+        needed,
+    )
     assert title.geometry().right() < view.detail.raw_button.geometry().left()

@@ -29,9 +29,16 @@ from .conftest import settle
 
 def _published(n: int, *, snippet: str = "") -> SimpleNamespace:
     """A row as the team library lists or finds it."""
-    return SimpleNamespace(team="qa", session_id=f"sid-{n}", title=f"Session {n}", latest_revision=n, versions=n,
-                           published_by="maya", published_at=datetime(2026, 1, n, 9, 30, tzinfo=UTC),
-                           snippet=snippet)  # fmt: skip
+    return SimpleNamespace(
+        team="qa",
+        session_id=f"sid-{n}",
+        title=f"Session {n}",
+        latest_revision=n,
+        versions=n,
+        published_by="maya",
+        published_at=datetime(2026, 1, n, 9, 30, tzinfo=UTC),
+        snippet=snippet,
+    )
 
 
 class FakeTeam(QObject):
@@ -65,7 +72,9 @@ def panel(qapp: Any, run: Any) -> Iterator[tuple[TeamBrowserView, FakeTeam, Engi
     view.deleteLater()
 
 
-def test_the_team_list_is_a_model_that_passes_the_tester_as_the_panel_fills_it(panel, qtmodeltester, run) -> None:  # type: ignore[no-untyped-def]
+def test_the_team_list_is_a_model_that_passes_the_tester_as_the_panel_fills_it(
+    panel, qtmodeltester, run
+) -> None:  # type: ignore[no-untyped-def]
     view, team, bridge = panel
     model = view.model
     assert view.list.model() is model and isinstance(view.list.itemDelegate(), TeamDelegate)
@@ -78,7 +87,11 @@ def test_the_team_list_is_a_model_that_passes_the_tester_as_the_panel_fills_it(p
     run(settle(bridge))
     assert model.rowCount() == 2 and "2 sessions published" in view.footer.text()
     card = model.index(0).data(Role.ROW)
-    assert isinstance(card, TeamRow) and card.title == "Session 2" and card.badges == ("r2", "2 versions")
+    assert (
+        isinstance(card, TeamRow)
+        and card.title == "Session 2"
+        and card.badges == ("r2", "2 versions")
+    )
     assert model.index(0).data() == "Session 2\nqa · r2 · 2026-01-02 09:30\npublished by maya"
     assert model.index(0).data(Qt.ItemDataRole.AccessibleTextRole) == model.index(0).data()
     assert model.index(1).data(Qt.ItemDataRole.ToolTipRole) == "qa / sid-1\nSession 1"
@@ -121,7 +134,9 @@ def test_the_team_list_model_through_fill_refresh_and_clear(qtmodeltester) -> No
     model.set_entries([entry(n) for n in range(5)])
     assert model.rowCount() == 5 and model.entry(4) is not None and model.entry(5) is None
     model.set_entries([entry(7)])
-    assert model.index(0).data() == "Session 7\nqa" and model.index(0).data(Role.ROW).badges == ("r7",)
+    assert model.index(0).data() == "Session 7\nqa" and model.index(0).data(Role.ROW).badges == (
+        "r7",
+    )
     assert model.index(0).data(Role.SUMMARY) is None  # a role it does not serve
     model.clear()
     assert model.rowCount() == 0 and model.entry(0) is None
@@ -129,9 +144,17 @@ def test_the_team_list_model_through_fill_refresh_and_clear(qtmodeltester) -> No
 
 def test_the_trash_model_through_fill_refresh_and_clear(qtmodeltester) -> None:  # type: ignore[no-untyped-def]
     def item(n: int) -> TrashItem:
-        return TrashItem(path=Path(f"/trash/e{n}"), session_id=f"id-{n}", workspace_key="w", cwd="/work/a",
-                         original=Path(f"/rho/u{n}"), transcript=Path(f"/rho/u{n}/session.jsonl"), title=f"T{n}",
-                         deleted_at=1_790_000_000 + n, runs=())  # fmt: skip
+        return TrashItem(
+            path=Path(f"/trash/e{n}"),
+            session_id=f"id-{n}",
+            workspace_key="w",
+            cwd="/work/a",
+            original=Path(f"/rho/u{n}"),
+            transcript=Path(f"/rho/u{n}/session.jsonl"),
+            title=f"T{n}",
+            deleted_at=1_790_000_000 + n,
+            runs=(),
+        )
 
     model = TrashModel()
     qtmodeltester.check(model)
@@ -143,7 +166,9 @@ def test_the_trash_model_through_fill_refresh_and_clear(qtmodeltester) -> None: 
     assert model.rowCount() == 0 and model.row_at(0) is None
 
 
-def test_the_app_reads_the_team_database_from_the_environment(make_window, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_app_reads_the_team_database_from_the_environment(
+    make_window, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     """N19: the app ignored RHO_DESK_TEAM_DB, the command line's default; Settings still win."""
     from rho_desk.qt.services.settings import PREFS_TEAM_DATABASE
 

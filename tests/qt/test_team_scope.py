@@ -42,11 +42,17 @@ async def publish_fixtures(dsn: str, rho_fixtures: Path) -> None:
         await lib.create_team("qa")
         keys = export_keys(default_key_source())
         for name in ("session-v2.jsonl", "session-v3.jsonl"):
-            source = read_export_source(rho_fixtures / name, None, None)  # the conversation as shown
-            await lib.publish("qa", source, Selection.including(ALL_CLASSES), keys=keys, known_secrets=[])
+            source = read_export_source(
+                rho_fixtures / name, None, None
+            )  # the conversation as shown
+            await lib.publish(
+                "qa", source, Selection.including(ALL_CLASSES), keys=keys, known_secrets=[]
+            )
 
 
-def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window, run, pg_db: str, rho_fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(
+    make_window, run, pg_db: str, rho_fixtures: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     run(publish_fixtures(pg_db, rho_fixtures))
     (tmp_path / "rho" / "sessions").mkdir(parents=True)
     context = make_window(home=tmp_path / "rho")
@@ -64,20 +70,34 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(make_window
     assert view.model.rowCount() == 1
     # a card like the Local list's: the match highlighted, not shown between «»
     card = view.model.index(0).data(Role.ROW)
-    assert isinstance(view.list.itemDelegate(), TeamDelegate) and "«" not in view.model.index(0).data()
-    assert [card.text[a:b] for a, b in card.highlights] and all(card.text[a:b].lower() == "delta" for a, b in card.highlights)
+    assert (
+        isinstance(view.list.itemDelegate(), TeamDelegate) and "«" not in view.model.index(0).data()
+    )
+    assert [card.text[a:b] for a, b in card.highlights] and all(
+        card.text[a:b].lower() == "delta" for a, b in card.highlights
+    )
     width = window.scopes.width()
     view.open_row(0)
     run(settle(context.bridge))
     assert context.document.is_open and context.document.is_snapshot_document  # read-only
     assert context.document.tree.active_leaf is not None
     public = export_keys(default_key_source()).public_key
-    assert view.receipt.isVisible() and f"✔ signed by {public} — valid" in view.receipt.accessibleDescription()
-    assert public not in view.receipt.text() and public in view.receipt.toolTip()  # cut in its middle on screen
+    assert (
+        view.receipt.isVisible()
+        and f"✔ signed by {public} — valid" in view.receipt.accessibleDescription()
+    )
+    assert (
+        public not in view.receipt.text() and public in view.receipt.toolTip()
+    )  # cut in its middle on screen
     run(settle(context.bridge))
-    assert window.scopes.width() <= width, (width, window.scopes.width())  # the key does not widen the sidebar
+    assert window.scopes.width() <= width, (
+        width,
+        window.scopes.width(),
+    )  # the key does not widen the sidebar
     assert view.opened is not None and oct(view.opened.path.stat().st_mode & 0o777) == "0o600"
-    assert view.opened.version.history == "display"  # published as shown, opened as a snapshot of it
+    assert (
+        view.opened.version.history == "display"
+    )  # published as shown, opened as a snapshot of it
     # with the times the export keeps: the revision's, each message's (never "time unknown")
     leaf = context.document.tree.active_leaf
     assert leaf.time > 0 and "time unknown" not in window.conversation.bar.label.text()
@@ -109,7 +129,9 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
     assert dialog.history_kind() == "display"  # the dialog's default
     dialog.choose_team()  # the picker says what is sent (walkthrough T5)
     run(settle(context.bridge))
-    assert dialog.team_dialog is not None and dialog.team_dialog.labelText().startswith("Publishes the conversation as shown")
+    assert dialog.team_dialog is not None and dialog.team_dialog.labelText().startswith(
+        "Publishes the conversation as shown"
+    )
     assert dialog.team_dialog.comboBoxItems() == ["qa"] and dialog.team_dialog.minimumWidth() >= 460
     dialog.team_dialog.reject()
     dialog.publish_to("qa")
@@ -122,9 +144,14 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
             return version.history, version.receipt, version.message_count
 
     history, receipt, count = run(stored())
-    assert history == "display" and count == 4  # the conversation as shown (the model context has 2)
+    assert (
+        history == "display" and count == 4
+    )  # the conversation as shown (the model context has 2)
     signature = decode_receipt(receipt).signature
-    assert signature is not None and signature.public_key == export_keys(default_key_source()).public_key
+    assert (
+        signature is not None
+        and signature.public_key == export_keys(default_key_source()).public_key
+    )
     # another history of the same revision: nothing changes (a revision is published once)
     dialog.set_history("model")
     run(settle(context.bridge))
@@ -146,7 +173,9 @@ def own_cluster():  # type: ignore[no-untyped-def]
         cluster.destroy()
 
 
-def test_a_dropped_connection_shows_a_banner_and_recovers(make_window, run, own_cluster: ThrowawayCluster, rho_fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_dropped_connection_shows_a_banner_and_recovers(
+    make_window, run, own_cluster: ThrowawayCluster, rho_fixtures: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     dsn = own_cluster.dsn
     run(TeamLibrary.init(dsn))
     run(publish_fixtures(dsn, rho_fixtures))
@@ -168,7 +197,9 @@ def test_a_dropped_connection_shows_a_banner_and_recovers(make_window, run, own_
     assert view.model.rowCount() == 2  # listed again by itself
 
 
-def test_a_published_compacted_session_counts_its_compactions(make_window, run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_published_compacted_session_counts_its_compactions(
+    make_window, run, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     """A session published as shown carries its compaction markers but not the engine's
     counters: the Statistics tab counts the markers instead of saying 0, and the header shows no
     stand-in provider ('display/display/display')."""
@@ -178,8 +209,13 @@ def test_a_published_compacted_session_counts_its_compactions(make_window, run, 
     from .helpers import v4_session
 
     source = read_export_source(v4_session(tmp_path / "home"), None, "display")
-    result = export_snapshot(source.snapshot, Selection.including(ALL_CLASSES), key=b"k" * 32, history="display",
-                             timestamps=source.timestamps)  # fmt: skip
+    result = export_snapshot(
+        source.snapshot,
+        Selection.including(ALL_CLASSES),
+        key=b"k" * 32,
+        history="display",
+        timestamps=source.timestamps,
+    )
     from rho_desk.qt.services.team import _write_viewable
 
     published = tmp_path / "published.json"

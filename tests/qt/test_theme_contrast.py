@@ -27,7 +27,11 @@ def _luminance(color: QColor) -> float:
     def channel(c: float) -> float:
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
 
-    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
+    return (
+        0.2126 * channel(color.redF())
+        + 0.7152 * channel(color.greenF())
+        + 0.0722 * channel(color.blueF())
+    )
 
 
 def contrast(a: QColor, b: QColor) -> float:
@@ -36,8 +40,11 @@ def contrast(a: QColor, b: QColor) -> float:
 
 
 def _best_contrast(image: QImage, x0: int, y0: int, x1: int, y1: int, against: QColor) -> float:
-    return max(contrast(image.pixelColor(x, y), against)
-               for x in range(max(0, x0), min(image.width(), x1)) for y in range(max(0, y0), min(image.height(), y1)))  # fmt: skip
+    return max(
+        contrast(image.pixelColor(x, y), against)
+        for x in range(max(0, x0), min(image.width(), x1))
+        for y in range(max(0, y0), min(image.height(), y1))
+    )
 
 
 @pytest.fixture(params=[LIGHT, DARK], ids=["light", "dark"])
@@ -63,8 +70,22 @@ def test_an_unchecked_box_stands_out_from_its_background(qtbot, themed: Theme) -
     image = page.grab().toImage()
     option = QStyleOptionButton()
     box.initStyleOption(option)
-    rect = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box).translated(box.pos())
-    assert _best_contrast(image, rect.left(), rect.top(), rect.right() + 1, rect.bottom() + 1, QColor(themed.window)) >= 3.0
+    rect = (
+        box.style()
+        .subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
+        .translated(box.pos())
+    )
+    assert (
+        _best_contrast(
+            image,
+            rect.left(),
+            rect.top(),
+            rect.right() + 1,
+            rect.bottom() + 1,
+            QColor(themed.window),
+        )
+        >= 3.0
+    )
 
 
 def test_unchecked_cells_in_a_table_stand_out(qtbot, themed: Theme) -> None:
@@ -82,7 +103,12 @@ def test_unchecked_cells_in_a_table_stand_out(qtbot, themed: Theme) -> None:
     image = table.viewport().grab().toImage()
     cell = table.visualRect(model.index(0, 0))
     # the indicator sits at the cell's left edge
-    assert _best_contrast(image, cell.left(), cell.top(), cell.left() + 26, cell.bottom(), QColor(themed.base)) >= 3.0
+    assert (
+        _best_contrast(
+            image, cell.left(), cell.top(), cell.left() + 26, cell.bottom(), QColor(themed.base)
+        )
+        >= 3.0
+    )
 
 
 def test_keyboard_focus_is_visible_on_a_button(qtbot, themed: Theme) -> None:
@@ -128,7 +154,9 @@ def test_a_check_box_is_not_framed_like_a_field(qtbot, themed: Theme) -> None:
     # the focused one's indicator differs from the other's (the ring), so focus stays visible
     one, other = focused.grab().toImage(), plain.grab().toImage()
     height = min(one.height(), other.height())
-    assert any(one.pixelColor(x, y) != other.pixelColor(x, y) for x in range(20) for y in range(height))
+    assert any(
+        one.pixelColor(x, y) != other.pixelColor(x, y) for x in range(20) for y in range(height)
+    )
 
 
 def test_diff_lines_on_an_approval_card_are_readable(qapp: QApplication, themed: Theme) -> None:

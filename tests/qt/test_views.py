@@ -55,9 +55,15 @@ def test_j_and_k_move_through_messages_and_the_detail_follows(app_on, run) -> No
     assert "Tool call · read_file" in view.detail.browser.toPlainText()
 
 
-def test_the_detail_pane_pairs_each_call_with_its_result_and_jumps_between_them(app_on, run) -> None:
+def test_the_detail_pane_pairs_each_call_with_its_result_and_jumps_between_them(
+    app_on, run
+) -> None:
     view = app_on("5f0c2a9e").window.conversation
-    row = next(r for r in range(view.model.rowCount()) if len(list(view.model.message(r).tool_calls())) == 2)
+    row = next(
+        r
+        for r in range(view.model.rowCount())
+        if len(list(view.model.message(r).tool_calls())) == 2
+    )
     view.select_row(row)
     text = view.detail.browser.toPlainText()
     assert text.count("Tool call · read_file") == 2 and text.count("Result · ok") == 2
@@ -70,8 +76,12 @@ def test_the_detail_pane_pairs_each_call_with_its_result_and_jumps_between_them(
 def test_sections_collapse_and_raw_json_shows_the_stored_message(app_on, run) -> None:
     context = app_on("5f0c2a9e")
     view = context.window.conversation
-    row = next(r for r in range(view.model.rowCount()) if view.model.message(r).enriched_assistant is not None
-               and view.model.message(r).enriched_assistant.reasoning_summary)  # fmt: skip
+    row = next(
+        r
+        for r in range(view.model.rowCount())
+        if view.model.message(r).enriched_assistant is not None
+        and view.model.message(r).enriched_assistant.reasoning_summary
+    )
     view.select_row(row)
     assert "Reading the flaky test" in view.detail.browser.toPlainText()
     view.detail._on_browser_internal_link("toggle/reasoning")
@@ -82,8 +92,11 @@ def test_sections_collapse_and_raw_json_shows_the_stored_message(app_on, run) ->
 
 def test_o_expands_a_collapsed_message_in_place(app_on) -> None:
     view = app_on("5f0c2a9e").window.conversation
-    row = next(r for r in range(view.model.rowCount()) if view.model.rows.kinds[r] == RowKind.TOOL_RESULT
-               and view.model.rows.newlines[r] > 5)  # fmt: skip
+    row = next(
+        r
+        for r in range(view.model.rowCount())
+        if view.model.rows.kinds[r] == RowKind.TOOL_RESULT and view.model.rows.newlines[r] > 5
+    )
     view.select_row(row)
     before = view.list.heights[row]
     assert view.model.presentation(row).clipped
@@ -104,7 +117,11 @@ def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> N
     from rho_desk.qt.conversation.find import searchable_text
 
     messages = view.model.rows.messages
-    expected = [r for r in range(view.model.rowCount()) if "tolerance" in searchable_text(messages[r]).lower()]
+    expected = [
+        r
+        for r in range(view.model.rowCount())
+        if "tolerance" in searchable_text(messages[r]).lower()
+    ]
     assert view.matches == expected and len(expected) >= 3
     # a tool call whose arguments name it is a match too, though its row text does not
     assert any("tolerance" not in view.model.text(r).lower() for r in expected)
@@ -260,7 +277,10 @@ def test_clicking_a_thumbnail_opens_the_image_non_modally(app_on, run) -> None:
     document.select(document.tree.path()[0])
     run(settle(context.bridge))
     view.select_row(0)
-    assert 'href="rho:image/0"' in view.detail.browser.toHtml() or "click to enlarge" in view.detail.browser.toPlainText()
+    assert (
+        'href="rho:image/0"' in view.detail.browser.toHtml()
+        or "click to enlarge" in view.detail.browser.toPlainText()
+    )
     view.detail._on_browser_internal_link("image/0")
     viewers = [w for w in context.window.findChildren(ImageViewer)]
     assert len(viewers) == 1 and viewers[0].isVisible() and not viewers[0].isModal()
@@ -295,10 +315,16 @@ def _drawn_in(icon, color: str) -> bool:
 
     image = icon.pixmap(16, 16).toImage()
     want = QColor(color)
-    solid = [image.pixelColor(x, y) for x in range(image.width()) for y in range(image.height())
-             if image.pixelColor(x, y).alpha() > 200]  # fmt: skip
-    return bool(solid) and all(abs(c.red() - want.red()) + abs(c.green() - want.green()) + abs(c.blue() - want.blue()) < 30
-                               for c in solid)  # fmt: skip
+    solid = [
+        image.pixelColor(x, y)
+        for x in range(image.width())
+        for y in range(image.height())
+        if image.pixelColor(x, y).alpha() > 200
+    ]
+    return bool(solid) and all(
+        abs(c.red() - want.red()) + abs(c.green() - want.green()) + abs(c.blue() - want.blue()) < 30
+        for c in solid
+    )
 
 
 def test_icons_follow_a_theme_switched_at_run_time(app_on) -> None:
@@ -312,7 +338,9 @@ def test_icons_follow_a_theme_switched_at_run_time(app_on) -> None:
     find = window.conversation.find_bar
     assert _drawn_in(find.find_icon.icon(), LIGHT.text)
     context.theme.set_preference("dark")
-    assert _drawn_in(find.find_icon.icon(), DARK.text) and _drawn_in(find.close_button.icon(), DARK.text)
+    assert _drawn_in(find.find_icon.icon(), DARK.text) and _drawn_in(
+        find.close_button.icon(), DARK.text
+    )
     for index in range(window.tabs.count()):
         assert _drawn_in(window.tabs.tabIcon(index), DARK.text), window.tabs.tabText(index)
     assert _drawn_in(window.browser.search_icon.icon(), DARK.muted)
@@ -337,7 +365,9 @@ def test_dialog_buttons_carry_no_stock_glyphs(qapp) -> None:
     qapp.setPalette(palette_for(DARK))
     qapp.setStyleSheet(sheet_for(DARK))
     try:
-        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close | QDialogButtonBox.StandardButton.Ok)
+        box = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Close | QDialogButtonBox.StandardButton.Ok
+        )
         assert all(button.icon().isNull() for button in box.buttons())
         box.deleteLater()
     finally:
@@ -352,8 +382,13 @@ def test_context_gauge_never_rounds_a_used_context_down_to_zero(qtbot) -> None:
 
     gauge = ContextGauge(LIGHT)
     qtbot.addWidget(gauge)
-    for tokens, window, text in [(908, 400_000, "<1%"), (0, 400_000, "0%"), (4_000, 400_000, "1%"),
-                                 (300_000, 400_000, "75%"), (10, 0, "–")]:
+    for tokens, window, text in [
+        (908, 400_000, "<1%"),
+        (0, 400_000, "0%"),
+        (4_000, 400_000, "1%"),
+        (300_000, 400_000, "75%"),
+        (10, 0, "–"),
+    ]:
         gauge.set_values(tokens, window, "test")
         assert gauge.percent_text() == text
 
@@ -364,8 +399,12 @@ def test_find_looks_in_tool_arguments_and_tool_output() -> None:
 
     messages = [
         Message.user_text("why does the webhook test flake?"),
-        Message.assistant_blocks([ContentBlock(text="Let me look."),
-                                  ContentBlock.of_tool_call("c1", "grep", {"pattern": "clock.now", "path": "app/"})]),
+        Message.assistant_blocks(
+            [
+                ContentBlock(text="Let me look."),
+                ContentBlock.of_tool_call("c1", "grep", {"pattern": "clock.now", "path": "app/"}),
+            ]
+        ),
         Message(tool_result=ToolResult("c1", True, "app/webhooks/refunds.py:12: ts = Clock.Now()")),
     ]
     assert find_rows(messages, "CLOCK.NOW") == [1, 2]  # the call's arguments, then its output
@@ -374,7 +413,9 @@ def test_find_looks_in_tool_arguments_and_tool_output() -> None:
     assert find_rows(messages, "") == []
 
 
-def test_a_file_outside_any_rho_home_says_why_the_list_is_empty(make_window, run, tmp_path: Path) -> None:
+def test_a_file_outside_any_rho_home_says_why_the_list_is_empty(
+    make_window, run, tmp_path: Path
+) -> None:
     """Walkthrough B5: ``rho-desk open FILE`` outside a Rho home left the browser empty, silently."""
     import shutil
 
@@ -388,7 +429,9 @@ def test_a_file_outside_any_rho_home_says_why_the_list_is_empty(make_window, run
     assert "outside a Rho data directory" in context.window.browser.footer.text()
 
 
-def test_a_file_inside_the_library_never_says_it_is_outside(make_window, run, tmp_path: Path) -> None:
+def test_a_file_inside_the_library_never_says_it_is_outside(
+    make_window, run, tmp_path: Path
+) -> None:
     from .helpers import v3_session
 
     path = v3_session(tmp_path / "home")
@@ -398,4 +441,6 @@ def test_a_file_inside_the_library_never_says_it_is_outside(make_window, run, tm
     seen.append(footer.text())
     run(settle(context.bridge))
     seen.append(footer.text())
-    assert context.library.is_open and not any("outside a Rho data directory" in t for t in seen), seen
+    assert context.library.is_open and not any("outside a Rho data directory" in t for t in seen), (
+        seen
+    )

@@ -19,13 +19,18 @@ NOBODY = 65534
 """Another local user's uid (``nobody`` on Debian)."""
 
 as_root = pytest.mark.skipif(
-    os.name != "posix" or os.geteuid() != 0, reason="simulating another local user needs root (chown)"
+    os.name != "posix" or os.geteuid() != 0,
+    reason="simulating another local user needs root (chown)",
 )
 
 
 def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
     """A user with the config folder ``tmp_path/config`` and no keyring (keyring's fail backend)."""
-    base = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")
+    }
     return {
         **base,
         "PYTHONPATH": str(REPO),
@@ -35,10 +40,17 @@ def environment(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
-def rho(env: dict[str, str], cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def rho(
+    env: dict[str, str], cwd: Path, *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     """``rho-desk ARGS``; a ``TimeoutExpired`` (the attack hung it) fails the test."""
     return subprocess.run(
-        [sys.executable, "-m", "rho_desk", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "rho_desk", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -49,12 +61,20 @@ def one_line_error(out: subprocess.CompletedProcess[str]) -> str:
     return out.stderr
 
 
-def on_a_terminal(env: dict[str, str], cwd: Path, *argv: str, timeout: float = 120) -> tuple[int, bytes]:
+def on_a_terminal(
+    env: dict[str, str], cwd: Path, *argv: str, timeout: float = 120
+) -> tuple[int, bytes]:
     """``rho-desk ARGV`` with its standard output and error on one pseudo-terminal: its exit status
     and what it wrote there (one still running at ``timeout`` is killed: the test sees -9)."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "rho_desk", *argv], stdout=follower, stderr=follower,
-                               stdin=subprocess.DEVNULL, env=env, cwd=cwd)  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rho_desk", *argv],
+        stdout=follower,
+        stderr=follower,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
     os.close(follower)
     out = b""
     deadline = time.monotonic() + timeout

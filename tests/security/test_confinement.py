@@ -79,7 +79,9 @@ def swapped(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.
     before = sorted(p.relative_to(outside).as_posix() for p in outside.rglob("*"))
     stop, progress = tmp_path / "stop", tmp_path / "swaps"
     swapper = subprocess.Popen(
-        [sys.executable, "-c", SWAPPER, str(root), str(outside), str(stop), str(progress)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", SWAPPER, str(root), str(outside), str(stop), str(progress)],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     time.sleep(0.2)
 
@@ -92,8 +94,12 @@ def swapped(tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.
     yield root, outside, swaps
     stop.touch()
     out, _ = swapper.communicate(timeout=30)
-    assert int(out) > SWAPS, f"the swapper barely ran ({out.strip()} swaps): the race was not exercised"
-    assert sorted(p.relative_to(outside).as_posix() for p in outside.rglob("*")) == before, "a file was created outside"
+    assert int(out) > SWAPS, (
+        f"the swapper barely ran ({out.strip()} swaps): the race was not exercised"
+    )
+    assert sorted(p.relative_to(outside).as_posix() for p in outside.rglob("*")) == before, (
+        "a file was created outside"
+    )
     for name in ("file.txt", "deeper/file.txt"):
         assert (outside / name).read_text() == SECRET + "\n", f"{name} outside was written"
         assert (root / "real" / name).read_text() == INSIDE
@@ -106,7 +112,9 @@ SWAPS = 1000
 """Swaps the other process must make while the calls run."""
 
 
-def _rounds(outcomes: dict[str, int], swaps: Callable[[], int], seconds: float = 2.5, limit: float = 30.0) -> Any:
+def _rounds(
+    outcomes: dict[str, int], swaps: Callable[[], int], seconds: float = 2.5, limit: float = 30.0
+) -> Any:
     """Round numbers for ``seconds`` (thousands of swaps on a quiet machine), and on until both
     sides of the race were hit more than ``HITS`` times (how often a call lands while the folder
     is in place depends on the scheduler) and the swapper made more than ``SWAPS`` swaps (on a
@@ -115,7 +123,9 @@ def _rounds(outcomes: dict[str, int], swaps: Callable[[], int], seconds: float =
     index = 0
     while True:
         elapsed = time.monotonic() - start
-        if elapsed >= limit or (elapsed >= seconds and min(outcomes.values()) > HITS and swaps() > SWAPS):
+        if elapsed >= limit or (
+            elapsed >= seconds and min(outcomes.values()) > HITS and swaps() > SWAPS
+        ):
             return
         yield index
         index += 1
@@ -143,7 +153,9 @@ async def test_reads_lists_and_searches_never_reach_outside(swapped: Any) -> Non
             result = await call(tools, name, **arguments)
             assert not _leaked(result), (name, result)
             outcomes["ok" if isinstance(result, ToolOutput) else "refused"] += 1
-    assert outcomes["ok"] > HITS and outcomes["refused"] > HITS, outcomes  # both sides of the race were hit
+    assert outcomes["ok"] > HITS and outcomes["refused"] > HITS, (
+        outcomes
+    )  # both sides of the race were hit
 
 
 @pytest.mark.asyncio

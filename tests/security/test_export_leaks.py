@@ -25,7 +25,10 @@ SECRET = "S3cr3tValue9x"
 )
 def test_a_cookie_name_before_its_quote_and_assignment_is_redacted(line: str) -> None:
     source = SessionSnapshot.new(
-        "s-1", 1, [Message.user_text(f"here is the config:\n{line}\n")], ModelIdentity("openai", "responses", "gpt-5")
+        "s-1",
+        1,
+        [Message.user_text(f"here is the config:\n{line}\n")],
+        ModelIdentity("openai", "responses", "gpt-5"),
     )
     result = export_snapshot(source, Selection.everything(), key=b"\x01" * 32)
     assert SECRET.encode() not in result.data

@@ -50,16 +50,24 @@ def _refused(result: ToolOutput | ToolError) -> str:
 
 
 @pytest.mark.asyncio
-async def test_every_tool_refuses_a_hard_linked_file_and_says_why(linked: tuple[Path, Path]) -> None:
+async def test_every_tool_refuses_a_hard_linked_file_and_says_why(
+    linked: tuple[Path, Path],
+) -> None:
     root, outside = linked
     tools = toolset(root, PermissionMode.BYPASS)
     assert "2 hard links" in _refused(await call(tools, "read_file", path="notes.txt"))
-    assert "counts as outside" in _refused(await call(tools, "write", path="notes.txt", content="mine\n"))
+    assert "counts as outside" in _refused(
+        await call(tools, "write", path="notes.txt", content="mine\n")
+    )
     edit = f"[notes.txt#{file_hash(SECRET + chr(10))}]\nPUT 1:\n+replaced\n"
     assert "hard links" in _refused(await call(tools, "edit", input=edit))
     assert (outside / "key").read_text() == SECRET + "\n"  # nothing written through it
     found = await call(tools, "grep", pattern="BEGIN|plain")
-    assert isinstance(found, ToolOutput) and SECRET not in found.content and "plain.txt" in found.content
+    assert (
+        isinstance(found, ToolOutput)
+        and SECRET not in found.content
+        and "plain.txt" in found.content
+    )
     assert "1 files with several hard links not searched" in found.content
     listed = await call(tools, "list_dir", path=".")
     assert isinstance(listed, ToolOutput) and "notes.txt" in listed.content  # a name is not content
@@ -74,7 +82,9 @@ async def test_a_granted_file_may_be_used(linked: tuple[Path, Path]) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_link_made_after_the_path_was_resolved_is_caught_on_the_descriptor(tmp_path: Path) -> None:
+async def test_a_link_made_after_the_path_was_resolved_is_caught_on_the_descriptor(
+    tmp_path: Path,
+) -> None:
     from rho_desk.core.tools import ToolInvocation
 
     from ..core.tools.test_workspace_and_modes import context
@@ -85,7 +95,9 @@ async def test_a_link_made_after_the_path_was_resolved_is_caught_on_the_descript
     (outside / "key").write_text(SECRET + "\n")
     (root / "notes.txt").write_text("mine\n")
     tools = toolset(root, PermissionMode.BYPASS)
-    prepared = await tools["read_file"].prepare(ToolInvocation("c1", "read_file", {"path": "notes.txt"}), context())
+    prepared = await tools["read_file"].prepare(
+        ToolInvocation("c1", "read_file", {"path": "notes.txt"}), context()
+    )
     (root / "notes.txt").unlink()
     os.link(outside / "key", root / "notes.txt")  # swapped in before the read runs
     with pytest.raises(ToolError, match="hard links"):
@@ -99,17 +111,37 @@ async def server() -> AsyncIterator[Loopback]:
 
 
 @pytest.mark.asyncio
-async def test_the_provider_never_receives_a_hard_linked_files_content(server: Loopback, tmp_path: Path,
-                                                                      linked: Any) -> None:  # fmt: skip
+async def test_the_provider_never_receives_a_hard_linked_files_content(
+    server: Loopback, tmp_path: Path, linked: Any
+) -> None:
     root, _outside = linked
     path = make_session(tmp_path, root)
     server.queue(tool_reply("c1", "read_file", {"path": "notes.txt"}), text_reply("Done."))
-    env = {**os.environ, "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    env = {
+        **os.environ,
+        "RHO_DESK_CONFIG_DIR": str(tmp_path / "config"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rho_desk", "continue", str(path), "-m", "read notes.txt", "--base-url",
-        server.url + "/v1", "--model", "m", "--tools", "plan", stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=root,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "rho_desk",
+        "continue",
+        str(path),
+        "-m",
+        "read notes.txt",
+        "--base-url",
+        server.url + "/v1",
+        "--model",
+        "m",
+        "--tools",
+        "plan",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=root,
+    )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode == 0, err.decode()
     sent = " ".join(str(r.body) for r in server.requests)

@@ -23,7 +23,10 @@ def _deep_arguments(tmp_path: Path, rho_fixtures: Path) -> Path:
     """A v3 session whose third line holds a tool call with arguments nested 100,000 deep."""
     header, snapshot, delta = _lines(rho_fixtures)
     deep = "[" * DEPTH + "]" * DEPTH
-    line = delta.replace('[{"Text":"delta answer"}]', '[{"ToolCall":{"id":"c1","name":"bash","arguments":{"x":' + deep + "}}}]")
+    line = delta.replace(
+        '[{"Text":"delta answer"}]',
+        '[{"ToolCall":{"id":"c1","name":"bash","arguments":{"x":' + deep + "}}}]",
+    )
     assert line != delta
     path = tmp_path / "deep.jsonl"
     path.write_text("\n".join([header, snapshot, line]) + "\n")
@@ -35,7 +38,9 @@ def _no_crash(out_err: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["show", "snapshot"])
-def test_reading_commands_name_the_file_and_line(tmp_path: Path, rho_fixtures: Path, command: str) -> None:
+def test_reading_commands_name_the_file_and_line(
+    tmp_path: Path, rho_fixtures: Path, command: str
+) -> None:
     path = _deep_arguments(tmp_path, rho_fixtures)
     err = one_line_error(rho(environment(tmp_path), tmp_path, command, str(path)))
     assert f"{path}:3" in err and "nesting" in err
@@ -46,7 +51,10 @@ def test_check_reports_the_line_and_repair_drops_it(tmp_path: Path, rho_fixtures
     env = environment(tmp_path)
     out = rho(env, tmp_path, "check", str(path))
     _no_crash(out.stderr + out.stdout)
-    assert out.returncode == 1 and f"{path}:3: error: JSON nesting is deeper than 512 levels" in out.stdout
+    assert (
+        out.returncode == 1
+        and f"{path}:3: error: JSON nesting is deeper than 512 levels" in out.stdout
+    )
     out = rho(env, tmp_path, "repair", str(path), "-o", str(tmp_path / "fixed.jsonl"))
     _no_crash(out.stderr + out.stdout)
     assert out.returncode == 0 and "line 3: too-deep" in out.stdout
@@ -78,7 +86,9 @@ def test_the_app_opens_up_to_the_deep_line_and_names_it(tmp_path: Path, rho_fixt
     assert file.tree.active_leaf is not None and file.tree.active_leaf.revision == 1
 
 
-def test_repair_in_place_repairs_the_file_behind_a_symlink_and_keeps_the_link(tmp_path: Path, rho_fixtures: Path) -> None:
+def test_repair_in_place_repairs_the_file_behind_a_symlink_and_keeps_the_link(
+    tmp_path: Path, rho_fixtures: Path
+) -> None:
     header, snapshot, delta = _lines(rho_fixtures)
     real = tmp_path / "elsewhere" / "real.jsonl"
     real.parent.mkdir()
@@ -109,7 +119,10 @@ def test_a_receipt_with_a_repeated_key_does_not_verify(tmp_path: Path, rho_fixtu
     legacy = tmp_path / "session-v1.jsonl"
     legacy.write_bytes((rho_fixtures / "session-v1.jsonl").read_bytes())
     env = environment(tmp_path)
-    assert rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "shown.json").returncode == 0
+    assert (
+        rho(env, tmp_path, "export", str(legacy), "--include", "all", "-o", "shown.json").returncode
+        == 0
+    )
     public = rho(env, tmp_path, "keys").stdout.splitlines()[0]
     assert rho(env, tmp_path, "audit", "shown.json", "--verify-key", public).returncode == 0
     receipt = tmp_path / "shown.json.receipt.json"
@@ -121,7 +134,12 @@ def test_a_receipt_with_a_repeated_key_does_not_verify(tmp_path: Path, rho_fixtu
 
     from rho_desk.team.verify import verify_published
 
-    verdict = verify_published((tmp_path / "shown.json").read_bytes(), receipt.read_bytes(), key=bytes(32), known_secrets=[])
+    verdict = verify_published(
+        (tmp_path / "shown.json").read_bytes(),
+        receipt.read_bytes(),
+        key=bytes(32),
+        known_secrets=[],
+    )
     assert not verdict.ok and "appears twice" in verdict.summary
 
 
@@ -138,7 +156,10 @@ def test_nesting_depth_agrees_with_the_parsed_value() -> None:
             item, above = stack.pop()
             if isinstance(item, dict | list):
                 best = max(best, above + 1)
-                stack.extend((child, above + 1) for child in (item.values() if isinstance(item, dict) else item))
+                stack.extend(
+                    (child, above + 1)
+                    for child in (item.values() if isinstance(item, dict) else item)
+                )
         return best
 
     rng = random.Random(18)
@@ -149,7 +170,10 @@ def test_nesting_depth_agrees_with_the_parsed_value() -> None:
             return rng.choice(["a[b{", 'q"uo\\te\\\\', "x\\\\", 1, None, "]]}}", "\\", ""])
         if roll < 0.6:
             return [build(level + 1) for _ in range(rng.randint(0, 3))]
-        return {rng.choice(["k[", 'k"', "k\\\\", "{"]) + str(i): build(level + 1) for i in range(rng.randint(0, 3))}
+        return {
+            rng.choice(["k[", 'k"', "k\\\\", "{"]) + str(i): build(level + 1)
+            for i in range(rng.randint(0, 3))
+        }
 
     for _ in range(500):
         value = build(0)
@@ -157,12 +181,16 @@ def test_nesting_depth_agrees_with_the_parsed_value() -> None:
             assert nesting_depth(text.encode()) == depth(value), text
 
 
-def test_a_deep_profiles_file_is_a_profile_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_deep_profiles_file_is_a_profile_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.providers.profiles import ProfileError, ProfileStore
 
     config = tmp_path / "config"
     config.mkdir(mode=0o700)
-    (config / "providers.json").write_text('{"version": 1, "profiles": [' + "[" * DEPTH + "]" * DEPTH + "]}")
+    (config / "providers.json").write_text(
+        '{"version": 1, "profiles": [' + "[" * DEPTH + "]" * DEPTH + "]}"
+    )
     monkeypatch.setenv("RHO_DESK_CONFIG_DIR", str(config))
     with pytest.raises(ProfileError, match="nesting is deeper than 512"):
         ProfileStore().load()

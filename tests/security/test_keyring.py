@@ -48,7 +48,9 @@ class PlaintextKeyring(keyring.backend.KeyringBackend):
 PlaintextKeyring.__module__ = "keyrings.alt.file"
 
 
-def test_every_keyring_user_refuses_a_plaintext_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_keyring_user_refuses_a_plaintext_backend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.core.secrets.keys import FINGERPRINT_KEY
     from rho_desk.keys import KeyringKeySource
     from rho_desk.providers.credentials import set_api_key
@@ -151,7 +153,9 @@ CHILD = textwrap.dedent(
 
 def _run_on_session_bus(tmp_path: Path, rho_fixtures: Path, service: str) -> dict[str, str]:
     if shutil.which("dbus-run-session") is None:
-        pytest.skip("needs dbus-run-session (apt-get install dbus-daemon; ./run-tests installs it as root)")
+        pytest.skip(
+            "needs dbus-run-session (apt-get install dbus-daemon; ./run-tests installs it as root)"
+        )
     session = tmp_path / "session-v1.jsonl"
     session.write_bytes((rho_fixtures / "session-v1.jsonl").read_bytes())
     home, runtime = tmp_path / "home", tmp_path / "run"
@@ -164,9 +168,14 @@ def _run_on_session_bus(tmp_path: Path, rho_fixtures: Path, service: str) -> dic
     script.write_text(CHILD.format(service=service, python=sys.executable))
     started = time.monotonic()
     result = subprocess.run(
-        ["dbus-run-session", "--", "bash", str(script)], cwd=tmp_path, env=env,
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        ["dbus-run-session", "--", "bash", str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     elapsed = time.monotonic() - started
     assert result.returncode == 0, result.stderr[-2000:]
     status = dict(line.split("=", 1) for line in (tmp_path / "status").read_text().split())
@@ -176,7 +185,9 @@ def _run_on_session_bus(tmp_path: Path, rho_fixtures: Path, service: str) -> dic
     return status
 
 
-def test_s2_a_secret_service_that_never_answers_is_no_keyring(tmp_path: Path, rho_fixtures: Path) -> None:
+def test_s2_a_secret_service_that_never_answers_is_no_keyring(
+    tmp_path: Path, rho_fixtures: Path
+) -> None:
     (tmp_path / "service.py").write_text(SILENT_SECRET_SERVICE)
     service = (
         f"{sys.executable} service.py ready >/dev/null 2>&1 & service=$!; trap 'kill $service' EXIT; "
@@ -192,9 +203,13 @@ def test_s2_a_secret_service_that_never_answers_is_no_keyring(tmp_path: Path, rh
     assert float(status["elapsed"]) < 40
 
 
-def test_s2_a_secret_service_that_cannot_make_its_collection_is_no_keyring(tmp_path: Path, rho_fixtures: Path) -> None:
+def test_s2_a_secret_service_that_cannot_make_its_collection_is_no_keyring(
+    tmp_path: Path, rho_fixtures: Path
+) -> None:
     if shutil.which("gnome-keyring-daemon") is None:
-        pytest.skip("needs gnome-keyring (activated by D-Bus and failing with InitError without a prompter)")
+        pytest.skip(
+            "needs gnome-keyring (activated by D-Bus and failing with InitError without a prompter)"
+        )
     status = _run_on_session_bus(tmp_path, rho_fixtures, "true")
     assert status["backend.out"].strip() == "keyring.backends.SecretService", status
     assert status["keys"] == "0", status["keys.err"]
@@ -203,7 +218,9 @@ def test_s2_a_secret_service_that_cannot_make_its_collection_is_no_keyring(tmp_p
     assert (tmp_path / "out.json").is_file()
 
 
-def test_keyless_profiles_never_touch_the_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keyless_profiles_never_touch_the_keyring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """S2: the built-in local profile needs no key: resolving it and collecting the secrets to
     redact (what export and publish do) make no keyring call at all."""
     from rho_desk.providers.credentials import resolve_api_key
@@ -237,7 +254,9 @@ def test_keyless_profiles_never_touch_the_keyring(tmp_path: Path, monkeypatch: p
     assert calls == []
 
 
-def test_the_team_password_lookup_does_not_wait_on_a_silent_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_team_password_lookup_does_not_wait_on_a_silent_keyring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import threading
 
     from rho_desk.keys import reset_keyring_probe

@@ -38,7 +38,9 @@ def _public_key(env: dict[str, str], cwd: Path, *extra: str) -> str:
     return out.stdout.splitlines()[0]
 
 
-@pytest.mark.parametrize("mode", [0o777, 0o770, 0o702, 0o1777], ids=["world", "group", "others", "sticky-tmp"])
+@pytest.mark.parametrize(
+    "mode", [0o777, 0o770, 0o702, 0o1777], ids=["world", "group", "others", "sticky-tmp"]
+)
 def test_a_config_folder_others_can_write_is_refused(tmp_path: Path, mode: int) -> None:
     config = _config(tmp_path, mode)
     err = one_line_error(rho(environment(tmp_path), tmp_path, "keys"))
@@ -93,7 +95,10 @@ def test_a_fifo_as_key_file_is_refused_at_once(tmp_path: Path, session: Path, wh
     os.mkfifo(fifo, 0o600)
     extra = ["--key-file", str(fifo)] if where == "key-file" else []
     started = time.monotonic()
-    for args in (["keys", *extra], ["export", str(session), "--include", "all", "-o", "out.json", *extra]):
+    for args in (
+        ["keys", *extra],
+        ["export", str(session), "--include", "all", "-o", "out.json", *extra],
+    ):
         err = one_line_error(rho(environment(tmp_path), tmp_path, *args, timeout=30))
         assert str(fifo) in err and "named pipe (FIFO)" in err and "not a regular file" in err
     assert time.monotonic() - started < 30
@@ -149,7 +154,9 @@ def test_key_file_option_gets_the_same_checks(tmp_path: Path) -> None:
     assert f"chmod 700 {drop}" in err
 
 
-def test_settings_folder_others_can_write_is_refused_for_profiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_folder_others_can_write_is_refused_for_profiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Another user who could write providers.json could send a profile's key to their server."""
     from rho_desk.core.errors import InputError
     from rho_desk.providers.profiles import ProfileStore

@@ -31,9 +31,13 @@ def _side_files(home: Path) -> list[str]:
 
 
 def _usage(tmp_path: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rho_desk", "usage", "--home", str(home), *args],
-                          env=environment(tmp_path, RHO_DESK_CACHE_DIR=str(tmp_path / "cache")),
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "rho_desk", "usage", "--home", str(home), *args],
+        env=environment(tmp_path, RHO_DESK_CACHE_DIR=str(tmp_path / "cache")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_reading_a_quiet_ledger_leaves_nothing_beside_it(tmp_path: Path) -> None:
@@ -41,7 +45,12 @@ def test_reading_a_quiet_ledger_leaves_nothing_beside_it(tmp_path: Path) -> None
     make_ledger(home / "usage.sqlite3", [row(session_id=f"s{n}") for n in range(50)])
     assert _side_files(home) == []  # as Rho leaves it between writes
     before = (home / "usage.sqlite3").read_bytes()
-    for args in (["--json"], ["--json", "--no-cache"], ["--by", "session"], ["--payback", "--json"]):
+    for args in (
+        ["--json"],
+        ["--json", "--no-cache"],
+        ["--by", "session"],
+        ["--payback", "--json"],
+    ):
         out = _usage(tmp_path, home, *args)
         assert out.returncode == 0, out.stderr
         assert _side_files(home) == [], args
@@ -62,8 +71,10 @@ def _rho_writes(path: Path, rows: int, done: threading.Event) -> None:
             db.execute("PRAGMA synchronous = NORMAL")
             with db:
                 values = row(session_id="live", occurred_at_ms=1_790_000_000_000 + n)
-                db.execute(f"INSERT OR IGNORE INTO usage_events ({', '.join(COLUMNS)}) VALUES ({marks})",
-                           [values[c] for c in COLUMNS])  # fmt: skip
+                db.execute(
+                    f"INSERT OR IGNORE INTO usage_events ({', '.join(COLUMNS)}) VALUES ({marks})",
+                    [values[c] for c in COLUMNS],
+                )
             db.close()
     finally:
         done.set()
@@ -71,7 +82,9 @@ def _rho_writes(path: Path, rows: int, done: threading.Event) -> None:
 
 @pytest.mark.parametrize("cache", [False, True], ids=["scan", "roll-up"])
 def test_reads_stay_right_while_rho_writes(tmp_path: Path, cache: bool) -> None:
-    path = make_ledger(tmp_path / "rho" / "usage.sqlite3", [row(session_id="old") for _ in range(200)])
+    path = make_ledger(
+        tmp_path / "rho" / "usage.sqlite3", [row(session_id="old") for _ in range(200)]
+    )
     done = threading.Event()
     writer = threading.Thread(target=_rho_writes, args=(path, 300, done))
     writer.start()
@@ -100,10 +113,14 @@ def test_a_symlink_to_another_database_is_not_a_ledger(tmp_path: Path) -> None:
     db.close()
     (home / "usage.sqlite3").symlink_to(other)
     out = _usage(tmp_path, home, "--json")
-    assert out.returncode == 2 and "not a usage ledger" in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert (
+        out.returncode == 2 and "not a usage ledger" in out.stderr and "Traceback" not in out.stderr
+    ), out.stderr
     # a link to a real ledger is refused too: Rho's ledger is a file of its own
     (home / "usage.sqlite3").unlink()
-    (home / "usage.sqlite3").symlink_to(make_ledger(tmp_path / "elsewhere" / "usage.sqlite3", [row()]))
+    (home / "usage.sqlite3").symlink_to(
+        make_ledger(tmp_path / "elsewhere" / "usage.sqlite3", [row()])
+    )
     with pytest.raises(InputError, match="symbolic link"):
         UsageLedger(home / "usage.sqlite3", cache_dir=False)
 

@@ -65,7 +65,9 @@ def _captured(data: bytes, mode: int) -> CapturedRegularFile:
 
 def _observed(path: Path) -> ObservedRegular:
     data = path.read_bytes()
-    return ObservedRegular(sha256_hex(data), len(data), BasicFileMetadata(False, stat.S_IMODE(path.stat().st_mode)))
+    return ObservedRegular(
+        sha256_hex(data), len(data), BasicFileMetadata(False, stat.S_IMODE(path.stat().st_mode))
+    )
 
 
 class Planted:
@@ -82,7 +84,9 @@ class Planted:
     def journal(self, *files: FileCheckpoint) -> SessionChanges:
         leaf = read_session(self.session).tree.active_leaf
         assert leaf is not None
-        record = WorkspaceCheckpoint(SESSION_ID, leaf.id, leaf.revision, 1, 2, CheckpointOutcome.COMPLETED, files)
+        record = WorkspaceCheckpoint(
+            SESSION_ID, leaf.id, leaf.revision, 1, 2, CheckpointOutcome.COMPLETED, files
+        )
         journal = journal_path(self.session.parent)
         journal.parent.mkdir(exist_ok=True)
         journal.write_bytes(encode_record(record))
@@ -95,9 +99,13 @@ class Planted:
         return preview_restore(self.change(changes, path), self.trust, workspace=changes.workspace)
 
 
-def test_a_setuid_world_writable_mode_is_clamped_and_a_replaced_file_keeps_its_own(tmp_path: Path) -> None:
+def test_a_setuid_world_writable_mode_is_clamped_and_a_replaced_file_keeps_its_own(
+    tmp_path: Path,
+) -> None:
     planted = Planted(tmp_path)
-    helper = planted.workspace / "tools" / "helper.sh"  # the turn "deleted" it: a restore creates it
+    helper = (
+        planted.workspace / "tools" / "helper.sh"
+    )  # the turn "deleted" it: a restore creates it
     readme = planted.workspace / "readme.md"
     readme.write_text("mine\n")
     readme.chmod(0o644)
@@ -112,9 +120,13 @@ def test_a_setuid_world_writable_mode_is_clamped_and_a_replaced_file_keeps_its_o
     assert any("executable" in note for note in preview.notes), preview.notes
     restore_file(preview, planted.trust)
     mode = stat.S_IMODE(helper.stat().st_mode)
-    assert mode == expected and not mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | 0o022), oct(mode)
+    assert mode == expected and not mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | 0o022), (
+        oct(mode)
+    )
     preview = planted.preview(changes, readme)
-    assert preview.mode == 0o644 and any("kept from the file it replaces" in n for n in preview.notes)
+    assert preview.mode == 0o644 and any(
+        "kept from the file it replaces" in n for n in preview.notes
+    )
     receipt = restore_file(preview, planted.trust)
     assert readme.read_bytes() == b"theirs\n" and stat.S_IMODE(readme.stat().st_mode) == 0o644
     undo_restore(receipt)
@@ -128,7 +140,9 @@ def test_a_git_hook_is_restored_only_when_the_user_names_it(tmp_path: Path) -> N
     changes = planted.journal(FileCheckpoint(str(hook), _captured(SCRIPT, 0o755), Absent()))
     preview = planted.preview(changes, hook)
     assert preview.possible and ".git" in preview.named
-    assert any("hook" in note for note in preview.notes) and any("executable" in n for n in preview.notes)
+    assert any("hook" in note for note in preview.notes) and any(
+        "executable" in n for n in preview.notes
+    )
     with pytest.raises(RestoreConflict, match="name the file"):
         restore_file(preview, planted.trust)
     with pytest.raises(RestoreConflict, match="name the file"):
@@ -168,13 +182,17 @@ def test_a_folder_swapped_for_a_link_out_of_the_workspace_is_not_followed(tmp_pa
         restore_file(preview, planted.trust)
     assert list(outside.iterdir()) == []
     # a link there from the start: the file counts as a link, nothing is offered
-    assert not planted.preview(planted.journal(FileCheckpoint(str(target), _captured(SCRIPT, 0o644), Absent())), target).possible
+    assert not planted.preview(
+        planted.journal(FileCheckpoint(str(target), _captured(SCRIPT, 0o644), Absent())), target
+    ).possible
 
 
 def test_content_larger_than_a_capture_is_refused(tmp_path: Path) -> None:
     planted = Planted(tmp_path)
     big = planted.workspace / "data.bin"
-    changes = planted.journal(FileCheckpoint(str(big), _captured(b"x" * (3 * 1024 * 1024), 0o644), Absent()))
+    changes = planted.journal(
+        FileCheckpoint(str(big), _captured(b"x" * (3 * 1024 * 1024), 0o644), Absent())
+    )
     preview = planted.preview(changes, big)
     assert not preview.possible and "more than Rho ever captures" in preview.reason
     assert not big.exists()
@@ -189,8 +207,14 @@ def test_a_nul_in_a_tool_calls_path_is_refused_not_a_crash(tmp_path: Path) -> No
 
     workspace = tmp_path / "w"
     workspace.mkdir()
-    history = (Message.user_text("x"), assistant(("c1", "write", {"path": "a\0b", "content": "A"})), result("c1", "ok"))
-    with create_session(tmp_path / "rho", str(workspace), SessionSnapshot.new(SESSION_ID, 1, history, IDENTITY)) as writer:
+    history = (
+        Message.user_text("x"),
+        assistant(("c1", "write", {"path": "a\0b", "content": "A"})),
+        result("c1", "ok"),
+    )
+    with create_session(
+        tmp_path / "rho", str(workspace), SessionSnapshot.new(SESSION_ID, 1, history, IDENTITY)
+    ) as writer:
         path = writer.path
     changes = session_changes(path)
     trust = TrustStore(tmp_path / "trust")
@@ -204,8 +228,15 @@ def test_a_nul_in_a_tool_calls_path_is_refused_not_a_crash(tmp_path: Path) -> No
 
 
 def _line(path: str = "/w/a.txt", version: int = 1, data: str | None = None) -> bytes:
-    checkpoint = WorkspaceCheckpoint(SESSION_ID, "n1", 1, 1, 2, CheckpointOutcome.COMPLETED,
-                                     (FileCheckpoint(path, _captured(b"a", 0o644), Absent()),))  # fmt: skip
+    checkpoint = WorkspaceCheckpoint(
+        SESSION_ID,
+        "n1",
+        1,
+        1,
+        2,
+        CheckpointOutcome.COMPLETED,
+        (FileCheckpoint(path, _captured(b"a", 0o644), Absent()),),
+    )
     body = checkpoint_json(checkpoint)
     if data is not None:
         body["files"][0]["original"]["bytes"] = data
@@ -227,7 +258,9 @@ def _good(node: str = "n0") -> bytes:
     ],
     ids=["deep", "nul", "dotdot", "version", "base64"],
 )
-def test_a_bad_last_line_is_an_error_that_names_it(tmp_path: Path, last: bytes, reason: str) -> None:
+def test_a_bad_last_line_is_an_error_that_names_it(
+    tmp_path: Path, last: bytes, reason: str
+) -> None:
     journal = tmp_path / "workspace-checkpoints" / "checkpoints.jsonl"
     journal.parent.mkdir()
     journal.write_bytes(_good() + last)
@@ -241,9 +274,16 @@ def test_changes_on_a_100000_deep_line_is_exit_2_naming_the_line(tmp_path: Path)
     planted.journal()
     journal = journal_path(planted.session.parent)
     journal.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n" + _good())
-    out = subprocess.run([sys.executable, "-m", "rho_desk", "changes", str(planted.session)], env=environment(tmp_path),
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert out.returncode == 2 and "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr
+    out = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "changes", str(planted.session)],
+        env=environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        out.returncode == 2 and "Traceback" not in out.stderr and "RecursionError" not in out.stderr
+    ), out.stderr
     assert f"{journal}:1" in out.stderr and "nesting is deeper" in out.stderr
 
 
@@ -268,8 +308,9 @@ def test_a_fifo_in_the_journals_place_does_not_hang(tmp_path: Path) -> None:
         read_journal(folder / "checkpoints.jsonl")
 
 
-
-def test_the_restore_dialog_shows_the_mode_flags_the_hook_and_wants_its_name_typed(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_restore_dialog_shows_the_mode_flags_the_hook_and_wants_its_name_typed(
+    qtbot, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     from rho_desk.qt.changes.view import RestoreDialog
 
     planted = Planted(tmp_path)
@@ -279,7 +320,12 @@ def test_the_restore_dialog_shows_the_mode_flags_the_hook_and_wants_its_name_typ
     dialog = RestoreDialog(planted.preview(changes, hook))
     qtbot.addWidget(dialog)
     notes = dialog.notes.text()
-    assert f"mode {0o755 & ~_umask():04o}" in notes and "6777" in notes and "executable" in notes and "hook" in notes
+    assert (
+        f"mode {0o755 & ~_umask():04o}" in notes
+        and "6777" in notes
+        and "executable" in notes
+        and "hook" in notes
+    )
     assert not dialog.restore_button.isEnabled()
     dialog.name.setText("pre-commit")
     assert not dialog.restore_button.isEnabled()

@@ -33,7 +33,9 @@ def _session(tmp_path: Path) -> tuple[Path, Path]:
     history = (
         Message.system_text("You are Rho."),
         Message.user_text("run the tests"),
-        Message.enriched(AssistantMessage(content=(ContentBlock(text=REPLY),), provenance=IDENTITY)),
+        Message.enriched(
+            AssistantMessage(content=(ContentBlock(text=REPLY),), provenance=IDENTITY)
+        ),
     )
     snapshot = SessionSnapshot.new("0b6f3c1e-6d0a-4c3e-9b7a-2f1d9e8c7a55", 2, history, IDENTITY)
     with create_session(tmp_path / "rho", str(workspace), snapshot) as writer:
@@ -58,15 +60,27 @@ def test_show_on_a_terminal_prints_escapes_as_text(tmp_path: Path) -> None:
 def test_piped_output_is_escaped_too_and_raw_is_byte_for_byte(tmp_path: Path) -> None:
     path, _workspace = _session(tmp_path)
     env = environment(tmp_path)
-    piped = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", str(path)], env=env,
-                           capture_output=True, timeout=60)  # fmt: skip
+    piped = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "show", "--display", str(path)],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     assert piped.returncode == 0 and b"\x1b" not in piped.stdout and b"\x07" not in piped.stdout
     assert "Done.\\x1b[2K␍All tests passed\\x1b]0;PWNED\\x07" in piped.stdout.decode()
-    raw = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", "--raw", str(path)], env=env,
-                         capture_output=True, timeout=60)  # fmt: skip
+    raw = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "show", "--display", "--raw", str(path)],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     assert raw.returncode == 0 and REPLY.encode() in raw.stdout
-    as_json = subprocess.run([sys.executable, "-m", "rho_desk", "show", "--display", "--json", str(path)], env=env,
-                             capture_output=True, timeout=60)  # fmt: skip
+    as_json = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "show", "--display", "--json", str(path)],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     assert b"\x1b" not in as_json.stdout
     assert json.dumps(REPLY)[1:-1] in as_json.stdout.decode()  # JSON escapes: the same document
 
@@ -79,9 +93,26 @@ def test_raw_is_refused_on_a_terminal(tmp_path: Path) -> None:
 
 def test_a_refusal_naming_a_spoofing_folder_shows_its_escapes(tmp_path: Path) -> None:
     path, _workspace = _session(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "rho_desk", "continue", str(path), "-m", "hi",
-                          "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
-                         env=environment(tmp_path), capture_output=True, timeout=60)  # fmt: skip
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rho_desk",
+            "continue",
+            str(path),
+            "-m",
+            "hi",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ],
+        env=environment(tmp_path),
+        capture_output=True,
+        timeout=60,
+    )
     assert out.returncode == 2, out.stderr
     assert b"\x1b" not in out.stderr and b"\r" not in out.stderr
-    assert "proj\\x1b[2K␍TRUSTED" in out.stderr.decode() and "--trust-workspace" in out.stderr.decode()
+    assert (
+        "proj\\x1b[2K␍TRUSTED" in out.stderr.decode() and "--trust-workspace" in out.stderr.decode()
+    )

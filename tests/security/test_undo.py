@@ -24,7 +24,13 @@ from rho_desk.qt.services.undo import UndoStack
 from ..qt.conftest import collect_garbage_here, isolated_dirs, make_window, qloop, run, settle
 from ..qt.helpers import v3_session
 
-__all__ = ["collect_garbage_here", "isolated_dirs", "make_window", "qloop", "run"]  # the window's fixtures
+__all__ = [
+    "collect_garbage_here",
+    "isolated_dirs",
+    "make_window",
+    "qloop",
+    "run",
+]  # the window's fixtures
 
 
 def _a_title_change(context, title: str):  # type: ignore[no-untyped-def]
@@ -34,13 +40,22 @@ def _a_title_change(context, title: str):  # type: ignore[no-untyped-def]
     def produce(writer):  # type: ignore[no-untyped-def]
         snapshot: SessionSnapshot = writer.tree.snapshot()
         metadata = {**dict(snapshot.metadata or {}), "title": title}
-        return writer.save(SessionSnapshot.new(snapshot.session_id, snapshot.revision + 1, snapshot.history,
-                                               snapshot.provider, metadata=metadata))  # fmt: skip
+        return writer.save(
+            SessionSnapshot.new(
+                snapshot.session_id,
+                snapshot.revision + 1,
+                snapshot.history,
+                snapshot.provider,
+                metadata=metadata,
+            )
+        )
 
     return context.operations.acommit("Title Change", produce, base=document.tree.active_leaf.id)
 
 
-def test_undo_after_move_to_trash_takes_back_the_move_not_the_change_before_it(make_window, run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_undo_after_move_to_trash_takes_back_the_move_not_the_change_before_it(
+    make_window, run, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     home = tmp_path / "rho"
     opened = v3_session(home, cwd="/work/open")
     other = v3_session(home, cwd="/work/other")
@@ -52,7 +67,11 @@ def test_undo_after_move_to_trash_takes_back_the_move_not_the_change_before_it(m
     revision = read_session(opened).tree.active_leaf.revision
     assert undo.text() == "&Undo Title Change" and undo.isEnabled()
     browser = context.window.browser
-    row = next(r for r in range(browser.model.rowCount()) if browser.model.summaries()[r].path == str(other))
+    row = next(
+        r
+        for r in range(browser.model.rowCount())
+        if browser.model.summaries()[r].path == str(other)
+    )
     browser.list.setCurrentIndex(browser.model.index(row))
     context.actions.trigger("library.trash")
     box = context.window.commands.dialog
@@ -71,7 +90,9 @@ def test_undo_after_move_to_trash_takes_back_the_move_not_the_change_before_it(m
     assert undo.text() == "&Undo Title Change"
     context.actions.trigger("edit.undo")
     run(settle(context.bridge))
-    assert read_session(opened).tree.active_leaf.revision == revision + 1  # the earlier state written again
+    assert (
+        read_session(opened).tree.active_leaf.revision == revision + 1
+    )  # the earlier state written again
 
 
 def test_emptying_the_trash_ends_the_stack_and_says_so(make_window, run, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -119,7 +140,9 @@ def test_the_stack_in_order_joined_and_ended() -> None:
     assert undone == ["a"] and stack.top() is None
     stack.history.done.append(object())  # type: ignore[arg-type]
     publish = stack.record("Publish to Team alpha")
-    assert stack.top() is publish and publish.undo is None and not stack.history.done  # the stack ends here
+    assert (
+        stack.top() is publish and publish.undo is None and not stack.history.done
+    )  # the stack ends here
     stack.reset(Path("another.jsonl"))
     assert stack.top() is publish  # another file: the window's steps stay
 
@@ -140,7 +163,9 @@ def test_a_restore_in_the_changes_tab_joins_the_stack(make_window, run, tmp_path
     view = context.window.changes
     view.refresh()
     run(settle(context.bridge))
-    change = next(f for t in view.changes.turns for f in t.files if f.path == "app.py" and t.turn == 1)
+    change = next(
+        f for t in view.changes.turns for f in t.files if f.path == "app.py" and t.turn == 1
+    )
     from rho_desk.core.changes.restore import preview_restore
 
     preview = preview_restore(change, workspace=view.changes.workspace)

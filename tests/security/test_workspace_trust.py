@@ -40,23 +40,42 @@ SECRET = "PRIVATE-KEY-4f1c2a9e7b3d5c8e0a6b"
 
 
 def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
-    first = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
-    return Reply(chunks=[openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
-                         openai_chunk({}, finish="tool_calls"), OPENAI_DONE])  # fmt: skip
+    first = {
+        "index": 0,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+    return Reply(
+        chunks=[
+            openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
+            openai_chunk({}, finish="tool_calls"),
+            OPENAI_DONE,
+        ]
+    )
 
 
 def plain_reply(text: str) -> Reply:
-    return Reply(chunks=[openai_chunk({"role": "assistant", "content": text}), openai_chunk({}, finish="stop"), OPENAI_DONE])
+    return Reply(
+        chunks=[
+            openai_chunk({"role": "assistant", "content": text}),
+            openai_chunk({}, finish="stop"),
+            OPENAI_DONE,
+        ]
+    )
 
 
 def session_in(home: Path, cwd: str) -> Path:
     history = (
         Message.system_text("You are Rho."),
         Message.user_text("hello"),
-        Message.enriched(AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=IDENTITY)),
+        Message.enriched(
+            AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=IDENTITY)
+        ),
     )
-    with create_session(home, cwd, SessionSnapshot.new(str(uuid.uuid4()),
-                                                      2, history, IDENTITY)) as writer:  # fmt: skip
+    with create_session(
+        home, cwd, SessionSnapshot.new(str(uuid.uuid4()), 2, history, IDENTITY)
+    ) as writer:
         return writer.path
 
 
@@ -69,10 +88,15 @@ def secret_file(folder: Path) -> Path:
 
 async def rho_desk(*argv: str) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "rho_desk", *argv,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "rho_desk",
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+    )
     out, err = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
@@ -97,7 +121,9 @@ def test_the_folders_tools_never_run_in(isolated_dirs: Path, tmp_path: Path) -> 
     assert refusal(project) is None
     assert refusal(home / "src" / "app") is None  # a project inside the home folder is fine
     assert refusal("/") == "it is the root of the file system"
-    assert refusal(tmp_path / "to-root") == "it is the root of the file system"  # real paths are compared
+    assert (
+        refusal(tmp_path / "to-root") == "it is the root of the file system"
+    )  # real paths are compared
     assert refusal(home) is not None and "home folder" in (refusal(home) or "")
     assert refusal(home / ".ssh") is not None and refusal(home / ".ssh" / "keys") is not None
     for system in ("/etc", "/usr", "/var", "/tmp", "/bin", "/proc", "/dev", "/boot", "/opt"):
@@ -108,7 +134,9 @@ def test_the_folders_tools_never_run_in(isolated_dirs: Path, tmp_path: Path) -> 
     assert refusal(home / ".rho") is not None and refusal(home / ".rho" / "sessions") is not None
     os.environ["RHO_HOME"] = str(project / "rho-data")
     try:
-        assert "contains" in (refusal(project) or "")  # Rho's home inside: the project holds sessions
+        assert "contains" in (
+            refusal(project) or ""
+        )  # Rho's home inside: the project holds sessions
     finally:
         del os.environ["RHO_HOME"]
     store = TrustStore()
@@ -136,7 +164,9 @@ def test_the_trust_file_is_private_and_revocable(isolated_dirs: Path, tmp_path: 
 
 
 @pytest.mark.asyncio
-async def test_a_session_in_the_root_folder_reads_nothing(server: Loopback, isolated_dirs: Path, tmp_path: Path) -> None:
+async def test_a_session_in_the_root_folder_reads_nothing(
+    server: Loopback, isolated_dirs: Path, tmp_path: Path
+) -> None:
     secret = secret_file(tmp_path / "elsewhere")
     path = session_in(tmp_path / "rho", "/")
     server.queue(tool_reply("c1", "read_file", {"path": str(secret)}), plain_reply("done"))
@@ -146,7 +176,9 @@ async def test_a_session_in_the_root_folder_reads_nothing(server: Loopback, isol
     assert "--workspace DIR" in err and "--tools off" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     # asked to trust it: still refused, nothing remembered
-    status, _out, err = await rho_desk("continue", str(path), "-m", "read it", *endpoint(server), "--trust-workspace")
+    status, _out, err = await rho_desk(
+        "continue", str(path), "-m", "read it", *endpoint(server), "--trust-workspace"
+    )
     assert status == 2 and "root of the file system" in err
     assert TrustStore().folders() == ()
     assert not server.requests and SECRET not in sent(server)
@@ -154,19 +186,31 @@ async def test_a_session_in_the_root_folder_reads_nothing(server: Loopback, isol
 
 
 @pytest.mark.asyncio
-async def test_a_session_in_the_home_folder_reads_no_key(server: Loopback, isolated_dirs: Path, tmp_path: Path) -> None:
+async def test_a_session_in_the_home_folder_reads_no_key(
+    server: Loopback, isolated_dirs: Path, tmp_path: Path
+) -> None:
     home = Path(os.environ["HOME"])
     secret = secret_file(home / ".ssh")
     path = session_in(tmp_path / "rho", str(home))
     server.queue(tool_reply("c1", "read_file", {"path": ".ssh/id_ed25519"}), plain_reply("done"))
     for extra in ((), ("--trust-workspace",), ("--tools", "plan", "--trust-workspace")):
-        status, _out, err = await rho_desk("continue", str(path), "-m", "read it", *endpoint(server), *extra)
+        status, _out, err = await rho_desk(
+            "continue", str(path), "-m", "read it", *endpoint(server), *extra
+        )
         assert status == 2, err
         assert f"tools never run in {home.resolve()} (it is your home folder itself" in err
     # --workspace must pass the same rules: a link to / is /
     (tmp_path / "to-root").symlink_to("/")
-    status, _out, err = await rho_desk("continue", str(path), "-m", "x", *endpoint(server),
-                                       "--workspace", str(tmp_path / "to-root"), "--trust-workspace")  # fmt: skip
+    status, _out, err = await rho_desk(
+        "continue",
+        str(path),
+        "-m",
+        "x",
+        *endpoint(server),
+        "--workspace",
+        str(tmp_path / "to-root"),
+        "--trust-workspace",
+    )
     assert status == 2 and "tools never run in / " in err
     assert not server.requests and SECRET not in sent(server) and secret.exists()
 
@@ -185,7 +229,9 @@ async def test_an_untrusted_folder_asks_once_then_is_remembered_until_revoked(
     assert "--trust-workspace trusts it" in err and "--workspace DIR" in err and str(path) in err
 
     server.queue(tool_reply("c1", "read_file", {"path": "notes.txt"}), plain_reply("Read it."))
-    status, out, err = await rho_desk("continue", str(path), "-m", "go", *endpoint(server), "--trust-workspace", "--json")
+    status, out, err = await rho_desk(
+        "continue", str(path), "-m", "go", *endpoint(server), "--trust-workspace", "--json"
+    )
     assert status == 0, err
     finished = [json.loads(line) for line in out.splitlines() if '"tool_finished"' in line]
     assert finished[0]["ok"] and "alpha" in finished[0]["content"]
@@ -204,10 +250,14 @@ async def test_an_untrusted_folder_asks_once_then_is_remembered_until_revoked(
 
 
 @pytest.mark.asyncio
-async def test_without_tools_nothing_is_asked(server: Loopback, isolated_dirs: Path, tmp_path: Path) -> None:
+async def test_without_tools_nothing_is_asked(
+    server: Loopback, isolated_dirs: Path, tmp_path: Path
+) -> None:
     path = session_in(tmp_path / "rho", "/")
     server.queue(plain_reply("No tools needed."))
-    status, out, err = await rho_desk("continue", str(path), "-m", "hi", *endpoint(server), "--tools", "off")
+    status, out, err = await rho_desk(
+        "continue", str(path), "-m", "hi", *endpoint(server), "--tools", "off"
+    )
     assert status == 0, err
     assert out == "No tools needed.\n" and "tools" not in server.requests[0].body
 
@@ -218,11 +268,17 @@ async def test_without_tools_nothing_is_asked(server: Loopback, isolated_dirs: P
 def _box() -> Any:
     from rho_desk.qt.continue_.trust import WorkspaceTrustBox
 
-    boxes = [w for w in QApplication.topLevelWidgets() if isinstance(w, WorkspaceTrustBox) and w.isVisible()]
+    boxes = [
+        w
+        for w in QApplication.topLevelWidgets()
+        if isinstance(w, WorkspaceTrustBox) and w.isVisible()
+    ]
     return boxes[0] if boxes else None
 
 
-def _panel(make_window: Any, run: Any, path: Path, mode: str = "supervised") -> tuple[Any, Any, Any]:
+def _panel(
+    make_window: Any, run: Any, path: Path, mode: str = "supervised"
+) -> tuple[Any, Any, Any]:
     context = make_window(open_file=path)
     context.continue_dock.show_continue()
     run(settle(context.bridge))
@@ -231,8 +287,9 @@ def _panel(make_window: Any, run: Any, path: Path, mode: str = "supervised") -> 
     return context, context.controller, panel
 
 
-def test_the_window_asks_before_tools_run_in_an_untrusted_folder(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                                 loopback_profile) -> None:  # fmt: skip
+def test_the_window_asks_before_tools_run_in_an_untrusted_folder(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "notes.txt").write_text("alpha\n")
@@ -258,8 +315,9 @@ def test_the_window_asks_before_tools_run_in_an_untrusted_folder(make_window, ru
     assert _box() is None
 
 
-def test_the_window_never_trusts_the_home_folder(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                 loopback_profile) -> None:  # fmt: skip
+def test_the_window_never_trusts_the_home_folder(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     home = Path(os.environ["HOME"])
     secret = secret_file(home / ".ssh")
     path = session_in(tmp_path / "rho", str(home))
@@ -270,10 +328,14 @@ def test_the_window_never_trusts_the_home_folder(make_window, run, tmp_path: Pat
     box = _box()
     assert box.trust_button is None and "home folder" in box.text()
     assert not loopback.requests
-    loopback.queue(tool_reply("c1", "read_file", {"path": str(secret)}), text_reply("No tools here."))
+    loopback.queue(
+        tool_reply("c1", "read_file", {"path": str(secret)}), text_reply("No tools here.")
+    )
     box.without_button.click()
     run(until(lambda: len(loopback.requests) >= 1 and not controller.busy, context.bridge))
-    assert "tools" not in loopback.requests[0].body and SECRET not in json.dumps([r.body for r in loopback.requests])
+    assert "tools" not in loopback.requests[0].body and SECRET not in json.dumps(
+        [r.body for r in loopback.requests]
+    )
     assert TrustStore().folders() == ()
 
 
@@ -293,4 +355,6 @@ def test_settings_lists_and_revokes_trusted_folders(make_window, run, tmp_path: 
     dialog.revoke.click()
     run(settle(context.bridge))
     assert [f.path for f in store.folders()] == [second.resolve()]
-    assert [dialog.trusted.item(i).text() for i in range(dialog.trusted.count())] == [str(second.resolve())]
+    assert [dialog.trusted.item(i).text() for i in range(dialog.trusted.count())] == [
+        str(second.resolve())
+    ]

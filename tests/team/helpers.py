@@ -19,12 +19,18 @@ KEYS = ExportKeys(KEY, Ed25519PrivateKey.from_private_bytes(bytes(range(32, 64))
 EVERYTHING = Selection.including(ALL_CLASSES)
 
 
-def session(session_id: str = "sess-1", revision: int = 1, topic: str = "websocket reconnection") -> SessionSnapshot:
+def session(
+    session_id: str = "sess-1", revision: int = 1, topic: str = "websocket reconnection"
+) -> SessionSnapshot:
     history = [
         Message.system_text("You are a careful coding agent."),
         Message.user_text(f"Please fix the flaky {topic} test"),
-        Message.assistant_blocks([ContentBlock.of_tool_call("c1", "read_file", {"path": "net/ws.py"})]),
-        Message.result("c1", True, "def reconnect_backoff(attempt):\n    return min(30, 2 ** attempt)"),
+        Message.assistant_blocks(
+            [ContentBlock.of_tool_call("c1", "read_file", {"path": "net/ws.py"})]
+        ),
+        Message.result(
+            "c1", True, "def reconnect_backoff(attempt):\n    return min(30, 2 ** attempt)"
+        ),
     ]
     for n in range(2, revision + 1):
         history.append(Message.assistant_text(f"revision {n}: adjusted the {topic} backoff"))
@@ -44,7 +50,11 @@ def create_login(admin_dsn: str, role: str, password: str) -> str:
     with psycopg.connect(admin_dsn, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
         if exists is None:
-            conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+                    sql.Identifier(role), sql.Literal(password)
+                )
+            )
     return dsn_with(admin_dsn, user=role, password=password)
 
 

@@ -31,9 +31,21 @@ async def setup_two_teams(admin: str) -> tuple[str, str, str, str]:
         await lib.create_team(team_b, (bob,))
     # each member publishes to their own team
     async with await TeamLibrary.open(alice_dsn) as lib:
-        await lib.publish(team_a, session("sess-a", topic="alpha secret plan"), EVERYTHING, keys=KEYS, known_secrets=[])
+        await lib.publish(
+            team_a,
+            session("sess-a", topic="alpha secret plan"),
+            EVERYTHING,
+            keys=KEYS,
+            known_secrets=[],
+        )
     async with await TeamLibrary.open(bob_dsn) as lib:
-        await lib.publish(team_b, session("sess-b", topic="bravo secret plan"), EVERYTHING, keys=KEYS, known_secrets=[])
+        await lib.publish(
+            team_b,
+            session("sess-b", topic="bravo secret plan"),
+            EVERYTHING,
+            keys=KEYS,
+            known_secrets=[],
+        )
     return team_a, team_b, alice_dsn, bob_dsn
 
 
@@ -61,19 +73,32 @@ async def test_a_member_reads_only_their_teams_through_plain_sql(pg_db: str) -> 
         for table in ("sessions", "versions", "teams"):
             rows = conn.execute(f"SELECT * FROM rho_desk.{table}").fetchall()
             text = " ".join(str(v) for row in rows for v in row)
-            assert rows and team_b not in text and "bravo" not in text and "sess-b" not in text, table
-        assert conn.execute("SELECT count(*) FROM rho_desk.versions WHERE team = %s", (team_b,)).fetchone() == (0,)
-        assert conn.execute("SELECT count(*) FROM rho_desk.sessions WHERE search_text ILIKE '%bravo%'").fetchone() == (0,)
+            assert rows and team_b not in text and "bravo" not in text and "sess-b" not in text, (
+                table
+            )
+        assert conn.execute(
+            "SELECT count(*) FROM rho_desk.versions WHERE team = %s", (team_b,)
+        ).fetchone() == (0,)
+        assert conn.execute(
+            "SELECT count(*) FROM rho_desk.sessions WHERE search_text ILIKE '%bravo%'"
+        ).fetchone() == (0,)
         # the search function (which runs with its owner's rights) applies the same rule
-        found = conn.execute("SELECT session_id FROM rho_desk.search('secret plan', '%%secret%%', NULL, 50, '')").fetchall()
+        found = conn.execute(
+            "SELECT session_id FROM rho_desk.search('secret plan', '%%secret%%', NULL, 50, '')"
+        ).fetchall()
         assert found == [("sess-a",)]
-        assert conn.execute("SELECT count(*) FROM rho_desk.search('bravo', '%%bravo%%', %s, 50, '')", (team_b,)).fetchone() == (0,)
+        assert conn.execute(
+            "SELECT count(*) FROM rho_desk.search('bravo', '%%bravo%%', %s, 50, '')", (team_b,)
+        ).fetchone() == (0,)
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(
-                "INSERT INTO rho_desk.sessions (team, session_id, latest_revision) VALUES (%s, 'x', 1)", (team_b,)
+                "INSERT INTO rho_desk.sessions (team, session_id, latest_revision) VALUES (%s, 'x', 1)",
+                (team_b,),
             )
     with psycopg.connect(alice_dsn) as conn:
-        cur = conn.execute("UPDATE rho_desk.sessions SET title = 'defaced' WHERE team = %s", (team_b,))
+        cur = conn.execute(
+            "UPDATE rho_desk.sessions SET title = 'defaced' WHERE team = %s", (team_b,)
+        )
         assert cur.rowcount == 0
         for table in ("store_snapshots", "store_history"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -84,7 +109,9 @@ async def test_a_member_reads_only_their_teams_through_plain_sql(pg_db: str) -> 
 
 
 @pytest.mark.asyncio
-async def test_passwords_from_pgpass_service_file_and_keyring(pg_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring: object) -> None:
+async def test_passwords_from_pgpass_service_file_and_keyring(
+    pg_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_keyring: object
+) -> None:
     role = f"carol{secrets.token_hex(3)}"
     password = "c4rol-" + secrets.token_hex(6)
     with_password = create_login(pg_db, role, password)
@@ -105,7 +132,9 @@ async def test_passwords_from_pgpass_service_file_and_keyring(pg_db: str, tmp_pa
         assert await lib.teams() == []
     # a service file (host, port, user, database; the password still from .pgpass)
     services = tmp_path / "pg_service.conf"
-    services.write_text(f"[teamdb]\nhost=127.0.0.1\nport={params['port']}\nuser={role}\ndbname={params['dbname']}\n")
+    services.write_text(
+        f"[teamdb]\nhost=127.0.0.1\nport={params['port']}\nuser={role}\ndbname={params['dbname']}\n"
+    )
     monkeypatch.setenv("PGSERVICEFILE", str(services))
     async with await TeamLibrary.open("service=teamdb") as lib:
         assert await lib.teams() == []

@@ -21,9 +21,14 @@ def grow(s, text: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.asyncio
-async def test_two_writers_race_exactly_one_conflict_per_race_and_no_lost_revision(pg_db: str) -> None:
+async def test_two_writers_race_exactly_one_conflict_per_race_and_no_lost_revision(
+    pg_db: str,
+) -> None:
     races = 25
-    async with PostgresSessionStore(pg_db, keep_revisions=1000) as a, PostgresSessionStore(pg_db, keep_revisions=1000) as b:
+    async with (
+        PostgresSessionStore(pg_db, keep_revisions=1000) as a,
+        PostgresSessionStore(pg_db, keep_revisions=1000) as b,
+    ):
         await a.save(session("race", revision=1))
         conflicts = 0
         winners = []
@@ -80,7 +85,9 @@ async def test_encrypted_snapshots_need_their_key(pg_db: str) -> None:
         assert await right.load("enc") == session("enc")
     # the row is bound to its session: moving it to another id is detected
     with psycopg.connect(pg_db) as conn:
-        conn.execute("UPDATE rho_desk.store_snapshots SET session_id = 'moved' WHERE session_id = 'enc'")
+        conn.execute(
+            "UPDATE rho_desk.store_snapshots SET session_id = 'moved' WHERE session_id = 'enc'"
+        )
     async with PostgresSessionStore(pg_db, key=key, key_name="k1") as right:
         with pytest.raises(InputError):
             await right.load("moved")
@@ -88,7 +95,10 @@ async def test_encrypted_snapshots_need_their_key(pg_db: str) -> None:
 
 @pytest.mark.asyncio
 async def test_namespaces_deletion_listing_and_repr(pg_db: str) -> None:
-    async with PostgresSessionStore(pg_db, namespace="host-a") as a, PostgresSessionStore(pg_db, namespace="host-b") as b:
+    async with (
+        PostgresSessionStore(pg_db, namespace="host-a") as a,
+        PostgresSessionStore(pg_db, namespace="host-b") as b,
+    ):
         await a.save(session("x"))
         await a.save(session("é"))
         assert await b.load("x") is None

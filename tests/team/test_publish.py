@@ -42,14 +42,20 @@ async def test_publish_stores_the_audited_export_receipt_text_and_statistics(pg_
         assert version.export == pub.export and version.receipt == pub.receipt  # stored as produced
         receipt = decode_receipt(version.receipt)
         assert receipt.output.sha256 == version.sha256 and receipt.source.revision == 1
-        assert decode_snapshot(version.export).history[1].content[0].text == "Please fix the flaky websocket reconnection test"
+        assert (
+            decode_snapshot(version.export).history[1].content[0].text
+            == "Please fix the flaky websocket reconnection test"
+        )
         assert version.stats["messages"] == 4 and version.stats["model"] == "gpt-5"
         verification = verify_published(version.export, version.receipt, key=KEY, known_secrets=[])
         assert verification.ok and verification.signer == KEYS.public_key
         assert verification.summary.startswith(f"signed by {KEYS.public_key} — valid")
         assert receipt.history == "model" == version.history
         [listed] = await lib.sessions()
-        assert listed.title == "Please fix the flaky websocket reconnection test" and listed.versions == 1
+        assert (
+            listed.title == "Please fix the flaky websocket reconnection test"
+            and listed.versions == 1
+        )
 
 
 @pytest.mark.asyncio
@@ -57,13 +63,23 @@ async def test_same_revision_is_a_no_op_and_a_newer_one_adds_a_version(pg_db: st
     team = team_name()
     async with await TeamLibrary.open(pg_db) as lib:
         await lib.create_team(team)
-        _, first = await lib.publish(team, session(revision=1), EVERYTHING, keys=KEYS, known_secrets=[])
-        _, again = await lib.publish(team, session(revision=1), EVERYTHING, keys=KEYS, known_secrets=[])
+        _, first = await lib.publish(
+            team, session(revision=1), EVERYTHING, keys=KEYS, known_secrets=[]
+        )
+        _, again = await lib.publish(
+            team, session(revision=1), EVERYTHING, keys=KEYS, known_secrets=[]
+        )
         assert first.added and not again.added and again.versions == 1
-        _, newer = await lib.publish(team, session(revision=3), EVERYTHING, keys=KEYS, known_secrets=[])
+        _, newer = await lib.publish(
+            team, session(revision=3), EVERYTHING, keys=KEYS, known_secrets=[]
+        )
         assert newer.added and newer.versions == 2 and newer.latest_revision == 3
-        _, older = await lib.publish(team, session(revision=2), EVERYTHING, keys=KEYS, known_secrets=[])
-        assert older.added and older.versions == 3 and older.latest_revision == 3  # kept, not the latest
+        _, older = await lib.publish(
+            team, session(revision=2), EVERYTHING, keys=KEYS, known_secrets=[]
+        )
+        assert (
+            older.added and older.versions == 3 and older.latest_revision == 3
+        )  # kept, not the latest
         latest = await lib.show("sess-1")
         assert latest.revision == 3 and latest.revisions == (1, 2, 3)
         assert (await lib.show("sess-1", revision=1)).revision == 1
@@ -78,7 +94,9 @@ async def test_excluded_classes_never_reach_the_database(pg_db: str) -> None:
     team = team_name()
     async with await TeamLibrary.open(pg_db) as lib:
         await lib.create_team(team)
-        selection = Selection.excluding(frozenset({ContentClass.TOOL_RECORDS, ContentClass.METADATA}))
+        selection = Selection.excluding(
+            frozenset({ContentClass.TOOL_RECORDS, ContentClass.METADATA})
+        )
         await lib.publish(team, session(), selection, keys=KEYS, known_secrets=[])
     dump = _dump(pg_db)
     assert "reconnect_backoff" not in dump and "net/ws.py" not in dump and "OPS-12" not in dump
@@ -87,11 +105,16 @@ async def test_excluded_classes_never_reach_the_database(pg_db: str) -> None:
 
 def _dump(dsn: str) -> str:
     with psycopg.connect(dsn) as conn:
-        tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'rho_desk'")]
+        tables = [
+            r[0]
+            for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'rho_desk'")
+        ]
         parts: list[str] = []
         for table in tables:
             for row in conn.execute(f"SELECT * FROM rho_desk.{table}"):
-                parts.extend(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in row)
+                parts.extend(
+                    v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in row
+                )
         return "\n".join(parts)
 
 
@@ -110,8 +133,16 @@ async def test_search_full_text_and_substring_with_highlights(pg_db: str) -> Non
     team = team_name()
     async with await TeamLibrary.open(pg_db) as lib:
         await lib.create_team(team)
-        await lib.publish(team, session("a", topic="websocket reconnection"), EVERYTHING, keys=KEYS, known_secrets=[])
-        await lib.publish(team, session("b", topic="database migration"), EVERYTHING, keys=KEYS, known_secrets=[])
+        await lib.publish(
+            team,
+            session("a", topic="websocket reconnection"),
+            EVERYTHING,
+            keys=KEYS,
+            known_secrets=[],
+        )
+        await lib.publish(
+            team, session("b", topic="database migration"), EVERYTHING, keys=KEYS, known_secrets=[]
+        )
         hits = await lib.search("migrations")  # stemmed full text
         assert [h.session_id for h in hits] == ["b"] and "«migration»" in hits[0].snippet
         hits = await lib.search("ebsock")  # a substring (pg_trgm)
@@ -130,18 +161,39 @@ async def test_unknown_team_is_refused(pg_db: str) -> None:
             await lib.publish("Bad Name", session(), EVERYTHING, keys=KEYS, known_secrets=[])
 
 
-def test_a_display_publication_derives_text_title_and_statistics_from_the_display_document() -> None:
+def test_a_display_publication_derives_text_title_and_statistics_from_the_display_document() -> (
+    None
+):
     snapshot = session(revision=2)
-    shown = display_snapshot(snapshot, (*snapshot.history, snapshot.history[1]))  # one more message as shown
-    pub = prepare(ExportSource(shown, "display", title="Flaky websocket"), EVERYTHING, keys=KEYS, known_secrets=[])
-    assert pub.history == "display" and pub.export.lstrip().startswith(b'{\n  "format": "rho-desk.display-export"')
+    shown = display_snapshot(
+        snapshot, (*snapshot.history, snapshot.history[1])
+    )  # one more message as shown
+    pub = prepare(
+        ExportSource(shown, "display", title="Flaky websocket"),
+        EVERYTHING,
+        keys=KEYS,
+        known_secrets=[],
+    )
+    assert pub.history == "display" and pub.export.lstrip().startswith(
+        b'{\n  "format": "rho-desk.display-export"'
+    )
     exported, kind = decode_published(pub.export)
-    assert kind == "display" and len(exported.history) == pub.message_count == 6 == pub.stats["messages"]
-    assert pub.stats["history"] == "display" and pub.stats["model"] is None  # no assistant text turn with provenance here
-    assert pub.title == "Flaky websocket" and "adjusted the websocket reconnection backoff" in pub.search_text
+    assert (
+        kind == "display"
+        and len(exported.history) == pub.message_count == 6 == pub.stats["messages"]
+    )
+    assert (
+        pub.stats["history"] == "display" and pub.stats["model"] is None
+    )  # no assistant text turn with provenance here
+    assert (
+        pub.title == "Flaky websocket"
+        and "adjusted the websocket reconnection backoff" in pub.search_text
+    )
     receipt = decode_receipt(pub.receipt)
     assert receipt.history == "display" and receipt.signature is not None
-    assert verify_published(pub.export, pub.receipt, key=KEY, known_secrets=[], history="display").ok
+    assert verify_published(
+        pub.export, pub.receipt, key=KEY, known_secrets=[], history="display"
+    ).ok
     # the same revision's model context: another shape, the same derivations
     model = prepare(snapshot, EVERYTHING, keys=KEYS, known_secrets=[])
     assert model.history == "model" and model.message_count == 5 and model.stats["model"] == "gpt-5"
@@ -150,7 +202,12 @@ def test_a_display_publication_derives_text_title_and_statistics_from_the_displa
 def test_an_excluded_title_is_not_the_published_title() -> None:
     shown = display_snapshot(session(), session().history)
     selection = Selection.excluding(frozenset({ContentClass.METADATA}))
-    pub = prepare(ExportSource(shown, "display", title="Secret project name"), selection, keys=KEYS, known_secrets=[])
+    pub = prepare(
+        ExportSource(shown, "display", title="Secret project name"),
+        selection,
+        keys=KEYS,
+        known_secrets=[],
+    )
     assert "Secret project" not in pub.title and "Secret project" not in pub.export.decode()
     assert pub.title == "Please fix the flaky websocket reconnection test"
 
@@ -163,8 +220,9 @@ def _tamper(dsn: str, session_id: str, old: str, new: str) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(
             "SELECT v.export, v.receipt FROM rho_desk.versions v JOIN rho_desk.sessions s ON s.id = v.session "
-            "WHERE s.session_id = %s", (session_id,),
-        ).fetchone()  # fmt: skip
+            "WHERE s.session_id = %s",
+            (session_id,),
+        ).fetchone()
         assert row is not None
         export, receipt = row
         changed = bytes(export).replace(old.encode(), new.encode())
@@ -181,17 +239,32 @@ def _tamper(dsn: str, session_id: str, old: str, new: str) -> None:
 
 
 def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type: ignore[no-untyped-def]
-    pg_db: str, tmp_path, rho_fixtures, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    pg_db: str,
+    tmp_path,
+    rho_fixtures,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     admin = pg_db
     pg_db = without_password(admin, tmp_path, monkeypatch)
-    legacy = tmp_path / "session-v1.jsonl"  # one compaction: 4 messages as shown, 2 in the model context
+    legacy = (
+        tmp_path / "session-v1.jsonl"
+    )  # one compaction: 4 messages as shown, 2 in the model context
     legacy.write_bytes((rho_fixtures / "session-v1.jsonl").read_bytes())
     key_file = tmp_path / "keys"
     team = team_name()
     assert main(["team", "init", "--db", pg_db, "--team", team]) == 0
     capsys.readouterr()
-    common = ["--db", pg_db, "--team", team, "--exclude", "reasoning_summaries", "--key-file", str(key_file)]
+    common = [
+        "--db",
+        pg_db,
+        "--team",
+        team,
+        "--exclude",
+        "reasoning_summaries",
+        "--key-file",
+        str(key_file),
+    ]
     assert main(["publish", str(legacy), *common, "--json"]) == 0
     published = json.loads(capsys.readouterr().out)
     assert published["added"] and published["history"] == "display"
@@ -202,15 +275,22 @@ def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type:
     assert main(["publish", str(legacy), *common]) == 0
     assert "already published" in capsys.readouterr().out
     assert main(["publish", str(legacy), *common, "--history", "model"]) == 0
-    assert "already published" in (out := capsys.readouterr().out) and "as the display history" in out
+    assert (
+        "already published" in (out := capsys.readouterr().out) and "as the display history" in out
+    )
     with psycopg.connect(pg_db) as conn:
         row = conn.execute(
             "SELECT v.history, v.receipt, v.stats FROM rho_desk.versions v JOIN rho_desk.sessions s "
-            "ON s.id = v.session WHERE s.team = %s", (team,),
-        ).fetchone()  # fmt: skip
+            "ON s.id = v.session WHERE s.team = %s",
+            (team,),
+        ).fetchone()
         assert row is not None
         history, receipt, stats = row
-    assert history == "display" and decode_receipt(bytes(receipt)).history == "display" and stats["messages"] == 4
+    assert (
+        history == "display"
+        and decode_receipt(bytes(receipt)).history == "display"
+        and stats["messages"] == 4
+    )
     sid = published["session_id"]
     assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file)]) == 0
     out = capsys.readouterr().out
@@ -228,10 +308,14 @@ def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type:
     assert main(["team", "show", sid, "--db", pg_db, "--key-file", str(key_file), "--json"]) == 1
     verdict = json.loads(capsys.readouterr().out)["verification"]
     assert verdict["ok"] is False and verdict["signature"] == "invalid"
-    assert verdict["check"]["sha256_ok"] is True  # the fixed-up hash matches: only the signature tells
+    assert (
+        verdict["check"]["sha256_ok"] is True
+    )  # the fixed-up hash matches: only the signature tells
 
 
-def test_cli_publish_and_team_commands(pg_db: str, tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_cli_publish_and_team_commands(
+    pg_db: str, tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     pg_db = without_password(pg_db, tmp_path, monkeypatch)
     path = tmp_path / "s.json"
     path.write_bytes(encode_pretty(session(revision=2)))
@@ -263,8 +347,16 @@ def test_cli_publish_and_team_commands(pg_db: str, tmp_path, capsys: pytest.Capt
     dead = "postgresql://someone:hunter2secret@127.0.0.1:1/x?connect_timeout=2"
     assert main(["team", "sessions", "--db", dead]) == 2  # a password on the command line: refused
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "~/.pgpass" in err and "keyring" in err and "hunter2secret" not in err
-    assert main(["team", "sessions", "--db", "postgresql://someone@127.0.0.1:1/x?connect_timeout=2"]) == 1
+    assert (
+        err.count("\n") == 1
+        and "~/.pgpass" in err
+        and "keyring" in err
+        and "hunter2secret" not in err
+    )
+    assert (
+        main(["team", "sessions", "--db", "postgresql://someone@127.0.0.1:1/x?connect_timeout=2"])
+        == 1
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unreachable" in err
 
@@ -278,9 +370,20 @@ async def test_sixteen_concurrent_publishers_lose_and_duplicate_nothing(pg_db: s
     async with await TeamLibrary.open(pg_db, max_size=16) as lib:
         await lib.create_team(team)
         # the export runs once per revision; storing is what is under test
-        pubs = [prepare(session(f"p{p}", revision=1).replace(revision=r), EVERYTHING, keys=KEYS, known_secrets=[])
-                for p in range(1) for r in range(1, revisions + 1)]  # fmt: skip
-        shared = [prepare(base.replace(revision=r), EVERYTHING, keys=KEYS, known_secrets=[]) for r in range(1, 21)]
+        pubs = [
+            prepare(
+                session(f"p{p}", revision=1).replace(revision=r),
+                EVERYTHING,
+                keys=KEYS,
+                known_secrets=[],
+            )
+            for p in range(1)
+            for r in range(1, revisions + 1)
+        ]
+        shared = [
+            prepare(base.replace(revision=r), EVERYTHING, keys=KEYS, known_secrets=[])
+            for r in range(1, 21)
+        ]
 
         async def publisher(p: int) -> int:
             added = 0
@@ -311,7 +414,9 @@ async def test_publish_many_overlaps_and_keeps_order(pg_db: str) -> None:
         await lib.create_team(team)
         snaps = [(session(f"m{n}", revision=1 + n % 3), f"m{n}.json") for n in range(12)]
         done = await lib.publish_many(team, snaps, EVERYTHING, keys=KEYS, known_secrets=[])
-        assert [o.session_id for _p, o in done] == [f"m{n}" for n in range(12)] and all(o.added for _p, o in done)
+        assert [o.session_id for _p, o in done] == [f"m{n}" for n in range(12)] and all(
+            o.added for _p, o in done
+        )
         assert len(await lib.sessions(limit=100)) == 12
         again = await lib.publish_many(team, snaps[:3], EVERYTHING, keys=KEYS, known_secrets=[])
         assert [o.added for _p, o in again] == [False, False, False]

@@ -27,18 +27,46 @@ def test_every_agents_session_publishes_redacted_and_signed(  # type: ignore[no-
     capsys.readouterr()
     sessions = main_sessions(make_homes(tmp_path / "homes"))
     for agent in AGENTS:
-        status = main(["publish", str(sessions[agent]), "--db", pg_db, "--team", team, "--include", "all",
-                       "--allow-findings", "--key-file", str(key_file), "--json"])  # fmt: skip
+        status = main(
+            [
+                "publish",
+                str(sessions[agent]),
+                "--db",
+                pg_db,
+                "--team",
+                team,
+                "--include",
+                "all",
+                "--allow-findings",
+                "--key-file",
+                str(key_file),
+                "--json",
+            ]
+        )
         published = json.loads(capsys.readouterr().out)
         assert status == 0 and published["added"] and published["history"] == "display", agent
-        assert main(["team", "show", published["session_id"], "--db", pg_db, "--key-file", str(key_file), "--json"]) == 0
+        assert (
+            main(
+                [
+                    "team",
+                    "show",
+                    published["session_id"],
+                    "--db",
+                    pg_db,
+                    "--key-file",
+                    str(key_file),
+                    "--json",
+                ]
+            )
+            == 0
+        )
         shown = json.loads(capsys.readouterr().out)
         assert shown["verification"]["ok"] and shown["verification"]["signature"] == "valid", agent
     with psycopg.connect(pg_db) as conn:
         rows = conn.execute(
             "SELECT v.export FROM rho_desk.versions v JOIN rho_desk.sessions s ON s.id = v.session WHERE s.team = %s",
             (team,),
-        ).fetchall()  # fmt: skip
+        ).fetchall()
     assert len(rows) == len(AGENTS)
     stored = b"".join(bytes(r[0]) for r in rows)
     for agent in AGENTS:

@@ -44,21 +44,46 @@ from ..core.export.builders import (
 )
 from .helpers import KEYS, create_login
 
-EXCLUDED = frozenset({ContentClass.INSTRUCTIONS, ContentClass.TOOL_RECORDS, ContentClass.IMAGES,
-                      ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA})  # fmt: skip
+EXCLUDED = frozenset(
+    {
+        ContentClass.INSTRUCTIONS,
+        ContentClass.TOOL_RECORDS,
+        ContentClass.IMAGES,
+        ContentClass.PROVIDER_CONTEXT,
+        ContentClass.METADATA,
+    }
+)
 
 
 def every_table(dsn: str) -> dict[str, str]:
     """Each table of the rho_desk schema, all its rows as text (bytea decoded, JSON unescaped)."""
     out = {}
     with psycopg.connect(dsn) as conn:
-        tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'rho_desk' ORDER BY 1")]
-        assert {"sessions", "versions", "teams", "store_snapshots", "store_history", "schema_version"} <= set(tables)
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'rho_desk' ORDER BY 1"
+            )
+        ]
+        assert {
+            "sessions",
+            "versions",
+            "teams",
+            "store_snapshots",
+            "store_history",
+            "schema_version",
+        } <= set(tables)
         for table in tables:
             parts = []
             for row in conn.execute(f"SELECT * FROM rho_desk.{table}"):
                 for value in row:
-                    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else json.dumps(value) if isinstance(value, dict) else str(value)
+                    text = (
+                        value.decode("utf-8", "replace")
+                        if isinstance(value, bytes)
+                        else json.dumps(value)
+                        if isinstance(value, dict)
+                        else str(value)
+                    )
                     parts.append(text)
                     with contextlib.suppress(ValueError):
                         parts.extend(json_strings(json.loads(text)))
@@ -76,7 +101,13 @@ def private_key_material() -> list[str]:
 
 def leaks(text: str, db_password: str) -> list[str]:
     found = []
-    values = [s.value for s in SECRETS] + [KNOWN, KNOWN_SPECIAL, KNOWN.lower(), KNOWN.upper(), db_password]
+    values = [s.value for s in SECRETS] + [
+        KNOWN,
+        KNOWN_SPECIAL,
+        KNOWN.lower(),
+        KNOWN.upper(),
+        db_password,
+    ]
     values.extend(private_key_material())
     values.append("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ")
     for value in values:
@@ -92,16 +123,26 @@ def test_no_secret_and_no_excluded_class_in_any_table(pg_db: str, history: str) 
     role = f"pub{secrets.token_hex(3)}"
     dsn = create_login(pg_db, role, db_password)
     with psycopg.connect(pg_db, autocommit=True) as conn:
-        conn.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON rho_desk.store_snapshots, rho_desk.store_history TO {role}")
+        conn.execute(
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON rho_desk.store_snapshots, rho_desk.store_history TO {role}"
+        )
     # the session mentions the database password too: it is a known credential when publishing
-    snapshot = canary_snapshot(extra=[*secrets_messages()]).replace(session_id=f"canary-session-{history}")
+    snapshot = canary_snapshot(extra=[*secrets_messages()]).replace(
+        session_id=f"canary-session-{history}"
+    )
     from rho_desk.core.wire.model import Message
 
     # ... and rho-desk's own keys, pasted from a key file: they are redacted like any credential
-    pasted = [Message.user_text(f"connect with {db_password} please"),
-              Message.user_text(f"my key file says {KEYS.known[1]} and {KEYS.known[0]}")]  # fmt: skip
+    pasted = [
+        Message.user_text(f"connect with {db_password} please"),
+        Message.user_text(f"my key file says {KEYS.known[1]} and {KEYS.known[0]}"),
+    ]
     snapshot = snapshot.replace(history=(*snapshot.history, *pasted))
-    source = ExportSource(display_snapshot(snapshot, snapshot.history), "display") if history == "display" else snapshot
+    source = (
+        ExportSource(display_snapshot(snapshot, snapshot.history), "display")
+        if history == "display"
+        else snapshot
+    )
     known = [KNOWN, KNOWN_SPECIAL, *database_passwords(dsn)]
 
     async def go() -> None:
@@ -109,7 +150,9 @@ def test_no_secret_and_no_excluded_class_in_any_table(pg_db: str, history: str) 
             await admin.create_team("canary", (role,))
         async with await TeamLibrary.open(dsn) as lib:
             selection = Selection.including(frozenset(ALL_CLASSES) - EXCLUDED)
-            pub, _ = await lib.publish("canary", source, selection, keys=KEYS, known_secrets=known, allow_findings=True)
+            pub, _ = await lib.publish(
+                "canary", source, selection, keys=KEYS, known_secrets=known, allow_findings=True
+            )
             assert pub.history == history
         async with PostgresSessionStore(dsn, key=os.urandom(32), keep_revisions=2) as store:
             await store.save(snapshot)
@@ -127,7 +170,10 @@ def test_no_secret_and_no_excluded_class_in_any_table(pg_db: str, history: str) 
         for marker in IMAGE_MARKERS.values():
             assert marker[:40] not in text, table
     # included classes did arrive (the scan would see them)
-    assert canary("user_text") in tables["versions"] and canary("assistant_enriched") in tables["sessions"]
+    assert (
+        canary("user_text") in tables["versions"]
+        and canary("assistant_enriched") in tables["sessions"]
+    )
 
 
 @pytest.mark.parametrize("encrypted", [True, False])

@@ -101,7 +101,9 @@ class Where:
     def fail(self, reason: str) -> AgentLogError:
         return AgentLogError(reason, source=self.source, line=self.line)
 
-    def text(self, obj: Mapping[str, Any], name: str, what: str, *, required: bool = False) -> str | None:
+    def text(
+        self, obj: Mapping[str, Any], name: str, what: str, *, required: bool = False
+    ) -> str | None:
         value = obj.get(name)
         if value is None:
             if required:
@@ -111,7 +113,9 @@ class Where:
             raise self.fail(f"`{name}` of {what} is not a string")
         return value
 
-    def obj(self, obj: Mapping[str, Any], name: str, what: str, *, required: bool = False) -> dict[str, Any] | None:
+    def obj(
+        self, obj: Mapping[str, Any], name: str, what: str, *, required: bool = False
+    ) -> dict[str, Any] | None:
         value = obj.get(name)
         if value is None:
             if required:
@@ -121,7 +125,9 @@ class Where:
             raise self.fail(f"`{name}` of {what} is not an object")
         return value
 
-    def array(self, obj: Mapping[str, Any], name: str, what: str, *, required: bool = False) -> list[Any] | None:
+    def array(
+        self, obj: Mapping[str, Any], name: str, what: str, *, required: bool = False
+    ) -> list[Any] | None:
         value = obj.get(name)
         if value is None:
             if required:

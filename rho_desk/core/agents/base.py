@@ -297,7 +297,9 @@ def iso_seconds(text: object) -> int:
                 _SECONDS[key] = seconds
                 return seconds
     try:
-        value = dt.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        value = dt.datetime.fromisoformat(
+            text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
+        )
     except ValueError:
         return 0
     if value.tzinfo is None:

@@ -88,8 +88,12 @@ def node_id_for(session_id: str, entry_id: str) -> str:
     """The node id of the revision that starts at ``entry_id`` (stable across builds): the
     name-based UUID (version 5) of ``<session id>\\0<entry id>`` in rho-desk's namespace, spelled
     as ``str(uuid.uuid5(...))`` spells it, without building a ``UUID`` per node."""
-    digest = bytearray(hashlib.sha1(_NAMESPACE_BYTES + f"{session_id}\x00{entry_id}".encode("utf-8", "surrogatepass"),
-                                    usedforsecurity=False).digest()[:16])  # fmt: skip
+    digest = bytearray(
+        hashlib.sha1(
+            _NAMESPACE_BYTES + f"{session_id}\x00{entry_id}".encode("utf-8", "surrogatepass"),
+            usedforsecurity=False,
+        ).digest()[:16]
+    )
     digest[6] = (digest[6] & 0x0F) | 0x50
     digest[8] = (digest[8] & 0x3F) | 0x80
     h = digest.hex()
@@ -143,7 +147,9 @@ class _State:
 
 
 @bulk
-def build(log: AgentLog, *, session_id: str | None = None, split_after: Collection[str] = ()) -> AgentSessionFile:
+def build(
+    log: AgentLog, *, session_id: str | None = None, split_after: Collection[str] = ()
+) -> AgentSessionFile:
     """The revision tree of ``log`` (see the module docstring).
 
     Args:
@@ -178,12 +184,26 @@ def build(log: AgentLog, *, session_id: str | None = None, split_after: Collecti
         sources[record.id] = tuple(e.id for e in item.entries)
         new_state.node = node
         for child in reversed(item.children):
-            stack.append((child, _State(node, new_state.length, new_state.provider, new_state.turns.copy(),
-                                        new_state.time, new_state.epoch)))  # fmt: skip
+            stack.append(
+                (
+                    child,
+                    _State(
+                        node,
+                        new_state.length,
+                        new_state.provider,
+                        new_state.turns.copy(),
+                        new_state.time,
+                        new_state.epoch,
+                    ),
+                )
+            )
     if leaf_node is not None and tree.active_leaf is not None and tree.active_leaf.id != leaf_node:
         target = by_node.get(leaf_node)
         if target is not None:
-            last_time = max((int(n.timestamp) for n in by_node.values() if n.timestamp.isdigit()), default=log.created)
+            last_time = max(
+                (int(n.timestamp) for n in by_node.values() if n.timestamp.isdigit()),
+                default=log.created,
+            )
             leaf = SetLeafRecord(str(last_time), target.id)
             line += 1
             tree.apply(leaf, line=line)
@@ -222,6 +242,7 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
         else:
             kids.append(entry)
     leaf_id = log.leaf if log.leaf in entries else (next(reversed(entries)) if entries else None)
+
     def starts(entry: Entry) -> bool:
         parent = entry.parent
         return (
@@ -230,7 +251,8 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
             or entry.compaction is not None
             or len(children[parent]) > 1
             or parent in split_after
-            or entries[parent].compaction is not None  # a compaction revision holds only itself, as Rho's
+            or entries[parent].compaction
+            is not None  # a compaction revision holds only itself, as Rho's
             or parent == leaf_id  # the agent continues from the leaf: what follows it is a branch
         )
 
@@ -328,11 +350,16 @@ def _node_record(
             current_tokens = estimate_messages_tokens(head)
             if parent is not None or full:
                 compaction = compaction.record(
-                    previous_messages=len(before), current_messages=len(head),
-                    previous_tokens=previous_tokens, current_tokens=current_tokens,
-                    cost_usd_micros=None, revision=revision,
-                )  # fmt: skip
-                facts = CompactionFacts(len(before), len(head), previous_tokens, current_tokens, None)
+                    previous_messages=len(before),
+                    current_messages=len(head),
+                    previous_tokens=previous_tokens,
+                    current_tokens=current_tokens,
+                    cost_usd_micros=None,
+                    revision=revision,
+                )
+                facts = CompactionFacts(
+                    len(before), len(head), previous_tokens, current_tokens, None
+                )
             full = head
             appended = []
             length = len(head)
@@ -353,21 +380,47 @@ def _node_record(
     if full is not None:
         full.extend(appended)
     stamp = str(time)
-    shown = tuple(StoredDisplayMessage(stamp, m) for n, m in enumerate(appended) if m.system is None and n not in hidden)
+    shown = tuple(
+        StoredDisplayMessage(stamp, m)
+        for n, m in enumerate(appended)
+        if m.system is None and n not in hidden
+    )
     node_id = item.node_id
     parent_id = parent.id if parent is not None else None
     kind = NodeKind.COMPACTION if facts is not None else NodeKind.COMMIT
     if full is not None:
-        snapshot = SessionSnapshot.new(sid, revision, full, provider, compaction,
-                                       metadata=metadata, prompt_cache_key=cache_key)  # fmt: skip
-        record = NodeRecord(id=node_id, parent_id=parent_id, timestamp=stamp, kind=kind, compaction_facts=facts,
-                            transition=SnapshotTransition(snapshot), display_messages=shown)  # fmt: skip
+        snapshot = SessionSnapshot.new(
+            sid, revision, full, provider, compaction, metadata=metadata, prompt_cache_key=cache_key
+        )
+        record = NodeRecord(
+            id=node_id,
+            parent_id=parent_id,
+            timestamp=stamp,
+            kind=kind,
+            compaction_facts=facts,
+            transition=SnapshotTransition(snapshot),
+            display_messages=shown,
+        )
     else:
         assert parent is not None
-        delta = StoredSnapshotDelta(parent.revision, sid, revision, tuple(appended), provider, compaction,
-                                    metadata, cache_key)  # fmt: skip
-        record = NodeRecord(id=node_id, parent_id=parent_id, timestamp=stamp, kind=NodeKind.COMMIT,
-                            transition=DeltaTransition(delta), display_messages=shown)  # fmt: skip
+        delta = StoredSnapshotDelta(
+            parent.revision,
+            sid,
+            revision,
+            tuple(appended),
+            provider,
+            compaction,
+            metadata,
+            cache_key,
+        )
+        record = NodeRecord(
+            id=node_id,
+            parent_id=parent_id,
+            timestamp=stamp,
+            kind=NodeKind.COMMIT,
+            transition=DeltaTransition(delta),
+            display_messages=shown,
+        )
     return record, _State(None, length, provider, turns, time, epoch)
 
 
@@ -398,7 +451,11 @@ def _open_calls(history: Sequence[Message]) -> list[str]:
         if calls:
             answered = {m.tool_result.id for m in history[i + 1 :] if m.tool_result is not None}
             return [c for c in calls if c not in answered]
-        if message.user is not None or message.enriched_assistant is not None or message.assistant is not None:
+        if (
+            message.user is not None
+            or message.enriched_assistant is not None
+            or message.assistant is not None
+        ):
             return []
     return []
 
@@ -429,7 +486,9 @@ def _normal(messages: Sequence[Message], turns: _Turns, log: AgentLog) -> Iterat
             turns.results = {}
 
 
-def _release(turns: _Turns, *, interrupt: bool = False, log: AgentLog | None = None) -> Iterator[Message]:
+def _release(
+    turns: _Turns, *, interrupt: bool = False, log: AgentLog | None = None
+) -> Iterator[Message]:
     """The results that are due: in call order while they are there (all of them, the missing
     ones made up, when the conversation went on without them), then the held messages."""
     pending, results = turns.pending, turns.results

@@ -50,12 +50,30 @@ _NO_MODEL: Final = ModelIdentity("anthropic", "anthropic-messages", "")
 _CHAINED: Final = frozenset({"user", "assistant", "system", "progress", "attachment"})
 _TITLES: Final = {"custom-title": "customTitle", "ai-title": "aiTitle", "summary": "summary"}
 """Records that name the session, and the member holding the name (a person's title first)."""
-_RECORD = known("type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd", "version", "message", "isSidechain",
-                "isMeta", "isCompactSummary", "requestId", "logicalParentUuid", "subtype", "compactMetadata",
-                "isApiErrorMessage", "agentId")  # fmt: skip
+_RECORD = known(
+    "type",
+    "uuid",
+    "parentUuid",
+    "sessionId",
+    "timestamp",
+    "cwd",
+    "version",
+    "message",
+    "isSidechain",
+    "isMeta",
+    "isCompactSummary",
+    "requestId",
+    "logicalParentUuid",
+    "subtype",
+    "compactMetadata",
+    "isApiErrorMessage",
+    "agentId",
+)
 _USER_MESSAGE = known("role", "content")
 _ASSISTANT_MESSAGE = known("role", "content", "model", "id", "usage", "type")
-_USAGE = known("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+_USAGE = known(
+    "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"
+)
 _TEXT = known("type", "text")
 _IMAGE = known("type", "source")
 _USE = known("type", "id", "name", "input")
@@ -68,8 +86,16 @@ _BLOCK_PATHS: Final[dict[tuple[str, str | None], str]] = {
     for kind in ("text", "image", "document", "tool_use", "tool_result", "thinking")
 }
 """The JSON paths the loss report names, made once (not once per record)."""
-_SERVER_BLOCKS: Final = frozenset({"server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
-                                   "code_execution_tool_result", "redacted_thinking", "advisor_tool_result"})  # fmt: skip
+_SERVER_BLOCKS: Final = frozenset(
+    {
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "redacted_thinking",
+        "advisor_tool_result",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -103,7 +129,9 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     if not log.entries and not lines.notes:
         raise Where(source, 1).fail("not a Claude Code session: no user or assistant records")
     log.subagents = [
-        SubagentRef(ref.session_id, ref.path, reader.task_titles.get(ref.call_id or ""), ref.call_id)
+        SubagentRef(
+            ref.session_id, ref.path, reader.task_titles.get(ref.call_id or ""), ref.call_id
+        )
         for ref in subagent_files(path, log.session_id, reader.agent_calls)
     ]
     return log
@@ -153,7 +181,9 @@ class _Reader:
             if log.parent_session is None and isinstance(sid, str) and sid:
                 log.parent_session = sid
         elif record.get("isSidechain") is True:
-            loss.drop(f"{kind}:$[isSidechain]")  # an older build's subagent records inside the session
+            loss.drop(
+                f"{kind}:$[isSidechain]"
+            )  # an older build's subagent records inside the session
             return
         elif isinstance(sid, str) and sid and not log.entries:
             log.session_id = sid
@@ -171,10 +201,15 @@ class _Reader:
                 parent = self.alias.get(logical, logical)
             meta = mapping(record.get("compactMetadata"))
             entry = self.step(uuid, parent, time)
-            entry.compaction = Compaction([], tokens_before=count(meta.get("preTokens")),
-                                          trigger=meta.get("trigger") if isinstance(meta.get("trigger"), str) else None)  # fmt: skip
+            entry.compaction = Compaction(
+                [],
+                tokens_before=count(meta.get("preTokens")),
+                trigger=meta.get("trigger") if isinstance(meta.get("trigger"), str) else None,
+            )
             self.boundaries[uuid] = entry
-            loss.rest(meta, known("preTokens", "trigger"), "system/compact_boundary:$.compactMetadata")
+            loss.rest(
+                meta, known("preTokens", "trigger"), "system/compact_boundary:$.compactMetadata"
+            )
             loss.rest(record, _RECORD, "system/compact_boundary:$")
             return
         if kind == "assistant":
@@ -200,9 +235,17 @@ class _Reader:
         loss.rest(message, _USER_MESSAGE, where)
         if record.get("isCompactSummary") is True and parent in self.boundaries:
             # the summary the model continues from after a compaction
-            text = content if isinstance(content, str) else "\n".join(
-                b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
-            ) if isinstance(content, list) else ""
+            text = (
+                content
+                if isinstance(content, str)
+                else "\n".join(
+                    b.get("text", "")
+                    for b in content
+                    if isinstance(b, dict) and isinstance(b.get("text"), str)
+                )
+                if isinstance(content, list)
+                else ""
+            )
             boundary = self.boundaries.pop(parent)
             assert boundary.compaction is not None
             boundary.compaction.head.append(Message.user_text(text))
@@ -233,7 +276,9 @@ class _Reader:
                     blocks = []
                 call_id = at.text(block, "tool_use_id", "a tool result", required=True) or ""
                 text, images = self.result_content(block.get("content"), f"{path}.content")
-                entry.messages.append(Message.result(call_id, block.get("is_error") is not True, text))
+                entry.messages.append(
+                    Message.result(call_id, block.get("is_error") is not True, text)
+                )
                 if images:
                     entry.messages.append(attachment_message(call_id, images))
                 loss.rest(block, _RESULT, path)
@@ -263,7 +308,11 @@ class _Reader:
             src = block.get("source")
             mime = src.get("media_type") if isinstance(src, dict) else None
             self.loss.drop(path)
-            return [ContentBlock.of_text(f"[document{' ' + mime if isinstance(mime, str) else ''} not carried]")]
+            return [
+                ContentBlock.of_text(
+                    f"[document{' ' + mime if isinstance(mime, str) else ''} not carried]"
+                )
+            ]
         self.loss.drop(path)
         return []
 
@@ -279,11 +328,19 @@ class _Reader:
         for item in content:
             if isinstance(item, str):
                 texts.append(item)
-            elif isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str):
+            elif (
+                isinstance(item, dict)
+                and item.get("type") == "text"
+                and isinstance(item.get("text"), str)
+            ):
                 texts.append(item["text"])
             elif isinstance(item, dict) and item.get("type") == "image":
                 src = item.get("source")
-                image = image_block(src.get("data"), src.get("media_type")) if isinstance(src, dict) else None
+                image = (
+                    image_block(src.get("data"), src.get("media_type"))
+                    if isinstance(src, dict)
+                    else None
+                )
                 if image is not None:
                     images.append(image)
                 else:
@@ -307,10 +364,16 @@ class _Reader:
         else:
             entry = self.step(uuid, parent, time)
             if record.get("isApiErrorMessage") is True or model == "<synthetic>":
-                loss.drop("assistant:$[synthetic notice]")  # Claude Code's own notice, never sent to a model
+                loss.drop(
+                    "assistant:$[synthetic notice]"
+                )  # Claude Code's own notice, never sent to a model
                 return
-            reply = _Reply(entry, identity=ModelIdentity("anthropic", "anthropic-messages", model), time=time,
-                           msg_id=msg_id)  # fmt: skip
+            reply = _Reply(
+                entry,
+                identity=ModelIdentity("anthropic", "anthropic-messages", model),
+                time=time,
+                msg_id=msg_id,
+            )
             self.replies[uuid] = reply
             entry.model = reply.identity
         content = at.array(message, "content", "an assistant message")
@@ -321,14 +384,24 @@ class _Reader:
             path = _BLOCK_PATHS.get((where, kind)) or f"{where}.content[type={kind}]"
             position = len(reply.content)
             if kind == "text":
-                reply.content.append(ContentBlock.of_text(at.text(block, "text", "a text block") or ""))
+                reply.content.append(
+                    ContentBlock.of_text(at.text(block, "text", "a text block") or "")
+                )
                 loss.rest(block, _TEXT, path)
             elif kind == "tool_use":
                 call_id = at.text(block, "id", "a tool use", required=True) or ""
                 name = at.text(block, "name", "a tool use", required=True) or ""
                 arguments = block.get("input")
-                reply.content.append(ContentBlock.of_tool_call(call_id, name, arguments if arguments is not None else {}))
-                if name in ("Task", "Agent") and isinstance(arguments, dict) and string(arguments.get("description")):
+                reply.content.append(
+                    ContentBlock.of_tool_call(
+                        call_id, name, arguments if arguments is not None else {}
+                    )
+                )
+                if (
+                    name in ("Task", "Agent")
+                    and isinstance(arguments, dict)
+                    and string(arguments.get("description"))
+                ):
                     self.task_titles[call_id] = arguments["description"]
                 loss.rest(block, _USE, path)
             elif kind == "thinking":
@@ -336,10 +409,18 @@ class _Reader:
                 if text:
                     reply.thinking.append(text)
                 data = {k: block[k] for k in ("type", "thinking", "signature") if k in block}
-                reply.context.append(ProviderContextBlock(identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=data))
+                reply.context.append(
+                    ProviderContextBlock(
+                        identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=data
+                    )
+                )
                 loss.rest(block, _THINKING, path)
             elif kind in _SERVER_BLOCKS:
-                reply.context.append(ProviderContextBlock(identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=block))
+                reply.context.append(
+                    ProviderContextBlock(
+                        identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=block
+                    )
+                )
             else:
                 loss.drop(path)
         usage = message.get("usage")
@@ -351,20 +432,37 @@ class _Reader:
     def finish(self) -> None:
         log = self.log
         for reply in self.replies.values():
-            reply.entry.messages.append(Message.enriched(AssistantMessage(
-                tuple(reply.content), reply.identity, "\n\n".join(reply.thinking) or None, tuple(reply.context))))  # fmt: skip
+            reply.entry.messages.append(
+                Message.enriched(
+                    AssistantMessage(
+                        tuple(reply.content),
+                        reply.identity,
+                        "\n\n".join(reply.thinking) or None,
+                        tuple(reply.context),
+                    )
+                )
+            )
             if reply.usage is not None:
                 u = reply.usage
-                usage = ModelUsage(input_tokens=count(u.get("input_tokens")), output_tokens=count(u.get("output_tokens")),
-                                   cache_read_tokens=count(u.get("cache_read_input_tokens")),
-                                   cache_write_tokens=count(u.get("cache_creation_input_tokens")))  # fmt: skip
+                usage = ModelUsage(
+                    input_tokens=count(u.get("input_tokens")),
+                    output_tokens=count(u.get("output_tokens")),
+                    cache_read_tokens=count(u.get("cache_read_input_tokens")),
+                    cache_write_tokens=count(u.get("cache_creation_input_tokens")),
+                )
                 if not usage.is_empty:
-                    reply.entry.requests = [Request(reply.time * 1000, reply.identity.model, "anthropic", usage)]
+                    reply.entry.requests = [
+                        Request(reply.time * 1000, reply.identity.model, "anthropic", usage)
+                    ]
         for boundary in self.boundaries.values():
             if boundary.compaction is not None and not boundary.compaction.head:
                 log.loss.note("compactions without a recorded summary")
         log.leaf = self.last
-        log.title = self.titles.get("custom-title") or self.titles.get("ai-title") or self.titles.get("summary")
+        log.title = (
+            self.titles.get("custom-title")
+            or self.titles.get("ai-title")
+            or self.titles.get("summary")
+        )
 
 
 def session_files(home: Path) -> list[Path]:
@@ -378,14 +476,24 @@ def session_files(home: Path) -> list[Path]:
         return []
     for folder in folders:
         try:
-            out.extend(sorted(p for p in folder.iterdir()
-                              if p.suffix == ".jsonl" and not p.name.startswith("agent-") and p.is_file() and not p.is_symlink()))  # fmt: skip
+            out.extend(
+                sorted(
+                    p
+                    for p in folder.iterdir()
+                    if p.suffix == ".jsonl"
+                    and not p.name.startswith("agent-")
+                    and p.is_file()
+                    and not p.is_symlink()
+                )
+            )
         except OSError:
             continue
     return out
 
 
-def subagent_files(path: Path, session_id: str, calls: dict[str, str] | None = None) -> list[SubagentRef]:
+def subagent_files(
+    path: Path, session_id: str, calls: dict[str, str] | None = None
+) -> list[SubagentRef]:
     """The subagents' files of the session at ``path``: ``<id>/subagents/agent-*.jsonl``, and the
     older ``agent-*.jsonl`` beside it whose records name this session.
 
@@ -413,7 +521,11 @@ def _regular_files(folder: Path, prefix: str) -> list[Path]:
     out = []
     for entry in entries:
         name = entry.name
-        if not (name.startswith(prefix) and name.endswith(".jsonl")) or "/" in name or name in (".", ".."):
+        if (
+            not (name.startswith(prefix) and name.endswith(".jsonl"))
+            or "/" in name
+            or name in (".", "..")
+        ):
             continue
         try:
             if entry.is_file(follow_symlinks=False):

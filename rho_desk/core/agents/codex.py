@@ -49,13 +49,37 @@ __all__ = ["AGENT", "is_subagent", "read", "session_files", "subagent_files"]
 
 AGENT: Final = "codex"
 _OPENAI_KIND: Final = "openai_response_output_item"
-_CONTEXT_PREFIXES: Final = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
-                            "<INSTRUCTIONS>", "<user_shell_command>", "<turn_aborted>")  # fmt: skip
+_CONTEXT_PREFIXES: Final = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<INSTRUCTIONS>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+)
 """User items Codex injects as context (not a person's prompt)."""
-_ASSISTANT_ITEMS: Final = frozenset({"message", "reasoning", "function_call", "custom_tool_call", "local_shell_call",
-                                     "web_search_call", "image_generation_call", "tool_search_call"})  # fmt: skip
-_PROVIDER_ITEMS: Final = frozenset({"web_search_call", "image_generation_call", "tool_search_call", "compaction",
-                                    "compaction_summary", "context_compaction"})  # fmt: skip
+_ASSISTANT_ITEMS: Final = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "image_generation_call",
+        "tool_search_call",
+    }
+)
+_PROVIDER_ITEMS: Final = frozenset(
+    {
+        "web_search_call",
+        "image_generation_call",
+        "tool_search_call",
+        "compaction",
+        "compaction_summary",
+        "context_compaction",
+    }
+)
 """Items the provider ran or produced itself: kept whole as provider context."""
 _LINE = known("timestamp", "type", "payload")
 _META = known("id", "timestamp", "cwd", "cli_version", "source", "forked_from_id", "model_provider")
@@ -91,7 +115,9 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     created = iso_seconds(meta.get("timestamp")) or iso_seconds(head.get("timestamp"))
     log = AgentLog(AGENT, path, thread, at.text(meta, "cwd", "the session meta") or "", created)
     log.version = meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None
-    log.parent_session = _parent(meta.get("source")) or (meta["forked_from_id"] if isinstance(meta.get("forked_from_id"), str) else None)
+    log.parent_session = _parent(meta.get("source")) or (
+        meta["forked_from_id"] if isinstance(meta.get("forked_from_id"), str) else None
+    )
     log.loss.rest(meta, _META, "session_meta:$.payload")
     if not legacy:
         log.loss.rest(head, _LINE, "session_meta:$")
@@ -153,8 +179,14 @@ class _Reply:
         self.context: list[ProviderContextBlock] = []
 
     def message(self, identity: ModelIdentity) -> Message:
-        return Message.enriched(AssistantMessage(tuple(self.content), identity, "\n\n".join(self.summary) or None,
-                                                 tuple(self.context)))  # fmt: skip
+        return Message.enriched(
+            AssistantMessage(
+                tuple(self.content),
+                identity,
+                "\n\n".join(self.summary) or None,
+                tuple(self.context),
+            )
+        )
 
 
 class _Reader:
@@ -235,26 +267,43 @@ class _Reader:
             loss.rest(item, _MESSAGE, path)
         elif kind == "reasoning":
             reply = self.reply_part(time)
-            for part in at.objects(at.array(item, "summary", "a reasoning item") or [], "a reasoning summary"):
+            for part in at.objects(
+                at.array(item, "summary", "a reasoning item") or [], "a reasoning summary"
+            ):
                 text = string(part.get("text"))
                 if text:
                     reply.summary.append(text)
             if isinstance(item.get("encrypted_content"), str):
-                data: dict[str, Any] = {k: item[k] for k in ("type", "summary", "encrypted_content") if k in item}
+                data: dict[str, Any] = {
+                    k: item[k] for k in ("type", "summary", "encrypted_content") if k in item
+                }
                 reply.context.append(self.context(data, len(reply.content)))
             loss.rest(item, _REASONING, path)
         elif kind == "function_call":
             name = at.text(item, "name", "a function call", required=True) or ""
-            call_id = at.text(item, "call_id", "a function call") or at.text(item, "id", "a function call") or ""
-            self.call(time, ContentBlock.of_tool_call(call_id, name, self.arguments(item.get("arguments"))))
+            call_id = (
+                at.text(item, "call_id", "a function call")
+                or at.text(item, "id", "a function call")
+                or ""
+            )
+            self.call(
+                time,
+                ContentBlock.of_tool_call(call_id, name, self.arguments(item.get("arguments"))),
+            )
             loss.rest(item, _CALL, path)
         elif kind == "custom_tool_call":
             name = at.text(item, "name", "a custom tool call", required=True) or ""
             call_id = at.text(item, "call_id", "a custom tool call", required=True) or ""
-            self.call(time, ContentBlock.of_tool_call(call_id, name, {"input": item.get("input", "")}))
+            self.call(
+                time, ContentBlock.of_tool_call(call_id, name, {"input": item.get("input", "")})
+            )
             loss.rest(item, _CUSTOM, path)
         elif kind == "local_shell_call":
-            call_id = at.text(item, "call_id", "a shell call") or at.text(item, "id", "a shell call") or ""
+            call_id = (
+                at.text(item, "call_id", "a shell call")
+                or at.text(item, "id", "a shell call")
+                or ""
+            )
             action = at.obj(item, "action", "a shell call") or {}
             self.call(time, ContentBlock.of_tool_call(call_id, "local_shell", action))
             loss.rest(item, _SHELL, path)
@@ -292,7 +341,9 @@ class _Reader:
         return self.open_step(time)
 
     def context(self, data: dict[str, Any], position: int) -> ProviderContextBlock:
-        return ProviderContextBlock(identity=self.identity, kind=_OPENAI_KIND, position=position, data=data)
+        return ProviderContextBlock(
+            identity=self.identity, kind=_OPENAI_KIND, position=position, data=data
+        )
 
     def texts(self, item: dict[str, Any], where: str) -> list[ContentBlock]:
         content = self.at.array(item, "content", "a message", required=True) or []
@@ -363,7 +414,9 @@ class _Reader:
                 entry = self.result_step(time)
                 for call_id in self.unanswered:
                     entry.messages.append(Message.result(call_id, False, INTERRUPTED_RESULT))
-                self.loss.note("results made for calls that never got one (interrupted)", len(self.unanswered))
+                self.loss.note(
+                    "results made for calls that never got one (interrupted)", len(self.unanswered)
+                )
                 self.unanswered = []
         else:
             # user_message, agent_message, agent_reasoning...: the UI's copies of response items
@@ -384,8 +437,14 @@ class _Reader:
         self.loss.rest(last, _LAST_USAGE, "event_msg/token_count:$.payload.info.last_token_usage")
         prompt = count(last.get("input_tokens"))
         cached = count(last.get("cached_input_tokens"))
-        usage = ModelUsage.from_inclusive_prompt(prompt, count(last.get("output_tokens")), cached, None,
-                                                 count(last.get("total_tokens")), count(info.get("model_context_window")))  # fmt: skip
+        usage = ModelUsage.from_inclusive_prompt(
+            prompt,
+            count(last.get("output_tokens")),
+            cached,
+            None,
+            count(last.get("total_tokens")),
+            count(info.get("model_context_window")),
+        )
         target = self.open_step(time)
         request = Request(time * 1000, self.model, self.provider, usage)
         target.requests = [*(target.requests or []), request]
@@ -443,12 +502,17 @@ def session_files(home: Path) -> list[Path]:
     out: list[Path] = []
     for folder in (home / "sessions", home / "archived_sessions"):
         try:
-            found = [p for p in folder.rglob("rollout-*.jsonl*")
-                     if _rollout_name(p.name) and p.is_file() and not p.is_symlink()]  # fmt: skip
+            found = [
+                p
+                for p in folder.rglob("rollout-*.jsonl*")
+                if _rollout_name(p.name) and p.is_file() and not p.is_symlink()
+            ]
         except OSError:
             continue
         plain = {p for p in found if p.suffix == ".jsonl"}
-        out.extend(sorted(p for p in found if p.suffix == ".jsonl" or p.with_suffix("") not in plain))
+        out.extend(
+            sorted(p for p in found if p.suffix == ".jsonl" or p.with_suffix("") not in plain)
+        )
     return out
 
 
@@ -492,6 +556,12 @@ def subagent_files(path: Path, thread: str) -> list[SubagentRef]:
             meta = _DECODE(first).get("payload", {})
         except (msgspec.DecodeError, RecursionError, ValueError, AttributeError):
             continue
-        if isinstance(meta, dict) and _parent(meta.get("source")) == thread and isinstance(meta.get("id"), str):
-            refs.append(SubagentRef(meta["id"], sibling, string(meta.get("agent_nickname")) or None))
+        if (
+            isinstance(meta, dict)
+            and _parent(meta.get("source")) == thread
+            and isinstance(meta.get("id"), str)
+        ):
+            refs.append(
+                SubagentRef(meta["id"], sibling, string(meta.get("agent_nickname")) or None)
+            )
     return refs

@@ -34,9 +34,27 @@ READERS: Final[dict[str, Callable[..., AgentLog]]] = {
 }
 _SNIFF: Final = 1024 * 1024
 _SQLITE: Final = b"SQLite format 3\x00"
-_CLAUDE_TYPES: Final = frozenset({"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation",
-                                  "progress", "custom-title", "ai-title", "agent-name", "last-prompt", "attachment",
-                                  "permission-mode", "pr-link", "agent-setting", "worktree-state", "bridge-session"})  # fmt: skip
+_CLAUDE_TYPES: Final = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+        "last-prompt",
+        "attachment",
+        "permission-mode",
+        "pr-link",
+        "agent-setting",
+        "worktree-state",
+        "bridge-session",
+    }
+)
 
 
 def detect(path: Path | str) -> str | None:
@@ -50,7 +68,11 @@ def detect(path: Path | str) -> str | None:
         if path.name.endswith(COMPRESSED_SUFFIX):  # Codex's cold rollouts
             first = first_line(path, _SNIFF)
             record = _first_object(first)
-            return codex.AGENT if record is not None and _by_record(record, path) == codex.AGENT else None
+            return (
+                codex.AGENT
+                if record is not None and _by_record(record, path) == codex.AGENT
+                else None
+            )
         with open(path, "rb") as handle:
             head = handle.read(16)
             if head.startswith(_SQLITE):
@@ -87,11 +109,22 @@ def _by_record(record: dict[str, object], path: Path) -> str | None:
         return codex.AGENT
     if "sessionId" in record and "projectHash" in record:
         return gemini.AGENT
-    if kind in _CLAUDE_TYPES and ("uuid" in record or "sessionId" in record or "leafUuid" in record or "messageId" in record):
+    if kind in _CLAUDE_TYPES and (
+        "uuid" in record or "sessionId" in record or "leafUuid" in record or "messageId" in record
+    ):
         return claude_code.AGENT
-    if kind is None and isinstance(record.get("id"), str) and "timestamp" in record and set(record) <= {
-        "id", "timestamp", "instructions", "git",
-    }:
+    if (
+        kind is None
+        and isinstance(record.get("id"), str)
+        and "timestamp" in record
+        and set(record)
+        <= {
+            "id",
+            "timestamp",
+            "instructions",
+            "git",
+        }
+    ):
         return codex.AGENT  # the oldest rollouts: the session meta bare on line 1
     return None
 
@@ -122,11 +155,15 @@ def read_log(path: Path | str, *, agent: str | None = None, tolerant: bool = Fal
     path = Path(path)
     name = agent or detect(path)
     if name is None or name not in READERS:
-        raise InputError("not a session of Claude Code, Codex, Gemini CLI, opencode or Pi", source=str(path))
+        raise InputError(
+            "not a session of Claude Code, Codex, Gemini CLI, opencode or Pi", source=str(path)
+        )
     return READERS[name](path, tolerant=tolerant)
 
 
-def open_session(path: Path | str, *, agent: str | None = None, tolerant: bool = False) -> AgentSessionFile:
+def open_session(
+    path: Path | str, *, agent: str | None = None, tolerant: bool = False
+) -> AgentSessionFile:
     """Another agent's session as the revision tree the Rho reader produces (read-only)."""
     return build(read_log(path, agent=agent, tolerant=tolerant))
 
@@ -139,7 +176,9 @@ def default_homes(env: Mapping[str, str] | None = None) -> dict[str, Path]:
     gemini_base = Path(env["GEMINI_CLI_HOME"]) if env.get("GEMINI_CLI_HOME") else home
     pi_dir = env.get("PI_CODING_AGENT_DIR")
     return {
-        claude_code.AGENT: Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude",
+        claude_code.AGENT: Path(env["CLAUDE_CONFIG_DIR"])
+        if env.get("CLAUDE_CONFIG_DIR")
+        else home / ".claude",
         codex.AGENT: Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex",
         gemini.AGENT: gemini_base / ".gemini",
         opencode.AGENT: data / "opencode",

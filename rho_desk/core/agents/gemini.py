@@ -55,7 +55,16 @@ from .jsonl import JsonLines
 __all__ = ["AGENT", "project_root", "read", "session_files", "subagent_files"]
 
 AGENT: Final = "gemini"
-_META = known("sessionId", "projectHash", "startTime", "lastUpdated", "kind", "summary", "messages", "directories")
+_META = known(
+    "sessionId",
+    "projectHash",
+    "startTime",
+    "lastUpdated",
+    "kind",
+    "summary",
+    "messages",
+    "directories",
+)
 _MESSAGE = known("id", "timestamp", "type", "content", "toolCalls", "thoughts", "tokens", "model")
 _CALL = known("id", "name", "args", "result", "status", "timestamp")
 _TOKENS = known("input", "output", "cached", "thoughts", "total")
@@ -80,7 +89,9 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
         log.notes = lines.notes
         log.size, log.lines = lines.size, lines.lines
     if not reader.seen_meta:
-        raise Where(source, 1).fail("not a Gemini CLI chat: no session metadata (sessionId, projectHash)")
+        raise Where(source, 1).fail(
+            "not a Gemini CLI chat: no session metadata (sessionId, projectHash)"
+        )
     log.leaf = reader.path[-1] if reader.path else None
     log.cwd = log.cwd or project_root(path) or ""
     log.subagents = subagent_files(path, log.session_id)
@@ -91,7 +102,9 @@ def _whole(path: Path) -> dict[str, Any]:
     source = str(path)
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise InputError(f"file is more than the {MAX_FILE_BYTES} bytes a session may have", source=source)
+            raise InputError(
+                f"file is more than the {MAX_FILE_BYTES} bytes a session may have", source=source
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise read_failure(exc, source) from None
@@ -186,11 +199,22 @@ class _Reader:
             self.loss.drop(f"{kind}:$")
             return
         parent = self.path[-1] if self.path else None
-        entry = Entry(msg_id, parent, time, messages, turn=turn, requests=requests, model=model, line=self.at.line)
+        entry = Entry(
+            msg_id,
+            parent,
+            time,
+            messages,
+            turn=turn,
+            requests=requests,
+            model=model,
+            line=self.at.line,
+        )
         self.log.add(entry)
         self.path.append(msg_id)
 
-    def convert(self, record: dict[str, Any]) -> tuple[list[Message], bool, list[Request] | None, ModelIdentity | None]:
+    def convert(
+        self, record: dict[str, Any]
+    ) -> tuple[list[Message], bool, list[Request] | None, ModelIdentity | None]:
         """A message record as wire messages, whether it is a prompt, its requests and model."""
         at, loss = self.at, self.loss
         kind = record.get("type")
@@ -207,21 +231,35 @@ class _Reader:
         model = string(record.get("model"))
         identity = ModelIdentity("google", "gemini", model)
         content, _, thinking = self.parts(record.get("content"), f"{where}.content")
-        for thought in at.objects(at.array(record, "thoughts", "a gemini message") or [], "the thoughts"):
+        for thought in at.objects(
+            at.array(record, "thoughts", "a gemini message") or [], "the thoughts"
+        ):
             subject, description = thought.get("subject"), thought.get("description")
-            text = "\n".join(t for t in (f"**{subject}**" if isinstance(subject, str) and subject else "",
-                                         description if isinstance(description, str) else "") if t)  # fmt: skip
+            text = "\n".join(
+                t
+                for t in (
+                    f"**{subject}**" if isinstance(subject, str) and subject else "",
+                    description if isinstance(description, str) else "",
+                )
+                if t
+            )
             if text:
                 thinking.append(text)
             loss.rest(thought, known("subject", "description", "timestamp"), f"{where}.thoughts[]")
         results = []
         known_calls = {b.tool_call.id for b in content if b.tool_call is not None}
-        for call in at.objects(at.array(record, "toolCalls", "a gemini message") or [], "the tool calls"):
-            call_id = at.text(call, "id", "a tool call") or f"call-{self.at.line}-{len(known_calls)}"
+        for call in at.objects(
+            at.array(record, "toolCalls", "a gemini message") or [], "the tool calls"
+        ):
+            call_id = (
+                at.text(call, "id", "a tool call") or f"call-{self.at.line}-{len(known_calls)}"
+            )
             name = at.text(call, "name", "a tool call", required=True) or ""
             if call_id not in known_calls:
                 args = call.get("args")
-                content.append(ContentBlock.of_tool_call(call_id, name, args if isinstance(args, dict) else {}))
+                content.append(
+                    ContentBlock.of_tool_call(call_id, name, args if isinstance(args, dict) else {})
+                )
                 known_calls.add(call_id)
             result = call.get("result")
             status = call.get("status")
@@ -233,7 +271,9 @@ class _Reader:
             if results:
                 self.answered.add(call_id)
             loss.rest(call, _CALL, f"{where}.toolCalls[]")
-        message = Message.enriched(AssistantMessage(tuple(content), identity, "\n\n".join(thinking) or None))
+        message = Message.enriched(
+            AssistantMessage(tuple(content), identity, "\n\n".join(thinking) or None)
+        )
         requests = None
         tokens = record.get("tokens")
         if isinstance(tokens, dict):
@@ -242,12 +282,21 @@ class _Reader:
             thoughts = count(tokens.get("thoughts"))
             if output is not None and thoughts:
                 output += thoughts
-            usage = ModelUsage.from_inclusive_prompt(count(tokens.get("input")), output, count(tokens.get("cached")), None,
-                                                     count(tokens.get("total")))  # fmt: skip
-            requests = [Request(iso_seconds(record.get("timestamp")) * 1000, model, "google", usage)]
+            usage = ModelUsage.from_inclusive_prompt(
+                count(tokens.get("input")),
+                output,
+                count(tokens.get("cached")),
+                None,
+                count(tokens.get("total")),
+            )
+            requests = [
+                Request(iso_seconds(record.get("timestamp")) * 1000, model, "google", usage)
+            ]
         return [message, *results], False, requests, identity
 
-    def parts(self, content: object, where: str, *, call_id: str | None = None) -> tuple[list[ContentBlock], list[Message], list[str]]:
+    def parts(
+        self, content: object, where: str, *, call_id: str | None = None
+    ) -> tuple[list[ContentBlock], list[Message], list[str]]:
         """Parts as content blocks, tool results (``functionResponse`` parts) and thought texts."""
         if content is None:
             return [], [], []
@@ -276,13 +325,21 @@ class _Reader:
                     blocks.append(image)
                 else:
                     self.loss.drop(f"{where}[inlineData]")
-                    blocks.append(ContentBlock.of_text(f"[inline data {data.get('mimeType')} not carried]"))
+                    blocks.append(
+                        ContentBlock.of_text(f"[inline data {data.get('mimeType')} not carried]")
+                    )
             elif isinstance(part.get("functionCall"), dict):
                 call = part["functionCall"]
                 name = call.get("name") if isinstance(call.get("name"), str) else ""
-                cid = call.get("id") if isinstance(call.get("id"), str) else f"{name}-{self.at.line}-{len(blocks)}"
+                cid = (
+                    call.get("id")
+                    if isinstance(call.get("id"), str)
+                    else f"{name}-{self.at.line}-{len(blocks)}"
+                )
                 args = call.get("args")
-                blocks.append(ContentBlock.of_tool_call(cid, name, args if isinstance(args, dict) else {}))
+                blocks.append(
+                    ContentBlock.of_tool_call(cid, name, args if isinstance(args, dict) else {})
+                )
             elif isinstance(part.get("functionResponse"), dict):
                 response = part["functionResponse"]
                 rid = response.get("id") if isinstance(response.get("id"), str) else call_id or ""
@@ -291,7 +348,11 @@ class _Reader:
                     continue
                 body = response.get("response")
                 ok = not (isinstance(body, dict) and "error" in body)
-                if isinstance(body, dict) and len(body) == 1 and isinstance(next(iter(body.values())), str):
+                if (
+                    isinstance(body, dict)
+                    and len(body) == 1
+                    and isinstance(next(iter(body.values())), str)
+                ):
                     text = next(iter(body.values()))
                 else:
                     text = json_text(body) if body is not None else ""
@@ -311,10 +372,20 @@ class _Reader:
         elif target in self.heads:
             holder, index = self.heads[target]
             assert holder.compaction is not None
-            entry = Entry(f"{holder.id}@{self.at.line}", holder.parent, holder.time,
-                          [], compaction=Compaction(holder.compaction.head[:index]), line=self.at.line)  # fmt: skip
+            entry = Entry(
+                f"{holder.id}@{self.at.line}",
+                holder.parent,
+                holder.time,
+                [],
+                compaction=Compaction(holder.compaction.head[:index]),
+                line=self.at.line,
+            )
             self.log.add(entry)
-            self.path = [*self.path[: self.path.index(holder.id)], entry.id] if holder.id in self.path else [entry.id]
+            self.path = (
+                [*self.path[: self.path.index(holder.id)], entry.id]
+                if holder.id in self.path
+                else [entry.id]
+            )
             self.loss.note("rewinds kept as branches")
         else:
             self.path = []  # as Gemini CLI does: an unknown id clears the conversation
@@ -378,7 +449,9 @@ def project_root(chat: Path) -> str | None:
         return None
     name = project.name
     for root, slug in projects.items():
-        if isinstance(root, str) and (slug == name or hashlib.sha256(root.encode("utf-8")).hexdigest() == name):
+        if isinstance(root, str) and (
+            slug == name or hashlib.sha256(root.encode("utf-8")).hexdigest() == name
+        ):
             return root
     return None
 
@@ -399,9 +472,15 @@ def session_files(home: Path) -> list[Path]:
             continue
         plain = {p.stem for p in names if p.suffix == ".jsonl"}
         for candidate in names:
-            if not candidate.name.startswith("session-") or candidate.is_symlink() or not candidate.is_file():
+            if (
+                not candidate.name.startswith("session-")
+                or candidate.is_symlink()
+                or not candidate.is_file()
+            ):
                 continue
-            if candidate.suffix == ".jsonl" or (candidate.suffix == ".json" and candidate.stem not in plain):
+            if candidate.suffix == ".jsonl" or (
+                candidate.suffix == ".json" and candidate.stem not in plain
+            ):
                 out.append(candidate)
     return out
 
@@ -409,10 +488,19 @@ def session_files(home: Path) -> list[Path]:
 def subagent_files(chat: Path, session_id: str) -> list[SubagentRef]:
     """The subagents' chats of a session: ``chats/<session id>/*.jsonl`` (regular files only)."""
     folder = chat.parent / session_id
-    if chat.parent.name != "chats" or not session_id or "/" in session_id or session_id in (".", ".."):
+    if (
+        chat.parent.name != "chats"
+        or not session_id
+        or "/" in session_id
+        or session_id in (".", "..")
+    ):
         return []
     try:
-        found = sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and not p.is_symlink() and p.is_file())
+        found = sorted(
+            p
+            for p in folder.iterdir()
+            if p.suffix == ".jsonl" and not p.is_symlink() and p.is_file()
+        )
     except OSError:
         return []
     return [SubagentRef(p.stem, p) for p in found]

@@ -47,7 +47,14 @@ from .base import AgentLog
 from .build import AgentSessionFile, build
 from .formats import detect, read_log
 
-__all__ = ["RECEIPT_NAME", "ImportReceipt", "ImportResult", "import_session", "receipt_path", "rho_session_id"]
+__all__ = [
+    "RECEIPT_NAME",
+    "ImportReceipt",
+    "ImportResult",
+    "import_session",
+    "receipt_path",
+    "rho_session_id",
+]
 
 _CHUNK: Final = 1024 * 1024
 """How much of the transcript is encoded before it is written."""
@@ -77,7 +84,9 @@ class ReceiptKept(BaseModel):
     tool_results: int
     images: int
     reasoning: int = Field(description="assistant messages with a reasoning summary")
-    provider_context: int = Field(description="opaque blocks kept for the same model (signed thinking, encrypted reasoning)")
+    provider_context: int = Field(
+        description="opaque blocks kept for the same model (signed thinking, encrypted reasoning)"
+    )
 
 
 class ReceiptRun(BaseModel):
@@ -99,10 +108,15 @@ class ImportReceipt(BaseModel):
     session_id: str = Field(description="the Rho session's id")
     transcript: str
     kept: ReceiptKept
-    dropped: dict[str, int] = Field(description="each member of the source left out, by JSON path, with its count")
-    made: dict[str, int] = Field(description="what the import added to keep the history well formed, with counts")
-    not_carried: dict[str, int] = Field(default_factory=dict,
-                                        description="what was read but a Rho session has no place for")
+    dropped: dict[str, int] = Field(
+        description="each member of the source left out, by JSON path, with its count"
+    )
+    made: dict[str, int] = Field(
+        description="what the import added to keep the history well formed, with counts"
+    )
+    not_carried: dict[str, int] = Field(
+        default_factory=dict, description="what was read but a Rho session has no place for"
+    )
     revision_ends: dict[str, str] = Field(description="Rho node id -> the source step it ends with")
     runs: list[ReceiptRun]
 
@@ -141,8 +155,10 @@ def source_digest(path: Path, agent: str) -> tuple[str, int]:
         size = 0
         with closing(opencode.connect(database)) as db:
             try:
-                for query in ("select id, data from message where session_id = ? order by time_created, id",
-                              "select id, data from part where session_id = ? order by message_id, id"):  # fmt: skip
+                for query in (
+                    "select id, data from message where session_id = ? order by time_created, id",
+                    "select id, data from part where session_id = ? order by message_id, id",
+                ):
                     for row_id, data in db.execute(query, (session_id,)):
                         chunk = f"{row_id}\x00{data}\x00".encode("utf-8", "surrogatepass")
                         digest.update(chunk)
@@ -161,8 +177,14 @@ def source_digest(path: Path, agent: str) -> tuple[str, int]:
     return f"sha256:{digest.hexdigest()}", size
 
 
-def import_session(source: Path | str, *, home: Path | None = None, output: Path | None = None,
-                   agent: str | None = None, clock: float | None = None) -> ImportResult:  # fmt: skip
+def import_session(
+    source: Path | str,
+    *,
+    home: Path | None = None,
+    output: Path | None = None,
+    agent: str | None = None,
+    clock: float | None = None,
+) -> ImportResult:
     """Import the session at ``source`` into the Rho home ``home`` (or as the file ``output``).
 
     Raises:
@@ -173,13 +195,17 @@ def import_session(source: Path | str, *, home: Path | None = None, output: Path
     path = Path(source)
     name = agent or detect(path)
     if name is None:
-        raise InputError("not a session of Claude Code, Codex, Gemini CLI, opencode or Pi", source=str(path))
+        raise InputError(
+            "not a session of Claude Code, Codex, Gemini CLI, opencode or Pi", source=str(path)
+        )
     if home is None and output is None:
         raise InputError("import needs a Rho home (--into) or an output file (-o)")
     digest, size = source_digest(path, name)
     log = read_log(path, agent=name)
     sid = rho_session_id(name, log.session_id)
-    now = dt.datetime.fromtimestamp(clock if clock is not None else dt.datetime.now(dt.UTC).timestamp(), dt.UTC)
+    now = dt.datetime.fromtimestamp(
+        clock if clock is not None else dt.datetime.now(dt.UTC).timestamp(), dt.UTC
+    )
     stamp = now.isoformat(timespec="seconds").replace("+00:00", "Z")
     existing = _existing(sid, log, home, output)
     if existing is not None:
@@ -189,14 +215,33 @@ def import_session(source: Path | str, *, home: Path | None = None, output: Path
         ends = set(previous.revision_ends.values()) if previous is not None else set()
         built = build(log, session_id=sid, split_after=ends)
         added = _append(existing, built)
-        receipt = _receipt(log, built, existing, digest, size, previous, ReceiptRun(at=stamp, digest=digest, added=added))
+        receipt = _receipt(
+            log,
+            built,
+            existing,
+            digest,
+            size,
+            previous,
+            ReceiptRun(at=stamp, digest=digest, added=added),
+        )
         atomic_write(receipt_path(existing), _encode(receipt))
         return ImportResult(existing, receipt_path(existing), receipt, False, added)
     built = build(log, session_id=sid)
-    transcript = output if output is not None else workspace_dir(home, log.cwd) / f"{log.created}_{sid}" / SESSION_FILE  # type: ignore[arg-type]
+    if output is not None:
+        transcript = output
+    else:
+        assert home is not None  # one of the two is given: checked above
+        transcript = workspace_dir(home, log.cwd) / f"{log.created}_{sid}" / SESSION_FILE
     _create(transcript, built)
-    receipt = _receipt(log, built, transcript, digest, size, None,
-                       ReceiptRun(at=stamp, digest=digest, added=len(built.sources)))  # fmt: skip
+    receipt = _receipt(
+        log,
+        built,
+        transcript,
+        digest,
+        size,
+        None,
+        ReceiptRun(at=stamp, digest=digest, added=len(built.sources)),
+    )
     atomic_write(receipt_path(transcript), _encode(receipt))
     return ImportResult(transcript, receipt_path(transcript), receipt, True, len(built.sources))
 
@@ -219,7 +264,9 @@ def _read_receipt(path: Path) -> ImportReceipt | None:
     try:
         return ImportReceipt.model_validate_json(data)
     except ValueError as exc:
-        raise InputError(f"not an import receipt rho-desk can read: {str(exc).splitlines()[0]}", source=str(path)) from None
+        raise InputError(
+            f"not an import receipt rho-desk can read: {str(exc).splitlines()[0]}", source=str(path)
+        ) from None
 
 
 def _encode(receipt: ImportReceipt) -> bytes:
@@ -233,8 +280,11 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
     unit = unit_for_path(transcript)
     sid = built.tree.session_id
     if unit.session_id is not None and unit.session_id != sid:
-        raise SessionIdMismatch(f"session id {sid!r} does not match {unit.session_id!r} from the file name "
-                                "(a name with no `_`, or ending in `_<id>`, keeps them together)", source=str(transcript))  # fmt: skip
+        raise SessionIdMismatch(
+            f"session id {sid!r} does not match {unit.session_id!r} from the file name "
+            "(a name with no `_`, or ending in `_<id>`, keeps them together)",
+            source=str(transcript),
+        )
     folder = transcript.parent
     try:
         if transcript.name == SESSION_FILE:
@@ -243,7 +293,9 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
             try:
                 folder.mkdir(mode=0o700)
             except FileExistsError:
-                raise InputError("a session with this id and creation time already exists", source=str(folder)) from None
+                raise InputError(
+                    "a session with this id and creation time already exists", source=str(folder)
+                ) from None
         fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     except FileExistsError:
         raise InputError("the file exists already", source=str(transcript)) from None
@@ -303,16 +355,26 @@ def _append(transcript: Path, built: AgentSessionFile) -> int:
     return added
 
 
-def _receipt(log: AgentLog, built: AgentSessionFile, transcript: Path, digest: str, size: int,
-             previous: ImportReceipt | None, run: ReceiptRun) -> ImportReceipt:  # fmt: skip
+def _receipt(
+    log: AgentLog,
+    built: AgentSessionFile,
+    transcript: Path,
+    digest: str,
+    size: int,
+    previous: ImportReceipt | None,
+    run: ReceiptRun,
+) -> ImportReceipt:
     tree = built.tree
     messages = calls = results = images = reasoning = context = 0
     for record in built.records[1:]:
         if not isinstance(record, NodeRecord):
             continue
         transition = record.transition
-        history = (transition.delta.appended_history if isinstance(transition, DeltaTransition)
-                   else transition.snapshot.history)  # fmt: skip
+        history = (
+            transition.delta.appended_history
+            if isinstance(transition, DeltaTransition)
+            else transition.snapshot.history
+        )
         messages += len(history)
         for message in history:
             if message.tool_result is not None:
@@ -331,20 +393,34 @@ def _receipt(log: AgentLog, built: AgentSessionFile, transcript: Path, digest: s
     ends.update({node_id: steps[-1] for node_id, steps in built.sources.items() if steps})
     requests = len(log.requests)
     return ImportReceipt(
-        source=ReceiptSource(agent=log.agent, path=str(log.path), session_id=log.session_id, digest=digest, bytes=size,
-                             agent_version=log.version),
+        source=ReceiptSource(
+            agent=log.agent,
+            path=str(log.path),
+            session_id=log.session_id,
+            digest=digest,
+            bytes=size,
+            agent_version=log.version,
+        ),
         session_id=built.tree.session_id or "",
         transcript=str(transcript),
         kept=ReceiptKept(
-            revisions=tree.node_count, branches=tree.branch_count,
+            revisions=tree.node_count,
+            branches=tree.branch_count,
             compactions=sum(1 for n in tree.nodes.values() if n.kind.value == "compaction"),
-            messages=messages, tool_calls=calls, tool_results=results, images=images, reasoning=reasoning,
+            messages=messages,
+            tool_calls=calls,
+            tool_results=results,
+            images=images,
+            reasoning=reasoning,
             provider_context=context,
         ),
         dropped=dict(sorted(log.loss.dropped.items())),
         made=dict(sorted(log.loss.made.items())),
-        not_carried={"token usage of model requests (Rho records usage in its ledger, not in sessions)": requests}
-        if requests else {},
+        not_carried={
+            "token usage of model requests (Rho records usage in its ledger, not in sessions)": requests
+        }
+        if requests
+        else {},
         revision_ends=ends,
         runs=[*(previous.runs if previous is not None else []), run],
     )

@@ -28,7 +28,14 @@ from ..stores.rho_files.errors import read_failure
 from ..stores.rho_files.reader import DAMAGED, RecoveryNote
 from .base import MAX_FILE_BYTES, MAX_LINE_BYTES, AgentLogError
 
-__all__ = ["COMPRESSED_SUFFIX", "JsonLines", "decode_object", "first_line", "open_log", "stream_errors"]
+__all__ = [
+    "COMPRESSED_SUFFIX",
+    "JsonLines",
+    "decode_object",
+    "first_line",
+    "open_log",
+    "stream_errors",
+]
 
 COMPRESSED_SUFFIX: Final = ".zst"
 
@@ -81,7 +88,9 @@ class _Frames(io.RawIOBase):
             data, self._input = self._input or self._handle.read(_CHUNK), b""
             if not data:
                 if self._started:
-                    raise self._zstd.ZstdError("the stream ends inside a frame (the file was cut short)")
+                    raise self._zstd.ZstdError(
+                        "the stream ends inside a frame (the file was cut short)"
+                    )
                 return 0
             self._started = True
             self._pending = self._frame.decompress(data)
@@ -129,10 +138,14 @@ def decode_object(raw: bytes, *, source: str, line: int) -> dict[str, Any]:
     try:
         value = _DECODE(raw)
     except (msgspec.DecodeError, RecursionError, ValueError) as exc:
-        reason = "JSON nesting is too deep" if isinstance(exc, RecursionError) else f"not JSON: {exc}"
+        reason = (
+            "JSON nesting is too deep" if isinstance(exc, RecursionError) else f"not JSON: {exc}"
+        )
         raise AgentLogError(reason, source=source, line=line) from None
     if not isinstance(value, dict):
-        raise AgentLogError(f"a record must be a JSON object, not {_kind(value)}", source=source, line=line)
+        raise AgentLogError(
+            f"a record must be a JSON object, not {_kind(value)}", source=source, line=line
+        )
     return value
 
 
@@ -143,7 +156,11 @@ def _kind(value: object) -> str:
         return "a string"
     if value is None:
         return "null"
-    return "a number" if isinstance(value, int | float) and not isinstance(value, bool) else "a boolean"
+    return (
+        "a number"
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else "a boolean"
+    )
 
 
 class JsonLines:
@@ -174,8 +191,10 @@ class JsonLines:
             raise read_failure(exc, source) from None
         with handle:
             if size > MAX_FILE_BYTES:
-                raise InputError(f"file is {size} bytes, more than the {MAX_FILE_BYTES} a session may have",
-                                 source=source)  # fmt: skip
+                raise InputError(
+                    f"file is {size} bytes, more than the {MAX_FILE_BYTES} a session may have",
+                    source=source,
+                )
             self.size = size
             pos = 0
             line = 0
@@ -197,8 +216,10 @@ class JsonLines:
                 length = len(raw)
                 read += length
                 if read > MAX_FILE_BYTES:
-                    raise InputError(f"file decompresses to more than the {MAX_FILE_BYTES} bytes a session may have",
-                                     source=source)  # fmt: skip
+                    raise InputError(
+                        f"file decompresses to more than the {MAX_FILE_BYTES} bytes a session may have",
+                        source=source,
+                    )
                 if length > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                     self._fail(f"line is longer than {MAX_LINE_BYTES} bytes", line, pos, length)
                     return
@@ -216,8 +237,15 @@ class JsonLines:
                         record = decode_object(raw, source=source, line=line)
                     except AgentLogError as exc:
                         if not terminated and _cut_short(raw):
-                            self.notes.append(RecoveryNote(source, line, pos, length,
-                                                           f"torn last line ignored ({length} bytes of an unfinished record)"))  # fmt: skip
+                            self.notes.append(
+                                RecoveryNote(
+                                    source,
+                                    line,
+                                    pos,
+                                    length,
+                                    f"torn last line ignored ({length} bytes of an unfinished record)",
+                                )
+                            )
                             return
                         self._fail(exc.reason, line, pos, length)
                         return

@@ -47,6 +47,7 @@ from .formats import READERS, session_paths
 
 __all__ = ["RHO", "AgentLibrary", "AgentRefresh", "AllSessions", "summarize"]
 
+
 @dataclass(slots=True)
 class AgentRefresh:
     """What one :meth:`AgentLibrary.refresh` found."""
@@ -83,8 +84,14 @@ def summarize(agent: str, path: Path, size: int, mtime_ns: int) -> SessionSummar
     log = READERS[agent](path)
     tree = build(log).tree
     summary = summary_of_tree(tree, unit_for_path(path), str(path), size or log.size, mtime_ns)
-    return replace(summary, id=log.session_id, path=str(path), title=log.title, agent=agent,
-                   effective_format_version=0)  # fmt: skip
+    return replace(
+        summary,
+        id=log.session_id,
+        path=str(path),
+        title=log.title,
+        agent=agent,
+        effective_format_version=0,
+    )
 
 
 class AgentLibrary:
@@ -163,7 +170,10 @@ class AgentLibrary:
             if workspace_key is not None and hit is not None and hit.workspace_key != workspace_key:
                 continue
             failure = known_failures.get(path)
-            if failure is not None and (failure.file_size, failure.file_mtime_ns) == (stat[0], stat[2]):
+            if failure is not None and (failure.file_size, failure.file_mtime_ns) == (
+                stat[0],
+                stat[2],
+            ):
                 report.failed.append(failure)
                 continue
             try:
@@ -173,7 +183,12 @@ class AgentLibrary:
                 failures.append(failure)
                 report.failed.append(failure)
                 continue
-            fresh.append((replace(summary, file_size=stat[0] or summary.file_size, file_mtime=stat[1]), stat[2]))
+            fresh.append(
+                (
+                    replace(summary, file_size=stat[0] or summary.file_size, file_mtime=stat[1]),
+                    stat[2],
+                )
+            )
             (report.updated if path in cached else report.added).append(path)
         removed = [p for p in cached if p not in listed]
         forgotten = [p for p in known_failures if p not in listed]
@@ -194,7 +209,9 @@ class AgentLibrary:
     def count(self, workspace_key: str | None = None) -> int:
         return self._cache.count(workspace_key)
 
-    def search(self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]) -> SearchResults:
+    def search(
+        self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]
+    ) -> SearchResults:
         results = self._cache.search(text, workspace_key, **page)
         results.hits = [replace(hit, session=self._tag(hit.session)) for hit in results.hits]
         return results
@@ -215,10 +232,17 @@ def _ordered(rows: Iterable[SessionSummary], sort: str, descending: bool) -> lis
     out.sort(key=lambda s: s.updated_at, reverse=descending or sort != "updated")
     if sort == "title":
         # NOCASE folds ASCII letters only
-        out.sort(key=lambda s: (s.title or s.first_user_message or "").translate(_ASCII_LOWER), reverse=descending)
+        out.sort(
+            key=lambda s: (s.title or s.first_user_message or "").translate(_ASCII_LOWER),
+            reverse=descending,
+        )
     elif sort != "updated":
-        column = {"created": "created_at", "size": "file_size", "messages": "message_count",
-                  "compactions": "compaction_count"}[sort]  # fmt: skip
+        column = {
+            "created": "created_at",
+            "size": "file_size",
+            "messages": "message_count",
+            "compactions": "compaction_count",
+        }[sort]
         out.sort(key=lambda s: getattr(s, column) or 0, reverse=descending)
     return out
 
@@ -232,9 +256,17 @@ class AllSessions:
         cache_dir: for the agents' caches.
     """
 
-    def __init__(self, rho: SessionLibrary | None, agents: Mapping[str, Path], *, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        rho: SessionLibrary | None,
+        agents: Mapping[str, Path],
+        *,
+        cache_dir: Path | None = None,
+    ) -> None:
         self.rho = rho
-        self.agents = {name: AgentLibrary(name, home, cache_dir=cache_dir) for name, home in agents.items()}
+        self.agents = {
+            name: AgentLibrary(name, home, cache_dir=cache_dir) for name, home in agents.items()
+        }
         self._merged: MergedCaches | None = None
         self._rho_state = IndexState.OK
         self._rho_notice: str | None = None
@@ -255,7 +287,9 @@ class AllSessions:
         self.close()
 
     def _sources(self) -> list[tuple[str, SessionLibrary | AgentLibrary]]:
-        out: list[tuple[str, SessionLibrary | AgentLibrary]] = [] if self.rho is None else [(RHO, self.rho)]
+        out: list[tuple[str, SessionLibrary | AgentLibrary]] = (
+            [] if self.rho is None else [(RHO, self.rho)]
+        )
         return out + list(self.agents.items())
 
     def refresh(self, workspace_key: str | None = None) -> list[str]:
@@ -289,20 +323,35 @@ class AllSessions:
     def failures(self, workspace_key: str | None = None) -> builtins.list[SummaryFailure]:
         return [f for _, f in self.failures_by_agent(workspace_key)]
 
-    def failures_by_agent(self, workspace_key: str | None = None) -> builtins.list[tuple[str, SummaryFailure]]:
+    def failures_by_agent(
+        self, workspace_key: str | None = None
+    ) -> builtins.list[tuple[str, SummaryFailure]]:
         """Sessions the last refresh could not read, each with the agent whose it is."""
-        return [(name, f) for name, library in self._sources() for f in library.failures(workspace_key)]
+        return [
+            (name, f) for name, library in self._sources() for f in library.failures(workspace_key)
+        ]
 
     def workspaces(self) -> builtins.list[WorkspaceInfo]:
         """Every workspace with sessions of any listed agent, most recently used first."""
         merged: dict[str, WorkspaceInfo] = {}
         for _, library in self._sources():
-            infos = library.workspaces() if isinstance(library, SessionLibrary) else library.cache.workspaces()
+            infos = (
+                library.workspaces()
+                if isinstance(library, SessionLibrary)
+                else library.cache.workspaces()
+            )
             for info in infos:
                 seen = merged.get(info.workspace_key)
-                merged[info.workspace_key] = info if seen is None else WorkspaceInfo(
-                    info.workspace_key, seen.cwd or info.cwd, seen.sessions + info.sessions,
-                    max(seen.updated_at, info.updated_at))  # fmt: skip
+                merged[info.workspace_key] = (
+                    info
+                    if seen is None
+                    else WorkspaceInfo(
+                        info.workspace_key,
+                        seen.cwd or info.cwd,
+                        seen.sessions + info.sessions,
+                        max(seen.updated_at, info.updated_at),
+                    )
+                )
         return sorted(merged.values(), key=lambda w: (-w.updated_at, w.workspace_key))
 
     def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> SessionPage:
@@ -315,15 +364,27 @@ class AllSessions:
         total = self._merged.count(workspace_key) if paged else len(sessions)
         return SessionPage(sessions, total, self._rho_state, self._rho_notice)
 
-    def search(self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]) -> SearchResults:
+    def search(
+        self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]
+    ) -> SearchResults:
         """Full-text search across every library, hits merged in ``sort`` order."""
-        sort, descending, limit = page.get("sort", "updated"), page.get("descending", True), page.get("limit", 50)
+        sort, descending, limit = (
+            page.get("sort", "updated"),
+            page.get("descending", True),
+            page.get("limit", 50),
+        )
         hits = []
         truncated = False
         for name, library in self._sources():
-            found = library.search(text, workspace_key, sort=sort, descending=descending, limit=limit)
+            found = library.search(
+                text, workspace_key, sort=sort, descending=descending, limit=limit
+            )
             truncated = truncated or found.truncated
-            hits.extend(found.hits if name != RHO else [replace(h, session=replace(h.session, agent=RHO)) for h in found.hits])
+            hits.extend(
+                found.hits
+                if name != RHO
+                else [replace(h, session=replace(h.session, agent=RHO)) for h in found.hits]
+            )
         by_path = {id(h.session): h for h in hits}
         ordered = [by_path[id(s)] for s in _ordered([h.session for h in hits], sort, descending)]
         return SearchResults(ordered[:limit], truncated or len(ordered) > limit)

@@ -48,7 +48,16 @@ from .base import (
 )
 from .build import attachment_message
 
-__all__ = ["AGENT", "DATABASE", "connect", "read", "session_bytes", "session_ids", "split", "top_sessions"]
+__all__ = [
+    "AGENT",
+    "DATABASE",
+    "connect",
+    "read",
+    "session_bytes",
+    "session_ids",
+    "split",
+    "top_sessions",
+]
 
 AGENT: Final = "opencode"
 DATABASE: Final = "opencode.db"
@@ -57,7 +66,18 @@ SUBTASK_PROMPT: Final = "The following tool was executed by the user"
 INTERRUPTED: Final = "[Tool execution was interrupted]"
 _APIS: Final = {"anthropic": "anthropic-messages", "openai": "responses", "google": "gemini"}
 _USER = known("role", "time", "agent", "model")
-_ASSISTANT = known("role", "time", "providerID", "modelID", "tokens", "cost", "summary", "parentID", "error", "finish")
+_ASSISTANT = known(
+    "role",
+    "time",
+    "providerID",
+    "modelID",
+    "tokens",
+    "cost",
+    "summary",
+    "parentID",
+    "error",
+    "finish",
+)
 _TOOL = known("type", "callID", "tool", "state")
 _DECODE: Final = msgspec.json.Decoder().decode
 
@@ -92,7 +112,12 @@ def session_ids(database: Path) -> list[tuple[str, int]]:
     """Every session of the database with its last update (ms), newest first."""
     with closing(connect(database)) as db:
         try:
-            return [(str(r[0]), int(r[1] or 0)) for r in db.execute("select id, time_updated from session order by time_updated desc")]
+            return [
+                (str(r[0]), int(r[1] or 0))
+                for r in db.execute(
+                    "select id, time_updated from session order by time_updated desc"
+                )
+            ]
         except sqlite3.Error as exc:
             raise StorageError(f"{database}: cannot read: {exc}") from None
 
@@ -101,7 +126,9 @@ def top_sessions(database: Path) -> list[tuple[str, int]]:
     """The sessions a person started (no subagents'), with their last update (ms), newest first."""
     with closing(connect(database)) as db:
         try:
-            rows = db.execute("select id, time_updated from session where parent_id is null order by time_updated desc")
+            rows = db.execute(
+                "select id, time_updated from session where parent_id is null order by time_updated desc"
+            )
             return [(str(r[0]), int(r[1] or 0)) for r in rows]
         except sqlite3.Error as exc:
             raise StorageError(f"{database}: cannot read: {exc}") from None
@@ -124,10 +151,13 @@ def session_bytes(path: Path) -> bytes:
                 raise InputError("no such session in the opencode database", source=str(path))
             lines: list[bytes] = []
             for message_id, data in db.execute(
-                "select id, data from message where session_id = ? order by time_created, id", (session_id,)
+                "select id, data from message where session_id = ? order by time_created, id",
+                (session_id,),
             ).fetchall():
                 lines.append(_row_bytes(data))
-                for (part,) in db.execute("select data from part where message_id = ? order by id", (message_id,)):
+                for (part,) in db.execute(
+                    "select data from part where message_id = ? order by id", (message_id,)
+                ):
                     lines.append(_row_bytes(part))
         except sqlite3.Error as exc:
             raise StorageError(f"{path}: cannot read: {exc}") from None
@@ -148,8 +178,11 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     if session_id is None:
         ids = session_ids(database)
         shown = ", ".join(i for i, _ in ids[:3])
-        raise InputError(f"an opencode database holds {len(ids)} sessions; name one as {database}#<id>"
-                         + (f" (newest: {shown})" if shown else ""), source=str(database))  # fmt: skip
+        raise InputError(
+            f"an opencode database holds {len(ids)} sessions; name one as {database}#<id>"
+            + (f" (newest: {shown})" if shown else ""),
+            source=str(database),
+        )
     with closing(connect(database)) as db:
         try:
             row = db.execute("select * from session where id = ?", (session_id,)).fetchone()
@@ -157,33 +190,54 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
                 raise InputError("no such session in the opencode database", source=source)
             columns = [d[0] for d in db.execute("select * from session limit 0").description]
             session = dict(zip(columns, row, strict=True))
-            messages = db.execute("select id, time_created, data from message where session_id = ? order by time_created, id",
-                                  (session_id,)).fetchall()  # fmt: skip
-            parts = db.execute("select id, message_id, data from part where session_id = ? order by message_id, id",
-                               (session_id,)).fetchall()  # fmt: skip
-            children = db.execute("select id, title from session where parent_id = ? order by time_created", (session_id,)).fetchall()
+            messages = db.execute(
+                "select id, time_created, data from message where session_id = ? order by time_created, id",
+                (session_id,),
+            ).fetchall()
+            parts = db.execute(
+                "select id, message_id, data from part where session_id = ? order by message_id, id",
+                (session_id,),
+            ).fetchall()
+            children = db.execute(
+                "select id, title from session where parent_id = ? order by time_created",
+                (session_id,),
+            ).fetchall()
         except sqlite3.Error as exc:
             raise StorageError(f"{source}: cannot read: {exc}") from None
-    log = AgentLog(AGENT, Path(source), session_id, str(session.get("directory") or ""),
-                   int(session.get("time_created") or 0) // 1000)  # fmt: skip
+    log = AgentLog(
+        AGENT,
+        Path(source),
+        session_id,
+        str(session.get("directory") or ""),
+        int(session.get("time_created") or 0) // 1000,
+    )
     log.title = session.get("title") or None
     log.version = session.get("version") or None
     log.parent_session = session.get("parent_id") or None
-    log.subagents = [SubagentRef(str(cid), Path(f"{database}#{cid}"), title or None) for cid, title in children]
+    log.subagents = [
+        SubagentRef(str(cid), Path(f"{database}#{cid}"), title or None) for cid, title in children
+    ]
     for name in ("share_url", "summary_diffs", "permission", "revert"):
         if session.get(name):
             log.loss.drop(f"session:$.{name}")
     by_message: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     reader = _Reader(log, source)
     for index, (part_id, message_id, data) in enumerate(parts, 1):
-        by_message.setdefault(message_id, []).append((index, reader.decode(data, f"part {part_id}", index)))
+        by_message.setdefault(message_id, []).append(
+            (index, reader.decode(data, f"part {part_id}", index))
+        )
     previous: str | None = None
     for row_number, (message_id, created, data) in enumerate(messages, 1):
         reader.at.line = row_number
         info = reader.decode(data, f"message {message_id}", row_number)
         log.size += len(data)
-        entry = reader.message(str(message_id), previous, int(created or 0) // 1000, info,
-                               [p for _, p in by_message.get(message_id, [])])  # fmt: skip
+        entry = reader.message(
+            str(message_id),
+            previous,
+            int(created or 0) // 1000,
+            info,
+            [p for _, p in by_message.get(message_id, [])],
+        )
         if entry is not None:
             previous = entry.id
     log.size += sum(len(p[2]) for p in parts)
@@ -220,15 +274,25 @@ class _Reader:
         try:
             value = _DECODE(raw)
         except RecursionError:
-            raise AgentLogError(f"{what}: JSON nesting is too deep", source=self.source, line=row) from None
+            raise AgentLogError(
+                f"{what}: JSON nesting is too deep", source=self.source, line=row
+            ) from None
         except (msgspec.DecodeError, ValueError) as exc:
             raise AgentLogError(f"{what}: not JSON: {exc}", source=self.source, line=row) from None
         if not isinstance(value, dict):
-            raise AgentLogError(f"{what}: `data` is not a JSON object", source=self.source, line=row)
+            raise AgentLogError(
+                f"{what}: `data` is not a JSON object", source=self.source, line=row
+            )
         return value
 
-    def message(self, message_id: str, parent: str | None, time: int, info: dict[str, Any],
-                parts: list[dict[str, Any]]) -> Entry | None:  # fmt: skip
+    def message(
+        self,
+        message_id: str,
+        parent: str | None,
+        time: int,
+        info: dict[str, Any],
+        parts: list[dict[str, Any]],
+    ) -> Entry | None:
         role = info.get("role")
         entry = Entry(message_id, parent, time, [], line=self.at.line)
         if role == "user":
@@ -257,23 +321,41 @@ class _Reader:
                 if isinstance(text, str):
                     blocks.append(ContentBlock.of_text(text))
                     prompt = prompt or part.get("synthetic") is not True
-                loss.rest(part, known("type", "text", "synthetic", "id", "sessionID", "messageID", "time"), where)
+                loss.rest(
+                    part,
+                    known("type", "text", "synthetic", "id", "sessionID", "messageID", "time"),
+                    where,
+                )
             elif kind == "file":
                 mime = part.get("mime")
                 if mime in ("text/plain", "application/x-directory"):
                     continue  # opencode gives the model its text as a synthetic text part
-                image = data_url_image(part.get("url")) if isinstance(mime, str) and mime.startswith("image/") else None
+                image = (
+                    data_url_image(part.get("url"))
+                    if isinstance(mime, str) and mime.startswith("image/")
+                    else None
+                )
                 if image is not None:
                     blocks.append(image)
                 else:
                     loss.drop(where)
-                    blocks.append(ContentBlock.of_text(f"[file {part.get('filename') or mime} not carried]"))
+                    blocks.append(
+                        ContentBlock.of_text(f"[file {part.get('filename') or mime} not carried]")
+                    )
             elif kind == "compaction":
                 tail = part.get("tail_start_id")
-                entry.compaction = Compaction([Message.user_text(COMPACTION_PROMPT)],
-                                              tail if isinstance(tail, str) else None,
-                                              trigger="auto" if part.get("auto") is True else "manual")  # fmt: skip
-                loss.rest(part, known("type", "auto", "tail_start_id", "overflow", "id", "sessionID", "messageID"), where)
+                entry.compaction = Compaction(
+                    [Message.user_text(COMPACTION_PROMPT)],
+                    tail if isinstance(tail, str) else None,
+                    trigger="auto" if part.get("auto") is True else "manual",
+                )
+                loss.rest(
+                    part,
+                    known(
+                        "type", "auto", "tail_start_id", "overflow", "id", "sessionID", "messageID"
+                    ),
+                    where,
+                )
             elif kind == "subtask":
                 blocks.append(ContentBlock.of_text(SUBTASK_PROMPT))
                 loss.drop(where)
@@ -305,24 +387,38 @@ class _Reader:
                 if kind == "text":
                     if isinstance(part.get("text"), str) and part["text"]:
                         content.append(ContentBlock.of_text(part["text"]))
-                    loss.rest(part, known("type", "text", "id", "sessionID", "messageID", "time", "synthetic"), where)
+                    loss.rest(
+                        part,
+                        known("type", "text", "id", "sessionID", "messageID", "time", "synthetic"),
+                        where,
+                    )
                 elif kind == "reasoning":
                     if isinstance(part.get("text"), str) and part["text"]:
                         thinking.append(part["text"])
-                    loss.rest(part, known("type", "text", "id", "sessionID", "messageID", "time"), where)
+                    loss.rest(
+                        part, known("type", "text", "id", "sessionID", "messageID", "time"), where
+                    )
                 elif kind == "tool":
                     self.tool(part, content, results, where)
                 elif kind == "step-finish":
                     request = self.request(part, identity, entry.time)
                     if request is not None:
                         requests.append(request)
-                    loss.rest(part, known("type", "tokens", "cost", "reason", "id", "sessionID", "messageID"), where)
+                    loss.rest(
+                        part,
+                        known("type", "tokens", "cost", "reason", "id", "sessionID", "messageID"),
+                        where,
+                    )
                 elif kind == "step-start":
                     loss.rest(part, known("type", "id", "sessionID", "messageID"), where)
                 else:
                     loss.drop(where)
             if content or thinking:
-                entry.messages.append(Message.enriched(AssistantMessage(tuple(content), identity, "\n\n".join(thinking) or None)))
+                entry.messages.append(
+                    Message.enriched(
+                        AssistantMessage(tuple(content), identity, "\n\n".join(thinking) or None)
+                    )
+                )
             entry.messages.extend(results)
         if not requests:
             request = self.request(info, identity, entry.time)
@@ -330,35 +426,57 @@ class _Reader:
                 requests.append(request)
         entry.requests = requests or None
 
-    def tool(self, part: dict[str, Any], content: list[ContentBlock], results: list[Message], where: str) -> None:
+    def tool(
+        self, part: dict[str, Any], content: list[ContentBlock], results: list[Message], where: str
+    ) -> None:
         at = Where(self.source, self.at.line)
         call_id = at.text(part, "callID", "a tool part", required=True) or ""
         name = at.text(part, "tool", "a tool part", required=True) or ""
         state = at.obj(part, "state", "a tool part", required=True) or {}
         status = state.get("status")
         arguments = state.get("input")
-        content.append(ContentBlock.of_tool_call(call_id, name, arguments if isinstance(arguments, dict) else {}))
+        content.append(
+            ContentBlock.of_tool_call(
+                call_id, name, arguments if isinstance(arguments, dict) else {}
+            )
+        )
         images: list[ContentBlock] = []
         if status == "completed":
             output = state.get("output")
-            results.append(Message.result(call_id, True, output if isinstance(output, str) else json_text(output)))
+            results.append(
+                Message.result(
+                    call_id, True, output if isinstance(output, str) else json_text(output)
+                )
+            )
             for attachment in state.get("attachments") or ():
-                image = data_url_image(attachment.get("url")) if isinstance(attachment, dict) else None
+                image = (
+                    data_url_image(attachment.get("url")) if isinstance(attachment, dict) else None
+                )
                 if image is not None:
                     images.append(image)
                 else:
                     self.loss.drop(f"{where}.state.attachments[]")
         elif status == "error":
             error = state.get("error")
-            results.append(Message.result(call_id, False, error if isinstance(error, str) else json_text(error)))
+            results.append(
+                Message.result(
+                    call_id, False, error if isinstance(error, str) else json_text(error)
+                )
+            )
         else:
             # pending or running when the session ended: what opencode itself sends the model
             results.append(Message.result(call_id, False, INTERRUPTED))
-            self.loss.note("tool calls still running when the session stopped, given opencode's interrupted result")
+            self.loss.note(
+                "tool calls still running when the session stopped, given opencode's interrupted result"
+            )
         if images:
             results.append(attachment_message(call_id, images))
         self.loss.rest(part, _TOOL | {"id", "sessionID", "messageID"}, where)
-        self.loss.rest(state, known("status", "input", "output", "error", "attachments", "raw"), f"{where}.state")
+        self.loss.rest(
+            state,
+            known("status", "input", "output", "error", "attachments", "raw"),
+            f"{where}.state",
+        )
 
     def request(self, holder: dict[str, Any], identity: ModelIdentity, time: int) -> Request | None:
         tokens = holder.get("tokens")
@@ -369,9 +487,14 @@ class _Reader:
         reasoning = count(tokens.get("reasoning"))
         if output is not None and reasoning:
             output += reasoning
-        usage = ModelUsage(input_tokens=count(tokens.get("input")), output_tokens=output,
-                           cache_read_tokens=count(cache.get("read")), cache_write_tokens=count(cache.get("write")),
-                           total_tokens=count(tokens.get("total")), cost_usd_micros=dollars_to_micros(holder.get("cost")))  # fmt: skip
+        usage = ModelUsage(
+            input_tokens=count(tokens.get("input")),
+            output_tokens=output,
+            cache_read_tokens=count(cache.get("read")),
+            cache_write_tokens=count(cache.get("write")),
+            total_tokens=count(tokens.get("total")),
+            cost_usd_micros=dollars_to_micros(holder.get("cost")),
+        )
         if usage.is_empty:
             return None
         return Request(time * 1000, identity.model, identity.provider, usage)

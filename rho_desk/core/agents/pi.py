@@ -45,17 +45,30 @@ __all__ = ["AGENT", "read"]
 AGENT: Final = "pi"
 COMPACTION_PREFIX: Final = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
 COMPACTION_SUFFIX: Final = "\n</summary>"
-BRANCH_PREFIX: Final = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_PREFIX: Final = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
 BRANCH_SUFFIX: Final = "</summary>"
 _ANTHROPIC_KIND: Final = "anthropic_content_block"
 
 _HEADER = known("type", "version", "id", "timestamp", "cwd", "parentSession")
 _ENTRY = known("type", "id", "parentId", "timestamp")
 _USER = known("role", "content", "timestamp")
-_ASSISTANT = known("role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp")
+_ASSISTANT = known(
+    "role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp"
+)
 _RESULT = known("role", "toolCallId", "toolName", "content", "isError", "timestamp")
-_BASH = known("role", "command", "output", "exitCode", "cancelled", "truncated", "fullOutputPath", "timestamp",
-              "excludeFromContext")  # fmt: skip
+_BASH = known(
+    "role",
+    "command",
+    "output",
+    "exitCode",
+    "cancelled",
+    "truncated",
+    "fullOutputPath",
+    "timestamp",
+    "excludeFromContext",
+)
 _CUSTOM = known("role", "customType", "content", "timestamp")
 _USAGE = known("input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost")
 _TEXT = known("type", "text")
@@ -78,8 +91,13 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     if header.get("type") != "session" or not isinstance(header.get("id"), str) or not header["id"]:
         raise at.fail("not a Pi session: line 1 is not a session header")
     version: int = header["version"] if isinstance(header.get("version"), int) else 1
-    log = AgentLog(AGENT, path, header["id"], at.text(header, "cwd", "the session header") or "",
-                   iso_seconds(header.get("timestamp")))  # fmt: skip
+    log = AgentLog(
+        AGENT,
+        path,
+        header["id"],
+        at.text(header, "cwd", "the session header") or "",
+        iso_seconds(header.get("timestamp")),
+    )
     log.version = str(version)
     log.loss.rest(header, _HEADER, "session:$")
     if isinstance(header.get("parentSession"), str):
@@ -118,7 +136,9 @@ class _Reader:
         self.loss = log.loss
         self.at = Where(source, 1)
 
-    def entry(self, kind: str, record: dict[str, Any], entry: Entry, numbered: dict[int, str]) -> None:
+    def entry(
+        self, kind: str, record: dict[str, Any], entry: Entry, numbered: dict[int, str]
+    ) -> None:
         loss, at = self.loss, self.at
         where = f"{kind}:$"
         if kind == "message":
@@ -136,7 +156,11 @@ class _Reader:
                 keep if isinstance(keep, str) else None,
                 count(record.get("tokensBefore")),
             )
-            loss.rest(record, _ENTRY | {"summary", "firstKeptEntryId", "firstKeptEntryIndex", "tokensBefore"}, where)
+            loss.rest(
+                record,
+                _ENTRY | {"summary", "firstKeptEntryId", "firstKeptEntryIndex", "tokensBefore"},
+                where,
+            )
         elif kind == "branch_summary":
             summary = at.text(record, "summary", "a branch summary entry") or ""
             if summary:
@@ -178,7 +202,9 @@ class _Reader:
                     texts.append(block.text)
                 elif block.image is not None:
                     images.append(block)
-            entry.messages.append(Message.result(call_id, message.get("isError") is not True, "\n".join(texts)))
+            entry.messages.append(
+                Message.result(call_id, message.get("isError") is not True, "\n".join(texts))
+            )
             if images:
                 entry.messages.append(attachment_message(call_id, images))
             loss.rest(message, _RESULT, where)
@@ -205,7 +231,9 @@ class _Reader:
         thinking: list[str] = []
         context: list[ProviderContextBlock] = []
         content_list = at.array(message, "content", "an assistant message") or []
-        for position, block in enumerate(at.objects(content_list, "an assistant message's content")):
+        for position, block in enumerate(
+            at.objects(content_list, "an assistant message's content")
+        ):
             kind = at.text(block, "type", "a content block")
             path = f"{where}.content[type={kind}]"
             if kind == "text":
@@ -218,9 +246,16 @@ class _Reader:
                     thinking.append(text)
                 signature = block.get("thinkingSignature")
                 if isinstance(signature, str) and signature and api == "anthropic-messages":
-                    data = ({"type": "redacted_thinking", "data": signature} if block.get("redacted") is True
-                            else {"type": "thinking", "thinking": text, "signature": signature})  # fmt: skip
-                    context.append(ProviderContextBlock(identity=identity, kind=_ANTHROPIC_KIND, position=position, data=data))
+                    data = (
+                        {"type": "redacted_thinking", "data": signature}
+                        if block.get("redacted") is True
+                        else {"type": "thinking", "thinking": text, "signature": signature}
+                    )
+                    context.append(
+                        ProviderContextBlock(
+                            identity=identity, kind=_ANTHROPIC_KIND, position=position, data=data
+                        )
+                    )
                     loss.rest(block, _THINKING, path)
                 else:
                     loss.rest(block, _THINKING - {"thinkingSignature", "redacted"}, path)
@@ -228,7 +263,11 @@ class _Reader:
                 call_id = at.text(block, "id", "a tool call", required=True) or ""
                 name = at.text(block, "name", "a tool call", required=True) or ""
                 arguments = block.get("arguments")
-                content.append(ContentBlock.of_tool_call(call_id, name, arguments if arguments is not None else {}))
+                content.append(
+                    ContentBlock.of_tool_call(
+                        call_id, name, arguments if arguments is not None else {}
+                    )
+                )
                 loss.rest(block, _CALL, path)
             else:
                 loss.drop(path)
@@ -237,19 +276,44 @@ class _Reader:
         summary = "\n\n".join(thinking) or None
         if stop == "aborted":
             calls = [b.tool_call for b in content if b.tool_call is not None]
-            entry.messages.append(Message.aborted(AbortedAssistant(
-                content=tuple(content), reasoning="", reasoning_summary=summary, provider_context=tuple(context),
-                tool_calls=tuple(PartialToolCall(id=c.id, name=c.name, arguments=json_text(c.arguments)) for c in calls),
-                usage=usage,
-            )))  # fmt: skip
+            entry.messages.append(
+                Message.aborted(
+                    AbortedAssistant(
+                        content=tuple(content),
+                        reasoning="",
+                        reasoning_summary=summary,
+                        provider_context=tuple(context),
+                        tool_calls=tuple(
+                            PartialToolCall(id=c.id, name=c.name, arguments=json_text(c.arguments))
+                            for c in calls
+                        ),
+                        usage=usage,
+                    )
+                )
+            )
         else:
-            entry.messages.append(Message.enriched(AssistantMessage(tuple(content), identity, summary, tuple(context))))
+            entry.messages.append(
+                Message.enriched(
+                    AssistantMessage(tuple(content), identity, summary, tuple(context))
+                )
+            )
         loss.rest(message, _ASSISTANT, where)
         entry.model = identity
         if not usage.is_empty:
             time_ms = message.get("timestamp")
-            entry.requests = [Request(time_ms if isinstance(time_ms, int) else entry.time * 1000, model, provider, usage,
-                                      "cancelled" if stop == "aborted" else "failed" if stop == "error" else "completed")]  # fmt: skip
+            entry.requests = [
+                Request(
+                    time_ms if isinstance(time_ms, int) else entry.time * 1000,
+                    model,
+                    provider,
+                    usage,
+                    "cancelled"
+                    if stop == "aborted"
+                    else "failed"
+                    if stop == "error"
+                    else "completed",
+                )
+            ]
 
     def usage(self, message: dict[str, Any], where: str) -> ModelUsage:
         usage = message.get("usage")
@@ -330,7 +394,13 @@ def session_files(home: Path) -> list[Path]:
     out: list[Path] = []
     for folder in folders:
         try:
-            out.extend(sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file() and not p.is_symlink()))
+            out.extend(
+                sorted(
+                    p
+                    for p in folder.iterdir()
+                    if p.suffix == ".jsonl" and p.is_file() and not p.is_symlink()
+                )
+            )
         except OSError:
             continue
     return list(itertools.chain(out))

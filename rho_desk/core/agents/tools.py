@@ -28,7 +28,9 @@ from . import claude_code, codex, gemini, opencode, pi
 
 __all__ = ["apply_patch_steps", "rho_calls", "translator"]
 
-_CODEX_SHELLS: Final = frozenset({"shell", "shell_command", "local_shell", "exec_command", "container.exec"})
+_CODEX_SHELLS: Final = frozenset(
+    {"shell", "shell_command", "local_shell", "exec_command", "container.exec"}
+)
 
 
 def _call(call: ToolCall, name: str, arguments: dict[str, Any]) -> ToolCall:
@@ -54,13 +56,17 @@ def _command(value: object) -> str | None:
     return None
 
 
-def _replace(call: ToolCall, path: str | None, old: str | None, new: str | None, every: bool = False) -> list[ToolCall]:
+def _replace(
+    call: ToolCall, path: str | None, old: str | None, new: str | None, every: bool = False
+) -> list[ToolCall]:
     if path is None or old is None or new is None:
         return [call]
     return [_call(call, "edit_file", {"path": path, "old": old, "new": new, "all": every})]
 
 
-def _write(call: ToolCall, path: str | None, content: str | None, created: bool | None = None) -> list[ToolCall]:
+def _write(
+    call: ToolCall, path: str | None, content: str | None, created: bool | None = None
+) -> list[ToolCall]:
     if path is None or content is None:
         return [call]
     arguments: dict[str, Any] = {"path": path, "content": content}
@@ -83,7 +89,7 @@ def apply_patch_steps(patch: str) -> list[tuple[str, str, Any]]:
     while i < len(lines):
         line = lines[i]
         if line.startswith("*** Add File: "):
-            path = line[len("*** Add File: "):].strip()
+            path = line[len("*** Add File: ") :].strip()
             body = []
             i += 1
             while i < len(lines) and not lines[i].startswith("*** "):
@@ -93,14 +99,16 @@ def apply_patch_steps(patch: str) -> list[tuple[str, str, Any]]:
             steps.append(("add", path, "\n".join(body) + "\n" if body else ""))
             continue
         if line.startswith("*** Delete File: "):
-            steps.append(("delete", line[len("*** Delete File: "):].strip(), None))
+            steps.append(("delete", line[len("*** Delete File: ") :].strip(), None))
         elif line.startswith("*** Update File: "):
-            path = line[len("*** Update File: "):].strip()
+            path = line[len("*** Update File: ") :].strip()
             hunks: list[tuple[list[str], list[str]]] = []
             old: list[str] = []
             new: list[str] = []
             i += 1
-            while i < len(lines) and not (lines[i].startswith("*** ") and not lines[i].startswith("*** End of File")):
+            while i < len(lines) and not (
+                lines[i].startswith("*** ") and not lines[i].startswith("*** End of File")
+            ):
                 text = lines[i]
                 if text.startswith("@@"):
                     if old or new:
@@ -118,7 +126,7 @@ def apply_patch_steps(patch: str) -> list[tuple[str, str, Any]]:
                 hunks.append((old, new))
             steps.append(("update", path, hunks))
             if i < len(lines) and lines[i].startswith("*** Move to: "):
-                steps.append(("move", path, lines[i][len("*** Move to: "):].strip()))
+                steps.append(("move", path, lines[i][len("*** Move to: ") :].strip()))
                 i += 1
             continue
         i += 1
@@ -137,7 +145,13 @@ def _patch(call: ToolCall, patch: str | None) -> list[ToolCall]:
             out.append(_call(call, "delete", {"path": path}))
         elif kind == "update":
             for old, new in data:
-                out.append(_call(call, "edit_file", {"path": path, "old": "\n".join(old), "new": "\n".join(new)}))
+                out.append(
+                    _call(
+                        call,
+                        "edit_file",
+                        {"path": path, "old": "\n".join(old), "new": "\n".join(new)},
+                    )
+                )
         elif kind == "move":
             out.append(_call(call, "move", {"path": path, "to": data}))
     return out or [call]
@@ -147,10 +161,20 @@ def _claude(call: ToolCall, args: dict[str, Any], result: str) -> list[ToolCall]
     name = call.name
     if name == "Write":
         # "File created successfully at: …" or "The file … has been updated…"
-        return _write(call, _text(args, "file_path"), _text(args, "content"), result.startswith("File created"))
+        return _write(
+            call,
+            _text(args, "file_path"),
+            _text(args, "content"),
+            result.startswith("File created"),
+        )
     if name == "Edit":
-        return _replace(call, _text(args, "file_path"), _text(args, "old_string"), _text(args, "new_string"),
-                        args.get("replace_all") is True)  # fmt: skip
+        return _replace(
+            call,
+            _text(args, "file_path"),
+            _text(args, "old_string"),
+            _text(args, "new_string"),
+            args.get("replace_all") is True,
+        )
     if name == "MultiEdit":
         path, edits = _text(args, "file_path"), args.get("edits")
         if path is None or not isinstance(edits, list):
@@ -158,8 +182,15 @@ def _claude(call: ToolCall, args: dict[str, Any], result: str) -> list[ToolCall]
         out: list[ToolCall] = []
         for edit in edits:
             if isinstance(edit, dict):
-                out.extend(_replace(call, path, _text(edit, "old_string"), _text(edit, "new_string"),
-                                    edit.get("replace_all") is True))  # fmt: skip
+                out.extend(
+                    _replace(
+                        call,
+                        path,
+                        _text(edit, "old_string"),
+                        _text(edit, "new_string"),
+                        edit.get("replace_all") is True,
+                    )
+                )
         return out or [call]
     if name in ("Bash", "PowerShell"):
         return _shell(call, _text(args, "command"))
@@ -178,8 +209,14 @@ def _gemini(call: ToolCall, args: dict[str, Any], result: str) -> list[ToolCall]
     if call.name == "write_file":
         return _write(call, _text(args, "file_path", "path"), _text(args, "content"))
     if call.name == "replace":
-        return _replace(call, _text(args, "file_path", "path"), _text(args, "old_string"), _text(args, "new_string"),
-                        isinstance(args.get("expected_replacements"), int) and args["expected_replacements"] > 1)  # fmt: skip
+        return _replace(
+            call,
+            _text(args, "file_path", "path"),
+            _text(args, "old_string"),
+            _text(args, "new_string"),
+            isinstance(args.get("expected_replacements"), int)
+            and args["expected_replacements"] > 1,
+        )
     if call.name == "run_shell_command":
         return _shell(call, _text(args, "command"))
     return [call]
@@ -189,8 +226,13 @@ def _opencode(call: ToolCall, args: dict[str, Any], result: str) -> list[ToolCal
     if call.name == "write":
         return _write(call, _text(args, "filePath", "path"), _text(args, "content"))
     if call.name == "edit":
-        return _replace(call, _text(args, "filePath", "path"), _text(args, "oldString"), _text(args, "newString"),
-                        args.get("replaceAll") is True)  # fmt: skip
+        return _replace(
+            call,
+            _text(args, "filePath", "path"),
+            _text(args, "oldString"),
+            _text(args, "newString"),
+            args.get("replaceAll") is True,
+        )
     if call.name in ("patch", "apply_patch"):
         return _patch(call, _text(args, "patchText", "input", "patch"))
     return [call]

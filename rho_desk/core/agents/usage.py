@@ -18,7 +18,14 @@ from .base import AGENT_LABELS, AgentLog
 
 __all__ = ["agent_usage", "ledger_rows"]
 
-_SUMS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "tokens", "cost_usd_micros")
+_SUMS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "tokens",
+    "cost_usd_micros",
+)
 
 
 def ledger_rows(log: AgentLog, *, purpose: str | None = None) -> list[LedgerRequest]:
@@ -26,15 +33,29 @@ def ledger_rows(log: AgentLog, *, purpose: str | None = None) -> list[LedgerRequ
     rows = []
     for number, request in enumerate(log.requests):
         u = request.usage
-        rows.append(LedgerRequest(
-            event_id=f"{log.agent}:{log.session_id}:{number}", occurred_at_ms=request.time_ms,
-            session_id=log.session_id, parent_session_id=log.parent_session, run_id=None, step_index=number,
-            attempt_index=None, workspace_path=log.cwd or None, provider=request.provider, model=request.model,
-            purpose=purpose or request.purpose, outcome=request.outcome, input_tokens=u.input_tokens,
-            output_tokens=u.output_tokens, cache_read_tokens=u.cache_read_tokens,
-            cache_write_tokens=u.cache_write_tokens, total_tokens=u.total_tokens, cost_usd_micros=u.cost_usd_micros,
-            rho_version=None,
-        ))  # fmt: skip
+        rows.append(
+            LedgerRequest(
+                event_id=f"{log.agent}:{log.session_id}:{number}",
+                occurred_at_ms=request.time_ms,
+                session_id=log.session_id,
+                parent_session_id=log.parent_session,
+                run_id=None,
+                step_index=number,
+                attempt_index=None,
+                workspace_path=log.cwd or None,
+                provider=request.provider,
+                model=request.model,
+                purpose=purpose or request.purpose,
+                outcome=request.outcome,
+                input_tokens=u.input_tokens,
+                output_tokens=u.output_tokens,
+                cache_read_tokens=u.cache_read_tokens,
+                cache_write_tokens=u.cache_write_tokens,
+                total_tokens=u.total_tokens,
+                cost_usd_micros=u.cost_usd_micros,
+                rho_version=None,
+            )
+        )
     return rows
 
 
@@ -61,7 +82,10 @@ def agent_usage(log: AgentLog, *, subagents: bool = True) -> SessionUsage:
         note += f"; {len(unread)} subagent log(s) could not be read ({', '.join(unread[:3])})"
     total = None
     if rows:
-        sums = [len(rows), *(sum(getattr(r, f) or 0 for r in rows) for f in _SUMS),
-                sum(r.cost_usd_micros is None for r in rows)]  # fmt: skip
+        sums = [
+            len(rows),
+            *(sum(getattr(r, f) or 0 for r in rows) for f in _SUMS),
+            sum(r.cost_usd_micros is None for r in rows),
+        ]
         total = UsageGroup.of(log.session_id, sums)
     return SessionUsage(None, rows, total, None, note, recorded_by=log.agent)

@@ -44,14 +44,37 @@ if TYPE_CHECKING:
     from .patch import unified_diff
 
 _WHERE = {
-    **dict.fromkeys(("changes_of_session", "changes_of_tree", "display_path", "session_changes", "turn_of_row"), "build"),
-    **dict.fromkeys(("CheckpointOutcome", "FileCheckpoint", "RestoreClassification", "WorkspaceCheckpoint",
-                     "classify_restore", "journal_path", "plan_restore", "read_journal"), "checkpoint"),
+    **dict.fromkeys(
+        ("changes_of_session", "changes_of_tree", "display_path", "session_changes", "turn_of_row"),
+        "build",
+    ),
+    **dict.fromkeys(
+        (
+            "CheckpointOutcome",
+            "FileCheckpoint",
+            "RestoreClassification",
+            "WorkspaceCheckpoint",
+            "classify_restore",
+            "journal_path",
+            "plan_restore",
+            "read_journal",
+        ),
+        "checkpoint",
+    ),
     "unified_diff": "patch",
     **dict.fromkeys(("CheckpointRecorder", "RecordedFile", "RecordedTurn"), "journal"),
-    **dict.fromkeys(("ChangeAction", "ChangeSource", "FileChange", "HiddenChange", "SessionChanges", "TurnChanges"),
-                    "model"),
-}  # fmt: skip
+    **dict.fromkeys(
+        (
+            "ChangeAction",
+            "ChangeSource",
+            "FileChange",
+            "HiddenChange",
+            "SessionChanges",
+            "TurnChanges",
+        ),
+        "model",
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -51,7 +51,13 @@ from .model import (
     TurnChanges,
 )
 
-__all__ = ["changes_of_session", "changes_of_tree", "display_path", "session_changes", "turn_of_row"]
+__all__ = [
+    "changes_of_session",
+    "changes_of_tree",
+    "display_path",
+    "session_changes",
+    "turn_of_row",
+]
 
 _WRITE_TOOLS = frozenset({"write", "write_file"})
 _EDIT_TOOLS = frozenset({"edit"})
@@ -68,11 +74,18 @@ def _section_paths(document: str) -> list[str]:
     paths: dict[str, None] = {}
     for line in document.split("\n"):
         text = line.strip()
-        if len(text) > 7 and text[0] == "[" and text[-1] == "]" and text[-6] == "#" and _HEX.issuperset(text[-5:-1]):
+        if (
+            len(text) > 7
+            and text[0] == "["
+            and text[-1] == "]"
+            and text[-6] == "#"
+            and _HEX.issuperset(text[-5:-1])
+        ):
             path = text[1:-6].strip()
             if path:
                 paths[path] = None
     return list(paths)
+
 
 _ROW = re.compile(r"(\d+):(.*)\Z", re.DOTALL)
 _HEADER = re.compile(r"\[(.+)#([0-9A-Fa-f]{4})\]\Z")
@@ -186,7 +199,9 @@ class _Chain:
         old, new = step[1], step[2]
         every = len(step) > 3 and step[3]
         found = text.count(old)
-        return text.replace(old, new).encode("utf-8") if found == 1 or (every and found) else _UNKNOWN
+        return (
+            text.replace(old, new).encode("utf-8") if found == 1 or (every and found) else _UNKNOWN
+        )
 
 
 def _derived_content(chain: _Chain, first: int, last: int, tool: str) -> Content:
@@ -207,7 +222,9 @@ def _derived_content(chain: _Chain, first: int, last: int, tool: str) -> Content
 
 
 class _Builder:
-    def __init__(self, workspace: str | None, prompt_of: Callable[[int], tuple[str, int | None]]) -> None:
+    def __init__(
+        self, workspace: str | None, prompt_of: Callable[[int], tuple[str, int | None]]
+    ) -> None:
         self.workspace = workspace
         self.prompt_of = prompt_of
         """Turn number -> its prompt's text and message index (asked only of turns that change something)."""
@@ -241,7 +258,9 @@ class _Builder:
             chain = self.chains[abs_path] = _Chain()
         return chain
 
-    def _step(self, number: int, abs_path: str, step: tuple[Any, ...], call_id: str, tool: str) -> None:
+    def _step(
+        self, number: int, abs_path: str, step: tuple[Any, ...], call_id: str, tool: str
+    ) -> None:
         turn = self.turn(number)
         chain = self._chain(abs_path)
         chain.steps.append(step)
@@ -261,7 +280,14 @@ class _Builder:
         def replay(base: bytes | None) -> object:
             return chain.replay(base, entry[1], entry[2])
 
-        change = FileChange(self.display(abs_path), abs_path, turn.turn, ChangeSource.TOOL_CALLS, resolve, call_ids=(call_id,))
+        change = FileChange(
+            self.display(abs_path),
+            abs_path,
+            turn.turn,
+            ChangeSource.TOOL_CALLS,
+            resolve,
+            call_ids=(call_id,),
+        )
         change.replay = replay
         entry[0] = change
         self._open[key] = entry
@@ -272,30 +298,70 @@ class _Builder:
         args = call.arguments if isinstance(call.arguments, dict) else {}
         name = call.name
         if name in _SHELL_TOOLS:
-            if result is not None and not result[0] and result[1].partition(":")[0].endswith(_REFUSED):
+            if (
+                result is not None
+                and not result[0]
+                and result[1].partition(":")[0].endswith(_REFUSED)
+            ):
                 return  # refused at its approval (or by the tools' mode): the command never ran
             command = args.get("command")
-            self.turn(turn).hidden.append(HiddenChange(name, command if isinstance(command, str) else str(args), call.id))
+            self.turn(turn).hidden.append(
+                HiddenChange(name, command if isinstance(command, str) else str(args), call.id)
+            )
             return
         if result is None or not result[0]:
             return  # failed, refused or never answered: the tool wrote nothing
         if name == "read_file":
             path = args.get("path")
-            if isinstance(path, str) and args.get("offset") in (None, 1) and args.get("limit") is None:
+            if (
+                isinstance(path, str)
+                and args.get("offset") in (None, 1)
+                and args.get("limit") is None
+            ):
                 self._chain(self.absolute(path)).steps.append(("read", result[1]))
             return
         if name in _WRITE_TOOLS:
             path, content = args.get("path"), args.get("content")
             if isinstance(path, str) and isinstance(content, str):
                 # another agent's write says whether it created the file (core.agents.tools)
-                created = args["created"] if isinstance(args.get("created"), bool) else result[1].startswith("created ")
-                self._step(turn, self.absolute(path), ("write", content.encode("utf-8"), created), call.id, "write")
+                created = (
+                    args["created"]
+                    if isinstance(args.get("created"), bool)
+                    else result[1].startswith("created ")
+                )
+                self._step(
+                    turn,
+                    self.absolute(path),
+                    ("write", content.encode("utf-8"), created),
+                    call.id,
+                    "write",
+                )
         elif name in _REPLACE_TOOLS:
             path = args.get("path")
-            old = next((args[k] for k in ("old", "old_string", "old_text") if isinstance(args.get(k), str)), None)
-            new = next((args[k] for k in ("new", "new_string", "new_text") if isinstance(args.get(k), str)), None)
+            old = next(
+                (
+                    args[k]
+                    for k in ("old", "old_string", "old_text")
+                    if isinstance(args.get(k), str)
+                ),
+                None,
+            )
+            new = next(
+                (
+                    args[k]
+                    for k in ("new", "new_string", "new_text")
+                    if isinstance(args.get(k), str)
+                ),
+                None,
+            )
             if isinstance(path, str) and old is not None and new is not None:
-                self._step(turn, self.absolute(path), ("replace", old, new, args.get("all") is True), call.id, name)
+                self._step(
+                    turn,
+                    self.absolute(path),
+                    ("replace", old, new, args.get("all") is True),
+                    call.id,
+                    name,
+                )
         elif name == "delete":  # another agent's patch deleting a file (core.agents.tools)
             path = args.get("path")
             if isinstance(path, str):
@@ -309,7 +375,9 @@ class _Builder:
                 self._step(turn, self.absolute(path), ("edit", document, path), call.id, "edit")
 
 
-def _action(before_known: bool, before: bytes | None, after_known: bool, after: bytes | None) -> ChangeAction:
+def _action(
+    before_known: bool, before: bytes | None, after_known: bool, after: bytes | None
+) -> ChangeAction:
     if not before_known or not after_known:
         return ChangeAction.UNKNOWN
     if before is None and after is not None:
@@ -320,7 +388,11 @@ def _action(before_known: bool, before: bytes | None, after_known: bool, after: 
 
 
 def _checkpoint_change(
-    file: FileCheckpoint, turn: int | None, builder: _Builder, lookup: dict[str, bytes], derived: FileChange | None
+    file: FileCheckpoint,
+    turn: int | None,
+    builder: _Builder,
+    lookup: dict[str, bytes],
+    derived: FileChange | None,
 ) -> FileChange:
     original, after = file.original, file.expected_after
     mode = None
@@ -340,8 +412,15 @@ def _checkpoint_change(
             after_bytes = lookup.get(after.digest)
             if after_bytes is None and derived is not None:
                 # the turn's tool calls on the recorded original, verified by the recorded digest
-                for candidate in (derived.after, derived.replay(before) if derived.replay is not None and before_known else None):
-                    if isinstance(candidate, bytes) and len(candidate) == after.size and sha256_hex(candidate) == after.digest:
+                for candidate in (
+                    derived.after,
+                    derived.replay(before) if derived.replay is not None and before_known else None,
+                ):
+                    if (
+                        isinstance(candidate, bytes)
+                        and len(candidate) == after.size
+                        and sha256_hex(candidate) == after.digest
+                    ):
                         after_bytes = candidate
                         break
             if after_bytes is None:
@@ -351,7 +430,14 @@ def _checkpoint_change(
             after_known = False
         if isinstance(original, Unsupported) or isinstance(after, Unsupported):
             reason = original.reason if isinstance(original, Unsupported) else after.reason  # type: ignore[union-attr]
-            return Content(ChangeAction.UNSUPPORTED, before, after_bytes, before_known, after_known, f"Rho could not capture it: {reason.describe()}")
+            return Content(
+                ChangeAction.UNSUPPORTED,
+                before,
+                after_bytes,
+                before_known,
+                after_known,
+                f"Rho could not capture it: {reason.describe()}",
+            )
         if isinstance(original, Absent):
             action = ChangeAction.UNCHANGED if isinstance(after, Absent) else ChangeAction.CREATED
         elif isinstance(after, Absent):
@@ -360,7 +446,11 @@ def _checkpoint_change(
             assert isinstance(original, CapturedRegularFile) and isinstance(after, ObservedRegular)
             same = original.digest == after.digest and len(original.bytes) == after.size
             action = ChangeAction.UNCHANGED if same else ChangeAction.MODIFIED
-        note = "" if after_known else "the content after this turn is no longer anywhere (only its digest is recorded)"
+        note = (
+            ""
+            if after_known
+            else "the content after this turn is no longer anywhere (only its digest is recorded)"
+        )
         return Content(action, before, after_bytes, before_known, after_known, note)
 
     return FileChange(
@@ -395,7 +485,12 @@ def _agent_of(tree: SessionTree, path: list[Any]) -> str | None:
     return meta.metadata.get(SOURCE_AGENT_KEY) if meta is not None else None
 
 
-def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[WorkspaceCheckpoint, ...] = (), journal: Path | None = None) -> SessionChanges:
+def changes_of_tree(
+    tree: SessionTree,
+    session_path: Path,
+    checkpoints: tuple[WorkspaceCheckpoint, ...] = (),
+    journal: Path | None = None,
+) -> SessionChanges:
     """The changes of an already read session (see the module docstring)."""
     header = tree.header
     workspace = header.cwd if header is not None else None
@@ -427,7 +522,10 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
                 result = message.tool_result
                 waiting = awaiting.get(result.id)
                 if waiting:
-                    answers[waiting.pop()] = (result.ok, result.content)  # the latest call with that id
+                    answers[waiting.pop()] = (
+                        result.ok,
+                        result.content,
+                    )  # the latest call with that id
             else:
                 enriched = message.enriched_assistant
                 if enriched is not None:
@@ -455,7 +553,9 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
     translate = translator(_agent_of(tree, path))
     for position, (turn_number, call) in enumerate(pending):
         answer = answers.get(position)
-        for step in translate(call, answer[1] if answer else "") if translate is not None else (call,):
+        for step in (
+            translate(call, answer[1] if answer else "") if translate is not None else (call,)
+        ):
             builder.call(turn_number, step, answer)
     turns = {n: t for n, t in builder.turns.items() if t.files or t.hidden}
 
@@ -479,14 +579,24 @@ def changes_of_tree(tree: SessionTree, session_path: Path, checkpoints: tuple[Wo
             turn.committed = target is not None
             turn.on_path = False
             extra.append(turn)
-        turn.node_id, turn.revision, turn.outcome = checkpoint.node_id, checkpoint.revision, checkpoint.outcome
+        turn.node_id, turn.revision, turn.outcome = (
+            checkpoint.node_id,
+            checkpoint.revision,
+            checkpoint.outcome,
+        )
         turn.limitations = checkpoint.limitations
         derived = {c.abs_path: c for c in turn.files if c.source is ChangeSource.TOOL_CALLS}
         recorded = [
-            _checkpoint_change(f, turn.turn, builder, lookup, derived.pop(os.path.normpath(f.path), None))
+            _checkpoint_change(
+                f, turn.turn, builder, lookup, derived.pop(os.path.normpath(f.path), None)
+            )
             for f in checkpoint.files
         ]
-        turn.files = [c for c in turn.files if c.source is ChangeSource.CHECKPOINT] + recorded + list(derived.values())
+        turn.files = (
+            [c for c in turn.files if c.source is ChangeSource.CHECKPOINT]
+            + recorded
+            + list(derived.values())
+        )
     ordered = [turns[n] for n in sorted(turns)]
     ordered.extend(t for t in extra if t.committed)
     ordered.extend(t for t in extra if not t.committed)
@@ -507,7 +617,9 @@ def session_changes(path: str | os.PathLike[str]) -> SessionChanges:
         InputError: the transcript or the journal is malformed (file, line and reason).
         StorageError: a file cannot be read.
     """
-    with gc_paused():  # a bulk build of short-lived objects: the cyclic GC would be most of the cost
+    with (
+        gc_paused()
+    ):  # a bulk build of short-lived objects: the cyclic GC would be most of the cost
         session = read_transcript(Path(path), share=False)  # read once, dropped after (any agent's)
         changes = changes_of_session(session.tree, session.path)
         # Drop the tree while the collector is still off: back on, its first pass would scan

@@ -130,18 +130,30 @@ class UnsupportedPath:
         self.limit = limit
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, UnsupportedPath) and (self.kind, self.size, self.limit) == (other.kind, other.size, other.limit)
+        return isinstance(other, UnsupportedPath) and (self.kind, self.size, self.limit) == (
+            other.kind,
+            other.size,
+            other.limit,
+        )
 
     def __hash__(self) -> int:
         return hash((self.kind, self.size, self.limit))
 
     def __repr__(self) -> str:
-        return f"UnsupportedPath({self.kind!r})" if self.kind != "too_large" else f"UnsupportedPath(too_large, {self.size}, {self.limit})"
+        return (
+            f"UnsupportedPath({self.kind!r})"
+            if self.kind != "too_large"
+            else f"UnsupportedPath(too_large, {self.size}, {self.limit})"
+        )
 
     def describe(self) -> str:
         if self.kind == "too_large":
             return f"too large to capture ({self.size} bytes; the limit is {self.limit})"
-        return {"symlink": "a symbolic link", "non_regular": "not a regular file", "unreadable": "unreadable"}[self.kind]
+        return {
+            "symlink": "a symbolic link",
+            "non_regular": "not a regular file",
+            "unreadable": "unreadable",
+        }[self.kind]
 
 
 class Absent(msgspec.Struct, frozen=True):
@@ -216,8 +228,16 @@ class WorkspaceCheckpoint(msgspec.Struct, frozen=True):
     """1-based journal line it was read from (not on the wire)."""
 
     def _compared(self) -> tuple[object, ...]:
-        return (self.session_id, self.node_id, self.revision, self.started_at, self.finalized_at, self.outcome,
-                self.files, self.limitations)  # fmt: skip
+        return (
+            self.session_id,
+            self.node_id,
+            self.revision,
+            self.started_at,
+            self.finalized_at,
+            self.outcome,
+            self.files,
+            self.limitations,
+        )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not WorkspaceCheckpoint:
@@ -262,7 +282,9 @@ def _metadata_of(obj: Any) -> BasicFileMetadata:
         raise _Bad("invalid type for `metadata`")
     readonly = _need(obj, "readonly", bool, "metadata")
     mode = obj.get("unix_mode")
-    if mode is not None and (not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= 2**32 - 1):
+    if mode is not None and (
+        not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= 2**32 - 1
+    ):
         raise _Bad("invalid `unix_mode` in metadata")
     return BasicFileMetadata(readonly, mode)
 
@@ -308,7 +330,9 @@ def _original_of(obj: Any) -> OriginalFileState:
             data = base64.b64decode(_need(obj, "bytes", str, "original"), validate=True)
         except (binascii.Error, ValueError):
             raise _Bad("`bytes` of an original file is not standard base64") from None
-        return CapturedRegularFile(data, _metadata_of(obj.get("metadata")), _digest_of(obj, "original"))
+        return CapturedRegularFile(
+            data, _metadata_of(obj.get("metadata")), _digest_of(obj, "original")
+        )
     raise _Bad(f"unknown variant `{state}` of `original.state`")
 
 
@@ -321,7 +345,9 @@ def _observed_of(obj: Any, where: str = "expected_after") -> ObservedFileState:
     if state == "unsupported":
         return Unsupported(_reason_of(obj.get("reason")))
     if state == "regular":
-        return ObservedRegular(_digest_of(obj, where), _u64(obj, "size", where), _metadata_of(obj.get("metadata")))
+        return ObservedRegular(
+            _digest_of(obj, where), _u64(obj, "size", where), _metadata_of(obj.get("metadata"))
+        )
     raise _Bad(f"unknown variant `{state}` of `{where}.state`")
 
 
@@ -343,7 +369,12 @@ def _observed_json(state: ObservedFileState) -> dict[str, Any]:
         return {"state": "absent"}
     if isinstance(state, Unsupported):
         return {"state": "unsupported", "reason": _reason_json(state.reason)}
-    return {"state": "regular", "digest": state.digest, "size": state.size, "metadata": _metadata_json(state.metadata)}
+    return {
+        "state": "regular",
+        "digest": state.digest,
+        "size": state.size,
+        "metadata": _metadata_json(state.metadata),
+    }
 
 
 _EFFECT_KINDS: Final = ("shell_command", "untracked_mutating_tool", "external_effect")
@@ -415,7 +446,11 @@ def checkpoint_json(checkpoint: WorkspaceCheckpoint) -> dict[str, Any]:
         "finalized_at": checkpoint.finalized_at,
         "outcome": checkpoint.outcome.value,
         "files": [
-            {"path": f.path, "original": _original_json(f.original), "expected_after": _observed_json(f.expected_after)}
+            {
+                "path": f.path,
+                "original": _original_json(f.original),
+                "expected_after": _observed_json(f.expected_after),
+            }
             for f in checkpoint.files
         ],
         "limitations": [{"kind": e.kind, "source": e.source} for e in checkpoint.limitations],
@@ -480,11 +515,19 @@ def read_journal_bytes(data: bytes, source: str | None = None) -> ReadJournal:
         except _NotJson as exc:
             if number == len(complete) and not lines[-1]:
                 break  # upstream tolerates a bad last line: a torn append's remains
-            raise InputError(f"invalid checkpoint journal record: {exc}", source=source, line=number) from None
+            raise InputError(
+                f"invalid checkpoint journal record: {exc}", source=source, line=number
+            ) from None
         except ValueError as exc:  # JSON, but not a record: never a torn append
-            raise InputError(f"invalid checkpoint journal record: {exc}", source=source, line=number) from None
+            raise InputError(
+                f"invalid checkpoint journal record: {exc}", source=source, line=number
+            ) from None
         if checkpoint.node_id in seen:
-            raise InputError(f"duplicate workspace checkpoint node '{checkpoint.node_id}'", source=source, line=number)
+            raise InputError(
+                f"duplicate workspace checkpoint node '{checkpoint.node_id}'",
+                source=source,
+                line=number,
+            )
         seen.add(checkpoint.node_id)
         valid += len(raw) + 1
         checkpoints.append(checkpoint)
@@ -520,7 +563,9 @@ def read_journal(path: str | os.PathLike[str]) -> ReadJournal:
         return ReadJournal((), 0)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise InputError("the checkpoint journal's folder is a symlink or not a folder", source=str(path)) from None
+            raise InputError(
+                "the checkpoint journal's folder is a symlink or not a folder", source=str(path)
+            ) from None
         raise StorageError(f"{path.parent}: {exc.strerror or exc}") from None
     try:
         try:
@@ -529,7 +574,9 @@ def read_journal(path: str | os.PathLike[str]) -> ReadJournal:
             return ReadJournal((), 0)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise InputError("checkpoint journal cannot be a symlink", source=str(path)) from None
+                raise InputError(
+                    "checkpoint journal cannot be a symlink", source=str(path)
+                ) from None
             raise StorageError(f"{path}: {exc.strerror or exc}") from None
     finally:
         os.close(folder)
@@ -570,7 +617,9 @@ def _basic_metadata(info: os.stat_result) -> BasicFileMetadata:
     return BasicFileMetadata(readonly, mode if os.name == "posix" else None)
 
 
-def _read_regular(path: Path, max_file_bytes: int) -> tuple[str, bytes, BasicFileMetadata | None, UnsupportedPath | None]:
+def _read_regular(
+    path: Path, max_file_bytes: int
+) -> tuple[str, bytes, BasicFileMetadata | None, UnsupportedPath | None]:
     """``("absent"|"regular"|"unsupported", bytes, metadata, reason)`` as upstream's ``read_regular``."""
     try:
         info = os.lstat(path)
@@ -614,7 +663,9 @@ def _read_regular(path: Path, max_file_bytes: int) -> tuple[str, bytes, BasicFil
     return "regular", data, _basic_metadata(opened), None
 
 
-def capture_original(path: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_CHECKPOINT_FILE_BYTES) -> OriginalFileState:
+def capture_original(
+    path: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_CHECKPOINT_FILE_BYTES
+) -> OriginalFileState:
     """The state of ``path`` with its content, before a mutation (no symlink is followed)."""
     state, data, meta, reason = _read_regular(Path(path), max_file_bytes)
     if state == "absent":
@@ -626,7 +677,9 @@ def capture_original(path: str | os.PathLike[str], max_file_bytes: int = DEFAULT
     return CapturedRegularFile(data, meta, sha256_hex(data))
 
 
-def observe_path(path: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_CHECKPOINT_FILE_BYTES) -> ObservedFileState:
+def observe_path(
+    path: str | os.PathLike[str], max_file_bytes: int = DEFAULT_MAX_CHECKPOINT_FILE_BYTES
+) -> ObservedFileState:
     """The content-free state of ``path`` now."""
     state, data, meta, reason = _read_regular(Path(path), max_file_bytes)
     if state == "absent":
@@ -669,7 +722,11 @@ class RestoreClassification(enum.Enum):
 
     @property
     def mutates(self) -> bool:
-        return self in (RestoreClassification.CREATE, RestoreClassification.MODIFY, RestoreClassification.DELETE)
+        return self in (
+            RestoreClassification.CREATE,
+            RestoreClassification.MODIFY,
+            RestoreClassification.DELETE,
+        )
 
 
 class RestorePlanEntry(msgspec.Struct, frozen=True):
@@ -685,7 +742,11 @@ def classify_restore(file: FileCheckpoint, current: ObservedFileState) -> Restor
         return RestoreClassification.CONFLICT
     original, after = file.original, file.expected_after
     if isinstance(original, Absent):
-        return RestoreClassification.DELETE if isinstance(after, ObservedRegular) else RestoreClassification.SKIPPED
+        return (
+            RestoreClassification.DELETE
+            if isinstance(after, ObservedRegular)
+            else RestoreClassification.SKIPPED
+        )
     if isinstance(after, Absent):
         return RestoreClassification.CREATE
     if after == observed_of_original(original):
@@ -693,7 +754,9 @@ def classify_restore(file: FileCheckpoint, current: ObservedFileState) -> Restor
     return RestoreClassification.MODIFY
 
 
-def plan_restore(checkpoint: WorkspaceCheckpoint, current: Mapping[str, ObservedFileState]) -> tuple[list[RestorePlanEntry], tuple[UntrackedEffect, ...]]:
+def plan_restore(
+    checkpoint: WorkspaceCheckpoint, current: Mapping[str, ObservedFileState]
+) -> tuple[list[RestorePlanEntry], tuple[UntrackedEffect, ...]]:
     """Upstream's ``plan_restore``: a preview that reads and writes nothing.
 
     Raises:
@@ -766,7 +829,9 @@ def apply_restore(file: FileCheckpoint, classification: RestoreClassification) -
         raise StorageError(f"{path}: {exc.strerror or exc}") from None
 
 
-def write_back(path: str | os.PathLike[str], data: bytes, metadata: BasicFileMetadata | None) -> None:
+def write_back(
+    path: str | os.PathLike[str], data: bytes, metadata: BasicFileMetadata | None
+) -> None:
     """Atomically put ``data`` at ``path`` (the restore's write, for undoing a restore)."""
     try:
         _restore_bytes(Path(path), data, metadata)

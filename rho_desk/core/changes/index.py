@@ -75,7 +75,10 @@ class TouchedFile:
 
 def _stamp(transcript: Path) -> str:
     parts = []
-    for p in (transcript, journal_path(transcript.parent) if transcript.name == "session.jsonl" else None):
+    for p in (
+        transcript,
+        journal_path(transcript.parent) if transcript.name == "session.jsonl" else None,
+    ):
         if p is None:
             continue
         try:
@@ -122,7 +125,9 @@ class PathIndex:
 
     @classmethod
     def in_memory(cls) -> PathIndex:
-        return cls._ready(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
+        return cls._ready(
+            sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        )
 
     @classmethod
     def _ready(cls, db: sqlite3.Connection) -> PathIndex:
@@ -148,9 +153,15 @@ class PathIndex:
         wanted = {str(p): p for p in transcripts}
         with self._lock:
             known = dict(self._db.execute("SELECT path, stamp FROM sessions").fetchall())
-        stale = [(key, path, stamp) for key, path in wanted.items() if known.get(key) != (stamp := _stamp(path))]
+        stale = [
+            (key, path, stamp)
+            for key, path in wanted.items()
+            if known.get(key) != (stamp := _stamp(path))
+        ]
         gone = [key for key in known if key not in wanted]
-        rows: list[tuple[str, str, str | None, str | None, str | None, list[tuple[str, str, str, int]]]] = []
+        rows: list[
+            tuple[str, str, str | None, str | None, str | None, list[tuple[str, str, str, int]]]
+        ] = []
         for key, path, stamp in stale:
             try:
                 changes = session_changes(path)
@@ -162,7 +173,9 @@ class PathIndex:
                 for change in turn.files:
                     _shown, turns = files.setdefault(change.abs_path, (change.path, []))
                     turns.append("" if turn.turn is None else str(turn.turn))
-            touched = [(f, shown, ",".join(turns), len(turns)) for f, (shown, turns) in files.items()]
+            touched = [
+                (f, shown, ",".join(turns), len(turns)) for f, (shown, turns) in files.items()
+            ]
             rows.append((key, stamp, changes.session_id, changes.workspace, None, touched))
         with self._lock:
             try:
@@ -171,9 +184,13 @@ class PathIndex:
                     self._db.execute("DELETE FROM sessions WHERE path = ?", (key,))
                 for key, stamp, sid, workspace, failure, touched in rows:
                     self._db.execute("DELETE FROM sessions WHERE path = ?", (key,))
-                    self._db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?)", (key, stamp, sid, workspace, failure))
+                    self._db.execute(
+                        "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
+                        (key, stamp, sid, workspace, failure),
+                    )
                     self._db.executemany(
-                        "INSERT INTO touched VALUES (?, ?, ?, ?, ?)", [(key, f, shown, turns, n) for f, shown, turns, n in touched]
+                        "INSERT INTO touched VALUES (?, ?, ?, ?, ?)",
+                        [(key, f, shown, turns, n) for f, shown, turns, n in touched],
                     )
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
@@ -214,7 +231,11 @@ class PathIndex:
 
     def failures(self) -> dict[str, str]:
         with self._lock:
-            return dict(self._db.execute("SELECT path, failure FROM sessions WHERE failure IS NOT NULL").fetchall())
+            return dict(
+                self._db.execute(
+                    "SELECT path, failure FROM sessions WHERE failure IS NOT NULL"
+                ).fetchall()
+            )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -227,4 +248,12 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _touched(row: tuple[str, str | None, str | None, str, str, str, int]) -> TouchedFile:
     path, sid, workspace, file, shown, turns, changes = row
-    return TouchedFile(path, sid, workspace, file, shown, tuple(int(t) if t else None for t in turns.split(",")), changes)
+    return TouchedFile(
+        path,
+        sid,
+        workspace,
+        file,
+        shown,
+        tuple(int(t) if t else None for t in turns.split(",")),
+        changes,
+    )

@@ -61,7 +61,13 @@ from .checkpoint import (
     read_journal_bytes,
 )
 
-__all__ = ["CheckpointRecorder", "RecordedFile", "RecordedTurn", "changed_files_text", "session_folder"]
+__all__ = [
+    "CheckpointRecorder",
+    "RecordedFile",
+    "RecordedTurn",
+    "changed_files_text",
+    "session_folder",
+]
 
 try:  # POSIX advisory lock, as upstream's fs2::lock_exclusive
     import fcntl
@@ -132,7 +138,9 @@ class _Open:
         "written_id",
     )
 
-    def __init__(self, journal: Path | None, session_id: str, revision: int, started_at: int) -> None:
+    def __init__(
+        self, journal: Path | None, session_id: str, revision: int, started_at: int
+    ) -> None:
         self.journal = journal
         self.session_id = session_id
         self.node_id = str(uuid.uuid4())
@@ -174,7 +182,9 @@ class CheckpointRecorder:
 
     # -- turn lifecycle ----------------------------------------------------------------------------
 
-    def begin_turn(self, session_path: str | os.PathLike[str], session_id: str, revision: int) -> None:
+    def begin_turn(
+        self, session_path: str | os.PathLike[str], session_id: str, revision: int
+    ) -> None:
         """Open the record of a turn continuing ``session_path`` from ``revision``."""
         folder = session_folder(session_path)
         journal = None if folder is None else folder / CHECKPOINT_DIR_NAME / CHECKPOINT_JOURNAL_NAME
@@ -225,7 +235,9 @@ class CheckpointRecorder:
                 tuple(turn.limitations),
             )
 
-    def close_turn(self, saved: tuple[str, int] | None, outcome: CheckpointOutcome) -> RecordedTurn | None:
+    def close_turn(
+        self, saved: tuple[str, int] | None, outcome: CheckpointOutcome
+    ) -> RecordedTurn | None:
         """End the turn after the host's last save: ``saved`` is the ``(node_id, revision)`` it
         left as the active leaf, or ``None`` when the turn saved nothing. Never raises: a record
         that cannot be finished stays in the journal as it was last written (``failed``)."""
@@ -326,7 +338,9 @@ class CheckpointRecorder:
             started_at=turn.started_at,
             finalized_at=int(self._clock()),
             outcome=outcome,
-            files=tuple(FileCheckpoint(f.path, f.original, f.expected_after) for f in self._files(turn)),
+            files=tuple(
+                FileCheckpoint(f.path, f.original, f.expected_after) for f in self._files(turn)
+            ),
             limitations=tuple(turn.limitations),
         )
 
@@ -337,7 +351,9 @@ class CheckpointRecorder:
             return
         line = b"" if empty else encode_record(self._checkpoint(turn, outcome))
         try:
-            _replace_record(turn.journal, turn.written_id, turn.node_id, line, self.max_session_bytes)
+            _replace_record(
+                turn.journal, turn.written_id, turn.node_id, line, self.max_session_bytes
+            )
         except OSError as exc:
             raise StorageError(f"{turn.journal}: {exc.strerror or exc}") from None
         turn.written_id = None if empty else turn.node_id
@@ -355,7 +371,9 @@ def _ensure_dir(folder: Path) -> None:
         os.chmod(folder, 0o700)
 
 
-def _replace_record(journal: Path, old_id: str | None, node_id: str, line: bytes, quota: int) -> None:
+def _replace_record(
+    journal: Path, old_id: str | None, node_id: str, line: bytes, quota: int
+) -> None:
     """Put ``line`` in place of the record of ``old_id`` (or append it; ``b""`` removes it),
     atomically, under the lock."""
     folder = journal.parent
@@ -387,9 +405,13 @@ def _replace_record(journal: Path, old_id: str | None, node_id: str, line: bytes
         kept.append(line)
         body = b"".join(kept)
         if len(body) > quota:
-            raise StorageError(f"checkpoint session quota exceeded: {len(body)} bytes would exceed {quota} bytes")
+            raise StorageError(
+                f"checkpoint session quota exceeded: {len(body)} bytes would exceed {quota} bytes"
+            )
         temp = folder / f".{journal.name}.rho-desk-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        tfd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        tfd = os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
         try:
             try:
                 write_all(tfd, body)
@@ -406,7 +428,9 @@ def _replace_record(journal: Path, old_id: str | None, node_id: str, line: bytes
         os.close(fd)  # releases the lock
 
 
-def changed_files_text(turn: RecordedTurn | None, workspace: str | os.PathLike[str] | None = None) -> str:
+def changed_files_text(
+    turn: RecordedTurn | None, workspace: str | os.PathLike[str] | None = None
+) -> str:
     """One sentence naming the files a turn changed, for the message of a failed turn ("" if none)."""
     if turn is None or not turn.changed:
         return ""

@@ -67,7 +67,19 @@ class FileChange:
     reconstruction until a change is looked at.
     """
 
-    __slots__ = ("_content", "_resolve", "abs_path", "after_digest", "call_ids", "checkpoint", "mode", "path", "replay", "source", "turn")
+    __slots__ = (
+        "_content",
+        "_resolve",
+        "abs_path",
+        "after_digest",
+        "call_ids",
+        "checkpoint",
+        "mode",
+        "path",
+        "replay",
+        "source",
+        "turn",
+    )
 
     def __init__(
         self,
@@ -142,7 +154,11 @@ class FileChange:
     @property
     def diffable(self) -> bool:
         """Whether both sides are known, so a diff (and ``git apply``) can be made."""
-        return self.before_known and self.after_known and self.action not in (ChangeAction.UNKNOWN, ChangeAction.UNSUPPORTED)
+        return (
+            self.before_known
+            and self.after_known
+            and self.action not in (ChangeAction.UNKNOWN, ChangeAction.UNSUPPORTED)
+        )
 
     def patch(self) -> str:
         """The git-style unified diff, or ``""`` when a side is unknown or nothing changed."""

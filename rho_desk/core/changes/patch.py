@@ -92,7 +92,10 @@ def unified_diff(
     elif after is None:
         head.append(f"deleted file mode {file_mode}\n")
     if is_binary(before) or is_binary(after):
-        return "".join(head) + f"Binary files {'a/' + path if before is not None else '/dev/null'} and {'b/' + path if after is not None else '/dev/null'} differ\n"
+        return (
+            "".join(head)
+            + f"Binary files {'a/' + path if before is not None else '/dev/null'} and {'b/' + path if after is not None else '/dev/null'} differ\n"
+        )
     old, new = _lines(before), _lines(after)
     body = list(_hunks(old, new, context))
     if not body:  # an empty file created or deleted: the header alone says so

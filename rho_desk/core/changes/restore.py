@@ -126,8 +126,12 @@ class RestoreReceipt:
     place: _Place
 
 
-def _refused(change: FileChange, reason: str, current: ObservedFileState | None = None) -> RestorePreview:
-    return RestorePreview(change, None, RestoreClassification.UNSUPPORTED, current or Absent(), "", reason)
+def _refused(
+    change: FileChange, reason: str, current: ObservedFileState | None = None
+) -> RestorePreview:
+    return RestorePreview(
+        change, None, RestoreClassification.UNSUPPORTED, current or Absent(), "", reason
+    )
 
 
 def _place(path: str, workspace: str | None, trust: TrustStore | None) -> _Place | str:
@@ -145,15 +149,20 @@ def _place(path: str, workspace: str | None, trust: TrustStore | None) -> _Place
     if why is not None:
         return f"the session's workspace is never written by rho-desk ({why})"
     if (trust if trust is not None else TrustStore()).trusted_root(root) is None:
-        return (f"the session's workspace {root} is not a folder trusted for tools on this machine "
-                "(trust it first: Settings, or continue the session with tools)")  # fmt: skip
+        return (
+            f"the session's workspace {root} is not a folder trusted for tools on this machine "
+            "(trust it first: Settings, or continue the session with tools)"
+        )
     target = PurePosixPath(os.path.normpath(path))
     for base in (PurePosixPath(root), PurePosixPath(os.path.normpath(workspace))):
         with contextlib.suppress(ValueError):
             relative = target.relative_to(base)
             if relative.parts:
-                return _Place(root, relative) if _no_link_on_the_way(root, relative) else (
-                    "a folder on its way is a symbolic link, and a restore never follows one")
+                return (
+                    _Place(root, relative)
+                    if _no_link_on_the_way(root, relative)
+                    else ("a folder on its way is a symbolic link, and a restore never follows one")
+                )
     return f"it is outside the session's workspace {root}, and a restore writes only there"
 
 
@@ -182,8 +191,12 @@ def _created_mode(metadata: BasicFileMetadata) -> int:
     return mode & ~0o222 if metadata.readonly else mode
 
 
-def _mode_and_notes(place: _Place, checkpoint: FileCheckpoint, classification: RestoreClassification,
-                    current: ObservedFileState) -> tuple[int | None, tuple[str, ...]]:  # fmt: skip
+def _mode_and_notes(
+    place: _Place,
+    checkpoint: FileCheckpoint,
+    classification: RestoreClassification,
+    current: ObservedFileState,
+) -> tuple[int | None, tuple[str, ...]]:
     notes: list[str] = []
     mode: int | None = None
     original = checkpoint.original
@@ -197,8 +210,10 @@ def _mode_and_notes(place: _Place, checkpoint: FileCheckpoint, classification: R
             mode = _created_mode(original.metadata)
             recorded = original.metadata.unix_mode
             if recorded is not None and recorded & 0o7777 != mode:
-                notes.append(f"mode {mode:04o} (the session recorded {recorded & 0o7777:04o}; a restore never sets "
-                             "setuid, setgid, sticky or group/other write)")  # fmt: skip
+                notes.append(
+                    f"mode {mode:04o} (the session recorded {recorded & 0o7777:04o}; a restore never sets "
+                    "setuid, setgid, sticky or group/other write)"
+                )
             else:
                 notes.append(f"mode {mode:04o}")
         if mode & 0o111:
@@ -214,8 +229,10 @@ def _mode_and_notes(place: _Place, checkpoint: FileCheckpoint, classification: R
 def _too_large(checkpoint: FileCheckpoint) -> str:
     original = checkpoint.original
     if isinstance(original, CapturedRegularFile) and len(original.bytes) > MAX_RESTORE_BYTES:
-        return (f"the session holds {len(original.bytes):,} bytes for it, more than Rho ever captures "
-                f"({MAX_RESTORE_BYTES:,}), so it is not a capture and is not written")  # fmt: skip
+        return (
+            f"the session holds {len(original.bytes):,} bytes for it, more than Rho ever captures "
+            f"({MAX_RESTORE_BYTES:,}), so it is not a capture and is not written"
+        )
     return ""
 
 
@@ -223,7 +240,9 @@ def _synthesized(change: FileChange, current: ObservedFileState) -> FileCheckpoi
     """A checkpoint for a change reconstructed from tool calls (both sides known)."""
     if not change.diffable:
         return None
-    metadata = current.metadata if isinstance(current, ObservedRegular) else BasicFileMetadata(False, None)
+    metadata = (
+        current.metadata if isinstance(current, ObservedRegular) else BasicFileMetadata(False, None)
+    )
     if change.before is None:
         original: CapturedRegularFile | Absent = Absent()
     else:
@@ -232,7 +251,11 @@ def _synthesized(change: FileChange, current: ObservedFileState) -> FileCheckpoi
         expected: ObservedFileState = Absent()
     else:
         digest = sha256_hex(change.after)
-        if isinstance(current, ObservedRegular) and current.digest == digest and current.size == len(change.after):
+        if (
+            isinstance(current, ObservedRegular)
+            and current.digest == digest
+            and current.size == len(change.after)
+        ):
             expected = current  # metadata is not in the transcript: digest and size decide
         else:
             expected = ObservedRegular(digest, len(change.after), metadata)
@@ -251,7 +274,9 @@ _REASONS = {
 }
 
 
-def preview_restore(change: FileChange, trust: TrustStore | None = None, *, workspace: str | None) -> RestorePreview:
+def preview_restore(
+    change: FileChange, trust: TrustStore | None = None, *, workspace: str | None
+) -> RestorePreview:
     """What restoring ``change.path`` to its content before the turn would do (reads only).
 
     ``workspace``: the session's recorded folder (``SessionChanges.workspace``), the only place a
@@ -263,26 +288,46 @@ def preview_restore(change: FileChange, trust: TrustStore | None = None, *, work
     if isinstance(place, str):
         return _refused(change, place)
     current = observe_path(path)
-    checkpoint = change.checkpoint if change.checkpoint is not None else _synthesized(change, current)
+    checkpoint = (
+        change.checkpoint if change.checkpoint is not None else _synthesized(change, current)
+    )
     if checkpoint is None:
-        return _refused(change, "the content before this turn is not known, so it cannot be restored", current)
+        return _refused(
+            change, "the content before this turn is not known, so it cannot be restored", current
+        )
     too_large = _too_large(checkpoint)
     if too_large:
         return _refused(change, too_large, current)
     classification = classify_restore(checkpoint, current)
     diff = ""
     if classification.mutates:
-        target = checkpoint.original.bytes if isinstance(checkpoint.original, CapturedRegularFile) else None
+        target = (
+            checkpoint.original.bytes
+            if isinstance(checkpoint.original, CapturedRegularFile)
+            else None
+        )
         diff = unified_diff(change.path, _current_bytes(path), target)
     mode, notes = _mode_and_notes(place, checkpoint, classification, current)
     named = ""
     if classification.mutates and _in_git(place.relative):
         named = "it is inside .git/, where git runs hooks and reads its configuration: name the file to restore it"
-    return RestorePreview(change, checkpoint, classification, current, diff, _REASONS.get(classification, ""),
-                          mode, notes, named, place)  # fmt: skip
+    return RestorePreview(
+        change,
+        checkpoint,
+        classification,
+        current,
+        diff,
+        _REASONS.get(classification, ""),
+        mode,
+        notes,
+        named,
+        place,
+    )
 
 
-def restore_file(preview: RestorePreview, trust: TrustStore | None = None, *, named: str | None = None) -> RestoreReceipt:
+def restore_file(
+    preview: RestorePreview, trust: TrustStore | None = None, *, named: str | None = None
+) -> RestoreReceipt:
     """Apply a previewed restore, after checking the file, its place and its folder's trust again.
 
     ``named``: the file's path as the user typed it, needed when ``preview.named`` says so.
@@ -296,21 +341,30 @@ def restore_file(preview: RestorePreview, trust: TrustStore | None = None, *, na
         raise RestoreConflict(f"{display}: {preview.reason or 'nothing to restore'}")
     place = _place(checkpoint.path, str(preview.place.root), trust)
     if isinstance(place, str) or place != preview.place:
-        raise RestoreConflict(f"{display}: {place if isinstance(place, str) else 'its place changed'}; nothing was written")
+        raise RestoreConflict(
+            f"{display}: {place if isinstance(place, str) else 'its place changed'}; nothing was written"
+        )
     if preview.named and named not in (display, str(place.relative), checkpoint.path):
         raise RestoreConflict(f"{display}: {preview.named}; nothing was written")
     if _too_large(checkpoint):
         raise RestoreConflict(f"{display}: {_too_large(checkpoint)}")
     previous = capture_original(checkpoint.path)
-    if observed_of_original(previous) != preview.current or classify_restore(checkpoint, preview.current) is not preview.classification:
+    if (
+        observed_of_original(previous) != preview.current
+        or classify_restore(checkpoint, preview.current) is not preview.classification
+    ):
         raise RestoreConflict(f"{display}: the file changed since the preview; nothing was written")
     if not isinstance(previous, CapturedRegularFile | Absent):
-        raise RestoreConflict(f"{display}: the file on disk cannot be kept for undo; nothing was written")
+        raise RestoreConflict(
+            f"{display}: the file on disk cannot be kept for undo; nothing was written"
+        )
     original = checkpoint.original
     if preview.classification is RestoreClassification.DELETE:
         _remove(place)
     else:
-        assert isinstance(original, CapturedRegularFile)  # CREATE and MODIFY restore captured content
+        assert isinstance(
+            original, CapturedRegularFile
+        )  # CREATE and MODIFY restore captured content
         _write(place, original.bytes, _created_mode(original.metadata))
     return RestoreReceipt(checkpoint.path, display, previous, observe_path(checkpoint.path), place)
 
@@ -323,14 +377,20 @@ def undo_restore(receipt: RestoreReceipt) -> None:
         StorageError: the write failed.
     """
     if observe_path(receipt.path) != receipt.restored:
-        raise RestoreConflict(f"{receipt.display}: the file changed since the restore; it was not undone")
+        raise RestoreConflict(
+            f"{receipt.display}: the file changed since the restore; it was not undone"
+        )
     previous = receipt.previous
     if isinstance(previous, Absent):
         if os.path.lexists(receipt.path):
             _remove(receipt.place)
         return
     mode = previous.metadata.unix_mode  # the user's own file, as it was: its mode exactly
-    _write(receipt.place, previous.bytes, mode if mode is not None else _created_mode(previous.metadata))
+    _write(
+        receipt.place,
+        previous.bytes,
+        mode if mode is not None else _created_mode(previous.metadata),
+    )
 
 
 def _write(place: _Place, data: bytes, new_mode: int) -> None:
@@ -356,7 +416,9 @@ def _remove(place: _Place) -> None:
         try:
             name = place.relative.name
             if not stat.S_ISREG(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
-                raise StorageError(f"{place.root / place.relative}: restore target is no longer a regular file")
+                raise StorageError(
+                    f"{place.root / place.relative}: restore target is no longer a regular file"
+                )
             os.unlink(name, dir_fd=folder)
             os.fsync(folder)
         finally:

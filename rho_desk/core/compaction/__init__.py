@@ -24,10 +24,25 @@ if TYPE_CHECKING:
         message_tokens,
     )
 
-_API = frozenset({"CompactionOutcome", "CompactionOutput", "CompactionPolicy", "CompactionRequest",
-                  "CompactionTrigger", "Compactor"})  # fmt: skip
-_TOKENS = frozenset({"estimate_context_tokens", "estimate_messages_tokens", "estimate_text_tokens", "json_tokens",
-                     "message_tokens"})  # fmt: skip
+_API = frozenset(
+    {
+        "CompactionOutcome",
+        "CompactionOutput",
+        "CompactionPolicy",
+        "CompactionRequest",
+        "CompactionTrigger",
+        "Compactor",
+    }
+)
+_TOKENS = frozenset(
+    {
+        "estimate_context_tokens",
+        "estimate_messages_tokens",
+        "estimate_text_tokens",
+        "json_tokens",
+        "message_tokens",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:

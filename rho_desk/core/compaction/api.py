@@ -81,7 +81,11 @@ class CompactionPolicy(msgspec.Struct, frozen=True):
     threshold: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or self.threshold < 1:
+        if (
+            isinstance(self.threshold, bool)
+            or not isinstance(self.threshold, int)
+            or self.threshold < 1
+        ):
             raise InvalidConfiguration("compaction threshold must be a nonzero count")
 
     @classmethod
@@ -135,8 +139,14 @@ class CompactionOutcome(msgspec.Struct, frozen=True):
     shows what the turn had added to it, so the prompt stays in the display history."""
 
     def _compared(self) -> tuple[object, ...]:
-        return (self.previous_messages, self.current_messages, self.previous_tokens, self.current_tokens,
-                self.cost_usd_micros, self.revision)  # fmt: skip
+        return (
+            self.previous_messages,
+            self.current_messages,
+            self.previous_tokens,
+            self.current_tokens,
+            self.cost_usd_micros,
+            self.revision,
+        )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not CompactionOutcome:

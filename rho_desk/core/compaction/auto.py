@@ -55,7 +55,9 @@ class AutoCompaction(msgspec.Struct, frozen=True):
         return RecentBudget(max_tokens=keep_tokens or None, max_messages=keep_messages or None)
 
     @classmethod
-    def parse(cls, spec: str, compactor: str = LOCAL_COMPACTOR, budget: RecentBudget | None = None) -> AutoCompaction:
+    def parse(
+        cls, spec: str, compactor: str = LOCAL_COMPACTOR, budget: RecentBudget | None = None
+    ) -> AutoCompaction:
         """``off``, ``messages:N`` or ``tokens:N`` (the command line's ``--auto-compact``).
 
         Raises:
@@ -65,7 +67,9 @@ class AutoCompaction(msgspec.Struct, frozen=True):
         if kind == "off" and not count:
             return cls(None, compactor, budget)
         if kind not in POLICY_CHOICES[1:] or not count.isdigit() or int(count) < 1:
-            raise InputError(f"--auto-compact {spec!r}: use off, messages:N or tokens:N (N a positive number)")
+            raise InputError(
+                f"--auto-compact {spec!r}: use off, messages:N or tokens:N (N a positive number)"
+            )
         return cls(cls.policy_of(kind, int(count)), compactor, budget)
 
     def describe(self) -> str:

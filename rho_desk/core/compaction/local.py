@@ -64,10 +64,25 @@ NOTES: Final = (3, 1500)
 LATEST_REQUEST_CHARS: Final = 2000
 
 _PATH_KEYS: Final = frozenset(
-    {"path", "paths", "file", "files", "file_path", "filepath", "filename", "target", "source",
-     "destination", "dir", "directory", "notebook_path"}
-)  # fmt: skip
-_PATCH_FILE = re.compile(r"^(?:\*\*\* (?:Add|Update|Delete) File: |\+\+\+ b/|--- a/)(\S.*?)\s*$", re.MULTILINE)
+    {
+        "path",
+        "paths",
+        "file",
+        "files",
+        "file_path",
+        "filepath",
+        "filename",
+        "target",
+        "source",
+        "destination",
+        "dir",
+        "directory",
+        "notebook_path",
+    }
+)
+_PATCH_FILE = re.compile(
+    r"^(?:\*\*\* (?:Add|Update|Delete) File: |\+\+\+ b/|--- a/)(\S.*?)\s*$", re.MULTILINE
+)
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _DECISION = re.compile(
@@ -116,7 +131,9 @@ def _group_end(history: Sequence[Message], index: int) -> int:
     to the end of the history, so that nothing separates a call from its results.
     """
     content = history[index].completed_assistant_content()
-    calls = [b.tool_call.id for b in content if b.tool_call is not None] if content is not None else []
+    calls = (
+        [b.tool_call.id for b in content if b.tool_call is not None] if content is not None else []
+    )
     if not calls:
         return index + 1
     end = index + 1 + len(calls)
@@ -180,7 +197,9 @@ def _first_text(message: Message) -> str | None:
 
 def _without_url_queries(text: str) -> str:
     # A URL's query may be a signed credential: the digest keeps scheme, host and path only.
-    return _URL.sub(lambda m: _clean_url(m.group(0)) + m.group(0)[len(m.group(0).rstrip(".,;:!?")) :], text)
+    return _URL.sub(
+        lambda m: _clean_url(m.group(0)) + m.group(0)[len(m.group(0).rstrip(".,;:!?")) :], text
+    )
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -313,7 +332,10 @@ class Digest:
         section("URLs", self.urls)
         section(
             "Tools used",
-            (f"{name} ×{calls}" + (f" ({failures} failed)" if failures else "") for name, (calls, failures) in self.tools.items()),
+            (
+                f"{name} ×{calls}" + (f" ({failures} failed)" if failures else "")
+                for name, (calls, failures) in self.tools.items()
+            ),
         )
         section("Decisions", self.decisions)
         section("Open questions", self.questions)
@@ -381,7 +403,9 @@ def _files_in(value: Any, key: str | None = None, depth: int = 0) -> Iterable[st
         if key in _PATH_KEYS and "\n" not in value and 0 < len(value) <= 4096:
             yield value
         elif "\n" in value and ("*** " in value or "+++ " in value):
-            yield from (m.group(1) for m in _PATCH_FILE.finditer(value) if m.group(1) != "/dev/null")
+            yield from (
+                m.group(1) for m in _PATCH_FILE.finditer(value) if m.group(1) != "/dev/null"
+            )
 
 
 def _strings_in(value: Any, depth: int = 0) -> Iterable[str]:
@@ -453,17 +477,26 @@ def build_digest(older: Sequence[Message], recent: Sequence[Message] = ()) -> Di
                 partial += [c.name or "[unnamed]" for c in aborted.tool_calls]
                 what = _one_line(text, 200) if text.strip() else "no text"
                 extra = f"; partial tool calls: {', '.join(partial)}" if partial else ""
-                _push(digest.interruptions, f"interrupted assistant turn ({what}{extra})", INTERRUPTIONS[0])
+                _push(
+                    digest.interruptions,
+                    f"interrupted assistant turn ({what}{extra})",
+                    INTERRUPTIONS[0],
+                )
     digest.replaced_messages += fresh
     # The kept part may have lost the request it answers: quote the newest one in full.
     recent_has_request = any(
-        m.user is not None and not is_compaction_message(m) and _text_of(m.user).strip() for m in recent
+        m.user is not None and not is_compaction_message(m) and _text_of(m.user).strip()
+        for m in recent
     )
     if recent_has_request:
         digest.latest_request = None
     elif last_request is not None:
         quoted = _without_url_queries(last_request).strip()
-        digest.latest_request = quoted if len(quoted) <= LATEST_REQUEST_CHARS else quoted[: LATEST_REQUEST_CHARS - 1] + "…"
+        digest.latest_request = (
+            quoted
+            if len(quoted) <= LATEST_REQUEST_CHARS
+            else quoted[: LATEST_REQUEST_CHARS - 1] + "…"
+        )
     return digest
 
 
@@ -526,9 +559,13 @@ class CompactionPreview:
         return None
 
 
-def make_preview(history: Sequence[Message], parts: Partition, message: Message | None) -> CompactionPreview:
+def make_preview(
+    history: Sequence[Message], parts: Partition, message: Message | None
+) -> CompactionPreview:
     """A preview of replacing ``parts.older`` with ``message`` (token figures per spec §10.3)."""
-    preview = CompactionPreview(parts, message, len(history), 0, estimate_messages_tokens(history), 0)
+    preview = CompactionPreview(
+        parts, message, len(history), 0, estimate_messages_tokens(history), 0
+    )
     replacement = preview.replacement
     return CompactionPreview(
         parts,

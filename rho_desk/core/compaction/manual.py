@@ -61,7 +61,9 @@ class CompactionRefused(InputError):
     """The compaction would not shrink the context (or has nothing to replace); nothing was written."""
 
 
-def shrink_refusal(previous_tokens: int, current_tokens: int, what: str = "the replacement") -> str | None:
+def shrink_refusal(
+    previous_tokens: int, current_tokens: int, what: str = "the replacement"
+) -> str | None:
     """Why a compaction from ``previous_tokens`` to ``current_tokens`` must not be written, or ``None``."""
     if current_tokens < previous_tokens:
         return None
@@ -111,7 +113,9 @@ class ThreadedCompactor(Compactor):
 
     async def compact(self, request: CompactionRequest) -> CompactionOutput:
         request.cancellation.raise_if_cancelled()
-        preview = await race(asyncio.to_thread(self.local.preview, request.messages), request.cancellation)
+        preview = await race(
+            asyncio.to_thread(self.local.preview, request.messages), request.cancellation
+        )
         return CompactionOutput(preview.replacement)
 
 
@@ -159,7 +163,12 @@ class ManualCompaction:
         if self._cancelled:
             raise Cancelled()
         state = self.state
-        self._rho = Rho.builder().provider(IdentityOnlyProvider(state.provider)).compactor(self.compactor).build()
+        self._rho = (
+            Rho.builder()
+            .provider(IdentityOnlyProvider(state.provider))
+            .compactor(self.compactor)
+            .build()
+        )
         try:
             session = self._rho.session(SessionOptions.from_snapshot(state))
             outcome = await session.compact()

@@ -83,8 +83,13 @@ class StatsData:
     elapsed_ms: float = 0.0
 
 
-def compute_stats(tree: SessionTree, node: RevisionNode, *, default_window: int,
-                  profiles: Sequence[tuple[str, str, int | None]] = ()) -> StatsData:  # fmt: skip
+def compute_stats(
+    tree: SessionTree,
+    node: RevisionNode,
+    *,
+    default_window: int,
+    profiles: Sequence[tuple[str, str, int | None]] = (),
+) -> StatsData:
     """Counters, compactions and the token series along the path to ``node`` (blocking)."""
     start = time.perf_counter()
     path = tree.path(node)
@@ -105,23 +110,48 @@ def compute_stats(tree: SessionTree, node: RevisionNode, *, default_window: int,
             number += 1
             facts = n.compaction_facts
             if facts is not None:
-                row = CompactionRow(n, number, facts.previous_messages, facts.current_messages, facts.previous_tokens,
-                                    facts.current_tokens, facts.cost_usd_micros, True)  # fmt: skip
+                row = CompactionRow(
+                    n,
+                    number,
+                    facts.previous_messages,
+                    facts.current_messages,
+                    facts.previous_tokens,
+                    facts.current_tokens,
+                    facts.cost_usd_micros,
+                    True,
+                )
             else:
-                c, before = n.compaction, parent.compaction if parent is not None else CompactionState(0, 0)
+                c, before = (
+                    n.compaction,
+                    parent.compaction if parent is not None else CompactionState(0, 0),
+                )
                 cost = c.removed_cost_usd_micros - before.removed_cost_usd_micros
-                row = CompactionRow(n, number, parent.length if parent is not None else 0, n.length,
-                                    c.last_previous_tokens, c.last_current_tokens, cost or None, False)  # fmt: skip
+                row = CompactionRow(
+                    n,
+                    number,
+                    parent.length if parent is not None else 0,
+                    n.length,
+                    c.last_previous_tokens,
+                    c.last_current_tokens,
+                    cost or None,
+                    False,
+                )
             data.compactions.append(row)
     history = tree.history(node)
     data.context_tokens = tokens_of[id(node)]
-    data.window, data.window_source = resolve_context_window(history, node.provider, default_window, profiles)
+    data.window, data.window_source = resolve_context_window(
+        history, node.provider, default_window, profiles
+    )
     data.elapsed_ms = (time.perf_counter() - start) * 1000
     return data
 
 
-def resolve_context_window(history: Sequence[Message], provider: ModelIdentity | None, default: int,
-                           profiles: Iterable[tuple[str, str, int | None]] = ()) -> tuple[int, str]:  # fmt: skip
+def resolve_context_window(
+    history: Sequence[Message],
+    provider: ModelIdentity | None,
+    default: int,
+    profiles: Iterable[tuple[str, str, int | None]] = (),
+) -> tuple[int, str]:
     """``(window, where it came from)`` for the gauge.
 
     Args:

@@ -46,7 +46,11 @@ def _block_tokens(block: ContentBlock) -> int:
         return BLOCK_OVERHEAD + (len(block.text) + 3) // 4
     if block.image is not None:
         # ceil(bytes of the base64 text / 4096); base64 is ASCII, so bytes == characters
-        return BLOCK_OVERHEAD + IMAGE_BASE + (len(block.image.data) + IMAGE_BYTES_PER_TOKEN - 1) // IMAGE_BYTES_PER_TOKEN
+        return (
+            BLOCK_OVERHEAD
+            + IMAGE_BASE
+            + (len(block.image.data) + IMAGE_BYTES_PER_TOKEN - 1) // IMAGE_BYTES_PER_TOKEN
+        )
     assert block.tool_call is not None
     return BLOCK_OVERHEAD + TOOL_CALL_OVERHEAD + json_tokens(block.tool_call)
 

@@ -115,5 +115,9 @@ def write_files_atomic(
             if not existed[targets.index(path)]:
                 with contextlib.suppress(OSError):
                     path.unlink()
-        where = exc.filename if isinstance(exc.filename, str) else targets[len(replaced) if replaced else 0]
+        where = (
+            exc.filename
+            if isinstance(exc.filename, str)
+            else targets[len(replaced) if replaced else 0]
+        )
         raise StorageError(f"{where}: {exc.strerror or exc}") from exc

@@ -141,7 +141,9 @@ class Finding:
 
     def sort_key(self) -> tuple[int, list[int | str], str, str]:
         """Severity first, then document order (``history[17]`` before ``history[101]``)."""
-        location: list[int | str] = [int(p) if p.isdigit() else p for p in _NUMBERS.split(self.location)]
+        location: list[int | str] = [
+            int(p) if p.isdigit() else p for p in _NUMBERS.split(self.location)
+        ]
         return (_ORDER[self.severity], location, self.rule, self.fingerprint or self.digest or "")
 
     def describe(self) -> str:
@@ -307,7 +309,9 @@ def enclosing_strings(data: bytes, hits: list[Hit]) -> list[tuple[int, str] | No
     return out
 
 
-def _json_locations(data: bytes, hits: list[Hit], slots: Iterable[Slot]) -> list[tuple[str, ContentClass | None]]:
+def _json_locations(
+    data: bytes, hits: list[Hit], slots: Iterable[Slot]
+) -> list[tuple[str, ContentClass | None]]:
     """A JSON path (and class) for each hit, matching the n-th string occurrence to the n-th slot."""
     owners = enclosing_strings(data, hits)
     wanted: dict[str, set[int]] = {}
@@ -343,7 +347,14 @@ def html_text(data: bytes) -> bytes:
     if b"&" not in data:
         return data
     lines = data.split(b"\n")
-    return b"\n".join(html.unescape(line.decode("utf-8", "surrogateescape")).replace("\n", " ").encode("utf-8", "surrogateescape") if b"&" in line else line for line in lines)
+    return b"\n".join(
+        html.unescape(line.decode("utf-8", "surrogateescape"))
+        .replace("\n", " ")
+        .encode("utf-8", "surrogateescape")
+        if b"&" in line
+        else line
+        for line in lines
+    )
 
 
 def _line_starts(data: bytes) -> list[int]:
@@ -351,7 +362,12 @@ def _line_starts(data: bytes) -> list[int]:
 
 
 def _secret_findings(
-    data: bytes, fmt: str, hits: list[Hit], key: bytes, slots: list[Slot] | None, severity: Severity = Severity.CRITICAL
+    data: bytes,
+    fmt: str,
+    hits: list[Hit],
+    key: bytes,
+    slots: list[Slot] | None,
+    severity: Severity = Severity.CRITICAL,
 ) -> list[Finding]:
     if not hits:
         return []
@@ -384,7 +400,9 @@ def _secret_findings(
 # --- excluded classes still present ----------------------------------------------------------
 
 
-def _structural_findings(slots: list[Slot], snapshot: SessionSnapshot, excluded: frozenset[ContentClass]) -> list[Finding]:
+def _structural_findings(
+    slots: list[Slot], snapshot: SessionSnapshot, excluded: frozenset[ContentClass]
+) -> list[Finding]:
     out: list[Finding] = []
 
     def flag(path: str, cls: ContentClass) -> None:
@@ -411,7 +429,12 @@ def _structural_findings(slots: list[Slot], snapshot: SessionSnapshot, excluded:
             continue
         if cls not in excluded:
             continue
-        if slot.kind == SlotKind.IMAGE_DATA or slot.kind == SlotKind.KEY or cls is ContentClass.METADATA or (slot.text.strip() and not is_placeholder(slot.text)):
+        if (
+            slot.kind == SlotKind.IMAGE_DATA
+            or slot.kind == SlotKind.KEY
+            or cls is ContentClass.METADATA
+            or (slot.text.strip() and not is_placeholder(slot.text))
+        ):
             flag(slot.path, cls)
     return out
 
@@ -430,9 +453,19 @@ def _mime_findings(snapshot: SessionSnapshot, history: str = "$.history") -> lis
             actual = ImageContent.mime_type_from_bytes(head)
             if actual != image.mime_type:
                 kind = message.kind.value
-                where = (f"{history}[{i}].message.{kind}" if history != "$.history" else f"$.history[{i}].{kind}") + (
-                    ".content" if kind in ("EnrichedAssistant", "AbortedAssistant") else "")
-                out.append(Finding("image-mime-mismatch", Severity.LOW, f"{where}[{j}].Image", ContentClass.IMAGES))
+                where = (
+                    f"{history}[{i}].message.{kind}"
+                    if history != "$.history"
+                    else f"$.history[{i}].{kind}"
+                ) + (".content" if kind in ("EnrichedAssistant", "AbortedAssistant") else "")
+                out.append(
+                    Finding(
+                        "image-mime-mismatch",
+                        Severity.LOW,
+                        f"{where}[{j}].Image",
+                        ContentClass.IMAGES,
+                    )
+                )
     return out
 
 
@@ -522,23 +555,45 @@ class EchoIndex:
             whole = low.strip()
             plain = _without_row_numbers(low)
             bare = plain.splitlines() if plain is not None else None
-            if whole not in keys and keys.isdisjoint(map(str.strip, lines)) and (bare is None or keys.isdisjoint(map(str.strip, bare))):
+            if (
+                whole not in keys
+                and keys.isdisjoint(map(str.strip, lines))
+                and (bare is None or keys.isdisjoint(map(str.strip, bare)))
+            ):
                 continue
             if is_placeholder(text):
                 continue
             cls = self.match(whole)
             if cls is not None:
-                out.append(Finding("excluded-content-echo", Severity.MEDIUM, location, cls, digest=_digest(text.strip())))
+                out.append(
+                    Finding(
+                        "excluded-content-echo",
+                        Severity.MEDIUM,
+                        location,
+                        cls,
+                        digest=_digest(text.strip()),
+                    )
+                )
                 continue  # the whole string echoes: its lines need no separate findings
             originals = text.splitlines()
             for k, line in enumerate(lines):
                 cls = self._line_match(line, bare[k] if bare is not None else None)
                 if cls is not None:
                     where = f"{location} line {k + 1}" if len(lines) > 1 else location
-                    out.append(Finding("excluded-content-echo", Severity.MEDIUM, where, cls, digest=_digest(originals[k].strip())))
+                    out.append(
+                        Finding(
+                            "excluded-content-echo",
+                            Severity.MEDIUM,
+                            where,
+                            cls,
+                            digest=_digest(originals[k].strip()),
+                        )
+                    )
         return out
 
-    def check_decoded(self, pieces: Iterable[tuple[int, int, bytes]]) -> list[tuple[int, int, ContentClass]]:
+    def check_decoded(
+        self, pieces: Iterable[tuple[int, int, bytes]]
+    ) -> list[tuple[int, int, ContentClass]]:
         """Encoded regions of the output (from the secret scan) whose decoded text echoes."""
         out = []
         for start, end, raw in pieces:
@@ -571,13 +626,23 @@ def _decoded_echoes(
         starts = _line_starts(data)
         places = [(f"line {bisect.bisect_right(starts, h.start)}", None) for h in spans]
         lines = data.decode("utf-8", "replace").splitlines()
-        texts = {f"line {n}": (html.unescape(t) if fmt == "html" else t) for n, t in enumerate(lines, 1)}
+        texts = {
+            f"line {n}": (html.unescape(t) if fmt == "html" else t) for n, t in enumerate(lines, 1)
+        }
     out = []
     for (location, _), (_, _, cls) in zip(places, found, strict=True):
         if location in already or location not in texts:
             continue
         already.add(location)
-        out.append(Finding("excluded-content-echo", Severity.MEDIUM, location, cls, digest=_digest(texts[location].strip())))
+        out.append(
+            Finding(
+                "excluded-content-echo",
+                Severity.MEDIUM,
+                location,
+                cls,
+                digest=_digest(texts[location].strip()),
+            )
+        )
     return out
 
 
@@ -589,13 +654,17 @@ def echo_units_of_text(data: bytes, fmt: str) -> Iterator[tuple[str, str]]:
             yield f"line {n}", html.unescape(line) if fmt == "html" else line
 
 
-def _echo_units_of_slots(slots: Iterable[Slot], excluded: frozenset[ContentClass]) -> Iterator[tuple[str, str]]:
+def _echo_units_of_slots(
+    slots: Iterable[Slot], excluded: frozenset[ContentClass]
+) -> Iterator[tuple[str, str]]:
     for slot in slots:
         if slot.cls is None or slot.cls not in excluded:
             yield slot.path, slot.text
 
 
-def verify_echo(data: bytes, fmt: str, recorded: Iterable[Finding], slots: list[Slot] | None) -> list[Finding]:
+def verify_echo(
+    data: bytes, fmt: str, recorded: Iterable[Finding], slots: list[Slot] | None
+) -> list[Finding]:
     """The recorded echo findings whose text is still at their location (same SHA-256)."""
     by_path = {s.path: s.text for s in slots} if slots is not None else {}
     lines: list[str] | None = None
@@ -677,7 +746,9 @@ def audit_bytes(
     hits = outside_placeholders(scanned, hits)
     # what the scanner missed, by a detector that shares none of its rules (its own findings
     # are not reported twice)
-    suspected = outside_placeholders(scanned, second_opinion(scanned, [(h.start, h.end) for h in hits]))
+    suspected = outside_placeholders(
+        scanned, second_opinion(scanned, [(h.start, h.end) for h in hits])
+    )
     notes: list[str] = []
     slots: list[Slot] | None = None
     snapshot: SessionSnapshot | None = None
@@ -688,7 +759,11 @@ def audit_bytes(
         snapshot = encodes if encodes is not None else decode_snapshot(data, source=name or None)
         if excluded is None:
             marker = snapshot.metadata.get(MARKER_EXCLUDED)
-            excluded = frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES) if marker else frozenset()
+            excluded = (
+                frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES)
+                if marker
+                else frozenset()
+            )
         # the walk costs a few hundred ms on 100 MB: only when something needs paths or classes
         if hits or suspected or excluded or echo or recorded_echoes:
             slots = list(iter_slots(snapshot))
@@ -698,7 +773,11 @@ def audit_bytes(
         history_path = "$.messages"
         if excluded is None:
             marker = snapshot.metadata.get(MARKER_EXCLUDED)
-            excluded = frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES) if marker else frozenset()
+            excluded = (
+                frozenset(ContentClass(n) for n in marker.split(",") if n in _NAMES)
+                if marker
+                else frozenset()
+            )
         slots = list(display_slots(snapshot, stamps))
     elif fmt == "json":
         slots = list(json_slots(msgspec.json.decode(data), "$", None))
@@ -717,15 +796,26 @@ def audit_bytes(
             units = list(echo_units_of_text(data, fmt))
         found = echo.check(units)
         findings += found
-        findings += _decoded_echoes(scanned, fmt, echo, decoded or [], slots, {(f.location.split(" line ")[0]) for f in found})
+        findings += _decoded_echoes(
+            scanned,
+            fmt,
+            echo,
+            decoded or [],
+            slots,
+            {(f.location.split(" line ")[0]) for f in found},
+        )
     else:
         if recorded_echoes:
             findings += verify_echo(data, fmt, recorded_echoes, slots)
         if excluded:
-            notes.append("echoes of excluded content are found only at export time (they need the source)")
+            notes.append(
+                "echoes of excluded content are found only at export time (they need the source)"
+            )
     # a location names object keys, and a key can be a secret: never report one
     findings = [
-        f if own_path(f.location) or (safe := scanner.redact_location(f.location)) == f.location else replace(f, location=safe)
+        f
+        if own_path(f.location) or (safe := scanner.redact_location(f.location)) == f.location
+        else replace(f, location=safe)
         for f in findings
     ]
     findings.sort(key=Finding.sort_key)

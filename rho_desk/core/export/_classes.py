@@ -57,7 +57,9 @@ class UnknownContentClass(InputError):
     """A class name that is not one of the nine; the text lists the valid names."""
 
 
-def parse_classes(text: str | Iterable[str], *, source: str | None = None) -> frozenset[ContentClass]:
+def parse_classes(
+    text: str | Iterable[str], *, source: str | None = None
+) -> frozenset[ContentClass]:
     """Class names separated by commas (or an iterable of names) as a set.
 
     Names are case-insensitive; ``-`` is accepted for ``_``; blanks are ignored; ``all`` and

@@ -101,14 +101,45 @@ def json_path(base: str, key: str) -> str:
 
 
 _OWN_NAMES: Final = (
-    "session_id", "history", "messages", "message", "timestamp", "format", "System", "User", "Assistant",
-    "EnrichedAssistant", "AbortedAssistant", "ToolResult", "content", "Text", "Image", "data", "mime_type", "ToolCall",
-    "id", "name", "arguments", "provenance", "provider", "api", "model", "reasoning_summary", "reasoning",
-    "provider_context", "identity", "kind", "tool_calls", "metadata", "prompt_cache_key",
-)  # fmt: skip
+    "session_id",
+    "history",
+    "messages",
+    "message",
+    "timestamp",
+    "format",
+    "System",
+    "User",
+    "Assistant",
+    "EnrichedAssistant",
+    "AbortedAssistant",
+    "ToolResult",
+    "content",
+    "Text",
+    "Image",
+    "data",
+    "mime_type",
+    "ToolCall",
+    "id",
+    "name",
+    "arguments",
+    "provenance",
+    "provider",
+    "api",
+    "model",
+    "reasoning_summary",
+    "reasoning",
+    "provider_context",
+    "identity",
+    "kind",
+    "tool_calls",
+    "metadata",
+    "prompt_cache_key",
+)
 """The names the walks below (and the display document's) put in a path."""
 _OWN_PATH: Final = re.compile(
-    r"(?:line [0-9]+ )?\$(?:\.(?:" + "|".join(_OWN_NAMES) + r")|\[[0-9]+\])*(?: line [0-9]+)?|line [0-9]+"
+    r"(?:line [0-9]+ )?\$(?:\.(?:"
+    + "|".join(_OWN_NAMES)
+    + r")|\[[0-9]+\])*(?: line [0-9]+)?|line [0-9]+"
 )
 
 
@@ -158,16 +189,24 @@ def _blocks(blocks: tuple[ContentBlock, ...], path: str, text_cls: ContentClass)
     for j, block in enumerate(blocks):
         base = f"{path}[{j}]"
         if block.text is not None:
-            cls = ContentClass.DOCUMENTS if text_cls is ContentClass.USER and is_attachment(block.text) else text_cls
+            cls = (
+                ContentClass.DOCUMENTS
+                if text_cls is ContentClass.USER and is_attachment(block.text)
+                else text_cls
+            )
             yield Slot(f"{base}.Text", cls, block.text)
         elif block.image is not None:
-            yield Slot(f"{base}.Image.data", ContentClass.IMAGES, block.image.data, SlotKind.IMAGE_DATA)
+            yield Slot(
+                f"{base}.Image.data", ContentClass.IMAGES, block.image.data, SlotKind.IMAGE_DATA
+            )
             yield Slot(f"{base}.Image.mime_type", None, block.image.mime_type)
         elif block.tool_call is not None:
             call = block.tool_call
             yield Slot(f"{base}.ToolCall.id", None, call.id)
             yield Slot(f"{base}.ToolCall.name", None, call.name)
-            yield from json_slots(call.arguments, f"{base}.ToolCall.arguments", ContentClass.TOOL_RECORDS)
+            yield from json_slots(
+                call.arguments, f"{base}.ToolCall.arguments", ContentClass.TOOL_RECORDS
+            )
 
 
 def _identity(identity: Any, path: str) -> Iterator[Slot]:
@@ -199,7 +238,9 @@ def message_slots(message: Message, path: str) -> Iterator[Slot]:
         if m.provenance is not None:
             yield from _identity(m.provenance, f"{base}.provenance")
         if m.reasoning_summary is not None:
-            yield Slot(f"{base}.reasoning_summary", ContentClass.REASONING_SUMMARIES, m.reasoning_summary)
+            yield Slot(
+                f"{base}.reasoning_summary", ContentClass.REASONING_SUMMARIES, m.reasoning_summary
+            )
         yield from _context(m.provider_context, f"{base}.provider_context")
     elif message.aborted_assistant is not None:
         a = message.aborted_assistant
@@ -210,7 +251,9 @@ def message_slots(message: Message, path: str) -> Iterator[Slot]:
         if a.provenance is not None:
             yield from _identity(a.provenance, f"{base}.provenance")
         if a.reasoning_summary is not None:
-            yield Slot(f"{base}.reasoning_summary", ContentClass.REASONING_SUMMARIES, a.reasoning_summary)
+            yield Slot(
+                f"{base}.reasoning_summary", ContentClass.REASONING_SUMMARIES, a.reasoning_summary
+            )
         yield from _context(a.provider_context, f"{base}.provider_context")
         for k, call in enumerate(a.tool_calls):
             cbase = f"{base}.tool_calls[{k}]"
@@ -226,7 +269,9 @@ def message_slots(message: Message, path: str) -> Iterator[Slot]:
         yield Slot(f"{base}.content", ContentClass.TOOL_RECORDS, r.content, SlotKind.RESULT)
 
 
-def iter_slots(snapshot: SessionSnapshot, *, messages: Container[int] | None = None) -> Iterator[Slot]:
+def iter_slots(
+    snapshot: SessionSnapshot, *, messages: Container[int] | None = None
+) -> Iterator[Slot]:
     """Every string of ``snapshot`` with its path and class, in the order they are encoded (of
     the history, only the messages whose indices are in ``messages``, when given)."""
     yield Slot("$.session_id", None, snapshot.session_id)
@@ -285,10 +330,16 @@ def _json_sizes(value: Any, stats: ClassStats, cls: ContentClass) -> None:
             stack.extend(item)
 
 
-def _block_sizes(blocks: tuple[ContentBlock, ...], stats: ClassStats, text_cls: ContentClass) -> None:
+def _block_sizes(
+    blocks: tuple[ContentBlock, ...], stats: ClassStats, text_cls: ContentClass
+) -> None:
     for block in blocks:
         if block.text is not None:
-            cls = ContentClass.DOCUMENTS if text_cls is ContentClass.USER and is_attachment(block.text) else text_cls
+            cls = (
+                ContentClass.DOCUMENTS
+                if text_cls is ContentClass.USER and is_attachment(block.text)
+                else text_cls
+            )
             stats.add(cls, utf8_len(block.text))
         elif block.image is not None:
             stats.add(ContentClass.IMAGES, len(block.image.data))
@@ -298,7 +349,9 @@ def _block_sizes(blocks: tuple[ContentBlock, ...], stats: ClassStats, text_cls: 
             _json_sizes(block.tool_call.arguments, stats, ContentClass.TOOL_RECORDS)
 
 
-def _assistant_sizes(summary: str | None, context: tuple[ProviderContextBlock, ...], stats: ClassStats) -> None:
+def _assistant_sizes(
+    summary: str | None, context: tuple[ProviderContextBlock, ...], stats: ClassStats
+) -> None:
     if summary is not None:
         stats.add(ContentClass.REASONING_SUMMARIES, utf8_len(summary))
     for block in context:

@@ -93,7 +93,9 @@ def with_title(snapshot: SessionSnapshot, title: str | None) -> SessionSnapshot:
     return msgspec.structs.replace(snapshot, metadata={**snapshot.metadata, TITLE_KEY: title})
 
 
-def encode_display_export(snapshot: SessionSnapshot, timestamps: Sequence[str | None] | None) -> bytes:
+def encode_display_export(
+    snapshot: SessionSnapshot, timestamps: Sequence[str | None] | None
+) -> bytes:
     """The display export document of a (selected, redacted) display snapshot, pretty JSON."""
     from ..wire.codec import encode_pretty
 
@@ -105,7 +107,10 @@ def encode_display_export(snapshot: SessionSnapshot, timestamps: Sequence[str | 
         session_id=snapshot.session_id,
         revision=snapshot.revision,
         metadata=dict(snapshot.metadata),
-        messages=[DisplayEntry(message=m, timestamp=t) for m, t in zip(snapshot.history, stamps, strict=True)],
+        messages=[
+            DisplayEntry(message=m, timestamp=t)
+            for m, t in zip(snapshot.history, stamps, strict=True)
+        ],
     )
     return encode_pretty(document)
 
@@ -169,7 +174,8 @@ def open_export_source(
         if history == "display":
             raise InputError(
                 "a snapshot document holds only the model context, not the conversation as shown; "
-                "pass --history model", source=str(path),
+                "pass --history model",
+                source=str(path),
             )
         return open_snapshot(path, revision), "model", None, None
     from ..agents.build import AgentSessionFile
@@ -180,8 +186,17 @@ def open_export_source(
     node = tree.find_revision(revision) if revision is not None else None
     model = tree.snapshot(node)
     # another agent's session names itself; a Rho session's title is in Rho's index
-    title = session.log.title if isinstance(session, AgentSessionFile) else index_title(path, model.session_id)
+    title = (
+        session.log.title
+        if isinstance(session, AgentSessionFile)
+        else index_title(path, model.session_id)
+    )
     if history == "model":
         return model, "model", None, title
     shown = tree.display(node, markers=True, trimmed=True)
-    return display_snapshot(model, [e.message for e in shown]), "display", [e.timestamp for e in shown], title
+    return (
+        display_snapshot(model, [e.message for e in shown]),
+        "display",
+        [e.timestamp for e in shown],
+        title,
+    )

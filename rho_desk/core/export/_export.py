@@ -121,7 +121,9 @@ def _string_offsets(data: bytes, quote: int, hits: list[Hit]) -> list[Hit] | Non
     return out
 
 
-def _redaction_table(data: bytes, hits: list[Hit], scanner: SecretScanner, key: bytes) -> dict[str, tuple[str, list[tuple[Hit, str, int]]]]:
+def _redaction_table(
+    data: bytes, hits: list[Hit], scanner: SecretScanner, key: bytes
+) -> dict[str, tuple[str, list[tuple[Hit, str, int]]]]:
     """For each string holding a hit: its redacted text and what was replaced."""
     per_string: dict[tuple[int, str], list[Hit]] = {}
     for hit, owner in zip(hits, enclosing_strings(data, hits), strict=True):
@@ -156,7 +158,10 @@ def _shown_secrets(shown: bytes, hits: list[Hit], key: bytes) -> dict[str, tuple
     table: dict[str, tuple[Hit, str]] = {}
     for hit in outside_placeholders(shown, hits):
         fp = fingerprint(key, hit.value)
-        for raw in (hit.value if hit.encoding == "plain" else b"", shown[hit.start : hit.end].strip()):
+        for raw in (
+            hit.value if hit.encoding == "plain" else b"",
+            shown[hit.start : hit.end].strip(),
+        ):
             text = raw.decode("utf-8", "replace")
             if len(text) >= _SHOWN_MIN and "\n" not in text:
                 table.setdefault(text, (hit, fp))
@@ -168,7 +173,10 @@ _SHOWN_MIN: Final = 4
 
 
 def _substituter(table: dict[str, tuple[Hit, str]]) -> Callable[[str], str]:
-    ordered = [(secret, f"[secret redacted: {hit.rule} {fp}]") for secret, (hit, fp) in sorted(table.items(), key=lambda e: -len(e[0]))]
+    ordered = [
+        (secret, f"[secret redacted: {hit.rule} {fp}]")
+        for secret, (hit, fp) in sorted(table.items(), key=lambda e: -len(e[0]))
+    ]
 
     def replace(text: str) -> str:
         out = text
@@ -180,7 +188,9 @@ def _substituter(table: dict[str, tuple[Hit, str]]) -> Callable[[str], str]:
     return replace
 
 
-def _located(snapshot: SessionSnapshot, table: dict[str, tuple[Hit, str]], scanner: SecretScanner) -> list[Redaction]:
+def _located(
+    snapshot: SessionSnapshot, table: dict[str, tuple[Hit, str]], scanner: SecretScanner
+) -> list[Redaction]:
     """A redaction for each string of ``snapshot`` holding a secret of ``table``."""
     out: list[Redaction] = []
     if not table:
@@ -215,7 +225,10 @@ def _classes_at(slot: Slot, offsets: list[int]) -> list[ContentClass | None]:
         return [slot.cls] * len(offsets)
     # character spans to byte spans, once per slot
     byte_spans = [(utf8_len(slot.text[:a]), utf8_len(slot.text[:b])) for a, b in spans]
-    return [ContentClass.DOCUMENTS if any(a <= o < b for a, b in byte_spans) else slot.cls for o in offsets]
+    return [
+        ContentClass.DOCUMENTS if any(a <= o < b for a, b in byte_spans) else slot.cls
+        for o in offsets
+    ]
 
 
 @large_buffers()  # the session-sized buffers of one export reuse each other's memory
@@ -274,12 +287,18 @@ def export_snapshot(
             break  # what is left cannot be placed in a string: the audit reports it
         rewritten = rewrite_strings(current, _replacer(table), image_placeholder)
         # the strings replaced are in the messages that changed (and outside the history)
-        changed = {i for i, (a, b) in enumerate(zip(current.history, rewritten.history, strict=True)) if a != b}
+        changed = {
+            i
+            for i, (a, b) in enumerate(zip(current.history, rewritten.history, strict=True))
+            if a != b
+        }
         for slot in iter_slots(current, messages=changed):
             entry = table.get(slot.text)
             if entry is None:
                 continue
-            path = slot.path if own_path(slot.path) else scanner.redact_location(slot.path)  # a key on it may be the secret
+            path = (
+                slot.path if own_path(slot.path) else scanner.redact_location(slot.path)
+            )  # a key on it may be the secret
             classes = _classes_at(slot, [offset for _, _, offset in entry[1]])
             for (hit, fp, _), cls in zip(entry[1], classes, strict=True):
                 redactions.append(Redaction(hit.rule, path, cls, fp, hit.encoding))
@@ -298,14 +317,23 @@ def export_snapshot(
     digest: Future[str] | None = None
     if fmt == "json" and history == "display":
         data = encode_display_export(current, timestamps)
-        report = audit_bytes(data, scanner=scanner, key=key, fmt="json", excluded=selection.excluded, echo=echo)
+        report = audit_bytes(
+            data, scanner=scanner, key=key, fmt="json", excluded=selection.excluded, echo=echo
+        )
     elif fmt == "json":
         # the output is final: hashed on a worker thread (hashlib lets go of the GIL; 100 MB take
         # about 70 ms) while this one audits it
         digest = workers().submit(_sha256, data) if len(data) >= PARALLEL_MIN else None
         report = audit_bytes(
-            data, scanner=scanner, key=key, fmt="snapshot", excluded=selection.excluded, echo=echo,
-            hits=hits, decoded=decoded, encodes=current,
+            data,
+            scanner=scanner,
+            key=key,
+            fmt="snapshot",
+            excluded=selection.excluded,
+            echo=echo,
+            hits=hits,
+            decoded=decoded,
+            encodes=current,
         )
     else:
         from ._transcript import render_html, render_markdown
@@ -325,10 +353,19 @@ def export_snapshot(
             if not located:
                 break
             redactions += located
-            current = with_markers(rewrite_strings(current, _substituter(shown), image_placeholder), selection)
+            current = with_markers(
+                rewrite_strings(current, _substituter(shown), image_placeholder), selection
+            )
             data = render(current, history=history)
         report = audit_bytes(
-            data, scanner=scanner, key=key, fmt=fmt, excluded=selection.excluded, echo=echo, hits=hits, decoded=decoded
+            data,
+            scanner=scanner,
+            key=key,
+            fmt=fmt,
+            excluded=selection.excluded,
+            echo=echo,
+            hits=hits,
+            decoded=decoded,
         )
     return ExportResult(
         data=data,

@@ -74,10 +74,15 @@ def parse_public_key(text: str, *, source: str | None = None) -> Ed25519PublicKe
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != 32:
-        raise InputError(f"not an Ed25519 public key ({PUBLIC_KEY_PREFIX}<base64 of 32 bytes>)", source=source)
+        raise InputError(
+            f"not an Ed25519 public key ({PUBLIC_KEY_PREFIX}<base64 of 32 bytes>)", source=source
+        )
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
 def key_id(key: bytes) -> str:
     """A public name for the key (receipts record it; a different id means fingerprints differ)."""
-    return "kid:" + hmac.new(key, b"rho-desk export fingerprint key id", hashlib.sha256).hexdigest()[:12]
+    return (
+        "kid:"
+        + hmac.new(key, b"rho-desk export fingerprint key id", hashlib.sha256).hexdigest()[:12]
+    )

@@ -57,8 +57,11 @@ _WORD: Final = (
 _NAME_TAIL: Final = rb"[A-Za-z0-9_.-]{0,24}"
 _CANDIDATES: Final = (
     # 1. a credential word, the rest of its name, a separator (or a space and a value with a digit)
-    rb"(?i:" + _WORD + rb")" + _NAME_TAIL +
-    rb"(?:\\?[\"'])?(?:[ \t]*(?::=|=>|[:=])|[ \t]+[A-Za-z!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#$%&*+?@^~_.-]*)"
+    rb"(?i:"
+    + _WORD
+    + rb")"
+    + _NAME_TAIL
+    + rb"(?:\\?[\"'])?(?:[ \t]*(?::=|=>|[:=])|[ \t]+[A-Za-z!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#$%&*+?@^~_.-]*)"
     # 3. shapes
     rb"|ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     rb"|-----BEGIN[A-Z ]{0,20} PRIVATE KEY-----"
@@ -76,7 +79,9 @@ _VALUE_MAX: Final = 256
 _VALUE_MIN: Final = 6
 _HEX: Final = re.compile(rb"[0-9a-fA-F-]+")
 _RUN: Final = re.compile(rb"[A-Za-z0-9+/_=-]+")
-_DIGEST_BEFORE: Final = re.compile(rb"(?:sha(?:1|224|256|384|512)|md5|h1|blake2b?|sri|integrity|digest|etag)[-:=\"' ]*$", re.I)
+_DIGEST_BEFORE: Final = re.compile(
+    rb"(?:sha(?:1|224|256|384|512)|md5|h1|blake2b?|sri|integrity|digest|etag)[-:=\"' ]*$", re.I
+)
 _NAMED_STOP: Final = re.compile(
     rb"(?i)(?:count|len|length|size|type|types|ttl|expir\w*|expires_in|url|uri|endpoint|file|path|dir|name|id|ids|"
     rb"limit|max|min|used|usage|header|field|env|var|source|ref|prompt|format|kind|mode|policy|scope|scopes|"
@@ -131,7 +136,9 @@ _ID_BEFORE: Final = re.compile(
 )
 """A value named as an identifier (``"id": "call_…"``, ``request_id=…``) or as data (an image's
 ``"data"``, encrypted content): random by design, not a secret."""
-_PUBLIC_BEFORE: Final = re.compile(rb"(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|;base64,)$")
+_PUBLIC_BEFORE: Final = re.compile(
+    rb"(?:(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|;base64,)$"
+)
 """An OpenSSH public key's type before its base64, or a data URL's head (an image)."""
 _WRAP_MIN: Final = 40
 _LAST_RUN: Final = re.compile(rb"[A-Za-z0-9+/_=]*$")
@@ -173,7 +180,9 @@ def _bare_value(data: bytes, pos: int) -> tuple[int, int]:
     limit = min(len(data), pos + _VALUE_MAX)
     while end < limit and data[end] not in b" \t\r\n\"'<>\\`":
         end += 1
-    while end > pos and data[end - 1] in b".,;:)]}":  # the sentence's or the code's, not the value's
+    while (
+        end > pos and data[end - 1] in b".,;:)]}"
+    ):  # the sentence's or the code's, not the value's
         end -= 1
     return pos, end
 
@@ -188,12 +197,20 @@ _SPACED_VALUE: Final = re.compile(rb"[A-Za-z0-9!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#
 def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | None:
     """The value after a credential name, or None when what follows is no value."""
     name_start = match_start
-    while name_start > max(0, match_start - 24) and (data[name_start - 1 : name_start].isalnum() or data[name_start - 1] in b"_.-"):
+    while name_start > max(0, match_start - 24) and (
+        data[name_start - 1 : name_start].isalnum() or data[name_start - 1] in b"_.-"
+    ):
         name_start -= 1
     name_end = match_start
-    while name_end < match_end and (data[name_end : name_end + 1].isalnum() or data[name_end] in b"_.-"):
+    while name_end < match_end and (
+        data[name_end : name_end + 1].isalnum() or data[name_end] in b"_.-"
+    ):
         name_end += 1
-    if _NAMED_STOP.search(data[name_start:name_end]) or data[name_start - 1 : name_start] in (b"$", b"{", b"%"):
+    if _NAMED_STOP.search(data[name_start:name_end]) or data[name_start - 1 : name_start] in (
+        b"$",
+        b"{",
+        b"%",
+    ):
         return None
     pos = name_end
     if data.startswith(b'\\"', pos):
@@ -227,7 +244,9 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
         return None
     if code and _IDENTIFIER.fullmatch(value):
         return None  # ``api_key = api_key_from_env``: a variable
-    if spaced and not (len(value) >= 8 and _SPACED_VALUE.fullmatch(value) and _LETTER.search(value)):
+    if spaced and not (
+        len(value) >= 8 and _SPACED_VALUE.fullmatch(value) and _LETTER.search(value)
+    ):
         return None  # prose: ``the token was 3 hours old``, ``token took=20ms``
     return start, end
 
@@ -289,14 +308,24 @@ def second_opinion(data: bytes, taken: Sequence[tuple[int, int]] = ()) -> list[H
                 continue
             colon = data.find(b":", start + 3, end - 1)
             secret = data[colon + 1 : end - 1]
-            if len(set(secret)) >= 3 and not _REFERENCE.match(secret) and not secret.startswith((b"$", b"[secret redacted")):
+            if (
+                len(set(secret)) >= 3
+                and not _REFERENCE.match(secret)
+                and not secret.startswith((b"$", b"[secret redacted"))
+            ):
                 span, kind = (colon + 1, end - 1), "url-password"
         elif data.startswith(b"ey", start) and data.count(b".", start, end) == 2:
             if _jwt(data[start:end]):
                 span, kind = (start, end), "jwt"
-        elif (head == b"\\" or head in b"=:\"'`>(,_- \t\r\n") and _RUN.fullmatch(data, start + (2 if head == b"\\" else 1), end):
+        elif (head == b"\\" or head in b"=:\"'`>(,_- \t\r\n") and _RUN.fullmatch(
+            data, start + (2 if head == b"\\" else 1), end
+        ):
             a = start + (2 if head == b"\\" else 1)
-            jwt = _JWT.match(data, a) if data.startswith(b"ey", a) and data[end : end + 1] == b"." else None
+            jwt = (
+                _JWT.match(data, a)
+                if data.startswith(b"ey", a) and data[end : end + 1] == b"."
+                else None
+            )
             if jwt is not None:
                 span, kind = ((a, jwt.end()), "jwt") if _jwt(jwt.group()) else (None, "")
             else:
@@ -319,11 +348,22 @@ def _random(data: bytes, a: int, end: int) -> tuple[int, int] | None:
     """The run ``data[a:end]`` when it looks random and is not named as an id, a digest, a
     public key or a line of wrapped data."""
     run = data[a:end]
-    token = a  # the whole token a run after ``_`` or ``-`` ends (``ses_…``): named by what is before it
-    while token > 0 and (data[token - 1 : token].isalnum() or data[token - 1] in b"_-") and a - token < 24:
+    token = (
+        a  # the whole token a run after ``_`` or ``-`` ends (``ses_…``): named by what is before it
+    )
+    while (
+        token > 0
+        and (data[token - 1 : token].isalnum() or data[token - 1] in b"_-")
+        and a - token < 24
+    ):
         token -= 1
     before = data[max(0, token - 32) : token]
-    if (random_looking(run) and not _DIGEST_BEFORE.search(data[max(0, token - 32) : a])
-            and not _PUBLIC_BEFORE.search(before) and not _ID_BEFORE.search(before) and not _wrapped(data, a, end)):
+    if (
+        random_looking(run)
+        and not _DIGEST_BEFORE.search(data[max(0, token - 32) : a])
+        and not _PUBLIC_BEFORE.search(before)
+        and not _ID_BEFORE.search(before)
+        and not _wrapped(data, a, end)
+    ):
         return a, end
     return None

@@ -73,7 +73,9 @@ class ExportSource:
 def read_export_source(path: Path, revision: int | None, history: str | None) -> ExportSource:
     """``open_export_source`` as an :class:`ExportSource` (see it for the rules and errors)."""
     snapshot, kind, timestamps, title = open_export_source(path, revision, history)
-    return ExportSource(snapshot, kind, None if timestamps is None else tuple(timestamps), title, Path(path).name)
+    return ExportSource(
+        snapshot, kind, None if timestamps is None else tuple(timestamps), title, Path(path).name
+    )
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,12 @@ class SignOptions(TypedDict, total=False):
 
 
 def build_export(
-    source: ExportSource, selection: Selection, *, keys: ExportKeys, known_secrets: Sequence[str], fmt: str = "json"
+    source: ExportSource,
+    selection: Selection,
+    *,
+    keys: ExportKeys,
+    known_secrets: Sequence[str],
+    fmt: str = "json",
 ) -> ExportResult:
     """Select, redact, render and audit ``source``: the export as it would be written, and what
     the export dialog previews (CPU only: run it off the event loop).
@@ -150,13 +157,24 @@ def build_export(
             added here.
     """
     return export_snapshot(
-        source.snapshot, selection, key=keys.fingerprint, known_secrets=[*known_secrets, *keys.known], fmt=fmt,
-        history=source.history, timestamps=source.timestamps, title=source.title,
-    )  # fmt: skip
+        source.snapshot,
+        selection,
+        key=keys.fingerprint,
+        known_secrets=[*known_secrets, *keys.known],
+        fmt=fmt,
+        history=source.history,
+        timestamps=source.timestamps,
+        title=source.title,
+    )
 
 
 def sign_export(
-    result: ExportResult, *, keys: ExportKeys, output_name: str, source_name: str | None, allow_findings: bool = False
+    result: ExportResult,
+    *,
+    keys: ExportKeys,
+    output_name: str,
+    source_name: str | None,
+    allow_findings: bool = False,
 ) -> SignedExport:
     """The signed receipt of a built export, unless its audit blocked it (CPU only).
 
@@ -168,9 +186,14 @@ def sign_export(
     if result.blocked and not allow_findings:
         return SignedExport(result, None, None)
     receipt = build_receipt(
-        result, output_name=output_name, key_id=keys.key_id, source_name=source_name,
-        allow_findings=allow_findings, signing_key=keys.signer, created_at=_signed_at(),
-    )  # fmt: skip
+        result,
+        output_name=output_name,
+        key_id=keys.key_id,
+        source_name=source_name,
+        allow_findings=allow_findings,
+        signing_key=keys.signer,
+        created_at=_signed_at(),
+    )
     return SignedExport(result, receipt, encode_receipt(receipt))
 
 
@@ -181,7 +204,12 @@ def _signed_at() -> datetime | None:
 
 
 def export_signed(
-    source: ExportSource, selection: Selection, *, fmt: str = "json", output_name: str, **sign: Unpack[SignOptions]
+    source: ExportSource,
+    selection: Selection,
+    *,
+    fmt: str = "json",
+    output_name: str,
+    **sign: Unpack[SignOptions],
 ) -> SignedExport:
     """:func:`build_export` then :func:`sign_export`, for a front end with nothing to preview
     (CPU only).
@@ -191,6 +219,13 @@ def export_signed(
         sign: the keys, the known secrets and the findings override (:class:`SignOptions`).
     """
     keys = sign["keys"]
-    result = build_export(source, selection, keys=keys, known_secrets=sign["known_secrets"], fmt=fmt)
-    return sign_export(result, keys=keys, output_name=output_name, source_name=source.name,
-                       allow_findings=sign.get("allow_findings", False))  # fmt: skip
+    result = build_export(
+        source, selection, keys=keys, known_secrets=sign["known_secrets"], fmt=fmt
+    )
+    return sign_export(
+        result,
+        keys=keys,
+        output_name=output_name,
+        source_name=source.name,
+        allow_findings=sign.get("allow_findings", False),
+    )

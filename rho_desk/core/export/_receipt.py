@@ -92,9 +92,13 @@ class ReceiptSelection(_Part):
 
 class ReceiptClass(_Part):
     included: bool
-    strings: int = Field(ge=0, description="Strings (or document lines) of this class in the source.")
+    strings: int = Field(
+        ge=0, description="Strings (or document lines) of this class in the source."
+    )
     bytes: int = Field(ge=0, description="Their UTF-8 size on the wire.")
-    placeholders: int = Field(ge=0, description="Typed placeholders left where this class was excluded.")
+    placeholders: int = Field(
+        ge=0, description="Typed placeholders left where this class was excluded."
+    )
 
 
 class ReceiptRedaction(_Part):
@@ -136,7 +140,10 @@ class Receipt(_Part):
     """The receipt document (JSON, pretty-printed)."""
 
     model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, title="rho-desk export receipt",
+        extra="forbid",
+        frozen=True,
+        populate_by_name=True,
+        title="rho-desk export receipt",
     )
 
     format: Literal["rho-desk.export-receipt"]
@@ -147,7 +154,9 @@ class Receipt(_Part):
         default="model",
         description="display: the conversation as shown; model: the model context (version 1 receipts: model).",
     )
-    ruleset_version: int | None = Field(default=None, description="The secret scanner's rule-set version.")
+    ruleset_version: int | None = Field(
+        default=None, description="The secret scanner's rule-set version."
+    )
     source: ReceiptSource
     output: ReceiptOutput
     selection: ReceiptSelection
@@ -161,7 +170,9 @@ class Receipt(_Part):
     signature: ReceiptSignature | None = None
 
     def finding_objects(self) -> list[Finding]:
-        return [Finding.from_json(f.model_dump(by_alias=True, exclude_none=True)) for f in self.findings]
+        return [
+            Finding.from_json(f.model_dump(by_alias=True, exclude_none=True)) for f in self.findings
+        ]
 
 
 def receipt_json_schema() -> dict[str, Any]:
@@ -176,14 +187,18 @@ def signed_bytes(receipt: Receipt) -> bytes:
     """What the signature covers: every field but ``signature``, as canonical JSON (sorted keys,
     no spaces, absent and null the same), after a fixed prefix."""
     body = receipt.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"signature"})
-    return _SIGNED_PREFIX + json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _SIGNED_PREFIX + json.dumps(
+        body, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    ).encode("utf-8")
 
 
 def sign_receipt(receipt: Receipt, key: Ed25519PrivateKey) -> Receipt:
     """``receipt`` with its signature made by ``key``."""
     unsigned = receipt.model_copy(update={"signature": None})
     value = base64.b64encode(key.sign(signed_bytes(unsigned))).decode("ascii")
-    signature = ReceiptSignature(algorithm=SIGNATURE_ALGORITHM, public_key=public_key_text(key), value=value)
+    signature = ReceiptSignature(
+        algorithm=SIGNATURE_ALGORITHM, public_key=public_key_text(key), value=value
+    )
     return unsigned.model_copy(update={"signature": signature})
 
 
@@ -214,7 +229,11 @@ def build_receipt(
         for c in ALL_CLASSES
     }
     blocking = len(result.report.blocking)
-    override = ReceiptOverride(allow_findings=True, blocking_findings=blocking) if allow_findings and blocking else None
+    override = (
+        ReceiptOverride(allow_findings=True, blocking_findings=blocking)
+        if allow_findings and blocking
+        else None
+    )
     stamp = (created_at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     receipt = Receipt(
         format=RECEIPT_FORMAT,
@@ -223,22 +242,31 @@ def build_receipt(
         created_at=stamp,
         history=result.history,
         ruleset_version=RULESET_VERSION,
-        source=ReceiptSource(session_id=result.source.session_id, revision=result.source.revision, file=source_name),
-        output=ReceiptOutput(file=output_name, format=result.format, bytes=len(result.data), sha256=result.sha256),
+        source=ReceiptSource(
+            session_id=result.source.session_id, revision=result.source.revision, file=source_name
+        ),
+        output=ReceiptOutput(
+            file=output_name, format=result.format, bytes=len(result.data), sha256=result.sha256
+        ),
         selection=ReceiptSelection(
             included=result.selection.included_names(), excluded=result.selection.excluded_names()
         ),
         classes=classes,
         redactions=[
             ReceiptRedaction(
-                rule=r.rule, path=r.path, cls=r.cls.value if r.cls else None, fingerprint=r.fingerprint,
+                rule=r.rule,
+                path=r.path,
+                cls=r.cls.value if r.cls else None,
+                fingerprint=r.fingerprint,
                 encoding=r.encoding,
             )
             for r in result.redactions
         ],
         findings=[ReceiptFinding.model_validate(f.to_json()) for f in result.report.findings],
         override=override,
-        known_credentials=ReceiptCredentials(checked=result.known_checked, ignored_short=result.known_ignored_short),
+        known_credentials=ReceiptCredentials(
+            checked=result.known_checked, ignored_short=result.known_ignored_short
+        ),
         fingerprint_key_id=key_id,
         notes=[*result.report.notes, OPINION_NOTE],
     )
@@ -275,12 +303,21 @@ def decode_receipt(data: bytes, *, source: str | None = None) -> Receipt:
         head = loads_unique(data, source=source)
     except UnicodeDecodeError as exc:
         raise InputError(f"not JSON: {exc}", source=source) from None
-    if isinstance(head, dict) and head.get("format") == RECEIPT_FORMAT and head.get("format_version") not in (1, 2):
-        raise InputError(f"unsupported receipt {RECEIPT_FORMAT} version {head.get('format_version')}", source=source)
+    if (
+        isinstance(head, dict)
+        and head.get("format") == RECEIPT_FORMAT
+        and head.get("format_version") not in (1, 2)
+    ):
+        raise InputError(
+            f"unsupported receipt {RECEIPT_FORMAT} version {head.get('format_version')}",
+            source=source,
+        )
     try:
         return Receipt.model_validate(head)
     except ValidationError as exc:
-        raise InputError(f"not a rho-desk export receipt: {_validation_text(exc)}", source=source) from None
+        raise InputError(
+            f"not a rho-desk export receipt: {_validation_text(exc)}", source=source
+        ) from None
 
 
 @dataclass
@@ -307,19 +344,25 @@ class ReceiptCheck:
     @property
     def ok(self) -> bool:
         return (
-            self.sha256_ok and self.size_ok and self.findings_reproduced
+            self.sha256_ok
+            and self.size_ok
+            and self.findings_reproduced
             and self.signature in (None, "valid")
-        )  # fmt: skip
+        )
 
     def failures(self) -> list[str]:
         """One line per failed check, for a person."""
         out = []
         if not self.size_ok:
-            out.append(f"size does not match: the receipt says {self.receipt_bytes} bytes, the file has {self.file_bytes}")
+            out.append(
+                f"size does not match: the receipt says {self.receipt_bytes} bytes, the file has {self.file_bytes}"
+            )
         if not self.sha256_ok:
             out.append("sha256 does not match the file")
         if not self.findings_reproduced:
-            out.append(f"findings differ: {len(self.missing)} in the receipt not found, {len(self.unexpected)} new")
+            out.append(
+                f"findings differ: {len(self.missing)} in the receipt not found, {len(self.unexpected)} new"
+            )
         if self.signature == "missing":
             out.append("the receipt is not signed")
         elif self.signature == "other-key":
@@ -368,11 +411,19 @@ def verify_receipt(
     compare_fp = receipt.fingerprint_key_id == key_id
 
     def ident(f: Finding) -> tuple[str, str, str, str | None, str | None]:
-        return (f.rule, f.severity.value, f.location, f.fingerprint if compare_fp else None, f.digest)
+        return (
+            f.rule,
+            f.severity.value,
+            f.location,
+            f.fingerprint if compare_fp else None,
+            f.digest,
+        )
 
     recorded = Counter(ident(f) for f in receipt.finding_objects())
     findings = report.findings
-    if not any(n.startswith(_OPINION_NOTE_START) for n in receipt.notes):  # audited before the second opinion
+    if not any(
+        n.startswith(_OPINION_NOTE_START) for n in receipt.notes
+    ):  # audited before the second opinion
         findings = [f for f in findings if not f.rule.startswith(OPINION_RULE_PREFIX)]
     fresh = Counter(ident(f) for f in findings)
     by_ident = {ident(f): f for f in [*receipt.finding_objects(), *findings]}

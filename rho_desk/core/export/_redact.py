@@ -127,7 +127,9 @@ class _Selector:
 
     # -- blocks ---------------------------------------------------------------------------------
 
-    def blocks(self, blocks: tuple[ContentBlock, ...], text_cls: ContentClass) -> tuple[ContentBlock, ...]:
+    def blocks(
+        self, blocks: tuple[ContentBlock, ...], text_cls: ContentClass
+    ) -> tuple[ContentBlock, ...]:
         new: list[ContentBlock] = []
         changed = False
         for block in blocks:
@@ -144,7 +146,11 @@ class _Selector:
                     return block
                 self.out.record(ContentClass.DOCUMENTS, text)
                 what = "attached file" if text.startswith("Attached file: ") else "attachment label"
-                return ContentBlock(text=_placeholder(ContentClass.DOCUMENTS, f"{what}, {human_size(utf8_len(text))}"))
+                return ContentBlock(
+                    text=_placeholder(
+                        ContentClass.DOCUMENTS, f"{what}, {human_size(utf8_len(text))}"
+                    )
+                )
             if not self.off(text_cls):
                 return block
             self.out.record(text_cls, text)
@@ -155,7 +161,11 @@ class _Selector:
             image = block.image
             self.out.record(ContentClass.IMAGES, image.data)
             mime = image.mime_type if _MIME.fullmatch(image.mime_type) else "unknown type"
-            return ContentBlock(text=_placeholder(ContentClass.IMAGES, f"{mime}, {human_size(_image_size(image.data))}"))
+            return ContentBlock(
+                text=_placeholder(
+                    ContentClass.IMAGES, f"{mime}, {human_size(_image_size(image.data))}"
+                )
+            )
         call = block.tool_call
         assert call is not None
         if not self.off(ContentClass.TOOL_RECORDS):
@@ -167,9 +177,15 @@ class _Selector:
         detail = "arguments"
         if isinstance(arguments, dict) and arguments:
             names = [k for k in arguments if _ARG_NAME.fullmatch(k)]
-            shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 or len(names) < len(arguments) else "")
+            shown = ", ".join(names[:8]) + (
+                ", ..." if len(names) > 8 or len(names) < len(arguments) else ""
+            )
             detail = f"arguments ({shown})"
-        return {EXCLUDED_ARGUMENT_KEY: _placeholder(ContentClass.TOOL_RECORDS, f"{detail}, {human_size(_json_size(arguments))}")}
+        return {
+            EXCLUDED_ARGUMENT_KEY: _placeholder(
+                ContentClass.TOOL_RECORDS, f"{detail}, {human_size(_json_size(arguments))}"
+            )
+        }
 
     # -- other parts ----------------------------------------------------------------------------
 
@@ -179,14 +195,20 @@ class _Selector:
         self.out.record(ContentClass.REASONING_SUMMARIES, summary)
         return _placeholder(ContentClass.REASONING_SUMMARIES, human_size(utf8_len(summary)))
 
-    def context(self, blocks: tuple[ProviderContextBlock, ...], provenance: Any) -> tuple[ProviderContextBlock, ...]:
+    def context(
+        self, blocks: tuple[ProviderContextBlock, ...], provenance: Any
+    ) -> tuple[ProviderContextBlock, ...]:
         if not blocks or not self.off(ContentClass.PROVIDER_CONTEXT):
             return blocks
         kinds = sorted({b.kind if _KIND.fullmatch(b.kind) else "unnamed" for b in blocks})
         size = sum(_json_size(b.data) for b in blocks)
-        self.out.record(ContentClass.PROVIDER_CONTEXT, *(s for b in blocks for s in _json_strings(b.data)))
+        self.out.record(
+            ContentClass.PROVIDER_CONTEXT, *(s for b in blocks for s in _json_strings(b.data))
+        )
         count = f"{len(blocks)} block" + ("s" if len(blocks) != 1 else "")
-        text = _placeholder(ContentClass.PROVIDER_CONTEXT, f"{count} ({', '.join(kinds)}), {human_size(size)}")
+        text = _placeholder(
+            ContentClass.PROVIDER_CONTEXT, f"{count} ({', '.join(kinds)}), {human_size(size)}"
+        )
         identity = provenance if provenance is not None else EMPTY_IDENTITY
         return (ProviderContextBlock(identity=identity, kind=PORTABLE_FALLBACK_KIND, data=text),)
 
@@ -200,7 +222,11 @@ class _Selector:
                 return result
             self.out.record(ContentClass.TOOL_RECORDS, content)
             what = "tool output" if result.ok else "tool error output"
-            return ToolResult(result.id, result.ok, _placeholder(ContentClass.TOOL_RECORDS, f"{what}, {human_size(utf8_len(content))}"))
+            return ToolResult(
+                result.id,
+                result.ok,
+                _placeholder(ContentClass.TOOL_RECORDS, f"{what}, {human_size(utf8_len(content))}"),
+            )
         if not tool_off and not doc_off:
             return result
         pieces: list[str] = []
@@ -210,7 +236,11 @@ class _Selector:
             line = content[start:end]
             if doc_off:
                 self.out.record(ContentClass.DOCUMENTS, line)
-                what = "extraction notice" if line.startswith("Extraction notice:") else "document warning"
+                what = (
+                    "extraction notice"
+                    if line.startswith("Extraction notice:")
+                    else "document warning"
+                )
                 line = _placeholder(ContentClass.DOCUMENTS, what)
             pieces.append(line)
             pos = end
@@ -225,7 +255,11 @@ class _Selector:
         lead = piece[: len(piece) - len(piece.lstrip())]
         trail = piece[len(piece.rstrip()) :]
         what = "tool output" if ok else "tool error output"
-        return lead + _placeholder(ContentClass.TOOL_RECORDS, f"{what}, {human_size(utf8_len(body))}") + trail
+        return (
+            lead
+            + _placeholder(ContentClass.TOOL_RECORDS, f"{what}, {human_size(utf8_len(body))}")
+            + trail
+        )
 
     def partial_calls(self, calls: tuple[PartialToolCall, ...]) -> tuple[PartialToolCall, ...]:
         if not calls or not self.off(ContentClass.TOOL_RECORDS):
@@ -233,7 +267,10 @@ class _Selector:
         new = []
         for call in calls:
             self.out.record(ContentClass.TOOL_RECORDS, call.arguments)
-            text = _placeholder(ContentClass.TOOL_RECORDS, f"partial arguments, {human_size(utf8_len(call.arguments))}")
+            text = _placeholder(
+                ContentClass.TOOL_RECORDS,
+                f"partial arguments, {human_size(utf8_len(call.arguments))}",
+            )
             new.append(PartialToolCall(id=call.id, name=call.name, arguments=text))
         return tuple(new)
 
@@ -245,7 +282,12 @@ class _Selector:
             if not self.off(ContentClass.INSTRUCTIONS):
                 return message
             self.out.record(ContentClass.INSTRUCTIONS, message.system)
-            return Message(system=_placeholder(ContentClass.INSTRUCTIONS, f"system prompt, {human_size(utf8_len(message.system))}"))
+            return Message(
+                system=_placeholder(
+                    ContentClass.INSTRUCTIONS,
+                    f"system prompt, {human_size(utf8_len(message.system))}",
+                )
+            )
         if message.user is not None:
             blocks = self.blocks(message.user, ContentClass.USER)
             return message if blocks is message.user else Message(user=blocks)
@@ -276,7 +318,9 @@ class _Selector:
         return message if result is message.tool_result else Message(tool_result=result)
 
 
-def apply_selection(snapshot: SessionSnapshot, selection: Selection) -> tuple[SessionSnapshot, Exclusion]:
+def apply_selection(
+    snapshot: SessionSnapshot, selection: Selection
+) -> tuple[SessionSnapshot, Exclusion]:
     """The snapshot with every excluded class replaced by typed placeholders (no markers yet)."""
     selector = _Selector(selection)
     if not selection.excluded:
@@ -287,10 +331,17 @@ def apply_selection(snapshot: SessionSnapshot, selection: Selection) -> tuple[Se
     if selector.off(ContentClass.METADATA):
         custom = {k: v for k, v in metadata.items() if not k.startswith(EXPORT_MARKER_PREFIX)}
         if custom or cache_key is not None:
-            selector.out.record(ContentClass.METADATA, *custom, *custom.values(), *([cache_key] if cache_key else []))
+            selector.out.record(
+                ContentClass.METADATA,
+                *custom,
+                *custom.values(),
+                *([cache_key] if cache_key else []),
+            )
         metadata = {k: v for k, v in metadata.items() if k.startswith(EXPORT_MARKER_PREFIX)}
         cache_key = None
-    return snapshot.replace(history=history, metadata=metadata, prompt_cache_key=cache_key), selector.out
+    return snapshot.replace(
+        history=history, metadata=metadata, prompt_cache_key=cache_key
+    ), selector.out
 
 
 def with_markers(snapshot: SessionSnapshot, selection: Selection) -> SessionSnapshot:
@@ -418,7 +469,9 @@ def _map_json(value: Any, fn: Callable[[str], str]) -> Any:
     return value
 
 
-def rewrite_strings(snapshot: SessionSnapshot, fn: Callable[[str], str], image_text: Callable[[str, str], str]) -> SessionSnapshot:
+def rewrite_strings(
+    snapshot: SessionSnapshot, fn: Callable[[str], str], image_text: Callable[[str, str], str]
+) -> SessionSnapshot:
     """Every string passed through ``fn`` (which returns its argument when unchanged).
 
     An image whose data ``fn`` changes becomes a ``Text`` block, ``image_text(data, mime)``.
@@ -443,7 +496,11 @@ def rewrite_strings(snapshot: SessionSnapshot, fn: Callable[[str], str], image_t
                     new.append(ContentBlock(text=image_text(b.image.data, b.image.mime_type)))
                 else:
                     mime = fn(b.image.mime_type)
-                    new.append(b if mime is b.image.mime_type else ContentBlock.of_image(b.image.data, mime))
+                    new.append(
+                        b
+                        if mime is b.image.mime_type
+                        else ContentBlock.of_image(b.image.data, mime)
+                    )
             else:
                 c = b.tool_call
                 assert c is not None
@@ -454,7 +511,8 @@ def rewrite_strings(snapshot: SessionSnapshot, fn: Callable[[str], str], image_t
 
     def context(items: tuple[ProviderContextBlock, ...]) -> tuple[ProviderContextBlock, ...]:
         return tuple(
-            replace(b, identity=identity(b.identity), kind=fn(b.kind), data=_map_json(b.data, fn)) for b in items
+            replace(b, identity=identity(b.identity), kind=fn(b.kind), data=_map_json(b.data, fn))
+            for b in items
         )
 
     def opt(value: str | None) -> str | None:
@@ -469,17 +527,31 @@ def rewrite_strings(snapshot: SessionSnapshot, fn: Callable[[str], str], image_t
             return Message(assistant=blocks(m.assistant))
         if m.enriched_assistant is not None:
             e = m.enriched_assistant
-            return Message(enriched_assistant=replace(
-                e, content=blocks(e.content), provenance=None if e.provenance is None else identity(e.provenance),
-                reasoning_summary=opt(e.reasoning_summary), provider_context=context(e.provider_context),
-            ))
+            return Message(
+                enriched_assistant=replace(
+                    e,
+                    content=blocks(e.content),
+                    provenance=None if e.provenance is None else identity(e.provenance),
+                    reasoning_summary=opt(e.reasoning_summary),
+                    provider_context=context(e.provider_context),
+                )
+            )
         if m.aborted_assistant is not None:
             a = m.aborted_assistant
-            calls = tuple(PartialToolCall(id=opt(c.id), name=opt(c.name), arguments=fn(c.arguments)) for c in a.tool_calls)
-            return Message(aborted_assistant=replace(
-                a, content=blocks(a.content), provenance=None if a.provenance is None else identity(a.provenance),
-                reasoning_summary=opt(a.reasoning_summary), provider_context=context(a.provider_context), tool_calls=calls,
-            ))
+            calls = tuple(
+                PartialToolCall(id=opt(c.id), name=opt(c.name), arguments=fn(c.arguments))
+                for c in a.tool_calls
+            )
+            return Message(
+                aborted_assistant=replace(
+                    a,
+                    content=blocks(a.content),
+                    provenance=None if a.provenance is None else identity(a.provenance),
+                    reasoning_summary=opt(a.reasoning_summary),
+                    provider_context=context(a.provider_context),
+                    tool_calls=calls,
+                )
+            )
         r = m.tool_result
         assert r is not None
         return Message(tool_result=ToolResult(fn(r.id), r.ok, fn(r.content)))

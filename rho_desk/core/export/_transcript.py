@@ -41,7 +41,16 @@ __all__ = ["render_html", "render_markdown"]
 
 _IMAGE_MIME: Final = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _B64: Final = re.compile(r"[A-Za-z0-9+/]*={0,2}")
-_PREVIEW_KEYS: Final = ("command", "file_path", "path", "pattern", "query", "url", "description", "prompt")
+_PREVIEW_KEYS: Final = (
+    "command",
+    "file_path",
+    "path",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+)
 _BACKTICKS: Final = re.compile(r"`+")
 
 
@@ -87,14 +96,17 @@ def _counted(snapshot: SessionSnapshot, history: str) -> str:
     system = sum(1 for m in snapshot.history if m.system is not None)
     markers = sum(1 for m in snapshot.history if _is_marker(m))
     extras = (["the system instructions"] if system else []) + (
-        [f"{markers} compaction marker{'s' if markers != 1 else ''}"] if markers else [])  # fmt: skip
+        [f"{markers} compaction marker{'s' if markers != 1 else ''}"] if markers else []
+    )
     count = len(snapshot.history) - system - markers
     return f"{count} (plus {' and '.join(extras)})" if extras else f"{count}"
 
 
 def _is_marker(message: Message) -> bool:
     blocks = message.assistant
-    return blocks is not None and len(blocks) == 1 and (blocks[0].text or "").startswith(MARKER_PREFIX)
+    return (
+        blocks is not None and len(blocks) == 1 and (blocks[0].text or "").startswith(MARKER_PREFIX)
+    )
 
 
 def _stamp(now: datetime | None) -> str:
@@ -107,7 +119,11 @@ def _pretty(arguments: Any) -> str:
 
 def _image_ok(block: ContentBlock) -> bool:
     image = block.image
-    return image is not None and image.mime_type in _IMAGE_MIME and _B64.fullmatch(image.data) is not None
+    return (
+        image is not None
+        and image.mime_type in _IMAGE_MIME
+        and _B64.fullmatch(image.data) is not None
+    )
 
 
 def _results(history: tuple[Message, ...]) -> tuple[dict[str, ToolResult], set[str]]:
@@ -142,9 +158,15 @@ def _speaker(message: Message) -> str | None:
 
 def _summary_and_context(message: Message) -> tuple[str | None, tuple[ProviderContextBlock, ...]]:
     if message.enriched_assistant is not None:
-        return message.enriched_assistant.reasoning_summary, message.enriched_assistant.provider_context
+        return (
+            message.enriched_assistant.reasoning_summary,
+            message.enriched_assistant.provider_context,
+        )
     if message.aborted_assistant is not None:
-        return message.aborted_assistant.reasoning_summary, message.aborted_assistant.provider_context
+        return (
+            message.aborted_assistant.reasoning_summary,
+            message.aborted_assistant.provider_context,
+        )
     return None, ()
 
 
@@ -162,7 +184,9 @@ def _context_note(blocks: tuple[ProviderContextBlock, ...]) -> tuple[str | None,
 # --- Markdown --------------------------------------------------------------------------------
 
 
-def render_markdown(snapshot: SessionSnapshot, *, now: datetime | None = None, history: str = "model") -> bytes:
+def render_markdown(
+    snapshot: SessionSnapshot, *, now: datetime | None = None, history: str = "model"
+) -> bytes:
     """The snapshot as a Markdown transcript (UTF-8, trailing newline); ``history`` says what
     ``snapshot`` carries (``model`` or ``display``), for the count of its messages."""
     first, completed = _results(snapshot.history)
@@ -196,7 +220,9 @@ def _md_call(call: ToolCall, result: ToolResult | None) -> Iterator[str]:
     yield ""
 
 
-def _md_message(message: Message, first: dict[str, ToolResult], completed: set[str]) -> Iterator[str]:
+def _md_message(
+    message: Message, first: dict[str, ToolResult], completed: set[str]
+) -> Iterator[str]:
     if message.system is not None:
         yield "## System"
         yield ""
@@ -326,7 +352,9 @@ class _Markdown:
         return self._md.render(text)  # type: ignore[no-any-return]
 
 
-def render_html(snapshot: SessionSnapshot, *, now: datetime | None = None, history: str = "model") -> bytes:
+def render_html(
+    snapshot: SessionSnapshot, *, now: datetime | None = None, history: str = "model"
+) -> bytes:
     """The snapshot as one self-contained HTML file (``history`` as for :func:`render_markdown`)."""
     markdown = _Markdown()
     first, completed = _results(snapshot.history)
@@ -368,7 +396,9 @@ def _html_call(call: ToolCall, result: ToolResult | None) -> str:
     output = result.content if result is not None else ""
     lines = output.count("\n") + 1 if output else 0
     opened = " open" if lines <= 24 else ""
-    body = f"<pre><code>{_esc(output)}</code></pre>" if output else '<p class="note">(no output)</p>'
+    body = (
+        f"<pre><code>{_esc(output)}</code></pre>" if output else '<p class="note">(no output)</p>'
+    )
     return (
         f'<details class="tool"{opened}><summary><code>{_esc(call.name)}</code>'
         f'<span class="preview">{_esc(_preview(call.arguments))}</span>'
@@ -377,7 +407,9 @@ def _html_call(call: ToolCall, result: ToolResult | None) -> str:
     )
 
 
-def _html_message(message: Message, first: dict[str, ToolResult], completed: set[str], markdown: _Markdown) -> Iterator[str]:
+def _html_message(
+    message: Message, first: dict[str, ToolResult], completed: set[str], markdown: _Markdown
+) -> Iterator[str]:
     if message.system is not None:
         yield f'<details class="system"><summary>System prompt</summary><pre>{_esc(message.system)}</pre></details>'
         return
@@ -386,7 +418,11 @@ def _html_message(message: Message, first: dict[str, ToolResult], completed: set
         if result.id in completed:
             return
         status = "ok" if result.ok else "error"
-        body = f"<pre><code>{_esc(result.content)}</code></pre>" if result.content else '<p class="note">(no output)</p>'
+        body = (
+            f"<pre><code>{_esc(result.content)}</code></pre>"
+            if result.content
+            else '<p class="note">(no output)</p>'
+        )
         yield f'<details class="tool" open><summary>tool result<span class="status {status}">{status}</span></summary>{body}</details>'
         return
     in_user = message.user is not None
@@ -406,7 +442,7 @@ def _html_message(message: Message, first: dict[str, ToolResult], completed: set
             yield _html_call(block.tool_call, None if in_user else first.get(block.tool_call.id))
     summary, context = _summary_and_context(message)
     if summary:
-        yield f"<details><summary>reasoning summary</summary><div class=\"plain\">{_esc(summary)}</div></details>"
+        yield f'<details><summary>reasoning summary</summary><div class="plain">{_esc(summary)}</div></details>'
     note, texts = _context_note(context)
     if note:
         yield f'<p class="note">{_esc(note)}</p>'

@@ -67,7 +67,9 @@ class ReasoningLevel(enum.Enum):
             return cls(value)
         except ValueError:
             names = ", ".join(level.value for level in cls)
-            raise ValueError(f"invalid reasoning level '{text}'; expected one of: {names}") from None
+            raise ValueError(
+                f"invalid reasoning level '{text}'; expected one of: {names}"
+            ) from None
 
 
 class ServiceTier(enum.Enum):
@@ -199,7 +201,8 @@ class ModelProvider(abc.ABC):
     async def send_turn(self, request: ModelRequest) -> tuple[ContentBlock, ...]:
         """Non-streaming request; the final assistant content."""
         raise ProviderError(
-            ProviderErrorKind.OTHER, f"{type(self).__name__} implements neither send_turn nor send_turn_stream"
+            ProviderErrorKind.OTHER,
+            f"{type(self).__name__} implements neither send_turn nor send_turn_stream",
         )
 
     async def send_turn_stream(

@@ -97,11 +97,14 @@ def strip_provider_context(messages: Iterable[Message]) -> tuple[Message, ...]:
     out = []
     for message in messages:
         if message.enriched_assistant is not None and message.enriched_assistant.provider_context:
-            message = Message(enriched_assistant=message.enriched_assistant.retain_portable_context())
+            message = Message(
+                enriched_assistant=message.enriched_assistant.retain_portable_context()
+            )
         elif message.aborted_assistant is not None and message.aborted_assistant.provider_context:
             aborted: AbortedAssistant = message.aborted_assistant
             kept = tuple(b for b in aborted.provider_context if b.is_portable_fallback)
-            message = Message(aborted_assistant=msgspec.structs.replace(aborted, provider_context=kept))
+            message = Message(
+                aborted_assistant=msgspec.structs.replace(aborted, provider_context=kept)
+            )
         out.append(message)
     return tuple(out)
-

@@ -21,7 +21,15 @@ from ..compaction import estimate_messages_tokens
 from ..stores.rho_files import RevisionNode, SessionTree
 from ..wire import Message
 
-__all__ = ["MAX_ROWS", "DiffResult", "DiffRow", "RevisionDiff", "Sign", "compute_diff", "revision_diff"]
+__all__ = [
+    "MAX_ROWS",
+    "DiffResult",
+    "DiffRow",
+    "RevisionDiff",
+    "Sign",
+    "compute_diff",
+    "revision_diff",
+]
 
 MAX_ROWS: Final = 5000
 """Rows kept in a :class:`DiffResult` (the counts cover every message)."""
@@ -132,7 +140,9 @@ def compute_diff(tree: SessionTree, old: RevisionNode, new: RevisionNode) -> Dif
         suffix += 1
     mid_old = removed[: len(removed) - suffix]
     mid_new = added[: len(added) - suffix]
-    result = DiffResult(old, new, d.common_prefix, suffix, fields=tuple(f for f in d.changed if f != "revision"))
+    result = DiffResult(
+        old, new, d.common_prefix, suffix, fields=tuple(f for f in d.changed if f != "revision")
+    )
     base = d.common_prefix
     for i in range(max(len(mid_old), len(mid_new))):
         a = mid_old[i] if i < len(mid_old) else None

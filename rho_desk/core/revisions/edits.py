@@ -160,8 +160,12 @@ async def astore_revision(
         InputError: nothing is open, the state cannot be changed that way.
         RevisionConflict: the file changed on disk since it was read (nothing written).
     """
-    return await acommit(session, None, lambda writer: store_revision(writer, change, outcome=outcome, display=display),
-                         hop=hop)  # fmt: skip
+    return await acommit(
+        session,
+        None,
+        lambda writer: store_revision(writer, change, outcome=outcome, display=display),
+        hop=hop,
+    )
 
 
 def store_revision(

@@ -87,15 +87,22 @@ def replace_text(message: Message, text: str) -> Message:
         return Message.assistant_blocks(_with_text(message.assistant, text))
     if message.enriched_assistant is not None:
         edited = message.enriched_assistant.retain_portable_context()
-        return Message.enriched(msgspec.structs.replace(edited, content=_with_text(edited.content, text)))
+        return Message.enriched(
+            msgspec.structs.replace(edited, content=_with_text(edited.content, text))
+        )
     aborted = message.aborted_assistant
     assert aborted is not None
     kept = tuple(b for b in aborted.provider_context if b.is_portable_fallback)
-    return Message.aborted(msgspec.structs.replace(aborted, content=_with_text(aborted.content, text),
-                                                   provider_context=kept))  # fmt: skip
+    return Message.aborted(
+        msgspec.structs.replace(
+            aborted, content=_with_text(aborted.content, text), provider_context=kept
+        )
+    )
 
 
-def apply_edits(history: Sequence[Message], deleted: Iterable[int], edited: dict[int, Message]) -> tuple[Message, ...]:
+def apply_edits(
+    history: Sequence[Message], deleted: Iterable[int], edited: dict[int, Message]
+) -> tuple[Message, ...]:
     """The history without ``deleted`` and with ``edited`` replacing messages, by index."""
     gone = set(deleted)
     return tuple(edited.get(i, m) for i, m in enumerate(history) if i not in gone)

@@ -150,7 +150,9 @@ class RevisionHistory:
             raise NothingToUndo(f"the session changed since; nothing to {word}")
         target = tree.nodes.get(entry.after if redo else entry.before)
         if target is None:
-            raise NothingToUndo(f"the revision to return to is no longer in the file; nothing to {word}")
+            raise NothingToUndo(
+                f"the revision to return to is no longer in the file; nothing to {word}"
+            )
         return target
 
     async def arestore_size(

@@ -130,7 +130,9 @@ def model_file_name(name: str) -> str:
     """``name``, or only its file name when it is a path (``/models/qwen.gguf``, ``~/m/qwen.gguf``,
     ``C:\\models\\qwen.gguf``, ``models/qwen.gguf``): what a server's model name may be. A name
     like ``Qwen/Qwen2.5-Coder-1.5B`` (an organisation and a model) is kept."""
-    rooted = name.startswith(("/", "~", "./", "../", "\\")) or (len(name) > 2 and name[1] == ":" and name[2] in "/\\")
+    rooted = name.startswith(("/", "~", "./", "../", "\\")) or (
+        len(name) > 2 and name[1] == ":" and name[2] in "/\\"
+    )
     if rooted or (("/" in name or "\\" in name) and name.lower().endswith(_MODEL_FILES)):
         return name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     return name
@@ -139,8 +141,18 @@ def model_file_name(name: str) -> str:
 class StreamCapture:
     """The partial output of one provider call (content, summary, context, tool calls, usage)."""
 
-    __slots__ = ("_content", "_merge", "_seal", "context", "identity", "limited", "partials", "provenance", "summary",
-                 "usage")
+    __slots__ = (
+        "_content",
+        "_merge",
+        "_seal",
+        "context",
+        "identity",
+        "limited",
+        "partials",
+        "provenance",
+        "summary",
+        "usage",
+    )
 
     def __init__(self, identity: ModelIdentity) -> None:
         self.identity = identity
@@ -186,7 +198,9 @@ class StreamCapture:
         self.summary.append(text)
         self._merge = self._seal = False
 
-    def tool_call(self, index: int, id: str | None, name: str | None, arguments: str) -> tuple[str | None, str | None]:
+    def tool_call(
+        self, index: int, id: str | None, name: str | None, arguments: str
+    ) -> tuple[str | None, str | None]:
         """Record a fragment; returns the (id, name) known for this index so far."""
         self._merge = self._seal = False
         slot = self.partials.get(index)
@@ -206,7 +220,9 @@ class StreamCapture:
                     self._content[slot.position] = ContentBlock(tool_call=call)
             elif slot.parsed is not None:
                 slot.position = len(self._content)
-                self._content.append(ContentBlock(tool_call=ToolCall(slot.id, slot.name, slot.parsed)))
+                self._content.append(
+                    ContentBlock(tool_call=ToolCall(slot.id, slot.name, slot.parsed))
+                )
         return slot.id, slot.name
 
     def provider_context(self, kind: str, position: int | None, data: Any) -> None:

@@ -23,7 +23,13 @@ from ..wire.model import ToolSpec
 if TYPE_CHECKING:
     from ..usage.writer import UsageRecording
 
-__all__ = ["DEFAULT_EVENT_CAPACITY", "DEFAULT_MAX_STEPS", "DEFAULT_REPEAT_LIMIT", "Lifecycle", "RuntimeConfig"]
+__all__ = [
+    "DEFAULT_EVENT_CAPACITY",
+    "DEFAULT_MAX_STEPS",
+    "DEFAULT_REPEAT_LIMIT",
+    "Lifecycle",
+    "RuntimeConfig",
+]
 
 DEFAULT_EVENT_CAPACITY = 64
 DEFAULT_MAX_STEPS = 32

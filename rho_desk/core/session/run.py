@@ -175,7 +175,9 @@ def _as_provider_error(exc: BaseException) -> ProviderError:
     return error
 
 
-def _after_first_failure(error: ProviderError, first: ProviderError, attempts: int) -> ProviderError:
+def _after_first_failure(
+    error: ProviderError, first: ProviderError, attempts: int
+) -> ProviderError:
     """The error a step gives up with, saying first how its first attempt failed when that was
     something else: a reply that broke off mid-stream, then a server that no longer answers, is
     "the connection … was lost mid-reply; 3 more attempts failed, the last: could not connect",
@@ -304,7 +306,9 @@ class _Sink:
                 self.first_generated = time.perf_counter()
             out: ev.RunEvent = ev.AssistantTextDelta(text)
         elif kind is ToolCallDelta:
-            known_id, known_name = capture.tool_call(event.index, event.id, event.name, event.arguments)
+            known_id, known_name = capture.tool_call(
+                event.index, event.id, event.name, event.arguments
+            )
             if self.first_generated is None:
                 self.first_generated = time.perf_counter()
             out = ev.ToolCallUpdated(event.index, known_id, known_name, event.arguments)
@@ -359,11 +363,14 @@ class _Sink:
             name = data.get("name") if isinstance(data, dict) else None
             detail = data.get("detail") if isinstance(data, dict) else None
             return ev.HostedToolActivity(
-                name if isinstance(name, str) else "unknown", detail if isinstance(detail, str) else ""
+                name if isinstance(name, str) else "unknown",
+                detail if isinstance(detail, str) else "",
             )
         if kind == _TIER_FALLBACK:
             used = data.get("used") if isinstance(data, dict) else None
-            return ev.ProviderServiceTierFallback(ServiceTier.PRIORITY, used if isinstance(used, str) else "unknown")
+            return ev.ProviderServiceTierFallback(
+                ServiceTier.PRIORITY, used if isinstance(used, str) else "unknown"
+            )
         if kind == _GENERATION_TOKENS:
             tokens = data.get("tokens") if isinstance(data, dict) else None
             valid = isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0
@@ -473,7 +480,9 @@ class RunWorker:
 
     # -- terminal paths -------------------------------------------------------------------
 
-    async def _complete(self, content: tuple[ContentBlock, ...], stop: ev.StopReason, detail: str = "") -> ev.RunOutcome:
+    async def _complete(
+        self, content: tuple[ContentBlock, ...], stop: ev.StopReason, detail: str = ""
+    ) -> ev.RunOutcome:
         revision = self.core.commit(self.candidate)
         self.core.state = SessionState.COMPLETED
         outcome = ev.RunOutcome(content, self.usage, stop, revision, detail)
@@ -518,7 +527,9 @@ class RunWorker:
             await self._fit_context_window(step, compacted)
             self.step, self.attempt = step, 0
             await self.emit(ev.StepStarted(step))
-            await self.emit(ev.ContextEstimated(self.estimate.context(self.candidate), self.estimate.calibrated))
+            await self.emit(
+                ev.ContextEstimated(self.estimate.context(self.candidate), self.estimate.calibrated)
+            )
             content, capture = await self._request_valid_response(specs)
             self.usage = self.usage.saturating_add(capture.usage)
             assistant = AssistantMessage(
@@ -533,20 +544,24 @@ class RunWorker:
             calls = [b.tool_call for b in content if b.tool_call is not None]
             if not calls and not was_steered:
                 if capture.limited is not None:  # a final answer cut short: committed, and said
-                    return await self._complete(content, ev.StopReason.OUTPUT_LIMIT, capture.limited)
+                    return await self._complete(
+                        content, ev.StopReason.OUTPUT_LIMIT, capture.limited
+                    )
                 return await self._complete(content, ev.StopReason.END_TURN)
             await self._tool_phase(calls)
             repeated = self._repeated(calls)
             if repeated is not None:
                 return await self._complete(
-                    self._newest_content(), ev.StopReason.REPETITION,
+                    self._newest_content(),
+                    ev.StopReason.REPETITION,
                     f"the model called {repeated} {self.config.repeat_limit} times with the same result; "
                     "the turn was stopped",
-                )  # fmt: skip
+                )
         return await self._complete(
-            self._newest_content(), ev.StopReason.MAX_STEPS,
+            self._newest_content(),
+            ev.StopReason.MAX_STEPS,
             f"the turn reached its limit of {self.config.max_steps} model steps",
-        )  # fmt: skip
+        )
 
     def _newest_content(self) -> tuple[ContentBlock, ...]:
         for message in reversed(self.candidate):
@@ -561,13 +576,26 @@ class RunWorker:
         limit = self.config.repeat_limit
         if not limit or not calls:
             return None
-        results = {m.tool_result.id: m.tool_result for m in self.candidate[-len(calls):] if m.tool_result is not None}
+        results = {
+            m.tool_result.id: m.tool_result
+            for m in self.candidate[-len(calls) :]
+            if m.tool_result is not None
+        }
         for call in calls:
             result = results.get(call.id)
             if result is None:
                 continue
-            content = _RUN_TIME.sub("time:", result.content) if "time: " in result.content else result.content
-            key = (call.name, json.dumps(call.arguments, sort_keys=True, default=str), result.ok, content)
+            content = (
+                _RUN_TIME.sub("time:", result.content)
+                if "time: " in result.content
+                else result.content
+            )
+            key = (
+                call.name,
+                json.dumps(call.arguments, sort_keys=True, default=str),
+                result.ok,
+                content,
+            )
             seen = self._seen_calls.get(key, 0) + 1
             self._seen_calls[key] = seen
             if seen >= limit:
@@ -638,7 +666,9 @@ class RunWorker:
         Only when one of them is in force: otherwise no request is spent on it (a cloud API would
         answer 404 after a round trip, before the first token)."""
         policy = self.core.compaction_policy
-        if self.core.provider.context_window is None and (policy is None or policy.trigger_tokens is None):
+        if self.core.provider.context_window is None and (
+            policy is None or policy.trigger_tokens is None
+        ):
             return
         sample = _sample_text(self.candidate, self.config.tool_specs)
         estimated = estimate_text_tokens(sample)
@@ -712,7 +742,13 @@ class RunWorker:
             prompt_cache_key=core.prompt_cache_key,
         )
         outcome = CompactionOutcome(
-            previous_messages, len(replacement), previous_tokens, current_tokens, cost, revision, snapshot,
+            previous_messages,
+            len(replacement),
+            previous_tokens,
+            current_tokens,
+            cost,
+            revision,
+            snapshot,
             compacted_history=request.messages,
         )
         self.candidate = list(replacement)
@@ -721,7 +757,9 @@ class RunWorker:
         await self.emit(ev.CompactionCompleted(CompactionTrigger.AUTOMATIC, outcome))
         return True
 
-    async def _call_compactor(self, compactor: Compactor, request: CompactionRequest) -> CompactionOutput:
+    async def _call_compactor(
+        self, compactor: Compactor, request: CompactionRequest
+    ) -> CompactionOutput:
         try:
             if compactor.cancellation_mode is CancellationMode.COOPERATIVE:
                 output = await compactor.compact(request)
@@ -732,10 +770,14 @@ class RunWorker:
         except Exception as exc:
             # As for providers: name the type only, the text may hold request details.
             raise ProviderError(
-                ProviderErrorKind.OTHER, f"compactor raised {type(exc).__name__}", Retryability.PERMANENT
+                ProviderErrorKind.OTHER,
+                f"compactor raised {type(exc).__name__}",
+                Retryability.PERMANENT,
             ) from exc
         if not isinstance(output, CompactionOutput):
-            raise InvalidHostResponse(f"compactor returned {type(output).__name__}, not CompactionOutput")
+            raise InvalidHostResponse(
+                f"compactor returned {type(output).__name__}, not CompactionOutput"
+            )
         return output
 
     # -- provider requests ----------------------------------------------------------------
@@ -767,11 +809,17 @@ class RunWorker:
             if error is None and issue is None:
                 await self.record_request(capture.usage, "completed")
             else:
-                await self.record_request(capture.usage, "cancelled" if self.token.cancelled else "failed")
+                await self.record_request(
+                    capture.usage, "cancelled" if self.token.cancelled else "failed"
+                )
             if error is not None:
                 failed += 1
                 first = first or error
-                if self.token.cancelled or not error.is_retryable() or attempts >= MAX_PROVIDER_ATTEMPTS:
+                if (
+                    self.token.cancelled
+                    or not error.is_retryable()
+                    or attempts >= MAX_PROVIDER_ATTEMPTS
+                ):
                     return self._give_up(_after_first_failure(error, first, attempts), capture)
                 wait = error.retry_after.total_seconds() if error.retry_after is not None else 0.0
                 reason: ev.ProviderStreamResetReason = (
@@ -793,7 +841,9 @@ class RunWorker:
                 return content, capture
             malformed += 1
             if malformed >= MAX_MALFORMED_RESPONSES or attempts >= MAX_PROVIDER_ATTEMPTS:
-                error = ProviderError(ProviderErrorKind.INVALID_RESPONSE, issue, Retryability.PERMANENT)
+                error = ProviderError(
+                    ProviderErrorKind.INVALID_RESPONSE, issue, Retryability.PERMANENT
+                )
                 return self._give_up(error, StreamCapture(capture.identity))
             detail = f"retrying malformed provider response after provider attempt {attempts} of {MAX_PROVIDER_ATTEMPTS}"
             await self._emit_ignoring(ev.ProviderActivity("invalid_response_retry", detail))
@@ -810,10 +860,17 @@ class RunWorker:
 
         identity = self.core.provider.identity()
         event = RequestUsage(
-            identity.provider, identity.model, self.config.usage_purpose, outcome, usage,
-            session_id=self.core.id, run_id=self.run_id, step_index=self.step or None,
-            attempt_index=self.attempt, workspace_path=self.config.workspace_path,
-        )  # fmt: skip
+            identity.provider,
+            identity.model,
+            self.config.usage_purpose,
+            outcome,
+            usage,
+            session_id=self.core.id,
+            run_id=self.run_id,
+            step_index=self.step or None,
+            attempt_index=self.attempt,
+            workspace_path=self.config.workspace_path,
+        )
         await asyncio.get_running_loop().run_in_executor(None, recording.record, event)
 
     def _give_up(self, error: ProviderError, capture: StreamCapture) -> NoReturn:
@@ -863,7 +920,11 @@ class RunWorker:
                 sink.emitting = False
                 # A cooperative provider is awaited until it notices the token; anything else
                 # (an external provider, or a consumer that went away) is dropped at once.
-                if self.token.cancelled and sink.cooperative and not isinstance(sink.emit_error, Interrupted):
+                if (
+                    self.token.cancelled
+                    and sink.cooperative
+                    and not isinstance(sink.emit_error, Interrupted)
+                ):
                     try:
                         await asyncio.wait({task})
                     except asyncio.CancelledError:
@@ -931,7 +992,9 @@ class RunWorker:
             time_to_first_token=ttft,
             generation_time=generation,
             total_latency=total,
-            generation_tokens_per_second=tokens / generation if tokens is not None and generation else None,
+            generation_tokens_per_second=tokens / generation
+            if tokens is not None and generation
+            else None,
             response_tokens_per_second=tokens / total if tokens is not None and total > 0 else None,
         )
 

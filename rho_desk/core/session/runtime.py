@@ -221,7 +221,11 @@ class RhoBuilder:
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidConfiguration(f"{label} must be a nonzero count")
-        if isinstance(self._repeat_limit, bool) or not isinstance(self._repeat_limit, int) or self._repeat_limit < 0:
+        if (
+            isinstance(self._repeat_limit, bool)
+            or not isinstance(self._repeat_limit, int)
+            or self._repeat_limit < 0
+        ):
             raise InvalidConfiguration("repeat limit must be a count (0: no limit)")
         if self._policy is not None and self._compactor is None:
             raise InvalidConfiguration("automatic compaction policy requires a compactor")

@@ -83,7 +83,11 @@ class SessionOptions(msgspec.Struct, frozen=True):
         history: object = self.history  # a host may pass any sequence, whatever the annotation says
         if not isinstance(history, tuple):
             msgspec.structs.force_setattr(self, "history", tuple(self.history))
-        if isinstance(self.revision, bool) or not isinstance(self.revision, int) or self.revision < 0:
+        if (
+            isinstance(self.revision, bool)
+            or not isinstance(self.revision, int)
+            or self.revision < 0
+        ):
             raise InvalidConfiguration("session revision must be a non-negative integer")
 
     @classmethod
@@ -240,7 +244,9 @@ class Session:
             SessionBusy, RuntimeShutdown: as ``start``.
         """
         if not call.id or not call.name or not isinstance(call.arguments, dict):
-            raise InvalidConfiguration("host tool call requires a nonempty ID and name plus object arguments")
+            raise InvalidConfiguration(
+                "host tool call requires a nonempty ID and name plus object arguments"
+            )
         return self._start(as_blocks(input), call)
 
     def _start(self, blocks: tuple, host_call: ToolCall | None) -> Run:  # type: ignore[type-arg]
@@ -320,12 +326,17 @@ class Session:
             history = core.history
             previous_tokens = estimate_messages_tokens(history)
             request = CompactionRequest(
-                messages=history, cancellation=token, session_id=core.id, run_id=operation_id,
+                messages=history,
+                cancellation=token,
+                session_id=core.id,
+                run_id=operation_id,
                 workspace_path=core.config.workspace_path,
             )
             output = await compactor.compact(request)
             if not isinstance(output, CompactionOutput):
-                raise InvalidHostResponse(f"compactor returned {type(output).__name__}, not CompactionOutput")
+                raise InvalidHostResponse(
+                    f"compactor returned {type(output).__name__}, not CompactionOutput"
+                )
             replacement = output.messages
             current_tokens = estimate_messages_tokens(replacement)
             cost = output.usage.cost_usd_micros
@@ -392,7 +403,9 @@ class Session:
         self._core.check_idle()
         self._core.service_tier = tier
 
-    def set_compaction(self, compactor: Compactor | None, policy: CompactionPolicy | None = None) -> None:
+    def set_compaction(
+        self, compactor: Compactor | None, policy: CompactionPolicy | None = None
+    ) -> None:
         """Replace this session's compactor and automatic policy (``None`` clears).
 
         Raises:

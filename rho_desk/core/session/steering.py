@@ -24,7 +24,14 @@ from ..errors import InvalidHostResponse
 from ..wire.ids import new_id
 from ..wire.model import ContentBlock, Message
 
-__all__ = ["Command", "CommandKind", "CommandQueue", "SteeringId", "SteeringQueue", "SteeringRetraction"]
+__all__ = [
+    "Command",
+    "CommandKind",
+    "CommandQueue",
+    "SteeringId",
+    "SteeringQueue",
+    "SteeringRetraction",
+]
 
 SteeringId = NewType("SteeringId", str)
 
@@ -128,7 +135,9 @@ class CommandQueue:
         if self._closed:
             raise InvalidHostResponse(_NO_LONGER[kind])
         if len(self._pending) >= self._capacity:
-            raise InvalidHostResponse(_CANNOT_QUEUE[kind].format(reason="the command queue is full"))
+            raise InvalidHostResponse(
+                _CANNOT_QUEUE[kind].format(reason="the command queue is full")
+            )
         reply: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         command = Command(kind, payload, reply)
         if self._handler is not None:

@@ -132,7 +132,9 @@ class ToolBatch:
 
     def _results(self) -> list[Message]:
         return [
-            c.result if c.result is not None else Message.result(c.call.id, False, INTERRUPTED_RESULT)
+            c.result
+            if c.result is not None
+            else Message.result(c.call.id, False, INTERRUPTED_RESULT)
             for c in self._calls
         ]
 
@@ -195,7 +197,11 @@ class ToolBatch:
                 deps.append([])
                 continue
             deps.append(
-                [j for j in range(i) if accesses[j] is not None and access.conflicts_with(accesses[j])]  # type: ignore[arg-type]
+                [
+                    j
+                    for j, other in enumerate(accesses[:i])
+                    if other is not None and access.conflicts_with(other)
+                ]
             )
         limit = asyncio.Semaphore(self._max_parallel)
 
@@ -204,13 +210,17 @@ class ToolBatch:
             call = c.call
             try:
                 if c.tool is None:
-                    self._resolve(c, Message.result(call.id, False, f"tool '{call.name}' is unavailable"))
+                    self._resolve(
+                        c, Message.result(call.id, False, f"tool '{call.name}' is unavailable")
+                    )
                     await self._emit(ToolFinished(call.id, ToolCallUnavailable()))
                     return
                 if c.failure is not None:
                     await self._emit(ToolStarted(call.id, call.name, {}))
                     self._resolve(c, Message.result(call.id, False, c.failure.message))
-                    await self._emit(ToolFinished(call.id, ToolCallFailure(c.failure.kind, c.failure.message)))
+                    await self._emit(
+                        ToolFinished(call.id, ToolCallFailure(c.failure.kind, c.failure.message))
+                    )
                     return
                 for j in deps[i]:
                     await done[j].wait()

@@ -219,15 +219,36 @@ class TurnEnded(msgspec.Struct, frozen=True):
 
 
 TurnEvent: TypeAlias = (
-    TurnStarted | StepStarted | TextDelta | ReasoningDelta | CallsProgress | CallsEnded | Retrying | ToolProposed
-    | ToolStarted | ToolOutput | ToolFinished | CompactionStarted | CompactionDone | Saved
-    | SaveConflict | Stopped | RequestFinished | TurnEnded
-)  # fmt: skip
+    TurnStarted
+    | StepStarted
+    | TextDelta
+    | ReasoningDelta
+    | CallsProgress
+    | CallsEnded
+    | Retrying
+    | ToolProposed
+    | ToolStarted
+    | ToolOutput
+    | ToolFinished
+    | CompactionStarted
+    | CompactionDone
+    | Saved
+    | SaveConflict
+    | Stopped
+    | RequestFinished
+    | TurnEnded
+)
 """What a front end presents of a turn."""
 
 # the calls being written are complete, or the reply was reset or ended
-_CALLS_END = (events.ToolProposed, events.AssistantTextDelta, events.ProviderStreamReset,
-              events.Completed, events.Cancelled, events.Failed)  # fmt: skip
+_CALLS_END = (
+    events.ToolProposed,
+    events.AssistantTextDelta,
+    events.ProviderStreamReset,
+    events.Completed,
+    events.Cancelled,
+    events.Failed,
+)
 
 
 class TurnDriver:
@@ -281,7 +302,9 @@ class TurnDriver:
         if self.run is not None:
             self.run.cancel()
 
-    async def drive(self, session: Session, prompt: str, *, session_file: Path | None = None) -> AsyncGenerator[TurnEvent, None]:
+    async def drive(
+        self, session: Session, prompt: str, *, session_file: Path | None = None
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Run ``prompt`` on ``session`` and yield what to show; the last event is :class:`TurnEnded`.
 
         ``session_file`` is where the checkpoint journal lives (beside it). Close the iterator
@@ -313,7 +336,12 @@ class TurnDriver:
                 elif isinstance(event, events.ReasoningSummaryDelta):
                     yield ReasoningDelta(event.text)
                 elif isinstance(event, events.ToolCallUpdated):
-                    due = calls.add(event.index, event.id, event.name, len(event.arguments_delta.encode("utf-8")))
+                    due = calls.add(
+                        event.index,
+                        event.id,
+                        event.name,
+                        len(event.arguments_delta.encode("utf-8")),
+                    )
                     if due is not None:
                         writing = True
                         yield CallsProgress(due)
@@ -323,7 +351,11 @@ class TurnDriver:
                 elif isinstance(event, events.ProviderRequestRetry):
                     yield Retrying(False, "request")
                 elif isinstance(event, events.ProviderStreamReset):
-                    why = "invalid_response" if isinstance(event.reason, events.InvalidResponseReset) else "retryable_failure"
+                    why = (
+                        "invalid_response"
+                        if isinstance(event.reason, events.InvalidResponseReset)
+                        else "retryable_failure"
+                    )
                     yield Retrying(True, why, event.detail)
                 elif isinstance(event, events.ToolProposed):
                     yield ToolProposed(event.call)
@@ -340,7 +372,9 @@ class TurnDriver:
                 elif isinstance(event, events.UsageUpdated):
                     reported = event.usage
                 elif isinstance(event, events.ModelCallCompleted):
-                    request = RequestFinished(event.profile, event.metrics, _less(reported, counted))
+                    request = RequestFinished(
+                        event.profile, event.metrics, _less(reported, counted)
+                    )
                     counted = reported
                     if self.on_request is not None:
                         self.on_request(request)
@@ -381,10 +415,14 @@ class TurnDriver:
             stop_reason = ""
         recorded = None
         if self.recorder is not None:
-            recorded = await self.hop(self.recorder.close_turn, self.saved, CheckpointOutcome(outcome))
+            recorded = await self.hop(
+                self.recorder.close_turn, self.saved, CheckpointOutcome(outcome)
+            )
         yield TurnEnded(outcome, detail, stop_reason, used, changed, recorded)
 
-    async def _save(self, snapshot: SessionSnapshot | None, outcome: CompactionOutcome | None = None) -> AsyncIterator[TurnEvent]:
+    async def _save(
+        self, snapshot: SessionSnapshot | None, outcome: CompactionOutcome | None = None
+    ) -> AsyncIterator[TurnEvent]:
         """Write one commit; on a conflict keep it unsaved and say so."""
         if snapshot is None:
             return
@@ -395,8 +433,12 @@ class TurnDriver:
             if self.check is not None:
                 self.check()
             with self.saving():
-                node = await acommit(self.target, self.base, lambda writer: writer.save(snapshot, outcome=outcome),
-                                     hop=self.hop)  # fmt: skip
+                node = await acommit(
+                    self.target,
+                    self.base,
+                    lambda writer: writer.save(snapshot, outcome=outcome),
+                    hop=self.hop,
+                )
         except RevisionConflict as exc:
             self.unsaved = snapshot
             yield SaveConflict(exc, snapshot)

@@ -24,7 +24,15 @@ from ...data import demo_home_dir
 from ..errors import KnownError, StorageError
 from .library import index_home
 
-__all__ = ["DEMO_DIR_ENV", "TITLES_FILE", "bundled_demo_dir", "demo_fingerprint", "demo_titles", "index_demo", "prepare_demo_copy"]
+__all__ = [
+    "DEMO_DIR_ENV",
+    "TITLES_FILE",
+    "bundled_demo_dir",
+    "demo_fingerprint",
+    "demo_titles",
+    "index_demo",
+    "prepare_demo_copy",
+]
 
 DEMO_DIR_ENV: Final = "RHO_DESK_DEMO_DIR"
 _MARKER: Final = ".rho-desk-demo-copy"
@@ -40,7 +48,9 @@ def bundled_demo_dir() -> Path:
 
 
 def _files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.is_file() and not p.name.endswith(("-wal", "-shm")))
+    return sorted(
+        p for p in root.rglob("*") if p.is_file() and not p.name.endswith(("-wal", "-shm"))
+    )
 
 
 def demo_fingerprint(root: Path) -> str:
@@ -94,9 +104,13 @@ def prepare_demo_copy(cache_root: Path | None = None, source: Path | None = None
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
         index_demo(target)
-        (target / _MARKER).write_text("a private copy of rho-desk's demo library\n", encoding="utf-8")
+        (target / _MARKER).write_text(
+            "a private copy of rho-desk's demo library\n", encoding="utf-8"
+        )
     except OSError as exc:
-        raise StorageError(f"{target}: cannot copy the demo library: {exc.strerror or exc}") from exc
+        raise StorageError(
+            f"{target}: cannot copy the demo library: {exc.strerror or exc}"
+        ) from exc
     return target
 
 

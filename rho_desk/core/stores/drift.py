@@ -82,27 +82,36 @@ def audit(
         return drift
     except IndexUnavailable as exc:
         drift.index_state = exc.state
-        drift.items.append(DriftItem(f"index-{exc.state.value}", None, None, index_path, exc.text()))
+        drift.items.append(
+            DriftItem(f"index-{exc.state.value}", None, None, index_path, exc.text())
+        )
         return drift
     try:
         rows = {(r.workspace_key, r.id): r for r in index.rows(workspace_key)}
         version = index.migration.from_version
     except IndexUnavailable as exc:
         drift.index_state = exc.state
-        drift.items.append(DriftItem(f"index-{exc.state.value}", None, None, index_path, exc.text()))
+        drift.items.append(
+            DriftItem(f"index-{exc.state.value}", None, None, index_path, exc.text())
+        )
         return drift
     finally:
         index.close()
     drift.checked_rows = len(rows)
     if version < SCHEMA_VERSION:
-        drift.items.append(DriftItem("index-outdated", None, None, index_path, _outdated_text(version)))
+        drift.items.append(
+            DriftItem("index-outdated", None, None, index_path, _outdated_text(version))
+        )
     for key, unit in sorted(seen.items()):
         row = rows.get(key)
         if row is None:
-            drift.items.append(DriftItem("missing-row", *key, str(unit.transcript),
-                                         "the session has no index row"))  # fmt: skip
+            drift.items.append(
+                DriftItem("missing-row", *key, str(unit.transcript), "the session has no index row")
+            )
         elif version == SCHEMA_VERSION and not row_is_current(row, unit, sessions_root, key_of):
-            drift.items.append(DriftItem("stale-row", *key, str(unit.transcript), _staleness(row, unit)))
+            drift.items.append(
+                DriftItem("stale-row", *key, str(unit.transcript), _staleness(row, unit))
+            )
     for key, row in sorted(rows.items()):
         if key in seen or key in failed_keys:
             continue
@@ -112,11 +121,15 @@ def audit(
 
 
 def _outdated_text(version: int) -> str:
-    return (f"the session index is at schema {version}; Rho migrates it to schema"
-            f" {SCHEMA_VERSION} on its next use and re-reads every session")  # fmt: skip
+    return (
+        f"the session index is at schema {version}; Rho migrates it to schema"
+        f" {SCHEMA_VERSION} on its next use and re-reads every session"
+    )
 
 
-def _orphan_kind(row: SessionSummary, sessions_root: Path, key_of: Callable[[str], str]) -> tuple[str, str]:
+def _orphan_kind(
+    row: SessionSummary, sessions_root: Path, key_of: Callable[[str], str]
+) -> tuple[str, str]:
     if not row_belongs(row, sessions_root, key_of):
         return "misplaced-row", "the row's cwd or path does not match its workspace key"
     return "orphan-row", "no such session on disk"
@@ -182,8 +195,10 @@ def _folder_units(folder: Path) -> tuple[list[Path], set[str]]:
     if cached is not None and cached[0] == stamp:
         return cached[1]
     units = discover_units(folder)
-    value = ([Path(os.path.abspath(u.transcript)) for u in units],
-             {u.session_id for u in units if u.session_id})  # fmt: skip
+    value = (
+        [Path(os.path.abspath(u.transcript)) for u in units],
+        {u.session_id for u in units if u.session_id},
+    )
     if len(_FOLDERS) > 256:
         _FOLDERS.clear()
     _FOLDERS[folder] = (stamp, value)
@@ -249,19 +264,36 @@ def index_drift_findings(target: CheckTarget) -> list[Finding]:
     if summary is not None:
         actual = workspace_key_of(summary.cwd)
         if actual != workspace:
-            warn(str(target.path), "index-misplaced-transcript",
-                 f"its header cwd {summary.cwd!r} belongs to workspace folder {actual}, not"
-                 f" {workspace}: Rho ignores this transcript")  # fmt: skip
+            warn(
+                str(target.path),
+                "index-misplaced-transcript",
+                f"its header cwd {summary.cwd!r} belongs to workspace folder {actual}, not"
+                f" {workspace}: Rho ignores this transcript",
+            )
         else:
             row = view.rows.get((workspace, summary.id))
-            seen = SeenUnit(workspace, summary.id, transcript, summary.cwd,
-                            summary.file_size or 0, summary.file_mtime or 0)  # fmt: skip
+            seen = SeenUnit(
+                workspace,
+                summary.id,
+                transcript,
+                summary.cwd,
+                summary.file_size or 0,
+                summary.file_mtime or 0,
+            )
             if row is None:
-                warn(str(target.path), "index-missing-row",
-                     f"session {summary.id} has no row in {index_path}")  # fmt: skip
-            elif view.version == SCHEMA_VERSION and not row_is_current(row, seen, root, workspace_key_of):
-                warn(str(target.path), "index-stale-row",
-                     f"the index row of session {summary.id} is out of date: {_staleness(row, seen)}")  # fmt: skip
+                warn(
+                    str(target.path),
+                    "index-missing-row",
+                    f"session {summary.id} has no row in {index_path}",
+                )
+            elif view.version == SCHEMA_VERSION and not row_is_current(
+                row, seen, root, workspace_key_of
+            ):
+                warn(
+                    str(target.path),
+                    "index-stale-row",
+                    f"the index row of session {summary.id} is out of date: {_staleness(row, seen)}",
+                )
     # Rows without a session: this folder's (on its first transcript), and rows of workspace
     # folders that do not exist at all (on the home's first transcript).
     present = set(folders)
@@ -271,15 +303,22 @@ def index_drift_findings(target: CheckTarget) -> list[Finding]:
         if not (ours or homeless):
             continue
         if not row_belongs(row, root, workspace_key_of):
-            warn(index_path, "index-misplaced-row",
-                 f"row ({wk}, {sid}) for {row.path}: its cwd or path does not match its key")  # fmt: skip
+            warn(
+                index_path,
+                "index-misplaced-row",
+                f"row ({wk}, {sid}) for {row.path}: its cwd or path does not match its key",
+            )
         elif homeless or sid not in folder_ids:
-            warn(index_path, "index-orphan-row",
-                 f"row ({wk}, {sid}) for {row.path}: no such session on disk")  # fmt: skip
+            warn(
+                index_path,
+                "index-orphan-row",
+                f"row ({wk}, {sid}) for {row.path}: no such session on disk",
+            )
     return findings
 
 
 register_check("index-drift", index_drift_findings)
+
 
 def _staleness(row: SessionSummary, unit: SeenUnit) -> str:
     reasons = []

@@ -188,7 +188,9 @@ class DurableFileSessionStore:
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
-            raise StorageError(f"{self.root}: cannot create the store folder: {exc.strerror or exc}") from exc
+            raise StorageError(
+                f"{self.root}: cannot create the store folder: {exc.strerror or exc}"
+            ) from exc
         self._remove_stale_temps()
 
     def __repr__(self) -> str:
@@ -251,7 +253,9 @@ class DurableFileSessionStore:
                 "key source (pass keys=rho_desk.keys.default_key_source())."
             )
         # Creation happens under a lock so two processes cannot each store a different key.
-        with self._file_lock("", self.root / ".keyring.lock") if create else contextlib.nullcontext():
+        with (
+            self._file_lock("", self.root / ".keyring.lock") if create else contextlib.nullcontext()
+        ):
             value = self.keys.key(durable_store_key(name), create=create)
         return _Key(name, value)
 
@@ -266,7 +270,9 @@ class DurableFileSessionStore:
                     raise CorruptSnapshotFile("not a rho-desk snapshot file", source=str(path))
                 (length,) = struct.unpack(">I", start[len(MAGIC) :])
                 if length > _MAX_HEADER:
-                    raise CorruptSnapshotFile("the file header is implausibly large", source=str(path))
+                    raise CorruptSnapshotFile(
+                        "the file header is implausibly large", source=str(path)
+                    )
                 raw = handle.read(length)
         except FileNotFoundError:
             return None
@@ -275,9 +281,13 @@ class DurableFileSessionStore:
         try:
             header = decode(raw, _Header, source=str(path))
         except InputError as exc:
-            raise CorruptSnapshotFile(f"damaged file header: {exc.reason}", source=str(path)) from None
+            raise CorruptSnapshotFile(
+                f"damaged file header: {exc.reason}", source=str(path)
+            ) from None
         if header.format != FORMAT:
-            raise CorruptSnapshotFile(f"unsupported snapshot file format {header.format}", source=str(path))
+            raise CorruptSnapshotFile(
+                f"unsupported snapshot file format {header.format}", source=str(path)
+            )
         return header, raw
 
     def _read(self, path: Path) -> tuple[_Header, bytes, bytes] | None:
@@ -290,7 +300,9 @@ class DurableFileSessionStore:
             raise StorageError(f"{path}: cannot read: {exc.strerror or exc}") from exc
         return split_envelope(data, str(path))
 
-    async def _decode(self, path: Path, header: _Header, raw: bytes, payload: bytes) -> SessionSnapshot:
+    async def _decode(
+        self, path: Path, header: _Header, raw: bytes, payload: bytes
+    ) -> SessionSnapshot:
         key = None
         if header.encryption is not None:
             key = await self._key(header.encryption.key, create=False)
@@ -313,7 +325,8 @@ class DurableFileSessionStore:
             header, raw, payload = found
             if header.session_id != session_id:
                 raise CorruptSnapshotFile(
-                    f"the file holds session {header.session_id!r}, not {session_id!r}", source=str(path)
+                    f"the file holds session {header.session_id!r}, not {session_id!r}",
+                    source=str(path),
                 )
             snapshot = await self._decode(path, header, raw, payload)
             self._expected[session_id] = (header.revision, header.etag)
@@ -431,7 +444,11 @@ class DurableFileSessionStore:
             InputError: no such revision is kept.
         """
         current = await asyncio.to_thread(self._read, self.path_of(session_id))
-        if current is not None and current[0].revision == revision and current[0].session_id == session_id:
+        if (
+            current is not None
+            and current[0].revision == revision
+            and current[0].session_id == session_id
+        ):
             return await self._decode(self.path_of(session_id), *current)
         for file in reversed(await asyncio.to_thread(self._retained, session_id)):
             if int(file.name.split("-", 1)[0]) == revision:
@@ -493,7 +510,9 @@ class DurableFileSessionStore:
             try:
                 existed = await asyncio.to_thread(run)
             except OSError as exc:
-                raise StorageError(f"cannot delete session {session_id!r}: {exc.strerror or exc}") from exc
+                raise StorageError(
+                    f"cannot delete session {session_id!r}: {exc.strerror or exc}"
+                ) from exc
             self._expected[session_id] = None
             return existed
 
@@ -508,8 +527,14 @@ class DurableFileSessionStore:
                     continue
                 h = header[0]
                 found.append(
-                    StoredSession(h.session_id, h.revision, h.saved_at, path.stat().st_size,
-                                  h.encryption is not None, path)
+                    StoredSession(
+                        h.session_id,
+                        h.revision,
+                        h.saved_at,
+                        path.stat().st_size,
+                        h.encryption is not None,
+                        path,
+                    )
                 )
             return sorted(found, key=lambda s: s.session_id)
 
@@ -534,8 +559,12 @@ class DurableFileSessionStore:
                 "format": FORMAT,
                 "created_at": int(self._clock()),
                 "sessions": [
-                    {"session_id": s.session_id, "revision": s.revision, "file": s.path.name,
-                     "encrypted": s.encrypted}
+                    {
+                        "session_id": s.session_id,
+                        "revision": s.revision,
+                        "file": s.path.name,
+                        "encrypted": s.encrypted,
+                    }
                     for s in sessions
                 ],
             }
@@ -564,7 +593,11 @@ class DurableFileSessionStore:
                 def run(header: _Header = header, file: Path = file) -> bool:
                     with self._file_lock(header.session_id):
                         current = self._read_header(self.path_of(header.session_id))
-                        if current is not None and current[0].revision >= header.revision and not overwrite:
+                        if (
+                            current is not None
+                            and current[0].revision >= header.revision
+                            and not overwrite
+                        ):
                             return False
                         atomic_write(self.path_of(header.session_id), file.read_bytes(), mode=0o600)
                         return True
@@ -574,7 +607,9 @@ class DurableFileSessionStore:
                     self._expected.pop(header.session_id, None)
         return restored
 
-    async def export(self, session_id: str, destination: Path, *, pretty: bool = True) -> SessionSnapshot:
+    async def export(
+        self, session_id: str, destination: Path, *, pretty: bool = True
+    ) -> SessionSnapshot:
         """Write ``session_id``'s snapshot as a plain (decrypted) SDK snapshot document.
 
         The export is a data export, not a redacted transcript (seed, "Export safety"): it is
@@ -639,7 +674,9 @@ def check_expected(
 # -- the envelope (also what the PostgreSQL session store keeps in its rows) ----------------------
 
 
-def seal(session_id: str, revision: int, etag: str, saved_at: int, payload: bytes, key: _Key | None) -> bytes:
+def seal(
+    session_id: str, revision: int, etag: str, saved_at: int, payload: bytes, key: _Key | None
+) -> bytes:
     """The stored bytes of one snapshot: magic, header length, header, payload (encrypted with
     AES-256-GCM under ``key`` when given, the magic and header being the associated data)."""
     encryption = None
@@ -673,11 +710,15 @@ def split_envelope(data: bytes, source: str) -> tuple[_Header, bytes, bytes]:
     except InputError as exc:
         raise CorruptSnapshotFile(f"damaged file header: {exc.reason}", source=source) from None
     if header.format != FORMAT:
-        raise CorruptSnapshotFile(f"unsupported snapshot file format {header.format}", source=source)
+        raise CorruptSnapshotFile(
+            f"unsupported snapshot file format {header.format}", source=source
+        )
     return header, raw, data[body + length :]
 
 
-def open_envelope(source: str, header: _Header, raw: bytes, payload: bytes, key: _Key | None) -> SessionSnapshot:
+def open_envelope(
+    source: str, header: _Header, raw: bytes, payload: bytes, key: _Key | None
+) -> SessionSnapshot:
     """The snapshot inside an envelope (decrypted with ``key`` when the header says encrypted).
 
     Raises:
@@ -688,7 +729,9 @@ def open_envelope(source: str, header: _Header, raw: bytes, payload: bytes, key:
         if enc.algorithm != ALGORITHM:
             raise CorruptSnapshotFile(f"unknown encryption {enc.algorithm!r}", source=source)
         if key is None or key.name != enc.key:
-            raise CorruptSnapshotFile(f"encrypted with key {enc.key!r}, which was not given", source=source)
+            raise CorruptSnapshotFile(
+                f"encrypted with key {enc.key!r}, which was not given", source=source
+            )
         payload = _decrypt(Path(source), key, enc, MAGIC + raw, payload)
     snapshot = _decode_snapshot(Path(source), payload)
     if snapshot.session_id != header.session_id or snapshot.revision != header.revision:

@@ -62,14 +62,35 @@ DEFAULT_BUSY_TIMEOUT = 0.25
 """Seconds a statement may wait for Rho's lock before we give up and scan files instead."""
 
 V0_COLUMNS = (
-    "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count",
-    "last_user_message", "file_size", "file_mtime",
-)  # fmt: skip
+    "workspace_key",
+    "cwd",
+    "id",
+    "path",
+    "created_at",
+    "updated_at",
+    "message_count",
+    "last_user_message",
+    "file_size",
+    "file_mtime",
+)
 COLUMNS = (
-    "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count", "title",
-    "first_user_message", "last_user_message", "file_size", "file_mtime", "node_count",
-    "branch_count", "active_leaf_id", "effective_format_version",
-)  # fmt: skip
+    "workspace_key",
+    "cwd",
+    "id",
+    "path",
+    "created_at",
+    "updated_at",
+    "message_count",
+    "title",
+    "first_user_message",
+    "last_user_message",
+    "file_size",
+    "file_mtime",
+    "node_count",
+    "branch_count",
+    "active_leaf_id",
+    "effective_format_version",
+)
 """All 16 schema-2 columns, in the order of a freshly created table. Migrated tables have a
 different physical order, so every statement names its columns."""
 
@@ -102,12 +123,16 @@ _V2_ADDITIONS = (
     ("effective_format_version", "effective_format_version integer not null default 1"),
 )
 _INDEXES = (
-    ("sessions_workspace_updated_idx",
-     "create index if not exists sessions_workspace_updated_idx"
-     " on sessions(workspace_key, updated_at desc)"),
-    ("sessions_workspace_id_idx",
-     "create index if not exists sessions_workspace_id_idx on sessions(workspace_key, id)"),
-)  # fmt: skip
+    (
+        "sessions_workspace_updated_idx",
+        "create index if not exists sessions_workspace_updated_idx"
+        " on sessions(workspace_key, updated_at desc)",
+    ),
+    (
+        "sessions_workspace_id_idx",
+        "create index if not exists sessions_workspace_id_idx on sessions(workspace_key, id)",
+    ),
+)
 
 _SELECT_ROWS = f"select {', '.join(COLUMNS)} from sessions"
 _UPSERT = (
@@ -328,9 +353,12 @@ class RhoIndex:
     """
 
     def __init__(
-        self, path: Path, connection: sqlite3.Connection, state: IndexState,
+        self,
+        path: Path,
+        connection: sqlite3.Connection,
+        state: IndexState,
         migration: MigrationReport,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.path = path
         self.state = state
         self.migration = migration
@@ -413,7 +441,8 @@ class RhoIndex:
         if version > SCHEMA_VERSION:
             connection.close()
             raise IndexTooNew(
-                path, f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})"
+                path,
+                f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})",
             )
         missing = [c for c in V0_COLUMNS if c not in present]
         if missing:
@@ -438,7 +467,12 @@ class RhoIndex:
     @contextlib.contextmanager
     def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
         # A write takes Rho's write lock up front (BEGIN IMMEDIATE, see _sqlite.transaction).
-        with self._lock, transaction(self._db, write=write, translate=lambda exc: _classify(self.path, exc)) as db:
+        with (
+            self._lock,
+            transaction(
+                self._db, write=write, translate=lambda exc: _classify(self.path, exc)
+            ) as db,
+        ):
             yield db
 
     # --- reading ----------------------------------------------------------------------------
@@ -450,7 +484,9 @@ class RhoIndex:
             if workspace_key is None:
                 cursor = db.execute(self._select + order)
             else:
-                cursor = db.execute(self._select + " where workspace_key = ?" + order, (workspace_key,))
+                cursor = db.execute(
+                    self._select + " where workspace_key = ?" + order, (workspace_key,)
+                )
             return [_summary_from_row(values) for values in cursor.fetchall()]
 
     def row(self, workspace_key: str, session_id: str) -> SessionSummary | None:
@@ -462,7 +498,9 @@ class RhoIndex:
 
     def titles(self, workspace_key: str | None = None) -> dict[tuple[str, str], str]:
         """``{(workspace_key, id): title}`` for every titled row ('' counts as no title)."""
-        sql = "select workspace_key, id, title from sessions where title is not null and title != ''"
+        sql = (
+            "select workspace_key, id, title from sessions where title is not null and title != ''"
+        )
         with self._transaction(write=False) as db:
             if workspace_key is None:
                 cursor = db.execute(sql)
@@ -502,7 +540,8 @@ class RhoIndex:
         """Remove one session's row (§14 step 6). Returns whether a row existed."""
         with self._transaction(write=True) as db:
             cursor = db.execute(
-                "delete from sessions where workspace_key = ? and id = ?", (workspace_key, session_id)
+                "delete from sessions where workspace_key = ? and id = ?",
+                (workspace_key, session_id),
             )
             return cursor.rowcount > 0
 
@@ -548,10 +587,18 @@ class RhoIndex:
                     outcome.skipped_changed.append(key)  # the file moved on while we parsed it
                     continue
                 row = now.get(key)
-                unit = SeenUnit(summary.workspace_key, summary.id, Path(summary.path),
-                                summary.cwd, stat[0], stat[1])  # fmt: skip
-                if row is not None and row != before.get(key) and row_is_current(
-                    row, unit, sessions_root, key_of
+                unit = SeenUnit(
+                    summary.workspace_key,
+                    summary.id,
+                    Path(summary.path),
+                    summary.cwd,
+                    stat[0],
+                    stat[1],
+                )
+                if (
+                    row is not None
+                    and row != before.get(key)
+                    and row_is_current(row, unit, sessions_root, key_of)
                 ):
                     outcome.skipped_changed.append(key)  # someone else refreshed it meanwhile
                     continue
@@ -650,7 +697,8 @@ def _migrate_locked(path: Path, db: sqlite3.Connection) -> MigrationReport:
     version = int(db.execute("pragma user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
         raise IndexTooNew(
-            path, f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})"
+            path,
+            f"unsupported session index schema {version} (maximum supported: {SCHEMA_VERSION})",
         )
     # Step 2: an index that claims a version must have the v0 columns.
     if version > 0:

@@ -165,11 +165,15 @@ class RefreshReport:
         if self.index_state is IndexState.BUSY:
             return "Rho is using its session index; listed from the session files instead"
         if self.index_state is IndexState.NEWER:
-            return ("the session index is from a newer Rho; listed from the session files"
-                    " (titles read-only)")  # fmt: skip
+            return (
+                "the session index is from a newer Rho; listed from the session files"
+                " (titles read-only)"
+            )
         if self.index_state in (IndexState.CORRUPT, IndexState.MALFORMED):
-            return (f"the session index is {self.index_state.value}; listed from the session files"
-                    " (rho-desk does not repair or replace it)")  # fmt: skip
+            return (
+                f"the session index is {self.index_state.value}; listed from the session files"
+                " (rho-desk does not repair or replace it)"
+            )
         if self.index_state is IndexState.UNWRITABLE:
             return "the session index cannot be written; listed from the session files"
         return None
@@ -288,12 +292,16 @@ class SessionLibrary:
                 and (hit.file_size, hit.file_mtime_ns) == (stat[0], stat[2])
                 and hit.workspace_key == unit.workspace_key
             ):
-                scan.seen[path] = SeenUnit(unit.workspace_key, hit.id, unit.transcript, hit.cwd,
-                                           stat[0], stat[1])  # fmt: skip
+                scan.seen[path] = SeenUnit(
+                    unit.workspace_key, hit.id, unit.transcript, hit.cwd, stat[0], stat[1]
+                )
                 report.unchanged += 1
                 continue
             failure = known_failures.get(path)
-            if failure is not None and (failure.file_size, failure.file_mtime_ns) == (stat[0], stat[2]):
+            if failure is not None and (failure.file_size, failure.file_mtime_ns) == (
+                stat[0],
+                stat[2],
+            ):
                 report.failed.append(failure)
                 self._note_failed_unit(unit, scan)
                 continue
@@ -319,9 +327,14 @@ class SessionLibrary:
             # A file that changed while we parsed it gets mtime_ns 0: stored, but stale.
             consistent = (summary.file_size, summary.file_mtime) == (stat[0], stat[1])
             fresh.append((summary, stat[2] if consistent else 0))
-            scan.seen[path] = SeenUnit(unit.workspace_key, summary.id, unit.transcript,
-                                       summary.cwd, summary.file_size or 0,
-                                       summary.file_mtime or 0)  # fmt: skip
+            scan.seen[path] = SeenUnit(
+                unit.workspace_key,
+                summary.id,
+                unit.transcript,
+                summary.cwd,
+                summary.file_size or 0,
+                summary.file_mtime or 0,
+            )
             scan.fresh[path] = summary
             (report.updated if path in cached else report.added).append(path)
         keep = set(scan.seen) | scan.failed_paths
@@ -342,7 +355,9 @@ class SessionLibrary:
             scan.failed_paths.add(str(unit.transcript))
             scan.failed_keys.add((unit.workspace_key, unit.session_id))
 
-    def _sync_rho_index(self, workspace_key: str | None, scan: _Scan, report: RefreshReport) -> None:
+    def _sync_rho_index(
+        self, workspace_key: str | None, scan: _Scan, report: RefreshReport
+    ) -> None:
         titles: dict[tuple[str, str], str] | None = None
         try:
             index = RhoIndex.open(
@@ -380,7 +395,8 @@ class SessionLibrary:
         need_keys = {
             key
             for key, unit in seen_by_key.items()
-            if key not in before or not row_is_current(before[key], unit, self.sessions_root, key_of)
+            if key not in before
+            or not row_is_current(before[key], unit, self.sessions_root, key_of)
         }
         need = [seen_by_key[key].transcript for key in need_keys]
         # Summaries for the rows to refresh: fresh ones, else the cache's (same size and mtime,
@@ -395,7 +411,9 @@ class SessionLibrary:
             title = None
             if restore:
                 # store() kept the mirrored title on re-summarised rows; get() returns it.
-                mirrored = cached.get(str(transcript)) or self._cache.get(summary.workspace_key, summary.id)
+                mirrored = cached.get(str(transcript)) or self._cache.get(
+                    summary.workspace_key, summary.id
+                )
                 title = mirrored.title if mirrored is not None else None
                 report.titles_restored += bool(title)
             refreshed.append(replace(summary, title=title, search_text=""))
@@ -455,7 +473,9 @@ class SessionLibrary:
             total = self._cache.count(workspace_key) if paged else len(rows)
             return SessionPage(rows, total, self._last_state, self._last_notice)
 
-    def search(self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]) -> SearchResults:
+    def search(
+        self, text: str, workspace_key: str | None = None, **page: Unpack[SearchPage]
+    ) -> SearchResults:
         """Full-text search over titles and user/assistant text, with highlightable snippets.
 
         Every whitespace-separated term (or ``"quoted phrase"``) must occur, as a
@@ -539,7 +559,9 @@ class SessionLibrary:
                 self.sessions_root, create=self.create_index, busy_timeout=self.busy_timeout
             )
         except FileNotFoundError:
-            raise StorageError(f"{self.sessions_root}: no session index and no sessions folder") from None
+            raise StorageError(
+                f"{self.sessions_root}: no session index and no sessions folder"
+            ) from None
 
     def delete(self, workspace_key: str, session_id: str, *, force: bool = False) -> TrashEntry:
         """Move a session (and its linked delegated runs) to rho-desk's trash (storage.md §14).
@@ -601,8 +623,14 @@ class SessionLibrary:
         with self._lock:
             scan = self._scan(workspace_key, RefreshReport(workspace_key))
             seen = {(u.workspace_key, u.id): u for u in scan.seen.values()}
-            return audit(self.sessions_root, workspace_key, seen, scan.failed_keys, self._key_of,
-                         busy_timeout=self.busy_timeout)  # fmt: skip
+            return audit(
+                self.sessions_root,
+                workspace_key,
+                seen,
+                scan.failed_keys,
+                self._key_of,
+                busy_timeout=self.busy_timeout,
+            )
 
 
 @dataclass(slots=True)
@@ -639,7 +667,9 @@ class RhoSessionFiles:
         else:
             try:
                 folders = sorted(
-                    Path(e.path) for e in os.scandir(sessions_root) if e.is_dir(follow_symlinks=False)
+                    Path(e.path)
+                    for e in os.scandir(sessions_root)
+                    if e.is_dir(follow_symlinks=False)
                 )
             except (FileNotFoundError, NotADirectoryError):
                 folders = []
@@ -670,7 +700,9 @@ class RhoSessionFiles:
         return SessionLease.exclusive(found.lease(session_id))
 
 
-def index_home(home: Path, titles: Iterable[tuple[str, str, str]] = (), **options: Any) -> RefreshReport:
+def index_home(
+    home: Path, titles: Iterable[tuple[str, str, str]] = (), **options: Any
+) -> RefreshReport:
     """Build Rho's index of ``home`` as a listing does (creating it), then give sessions titles.
 
     Args:

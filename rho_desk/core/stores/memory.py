@@ -57,7 +57,9 @@ class InMemorySessionStore:
         try:
             data = encode(snapshot)
         except (msgspec.EncodeError, TypeError, ValueError, OverflowError) as exc:
-            raise StorageError(f"session {snapshot.session_id}: snapshot cannot be encoded: {exc}") from exc
+            raise StorageError(
+                f"session {snapshot.session_id}: snapshot cannot be encoded: {exc}"
+            ) from exc
         with self._lock:
             previous = self._entries.get(snapshot.session_id)
             self._entries[snapshot.session_id] = data

@@ -30,7 +30,15 @@ from .rho_files.errors import read_failure
 if TYPE_CHECKING:
     from .rho_files.reader import RecoveryNote, SessionFile
 
-__all__ = ["agent_of", "decode_document", "exists", "is_session_file", "open_document", "open_snapshot", "read_transcript"]
+__all__ = [
+    "agent_of",
+    "decode_document",
+    "exists",
+    "is_session_file",
+    "open_document",
+    "open_snapshot",
+    "read_transcript",
+]
 
 _SNIFF_BYTES = 64
 
@@ -50,8 +58,9 @@ def agent_of(path: Path) -> str | None:
     return detect(path)
 
 
-def read_transcript(path: Path | str, *, tolerant: bool = False, share: bool = True,
-                    check_name: bool = True) -> SessionFile:  # fmt: skip
+def read_transcript(
+    path: Path | str, *, tolerant: bool = False, share: bool = True, check_name: bool = True
+) -> SessionFile:
     """The transcript at ``path`` as a revision tree: Rho's (``read_session``), or another
     agent's built into the same tree (read-only).
 
@@ -84,7 +93,9 @@ def is_session_file(path: Path) -> bool:
     return start.lstrip().startswith(b'{"type":"session"')
 
 
-def open_snapshot(path: Path, revision: int | None = None, *, notes: list[RecoveryNote] | None = None) -> SessionSnapshot:
+def open_snapshot(
+    path: Path, revision: int | None = None, *, notes: list[RecoveryNote] | None = None
+) -> SessionSnapshot:
     """The complete snapshot stored at ``path`` (at ``revision``, if given); what the reader had
     to pass over in a session file (a torn tail, a newer Rho's record) is added to ``notes``.
 
@@ -144,7 +155,9 @@ def open_document(path: Path) -> tuple[SessionFile, bool]:
     if is_session_file(path):
         file = read_session(path, check_name=False, tolerant=True)
         if file.header is None:
-            raise NoSessionState("the file is empty: it has no session header", source=str(file.path))
+            raise NoSessionState(
+                "the file is empty: it has no session header", source=str(file.path)
+            )
         return file, False
     data = _read_document(path)
     shown = decode_display_export(data)  # a conversation exported or published as shown

@@ -101,12 +101,28 @@ class ListPage(TypedDict, total=False):
     limit: int | None
     """``None`` (default): every row from ``offset`` on."""
 
+
 _ROW_COLUMNS = (
-    "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count",
-    "first_user_message", "last_user_message", "file_size", "file_mtime", "node_count",
-    "branch_count", "active_leaf_id", "effective_format_version", "provider", "model",
-    "compaction_count", "title",
-)  # fmt: skip
+    "workspace_key",
+    "cwd",
+    "id",
+    "path",
+    "created_at",
+    "updated_at",
+    "message_count",
+    "first_user_message",
+    "last_user_message",
+    "file_size",
+    "file_mtime",
+    "node_count",
+    "branch_count",
+    "active_leaf_id",
+    "effective_format_version",
+    "provider",
+    "model",
+    "compaction_count",
+    "title",
+)
 _SELECT = "select " + ", ".join(f"s.{c}" for c in _ROW_COLUMNS) + " from sessions s"
 
 _SCHEMA = f"""
@@ -270,7 +286,9 @@ def _glob(term: str) -> str:
     return f"*{escaped}*"
 
 
-def _snippets(field_name: str, text: str, patterns: list[re.Pattern[str]], limit: int) -> list[Snippet]:
+def _snippets(
+    field_name: str, text: str, patterns: list[re.Pattern[str]], limit: int
+) -> list[Snippet]:
     spans = sorted({m.span() for p in patterns for m in p.finditer(text) if m.end() > m.start()})
     snippets: list[Snippet] = []
     index = 0
@@ -307,7 +325,9 @@ class SessionCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
-            raise StorageError(f"{path.parent}: cannot create the cache folder: {exc.strerror}") from exc
+            raise StorageError(
+                f"{path.parent}: cannot create the cache folder: {exc.strerror}"
+            ) from exc
         # The cache holds conversation text, and SQLite creates its -wal/-shm files with the
         # umask's mode: keep the folder private, as Rho keeps its session folders. A folder the
         # user chose and made (RHO_DESK_CACHE_DIR) keeps the mode they gave it.
@@ -420,9 +440,14 @@ class SessionCache:
                 db.execute("delete from failures where path = ?", (failure.path,))
                 db.execute(
                     "insert into failures values (?, ?, ?, ?, ?)",
-                    (failure.path, failure.workspace_key, failure.file_size,
-                     failure.file_mtime_ns, failure.reason),
-                )  # fmt: skip
+                    (
+                        failure.path,
+                        failure.workspace_key,
+                        failure.file_size,
+                        failure.file_mtime_ns,
+                        failure.reason,
+                    ),
+                )
 
     def remove(self, paths: Iterable[str]) -> None:
         with self._tx(write=True) as db:
@@ -445,15 +470,34 @@ class SessionCache:
         if truncated:
             text = text[:MAX_SEARCH_CHARS]
         db.execute("delete from failures where path = ?", (s.path,))
-        existing = db.execute("select rowid, title from sessions where path = ?", (s.path,)).fetchone()
+        existing = db.execute(
+            "select rowid, title from sessions where path = ?", (s.path,)
+        ).fetchone()
         # The mirrored title survives a re-summarisation (summaries never carry one).
         title = existing[1] if existing is not None and s.title is None else s.title
         values = (
-            s.workspace_key, s.cwd, s.id, s.created_at, s.updated_at, s.message_count,
-            s.first_user_message, s.last_user_message, s.file_size or 0, s.file_mtime or 0,
-            mtime_ns, s.node_count, s.branch_count, s.active_leaf_id, s.effective_format_version,
-            s.provider, s.model, s.compaction_count, title, _fold(title or ""), int(truncated),
-        )  # fmt: skip
+            s.workspace_key,
+            s.cwd,
+            s.id,
+            s.created_at,
+            s.updated_at,
+            s.message_count,
+            s.first_user_message,
+            s.last_user_message,
+            s.file_size or 0,
+            s.file_mtime or 0,
+            mtime_ns,
+            s.node_count,
+            s.branch_count,
+            s.active_leaf_id,
+            s.effective_format_version,
+            s.provider,
+            s.model,
+            s.compaction_count,
+            title,
+            _fold(title or ""),
+            int(truncated),
+        )
         if existing is None:
             cursor = db.execute(
                 "insert into sessions (workspace_key, cwd, id, created_at, updated_at,"
@@ -476,8 +520,10 @@ class SessionCache:
                 (*values, rowid),
             )
             db.execute("delete from sessions_fts where rowid = ?", (rowid,))
-        db.execute("insert or replace into texts (rowid, body) values (?, ?)",
-                   (rowid, zlib.compress(text.encode("utf-8", "surrogatepass"), 6)))  # fmt: skip
+        db.execute(
+            "insert or replace into texts (rowid, body) values (?, ?)",
+            (rowid, zlib.compress(text.encode("utf-8", "surrogatepass"), 6)),
+        )
         db.execute("insert into sessions_fts (rowid, text) values (?, ?)", (rowid, _fold(text)))
 
     def mirror_titles(
@@ -526,7 +572,9 @@ class SessionCache:
                 ).fetchone()[0]
             )
 
-    def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> list[SessionSummary]:
+    def list(
+        self, workspace_key: str | None = None, **page: Unpack[ListPage]
+    ) -> list[SessionSummary]:
         """One page of sessions (of one workspace, or all), sorted by ``sort`` (:data:`SORT_KEYS`).
 
         Raises:
@@ -543,7 +591,9 @@ class SessionCache:
         with self._tx() as db:
             return [_summary(values) for values in db.execute(sql, params).fetchall()]
 
-    def search(self, query: str, workspace_key: str | None = None, **page: Unpack[SearchPage]) -> SearchResults:
+    def search(
+        self, query: str, workspace_key: str | None = None, **page: Unpack[SearchPage]
+    ) -> SearchResults:
         """Sessions whose title or conversation text contains every term of ``query``.
 
         Terms are whitespace-separated (``"a quoted phrase"`` is one term), case-insensitive,
@@ -619,8 +669,13 @@ class MergedCaches:
         self.names = list(caches)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        if not any(str(c.path) == ":memory:" for c in self.caches.values()) and len(self.names) <= 9:
-            db = sqlite3.connect(":memory:", timeout=5.0, uri=True, check_same_thread=False, isolation_level=None)
+        if (
+            not any(str(c.path) == ":memory:" for c in self.caches.values())
+            and len(self.names) <= 9
+        ):
+            db = sqlite3.connect(
+                ":memory:", timeout=5.0, uri=True, check_same_thread=False, isolation_level=None
+            )
             try:
                 for n, name in enumerate(self.names):
                     uri = f"{Path(self.caches[name].path).absolute().as_uri()}?mode=ro"
@@ -640,16 +695,24 @@ class MergedCaches:
         if self._db is None:
             return sum(cache.count(workspace_key) for cache in self.caches.values())
         where = "" if workspace_key is None else " where workspace_key = ?"
-        sql = "select " + " + ".join(f"(select count(*) from c{n}.sessions{where})" for n in range(len(self.names)))
+        sql = "select " + " + ".join(
+            f"(select count(*) from c{n}.sessions{where})" for n in range(len(self.names))
+        )
         with self._lock:
             if self._db is None:
                 raise StorageError("session caches: closed")
             try:
-                return int(self._db.execute(sql, [workspace_key] * len(self.names) if where else []).fetchone()[0])
+                return int(
+                    self._db.execute(
+                        sql, [workspace_key] * len(self.names) if where else []
+                    ).fetchone()[0]
+                )
             except sqlite3.Error as exc:
                 raise StorageError(f"session caches: {exc}") from exc
 
-    def list(self, workspace_key: str | None = None, **page: Unpack[ListPage]) -> builtins.list[SessionSummary]:
+    def list(
+        self, workspace_key: str | None = None, **page: Unpack[ListPage]
+    ) -> builtins.list[SessionSummary]:
         """One page (see :meth:`SessionCache.list`), every row's ``agent`` its cache's name.
 
         Raises:
@@ -666,8 +729,10 @@ class MergedCaches:
         branches = []
         params: builtins.list[object] = []
         for n in range(len(self.names)):
-            branches.append(f"select * from (select {columns}, {n} as source from c{n}.sessions s{where}"
-                            f" order by {order} limit ?)")  # fmt: skip
+            branches.append(
+                f"select * from (select {columns}, {n} as source from c{n}.sessions s{where}"
+                f" order by {order} limit ?)"
+            )
             params += [*([workspace_key] if workspace_key is not None else []), wanted]
         sql = f"select {columns}, s.source from ({' union all '.join(branches)}) s order by {order} limit ? offset ?"
         params += [-1 if limit is None else limit, offset]
@@ -681,21 +746,36 @@ class MergedCaches:
         return [self._row(row) for row in rows]
 
     def _row(self, row: tuple[Any, ...]) -> SessionSummary:
-        return SessionSummary(**dict(zip(_ROW_COLUMNS, row[:-1], strict=True)), agent=self.names[row[-1]])
+        return SessionSummary(
+            **dict(zip(_ROW_COLUMNS, row[:-1], strict=True)), agent=self.names[row[-1]]
+        )
 
-    def _merged_here(self, workspace_key: str | None, sort: str, descending: bool, order: str, limit: int | None,
-                     offset: int) -> builtins.list[SessionSummary]:  # fmt: skip
+    def _merged_here(
+        self,
+        workspace_key: str | None,
+        sort: str,
+        descending: bool,
+        order: str,
+        limit: int | None,
+        offset: int,
+    ) -> builtins.list[SessionSummary]:
         wanted = None if limit is None else offset + limit
         db = sqlite3.connect(":memory:")
         try:
             db.execute(f"create table s ({', '.join(_ROW_COLUMNS)}, source)")
             for n, name in enumerate(self.names):
-                rows = self.caches[name].list(workspace_key, sort=sort, descending=descending, limit=wanted)
-                db.executemany(f"insert into s values ({', '.join('?' * (len(_ROW_COLUMNS) + 1))})",
-                               [(*(getattr(r, c) for c in _ROW_COLUMNS), n) for r in rows])  # fmt: skip
+                rows = self.caches[name].list(
+                    workspace_key, sort=sort, descending=descending, limit=wanted
+                )
+                db.executemany(
+                    f"insert into s values ({', '.join('?' * (len(_ROW_COLUMNS) + 1))})",
+                    [(*(getattr(r, c) for c in _ROW_COLUMNS), n) for r in rows],
+                )
             columns = ", ".join(f"s.{c}" for c in _ROW_COLUMNS)
-            found = db.execute(f"select {columns}, s.source from s s order by {order} limit ? offset ?",
-                               (-1 if limit is None else limit, offset)).fetchall()  # fmt: skip
+            found = db.execute(
+                f"select {columns}, s.source from s s order by {order} limit ? offset ?",
+                (-1 if limit is None else limit, offset),
+            ).fetchall()
         finally:
             db.close()
         return [self._row(row) for row in found]
@@ -720,7 +800,9 @@ def _open_cache(path: Path) -> sqlite3.Connection:
             if version != 0 or db.execute("select count(*) from sqlite_master").fetchone()[0]:
                 db.close()
                 _discard(path)
-                db = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
+                db = sqlite3.connect(
+                    path, timeout=5.0, isolation_level=None, check_same_thread=False
+                )
             # WAL: the CLI and the app may read while the other refreshes. It is our file.
             db.execute("pragma journal_mode = wal")
             # One transaction, idempotent DDL: two processes building it at once both succeed.

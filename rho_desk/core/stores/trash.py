@@ -185,7 +185,9 @@ def _move(source: Path, target: Path) -> None:
         shutil.move(str(source), str(target))
 
 
-def move_to_trash(trash_dir: Path, unit: UnitRef, summary: SessionSummary, runs: Sequence[LinkedRun]) -> TrashEntry:
+def move_to_trash(
+    trash_dir: Path, unit: UnitRef, summary: SessionSummary, runs: Sequence[LinkedRun]
+) -> TrashEntry:
     """Move a session's unit (and linked runs, web sidecar) into a new trash entry.
 
     Raises:
@@ -274,8 +276,12 @@ def _item(entry: Path) -> TrashItem | None:
             deleted_at=int(info.get("deleted_at") or 0),
             runs=runs,
             first_prompt=first if isinstance(first, str) and first else None,
-            messages=messages if isinstance(messages, int) and not isinstance(messages, bool) else None,
-            updated_at=updated if isinstance(updated, int) and not isinstance(updated, bool) and updated > 0 else None,
+            messages=messages
+            if isinstance(messages, int) and not isinstance(messages, bool)
+            else None,
+            updated_at=updated
+            if isinstance(updated, int) and not isinstance(updated, bool) and updated > 0
+            else None,
         )
     except (KeyError, TypeError, ValueError):
         return None
@@ -300,7 +306,11 @@ def list_trash(trash_dir: Path | None = None) -> list[TrashItem]:
 
 def find_items(prefix: str, trash_dir: Path | None = None) -> list[TrashItem]:
     """Entries whose session id or entry name starts with ``prefix``."""
-    return [i for i in list_trash(trash_dir) if i.session_id.startswith(prefix) or i.name.startswith(prefix)]
+    return [
+        i
+        for i in list_trash(trash_dir)
+        if i.session_id.startswith(prefix) or i.name.startswith(prefix)
+    ]
 
 
 def restore(item: TrashItem) -> RestoredSession:
@@ -314,7 +324,10 @@ def restore(item: TrashItem) -> RestoredSession:
     if not source.exists():
         raise InputError("the trash entry no longer holds its session", source=str(item.path))
     if item.original.exists():
-        raise InputError(f"{item.original} exists already: move it away first, then restore", source=str(item.path))
+        raise InputError(
+            f"{item.original} exists already: move it away first, then restore",
+            source=str(item.path),
+        )
     moved_runs = 0
     try:
         item.original.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -331,7 +344,9 @@ def restore(item: TrashItem) -> RestoredSession:
                 _move(run_source, target)
                 moved_runs += 1
     except OSError as exc:
-        raise StorageError(f"{item.path}: cannot restore the session: {exc.strerror or exc}") from exc
+        raise StorageError(
+            f"{item.path}: cannot restore the session: {exc.strerror or exc}"
+        ) from exc
     state = _index_restored(item)
     _remove_entry(item.path)
     return RestoredSession(item.transcript, item.session_id, item.title, state, moved_runs)

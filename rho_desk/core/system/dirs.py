@@ -12,7 +12,15 @@ import os
 from pathlib import Path
 from typing import Final
 
-__all__ = ["CACHE_DIR_ENV", "CONFIG_DIR_ENV", "TRASH_DIR_ENV", "cache_dir", "config_dir", "data_dir", "trash_dir"]
+__all__ = [
+    "CACHE_DIR_ENV",
+    "CONFIG_DIR_ENV",
+    "TRASH_DIR_ENV",
+    "cache_dir",
+    "config_dir",
+    "data_dir",
+    "trash_dir",
+]
 
 APP: Final = "rho-desk"
 CONFIG_DIR_ENV: Final = "RHO_DESK_CONFIG_DIR"

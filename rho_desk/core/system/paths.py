@@ -67,7 +67,9 @@ def check_private_folder(folder: Path, *, what: str = "rho-desk's key folder") -
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise UnsafePath(f"cannot check {what}: {exc.strerror or exc}", source=str(folder)) from None
+        raise UnsafePath(
+            f"cannot check {what}: {exc.strerror or exc}", source=str(folder)
+        ) from None
     real = os.path.realpath(folder)
     shown = str(folder) if real == str(folder) else f"{folder} (-> {real})"
     if not stat.S_ISDIR(info.st_mode):
@@ -82,7 +84,13 @@ def check_private_folder(folder: Path, *, what: str = "rho-desk's key folder") -
         )
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o022:
-        who = "group and others" if mode & 0o022 == 0o022 else "others" if mode & 0o002 else "its group"
+        who = (
+            "group and others"
+            if mode & 0o022 == 0o022
+            else "others"
+            if mode & 0o002
+            else "its group"
+        )
         raise UnsafePath(
             f"{what} is writable by {who} (mode {mode:04o}); they could replace or remove the keys in "
             f"it. Make it private: chmod 700 {real}",
@@ -100,7 +108,9 @@ def private_folder(folder: Path, *, what: str = "rho-desk's key folder") -> Path
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError as exc:
-        raise UnsafePath(f"cannot create {what}: {exc.strerror or exc}", source=str(folder)) from None
+        raise UnsafePath(
+            f"cannot create {what}: {exc.strerror or exc}", source=str(folder)
+        ) from None
     check_private_folder(folder, what=what)
     return folder
 
@@ -118,7 +128,9 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def open_private_file(path: Path, *, what: str, create: bool = False, private: bool = True) -> int | None:
+def open_private_file(
+    path: Path, *, what: str, create: bool = False, private: bool = True
+) -> int | None:
     """A descriptor on ``path`` (read-only; ``create``: read-write, created 0600 if missing),
     opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat``: a regular file owned by
     this user, and (``private``) readable by nobody else. ``None``: it does not exist (and

@@ -50,7 +50,9 @@ _RESOLVE_NO_SYMLINKS: Final = 0x04
 _RESOLVE_BENEATH: Final = 0x08
 _RESOLVE: Final = _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS
 # openat2 has the same number on every architecture that uses the generic system call table.
-_OPENAT2_MACHINES: Final = frozenset({"x86_64", "amd64", "aarch64", "arm64", "riscv64", "ppc64le", "s390x"})
+_OPENAT2_MACHINES: Final = frozenset(
+    {"x86_64", "amd64", "aarch64", "arm64", "riscv64", "ppc64le", "s390x"}
+)
 _SYS_OPENAT2: Final = 437
 
 
@@ -68,7 +70,13 @@ class _Openat2:
                 libc = ctypes.CDLL(None, use_errno=True)
                 call = libc.syscall
                 call.restype = ctypes.c_long
-                call.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+                call.argtypes = [
+                    ctypes.c_long,
+                    ctypes.c_int,
+                    ctypes.c_char_p,
+                    ctypes.c_char_p,
+                    ctypes.c_size_t,
+                ]
                 self._call = call
             except (OSError, AttributeError):
                 self.available = False
@@ -198,8 +206,14 @@ def open_file_beneath(root_fd: int, relative: PurePosixPath) -> int:
     return fd
 
 
-def replace_beneath(root_fd: int, relative: PurePosixPath, data: bytes, *, create_folders: bool,
-                    new_mode: int | None = None) -> None:  # fmt: skip
+def replace_beneath(
+    root_fd: int,
+    relative: PurePosixPath,
+    data: bytes,
+    *,
+    create_folders: bool,
+    new_mode: int | None = None,
+) -> None:
     """Replace the file ``relative`` under ``root_fd`` atomically: temp file, fsync, rename, folder fsync.
 
     The temp file is created beside the target through the folder's descriptor (``O_EXCL |
@@ -222,7 +236,9 @@ def replace_beneath(root_fd: int, relative: PurePosixPath, data: bytes, *, creat
             os.umask(umask)
             mode = 0o666 & ~umask
         temp = f".tmp-{name}-{os.getpid()}-{os.urandom(4).hex()}"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder)
+        fd = os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder
+        )
         try:
             try:
                 os.fchmod(fd, mode)

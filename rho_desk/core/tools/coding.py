@@ -90,7 +90,9 @@ def _string(args: Mapping[str, Any], name: str) -> str:
     if value is None:
         raise ToolError.invalid_arguments(f"invalid arguments: missing field `{name}`")
     if not isinstance(value, str):
-        raise ToolError.invalid_arguments(f"invalid arguments: invalid type: expected a string for `{name}`")
+        raise ToolError.invalid_arguments(
+            f"invalid arguments: invalid type: expected a string for `{name}`"
+        )
     return value
 
 
@@ -124,8 +126,6 @@ def _utf8_error(exc: UnicodeDecodeError) -> str:
     return f"invalid utf-8 sequence of {exc.end - exc.start} bytes from index {exc.start}"
 
 
-
-
 class _WorkspaceTool(Tool):
     """A coding tool bound to one workspace and one authorizer."""
 
@@ -136,7 +136,9 @@ class _WorkspaceTool(Tool):
 
     def start_metadata(self, arguments: Any) -> Mapping[str, Any]:
         path = arguments.get("path") if isinstance(arguments, Mapping) else None
-        return {"operation": "read", "path": path} if isinstance(path, str) else {"operation": "read"}
+        return (
+            {"operation": "read", "path": path} if isinstance(path, str) else {"operation": "read"}
+        )
 
     def _read_text(self, resolved: ResolvedPath) -> str:
         return self.workspace.read_bytes(resolved).decode("utf-8")
@@ -156,7 +158,10 @@ class _WorkspaceTool(Tool):
             os.close(fd)
 
     def _search(
-        self, invocation: ToolInvocation, path: str, search: Callable[[int, str, Callable[[], bool]], str]
+        self,
+        invocation: ToolInvocation,
+        path: str,
+        search: Callable[[int, str, Callable[[], bool]], str],
     ) -> PreparedCall:
         """A read-only search under ``path`` (grep, glob): ``search(folder_fd, shown_root, cancelled)``
         runs off the event loop, and its text is cut to the output budget."""
@@ -168,10 +173,14 @@ class _WorkspaceTool(Tool):
             content = await asyncio.to_thread(
                 self._in_folder, resolved, lambda fd: search(fd, display, lambda: token.cancelled)
             )
-            return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
+            return ToolOutput(
+                truncate(content, self.max_output_bytes), {"operation": "read", "path": display}
+            )
 
         return PreparedCall(
-            ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata(invocation.arguments)
+            ToolAccess.resources(reads=[str(resolved.path)]),
+            execute,
+            self.start_metadata(invocation.arguments),
         )
 
 
@@ -193,9 +202,15 @@ class ListDirTool(_WorkspaceTool):
         async def execute(ctx: ToolContext) -> ToolOutput:
             content = await asyncio.to_thread(self._in_folder, resolved, _list_directory)
             display = self.workspace.display(path)
-            return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
+            return ToolOutput(
+                truncate(content, self.max_output_bytes), {"operation": "read", "path": display}
+            )
 
-        return PreparedCall(ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata({"path": path}))
+        return PreparedCall(
+            ToolAccess.resources(reads=[str(resolved.path)]),
+            execute,
+            self.start_metadata({"path": path}),
+        )
 
 
 def _list_directory(folder: int) -> str:
@@ -236,12 +251,19 @@ class ReadFileTool(_WorkspaceTool):
         async def execute(ctx: ToolContext) -> ToolOutput:
             display = self.workspace.display(path)
             content = await asyncio.to_thread(self._read_file, resolved, display, offset, limit)
-            return ToolOutput(truncate(content, self.max_output_bytes), {"operation": "read", "path": display})
+            return ToolOutput(
+                truncate(content, self.max_output_bytes), {"operation": "read", "path": display}
+            )
 
-        return PreparedCall(ToolAccess.resources(reads=[str(resolved.path)]), execute, self.start_metadata({"path": path}))
+        return PreparedCall(
+            ToolAccess.resources(reads=[str(resolved.path)]),
+            execute,
+            self.start_metadata({"path": path}),
+        )
 
-
-    def _read_file(self, resolved: ResolvedPath, display: str, offset: int | None, limit: int | None) -> str:
+    def _read_file(
+        self, resolved: ResolvedPath, display: str, offset: int | None, limit: int | None
+    ) -> str:
         try:
             fd = self.workspace.open_file(resolved)
         except OSError as exc:
@@ -249,7 +271,9 @@ class ReadFileTool(_WorkspaceTool):
         return read_file_content(fd, resolved.path, display, offset, limit)
 
 
-def read_file_content(fd: int, path: Path, display: str, offset: int | None, limit: int | None) -> str:
+def read_file_content(
+    fd: int, path: Path, display: str, offset: int | None, limit: int | None
+) -> str:
     """Rho's ``read_file`` text for the UTF-8 file open as ``fd`` (images: type and size); closes ``fd``."""
     try:
         with os.fdopen(fd, "rb") as handle:
@@ -300,7 +324,10 @@ class GrepTool(_WorkspaceTool):
                     "include_hidden": {"type": "boolean"},
                     "max_results": {"type": "integer", "minimum": 1},
                     "max_per_file": {"type": "integer", "minimum": 1},
-                    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
+                    "output_mode": {
+                        "type": "string",
+                        "enum": ["content", "files_with_matches", "count"],
+                    },
                 },
                 "required": ["pattern"],
             },
@@ -311,8 +338,11 @@ class GrepTool(_WorkspaceTool):
 
         request = GrepRequest.parse(_args(invocation))
         return self._search(
-            invocation, request.path,
-            lambda root, shown, stop: grep_workspace(root, shown, request, cancelled=stop, admits=self.workspace.admits),
+            invocation,
+            request.path,
+            lambda root, shown, stop: grep_workspace(
+                root, shown, request, cancelled=stop, admits=self.workspace.admits
+            ),
         )
 
 
@@ -339,7 +369,9 @@ class GlobTool(_WorkspaceTool):
 
         request = GlobRequest.parse(_args(invocation))
         return self._search(
-            invocation, request.path, lambda root, shown, stop: glob_workspace(root, shown, request, cancelled=stop)
+            invocation,
+            request.path,
+            lambda root, shown, stop: glob_workspace(root, shown, request, cancelled=stop),
         )
 
 
@@ -364,7 +396,11 @@ class WriteTool(_WorkspaceTool):
 
     def start_metadata(self, arguments: Any) -> Mapping[str, Any]:
         path = arguments.get("path") if isinstance(arguments, Mapping) else None
-        return {"operation": "write", "path": path} if isinstance(path, str) else {"operation": "write"}
+        return (
+            {"operation": "write", "path": path}
+            if isinstance(path, str)
+            else {"operation": "write"}
+        )
 
     async def prepare(self, invocation: ToolInvocation, context: ToolContext) -> PreparedCall:
         args = _args(invocation)
@@ -411,15 +447,24 @@ class WriteTool(_WorkspaceTool):
                 except (OSError, UnicodeDecodeError):
                     live = "\0unreadable"
                 if live != old:
-                    raise ToolError.execution(f"{display}: changed while the write waited for approval; nothing was written")
+                    raise ToolError.execution(
+                        f"{display}: changed while the write waited for approval; nothing was written"
+                    )
             try:
                 await asyncio.to_thread(self._replace, resolved, content)
             except OSError as exc:
                 raise ToolError.execution(os_error_text(exc)) from None
             action = "created" if created else "wrote"
             snapshot = await asyncio.to_thread(chain_snapshot, display, content)
-            body = f"{action} {display}\n\n{UNREADABLE_FILE_DIFF_MESSAGE}\n\n{snapshot}" if unreadable else f"{action} {display}\n\n{snapshot}"
-            return ToolOutput(truncate(body, self.max_output_bytes), {"operation": "write", "path": display, "diff": diff})
+            body = (
+                f"{action} {display}\n\n{UNREADABLE_FILE_DIFF_MESSAGE}\n\n{snapshot}"
+                if unreadable
+                else f"{action} {display}\n\n{snapshot}"
+            )
+            return ToolOutput(
+                truncate(body, self.max_output_bytes),
+                {"operation": "write", "path": display, "diff": diff},
+            )
 
         # A write runs alone: a search of a folder above it in the same batch must not see it half done.
         return PreparedCall(EXCLUSIVE_ACCESS, execute, self.start_metadata({"path": path}))
@@ -476,7 +521,9 @@ class EditTool(_WorkspaceTool):
         args = _args(invocation)
         for key in args:
             if key != "input":
-                raise ToolError.invalid_arguments(f"invalid arguments: unknown field `{key}`, expected `input`")
+                raise ToolError.invalid_arguments(
+                    f"invalid arguments: unknown field `{key}`, expected `input`"
+                )
         document = _string(args, "input")
         try:
             sections = hashline.parse_hashline(document)
@@ -489,7 +536,9 @@ class EditTool(_WorkspaceTool):
             prior = seen.get(resolved.path)
             if prior is not None:
                 also = "" if prior == section.path else f" (also as '{prior}')"
-                raise ToolError.execution(f"hashline document claims path '{section.path}' more than once{also}")
+                raise ToolError.execution(
+                    f"hashline document claims path '{section.path}' more than once{also}"
+                )
             seen[resolved.path] = section.path
             targets.append((section, resolved, self.workspace.display(section.path)))
         call_id = invocation.call_id
@@ -500,16 +549,26 @@ class EditTool(_WorkspaceTool):
                 try:
                     original = await asyncio.to_thread(self._read_text, resolved)
                 except OSError as exc:
-                    raise ToolError.execution(f"could not read {display}: {os_error_text(exc)}") from None
+                    raise ToolError.execution(
+                        f"could not read {display}: {os_error_text(exc)}"
+                    ) from None
                 except UnicodeDecodeError as exc:
-                    raise ToolError.execution(f"could not read {display}: {_utf8_error(exc)}") from None
+                    raise ToolError.execution(
+                        f"could not read {display}: {_utf8_error(exc)}"
+                    ) from None
                 anchors = hashline.focus_anchors(section.ops)
                 try:
-                    new_text, focus = await asyncio.to_thread(hashline.apply_ops, original, section.tag, section.ops)
+                    new_text, focus = await asyncio.to_thread(
+                        hashline.apply_ops, original, section.tag, section.ops
+                    )
                 except hashline.ApplyError as exc:
-                    raise ToolError.execution(hashline.recovery_message(display, original, anchors, str(exc))) from None
+                    raise ToolError.execution(
+                        hashline.recovery_message(display, original, anchors, str(exc))
+                    ) from None
                 planned.append((resolved, display, original, new_text, focus, section))
-            diff = await asyncio.to_thread(lambda: "\n".join(unified_diff(p[2], p[3], p[1], False) for p in planned))
+            diff = await asyncio.to_thread(
+                lambda: "\n".join(unified_diff(p[2], p[3], p[1], False) for p in planned)
+            )
             displays = [p[1] for p in planned]
             named = ", ".join(self.workspace.approval_name(p[5].path, p[0]) for p in planned)
             request = ApprovalRequest(
@@ -533,11 +592,20 @@ class EditTool(_WorkspaceTool):
                     live = await asyncio.to_thread(self._read_text, resolved)
                     if live != original:
                         raise ToolError.execution(
-                            hashline.recovery_message(display, live, hashline.focus_anchors(section.ops), "changed during edit")
+                            hashline.recovery_message(
+                                display,
+                                live,
+                                hashline.focus_anchors(section.ops),
+                                "changed during edit",
+                            )
                         )
                     await asyncio.to_thread(self._replace, resolved, new_text)
                 except (ToolError, OSError, UnicodeDecodeError) as exc:
-                    message = exc.message if isinstance(exc, ToolError) else f"could not write {display}: {exc}"
+                    message = (
+                        exc.message
+                        if isinstance(exc, ToolError)
+                        else f"could not write {display}: {exc}"
+                    )
                     if applied:
                         failures = []
                         for done, before, after in reversed(applied):
@@ -545,10 +613,16 @@ class EditTool(_WorkspaceTool):
                                 if await asyncio.to_thread(self._read_text, done) == after:
                                     await asyncio.to_thread(self._replace, done, before)
                                 else:
-                                    failures.append(f"{done.path}: changed after apply; refusing rollback")
+                                    failures.append(
+                                        f"{done.path}: changed after apply; refusing rollback"
+                                    )
                             except (OSError, UnicodeDecodeError) as rollback:
                                 failures.append(str(rollback))
-                        message += f"; rollback also failed: {'; '.join(failures)}" if failures else "; applied changes were rolled back"
+                        message += (
+                            f"; rollback also failed: {'; '.join(failures)}"
+                            if failures
+                            else "; applied changes were rolled back"
+                        )
                     raise ToolError.execution(message) from None
                 applied.append((resolved, original, new_text))
             previews = await asyncio.to_thread(
@@ -586,7 +660,11 @@ class BashTool(_WorkspaceTool):
 
     def start_metadata(self, arguments: Any) -> Mapping[str, Any]:
         command = arguments.get("command") if isinstance(arguments, Mapping) else None
-        return {"operation": "execute", "command": command} if isinstance(command, str) else {"operation": "execute"}
+        return (
+            {"operation": "execute", "command": command}
+            if isinstance(command, str)
+            else {"operation": "execute"}
+        )
 
     async def call(self, invocation: ToolInvocation, context: ToolContext) -> ToolOutput:
         args = _args(invocation)
@@ -630,7 +708,10 @@ class BashTool(_WorkspaceTool):
 
 
 def coding_tools(
-    workspace: Workspace, authorizer: Authorizer, *, max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    workspace: Workspace,
+    authorizer: Authorizer,
+    *,
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
 ) -> Sequence[Tool]:
     """Rho's coding tools for ``workspace``, gated by ``authorizer`` (an empty list for ``off``)."""
     if not authorizer.mode.tools_enabled:

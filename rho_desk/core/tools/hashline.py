@@ -164,7 +164,9 @@ def parse_hashline(text: str) -> list[Section]:
             if not rest:
                 raise ApplyError("CUT requires a line range N.=M")
             if "*" in rest:
-                raise ApplyError("CUT block ops (N*) are not supported yet; use CUT N.=M with concrete lines")
+                raise ApplyError(
+                    "CUT block ops (N*) are not supported yet; use CUT N.=M with concrete lines"
+                )
             if "@" in rest:
                 raise ApplyError("CUT registers (@name) are not supported yet; use plain CUT N.=M")
             start, end = _range(rest)
@@ -177,7 +179,9 @@ def parse_hashline(text: str) -> list[Section]:
         if not rest:
             raise ApplyError("PUT requires a locator")
         if "*" in rest:
-            raise ApplyError("PUT block ops (N*) are not supported yet; use PUT N.=M: with concrete lines")
+            raise ApplyError(
+                "PUT block ops (N*) are not supported yet; use PUT N.=M: with concrete lines"
+            )
         if "@" in rest:
             raise ApplyError("PUT registers (@name) are not supported yet")
         if not rest.endswith(":"):
@@ -195,24 +199,32 @@ def parse_hashline(text: str) -> list[Section]:
         if locator.startswith("<"):
             line_no = _line_number(locator[1:].strip(), "PUT <N")
             if not body:
-                raise ApplyError(f"PUT <{line_no}: requires at least one + body row (use CUT to delete)")
+                raise ApplyError(
+                    f"PUT <{line_no}: requires at least one + body row (use CUT to delete)"
+                )
             current.ops.append(Op("before", line_no, None, tuple(body)))
         elif locator.startswith(">"):
             target = locator[1:].strip()
             after: int | None = None if target == "$" else _line_number(target, "PUT >N")
             if not body:
                 label = "$" if after is None else str(after)
-                raise ApplyError(f"PUT >{label}: requires at least one + body row (use CUT to delete)")
+                raise ApplyError(
+                    f"PUT >{label}: requires at least one + body row (use CUT to delete)"
+                )
             current.ops.append(Op("after", after, None, tuple(body)))
         else:
             start, end = _range(locator)
             if not body:
-                raise ApplyError(f"PUT {start}.={end}: requires at least one + body row (use CUT to delete)")
+                raise ApplyError(
+                    f"PUT {start}.={end}: requires at least one + body row (use CUT to delete)"
+                )
             current.ops.append(Op("replace", start, end, tuple(body)))
     if current is not None:
         finish(current)
     if not sections:
-        raise ApplyError("hashline input must contain at least one [path#TAG] section with operations")
+        raise ApplyError(
+            "hashline input must contain at least one [path#TAG] section with operations"
+        )
     return sections
 
 
@@ -278,9 +290,13 @@ def apply_ops(original: str, expected_tag: str, ops: list[Op]) -> tuple[str, lis
             slots.setdefault(line, _Slot()).before.extend(op.body)
         elif op.start is not None:
             if count == 0:
-                raise ApplyError("insert after a line requires a non-empty file; use PUT <1: or PUT >$:")
+                raise ApplyError(
+                    "insert after a line requires a non-empty file; use PUT <1: or PUT >$:"
+                )
             if op.start > count:
-                raise ApplyError(f"insert after line {op.start} is outside the file ({count} line(s))")
+                raise ApplyError(
+                    f"insert after line {op.start} is outside the file ({count} line(s))"
+                )
             slots.setdefault(op.start, _Slot()).after.extend(op.body)
         else:
             eof.extend(op.body)
@@ -364,7 +380,9 @@ def focus_anchors(ops: list[Op]) -> list[int]:
 
 def is_structural(ops: list[Op]) -> bool:
     return any(
-        op.kind in ("replace", "delete") and (op.end or 0) - (op.start or 0) + 1 >= _STRUCTURAL_SPAN_LINES for op in ops
+        op.kind in ("replace", "delete")
+        and (op.end or 0) - (op.start or 0) + 1 >= _STRUCTURAL_SPAN_LINES
+        for op in ops
     )
 
 

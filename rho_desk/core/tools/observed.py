@@ -57,7 +57,9 @@ def _edit_paths(workspace: Workspace, arguments: Any) -> list[Path]:
 
 
 class _ObservedTool(Tool):
-    def __init__(self, inner: Tool, workspace: Workspace, observer: WorkspaceMutationObserver, kind: str) -> None:
+    def __init__(
+        self, inner: Tool, workspace: Workspace, observer: WorkspaceMutationObserver, kind: str
+    ) -> None:
         self._inner = inner
         self._workspace = workspace
         self._observer = observer
@@ -82,7 +84,9 @@ class _ObservedTool(Tool):
 
             return PreparedCall(prepared.access, run_shell, prepared.metadata)
         try:
-            paths = (_write_paths if self._kind == "write" else _edit_paths)(self._workspace, invocation.arguments)
+            paths = (_write_paths if self._kind == "write" else _edit_paths)(
+                self._workspace, invocation.arguments
+            )
         except ToolError:
             paths = []  # the tool resolved it in its own prepare; a path it refuses is never written
         if not paths:
@@ -94,7 +98,9 @@ class _ObservedTool(Tool):
             except ToolError:
                 raise
             except Exception as exc:
-                raise ToolError.execution(f"could not record the change before making it; nothing was written: {exc}") from None
+                raise ToolError.execution(
+                    f"could not record the change before making it; nothing was written: {exc}"
+                ) from None
             try:
                 return await prepared.execute(ctx)
             finally:
@@ -109,7 +115,9 @@ class _ObservedTool(Tool):
 _KINDS = {"write": "write", "edit": "edit", "bash": "shell"}
 
 
-def observe_tools(tools: Sequence[Tool], workspace: Workspace, observer: WorkspaceMutationObserver) -> list[Tool]:
+def observe_tools(
+    tools: Sequence[Tool], workspace: Workspace, observer: WorkspaceMutationObserver
+) -> list[Tool]:
     """``tools`` with ``write``/``edit`` calls bracketed by ``observer`` and ``bash`` calls marked."""
     out: list[Tool] = []
     for tool in tools:

@@ -220,7 +220,9 @@ class Authorizer(msgspec.Struct):
         key = (path, kind)
         if key not in self._git:
             check = git_tracked if kind == "tracked" else git_ignored
-            self._git[key] = await asyncio.to_thread(check, path)  # git may take a while: not on the loop
+            self._git[key] = await asyncio.to_thread(
+                check, path
+            )  # git may take a while: not on the loop
         return self._git[key]
 
     async def _free_write(self, path: Path, in_primary: bool) -> bool:
@@ -240,11 +242,15 @@ class Authorizer(msgspec.Struct):
                 return False
         return True
 
-    async def authorize(self, request: ApprovalRequest, *, path: Path | None = None, in_primary: bool = True) -> None:
+    async def authorize(
+        self, request: ApprovalRequest, *, path: Path | None = None, in_primary: bool = True
+    ) -> None:
         """Return when the request may run (see :meth:`authorize_paths`)."""
         await self.authorize_paths(request, [(path, in_primary)] if path is not None else [])
 
-    async def authorize_paths(self, request: ApprovalRequest, paths: Sequence[tuple[Path, bool]]) -> None:
+    async def authorize_paths(
+        self, request: ApprovalRequest, paths: Sequence[tuple[Path, bool]]
+    ) -> None:
         """Return when the request, touching ``paths`` (real path, inside the primary root), may run.
 
         Raises:
@@ -256,7 +262,8 @@ class Authorizer(msgspec.Struct):
             return
         if mode in (PermissionMode.PLAN, PermissionMode.OFF):
             raise ToolError(
-                ToolErrorKind.POLICY_DENIED, f"{label} capability denied: capability is not allowed in plan mode"
+                ToolErrorKind.POLICY_DENIED,
+                f"{label} capability denied: capability is not allowed in plan mode",
             )
         if await self._covered(request, paths):
             return
@@ -270,7 +277,10 @@ class Authorizer(msgspec.Struct):
             reason = decision.reason or "denied by user"
             raise ToolError(ToolErrorKind.POLICY_DENIED, f"{label} capability denied: {reason}")
         if request.capability is Capability.WRITE:
-            if decision.choice is ApprovalChoice.ALLOW_FOR_SESSION or mode is PermissionMode.ALLOW_EDITS:
+            if (
+                decision.choice is ApprovalChoice.ALLOW_FOR_SESSION
+                or mode is PermissionMode.ALLOW_EDITS
+            ):
                 self._paths.update(p for p, _primary in paths)
         elif decision.choice is ApprovalChoice.ALLOW_FOR_SESSION:
             self._tools.add(request.tool)

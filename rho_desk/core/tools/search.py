@@ -32,7 +32,14 @@ from .beneath import open_file_beneath
 from .protocol import ToolError, ToolErrorKind
 from .text import file_hash, format_header
 
-__all__ = ["GlobRequest", "GrepRequest", "compile_glob", "glob_workspace", "grep_workspace", "walk_files"]
+__all__ = [
+    "GlobRequest",
+    "GrepRequest",
+    "compile_glob",
+    "glob_workspace",
+    "grep_workspace",
+    "walk_files",
+]
 
 MAX_ENTRIES: Final = 200_000
 SEARCH_DEADLINE: Final = 15.0
@@ -147,7 +154,9 @@ class _Rule:
 
 def _parse_ignore(folder: int, relative: str, base: str) -> list[_Rule]:
     try:
-        with open(open_file_beneath(folder, PurePosixPath(relative)), encoding="utf-8", errors="replace") as handle:
+        with open(
+            open_file_beneath(folder, PurePosixPath(relative)), encoding="utf-8", errors="replace"
+        ) as handle:
             lines = handle.read().splitlines()
     except OSError:
         return []
@@ -203,8 +212,11 @@ class _Ignore:
         self.dirs: re.Pattern[str] | None = None
         self.simple = not any(rule.negated for rule in rules)
         if rules and self.simple:
+
             def combined(selected: list[_Rule]) -> re.Pattern[str] | None:
-                parts = [f"(?:{re.escape(r.base) + '/' if r.base else ''}{r.source})" for r in selected]
+                parts = [
+                    f"(?:{re.escape(r.base) + '/' if r.base else ''}{r.source})" for r in selected
+                ]
                 return re.compile("|".join(parts)) if parts else None
 
             self.files = combined([r for r in rules if not r.dir_only])
@@ -256,7 +268,11 @@ def walk_files(
     deadline = time.monotonic() + SEARCH_DEADLINE
     state = stats if stats is not None else {}
     state["stop"] = None
-    top = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC) if isinstance(root, str) else os.dup(root)
+    top = (
+        os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        if isinstance(root, str)
+        else os.dup(root)
+    )
     rules = _folder_rules(top, "", _parse_ignore(top, ".git/info/exclude", ""))
     stack: list[tuple[int, Iterator[os.DirEntry[str]], str, list[_Rule], _Ignore]] = [
         (top, iter(_listing(top)), "", rules, _Ignore(rules))
@@ -338,7 +354,10 @@ def _clamp(value: Any, default: int, ceiling: int, name: str) -> int:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ToolError(ToolErrorKind.INVALID_ARGUMENTS, f"invalid arguments: {name} must be a non-negative integer")
+        raise ToolError(
+            ToolErrorKind.INVALID_ARGUMENTS,
+            f"invalid arguments: {name} must be a non-negative integer",
+        )
     return min(max(value, 1), ceiling)
 
 
@@ -347,7 +366,9 @@ def _opt_str(args: Mapping[str, Any], name: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ToolError(ToolErrorKind.INVALID_ARGUMENTS, f"invalid arguments: {name} must be a string")
+        raise ToolError(
+            ToolErrorKind.INVALID_ARGUMENTS, f"invalid arguments: {name} must be a string"
+        )
     return value
 
 
@@ -356,14 +377,18 @@ def _opt_bool(args: Mapping[str, Any], name: str) -> bool | None:
     if value is None:
         return None
     if not isinstance(value, bool):
-        raise ToolError(ToolErrorKind.INVALID_ARGUMENTS, f"invalid arguments: {name} must be a boolean")
+        raise ToolError(
+            ToolErrorKind.INVALID_ARGUMENTS, f"invalid arguments: {name} must be a boolean"
+        )
     return value
 
 
 def _req_str(args: Mapping[str, Any], name: str) -> str:
     value = args.get(name)
     if not isinstance(value, str):
-        raise ToolError(ToolErrorKind.INVALID_ARGUMENTS, f"invalid arguments: missing field `{name}`")
+        raise ToolError(
+            ToolErrorKind.INVALID_ARGUMENTS, f"invalid arguments: missing field `{name}`"
+        )
     return value
 
 
@@ -393,7 +418,9 @@ class GrepRequest:
         try:
             regex = re.compile(source, flags)
         except (re.error, OverflowError) as exc:
-            raise ToolError(ToolErrorKind.EXECUTION, f"invalid pattern '{pattern}': {exc}") from None
+            raise ToolError(
+                ToolErrorKind.EXECUTION, f"invalid pattern '{pattern}': {exc}"
+            ) from None
         prefilter = None
         if "\\A" not in source and "\\Z" not in source and "\\z" not in source:
             try:
@@ -415,8 +442,12 @@ class GrepRequest:
             literals=tuple(_required_literals(source, flags)),
             glob=compile_glob(glob) if glob is not None else None,
             hidden=_opt_bool(args, "include_hidden") or False,
-            max_results=_clamp(args.get("max_results"), DEFAULT_MAX_RESULTS, MAX_RESULTS_CEILING, "max_results"),
-            max_per_file=_clamp(args.get("max_per_file"), DEFAULT_MAX_PER_FILE, MAX_PER_FILE_CEILING, "max_per_file"),
+            max_results=_clamp(
+                args.get("max_results"), DEFAULT_MAX_RESULTS, MAX_RESULTS_CEILING, "max_results"
+            ),
+            max_per_file=_clamp(
+                args.get("max_per_file"), DEFAULT_MAX_PER_FILE, MAX_PER_FILE_CEILING, "max_per_file"
+            ),
             output_mode=mode,
         )
 
@@ -432,7 +463,9 @@ def _single_link(info: os.stat_result) -> bool:
     return info.st_nlink <= 1
 
 
-def _read_searchable(folder: int, name: str, admits: Callable[[os.stat_result], bool] = _single_link) -> bytes | None:
+def _read_searchable(
+    folder: int, name: str, admits: Callable[[os.stat_result], bool] = _single_link
+) -> bytes | None:
     """The bytes of a regular file of at most 5 MiB without a NUL in its first 8 KiB.
 
     Raises:
@@ -516,7 +549,12 @@ def _join(root: str, relative: str) -> str:
 
 
 def grep_workspace(
-    root: str | int, display_root: str, request: GrepRequest, *, hashline: bool = True, cancelled: Callable[[], bool] = lambda: False,
+    root: str | int,
+    display_root: str,
+    request: GrepRequest,
+    *,
+    hashline: bool = True,
+    cancelled: Callable[[], bool] = lambda: False,
     admits: Callable[[os.stat_result], bool] = _single_link,
 ) -> str:
     """Rho's ``grep`` result text for ``request`` under the folder ``root`` (a real path or a
@@ -535,7 +573,9 @@ def grep_workspace(
     stats: dict[str, Any] = {}
     stop: str | None = None
     linked = 0
-    for folder, name, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
+    for folder, name, relative in walk_files(
+        root, hidden=request.hidden, cancelled=cancelled, stats=stats
+    ):
         if glob is not None and glob(relative) is None:
             continue
         try:
@@ -543,7 +583,9 @@ def grep_workspace(
         except _Linked:
             linked += 1
             continue
-        if data is None or (first is not None and (first not in data or (second is not None and second not in data))):
+        if data is None or (
+            first is not None and (first not in data or (second is not None and second not in data))
+        ):
             continue
         try:
             text = data.decode("utf-8")
@@ -580,12 +622,20 @@ def grep_workspace(
         stop = stats.get("stop")
     reasons: list[str] = [stop] if stop else []
     if per_file_truncated:
-        reasons.append(f"{per_file_truncated} files truncated by max_per_file; raise max_per_file or narrow the pattern")
+        reasons.append(
+            f"{per_file_truncated} files truncated by max_per_file; raise max_per_file or narrow the pattern"
+        )
     if linked:
-        reasons.append(f"{linked} files with several hard links not searched: another of their names may be outside "
-                       "the workspace, so they count as outside")  # fmt: skip
+        reasons.append(
+            f"{linked} files with several hard links not searched: another of their names may be outside "
+            "the workspace, so they count as outside"
+        )
     if not hits:
-        return _with_reasons(f"no matches for '{request.pattern_display}' under {display_root}", reasons, _NARROW_GREP)
+        return _with_reasons(
+            f"no matches for '{request.pattern_display}' under {display_root}",
+            reasons,
+            _NARROW_GREP,
+        )
     body_lines: list[str] = []
     if content_mode:
         for relative, tag, total, lines in hits:
@@ -626,16 +676,26 @@ class GlobRequest:
             pattern_display=pattern,
             glob=compile_glob(pattern),
             hidden=_opt_bool(args, "include_hidden") or False,
-            max_results=_clamp(args.get("max_results"), DEFAULT_MAX_RESULTS, MAX_RESULTS_CEILING, "max_results"),
+            max_results=_clamp(
+                args.get("max_results"), DEFAULT_MAX_RESULTS, MAX_RESULTS_CEILING, "max_results"
+            ),
         )
 
 
-def glob_workspace(root: str | int, display_root: str, request: GlobRequest, *, cancelled: Callable[[], bool] = lambda: False) -> str:
+def glob_workspace(
+    root: str | int,
+    display_root: str,
+    request: GlobRequest,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> str:
     """Rho's ``glob`` result text."""
     matches: list[str] = []
     stats: dict[str, Any] = {}
     stop: str | None = None
-    for _folder, _name, relative in walk_files(root, hidden=request.hidden, cancelled=cancelled, stats=stats):
+    for _folder, _name, relative in walk_files(
+        root, hidden=request.hidden, cancelled=cancelled, stats=stats
+    ):
         if request.glob.match(relative) is None:
             continue
         matches.append(relative)
@@ -646,5 +706,11 @@ def glob_workspace(root: str | int, display_root: str, request: GlobRequest, *, 
         stop = stats.get("stop")
     reasons = [stop] if stop else []
     if not matches:
-        return _with_reasons(f"no files matching '{request.pattern_display}' under {display_root}", reasons, _NARROW_GLOB)
-    return "\n".join(matches) + "\n\n" + _with_reasons(f"{len(matches)} files", reasons, _NARROW_GLOB)
+        return _with_reasons(
+            f"no files matching '{request.pattern_display}' under {display_root}",
+            reasons,
+            _NARROW_GLOB,
+        )
+    return (
+        "\n".join(matches) + "\n\n" + _with_reasons(f"{len(matches)} files", reasons, _NARROW_GLOB)
+    )

@@ -60,7 +60,11 @@ class ToolSetup(msgspec.Struct, frozen=True):
         """Changes when the offered tools or their folder change (the engine is rebuilt then)."""
         if self.workspace is None:
             return (self.mode.value, "", ())
-        return (self.mode.value, str(self.workspace.root), tuple(str(p) for p in self.workspace.granted))
+        return (
+            self.mode.value,
+            str(self.workspace.root),
+            tuple(str(p) for p in self.workspace.granted),
+        )
 
 
 def tool_setup(

@@ -74,7 +74,9 @@ async def _reaped(process: asyncio.subprocess.Process, limit: float) -> bool:
     return process.returncode is not None
 
 
-async def stop_group(process: asyncio.subprocess.Process, pgid: int, *, grace: float = TERM_GRACE) -> None:
+async def stop_group(
+    process: asyncio.subprocess.Process, pgid: int, *, grace: float = TERM_GRACE
+) -> None:
     """SIGTERM the group, SIGKILL it after ``grace`` seconds if anything is left, reap the leader."""
     if _signal_group(pgid, signal.SIGTERM):
         deadline = time.monotonic() + grace
@@ -173,7 +175,9 @@ async def run_shell(
             if dirty and on_update is not None and now - last_update >= UPDATE_INTERVAL:
                 dirty = False
                 last_update = now
-                await on_update(format_shell_output(text("stdout"), text("stderr"), "time: running"))
+                await on_update(
+                    format_shell_output(text("stdout"), text("stderr"), "time: running")
+                )
     except BaseException:
         await asyncio.shield(stop_group(process, pgid))
         for reader in readers:

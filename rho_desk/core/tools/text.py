@@ -163,12 +163,16 @@ def chain_snapshot(display_path: str, text: str, focus: Sequence[int] = ()) -> s
         if total <= _CHAIN_HEAD_LINES + _CHAIN_TAIL_LINES:
             selected = list(range(1, total + 1))
         else:
-            selected = list(range(1, _CHAIN_HEAD_LINES + 1)) + list(range(total - _CHAIN_TAIL_LINES + 1, total + 1))
+            selected = list(range(1, _CHAIN_HEAD_LINES + 1)) + list(
+                range(total - _CHAIN_TAIL_LINES + 1, total + 1)
+            )
     else:
         selected = _cap_by_hunk(_expand(wanted, total, _CHAIN_CONTEXT_LINES), _CHAIN_MAX_BODY_LINES)
     footer = None
     if selected and not (len(selected) == total and selected[0] == 1 and selected[-1] == total):
-        footer = f"[showing {len(selected)} of {total} lines; re-read with offset/limit for other lines]"
+        footer = (
+            f"[showing {len(selected)} of {total} lines; re-read with offset/limit for other lines]"
+        )
     return _emit(header, lines, selected, footer)
 
 
@@ -185,12 +189,12 @@ def post_edit_preview(display_path: str, text: str, focus: Sequence[int], struct
         return header
     total = len(lines)
     wanted = _sanitize(focus, total) or [1]
-    selected = _cap_by_hunk(_expand(wanted, total, _POST_EDIT_CONTEXT_LINES), _POST_EDIT_MAX_BODY_LINES)
+    selected = _cap_by_hunk(
+        _expand(wanted, total, _POST_EDIT_CONTEXT_LINES), _POST_EDIT_MAX_BODY_LINES
+    )
     footer = None
     if selected and not (selected[0] == 1 and selected[-1] == total and len(selected) == total):
-        footer = (
-            f"[post-edit lines {selected[0]}-{selected[-1]} of {total} shown around changes; re-read for other lines]"
-        )
+        footer = f"[post-edit lines {selected[0]}-{selected[-1]} of {total} shown around changes; re-read for other lines]"
     return _emit(header, lines, selected, footer)
 
 
@@ -204,7 +208,11 @@ def unified_diff(old: str, new: str, display_path: str, created: bool) -> str:
 
     before = "/dev/null" if created else f"a/{display_path}"
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), before, f"b/{display_path}", n=1
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        before,
+        f"b/{display_path}",
+        n=1,
     )
     out = []
     for line in lines:

@@ -47,9 +47,30 @@ TRUST_FILE: Final = "trusted-workspaces.json"
 FORMAT_VERSION: Final = 1
 
 # Refused themselves, and any folder containing them (reading around in them is harmless).
-_SYSTEM_FOLDERS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var", "/opt",
-                          "/tmp", "/srv", "/mnt", "/media", "/home", "/run", "/snap", "/Applications",
-                          "/System", "/Library", "/Users", "/private", "/Volumes")  # fmt: skip
+_SYSTEM_FOLDERS: Final = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/var",
+    "/opt",
+    "/tmp",
+    "/srv",
+    "/mnt",
+    "/media",
+    "/home",
+    "/run",
+    "/snap",
+    "/Applications",
+    "/System",
+    "/Library",
+    "/Users",
+    "/private",
+    "/Volumes",
+)
 # Refused themselves, any folder containing them, and every folder inside them.
 _SECRET_FOLDERS: Final = ("/etc", "/proc", "/sys", "/dev", "/boot", "/root")
 _HOME_SECRETS: Final = (".ssh", ".gnupg")
@@ -66,7 +87,9 @@ class WorkspaceUntrusted(InputError):
     def __init__(self, folder: Path, *, session: str | None = None) -> None:
         self.folder = folder
         self.session = session
-        super().__init__(f"the folder {folder} is not trusted for tools on this machine", source=session)
+        super().__init__(
+            f"the folder {folder} is not trusted for tools on this machine", source=session
+        )
 
 
 class WorkspaceRefused(InputError):
@@ -109,8 +132,12 @@ def protected_folders(env: Mapping[str, str] | None = None) -> list[tuple[Path, 
         folders.append((home, "your home folder itself (choose a project folder inside it)", False))
         for name in _HOME_SECRETS:
             folders.append((home / name, "a folder of credentials", True))
-    for folder, label in ((config_dir(), "rho-desk's settings and keys folder"), (data_dir(), "rho-desk's data folder"),
-                          (cache_dir(), "rho-desk's cache folder"), (trash_dir(), "rho-desk's trash")):  # fmt: skip
+    for folder, label in (
+        (config_dir(), "rho-desk's settings and keys folder"),
+        (data_dir(), "rho-desk's data folder"),
+        (cache_dir(), "rho-desk's cache folder"),
+        (trash_dir(), "rho-desk's trash"),
+    ):
         folders.append((_real(folder), label, True))
     rho = env.get("RHO_HOME") or (str(Path(env["HOME"]) / ".rho") if env.get("HOME") else "")
     if rho:
@@ -180,10 +207,18 @@ class TrustStore:
                 raise ValueError(f"unsupported version {document.get('version')!r}")
             found = []
             for entry in document["folders"]:
-                if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not entry["path"].startswith("/"):
+                if (
+                    not isinstance(entry, dict)
+                    or not isinstance(entry.get("path"), str)
+                    or not entry["path"].startswith("/")
+                ):
                     raise ValueError("each folder needs an absolute 'path'")
                 when = entry.get("trusted_at", 0)
-                found.append(TrustedFolder(Path(entry["path"]), float(when) if isinstance(when, int | float) else 0.0))
+                found.append(
+                    TrustedFolder(
+                        Path(entry["path"]), float(when) if isinstance(when, int | float) else 0.0
+                    )
+                )
         except (ValueError, RecursionError) as exc:
             raise InputError(f"not a list of trusted folders: {exc}", source=str(path)) from None
         return tuple(found)
@@ -193,7 +228,9 @@ class TrustStore:
 
         document = {
             "version": FORMAT_VERSION,
-            "folders": [{"path": str(f.path), "trusted_at": round(f.trusted_at, 3)} for f in folders],
+            "folders": [
+                {"path": str(f.path), "trusted_at": round(f.trusted_at, 3)} for f in folders
+            ],
         }
         atomic_write(self.path, (json.dumps(document, indent=2) + "\n").encode("utf-8"), mode=0o600)
 
@@ -202,7 +239,9 @@ class TrustStore:
         real = _real(folder)
         best: Path | None = None
         for entry in self.folders():
-            if real.is_relative_to(entry.path) and (best is None or len(entry.path.parts) > len(best.parts)):
+            if real.is_relative_to(entry.path) and (
+                best is None or len(entry.path.parts) > len(best.parts)
+            ):
                 best = entry.path
         return best
 

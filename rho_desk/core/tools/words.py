@@ -45,7 +45,12 @@ def result_line(result: ToolCallResult, limit: int = 200) -> str:
     if isinstance(result, ToolCallSuccess):
         metadata = result.output.metadata
         diff, path = metadata.get("diff"), metadata.get("path")
-        if metadata.get("operation") == "write" and isinstance(diff, str) and isinstance(path, str) and path:
+        if (
+            metadata.get("operation") == "write"
+            and isinstance(diff, str)
+            and isinstance(path, str)
+            and path
+        ):
             lines = diff.splitlines()
             added = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
             removed = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
@@ -95,12 +100,16 @@ class CallProgress:
     reported at most every :data:`PROGRESS_EVERY` seconds per call (a 9-minute runaway call is
     thus visible, without a report per fragment)."""
 
-    def __init__(self, every: float = PROGRESS_EVERY, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, every: float = PROGRESS_EVERY, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._every = every
         self._clock = clock
         self._calls: dict[int, _Streaming] = {}
 
-    def add(self, index: int, call_id: str | None, name: str | None, added: int) -> CallWritten | None:
+    def add(
+        self, index: int, call_id: str | None, name: str | None, added: int
+    ) -> CallWritten | None:
         """Count ``added`` bytes of call ``index``; what to report now, or ``None`` (not due)."""
         call = self._calls.get(index)
         if call is None:

@@ -89,7 +89,9 @@ class Workspace:
 
     __slots__ = ("_granted", "_granted_files", "root")
 
-    def __init__(self, root: str | os.PathLike[str], granted: Iterable[str | os.PathLike[str]] = ()) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], granted: Iterable[str | os.PathLike[str]] = ()
+    ) -> None:
         self.root = self._canonical_dir(Path(root), "workspace root")
         self._granted: list[Path] = []
         self._granted_files: dict[tuple[int, int], Path] = {}
@@ -99,12 +101,15 @@ class Workspace:
     @staticmethod
     def _canonical_dir(path: Path, label: str) -> Path:
         if not path.is_absolute():
-            raise WorkspaceMissing(ToolErrorKind.EXECUTION, f"{label} must be an absolute path: {path}")
+            raise WorkspaceMissing(
+                ToolErrorKind.EXECUTION, f"{label} must be an absolute path: {path}"
+            )
         try:
             canonical = path.resolve(strict=True)
         except OSError as exc:
             raise WorkspaceMissing(
-                ToolErrorKind.EXECUTION, f"{label} must be an existing directory: {path} ({exc.strerror or exc})"
+                ToolErrorKind.EXECUTION,
+                f"{label} must be an existing directory: {path} ({exc.strerror or exc})",
             ) from None
         if not canonical.is_dir():
             raise WorkspaceMissing(ToolErrorKind.EXECUTION, f"{label} must be a directory: {path}")
@@ -135,7 +140,11 @@ class Workspace:
     def admits(self, info: os.stat_result) -> bool:
         """Whether the tools may use what ``info`` describes: anything but a regular file with
         several hard links, unless that file was granted (see the module)."""
-        return not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1 or (info.st_dev, info.st_ino) in self._granted_files
+        return (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_nlink <= 1
+            or (info.st_dev, info.st_ino) in self._granted_files
+        )
 
     @staticmethod
     def linked(path: str | Path, links: int) -> ToolError:
@@ -150,7 +159,9 @@ class Workspace:
             return self.root
         best: Path | None = None
         for folder in self._granted:
-            if canonical.is_relative_to(folder) and (best is None or len(folder.parts) > len(best.parts)):
+            if canonical.is_relative_to(folder) and (
+                best is None or len(folder.parts) > len(best.parts)
+            ):
                 best = folder
         return best
 
@@ -194,7 +205,10 @@ class Workspace:
         try:
             info = os.stat(canonical)
         except OSError as exc:
-            raise ToolError(ToolErrorKind.EXECUTION, f"workspace {purpose} path '{lexical}': {exc.strerror or exc}") from None
+            raise ToolError(
+                ToolErrorKind.EXECUTION,
+                f"workspace {purpose} path '{lexical}': {exc.strerror or exc}",
+            ) from None
         if not self.admits(info):
             raise self.linked(lexical, info.st_nlink)
         return self._resolved(canonical, scope, PathState.EXISTING)
@@ -219,14 +233,17 @@ class Workspace:
         missing: list[str] = []
         while not os.path.lexists(ancestor):
             if ancestor.parent == ancestor:
-                raise ToolError(ToolErrorKind.EXECUTION, f"write path '{lexical}' has no existing parent")
+                raise ToolError(
+                    ToolErrorKind.EXECUTION, f"write path '{lexical}' has no existing parent"
+                )
             missing.append(ancestor.name)
             ancestor = ancestor.parent
         try:
             canonical = ancestor.resolve(strict=True)
         except OSError as exc:
             raise ToolError(
-                ToolErrorKind.EXECUTION, f"write parent '{ancestor}' cannot be resolved: {exc.strerror or exc}"
+                ToolErrorKind.EXECUTION,
+                f"write parent '{ancestor}' cannot be resolved: {exc.strerror or exc}",
             ) from None
         scope = self._scope(canonical)
         if scope is None:
@@ -284,7 +301,12 @@ class Workspace:
     def replace(self, resolved: ResolvedPath, data: bytes) -> None:
         """Replace the authorized file atomically; a missing write target's folders are created."""
         create = resolved.state is PathState.MISSING_WRITE_TARGET
-        self._opened(resolved, lambda root, relative: beneath.replace_beneath(root, relative, data, create_folders=create))
+        self._opened(
+            resolved,
+            lambda root, relative: beneath.replace_beneath(
+                root, relative, data, create_folders=create
+            ),
+        )
 
     def display(self, requested: str) -> str:
         """The path as Rho shows it: relative to the root when inside it, normalised."""
@@ -300,7 +322,11 @@ class Workspace:
         that another one (``notes.md → docs/real.md``): an approval names what will be written."""
         shown = self.display(requested)
         real = resolved.path
-        real_shown = real.relative_to(self.root).as_posix() if real.is_relative_to(self.root) else real.as_posix()
+        real_shown = (
+            real.relative_to(self.root).as_posix()
+            if real.is_relative_to(self.root)
+            else real.as_posix()
+        )
         return shown if real_shown == shown else f"{shown} → {real_shown}"
 
     def __repr__(self) -> str:

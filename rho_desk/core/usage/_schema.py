@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["BUSY_TIMEOUT_S", "LEDGER_FILE", "MIGRATION_1", "REQUIRED_COLUMNS", "SUPPORTED_LEDGER_VERSION", "LedgerChanged"]
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "LEDGER_FILE",
+    "MIGRATION_1",
+    "REQUIRED_COLUMNS",
+    "SUPPORTED_LEDGER_VERSION",
+    "LedgerChanged",
+]
 
 LEDGER_FILE: Final = "usage.sqlite3"
 SUPPORTED_LEDGER_VERSION: Final = 1
@@ -15,11 +22,27 @@ BUSY_TIMEOUT_S: Final = 5.0
 """Upstream's busy timeout (``sqlite_support.rs``): how long a statement waits on a locked file."""
 
 REQUIRED_COLUMNS: Final = (
-    "event_id", "schema_version", "occurred_at_ms", "session_id", "parent_session_id", "run_id",
-    "step_index", "attempt_index", "workspace_path", "provider", "model", "purpose",
-    "request_outcome", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-    "total_tokens", "cost_usd_micros", "rho_version",
-)  # fmt: skip
+    "event_id",
+    "schema_version",
+    "occurred_at_ms",
+    "session_id",
+    "parent_session_id",
+    "run_id",
+    "step_index",
+    "attempt_index",
+    "workspace_path",
+    "provider",
+    "model",
+    "purpose",
+    "request_outcome",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+    "cost_usd_micros",
+    "rho_version",
+)
 """Version 1's columns (``migrations.rs``); later additive columns are ignored."""
 
 MIGRATION_1: Final = """

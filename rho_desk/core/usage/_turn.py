@@ -63,7 +63,9 @@ def describe_usage(usage: ModelUsage | None, estimated: int, calibrated: bool = 
     """A turn's usage as the provider reported it (tokens in and out, cost when known), else the
     engine's estimate, marked as such (and as calibrated when a server's token count scaled it):
     an unreported cost is never shown as zero."""
-    if usage is None or (usage.total_tokens is None and usage.output_tokens is None and usage.input_tokens is None):
+    if usage is None or (
+        usage.total_tokens is None and usage.output_tokens is None and usage.input_tokens is None
+    ):
         how = "estimated, calibrated by the server's token count" if calibrated else "estimated"
         return f"≈{estimated:,} tokens ({how}: the server reported no usage)"
     parts = [usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens]
@@ -74,7 +76,9 @@ def describe_usage(usage: ModelUsage | None, estimated: int, calibrated: bool = 
         tokens_in = max(0, total - out)
     if total is None and tokens_in is not None and out is not None:
         total = tokens_in + out
-    split = ", ".join(f"{n:,} {word}" for n, word in ((tokens_in, "in"), (out, "out")) if n is not None)
+    split = ", ".join(
+        f"{n:,} {word}" for n, word in ((tokens_in, "in"), (out, "out")) if n is not None
+    )
     text = f"{total:,} tokens" if total is not None else "tokens"
     text += f" ({split})" if split else ""
     if usage.cost_usd_micros is not None:

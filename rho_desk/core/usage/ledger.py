@@ -138,15 +138,27 @@ class LedgerRequest:
         reported one, else the sum of the parts it reported (``rollup.TOTAL``)."""
         if self.total_tokens is not None:
             return self.total_tokens
-        parts = [n for n in (self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens)
-                 if n is not None]  # fmt: skip
+        parts = [
+            n
+            for n in (
+                self.input_tokens,
+                self.output_tokens,
+                self.cache_read_tokens,
+                self.cache_write_tokens,
+            )
+            if n is not None
+        ]
         return sum(parts) if parts else None
 
     @property
     def prompt_tokens(self) -> int | None:
         """The request's whole prompt: uncached input plus cache reads and writes (the parts the
         provider reported), or ``None`` when it reported none of them."""
-        parts = [n for n in (self.input_tokens, self.cache_read_tokens, self.cache_write_tokens) if n is not None]
+        parts = [
+            n
+            for n in (self.input_tokens, self.cache_read_tokens, self.cache_write_tokens)
+            if n is not None
+        ]
         return sum(parts) if parts else None
 
 
@@ -176,7 +188,14 @@ def _stamp(path: Path) -> tuple[object, ...]:
     except OSError:
         return ("missing",)
     wal = _side_files(path)[0]
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, wal.exists())
+    return (
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        wal.exists(),
+    )
 
 
 _RETRIES: Final = 8
@@ -202,9 +221,15 @@ class UsageLedger:
 
         self.path = Path(path)
         if self.path.is_symlink():
-            raise InputError("not a usage ledger: a symbolic link (Rho's ledger is a file of its own)", source=str(self.path))
+            raise InputError(
+                "not a usage ledger: a symbolic link (Rho's ledger is a file of its own)",
+                source=str(self.path),
+            )
         if not self.path.is_file():
-            raise InputError("no usage ledger here (Rho writes one from its first model request)", source=str(self.path))
+            raise InputError(
+                "no usage ledger here (Rho writes one from its first model request)",
+                source=str(self.path),
+            )
         self._live = False
         self._seen: tuple[object, ...] = ()
         self._attached = False
@@ -217,19 +242,25 @@ class UsageLedger:
         """Seconds spent in queries (what a catch-up's time is measured against)."""
         connection: sqlite3.Connection | None = None
         if cache_dir is not False:
-            target = rollup.rollup_file(self.path, None if cache_dir is None or cache_dir is True else Path(cache_dir))
+            target = rollup.rollup_file(
+                self.path, None if cache_dir is None or cache_dir is True else Path(cache_dir)
+            )
             connection = rollup.open_rollup(target)
             if connection is not None:
                 self.rollup_path = target
         if connection is None:
-            connection = sqlite3.connect(":memory:", uri=True, check_same_thread=False, isolation_level=None)
+            connection = sqlite3.connect(
+                ":memory:", uri=True, check_same_thread=False, isolation_level=None
+            )
             connection.execute("PRAGMA temp_store = MEMORY")
         connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         self._db = connection
         try:
             self.version = self._read(self._check_schema)
             if self.rollup_path is not None:
-                self.complete = self._read(lambda: rollup.refresh(connection, eager=True, unchanged=self._unchanged))
+                self.complete = self._read(
+                    lambda: rollup.refresh(connection, eager=True, unchanged=self._unchanged)
+                )
         except BaseException:
             connection.close()
             raise
@@ -259,7 +290,9 @@ class UsageLedger:
         with self._lock:
             while not self.complete:
                 before = time.perf_counter()
-                self.complete = self._read(lambda: rollup.refresh(self._db, limit=CATCH_UP_ROWS, unchanged=self._unchanged))
+                self.complete = self._read(
+                    lambda: rollup.refresh(self._db, limit=CATCH_UP_ROWS, unchanged=self._unchanged)
+                )
                 now = time.perf_counter()
                 if now + (now - before) > started + seconds:  # the next batch would not fit
                     break
@@ -283,7 +316,9 @@ class UsageLedger:
         if self.rollup_path is None:
             return
         with self._lock:
-            self.complete = self._read(lambda: rollup.refresh(self._db, eager=True, unchanged=self._unchanged))
+            self.complete = self._read(
+                lambda: rollup.refresh(self._db, eager=True, unchanged=self._unchanged)
+            )
 
     def refresh_prices(self) -> None:
         """Fold the price-fit sums up to what the roll-up holds (before reading ``main.moments``)."""
@@ -318,7 +353,9 @@ class UsageLedger:
         if children:
             ids += self.child_sessions(session_id)
         marks = ",".join("?" * len(ids))
-        rows = self.query(f"{_ROW_SQL} WHERE session_id IN ({marks}) ORDER BY occurred_at_ms, rowid", ids)
+        rows = self.query(
+            f"{_ROW_SQL} WHERE session_id IN ({marks}) ORDER BY occurred_at_ms, rowid", ids
+        )
         return [LedgerRequest(*row) for row in rows]  # type: ignore[arg-type]
 
     def child_sessions(self, session_id: str) -> list[str]:
@@ -326,8 +363,10 @@ class UsageLedger:
         if self.cached:
             sql = "SELECT DISTINCT session_id FROM main.rollup WHERE parent_session_id = ? AND session_id NOT IN ('', ?)"
         else:
-            sql = ("SELECT DISTINCT session_id FROM ledger.usage_events WHERE parent_session_id = ? "
-                   "AND session_id IS NOT NULL AND session_id != ?")  # fmt: skip
+            sql = (
+                "SELECT DISTINCT session_id FROM ledger.usage_events WHERE parent_session_id = ? "
+                "AND session_id IS NOT NULL AND session_id != ?"
+            )
         return sorted(str(row[0]) for row in self.query(sql, (session_id, session_id)))
 
     def requests(self, where: str = "", params: Sequence[object] = ()) -> Iterator[LedgerRequest]:
@@ -367,7 +406,9 @@ class UsageLedger:
                     continue  # a torn read of a file being written: read it again
             if self._unchanged():
                 return result
-        raise StorageError(f"{self.path}: the usage ledger kept changing while it was read; try again")
+        raise StorageError(
+            f"{self.path}: the usage ledger kept changing while it was read; try again"
+        )
 
     def _check_schema(self) -> int:
         db = self._db
@@ -377,16 +418,24 @@ class UsageLedger:
         columns = {str(row[1]) for row in db.execute("PRAGMA ledger.table_info(usage_events)")}
         if not columns:
             tables = db.execute("SELECT count(*) FROM ledger.sqlite_master").fetchone()[0]
-            if version == 0 and not tables:  # created, not yet migrated (a moment in Rho's first open): empty
+            if (
+                version == 0 and not tables
+            ):  # created, not yet migrated (a moment in Rho's first open): empty
                 db.execute("DETACH DATABASE ledger")
                 db.execute("ATTACH DATABASE ':memory:' AS ledger")
                 db.executescript(_EMPTY_V1)
                 self._live = True  # nothing of the file is read any more
                 return 0
-            raise InputError(f"not a usage ledger: no usage_events table (user_version {version})", source=str(self.path))
+            raise InputError(
+                f"not a usage ledger: no usage_events table (user_version {version})",
+                source=str(self.path),
+            )
         missing = [c for c in REQUIRED_COLUMNS if c not in columns]
         if missing:
-            raise InputError(f"not a usage ledger: usage_events has no column {', '.join(missing)}", source=str(self.path))
+            raise InputError(
+                f"not a usage ledger: usage_events has no column {', '.join(missing)}",
+                source=str(self.path),
+            )
         return version
 
     @contextlib.contextmanager
@@ -396,9 +445,15 @@ class UsageLedger:
         except sqlite3.OperationalError as exc:
             text = str(exc)
             if "locked" in text or "busy" in text:
-                raise StorageError(f"{self.path}: the usage ledger stayed locked for {BUSY_TIMEOUT_S:.0f} s") from exc
+                raise StorageError(
+                    f"{self.path}: the usage ledger stayed locked for {BUSY_TIMEOUT_S:.0f} s"
+                ) from exc
             if "unable to open" in text:
-                raise InputError(f"cannot open the usage ledger ({text})", source=str(self.path)) from exc
-            raise InputError(f"cannot read the usage ledger ({text})", source=str(self.path)) from exc
+                raise InputError(
+                    f"cannot open the usage ledger ({text})", source=str(self.path)
+                ) from exc
+            raise InputError(
+                f"cannot read the usage ledger ({text})", source=str(self.path)
+            ) from exc
         except sqlite3.DatabaseError as exc:
             raise InputError(f"not a usage ledger ({exc})", source=str(self.path)) from exc

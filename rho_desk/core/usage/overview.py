@@ -23,9 +23,17 @@ from .ledger import LedgerRequest, UsageLedger, ledger_path
 from .report import StackedSeries, UsageFilter, UsageGroup, UsageReport
 
 __all__ = [
-    "FileUsage", "Overview", "SessionUsage", "chart_unit", "file_usage", "find_home", "narrow", "overview",
-    "session_usage", "sessions_behind",
-]  # fmt: skip
+    "FileUsage",
+    "Overview",
+    "SessionUsage",
+    "chart_unit",
+    "file_usage",
+    "find_home",
+    "narrow",
+    "overview",
+    "session_usage",
+    "sessions_behind",
+]
 
 
 @dataclass(slots=True)
@@ -54,8 +62,14 @@ def chart_unit(first: dt.date, last: dt.date) -> str:
     return "day" if days <= 62 else "week" if days <= 182 else "month"
 
 
-def overview(path: Path, filt: UsageFilter, stack: str = "model", *, top: int = 50,
-             cache_dir: Path | bool | None = None) -> Overview:  # fmt: skip
+def overview(
+    path: Path,
+    filt: UsageFilter,
+    stack: str = "model",
+    *,
+    top: int = 50,
+    cache_dir: Path | bool | None = None,
+) -> Overview:
     """The Usage view's figures (blocking: opens the ledger, folds new rows, runs the queries)."""
     with UsageLedger(path, cache_dir=cache_dir) as ledger:
         report = UsageReport(ledger)
@@ -77,8 +91,9 @@ def overview(path: Path, filt: UsageFilter, stack: str = "model", *, top: int = 
         )
 
 
-def sessions_behind(path: Path, filt: UsageFilter, *, limit: int = 500,
-                    cache_dir: Path | bool | None = None) -> list[UsageGroup]:  # fmt: skip
+def sessions_behind(
+    path: Path, filt: UsageFilter, *, limit: int = 500, cache_dir: Path | bool | None = None
+) -> list[UsageGroup]:
     """The sessions whose requests make up the figures under ``filt``, most expensive first."""
     with UsageLedger(path, cache_dir=cache_dir) as ledger:
         return UsageReport(ledger).groups("session", filt, limit=limit)
@@ -128,13 +143,19 @@ def file_usage(history: Sequence[Message], counters: CompactionState) -> FileUsa
         if message.aborted_assistant is not None:
             aborted += 1
             usage = message.aborted_assistant.usage
-            tokens_in += (usage.input_tokens or 0) + (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+            tokens_in += (
+                (usage.input_tokens or 0)
+                + (usage.cache_read_tokens or 0)
+                + (usage.cache_write_tokens or 0)
+            )
             tokens_out += usage.output_tokens or 0
             if usage.cost_usd_micros is not None:
                 cost = (cost or 0) + usage.cost_usd_micros
         elif message.enriched_assistant is not None or message.assistant is not None:
             replies += 1
-    return FileUsage(replies, counters.removed_cost_usd_micros, aborted, tokens_in, tokens_out, cost)
+    return FileUsage(
+        replies, counters.removed_cost_usd_micros, aborted, tokens_in, tokens_out, cost
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +180,14 @@ class SessionUsage:
         return bool(self.requests)
 
 
-def session_usage(home: Path | None, session_id: str | None, history: Sequence[Message],
-                  counters: CompactionState, *, cache_dir: Path | bool | None = None) -> SessionUsage:  # fmt: skip
+def session_usage(
+    home: Path | None,
+    session_id: str | None,
+    history: Sequence[Message],
+    counters: CompactionState,
+    *,
+    cache_dir: Path | bool | None = None,
+) -> SessionUsage:
     """One session's ledger rows, or its file's usage when the ledger has none (blocking)."""
     from ..errors import KnownError, error_text
 
@@ -172,9 +199,21 @@ def session_usage(home: Path | None, session_id: str | None, history: Sequence[M
         except KnownError as exc:
             rows, note = [], error_text(exc)
         if rows:
-            sums = [len(rows), *(sum(getattr(r, f) or 0 for r in rows) for f in (
-                "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "tokens",
-                "cost_usd_micros")), sum(r.cost_usd_micros is None for r in rows)]  # fmt: skip
+            sums = [
+                len(rows),
+                *(
+                    sum(getattr(r, f) or 0 for r in rows)
+                    for f in (
+                        "input_tokens",
+                        "output_tokens",
+                        "cache_read_tokens",
+                        "cache_write_tokens",
+                        "tokens",
+                        "cost_usd_micros",
+                    )
+                ),
+                sum(r.cost_usd_micros is None for r in rows),
+            ]
             return SessionUsage(home, rows, UsageGroup.of(session_id, sums), None)
     elif home is None or not ledger_path(home).is_file():
         note = "no usage ledger in this Rho home"

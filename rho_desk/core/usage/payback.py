@@ -29,7 +29,14 @@ from .pricing import ModelPrice, fit_price
 from .report import UsageFilter
 from .rollup import BUCKET_MS
 
-__all__ = ["CompactionPayback", "PaybackReport", "SessionPayback", "compute_payback", "payback", "prices"]
+__all__ = [
+    "CompactionPayback",
+    "PaybackReport",
+    "SessionPayback",
+    "compute_payback",
+    "payback",
+    "prices",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,14 +70,21 @@ class CompactionPayback:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "session_id": self.session_id, "workspace": self.workspace,
-            "occurred_at_ms": self.occurred_at_ms, "provider": self.provider, "model": self.model,
-            "attempts": self.attempts, "cost_usd": _usd(self.cost_usd_micros),
-            "context_before": self.context_before, "context_after": self.context_after,
-            "later_requests": self.later_requests, "saved_tokens": self.saved_tokens,
-            "saved_usd": _usd(self.saved_usd_micros), "net_usd": _usd(self.net_usd_micros),
+            "session_id": self.session_id,
+            "workspace": self.workspace,
+            "occurred_at_ms": self.occurred_at_ms,
+            "provider": self.provider,
+            "model": self.model,
+            "attempts": self.attempts,
+            "cost_usd": _usd(self.cost_usd_micros),
+            "context_before": self.context_before,
+            "context_after": self.context_after,
+            "later_requests": self.later_requests,
+            "saved_tokens": self.saved_tokens,
+            "saved_usd": _usd(self.saved_usd_micros),
+            "net_usd": _usd(self.net_usd_micros),
             "paid_off": self.paid_off,
-        }  # fmt: skip
+        }
 
 
 def _usd(micros: float | None) -> float | None:
@@ -109,11 +123,14 @@ class Totals:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "compactions": self.compactions, "cost_usd": _usd(self.cost_usd_micros),
-            "saved_tokens": self.saved_tokens, "saved_usd": _usd(self.saved_usd_micros),
-            "net_usd": _usd(self.net_usd_micros), "compactions_without_cost": self.unknown_cost,
+            "compactions": self.compactions,
+            "cost_usd": _usd(self.cost_usd_micros),
+            "saved_tokens": self.saved_tokens,
+            "saved_usd": _usd(self.saved_usd_micros),
+            "net_usd": _usd(self.net_usd_micros),
+            "compactions_without_cost": self.unknown_cost,
             "compactions_without_saving": self.unknown_saving,
-        }  # fmt: skip
+        }
 
 
 @dataclass(slots=True)
@@ -124,8 +141,12 @@ class SessionPayback:
     totals: Totals = field(default_factory=Totals)
 
     def to_json(self) -> dict[str, object]:
-        return {"session_id": self.session_id, "workspace": self.workspace, **self.totals.to_json(),
-                "compactions": [c.to_json() for c in self.compactions]}  # fmt: skip
+        return {
+            "session_id": self.session_id,
+            "workspace": self.workspace,
+            **self.totals.to_json(),
+            "compactions": [c.to_json() for c in self.compactions],
+        }
 
 
 @dataclass(slots=True)
@@ -139,17 +160,24 @@ class PaybackReport:
             "sessions": [s.to_json() for s in self.sessions],
             "total": self.total.to_json(),
             "input_prices": [
-                {"provider": p.provider, "model": p.model, "usd_per_million_input_tokens": p.input,
-                 "fitted_from_requests": p.requests}
+                {
+                    "provider": p.provider,
+                    "model": p.model,
+                    "usd_per_million_input_tokens": p.input,
+                    "fitted_from_requests": p.requests,
+                }
                 for p in sorted(self.prices.values(), key=lambda p: (p.provider, p.model))
             ],
-        }  # fmt: skip
+        }
 
 
-def compute_payback(session_id: str, requests: Iterable[LedgerRequest],
-                    price: dict[tuple[str, str], ModelPrice]) -> SessionPayback:  # fmt: skip
+def compute_payback(
+    session_id: str, requests: Iterable[LedgerRequest], price: dict[tuple[str, str], ModelPrice]
+) -> SessionPayback:
     """The payback of every compaction in one session's requests (oldest first)."""
-    rows = [r for r in requests if r.session_id == session_id and r.purpose in ("agent", "compaction")]
+    rows = [
+        r for r in requests if r.session_id == session_id and r.purpose in ("agent", "compaction")
+    ]
     workspace = next((r.workspace_path for r in rows if r.workspace_path), "") or ""
     result = SessionPayback(session_id, workspace)
     i = 0
@@ -161,8 +189,14 @@ def compute_payback(session_id: str, requests: Iterable[LedgerRequest],
         while i < len(rows) and rows[i].purpose == "compaction":
             i += 1
         group = rows[start:i]
-        before = next((r.prompt_tokens for r in reversed(rows[:start])
-                       if r.purpose == "agent" and r.outcome == "completed"), None)  # fmt: skip
+        before = next(
+            (
+                r.prompt_tokens
+                for r in reversed(rows[:start])
+                if r.purpose == "agent" and r.outcome == "completed"
+            ),
+            None,
+        )
         end = i
         while end < len(rows) and rows[end].purpose != "compaction":
             end += 1
@@ -183,9 +217,19 @@ def compute_payback(session_id: str, requests: Iterable[LedgerRequest],
                 saved_usd += per_request * p.input
         last = group[-1]
         compaction = CompactionPayback(
-            session_id, workspace, group[0].occurred_at_ms, last.provider, last.model, len(group),
-            sum(costs) if costs else None, before, after, len(later), saved_tokens, saved_usd,
-        )  # fmt: skip
+            session_id,
+            workspace,
+            group[0].occurred_at_ms,
+            last.provider,
+            last.model,
+            len(group),
+            sum(costs) if costs else None,
+            before,
+            after,
+            len(later),
+            saved_tokens,
+            saved_usd,
+        )
         result.compactions.append(compaction)
         result.totals.add(compaction)
     return result
@@ -211,16 +255,26 @@ def payback(ledger: UsageLedger, filt: UsageFilter = UsageFilter()) -> PaybackRe
     """The payback of every compaction the filter admits (by its time, workspace, model...),
     per session (most recent compaction first) and in total."""
     where, params = filt.where()
-    sessions = [str(r[0]) for r in ledger.query(
-        f"SELECT session_id, max(bucket) AS last FROM {ledger.source} WHERE purpose = 'compaction' "
-        f"AND session_id != '' AND {where} GROUP BY session_id ORDER BY last DESC, session_id", params)]  # fmt: skip
+    sessions = [
+        str(r[0])
+        for r in ledger.query(
+            f"SELECT session_id, max(bucket) AS last FROM {ledger.source} WHERE purpose = 'compaction' "
+            f"AND session_id != '' AND {where} GROUP BY session_id ORDER BY last DESC, session_id",
+            params,
+        )
+    ]
     report = PaybackReport(prices=prices(ledger))
     first, end = filt.bucket_range()
     for session_id in sessions:
-        session = compute_payback(session_id, ledger.session_requests(session_id, children=False), report.prices)
-        kept = [c for c in session.compactions
-                if (first is None or c.occurred_at_ms // BUCKET_MS >= first)
-                and (end is None or c.occurred_at_ms // BUCKET_MS < end)]  # fmt: skip
+        session = compute_payback(
+            session_id, ledger.session_requests(session_id, children=False), report.prices
+        )
+        kept = [
+            c
+            for c in session.compactions
+            if (first is None or c.occurred_at_ms // BUCKET_MS >= first)
+            and (end is None or c.occurred_at_ms // BUCKET_MS < end)
+        ]
         if not kept:
             continue
         session.compactions.sort(key=lambda c: c.occurred_at_ms)

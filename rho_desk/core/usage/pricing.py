@@ -51,8 +51,15 @@ def fit_price(provider: str, model: str, n: int, moments: Sequence[float | None]
             for kind, value in zip(kinds, solution, strict=True):
                 prices[kind] = value
             p_in = prices[0]
-            return ModelPrice(provider, model, n, p_in if p_in is not None and p_in >= 0 else None,
-                              prices[1], prices[2], prices[3])  # fmt: skip
+            return ModelPrice(
+                provider,
+                model,
+                n,
+                p_in if p_in is not None and p_in >= 0 else None,
+                prices[1],
+                prices[2],
+                prices[3],
+            )
         kinds.pop()
     return ModelPrice(provider, model, n, None)
 

@@ -23,7 +23,15 @@ from ..errors import InputError
 from .ledger import UsageLedger
 from .rollup import BUCKET_MS, DIMS
 
-__all__ = ["DIMENSIONS", "GROUPINGS", "TIME_GROUPINGS", "UsageFilter", "UsageGroup", "UsageReport", "parse_date"]
+__all__ = [
+    "DIMENSIONS",
+    "GROUPINGS",
+    "TIME_GROUPINGS",
+    "UsageFilter",
+    "UsageGroup",
+    "UsageReport",
+    "parse_date",
+]
 
 TIME_GROUPINGS: Final = ("day", "week", "month")
 DIMENSIONS: Final = ("workspace", "model", "provider", "purpose", "session")
@@ -32,8 +40,13 @@ GROUPINGS: Final = TIME_GROUPINGS + DIMENSIONS
 
 Grouping = Literal["day", "week", "month", "workspace", "model", "provider", "purpose", "session"]
 
-_COLUMN: Final = {"workspace": "workspace", "model": "model", "provider": "provider", "purpose": "purpose",
-                  "session": "session_id"}  # fmt: skip
+_COLUMN: Final = {
+    "workspace": "workspace",
+    "model": "model",
+    "provider": "provider",
+    "purpose": "purpose",
+    "session": "session_id",
+}
 
 _SUMS: Final = (
     "sum(requests), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), "
@@ -72,8 +85,12 @@ class UsageFilter:
 
     def bucket_range(self) -> tuple[int | None, int | None]:
         """``[first, end)`` in buckets (15 minutes since the epoch)."""
-        return (None if self.since is None else self._midnight(self.since) // BUCKET_MS,
-                None if self.until is None else self._midnight(self.until + dt.timedelta(days=1)) // BUCKET_MS)  # fmt: skip
+        return (
+            None if self.since is None else self._midnight(self.since) // BUCKET_MS,
+            None
+            if self.until is None
+            else self._midnight(self.until + dt.timedelta(days=1)) // BUCKET_MS,
+        )
 
     def _midnight(self, day: dt.date) -> int:
         tz = None if self.local else dt.UTC
@@ -91,8 +108,13 @@ class UsageFilter:
         if end is not None:
             clauses.append("bucket < ?")
             params.append(end)
-        for column, values in (("workspace", self.workspaces), ("model", self.models), ("provider", self.providers),
-                               ("purpose", self.purposes), ("session_id", self.sessions)):  # fmt: skip
+        for column, values in (
+            ("workspace", self.workspaces),
+            ("model", self.models),
+            ("provider", self.providers),
+            ("purpose", self.purposes),
+            ("session_id", self.sessions),
+        ):
             if values:
                 clauses.append(f"{column} IN ({','.join('?' * len(values))})")
                 params.extend(values)
@@ -119,11 +141,16 @@ class UsageGroup:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "key": self.key, "requests": self.requests, "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens, "cache_read_tokens": self.cache_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens, "total_tokens": self.total_tokens,
-            "cost_usd": self.cost_usd, "requests_without_cost": self.requests_without_cost,
-        }  # fmt: skip
+            "key": self.key,
+            "requests": self.requests,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "total_tokens": self.total_tokens,
+            "cost_usd": self.cost_usd,
+            "requests_without_cost": self.requests_without_cost,
+        }
 
     @classmethod
     def of(cls, key: object, sums: Sequence[object]) -> UsageGroup:
@@ -160,13 +187,17 @@ class UsageReport:
             return f"strftime('%Y-%m', {at})", True
         raise InputError(f"--by: {grouping!r} is not one of {', '.join(GROUPINGS)}")
 
-    def groups(self, by: str, filt: UsageFilter = UsageFilter(), *, limit: int | None = None) -> list[UsageGroup]:
+    def groups(
+        self, by: str, filt: UsageFilter = UsageFilter(), *, limit: int | None = None
+    ) -> list[UsageGroup]:
         """One :class:`UsageGroup` per value of ``by``: time keys in order, the others by cost,
         then requests (largest first), then key; at most ``limit`` of them."""
         if by == "session" and self._whole(filt, dates=False):
-            rows = self.ledger.query(f"SELECT session_id, {_SUM_COLUMNS} FROM main.sessions "
-                                     "ORDER BY cost_usd_micros DESC, requests DESC, session_id LIMIT ?",
-                                     (-1 if limit is None else limit,))  # fmt: skip
+            rows = self.ledger.query(
+                f"SELECT session_id, {_SUM_COLUMNS} FROM main.sessions "
+                "ORDER BY cost_usd_micros DESC, requests DESC, session_id LIMIT ?",
+                (-1 if limit is None else limit,),
+            )
             return [UsageGroup.of(row[0], row[1:]) for row in rows]
         return [UsageGroup.of(row[0], row[1:]) for row in self._grouped((by,), filt)][:limit]
 
@@ -176,12 +207,21 @@ class UsageReport:
             row = self.ledger.query(f"SELECT {_SUMS} FROM main.daily WHERE {where}", params)[0]
             return UsageGroup.of("total", row)
         where, params = filt.where()
-        row = self.ledger.query(f"SELECT {_SUMS} FROM {self.ledger.source} WHERE {where}", params)[0]
+        row = self.ledger.query(f"SELECT {_SUMS} FROM {self.ledger.source} WHERE {where}", params)[
+            0
+        ]
         return UsageGroup.of("total", row)
 
     def _whole(self, filt: UsageFilter, *, dates: bool = True) -> bool:
         """Whether the per-day tables answer under ``filt``: a roll-up, and no filter but dates."""
-        if not self.ledger.cached or filt.workspaces or filt.models or filt.providers or filt.purposes or filt.sessions:
+        if (
+            not self.ledger.cached
+            or filt.workspaces
+            or filt.models
+            or filt.providers
+            or filt.purposes
+            or filt.sessions
+        ):
             return False
         return dates or (filt.since is None and filt.until is None)
 
@@ -197,7 +237,9 @@ class UsageReport:
             params.append(filt.until.isoformat())
         return " AND ".join(clauses), params
 
-    def _daily(self, groupings: Sequence[str], filt: UsageFilter) -> list[tuple[object, ...]] | None:
+    def _daily(
+        self, groupings: Sequence[str], filt: UsageFilter
+    ) -> list[tuple[object, ...]] | None:
         """The groups from the per-day tables, when they can answer (else ``None``)."""
         dims = [g for g in groupings if g not in TIME_GROUPINGS]
         if not self._whole(filt) or len(dims) > 1 or (dims and dims[0] not in DIMS):
@@ -216,9 +258,16 @@ class UsageReport:
         where, params = self._daily_where(filt, dim)
         select = ", ".join(f"{k} AS k{i}" for i, k in enumerate(keys))
         group = ", ".join(f"k{i}" for i in range(len(keys)))
-        order = group if groupings[0] in TIME_GROUPINGS else "sum(cost_usd_micros) DESC, sum(requests) DESC, k0"
-        return self.ledger.query(f"SELECT {select}, {_SUMS} FROM main.daily WHERE {where} GROUP BY {group} "
-                                 f"ORDER BY {order}", params)  # fmt: skip
+        order = (
+            group
+            if groupings[0] in TIME_GROUPINGS
+            else "sum(cost_usd_micros) DESC, sum(requests) DESC, k0"
+        )
+        return self.ledger.query(
+            f"SELECT {select}, {_SUMS} FROM main.daily WHERE {where} GROUP BY {group} "
+            f"ORDER BY {order}",
+            params,
+        )
 
     def stacked(self, x: str, stack: str, filt: UsageFilter = UsageFilter()) -> StackedSeries:
         """Sums per ``x`` (a grouping) and ``stack`` (a dimension), for the stacked charts."""
@@ -235,12 +284,17 @@ class UsageReport:
     def values(self, dimension: str) -> list[str]:
         """The distinct values of a dimension (for the filters), most used first."""
         if self.ledger.cached and dimension in DIMS:
-            rows = self.ledger.query("SELECT value, sum(requests) AS n FROM main.daily WHERE zone = 'utc' AND dim = ? "
-                                     "GROUP BY value ORDER BY n DESC, value", (dimension,))  # fmt: skip
+            rows = self.ledger.query(
+                "SELECT value, sum(requests) AS n FROM main.daily WHERE zone = 'utc' AND dim = ? "
+                "GROUP BY value ORDER BY n DESC, value",
+                (dimension,),
+            )
             return [str(r[0]) for r in rows]
         column, _time = self._key(dimension, False)
-        rows = self.ledger.query(f"SELECT {column}, sum(requests) AS n FROM {self.ledger.source} "
-                                 f"GROUP BY {column} ORDER BY n DESC, {column}")  # fmt: skip
+        rows = self.ledger.query(
+            f"SELECT {column}, sum(requests) AS n FROM {self.ledger.source} "
+            f"GROUP BY {column} ORDER BY n DESC, {column}"
+        )
         return [str(r[0]) for r in rows]
 
     def date_span(self) -> tuple[int, int] | None:
@@ -264,11 +318,13 @@ class UsageReport:
         if any(is_time for _k, is_time in keys):
             # buckets first (in the roll-up's key order, no sorting), then the calendar keys
             inner_keys = ["bucket"] + [k for k, is_time in keys if not is_time]
-            inner = (f"SELECT {', '.join(inner_keys)}, sum(requests) AS requests, sum(input_tokens) AS input_tokens, "
-                     "sum(output_tokens) AS output_tokens, sum(cache_read_tokens) AS cache_read_tokens, "
-                     "sum(cache_write_tokens) AS cache_write_tokens, sum(total_tokens) AS total_tokens, "
-                     "sum(cost_usd_micros) AS cost_usd_micros, sum(without_cost) AS without_cost "
-                     f"FROM {source} WHERE {where} GROUP BY {', '.join(inner_keys)}")  # fmt: skip
+            inner = (
+                f"SELECT {', '.join(inner_keys)}, sum(requests) AS requests, sum(input_tokens) AS input_tokens, "
+                "sum(output_tokens) AS output_tokens, sum(cache_read_tokens) AS cache_read_tokens, "
+                "sum(cache_write_tokens) AS cache_write_tokens, sum(total_tokens) AS total_tokens, "
+                "sum(cost_usd_micros) AS cost_usd_micros, sum(without_cost) AS without_cost "
+                f"FROM {source} WHERE {where} GROUP BY {', '.join(inner_keys)}"
+            )
             source = f"({inner})"
             where = "1"
         select = ", ".join(f"{k} AS k{i}" for i, (k, _t) in enumerate(keys))

@@ -51,14 +51,35 @@ BUCKET_MS: Final = 15 * 60 * 1000
 """A bucket: 15 minutes (every UTC offset in use is a multiple of it)."""
 
 ROLLUP_COLUMNS: Final = (
-    "bucket", "session_id", "parent_session_id", "workspace", "provider", "model", "purpose", "outcome",
-    "requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-    "total_tokens", "cost_usd_micros", "without_cost",
-)  # fmt: skip
+    "bucket",
+    "session_id",
+    "parent_session_id",
+    "workspace",
+    "provider",
+    "model",
+    "purpose",
+    "outcome",
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+    "cost_usd_micros",
+    "without_cost",
+)
 
 _KEYS: Final = "bucket, session_id, parent_session_id, workspace, provider, model, purpose, outcome"
-SUMS: Final = ("requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-               "total_tokens", "cost_usd_micros", "without_cost")  # fmt: skip
+SUMS: Final = (
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+    "cost_usd_micros",
+    "without_cost",
+)
 _SUM_COLUMNS: Final = ", ".join(f"{c} INTEGER NOT NULL" for c in SUMS)
 _ADD: Final = ", ".join(f"{c} = {c} + excluded.{c}" for c in SUMS)
 _SUM_OF: Final = ", ".join(f"sum({c})" for c in SUMS)
@@ -112,8 +133,10 @@ _ROW: Final = f"""
     occurred_at_ms / {BUCKET_MS} AS bucket,
     coalesce(session_id, '') AS session_id, coalesce(parent_session_id, '') AS parent_session_id,
     coalesce(workspace_path, '') AS workspace, provider, model, purpose, request_outcome AS outcome"""
-TOTAL: Final = ("coalesce(total_tokens, coalesce(input_tokens, 0) + coalesce(output_tokens, 0) "
-                "+ coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0))")
+TOTAL: Final = (
+    "coalesce(total_tokens, coalesce(input_tokens, 0) + coalesce(output_tokens, 0) "
+    "+ coalesce(cache_read_tokens, 0) + coalesce(cache_write_tokens, 0))"
+)
 """A request's total tokens: the provider's own total where it reported one, else the sum of the
 parts it reported (a local server that reports input and output but no total is not 0)."""
 _SUMS: Final = f"""
@@ -174,15 +197,24 @@ def _days(db: sqlite3.Connection, source: str) -> None:
     import time
 
     seconds = BUCKET_MS // 1000
-    rows = [(b, time.strftime("%Y-%m-%d", time.gmtime(b * seconds)),
-             time.strftime("%Y-%m-%d", time.localtime(b * seconds)))
-            for (b,) in db.execute(f"SELECT DISTINCT bucket FROM {source}").fetchall()]  # fmt: skip
+    rows = [
+        (
+            b,
+            time.strftime("%Y-%m-%d", time.gmtime(b * seconds)),
+            time.strftime("%Y-%m-%d", time.localtime(b * seconds)),
+        )
+        for (b,) in db.execute(f"SELECT DISTINCT bucket FROM {source}").fetchall()
+    ]
     db.execute("DROP TABLE IF EXISTS temp.days")
-    db.execute("CREATE TEMP TABLE days (bucket INTEGER PRIMARY KEY, utc TEXT NOT NULL, local TEXT NOT NULL)")
+    db.execute(
+        "CREATE TEMP TABLE days (bucket INTEGER PRIMARY KEY, utc TEXT NOT NULL, local TEXT NOT NULL)"
+    )
     db.executemany("INSERT INTO temp.days VALUES (?, ?, ?)", rows)
 
 
-def _fold_daily(db: sqlite3.Connection, source: str, zones: Sequence[str] = ("utc", "local")) -> None:
+def _fold_daily(
+    db: sqlite3.Connection, source: str, zones: Sequence[str] = ("utc", "local")
+) -> None:
     """Fold ``source`` (rows in the roll-up's shape) into ``daily``."""
     _days(db, source)
     db.execute("DROP TABLE IF EXISTS temp.per_day")
@@ -204,7 +236,23 @@ def local_zone() -> str:
 
     return f"{time.tzname}|{time.timezone}|{time.altzone}|{time.daylight}"
 
-_MOMENT_COLUMNS: Final = ("ii", "io", "ir", "iw", "oo", "orr", "ow", "rr", "rw", "ww", "ic", "oc", "rc", "wc")
+
+_MOMENT_COLUMNS: Final = (
+    "ii",
+    "io",
+    "ir",
+    "iw",
+    "oo",
+    "orr",
+    "ow",
+    "rr",
+    "rw",
+    "ww",
+    "ic",
+    "oc",
+    "rc",
+    "wc",
+)
 _MOMENT_SOURCE: Final = """
 SELECT provider, model, count(*),
     sum(i * i), sum(i * o), sum(i * r), sum(i * w), sum(o * o), sum(o * r), sum(o * w),
@@ -244,7 +292,9 @@ def open_rollup(path: Path) -> sqlite3.Connection | None:
         connection: sqlite3.Connection | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=5.0)
+            connection = sqlite3.connect(
+                path, check_same_thread=False, isolation_level=None, timeout=5.0
+            )
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, ROLLUP_VERSION):
                 raise sqlite3.DatabaseError(f"roll-up version {version}")
@@ -279,8 +329,13 @@ def _mark(db: sqlite3.Connection, key: str) -> int:
     return 0 if row is None else int(row[0])
 
 
-def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = False,
-            unchanged: Callable[[], bool] = lambda: True) -> bool:  # fmt: skip
+def refresh(
+    db: sqlite3.Connection,
+    *,
+    limit: int | None = None,
+    eager: bool = False,
+    unchanged: Callable[[], bool] = lambda: True,
+) -> bool:
     """Fold the ledger rows written since the last refresh (at most ``limit`` of them; with
     ``eager``, all of them if there are few enough, see :data:`EAGER_ROWS`, else none);
     whether the roll-up now covers the whole ledger.
@@ -303,14 +358,19 @@ def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = F
         low = db.execute("SELECT coalesce(min(rowid), 0) FROM ledger.usage_events").fetchone()[0]
         high = db.execute("SELECT coalesce(max(rowid), 0) FROM ledger.usage_events").fetchone()[0]
         done = _mark(db, "high_rowid")
-        if done and not (high >= done and _event_at(db, low) == _meta(db, "first_event")
-                         and _event_at(db, done) == _meta(db, "anchor_event")):  # fmt: skip
+        if done and not (
+            high >= done
+            and _event_at(db, low) == _meta(db, "first_event")
+            and _event_at(db, done) == _meta(db, "anchor_event")
+        ):
             for table in ("rollup", "moments", "daily", "sessions"):
                 db.execute(f"DELETE FROM main.{table}")
             db.execute("DELETE FROM main.meta WHERE key = 'moments_rowid'")
             done = 0
         zone = local_zone()
-        if done and _meta(db, "local_zone") != zone:  # another timezone: local days again, from the roll-up
+        if (
+            done and _meta(db, "local_zone") != zone
+        ):  # another timezone: local days again, from the roll-up
             db.execute("DELETE FROM main.daily WHERE zone = 'local'")
             _fold_daily(db, "main.rollup", ("local",))
         end = high
@@ -320,7 +380,9 @@ def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = F
             end = done
         if end > done:
             # the last row folded (rowids may have gaps: a rolled-back insert)
-            end = db.execute("SELECT max(rowid) FROM ledger.usage_events WHERE rowid <= ?", (end,)).fetchone()[0]
+            end = db.execute(
+                "SELECT max(rowid) FROM ledger.usage_events WHERE rowid <= ?", (end,)
+            ).fetchone()[0]
         if end is not None and end > done:
             db.execute("DROP TABLE IF EXISTS temp.fresh")
             db.execute(_FRESH_TABLE)
@@ -331,10 +393,16 @@ def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = F
             db.execute("DROP TABLE temp.fresh")
             db.executemany(
                 "INSERT OR REPLACE INTO main.meta (key, value) VALUES (?, ?)",
-                [("high_rowid", end), ("first_event", _event_at(db, low)), ("anchor_event", _event_at(db, end))],
+                [
+                    ("high_rowid", end),
+                    ("first_event", _event_at(db, low)),
+                    ("anchor_event", _event_at(db, end)),
+                ],
             )
             done = end
-        db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('local_zone', ?)", (zone,))
+        db.execute(
+            "INSERT OR REPLACE INTO main.meta (key, value) VALUES ('local_zone', ?)", (zone,)
+        )
         if not unchanged():
             raise LedgerChanged()
         db.execute("COMMIT")
@@ -344,7 +412,9 @@ def refresh(db: sqlite3.Connection, *, limit: int | None = None, eager: bool = F
         raise
 
 
-def refresh_moments(db: sqlite3.Connection, *, unchanged: Callable[[], bool] = lambda: True) -> None:
+def refresh_moments(
+    db: sqlite3.Connection, *, unchanged: Callable[[], bool] = lambda: True
+) -> None:
     """Fold the price-fit sums of the rows the roll-up holds but ``moments`` does not yet
     (``unchanged`` as for :func:`refresh`)."""
     db.execute("BEGIN IMMEDIATE")
@@ -353,7 +423,9 @@ def refresh_moments(db: sqlite3.Connection, *, unchanged: Callable[[], bool] = l
         high = _mark(db, "high_rowid")
         if high > done:
             db.execute(_FOLD_MOMENTS, (done, high))
-            db.execute("INSERT OR REPLACE INTO main.meta (key, value) VALUES ('moments_rowid', ?)", (high,))
+            db.execute(
+                "INSERT OR REPLACE INTO main.meta (key, value) VALUES ('moments_rowid', ?)", (high,)
+            )
         if not unchanged():
             raise LedgerChanged()
         db.execute("COMMIT")
@@ -363,5 +435,7 @@ def refresh_moments(db: sqlite3.Connection, *, unchanged: Callable[[], bool] = l
 
 
 def _event_at(db: sqlite3.Connection, rowid: int) -> object:
-    row = db.execute("SELECT event_id FROM ledger.usage_events WHERE rowid = ?", (rowid,)).fetchone()
+    row = db.execute(
+        "SELECT event_id FROM ledger.usage_events WHERE rowid = ?", (rowid,)
+    ).fetchone()
     return None if row is None else row[0]

@@ -136,7 +136,9 @@ class UsageRecording:
         try:
             self.recorder.record(event)
         except Exception as exc:  # accounting never fails a turn
-            text = (exc.text() if isinstance(exc, StorageError) else f"{type(exc).__name__}: {exc}")[:MAX_DIAGNOSTIC_CHARS]
+            text = (
+                exc.text() if isinstance(exc, StorageError) else f"{type(exc).__name__}: {exc}"
+            )[:MAX_DIAGNOSTIC_CHARS]
             with self._lock:
                 self._diagnostics.append(text)
             if self.on_failure is not None:
@@ -151,7 +153,9 @@ class UsageRecording:
 
 def _column(name: str, value: int | None) -> int | None:
     if value is not None and value > SQLITE_MAX:
-        raise StorageError(f"usage field {name} value {value} exceeds SQLite's signed integer range")
+        raise StorageError(
+            f"usage field {name} value {value} exceeds SQLite's signed integer range"
+        )
     return value
 
 
@@ -183,16 +187,27 @@ class LedgerWriter:
         """
         usage = event.usage
         values = (
-            event.event_id, EVENT_SCHEMA_VERSION, event.occurred_at_ms, event.session_id,
-            event.parent_session_id, event.run_id, _column("step_index", event.step_index),
-            _column("attempt_index", event.attempt_index), event.workspace_path or self.workspace,
-            event.provider, event.model, event.purpose, event.outcome,
-            _column("input_tokens", usage.input_tokens), _column("output_tokens", usage.output_tokens),
+            event.event_id,
+            EVENT_SCHEMA_VERSION,
+            event.occurred_at_ms,
+            event.session_id,
+            event.parent_session_id,
+            event.run_id,
+            _column("step_index", event.step_index),
+            _column("attempt_index", event.attempt_index),
+            event.workspace_path or self.workspace,
+            event.provider,
+            event.model,
+            event.purpose,
+            event.outcome,
+            _column("input_tokens", usage.input_tokens),
+            _column("output_tokens", usage.output_tokens),
             _column("cache_read_tokens", usage.cache_read_tokens),
             _column("cache_write_tokens", usage.cache_write_tokens),
-            _column("total_tokens", usage.total_tokens), _column("cost_usd_micros", usage.cost_usd_micros),
+            _column("total_tokens", usage.total_tokens),
+            _column("cost_usd_micros", usage.cost_usd_micros),
             WRITER_VERSION,
-        )  # fmt: skip
+        )
         with self._lock:
             if not self._ready:
                 self._retrying(self._initialize)
@@ -205,7 +220,9 @@ class LedgerWriter:
         import sqlite3
 
         uri = f"{self.path.absolute().as_uri()}?mode=rw"
-        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(
+            uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
         try:
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA cache_size = -512")
@@ -219,11 +236,19 @@ class LedgerWriter:
 
         folder = self.path.parent
         if not folder.is_dir():
-            raise StorageError(f"{folder}: no such Rho home; the request was not recorded in a usage ledger")
+            raise StorageError(
+                f"{folder}: no such Rho home; the request was not recorded in a usage ledger"
+            )
         if self.path.is_symlink():
-            raise StorageError(f"{self.path}: the usage ledger is a symbolic link; nothing was recorded")
+            raise StorageError(
+                f"{self.path}: the usage ledger is a symbolic link; nothing was recorded"
+            )
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            fd = os.open(
+                self.path,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                0o600,
+            )
             os.close(fd)
         except FileExistsError:
             pass
@@ -283,12 +308,16 @@ class LedgerWriter:
                     time.sleep(0.01)
                     continue
                 if contended:
-                    raise StorageError(f"{self.path}: the usage ledger stayed locked for {BUSY_TIMEOUT_S:.0f} s") from exc
+                    raise StorageError(
+                        f"{self.path}: the usage ledger stayed locked for {BUSY_TIMEOUT_S:.0f} s"
+                    ) from exc
                 raise StorageError(f"{self.path}: cannot write the usage ledger ({text})") from exc
             except sqlite3.DatabaseError as exc:
                 raise StorageError(f"{self.path}: not a usage ledger ({exc})") from exc
             except OSError as exc:
-                raise StorageError(f"{self.path}: cannot write the usage ledger ({exc.strerror or exc})") from exc
+                raise StorageError(
+                    f"{self.path}: cannot write the usage ledger ({exc.strerror or exc})"
+                ) from exc
 
     def _private_sidecars(self) -> None:
         for suffix in ("-wal", "-shm"):

@@ -83,7 +83,9 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def translate_error(exc: Exception, *, source: str | None = None, line: int | None = None) -> WireFormatError:
+def translate_error(
+    exc: Exception, *, source: str | None = None, line: int | None = None
+) -> WireFormatError:
     """A msgspec (or recursion) failure as a located ``WireFormatError``."""
     if isinstance(exc, RecursionError):
         return WireFormatError("JSON nesting is too deep", source=source, line=line)
@@ -98,7 +100,13 @@ def translate_error(exc: Exception, *, source: str | None = None, line: int | No
     return WireFormatError(text, source=source, line=line)
 
 
-def decode(data: bytes | str | memoryview, type_: type[T], *, source: str | None = None, line: int | None = None) -> T:
+def decode(
+    data: bytes | str | memoryview,
+    type_: type[T],
+    *,
+    source: str | None = None,
+    line: int | None = None,
+) -> T:
     """Decode ``data`` as ``type_`` or raise a located ``WireFormatError``."""
     try:
         decoded: T = _decoder(type_).decode(data)

@@ -66,7 +66,10 @@ def decode_display_export(data: bytes) -> tuple[SessionSnapshot, list[str | None
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     carrier = SessionSnapshot.new(
-        document.session_id, document.revision, [e.message for e in document.messages], _NO_PROVIDER,
+        document.session_id,
+        document.revision,
+        [e.message for e in document.messages],
+        _NO_PROVIDER,
         metadata=document.metadata,
     )
     return carrier, [e.timestamp for e in document.messages]

@@ -67,7 +67,9 @@ def nesting_depth(raw: bytes | str, *, stop_above: int | None = None) -> int:
     return max(0, max(itertools.accumulate(steps), default=0))
 
 
-def check_depth(raw: bytes | str, *, source: str | None = None, line: int | None = None, limit: int = MAX_DEPTH) -> None:
+def check_depth(
+    raw: bytes | str, *, source: str | None = None, line: int | None = None, limit: int = MAX_DEPTH
+) -> None:
     """Refuse ``raw`` when it nests deeper than ``limit``.
 
     Raises:
@@ -92,7 +94,9 @@ class _Pairs(dict[str, Any]):
                 seen.add(key)
 
 
-def find_duplicate(value: Any, path: str = "$", *, skip: frozenset[str] = frozenset()) -> tuple[str, str] | None:
+def find_duplicate(
+    value: Any, path: str = "$", *, skip: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
     """The first repeated key in a value parsed with ``object_pairs_hook=_Pairs``, and where it
     is (``None``: none). Members named in ``skip`` are free-form maps whose duplicates are
     allowed. Iterative: the nesting was bounded before parsing, but no stack is spent on it."""
@@ -102,9 +106,15 @@ def find_duplicate(value: Any, path: str = "$", *, skip: frozenset[str] = frozen
         if isinstance(item, _Pairs):
             if item.duplicate is not None:
                 return item.duplicate, where
-            stack.extend((child, f"{where}.{key}") for key, child in reversed(item.items()) if key not in skip)
+            stack.extend(
+                (child, f"{where}.{key}")
+                for key, child in reversed(item.items())
+                if key not in skip
+            )
         elif isinstance(item, list):
-            stack.extend((child, f"{where}[{index}]") for index, child in reversed(list(enumerate(item))))
+            stack.extend(
+                (child, f"{where}[{index}]") for index, child in reversed(list(enumerate(item)))
+            )
     return None
 
 

@@ -115,7 +115,9 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False):
     """Arbitrary JSON; protocol validation requires an object. Key order is preserved."""
 
 
-class ContentBlock(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True, gc=False):
+class ContentBlock(
+    msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True, gc=False
+):
     """One block of User/Assistant content: exactly one of Text, Image, ToolCall."""
 
     text: str | None = field(default=None, name="Text")
@@ -388,7 +390,9 @@ class MessageKind(enum.Enum):
     TOOL_RESULT = "ToolResult"
 
 
-class Message(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True, gc=False):
+class Message(
+    msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True, gc=False
+):
     """One history entry: exactly one variant is set (``kind`` says which)."""
 
     system: str | None = field(default=None, name="System")

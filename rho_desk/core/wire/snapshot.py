@@ -73,7 +73,9 @@ class CompactionState(msgspec.Struct, frozen=True, gc=False):
 
         return CompactionState(
             completed_compactions=sat(self.completed_compactions + 1),
-            removed_messages=sat(self.removed_messages + max(previous_messages - current_messages, 0)),
+            removed_messages=sat(
+                self.removed_messages + max(previous_messages - current_messages, 0)
+            ),
             removed_tokens=sat(self.removed_tokens + max(previous_tokens - current_tokens, 0)),
             removed_cost_usd_micros=sat(self.removed_cost_usd_micros + (cost_usd_micros or 0)),
             last_previous_tokens=previous_tokens,

@@ -77,11 +77,19 @@ __all__ = ["SessionBrowserView", "SessionDelegate", "debounced_search", "relativ
 
 SEARCH_DEBOUNCE_MS: Final = 200
 ROW_HEIGHT: Final = 92
-SORTS: Final = (("updated", "Last updated"), ("created", "Created"), ("size", "File size"),
-                ("messages", "Messages"), ("compactions", "Compactions"), ("title", "Title"))  # fmt: skip
+SORTS: Final = (
+    ("updated", "Last updated"),
+    ("created", "Created"),
+    ("size", "File size"),
+    ("messages", "Messages"),
+    ("compactions", "Compactions"),
+    ("title", "Title"),
+)
 
 
-def debounced_search(field: QLineEdit, delay_ms: int, search: Callable[[], None], bridge: EngineBridge) -> QTimer:
+def debounced_search(
+    field: QLineEdit, delay_ms: int, search: Callable[[], None], bridge: EngineBridge
+) -> QTimer:
     """Run ``search`` once typing in ``field`` has paused for ``delay_ms`` (never once ``bridge`` closed)."""
     timer = bridge.timer(field, delay_ms, search)
     field.textChanged.connect(lambda _text: timer.start())
@@ -109,13 +117,30 @@ def _unreadable_row(failure: SummaryFailure, agent: str = "rho") -> SessionSumma
     name = path.parent.name if path.name == "session.jsonl" else path.stem
     reason = failure.reason.removeprefix(f"{failure.path}:").strip()
     line, _, rest = reason.partition(":")
-    title, why = (f"⚠ Damaged at line {line}", rest.strip()) if line.isdigit() else ("⚠ Cannot be read", reason)
+    title, why = (
+        (f"⚠ Damaged at line {line}", rest.strip())
+        if line.isdigit()
+        else ("⚠ Cannot be read", reason)
+    )
     return SessionSummary(
-        workspace_key=failure.workspace_key, cwd="", id=name.rpartition("_")[2] or name, path=failure.path,
-        created_at=0, updated_at=0, message_count=0, first_user_message=None, last_user_message=why,
-        file_size=failure.file_size, file_mtime=None, node_count=0, branch_count=0, active_leaf_id=None,
-        effective_format_version=0, title=title, agent=agent,
-    )  # fmt: skip
+        workspace_key=failure.workspace_key,
+        cwd="",
+        id=name.rpartition("_")[2] or name,
+        path=failure.path,
+        created_at=0,
+        updated_at=0,
+        message_count=0,
+        first_user_message=None,
+        last_user_message=why,
+        file_size=failure.file_size,
+        file_mtime=None,
+        node_count=0,
+        branch_count=0,
+        active_leaf_id=None,
+        effective_format_version=0,
+        title=title,
+        agent=agent,
+    )
 
 
 def _unreadable(s: SessionSummary) -> bool:
@@ -142,7 +167,9 @@ class SessionDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
         return QSize(100, ROW_HEIGHT)  # the width follows the view
 
     def card(self, painter: QPainter, option: QStyleOptionViewItem) -> tuple[QRect, bool]:
@@ -168,10 +195,21 @@ class SessionDelegate(QStyledItemDelegate):
         bold.setBold(True)
         small = QFont(base)
         small.setPointSizeF(base.pointSizeF() * 0.88)
-        return CardFonts(base, bold, small, QFontMetrics(base), QFontMetrics(bold), QFontMetrics(small))
+        return CardFonts(
+            base, bold, small, QFontMetrics(base), QFontMetrics(bold), QFontMetrics(small)
+        )
 
-    def badges(self, painter: QPainter, labels: Sequence[str], x: float, right: float, y: float, fms: QFontMetrics, *,
-               selected: bool) -> None:  # fmt: skip
+    def badges(
+        self,
+        painter: QPainter,
+        labels: Sequence[str],
+        x: float,
+        right: float,
+        y: float,
+        fms: QFontMetrics,
+        *,
+        selected: bool,
+    ) -> None:
         """A card's badges from ``x`` on line ``y``, left to right, as many as fit before ``right``
         (the painter's font is the badges' font, ``fms`` its metrics)."""
         t = self.theme
@@ -186,7 +224,12 @@ class SessionDelegate(QStyledItemDelegate):
             painter.drawText(QRectF(x, y, w, fms.height() + 2), Qt.AlignmentFlag.AlignCenter, label)
             x += w + 5
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         row: SessionRow | None = index.data(Role.ROW)
         if row is None:
             return
@@ -194,7 +237,9 @@ class SessionDelegate(QStyledItemDelegate):
         s = row.summary
         rect, selected = self.card(painter, option)
         if row.is_open:
-            painter.fillRect(QRectF(rect.left(), rect.top() + 8, 3, rect.height() - 16), t.color("accent"))
+            painter.fillRect(
+                QRectF(rect.left(), rect.top() + 8, 3, rect.height() - 16), t.color("accent")
+            )
         x, right = rect.left() + 12, rect.right() - 10
         y = rect.top() + 7
         base, bold, small, fm, fmb, fms = self.fonts(option)
@@ -202,7 +247,9 @@ class SessionDelegate(QStyledItemDelegate):
         painter.setFont(small)
         painter.setPen(t.color("muted"))
         wwhen = fms.horizontalAdvance(when)
-        painter.drawText(QRect(right - wwhen, y, wwhen, fmb.height()), Qt.AlignmentFlag.AlignVCenter, when)
+        painter.drawText(
+            QRect(right - wwhen, y, wwhen, fmb.height()), Qt.AlignmentFlag.AlignVCenter, when
+        )
         painter.setFont(bold)
         painter.setPen(t.color("text"))
         title = fmb.elidedText(listed_title(s), Qt.TextElideMode.ElideRight, right - x - wwhen - 10)
@@ -210,20 +257,38 @@ class SessionDelegate(QStyledItemDelegate):
         y += fmb.height() + 2
         painter.setFont(small)
         painter.setPen(t.color("muted"))
-        painter.drawPixmap(x, y + (fms.height() - 12) // 2, pixmap(Icon.FOLDER, t.muted, 12, painter.device().devicePixelRatioF()))
-        line = workspace_label(s.cwd) + (f"  ·  {s.model}" if s.model and s.model != "legacy" else "")
-        painter.drawText(QRect(x + 16, y, right - x - 16, fms.height()), Qt.AlignmentFlag.AlignVCenter,
-                         fms.elidedText(line, Qt.TextElideMode.ElideRight, right - x - 16))  # fmt: skip
+        painter.drawPixmap(
+            x,
+            y + (fms.height() - 12) // 2,
+            pixmap(Icon.FOLDER, t.muted, 12, painter.device().devicePixelRatioF()),
+        )
+        line = workspace_label(s.cwd) + (
+            f"  ·  {s.model}" if s.model and s.model != "legacy" else ""
+        )
+        painter.drawText(
+            QRect(x + 16, y, right - x - 16, fms.height()),
+            Qt.AlignmentFlag.AlignVCenter,
+            fms.elidedText(line, Qt.TextElideMode.ElideRight, right - x - 16),
+        )
         y += fms.height() + 3
         snippet = row.snippets[0] if row.snippets else None
         if snippet is not None:
-            self._snippet(painter, snippet.text, snippet.highlights, base, QRect(x, y, right - x, fm.height()))
+            self._snippet(
+                painter, snippet.text, snippet.highlights, base, QRect(x, y, right - x, fm.height())
+            )
         else:
             prompt = (s.last_user_message or s.first_user_message or "").strip().replace("\n", " ")
             painter.setFont(base)
             painter.setPen(t.color("text"))
-            painter.drawText(QRect(x, y, right - x, fm.height()), Qt.AlignmentFlag.AlignVCenter,
-                             fm.elidedText(("› " + prompt) if prompt else "(no prompt)", Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
+            painter.drawText(
+                QRect(x, y, right - x, fm.height()),
+                Qt.AlignmentFlag.AlignVCenter,
+                fm.elidedText(
+                    ("› " + prompt) if prompt else "(no prompt)",
+                    Qt.TextElideMode.ElideRight,
+                    right - x,
+                ),
+            )
         y += fm.height() + 5
         # another agent's session leads with its agent; an unreadable transcript has no facts
         # (format 0): say so instead of "0 msgs"
@@ -244,7 +309,9 @@ class SessionDelegate(QStyledItemDelegate):
         self.badges(painter, badges, x, right, y, fms, selected=selected)
         painter.restore()
 
-    def snippet_layout(self, text: str, highlights: tuple[tuple[int, int], ...], font: QFont) -> QTextLayout:
+    def snippet_layout(
+        self, text: str, highlights: tuple[tuple[int, int], ...], font: QFont
+    ) -> QTextLayout:
         """The one line a search snippet shows: plain text (no Markdown), the matches highlighted."""
         flat, highlights = plain_text(text, highlights)
         # keep the first match in view: start a little before it
@@ -267,7 +334,14 @@ class SessionDelegate(QStyledItemDelegate):
         layout.setFormats(ranges)
         return layout
 
-    def _snippet(self, painter: QPainter, text: str, highlights: tuple[tuple[int, int], ...], font: QFont, box: QRect) -> None:
+    def _snippet(
+        self,
+        painter: QPainter,
+        text: str,
+        highlights: tuple[tuple[int, int], ...],
+        font: QFont,
+        box: QRect,
+    ) -> None:
         layout = self.snippet_layout(text, highlights, font)
         layout.beginLayout()
         line = layout.createLine()
@@ -300,8 +374,15 @@ class SessionBrowserView(QFrame):
     """Show this search match: the session's ``Path``, the offset of the match in its search
     text and the matched text (emitted with, or after, the request to open the session)."""
 
-    def __init__(self, library: LibraryService, bridge: EngineBridge, document: SessionDocument, theme: Theme,
-                 settings: Settings, parent: QWidget | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        library: LibraryService,
+        bridge: EngineBridge,
+        document: SessionDocument,
+        theme: Theme,
+        settings: Settings,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("BrowserPanel")
         self.setMinimumWidth(260)
@@ -334,14 +415,20 @@ class SessionBrowserView(QFrame):
         self.search.setObjectName("SessionSearch")
         self.search.setPlaceholderText("Search all sessions (Ctrl+K)")
         self.search.setClearButtonEnabled(True)
-        self.search_icon = self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.search_icon = self.search.addAction(
+            icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition
+        )
         self.search_icon.setText("Search")
         self.search.setAccessibleName("Search all sessions")
-        self.search.setAccessibleDescription("Up and Down pick a result in the session list, Enter opens it")
+        self.search.setAccessibleDescription(
+            "Up and Down pick a result in the session list, Enter opens it"
+        )
         name_line_edit_buttons(self.search, "Clear the search")
         self.scope = QComboBox()
         self.scope.setObjectName("ScopeCombo")
-        self.scope.setToolTip("Which workspace's sessions to list (Ctrl+Shift+W: this workspace only)")
+        self.scope.setToolTip(
+            "Which workspace's sessions to list (Ctrl+Shift+W: this workspace only)"
+        )
         self.scope.addItem("All workspaces", None)
         self.sort = QComboBox()
         self.sort.setObjectName("SortCombo")
@@ -352,7 +439,9 @@ class SessionBrowserView(QFrame):
         self.sort.setAccessibleName("Sort by")
         for combo in (self.scope, self.sort):
             # size by a few characters, not by the longest workspace name
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
             combo.setMinimumContentsLength(6)
         controls = QHBoxLayout()
         controls.setSpacing(6)
@@ -374,7 +463,9 @@ class SessionBrowserView(QFrame):
         self.footer.setWordWrap(True)
 
         list_panel_layout(self, [head, self.search, controls], self.list, self.footer)
-        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing, self.bridge)
+        self._search_timer = debounced_search(
+            self.search, SEARCH_DEBOUNCE_MS, self.reload_listing, self.bridge
+        )
         self.search.returnPressed.connect(self._on_search_return_pressed)
         self.search.installEventFilter(self)
         self.scope.currentIndexChanged.connect(self._on_scope_changed)
@@ -462,7 +553,9 @@ class SessionBrowserView(QFrame):
         text = self.search.text().strip()
         key, sort = self._workspace_key, self.sort.currentData()
         if text:
-            self.bridge.run(self._asearch(generation, text, key, sort), context="Searching sessions")
+            self.bridge.run(
+                self._asearch(generation, text, key, sort), context="Searching sessions"
+            )
         else:
             self.bridge.run(self._alist(generation, key, sort), context="Listing sessions")
 
@@ -481,11 +574,20 @@ class SessionBrowserView(QFrame):
         self._shown_text = ""
         n = len(page.sessions)
         notice = page.notice or (self.library.last_report and self.library.last_report.notice())
-        text = f"{n:,} session{'s' * (n != 1)}" + (f" · {len(unreadable):,} cannot be read" if unreadable else "")
+        text = f"{n:,} session{'s' * (n != 1)}" + (
+            f" · {len(unreadable):,} cannot be read" if unreadable else ""
+        )
         report = self.library.last_report
-        if not page.total and self.library.home is not None and not failures and not (report and report.failed):
+        if (
+            not page.total
+            and self.library.home is not None
+            and not failures
+            and not (report and report.failed)
+        ):
             # say where we looked, and for what (not just "0 sessions")
-            text = no_sessions_text(self.library.home if key is None else self.library.home / "sessions" / key)
+            text = no_sessions_text(
+                self.library.home if key is None else self.library.home / "sessions" / key
+            )
         self.footer.setText(text + (f" · {notice}" if notice else ""))
         self.sig_listing_shown.emit(n)
         self._open_if_asked()
@@ -544,7 +646,12 @@ class SessionBrowserView(QFrame):
         if not rows:
             return
         page = max(1, self.list.viewport().height() // ROW_HEIGHT)
-        step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_PageDown: page, Qt.Key.Key_PageUp: -page}[Qt.Key(key)]
+        step = {
+            Qt.Key.Key_Down: 1,
+            Qt.Key.Key_Up: -1,
+            Qt.Key.Key_PageDown: page,
+            Qt.Key.Key_PageUp: -page,
+        }[Qt.Key(key)]
         current = self.list.currentIndex()
         row = (0 if step > 0 else rows - 1) if not current.isValid() else current.row() + step
         index = self.model.index(max(0, min(rows - 1, row)))
@@ -583,7 +690,12 @@ class SessionBrowserView(QFrame):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.search and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
-            if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
+            if event.key() in (
+                Qt.Key.Key_Down,
+                Qt.Key.Key_Up,
+                Qt.Key.Key_PageDown,
+                Qt.Key.Key_PageUp,
+            ):
                 self._move_highlight(event.key())
                 return True
         return super().eventFilter(watched, event)
@@ -599,7 +711,9 @@ class SessionBrowserView(QFrame):
 
     def _on_scope_changed(self, _index: int) -> None:
         self._workspace_key = self.scope.currentData()
-        self.settings.set(PREFS_BROWSER_SCOPE, "all" if self._workspace_key is None else "workspace")
+        self.settings.set(
+            PREFS_BROWSER_SCOPE, "all" if self._workspace_key is None else "workspace"
+        )
         self.reload_listing()
 
     def _on_sort_changed(self, _index: int) -> None:
@@ -617,14 +731,18 @@ class SessionBrowserView(QFrame):
             self.sig_match_requested.emit(Path(summary.path), *match)
 
     def _on_list_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        self.sig_selection_changed.emit(self.model.summary(current.row()) if current.isValid() else None)
+        self.sig_selection_changed.emit(
+            self.model.summary(current.row()) if current.isValid() else None
+        )
 
     def _on_document_loaded(self) -> None:
         path = self.document.path
         self.model.set_open_path(path)
         if path is not None and not self.library.is_open and not self.footer.text():
             # a file opened from outside any Rho data directory: say why the list is empty
-            self.footer.setText("No session library: the open file is outside a Rho data directory. "
-                                "Settings ▸ General chooses one to browse.")
+            self.footer.setText(
+                "No session library: the open file is outside a Rho data directory. "
+                "Settings ▸ General chooses one to browse."
+            )
         if path is not None:
             self.select_path(path)  # the browser's selection follows what is open

@@ -48,7 +48,9 @@ class SessionListModel(QAbstractListModel):
 
     def set_hits(self, hits: Sequence[SearchHit]) -> None:
         self.beginResetModel()
-        self._rows = [SessionRow(h.session, h.snippets, h.session.path == self._open_path) for h in hits]
+        self._rows = [
+            SessionRow(h.session, h.snippets, h.session.path == self._open_path) for h in hits
+        ]
         self.endResetModel()
 
     def set_open_path(self, path: Path | str | None) -> None:
@@ -78,18 +80,28 @@ class SessionListModel(QAbstractListModel):
     def summaries(self) -> list[SessionSummary]:
         return [r.summary for r in self._rows]
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.parent().isValid() or not 0 <= index.row() < len(self._rows):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            not index.isValid()
+            or index.parent().isValid()
+            or not 0 <= index.row() < len(self._rows)
+        ):
             return None
         row = self._rows[index.row()]
         s = row.summary
         if role == Qt.ItemDataRole.DisplayRole:
             return listed_title(s)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{s.path}\n{s.cwd}" + (f"\n{AGENT_LABELS.get(s.agent, s.agent)} session (read-only)" if s.agent != "rho" else "")
+            return f"{s.path}\n{s.cwd}" + (
+                f"\n{AGENT_LABELS.get(s.agent, s.agent)} session (read-only)"
+                if s.agent != "rho"
+                else ""
+            )
         if role == Role.ROW:
             return row
         if role == Role.SUMMARY:

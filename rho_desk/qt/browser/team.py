@@ -45,10 +45,17 @@ SEARCH_DEBOUNCE_MS: Final = 250
 class TeamDelegate(SessionDelegate):
     """Paints a published session as a card, like the Local list's."""
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
         return QSize(100, ROW_HEIGHT)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         row = index.data(Role.ROW)
         if not isinstance(row, TeamRow):
             super().paint(painter, option, index)
@@ -60,24 +67,37 @@ class TeamDelegate(SessionDelegate):
         painter.setFont(small)
         painter.setPen(t.color("muted"))
         wwhen = fms.horizontalAdvance(row.when)
-        painter.drawText(QRect(right - wwhen, y, wwhen, fmb.height()), Qt.AlignmentFlag.AlignVCenter, row.when)
+        painter.drawText(
+            QRect(right - wwhen, y, wwhen, fmb.height()), Qt.AlignmentFlag.AlignVCenter, row.when
+        )
         painter.setFont(bold)
         painter.setPen(t.color("text"))
-        painter.drawText(QRect(x, y, right - x, fmb.height()), Qt.AlignmentFlag.AlignVCenter,
-                         fmb.elidedText(row.title, Qt.TextElideMode.ElideRight, right - x - wwhen - 10))  # fmt: skip
+        painter.drawText(
+            QRect(x, y, right - x, fmb.height()),
+            Qt.AlignmentFlag.AlignVCenter,
+            fmb.elidedText(row.title, Qt.TextElideMode.ElideRight, right - x - wwhen - 10),
+        )
         y += fmb.height() + 2
         painter.setFont(small)
         painter.setPen(t.color("muted"))
-        painter.drawText(QRect(x, y, right - x, fms.height()), Qt.AlignmentFlag.AlignVCenter,
-                         fms.elidedText(row.meta, Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
+        painter.drawText(
+            QRect(x, y, right - x, fms.height()),
+            Qt.AlignmentFlag.AlignVCenter,
+            fms.elidedText(row.meta, Qt.TextElideMode.ElideRight, right - x),
+        )
         y += fms.height() + 3
         if row.highlights:
-            self._snippet(painter, row.text, row.highlights, base, QRect(x, y, right - x, fm.height()))
+            self._snippet(
+                painter, row.text, row.highlights, base, QRect(x, y, right - x, fm.height())
+            )
         else:
             painter.setFont(base)
             painter.setPen(t.color("text"))
-            painter.drawText(QRect(x, y, right - x, fm.height()), Qt.AlignmentFlag.AlignVCenter,
-                             fm.elidedText(row.text, Qt.TextElideMode.ElideRight, right - x))  # fmt: skip
+            painter.drawText(
+                QRect(x, y, right - x, fm.height()),
+                Qt.AlignmentFlag.AlignVCenter,
+                fm.elidedText(row.text, Qt.TextElideMode.ElideRight, right - x),
+            )
         y += fm.height() + 5
         painter.setFont(small)
         self.badges(painter, row.badges, x, right, y, fms, selected=selected)
@@ -87,8 +107,14 @@ class TeamDelegate(SessionDelegate):
 class TeamBrowserView(QFrame):
     """The Team panel (see the module docstring)."""
 
-    def __init__(self, service: TeamService, bridge: EngineBridge, document: SessionDocument, theme: Theme,
-                 parent: QWidget | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        service: TeamService,
+        bridge: EngineBridge,
+        document: SessionDocument,
+        theme: Theme,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("TeamPanel")
         self.service = service
@@ -118,7 +144,9 @@ class TeamBrowserView(QFrame):
         self.search.setObjectName("TeamSearch")
         self.search.setPlaceholderText("Search published sessions")
         self.search.setClearButtonEnabled(True)
-        self.search_icon = self.search.addAction(icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition)
+        self.search_icon = self.search.addAction(
+            icon(Icon.SEARCH, theme.muted), QLineEdit.ActionPosition.LeadingPosition
+        )
         self.search_icon.setText("Search")
         self.search.setAccessibleName("Search published sessions")
         name_line_edit_buttons(self.search, "Clear the search")
@@ -142,8 +170,12 @@ class TeamBrowserView(QFrame):
         self.footer.setObjectName("MutedLabel")
         self.footer.setWordWrap(True)
 
-        list_panel_layout(self, [head, self.banner, self.search, self.receipt], self.list, self.footer)
-        self._search_timer = debounced_search(self.search, SEARCH_DEBOUNCE_MS, self.reload_listing, self.bridge)
+        list_panel_layout(
+            self, [head, self.banner, self.search, self.receipt], self.list, self.footer
+        )
+        self._search_timer = debounced_search(
+            self.search, SEARCH_DEBOUNCE_MS, self.reload_listing, self.bridge
+        )
         self.list.activated.connect(self._on_list_activated)
         self.list.clicked.connect(self._on_list_activated)
         service.sig_state_changed.connect(self._on_state_changed)
@@ -172,7 +204,11 @@ class TeamBrowserView(QFrame):
         self._generation += 1
         generation = self._generation
         text = self.search.text().strip()
-        self.bridge.run(self._aload(generation, text), on_error=self._on_load_failed, context="Reading the team library")
+        self.bridge.run(
+            self._aload(generation, text),
+            on_error=self._on_load_failed,
+            context="Reading the team library",
+        )
 
     def open_row(self, row: int) -> None:
         """Open the ``row``-th listed session (as a click on its card does)."""
@@ -195,8 +231,13 @@ class TeamBrowserView(QFrame):
             else:
                 shown, spans = f"published by {row.published_by}", ()
                 meta = f"{row.team} · {when}"
-                badges = (f"r{row.latest_revision}", f"{row.versions} version{'s' * (row.versions != 1)}")
-            card = TeamRow(title, relative_time(int(row.published_at.timestamp())), meta, shown, spans, badges)
+                badges = (
+                    f"r{row.latest_revision}",
+                    f"{row.versions} version{'s' * (row.versions != 1)}",
+                )
+            card = TeamRow(
+                title, relative_time(int(row.published_at.timestamp())), meta, shown, spans, badges
+            )
             # what a screen reader says: the card's lines, the snippet without marks
             spoken = "\n".join((title, f"{row.team} · r{row.latest_revision} · {when}", shown))
             tooltip = f"{row.team} / {row.session_id}\n{row.title or ''}".rstrip()
@@ -218,27 +259,34 @@ class TeamBrowserView(QFrame):
         if entry is None:
             return
         team, session_id = entry.team, entry.session_id
-        self.bridge.run(self._aopen(team, session_id), context=f"Opening {session_id} from the team library")
+        self.bridge.run(
+            self._aopen(team, session_id), context=f"Opening {session_id} from the team library"
+        )
 
     async def _aopen(self, team: str, session_id: str) -> None:
         from ...providers.export_secrets import load_export_secrets
 
         secrets = await in_thread(load_export_secrets)
-        opened = await self.service.aopen(team, session_id, key=secrets.keys.fingerprint, known_secrets=list(secrets.known))
+        opened = await self.service.aopen(
+            team, session_id, key=secrets.keys.fingerprint, known_secrets=list(secrets.known)
+        )
         self.opened = opened
         await self.document.aopen(opened.path)
         v, check = opened.version, opened.verification
         mark = "✔" if check.ok else "✘"
         # the signature covers the export and its receipt; the publisher's name is the library's
         # record of who published, which the signature does not cover: said as such, not as "not signed"
-        full = (f"{mark} {check.summary}\n{team} / {session_id} r{v.revision} · published by {v.published_by} "
-                f"(as the library records it) · read-only")  # fmt: skip
+        full = (
+            f"{mark} {check.summary}\n{team} / {session_id} r{v.revision} · published by {v.published_by} "
+            f"(as the library records it) · read-only"
+        )
         # the key is cut in its middle here (it cannot wrap, and would widen the sidebar); whole
         # in the tooltip and for a screen reader
         self.receipt.setText(short_keys(full).replace(f"/ {session_id} ", f"/ {session_id[:8]} "))
         self.receipt.setAccessibleDescription(full)
         self.receipt.setToolTip(
-            full + "\n\nThe receipt's Ed25519 signature, the stored export's SHA-256 and size against it, and a "
+            full
+            + "\n\nThe receipt's Ed25519 signature, the stored export's SHA-256 and size against it, and a "
             "fresh audit were checked. Compare the key with the publisher's `rho-desk keys` to know who signed it."
             + ("".join(f"\n✘ {p}" for p in check.problems))
         )
@@ -259,7 +307,9 @@ class TeamBrowserView(QFrame):
         elif state == TeamState.UNCONFIGURED and not self.service.configured:
             self.banner.hide()
             self.model.clear()
-            self.footer.setText("No team database: set one in Settings ▸ General ▸ Team database, or $RHO_DESK_TEAM_DB.")
+            self.footer.setText(
+                "No team database: set one in Settings ▸ General ▸ Team database, or $RHO_DESK_TEAM_DB."
+            )
         elif state == TeamState.CONNECTED:
             recovered = self.banner.isVisible()
             self.banner.hide()
@@ -269,7 +319,9 @@ class TeamBrowserView(QFrame):
 
 def short_keys(text: str) -> str:
     """``ed25519:AbCdEf…WxYz``: a long key cut in its middle, so a label can wrap around it."""
-    return re.sub(r"\b(ed25519:[A-Za-z0-9+/]{8})[A-Za-z0-9+/]{8,}([A-Za-z0-9+/]{6}=*)", r"\1…\2", text)
+    return re.sub(
+        r"\b(ed25519:[A-Za-z0-9+/]{8})[A-Za-z0-9+/]{8,}([A-Za-z0-9+/]{6}=*)", r"\1…\2", text
+    )
 
 
 def snippet_spans(snippet: str) -> tuple[str, tuple[tuple[int, int], ...]]:

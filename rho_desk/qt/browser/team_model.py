@@ -58,11 +58,17 @@ class TeamListModel(QAbstractListModel):
     def entry(self, row: int) -> TeamEntry | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.parent().isValid() or not 0 <= index.row() < len(self._rows):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            not index.isValid()
+            or index.parent().isValid()
+            or not 0 <= index.row() < len(self._rows)
+        ):
             return None
         entry = self._rows[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):

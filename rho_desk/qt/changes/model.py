@@ -96,11 +96,15 @@ class TouchedFilesModel(QAbstractItemModel):
 
     # -- QAbstractItemModel ----------------------------------------------------------------------------
 
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
         if column < 0 or column >= len(_FILE_COLUMNS) or row < 0:
             return QModelIndex()
         if not parent.isValid():
-            return self.createIndex(row, column, _NO_PARENT) if row < len(self._files) else QModelIndex()
+            return (
+                self.createIndex(row, column, _NO_PARENT)
+                if row < len(self._files)
+                else QModelIndex()
+            )
         if parent.internalId() != _NO_PARENT or parent.column() != 0:
             return QModelIndex()
         owner = parent.row()
@@ -108,23 +112,29 @@ class TouchedFilesModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, owner)
 
-    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+    def parent(self, child: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not child.isValid() or child.internalId() == _NO_PARENT:
             return QModelIndex()
         return self.createIndex(child.internalId(), 0, _NO_PARENT)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         if not parent.isValid():
             return len(self._files)
         if parent.internalId() == _NO_PARENT and parent.column() == 0:
             return len(self._files[parent.row()][1])
         return 0
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return len(_FILE_COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(_FILE_COLUMNS):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(_FILE_COLUMNS)
+        ):
             return _FILE_COLUMNS[section]
         return None
 
@@ -153,7 +163,11 @@ class TouchedFilesModel(QAbstractItemModel):
                 return turn_text(turn)
             return change.action.value
         if role == Qt.ItemDataRole.ToolTipRole:
-            where = "from the checkpoint journal" if change.source.value == "checkpoint" else "from the tool calls"
+            where = (
+                "from the checkpoint journal"
+                if change.source.value == "checkpoint"
+                else "from the tool calls"
+            )
             return f"{turn_text(turn)}: {turn.prompt}\n{change.path} ({where})"
         if role == Role.KIND:
             return change.source.value
@@ -185,14 +199,20 @@ class LibraryTouchedModel(QAbstractTableModel):
         title = self.titles.get(row.session_id or "")
         return title or (row.session_id or Path(row.session_path).parent.name)[:8]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(_TOUCHED_COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(_TOUCHED_COLUMNS):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(_TOUCHED_COLUMNS)
+        ):
             return _TOUCHED_COLUMNS[section]
         return None
 

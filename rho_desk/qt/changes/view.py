@@ -79,7 +79,9 @@ class RestoreDialog(QDialog):
         )
         title.setTextFormat(Qt.TextFormat.RichText)
         title.setWordWrap(True)
-        self.notes = QLabel("\n".join(f"• {note}" for note in preview.notes) if preview.possible else "")
+        self.notes = QLabel(
+            "\n".join(f"• {note}" for note in preview.notes) if preview.possible else ""
+        )
         self.notes.setObjectName("RestoreNotes")
         self.notes.setTextFormat(Qt.TextFormat.PlainText)
         self.notes.setWordWrap(True)
@@ -93,7 +95,14 @@ class RestoreDialog(QDialog):
         named.setWordWrap(True)
         for widget in (named, self.name):
             widget.setVisible(bool(preview.named) and preview.possible)
-        self.body = QPlainTextEdit(visible(preview.diff) or ("The file will be deleted (the turn created it)." if preview.classification.value == "delete" else ""))
+        self.body = QPlainTextEdit(
+            visible(preview.diff)
+            or (
+                "The file will be deleted (the turn created it)."
+                if preview.classification.value == "delete"
+                else ""
+            )
+        )
         self.body.setReadOnly(True)
         self.body.setFont(mono_font())
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -102,7 +111,9 @@ class RestoreDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.restore_button = buttons.addButton("&Restore", QDialogButtonBox.ButtonRole.AcceptRole)
         self.restore_button.setEnabled(preview.possible and not preview.named)
-        self.name.textChanged.connect(lambda text: self.restore_button.setEnabled(preview.possible and text == change.path))
+        self.name.textChanged.connect(
+            lambda text: self.restore_button.setEnabled(preview.possible and text == change.path)
+        )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -123,8 +134,15 @@ class ChangesView(QWidget):
     sig_open_requested = Signal(object, str)
     """Open this session (``Path``) and select this file (absolute path) in its changes."""
 
-    def __init__(self, document: SessionDocument, bridge: EngineBridge, library: Any, parent: QWidget | None = None,
-                 *, undo: UndoStack | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        document: SessionDocument,
+        bridge: EngineBridge,
+        library: Any,
+        parent: QWidget | None = None,
+        *,
+        undo: UndoStack | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("ChangesView")
         self.document = document
@@ -148,7 +166,9 @@ class ChangesView(QWidget):
         self.summary.setWordWrap(True)
         self.search = QLineEdit()
         self.search.setObjectName("ChangesSearch")
-        self.search.setPlaceholderText("Sessions that touched a file… (path or part of it, across the library)")
+        self.search.setPlaceholderText(
+            "Sessions that touched a file… (path or part of it, across the library)"
+        )
         self.search.setAccessibleName("Search files changed across the library")
         self.search.setClearButtonEnabled(True)
         self._search_timer = bridge.timer(self, 250, self._run_search)
@@ -181,7 +201,9 @@ class ChangesView(QWidget):
         self.results.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         # the file and the session's title share the width (a long title is elided, whole in its tooltip)
         self.results.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.results.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.results.horizontalHeader().setSectionResizeMode(
+            2, QHeaderView.ResizeMode.ResizeToContents
+        )
         self.results.verticalHeader().hide()
         self.results.activated.connect(self._on_result_activated)
         self.left = QStackedWidget()
@@ -202,8 +224,12 @@ class ChangesView(QWidget):
         self.turn_button = QPushButton("&Go to Turn")
         self.turn_button.setToolTip("Show the turn that made this change in the conversation")
         self.turn_button.clicked.connect(self.go_to_turn)
-        self.restore_button = QPushButton("Restore &Before This Turn…")  # Alt+S is the Session menu's, Alt+R a revision's
-        self.restore_button.setToolTip("Put the file back as it was before this turn (only if it is still as the turn left it)")
+        self.restore_button = QPushButton(
+            "Restore &Before This Turn…"
+        )  # Alt+S is the Session menu's, Alt+R a revision's
+        self.restore_button.setToolTip(
+            "Put the file back as it was before this turn (only if it is still as the turn left it)"
+        )
         self.restore_button.clicked.connect(self.request_restore)
         self.undo_button = QPushButton("&Undo Restore")
         self.undo_button.setToolTip("Put back what was on disk before the last restore")
@@ -247,7 +273,9 @@ class ChangesView(QWidget):
         if width <= 0:
             return
         for column in (1, 2):
-            wanted = max(self.tree.sizeHintForColumn(column), self.tree.header().sectionSizeHint(column))
+            wanted = max(
+                self.tree.sizeHintForColumn(column), self.tree.header().sectionSizeHint(column)
+            )
             self.tree.setColumnWidth(column, min(wanted, width // 4))
 
     def _on_document_changed(self) -> None:
@@ -270,7 +298,9 @@ class ChangesView(QWidget):
             return
         generation = self._generation
         self.summary.setText("Reading the changes…")
-        self.bridge.run(self._aload(generation, tree, path), context="Reading the session's changes")
+        self.bridge.run(
+            self._aload(generation, tree, path), context="Reading the session's changes"
+        )
 
     async def _aload(self, generation: int, tree: Any, path: Path) -> None:
         changes = await self.document.arun_locked(changes_of_session, tree, path)
@@ -285,7 +315,11 @@ class ChangesView(QWidget):
         files = len(self.model._files)
         turns = sum(1 for t in changes.turns if t.files)
         hidden = sum(len(t.hidden) for t in changes.turns)
-        where = "from the checkpoint journal and the tool calls" if changes.journal else "from the tool calls (no checkpoint journal)"
+        where = (
+            "from the checkpoint journal and the tool calls"
+            if changes.journal
+            else "from the tool calls (no checkpoint journal)"
+        )
         unsaved = sum(1 for t in changes.turns if not t.committed)
         text = f"{files} file{'s' if files != 1 else ''} changed in {turns} turn{'s' if turns != 1 else ''}, {where}"
         if hidden:
@@ -299,7 +333,9 @@ class ChangesView(QWidget):
         if wanted is not None:
             file, turn = wanted
             if file is not None:
-                shown = next((c.path for t in changes.turns for c in t.files if c.abs_path == file), file)
+                shown = next(
+                    (c.path for t in changes.turns for c in t.files if c.abs_path == file), file
+                )
                 index = self.model.index_of(shown, turn)
                 if index.isValid() and self.model.rowCount(index):
                     index = self.model.index(0, 0, index)
@@ -328,7 +364,9 @@ class ChangesView(QWidget):
     def _on_tree_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         picked = self.model.change_at(current)
         if picked is None and current.isValid() and self.model.rowCount(current):
-            picked = self.model.change_at(self.model.index(self.model.rowCount(current) - 1, 0, current))
+            picked = self.model.change_at(
+                self.model.index(self.model.rowCount(current) - 1, 0, current)
+            )
         self._show_change(picked)
 
     def _show_change(self, picked: tuple[TurnChanges, FileChange] | None) -> None:
@@ -362,7 +400,10 @@ class ChangesView(QWidget):
     def _update_buttons(self) -> None:
         picked = self.current()
         self.turn_button.setEnabled(picked is not None and picked[0].message_index is not None)
-        self.restore_button.setEnabled((picked is not None and picked[0].turn is not None) or (picked is not None and not picked[0].committed))
+        self.restore_button.setEnabled(
+            (picked is not None and picked[0].turn is not None)
+            or (picked is not None and not picked[0].committed)
+        )
         self.undo_button.setEnabled(bool(self.receipts))
 
     # -- navigation --------------------------------------------------------------------------------------
@@ -412,9 +453,12 @@ class ChangesView(QWidget):
             receipt = await in_thread(lambda: restore_file(preview, named=named))
             self.receipts.append(receipt)
             if self.undo is not None:
-                self._steps[id(receipt)] = self.undo.record(f"Restore {receipt.display[:80]}",
-                                                            lambda: self._aundo(receipt))  # fmt: skip
-            self.summary.setText(f"Restored {receipt.display} to its content before the turn. Undo Restore puts it back.")
+                self._steps[id(receipt)] = self.undo.record(
+                    f"Restore {receipt.display[:80]}", lambda: self._aundo(receipt)
+                )
+            self.summary.setText(
+                f"Restored {receipt.display} to its content before the turn. Undo Restore puts it back."
+            )
             self._update_buttons()
 
         self.bridge.run(run(), context=f"Restoring {preview.change.path}")

@@ -84,11 +84,15 @@ class PreviewData:
     tokens: tuple[int, ...]
 
 
-def compute_preview(history: tuple[Message, ...], node: RevisionNode, budget: RecentBudget) -> PreviewData:
+def compute_preview(
+    history: tuple[Message, ...], node: RevisionNode, budget: RecentBudget
+) -> PreviewData:
     """The local preview of compacting ``history``, ``node``'s stored one (blocking; run it in a
     thread). The summarizing compactor partitions the same way, so this is its preview too."""
     preview = LocalCompactor(budget).preview(history)
-    return PreviewData(node.id, node.revision, preview, history, tuple(message_tokens(m) for m in history))
+    return PreviewData(
+        node.id, node.revision, preview, history, tuple(message_tokens(m) for m in history)
+    )
 
 
 def _share(before: int, after: int) -> str:
@@ -122,8 +126,10 @@ class CompactionDialog(QDialog):
 
         self.heading = QLabel()
         self.heading.setObjectName("PanelTitle")
-        intro = QLabel("The older part of the history is replaced by one message. The system prompt and the most "
-                       "recent messages are kept word for word; a tool call is never separated from its results.")  # fmt: skip
+        intro = QLabel(
+            "The older part of the history is replaced by one message. The system prompt and the most "
+            "recent messages are kept word for word; a tool call is never separated from its results."
+        )
         intro.setWordWrap(True)
         intro.setProperty("muted", True)
 
@@ -153,7 +159,9 @@ class CompactionDialog(QDialog):
             cards.addWidget(card)
 
         self.model = CompactionPreviewModel(self)
-        self.table = make_table("CompactionPreviewTable", self.model, stretch=4, label="Messages kept or replaced")
+        self.table = make_table(
+            "CompactionPreviewTable", self.model, stretch=4, label="Messages kept or replaced"
+        )
         self.digest_title = section_title("Draft digest")
         self.digest = QPlainTextEdit()
         self.digest.setObjectName("DraftDigest")
@@ -191,9 +199,13 @@ class CompactionDialog(QDialog):
         busy_row.addWidget(self.cancel_button)
 
         self.buttons = QDialogButtonBox()
-        self.compact_button = self.buttons.addButton("C&ompact", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.compact_button = self.buttons.addButton(
+            "C&ompact", QDialogButtonBox.ButtonRole.AcceptRole
+        )
         self.compact_button.setObjectName("RunCompaction")
-        self.compact_button.setToolTip("Run the compaction and save it as a new revision (Ctrl+Return)")
+        self.compact_button.setToolTip(
+            "Run the compaction and save it as a new revision (Ctrl+Return)"
+        )
         self.compact_button.setShortcut("Ctrl+Return")
         self.undo_button = self.buttons.addButton("&Undo", QDialogButtonBox.ButtonRole.ActionRole)
         self.undo_button.setToolTip("Make the revision before the compaction active again (Ctrl+Z)")
@@ -251,13 +263,17 @@ class CompactionDialog(QDialog):
 
         def fill(profiles: Any) -> None:
             for profile in profiles:
-                self.compactor.addItem(f"Summary by {profile.name} ({profile.identity_provider}/{profile.model})",
-                                       profile.name)  # fmt: skip
+                self.compactor.addItem(
+                    f"Summary by {profile.name} ({profile.identity_provider}/{profile.model})",
+                    profile.name,
+                )
             index = self.compactor.findData(wanted)
             if index >= 0:
                 self.compactor.setCurrentIndex(index)
 
-        self.host.bridge.run(self.host.aprofiles(), on_success=fill, context="Reading provider profiles")
+        self.host.bridge.run(
+            self.host.aprofiles(), on_success=fill, context="Reading provider profiles"
+        )
 
     # -- preview -----------------------------------------------------------------------------------
 
@@ -298,26 +314,40 @@ class CompactionDialog(QDialog):
             if generation == self._generation:
                 self.preview_busy.done("The preview failed: " + error_text(exc))
 
-        self.host.bridge.run(compute(), on_success=show, on_error=failed, context="Previewing the compaction")
+        self.host.bridge.run(
+            compute(), on_success=show, on_error=failed, context="Previewing the compaction"
+        )
 
     def _show_heading(self, revision: int) -> None:
-        """"Compact revision 6 of “Churn: retention by cohort”": the session's title, as the
+        """ "Compact revision 6 of “Churn: retention by cohort”": the session's title, as the
         window's header says it, not its id."""
         tree = self.host.document.tree
-        fallback = f"session {tree.session_id[:8]}" if tree is not None and tree.session_id else "this session"
+        fallback = (
+            f"session {tree.session_id[:8]}"
+            if tree is not None and tree.session_id
+            else "this session"
+        )
         title = session_title(self.host.summary_for_open(), "")
-        self.heading.setText(f"Compact revision {revision} of " + (f"“{shorten(title, 80)}”" if title else fallback))
+        self.heading.setText(
+            f"Compact revision {revision} of " + (f"“{shorten(title, 80)}”" if title else fallback)
+        )
 
     def _show_preview(self, data: PreviewData) -> None:
         self.data = data
         p = data.preview
         self._show_heading(data.revision)
-        self.model.set_preview(data.history, data.tokens, len(p.partition.system), len(p.partition.older))
+        self.model.set_preview(
+            data.history, data.tokens, len(p.partition.system), len(p.partition.older)
+        )
         # messages as the session card and the header count them: the system prompt is not one
         self.system_messages = len(p.partition.system)
         self.card_messages.set(self._messages(p.previous_messages, p.current_messages))
-        self.card_tokens.set(f"{p.previous_tokens:,} → {p.current_tokens:,}{_share(p.previous_tokens, p.current_tokens)}")
-        self.card_removed.set(f"{len(p.removed):,}", f"messages replaced by one ({len(p.kept):,} kept)")
+        self.card_tokens.set(
+            f"{p.previous_tokens:,} → {p.current_tokens:,}{_share(p.previous_tokens, p.current_tokens)}"
+        )
+        self.card_removed.set(
+            f"{len(p.removed):,}", f"messages replaced by one ({len(p.kept):,} kept)"
+        )
         provider = bool(self.compactor_name())
         refusal = p.refusal("the local digest" if provider else "the digest")
         if p.nothing_to_compact:
@@ -326,7 +356,7 @@ class CompactionDialog(QDialog):
         elif provider:
             self.digest_title.setText("Estimate: the provider writes the summary when you compact")
             self.digest.setPlainText(
-                "The \"after\" figure uses rho-desk's local digest of the same messages as a stand-in; "
+                'The "after" figure uses rho-desk\'s local digest of the same messages as a stand-in; '
                 "the provider's summary replaces it when the compaction runs, and the figures written "
                 "are shown then.\n\n" + p.replacement_message.text()  # type: ignore[union-attr]
             )
@@ -342,8 +372,14 @@ class CompactionDialog(QDialog):
         self.compact_button.setEnabled(not blocked and not self.running)
         # "Nothing to compact" is said once, in the pane where the digest would be
         if refusal is not None and not p.nothing_to_compact and (blocked or provider):
-            self.notice.show_text(refusal if blocked else "The local estimate says: " + refusal[0].lower() + refusal[1:]
-                                  + " The provider's summary is checked the same way before anything is written.")  # fmt: skip
+            self.notice.show_text(
+                refusal
+                if blocked
+                else "The local estimate says: "
+                + refusal[0].lower()
+                + refusal[1:]
+                + " The provider's summary is checked the same way before anything is written."
+            )
         else:
             self.notice.setVisible(False)
 
@@ -361,9 +397,18 @@ class CompactionDialog(QDialog):
             return
         # the choices here are this compaction's: the defaults, which automatic compaction uses
         # too, change only in Settings
-        self._set_running(True, "Compacting with the " + ("provider's summary" if self.compactor_name() else "local digest") + "…")
-        self._task = self.host.bridge.run(self._arun(data.node_id, budget), on_success=self._on_run_done,
-                                          on_error=self._on_run_failed, context="Compacting")  # fmt: skip
+        self._set_running(
+            True,
+            "Compacting with the "
+            + ("provider's summary" if self.compactor_name() else "local digest")
+            + "…",
+        )
+        self._task = self.host.bridge.run(
+            self._arun(data.node_id, budget),
+            on_success=self._on_run_done,
+            on_error=self._on_run_failed,
+            context="Compacting",
+        )
 
     async def _arun(self, node_id: str, budget: RecentBudget) -> OpResult[RevisionNode]:
         document = self.host.document
@@ -371,11 +416,15 @@ class CompactionDialog(QDialog):
             tree = document.tree
             node = tree.nodes.get(node_id) if tree is not None else None
             if tree is None or node is None or tree.active_leaf is not node:
-                raise SessionChanged("the active revision changed before the compaction started; nothing was written")
+                raise SessionChanged(
+                    "the active revision changed before the compaction started; nothing was written"
+                )
             state = await document.arun_locked(stored_state, tree, node)
             from ...core.usage.writer import recording_for_session
 
-            usage = recording_for_session(document.path, workspace=tree.header.cwd if tree.header is not None else None)
+            usage = recording_for_session(
+                document.path, workspace=tree.header.cwd if tree.header is not None else None
+            )
             opened = await open_compactor(self.compactor_name(), budget, recording=usage)
             try:
                 self._compaction = ManualCompaction(state, opened.compactor)
@@ -383,7 +432,9 @@ class CompactionDialog(QDialog):
             finally:
                 self._compaction = None
                 await opened.aclose()
-            written = await self.host.acommit("Compaction", lambda writer: save_compaction(writer, node_id, result))
+            written = await self.host.acommit(
+                "Compaction", lambda writer: save_compaction(writer, node_id, result)
+            )
             self.last_result = result
             return written
         finally:
@@ -398,7 +449,9 @@ class CompactionDialog(QDialog):
             self._task.cancel()  # still opening the compactor (reading a key...)
 
     def _set_running(self, on: bool, text: str = "") -> None:
-        self.compact_button.setEnabled(not on and self.data is not None and not self.data.preview.nothing_to_compact)
+        self.compact_button.setEnabled(
+            not on and self.data is not None and not self.data.preview.nothing_to_compact
+        )
         self.cancel_button.setVisible(on)
         self.compactor.setEnabled(not on)
         self.keep_tokens.setEnabled(not on)
@@ -438,10 +491,14 @@ class CompactionDialog(QDialog):
         self.card_tokens.set(f"{outcome.previous_tokens:,} → {outcome.current_tokens:,}{share}")
         self.card_tokens.caption.setText("estimated tokens before → after (written)")
         summary = "summary" if self.compactor_name() else "digest"
-        self.card_removed.set(f"{outcome.previous_messages - outcome.current_messages + 1:,}",
-                              f"messages replaced by a {result.replacement_tokens:,}-token {summary}")  # fmt: skip
+        self.card_removed.set(
+            f"{outcome.previous_messages - outcome.current_messages + 1:,}",
+            f"messages replaced by a {result.replacement_tokens:,}-token {summary}",
+        )
         if result.replacement is not None:
-            self.digest_title.setText(f"Written {summary} ({result.replacement_tokens:,} estimated tokens)")
+            self.digest_title.setText(
+                f"Written {summary} ({result.replacement_tokens:,} estimated tokens)"
+            )
             self.digest.setPlainText(result.replacement.text())
         self.notice.setVisible(False)
         # the table still shows the revision that was compacted: compacting it again would fail

@@ -46,7 +46,9 @@ class CompactionPreviewModel(ColumnsTableModel):
         self.removed_color = QColor("#cf222e")
         self.kept_color = QColor("#1a7f37")
 
-    def set_preview(self, messages: Sequence[Message], tokens: Sequence[int], system: int, removed: int) -> None:
+    def set_preview(
+        self, messages: Sequence[Message], tokens: Sequence[int], system: int, removed: int
+    ) -> None:
         self.beginResetModel()
         self.messages, self.tokens, self.system, self.removed = messages, tokens, system, removed
         self.endResetModel()

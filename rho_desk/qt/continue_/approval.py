@@ -46,7 +46,9 @@ class _TextBox(QPlainTextEdit):
     box takes whatever room is left beyond that."""
 
     def sizeHint(self) -> QSize:
-        return QSize(super().sizeHint().width(), self.minimumHeight() or super().sizeHint().height())
+        return QSize(
+            super().sizeHint().width(), self.minimumHeight() or super().sizeHint().height()
+        )
 
 
 class ApprovalCard(QFrame):
@@ -81,7 +83,9 @@ class ApprovalCard(QFrame):
             self.title.setText(f"Run this command in {one_line(str(request.folder))}?")
         self.body = _TextBox()
         self.body.setObjectName("ApprovalBody")
-        self.body.setAccessibleName("The change to approve" if is_write else "The command to approve")
+        self.body.setAccessibleName(
+            "The change to approve" if is_write else "The command to approve"
+        )
         self.body.setReadOnly(True)
         self.body.setFont(mono_font())
         self.body.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -109,7 +113,9 @@ class ApprovalCard(QFrame):
         self.full_button.setToolTip("Show the whole change (F)")
         self.full_button.setVisible(is_write)
         full = " · F full diff" if is_write else ""  # a command has no diff
-        self.hint = hint = QLabel(f"A approve · S for the session · D deny{full} · Esc cancels the turn")
+        self.hint = hint = QLabel(
+            f"A approve · S for the session · D deny{full} · Esc cancels the turn"
+        )
         hint.setProperty("muted", True)
         hint.setWordWrap(True)
         # the keys beside the buttons, not on a line of their own: the card stays short enough for
@@ -127,7 +133,12 @@ class ApprovalCard(QFrame):
         layout.addWidget(self.body, 1)
         layout.addWidget(self.reason)
         layout.addLayout(buttons)
-        for button in (self.approve_button, self.session_button, self.deny_button, self.full_button):
+        for button in (
+            self.approve_button,
+            self.session_button,
+            self.deny_button,
+            self.full_button,
+        ):
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.approve_button.clicked.connect(self.approve_once)
         self.session_button.clicked.connect(self.approve_for_session)
@@ -155,13 +166,18 @@ class ApprovalCard(QFrame):
         # a command is shown whole (it scrolls): F is only for a diff
         if not self._full and len(lines) > PREVIEW_LINES and self._diff:
             hidden = len(lines) - PREVIEW_LINES
-            text = "\n".join(lines[:PREVIEW_LINES]) + f"\n… {hidden} more line{'s' if hidden != 1 else ''} (F shows all)"
+            text = (
+                "\n".join(lines[:PREVIEW_LINES])
+                + f"\n… {hidden} more line{'s' if hidden != 1 else ''} (F shows all)"
+            )
         self.body.setPlainText(text)
         self.body.moveCursor(QTextCursor.MoveOperation.Start)
         # Room for two lines at least (it scrolls: on a 700-pixel screen the card's answers stay
         # in view under it), and what the preview shows when there is room.
         line = self.body.fontMetrics().lineSpacing()
-        shown = min(len(text.splitlines()), 30 if self._full or not self._diff else PREVIEW_LINES + 1)
+        shown = min(
+            len(text.splitlines()), 30 if self._full or not self._diff else PREVIEW_LINES + 1
+        )
         self.body.setMinimumHeight(line * min(shown + 1, 2) + 12)
         self._wanted_body = line * (shown + 1) + 12
         self.full_button.setText("Show &Less" if self._full else "Show &Full Diff")

@@ -106,8 +106,9 @@ class ComposerEdit(QPlainTextEdit):
             # Ctrl+Z with nothing to undo in the box (where the focus is after every turn) is the
             # window's Undo (of the continued turn); the same for Redo
             document = self.document()
-            if (event.matches(QKeySequence.StandardKey.Undo) and not document.isUndoAvailable()) or (
-                    event.matches(QKeySequence.StandardKey.Redo) and not document.isRedoAvailable()):
+            if (
+                event.matches(QKeySequence.StandardKey.Undo) and not document.isUndoAvailable()
+            ) or (event.matches(QKeySequence.StandardKey.Redo) and not document.isRedoAvailable()):
                 event.ignore()
                 return True
         return super().event(event)
@@ -130,7 +131,9 @@ class ComposerEdit(QPlainTextEdit):
 class ContinuePanel(QFrame):
     """Composer and live reply over a :class:`ContinueController`."""
 
-    def __init__(self, controller: ContinueController, host: OperationHost, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, controller: ContinueController, host: OperationHost, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("ContinuePanel")
         self.setAccessibleName("Continue the conversation")
@@ -148,19 +151,27 @@ class ContinuePanel(QFrame):
         self.handoff = Banner("warning")
         self.handoff.setObjectName("LibraryNotice")
         self.handoff.text.setObjectName("HandoffText")
-        self.send_anyway = self.handoff.add_button("Send &Anyway", "Send without those blocks (Ctrl+Shift+Return)")
+        self.send_anyway = self.handoff.add_button(
+            "Send &Anyway", "Send without those blocks (Ctrl+Shift+Return)"
+        )
         self.send_anyway.setObjectName("SendAnyway")
         self.send_anyway.setShortcut("Ctrl+Shift+Return")
-        self.keep_prompt = self.handoff.add_button("&Keep Prompt", "Do not send; the prompt stays in the composer")
+        self.keep_prompt = self.handoff.add_button(
+            "&Keep Prompt", "Do not send; the prompt stays in the composer"
+        )
         self.handoff.hide()
 
         self.trust_box: WorkspaceTrustBox | None = None
         """The open question whether the tools may run in the session's folder."""
         self.workspace_banner = Banner("warning")
         self.workspace_banner.text.setObjectName("WorkspaceMissingText")
-        self.choose_folder = self.workspace_banner.add_button("C&hoose Folder…", "Run the tools in another folder")
+        self.choose_folder = self.workspace_banner.add_button(
+            "C&hoose Folder…", "Run the tools in another folder"
+        )
         self.choose_folder.setObjectName("ChooseWorkspace")
-        self.without_tools = self.workspace_banner.add_button("Continue &Without Tools", "Send with the tools off")
+        self.without_tools = self.workspace_banner.add_button(
+            "Continue &Without Tools", "Send with the tools off"
+        )
         self.without_tools.setObjectName("ContinueWithoutTools")
         self.workspace_keep = self.workspace_banner.add_button("Keep Prompt", "Do not send")
         self.workspace_banner.hide()
@@ -202,8 +213,10 @@ class ContinuePanel(QFrame):
         self.reply.setObjectName("LiveReply")
         self.reply.setAccessibleName("Reply")
         self.reply.setReadOnly(True)
-        self.reply.setPlaceholderText("Replies stream here. Each finished turn is saved to the session file as a "
-                                      "new revision and appears in the conversation above.")  # fmt: skip
+        self.reply.setPlaceholderText(
+            "Replies stream here. Each finished turn is saved to the session file as a "
+            "new revision and appears in the conversation above."
+        )
         self.reply.document().setMaximumBlockCount(20_000)
 
         self.composer = ComposerEdit()
@@ -224,7 +237,9 @@ class ContinuePanel(QFrame):
         self.send_button.setToolTip("Send the prompt (Ctrl+Enter)")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("CancelRun")
-        self.cancel_button.setToolTip("Stop the reply; the prompt and the partial reply are kept (Esc)")
+        self.cancel_button.setToolTip(
+            "Stop the reply; the prompt and the partial reply are kept (Esc)"
+        )
         self.cancel_button.setEnabled(False)
         self.call_progress = QLabel("")
         self.call_progress.setObjectName("CallProgress")
@@ -344,7 +359,9 @@ class ContinuePanel(QFrame):
             self.profile.setCurrentIndex(index if index >= 0 else 0)
             self._update_tools_default_label()
 
-        self.host.bridge.run(self.host.aprofile_set(), on_success=fill, context="Reading provider profiles")
+        self.host.bridge.run(
+            self.host.aprofile_set(), on_success=fill, context="Reading provider profiles"
+        )
 
     def profile_name(self) -> str | None:
         data = self.profile.currentData()
@@ -478,15 +495,23 @@ class ContinuePanel(QFrame):
         elif isinstance(event, turn.CallsEnded):
             self._on_controller_call_progress("")
         elif isinstance(event, turn.Retrying) and not event.reset:
-            self._on_controller_activity("Retrying: the request failed before any reply; it is sent again")
+            self._on_controller_activity(
+                "Retrying: the request failed before any reply; it is sent again"
+            )
         elif isinstance(event, turn.Retrying):
-            reason = event.detail.strip().splitlines()[0][:160] if event.detail.strip() else "the reply broke off"
+            reason = (
+                event.detail.strip().splitlines()[0][:160]
+                if event.detail.strip()
+                else "the reply broke off"
+            )
             self._on_controller_activity(f"Retrying: {reason}")
         elif isinstance(event, turn.ToolProposed):
             tools = self.controller.tools
             if tools is None or not tools.tools:
-                self._on_controller_activity(f"The model called {event.call.name}; tools are off for this "
-                                             "conversation, so it was told the tool is unavailable.")  # fmt: skip
+                self._on_controller_activity(
+                    f"The model called {event.call.name}; tools are off for this "
+                    "conversation, so it was told the tool is unavailable."
+                )
         elif isinstance(event, turn.ToolStarted):
             self._on_controller_tool_started(event.call_id, event.name, event.metadata)
             self._on_controller_activity(f"● {event.name} {call_subject(event.metadata)}".rstrip())
@@ -496,7 +521,9 @@ class ContinuePanel(QFrame):
             self._on_controller_tool_finished(event.call_id, event.ok, event.content)
             self._on_controller_activity(f"  {'✓' if event.ok else '✗'} {event.line}".rstrip())
         elif isinstance(event, turn.CompactionStarted):
-            self._on_controller_activity(f"◆ Compacting the context automatically ({event.message_count:,} messages)…")
+            self._on_controller_activity(
+                f"◆ Compacting the context automatically ({event.message_count:,} messages)…"
+            )
         elif isinstance(event, turn.Stopped):
             self._on_controller_activity(f"■ Stopped: {event.detail}")
         elif isinstance(event, turn.Saved):
@@ -579,24 +606,36 @@ class ContinuePanel(QFrame):
         if conflict is not None:
             # the banner above offers Reload and Fork: say the same thing, not "kept"
             if conflict.unsaved:
-                self._line("■ Stopped: another program wrote to this session. This turn is held here, not saved: "
-                           "Fork saves it, Reload drops it (see the banner above).")
+                self._line(
+                    "■ Stopped: another program wrote to this session. This turn is held here, not saved: "
+                    "Fork saves it, Reload drops it (see the banner above)."
+                )
             else:
-                self._line("■ Stopped: the session changed on disk; nothing of this turn was saved (see the banner above).")
+                self._line(
+                    "■ Stopped: the session changed on disk; nothing of this turn was saved (see the banner above)."
+                )
         elif how == "cancelled":
             self._line("■ Cancelled: the prompt and the partial reply were kept.")
         elif how == "failed":
             reason = (detail or "the model call failed").rstrip(" .")  # one full stop, never ".."
             self._line(f"✖ Failed: {reason}. Nothing of this turn was kept.")
-            self.status.setText("Failed: nothing of this turn was kept; the prompt is back in the box.")
+            self.status.setText(
+                "Failed: nothing of this turn was kept; the prompt is back in the box."
+            )
 
-    def _on_controller_usage(self, usage: ModelUsage | None, estimated: int, calibrated: bool) -> None:
+    def _on_controller_usage(
+        self, usage: ModelUsage | None, estimated: int, calibrated: bool
+    ) -> None:
         saved = self.status.text() if self.status.text().startswith("Saved") else ""
-        self.status.setText(" · ".join(t for t in (saved, describe_usage(usage, estimated, calibrated)) if t))
+        self.status.setText(
+            " · ".join(t for t in (saved, describe_usage(usage, estimated, calibrated)) if t)
+        )
 
     def _on_controller_handoff_required(self, report: HandoffReport, identity: str) -> None:
         self.reply.hide()  # first: the window's minimum never counts both (see _update_reply)
-        self.handoff.show_text(f"<b>Replay safety.</b> {html.escape(report.describe(identity))} Send anyway?")
+        self.handoff.show_text(
+            f"<b>Replay safety.</b> {html.escape(report.describe(identity))} Send anyway?"
+        )
         self.send_anyway.setFocus()
         self.status.setText("Waiting for your confirmation of the provider switch.")
 
@@ -607,7 +646,9 @@ class ContinuePanel(QFrame):
 
     def _on_controller_conflict(self, info: ConflictInfo | None) -> None:
         if info is not None:
-            self.status.setText("Stopped: the session changed on disk. Reload or fork (see the banner above).")
+            self.status.setText(
+                "Stopped: the session changed on disk. Reload or fork (see the banner above)."
+            )
 
     def _on_controller_state_changed(self, state: TurnState) -> None:
         running = state in (TurnState.PREPARING, TurnState.RUNNING, TurnState.CANCELLING)
@@ -628,9 +669,11 @@ class ContinuePanel(QFrame):
             TurnState.CANCELLING: "Cancelling: saving the prompt and the partial reply…",
             TurnState.BLOCKED: "Stopped: the session changed on disk. Reload or fork.",
         }
-        if texts[state] or (state is TurnState.IDLE and self.status.text().startswith(("Reading", "Streaming", "Retrying", "Cancelling"))):
+        if texts[state] or (
+            state is TurnState.IDLE
+            and self.status.text().startswith(("Reading", "Streaming", "Retrying", "Cancelling"))
+        ):
             self.status.setText(texts[state])
-
 
     # -- tools ---------------------------------------------------------------------------------------------
 
@@ -652,7 +695,9 @@ class ContinuePanel(QFrame):
         self.choose_folder.setFocus()
         self.status.setText("Choose a folder for the tools, or continue without them.")
 
-    def _on_controller_workspace_untrusted(self, problem: WorkspaceUntrusted | WorkspaceRefused) -> None:
+    def _on_controller_workspace_untrusted(
+        self, problem: WorkspaceUntrusted | WorkspaceRefused
+    ) -> None:
         from .trust import WorkspaceTrustBox
 
         if self.trust_box is not None:
@@ -662,7 +707,9 @@ class ContinuePanel(QFrame):
         box = WorkspaceTrustBox(problem, self, chosen=chosen)
         box.sig_answered.connect(self._on_trust_answered)
         self.trust_box = box
-        self.status.setText("Trust the folder for the tools, choose another, or continue without tools.")
+        self.status.setText(
+            "Trust the folder for the tools, choose another, or continue without tools."
+        )
         box.open()
 
     def _on_trust_answered(self, answer: str) -> None:
@@ -708,7 +755,9 @@ class ContinuePanel(QFrame):
         self._on_approval_card_resized()
         card.setFocus(Qt.FocusReason.OtherFocusReason)
         full = ", F shows the full diff" if card.full_button.isVisible() else ""
-        self.status.setText(f"Waiting for your approval: A approves, S for the session, D denies{full}.")
+        self.status.setText(
+            f"Waiting for your approval: A approves, S for the session, D denies{full}."
+        )
 
     def _on_approval_card_resized(self) -> None:
         """The card appeared or its whole diff was asked for: the dock grows to show it."""
@@ -737,9 +786,15 @@ class ContinuePanel(QFrame):
         others = self.height()
         if card is not None:
             others -= card.height()
-        if self.cards_area.isVisible():  # earlier commands' output: a few lines of it under a question
+        if (
+            self.cards_area.isVisible()
+        ):  # earlier commands' output: a few lines of it under a question
             others -= self.cards_area.height()
-            others += self.cards_area.minimumSizeHint().height() + self._layout.spacing() if card is not None else 0
+            others += (
+                self.cards_area.minimumSizeHint().height() + self._layout.spacing()
+                if card is not None
+                else 0
+            )
         # never more than the window can give without growing past its screen
         spare = max(0, window.height() - window.minimumSizeHint().height())
         wanted = min(others + card_height + 12, window.height() * 70 // 100, dock.height() + spare)
@@ -765,7 +820,9 @@ class ContinuePanel(QFrame):
     def _on_controller_approval_closed(self, _call_id: str) -> None:
         focus = QApplication.focusWidget()
         card = self.approval_card
-        had_focus = card is not None and focus is not None and (focus is card or card.isAncestorOf(focus))
+        had_focus = (
+            card is not None and focus is not None and (focus is card or card.isAncestorOf(focus))
+        )
         self._close_approval()
         if had_focus or focus is None:
             self.composer.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -776,7 +833,9 @@ class ContinuePanel(QFrame):
         if name != "bash" or not isinstance(metadata, dict):
             return
         tools = self.controller.tools
-        folder = str(tools.workspace.root) if tools is not None and tools.workspace is not None else ""
+        folder = (
+            str(tools.workspace.root) if tools is not None and tools.workspace is not None else ""
+        )
         # The card appears once the command runs (its first output, or its end): a call that is
         # still waiting for approval, or is denied, or is cancelled there, never ran.
         self._shell_calls[call_id] = (str(metadata.get("command", "")), folder)
@@ -798,7 +857,11 @@ class ContinuePanel(QFrame):
             card.show_output(text)
 
     def _on_controller_tool_finished(self, call_id: str, ok: bool, content: str) -> None:
-        if call_id in self._shell_calls and not ok and content.startswith("process capability denied"):
+        if (
+            call_id in self._shell_calls
+            and not ok
+            and content.startswith("process capability denied")
+        ):
             del self._shell_calls[call_id]  # denied: it never ran
         card = self._shell_card(call_id)
         if card is not None:
@@ -823,7 +886,10 @@ class ContinuePanel(QFrame):
             self._give_room_back()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched in (self.handoff, self.workspace_banner) and event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+        if watched in (self.handoff, self.workspace_banner) and event.type() in (
+            QEvent.Type.Show,
+            QEvent.Type.Hide,
+        ):
             self._update_reply()
         return super().eventFilter(watched, event)
 
@@ -831,7 +897,11 @@ class ContinuePanel(QFrame):
         """While a question is up (an approval card, a banner), the reply gives up its lines to it:
         on a 700-pixel screen the question's answers would not fit beside it, and the window's
         minimum height would rise past the screen."""
-        asking = self.approval_card is not None or not self.handoff.isHidden() or not self.workspace_banner.isHidden()
+        asking = (
+            self.approval_card is not None
+            or not self.handoff.isHidden()
+            or not self.workspace_banner.isHidden()
+        )
         if self.reply.isHidden() != asking:
             self.reply.setHidden(asking)
 
@@ -847,8 +917,12 @@ class ContinuePanel(QFrame):
         # While a card shows, it gets the room: the reply keeps a few lines (it scrolls).
         self._layout.setStretchFactor(self.reply, 0 if shown else 1)
         self._layout.setStretchFactor(self.cards_area, 1 if shown and not asking else 0)
-        self.reply.setMaximumHeight(self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215)
-        self.composer.setMaximumHeight(self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110)
+        self.reply.setMaximumHeight(
+            self.reply.fontMetrics().lineSpacing() * 4 + 12 if shown else 16_777_215
+        )
+        self.composer.setMaximumHeight(
+            self.composer.fontMetrics().lineSpacing() * 2 + 14 if shown else 110
+        )
 
 
 class _EscapeCancels(QObject):
@@ -862,7 +936,11 @@ class _EscapeCancels(QObject):
         kind = event.type()
         if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
             return False
-        if not isinstance(event, QKeyEvent) or event.key() != Qt.Key.Key_Escape or event.modifiers():
+        if (
+            not isinstance(event, QKeyEvent)
+            or event.key() != Qt.Key.Key_Escape
+            or event.modifiers()
+        ):
             return False
         if not isinstance(watched, QWidget) or watched.window() is not self.panel.window():
             return False

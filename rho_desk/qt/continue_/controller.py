@@ -252,8 +252,12 @@ class ContinueController(QObject):
             return False
         self.pending_prompt = text
         self._set_state(TurnState.PREPARING)
-        self._task = self.host.bridge.run(self._aturn(text, profile, confirmed), on_error=self._on_turn_error,
-                                          on_success=self._on_turn_done, context="Continuing the conversation")  # fmt: skip
+        self._task = self.host.bridge.run(
+            self._aturn(text, profile, confirmed),
+            on_error=self._on_turn_error,
+            on_success=self._on_turn_done,
+            context="Continuing the conversation",
+        )
         return True
 
     def confirm_handoff(self, text: str | None = None) -> bool:
@@ -282,7 +286,9 @@ class ContinueController(QObject):
             if tree is None or tree.active_leaf is None:
                 raise InputError("no session revision to continue")
             if getattr(document, "agent", None) is not None:
-                raise InputError("another agent's session is continued as a Rho session: press Ctrl+L to import it first")
+                raise InputError(
+                    "another agent's session is continued as a Rho session: press Ctrl+L to import it first"
+                )
             leaf = tree.active_leaf
             if self.session is not None and (self.path != document.path or self.base_id != leaf.id):
                 if self.external_change and self.path == document.path:
@@ -300,7 +306,11 @@ class ContinueController(QObject):
             from ...providers.profiles import ProfileStore
 
             store: ProfileStore = self.host.profiles
-            name = profile_name if profile_name is not None else self.host.settings.get(PREFS_CONTINUE_PROFILE)
+            name = (
+                profile_name
+                if profile_name is not None
+                else self.host.settings.get(PREFS_CONTINUE_PROFILE)
+            )
             profile = await in_thread(store.get, name) if name else await in_thread(store.default)
             if profile is None:
                 raise InputError("no provider profile is configured; add one in Settings (Ctrl+,)")
@@ -313,13 +323,22 @@ class ContinueController(QObject):
             trust_now, self._trust_next = self._trust_next, False
             try:
                 turn = await open_continuation(
-                    profile, cwd=tree.header.cwd if tree.header is not None else None, restore=restore,
-                    approver=self, tools=self.tools_override, workspace=self.workspace_choice,
-                    trust=self.host.trust, trust_workspace=trust_now,
-                    compaction=auto_compaction_from_settings(self.host.settings), previous=previous,
-                    session_file=str(document.path), observer=self._recorder,
-                    usage=self._usage_recording(document.path, tree.header.cwd if tree.header is not None else None),
-                )  # fmt: skip
+                    profile,
+                    cwd=tree.header.cwd if tree.header is not None else None,
+                    restore=restore,
+                    approver=self,
+                    tools=self.tools_override,
+                    workspace=self.workspace_choice,
+                    trust=self.host.trust,
+                    trust_workspace=trust_now,
+                    compaction=auto_compaction_from_settings(self.host.settings),
+                    previous=previous,
+                    session_file=str(document.path),
+                    observer=self._recorder,
+                    usage=self._usage_recording(
+                        document.path, tree.header.cwd if tree.header is not None else None
+                    ),
+                )
             except WorkspaceMissing as exc:
                 self.sig_workspace_missing.emit(exc.message)
                 return "workspace"
@@ -358,10 +377,18 @@ class ContinueController(QObject):
         from ...core.changes.journal import changed_files_text
         from ...core.session import turn
 
-        driver = turn.TurnDriver(self.document, self.base_id, recorder=self._recorder, hop=in_thread,
-                                 check=self._check_save, saving=self._writing)  # fmt: skip
+        driver = turn.TurnDriver(
+            self.document,
+            self.base_id,
+            recorder=self._recorder,
+            hop=in_thread,
+            check=self._check_save,
+            saving=self._writing,
+        )
         self.driver = driver
-        async with contextlib.aclosing(driver.drive(session, text, session_file=self.document.path)) as shown:
+        async with contextlib.aclosing(
+            driver.drive(session, text, session_file=self.document.path)
+        ) as shown:
             async for event in shown:
                 if isinstance(event, turn.TurnStarted):
                     self._set_state(TurnState.RUNNING)
@@ -386,13 +413,25 @@ class ContinueController(QObject):
             # A fatal error commits nothing of the turn (seed contract): give the prompt back.
             root = self.tools.workspace.root if self.tools and self.tools.workspace else None
             changed = changed_files_text(ended.recorded, root) if ended.recorded is not None else ""
-            note = f" ({changed})" if changed else " (what the tools did to files stays done)" if ended.changed_files else ""
-            self._failed(self.host.notifier.error(f"The model call failed; nothing of this turn was kept{note}: {detail}"))
+            note = (
+                f" ({changed})"
+                if changed
+                else " (what the tools did to files stays done)"
+                if ended.changed_files
+                else ""
+            )
+            self._failed(
+                self.host.notifier.error(
+                    f"The model call failed; nothing of this turn was kept{note}: {detail}"
+                )
+            )
             self.sig_prompt_returned.emit(text)
         elif outcome == "completed":
             self._failed(None)
             if detail:
-                self.host.notifier.warning(f"The turn stopped early: {detail}. What it did is saved.")
+                self.host.notifier.warning(
+                    f"The turn stopped early: {detail}. What it did is saved."
+                )
         return outcome
 
     def _check_save(self) -> None:
@@ -460,11 +499,15 @@ class ContinueController(QObject):
         if self._approval is None or self._approval[1].done():
             return
         choice = ApprovalChoice(choice)
-        self._approval[1].set_result(ApprovalDecision(choice, reason.strip() if choice is ApprovalChoice.DENY else ""))
+        self._approval[1].set_result(
+            ApprovalDecision(choice, reason.strip() if choice is ApprovalChoice.DENY else "")
+        )
 
     # -- saving ------------------------------------------------------------------------------------
 
-    def _raise_conflict(self, message: str, *, unsaved: bool, error: BaseException | None = None) -> None:
+    def _raise_conflict(
+        self, message: str, *, unsaved: bool, error: BaseException | None = None
+    ) -> None:
         base = None
         tree = self.document.tree
         if tree is not None and self.base_id in tree.nodes:
@@ -489,7 +532,9 @@ class ContinueController(QObject):
         if prompt:
             self.sig_prompt_returned.emit(prompt)
         changes = getattr(result, "changes", None)
-        return changes if isinstance(changes, OpChanges) else OpChanges(revisions=True, messages=True)
+        return (
+            changes if isinstance(changes, OpChanges) else OpChanges(revisions=True, messages=True)
+        )
 
     def fork(self) -> asyncio.Task[OpChanges]:
         """Keep the engine's state: a branch (v4) or a new session file (v1-v3)."""
@@ -517,19 +562,27 @@ class ContinueController(QObject):
             if isinstance(value, Path):
                 await self._aopen_fork(value)
                 self.host.notifier.info(f"Forked into a new session: {value.parent.name}")
-            return OpChanges(library=True, revisions=True, messages=True, document=isinstance(value, Path))
+            return OpChanges(
+                library=True, revisions=True, messages=True, document=isinstance(value, Path)
+            )
         if tree.is_tree:
-            node = await acommit(document, None, lambda writer: writer.fork(base, unsaved), hop=in_thread)
+            node = await acommit(
+                document, None, lambda writer: writer.fork(base, unsaved), hop=in_thread
+            )
             self.unsaved = None
             self.base_id = node.id
             self.external_change = False
             self._clear_conflict()
-            self.host.notifier.info(f"Your turn is saved on a new branch ({revision_words(document.tree, node)})")
+            self.host.notifier.info(
+                f"Your turn is saved on a new branch ({revision_words(document.tree, node)})"
+            )
             return document.note_written(node)
         home = document.home or document.fork_home
         header = tree.header
         if home is None or header is None:
-            raise InputError("no Rho data directory to create the fork in", source=str(document.path))
+            raise InputError(
+                "no Rho data directory to create the fork in", source=str(document.path)
+            )
         new_id = str(uuid.uuid4())
         key = unsaved.prompt_cache_key
         if key == default_prompt_cache_key(unsaved.session_id):
@@ -537,8 +590,13 @@ class ContinueController(QObject):
         snapshot = unsaved.replace(session_id=new_id, prompt_cache_key=key)
 
         def create() -> Path:
-            writer = create_session(home, header.cwd, snapshot, agent_id=header.agent_id,
-                                    agent_fingerprint=header.agent_fingerprint)  # fmt: skip
+            writer = create_session(
+                home,
+                header.cwd,
+                snapshot,
+                agent_id=header.agent_id,
+                agent_fingerprint=header.agent_fingerprint,
+            )
             try:
                 return writer.path
             finally:
@@ -648,9 +706,13 @@ class ContinueController(QObject):
         """The document's guard: no other session opens, and this one is not closed, while a turn
         runs (its commits belong to the open file; they are never written into another one)."""
         if self.busy:
-            name = self.document.path.parent.name if self.document.path is not None else "this session"
+            name = (
+                self.document.path.parent.name if self.document.path is not None else "this session"
+            )
             then = f"open {Path(path).name} again" if path is not None else "close it"
-            raise InputError(f"a turn is running on {name}: cancel it (Esc) or let it finish, then {then}")
+            raise InputError(
+                f"a turn is running on {name}: cancel it (Esc) or let it finish, then {then}"
+            )
 
     def _on_document_loaded(self) -> None:
         if self.document.path != self._open_path:

@@ -29,7 +29,7 @@ __all__ = ["ConflictBanner", "ConflictDock", "ContinueDock"]
 
 
 class ConflictBanner(Banner):
-    """"The session changed on disk" with Reload, Fork and Dismiss.
+    """ "The session changed on disk" with Reload, Fork and Dismiss.
 
     Signals:
         sig_reload_requested(), sig_fork_requested(), sig_dismissed()
@@ -45,9 +45,13 @@ class ConflictBanner(Banner):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("warning", parent)
         self.setObjectName("LibraryNotice")
-        self.reload_button = self.add_button("&Reload", "Read the file again and continue from its newest revision (F5)")
+        self.reload_button = self.add_button(
+            "&Reload", "Read the file again and continue from its newest revision (F5)"
+        )
         self.reload_button.setObjectName("ConflictReload")
-        self.fork_button = self.add_button("F&ork", "Keep your side: a new branch (v4) or a new session (v1–v3)")
+        self.fork_button = self.add_button(
+            "F&ork", "Keep your side: a new branch (v4) or a new session (v1–v3)"
+        )
         self.fork_button.setObjectName("ConflictFork")
         self.dismiss_button = self.add_button("Dismiss")
         self.reload_button.clicked.connect(self.sig_reload_requested)
@@ -56,20 +60,24 @@ class ConflictBanner(Banner):
 
 
 class ContinueDock(QDockWidget):
-    """"Continue conversation": the composer and the live reply, added to ``window``'s bottom
+    """ "Continue conversation": the composer and the live reply, added to ``window``'s bottom
     area, hidden until :meth:`show_continue`.
 
     The panel is built on first use (the dock shown, a turn started, :attr:`panel` asked for),
     not at start-up: its widgets and modules are not what the first look at a session needs.
     """
 
-    def __init__(self, window: QMainWindow, controller: ContinueController, host: OperationHost) -> None:
+    def __init__(
+        self, window: QMainWindow, controller: ContinueController, host: OperationHost
+    ) -> None:
         super().__init__("Continue conversation", window)
         self._window = window
         self._controller, self._host = controller, host
         self._panel: ContinuePanel | None = None
         self.setObjectName("ContinueDock")
-        self.setAllowedAreas(Qt.DockWidgetArea.BottomDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setAllowedAreas(
+            Qt.DockWidgetArea.BottomDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea
+        )
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self)
         self.hide()
         window.installEventFilter(self)  # keeps the dock's share when the window shrinks
@@ -84,7 +92,9 @@ class ContinueDock(QDockWidget):
     def _build_panel(self) -> ContinuePanel:
         from .composer import ContinuePanel
 
-        self._panel = panel = ContinuePanel(self._controller, self._host)  # it follows the controller from here on
+        self._panel = panel = ContinuePanel(
+            self._controller, self._host
+        )  # it follows the controller from here on
         self.setWidget(panel)
         self._controller.sig_state_changed.disconnect(self._on_controller_state_changed)
         return panel
@@ -105,9 +115,13 @@ class ContinueDock(QDockWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         window = self._window
-        if (watched is window and event.type() == QEvent.Type.Resize and self.isVisible()
-                and not self.isFloating()
-                and window.dockWidgetArea(self) == Qt.DockWidgetArea.BottomDockWidgetArea):  # fmt: skip
+        if (
+            watched is window
+            and event.type() == QEvent.Type.Resize
+            and self.isVisible()
+            and not self.isFloating()
+            and window.dockWidgetArea(self) == Qt.DockWidgetArea.BottomDockWidgetArea
+        ):
             resized = cast(QResizeEvent, event)
             if resized.size().height() < resized.oldSize().height() and self.height() > self._cap():
                 window.resizeDocks([self], [self._cap()], Qt.Orientation.Vertical)
@@ -130,14 +144,22 @@ class ConflictDock(QDockWidget):
         reload, fork: what the banner's Reload and Fork do (the strip hides first).
     """
 
-    def __init__(self, window: QMainWindow, controller: ContinueController, *, reload: Callable[[], None],
-                 fork: Callable[[], None]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        window: QMainWindow,
+        controller: ContinueController,
+        *,
+        reload: Callable[[], None],
+        fork: Callable[[], None],
+    ) -> None:
         super().__init__("Session changed on disk", window)
         self._window = window
         self.controller = controller
         self.document = controller.document
         self.banner = ConflictBanner()
-        self.banner.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # a strip, not a pane
+        self.banner.setSizePolicy(
+            QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed
+        )  # a strip, not a pane
         self.setObjectName("ConflictDock")
         self.setTitleBarWidget(QWidget())
         self.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)

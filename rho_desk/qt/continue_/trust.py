@@ -18,14 +18,23 @@ from ...core.tools.trust import WorkspaceRefused, WorkspaceUntrusted
 
 __all__ = ["WorkspaceTrustBox"]
 
-_INVISIBLE = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+_INVISIBLE = {
+    0x200B,
+    0x200C,
+    0x200D,
+    0x2060,
+    0xFEFF,
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+}
 
 
 def plain(text: str) -> str:
     """``text`` with control, bidi and zero-width characters shown as ``<U+XXXX>`` (a folder name
     from a session file must not hide what it is)."""
     return "".join(
-        f"<U+{ord(c):04X}>" if ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or ord(c) in _INVISIBLE else c for c in text
+        f"<U+{ord(c):04X}>" if ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or ord(c) in _INVISIBLE else c
+        for c in text
     )
 
 
@@ -38,10 +47,21 @@ class WorkspaceTrustBox(QMessageBox):
 
     sig_answered = Signal(str)
 
-    def __init__(self, problem: WorkspaceUntrusted | WorkspaceRefused, parent: QWidget | None = None, *,
-                 chosen: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        problem: WorkspaceUntrusted | WorkspaceRefused,
+        parent: QWidget | None = None,
+        *,
+        chosen: bool = False,
+    ) -> None:
         refused = problem.why if isinstance(problem, WorkspaceRefused) else None
-        super().__init__(QMessageBox.Icon.Warning, "Trust this folder?", "", QMessageBox.StandardButton.NoButton, parent)
+        super().__init__(
+            QMessageBox.Icon.Warning,
+            "Trust this folder?",
+            "",
+            QMessageBox.StandardButton.NoButton,
+            parent,
+        )
         self.setObjectName("WorkspaceTrustBox")
         self.setTextFormat(Qt.TextFormat.PlainText)
         folder = plain(str(problem.folder))
@@ -51,8 +71,11 @@ class WorkspaceTrustBox(QMessageBox):
             self.setText(f"The model's tools never run in {folder}: {plain(refused)}.")
         else:
             self.setText(f"Let the model's tools work in {folder}?")
-        whose = (f"You chose this folder for the tools of {session}." if chosen else
-                 f"The session file {session} names this folder as its workspace. A session file can come from anywhere:")  # fmt: skip
+        whose = (
+            f"You chose this folder for the tools of {session}."
+            if chosen
+            else f"The session file {session} names this folder as its workspace. A session file can come from anywhere:"
+        )
         self.setInformativeText(
             f"{whose} What the tools read goes to the model provider, and in the permission mode you chose "
             "some reads and changes happen without asking. Trust only a folder you know."
@@ -63,7 +86,9 @@ class WorkspaceTrustBox(QMessageBox):
             self.trust_button.setObjectName("TrustWorkspace")
         self.choose_button = self.addButton("C&hoose Folder…", QMessageBox.ButtonRole.ActionRole)
         self.choose_button.setObjectName("ChooseTrustedWorkspace")
-        self.without_button = self.addButton("Continue &Without Tools", QMessageBox.ButtonRole.ActionRole)
+        self.without_button = self.addButton(
+            "Continue &Without Tools", QMessageBox.ButtonRole.ActionRole
+        )
         self.without_button.setObjectName("TrustContinueWithoutTools")
         self.cancel_button = self.addButton(QMessageBox.StandardButton.Cancel)
         self.setDefaultButton(self.cancel_button)  # trusting is a decision, never the Enter key's

@@ -30,7 +30,10 @@ MIN_CHARS: Final = 1
 def searchable_text(message: Message) -> str:
     """What Find looks in: the row's text, then each tool call's name and JSON arguments."""
     text = message_text(message)
-    calls = [f"{call.name} {json.dumps(call.arguments, ensure_ascii=False)}" for call in message.tool_calls()]
+    calls = [
+        f"{call.name} {json.dumps(call.arguments, ensure_ascii=False)}"
+        for call in message.tool_calls()
+    ]
     return "\n".join([text, *calls]) if calls else text
 
 
@@ -67,10 +70,14 @@ class FindBar(QFrame):
         self.field.setObjectName("FindField")
         self.field.setPlaceholderText("Find in this conversation")
         self.field.setClearButtonEnabled(True)
-        self.find_icon = self.field.addAction(icon(Icon.SEARCH, icon_color), QLineEdit.ActionPosition.LeadingPosition)
+        self.find_icon = self.field.addAction(
+            icon(Icon.SEARCH, icon_color), QLineEdit.ActionPosition.LeadingPosition
+        )
         self.find_icon.setText("Find")
         self.field.setAccessibleName("Find in this conversation")
-        self.field.setAccessibleDescription("Enter: next match, Shift+Enter: previous match, Esc: close")
+        self.field.setAccessibleDescription(
+            "Enter: next match, Shift+Enter: previous match, Esc: close"
+        )
         name_line_edit_buttons(self.field)
         self.setAccessibleName("Find bar")
         self.count = QLabel("")
@@ -148,7 +155,8 @@ class FindBar(QFrame):
         # a screen reader hears the count with the field ("Find in this conversation, 3 of 12")
         count = self.count.text()
         self.field.setAccessibleDescription(
-            (f"{count}. " if count else "") + "Enter: next match, Shift+Enter: previous match, Esc: close"
+            (f"{count}. " if count else "")
+            + "Enter: next match, Shift+Enter: previous match, Esc: close"
         )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -173,4 +181,3 @@ class FindBar(QFrame):
 
     def _on_timer_timeout(self) -> None:
         self.sig_search_requested.emit(self.text)
-

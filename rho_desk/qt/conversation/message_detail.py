@@ -82,7 +82,9 @@ def _json(value: Any) -> str:
 def _call_body(arguments: Any) -> tuple[str, str]:
     """``(html, text)`` of a tool call's arguments: Rho's edit as the hashline document it is,
     lines and all, under the files it edits; any other call as indented JSON."""
-    document = arguments.get("input") if isinstance(arguments, dict) and len(arguments) == 1 else None
+    document = (
+        arguments.get("input") if isinstance(arguments, dict) and len(arguments) == 1 else None
+    )
     paths = edit_paths(document) if isinstance(document, str) else []
     if isinstance(document, str) and paths:
         head = f'<p class="muted">Edits {escape(", ".join(paths))} (a hashline document: PUT replaces, CUT deletes lines)</p>'
@@ -106,7 +108,9 @@ class ImageViewer(QDialog):
         area = QScrollArea()
         area.setWidget(self.label)
         area.setWidgetResizable(True)
-        caption = QLabel(f"{image.width()} × {image.height()} px · Ctrl + / Ctrl − to zoom, Ctrl 0 to reset")
+        caption = QLabel(
+            f"{image.width()} × {image.height()} px · Ctrl + / Ctrl − to zoom, Ctrl 0 to reset"
+        )
         caption.setProperty("muted", True)
         layout = QVBoxLayout(self)
         layout.addWidget(area, 1)
@@ -120,8 +124,11 @@ class ImageViewer(QDialog):
     def set_zoom(self, factor: float) -> None:
         self.zoom = 1.0 if factor == 0.0 else max(0.05, min(16.0, self.zoom * factor))
         size = self.image.size() * self.zoom
-        self.label.setPixmap(QPixmap.fromImage(self.image).scaled(size, Qt.AspectRatioMode.KeepAspectRatio,
-                                                                  Qt.TransformationMode.SmoothTransformation))  # fmt: skip
+        self.label.setPixmap(
+            QPixmap.fromImage(self.image).scaled(
+                size, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
+            )
+        )
 
 
 class MessageDetailView(QWidget):
@@ -138,7 +145,11 @@ class MessageDetailView(QWidget):
     """A link was clicked whose scheme is not opened (``javascript:``...)."""
 
     def __init__(
-        self, theme: Theme, parent: QWidget | None = None, *, open_url: Callable[[QUrl], object] | None = None
+        self,
+        theme: Theme,
+        parent: QWidget | None = None,
+        *,
+        open_url: Callable[[QUrl], object] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("MessageDetail")
@@ -159,7 +170,9 @@ class MessageDetailView(QWidget):
         header.setObjectName("DetailHeader")
         self.title = QLabel("No message selected")
         self.title.setObjectName("PanelTitle")
-        self.title.setWordWrap(True)  # a narrow pane ("Assistant message" beside Raw JSON): two lines, not cut
+        self.title.setWordWrap(
+            True
+        )  # a narrow pane ("Assistant message" beside Raw JSON): two lines, not cut
         self.meta = QLabel("")
         self.meta.setProperty("muted", True)
         self.meta.setWordWrap(True)
@@ -280,7 +293,7 @@ class MessageDetailView(QWidget):
         return " · ".join(parts)
 
     def _position(self, kind: RowKind) -> str:
-        """"message 7 of 30": counted as the header, the session list and ``rho-desk show``
+        """ "message 7 of 30": counted as the header, the session list and ``rho-desk show``
         count (a compaction marker is a row, not a message; nor is an unfinished tool turn,
         which is not resumed, in the display history)."""
         assert self.model is not None
@@ -312,8 +325,10 @@ class MessageDetailView(QWidget):
                 self.browser.images[f"{IMAGE_SCHEME}:md/{i}"] = image
         self._md_images = list(env.get("images", []))
         if cut:
-            out += (f'<p class="warn">Showing the first {MAX_RENDER_CHARS:,} of {len(text):,} characters. '
-                    '<a href="rho:all">Show all</a></p>')  # fmt: skip
+            out += (
+                f'<p class="warn">Showing the first {MAX_RENDER_CHARS:,} of {len(text):,} characters. '
+                '<a href="rho:all">Show all</a></p>'
+            )
         return out
 
     def _pre(self, text: str) -> str:
@@ -321,8 +336,10 @@ class MessageDetailView(QWidget):
         shown = text[:MAX_RENDER_CHARS] if cut else text
         out = f"<pre>{escape(shown)}</pre>"
         if cut:
-            out += (f'<p class="warn">Showing the first {MAX_RENDER_CHARS:,} of {len(text):,} characters. '
-                    '<a href="rho:all">Show all</a></p>')  # fmt: skip
+            out += (
+                f'<p class="warn">Showing the first {MAX_RENDER_CHARS:,} of {len(text):,} characters. '
+                '<a href="rho:all">Show all</a></p>'
+            )
         return out
 
     def _html(self, message: Message, kind: RowKind) -> str:
@@ -330,19 +347,25 @@ class MessageDetailView(QWidget):
         rows = self.model.rows
         out: list[str] = []
         if self.row >= rows.resume_cut:
-            out.append('<p class="warn">Rho would not resume this message: the history is cut before '
-                       "an assistant turn whose tool calls were not all answered.</p>")  # fmt: skip
+            out.append(
+                '<p class="warn">Rho would not resume this message: the history is cut before '
+                "an assistant turn whose tool calls were not all answered.</p>"
+            )
         if kind is RowKind.TOOL_RESULT:
             result = message.tool_result
             assert result is not None
             link = rows.link_of_result(self.row)
             status = '<span class="ok">ok</span>' if result.ok else '<span class="err">error</span>'
             if link is not None:
-                out.append(f'<p>{status} · result of <b>{escape(link.name)}</b> '
-                           f'(<code>{escape(result.id)}</code>) · <a href="rho:row/{link.call_row}">go to the call</a></p>')  # fmt: skip
+                out.append(
+                    f"<p>{status} · result of <b>{escape(link.name)}</b> "
+                    f'(<code>{escape(result.id)}</code>) · <a href="rho:row/{link.call_row}">go to the call</a></p>'
+                )
             else:
-                out.append(f'<p>{status} · call id <code>{escape(result.id)}</code> · '
-                           '<span class="warn">no earlier tool call has this id</span></p>')  # fmt: skip
+                out.append(
+                    f"<p>{status} · call id <code>{escape(result.id)}</code> · "
+                    '<span class="warn">no earlier tool call has this id</span></p>'
+                )
             out.append(self._pre(result.content))
             return "".join(out)
         if kind is RowKind.SYSTEM:
@@ -360,32 +383,59 @@ class MessageDetailView(QWidget):
                 key = f"{IMAGE_SCHEME}:msg/{images}"
                 image = decode_image(block.image.data)
                 if image is not None:
-                    self.browser.images[key] = image.scaledToWidth(min(360, image.width()), Qt.TransformationMode.SmoothTransformation)
-                    out.append(f'<p><a href="rho:image/{images}"><img src="{key}"></a><br>'
-                               f'<span class="muted">{escape(block.image.mime_type)} · {image.width()}×{image.height()} · '
-                               f'{len(block.image.data) * 3 // 4:,} bytes · click to enlarge</span></p>')  # fmt: skip
+                    self.browser.images[key] = image.scaledToWidth(
+                        min(360, image.width()), Qt.TransformationMode.SmoothTransformation
+                    )
+                    out.append(
+                        f'<p><a href="rho:image/{images}"><img src="{key}"></a><br>'
+                        f'<span class="muted">{escape(block.image.mime_type)} · {image.width()}×{image.height()} · '
+                        f"{len(block.image.data) * 3 // 4:,} bytes · click to enlarge</span></p>"
+                    )
                 else:
-                    out.append(f'<p class="warn">[an image that does not decode: {escape(block.image.mime_type)}]</p>')
+                    out.append(
+                        f'<p class="warn">[an image that does not decode: {escape(block.image.mime_type)}]</p>'
+                    )
                 images += 1
         if text_parts:
             out.append(self._text_html("\n\n".join(text_parts)))
         detail = message.enriched_assistant or message.aborted_assistant
         if detail is not None and detail.reasoning_summary:
-            out.append(self._section("reasoning", "Reasoning summary", f"<blockquote>{self._text_html(detail.reasoning_summary)}</blockquote>",
-                                     detail.reasoning_summary.count("\n") + 1))  # fmt: skip
+            out.append(
+                self._section(
+                    "reasoning",
+                    "Reasoning summary",
+                    f"<blockquote>{self._text_html(detail.reasoning_summary)}</blockquote>",
+                    detail.reasoning_summary.count("\n") + 1,
+                )
+            )
         for link in rows.links(self.row):
             call = [b.tool_call for b in message.content if b.tool_call is not None][link.index]
             body, args = _call_body(call.arguments)
-            out.append(self._section(f"call{link.index}", f"Tool call · {escape(link.name)} · <code>{escape(link.call_id)}</code>",
-                                     body, args.count("\n") + 1))  # fmt: skip
+            out.append(
+                self._section(
+                    f"call{link.index}",
+                    f"Tool call · {escape(link.name)} · <code>{escape(link.call_id)}</code>",
+                    body,
+                    args.count("\n") + 1,
+                )
+            )
             if link.result_row is None:
                 out.append('<p class="warn">No result was recorded for this call.</p>')
             else:
                 res = rows.messages[link.result_row].tool_result
                 assert res is not None
-                status = '<span class="ok">ok</span>' if res.ok else '<span class="err">error</span>'
+                status = (
+                    '<span class="ok">ok</span>' if res.ok else '<span class="err">error</span>'
+                )
                 head = f'Result · {status} · {plural(res.content.count(chr(10)) + 1, "line")} · <a href="rho:row/{link.result_row}">row {link.result_row + 1}</a>'
-                out.append(self._section(f"result{link.index}", head, self._pre(res.content), res.content.count("\n") + 1))
+                out.append(
+                    self._section(
+                        f"result{link.index}",
+                        head,
+                        self._pre(res.content),
+                        res.content.count("\n") + 1,
+                    )
+                )
         aborted = message.aborted_assistant
         if aborted is not None:
             done = {c.id for c in message.tool_calls()}
@@ -395,13 +445,35 @@ class MessageDetailView(QWidget):
                 f"<td><code>{escape(pc.arguments[:400])}</code></td></tr>"
                 for pc in aborted.tool_calls
             )
-            table = (f'<table class="grid"><tr><th>tool</th><th>id</th><th>state</th><th>arguments as streamed</th></tr>{rows_html}</table>'
-                     if aborted.tool_calls else '<p class="muted">No tool call had started.</p>')  # fmt: skip
-            out.append(self._section("partial", f"Interrupted: {len(aborted.tool_calls)} streamed tool calls", table, 0))
-            usage = {k: v for k, v in msgspec.structs.asdict(aborted.usage).items() if v is not None}
+            table = (
+                f'<table class="grid"><tr><th>tool</th><th>id</th><th>state</th><th>arguments as streamed</th></tr>{rows_html}</table>'
+                if aborted.tool_calls
+                else '<p class="muted">No tool call had started.</p>'
+            )
+            out.append(
+                self._section(
+                    "partial",
+                    f"Interrupted: {len(aborted.tool_calls)} streamed tool calls",
+                    table,
+                    0,
+                )
+            )
+            usage = {
+                k: v for k, v in msgspec.structs.asdict(aborted.usage).items() if v is not None
+            }
             if usage:
-                kv = "".join(f"<tr><td class=muted>{escape(k)}</td><td>{v:,}</td></tr>" for k, v in usage.items())
-                out.append(self._section("usage", "Usage of the interrupted attempt", f'<table class="kv">{kv}</table>', 0))
+                kv = "".join(
+                    f"<tr><td class=muted>{escape(k)}</td><td>{v:,}</td></tr>"
+                    for k, v in usage.items()
+                )
+                out.append(
+                    self._section(
+                        "usage",
+                        "Usage of the interrupted attempt",
+                        f'<table class="kv">{kv}</table>',
+                        0,
+                    )
+                )
         if detail is not None and detail.provider_context:
             out.append(self._provider_html(detail.provider_context))
         return "".join(out) or '<p class="muted">(empty message)</p>'
@@ -420,14 +492,20 @@ class MessageDetailView(QWidget):
                 replay = '<span class="ok">yes</span>'
             else:
                 replay = '<span class="err">no</span> (omitted on handoff)'
-            rows.append(f"<tr><td>{escape(str(block.identity))}</td><td><code>{escape(block.kind)}</code></td>"
-                        f"<td>{'' if block.position is None else block.position}</td><td>{size:,}</td><td>{replay}</td></tr>")  # fmt: skip
+            rows.append(
+                f"<tr><td>{escape(str(block.identity))}</td><td><code>{escape(block.kind)}</code></td>"
+                f"<td>{'' if block.position is None else block.position}</td><td>{size:,}</td><td>{replay}</td></tr>"
+            )
         target = escape(str(self.target)) if self.target is not None else "the current provider"
-        body = (f'<p class="muted">Opaque provider context: replayed only to the exact identity that produced it. '
-                f"Checked against {target}.</p>")  # fmt: skip
+        body = (
+            f'<p class="muted">Opaque provider context: replayed only to the exact identity that produced it. '
+            f"Checked against {target}.</p>"
+        )
         if rows:
-            body += ('<table class="grid"><tr><th>identity</th><th>kind</th><th>position</th><th>bytes</th>'
-                     f"<th>replays</th></tr>{''.join(rows)}</table>")  # fmt: skip
+            body += (
+                '<table class="grid"><tr><th>identity</th><th>kind</th><th>position</th><th>bytes</th>'
+                f"<th>replays</th></tr>{''.join(rows)}</table>"
+            )
         if fallback is not None:
             body += f'<p class="muted">Portable fallback text:</p>{self._text_html(str(fallback))}'
         return self._section("provider", f"Provider blocks ({len(rows)})", body, 0)
@@ -435,8 +513,10 @@ class MessageDetailView(QWidget):
     def _raw_html(self, message: Message) -> str:
         data = encode_pretty(message).decode("utf-8", "replace")
         if len(data) > MAX_RAW_CHARS and not self._show_all:
-            return (f"<pre>{escape(data[:MAX_RAW_CHARS])}</pre><p class='warn'>Showing the first "
-                    f"{MAX_RAW_CHARS:,} of {len(data):,} characters. <a href='rho:all'>Show all</a></p>")  # fmt: skip
+            return (
+                f"<pre>{escape(data[:MAX_RAW_CHARS])}</pre><p class='warn'>Showing the first "
+                f"{MAX_RAW_CHARS:,} of {len(data):,} characters. <a href='rho:all'>Show all</a></p>"
+            )
         return f"<pre>{escape(data)}</pre>"
 
     # -- links and find --------------------------------------------------------------------------
@@ -467,7 +547,9 @@ class MessageDetailView(QWidget):
         if number < len(blocks):
             image = decode_image(blocks[number].data)
             if image is not None:
-                ImageViewer(image, f"Image {number + 1} · {blocks[number].mime_type}", self.window()).show()
+                ImageViewer(
+                    image, f"Image {number + 1} · {blocks[number].mime_type}", self.window()
+                ).show()
 
     def _highlight(self) -> None:
         selections: list[QTextEdit.ExtraSelection] = []
@@ -489,4 +571,3 @@ class MessageDetailView(QWidget):
                 self.browser.setTextCursor(QTextCursor(selections[0].cursor))
                 self.browser.ensureCursorVisible()
         self.browser.setExtraSelections(selections)
-

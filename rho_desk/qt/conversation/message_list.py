@@ -115,7 +115,9 @@ class RowMetrics:
         return 2 * self.margin_y + 2 * self.pad_y + self.header + self.gap
 
 
-def estimate_heights(rows: ConversationRows, width: int, metrics: RowMetrics, expanded: set[int]) -> array[int]:
+def estimate_heights(
+    rows: ConversationRows, width: int, metrics: RowMetrics, expanded: set[int]
+) -> array[int]:
     """Every row's height at viewport ``width`` (collapsed rows capped by kind)."""
     cpl = max(10, int(metrics.text_width(width, RowKind.USER) / metrics.char))
     cpl_tool = max(10, int(metrics.text_width(width, RowKind.TOOL_RESULT) / metrics.char))
@@ -124,27 +126,50 @@ def estimate_heights(rows: ConversationRows, width: int, metrics: RowMetrics, ex
     thumb = THUMB + metrics.gap
     caps = bytes(CAPS[RowKind(k)] for k in range(6))
     tool = int(RowKind.TOOL_RESULT)
-    heights = array("l", [
-        base
-        # one paragraph: ceil(chars / cpl) lines; several: an upper bound (each may end short)
-        + lh * (min(caps[k], (nl + 1 + c // (cpl_tool if k == tool else cpl)) if nl else -(-c // (cpl_tool if k == tool else cpl))) if c else 0)
-        + lh * e
-        + (thumb if im else 0)
-        for k, c, nl, e, im in zip(rows.kinds, rows.chars, rows.newlines, rows.extra, rows.images, strict=True)
-    ])
+    heights = array(
+        "l",
+        [
+            base
+            # one paragraph: ceil(chars / cpl) lines; several: an upper bound (each may end short)
+            + lh
+            * (
+                min(
+                    caps[k],
+                    (nl + 1 + c // (cpl_tool if k == tool else cpl))
+                    if nl
+                    else -(-c // (cpl_tool if k == tool else cpl)),
+                )
+                if c
+                else 0
+            )
+            + lh * e
+            + (thumb if im else 0)
+            for k, c, nl, e, im in zip(
+                rows.kinds, rows.chars, rows.newlines, rows.extra, rows.images, strict=True
+            )
+        ],
+    )
     for r in expanded:
         if r < len(heights):
             heights[r] = expanded_height(rows, r, width, metrics)
     return heights
 
 
-LayoutRunner = Callable[[Callable[[], "tuple[array[int], array[int]]"], Callable[["tuple[array[int], array[int]]"], None]], None]
+LayoutRunner = Callable[
+    [
+        Callable[[], "tuple[array[int], array[int]]"],
+        Callable[["tuple[array[int], array[int]]"], None],
+    ],
+    None,
+]
 """Runs a layout computation off the GUI thread and calls back with its result (on the GUI thread)."""
 OFFLOAD_ROWS: Final = 5000
 """Above this many rows, re-estimating heights (after a resize) runs in a worker thread."""
 
 
-def layout_rows(rows: ConversationRows, width: int, metrics: RowMetrics, expanded: set[int]) -> tuple[array[int], array[int]]:
+def layout_rows(
+    rows: ConversationRows, width: int, metrics: RowMetrics, expanded: set[int]
+) -> tuple[array[int], array[int]]:
     """Heights and prefix sums at ``width`` (pure Python; safe in a worker thread).
 
     Both are arrays of machine integers: 100k prefix sums as a list would hold 100k int objects
@@ -165,8 +190,11 @@ def expanded_height(rows: ConversationRows, r: int, width: int, metrics: RowMetr
     cpl = max(10, int(metrics.text_width(width, k) / metrics.char))
     c, nl = rows.chars[r], rows.newlines[r]
     lines = min(EXPANDED_CAP, (nl + 1 + c // cpl) if nl else -(-c // cpl)) if c else 0
-    return (metrics.base(k) + metrics.line * (lines + rows.extra[r])
-            + (THUMB + metrics.gap if rows.images[r] else 0))  # fmt: skip
+    return (
+        metrics.base(k)
+        + metrics.line * (lines + rows.extra[r])
+        + (THUMB + metrics.gap if rows.images[r] else 0)
+    )
 
 
 _STRIPE: Final = {
@@ -213,11 +241,18 @@ class MessageDelegate(QStyledItemDelegate):
         self.mono.setPointSizeF(8.8)
         self._bold: QFont | None = None
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
         # The view estimates heights itself (all rows at once); this is for other views.
         return QSize(option.rect.width(), self.metrics.base(0) + self.metrics.line * 2)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         row: ConversationRow | None = index.data(Role.ROW)
         if row is None:
             return
@@ -238,7 +273,13 @@ class MessageDelegate(QStyledItemDelegate):
             fill = QColor(fill)
             fill.setAlpha(150)
         painter.fillPath(path, fill)
-        border = t.color("accent") if selected else t.color("aborted_border") if kind is RowKind.ABORTED else t.color("border")
+        border = (
+            t.color("accent")
+            if selected
+            else t.color("aborted_border")
+            if kind is RowKind.ABORTED
+            else t.color("border")
+        )
         if match == 2 and not selected:
             border = t.color("warning")
         pen = QPen(border, 2 if selected or match == 2 else 1)
@@ -253,16 +294,28 @@ class MessageDelegate(QStyledItemDelegate):
         y = rect.top() + m.pad_y
         right = rect.right() - m.pad_right
         # header: icon, title, time, badges
-        painter.drawPixmap(x, y + 2, pixmap(_ICON[kind], t.text if kind is not RowKind.ABORTED else t.danger, 16,
-                                            painter.device().devicePixelRatioF()))  # fmt: skip
+        painter.drawPixmap(
+            x,
+            y + 2,
+            pixmap(
+                _ICON[kind],
+                t.text if kind is not RowKind.ABORTED else t.danger,
+                16,
+                painter.device().devicePixelRatioF(),
+            ),
+        )
         bold = QFont(option.font)
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(t.color("text"))
         fm_bold = QFontMetrics(bold)
         title_x = x + 22
-        title = fm_bold.elidedText(row.title, Qt.TextElideMode.ElideRight, max(40, (right - title_x) // 2))
-        painter.drawText(QRect(title_x, y, right - title_x, m.header), Qt.AlignmentFlag.AlignVCenter, title)
+        title = fm_bold.elidedText(
+            row.title, Qt.TextElideMode.ElideRight, max(40, (right - title_x) // 2)
+        )
+        painter.drawText(
+            QRect(title_x, y, right - title_x, m.header), Qt.AlignmentFlag.AlignVCenter, title
+        )
         cursor = title_x + fm_bold.horizontalAdvance(title) + 8
         small = QFont(option.font)
         small.setPointSizeF(option.font.pointSizeF() * 0.88)
@@ -270,7 +323,11 @@ class MessageDelegate(QStyledItemDelegate):
         fm_small = QFontMetrics(small)
         if row.subtitle:
             painter.setPen(t.color("muted"))
-            painter.drawText(QRect(cursor, y, right - cursor, m.header), Qt.AlignmentFlag.AlignVCenter, row.subtitle)
+            painter.drawText(
+                QRect(cursor, y, right - cursor, m.header),
+                Qt.AlignmentFlag.AlignVCenter,
+                row.subtitle,
+            )
             cursor += fm_small.horizontalAdvance(row.subtitle) + 8
         bx = right
         for label, tone in reversed(row.badges):
@@ -291,18 +348,40 @@ class MessageDelegate(QStyledItemDelegate):
 
         # text: whatever height is left after the extra lines and the thumbnails
         body_font = self.mono if kind in (RowKind.TOOL_RESULT, RowKind.SYSTEM) else option.font
-        room = rect.bottom() - m.pad_y - y + 1 - len(row.lines) * m.line - ((THUMB + m.gap) if row.images else 0)
+        room = (
+            rect.bottom()
+            - m.pad_y
+            - y
+            + 1
+            - len(row.lines) * m.line
+            - ((THUMB + m.gap) if row.images else 0)
+        )
         lines_left = (room + m.line // 3) // m.line  # a few pixels short still fits a line
         if row.text and lines_left > 0:
-            used = self._draw_text(painter, row.text, body_font, QRect(x, y, right - x, lines_left * m.line),
-                                   lines_left, row.clipped, match)  # fmt: skip
+            used = self._draw_text(
+                painter,
+                row.text,
+                body_font,
+                QRect(x, y, right - x, lines_left * m.line),
+                lines_left,
+                row.clipped,
+                match,
+            )
             y += used * m.line
         # extra lines
         painter.setFont(small)
         for icon_name, text, tone_status in row.lines:
             tone, _, status = tone_status.partition(":")
-            painter.drawPixmap(x, y + (m.line - 14) // 2, pixmap(_LINE_ICON.get(icon_name, Icon.TOOL), t.muted, 14,
-                                                                painter.device().devicePixelRatioF()))  # fmt: skip
+            painter.drawPixmap(
+                x,
+                y + (m.line - 14) // 2,
+                pixmap(
+                    _LINE_ICON.get(icon_name, Icon.TOOL),
+                    t.muted,
+                    14,
+                    painter.device().devicePixelRatioF(),
+                ),
+            )
             sx = right
             if status:
                 w = fm_small.horizontalAdvance(status) + 12
@@ -319,7 +398,9 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setFont(self.mono if icon_name == "tool" else small)
             fm_line = QFontMetrics(painter.font())
             shown = fm_line.elidedText(text, Qt.TextElideMode.ElideRight, max(10, sx - x - 26))
-            painter.drawText(QRect(x + 20, y, sx - x - 24, m.line), Qt.AlignmentFlag.AlignVCenter, shown)
+            painter.drawText(
+                QRect(x + 20, y, sx - x - 24, m.line), Qt.AlignmentFlag.AlignVCenter, shown
+            )
             painter.setFont(small)
             y += m.line
         # thumbnails
@@ -327,7 +408,9 @@ class MessageDelegate(QStyledItemDelegate):
             model = index.model()
             tx = x
             for i in range(min(row.images, 6)):
-                image = model.image(index.row(), i) if isinstance(model, ConversationModel) else None
+                image = (
+                    model.image(index.row(), i) if isinstance(model, ConversationModel) else None
+                )
                 if image is None:
                     box = QRect(tx, y + m.gap, THUMB, THUMB)
                     painter.setPen(t.color("border"))
@@ -337,7 +420,9 @@ class MessageDelegate(QStyledItemDelegate):
                     continue
                 scaled = image.scaledToHeight(THUMB, Qt.TransformationMode.SmoothTransformation)
                 if scaled.width() > 2 * THUMB:
-                    scaled = scaled.scaledToWidth(2 * THUMB, Qt.TransformationMode.SmoothTransformation)
+                    scaled = scaled.scaledToWidth(
+                        2 * THUMB, Qt.TransformationMode.SmoothTransformation
+                    )
                 painter.drawImage(QPoint(tx, y + m.gap), scaled)
                 painter.setPen(t.color("border"))
                 painter.drawRect(QRect(tx, y + m.gap, scaled.width(), scaled.height()))
@@ -346,8 +431,16 @@ class MessageDelegate(QStyledItemDelegate):
                     break
         painter.restore()
 
-    def _draw_text(self, painter: QPainter, text: str, font: QFont, box: QRect, max_lines: int,
-                   clipped: bool, match: int) -> int:  # fmt: skip
+    def _draw_text(
+        self,
+        painter: QPainter,
+        text: str,
+        font: QFont,
+        box: QRect,
+        max_lines: int,
+        clipped: bool,
+        match: int,
+    ) -> int:
         """Lay ``text`` out in ``box``; the last line gets an ellipsis if text remains."""
         # QTextLayout breaks lines only at U+2028, not at "\n" (same length: offsets still match)
         layout = QTextLayout(text.replace("\n", "\u2028"), font)
@@ -390,13 +483,18 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setClipRect(clip_rect)
             layout.draw(painter, box.topLeft())
             painter.restore()
-            rest = text[last.textStart():].split("\n", 1)[0]
+            rest = text[last.textStart() :].split("\n", 1)[0]
             elided = fm.elidedText(rest + " …", Qt.TextElideMode.ElideRight, box.width())
             if not elided.endswith("…"):
                 elided = elided.rstrip() + " …"
             painter.setPen(self.theme.color("text"))
-            painter.drawText(QRect(box.left(), box.top() + (len(lines) - 1) * line_height, box.width(), line_height),
-                             Qt.AlignmentFlag.AlignVCenter, elided)  # fmt: skip
+            painter.drawText(
+                QRect(
+                    box.left(), box.top() + (len(lines) - 1) * line_height, box.width(), line_height
+                ),
+                Qt.AlignmentFlag.AlignVCenter,
+                elided,
+            )
         else:
             painter.save()
             painter.setClipRect(box)
@@ -459,7 +557,11 @@ class MessageListView(QAbstractItemView):
             model.rowsInserted.connect(self._on_model_rows_inserted)
         self.relayout()
 
-    def currentChanged(self, current: QModelIndex | QPersistentModelIndex, previous: QModelIndex | QPersistentModelIndex) -> None:
+    def currentChanged(
+        self,
+        current: QModelIndex | QPersistentModelIndex,
+        previous: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         super().currentChanged(current, previous)
         self._describe_current(current)
 
@@ -485,7 +587,9 @@ class MessageListView(QAbstractItemView):
     def accessible_row_text(self, row: int) -> str:
         """What a screen reader says for ``row`` (see ``ConversationModel.accessible_text``)."""
         model = self._conversation()
-        return model.accessible_text(row) if model is not None and 0 <= row < model.rowCount() else ""
+        return (
+            model.accessible_text(row) if model is not None and 0 <= row < model.rowCount() else ""
+        )
 
     def _conversation(self) -> ConversationModel | None:
         model = self.model()
@@ -525,10 +629,17 @@ class MessageListView(QAbstractItemView):
             ready = rows.layout
             if ready is not None and ready[0] == width and not model.expanded:
                 self._heights, self._offsets = ready[1], ready[2]
-            elif self.layout_runner is not None and len(rows) > OFFLOAD_ROWS and self._heights and len(self._heights) == len(rows):
+            elif (
+                self.layout_runner is not None
+                and len(rows) > OFFLOAD_ROWS
+                and self._heights
+                and len(self._heights) == len(rows)
+            ):
                 self._relayout_offthread(rows, width, set(model.expanded))
             else:
-                self._heights, self._offsets = layout_rows(rows, width, self.metrics, model.expanded)
+                self._heights, self._offsets = layout_rows(
+                    rows, width, self.metrics, model.expanded
+                )
         self.updateGeometries()
         self.viewport().update()
 
@@ -597,7 +708,9 @@ class MessageListView(QAbstractItemView):
             if r in model.expanded:
                 self._heights[r] = expanded_height(model.rows, r, width, self.metrics)
             else:
-                self._heights[r] = estimate_heights(_one(model.rows, r), width, self.metrics, set())[0]
+                self._heights[r] = estimate_heights(
+                    _one(model.rows, r), width, self.metrics, set()
+                )[0]
         self._offsets = prefix_sums(self._heights)
         self.updateGeometries()
         if anchor[0] <= first:
@@ -627,7 +740,9 @@ class MessageListView(QAbstractItemView):
         if not index.isValid() or index.row() >= len(self._heights):
             return QRect()
         r = index.row()
-        return QRect(0, self._offsets[r] - self.verticalOffset(), self.viewport().width(), self._heights[r])
+        return QRect(
+            0, self._offsets[r] - self.verticalOffset(), self.viewport().width(), self._heights[r]
+        )
 
     def indexAt(self, point: QPoint) -> QModelIndex:
         model = self.model()
@@ -645,7 +760,11 @@ class MessageListView(QAbstractItemView):
             return -1
         return min(len(self._heights) - 1, max(0, bisect.bisect_right(self._offsets, y) - 1))
 
-    def scrollTo(self, index: QModelIndex | QPersistentModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
+    def scrollTo(
+        self,
+        index: QModelIndex | QPersistentModelIndex,
+        hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible,
+    ) -> None:
         if not index.isValid() or index.row() >= len(self._heights):
             return
         r = index.row()
@@ -665,7 +784,11 @@ class MessageListView(QAbstractItemView):
             value = top + height - page
         bar.setValue(value)
 
-    def scroll_to_row(self, row: int, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
+    def scroll_to_row(
+        self,
+        row: int,
+        hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible,
+    ) -> None:
         model = self.model()
         if model is not None and 0 <= row < model.rowCount():
             self.scrollTo(model.index(row, 0), hint)
@@ -679,7 +802,9 @@ class MessageListView(QAbstractItemView):
     def isIndexHidden(self, index: QModelIndex | QPersistentModelIndex) -> bool:
         return False
 
-    def moveCursor(self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier) -> QModelIndex:
+    def moveCursor(
+        self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
+    ) -> QModelIndex:
         model = self.model()
         if model is None or not self._heights:
             return QModelIndex()
@@ -710,7 +835,9 @@ class MessageListView(QAbstractItemView):
             return
         top = self.row_at_y(rect.top() + self.verticalOffset())
         bottom = self.row_at_y(rect.bottom() + self.verticalOffset())
-        selection = QItemSelection(model.index(min(top, bottom), 0), model.index(max(top, bottom), 0))
+        selection = QItemSelection(
+            model.index(min(top, bottom), 0), model.index(max(top, bottom), 0)
+        )
         self.selectionModel().select(selection, flags)
 
     def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:

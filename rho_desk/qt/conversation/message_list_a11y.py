@@ -24,6 +24,7 @@ class _RowNamer(Protocol):
 
     def accessible_row_text(self, row: int) -> str: ...
 
+
 __all__ = ["MessageListAccessible", "MessageRowAccessible", "install"]
 
 
@@ -97,7 +98,9 @@ class MessageRowAccessible(QAccessibleInterface):
             state.offscreen = True
         return state
 
-    def relations(self, _match: QAccessible.RelationFlag = QAccessible.RelationFlag.AllRelations) -> list[tuple[QAccessibleInterface, QAccessible.RelationFlag]]:
+    def relations(
+        self, _match: QAccessible.RelationFlag = QAccessible.RelationFlag.AllRelations
+    ) -> list[tuple[QAccessibleInterface, QAccessible.RelationFlag]]:
         return []
 
 
@@ -171,7 +174,9 @@ class MessageListAccessible(QAccessibleInterface):
         state.invisible = not self.view.isVisible()
         return state
 
-    def relations(self, _match: QAccessible.RelationFlag = QAccessible.RelationFlag.AllRelations) -> list[tuple[QAccessibleInterface, QAccessible.RelationFlag]]:
+    def relations(
+        self, _match: QAccessible.RelationFlag = QAccessible.RelationFlag.AllRelations
+    ) -> list[tuple[QAccessibleInterface, QAccessible.RelationFlag]]:
         return []
 
 

@@ -147,7 +147,9 @@ class ConversationRows:
 
     def _link(self, row: int, index: int, k: int) -> ToolLink:
         result = self.call_result[k]
-        return ToolLink(row, index, self.call_ids[k], self.call_names[k], None if result < 0 else result)
+        return ToolLink(
+            row, index, self.call_ids[k], self.call_names[k], None if result < 0 else result
+        )
 
     def extends(self, other: ConversationRows) -> bool:
         """Whether this history starts with all of ``other``'s messages (a live append)."""
@@ -231,7 +233,7 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
                     blocks = aborted.content
         kinds[row] = kind
         if kind == MARKER:
-            body = (blocks[0].text or "")[len(marker):].strip()  # the row shows the details only
+            body = (blocks[0].text or "")[len(marker) :].strip()  # the row shows the details only
             chars[row] = len(body)
             newlines[row] = body.count("\n")
             continue
@@ -277,11 +279,30 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
             extra[row] = more if more < 255 else 255
     # the resume cut (§6.5) from core's rule, over the tool turns this pass found
     call_first.append(len(call_ids))
-    turns = ((row, call_ids[call_first[i] : call_first[i + 1]]) for i, row in enumerate(call_rows) if kinds[row] == ASSISTANT)
+    turns = (
+        (row, call_ids[call_first[i] : call_first[i + 1]])
+        for i, row in enumerate(call_rows)
+        if kinds[row] == ASSISTANT
+    )
     cut = check_tool_turns(messages, turns)[0]
-    return ConversationRows(messages, timestamps, kinds, chars, newlines, extra, images, cut, call_rows, call_first,
-                            call_ids, call_names, call_result, result_rows, result_calls,
-                            (time.perf_counter() - start) * 1000)  # fmt: skip
+    return ConversationRows(
+        messages,
+        timestamps,
+        kinds,
+        chars,
+        newlines,
+        extra,
+        images,
+        cut,
+        call_rows,
+        call_first,
+        call_ids,
+        call_names,
+        call_result,
+        result_rows,
+        result_calls,
+        (time.perf_counter() - start) * 1000,
+    )
 
 
 @dataclass(slots=True)
@@ -318,7 +339,9 @@ def _short_json(value: Any, limit: int = 90) -> str:
         else:
             # Rho's edit: the files its hashline document names, not the document
             named = edit_paths(value["input"]) if isinstance(value.get("input"), str) else []
-            text = ", ".join(named) if named else msgspec.json.encode(value).decode("utf-8", "replace")
+            text = (
+                ", ".join(named) if named else msgspec.json.encode(value).decode("utf-8", "replace")
+            )
     else:
         text = msgspec.json.encode(value).decode("utf-8", "replace")
     text = " ".join(text.split())
@@ -471,10 +494,12 @@ class ConversationModel(QAbstractListModel):
 
     # -- Qt model API -------------------------------------------------------------------------------
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or index.parent().isValid():
             return None
         row = index.row()
@@ -542,7 +567,10 @@ class ConversationModel(QAbstractListModel):
         elif kind is RowKind.MARKER:
             title = "Compacted context"
             body = message_text(m)
-            text = body[len(MARKER_PREFIX):].strip() or "The model history was replaced by a shorter one."
+            text = (
+                body[len(MARKER_PREFIX) :].strip()
+                or "The model history was replaced by a shorter one."
+            )
         elif kind is RowKind.TOOL_RESULT:
             result = m.tool_result
             assert result is not None
@@ -577,7 +605,9 @@ class ConversationModel(QAbstractListModel):
                     status, tone = "no result", "warning"
                 else:
                     res = rows.messages[link.result_row].tool_result
-                    status, tone = ("ok", "success") if res is not None and res.ok else ("error", "danger")
+                    status, tone = (
+                        ("ok", "success") if res is not None and res.ok else ("error", "danger")
+                    )
                 lines.append(("tool", f"{link.name}  {args}", f"{tone}:{status}"))
             ncalls = len(links)
             if ncalls > MAX_TOOL_LINES:
@@ -587,15 +617,35 @@ class ConversationModel(QAbstractListModel):
                 assert aborted is not None
                 partial = aborted.tool_calls
                 done = {c.id for c in m.tool_calls()}
-                lines.append(("aborted", f"{len(partial)} streamed tool call{'s' * (len(partial) != 1)} when it stopped", "danger:"))
+                lines.append(
+                    (
+                        "aborted",
+                        f"{len(partial)} streamed tool call{'s' * (len(partial) != 1)} when it stopped",
+                        "danger:",
+                    )
+                )
                 for pc in partial[:MAX_PARTIAL_LINES]:
                     state = "complete" if pc.id in done else "partial"
                     args = pc.arguments if len(pc.arguments) <= 80 else pc.arguments[:79] + "…"
-                    lines.append(("tool", f"{pc.name or '(no name yet)'}  {args}", f"{'muted' if state == 'complete' else 'warning'}:{state}"))
+                    lines.append(
+                        (
+                            "tool",
+                            f"{pc.name or '(no name yet)'}  {args}",
+                            f"{'muted' if state == 'complete' else 'warning'}:{state}",
+                        )
+                    )
             if detail is not None and detail.reasoning_summary:
-                lines.append(("reasoning", "Reasoning summary: " + _first_line(detail.reasoning_summary), "muted:"))
+                lines.append(
+                    (
+                        "reasoning",
+                        "Reasoning summary: " + _first_line(detail.reasoning_summary),
+                        "muted:",
+                    )
+                )
             if detail is not None and detail.provider_context:
-                lines.append(("provider", _provider_line(detail.provider_context, self.target), "muted:"))
+                lines.append(
+                    ("provider", _provider_line(detail.provider_context, self.target), "muted:")
+                )
         if rows.images[row]:
             n = rows.images[row]
             badges.append((f"{n} image{'s' * (n > 1)}", "accent"))
@@ -603,7 +653,9 @@ class ConversationModel(QAbstractListModel):
         if dropped:
             badges.append(("not resumed", "warning"))
         subtitle = when
-        return ConversationRow(row, kind, title, subtitle, text, clipped, badges, lines, rows.images[row], dropped)
+        return ConversationRow(
+            row, kind, title, subtitle, text, clipped, badges, lines, rows.images[row], dropped
+        )
 
     # -- images --------------------------------------------------------------------------------
 
@@ -647,10 +699,14 @@ def _provider_line(blocks: Sequence[Any], target: ModelIdentity | None) -> str:
     identities = sorted({str(b.identity) for b in opaque})
     parts = []
     if opaque:
-        parts.append(f"{len(opaque)} provider block{'s' * (len(opaque) != 1)} ({size:,} bytes) from {', '.join(identities)}")
+        parts.append(
+            f"{len(opaque)} provider block{'s' * (len(opaque) != 1)} ({size:,} bytes) from {', '.join(identities)}"
+        )
         if target is not None:
             replay = sum(1 for b in opaque if b.is_replayable_to(target))
-            parts.append(f"replays to {target}: {'yes' if replay == len(opaque) else 'no' if replay == 0 else f'{replay} of {len(opaque)}'}")
+            parts.append(
+                f"replays to {target}: {'yes' if replay == len(opaque) else 'no' if replay == 0 else f'{replay} of {len(opaque)}'}"
+            )
     if fallback:
         parts.append("portable fallback text")
     return " · ".join(parts) if parts else "provider context"

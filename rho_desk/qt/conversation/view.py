@@ -69,7 +69,9 @@ def match_row(rows: ConversationRows, offset: int, needle: str) -> int:
 
 
 def describe_node(node: RevisionNode, active: RevisionNode | None) -> str:
-    stamp = time.strftime("%b %d %Y, %H:%M", time.localtime(node.time)) if node.time else "time unknown"
+    stamp = (
+        time.strftime("%b %d %Y, %H:%M", time.localtime(node.time)) if node.time else "time unknown"
+    )
     kind = "compaction" if node.kind is NodeKind.COMPACTION else "commit"
     return f"Revision {node.revision} · {kind} · {stamp}" + (" · active" if node is active else "")
 
@@ -160,12 +162,18 @@ class RevisionBar(QFrame):
         self.display_button.setChecked(document.mode is HistoryMode.DISPLAY)
         self.model_button.setChecked(document.mode is HistoryMode.MODEL)
 
-    def show_counts(self, rows: int, mode: HistoryMode, build_ms: float, messages: int | None = None) -> None:
+    def show_counts(
+        self, rows: int, mode: HistoryMode, build_ms: float, messages: int | None = None
+    ) -> None:
         """``messages``: the display count the browser and ``rho-desk show`` give (same function)."""
         if mode is HistoryMode.DISPLAY and messages is not None:
             self.counts.setText(f"{messages:,} messages")
             extra = rows - messages
-            note = f"; {extra:,} more row{'s' * (extra != 1)} (compaction markers, an unfinished tool turn)" if extra else ""
+            note = (
+                f"; {extra:,} more row{'s' * (extra != 1)} (compaction markers, an unfinished tool turn)"
+                if extra
+                else ""
+            )
             self.counts.setToolTip(f"{rows:,} rows laid out in {build_ms:.0f} ms{note}")
             return
         what = "displayed messages" if mode is HistoryMode.DISPLAY else "model messages"
@@ -186,8 +194,15 @@ class ConversationView(QWidget):
     sig_current_row_changed = Signal(int)
     """The selected message row changed (-1: none)."""
 
-    def __init__(self, document: SessionDocument, bridge: EngineBridge, theme: Theme, parent: QWidget | None = None,
-                 *, open_url: Callable[[QUrl], object] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        document: SessionDocument,
+        bridge: EngineBridge,
+        theme: Theme,
+        parent: QWidget | None = None,
+        *,
+        open_url: Callable[[QUrl], object] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("ConversationView")
         self.document = document
@@ -212,8 +227,10 @@ class ConversationView(QWidget):
         self.list.setMinimumWidth(300)
         self.detail.setMinimumWidth(260)
         self.splitter.setSizes([520, 420])
-        self.empty = EmptyState("No session open",
-                                "Pick a session in the browser, drop a session file here, or press Ctrl+O.")  # fmt: skip
+        self.empty = EmptyState(
+            "No session open",
+            "Pick a session in the browser, drop a session file here, or press Ctrl+O.",
+        )
         self.loading = EmptyState("Loading…", "Reading the session file.")
         self.failed = EmptyState("", "")
         self.failed.setObjectName("LoadFailedState")
@@ -286,7 +303,9 @@ class ConversationView(QWidget):
         if not 0 <= row < self.model.rowCount():
             return
         index = self.model.index(row, 0)
-        self.list.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        self.list.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+        )
         self.list.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
 
     def show_end_on_next_build(self) -> None:
@@ -332,7 +351,11 @@ class ConversationView(QWidget):
         (``SearchHit.first_text_match``). Waits for ``path`` to be open and its rows built.
         """
         self._reveal = (str(path), offset, needle)
-        if not self._building and self.document.path is not None and str(self.document.path) == str(path):
+        if (
+            not self._building
+            and self.document.path is not None
+            and str(self.document.path) == str(path)
+        ):
             self._apply_reveal()
 
     def _apply_reveal(self) -> None:
@@ -442,7 +465,9 @@ class ConversationView(QWidget):
 
     def _on_detail_link_refused(self, url: str) -> None:
         shown = url if len(url) <= 80 else url[:79] + "…"
-        self.bridge.notifier.warning(f"Link not opened: rho-desk follows only http, https and mailto links ({shown})")
+        self.bridge.notifier.warning(
+            f"Link not opened: rho-desk follows only http, https and mailto links ({shown})"
+        )
 
     def _on_list_painted(self) -> None:
         if self._pending_paint is not None:
@@ -452,12 +477,16 @@ class ConversationView(QWidget):
             pending, self._pending_count = self._pending_count, None
             self.bridge.run(self._acount(*pending), context="Counting the messages")
 
-    async def _acount(self, generation: int, node: RevisionNode, rows: int, build_ms: float) -> None:
+    async def _acount(
+        self, generation: int, node: RevisionNode, rows: int, build_ms: float
+    ) -> None:
         tree = self.document.tree
         if generation != self._generation or tree is None:
             return
         shown_as_published = self.document.is_snapshot_document  # markers are messages there
-        messages = await self.document.arun_locked(message_count, tree, node, marker_messages=shown_as_published)
+        messages = await self.document.arun_locked(
+            message_count, tree, node, marker_messages=shown_as_published
+        )
         if generation == self._generation:
             self.bar.show_counts(rows, HistoryMode.DISPLAY, build_ms, messages)
 
@@ -488,7 +517,9 @@ class ConversationView(QWidget):
     def _on_document_load_failed(self, path: object, message: str) -> None:
         """Never leave "Loading…" up: say what went wrong (and go back to the open session)."""
         name = Path(str(path)).name
-        title = "Not a Rho session file" if NotASessionFile.PREFIX in message else f"Cannot open {name}"
+        title = (
+            "Not a Rho session file" if NotASessionFile.PREFIX in message else f"Cannot open {name}"
+        )
         self.failed.title.setText(title)
         self.failed.hint.setText(message)
         if self.document.is_open and self.model.rowCount():
@@ -542,7 +573,9 @@ class ConversationView(QWidget):
             self._match_index = after
             self.select_row(rows[after])
             self.list.scroll_to_row(rows[after], QAbstractItemView.ScrollHint.PositionAtCenter)
-        self.model.set_matches(rows, rows[self._match_index] if self._match_index is not None else None)
+        self.model.set_matches(
+            rows, rows[self._match_index] if self._match_index is not None else None
+        )
         self.find_bar.set_count(self._match_index, len(rows))
 
     def _step_match(self, step: int) -> None:
@@ -577,4 +610,3 @@ class ConversationView(QWidget):
         self._matches, self._match_index = [], None
         self.model.set_matches([], None)
         self.list.setFocus()
-

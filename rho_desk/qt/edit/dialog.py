@@ -91,10 +91,14 @@ class _RevisionDialog(QDialog):
         self.busy = BusyRow()
         self.busy.hide()
         self.buttons = QDialogButtonBox()
-        self.save_button = self.buttons.addButton("&Save as New Revision", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.save_button = self.buttons.addButton(
+            "&Save as New Revision", QDialogButtonBox.ButtonRole.AcceptRole
+        )
         self.save_button.setObjectName("SaveRevision")
         self.set_save_text("&Save as New Revision")
-        self.save_button.setToolTip("Append the change as a new revision (Ctrl+Return); undo with Ctrl+Z")
+        self.save_button.setToolTip(
+            "Append the change as a new revision (Ctrl+Return); undo with Ctrl+Z"
+        )
         self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
         self.save_button.clicked.connect(self.save)
         self.body = QVBoxLayout()
@@ -147,15 +151,19 @@ class _RevisionDialog(QDialog):
             return
         leaf = tree.active_leaf
         self.save_button.setEnabled(False)
-        self.host.bridge.run(self.host.document.arun_locked(self.read, tree, leaf),
-                             on_success=lambda value: self.show_state(leaf, value),
-                             context="Reading the revision")  # fmt: skip
+        self.host.bridge.run(
+            self.host.document.arun_locked(self.read, tree, leaf),
+            on_success=lambda value: self.show_state(leaf, value),
+            context="Reading the revision",
+        )
 
     def read(self, tree: Any, leaf: Any) -> Any:
         """What the dialog shows of ``leaf`` (worker thread; default its stored state)."""
         return stored_state(tree, leaf)
 
-    def show_state(self, leaf: Any, state: Any) -> None:  # pragma: no cover - every dialog overrides it
+    def show_state(
+        self, leaf: Any, state: Any
+    ) -> None:  # pragma: no cover - every dialog overrides it
         raise NotImplementedError
 
 
@@ -168,9 +176,13 @@ class EditMessagesDialog(_RevisionDialog):
         self.history: tuple[Message, ...] = ()
         self.revision = 0
         self.model = EditableMessagesModel(self)
-        self.table = make_table("EditMessagesTable", self.model, stretch=3, multi=True, label="Messages")
-        intro = QLabel("Select a message or a range (Shift+click), then delete it (Del) or edit its text (F2). "
-                       "Tool calls and their results are deleted together.")  # fmt: skip
+        self.table = make_table(
+            "EditMessagesTable", self.model, stretch=3, multi=True, label="Messages"
+        )
+        intro = QLabel(
+            "Select a message or a range (Shift+click), then delete it (Del) or edit its text (F2). "
+            "Tool calls and their results are deleted together."
+        )
         intro.setWordWrap(True)
         intro.setProperty("muted", True)
         self.delete_button = QPushButton("&Delete")
@@ -208,8 +220,12 @@ class EditMessagesDialog(_RevisionDialog):
         self._editing: int | None = None
         fit_to_screen(self, 980, 680)
 
-        for keys, slot in (("Del", self.delete_selected), ("Ctrl+K", self.keep_selected),
-                           ("F2", self.edit_current), ("Ctrl+S", self.apply_edit)):  # fmt: skip
+        for keys, slot in (
+            ("Del", self.delete_selected),
+            ("Ctrl+K", self.keep_selected),
+            ("F2", self.edit_current),
+            ("Ctrl+S", self.apply_edit),
+        ):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.activated.connect(slot)
         self.delete_button.clicked.connect(self.delete_selected)
@@ -239,9 +255,15 @@ class EditMessagesDialog(_RevisionDialog):
         model = self.table.selectionModel()
         model.clearSelection()
         for row in range(first, last + 1):
-            model.select(self.model.index(row, 0), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+            model.select(
+                self.model.index(row, 0),
+                QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+            )
         self.table.setCurrentIndex(self.model.index(first, 0))
-        model.select(self.model.index(first, 0), QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+        model.select(
+            self.model.index(first, 0),
+            QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+        )
 
     def delete_selected(self) -> None:
         self.mark(self.selected_rows(), True)
@@ -264,8 +286,10 @@ class EditMessagesDialog(_RevisionDialog):
         extra = len(closure) - len(set(rows))
         if extra:
             verb = "Also deleting" if delete else "Also keeping"
-            self.notice.show_text(f"{verb} {_plural(extra, 'paired message')} so that tool calls and their results "
-                                  "stay together.")  # fmt: skip
+            self.notice.show_text(
+                f"{verb} {_plural(extra, 'paired message')} so that tool calls and their results "
+                "stay together."
+            )
         else:
             self.notice.hide()
         self._update()
@@ -301,8 +325,10 @@ class EditMessagesDialog(_RevisionDialog):
         row.edited = edited != self.history[index]
         native = [b for b in self.history[index].provider_context() if not b.is_portable_fallback]
         if row.edited and native:
-            self.notice.show_text(f"The edited assistant message loses its {_plural(len(native), 'provider-native block')} "
-                                  "(they were produced for the original text).")  # fmt: skip
+            self.notice.show_text(
+                f"The edited assistant message loses its {_plural(len(native), 'provider-native block')} "
+                "(they were produced for the original text)."
+            )
         self.model.refresh_rows([index])
         self._stop_editing()
         self._update()
@@ -343,7 +369,9 @@ class EditMessagesDialog(_RevisionDialog):
 
         def change(state: SessionSnapshot) -> SessionSnapshot:
             if state.revision != expected:
-                raise InputError("the session changed since the dialog read it; review the messages again")
+                raise InputError(
+                    "the session changed since the dialog read it; review the messages again"
+                )
             return state.replace(history=new_history)
 
         self._store(label, change, f"{label}.")
@@ -380,7 +408,9 @@ class MetadataDialog(_RevisionDialog):
         row.addWidget(self.remove_button)
         row.addStretch(1)
         self.body.addLayout(form)
-        self.body.addWidget(section_title("Metadata (string keys and values, stored in the snapshot)"))
+        self.body.addWidget(
+            section_title("Metadata (string keys and values, stored in the snapshot)")
+        )
         self.body.addWidget(self.table, 1)
         self.body.addLayout(row)
         self.add_button.clicked.connect(self._on_add_clicked)
@@ -397,9 +427,10 @@ class MetadataDialog(_RevisionDialog):
         self.title.setText(self.original_title)
         self.title.setEnabled(summary is not None)
         self.title_note.setText(
-            "Kept in Rho's session index (the session file does not hold a title)." if summary is not None
+            "Kept in Rho's session index (the session file does not hold a title)."
+            if summary is not None
             else "This file is not in the listed library, so it has no index title."
-        )  # fmt: skip
+        )
         self.save_button.setEnabled(True)
 
     def _on_add_clicked(self) -> None:
@@ -424,10 +455,15 @@ class MetadataDialog(_RevisionDialog):
         if renamed:
             summary = host.summary_for_open()
             assert summary is not None
-            host.bridge.run(host.library.arename(summary.workspace_key, summary.id, title),
-                            on_success=lambda _r: self._title_saved(title), context="Renaming")  # fmt: skip
+            host.bridge.run(
+                host.library.arename(summary.workspace_key, summary.id, title),
+                on_success=lambda _r: self._title_saved(title),
+                context="Renaming",
+            )
         if metadata != self.original:
-            self._store("Edit Metadata", lambda state: state.replace(metadata=metadata), "Metadata changed.")
+            self._store(
+                "Edit Metadata", lambda state: state.replace(metadata=metadata), "Metadata changed."
+            )
         elif not renamed:
             self.busy.done("Nothing changed.")
 
@@ -471,14 +507,21 @@ class StripProviderDialog(_RevisionDialog):
         if not counts:
             self.counts.setText("<p>This revision holds no provider-native blocks.</p>")
         else:
-            rows = "".join(f"<tr><td align='right'><b>{n}</b></td><td>&nbsp;{kind}</td><td>&nbsp;from {ident}</td></tr>"
-                           for (ident, kind), n in sorted(counts.items()))  # fmt: skip
-            self.counts.setText(f"<p>{_plural(self.total, 'block')} will be removed:</p><table>{rows}</table>")
+            rows = "".join(
+                f"<tr><td align='right'><b>{n}</b></td><td>&nbsp;{kind}</td><td>&nbsp;from {ident}</td></tr>"
+                for (ident, kind), n in sorted(counts.items())
+            )
+            self.counts.setText(
+                f"<p>{_plural(self.total, 'block')} will be removed:</p><table>{rows}</table>"
+            )
         self.save_button.setEnabled(self.total > 0)
 
     def save(self) -> None:
         if not self.total:
             return
         total = self.total
-        self._store("Strip Provider Blocks", lambda state: state.replace(history=strip_provider_context(state.history)),
-                    f"Removed {_plural(total, 'provider block')}.")  # fmt: skip
+        self._store(
+            "Strip Provider Blocks",
+            lambda state: state.replace(history=strip_provider_context(state.history)),
+            f"Removed {_plural(total, 'provider block')}.",
+        )

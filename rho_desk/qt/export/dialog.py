@@ -75,15 +75,20 @@ from ..ui.text import session_title, shorten
 from .model import CLASS_LABELS, ClassTableModel, FindingsModel
 
 if TYPE_CHECKING:
-
     from ..services.context import DialogHost
 
 __all__ = ["EXTENSIONS", "ExportDialog", "ExportSources", "read_sources"]
 
 EXTENSIONS: Final = {"json": "json", "markdown": "md", "html": "html"}
-FORMAT_LABELS: Final = (("json", "JSON document"), ("markdown", "Markdown transcript"),
-                        ("html", "HTML transcript"))  # fmt: skip
-HISTORY_LABELS: Final = (("display", "The conversation as shown"), ("model", "The model context (snapshot)"))
+FORMAT_LABELS: Final = (
+    ("json", "JSON document"),
+    ("markdown", "Markdown transcript"),
+    ("html", "HTML transcript"),
+)
+HISTORY_LABELS: Final = (
+    ("display", "The conversation as shown"),
+    ("model", "The model context (snapshot)"),
+)
 PREVIEW_LIMIT: Final = 256 * 1024
 DEBOUNCE_MS: Final = 250
 
@@ -117,13 +122,17 @@ def echoes_note(findings: Sequence[Finding]) -> str:
     echoes = [f for f in findings if f.rule == "excluded-content-echo"]
     if not echoes:
         return ""
-    classes = ", ".join(sorted({f.cls.value for f in echoes if f.cls is not None})) or "a class left out"
+    classes = (
+        ", ".join(sorted({f.cls.value for f in echoes if f.cls is not None})) or "a class left out"
+    )
     n = len(echoes)
-    return (f"{'The medium finding is an echo' if n == 1 else f'The {n} medium findings are echoes'}: text of "
-            f"{classes}, which you left out, that also appears in what you keep (a reasoning summary, for "
-            "instance, repeats the provider's replay block it came with). Echoes do not stop the export; the "
-            "Location column says where each one is. To leave that text out too, leave out the class it "
-            "appears in.")
+    return (
+        f"{'The medium finding is an echo' if n == 1 else f'The {n} medium findings are echoes'}: text of "
+        f"{classes}, which you left out, that also appears in what you keep (a reasoning summary, for "
+        "instance, repeats the provider's replay block it came with). Echoes do not stop the export; the "
+        "Location column says where each one is. To leave that text out too, leave out the class it "
+        "appears in."
+    )
 
 
 def second_opinion_note(findings: Sequence[Finding]) -> str:
@@ -131,10 +140,12 @@ def second_opinion_note(findings: Sequence[Finding]) -> str:
     n = sum(f.rule.startswith(OPINION_RULE_PREFIX) for f in findings)
     if not n:
         return ""
-    return (f"{'One value looks' if n == 1 else f'{n} values look'} like a secret the redaction did not recognise "
-            "(the audit's second opinion: a value under a name such as password or token, or a random-looking "
-            "string). It is still in the export and does not stop it; the Location column says where. Look at "
-            "it in the preview, and leave out the class it is in if it should not leave.")
+    return (
+        f"{'One value looks' if n == 1 else f'{n} values look'} like a secret the redaction did not recognise "
+        "(the audit's second opinion: a value under a name such as password or token, or a random-looking "
+        "string). It is still in the export and does not stop it; the Location column says where. Look at "
+        "it in the preview, and leave out the class it is in if it should not leave."
+    )
 
 
 def file_stem(title: str, limit: int = 60) -> str:
@@ -182,8 +193,10 @@ class ExportDialog(QDialog):
 
         self.heading = QLabel("Export")
         self.heading.setObjectName("PanelTitle")
-        intro = QLabel("Choose what leaves this machine. Secrets are redacted whatever you choose, and the exact "
-                       "bytes are audited before anything is written; a receipt is written beside the export.")  # fmt: skip
+        intro = QLabel(
+            "Choose what leaves this machine. Secrets are redacted whatever you choose, and the exact "
+            "bytes are audited before anything is written; a receipt is written beside the export."
+        )
         intro.setWordWrap(True)
         intro.setProperty("muted", True)
 
@@ -191,19 +204,29 @@ class ExportDialog(QDialog):
         included: list[str] = host.settings.get(PREFS_EXPORT_INCLUDED)
         saved = set(included)
         self.classes.included = {c for c in ALL_CLASSES if c.value in saved}
-        self.class_table = make_table("ExportClassTable", self.classes, stretch=0, label="Content classes")
+        self.class_table = make_table(
+            "ExportClassTable", self.classes, stretch=0, label="Content classes"
+        )
         # the class names are read whole at every width: a long one wraps onto a second line
         self.class_table.setWordWrap(True)
         self.class_table.setTextElideMode(Qt.TextElideMode.ElideNone)
-        self.class_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.class_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the names column fills
-        self.class_table.setColumnHidden(1, True)  # the command line's name of each class is in its tooltip
+        self.class_table.verticalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.class_table.setHorizontalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )  # the names column fills
+        self.class_table.setColumnHidden(
+            1, True
+        )  # the command line's name of each class is in its tooltip
         self.class_table.setMinimumHeight(9 * 24 + 30)
         self.format = QComboBox()
         self.format.setObjectName("ExportFormat")
         for value, label in FORMAT_LABELS:
             self.format.addItem(label, value)
-        self.format.setCurrentIndex(max(0, self.format.findData(host.settings.get(PREFS_EXPORT_FORMAT))))
+        self.format.setCurrentIndex(
+            max(0, self.format.findData(host.settings.get(PREFS_EXPORT_FORMAT)))
+        )
         self.history = QComboBox()
         self.history.setObjectName("ExportHistory")
         for value, label in HISTORY_LABELS:
@@ -224,7 +247,9 @@ class ExportDialog(QDialog):
         self.findings_note.setProperty("muted", True)
         self.findings_note.hide()
         self.findings = FindingsModel(self)
-        self.findings_table = make_table("FindingsTable", self.findings, stretch=3, label="Audit findings")
+        self.findings_table = make_table(
+            "FindingsTable", self.findings, stretch=3, label="Audit findings"
+        )
         self.preview = QPlainTextEdit()
         self.preview.setObjectName("ExportPreview")
         self.preview.setAccessibleName("Export preview")
@@ -268,14 +293,22 @@ class ExportDialog(QDialog):
         self.busy.hide()
 
         self.buttons = QDialogButtonBox()
-        self.export_button = self.buttons.addButton("&Export…", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.export_button = self.buttons.addButton(
+            "&Export…", QDialogButtonBox.ButtonRole.AcceptRole
+        )
         self.export_button.setObjectName("WriteExport")
-        self.export_button.setToolTip("Choose where to write the export and its receipt (Ctrl+Return)")
+        self.export_button.setToolTip(
+            "Choose where to write the export and its receipt (Ctrl+Return)"
+        )
         self.export_button.setShortcut("Ctrl+Return")
         self.export_button.setEnabled(False)
-        self.publish_button = self.buttons.addButton("&Publish…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.publish_button = self.buttons.addButton(
+            "&Publish…", QDialogButtonBox.ButtonRole.ActionRole
+        )
         self.publish_button.setObjectName("PublishToTeam")
-        self.publish_button.setToolTip("Publish this selection, audited, to a team library (Settings: Team database)")
+        self.publish_button.setToolTip(
+            "Publish this selection, audited, to a team library (Settings: Team database)"
+        )
         self.publish_button.setEnabled(False)
         self.team_dialog: QInputDialog | None = None
         self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
@@ -344,7 +377,9 @@ class ExportDialog(QDialog):
         async def gather() -> tuple[ExportSources, Any, ExportSecrets]:
             sources = await document.arun_locked(read_sources, document, node)
             stats = await in_thread(class_stats, self._chosen_source(sources))
-            secrets = self.secrets if self.secrets is not None else await in_thread(load_export_secrets)
+            secrets = (
+                self.secrets if self.secrets is not None else await in_thread(load_export_secrets)
+            )
             return sources, stats, secrets
 
         def loaded(value: tuple[ExportSources, Any, ExportSecrets]) -> None:
@@ -360,15 +395,19 @@ class ExportDialog(QDialog):
             self.source_name = document.path.name if document.path else ""
             self.classes.set_stats(stats)
             title = self.session_title()
-            self.heading.setText(f"Export revision {self.source.revision} of "
-                                 + (f"“{shorten(title, 80)}”" if title else f"session {self.source.session_id[:8]}"))
+            self.heading.setText(
+                f"Export revision {self.source.revision} of "
+                + (f"“{shorten(title, 80)}”" if title else f"session {self.source.session_id[:8]}")
+            )
             self.schedule(now=True)
 
         def failed(exc: BaseException) -> None:
             self.busy.done("Cannot export: " + error_text(exc))
             self.host.notifier.show_exception(exc, context="Preparing the export")
 
-        self.host.bridge.run(gather(), on_success=loaded, on_error=failed, context="Preparing the export")
+        self.host.bridge.run(
+            gather(), on_success=loaded, on_error=failed, context="Preparing the export"
+        )
 
     # -- the preview ---------------------------------------------------------------------------------
 
@@ -384,8 +423,14 @@ class ExportDialog(QDialog):
 
     def _key(self) -> tuple[Any, ...]:
         source = self.source
-        return (None if source is None else (source.session_id, source.revision), frozenset(self.classes.included),
-                self.fmt(), self.history_kind() if self.sources is None or self.sources.display is not None else "model")  # fmt: skip
+        return (
+            None if source is None else (source.session_id, source.revision),
+            frozenset(self.classes.included),
+            self.fmt(),
+            self.history_kind()
+            if self.sources is None or self.sources.display is not None
+            else "model",
+        )
 
     def _on_timer_timeout(self) -> None:
         source, secrets, sources = self.source, self.secrets, self.sources
@@ -405,9 +450,18 @@ class ExportDialog(QDialog):
             self._show_result(result, key)
 
         # the export as ``rho-desk export`` builds it (and writes it: :meth:`export_to` only signs)
-        exported = ExportSource(source, history, timestamps, sources.title, self.source_name or None)
+        exported = ExportSource(
+            source, history, timestamps, sources.title, self.source_name or None
+        )
         self.host.bridge.run(
-            in_thread(build_export, exported, selection, keys=secrets.keys, known_secrets=secrets.credentials, fmt=fmt),
+            in_thread(
+                build_export,
+                exported,
+                selection,
+                keys=secrets.keys,
+                known_secrets=secrets.credentials,
+                fmt=fmt,
+            ),
             on_success=show,
             context="Building the export preview",
         )
@@ -432,7 +486,9 @@ class ExportDialog(QDialog):
             f"{len(result.redactions)} secret(s) redacted · "
             f"audit: {found}<br>excluded: {excluded} · {result.known_checked} known credential(s) checked"
         )
-        note = "\n\n".join(filter(None, (echoes_note(report.findings), second_opinion_note(report.findings))))
+        note = "\n\n".join(
+            filter(None, (echoes_note(report.findings), second_opinion_note(report.findings)))
+        )
         self.findings_note.setText(note)
         self.findings_note.setVisible(bool(note))
         if result.blocked:
@@ -450,7 +506,11 @@ class ExportDialog(QDialog):
 
     def current(self) -> ExportResult | None:
         """The export for exactly the current choices, if it is computed."""
-        return self.export_result if self._result_key is not None and self._result_key == self._key() else None
+        return (
+            self.export_result
+            if self._result_key is not None and self._result_key == self._key()
+            else None
+        )
 
     def _update_buttons(self) -> None:
         result = self.current()
@@ -487,9 +547,15 @@ class ExportDialog(QDialog):
         history = dict(HISTORY_LABELS)[self.history_kind()].lower()
         left_out = [CLASS_LABELS[c].lower() for c in ALL_CLASSES if c not in self.classes.included]
         without = f", without {', '.join(left_out)}" if left_out else ""
-        kept = "" if self.fmt() == "json" else f" (a team library keeps JSON: the {dict(FORMAT_LABELS)[self.fmt()]} format is for files)"
-        return (f"Publishes {history}{without}, secrets redacted, as a JSON document{kept}, with its signed receipt. "
-                "Every member of the team can read it.")
+        kept = (
+            ""
+            if self.fmt() == "json"
+            else f" (a team library keeps JSON: the {dict(FORMAT_LABELS)[self.fmt()]} format is for files)"
+        )
+        return (
+            f"Publishes {history}{without}, secrets redacted, as a JSON document{kept}, with its signed receipt. "
+            "Every member of the team can read it."
+        )
 
     def publish_source(self) -> ExportSource | None:
         """What Publish exports: the shown revision in the chosen history (as the preview)."""
@@ -498,9 +564,12 @@ class ExportDialog(QDialog):
             return None
         display = source is sources.display
         return ExportSource(
-            source, "display" if display else "model", sources.timestamps if display else None, sources.title,
+            source,
+            "display" if display else "model",
+            sources.timestamps if display else None,
+            sources.title,
             self.source_name or None,
-        )  # fmt: skip
+        )
 
     def publish_to(self, team_name: str) -> None:
         """Publish the shown revision, in the chosen history, with the current classes to
@@ -518,11 +587,15 @@ class ExportDialog(QDialog):
         def published(value: Any) -> None:
             _pub, outcome = value
             if outcome.added:
-                text = (f"Published revision {outcome.revision} ({outcome.history} history) to team {team_name} "
-                        f"({outcome.versions} version(s) kept), signed.")  # fmt: skip
+                text = (
+                    f"Published revision {outcome.revision} ({outcome.history} history) to team {team_name} "
+                    f"({outcome.versions} version(s) kept), signed."
+                )
             else:
-                text = (f"Revision {outcome.revision} is already published to team {team_name} "
-                        f"({outcome.history} history); nothing changed.")  # fmt: skip
+                text = (
+                    f"Revision {outcome.revision} is already published to team {team_name} "
+                    f"({outcome.history} history); nothing changed."
+                )
             self.busy.done(text)
             self.host.notifier.info(text)
             if outcome.added:  # a team has it now: nothing before can be undone past it
@@ -533,11 +606,18 @@ class ExportDialog(QDialog):
             self.host.notifier.show_exception(exc, context="Publishing to the team library")
 
         self.host.bridge.run(
-            team.apublish(team_name, source, result.selection, keys=self.secrets.keys,
-                          known_secrets=list(self.secrets.credentials),
-                          allow_findings=allow),
-            on_success=published, on_error=failed, context="Publishing to the team library",
-        )  # fmt: skip
+            team.apublish(
+                team_name,
+                source,
+                result.selection,
+                keys=self.secrets.keys,
+                known_secrets=list(self.secrets.credentials),
+                allow_findings=allow,
+            ),
+            on_success=published,
+            on_error=failed,
+            context="Publishing to the team library",
+        )
 
     # -- writing --------------------------------------------------------------------------------------
 
@@ -583,8 +663,13 @@ class ExportDialog(QDialog):
         if not output.suffix:
             output = output.with_name(f"{output.name}.{EXTENSIONS[result.format]}")
         receipt_path = output.with_name(output.name + ".receipt.json")
-        signed = sign_export(result, keys=self.secrets.keys, output_name=output.name,
-                             source_name=self.source_name or None, allow_findings=allow)  # fmt: skip
+        signed = sign_export(
+            result,
+            keys=self.secrets.keys,
+            output_name=output.name,
+            source_name=self.source_name or None,
+            allow_findings=allow,
+        )
         assert signed.receipt_bytes is not None  # not blocked, or the override is recorded
         files = [(output, result.data), (receipt_path, signed.receipt_bytes)]
         settings = self.host.settings
@@ -605,8 +690,12 @@ class ExportDialog(QDialog):
             self.host.notifier.show_exception(exc, context="Writing the export")
 
         inputs = [self.host.document.path] if self.host.document.path is not None else []
-        self.host.bridge.run(in_thread(write_files_atomic, files, overwrite=True, inputs=inputs),
-                             on_success=written, on_error=failed, context="Writing the export")  # fmt: skip
+        self.host.bridge.run(
+            in_thread(write_files_atomic, files, overwrite=True, inputs=inputs),
+            on_success=written,
+            on_error=failed,
+            context="Writing the export",
+        )
 
     # -- reacting --------------------------------------------------------------------------------------
 

@@ -110,7 +110,9 @@ class ClassTableModel(ColumnsTableModel):
         if not self._valid(index) or index.column() != 0 or role != Qt.ItemDataRole.CheckStateRole:
             return False
         cls = ALL_CLASSES[index.row()]
-        checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(value, bool) else value
+        checked = (
+            Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(value, bool) else value
+        )
         if checked:
             self.included.add(cls)
         else:
@@ -130,8 +132,8 @@ _SEVERITY_TONES = {
 
 RULE_WORDS: Final = {
     "excluded-content-echo": "Text of a class left out that also appears in what is kept (a reasoning summary "
-                             "repeating its provider's replay block, an answer quoting a left-out tool output). "
-                             "It does not stop the export.",
+    "repeating its provider's replay block, an answer quoting a left-out tool output). "
+    "It does not stop the export.",
     "excluded-class-present": "Content of a class left out, where that class lives: the export is blocked.",
     "image-mime-mismatch": "An image whose bytes are not of the type it declares.",
 }
@@ -146,7 +148,11 @@ class FindingsModel(ColumnsTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.findings: list[Finding] = []
-        self.colors = {"danger": QColor("#cf222e"), "warning": QColor("#9a6700"), "muted": QColor("#656d76")}
+        self.colors = {
+            "danger": QColor("#cf222e"),
+            "warning": QColor("#9a6700"),
+            "muted": QColor("#656d76"),
+        }
 
     def set_findings(self, findings: Sequence[Finding]) -> None:
         self.beginResetModel()
@@ -165,8 +171,13 @@ class FindingsModel(ColumnsTableModel):
         f = self.findings[index.row()]
         column = index.column()
         if role == _DISPLAY:
-            return (f.severity.value, f.rule, f.cls.value if f.cls else "—", f.location,
-                    f.fingerprint or f.digest or "")[column]  # fmt: skip
+            return (
+                f.severity.value,
+                f.rule,
+                f.cls.value if f.cls else "—",
+                f.location,
+                f.fingerprint or f.digest or "",
+            )[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 0:
             return QBrush(self.colors[_SEVERITY_TONES[f.severity]])
         if role == Qt.ItemDataRole.FontRole and column == 0 and f.severity.blocks:

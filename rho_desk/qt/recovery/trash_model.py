@@ -30,8 +30,18 @@ class TrashModel(RowTableModel[TrashItem]):
         self.columns = (
             ("Deleted", lambda i: _when(i.deleted_at), lambda i: i.deleted_at, False),
             ("Session", _label, lambda i: i.label.casefold(), False),
-            ("Messages", lambda i: "–" if i.messages is None else f"{i.messages:,}", lambda i: i.messages or 0, True),
+            (
+                "Messages",
+                lambda i: "–" if i.messages is None else f"{i.messages:,}",
+                lambda i: i.messages or 0,
+                True,
+            ),
             ("Last active", lambda i: _when(i.updated_at), lambda i: i.updated_at or 0, False),
-            ("Workspace", lambda i: i.cwd or i.workspace_key, lambda i: i.cwd or i.workspace_key, False),
+            (
+                "Workspace",
+                lambda i: i.cwd or i.workspace_key,
+                lambda i: i.cwd or i.workspace_key,
+                False,
+            ),
         )
         self.tooltip = lambda i: f"{i.label}\nsession {i.session_id}\nwas {i.original}"

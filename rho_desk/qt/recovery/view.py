@@ -70,7 +70,9 @@ class SessionNotice(QFrame):
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.repair_button = QPushButton("Repair…")
-        self.repair_button.setToolTip("Write a repaired copy beside the file (the original is kept) and open it")
+        self.repair_button.setToolTip(
+            "Write a repaired copy beside the file (the original is kept) and open it"
+        )
         self.repair_button.setAccessibleName("Repair the damaged session")
         self.repair_button.clicked.connect(self.sig_repair_requested)
         layout = QHBoxLayout(self)
@@ -89,7 +91,11 @@ class SessionNotice(QFrame):
         """Show the notice the open file deserves (or hide)."""
         damage, torn, tree = document.damage, document.torn, document.tree
         leaf = tree.active_leaf if tree is not None else None
-        upto = f"revision {leaf.revision}" if leaf is not None else "its header (no revision before it)"
+        upto = (
+            f"revision {leaf.revision}"
+            if leaf is not None
+            else "its header (no revision before it)"
+        )
         if damage is not None:
             self.level = "error"
             self.text.setText(
@@ -120,8 +126,10 @@ class SessionNotice(QFrame):
             self.hide()
             return
         self.setAccessibleName(
-            "Damaged session notice" if self.level == "error"
-            else "Newer Rho record notice" if document.newer is not None and damage is None
+            "Damaged session notice"
+            if self.level == "error"
+            else "Newer Rho record notice"
+            if document.newer is not None and damage is None
             else "Torn last line notice"
         )
         self._paint()
@@ -129,7 +137,9 @@ class SessionNotice(QFrame):
 
     def _paint(self) -> None:
         t = self.theme
-        background, edge = (t.danger_soft, t.danger) if self.level == "error" else (t.warning_soft, t.warning)
+        background, edge = (
+            (t.danger_soft, t.danger) if self.level == "error" else (t.warning_soft, t.warning)
+        )
         self.setStyleSheet(
             f"#SessionNotice {{ background: {background}; border-bottom: 1px solid {edge}; }}"
             f" #SessionNotice QLabel {{ color: {t.text}; }}"
@@ -187,9 +197,14 @@ class TrashDialog(QDialog):
     """
 
     def __init__(
-        self, library: LibraryService, bridge: EngineBridge, notifier: Notifier, parent: QWidget | None = None,
-        *, undo: UndoStack | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        library: LibraryService,
+        bridge: EngineBridge,
+        notifier: Notifier,
+        parent: QWidget | None = None,
+        *,
+        undo: UndoStack | None = None,
+    ) -> None:
         super().__init__(parent)
         self.undo = undo
         self.library = library
@@ -214,7 +229,9 @@ class TrashDialog(QDialog):
         self.empty_label = QLabel("")
         self.empty_label.setWordWrap(True)
         self.restore_button = QPushButton("&Restore")
-        self.restore_button.setToolTip("Move the session back where it was and re-add it to Rho's index")
+        self.restore_button.setToolTip(
+            "Move the session back where it was and re-add it to Rho's index"
+        )
         self.restore_button.clicked.connect(self.restore_selected)
         self.empty_button = QPushButton("&Empty Trash…")
         self.empty_button.setToolTip("Delete every session in the trash for good")
@@ -278,7 +295,9 @@ class TrashDialog(QDialog):
             if self.undo is not None:
                 label = f"Restore “{item.label[:60]}” From the Trash"
                 if library.is_open:
-                    self.undo.record(label, lambda: library.atrash(item.workspace_key, item.session_id))
+                    self.undo.record(
+                        label, lambda: library.atrash(item.workspace_key, item.session_id)
+                    )
                 else:
                     self.undo.record(label)
             self.reload()
@@ -286,9 +305,13 @@ class TrashDialog(QDialog):
         self.bridge.run(run(), on_success=done, context="Restoring the session")
 
     def ask_empty(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Empty the trash",
-                          f"Delete {len(self.items)} session(s) in the trash for good?",
-                          QMessageBox.StandardButton.Cancel, self)  # fmt: skip
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Empty the trash",
+            f"Delete {len(self.items)} session(s) in the trash for good?",
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
         box.setInformativeText("They cannot be restored afterwards.")
         delete = box.addButton("Delete for Good", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)

@@ -52,7 +52,9 @@ class RevisionDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         super().initStyleOption(option, index)
         t = self.theme
         on_path = index.data(Role.ON_ACTIVE_PATH)
@@ -60,13 +62,28 @@ class RevisionDelegate(QStyledItemDelegate):
             option.palette.setColor(option.palette.ColorRole.Text, QColor(t.muted))
         if index.column() == COL_REVISION:
             kind = index.data(Role.KIND)
-            color = t.accent if kind == NodeKind.COMPACTION.value else (t.success if on_path else t.muted)
-            which = Icon.ACTIVE if index.data(Role.ACTIVE) else Icon.COMPACTION if kind == NodeKind.COMPACTION.value else Icon.COMMIT
+            color = (
+                t.accent
+                if kind == NodeKind.COMPACTION.value
+                else (t.success if on_path else t.muted)
+            )
+            which = (
+                Icon.ACTIVE
+                if index.data(Role.ACTIVE)
+                else Icon.COMPACTION
+                if kind == NodeKind.COMPACTION.value
+                else Icon.COMMIT
+            )
             option.icon = pixmap(which, color, 16)  # type: ignore[assignment]
             option.features |= QStyleOptionViewItem.ViewItemFeature.HasDecoration
             option.decorationSize = option.decorationSize.expandedTo(option.decorationSize)
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         if index.column() == COL_CHANGE and index.data(Role.KIND) == NodeKind.COMPACTION.value:
             painter.fillRect(option.rect, QColor(self.theme.marker))
         super().paint(painter, option, index)
@@ -77,10 +94,19 @@ class DiffDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.theme = theme
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
         sign = index.data(Role.KIND)
         t = self.theme
-        color = {Sign.ADDED.value: t.success_soft, Sign.REMOVED.value: t.danger_soft, Sign.CHANGED.value: t.warning_soft}.get(sign)
+        color = {
+            Sign.ADDED.value: t.success_soft,
+            Sign.REMOVED.value: t.danger_soft,
+            Sign.CHANGED.value: t.warning_soft,
+        }.get(sign)
         if color:
             painter.fillRect(option.rect, QColor(color))
         super().paint(painter, option, index)
@@ -99,7 +125,13 @@ class RevisionTimelineView(QWidget):
     sig_diff_shown = Signal(object)
     """A :class:`DiffResult` is on screen."""
 
-    def __init__(self, document: SessionDocument, bridge: EngineBridge, theme: Theme, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        document: SessionDocument,
+        bridge: EngineBridge,
+        theme: Theme,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("RevisionTimeline")
         self.document = document
@@ -119,7 +151,9 @@ class RevisionTimelineView(QWidget):
         self.summary = ElidedLabel("", mode=Qt.TextElideMode.ElideRight)
         self.summary.setProperty("muted", True)
         self.make_active_button = QPushButton("Make active")
-        self.make_active_button.setToolTip("Make the selected revision the one Rho resumes (Ctrl+Shift+A)")
+        self.make_active_button.setToolTip(
+            "Make the selected revision the one Rho resumes (Ctrl+Shift+A)"
+        )
         self.fork_button = QPushButton("Fork from here")
         self.fork_button.setToolTip("Branch from the selected revision (Ctrl+Shift+B)")
         self.base_button = QPushButton("Mark as diff base")
@@ -176,7 +210,9 @@ class RevisionTimelineView(QWidget):
         self.diff_preview.setReadOnly(True)
         self.diff_preview.setObjectName("DiffPreview")
         self.diff_preview.setAccessibleName("Diff of the selected message")
-        self.diff_preview.setPlaceholderText("Select a row to see the message (old and new for a changed one).")
+        self.diff_preview.setPlaceholderText(
+            "Select a row to see the message (old and new for a changed one)."
+        )
         diff_split = QSplitter(Qt.Orientation.Horizontal)
         diff_split.addWidget(self.diff_table)
         diff_split.addWidget(self.diff_preview)
@@ -252,7 +288,9 @@ class RevisionTimelineView(QWidget):
         if base is None:
             self.diff_model.set_result(None)
             self.diff_title.setText("Diff")
-            self.diff_summary.setText(f"Revision {node.revision} is the first one: nothing to compare with.")
+            self.diff_summary.setText(
+                f"Revision {node.revision} is the first one: nothing to compare with."
+            )
             return
         self._diff_generation += 1
         generation = self._diff_generation
@@ -264,14 +302,18 @@ class RevisionTimelineView(QWidget):
         """Forget the diff pane's state: it belonged to another session (or none)."""
         self._diff_tree = tree
         self._diff_generation += 1  # a comparison still running for the old tree is dropped
-        if self.model.diff_base is not None and (tree is None or not tree.owns(self.model.diff_base)):
+        if self.model.diff_base is not None and (
+            tree is None or not tree.owns(self.model.diff_base)
+        ):
             self.model.set_diff_base(None)
         self.diff_model.set_result(None)
         self.diff_preview.clear()
         self.diff_title.setText("Diff")
         self.diff_summary.setText("Select a revision to compare it with its parent.")
 
-    async def _adiff(self, generation: int, tree: Any, old: RevisionNode, new: RevisionNode) -> None:
+    async def _adiff(
+        self, generation: int, tree: Any, old: RevisionNode, new: RevisionNode
+    ) -> None:
         try:
             result = await self.document.arun_locked(compute_diff, tree, old, new)
         except InputError:
@@ -325,18 +367,31 @@ class RevisionTimelineView(QWidget):
         compactions = sum(1 for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
         restores = sum(1 for n in tree.nodes.values() if n.restores is not None)
         kind = "a tree (v4)" if tree.is_tree else "a line (v1–v3)"
-        self.summary.setText(f"{plural(tree.node_count, 'revision')} · {plural(tree.branch_count, 'branch point')} · "
-                             f"{plural(compactions, 'compaction')}"
-                             + (f" · {plural(restores, 'restore')}" if restores else "") + f" · {kind}")  # fmt: skip
-        self.summary.setToolTip(self.summary.text() + (
-            "" if tree.is_tree else ".\nA version 1–3 file is a line of revisions: a fork becomes a new session."))
+        self.summary.setText(
+            f"{plural(tree.node_count, 'revision')} · {plural(tree.branch_count, 'branch point')} · "
+            f"{plural(compactions, 'compaction')}"
+            + (f" · {plural(restores, 'restore')}" if restores else "")
+            + f" · {kind}"
+        )
+        self.summary.setToolTip(
+            self.summary.text()
+            + (
+                ""
+                if tree.is_tree
+                else ".\nA version 1–3 file is a line of revisions: a fork becomes a new session."
+            )
+        )
         self._select_in_tree(self.document.selected)
 
     def _fit_revision_column(self) -> None:
         """The Revision column fits its widest label ("r12 · 3fa2c1 ● ◇ base") at the deepest
         branch, so the base mark is never cut."""
         tree = self.tree
-        wanted = self.model.revision_label_width(tree.fontMetrics()) + tree.indentation() * (self.model.depth + 1) + 24
+        wanted = (
+            self.model.revision_label_width(tree.fontMetrics())
+            + tree.indentation() * (self.model.depth + 1)
+            + 24
+        )
         header = tree.header()
         if header.sectionSize(0) < wanted:
             header.resizeSection(0, wanted)
@@ -370,7 +425,9 @@ class RevisionTimelineView(QWidget):
         self._syncing = True
         try:
             self.tree.selectionModel().setCurrentIndex(
-                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+                index,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
             )
             self.tree.scrollTo(index)
         finally:
@@ -387,9 +444,15 @@ class RevisionTimelineView(QWidget):
         tree = self.document.tree
         node = self.document.selected
         writable = tree is not None and not self.document.read_only
-        self.make_active_button.setEnabled(writable and tree is not None and tree.is_tree and node is not tree.active_leaf)
+        self.make_active_button.setEnabled(
+            writable and tree is not None and tree.is_tree and node is not tree.active_leaf
+        )
         self.fork_button.setEnabled(writable and node is not None)
-        self.base_button.setText("Clear diff base" if node is not None and node is self.model.diff_base else "Mark as diff base")
+        self.base_button.setText(
+            "Clear diff base"
+            if node is not None and node is self.model.diff_base
+            else "Mark as diff base"
+        )
 
     def _on_make_active_clicked(self) -> None:
         if self.make_active_handler is not None:
@@ -405,10 +468,11 @@ class RevisionTimelineView(QWidget):
             self.diff_preview.clear()
             return
         if row.sign is Sign.CHANGED:
-            text = (f"— old (position {row.position + 1}) —\n{message_text(row.old) if row.old else ''}\n\n"
-                    f"— new —\n{message_text(row.new) if row.new else ''}")  # fmt: skip
+            text = (
+                f"— old (position {row.position + 1}) —\n{message_text(row.old) if row.old else ''}\n\n"
+                f"— new —\n{message_text(row.new) if row.new else ''}"
+            )
         else:
             message = row.new or row.old
             text = message_text(message) if message is not None else ""
         self.diff_preview.setPlainText(text[:200_000])
-

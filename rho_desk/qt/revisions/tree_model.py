@@ -31,13 +31,17 @@ def describe_change(node: RevisionNode) -> str:
     """One line saying what a revision did."""
     parent = node.parent
     if node.restores is not None:
-        return (f"Restored revision {node.restores.revision} (undo or redo): "
-                f"{node.length:,} message{'s' * (node.length != 1)}")  # fmt: skip
+        return (
+            f"Restored revision {node.restores.revision} (undo or redo): "
+            f"{node.length:,} message{'s' * (node.length != 1)}"
+        )
     if node.kind is NodeKind.COMPACTION:
         facts = node.compaction_facts
         if facts is not None:
-            text = (f"Compacted: {facts.previous_messages:,} → {facts.current_messages:,} messages, "
-                    f"{facts.previous_tokens:,} → {facts.current_tokens:,} tokens")  # fmt: skip
+            text = (
+                f"Compacted: {facts.previous_messages:,} → {facts.current_messages:,} messages, "
+                f"{facts.previous_tokens:,} → {facts.current_tokens:,} tokens"
+            )
             if facts.cost_usd_micros is not None:
                 text += f", ${facts.cost_usd_micros / 1e6:.4f}"
             return text
@@ -54,7 +58,11 @@ def describe_change(node: RevisionNode) -> str:
     elif added > 0:
         head = f"+{added:,} message{'s' * (added != 1)}"
     elif added == 0:
-        head = "Branch point (same state)" if len(parent.children) > 1 or node.is_complete_base else "Saved without new messages"
+        head = (
+            "Branch point (same state)"
+            if len(parent.children) > 1 or node.is_complete_base
+            else "Saved without new messages"
+        )
     else:
         head = f"History replaced ({node.length:,} messages)"
     if prompt:
@@ -95,7 +103,11 @@ class RevisionTreeModel(QAbstractItemModel):
         self.beginResetModel()
         base = self.diff_base
         if base is not None and tree is not self._tree:
-            same = tree is not None and self._tree is not None and tree.session_id == self._tree.session_id
+            same = (
+                tree is not None
+                and self._tree is not None
+                and tree.session_id == self._tree.session_id
+            )
             self.diff_base = tree.nodes.get(base.id) if same and tree is not None else None
         self._tree = tree
         self._build()
@@ -123,7 +135,9 @@ class RevisionTreeModel(QAbstractItemModel):
             return node.children[-1]
 
         # Iterative: each chain starts at a root or a branch child and hangs under a visual parent.
-        starts: list[tuple[RevisionNode, RevisionNode | None, int]] = [(r, None, 0) for r in reversed(tree.roots)]
+        starts: list[tuple[RevisionNode, RevisionNode | None, int]] = [
+            (r, None, 0) for r in reversed(tree.roots)
+        ]
         while starts:
             start, holder, depth = starts.pop()
             self.depth = max(self.depth, depth)
@@ -159,7 +173,9 @@ class RevisionTreeModel(QAbstractItemModel):
 
     # -- Qt model API -----------------------------------------------------------------------------------
 
-    def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+    def index(
+        self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = QModelIndex()
+    ) -> QModelIndex:
         if column < 0 or column >= len(COLUMNS) or row < 0:
             return QModelIndex()
         holder = self.node(parent) if parent.isValid() else None
@@ -168,7 +184,7 @@ class RevisionTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, rows[row])
 
-    def parent(self, index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+    def parent(self, index: QModelIndex | QPersistentModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         node = self.node(index)
         if node is None:
             return QModelIndex()
@@ -177,7 +193,7 @@ class RevisionTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(self._row[id(holder)], 0, holder)
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         if parent.isValid():
             if parent.column() != 0:
                 return 0
@@ -185,10 +201,10 @@ class RevisionTreeModel(QAbstractItemModel):
             return len(self._children.get(id(node), ()))
         return len(self._children.get(0, ()))
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return len(COLUMNS)
 
-    def hasChildren(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:  # noqa: B008
+    def hasChildren(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
         return self.rowCount(parent) > 0
 
     def revision_label_width(self, metrics: Any) -> int:
@@ -197,12 +213,24 @@ class RevisionTreeModel(QAbstractItemModel):
         top = max((n.revision for n in tree.nodes.values()), default=0) if tree is not None else 0
         return int(metrics.horizontalAdvance(f"r{top} · 000000 ● ◇ base"))
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(COLUMNS)
+        ):
             return COLUMNS[section]
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == COL_MESSAGES:
-            return ("Messages in the revision's model context (what the model is sent; after a compaction, the "
-                    "summary and the recent turns). The conversation counts the messages as shown.")
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.ToolTipRole
+            and section == COL_MESSAGES
+        ):
+            return (
+                "Messages in the revision's model context (what the model is sent; after a compaction, the "
+                "summary and the recent turns). The conversation counts the messages as shown."
+            )
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -210,7 +238,9 @@ class RevisionTreeModel(QAbstractItemModel):
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         node = self.node(index)
         if node is None or self._tree is None:
             return None
@@ -221,10 +251,16 @@ class RevisionTreeModel(QAbstractItemModel):
                 marks = " ●" if active else ""
                 if node is self.diff_base:
                     marks += " ◇ base"
-                shared = f" · {node.id[:6]}" if self._tree.shares_revision(node) else ""  # two r9s: which is which
+                shared = (
+                    f" · {node.id[:6]}" if self._tree.shares_revision(node) else ""
+                )  # two r9s: which is which
                 return f"r{node.revision}{shared}{marks}"
             if column == COL_TIME:
-                return time.strftime("%b %d %H:%M:%S", time.localtime(node.time)) if node.time else node.timestamp
+                return (
+                    time.strftime("%b %d %H:%M:%S", time.localtime(node.time))
+                    if node.time
+                    else node.timestamp
+                )
             if column == COL_MESSAGES:
                 return f"{node.length:,}"
             if column == COL_CHANGE:
@@ -237,7 +273,10 @@ class RevisionTreeModel(QAbstractItemModel):
                     return f"line {node.line}" if node.line else "—"
                 return f"{node.id[:8]} (line {node.line})" if node.line else node.id[:8]
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [f"Node {node.id}", f"Revision {node.revision} · {node.kind.value} · {node.transition}"]
+            lines = [
+                f"Node {node.id}",
+                f"Revision {node.revision} · {node.kind.value} · {node.transition}",
+            ]
             if node.line:
                 lines.append(f"Line {node.line} of the file")
             if active:

@@ -114,7 +114,14 @@ class EngineBridge(QObject):
         self._closed = False
         self._timers: weakref.WeakSet[QTimer] = weakref.WeakSet()
 
-    def timer(self, parent: QObject, interval_ms: int, slot: Callable[[], object], *, single_shot: bool = True) -> QTimer:
+    def timer(
+        self,
+        parent: QObject,
+        interval_ms: int,
+        slot: Callable[[], object],
+        *,
+        single_shot: bool = True,
+    ) -> QTimer:
         """A timer owned by ``parent`` that calls ``slot``, stopped (for good) when the bridge closes.
 
         Every timer whose slot submits work to the bridge is made here: a timer still pending when
@@ -279,4 +286,3 @@ class EngineBridge(QObject):
         """Announce changes made outside a task (e.g. a live reload noticed by a timer)."""
         if changes.any:
             self.sig_operation_finished.emit(changes, initiator)
-

@@ -87,8 +87,13 @@ class OperationHost(Protocol):
     async def aprofiles(self) -> tuple[ProviderProfile, ...]:
         """The stored provider profiles."""
 
-    async def acommit(self, label: str, produce: Callable[[SessionWriter], RevisionNode], *,
-                      base: str | None = None) -> OpResult[RevisionNode]:  # fmt: skip
+    async def acommit(
+        self,
+        label: str,
+        produce: Callable[[SessionWriter], RevisionNode],
+        *,
+        base: str | None = None,
+    ) -> OpResult[RevisionNode]:
         """Write one revision (base checked, writer and tree lock held), undoable as ``label``."""
 
 

@@ -295,7 +295,9 @@ class SessionDocument(QObject):
         tree = self.file.tree
         return (tree.session_id or self.file.path.name)[:8]
 
-    def history(self, node: RevisionNode | None = None, mode: HistoryMode | None = None) -> Sequence[Message]:
+    def history(
+        self, node: RevisionNode | None = None, mode: HistoryMode | None = None
+    ) -> Sequence[Message]:
         """The messages of ``node`` (default: the selection) in ``mode`` (default: the current)."""
         entries = self.entries(node, mode)
         if isinstance(entries, tuple):
@@ -367,7 +369,9 @@ class SessionDocument(QObject):
 
     def open(self, path: Path, *, initiator: object = None) -> asyncio.Task[Any]:
         """Open ``path`` (a transcript, session folder or snapshot document) in a bridge task."""
-        return self.bridge.run(self.aopen(path), initiator=initiator, context=f"Opening {Path(path).name}")
+        return self.bridge.run(
+            self.aopen(path), initiator=initiator, context=f"Opening {Path(path).name}"
+        )
 
     async def aopen(self, path: Path) -> OpChanges:
         """Read ``path`` off the GUI thread and make it the open document.
@@ -435,7 +439,9 @@ class SessionDocument(QObject):
         tree = self._tree_or_fail()
         node = node or tree.active_leaf
         if node is not None and tree.nodes.get(node.id) is not node:
-            raise InputError(f"revision {node.id} is not part of this session", source=str(self.path))
+            raise InputError(
+                f"revision {node.id} is not part of this session", source=str(self.path)
+            )
         if node is self.selected:
             return
         self.selected = node
@@ -552,8 +558,15 @@ class SessionDocument(QObject):
         if info.full:
             release(replaced)
         changed = bool(info.new_nodes) or info.leaf_moved or info.full
-        return OpResult(info, OpChanges(revisions=changed, messages=target is not previous or info.full,
-                                      stats=changed, library=changed))  # fmt: skip
+        return OpResult(
+            info,
+            OpChanges(
+                revisions=changed,
+                messages=target is not previous or info.full,
+                stats=changed,
+                library=changed,
+            ),
+        )
 
     @staticmethod
     def _watched(file: SessionFile, is_snapshot: bool) -> Path | None:
@@ -570,8 +583,9 @@ class SessionDocument(QObject):
         if self._reload_task is not None and not self._reload_task.done():
             self._reload_again = True  # look once more when the current look ends
             return
-        self._reload_task = self.bridge.run(self.areload(), context="Live update",
-                                            on_success=self._on_live_reload_done)  # fmt: skip
+        self._reload_task = self.bridge.run(
+            self.areload(), context="Live update", on_success=self._on_live_reload_done
+        )
 
     def _on_live_reload_done(self, _result: object) -> None:
         if self._reload_again:
@@ -655,12 +669,15 @@ class SessionDocument(QObject):
             # The stored state exactly (no trimming, no app default cache key): an unchanged
             # state may keep its revision (§5.6 rule 7).
             snapshot = tree.snapshot(node, trim=False, prompt_cache_key=None)
-            new = await acommit(self, None, lambda writer: writer.fork(node, snapshot), hop=in_thread)
+            new = await acommit(
+                self, None, lambda writer: writer.fork(node, snapshot), hop=in_thread
+            )
             return OpResult(new, self.note_written(new))
         home = self.home or self.fork_home
         if home is None:
             raise InputError("no Rho data directory to create the fork in", source=str(self.path))
         async with self.bridge.exclusive():
+
             def create() -> Path:
                 writer = fork_session(tree, node, home)
                 try:
@@ -702,4 +719,3 @@ class SessionDocument(QObject):
         self._loading += 1 if on else -1
         if self.loading != was:
             self.sig_loading_changed.emit(self.loading)
-

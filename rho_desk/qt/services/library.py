@@ -26,7 +26,9 @@ from ...core.system.allocator import release_free_memory
 from .bridge import EngineBridge, in_thread
 from .outcomes import OpChanges, OpResult
 
-if TYPE_CHECKING:  # the library's modules load when one is opened (after the first paint at start-up)
+if (
+    TYPE_CHECKING
+):  # the library's modules load when one is opened (after the first paint at start-up)
     from ...core.agents.library import AllSessions
     from ...core.stores.library import RefreshReport, SessionLibrary, SessionPage, TrashEntry
     from ...core.stores.search import SearchResults, SummaryFailure, WorkspaceInfo
@@ -95,7 +97,9 @@ class LibraryService(QObject):
     @property
     def agents(self) -> dict[str, Path]:
         """The other agents listed, with their data folders (empty: Rho's sessions only)."""
-        return {} if self._all is None else {name: lib.home for name, lib in self._all.agents.items()}
+        return (
+            {} if self._all is None else {name: lib.home for name, lib in self._all.agents.items()}
+        )
 
     def workspace_key(self, cwd: str | os.PathLike[str]) -> str:
         return self._lib().workspace_key(cwd)
@@ -107,7 +111,10 @@ class LibraryService(QObject):
 
         await self.aclose()
         self._library = await in_thread(
-            SessionLibrary, home, files=RhoSessionFiles(self.known_summary), cache_dir=self.cache_dir,
+            SessionLibrary,
+            home,
+            files=RhoSessionFiles(self.known_summary),
+            cache_dir=self.cache_dir,
             trash_dir=self.trash_dir,
         )
         agents = {} if demo or self.agent_homes is None else self.agent_homes()
@@ -160,18 +167,23 @@ class LibraryService(QObject):
         return await in_thread(lambda: every.list(workspace_key, sort=sort, descending=descending))
 
     async def asearch(
-        self, text: str, workspace_key: str | None = None, *, sort: str = "updated", limit: int = 200
+        self,
+        text: str,
+        workspace_key: str | None = None,
+        *,
+        sort: str = "updated",
+        limit: int = 200,
     ) -> SearchResults:
         every = self._every()
-        return await in_thread(
-            lambda: every.search(text, workspace_key, sort=sort, limit=limit)
-        )
+        return await in_thread(lambda: every.search(text, workspace_key, sort=sort, limit=limit))
 
     async def afailures(self, workspace_key: str | None = None) -> list[SummaryFailure]:
         """Transcripts the last refresh could not read (shown so they can be opened and repaired)."""
         return await in_thread(self._every().failures, workspace_key)
 
-    async def afailures_by_agent(self, workspace_key: str | None = None) -> list[tuple[str, SummaryFailure]]:
+    async def afailures_by_agent(
+        self, workspace_key: str | None = None
+    ) -> list[tuple[str, SummaryFailure]]:
         """:meth:`afailures`, each with the agent whose session it is (``rho`` for Rho's)."""
         return await in_thread(self._every().failures_by_agent, workspace_key)
 
@@ -181,10 +193,13 @@ class LibraryService(QObject):
     @staticmethod
     def _refuse_other_agent(summary_agent: str, what: str) -> None:
         if summary_agent != RHO:
-            raise InputError(f"rho-desk only reads another agent's sessions: it cannot {what} this one")
+            raise InputError(
+                f"rho-desk only reads another agent's sessions: it cannot {what} this one"
+            )
 
-    async def arename(self, workspace_key: str, session_id: str, title: str, *,
-                      agent: str = RHO) -> OpResult[SessionSummary]:  # fmt: skip
+    async def arename(
+        self, workspace_key: str, session_id: str, title: str, *, agent: str = RHO
+    ) -> OpResult[SessionSummary]:
         """Set a title in Rho's index (the only place titles live).
 
         Raises:
@@ -196,7 +211,9 @@ class LibraryService(QObject):
             summary = await in_thread(library.rename, workspace_key, session_id, title)
         return OpResult(summary, OpChanges(library=True))
 
-    async def atrash(self, workspace_key: str, session_id: str, *, agent: str = RHO) -> OpResult[TrashEntry]:
+    async def atrash(
+        self, workspace_key: str, session_id: str, *, agent: str = RHO
+    ) -> OpResult[TrashEntry]:
         """Move a session to rho-desk's trash (refused while it is open somewhere).
 
         Raises:

@@ -36,7 +36,9 @@ class OpChanges:
     """Preferences (theme, data directory, provider profiles...)."""
 
     def __or__(self, other: OpChanges) -> OpChanges:
-        return OpChanges(**{f.name: getattr(self, f.name) or getattr(other, f.name) for f in fields(self)})
+        return OpChanges(
+            **{f.name: getattr(self, f.name) or getattr(other, f.name) for f in fields(self)}
+        )
 
     @property
     def any(self) -> bool:

@@ -147,50 +147,71 @@ def declare(
 # --- prefs/: what the user chose ---------------------------------------------------------------
 
 PREFS_THEME: Final = declare(
-    "prefs/theme", str, "system", "Colour theme: follow the system, or force light or dark.",
+    "prefs/theme",
+    str,
+    "system",
+    "Colour theme: follow the system, or force light or dark.",
     choices=("system", "light", "dark"),
-)  # fmt: skip
+)
 PREFS_DATA_DIR: Final = declare(
-    "prefs/data_dir", str, "",
+    "prefs/data_dir",
+    str,
+    "",
     "Rho data directory to browse; empty means $RHO_HOME, else ~/.rho (the demo library when "
     "neither exists).",
-)  # fmt: skip
+)
 PREFS_BROWSER_SCOPE: Final = declare(
-    "prefs/browser/scope", str, "all", "Session browser scope: one workspace, or all of them.",
+    "prefs/browser/scope",
+    str,
+    "all",
+    "Session browser scope: one workspace, or all of them.",
     choices=("workspace", "all"),
-)  # fmt: skip
+)
 PREFS_BROWSER_SORT: Final = declare(
-    "prefs/browser/sort", str, "updated", "Session browser sort key.",
+    "prefs/browser/sort",
+    str,
+    "updated",
+    "Session browser sort key.",
     choices=("updated", "created", "size", "messages", "compactions", "title"),
-)  # fmt: skip
+)
 PREFS_HISTORY_MODE: Final = declare(
-    "prefs/conversation/history", str, "display",
+    "prefs/conversation/history",
+    str,
+    "display",
     "Which history the conversation shows: what the user saw (display) or what the model "
     "was sent (model).",
     choices=("display", "model"),
-)  # fmt: skip
+)
 PREFS_FOLLOW_LIVE: Final = declare(
-    "prefs/live/follow", bool, True,
+    "prefs/live/follow",
+    bool,
+    True,
     "Reload an open session when another program appends to it, and follow the newest revision.",
-)  # fmt: skip
+)
 PREFS_LIVE_POLL_MS: Final = declare(
-    "prefs/live/poll_ms", int, 1000,
+    "prefs/live/poll_ms",
+    int,
+    1000,
     "Fallback poll interval for live updates, in milliseconds (file-system notifications are "
     "used first).",
     minimum=200,
-)  # fmt: skip
+)
 PREFS_TEAM_DATABASE: Final = declare(
-    "prefs/team/database", str, "",
+    "prefs/team/database",
+    str,
+    "",
     "Team library (PostgreSQL) connection string for the Team panel and Publish, without a "
     "password: rho-desk takes it from the keyring, ~/.pgpass or a service file. Empty: no team "
     "library.",
-)  # fmt: skip
+)
 PREFS_AGENTS_LISTED: Final[Setting[list[str]]] = declare(
-    "prefs/agents/listed", list, list(AGENTS),
+    "prefs/agents/listed",
+    list,
+    list(AGENTS),
     "Other coding agents whose sessions the library lists beside Rho's: claude-code, codex, gemini, "
     "opencode, pi (read-only; Continue imports one as a Rho session). Empty: Rho's only. The demo "
     "library lists none.",
-)  # fmt: skip
+)
 _HOME_DEFAULTS: Final = {
     "claude-code": "$CLAUDE_CONFIG_DIR, else ~/.claude",
     "codex": "$CODEX_HOME, else ~/.codex",
@@ -200,60 +221,88 @@ _HOME_DEFAULTS: Final = {
 }
 PREFS_AGENT_HOMES: Final[dict[str, Setting[str]]] = {
     agent: declare(
-        f"prefs/agents/{agent}/home", str, "",
+        f"prefs/agents/{agent}/home",
+        str,
+        "",
         f"{AGENT_LABELS[agent]}'s data folder, where the library looks for its sessions; empty: "
         f"{_HOME_DEFAULTS[agent]}.",
     )
     for agent in AGENTS
 }
 PREFS_CONTEXT_WINDOW: Final = declare(
-    "prefs/stats/context_window", int, 200_000,
+    "prefs/stats/context_window",
+    int,
+    200_000,
     "Context window (tokens) the gauge assumes when neither the session's usage, a provider "
     "profile, nor the table of known models names one.",
     minimum=1,
-)  # fmt: skip
+)
 
 # the action dialogs' options: compaction defaults (which compactor, the recent budget, the
 # automatic policy), the profile a continued conversation runs on, the last export choices
 PREFS_COMPACTION_COMPACTOR: Final = declare(
-    "prefs/compaction/compactor", str, LOCAL_COMPACTOR,
+    "prefs/compaction/compactor",
+    str,
+    LOCAL_COMPACTOR,
     "Compactor for manual and automatic compaction: empty for the local (offline) compactor, "
     "else the name of the provider profile that writes the summary.",
-)  # fmt: skip
+)
 PREFS_COMPACTION_POLICY: Final = declare(
-    "prefs/compaction/policy", str, "off",
+    "prefs/compaction/policy",
+    str,
+    "off",
     "Automatic compaction while continuing a conversation: off, after a number of messages, or "
     "at a context-token estimate.",
     choices=POLICY_CHOICES,
-)  # fmt: skip
+)
 PREFS_COMPACTION_THRESHOLD: Final = declare(
-    "prefs/compaction/threshold", int, 200,
+    "prefs/compaction/threshold",
+    int,
+    200,
     "Threshold of the automatic policy (messages, or estimated context tokens).",
     minimum=1,
-)  # fmt: skip
+)
 PREFS_COMPACTION_KEEP_TOKENS: Final = declare(
-    "prefs/compaction/recent_budget", int, 8000,
+    "prefs/compaction/recent_budget",
+    int,
+    8000,
     "Largest token estimate of the recent messages a compaction keeps verbatim (0: no limit).",
     minimum=0,
-)  # fmt: skip
+)
 PREFS_COMPACTION_KEEP_MESSAGES: Final = declare(
-    "prefs/compaction/recent_messages", int, 24,
+    "prefs/compaction/recent_messages",
+    int,
+    24,
     "Most recent messages a compaction keeps verbatim (0: no limit).",
     minimum=0,
-)  # fmt: skip
+)
 PREFS_CONTINUE_PROFILE: Final = declare(
-    "prefs/continue/profile", str, "",
+    "prefs/continue/profile",
+    str,
+    "",
     "Provider profile a continued conversation runs on (empty: the default profile).",
-)  # fmt: skip
+)
 PREFS_EXPORT_INCLUDED: Final = declare(
-    "prefs/export/included", list,
-    ["instructions", "user", "assistant", "tool_records", "images", "documents", "reasoning_summaries"],
+    "prefs/export/included",
+    list,
+    [
+        "instructions",
+        "user",
+        "assistant",
+        "tool_records",
+        "images",
+        "documents",
+        "reasoning_summaries",
+    ],
     "Content classes the export dialog starts with (the last ones used).",
-)  # fmt: skip
+)
 PREFS_EXPORT_FORMAT: Final = declare(
-    "prefs/export/format", str, "json", "Export format the dialog starts with.",
+    "prefs/export/format",
+    str,
+    "json",
+    "Export format the dialog starts with.",
     choices=("json", "markdown", "html"),
-)  # fmt: skip
+)
 
 # --- persist/: what the app remembers -----------------------------------------------------------
 
@@ -292,21 +341,30 @@ Version 1 is the first layout; a future rename adds ``UPGRADES[2] = _rename_x`` 
 
 def budget_from_settings(settings: Settings) -> RecentBudget:
     """The recent budget the settings describe (both limits 0 falls back to the defaults)."""
-    return AutoCompaction.budget_of(settings.get(PREFS_COMPACTION_KEEP_TOKENS), settings.get(PREFS_COMPACTION_KEEP_MESSAGES))
+    return AutoCompaction.budget_of(
+        settings.get(PREFS_COMPACTION_KEEP_TOKENS), settings.get(PREFS_COMPACTION_KEEP_MESSAGES)
+    )
 
 
 def policy_from_settings(settings: Settings) -> CompactionPolicy | None:
     """The automatic compaction policy the settings describe (``None`` when off)."""
-    return AutoCompaction.policy_of(settings.get(PREFS_COMPACTION_POLICY), settings.get(PREFS_COMPACTION_THRESHOLD))
+    return AutoCompaction.policy_of(
+        settings.get(PREFS_COMPACTION_POLICY), settings.get(PREFS_COMPACTION_THRESHOLD)
+    )
 
 
 def auto_compaction_from_settings(settings: Settings) -> AutoCompaction:
     """The automatic compaction of a continued conversation, as the settings describe it."""
-    return AutoCompaction(policy_from_settings(settings), settings.get(PREFS_COMPACTION_COMPACTOR),
-                          budget_from_settings(settings))  # fmt: skip
+    return AutoCompaction(
+        policy_from_settings(settings),
+        settings.get(PREFS_COMPACTION_COMPACTOR),
+        budget_from_settings(settings),
+    )
 
 
-def agent_homes_from_settings(settings: Settings, env: Mapping[str, str] | None = None) -> dict[str, Path]:
+def agent_homes_from_settings(
+    settings: Settings, env: Mapping[str, str] | None = None
+) -> dict[str, Path]:
     """The other agents the library lists, each with its data folder (a setting, else the
     agent's own default, ``core.agents.formats.default_homes``)."""
     from ...core.agents.formats import default_homes
@@ -389,10 +447,16 @@ class Settings(QObject):
                 raise BugError(f"setting {setting.key!r} takes bytes")
             stored = QByteArray(value)
         else:
-            if not isinstance(value, setting.type) or (setting.type is int and isinstance(value, bool)):
-                raise BugError(f"setting {setting.key!r} takes a {setting.type.__name__}, not {value!r}")
+            if not isinstance(value, setting.type) or (
+                setting.type is int and isinstance(value, bool)
+            ):
+                raise BugError(
+                    f"setting {setting.key!r} takes a {setting.type.__name__}, not {value!r}"
+                )
             if setting.choices and value not in setting.choices:
-                raise BugError(f"setting {setting.key!r}: {value!r} is not one of {setting.choices}")
+                raise BugError(
+                    f"setting {setting.key!r}: {value!r} is not one of {setting.choices}"
+                )
             if setting.minimum is not None and value < setting.minimum:  # type: ignore[operator]
                 raise BugError(f"setting {setting.key!r}: {value!r} is below {setting.minimum}")
             stored = value
@@ -495,4 +559,3 @@ def _convert(raw: Any, kind: type) -> Any:
             return [str(v) for v in raw]
         raise TypeError(raw)
     raise TypeError(kind)  # pragma: no cover - declare() refuses other types
-

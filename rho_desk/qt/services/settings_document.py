@@ -25,8 +25,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from ...core.errors import InputError
 from .settings import REGISTRY, Setting, Settings
 
-__all__ = ["DOCUMENT_FORMAT", "DOCUMENT_VERSION", "SettingsDocument", "export_settings", "import_settings",
-           "read_settings"]  # fmt: skip
+__all__ = [
+    "DOCUMENT_FORMAT",
+    "DOCUMENT_VERSION",
+    "SettingsDocument",
+    "export_settings",
+    "import_settings",
+    "read_settings",
+]
 
 DOCUMENT_FORMAT: Final = "rho-desk-settings"
 DOCUMENT_VERSION: Final = 1
@@ -59,8 +65,10 @@ def _values_model() -> type[BaseModel]:
     """A model with one optional field per preference (its key as the alias)."""
     fields: dict[str, Any] = {}
     for number, setting in enumerate(_preferences()):
-        fields[f"f{number}"] = (_annotation(setting) | None,
-                                Field(None, alias=setting.key, ge=setting.minimum))  # fmt: skip
+        fields[f"f{number}"] = (
+            _annotation(setting) | None,
+            Field(None, alias=setting.key, ge=setting.minimum),
+        )
     model: type[BaseModel] = create_model(
         "Preferences", __config__=ConfigDict(extra="forbid", strict=True), **fields
     )
@@ -92,8 +100,12 @@ def read_settings(data: bytes, *, source: str) -> list[tuple[Setting[Any], Any]]
     except ValidationError as exc:
         raise _located(exc, source, "$") from None
     if document.version > DOCUMENT_VERSION:
-        raise InputError(f"written by a newer rho-desk (version {document.version}; this one reads "
-                         f"{DOCUMENT_VERSION})", source=source, path="$.version")  # fmt: skip
+        raise InputError(
+            f"written by a newer rho-desk (version {document.version}; this one reads "
+            f"{DOCUMENT_VERSION})",
+            source=source,
+            path="$.version",
+        )
     try:
         checked = _values_model().model_validate(document.settings)
     except ValidationError as exc:
@@ -121,8 +133,16 @@ def import_settings(settings: Settings, data: bytes, *, source: str) -> list[str
 def _located(exc: ValidationError, source: str, root: str) -> InputError:
     first = exc.errors(include_url=False)[0]
     path = root + "".join(
-        f"[{part}]" if isinstance(part, int) else f".{part}" if part.isidentifier() else f"[{json.dumps(part)}]"
+        f"[{part}]"
+        if isinstance(part, int)
+        else f".{part}"
+        if part.isidentifier()
+        else f"[{json.dumps(part)}]"
         for part in first["loc"]
     )
-    reason = "not a preference rho-desk knows" if first["type"] == "extra_forbidden" else str(first["msg"])
+    reason = (
+        "not a preference rho-desk knows"
+        if first["type"] == "extra_forbidden"
+        else str(first["msg"])
+    )
     return InputError(reason, source=source, path=path)

@@ -86,7 +86,9 @@ class TeamService(QObject):
     sig_reconfigured = Signal()
     """The team database setting changed (the old connection is closed)."""
 
-    def __init__(self, settings: Settings, bridge: EngineBridge, parent: QObject | None = None) -> None:
+    def __init__(
+        self, settings: Settings, bridge: EngineBridge, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.settings = settings
         self.bridge = bridge
@@ -103,7 +105,10 @@ class TeamService(QObject):
         """Settings' team database, else ``$RHO_DESK_TEAM_DB`` (the command line's default too)."""
         from ...team import TEAM_DB_ENV
 
-        return str(self.settings.get(PREFS_TEAM_DATABASE)).strip() or os.environ.get(TEAM_DB_ENV, "").strip()
+        return (
+            str(self.settings.get(PREFS_TEAM_DATABASE)).strip()
+            or os.environ.get(TEAM_DB_ENV, "").strip()
+        )
 
     @property
     def configured(self) -> bool:
@@ -131,7 +136,10 @@ class TeamService(QObject):
                 return self.library
             dsn = self.dsn
             if not dsn:
-                self._set_state(TeamState.UNCONFIGURED, "No team database: set one in Settings, or $RHO_DESK_TEAM_DB.")
+                self._set_state(
+                    TeamState.UNCONFIGURED,
+                    "No team database: set one in Settings, or $RHO_DESK_TEAM_DB.",
+                )
                 raise KnownError("no team database is set (Settings ▸ General ▸ Team database)")
             self._set_state(TeamState.CONNECTING, f"Connecting to {safe_dsn(dsn)}…")
             try:
@@ -164,7 +172,9 @@ class TeamService(QObject):
         if self._connecting is not None and not self._connecting.done():
             return
         with contextlib.suppress(BridgeClosed):  # the window is closing: no more retries
-            self._connecting = self.bridge.run(self._aretry(), context="Reconnecting to the team database")
+            self._connecting = self.bridge.run(
+                self._aretry(), context="Reconnecting to the team database"
+            )
 
     async def _aretry(self) -> None:
         # (_guard re-arms the retry while the database is still unreachable)
@@ -203,20 +213,35 @@ class TeamService(QObject):
         result: list[str] = await self._guard(lambda lib: lib.teams())
         return result
 
-    async def aopen(self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]) -> OpenedVersion:
+    async def aopen(
+        self, team: str, session_id: str, *, key: bytes, known_secrets: list[str]
+    ) -> OpenedVersion:
         """Fetch the latest published version, verify its signed receipt, write it to a private file."""
         from ...team.verify import verify_version
 
         version: PublishedVersion = await self._guard(lambda lib: lib.show(session_id, team=team))
-        verification = await in_thread(verify_version, version, key=key, known_secrets=known_secrets)
+        verification = await in_thread(
+            verify_version, version, key=key, known_secrets=known_secrets
+        )
         folder = cache_dir()
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{team}-{session_id}-r{version.revision}")
+        safe = "".join(
+            c if c.isalnum() or c in "-_." else "_"
+            for c in f"{team}-{session_id}-r{version.revision}"
+        )
         path = folder / f"{safe}.json"
         await in_thread(_write_viewable, path, version.export)
         return OpenedVersion(path, version, verification)
 
-    async def apublish(self, team: str, source: ExportSource, selection: Selection, *, keys: ExportKeys,
-                       known_secrets: list[str], allow_findings: bool) -> tuple[Publication, PublishOutcome]:  # fmt: skip
+    async def apublish(
+        self,
+        team: str,
+        source: ExportSource,
+        selection: Selection,
+        *,
+        keys: ExportKeys,
+        known_secrets: list[str],
+        allow_findings: bool,
+    ) -> tuple[Publication, PublishOutcome]:
         """Publish ``source`` (its history as chosen in the export dialog), signed with ``keys``."""
         from ...team.db import keyring_password
 
@@ -225,7 +250,14 @@ class TeamService(QObject):
         known = [*known_secrets, *([own] if own else [])]
 
         def job(lib: TeamLibrary) -> Any:
-            return lib.publish(team, source, selection, keys=keys, known_secrets=known, allow_findings=allow_findings)
+            return lib.publish(
+                team,
+                source,
+                selection,
+                keys=keys,
+                known_secrets=known,
+                allow_findings=allow_findings,
+            )
 
         result: tuple[Publication, PublishOutcome] = await self._guard(job)
         return result

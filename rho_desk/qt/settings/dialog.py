@@ -93,7 +93,11 @@ _AGENT_CHECKS = {
 }
 """Each agent's tick box, with a mnemonic no other control of the page or dialog uses."""
 
-_POLICIES = (("off", "Off"), ("messages", "After a number of messages"), ("tokens", "At a context-token estimate"))
+_POLICIES = (
+    ("off", "Off"),
+    ("messages", "After a number of messages"),
+    ("tokens", "At a context-token estimate"),
+)
 _THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
 
@@ -149,7 +153,9 @@ class SettingsDialog(QDialog):
         self.busy = BusyRow()
         self.busy.hide()
         self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Apply | QDialogButtonBox.StandardButton.Cancel
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Apply
+            | QDialogButtonBox.StandardButton.Cancel
         )
         self.buttons.accepted.connect(self._on_ok_clicked)
         self.buttons.rejected.connect(self.close)
@@ -170,10 +176,16 @@ class SettingsDialog(QDialog):
         self.profiles = ProfileListModel(self)
         # Name and model share the spare width and elide in the middle, so a long model id (a
         # file path, "vendor/model-name-version") never pushes the Key column out of view.
-        self.profile_table = make_table("ProfileTable", self.profiles, stretch=2, label="Provider profiles")
-        self.profile_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.profile_table = make_table(
+            "ProfileTable", self.profiles, stretch=2, label="Provider profiles"
+        )
+        self.profile_table.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.Stretch
+        )
         self.profile_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.profile_table.selectionModel().currentRowChanged.connect(self._on_profile_current_changed)
+        self.profile_table.selectionModel().currentRowChanged.connect(
+            self._on_profile_current_changed
+        )
         self.add_button = QPushButton("&New")
         self.add_button.setToolTip("A new profile (Ctrl+N)")
         self.add_button.setShortcut("Ctrl+N")
@@ -195,7 +207,9 @@ class SettingsDialog(QDialog):
 
         self.name = QLineEdit()
         self.kind = QComboBox()
-        self.kind.addItem("OpenAI-compatible (Chat Completions)", ProfileKind.OPENAI_COMPATIBLE.value)
+        self.kind.addItem(
+            "OpenAI-compatible (Chat Completions)", ProfileKind.OPENAI_COMPATIBLE.value
+        )
         self.kind.addItem("Anthropic (Messages)", ProfileKind.ANTHROPIC.value)
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("https://api.openai.com/v1")
@@ -210,12 +224,16 @@ class SettingsDialog(QDialog):
         self.reasoning = QCheckBox("Send reasoning controls")
         self.permission_mode = QComboBox()
         self.permission_mode.setObjectName("ProfilePermissionMode")
-        self.permission_mode.setToolTip("What the model's coding tools may do when a conversation continues "
-                                        "with this profile (the continue panel can change it per session)")  # fmt: skip
+        self.permission_mode.setToolTip(
+            "What the model's coding tools may do when a conversation continues "
+            "with this profile (the continue panel can change it per session)"
+        )
         for mode in PermissionMode:
             if mode is PermissionMode.OFF:
                 continue
-            self.permission_mode.addItem(f"{mode.label}{' (default)' if mode is DEFAULT_MODE else ''}", mode.value)
+            self.permission_mode.addItem(
+                f"{mode.label}{' (default)' if mode is DEFAULT_MODE else ''}", mode.value
+            )
         self.permission_mode.addItem(PermissionMode.OFF.label, PermissionMode.OFF.value)
         self.save_profile_button = QPushButton("&Save Profile")
         self.save_profile_button.setObjectName("SaveProfile")
@@ -296,11 +314,15 @@ class SettingsDialog(QDialog):
                 self.profiles.set_key_state(name, state)
             if not status.available:
                 why = f" ({status.backend}: {status.problem})" if status.problem else ""
-                self.keyring_label.setText(f"Keyring: none available{why}. Keys cannot be stored; a profile can read "
-                                           "its key from an environment variable instead.")  # fmt: skip
+                self.keyring_label.setText(
+                    f"Keyring: none available{why}. Keys cannot be stored; a profile can read "
+                    "its key from an environment variable instead."
+                )
             elif not status.secure:
-                self.keyring_label.setText(f"Keyring: {status.backend} stores secrets in plain text; rho-desk refuses "
-                                           "to store keys there.")  # fmt: skip
+                self.keyring_label.setText(
+                    f"Keyring: {status.backend} stores secrets in plain text; rho-desk refuses "
+                    "to store keys there."
+                )
             else:
                 self.keyring_label.setText(f"Keyring: {status.backend}")
             row = self.profiles.row_of(current) if current else -1
@@ -310,7 +332,9 @@ class SettingsDialog(QDialog):
         def failed(exc: BaseException) -> None:
             self.profile_notice.show_text(error_text(exc))
 
-        host.bridge.run(read(), on_success=show, on_error=failed, context="Reading provider profiles")
+        host.bridge.run(
+            read(), on_success=show, on_error=failed, context="Reading provider profiles"
+        )
 
     def selected_name(self) -> str | None:
         index = self.profile_table.currentIndex()
@@ -361,7 +385,9 @@ class SettingsDialog(QDialog):
             "requires_key": self.requires_key.isChecked(),
             "api_key_env": self.api_key_env.text().strip() or None,
             "reasoning": self.reasoning.isChecked(),
-            "permission_mode": None if self.permission_mode.currentData() == DEFAULT_MODE.value else self.permission_mode.currentData(),
+            "permission_mode": None
+            if self.permission_mode.currentData() == DEFAULT_MODE.value
+            else self.permission_mode.currentData(),
         }
         if base is not None and base.name == fields["name"]:
             return base.replace(**fields)  # keeps what the form does not show (headers, pricing...)
@@ -377,8 +403,11 @@ class SettingsDialog(QDialog):
             self.profile_notice.show_text(error_text(exc))
             return
         self.profile_notice.hide()
-        self._run_profile_job(in_thread(self.host.profiles.upsert, profile), f"Saved profile {profile.name}.",
-                              select=profile.name)  # fmt: skip
+        self._run_profile_job(
+            in_thread(self.host.profiles.upsert, profile),
+            f"Saved profile {profile.name}.",
+            select=profile.name,
+        )
 
     def _on_add_clicked(self) -> None:
         self.profile_table.clearSelection()
@@ -410,8 +439,11 @@ class SettingsDialog(QDialog):
     def _on_default_clicked(self) -> None:
         name = self.selected_name()
         if name is not None:
-            self._run_profile_job(in_thread(self.host.profiles.set_default, name),
-                                  f"{name} is the default profile.", select=name)  # fmt: skip
+            self._run_profile_job(
+                in_thread(self.host.profiles.set_default, name),
+                f"{name} is the default profile.",
+                select=name,
+            )
 
     def store_key(self) -> None:
         """Send the typed key to the keyring (worker thread) and clear the field."""
@@ -424,14 +456,22 @@ class SettingsDialog(QDialog):
         if not key.strip():
             self.profile_notice.show_text("Paste a key first.")
             return
-        self._run_profile_job(aset_api_key(name, key.strip()), f"Stored the key of {name} in the keyring.", select=name)
+        self._run_profile_job(
+            aset_api_key(name, key.strip()),
+            f"Stored the key of {name} in the keyring.",
+            select=name,
+        )
 
     def remove_key(self) -> None:
         name = self.selected_name()
         if name is not None:
-            self._run_profile_job(adelete_api_key(name), f"Removed the key of {name} from the keyring.", select=name)
+            self._run_profile_job(
+                adelete_api_key(name), f"Removed the key of {name} from the keyring.", select=name
+            )
 
-    def _run_profile_job(self, coro: Coroutine[Any, Any, object], done_text: str, *, select: str | None = None) -> None:
+    def _run_profile_job(
+        self, coro: Coroutine[Any, Any, object], done_text: str, *, select: str | None = None
+    ) -> None:
         self.busy.busy("Working…")
 
         def done(_value: object) -> None:
@@ -465,9 +505,11 @@ class SettingsDialog(QDialog):
         form.addRow("&Threshold:", self.threshold)
         form.addRow("Keep recent (to&kens):", self.keep_tokens)
         form.addRow("Keep recent (&messages):", self.keep_messages)
-        note = QLabel("Automatic compaction runs while a conversation is continued, before each model step, when the "
-                      "history reaches the threshold. Manual compaction (Ctrl+Shift+K) uses the same compactor and "
-                      "budget.")  # fmt: skip
+        note = QLabel(
+            "Automatic compaction runs while a conversation is continued, before each model step, when the "
+            "history reaches the threshold. Manual compaction (Ctrl+Shift+K) uses the same compactor and "
+            "budget."
+        )
         note.setWordWrap(True)
         note.setProperty("muted", True)
         tab = QWidget()
@@ -496,9 +538,13 @@ class SettingsDialog(QDialog):
             self.theme.addItem(label, value)
         self.team_db = QLineEdit()
         self.team_db.setObjectName("TeamDatabase")
-        self.team_db.setPlaceholderText("host=... dbname=... user=... (password: keyring or ~/.pgpass)")
-        self.team_db.setToolTip("The team library's PostgreSQL connection string. A password typed here "
-                                "is moved to the keyring; settings never hold it.")  # fmt: skip
+        self.team_db.setPlaceholderText(
+            "host=... dbname=... user=... (password: keyring or ~/.pgpass)"
+        )
+        self.team_db.setToolTip(
+            "The team library's PostgreSQL connection string. A password typed here "
+            "is moved to the keyring; settings never hold it."
+        )
         form = QFormLayout()
         data_label = QLabel("Rho &data directory:")  # a row of a layout gets no buddy by itself
         data_label.setBuddy(self.data_dir)
@@ -518,13 +564,17 @@ class SettingsDialog(QDialog):
         self.trusted.setAccessibleName("Folders trusted for the model's tools")
         self.revoke = QPushButton("&Revoke Trust")
         self.revoke.setObjectName("RevokeTrust")
-        self.revoke.setToolTip("The model's tools no longer run in the selected folder without asking")
+        self.revoke.setToolTip(
+            "The model's tools no longer run in the selected folder without asking"
+        )
         self.revoke.clicked.connect(self._on_revoke_clicked)
         self.trusted_notice = Banner("warning")
         self.trusted_notice.hide()
-        note = QLabel("The model's tools run only in folders you trusted on this machine (a session file names its "
-                      "folder; it does not grant it). A trusted folder covers its subfolders. Revoking applies at "
-                      "once: the next turn with tools asks again.")  # fmt: skip
+        note = QLabel(
+            "The model's tools run only in folders you trusted on this machine (a session file names its "
+            "folder; it does not grant it). A trusted folder covers its subfolders. Revoking applies at "
+            "once: the next turn with tools asks again."
+        )
         note.setWordWrap(True)
         note.setProperty("muted", True)
         row = QHBoxLayout()
@@ -543,9 +593,11 @@ class SettingsDialog(QDialog):
         from ...core.agents.formats import default_homes
 
         defaults = default_homes()
-        note = QLabel("The library lists these agents' sessions beside Rho's, with a badge: read, searched and "
-                      "exported like Rho's, never changed. Continue on one imports it as a Rho session first. "
-                      "Leave a folder empty for the agent's own default.")  # fmt: skip
+        note = QLabel(
+            "The library lists these agents' sessions beside Rho's, with a badge: read, searched and "
+            "exported like Rho's, never changed. Continue on one imports it as a Rho session first. "
+            "Leave a folder empty for the agent's own default."
+        )
         note.setWordWrap(True)
         note.setProperty("muted", True)
         form = QFormLayout()
@@ -590,8 +642,12 @@ class SettingsDialog(QDialog):
         def failed(exc: BaseException) -> None:
             self.trusted_notice.show_text(error_text(exc))
 
-        self.host.bridge.run(in_thread(self.host.trust.folders), on_success=show, on_error=failed,
-                             context="Reading the trusted folders")  # fmt: skip
+        self.host.bridge.run(
+            in_thread(self.host.trust.folders),
+            on_success=show,
+            on_error=failed,
+            context="Reading the trusted folders",
+        )
 
     def _on_revoke_clicked(self) -> None:
         item: QListWidgetItem | None = self.trusted.currentItem()
@@ -606,8 +662,12 @@ class SettingsDialog(QDialog):
         def failed(exc: BaseException) -> None:
             self.trusted_notice.show_text(error_text(exc))
 
-        self.host.bridge.run(in_thread(self.host.trust.revoke, folder), on_success=done, on_error=failed,
-                             context="Revoking a trusted folder")  # fmt: skip
+        self.host.bridge.run(
+            in_thread(self.host.trust.revoke, folder),
+            on_success=done,
+            on_error=failed,
+            context="Revoking a trusted folder",
+        )
 
     def _load_options(self) -> None:
         s = self.host.settings
@@ -633,12 +693,16 @@ class SettingsDialog(QDialog):
         self.compactor.addItem("Local digest (offline)", LOCAL_COMPACTOR)
         for name in names:
             self.compactor.addItem(f"Summary by {name}", name)
-        self.compactor.setCurrentIndex(max(0, self.compactor.findData(s.get(PREFS_COMPACTION_COMPACTOR))))
+        self.compactor.setCurrentIndex(
+            max(0, self.compactor.findData(s.get(PREFS_COMPACTION_COMPACTOR)))
+        )
         self.continue_profile.clear()
         self.continue_profile.addItem("The default profile", "")
         for name in names:
             self.continue_profile.addItem(name, name)
-        self.continue_profile.setCurrentIndex(max(0, self.continue_profile.findData(s.get(PREFS_CONTINUE_PROFILE))))
+        self.continue_profile.setCurrentIndex(
+            max(0, self.continue_profile.findData(s.get(PREFS_CONTINUE_PROFILE)))
+        )
 
     def _on_policy_changed(self, *_args: object) -> None:
         kind = self.policy.currentData()
@@ -646,7 +710,9 @@ class SettingsDialog(QDialog):
         self.threshold.setSuffix(" messages" if kind == "messages" else " tokens")
 
     def _on_browse_clicked(self) -> None:
-        dialog = QFileDialog(self, "Choose a Rho data directory", self.data_dir.text() or str(Path.home()))
+        dialog = QFileDialog(
+            self, "Choose a Rho data directory", self.data_dir.text() or str(Path.home())
+        )
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(self.data_dir.setText)
@@ -669,7 +735,8 @@ class SettingsDialog(QDialog):
             host.theme.set_preference(theme)
         listed, homes = self._agent_choices()
         agents_changed = listed != s.get(PREFS_AGENTS_LISTED) or any(
-            homes[a] != s.get(PREFS_AGENT_HOMES[a]) for a in homes)  # fmt: skip
+            homes[a] != s.get(PREFS_AGENT_HOMES[a]) for a in homes
+        )
         if agents_changed:
             s.set(PREFS_AGENTS_LISTED, listed)
             for agent, home in homes.items():
@@ -689,10 +756,16 @@ class SettingsDialog(QDialog):
 
             # a password typed here never stays on screen: it goes to the keyring, or nowhere
             self.team_db.setText(safe_dsn(team_db) if team_db else "")
-            host.bridge.run(self._aset_team_database(team_db), on_success=self._on_team_database_saved,
-                            on_error=self._on_team_database_refused, context="Setting the team database")  # fmt: skip
+            host.bridge.run(
+                self._aset_team_database(team_db),
+                on_success=self._on_team_database_saved,
+                on_error=self._on_team_database_refused,
+                context="Setting the team database",
+            )
         host.bridge.emit_changes(OpChanges(settings=True))
-        self.busy.done("Settings applied; saving the team database…" if saving_team else "Settings applied.")
+        self.busy.done(
+            "Settings applied; saving the team database…" if saving_team else "Settings applied."
+        )
         self.sig_applied.emit()
 
     async def _aset_team_database(self, dsn: str) -> None:

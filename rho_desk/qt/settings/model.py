@@ -66,7 +66,11 @@ class ProfileListModel(ColumnsTableModel):
             return self.keys.get(profile.name, "…")
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 0:
-                return f"{profile.name} (the default profile)" if profile.name == self.default else profile.name
+                return (
+                    f"{profile.name} (the default profile)"
+                    if profile.name == self.default
+                    else profile.name
+                )
             if column in (1, 2):
                 return profile.kind.value if column == 1 else profile.model
         if role == Qt.ItemDataRole.FontRole and column == 0 and profile.name == self.default:

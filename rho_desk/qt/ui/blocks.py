@@ -23,7 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["Banner", "BusyRow", "FigureCard", "badge", "budget_spin_boxes", "make_table", "section_title"]
+__all__ = [
+    "Banner",
+    "BusyRow",
+    "FigureCard",
+    "badge",
+    "budget_spin_boxes",
+    "make_table",
+    "section_title",
+]
 
 
 class FigureCard(QFrame):
@@ -119,13 +127,17 @@ def budget_spin_boxes() -> tuple[QSpinBox, QSpinBox]:
     tokens.setSpecialValueText("no limit")
     tokens.setSuffix(" tokens")
     tokens.setAccessibleName("Keep recent tokens")
-    tokens.setAccessibleDescription("The most recent messages up to this many tokens stay verbatim; 0: no limit")
+    tokens.setAccessibleDescription(
+        "The most recent messages up to this many tokens stay verbatim; 0: no limit"
+    )
     messages = QSpinBox()
     messages.setRange(0, 100_000)
     messages.setSpecialValueText("no limit")
     messages.setSuffix(" messages")
     messages.setAccessibleName("Keep recent messages")
-    messages.setAccessibleDescription("At most this many recent messages stay verbatim; 0: no limit")
+    messages.setAccessibleDescription(
+        "At most this many recent messages stay verbatim; 0: no limit"
+    )
     return tokens, messages
 
 
@@ -143,8 +155,9 @@ def badge(text: str, tone: str = "") -> QLabel:
     return label
 
 
-def make_table(name: str, model: QAbstractItemModel, *, stretch: int = -1, multi: bool = False,
-               label: str = "") -> QTableView:  # fmt: skip
+def make_table(
+    name: str, model: QAbstractItemModel, *, stretch: int = -1, multi: bool = False, label: str = ""
+) -> QTableView:
     """A read-only, row-selecting table over ``model``; column ``stretch`` takes the spare width.
 
     ``label`` is what a screen reader calls the table ("Messages to compact").
@@ -155,7 +168,9 @@ def make_table(name: str, model: QAbstractItemModel, *, stretch: int = -1, multi
     table.setModel(model)  # before the section modes: a header has no sections without a model
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(
-        QAbstractItemView.SelectionMode.ExtendedSelection if multi else QAbstractItemView.SelectionMode.SingleSelection
+        QAbstractItemView.SelectionMode.ExtendedSelection
+        if multi
+        else QAbstractItemView.SelectionMode.SingleSelection
     )
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setAlternatingRowColors(True)
@@ -166,6 +181,10 @@ def make_table(name: str, model: QAbstractItemModel, *, stretch: int = -1, multi
     header.setHighlightSections(False)
     header.setStretchLastSection(stretch < 0)
     for column in range(model.columnCount()):
-        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        mode = (
+            QHeaderView.ResizeMode.Stretch
+            if column == stretch
+            else QHeaderView.ResizeMode.ResizeToContents
+        )
         header.setSectionResizeMode(column, mode)
     return table

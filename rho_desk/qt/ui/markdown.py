@@ -48,7 +48,9 @@ ALLOWED_LINK_SCHEMES: Final = frozenset({"http", "https", "mailto"})
 INTERNAL_SCHEME: Final = "rho"
 """``rho:`` links are the app's own (toggle a section, open an image, jump to a row)."""
 IMAGE_SCHEME: Final = "rho-image"
-_DATA_IMAGE: Final = re.compile(r"^data:(image/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+)$", re.IGNORECASE)
+_DATA_IMAGE: Final = re.compile(
+    r"^data:(image/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+)$", re.IGNORECASE
+)
 MAX_DATA_IMAGE_BYTES: Final = 16 * 1024 * 1024
 
 
@@ -58,13 +60,19 @@ def escape(text: str) -> str:
 
 def _scheme(url: str) -> str:
     head, sep, _ = url.partition(":")
-    return head.strip().lower() if sep and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", head.strip()) else ""
+    return (
+        head.strip().lower()
+        if sep and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", head.strip())
+        else ""
+    )
 
 
 class _SafeRenderer(RendererHTML):
     """markdown-it's HTML renderer with our rules for links, images and code."""
 
-    def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    def link_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
         token = tokens[idx]
         href = str(token.attrGet("href") or "")
         if _scheme(href) not in ALLOWED_LINK_SCHEMES:
@@ -72,7 +80,9 @@ class _SafeRenderer(RendererHTML):
             return '<span class="blocked-link">'
         return f'<a href="{escape(href)}" title="{escape(href)}">'
 
-    def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    def link_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
         # find the matching opener (same nesting level, searching backwards)
         level = tokens[idx].level
         for j in range(idx - 1, -1, -1):
@@ -96,10 +106,12 @@ class _SafeRenderer(RendererHTML):
         token = tokens[idx]
         info = token.info.strip().split()[0] if token.info.strip() else ""
         label = f'<div class="code-label">{escape(info)}</div>' if info else ""
-        return f"{label}<pre class=\"code\">{escape(token.content.rstrip(chr(10)))}</pre>\n"
+        return f'{label}<pre class="code">{escape(token.content.rstrip(chr(10)))}</pre>\n'
 
-    def code_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        return f"<pre class=\"code\">{escape(tokens[idx].content.rstrip(chr(10)))}</pre>\n"
+    def code_block(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return f'<pre class="code">{escape(tokens[idx].content.rstrip(chr(10)))}</pre>\n'
 
 
 def _validate_link(url: str) -> bool:
@@ -112,8 +124,11 @@ def _validate_link(url: str) -> bool:
     return True
 
 
-_MD: Final = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "breaks": True},
-                        renderer_cls=_SafeRenderer).enable(["table", "strikethrough"])  # fmt: skip
+_MD: Final = MarkdownIt(
+    "commonmark",
+    {"html": False, "linkify": False, "typographer": False, "breaks": True},
+    renderer_cls=_SafeRenderer,
+).enable(["table", "strikethrough"])
 _MD.validateLink = _validate_link  # type: ignore[method-assign]
 
 
@@ -127,9 +142,9 @@ def render_markdown(text: str, env: dict[str, Any] | None = None) -> str:
     return html
 
 
-_PLAIN_MD: Final = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
-    ["table", "strikethrough"]
-)
+_PLAIN_MD: Final = MarkdownIt(
+    "commonmark", {"html": False, "linkify": False, "typographer": False}
+).enable(["table", "strikethrough"])
 _SPAN_START: Final = "\ue000"
 _SPAN_END: Final = "\ue001"
 """Private-use characters that carry the highlight spans through the Markdown parse."""
@@ -163,7 +178,9 @@ def _close_cut_code_span(text: str) -> str:
 
 
 @lru_cache(maxsize=512)
-def plain_text(text: str, spans: tuple[tuple[int, int], ...] = ()) -> tuple[str, tuple[tuple[int, int], ...]]:
+def plain_text(
+    text: str, spans: tuple[tuple[int, int], ...] = ()
+) -> tuple[str, tuple[tuple[int, int], ...]]:
     """``text`` with its Markdown syntax removed, on one line, and ``spans`` moved along with it.
 
     Emphasis, strikethrough and code markers, heading and list markers, quotes, fences and link
@@ -261,7 +278,9 @@ class SafeTextBrowser(QTextBrowser):
     sig_link_refused = Signal(str)
     """A link whose scheme is not allowed was clicked; carries the URL."""
 
-    def __init__(self, parent: QWidget | None = None, *, open_url: Callable[[QUrl], object] | None = None) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, *, open_url: Callable[[QUrl], object] | None = None
+    ) -> None:
         super().__init__(parent)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)

@@ -32,8 +32,11 @@ class PatchHighlighter(QSyntaxHighlighter):
         super().__init__(document)
         self._formats: dict[str, QTextCharFormat] = {}
         dark = QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
-        shades = (("+", "#3fb950"), ("-", "#ff7b72"), ("@", "#d2a8ff")) if dark else (
-            ("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df"))  # fmt: skip
+        shades = (
+            (("+", "#3fb950"), ("-", "#ff7b72"), ("@", "#d2a8ff"))
+            if dark
+            else (("+", "#1a7f37"), ("-", "#cf222e"), ("@", "#8250df"))
+        )
         for prefix, colour in shades:
             fmt = QTextCharFormat()
             fmt.setForeground(QColor(colour))

@@ -79,7 +79,9 @@ def _svg(name: str, color: str) -> bytes:
 
 
 @lru_cache(maxsize=512)
-def pixmap(which: Icon | str, color: str = "#444444", size: int = 16, ratio: float = 1.0) -> QPixmap:
+def pixmap(
+    which: Icon | str, color: str = "#444444", size: int = 16, ratio: float = 1.0
+) -> QPixmap:
     """The icon drawn at ``size`` logical pixels in ``color`` (cached)."""
     name = which.value if isinstance(which, Icon) else which
     renderer = QSvgRenderer(QByteArray(_svg(name, color)))

@@ -42,19 +42,31 @@ class RowTableModel(QAbstractTableModel, Generic[R]):
     def row_at(self, row: int) -> R | None:
         return self.rows[row] if 0 <= row < len(self.rows) else None
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.columns)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.columns):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.columns)
+        ):
             return self.columns[section][0]
         return None
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.rows) or not 0 <= index.column() < len(self.columns):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            not index.isValid()
+            or not 0 <= index.row() < len(self.rows)
+            or not 0 <= index.column() < len(self.columns)
+        ):
             return None
         item = self.rows[index.row()]
         _header, text, sort, right = self.columns[index.column()]
@@ -81,14 +93,18 @@ class ColumnsTableModel(QAbstractTableModel):
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else self._count()
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == _DISPLAY and 0 <= section < len(self.COLUMNS):
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == _DISPLAY
+            and 0 <= section < len(self.COLUMNS)
+        ):
             return self.COLUMNS[section]
         return None
 
@@ -101,4 +117,8 @@ class ColumnsTableModel(QAbstractTableModel):
         raise NotImplementedError
 
     def _valid(self, index: Index) -> bool:
-        return index.isValid() and 0 <= index.row() < self._count() and 0 <= index.column() < len(self.COLUMNS)
+        return (
+            index.isValid()
+            and 0 <= index.row() < self._count()
+            and 0 <= index.column() < len(self.COLUMNS)
+        )

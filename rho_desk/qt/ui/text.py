@@ -12,7 +12,15 @@ if TYPE_CHECKING:
     from ...core.stores.rho_files.queries import TreeQueries
     from ...core.stores.summary import SessionSummary
 
-__all__ = ["listed_title", "message_time", "plural", "revision_words", "session_title", "shorten", "size_text"]
+__all__ = [
+    "listed_title",
+    "message_time",
+    "plural",
+    "revision_words",
+    "session_title",
+    "shorten",
+    "size_text",
+]
 
 
 def listed_title(summary: SessionSummary) -> str:
@@ -53,7 +61,11 @@ def message_time(stamp: str | None, fmt: str) -> str:
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """``1 revision``, ``3 revisions``, ``1,204 messages`` (``nouns`` for irregular plurals)."""
-    word = noun if count == 1 else (nouns or (noun + "es" if noun.endswith(("s", "sh", "ch", "x")) else noun + "s"))
+    word = (
+        noun
+        if count == 1
+        else (nouns or (noun + "es" if noun.endswith(("s", "sh", "ch", "x")) else noun + "s"))
+    )
     return f"{count:,} {word}"
 
 

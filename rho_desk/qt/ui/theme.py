@@ -62,21 +62,63 @@ class Theme:
 
 
 LIGHT: Final = Theme(
-    name="light", window="#f6f7f9", base="#ffffff", alt="#f3f4f6", hover="#eceef1", text="#1f2328",
-    muted="#656d76", border="#d9dde3", scroll="#c3c8cf", accent="#3b5bdb", accent_soft="#e8edff",
-    on_accent="#ffffff", user="#eef3ff", assistant="#ffffff", tool="#f6f8fa", system="#fff8e6",
-    aborted="#fff1f0", aborted_border="#e5534b", marker="#f4f0ff", success="#1a7f37",
-    success_soft="#dafbe1", warning="#9a6700", warning_soft="#fff4d6", danger="#cf222e",
-    danger_soft="#ffebe9", find="#ffe58f", code="#f3f4f6",
-)  # fmt: skip
+    name="light",
+    window="#f6f7f9",
+    base="#ffffff",
+    alt="#f3f4f6",
+    hover="#eceef1",
+    text="#1f2328",
+    muted="#656d76",
+    border="#d9dde3",
+    scroll="#c3c8cf",
+    accent="#3b5bdb",
+    accent_soft="#e8edff",
+    on_accent="#ffffff",
+    user="#eef3ff",
+    assistant="#ffffff",
+    tool="#f6f8fa",
+    system="#fff8e6",
+    aborted="#fff1f0",
+    aborted_border="#e5534b",
+    marker="#f4f0ff",
+    success="#1a7f37",
+    success_soft="#dafbe1",
+    warning="#9a6700",
+    warning_soft="#fff4d6",
+    danger="#cf222e",
+    danger_soft="#ffebe9",
+    find="#ffe58f",
+    code="#f3f4f6",
+)
 DARK: Final = Theme(
-    name="dark", window="#1b1d21", base="#22252a", alt="#272b31", hover="#2e333a", text="#e3e5e8",
-    muted="#9aa3ad", border="#363b43", scroll="#4a5059", accent="#7c9cff", accent_soft="#2a3352",
-    on_accent="#0d1020", user="#253149", assistant="#22252a", tool="#1e2126", system="#3a3322",
-    aborted="#3b2426", aborted_border="#f85149", marker="#2f2a44", success="#3fb950",
-    success_soft="#1f3326", warning="#d29922", warning_soft="#3a3120", danger="#f85149",
-    danger_soft="#3d2224", find="#6b5a00", code="#2a2e35",
-)  # fmt: skip
+    name="dark",
+    window="#1b1d21",
+    base="#22252a",
+    alt="#272b31",
+    hover="#2e333a",
+    text="#e3e5e8",
+    muted="#9aa3ad",
+    border="#363b43",
+    scroll="#4a5059",
+    accent="#7c9cff",
+    accent_soft="#2a3352",
+    on_accent="#0d1020",
+    user="#253149",
+    assistant="#22252a",
+    tool="#1e2126",
+    system="#3a3322",
+    aborted="#3b2426",
+    aborted_border="#f85149",
+    marker="#2f2a44",
+    success="#3fb950",
+    success_soft="#1f3326",
+    warning="#d29922",
+    warning_soft="#3a3120",
+    danger="#f85149",
+    danger_soft="#3d2224",
+    find="#6b5a00",
+    code="#2a2e35",
+)
 
 
 def palette_for(theme: Theme) -> QPalette:
@@ -105,7 +147,11 @@ def palette_for(theme: Theme) -> QPalette:
     }
     for role, color in roles.items():
         p.setColor(role, color)
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.ButtonText,
+    ):
         p.setColor(QPalette.ColorGroup.Disabled, role, c("muted"))
     return p
 

@@ -20,7 +20,9 @@ from PySide6.QtWidgets import (
 __all__ = ["ElidedLabel", "EmptyState", "list_panel_layout", "name_line_edit_buttons"]
 
 
-def list_panel_layout(panel: QWidget, header: Sequence[QWidget | QLayout], items: QWidget, footer: QWidget) -> None:
+def list_panel_layout(
+    panel: QWidget, header: Sequence[QWidget | QLayout], items: QWidget, footer: QWidget
+) -> None:
     """A browser panel: its header rows (on the panel-header background), the list taking the
     height, the footer line."""
     top = QWidget()
@@ -67,7 +69,13 @@ class ElidedLabel(QLabel):
     status bar would make the window wider than the screen.
     """
 
-    def __init__(self, text: str = "", parent: QWidget | None = None, *, mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        *,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
+    ) -> None:
         super().__init__(text, parent)
         self._mode = mode
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)

@@ -13,7 +13,16 @@ from ..ui.roles import Role
 
 __all__ = ["CompactionTableModel"]
 
-_COLUMNS: Final = ("#", "Revision", "Saved", "Messages", "Est. tokens", "Removed tokens", "Cost", "Source")
+_COLUMNS: Final = (
+    "#",
+    "Revision",
+    "Saved",
+    "Messages",
+    "Est. tokens",
+    "Removed tokens",
+    "Cost",
+    "Source",
+)
 
 
 class CompactionTableModel(QAbstractTableModel):
@@ -28,18 +37,26 @@ class CompactionTableModel(QAbstractTableModel):
         self.rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(_COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(_COLUMNS):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(_COLUMNS)
+        ):
             return _COLUMNS[section]
         return None
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.rows):
             return None
         r = self.rows[index.row()]
@@ -50,7 +67,11 @@ class CompactionTableModel(QAbstractTableModel):
             if c == 1:
                 return f"r{r.node.revision}"
             if c == 2:
-                return time.strftime("%b %d %H:%M", time.localtime(r.node.time)) if r.node.time else r.node.timestamp
+                return (
+                    time.strftime("%b %d %H:%M", time.localtime(r.node.time))
+                    if r.node.time
+                    else r.node.timestamp
+                )
             if c == 3:
                 return f"{r.messages_before:,} → {r.messages_after:,}"
             if c == 4:

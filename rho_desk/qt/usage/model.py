@@ -18,7 +18,6 @@ from ..ui.table import RowTableModel
 __all__ = ["LedgerRequestsModel", "PaybackModel", "UsageGroupsModel", "money", "tokens"]
 
 
-
 def money(micros: float | None) -> str:
     """Dollars from micro-dollars; ``None`` (not reported) is "–", never "$0"."""
     if micros is None:
@@ -47,13 +46,28 @@ class UsageGroupsModel(RowTableModel[UsageGroup]):
             ("Requests", lambda g: f"{g.requests:,}", lambda g: g.requests, True),
             ("Input", lambda g: f"{g.input_tokens:,}", lambda g: g.input_tokens, True),
             ("Output", lambda g: f"{g.output_tokens:,}", lambda g: g.output_tokens, True),
-            ("Cache read", lambda g: f"{g.cache_read_tokens:,}", lambda g: g.cache_read_tokens, True),
-            ("Cost", lambda g: money(g.cost_usd_micros) + ("*" if g.requests_without_cost else ""),
-             lambda g: g.cost_usd_micros, True),
-        )  # fmt: skip
+            (
+                "Cache read",
+                lambda g: f"{g.cache_read_tokens:,}",
+                lambda g: g.cache_read_tokens,
+                True,
+            ),
+            (
+                "Cost",
+                lambda g: money(g.cost_usd_micros) + ("*" if g.requests_without_cost else ""),
+                lambda g: g.cost_usd_micros,
+                True,
+            ),
+        )
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.ToolTipRole and index.isValid() and 0 <= index.row() < len(self.rows):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            role == Qt.ItemDataRole.ToolTipRole
+            and index.isValid()
+            and 0 <= index.row() < len(self.rows)
+        ):
             g = self.rows[index.row()]
             tip = f"{g.key or '(none)'}: {g.total_tokens:,} total tokens as reported"
             if g.requests_without_cost:
@@ -65,7 +79,9 @@ class UsageGroupsModel(RowTableModel[UsageGroup]):
 class LedgerRequestsModel(RowTableModel[LedgerRequest]):
     """A session's requests in the ledger, oldest first (its subagents' included)."""
 
-    def __init__(self, session_id: Callable[[], str | None] = lambda: None, parent: QObject | None = None) -> None:
+    def __init__(
+        self, session_id: Callable[[], str | None] = lambda: None, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.session_id = session_id
         self.columns = (
@@ -74,10 +90,15 @@ class LedgerRequestsModel(RowTableModel[LedgerRequest]):
             ("Model", lambda r: r.model, lambda r: r.model, False),
             ("Outcome", lambda r: r.outcome, lambda r: r.outcome, False),
             ("Input", lambda r: tokens(r.input_tokens), lambda r: r.input_tokens or 0, True),
-            ("Cache read", lambda r: tokens(r.cache_read_tokens), lambda r: r.cache_read_tokens or 0, True),
+            (
+                "Cache read",
+                lambda r: tokens(r.cache_read_tokens),
+                lambda r: r.cache_read_tokens or 0,
+                True,
+            ),
             ("Output", lambda r: tokens(r.output_tokens), lambda r: r.output_tokens or 0, True),
             ("Cost", lambda r: money(r.cost_usd_micros), lambda r: r.cost_usd_micros or 0, True),
-        )  # fmt: skip
+        )
 
     def _purpose(self, r: LedgerRequest) -> str:
         own = self.session_id()
@@ -85,7 +106,9 @@ class LedgerRequestsModel(RowTableModel[LedgerRequest]):
             return f"{r.purpose} (subagent session {str(r.session_id)[:8]})"
         return r.purpose
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if role == Role.KIND and index.isValid() and 0 <= index.row() < len(self.rows):
             return self.rows[index.row()].outcome
         return super().data(index, role)
@@ -101,12 +124,20 @@ class PaybackModel(RowTableModel[CompactionPayback]):
             ("Session", lambda c: self.label(c.session_id), lambda c: c.session_id, False),
             ("When", lambda c: _time(c.occurred_at_ms), lambda c: c.occurred_at_ms, False),
             ("Cost", lambda c: money(c.cost_usd_micros), lambda c: c.cost_usd_micros or 0, True),
-            ("Context before → after", lambda c: f"{tokens(c.context_before)} → {tokens(c.context_after)}",
-             lambda c: (c.context_before or 0) - (c.context_after or 0), True),
+            (
+                "Context before → after",
+                lambda c: f"{tokens(c.context_before)} → {tokens(c.context_after)}",
+                lambda c: (c.context_before or 0) - (c.context_after or 0),
+                True,
+            ),
             ("Later requests", lambda c: f"{c.later_requests:,}", lambda c: c.later_requests, True),
             ("Saved tokens", lambda c: tokens(c.saved_tokens), lambda c: c.saved_tokens or 0, True),
             ("Saved", lambda c: money(c.saved_usd_micros), lambda c: c.saved_usd_micros or 0, True),
             ("Net", lambda c: money(c.net_usd_micros), lambda c: c.net_usd_micros or 0, True),
-            ("Paid off", lambda c: {True: "yes", False: "no", None: "unknown"}[c.paid_off],
-             lambda c: -1 if c.paid_off is None else int(c.paid_off), False),
-        )  # fmt: skip
+            (
+                "Paid off",
+                lambda c: {True: "yes", False: "no", None: "unknown"}[c.paid_off],
+                lambda c: -1 if c.paid_off is None else int(c.paid_off),
+                False,
+            ),
+        )

@@ -129,8 +129,10 @@ class CompactionChart(QWidget):
         if not self.points:
             return "No revisions"
         first, last = self.points[0], self.points[-1]
-        text = (f"{plural(len(self.points), 'revision')}, from {first.messages:,} messages and ≈{first.tokens:,} "
-                f"tokens to {last.messages:,} messages and ≈{last.tokens:,} tokens")  # fmt: skip
+        text = (
+            f"{plural(len(self.points), 'revision')}, from {first.messages:,} messages and ≈{first.tokens:,} "
+            f"tokens to {last.messages:,} messages and ≈{last.tokens:,} tokens"
+        )
         compactions = [p.node.revision for p in self.points if p.compaction]
         if compactions:
             text += "; compactions at " + ", ".join(f"r{r}" for r in compactions)
@@ -140,7 +142,9 @@ class CompactionChart(QWidget):
 
     def _plot(self) -> QRectF:
         left, top, right, bottom = _MARGIN
-        return QRectF(left, top, max(10, self.width() - left - right), max(10, self.height() - top - bottom))
+        return QRectF(
+            left, top, max(10, self.width() - left - right), max(10, self.height() - top - bottom)
+        )
 
     def _x(self, i: int, plot: QRectF) -> float:
         n = len(self.points)
@@ -169,11 +173,17 @@ class CompactionChart(QWidget):
             y = plot.bottom() - plot.height() * k / 4
             p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             p.setPen(t.color("accent"))
-            p.drawText(QRectF(0, y - 8, plot.left() - 6, 16), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                       _short(max_tokens * k / 4))  # fmt: skip
+            p.drawText(
+                QRectF(0, y - 8, plot.left() - 6, 16),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                _short(max_tokens * k / 4),
+            )
             p.setPen(t.color("success"))
-            p.drawText(QRectF(plot.right() + 6, y - 8, _MARGIN[2] - 6, 16), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                       _short(max_messages * k / 4))  # fmt: skip
+            p.drawText(
+                QRectF(plot.right() + 6, y - 8, _MARGIN[2] - 6, 16),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                _short(max_messages * k / 4),
+            )
             p.setPen(QPen(t.color("border"), 1))
         # compaction bands
         for i, pt in enumerate(self.points):
@@ -209,9 +219,15 @@ class CompactionChart(QWidget):
             if pt.compaction or pt.node is self.selected:
                 x = self._x(i, plot)
                 y = plot.bottom() - plot.height() * pt.tokens / max_tokens
-                p.setBrush(t.color("accent") if pt.node is not self.selected else t.color("warning"))
+                p.setBrush(
+                    t.color("accent") if pt.node is not self.selected else t.color("warning")
+                )
                 p.setPen(QPen(t.color("base"), 1.5))
-                p.drawEllipse(QPointF(x, y), 4.5 if pt.node is self.selected else 3.5, 4.5 if pt.node is self.selected else 3.5)
+                p.drawEllipse(
+                    QPointF(x, y),
+                    4.5 if pt.node is self.selected else 3.5,
+                    4.5 if pt.node is self.selected else 3.5,
+                )
         # x labels: the first, the last, the compactions, and revisions at round intervals between
         p.setPen(t.color("muted"))
         keep = [0, n - 1, *(i for i, pt in enumerate(self.points) if pt.compaction)]
@@ -219,11 +235,23 @@ class CompactionChart(QWidget):
             x = self._x(i, plot)
             text = f"r{self.points[i].node.revision}"
             w = fm.horizontalAdvance(text)
-            p.drawText(QRectF(x - w / 2 - 2, plot.bottom() + 4, w + 4, 14), Qt.AlignmentFlag.AlignCenter, text)
+            p.drawText(
+                QRectF(x - w / 2 - 2, plot.bottom() + 4, w + 4, 14),
+                Qt.AlignmentFlag.AlignCenter,
+                text,
+            )
         # legend
         lx = plot.left() + 8
-        for label, color, dash in (("estimated tokens", "accent", False), ("messages", "success", True), ("compaction", "marker", False)):
-            pen = QPen(t.color(color if color != "marker" else "accent"), 2, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+        for label, color, dash in (
+            ("estimated tokens", "accent", False),
+            ("messages", "success", True),
+            ("compaction", "marker", False),
+        ):
+            pen = QPen(
+                t.color(color if color != "marker" else "accent"),
+                2,
+                Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine,
+            )
             p.setPen(pen)
             if color == "marker":
                 p.fillRect(QRectF(lx, plot.top() + 4, 14, 10), t.color("marker"))
@@ -248,8 +276,11 @@ class CompactionChart(QWidget):
         pt = self.point_at(event.position().x())
         if pt is not None:
             kind = "compaction" if pt.compaction else "commit"
-            QToolTip.showText(event.globalPosition().toPoint(),
-                              f"r{pt.node.revision} ({kind}) · {pt.messages:,} messages · ≈{pt.tokens:,} tokens", self)  # fmt: skip
+            QToolTip.showText(
+                event.globalPosition().toPoint(),
+                f"r{pt.node.revision} ({kind}) · {pt.messages:,} messages · ≈{pt.tokens:,} tokens",
+                self,
+            )
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         pt = self.point_at(event.position().x())
@@ -308,24 +339,39 @@ class ContextGauge(QWidget):
         p.drawArc(rect.adjusted(thick / 2, thick / 2, -thick / 2, -thick / 2), start, -span)
         f = min(1.0, self.fraction)
         if f > 0:
-            p.setPen(QPen(t.color(self.level()), thick, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-            p.drawArc(rect.adjusted(thick / 2, thick / 2, -thick / 2, -thick / 2), start, -int(span * f))
+            p.setPen(
+                QPen(t.color(self.level()), thick, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+            )
+            p.drawArc(
+                rect.adjusted(thick / 2, thick / 2, -thick / 2, -thick / 2), start, -int(span * f)
+            )
         big = QFont(self.font())
         big.setPointSizeF(self.font().pointSizeF() * 2.1)
         big.setBold(True)
         p.setFont(big)
         p.setPen(t.color("text"))
         center = rect.center()
-        p.drawText(QRectF(rect.left(), center.y() - 28, rect.width(), 40), Qt.AlignmentFlag.AlignCenter,
-                   self.percent_text())  # fmt: skip
+        p.drawText(
+            QRectF(rect.left(), center.y() - 28, rect.width(), 40),
+            Qt.AlignmentFlag.AlignCenter,
+            self.percent_text(),
+        )
         small = QFont(self.font())
         small.setPointSizeF(self.font().pointSizeF() * 0.9)
         p.setFont(small)
         p.setPen(t.color("muted"))
-        p.drawText(QRectF(rect.left() - 20, center.y() + 10, rect.width() + 40, 18), Qt.AlignmentFlag.AlignCenter,
-                   f"{_short(self.tokens)} of {_short(self.context_window)} tokens")  # fmt: skip
-        p.drawText(QRectF(0, rect.top() + side * 0.82 + 4, self.width(), 18), Qt.AlignmentFlag.AlignCenter,
-                   QFontMetrics(small).elidedText(self.source, Qt.TextElideMode.ElideRight, self.width() - 8))  # fmt: skip
+        p.drawText(
+            QRectF(rect.left() - 20, center.y() + 10, rect.width() + 40, 18),
+            Qt.AlignmentFlag.AlignCenter,
+            f"{_short(self.tokens)} of {_short(self.context_window)} tokens",
+        )
+        p.drawText(
+            QRectF(0, rect.top() + side * 0.82 + 4, self.width(), 18),
+            Qt.AlignmentFlag.AlignCenter,
+            QFontMetrics(small).elidedText(
+                self.source, Qt.TextElideMode.ElideRight, self.width() - 8
+            ),
+        )
         p.end()
 
 
@@ -363,8 +409,16 @@ class StatisticsView(QWidget):
     sig_usage_shown = Signal(object)
     """The session's usage is on screen (:class:`SessionUsage`: ledger rows or the file's record)."""
 
-    def __init__(self, document: SessionDocument, bridge: EngineBridge, theme: Theme, settings: Settings,
-                 parent: QWidget | None = None, *, ledger_home: Callable[[], Path | None] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        document: SessionDocument,
+        bridge: EngineBridge,
+        theme: Theme,
+        settings: Settings,
+        parent: QWidget | None = None,
+        *,
+        ledger_home: Callable[[], Path | None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.ledger_home = ledger_home
         """The library's Rho home (its usage ledger), when the session file is not under one."""
@@ -435,9 +489,13 @@ class StatisticsView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         # the last column takes the spare width: its title stays over its text, on the left
-        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.table.horizontalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        )
         self.table.setMaximumHeight(170)
-        self.table_empty = QLabel("No compaction on the path to this revision: every message is in the model context.")
+        self.table_empty = QLabel(
+            "No compaction on the path to this revision: every message is in the model context."
+        )
         self.table_empty.setObjectName("CompactionTableEmpty")
         self.table_empty.setProperty("muted", True)
         self.table_empty.setWordWrap(True)
@@ -458,9 +516,13 @@ class StatisticsView(QWidget):
         self.usage_table.setShowGrid(False)
         self.usage_table.setAlternatingRowColors(True)
         self.usage_table.setFrameShape(QFrame.Shape.NoFrame)
-        self.usage_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.usage_table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents
+        )
         self.usage_table.horizontalHeader().setStretchLastSection(True)
-        self.usage_table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.usage_table.horizontalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        )
         self.usage_table.setMinimumHeight(160)
 
         self.body = QWidget()
@@ -475,7 +537,10 @@ class StatisticsView(QWidget):
         body.addWidget(self.usage_title)
         body.addWidget(self.usage_note)
         body.addWidget(self.usage_table)
-        self.empty = EmptyState("No session open", "Compaction counters, token estimates and the context gauge appear here.")
+        self.empty = EmptyState(
+            "No session open",
+            "Compaction counters, token estimates and the context gauge appear here.",
+        )
         # a scroll area, so the tab never forces the window wider or taller than the screen
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidget(self.body)
@@ -527,8 +592,9 @@ class StatisticsView(QWidget):
         if self._profiles is None:
             self._profiles = await in_thread(profile_windows)
         window = self.settings.get(PREFS_CONTEXT_WINDOW)
-        data = await self.document.arun_locked(compute_stats, tree, node, default_window=window,
-                                               profiles=self._profiles)  # fmt: skip
+        data = await self.document.arun_locked(
+            compute_stats, tree, node, default_window=window, profiles=self._profiles
+        )
         if generation != self._generation:
             return
         self.show_data(data)
@@ -543,8 +609,14 @@ class StatisticsView(QWidget):
         fallback = self.ledger_home() if self.ledger_home is not None else None
         home = await in_thread(find_home, self.document.path, fallback)
         history = await self.document.arun_locked(tree.history, node)
-        usage = await in_thread(session_usage, home, tree.session_id, history, node.compaction,
-                                cache_dir=self.usage_cache_dir)  # fmt: skip
+        usage = await in_thread(
+            session_usage,
+            home,
+            tree.session_id,
+            history,
+            node.compaction,
+            cache_dir=self.usage_cache_dir,
+        )
         if generation == self._generation:
             self.show_usage(usage)
 
@@ -565,20 +637,28 @@ class StatisticsView(QWidget):
                 purposes[r.purpose] = purposes.get(r.purpose, 0) + 1
             failed = sum(r.outcome != "completed" for r in rows)
             subagent_sessions = len({r.session_id for r in rows if r.session_id != own})
-            parts = ", ".join(f"{n:,} {p}" for p, n in sorted(purposes.items(), key=lambda kv: -kv[1]))
-            text = (f"{t.requests:,} requests ({parts}); {failed:,} failed or cancelled. "
-                    f"Cost {money(t.cost_usd_micros)}")  # fmt: skip
+            parts = ", ".join(
+                f"{n:,} {p}" for p, n in sorted(purposes.items(), key=lambda kv: -kv[1])
+            )
+            text = (
+                f"{t.requests:,} requests ({parts}); {failed:,} failed or cancelled. "
+                f"Cost {money(t.cost_usd_micros)}"
+            )
             if t.requests_without_cost:
                 text += f" (+ {t.requests_without_cost:,} without a reported cost)"
-            text += (f"; {t.input_tokens:,} input, {t.cache_read_tokens:,} cache read, {t.cache_write_tokens:,} cache "
-                     f"write, {t.output_tokens:,} output tokens.")  # fmt: skip
+            text += (
+                f"; {t.input_tokens:,} input, {t.cache_read_tokens:,} cache read, {t.cache_write_tokens:,} cache "
+                f"write, {t.output_tokens:,} output tokens."
+            )
             if subagent_sessions:
                 text += f" Includes {subagent_sessions:,} subagent session(s)."
             if usage.recorded_by is not None:
                 label = AGENT_LABELS.get(usage.recorded_by, usage.recorded_by)
                 text += f" As {usage.note}: not Rho's usage ledger."
                 self.usage_title.setText(f"Requests {label} recorded")
-                self.usage_table.setAccessibleName(f"This session's requests as {label} recorded them")
+                self.usage_table.setAccessibleName(
+                    f"This session's requests as {label} recorded them"
+                )
             else:
                 self.usage_title.setText("Requests in Rho's usage ledger")
                 self.usage_table.setAccessibleName("This session's requests in Rho's usage ledger")
@@ -587,18 +667,26 @@ class StatisticsView(QWidget):
         elif usage.recorded_by is not None:
             label = AGENT_LABELS.get(usage.recorded_by, usage.recorded_by)
             self.usage_title.setText(f"Requests {label} recorded")
-            self.usage_note.setText(f"{label} recorded no model request's tokens in this session's log.")
+            self.usage_note.setText(
+                f"{label} recorded no model request's tokens in this session's log."
+            )
             self.usage_table.hide()
         else:
             f = usage.file
-            why = f" ({usage.note})" if usage.note else " (older Rho, or recorded on another machine)"
+            why = (
+                f" ({usage.note})" if usage.note else " (older Rho, or recorded on another machine)"
+            )
             text = f"No requests of this session in Rho's usage ledger{why}."
             if f is not None:
-                text += (f" From the session file instead: {f.model_replies:,} model replies (their tokens are "
-                         f"not recorded there), compaction cost {money(f.compaction_cost_usd_micros)}")  # fmt: skip
+                text += (
+                    f" From the session file instead: {f.model_replies:,} model replies (their tokens are "
+                    f"not recorded there), compaction cost {money(f.compaction_cost_usd_micros)}"
+                )
                 if f.aborted_replies:
-                    text += (f", {f.aborted_replies:,} interrupted replies with {f.aborted_input_tokens:,} input and "
-                             f"{f.aborted_output_tokens:,} output tokens, cost {money(f.aborted_cost_usd_micros)}")  # fmt: skip
+                    text += (
+                        f", {f.aborted_replies:,} interrupted replies with {f.aborted_input_tokens:,} input and "
+                        f"{f.aborted_output_tokens:,} output tokens, cost {money(f.aborted_cost_usd_micros)}"
+                    )
                 text += "."
             self.usage_title.setText("Usage (from the session file)")
             self.usage_note.setText(text)
@@ -611,12 +699,18 @@ class StatisticsView(QWidget):
         self.cards["compactions"].value.setText(f"{c.completed_compactions:,}")
         self.cards["messages"].value.setText(f"{c.removed_messages:,}")
         self.cards["tokens"].value.setText(f"{c.removed_tokens:,}")
-        self.cards["cost"].value.setText(f"${c.removed_cost_usd_micros / 1e6:,.4f}" if c.removed_cost_usd_micros else "$0")
+        self.cards["cost"].value.setText(
+            f"${c.removed_cost_usd_micros / 1e6:,.4f}" if c.removed_cost_usd_micros else "$0"
+        )
         if c.last_previous_tokens is not None and c.last_current_tokens is not None:
-            self.cards["last"].value.setText(f"{c.last_previous_tokens:,} → {c.last_current_tokens:,}")
+            self.cards["last"].value.setText(
+                f"{c.last_previous_tokens:,} → {c.last_current_tokens:,}"
+            )
         else:
             self.cards["last"].value.setText("–")
-        self.cards["revision"].value.setText(f"r{c.last_revision}" if c.last_revision is not None else "–")
+        self.cards["revision"].value.setText(
+            f"r{c.last_revision}" if c.last_revision is not None else "–"
+        )
         markers = self._markers_only(data)
         if markers:
             # a copy published as shown keeps its compaction markers, not the engine's counters
@@ -627,15 +721,19 @@ class StatisticsView(QWidget):
             card.setAccessibleName(f"{card.caption.text()}: {card.value.text()}")
         self.gauge.set_values(data.context_tokens, data.window, data.window_source)
         self.chart.set_points(data.series, data.node)
-        self.heading.setText(f"Estimated tokens and messages over {len(data.series):,} revisions "
-                             f"(path to r{data.node.revision})")  # fmt: skip
+        self.heading.setText(
+            f"Estimated tokens and messages over {len(data.series):,} revisions "
+            f"(path to r{data.node.revision})"
+        )
         self.table_model.set_rows(data.compactions)
         self.table.setVisible(bool(data.compactions))
         self.table_empty.setVisible(not data.compactions)
         self.table_empty.setText(
             f"This copy shows {plural(markers, 'compaction')} in its conversation (the markers) but does not record "
-            "their figures: it was published or exported as shown." if markers else
-            "No compaction on the path to this revision: every message is in the model context.")  # fmt: skip
+            "their figures: it was published or exported as shown."
+            if markers
+            else "No compaction on the path to this revision: every message is in the model context."
+        )
         self.scroll_area.show()
         self.empty.hide()
         self.sig_stats_shown.emit(data)
@@ -643,7 +741,11 @@ class StatisticsView(QWidget):
     def _markers_only(self, data: StatsData) -> int:
         """Compaction markers in a snapshot document's conversation whose counters say none (a
         session published or exported as shown); 0 otherwise."""
-        if not self.document.is_snapshot_document or data.counters.completed_compactions or data.compactions:
+        if (
+            not self.document.is_snapshot_document
+            or data.counters.completed_compactions
+            or data.compactions
+        ):
             return 0
         from ...core.stores.rho_files.views import is_marker_message
 
@@ -661,4 +763,3 @@ class StatisticsView(QWidget):
         node = self.table_model.data(index, Role.NODE)
         if node is not None:
             self.sig_revision_requested.emit(node)
-

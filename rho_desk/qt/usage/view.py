@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from PySide6.QtCharts import (
     QBarCategoryAxis,
@@ -71,21 +71,36 @@ PALETTE: Final = ("#4c6ef5", "#f08c00", "#2f9e44", "#e64980", "#15aabf", "#ae3ec
 MAX_STACKS: Final = 6
 """Stacks drawn apart; the rest are summed as "other"."""
 OTHER: Final = "other"
-PERIODS: Final = (("All time", None), ("Last 7 days", 7), ("Last 30 days", 30), ("Last 90 days", 90),
-                  ("Last 365 days", 365), ("Custom range", -1))  # fmt: skip
+PERIODS: Final = (
+    ("All time", None),
+    ("Last 7 days", 7),
+    ("Last 30 days", 30),
+    ("Last 90 days", 90),
+    ("Last 365 days", 365),
+    ("Custom range", -1),
+)
 
 
 def _value(group: UsageGroup | None, metric: str) -> float:
     if group is None:
         return 0.0
-    return group.cost_usd_micros / 1e6 if metric == "cost" else float(group.total_tokens or
-                                                                        group.input_tokens + group.output_tokens)
+    return (
+        group.cost_usd_micros / 1e6
+        if metric == "cost"
+        else float(group.total_tokens or group.input_tokens + group.output_tokens)
+    )
 
 
 def _short(value: float, metric: str) -> str:
     if metric == "cost":
         return f"${value:,.2f}"
-    return f"{value / 1e6:.1f}M" if value >= 1e6 else f"{value / 1e3:.0f}k" if value >= 1e3 else f"{value:.0f}"
+    return (
+        f"{value / 1e6:.1f}M"
+        if value >= 1e6
+        else f"{value / 1e3:.0f}k"
+        if value >= 1e3
+        else f"{value:.0f}"
+    )
 
 
 def _period_days(key: str, unit: str) -> tuple[dt.date, dt.date]:
@@ -119,8 +134,10 @@ class _Chart(QChartView):
         chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
         self.setChart(chart)
         # a frame says which chart the keyboard is in
-        self.setStyleSheet(f"QChartView {{ background: transparent; border: 2px solid transparent; }} "
-                           f"QChartView:focus {{ border: 2px solid {theme.color('accent').name()}; }}")  # fmt: skip
+        self.setStyleSheet(
+            f"QChartView {{ background: transparent; border: 2px solid transparent; }} "
+            f"QChartView:focus {{ border: 2px solid {theme.color('accent').name()}; }}"
+        )
 
     def _style_axis(self, axis: Any) -> None:
         axis.setLabelsColor(self.theme.color("text"))
@@ -155,20 +172,34 @@ class _Chart(QChartView):
         self._describe()
 
     def _describe(self) -> None:
-        picked = f"Selected: {self.bar_words(self.current)} (Enter lists its sessions). " if self.current >= 0 else ""
+        picked = (
+            f"Selected: {self.bar_words(self.current)} (Enter lists its sessions). "
+            if self.current >= 0
+            else ""
+        )
         self.setAccessibleDescription(picked + self.summary_text)
         from PySide6.QtGui import QAccessible, QAccessibleEvent
 
-        QAccessible.updateAccessibility(QAccessibleEvent(self, QAccessible.Event.DescriptionChanged))
+        QAccessible.updateAccessibility(
+            QAccessibleEvent(self, QAccessible.Event.DescriptionChanged)
+        )
 
     def keyPressEvent(self, event: Any) -> None:
         key, count = event.key(), self.bar_count()
         steps = {Qt.Key.Key_Left: -1, Qt.Key.Key_Up: -1, Qt.Key.Key_Right: 1, Qt.Key.Key_Down: 1}
         if count and key in steps:
-            self.pick(self.current + steps[key] if self.current >= 0 else (0 if steps[key] > 0 else count - 1))
+            self.pick(
+                self.current + steps[key]
+                if self.current >= 0
+                else (0 if steps[key] > 0 else count - 1)
+            )
         elif count and key in (Qt.Key.Key_Home, Qt.Key.Key_End):
             self.pick(0 if key == Qt.Key.Key_Home else count - 1)
-        elif count and self.current >= 0 and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+        elif (
+            count
+            and self.current >= 0
+            and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        ):
             self.activate(self.current)
         else:
             super().keyPressEvent(event)
@@ -221,7 +252,9 @@ class StackedBarChart(_Chart):
             bar.setColor(QColor(PALETTE[n % len(PALETTE)]))
             bar.setBorderColor(QColor(PALETTE[n % len(PALETTE)]))
             keys = rest if stack == OTHER and rest else [stack]
-            bar.append([sum(_value(series.cells.get((x, k)), metric) for k in keys) for x in self.periods])
+            bar.append(
+                [sum(_value(series.cells.get((x, k)), metric) for k in keys) for x in self.periods]
+            )
             bars.append(bar)
         bars.setBarWidth(0.85)
         bars.clicked.connect(self._on_bars_clicked)
@@ -231,10 +264,16 @@ class StackedBarChart(_Chart):
         axis_x.setTruncateLabels(False)
         axis_y = QValueAxis()
         axis_y.setLabelFormat("$%.2f" if metric == "cost" else "%.0f")
-        self.totals = [sum(_value(series.cells.get((x, k)), metric) for k in series.stacks) for x in self.periods]
+        self.totals = [
+            sum(_value(series.cells.get((x, k)), metric) for k in series.stacks)
+            for x in self.periods
+        ]
         self._headroom(axis_y, max(self.totals, default=0.0))
         self.shown_metric = metric
-        for axis, side in ((axis_x, Qt.AlignmentFlag.AlignBottom), (axis_y, Qt.AlignmentFlag.AlignLeft)):
+        for axis, side in (
+            (axis_x, Qt.AlignmentFlag.AlignBottom),
+            (axis_y, Qt.AlignmentFlag.AlignLeft),
+        ):
             self._style_axis(axis)
             chart.addAxis(axis, side)
             bars.attachAxis(axis)
@@ -259,16 +298,23 @@ class StackedBarChart(_Chart):
         """One label per bar, about ten of them readable. A category axis needs distinct names,
         so the bars between labels get distinct invisible ones (zero-width spaces)."""
         every = max(1, math.ceil(len(self.periods) / 10))
-        return [(key[5:] if self.unit == "day" else key) if n % every == 0 else "\u200b" * (n + 1)
-                for n, key in enumerate(self.periods)]  # fmt: skip
+        return [
+            (key[5:] if self.unit == "day" else key) if n % every == 0 else "\u200b" * (n + 1)
+            for n, key in enumerate(self.periods)
+        ]
 
     def describe(self, series: StackedSeries, metric: str) -> str:
         if not series.x:
             return "No requests"
-        totals = [(x, sum(_value(series.cells.get((x, s)), metric) for s in series.stacks)) for x in series.x]
+        totals = [
+            (x, sum(_value(series.cells.get((x, s)), metric) for s in series.stacks))
+            for x in series.x
+        ]
         peak = max(totals, key=lambda t: t[1])
-        return (f"{len(series.x)} {self.unit}s from {series.x[0]} to {series.x[-1]}; highest {peak[0]} "
-                f"({_short(peak[1], metric)}); stacked by {', '.join(self.stacks) or 'nothing'}")  # fmt: skip
+        return (
+            f"{len(series.x)} {self.unit}s from {series.x[0]} to {series.x[-1]}; highest {peak[0]} "
+            f"({_short(peak[1], metric)}); stacked by {', '.join(self.stacks) or 'nothing'}"
+        )
 
     def _on_bars_clicked(self, index: int, bar: QBarSet) -> None:
         if 0 <= index < len(self.periods):
@@ -316,15 +362,23 @@ class WorkspaceChart(_Chart):
         self.values = [_value(g, metric) for g in top]
         self.shown_metric = metric
         self._headroom(axis_x, max(self.values, default=0.0))
-        for axis, side in ((axis_y, Qt.AlignmentFlag.AlignLeft), (axis_x, Qt.AlignmentFlag.AlignBottom)):
+        for axis, side in (
+            (axis_y, Qt.AlignmentFlag.AlignLeft),
+            (axis_x, Qt.AlignmentFlag.AlignBottom),
+        ):
             self._style_axis(axis)
             chart.addAxis(axis, side)
             series.attachAxis(axis)
         chart.setTitle("By workspace")
         chart.setTitleBrush(self.theme.color("text"))
         self.setAccessibleName(f"{'Cost' if metric == 'cost' else 'Tokens'} by workspace")
-        self.summary_text = "; ".join(f"{Path(g.key).name or '(none)'} {_short(_value(g, metric), metric)}"
-                                      for g in reversed(top)) or "No requests"  # fmt: skip
+        self.summary_text = (
+            "; ".join(
+                f"{Path(g.key).name or '(none)'} {_short(_value(g, metric), metric)}"
+                for g in reversed(top)
+            )
+            or "No requests"
+        )
         self._describe()
 
     def bar_count(self) -> int:
@@ -332,7 +386,9 @@ class WorkspaceChart(_Chart):
 
     def keyPressEvent(self, event: Any) -> None:
         # the largest bar is drawn at the top and is the last index: Up and Down follow the screen
-        flipped = {Qt.Key.Key_Up: Qt.Key.Key_Right, Qt.Key.Key_Down: Qt.Key.Key_Left}.get(event.key())
+        flipped = {Qt.Key.Key_Up: Qt.Key.Key_Right, Qt.Key.Key_Down: Qt.Key.Key_Left}.get(
+            event.key()
+        )
         if flipped is not None and self.keys:
             if self.current < 0:
                 self.pick(len(self.keys) - 1)
@@ -368,8 +424,10 @@ class UsageView(QWidget):
     """
 
     NO_LEDGER: Final = "Rho records every model request in usage.sqlite3 in its home folder; this Rho home has none yet."
-    NO_REQUESTS: Final = ("The usage ledger holds no requests yet: Rho (and rho-desk, when it continues a "
-                          "session) adds one with each model request.")  # fmt: skip
+    NO_REQUESTS: Final = (
+        "The usage ledger holds no requests yet: Rho (and rho-desk, when it continues a "
+        "session) adds one with each model request."
+    )
     NO_MATCH: Final = "No request in the ledger matches these filters."
 
     sig_session_requested = Signal(object)
@@ -381,8 +439,14 @@ class UsageView(QWidget):
     sig_payback_shown = Signal(object)
     """A :class:`PaybackReport` was shown."""
 
-    def __init__(self, bridge: EngineBridge, theme: Theme, home: Callable[[], Path | None],
-                 summaries: Callable[[], Any] | None = None, parent: QWidget | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        bridge: EngineBridge,
+        theme: Theme,
+        home: Callable[[], Path | None],
+        summaries: Callable[[], Any] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("UsageView")
         self.bridge = bridge
@@ -409,7 +473,9 @@ class UsageView(QWidget):
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
             edit.setAccessibleName(name)
-            edit.setVisible(False)  # shown for a custom range only: no editable-looking dates beside "All time"
+            edit.setVisible(
+                False
+            )  # shown for a custom range only: no editable-looking dates beside "All time"
         today = QDate.currentDate()
         self.since.setDate(today.addDays(-30))
         self.until.setDate(today)
@@ -431,18 +497,26 @@ class UsageView(QWidget):
         filters, drawing = QHBoxLayout(), QHBoxLayout()
         for row in (filters, drawing):
             row.setSpacing(6)
-        for row, label, widget in ((filters, "Period", self.period), (filters, None, self.since),
-                                   (filters, None, self.until), (filters, "Workspace", self.workspace),
-                                   (filters, "Model", self.model_filter), (drawing, "Purpose", self.purpose),
-                                   (drawing, "Stack", self.stack), (drawing, "Measure", self.measure)):  # fmt: skip
+        for row, label, widget in (
+            (filters, "Period", self.period),
+            (filters, None, self.since),
+            (filters, None, self.until),
+            (filters, "Workspace", self.workspace),
+            (filters, "Model", self.model_filter),
+            (drawing, "Purpose", self.purpose),
+            (drawing, "Stack", self.stack),
+            (drawing, "Measure", self.measure),
+        ):
             if label is not None:
                 caption = QLabel(f"{label}:")
                 caption.setBuddy(widget)
                 row.addWidget(caption)
             row.addWidget(widget)
         filters.addStretch(1)
-        self.chart_hint = ElidedLabel("Charts: the arrows pick a bar, Enter lists its sessions",
-                                      mode=Qt.TextElideMode.ElideRight)  # fmt: skip
+        self.chart_hint = ElidedLabel(
+            "Charts: the arrows pick a bar, Enter lists its sessions",
+            mode=Qt.TextElideMode.ElideRight,
+        )
         self.chart_hint.setObjectName("Hint")
         drawing.addWidget(self.chart_hint, 1)
         drawing.addWidget(self.reload_button)
@@ -453,7 +527,9 @@ class UsageView(QWidget):
 
         self.summary = QLabel("")
         self.summary.setObjectName("SectionTitle")
-        self.summary.setWordWrap(True)  # two lines on a narrow screen rather than a window too wide for it
+        self.summary.setWordWrap(
+            True
+        )  # two lines on a narrow screen rather than a window too wide for it
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.daily = StackedBarChart(theme)
         self.by_workspace = WorkspaceChart(theme)
@@ -560,9 +636,13 @@ class UsageView(QWidget):
         header = table.horizontalHeader().fontMetrics()
         for column in range(1, model.columnCount()):
             title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
-            widest = max([header.horizontalAdvance(title) + 16] + [
-                metrics.horizontalAdvance(str(model.data(model.index(row, column)) or ""))
-                for row in range(model.rowCount())])  # fmt: skip
+            widest = max(
+                [header.horizontalAdvance(title) + 16]
+                + [
+                    metrics.horizontalAdvance(str(model.data(model.index(row, column)) or ""))
+                    for row in range(model.rowCount())
+                ]
+            )
             table.setColumnWidth(column, widest + 16)
 
     def set_theme(self, theme: Theme) -> None:
@@ -576,9 +656,11 @@ class UsageView(QWidget):
 
     def current_filter(self) -> UsageFilter:
         days = self.period.currentData()
-        since = until = None
+        since: dt.date | None = None
+        until: dt.date | None = None
         if days == -1:
-            since, until = self.since.date().toPython(), self.until.date().toPython()
+            since = cast(dt.date, self.since.date().toPython())
+            until = cast(dt.date, self.until.date().toPython())
         elif days:
             until = dt.date.today()
             since = until - dt.timedelta(days=int(days) - 1)
@@ -587,8 +669,14 @@ class UsageView(QWidget):
             value = combo.currentData()
             return () if value is None else (str(value),)
 
-        return UsageFilter(since=since, until=until, local=True, workspaces=chosen(self.workspace),  # type: ignore[arg-type]
-                           models=chosen(self.model_filter), purposes=chosen(self.purpose))  # fmt: skip
+        return UsageFilter(
+            since=since,
+            until=until,
+            local=True,
+            workspaces=chosen(self.workspace),
+            models=chosen(self.model_filter),
+            purposes=chosen(self.purpose),
+        )
 
     def _on_period_changed(self, _index: int) -> None:
         custom = self.period.currentData() == -1
@@ -617,13 +705,18 @@ class UsageView(QWidget):
             self._say_empty("No usage ledger", self.NO_LEDGER)
             self.empty.show()
             return
-        self.bridge.run(self._aload(self._generation, path, self.current_filter(), str(self.stack.currentData())),
-                        context="Reading the usage ledger")  # fmt: skip
+        self.bridge.run(
+            self._aload(
+                self._generation, path, self.current_filter(), str(self.stack.currentData())
+            ),
+            context="Reading the usage ledger",
+        )
 
     async def _aload(self, generation: int, path: Path, filt: UsageFilter, stack: str) -> None:
         # the figures and the sessions' names at once, each in its worker thread
-        data, names = await asyncio.gather(in_thread(overview, path, filt, stack, cache_dir=self.cache_dir),
-                                           self._anames())  # fmt: skip
+        data, names = await asyncio.gather(
+            in_thread(overview, path, filt, stack, cache_dir=self.cache_dir), self._anames()
+        )
         if generation != self._generation:
             return
         self.names = names
@@ -657,10 +750,15 @@ class UsageView(QWidget):
             self.body.hide()
             self.empty.show()
         self._show_charts(data)
-        self._show_sessions(data.sessions, "Most expensive sessions (Enter or a double click opens one)", top=True)
+        self._show_sessions(
+            data.sessions, "Most expensive sessions (Enter or a double click opens one)", top=True
+        )
         self.payback_model.set_rows([])
-        self.payback_caption.setText("Compaction payback: computing…" if self.detail_tabs.currentIndex() == 1
-                                     else "Compaction payback: open this tab to compute it.")  # fmt: skip
+        self.payback_caption.setText(
+            "Compaction payback: computing…"
+            if self.detail_tabs.currentIndex() == 1
+            else "Compaction payback: open this tab to compute it."
+        )
         self._payback_generation = 0
         self._maybe_load_payback()
         self.sig_overview_shown.emit(data)
@@ -681,7 +779,11 @@ class UsageView(QWidget):
         return StackedSeries(days, series.stacks, series.cells)
 
     def _set_choices(self, choices: dict[str, list[str]]) -> None:
-        for combo, key in ((self.workspace, "workspace"), (self.model_filter, "model"), (self.purpose, "purpose")):
+        for combo, key in (
+            (self.workspace, "workspace"),
+            (self.model_filter, "model"),
+            (self.purpose, "purpose"),
+        ):
             current = combo.currentData()
             values = choices.get(key, [])
             if [combo.itemData(i) for i in range(1, combo.count())] == values:
@@ -690,9 +792,18 @@ class UsageView(QWidget):
             while combo.count() > 1:
                 combo.removeItem(1)
             for value in values:
-                combo.addItem((Path(value).name or value) if key == "workspace" and value else (value or "(none)"), value)
+                combo.addItem(
+                    (Path(value).name or value)
+                    if key == "workspace" and value
+                    else (value or "(none)"),
+                    value,
+                )
                 if key == "workspace":
-                    combo.setItemData(combo.count() - 1, value or "(no workspace recorded)", Qt.ItemDataRole.ToolTipRole)
+                    combo.setItemData(
+                        combo.count() - 1,
+                        value or "(no workspace recorded)",
+                        Qt.ItemDataRole.ToolTipRole,
+                    )
             index = combo.findData(current) if current is not None else 0
             combo.setCurrentIndex(max(0, index))
             combo.blockSignals(False)
@@ -702,7 +813,9 @@ class UsageView(QWidget):
     def _session_label(self, session_id: str) -> str:
         summary = self.names.get(session_id)
         if summary is None:
-            return f"{session_id[:8]} (not in this library)" if session_id else "(no session recorded)"
+            return (
+                f"{session_id[:8]} (not in this library)" if session_id else "(no session recorded)"
+            )
         title = (summary.title or summary.first_user_message or "").splitlines()
         return f"{title[0][:70] if title else session_id[:8]} · {Path(summary.cwd).name}"
 
@@ -733,22 +846,33 @@ class UsageView(QWidget):
     def _on_daily_bar_clicked(self, x: str, stack: str) -> None:
         base = self.filter
         first, last = _period_days(x, self.daily.unit)
-        filt = replace(base, since=max(first, base.since) if base.since else first,
-                       until=min(last, base.until) if base.until else last)  # fmt: skip
+        filt = replace(
+            base,
+            since=max(first, base.since) if base.since else first,
+            until=min(last, base.until) if base.until else last,
+        )
         dimension = str(self.stack.currentData())
         if stack != OTHER:
             filt = narrow(filt, dimension, stack)
         what = x if self.daily.unit == "day" else f"the {self.daily.unit} of {x}"
-        self.show_sessions_behind(filt, f"Sessions behind {what}" + (f" · {stack or '(none)'}" if stack != OTHER else ""))
+        self.show_sessions_behind(
+            filt, f"Sessions behind {what}" + (f" · {stack or '(none)'}" if stack != OTHER else "")
+        )
 
     def _on_workspace_bar_clicked(self, workspace: str) -> None:
         base = self.filter
-        self.show_sessions_behind(narrow(base, "workspace", workspace),
-                                  f"Sessions behind {workspace or '(no workspace recorded)'}")  # fmt: skip
+        self.show_sessions_behind(
+            narrow(base, "workspace", workspace),
+            f"Sessions behind {workspace or '(no workspace recorded)'}",
+        )
 
     def _on_show_top_clicked(self) -> None:
         if self.data is not None:
-            self._show_sessions(self.data.sessions, "Most expensive sessions (Enter or a double click opens one)", top=True)
+            self._show_sessions(
+                self.data.sessions,
+                "Most expensive sessions (Enter or a double click opens one)",
+                top=True,
+            )
 
     def _on_session_activated(self, index: QModelIndex) -> None:
         row = index.model().data(index, Role.ROW)
@@ -757,13 +881,19 @@ class UsageView(QWidget):
         if summary is not None:
             self.sig_session_requested.emit(Path(summary.path))
         elif session_id:
-            self.bridge.notifier.info(f"Session {session_id} is in the usage ledger but not in this library "
-                                      "(deleted, or recorded on another machine).")  # fmt: skip
+            self.bridge.notifier.info(
+                f"Session {session_id} is in the usage ledger but not in this library "
+                "(deleted, or recorded on another machine)."
+            )
 
     # -- payback ----------------------------------------------------------------------------------
 
     def _maybe_load_payback(self) -> None:
-        if self.detail_tabs.currentIndex() != 1 or self.data is None or self._payback_generation == self._generation:
+        if (
+            self.detail_tabs.currentIndex() != 1
+            or self.data is None
+            or self._payback_generation == self._generation
+        ):
             return
         path = self.ledger()
         if path is None:
@@ -788,14 +918,20 @@ class UsageView(QWidget):
         if not t.compactions:
             self.payback_caption.setText("No compactions in the ledger under these filters.")
         else:
-            verdict = "paid for themselves" if t.net_usd_micros >= 0 else "cost more than they saved"
-            text = (f"{t.compactions:,} compactions cost {money(t.cost_usd_micros)} and saved {t.saved_tokens:,} "
-                    f"input tokens worth {money(t.saved_usd_micros)} on later requests: they {verdict} "
-                    f"(net {money(t.net_usd_micros)}).")  # fmt: skip
+            verdict = (
+                "paid for themselves" if t.net_usd_micros >= 0 else "cost more than they saved"
+            )
+            text = (
+                f"{t.compactions:,} compactions cost {money(t.cost_usd_micros)} and saved {t.saved_tokens:,} "
+                f"input tokens worth {money(t.saved_usd_micros)} on later requests: they {verdict} "
+                f"(net {money(t.net_usd_micros)})."
+            )
             if t.unknown_cost or t.unknown_saving:
                 text += f" Left out: {t.unknown_cost} without a reported cost, {t.unknown_saving} whose saving is unknown."
-            self.payback_caption.setText(text + " Saved = (context before − after) × later requests, at the "
-                                         "model's input price fitted from the ledger.")  # fmt: skip
+            self.payback_caption.setText(
+                text + " Saved = (context before − after) × later requests, at the "
+                "model's input price fitted from the ledger."
+            )
         self.sig_payback_shown.emit(report)
 
 
@@ -820,8 +956,10 @@ class UsageWindow(QWidget):
         fit_to_screen(self, 1180, 760)
         area = available_area(self)
         if area is not None:  # on the screen, whole: a window manager may place it past the bottom
-            self.move(area.x() + max((area.width() - self.width()) // 2, 0),
-                      area.y() + max((area.height() - self.height()) // 2, 0))  # fmt: skip
+            self.move(
+                area.x() + max((area.width() - self.width()) // 2, 0),
+                area.y() + max((area.height() - self.height()) // 2, 0),
+            )
         # Esc and Ctrl+W close it, as the dialogs close (Esc first leaves an open combo's list)
         from PySide6.QtGui import QKeySequence, QShortcut
 

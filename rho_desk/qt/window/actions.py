@@ -72,7 +72,9 @@ def _spec(
     sep: bool = False,
 ) -> ActionSpec:
     keys = (shortcuts,) if isinstance(shortcuts, str) else shortcuts
-    return ActionSpec(id, text, keys, id.split(".", 1)[0], tip, icon, frozenset(requires), checkable, local, sep)
+    return ActionSpec(
+        id, text, keys, id.split(".", 1)[0], tip, icon, frozenset(requires), checkable, local, sep
+    )
 
 
 MENUS: Final = (
@@ -89,62 +91,311 @@ DOC = ("document",)
 
 SPECS: Final[tuple[ActionSpec, ...]] = (
     # File
-    _spec("file.open", "&Open Session File…", "Ctrl+O", "Open a session file, folder or snapshot document", icon="open"),
-    _spec("file.reload", "Reloa&d From Disk", "F5", "Read the open session file again", icon="reload", requires=DOC),
+    _spec(
+        "file.open",
+        "&Open Session File…",
+        "Ctrl+O",
+        "Open a session file, folder or snapshot document",
+        icon="open",
+    ),
+    _spec(
+        "file.reload",
+        "Reloa&d From Disk",
+        "F5",
+        "Read the open session file again",
+        icon="reload",
+        requires=DOC,
+    ),
     _spec("file.close", "&Close Session", "Ctrl+W", "Close the open session", requires=DOC),
-    _spec("file.export_settings", "&Export Settings…", "Ctrl+Alt+E", "Save your preferences to a JSON file (no keys or secrets)", sep=True),
-    _spec("file.import_settings", "&Import Settings…", "Ctrl+Alt+I", "Apply preferences from a settings JSON file"),
-    _spec("file.repair", "Re&pair Session…", "Ctrl+Shift+R", "Write a repaired copy of a damaged session and open it", requires=DOC),
+    _spec(
+        "file.export_settings",
+        "&Export Settings…",
+        "Ctrl+Alt+E",
+        "Save your preferences to a JSON file (no keys or secrets)",
+        sep=True,
+    ),
+    _spec(
+        "file.import_settings",
+        "&Import Settings…",
+        "Ctrl+Alt+I",
+        "Apply preferences from a settings JSON file",
+    ),
+    _spec(
+        "file.repair",
+        "Re&pair Session…",
+        "Ctrl+Shift+R",
+        "Write a repaired copy of a damaged session and open it",
+        requires=DOC,
+    ),
     _spec("file.quit", "&Quit", "Ctrl+Q", "Quit rho-desk", sep=True),
     # Edit
-    _spec("edit.find", "&Find in Session…", "Ctrl+F", "Search the open conversation", icon="search", requires=DOC),
+    _spec(
+        "edit.find",
+        "&Find in Session…",
+        "Ctrl+F",
+        "Search the open conversation",
+        icon="search",
+        requires=DOC,
+    ),
     _spec("edit.find_next", "Find &Next", ("F3", "Ctrl+G"), "Next match", requires=DOC),
-    _spec("edit.find_previous", "Find &Previous", ("Shift+F3", "Ctrl+Shift+G"), "Previous match", requires=DOC),
-    _spec("edit.copy_message", "&Copy Message Text", "Ctrl+Shift+C", "Copy the selected message's text", requires=DOC),
-    _spec("edit.undo", "&Undo", "Ctrl+Z", "Undo the last thing done, as the menu names it (a change of the session, a move to the trash, a restore, a rename)", sep=True),
-    _spec("edit.redo", "&Redo", "Ctrl+Shift+Z", "Return to the revision the last undo left", requires=("document", "writable")),
-    _spec("edit.settings", "&Settings…", "Ctrl+,", "Provider profiles, compaction defaults, data directory", icon="settings", sep=True),
+    _spec(
+        "edit.find_previous",
+        "Find &Previous",
+        ("Shift+F3", "Ctrl+Shift+G"),
+        "Previous match",
+        requires=DOC,
+    ),
+    _spec(
+        "edit.copy_message",
+        "&Copy Message Text",
+        "Ctrl+Shift+C",
+        "Copy the selected message's text",
+        requires=DOC,
+    ),
+    _spec(
+        "edit.undo",
+        "&Undo",
+        "Ctrl+Z",
+        "Undo the last thing done, as the menu names it (a change of the session, a move to the trash, a restore, a rename)",
+        sep=True,
+    ),
+    _spec(
+        "edit.redo",
+        "&Redo",
+        "Ctrl+Shift+Z",
+        "Return to the revision the last undo left",
+        requires=("document", "writable"),
+    ),
+    _spec(
+        "edit.settings",
+        "&Settings…",
+        "Ctrl+,",
+        "Provider profiles, compaction defaults, data directory",
+        icon="settings",
+        sep=True,
+    ),
     # View
-    _spec("view.browser", "Session &Browser", "Ctrl+B", "Show or hide the session browser", checkable=True),
-    _spec("view.conversation", "&Conversation", "Ctrl+1", "Show the conversation", icon="conversation"),
+    _spec(
+        "view.browser",
+        "Session &Browser",
+        "Ctrl+B",
+        "Show or hide the session browser",
+        checkable=True,
+    ),
+    _spec(
+        "view.conversation", "&Conversation", "Ctrl+1", "Show the conversation", icon="conversation"
+    ),
     _spec("view.revisions", "&Revisions", "Ctrl+2", "Show the revision timeline", icon="timeline"),
-    _spec("view.statistics", "&Statistics", "Ctrl+3", "Show the compaction statistics", icon="stats"),
-    _spec("view.changes", "C&hanges", "Ctrl+4", "Show the files the agent changed, by turn, with diffs", icon="diff"),
-    _spec("view.turn_changes", "Changes of This T&urn", "Ctrl+Alt+C", "Show the files the selected message's turn changed", requires=DOC),
-    _spec("view.model_history", "&Model History", "Ctrl+M", "Show what the model was sent instead of what the user saw", checkable=True, requires=DOC, sep=True),
+    _spec(
+        "view.statistics", "&Statistics", "Ctrl+3", "Show the compaction statistics", icon="stats"
+    ),
+    _spec(
+        "view.changes",
+        "C&hanges",
+        "Ctrl+4",
+        "Show the files the agent changed, by turn, with diffs",
+        icon="diff",
+    ),
+    _spec(
+        "view.turn_changes",
+        "Changes of This T&urn",
+        "Ctrl+Alt+C",
+        "Show the files the selected message's turn changed",
+        requires=DOC,
+    ),
+    _spec(
+        "view.model_history",
+        "&Model History",
+        "Ctrl+M",
+        "Show what the model was sent instead of what the user saw",
+        checkable=True,
+        requires=DOC,
+        sep=True,
+    ),
     _spec("view.next_message", "&Next Message", "J", "Select the next message", requires=DOC),
-    _spec("view.previous_message", "&Previous Message", "K", "Select the previous message", requires=DOC),
-    _spec("view.expand_message", "&Expand or Collapse Message", "O", "Show the whole message in the list, or its preview", requires=DOC),
-    _spec("view.raw_json", "Ra&w JSON", "Ctrl+J", "Show the selected message as stored (JSON)", checkable=True, requires=DOC),
+    _spec(
+        "view.previous_message",
+        "&Previous Message",
+        "K",
+        "Select the previous message",
+        requires=DOC,
+    ),
+    _spec(
+        "view.expand_message",
+        "&Expand or Collapse Message",
+        "O",
+        "Show the whole message in the list, or its preview",
+        requires=DOC,
+    ),
+    _spec(
+        "view.raw_json",
+        "Ra&w JSON",
+        "Ctrl+J",
+        "Show the selected message as stored (JSON)",
+        checkable=True,
+        requires=DOC,
+    ),
     _spec("view.theme", "Cycle &Theme", "Ctrl+Shift+T", "System, light, dark", sep=True),
     # Library
-    _spec("library.search", "&Search Sessions…", "Ctrl+K", "Full-text search over every session", icon="search"),
-    _spec("library.refresh", "&Refresh", "Ctrl+R", "Re-scan the session files and the index", icon="reload", requires=("library",)),
-    _spec("library.scope", "This &Workspace Only", "Ctrl+Shift+W", "List only the sessions of the current workspace", checkable=True, requires=("library",)),
-    _spec("library.open_selected", "&Open Selected Session", "Ctrl+Return", "Open the session selected in the browser", requires=("selection",), sep=True),
-    _spec("library.rename", "Re&name…", "F2", "Set the selected session's title (stored in Rho's index)", requires=("rho_selection",), local=True),
-    _spec("library.trash", "Move to &Trash…", "Del", "Move the selected session to rho-desk's trash", icon="trash", requires=("rho_selection",), local=True),
-    _spec("library.usage", "&Usage and Cost…", "Ctrl+Shift+U", "What Rho's requests cost, by day, workspace, model and session (its usage ledger)", icon="stats"),
-    _spec("library.trash_view", "&Deleted Sessions…", "Ctrl+Shift+Del", "Restore sessions from rho-desk's trash, or empty it", icon="trash"),
+    _spec(
+        "library.search",
+        "&Search Sessions…",
+        "Ctrl+K",
+        "Full-text search over every session",
+        icon="search",
+    ),
+    _spec(
+        "library.refresh",
+        "&Refresh",
+        "Ctrl+R",
+        "Re-scan the session files and the index",
+        icon="reload",
+        requires=("library",),
+    ),
+    _spec(
+        "library.scope",
+        "This &Workspace Only",
+        "Ctrl+Shift+W",
+        "List only the sessions of the current workspace",
+        checkable=True,
+        requires=("library",),
+    ),
+    _spec(
+        "library.open_selected",
+        "&Open Selected Session",
+        "Ctrl+Return",
+        "Open the session selected in the browser",
+        requires=("selection",),
+        sep=True,
+    ),
+    _spec(
+        "library.rename",
+        "Re&name…",
+        "F2",
+        "Set the selected session's title (stored in Rho's index)",
+        requires=("rho_selection",),
+        local=True,
+    ),
+    _spec(
+        "library.trash",
+        "Move to &Trash…",
+        "Del",
+        "Move the selected session to rho-desk's trash",
+        icon="trash",
+        requires=("rho_selection",),
+        local=True,
+    ),
+    _spec(
+        "library.usage",
+        "&Usage and Cost…",
+        "Ctrl+Shift+U",
+        "What Rho's requests cost, by day, workspace, model and session (its usage ledger)",
+        icon="stats",
+    ),
+    _spec(
+        "library.trash_view",
+        "&Deleted Sessions…",
+        "Ctrl+Shift+Del",
+        "Restore sessions from rho-desk's trash, or empty it",
+        icon="trash",
+    ),
     # Revision
-    _spec("revision.previous", "&Previous Revision", "[", "Show the revision before this one", requires=DOC),
+    _spec(
+        "revision.previous",
+        "&Previous Revision",
+        "[",
+        "Show the revision before this one",
+        requires=DOC,
+    ),
     _spec("revision.next", "&Next Revision", "]", "Show the revision after this one", requires=DOC),
-    _spec("revision.active", "Show &Active Revision", "\\", "Show the revision Rho would resume", requires=DOC),
-    _spec("revision.make_active", "&Make Active", "Ctrl+Shift+A", "Make the shown revision the one Rho resumes (v4 files)", requires=("document", "writable", "tree"), sep=True),
-    _spec("revision.fork", "&Fork From Here…", "Ctrl+Shift+B", "Branch from the shown revision (a new session for v1–v3 files)", icon="fork", requires=("document", "writable")),
-    _spec("revision.diff_base", "Mark as Diff &Base", "Ctrl+Shift+D", "Compare later selections against this revision", requires=DOC, sep=True),
-    _spec("revision.diff", "&Diff With Base", "Ctrl+D", "Compare the shown revision with the diff base (default: its parent)", icon="diff", requires=DOC),
+    _spec(
+        "revision.active",
+        "Show &Active Revision",
+        "\\",
+        "Show the revision Rho would resume",
+        requires=DOC,
+    ),
+    _spec(
+        "revision.make_active",
+        "&Make Active",
+        "Ctrl+Shift+A",
+        "Make the shown revision the one Rho resumes (v4 files)",
+        requires=("document", "writable", "tree"),
+        sep=True,
+    ),
+    _spec(
+        "revision.fork",
+        "&Fork From Here…",
+        "Ctrl+Shift+B",
+        "Branch from the shown revision (a new session for v1–v3 files)",
+        icon="fork",
+        requires=("document", "writable"),
+    ),
+    _spec(
+        "revision.diff_base",
+        "Mark as Diff &Base",
+        "Ctrl+Shift+D",
+        "Compare later selections against this revision",
+        requires=DOC,
+        sep=True,
+    ),
+    _spec(
+        "revision.diff",
+        "&Diff With Base",
+        "Ctrl+D",
+        "Compare the shown revision with the diff base (default: its parent)",
+        icon="diff",
+        requires=DOC,
+    ),
     # Session
-    _spec("session.continue", "&Continue Conversation", "Ctrl+L", "Write the next prompt and run it in the window (another agent's session: as a Rho session)", requires=("document", "continuable")),
-    _spec("session.compact", "C&ompact…", "Ctrl+Shift+K", "Preview and run a compaction", icon="compact", requires=("document", "writable")),
-    _spec("session.export", "&Export…", "Ctrl+E", "Export to JSON, Markdown or HTML with a redaction audit", icon="export", requires=DOC),
-    _spec("session.edit", "Edit &Messages…", "Ctrl+Shift+E", "Delete or edit messages as a new revision", requires=("document", "writable")),
-    _spec("session.metadata", "Edit &Title and Metadata…", "Ctrl+Shift+M", "Session title and string metadata", requires=("document", "writable")),
-    _spec("session.strip_provider", "&Strip Provider Blocks…", "Ctrl+Shift+P", "Remove opaque provider context as a new revision", requires=("document", "writable")),
+    _spec(
+        "session.continue",
+        "&Continue Conversation",
+        "Ctrl+L",
+        "Write the next prompt and run it in the window (another agent's session: as a Rho session)",
+        requires=("document", "continuable"),
+    ),
+    _spec(
+        "session.compact",
+        "C&ompact…",
+        "Ctrl+Shift+K",
+        "Preview and run a compaction",
+        icon="compact",
+        requires=("document", "writable"),
+    ),
+    _spec(
+        "session.export",
+        "&Export…",
+        "Ctrl+E",
+        "Export to JSON, Markdown or HTML with a redaction audit",
+        icon="export",
+        requires=DOC,
+    ),
+    _spec(
+        "session.edit",
+        "Edit &Messages…",
+        "Ctrl+Shift+E",
+        "Delete or edit messages as a new revision",
+        requires=("document", "writable"),
+    ),
+    _spec(
+        "session.metadata",
+        "Edit &Title and Metadata…",
+        "Ctrl+Shift+M",
+        "Session title and string metadata",
+        requires=("document", "writable"),
+    ),
+    _spec(
+        "session.strip_provider",
+        "&Strip Provider Blocks…",
+        "Ctrl+Shift+P",
+        "Remove opaque provider context as a new revision",
+        requires=("document", "writable"),
+    ),
     # Help
     _spec("help.shortcuts", "&Keyboard Shortcuts", "F1", "Every action and its shortcut"),
     _spec("help.about", "&About rho-desk", "Shift+F1", "Version and licences"),
-)  # fmt: skip
+)
 
 
 class Actions(QObject):
@@ -203,7 +454,11 @@ class Actions(QObject):
     # -- handlers --------------------------------------------------------------------------------
 
     def attach(
-        self, action_id: str, handler: Callable[[], object], *, enabled_when: Callable[[], bool] | None = None
+        self,
+        action_id: str,
+        handler: Callable[[], object],
+        *,
+        enabled_when: Callable[[], bool] | None = None,
     ) -> QAction:
         """Make ``handler`` what the action does (replacing any earlier one) and enable it.
 

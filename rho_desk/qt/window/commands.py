@@ -122,13 +122,18 @@ class Commands:
             self.settings.add_recent_file(str(path))
             self._recent_changed()
 
-        self.bridge.run(self.document.aopen(path), on_success=remember,
-                                context=f"Opening {path.name}")  # fmt: skip
+        self.bridge.run(
+            self.document.aopen(path), on_success=remember, context=f"Opening {path.name}"
+        )
 
     def open_dialog(self) -> None:
         start = str(self.library.home or Path.home())
-        dialog = QFileDialog(self.window, "Open a session file", start,
-                             "Session files (*.jsonl *.json);;All files (*)")  # fmt: skip
+        dialog = QFileDialog(
+            self.window,
+            "Open a session file",
+            start,
+            "Session files (*.jsonl *.json);;All files (*)",
+        )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda name: self.open_path(Path(name)))
@@ -156,7 +161,9 @@ class Commands:
             self.dialog = dialog
             dialog.show()
 
-        self.bridge.run_in_thread(repair_session, path, on_success=done, context=f"Repairing {path.name}")
+        self.bridge.run_in_thread(
+            repair_session, path, on_success=done, context=f"Repairing {path.name}"
+        )
 
     # -- library ------------------------------------------------------------------------------------------
 
@@ -184,12 +191,17 @@ class Commands:
             self.notifier.info(f"Renamed to “{title.strip()}”")
             label = f"Rename to “{title.strip()[:60]}”"
             if before:  # Rho's index holds no empty title: a first title cannot be taken back
-                self.undo.record(label, lambda: library.arename(summary.workspace_key, summary.id, before))
+                self.undo.record(
+                    label, lambda: library.arename(summary.workspace_key, summary.id, before)
+                )
             else:
                 self.undo.record(label)
 
-        self.bridge.run(library.arename(summary.workspace_key, summary.id, title, agent=summary.agent), on_success=renamed,
-                        context="Renaming")  # fmt: skip
+        self.bridge.run(
+            library.arename(summary.workspace_key, summary.id, title, agent=summary.agent),
+            on_success=renamed,
+            context="Renaming",
+        )
 
     def show_trash(self) -> None:
         from ..recovery.view import TrashDialog
@@ -203,14 +215,21 @@ class Commands:
         if summary is None:
             return
         name = summary.title or summary.first_user_message or summary.id[:8]
-        box = QMessageBox(QMessageBox.Icon.Question, "Move to trash",
-                          f"Move “{name[:80]}” to rho-desk's trash?", QMessageBox.StandardButton.Cancel,
-                          self.window)  # fmt: skip
-        box.setInformativeText("The session folder moves out of Rho's data directory; its row leaves the index. "
-                               "You can restore it from Library ▸ Deleted Sessions.")  # fmt: skip
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Move to trash",
+            f"Move “{name[:80]}” to rho-desk's trash?",
+            QMessageBox.StandardButton.Cancel,
+            self.window,
+        )
+        box.setInformativeText(
+            "The session folder moves out of Rho's data directory; its row leaves the index. "
+            "You can restore it from Library ▸ Deleted Sessions."
+        )
         delete = box.addButton("Move to Trash", QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
         def finished(_code: int) -> None:
             if box.clickedButton() is delete:
                 self._trash(summary)
@@ -227,11 +246,15 @@ class Commands:
                 await document.aclose(guarded=True)  # release our own lease first
             return await self.library.atrash(summary.workspace_key, summary.id, agent=summary.agent)
 
-        label = summary.title or " ".join((summary.first_user_message or "").split())[:80] or summary.id
+        label = (
+            summary.title or " ".join((summary.first_user_message or "").split())[:80] or summary.id
+        )
         library = self.library
 
         def moved(result: OpResult[TrashEntry]) -> None:
-            self.notifier.info(f"Moved “{label}” to the trash (Edit ▸ Undo or Library ▸ Deleted Sessions restores it)")
+            self.notifier.info(
+                f"Moved “{label}” to the trash (Edit ▸ Undo or Library ▸ Deleted Sessions restores it)"
+            )
             entry = result.value.path
             self.undo.record(f"Move to Trash “{label[:60]}”", lambda: library.auntrash(entry))
 
@@ -244,9 +267,13 @@ class Commands:
         node = document.selected
         if node is None:
             return
-        self.bridge.run(document.amake_active(node), context="Making the revision active",
-                                on_success=lambda r: r.value and self.notifier.info(
-                                    f"Revision {node.revision} is now the active one"))  # fmt: skip
+        self.bridge.run(
+            document.amake_active(node),
+            context="Making the revision active",
+            on_success=lambda r: (
+                r.value and self.notifier.info(f"Revision {node.revision} is now the active one")
+            ),
+        )
 
     def fork(self) -> None:
         document = self.document
@@ -257,18 +284,26 @@ class Commands:
         def done(result: OpResult[Any]) -> None:
             value = result.value
             if isinstance(value, Path):
-                self.notifier.info(f"Forked revision {node.revision} into a new session: {value.parent.name}")
+                self.notifier.info(
+                    f"Forked revision {node.revision} into a new session: {value.parent.name}"
+                )
                 self.open_path(value)
             else:
-                self.notifier.info(f"New branch from revision {node.revision}; it is now the active one")
+                self.notifier.info(
+                    f"New branch from revision {node.revision}; it is now the active one"
+                )
 
         self.bridge.run(document.afork(node), on_success=done, context="Forking")
 
     # -- settings export and import -------------------------------------------------------------------
 
     def export_settings_dialog(self) -> None:
-        dialog = QFileDialog(self.window, "Export settings", str(Path.home() / "rho-desk-settings.json"),
-                             "Settings (*.json);;All files (*)")  # fmt: skip
+        dialog = QFileDialog(
+            self.window,
+            "Export settings",
+            str(Path.home() / "rho-desk-settings.json"),
+            "Settings (*.json);;All files (*)",
+        )
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("json")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -282,12 +317,16 @@ class Commands:
         from ..services.settings_document import export_settings
 
         data = export_settings(self.settings)
-        self.bridge.run(in_thread(atomic_write, path, data),
-                        on_success=lambda _r: self.notifier.info(f"Settings exported to {path.name}"),
-                        context="Exporting the settings")  # fmt: skip
+        self.bridge.run(
+            in_thread(atomic_write, path, data),
+            on_success=lambda _r: self.notifier.info(f"Settings exported to {path.name}"),
+            context="Exporting the settings",
+        )
 
     def import_settings_dialog(self) -> None:
-        dialog = QFileDialog(self.window, "Import settings", str(Path.home()), "Settings (*.json);;All files (*)")
+        dialog = QFileDialog(
+            self.window, "Import settings", str(Path.home()), "Settings (*.json);;All files (*)"
+        )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda name: self.import_settings(Path(name)))
@@ -308,8 +347,10 @@ class Commands:
         def apply(data: bytes) -> None:
             keys = import_settings(self.settings, data, source=str(path))
             self.theme.set_preference(self.settings.get(PREFS_THEME))
-            self.notifier.info(f"Imported {plural(len(keys), 'setting')} from {path.name}; "
-                               "some take effect the next time rho-desk starts")  # fmt: skip
+            self.notifier.info(
+                f"Imported {plural(len(keys), 'setting')} from {path.name}; "
+                "some take effect the next time rho-desk starts"
+            )
             self.bridge.emit_changes(OpChanges(settings=True))
 
         self.bridge.run(read(), on_success=apply, context=f"Importing {path.name}")
@@ -351,11 +392,17 @@ class Commands:
         dialog.show()
 
     def show_about(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information, "About rho-desk",
-                          f"rho-desk {__version__}", QMessageBox.StandardButton.Close, self.window)  # fmt: skip
-        box.setInformativeText("Inspect, compact, export and continue the sessions of the Rho coding agent.\n"
-                               "MIT licence. Qt for Python (LGPLv3), qasync, msgspec, markdown-it-py.")  # fmt: skip
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "About rho-desk",
+            f"rho-desk {__version__}",
+            QMessageBox.StandardButton.Close,
+            self.window,
+        )
+        box.setInformativeText(
+            "Inspect, compact, export and continue the sessions of the Rho coding agent.\n"
+            "MIT licence. Qt for Python (LGPLv3), qasync, msgspec, markdown-it-py."
+        )
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.dialog = box
         box.open()
-

@@ -76,15 +76,17 @@ TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS, TAB_CHANGES = range(4)
 
 
 class DemoBanner(QFrame):
-    """"Demo library" notice shown when no Rho data directory was found."""
+    """ "Demo library" notice shown when no Rho data directory was found."""
 
     def __init__(self, parent: QWidget | None = None, color: str = "#3b5bdb") -> None:
         super().__init__(parent)
         self.setObjectName("DemoBanner")
         self.mark = mark = QLabel()
         self.set_color(color)
-        text = QLabel("<b>Demo library</b> — sample sessions bundled with rho-desk (no Rho data directory was "
-                      "found). Changes go to a private copy, never to the bundle.")  # fmt: skip
+        text = QLabel(
+            "<b>Demo library</b> — sample sessions bundled with rho-desk (no Rho data directory was "
+            "found). Changes go to a private copy, never to the bundle."
+        )
         text.setWordWrap(True)
         self.open_button = QPushButton("Open a Rho data directory…")
         layout = QHBoxLayout(self)
@@ -169,17 +171,28 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         fit_to_screen(self, 1280, 800)  # a 1024 x 700 screen gets a window that fits it
 
-        self.app_actions = Actions(self, icon_for=lambda name: icon(name, services.theme.theme.text))
+        self.app_actions = Actions(
+            self, icon_for=lambda name: icon(name, services.theme.theme.text)
+        )
         self.menus = self.app_actions.build_menus(self.menuBar())
         self.commands = Commands(
-            self.app_actions, window=self, document=services.document, library=services.library,
-            bridge=services.bridge, notifier=services.notifier, settings=services.settings,
-            theme=services.theme, selected=lambda: self.browser.selected_summary(),
-            recent_changed=self.refresh_recent_menu, undo=services.undo,
-        )  # fmt: skip
+            self.app_actions,
+            window=self,
+            document=services.document,
+            library=services.library,
+            bridge=services.bridge,
+            notifier=services.notifier,
+            settings=services.settings,
+            theme=services.theme,
+            selected=lambda: self.browser.selected_summary(),
+            recent_changed=self.refresh_recent_menu,
+            undo=services.undo,
+        )
 
         document, bridge = services.document, services.bridge
-        self.browser = SessionBrowserView(services.library, bridge, document, theme, services.settings)
+        self.browser = SessionBrowserView(
+            services.library, bridge, document, theme, services.settings
+        )
         self.header = DocumentHeader()
         self.conversation = ConversationView(document, bridge, theme)
         self._revisions: RevisionTimelineView | None = None
@@ -194,11 +207,15 @@ class MainWindow(QMainWindow):
         self.tabs.setAccessibleName("Session views")
         self.tabs.setDocumentMode(True)
         self._tab_icons: tuple[tuple[QWidget, Icon], ...] = (
-            (self.conversation, Icon.CONVERSATION), (self._revisions_page, Icon.TIMELINE),
-            (self._statistics_page, Icon.STATS), (self._changes_page, Icon.DIFF))  # fmt: skip
+            (self.conversation, Icon.CONVERSATION),
+            (self._revisions_page, Icon.TIMELINE),
+            (self._statistics_page, Icon.STATS),
+            (self._changes_page, Icon.DIFF),
+        )
         """Each tab's icon, drawn again in the theme's text colour when the theme changes."""
-        for (view, which), name in zip(self._tab_icons, ("Conversation", "Revisions", "Statistics", "Changes"),
-                                       strict=True):  # fmt: skip
+        for (view, which), name in zip(
+            self._tab_icons, ("Conversation", "Revisions", "Statistics", "Changes"), strict=True
+        ):
             self.tabs.addTab(view, icon(which, theme.text), name)
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -273,7 +290,12 @@ class MainWindow(QMainWindow):
         a.attach("view.raw_json", lambda: c.set_raw(a["view.raw_json"].isChecked()))
         a.attach("library.search", self.browser.focus_search)
         a.attach("library.refresh", self.browser.refresh)
-        a.attach("library.scope", lambda: self.browser.set_scope("workspace" if a["library.scope"].isChecked() else "all"))
+        a.attach(
+            "library.scope",
+            lambda: self.browser.set_scope(
+                "workspace" if a["library.scope"].isChecked() else "all"
+            ),
+        )
         a.attach("library.open_selected", self.browser.open_selected)
         a.attach("library.usage", self.show_usage)
         for local in ("library.rename", "library.trash"):
@@ -282,7 +304,9 @@ class MainWindow(QMainWindow):
         a.attach("revision.next", lambda: self.services.document.select_relative(1))
         a.attach("revision.active", lambda: self.services.document.select(None))
         a.attach("revision.diff_base", lambda: self.revisions.mark_diff_base())
-        a.attach("revision.diff", self._in_tab(TAB_REVISIONS, lambda: self.revisions.diff_selected()))
+        a.attach(
+            "revision.diff", self._in_tab(TAB_REVISIONS, lambda: self.revisions.diff_selected())
+        )
 
     # -- the tabs made when first shown -----------------------------------------------------------------
 
@@ -324,7 +348,13 @@ class MainWindow(QMainWindow):
         from ..usage.statistics import StatisticsView
 
         ctx = self.services
-        view = StatisticsView(ctx.document, ctx.bridge, ctx.theme.theme, ctx.settings, ledger_home=lambda: ctx.library.home)
+        view = StatisticsView(
+            ctx.document,
+            ctx.bridge,
+            ctx.theme.theme,
+            ctx.settings,
+            ledger_home=lambda: ctx.library.home,
+        )
         view.sig_revision_requested.connect(lambda node: ctx.document.select(node))
         return view
 
@@ -333,7 +363,11 @@ class MainWindow(QMainWindow):
 
         ctx = self.services
         view = ChangesView(ctx.document, ctx.bridge, ctx.library, undo=ctx.undo)
-        view.sig_message_requested.connect(self._in_row(TAB_CONVERSATION, lambda row: reveal_message(ctx.document, self.conversation, row)))
+        view.sig_message_requested.connect(
+            self._in_row(
+                TAB_CONVERSATION, lambda row: reveal_message(ctx.document, self.conversation, row)
+            )
+        )
         view.sig_open_requested.connect(lambda path, _file: self.commands.open_path(path))
         return view
 
@@ -405,7 +439,12 @@ class MainWindow(QMainWindow):
             from ..usage.view import UsageView, UsageWindow  # QtCharts: loaded when first shown
 
             ctx = self.services
-            view = UsageView(ctx.bridge, ctx.theme.theme, lambda: ctx.library.home, lambda: ctx.library.alist(None))
+            view = UsageView(
+                ctx.bridge,
+                ctx.theme.theme,
+                lambda: ctx.library.home,
+                lambda: ctx.library.alist(None),
+            )
             view.sig_session_requested.connect(self.commands.open_path)
             ctx.theme.sig_theme_changed.connect(view.set_theme)
             self.usage_window = UsageWindow(view, self)
@@ -440,7 +479,8 @@ class MainWindow(QMainWindow):
         self.app_actions.set_state(
             document=document.is_open,
             writable=document.writable,
-            continuable=document.writable or (document.agent is not None and document.damage is None),
+            continuable=document.writable
+            or (document.agent is not None and document.damage is None),
             tree=tree is not None and tree.is_tree,
             library=self.services.library.is_open,
             selection=selected is not None,
@@ -454,13 +494,19 @@ class MainWindow(QMainWindow):
         tree = document.tree
         if tree is None or document.path is None:
             self.header.title.setText("No session open")
-            self.header.facts.setText("Pick a session on the left, drop a file here, or press Ctrl+O.")
+            self.header.facts.setText(
+                "Pick a session on the left, drop a file here, or press Ctrl+O."
+            )
             self.status_path.setText(str(self.services.library.home or ""))
             self.setWindowTitle("rho-desk")
             return
         summary = self.browser.summary_for(document.path)
         log = document.agent_log
-        own = document_title(tree) if document.is_snapshot_document else (log.title if log is not None else None)
+        own = (
+            document_title(tree)
+            if document.is_snapshot_document
+            else (log.title if log is not None else None)
+        )
         title = session_title(summary, own or f"Session {tree.session_id or document.path.name}")
         self.header.title.setText(shorten(title, 120))
         leaf = tree.active_leaf
@@ -471,13 +517,23 @@ class MainWindow(QMainWindow):
         if log is not None:
             facts.append(f"{AGENT_LABELS.get(log.agent, log.agent)} session, read-only")
         else:
-            facts.append("snapshot document" if document.is_snapshot_document else f"format v{tree.format_version}")
+            facts.append(
+                "snapshot document"
+                if document.is_snapshot_document
+                else f"format v{tree.format_version}"
+            )
         # the active revision's compactions, as its card counts them (an undone one is not one)
         compactions = leaf.compaction.completed_compactions if leaf is not None else 0
-        facts.append(plural(tree.node_count, "revision") + (f", {plural(tree.branch_count, 'branch point')}" if tree.branch_count else ""))
+        facts.append(
+            plural(tree.node_count, "revision")
+            + (f", {plural(tree.branch_count, 'branch point')}" if tree.branch_count else "")
+        )
         if compactions:
             facts.append(plural(compactions, "compaction"))
-        if provider is not None and provider.provider not in ("legacy", "display"):  # stand-ins, not providers
+        if provider is not None and provider.provider not in (
+            "legacy",
+            "display",
+        ):  # stand-ins, not providers
             facts.append(str(provider))
         self.header.facts.setText(" · ".join(facts))
         file = document.file
@@ -530,7 +586,9 @@ class MainWindow(QMainWindow):
 
         self.services.settings.set(PREFS_DATA_DIR, name)
         self.services.document.fork_home = Path(name)
-        self.services.bridge.run(self.services.library.aopen(Path(name)), context="Opening the data directory")
+        self.services.bridge.run(
+            self.services.library.aopen(Path(name)), context="Opening the data directory"
+        )
 
     # -- persistence ---------------------------------------------------------------------------------
 
@@ -542,13 +600,17 @@ class MainWindow(QMainWindow):
         state = s.get(PERSIST_WINDOW_STATE)
         if state:
             self.restoreState(state)
-        for setting, splitter in ((PERSIST_BROWSER_SPLITTER, self.splitter),
-                                  (PERSIST_CONVERSATION_SPLITTER, self.conversation.splitter)):  # fmt: skip
+        for setting, splitter in (
+            (PERSIST_BROWSER_SPLITTER, self.splitter),
+            (PERSIST_CONVERSATION_SPLITTER, self.conversation.splitter),
+        ):
             data = s.get(setting)
             if data:
                 splitter.restoreState(data)
         self.app_actions["library.scope"].setChecked(s.get(PREFS_BROWSER_SCOPE) == "workspace")
-        self.app_actions["view.model_history"].setChecked(self.services.document.mode is HistoryMode.MODEL)
+        self.app_actions["view.model_history"].setChecked(
+            self.services.document.mode is HistoryMode.MODEL
+        )
 
     def _save_state(self) -> None:
         s = self.services.settings
@@ -589,4 +651,3 @@ class MainWindow(QMainWindow):
         """Close for real (after the app's shutdown)."""
         self._close_ready = True
         self.close()
-

@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 __all__ = ["SessionOperations", "arestore"]
 
 
-async def arestore(history: RevisionHistory, document: SessionDocument, *, redo: bool = False) -> OpResult[str]:
+async def arestore(
+    history: RevisionHistory, document: SessionDocument, *, redo: bool = False
+) -> OpResult[str]:
     """Undo (or redo) the last change of ``document`` and tell the views what moved (the restore
     itself is :mod:`rho_desk.core.revisions.edits`', shared with the command line).
 
@@ -56,7 +58,9 @@ async def arestore(history: RevisionHistory, document: SessionDocument, *, redo:
         NothingToUndo: nothing to undo or redo, or the session moved on since.
         RevisionConflict: the file changed on disk (nothing written).
     """
-    step = await (history.aredo(document, hop=in_thread) if redo else history.aundo(document, hop=in_thread))
+    step = await (
+        history.aredo(document, hop=in_thread) if redo else history.aundo(document, hop=in_thread)
+    )
     return OpResult(step.label, document.note_written(step.node))
 
 
@@ -75,8 +79,14 @@ class SessionOperations(QObject):
     sig_undo_changed = Signal()
     """Undo or redo became (un)available or changed its label."""
 
-    def __init__(self, services: Services, *, window: QWidget,
-                 summary_for: Callable[[Path], SessionSummary | None], show_end: Callable[[], None]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        services: Services,
+        *,
+        window: QWidget,
+        summary_for: Callable[[Path], SessionSummary | None],
+        show_end: Callable[[], None],
+    ) -> None:
         super().__init__(window)
         self.window = window
         self.bridge = services.bridge
@@ -171,8 +181,13 @@ class SessionOperations(QObject):
 
     # -- writing a revision ------------------------------------------------------------------------------
 
-    async def acommit(self, label: str, produce: Callable[[SessionWriter], RevisionNode], *,
-                      base: str | None = None) -> OpResult[RevisionNode]:  # fmt: skip
+    async def acommit(
+        self,
+        label: str,
+        produce: Callable[[SessionWriter], RevisionNode],
+        *,
+        base: str | None = None,
+    ) -> OpResult[RevisionNode]:
         """The one way a dialog writes a revision: ``produce(writer)`` through
         :func:`~rho_desk.core.revisions.edits.acommit` (the active revision checked against ``base``, the
         writer and the tree lock held), recorded for undo as ``label``, and the views told.
@@ -238,7 +253,9 @@ class SessionOperations(QObject):
     def redo(self, on_success: Callable[[OpResult[str]], object] | None = None) -> None:
         self._step(True, "Redone", on_success)
 
-    def _step(self, redo: bool, verb: str, on_success: Callable[[OpResult[str]], object] | None) -> None:
+    def _step(
+        self, redo: bool, verb: str, on_success: Callable[[OpResult[str]], object] | None
+    ) -> None:
         if self.operation is not None:
             self.notifier.warning(f"Wait until the {self.operation} has finished.")
             return
@@ -257,8 +274,12 @@ class SessionOperations(QObject):
             self.notifier.show_exception(exc, context=f"{verb.rstrip('e')}ing")
 
         def restore() -> None:
-            self.bridge.run(arestore(self.history, self.document, redo=redo), on_success=done, on_error=failed,
-                            context=verb)  # fmt: skip
+            self.bridge.run(
+                arestore(self.history, self.document, redo=redo),
+                on_success=done,
+                on_error=failed,
+                context=verb,
+            )
 
         def sized(sizes: tuple[int, int | None]) -> None:
             size, current = sizes
@@ -279,8 +300,14 @@ class SessionOperations(QObject):
 
         self.bridge.run(asizes(), on_success=sized, on_error=failed, context=verb)
 
-    def confirm_large_restore(self, size: int, current: int | None, word: str, proceed: Callable[[], object],
-                              declined: Callable[[], object]) -> None:  # fmt: skip
+    def confirm_large_restore(
+        self,
+        size: int,
+        current: int | None,
+        word: str,
+        proceed: Callable[[], object],
+        declined: Callable[[], object],
+    ) -> None:
         """Ask before a restore that appends a large copy of an earlier state (a v1-v3 line): a
         window-modal box (no nested event loop); ``proceed`` runs on Yes, ``declined`` otherwise."""
         now = human_bytes(current) if current is not None else "the file"
@@ -313,7 +340,11 @@ class SessionOperations(QObject):
         """Where an agent's session is imported to be continued: the listed Rho home, else Rho's."""
         from ...core.stores.rho_files.layout import rho_home
 
-        return self.library.home if self.library.is_open and self.library.home is not None else rho_home()
+        return (
+            self.library.home
+            if self.library.is_open and self.library.home is not None
+            else rho_home()
+        )
 
     def continue_as_rho(self, then: Callable[[], object]) -> None:
         """Ask, then import the open agent's session as a Rho session (``core.agents.importer``),
@@ -343,8 +374,11 @@ class SessionOperations(QObject):
 
         def finished(_code: int) -> None:
             if box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes:
-                self.bridge.run(self.aimport_open(home), on_success=lambda _r: then(),
-                                context=f"Importing the {label} session")  # fmt: skip
+                self.bridge.run(
+                    self.aimport_open(home),
+                    on_success=lambda _r: then(),
+                    context=f"Importing the {label} session",
+                )
 
         box.finished.connect(finished)
         self.continue_box = box
@@ -368,11 +402,16 @@ class SessionOperations(QObject):
         changes = OpChanges(library=True)
         if self.library.is_open and self.library.home == home:
             async with self.bridge.exclusive():
-                refreshed = await self.library.arefresh(result.transcript.parent.parent.name)  # its workspace
+                refreshed = await self.library.arefresh(
+                    result.transcript.parent.parent.name
+                )  # its workspace
             changes |= refreshed.changes
         changes |= await self.document.aopen(result.transcript)
-        what = ("Already imported: nothing new" if result.noop else
-                f"Imported as a Rho session ({result.added} revision{'s' * (result.added != 1)} written)")
+        what = (
+            "Already imported: nothing new"
+            if result.noop
+            else f"Imported as a Rho session ({result.added} revision{'s' * (result.added != 1)} written)"
+        )
         self.notifier.info(f"{what}; {result.transcript.parent.name}")
         return OpResult(result, changes)
 
@@ -403,7 +442,11 @@ class SessionOperations(QObject):
         compaction inside the turn is part of it)."""
         before, history = self._turn_before, self.history
         if before is not None and before.id != node.id:
-            if self._turn_after is not None and history.done and history.done[-1].after == self._turn_after:
+            if (
+                self._turn_after is not None
+                and history.done
+                and history.done[-1].after == self._turn_after
+            ):
                 history.done.pop()  # the turn's earlier commit: the step now ends at this one
             history.record("Continued Turn", before, node)
             self._turn_after = node.id
@@ -420,14 +463,21 @@ class SessionOperations(QObject):
         # changed, or a new session was made and opened) moves its card: its count, its last
         # prompt, its date. Opening a file changes no card. A continued turn's card is
         # refreshed once, at the turn's end, not at each of its commits.
-        written = (changes.revisions and not changes.document) or (changes.library and changes.document)
+        written = (changes.revisions and not changes.document) or (
+            changes.library and changes.document
+        )
         if written and not (self.controller is not None and self.controller.busy):
             self.refresh_card()
 
     def refresh_card(self) -> None:
         """Reconcile the open session's workspace so its card shows what its file holds now."""
         document = self.document
-        if self._card_queued or not self.library.is_open or not document.is_open or document.read_only:
+        if (
+            self._card_queued
+            or not self.library.is_open
+            or not document.is_open
+            or document.read_only
+        ):
             return
         self._card_queued = True
         self.bridge.run(self._arefresh_card(), context="Updating the session list")
@@ -455,7 +505,9 @@ class SessionOperations(QObject):
         """Reload after a conflict: the conversation's own reload while it holds a turn, else the
         document read again in full."""
         c = self.controller
-        if c is not None and (c.session is not None or c.unsaved is not None or c.conflict is not None):
+        if c is not None and (
+            c.session is not None or c.unsaved is not None or c.conflict is not None
+        ):
             c.reload()
         else:
             self.document.clear_conflict()

@@ -33,8 +33,16 @@ class SessionCommands:
         show_continue: show the continue dock with the cursor in its composer.
     """
 
-    def __init__(self, actions: Actions, operations: SessionOperations, *, window: QWidget,
-                 document: SessionDocument, bridge: EngineBridge, show_continue: Callable[[], None]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        actions: Actions,
+        operations: SessionOperations,
+        *,
+        window: QWidget,
+        document: SessionDocument,
+        bridge: EngineBridge,
+        show_continue: Callable[[], None],
+    ) -> None:
         self.actions = actions
         self.operations = operations
         self.window = window
@@ -117,7 +125,10 @@ class SessionCommands:
         """The actions name what they would do (*Undo Move to Trash “…”*), or, when the last
         thing done cannot be undone, say so disabled (*Can't Undo Publish to Team …*)."""
         status = self.operations.undo_status()
-        for action_id, label, word in (("edit.undo", status.undo, "Undo"), ("edit.redo", status.redo, "Redo")):
+        for action_id, label, word in (
+            ("edit.undo", status.undo, "Undo"),
+            ("edit.redo", status.redo, "Redo"),
+        ):
             self.actions[action_id].setText(f"&{word} {label}" if label else f"&{word}")
         blocked = self.operations.cannot_undo()
         if blocked is not None:

@@ -29,7 +29,9 @@ def _compress(plain: Path, *, frames: int = 2, remove: bool = True) -> Path:
     data = plain.read_bytes()
     lines = data.splitlines(keepends=True)
     cut = len(lines) // frames
-    parts = [b"".join(lines[i * cut:(i + 1) * cut if i < frames - 1 else None]) for i in range(frames)]
+    parts = [
+        b"".join(lines[i * cut : (i + 1) * cut if i < frames - 1 else None]) for i in range(frames)
+    ]
     packed = plain.with_name(plain.name + ".zst")
     packed.write_bytes(b"".join(zstandard.ZstdCompressor(level=3).compress(part) for part in parts))
     if remove:
@@ -58,7 +60,9 @@ def test_a_compressed_rollout_reads_as_the_plain_one(rollout: tuple[Path, Path])
     assert ours.log.session_id == theirs.log.session_id
 
 
-def test_the_library_lists_a_compressed_rollout_once(homes: dict[str, Path], rollout: tuple[Path, Path], tmp_path: Path) -> None:
+def test_the_library_lists_a_compressed_rollout_once(
+    homes: dict[str, Path], rollout: tuple[Path, Path], tmp_path: Path
+) -> None:
     _, packed = rollout
     assert packed in session_files(homes["codex"])
     with AgentLibrary("codex", homes["codex"], cache_dir=tmp_path / "cache") as library:
@@ -74,16 +78,25 @@ def test_the_library_lists_a_compressed_rollout_once(homes: dict[str, Path], rol
 def test_a_compressed_rollout_imports_and_shows(rollout: tuple[Path, Path], tmp_path: Path) -> None:
     _, packed = rollout
     first = import_session(packed, home=tmp_path / "rho")
-    assert first.created and read_session(first.transcript).tree.history() == open_session(packed).tree.history()
+    assert (
+        first.created
+        and read_session(first.transcript).tree.history() == open_session(packed).tree.history()
+    )
     assert import_session(packed, home=tmp_path / "rho").noop
-    shown = subprocess.run([sys.executable, "-m", "rho_desk", "show", str(packed)], capture_output=True, text=True,
-                           timeout=120)  # fmt: skip
+    shown = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "show", str(packed)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.returncode == 0, shown.stderr
     assert "agent     codex" in shown.stdout
 
 
 @pytest.mark.parametrize("damage", ["cut", "garbage"])
-def test_a_damaged_stream_is_reported_with_the_file(rollout: tuple[Path, Path], damage: str) -> None:
+def test_a_damaged_stream_is_reported_with_the_file(
+    rollout: tuple[Path, Path], damage: str
+) -> None:
     plain, packed = rollout
     lines = plain.read_bytes().splitlines(keepends=True)
     zstd = zstandard.ZstdCompressor(level=3)
@@ -93,12 +106,15 @@ def test_a_damaged_stream_is_reported_with_the_file(rollout: tuple[Path, Path], 
     with pytest.raises(InputError, match="the compressed stream is damaged") as caught:
         open_session(packed, agent="codex")
     assert str(packed) in str(caught.value)
-    tolerant = open_session(packed, agent="codex", tolerant=True)  # a viewer: what came before, and a note
+    tolerant = open_session(
+        packed, agent="codex", tolerant=True
+    )  # a viewer: what came before, and a note
     assert [n.line for n in tolerant.notes] == [5] and "damaged" in tolerant.notes[0].reason
 
 
-def test_what_a_stream_decompresses_to_is_held_to_the_size_limit(rollout: tuple[Path, Path],
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_what_a_stream_decompresses_to_is_held_to_the_size_limit(
+    rollout: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, packed = rollout
     assert packed.stat().st_size < 4000
     monkeypatch.setattr(jsonl_module, "MAX_FILE_BYTES", 4000)  # a small limit stands for 4 GiB

@@ -34,13 +34,19 @@ def test_a_broken_line_names_the_file_and_the_line(agent: str, homes: dict[str, 
 
 
 @pytest.mark.parametrize("agent", JSONL_AGENTS)
-def test_read_tolerantly_a_broken_line_stops_the_read_with_a_note(agent: str, homes: dict[str, Path]) -> None:
+def test_read_tolerantly_a_broken_line_stops_the_read_with_a_note(
+    agent: str, homes: dict[str, Path]
+) -> None:
     path = main_sessions(homes)[agent]
     lines = _lines(path)
     lines[-2] = b"{]\n"
     path.write_bytes(b"".join(lines))
     session = open_session(path, tolerant=True)
-    assert session.damage is not None and session.damage.kind == DAMAGED and session.damage.line == len(lines) - 1
+    assert (
+        session.damage is not None
+        and session.damage.kind == DAMAGED
+        and session.damage.line == len(lines) - 1
+    )
 
 
 @pytest.mark.parametrize("agent", JSONL_AGENTS)
@@ -53,19 +59,47 @@ def test_a_torn_last_line_is_left_out_with_a_note(agent: str, homes: dict[str, P
     assert session.tree.history() == open_session(path).tree.history()
 
 
-@pytest.mark.parametrize(("agent", "line", "record", "reason"), [
-    ("claude-code", 2, b'{"type":"user","uuid":"u","parentUuid":null,"message":"hi"}', "`message` of a user record is not an object"),
-    ("claude-code", 2, b'{"type":"assistant","uuid":"u","parentUuid":7,"message":{}}', "`parentUuid` of a `assistant` record"),
-    ("codex", 2, b'{"timestamp":"x","type":"response_item","payload":[1]}', "an object `payload`"),
-    ("codex", 2, b'{"timestamp":"x","type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}',
-     "`content` of a message is not an array"),
-    ("gemini", 2, b'{"$rewindTo":5}', "`$rewindTo` is not a message id"),
-    ("gemini", 2, b'{"hello":"world"}', "neither a message"),
-    ("pi", 2, b'{"type":"message","id":"x","parentId":null,"message":{"role":"user","content":3}}', "neither text nor an array"),
-    ("pi", 2, b'{"type":"compaction","parentId":null}', "`compaction` entry has no `id`"),
-])  # fmt: skip
-def test_a_record_of_the_wrong_shape_is_refused(agent: str, line: int, record: bytes, reason: str,
-                                                homes: dict[str, Path]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("agent", "line", "record", "reason"),
+    [
+        (
+            "claude-code",
+            2,
+            b'{"type":"user","uuid":"u","parentUuid":null,"message":"hi"}',
+            "`message` of a user record is not an object",
+        ),
+        (
+            "claude-code",
+            2,
+            b'{"type":"assistant","uuid":"u","parentUuid":7,"message":{}}',
+            "`parentUuid` of a `assistant` record",
+        ),
+        (
+            "codex",
+            2,
+            b'{"timestamp":"x","type":"response_item","payload":[1]}',
+            "an object `payload`",
+        ),
+        (
+            "codex",
+            2,
+            b'{"timestamp":"x","type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}',
+            "`content` of a message is not an array",
+        ),
+        ("gemini", 2, b'{"$rewindTo":5}', "`$rewindTo` is not a message id"),
+        ("gemini", 2, b'{"hello":"world"}', "neither a message"),
+        (
+            "pi",
+            2,
+            b'{"type":"message","id":"x","parentId":null,"message":{"role":"user","content":3}}',
+            "neither text nor an array",
+        ),
+        ("pi", 2, b'{"type":"compaction","parentId":null}', "`compaction` entry has no `id`"),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_refused(
+    agent: str, line: int, record: bytes, reason: str, homes: dict[str, Path]
+) -> None:
     path = main_sessions(homes)[agent]
     lines = _lines(path)
     lines.insert(line - 1, record + b"\n")
@@ -94,7 +128,9 @@ def test_nesting_deeper_than_the_limit_is_refused(agent: str, homes: dict[str, P
     assert caught.value.line == 2
 
 
-def test_a_line_longer_than_the_limit_is_refused(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_line_longer_than_the_limit_is_refused(
+    homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.core.agents import jsonl
 
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 200)
@@ -104,7 +140,9 @@ def test_a_line_longer_than_the_limit_is_refused(homes: dict[str, Path], monkeyp
     assert caught.value.line == 1
 
 
-def test_a_file_larger_than_the_limit_is_refused(homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_larger_than_the_limit_is_refused(
+    homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.core.agents import jsonl
 
     monkeypatch.setattr(jsonl, "MAX_FILE_BYTES", 100)
@@ -129,7 +167,9 @@ def test_an_opencode_row_that_is_not_json_names_the_row(homes: dict[str, Path]) 
     assert caught.value.line == 3 and "not JSON" in caught.value.reason
 
 
-def test_an_opencode_database_without_a_session_named_says_how_to_name_one(homes: dict[str, Path]) -> None:
+def test_an_opencode_database_without_a_session_named_says_how_to_name_one(
+    homes: dict[str, Path],
+) -> None:
     with pytest.raises(InputError, match="holds 2 sessions; name one as"):
         read_log(homes["opencode"] / "opencode.db")
 
@@ -144,14 +184,19 @@ def _retyped(value: object, replacement: object) -> list[object]:
             out += [{**value, key: changed} for changed in _retyped(item, replacement)]
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            out += [[*value[:i], changed, *value[i + 1:]] for changed in _retyped(item, replacement)]
+            out += [
+                [*value[:i], changed, *value[i + 1 :]] for changed in _retyped(item, replacement)
+            ]
     return out
 
 
-@pytest.mark.parametrize("replacement", [[], {"a": 1}, 7, None], ids=["array", "object", "number", "null"])
+@pytest.mark.parametrize(
+    "replacement", [[], {"a": 1}, 7, None], ids=["array", "object", "number", "null"]
+)
 @pytest.mark.parametrize("agent", JSONL_AGENTS)
-def test_a_type_that_is_not_a_string_is_refused_or_read_never_a_crash(agent: str, replacement: object,
-                                                                       homes: dict[str, Path], tmp_path: Path) -> None:  # fmt: skip
+def test_a_type_that_is_not_a_string_is_refused_or_read_never_a_crash(
+    agent: str, replacement: object, homes: dict[str, Path], tmp_path: Path
+) -> None:
     """Every ``type`` member of every record of the fixture, one at a time, made an array, an
     object, a number or null: the read (and format detection) fails with the line, or reads."""
     import json
@@ -168,7 +213,11 @@ def test_a_type_that_is_not_a_string_is_refused_or_read_never_a_crash(agent: str
         except ValueError:
             continue
         for changed in _retyped(record, replacement):
-            target.write_bytes(b"".join([*lines[: number - 1], json.dumps(changed).encode() + b"\n", *lines[number:]]))
+            target.write_bytes(
+                b"".join(
+                    [*lines[: number - 1], json.dumps(changed).encode() + b"\n", *lines[number:]]
+                )
+            )
             tried += 1
             detect(target)
             try:
@@ -178,8 +227,12 @@ def test_a_type_that_is_not_a_string_is_refused_or_read_never_a_crash(agent: str
     assert tried > 10
 
 
-@pytest.mark.parametrize("replacement", [[], {"a": 1}, 7, None], ids=["array", "object", "number", "null"])
-def test_an_opencode_row_whose_type_is_not_a_string_is_refused_or_read(replacement: object, homes: dict[str, Path]) -> None:
+@pytest.mark.parametrize(
+    "replacement", [[], {"a": 1}, 7, None], ids=["array", "object", "number", "null"]
+)
+def test_an_opencode_row_whose_type_is_not_a_string_is_refused_or_read(
+    replacement: object, homes: dict[str, Path]
+) -> None:
     """The same for opencode: every message and part row's ``type`` members, one at a time."""
     import json
     import sqlite3
@@ -188,13 +241,18 @@ def test_an_opencode_row_whose_type_is_not_a_string_is_refused_or_read(replaceme
     database = homes["opencode"] / "opencode.db"
     db = sqlite3.connect(database)
     try:
-        rows = [(table, rid, data) for table in ("message", "part")
-                for rid, data in db.execute(f"select id, data from {table}")]  # fmt: skip
+        rows = [
+            (table, rid, data)
+            for table in ("message", "part")
+            for rid, data in db.execute(f"select id, data from {table}")
+        ]
         tried = 0
         for table, rid, data in rows:
             for changed in _retyped(json.loads(data), replacement):
                 with db:
-                    db.execute(f"update {table} set data = ? where id = ?", (json.dumps(changed), rid))
+                    db.execute(
+                        f"update {table} set data = ? where id = ?", (json.dumps(changed), rid)
+                    )
                 tried += 1
                 try:
                     read_log(path)

@@ -26,19 +26,26 @@ from .conftest import main_sessions
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_an_import_is_a_rho_session_the_rho_reader_accepts(agent: str, sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_an_import_is_a_rho_session_the_rho_reader_accepts(
+    agent: str, sessions: dict[str, Path], tmp_path: Path
+) -> None:
     home = tmp_path / "rho"
     result = import_session(sessions[agent], home=home)
     assert result.created and result.added > 0
     transcript = result.transcript
     # Rho's own layout: <home>/sessions/<workspace key>/<created>_<id>/session.jsonl, named by its id
     assert transcript.parent.parent.name == workspace_key(open_session(sessions[agent]).log.cwd)
-    assert transcript.parent.name.endswith("_" + rho_session_id(agent, open_session(sessions[agent]).log.session_id))
+    assert transcript.parent.name.endswith(
+        "_" + rho_session_id(agent, open_session(sessions[agent]).log.session_id)
+    )
     session = read_session(transcript)  # strict, with the name check Rho makes
     assert session.tree.header is not None and session.tree.header.version == 4
     assert not session.notes
     source = open_session(sessions[agent]).tree
-    assert session.tree.node_count == source.node_count and session.tree.branch_count == source.branch_count
+    assert (
+        session.tree.node_count == source.node_count
+        and session.tree.branch_count == source.branch_count
+    )
     assert session.tree.history() == source.history()
     assert [e.message for e in session.tree.display()] == [e.message for e in source.display()]
     targets = check_paths([home])
@@ -47,7 +54,9 @@ def test_an_import_is_a_rho_session_the_rho_reader_accepts(agent: str, sessions:
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_the_index_lists_the_import_as_rho_would(agent: str, sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_the_index_lists_the_import_as_rho_would(
+    agent: str, sessions: dict[str, Path], tmp_path: Path
+) -> None:
     home = tmp_path / "rho"
     result = import_session(sessions[agent], home=home)
     with sqlite3.connect(home / "sessions" / "index.sqlite3") as db:
@@ -58,14 +67,22 @@ def test_the_index_lists_the_import_as_rho_would(agent: str, sessions: dict[str,
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_the_receipt_says_what_was_kept_and_dropped(agent: str, sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_the_receipt_says_what_was_kept_and_dropped(
+    agent: str, sessions: dict[str, Path], tmp_path: Path
+) -> None:
     result = import_session(sessions[agent], home=tmp_path / "rho")
     assert result.receipt_path == result.transcript.parent / RECEIPT_NAME
     receipt = ImportReceipt.model_validate_json(result.receipt_path.read_bytes())
     assert receipt.source.agent == agent
     assert receipt.source.digest.startswith("sha256:") and len(receipt.source.digest) == 71
     kept = receipt.kept
-    assert kept.tool_calls and kept.tool_results and kept.images and kept.reasoning and kept.compactions
+    assert (
+        kept.tool_calls
+        and kept.tool_results
+        and kept.images
+        and kept.reasoning
+        and kept.compactions
+    )
     assert receipt.dropped and all(count > 0 for count in receipt.dropped.values())
     assert receipt.not_carried  # token usage stays in the source
     assert len(receipt.runs) == 1 and receipt.runs[0].added == kept.revisions
@@ -74,7 +91,9 @@ def test_the_receipt_says_what_was_kept_and_dropped(agent: str, sessions: dict[s
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_importing_the_same_source_again_writes_nothing(agent: str, sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_importing_the_same_source_again_writes_nothing(
+    agent: str, sessions: dict[str, Path], tmp_path: Path
+) -> None:
     home = tmp_path / "rho"
     first = import_session(sessions[agent], home=home)
     before = first.transcript.read_bytes(), first.receipt_path.read_bytes()
@@ -90,8 +109,12 @@ def _grow(path: Path, agent: str, keep: int) -> list[bytes]:
     return lines[keep:]
 
 
-@pytest.mark.parametrize(("agent", "keep"), [("claude-code", 10), ("codex", 19), ("gemini", 9), ("pi", 11)])
-def test_a_source_that_grew_imports_only_what_is_new(agent: str, keep: int, homes: dict[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("agent", "keep"), [("claude-code", 10), ("codex", 19), ("gemini", 9), ("pi", 11)]
+)
+def test_a_source_that_grew_imports_only_what_is_new(
+    agent: str, keep: int, homes: dict[str, Path], tmp_path: Path
+) -> None:
     source = main_sessions(homes)[agent]
     rest = _grow(source, agent, keep)
     home = tmp_path / "rho"
@@ -102,7 +125,9 @@ def test_a_source_that_grew_imports_only_what_is_new(agent: str, keep: int, home
     second = import_session(source, home=home)
     assert not second.created and second.added > 0
     data = second.transcript.read_bytes()
-    assert data.startswith(before) and len(data) > len(before)  # appended to: the first import's bytes stand
+    assert data.startswith(before) and len(data) > len(
+        before
+    )  # appended to: the first import's bytes stand
     grown = read_session(second.transcript)
     whole = open_session(source).tree
     assert grown.tree.history() == whole.history()
@@ -110,7 +135,9 @@ def test_a_source_that_grew_imports_only_what_is_new(agent: str, keep: int, home
     assert import_session(source, home=home).noop
 
 
-def test_an_opencode_session_that_grew_imports_only_what_is_new(homes: dict[str, Path], tmp_path: Path) -> None:
+def test_an_opencode_session_that_grew_imports_only_what_is_new(
+    homes: dict[str, Path], tmp_path: Path
+) -> None:
     source = main_sessions(homes)["opencode"]
     database = homes["opencode"] / "opencode.db"
     with sqlite3.connect(database) as db:
@@ -134,7 +161,9 @@ def test_an_opencode_session_that_grew_imports_only_what_is_new(homes: dict[str,
 def test_import_to_a_file(sessions: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "imported.jsonl"
     result = import_session(sessions["codex"], output=out)
-    assert result.transcript == out and result.receipt_path == tmp_path / "imported.jsonl.import.json"
+    assert (
+        result.transcript == out and result.receipt_path == tmp_path / "imported.jsonl.import.json"
+    )
     assert read_session(out).tree.node_count == open_session(sessions["codex"]).tree.node_count
     assert import_session(sessions["codex"], output=out).noop
 
@@ -152,7 +181,9 @@ def test_a_rho_session_is_not_imported(tmp_path: Path) -> None:
         import_session(RHO_FIXTURES / "session-v3.jsonl", home=tmp_path)
 
 
-def test_the_imported_session_moves_with_its_home(sessions: dict[str, Path], tmp_path: Path) -> None:
+def test_the_imported_session_moves_with_its_home(
+    sessions: dict[str, Path], tmp_path: Path
+) -> None:
     """The receipt is inside the session folder: moving or deleting the session takes it along."""
     home = tmp_path / "rho"
     result = import_session(sessions["gemini"], home=home)
@@ -166,20 +197,58 @@ def test_a_large_session_is_written_whole_in_pieces(tmp_path: Path) -> None:
     arrives, in order, and the file reads back as the same tree."""
     source = tmp_path / "rollout-2026-03-01T10-00-00-019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c99.jsonl"
     stamp = "2026-03-01T10:00:00.000Z"
-    lines = [{"timestamp": stamp, "type": "session_meta", "payload": {
-        "id": "019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c99", "timestamp": stamp, "cwd": "/home/dev/big"}}]
+    lines = [
+        {
+            "timestamp": stamp,
+            "type": "session_meta",
+            "payload": {
+                "id": "019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c99",
+                "timestamp": stamp,
+                "cwd": "/home/dev/big",
+            },
+        }
+    ]
     for turn in range(400):
         text = f"turn {turn} " + "x" * 4000
         lines += [
-            {"timestamp": stamp, "type": "response_item", "payload": {"type": "message", "role": "user",
-             "content": [{"type": "input_text", "text": f"prompt {turn}"}]}},
-            {"timestamp": stamp, "type": "response_item", "payload": {"type": "function_call", "name": "shell",
-             "call_id": f"call_{turn}", "arguments": "{}"}},
-            {"timestamp": stamp, "type": "response_item", "payload": {"type": "function_call_output",
-             "call_id": f"call_{turn}", "output": text}},
-            {"timestamp": stamp, "type": "response_item", "payload": {"type": "message", "role": "assistant",
-             "content": [{"type": "output_text", "text": f"answer {turn}"}]}},
-        ]  # fmt: skip
+            {
+                "timestamp": stamp,
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": f"prompt {turn}"}],
+                },
+            },
+            {
+                "timestamp": stamp,
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "call_id": f"call_{turn}",
+                    "arguments": "{}",
+                },
+            },
+            {
+                "timestamp": stamp,
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": f"call_{turn}",
+                    "output": text,
+                },
+            },
+            {
+                "timestamp": stamp,
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": f"answer {turn}"}],
+                },
+            },
+        ]
     source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     out = tmp_path / "imported.jsonl"
     result = import_session(source, output=out)
@@ -191,7 +260,14 @@ def test_a_large_session_is_written_whole_in_pieces(tmp_path: Path) -> None:
     assert [e.message for e in session.tree.display()] == [e.message for e in built.display()]
 
 
-@pytest.mark.parametrize(("session_id", "entry_id"), [("7d3e9a51-2b6c-4f08", "L12"), ("ses_x", ""), ("ünï", "ça/ø"), ("", "")])
-def test_node_ids_are_the_name_based_uuids_earlier_imports_wrote(session_id: str, entry_id: str) -> None:
+@pytest.mark.parametrize(
+    ("session_id", "entry_id"),
+    [("7d3e9a51-2b6c-4f08", "L12"), ("ses_x", ""), ("ünï", "ça/ø"), ("", "")],
+)
+def test_node_ids_are_the_name_based_uuids_earlier_imports_wrote(
+    session_id: str, entry_id: str
+) -> None:
     """What makes a re-import a no-op across versions: the same ids as ``uuid.uuid5`` gives."""
-    assert node_id_for(session_id, entry_id) == str(uuid.uuid5(_NAMESPACE, f"{session_id}\x00{entry_id}"))
+    assert node_id_for(session_id, entry_id) == str(
+        uuid.uuid5(_NAMESPACE, f"{session_id}\x00{entry_id}")
+    )

@@ -29,30 +29,53 @@ def test_the_format_is_detected(agent: str, sessions: dict[str, Path]) -> None:
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_every_call_is_followed_by_its_result_in_order(agent: str, sessions: dict[str, Path]) -> None:
+def test_every_call_is_followed_by_its_result_in_order(
+    agent: str, sessions: dict[str, Path]
+) -> None:
     """Rho's rule (storage.md §6.5) holds on every revision's history: nothing is trimmed."""
     tree = open_session(sessions[agent]).tree
     for node in tree.nodes.values():
         history = tree.history(node)
         assert complete_prefix_length(history) == len(history), (agent, node.id)
-    calls = [b.tool_call.id for n in tree.nodes.values() for m in tree.history(n)
-             for b in m.completed_assistant_content() or () if b.tool_call is not None]  # fmt: skip
-    results = {m.tool_result.id for n in tree.nodes.values() for m in tree.history(n) if m.tool_result is not None}
+    calls = [
+        b.tool_call.id
+        for n in tree.nodes.values()
+        for m in tree.history(n)
+        for b in m.completed_assistant_content() or ()
+        if b.tool_call is not None
+    ]
+    results = {
+        m.tool_result.id
+        for n in tree.nodes.values()
+        for m in tree.history(n)
+        if m.tool_result is not None
+    }
     assert calls and set(calls) <= results
 
 
 @pytest.mark.parametrize("agent", AGENTS)
-def test_the_display_has_tool_calls_an_image_reasoning_and_a_compaction(agent: str, sessions: dict[str, Path]) -> None:
+def test_the_display_has_tool_calls_an_image_reasoning_and_a_compaction(
+    agent: str, sessions: dict[str, Path]
+) -> None:
     session = open_session(sessions[agent])
     tree = session.tree
     shown = [e.message for e in tree.display(tree.active_leaf)]
     everything = [m for n in tree.nodes.values() for m in tree.history(n)]
-    assert any(m.tool_result is not None and not m.tool_result.ok for m in everything), "a tool error"
+    assert any(m.tool_result is not None and not m.tool_result.ok for m in everything), (
+        "a tool error"
+    )
     assert any(b.image is not None for m in shown for b in m.content), "an image"
-    assert any(m.enriched_assistant is not None and m.enriched_assistant.reasoning_summary for m in everything), "reasoning"
-    assert any(n.kind is NodeKind.COMPACTION for n in tree.path()), "a compaction on the active path"
+    assert any(
+        m.enriched_assistant is not None and m.enriched_assistant.reasoning_summary
+        for m in everything
+    ), "reasoning"
+    assert any(n.kind is NodeKind.COMPACTION for n in tree.path()), (
+        "a compaction on the active path"
+    )
     # opencode's undo leaves the undone messages past the leaf; Pi has no subagents of its own
-    assert tree.branch_count >= 1 or (agent == "opencode" and tree.active_leaf.children), "the agent's branch"  # type: ignore[union-attr]
+    assert tree.branch_count >= 1 or (agent == "opencode" and tree.active_leaf.children), (
+        "the agent's branch"
+    )  # type: ignore[union-attr]
     assert session.log.subagents or agent == "pi", "a subagent"
 
 
@@ -64,22 +87,37 @@ def test_each_fixture_reports_what_it_left_out(agent: str, sessions: dict[str, P
     assert log.requests, "token usage per request"
 
 
-def test_claude_code_joins_one_response_written_as_several_records(sessions: dict[str, Path]) -> None:
+def test_claude_code_joins_one_response_written_as_several_records(
+    sessions: dict[str, Path],
+) -> None:
     shown = _display(sessions["claude-code"])
     first = next(m for m in shown if m.enriched_assistant is not None)
     assert [c.name for c in first.tool_calls()] == ["Read", "Bash"]
     assert first.enriched_assistant is not None
-    assert first.enriched_assistant.reasoning_summary == "The screenshot shows unstyled HTML: the stylesheet is probably not loading."
+    assert (
+        first.enriched_assistant.reasoning_summary
+        == "The screenshot shows unstyled HTML: the stylesheet is probably not loading."
+    )
     assert first.enriched_assistant.provider_context[0].data["signature"] == "EqQBCkYIBxgCKkBsig1"
     # the results came in the other order; Rho wants them in call order
     at = shown.index(first)
-    assert [shown[at + 1].tool_result.id, shown[at + 2].tool_result.id] == ["toolu_01Read", "toolu_01Bash"]  # type: ignore[union-attr]
+    assert [shown[at + 1].tool_result.id, shown[at + 2].tool_result.id] == [
+        "toolu_01Read",
+        "toolu_01Bash",
+    ]  # type: ignore[union-attr]
 
 
-def test_claude_code_an_interrupted_call_gets_rhos_interrupted_result(sessions: dict[str, Path]) -> None:
+def test_claude_code_an_interrupted_call_gets_rhos_interrupted_result(
+    sessions: dict[str, Path],
+) -> None:
     session = open_session(sessions["claude-code"])
     log, tree = session.log, session.tree
-    results = [m.tool_result for n in tree.nodes.values() for m in tree.history(n) if m.tool_result is not None]
+    results = [
+        m.tool_result
+        for n in tree.nodes.values()
+        for m in tree.history(n)
+        if m.tool_result is not None
+    ]
     edit = next(r for r in results if r.id == "toolu_01Edit")
     assert (edit.ok, edit.content) == (False, INTERRUPTED_RESULT)
     assert log.loss.made["results made for calls that never got one (interrupted)"] == 1
@@ -88,10 +126,16 @@ def test_claude_code_an_interrupted_call_gets_rhos_interrupted_result(sessions: 
 def test_claude_code_subagent_is_its_own_session(sessions: dict[str, Path]) -> None:
     log = read_log(sessions["claude-code"])
     (ref,) = log.subagents
-    assert (ref.session_id, ref.title, ref.call_id) == ("agent-a5f1c2d", "Audit templates", "toolu_01Task")
+    assert (ref.session_id, ref.title, ref.call_id) == (
+        "agent-a5f1c2d",
+        "Audit templates",
+        "toolu_01Task",
+    )
     child = read_log(ref.path)
     assert child.parent_session == log.session_id
-    assert [c.name for e in child.entries.values() for m in e.messages for c in m.tool_calls()] == ["Grep"]
+    assert [c.name for e in child.entries.values() for m in e.messages for c in m.tool_calls()] == [
+        "Grep"
+    ]
 
 
 def test_codex_rollback_keeps_the_taken_back_turn_as_a_branch(sessions: dict[str, Path]) -> None:
@@ -108,13 +152,20 @@ def test_codex_compaction_replaced_what_the_last_request_held(sessions: dict[str
     size (recorded, not estimated)."""
     tree = open_session(sessions["codex"]).tree
     compaction = next(n for n in tree.nodes.values() if n.kind is NodeKind.COMPACTION)
-    assert compaction.compaction_facts is not None and compaction.compaction_facts.previous_tokens == 6020
+    assert (
+        compaction.compaction_facts is not None
+        and compaction.compaction_facts.previous_tokens == 6020
+    )
 
 
 def test_codex_usage_counts_cached_input_apart(sessions: dict[str, Path]) -> None:
     first = read_log(sessions["codex"]).requests[0]
-    assert (first.model, first.usage.input_tokens, first.usage.cache_read_tokens, first.usage.output_tokens) == (
-        "gpt-5-codex", 2048, 3072, 210)
+    assert (
+        first.model,
+        first.usage.input_tokens,
+        first.usage.cache_read_tokens,
+        first.usage.output_tokens,
+    ) == ("gpt-5-codex", 2048, 3072, 210)
 
 
 def test_gemini_rewind_and_rolled_back_prompt_are_branches(sessions: dict[str, Path]) -> None:
@@ -151,12 +202,17 @@ def test_pi_compaction_keeps_what_pi_kept(sessions: dict[str, Path]) -> None:
     texts = [m.text() for m in tree.history(compaction)]
     assert texts[0].startswith("The conversation history before this point was compacted")
     assert "Skip colors. Run the tests." in texts  # firstKeptEntryId
-    assert compaction.compaction_facts is not None and compaction.compaction_facts.previous_tokens == 14210
+    assert (
+        compaction.compaction_facts is not None
+        and compaction.compaction_facts.previous_tokens == 14210
+    )
 
 
 def test_pi_aborted_answer_is_an_aborted_assistant(sessions: dict[str, Path]) -> None:
     tree = open_session(sessions["pi"]).tree
-    aborted = [m for n in tree.nodes.values() for m in tree.history(n) if m.aborted_assistant is not None]
+    aborted = [
+        m for n in tree.nodes.values() for m in tree.history(n) if m.aborted_assistant is not None
+    ]
     assert aborted and aborted[0].aborted_assistant is not None
     assert aborted[0].aborted_assistant.tool_calls[0].name == "bash"
 
@@ -170,7 +226,9 @@ def test_building_twice_gives_the_same_tree(agent: str, sessions: dict[str, Path
 
 def test_codex_context_items_reach_the_model_but_are_not_shown(sessions: dict[str, Path]) -> None:
     tree = open_session(sessions["codex"]).tree
-    assert tree.history()[0].text().startswith("<environment_context>") is False  # compacted away on the leaf
+    assert (
+        tree.history()[0].text().startswith("<environment_context>") is False
+    )  # compacted away on the leaf
     first = tree.path()[0]
     assert tree.history(first)[0].text().startswith("<environment_context>")
     assert all(not e.message.text().startswith("<environment_context>") for e in tree.display())

@@ -47,7 +47,13 @@ def coding_session(root: Path, workspace: Path) -> Path:
             Message.user_text("Say hello instead"),
             assistant(("c2", "read_file", {"path": "app.py"})),
             result("c2", read_result("app.py", app)),
-            assistant(("c3", "edit", {"input": f"[app.py#{file_hash(app)}]\nPUT 2:\n+    print('hello')\n"})),
+            assistant(
+                (
+                    "c3",
+                    "edit",
+                    {"input": f"[app.py#{file_hash(app)}]\nPUT 2:\n+    print('hello')\n"},
+                )
+            ),
             result("c3", "ok"),
             assistant(text="Changed."),
         ),

@@ -112,7 +112,10 @@ def test_a_journal_turn_wins_and_restore_follows_rhos_rule_with_undo(tmp_path: P
     assert (workspace / "app.py").read_text() == "print('third')\n"
     # edited by someone since: no restore, and the stale preview cannot be applied either
     (workspace / "app.py").write_text("mine\n")
-    assert preview_restore(journal_change, trusted(workspace), workspace=str(workspace)).classification is RestoreClassification.CONFLICT
+    assert (
+        preview_restore(journal_change, trusted(workspace), workspace=str(workspace)).classification
+        is RestoreClassification.CONFLICT
+    )
     with pytest.raises(RestoreConflict):
         restore_file(preview, trusted(workspace))
     assert (workspace / "app.py").read_text() == "mine\n"
@@ -150,7 +153,9 @@ def test_restore_of_a_reconstructed_creation_deletes_and_undo_recreates(tmp_path
     assert (workspace / "app.py").read_text() == "def main():\n    print('hi')\n"
     # turn 2's reconstructed after-state is on disk only after turn 2
     assert (
-        preview_restore(session_changes(path).turn(2).files[0], trusted(workspace), workspace=str(workspace)).classification
+        preview_restore(
+            session_changes(path).turn(2).files[0], trusted(workspace), workspace=str(workspace)
+        ).classification
         is RestoreClassification.CONFLICT
     )  # type: ignore[union-attr]
     unknown = session_changes(path).turn(4).files[0]  # type: ignore[union-attr]
@@ -166,10 +171,14 @@ def test_a_repeated_call_id_pairs_with_its_own_result(tmp_path: Path) -> None:
 
     from .helpers import IDENTITY, assistant, result
 
-    stopped = Message.aborted(AbortedAssistant(
-        content=(ContentBlock.of_tool_call("dup", "write", {"path": "a.txt", "content": "A"}),),
-        reasoning="", tool_calls=(), usage=ModelUsage(),
-    ))  # fmt: skip
+    stopped = Message.aborted(
+        AbortedAssistant(
+            content=(ContentBlock.of_tool_call("dup", "write", {"path": "a.txt", "content": "A"}),),
+            reasoning="",
+            tool_calls=(),
+            usage=ModelUsage(),
+        )
+    )
     history = (
         Message.user_text("write a"),
         stopped,
@@ -195,7 +204,9 @@ def test_restore_writes_only_inside_a_trusted_folder(tmp_path: Path) -> None:
     path = coding_session(tmp_path / "rho", workspace)
     (workspace / "app.py").write_text("def main():\n    print('hi')\n")  # as turn 1 left it
     created = session_changes(path).turn(1).files[0]  # type: ignore[union-attr]
-    untrusted = preview_restore(created, TrustStore(tmp_path / "nobody-trusted-anything"), workspace=str(workspace))
+    untrusted = preview_restore(
+        created, TrustStore(tmp_path / "nobody-trusted-anything"), workspace=str(workspace)
+    )
     assert not untrusted.possible and "not a folder trusted for tools" in untrusted.reason
     store = trusted(workspace)
     preview = preview_restore(created, store, workspace=str(workspace))
@@ -216,7 +227,10 @@ def test_a_workspace_not_on_this_machine_is_named_as_the_reason(tmp_path: Path) 
     gone = "/home/someone-else/src/payments-api"
     preview = preview_restore(created, trusted(workspace), workspace=gone)
     assert not preview.possible
-    assert preview.reason == f"the session's workspace {gone} is not on this machine, and a restore writes only there"
+    assert (
+        preview.reason
+        == f"the session's workspace {gone} is not on this machine, and a restore writes only there"
+    )
     assert "system folder" not in preview.reason
 
 

@@ -46,10 +46,15 @@ def test_binary_capture_reads_and_reencodes_byte_for_byte() -> None:
     assert isinstance(first.files[0].original, CapturedRegularFile)
     assert first.files[0].original.bytes == bytes([0, 0xFF, 0x80, 0x0A])
     assert first.files[0].original.metadata == BasicFileMetadata(False, 0o644)
-    assert first.files[0].expected_after == ObservedRegular(sha256_hex(bytes([0xFE, 0, 0x81])), 3, BasicFileMetadata(False, 0o644))
+    assert first.files[0].expected_after == ObservedRegular(
+        sha256_hex(bytes([0xFE, 0, 0x81])), 3, BasicFileMetadata(False, 0o644)
+    )
     assert first.outcome is CheckpointOutcome.COMPLETED and first.revision == 4
     assert [(e.kind, e.source) for e in first.limitations] == [("shell_command", "shell")]
-    assert isinstance(second.files[0].original, Absent) and second.outcome is CheckpointOutcome.CANCELLED
+    assert (
+        isinstance(second.files[0].original, Absent)
+        and second.outcome is CheckpointOutcome.CANCELLED
+    )
     # the encoder writes exactly what serde wrote: field order, tags, omitted unix_mode
     assert encode_record(first) + encode_record(second) == data
     case = read_journal_bytes(fixture("restore-plan.jsonl")).checkpoints[0]
@@ -72,7 +77,9 @@ def test_a_torn_or_bad_last_line_is_dropped_not_fatal(name: str) -> None:
         ("duplicate-node.jsonl", "duplicate workspace checkpoint node", 2),
     ],
 )
-def test_corrupt_future_and_duplicate_records_are_errors_with_the_line(name: str, reason: str, line: int, tmp_path: Path) -> None:
+def test_corrupt_future_and_duplicate_records_are_errors_with_the_line(
+    name: str, reason: str, line: int, tmp_path: Path
+) -> None:
     path = tmp_path / "checkpoints.jsonl"
     path.write_bytes(fixture(name))
     with pytest.raises(InputError) as caught:
@@ -121,7 +128,9 @@ def test_restore_plan_classifies_upstreams_six_cases() -> None:
         ("unsupported", RestoreClassification.UNSUPPORTED),
         ("skipped", RestoreClassification.SKIPPED),
     ]
-    assert [(e.kind, e.source) for e in limitations] == [("untracked_mutating_tool", "third-party tool")]
+    assert [(e.kind, e.source) for e in limitations] == [
+        ("untracked_mutating_tool", "third-party tool")
+    ]
     # metadata is part of the state: a chmod since the turn is a conflict too
     chmodded = ObservedRegular(sha256_hex(bytes([0xFE, 0, 0x81])), 3, BasicFileMetadata(True, None))
     assert classify_restore(checkpoint.files[1], chmodded) is RestoreClassification.CONFLICT
@@ -136,7 +145,9 @@ def test_capture_observe_and_apply_on_real_files(tmp_path: Path) -> None:
     modified.write_bytes(bytes([0, 0xFF, 0x80]))
     conflicted.write_bytes(b"original")
     os.chmod(modified, 0o640)
-    originals = {p: capture_original(p) for p in (created_before, modified, deleted_before, conflicted)}
+    originals = {
+        p: capture_original(p) for p in (created_before, modified, deleted_before, conflicted)
+    }
     created_before.unlink()
     modified.write_bytes(bytes([0xFE, 0, 0x81]))
     deleted_before.parent.mkdir()

@@ -24,10 +24,17 @@ def test_search_and_sessions_touching_follow_the_files(tmp_path: Path) -> None:
     assert index.sync(transcripts) == 1
     assert index.sync(transcripts) == 0  # unchanged: nothing re-read
     (hit,) = index.search("APP.P")
-    assert (hit.shown, hit.turns, hit.changes, hit.session_path) == ("app.py", (1, 2), 2, str(first))
+    assert (hit.shown, hit.turns, hit.changes, hit.session_path) == (
+        "app.py",
+        (1, 2),
+        2,
+        str(first),
+    )
     assert [h.shown for h in index.search("read")] == ["README.md"]
     assert index.search("100%_") == []  # LIKE wildcards are literal
-    assert [h.session_path for h in index.sessions_touching(str(workspace / "app.py"))] == [str(first)]
+    assert [h.session_path for h in index.sessions_touching(str(workspace / "app.py"))] == [
+        str(first)
+    ]
     # a transcript that changes is re-read; one that goes is dropped; Rho's index is not touched
     with open(first, "ab") as handle:
         handle.write(b"not json\n")

@@ -44,13 +44,22 @@ IDENTITY = ModelIdentity("openai", "chat-completions", "m")
 
 
 def make_session(tmp_path: Path, workspace: Path) -> Path:
-    history = (Message.user_text("hello"), Message.enriched(AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=IDENTITY)))
-    with create_session(tmp_path / "rho", str(workspace), SessionSnapshot.new(SESSION_ID, 1, history, IDENTITY)) as writer:
+    history = (
+        Message.user_text("hello"),
+        Message.enriched(
+            AssistantMessage(content=(ContentBlock(text="Hi."),), provenance=IDENTITY)
+        ),
+    )
+    with create_session(
+        tmp_path / "rho", str(workspace), SessionSnapshot.new(SESSION_ID, 1, history, IDENTITY)
+    ) as writer:
         return writer.path
 
 
 def context() -> ToolContext:
-    return ToolContext(call_id="c1", cancellation=CancellationToken(), session_id=SESSION_ID, run_id="r")
+    return ToolContext(
+        call_id="c1", cancellation=CancellationToken(), session_id=SESSION_ID, run_id="r"
+    )
 
 
 async def call(tool: Tool, name: str, arguments: dict[str, Any]) -> ToolOutput:
@@ -82,7 +91,9 @@ class SpyWrite(Tool):
 
 
 @pytest.mark.asyncio
-async def test_the_record_is_in_the_journal_before_the_write_and_survives_a_failed_turn(tmp_path: Path) -> None:
+async def test_the_record_is_in_the_journal_before_the_write_and_survives_a_failed_turn(
+    tmp_path: Path,
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     (workspace / "a.txt").write_text("before\n")
@@ -101,10 +112,17 @@ async def test_the_record_is_in_the_journal_before_the_write_and_survives_a_fail
     turn = recorder.end_turn(CheckpointOutcome.FAILED)  # the model call failed: nothing saved
     assert turn is not None and not turn.committed
     assert [(Path(f.path).name, f.action) for f in turn.changed] == [("a.txt", "modified")]
-    assert "a.txt (modified)" in changed_files_text(turn, workspace) and str(journal) in changed_files_text(turn, workspace)
+    assert "a.txt (modified)" in changed_files_text(turn, workspace) and str(
+        journal
+    ) in changed_files_text(turn, workspace)
     (record,) = read_journal(journal).checkpoints
-    assert record.files[0].expected_after != at_write.files[0].expected_after  # after-state observed
-    assert oct(journal.stat().st_mode & 0o777) == "0o600" and oct(journal.parent.stat().st_mode & 0o777) == "0o700"
+    assert (
+        record.files[0].expected_after != at_write.files[0].expected_after
+    )  # after-state observed
+    assert (
+        oct(journal.stat().st_mode & 0o777) == "0o600"
+        and oct(journal.parent.stat().st_mode & 0o777) == "0o700"
+    )
     # the changes view lists it as an unsaved turn, with the exact before and after
     changes = session_changes(session)
     unsaved = changes.turns[-1]
@@ -114,7 +132,9 @@ async def test_the_record_is_in_the_journal_before_the_write_and_survives_a_fail
 
 
 @pytest.mark.asyncio
-async def test_real_tools_bound_to_the_saved_node_and_unchanged_files_read_back(tmp_path: Path) -> None:
+async def test_real_tools_bound_to_the_saved_node_and_unchanged_files_read_back(
+    tmp_path: Path,
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("alpha\nbeta\n")
@@ -133,8 +153,15 @@ async def test_real_tools_bound_to_the_saved_node_and_unchanged_files_read_back(
     turn = recorder.end_turn(CheckpointOutcome.COMPLETED)
     assert turn is not None and turn.committed
     (record,) = read_journal(journal_path(session.parent)).checkpoints
-    assert (record.node_id, record.revision, record.outcome) == ("node-7", 2, CheckpointOutcome.COMPLETED)
-    assert [Path(f.path).name for f in record.files] == ["new.txt", "notes.txt"]  # sorted, as a BTreeMap
+    assert (record.node_id, record.revision, record.outcome) == (
+        "node-7",
+        2,
+        CheckpointOutcome.COMPLETED,
+    )
+    assert [Path(f.path).name for f in record.files] == [
+        "new.txt",
+        "notes.txt",
+    ]  # sorted, as a BTreeMap
     assert isinstance(record.files[0].original, Absent)
     assert [(e.kind, e.source) for e in record.limitations] == [("shell_command", "bash")]
     line = journal_path(session.parent).read_bytes()
@@ -148,7 +175,9 @@ async def test_a_write_that_cannot_be_recorded_is_not_made(tmp_path: Path) -> No
     session = make_session(tmp_path, workspace)
     journal = journal_path(session.parent)
     journal.parent.mkdir(mode=0o700)
-    journal.write_bytes(b'{"version":1,"checkpoint":{"bad"}\n{"version":1}\n')  # corrupt before the last line
+    journal.write_bytes(
+        b'{"version":1,"checkpoint":{"bad"}\n{"version":1}\n'
+    )  # corrupt before the last line
     recorder = CheckpointRecorder()
     setup = tool_setup(PermissionMode.BYPASS, DenyAll("no"), cwd=str(workspace), observer=recorder)
     recorder.begin_turn(session, SESSION_ID, 1)
@@ -182,16 +211,22 @@ def test_rebinding_onto_an_existing_node_is_refused_and_quota_holds(tmp_path: Pa
 
 
 @pytest.mark.asyncio
-async def test_a_refused_write_leaves_no_change_and_a_flat_session_is_tracked_in_memory(tmp_path: Path) -> None:
+async def test_a_refused_write_leaves_no_change_and_a_flat_session_is_tracked_in_memory(
+    tmp_path: Path,
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     (workspace / "a.txt").write_text("same\n")
     session = make_session(tmp_path, workspace)
     recorder = CheckpointRecorder()
-    setup = tool_setup(PermissionMode.SUPERVISED, DenyAll("no terminal"), cwd=str(workspace), observer=recorder)
+    setup = tool_setup(
+        PermissionMode.SUPERVISED, DenyAll("no terminal"), cwd=str(workspace), observer=recorder
+    )
     recorder.begin_turn(session, SESSION_ID, 1)
     with pytest.raises(ToolError, match="denied"):
-        await call(tools_by_name(setup.tools)["write"], "write", {"path": "a.txt", "content": "other\n"})
+        await call(
+            tools_by_name(setup.tools)["write"], "write", {"path": "a.txt", "content": "other\n"}
+        )
     turn = recorder.end_turn(CheckpointOutcome.FAILED)
     assert turn is not None and turn.files == () and changed_files_text(turn) == ""
     assert read_journal(journal_path(session.parent)).checkpoints == ()  # no record of a non-change
@@ -203,4 +238,8 @@ async def test_a_refused_write_leaves_no_change_and_a_flat_session_is_tracked_in
     (workspace / "a.txt").write_text("changed\n")
     await recorder.after_mutation([workspace / "a.txt"])
     turn = recorder.end_turn(CheckpointOutcome.FAILED)
-    assert turn is not None and turn.journal is None and [f.action for f in turn.changed] == ["modified"]
+    assert (
+        turn is not None
+        and turn.journal is None
+        and [f.action for f in turn.changed] == ["modified"]
+    )

@@ -62,7 +62,11 @@ class Value:
 def _mixed(rng: random.Random, n: int) -> str:
     while True:
         v = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
-        if any(c.isdigit() for c in v) and any(c.isupper() for c in v) and any(c.islower() for c in v):
+        if (
+            any(c.isdigit() for c in v)
+            and any(c.isupper() for c in v)
+            and any(c.islower() for c in v)
+        ):
             return v
 
 
@@ -72,7 +76,9 @@ def _letters(rng: random.Random, n: int) -> str:
 
 def _symbols(rng: random.Random) -> str:
     # symbols a shell, YAML or INI would not cut at, in the first eight characters
-    return _mixed(rng, 3) + rng.choice("#;&(!%") + _mixed(rng, 3) + rng.choice("@^*~") + _mixed(rng, 4)
+    return (
+        _mixed(rng, 3) + rng.choice("#;&(!%") + _mixed(rng, 3) + rng.choice("@^*~") + _mixed(rng, 4)
+    )
 
 
 SHAPES: dict[str, Callable[[random.Random], Value]] = {
@@ -80,7 +86,10 @@ SHAPES: dict[str, Callable[[random.Random], Value]] = {
     "symbols": lambda r: Value((_symbols(r),)),
     "letters": lambda r: Value((_letters(r, 12),)),
     "lowercase": lambda r: Value((_letters(r, 14).lower(),)),
-    "spaces": lambda r: Value((f"{_letters(r, 6)} {_letters(r, 5).lower()} {r.randint(2, 9)} {_letters(r, 7).lower()}",), spaces=True),
+    "spaces": lambda r: Value(
+        (f"{_letters(r, 6)} {_letters(r, 5).lower()} {r.randint(2, 9)} {_letters(r, 7).lower()}",),
+        spaces=True,
+    ),
     "multi-line": lambda r: Value((_mixed(r, 16), _mixed(r, 16))),
     "hex": lambda r: Value(("".join(r.choice("0123456789abcdef") for _ in range(32)),)),
 }
@@ -135,52 +144,150 @@ SYNTAXES: dict[str, Callable[[str, Value], list[str]]] = {
     "export": lambda n, v: [f"export {n}='{v.flat}'"],
     "yaml": lambda n, v: ["database:", f"  {n}: {v.flat}", "  port: 5432"],
     "yaml-quoted": lambda n, v: ["database:", f'  {n}: "{v.flat}"'],
-    "yaml-literal": lambda n, v: ["auth:", f"  {n}: |", *_indented(v.lines, "    "), "  retries: 3"],
-    "yaml-folded": lambda n, v: ["auth:", f"  {n}: >-", *_indented(v.lines, "    "), "  retries: 3"],
-    "yaml-continued": lambda n, v: ["auth:", f'  {n}: "{_split(v)[0]}', f'    {_split(v)[1]}"', "  retries: 3"],
-    "yaml-env-list": lambda n, v: ["services:", "  app:", "    environment:", f"      - {n}={v.flat}", "      - MODE=production"],
-    "k8s-env": lambda n, v: ["env:", f"  - name: {n}", f"    value: {_plain_or_quoted(v)}", "  - name: MODE", "    value: production"],
+    "yaml-literal": lambda n, v: [
+        "auth:",
+        f"  {n}: |",
+        *_indented(v.lines, "    "),
+        "  retries: 3",
+    ],
+    "yaml-folded": lambda n, v: [
+        "auth:",
+        f"  {n}: >-",
+        *_indented(v.lines, "    "),
+        "  retries: 3",
+    ],
+    "yaml-continued": lambda n, v: [
+        "auth:",
+        f'  {n}: "{_split(v)[0]}',
+        f'    {_split(v)[1]}"',
+        "  retries: 3",
+    ],
+    "yaml-env-list": lambda n, v: [
+        "services:",
+        "  app:",
+        "    environment:",
+        f"      - {n}={v.flat}",
+        "      - MODE=production",
+    ],
+    "k8s-env": lambda n, v: [
+        "env:",
+        f"  - name: {n}",
+        f"    value: {_plain_or_quoted(v)}",
+        "  - name: MODE",
+        "    value: production",
+    ],
     "toml": lambda n, v: ["[database]", f'{n} = "{v.flat}"', "port = 5432"],
     "toml-multiline": lambda n, v: ["[database]", f'{n} = """', *v.lines, '"""'],
     "hcl": lambda n, v: ['resource "db_instance" "main" {', f'  {n} = "{v.flat}"', "}"],
-    "hcl-heredoc": lambda n, v: ['resource "db_instance" "main" {', f"  {n} = <<EOT", *v.lines, "EOT", "}"],
-    "hcl-heredoc-indent": lambda n, v: ['resource "db_instance" "main" {', f"  {n} = <<-EOT", *_indented(v.lines, "    "), "  EOT", "}"],
+    "hcl-heredoc": lambda n, v: [
+        'resource "db_instance" "main" {',
+        f"  {n} = <<EOT",
+        *v.lines,
+        "EOT",
+        "}",
+    ],
+    "hcl-heredoc-indent": lambda n, v: [
+        'resource "db_instance" "main" {',
+        f"  {n} = <<-EOT",
+        *_indented(v.lines, "    "),
+        "  EOT",
+        "}",
+    ],
     "json": lambda n, v: [json.dumps({"user": "app", n: v.text})],
     "json-pretty": lambda n, v: json.dumps({"user": "app", n: v.text}, indent=2).splitlines(),
-    "json-parent": lambda n, v: json.dumps({"outputs": {n: {"value": v.text, "type": "string"}}}, indent=2).splitlines(),
-    "terraform-sensitive": lambda n, v: json.dumps({"outputs": {"primary": {"sensitive": True, "type": "string", "value": v.text}}}, indent=2).splitlines(),
+    "json-parent": lambda n, v: json.dumps(
+        {"outputs": {n: {"value": v.text, "type": "string"}}}, indent=2
+    ).splitlines(),
+    "terraform-sensitive": lambda n, v: json.dumps(
+        {"outputs": {"primary": {"sensitive": True, "type": "string", "value": v.text}}}, indent=2
+    ).splitlines(),
     "ini": lambda n, v: ["[client]", f"{n} = {v.flat}", "host = db.internal"],
-    "properties-continued": lambda n, v: [f"{n}={_split(v)[0]}\\", f"    {_split(v)[1]}", "host=db.internal"],
+    "properties-continued": lambda n, v: [
+        f"{n}={_split(v)[0]}\\",
+        f"    {_split(v)[1]}",
+        "host=db.internal",
+    ],
     "systemd": lambda n, v: ["[Service]", f'Environment="{n}={v.flat}"', "ExecStart=/usr/bin/app"],
     "dockerfile": lambda n, v: ["FROM mysql:8", f"ENV {n} {v.flat}", "EXPOSE 3306"],
     "name-value": lambda n, v: ["port 6379", f"{n} {_plain_or_quoted(v)}", "appendonly yes"],
     "xml-element": lambda n, v: ["<server>", f"  <{n}>{v.flat}</{n}>", "</server>"],
     "xml-attribute": lambda n, v: [f'<datasource url="jdbc:db://h/app" {n}="{v.flat}" />'],
-    "xml-name-value": lambda n, v: ["<property>", f"  <name>{n}</name>", f"  <value>{v.flat}</value>", "</property>"],
+    "xml-name-value": lambda n, v: [
+        "<property>",
+        f"  <name>{n}</name>",
+        f"  <value>{v.flat}</value>",
+        "</property>",
+    ],
     "sql-set-password": lambda n, v: [f"SET PASSWORD FOR 'app'@'%' = '{v.flat}';"],
     "sql-create-user": lambda n, v: [f"CREATE USER app WITH PASSWORD '{v.flat}';"],
-    "csv": lambda n, v: [f"user,{n},host", f'app,"{v.flat}",db.internal' if v.spaces else f"app,{v.flat},db.internal"],
+    "csv": lambda n, v: [
+        f"user,{n},host",
+        f'app,"{v.flat}",db.internal' if v.spaces else f"app,{v.flat},db.internal",
+    ],
     "tsv": lambda n, v: [f"user\t{n}\thost", f"app\t{v.flat}\tdb.internal"],
-    "markdown-table": lambda n, v: [f"| user | {n} | host |", "| --- | --- | --- |", f"| app | {v.flat} | db.internal |"],
-    "aligned-key-value": lambda n, v: ["====== Data ======", "Key          Value", "---          -----", f"{n}     {v.flat}", "user         app"],
-    "cli-flag": lambda n, v: [f"deploy-tool --{n.replace('_', '-').replace('.', '-').lower()} {_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} --region eu"],
+    "markdown-table": lambda n, v: [
+        f"| user | {n} | host |",
+        "| --- | --- | --- |",
+        f"| app | {v.flat} | db.internal |",
+    ],
+    "aligned-key-value": lambda n, v: [
+        "====== Data ======",
+        "Key          Value",
+        "---          -----",
+        f"{n}     {v.flat}",
+        "user         app",
+    ],
+    "cli-flag": lambda n, v: [
+        f"deploy-tool --{n.replace('_', '-').replace('.', '-').lower()} {_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} --region eu"
+    ],
     # command lines: a client's password option glued or separate, user:pass, user/pass@db, stdin
-    "cli-glued": lambda n, v: [f"mysql -h db.internal -u app -p{_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} appdb"],
-    "cli-separate": lambda n, v: [f"sshpass -p {_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} ssh deploy@db.internal"],
-    "cli-user-pass": lambda n, v: [f"curl -sS -u {_q(Value(('app:' + v.flat,)), chr(39)) if v.spaces or len(v.lines) > 1 else 'app:' + v.flat} https://api.internal/v1"],
+    "cli-glued": lambda n, v: [
+        f"mysql -h db.internal -u app -p{_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} appdb"
+    ],
+    "cli-separate": lambda n, v: [
+        f"sshpass -p {_q(v, chr(39)) if v.spaces or len(v.lines) > 1 else v.flat} ssh deploy@db.internal"
+    ],
+    "cli-user-pass": lambda n, v: [
+        f"curl -sS -u {_q(Value(('app:' + v.flat,)), chr(39)) if v.spaces or len(v.lines) > 1 else 'app:' + v.flat} https://api.internal/v1"
+    ],
     "cli-position": lambda n, v: [f'sqlplus -s "app/{v.flat}@db.internal:1521/APP"'],
-    "cli-stdin": lambda n, v: [f"echo '{v.flat}' | docker login -u app --password-stdin registry.internal"],
+    "cli-stdin": lambda n, v: [
+        f"echo '{v.flat}' | docker login -u app --password-stdin registry.internal"
+    ],
     # the value on the lines after its name's (issue 31, cause 1)
-    "yaml-next-line": lambda n, v: ["database:", f"  {n}:", f"    {_plain_or_quoted(v)}", "  port: 5432"],
-    "json-next-line": lambda n, v: ["{", f'  "{n}":', f"    {json.dumps(v.text)},", '  "port": 5432', "}"],
+    "yaml-next-line": lambda n, v: [
+        "database:",
+        f"  {n}:",
+        f"    {_plain_or_quoted(v)}",
+        "  port: 5432",
+    ],
+    "json-next-line": lambda n, v: [
+        "{",
+        f'  "{n}":',
+        f"    {json.dumps(v.text)},",
+        '  "port": 5432',
+        "}",
+    ],
     "ini-next-line": lambda n, v: ["[client]", f"{n} =", f"    {v.flat}", "host = db.internal"],
-    "sql-next-line": lambda n, v: ["CREATE ROLE app WITH LOGIN", "  PASSWORD", f"  '{v.flat}'", "  VALID UNTIL '2027-01-01';"],
+    "sql-next-line": lambda n, v: [
+        "CREATE ROLE app WITH LOGIN",
+        "  PASSWORD",
+        f"  '{v.flat}'",
+        "  VALID UNTIL '2027-01-01';",
+    ],
     "php-nowdoc": lambda n, v: [f"${_ident(n)} = <<<'EOT'", *v.lines, "EOT;"],
     "lua-long-string": lambda n, v: [f"local {_ident(n)} = [[", *v.lines, "]]"],
     "rust-raw-string": lambda n, v: [f'let {_ident(n)} = r#"', *v.lines, '"#;'],
     "string-concat": lambda n, v: [f'{_ident(n)} = "{_split(v)[0]}" +', f'    "{_split(v)[1]}";'],
-    "paren-concat": lambda n, v: [f"{_ident(n)} = (", f'    "{_split(v)[0]}"', f'    "{_split(v)[1]}"', ")"],
-    "python-kwarg": lambda n, v: [f'client = Client(user="app", {n.replace(".", "_").replace("-", "_")}="{v.flat}")'],
+    "paren-concat": lambda n, v: [
+        f"{_ident(n)} = (",
+        f'    "{_split(v)[0]}"',
+        f'    "{_split(v)[1]}"',
+        ")",
+    ],
+    "python-kwarg": lambda n, v: [
+        f'client = Client(user="app", {n.replace(".", "_").replace("-", "_")}="{v.flat}")'
+    ],
     "js-object": lambda n, v: ["const config = {", f'  "{n}": "{v.flat}",', "};"],
     "php-array": lambda n, v: [f"'{n}' => '{v.flat}',"],
 }
@@ -198,8 +305,19 @@ WRAPPERS: dict[str, Callable[[list[str]], list[str]]] = {
     "arrow rows": _numbered("{n:>6}\u2192{line}"),
     "cat -n rows": _numbered("{n:>6}\t{line}"),
     "grep rows": _numbered("config/app.conf:{n}:{line}"),
-    "diff added": lambda lines: ["--- a/app.conf", "+++ b/app.conf", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)],
-    "diff context": lambda lines: ["@@ -1,9 +1,9 @@", " # settings", *(f" {line}" for line in lines), "-old = 1", "+old = 2"],
+    "diff added": lambda lines: [
+        "--- a/app.conf",
+        "+++ b/app.conf",
+        f"@@ -0,0 +1,{len(lines)} @@",
+        *(f"+{line}" for line in lines),
+    ],
+    "diff context": lambda lines: [
+        "@@ -1,9 +1,9 @@",
+        " # settings",
+        *(f" {line}" for line in lines),
+        "-old = 1",
+        "+old = 2",
+    ],
     "hashline": lambda lines: ["[config/app.conf#1A2B]", "PUT 3:", *(f"+{line}" for line in lines)],
 }
 
@@ -218,7 +336,16 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "percent": lambda text: quote(text, safe=""),
 }
 
-LOCATIONS = ("user", "tool result", "arguments", "title", "cwd", "reasoning", "metadata", "aborted call")
+LOCATIONS = (
+    "user",
+    "tool result",
+    "arguments",
+    "title",
+    "cwd",
+    "reasoning",
+    "metadata",
+    "aborted call",
+)
 
 AXES: dict[str, tuple[str, ...]] = {
     "syntax": tuple(SYNTAXES),
@@ -241,13 +368,20 @@ class Case:
     """Strings of which none may survive an export."""
 
 
-SPLIT: frozenset[str] = frozenset({"yaml-continued", "properties-continued", "string-concat", "paren-concat"})
+SPLIT: frozenset[str] = frozenset(
+    {"yaml-continued", "properties-continued", "string-concat", "paren-concat"}
+)
 """Syntaxes that cut a one-line value over two lines (``_split``)."""
 
 
 def _needles(value: Value, syntax: str, encoding: str, plain: str, text: str) -> tuple[str, ...]:
     pieces = _split(value) if syntax in SPLIT else value.lines
-    parts = [word for piece in pieces for word in ([piece] if " " not in piece else piece.split(" ")) if len(word) >= 5]
+    parts = [
+        word
+        for piece in pieces
+        for word in ([piece] if " " not in piece else piece.split(" "))
+        if len(word) >= 5
+    ]
     if encoding == "base64":
         # the lines of base64 that encode a byte of the value
         raw = plain.encode()
@@ -255,7 +389,9 @@ def _needles(value: Value, syntax: str, encoding: str, plain: str, text: str) ->
         out = []
         for part in parts:
             at = raw.find(part.encode())
-            end = at + len(part.encode())  # base64 characters [4 * at // 3, ceil(4 * end / 3)) hold it
+            end = at + len(
+                part.encode()
+            )  # base64 characters [4 * at // 3, ceil(4 * end / 3)) hold it
             first, last = at * 4 // 3 // 76, (-(-4 * end // 3) - 1) // 76
             out += [line for line in lines[first : last + 1] if line not in out]
         return tuple(out)
@@ -270,9 +406,13 @@ def make_case(index: int, axes: dict[str, str]) -> Case:
     rng = random.Random(index * 7919 + 31)
     value = SHAPES[axes["shape"]](rng)
     lines = SYNTAXES[axes["syntax"]](NAMES[axes["name"]], value)
-    text = "\n".join(WRAPPERS[axes["wrapper"]]([line for chunk in lines for line in chunk.split("\n")]))
+    text = "\n".join(
+        WRAPPERS[axes["wrapper"]]([line for chunk in lines for line in chunk.split("\n")])
+    )
     encoded = ENCODINGS[axes["encoding"]](text)
-    return Case(index, dict(axes), encoded, _needles(value, axes["syntax"], axes["encoding"], text, encoded))
+    return Case(
+        index, dict(axes), encoded, _needles(value, axes["syntax"], axes["encoding"], text, encoded)
+    )
 
 
 def _total() -> int:
@@ -310,7 +450,10 @@ def sample(count: int | None = None, seed: int = 31) -> list[Case]:
         for i in itertools.count():
             if len(indices) >= count:
                 break
-            combo = {axis: values[(i + rng.randrange(len(values))) % len(values)] for axis, values in AXES.items()}
+            combo = {
+                axis: values[(i + rng.randrange(len(values))) % len(values)]
+                for axis, values in AXES.items()
+            }
             index = _index_of(combo)
             if index not in seen:
                 seen.add(index)
@@ -338,15 +481,39 @@ def _messages(case: Case) -> tuple[list[Message], dict[str, str]]:
         return [Message.user_text(text)], {}
     if where == "tool result":
         call = ContentBlock.of_tool_call(cid, "read_file", {"path": "config/app.conf"})
-        return [Message.enriched(AssistantMessage(content=(call,), provenance=IDENTITY)), Message.result(cid, True, text)], {}
+        return [
+            Message.enriched(AssistantMessage(content=(call,), provenance=IDENTITY)),
+            Message.result(cid, True, text),
+        ], {}
     if where == "arguments":
         call = ContentBlock.of_tool_call(cid, "write", {"path": "config/app.conf", "content": text})
-        return [Message.enriched(AssistantMessage(content=(call,), provenance=IDENTITY)), Message.result(cid, True, "ok")], {}
+        return [
+            Message.enriched(AssistantMessage(content=(call,), provenance=IDENTITY)),
+            Message.result(cid, True, "ok"),
+        ], {}
     if where == "reasoning":
-        return [Message.enriched(AssistantMessage(content=(ContentBlock.of_text("Done."),), provenance=IDENTITY, reasoning_summary=text))], {}
+        return [
+            Message.enriched(
+                AssistantMessage(
+                    content=(ContentBlock.of_text("Done."),),
+                    provenance=IDENTITY,
+                    reasoning_summary=text,
+                )
+            )
+        ], {}
     if where == "aborted call":
-        partial = PartialToolCall(id=cid, name="write", arguments=json.dumps({"path": "config/app.conf", "content": text})[:-1])
-        aborted = AbortedAssistant(content=(ContentBlock.of_text("Writing"),), reasoning="", provenance=IDENTITY, tool_calls=(partial,), usage=ModelUsage(input_tokens=10))
+        partial = PartialToolCall(
+            id=cid,
+            name="write",
+            arguments=json.dumps({"path": "config/app.conf", "content": text})[:-1],
+        )
+        aborted = AbortedAssistant(
+            content=(ContentBlock.of_text("Writing"),),
+            reasoning="",
+            provenance=IDENTITY,
+            tool_calls=(partial,),
+            usage=ModelUsage(input_tokens=10),
+        )
         return [Message.aborted(aborted)], {}
     if where == "title":
         return [], {"title": text}
@@ -418,7 +585,9 @@ def leak_rates(cases: list[Case], formats: tuple[str, ...] = ("json", "markdown"
             for case in batch:
                 blocked = False
                 if result.blocked:
-                    alone = export_snapshot(session_of([case]), Selection.everything(), key=KEY, fmt=fmt)
+                    alone = export_snapshot(
+                        session_of([case]), Selection.everything(), key=KEY, fmt=fmt
+                    )
                     blocked = alone.blocked
                 data = result.data if not result.blocked else alone.data
                 text = data.decode("utf-8", "replace")
@@ -442,5 +611,7 @@ def leak_table(rates: Rates) -> str:
     for axis, values in AXES.items():
         for value in values:
             key = (axis, value)
-            lines.append(f"| {axis} | {value} | {rates.cases.get(key, 0)} | {rates.leaks.get(key, 0)} | {rates.blocked.get(key, 0)} |")
+            lines.append(
+                f"| {axis} | {value} | {rates.cases.get(key, 0)} | {rates.leaks.get(key, 0)} | {rates.blocked.get(key, 0)} |"
+            )
     return "\n".join(lines)

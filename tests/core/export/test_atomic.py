@@ -45,7 +45,9 @@ def test_a_failed_fsync_leaves_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_failed_second_replace_rolls_back_the_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_second_replace_rolls_back_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real = os.replace
 
     def flaky(src: str, dst: str) -> None:

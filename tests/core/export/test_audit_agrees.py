@@ -40,10 +40,15 @@ def _b64(text: str) -> str:
 
 PASSWORD = "s3cr3t-Pa55w0rd!"
 K8S_JSON = json.dumps(
-    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db"}, "type": "Opaque",
-     "data": {"password": _b64(PASSWORD), "user": _b64("admin")}},
+    {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "db"},
+        "type": "Opaque",
+        "data": {"password": _b64(PASSWORD), "user": _b64("admin")},
+    },
     indent=4,
-)  # fmt: skip
+)
 K8S_YAML = f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: {_b64(PASSWORD)}\n  user: {_b64('admin')}\n"
 HEADING = "**Checking the config**\n\n"
 COMMAND = "htpasswd -bc /etc/nginx/.htpasswd admin Vx7qLm2Rt9Kw"
@@ -53,7 +58,11 @@ JWT = "eyJ2ZXIiOiIyIn0.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODB9.dBjftJeZ4CVP
 FORMS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "kubernetes secret as json": (K8S_JSON, (_b64(PASSWORD),), FORMATS),
     "kubernetes secret as yaml": (K8S_YAML, (_b64(PASSWORD),), FORMATS),
-    "value in backquotes (html <code>)": ("apiToken := `Zq8vR2xK7mW4pT9n`", ("Zq8vR2xK7mW4pT9n",), FORMATS),
+    "value in backquotes (html <code>)": (
+        "apiToken := `Zq8vR2xK7mW4pT9n`",
+        ("Zq8vR2xK7mW4pT9n",),
+        FORMATS,
+    ),
     # the JSON string hides these from the rules (the JSON export's leak is the scanner's; the
     # transcripts, where the audit reads them, must redact them rather than block)
     "command line after a heading": (HEADING + COMMAND, ("Vx7qLm2Rt9Kw",), ("markdown", "html")),
@@ -65,16 +74,26 @@ def _places(text: str) -> dict[str, list[Message]]:
     return {
         "reasoning summary": [
             Message.user_text("look"),
-            Message.enriched(AssistantMessage(content=(ContentBlock.of_text("ok"),), provenance=IDENTITY, reasoning_summary=text)),
+            Message.enriched(
+                AssistantMessage(
+                    content=(ContentBlock.of_text("ok"),),
+                    provenance=IDENTITY,
+                    reasoning_summary=text,
+                )
+            ),
         ],
         "tool result": [
             Message.user_text("look"),
-            Message.assistant_blocks([ContentBlock.of_tool_call("c1", "bash", {"command": "kubectl get secret db"})]),
+            Message.assistant_blocks(
+                [ContentBlock.of_tool_call("c1", "bash", {"command": "kubectl get secret db"})]
+            ),
             Message.result("c1", True, text),
         ],
         "tool arguments": [
             Message.user_text("look"),
-            Message.assistant_blocks([ContentBlock.of_tool_call("c1", "write_file", {"path": "s.yaml", "content": text})]),
+            Message.assistant_blocks(
+                [ContentBlock.of_tool_call("c1", "write_file", {"path": "s.yaml", "content": text})]
+            ),
             Message.result("c1", True, "ok"),
         ],
         "assistant": [Message.user_text("look"), Message.assistant_text(text)],
@@ -100,19 +119,34 @@ def test_redacted_not_blocked_in_every_place(form: str, fmt: str) -> None:
         assert b"[secret redacted: [secret redacted:" not in result.data, place
         assert result.redactions, place
         # the file alone gives the same audit (``rho-desk audit``)
-        again = audit_bytes(result.data, scanner=SecretScanner(), key=KEY, name=f"export.{ {'markdown': 'md'}.get(fmt, fmt)}")
+        again = audit_bytes(
+            result.data,
+            scanner=SecretScanner(),
+            key=KEY,
+            name=f"export.{ {'markdown': 'md'}.get(fmt, fmt) }",
+        )
         assert not again.blocking, (place, [(f.rule, f.location) for f in again.blocking])
 
 
 def test_a_placeholder_is_no_hit_but_a_value_beside_one_is() -> None:
     placeholder = b"[secret redacted: kubernetes-secret fp:0123456789abcdef]"
-    data = b'\\"password\\": \\"' + placeholder + b'\\", <code>' + placeholder + b"</code> " + placeholder + b"Tail9secret"
+    data = (
+        b'\\"password\\": \\"'
+        + placeholder
+        + b'\\", <code>'
+        + placeholder
+        + b"</code> "
+        + placeholder
+        + b"Tail9secret"
+    )
     inside = data.index(placeholder) + 18
     code = data.index(b"<code>")
     glued = data.rindex(placeholder)
     hits = [
         Hit("kubernetes-secret", inside, inside + 30, b"x"),  # within a placeholder
-        Hit("credential-assignment", data.index(b"password"), inside, b"x"),  # a name and the placeholder's start
+        Hit(
+            "credential-assignment", data.index(b"password"), inside, b"x"
+        ),  # a name and the placeholder's start
         Hit("credential-assignment", code, code + 14, b"x"),  # markup and the placeholder's start
         Hit("credential-assignment", glued, len(data), b"x"),  # a value glued to a placeholder
     ]

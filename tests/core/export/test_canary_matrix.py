@@ -69,7 +69,13 @@ SNAPSHOT = canary_snapshot(extra=secrets_messages())
 
 def _leaks(text: str) -> list[str]:
     leaked = []
-    values = [s.value for s in SECRETS] + [KNOWN, KNOWN_SPECIAL, KNOWN.lower(), KNOWN.upper(), KNOWN_SPECIAL.upper()]
+    values = [s.value for s in SECRETS] + [
+        KNOWN,
+        KNOWN_SPECIAL,
+        KNOWN.lower(),
+        KNOWN.upper(),
+        KNOWN_SPECIAL.upper(),
+    ]
     values.append("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ")  # the private key's body
     for value in values:
         for form in forbidden_forms(value):
@@ -84,7 +90,9 @@ def _name(selection: frozenset[ContentClass]) -> str:
 
 @pytest.mark.parametrize("included", SELECTIONS, ids=_name)
 def test_json_export_holds_exactly_the_allowed_canaries(included: frozenset[ContentClass]) -> None:
-    result = export_snapshot(SNAPSHOT, Selection.including(included), key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL])
+    result = export_snapshot(
+        SNAPSHOT, Selection.including(included), key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL]
+    )
     text = result.data.decode()
     decoded = "\n".join(json_strings(json.loads(text)))
     for name, cls in CANARIES.items():
@@ -109,9 +117,19 @@ def test_json_export_holds_exactly_the_allowed_canaries(included: frozenset[Cont
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "html"])
-@pytest.mark.parametrize("included", [*SELECTIONS[:: len(SELECTIONS) // 12 or 1], frozenset(ALL_CLASSES)], ids=_name)
-def test_transcripts_hold_no_excluded_canary_and_no_secret(fmt: str, included: frozenset[ContentClass]) -> None:
-    result = export_snapshot(SNAPSHOT, Selection.including(included), key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL], fmt=fmt)
+@pytest.mark.parametrize(
+    "included", [*SELECTIONS[:: len(SELECTIONS) // 12 or 1], frozenset(ALL_CLASSES)], ids=_name
+)
+def test_transcripts_hold_no_excluded_canary_and_no_secret(
+    fmt: str, included: frozenset[ContentClass]
+) -> None:
+    result = export_snapshot(
+        SNAPSHOT,
+        Selection.including(included),
+        key=KEY,
+        known_secrets=[KNOWN, KNOWN_SPECIAL],
+        fmt=fmt,
+    )
     text = result.data.decode()
     for name, cls in CANARIES.items():
         if cls not in included:
@@ -125,7 +143,9 @@ def test_transcripts_hold_no_excluded_canary_and_no_secret(fmt: str, included: f
 
 
 def test_every_secret_form_is_redacted_and_recorded() -> None:
-    result = export_snapshot(SNAPSHOT, Selection.everything(), key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL])
+    result = export_snapshot(
+        SNAPSHOT, Selection.everything(), key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL]
+    )
     rules = {r.rule for r in result.redactions}
     assert {s.kind for s in SECRETS} <= rules
     assert "known-credential" in rules
@@ -134,7 +154,14 @@ def test_every_secret_form_is_redacted_and_recorded() -> None:
     assert result.report.findings == []
 
 
-@pytest.mark.parametrize(("a", "b"), list(itertools.combinations([ContentClass.USER, ContentClass.TOOL_RECORDS, ContentClass.DOCUMENTS], 2)))
+@pytest.mark.parametrize(
+    ("a", "b"),
+    list(
+        itertools.combinations(
+            [ContentClass.USER, ContentClass.TOOL_RECORDS, ContentClass.DOCUMENTS], 2
+        )
+    ),
+)
 def test_neighbouring_classes_in_one_string_are_separated(a: ContentClass, b: ContentClass) -> None:
     # tool results hold document lines; user messages hold attachment blocks next to user text
     result = export_snapshot(SNAPSHOT, Selection.including({a, b}), key=KEY)
@@ -155,8 +182,16 @@ def test_json_markdown_and_html_reach_one_verdict(included: frozenset[ContentCla
     """The whole matrix through the three formats: the same redactions, nothing left, and the
     audits of the unredacted renderings of the selection find the same secrets."""
     selection = Selection.including(included)
-    results = {fmt: export_snapshot(SNAPSHOT, selection, key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL], fmt=fmt) for fmt in FORMATS}
-    records = {fmt: sorted((r.rule, r.fingerprint, r.encoding) for r in result.redactions) for fmt, result in results.items()}
+    results = {
+        fmt: export_snapshot(
+            SNAPSHOT, selection, key=KEY, known_secrets=[KNOWN, KNOWN_SPECIAL], fmt=fmt
+        )
+        for fmt in FORMATS
+    }
+    records = {
+        fmt: sorted((r.rule, r.fingerprint, r.encoding) for r in result.redactions)
+        for fmt, result in results.items()
+    }
     assert records["json"] == records["markdown"] == records["html"]
     for fmt, result in results.items():
         assert result.report.blocking == [], fmt
@@ -174,6 +209,12 @@ def test_json_markdown_and_html_reach_one_verdict(included: frozenset[ContentCla
     assert as_json <= as_html
     for rule, value in as_html - as_json:
         assert any(other.startswith(value) for _, other in as_json), rule
-    blocked = {fmt: bool(audit_bytes(data, scanner=scanner, key=KEY, fmt=fmt).blocking) for fmt, data in (
-        ("snapshot", encode_pretty(shown)), ("markdown", render_markdown(shown)), ("html", render_html(shown)))}
+    blocked = {
+        fmt: bool(audit_bytes(data, scanner=scanner, key=KEY, fmt=fmt).blocking)
+        for fmt, data in (
+            ("snapshot", encode_pretty(shown)),
+            ("markdown", render_markdown(shown)),
+            ("html", render_html(shown)),
+        )
+    }
     assert len(set(blocked.values())) == 1, blocked

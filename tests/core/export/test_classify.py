@@ -37,7 +37,9 @@ def test_every_canary_is_in_a_slot_of_its_class() -> None:
         assert holders, name
         for slot in holders:
             if cls is C.DOCUMENTS and slot.cls is C.TOOL_RECORDS:
-                assert slot.kind == "result" and any(canary(name) in slot.text[a:b] for a, b in document_spans(slot.text))
+                assert slot.kind == "result" and any(
+                    canary(name) in slot.text[a:b] for a, b in document_spans(slot.text)
+                )
             else:
                 assert slot.cls is cls, (name, slot.path, slot.cls)
 
@@ -47,11 +49,20 @@ def test_paths_name_the_wire_locations() -> None:
     assert paths["$.history[0].System"] is C.INSTRUCTIONS
     assert paths["$.history[1].User[1].Image.data"] is C.IMAGES
     assert paths["$.history[1].User[1].Image.mime_type"] is None
-    assert paths["$.history[4].EnrichedAssistant.content[1].ToolCall.arguments.command"] is C.TOOL_RECORDS
+    assert (
+        paths["$.history[4].EnrichedAssistant.content[1].ToolCall.arguments.command"]
+        is C.TOOL_RECORDS
+    )
     assert paths["$.history[4].EnrichedAssistant.content[1].ToolCall.arguments.command@key"] is None
-    assert paths["$.history[4].EnrichedAssistant.content[2].ToolCall.arguments.input[0].ops.put"] is C.TOOL_RECORDS
+    assert (
+        paths["$.history[4].EnrichedAssistant.content[2].ToolCall.arguments.input[0].ops.put"]
+        is C.TOOL_RECORDS
+    )
     assert paths["$.history[4].EnrichedAssistant.reasoning_summary"] is C.REASONING_SUMMARIES
-    assert paths["$.history[4].EnrichedAssistant.provider_context[0].data.encrypted_content"] is C.PROVIDER_CONTEXT
+    assert (
+        paths["$.history[4].EnrichedAssistant.provider_context[0].data.encrypted_content"]
+        is C.PROVIDER_CONTEXT
+    )
     assert paths["$.history[4].EnrichedAssistant.provider_context[0].kind"] is None
     assert paths["$.history[12].AbortedAssistant.tool_calls[0].arguments"] is C.TOOL_RECORDS
     assert paths["$.history[12].AbortedAssistant.tool_calls[0].id"] is None
@@ -88,7 +99,9 @@ def test_documents_are_recognised() -> None:
 
 def test_placeholders() -> None:
     assert is_placeholder("[images excluded: image/png, 45 KB]")
-    assert is_placeholder(" [tool_records excluded: tool output, 3 B]\n\n[documents excluded: document warning] ")
+    assert is_placeholder(
+        " [tool_records excluded: tool output, 3 B]\n\n[documents excluded: document warning] "
+    )
     assert is_placeholder("[images redacted: contained a secret, image/png, 2 KB]")
     assert not is_placeholder("[images excluded: image/png] and more")
     assert not is_placeholder("[pictures excluded: x]")

@@ -32,24 +32,45 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
     "unzip -P": ("unzip -P UnzPw123 file.zip", ("UnzPw123",)),
     "poetry http-basic": ("poetry config http-basic.repo alice PoetPw12", ("PoetPw12",)),
     "curl -u glued": ("curl -ualice:CurlPw12 https://x.example", ("CurlPw12",)),
-    "echo into rsync --password-file=-": ("echo RsyncPw12 | rsync --password-file=- a rsync://u@h/m", ("RsyncPw12",)),
+    "echo into rsync --password-file=-": (
+        "echo RsyncPw12 | rsync --password-file=- a rsync://u@h/m",
+        ("RsyncPw12",),
+    ),
     "openssl enc -k": ("openssl enc -aes-256-cbc -k OsslPw12 -in a -out b", ("OsslPw12",)),
     # the same cause, other clients and spellings
     "mysql glued and quoted": ('mysql -u root -p"Qz7 w!x9" appdb', ("Qz7 w!x9",)),
     "sqlplus quoted as sysdba": ('sqlplus -s "sys/Orcl9pw@//db:1521/XE" as sysdba', ("Orcl9pw",)),
     "rman target": ("rman target sys/RmanPw77@prod", ("RmanPw77",)),
-    "lftp in a json argument": (json.dumps({"command": "lftp -u deploy,Js0nLftp ftp.host"}), ("Js0nLftp",)),
+    "lftp in a json argument": (
+        json.dumps({"command": "lftp -u deploy,Js0nLftp ftp.host"}),
+        ("Js0nLftp",),
+    ),
     "unzip quoted with spaces": ("unzip -o -P 'zip pass 42' archive.zip -d out", ("zip pass 42",)),
     "unzip letters only": ("unzip -P hunterblue archive.zip", ("hunterblue",)),
     "7z glued": ("7z x -pSevenZ99 backup.7z", ("SevenZ99",)),
     "curl --user quoted": ("curl --user 'ops:cu rl 8' https://h", ("cu rl 8",)),
     "smbclient user%pass": ("smbclient //fs/share -U 'CORP\\alice%Smb9Pass'", ("Smb9Pass",)),
     "smbclient by position": ("smbclient //fs/share Smb8Positional -U alice", ("Smb8Positional",)),
-    "printf into rsync": ("printf '%s' Rs7ncPass | rsync --password-file=- -av src/ rsync://u@h/m", ("Rs7ncPass",)),
-    "here-string into docker login": ("docker login -u me --password-stdin <<< 'HereStr9ng'", ("HereStr9ng",)),
-    "heredoc into podman login": ("podman login quay.io -u me --password-stdin <<EOF\nHeredocPw88\nEOF", ("HeredocPw88",)),
-    "openssl -passout pass:": ("openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:P12export9", ("P12export9",)),
-    "openssl -k quoted": ("openssl aes-256-cbc -d -k 'open sesame 4' -in x.enc", ("open sesame 4",)),
+    "printf into rsync": (
+        "printf '%s' Rs7ncPass | rsync --password-file=- -av src/ rsync://u@h/m",
+        ("Rs7ncPass",),
+    ),
+    "here-string into docker login": (
+        "docker login -u me --password-stdin <<< 'HereStr9ng'",
+        ("HereStr9ng",),
+    ),
+    "heredoc into podman login": (
+        "podman login quay.io -u me --password-stdin <<EOF\nHeredocPw88\nEOF",
+        ("HeredocPw88",),
+    ),
+    "openssl -passout pass:": (
+        "openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:P12export9",
+        ("P12export9",),
+    ),
+    "openssl -k quoted": (
+        "openssl aes-256-cbc -d -k 'open sesame 4' -in x.enc",
+        ("open sesame 4",),
+    ),
     "sshpass glued": ("sshpass -pSshP4ss ssh deploy@host", ("SshP4ss",)),
     "htpasswd -nbB": ("htpasswd -nbB admin Htp4ssNb", ("Htp4ssNb",)),
     "net use share password": ("net use Z: \\\\srv\\share N3tUsePw /user:CORP\\bob", ("N3tUsePw",)),
@@ -59,22 +80,46 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
     "nmcli psk setting": ("nmcli con modify home wifi-sec.psk 'Wifi psk 7'", ("Wifi psk 7",)),
     "mysqladmin password": ("mysqladmin -u root password N3wRootPw", ("N3wRootPw",)),
     "xfreerdp /p:": ("xfreerdp /v:host /u:admin /p:Rdp9Pass /cert:ignore", ("Rdp9Pass",)),
-    "ipmitool -P": ("ipmitool -I lanplus -H bmc -U ADMIN -P Ipm1Pass chassis status", ("Ipm1Pass",)),
+    "ipmitool -P": (
+        "ipmitool -I lanplus -H bmc -U ADMIN -P Ipm1Pass chassis status",
+        ("Ipm1Pass",),
+    ),
     "continued over lines": ("mysql \\\n  -u root \\\n  -pC0ntinued9 \\\n  appdb", ("C0ntinued9",)),
     "inline code in prose": ("Run `sqlplus scott/MdT1ger@db` to connect.", ("MdT1ger",)),
     "read_file rows": ("1:#!/bin/sh\n2:lftp -u u,R0wsLftp host\n", ("R0wsLftp",)),
     "diff line": ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+sqlplus app/D1ffPw@db\n", ("D1ffPw",)),
-    "bash -c": ("bash -c \"curl -s -uadmin:BashC9pw https://h\"", ("BashC9pw",)),
+    "bash -c": ('bash -c "curl -s -uadmin:BashC9pw https://h"', ("BashC9pw",)),
     "wpa_passphrase": ("wpa_passphrase HomeNet Wp4Passphrase > wpa.conf", ("Wp4Passphrase",)),
     "mosquitto -P": ("mosquitto_pub -h broker -u dev -P Mqtt9Pw -t t -m hi", ("Mqtt9Pw",)),
     # a client reading its commands or its password from standard input, and positions of more clients
-    "ftp script in a heredoc": ("ftp -inv files.example <<'END'\nuser ops\npass Ft9Pass77x\nls\nbye\nEND", ("Ft9Pass77x",)),
-    "ftp user command in an indented heredoc": ("ftp -n host <<-EOF\n\tuser backup Qx8Pw2kLm\n\tbye\n\tEOF", ("Qx8Pw2kLm",)),
-    "mc config host add": ("mc config host add s3 https://s3.example AKIAEXAMPLE1 Wq8eRt5yUi9oP2aS", ("Wq8eRt5yUi9oP2aS",)),
-    "expect's send after a password prompt": ("expect -c 'spawn sudo -v; expect \"password for\"; send -- \"Sud0Pw!x\\r\"; interact'", ("Sud0Pw!x",)),
-    "an expect script's lines": ("spawn ssh admin@h\nexpect \"Password:\"\nsend \"Ssh9Pw#q\\r\"", ("Ssh9Pw#q",)),
-    "a here-string into --from-file=KEY=/dev/stdin": ("kubectl create secret generic db --from-file=password=/dev/stdin <<< 'Kube8Pw!z'", ("Kube8Pw!z",)),
-    "echo into --from-file=KEY=-": ("echo -n 'Kube7Pwd9' | kubectl create secret generic db --from-file=pw=-", ("Kube7Pwd9",)),
+    "ftp script in a heredoc": (
+        "ftp -inv files.example <<'END'\nuser ops\npass Ft9Pass77x\nls\nbye\nEND",
+        ("Ft9Pass77x",),
+    ),
+    "ftp user command in an indented heredoc": (
+        "ftp -n host <<-EOF\n\tuser backup Qx8Pw2kLm\n\tbye\n\tEOF",
+        ("Qx8Pw2kLm",),
+    ),
+    "mc config host add": (
+        "mc config host add s3 https://s3.example AKIAEXAMPLE1 Wq8eRt5yUi9oP2aS",
+        ("Wq8eRt5yUi9oP2aS",),
+    ),
+    "expect's send after a password prompt": (
+        'expect -c \'spawn sudo -v; expect "password for"; send -- "Sud0Pw!x\\r"; interact\'',
+        ("Sud0Pw!x",),
+    ),
+    "an expect script's lines": (
+        'spawn ssh admin@h\nexpect "Password:"\nsend "Ssh9Pw#q\\r"',
+        ("Ssh9Pw#q",),
+    ),
+    "a here-string into --from-file=KEY=/dev/stdin": (
+        "kubectl create secret generic db --from-file=password=/dev/stdin <<< 'Kube8Pw!z'",
+        ("Kube8Pw!z",),
+    ),
+    "echo into --from-file=KEY=-": (
+        "echo -n 'Kube7Pwd9' | kubectl create secret generic db --from-file=pw=-",
+        ("Kube7Pwd9",),
+    ),
 }
 
 
@@ -95,7 +140,9 @@ def test_the_password_is_found_raw_and_in_json(name: str) -> None:
 
 
 def _session(text: str) -> SessionSnapshot:
-    return SessionSnapshot.new("s-1", 1, [Message.user_text("run it"), Message.result("c-1", True, text)], IDENTITY)
+    return SessionSnapshot.new(
+        "s-1", 1, [Message.user_text("run it"), Message.result("c-1", True, text)], IDENTITY
+    )
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
@@ -110,7 +157,9 @@ def test_no_export_keeps_a_password_and_none_is_blocked(fmt: str) -> None:
 
 def test_the_audit_reports_each_password_of_an_unredacted_session() -> None:
     for name, (text, _) in CAUGHT.items():
-        report = audit_bytes(encode_pretty(_session(text)), scanner=SCANNER, key=KEY, fmt="snapshot")
+        report = audit_bytes(
+            encode_pretty(_session(text)), scanner=SCANNER, key=KEY, fmt="snapshot"
+        )
         assert any(f.severity.value == "critical" for f in report.findings), name
 
 
@@ -166,14 +215,32 @@ def test_a_line_is_split_as_a_shell_splits_it() -> None:
     text = b"""mysql -u 'a b' -p"c \\" d" e\\ f | grep x; echo `id` # comment"""
     words = [(w.text, w.op) for w in split(text, 0, [(len(text), len(text))])]
     assert words == [
-        (b"mysql", False), (b"-u", False), (b"a b", False), (b'-pc " d', False), (b"e f", False), (b"|", True),
-        (b"grep", False), (b"x", False), (b";", True), (b"echo", False), (b"`", True), (b"id", False), (b"`", True),
+        (b"mysql", False),
+        (b"-u", False),
+        (b"a b", False),
+        (b'-pc " d', False),
+        (b"e f", False),
+        (b"|", True),
+        (b"grep", False),
+        (b"x", False),
+        (b";", True),
+        (b"echo", False),
+        (b"`", True),
+        (b"id", False),
+        (b"`", True),
     ]
 
 
 def test_the_table_names_a_password_option_or_position_for_each_client() -> None:
     for name, client in CLIENTS.items():
-        assert client.options or client.positions or client.pairs or client.stdin is not None or client.script or name in {"runas", "mount", "expect", "mysql_config_editor", "passwd"}, name
+        assert (
+            client.options
+            or client.positions
+            or client.pairs
+            or client.stdin is not None
+            or client.script
+            or name in {"runas", "mount", "expect", "mysql_config_editor", "passwd"}
+        ), name
 
 
 def test_base64_text_holds_no_command_line() -> None:

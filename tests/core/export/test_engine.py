@@ -37,15 +37,24 @@ def _runs(data: bytes) -> list[tuple[int, int]]:
     runs = list(map(SPAN, RUN.finditer(data.translate(RUN_TABLE))))
     runs = [(unescaped_start(data, s, e), e) if data[s - 1] == 0x5C else (s, e) for s, e in runs]
     runs = [(s, e) for s, e in runs if e - s >= MIN_RUN]
-    return [(s + 1, e) if data[s] in SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n") else (s, e) for s, e in runs]
+    return [
+        (s + 1, e)
+        if data[s] in SIGNS and s > 0 and (data[s - 1] == 0x0A or data[s - 2 : s] == b"\\n")
+        else (s, e)
+        for s, e in runs
+    ]
 
 
-@pytest.mark.parametrize("gap", [b"\n", b"\\n", b"\r\n", b"\\r\\n", b"  \n", b"\n> ", b"\n  ", b"<br>"])
+@pytest.mark.parametrize(
+    "gap", [b"\n", b"\\n", b"\r\n", b"\\r\\n", b"  \n", b"\n> ", b"\n  ", b"<br>"]
+)
 def test_a_block_joined_by_one_gap_chunks_to_its_lines_joined(gap: bytes) -> None:
     rng = random.Random(len(gap))
     for width in (60, 64, 76):
         raw = base64.b64encode(rng.randbytes(50_000))  # lines that begin with "+" included
-        data = b'{"text": "' + gap.join(raw[i : i + width] for i in range(0, len(raw), width)) + b'"}'
+        data = (
+            b'{"text": "' + gap.join(raw[i : i + width] for i in range(0, len(raw), width)) + b'"}'
+        )
         runs = _runs(data)
         blocks = wrapped_blocks(data, runs)
         assert blocks and all(block.gap == gap for block in blocks)
@@ -59,12 +68,17 @@ def test_a_block_joined_by_one_gap_chunks_to_its_lines_joined(gap: bytes) -> Non
 
 def test_a_block_with_numbered_lines_has_no_single_gap() -> None:
     raw = base64.b64encode(random.Random(1).randbytes(6000))
-    data = b"".join(b"%d:%s\n" % (n + 1, raw[i : i + 76]) for n, i in enumerate(range(0, len(raw), 76)))
+    data = b"".join(
+        b"%d:%s\n" % (n + 1, raw[i : i + 76]) for n, i in enumerate(range(0, len(raw), 76))
+    )
     runs = _runs(data)
     blocks = wrapped_blocks(data, runs)
     assert blocks and all(block.gap is None for block in blocks)
     body = b"".join(body for block in blocks for _, _, body in block_chunks(data, runs, block))
-    assert base64.b64decode(body[: len(body) // 4 * 4])[:100] == base64.b64decode(raw[: len(body) // 4 * 4])[:100]
+    assert (
+        base64.b64decode(body[: len(body) // 4 * 4])[:100]
+        == base64.b64decode(raw[: len(body) // 4 * 4])[:100]
+    )
 
 
 def test_pieces_are_the_pieces_of_the_joined_pass() -> None:
@@ -88,7 +102,9 @@ def test_pieces_are_the_pieces_of_the_joined_pass() -> None:
                     of_run[k] = piece
         pieces = Pieces(data, runs)
         run_starts = [s for s, _ in runs]
-        for end in sorted(rng.sample(range(1, len(data) + 1), min(300, len(data))), key=lambda _: rng.random()):
+        for end in sorted(
+            rng.sample(range(1, len(data) + 1), min(300, len(data))), key=lambda _: rng.random()
+        ):
             k = bisect.bisect_right(run_starts, end - 1) - 1
             expected = None if k < 0 else of_run[k] if end - 1 <= of_run[k][1] + 1 else None
             assert pieces.of(end) == expected, (trial, end)
@@ -99,29 +115,61 @@ def test_sparse_and_dense_runs_are_the_runs_the_pattern_finds() -> None:
     for density in (0.1, 0.26, 0.5, 0.9, 0.99, 1.0):
         for size in (0, 15, 16, 17, 5000):
             data = bytes(rng.choices(range(256), k=size)) if density < 1 else b"A" * size
-            marks = bytes(0x61 if rng.random() < density else 0x20 for _ in range(size)) if density < 0.99 else data.translate(RUN_TABLE)
+            marks = (
+                bytes(0x61 if rng.random() < density else 0x20 for _ in range(size))
+                if density < 0.99
+                else data.translate(RUN_TABLE)
+            )
             assert sparse_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
             assert dense_runs(marks) == list(map(SPAN, RUN.finditer(marks))), (density, size)
-            assert find_runs(marks * 20) == list(map(SPAN, RUN.finditer(marks * 20))), (density, size)
+            assert find_runs(marks * 20) == list(map(SPAN, RUN.finditer(marks * 20))), (
+                density,
+                size,
+            )
 
 
 def test_runs_of_mends_the_runs_and_sorts_blobs_from_the_rest() -> None:
     """``runs_of`` mends the runs in one pass: the runs ``_runs`` describes, on texts dense with
     escapes and signs, split at ``blob_min``."""
     rng = random.Random(5)
-    parts = [b"\\n", b"\\\\n", b"\\u0041", b"\\", b"\n", b"+", b"-", b" ", b"\"", b"QUJD" * 5, b"A1b2" * 3, b"x" * 40, b"n" * 15]
+    parts = [
+        b"\\n",
+        b"\\\\n",
+        b"\\u0041",
+        b"\\",
+        b"\n",
+        b"+",
+        b"-",
+        b" ",
+        b'"',
+        b"QUJD" * 5,
+        b"A1b2" * 3,
+        b"x" * 40,
+        b"n" * 15,
+    ]
     for trial in range(300):
         data = b"".join(rng.choices(parts, k=rng.randrange(1, 60)))
         runs, blobs, small = runs_of(data, 24)
         assert runs == _runs(data), (trial, data)
-        assert blobs == [r for r in runs if r[1] - r[0] >= 24] and small == [r for r in runs if r[1] - r[0] < 24]
+        assert blobs == [r for r in runs if r[1] - r[0] >= 24] and small == [
+            r for r in runs if r[1] - r[0] < 24
+        ]
 
 
-_RUN_TEXT = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=.%~ \n", max_size=200)
+_RUN_TEXT = st.text(
+    alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=.%~ \n",
+    max_size=200,
+)
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.one_of(_RUN_TEXT.map(str.encode), st.binary(max_size=200), st.binary(max_size=150).map(base64.b64encode)))
+@given(
+    st.one_of(
+        _RUN_TEXT.map(str.encode),
+        st.binary(max_size=200),
+        st.binary(max_size=150).map(base64.b64encode),
+    )
+)
 def test_base64_decodes_as_binascii_decodes(run: bytes) -> None:
     """``b64_decode`` decodes by SIMD what is all base64 and falls back to binascii, which leaves
     out what is not: the same bytes as binascii alone, or None where it fails."""

@@ -35,25 +35,61 @@ CAUGHT: dict[str, tuple[str, str]] = {
     "a name and a value alone on a line": (f"upstream {_V}\n", _V),
     "a YAML list's item": (f"values:\n  - {_V}\n", _V),
     "an XML element's text": (f"<upstream>{_V}</upstream>", _V),
-    "a key named key": ("key = adf4b1dbRdW3rOcB7xLthrM4BTBGK1qPLkHigpN1bXD6z", "adf4b1dbRdW3rOcB7xLthrM4BTBGK1qPLkHigpN1bXD6z"),
+    "a key named key": (
+        "key = adf4b1dbRdW3rOcB7xLthrM4BTBGK1qPLkHigpN1bXD6z",
+        "adf4b1dbRdW3rOcB7xLthrM4BTBGK1qPLkHigpN1bXD6z",
+    ),
     # hex that is not a digest's length (detect-secrets' hex plugin flags these)
-    "hex as a call's argument (Twilio's Client(sid, token))": (f'client = Client("AC0123456789abcdef0123456789abcdef", "{_H}")', _H),
+    "hex as a call's argument (Twilio's Client(sid, token))": (
+        f'client = Client("AC0123456789abcdef0123456789abcdef", "{_H}")',
+        _H,
+    ),
     "hex under a neutral name": (f'upstream = "{_H}"', _H),
     "hex in an env line": (f"UPSTREAM={_H}", _H),
     "hex in JSON": (f'{{"upstream": "{_H}"}}', _H),
     # a short value (16 to 19 characters), a string's prefix, colour codes around it
-    "a short value under a short name": ('static const char *pw = "Q5rrKtboRwo2gyjXT2";', "Q5rrKtboRwo2gyjXT2"),
+    "a short value under a short name": (
+        'static const char *pw = "Q5rrKtboRwo2gyjXT2";',
+        "Q5rrKtboRwo2gyjXT2",
+    ),
     "a bytes literal": ("KEY = b'Hs7tuMjdV26mZv1pgkUe'", "Hs7tuMjdV26mZv1pgkUe"),
-    "a coloured value": ("\x1b[1mAPI key:\x1b[0m \x1b[32mHHSoWTdV6KrcSBDxCBKn2a\x1b[0m", "HHSoWTdV6KrcSBDxCBKn2a"),
-    "a command's quoted argument": ("printf '28ukzezXfZswfpEotSQJ' > ~/.token", "28ukzezXfZswfpEotSQJ"),
+    "a coloured value": (
+        "\x1b[1mAPI key:\x1b[0m \x1b[32mHHSoWTdV6KrcSBDxCBKn2a\x1b[0m",
+        "HHSoWTdV6KrcSBDxCBKn2a",
+    ),
+    "a command's quoted argument": (
+        "printf '28ukzezXfZswfpEotSQJ' > ~/.token",
+        "28ukzezXfZswfpEotSQJ",
+    ),
     # a decoded value is read in its place: the name, quotes and call around the encoded bytes
-    "hex decoded in a call": ("SECRET = bytes.fromhex('526b37705132785a76394c6d5734744e386248')", "526b37705132785a76394c6d5734744e386248"),
-    "hex packed in Ruby": ("key = ['526b37705132785a76394c6d5734744e386248'].pack('H*')", "526b37705132785a76394c6d5734744e386248"),
-    "base64 decoded by the shell": ("DB_PASSWORD=$(echo 'Ums3cFEyeFp2OUxtVzR0TjhiSHM=' | base64 -d)", "Ums3cFEyeFp2OUxtVzR0TjhiSHM="),
-    "octal escapes": ('pw = "\\121\\065\\162\\162\\113\\164\\142\\157\\122\\167\\157\\062\\147\\171\\152\\130\\124\\062";', "\\121\\065"),
-    "SQL's CHAR()": ("SELECT 1 WHERE api_key = CHAR(75,86,72,119,113,88,49,78,51,108,50,89,105,49,68,109);", "75,86,72,119"),
-    "percent-encoded query value": ("GET /api?k=%37%36%72%58%5A%52%65%35%4E%53%77%57%65%4A%39%64 HTTP/1.1", "%37%36%72%58"),
-    "hex of mixed case, a digest's length": ("sourcegraph: 6d2FabeB6ADd229Bc199FabA28fD3efb57dF0bD3", "6d2FabeB6ADd229Bc199FabA28fD3efb57dF0bD3"),
+    "hex decoded in a call": (
+        "SECRET = bytes.fromhex('526b37705132785a76394c6d5734744e386248')",
+        "526b37705132785a76394c6d5734744e386248",
+    ),
+    "hex packed in Ruby": (
+        "key = ['526b37705132785a76394c6d5734744e386248'].pack('H*')",
+        "526b37705132785a76394c6d5734744e386248",
+    ),
+    "base64 decoded by the shell": (
+        "DB_PASSWORD=$(echo 'Ums3cFEyeFp2OUxtVzR0TjhiSHM=' | base64 -d)",
+        "Ums3cFEyeFp2OUxtVzR0TjhiSHM=",
+    ),
+    "octal escapes": (
+        'pw = "\\121\\065\\162\\162\\113\\164\\142\\157\\122\\167\\157\\062\\147\\171\\152\\130\\124\\062";',
+        "\\121\\065",
+    ),
+    "SQL's CHAR()": (
+        "SELECT 1 WHERE api_key = CHAR(75,86,72,119,113,88,49,78,51,108,50,89,105,49,68,109);",
+        "75,86,72,119",
+    ),
+    "percent-encoded query value": (
+        "GET /api?k=%37%36%72%58%5A%52%65%35%4E%53%77%57%65%4A%39%64 HTTP/1.1",
+        "%37%36%72%58",
+    ),
+    "hex of mixed case, a digest's length": (
+        "sourcegraph: 6d2FabeB6ADd229Bc199FabA28fD3efb57dF0bD3",
+        "6d2FabeB6ADd229Bc199FabA28fD3efb57dF0bD3",
+    ),
 }
 
 
@@ -73,11 +109,14 @@ def test_a_random_value_where_a_value_stands_is_found_raw_and_in_json(name: str)
 @pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
 def test_no_export_keeps_a_random_value_and_none_is_blocked(fmt: str) -> None:
     for name, (text, needle) in CAUGHT.items():
-        session = SessionSnapshot.new("s-1", 1, [Message.user_text("look"), Message.result("c-1", True, text)], IDENTITY)
+        session = SessionSnapshot.new(
+            "s-1", 1, [Message.user_text("look"), Message.result("c-1", True, text)], IDENTITY
+        )
         result = export_snapshot(session, Selection.everything(), key=KEY, fmt=fmt)
         out = result.data.decode()
         assert needle not in out and json.dumps(needle)[1:-1] not in out, name
         assert not result.blocked, (name, [(f.rule, f.location) for f in result.report.blocking])
+
 
 LEFT_ALONE: dict[str, str] = {
     "go.sum": (

@@ -26,11 +26,67 @@ from .test_scanner_engines import hits, re_only_scanner
 pytestmark = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan is not installed")
 
 PIECES = [
-    b"password", b"passwd", b"token", b"TOKEN", b"Authorization", b"author", b"auth", b"cookie", b"Cookie", b"api_key",
-    b"secret", b"_", b"-", b".", b"=", b":", b": ", b"= ", b"=>", b":=", b"::=", b"?=", b".=", b"||", b">", b"<", b"</",
-    b" ", b"  ", b"\t", b"\n", b"\\n", b"\\N", b"\\", b"\\x41", b"\\u0073", b"%2D", b"\"", b"'", b"\\\"", b",", b"(", b"[",
-    b" value=", b"string", b" str", b"Bearer ", b"mysql ", b"-p", b"--password ", b"-u ", b"curl ", b"x", b"abc", b"S3cr3t",
-    b"hunter22", b"9f8e7d6c5b", b"Q1w2E3r4T5y6", b"k" * 70, b"a1" * 40, b"s3" * 300,
+    b"password",
+    b"passwd",
+    b"token",
+    b"TOKEN",
+    b"Authorization",
+    b"author",
+    b"auth",
+    b"cookie",
+    b"Cookie",
+    b"api_key",
+    b"secret",
+    b"_",
+    b"-",
+    b".",
+    b"=",
+    b":",
+    b": ",
+    b"= ",
+    b"=>",
+    b":=",
+    b"::=",
+    b"?=",
+    b".=",
+    b"||",
+    b">",
+    b"<",
+    b"</",
+    b" ",
+    b"  ",
+    b"\t",
+    b"\n",
+    b"\\n",
+    b"\\N",
+    b"\\",
+    b"\\x41",
+    b"\\u0073",
+    b"%2D",
+    b'"',
+    b"'",
+    b'\\"',
+    b",",
+    b"(",
+    b"[",
+    b" value=",
+    b"string",
+    b" str",
+    b"Bearer ",
+    b"mysql ",
+    b"-p",
+    b"--password ",
+    b"-u ",
+    b"curl ",
+    b"x",
+    b"abc",
+    b"S3cr3t",
+    b"hunter22",
+    b"9f8e7d6c5b",
+    b"Q1w2E3r4T5y6",
+    b"k" * 70,
+    b"a1" * 40,
+    b"s3" * 300,
 ]
 """What the narrowed gate patterns look at: names, separators, stops, escapes, values short and long."""
 
@@ -47,52 +103,123 @@ def scanners() -> tuple[SecretScanner, SecretScanner]:
     return gated, plain
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=24).map(b"".join))
-def test_gated_and_plain_agree_on_random_texts(scanners: tuple[SecretScanner, SecretScanner], text: bytes) -> None:
+def test_gated_and_plain_agree_on_random_texts(
+    scanners: tuple[SecretScanner, SecretScanner], text: bytes
+) -> None:
     gated, plain = scanners
     assert hits(gated, text) == hits(plain, text)
 
 
 EDGES = [
-    b"password: abc123xyz", b"password= token: Authorization: Cookie: https://u:@h", b"passwd: s3cr3tpass:",
-    b"password: " + b"a1" * 50 + b":", b"password: " + b"a1" * 300 + b": more", b"<password>s3cret99</password>",
-    b"<password>\n    s3cret99\n</password>", b"author_token=abc123def", b"authorization_key = s3cr3tvalue9",
-    b"cookie_secret=abc123def", b"session_cookie: abc123def", b'cookie"=abc123def', b"cookie = abc123def",
-    b"x.password:\\nfoo123", b"password: abc:\\Nfoo123", b"password: abc<def123", b"password: abc1</x>",
-    b'auth=("user", "hunter22")', b'password = "abc:"', b"password: 'x1y2z3:'", b"token string = abc123xyz",
-    b"token: str = abc123xyz", b"token := abc123xyz", b"TOKEN ::= abc123xyz", b"TOKEN ?= abc123xyz",
-    b"$token .= 'abc123'", b"token || abc123xyz", b'setProperty("DB_TOKEN", "abc123xyz")',
-    b'<add key="API_TOKEN" value="abc123xyz"/>', b"password =     abc123xyz", b"-pS3cretpw mysql",
-    b"mysql -pS3cretpw", b"mysql\t-pS3cretpw", b"x-pS3cretpw mysql", b"sk-proj-abc", b"tool --password S3cret1",
-    b"a--password S3cret1", b"curl -u admin:S3cretpw1 https://h", b"Authorization: Basic dXNlcjpwYXNzd29yZA==",
-    b"Authorization: Cookie:", b"Authorization: abc123:def456", b"\\u0073k-proj-" + b"A1b2" * 10,
-    b"token=\\u0061bc123xyz", b"pass\\x77ord=abc123xyz", b"sk%2Dproj%2D" + b"A1b2" * 10, b" \\u0073 \\x41 %2D ",
-    b"printf '\\160\\141\\163\\163\\167\\157\\162\\144\\75hunter22'", b"Bearer passwordBearer Q1w2E3r4T5y6",
-    b"tokentoken=abc12345xyz", b"xCookie'=S3cr3t", b"xCookie\\'=S3cr3t", b"a_cookie' => S3cr3t",
+    b"password: abc123xyz",
+    b"password= token: Authorization: Cookie: https://u:@h",
+    b"passwd: s3cr3tpass:",
+    b"password: " + b"a1" * 50 + b":",
+    b"password: " + b"a1" * 300 + b": more",
+    b"<password>s3cret99</password>",
+    b"<password>\n    s3cret99\n</password>",
+    b"author_token=abc123def",
+    b"authorization_key = s3cr3tvalue9",
+    b"cookie_secret=abc123def",
+    b"session_cookie: abc123def",
+    b'cookie"=abc123def',
+    b"cookie = abc123def",
+    b"x.password:\\nfoo123",
+    b"password: abc:\\Nfoo123",
+    b"password: abc<def123",
+    b"password: abc1</x>",
+    b'auth=("user", "hunter22")',
+    b'password = "abc:"',
+    b"password: 'x1y2z3:'",
+    b"token string = abc123xyz",
+    b"token: str = abc123xyz",
+    b"token := abc123xyz",
+    b"TOKEN ::= abc123xyz",
+    b"TOKEN ?= abc123xyz",
+    b"$token .= 'abc123'",
+    b"token || abc123xyz",
+    b'setProperty("DB_TOKEN", "abc123xyz")',
+    b'<add key="API_TOKEN" value="abc123xyz"/>',
+    b"password =     abc123xyz",
+    b"-pS3cretpw mysql",
+    b"mysql -pS3cretpw",
+    b"mysql\t-pS3cretpw",
+    b"x-pS3cretpw mysql",
+    b"sk-proj-abc",
+    b"tool --password S3cret1",
+    b"a--password S3cret1",
+    b"curl -u admin:S3cretpw1 https://h",
+    b"Authorization: Basic dXNlcjpwYXNzd29yZA==",
+    b"Authorization: Cookie:",
+    b"Authorization: abc123:def456",
+    b"\\u0073k-proj-" + b"A1b2" * 10,
+    b"token=\\u0061bc123xyz",
+    b"pass\\x77ord=abc123xyz",
+    b"sk%2Dproj%2D" + b"A1b2" * 10,
+    b" \\u0073 \\x41 %2D ",
+    b"printf '\\160\\141\\163\\163\\167\\157\\162\\144\\75hunter22'",
+    b"Bearer passwordBearer Q1w2E3r4T5y6",
+    b"tokentoken=abc12345xyz",
+    b"xCookie'=S3cr3t",
+    b"xCookie\\'=S3cr3t",
+    b"a_cookie' => S3cr3t",
     # the window passes: values and spaces longer than their gates look at
-    b"Authorization: Basic" + b" " * 12 + b"dXNlcjpwYXNzd29yZA==", b"authorization:\tbearer\t\t\t\t\t\t\t\t\tQ1w2E3r4T5y6",
-    b"Authorization: " + b"A1b2" * 20 + b":", b"Authorization: " + b"A1b2" * 40 + b": x", b"Authorization: token " + b"z9" * 70,
-    b"Bearer\t\t\t\tQ1w2E3r4T5y6U7i8==== Bearer Q1w2E3r4T5y6", b"AUTHORIZATION = BEARER " + b"Q1w2" * 8,
-    b"Cookie: " + b"ab1_cd2." * 16 + b"=S3cr3tvalue", b"Cookie: " + b"ab1_cd2." * 16 + b"a=S3cr3tvalue",
-    b"cookie:\\\\\\\"session=abc123def",
+    b"Authorization: Basic" + b" " * 12 + b"dXNlcjpwYXNzd29yZA==",
+    b"authorization:\tbearer\t\t\t\t\t\t\t\t\tQ1w2E3r4T5y6",
+    b"Authorization: " + b"A1b2" * 20 + b":",
+    b"Authorization: " + b"A1b2" * 40 + b": x",
+    b"Authorization: token " + b"z9" * 70,
+    b"Bearer\t\t\t\tQ1w2E3r4T5y6U7i8==== Bearer Q1w2E3r4T5y6",
+    b"AUTHORIZATION = BEARER " + b"Q1w2" * 8,
+    b"Cookie: " + b"ab1_cd2." * 16 + b"=S3cr3tvalue",
+    b"Cookie: " + b"ab1_cd2." * 16 + b"a=S3cr3tvalue",
+    b'cookie:\\\\\\"session=abc123def',
     # the longest match of each window pass's gate
     b"Cookie" + LONGEST_QUOTE + b"    :    " + LONGEST_QUOTE + b"ab1_cd2." * 16 + b"=S3cr3tvalue",
-    b"Authorization" + LONGEST_QUOTE + b"    =    " + LONGEST_QUOTE + b"basic        " + b"A1b2" * 16 + b"x y",
-    b"Authorization" + LONGEST_QUOTE + b"    =    " + LONGEST_QUOTE + b"token        " + b"A1b2" * 15 + b"A1b:x y",
-    b"Authorization" + LONGEST_QUOTE + b"    =    " + LONGEST_QUOTE + b"digest" + b" " * 9 + b"A1b2" * 16,
-    b"Bearer    Q1w2E3r4T5y6", b"passphrase\t'S3cr3t!pw'",
-    b"password" + b" " * 40 + b"'S3cr3t!pw'", b"PASSPHRASE\t'S3cr3t!pw'", b"the password is Q1w2E3r4T5y6",
+    b"Authorization"
+    + LONGEST_QUOTE
+    + b"    =    "
+    + LONGEST_QUOTE
+    + b"basic        "
+    + b"A1b2" * 16
+    + b"x y",
+    b"Authorization"
+    + LONGEST_QUOTE
+    + b"    =    "
+    + LONGEST_QUOTE
+    + b"token        "
+    + b"A1b2" * 15
+    + b"A1b:x y",
+    b"Authorization"
+    + LONGEST_QUOTE
+    + b"    =    "
+    + LONGEST_QUOTE
+    + b"digest"
+    + b" " * 9
+    + b"A1b2" * 16,
+    b"Bearer    Q1w2E3r4T5y6",
+    b"passphrase\t'S3cr3t!pw'",
+    b"password" + b" " * 40 + b"'S3cr3t!pw'",
+    b"PASSPHRASE\t'S3cr3t!pw'",
+    b"the password is Q1w2E3r4T5y6",
 ]
 
 
 @pytest.mark.parametrize("text", EDGES, ids=range(len(EDGES)))
-def test_gated_and_plain_agree_at_the_edges(scanners: tuple[SecretScanner, SecretScanner], text: bytes) -> None:
+def test_gated_and_plain_agree_at_the_edges(
+    scanners: tuple[SecretScanner, SecretScanner], text: bytes
+) -> None:
     gated, plain = scanners
     assert hits(gated, text) == hits(plain, text)
 
 
-def test_a_header_name_is_not_an_authorization_value(scanners: tuple[SecretScanner, SecretScanner]) -> None:
+def test_a_header_name_is_not_an_authorization_value(
+    scanners: tuple[SecretScanner, SecretScanner],
+) -> None:
     """``Authorization: Cookie:`` lists header names; a value after the header is still found."""
     for scanner in scanners:
         assert scanner.scan(b"Vary: Authorization: Cookie: Accept") == []
@@ -100,7 +227,9 @@ def test_a_header_name_is_not_an_authorization_value(scanners: tuple[SecretScann
         assert [h.rule for h in found] == ["authorization-header"]
 
 
-def test_lone_escapes_are_not_decoded_and_escaped_tokens_are(scanners: tuple[SecretScanner, SecretScanner]) -> None:
+def test_lone_escapes_are_not_decoded_and_escaped_tokens_are(
+    scanners: tuple[SecretScanner, SecretScanner],
+) -> None:
     gated, _ = scanners
     decoded: list[tuple[int, int, bytes]] = []
     gated.scan(b" \\u0073 \\x41 %2D " * 100, decoded=decoded)
@@ -123,7 +252,9 @@ def test_each_window_covers_the_longest_match_of_its_gate() -> None:
         assert longest <= rule.window, rule.gate[0]
 
 
-def test_the_gate_reports_nothing_on_a_list_of_names(scanners: tuple[SecretScanner, SecretScanner]) -> None:
+def test_the_gate_reports_nothing_on_a_list_of_names(
+    scanners: tuple[SecretScanner, SecretScanner],
+) -> None:
     """The benchmark's key prefixes: every place is rejected by the gate, not by a handler."""
     gated, _ = scanners
     line = b"Bearer  password= token: Authorization: Cookie: https://u:@h -u x: sk-proj- xoxb-1- \\u0073 %2D\n"
@@ -133,19 +264,33 @@ def test_the_gate_reports_nothing_on_a_list_of_names(scanners: tuple[SecretScann
     assert sum(len(e) for e in reports.ends) == 0
 
 
-
 def _vendor_examples() -> st.SearchStrategy[tuple[str, bytes]]:
     """A token of each vendor rule's alternatives, drawn from its own pattern."""
-    alternatives = [(name, alternative) for name, pattern in VENDOR_TOKENS for alternative in _top_level_alternatives(pattern)]
+    alternatives = [
+        (name, alternative)
+        for name, pattern in VENDOR_TOKENS
+        for alternative in _top_level_alternatives(pattern)
+    ]
     return st.sampled_from(alternatives).flatmap(
         lambda pair: st.tuples(st.just(pair[0]), st.from_regex(re.compile(pair[1]), fullmatch=True))
     )
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(_vendor_examples(), st.sampled_from([b" ", b"=", b'"', b"\n", b"token: "]), st.sampled_from([b" ", b'"', b"\n", b""]))
+@settings(
+    max_examples=600,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    _vendor_examples(),
+    st.sampled_from([b" ", b"=", b'"', b"\n", b"token: "]),
+    st.sampled_from([b" ", b'"', b"\n", b""]),
+)
 def test_every_vendor_token_is_reported_by_its_gate_expressions(
-    scanners: tuple[SecretScanner, SecretScanner], example: tuple[str, bytes], before: bytes, after: bytes
+    scanners: tuple[SecretScanner, SecretScanner],
+    example: tuple[str, bytes],
+    before: bytes,
+    after: bytes,
 ) -> None:
     """A vendor pass's gate searches each token on its own (``Pass.alternatives``), some by an
     expression of their own (``VENDOR_GATES``): the gated scan finds what ``re`` alone finds,
@@ -156,14 +301,30 @@ def test_every_vendor_token_is_reported_by_its_gate_expressions(
     assert hits(gated, text) == hits(plain, text)
 
 
-@pytest.mark.parametrize("quote", [b'"', b"'", b'\\"', b'\\\\\\"'], ids=["json", "repr", "escaped", "escaped twice"])
-def test_a_jwk_is_found_from_its_quoted_kty(scanners: tuple[SecretScanner, SecretScanner], quote: bytes) -> None:
+@pytest.mark.parametrize(
+    "quote", [b'"', b"'", b'\\"', b'\\\\\\"'], ids=["json", "repr", "escaped", "escaped twice"]
+)
+def test_a_jwk_is_found_from_its_quoted_kty(
+    scanners: tuple[SecretScanner, SecretScanner], quote: bytes
+) -> None:
     """The gate reports a quoted ``kty`` only (an unquoted one is noise in base64); a JWK's private
     members are found whichever quote its names take."""
     secret = b"GawgguFyGrWKav7AX4VKUg7x9e0d1c8b2a3f4e5d6c7b8a9"
-    text = b"{%skty%s: %soct%s, %sk%s: %s%s%s}" % (quote, quote, quote, quote, quote, quote, quote, secret, quote)
+    text = b"{%skty%s: %soct%s, %sk%s: %s%s%s}" % (
+        quote,
+        quote,
+        quote,
+        quote,
+        quote,
+        quote,
+        quote,
+        secret,
+        quote,
+    )
     for scanner in scanners:
-        assert [h.value for h in scanner.scan(text) if h.rule == "private-key"] == [b"jwk:" + secret], scanner
+        assert [h.value for h in scanner.scan(text) if h.rule == "private-key"] == [
+            b"jwk:" + secret
+        ], scanner
 
 
 @pytest.mark.parametrize(

@@ -40,14 +40,22 @@ def _messages(form: dict[str, object]) -> list[Message]:
     command = text if where == "command" else str(form.get("cmd") or "cat file")
     output = "(exit status 0)" if where == "command" else text
     call = ContentBlock.of_tool_call(fid, "bash", {"command": command})
-    return [Message.enriched(AssistantMessage(content=(call,), provenance=IDENTITY)), Message.result(fid, True, output)]
+    return [
+        Message.enriched(AssistantMessage(content=(call,), provenance=IDENTITY)),
+        Message.result(fid, True, output),
+    ]
 
 
 def _export(forms: list[dict[str, object]], fmt: str) -> bytes:
     history = [Message.user_text("Please look through the project configuration and logs.")]
     for form in forms:
         history += _messages(form)
-    result = export_snapshot(SessionSnapshot.new("heldout", len(history), history, IDENTITY), Selection.everything(), key=KEY, fmt=fmt)
+    result = export_snapshot(
+        SessionSnapshot.new("heldout", len(history), history, IDENTITY),
+        Selection.everything(),
+        key=KEY,
+        fmt=fmt,
+    )
     assert not result.blocked
     return result.data
 

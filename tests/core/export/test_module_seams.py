@@ -20,7 +20,9 @@ PACKAGES = {
     Path(export.__file__).parent / "scanner": "rho_desk.core.export.scanner.",
 }
 SIBLING = "rho_desk.core.export.scanner."
-MAX_LINES = 800
+# in the layout `ruff format` gives (a module of 800 lines hand-packed to 100 columns formats to
+# about 900-950): past this, a module holds more than one job and is split by responsibility
+MAX_LINES = 1000
 
 
 def _private(name: str) -> bool:
@@ -49,13 +51,26 @@ def private_uses(source: str, siblings: set[str], prefix: str = SIBLING) -> list
                 continue
             if module not in siblings:
                 continue
-            out += [f"line {node.lineno}: from {module} import {a.name}" for a in node.names if _private(a.name)]
+            out += [
+                f"line {node.lineno}: from {module} import {a.name}"
+                for a in node.names
+                if _private(a.name)
+            ]
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith(prefix) and alias.name[len(prefix) :] in siblings and alias.asname:
+                if (
+                    alias.name.startswith(prefix)
+                    and alias.name[len(prefix) :] in siblings
+                    and alias.asname
+                ):
                     aliases[alias.asname] = alias.name[len(prefix) :]
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases and _private(node.attr):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and _private(node.attr)
+        ):
             out.append(f"line {node.lineno}: {aliases[node.value.id]}.{node.attr}")
     return out
 
@@ -68,12 +83,20 @@ def test_no_module_imports_a_private_name_of_a_sibling() -> None:
     for package, prefix in PACKAGES.items():
         modules = _modules(package)
         siblings = set(modules) - {"__init__"}
-        found = {name: uses for name, path in modules.items() if (uses := private_uses(path.read_text(encoding="utf-8"), siblings, prefix))}
+        found = {
+            name: uses
+            for name, path in modules.items()
+            if (uses := private_uses(path.read_text(encoding="utf-8"), siblings, prefix))
+        }
         assert found == {}, package
 
 
 def test_every_module_says_its_job_and_stays_small() -> None:
-    for name, path in {f"{package.name}/{name}": path for package in PACKAGES for name, path in _modules(package).items()}.items():
+    for name, path in {
+        f"{package.name}/{name}": path
+        for package in PACKAGES
+        for name, path in _modules(package).items()
+    }.items():
         source = path.read_text(encoding="utf-8")
         doc = ast.get_docstring(ast.parse(source))
         assert doc and doc.strip().splitlines()[0].endswith("."), name
@@ -82,8 +105,22 @@ def test_every_module_says_its_job_and_stays_small() -> None:
 
 def test_the_check_sees_each_way_of_reaching_a_private_name() -> None:
     siblings = {"_rules", "_views"}
-    assert private_uses("from ._rules import Hit, _spend\n", siblings) == ["line 1: from _rules import _spend"]
-    assert private_uses("from rho_desk.core.export.scanner._rules import _Pass\n", siblings) == ["line 1: from _rules import _Pass"]
-    assert private_uses("from . import _views\n_views._DUMP_START\n", siblings) == ["line 2: _views._DUMP_START"]
-    assert private_uses("import rho_desk.core.export.scanner._rules as r\nr._spend(1)\n", siblings) == ["line 2: _rules._spend"]
-    assert private_uses("from ... import __version__\nfrom ._rules import Hit\nfrom re import _compile\n", siblings) == []
+    assert private_uses("from ._rules import Hit, _spend\n", siblings) == [
+        "line 1: from _rules import _spend"
+    ]
+    assert private_uses("from rho_desk.core.export.scanner._rules import _Pass\n", siblings) == [
+        "line 1: from _rules import _Pass"
+    ]
+    assert private_uses("from . import _views\n_views._DUMP_START\n", siblings) == [
+        "line 2: _views._DUMP_START"
+    ]
+    assert private_uses(
+        "import rho_desk.core.export.scanner._rules as r\nr._spend(1)\n", siblings
+    ) == ["line 2: _rules._spend"]
+    assert (
+        private_uses(
+            "from ... import __version__\nfrom ._rules import Hit\nfrom re import _compile\n",
+            siblings,
+        )
+        == []
+    )

@@ -13,18 +13,77 @@ import re
 
 from rho_desk.core.export.scanner._grammar import _ASSIGN, KEYWORDS, _named, grammar_passes
 
-NAMES = [b"password", b"DB_PASS", b"apiToken", b"client_secret", b"auth", b"AUTH_KEY", b"x-auth-token", b"cookie", b"pwd"]
-SEPARATORS = [b"=", b": ", b" = ", b"=> ", b":=", b">", b"> ", b"\", ", b"\" value=", b"=\t", b"  :  ", b"\\\": \\\"", b"||"]
-PIECES = [b"abc123", b"Tok3n", b":", b"token:", b"x", b"\\n", b"\\N", b"\\\\", b"\\t", b"</", b"<", b"(", b"[", b"\"", b"'",
-          b"`", b" ", b"\t", b"\n", b"A1b2C3d4", b"://", b"$VAR", b"s3cr3t:", b"Authorization:", b"%", b"\x00"]
+NAMES = [
+    b"password",
+    b"DB_PASS",
+    b"apiToken",
+    b"client_secret",
+    b"auth",
+    b"AUTH_KEY",
+    b"x-auth-token",
+    b"cookie",
+    b"pwd",
+]
+SEPARATORS = [
+    b"=",
+    b": ",
+    b" = ",
+    b"=> ",
+    b":=",
+    b">",
+    b"> ",
+    b'", ',
+    b'" value=',
+    b"=\t",
+    b"  :  ",
+    b'\\": \\"',
+    b"||",
+]
+PIECES = [
+    b"abc123",
+    b"Tok3n",
+    b":",
+    b"token:",
+    b"x",
+    b"\\n",
+    b"\\N",
+    b"\\\\",
+    b"\\t",
+    b"</",
+    b"<",
+    b"(",
+    b"[",
+    b'"',
+    b"'",
+    b"`",
+    b" ",
+    b"\t",
+    b"\n",
+    b"A1b2C3d4",
+    b"://",
+    b"$VAR",
+    b"s3cr3t:",
+    b"Authorization:",
+    b"%",
+    b"\x00",
+]
 
 
 # the edges of the refusal: an XML element's text cut at its next tag, escapes of either case,
 # a tuple, a value ending at the end of the data, a quoted value, a name after "=>"
 EDGES = [
-    b"<password>abc123<x:", b"<password> A1b2C3d4<b>:", b"<password>\n  abc123:", b"password= a\\Nb1:c",
-    b"password= a\\nb1:", b"auth=(\"user\", \"p4ss:\")", b"auth=[\"u\",\"p4ss\"]:", b"password=>abc123:",
-    b"password = \\\"abc123:\\\"", b"DB_PASS=abc123:", b"DB_PASS=abc123:</x>", b"token: Authorization: Cookie:",
+    b"<password>abc123<x:",
+    b"<password> A1b2C3d4<b>:",
+    b"<password>\n  abc123:",
+    b"password= a\\Nb1:c",
+    b"password= a\\nb1:",
+    b'auth=("user", "p4ss:")',
+    b'auth=["u","p4ss"]:',
+    b"password=>abc123:",
+    b'password = \\"abc123:\\"',
+    b"DB_PASS=abc123:",
+    b"DB_PASS=abc123:</x>",
+    b"token: Authorization: Cookie:",
 ]
 
 
@@ -33,8 +92,14 @@ def _samples(count: int) -> list[bytes]:
     out = list(EDGES)
     for _ in range(count):
         value = b"".join(rng.choices(PIECES, k=rng.randint(0, 6)))
-        lead = rng.choice([b"", b"<", b"\"", b"?", b"export ", b"  "])
-        out.append(lead + rng.choice(NAMES) + rng.choice(SEPARATORS) + value + rng.choice([b"", b"\n", b" next", b"\"}"]))
+        lead = rng.choice([b"", b"<", b'"', b"?", b"export ", b"  "])
+        out.append(
+            lead
+            + rng.choice(NAMES)
+            + rng.choice(SEPARATORS)
+            + value
+            + rng.choice([b"", b"\n", b" next", b'"}'])
+        )
     return out
 
 
@@ -58,5 +123,10 @@ def test_the_guard_refuses_only_what_the_handler_refuses() -> None:
             got = _named(data, after)
             assert (got is None) == (expected is None), data
             if got is not None and expected is not None:
-                assert (got.rule, got.start, got.end, got.value) == (expected.rule, expected.start, expected.end, expected.value)
+                assert (got.rule, got.start, got.end, got.value) == (
+                    expected.rule,
+                    expected.start,
+                    expected.end,
+                    expected.value,
+                )
     assert refused > 1000  # and the guard does refuse the name-after-name candidates

@@ -63,7 +63,9 @@ def test_a_default_ignorable_code_point_inside_a_token_is_dropped(code: int) -> 
     assert found(OPENAI[:3] + mark + mark + OPENAI[3:20] + mark + OPENAI[20:])
 
 
-@pytest.mark.parametrize("mark", ["\u2063", "\ufe0f", "\u034f", "\U000e0067", "\U000e0101", "\u180e", "\u3164"])
+@pytest.mark.parametrize(
+    "mark", ["\u2063", "\ufe0f", "\u034f", "\U000e0067", "\U000e0101", "\u180e", "\u3164"]
+)
 def test_an_ignorable_inside_a_credential_name_or_between_every_letter(mark: str) -> None:
     assert found_in(f"pass{mark}word = {PASSWORD}", PASSWORD)
     assert found(mark.join(GITHUB))
@@ -108,13 +110,27 @@ def test_a_token_in_mathematical_or_fullwidth_letters_is_folded(style: str) -> N
     styled = _styled(GITHUB, style)
     # double-struck capitals have holes, written with the letter-like block's ℂ ℍ ℕ ℙ ℚ ℝ ℤ
     for letter, symbol in zip("CHNPQRZ", "\u2102\u210d\u2115\u2119\u211a\u211d\u2124", strict=True):
-        styled = styled.replace(chr(_STYLES[style][0] + ord(letter) - 65), symbol) if style == "double-struck" else styled
+        styled = (
+            styled.replace(chr(_STYLES[style][0] + ord(letter) - 65), symbol)
+            if style == "double-struck"
+            else styled
+        )
     assert found(styled)
     assert found_in(f"{_styled('password', style)}: {PASSWORD}", PASSWORD)
 
 
 def test_circled_letters_and_greek_and_cyrillic_look_alikes_are_folded() -> None:
-    circled = "".join(chr(0x24B6 + ord(c) - 65) if "A" <= c <= "Z" else chr(0x24D0 + ord(c) - 97) if "a" <= c <= "z" else c for c in "ghp_") + GITHUB[4:]
+    circled = (
+        "".join(
+            chr(0x24B6 + ord(c) - 65)
+            if "A" <= c <= "Z"
+            else chr(0x24D0 + ord(c) - 97)
+            if "a" <= c <= "z"
+            else c
+            for c in "ghp_"
+        )
+        + GITHUB[4:]
+    )
     assert found(circled)
     assert found_in(f"passw\u03bfrd={PASSWORD}", PASSWORD)  # Greek omicron
     assert found_in(f"\u0440assword={PASSWORD}", PASSWORD)  # Cyrillic er
@@ -142,9 +158,15 @@ TEAMS = (
 DSN = "postgres://admin:p@ss-" + PASSWORD + "@db.internal:5432/app"
 
 
-@pytest.mark.parametrize("url", [SLACK, DISCORD, TEAMS, DSN], ids=["slack", "discord", "teams", "dsn"])
+@pytest.mark.parametrize(
+    "url", [SLACK, DISCORD, TEAMS, DSN], ids=["slack", "discord", "teams", "dsn"]
+)
 def test_a_url_written_with_escaped_slashes_is_read_as_the_url(url: str) -> None:
-    secret = DSN.split("@db")[0].split("admin:")[1] if url == DSN else url.rsplit("/", 2)[-2 if url == TEAMS else -1]
+    secret = (
+        DSN.split("@db")[0].split("admin:")[1]
+        if url == DSN
+        else url.rsplit("/", 2)[-2 if url == TEAMS else -1]
+    )
     php = json.dumps({"hook": url}).replace("/", "\\/")  # PHP's json_encode
     assert found_in(php, secret.replace("/", "\\/"))
     twice = json.dumps({"body": php})  # and that JSON inside an export's string
@@ -155,7 +177,9 @@ def test_a_token_after_an_escaped_slash_is_found() -> None:
     assert found_in('{"path":"\\/srv\\/keys\\/' + GITHUB + '"}', GITHUB)
 
 
-@pytest.mark.parametrize("form", ["\\u{%x}", "\\u{%04X}", "\\x{%x}"], ids=["js", "swift-padded", "perl"])
+@pytest.mark.parametrize(
+    "form", ["\\u{%x}", "\\u{%04X}", "\\x{%x}"], ids=["js", "swift-padded", "perl"]
+)
 def test_braced_unicode_escapes_are_decoded(form: str) -> None:
     escaped = "".join(form % ord(c) for c in GITHUB)
     assert found(escaped)
@@ -181,7 +205,11 @@ def test_a_url_password_runs_to_the_last_at_before_the_host(url: str, password: 
 
 
 def test_urls_without_a_password_are_left_alone() -> None:
-    for text in ("ssh://git@github.com:22/org/repo.git", "see http://host:8080/a?b=c@d.com", "mailto:alice@example.com"):
+    for text in (
+        "ssh://git@github.com:22/org/repo.git",
+        "see http://host:8080/a?b=c@d.com",
+        "mailto:alice@example.com",
+    ):
         assert SCANNER.scan(text.encode()) == []
 
 
@@ -193,6 +221,9 @@ def test_the_gate_and_re_alone_agree_on_these_forms() -> None:
     texts = [GITHUB[:9] + chr(c) + GITHUB[9:] for c in _IGNORABLES]
     texts += [_styled(GITHUB, style) for style in _STYLES]
     texts += [json.dumps({"hook": url}).replace("/", "\\/") for url in (SLACK, DISCORD, TEAMS, DSN)]
-    texts += ["".join(f"\\u{{{ord(c):x}}}" for c in GITHUB), "postgres://admin:" + PASSWORD + "@2024@db.example.com/app"]
+    texts += [
+        "".join(f"\\u{{{ord(c):x}}}" for c in GITHUB),
+        "postgres://admin:" + PASSWORD + "@2024@db.example.com/app",
+    ]
     plain = re_only_scanner([])
     assert [t for t in texts if hits(SCANNER, t.encode()) != hits(plain, t.encode())] == []

@@ -21,25 +21,93 @@ IDENTITY = ModelIdentity("openai", "responses", "gpt-5")
 
 PRINTED: dict[str, tuple[str, dict[str, object], str, str]] = {
     # label: (tool, arguments, output, the secret)
-    "vault kv get -field": ("bash", {"command": "vault kv get -field=password secret/app/db"}, "Vk9pQm2LxR7tWs\n", "Vk9pQm2LxR7tWs"),
-    "gh auth token": ("bash", {"command": "gh auth token"}, "gho_notAVendorShape12\n", "gho_notAVendorShape12"),
-    "printenv a credential": ("bash", {"command": "printenv STRIPE_WEBHOOK_SECRET"}, "whsecLike9Rt2Qm\n", "whsecLike9Rt2Qm"),
-    "echo a credential variable": ("bash", {"command": 'echo "$DEPLOY_TOKEN"'}, "Dt8mQ2vLp0Xz\n", "Dt8mQ2vLp0Xz"),
-    "cat in a container": ("bash", {"command": "kubectl exec api-0 -- cat /var/run/secrets/app/db_pass"}, "Kx7 horse battery\n", "Kx7 horse battery"),
-    "sudo head of a key file": ("bash", {"command": "sudo head -c 64 /etc/app/session.key"}, "c0ffee7781aa42b9d0e1\n", "c0ffee7781aa42b9d0e1"),
-    "bw get password": ("bash", {"command": "bw get password github.com"}, "Bw!pass-9931x\n", "Bw!pass-9931x"),
-    "az keyvault tsv": ("bash", {"command": "az keyvault secret show --vault-name kv --name api --query value -o tsv"}, "AzKv7781Qq0Lm\n", "AzKv7781Qq0Lm"),
-    "openssl rand": ("bash", {"command": "openssl rand -base64 24"}, "3q2+7w9kQm0pLx1v2b3n4m5k6j7h8g\n", "3q2+7w9kQm0pLx1v2b3n4m5k6j7h8g"),
-    "read_file of a token file": ("read_file", {"path": "config/.deploy_token"}, "1\u2192Tf4kPq8zLm2Nr7\n", "Tf4kPq8zLm2Nr7"),
+    "vault kv get -field": (
+        "bash",
+        {"command": "vault kv get -field=password secret/app/db"},
+        "Vk9pQm2LxR7tWs\n",
+        "Vk9pQm2LxR7tWs",
+    ),
+    "gh auth token": (
+        "bash",
+        {"command": "gh auth token"},
+        "gho_notAVendorShape12\n",
+        "gho_notAVendorShape12",
+    ),
+    "printenv a credential": (
+        "bash",
+        {"command": "printenv STRIPE_WEBHOOK_SECRET"},
+        "whsecLike9Rt2Qm\n",
+        "whsecLike9Rt2Qm",
+    ),
+    "echo a credential variable": (
+        "bash",
+        {"command": 'echo "$DEPLOY_TOKEN"'},
+        "Dt8mQ2vLp0Xz\n",
+        "Dt8mQ2vLp0Xz",
+    ),
+    "cat in a container": (
+        "bash",
+        {"command": "kubectl exec api-0 -- cat /var/run/secrets/app/db_pass"},
+        "Kx7 horse battery\n",
+        "Kx7 horse battery",
+    ),
+    "sudo head of a key file": (
+        "bash",
+        {"command": "sudo head -c 64 /etc/app/session.key"},
+        "c0ffee7781aa42b9d0e1\n",
+        "c0ffee7781aa42b9d0e1",
+    ),
+    "bw get password": (
+        "bash",
+        {"command": "bw get password github.com"},
+        "Bw!pass-9931x\n",
+        "Bw!pass-9931x",
+    ),
+    "az keyvault tsv": (
+        "bash",
+        {"command": "az keyvault secret show --vault-name kv --name api --query value -o tsv"},
+        "AzKv7781Qq0Lm\n",
+        "AzKv7781Qq0Lm",
+    ),
+    "openssl rand": (
+        "bash",
+        {"command": "openssl rand -base64 24"},
+        "3q2+7w9kQm0pLx1v2b3n4m5k6j7h8g\n",
+        "3q2+7w9kQm0pLx1v2b3n4m5k6j7h8g",
+    ),
+    "read_file of a token file": (
+        "read_file",
+        {"path": "config/.deploy_token"},
+        "1\u2192Tf4kPq8zLm2Nr7\n",
+        "Tf4kPq8zLm2Nr7",
+    ),
 }
 
 KEPT: dict[str, tuple[str, dict[str, object], str, str]] = {
     "printenv a path": ("bash", {"command": "printenv HOME"}, "/home/deploy\n", "/home/deploy"),
-    "cat a public key": ("bash", {"command": "cat ~/.ssh/id_ed25519.pub"}, "ssh-ed25519 AAAAC3Nza dev@laptop\n", "AAAAC3Nza"),
-    "git rev-parse": ("bash", {"command": "git rev-parse HEAD"}, "9f3c2a1b7d8e6f5a4b3c2d1e0f9a8b7c6d5e4f3a\n", "9f3c2a1b7d8e6f5a4b3c2d1e0f9a8b7c6d5e4f3a"),
-    "echo into a token file": ("bash", {"command": "echo ready > token.txt && cat build.log"}, "compiled-ok-1234\n", "compiled-ok-1234"),
+    "cat a public key": (
+        "bash",
+        {"command": "cat ~/.ssh/id_ed25519.pub"},
+        "ssh-ed25519 AAAAC3Nza dev@laptop\n",
+        "AAAAC3Nza",
+    ),
+    "git rev-parse": (
+        "bash",
+        {"command": "git rev-parse HEAD"},
+        "9f3c2a1b7d8e6f5a4b3c2d1e0f9a8b7c6d5e4f3a\n",
+        "9f3c2a1b7d8e6f5a4b3c2d1e0f9a8b7c6d5e4f3a",
+    ),
+    "echo into a token file": (
+        "bash",
+        {"command": "echo ready > token.txt && cat build.log"},
+        "compiled-ok-1234\n",
+        "compiled-ok-1234",
+    ),
     "a listing of a secrets directory": (
-        "bash", {"command": "cat secrets/README"}, "\n".join(f"line-number-{i}-of-notes" for i in range(12)), "line-number-3-of-notes",
+        "bash",
+        {"command": "cat secrets/README"},
+        "\n".join(f"line-number-{i}-of-notes" for i in range(12)),
+        "line-number-3-of-notes",
     ),
 }
 
@@ -58,7 +126,9 @@ def _session(tool: str, arguments: dict[str, object], output: str) -> SessionSna
 @pytest.mark.parametrize("label", sorted(PRINTED))
 def test_a_printed_secret_is_redacted(label: str, fmt: str) -> None:
     tool, arguments, output, secret = PRINTED[label]
-    result = export_snapshot(_session(tool, arguments, output), Selection.everything(), key=KEY, fmt=fmt)
+    result = export_snapshot(
+        _session(tool, arguments, output), Selection.everything(), key=KEY, fmt=fmt
+    )
     assert not result.blocked
     assert secret.encode() not in result.data
     assert any(r.rule == "printed-secret" for r in result.redactions)
@@ -74,7 +144,11 @@ def test_an_output_that_is_no_secret_stays(label: str) -> None:
 
 def test_the_printed_value_is_found_where_it_is_used_again() -> None:
     session = _session("bash", {"command": "op read op://Infra/db/password"}, "Op7!reuse-Me\n")
-    again = Message.enriched(AssistantMessage(content=(ContentBlock.of_text("Connected with Op7!reuse-Me."),), provenance=IDENTITY))
+    again = Message.enriched(
+        AssistantMessage(
+            content=(ContentBlock.of_text("Connected with Op7!reuse-Me."),), provenance=IDENTITY
+        )
+    )
     session = session.replace(history=(*session.history, again))
     result = export_snapshot(session, Selection.everything(), key=KEY)
     assert b"Op7!reuse-Me" not in result.data

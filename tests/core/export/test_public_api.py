@@ -6,7 +6,20 @@ import importlib
 
 import rho_desk.core.export as export
 
-MODULES = ["_atomic", "_audit", "_classes", "_classify", "_display", "_export", "_keys", "_receipt", "_redact", "_transcript", "scanner", "scanner._secrets"]
+MODULES = [
+    "_atomic",
+    "_audit",
+    "_classes",
+    "_classify",
+    "_display",
+    "_export",
+    "_keys",
+    "_receipt",
+    "_redact",
+    "_transcript",
+    "scanner",
+    "scanner._secrets",
+]
 
 
 def _ruf022(name: str) -> tuple[int, str]:

@@ -33,7 +33,9 @@ KEY = bytes(range(32))
 def _signed() -> tuple[bytes, dict[str, Any], MemoryKeySource]:
     keys = MemoryKeySource()
     result = export_snapshot(canary_snapshot(), Selection.everything(), key=KEY)
-    receipt = build_receipt(result, output_name="x.json", key_id="kid:0", signing_key=signing_key(keys))
+    receipt = build_receipt(
+        result, output_name="x.json", key_id="kid:0", signing_key=signing_key(keys)
+    )
     return result.data, json.loads(encode_receipt(receipt)), keys
 
 
@@ -91,7 +93,10 @@ def test_a_version_1_receipt_still_reads() -> None:
 def test_validation_errors_name_the_field() -> None:
     _data, document, _keys = _signed()
     document["output"]["sha256"] = "not hex"
-    with pytest.raises(InputError, match=r"r\.json: not a rho-desk export receipt: output\.sha256: String should match"):
+    with pytest.raises(
+        InputError,
+        match=r"r\.json: not a rho-desk export receipt: output\.sha256: String should match",
+    ):
         decode_receipt(json.dumps(document).encode(), source="r.json")
     document["format_version"] = 7
     with pytest.raises(InputError, match=r"unsupported receipt rho-desk\.export-receipt version 7"):

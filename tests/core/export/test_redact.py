@@ -67,7 +67,9 @@ def test_placeholders_say_what_was_there() -> None:
     assert user[3] == "[documents excluded: attachment label, 58 B]"
     call = h[4].enriched_assistant.content[1].tool_call  # type: ignore[union-attr]
     assert call.id == "call-1" and call.name == "bash"
-    assert call.arguments == {EXCLUDED_ARGUMENT_KEY: "[tool_records excluded: arguments (command, timeout_seconds), 63 B]"}
+    assert call.arguments == {
+        EXCLUDED_ARGUMENT_KEY: "[tool_records excluded: arguments (command, timeout_seconds), 63 B]"
+    }
     assert h[6].tool_result.content == "[tool_records excluded: tool error output, 29 B]"  # type: ignore[union-attr]
     assert h[11].tool_result.content == (  # type: ignore[union-attr]
         "[tool_records excluded: tool output, 36 B]\n\n[documents excluded: extraction notice]\n"
@@ -75,7 +77,11 @@ def test_placeholders_say_what_was_there() -> None:
     )
     aborted = h[12].aborted_assistant
     assert aborted is not None
-    assert aborted.tool_calls == (PartialToolCall(id="call-5", name="bash", arguments="[tool_records excluded: partial arguments, 35 B]"),)
+    assert aborted.tool_calls == (
+        PartialToolCall(
+            id="call-5", name="bash", arguments="[tool_records excluded: partial arguments, 35 B]"
+        ),
+    )
     assert aborted.usage.input_tokens == 10 and aborted.provenance == OTHER
     assert excluded.metadata == {} and excluded.prompt_cache_key is None
 
@@ -86,7 +92,10 @@ def test_excluded_provider_context_becomes_a_fallback_that_is_never_replayed() -
     assert message is not None
     [block] = message.provider_context
     assert block.is_portable_fallback and not block.is_replayable_to(IDENTITY)
-    assert block.data == "[provider_context excluded: 2 blocks (openai_response_output_item, rho.sdk.portable_fallback.v1), 106 B]"
+    assert (
+        block.data
+        == "[provider_context excluded: 2 blocks (openai_response_output_item, rho.sdk.portable_fallback.v1), 106 B]"
+    )
     prepared = prepare_assistant(message, IDENTITY)
     assert prepared.replay_context == ()
     assert prepared.content[-1].text == block.data
@@ -104,7 +113,10 @@ def test_one_class_of_a_mixed_tool_result() -> None:
 def test_markers_are_the_only_metadata_left_when_metadata_is_excluded() -> None:
     result = export_snapshot(canary_snapshot(), Selection.excluding([C.METADATA]), key=KEY)
     exported = decode_snapshot(result.data)
-    assert exported.metadata == {"rho_desk.export.excluded": "metadata", "rho_desk.export.redacted": "true"}
+    assert exported.metadata == {
+        "rho_desk.export.excluded": "metadata",
+        "rho_desk.export.redacted": "true",
+    }
     assert exported.prompt_cache_key is None
 
 
@@ -115,24 +127,38 @@ def _with(*messages: Message, **kw: object) -> SessionSnapshot:
 def test_a_secret_in_a_call_id_is_redacted_alike_on_both_sides() -> None:
     secret = SECRETS[0].value
     source = _with(
-        Message.enriched(AssistantMessage(content=(ContentBlock.of_tool_call(secret, "bash", {"command": "ls"}),))),
+        Message.enriched(
+            AssistantMessage(
+                content=(ContentBlock.of_tool_call(secret, "bash", {"command": "ls"}),)
+            )
+        ),
         Message.result(secret, True, "ok"),
     )
     result = export_snapshot(source, Selection.everything(), key=KEY)
     exported = decode_snapshot(result.data)
     call_id = next(exported.history[0].tool_calls()).id
     assert call_id == exported.history[1].tool_result.id  # type: ignore[union-attr]
-    assert call_id.startswith("[secret redacted: openai-api-key fp:") and secret not in result.data.decode()
+    assert (
+        call_id.startswith("[secret redacted: openai-api-key fp:")
+        and secret not in result.data.decode()
+    )
     assert {r.path for r in result.redactions} == {
-        "$.history[0].EnrichedAssistant.content[0].ToolCall.id", "$.history[1].ToolResult.id",
+        "$.history[0].EnrichedAssistant.content[0].ToolCall.id",
+        "$.history[1].ToolResult.id",
     }
 
 
 def test_a_secret_in_an_image_replaces_the_image_with_text() -> None:
     import base64
 
-    data = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(5000) + SECRETS[4].value.encode() + bytes(100)).decode()
-    source = _with(Message.user_blocks([ContentBlock.of_image(data, "image/png"), ContentBlock.of_text("look")]))
+    data = base64.b64encode(
+        b"\x89PNG\r\n\x1a\n" + bytes(5000) + SECRETS[4].value.encode() + bytes(100)
+    ).decode()
+    source = _with(
+        Message.user_blocks(
+            [ContentBlock.of_image(data, "image/png"), ContentBlock.of_text("look")]
+        )
+    )
     result = export_snapshot(source, Selection.everything(), key=KEY)
     exported = decode_snapshot(result.data)
     blocks = exported.history[0].user or ()
@@ -140,7 +166,10 @@ def test_a_secret_in_an_image_replaces_the_image_with_text() -> None:
     assert blocks[1].text == "look"
     [redaction] = result.redactions
     assert (redaction.rule, redaction.path, redaction.cls, redaction.encoding) == (
-        "aws-access-key-id", "$.history[0].User[0].Image.data", C.IMAGES, "base64",
+        "aws-access-key-id",
+        "$.history[0].User[0].Image.data",
+        C.IMAGES,
+        "base64",
     )
     assert result.report.findings == []
 
@@ -148,7 +177,11 @@ def test_a_secret_in_an_image_replaces_the_image_with_text() -> None:
 def test_secrets_in_keys_and_metadata_are_redacted() -> None:
     secret = SECRETS[2].value
     source = _with(
-        Message.enriched(AssistantMessage(content=(ContentBlock.of_tool_call("c", "http", {secret: 1, "other": secret}),))),
+        Message.enriched(
+            AssistantMessage(
+                content=(ContentBlock.of_tool_call("c", "http", {secret: 1, "other": secret}),)
+            )
+        ),
         metadata={"token": secret, secret: "v"},
         prompt_cache_key=f"rho:{secret}",
     )
@@ -157,7 +190,10 @@ def test_secrets_in_keys_and_metadata_are_redacted() -> None:
     exported = decode_snapshot(result.data)
     arguments = next(exported.history[0].tool_calls()).arguments
     assert len(arguments) == 2 and isinstance(arguments, dict)
-    assert exported.metadata["rho_desk.export.excluded"] == "" and exported.metadata["rho_desk.export.redacted"] == "true"
+    assert (
+        exported.metadata["rho_desk.export.excluded"] == ""
+        and exported.metadata["rho_desk.export.redacted"] == "true"
+    )
     paths = sorted(r.path for r in result.redactions)
     assert "$.prompt_cache_key" in paths and any(p.endswith("@key") for p in paths)
     # the key that is a secret is masked on every path that names it
@@ -169,9 +205,17 @@ def test_secrets_in_keys_and_metadata_are_redacted() -> None:
 
 def test_a_header_value_split_from_its_name_is_redacted() -> None:
     # only the JSON holds "Authorization": "…" together: the value string alone is no secret
-    source = _with(Message.enriched(AssistantMessage(content=(
-        ContentBlock.of_tool_call("c", "http", {"headers": {"Authorization": "Zm9vYmFyYmF6cXV4"}}),
-    ))))
+    source = _with(
+        Message.enriched(
+            AssistantMessage(
+                content=(
+                    ContentBlock.of_tool_call(
+                        "c", "http", {"headers": {"Authorization": "Zm9vYmFyYmF6cXV4"}}
+                    ),
+                )
+            )
+        )
+    )
     result = export_snapshot(source, Selection.everything(), key=KEY)
     assert "Zm9vYmFyYmF6cXV4" not in result.data.decode()
     assert [r.rule for r in result.redactions] == ["authorization-header"]
@@ -182,15 +226,22 @@ def test_redaction_records_hold_no_value() -> None:
     source = _with(Message.user_text(f"key {SECRETS[0].value}"))
     result = export_snapshot(source, Selection.everything(), key=KEY)
     [redaction] = result.redactions
-    assert SECRETS[0].value not in repr(redaction) and SECRETS[0].value not in json.dumps(redaction.to_json())
+    assert SECRETS[0].value not in repr(redaction) and SECRETS[0].value not in json.dumps(
+        redaction.to_json()
+    )
     assert redaction.to_json() == {
-        "rule": "openai-api-key", "path": "$.history[0].User[0].Text", "class": "user",
-        "fingerprint": redaction.fingerprint, "encoding": "plain",
+        "rule": "openai-api-key",
+        "path": "$.history[0].User[0].Text",
+        "class": "user",
+        "fingerprint": redaction.fingerprint,
+        "encoding": "plain",
     }
 
 
 def test_same_secret_same_fingerprint_across_exports_and_keys_differ() -> None:
-    source = _with(Message.user_text(SECRETS[0].text), Message.user_text(f"again {SECRETS[0].text}"))
+    source = _with(
+        Message.user_text(SECRETS[0].text), Message.user_text(f"again {SECRETS[0].text}")
+    )
     a = export_snapshot(source, Selection.everything(), key=KEY)
     b = export_snapshot(source, Selection.excluding([C.METADATA]), key=KEY)
     c = export_snapshot(source, Selection.everything(), key=b"\x08" * 32)
@@ -200,7 +251,13 @@ def test_same_secret_same_fingerprint_across_exports_and_keys_differ() -> None:
 
 def test_human_sizes() -> None:
     assert [human_size(n) for n in (0, 999, 1000, 4500, 45_000, 1_234_567, 3 * 10**9)] == [
-        "0 B", "999 B", "1.0 KB", "4.5 KB", "45 KB", "1.2 MB", "3.0 GB",
+        "0 B",
+        "999 B",
+        "1.0 KB",
+        "4.5 KB",
+        "45 KB",
+        "1.2 MB",
+        "3.0 GB",
     ]
 
 
@@ -223,7 +280,9 @@ async def test_the_engine_restores_a_redacted_export_and_continues() -> None:
     selection = Selection.excluding([C.IMAGES, C.PROVIDER_CONTEXT, C.TOOL_RECORDS, C.METADATA])
     exported = decode_snapshot(export_snapshot(source, selection, key=KEY).data)
     provider = ScriptedProvider([ScriptedTurn.completed("carrying on")])
-    session = Rho.builder().provider(provider).build().session(SessionOptions.from_snapshot(exported))
+    session = (
+        Rho.builder().provider(provider).build().session(SessionOptions.from_snapshot(exported))
+    )
     assert session.revision == exported.revision and session.history == exported.history
     outcome = await session.complete("continue from the shared session")
     assert outcome.revision == exported.revision + 1

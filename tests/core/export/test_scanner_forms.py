@@ -48,8 +48,12 @@ def test_an_export_keeps_none_of_the_forms_and_counts_them(cause: str) -> None:
     forms = [f for f in FORMS if f.cause == cause]
     snapshot = canary_snapshot(extra=[Message.user_text(f.text) for f in forms])
     # unredacted, the audit reports a critical finding for each form's message
-    report = audit_bytes(encode_pretty(snapshot), scanner=SECRET_FREE_SCANNER, key=KEY, fmt="snapshot")
-    flagged = {f.location.split(".content")[0] for f in report.findings if f.severity.value == "critical"}
+    report = audit_bytes(
+        encode_pretty(snapshot), scanner=SECRET_FREE_SCANNER, key=KEY, fmt="snapshot"
+    )
+    flagged = {
+        f.location.split(".content")[0] for f in report.findings if f.severity.value == "critical"
+    }
     assert len(flagged) >= len(forms)
     result = export_snapshot(snapshot, Selection.everything(), key=KEY)
     for form in forms:

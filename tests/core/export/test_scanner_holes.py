@@ -84,7 +84,11 @@ def test_a_key_after_quoted_printable_and_double_url_encoding(token: str) -> Non
 
 
 def test_escape_boundaries_do_not_make_words_into_keys() -> None:
-    for text in ("tasks-and-risks-and-disks-are-words-without-any-digits", "Kask-proj-thing", "=3Dtasks-are-fine"):
+    for text in (
+        "tasks-and-risks-and-disks-are-words-without-any-digits",
+        "Kask-proj-thing",
+        "=3Dtasks-are-fine",
+    ):
         assert SCANNER.scan(text.encode()) == []
 
 
@@ -98,7 +102,11 @@ def test_wrapped_base64_is_decoded_across_lines_at_every_alignment(width: int) -
         body = ("x" * offset + f" OPENAI_KEY {OPENAI} end\n").encode()
         encoded = base64.b64encode(body).decode()
         wrapped = "\n".join(textwrap.wrap(encoded, width))
-        for text in (wrapped, wrapped.replace("\n", "\r\n"), "    " + wrapped.replace("\n", "\n    ")):
+        for text in (
+            wrapped,
+            wrapped.replace("\n", "\r\n"),
+            "    " + wrapped.replace("\n", "\n    "),
+        ):
             hits = SCANNER.scan(text.encode())
             as_json = json.dumps({"output": text}).encode()
             if not hits or not SCANNER.scan(as_json):
@@ -116,7 +124,10 @@ def test_a_run_of_unicode_escapes_is_found_in_json_as_in_markdown() -> None:
     verdicts = {}
     for fmt in ("json", "markdown", "html"):
         result = export_snapshot(snapshot, Selection.everything(), key=KEY, fmt=fmt)
-        assert escaped.encode() not in result.data and escaped.replace("\\", "\\\\").encode() not in result.data, fmt
+        assert (
+            escaped.encode() not in result.data
+            and escaped.replace("\\", "\\\\").encode() not in result.data
+        ), fmt
         assert result.report.blocking == [], fmt
         verdicts[fmt] = sorted(r.rule for r in result.redactions)
     assert verdicts["json"] == verdicts["markdown"] == verdicts["html"] != []
@@ -171,7 +182,9 @@ def test_a_kubernetes_dockerconfigjson_is_base64_inside_base64() -> None:
 
 
 def test_gzip_then_base64() -> None:
-    packed = base64.b64encode(gzip.compress(f"export OPENAI_API_KEY={OPENAI}\n".encode(), mtime=0)).decode()
+    packed = base64.b64encode(
+        gzip.compress(f"export OPENAI_API_KEY={OPENAI}\n".encode(), mtime=0)
+    ).decode()
     assert _found(f"H4sI blob: {packed}", packed)
     wrapped = "\n".join(textwrap.wrap(packed, 76))
     assert _found(wrapped, wrapped.splitlines()[0])

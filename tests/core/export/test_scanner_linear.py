@@ -58,7 +58,14 @@ def base64_lines(size: int) -> bytes:
 
 def escapes(size: int) -> bytes:
     """Long runs of every escape the scanner decodes."""
-    unit = b"%41%2D" * 20 + b" " + b"\\u0041\\\\u0042" * 20 + b" " + b"\\x41" * 20 + b" \x1b[01;31m\x1b[K=3D\n"
+    unit = (
+        b"%41%2D" * 20
+        + b" "
+        + b"\\u0041\\\\u0042" * 20
+        + b" "
+        + b"\\x41" * 20
+        + b" \x1b[01;31m\x1b[K=3D\n"
+    )
     return (unit * (size // len(unit) + 1))[:size]
 
 
@@ -89,10 +96,17 @@ def dense_lists(size: int) -> bytes:
     """Printable byte lists and dumps one after another, each a decoded place (none a secret)."""
     values = bytes(0x21 + (i * 7) % 90 for i in range(40))
     unit = (
-        b"bytes([" + b", ".join(b"%d" % b for b in values) + b"])\n"
-        + b" ".join(b"%02X" % b for b in values) + b"\n"
-        + b"0000000 " + b" ".join(b"%02x" % b for b in values[:16]) + b"\n0000020\n"
-        + b"begin 644 x\n" + binascii.b2a_uu(values) + b"`\nend\n"
+        b"bytes(["
+        + b", ".join(b"%d" % b for b in values)
+        + b"])\n"
+        + b" ".join(b"%02X" % b for b in values)
+        + b"\n"
+        + b"0000000 "
+        + b" ".join(b"%02x" % b for b in values[:16])
+        + b"\n0000020\n"
+        + b"begin 644 x\n"
+        + binascii.b2a_uu(values)
+        + b"`\nend\n"
     )
     return (unit * (size // len(unit) + 1))[:size]
 
@@ -106,7 +120,10 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
     "nested-base64": nested_base64,
     "zero-width": zero_width,
     "dense-lists": dense_lists,
-    **{name.replace("_", "-"): _decoder_input(name) for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes")},
+    **{
+        name.replace("_", "-"): _decoder_input(name)
+        for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes")
+    },
     "structure": lambda size: _structure_text(size),
 }
 

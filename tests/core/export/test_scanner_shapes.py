@@ -28,24 +28,45 @@ CAUGHT: dict[str, tuple[str, str]] = {
     "backquoted value": (f"apiToken := `{P}`", P),
     "quoted name, comma, quoted value": (f'System.setProperty("API_TOKEN", "{P}")', P),
     "nuget key/value attributes": (f'<add key="ClearTextPassword" value="{P}" />', P),
-    "curl api key as user name": (f"curl -u sk_test_{TOKEN}: https://api.example.com", f"sk_test_{TOKEN}"),
+    "curl api key as user name": (
+        f"curl -u sk_test_{TOKEN}: https://api.example.com",
+        f"sk_test_{TOKEN}",
+    ),
     "curl quoted password": (f"curl --user kevin:'{P}' -X PATCH", P),
     "curl empty user": (f'curl -u ":{P}" https://localhost:9200', P),
     "bundler credentials": (f"BUNDLE_ENTERPRISE__CONTRIBSYS__COM: cafebabe:{TOKEN}", TOKEN),
-    "slack webhook without scheme": ("hooks.slack.com/services/T0ABCDEF1/B0GHIJKL2/xyzXYZ0123456789abcd", "T0ABCDEF1/B0GHIJKL2/xyzXYZ0123456789abcd"),
-    "slack workflow webhook": ("https://hooks.slack.com/workflows/T01ABCD2EFG/A0B1C2D3E4F/123456789012345678/q1W2e3R4t5Y6u7I8o9P0a1S2", "T01ABCD2EFG/A0B1C2D3E4F/123456789012345678/q1W2e3R4t5Y6u7I8o9P0a1S2"),
+    "slack webhook without scheme": (
+        "hooks.slack.com/services/T0ABCDEF1/B0GHIJKL2/xyzXYZ0123456789abcd",
+        "T0ABCDEF1/B0GHIJKL2/xyzXYZ0123456789abcd",
+    ),
+    "slack workflow webhook": (
+        "https://hooks.slack.com/workflows/T01ABCD2EFG/A0B1C2D3E4F/123456789012345678/q1W2e3R4t5Y6u7I8o9P0a1S2",
+        "T01ABCD2EFG/A0B1C2D3E4F/123456789012345678/q1W2e3R4t5Y6u7I8o9P0a1S2",
+    ),
     "teams webhook": (
         "https://acme.webhook.office.com/webhookb2/7ove8hzv-p35a@1o5ridc1-nvh4/IncomingWebhook/kdf5iwjs4tqn2/9f8e7d6c",
         "7ove8hzv-p35a@1o5ridc1-nvh4/IncomingWebhook/kdf5iwjs4tqn2/9f8e7d6c",
     ),
-    "adobe client secret": ("ADOBE = p8e-7bcfec3899994aed81699bfd9be981e8", "p8e-7bcfec3899994aed81699bfd9be981e8"),
-    "facebook app token": ("facebook 1308742762612587|rhoK1cbv0DOU_RTX_87O4MkX7AI", "1308742762612587|rhoK1cbv0DOU_RTX_87O4MkX7AI"),
+    "adobe client secret": (
+        "ADOBE = p8e-7bcfec3899994aed81699bfd9be981e8",
+        "p8e-7bcfec3899994aed81699bfd9be981e8",
+    ),
+    "facebook app token": (
+        "facebook 1308742762612587|rhoK1cbv0DOU_RTX_87O4MkX7AI",
+        "1308742762612587|rhoK1cbv0DOU_RTX_87O4MkX7AI",
+    ),
     "jwt with a short header": (
         "eyJ2ZXIiOiIyIn0.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODB9.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
         "eyJ2ZXIiOiIyIn0.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODB9.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
     ),
-    "hugging face token of letters": ("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", "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"),
-    "fly.io token as printed": ("FLY_API_TOKEN: FlyV1 fm2_lJPECAAAAAAAAyZtxBD1hSZ7L5leXsj64ZbDlkm/wrVodHRwczovL2FwaS5mbHkuaW8vdjGWAJLOAAwMDB8Lk7l", "fm2_lJPECAAAAAAAAyZtxBD1hSZ7L5leXsj64ZbDlkm/wrVodHRwczovL2FwaS5mbHkuaW8vdjGWAJLOAAwMDB8Lk7l"),
+    "hugging face token of letters": (
+        "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",
+        "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",
+    ),
+    "fly.io token as printed": (
+        "FLY_API_TOKEN: FlyV1 fm2_lJPECAAAAAAAAyZtxBD1hSZ7L5leXsj64ZbDlkm/wrVodHRwczovL2FwaS5mbHkuaW8vdjGWAJLOAAwMDB8Lk7l",
+        "fm2_lJPECAAAAAAAAyZtxBD1hSZ7L5leXsj64ZbDlkm/wrVodHRwczovL2FwaS5mbHkuaW8vdjGWAJLOAAwMDB8Lk7l",
+    ),
     "kubernetes secret data": (
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: UyFCXCpkJHpEc2I9\n  username: YWRtaW4=\n",
         "UyFCXCpkJHpEc2I9",
@@ -55,9 +76,14 @@ CAUGHT: dict[str, tuple[str, str]] = {
         "eyJhdXRocyI6eyJodHRwczovL2V4YW1wbGUvdjEvIjp7ImF1dGgiOiJvcGVuc2VzYW1lIn19fQo=",
     ),
     # a Secret's value is one whatever its length (ruleset 6 kept values under 8 characters)
-    "kubernetes secret with a short value": ("apiVersion: v1\nkind: secret\ndata:\n\textra: YmFyCg==\n", "YmFyCg=="),
+    "kubernetes secret with a short value": (
+        "apiVersion: v1\nkind: secret\ndata:\n\textra: YmFyCg==\n",
+        "YmFyCg==",
+    ),
     "a long token at the head of a base64 run": (
-        "token: ops_eyJ" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODkrLw" * 12,
+        "token: ops_eyJ"
+        + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODkrLw"
+        * 12,
         "ops_eyJQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNk",
     ),
 }
@@ -95,7 +121,11 @@ def test_shape_is_caught_raw_and_in_json(name: str) -> None:
         hits = SCANNER.scan(data)
         at = data.find(needle.encode())
         assert at >= 0
-        assert any(h.start <= at and at + len(needle) <= h.end for h in hits), (name, data[:60], hits)
+        assert any(h.start <= at and at + len(needle) <= h.end for h in hits), (
+            name,
+            data[:60],
+            hits,
+        )
 
 
 @pytest.mark.parametrize("name", sorted(LEFT_ALONE))

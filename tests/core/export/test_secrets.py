@@ -50,12 +50,19 @@ def test_encoded_forms_are_found(secret: Secret, form: str) -> None:
     hits = SCANNER.scan(data)
     assert hits, form
     # the whole encoded value is covered, whatever the encoding
-    core = secret.value if form == "json" or (form == "unicode" and secret.value in planted) else planted.strip()
+    core = (
+        secret.value
+        if form == "json" or (form == "unicode" and secret.value in planted)
+        else planted.strip()
+    )
     assert _covers(data, hits, core.encode()), (form, hits)
 
 
 @pytest.mark.parametrize("value", [KNOWN, KNOWN_SPECIAL])
-@pytest.mark.parametrize("form", ["plain", "upper", "lower", "percent", "json", "html", "base64_0", "base64_1", "base64_2"])
+@pytest.mark.parametrize(
+    "form",
+    ["plain", "upper", "lower", "percent", "json", "html", "base64_0", "base64_1", "base64_2"],
+)
 def test_known_credentials_are_found_in_every_form(value: str, form: str) -> None:
     planted = known_forms(value)[form]
     data = f"[{planted}]".encode()
@@ -162,7 +169,9 @@ def test_scan_strings_gives_offsets_per_string() -> None:
 
 
 def test_large_base64_blobs_are_decoded_once() -> None:
-    blob = base64.b64encode(b"\x89PNG" + bytes(range(256)) * 40 + SECRETS[4].value.encode() + bytes(3000))
+    blob = base64.b64encode(
+        b"\x89PNG" + bytes(range(256)) * 40 + SECRETS[4].value.encode() + bytes(3000)
+    )
     scanner = SecretScanner()
     first = scanner.scan(b'"data": "' + blob + b'"')
     assert [h.rule for h in first] == ["aws-access-key-id"] and first[0].encoding == "base64"
@@ -203,7 +212,9 @@ def test_rescan_after_redaction_equals_a_full_scan() -> None:
 
     source = canary_snapshot(extra=secrets_messages())
     before = encode_pretty(apply_selection(source, Selection.everything())[0])
-    after = export_snapshot(source, Selection.everything(), key=bytes(32), known_secrets=[KNOWN], incremental=False).data
+    after = export_snapshot(
+        source, Selection.everything(), key=bytes(32), known_secrets=[KNOWN], incremental=False
+    ).data
     scanner = SecretScanner([KNOWN])
     assert _incremental(scanner, before, after) == _full(scanner, after) == []
     # and where secrets remain: put some back
@@ -217,7 +228,10 @@ def test_rescan_handles_inserted_removed_and_unterminated_lines() -> None:
     rng = random.Random(7)
     scanner = SecretScanner([KNOWN])
     # JSON lines, as in a pretty export: text is escaped, so no raw newline inside a value
-    lines = [f'    "k{i}": {json.dumps(rng.choice(["plain words", SECRETS[i % len(SECRETS)].text, "more text", KNOWN]))},' for i in range(300)]
+    lines = [
+        f'    "k{i}": {json.dumps(rng.choice(["plain words", SECRETS[i % len(SECRETS)].text, "more text", KNOWN]))},'
+        for i in range(300)
+    ]
     old = "\n".join(lines).encode()
     for trial in range(60):
         new_lines = list(lines)
@@ -227,7 +241,9 @@ def test_rescan_handles_inserted_removed_and_unterminated_lines() -> None:
             if op == "replace":
                 new_lines[at] = '    "x": "[secret redacted: jwt fp:0011223344556677]",'
             elif op == "insert":
-                new_lines.insert(at, f'    "new": {json.dumps(SECRETS[trial % len(SECRETS)].text)},')
+                new_lines.insert(
+                    at, f'    "new": {json.dumps(SECRETS[trial % len(SECRETS)].text)},'
+                )
             elif op == "delete" and len(new_lines) > 1:
                 del new_lines[at]
             else:

@@ -31,7 +31,9 @@ def _rows(text: str) -> str:
 def _diff(text: str) -> str:
     """``text`` added by a diff: ``+`` lines under a hunk header."""
     lines = text.splitlines()
-    return "\n".join(["--- a/f", "+++ b/f", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)])
+    return "\n".join(
+        ["--- a/f", "+++ b/f", f"@@ -0,0 +1,{len(lines)} @@", *(f"+{line}" for line in lines)]
+    )
 
 
 _BLOCK = "auth:\n  password: |\n    Gq8vL2mTq9\n    Rz7wK4nXp3\n  retries: 3\n"
@@ -39,7 +41,9 @@ _FOLDED = "auth:\n  db_password: >-\n    Blue horse seven\n    staple battery\n"
 _CONTINUED = 'auth:\n  password: "Hq7rL9 kXmP\n    2vTz8 wNq"\n'
 _TOML = '[database]\npassword = """\nTomlMultiPass\nSecondLine42\n"""\n'
 _HEREDOC = 'resource "db" "main" {\n  password = <<EOT\nHclHeredocPass9\nEOT\n}\n'
-_HEREDOC_DASH = 'resource "db" "main" {\n  master_password = <<-EOT\n    IndentedHeredoc7\n  EOT\n}\n'
+_HEREDOC_DASH = (
+    'resource "db" "main" {\n  master_password = <<-EOT\n    IndentedHeredoc7\n  EOT\n}\n'
+)
 _PROPERTIES = "db.password=PropStart\\\n    PropEnd99\nhost=db\n"
 
 CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -57,33 +61,81 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
     "toml string in read_file rows": (_rows(_TOML), ("TomlMultiPass", "SecondLine42")),
     # 1, forms of the cause written after the held-out batch of 2026-12-06: the value on the
     # next line, strings opened to close on a later line, strings joined over lines
-    "yaml value on the next line": ("database:\n  password:\n    Yn7xQp2Lm9Rt\n  pool: 10\n", ("Yn7xQp2Lm9Rt",)),
-    "json value on the next line": ('{\n  "clientSecret":\n    "Jn3vQ8pLw2Xz",\n  "retries": 3\n}\n', ("Jn3vQ8pLw2Xz",)),
-    "ini value on the next line": ("[mail]\npassword =\n    IniNext7Rq2\ntls = yes\n", ("IniNext7Rq2",)),
-    "sql password on its own line": ("CREATE ROLE r WITH LOGIN\n  PASSWORD\n  'SqlNext8Wq'\n;\n", ("SqlNext8Wq",)),
-    "sql identified by, value below": ("CREATE USER app IDENTIFIED BY\n  'IdentNext5Kp';\n", ("IdentNext5Kp",)),
-    "php define over lines": ("define(\n    'DB_PASSWORD',\n    'PhpDefine4Lm'\n);\n", ("PhpDefine4Lm",)),
+    "yaml value on the next line": (
+        "database:\n  password:\n    Yn7xQp2Lm9Rt\n  pool: 10\n",
+        ("Yn7xQp2Lm9Rt",),
+    ),
+    "json value on the next line": (
+        '{\n  "clientSecret":\n    "Jn3vQ8pLw2Xz",\n  "retries": 3\n}\n',
+        ("Jn3vQ8pLw2Xz",),
+    ),
+    "ini value on the next line": (
+        "[mail]\npassword =\n    IniNext7Rq2\ntls = yes\n",
+        ("IniNext7Rq2",),
+    ),
+    "sql password on its own line": (
+        "CREATE ROLE r WITH LOGIN\n  PASSWORD\n  'SqlNext8Wq'\n;\n",
+        ("SqlNext8Wq",),
+    ),
+    "sql identified by, value below": (
+        "CREATE USER app IDENTIFIED BY\n  'IdentNext5Kp';\n",
+        ("IdentNext5Kp",),
+    ),
+    "php define over lines": (
+        "define(\n    'DB_PASSWORD',\n    'PhpDefine4Lm'\n);\n",
+        ("PhpDefine4Lm",),
+    ),
     "php nowdoc": ("$password = <<<'EOT'\nNowdoc9Tq2Lm\nEOT;\n", ("Nowdoc9Tq2Lm",)),
-    "ruby heredoc with a method": ("API_TOKEN = <<~TOKEN.strip\n  RubyHere7Vx\nTOKEN\n", ("RubyHere7Vx",)),
-    "shell heredoc in a substitution": ("PASSWORD=$(cat <<EOF\nSubstHere3Qz\nEOF\n)\n", ("SubstHere3Qz",)),
+    "ruby heredoc with a method": (
+        "API_TOKEN = <<~TOKEN.strip\n  RubyHere7Vx\nTOKEN\n",
+        ("RubyHere7Vx",),
+    ),
+    "shell heredoc in a substitution": (
+        "PASSWORD=$(cat <<EOF\nSubstHere3Qz\nEOF\n)\n",
+        ("SubstHere3Qz",),
+    ),
     "lua long string": ("local password = [[\nLuaLong6Wp\n]]\n", ("LuaLong6Wp",)),
     "rust raw string": ('let token = r#"\nRustRaw2Kq\n"#;\n', ("RustRaw2Kq",)),
     "ruby percent string": ("API_TOKEN = %q(\n  RubyPct8Hn\n)\n", ("RubyPct8Hn",)),
     "nix indented string": ("  admin_password = ''\n    NixInd5Rt\n  '';\n", ("NixInd5Rt",)),
     "template literal": ("const dbPassword = `\n  Tmpl4Lit9Qw\n`.trim();\n", ("Tmpl4Lit9Qw",)),
     "c# verbatim string": ('var apiKey = @"\nVerbat1m7Kx";\n', ("Verbat1m7Kx",)),
-    "xml cdata over lines": ("<password><![CDATA[\nCdata3Pw8Lq\n]]></password>\n", ("Cdata3Pw8Lq",)),
-    "strings joined by +": ('const apiSecret = "JoinA4kQ" +\n    "JoinB7mZ";\n', ("JoinA4kQ", "JoinB7mZ")),
-    "strings joined in parentheses": ('SIGNING_KEY = (\n    "ParenA5wX"\n    "ParenB2qR"\n)\n', ("ParenA5wX", "ParenB2qR")),
-    "a block scalar in cat -n rows": ("     7\t  auth:\n     8\t    bearer: |\n     9\t      CatNRow6Lp\n", ("CatNRow6Lp",)),
-    "a yaml block kept starting with *": ("smtp:\n  password: |+\n    *-Tz%@nyaaVJi\n\n  port: 587\n", ("*-Tz%@nyaaVJi",)),
+    "xml cdata over lines": (
+        "<password><![CDATA[\nCdata3Pw8Lq\n]]></password>\n",
+        ("Cdata3Pw8Lq",),
+    ),
+    "strings joined by +": (
+        'const apiSecret = "JoinA4kQ" +\n    "JoinB7mZ";\n',
+        ("JoinA4kQ", "JoinB7mZ"),
+    ),
+    "strings joined in parentheses": (
+        'SIGNING_KEY = (\n    "ParenA5wX"\n    "ParenB2qR"\n)\n',
+        ("ParenA5wX", "ParenB2qR"),
+    ),
+    "a block scalar in cat -n rows": (
+        "     7\t  auth:\n     8\t    bearer: |\n     9\t      CatNRow6Lp\n",
+        ("CatNRow6Lp",),
+    ),
+    "a yaml block kept starting with *": (
+        "smtp:\n  password: |+\n    *-Tz%@nyaaVJi\n\n  port: 587\n",
+        ("*-Tz%@nyaaVJi",),
+    ),
     # 2. the name is not beside the value
     "terraform state": (
-        json.dumps({"outputs": {"db_password": {"value": "TfStateValue1", "type": "string", "sensitive": True}}}, indent=2),
+        json.dumps(
+            {
+                "outputs": {
+                    "db_password": {"value": "TfStateValue1", "type": "string", "sensitive": True}
+                }
+            },
+            indent=2,
+        ),
         ("TfStateValue1",),
     ),
     "terraform sensitive output named otherwise": (
-        json.dumps({"outputs": {"connection": {"sensitive": True, "value": "Server=db;Uid=app;Pwd=Tf2x"}}}),
+        json.dumps(
+            {"outputs": {"connection": {"sensitive": True, "value": "Server=db;Uid=app;Pwd=Tf2x"}}}
+        ),
         ("Server=db;Uid=app;Pwd=Tf2x",),
     ),
     "psql table (its rows' first cell a number)": (
@@ -94,8 +146,14 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
         "+----+-------+-----------+\n| id | login | backup_pw |\n+----+-------+-----------+\n|  3 | bk    | MyBox9Pw2 |\n",
         ("MyBox9Pw2",),
     ),
-    "csv column": ("user,password,host\nalice,CsvColumnPw1,db1\nbob,CsvSecond2,db2\n", ("CsvColumnPw1", "CsvSecond2")),
-    "markdown table column": ("| service | api_key |\n| --- | --- |\n| billing | MdTableKey77 |\n", ("MdTableKey77",)),
+    "csv column": (
+        "user,password,host\nalice,CsvColumnPw1,db1\nbob,CsvSecond2,db2\n",
+        ("CsvColumnPw1", "CsvSecond2"),
+    ),
+    "markdown table column": (
+        "| service | api_key |\n| --- | --- |\n| billing | MdTableKey77 |\n",
+        ("MdTableKey77",),
+    ),
     "vault kv get": (
         "====== Data ======\nKey         Value\n---         -----\npassword    VaultKvPass3\nusername    app\n",
         ("VaultKvPass3",),
@@ -107,18 +165,42 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
         ("wJalrXUtnFEMIK7MDENGbPxRfiCYzq",),
     ),
     "sql set password for": ("SET PASSWORD FOR 'app'@'%' = 'SqlSetPw9';", ("SqlSetPw9",)),
-    "kubernetes env name then value": ("env:\n  - name: DB_PASSWORD\n    value: K8sEnvValue\n", ("K8sEnvValue",)),
-    "hadoop property": ("<property>\n  <name>fs.s3a.secret.key</name>\n  <value>HadoopSecretV</value>\n</property>\n", ("HadoopSecretV",)),
+    "kubernetes env name then value": (
+        "env:\n  - name: DB_PASSWORD\n    value: K8sEnvValue\n",
+        ("K8sEnvValue",),
+    ),
+    "hadoop property": (
+        "<property>\n  <name>fs.s3a.secret.key</name>\n  <value>HadoopSecretV</value>\n</property>\n",
+        ("HadoopSecretV",),
+    ),
     # 3. NAME VALUE with a space, and values of any shape under a credential name
     "name space value": ("password ma0pqLZw7d1nj1D9Dm\n", ("ma0pqLZw7d1nj1D9Dm",)),
-    "redis requirepass": ("bind 127.0.0.1\nrequirepass foobaredpass\nmasterauth replicapass\n", ("foobaredpass", "replicapass")),
-    "msmtprc password": ("account default\nhost smtp.example.com\npassword msmtpletters\n", ("msmtpletters",)),
+    "redis requirepass": (
+        "bind 127.0.0.1\nrequirepass foobaredpass\nmasterauth replicapass\n",
+        ("foobaredpass", "replicapass"),
+    ),
+    "msmtprc password": (
+        "account default\nhost smtp.example.com\npassword msmtpletters\n",
+        ("msmtpletters",),
+    ),
     "dockerfile env": ("FROM mysql:8\nENV MYSQL_ROOT_PASSWORD rootletters\n", ("rootletters",)),
-    "wpa_supplicant psk": ('network={\n    ssid="home"\n    psk="wifi pass phrase"\n}\n', ("wifi pass phrase",)),
-    "networkmanager psk": ("[wifi-security]\nkey-mgmt=wpa-psk\npsk=nmletterspsk\n", ("nmletterspsk",)),
-    "quoted value with spaces": ("export X_SECRET='Blue horse 7 battery'\n", ("Blue horse 7 battery",)),
+    "wpa_supplicant psk": (
+        'network={\n    ssid="home"\n    psk="wifi pass phrase"\n}\n',
+        ("wifi pass phrase",),
+    ),
+    "networkmanager psk": (
+        "[wifi-security]\nkey-mgmt=wpa-psk\npsk=nmletterspsk\n",
+        ("nmletterspsk",),
+    ),
+    "quoted value with spaces": (
+        "export X_SECRET='Blue horse 7 battery'\n",
+        ("Blue horse 7 battery",),
+    ),
     "letters-only passphrase": ("DB_PASSWORD=Marmaladeskies\n", ("Marmaladeskies",)),
-    "yaml value with spaces": ("smtp:\n  password: correct horse battery\n", ("correct horse battery",)),
+    "yaml value with spaces": (
+        "smtp:\n  password: correct horse battery\n",
+        ("correct horse battery",),
+    ),
 }
 
 
@@ -139,7 +221,9 @@ def test_the_value_is_found_raw_and_in_json(name: str) -> None:
 
 
 def _session(text: str) -> SessionSnapshot:
-    return SessionSnapshot.new("s-1", 1, [Message.user_text("look"), Message.result("c-1", True, text)], IDENTITY)
+    return SessionSnapshot.new(
+        "s-1", 1, [Message.user_text("look"), Message.result("c-1", True, text)], IDENTITY
+    )
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
@@ -154,7 +238,9 @@ def test_no_export_keeps_the_values_and_none_is_blocked(fmt: str) -> None:
 
 def test_the_audit_reports_each_value_of_an_unredacted_session() -> None:
     for name, (text, _) in CAUGHT.items():
-        report = audit_bytes(encode_pretty(_session(text)), scanner=SCANNER, key=KEY, fmt="snapshot")
+        report = audit_bytes(
+            encode_pretty(_session(text)), scanner=SCANNER, key=KEY, fmt="snapshot"
+        )
         assert any(f.severity.value == "critical" for f in report.findings), name
 
 
@@ -173,7 +259,7 @@ LEFT_ALONE: dict[str, str] = {
     "terraform with a reference": 'output "db" {\n  value     = aws_db_instance.main.password\n  sensitive = true\n}\n',
     "a heredoc of code": "cat <<EOF > run.sh\necho start\nEOF\n",
     "a mapping under a credential name": "auth:\n  type: basic\n  timeout: 30\n",
-    "a prose line ending in a credential word then a quote": "Rotate the token\n\"done\" said the log\n",
+    "a prose line ending in a credential word then a quote": 'Rotate the token\n"done" said the log\n',
     "a tsv row that starts with a number": "id\tname\tport\n1\talice\t5432\n",
     "strings joined without a credential name": 'greeting = "Hello " +\n    "world";\n',
 }

@@ -35,18 +35,29 @@ def test_markdown_shape() -> None:
     source = _snapshot(
         Message.system_text("be brief"),
         Message.user_text("list the files"),
-        Message.enriched(AssistantMessage(
-            content=(ContentBlock.of_text("Running."), ContentBlock.of_tool_call("c1", "bash", {"command": "ls"})),
-            provenance=IDENTITY, reasoning_summary="think",
-        )),
+        Message.enriched(
+            AssistantMessage(
+                content=(
+                    ContentBlock.of_text("Running."),
+                    ContentBlock.of_tool_call("c1", "bash", {"command": "ls"}),
+                ),
+                provenance=IDENTITY,
+                reasoning_summary="think",
+            )
+        ),
         Message.result("c1", True, "a.txt\nb.txt"),
         Message.result("zz", False, "orphan"),
     )
     md = render_markdown(source, now=NOW).decode()
-    assert md.startswith("# Fix the build\n\n- session: `s-1`\n- revision: 2\n- messages: 5\n- exported: 2026-08-22 12:00:00 UTC by rho-desk v")
+    assert md.startswith(
+        "# Fix the build\n\n- session: `s-1`\n- revision: 2\n- messages: 5\n- exported: 2026-08-22 12:00:00 UTC by rho-desk v"
+    )
     assert "## System\n\n```\nbe brief\n```" in md
     assert "## You\n\nlist the files\n" in md
-    assert "### `bash` (ok)\n\n**arguments**\n\n```json\n{\n  \"command\": \"ls\"\n}\n```\n\n**output**\n\n```\na.txt\nb.txt\n```" in md
+    assert (
+        '### `bash` (ok)\n\n**arguments**\n\n```json\n{\n  "command": "ls"\n}\n```\n\n**output**\n\n```\na.txt\nb.txt\n```'
+        in md
+    )
     assert "### tool result\n\n- status: error\n\n```\norphan\n```" in md
     assert md.count("a.txt") == 1  # a matched result is shown inside its call only
     assert "**reasoning summary**" in md
@@ -55,7 +66,9 @@ def test_markdown_shape() -> None:
 def test_html_is_self_contained_and_escaped() -> None:
     source = _snapshot(
         Message.user_text('<script>alert(1)</script> & "quotes"'),
-        Message.user_blocks([ContentBlock.of_image(PNG, "image/png"), ContentBlock.of_image("AAAA", "text/html")]),
+        Message.user_blocks(
+            [ContentBlock.of_image(PNG, "image/png"), ContentBlock.of_image("AAAA", "text/html")]
+        ),
         Message.assistant_text(
             "**bold** <img src=x onerror=alert(1)> ![pixel](https://tracker.example/p.png) [docs](https://example.com)"
             " [bad](javascript:alert(1))"
@@ -67,25 +80,36 @@ def test_html_is_self_contained_and_escaped() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;" in page
     assert "<strong>bold</strong>" in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     srcs = re.findall(r'src="([^"]*)"', page)
-    assert srcs == [f"data:image/png;base64,{PNG}"]  # the text/html "image" and the remote one are not loaded
-    assert "tracker.example" in page and "<img alt=\"pixel\"" not in page
+    assert srcs == [
+        f"data:image/png;base64,{PNG}"
+    ]  # the text/html "image" and the remote one are not loaded
+    assert "tracker.example" in page and '<img alt="pixel"' not in page
     assert 'href="https://example.com" rel="noopener noreferrer nofollow"' in page
-    assert "javascript:" not in page.split("</style>", 1)[1].replace("[bad](javascript:alert(1))", "")
+    assert "javascript:" not in page.split("</style>", 1)[1].replace(
+        "[bad](javascript:alert(1))", ""
+    )
     assert "default-src 'none'" in page and "<link" not in page and "@import" not in page
 
 
 def test_tool_cards_open_for_short_output_only() -> None:
     long_output = "\n".join(f"line {i}" for i in range(30))
     source = _snapshot(
-        Message.enriched(AssistantMessage(content=(
-            ContentBlock.of_tool_call("a", "bash", {"command": "short"}),
-            ContentBlock.of_tool_call("b", "bash", {"command": "long " + "x" * 100}),
-        ))),
+        Message.enriched(
+            AssistantMessage(
+                content=(
+                    ContentBlock.of_tool_call("a", "bash", {"command": "short"}),
+                    ContentBlock.of_tool_call("b", "bash", {"command": "long " + "x" * 100}),
+                )
+            )
+        ),
         Message.result("a", True, "one"),
         Message.result("b", True, long_output),
     )
     page = render_html(source, now=NOW).decode()
-    cards = re.findall(r'<details class="tool"( open)?><summary><code>bash</code><span class="preview">([^<]*)</span>', page)
+    cards = re.findall(
+        r'<details class="tool"( open)?><summary><code>bash</code><span class="preview">([^<]*)</span>',
+        page,
+    )
     assert cards[0] == (" open", "short") and cards[1][0] == ""
     assert cards[1][1].endswith("…") and len(cards[1][1]) == 80
 
@@ -93,7 +117,9 @@ def test_tool_cards_open_for_short_output_only() -> None:
 def test_transcripts_follow_the_selection() -> None:
     source = canary_snapshot()
     for fmt in ("markdown", "html"):
-        without = export_snapshot(source, Selection.excluding([ContentClass.IMAGES, ContentClass.USER]), key=KEY, fmt=fmt)
+        without = export_snapshot(
+            source, Selection.excluding([ContentClass.IMAGES, ContentClass.USER]), key=KEY, fmt=fmt
+        )
         text = without.data.decode()
         assert PNG not in text and "<img" not in text and canary("user_text") not in text
         assert "[images excluded: image/png, 1.0 KB]" in text

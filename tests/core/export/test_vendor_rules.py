@@ -22,15 +22,27 @@ L = A * 8  # long mixed
 
 
 SAMPLES: dict[str, list[str]] = {
-    "slack-token": ["xoxb-2468013579-1357924680-AbCdEfGh1234IjKl", "xoxe.xoxp-1-" + A + A, "xoxe-1-" + A, "xapp-1-A04B7QX8M3K-4888745524576-" + H],
+    "slack-token": [
+        "xoxb-2468013579-1357924680-AbCdEfGh1234IjKl",
+        "xoxe.xoxp-1-" + A + A,
+        "xoxe-1-" + A,
+        "xapp-1-A04B7QX8M3K-4888745524576-" + H,
+    ],
     "google-oauth-token": ["ya29.a0" + A],
     "adobe-client-secret": ["p8e-" + A],
-    "gitlab-token": ["glpat-" + A[:20], "gldt-" + A[:20], "glrt-" + A[:24], "GR1348941" + A[:20], "glcbt-" + A[:20]],
+    "gitlab-token": [
+        "glpat-" + A[:20],
+        "gldt-" + A[:20],
+        "glrt-" + A[:24],
+        "GR1348941" + A[:20],
+        "glcbt-" + A[:20],
+    ],
     "digitalocean-token": ["dop_v1_" + H + H, "dor_v1_" + H + H],
     "shopify-token": ["shpat_" + H, "shpss_" + H],
     "sendgrid-api-key": ["SG." + A[:22] + "." + A + A[:11]],
     "vault-token": ["hvs." + L[:95]],
-    "age-secret-key": ["AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2][:1] and ["AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]],
+    "age-secret-key": ["AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2][:1]
+    and ["AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]],
     "onepassword-token": ["A3-ABC123-DEF456GHI78-JKL90-MNO12-PQR34"],
     "airtable-token": ["patAbC123dEf456gH." + H + H],
     "alibaba-access-key-id": ["LTAI" + A[:20]],
@@ -52,12 +64,19 @@ SAMPLES: dict[str, list[str]] = {
     "grafana-token": ["glsa_" + A + "_" + H[:8], "glc_" + A + "=="],
     "harness-token": ["pat." + A[:22] + "." + A[:24] + "." + A[:20]],
     "heroku-api-key": ["HRKU-AA" + (A * 2)[:58]],
-    "huggingface-token": ["api_org_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH", "api_org_" + "kerarlazqqpkvxoymyznofhfsthqhjunih", "hf_" + A],
+    "huggingface-token": [
+        "api_org_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH",
+        "api_org_" + "kerarlazqqpkvxoymyznofhfsthqhjunih",
+        "hf_" + A,
+    ],
     "infracost-token": ["ico-" + A],
     "intra42-secret": ["s-s4t2ud-" + H + H],
     "linear-api-key": ["lin_api_" + (A * 2)[:40]],
     "mailgun-key": ["key-" + H],
-    "mapbox-token": ["sk.eyJ1" + (A * 2)[:55] + "." + A[:22], "sk.eyJ1IjoiYWNtZSIsImEiOiJh4gHRpFR_sIGg48qk3Jl9Xy68-o.T6RnKAl63JZ5degp_Rgw3g"],
+    "mapbox-token": [
+        "sk.eyJ1" + (A * 2)[:55] + "." + A[:22],
+        "sk.eyJ1IjoiYWNtZSIsImEiOiJh4gHRpFR_sIGg48qk3Jl9Xy68-o.T6RnKAl63JZ5degp_Rgw3g",
+    ],
     "google-client-secret": ["GOCSPX-" + A[:28]],
     "buildkite-token": ["bkua_" + "18f928bd54cdfa5edc2a348f135ee05ec7723655"],
     "newrelic-key": ["NRAK-" + "ABCDEFGHIJ1234567890KLMNOPQ"],
@@ -126,9 +145,22 @@ SAMPLES: dict[str, list[str]] = {
 # The vendors that issue model and AI-tool keys; each key is found wherever it stands: in prose, as
 # the value of a name written without "=" (a shell's `set`, a table, a log line), in YAML.
 LLM_VENDORS = (
-    "groq-api-key", "xai-api-key", "tavily-api-key", "pinecone-api-key", "langsmith-api-key", "openrouter-api-key",
-    "replicate-api-token", "fireworks-api-key", "together-api-key", "elevenlabs-api-key", "voyage-api-key",
-    "firecrawl-api-key", "cerebras-api-key", "nvidia-api-key", "jina-api-key", "perplexity-api-key",
+    "groq-api-key",
+    "xai-api-key",
+    "tavily-api-key",
+    "pinecone-api-key",
+    "langsmith-api-key",
+    "openrouter-api-key",
+    "replicate-api-token",
+    "fireworks-api-key",
+    "together-api-key",
+    "elevenlabs-api-key",
+    "voyage-api-key",
+    "firecrawl-api-key",
+    "cerebras-api-key",
+    "nvidia-api-key",
+    "jina-api-key",
+    "perplexity-api-key",
 )
 PLACES = (
     "Here is the key we use in staging: {} (rotate it after the demo).",
@@ -144,9 +176,14 @@ def test_a_model_vendor_key_is_found_in_prose_and_under_a_name_without_equals(ru
     scanner = SecretScanner()
     for token in SAMPLES[rule]:
         for place in PLACES:
-            for data in (place.format(token).encode(), json.dumps({"text": place.format(token)}).encode()):
+            for data in (
+                place.format(token).encode(),
+                json.dumps({"text": place.format(token)}).encode(),
+            ):
                 at = data.find(token.encode())
-                assert any(h.start <= at and at + len(token) <= h.end for h in scanner.scan(data)), (rule, place)
+                assert any(
+                    h.start <= at and at + len(token) <= h.end for h in scanner.scan(data)
+                ), (rule, place)
 
 
 def test_every_vendor_rule_has_a_sample() -> None:
@@ -158,10 +195,16 @@ def test_every_vendor_rule_has_a_sample() -> None:
 def test_a_vendor_token_is_found_plain_and_in_json(rule: str) -> None:
     scanner = SecretScanner()
     for token in SAMPLES[rule]:
-        for data in (f"export X={token}\n".encode(), json.dumps({"out": f"value: {token}"}).encode(), f"\x1b[01;31m\x1b[K{token}\x1b[m".encode()):
+        for data in (
+            f"export X={token}\n".encode(),
+            json.dumps({"out": f"value: {token}"}).encode(),
+            f"\x1b[01;31m\x1b[K{token}\x1b[m".encode(),
+        ):
             hits = scanner.scan(data)
             at = data.find(token.encode())
-            assert any(h.rule == rule and h.start <= at and at + len(token) <= h.end for h in hits), (rule, token, data[:40], hits)
+            assert any(
+                h.rule == rule and h.start <= at and at + len(token) <= h.end for h in hits
+            ), (rule, token, data[:40], hits)
 
 
 # --- a prefix that says secret, from a vendor the catalogue does not list ---------------------------
@@ -200,10 +243,18 @@ LOOK_ALIKES = [
 @pytest.mark.parametrize("token", UNLISTED)
 def test_a_token_whose_prefix_names_a_secret_is_found_whoever_issued_it(token: str) -> None:
     scanner = SecretScanner()
-    for place in ("the new credential is {} as of today", "KEY {}", '{{"k": "{}"}}', "\x1b[32m{}\x1b[0m"):
+    for place in (
+        "the new credential is {} as of today",
+        "KEY {}",
+        '{{"k": "{}"}}',
+        "\x1b[32m{}\x1b[0m",
+    ):
         data = place.format(token).encode()
         at = data.find(token.encode())
-        assert any(h.start <= at and at + len(token) <= h.end for h in scanner.scan(data)), (token, place)
+        assert any(h.start <= at and at + len(token) <= h.end for h in scanner.scan(data)), (
+            token,
+            place,
+        )
 
 
 @pytest.mark.parametrize("text", LOOK_ALIKES)

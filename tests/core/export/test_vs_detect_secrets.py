@@ -32,9 +32,15 @@ _ALNUM = string.ascii_letters + string.digits
 def _r(n: int, alphabet: str = _ALNUM) -> str:
     while True:
         value = "".join(_RNG.choice(alphabet) for _ in range(n))
-        if any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value):
+        if (
+            any(c.isdigit() for c in value)
+            and any(c.isupper() for c in value)
+            and any(c.islower() for c in value)
+        ):
             return value
-        if alphabet in (string.hexdigits[:16], string.ascii_uppercase + string.digits) and any(c.isdigit() for c in value):
+        if alphabet in (string.hexdigits[:16], string.ascii_uppercase + string.digits) and any(
+            c.isdigit() for c in value
+        ):
             return value
 
 
@@ -53,12 +59,18 @@ TOKENS: dict[str, str] = {
     "discord-bot-token": "M" + _r(23) + "." + _r(6) + "." + _r(27),
     "github-token": "ghp_" + _r(36),
     "gitlab-token": "glpat-" + _r(20),
-    "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ." + _r(43),
+    "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+    + _r(43),
     "npm-token": "npm_" + _r(36),
     "openai-api-key": "sk-proj-" + _r(20) + "T3BlbkFJ" + _r(20),
     "pypi-token": "pypi-AgEIcHlwaS5vcmc" + _r(60),
     "sendgrid-api-key": "SG." + _r(22) + "." + _r(43),
-    "slack-token": "xoxb-" + "".join(_RNG.choice(string.digits) for _ in range(11)) + "-" + "".join(_RNG.choice(string.digits) for _ in range(12)) + "-" + _r(24),
+    "slack-token": "xoxb-"
+    + "".join(_RNG.choice(string.digits) for _ in range(11))
+    + "-"
+    + "".join(_RNG.choice(string.digits) for _ in range(12))
+    + "-"
+    + _r(24),
     "square-token": "sq0csp-" + _r(43),
     "stripe-api-key": "sk_live_" + _r(24),
     "telegram-bot-token": "".join(_RNG.choice(string.digits) for _ in range(9)) + ":AA" + _r(33),
@@ -172,7 +184,9 @@ def test_what_detect_secrets_flags_in_the_other_corpora_is_redacted(tmp_path: Pa
     from . import generator, test_command_lines, test_entropy_context, test_structure
 
     texts = [c.text for c in generator.sample(300)]
-    texts += [t for t, _ in test_structure.CAUGHT.values()] + [t for t, _ in test_command_lines.CAUGHT.values()]
+    texts += [t for t, _ in test_structure.CAUGHT.values()] + [
+        t for t, _ in test_command_lines.CAUGHT.values()
+    ]
     texts += [t for t, _ in test_entropy_context.CAUGHT.values()]
     scanner = SecretScanner()
     flagged, missed = 0, []

@@ -26,18 +26,30 @@ CAUGHT: dict[str, tuple[str, str]] = {
     # directive lines: a credential word, its value a few words on
     "radius-server key": ("radius-server host 10.1.1.1 key 0 RadK3y9xPq\n", "RadK3y9xPq"),
     "crypto isakmp key": ("crypto isakmp key Isak9Key7Q address 0.0.0.0\n", "Isak9Key7Q"),
-    "ikev1 pre-shared-key": ("tunnel-group VPN ipsec-attributes\n ikev1 pre-shared-key Psk7Lq9wXz\n", "Psk7Lq9wXz"),
+    "ikev1 pre-shared-key": (
+        "tunnel-group VPN ipsec-attributes\n ikev1 pre-shared-key Psk7Lq9wXz\n",
+        "Psk7Lq9wXz",
+    ),
     "user … password … privilege": ("user alice password Wp9xLq2Zr0 privilege 3\n", "Wp9xLq2Zr0"),
-    "ospf message-digest-key": ("interface Gi0/1\n ip ospf message-digest-key 1 md5 Ospf8Key2x\n", "Ospf8Key2x"),
+    "ospf message-digest-key": (
+        "interface Gi0/1\n ip ospf message-digest-key 1 md5 Ospf8Key2x\n",
+        "Ospf8Key2x",
+    ),
     "ntp authentication-key": ("ntp authentication-key 1 md5 NtpAuth7Qx 7\n", "NtpAuth7Qx"),
     # protocol verbs
-    "smtp AUTH PLAIN": ("C: AUTH PLAIN AGFsaWNlAHB3ZDEyMzQ1Ng==\nS: 235 ok\n", "AGFsaWNlAHB3ZDEyMzQ1Ng=="),
+    "smtp AUTH PLAIN": (
+        "C: AUTH PLAIN AGFsaWNlAHB3ZDEyMzQ1Ng==\nS: 235 ok\n",
+        "AGFsaWNlAHB3ZDEyMzQ1Ng==",
+    ),
     "irc IDENTIFY": ("PRIVMSG NickServ :IDENTIFY Irc9Pass77\n", "Irc9Pass77"),
     # calls taking a password by position
     "imap login": ('imaplib.IMAP4_SSL(host).login("u@x.io", "Imap8Pw2x")\n', "Imap8Pw2x"),
     "HTTPBasicAuth": ('requests.get(url, auth=HTTPBasicAuth("u", "Hba5Pw9x"))\n', "Hba5Pw9x"),
     "ldap simple_bind_s": ('conn.simple_bind_s("cn=admin,dc=x", "Ldap7Pw3q")\n', "Ldap7Pw3q"),
-    "javamail PasswordAuthentication": ('return new PasswordAuthentication("u@x.io", "Jm7Pw4xQ");\n', "Jm7Pw4xQ"),
+    "javamail PasswordAuthentication": (
+        'return new PasswordAuthentication("u@x.io", "Jm7Pw4xQ");\n',
+        "Jm7Pw4xQ",
+    ),
     "go SetBasicAuth": ('req.SetBasicAuth("svc", "GoBasic9Pw")\n', "GoBasic9Pw"),
     "ftp login": ("ftp.login('anonymous', 'Ftp9Login2')\n", "Ftp9Login2"),
     "poplib pass_": ('m.pass_("Pop3Pw9xQ")\n', "Pop3Pw9xQ"),
@@ -72,7 +84,9 @@ def test_the_value_is_found_raw_and_in_json(name: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
 def test_no_export_keeps_the_values_and_none_is_blocked(fmt: str) -> None:
-    session = SessionSnapshot.new("s", 1, [Message.user_text(text) for text, _ in CAUGHT.values()], IDENTITY)
+    session = SessionSnapshot.new(
+        "s", 1, [Message.user_text(text) for text, _ in CAUGHT.values()], IDENTITY
+    )
     result = export_snapshot(session, Selection.everything(), key=KEY, fmt=fmt)
     assert not result.blocked
     for name, (_, secret) in CAUGHT.items():

@@ -47,7 +47,9 @@ def _od(*args: str, data: bytes = SECRET, tmp: Path | None = None) -> str:
     path = (tmp or Path("/tmp")) / "rho-desk-written-encodings.bin"
     path.write_bytes(data)
     try:
-        return subprocess.run(["od", *args, str(path)], capture_output=True, check=True, text=True).stdout
+        return subprocess.run(
+            ["od", *args, str(path)], capture_output=True, check=True, text=True
+        ).stdout
     finally:
         path.unlink()
 
@@ -57,8 +59,14 @@ def _od(*args: str, data: bytes = SECRET, tmp: Path | None = None) -> str:
 _NUMBERS = {
     "spaced upper-case hex": " ".join(f"{b:02X}" for b in SECRET),
     "go byte slice": "key := []byte{" + ", ".join(f"0x{b:02x}" for b in SECRET) + "}",
-    "c array": "static const unsigned char key[] = {" + ",".join(f"0x{b:02X}" for b in SECRET) + "};",
-    "xxd -i": "unsigned char k[] = {\n  " + ",\n  ".join(", ".join(f"0x{b:02x}" for b in SECRET[i : i + 12]) for i in range(0, len(SECRET), 12)) + "\n};",
+    "c array": "static const unsigned char key[] = {"
+    + ",".join(f"0x{b:02X}" for b in SECRET)
+    + "};",
+    "xxd -i": "unsigned char k[] = {\n  "
+    + ",\n  ".join(
+        ", ".join(f"0x{b:02x}" for b in SECRET[i : i + 12]) for i in range(0, len(SECRET), 12)
+    )
+    + "\n};",
     "python bytes list": "secret = bytes([" + ", ".join(str(b) for b in SECRET) + "])",
     "js fromCharCode": "const k = String.fromCharCode(" + ",".join(str(b) for b in SECRET) + ");",
     "java byte array": "byte[] k = new byte[]{" + ", ".join(str(b) for b in SECRET) + "};",
@@ -82,14 +90,18 @@ def test_a_secret_written_as_a_list_of_numbers_is_read(name: str) -> None:
     assert found(text, values)
 
 
-@pytest.mark.parametrize("args", [("-t", "x1"), ("-b",), ("-x",), ("-t", "u1"), ("-t", "d1"), ("-c",)], ids=" ".join)
+@pytest.mark.parametrize(
+    "args", [("-t", "x1"), ("-b",), ("-x",), ("-t", "u1"), ("-t", "d1"), ("-c",)], ids=" ".join
+)
 def test_od_dumps_of_every_format_are_read(args: tuple[str, ...], tmp_path: Path) -> None:
     dump = _od(*args, tmp=tmp_path)
     assert found(dump, dump.splitlines()[1])
 
 
 @pytest.mark.parametrize(
-    "prefix", [lambda n: f"{n:6d}\t", lambda n: f"{n:6d}→", lambda n: f"{n}: ", lambda n: "+"], ids=["cat -n", "read_file", "grep -n", "diff"]
+    "prefix",
+    [lambda n: f"{n:6d}\t", lambda n: f"{n:6d}→", lambda n: f"{n}: ", lambda n: "+"],
+    ids=["cat -n", "read_file", "grep -n", "diff"],
 )
 def test_a_dump_behind_a_tools_line_prefix_is_read(prefix: object, tmp_path: Path) -> None:
     dump = _od("-c", tmp=tmp_path)
@@ -106,7 +118,10 @@ def _uu(data: bytes) -> str:
 
 def test_uuencode_after_its_header_is_read() -> None:
     body = _uu(SECRET * 3)
-    for text in (f"$ uuencode key.txt key.txt\nbegin 644 key.txt\n{body}`\nend\n", f"begin 600 id\n{body}`\nend"):
+    for text in (
+        f"$ uuencode key.txt key.txt\nbegin 644 key.txt\n{body}`\nend\n",
+        f"begin 600 id\n{body}`\nend",
+    ):
         assert found(text, body)
 
 
@@ -114,7 +129,9 @@ def _git_lines(payload: bytes) -> str:
     lines = []
     for i in range(0, len(payload), 52):
         chunk = payload[i : i + 52]
-        size = chr(ord("A") + len(chunk) - 1) if len(chunk) <= 26 else chr(ord("a") + len(chunk) - 27)
+        size = (
+            chr(ord("A") + len(chunk) - 1) if len(chunk) <= 26 else chr(ord("a") + len(chunk) - 27)
+        )
         lines.append(size + base64.b85encode(chunk + bytes(-len(chunk) % 4)).decode())
     return "\n".join(lines)
 
@@ -133,7 +150,13 @@ def test_a_binary_patch_literal_and_delta_are_read() -> None:
     text = f"diff --git a/k.bin b/k.bin\nGIT binary patch\nliteral 64\n{literal}\n\nliteral 0\nHcmV?d00001\n"
     assert found(text, literal)
     # a delta: copy 16 bytes of the old file, then insert the secret
-    delta = _varint(200) + _varint(16 + len(SECRET)) + bytes((0x90, 16)) + bytes((len(SECRET),)) + SECRET
+    delta = (
+        _varint(200)
+        + _varint(16 + len(SECRET))
+        + bytes((0x90, 16))
+        + bytes((len(SECRET),))
+        + SECRET
+    )
     lines = _git_lines(zlib.compress(delta))
     text = f"GIT binary patch\ndelta {len(delta)}\n{lines}\n\ndelta 12\nzcmZ?wZ~\n"
     assert found(text, lines)
@@ -172,7 +195,10 @@ def test_raw_deflate_in_base64_is_read() -> None:
 def test_lower_case_base32_without_padding_is_read() -> None:
     encoded = base64.b32encode(SECRET).decode().lower().rstrip("=")
     assert found(f"otp seed {encoded} end", encoded)
-    wrapped = "\n".join(base64.b32encode(SECRET * 4).decode()[i : i + 64] for i in range(0, 8 * len(SECRET * 4) // 5, 64))
+    wrapped = "\n".join(
+        base64.b32encode(SECRET * 4).decode()[i : i + 64]
+        for i in range(0, 8 * len(SECRET * 4) // 5, 64)
+    )
     assert found(wrapped, wrapped.splitlines()[1])
 
 
@@ -180,17 +206,19 @@ def test_lower_case_base32_without_padding_is_read() -> None:
 
 
 def test_numbers_words_and_headers_that_are_not_encodings_are_left_alone() -> None:
-    benign = "\n".join([
-        "ports = [22, 80, 443, 5432, 6379, 8080, 8443, 9090, 9200, 27017]",
-        "bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])",
-        "crc table: 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07",
-        "| 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 |",
-        "begin 644 notes.txt",
-        "the quick brown fox jumps over the lazy dog again and again",
-        "abcdefghijklmnopqrstuvwxyz234567 is base32's alphabet",
-        _od("-t", "x1", data=bytes(range(48))),
-        "literal 0\nHcmV?d00001",
-    ])
+    benign = "\n".join(
+        [
+            "ports = [22, 80, 443, 5432, 6379, 8080, 8443, 9090, 9200, 27017]",
+            "bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])",
+            "crc table: 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07",
+            "| 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 |",
+            "begin 644 notes.txt",
+            "the quick brown fox jumps over the lazy dog again and again",
+            "abcdefghijklmnopqrstuvwxyz234567 is base32's alphabet",
+            _od("-t", "x1", data=bytes(range(48))),
+            "literal 0\nHcmV?d00001",
+        ]
+    )
     for data in (benign.encode(), json.dumps({"text": benign}).encode()):
         assert SCANNER.scan(data) == []
 
@@ -201,8 +229,22 @@ def test_the_gate_and_re_alone_agree_on_these_forms(tmp_path: Path) -> None:
     if not HYPERSCAN:
         pytest.skip("hyperscan is not installed")
     texts = [*_NUMBERS.values(), _od("-t", "x1", tmp=tmp_path), _od("-c", tmp=tmp_path)]
-    texts += [f"begin 644 k\n{_uu(SECRET)}`\nend\n", f"GIT binary patch\nliteral 64\n{_git_lines(zlib.compress(SECRET))}\n\n"]
-    texts += ["<~" + base64.a85encode(SECRET).decode() + "~>", base64.b64encode(SECRET.decode().encode("utf-16-le")).decode()]
-    texts += [base64.b64encode(_raw_deflate(SECRET)).decode(), base64.b32encode(SECRET).decode().lower()]
+    texts += [
+        f"begin 644 k\n{_uu(SECRET)}`\nend\n",
+        f"GIT binary patch\nliteral 64\n{_git_lines(zlib.compress(SECRET))}\n\n",
+    ]
+    texts += [
+        "<~" + base64.a85encode(SECRET).decode() + "~>",
+        base64.b64encode(SECRET.decode().encode("utf-16-le")).decode(),
+    ]
+    texts += [
+        base64.b64encode(_raw_deflate(SECRET)).decode(),
+        base64.b32encode(SECRET).decode().lower(),
+    ]
     plain = re_only_scanner([])
-    assert [t for t in texts for data in (t.encode(), json.dumps(t).encode()) if hits(SCANNER, data) != hits(plain, data)] == []
+    assert [
+        t
+        for t in texts
+        for data in (t.encode(), json.dumps(t).encode())
+        if hits(SCANNER, data) != hits(plain, data)
+    ] == []

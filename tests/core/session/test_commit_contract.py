@@ -143,7 +143,9 @@ async def test_cancellation_during_a_tool_batch_keeps_finished_results() -> None
 @pytest.mark.asyncio
 async def test_staged_but_unapplied_steering_is_not_committed_on_cancel() -> None:
     slow = ScriptedTool.waiting("slow")
-    session = build(turns=[ScriptedTurn.completed(tool_call_response(("c1", "slow", {})))], tools=[slow]).session()
+    session = build(
+        turns=[ScriptedTurn.completed(tool_call_response(("c1", "slow", {})))], tools=[slow]
+    ).session()
     run = session.start("go")
     async for event in run:
         if isinstance(event, ev.ToolStarted):
@@ -170,7 +172,9 @@ async def test_cancel_during_retry_backoff_discards_the_abandoned_attempt() -> N
             run.cancel()
     with pytest.raises(Cancelled):
         await run.outcome()
-    assert session.history == (Message.user_text("q"),)  # no AbortedAssistant from the abandoned attempt
+    assert session.history == (
+        Message.user_text("q"),
+    )  # no AbortedAssistant from the abandoned attempt
 
 
 @pytest.mark.asyncio
@@ -194,7 +198,9 @@ async def test_a_fatal_provider_error_commits_nothing_even_with_partial_output()
     tool = ScriptedTool("read", "contents")
     turns = [
         ScriptedTurn.completed(tool_call_response(("c1", "read", {}))),
-        ScriptedTurn.streaming_failed([OutputDelta("partial answer"), Usage(ModelUsage(output_tokens=3))], fatal()),
+        ScriptedTurn.streaming_failed(
+            [OutputDelta("partial answer"), Usage(ModelUsage(output_tokens=3))], fatal()
+        ),
     ]
     session = build(turns=turns, tools=[tool]).session()
     session.append_message(Message.user_text("earlier"))
@@ -214,7 +220,9 @@ async def test_a_compaction_committed_earlier_in_the_run_survives_a_later_failur
     replacement = [Message.system_text("summary"), Message.user_text("q")]
     turns = [ScriptedTurn.failed(fatal())]
     session = build(
-        turns=turns, compactor=ScriptedCompactor([replacement]), policy=CompactionPolicy.after_messages(2)
+        turns=turns,
+        compactor=ScriptedCompactor([replacement]),
+        policy=CompactionPolicy.after_messages(2),
     ).session()
     session.append_message(Message.user_text("old"))
     run = session.start("q")
@@ -243,7 +251,9 @@ async def test_a_failing_compactor_fails_the_run_and_installs_nothing() -> None:
 
 @pytest.mark.asyncio
 async def test_a_dropped_run_handle_guarantees_nothing_but_frees_the_session() -> None:
-    session = build(turns=[ScriptedTurn.pending([OutputDelta("x")]), ScriptedTurn.completed("ok")]).session()
+    session = build(
+        turns=[ScriptedTurn.pending([OutputDelta("x")]), ScriptedTurn.completed("ok")]
+    ).session()
     run = session.start("q")
     while not isinstance(await run.next_event(), ev.AssistantTextDelta):
         pass  # the provider call is under way
@@ -330,7 +340,10 @@ def reference_aborted(events: list[Any]) -> AbortedAssistant | None:
             merge = seal = False
         elif isinstance(e, ToolCallDelta):
             merge = seal = False
-            slot = calls.setdefault(e.index, {"id": None, "name": None, "args": "", "done": False, "parsed": None, "pos": None})
+            slot = calls.setdefault(
+                e.index,
+                {"id": None, "name": None, "args": "", "done": False, "parsed": None, "pos": None},
+            )
             if e.id is not None:
                 slot["id"] = e.id
             if e.name is not None:
@@ -351,25 +364,38 @@ def reference_aborted(events: list[Any]) -> AbortedAssistant | None:
                     slot["pos"] = len(content)
                     content.append(["call", ToolCall(slot["id"], slot["name"], slot["parsed"])])
         elif isinstance(e, ProviderContext):
-            if e.kind in ("hosted_tool_activity", "service_tier_fallback", "rho_model_call_generation_output_tokens"):
+            if e.kind in (
+                "hosted_tool_activity",
+                "service_tier_fallback",
+                "rho_model_call_generation_output_tokens",
+            ):
                 continue
-            context.append(ProviderContextBlock(identity=SCRIPTED_IDENTITY, kind=e.kind, position=e.position, data=e.data))
+            context.append(
+                ProviderContextBlock(
+                    identity=SCRIPTED_IDENTITY, kind=e.kind, position=e.position, data=e.data
+                )
+            )
             merge, seal = False, True
         elif isinstance(e, Usage):
             usage = usage + e.usage
     if not content and not summary and not context and not calls and usage.is_empty:
         return None
     return AbortedAssistant(
-        content=tuple(ContentBlock(text=v) if k == "text" else ContentBlock(tool_call=v) for k, v in content),
+        content=tuple(
+            ContentBlock(text=v) if k == "text" else ContentBlock(tool_call=v) for k, v in content
+        ),
         reasoning="",
         reasoning_summary=summary or None,
         provider_context=tuple(context),
-        tool_calls=tuple(PartialToolCall(id=calls[i]["id"], name=calls[i]["name"], arguments=calls[i]["args"]) for i in sorted(calls)),
+        tool_calls=tuple(
+            PartialToolCall(id=calls[i]["id"], name=calls[i]["name"], arguments=calls[i]["args"])
+            for i in sorted(calls)
+        ),
         usage=usage,
     )
 
 
-_text = st.text(alphabet="ab {}[]\"\\:,1é", max_size=6)
+_text = st.text(alphabet='ab {}[]"\\:,1é', max_size=6)
 _output = st.builds(OutputDelta, _text)
 _model_events = st.one_of(
     _output,
@@ -390,7 +416,14 @@ _model_events = st.one_of(
         st.sampled_from([None, 0, 5]),
         st.sampled_from([{"x": 1}, "s", None]),
     ),
-    st.builds(Usage, st.builds(ModelUsage, output_tokens=st.integers(0, 9), context_window=st.none() | st.integers(1, 9))),
+    st.builds(
+        Usage,
+        st.builds(
+            ModelUsage,
+            output_tokens=st.integers(0, 9),
+            context_window=st.none() | st.integers(1, 9),
+        ),
+    ),
 )
 
 
@@ -427,7 +460,9 @@ def test_cancellation_at_every_point_of_a_stream_commits_exactly_the_capture(
     scripted = [*stream[:cut], cancel, *stream[cut:]]
 
     async def scenario() -> tuple[tuple[Message, ...], list[ev.RunEvent], int]:
-        provider = ScriptedProvider([ScriptedTurn.streaming(scripted, "never")], cancellation_mode=mode)
+        provider = ScriptedProvider(
+            [ScriptedTurn.streaming(scripted, "never")], cancellation_mode=mode
+        )
         session = build(provider).session()
         run = session.start("q")
         events = await collect(run)
@@ -447,7 +482,11 @@ def _paired(history: tuple[Message, ...]) -> bool:
     for i, message in enumerate(history):
         if message.kind in (MessageKind.ENRICHED_ASSISTANT, MessageKind.ASSISTANT):
             ids = [c.id for c in message.tool_calls()]
-            answered = [m.tool_result.id for m in history[i + 1 : i + 1 + len(ids)] if m.tool_result is not None]
+            answered = [
+                m.tool_result.id
+                for m in history[i + 1 : i + 1 + len(ids)]
+                if m.tool_result is not None
+            ]
             if answered != ids:
                 return False
     return True
@@ -457,7 +496,12 @@ async def _full_run(cancel_after: int | None) -> tuple[Any, list[ev.RunEvent], A
     tool = ScriptedTool("read", "data", progress=["p1", "p2"])
     turns = [
         ScriptedTurn.streaming(
-            [OutputDelta("a"), ReasoningDelta("raw"), ToolCallDelta(0, "c1", "read", "{}"), Usage(ModelUsage(output_tokens=1))],
+            [
+                OutputDelta("a"),
+                ReasoningDelta("raw"),
+                ToolCallDelta(0, "c1", "read", "{}"),
+                Usage(ModelUsage(output_tokens=1)),
+            ],
             tool_call_response(("c1", "read", {}), ("c2", "read", {}), text="a"),
         ),
         ScriptedTurn.streaming([OutputDelta("fin"), OutputDelta("al")], "final"),
@@ -487,7 +531,9 @@ async def test_cancellation_after_every_run_event_keeps_the_contract() -> None:
         assert history[0] == Message.user_text("q"), k
         assert session.revision == 1, k
         assert _paired(history), (k, history)
-        assert all(m.aborted_assistant is None or m.aborted_assistant.reasoning == "" for m in history)
+        assert all(
+            m.aborted_assistant is None or m.aborted_assistant.reasoning == "" for m in history
+        )
         if isinstance(outcome, Cancelled):
             assert events[-1] == ev.Cancelled(1), k
         else:  # the cancel came too late to matter

@@ -47,26 +47,41 @@ async def test_the_worked_example() -> None:
     # spec/engine.md §10.6 / §7.3
     provider = ScriptedProvider([ScriptedTurn.completed("answer")])
     compactor = ScriptedCompactor([REPLACEMENT])
-    session = build(provider, compactor=compactor, policy=CompactionPolicy.after_messages(3)).session(
-        SessionOptions(history=OLD)
-    )
+    session = build(
+        provider, compactor=compactor, policy=CompactionPolicy.after_messages(3)
+    ).session(SessionOptions(history=OLD))
     run = session.start("current")
     events = await collect(run)
     outcome = await run.outcome()
-    assert names(events)[:5] == ["Started", "CompactionStarted", "CompactionCompleted", "StepStarted", "ContextEstimated"]
+    assert names(events)[:5] == [
+        "Started",
+        "CompactionStarted",
+        "CompactionCompleted",
+        "StepStarted",
+        "ContextEstimated",
+    ]
     started = of_type(events, ev.CompactionStarted)[0]
     assert started == ev.CompactionStarted(CompactionTrigger.AUTOMATIC, 3)
     compacted = of_type(events, ev.CompactionCompleted)[0].outcome
     assert (compacted.previous_messages, compacted.current_messages) == (3, 2)
-    assert (compacted.previous_tokens, compacted.current_tokens, compacted.removed_tokens) == (21, 16, 5)
+    assert (compacted.previous_tokens, compacted.current_tokens, compacted.removed_tokens) == (
+        21,
+        16,
+        5,
+    )
     assert compacted.revision == 1 and compacted.cost_usd_micros is None
     assert compacted.committed_snapshot is not None
-    assert compacted.committed_snapshot.revision == 1 and compacted.committed_snapshot.history == REPLACEMENT
+    assert (
+        compacted.committed_snapshot.revision == 1
+        and compacted.committed_snapshot.history == REPLACEMENT
+    )
     assert session.compaction_state == CompactionState(1, 1, 5, 0, 21, 16, 1)
     assert provider.requests[0].messages == REPLACEMENT  # the provider sees only the replacement
     assert outcome.revision == 2
     assert session.history == (*REPLACEMENT, session.history[-1])
-    assert of_type(events, ev.ContextEstimated) == [ev.ContextEstimated(3 + 21 - 5)]  # on the replacement
+    assert of_type(events, ev.ContextEstimated) == [
+        ev.ContextEstimated(3 + 21 - 5)
+    ]  # on the replacement
     request = compactor.requests[0]
     assert request.messages == (*OLD, Message.user_text("current"))  # the uncommitted candidate
     assert (request.session_id, request.run_id, request.step_index) == (session.id, run.id, 1)
@@ -74,12 +89,20 @@ async def test_the_worked_example() -> None:
 
 async def test_compaction_is_checked_before_every_step_and_counts_cost() -> None:
     tool = ScriptedTool("t", "r")
-    turns = [ScriptedTurn.completed(tool_call_response(("c", "t", {}))), ScriptedTurn.completed("done")]
+    turns = [
+        ScriptedTurn.completed(tool_call_response(("c", "t", {}))),
+        ScriptedTurn.completed("done"),
+    ]
     summary = [Message.system_text("s")]
     compactor = ScriptedCompactor(
-        [CompactionOutput(summary, ModelUsage(cost_usd_micros=250)), CompactionOutput(summary, ModelUsage(cost_usd_micros=50))]
+        [
+            CompactionOutput(summary, ModelUsage(cost_usd_micros=250)),
+            CompactionOutput(summary, ModelUsage(cost_usd_micros=50)),
+        ]
     )
-    session = build(turns=turns, tools=[tool], compactor=compactor, policy=CompactionPolicy.after_messages(1)).session()
+    session = build(
+        turns=turns, tools=[tool], compactor=compactor, policy=CompactionPolicy.after_messages(1)
+    ).session()
     run = session.start("q")
     events = await collect(run)
     outcome = await run.outcome()
@@ -87,7 +110,11 @@ async def test_compaction_is_checked_before_every_step_and_counts_cost() -> None
     assert [r.step_index for r in compactor.requests] == [1, 2]
     assert outcome.revision == 3  # two compactions + the final commit
     state = session.compaction_state
-    assert state.completed_compactions == 2 and state.removed_cost_usd_micros == 300 and state.last_revision == 2
+    assert (
+        state.completed_compactions == 2
+        and state.removed_cost_usd_micros == 300
+        and state.last_revision == 2
+    )
 
 
 async def test_token_policy_counts_request_overhead_and_tool_schemas() -> None:
@@ -124,11 +151,15 @@ async def test_history_stays_bounded_over_300_turns() -> None:
     trigger = 6
     provider = ScriptedProvider([ScriptedTurn.completed(f"answer {i}") for i in range(300)])
     compactor = KeepTail()
-    session = build(provider, compactor=compactor, policy=CompactionPolicy.after_messages(trigger)).session()
+    session = build(
+        provider, compactor=compactor, policy=CompactionPolicy.after_messages(trigger)
+    ).session()
     longest = 0
     for i in range(300):
         await session.complete(f"question {i}")
-        longest = max(longest, len(session.history), *(len(r.messages) for r in provider.requests[-1:]))
+        longest = max(
+            longest, len(session.history), *(len(r.messages) for r in provider.requests[-1:])
+        )
     assert longest <= trigger + 1
     assert compactor.calls > 50
     assert session.compaction_state.completed_compactions == compactor.calls
@@ -143,7 +174,9 @@ async def test_a_cancelled_external_compactor_is_abandoned_and_installs_nothing(
 
     compactor = ScriptedCompactor([REPLACEMENT], wait=wait_forever)
     session = build(
-        turns=[ScriptedTurn.completed("x")], compactor=compactor, policy=CompactionPolicy.after_messages(1)
+        turns=[ScriptedTurn.completed("x")],
+        compactor=compactor,
+        policy=CompactionPolicy.after_messages(1),
     ).session()
     run = session.start("q")
     async for event in run:
@@ -151,7 +184,9 @@ async def test_a_cancelled_external_compactor_is_abandoned_and_installs_nothing(
             run.cancel()
     with pytest.raises(Cancelled):
         await run.outcome()
-    assert session.history == (Message.user_text("q"),)  # cancellation commit of the pre-compaction candidate
+    assert session.history == (
+        Message.user_text("q"),
+    )  # cancellation commit of the pre-compaction candidate
     assert session.compaction_state.completed_compactions == 0 and session.revision == 1
 
 
@@ -166,7 +201,9 @@ async def test_a_cooperative_compactor_is_awaited_until_it_observes_cancellation
         [REPLACEMENT], wait=until_cancelled, cancellation_mode=CancellationMode.COOPERATIVE
     )
     session = build(
-        turns=[ScriptedTurn.completed("x")], compactor=compactor, policy=CompactionPolicy.after_messages(1)
+        turns=[ScriptedTurn.completed("x")],
+        compactor=compactor,
+        policy=CompactionPolicy.after_messages(1),
     ).session()
     run = session.start("q")
     async for event in run:
@@ -205,7 +242,9 @@ async def test_cancelled_compaction_completed_emission_commits_twice() -> None:
 
 
 async def test_an_empty_replacement_is_rejected_at_construction() -> None:
-    with pytest.raises(InvalidHostResponse, match="compaction replacement history must not be empty"):
+    with pytest.raises(
+        InvalidHostResponse, match="compaction replacement history must not be empty"
+    ):
         CompactionOutput([])
 
 
@@ -220,13 +259,21 @@ async def test_an_exhausted_scripted_compactor_fails() -> None:
 
 
 async def test_manual_compaction_commits_and_reports() -> None:
-    compactor = ScriptedCompactor([CompactionOutput([Message.system_text("sum")], ModelUsage(cost_usd_micros=7))])
-    session = build(compactor=compactor).session(SessionOptions(history=OLD, revision=4, metadata={"k": "v"}))
+    compactor = ScriptedCompactor(
+        [CompactionOutput([Message.system_text("sum")], ModelUsage(cost_usd_micros=7))]
+    )
+    session = build(compactor=compactor).session(
+        SessionOptions(history=OLD, revision=4, metadata={"k": "v"})
+    )
     outcome = await session.compact()
     previous = estimate_messages_tokens(OLD)
     assert (outcome.previous_messages, outcome.current_messages) == (2, 1)
     assert (outcome.previous_tokens, outcome.current_tokens) == (previous, 5)  # 4 + ceil(3/4)
-    assert outcome.cost_usd_micros == 7 and outcome.revision == 5 and outcome.committed_snapshot is None
+    assert (
+        outcome.cost_usd_micros == 7
+        and outcome.revision == 5
+        and outcome.committed_snapshot is None
+    )
     assert session.history == (Message.system_text("sum"),) and session.revision == 5
     assert session.compaction_state == CompactionState(1, 1, previous - 5, 7, previous, 5, 5)
     assert session.state is SessionState.COMPLETED and not session.is_running
@@ -249,7 +296,9 @@ async def test_manual_compaction_is_exclusive() -> None:
     async def hold(_: CancellationToken) -> None:
         await gate.wait()
 
-    session = build(compactor=ScriptedCompactor([REPLACEMENT], wait=hold), turns=[ScriptedTurn.completed("x")]).session()
+    session = build(
+        compactor=ScriptedCompactor([REPLACEMENT], wait=hold), turns=[ScriptedTurn.completed("x")]
+    ).session()
     task = asyncio.ensure_future(session.compact())
     await asyncio.sleep(0)
     assert session.is_running and session.state is SessionState.RUNNING
@@ -263,7 +312,9 @@ async def test_manual_compaction_is_exclusive() -> None:
 
 
 async def test_a_failed_manual_compaction_installs_nothing_and_emits_nothing() -> None:
-    session = build(compactor=ScriptedCompactor.failing("down")).session(SessionOptions(history=OLD))
+    session = build(compactor=ScriptedCompactor.failing("down")).session(
+        SessionOptions(history=OLD)
+    )
     with pytest.raises(ProviderError, match="down"):
         await session.compact()
     assert session.history == OLD and session.revision == 0

@@ -35,9 +35,14 @@ async def test_a_request_over_the_window_is_never_sent_and_says_by_how_much() ->
     with pytest.raises(ContextWindowExceeded) as caught:
         await run.outcome()
     assert provider.requests == []  # nothing reached the provider
-    assert session.history == OLD and session.revision == 0  # the seed: a fatal error commits nothing
+    assert (
+        session.history == OLD and session.revision == 0
+    )  # the seed: a fatal error commits nothing
     assert (caught.value.tokens, caught.value.window) == (window + 100, window)
-    assert f"tokens (estimated), 100 over the model's {window:,}-token context window" in caught.value.text()
+    assert (
+        f"tokens (estimated), 100 over the model's {window:,}-token context window"
+        in caught.value.text()
+    )
     failed = of_type(events, ev.Failed)[0]
     assert "100 over" in failed.message
 
@@ -69,11 +74,18 @@ async def test_automatic_compaction_runs_first_when_it_is_configured() -> None:
     compactor = ScriptedCompactor([SUMMARY])
     # The policy's own trigger is far away: only the window makes it compact.
     policy = CompactionPolicy.after_messages(1_000)
-    session = build(provider, compactor=compactor, policy=policy).session(SessionOptions(history=OLD))
+    session = build(provider, compactor=compactor, policy=policy).session(
+        SessionOptions(history=OLD)
+    )
     run = session.start(PROMPT)
     events = await collect(run)
     outcome = await run.outcome()
-    assert names(events)[:4] == ["Started", "CompactionStarted", "CompactionCompleted", "StepStarted"]
+    assert names(events)[:4] == [
+        "Started",
+        "CompactionStarted",
+        "CompactionCompleted",
+        "StepStarted",
+    ]
     assert len(compactor.requests) == 1 and len(provider.requests) == 1
     assert provider.requests[0].messages == SUMMARY
     assert outcome.revision == 2  # the compaction, then the turn
@@ -83,9 +95,9 @@ async def test_still_too_large_after_compaction_fails_before_sending() -> None:
     provider = ScriptedProvider([ScriptedTurn.completed("never")])
     provider.context_window = 5
     compactor = ScriptedCompactor([SUMMARY])
-    session = build(provider, compactor=compactor, policy=CompactionPolicy.after_messages(1_000)).session(
-        SessionOptions(history=OLD)
-    )
+    session = build(
+        provider, compactor=compactor, policy=CompactionPolicy.after_messages(1_000)
+    ).session(SessionOptions(history=OLD))
     run = session.start(PROMPT)
     await collect(run)
     with pytest.raises(ContextWindowExceeded):

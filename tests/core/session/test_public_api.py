@@ -8,14 +8,31 @@ import rho_desk.core as core
 
 # Modules whose public names ``rho_desk.core`` re-exports.
 MODULES = [
-    "cancellation", "compaction", "errors", "provider.handoff", "wire.ids", "provider", "session", "stores.base",
-    "stores.memory", "tools", "wire",
-]  # fmt: skip
+    "cancellation",
+    "compaction",
+    "errors",
+    "provider.handoff",
+    "wire.ids",
+    "provider",
+    "session",
+    "stores.base",
+    "stores.memory",
+    "tools",
+    "wire",
+]
 # Provider stream events stay in rho_desk.core.provider: several share names with run events.
 NAMESPACED = {
-    "OutputDelta", "OutputLimited", "ProviderContext", "ReasoningDelta", "ReasoningSummaryDelta", "RequestAttemptFailed",
-    "ServedModel", "ToolCallDelta", "Usage", "WebSearch",
-}  # fmt: skip
+    "OutputDelta",
+    "OutputLimited",
+    "ProviderContext",
+    "ReasoningDelta",
+    "ReasoningSummaryDelta",
+    "RequestAttemptFailed",
+    "ServedModel",
+    "ToolCallDelta",
+    "Usage",
+    "WebSearch",
+}
 
 
 def _isort_style(name: str) -> tuple[int, str]:
@@ -55,5 +72,9 @@ def test_run_events_have_distinct_names_and_a_common_base() -> None:
     from rho_desk.core.session import events
 
     classes = [getattr(events, n) for n in events.__all__]
-    run_events = [c for c in classes if isinstance(c, type) and issubclass(c, events.RunEvent) and c is not events.RunEvent]
+    run_events = [
+        c
+        for c in classes
+        if isinstance(c, type) and issubclass(c, events.RunEvent) and c is not events.RunEvent
+    ]
     assert len(run_events) == 29  # spec/engine.md §11

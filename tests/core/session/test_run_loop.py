@@ -26,7 +26,9 @@ from .conftest import SleepRecorder, build, collect, names, of_type
 pytestmark = pytest.mark.asyncio
 
 
-def retryable(kind: ProviderErrorKind = ProviderErrorKind.UNAVAILABLE, *, after: float | None = None) -> ProviderError:
+def retryable(
+    kind: ProviderErrorKind = ProviderErrorKind.UNAVAILABLE, *, after: float | None = None
+) -> ProviderError:
     return ProviderError(
         kind,
         "try later",
@@ -42,13 +44,22 @@ async def test_text_only_answer_event_sequence() -> None:
     events = await collect(run)
     outcome = await run.outcome()
     assert names(events) == [
-        "Started", "StepStarted", "ContextEstimated", "AssistantTextDelta", "AssistantTextDelta",
-        "ModelCallCompleted", "Completed",
-    ]  # fmt: skip
+        "Started",
+        "StepStarted",
+        "ContextEstimated",
+        "AssistantTextDelta",
+        "AssistantTextDelta",
+        "ModelCallCompleted",
+        "Completed",
+    ]
     assert events[0] == ev.Started(run.id, 0)
     assert events[1] == ev.StepStarted(1)
     assert events[-1] == ev.Completed(outcome)
-    assert outcome.text == "Hello" and outcome.stop_reason is StopReason.END_TURN and outcome.revision == 1
+    assert (
+        outcome.text == "Hello"
+        and outcome.stop_reason is StopReason.END_TURN
+        and outcome.revision == 1
+    )
     user, assistant = session.history
     assert user == Message.user_text("hi")
     assert assistant.enriched_assistant is not None
@@ -67,7 +78,10 @@ async def test_context_estimate_follows_every_step_started() -> None:
     from rho_desk.core.compaction.tokens import estimate_context_tokens
 
     tool = ScriptedTool("read", "contents")
-    turns = [ScriptedTurn.completed(tool_call_response(("c1", "read", {}))), ScriptedTurn.completed("done")]
+    turns = [
+        ScriptedTurn.completed(tool_call_response(("c1", "read", {}))),
+        ScriptedTurn.completed("done"),
+    ]
     provider = ScriptedProvider(turns)
     session = build(provider, tools=[tool]).session()
     run = session.start("q")
@@ -84,7 +98,9 @@ async def test_context_estimate_follows_every_step_started() -> None:
 async def test_one_tool_round() -> None:
     tool = ScriptedTool("read", "file contents", progress=["reading"])
     turns = [
-        ScriptedTurn.completed(tool_call_response(("call-1", "read", {"path": "a"}), text="let me look")),
+        ScriptedTurn.completed(
+            tool_call_response(("call-1", "read", {"path": "a"}), text="let me look")
+        ),
         ScriptedTurn.completed("it says hi"),
     ]
     provider = ScriptedProvider(turns)
@@ -93,13 +109,25 @@ async def test_one_tool_round() -> None:
     events = await collect(run)
     outcome = await run.outcome()
     assert names(events) == [
-        "Started", "StepStarted", "ContextEstimated", "ModelCallCompleted",
-        "ToolProposed", "ToolStarted", "ToolUpdated", "ToolFinished",
-        "StepStarted", "ContextEstimated", "ModelCallCompleted", "Completed",
-    ]  # fmt: skip
+        "Started",
+        "StepStarted",
+        "ContextEstimated",
+        "ModelCallCompleted",
+        "ToolProposed",
+        "ToolStarted",
+        "ToolUpdated",
+        "ToolFinished",
+        "StepStarted",
+        "ContextEstimated",
+        "ModelCallCompleted",
+        "Completed",
+    ]
     assert [m.kind for m in session.history] == [
-        MessageKind.USER, MessageKind.ENRICHED_ASSISTANT, MessageKind.TOOL_RESULT, MessageKind.ENRICHED_ASSISTANT,
-    ]  # fmt: skip
+        MessageKind.USER,
+        MessageKind.ENRICHED_ASSISTANT,
+        MessageKind.TOOL_RESULT,
+        MessageKind.ENRICHED_ASSISTANT,
+    ]
     assert session.history[2] == Message.result("call-1", True, "file contents")
     assert outcome.revision == 1  # tool rounds do not commit on their own
     assert tool.invocations[0].arguments == {"path": "a"}
@@ -143,13 +171,19 @@ async def test_max_steps_commits_and_reports_the_newest_assistant_content() -> N
 
 async def test_the_same_call_with_the_same_result_stops_the_run_early() -> None:
     tool = ScriptedTool("read_file", "same contents")
-    calls = [ScriptedTurn.completed(tool_call_response((f"c{i}", "read_file", {"path": "README.md"}))) for i in range(40)]
+    calls = [
+        ScriptedTurn.completed(tool_call_response((f"c{i}", "read_file", {"path": "README.md"})))
+        for i in range(40)
+    ]
     session = build(turns=calls, tools=[tool], repeat_limit=5).session()
     outcome = await session.complete("go")
     assert outcome.stop_reason is StopReason.REPETITION and outcome.revision == 1
     assert outcome.detail == (
-        'the model called read_file {"path": "README.md"} 5 times with the same result; the turn was stopped')
-    assert sum(1 for m in session.history if m.tool_result is not None) == 5  # what it did is committed
+        'the model called read_file {"path": "README.md"} 5 times with the same result; the turn was stopped'
+    )
+    assert (
+        sum(1 for m in session.history if m.tool_result is not None) == 5
+    )  # what it did is committed
 
 
 async def test_the_repetition_guard_counts_calls_and_results_together_and_can_be_off() -> None:
@@ -160,13 +194,18 @@ async def test_the_repetition_guard_counts_calls_and_results_together_and_can_be
             return ToolOutput(f"version {len(self.invocations)}")
 
     tool = Changing("read_file")
-    calls = [ScriptedTurn.completed(tool_call_response((f"c{i}", "read_file", {"path": "log"}))) for i in range(8)]
+    calls = [
+        ScriptedTurn.completed(tool_call_response((f"c{i}", "read_file", {"path": "log"})))
+        for i in range(8)
+    ]
     calls.append(ScriptedTurn.completed((ContentBlock(text="done"),)))
     outcome = await build(turns=calls, tools=[tool], repeat_limit=3).session().complete("go")
     assert outcome.stop_reason is StopReason.END_TURN and outcome.detail == ""
     same = ScriptedTool("loop", "again")
     loops = [ScriptedTurn.completed(tool_call_response((f"c{i}", "loop", {}))) for i in range(4)]
-    outcome = await build(turns=loops, tools=[same], max_steps=3, repeat_limit=0).session().complete("go")
+    outcome = (
+        await build(turns=loops, tools=[same], max_steps=3, repeat_limit=0).session().complete("go")
+    )
     assert outcome.stop_reason is StopReason.MAX_STEPS
 
 
@@ -238,7 +277,10 @@ async def test_two_malformed_responses_fail_the_run_without_commit() -> None:
     with pytest.raises(ProviderError) as info:
         await run.outcome()
     assert info.value.kind is ProviderErrorKind.INVALID_RESPONSE
-    assert str(info.value) == "provider failed: provider returned a malformed assistant response: tool call 0 has an empty id"
+    assert (
+        str(info.value)
+        == "provider failed: provider returned a malformed assistant response: tool call 0 has an empty id"
+    )
     assert events[-1] == ev.Failed(str(info.value), Retryability.PERMANENT)
     assert session.revision == 0 and session.history == ()
 
@@ -261,28 +303,53 @@ async def test_retryable_failures_back_off_1_2_4_then_give_up(sleeps: SleepRecor
     assert session.revision == 0
 
 
-async def test_giving_up_says_how_the_first_attempt_failed_when_the_last_failed_otherwise(sleeps: SleepRecorder) -> None:
+async def test_giving_up_says_how_the_first_attempt_failed_when_the_last_failed_otherwise(
+    sleeps: SleepRecorder,
+) -> None:
     """A reply that broke off, then a server that no longer answers: the error names both, so
     "could not connect" alone does not hide that the connection was lost mid-reply. Kind,
     retryability and diagnostic stay the last error's; identical failures keep their one message
     (above)."""
-    lost = ProviderError(ProviderErrorKind.INVALID_RESPONSE, "the connection was lost mid-reply", Retryability.RETRYABLE)
-    refused = ProviderError(ProviderErrorKind.UNAVAILABLE, "could not connect", Retryability.RETRYABLE,
-                            diagnostic=ProviderDiagnostic("refused"))  # fmt: skip
-    session = build(turns=[ScriptedTurn.failed(lost), *(ScriptedTurn.failed(refused) for _ in range(3))], sleep=sleeps).session()
+    lost = ProviderError(
+        ProviderErrorKind.INVALID_RESPONSE,
+        "the connection was lost mid-reply",
+        Retryability.RETRYABLE,
+    )
+    refused = ProviderError(
+        ProviderErrorKind.UNAVAILABLE,
+        "could not connect",
+        Retryability.RETRYABLE,
+        diagnostic=ProviderDiagnostic("refused"),
+    )
+    session = build(
+        turns=[ScriptedTurn.failed(lost), *(ScriptedTurn.failed(refused) for _ in range(3))],
+        sleep=sleeps,
+    ).session()
     run = session.start("q")
     events = await collect(run)
     with pytest.raises(ProviderError) as info:
         await run.outcome()
     error = info.value
-    assert error.message == "the connection was lost mid-reply; 3 more attempts failed, the last: could not connect"
-    assert error.kind is ProviderErrorKind.UNAVAILABLE and error.is_retryable() and error.diagnostic is refused.diagnostic
+    assert (
+        error.message
+        == "the connection was lost mid-reply; 3 more attempts failed, the last: could not connect"
+    )
+    assert (
+        error.kind is ProviderErrorKind.UNAVAILABLE
+        and error.is_retryable()
+        and error.diagnostic is refused.diagnostic
+    )
     assert events[-1] == ev.Failed(f"provider failed: {error.message}", Retryability.RETRYABLE)
     rejected = ProviderError(ProviderErrorKind.OTHER, "HTTP 400: bad request")
-    session = build(turns=[ScriptedTurn.failed(lost), ScriptedTurn.failed(rejected)], sleep=sleeps).session()
+    session = build(
+        turns=[ScriptedTurn.failed(lost), ScriptedTurn.failed(rejected)], sleep=sleeps
+    ).session()
     with pytest.raises(ProviderError) as info:
         await session.complete("q")
-    assert info.value.message == "the connection was lost mid-reply; 1 more attempt failed, the last: HTTP 400: bad request"
+    assert (
+        info.value.message
+        == "the connection was lost mid-reply; 1 more attempt failed, the last: HTTP 400: bad request"
+    )
     assert not info.value.is_retryable()
 
 
@@ -300,10 +367,14 @@ async def test_retry_after_is_honoured_up_to_60_seconds(sleeps: SleepRecorder) -
     # max(min(w, 60), 1 * 2^(f-1))
     assert sleeps.delays == [1.0, 60.0, 4.0]
     reasons = [r.reason for r in of_type(events, ev.ProviderStreamReset)]
-    assert reasons[1] == ev.RetryableFailureWithRetryAfter(ProviderErrorKind.RATE_LIMIT, timedelta(seconds=90))
+    assert reasons[1] == ev.RetryableFailureWithRetryAfter(
+        ProviderErrorKind.RATE_LIMIT, timedelta(seconds=90)
+    )
 
 
-async def test_malformed_and_failed_attempts_share_the_budget_of_four(sleeps: SleepRecorder) -> None:
+async def test_malformed_and_failed_attempts_share_the_budget_of_four(
+    sleeps: SleepRecorder,
+) -> None:
     turns = [
         ScriptedTurn.failed(retryable()),
         ScriptedTurn.completed(()),
@@ -320,7 +391,9 @@ async def test_malformed_and_failed_attempts_share_the_budget_of_four(sleeps: Sl
 
 
 async def test_permanent_errors_are_not_retried(sleeps: SleepRecorder) -> None:
-    error = ProviderError(ProviderErrorKind.AUTHENTICATION, "key rejected", diagnostic=ProviderDiagnostic("401 body"))
+    error = ProviderError(
+        ProviderErrorKind.AUTHENTICATION, "key rejected", diagnostic=ProviderDiagnostic("401 body")
+    )
     provider = ScriptedProvider([ScriptedTurn.failed(error)])
     session = build(provider, sleep=sleeps).session()
     run = session.start("q")
@@ -368,10 +441,18 @@ async def test_host_tool_call_runs_before_the_first_request() -> None:
     run = session.start_with_tool_call("summarize notes", ToolCall("host-1", "read", {"path": "n"}))
     events = await collect(run)
     await run.outcome()
-    assert names(events)[:5] == ["Started", "ToolProposed", "ToolStarted", "ToolFinished", "StepStarted"]
+    assert names(events)[:5] == [
+        "Started",
+        "ToolProposed",
+        "ToolStarted",
+        "ToolFinished",
+        "StepStarted",
+    ]
     assert [m.kind for m in provider.requests[0].messages] == [
-        MessageKind.USER, MessageKind.ASSISTANT, MessageKind.TOOL_RESULT,
-    ]  # fmt: skip
+        MessageKind.USER,
+        MessageKind.ASSISTANT,
+        MessageKind.TOOL_RESULT,
+    ]
     assert provider.requests[0].messages[1] == Message.assistant_blocks(
         [ContentBlock.of_tool_call("host-1", "read", {"path": "n"})]
     )
@@ -386,7 +467,11 @@ async def test_default_stream_adapter_replays_text_blocks() -> None:
             return ModelIdentity("p", "p", "p")
 
         async def send_turn(self, request):  # type: ignore[no-untyped-def]
-            return (ContentBlock(text="a"), ContentBlock.of_tool_call("c", "t", {}), ContentBlock(text="b"))
+            return (
+                ContentBlock(text="a"),
+                ContentBlock.of_tool_call("c", "t", {}),
+                ContentBlock(text="b"),
+            )
 
     plain = Plain()
     session = build(plain, tools=[ScriptedTool("t")], max_steps=1).session()  # type: ignore[arg-type]

@@ -24,7 +24,11 @@ def test_a_provider_is_required() -> None:
 
 
 def test_duplicate_tool_names_are_rejected() -> None:
-    builder = Rho.builder().provider(ScriptedProvider()).tools([ScriptedTool("read"), ScriptedTool("read")])
+    builder = (
+        Rho.builder()
+        .provider(ScriptedProvider())
+        .tools([ScriptedTool("read"), ScriptedTool("read")])
+    )
     with pytest.raises(InvalidConfiguration) as info:
         builder.build()
     assert str(info.value) == "invalid configuration: duplicate tool name 'read'"
@@ -44,10 +48,16 @@ def test_limits_must_be_nonzero(setting: str) -> None:
 
 
 def test_policy_without_compactor_is_invalid() -> None:
-    builder = Rho.builder().provider(ScriptedProvider()).compaction_policy(CompactionPolicy.after_messages(3))
+    builder = (
+        Rho.builder()
+        .provider(ScriptedProvider())
+        .compaction_policy(CompactionPolicy.after_messages(3))
+    )
     with pytest.raises(InvalidConfiguration) as info:
         builder.build()
-    assert str(info.value) == "invalid configuration: automatic compaction policy requires a compactor"
+    assert (
+        str(info.value) == "invalid configuration: automatic compaction policy requires a compactor"
+    )
 
 
 def test_blank_usage_purpose_is_invalid() -> None:
@@ -59,7 +69,11 @@ def test_defaults() -> None:
     config = Rho.builder().provider(ScriptedProvider()).build().config
     assert (config.event_capacity, config.max_steps, config.max_parallel_tools) == (64, 32, 1)
     assert config.reasoning_level is ReasoningLevel.MEDIUM
-    assert config.system_prompt is None and config.compactor is None and config.compaction_policy is None
+    assert (
+        config.system_prompt is None
+        and config.compactor is None
+        and config.compaction_policy is None
+    )
     assert config.usage_purpose == "agent"
 
 

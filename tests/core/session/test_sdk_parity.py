@@ -45,7 +45,9 @@ def test_every_upstream_name_is_ours_or_documented() -> None:
     table = _table()
     ours = set(core.__all__)
     undocumented = [n for n in UPSTREAM["names"] if n not in ours and n not in table]
-    assert not undocumented, f"upstream names neither in rho_desk.core nor documented: {undocumented}"
+    assert not undocumented, (
+        f"upstream names neither in rho_desk.core nor documented: {undocumented}"
+    )
 
 
 def test_no_stale_rows() -> None:

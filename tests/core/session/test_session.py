@@ -57,7 +57,9 @@ def test_reset_keeps_metadata_and_cache_key_and_clears_compaction() -> None:
 
 def test_revision_exhaustion_changes_nothing() -> None:
     session = build(system_prompt="p").session(
-        SessionOptions(history=(Message.user_text("x"),), revision=U64_MAX, apply_system_prompt=False)
+        SessionOptions(
+            history=(Message.user_text("x"),), revision=U64_MAX, apply_system_prompt=False
+        )
     )
     for mutate in (
         lambda: session.append_message(Message.user_text("y")),
@@ -132,7 +134,13 @@ async def test_restore_from_snapshot_continues_the_revision_sequence() -> None:
 def test_from_snapshot_restores_every_field() -> None:
     compaction = CompactionState(1, 4, 0, 0, None, None, 2)
     snapshot = SessionSnapshot.new(
-        "sid", 3, [Message.user_text("q")], A, compaction, metadata={"k": "v"}, prompt_cache_key="pck"
+        "sid",
+        3,
+        [Message.user_text("q")],
+        A,
+        compaction,
+        metadata={"k": "v"},
+        prompt_cache_key="pck",
     )
     options = SessionOptions.from_snapshot(snapshot)
     assert (options.id, options.revision, options.compaction) == ("sid", 3, compaction)
@@ -147,7 +155,11 @@ def test_replace_provider_reports_omissions_without_touching_history() -> None:
         ProviderContextBlock(identity=A, kind="zeta", position=0, data={}),
         ProviderContextBlock(identity=A, kind="alpha", position=1, data={}),
     )
-    history = (Message.enriched(AssistantMessage(content=text_response("x"), provenance=A, provider_context=blocks)),)
+    history = (
+        Message.enriched(
+            AssistantMessage(content=text_response("x"), provenance=A, provider_context=blocks)
+        ),
+    )
     session = build(ScriptedProvider(identity=A)).session(SessionOptions(history=history))
     report = session.replace_provider(ScriptedProvider(identity=B))
     assert (report.omitted_provider_context, report.omitted_kinds) == (2, ("alpha", "zeta"))
@@ -159,11 +171,16 @@ def test_replace_provider_reports_omissions_without_touching_history() -> None:
 
 def test_set_compaction_rejects_a_policy_without_compactor() -> None:
     session = build().session()
-    with pytest.raises(InvalidConfiguration, match="automatic compaction policy requires a compactor"):
+    with pytest.raises(
+        InvalidConfiguration, match="automatic compaction policy requires a compactor"
+    ):
         session.set_compaction(None, CompactionPolicy.after_messages(2))
     compactor = ScriptedCompactor()
     session.set_compaction(compactor, CompactionPolicy.after_messages(2))
-    assert session.compactor is compactor and session.compaction_policy == CompactionPolicy.after_messages(2)
+    assert (
+        session.compactor is compactor
+        and session.compaction_policy == CompactionPolicy.after_messages(2)
+    )
     session.set_compaction(None)
     assert session.compactor is None and session.compaction_policy is None
 
@@ -231,8 +248,13 @@ def test_user_input_constructors() -> None:
 
     assert UserInput.text("").blocks == (ContentBlock(text=""),)
     image = ImageContent("aGk=", "image/png")
-    assert UserInput.text_and_images("see", [image]).blocks == (ContentBlock(text="see"), ContentBlock(image=image))
-    with pytest.raises(InvalidConfiguration, match="user input must contain at least one content block"):
+    assert UserInput.text_and_images("see", [image]).blocks == (
+        ContentBlock(text="see"),
+        ContentBlock(image=image),
+    )
+    with pytest.raises(
+        InvalidConfiguration, match="user input must contain at least one content block"
+    ):
         UserInput.content([])
 
 
@@ -242,6 +264,8 @@ async def test_host_tool_call_must_be_well_formed() -> None:
 
     session = build().session()
     for call in (ToolCall("", "read", {}), ToolCall("c", "", {}), ToolCall("c", "read", [1])):
-        with pytest.raises(InvalidConfiguration, match="host tool call requires a nonempty ID and name"):
+        with pytest.raises(
+            InvalidConfiguration, match="host tool call requires a nonempty ID and name"
+        ):
             session.start_with_tool_call("q", call)
     assert not session.is_running

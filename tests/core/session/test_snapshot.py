@@ -45,15 +45,17 @@ class SecretHoldingProvider(ScriptedProvider):
 async def test_a_snapshot_never_holds_what_the_seed_excludes() -> None:
     provider = SecretHoldingProvider(
         [
-            ScriptedTurn.streaming([ReasoningDelta(RAW_REASONING)], tool_call_response(("c1", "tool", {}))),
+            ScriptedTurn.streaming(
+                [ReasoningDelta(RAW_REASONING)], tool_call_response(("c1", "tool", {}))
+            ),
             ScriptedTurn.streaming([ReasoningDelta(RAW_REASONING)], "done"),
             ScriptedTurn.pending([OutputDelta("partial"), ReasoningDelta(RAW_REASONING)]),
         ]
     )
     tool = ScriptedTool("tool", "tool output")
     compactor = ScriptedCompactor()
-    rho = (
-        build(provider, tools=[tool], compactor=compactor, policy=CompactionPolicy.after_messages(1000))
+    rho = build(
+        provider, tools=[tool], compactor=compactor, policy=CompactionPolicy.after_messages(1000)
     )
     session = rho.session(SessionOptions(prompt_cache_key="cache-key"))
     await session.complete("first")
@@ -65,20 +67,34 @@ async def test_a_snapshot_never_holds_what_the_seed_excludes() -> None:
         await run.outcome()
     # a host may put raw reasoning into history directly; the snapshot still clears it
     session.append_message(
-        Message.aborted(AbortedAssistant(content=(), reasoning=RAW_REASONING, tool_calls=(), usage=ModelUsage()))
+        Message.aborted(
+            AbortedAssistant(content=(), reasoning=RAW_REASONING, tool_calls=(), usage=ModelUsage())
+        )
     )
     snapshot = session.snapshot()
     for data in (encode(snapshot), encode_pretty(snapshot)):
         text = data.decode()
         assert SECRET not in text and "Bearer" not in text and "api.example.test" not in text
         assert RAW_REASONING not in text
-        assert "ScriptedCompactor" not in text and "after_messages" not in text and "tool output" in text
+        assert (
+            "ScriptedCompactor" not in text
+            and "after_messages" not in text
+            and "tool output" in text
+        )
     # the structure has no place for run state, tools, compactor or policy
     assert set(SessionSnapshot.__struct_fields__) == {
-        "schema_version", "session_id", "revision", "history", "provider", "compaction", "metadata",
+        "schema_version",
+        "session_id",
+        "revision",
+        "history",
+        "provider",
+        "compaction",
+        "metadata",
         "prompt_cache_key",
-    }  # fmt: skip
-    assert all(m.aborted_assistant is None or m.aborted_assistant.reasoning == "" for m in snapshot.history)
+    }
+    assert all(
+        m.aborted_assistant is None or m.aborted_assistant.reasoning == "" for m in snapshot.history
+    )
     assert RAW_REASONING in repr(session.history)  # in-memory history is not sanitized (spec §13.4)
 
 
@@ -86,7 +102,13 @@ def test_snapshot_fields_come_from_the_session() -> None:
     identity = ModelIdentity("p", "a", "m")
     history = (Message.user_text("hi"),)
     session = build(ScriptedProvider(identity=identity)).session(
-        SessionOptions(id="sid", history=history, revision=9, metadata={"b": "2", "a": "1"}, prompt_cache_key="k")
+        SessionOptions(
+            id="sid",
+            history=history,
+            revision=9,
+            metadata={"b": "2", "a": "1"},
+            prompt_cache_key="k",
+        )
     )
     snapshot = session.snapshot()
     assert snapshot == SessionSnapshot.new(

@@ -32,7 +32,10 @@ def gate() -> tuple[asyncio.Event, Any]:
 async def test_steering_during_the_final_answer_forces_another_step() -> None:
     opened, hold = gate()
     provider = ScriptedProvider(
-        [ScriptedTurn.streaming([OutputDelta("first"), hold], "first answer"), ScriptedTurn.completed("second answer")]
+        [
+            ScriptedTurn.streaming([OutputDelta("first"), hold], "first answer"),
+            ScriptedTurn.completed("second answer"),
+        ]
     )
     session = build(provider).session()
     run = session.start("q")
@@ -44,7 +47,12 @@ async def test_steering_during_the_final_answer_forces_another_step() -> None:
             opened.set()
     outcome = await run.outcome()
     assert outcome.text == "second answer" and outcome.revision == 1
-    assert [m.text() for m in session.history] == ["q", "first answer", "actually, be brief", "second answer"]
+    assert [m.text() for m in session.history] == [
+        "q",
+        "first answer",
+        "actually, be brief",
+        "second answer",
+    ]
     applied = of_type(events, ev.SteeringApplied)
     assert applied == [ev.SteeringApplied((steering_id,))]
     i = events.index(applied[0])
@@ -72,19 +80,27 @@ async def test_steering_follows_the_tool_results_of_its_step() -> None:
     await run.outcome()
     kinds = [m.kind for m in session.history]
     assert kinds == [
-        MessageKind.USER, MessageKind.ENRICHED_ASSISTANT, MessageKind.TOOL_RESULT, MessageKind.USER,
+        MessageKind.USER,
         MessageKind.ENRICHED_ASSISTANT,
-    ]  # fmt: skip
+        MessageKind.TOOL_RESULT,
+        MessageKind.USER,
+        MessageKind.ENRICHED_ASSISTANT,
+    ]
     assert session.history[3].text() == "steer"
     # SteeringApplied comes after the tool phase, before the next step
     order = names(events)
-    assert order.index("ToolFinished") < order.index("SteeringApplied") < order.index("StepStarted", 3)
+    assert (
+        order.index("ToolFinished") < order.index("SteeringApplied") < order.index("StepStarted", 3)
+    )
 
 
 async def test_steering_queued_between_steps_is_applied_at_the_next_step_start() -> None:
     tool = ScriptedTool("t", "r")
     provider = ScriptedProvider(
-        [ScriptedTurn.completed(tool_call_response(("c1", "t", {}))), ScriptedTurn.completed("done")]
+        [
+            ScriptedTurn.completed(tool_call_response(("c1", "t", {}))),
+            ScriptedTurn.completed("done"),
+        ]
     )
     session = build(provider, tools=[tool], capacity=1).session()
     run = session.start("q")

@@ -83,7 +83,9 @@ def test_usage_alone_produces_an_aborted_assistant() -> None:
     c = StreamCapture(SCRIPTED_IDENTITY)
     c.add_usage(ModelUsage(output_tokens=1))
     aborted = c.aborted_assistant()
-    assert aborted == AbortedAssistant(content=(), reasoning="", tool_calls=(), usage=ModelUsage(output_tokens=1))
+    assert aborted == AbortedAssistant(
+        content=(), reasoning="", tool_calls=(), usage=ModelUsage(output_tokens=1)
+    )
     c.reset_usage()
     assert c.aborted_assistant() is None
 
@@ -142,7 +144,9 @@ def test_id_and_name_may_arrive_after_the_arguments_and_change_later() -> None:
     assert c.content() == (ContentBlock(tool_call=ToolCall("id-1", "read", {"a": 1})),)
     c.tool_call(0, "id-2", None, "")
     assert c.content() == (ContentBlock(tool_call=ToolCall("id-2", "read", {"a": 1})),)
-    c.tool_call(0, "", None, "")  # an empty id overwrites too, but no longer qualifies for an update
+    c.tool_call(
+        0, "", None, ""
+    )  # an empty id overwrites too, but no longer qualifies for an update
     assert c.aborted_assistant().tool_calls[0].id == ""  # type: ignore[union-attr]
 
 
@@ -178,7 +182,9 @@ async def test_every_model_event_maps_to_its_run_events() -> None:
         ToolCallDelta(0, None, None, "1}"),
         ProviderContext("hosted_tool_activity", None, {"name": "search", "detail": "3 results"}),
         ProviderContext("hosted_tool_activity", None, "not an object"),
-        ProviderContext("service_tier_fallback", None, {"requested": "priority", "used": "default"}),
+        ProviderContext(
+            "service_tier_fallback", None, {"requested": "priority", "used": "default"}
+        ),
         ProviderContext("rho_model_call_generation_output_tokens", None, {"tokens": 7}),
         ProviderContext("opaque", 3, {"blob": "x"}),
         Usage(ModelUsage(output_tokens=5)),
@@ -203,7 +209,9 @@ async def test_every_model_event_maps_to_its_run_events() -> None:
         ev.ProviderContextUpdated("opaque"),
         ev.UsageUpdated(ModelUsage(output_tokens=5)),
         ev.ProviderRequestRetry(),
-        ev.ProviderActivity("provider_request_retry", "retrying after a failed physical provider request"),
+        ev.ProviderActivity(
+            "provider_request_retry", "retrying after a failed physical provider request"
+        ),
         ev.ProviderActivity("model_call_generation_output_tokens", "7"),
         body[-1],
     ]
@@ -213,7 +221,9 @@ async def test_every_model_event_maps_to_its_run_events() -> None:
     # summary and provider context come from the stream; reserved carriers are never stored
     assert assistant.reasoning_summary == "summary"
     assert assistant.provider_context == (
-        ProviderContextBlock(identity=SCRIPTED_IDENTITY, kind="opaque", position=3, data={"blob": "x"}),
+        ProviderContextBlock(
+            identity=SCRIPTED_IDENTITY, kind="opaque", position=3, data={"blob": "x"}
+        ),
     )
     assert "thinking" not in repr(session.history)
 
@@ -253,7 +263,12 @@ async def test_cancelled_stream_commits_the_capture_as_aborted_assistant() -> No
         reasoning="",
         reasoning_summary="checked",
         provider_context=(
-            ProviderContextBlock(identity=SCRIPTED_IDENTITY, kind="encrypted_reasoning", position=0, data={"e": "opaque"}),
+            ProviderContextBlock(
+                identity=SCRIPTED_IDENTITY,
+                kind="encrypted_reasoning",
+                position=0,
+                data={"e": "opaque"},
+            ),
         ),
         tool_calls=(PartialToolCall(id="call-1", name="read_file", arguments='{"path":'),),
         usage=ModelUsage(output_tokens=4),

@@ -65,7 +65,10 @@ async def test_turns_are_answered_in_order_and_requests_recorded() -> None:
         await provider.send_turn(request(text="d"))  # non-streaming requests are recorded too
     assert sink.events == [OutputDelta("t"), OutputDelta("p")]
     assert [r.messages[0].text() for r in provider.requests] == ["a", "b", "c", "d"]
-    assert provider.requests[0].reasoning_level is ReasoningLevel.LOW and provider.requests[0].prompt_cache_key == "k"
+    assert (
+        provider.requests[0].reasoning_level is ReasoningLevel.LOW
+        and provider.requests[0].prompt_cache_key == "k"
+    )
     with pytest.raises(ProviderError) as exhausted:
         await provider.send_turn(request())
     assert exhausted.value.kind is ProviderErrorKind.INVALID_RESPONSE
@@ -78,7 +81,10 @@ async def test_an_already_cancelled_request_is_rejected_before_recording() -> No
     token.cancel()
     with pytest.raises(ProviderError) as info:
         await provider.send_turn_stream(request(token), Sink())
-    assert info.value.kind is ProviderErrorKind.INTERRUPTED and info.value.message == "provider request cancelled"
+    assert (
+        info.value.kind is ProviderErrorKind.INTERRUPTED
+        and info.value.message == "provider request cancelled"
+    )
     assert provider.requests == [] and len(provider.turns) == 1
 
 
@@ -103,19 +109,26 @@ async def test_scripted_tool_outcomes() -> None:
     invocation = ToolInvocation("c", "t", {"a": 1})
     assert await ScriptedTool("t", "out").call(invocation, context) == ToolOutput("out")
     with pytest.raises(ToolError) as info:
-        await ScriptedTool.failing("t", "nope", ToolErrorKind.INVALID_ARGUMENTS).call(invocation, context)
+        await ScriptedTool.failing("t", "nope", ToolErrorKind.INVALID_ARGUMENTS).call(
+            invocation, context
+        )
     assert (info.value.kind, info.value.message) == (ToolErrorKind.INVALID_ARGUMENTS, "nope")
     waiting = ScriptedTool.waiting("t")
     token.cancel()
     with pytest.raises(ToolError) as cancelled:
         await waiting.call(invocation, context)
-    assert cancelled.value.kind is ToolErrorKind.CANCELLED and cancelled.value.message == "tool call cancelled"
+    assert (
+        cancelled.value.kind is ToolErrorKind.CANCELLED
+        and cancelled.value.message == "tool call cancelled"
+    )
     assert waiting.invocations == [invocation]
 
 
 async def test_scripted_compactor_fifo_failure_and_exhaustion() -> None:
     def compaction_request(token: CancellationToken | None = None) -> CompactionRequest:
-        return CompactionRequest(messages=(Message.user_text("x"),), cancellation=token or CancellationToken())
+        return CompactionRequest(
+            messages=(Message.user_text("x"),), cancellation=token or CancellationToken()
+        )
 
     first, second = [Message.system_text("1")], [Message.system_text("2")]
     compactor = ScriptedCompactor([first, CompactionOutput(second)])
@@ -128,7 +141,10 @@ async def test_scripted_compactor_fifo_failure_and_exhaustion() -> None:
     failing = ScriptedCompactor.failing("summary failed").push(first)
     with pytest.raises(ProviderError) as info:
         await failing.compact(compaction_request())
-    assert (info.value.kind, info.value.retryability) == (ProviderErrorKind.OTHER, Retryability.PERMANENT)
+    assert (info.value.kind, info.value.retryability) == (
+        ProviderErrorKind.OTHER,
+        Retryability.PERMANENT,
+    )
     assert (await failing.compact(compaction_request())).messages == tuple(first)  # fails once only
 
     token = CancellationToken()

@@ -26,10 +26,14 @@ pytestmark = pytest.mark.asyncio
 
 
 def calls(*names_: str) -> ScriptedTurn:
-    return ScriptedTurn.completed(tool_call_response(*((f"c{i}", n, {"i": i}) for i, n in enumerate(names_))))
+    return ScriptedTurn.completed(
+        tool_call_response(*((f"c{i}", n, {"i": i}) for i, n in enumerate(names_)))
+    )
 
 
-async def run_batch(tools: list[Tool], turn: ScriptedTurn, **kw: object) -> tuple[list[ev.RunEvent], tuple[Message, ...]]:
+async def run_batch(
+    tools: list[Tool], turn: ScriptedTurn, **kw: object
+) -> tuple[list[ev.RunEvent], tuple[Message, ...]]:
     session = build(turns=[turn, ScriptedTurn.completed("done")], tools=tools, **kw).session()  # type: ignore[arg-type]
     run = session.start("q")
     events = await collect(run)
@@ -67,19 +71,29 @@ async def test_access_conflicts() -> None:
     read_a, read_b = ToolAccess.resources(reads=["a"]), ToolAccess.resources(reads=["b"])
     write_a = ToolAccess.resources(writes=["a"])
     assert not read_a.conflicts_with(read_a) and not read_a.conflicts_with(read_b)
-    assert write_a.conflicts_with(read_a) and read_a.conflicts_with(write_a) and write_a.conflicts_with(write_a)
+    assert (
+        write_a.conflicts_with(read_a)
+        and read_a.conflicts_with(write_a)
+        and write_a.conflicts_with(write_a)
+    )
     assert ToolAccess().conflicts_with(read_b) and read_b.conflicts_with(ToolAccess())
 
 
 async def test_preparation_failure_reports_started_then_failure() -> None:
-    broken = ScriptedTool("broken", "never", prepare_error=ToolError.invalid_arguments("missing path"))
+    broken = ScriptedTool(
+        "broken", "never", prepare_error=ToolError.invalid_arguments("missing path")
+    )
     events, history = await run_batch([broken], calls("broken"))
-    assert [type(e).__name__ for e in events if isinstance(e, (ev.ToolStarted, ev.ToolFinished))] == [
+    assert [
+        type(e).__name__ for e in events if isinstance(e, (ev.ToolStarted, ev.ToolFinished))
+    ] == [
         "ToolStarted",
         "ToolFinished",
     ]
     assert of_type(events, ev.ToolStarted)[0].metadata == {}
-    assert of_type(events, ev.ToolFinished)[0].result == ev.ToolCallFailure(ToolErrorKind.INVALID_ARGUMENTS, "missing path")
+    assert of_type(events, ev.ToolFinished)[0].result == ev.ToolCallFailure(
+        ToolErrorKind.INVALID_ARGUMENTS, "missing path"
+    )
     assert history[2] == Message.result("c0", False, "missing path")
     assert broken.invocations == []
 
@@ -130,7 +144,9 @@ async def test_a_tool_that_reports_cancellation_is_interrupted() -> None:
     with pytest.raises(Cancelled):
         await run.outcome()
     assert of_type(events, ev.ToolFinished) == []
-    assert session.history[-1] == Message.result("c0", False, "tool call interrupted before completion")
+    assert session.history[-1] == Message.result(
+        "c0", False, "tool call interrupted before completion"
+    )
 
 
 async def test_a_flooding_tool_is_bounded_by_backpressure() -> None:
@@ -158,10 +174,14 @@ async def test_a_flooding_tool_is_bounded_by_backpressure() -> None:
 
 async def test_live_history_is_published_for_tools_that_read_it() -> None:
     reader = ScriptedTool("reader", "x", reads_live_history=True)
-    session = build(turns=[calls("reader"), ScriptedTurn.completed("done")], tools=[reader]).session()
+    session = build(
+        turns=[calls("reader"), ScriptedTurn.completed("done")], tools=[reader]
+    ).session()
     await session.complete("q")
     (seen,) = reader.live_histories
-    assert [m.text() for m in seen][:1] == ["q"] and len(seen) == 2  # user + assistant with the call
+    assert [m.text() for m in seen][:1] == ["q"] and len(
+        seen
+    ) == 2  # user + assistant with the call
     assert session.live_history == session.history  # cleared after the run
 
 

@@ -53,21 +53,34 @@ def rate_limited() -> ProviderError:
 
 @pytest.mark.asyncio
 async def test_every_physical_request_is_recorded_in_order() -> None:
-    provider = ScriptedProvider([
-        # step 1: the provider retries by itself once, then answers with a tool call
-        ScriptedTurn.streaming([used(10), RequestAttemptFailed(ProviderErrorKind.UNAVAILABLE, ModelUsage(output_tokens=3)),
-                                used(20)], tool_call_response(("c1", "echo", {}))),
-        # step 2: rate limited (the engine retries), a malformed (empty) reply, then the answer
-        ScriptedTurn.streaming_failed([used(5)], rate_limited()),
-        ScriptedTurn.completed(()),
-        ScriptedTurn.streaming([used(30)], "done"),
-    ])  # fmt: skip
+    provider = ScriptedProvider(
+        [
+            # step 1: the provider retries by itself once, then answers with a tool call
+            ScriptedTurn.streaming(
+                [
+                    used(10),
+                    RequestAttemptFailed(
+                        ProviderErrorKind.UNAVAILABLE, ModelUsage(output_tokens=3)
+                    ),
+                    used(20),
+                ],
+                tool_call_response(("c1", "echo", {})),
+            ),
+            # step 2: rate limited (the engine retries), a malformed (empty) reply, then the answer
+            ScriptedTurn.streaming_failed([used(5)], rate_limited()),
+            ScriptedTurn.completed(()),
+            ScriptedTurn.streaming([used(30)], "done"),
+        ]
+    )
     recorder = Collect()
     rho = runtime(provider, recorder, tools=[ScriptedTool("echo", "ok")])
     session = rho.session()
     outcome = await session.complete("go")
     assert outcome.stop_reason is ev.StopReason.END_TURN
-    got = [(e.step_index, e.attempt_index, e.outcome, e.usage.input_tokens, e.usage.output_tokens) for e in recorder.events]
+    got = [
+        (e.step_index, e.attempt_index, e.outcome, e.usage.input_tokens, e.usage.output_tokens)
+        for e in recorder.events
+    ]
     assert got == [
         (1, 1, "failed", 10, 4),  # the provider's own retry: what it had used before failing
         (1, 2, "completed", 20, 1),
@@ -100,19 +113,31 @@ async def test_a_cancelled_request_is_recorded_as_cancelled() -> None:
 @pytest.mark.asyncio
 async def test_a_recorder_that_fails_never_fails_the_run(tmp_path: Path) -> None:
     recording = UsageRecording(LedgerWriter(tmp_path / "no-home" / "usage.sqlite3"))
-    rho = Rho.builder().provider(ScriptedProvider([ScriptedTurn.completed("fine")])).usage_recorder(recording).build()
+    rho = (
+        Rho.builder()
+        .provider(ScriptedProvider([ScriptedTurn.completed("fine")]))
+        .usage_recorder(recording)
+        .build()
+    )
     outcome = await rho.session().complete("go")
     assert outcome.stop_reason is ev.StopReason.END_TURN
     assert len(recording.diagnostics) == 1 and "no such Rho home" in recording.diagnostics[0]
 
 
 @pytest.mark.asyncio
-async def test_rows_reach_the_ledger_and_a_compaction_request_carries_the_workspace(tmp_path: Path) -> None:
+async def test_rows_reach_the_ledger_and_a_compaction_request_carries_the_workspace(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "rho").mkdir()
     path = tmp_path / "rho" / "usage.sqlite3"
     compactor = ScriptedCompactor([[Message.user_text("digest")]])
     provider = ScriptedProvider([ScriptedTurn.streaming([used(40)], "answer")])
-    rho = runtime(provider, LedgerWriter(path), compactor=compactor, compaction_policy=CompactionPolicy.after_messages(1))
+    rho = runtime(
+        provider,
+        LedgerWriter(path),
+        compactor=compactor,
+        compaction_policy=CompactionPolicy.after_messages(1),
+    )
     session = rho.session()
     session.append_message(Message.user_text("earlier"))
     await session.complete("go")
@@ -121,7 +146,13 @@ async def test_rows_reach_the_ledger_and_a_compaction_request_carries_the_worksp
 
     with UsageLedger(path, cache_dir=False) as ledger:
         (row,) = ledger.session_requests(session.id)
-    assert (row.purpose, row.outcome, row.input_tokens, row.step_index, row.attempt_index) == ("agent", "completed", 40, 1, 1)
+    assert (row.purpose, row.outcome, row.input_tokens, row.step_index, row.attempt_index) == (
+        "agent",
+        "completed",
+        40,
+        1,
+        1,
+    )
 
 
 @pytest.mark.asyncio
@@ -136,21 +167,40 @@ async def test_the_repetition_guard_ignores_the_shells_run_time() -> None:
 
         async def call(self, invocation, context):  # type: ignore[no-untyped-def]
             Timed.runs += 1
-            return ToolOutput(f"total 8\n-rw-r--r-- notes.txt\n\ntime: {0.1 * Timed.runs:.1f}s  exit code: 0")
+            return ToolOutput(
+                f"total 8\n-rw-r--r-- notes.txt\n\ntime: {0.1 * Timed.runs:.1f}s  exit code: 0"
+            )
 
-    turns = [ScriptedTurn.completed(tool_call_response((f"c{i}", "bash", {"command": "ls -la"}))) for i in range(12)]
-    rho = Rho.builder().provider(ScriptedProvider(turns)).tools([Timed("bash")]).max_steps(12).build()
+    turns = [
+        ScriptedTurn.completed(tool_call_response((f"c{i}", "bash", {"command": "ls -la"})))
+        for i in range(12)
+    ]
+    rho = (
+        Rho.builder().provider(ScriptedProvider(turns)).tools([Timed("bash")]).max_steps(12).build()
+    )
     outcome = await rho.session().complete("loop")
     assert outcome.stop_reason is ev.StopReason.REPETITION and Timed.runs == 5
-    assert outcome.detail.startswith('the model called bash {"command": "ls -la"} 5 times with the same result')
+    assert outcome.detail.startswith(
+        'the model called bash {"command": "ls -la"} 5 times with the same result'
+    )
 
 
 @pytest.mark.asyncio
 async def test_a_final_answer_cut_at_the_output_limit_ends_the_run_saying_so() -> None:
     from rho_desk.core.provider import OutputDelta, OutputLimited, ServedModel
 
-    provider = ScriptedProvider([ScriptedTurn.streaming(
-        [ServedModel("/srv/models/q.gguf"), OutputDelta("One, two, thr"), OutputLimited("cut at 8 tokens")], "One, two, thr")])  # fmt: skip
+    provider = ScriptedProvider(
+        [
+            ScriptedTurn.streaming(
+                [
+                    ServedModel("/srv/models/q.gguf"),
+                    OutputDelta("One, two, thr"),
+                    OutputLimited("cut at 8 tokens"),
+                ],
+                "One, two, thr",
+            )
+        ]
+    )
     session = Rho.builder().provider(provider).build().session()
     outcome = await session.complete("count")
     assert (outcome.stop_reason, outcome.detail) == (ev.StopReason.OUTPUT_LIMIT, "cut at 8 tokens")

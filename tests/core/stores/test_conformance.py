@@ -36,10 +36,14 @@ def snap(session_id: str = "s1", revision: int = 1, text: str = "hi") -> Session
     history = [
         Message.system_text("be brief"),
         Message.user_text(text),
-        Message.assistant_blocks([ContentBlock.of_tool_call("c1", "read", {"path": "a.txt", "n": [1, 2]})]),
+        Message.assistant_blocks(
+            [ContentBlock.of_tool_call("c1", "read", {"path": "a.txt", "n": [1, 2]})]
+        ),
         Message.result("c1", True, "file body"),
     ]
-    return SessionSnapshot.new(session_id, revision, history, ID, metadata={"k": "v"}, prompt_cache_key="rho:s")
+    return SessionSnapshot.new(
+        session_id, revision, history, ID, metadata={"k": "v"}, prompt_cache_key="rho:s"
+    )
 
 
 def grow(s: SessionSnapshot, text: str = "more") -> SessionSnapshot:
@@ -69,7 +73,9 @@ def _backend(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backe
         from rho_desk.keys import MemoryKeySource
 
         encrypt, keys = kind.endswith("encrypted"), MemoryKeySource()
-        return Backend(kind, lambda: DurableFileSessionStore(tmp_path / "store", encrypt=encrypt, keys=keys))
+        return Backend(
+            kind, lambda: DurableFileSessionStore(tmp_path / "store", encrypt=encrypt, keys=keys)
+        )
     from rho_desk.team.store import PostgresSessionStore
 
     dsn = request.getfixturevalue("pg_db")
@@ -96,7 +102,9 @@ def checking(request: pytest.FixtureRequest) -> str:
 
 
 @pytest_asyncio.fixture
-async def checked_backend(checking: str, request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+async def checked_backend(
+    checking: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[Backend]:
     b = _backend(checking, request, tmp_path)
     yield b
     await _closed(b)
@@ -124,7 +132,9 @@ async def test_round_trip_is_exact_and_a_save_replaces_the_whole_snapshot(backen
     second = grow(first).replace(metadata={"other": "x"}, prompt_cache_key=None)
     await store.save(second)
     loaded = await store.load("s1")
-    assert loaded == second and loaded.metadata == {"other": "x"} and loaded.prompt_cache_key is None
+    assert (
+        loaded == second and loaded.metadata == {"other": "x"} and loaded.prompt_cache_key is None
+    )
     # a second store on the same backend sees the same complete snapshot
     assert await backend.writer().load("s1") == second
 
@@ -160,7 +170,11 @@ async def test_sessions_are_kept_apart_whatever_their_ids(backend: Backend) -> N
         await store.save(snap(sid, text=f"text {n}"))
     for n, sid in enumerate(ids):
         loaded = await store.load(sid)
-        assert loaded is not None and loaded.session_id == sid and loaded.history[1].user[0].text == f"text {n}"
+        assert (
+            loaded is not None
+            and loaded.session_id == sid
+            and loaded.history[1].user[0].text == f"text {n}"
+        )
 
 
 @pytest.mark.asyncio

@@ -31,8 +31,14 @@ SECRET = "the launch code is 0000"
 
 
 def snap(revision: int = 1, sid: str = "s-1", text: str = "hello") -> SessionSnapshot:
-    return SessionSnapshot.new(sid, revision, [Message.user_text(text), Message.assistant_text(SECRET)], P,
-                               metadata={"k": "v"}, prompt_cache_key="rho:s")  # fmt: skip
+    return SessionSnapshot.new(
+        sid,
+        revision,
+        [Message.user_text(text), Message.assistant_text(SECRET)],
+        P,
+        metadata={"k": "v"},
+        prompt_cache_key="rho:s",
+    )
 
 
 @pytest.fixture
@@ -46,7 +52,9 @@ def keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KeySource:
 
 
 def grow(s: SessionSnapshot) -> SessionSnapshot:
-    return s.replace(revision=s.revision + 1, history=s.history + (Message.user_text(f"r{s.revision + 1}"),))
+    return s.replace(
+        revision=s.revision + 1, history=s.history + (Message.user_text(f"r{s.revision + 1}"),)
+    )
 
 
 @pytest.mark.asyncio
@@ -125,8 +133,15 @@ def test_revision_check_holds_across_processes(tmp_path: Path) -> None:
                 print("conflict")
         asyncio.run(main())
     """)
-    procs = [subprocess.Popen([sys.executable, "-c", script, f"p{i}"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True) for i in range(4)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, f"p{i}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(4)
+    ]
     for proc in procs:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     for proc in procs:
@@ -141,7 +156,9 @@ def test_revision_check_holds_across_processes(tmp_path: Path) -> None:
 @pytest.mark.asyncio
 @pytest.mark.parametrize("where", ["write", "fsync", "replace"])
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
-async def test_faults_keep_the_previous_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, code: int) -> None:
+async def test_faults_keep_the_previous_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, code: int
+) -> None:
     store = DurableFileSessionStore(tmp_path)
     base = snap()
     await store.save(base)
@@ -184,7 +201,9 @@ async def test_encryption_at_rest(tmp_path: Path, keys: KeySource, memory_keyrin
     assert list(entries) == [(KEYRING_SERVICE, "durable-store:laptop")]
     key_text = entries[(KEYRING_SERVICE, "durable-store:laptop")]
     assert key_text not in repr(store) and key_text.encode() not in data
-    assert await DurableFileSessionStore(tmp_path, keys=keys).load("s-1") == snap()  # any store finds the key by name
+    assert (
+        await DurableFileSessionStore(tmp_path, keys=keys).load("s-1") == snap()
+    )  # any store finds the key by name
     listed = await store.list_sessions()
     assert [(s.session_id, s.revision, s.encrypted) for s in listed] == [("s-1", 1, True)]
 
@@ -212,7 +231,9 @@ async def test_the_session_id_is_bound_to_the_ciphertext(tmp_path: Path, keys: K
 
 
 @pytest.mark.asyncio
-async def test_missing_key_and_locked_keyring(tmp_path: Path, keys: KeySource, memory_keyring: object, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_missing_key_and_locked_keyring(
+    tmp_path: Path, keys: KeySource, memory_keyring: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = DurableFileSessionStore(tmp_path, encrypt=True, keys=keys)
     await store.save(snap())
     memory_keyring.entries.clear()  # type: ignore[attr-defined]
@@ -226,13 +247,17 @@ async def test_missing_key_and_locked_keyring(tmp_path: Path, keys: KeySource, m
         raise keyring.errors.KeyringLocked("collection /secret/aliases/default is locked")
 
     monkeypatch.setattr(keyring, "get_password", locked)
-    with pytest.raises(CredentialsUnavailable, match=r"the keyring reported KeyringLocked\. Unlock the keyring"):
+    with pytest.raises(
+        CredentialsUnavailable, match=r"the keyring reported KeyringLocked\. Unlock the keyring"
+    ):
         await DurableFileSessionStore(tmp_path / "other", encrypt=True, keys=keys).save(snap())
     assert not any((tmp_path / "other").glob("*.rdsnap"))
 
 
 @pytest.mark.asyncio
-async def test_without_a_keyring_the_key_lives_in_the_key_file(tmp_path: Path, keys: KeySource) -> None:
+async def test_without_a_keyring_the_key_lives_in_the_key_file(
+    tmp_path: Path, keys: KeySource
+) -> None:
     import keyring
     from keyring.backends.fail import Keyring as Fail
 
@@ -256,7 +281,9 @@ async def test_a_store_without_a_key_source_says_so(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
-async def test_keyring_calls_leave_the_event_loop(tmp_path: Path, keys: KeySource, memory_keyring: object, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_keyring_calls_leave_the_event_loop(
+    tmp_path: Path, keys: KeySource, memory_keyring: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import threading
 
     import keyring
@@ -334,7 +361,9 @@ async def test_backup_restore_and_export(tmp_path: Path, keys: KeySource) -> Non
         await store.export("zzz", tmp_path / "x.json")
 
 
-def test_atomic_write_failure_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_atomic_write_failure_leaves_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "f.json"
     atomic_write(target, b"old")
 
@@ -344,7 +373,9 @@ def test_atomic_write_failure_leaves_the_old_file(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(os, "replace", failing)
     with pytest.raises(StorageError, match="cannot write"):
         atomic_write(target, b"new")
-    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["f.json"]
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "f.json"
+    ]
 
 
 def test_stale_temp_files_are_cleaned(tmp_path: Path) -> None:

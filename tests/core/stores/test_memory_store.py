@@ -16,7 +16,9 @@ from rho_desk.core.wire.snapshot import SessionSnapshot
 ID = ModelIdentity("p", "a", "m")
 
 
-def snap(session_id: str = "s1", revision: int = 1, text: str = "hi", **kw: object) -> SessionSnapshot:
+def snap(
+    session_id: str = "s1", revision: int = 1, text: str = "hi", **kw: object
+) -> SessionSnapshot:
     return SessionSnapshot.new(session_id, revision, [Message.user_text(text)], ID, **kw)  # type: ignore[arg-type]
 
 
@@ -58,7 +60,11 @@ async def test_remove_and_ids() -> None:
 async def test_loaded_snapshots_are_deep_copies() -> None:
     store = InMemorySessionStore()
     original = SessionSnapshot.new(
-        "s1", 1, [Message.assistant_blocks([ContentBlock.of_tool_call("c", "t", {"path": "a"})])], ID, metadata={"k": "v"}
+        "s1",
+        1,
+        [Message.assistant_blocks([ContentBlock.of_tool_call("c", "t", {"path": "a"})])],
+        ID,
+        metadata={"k": "v"},
     )
     await store.save(original)
     first = await store.load("s1")
@@ -111,7 +117,11 @@ async def test_the_engine_and_the_store_together() -> None:
     from rho_desk.core.session import Rho, SessionOptions
     from rho_desk.core.testing import ScriptedProvider, ScriptedTurn
 
-    rho = Rho.builder().provider(ScriptedProvider([ScriptedTurn.completed("a"), ScriptedTurn.completed("b")])).build()
+    rho = (
+        Rho.builder()
+        .provider(ScriptedProvider([ScriptedTurn.completed("a"), ScriptedTurn.completed("b")]))
+        .build()
+    )
     store = InMemorySessionStore()
     session = rho.session()
     await session.complete("one")

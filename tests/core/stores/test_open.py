@@ -24,15 +24,24 @@ READERS = {
 
 def test_read_failures_are_named_once() -> None:
     assert isinstance(read_failure(FileNotFoundError(errno.ENOENT, "x"), "s.jsonl"), InputError)
-    assert str(read_failure(FileNotFoundError(errno.ENOENT, "x"), "s.jsonl")) == "s.jsonl: no such file"
+    assert (
+        str(read_failure(FileNotFoundError(errno.ENOENT, "x"), "s.jsonl"))
+        == "s.jsonl: no such file"
+    )
     denied = read_failure(PermissionError(errno.EACCES, "Permission denied"), "s.jsonl")
     assert isinstance(denied, StorageError) and not isinstance(denied, InputError)
     assert str(denied) == "s.jsonl: cannot read: Permission denied"
-    assert isinstance(read_failure(OSError(errno.EIO, "Input/output error"), "s.jsonl"), StorageError)
+    assert isinstance(
+        read_failure(OSError(errno.EIO, "Input/output error"), "s.jsonl"), StorageError
+    )
 
 
-CASES = [(name, file) for name in READERS for file in ("gone.jsonl", "gone.json")
-         if not (name == "plan_repair" and file.endswith(".json"))]  # repair reads transcripts only
+CASES = [
+    (name, file)
+    for name in READERS
+    for file in ("gone.jsonl", "gone.json")
+    if not (name == "plan_repair" and file.endswith(".json"))
+]  # repair reads transcripts only
 
 
 @pytest.mark.parametrize(("reader", "name"), CASES, ids=[f"{r}-{n}" for r, n in CASES])
@@ -42,11 +51,15 @@ def test_every_reader_names_a_missing_file_alike(tmp_path: Path, reader: str, na
     assert str(caught.value).endswith(": no such file")
 
 
-def test_a_snapshot_document_opens_as_a_one_revision_tree(tmp_path: Path, rho_fixtures: Path) -> None:
+def test_a_snapshot_document_opens_as_a_one_revision_tree(
+    tmp_path: Path, rho_fixtures: Path
+) -> None:
     snapshot = open_snapshot(rho_fixtures / "session-v3.jsonl")
     path = tmp_path / "snapshot.json"
     path.write_bytes(encode_pretty(snapshot))
     file, is_snapshot = open_document(path)
     assert is_snapshot and file.path == path
     assert file.tree.snapshot() == snapshot
-    assert [e.message for e in file.tree.display()] == [m for m in snapshot.history if m.system is None]
+    assert [e.message for e in file.tree.display()] == [
+        m for m in snapshot.history if m.system is None
+    ]

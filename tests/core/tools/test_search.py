@@ -78,16 +78,32 @@ def test_walk_skips_ignored_hidden_binary_and_oversized(tmp_path: Path) -> None:
 
 def test_count_mode_literal_case_and_errors(tmp_path: Path) -> None:
     write(tmp_path, "a.py", "x = a.b\nX = a+b\n")
-    assert grep(tmp_path, pattern="a.b", literal=True, output_mode="count") == "a.py:1\n\n1 matches in 1 files"
-    assert grep(tmp_path, pattern="x =", case_sensitive=False, output_mode="count") == "a.py:2\n\n2 matches in 1 files"
+    assert (
+        grep(tmp_path, pattern="a.b", literal=True, output_mode="count")
+        == "a.py:1\n\n1 matches in 1 files"
+    )
+    assert (
+        grep(tmp_path, pattern="x =", case_sensitive=False, output_mode="count")
+        == "a.py:2\n\n2 matches in 1 files"
+    )
     assert grep(tmp_path, pattern="zzz") == "no matches for 'zzz' under ."
     # the literal shortcut never hides a match
-    assert grep(tmp_path, pattern="(?i)X = A", output_mode="count") == "a.py:2\n\n2 matches in 1 files"
-    assert grep(tmp_path, pattern="a\\.b|zz", output_mode="count") == "a.py:1\n\n1 matches in 1 files"
-    assert grep(tmp_path, pattern="X = a\\+?b", output_mode="count") == "a.py:1\n\n1 matches in 1 files"
+    assert (
+        grep(tmp_path, pattern="(?i)X = A", output_mode="count") == "a.py:2\n\n2 matches in 1 files"
+    )
+    assert (
+        grep(tmp_path, pattern="a\\.b|zz", output_mode="count") == "a.py:1\n\n1 matches in 1 files"
+    )
+    assert (
+        grep(tmp_path, pattern="X = a\\+?b", output_mode="count")
+        == "a.py:1\n\n1 matches in 1 files"
+    )
     with pytest.raises(ToolError, match="invalid pattern '\\('"):
         GrepRequest.parse({"pattern": "("})
-    with pytest.raises(ToolError, match="invalid output_mode 'nope': expected content, files_with_matches, or count"):
+    with pytest.raises(
+        ToolError,
+        match="invalid output_mode 'nope': expected content, files_with_matches, or count",
+    ):
         GrepRequest.parse({"pattern": "x", "output_mode": "nope"})
 
 
@@ -111,4 +127,6 @@ def test_glob_rules(tmp_path: Path) -> None:
     assert ".hidden.rs\n" in glob(tmp_path, pattern="*.rs", include_hidden=True)
     assert glob(tmp_path, pattern="*.zig") == "no files matching '*.zig' under ."
     assert compile_glob("a?c").match("abc") and not compile_glob("a?c").match("a/c")
-    assert compile_glob("[!x]*.txt").match("dir/y.txt") and not compile_glob("[!x]*.txt").match("x.txt")
+    assert compile_glob("[!x]*.txt").match("dir/y.txt") and not compile_glob("[!x]*.txt").match(
+        "x.txt"
+    )

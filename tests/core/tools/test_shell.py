@@ -38,10 +38,18 @@ async def test_output_has_rho_shape(tmp_path: Path) -> None:
     ok = await run_shell("printf 'out'; printf 'err' >&2", str(tmp_path), max_output_bytes=1000)
     assert ok.ok and ok.content.startswith("stdout:\nout\n\nstderr:\nerr\n\ntime: ")
     failed = await run_shell("exit 4", str(tmp_path), max_output_bytes=1000)
-    assert not failed.ok and failed.content.startswith("time: ") and failed.content.endswith("  exit code: 4")
+    assert (
+        not failed.ok
+        and failed.content.startswith("time: ")
+        and failed.content.endswith("  exit code: 4")
+    )
     long = await run_shell("yes x | head -c 5000", str(tmp_path), max_output_bytes=100)
-    assert long.content.endswith("\n[truncated]") and len(long.content.encode()) <= 100 + len("\n[truncated]")
-    timed = await run_shell("echo started; sleep 30", str(tmp_path), max_output_bytes=1000, timeout=1)
+    assert long.content.endswith("\n[truncated]") and len(long.content.encode()) <= 100 + len(
+        "\n[truncated]"
+    )
+    timed = await run_shell(
+        "echo started; sleep 30", str(tmp_path), max_output_bytes=1000, timeout=1
+    )
     assert not timed.ok and timed.content == "command timed out after 1s\n\nstdout:\nstarted\n"
 
 
@@ -53,9 +61,11 @@ async def test_cancelling_a_run_kills_a_command_that_ignores_sigterm(tmp_path: P
         "while true; do sleep 0.1; done"
     )
     provider = ScriptedProvider(
-        [ScriptedTurn.completed(tool_call_response(("call-1", "bash", {"command": command}))),
-         ScriptedTurn.completed(text_response("unused"))]
-    )  # fmt: skip
+        [
+            ScriptedTurn.completed(tool_call_response(("call-1", "bash", {"command": command}))),
+            ScriptedTurn.completed(text_response("unused")),
+        ]
+    )
     setup = tool_setup(PermissionMode.BYPASS, DenyAll("unused"), cwd=str(tmp_path))
     session = Rho.builder().provider(provider).tools(setup.tools).build().session()
     run = session.start("run it")
@@ -78,14 +88,18 @@ async def test_cancelling_a_run_kills_a_command_that_ignores_sigterm(tmp_path: P
         await asyncio.sleep(0.02)
     assert not alive(shell_pid) and not alive(child_pid)
     results = [m.tool_result for m in session.history if m.tool_result is not None]
-    assert [(r.id, r.ok, r.content) for r in results] == [("call-1", False, "tool call interrupted before completion")]
+    assert [(r.id, r.ok, r.content) for r in results] == [
+        ("call-1", False, "tool call interrupted before completion")
+    ]
     assert session.revision == 1
 
 
 @pytest.mark.asyncio
 async def test_background_children_do_not_outlive_a_finished_command(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
-    result = await run_shell(f"sleep 60 & echo $! > {pidfile}; echo done", str(tmp_path), max_output_bytes=1000)
+    result = await run_shell(
+        f"sleep 60 & echo $! > {pidfile}; echo done", str(tmp_path), max_output_bytes=1000
+    )
     assert result.ok
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 1
@@ -103,7 +117,9 @@ async def test_no_pipe_is_left_open_for_the_collector(tmp_path: Path) -> None:
     escaped = f"setsid sh -c 'echo $$ > {pidfile}; yes | head -c 3000000; sleep 30' & sleep 0.2; echo started"
     result = await run_shell(escaped, str(tmp_path), max_output_bytes=1000)
     assert result.ok
-    cancelled = asyncio.ensure_future(run_shell("yes | head -c 5000000; sleep 30", str(tmp_path), max_output_bytes=1000))
+    cancelled = asyncio.ensure_future(
+        run_shell("yes | head -c 5000000; sleep 30", str(tmp_path), max_output_bytes=1000)
+    )
     await asyncio.sleep(0.3)
     cancelled.cancel()
     with pytest.raises(asyncio.CancelledError):

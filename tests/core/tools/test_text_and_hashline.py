@@ -73,7 +73,10 @@ def test_hashline_operations() -> None:
     assert apply(f"[f#{tag}]\nPUT 2.=4:\n+middle\n") == "one\nmiddle\nfive\n"
     assert apply(f"[f#{tag}]\nPUT 2-3:\n+x\n+y\n+z\n") == "one\nx\ny\nz\nfour\nfive\n"
     assert apply(f"[f#{tag}]\nCUT 1.=2\nPUT >$:\n+six\n") == "three\nfour\nfive\nsix\n"
-    assert apply(f"[f#{tag}]\nPUT <1:\n+zero\nPUT >5:\n+after\n") == "zero\none\ntwo\nthree\nfour\nfive\nafter\n"
+    assert (
+        apply(f"[f#{tag}]\nPUT <1:\n+zero\nPUT >5:\n+after\n")
+        == "zero\none\ntwo\nthree\nfour\nfive\nafter\n"
+    )
     crlf = SOURCE.replace("\n", "\r\n")
     assert apply(f"[f#{file_hash(crlf)}]\nPUT 1:\n+ONE\n", crlf) == crlf.replace("one", "ONE")
 
@@ -87,7 +90,10 @@ def test_hashline_operations() -> None:
         ("[f#ABCD]\nPUT 3:", "PUT 3.=3: requires at least one + body row (use CUT to delete)"),
         ("[f#ABCD]\nPUT 5.=2:\n+x", "range start 5 is after end 2"),
         ("[f#ABCD]", "hashline section [f#ABCD] has no operations"),
-        ("[f#ABCD]\nREPLACE 1", "unrecognized hashline line (expected PUT/CUT or [path#TAG]): REPLACE 1"),
+        (
+            "[f#ABCD]\nREPLACE 1",
+            "unrecognized hashline line (expected PUT/CUT or [path#TAG]): REPLACE 1",
+        ),
     ],
 )
 def test_hashline_parse_errors(document: str, message: str) -> None:
@@ -98,11 +104,17 @@ def test_hashline_parse_errors(document: str, message: str) -> None:
 
 def test_hashline_apply_failures() -> None:
     tag = file_hash(SOURCE)
-    with pytest.raises(hashline.ApplyError, match="hashline tag mismatch: expected 0000, live file is"):
+    with pytest.raises(
+        hashline.ApplyError, match="hashline tag mismatch: expected 0000, live file is"
+    ):
         apply("[f#0000]\nPUT 1:\n+x\n")
-    with pytest.raises(hashline.ApplyError, match=r"line range 4.=9 is outside the file \(5 line\(s\)\)"):
+    with pytest.raises(
+        hashline.ApplyError, match=r"line range 4.=9 is outside the file \(5 line\(s\)\)"
+    ):
         apply(f"[f#{tag}]\nPUT 4.=9:\n+x\n")
-    with pytest.raises(hashline.ApplyError, match=r"overlapping hashline ops: replace 1\.=3 and delete 2\.=2"):
+    with pytest.raises(
+        hashline.ApplyError, match=r"overlapping hashline ops: replace 1\.=3 and delete 2\.=2"
+    ):
         apply(f"[f#{tag}]\nPUT 1.=3:\n+x\nCUT 2\n")
 
 
@@ -111,4 +123,7 @@ def test_post_edit_preview_and_summary() -> None:
     (section,) = hashline.parse_hashline(f"[f#{tag}]\nPUT 2:\n+TWO\nCUT 4\n")
     new, focus = hashline.apply_ops(SOURCE, section.tag, section.ops)
     assert hashline.ops_summary(section.ops) == "PUT 2: (1 → 1 line(s)); CUT 4 (1 line)"
-    assert post_edit_preview("f", new, focus, False) == f"[f#{file_hash(new)}]\n1:one\n2:TWO\n3:three\n4:five"
+    assert (
+        post_edit_preview("f", new, focus, False)
+        == f"[f#{file_hash(new)}]\n1:one\n2:TWO\n3:three\n4:five"
+    )

@@ -42,7 +42,9 @@ async def call(tools: dict[str, Any], name: str, **arguments: Any) -> ToolOutput
         return exc
 
 
-def toolset(root: Path, mode: PermissionMode, approver: Any = None, granted: tuple[Path, ...] = ()) -> dict[str, Any]:
+def toolset(
+    root: Path, mode: PermissionMode, approver: Any = None, granted: tuple[Path, ...] = ()
+) -> dict[str, Any]:
     setup = tool_setup(mode, approver or Recorder(), cwd=str(root), granted=granted)
     return {tool.spec().name: tool for tool in setup.tools}
 
@@ -63,13 +65,22 @@ def tree(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
     "path",
-    ["../elsewhere/secret.txt", "link-out/secret.txt", "secret-link.txt", "sub/../../elsewhere/secret.txt", "ABS"],
+    [
+        "../elsewhere/secret.txt",
+        "link-out/secret.txt",
+        "secret-link.txt",
+        "sub/../../elsewhere/secret.txt",
+        "ABS",
+    ],
 )
 async def test_escapes_are_refused_unless_granted(tree: tuple[Path, Path], path: str) -> None:
     root, outside = tree
     path = str(outside / "secret.txt") if path == "ABS" else path
     tools = toolset(root, PermissionMode.BYPASS)
-    for name, args in (("read_file", {"path": path}), ("write", {"path": path, "content": "pwned\n"})):
+    for name, args in (
+        ("read_file", {"path": path}),
+        ("write", {"path": path, "content": "pwned\n"}),
+    ):
         result = await call(tools, name, **args)
         assert isinstance(result, ToolError), (name, result)
         assert result.kind is ToolErrorKind.POLICY_DENIED
@@ -83,7 +94,9 @@ async def test_escapes_are_refused_unless_granted(tree: tuple[Path, Path], path:
 
 
 @pytest.mark.asyncio
-async def test_writes_cannot_create_through_dangling_or_outward_links(tree: tuple[Path, Path]) -> None:
+async def test_writes_cannot_create_through_dangling_or_outward_links(
+    tree: tuple[Path, Path],
+) -> None:
     root, outside = tree
     os.symlink(outside / "new.txt", root / "dangling.txt")
     tools = toolset(root, PermissionMode.BYPASS)
@@ -93,7 +106,9 @@ async def test_writes_cannot_create_through_dangling_or_outward_links(tree: tupl
         assert result.kind in (ToolErrorKind.EXECUTION, ToolErrorKind.POLICY_DENIED)
     assert not (outside / "new.txt").exists() and not (outside / "made.txt").exists()
     ok = await call(tools, "write", path="deep/new/file.txt", content="made\n")
-    assert isinstance(ok, ToolOutput) and ok.content.startswith("created deep/new/file.txt\n\n[deep/new/file.txt#")
+    assert isinstance(ok, ToolOutput) and ok.content.startswith(
+        "created deep/new/file.txt\n\n[deep/new/file.txt#"
+    )
     assert (root / "deep/new/file.txt").read_text() == "made\n"
 
 
@@ -114,8 +129,14 @@ async def test_plan_mode_reads_and_denies_writes_and_processes(tree: tuple[Path,
     assert isinstance(await call(tools, "read_file", path="inside.txt"), ToolOutput)
     write = await call(tools, "write", path="inside.txt", content="changed\n")
     bash = await call(tools, "bash", command="touch made-by-bash")
-    assert isinstance(write, ToolError) and write.message == "write capability denied: capability is not allowed in plan mode"
-    assert isinstance(bash, ToolError) and bash.message == "process capability denied: capability is not allowed in plan mode"
+    assert (
+        isinstance(write, ToolError)
+        and write.message == "write capability denied: capability is not allowed in plan mode"
+    )
+    assert (
+        isinstance(bash, ToolError)
+        and bash.message == "process capability denied: capability is not allowed in plan mode"
+    )
     assert (root / "inside.txt").read_text() == "in\n" and not (root / "made-by-bash").exists()
     assert approver.asked == []
 
@@ -130,18 +151,26 @@ async def test_supervised_asks_and_remembers_session_approvals(tree: tuple[Path,
     )
     tools = toolset(root, PermissionMode.SUPERVISED, approver)
     denied = await call(tools, "write", path="inside.txt", content="one\n")
-    assert isinstance(denied, ToolError) and denied.message == "write capability denied: not that file"
+    assert (
+        isinstance(denied, ToolError) and denied.message == "write capability denied: not that file"
+    )
     assert (root / "inside.txt").read_text() == "in\n"
     assert isinstance(await call(tools, "write", path="inside.txt", content="two\n"), ToolOutput)
-    assert isinstance(await call(tools, "write", path="inside.txt", content="three\n"), ToolOutput)  # remembered
+    assert isinstance(
+        await call(tools, "write", path="inside.txt", content="three\n"), ToolOutput
+    )  # remembered
     assert (root / "inside.txt").read_text() == "three\n"
     shell = await call(tools, "bash", command="echo hi")
     assert isinstance(shell, ToolOutput) and shell.content.startswith("stdout:\nhi\n")
-    assert isinstance(await call(tools, "bash", command="echo again"), ToolOutput)  # the tool is remembered
+    assert isinstance(
+        await call(tools, "bash", command="echo again"), ToolOutput
+    )  # the tool is remembered
     kinds = [(r.tool, r.capability.value) for r in approver.asked]
     assert kinds == [("write", "write"), ("write", "write"), ("bash", "process")]
     assert approver.asked[0].diff is not None and "-in\n+one\n" in approver.asked[0].diff
-    assert approver.asked[2].command == "echo hi" and approver.asked[2].folder == str(root.resolve())
+    assert approver.asked[2].command == "echo hi" and approver.asked[2].folder == str(
+        root.resolve()
+    )
 
 
 @pytest.mark.asyncio
@@ -155,9 +184,14 @@ async def test_allow_edits_frees_git_tracked_files_only(tree: tuple[Path, Path])
     tools = toolset(root, PermissionMode.ALLOW_EDITS, approver)
     assert isinstance(await call(tools, "write", path="inside.txt", content="free\n"), ToolOutput)
     untracked = await call(tools, "write", path="untracked.txt", content="asked\n")
-    assert isinstance(untracked, ToolError) and untracked.message == "write capability denied: denied by user"
+    assert (
+        isinstance(untracked, ToolError)
+        and untracked.message == "write capability denied: denied by user"
+    )
     assert [r.path for r in approver.asked] == ["untracked.txt"]
-    assert (root / "inside.txt").read_text() == "free\n" and (root / "untracked.txt").read_text() == "u\n"
+    assert (root / "inside.txt").read_text() == "free\n" and (
+        root / "untracked.txt"
+    ).read_text() == "u\n"
 
 
 def test_modes_parse_rho_spellings() -> None:
@@ -199,7 +233,10 @@ async def test_an_approval_names_the_file_a_link_leads_to(tree: tuple[Path, Path
     approver = Recorder(ApprovalDecision.allow_once(), ApprovalDecision.allow_once())
     tools = toolset(root, PermissionMode.SUPERVISED, approver)
     assert isinstance(await call(tools, "write", path="notes.md", content="new\n"), ToolOutput)
-    assert approver.asked[0].summary == "Write notes.md → docs/real.md" and approver.asked[0].path == "notes.md → docs/real.md"
+    assert (
+        approver.asked[0].summary == "Write notes.md → docs/real.md"
+        and approver.asked[0].path == "notes.md → docs/real.md"
+    )
     assert (root / "docs" / "real.md").read_text() == "new\n" and (root / "notes.md").is_symlink()
     assert isinstance(await call(tools, "write", path="inside.txt", content="plain\n"), ToolOutput)
     assert approver.asked[1].summary == "Write inside.txt"
@@ -218,4 +255,6 @@ async def test_an_edit_that_changes_nothing_asks_nothing(tree: tuple[Path, Path]
     assert approver.asked == [] and (root / "inside.txt").read_text() == "in\n"
     changed = f"[inside.txt#{tag}]\nPUT 1:\n+out\n"
     assert isinstance(await call(tools, "edit", input=changed), ToolOutput)
-    assert [r.summary for r in approver.asked] == ["Edit inside.txt"] and (root / "inside.txt").read_text() == "out\n"
+    assert [r.summary for r in approver.asked] == ["Edit inside.txt"] and (
+        root / "inside.txt"
+    ).read_text() == "out\n"

@@ -48,11 +48,27 @@ CREATE INDEX usage_events_session
 """
 
 COLUMNS = (
-    "event_id", "schema_version", "occurred_at_ms", "session_id", "parent_session_id", "run_id",
-    "step_index", "attempt_index", "workspace_path", "provider", "model", "purpose",
-    "request_outcome", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-    "total_tokens", "cost_usd_micros", "rho_version",
-)  # fmt: skip
+    "event_id",
+    "schema_version",
+    "occurred_at_ms",
+    "session_id",
+    "parent_session_id",
+    "run_id",
+    "step_index",
+    "attempt_index",
+    "workspace_path",
+    "provider",
+    "model",
+    "purpose",
+    "request_outcome",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "total_tokens",
+    "cost_usd_micros",
+    "rho_version",
+)
 
 _counter = iter(range(1, 10**9))
 
@@ -60,13 +76,27 @@ _counter = iter(range(1, 10**9))
 def row(**values: Any) -> dict[str, Any]:
     """One ledger row; unspecified columns get plain defaults."""
     base: dict[str, Any] = {
-        "event_id": f"event-{next(_counter):09d}", "schema_version": 1, "occurred_at_ms": 1_790_000_000_000,
-        "session_id": "session-a", "parent_session_id": None, "run_id": None, "step_index": 1,
-        "attempt_index": 1, "workspace_path": "/w/a", "provider": "openai", "model": "gpt-5",
-        "purpose": "agent", "request_outcome": "completed", "input_tokens": 100, "output_tokens": 10,
-        "cache_read_tokens": None, "cache_write_tokens": None, "total_tokens": 110,
-        "cost_usd_micros": 500, "rho_version": "0.9.0",
-    }  # fmt: skip
+        "event_id": f"event-{next(_counter):09d}",
+        "schema_version": 1,
+        "occurred_at_ms": 1_790_000_000_000,
+        "session_id": "session-a",
+        "parent_session_id": None,
+        "run_id": None,
+        "step_index": 1,
+        "attempt_index": 1,
+        "workspace_path": "/w/a",
+        "provider": "openai",
+        "model": "gpt-5",
+        "purpose": "agent",
+        "request_outcome": "completed",
+        "input_tokens": 100,
+        "output_tokens": 10,
+        "cache_read_tokens": None,
+        "cache_write_tokens": None,
+        "total_tokens": 110,
+        "cost_usd_micros": 500,
+        "rho_version": "0.9.0",
+    }
     base.update(values)
     return base
 
@@ -96,7 +126,12 @@ def insert(path: Path, rows: list[dict[str, Any]]) -> None:
 def random_rows(n: int, seed: int = 7, start_ms: int = 1_792_800_000_000) -> list[dict[str, Any]]:
     """``n`` varied rows over six weeks from ``start_ms`` (2026-10-25, across the US DST end)."""
     rng = random.Random(seed)
-    models = [("openai", "gpt-5"), ("anthropic", "claude-sonnet-4-5"), ("openai", "gpt-5-mini"), ("local", "qwen")]
+    models = [
+        ("openai", "gpt-5"),
+        ("anthropic", "claude-sonnet-4-5"),
+        ("openai", "gpt-5-mini"),
+        ("local", "qwen"),
+    ]
     purposes = ["agent"] * 6 + ["compaction", "title", "subagent", "goal"]
     out = []
     for _ in range(n):
@@ -105,15 +140,24 @@ def random_rows(n: int, seed: int = 7, start_ms: int = 1_792_800_000_000) -> lis
         def maybe(lo: int, hi: int, p_null: float = 0.15) -> int | None:
             return None if rng.random() < p_null else rng.randint(lo, hi)
 
-        out.append(row(
-            occurred_at_ms=start_ms + rng.randint(0, 42 * 86_400_000),
-            session_id=None if rng.random() < 0.05 else f"s-{rng.randint(1, 60):03d}",
-            parent_session_id=None if rng.random() < 0.9 else f"s-{rng.randint(1, 60):03d}",
-            workspace_path=None if rng.random() < 0.1 else f"/w/{rng.choice('abcde')}",
-            provider=provider, model=model, purpose=rng.choice(purposes),
-            request_outcome=rng.choice(["completed"] * 8 + ["failed", "cancelled"]),
-            input_tokens=maybe(0, 50_000), output_tokens=maybe(0, 4_000), cache_read_tokens=maybe(0, 90_000, 0.4),
-            cache_write_tokens=maybe(0, 5_000, 0.5), total_tokens=maybe(0, 150_000, 0.3),
-            cost_usd_micros=None if provider == "local" or rng.random() < 0.1 else rng.randint(0, 400_000),
-        ))  # fmt: skip
+        out.append(
+            row(
+                occurred_at_ms=start_ms + rng.randint(0, 42 * 86_400_000),
+                session_id=None if rng.random() < 0.05 else f"s-{rng.randint(1, 60):03d}",
+                parent_session_id=None if rng.random() < 0.9 else f"s-{rng.randint(1, 60):03d}",
+                workspace_path=None if rng.random() < 0.1 else f"/w/{rng.choice('abcde')}",
+                provider=provider,
+                model=model,
+                purpose=rng.choice(purposes),
+                request_outcome=rng.choice(["completed"] * 8 + ["failed", "cancelled"]),
+                input_tokens=maybe(0, 50_000),
+                output_tokens=maybe(0, 4_000),
+                cache_read_tokens=maybe(0, 90_000, 0.4),
+                cache_write_tokens=maybe(0, 5_000, 0.5),
+                total_tokens=maybe(0, 150_000, 0.3),
+                cost_usd_micros=None
+                if provider == "local" or rng.random() < 0.1
+                else rng.randint(0, 400_000),
+            )
+        )
     return out

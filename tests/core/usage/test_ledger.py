@@ -53,11 +53,16 @@ def test_the_ledger_file_is_never_written(tmp_path: Path) -> None:
     assert _state(path) == before
 
 
-@pytest.mark.parametrize(("content", "reason"), [
-    (b"this is not sqlite" * 64, "not a usage ledger"),
-    (None, "no usage ledger here"),
-])  # fmt: skip
-def test_bad_files_are_input_errors_naming_the_file(tmp_path: Path, content: bytes | None, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"this is not sqlite" * 64, "not a usage ledger"),
+        (None, "no usage ledger here"),
+    ],
+)
+def test_bad_files_are_input_errors_naming_the_file(
+    tmp_path: Path, content: bytes | None, reason: str
+) -> None:
     path = tmp_path / "usage.sqlite3"
     if content is not None:
         path.write_bytes(content)
@@ -89,7 +94,9 @@ def test_a_database_without_the_table(tmp_path: Path) -> None:
 def test_unknown_columns_are_ignored(tmp_path: Path) -> None:
     path = make_ledger(tmp_path / "usage.sqlite3", [row(input_tokens=3)])
     db = sqlite3.connect(path)
-    db.execute("ALTER TABLE usage_events ADD COLUMN reasoning_tokens INTEGER")  # a future additive column
+    db.execute(
+        "ALTER TABLE usage_events ADD COLUMN reasoning_tokens INTEGER"
+    )  # a future additive column
     db.commit()
     db.close()
     with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
@@ -118,7 +125,9 @@ WRITER = textwrap.dedent("""
 
 def test_reading_while_rho_writes_from_another_process(tmp_path: Path) -> None:
     path = make_ledger(tmp_path / "usage.sqlite3", random_rows(300))
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), "3000"], stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), "3000"], stdout=subprocess.PIPE, text=True
+    )
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "ready"
     seen: list[int] = []
@@ -129,7 +138,10 @@ def test_reading_while_rho_writes_from_another_process(tmp_path: Path) -> None:
                 live = groups.get("live")
                 if live is not None:
                     # every snapshot is whole: 11 tokens and 7 micro-dollars per request
-                    assert live.total_tokens == 11 * live.requests and live.cost_usd_micros == 7 * live.requests
+                    assert (
+                        live.total_tokens == 11 * live.requests
+                        and live.cost_usd_micros == 7 * live.requests
+                    )
                     seen.append(live.requests)
     finally:
         assert writer.wait(timeout=60) == 0

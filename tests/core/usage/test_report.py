@@ -47,8 +47,11 @@ def expected(path: Path, by: str, filt: UsageFilter) -> dict[str, tuple[int, ...
     if filt.until:
         where.append(f"{day} <= ?")
         params.append(filt.until.isoformat())
-    for column, values in (("coalesce(workspace_path, '')", filt.workspaces), ("model", filt.models),
-                           ("purpose", filt.purposes)):  # fmt: skip
+    for column, values in (
+        ("coalesce(workspace_path, '')", filt.workspaces),
+        ("model", filt.models),
+        ("purpose", filt.purposes),
+    ):
         if values:
             where.append(f"{column} IN ({','.join('?' * len(values))})")
             params.extend(values)
@@ -60,14 +63,27 @@ def expected(path: Path, by: str, filt: UsageFilter) -> dict[str, tuple[int, ...
                          + ifnull(output_tokens, 0) + ifnull(cache_read_tokens, 0) + ifnull(cache_write_tokens, 0) END),
                    total(cost_usd_micros),
                    sum(CASE WHEN cost_usd_micros IS NULL THEN 1 ELSE 0 END)
-            FROM usage_events WHERE {' AND '.join(where)} GROUP BY 1""", params).fetchall()  # fmt: skip
+            FROM usage_events WHERE {" AND ".join(where)} GROUP BY 1""",
+        params,
+    ).fetchall()
     db.close()
     return {str(r[0]): tuple(int(v) for v in r[1:]) for r in rows}
 
 
 def actual(groups: list) -> dict[str, tuple[int, ...]]:  # type: ignore[type-arg]
-    return {g.key: (g.requests, g.input_tokens, g.output_tokens, g.cache_read_tokens, g.cache_write_tokens,
-                    g.total_tokens, g.cost_usd_micros, g.requests_without_cost) for g in groups}  # fmt: skip
+    return {
+        g.key: (
+            g.requests,
+            g.input_tokens,
+            g.output_tokens,
+            g.cache_read_tokens,
+            g.cache_write_tokens,
+            g.total_tokens,
+            g.cost_usd_micros,
+            g.requests_without_cost,
+        )
+        for g in groups
+    }
 
 
 @pytest.fixture
@@ -93,18 +109,25 @@ FILTERS = [
     UsageFilter(local=True),
     UsageFilter(since=dt.date(2026, 10, 30), until=dt.date(2026, 11, 8)),
     UsageFilter(since=dt.date(2026, 10, 30), until=dt.date(2026, 11, 8), local=True),
-    UsageFilter(workspaces=("", "/w/b"), models=("gpt-5", "qwen"), purposes=("agent", "compaction")),
+    UsageFilter(
+        workspaces=("", "/w/b"), models=("gpt-5", "qwen"), purposes=("agent", "compaction")
+    ),
 ]
 
 
 @pytest.mark.parametrize("cached", [True, False], ids=["rollup", "raw"])
-def test_every_grouping_agrees_with_plain_sql(ledger_file: Path, tmp_path: Path, zone: str, cached: bool) -> None:
+def test_every_grouping_agrees_with_plain_sql(
+    ledger_file: Path, tmp_path: Path, zone: str, cached: bool
+) -> None:
     with UsageLedger(ledger_file, cache_dir=tmp_path / "cache" if cached else False) as ledger:
         assert ledger.cached is cached
         report = UsageReport(ledger)
         for filt in FILTERS:
             for by in GROUPINGS:
-                assert actual(report.groups(by, filt)) == expected(ledger_file, by, filt), (by, filt)
+                assert actual(report.groups(by, filt)) == expected(ledger_file, by, filt), (
+                    by,
+                    filt,
+                )
 
 
 def test_rows_rho_appends_later_are_folded_in(ledger_file: Path, tmp_path: Path) -> None:
@@ -119,7 +142,9 @@ def test_rows_rho_appends_later_are_folded_in(ledger_file: Path, tmp_path: Path)
     with UsageLedger(ledger_file, cache_dir=cache) as ledger:
         insert(ledger_file, random_rows(50, seed=5))
         ledger.refresh()
-        assert actual(UsageReport(ledger).groups("day")) == expected(ledger_file, "day", UsageFilter())
+        assert actual(UsageReport(ledger).groups("day")) == expected(
+            ledger_file, "day", UsageFilter()
+        )
 
 
 def test_pruned_or_replaced_ledger_rebuilds_the_rollup(ledger_file: Path, tmp_path: Path) -> None:
@@ -131,13 +156,17 @@ def test_pruned_or_replaced_ledger_rebuilds_the_rollup(ledger_file: Path, tmp_pa
         db.execute("DELETE FROM usage_events WHERE rowid <= 100")
     db.close()
     with UsageLedger(ledger_file, cache_dir=cache) as ledger:
-        assert actual(UsageReport(ledger).groups("day")) == expected(ledger_file, "day", UsageFilter())
+        assert actual(UsageReport(ledger).groups("day")) == expected(
+            ledger_file, "day", UsageFilter()
+        )
     ledger_file.unlink()
     for suffix in ("-wal", "-shm"):
         Path(f"{ledger_file}{suffix}").unlink(missing_ok=True)
     make_ledger(ledger_file, random_rows(200, seed=3))  # another ledger at the same path
     with UsageLedger(ledger_file, cache_dir=cache) as ledger:
-        assert actual(UsageReport(ledger).groups("purpose")) == expected(ledger_file, "purpose", UsageFilter())
+        assert actual(UsageReport(ledger).groups("purpose")) == expected(
+            ledger_file, "purpose", UsageFilter()
+        )
 
 
 def test_a_damaged_rollup_is_rebuilt(ledger_file: Path, tmp_path: Path) -> None:
@@ -150,7 +179,9 @@ def test_a_damaged_rollup_is_rebuilt(ledger_file: Path, tmp_path: Path) -> None:
     target.write_bytes(b"not a database at all" * 100)
     with UsageLedger(ledger_file, cache_dir=cache) as ledger:
         assert ledger.cached
-        assert actual(UsageReport(ledger).groups("workspace")) == expected(ledger_file, "workspace", UsageFilter())
+        assert actual(UsageReport(ledger).groups("workspace")) == expected(
+            ledger_file, "workspace", UsageFilter()
+        )
 
 
 def test_missing_workspace_is_the_empty_key_and_unknowns_count_as_zero(tmp_path: Path) -> None:
@@ -158,16 +189,38 @@ def test_missing_workspace_is_the_empty_key_and_unknowns_count_as_zero(tmp_path:
     reported (the walkthrough's qwen2.5-coder row: 44,254 input, 6,344 output, total shown 0)."""
     from .ledgers import row
 
-    path = make_ledger(tmp_path / "usage.sqlite3", [
-        row(workspace_path=None, input_tokens=None, output_tokens=5, total_tokens=None, cost_usd_micros=None),
-        row(workspace_path=None, input_tokens=7, output_tokens=None, total_tokens=9, cost_usd_micros=1_500_000),
-    ])  # fmt: skip
+    path = make_ledger(
+        tmp_path / "usage.sqlite3",
+        [
+            row(
+                workspace_path=None,
+                input_tokens=None,
+                output_tokens=5,
+                total_tokens=None,
+                cost_usd_micros=None,
+            ),
+            row(
+                workspace_path=None,
+                input_tokens=7,
+                output_tokens=None,
+                total_tokens=9,
+                cost_usd_micros=1_500_000,
+            ),
+        ],
+    )
     with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
         [group] = UsageReport(ledger).groups("workspace")
     assert group.to_json() == {
-        "key": "", "requests": 2, "input_tokens": 7, "output_tokens": 5, "cache_read_tokens": 0,
-        "cache_write_tokens": 0, "total_tokens": 5 + 9, "cost_usd": 1.5, "requests_without_cost": 1,
-    }  # fmt: skip
+        "key": "",
+        "requests": 2,
+        "input_tokens": 7,
+        "output_tokens": 5,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
+        "total_tokens": 5 + 9,
+        "cost_usd": 1.5,
+        "requests_without_cost": 1,
+    }
 
 
 def test_upstream_fixture_reads(tmp_path: Path) -> None:
@@ -177,9 +230,18 @@ def test_upstream_fixture_reads(tmp_path: Path) -> None:
         assert ledger.version == 1
         [group] = UsageReport(ledger).groups("model")
         [request] = ledger.session_requests("fixture-session")
-    assert (group.key, group.requests, group.total_tokens, group.cost_usd_micros) == ("fixture-model", 1, 42, 1234)
+    assert (group.key, group.requests, group.total_tokens, group.cost_usd_micros) == (
+        "fixture-model",
+        1,
+        42,
+        1234,
+    )
     assert (request.provider, request.purpose, request.prompt_tokens, request.rho_version) == (
-        "fixture-provider", "agent", 32, "fixture")
+        "fixture-provider",
+        "agent",
+        32,
+        "fixture",
+    )
 
 
 def test_local_days_follow_a_change_of_timezone(ledger_file: Path, tmp_path: Path) -> None:
@@ -190,14 +252,17 @@ def test_local_days_follow_a_change_of_timezone(ledger_file: Path, tmp_path: Pat
         time.tzset()
         with UsageLedger(ledger_file, cache_dir=cache) as ledger:  # local days folded for New York
             assert actual(UsageReport(ledger).groups("day", UsageFilter(local=True))) == expected(
-                ledger_file, "day", UsageFilter(local=True))
+                ledger_file, "day", UsageFilter(local=True)
+            )
         os.environ["TZ"] = "Asia/Kolkata"
         time.tzset()
         insert(ledger_file, random_rows(100, seed=11))
         with UsageLedger(ledger_file, cache_dir=cache) as ledger:  # the same roll-up, another zone
             for by in ("day", "week"):
                 filt = UsageFilter(local=True)
-                assert actual(UsageReport(ledger).groups(by, filt)) == expected(ledger_file, by, filt)
+                assert actual(UsageReport(ledger).groups(by, filt)) == expected(
+                    ledger_file, by, filt
+                )
     finally:
         if old is None:
             os.environ.pop("TZ", None)
@@ -206,15 +271,25 @@ def test_local_days_follow_a_change_of_timezone(ledger_file: Path, tmp_path: Pat
         time.tzset()
 
 
-@pytest.mark.parametrize(("unit", "stack"), [("day", "purpose"), ("week", "model"), ("month", "purpose")])
-def test_stacked_series_agree_with_and_without_the_rollup(ledger_file: Path, tmp_path: Path, unit: str,
-                                                         stack: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("unit", "stack"), [("day", "purpose"), ("week", "model"), ("month", "purpose")]
+)
+def test_stacked_series_agree_with_and_without_the_rollup(
+    ledger_file: Path, tmp_path: Path, unit: str, stack: str
+) -> None:
     filt = UsageFilter(since=dt.date(2026, 10, 27), until=dt.date(2026, 11, 30), local=True)
-    with UsageLedger(ledger_file, cache_dir=tmp_path / "cache") as cached, UsageLedger(ledger_file, cache_dir=False) as raw:
-        a, b = UsageReport(cached).stacked(unit, stack, filt), UsageReport(raw).stacked(unit, stack, filt)
+    with (
+        UsageLedger(ledger_file, cache_dir=tmp_path / "cache") as cached,
+        UsageLedger(ledger_file, cache_dir=False) as raw,
+    ):
+        a, b = (
+            UsageReport(cached).stacked(unit, stack, filt),
+            UsageReport(raw).stacked(unit, stack, filt),
+        )
     assert a.x == b.x and a.cells == b.cells and set(a.stacks) == set(b.stacks)
-    assert sum(g.requests for g in a.cells.values()) == sum(expected(ledger_file, "day", filt)[d][0]
-                                                            for d in expected(ledger_file, "day", filt))
+    assert sum(g.requests for g in a.cells.values()) == sum(
+        expected(ledger_file, "day", filt)[d][0] for d in expected(ledger_file, "day", filt)
+    )
 
 
 def test_chart_unit_keeps_the_bars_readable() -> None:
@@ -222,13 +297,21 @@ def test_chart_unit_keeps_the_bars_readable() -> None:
 
     day = dt.date(2026, 1, 1)
     assert [chart_unit(day, day + dt.timedelta(days=n)) for n in (0, 61, 62, 181, 182, 400)] == [
-        "day", "day", "week", "week", "month", "month"]
+        "day",
+        "day",
+        "week",
+        "week",
+        "month",
+        "month",
+    ]
 
 
 # -- a first look at a big ledger: a plain scan, and the roll-up built a part per look --------
 
 
-def test_a_big_backlog_is_scanned_and_folded_a_part_per_look(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_big_backlog_is_scanned_and_folded_a_part_per_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Folding a row costs several plain scans of it, so a first look at a big ledger reads the
     ledger itself and builds the roll-up a batch at a time, after its reports; every look's
     figures are right, and once caught up it folds only what Rho wrote since (34.5)."""
@@ -245,7 +328,9 @@ def test_a_big_backlog_is_scanned_and_folded_a_part_per_look(tmp_path: Path, mon
     for _ in range(20):
         with UsageLedger(path, cache_dir=cache) as ledger:
             looks.append((ledger.cached, _folded(ledger)))
-            assert actual(UsageReport(ledger).groups("model")) == expected(path, "model", UsageFilter())
+            assert actual(UsageReport(ledger).groups("model")) == expected(
+                path, "model", UsageFilter()
+            )
             prices = payback(ledger).prices
             ledger.catch_up(0)  # one batch per look, whatever the time its reports took
         if looks[-1][0]:
@@ -263,7 +348,9 @@ def test_a_big_backlog_is_scanned_and_folded_a_part_per_look(tmp_path: Path, mon
             assert actual(UsageReport(ledger).groups("day", filt)) == expected(path, "day", filt)
 
 
-def test_closing_spends_a_share_of_the_reports_time_catching_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_closing_spends_a_share_of_the_reports_time_catching_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rho_desk.core.usage import ledger as ledger_module
     from rho_desk.core.usage import rollup
 
@@ -272,7 +359,9 @@ def test_closing_spends_a_share_of_the_reports_time_catching_up(tmp_path: Path, 
     path = make_ledger(tmp_path / "usage.sqlite3", random_rows(4000))
     spent: list[float] = []
     real = UsageLedger.catch_up
-    monkeypatch.setattr(UsageLedger, "catch_up", lambda self, seconds: spent.append(seconds) or real(self, seconds))
+    monkeypatch.setattr(
+        UsageLedger, "catch_up", lambda self, seconds: spent.append(seconds) or real(self, seconds)
+    )
     with UsageLedger(path, cache_dir=tmp_path / "cache") as ledger:
         UsageReport(ledger).groups("session")
         reading = ledger._reading
@@ -283,5 +372,9 @@ def test_closing_spends_a_share_of_the_reports_time_catching_up(tmp_path: Path, 
 
 def _folded(ledger: UsageLedger) -> int:
     """How many ledger rows the roll-up holds (its high-water mark)."""
-    rows = ledger.query("SELECT value FROM main.meta WHERE key = 'high_rowid'") if ledger.rollup_path else []
+    rows = (
+        ledger.query("SELECT value FROM main.meta WHERE key = 'high_rowid'")
+        if ledger.rollup_path
+        else []
+    )
     return int(rows[0][0]) if rows else 0  # type: ignore[call-overload]

@@ -32,14 +32,28 @@ from rho_desk.core.wire.model import ModelUsage
 
 from .ledgers import COLUMNS, MIGRATION_1, make_ledger, random_rows
 
-USAGE = ModelUsage(input_tokens=1200, output_tokens=80, cache_read_tokens=300, total_tokens=1580, cost_usd_micros=4321)
+USAGE = ModelUsage(
+    input_tokens=1200,
+    output_tokens=80,
+    cache_read_tokens=300,
+    total_tokens=1580,
+    cost_usd_micros=4321,
+)
 
 
 def event(**values: object) -> RequestUsage:
     base: dict[str, object] = {
-        "provider": "openai", "model": "gpt-5", "purpose": "agent", "outcome": "completed", "usage": USAGE,
-        "session_id": "s-1", "run_id": "r-1", "step_index": 1, "attempt_index": 1, "workspace_path": "/w/a",
-    }  # fmt: skip
+        "provider": "openai",
+        "model": "gpt-5",
+        "purpose": "agent",
+        "outcome": "completed",
+        "usage": USAGE,
+        "session_id": "s-1",
+        "run_id": "r-1",
+        "step_index": 1,
+        "attempt_index": 1,
+        "workspace_path": "/w/a",
+    }
     base.update(values)
     return RequestUsage(**base)  # type: ignore[arg-type]
 
@@ -56,7 +70,9 @@ def rows(path: Path) -> list[dict[str, object]]:
 def schema(path: Path) -> list[str]:
     db = sqlite3.connect(path)
     try:
-        return sorted(str(r[0]) for r in db.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"))
+        return sorted(
+            str(r[0]) for r in db.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL")
+        )
     finally:
         db.close()
 
@@ -75,25 +91,52 @@ def test_a_new_ledger_is_the_one_rho_makes(tmp_path: Path) -> None:
     for name in ("usage.sqlite3", "usage.sqlite3-wal", "usage.sqlite3-shm"):
         if (home / name).exists():
             assert stat.S_IMODE((home / name).stat().st_mode) == 0o600, name
-    assert "CREATE TABLE usage_events" in MIGRATION_1 and writer_module.MIGRATION_1.strip() == MIGRATION_1.strip()
+    assert (
+        "CREATE TABLE usage_events" in MIGRATION_1
+        and writer_module.MIGRATION_1.strip() == MIGRATION_1.strip()
+    )
 
 
 def test_a_row_holds_what_the_server_reported_and_nothing_else(tmp_path: Path) -> None:
     path = tmp_path / "usage.sqlite3"
     LedgerWriter(path).record(event(event_id="e-1", occurred_at_ms=1_790_000_000_123))
-    unreported = ModelUsage(input_tokens=44_254, output_tokens=6_344)  # no total, no cost: NULL, not 0
+    unreported = ModelUsage(
+        input_tokens=44_254, output_tokens=6_344
+    )  # no total, no cost: NULL, not 0
     LedgerWriter(path, workspace="/w/fallback").record(
-        event(event_id="e-2", purpose="compaction", outcome="cancelled", usage=unreported, workspace_path=None,
-              step_index=None, run_id="r-2")
-    )  # fmt: skip
+        event(
+            event_id="e-2",
+            purpose="compaction",
+            outcome="cancelled",
+            usage=unreported,
+            workspace_path=None,
+            step_index=None,
+            run_id="r-2",
+        )
+    )
     first, second = rows(path)
     assert first == {
-        "event_id": "e-1", "schema_version": 1, "occurred_at_ms": 1_790_000_000_123, "session_id": "s-1",
-        "parent_session_id": None, "run_id": "r-1", "step_index": 1, "attempt_index": 1, "workspace_path": "/w/a",
-        "provider": "openai", "model": "gpt-5", "purpose": "agent", "request_outcome": "completed",
-        "input_tokens": 1200, "output_tokens": 80, "cache_read_tokens": 300, "cache_write_tokens": None,
-        "total_tokens": 1580, "cost_usd_micros": 4321, "rho_version": WRITER_VERSION,
-    }  # fmt: skip
+        "event_id": "e-1",
+        "schema_version": 1,
+        "occurred_at_ms": 1_790_000_000_123,
+        "session_id": "s-1",
+        "parent_session_id": None,
+        "run_id": "r-1",
+        "step_index": 1,
+        "attempt_index": 1,
+        "workspace_path": "/w/a",
+        "provider": "openai",
+        "model": "gpt-5",
+        "purpose": "agent",
+        "request_outcome": "completed",
+        "input_tokens": 1200,
+        "output_tokens": 80,
+        "cache_read_tokens": 300,
+        "cache_write_tokens": None,
+        "total_tokens": 1580,
+        "cost_usd_micros": 4321,
+        "rho_version": WRITER_VERSION,
+    }
     assert list(first) == list(COLUMNS)
     assert second["total_tokens"] is None and second["cost_usd_micros"] is None
     assert second["purpose"] == "compaction" and second["request_outcome"] == "cancelled"
@@ -182,7 +225,9 @@ def test_a_locked_ledger_is_waited_for_then_written(tmp_path: Path) -> None:
     assert [r["event_id"] for r in rows(path)] == ["after-the-lock"]
 
 
-def test_a_ledger_locked_too_long_is_a_storage_error_and_no_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ledger_locked_too_long_is_a_storage_error_and_no_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(writer_module, "BUSY_TIMEOUT_S", 0.3)
     path = make_ledger(tmp_path / "usage.sqlite3")
     holder = sqlite3.connect(path, isolation_level=None)
@@ -229,10 +274,16 @@ def test_rho_desk_and_rho_write_the_same_ledger_at_once(tmp_path: Path) -> None:
     home = tmp_path / "rho"
     home.mkdir()
     path = home / "usage.sqlite3"
-    processes = [subprocess.Popen([sys.executable, "-c", OURS, str(path), f"desk{k}", "150"]) for k in range(2)]
+    processes = [
+        subprocess.Popen([sys.executable, "-c", OURS, str(path), f"desk{k}", "150"])
+        for k in range(2)
+    ]
     while not path.exists() or os.path.getsize(path) == 0 or not schema(path):
         time.sleep(0.01)  # Rho's writers start on a migrated ledger (Rho migrates at open)
-    processes += [subprocess.Popen([sys.executable, "-c", RHO_LIKE, str(path), f"rho{k}", "150"]) for k in range(2)]
+    processes += [
+        subprocess.Popen([sys.executable, "-c", RHO_LIKE, str(path), f"rho{k}", "150"])
+        for k in range(2)
+    ]
     for process in processes:
         assert process.wait(timeout=120) == 0
     found = rows(path)
@@ -249,7 +300,9 @@ def test_the_ledger_of_a_session_is_its_rho_homes(tmp_path: Path) -> None:
     unit = home / "sessions" / "-home-u-project-0123456789abcdef" / "1790000000_s-1"
     assert ledger_for_session(unit / "session.jsonl") == home / "usage.sqlite3"
     assert ledger_for_session(unit.with_suffix(".jsonl")) == home / "usage.sqlite3"  # flat layout
-    loose = tmp_path / "sessions" / "somewhere" / "session.jsonl"  # "sessions", but not a Rho home's
+    loose = (
+        tmp_path / "sessions" / "somewhere" / "session.jsonl"
+    )  # "sessions", but not a Rho home's
     assert ledger_for_session(loose) is None
     fallback = tmp_path / "default-home"
     assert ledger_for_session(loose, fallback) is None  # no such folder: not recorded
@@ -257,11 +310,16 @@ def test_the_ledger_of_a_session_is_its_rho_homes(tmp_path: Path) -> None:
     assert ledger_for_session(loose, fallback) == fallback / "usage.sqlite3"
 
 
-def test_a_loose_session_records_into_rhos_own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_loose_session_records_into_rhos_own_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     loose = tmp_path / "session.jsonl"
     monkeypatch.setenv("RHO_HOME", str(tmp_path / "no-home"))
     assert recording_for_session(loose) is None
     (tmp_path / "no-home").mkdir()
     recording = recording_for_session(loose, workspace="/w/x")
     assert recording is not None
-    assert isinstance(recording.recorder, LedgerWriter) and recording.recorder.path == tmp_path / "no-home" / "usage.sqlite3"
+    assert (
+        isinstance(recording.recorder, LedgerWriter)
+        and recording.recorder.path == tmp_path / "no-home" / "usage.sqlite3"
+    )

@@ -65,11 +65,15 @@ usage = st.builds(
 )
 blocks = st.one_of(
     st.builds(ContentBlock, text=text),
-    st.builds(lambda d, m: ContentBlock(image=ImageContent(d, m)), st.text("ABCabc+/=", max_size=40), text),
+    st.builds(
+        lambda d, m: ContentBlock(image=ImageContent(d, m)), st.text("ABCabc+/=", max_size=40), text
+    ),
     st.builds(lambda i, n, a: ContentBlock(tool_call=ToolCall(i, n, a)), text, text, json_values),
 )
 contexts = st.builds(
-    lambda identity, kind, position, data: ProviderContextBlock(identity=identity, kind=kind, position=position, data=data),
+    lambda identity, kind, position, data: ProviderContextBlock(
+        identity=identity, kind=kind, position=position, data=data
+    ),
     identities,
     st.sampled_from(["reasoning", "anthropic_content_block", PORTABLE_FALLBACK_KIND]) | text,
     opt_u64,
@@ -97,7 +101,15 @@ aborted = st.builds(
     st.none() | identities,
     st.none() | text,
     st.lists(contexts, max_size=2).map(tuple),
-    st.lists(st.builds(lambda i, n, a: PartialToolCall(id=i, name=n, arguments=a), st.none() | text, st.none() | text, text), max_size=3).map(tuple),
+    st.lists(
+        st.builds(
+            lambda i, n, a: PartialToolCall(id=i, name=n, arguments=a),
+            st.none() | text,
+            st.none() | text,
+            text,
+        ),
+        max_size=3,
+    ).map(tuple),
     usage,
 )
 messages = st.one_of(
@@ -140,7 +152,9 @@ def test_snapshots_round_trip_through_json_unchanged(snapshot: SessionSnapshot) 
     for data in (encode(snapshot), encode_pretty(snapshot)):
         again = decode_snapshot(data)
         assert again == snapshot
-    assert all(m.aborted_assistant is None or m.aborted_assistant.reasoning == "" for m in snapshot.history)
+    assert all(
+        m.aborted_assistant is None or m.aborted_assistant.reasoning == "" for m in snapshot.history
+    )
     assert list(snapshot.metadata) == sorted(snapshot.metadata)
 
 
@@ -167,7 +181,9 @@ def test_random_bytes_never_crash_the_snapshot_loader(data: bytes) -> None:
 
 @FAST
 @given(snapshots, st.data())
-def test_corrupted_snapshots_fail_with_a_typed_error(snapshot: SessionSnapshot, data: st.DataObject) -> None:
+def test_corrupted_snapshots_fail_with_a_typed_error(
+    snapshot: SessionSnapshot, data: st.DataObject
+) -> None:
     raw = bytearray(encode(snapshot))
     for _ in range(data.draw(st.integers(1, 4))):
         position = data.draw(st.integers(0, len(raw) - 1))
@@ -179,7 +195,9 @@ def test_corrupted_snapshots_fail_with_a_typed_error(snapshot: SessionSnapshot, 
         elif mutation == "truncate":
             del raw[position:]
         else:
-            raw[position:position] = data.draw(st.sampled_from([b"{", b"}", b'"', b",", b"null", b"\xff", b"[]"]))
+            raw[position:position] = data.draw(
+                st.sampled_from([b"{", b"}", b'"', b",", b"null", b"\xff", b"[]"])
+            )
         if not raw:
             break
     _fuzz_load(bytes(raw))
@@ -193,6 +211,9 @@ def test_random_json_documents_never_crash_the_snapshot_loader(value: Any) -> No
 
 def test_deep_nesting_is_a_typed_error() -> None:
     with pytest.raises(WireFormatError) as caught:
-        decode_snapshot(b'{"schema_version":2,"session_id":"s","revision":1,"history":[],"provider":' + b"[" * 100_000,
-                        source="fuzz.json")  # fmt: skip
+        decode_snapshot(
+            b'{"schema_version":2,"session_id":"s","revision":1,"history":[],"provider":'
+            + b"[" * 100_000,
+            source="fuzz.json",
+        )
     assert caught.value.source == "fuzz.json" and caught.value.reason

@@ -30,23 +30,73 @@ from ...conftest import RHO_FIXTURES
 # spec/engine.md §2.12: one example of every variant (written compactly here)
 EVERY_VARIANT = [
     {"System": "You are a careful assistant."},
-    {"User": [{"Text": "What is in this picture and in notes.txt?"},
-              {"Image": {"data": "iVBORw0KGgo=", "mime_type": "image/png"}}]},
-    {"Assistant": [{"ToolCall": {"id": "host-1", "name": "read_file", "arguments": {"path": "notes.txt"}}}]},
+    {
+        "User": [
+            {"Text": "What is in this picture and in notes.txt?"},
+            {"Image": {"data": "iVBORw0KGgo=", "mime_type": "image/png"}},
+        ]
+    },
+    {
+        "Assistant": [
+            {"ToolCall": {"id": "host-1", "name": "read_file", "arguments": {"path": "notes.txt"}}}
+        ]
+    },
     {"ToolResult": {"id": "host-1", "ok": True, "content": "buy milk"}},
-    {"EnrichedAssistant": {
-        "content": [{"Text": "Let me check one more file."},
-                    {"ToolCall": {"id": "call-7", "name": "read_file", "arguments": {"path": "todo.txt"}}}],
-        "provenance": {"provider": "anthropic", "api": "anthropic-messages", "model": "claude-test"},
-        "provider_context": [{"identity": {"provider": "anthropic", "api": "anthropic-messages", "model": "claude-test"},
-                              "kind": "anthropic_content_block", "position": 0,
-                              "data": {"type": "thinking", "thinking": "…", "signature": "sig"}}]}},
-    {"ToolResult": {"id": "call-7", "ok": False, "content": "tool call interrupted before completion"}},
-    {"AbortedAssistant": {"content": [{"Text": "The picture shows"}], "reasoning": "", "tool_calls": [],
-                          "usage": {"input_tokens": 120, "output_tokens": 3, "cache_read_tokens": None,
-                                    "cache_write_tokens": None, "total_tokens": None, "context_window": 200000,
-                                    "cost_usd_micros": None}}},
-]  # fmt: skip
+    {
+        "EnrichedAssistant": {
+            "content": [
+                {"Text": "Let me check one more file."},
+                {
+                    "ToolCall": {
+                        "id": "call-7",
+                        "name": "read_file",
+                        "arguments": {"path": "todo.txt"},
+                    }
+                },
+            ],
+            "provenance": {
+                "provider": "anthropic",
+                "api": "anthropic-messages",
+                "model": "claude-test",
+            },
+            "provider_context": [
+                {
+                    "identity": {
+                        "provider": "anthropic",
+                        "api": "anthropic-messages",
+                        "model": "claude-test",
+                    },
+                    "kind": "anthropic_content_block",
+                    "position": 0,
+                    "data": {"type": "thinking", "thinking": "…", "signature": "sig"},
+                }
+            ],
+        }
+    },
+    {
+        "ToolResult": {
+            "id": "call-7",
+            "ok": False,
+            "content": "tool call interrupted before completion",
+        }
+    },
+    {
+        "AbortedAssistant": {
+            "content": [{"Text": "The picture shows"}],
+            "reasoning": "",
+            "tool_calls": [],
+            "usage": {
+                "input_tokens": 120,
+                "output_tokens": 3,
+                "cache_read_tokens": None,
+                "cache_write_tokens": None,
+                "total_tokens": None,
+                "context_window": 200000,
+                "cost_usd_micros": None,
+            },
+        }
+    },
+]
 
 
 def compact(value: object) -> bytes:
@@ -87,13 +137,17 @@ def test_usage_default_writes_every_key_as_null() -> None:
     assert decode(b"{}", ModelUsage) == ModelUsage()
 
 
-@pytest.mark.parametrize("raw", [b'{"EnrichedAssistant":{}}', b'{"EnrichedAssistant":{"content":[]}}'])
+@pytest.mark.parametrize(
+    "raw", [b'{"EnrichedAssistant":{}}', b'{"EnrichedAssistant":{"content":[]}}']
+)
 def test_minimal_enriched_assistant(raw: bytes) -> None:
     assert encode(decode_message(raw)) == b'{"EnrichedAssistant":{"content":[]}}'
 
 
 def test_legacy_portable_fallback_becomes_a_context_block() -> None:
-    message = decode_message(b'{"EnrichedAssistant":{"content":[],"portable_fallback":"legacy notice"}}')
+    message = decode_message(
+        b'{"EnrichedAssistant":{"content":[],"portable_fallback":"legacy notice"}}'
+    )
     assert encode(message) == (
         b'{"EnrichedAssistant":{"content":[],"provider_context":[{"identity":{"provider":"","api":"","model":""},'
         b'"kind":"rho.sdk.portable_fallback.v1","data":"legacy notice"}]}}'
@@ -104,10 +158,17 @@ def test_legacy_portable_fallback_becomes_a_context_block() -> None:
 
 def test_legacy_fallback_replaces_existing_and_lands_last() -> None:
     ident = {"provider": "p", "api": "a", "model": "m"}
-    raw = {"EnrichedAssistant": {"content": [], "provenance": ident, "provider_context": [
-        {"identity": ident, "kind": "rho.sdk.portable_fallback.v1", "data": "old"},
-        {"identity": ident, "kind": "native", "position": 1, "data": {"x": 1}},
-    ], "portable_fallback": "new"}}
+    raw = {
+        "EnrichedAssistant": {
+            "content": [],
+            "provenance": ident,
+            "provider_context": [
+                {"identity": ident, "kind": "rho.sdk.portable_fallback.v1", "data": "old"},
+                {"identity": ident, "kind": "native", "position": 1, "data": {"x": 1}},
+            ],
+            "portable_fallback": "new",
+        }
+    }
     m = decode_message(compact(raw)).enriched_assistant
     assert m is not None
     assert [b.kind for b in m.provider_context] == ["native", "rho.sdk.portable_fallback.v1"]
@@ -117,15 +178,21 @@ def test_legacy_fallback_replaces_existing_and_lands_last() -> None:
 
 def test_fallback_kind_with_position_or_object_data_is_ordinary_context() -> None:
     ident = ModelIdentity("p", "a", "m")
-    positioned = ProviderContextBlock(identity=ident, kind="rho.sdk.portable_fallback.v1", position=0, data="x")
-    object_data = ProviderContextBlock(identity=ident, kind="rho.sdk.portable_fallback.v1", data={"x": 1})
+    positioned = ProviderContextBlock(
+        identity=ident, kind="rho.sdk.portable_fallback.v1", position=0, data="x"
+    )
+    object_data = ProviderContextBlock(
+        identity=ident, kind="rho.sdk.portable_fallback.v1", data={"x": 1}
+    )
     assert not positioned.is_portable_fallback and positioned.is_replayable_to(ident)
     assert not object_data.is_portable_fallback
 
 
 def test_partial_tool_call_writes_nulls() -> None:
     assert encode(PartialToolCall(arguments="")) == b'{"id":null,"name":null,"arguments":""}'
-    assert decode(b'{"arguments":"{\\"path\\":"}', PartialToolCall) == PartialToolCall(arguments='{"path":')
+    assert decode(b'{"arguments":"{\\"path\\":"}', PartialToolCall) == PartialToolCall(
+        arguments='{"path":'
+    )
     with pytest.raises(WireFormatError, match="arguments"):
         decode(b'{"id":"x"}', PartialToolCall)
 
@@ -144,11 +211,20 @@ def test_partial_tool_call_writes_nulls() -> None:
         (b'{"User":[{"ToolCall":{"id":"a","name":"b"}}]}', "arguments"),
         (b'{"AbortedAssistant":{"content":[],"tool_calls":[],"usage":{}}}', "reasoning"),
         (b'{"EnrichedAssistant":{"provider_context":null}}', "got `null`"),
-        (b'{"AbortedAssistant":{"content":[],"reasoning":"","tool_calls":[],"usage":{"output_tokens":3.0}}}', "got `float`"),
-        (b'{"AbortedAssistant":{"content":[],"reasoning":"","tool_calls":[],"usage":{"output_tokens":-1}}}', ">= 0"),
-        (b'{"AbortedAssistant":{"content":[],"reasoning":"","tool_calls":[],"usage":{"output_tokens":18446744073709551616}}}', "64-bit"),
+        (
+            b'{"AbortedAssistant":{"content":[],"reasoning":"","tool_calls":[],"usage":{"output_tokens":3.0}}}',
+            "got `float`",
+        ),
+        (
+            b'{"AbortedAssistant":{"content":[],"reasoning":"","tool_calls":[],"usage":{"output_tokens":-1}}}',
+            ">= 0",
+        ),
+        (
+            b'{"AbortedAssistant":{"content":[],"reasoning":"","tool_calls":[],"usage":{"output_tokens":18446744073709551616}}}',
+            "64-bit",
+        ),
     ],
-)  # fmt: skip
+)
 def test_malformed_messages_are_rejected_with_a_path(raw: bytes, fragment: str) -> None:
     with pytest.raises(WireFormatError) as caught:
         decode_message(raw, source="x.json")
@@ -168,7 +244,10 @@ def test_error_names_the_json_path() -> None:
 def test_u64_limits() -> None:
     usage = decode(b'{"total_tokens":18446744073709551615}', ModelUsage)
     assert usage.total_tokens == 2**64 - 1
-    assert ModelUsage(total_tokens=2**64 - 1).saturating_add(ModelUsage(total_tokens=5)).total_tokens == 2**64 - 1
+    assert (
+        ModelUsage(total_tokens=2**64 - 1).saturating_add(ModelUsage(total_tokens=5)).total_tokens
+        == 2**64 - 1
+    )
 
 
 def test_string_escaping_matches_serde() -> None:
@@ -194,7 +273,12 @@ def test_usage_worked_example() -> None:
     assert (split.input_tokens, split.cache_read_tokens, split.total_tokens) == (80, 20, 110)
     assert split.total_input_tokens() == 100 and split.inclusive_prompt_tokens() == 100
     both = mute + split
-    assert (both.input_tokens, both.output_tokens, both.cache_read_tokens, both.total_tokens) == (80, 15, 20, 215)
+    assert (both.input_tokens, both.output_tokens, both.cache_read_tokens, both.total_tokens) == (
+        80,
+        15,
+        20,
+        215,
+    )
     assert both.inclusive_prompt_tokens() == 200
 
 
@@ -226,7 +310,9 @@ def test_v2_fixture_keeps_its_cache_key() -> None:
     snap = decode_snapshot((RHO_FIXTURES / "session-snapshot-v2.json").read_bytes())
     assert snap.prompt_cache_key == "rho:fixture-cache"
     assert snap.compaction == CompactionState(2, 7, last_revision=4)
-    assert encode_pretty(snap).endswith(b'  },\n  "metadata": {\n    "title": "snapshot v2"\n  },\n  "prompt_cache_key": "rho:fixture-cache"\n}')
+    assert encode_pretty(snap).endswith(
+        b'  },\n  "metadata": {\n    "title": "snapshot v2"\n  },\n  "prompt_cache_key": "rho:fixture-cache"\n}'
+    )
 
 
 @pytest.mark.parametrize("name", ["session-snapshot-v1.json", "session-snapshot-v2.json"])
@@ -238,7 +324,10 @@ def test_snapshot_fixtures_re_emit_byte_identically(name: str) -> None:
         once = emit(snap)
         assert emit(decode_snapshot(once)) == once
         assert decode_snapshot(once) == snap
-    assert encode_pretty(snap) == json.dumps(json.loads(encode(snap)), indent=2, ensure_ascii=False).encode()
+    assert (
+        encode_pretty(snap)
+        == json.dumps(json.loads(encode(snap)), indent=2, ensure_ascii=False).encode()
+    )
 
 
 @pytest.mark.parametrize("version", [0, 3, 2**32 - 1, 2**32])
@@ -288,17 +377,26 @@ def test_snapshot_defaults_and_omissions() -> None:
 
 
 def test_metadata_is_written_sorted() -> None:
-    snap = SessionSnapshot.new("s", 1, [], ModelIdentity("p", "a", "m"), metadata={"b": "2", "a": "1", "é": "3", "Z": "0"})
+    snap = SessionSnapshot.new(
+        "s", 1, [], ModelIdentity("p", "a", "m"), metadata={"b": "2", "a": "1", "é": "3", "Z": "0"}
+    )
     assert encode(snap).endswith(b'"metadata":{"Z":"0","a":"1","b":"2","\xc3\xa9":"3"}}')
 
 
 def test_aborted_reasoning_is_cleared_on_construction_and_import() -> None:
-    aborted = Message.aborted(AbortedAssistant(content=(), reasoning="secret thoughts", tool_calls=(), usage=ModelUsage()))
-    snap = SessionSnapshot.new("s", 1, [Message.user_text("hi"), aborted], ModelIdentity("p", "a", "m"))
+    aborted = Message.aborted(
+        AbortedAssistant(content=(), reasoning="secret thoughts", tool_calls=(), usage=ModelUsage())
+    )
+    snap = SessionSnapshot.new(
+        "s", 1, [Message.user_text("hi"), aborted], ModelIdentity("p", "a", "m")
+    )
     assert snap.history[1].aborted_assistant is not None
     assert snap.history[1].aborted_assistant.reasoning == ""
     raw = encode(snap).replace(b'"reasoning":""', b'"reasoning":"imported thoughts"')
     assert b"imported thoughts" in raw
     assert b"thoughts" not in encode(decode_snapshot(raw))
     # in-memory history outside snapshots is not sanitized
-    assert aborted.aborted_assistant is not None and aborted.aborted_assistant.reasoning == "secret thoughts"
+    assert (
+        aborted.aborted_assistant is not None
+        and aborted.aborted_assistant.reasoning == "secret thoughts"
+    )

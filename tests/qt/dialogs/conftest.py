@@ -40,9 +40,15 @@ def loopback_profile(loopback: Loopback) -> ProviderProfile:
 
     Its tools are off: these sessions record folders that are not on this machine (the tools'
     own tests choose a mode and a real folder)."""
-    profile = ProviderProfile(name="loopback", kind=ProfileKind.OPENAI_COMPATIBLE, base_url=loopback.url + "/v1",
-                              model="gpt-test", provider="loopback", context_window=32_000,
-                              permission_mode="off")  # fmt: skip
+    profile = ProviderProfile(
+        name="loopback",
+        kind=ProfileKind.OPENAI_COMPATIBLE,
+        base_url=loopback.url + "/v1",
+        model="gpt-test",
+        provider="loopback",
+        context_window=32_000,
+        permission_mode="off",
+    )
     ProfileStore().upsert(profile, make_default=True)
     set_api_key(profile, LOOPBACK_KEY)
     return profile
@@ -54,9 +60,13 @@ def text_reply(*pieces: str, hang: bool = False, delay: float = 0.0) -> Reply:
     chunks += [openai_chunk({"content": p}) for p in pieces[1:]]
     if hang:
         return Reply(chunks=chunks, hang_after=len(chunks), delay=delay)
-    chunks += [openai_chunk(finish="stop"),
-               openai_chunk(choices=False, usage={"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57}),
-               OPENAI_DONE]  # fmt: skip
+    chunks += [
+        openai_chunk(finish="stop"),
+        openai_chunk(
+            choices=False, usage={"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57}
+        ),
+        OPENAI_DONE,
+    ]
     return Reply(chunks=chunks, delay=delay)
 
 
@@ -103,6 +113,12 @@ def audit_written(output: Path, receipt_path: Path, known: list[str] = ()) -> An
     receipt = decode_receipt(receipt_path.read_bytes())
     key = fingerprint_key(default_key_source())
     excluded = frozenset(ContentClass(n) for n in receipt.selection.excluded)
-    report = audit_bytes(data, scanner=SecretScanner([*known, base64.b64encode(key).decode()]), key=key,
-                         name=output.name, excluded=excluded, recorded_echoes=receipt.finding_objects())  # fmt: skip
+    report = audit_bytes(
+        data,
+        scanner=SecretScanner([*known, base64.b64encode(key).decode()]),
+        key=key,
+        name=output.name,
+        excluded=excluded,
+        recorded_echoes=receipt.finding_objects(),
+    )
     return verify_receipt(receipt, data, report, key_id(key)), report, receipt

@@ -30,8 +30,10 @@ def _grown(path: Path, turns: int = 4) -> Path:
     with SessionWriter(read_session(path, check_name=False), take_lease=False) as writer:
         state = writer.tree.snapshot(trim=False, prompt_cache_key=None)
         for i in range(turns):
-            added = (Message.user_text(f"long request {i}: " + "details " * 120),
-                     Message.assistant_text(f"long answer {i}: " + "findings " * 120))  # fmt: skip
+            added = (
+                Message.user_text(f"long request {i}: " + "details " * 120),
+                Message.assistant_text(f"long answer {i}: " + "findings " * 120),
+            )
             state = state.replace(revision=state.revision + 1, history=state.history + added)
             writer.save(state)
     return path
@@ -58,13 +60,20 @@ def test_the_preview_shows_what_would_be_removed_and_kept(make_window, run, tmp_
     # messages" in the dialog stood beside "13 msgs" on the card
     system = len(expected.partition.system)
     assert system == 1
-    assert dialog.card_messages.value.text() == f"{expected.previous_messages - 1:,} → {expected.current_messages - 1:,}"
+    assert (
+        dialog.card_messages.value.text()
+        == f"{expected.previous_messages - 1:,} → {expected.current_messages - 1:,}"
+    )
     from rho_desk.core.stores.rho_files.summary import message_count
 
     tree = context.document.tree
-    shown = message_count(tree, tree.active_leaf)  # what the card, the header and `rho-desk show` say
+    shown = message_count(
+        tree, tree.active_leaf
+    )  # what the card, the header and `rho-desk show` say
     assert dialog.card_messages.value.text().startswith(f"{shown:,} → ")
-    assert dialog.card_tokens.value.text().startswith(f"{expected.previous_tokens:,} → {expected.current_tokens:,}")
+    assert dialog.card_tokens.value.text().startswith(
+        f"{expected.previous_tokens:,} → {expected.current_tokens:,}"
+    )
     assert dialog.digest.toPlainText() == expected.replacement_message.text()
     assert dialog.compact_button.isEnabled()
     # a larger budget: nothing to compact, and the button says no
@@ -83,8 +92,12 @@ def test_the_preview_shows_what_would_be_removed_and_kept(make_window, run, tmp_
 
 
 @pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
-def test_compact_writes_a_new_base_and_undo_restores(make_window, run, tmp_path: Path, maker) -> None:
-    path = _grown(maker(tmp_path / "home", turns=10) if maker is v3_session else maker(tmp_path / "home"))
+def test_compact_writes_a_new_base_and_undo_restores(
+    make_window, run, tmp_path: Path, maker
+) -> None:
+    path = _grown(
+        maker(tmp_path / "home", turns=10) if maker is v3_session else maker(tmp_path / "home")
+    )
     context, dialog = _dialog(make_window, run, path, keep=2 if maker is v4_session else 8)
     before = context.document.tree.active_leaf
     old_history = context.document.tree.history(before)
@@ -103,22 +116,31 @@ def test_compact_writes_a_new_base_and_undo_restores(make_window, run, tmp_path:
     # the dialog shows what was written: the digest in the file, and its real size
     assert dialog.digest.toPlainText() == tree.history(leaf)[1].text() == written.replacement.text()
     assert f"{written.replacement_tokens:,}-token digest" in dialog.card_removed.caption.text()
-    assert not dialog.compact_button.isEnabled()  # the table shows the compacted revision, not the active one
+    assert (
+        not dialog.compact_button.isEnabled()
+    )  # the table shows the compacted revision, not the active one
     assert "Saved as revision" in dialog.busy.label.text() and dialog.undo_button.isEnabled()
     dialog.undo_button.click()
     run(settle(context.bridge))
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf) == old_history
-    assert (tree.active_leaf.id == before.id) if tree.is_tree else (tree.active_leaf.revision == before.revision + 2)
+    assert (
+        (tree.active_leaf.id == before.id)
+        if tree.is_tree
+        else (tree.active_leaf.revision == before.revision + 2)
+    )
     # the dialog's budget was this compaction's: the defaults automatic compaction uses are unchanged
     settings = context.services.settings
-    assert settings.get(PREFS_COMPACTION_KEEP_MESSAGES) == PREFS_COMPACTION_KEEP_MESSAGES.default == 24
+    assert (
+        settings.get(PREFS_COMPACTION_KEEP_MESSAGES) == PREFS_COMPACTION_KEEP_MESSAGES.default == 24
+    )
     assert settings.get(PREFS_COMPACTION_KEEP_TOKENS) == PREFS_COMPACTION_KEEP_TOKENS.default
     assert settings.get(PREFS_COMPACTION_COMPACTOR) == PREFS_COMPACTION_COMPACTOR.default
 
 
-def test_cancel_stops_a_provider_summary_and_writes_nothing(make_window, run, tmp_path: Path,
-                                                            loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+def test_cancel_stops_a_provider_summary_and_writes_nothing(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v3_session(tmp_path / "home", turns=10)
     size = path.stat().st_size
     context, dialog = _dialog(make_window, run, path)
@@ -137,11 +159,14 @@ def test_cancel_stops_a_provider_summary_and_writes_nothing(make_window, run, tm
     assert context.operations.operation is None  # the slot is free again
     # the summary request asked the profile's model, with the key from the keyring
     request = loopback.requests[0]
-    assert request.body["model"] == "gpt-test" and request.headers["Authorization"].startswith("Bearer sk-loopback")
+    assert request.body["model"] == "gpt-test" and request.headers["Authorization"].startswith(
+        "Bearer sk-loopback"
+    )
 
 
-def test_a_provider_summary_is_written_with_its_cost(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                      loopback_profile) -> None:  # fmt: skip
+def test_a_provider_summary_is_written_with_its_cost(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v3_session(tmp_path / "home", turns=10)
     context, dialog = _dialog(make_window, run, path)
     dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
@@ -150,12 +175,16 @@ def test_a_provider_summary_is_written_with_its_cost(make_window, run, tmp_path:
     run(settle(context.bridge))
     tree = read_session(path, check_name=False).tree
     replacement = tree.history(tree.active_leaf)[1]
-    assert replacement.text().startswith("[rho-desk summary v1]") and "each was answered" in replacement.text()
+    assert (
+        replacement.text().startswith("[rho-desk summary v1]")
+        and "each was answered" in replacement.text()
+    )
     assert tree.active_leaf.kind is NodeKind.COMPACTION
 
 
-def test_another_writer_during_the_run_means_nothing_is_written(make_window, run, tmp_path: Path,
-                                                                loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+def test_another_writer_during_the_run_means_nothing_is_written(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v4_session(tmp_path / "home")
     context, dialog = _dialog(make_window, run, path, keep=2)
     dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
@@ -198,14 +227,19 @@ def _counts(context, run, path: Path) -> dict[str, object]:
         "table": stats.table_model.rowCount(),
         "markers": sum(1 for e in display if e.message.text().startswith("◆ Compacted context")),
         "app_display": len(tree.display(markers=False)),
-        "cli_display": len(cli["display"]) - sum(1 for e in cli["display"] if "◆ Compacted context" in json.dumps(e, ensure_ascii=False)),
+        "cli_display": len(cli["display"])
+        - sum(
+            1 for e in cli["display"] if "◆ Compacted context" in json.dumps(e, ensure_ascii=False)
+        ),
         "cli_restores": sum(1 for n in cli["nodes"] if n["restores"]),
         "change": describe_change(tree.active_leaf),
         "timeline": window.revisions.summary.text(),
     }
 
 
-def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(make_window, run, tmp_path: Path) -> None:
+def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(
+    make_window, run, tmp_path: Path
+) -> None:
     path = _grown(v3_session(tmp_path / "home", turns=10))
     context, dialog = _dialog(make_window, run, path, keep=8)
     before = context.document.tree.active_leaf
@@ -222,7 +256,11 @@ def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(make_window
     assert undone["card"] == undone["table"] == undone["markers"] == 0
     assert str(undone["change"]).startswith(f"Restored revision {before.revision}")
     fresh = read_session(path, check_name=False).tree
-    assert undone["app_display"] == undone["cli_display"] == len(fresh.display(fresh.nodes[before.id], markers=False))
+    assert (
+        undone["app_display"]
+        == undone["cli_display"]
+        == len(fresh.display(fresh.nodes[before.id], markers=False))
+    )
     assert "1 compaction" in str(undone["timeline"]) and "1 restore" in str(undone["timeline"])
     assert undone["cli_restores"] == 1
 
@@ -260,10 +298,14 @@ def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, mo
     run(settle(context.bridge))
     assert len(asked) == 2
     grown = path.stat().st_size - size
-    assert abs(grown - asked[1]) < 300  # the size asked about is the size written (± the record's frame)
+    assert (
+        abs(grown - asked[1]) < 300
+    )  # the size asked about is the size written (± the record's frame)
 
 
-def test_the_large_restore_question_is_a_box_not_a_nested_loop(make_window, run, tmp_path: Path, monkeypatch) -> None:
+def test_the_large_restore_question_is_a_box_not_a_nested_loop(
+    make_window, run, tmp_path: Path, monkeypatch
+) -> None:
     import rho_desk.qt.window.operations as host_module
 
     path = _grown(v3_session(tmp_path / "home", turns=10))
@@ -276,7 +318,11 @@ def test_the_large_restore_question_is_a_box_not_a_nested_loop(make_window, run,
     host.undo()
     run(settle(context.bridge))  # returns: the question waits in a window-modal box
     box = host.restore_box
-    assert box is not None and box.isVisible() and f"the file is {host_module.human_bytes(size)} now" in box.text()
+    assert (
+        box is not None
+        and box.isVisible()
+        and f"the file is {host_module.human_bytes(size)} now" in box.text()
+    )
     box.button(QMessageBox.StandardButton.Cancel).click()
     run(settle(context.bridge))
     assert path.stat().st_size == size
@@ -284,11 +330,15 @@ def test_the_large_restore_question_is_a_box_not_a_nested_loop(make_window, run,
     run(settle(context.bridge))
     host.restore_box.button(QMessageBox.StandardButton.Yes).click()
     run(settle(context.bridge))
-    assert path.stat().st_size > size and host.history.status(context.document.tree).redo == "Compaction"
+    assert (
+        path.stat().st_size > size
+        and host.history.status(context.document.tree).redo == "Compaction"
+    )
 
 
-def test_a_summary_larger_than_what_it_replaces_is_refused(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                           loopback_profile) -> None:  # fmt: skip
+def test_a_summary_larger_than_what_it_replaces_is_refused(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v4_session(tmp_path / "home")
     size = path.stat().st_size
     context, dialog = _dialog(make_window, run, path, keep=2)
@@ -296,7 +346,9 @@ def test_a_summary_larger_than_what_it_replaces_is_refused(make_window, run, tmp
     assert dialog.data is not None and not dialog.data.preview.shrinks
     assert not dialog.compact_button.isEnabled() and "would not shrink" in dialog.notice.text.text()
     dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
-    assert dialog.compact_button.isEnabled()  # a provider's summary may be shorter: it is checked after
+    assert (
+        dialog.compact_button.isEnabled()
+    )  # a provider's summary may be shorter: it is checked after
     loopback.queue(text_reply("A very long summary. " * 400))
     dialog.start()
     run(settle(context.bridge))
@@ -306,7 +358,9 @@ def test_a_summary_larger_than_what_it_replaces_is_refused(make_window, run, tmp
     assert path.stat().st_size == size
 
 
-def test_the_session_card_follows_a_compaction_and_its_undo(make_window, run, tmp_path: Path) -> None:
+def test_the_session_card_follows_a_compaction_and_its_undo(
+    make_window, run, tmp_path: Path
+) -> None:
     """The card of the compacted session shows the file as it is after the compaction and after
     its undo (count, compactions, date), without a Refresh."""
     from rho_desk.core.stores.rho_files.summary import summarize
@@ -322,7 +376,11 @@ def test_the_session_card_follows_a_compaction_and_its_undo(make_window, run, tm
     def card_is_the_file() -> bool:
         card, now = browser.summary_for(path), summarize(path)
         return (card.file_size, card.message_count, card.compaction_count, card.updated_at) == (
-            now.file_size, now.message_count, now.compaction_count, now.updated_at)
+            now.file_size,
+            now.message_count,
+            now.compaction_count,
+            now.updated_at,
+        )
 
     dialog = context.session_commands.show_dialog("compact")
     dialog.keep_tokens.setValue(0)
@@ -333,11 +391,18 @@ def test_the_session_card_follows_a_compaction_and_its_undo(make_window, run, tm
     compacted = browser.summary_for(path)
     assert compacted.compaction_count == 1 and compacted.updated_at >= before.updated_at
     dialog.undo_button.click()
-    run(until(lambda: browser.summary_for(path).compaction_count == 0 and card_is_the_file(), context.bridge))
+    run(
+        until(
+            lambda: browser.summary_for(path).compaction_count == 0 and card_is_the_file(),
+            context.bridge,
+        )
+    )
     assert browser.summary_for(path).message_count == before.message_count
 
 
-def test_the_dialog_says_it_computes_names_the_session_and_says_nothing_once(make_window, run, tmp_path: Path) -> None:
+def test_the_dialog_says_it_computes_names_the_session_and_says_nothing_once(
+    make_window, run, tmp_path: Path
+) -> None:
     """While the preview is computed (seconds on a long session) the dialog says so under its
     heading, which names the session by its title; "Nothing to compact" is said once."""
     home = tmp_path / "home"
@@ -346,14 +411,23 @@ def test_the_dialog_says_it_computes_names_the_session_and_says_nothing_once(mak
     summary = context.window.browser.summary_for(path)
     dialog = context.session_commands.show_dialog("compact")
     # at once, before the worker is back: a heading and the computing line, not a blank dialog
-    assert dialog.preview_busy.isVisible() and "Computing the preview" in dialog.preview_busy.label.text()
+    assert (
+        dialog.preview_busy.isVisible()
+        and "Computing the preview" in dialog.preview_busy.label.text()
+    )
     first = summary.first_user_message.splitlines()[0]
-    assert dialog.heading.text().startswith("Compact revision ") and f"“{first}" in dialog.heading.text()
+    assert (
+        dialog.heading.text().startswith("Compact revision ")
+        and f"“{first}" in dialog.heading.text()
+    )
     assert summary.id[:8] not in dialog.heading.text()
     run(settle(context.bridge))
     assert not dialog.preview_busy.isVisible() and dialog.data is not None
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(1000)
     run(settle(context.bridge))
-    assert dialog.data.preview.nothing_to_compact and "Nothing to compact" in dialog.digest_title.text()
+    assert (
+        dialog.data.preview.nothing_to_compact
+        and "Nothing to compact" in dialog.digest_title.text()
+    )
     assert not dialog.notice.isVisible()  # not a second time in the banner

@@ -53,7 +53,9 @@ def _history(path: Path) -> tuple[Message, ...]:
     return tree.history(tree.active_leaf)
 
 
-def test_a_turn_streams_and_is_saved(make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot) -> None:
+def test_a_turn_streams_and_is_saved(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     before = _history(path)
@@ -63,34 +65,53 @@ def test_a_turn_streams_and_is_saved(make_window, run, tmp_path: Path, loopback:
     loopback.queue(text_reply("Hello", " from", " the loopback."))
     panel.composer.setPlainText("Say hello")
     assert panel.profile_name() == "loopback"
-    qtbot.keyClick(panel.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # Ctrl+Enter sends
+    qtbot.keyClick(
+        panel.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier
+    )  # Ctrl+Enter sends
     assert controller.busy  # the prompt stays in the box until its turn starts
     run(until(lambda: not controller.busy, context.bridge))
     assert panel.composer.toPlainText() == ""
     assert deltas == ["Hello", " from", " the loopback."]
     after = _history(path)
     assert after[: len(before)] == before and after[len(before)] == Message.user_text("Say hello")
-    assert after[-1].text() == "Hello from the loopback." and after[-1].enriched_assistant is not None
+    assert (
+        after[-1].text() == "Hello from the loopback." and after[-1].enriched_assistant is not None
+    )
     leaf = read_session(path, check_name=False).tree.active_leaf
     assert leaf.revision == revision + 1 and len(saved) == 1 and saved[0].revision == leaf.revision
     text = panel.reply.toPlainText()
-    assert "You: Say hello" in text and "Assistant: Hello from the loopback." in text and "Saved as revision" in text
+    assert (
+        "You: Say hello" in text
+        and "Assistant: Hello from the loopback." in text
+        and "Saved as revision" in text
+    )
     # the model was sent the restored history plus the prompt, with the key from the keyring
     messages = sent_messages(loopback)
-    assert messages[0]["role"] == "system" and messages[-1] == {"role": "user", "content": "Say hello"}
-    assert loopback.requests[0].headers["Authorization"] == "Bearer sk-loopback-test-0123456789abcdef"
+    assert messages[0]["role"] == "system" and messages[-1] == {
+        "role": "user",
+        "content": "Say hello",
+    }
+    assert (
+        loopback.requests[0].headers["Authorization"] == "Bearer sk-loopback-test-0123456789abcdef"
+    )
     # the conversation view shows the new revision
-    assert context.document.tree.active_leaf.id == leaf.id and context.document.selected.id == leaf.id
+    assert (
+        context.document.tree.active_leaf.id == leaf.id and context.document.selected.id == leaf.id
+    )
     # a second turn continues the same engine session
     loopback.queue(text_reply("Again."))
     panel.composer.setPlainText("Once more")
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))
-    assert _history(path)[-1].text() == "Again." and read_session(path, check_name=False).tree.active_leaf.revision == revision + 2
+    assert (
+        _history(path)[-1].text() == "Again."
+        and read_session(path, check_name=False).tree.active_leaf.revision == revision + 2
+    )
 
 
-def test_the_windows_turns_are_in_the_usage_ledger(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                   loopback_profile) -> None:  # fmt: skip
+def test_the_windows_turns_are_in_the_usage_ledger(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     """Each request the window sends is a Rho-shaped row of the session's home ledger, so the
     Usage window and Rho see what rho-desk spent; a cancelled one is recorded as cancelled."""
     import sqlite3
@@ -107,17 +128,38 @@ def test_the_windows_turns_are_in_the_usage_ledger(make_window, run, tmp_path: P
     controller.cancel()
     run(until(lambda: not controller.busy, context.bridge))
     db = sqlite3.connect(home / "usage.sqlite3")
-    rows = db.execute("SELECT session_id, purpose, request_outcome, output_tokens, total_tokens, workspace_path, "
-                      "provider, model FROM usage_events ORDER BY rowid").fetchall()  # fmt: skip
+    rows = db.execute(
+        "SELECT session_id, purpose, request_outcome, output_tokens, total_tokens, workspace_path, "
+        "provider, model FROM usage_events ORDER BY rowid"
+    ).fetchall()
     db.close()
     assert rows == [
-        ("5e55a0c1-0000-4000-8000-000000000001", "agent", "completed", 7, 57, "/work/demo", "loopback", "gpt-test"),
-        ("5e55a0c1-0000-4000-8000-000000000001", "agent", "cancelled", None, None, "/work/demo", "loopback", "gpt-test"),
+        (
+            "5e55a0c1-0000-4000-8000-000000000001",
+            "agent",
+            "completed",
+            7,
+            57,
+            "/work/demo",
+            "loopback",
+            "gpt-test",
+        ),
+        (
+            "5e55a0c1-0000-4000-8000-000000000001",
+            "agent",
+            "cancelled",
+            None,
+            None,
+            "/work/demo",
+            "loopback",
+            "gpt-test",
+        ),
     ]
 
 
-def test_cancel_commits_the_prompt_and_the_partial_reply(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                         loopback_profile) -> None:  # fmt: skip
+def test_cancel_commits_the_prompt_and_the_partial_reply(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v4_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
@@ -134,13 +176,16 @@ def test_cancel_commits_the_prompt_and_the_partial_reply(make_window, run, tmp_p
     history = _history(path)
     assert history[-2] == Message.user_text("Start something long")
     aborted = history[-1].aborted_assistant
-    assert aborted is not None and "".join(b.text or "" for b in aborted.content) == "Partial answer"
+    assert (
+        aborted is not None and "".join(b.text or "" for b in aborted.content) == "Partial answer"
+    )
     assert aborted.reasoning == ""
     assert "Cancelled" in panel.reply.toPlainText() and controller.state is TurnState.IDLE
 
 
-def test_switching_provider_shows_what_will_not_be_replayed(make_window, run, demo_home: Path,
-                                                             loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+def test_switching_provider_shows_what_will_not_be_replayed(
+    make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = demo_session(demo_home, "c81f3e02")  # native blocks from OpenAI and Anthropic
     context, controller, panel = _open(make_window, run, path)
     size = path.stat().st_size
@@ -149,14 +194,25 @@ def test_switching_provider_shows_what_will_not_be_replayed(make_window, run, de
     panel.composer.setPlainText("Continue with another model")
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))
-    assert len(reports) == 1 and not loopback.requests and path.stat().st_size == size  # nothing sent
+    assert (
+        len(reports) == 1 and not loopback.requests and path.stat().st_size == size
+    )  # nothing sent
     report, identity = reports[0]
-    assert report.omitted_provider_context > 0 and identity == "loopback/openai-chat-completions/gpt-test"
-    assert panel.handoff.isVisible() and str(report.omitted_provider_context) in panel.handoff.text.text()
+    assert (
+        report.omitted_provider_context > 0
+        and identity == "loopback/openai-chat-completions/gpt-test"
+    )
+    assert (
+        panel.handoff.isVisible()
+        and str(report.omitted_provider_context) in panel.handoff.text.text()
+    )
     assert "Waiting for your confirmation" in panel.status.text()
     # keep the prompt: nothing is sent, the prompt is back
     panel.keep_prompt.click()
-    assert panel.composer.toPlainText() == "Continue with another model" and not panel.handoff.isVisible()
+    assert (
+        panel.composer.toPlainText() == "Continue with another model"
+        and not panel.handoff.isVisible()
+    )
     # send anyway: accepted once for this session and provider
     panel.composer.clear()
     controller.send("Continue with another model", profile="loopback")
@@ -166,11 +222,14 @@ def test_switching_provider_shows_what_will_not_be_replayed(make_window, run, de
     run(until(lambda: bool(loopback.requests) and not controller.busy, context.bridge))
     assert _history(path)[-1].text() == "Sure."
     body = str(loopback.requests[-1].body)
-    assert "signature" not in body and "encrypted_content" not in body  # native blocks were left out
+    assert (
+        "signature" not in body and "encrypted_content" not in body
+    )  # native blocks were left out
 
 
-def test_automatic_compaction_is_saved_as_it_happens(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                     loopback_profile) -> None:  # fmt: skip
+def test_automatic_compaction_is_saved_as_it_happens(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v3_session(tmp_path / "home", turns=4)  # 17 messages
     context, controller, panel = _open(make_window, run, path)
     s = context.settings
@@ -178,8 +237,11 @@ def test_automatic_compaction_is_saved_as_it_happens(make_window, run, tmp_path:
     s.set(PREFS_COMPACTION_THRESHOLD, 10)
     s.set(PREFS_COMPACTION_KEEP_MESSAGES, 4)
     s.set(PREFS_COMPACTION_KEEP_TOKENS, 0)
-    phases = turn_events(controller, turn.CompactionStarted | turn.CompactionDone,
-                         lambda e: "started" if isinstance(e, turn.CompactionStarted) else "completed")
+    phases = turn_events(
+        controller,
+        turn.CompactionStarted | turn.CompactionDone,
+        lambda e: "started" if isinstance(e, turn.CompactionStarted) else "completed",
+    )
     saved = turn_events(controller, turn.Saved, lambda e: e.node)
     loopback.queue(text_reply("Compacted and answered."))
     controller.send("Next step", profile="loopback")
@@ -191,7 +253,10 @@ def test_automatic_compaction_is_saved_as_it_happens(make_window, run, tmp_path:
     assert compaction.kind is NodeKind.COMPACTION and leaf.parent is compaction
     assert compaction.revision + 1 == leaf.revision and leaf.compaction.completed_compactions == 1
     history = tree.history(leaf)
-    assert history[1].text().startswith("[rho-desk digest v1]") and history[-1].text() == "Compacted and answered."
+    assert (
+        history[1].text().startswith("[rho-desk digest v1]")
+        and history[-1].text() == "Compacted and answered."
+    )
     assert "Compacting the context automatically" in panel.reply.toPlainText()
     # the prompt stays in the saved display history (the compaction's display tail carries it)
     assert [e.message.text() for e in compaction.display] == ["Next step"]
@@ -199,12 +264,17 @@ def test_automatic_compaction_is_saved_as_it_happens(make_window, run, tmp_path:
     assert shown[-2:] == ["Next step", "Compacted and answered."]
 
 
-def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(make_window, run, tmp_path: Path,
-                                                                 loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v3_session(tmp_path / "home")
     size = path.stat().st_size
     context, controller, panel = _open(make_window, run, path)
-    loopback.queue(Reply(status=401, body=b'{"error": {"message": "bad key", "type": "invalid_request_error"}}'))
+    loopback.queue(
+        Reply(
+            status=401, body=b'{"error": {"message": "bad key", "type": "invalid_request_error"}}'
+        )
+    )
     panel.composer.setPlainText("Will fail")
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))
@@ -219,8 +289,9 @@ def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(make_window, ru
     assert bar.current is None or "nothing of this turn was kept" not in bar.current.text
 
 
-def test_rho_writing_meanwhile_offers_reload(make_window, run, tmp_path: Path, loopback: Loopback,
-                                             loopback_profile) -> None:  # fmt: skip
+def test_rho_writing_meanwhile_offers_reload(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v4_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     loopback.queue(text_reply("First."))
@@ -236,7 +307,9 @@ def test_rho_writing_meanwhile_offers_reload(make_window, run, tmp_path: Path, l
     panel.send()
     run(settle(context.bridge))
     banner = context.conflict_dock
-    assert controller.state is TurnState.BLOCKED and banner.isVisible() and not loopback.requests[1:]
+    assert (
+        controller.state is TurnState.BLOCKED and banner.isVisible() and not loopback.requests[1:]
+    )
     assert path.stat().st_size == size  # never overwritten
     assert panel.composer.toPlainText() == "Two"  # the prompt was not sent
     context.conflict_dock.banner.reload_button.click()
@@ -246,13 +319,17 @@ def test_rho_writing_meanwhile_offers_reload(make_window, run, tmp_path: Path, l
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))
     tree = read_session(path, check_name=False).tree
-    assert tree.active_leaf.parent.id == "n0" and tree.history(tree.active_leaf)[-1].text() == "Second."
+    assert (
+        tree.active_leaf.parent.id == "n0"
+        and tree.history(tree.active_leaf)[-1].text() == "Second."
+    )
     assert ours.id in tree.nodes  # our earlier turn stays in the file
 
 
 @pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3-new-session", "v4-branch"])
-def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, run, tmp_path: Path, maker,
-                                                                   loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(
+    make_window, run, tmp_path: Path, maker, loopback: Loopback, loopback_profile
+) -> None:
     path = maker(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     base = context.document.tree.active_leaf.id
@@ -279,9 +356,14 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
     assert controller.conflict is None and controller.state is TurnState.IDLE
     tree = context.document.tree
     leaf = tree.active_leaf
-    assert tree.history(leaf) == unsaved.history and tree.history(leaf)[-1].text() == "A slow answer worth keeping."
+    assert (
+        tree.history(leaf) == unsaved.history
+        and tree.history(leaf)[-1].text() == "A slow answer worth keeping."
+    )
     if maker is v4_session:
-        assert context.document.path == path and leaf.parent.id == base  # a branch beside Rho's turn
+        assert (
+            context.document.path == path and leaf.parent.id == base
+        )  # a branch beside Rho's turn
         assert read_session(path, check_name=False).tree.active_leaf.id == leaf.id
     else:
         new_path = context.document.path
@@ -294,16 +376,27 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(make_window, r
     assert context.document.tree.history(context.document.tree.active_leaf)[-1].text() == "Onwards."
 
 
-def test_a_failure_reason_ending_in_a_full_stop_reads_as_one_sentence(make_window, run, tmp_path: Path) -> None:
+def test_a_failure_reason_ending_in_a_full_stop_reads_as_one_sentence(
+    make_window, run, tmp_path: Path
+) -> None:
     _context, controller, panel = _open(make_window, run, v3_session(tmp_path / "home"))
-    controller.sig_turn_event.emit(turn.TurnEnded("failed", "a profile can read its key from an environment variable instead.",
-                                                  "", None, False, None))
+    controller.sig_turn_event.emit(
+        turn.TurnEnded(
+            "failed",
+            "a profile can read its key from an environment variable instead.",
+            "",
+            None,
+            False,
+            None,
+        )
+    )
     text = panel.reply.toPlainText()
     assert "instead. Nothing of this turn was kept." in text and ".." not in text
 
 
-def test_a_turn_that_reaches_its_step_limit_says_so(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                    loopback_profile, qtbot) -> None:  # fmt: skip
+def test_a_turn_that_reaches_its_step_limit_says_so(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     import json
 
     from rho_desk.providers.profiles import ProfileStore
@@ -314,29 +407,50 @@ def test_a_turn_that_reaches_its_step_limit_says_so(make_window, run, tmp_path: 
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     for i in range(3):
-        call = {"index": 0, "id": f"c{i}", "type": "function", "function": {"name": "read_file",
-                                                                           "arguments": json.dumps({"path": f"f{i}"})}}
-        loopback.queue(Reply(chunks=[openai_chunk({"role": "assistant", "tool_calls": [call]}),
-                                     openai_chunk({}, finish="tool_calls"), OPENAI_DONE]))  # fmt: skip
+        call = {
+            "index": 0,
+            "id": f"c{i}",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": json.dumps({"path": f"f{i}"})},
+        }
+        loopback.queue(
+            Reply(
+                chunks=[
+                    openai_chunk({"role": "assistant", "tool_calls": [call]}),
+                    openai_chunk({}, finish="tool_calls"),
+                    OPENAI_DONE,
+                ]
+            )
+        )
     panel.composer.setPlainText("Keep reading")
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))
     assert len(loopback.requests) == 2
-    assert "■ Stopped: the turn reached its limit of 2 model steps" in panel.reply.toPlainText().splitlines()
+    assert (
+        "■ Stopped: the turn reached its limit of 2 model steps"
+        in panel.reply.toPlainText().splitlines()
+    )
     notices = [n.text for n in context.notifier.history]
-    assert "The turn stopped early: the turn reached its limit of 2 model steps. What it did is saved." in notices
+    assert (
+        "The turn stopped early: the turn reached its limit of 2 model steps. What it did is saved."
+        in notices
+    )
 
 
-def test_a_tool_call_being_written_shows_how_far_it_got(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                        loopback_profile, qtbot) -> None:  # fmt: skip
+def test_a_tool_call_being_written_shows_how_far_it_got(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     """A model writing a long tool call (a runaway edit takes minutes) shows a live line with the
     call and its size so far, gone once the call is complete."""
     from ...providers.test_cli_continue_limits import _streamed_write
 
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    seen = turn_events(controller, turn.CallsProgress | turn.CallsEnded,
-                       lambda e: e.due.words() if isinstance(e, turn.CallsProgress) else "")
+    seen = turn_events(
+        controller,
+        turn.CallsProgress | turn.CallsEnded,
+        lambda e: e.due.words() if isinstance(e, turn.CallsProgress) else "",
+    )
     loopback.queue(_streamed_write(20, "x" * 700), text_reply("Done."))
     panel.composer.setPlainText("Write the big file")
     panel.send()
@@ -344,34 +458,45 @@ def test_a_tool_call_being_written_shows_how_far_it_got(make_window, run, tmp_pa
     shown = [s for s in seen if s]
     assert len(shown) >= 3 and all(s.startswith("● writing a write call… ") for s in shown), seen
     assert shown[-1].endswith(" KB") and seen[-1] == ""  # cleared once the call was complete
-    assert panel.call_progress.isHidden() and panel.call_progress.accessibleName() == "Tool call being written"
+    assert (
+        panel.call_progress.isHidden()
+        and panel.call_progress.accessibleName() == "Tool call being written"
+    )
 
 
-def test_a_reset_mid_call_clears_the_live_line_and_counts_again(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                                loopback_profile, qtbot) -> None:  # fmt: skip
+def test_a_reset_mid_call_clears_the_live_line_and_counts_again(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     """The stream breaks while a call is being written and the request is sent again: the live
     line goes with the broken call, and the retried call's line counts from zero."""
     from ...providers.test_cli_continue_limits import _streamed_write, _write_cut_mid_call
 
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    seen = turn_events(controller, turn.CallsProgress | turn.CallsEnded,
-                       lambda e: e.due.words() if isinstance(e, turn.CallsProgress) else "")
+    seen = turn_events(
+        controller,
+        turn.CallsProgress | turn.CallsEnded,
+        lambda e: e.due.words() if isinstance(e, turn.CallsProgress) else "",
+    )
     loopback.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Done."))
     panel.composer.setPlainText("Write the big file")
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))
     cleared = seen.index("")
     assert seen[cleared - 1].endswith(" KB") and seen[cleared + 1].endswith(" B"), seen
-    assert all(s.endswith(" B") for s in seen[cleared + 1:] if s), seen
+    assert all(s.endswith(" B") for s in seen[cleared + 1 :] if s), seen
     assert seen[-1] == "" and panel.call_progress.isHidden()
 
 
-def test_the_reply_shows_markdown_rendered(make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile) -> None:
+def test_the_reply_shows_markdown_rendered(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     """The live reply renders the assistant's Markdown as the conversation does: no raw markers."""
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    loopback.queue(text_reply("Done. The folder holds **READ", "ME.md** and `notes.txt`.\n\n- one\n- two"))
+    loopback.queue(
+        text_reply("Done. The folder holds **READ", "ME.md** and `notes.txt`.\n\n- one\n- two")
+    )
     panel.composer.setPlainText("List the folder")
     panel.send()
     run(until(lambda: not controller.busy, context.bridge))

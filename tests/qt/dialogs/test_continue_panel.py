@@ -32,7 +32,9 @@ from .conftest import LOOPBACK_KEY, demo_session, text_reply, until
 Fn = Callable[..., Any]
 
 
-def _open(make_window: Fn, run: Fn, path: Path, *, home: Path | None = None) -> tuple[Any, Any, Any]:
+def _open(
+    make_window: Fn, run: Fn, path: Path, *, home: Path | None = None
+) -> tuple[Any, Any, Any]:
     context = make_window(home=home, open_file=path)
     host = context.continue_dock
     host.show_continue()
@@ -50,9 +52,12 @@ def _turn(run: Fn, context: Any, controller: Any, panel: Any, prompt: str) -> No
     run(until(lambda: not controller.busy, context.bridge))
 
 
-def test_esc_after_send_anyway_cancels_with_the_focus_in_the_reply(make_window: Fn, run: Fn, demo_home: Path, qtbot: Any,
-                                                                   loopback: Loopback, loopback_profile: Any) -> None:  # fmt: skip
-    path = demo_session(demo_home, "c81f3e02")  # native blocks: the replay-safety question comes first
+def test_esc_after_send_anyway_cancels_with_the_focus_in_the_reply(
+    make_window: Fn, run: Fn, demo_home: Path, qtbot: Any, loopback: Loopback, loopback_profile: Any
+) -> None:
+    path = demo_session(
+        demo_home, "c81f3e02"
+    )  # native blocks: the replay-safety question comes first
     context, controller, panel = _open(make_window, run, path)
     context.window.activateWindow()
     panel.composer.setPlainText("Go on")
@@ -71,8 +76,9 @@ def test_esc_after_send_anyway_cancels_with_the_focus_in_the_reply(make_window: 
     assert tree.history(tree.active_leaf)[-1].aborted_assistant is not None
 
 
-def test_the_picker_and_the_turn_follow_a_new_default_profile(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
-                                                              loopback_profile: Any) -> None:  # fmt: skip
+def test_the_picker_and_the_turn_follow_a_new_default_profile(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     assert panel.profile_name() == "loopback"
@@ -103,8 +109,9 @@ def test_the_picker_and_the_turn_follow_a_new_default_profile(make_window: Fn, r
     dialog.close()
 
 
-def test_switching_sessions_resets_the_panel(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
-                                             loopback_profile: Any) -> None:  # fmt: skip
+def test_switching_sessions_resets_the_panel(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     home = tmp_path / "home"
     first, other = v4_session(home), v3_session(home)
     context, controller, panel = _open(make_window, run, first)
@@ -133,7 +140,11 @@ def test_switching_sessions_resets_the_panel(make_window: Fn, run: Fn, tmp_path:
     context.window.commands.open_path(other)
     run(settle(context.bridge))
     assert context.document.path == other
-    assert panel.reply.toPlainText() == "" and panel.status.text() == "" and not panel.handoff.isVisible()
+    assert (
+        panel.reply.toPlainText() == ""
+        and panel.status.text() == ""
+        and not panel.handoff.isVisible()
+    )
     assert panel.profile_name() == "loopback" and panel.composer.toPlainText() == "draft"
     assert controller.pending_prompt is None and controller.session is None
     loopback.queue(text_reply("Here."))
@@ -142,8 +153,9 @@ def test_switching_sessions_resets_the_panel(make_window: Fn, run: Fn, tmp_path:
     assert tree.history(tree.active_leaf)[-1].text() == "Here."
 
 
-def test_the_session_card_shows_the_new_revision(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
-                                                 loopback_profile: Any) -> None:  # fmt: skip
+def test_the_session_card_shows_the_new_revision(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     home = tmp_path / "home"
     path = v3_session(home)
     context, controller, panel = _open(make_window, run, path, home=home)
@@ -152,28 +164,42 @@ def test_the_session_card_shows_the_new_revision(make_window: Fn, run: Fn, tmp_p
     assert before is not None
     loopback.queue(text_reply("A card-worthy answer."))
     _turn(run, context, controller, panel, "Update the card")
-    run(until(lambda: browser.summary_for(path).message_count == before.message_count + 2, context.bridge))
+    run(
+        until(
+            lambda: browser.summary_for(path).message_count == before.message_count + 2,
+            context.bridge,
+        )
+    )
     after = browser.summary_for(path)
     assert after.file_size == path.stat().st_size and after.last_user_message == "Update the card"
     assert after.updated_at >= before.updated_at
 
 
-def test_the_conversation_scrolls_to_the_new_turn(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
-                                                  loopback_profile: Any) -> None:  # fmt: skip
+def test_the_conversation_scrolls_to_the_new_turn(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     path = v3_session(tmp_path / "home", turns=12)
     context, controller, panel = _open(make_window, run, path)
     conversation = context.window.conversation
     conversation.select_row(0)
     loopback.queue(text_reply("The newest answer."))
     _turn(run, context, controller, panel, "Newest question")
-    run(until(lambda: conversation.model.rowCount() > 0 and conversation.current_row() == conversation.model.rowCount() - 1,
-              context.bridge))  # fmt: skip
+    run(
+        until(
+            lambda: (
+                conversation.model.rowCount() > 0
+                and conversation.current_row() == conversation.model.rowCount() - 1
+            ),
+            context.bridge,
+        )
+    )
     last = conversation.model.index(conversation.model.rowCount() - 1, 0)
     assert conversation.list.visualRect(last).intersects(conversation.list.viewport().rect())
 
 
-def test_the_prompt_stays_while_the_replay_safety_question_waits(make_window: Fn, run: Fn, demo_home: Path,
-                                                                 loopback: Loopback, loopback_profile: Any) -> None:  # fmt: skip
+def test_the_prompt_stays_while_the_replay_safety_question_waits(
+    make_window: Fn, run: Fn, demo_home: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     path = demo_session(demo_home, "c81f3e02")
     context, controller, panel = _open(make_window, run, path)
     panel.composer.setPlainText("Keep me")
@@ -188,12 +214,17 @@ def test_the_prompt_stays_while_the_replay_safety_question_waits(make_window: Fn
     assert tree.history(tree.active_leaf)[-1].text() == "Sent."
 
 
-def test_a_success_clears_the_previous_failure(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
-                                               loopback_profile: Any) -> None:  # fmt: skip
+def test_a_success_clears_the_previous_failure(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     bar = context.window.notifications
-    loopback.queue(Reply(status=401, body=b'{"error": {"message": "bad key", "type": "invalid_request_error"}}'))
+    loopback.queue(
+        Reply(
+            status=401, body=b'{"error": {"message": "bad key", "type": "invalid_request_error"}}'
+        )
+    )
     _turn(run, context, controller, panel, "Will fail")
     assert bar.isVisible() and bar.current.level is Level.ERROR and "Failed" in panel.status.text()
     loopback.queue(text_reply("Works now."))
@@ -205,8 +236,14 @@ def test_a_success_clears_the_previous_failure(make_window: Fn, run: Fn, tmp_pat
 
 
 @pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
-def test_undo_and_redo_cover_a_continued_turn(make_window: Fn, run: Fn, tmp_path: Path, maker: Callable[..., Path], loopback: Loopback,
-                                              loopback_profile: Any) -> None:  # fmt: skip
+def test_undo_and_redo_cover_a_continued_turn(
+    make_window: Fn,
+    run: Fn,
+    tmp_path: Path,
+    maker: Callable[..., Path],
+    loopback: Loopback,
+    loopback_profile: Any,
+) -> None:
     path = maker(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     tree = read_session(path, check_name=False).tree
@@ -231,29 +268,51 @@ def test_undo_and_redo_cover_a_continued_turn(make_window: Fn, run: Fn, tmp_path
     loopback.queue(text_reply("After redo."))
     _turn(run, context, controller, panel, "Next")
     tree = read_session(path, check_name=False).tree
-    assert [m.text() for m in tree.history(tree.active_leaf)[-3:]] == ["Undo me.", "Next", "After redo."]
+    assert [m.text() for m in tree.history(tree.active_leaf)[-3:]] == [
+        "Undo me.",
+        "Next",
+        "After redo.",
+    ]
 
 
-def test_usage_is_shown_as_reported_or_as_estimated(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
-                                                    loopback_profile: Any) -> None:  # fmt: skip
+def test_usage_is_shown_as_reported_or_as_estimated(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
     loopback.queue(text_reply("Counted."))  # the loopback reports 50 in, 7 out
     _turn(run, context, controller, panel, "Count me")
     assert "57 tokens (50 in, 7 out)" in panel.status.text() and "$" not in panel.status.text()
     # llama.cpp's way: no usage at all
-    loopback.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "No usage here."}),
-                                 openai_chunk(finish="stop"), OPENAI_DONE]))  # fmt: skip
+    loopback.queue(
+        Reply(
+            chunks=[
+                openai_chunk({"role": "assistant", "content": "No usage here."}),
+                openai_chunk(finish="stop"),
+                OPENAI_DONE,
+            ]
+        )
+    )
     _turn(run, context, controller, panel, "And now?")
     status = panel.status.text()
     assert "tokens (estimated: the server reported no usage)" in status and "≈" in status
     assert "$0" not in status and " 0 tokens" not in status
     # a server that counts tokens (llama.cpp's /tokenize) calibrates the estimate, and it says so
     loopback.tokens_per_char = 0.5
-    loopback.queue(Reply(chunks=[openai_chunk({"role": "assistant", "content": "Counted by the server."}),
-                                 openai_chunk(finish="stop"), OPENAI_DONE]))  # fmt: skip
+    loopback.queue(
+        Reply(
+            chunks=[
+                openai_chunk({"role": "assistant", "content": "Counted by the server."}),
+                openai_chunk(finish="stop"),
+                OPENAI_DONE,
+            ]
+        )
+    )
     _turn(run, context, controller, panel, "And counted?")
-    assert "tokens (estimated, calibrated by the server's token count: the server reported no usage)" in panel.status.text()
+    assert (
+        "tokens (estimated, calibrated by the server's token count: the server reported no usage)"
+        in panel.status.text()
+    )
     assert len(loopback.tokenized) == 1
 
 
@@ -262,11 +321,23 @@ def test_usage_is_shown_as_reported_or_as_estimated(make_window: Fn, run: Fn, tm
     [
         (None, "≈1,234 tokens (estimated: the server reported no usage)"),
         (ModelUsage(), "≈1,234 tokens (estimated: the server reported no usage)"),
-        (None, "≈1,234 tokens (estimated, calibrated by the server's token count: the server reported no usage)"),
-        (ModelUsage(input_tokens=40, cache_read_tokens=10, output_tokens=7, total_tokens=57), "57 tokens (50 in, 7 out)"),
+        (
+            None,
+            "≈1,234 tokens (estimated, calibrated by the server's token count: the server reported no usage)",
+        ),
+        (
+            ModelUsage(input_tokens=40, cache_read_tokens=10, output_tokens=7, total_tokens=57),
+            "57 tokens (50 in, 7 out)",
+        ),
         (ModelUsage(output_tokens=7, total_tokens=57), "57 tokens (50 in, 7 out)"),
-        (ModelUsage(input_tokens=50, output_tokens=7, cost_usd_micros=1_250), "57 tokens (50 in, 7 out), $0.0013"),
-        (ModelUsage(input_tokens=50, output_tokens=7, cost_usd_micros=0), "57 tokens (50 in, 7 out), $0.0000"),
+        (
+            ModelUsage(input_tokens=50, output_tokens=7, cost_usd_micros=1_250),
+            "57 tokens (50 in, 7 out), $0.0013",
+        ),
+        (
+            ModelUsage(input_tokens=50, output_tokens=7, cost_usd_micros=0),
+            "57 tokens (50 in, 7 out), $0.0000",
+        ),
     ],
 )
 def test_usage_words(usage: ModelUsage | None, shown: str) -> None:
@@ -299,8 +370,9 @@ def test_ctrl_z_in_an_untouched_prompt_box_is_the_window_s_undo(qtbot) -> None: 
     assert claimed(Qt.Key.Key_Return, ctrl)  # Ctrl+Enter is always the box's (send)
 
 
-def test_the_card_and_the_status_follow_an_undo_and_a_fork(make_window: Fn, run: Fn, tmp_path: Path,
-                                                           loopback: Loopback, loopback_profile: Any) -> None:  # fmt: skip
+def test_the_card_and_the_status_follow_an_undo_and_a_fork(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     """After Undo of a turn the card and the panel no longer show the undone turn; after a Fork
     that saves a turn held in a conflict, the card shows that turn, not the other program's."""
     from rho_desk.core.stores.rho_files import SessionWriter
@@ -314,15 +386,28 @@ def test_the_card_and_the_status_follow_an_undo_and_a_fork(make_window: Fn, run:
     assert before is not None
     loopback.queue(text_reply("Undo me."))
     _turn(run, context, controller, panel, "A turn to undo")
-    run(until(lambda: browser.summary_for(path).last_user_message == "A turn to undo", context.bridge))
+    run(
+        until(
+            lambda: browser.summary_for(path).last_user_message == "A turn to undo", context.bridge
+        )
+    )
     assert panel.status.text().startswith("Saved:")
     context.window.app_actions["edit.undo"].trigger()
-    run(until(lambda: browser.summary_for(path).message_count == before.message_count, context.bridge))
+    run(
+        until(
+            lambda: browser.summary_for(path).message_count == before.message_count, context.bridge
+        )
+    )
     card = browser.summary_for(path)
-    assert card.last_user_message == before.last_user_message and card.file_size == path.stat().st_size
+    assert (
+        card.last_user_message == before.last_user_message and card.file_size == path.stat().st_size
+    )
     active = context.document.tree.active_leaf
     assert not panel.status.text().startswith("Saved:"), panel.status.text()
-    assert f"r{active.revision}" in panel.status.text() or f"revision {active.revision}" in panel.status.text()
+    assert (
+        f"r{active.revision}" in panel.status.text()
+        or f"revision {active.revision}" in panel.status.text()
+    )
 
     # a conflict: another program saves a turn while ours streams; Fork saves ours as a branch
     loopback.queue(text_reply("A slow", " answer", " worth keeping.", delay=0.15))
@@ -334,18 +419,24 @@ def test_the_card_and_the_status_follow_an_undo_and_a_fork(make_window: Fn, run:
         writer.save(state.replace(revision=state.revision + 1, history=state.history + turn))
     run(until(lambda: controller.state is TurnState.BLOCKED, context.bridge))
     context.conflict_dock.banner.fork_button.click()
-    run(until(lambda: browser.summary_for(path).last_user_message == "Our question", context.bridge))
+    run(
+        until(lambda: browser.summary_for(path).last_user_message == "Our question", context.bridge)
+    )
     assert browser.summary_for(path).file_size == path.stat().st_size
 
 
-def test_the_status_says_retrying_during_the_back_off(make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback,
-                                                      loopback_profile: Any) -> None:  # fmt: skip
+def test_the_status_says_retrying_during_the_back_off(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     """A server error retried after a pause: the status line says the request is retried, not
     "Streaming…", until the reply streams again."""
     path = v3_session(tmp_path / "home")
     context, controller, panel = _open(make_window, run, path)
-    failure = Reply(status=500, body=b'{"error": {"message": "overloaded", "type": "server_error"}}',
-                    headers={"retry-after": "1"})  # fmt: skip
+    failure = Reply(
+        status=500,
+        body=b'{"error": {"message": "overloaded", "type": "server_error"}}',
+        headers={"retry-after": "1"},
+    )
     loopback.queue(failure, text_reply("Fine", " now.", delay=0.05))
     panel.composer.setPlainText("Try again")
     panel.send()
@@ -356,9 +447,9 @@ def test_the_status_says_retrying_during_the_back_off(make_window: Fn, run: Fn, 
     run(until(lambda: not controller.busy, context.bridge))
 
 
-def test_a_turn_sent_while_an_older_revision_is_shown_shows_the_active_one(make_window: Fn, run: Fn, tmp_path: Path,
-                                                                           loopback: Loopback,
-                                                                           loopback_profile: Any) -> None:  # fmt: skip
+def test_a_turn_sent_while_an_older_revision_is_shown_shows_the_active_one(
+    make_window: Fn, run: Fn, tmp_path: Path, loopback: Loopback, loopback_profile: Any
+) -> None:
     """The turn continues the active revision: the conversation shows it from the turn's start,
     not the older revision that was on screen until the turn ends."""
     path = v4_session(tmp_path / "home")

@@ -23,15 +23,27 @@ from .conftest import text_reply, until
 
 
 def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
-    first = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
-    return Reply(chunks=[openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
-                         openai_chunk({}, finish="tool_calls"), OPENAI_DONE])  # fmt: skip
+    first = {
+        "index": 0,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+    return Reply(
+        chunks=[
+            openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
+            openai_chunk({}, finish="tool_calls"),
+            OPENAI_DONE,
+        ]
+    )
 
 
 def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SUPERVISED):
     header = read_session(path, check_name=False).tree.header
     if header is not None and Path(header.cwd).is_dir():
-        TrustStore().trust(header.cwd)  # the user trusted the session's folder (test_workspace_trust asks)
+        TrustStore().trust(
+            header.cwd
+        )  # the user trusted the session's folder (test_workspace_trust asks)
     context = make_window(open_file=path)
     host = context.continue_dock
     host.show_continue()
@@ -53,11 +65,16 @@ async def settle_layout() -> None:
 
 def _results(path: Path) -> dict[str, Any]:
     tree = read_session(path, check_name=False).tree
-    return {m.tool_result.id: m.tool_result for m in tree.history(tree.active_leaf) if m.tool_result is not None}
+    return {
+        m.tool_result.id: m.tool_result
+        for m in tree.history(tree.active_leaf)
+        if m.tool_result is not None
+    }
 
 
-def test_an_edit_waits_for_the_card_and_is_approved_by_keyboard(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                                loopback_profile, qtbot) -> None:  # fmt: skip
+def test_an_edit_waits_for_the_card_and_is_approved_by_keyboard(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     target = workspace / "notes.txt"
@@ -68,7 +85,9 @@ def test_an_edit_waits_for_the_card_and_is_approved_by_keyboard(make_window, run
     new = original
     for n, word in ((3, "three"), (10, "ten"), (17, "seventeen"), (28, "twenty-eight")):
         new = new.replace(f"line {n}\n", f"line {word}\n")
-    loopback.queue(tool_reply("call_w", "write", {"path": "notes.txt", "content": new}), text_reply("Done."))
+    loopback.queue(
+        tool_reply("call_w", "write", {"path": "notes.txt", "content": new}), text_reply("Done.")
+    )
     panel.composer.setPlainText("rename two lines")
     panel.send()
     run(until(lambda: panel.approval_card is not None))
@@ -88,13 +107,16 @@ def test_an_edit_waits_for_the_card_and_is_approved_by_keyboard(make_window, run
     assert "● write notes.txt" in panel.reply.toPlainText()
 
 
-def test_a_denial_with_a_reason_reaches_the_model(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                  loopback_profile, qtbot) -> None:  # fmt: skip
+def test_a_denial_with_a_reason_reaches_the_model(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = v3_session(tmp_path / "home", cwd=str(workspace))
     context, controller, panel = _open(make_window, run, path)
-    loopback.queue(tool_reply("call_b", "bash", {"command": "touch made"}), text_reply("OK, not running it."))
+    loopback.queue(
+        tool_reply("call_b", "bash", {"command": "touch made"}), text_reply("OK, not running it.")
+    )
     panel.composer.setPlainText("make a file")
     panel.send()
     run(until(lambda: panel.approval_card is not None))
@@ -110,12 +132,17 @@ def test_a_denial_with_a_reason_reaches_the_model(make_window, run, tmp_path: Pa
     assert panel.shell_cards == {}  # denied: it never ran, and no card says it did
     result = _results(path)["call_b"]
     assert not result.ok and result.content == "process capability denied: use the Makefile"
-    tool_message = [m for m in json.loads(json.dumps(loopback.requests[-1].body))["messages"] if m["role"] == "tool"]
+    tool_message = [
+        m
+        for m in json.loads(json.dumps(loopback.requests[-1].body))["messages"]
+        if m["role"] == "tool"
+    ]
     assert tool_message[-1]["content"] == "process capability denied: use the Makefile"
 
 
-def test_shell_output_is_live_and_esc_anywhere_cancels(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                       loopback_profile, qtbot) -> None:  # fmt: skip
+def test_shell_output_is_live_and_esc_anywhere_cancels(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = v3_session(tmp_path / "home", cwd=str(workspace))
@@ -124,25 +151,42 @@ def test_shell_output_is_live_and_esc_anywhere_cancels(make_window, run, tmp_pat
     loopback.queue(tool_reply("call_s", "bash", {"command": command}), text_reply("unused"))
     panel.composer.setPlainText("build it")
     panel.send()
-    run(until(lambda: "call_s" in panel.shell_cards and "compiling" in panel.shell_cards["call_s"].output.toPlainText()))
+    run(
+        until(
+            lambda: (
+                "call_s" in panel.shell_cards
+                and "compiling" in panel.shell_cards["call_s"].output.toPlainText()
+            )
+        )
+    )
     card = panel.shell_cards["call_s"]
-    assert card.output.toPlainText().startswith("stdout:\ncompiling\n") and "stderr:\nwarning: slow" in card.output.toPlainText()
+    assert (
+        card.output.toPlainText().startswith("stdout:\ncompiling\n")
+        and "stderr:\nwarning: slow" in card.output.toPlainText()
+    )
     assert card.title.text().endswith(f"$ {command}")
     # Esc with the focus in the conversation above, not in the panel
-    views = [v for v in context.window.findChildren(QAbstractItemView) if v.isVisible() and not panel.isAncestorOf(v)]
+    views = [
+        v
+        for v in context.window.findChildren(QAbstractItemView)
+        if v.isVisible() and not panel.isAncestorOf(v)
+    ]
     target = views[0]
     target.setFocus()
     assert target.window().focusWidget() is target
     qtbot.keyClick(target, Qt.Key.Key_Escape)
     run(until(lambda: not controller.busy, context.bridge, timeout=5))
     assert controller.state is TurnState.IDLE
-    assert card.finished and "(Esc stops it)" not in card.title.text()  # no longer said to be running
+    assert (
+        card.finished and "(Esc stops it)" not in card.title.text()
+    )  # no longer said to be running
     result = _results(path)["call_s"]
     assert not result.ok and result.content == "tool call interrupted before completion"
 
 
-def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                                 loopback_profile) -> None:  # fmt: skip
+def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = v3_session(tmp_path / "home", cwd=str(tmp_path / "gone"))
     context, controller, panel = _open(make_window, run, path)
     panel.composer.setPlainText("hello")
@@ -159,8 +203,9 @@ def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(make_window, ru
     assert tree.history(tree.active_leaf)[-1].text() == "Hi without tools."
 
 
-def test_esc_at_a_shell_approval_leaves_no_running_card(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                        loopback_profile, qtbot) -> None:  # fmt: skip
+def test_esc_at_a_shell_approval_leaves_no_running_card(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = v3_session(tmp_path / "home", cwd=str(workspace))
@@ -171,12 +216,16 @@ def test_esc_at_a_shell_approval_leaves_no_running_card(make_window, run, tmp_pa
     run(until(lambda: panel.approval_card is not None))
     qtbot.keyClick(panel.approval_card, Qt.Key.Key_Escape)  # cancels the turn
     run(until(lambda: not controller.busy, context.bridge, timeout=5))
-    assert panel.shell_cards == {} and not panel.cards.isVisible() and not (workspace / "made").exists()
+    assert (
+        panel.shell_cards == {}
+        and not panel.cards.isVisible()
+        and not (workspace / "made").exists()
+    )
 
 
-def test_a_command_card_under_a_finished_one_shows_its_whole_command(make_window, run, tmp_path: Path,
-                                                                      loopback: Loopback, loopback_profile,
-                                                                      qtbot) -> None:  # fmt: skip
+def test_a_command_card_under_a_finished_one_shows_its_whole_command(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     """On a small screen, with an earlier command's output under it, the approval card is drawn
     whole (the output scrolls): the command box is not covered by the reason field, and the card
     offers no full diff (a command has none)."""
@@ -186,25 +235,45 @@ def test_a_command_card_under_a_finished_one_shows_its_whole_command(make_window
     context, controller, panel = _open(make_window, run, path)
     context.window.resize(1024, 700)
     run(settle(context.bridge))
-    loopback.queue(tool_reply("call_a", "bash", {"command": "seq 1 30"}),
-                   tool_reply("call_b", "bash", {"command": "ls -la\necho done"}), text_reply("unused"))  # fmt: skip
+    loopback.queue(
+        tool_reply("call_a", "bash", {"command": "seq 1 30"}),
+        tool_reply("call_b", "bash", {"command": "ls -la\necho done"}),
+        text_reply("unused"),
+    )
     panel.composer.setPlainText("list the files")
     panel.send()
     run(until(lambda: panel.approval_card is not None))
     qtbot.keyClick(panel.approval_card, Qt.Key.Key_A)
-    run(until(lambda: panel.approval_card is not None and controller.pending_approval.call_id == "call_b"
-              and "call_a" in panel.shell_cards and panel.shell_cards["call_a"].finished))  # fmt: skip
+    run(
+        until(
+            lambda: (
+                panel.approval_card is not None
+                and controller.pending_approval.call_id == "call_b"
+                and "call_a" in panel.shell_cards
+                and panel.shell_cards["call_a"].finished
+            )
+        )
+    )
     run(settle_layout())
     card = panel.approval_card
     body, reason = card.body.geometry(), card.reason.geometry()
-    assert body.bottom() < reason.top(), (body, reason)  # the reason field does not cover the command
+    assert body.bottom() < reason.top(), (
+        body,
+        reason,
+    )  # the reason field does not cover the command
     lines = card.body.toPlainText().count("\n") + 1
     # with an earlier output under it on a 700-pixel screen, the box shows all but a line of it (it
     # scrolls), and the answers stay in view
-    assert card.body.viewport().height() >= (lines - 1) * card.body.fontMetrics().lineSpacing(), (lines, body)
+    assert card.body.viewport().height() >= (lines - 1) * card.body.fontMetrics().lineSpacing(), (
+        lines,
+        body,
+    )
     assert context.window.height() <= 700  # the dock did not push the window past the screen
     # the question is not among the scrolling cards: all of it is in view, above the command's output
-    assert not panel.cards_area.isAncestorOf(card) and card.geometry().bottom() < panel.cards_area.geometry().top()
+    assert (
+        not panel.cards_area.isAncestorOf(card)
+        and card.geometry().bottom() < panel.cards_area.geometry().top()
+    )
     assert "F full diff" not in card.hint.text() and "full diff" not in panel.status.text()
     qtbot.keyClick(card, Qt.Key.Key_F)  # nothing to show more of
     assert not card.showing_full
@@ -212,8 +281,9 @@ def test_a_command_card_under_a_finished_one_shows_its_whole_command(make_window
     run(until(lambda: not controller.busy, context.bridge, timeout=5))
 
 
-def test_the_full_diff_makes_the_card_taller(make_window, run, tmp_path: Path, loopback: Loopback,
-                                             loopback_profile, qtbot) -> None:  # fmt: skip
+def test_the_full_diff_makes_the_card_taller(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     workspace = tmp_path / "project"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("".join(f"line {n}\n" for n in range(1, 31)))
@@ -222,7 +292,9 @@ def test_the_full_diff_makes_the_card_taller(make_window, run, tmp_path: Path, l
     context.window.resize(1600, 1000)
     run(settle(context.bridge))
     new = "".join(f"LINE {n}\n" for n in range(1, 31))
-    loopback.queue(tool_reply("call_w", "write", {"path": "notes.txt", "content": new}), text_reply("Done."))
+    loopback.queue(
+        tool_reply("call_w", "write", {"path": "notes.txt", "content": new}), text_reply("Done.")
+    )
     panel.composer.setPlainText("shout")
     panel.send()
     run(until(lambda: panel.approval_card is not None))
@@ -234,13 +306,17 @@ def test_the_full_diff_makes_the_card_taller(make_window, run, tmp_path: Path, l
     run(settle_layout())
     assert card.showing_full
     # the card grows (up to 70% of the window), not only its scrollable content
-    assert card.body.viewport().height() >= before + 4 * line, (before, card.body.viewport().height())
+    assert card.body.viewport().height() >= before + 4 * line, (
+        before,
+        card.body.viewport().height(),
+    )
     qtbot.keyClick(card, Qt.Key.Key_Escape)
     run(until(lambda: not controller.busy, context.bridge, timeout=5))
 
 
-def test_session_approvals_outlast_a_visit_to_another_session(make_window, run, tmp_path: Path, loopback: Loopback,
-                                                              loopback_profile, qtbot) -> None:  # fmt: skip
+def test_session_approvals_outlast_a_visit_to_another_session(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, qtbot
+) -> None:
     """S approves the shell for this conversation: after opening another session and coming
     back, the next command of the same conversation runs without asking (while the app runs)."""
     workspace = tmp_path / "project"

@@ -49,8 +49,12 @@ def test_a_v3_line_grows_and_the_live_look_stays_quiet(run, tmp_path: Path) -> N
         async def append() -> None:
             async with document.writing() as writer:
                 state = writer.tree.snapshot()
-                node = writer.save(state.replace(revision=state.revision + 1,
-                                                 history=(*state.history, Message.user_text("more"))))  # fmt: skip
+                node = writer.save(
+                    state.replace(
+                        revision=state.revision + 1,
+                        history=(*state.history, Message.user_text("more")),
+                    )
+                )
             document.note_written(node)
 
         run(append())
@@ -62,7 +66,9 @@ def test_a_v3_line_grows_and_the_live_look_stays_quiet(run, tmp_path: Path) -> N
         run(bridge.aclose())
 
 
-def test_a_live_look_during_our_own_write_waits_and_does_not_add_our_record_twice(run, tmp_path: Path) -> None:
+def test_a_live_look_during_our_own_write_waits_and_does_not_add_our_record_twice(
+    run, tmp_path: Path
+) -> None:
     import asyncio
 
     from rho_desk.core.wire import Message
@@ -78,7 +84,9 @@ def test_a_live_look_during_our_own_write_waits_and_does_not_add_our_record_twic
         async def write_while_looking() -> None:
             async with document.writing() as writer:
                 state = writer.tree.snapshot()
-                more = state.replace(revision=state.revision + 1, history=(*state.history, Message.user_text("more")))
+                more = state.replace(
+                    revision=state.revision + 1, history=(*state.history, Message.user_text("more"))
+                )
                 await asyncio.to_thread(writer.save, more)  # on disk, not yet accounted for
                 look = asyncio.ensure_future(document.areload())  # the watcher fires now
                 await asyncio.sleep(0.1)

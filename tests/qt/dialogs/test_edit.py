@@ -26,7 +26,9 @@ def _app(make_window, path: Path):
 
 
 @pytest.mark.parametrize("maker", [v3_session, v4_session], ids=["v3", "v4"])
-def test_delete_a_range_as_a_new_revision_then_undo_and_redo(make_window, run, tmp_path: Path, maker) -> None:
+def test_delete_a_range_as_a_new_revision_then_undo_and_redo(
+    make_window, run, tmp_path: Path, maker
+) -> None:
     path = maker(tmp_path / "home")
     context, host = _app(make_window, path)
     before = context.document.tree.active_leaf
@@ -43,7 +45,11 @@ def test_delete_a_range_as_a_new_revision_then_undo_and_redo(make_window, run, t
     leaf = tree.active_leaf
     assert leaf.revision == before.revision + 1
     saved = tree.history(leaf)
-    assert len(saved) == len(history) - 2 and history[call_row] not in saved and history[call_row + 1] not in saved
+    assert (
+        len(saved) == len(history) - 2
+        and history[call_row] not in saved
+        and history[call_row + 1] not in saved
+    )
     undo = context.actions["edit.undo"]
     assert undo.isEnabled() and "Delete 2 Messages" in undo.text().replace("&", "")
     # undo: the previous revision is active again (set_leaf in v4; a copy appended in v3)
@@ -123,5 +129,8 @@ def test_no_edit_while_a_conversation_runs(make_window, run, tmp_path: Path) -> 
     strip.model.setData(strip.model.index(row, 0), "k")
     strip.save()
     run(settle(context.bridge))
-    assert "Wait until the conversation has finished" in strip.notice.text.text() and path.stat().st_size == size
+    assert (
+        "Wait until the conversation has finished" in strip.notice.text.text()
+        and path.stat().st_size == size
+    )
     host.release("conversation")

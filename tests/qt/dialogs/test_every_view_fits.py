@@ -45,7 +45,11 @@ def unreachable(window: QWidget) -> list[str]:
     by a parent (a dock too short, a layout squeezed) or scrolled out of a scroll area's view."""
     found = []
     for button in window.findChildren(QAbstractButton):
-        if not button.isVisible() or button.window() is not window or isinstance(button.parentWidget(), QTabBar):
+        if (
+            not button.isVisible()
+            or button.window() is not window
+            or isinstance(button.parentWidget(), QTabBar)
+        ):
             continue  # a tab bar's own scroll arrows come and go with its width
         rect = _in(button, window)
         seen = rect.intersected(window.rect())
@@ -54,7 +58,9 @@ def unreachable(window: QWidget) -> list[str]:
             seen = seen.intersected(_in(parent, window))
             parent = parent.parentWidget()
         if seen != rect:
-            found.append(f"{button.text() or button.objectName() or type(button).__name__!r} at {rect}, in view {seen}")
+            found.append(
+                f"{button.text() or button.objectName() or type(button).__name__!r} at {rect}, in view {seen}"
+            )
     return found
 
 
@@ -67,9 +73,19 @@ def check(window: QWidget, what: str) -> None:
 
 
 def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
-    first = {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
-    return Reply(chunks=[openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
-                         openai_chunk({}, finish="tool_calls"), OPENAI_DONE])  # fmt: skip
+    first = {
+        "index": 0,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+    return Reply(
+        chunks=[
+            openai_chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
+            openai_chunk({}, finish="tool_calls"),
+            OPENAI_DONE,
+        ]
+    )
 
 
 def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SUPERVISED):
@@ -94,15 +110,19 @@ def test_the_main_window_opens_fitted_and_each_tab_fits(make_window, run, tmp_pa
     context = make_window(open_file=v3_session(tmp_path / "home"))
     window = context.window
     run(laid_out(context))
-    assert (window.width(), window.height()) == ROOM  # opened fitted to the screen, not at 1280 x 800
+    assert (
+        window.width(),
+        window.height(),
+    ) == ROOM  # opened fitted to the screen, not at 1280 x 800
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
         run(laid_out(context))
         check(window, window.tabs.tabText(index))
 
 
-def test_the_continue_dock_with_its_missing_folder_banner_fits(make_window, run, tmp_path: Path,
-                                                                loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+def test_the_continue_dock_with_its_missing_folder_banner_fits(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
     """S3: the banner's wrapped text raised the window's minimum height to 705 and the window grew
     to 745 px on a 700 px screen, and stayed so after the banner went."""
     path = v3_session(tmp_path / "home", cwd=str(tmp_path / "gone"))
@@ -123,8 +143,9 @@ def test_the_continue_dock_with_its_missing_folder_banner_fits(make_window, run,
     check(window, "after the banner")
 
 
-def test_the_continue_dock_with_its_replay_safety_banner_fits(make_window, run, demo_home: Path,
-                                                               loopback: Loopback, loopback_profile) -> None:  # fmt: skip
+def test_the_continue_dock_with_its_replay_safety_banner_fits(
+    make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
+) -> None:
     path = demo_session(demo_home, "c81f3e02")  # native blocks from OpenAI and Anthropic
     context, controller, panel = _open(make_window, run, path, PermissionMode.OFF)
     window = context.window
@@ -139,8 +160,9 @@ def test_the_continue_dock_with_its_replay_safety_banner_fits(make_window, run, 
 
 
 @pytest.mark.parametrize("tool", ["bash", "write"])
-def test_an_approval_card_shows_its_buttons(make_window, run, tmp_path: Path, loopback: Loopback,
-                                            loopback_profile, tool: str) -> None:  # fmt: skip
+def test_an_approval_card_shows_its_buttons(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, tool: str
+) -> None:
     """C3: at 1024 x 700 the card showed its question and the first command line; its buttons
     were scrolled out of view."""
     workspace = tmp_path / "project"
@@ -150,8 +172,11 @@ def test_an_approval_card_shows_its_buttons(make_window, run, tmp_path: Path, lo
     path = v3_session(tmp_path / "home", cwd=str(workspace))
     context, controller, panel = _open(make_window, run, path)
     window = context.window
-    arguments = ({"command": "ls -la\necho done"} if tool == "bash" else
-                 {"path": "notes.txt", "content": "".join(f"row {n}\n" for n in range(1, 41))})  # fmt: skip
+    arguments = (
+        {"command": "ls -la\necho done"}
+        if tool == "bash"
+        else {"path": "notes.txt", "content": "".join(f"row {n}\n" for n in range(1, 41))}
+    )
     loopback.queue(tool_reply("call_1", tool, arguments), text_reply("unused"))
     panel.composer.setPlainText("go")
     panel.send()
@@ -160,8 +185,10 @@ def test_an_approval_card_shows_its_buttons(make_window, run, tmp_path: Path, lo
     check(window, f"{tool} approval card")
     card = panel.approval_card
     assert card is not None
-    assert _in(card.body, window).intersected(_in(panel.cards_area.viewport(), window)).height() >= \
-        2 * card.body.fontMetrics().lineSpacing()  # fmt: skip
+    assert (
+        _in(card.body, window).intersected(_in(panel.cards_area.viewport(), window)).height()
+        >= 2 * card.body.fontMetrics().lineSpacing()
+    )
     controller.cancel()
     run(until(lambda: not controller.busy, context.bridge))
     run(laid_out(context))

@@ -34,13 +34,19 @@ def _session_with_secret(home: Path) -> Path:
     call = ContentBlock.of_tool_call("call_t", "read_file", {"path": ".env"})
     history = (
         Message.system_text("You are careful."),
-        Message.user_blocks([ContentBlock.of_text(f"use my key {SECRET} please"),
-                             ContentBlock(image=ImageContent(png, "image/png"))]),
+        Message.user_blocks(
+            [
+                ContentBlock.of_text(f"use my key {SECRET} please"),
+                ContentBlock(image=ImageContent(png, "image/png")),
+            ]
+        ),
         Message.assistant_blocks([call]),
         Message.result("call_t", True, f"GITHUB_TOKEN={TOKEN}"),
         *turn(1),
     )
-    snapshot = SessionSnapshot.new("6f9d1c2e-0000-4000-8000-000000000001", 4, history, PROVIDER, metadata={"team": "core"})
+    snapshot = SessionSnapshot.new(
+        "6f9d1c2e-0000-4000-8000-000000000001", 4, history, PROVIDER, metadata={"team": "core"}
+    )
     writer = create_session(home, "/work/secret", snapshot, take_lease=False)
     writer.close()
     return writer.path
@@ -52,9 +58,13 @@ def _compacted_session(home: Path) -> Path:
     history = (*turn(1), *turn(2), *turn(3))
     snapshot = SessionSnapshot.new("6f9d1c2e-0000-4000-8000-0000000000c0", 1, history, PROVIDER)
     writer = create_session(home, "/work/compacted", snapshot, take_lease=False)
-    summary = Message.user_text("Automatic compaction summary of earlier conversation for model context only: …")
+    summary = Message.user_text(
+        "Automatic compaction summary of earlier conversation for model context only: …"
+    )
     compacted = snapshot.replace(revision=2, history=(summary, *turn(3)))
-    writer.save(compacted, display=())  # a compaction adds nothing to display history (storage.md §6.4)
+    writer.save(
+        compacted, display=()
+    )  # a compaction adds nothing to display history (storage.md §6.4)
     writer.close()
     return writer.path
 
@@ -83,12 +93,18 @@ def test_classes_preview_and_selection(make_window, run, demo_home: Path) -> Non
         assert model.data(model.index(row, 2)) == f"{stats.strings[cls]:,}"
     # the saved default leaves provider context and metadata out
     assert dialog.current() is not None and dialog.current().selection.excluded == {
-        ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA}  # fmt: skip
+        ContentClass.PROVIDER_CONTEXT,
+        ContentClass.METADATA,
+    }
     assert dialog.preview.toPlainText() == dialog.current().data.decode()
     # unchecking a class schedules a new export after the pause (debounced, off-thread)
     row = ALL_CLASSES.index(ContentClass.TOOL_RECORDS)
     model.setData(model.index(row, 0), 0, 10)  # Qt.CheckStateRole, Unchecked
-    assert dialog.current() is None and not dialog.export_button.isEnabled() and dialog._timer.isActive()
+    assert (
+        dialog.current() is None
+        and not dialog.export_button.isEnabled()
+        and dialog._timer.isActive()
+    )
     _wait_preview(run, context, dialog)
     result = dialog.current()
     assert result is not None and ContentClass.TOOL_RECORDS in result.selection.excluded
@@ -125,11 +141,15 @@ def test_secrets_are_redacted_and_the_receipt_verifies(make_window, run, tmp_pat
     assert oct(out.stat().st_mode & 0o777) == "0o600"
 
 
-def test_markdown_and_html_are_previewed_as_text(make_window, run, demo_home: Path, tmp_path: Path) -> None:
+def test_markdown_and_html_are_previewed_as_text(
+    make_window, run, demo_home: Path, tmp_path: Path
+) -> None:
     context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
     dialog.set_format("html")
     _wait_preview(run, context, dialog)
-    assert dialog.current().format == "html" and dialog.preview.toPlainText().lstrip().startswith("<!DOCTYPE html")
+    assert dialog.current().format == "html" and dialog.preview.toPlainText().lstrip().startswith(
+        "<!DOCTYPE html"
+    )
     dialog.export_to(tmp_path / "t")  # no suffix: the format's is added
     run(settle(context.bridge))
     assert (tmp_path / "t.html").is_file() and (tmp_path / "t.html.receipt.json").is_file()
@@ -143,13 +163,18 @@ def test_markdown_and_html_are_previewed_as_text(make_window, run, demo_home: Pa
     dialog.file_dialog.reject()
 
 
-def test_blocking_findings_need_the_recorded_override(make_window, run, demo_home: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_blocking_findings_need_the_recorded_override(
+    make_window, run, demo_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real = export_module.build_export
 
-    def with_a_critical_finding(*args, **kwargs):  # stands in for a secret the redaction could not place
+    def with_a_critical_finding(
+        *args, **kwargs
+    ):  # stands in for a secret the redaction could not place
         result = real(*args, **kwargs)
-        result.report.findings.append(Finding("openai-api-key", Severity.CRITICAL, "line 3", ContentClass.USER, "fp:0"))
+        result.report.findings.append(
+            Finding("openai-api-key", Severity.CRITICAL, "line 3", ContentClass.USER, "fp:0")
+        )
         return result
 
     monkeypatch.setattr(export_module, "build_export", with_a_critical_finding)
@@ -165,11 +190,16 @@ def test_blocking_findings_need_the_recorded_override(make_window, run, demo_hom
     dialog.export_to(out)
     run(settle(context.bridge))
     receipt = decode_receipt(out.with_name("blocked.json.receipt.json").read_bytes())
-    assert receipt.override is not None and receipt.override.allow_findings and receipt.override.blocking_findings == 1
+    assert (
+        receipt.override is not None
+        and receipt.override.allow_findings
+        and receipt.override.blocking_findings == 1
+    )
 
 
-def test_without_a_keyring_the_export_uses_the_key_file_and_says_so(make_window, run, demo_home: Path,
-                                                                      tmp_path: Path) -> None:  # fmt: skip
+def test_without_a_keyring_the_export_uses_the_key_file_and_says_so(
+    make_window, run, demo_home: Path, tmp_path: Path
+) -> None:
     import keyring
     from keyring.backends.fail import Keyring as NoKeyring
 
@@ -189,8 +219,13 @@ def test_without_a_keyring_the_export_uses_the_key_file_and_says_so(make_window,
     run(settle(context.bridge))
     check, _report, receipt = audit_written(out, out.with_name("nokeyring.json.receipt.json"))
     assert check.ok and receipt.signature is not None and receipt.history == "display"
-    signed = verify_receipt(receipt, out.read_bytes(), _report, receipt.fingerprint_key_id,
-                            public_key=parse_public_key(receipt.signature.public_key))  # fmt: skip
+    signed = verify_receipt(
+        receipt,
+        out.read_bytes(),
+        _report,
+        receipt.fingerprint_key_id,
+        public_key=parse_public_key(receipt.signature.public_key),
+    )
     assert signed.signature == "valid"
 
 
@@ -205,11 +240,15 @@ def test_the_conversation_as_shown_is_the_default_and_the_model_context_a_choice
     import json
 
     document = json.loads(shown.data)
-    assert document["format"] == "rho-desk.display-export" and len(document["messages"]) == 13  # 3 turns and the marker
+    assert (
+        document["format"] == "rho-desk.display-export" and len(document["messages"]) == 13
+    )  # 3 turns and the marker
     dialog.set_history("model")
     _wait_preview(run, context, dialog)
     model = dialog.current()
-    assert model is not None and model.history == "model" and len(model.snapshot.history) == 5  # the summary and the last turn
+    assert (
+        model is not None and model.history == "model" and len(model.snapshot.history) == 5
+    )  # the summary and the last turn
     out = tmp_path / "model.json"
     dialog.export_to(out)
     run(settle(context.bridge))
@@ -228,16 +267,22 @@ def test_the_session_file_itself_is_never_the_output(make_window, run, tmp_path:
     assert any("an export never replaces" in n.text for n in context.notifier.history)
 
 
-def test_a_snapshot_document_exports_its_model_context(make_window, run, tmp_path: Path, rho_fixtures: Path) -> None:
+def test_a_snapshot_document_exports_its_model_context(
+    make_window, run, tmp_path: Path, rho_fixtures: Path
+) -> None:
     path = tmp_path / "snapshot.json"
     path.write_bytes((rho_fixtures / "session-snapshot-v2.json").read_bytes())
     _context, dialog = _open(make_window, run, path)
     assert dialog.history_kind() == "model" and not dialog.history.isEnabled()
     result = dialog.current()
-    assert result is not None and result.history == "model" and result.data.startswith(b'{\n  "schema_version": 2')
+    assert (
+        result is not None
+        and result.history == "model"
+        and result.data.startswith(b'{\n  "schema_version": 2')
+    )
 
 
-_NO_DBUS_APP = r'''
+_NO_DBUS_APP = r"""
 import asyncio, json, sys
 from pathlib import Path
 
@@ -288,10 +333,12 @@ try:
     print(json.dumps(loop.run_until_complete(main())))
 finally:
     loop.close()
-'''
+"""
 
 
-def test_the_dialog_exports_on_a_machine_without_any_keyring(tmp_path: Path, rho_fixtures: Path) -> None:
+def test_the_dialog_exports_on_a_machine_without_any_keyring(
+    tmp_path: Path, rho_fixtures: Path
+) -> None:
     """The app in its own process, no D-Bus session and keyring's fail backend: the class counts
     fill in, Export is enabled, the keys are created in the key file (said once each), and the
     written receipt verifies with `rho-desk audit --verify-key`."""
@@ -303,22 +350,56 @@ def test_the_dialog_exports_on_a_machine_without_any_keyring(tmp_path: Path, rho
     repo = Path(__file__).resolve().parents[3]
     session = tmp_path / "session-v1.jsonl"
     session.write_bytes((rho_fixtures / "session-v1.jsonl").read_bytes())
-    env = {k: v for k, v in os.environ.items() if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")}
-    env.update(PYTHONPATH=str(repo), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring", QT_QPA_PLATFORM="offscreen",
-               RHO_DESK_CONFIG_DIR=str(tmp_path / "config"), RHO_DESK_CACHE_DIR=str(tmp_path / "cache"),
-               RHO_DESK_TRASH_DIR=str(tmp_path / "trash"), HOME=str(tmp_path / "home"))  # fmt: skip
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DBUS_SESSION_BUS_ADDRESS", "RHO_DESK_KEY_FILE")
+    }
+    env.update(
+        PYTHONPATH=str(repo),
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        QT_QPA_PLATFORM="offscreen",
+        RHO_DESK_CONFIG_DIR=str(tmp_path / "config"),
+        RHO_DESK_CACHE_DIR=str(tmp_path / "cache"),
+        RHO_DESK_TRASH_DIR=str(tmp_path / "trash"),
+        HOME=str(tmp_path / "home"),
+    )
     out = tmp_path / "export.md"
-    run = subprocess.run([sys.executable, "-c", _NO_DBUS_APP, str(session), str(out), str(tmp_path)],
-                         env=env, capture_output=True, text=True, timeout=180)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-c", _NO_DBUS_APP, str(session), str(out), str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     facts = json.loads(run.stdout.strip().splitlines()[-1])
     assert facts["preview"] and facts["enabled"] and facts["written"], facts
     assert "…" not in facts["counts"] and facts["counts"][1] != "0"
     created = [n for n in facts["notices"] if "Created rho-desk's key" in n]
     assert len(created) == 2 and all(str(tmp_path / "config" / "keys") in n for n in created)
-    keys = subprocess.run([sys.executable, "-m", "rho_desk", "keys"], env=env, capture_output=True, text=True, timeout=60)
-    audit = subprocess.run([sys.executable, "-m", "rho_desk", "audit", str(out), "--verify-key", keys.stdout.split()[0]],
-                           env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    keys = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "keys"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    audit = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rho_desk",
+            "audit",
+            str(out),
+            "--verify-key",
+            keys.stdout.split()[0],
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert audit.returncode == 0 and "signature valid" in audit.stdout, audit.stdout + audit.stderr
 
 
@@ -344,13 +425,20 @@ def test_the_publish_picker_says_what_is_sent(make_window, run, demo_home: Path)
     _context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
     dialog.set_format("markdown")
     summary = dialog.publish_summary()
-    assert summary.startswith("Publishes the conversation as shown, without provider replay blocks (opaque)")
-    assert "as a JSON document (a team library keeps JSON: the Markdown transcript format is for files)" in summary
+    assert summary.startswith(
+        "Publishes the conversation as shown, without provider replay blocks (opaque)"
+    )
+    assert (
+        "as a JSON document (a team library keeps JSON: the Markdown transcript format is for files)"
+        in summary
+    )
     dialog.set_format("json")
     assert "format is for files" not in dialog.publish_summary()
 
 
-def test_a_first_export_names_the_session_and_explains_its_echoes(make_window, run, demo_home: Path) -> None:
+def test_a_first_export_names_the_session_and_explains_its_echoes(
+    make_window, run, demo_home: Path
+) -> None:
     """The default selection (provider replay blocks and custom metadata left out) stays, and so
     do the medium echo findings it brings; the dialog says in plain words what they are. The
     heading, the Markdown heading and the save dialog's file name name the session."""
@@ -364,26 +452,40 @@ def test_a_first_export_names_the_session_and_explains_its_echoes(make_window, r
     echoes = [f for f in result.report.findings if f.rule == "excluded-content-echo"]
     assert echoes and not result.blocked
     note = dialog.findings_note.text()
-    assert dialog.findings_note.isVisible() and f"The {len(echoes)} medium findings are echoes" in note
+    assert (
+        dialog.findings_note.isVisible() and f"The {len(echoes)} medium findings are echoes" in note
+    )
     assert "provider_context" in note and "do not stop the export" in note
-    assert "does not stop the export" in dialog.findings.data(dialog.findings.index(0, 1), 3)  # ToolTipRole
+    assert "does not stop the export" in dialog.findings.data(
+        dialog.findings.index(0, 1), 3
+    )  # ToolTipRole
     assert f"“{title[:40]}" in dialog.heading.text() and "4a7e2c19" not in dialog.heading.text()
     dialog.set_format("markdown")
     _wait_preview(run, context, dialog)
     first_prompt = " ".join(summary.first_user_message.splitlines()[0].split())
     heading = dialog.current().data.decode().splitlines()[0]
-    assert heading in (f"# {first_prompt}", f"# {first_prompt[:79].rstrip()}…")  # the title is metadata, left out
+    assert heading in (
+        f"# {first_prompt}",
+        f"# {first_prompt[:79].rstrip()}…",
+    )  # the title is metadata, left out
     assert heading != "# rho session"
     name = dialog.default_name()
-    assert name.endswith(f"-r{dialog.source.revision}.md") and name.startswith(export_module.file_stem(title))
+    assert name.endswith(f"-r{dialog.source.revision}.md") and name.startswith(
+        export_module.file_stem(title)
+    )
     assert export_module.file_stem("Churn: retention by cohort!") == "churn-retention-by-cohort"
 
 
 @pytest.mark.parametrize(("fmt", "ext"), [("json", "json"), ("markdown", "md")])
-def test_the_dialog_and_the_command_line_write_the_same_export_and_receipt(make_window, run, tmp_path: Path, fmt: str,
-                                                                             ext: str,
-                                                                             monkeypatch: pytest.MonkeyPatch,
-                                                                             capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_the_dialog_and_the_command_line_write_the_same_export_and_receipt(
+    make_window,
+    run,
+    tmp_path: Path,
+    fmt: str,
+    ext: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """One export path: for the same choices (the classes, the format, the history) the export
     dialog and ``rho-desk export`` build and sign through the same two functions, and write the
     same bytes, receipt included (its signing time fixed by SOURCE_DATE_EPOCH, as for any
@@ -394,7 +496,9 @@ def test_the_dialog_and_the_command_line_write_the_same_export_and_receipt(make_
     set_api_key("work", SECRET)  # a known credential, gathered once for both
     path = _session_with_secret(tmp_path / "home")
     context, dialog = _open(make_window, run, path)
-    dialog.set_selection(set(ALL_CLASSES) - {ContentClass.METADATA, ContentClass.IMAGES})  # no finding left
+    dialog.set_selection(
+        set(ALL_CLASSES) - {ContentClass.METADATA, ContentClass.IMAGES}
+    )  # no finding left
     dialog.format.setCurrentIndex(dialog.format.findData(fmt))
     _wait_preview(run, context, dialog)
     result = dialog.current()
@@ -405,9 +509,22 @@ def test_the_dialog_and_the_command_line_write_the_same_export_and_receipt(make_
 
     cli_out = tmp_path / "cli" / f"export.{ext}"
     cli_out.parent.mkdir()
-    status = main(["export", str(path), "--exclude", "metadata,images", "--history", "display", "-o", str(cli_out)])
+    status = main(
+        [
+            "export",
+            str(path),
+            "--exclude",
+            "metadata,images",
+            "--history",
+            "display",
+            "-o",
+            str(cli_out),
+        ]
+    )
     assert status == 0, capsys.readouterr().err
-    assert app_out.read_bytes() == cli_out.read_bytes() and SECRET.encode() not in cli_out.read_bytes()
+    assert (
+        app_out.read_bytes() == cli_out.read_bytes() and SECRET.encode() not in cli_out.read_bytes()
+    )
     receipt = f"export.{ext}.receipt.json"
     assert (app_out.parent / receipt).read_bytes() == (cli_out.parent / receipt).read_bytes()
     check, _report, _receipt = audit_written(cli_out, cli_out.parent / receipt, known=[SECRET])

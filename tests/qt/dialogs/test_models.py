@@ -24,13 +24,20 @@ def test_compaction_preview_model(qtmodeltester) -> None:
     model = CompactionPreviewModel()
     qtmodeltester.check(model)
     preview = LocalCompactor(RecentBudget(max_messages=4, max_tokens=None)).preview(HISTORY)
-    model.set_preview(HISTORY, [message_tokens(m) for m in HISTORY], len(preview.partition.system), len(preview.removed))
+    model.set_preview(
+        HISTORY,
+        [message_tokens(m) for m in HISTORY],
+        len(preview.partition.system),
+        len(preview.removed),
+    )
     qtmodeltester.check(model)
     assert model.rowCount() == len(HISTORY)
     fates = [model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())]
     assert fates[0] is Fate.SYSTEM and fates.count(Fate.REMOVED) == len(preview.removed)
     assert fates[-4:] == [Fate.KEPT] * 4
-    assert model.data(model.index(1, 2)) == "replaced" and model.data(model.index(1, 4)) == "prompt 0"
+    assert (
+        model.data(model.index(1, 2)) == "replaced" and model.data(model.index(1, 4)) == "prompt 0"
+    )
     assert model.data(model.index(1, 0), Qt.ItemDataRole.DecorationRole) is None
 
 
@@ -44,7 +51,9 @@ def test_class_table_model_checks_classes(qtmodeltester) -> None:
     model.sig_selection_changed.connect(lambda: changed.append(True))
     row = ALL_CLASSES.index(ContentClass.TOOL_RECORDS)
     assert model.data(model.index(row, 0), Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
-    assert model.setData(model.index(row, 0), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
+    assert model.setData(
+        model.index(row, 0), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole
+    )
     assert ContentClass.TOOL_RECORDS not in model.included and changed == [True]
     assert model.data(model.index(row, 1)) == "tool_records"
     assert int(model.data(model.index(row, 2)).replace(",", "")) > 0
@@ -55,13 +64,28 @@ def test_class_table_model_checks_classes(qtmodeltester) -> None:
 def test_findings_model_never_holds_a_value(qtmodeltester) -> None:
     model = FindingsModel()
     qtmodeltester.check(model)
-    findings = [Finding("echo", Severity.MEDIUM, "$.history[3]", ContentClass.TOOL_RECORDS, digest="sha256:ab"),
-                Finding("openai-key", Severity.CRITICAL, "$.history[1].User[0].Text", ContentClass.USER, "fp:1234")]  # fmt: skip
+    findings = [
+        Finding(
+            "echo", Severity.MEDIUM, "$.history[3]", ContentClass.TOOL_RECORDS, digest="sha256:ab"
+        ),
+        Finding(
+            "openai-key",
+            Severity.CRITICAL,
+            "$.history[1].User[0].Text",
+            ContentClass.USER,
+            "fp:1234",
+        ),
+    ]
     model.set_findings(findings)
     qtmodeltester.check(model)
     assert model.data(model.index(0, 0)) == "critical"  # sorted by severity
-    assert [model.data(model.index(0, c)) for c in range(5)] == ["critical", "openai-key", "user",
-                                                                  "$.history[1].User[0].Text", "fp:1234"]  # fmt: skip
+    assert [model.data(model.index(0, c)) for c in range(5)] == [
+        "critical",
+        "openai-key",
+        "user",
+        "$.history[1].User[0].Text",
+        "fp:1234",
+    ]
 
 
 def test_editable_messages_model(qtmodeltester) -> None:
@@ -91,7 +115,9 @@ def test_profile_and_metadata_models(qtmodeltester) -> None:
     metadata.set_metadata({"team": "payments", "ticket": "PAY-12"})
     qtmodeltester.check(metadata)
     row = metadata.add_row()
-    assert metadata.setData(metadata.index(row, 0), "team") and metadata.duplicate_keys() == ["team"]
+    assert metadata.setData(metadata.index(row, 0), "team") and metadata.duplicate_keys() == [
+        "team"
+    ]
     metadata.remove_row(row)
     assert metadata.metadata() == {"team": "payments", "ticket": "PAY-12"}
     qtmodeltester.check(metadata)

@@ -60,7 +60,9 @@ def test_a_new_profile_and_its_key(make_window, run, memory_keyring, isolated_di
     assert all(KEY not in w.text() for w in dialog.findChildren(type(dialog.api_key)))
     dialog.remove_key()
     run(settle(context.bridge))
-    assert (SERVICE, "profile:work") not in memory_keyring.entries and dialog.profiles.keys["work"] == "missing"
+    assert (SERVICE, "profile:work") not in memory_keyring.entries and dialog.profiles.keys[
+        "work"
+    ] == "missing"
     dialog._on_default_clicked()
     run(settle(context.bridge))
     assert ProfileStore().load().default == "work"
@@ -84,9 +86,16 @@ def test_compaction_defaults_data_dir_and_theme(make_window, run, tmp_path: Path
     dialog.apply()
     run(settle(context.bridge))
     s = context.settings
-    assert applied and s.get(PREFS_COMPACTION_POLICY) == "tokens" and s.get(PREFS_COMPACTION_THRESHOLD) == 50_000
+    assert (
+        applied
+        and s.get(PREFS_COMPACTION_POLICY) == "tokens"
+        and s.get(PREFS_COMPACTION_THRESHOLD) == 50_000
+    )
     assert policy_from_settings(s).trigger_tokens == 50_000
-    assert s.get(PREFS_COMPACTION_COMPACTOR) == "ollama-local" and s.get(PREFS_CONTINUE_PROFILE) == "ollama-local"
+    assert (
+        s.get(PREFS_COMPACTION_COMPACTOR) == "ollama-local"
+        and s.get(PREFS_CONTINUE_PROFILE) == "ollama-local"
+    )
     assert s.get(PREFS_THEME) == "dark" and context.theme.theme.dark
     assert s.get(PREFS_DATA_DIR) == str(home) and context.library.home == home
     # off again: no policy
@@ -100,8 +109,15 @@ def test_a_long_model_name_never_pushes_the_key_column_out_of_view(make_window, 
     from rho_desk.providers.profiles import ProviderProfile
 
     model = "/home/someone/models/" + "SmolLM2-135M-Instruct-" * 8 + "Q4_1.gguf"
-    ProfileStore().upsert(ProviderProfile(name="local-gguf", kind=ProfileKind.OPENAI_COMPATIBLE,
-                                          base_url="http://127.0.0.1:8080/v1", model=model, requires_key=False))  # fmt: skip
+    ProfileStore().upsert(
+        ProviderProfile(
+            name="local-gguf",
+            kind=ProfileKind.OPENAI_COMPATIBLE,
+            base_url="http://127.0.0.1:8080/v1",
+            model=model,
+            requires_key=False,
+        )
+    )
     context, dialog = _dialog(make_window, run)
     dialog.resize(760, 520)
     run(settle(context.bridge))
@@ -113,7 +129,9 @@ def test_a_long_model_name_never_pushes_the_key_column_out_of_view(make_window, 
     assert right_edge <= table.viewport().width()
 
 
-def test_a_profile_chooses_what_the_tools_may_do(make_window, run, memory_keyring, isolated_dirs: Path) -> None:
+def test_a_profile_chooses_what_the_tools_may_do(
+    make_window, run, memory_keyring, isolated_dirs: Path
+) -> None:
     context, dialog = _dialog(make_window, run)
     dialog._on_add_clicked()
     assert dialog.permission_mode.currentData() == "supervised"  # the default
@@ -131,7 +149,8 @@ def test_a_profile_chooses_what_the_tools_may_do(make_window, run, memory_keyrin
 
 
 def test_a_team_password_without_a_keyring_is_refused_once_and_never_left_on_screen(
-        make_window, run, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    make_window, run, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     import keyring
     import keyring.backends.fail
 
@@ -145,8 +164,14 @@ def test_a_team_password_without_a_keyring_is_refused_once_and_never_left_on_scr
     run(settle(context.bridge))
     assert dialog.busy.label.text().startswith("The team database was not saved: ")
     assert "Settings applied" not in dialog.busy.label.text()
-    assert "hunter2" not in dialog.team_db.text() and context.settings.get(PREFS_TEAM_DATABASE) == ""
-    errors = [n.text for n in context.notifier.history if n.text.startswith("The team database was not saved")]
+    assert (
+        "hunter2" not in dialog.team_db.text() and context.settings.get(PREFS_TEAM_DATABASE) == ""
+    )
+    errors = [
+        n.text
+        for n in context.notifier.history
+        if n.text.startswith("The team database was not saved")
+    ]
     assert len(errors) == 1 and "~/.pgpass" in errors[0] and "hunter2" not in errors[0]
 
 
@@ -156,8 +181,11 @@ def test_every_form_label_with_a_mnemonic_has_a_buddy(make_window, run) -> None:
     from PySide6.QtWidgets import QLabel
 
     _context, dialog = _dialog(make_window, run)
-    labels = [label for label in dialog.findChildren(QLabel) if "&" in label.text().replace("&&", "")]
+    labels = [
+        label for label in dialog.findChildren(QLabel) if "&" in label.text().replace("&&", "")
+    ]
     assert labels and all(label.buddy() is not None for label in labels), [
-        label.text() for label in labels if label.buddy() is None]
+        label.text() for label in labels if label.buddy() is None
+    ]
     data = next(label for label in labels if label.text() == "Rho &data directory:")
     assert data.buddy() is dialog.data_dir

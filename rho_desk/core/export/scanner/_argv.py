@@ -41,7 +41,17 @@ from ._reader import Line
 from ._values import literal_value, secretish
 from ._work import spend
 
-__all__ = ["CLIENTS", "COMMAND_GATE", "COMMAND_NAMES", "STDIN_OPTIONS", "Client", "Option", "Position", "command_values", "split"]
+__all__ = [
+    "CLIENTS",
+    "COMMAND_GATE",
+    "COMMAND_NAMES",
+    "STDIN_OPTIONS",
+    "Client",
+    "Option",
+    "Position",
+    "command_values",
+    "split",
+]
 
 
 # --- the table: clients, their password options and positions ---------------------------------------
@@ -92,6 +102,7 @@ _COLON = Option(part=":")
 _PASS_ARG = Option(glued=False, part="pass:")
 _SLASH = Option(glued=False, part="/")
 
+# fmt: off
 _MYSQL: Final = Client({"-p": _GLUED}, takes=frozenset({"-u", "-h", "-P", "-D", "-S", "-e"}))
 _MONGO: Final = Client({"-p": _SEPARATE}, takes=frozenset({"-u", "--host", "--port", "--db", "-d", "--authenticationDatabase"}))
 _LDAP: Final = Client({"-w": _P}, takes=frozenset({"-D", "-H", "-b", "-h", "-x", "-s", "-f", "-y"}))
@@ -225,6 +236,7 @@ COMMAND_GATE: Final = (
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), or an option reading a password from standard input (both caseless)."""
+# fmt: on
 
 
 # --- splitting a line as a shell would ------------------------------------------------------------
@@ -365,9 +377,16 @@ def _value(word: Word, i: int, j: int, part: str, *, loose: bool) -> tuple[int, 
         if text[slash + 1 : slash + 2] in (b"", b" "):
             return None
     text = word.text[i:j]
-    if not text or text.startswith(_REFERENCE_START) or text.startswith(b"/") or text.lower() in _NAMES_OF_A_PASSWORD:
+    if (
+        not text
+        or text.startswith(_REFERENCE_START)
+        or text.startswith(b"/")
+        or text.lower() in _NAMES_OF_A_PASSWORD
+    ):
         return None
-    if not literal_value(text, quoted=word.quoted) and not (len(text) >= 4 and secretish(text, quoted=True)):
+    if not literal_value(text, quoted=word.quoted) and not (
+        len(text) >= 4 and secretish(text, quoted=True)
+    ):
         return None
     if loose and not secretish(text, quoted=True):
         return None
@@ -396,25 +415,38 @@ def _at_command_start(words: list[Word], k: int, seg_start: int) -> bool:
     for n, w in enumerate(words[seg_start:k]):
         if n == 0 and w.text.isdigit():
             continue  # a row's number (``cat -n``) before the command
-        if w.text not in _PREFIXES and not (b"=" in w.text and not w.text.startswith((b"=", b"-"))) and not w.text.startswith(b"-"):
+        if (
+            w.text not in _PREFIXES
+            and not (b"=" in w.text and not w.text.startswith((b"=", b"-")))
+            and not w.text.startswith(b"-")
+        ):
             return False
     return True
 
 
-def _read(words: list[Word], k: int, seg_end: int, key: str, client: Client, loose: bool) -> list[tuple[int, int]]:
+def _read(
+    words: list[Word], k: int, seg_end: int, key: str, client: Client, loose: bool
+) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     args = words[k + 1 : seg_end]
     sub = _SUBCOMMANDS.get(key)
     if sub is not None:
         plain = [w.text.lower() for w in args if not w.text.startswith(b"-")]
-        if plain[: len(sub)] != [s.encode() for s in sub] and not (len(sub) > 1 and plain[:1] == [sub[-1].encode()]):
+        if plain[: len(sub)] != [s.encode() for s in sub] and not (
+            len(sub) > 1 and plain[:1] == [sub[-1].encode()]
+        ):
             return out
     positional: list[Word] = []
     n = 0
     while n < len(args):
         w = args[n]
         text = w.text.decode("latin-1")
-        if w.quoted or not (text.startswith("-") or (text.startswith("/") and len(text) < 24 and ":" in text[:12]) or text in client.options or (text.startswith("/") and text in client.takes)):
+        if w.quoted or not (
+            text.startswith("-")
+            or (text.startswith("/") and len(text) < 24 and ":" in text[:12])
+            or text in client.options
+            or (text.startswith("/") and text in client.takes)
+        ):
             positional.append(w)
             n += 1
             continue
@@ -443,7 +475,14 @@ def _read(words: list[Word], k: int, seg_end: int, key: str, client: Client, loo
                 if hit is not None:
                     out.append(hit)
                 found = True
-            elif how.glued and len(opt) == 2 and opt[0] == "-" and text.startswith(opt) and len(text) > 2 and not text.startswith("--"):
+            elif (
+                how.glued
+                and len(opt) == 2
+                and opt[0] == "-"
+                and text.startswith(opt)
+                and len(text) > 2
+                and not text.startswith("--")
+            ):
                 hit = _value(w, 2, len(w.text), how.part, loose=loose)
                 if hit is not None:
                     out.append(hit)
@@ -462,7 +501,16 @@ def _read(words: list[Word], k: int, seg_end: int, key: str, client: Client, loo
             base = len(pos.after)
         if pos.key:
             keyed = [i for i in range(base, len(texts)) if re.fullmatch(pos.key, texts[i])]
-            flags = [w for w in args if w.text.decode("latin-1") == pos.key or (pos.key.startswith("-") and w.text.startswith(b"-") and set(pos.key[1:]) <= set(w.text[1:].decode("latin-1")))]
+            flags = [
+                w
+                for w in args
+                if w.text.decode("latin-1") == pos.key
+                or (
+                    pos.key.startswith("-")
+                    and w.text.startswith(b"-")
+                    and set(pos.key[1:]) <= set(w.text[1:].decode("latin-1"))
+                )
+            ]
             if pos.key.startswith("-"):
                 if not flags:
                     continue
@@ -487,7 +535,9 @@ def _read(words: list[Word], k: int, seg_end: int, key: str, client: Client, loo
     return out
 
 
-def _stdin_value(words: list[Word], seg_start: int, seg_end: int, t: bytes, heredoc: tuple[int, int] | None) -> list[tuple[int, int, str]]:
+def _stdin_value(
+    words: list[Word], seg_start: int, seg_end: int, t: bytes, heredoc: tuple[int, int] | None
+) -> list[tuple[int, int, str]]:
     """What the command ``words[seg_start:seg_end]`` reads from standard input: ``<<< X``, or
     the previous command of its pipe's output (``echo X``, ``printf '%s' X``), or its heredoc's
     first line (``heredoc``: its span in ``t``)."""
@@ -504,7 +554,11 @@ def _stdin_value(words: list[Word], seg_start: int, seg_end: int, t: bytes, here
         while n > 0 and not words[n - 1].op:
             n -= 1
         head = program(words[n])
-        args = [w for w in words[n + 1 : seg_start - 1] if not (w.text.startswith(b"-") and len(w.text) <= 3 and not w.quoted)]
+        args = [
+            w
+            for w in words[n + 1 : seg_start - 1]
+            if not (w.text.startswith(b"-") and len(w.text) <= 3 and not w.quoted)
+        ]
         if head == b"echo" and args:
             first, last = args[0], args[-1]
             out.append((first.at[0], last.at[-1] + 1, "pipe"))
@@ -535,7 +589,9 @@ def command_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]
     if _GATE.search(line) is None:
         return []
     last = min(len(lines), i + _CONTINUED_MAX)
-    bounds = [(lines[n].end, lines[n + 1].start if n + 1 < last else lines[n].end) for n in range(i, last)]
+    bounds = [
+        (lines[n].end, lines[n + 1].start if n + 1 < last else lines[n].end) for n in range(i, last)
+    ]
     out: list[tuple[int, int]] = []
     words = split(t, lines[i].start, bounds)
     out += _commands(t, line, lines, i, words)
@@ -545,7 +601,14 @@ def command_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]
     for _ in range(_NESTED_MAX):
         if not todo:
             break
-        w = next((w for w in todo[-1] if w.quoted and b" " in w.text and _HINT.search(w.text) is not None), None)
+        w = next(
+            (
+                w
+                for w in todo[-1]
+                if w.quoted and b" " in w.text and _HINT.search(w.text) is not None
+            ),
+            None,
+        )
         if w is None:
             todo.pop()
             continue
@@ -558,15 +621,26 @@ def command_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]
 
 _NESTED_MAX: Final = 8
 """Most quoted words of one line split again as command lines."""
-_HINT: Final = re.compile(rb"(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE)
+_HINT: Final = re.compile(
+    rb"(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE
+)
 """Most commands read from inside quoted words of one line."""
 
 
-def _commands(t: bytes, line: bytes, lines: list[Line], i: int, words: list[Word]) -> list[tuple[int, int]]:
+def _commands(
+    t: bytes, line: bytes, lines: list[Line], i: int, words: list[Word]
+) -> list[tuple[int, int]]:
     """The passwords the commands of ``words`` (split from line ``i``) pass."""
     out: list[tuple[int, int]] = []
     seg_start = 0
-    for seg_end in [*(n for n, w in enumerate(words) if w.op and w.text in (b"|", b";", b"&", b"&&", b"||", b"`", b"$(", b"(", b")")), len(words)]:
+    for seg_end in [
+        *(
+            n
+            for n, w in enumerate(words)
+            if w.op and w.text in (b"|", b";", b"&", b"&&", b"||", b"`", b"$(", b"(", b")")
+        ),
+        len(words),
+    ]:
         seg = words[seg_start:seg_end]
         if seg:
             for k in range(seg_start, seg_end):
@@ -576,16 +650,23 @@ def _commands(t: bytes, line: bytes, lines: list[Line], i: int, words: list[Word
                 if found is None:
                     if k + 1 < seg_end and not _reads_stdin(words, k, seg_end):
                         continue
-                    found = (words[k].text.decode("latin-1").lower(), _ANY)  # any command reading a password from stdin
+                    found = (
+                        words[k].text.decode("latin-1").lower(),
+                        _ANY,
+                    )  # any command reading a password from stdin
                 key, client = found
                 loose = not _at_command_start(words, k, seg_start)
                 before = b" ".join(w.text for w in words[max(0, seg_start - 4) : seg_start])
-                if key == "send" and not _PROMPT.search(before if before or i == 0 else t[lines[i - 1].start : lines[i - 1].end]):
+                if key == "send" and not _PROMPT.search(
+                    before if before or i == 0 else t[lines[i - 1].start : lines[i - 1].end]
+                ):
                     break  # expect's send: a password only after the prompt for one (on its line or the one before)
                 out += _read(words, k, _redirect_end(words, k, seg_end), key, client, loose)
                 if client.script:
                     out += _script_values(t, line, lines, i)
-                if (client.stdin is not None or _reads_stdin(words, k, seg_end)) and not (key == "passwd" and not any(w.text == b"--stdin" for w in seg)):
+                if (client.stdin is not None or _reads_stdin(words, k, seg_end)) and not (
+                    key == "passwd" and not any(w.text == b"--stdin" for w in seg)
+                ):
                     heredoc = _heredoc_line(t, line, lines, i)
                     for a, b, _ in _stdin_value(words, seg_start, seg_end, t, heredoc):
                         word = Word(t[a:b], list(range(a, b)))
@@ -627,9 +708,12 @@ def _script_values(t: bytes, line: bytes, lines: list[Line], i: int) -> list[tup
 
 def _reads_stdin(words: list[Word], k: int, seg_end: int) -> bool:
     """The command ``words[k:seg_end]`` holds an option reading its password from standard input."""
-    texts = [w.text.rstrip(b"}])") for w in words[k + 1 : seg_end]]  # a JSON string's end after the last
+    texts = [
+        w.text.rstrip(b"}])") for w in words[k + 1 : seg_end]
+    ]  # a JSON string's end after the last
     return any(
-        STDIN_OPTIONS.fullmatch(text) is not None or (n + 1 < len(texts) and STDIN_OPTIONS.fullmatch(text + b" " + texts[n + 1]) is not None)
+        STDIN_OPTIONS.fullmatch(text) is not None
+        or (n + 1 < len(texts) and STDIN_OPTIONS.fullmatch(text + b" " + texts[n + 1]) is not None)
         for n, text in enumerate(texts)
     )
 

@@ -43,7 +43,9 @@ _SHORT_FLAGS: Final = {
     (b"p", False): re.compile(_B + rb"(?:sshpass|" + _MONGO + rb")\b|" + _B + _LOGIN + rb"\b"),
     (b"P", False): re.compile(_B + rb"(?:sqlcmd|bcp|osql|zip|zipcloak|ssh-keygen)\b"),
     (b"N", False): re.compile(_B + rb"ssh-keygen\b"),
-    (b"w", False): re.compile(_B + rb"ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b"),
+    (b"w", False): re.compile(
+        _B + rb"ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b"
+    ),
     (b"U", False): re.compile(_B + rb"(?:smbclient|rpcclient|smbcacls|smbget|net[ \t]+rpc)\b"),
 }
 _A_FLAG: Final = re.compile(_B + rb"(?:redis-cli|valkey-cli|keydb-cli|https?|xh|xhs)\b")
@@ -51,8 +53,12 @@ _A_FLAG: Final = re.compile(_B + rb"(?:redis-cli|valkey-cli|keydb-cli|https?|xh|
 
 # a flag's name holding a credential word (``--client-secret``, ``-storepass``): confirmed by
 # ``name_is_credential`` (one dash: the name must end in the word, as Java's tools spell them)
-_FLAG_NAME: Final = rb"(?:[A-Za-z][A-Za-z0-9\-]{0,40})?(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z0-9\-]{0,40}"
-_FLAG_NOT_VALUE: Final = frozenset({"stdin", "file", "env", "prompt", "command", "cmd", "fd", "source"})
+_FLAG_NAME: Final = (
+    rb"(?:[A-Za-z][A-Za-z0-9\-]{0,40})?(?:pass|pwd|secret|token|key|auth|cred)[A-Za-z0-9\-]{0,40}"
+)
+_FLAG_NOT_VALUE: Final = frozenset(
+    {"stdin", "file", "env", "prompt", "command", "cmd", "fd", "source"}
+)
 """A flag whose last word says where the credential comes from takes that, not the credential."""
 _KEYTOOL_PASS: Final = re.compile(rb"(?:src|dest|new)?(?:store|key)pass", re.IGNORECASE)
 """Java's keytool and jarsigner: ``-storepass``, ``-keypass``, ``-srcstorepass``..."""
@@ -69,7 +75,9 @@ def _flag(data: bytes, m: re.Match[bytes]) -> Hit | None:
     words = name_words(text)
     if not words or words[-1] in _FLAG_NOT_VALUE:
         return None
-    if words[0] == "no" or not (name_is_credential(text) or _KEYTOOL_PASS.fullmatch(name) is not None):
+    if words[0] == "no" or not (
+        name_is_credential(text) or _KEYTOOL_PASS.fullmatch(name) is not None
+    ):
         return None  # --no-auth is a switch
     if not data.startswith(b"--", m.start()) and not name.lower().endswith(_ONE_DASH_ENDS):
         return None  # -key X, -auth X: too many tools mean something else by one dash
@@ -90,10 +98,15 @@ def _flag(data: bytes, m: re.Match[bytes]) -> Hit | None:
 # --- passwords by position, SQL, and a value piped into --password-stdin -----------------------
 
 _COMMAND: Final = re.compile(
-    rb"\b(?P<cmd>htpasswd|rabbitmqctl|net[ \t]+user|convertto-securestring|configure[ \t]+set)[ \t]", re.IGNORECASE
+    rb"\b(?P<cmd>htpasswd|rabbitmqctl|net[ \t]+user|convertto-securestring|configure[ \t]+set)[ \t]",
+    re.IGNORECASE,
 )
-_SQL: Final = re.compile(rb"\bidentified[ \t]+by[ \t]+(?:\\{0,7}['\"]|[A-Za-z0-9_#$!@%^*+\-])", re.IGNORECASE)
-_SQL_NOT_VALUE: Final = frozenset({b"values", b"password", b"externally", b"globally", b"random", b"plugin"})
+_SQL: Final = re.compile(
+    rb"\bidentified[ \t]+by[ \t]+(?:\\{0,7}['\"]|[A-Za-z0-9_#$!@%^*+\-])", re.IGNORECASE
+)
+_SQL_NOT_VALUE: Final = frozenset(
+    {b"values", b"password", b"externally", b"globally", b"random", b"plugin"}
+)
 """Words after ``IDENTIFIED BY`` that are SQL, not a password (``IDENTIFIED BY PASSWORD '*…'``
 gives a hash; ``IDENTIFIED BY RANDOM PASSWORD`` asks for one)."""
 _STDIN: Final = re.compile(rb"\b(?:echo|printf)[ \t]+(?:-[neE]{1,3}[ \t]+)?")
@@ -180,7 +193,11 @@ def _sql(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not quoted:
         value = value.rstrip(b";,)")
         end = start + len(value)
-        if value.lower() in _SQL_NOT_VALUE or len(value) < 4 or value.startswith((b"$", b":", b"[")):
+        if (
+            value.lower() in _SQL_NOT_VALUE
+            or len(value) < 4
+            or value.startswith((b"$", b":", b"["))
+        ):
             return None
         return Hit("credential-assignment", start, end, value)
     if not quoted_password(value):
@@ -208,7 +225,9 @@ def _flag_any(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return _flag_short(data, at, m.end(), b"p", glued=True)
     hit = _flag(data, m)
     if hit is None and data[at + 1 : at + 2] == b"p":
-        return _flag_short(data, at, at + 2, b"p", glued=True)  # mysql -pVALUE whose value reads as a name
+        return _flag_short(
+            data, at, at + 2, b"p", glued=True
+        )  # mysql -pVALUE whose value reads as a name
     return hit
 
 
@@ -242,7 +261,12 @@ def _flag_short(data: bytes, at: int, value_at: int, flag: bytes, *, glued: bool
         if _A_FLAG.search(line) is None:
             return None
         colon = value.find(b":")
-        if b"redis" not in line and b"valkey" not in line and b"keydb" not in line and 0 < colon < len(value) - 1:
+        if (
+            b"redis" not in line
+            and b"valkey" not in line
+            and b"keydb" not in line
+            and 0 < colon < len(value) - 1
+        ):
             start += colon + 1  # httpie: user:password
             value = data[start:end]
             if value.startswith(b"["):

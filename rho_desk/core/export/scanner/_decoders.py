@@ -61,7 +61,9 @@ __all__ = [
 
 
 _URL_BYTE: Final = rb"[A-Za-z0-9._~+\-%]"
-PERCENT = re.compile(rb"(?<=" + _URL_BYTE + rb")%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}(?=" + _URL_BYTE + rb")")
+PERCENT = re.compile(
+    rb"(?<=" + _URL_BYTE + rb")%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}(?=" + _URL_BYTE + rb")"
+)
 """A percent escape with a URL byte next to it: an escape alone (``%2D``) is shorter than
 ``ENCODED_MIN`` and is not decoded, so a text of lone escapes costs no decoding step."""
 PERCENT_GATE: Final = _URL_BYTE + rb"%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}" + _URL_BYTE
@@ -69,12 +71,24 @@ PERCENT_GATE: Final = _URL_BYTE + rb"%[0-9A-Fa-f]{2}|%[0-9A-Fa-f]{2}" + _URL_BYT
 
 _ESCAPE: Final = rb"(?:u[0-9A-Fa-f]{4}|[ux]\{[0-9A-Fa-f]{1,6}\}|x[0-9A-Fa-f]{2}|[0-3][0-7]{2})"
 _TOKEN_BYTE: Final = rb"[A-Za-z0-9._~+%\-/:=]"
-ESCAPE_START = re.compile(rb"(?<=" + _TOKEN_BYTE + rb")\\{1,8}" + _ESCAPE + rb"|\\{1,8}" + _ESCAPE + rb"(?=" + _TOKEN_BYTE + rb"|\\)")
+ESCAPE_START = re.compile(
+    rb"(?<="
+    + _TOKEN_BYTE
+    + rb")\\{1,8}"
+    + _ESCAPE
+    + rb"|\\{1,8}"
+    + _ESCAPE
+    + rb"(?="
+    + _TOKEN_BYTE
+    + rb"|\\)"
+)
 """Where an escaped token may start: ``\\u0073`` or ``\\x73`` (one pass finds both), next to a
 token byte or another escape. An escape alone (`` \\u0073 ``) decodes to one character, no
 secret, so a text of lone escapes costs no decoding step. The match starts at the escape's
 first backslash."""
-ESCAPE_GATE: Final = _TOKEN_BYTE + rb"\\{1,8}" + _ESCAPE + rb"|\\" + _ESCAPE + rb"(?:" + _TOKEN_BYTE + rb"|\\)"
+ESCAPE_GATE: Final = (
+    _TOKEN_BYTE + rb"\\{1,8}" + _ESCAPE + rb"|\\" + _ESCAPE + rb"(?:" + _TOKEN_BYTE + rb"|\\)"
+)
 """``ESCAPE_START`` without lookarounds (hyperscan has none): the same places."""
 
 # a token written with escapes: any depth of backslashes (JSON doubles them at each level)
@@ -107,7 +121,10 @@ HEX_MIN: Final = 32
 
 _URLSAFE_TO_STD: Final = bytes.maketrans(b"-_", b"+/")
 
-URL_TABLE: Final = bytes(0x61 if b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+-%" else 0x20 for b in range(256))
+URL_TABLE: Final = bytes(
+    0x61 if b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+-%" else 0x20
+    for b in range(256)
+)
 
 
 def expand(marks: bytes, start: int, end: int, limit: int = 4096) -> tuple[int, int]:
@@ -241,7 +258,9 @@ def _deflate_head(data: bytes) -> bool:
     """The first block header of a raw deflate stream can be ``data``'s: not the reserved block
     type, and a stored block's length next to its complement."""
     kind = data[0] >> 1 & 3
-    return kind in (1, 2) or (kind == 0 and len(data) >= 5 and data[1] ^ data[3] == 0xFF and data[2] ^ data[4] == 0xFF)
+    return kind in (1, 2) or (
+        kind == 0 and len(data) >= 5 and data[1] ^ data[3] == 0xFF and data[2] ^ data[4] == 0xFF
+    )
 
 
 def _inflate_raw(data: bytes) -> bytes | None:
@@ -293,11 +312,11 @@ def is_text(decoded: bytes) -> bool:
         return exc.reason == "unexpected end of data" and exc.start >= len(decoded) - 3
     return True
 
+
 _CONTROL: Final = bytes(b for b in range(256) if not (32 <= b < 127 or b in b"\t\n\r"))
 
 BASE32: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 BASE32_LOWER: Final = BASE32.lower()
-
 
 
 def base32_text(text: bytes) -> bool:
@@ -307,7 +326,9 @@ def base32_text(text: bytes) -> bool:
     return not text[:64].translate(None, alphabet) and not text.translate(None, alphabet)
 
 
-_B32_TO_DIGITS: Final = bytes.maketrans(BASE32 + BASE32_LOWER, b"0123456789ABCDEFGHIJKLMNOPQRSTUV" * 2)
+_B32_TO_DIGITS: Final = bytes.maketrans(
+    BASE32 + BASE32_LOWER, b"0123456789ABCDEFGHIJKLMNOPQRSTUV" * 2
+)
 """Base32's alphabet as the digits ``int(…, 32)`` reads (C-level; ``base64.b32decode`` is Python)."""
 
 
@@ -382,7 +403,9 @@ def around_value(data: bytes, start: int, end: int) -> tuple[bytes, bytes]:
     head = data[max(0, start - _AROUND_BEFORE) : start]
     cuts = [m.end() for m in _BREAK_BYTES.finditer(head)]
     head = head[cuts[-1] :] if cuts else head
-    head = head.rstrip(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # 0x|67,…: no word runs on
+    head = head.rstrip(
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+    )  # 0x|67,…: no word runs on
     call = _DECODING_CALL.search(head)
     if call is not None:  # api_key = CHAR(…), key = atob('…'): the decoded text is the value
         head = head[: call.start()] + call.group(1)
@@ -391,7 +414,9 @@ def around_value(data: bytes, start: int, end: int) -> tuple[bytes, bytes]:
     return head, tail[: cut.start()] if cut is not None else tail
 
 
-def placed(data: bytes, pieces: list[tuple[int, int, bytes, str]], keywords: bool) -> tuple[list[bytes], list[tuple[int, int]]]:
+def placed(
+    data: bytes, pieces: list[tuple[int, int, bytes, str]], keywords: bool
+) -> tuple[list[bytes], list[tuple[int, int]]]:
     """The decoded ``pieces`` (``(start, end, text, encoding)``) as they are scanned, and where each
     one's decoded text lies in its scanned text. A decoded value of one line is read in its place
     (``around_value``: ``const key = atob('…')``, ``pw = "\\121…";``), so its name, quotes and
@@ -399,7 +424,9 @@ def placed(data: bytes, pieces: list[tuple[int, int, bytes, str]], keywords: boo
     texts: list[bytes] = []
     bounds: list[tuple[int, int]] = []
     for start, end, text, _ in pieces:
-        head, tail = around_value(data, start, end) if keywords and b"\n" not in text else (b"", b"")
+        head, tail = (
+            around_value(data, start, end) if keywords and b"\n" not in text else (b"", b"")
+        )
         texts.append(head + text + tail)
         bounds.append((len(head), len(head) + len(text)))
     return texts, bounds

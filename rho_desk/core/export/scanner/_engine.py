@@ -132,7 +132,9 @@ def dense_runs(marks: bytes) -> list[tuple[int, int]]:
     every run one by one."""
     lengths = list(map(len, marks.split(b" ")))
     starts = accumulate(map(add, lengths, repeat(1)), initial=0)
-    return [(start, start + n) for start, n in zip(starts, lengths, strict=False) if n >= MIN_RUN]  # starts has one more
+    return [
+        (start, start + n) for start, n in zip(starts, lengths, strict=False) if n >= MIN_RUN
+    ]  # starts has one more
 
 
 _SAMPLE: Final = 16384
@@ -153,7 +155,9 @@ def find_runs(marks: bytes) -> list[tuple[int, int]]:
     return dense_runs(marks)
 
 
-def runs_of(data: bytes, blob_min: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+def runs_of(
+    data: bytes, blob_min: int
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """The runs of ``data`` (``find_runs``), each without the escape's tail it may begin with
     (``\\nQUJD...``) or the diff sign that begins its line (``+QUJD...``), then those of them
     that are blobs (``blob_min`` bytes or more) and the others: one pass over the runs (a 100 MB
@@ -207,13 +211,21 @@ class Joined:
 
     __slots__ = ("buffer", "origins", "starts")
 
-    def __init__(self, pieces: list[bytes] | list[bytes | memoryview], origins: list[int], gap: bytes) -> None:
+    def __init__(
+        self, pieces: list[bytes] | list[bytes | memoryview], origins: list[int], gap: bytes
+    ) -> None:
         self.buffer = gap.join(pieces)
         self.origins = origins
         # start of piece i = the lengths of pieces before it + i gaps (C-level loops: there can
         # be hundreds of thousands of pieces)
         ends = list(accumulate(map(len, pieces)))
-        self.starts = list(map(add, [0, *ends[:-1]], range(0, len(pieces) * len(gap), len(gap)) if gap else repeat(0)))
+        self.starts = list(
+            map(
+                add,
+                [0, *ends[:-1]],
+                range(0, len(pieces) * len(gap), len(gap)) if gap else repeat(0),
+            )
+        )
 
     def locate(self, offset: int) -> tuple[int, int]:
         """(piece index, offset of ``offset`` in the original coordinates)."""
@@ -247,7 +259,11 @@ def joined_pieces(data: bytes, runs: list[tuple[int, int]]) -> tuple[list[int], 
     ends: list[int] = []
     first = last = -PIECE_MAX  # the current piece
     for s, e in runs:
-        if s - last <= RUN_CONTEXT and e - first <= PIECE_MAX and not SEPARATORS.intersection(data[last:s]):
+        if (
+            s - last <= RUN_CONTEXT
+            and e - first <= PIECE_MAX
+            and not SEPARATORS.intersection(data[last:s])
+        ):
             ends[-1] = last = e
         else:
             first = max(0, s - RUN_CONTEXT)
@@ -279,7 +295,9 @@ class Pieces:
         self._ends: list[int] = []
         self._piece: dict[int, tuple[int, int]] = {}  # by run: the pieces of replayed chains
         self._firsts: list[int] = []  # the first runs of the chains found by distance, in order
-        self._chains: dict[int, tuple[int, list[int], list[tuple[int, int]]]] = {}  # their end, heads, pieces
+        self._chains: dict[
+            int, tuple[int, list[int], list[tuple[int, int]]]
+        ] = {}  # their end, heads, pieces
 
     def of(self, end: int) -> tuple[int, int] | None:
         """``(start, end of its last run)`` of the piece holding the match that ends at ``end``
@@ -311,7 +329,12 @@ class Pieces:
         """The piece of a token rule's report ending at ``end``: by the report's own end, before
         its boundary byte (``shift``), or for a token whose last one or two bytes run past the
         piece (the full pass confirms a match up to 4 bytes past its run)."""
-        return self.of(end) or self.of(end - shift) or self.of(end - shift - 1) or self.of(end - shift - 2)
+        return (
+            self.of(end)
+            or self.of(end - shift)
+            or self.of(end - shift - 1)
+            or self.of(end - shift - 2)
+        )
 
     def _known(self, k: int) -> tuple[int, int] | None:
         """The piece of run ``k`` if its chain was worked out by distance."""
@@ -327,7 +350,9 @@ class Pieces:
         first, width = k, 32
         while first > 0:
             lo = max(0, first - width)
-            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, starts[lo + 1 : first + 1], ends[lo:first])))
+            broken = bytes(
+                map(RUN_CONTEXT.__lt__, map(sub, starts[lo + 1 : first + 1], ends[lo:first]))
+            )
             at = broken.rfind(1)
             if at >= 0:
                 first = lo + 1 + at
@@ -336,7 +361,9 @@ class Pieces:
         stop, width = k + 1, 32
         while stop < len(starts):
             hi = min(len(starts), stop + width)
-            broken = bytes(map(RUN_CONTEXT.__lt__, map(sub, starts[stop:hi], ends[stop - 1 : hi - 1])))
+            broken = bytes(
+                map(RUN_CONTEXT.__lt__, map(sub, starts[stop:hi], ends[stop - 1 : hi - 1]))
+            )
             at = broken.find(1)
             if at >= 0:
                 stop += at
@@ -400,14 +427,20 @@ def narrow_kind(data: bytes, start: int, end: int) -> int:
     data), or not at all (vendor tokens mix digits and letters, or cases: ``session_state_index``
     cannot be one)."""
     run = data[start + RUN_CONTEXT : end]
-    if run.islower() and not run.translate(None, _NOT_DIGITS) and not any(data.find(prefix, start, end) >= 0 for prefix in ONE_CASE_PREFIXES):
+    if (
+        run.islower()
+        and not run.translate(None, _NOT_DIGITS)
+        and not any(data.find(prefix, start, end) >= 0 for prefix in ONE_CASE_PREFIXES)
+    ):
         return SKIP
     if end - start >= NARROW_SKIP and _base64_block(data[end - NARROW_BLOCK : end]):
         return HEAD
     return WHOLE
 
 
-def gated_origins(starts: Iterable[int], bodies: list[tuple[int, int]], body_starts: list[int]) -> Iterator[int]:
+def gated_origins(
+    starts: Iterable[int], bodies: list[tuple[int, int]], body_starts: list[int]
+) -> Iterator[int]:
     """Where a gated rule's pattern can begin, as the gate reported them (a place reported
     again right after itself once), outside the blobs' bodies. No set or sorted copy: an
     adversarial text holds such a place every few bytes."""
@@ -489,7 +522,9 @@ PROBE_OVERLAP: Final = 64
 place is cut in two by a block's end."""
 
 
-def dirty_blocks(data: bytes, probe: Callable[[bytes], Sequence[bool]], kinds: int) -> list[list[int]]:
+def dirty_blocks(
+    data: bytes, probe: Callable[[bytes], Sequence[bool]], kinds: int
+) -> list[list[int]]:
     """Per kind, the starts of the ``PROBE_BLOCK``-byte blocks of ``data`` in which ``probe``
     (of a block, and ``PROBE_OVERLAP`` bytes after it) says that kind occurs. A probe is one gate
     pass over a block: a buffer whose gate found something somewhere is probed block by block,
@@ -569,8 +604,12 @@ def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[Block]:
         while j + 1 < count:
             ns, ne = runs[j + 1]
             if (
-                unsigned and ne - ns == narrower and data[ns - 1] in SIGNS and j + 2 < count
-                and runs[j + 2][0] - ne <= 40 and runs[j + 2][1] - runs[j + 2][0] <= width
+                unsigned
+                and ne - ns == narrower
+                and data[ns - 1] in SIGNS
+                and j + 2 < count
+                and runs[j + 2][0] - ne <= 40
+                and runs[j + 2][1] - runs[j + 2][0] <= width
             ):
                 ns -= 1
                 runs[j + 1] = (ns, ne)
@@ -578,7 +617,9 @@ def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[Block]:
             if between > 40 or end - start != width or ne - ns > width:
                 break
             spent += between
-            if between != gap_len or (data[end] != gap_byte if between == 1 else not data.startswith(gap, end)):
+            if between != gap_len or (
+                data[end] != gap_byte if between == 1 else not data.startswith(gap, end)
+            ):
                 if WRAP_GAP.fullmatch(data, end, ns) is None:
                     break
                 gap, gap_len = data[end:ns], between
@@ -593,7 +634,9 @@ def wrapped_blocks(data: bytes, runs: list[tuple[int, int]]) -> list[Block]:
     return out
 
 
-def block_chunks(data: bytes, runs: list[tuple[int, int]], block: Block) -> Iterator[tuple[int, int, bytes]]:
+def block_chunks(
+    data: bytes, runs: list[tuple[int, int]], block: Block
+) -> Iterator[tuple[int, int, bytes]]:
     """A block's lines joined, ``WRAP_CHUNK`` characters at a time, one chunk alive at a time:
     whole lines, a multiple of 4 of them (base64 and hex stay aligned), overlapping by 4 lines
     so that nothing shorter than 4 lines is cut. With one gap between all its lines, a chunk is

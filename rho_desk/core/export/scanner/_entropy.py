@@ -17,7 +17,14 @@ from typing import Final
 from ._catalogue import Hit
 from ._grammar import NOT_SECRET_WORDS, name_before, name_words
 
-__all__ = ["ENTROPY_CAP", "ENTROPY_MAX_LENGTH", "ENTROPY_MIN_LENGTH", "entropy_hits", "high_entropy", "shannon"]
+__all__ = [
+    "ENTROPY_CAP",
+    "ENTROPY_MAX_LENGTH",
+    "ENTROPY_MIN_LENGTH",
+    "entropy_hits",
+    "high_entropy",
+    "shannon",
+]
 
 _LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -40,13 +47,64 @@ _CONTEXT_BEFORE: Final = _CONTEXT_SKIP | {0x3D, 0x3A}
 """The byte right before a value where a credential can stand: ``=``, ``:``, or what is skipped
 on the way back to one (spaces, quotes, backslashes)."""
 # values under these names are identifiers, digests or data, not credentials
-_BENIGN_NAMES: Final = frozenset({
-    "id", "ids", "uuid", "guid", "hash", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "digest",
-    "checksum", "integrity", "etag", "commit", "rev", "revision", "oid", "nonce", "data", "content",
-    "text", "path", "url", "uri", "name", "type", "model", "title", "src", "href", "ref", "version",
-    "encrypted", "ciphertext", "blob", "image", "icon", "thumbnail", "iv", "signature",
-    "fingerprint", "fp", "kid", "x5t", "n", "e", "x", "y", "at", "alg", "tag", "label",
-})
+_BENIGN_NAMES: Final = frozenset(
+    {
+        "id",
+        "ids",
+        "uuid",
+        "guid",
+        "hash",
+        "sha",
+        "sha1",
+        "sha256",
+        "sha384",
+        "sha512",
+        "md5",
+        "digest",
+        "checksum",
+        "integrity",
+        "etag",
+        "commit",
+        "rev",
+        "revision",
+        "oid",
+        "nonce",
+        "data",
+        "content",
+        "text",
+        "path",
+        "url",
+        "uri",
+        "name",
+        "type",
+        "model",
+        "title",
+        "src",
+        "href",
+        "ref",
+        "version",
+        "encrypted",
+        "ciphertext",
+        "blob",
+        "image",
+        "icon",
+        "thumbnail",
+        "iv",
+        "signature",
+        "fingerprint",
+        "fp",
+        "kid",
+        "x5t",
+        "n",
+        "e",
+        "x",
+        "y",
+        "at",
+        "alg",
+        "tag",
+        "label",
+    }
+)
 _PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
 _INTEGRITY: Final = re.compile(rb"sha(?:1|224|256|384|512)-")
 _IMAGE_HEADS: Final = (b"iVBORw0KGgo", b"/9j/", b"R0lGOD", b"UklGR", b"PHN2Zy", b"Qk")
@@ -123,7 +181,9 @@ def random_hex(value: bytes) -> bool:
     """Hex that reads as a key: not a digest's length in one case (a tool prints a digest in one;
     ``6d2FabeB…`` is no digest), letters and digits (two or more of each), and the entropy
     detect-secrets asks of hex."""
-    if value.translate(None, _HEX_BYTES) or (len(value) in _DIGEST_HEX_LENGTHS and (value.islower() or value.isupper())):
+    if value.translate(None, _HEX_BYTES) or (
+        len(value) in _DIGEST_HEX_LENGTHS and (value.islower() or value.isupper())
+    ):
         return False
     digits = len(value) - len(value.translate(None, bytes(sorted(_DIGIT))))
     return 2 <= digits <= len(value) - 2 and shannon(value) >= _HEX_ENTROPY
@@ -140,9 +200,15 @@ def _line_start(data: bytes, pos: int) -> bool:
     j = pos
     while j > 0 and pos - j < 64 and data[j - 1] in b" \t":
         j -= 1
-    if j == 0 or data[j - 1 : j] in _LINE_STARTS or (j >= 2 and data[j - 2 : j] in (b"\\n", b"\\r")):
+    if (
+        j == 0
+        or data[j - 1 : j] in _LINE_STARTS
+        or (j >= 2 and data[j - 2 : j] in (b"\\n", b"\\r"))
+    ):
         return True
-    return data[j - 1] == 0x22 and data[max(0, j - 4) : j - 1].rstrip(b" ").endswith(b":")  # a JSON string's start
+    return data[j - 1] == 0x22 and data[max(0, j - 4) : j - 1].rstrip(b" ").endswith(
+        b":"
+    )  # a JSON string's start
 
 
 def _line_end(data: bytes, pos: int) -> bool:
@@ -166,12 +232,19 @@ def _word_before(data: bytes, end: int) -> int:
 def _cell_end(data: bytes, end: int) -> bool:
     """A table's cell ends at ``end`` (spaces, then a separator or the line's end)."""
     j = end
-    while j < len(data) and j - end < 16 and data[j] in b" \"":
+    while j < len(data) and j - end < 16 and data[j] in b' "':
         j += 1
-    return j == len(data) or data[j] in _CELL_SEPARATORS or data[j : j + 1] in _LINE_STARTS or data[j : j + 2] in (b"\\n", b"\\t", b"\\r")
+    return (
+        j == len(data)
+        or data[j] in _CELL_SEPARATORS
+        or data[j : j + 1] in _LINE_STARTS
+        or data[j : j + 2] in (b"\\n", b"\\t", b"\\r")
+    )
 
 
-def _value_position(data: bytes, start: int, end: int, i: int, before: int, *, quoted: bool = False) -> bool:
+def _value_position(
+    data: bytes, start: int, end: int, i: int, before: int, *, quoted: bool = False
+) -> bool:
     """A value without ``=`` or ``:`` before it still stands where a value does: a command's
     quoted argument (``echo 'X'``), after a flag (``--upstream X``, ``-k X``), in a table's cell (CSV, TSV, Markdown), alone after one name on
     its line (``upstream X``), as a YAML list's item, or as an XML element's text; not where the
@@ -183,7 +256,12 @@ def _value_position(data: bytes, start: int, end: int, i: int, before: int, *, q
     if lead in b" \t" and before in _NAME_BYTES:
         word = _word_before(data, i)
         name = data[word:i]
-        if name[:1] == b"-" and len(name) >= 2 and name != b"--" and (word == 0 or data[word - 1] in b" \t"):
+        if (
+            name[:1] == b"-"
+            and len(name) >= 2
+            and name != b"--"
+            and (word == 0 or data[word - 1] in b" \t")
+        ):
             return not benign_words(name.lstrip(b"-"))  # a flag's value
         if _line_start(data, word) and _line_end(data, end) and len(name) >= 3:
             return not benign_words(name)  # NAME value, alone on its line
@@ -211,7 +289,9 @@ def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
     floor = max(0, start - 4096)
     line_lo = max(max(data.rfind(b, floor, start) for b in breaks), floor - 1)
     sep_b = bytes([sep]) if sep != 0x09 else b"\t"
-    cells_before = data[line_lo + 1 : start].count(sep_b) + (data[line_lo + 1 : start].count(b"\\t") if sep == 0x09 else 0)
+    cells_before = data[line_lo + 1 : start].count(sep_b) + (
+        data[line_lo + 1 : start].count(b"\\t") if sep == 0x09 else 0
+    )
     header: bytes | None = None
     hi = line_lo
     for _ in range(_HEADER_LINES):
@@ -232,7 +312,9 @@ def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
 
 _SGR_OPEN: Final = re.compile(rb"(?:\x1b|\\{1,3}u001[bB]|\\{1,3}x1[bB]|\\{1,3}e)\[\Z")
 _SGR_BODY: Final = re.compile(rb"[0-9;]{0,12}m")
-_SGR_BEFORE: Final = re.compile(rb"(?:\x1b|\\{1,3}u001[bB]|\\{1,3}x1[bB]|\\{1,3}e)\[[0-9;]{0,12}[mK]\Z")
+_SGR_BEFORE: Final = re.compile(
+    rb"(?:\x1b|\\{1,3}u001[bB]|\\{1,3}x1[bB]|\\{1,3}e)\[[0-9;]{0,12}[mK]\Z"
+)
 
 
 def _before_colours(data: bytes, pos: int) -> int:
@@ -256,8 +338,14 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     data. Hex counts when it is not a digest's length (``random_hex``)."""
     out: list[Hit] = []
     for start, end in runs:
-        if start >= 2 and data[start - 1] == 0x5B and _SGR_OPEN.search(data, max(0, start - 8), start) is not None:
-            colour = _SGR_BODY.match(data, start, end)  # \x1b[32mVALUE: the colour's code is no part of it
+        if (
+            start >= 2
+            and data[start - 1] == 0x5B
+            and _SGR_OPEN.search(data, max(0, start - 8), start) is not None
+        ):
+            colour = _SGR_BODY.match(
+                data, start, end
+            )  # \x1b[32mVALUE: the colour's code is no part of it
             start = colour.end() if colour is not None else start
         n = end - start
         if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
@@ -266,21 +354,38 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
             before_start = _before_colours(data, start)
         else:
             before_start = start
-        if start > 0 and data[before_start - 1] not in _CONTEXT_BEFORE and data[start - 1] not in _CELL_SEPARATORS and data[start - 1] != 0x3E and data[start - 2 : start] != b"\\t":
+        if (
+            start > 0
+            and data[before_start - 1] not in _CONTEXT_BEFORE
+            and data[start - 1] not in _CELL_SEPARATORS
+            and data[start - 1] != 0x3E
+            and data[start - 2 : start] != b"\\t"
+        ):
             continue  # a line, a path or a word goes on: no credential stands here
         i = anchor = before_start
         while i > 0 and anchor - i < 8 and data[i - 1] in _CONTEXT_SKIP:
             i -= 1
         i = _before_colours(data, i)
         if i < start and data[i] in b"\"'" and i > 0 and data[i - 1] in b"bBrRuUfF":
-            k = i - 1 if i < 2 or data[i - 2] not in b"bBrR" else i - 2  # a string's prefix: b'…', rb"…"
+            k = (
+                i - 1 if i < 2 or data[i - 2] not in b"bBrR" else i - 2
+            )  # a string's prefix: b'…', rb"…"
             if k == 0 or data[k - 1] in _CONTEXT_SKIP | _CONTEXT_OPENERS | {0x3D, 0x3A}:
                 i = k
                 while i > 0 and start - i < 12 and data[i - 1] in _CONTEXT_SKIP:
                     i -= 1
         before = data[i - 1] if i > 0 else 0
-        quoted = start > 0 and data[start - 1] in b"\"'`" and end < len(data) and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
-        if before not in (0x3D, 0x3A) and not (quoted and before in _CONTEXT_OPENERS) and not _value_position(data, start, end, i, before, quoted=quoted):
+        quoted = (
+            start > 0
+            and data[start - 1] in b"\"'`"
+            and end < len(data)
+            and data[end : end + 1] in (b'"', b"'", b"`", b"\\", b"=")
+        )
+        if (
+            before not in (0x3D, 0x3A)
+            and not (quoted and before in _CONTEXT_OPENERS)
+            and not _value_position(data, start, end, i, before, quoted=quoted)
+        ):
             continue
         value = data[start:end]
         if value.isdigit():
@@ -288,7 +393,12 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         hexed = random_hex(value)
         if (value.islower() or value.isupper()) and not hexed:
             continue  # hex digests, words
-        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS) or value.startswith(b"/"):
+        if (
+            _INTEGRITY.match(value)
+            or _PREFIXED_ID.match(value)
+            or value.startswith(_IMAGE_HEADS)
+            or value.startswith(b"/")
+        ):
             continue
         if before in (0x3D, 0x3A) and _benign_name(data, i - 1):
             continue

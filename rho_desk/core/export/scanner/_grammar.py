@@ -55,39 +55,194 @@ __all__ = [
 
 # --- names ------------------------------------------------------------------------------------
 
-_WORDS: Final = frozenset({
-    "pass", "passwd", "password", "passwords", "pwd", "pw", "passphrase", "passcode", "secret", "secrets",
-    "token", "credential", "credentials", "creds", "cred", "auth", "bearer", "cookie", "apikey", "privatekey",
-    "secretkey", "accesskey", "signingkey", "masterkey", "encryptionkey", "authtoken", "accesstoken",
-    "refreshtoken", "sessiontoken", "sharedaccesskey", "clientsecret", "appsecret", "apisecret",
-    "passkey", "pgpassword", "dbpass", "dbpassword", "mysqlpwd", "requirepass", "masterauth", "psk", "wpapsk",
-})
-_KEY_QUALIFIERS: Final = frozenset({
-    "api", "access", "private", "secret", "signing", "master", "encryption", "shared", "client",
-    "account", "auth", "app", "consumer", "license", "licence", "session", "deploy", "service",
-    "admin", "root", "storage", "subscription", "webhook", "hmac", "jwt", "sign", "encrypt", "decrypt",
-    "ssh", "gpg", "pgp", "wallet", "priv", "sk", "primary", "secondary", "integration", "cookie",
-})
+_WORDS: Final = frozenset(
+    {
+        "pass",
+        "passwd",
+        "password",
+        "passwords",
+        "pwd",
+        "pw",
+        "passphrase",
+        "passcode",
+        "secret",
+        "secrets",
+        "token",
+        "credential",
+        "credentials",
+        "creds",
+        "cred",
+        "auth",
+        "bearer",
+        "cookie",
+        "apikey",
+        "privatekey",
+        "secretkey",
+        "accesskey",
+        "signingkey",
+        "masterkey",
+        "encryptionkey",
+        "authtoken",
+        "accesstoken",
+        "refreshtoken",
+        "sessiontoken",
+        "sharedaccesskey",
+        "clientsecret",
+        "appsecret",
+        "apisecret",
+        "passkey",
+        "pgpassword",
+        "dbpass",
+        "dbpassword",
+        "mysqlpwd",
+        "requirepass",
+        "masterauth",
+        "psk",
+        "wpapsk",
+    }
+)
+_KEY_QUALIFIERS: Final = frozenset(
+    {
+        "api",
+        "access",
+        "private",
+        "secret",
+        "signing",
+        "master",
+        "encryption",
+        "shared",
+        "client",
+        "account",
+        "auth",
+        "app",
+        "consumer",
+        "license",
+        "licence",
+        "session",
+        "deploy",
+        "service",
+        "admin",
+        "root",
+        "storage",
+        "subscription",
+        "webhook",
+        "hmac",
+        "jwt",
+        "sign",
+        "encrypt",
+        "decrypt",
+        "ssh",
+        "gpg",
+        "pgp",
+        "wallet",
+        "priv",
+        "sk",
+        "primary",
+        "secondary",
+        "integration",
+        "cookie",
+    }
+)
 # a name whose last word is one of these names something about the credential, not the credential
-_NOT_VALUE: Final = frozenset({
-    "file", "path", "dir", "url", "uri", "endpoint", "name", "names", "id", "ids", "type", "types",
-    "length", "len", "size", "count", "limit", "limits", "max", "min", "policy", "hash", "hashed",
-    "digest", "field", "fields", "label", "prompt", "placeholder", "input", "required", "expires",
-    "expiry", "expiration", "ttl", "usage", "env", "var", "header", "param", "params", "mode",
-    "format", "manager", "provider", "store", "helper", "command", "cmd", "kind", "version", "ref",
-    "index", "reset", "changed", "enabled", "disabled", "visible", "hint", "error", "errors", "tokens",
-    "strength", "rule", "rules", "regex", "pattern", "location", "source", "method", "scheme", "flow",
-    "domain", "host", "user", "username", "login", "email", "at", "date", "time", "timeout",
-})
+_NOT_VALUE: Final = frozenset(
+    {
+        "file",
+        "path",
+        "dir",
+        "url",
+        "uri",
+        "endpoint",
+        "name",
+        "names",
+        "id",
+        "ids",
+        "type",
+        "types",
+        "length",
+        "len",
+        "size",
+        "count",
+        "limit",
+        "limits",
+        "max",
+        "min",
+        "policy",
+        "hash",
+        "hashed",
+        "digest",
+        "field",
+        "fields",
+        "label",
+        "prompt",
+        "placeholder",
+        "input",
+        "required",
+        "expires",
+        "expiry",
+        "expiration",
+        "ttl",
+        "usage",
+        "env",
+        "var",
+        "header",
+        "param",
+        "params",
+        "mode",
+        "format",
+        "manager",
+        "provider",
+        "store",
+        "helper",
+        "command",
+        "cmd",
+        "kind",
+        "version",
+        "ref",
+        "index",
+        "reset",
+        "changed",
+        "enabled",
+        "disabled",
+        "visible",
+        "hint",
+        "error",
+        "errors",
+        "tokens",
+        "strength",
+        "rule",
+        "rules",
+        "regex",
+        "pattern",
+        "location",
+        "source",
+        "method",
+        "scheme",
+        "flow",
+        "domain",
+        "host",
+        "user",
+        "username",
+        "login",
+        "email",
+        "at",
+        "date",
+        "time",
+        "timeout",
+    }
+)
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
 def name_words(name: str) -> list[str]:
-    return [c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)]
+    return [
+        c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)
+    ]
 
 
 # a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
-NOT_SECRET_WORDS: Final = frozenset({"public", "pub", "publishable", "csrf", "xsrf", "authenticity"})
+NOT_SECRET_WORDS: Final = frozenset(
+    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity"}
+)
 
 
 def name_is_credential(name: str) -> bool:
@@ -118,14 +273,17 @@ _NAME_MAX: Final = 64
 _TYPE: Final = rb"(?:[ \t]{1,4}(?:string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:string|str))?"
 _ASSIGN: Final = (
     rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}(?:[\"'],(?=[ \t]{0,4}\\{0,7}[\"'])|[\"'][ \t]{1,4}value[ \t]{0,2}="
-    rb"|[\"']?" + _TYPE
-    + rb"[ \t]{0,4}(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
+    rb"|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
 )
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
 KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key|psk)"
-ASSIGN_PREFILTER: Final = rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
+ASSIGN_PREFILTER: Final = (
+    rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?"
+    + _TYPE
+    + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
+)
 """``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
 
@@ -134,7 +292,10 @@ def _rest_not(word: bytes) -> bytes:
     ``word``, as a lookaround-free regex: ``auth`` and a rest other than ``orization...``."""
     letters = b"abcdefghijklmnopqrstuvwxyz"
     alternatives = [
-        word[:i] + rb"(?:[" + letters.replace(word[i : i + 1], b"") + rb"0-9_.\-][a-z0-9_.\-]{0,%d})?" % (31 - i)
+        word[:i]
+        + rb"(?:["
+        + letters.replace(word[i : i + 1], b"")
+        + rb"0-9_.\-][a-z0-9_.\-]{0,%d})?" % (31 - i)
         for i in range(len(word))
     ]
     return rb"(?:" + rb"|".join(alternatives) + rb")"
@@ -143,19 +304,30 @@ def _rest_not(word: bytes) -> bytes:
 _RUN_BYTE: Final = rb"[^\s\"'`\x00\xff\\<]"
 """A byte that always continues an unquoted value (``_VALUE_BYTE`` less its escapes and tags)."""
 _NAMED_VALUE_GATE: Final = (
-    rb"(?:[(\[]|\\{0,7}[\"'`]|" + _RUN_BYTE + rb"{64}|" + _RUN_BYTE
+    rb"(?:[(\[]|\\{0,7}[\"'`]|"
+    + _RUN_BYTE
+    + rb"{64}|"
+    + _RUN_BYTE
     + rb"{0,63}(?:[^\s\"'`\x00\xff\\<:](?:[\s\"'`\x00\xff\\<]|$)|\\[^\"'\\/]|<[^/]))"
 )
 """What ``_NOT_A_NAMED_VALUE`` lets through, without lookarounds (a superset): a tuple, a quoted
 value, a long one (64 bytes or more), or one whose run of plain bytes ends with a byte other
 than ``:`` or goes on past an escape or a ``<``."""
 _NAMED_SEP_GATE: Final = (
-    rb"\\{0,7}(?:[\"'],|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|>)|(?:[\"'][ \t]{1,4}value[ \t]{0,2}=|[\"']?" + _TYPE
-    + rb"[ \t]{0,4}(?::{1,3}=|[?.+]=|\|\||[:=]))[ \t]{0,4}" + _NAMED_VALUE_GATE + rb")"
+    rb"\\{0,7}(?:[\"'],|[\"']?"
+    + _TYPE
+    + rb"[ \t]{0,4}(?:=>|>)|(?:[\"'][ \t]{1,4}value[ \t]{0,2}=|[\"']?"
+    + _TYPE
+    + rb"[ \t]{0,4}(?::{1,3}=|[?.+]=|\|\||[:=]))[ \t]{0,4}"
+    + _NAMED_VALUE_GATE
+    + rb")"
 )
 NAMED_GATE: Final = (
-    rb"(?:(?:pass|pwd|secret|token|cred|key|psk)[a-z0-9_.\-]{0,32}|auth" + _rest_not(b"orization") + rb"|cookie[a-z0-9_.\-]{1,32})"
-    + _NAMED_SEP_GATE + rb"|cookie(?:\\|'|\"[^:]|[ \t=>?.+|])"
+    rb"(?:(?:pass|pwd|secret|token|cred|key|psk)[a-z0-9_.\-]{0,32}|auth"
+    + _rest_not(b"orization")
+    + rb"|cookie[a-z0-9_.\-]{1,32})"
+    + _NAMED_SEP_GATE
+    + rb"|cookie(?:\\|'|\"[^:]|[ \t=>?.+|])"
 )
 """Where the name rule can report, for the hyperscan gate (caseless): ``KEYWORDS`` and
 ``_ASSIGN`` without lookarounds, less what the pass skips (``Authorization``, ``cookie:``) and
@@ -175,7 +347,10 @@ _VALUE_BYTE: Final = rb"(?:[^\s\"'`\x00\xff\\<]|\\(?![nrtu\"'\\/]|\Z)|<(?!/))"
 """A byte of an unquoted value: anything ``_UNQUOTED_STOP`` does not stop at."""
 _NOT_A_NAMED_VALUE: Final = (
     rb"(?-i:(?!(?<!>)(?<!>[ \t])(?<!>[ \t]{2})(?<!>[ \t]{3})(?<!>[ \t]{4})(?![(\[]|\\{0,7}[\"'`])"
-    + _VALUE_BYTE + rb"{0,498}:(?=" + _STOP + rb"|\Z)))"
+    + _VALUE_BYTE
+    + rb"{0,498}:(?="
+    + _STOP
+    + rb"|\Z)))"
 )
 """What ``_named`` rejects, rejected by its pattern instead (one call less a candidate, and a
 text of names followed by names has one at every name): after a separator that is not an XML
@@ -211,7 +386,11 @@ def name_before(data: bytes, end: int) -> tuple[int, bytes]:
             j -= 1
         if (start - j) % 2 == 1:  # an odd number of backslashes: the first letter is escaped
             hexed = data[start + 1 : start + 5]
-            start += 5 if data[start] == 0x75 and len(hexed) == 4 and all(c in _HEX_DIGITS for c in hexed) else 1
+            start += (
+                5
+                if data[start] == 0x75 and len(hexed) == 4 and all(c in _HEX_DIGITS for c in hexed)
+                else 1
+            )
             start = min(start, end)
     return start, data[start:end]
 
@@ -269,7 +448,11 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     pos = m.end()
     if sep.endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
         return None  # "NAME", "value": the name is quoted too
-    if sep.endswith(b"=") and b"value" in sep.lower() and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None:
+    if (
+        sep.endswith(b"=")
+        and b"value" in sep.lower()
+        and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None
+    ):
         return None  # NAME" value="...": only in <add key="NAME" value="..."/>
     if sep.endswith(b">") and not sep.endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
@@ -286,12 +469,18 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     start, end, quoted = span
     value = data[start:end]
-    rule = "signed-url-query" if name_start > 0 and data[name_start - 1] in b"?&" else "credential-assignment"
+    rule = (
+        "signed-url-query"
+        if name_start > 0 and data[name_start - 1] in b"?&"
+        else "credential-assignment"
+    )
     if quoted:
         # a quoted value is the credential whatever its shape (letters only, spaces); a backquoted
         # one is a command's output or a template unless it reads as a credential
         command = data[start - 1] == 0x60 and not sep.endswith(b":=")  # Go's `…` is a raw string
-        if secretish(value, quoted=True) or (not command and literal_value(value, quoted=True, name=name)):
+        if secretish(value, quoted=True) or (
+            not command and literal_value(value, quoted=True, name=name)
+        ):
             return Hit(rule, start, end, value)
         return None
     if value.endswith(b":"):
@@ -394,6 +583,7 @@ def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
 _COMMAND_WINDOW: Final = 256
 _LINE_BREAK: Final = re.compile(rb"\n|\\n|\x00|\xff")
 
+
 def line_before(data: bytes, pos: int) -> bytes:
     lo = max(0, pos - _COMMAND_WINDOW)
     spend(pos - lo)
@@ -405,12 +595,18 @@ def line_before(data: bytes, pos: int) -> bytes:
 def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``host:port:database:user:password`` on a line of its own."""
     host_start = m.start()
-    while host_start > 0 and m.start() - host_start < 253 and data[host_start - 1] in _NAME_BYTES | {0x2A}:
+    while (
+        host_start > 0
+        and m.start() - host_start < 253
+        and data[host_start - 1] in _NAME_BYTES | {0x2A}
+    ):
         host_start -= 1
     if host_start == m.start():
         return None
     before = data[max(0, host_start - 2) : host_start]
-    if host_start > 0 and not (before.endswith((b"\n", b"\\n", b"\xff", b"\x00", b"\"", b" ", b"'"))):
+    if host_start > 0 and not (
+        before.endswith((b"\n", b"\\n", b"\xff", b"\x00", b'"', b" ", b"'"))
+    ):
         return None
     value = m.group("value")
     if not secretish(value, quoted=True) and len(value) < 8:
@@ -455,15 +651,19 @@ def jwk_hits(data: bytes, positions: list[int]) -> list[Hit]:
         spend(hi - lo)
         for member in _JWK_MEMBER.finditer(data, lo, hi):
             value = member.group("value")
-            out.append(Hit("private-key", member.start("value"), member.end("value"), b"jwk:" + value))
+            out.append(
+                Hit("private-key", member.start("value"), member.end("value"), b"jwk:" + value)
+            )
     return out
 
 
 _HEX_CONTEXT: Final = re.compile(
-    rb"priv|secret|wallet|account|signer|signing|mnemonic|seed|master|encrypt|hmac|sk\b|_key\b|-key\b|key\s*[:=]", re.IGNORECASE
+    rb"priv|secret|wallet|account|signer|signing|mnemonic|seed|master|encrypt|hmac|sk\b|_key\b|-key\b|key\s*[:=]",
+    re.IGNORECASE,
 )
 _HEX_BENIGN: Final = re.compile(
-    rb"sha|hash|digest|checksum|integrity|commit|etag|fingerprint|blob|tree|rev|object|cache|md5|crc|merkle|root", re.IGNORECASE
+    rb"sha|hash|digest|checksum|integrity|commit|etag|fingerprint|blob|tree|rev|object|cache|md5|crc|merkle|root",
+    re.IGNORECASE,
 )
 HEX_CONTEXT_WINDOW: Final = 48
 
@@ -475,7 +675,9 @@ def _hex_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     if end < len(data) and data[end] in _NAME_BYTES:
         return None
-    line = line_before(data, start - (2 if data[max(0, start - 2) : start] == b"0x" else 0))[-HEX_CONTEXT_WINDOW:]
+    line = line_before(data, start - (2 if data[max(0, start - 2) : start] == b"0x" else 0))[
+        -HEX_CONTEXT_WINDOW:
+    ]
     if _HEX_CONTEXT.search(line) is None or _HEX_BENIGN.search(line) is not None:
         return None
     return Hit("private-key", start, end, m.group())
@@ -489,19 +691,29 @@ def hex_key_pass() -> Pass:
 def grammar_passes() -> list[Pass]:
     """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
     return [
-        Pass(re.compile(rb"(?>" + KEYWORDS + _ASSIGN + rb")" + _NOT_A_NAMED_VALUE, re.IGNORECASE), _named,
-             anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER), skip=(b"authorization", b"cookie:", b"cookie\":"), gate=(NAMED_GATE, 0, 0), window=NAMED_WINDOW,
-             # a keyword in any name, then a bounded name and value: about 15 times another rule's
-             # cost in hyperscan on text dense with names (the benchmark's key prefixes)
-             weight=15),
+        Pass(
+            re.compile(rb"(?>" + KEYWORDS + _ASSIGN + rb")" + _NOT_A_NAMED_VALUE, re.IGNORECASE),
+            _named,
+            anchor=prefilter(KEYWORDS + ASSIGN_PREFILTER),
+            skip=(b"authorization", b"cookie:", b'cookie":'),
+            gate=(NAMED_GATE, 0, 0),
+            window=NAMED_WINDOW,
+            # a keyword in any name, then a bounded name and value: about 15 times another rule's
+            # cost in hyperscan on text dense with names (the benchmark's key prefixes)
+            weight=15,
+        ),
         Pass(
             re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),
             _pass_space,
             # the gate reports the keyword's first space (a start costs hyperscan more than an end)
-            anchor=re.compile(rb"pass"), gate=(rb"pass(?:word|wd|phrase)?[ \t]", 0, 0), window=PASS_SPACE_WINDOW,
+            anchor=re.compile(rb"pass"),
+            gate=(rb"pass(?:word|wd|phrase)?[ \t]", 0, 0),
+            window=PASS_SPACE_WINDOW,
         ),
         Pass(
-            re.compile(rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"),
+            re.compile(
+                rb":(?:[0-9]{1,5}|\*):[^:\s\"'\\]{1,63}:[^:\s\"'\\]{1,63}:(?P<value>[^\s\"'\\\x00\xff]{3,256})"
+            ),
             _pgpass,
         ),
         Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
@@ -511,7 +723,9 @@ def grammar_passes() -> list[Pass]:
     ]
 
 
-_BUNDLER: Final = re.compile(rb"BUNDLE_(?:[A-Z0-9\-]+_)*[A-Z0-9\-]+__[A-Z0-9_\-]+\\{0,7}[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\{0,7}[\"']?(?P<value>[^\s:\"'\\]{1,128}:[^\s\"'\\]{3,256})")
+_BUNDLER: Final = re.compile(
+    rb"BUNDLE_(?:[A-Z0-9\-]+_)*[A-Z0-9\-]+__[A-Z0-9_\-]+\\{0,7}[\"']?[ \t]{0,4}[:=][ \t]{0,4}\\{0,7}[\"']?(?P<value>[^\s:\"'\\]{1,128}:[^\s\"'\\]{3,256})"
+)
 
 
 def _bundler(data: bytes, m: re.Match[bytes]) -> Hit | None:

@@ -43,7 +43,9 @@ _INFLATE_MAX: Final = 1 << 22
 
 # --- base85, in C ----------------------------------------------------------------------------
 
-_B85_ALPHABET: Final = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+_B85_ALPHABET: Final = (
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+)
 _B85_VALUES: Final = bytes.maketrans(_B85_ALPHABET, bytes(range(85)))
 _A85_VALUES: Final = bytes.maketrans(bytes(range(33, 118)), bytes(range(85)))
 

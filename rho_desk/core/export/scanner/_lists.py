@@ -59,13 +59,19 @@ _OVERLAP: Final = 256
 # printable values: hex 20-7e, decimal 32-126, octal 040-176, a word of two printable bytes
 _H: Final = rb"[2-7][0-9A-Fa-f]"
 _D: Final = rb"(?:3[2-9]|[4-9][0-9]|1[01][0-9]|12[0-6])"
-LIST_TRIGGER: Final = rb"|".join((
-    rb"(?:[2-7][0-9A-F] ){7}[2-7][0-9A-F]",  # 67 68 70 5F (upper-case hex, spaced)
-    rb"(?:0[xX]" + _H + rb", ?){5}0[xX]" + _H,  # 0x67, 0x68 (Go, C, xxd -i)
-    rb"[(\[{] ?" + _D + rb"(?:, ?" + _D + rb"){7}",  # (103, 104 (bytes([...]), fromCharCode(...), byte[]{...})
-    rb"[Cc]h(?:r|ar)W?\(" + _D,  # chr(103)+chr(104), Chr(103) & ..., CHAR(103)
-    rb"\[char\]" + _D,  # PowerShell's [char]103
-))
+LIST_TRIGGER: Final = rb"|".join(
+    (
+        rb"(?:[2-7][0-9A-F] ){7}[2-7][0-9A-F]",  # 67 68 70 5F (upper-case hex, spaced)
+        rb"(?:0[xX]" + _H + rb", ?){5}0[xX]" + _H,  # 0x67, 0x68 (Go, C, xxd -i)
+        rb"[(\[{] ?"
+        + _D
+        + rb"(?:, ?"
+        + _D
+        + rb"){7}",  # (103, 104 (bytes([...]), fromCharCode(...), byte[]{...})
+        rb"[Cc]h(?:r|ar)W?\(" + _D,  # chr(103)+chr(104), Chr(103) & ..., CHAR(103)
+        rb"\[char\]" + _D,  # PowerShell's [char]103
+    )
+)
 """What a byte list starts with, in every form ``byte_lists`` reads (the dumps of ``od`` and
 ``hexdump`` are ``_views.decode_dumps``'): the gate says whether a buffer holds one at all
 (patterns of fixed width that cost hyperscan next to nothing)."""
@@ -124,7 +130,12 @@ def list_chunks(data: bytes, areas: Iterable[tuple[int, int]]) -> list[tuple[int
                 start = _run_edge(data, start, -1)
             if end == hi:
                 end = _run_edge(data, end, 1)
-            while start < end and start > 0 and data[start] in _HEX_LETTERS and data[start - 1] in _LETTERS:
+            while (
+                start < end
+                and start > 0
+                and data[start] in _HEX_LETTERS
+                and data[start - 1] in _LETTERS
+            ):
                 start += 1  # the end of a word (the "e" of "byte{", "de" of "fromCharCode(")
             if chunks and start <= chunks[-1][1]:
                 chunks[-1][1] = max(chunks[-1][1], end)
@@ -168,7 +179,13 @@ def byte_lists(data: bytes, chunks: Iterable[tuple[int, int]]) -> Iterator[tuple
     """``(start, end, bytes)`` of every reading of each chunk as a list of byte values (hex pairs,
     decimal, octal, hex words both ways) that makes printable text."""
     for lo, hi in chunks:
-        text = list_view(data[lo:hi]).replace(b"0x", b"  ").replace(b"0X", b"  ").replace(b"\\x", b"  ").translate(_SEPARATORS)
+        text = (
+            list_view(data[lo:hi])
+            .replace(b"0x", b"  ")
+            .replace(b"0X", b"  ")
+            .replace(b"\\x", b"  ")
+            .translate(_SEPARATORS)
+        )
         spend(4 * len(text))
         tokens = text.split()
         if len(tokens) < _MIN_VALUES:
@@ -231,7 +248,10 @@ _CONTROL: Final = bytes(b for b in range(256) if not (32 <= b < 127 or b in b"\t
 
 
 def _printable(decoded: bytes) -> Iterator[bytes]:
-    if len(decoded) >= _MIN_VALUES and len(decoded.translate(None, _CONTROL)) * 10 >= len(decoded) * 9:
+    if (
+        len(decoded) >= _MIN_VALUES
+        and len(decoded.translate(None, _CONTROL)) * 10 >= len(decoded) * 9
+    ):
         yield decoded
 
 

@@ -146,10 +146,21 @@ class Gate:
                 expressions.append([rule.last])
                 flags.append(caseless)  # a window rule's reports are ends, as a prefiltered rule's
             else:
-                expressions.append([hyperscan_syntax(e) for e in rule.alternatives or (rule.pattern,)])
-                flags.append(hs.HS_FLAG_PREFILTER | caseless | (hs.HS_FLAG_SINGLEMATCH if rule.once else 0))
+                expressions.append(
+                    [hyperscan_syntax(e) for e in rule.alternatives or (rule.pattern,)]
+                )
+                flags.append(
+                    hs.HS_FLAG_PREFILTER | caseless | (hs.HS_FLAG_SINGLEMATCH if rule.once else 0)
+                )
         # per rule: which list a report goes to, and the shift from the report to the position
-        self._kinds = [_STARTS if r.start is not None else _LASTS if r.last is not None and not r.window else _ENDS for r in self.rules]
+        self._kinds = [
+            _STARTS
+            if r.start is not None
+            else _LASTS
+            if r.last is not None and not r.window
+            else _ENDS
+            for r in self.rules
+        ]
         self._shifts = [r.offset if r.start is not None else -r.back for r in self.rules]
         self._hs = hs
         self._dbs: list[Any] = []
@@ -158,9 +169,11 @@ class Gate:
             if ids:  # the ids are the rules' indices: reports need no mapping
                 each = [(e, i) for i in ids for e in expressions[i]]
                 db.compile(
-                    expressions=[e for e, _ in each], ids=[i for _, i in each], elements=len(each),
+                    expressions=[e for e, _ in each],
+                    ids=[i for _, i in each],
+                    elements=len(each),
                     flags=[flags[i] for _, i in each],
-                )  # fmt: skip
+                )
             self._dbs.append(db if ids else None)
         self._local = threading.local()
 
@@ -243,7 +256,11 @@ def token_rule(rule: Pass) -> Rule:
     requires after it (a vendor token shape inside a run of base64 data is not reported)."""
     right = _RIGHT_BOUNDARY if rule.bounded else b""
     alternatives = tuple(a + right for a in rule.alternatives)
-    return Rule(rule.pattern.pattern + right, caseless=bool(rule.pattern.flags & re.IGNORECASE), alternatives=alternatives)
+    return Rule(
+        rule.pattern.pattern + right,
+        caseless=bool(rule.pattern.flags & re.IGNORECASE),
+        alternatives=alternatives,
+    )
 
 
 def keyword_rule(rule: Pass) -> Rule:
@@ -253,13 +270,23 @@ def keyword_rule(rule: Pass) -> Rule:
         regex, offset, back = rule.gate
         caseless = rule.anchor is not None  # anchored: searched in the lower-cased text
         if rule.window:
-            return Rule(rule.pattern.pattern, caseless=caseless, last=regex, window=rule.window, weight=rule.weight)
+            return Rule(
+                rule.pattern.pattern,
+                caseless=caseless,
+                last=regex,
+                window=rule.window,
+                weight=rule.weight,
+            )
         if back:
             return Rule(rule.pattern.pattern, caseless=caseless, last=regex, back=back)
         return Rule(rule.pattern.pattern, caseless=caseless, start=regex, offset=offset)
     if rule.anchor is None:
-        return Rule(rule.pattern.pattern, caseless=bool(rule.pattern.flags & re.IGNORECASE), once=True)
-    start, offset = gate_head(rule.anchor.pattern)  # the gate finds "authorization", the pattern starts 7 in
+        return Rule(
+            rule.pattern.pattern, caseless=bool(rule.pattern.flags & re.IGNORECASE), once=True
+        )
+    start, offset = gate_head(
+        rule.anchor.pattern
+    )  # the gate finds "authorization", the pattern starts 7 in
     start = _OPEN_BOUNDED.sub(rb"{\1}", _strip_lookarounds(hyperscan_syntax(start)))
     return Rule(rule.pattern.pattern, caseless=True, start=start, offset=offset)
 
@@ -312,7 +339,9 @@ def workers() -> ThreadPoolExecutor:
     hash of its output (started on first use, shared by every scanner and export)."""
     with _POOL_LOCK:
         if not _POOL:
-            _POOL.append(ThreadPoolExecutor(max_workers=GATE_PARTS, thread_name_prefix="rho-desk export"))
+            _POOL.append(
+                ThreadPoolExecutor(max_workers=GATE_PARTS, thread_name_prefix="rho-desk export")
+            )
         return _POOL[0]
 
 
@@ -334,7 +363,9 @@ class GatePasses:
             pool = workers()
             for i, (g, reports) in enumerate(zip(gates, self._reports, strict=True)):
                 if g is not None and reports is not None:
-                    self._pending[i] = [pool.submit(g.scan_part, data, part, reports) for part in range(g.parts)]
+                    self._pending[i] = [
+                        pool.submit(g.scan_part, data, part, reports) for part in range(g.parts)
+                    ]
 
     def reports(self, i: int) -> Reports | None:
         """What gate ``i`` reports (None for a gate not wanted)."""
@@ -351,7 +382,9 @@ class GatePasses:
         return reports
 
 
-def window_starts(data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], window: int) -> list[int]:
+def window_starts(
+    data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], window: int
+) -> list[int]:
     """Where ``anchor`` matches (in lower case, overlapping matches too) starting within ``window``
     bytes before one of ``ends`` (in order): the places a window rule's pattern can begin. The
     anchor's match may run past the end (the gate reports ``cookie'`` of ``xCookie'=``), so each
@@ -390,7 +423,9 @@ class Probe:
     def __init__(self, triggers: dict[str, bytes], plain: dict[str, bytes]) -> None:
         self._names = tuple(triggers)
         self._gate = gate(tuple(Rule(pattern, once=True) for pattern in triggers.values()))
-        self._patterns = tuple(re.compile(plain.get(name, pattern)) for name, pattern in triggers.items())
+        self._patterns = tuple(
+            re.compile(plain.get(name, pattern)) for name, pattern in triggers.items()
+        )
 
     def blocks(self, data: bytes, present: frozenset[str]) -> dict[str, list[int]]:
         """For each trigger in ``present``, the starts of the blocks of ``data`` that hold it."""
@@ -401,7 +436,10 @@ class Probe:
 
         def probe(block: bytes) -> list[bool]:
             if found is None:
-                return [want and p.search(block) is not None for want, p in zip(wanted, self._patterns, strict=True)]
+                return [
+                    want and p.search(block) is not None
+                    for want, p in zip(wanted, self._patterns, strict=True)
+                ]
             ends = found.scan(block).ends
             return [want and bool(e) for want, e in zip(wanted, ends, strict=True)]
 

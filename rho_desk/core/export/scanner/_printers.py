@@ -74,9 +74,28 @@ PRINTERS: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
 it (options between them skipped), and a text one of its words must hold (``-w``: the password
 itself, not the item's attributes)."""
 
-READERS: Final = frozenset({"cat", "head", "tail", "less", "more", "bat", "batcat", "type", "get-content", "gc", "printenv", "echo", "xxd", "strings"})
+READERS: Final = frozenset(
+    {
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "bat",
+        "batcat",
+        "type",
+        "get-content",
+        "gc",
+        "printenv",
+        "echo",
+        "xxd",
+        "strings",
+    }
+)
 """Programs that print a file (or a variable, ``printenv NAME``, ``echo $NAME``) as it is."""
-_KEY_EXTENSIONS: Final = frozenset({"key", "token", "secret", "secrets", "pass", "passwd", "password", "psk", "pwd", "jwt"})
+_KEY_EXTENSIONS: Final = frozenset(
+    {"key", "token", "secret", "secrets", "pass", "passwd", "password", "psk", "pwd", "jwt"}
+)
 _SECRET_DIRS: Final = frozenset({"secrets", ".secrets", "secret", "private"})
 _FILE_TOOLS: Final = ("path", "file_path", "filepath", "file", "filename")
 LINES_MAX: Final = 8
@@ -143,7 +162,9 @@ def names_credential(path: str) -> bool:
         stem, ext = base.lstrip("."), ""
     if ext.lower() in _KEY_EXTENSIONS:
         return True
-    return bool(stem) and (name_is_credential(stem) or stem.lower() in ("auth", "credentials", "passphrase"))
+    return bool(stem) and (
+        name_is_credential(stem) or stem.lower() in ("auth", "credentials", "passphrase")
+    )
 
 
 def _reader(words: list[str]) -> bool:

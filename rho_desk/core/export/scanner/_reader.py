@@ -49,7 +49,9 @@ _ROW: Final = re.compile(
 )
 """A row wrapper: ``12:`` and ``12→`` (read_file), ``  12 | `` , ``    12\t`` (``cat -n``), ``path/f.yaml:12:`` and
 ``path-12-`` (grep), ``12#ab:`` (hashline rows)."""
-_DIFF_CONTEXT: Final = re.compile(rb"(?m)^(?:@@ |\+\+\+ |--- |\[[^\]\n]{1,200}#[0-9A-Fa-f]{4}\][ \t]*$|PUT [<>0-9$])")
+_DIFF_CONTEXT: Final = re.compile(
+    rb"(?m)^(?:@@ |\+\+\+ |--- |\[[^\]\n]{1,200}#[0-9A-Fa-f]{4}\][ \t]*$|PUT [<>0-9$])"
+)
 """What makes ``+``, ``-`` and `` `` at the start of a line a diff's (or a hashline edit's) marker."""
 
 
@@ -57,7 +59,9 @@ _JSON_OPEN: Final = re.compile(rb'[ \t]*[\[{][^\n]*?"[ \t]*:[ \t]*"(?=[^"\n]*$)'
 """A JSON document opening on this line, up to the member whose string value goes on past the
 line (JSON in a tool's output, its text's line breaks escaped): the text is read from after that
 quote."""
-_JSON_ROW: Final = re.compile(rb'[ \t]*[\[{]?[^\n]{0,200}?"[ \t]*:[ \t]*"(?=' + _ROW.pattern + rb")")
+_JSON_ROW: Final = re.compile(
+    rb'[ \t]*[\[{]?[^\n]{0,200}?"[ \t]*:[ \t]*"(?=' + _ROW.pattern + rb")"
+)
 """A JSON member on this line (a document opening or a line of a pretty one) whose string value
 starts with a row's wrapper."""
 
@@ -96,7 +100,11 @@ def text_lines(t: bytes) -> list[Line]:
         row = _ROW.match(t, start, stop)
         if row is not None:
             start = row.end()
-        if start < stop and (t[start] == 0x2B or (diff and t[start] in b"- ")) and not t.startswith((b"+++", b"---"), start):
+        if (
+            start < stop
+            and (t[start] == 0x2B or (diff and t[start] in b"- "))
+            and not t.startswith((b"+++", b"---"), start)
+        ):
             start += 1
         content = start
         while content < stop and t[content] in b" \t":
@@ -129,13 +137,32 @@ _HEREDOC: Final = re.compile(
 """``<<EOT``, ``<<-EOT``, ``<<~EOT``, ``<<~TOKEN.strip`` (Ruby: a method called on the string)."""
 _TRIPLE: Final = re.compile(rb"(\"\"\"|''')")
 _COMMENT_TAIL: Final = re.compile(rb"[ \t]+[#;].*$")
-VALUE_FIELDS: Final = frozenset({
-    "value", "values", "default", "defaultvalue", "data", "plaintext", "plain", "content", "current", "secret",
-    "secretstring", "secret_string", "stringvalue", "string_value", "val", "parametervalue", "text",
-})
+VALUE_FIELDS: Final = frozenset(
+    {
+        "value",
+        "values",
+        "default",
+        "defaultvalue",
+        "data",
+        "plaintext",
+        "plain",
+        "content",
+        "current",
+        "secret",
+        "secretstring",
+        "secret_string",
+        "stringvalue",
+        "string_value",
+        "val",
+        "parametervalue",
+        "text",
+    }
+)
 """Fields that hold the value a credential name above or beside them names (``value:`` under
 ``db_password:``, ``ParameterValue`` beside ``ParameterKey``)."""
-NAME_FIELDS: Final = frozenset({"name", "key", "parameterkey", "variable", "envvar", "env_var", "param", "field", "id"})
+NAME_FIELDS: Final = frozenset(
+    {"name", "key", "parameterkey", "variable", "envvar", "env_var", "param", "field", "id"}
+)
 _LINES_MAX: Final = 400
 """Most lines one value (a block, a heredoc, a table) is read over."""
 
@@ -178,7 +205,9 @@ class _Reader:
 
     # -- a value, wherever it is ------------------------------------------------------------------
 
-    def value(self, i: int, pos: int, indent: int, name: bytes, *, forced: bool, inline: bool) -> None:
+    def value(
+        self, i: int, pos: int, indent: int, name: bytes, *, forced: bool, inline: bool
+    ) -> None:
         """The value that starts at ``pos`` on line ``i`` (the name's indent ``indent``)."""
         t, line = self.t, self.lines[i]
         rest_end = line.end
@@ -195,7 +224,16 @@ class _Reader:
             return
         tag = _TAGGED.match(t, pos, rest_end)
         if tag is not None:
-            if tag.group("tag").lower() in (b"ref", b"sub", b"getatt", b"importvalue", b"secret", b"vault", b"env", b"include"):
+            if tag.group("tag").lower() in (
+                b"ref",
+                b"sub",
+                b"getatt",
+                b"importvalue",
+                b"secret",
+                b"vault",
+                b"env",
+                b"include",
+            ):
                 return  # a reference (CloudFormation, YAML loaders)
             pos = tag.end()
             while pos < rest_end and t[pos] in b" \t":
@@ -208,10 +246,14 @@ class _Reader:
             pos = sp + 1
         opened = _OPENER.match(t, pos, rest_end)
         if opened is not None and not t[opened.end() : rest_end].strip():
-            self.until(i, _closer(opened), name, forced=forced)  # Nix's '', Lua's [[, Rust's r#", %q(
+            self.until(
+                i, _closer(opened), name, forced=forced
+            )  # Nix's '', Lua's [[, Rust's r#", %q(
             return
         if opened is not None and (close := t.find(_closer(opened), opened.end(), rest_end)) >= 0:
-            self.add(opened.end(), close, name, forced=forced, quoted=True, kind=b"quoted")  # r#"…"# on its line
+            self.add(
+                opened.end(), close, name, forced=forced, quoted=True, kind=b"quoted"
+            )  # r#"…"# on its line
             return
         prefix = _QUOTE_PREFIX.match(t, pos, rest_end)
         if prefix is not None:
@@ -229,7 +271,9 @@ class _Reader:
         if c in b"\"'`":
             close = _quoted_end(t, pos + 1, rest_end, c)
             if close >= 0 and _CONCAT.fullmatch(t, close + 1, rest_end) is not None:
-                self.joined(i, name, forced=forced, first=(pos + 1, close))  # "ab" + on the next lines
+                self.joined(
+                    i, name, forced=forced, first=(pos + 1, close)
+                )  # "ab" + on the next lines
             elif close >= 0:
                 self.add(pos + 1, close, name, forced=forced, quoted=True, kind=b"quoted")
             else:
@@ -238,7 +282,9 @@ class _Reader:
         if c == 0x7B or c == 0x5B:  # { or [
             self.nested(i, pos, name, forced=forced)
             return
-        if c == 0x28 and not t[pos + 1 : rest_end].strip():  # ( alone: strings joined over the next lines
+        if (
+            c == 0x28 and not t[pos + 1 : rest_end].strip()
+        ):  # ( alone: strings joined over the next lines
             self.joined(i, name, forced=forced)
             return
         # a bare value: to the end of the line, less a comment; inline, to the next separator
@@ -255,7 +301,9 @@ class _Reader:
             return
         self.add(start, end, name, forced=forced, quoted=False, kind=b"bare")
 
-    def add(self, start: int, end: int, name: bytes, *, forced: bool, quoted: bool, kind: bytes) -> None:
+    def add(
+        self, start: int, end: int, name: bytes, *, forced: bool, quoted: bool, kind: bytes
+    ) -> None:
         start, end = _trimmed(self.t, start, end)
         if end <= start:
             return
@@ -396,13 +444,21 @@ class _Reader:
             if head is None:
                 if n == 0 and credential and not text.startswith((b"- ", b"#", b"//", b"<")):
                     # the value on the next line (YAML, INI, Kotlin, JSON: ``password:`` then it)
-                    self.value(k, line.start + line.indent, line.indent, name, forced=True, inline=False)
+                    self.value(
+                        k, line.start + line.indent, line.indent, name, forced=True, inline=False
+                    )
                     return
                 continue
             child = head.group("name")
             if child.lower().decode("ascii", "replace") in VALUE_FIELDS and credential:
-                self.value(k, line.start + line.indent + head.end(), line.indent, name, forced=True, inline=False)
-
+                self.value(
+                    k,
+                    line.start + line.indent + head.end(),
+                    line.indent,
+                    name,
+                    forced=True,
+                    inline=False,
+                )
 
     def nested(self, i: int, pos: int, name: bytes, *, forced: bool) -> None:
         """An object (``{``) or list (``[``) under ``name``, on this line or over the next ones."""
@@ -457,7 +513,9 @@ class _Reader:
             inline = not first or _inline_before(t, text_start, text_start + head.start())
             first = False
             if credential_name(name):
-                self.value(i, text_start + head.end(), line.indent, name, forced=False, inline=inline)
+                self.value(
+                    i, text_start + head.end(), line.indent, name, forced=False, inline=inline
+                )
         self.spaced(i)
 
     def spaced(self, i: int) -> None:
@@ -473,7 +531,7 @@ class _Reader:
         env = m.group("env") is not None
         if not env and b" " in t[start:end] and t[start] not in b"\"'":
             return  # prose: more than one word after the name
-        if t[end - 1] in b".,;:!?" and t[start:end - 1].isalpha():
+        if t[end - 1] in b".,;:!?" and t[start : end - 1].isalpha():
             return  # prose: "password combination."
         if t[start] in b"\"'" and end - start >= 2 and t[end - 1] == t[start]:
             start, end = start + 1, end - 1
@@ -496,31 +554,55 @@ class _Reader:
             lo = fields[n - 1].end() if n > 0 else line.start
             hi = fields[n + 1].start() if n + 1 < len(fields) else line.end
             after = [h for h in _INLINE_HEAD.finditer(t, m.end(), hi) if _field(h) in VALUE_FIELDS]
-            before = [h for h in _INLINE_HEAD.finditer(t, lo, m.start()) if _field(h) in VALUE_FIELDS]
+            before = [
+                h for h in _INLINE_HEAD.finditer(t, lo, m.start()) if _field(h) in VALUE_FIELDS
+            ]
             heads = after[:1] or before[-1:]
             for head in heads:
                 self.value(i, head.end(), line.indent, named, forced=True, inline=True)
             xml = _XML_VALUE.search(t, m.end(), hi)
             if xml is not None:
-                self.add(xml.start("value"), xml.end("value"), named, forced=True, quoted=True, kind=b"xml")
+                self.add(
+                    xml.start("value"),
+                    xml.end("value"),
+                    named,
+                    forced=True,
+                    quoted=True,
+                    kind=b"xml",
+                )
             if heads or xml is not None:
                 continue
             indent = line.indent + (2 if t.startswith(b"- ", line.start + line.indent) else 0)
-            for k in (*range(i + 1, min(len(self.lines), i + 4)), *range(i - 1, max(-1, i - 4), -1)):
+            for k in (
+                *range(i + 1, min(len(self.lines), i + 4)),
+                *range(i - 1, max(-1, i - 4), -1),
+            ):
                 other = self.lines[k]
                 if _blank(t, other):
                     continue
-                if other.indent < indent - (2 if k < i else 0) and not t.startswith(b"<", other.start + other.indent):
+                if other.indent < indent - (2 if k < i else 0) and not t.startswith(
+                    b"<", other.start + other.indent
+                ):
                     break
                 text_start = other.start + other.indent
                 if t.startswith(b"- ", text_start) and k != i:
                     break  # the next item
                 xml = _XML_VALUE.search(t, other.start, other.end)
                 if xml is not None:
-                    self.add(xml.start("value"), xml.end("value"), named, forced=True, quoted=True, kind=b"xml")
+                    self.add(
+                        xml.start("value"),
+                        xml.end("value"),
+                        named,
+                        forced=True,
+                        quoted=True,
+                        kind=b"xml",
+                    )
                     break
                 field = _HEAD.match(t, text_start, other.end)
-                if field is not None and field.group("name").lower().decode("ascii", "replace") in VALUE_FIELDS:
+                if (
+                    field is not None
+                    and field.group("name").lower().decode("ascii", "replace") in VALUE_FIELDS
+                ):
                     self.value(k, field.end(), other.indent, named, forced=True, inline=False)
                     break
 
@@ -538,7 +620,14 @@ class _Reader:
                 continue
             string = _STRING.match(t, other.start + other.indent, other.end)
             if string is not None and not t[string.end() : other.end].strip(b" \t,;)"):
-                self.add(string.start() + 1, string.end() - 1, name, forced=False, quoted=True, kind=b"quoted")
+                self.add(
+                    string.start() + 1,
+                    string.end() - 1,
+                    name,
+                    forced=False,
+                    quoted=True,
+                    kind=b"quoted",
+                )
             return
 
     def sensitive(self, i: int) -> None:
@@ -567,10 +656,16 @@ class _Reader:
         t = self.t
         self.rule = "kubernetes-secret"
         first = i
-        while first > 0 and i - first < 200 and not self.lines[first - 1].text(t).startswith(b"---"):
+        while (
+            first > 0 and i - first < 200 and not self.lines[first - 1].text(t).startswith(b"---")
+        ):
             first -= 1
         last = i
-        while last + 1 < len(self.lines) and last - i < _LINES_MAX and not self.lines[last + 1].text(t).startswith(b"---"):
+        while (
+            last + 1 < len(self.lines)
+            and last - i < _LINES_MAX
+            and not self.lines[last + 1].text(t).startswith(b"---")
+        ):
             last += 1
         for k in range(first, last + 1):
             line = self.lines[k]
@@ -584,12 +679,17 @@ class _Reader:
                     self.entries(k, pos)
                 elif not rest or rest.startswith(b"#"):
                     children = self.following(k, line.indent)
-                    depth = min((self.lines[c].indent for c in children if not _blank(t, self.lines[c])), default=0)
+                    depth = min(
+                        (self.lines[c].indent for c in children if not _blank(t, self.lines[c])),
+                        default=0,
+                    )
                     for c in children:
                         child = self.lines[c]
                         h = _HEAD.match(t, child.start + child.indent, child.end)
                         if h is not None and child.indent == depth:
-                            self.value(c, h.end(), child.indent, h.group("name"), forced=True, inline=False)
+                            self.value(
+                                c, h.end(), child.indent, h.group("name"), forced=True, inline=False
+                            )
 
     def entries(self, i: int, pos: int) -> None:
         """Every value of the JSON object opening at ``pos`` (a Secret's ``data``)."""
@@ -645,7 +745,11 @@ class _Reader:
             row_line = self.lines[k]
             row_start = row_line.start + row_line.indent
             if bare and _NUMBER_CELL.fullmatch(t, row_line.begin, row_line.start) is not None:
-                row_start = row_line.begin + len(t[row_line.begin : row_line.end]) - len(t[row_line.begin : row_line.end].lstrip(b" \t"))
+                row_start = (
+                    row_line.begin
+                    + len(t[row_line.begin : row_line.end])
+                    - len(t[row_line.begin : row_line.end].lstrip(b" \t"))
+                )
             row = t[row_start : row_line.end]
             if not row.strip():
                 break
@@ -710,9 +814,15 @@ _SPACED: Final = re.compile(
 _NAME_FIELD: Final = re.compile(
     rb"(?i:name|key|parameterkey|variable|envvar|env_var|param|field|id)[\"']?[ \t]*(?:[:=]|>)[ \t]*[\"']?(?P<named>[A-Za-z0-9_.\-]{1,120})"
 )
-_XML_VALUE: Final = re.compile(rb"<(?i:value|val|parametervalue)(?:[ \t][^<>]*)?>(?P<value>[^<]+)</")
-_XML_OPEN: Final = re.compile(rb"<(?P<name>[A-Za-z_][A-Za-z0-9_.\-:]{0,80})(?:[ \t][^<>]*)?>(?:<!\[CDATA\[)?[ \t]*$")
-_ALONE: Final = re.compile(rb".*?(?i:identified[ \t]+by)|(?:.*?[\s(,])?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,120})[\"']?,?")
+_XML_VALUE: Final = re.compile(
+    rb"<(?i:value|val|parametervalue)(?:[ \t][^<>]*)?>(?P<value>[^<]+)</"
+)
+_XML_OPEN: Final = re.compile(
+    rb"<(?P<name>[A-Za-z_][A-Za-z0-9_.\-:]{0,80})(?:[ \t][^<>]*)?>(?:<!\[CDATA\[)?[ \t]*$"
+)
+_ALONE: Final = re.compile(
+    rb".*?(?i:identified[ \t]+by)|(?:.*?[\s(,])?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,120})[\"']?,?"
+)
 _SENSITIVE: Final = re.compile(rb"sensitive[\"']?[ \t]*[:=][ \t]*[\"']?true", re.IGNORECASE)
 _SQL_FOR: Final = re.compile(
     rb"password[ \t]+for[ \t]+[^=;\n]{1,200}?=[ \t]*(?:(?:old_)?password[ \t]*\([ \t]*)?N?(?P<q>['\"])|set[ \t]+password[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?N?(?P<q2>['\"])",
@@ -720,13 +830,17 @@ _SQL_FOR: Final = re.compile(
 )
 _NUMBER_CELL: Final = re.compile(rb"[ \t]*[0-9]{1,7}[ \t]*\|[ \t]?")
 """What ``_ROW`` peels as ``  12 | `` and is, under a header without a wrapper, a table's first cell."""
-_OPENER: Final = re.compile(rb"''|\[(?P<eq>=*)\[|r(?P<hash>#{1,3})\"|%[qQwW]?(?P<bracket>[({\[<])|<!\[CDATA\[")
+_OPENER: Final = re.compile(
+    rb"''|\[(?P<eq>=*)\[|r(?P<hash>#{1,3})\"|%[qQwW]?(?P<bracket>[({\[<])|<!\[CDATA\["
+)
 """A string that opens at the end of a line and closes on a later one (``_closer``): Nix's ``''``,
 Lua's ``[[``/``[==[``, Rust's ``r#"``, Ruby's ``%q(``, XML's CDATA."""
 _HEREDOC_IN: Final = re.compile(rb"[\"']?\$\((?:cat|echo)[ \t]+(?=<<)")
 _CONCAT: Final = re.compile(rb"[ \t]*(?:\+|\.\.?|&)[ \t]*")
 _QUOTE_PREFIX: Final = re.compile(rb"(?:@|\$@|@\$|[rRbBuUfF]{1,2})(?=[\"'])")
 _STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
 def _closer(opened: re.Match[bytes]) -> bytes:
     if opened.group("eq") is not None:
         return b"]" + opened.group("eq") + b"]"
@@ -744,14 +858,18 @@ def _field(head: re.Match[bytes]) -> str:
 def _inline_before(t: bytes, start: int, at: int) -> bool:
     """A pair at ``at`` sits inside braces or parentheses opened earlier on its line."""
     before = t[start:at]
-    return before.count(b"{") + before.count(b"(") + before.count(b"[") > before.count(b"}") + before.count(b")") + before.count(b"]")
+    return before.count(b"{") + before.count(b"(") + before.count(b"[") > before.count(
+        b"}"
+    ) + before.count(b")") + before.count(b"]")
 
 
 _ROWS_ABOVE: Final = 40
 """How far above a header a key/value table's header makes it one of its rows instead."""
 
 
-_K8S: Final = re.compile(rb"kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?(?:[ \t]*(?:,|\}|$))", re.IGNORECASE)
+_K8S: Final = re.compile(
+    rb"kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?(?:[ \t]*(?:,|\}|$))", re.IGNORECASE
+)
 
 
 def read(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int, str]]:
@@ -766,7 +884,9 @@ def read(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int, str]]:
     if _SENSITIVE.search(text) is not None:
         reader.sensitive(i)
     lowered = text.lower()
-    if b"password" in lowered and (b" for " in lowered or b"\tfor " in lowered or b"set " in lowered):
+    if b"password" in lowered and (
+        b" for " in lowered or b"\tfor " in lowered or b"set " in lowered
+    ):
         reader.sql(i)
     reader.table(i)
     reader.name_field(i)
@@ -774,8 +894,6 @@ def read(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int, str]]:
     reader.pairs(i)
     reader.alone(i)
     return reader.out
-
-
 
 
 def peel(text: bytes) -> bytes:

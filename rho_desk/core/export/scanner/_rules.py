@@ -123,7 +123,9 @@ def run_start(data: bytes, start: int, end: int) -> int:
     """Skip the tail of an escape a run begins with (``\\nQUJD...`` and ``=3DQUJD`` start at ``Q``)."""
     if start == 0 or data[start - 1] not in _ESCAPE_LEAD:
         return start
-    for m in _ESCAPE_SEQ.finditer(data, max(0, start - _ESCAPE_WINDOW), min(end, start + _ESCAPE_WINDOW)):
+    for m in _ESCAPE_SEQ.finditer(
+        data, max(0, start - _ESCAPE_WINDOW), min(end, start + _ESCAPE_WINDOW)
+    ):
         if m.start() < start < m.end():
             return m.end()
     return start
@@ -133,7 +135,11 @@ def unescaped_start(data: bytes, start: int, end: int) -> int:
     """Skip the tail of a JSON escape a run begins with (``\\nQUJD...`` starts at ``Q``; a line
     break escaped twice, ``\\\\nQUJD`` in JSON inside JSON, too)."""
     if start > 0 and data[start - 1] == 0x5C and (_escaped(data, start) or data[start] in b"nrt"):
-        if data[start] == 0x75 and end - start >= 5 and all(b in _HEX for b in data[start + 1 : start + 5]):
+        if (
+            data[start] == 0x75
+            and end - start >= 5
+            and all(b in _HEX for b in data[start + 1 : start + 5])
+        ):
             return start + 5
         return start + 1
     return start
@@ -150,7 +156,9 @@ def _mixed(value: bytes) -> bool:
 
 def _huggingface(value: bytes) -> bool:
     """Mixed, or 34 letters of both cases (Hugging Face tokens are 34 letters)."""
-    return _mixed(value) or (len(value) == 34 and not (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)))
+    return _mixed(value) or (
+        len(value) == 34 and not (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value))
+    )
 
 
 # --- the passes -------------------------------------------------------------------------------
@@ -201,7 +209,9 @@ class Pass:
     lookbehind head does (``zation(?<=authorization)``)."""
 
 
-def _token(rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0) -> Handler:
+def _token(
+    rule: str, *, right: bool = False, check: Callable[[bytes], bool] | None = None, skip: int = 0
+) -> Handler:
     def handle(data: bytes, m: re.Match[bytes]) -> Hit | None:
         start, end = m.span()
         if not _boundary_before(data, start):
@@ -221,7 +231,13 @@ def _openai_or_anthropic(data: bytes, m: re.Match[bytes]) -> Hit | None:
     value = m.group()
     if not _boundary_before(data, start) or not _mixed(value[3:]):
         return None
-    rule = "anthropic-api-key" if value.startswith(b"sk-ant-") else "openrouter-api-key" if value.startswith(b"sk-or-") else "openai-api-key"
+    rule = (
+        "anthropic-api-key"
+        if value.startswith(b"sk-ant-")
+        else "openrouter-api-key"
+        if value.startswith(b"sk-or-")
+        else "openai-api-key"
+    )
     return Hit(rule, start, end, value)
 
 
@@ -279,11 +295,21 @@ PEM_BODY_MIN: Final = 12
 # alternation per byte; possessive: the filler and the base64 characters never overlap, so
 # nothing is given back)
 _PEM_FILLER: Final = rb"[^A-Za-z0-9+/\-]*+(?:-(?!----(?:BEGIN|END))[^A-Za-z0-9+/\-]*+)*+"
-_PEM_NOT_BEFORE_HEADER: Final = rb"(?!(?:" + _PEM_FILLER + rb"[A-Za-z0-9+/]){0,%d}+" % (PEM_MATERIAL_MIN - 1) + _PEM_FILLER + rb"-----BEGIN)"
+_PEM_NOT_BEFORE_HEADER: Final = (
+    rb"(?!(?:"
+    + _PEM_FILLER
+    + rb"[A-Za-z0-9+/]){0,%d}+" % (PEM_MATERIAL_MIN - 1)
+    + _PEM_FILLER
+    + rb"-----BEGIN)"
+)
 """A header followed by the next ``-----BEGIN`` with fewer than ``PEM_MATERIAL_MIN`` base64
 characters and no ``-----END`` between holds no key (``_private_key`` would find none): the
 pattern leaves it, so ``grep`` output of many headers costs no call per header."""
-_NOT_BASE64: Final = bytes(b for b in range(256) if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_NOT_BASE64: Final = bytes(
+    b
+    for b in range(256)
+    if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+)
 
 
 def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -304,7 +330,11 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
         limit = following
     spend(limit - tail)
     close = data.find(b"-----END", tail, limit)
-    if close < 0 and limit - tail <= 256 and len(data[tail:limit].translate(None, _NOT_BASE64)) < PEM_MATERIAL_MIN:
+    if (
+        close < 0
+        and limit - tail <= 256
+        and len(data[tail:limit].translate(None, _NOT_BASE64)) < PEM_MATERIAL_MIN
+    ):
         return None  # the next header follows with too little between for a key (grep output)
     end_match = _PEM_END.match(data, close, limit) if close >= 0 else None
     if end_match is None:
@@ -325,7 +355,13 @@ def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    for name, rule in (("password", "url-password"), *((hook, "webhook-url") for hook in ("slack", "discord", "teams", "zapier", "ifttt", "make"))):
+    for name, rule in (
+        ("password", "url-password"),
+        *(
+            (hook, "webhook-url")
+            for hook in ("slack", "discord", "teams", "zapier", "ifttt", "make")
+        ),
+    ):
         if name in m.re.groupindex and m.group(name) is not None:
             return Hit(rule, m.start(name), m.end(name), m.group(name))
     return None
@@ -334,7 +370,9 @@ def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
 def _param_name(data: bytes, end: int) -> tuple[bytes, int]:
     """The parameter name ending at ``end`` and the offset where it starts."""
     start = end
-    while start > 0 and end - start < 64 and (data[start - 1] in _ALNUM or data[start - 1] in b"_-."):
+    while (
+        start > 0 and end - start < 64 and (data[start - 1] in _ALNUM or data[start - 1] in b"_-.")
+    ):
         start -= 1
     return data[start:end], start
 
@@ -345,12 +383,21 @@ def _query_delimited(data: bytes, name_start: int) -> bool:
 
 
 _SIGNED_PARAMS: Final = frozenset(
-    {b"sig", b"signature", b"x-amz-signature", b"x-goog-signature", b"x-amz-credential",
-     b"x-goog-credential", b"credential"}
+    {
+        b"sig",
+        b"signature",
+        b"x-amz-signature",
+        b"x-goog-signature",
+        b"x-amz-credential",
+        b"x-goog-credential",
+        b"credential",
+    }
 )
 
 
-_KEY_PARAMS: Final = frozenset({b"key", b"api_key", b"apikey", b"api-key", b"access_key", b"secret_key", b"private_key"})
+_KEY_PARAMS: Final = frozenset(
+    {b"key", b"api_key", b"apikey", b"api-key", b"access_key", b"secret_key", b"private_key"}
+)
 
 
 def _signed_query(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -382,7 +429,21 @@ def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit(rule, m.start("value"), m.end("value"), value)
 
 
-_ABOUT: Final = frozenset({b"name", b"names", b"length", b"len", b"size", b"id", b"file", b"path", b"type", b"url", b"count"})
+_ABOUT: Final = frozenset(
+    {
+        b"name",
+        b"names",
+        b"length",
+        b"len",
+        b"size",
+        b"id",
+        b"file",
+        b"path",
+        b"type",
+        b"url",
+        b"count",
+    }
+)
 
 
 _NOT_SECRET_WORDS: Final = (b"public", b"csrf", b"xsrf", b"authenticity")
@@ -405,9 +466,13 @@ def _curl_user(data: bytes, m: re.Match[bytes]) -> Hit | None:
     line = max(data.rfind(b"\n", lo, m.start()), data.rfind(b"\\n", lo, m.start()))
     if data.find(b"curl", max(lo, line), m.start()) < 0:
         return None
-    group = "value" if m.group("value") is not None else "user"  # -u API_KEY: (the key as user name)
+    group = (
+        "value" if m.group("value") is not None else "user"
+    )  # -u API_KEY: (the key as user name)
     value = m.group(group)
-    if value.startswith((b"$", b"%", b"[secret", b"<", b"[", b"{{")) or value.endswith((b">", b"]")):
+    if value.startswith((b"$", b"%", b"[secret", b"<", b"[", b"{{")) or value.endswith(
+        (b">", b"]")
+    ):
         return None  # a variable or a placeholder, not the password (or the placeholder of one redacted)
     if value.lower().strip(b"'\"") in _CURL_PLACEHOLDERS or len(set(value)) == 1:
         return None  # curl -u user:password in a usage text
@@ -416,7 +481,9 @@ def _curl_user(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("curl-user-password", m.start(group), m.end(group), value)
 
 
-_CURL_PLACEHOLDERS: Final = frozenset({b"password", b"passwd", b"pass", b"pwd", b"secret", b"token", b"test", b"apikey", b"api_key"})
+_CURL_PLACEHOLDERS: Final = frozenset(
+    {b"password", b"passwd", b"pass", b"pwd", b"secret", b"token", b"test", b"apikey", b"api_key"}
+)
 
 
 def _azure_client_secret(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -440,7 +507,11 @@ def _facebook_app(data: bytes, m: re.Match[bytes]) -> Hit | None:
     start = m.start()
     while start > 0 and m.start() - start < 17 and data[start - 1] in _DIGITS:
         start -= 1
-    if not 15 <= m.start() - start <= 16 or not _boundary_before(data, start) or not _mixed(m.group()[1:]):
+    if (
+        not 15 <= m.start() - start <= 16
+        or not _boundary_before(data, start)
+        or not _mixed(m.group()[1:])
+    ):
         return None
     return Hit("facebook-app-token", start, m.end(), data[start : m.end()])
 
@@ -453,7 +524,11 @@ def _jwt_short_header(data: bytes, m: re.Match[bytes]) -> Hit | None:
     start = m.start()
     while start > 0 and m.start() - start < 16 and data[start - 1] in _JWT_HEAD:
         start -= 1
-    if not 8 <= m.start() - start <= 15 or not data.startswith(b"eyJ", start) or not _boundary_before(data, start):
+    if (
+        not 8 <= m.start() - start <= 15
+        or not data.startswith(b"eyJ", start)
+        or not _boundary_before(data, start)
+    ):
         return None
     return Hit("jwt", start, m.end(), data[start : m.end()])
 
@@ -481,7 +556,10 @@ def _vendor_passes() -> list[tuple[re.Pattern[bytes], tuple[bytes, ...]]]:
                 gate.append(own)
     # the first character outside the groups: ``re`` searches a leading literal fast
     return [
-        (re.compile(re.escape(first) + b"(?:" + b"|".join(alternatives) + b")"), tuple(gates[first]))
+        (
+            re.compile(re.escape(first) + b"(?:" + b"|".join(alternatives) + b")"),
+            tuple(gates[first]),
+        )
         for first, alternatives in sorted(groups.items())
     ]
 
@@ -512,7 +590,11 @@ def _vendor(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not _boundary_before(data, start) or not _boundary_after(data, end):
         return None
     value = m.group()
-    if not _mixed(value) and (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value)) and not value.startswith(ONE_CASE_PREFIXES):
+    if (
+        not _mixed(value)
+        and (_LOWER.isdisjoint(value) or _UPPER.isdisjoint(value))
+        and not value.startswith(ONE_CASE_PREFIXES)
+    ):
         return None  # a token's random part mixes letters and digits or cases; a name does not
     group = m.lastgroup or "v0_0"
     rule = VENDOR_TOKENS[int(group[1 : group.index("_")])][0]
@@ -544,7 +626,11 @@ def _infix(rule: str, head: bytes) -> Handler:
         lo = max(0, m.start() - _INFIX_HEAD)
         spend(m.start() - lo)
         found = shape.search(data, lo, m.start())
-        if found is None or not _boundary_before(data, found.start()) or not _boundary_after(data, m.end()):
+        if (
+            found is None
+            or not _boundary_before(data, found.start())
+            or not _boundary_after(data, m.end())
+        ):
             return None
         value = data[found.start() : m.end()]
         return Hit(rule, found.start(), m.end(), value) if _mixed(value) else None
@@ -566,10 +652,16 @@ _NAMED_VALUE_MAX: Final = 128
 """... and how long it may be (a longer run is not one of these keys)."""
 _CANDIDATE: Final = re.compile(rb"[A-Za-z0-9_\-+/.%~]+(?:={1,3}(?![A-Za-z0-9]))?")
 _OPERATORS: Final = frozenset(b"=:>,|?")
-_SAYS_CREDENTIAL: Final = re.compile(rb"key|token|secret|api|pass|auth|cred|access|licen[cs]e|bearer")
-_SAYS_PUBLIC: Final = re.compile(rb"(?:^|[_\-. ])(?:id|ids|pub|public|publishable|user|username|email|url|uri|host|endpoint|region|site|domain|model|version|org)(?:$|[_\-. ])")
+_SAYS_CREDENTIAL: Final = re.compile(
+    rb"key|token|secret|api|pass|auth|cred|access|licen[cs]e|bearer"
+)
+_SAYS_PUBLIC: Final = re.compile(
+    rb"(?:^|[_\-. ])(?:id|ids|pub|public|publishable|user|username|email|url|uri|host|endpoint|region|site|domain|model|version|org)(?:$|[_\-. ])"
+)
 _LINE_END: Final = re.compile(rb"\n|\\n|\xff|\x00|\r")
-_UUID_SHAPE: Final = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID_SHAPE: Final = re.compile(
+    rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 
 
 def _bits(value: bytes) -> float:
@@ -586,7 +678,11 @@ def _vendor_named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not shapes or (m.start() > 0 and data[m.start() - 1] in _LETTERS):
         return None  # the name is part of a word (``SetSysctl``, ``CameraKit``)
     word = m.start()
-    while word > 0 and m.start() - word < 48 and (data[word - 1] in _ALNUM or data[word - 1] in b"_-."):
+    while (
+        word > 0
+        and m.start() - word < 48
+        and (data[word - 1] in _ALNUM or data[word - 1] in b"_-.")
+    ):
         word -= 1
     stop = min(len(data), m.end() + _NAMED_WINDOW + _NAMED_VALUE_MAX)
     cut = _LINE_END.search(data, m.end(), stop)
@@ -603,7 +699,9 @@ def _vendor_named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         for rule, shape in shapes:
             if shape.fullmatch(value) is None:
                 continue
-            if not (_mixed(value) or _UUID_SHAPE.fullmatch(value)) or _SAYS_PUBLIC.search(name.rstrip(b" \t\"'`=:>,|?")):
+            if not (_mixed(value) or _UUID_SHAPE.fullmatch(value)) or _SAYS_PUBLIC.search(
+                name.rstrip(b" \t\"'`=:>,|?")
+            ):
                 return None
             if _bits(value) < min(3.0, math.log2(len(value)) - 1.2):
                 return None  # a pattern (aaaa1111bbbb2222), not a key
@@ -651,12 +749,25 @@ def token_passes() -> list[Pass]:
             _compile(rb"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
             _token("github-token"),
         ),
-        Pass(_compile(rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}"), _token("aws-access-key-id", right=True)),
+        Pass(
+            _compile(rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}"),
+            _token("aws-access-key-id", right=True),
+        ),
         Pass(_compile(rb"AIza[0-9A-Za-z_\-]{35}"), _token("google-api-key", right=True)),
-        *(Pass(pattern, _vendor, narrow=True, bounded=True, alternatives=gates) for pattern, gates in _vendor_passes()),
-        Pass(_compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), _telegram, narrow=True),
+        *(
+            Pass(pattern, _vendor, narrow=True, bounded=True, alternatives=gates)
+            for pattern, gates in _vendor_passes()
+        ),
+        Pass(
+            _compile(rb":A(?<=[0-9]{5}:A)[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"),
+            _telegram,
+            narrow=True,
+        ),
         Pass(_compile(SECRET_PREFIX), _secret_prefixed, narrow=True),
-        Pass(_compile(rb"hf_[A-Za-z0-9]{30,}"), _token("huggingface-token", check=_huggingface, skip=3)),
+        Pass(
+            _compile(rb"hf_[A-Za-z0-9]{30,}"),
+            _token("huggingface-token", check=_huggingface, skip=3),
+        ),
         Pass(_compile(rb"npm_[A-Za-z0-9]{36,}"), _token("npm-token")),
         Pass(_compile(rb"\|[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"), _facebook_app, narrow=True),
         Pass(_compile(rb"pypi-AgE[A-Za-z0-9_\-]{40,}"), _token("pypi-token")),
@@ -666,9 +777,15 @@ def token_passes() -> list[Pass]:
             confirm=_compile(rb"eyJ[A-Za-z0-9_\-]{13,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"),
         ),
         # a header too short to be a run of its own ({"ver":"2"}): found from its payload
-        Pass(_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}"), _jwt_short_header, confirm=_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*")),
         Pass(
-            _compile(rb"RHO_AUDIT_(?:API_KEY_7f3a|OAUTH_ACCESS_1c9d|REFRESH_442e|COOKIE_88b1|SIGNED_QUERY_629a)"),
+            _compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}"),
+            _jwt_short_header,
+            confirm=_compile(rb"\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"),
+        ),
+        Pass(
+            _compile(
+                rb"RHO_AUDIT_(?:API_KEY_7f3a|OAUTH_ACCESS_1c9d|REFRESH_442e|COOKIE_88b1|SIGNED_QUERY_629a)"
+            ),
             _token("rho-audit-canary"),
         ),
     ]
@@ -679,35 +796,69 @@ def token_passes() -> list[Pass]:
 # letter of its keyword ("zation" for Authorization, "ken" for Token), and a lookbehind checks
 # the rest. Measured on 100 MB of session JSON: ~32 ms a pass, against ~60-75 ms for "ookie",
 # "earer" or "ecret". Names may continue after the keyword (client_secret_value, TOKEN_V2).
-_ASSIGNMENT_LITERALS: Final = (rb"word(?<=password)", rb"cret(?<=secret)", rb"ken(?<=token)", rb"pi(?:_key|key|-key)")
+_ASSIGNMENT_LITERALS: Final = (
+    rb"word(?<=password)",
+    rb"cret(?<=secret)",
+    rb"ken(?<=token)",
+    rb"pi(?:_key|key|-key)",
+)
 """Searched in the lower-cased text (``_folded``): any case of the names matches."""
 
 
 def keyword_passes() -> list[Pass]:
     v = _VALUE
     passes = [
-        Pass(_compile(rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}+" + _PEM_NOT_BEFORE_HEADER), _private_key),
+        Pass(
+            _compile(
+                rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}+" + _PEM_NOT_BEFORE_HEADER
+            ),
+            _private_key,
+        ),
         _folded(
             rb"zation(?<=authorization)",
-            rb"zation(?<=authorization)" + _ASSIGN + _AUTH_SCHEME + rb"(?P<value>" + v + rb"{6,}+)(?<!:)",
+            rb"zation(?<=authorization)"
+            + _ASSIGN
+            + _AUTH_SCHEME
+            + rb"(?P<value>"
+            + v
+            + rb"{6,}+)(?<!:)",
             _authorization,
             # the gate reports only a value that does not end with ":", as the pattern requires, or
             # one too long to look at (64 bytes), or a scheme followed by more than 8 spaces
             gate=(
-                rb"authorization" + _ASSIGN + rb"(?:(?:" + _AUTH_WORD + rb"[ \t]{1,8})?(?:" + v + rb"{5,63}" + _VALUE_NOT_COLON
-                + _AFTER_VALUE + rb"|" + v + rb"{64})|" + _AUTH_WORD + rb"[ \t]{9})",
-                0, 0,
+                rb"authorization"
+                + _ASSIGN
+                + rb"(?:(?:"
+                + _AUTH_WORD
+                + rb"[ \t]{1,8})?(?:"
+                + v
+                + rb"{5,63}"
+                + _VALUE_NOT_COLON
+                + _AFTER_VALUE
+                + rb"|"
+                + v
+                + rb"{64})|"
+                + _AUTH_WORD
+                + rb"[ \t]{9})",
+                0,
+                0,
             ),
             window=AUTHORIZATION_WINDOW,
         ),
         _folded(
-            rb"bearer", rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)", _bearer,
-            gate=(rb"bearer[ \t]{1,4}[A-Za-z0-9\-._~+/]{12}", 0, 0), window=BEARER_WINDOW,
+            rb"bearer",
+            rb"bearer[ \t]{1,4}(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)",
+            _bearer,
+            gate=(rb"bearer[ \t]{1,4}[A-Za-z0-9\-._~+/]{12}", 0, 0),
+            window=BEARER_WINDOW,
         ),
         _folded(
-            rb"kie(?<=cookie)", rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})", _cookie,
+            rb"kie(?<=cookie)",
+            rb"kie(?<=cookie)" + _COLON + rb"(?P<value>" + _COOKIE_VALUE + rb"{4,})",
+            _cookie,
             # the gate reports only a header whose value starts with a pair, as ``_cookie`` requires
-            gate=(rb"cookie" + _COLON + _COOKIE_PAIR.pattern, 0, 0), window=COOKIE_WINDOW,
+            gate=(rb"cookie" + _COLON + _COOKIE_PAIR.pattern, 0, 0),
+            window=COOKIE_WINDOW,
         ),
         Pass(
             _compile(
@@ -732,7 +883,11 @@ def keyword_passes() -> list[Pass]:
         ),
         # one pass for the four query names: at each "=", lookbehinds (in C) pick the names
         Pass(
-            _compile(rb"=(?:(?<=gnature=)|(?<=sig=)|(?<=dential=)|(?<=key=))(?P<value>" + _QUERY_VALUE + rb"+)"),
+            _compile(
+                rb"=(?:(?<=gnature=)|(?<=sig=)|(?<=dential=)|(?<=key=))(?P<value>"
+                + _QUERY_VALUE
+                + rb"+)"
+            ),
             _signed_query,
             gate=(rb"(?:gnature|sig|dential|key)=" + _QUERY_VALUE, 0, 2),
         ),
@@ -745,16 +900,24 @@ def keyword_passes() -> list[Pass]:
             ),
             _curl_user,
         ),
-        Pass(_compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"), _azure_client_secret),
+        Pass(
+            _compile(rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}"),
+            _azure_client_secret,
+        ),
         _vendor_names(),
-        *(_folded(re.escape(fixed.lower()), re.escape(fixed.lower()) + tail, _infix(rule, head)) for rule, head, fixed, tail in INFIX_TOKENS),
+        *(
+            _folded(re.escape(fixed.lower()), re.escape(fixed.lower()) + tail, _infix(rule, head))
+            for rule, head, fixed, tail in INFIX_TOKENS
+        ),
     ]
     for literal in _ASSIGNMENT_LITERALS:
         word, offset = gate_head(literal)
         name = rb"[A-Za-z0-9_\-]{0,24}"
         passes.append(
             _folded(
-                literal, literal + rb"(?P<name>" + name + rb")" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})", _assignment,
+                literal,
+                literal + rb"(?P<name>" + name + rb")" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})",
+                _assignment,
                 # the gate reports only a value with a digit: ``_assignment`` requires one
                 gate=(word + name + _ASSIGN + _VALUE_NO_DIGIT + rb"*[0-9]", offset, 0),
             )
@@ -784,7 +947,12 @@ def gate_head(anchor: bytes) -> tuple[bytes, int]:
 
 
 def _folded(
-    anchor: bytes, pattern: bytes, handle: Handler, *, gate: tuple[bytes, int, int] | None = None, window: int = 0
+    anchor: bytes,
+    pattern: bytes,
+    handle: Handler,
+    *,
+    gate: tuple[bytes, int, int] | None = None,
+    window: int = 0,
 ) -> Pass:
     """``pattern`` (its keyword in lower case) searched in the lower-cased text, confirmed on the
     text case-insensitively; ``anchor`` is the keyword alone (the pattern starts with it).
@@ -792,4 +960,10 @@ def _folded(
     ``window`` (``Pass.window``) the keyword is what the scanner searches before each report."""
     assert pattern.startswith(anchor)
     searched = anchor if window else pattern
-    return Pass(re.compile(pattern, re.IGNORECASE), handle, anchor=re.compile(searched), gate=gate, window=window)
+    return Pass(
+        re.compile(pattern, re.IGNORECASE),
+        handle,
+        anchor=re.compile(searched),
+        gate=gate,
+        window=window,
+    )

@@ -191,8 +191,6 @@ _PROBED: Final = ("normalize", "byte-list")
 block (``_prefilter.Probe``)."""
 
 
-
-
 class SecretScanner:
     """Finds rule secrets and known secrets, plain and encoded, in byte buffers.
 
@@ -213,7 +211,9 @@ class SecretScanner:
         # the token rules in another, run only when the data holds runs (None without hyperscan)
         self._gate = gate(keyword_rules, GATE_PARTS)
         self._token_gate = gate(token_rules)
-        self._probe = Probe({name: _TRIGGERS[name] for name in _PROBED}, {"normalize": NORMALIZE_AT.pattern})
+        self._probe = Probe(
+            {name: _TRIGGERS[name] for name in _PROBED}, {"normalize": NORMALIZE_AT.pattern}
+        )
         self._first_trigger = len(self._keyword_passes)
         self._kty = self._first_trigger + len(_TRIGGERS) + len(LOCATED)
         secrets = sorted({s for s in known_secrets if s and s.strip()})
@@ -243,14 +243,20 @@ class SecretScanner:
                     self._known_in_text.append(entry)
         # every form of every known credential, in one pass (this scanner's own database)
         self._known = [*self._known_in_runs, *self._known_in_text]
-        self._known_gate = Gate([Rule(p.pattern, start=p.pattern) for p, _, _ in self._known]) if HYPERSCAN and self._known else None
+        self._known_gate = (
+            Gate([Rule(p.pattern, start=p.pattern) for p, _, _ in self._known])
+            if HYPERSCAN and self._known
+            else None
+        )
         self._blob_cache: dict[bytes, list[tuple[str, bytes, str]]] = {}
         self.cost = 0
         """Work done by the scans so far: bytes offered to patterns and decoders (see ``spend``)."""
 
     # -- public ---------------------------------------------------------------------------------
 
-    def scan(self, data: bytes, *, decoded: list[tuple[int, int, bytes]] | None = None) -> list[Hit]:
+    def scan(
+        self, data: bytes, *, decoded: list[tuple[int, int, bytes]] | None = None
+    ) -> list[Hit]:
         """Every secret in ``data``, plain and encoded, overlaps merged, in order.
 
         Args:
@@ -275,7 +281,9 @@ class SecretScanner:
             index = bisect.bisect_right(joined.starts, hit.start) - 1
             base = joined.starts[index]
             end = min(hit.end, base + len(encoded[index]))
-            result.setdefault(index, []).append(Hit(hit.rule, hit.start - base, end - base, hit.value, hit.encoding))
+            result.setdefault(index, []).append(
+                Hit(hit.rule, hit.start - base, end - base, hit.value, hit.encoding)
+            )
         return result
 
     def redact_location(self, location: str) -> str:
@@ -329,7 +337,9 @@ class SecretScanner:
         for hit in old_hits:
             shift = moved(hit.start, hit.end)
             if shift is not None:
-                out.append(Hit(hit.rule, hit.start + shift, hit.end + shift, hit.value, hit.encoding))
+                out.append(
+                    Hit(hit.rule, hit.start + shift, hit.end + shift, hit.value, hit.encoding)
+                )
         if decoded is not None and old_decoded:
             for start, end, text in old_decoded:
                 shift = moved(start, end)
@@ -340,7 +350,9 @@ class SecretScanner:
             fresh: list[tuple[int, int, bytes]] | None = [] if decoded is not None else None
             for hit in self.scan(joined.buffer, decoded=fresh):
                 _, origin = joined.locate(hit.start)
-                out.append(Hit(hit.rule, origin, origin + hit.end - hit.start, hit.value, hit.encoding))
+                out.append(
+                    Hit(hit.rule, origin, origin + hit.end - hit.start, hit.value, hit.encoding)
+                )
             if decoded is not None and fresh:
                 for start, end, text in fresh:
                     _, origin = joined.locate(start)
@@ -351,7 +363,14 @@ class SecretScanner:
 
     # -- the scan -------------------------------------------------------------------------------
 
-    def _scan(self, data: bytes, *, depth: int, keywords: bool, decoded: list[tuple[int, int, bytes]] | None = None) -> list[Hit]:
+    def _scan(
+        self,
+        data: bytes,
+        *,
+        depth: int,
+        keywords: bool,
+        decoded: list[tuple[int, int, bytes]] | None = None,
+    ) -> list[Hit]:
         hits: list[Hit] = []
         # binary (a decoded image or ciphertext) is searched for tokens, not decoded further
         decode = depth < MAX_DEPTH and keywords
@@ -360,7 +379,9 @@ class SecretScanner:
         spend(2 * len(data))
         # the gates' passes (hyperscan lets go of the GIL) on worker threads while this one finds
         # the runs, for a large buffer; a binary one needs no keyword gate
-        gates = GatePasses((self._gate if keywords else None, self._token_gate, self._known_gate), data)
+        gates = GatePasses(
+            (self._gate if keywords else None, self._token_gate, self._known_gate), data
+        )
         runs, blobs, small = runs_of(data, BLOB_MIN)
         reports = gates.reports(0)
         present = self._triggers(data, reports) if decode else frozenset()  # only the decoders ask
@@ -387,11 +408,15 @@ class SecretScanner:
             del reports  # the decoders below can hold a lot: free the gate's reports first
             probed = self._probe.blocks(data, present)
             if probed.get("normalize"):
-                self._scan_normalized(data, hits, depth, spans_around(probed["normalize"], len(data), WINDOW))
+                self._scan_normalized(
+                    data, hits, depth, spans_around(probed["normalize"], len(data), WINDOW)
+                )
             self._scan_decoded(data, runs, blobs, hits, decoded, depth, present, listed, probed)
         return [hit for hit in hits if not placeholder(hit)]
 
-    def _keywords(self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]) -> None:
+    def _keywords(
+        self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]
+    ) -> None:
         """The keyword rules (and without a known-secret gate the known credentials that are not
         runs) over the data without the blobs' bodies. With the gate's ``reports`` (positions in
         ``data``), an anchored rule is confirmed where the gate found its start (outside the
@@ -406,7 +431,10 @@ class SecretScanner:
 
         whole = not blobs  # the text is the data: its matches need no second look
         known = [] if self._known_gate is not None else self._known_in_text
-        passes = [*self._keyword_passes, *(Pass(p, known_handler(raw, enc, self._rule_of(raw))) for p, raw, enc in known)]
+        passes = [
+            *self._keyword_passes,
+            *(Pass(p, known_handler(raw, enc, self._rule_of(raw))) for p, raw, enc in known),
+        ]
         spend(len(data) * (len(passes) + 1))
         lowered = b""
         bodies = [(start + _BLOB_HEAD, end) for start, end in blobs]
@@ -419,7 +447,9 @@ class SecretScanner:
                     ends = reports.ends[i]
                     if not ends:
                         continue  # the gate found no place the rule can begin
-                    origins: Iterable[int] = gated_origins(window_starts(data, rule.anchor, ends, rule.window), bodies, body_starts)
+                    origins: Iterable[int] = gated_origins(
+                        window_starts(data, rule.anchor, ends, rule.window), bodies, body_starts
+                    )
                 elif gated:
                     assert reports is not None
                     starts = reports.starts[i]
@@ -433,7 +463,9 @@ class SecretScanner:
                     lowered = lowered or text.buffer.lower()
                     # every match is a candidate, overlapping ones too, as the gate finds them: the
                     # one at "Bearer x Bearer <token>" must not hide the second
-                    origins = (at if whole else text.locate(at)[1] for at in every_start(anchor, lowered))
+                    origins = (
+                        at if whole else text.locate(at)[1] for at in every_start(anchor, lowered)
+                    )
                 skip = rule.skip
                 for origin in origins:
                     if skip is not None and data[origin : origin + 16].lower().startswith(skip):
@@ -460,17 +492,30 @@ class SecretScanner:
                     hits.append(hit)
 
         # JWK private members, around each "kty" (the gate's rule after the triggers finds them)
-        kty = (m.start() for m in _KTY.finditer(data)) if reports is None else reports.starts[self._kty]
+        kty = (
+            (m.start() for m in _KTY.finditer(data))
+            if reports is None
+            else reports.starts[self._kty]
+        )
         hits.extend(jwk_hits(data, list(gated_origins(kty, bodies, body_starts))))
         # structure: the lines the gate's last rules report, read as their syntax says (_structure)
-        hits.extend(structure_hits(data, reports.starts[self._kty + 1 :] if reports is not None else None, bodies, body_starts))
+        hits.extend(
+            structure_hits(
+                data,
+                reports.starts[self._kty + 1 :] if reports is not None else None,
+                bodies,
+                body_starts,
+            )
+        )
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
         starts, ends = joined_pieces(data, runs)
         # each piece ends 2 bytes after its run: base64 padding is part of some tokens
         # long pieces are joined from views of the data, not copies (memory stays near the input)
         view: bytes | memoryview = memoryview(data) if len(starts) * 256 < len(data) else data
-        joined = Joined([view[s : e + 2] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR)
+        joined = Joined(
+            [view[s : e + 2] for s, e in zip(starts, ends, strict=True)], starts, SEPARATOR
+        )
         size = len(data)
         spent = 0
         narrow, narrow_ends = self._narrow(data, starts, ends, joined)
@@ -482,7 +527,11 @@ class SecretScanner:
             spent += len(source.buffer)
             for m in rule.pattern.finditer(source.buffer):
                 index, origin = source.locate(m.start())
-                bound = min(size, source_ends[index] + (BLOB_MIN if rule.confirm is not None else 4), origin + TOKEN_MAX)
+                bound = min(
+                    size,
+                    source_ends[index] + (BLOB_MIN if rule.confirm is not None else 4),
+                    origin + TOKEN_MAX,
+                )
                 spent += bound - origin
                 m2 = confirm.match(data, origin, bound)
                 if m2 is not None:
@@ -494,9 +543,13 @@ class SecretScanner:
         for pattern, raw, encoding in self._known_in_runs:
             for m in pattern.finditer(buffer):
                 _, origin = joined.locate(m.start())
-                hits.append(Hit(self._rule_of(raw), origin, origin + m.end() - m.start(), raw, encoding))
+                hits.append(
+                    Hit(self._rule_of(raw), origin, origin + m.end() - m.start(), raw, encoding)
+                )
 
-    def _scan_runs_gated(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit], reports: Reports) -> None:
+    def _scan_runs_gated(
+        self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit], reports: Reports
+    ) -> None:
         """The token rules where the gate reports them: each report's run, the piece
         ``_scan_runs`` would put it in (``Pieces``), that piece searched by the rule as the
         joined buffer would be (no token crosses a piece's bounds)."""
@@ -508,7 +561,11 @@ class SecretScanner:
             # a token may also end up to two bytes past its piece (``_scan_runs`` confirms its
             # match up to 4 bytes past the run: ``figd_…=00`` with the ``=`` where the run ends)
             shift = 1 if rule.bounded else 0
-            found = {piece for end in reports.ends[i] if (piece := pieces.of_token(end, shift)) is not None}
+            found = {
+                piece
+                for end in reports.ends[i]
+                if (piece := pieces.of_token(end, shift)) is not None
+            }
             if not found:
                 continue
             confirm = rule.confirm or rule.pattern
@@ -523,7 +580,11 @@ class SecretScanner:
                 spent += stop - start
                 for m in rule.pattern.finditer(data, start, stop):
                     origin = m.start()
-                    bound = min(size, end + (BLOB_MIN if rule.confirm is not None else 4), origin + TOKEN_MAX)
+                    bound = min(
+                        size,
+                        end + (BLOB_MIN if rule.confirm is not None else 4),
+                        origin + TOKEN_MAX,
+                    )
                     spent += bound - origin
                     m2 = confirm.match(data, origin, bound)
                     if m2 is not None:
@@ -547,14 +608,19 @@ class SecretScanner:
                     hits.append(Hit(self._rule_of(raw), start, m.end(), raw, encoding))
 
     @staticmethod
-    def _narrow(data: bytes, starts: list[int], ends: list[int], joined: Joined) -> tuple[Joined, list[int]]:
+    def _narrow(
+        data: bytes, starts: list[int], ends: list[int], joined: Joined
+    ) -> tuple[Joined, list[int]]:
         """The pieces the narrow token rules search: mixed runs, and of a run of base64 data only
         its head (a vendor token starts a run, it is not buried in one)."""
         keep = [i for i in range(len(starts)) if narrow_kind(data, starts[i], ends[i]) != SKIP]
         data_runs = {i for i in keep if narrow_kind(data, starts[i], ends[i]) == HEAD}
         if len(keep) == len(starts) and not data_runs:
             return joined, ends
-        pieces = [data[starts[i] : starts[i] + NARROW_HEAD if i in data_runs else ends[i] + 2] for i in keep]
+        pieces = [
+            data[starts[i] : starts[i] + NARROW_HEAD if i in data_runs else ends[i] + 2]
+            for i in keep
+        ]
         return Joined(pieces, [starts[i] for i in keep], SEPARATOR), [ends[i] for i in keep]
 
     def _listed(self, data: bytes, reports: Reports | None) -> dict[str, Sequence[int]]:
@@ -578,7 +644,9 @@ class SecretScanner:
             present.add("normalize")
         return frozenset(present)
 
-    def _scan_normalized(self, data: bytes, hits: list[Hit], depth: int, spans: list[tuple[int, int]]) -> None:
+    def _scan_normalized(
+        self, data: bytes, hits: list[Hit], depth: int, spans: list[tuple[int, int]]
+    ) -> None:
         """The ``spans`` rewritten (``_views``: ignorables removed, look-alikes folded, ``\\/``
         unescaped...) and scanned again as one buffer, hits mapped back."""
         view = normalized(data, _PIECE_GAP, spans)
@@ -586,7 +654,15 @@ class SecretScanner:
             return
         for sub in self._scan(view.buffer, depth=depth + 1, keywords=True):
             start, end, label = view.locate(sub.start, sub.end)
-            hits.append(Hit(sub.rule, start, end, sub.value, label if sub.encoding == "plain" else sub.encoding))
+            hits.append(
+                Hit(
+                    sub.rule,
+                    start,
+                    end,
+                    sub.value,
+                    label if sub.encoding == "plain" else sub.encoding,
+                )
+            )
 
     def _scan_decoded(
         self,
@@ -660,7 +736,9 @@ class SecretScanner:
             add(start, end, dumped, "hexdump")  # and od's, each reading of a dump of numbers
         # bytes as lists of numbers (_lists)
         probed = probed or {}
-        for start, end, listed_bytes in byte_lists(data, list_chunks(data, spans_around(probed.get("byte-list", []), len(data), 1024))):
+        for start, end, listed_bytes in byte_lists(
+            data, list_chunks(data, spans_around(probed.get("byte-list", []), len(data), 1024))
+        ):
             add(start, end, listed_bytes, "byte-list")
         # uuencode, git's base85 and Ascii85 (_linecodes): where the gate reported them
         for name, ends in (listed or {}).items():
@@ -693,13 +771,17 @@ class SecretScanner:
                 hexed = hex_decode(run) if end - start >= HEX_MIN else None
                 if hexed is not None and textual(hexed):
                     add(start, end, hexed, "hex")
-                elif not run.translate(None, BASE32 if run.isupper() else BASE32_LOWER):  # base32, either case
+                elif not run.translate(
+                    None, BASE32 if run.isupper() else BASE32_LOWER
+                ):  # base32, either case
                     based = b32_decode(run)
                     if based is not None and textual(based):
                         add(start, padded(data, end, 6), based, "base32")
                 continue
             alternative = run_start(data, start, end)
-            tail = wrapped_tail(data, padded(data, end), end - start)  # a wrapped line's short last line
+            tail = wrapped_tail(
+                data, padded(data, end), end - start
+            )  # a wrapped line's short last line
             for first in (start,) if alternative == start else (start, alternative):
                 decoded = b64_decode(data[first:end]) if end - first >= MIN_RUN else None
                 if tail is not None and decoded and is_text(decoded):
@@ -711,7 +793,9 @@ class SecretScanner:
                 if decoded and len(decoded) >= 8:
                     stop = tail[1] if tail is not None else padded(data, end)
                     if der_private_key(decoded):
-                        hits.append(Hit("private-key", first, stop, b"der:" + decoded[:64], "base64"))
+                        hits.append(
+                            Hit("private-key", first, stop, b"der:" + decoded[:64], "base64")
+                        )
                     add(first, stop, decoded, "base64")
         for start, end in blobs:
             self._blob(data[start:end], start, padded(data, end), hits, depth, batch)
@@ -724,7 +808,9 @@ class SecretScanner:
                 continue
             texts, bounds = placed(data, pieces, keywords)  # a decoded value read in its place
             joined = Joined(texts, list(range(len(pieces))), _PIECE_GAP)
-            pieces[:] = [(start, end, b"", encoding) for start, end, _, encoding in pieces]  # joined now
+            pieces[:] = [
+                (start, end, b"", encoding) for start, end, _, encoding in pieces
+            ]  # joined now
             for sub in self._scan(joined.buffer, depth=depth + 1, keywords=keywords):
                 index = bisect.bisect_right(joined.starts, sub.start) - 1
                 lo, hi = (joined.starts[index] + b for b in bounds[index])
@@ -733,13 +819,17 @@ class SecretScanner:
                 start, end, _, encoding = pieces[index]
                 hits.append(Hit(sub.rule, start, end, sub.value, encoding))
 
-    def _blob(self, blob: bytes, start: int, end: int, hits: list[Hit], depth: int, batch: BlobBatch) -> None:
+    def _blob(
+        self, blob: bytes, start: int, end: int, hits: list[Hit], depth: int, batch: BlobBatch
+    ) -> None:
         """A long base64 text decoded and scanned (memoized by SHA-256: same bytes, same result).
         One that decodes to binary joins ``batch``, scanned with the others as one buffer."""
         spend(len(blob))
         digest = hashlib.sha256(blob).digest()
         if digest in batch.digests:
-            batch.entries.append((digest, None, start, end, ""))  # the same bytes, earlier in the batch
+            batch.entries.append(
+                (digest, None, start, end, "")
+            )  # the same bytes, earlier in the batch
             return
         cached = self._blob_cache.get(digest)
         if cached is None:
@@ -769,16 +859,23 @@ class SecretScanner:
         and to every place it was found."""
         entries = batch.take()
         bodies = [decoded for _, decoded, _, _, _ in entries if decoded is not None]
-        scanned = [(digest, encoding) for digest, decoded, _, _, encoding in entries if decoded is not None]
+        scanned = [
+            (digest, encoding) for digest, decoded, _, _, encoding in entries if decoded is not None
+        ]
         if bodies:
             joined = Joined(bodies, list(range(len(bodies))), _PIECE_GAP)
             del bodies[:]
-            entries = [(digest, None, start, end, encoding) for digest, _, start, end, encoding in entries]  # joined now
+            entries = [
+                (digest, None, start, end, encoding) for digest, _, start, end, encoding in entries
+            ]  # joined now
             for sub in self._scan(joined.buffer, depth=depth + 1, keywords=False):
                 digest, encoding = scanned[bisect.bisect_right(joined.starts, sub.start) - 1]
                 self._blob_cache[digest].append((sub.rule, sub.value, encoding))
         for digest, _, start, end, _ in entries:
-            hits.extend(Hit(rule, start, end, value, encoding) for rule, value, encoding in self._blob_cache[digest])
+            hits.extend(
+                Hit(rule, start, end, value, encoding)
+                for rule, value, encoding in self._blob_cache[digest]
+            )
 
 
 @functools.cache
@@ -794,6 +891,10 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     # kty, then the lines worth reading for structure (``structure_rules``)
     lists = tuple(Rule(located.gate, last=located.gate) for located in LOCATED.values())
     keyword_rules = (
-        *(keyword_rule(p) for p in keywords), *triggers, *lists, Rule(_KTY.pattern, start=_KTY.pattern), *structure_rules()
+        *(keyword_rule(p) for p in keywords),
+        *triggers,
+        *lists,
+        Rule(_KTY.pattern, start=_KTY.pattern),
+        *structure_rules(),
     )
     return tokens, keywords, token_rules, keyword_rules

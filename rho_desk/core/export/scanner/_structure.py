@@ -64,12 +64,20 @@ _KW: Final = rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|auth|bearer|cookie|psk|[a
 alone it names no credential, and ``-----BEGIN … KEY`` and ``keys/`` are everywhere)."""
 _NCH: Final = rb"[a-z0-9_.\-]"
 _GATE_NAME: Final = (
-    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|bearer|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
+    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|bearer|[a-z0-9_.\-]key)"
+    + _NCH
+    + rb"*|auth(?:[a-np-z0-9_.\-]"
+    + _NCH
+    + rb"*)?)"
 )
 """A credential word and the rest of its name, as the gate looks for it (``auth`` not followed by
 ``o``: ``Authorization`` and ``author`` fill HTTP headers and metadata, and name no value)."""
 _WORD_NAME: Final = (
-    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key)" + _NCH + rb"*|auth(?:[a-np-z0-9_.\-]" + _NCH + rb"*)?)"
+    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key)"
+    + _NCH
+    + rb"*|auth(?:[a-np-z0-9_.\-]"
+    + _NCH
+    + rb"*)?)"
 )
 """A credential word and the rest of its name, as the gate looks for it before a directive's words
 (not ``bearer``: ``Authorization: Bearer X`` is the header rules')."""
@@ -88,10 +96,18 @@ _SEP: Final = rb"(?:\\{1,7}t|[,\t|]|[ \t]{2})"
 _CELL_KW: Final = rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key)"
 _TRIPLE_QUOTE: Final = rb"(?:\\{0,7}\"){3}|(?:\\{0,7}'){3}"
 _AFTER: Final = (
-    rb"(?:=>|:=|=|:)" + _SP + rb"(?:[|>][+\-]?[0-9]?|!{1,2}[a-z]{1,16}(?:" + _SP + rb"[|>][+\-]?[0-9]?)?|(?:" + _TRIPLE_QUOTE + rb")[^\"'\\\r\n\x00\xff]*"
+    rb"(?:=>|:=|=|:)"
+    + _SP
+    + rb"(?:[|>][+\-]?[0-9]?|!{1,2}[a-z]{1,16}(?:"
+    + _SP
+    + rb"[|>][+\-]?[0-9]?)?|(?:"
+    + _TRIPLE_QUOTE
+    + rb")[^\"'\\\r\n\x00\xff]*"
     + rb"|(?:\\{0,7}[\"']?\$\((?:cat|echo)[ \t]+)?<<<?[\-~]?\\{0,7}[\"']?[a-z_][a-z0-9_]{0,30}\\{0,7}[\"']?(?:\.[a-z_][a-z0-9_]{0,20}(?:\(\))?){0,3}[;,)]?"
     + rb"|''|\[=*\[|r#{1,3}\\{0,7}\"|%[qw]?[({\[<]|<!\[cdata\[|[{\[(]"
-    + rb"|\\{0,7}[\"'][^\"'\r\n\x00\xff]{0,200}\\{0,7}[\"']" + _SP + rb"(?:\+|\.\.?|&))?"
+    + rb"|\\{0,7}[\"'][^\"'\r\n\x00\xff]{0,200}\\{0,7}[\"']"
+    + _SP
+    + rb"(?:\+|\.\.?|&))?"
 )
 """After a name, a value that is elsewhere: a block scalar's indicator, a tag, a triple quote, a
 heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to close on a later line
@@ -99,9 +115,13 @@ heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to clos
 line's (``"ab" +``), an opening brace, or nothing (a mapping or the value below)."""
 _OPEN: Final = rb"(?:[@$]{1,2}|[rbuf]{1,2})?\\{0,7}[\"'`]"
 """A string's opening quote (C#'s ``@"``, Python's ``r"``, a template literal's backtick)."""
-_WORDS_VALUE: Final = rb"(?:[^\s=:]{1,40}[ \t]+){0,3}\\{0,7}[\"']?[^\s\"'\\=:]{6,}={0,2}(?:[\s\"'\\;,)\]]|$)"
+_WORDS_VALUE: Final = (
+    rb"(?:[^\s=:]{1,40}[ \t]+){0,3}\\{0,7}[\"']?[^\s\"'\\=:]{6,}={0,2}(?:[\s\"'\\;,)\]]|$)"
+)
 """Up to three words (none a pair's ``NAME=`` or ``NAME:``), then a value of six characters or more."""
-_SPACED_VALUE: Final = rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
+_SPACED_VALUE: Final = (
+    rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
+)
 
 TABLE_HEADER_MAX: Final = 240
 """Longest table header read, in bytes."""
@@ -110,16 +130,32 @@ TABLE_HEADER_MAX: Final = 240
 # line start where the test wants one); hyperscan scans them with every other keyword rule.
 TRIGGERS: Final[dict[str, bytes]] = {
     # NAME: |, NAME = <<EOT, NAME = """, NAME: {, NAME: (nothing: a mapping follows), NAME: !tag |
-    "value-after": _GATE_NAME + _Q + _SP + _AFTER + rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]*)?" + _SP + _EOL,
+    "value-after": _GATE_NAME
+    + _Q
+    + _SP
+    + _AFTER
+    + rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]*)?"
+    + _SP
+    + _EOL,
     # NAME: "value that goes on
-    "open-quote": _GATE_NAME + _Q + _SP + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*" + _BREAK,
+    "open-quote": _GATE_NAME
+    + _Q
+    + _SP
+    + rb"[:=]"
+    + _SP
+    + _OPEN
+    + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*"
+    + _BREAK,
     # NAME=value\  (continued on the next line)
     # (the gate looks for the backslash that ends a line: at depth one in JSON, three before the n)
     "continued": rb"[^\\\s]\\{2,7}[nr]|[^\\\s]\\\r?\n",
     # NAME value  (alone on its line; ENV NAME value)
     "spaced": (
-        _GATE_NAME + rb"[ \t]+(?:\\*[\"'][^\"'\x00\xff]*\\*[\"']|[^\s\"'=:\\][^\s\"'\\]*)(?:[ \t]+#[^\r\n\x00\xff]*)?" + _SP
-        + rb"\\*\"?,?\\*" + _EOL
+        _GATE_NAME
+        + rb"[ \t]+(?:\\*[\"'][^\"'\x00\xff]*\\*[\"']|[^\s\"'=:\\][^\s\"'\\]*)(?:[ \t]+#[^\r\n\x00\xff]*)?"
+        + _SP
+        + rb"\\*\"?,?\\*"
+        + _EOL
     ),
     # NAME alone on its line, its value quoted on the next (SQL's PASSWORD, PHP's define( 'NAME',)
     "alone": rb"(?:" + _GATE_NAME + _Q + rb",?|identified[ \t]+by)" + _SP + _EOL,
@@ -128,24 +164,52 @@ TRIGGERS: Final[dict[str, bytes]] = {
     # (aligned columns: three spaces before the credential's cell, two after it; a column named
     # auth alone is not looked for: Authorization fills HTTP dumps)
     "table": (
-        rb"(?:(?:\\{1,7}t|[,\t|]|[ \t]{3})[ \"'\\]*" + _NCH + rb"*(?: " + _NCH + rb"+)?" + _CELL_KW + rb"|" + _CELL_KW
-        + rb"[a-z0-9_.\- \"'\\]*" + _SEP + rb")"
+        rb"(?:(?:\\{1,7}t|[,\t|]|[ \t]{3})[ \"'\\]*"
+        + _NCH
+        + rb"*(?: "
+        + _NCH
+        + rb"+)?"
+        + _CELL_KW
+        + rb"|"
+        + _CELL_KW
+        + rb"[a-z0-9_.\- \"'\\]*"
+        + _SEP
+        + rb")"
     ),
     # a key/value table's header
-    "key-value-table": rb"(?:key|name|field|property|setting|variable|parameter|option|attribute)s?[ \t\"']*" + _SEP + rb"[ \t|\"']*values?",
+    "key-value-table": rb"(?:key|name|field|property|setting|variable|parameter|option|attribute)s?[ \t\"']*"
+    + _SEP
+    + rb"[ \t|\"']*values?",
     # - name: DB_PASSWORD (value: in a field of its own), <name>db.password</name>, key="password"
     "name-field": (
-        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\*[\"']?" + _SP + rb"(?:[:=]|>)" + _SP + rb"\\*[\"']?" + _NCH + rb"*" + _KW
+        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\*[\"']?"
+        + _SP
+        + rb"(?:[:=]|>)"
+        + _SP
+        + rb"\\*[\"']?"
+        + _NCH
+        + rb"*"
+        + _KW
     ),
     "kubernetes-secret": rb"kind\\*[\"']?" + _SP + rb":" + _SP + rb"\\*[\"']?secret",
     "sensitive": rb"sensitive\\*[\"']?" + _SP + rb"[:=]" + _SP + rb"(?:\\*[\"'])?true",
     "sql": rb"password[ \t]+for[ \t]|set[ \t]+password[ \t]*=",
-    "xml-element": rb"<" + _NCH + rb"*" + _KW + _NCH + rb"*(?:[ \t][^<>\r\n\x00\xff]*)?>(?:<!\[cdata\[)?" + _SP + _BREAK,
+    "xml-element": rb"<"
+    + _NCH
+    + rb"*"
+    + _KW
+    + _NCH
+    + rb"*(?:[ \t][^<>\r\n\x00\xff]*)?>(?:<!\[cdata\[)?"
+    + _SP
+    + _BREAK,
     # a command line: a known client's name, or an option reading a password from standard input
     "command": COMMAND_GATE,
     # a credential word, then its value among the next words (directives, protocol verbs)
     "words": (
-        rb"(?:" + _WORD_NAME + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+" + _WORDS_VALUE
+        rb"(?:"
+        + _WORD_NAME
+        + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+"
+        + _WORDS_VALUE
     ),
     # a call taking a password by position
     "call": CALL_NAMES + rb"[ \t]*\(",
@@ -155,7 +219,12 @@ value is elsewhere than right after it, a table header naming a credential, a na
 field, a Kubernetes Secret, terraform's ``sensitive``, SQL's ``PASSWORD FOR``. Each report is
 confirmed on its line by the kind's own test (``_CONFIRM``), which looks at that line only."""
 
-TRIGGER_LITERALS: Final = re.compile(rb"pass|pwd|pw|secret|token|cred|auth|bearer|cookie|key|psk|community|login|identify|" + CALL_NAMES + rb"|sensitive|stdin|" + COMMAND_NAMES)
+TRIGGER_LITERALS: Final = re.compile(
+    rb"pass|pwd|pw|secret|token|cred|auth|bearer|cookie|key|psk|community|login|identify|"
+    + CALL_NAMES
+    + rb"|sensitive|stdin|"
+    + COMMAND_NAMES
+)
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
 are the candidates."""
 
@@ -187,41 +256,80 @@ def _table_line(line: bytes) -> bool:
 
 _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     "value-after": _pattern(_LEAD + _AFTER + _COMMENT + _SP + rb"(?:$|" + _BREAK + rb"|(?<!\\)\")"),
-    "open-quote": _pattern(_LEAD + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"),
+    "open-quote": _pattern(
+        _LEAD + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"
+    ),
     "continued": _pattern(_LEAD + rb"[:=].*\\$"),
-    "spaced": _on_text(_pattern(
-        rb"^(?:(?:export|env|set|setenv|setx)[ \t]+)?" + _FULL_NAME + rb"[ \t]+" + _SPACED_VALUE + _COMMENT + _SP + rb"(?:\"[,}]?)?$"
-    )),
-    "alone": _on_text(_pattern(rb"(?:^|[\s(,])[\"']?" + _FULL_NAME + rb"[\"']?,?$|identified[ \t]+by$")),
+    "spaced": _on_text(
+        _pattern(
+            rb"^(?:(?:export|env|set|setenv|setx)[ \t]+)?"
+            + _FULL_NAME
+            + rb"[ \t]+"
+            + _SPACED_VALUE
+            + _COMMENT
+            + _SP
+            + rb"(?:\"[,}]?)?$"
+        )
+    ),
+    "alone": _on_text(
+        _pattern(rb"(?:^|[\s(,])[\"']?" + _FULL_NAME + rb"[\"']?,?$|identified[ \t]+by$")
+    ),
     "env-spaces": _on_text(_pattern(rb"^(?:env|setenv)[ \t]+" + _FULL_NAME + rb"[ \t]+[^\s=\\]")),
     "table": _table_line,
     "key-value-table": _table_line,
     "name-field": _pattern(
-        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\{0,7}[\"']?" + _SP + rb"(?:[:=]|>)" + _SP
-        + rb"\\{0,7}[\"']?" + _NCH + rb"{0,40}" + _KW
+        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\{0,7}[\"']?"
+        + _SP
+        + rb"(?:[:=]|>)"
+        + _SP
+        + rb"\\{0,7}[\"']?"
+        + _NCH
+        + rb"{0,40}"
+        + _KW
     ),
     "kubernetes-secret": _pattern(
-        rb"kind\\{0,7}[\"']?" + _SP + rb":" + _SP + rb"\\{0,7}[\"']?secret\\{0,7}[\"']?" + _SP + rb"(?:,|\}|\\{0,7}\"|\\{0,7}$)"
+        rb"kind\\{0,7}[\"']?"
+        + _SP
+        + rb":"
+        + _SP
+        + rb"\\{0,7}[\"']?secret\\{0,7}[\"']?"
+        + _SP
+        + rb"(?:,|\}|\\{0,7}\"|\\{0,7}$)"
     ),
     "sensitive": _pattern(TRIGGERS["sensitive"]),
     "sql": _pattern(TRIGGERS["sql"]),
-    "xml-element": _pattern(rb"<" + _FULL_NAME + rb"(?:[ \t][^<>]{0,200})?>(?:<!\[cdata\[)?" + _SP + rb"\\{0,7}$"),
+    "xml-element": _pattern(
+        rb"<" + _FULL_NAME + rb"(?:[ \t][^<>]{0,200})?>(?:<!\[cdata\[)?" + _SP + rb"\\{0,7}$"
+    ),
     "command": _pattern(COMMAND_GATE),
     "words": _pattern(
-        rb"(?:" + _FULL_NAME + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+" + _WORDS_VALUE
+        rb"(?:"
+        + _FULL_NAME
+        + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+"
+        + _WORDS_VALUE
     ),
     "call": _pattern(rb"(?<![a-z0-9_])" + CALL_NAMES + rb"[ \t]*\("),
 }
 
 
-_CONFIRMS: Final = [(_CONFIRM[name], re.compile(gate, re.IGNORECASE).search) for name, gate in TRIGGERS.items()]
+_CONFIRMS: Final = [
+    (_CONFIRM[name], re.compile(gate, re.IGNORECASE).search) for name, gate in TRIGGERS.items()
+]
 """Per trigger: its test of a line, and its gate pattern, searched in the line and the break that
 ends it (a line confirmed is always one the gate reports: a scan with the gate and one without
 read the same lines)."""
 
 
-def _confirmed(data: bytes, start: int, end: int, test: Callable[[bytes], object], gate: Callable[[bytes], object]) -> bool:
+def _confirmed(
+    data: bytes,
+    start: int,
+    end: int,
+    test: Callable[[bytes], object],
+    gate: Callable[[bytes], object],
+) -> bool:
     return bool(test(data[start:end])) and gate(data[start : end + 2]) is not None
+
+
 _LINE_UNESCAPE: Final = re.compile(rb"\\+([t\"'\\])")
 
 
@@ -319,8 +427,16 @@ WINDOW_REACH: Final = 3 * WINDOW_FORWARD
 many bytes (it serves them too: text dense with trigger lines is decoded and split about once,
 not once every ``WINDOW_FORWARD // 2`` bytes)."""
 _ESCAPE: Final = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|([\\\"/bfnrt]))")
-_SIMPLE: Final = {ord("\\"): b"\\", ord('"'): b'"', ord("/"): b"/", ord("b"): b"\b", ord("f"): b"\f",
-                  ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t"}  # fmt: skip
+_SIMPLE: Final = {
+    ord("\\"): b"\\",
+    ord('"'): b'"',
+    ord("/"): b"/",
+    ord("b"): b"\b",
+    ord("f"): b"\f",
+    ord("n"): b"\n",
+    ord("r"): b"\r",
+    ord("t"): b"\t",
+}
 
 
 class _Map:
@@ -360,7 +476,11 @@ class _Map:
         if k < 0:
             return 0
         if self._ends[k] >= 0:
-            return self._starts[k] if src == self._src[k] else (self._starts[k + 1] if k + 1 < len(self._starts) else self._starts[k] + 1)
+            return (
+                self._starts[k]
+                if src == self._src[k]
+                else (self._starts[k + 1] if k + 1 < len(self._starts) else self._starts[k] + 1)
+            )
         return self._starts[k] + src - self._src[k]
 
 
@@ -396,7 +516,9 @@ _JSON_LINE: Final = re.compile(rb"[ \t]*(?:\"(?:[^\"\\]|\\.)*\"[ \t]*:[ \t]*)?\"
 """A line of pretty JSON holding a string (``"key": "`` or ``"``): its content is the region."""
 
 
-def _region(data: bytes, line_start: int, line_end: int, forward: int = WINDOW_FORWARD) -> tuple[int, int]:
+def _region(
+    data: bytes, line_start: int, line_end: int, forward: int = WINDOW_FORWARD
+) -> tuple[int, int]:
     """The bytes a window may cover around a trigger line: the JSON string it lies in when it lies
     in one (a line of a pretty JSON document, or a raw line holding escaped line breaks), else
     the text around; in both cases within ``WINDOW_BACK`` and ``forward`` (at least
@@ -420,7 +542,9 @@ def _region(data: bytes, line_start: int, line_end: int, forward: int = WINDOW_F
         close -= 1
     closed = close > line_start and data[close - 1] == 0x22 and not _escaped(data, close - 1)
     string_lo, string_hi = lo, hi
-    if (head is not None and (closed or raw_end == hi)) or (b"\\n" in data[raw_start:raw_end] and closed):
+    if (head is not None and (closed or raw_end == hi)) or (
+        b"\\n" in data[raw_start:raw_end] and closed
+    ):
         # one raw line holds a JSON string: the window stays in it (after the opening quote,
         # before the closing one)
         string_lo = lo = head.end() if head is not None else raw_start
@@ -478,7 +602,8 @@ def view(data: bytes, lo: int, hi: int) -> _View:
 
 
 _WORDS_LINE: Final = re.compile(
-    rb"(?:" + _FULL_NAME + rb"|community|key|login|identify)[\"']?,?[ \t]+" + _WORDS_VALUE, re.IGNORECASE
+    rb"(?:" + _FULL_NAME + rb"|community|key|login|identify)[\"']?,?[ \t]+" + _WORDS_VALUE,
+    re.IGNORECASE,
 )
 
 
@@ -488,7 +613,12 @@ def _words_line(t: bytes, line: Line) -> bool:
     return _WORDS_LINE.search(t, line.start, line.end) is not None
 
 
-def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies: list[tuple[int, int]], body_starts: list[int]) -> list[Hit]:
+def structure_hits(
+    data: bytes,
+    reports: Sequence[Iterable[int]] | None,
+    bodies: list[tuple[int, int]],
+    body_starts: list[int],
+) -> list[Hit]:
     """The credentials the structure around each confirmed trigger line holds (``trigger_lines``
     of the gate's ``reports``, or of every line without the gate), outside the blobs' bodies."""
     out: list[Hit] = []
@@ -500,9 +630,13 @@ def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies:
             continue
         line_end = bounds[1]
         # a window serves the trigger lines after its own while they lie well inside it
-        if window is None or not (window[0] <= line_start and line_end + WINDOW_FORWARD // 2 <= window[1]):
+        if window is None or not (
+            window[0] <= line_start and line_end + WINDOW_FORWARD // 2 <= window[1]
+        ):
             last = starts[bisect.bisect_left(starts, line_end + WINDOW_REACH, i) - 1]
-            lo, hi = _region(data, line_start, line_end, max(WINDOW_FORWARD, last - line_end + WINDOW_FORWARD))
+            lo, hi = _region(
+                data, line_start, line_end, max(WINDOW_FORWARD, last - line_end + WINDOW_FORWARD)
+            )
             v = view(data, lo, hi)
             lines = text_lines(v.text)
             window = (lo, hi, v, lines, [ln.begin for ln in lines])
@@ -510,9 +644,20 @@ def structure_hits(data: bytes, reports: Sequence[Iterable[int]] | None, bodies:
         k = max(0, bisect.bisect_right(begins, v.local(line_start)) - 1)
         found = [
             *read(v.text, lines, k),
-            *((start, end, "credential-assignment") for start, end in command_values(v.text, lines, k)),
-            *((start, end, "credential-assignment") for start, end in (word_values(v.text, lines, k) if _words_line(v.text, lines[k]) else ())),
-            *((start, end, "credential-assignment") for start, end in call_values(v.text, lines, k)),
+            *(
+                (start, end, "credential-assignment")
+                for start, end in command_values(v.text, lines, k)
+            ),
+            *(
+                (start, end, "credential-assignment")
+                for start, end in (
+                    word_values(v.text, lines, k) if _words_line(v.text, lines[k]) else ()
+                )
+            ),
+            *(
+                (start, end, "credential-assignment")
+                for start, end in call_values(v.text, lines, k)
+            ),
         ]
         for start, end, rule in found:
             raw_start, raw_end = v.raw(start, end)

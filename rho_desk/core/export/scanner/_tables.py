@@ -30,7 +30,11 @@ DIGITS: Final = re.compile(rb"[0-9]")
 
 def pairs_header(names: list[bytes]) -> bool:
     """``Key | Value`` (a key/value table: its rows are pairs)."""
-    return len(names) >= 2 and names[0].lower().rstrip(b"s") in KEY_HEADERS and names[1].lower().rstrip(b"s") == b"value"
+    return (
+        len(names) >= 2
+        and names[0].lower().rstrip(b"s") in KEY_HEADERS
+        and names[1].lower().rstrip(b"s") == b"value"
+    )
 
 
 def header_cell(cell: bytes) -> bool:
@@ -39,7 +43,21 @@ def header_cell(cell: bytes) -> bool:
     if HEADER_CELL.fullmatch(cell) is None:
         return False
     return len(DIGITS.findall(cell)) < 2 or cell.islower() or cell.isupper()
-KEY_HEADERS: Final = frozenset({b"key", b"name", b"field", b"property", b"setting", b"variable", b"parameter", b"option", b"attribute"})
+
+
+KEY_HEADERS: Final = frozenset(
+    {
+        b"key",
+        b"name",
+        b"field",
+        b"property",
+        b"setting",
+        b"variable",
+        b"parameter",
+        b"option",
+        b"attribute",
+    }
+)
 RULER: Final = re.compile(rb"[|\-=+: \t]+")
 
 
@@ -98,7 +116,9 @@ def credential_name(name: bytes) -> bool:
     if known is None:
         if len(_NAME_CACHE) > 4096:
             _NAME_CACHE.clear()
-        known = _NAME_CACHE[name] = name_is_credential(name.strip(b"\"'`$@").decode("ascii", "replace"))
+        known = _NAME_CACHE[name] = name_is_credential(
+            name.strip(b"\"'`$@").decode("ascii", "replace")
+        )
     return known
 
 

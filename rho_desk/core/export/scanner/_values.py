@@ -39,10 +39,26 @@ _IDENTIFIER_EXPR: Final = re.compile(
     rb"(?:\[[^\]]{0,80}\]|\([^)]{0,80}\))*[,;)\]}]*"
 )
 _CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z_.]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
-_PLACEHOLDERS: Final = frozenset({
-    b"true", b"false", b"null", b"none", b"nil", b"undefined", b"changeme", b"password", b"secret",
-    b"redacted", b"hidden", b"example", b"required", b"optional", b"string", b"your_password",
-})
+_PLACEHOLDERS: Final = frozenset(
+    {
+        b"true",
+        b"false",
+        b"null",
+        b"none",
+        b"nil",
+        b"undefined",
+        b"changeme",
+        b"password",
+        b"secret",
+        b"redacted",
+        b"hidden",
+        b"example",
+        b"required",
+        b"optional",
+        b"string",
+        b"your_password",
+    }
+)
 _LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGIT: Final = frozenset(b"0123456789")
@@ -70,43 +86,184 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False  # prose, or the next name of a list of names
     if _REFERENCE.match(value) is not None:
         return False
-    if not quoted and (value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))):
+    if not quoted and (
+        value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))
+    ):
         return False
-    if not quoted and _IDENTIFIER_EXPR.fullmatch(value) is not None and (_DIGIT.isdisjoint(value) or b"(" in value):
+    if (
+        not quoted
+        and _IDENTIFIER_EXPR.fullmatch(value) is not None
+        and (_DIGIT.isdisjoint(value) or b"(" in value)
+    ):
         return False  # settings.API_KEY, get_secret(), Optional[str]
     if not quoted and _CALL_HEAD.match(value) is not None:
         return False  # crypt($1, gen_salt('bf')): a call cut at its first space
     if _basic_pair(value):
         return True
     chars = frozenset(value)
-    classes = (not chars.isdisjoint(_LOWER)) + (not chars.isdisjoint(_UPPER)) + (not chars.isdisjoint(_DIGIT))
+    classes = (
+        (not chars.isdisjoint(_LOWER))
+        + (not chars.isdisjoint(_UPPER))
+        + (not chars.isdisjoint(_DIGIT))
+    )
     symbols = not chars.issubset(_PLAIN)
     if symbols:
         classes += 1
     return classes >= 2 and (not chars.isdisjoint(_DIGIT) or symbols)
 
 
-_NOT_A_LITERAL: Final = frozenset({
-    # what follows a credential word in prose, a status, an auth scheme or mode, a type
-    b"required", b"optional", b"missing", b"invalid", b"incorrect", b"expired", b"revoked", b"rejected",
-    b"accepted", b"changed", b"updated", b"reset", b"unset", b"empty", b"none", b"null", b"nil", b"true",
-    b"false", b"yes", b"no", b"on", b"off", b"enabled", b"disabled", b"default", b"generated", b"hidden",
-    b"masked", b"redacted", b"removed", b"deleted", b"rotated", b"saved", b"stored", b"unknown", b"todo",
-    b"fixme", b"tbd", b"placeholder", b"example", b"changeme", b"change_me",
-    b"secret", b"password", b"passwd", b"token", b"string", b"str", b"bytes", b"int", b"bool", b"boolean",
-    b"number", b"text", b"any", b"object", b"secretstr", b"securestring", b"sensitive", b"basic", b"bearer",
-    b"digest", b"oauth", b"oauth2", b"jwt", b"session", b"cookie", b"header", b"query", b"apikey",
-    b"api_key", b"anonymous", b"kerberos", b"ntlm", b"saml", b"oidc", b"ldap", b"iam", b"sigv4", b"hmac",
-    b"mtls", b"tls", b"x509", b"scram-sha-256", b"md5", b"trust", b"peer", b"ident", b"include",
-    b"same-origin", b"omit", b"management", b"rotation", b"expiry", b"expiration", b"flow", b"handling",
-    b"storage", b"manager", b"policy", b"scanning", b"detection", b"leak", b"leaks", b"rules", b"support",
-    b"usage", b"overview", b"settings", b"configuration", b"config", b"generation", b"generator",
-    b"validation", b"verification", b"length", b"strength", b"prompt", b"field", b"input", b"file",
-    b"your_password", b"your-password", b"yourpassword", b"mypassword", b"xxx",
-})
+_NOT_A_LITERAL: Final = frozenset(
+    {
+        # what follows a credential word in prose, a status, an auth scheme or mode, a type
+        b"required",
+        b"optional",
+        b"missing",
+        b"invalid",
+        b"incorrect",
+        b"expired",
+        b"revoked",
+        b"rejected",
+        b"accepted",
+        b"changed",
+        b"updated",
+        b"reset",
+        b"unset",
+        b"empty",
+        b"none",
+        b"null",
+        b"nil",
+        b"true",
+        b"false",
+        b"yes",
+        b"no",
+        b"on",
+        b"off",
+        b"enabled",
+        b"disabled",
+        b"default",
+        b"generated",
+        b"hidden",
+        b"masked",
+        b"redacted",
+        b"removed",
+        b"deleted",
+        b"rotated",
+        b"saved",
+        b"stored",
+        b"unknown",
+        b"todo",
+        b"fixme",
+        b"tbd",
+        b"placeholder",
+        b"example",
+        b"changeme",
+        b"change_me",
+        b"secret",
+        b"password",
+        b"passwd",
+        b"token",
+        b"string",
+        b"str",
+        b"bytes",
+        b"int",
+        b"bool",
+        b"boolean",
+        b"number",
+        b"text",
+        b"any",
+        b"object",
+        b"secretstr",
+        b"securestring",
+        b"sensitive",
+        b"basic",
+        b"bearer",
+        b"digest",
+        b"oauth",
+        b"oauth2",
+        b"jwt",
+        b"session",
+        b"cookie",
+        b"header",
+        b"query",
+        b"apikey",
+        b"api_key",
+        b"anonymous",
+        b"kerberos",
+        b"ntlm",
+        b"saml",
+        b"oidc",
+        b"ldap",
+        b"iam",
+        b"sigv4",
+        b"hmac",
+        b"mtls",
+        b"tls",
+        b"x509",
+        b"scram-sha-256",
+        b"md5",
+        b"trust",
+        b"peer",
+        b"ident",
+        b"include",
+        b"same-origin",
+        b"omit",
+        b"management",
+        b"rotation",
+        b"expiry",
+        b"expiration",
+        b"flow",
+        b"handling",
+        b"storage",
+        b"manager",
+        b"policy",
+        b"scanning",
+        b"detection",
+        b"leak",
+        b"leaks",
+        b"rules",
+        b"support",
+        b"usage",
+        b"overview",
+        b"settings",
+        b"configuration",
+        b"config",
+        b"generation",
+        b"generator",
+        b"validation",
+        b"verification",
+        b"length",
+        b"strength",
+        b"prompt",
+        b"field",
+        b"input",
+        b"file",
+        b"your_password",
+        b"your-password",
+        b"yourpassword",
+        b"mypassword",
+        b"xxx",
+    }
+)
 _LITERAL_REFERENCE: Final = (
-    b"os.", b"process.", b"env.", b"ENV[", b"secrets.", b"vault:", b"arn:aws:", b"ref+", b"op://", b"sm://",
-    b"awssm:", b"gcp:", b"azure:", b"!", b"&", b"@Value", b"%ENV", b"getenv", b"lookup(",
+    b"os.",
+    b"process.",
+    b"env.",
+    b"ENV[",
+    b"secrets.",
+    b"vault:",
+    b"arn:aws:",
+    b"ref+",
+    b"op://",
+    b"sm://",
+    b"awssm:",
+    b"gcp:",
+    b"azure:",
+    b"!",
+    b"&",
+    b"@Value",
+    b"%ENV",
+    b"getenv",
+    b"lookup(",
 )
 _IDENTIFIER_PATH: Final = re.compile(
     rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z_][A-Za-z0-9_.:]*(?:\(.*\)|\[.*\])[,;]?"
@@ -119,10 +276,33 @@ _ALIAS: Final = re.compile(rb"\*[A-Za-z0-9_.\-]{1,120}")
 _CODE: Final = re.compile(rb"<|(?:new|await|function|lambda|require|import|typeof|yield)\b")
 """A value that opens markup or an expression of code."""
 _NAME_LIKE: Final = re.compile(rb"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
-_REFERENCE_WORDS: Final = frozenset({
-    b"key", b"keys", b"secret", b"secrets", b"token", b"tokens", b"password", b"passwd", b"pass", b"pwd", b"credential",
-    b"credentials", b"creds", b"auth", b"name", b"ref", b"id", b"env", b"var", b"file", b"path", b"store", b"vault",
-})
+_REFERENCE_WORDS: Final = frozenset(
+    {
+        b"key",
+        b"keys",
+        b"secret",
+        b"secrets",
+        b"token",
+        b"tokens",
+        b"password",
+        b"passwd",
+        b"pass",
+        b"pwd",
+        b"credential",
+        b"credentials",
+        b"creds",
+        b"auth",
+        b"name",
+        b"ref",
+        b"id",
+        b"env",
+        b"var",
+        b"file",
+        b"path",
+        b"store",
+        b"vault",
+    }
+)
 """Words that make a lower-case identifier (``api-key``, ``db_password_ref``) the name of a
 credential rather than one."""
 _BLOCK_INDICATOR: Final = re.compile(rb"(?:![A-Za-z!]{0,16}[ \t]+)?[|>][+\-]?[0-9]?\\*")
@@ -136,18 +316,32 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
     a path or a URL without a password. An unquoted value must also not read as code: a dotted
     name or a call (``settings.DB_PASSWORD``, ``get_password()``)."""
     value = value.strip()
-    if len(value) < 4 or value.startswith(b"[secret") or _BLOCK_INDICATOR.fullmatch(value) is not None:
+    if (
+        len(value) < 4
+        or value.startswith(b"[secret")
+        or _BLOCK_INDICATOR.fullmatch(value) is not None
+    ):
         return False
     lowered = value.lower()
     if lowered in _PLACEHOLDERS or lowered.strip(b"\"'`.") in _NOT_A_LITERAL:
         return False
-    if _REFERENCE.match(value) is not None or value.startswith(_LITERAL_REFERENCE) or _CODE.match(value) is not None:
+    if (
+        _REFERENCE.match(value) is not None
+        or value.startswith(_LITERAL_REFERENCE)
+        or _CODE.match(value) is not None
+    ):
         return False
     if _ALIAS.fullmatch(value) is not None:
         return False  # a YAML alias
-    if len(set(value)) == 1 or (b" " not in value and len(set(value.lower())) <= 2 and len(value) >= 6):
+    if len(set(value)) == 1 or (
+        b" " not in value and len(set(value.lower())) <= 2 and len(value) >= 6
+    ):
         return False  # ********, xxxxxx, <<<<
-    if value.startswith((b"/", b"~/", b"./", b"../")) and b" " not in value and value.count(b"/") >= 2:
+    if (
+        value.startswith((b"/", b"~/", b"./", b"../"))
+        and b" " not in value
+        and value.count(b"/") >= 2
+    ):
         return False  # a path to the credential
     if b"://" in value and b"@" not in value and b" " not in value:
         return False  # a URL (one with a password is url-password's)
@@ -157,7 +351,9 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
             return False  # password: password, token = token
     if value.isdigit() and len(value) < 6:
         return False
-    if _NAME_LIKE.fullmatch(value) is not None and not _REFERENCE_WORDS.isdisjoint(re.split(rb"[-_.]", lowered)):
+    if _NAME_LIKE.fullmatch(value) is not None and not _REFERENCE_WORDS.isdisjoint(
+        re.split(rb"[-_.]", lowered)
+    ):
         return False  # api-key, db_password_ref: the name of a credential, not one
     # unquoted, neither the next name of a list of names nor code
     return quoted or not (value.endswith(b":") or _IDENTIFIER_PATH.fullmatch(value) is not None)
@@ -228,14 +424,19 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
 _ROW_WRAPPER: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\|[ \t]?|\t|\\{1,7}t)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
 """A row wrapper tools print before a line (``12:``, ``12→``, ``path:12:``, a diff's ``+``), or none."""
 _CONFIG_LEAD: Final = re.compile(
-    rb"(?:^|[\n\r\x00\xff]|\\[nr]|[:\[,][ \t]*\\{0,7}\")" + _ROW_WRAPPER
+    rb"(?:^|[\n\r\x00\xff]|\\[nr]|[:\[,][ \t]*\\{0,7}\")"
+    + _ROW_WRAPPER
     + rb"[ \t]*(?:(?:export|set|env|setenv|declare[ \t]+-x)[ \t]+|-[ \t]+)?(?:(?:environment|env)=)?(?:\\{0,7}[\"'])?\Z",
     re.IGNORECASE,
 )
 """What may stand before a name at the start of a line of configuration: a row wrapper, a diff
 marker, ``export``, a YAML list's ``- ``, systemd's ``Environment="``, a quote."""
 _CONFIG_LEAD_WINDOW: Final = 160
-_INI_SECTION: Final = re.compile(rb"(?:^|[\n\r]|\\[nr]|[:\[,][ \t]*\\{0,7}\")" + _ROW_WRAPPER + rb"[ \t]*\[[A-Za-z0-9_.\- \"']{1,64}\][ \t]*(?:[\n\r]|\\[nr]|$)")
+_INI_SECTION: Final = re.compile(
+    rb"(?:^|[\n\r]|\\[nr]|[:\[,][ \t]*\\{0,7}\")"
+    + _ROW_WRAPPER
+    + rb"[ \t]*\[[A-Za-z0-9_.\- \"']{1,64}\][ \t]*(?:[\n\r]|\\[nr]|$)"
+)
 _INI_WINDOW: Final = 4096
 _LINE_END: Final = re.compile(rb"[\n\r\x00\xff]|\\[nr]|(?<!\\)\"")
 _TRAILING_COMMENT: Final = re.compile(rb"[ \t]+#.*\Z|[ \t]+//.*\Z")
@@ -249,7 +450,9 @@ _PROSE_WORDS: Final = 6
 """A value of more words than this after ``NAME:`` is prose, not a passphrase."""
 
 
-def config_value(data: bytes, name_start: int, name: bytes, sep: bytes, start: int, end: int) -> tuple[int, int] | None:
+def config_value(
+    data: bytes, name_start: int, name: bytes, sep: bytes, start: int, end: int
+) -> tuple[int, int] | None:
     """The value of ``NAME: value``, ``NAME=value`` or ``NAME = value`` on a line of configuration
     (the name starts its line), read as that syntax reads it: YAML and INI to the end of the line
     (less a comment), a shell or ``.env`` assignment to the end of its word. None when the name
@@ -274,7 +477,10 @@ def config_value(data: bytes, name_start: int, name: bytes, sep: bytes, start: i
         return start, end
     if op == b"=":
         dotted = b"." in name and not name.lower().startswith((b"self.", b"this.", b"@"))
-        if not dotted and _INI_SECTION.search(data, max(0, name_start - _INI_WINDOW), name_start) is None:
+        if (
+            not dotted
+            and _INI_SECTION.search(data, max(0, name_start - _INI_WINDOW), name_start) is None
+        ):
             return None  # `name = value` is code's, outside an INI section or a properties file
     elif op != b":":
         return None
@@ -288,7 +494,11 @@ def config_value(data: bytes, name_start: int, name: bytes, sep: bytes, start: i
     line_end = comment.start() if comment is not None else line_end
     while line_end > start and data[line_end - 1] in b" \t\\":
         line_end -= 1  # (a line break escaped at depth 2 or more leaves backslashes before it)
-    if line_end <= start or data[line_end - 1] in b",;" or data.count(b" ", start, line_end) >= _PROSE_WORDS:
+    if (
+        line_end <= start
+        or data[line_end - 1] in b",;"
+        or data.count(b" ", start, line_end) >= _PROSE_WORDS
+    ):
         return None  # code (a member of an object literal), or prose
     if op == b":" and data.find(b" = ", start, line_end) >= 0:
         return None  # password: Optional[str] = None: a type and a default

@@ -17,7 +17,16 @@ from collections import Counter
 from itertools import pairwise
 from typing import Final
 
-__all__ = ["INFIX_TOKENS", "ONE_CASE_PREFIXES", "SECRET_PREFIX", "VENDOR_GATES", "VENDOR_NAMED", "VENDOR_SUFFIXES", "VENDOR_TOKENS", "random_token"]
+__all__ = [
+    "INFIX_TOKENS",
+    "ONE_CASE_PREFIXES",
+    "SECRET_PREFIX",
+    "VENDOR_GATES",
+    "VENDOR_NAMED",
+    "VENDOR_SUFFIXES",
+    "VENDOR_TOKENS",
+    "random_token",
+]
 
 ONE_CASE_PREFIXES: Final = (b"api_org_",)
 """Prefixes of vendor tokens whose random part may be letters of one case and no digit (a
@@ -27,24 +36,39 @@ Hugging Face organisation token): a run of lower-case letters is searched for th
 # plugins document; docs/security.md maps each of their rules to one of ours). One alternation,
 # one pass over the runs; the group that matched names the rule.
 VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
-    ("slack-token", rb"xox(?:e\.xox[bp]-\d-[A-Za-z0-9]{20,}|[abposre]-[A-Za-z0-9\-]{15,})|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}"),
+    (
+        "slack-token",
+        rb"xox(?:e\.xox[bp]-\d-[A-Za-z0-9]{20,}|[abposre]-[A-Za-z0-9\-]{15,})|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]{16,}",
+    ),
     ("google-oauth-token", rb"ya29\.[0-9A-Za-z_\-]{20,}"),
-    ("gitlab-token", rb"gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|agent|soat|ffct)-[0-9A-Za-z_\-]{20,}|GR1348941[0-9A-Za-z_\-]{20,}"),
+    (
+        "gitlab-token",
+        rb"gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|agent|soat|ffct)-[0-9A-Za-z_\-]{20,}|GR1348941[0-9A-Za-z_\-]{20,}",
+    ),
     ("digitalocean-token", rb"do[opr]_v1_[a-f0-9]{64}"),
     ("shopify-token", rb"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
     ("sendgrid-api-key", rb"SG\.[A-Za-z0-9_\-]{20,24}\.[A-Za-z0-9_\-]{40,45}"),
     ("vault-token", rb"hv[sb]\.[A-Za-z0-9_\-]{90,}"),
     ("age-secret-key", rb"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-    ("onepassword-token", rb"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
+    (
+        "onepassword-token",
+        rb"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),
     ("airtable-token", rb"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
     ("alibaba-access-key-id", rb"LTAI[A-Za-z0-9]{20}"),
     ("artifactory-token", rb"AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59}"),
     ("atlassian-api-token", rb"ATATT3[A-Za-z0-9_\-=]{186}|ATCTT3xFfG[A-Za-z0-9+/=_\-]{30,}"),
-    ("aws-bedrock-api-key", rb"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*"),
+    (
+        "aws-bedrock-api-key",
+        rb"ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*",
+    ),
     ("clojars-token", rb"CLOJARS_[a-z0-9]{60}"),
     ("cloudflare-origin-ca-key", rb"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     ("databricks-token", rb"dapi[a-f0-9]{32}(?:-\d)?"),
-    ("doppler-token", rb"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{1,32}\.)?[A-Za-z0-9]{40,44}"),
+    (
+        "doppler-token",
+        rb"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{1,32}\.)?[A-Za-z0-9]{40,44}",
+    ),
     ("dropbox-token", rb"sl\.[A-Za-z0-9_\-=]{130,140}"),
     ("duffel-token", rb"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}"),
     ("dynatrace-token", rb"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
@@ -53,8 +77,14 @@ VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("flutterwave-key", rb"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X|FLWSECK(?:_TEST)?-[a-h0-9]{12}"),
     ("flyio-token", rb"fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/_\-]{100,}={0,3}"),
     ("frameio-token", rb"fio-u-[A-Za-z0-9_\-=]{64}"),
-    ("grafana-token", rb"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
-    ("harness-token", rb"pat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}|sat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
+    (
+        "grafana-token",
+        rb"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+    ),
+    (
+        "harness-token",
+        rb"pat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}|sat\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+    ),
     ("heroku-api-key", rb"HRKU-AA[0-9A-Za-z_\-]{58}"),
     ("huggingface-token", rb"api_org_[A-Za-z]{34}"),
     ("infracost-token", rb"ico-[A-Za-z0-9]{32}"),
@@ -82,13 +112,25 @@ VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("shippo-token", rb"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
     ("sourcegraph-token", rb"sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}"),
     ("square-token", rb"EAAA[A-Za-z0-9_\-]{22,60}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,60}"),
-    ("stripe-api-key", rb"sk_prod_[A-Za-z0-9]{10,99}|rk_prod_[A-Za-z0-9]{10,99}|whsec_[A-Za-z0-9]{32,}"),
+    (
+        "stripe-api-key",
+        rb"sk_prod_[A-Za-z0-9]{10,99}|rk_prod_[A-Za-z0-9]{10,99}|whsec_[A-Za-z0-9]{32,}",
+    ),
     ("twilio-api-key", rb"SK[0-9a-fA-F]{32}"),
     ("typeform-token", rb"tfp_[A-Za-z0-9_\-.=]{59}"),
-    ("yandex-token", rb"t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{86}=*|AQVN[A-Za-z0-9_\-]{35,38}|YC[A-Za-z0-9_\-]{38}"),
+    (
+        "yandex-token",
+        rb"t1\.[A-Za-z0-9_\-]+=*\.[A-Za-z0-9_\-]{86}=*|AQVN[A-Za-z0-9_\-]{35,38}|YC[A-Za-z0-9_\-]{38}",
+    ),
     ("docker-hub-token", rb"dckr_pat_[A-Za-z0-9_\-]{27,}"),
     ("adobe-client-secret", rb"p8e-[A-Za-z0-9]{32}"),
-    ("discord-bot-token", b"|".join(c + rb"[A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" for c in (b"M", b"N", b"O"))),
+    (
+        "discord-bot-token",
+        b"|".join(
+            c + rb"[A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"
+            for c in (b"M", b"N", b"O")
+        ),
+    ),
     ("azure-storage-key", rb"AccountKey=[A-Za-z0-9+/]{86}=="),
     # model and AI-tool vendors (their documented prefixes; lengths a little wider than issued)
     ("groq-api-key", rb"gsk_[A-Za-z0-9]{40,64}"),
@@ -121,7 +163,10 @@ VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("defined-networking-token", rb"dnkey-[A-Za-z0-9=_\-]{26}-[A-Za-z0-9=_\-]{52}"),
     ("lob-api-key", rb"live_[a-f0-9]{35}|test_[a-f0-9]{35}"),
     ("gocardless-api-token", rb"live_[A-Za-z0-9_\-=]{40}"),
-    ("plaid-access-token", rb"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    (
+        "plaid-access-token",
+        rb"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    ),
     ("twitter-bearer-token", rb"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{80,100}"),
     ("sonarqube-token", rb"sq[upa]_[a-f0-9]{40}"),
     ("clickhouse-secret-key", rb"4b1d[A-Za-z0-9]{38}"),
@@ -147,7 +192,10 @@ _RANDOM_MIN: Final = 20
 _UPPER: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER: Final = b"abcdefghijklmnopqrstuvwxyz"
 _DIGITS: Final = b"0123456789"
-_KIND_TABLE: Final = bytes(0x41 if b in _UPPER else 0x61 if b in _LOWER else 0x30 if b in _DIGITS else 0x2E for b in range(256))
+_KIND_TABLE: Final = bytes(
+    0x41 if b in _UPPER else 0x61 if b in _LOWER else 0x30 if b in _DIGITS else 0x2E
+    for b in range(256)
+)
 _PRINTABLE: Final = bytes(range(0x20, 0x7F)) + b"\t\r\n"
 
 
@@ -230,7 +278,11 @@ VENDOR_NAMED: Final[tuple[tuple[str, tuple[bytes, ...], bytes], ...]] = (
     ("deepgram-api-key", (b"deepgram",), _AN + rb"{40}"),
     ("discord-secret", (b"discord",), _HEXD + rb"{64}|[A-Za-z0-9=_\-]{32}"),
     ("droneci-access-token", (b"droneci", b"drone_token"), _AN + rb"{32}"),
-    ("dropbox-api-token", (b"dropbox",), _AN + rb"{15}|" + _AN + rb"{11}AAAAAAAAAA[A-Za-z0-9\-_=]{43}"),
+    (
+        "dropbox-api-token",
+        (b"dropbox",),
+        _AN + rb"{15}|" + _AN + rb"{11}AAAAAAAAAA[A-Za-z0-9\-_=]{43}",
+    ),
     ("etsy-access-token", (b"etsy",), _AN + rb"{24}"),
     ("exa-api-key", (b"exa_api", b"exa-api", b"exa api", b"exa key", b"exa_key"), _UUID),
     ("facebook-secret", (b"facebook", b"fb_app"), _HEXD + rb"{32}"),
@@ -243,7 +295,11 @@ VENDOR_NAMED: Final[tuple[tuple[str, tuple[bytes, ...], bytes], ...]] = (
     ("heroku-api-key", (b"heroku",), _UUID),
     ("hubspot-api-key", (b"hubspot",), _UUID),
     ("intercom-api-key", (b"intercom",), rb"[A-Za-z0-9=_\-]{60}"),
-    ("jfrog-api-key", (b"jfrog", b"artifactory", b"bintray", b"xray"), _AN + rb"{73}|" + _AN + rb"{64}"),
+    (
+        "jfrog-api-key",
+        (b"jfrog", b"artifactory", b"bintray", b"xray"),
+        _AN + rb"{73}|" + _AN + rb"{64}",
+    ),
     ("kraken-access-token", (b"kraken",), rb"[A-Za-z0-9/=_+\-]{80,90}"),
     ("kucoin-key", (b"kucoin",), _HEXD + rb"{24}|" + _UUID),
     ("launchdarkly-access-token", (b"launchdarkly",), rb"[A-Za-z0-9=_\-]{40}"),
@@ -255,7 +311,11 @@ VENDOR_NAMED: Final[tuple[tuple[str, tuple[bytes, ...], bytes], ...]] = (
     ("messagebird-api-token", (b"messagebird", b"message_bird", b"message-bird"), _AN + rb"{25}"),
     ("mistral-api-key", (b"mistral",), _AN + rb"{32}"),
     ("netlify-access-token", (b"netlify",), rb"[A-Za-z0-9=_\-]{40,46}"),
-    ("nytimes-access-token", (b"nytimes", b"new-york-times", b"newyorktimes"), rb"[A-Za-z0-9=_\-]{32}"),
+    (
+        "nytimes-access-token",
+        (b"nytimes", b"new-york-times", b"newyorktimes"),
+        rb"[A-Za-z0-9=_\-]{32}",
+    ),
     ("okta-access-token", (b"okta",), rb"00[A-Za-z0-9_=\-]{40}"),
     ("plaid-secret-key", (b"plaid",), _AN + rb"{30}"),
     ("privateai-api-token", (b"privateai", b"private_ai", b"private-ai"), _AN + rb"{32}"),
@@ -270,13 +330,21 @@ VENDOR_NAMED: Final[tuple[tuple[str, tuple[bytes, ...], bytes], ...]] = (
     ("sumologic-access-token", (b"sumo",), _AN + rb"{64}"),
     ("travisci-access-token", (b"travis",), _AN + rb"{22}"),
     ("twitch-api-token", (b"twitch",), _AN + rb"{30}"),
-    ("twitter-key", (b"twitter",), _AN + rb"{25}|" + _AN + rb"{45}|" + _AN + rb"{50}|[0-9]{15,25}-" + _AN + rb"{20,40}"),
+    (
+        "twitter-key",
+        (b"twitter",),
+        _AN + rb"{25}|" + _AN + rb"{45}|" + _AN + rb"{50}|[0-9]{15,25}-" + _AN + rb"{20,40}",
+    ),
     ("wandb-api-key", (b"wandb", b"weights_and_biases"), _HEXD + rb"{40}"),
     ("zendesk-secret-key", (b"zendesk",), _AN + rb"{40}"),
     ("zhipu-api-key", (b"zhipu", b"bigmodel"), _HEXD + rb"{32}\." + _AN + rb"{16}"),
     ("assemblyai-api-key", (b"assemblyai", b"assembly_ai"), _HEXD + rb"{32}"),
     ("openweather-api-key", (b"openweather", b"owm_"), _HEXD + rb"{32}"),
-    ("azure-openai-key", (b"azure_openai", b"azure-openai", b"azureopenai"), _HEXD + rb"{32}|" + _AN + rb"{84}"),
+    (
+        "azure-openai-key",
+        (b"azure_openai", b"azure-openai", b"azureopenai"),
+        _HEXD + rb"{32}|" + _AN + rb"{84}",
+    ),
     ("sambanova-api-key", (b"sambanova",), _UUID),
     ("ai21-api-key", (b"ai21",), _AN + rb"{32}"),
     ("elevenlabs-api-key", (b"elevenlabs", b"xi-api-key", b"xi_api_key"), _HEXD + rb"{32}"),

@@ -62,7 +62,9 @@ def utf8_pattern(ranges: Iterable[tuple[int, int]]) -> bytes:
     code point in ``ranges`` (inclusive): one sequence of byte classes per piece of a range whose
     encodings differ only in a run of their last bytes."""
     sequences = [seq for lo, hi in ranges for seq in _sequences(lo, hi)]
-    return b"(?:" + b"|".join(b"".join(_byte_range(a, b) for a, b in seq) for seq in sequences) + b")"
+    return (
+        b"(?:" + b"|".join(b"".join(_byte_range(a, b) for a, b in seq) for seq in sequences) + b")"
+    )
 
 
 def _sequences(lo: int, hi: int) -> list[list[tuple[int, int]]]:
@@ -88,39 +90,121 @@ def _byte_range(lo: int, hi: int) -> bytes:
 
 
 DEFAULT_IGNORABLE: Final = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
-    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
-    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
 )
 """Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15): characters
 a renderer shows as nothing, so a key can carry them unseen."""
 IGNORABLE: Final = utf8_pattern(DEFAULT_IGNORABLE)
-_MARK_RANGES: Final = ((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D0, 0x20FF), (0xFE20, 0xFE2F))
+_MARK_RANGES: Final = (
+    (0x0300, 0x036F),
+    (0x1AB0, 0x1AFF),
+    (0x1DC0, 0x1DFF),
+    (0x20D0, 0x20FF),
+    (0xFE20, 0xFE2F),
+)
 _MARKS: Final = utf8_pattern(_MARK_RANGES)
 """Combining marks (diacritics, underline and strike-through overlays): a window is rewritten
 where one follows or precedes a Latin letter or digit (``g̲h̲p̲_``, ``s̶k̶-``), and in it they are removed."""
 
 # What folds to ASCII everywhere it stands (nothing else writes text with it): fullwidth forms,
 # mathematical alphanumerics, enclosed and squared letters and digits.
-_FOLD_ALWAYS_RANGES: Final = ((0xFF01, 0xFF5E), (0x1D400, 0x1D7FF), (0x2460, 0x24FF), (0x1F100, 0x1F1FF))
+_FOLD_ALWAYS_RANGES: Final = (
+    (0xFF01, 0xFF5E),
+    (0x1D400, 0x1D7FF),
+    (0x2460, 0x24FF),
+    (0x1F100, 0x1F1FF),
+)
 _FOLD_ALWAYS: Final = utf8_pattern(_FOLD_ALWAYS_RANGES)
 # ... and what folds only beside a Latin letter or digit (prose uses it alone): Cyrillic and Greek
 # look-alikes, superscripts and subscripts, letter-like symbols, ligatures, small forms, hyphens
 _FOLD_BESIDE_RANGES: Final = (
-    (0x00AA, 0x00AA), (0x00B2, 0x00B3), (0x00B9, 0x00BA), (0x0391, 0x03C9), (0x0400, 0x045F),
-    (0x1D2C, 0x1D6A), (0x2010, 0x2011), (0x2070, 0x209F), (0x2100, 0x214F), (0x2212, 0x2212),
-    (0xFB00, 0xFB06), (0xFE50, 0xFE6B),
+    (0x00AA, 0x00AA),
+    (0x00B2, 0x00B3),
+    (0x00B9, 0x00BA),
+    (0x0391, 0x03C9),
+    (0x0400, 0x045F),
+    (0x1D2C, 0x1D6A),
+    (0x2010, 0x2011),
+    (0x2070, 0x209F),
+    (0x2100, 0x214F),
+    (0x2212, 0x2212),
+    (0xFB00, 0xFB06),
+    (0xFE50, 0xFE6B),
 )
 _FOLD_BESIDE: Final = utf8_pattern(_FOLD_BESIDE_RANGES)
 _CONFUSABLE: Final = {
-    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
-    "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "А": "A", "В": "B", "Е": "E",
-    "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "У": "Y", "Х": "X",
-    "Ѕ": "S", "І": "I", "Ј": "J", "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I",
-    "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ο": "o",
-    "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "α": "a",
-    "\u2010": "-", "\u2011": "-", "\u2212": "-",
+    "а": "a",
+    "в": "b",
+    "е": "e",
+    "к": "k",
+    "м": "m",
+    "н": "h",
+    "о": "o",
+    "р": "p",
+    "с": "c",
+    "т": "t",
+    "у": "y",
+    "х": "x",
+    "ѕ": "s",
+    "і": "i",
+    "ј": "j",
+    "А": "A",
+    "В": "B",
+    "Е": "E",
+    "К": "K",
+    "М": "M",
+    "Н": "H",
+    "О": "O",
+    "Р": "P",
+    "С": "C",
+    "Т": "T",
+    "У": "Y",
+    "Х": "X",
+    "Ѕ": "S",
+    "І": "I",
+    "Ј": "J",
+    "Α": "A",
+    "Β": "B",
+    "Ε": "E",
+    "Ζ": "Z",
+    "Η": "H",
+    "Ι": "I",
+    "Κ": "K",
+    "Μ": "M",
+    "Ν": "N",
+    "Ο": "O",
+    "Ρ": "P",
+    "Τ": "T",
+    "Υ": "Y",
+    "Χ": "X",
+    "ο": "o",
+    "ν": "v",
+    "ι": "i",
+    "κ": "k",
+    "ρ": "p",
+    "τ": "t",
+    "υ": "u",
+    "χ": "x",
+    "α": "a",
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2212": "-",
 }
 
 CONTINUATION: Final = re.compile(rb"\\\r?\n|\\\\(?:\\r)?\\n")
@@ -130,23 +214,52 @@ _WORD: Final = rb"[A-Za-z0-9_\-]"
 _BESIDE: Final = rb"(?:" + IGNORABLE + rb"|" + _MARKS + rb"|" + _FOLD_BESIDE + rb")"
 
 NORMALIZE: Final = re.compile(
-    rb"(?P<continuation>" + CONTINUATION.pattern + rb")|(?P<ignorable>" + IGNORABLE + rb")|(?P<mark>" + _MARKS
-    + rb")|(?P<fold>" + _FOLD_ALWAYS + rb"|" + _FOLD_BESIDE + rb")|(?P<slash>" + _SLASH + rb")"
+    rb"(?P<continuation>"
+    + CONTINUATION.pattern
+    + rb")|(?P<ignorable>"
+    + IGNORABLE
+    + rb")|(?P<mark>"
+    + _MARKS
+    + rb")|(?P<fold>"
+    + _FOLD_ALWAYS
+    + rb"|"
+    + _FOLD_BESIDE
+    + rb")|(?P<slash>"
+    + _SLASH
+    + rb")"
 )
 """Every rewrite, inside a window: what each match becomes is ``_rewrite``'s."""
 _LOOK_ALIKE: Final = utf8_pattern(((0x0391, 0x03C9), (0x0400, 0x045F)))
 """Greek and Cyrillic letters: a window is also rewritten where one starts a Latin word
 (``рassword`` with a Cyrillic ``р``)."""
 NORMALIZE_AT: Final = re.compile(
-    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH + rb"|(?<=[A-Za-z0-9_\-])" + _BESIDE
-    + rb"|" + _LOOK_ALIKE + rb"(?=[A-Za-z])"
+    CONTINUATION.pattern
+    + rb"|"
+    + _FOLD_ALWAYS
+    + rb"|"
+    + _SLASH
+    + rb"|(?<=[A-Za-z0-9_\-])"
+    + _BESIDE
+    + rb"|"
+    + _LOOK_ALIKE
+    + rb"(?=[A-Za-z])"
 )
 """Where a window is worth rewriting: a continuation, an escaped slash, what folds everywhere,
 an ignorable, a mark or a look-alike after a Latin letter, a digit, ``_`` or ``-`` (an emoji's
 variation selector or a Russian sentence is not a token; an ignorable before a token does not
 cut it), and a Greek or Cyrillic letter before a Latin one."""
 NORMALIZE_GATE: Final = (
-    CONTINUATION.pattern + rb"|" + _FOLD_ALWAYS + rb"|" + _SLASH + rb"|" + _WORD + _BESIDE + rb"|" + _LOOK_ALIKE + rb"[A-Za-z]"
+    CONTINUATION.pattern
+    + rb"|"
+    + _FOLD_ALWAYS
+    + rb"|"
+    + _SLASH
+    + rb"|"
+    + _WORD
+    + _BESIDE
+    + rb"|"
+    + _LOOK_ALIKE
+    + rb"[A-Za-z]"
 )
 """``NORMALIZE_AT`` without lookarounds (hyperscan has none): the same places, one byte wider."""
 
@@ -165,8 +278,6 @@ def _table() -> dict[int, str | None]:
             if folded.isascii() and folded != char:
                 table[code] = folded
     return table
-
-
 
 
 def _rewritten(window: bytes) -> bytes:
@@ -225,7 +336,9 @@ class Normalized:
         index, last = joined.locate(max(start, end - 1) - base)
         count = len(joined.origins)
         piece_end = joined.starts[index + 1] if index + 1 < count else len(joined.buffer)
-        stop = joined.origins[index + 1] if end - base == piece_end and index + 1 < count else last + 1
+        stop = (
+            joined.origins[index + 1] if end - base == piece_end and index + 1 < count else last + 1
+        )
         at = bisect.bisect_left(rewrites, (first, ""))
         label = rewrites[at][1] if at < len(rewrites) and rewrites[at][0] < stop else "normalized"
         return first, min(stop, hi), label
@@ -274,7 +387,9 @@ def normalized(data: bytes, gap: bytes, spans: list[tuple[int, int]]) -> Normali
 
 DUMP_MAX: Final = 1 << 16
 """Longest dump decoded, in bytes of its text."""
-_XXD: Final = re.compile(rb"[0-9a-f]{8}: ((?:[0-9a-f]{2}){1,2}(?: (?:[0-9a-f]{2}){1,2}){0,7})(?: |$)")
+_XXD: Final = re.compile(
+    rb"[0-9a-f]{8}: ((?:[0-9a-f]{2}){1,2}(?: (?:[0-9a-f]{2}){1,2}){0,7})(?: |$)"
+)
 _HEXDUMP: Final = re.compile(rb"[0-9a-f]{8}  ((?:[0-9a-f]{2} {1,2}){0,15}[0-9a-f]{2})(?: |$)")
 _OD: Final = re.compile(rb"[0-7]{7}((?: {4}| {3}[^ ]| {2}\\[0abfnrtv]| [0-7]{3})*)$")
 _OFFSET_ONLY: Final = re.compile(rb"[0-9a-f]{7,8}$")
@@ -303,7 +418,9 @@ def _od_cells(cells: bytes) -> bytes:
 
 _NUMBERS: Final = re.compile(rb"[0-9a-f]{7,8}((?: +[0-9a-fA-F]{2,6})+) *$")
 """A line of a dump of numbers: ``od -t x1``, ``-b``, ``-x``, ``-t u1``, ``hexdump``."""
-_LINE_PREFIX: Final = re.compile(rb"[ \t]*[0-9]{1,9}(?:\xe2\x86\x92|\\u2192|\t|\\t|:|[ \t]+\|)[ \t]?|[ \t]*[+\->][ \t]?|[ \t]+")
+_LINE_PREFIX: Final = re.compile(
+    rb"[ \t]*[0-9]{1,9}(?:\xe2\x86\x92|\\u2192|\t|\\t|:|[ \t]+\|)[ \t]?|[ \t]*[+\->][ \t]?|[ \t]+"
+)
 """What a tool puts before a dump's lines: a line number (``cat -n``, a file read back with
 ``12→`` or ``12:``), a diff's sign, a quote, indentation."""
 
@@ -353,8 +470,14 @@ def _dump_line_start(data: bytes, pos: int) -> int | None:
     """Where the line holding a dump's first offset starts, when what stands before the offset
     on it is a prefix a tool adds (``_LINE_PREFIX``) or nothing; else None."""
     lo = max(0, pos - 32)
-    raw, escaped, quote = data.rfind(b"\n", lo, pos), data.rfind(b"\\n", lo, pos), data.rfind(b'"', lo, pos)
-    start = max(raw + 1, escaped + 2 if escaped >= 0 else 0, quote + 1, data.rfind(b"\xff", lo, pos) + 1)
+    raw, escaped, quote = (
+        data.rfind(b"\n", lo, pos),
+        data.rfind(b"\\n", lo, pos),
+        data.rfind(b'"', lo, pos),
+    )
+    start = max(
+        raw + 1, escaped + 2 if escaped >= 0 else 0, quote + 1, data.rfind(b"\xff", lo, pos) + 1
+    )
     if start == 0 and lo > 0:
         return None
     return start if start == pos or _LINE_PREFIX.fullmatch(data, start, pos) else None
@@ -381,10 +504,19 @@ def decode_dumps(data: bytes) -> Iterator[tuple[int, int, bytes]]:
                 text = window
             spend(len(window))
             found, used = _parse_dump(text, start < pos)
-            if used >= len(text) - 256 and width < DUMP_MAX and start + width < len(data) and len(window) == width:
+            if (
+                used >= len(text) - 256
+                and width < DUMP_MAX
+                and start + width < len(data)
+                and len(window) == width
+            ):
                 width *= 4
                 continue
-            span = len(_JSON_REESCAPE.sub(lambda m: _JSON_REESCAPED[m.group()], text[:used])) if escaped else used
+            span = (
+                len(_JSON_REESCAPE.sub(lambda m: _JSON_REESCAPED[m.group()], text[:used]))
+                if escaped
+                else used
+            )
             for decoded in found:
                 if len(decoded) >= 8:
                     end = max(end, start + span)

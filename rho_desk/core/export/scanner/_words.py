@@ -31,7 +31,9 @@ from ._work import spend
 
 __all__ = ["CALLS", "CALL_NAMES", "DIRECTIVE_WORDS", "VERBS", "call_values", "word_values"]
 
-DIRECTIVE_WORDS: Final = frozenset({"community", "key", "psk", "set-key", "auth-pass", "requirepass", "masterauth"})
+DIRECTIVE_WORDS: Final = frozenset(
+    {"community", "key", "psk", "set-key", "auth-pass", "requirepass", "masterauth"}
+)
 """Words that name a credential in a directive line even where the grammar alone would not (SNMP's
 ``community``, ``tacacs-server key 7 X``, a WLAN's ``psk set-key ascii 0 X``); so does any name
 whose last word is ``key`` (``message-digest-key``, ``authentication-key``)."""
@@ -39,7 +41,22 @@ VERBS: Final = {b"login": 2, b"pass": 1, b"auth": -1, b"identify": 1}
 """Protocol verbs (upper case in their transcripts) and where their password is: the n-th word
 after the verb (IMAP's ``LOGIN user X``, FTP's and POP3's ``PASS X``, IRC's ``IDENTIFY X``),
 ``-1`` the last word of the line (Redis' ``AUTH [user] X``, SMTP's ``AUTH PLAIN X``)."""
-_TYPE_CODES: Final = frozenset({b"0", b"5", b"6", b"7", b"8", b"9", b"ascii", b"hex", b"plain", b"clear", b"cleartext", b"unencrypted"})
+_TYPE_CODES: Final = frozenset(
+    {
+        b"0",
+        b"5",
+        b"6",
+        b"7",
+        b"8",
+        b"9",
+        b"ascii",
+        b"hex",
+        b"plain",
+        b"clear",
+        b"cleartext",
+        b"unencrypted",
+    }
+)
 _REACH: Final = 3
 """Most words read after a credential word (type codes not counted)."""
 _TRIM: Final = b";,{}()"
@@ -68,8 +85,11 @@ def _random(value: bytes) -> bool:
     """A value that reads as a generated credential: eight characters or more, letters and digits
     (``secretish`` too), no brackets of code."""
     return (
-        len(value) >= 8 and not _DIGITS.isdisjoint(value) and _LETTER.search(value) is not None
-        and _CODE_BYTES.isdisjoint(value) and secretish(value, quoted=True)
+        len(value) >= 8
+        and not _DIGITS.isdisjoint(value)
+        and _LETTER.search(value) is not None
+        and _CODE_BYTES.isdisjoint(value)
+        and secretish(value, quoted=True)
     )
 
 
@@ -80,7 +100,9 @@ def _pieces(words: list[Word]) -> list[Word]:
     for w in words:
         head = w.text.split(b" ", 1)[0]
         if w.quoted and b" " in w.text and (head.lower() in VERBS or _name(head) == 2):
-            out += [Word(m.group(), w.at[m.start() : m.end()]) for m in re.finditer(rb"[^ \t]+", w.text)]
+            out += [
+                Word(m.group(), w.at[m.start() : m.end()]) for m in re.finditer(rb"[^ \t]+", w.text)
+            ]
         else:
             out.append(w)
     return out
@@ -113,7 +135,9 @@ def word_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
     line = lines[i]
     spend(line.end - line.start)
     head = _JSON_HEAD.match(t, line.start, line.end)  # {"body": "the text…
-    split_words = _pieces(split(t, line.start if head is None else head.end(), [(line.end, line.end)]))
+    split_words = _pieces(
+        split(t, line.start if head is None else head.end(), [(line.end, line.end)])
+    )
     calls = {id(w) for w, nxt in itertools.pairwise(split_words) if nxt.op and nxt.text == b"("}
     # the words up to the first operator that ends a statement (``;``, ``|``, a tag's ``<``)
     cut = next((n for n, w in enumerate(split_words) if w.op and w.text != b"("), len(split_words))
@@ -184,8 +208,14 @@ CALLS: Final[dict[str, int]] = {
     "pass_": 0,
 }
 """Functions (their last name, lower case) and the index of the argument they take a password at."""
-CALL_NAMES: Final = rb"(?:" + b"|".join(re.escape(name.encode()) for name in sorted(CALLS, key=len, reverse=True)) + rb")"
-_CALL: Final = re.compile(rb"(?<![A-Za-z0-9_])(?P<name>" + CALL_NAMES + rb")[ \t]*\(", re.IGNORECASE)
+CALL_NAMES: Final = (
+    rb"(?:"
+    + b"|".join(re.escape(name.encode()) for name in sorted(CALLS, key=len, reverse=True))
+    + rb")"
+)
+_CALL: Final = re.compile(
+    rb"(?<![A-Za-z0-9_])(?P<name>" + CALL_NAMES + rb")[ \t]*\(", re.IGNORECASE
+)
 _STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 
 

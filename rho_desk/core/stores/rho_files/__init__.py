@@ -53,7 +53,9 @@ if TYPE_CHECKING:
     from .store import RhoFileSessionStore
     from .summary import summarize, summary_of
 
-_CHECK = frozenset({"CheckTarget", "Finding", "Severity", "check_paths", "expand_paths", "register_check"})
+_CHECK = frozenset(
+    {"CheckTarget", "Finding", "Severity", "check_paths", "expand_paths", "register_check"}
+)
 _DELETION = frozenset({"DeletionReport", "SubagentsRunning", "delete_session"})
 _SUMMARY = frozenset({"summarize", "summary_of"})
 

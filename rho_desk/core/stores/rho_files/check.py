@@ -133,8 +133,13 @@ def _duplicate_key_findings(target: CheckTarget) -> Iterator[Finding]:
                 problem = line_problem(raw)
                 if problem is not None:
                     code, reason = problem
-                    yield Finding(str(target.path), code, Severity.ERROR,
-                                  f"{reason}: Rho's reader refuses the file", number)  # fmt: skip
+                    yield Finding(
+                        str(target.path),
+                        code,
+                        Severity.ERROR,
+                        f"{reason}: Rho's reader refuses the file",
+                        number,
+                    )
     except OSError:
         return  # the load check reports unreadable files
 
@@ -166,7 +171,11 @@ def expand_paths(path: Path) -> list[Path]:
     if units:
         return [u.transcript for u in units]
     if path.name == "sessions":
-        return [u.transcript for ws in sorted(p for p in path.iterdir() if p.is_dir()) for u in discover_units(ws)]
+        return [
+            u.transcript
+            for ws in sorted(p for p in path.iterdir() if p.is_dir())
+            for u in discover_units(ws)
+        ]
     raise InputError(no_sessions_text(path))
 
 

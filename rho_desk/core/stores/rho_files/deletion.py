@@ -87,7 +87,9 @@ def delete_session(
                 parent, _ = _run_state(run / "result.json")
                 if run.is_dir() and parent == session_id:
                     linked.append(run)
-        busy = [run for run in nested + linked if _run_state(run / "result.json")[1] in RUNNING_STATES]
+        busy = [
+            run for run in nested + linked if _run_state(run / "result.json")[1] in RUNNING_STATES
+        ]
         if busy and not force:
             raise SubagentsRunning(
                 f"session {session_id} has {len(busy)} delegated run(s) still running "
@@ -97,7 +99,9 @@ def delete_session(
             for run in linked:
                 shutil.rmtree(run)
         except OSError as exc:
-            raise StorageError(f"{exc.filename}: cannot delete a delegated run: {exc.strerror}") from exc
+            raise StorageError(
+                f"{exc.filename}: cannot delete a delegated run: {exc.strerror}"
+            ) from exc
         if before_remove is not None:
             before_remove(session_id, unit)
         try:
@@ -108,5 +112,7 @@ def delete_session(
                 if unit.web_dir.is_dir():
                     shutil.rmtree(unit.web_dir)
         except OSError as exc:
-            raise StorageError(f"{exc.filename}: cannot delete the session: {exc.strerror}") from exc
+            raise StorageError(
+                f"{exc.filename}: cannot delete the session: {exc.strerror}"
+            ) from exc
     return DeletionReport(session_id, unit.unit_path, tuple(linked))

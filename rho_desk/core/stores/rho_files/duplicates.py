@@ -56,8 +56,12 @@ def _walk(value: Any) -> str | None:
             if duplicate is not None and not in_map:
                 return f"duplicate field `{duplicate}` (at {path})"
             stack.extend(
-                (child, f"{path}.{key}", in_map or key in MAP_FIELDS) for key, child in reversed(item.items())
+                (child, f"{path}.{key}", in_map or key in MAP_FIELDS)
+                for key, child in reversed(item.items())
             )
         elif isinstance(item, list):
-            stack.extend((child, f"{path}[{index}]", in_map) for index, child in reversed(list(enumerate(item))))
+            stack.extend(
+                (child, f"{path}[{index}]", in_map)
+                for index, child in reversed(list(enumerate(item)))
+            )
     return None

@@ -63,10 +63,13 @@ class NewerRecord(CorruptRecord):
     holds one is opened read-only, so that nothing rho-desk writes can contradict it.
     """
 
-    def __init__(self, record_type: str, *, source: str | None = None, line: int | None = None) -> None:
+    def __init__(
+        self, record_type: str, *, source: str | None = None, line: int | None = None
+    ) -> None:
         super().__init__(
             f"record type {record_type!r} was written by a newer Rho; rho-desk does not know it",
-            source=source, line=line,
+            source=source,
+            line=line,
         )
         self.record_type = record_type
 

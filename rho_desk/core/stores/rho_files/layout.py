@@ -148,7 +148,9 @@ class SessionUnit(msgspec.Struct, frozen=True):
         """The lease file ``<workspace>/.<id>.active.lock`` (id from the name, else given)."""
         sid = self.session_id or session_id
         if not sid:
-            raise InputError("a session without an id has no lease file", source=str(self.transcript))
+            raise InputError(
+                "a session without an id has no lease file", source=str(self.transcript)
+            )
         return lease_path(self.workspace, sid)
 
 

@@ -65,7 +65,9 @@ class SessionLease:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError as exc:
-            raise LeaseUnavailable(f"{path}: cannot open the lease file: {exc.strerror or exc}") from exc
+            raise LeaseUnavailable(
+                f"{path}: cannot open the lease file: {exc.strerror or exc}"
+            ) from exc
         try:
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, 0o600)
@@ -81,7 +83,9 @@ class SessionLease:
                 raise SessionBeingDeleted(
                     f"session {session} is being deleted by another process"
                 ) from None
-            raise LeaseUnavailable(f"{path}: cannot lock the lease file: {exc.strerror or exc}") from exc
+            raise LeaseUnavailable(
+                f"{path}: cannot lock the lease file: {exc.strerror or exc}"
+            ) from exc
         return cls(path, fd, exclusive)
 
     @property
@@ -98,7 +102,10 @@ class SessionLease:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.release()
 

@@ -195,4 +195,3 @@ class RevisionNode:
 
     def __repr__(self) -> str:
         return f"RevisionNode({self.id!r}, revision={self.revision}, kind={self.kind.value})"
-

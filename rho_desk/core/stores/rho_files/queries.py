@@ -55,7 +55,9 @@ class TreeQueries:
 
     def _own(self, node: RevisionNode) -> RevisionNode:
         if not self.owns(node):
-            raise InputError(f"revision {node.id!r} is not part of this session", source=self.source)
+            raise InputError(
+                f"revision {node.id!r} is not part of this session", source=self.source
+            )
         return node
 
     @property

@@ -271,7 +271,9 @@ def read_session(
                     f"file is {st.st_size} bytes, more than the {MAX_FILE_BYTES} a session may have",
                     source=source,
                 )
-            session = _parse_lines(handle, source, unit.session_id if check_name else None, tolerant, share)
+            session = _parse_lines(
+                handle, source, unit.session_id if check_name else None, tolerant, share
+            )
     except OSError as exc:
         raise read_failure(exc, source) from None
     session.path = transcript
@@ -280,12 +282,18 @@ def read_session(
     # its revision check instead of trusting a mixed view
     session.end = replace(session.end, identity=(st.st_dev, st.st_ino), mtime_ns=st.st_mtime_ns)
     if session.damage is not None:
-        session.end = replace(session.end, size=st.st_size)  # the lines after the damage were not read
+        session.end = replace(
+            session.end, size=st.st_size
+        )  # the lines after the damage were not read
     return session
 
 
 def snapshot_session(
-    snapshot: SessionSnapshot, path: Path, size: int = 0, *, timestamps: Sequence[str | None] | None = None
+    snapshot: SessionSnapshot,
+    path: Path,
+    size: int = 0,
+    *,
+    timestamps: Sequence[str | None] | None = None,
 ) -> SessionFile:
     """A snapshot document as a one-revision transcript of version 3 (read-only use): its header
     and one complete ``snapshot`` record whose display history is the messages but the system
@@ -302,11 +310,18 @@ def snapshot_session(
     # the session began with its first message and this revision was saved with its last
     header = HeaderRecord(3, snapshot.session_id, known[0] if known else "0", "")
     shown = tuple(
-        StoredDisplayMessage(t or "0", m) for t, m in zip(times, snapshot.history, strict=True) if m.system is None
+        StoredDisplayMessage(t or "0", m)
+        for t, m in zip(times, snapshot.history, strict=True)
+        if m.system is None
     )
     tree = _start(header, source, 1, None)
     tree.apply(SnapshotRecord(known[-1] if known else "0", snapshot, shown), line=2, offset=0)
-    return SessionFile(path=path, unit=unit_for_path(path), tree=tree, end=FileEnd(size=size, valid_end=size, line_count=2))
+    return SessionFile(
+        path=path,
+        unit=unit_for_path(path),
+        tree=tree,
+        end=FileEnd(size=size, valid_end=size, line_count=2),
+    )
 
 
 def parse_session(
@@ -320,7 +335,11 @@ def parse_session(
 
 
 def _parse_lines(
-    lines: Iterable[bytes], source: str, name_id: str | None, tolerant: bool = False, share: bool = True
+    lines: Iterable[bytes],
+    source: str,
+    name_id: str | None,
+    tolerant: bool = False,
+    share: bool = True,
 ) -> SessionFile:
     """The line loop of §6.1 over ``lines`` (each with its ``\n``, the last one maybe without)."""
     tree: SessionTree | None = None
@@ -385,7 +404,13 @@ def _parse_lines(
         unit=unit_for_path(Path(source)),
         tree=tree,
         notes=notes,
-        end=FileEnd(size=pos, valid_end=valid_end, ends_with_newline=ends_with_newline, tail=tail, line_count=line),
+        end=FileEnd(
+            size=pos,
+            valid_end=valid_end,
+            ends_with_newline=ends_with_newline,
+            tail=tail,
+            line_count=line,
+        ),
     )
 
 
@@ -409,7 +434,9 @@ def decode_line(raw: bytes, terminated: bool, source: str, line: int) -> Record 
         if isinstance(error, TruncatedJson) or _number_cut_at_end(exc, len(raw) - terminated):
             if not terminated:
                 return None
-            error = CorruptRecord("invalid JSON: the line ends before the value does", source=source, line=line)
+            error = CorruptRecord(
+                "invalid JSON: the line ends before the value does", source=source, line=line
+            )
         raise _as_corrupt(error) from None
 
 
@@ -436,8 +463,11 @@ def share_display(record: Record, shared: dict[object, object] | None = None) ->
         history = record.snapshot.history
     elif isinstance(record, NodeRecord):
         transition = record.transition
-        history = (transition.delta.appended_history if isinstance(transition, DeltaTransition)
-                   else transition.snapshot.history)  # fmt: skip
+        history = (
+            transition.delta.appended_history
+            if isinstance(transition, DeltaTransition)
+            else transition.snapshot.history
+        )
     else:
         return
     if shared is not None:
@@ -467,13 +497,19 @@ def _share_slice(
         return None
     start = n - m
     part = history[start:]
-    if tuple(map(_message_of, display)) != part or list(map(_timestamp_of, display)).count(timestamp) != m:
+    if (
+        tuple(map(_message_of, display)) != part
+        or list(map(_timestamp_of, display)).count(timestamp) != m
+    ):
         return None
     return tuple(map(StoredDisplayMessage, repeat(timestamp, m), part))
 
 
-def _intern(record: SnapshotRecord | SnapshotDeltaRecord | NodeRecord, history: tuple[Message, ...],
-            shared: dict[object, object]) -> None:  # fmt: skip
+def _intern(
+    record: SnapshotRecord | SnapshotDeltaRecord | NodeRecord,
+    history: tuple[Message, ...],
+    shared: dict[object, object],
+) -> None:
     """Replace the record's provider and session id, and its history's provenances and tool
     names, by the equal objects already in ``shared`` (adding those not yet there)."""
     get = shared.setdefault
@@ -504,7 +540,9 @@ def _intern(record: SnapshotRecord | SnapshotDeltaRecord | NodeRecord, history: 
                 force_setattr(call, "name", get(call.name, call.name))
 
 
-def _share(display: tuple[StoredDisplayMessage, ...], history: tuple[Message, ...], timestamp: str) -> None:
+def _share(
+    display: tuple[StoredDisplayMessage, ...], history: tuple[Message, ...], timestamp: str
+) -> None:
     if not display or not history:
         return
     n, m = len(history), len(display)
@@ -546,7 +584,9 @@ def _start(record: Record, source: str, line: int, name_id: str | None) -> Sessi
     return SessionTree(record, source=source)
 
 
-def check_header(header: HeaderRecord, *, source: str, line: int = 1, name_id: str | None = None) -> None:
+def check_header(
+    header: HeaderRecord, *, source: str, line: int = 1, name_id: str | None = None
+) -> None:
     """Version in 1..=4 and, when the name carries one, the same id as the name."""
     if isinstance(header.version, bool) or not MIN_VERSION <= header.version <= MAX_VERSION:
         raise UnsupportedSessionVersion(
@@ -568,7 +608,9 @@ def _as_corrupt(error: InputError) -> SessionFileError:
     reason, path = error.reason, error.path
     if path == "$.type" and reason.startswith("Invalid value "):
         # a string tag no variant has: a well-formed record of a newer Rho's
-        return NewerRecord(reason.removeprefix("Invalid value ").strip("'"), source=error.source, line=error.line)
+        return NewerRecord(
+            reason.removeprefix("Invalid value ").strip("'"), source=error.source, line=error.line
+        )
     return CorruptRecord(reason, source=error.source, line=error.line, path=path)
 
 
@@ -576,8 +618,12 @@ def _newer_note(error: NewerRecord, raw: bytes, pos: int) -> RecoveryNote:
     text = raw[:_RAW_SHOWN].decode("utf-8", "replace").rstrip("\n")
     if len(raw) > _RAW_SHOWN:
         text += " …"
-    reason = f"record type {error.record_type!r} was written by a newer Rho: shown as it is, not read"
-    return RecoveryNote(error.source or "", error.line or 0, pos, len(raw), reason, kind=NEWER, raw=text)
+    reason = (
+        f"record type {error.record_type!r} was written by a newer Rho: shown as it is, not read"
+    )
+    return RecoveryNote(
+        error.source or "", error.line or 0, pos, len(raw), reason, kind=NEWER, raw=text
+    )
 
 
 def _not_a_session(error: SessionFileError) -> NotASessionFile:
@@ -625,7 +671,9 @@ def read_header(path: Path | str) -> HeaderRecord:
         raise StorageError(f"{transcript}: cannot read: {exc.strerror or exc}") from exc
     if not first.strip():
         raise NotASessionFile(
-            f"{NotASessionFile.PREFIX}: it does not start with a session header", source=source, line=1
+            f"{NotASessionFile.PREFIX}: it does not start with a session header",
+            source=source,
+            line=1,
         )
     try:
         header = _HEADER_DECODER.decode(first)

@@ -42,6 +42,7 @@ __all__ = [
 
 MAX_NODE_ID_BYTES: Final = 128
 
+
 def parse_timestamp(text: str) -> int | None:
     """Decimal Unix seconds as Rust's ``u64::from_str`` reads them; ``None`` when it does not parse.
 
@@ -124,7 +125,9 @@ class SnapshotTransition(msgspec.Struct, tag_field="type", tag="snapshot", froze
     snapshot: SessionSnapshot
 
 
-class DeltaTransition(msgspec.Struct, tag_field="type", tag="snapshot_delta", frozen=True, gc=False):
+class DeltaTransition(
+    msgspec.Struct, tag_field="type", tag="snapshot_delta", frozen=True, gc=False
+):
     """A node whose state is its parent's state plus a delta."""
 
     delta: StoredSnapshotDelta

@@ -192,7 +192,12 @@ def _plan(transcript: Path, raw_lines: list[bytes]) -> RepairPlan:
         terminated = raw.endswith(b"\n")
         problem = line_problem(raw)
         if problem is not None:
-            _drop(plan, DroppedLine(number, start, length, f"{problem[1]}: Rho's reader refuses it", problem[0]))
+            _drop(
+                plan,
+                DroppedLine(
+                    number, start, length, f"{problem[1]}: Rho's reader refuses it", problem[0]
+                ),
+            )
             continue
         try:
             record = _DECODER.decode(raw)
@@ -302,8 +307,10 @@ def repair_session(
     target = default_output(transcript) if output is None else Path(output)
     if target.exists():
         if target.resolve() == transcript.resolve():
-            raise InputError("the output is the damaged file itself; use in-place to replace it",
-                             source=str(target))  # fmt: skip
+            raise InputError(
+                "the output is the damaged file itself; use in-place to replace it",
+                source=str(target),
+            )
         raise InputError("the output file exists already; choose another", source=str(target))
     atomic_write(target, plan.data)
     return RepairReport(plan, target)
@@ -338,8 +345,7 @@ def _repair_in_place(transcript: Path, plan: RepairPlan) -> RepairReport:
             ) from exc
         atomic_write(real, plan.data)
         try:
-            repaired = parse_session(plan.data, source=str(transcript),
-                                     name_id=unit.session_id)  # fmt: skip
+            repaired = parse_session(plan.data, source=str(transcript), name_id=unit.session_id)
             st = os.stat(transcript)
             repaired.unit = unit
             record_written(repaired.tree, unit, transcript, st.st_size, st.st_mtime_ns)

@@ -133,6 +133,9 @@ class RhoFileSessionStore:
         return self
 
     async def __aexit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.aclose()

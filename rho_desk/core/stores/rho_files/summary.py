@@ -21,7 +21,15 @@ from .reader import SessionFile, read_session
 from .tree import RevisionNode, SessionTree
 from .views import is_marker_message, scan_complete_prefix, search_text, user_text
 
-__all__ = ["document_title", "in_rho_home", "message_count", "record_written", "summarize", "summary_of", "summary_of_tree"]
+__all__ = [
+    "document_title",
+    "in_rho_home",
+    "message_count",
+    "record_written",
+    "summarize",
+    "summary_of",
+    "summary_of_tree",
+]
 
 _I64_MAX = 2**63 - 1
 
@@ -40,7 +48,9 @@ def summarize(path: Path | str) -> SessionSummary:
         session.release()  # frees it now, not at the next full GC
 
 
-def message_count(tree: SessionTree, node: RevisionNode | None = None, *, marker_messages: bool = False) -> int:
+def message_count(
+    tree: SessionTree, node: RevisionNode | None = None, *, marker_messages: bool = False
+) -> int:
     """The one count of a revision's messages, everywhere (the browser, the header, ``show``).
 
     Rho's ``message_count`` (§10.5): display entries on the path to ``node`` (default the active
@@ -139,7 +149,9 @@ def summary_of_tree(
     )
 
 
-def record_written(tree: SessionTree, unit: SessionUnit, path: Path | str, size: int, mtime_ns: int) -> IndexState:
+def record_written(
+    tree: SessionTree, unit: SessionUnit, path: Path | str, size: int, mtime_ns: int
+) -> IndexState:
     """After a write into a transcript: update its row in Rho's index as Rho's save does.
 
     The summary comes from the in-memory tree as written (no re-read), with the file's size and
@@ -183,7 +195,9 @@ class _DisplayState:
 _STATES: weakref.WeakKeyDictionary[SessionTree, _DisplayState] = weakref.WeakKeyDictionary()
 
 
-def _display_facts(tree: SessionTree, leaf: RevisionNode | None) -> tuple[int, str | None, str | None]:
+def _display_facts(
+    tree: SessionTree, leaf: RevisionNode | None
+) -> tuple[int, str | None, str | None]:
     """``(message_count, first_user_message, last_user_message)`` of ``leaf``'s path (§10.5)."""
     if leaf is None:
         return 0, None, None
@@ -201,7 +215,9 @@ def _display_facts(tree: SessionTree, leaf: RevisionNode | None) -> tuple[int, s
         added = tree.path(leaf)
     else:
         added.reverse()
-        state = _DisplayState(leaf, state.keep, state.final, list(state.tail), state.first, state.last)
+        state = _DisplayState(
+            leaf, state.keep, state.final, list(state.tail), state.first, state.last
+        )
     state.leaf = leaf
     if not state.final:
         state.tail.extend(entry.message for n in added for entry in n.display)

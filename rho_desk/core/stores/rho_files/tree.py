@@ -191,7 +191,9 @@ class SessionTree(TreeQueries):
             parts.append(current._appended)
             parent = current.parent
             if parent is None:  # RevisionNode refuses to build such a node
-                raise NoSessionState(f"node {current.id!r} has no complete base", source=self.source)
+                raise NoSessionState(
+                    f"node {current.id!r} has no complete base", source=self.source
+                )
             current = parent
         if not parts:
             result = base
@@ -268,7 +270,9 @@ class SessionTree(TreeQueries):
                 raise self._illegal("a second upgrade marker", line)
             leaf = self._legacy_leaf
             if leaf is None:
-                raise self._illegal("upgrade marker in a session with no legacy state to upgrade", line)
+                raise self._illegal(
+                    "upgrade marker in a session with no legacy state to upgrade", line
+                )
             if record.active_leaf_id != leaf.id:
                 raise self._illegal(
                     f"upgrade marker names {record.active_leaf_id!r}, but the current legacy leaf "
@@ -285,7 +289,9 @@ class SessionTree(TreeQueries):
             raise ValueError("a legacy record needs its byte offset")
         return self._plan_legacy(record, line, offset, time)
 
-    def _plan_legacy(self, record: Record, line: int | None, offset: int, time: int | None) -> Change:
+    def _plan_legacy(
+        self, record: Record, line: int | None, offset: int, time: int | None
+    ) -> Change:
         leaf = self._legacy_leaf
         meta = self._legacy_meta
         node_id = legacy_node_id(offset)
@@ -373,11 +379,15 @@ class SessionTree(TreeQueries):
                 display=list(record.display_messages),
                 transition="snapshot",
             )
-            if kind is NodeKind.COMPACTION or (previous and not _starts_with(stored.history, previous)):
+            if kind is NodeKind.COMPACTION or (
+                previous and not _starts_with(stored.history, previous)
+            ):
                 node.restores = self._restored(node, leaf, stored.history)
                 if node.restores is not None:
                     node.kind = NodeKind.COMMIT  # an undo or redo copy, not a compaction
-            return Change(self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time)
+            return Change(
+                self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time
+            )
         assert isinstance(record, SnapshotDeltaRecord)
         delta = record.delta
         if leaf is None or meta is None:
@@ -387,7 +397,9 @@ class SessionTree(TreeQueries):
         self._check_delta(delta, meta.session_id, leaf.revision, line)
         new_meta = SnapshotMeta.of(delta)
         compaction_changed = delta.compaction != leaf.compaction
-        changes = bool(delta.appended_history) or delta.revision != leaf.revision or compaction_changed
+        changes = (
+            bool(delta.appended_history) or delta.revision != leaf.revision or compaction_changed
+        )
         if not changes:
             return self._unchanged(record, new_meta, time)
         node = RevisionNode(
@@ -406,7 +418,9 @@ class SessionTree(TreeQueries):
             display=list(record.display_messages),
             transition="snapshot_delta",
         )
-        return Change(self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time)
+        return Change(
+            self, record, node=node, legacy_meta=new_meta, set_legacy_meta=True, time=time
+        )
 
     def _restored(
         self, node: RevisionNode, leaf: RevisionNode | None, history: tuple[Message, ...]
@@ -485,7 +499,9 @@ class SessionTree(TreeQueries):
         else:
             parent = self.nodes.get(record.parent_id)
             if parent is None:
-                raise self._illegal(f"node {node_id!r} names unknown parent {record.parent_id!r}", line)
+                raise self._illegal(
+                    f"node {node_id!r} names unknown parent {record.parent_id!r}", line
+                )
         if record.kind is NodeKind.COMPACTION and is_delta:
             raise self._illegal(f"compaction node {node_id!r} must use a full snapshot", line)
         if isinstance(transition, DeltaTransition):
@@ -569,7 +585,9 @@ class SessionTree(TreeQueries):
         node = change.node
         if node is not None:
             if node.id in self.nodes:  # planned twice, committed twice
-                raise IllegalRecord(f"duplicate node id {node.id!r}", source=self.source, line=node.line)
+                raise IllegalRecord(
+                    f"duplicate node id {node.id!r}", source=self.source, line=node.line
+                )
             self.nodes[node.id] = node
             self._revision_counts[node.revision] = self._revision_counts.get(node.revision, 0) + 1
             if node.parent is not None:
@@ -595,8 +613,14 @@ class SessionTree(TreeQueries):
         self, record: SnapshotRecord | SnapshotDeltaRecord, meta: SnapshotMeta, time: int | None
     ) -> Change:
         """A legacy record that changes no revision: its display messages join the leaf's."""
-        return Change(self, record, extra_display=record.display_messages, legacy_meta=meta,
-                      set_legacy_meta=True, time=time)  # fmt: skip
+        return Change(
+            self,
+            record,
+            extra_display=record.display_messages,
+            legacy_meta=meta,
+            set_legacy_meta=True,
+            time=time,
+        )
 
     def _illegal(
         self, reason: str, line: int | None, cls: type[SessionFileError] = IllegalRecord

@@ -35,13 +35,14 @@ MARKER_PREFIX: Final = "◆ Compacted context"
 """U+25C6 then the words; the detail lines follow after a newline."""
 
 
-
 def is_marker_message(message: Message) -> bool:
     """``message`` reads as a compaction marker: one assistant text block that starts with
     :data:`MARKER_PREFIX`. How a marker is known where it is a plain message (a conversation
     published or exported as shown, opened as a snapshot document)."""
     blocks = message.assistant
-    return blocks is not None and len(blocks) == 1 and (blocks[0].text or "").startswith(MARKER_PREFIX)
+    return (
+        blocks is not None and len(blocks) == 1 and (blocks[0].text or "").startswith(MARKER_PREFIX)
+    )
 
 
 LEGACY_PROVIDER: Final = ModelIdentity("legacy", "legacy", "legacy")
@@ -86,7 +87,9 @@ def tool_turns(messages: Sequence[Message], start: int = 0) -> Iterator[tuple[in
                 yield i, calls
 
 
-def check_tool_turns(messages: Sequence[Message], turns: Iterable[tuple[int, Sequence[str]]]) -> tuple[int, bool]:
+def check_tool_turns(
+    messages: Sequence[Message], turns: Iterable[tuple[int, Sequence[str]]]
+) -> tuple[int, bool]:
     """The rule of §6.5 over the tool turns of ``messages`` (from :func:`tool_turns`, or from a
     caller's own pass over the list, as the app's conversation model makes): each must be followed
     by results answering its calls in order. Returns :func:`scan_complete_prefix`'s pair."""
@@ -125,7 +128,9 @@ def compaction_marker(
             detail += f"\n${_micros(facts.cost_usd_micros)} compaction cost"
     elif compaction.last_previous_tokens is not None and compaction.last_current_tokens is not None:
         detail = f"\n{compaction.last_previous_tokens} → {compaction.last_current_tokens} estimated tokens"
-    return StoredDisplayMessage(timestamp, Message(assistant=(ContentBlock(text=MARKER_PREFIX + detail),)))
+    return StoredDisplayMessage(
+        timestamp, Message(assistant=(ContentBlock(text=MARKER_PREFIX + detail),))
+    )
 
 
 def user_text(message: Message) -> str | None:

@@ -94,7 +94,9 @@ def _libc_memcmp() -> Any:
     return memcmp
 
 
-def _same_items(memcmp: Any, history: tuple[object, ...], prefix: tuple[object, ...], n: int) -> bool:
+def _same_items(
+    memcmp: Any, history: tuple[object, ...], prefix: tuple[object, ...], n: int
+) -> bool:
     """Whether the first ``n`` element pointers of two tuples are identical (CPython layout)."""
     base = tuple.__basicsize__  # the element array follows the fixed part of the object
     return bool(memcmp(id(history) + base, id(prefix) + base, n * _POINTER) == 0)
@@ -162,10 +164,14 @@ class SessionWriter:
         SessionBeingDeleted: another process is deleting the session.
     """
 
-    def __init__(self, session: SessionFile, *, clock: Clock = time.time, take_lease: bool = True) -> None:
+    def __init__(
+        self, session: SessionFile, *, clock: Clock = time.time, take_lease: bool = True
+    ) -> None:
         header = session.tree.header
         if header is None:
-            raise NoSessionState("cannot append to a file without a session header", source=str(session.path))
+            raise NoSessionState(
+                "cannot append to a file without a session header", source=str(session.path)
+            )
         if session.damage is not None:
             raise InputError(
                 f"the session is damaged at line {session.damage.line} ({session.damage.reason}) "
@@ -210,7 +216,11 @@ class SessionWriter:
         except OSError:
             return False
         end = self._end
-        return end.same_file(st) and st.st_size == end.size and (not end.mtime_ns or st.st_mtime_ns == end.mtime_ns)
+        return (
+            end.same_file(st)
+            and st.st_size == end.size
+            and (not end.mtime_ns or st.st_mtime_ns == end.mtime_ns)
+        )
 
     # -- public operations ------------------------------------------------------------------
 
@@ -328,7 +338,10 @@ class SessionWriter:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -464,9 +477,13 @@ class SessionWriter:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         except FileNotFoundError:
-            raise RevisionConflict(f"{path}: the session file is gone; nothing was written") from None
+            raise RevisionConflict(
+                f"{path}: the session file is gone; nothing was written"
+            ) from None
         except OSError as exc:
-            raise SessionWriteError(f"{path}: cannot open for appending: {exc.strerror or exc}") from exc
+            raise SessionWriteError(
+                f"{path}: cannot open for appending: {exc.strerror or exc}"
+            ) from exc
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
@@ -548,7 +565,9 @@ def _datasync(fd: int) -> None:
     sync(fd)
 
 
-def _delta(base_revision: int, snapshot: SessionSnapshot, appended: tuple[Message, ...]) -> StoredSnapshotDelta:
+def _delta(
+    base_revision: int, snapshot: SessionSnapshot, appended: tuple[Message, ...]
+) -> StoredSnapshotDelta:
     return StoredSnapshotDelta(
         base_revision=base_revision,
         session_id=snapshot.session_id,
@@ -569,7 +588,9 @@ def _display(
     return tuple(StoredDisplayMessage(timestamp, m) for m in messages)
 
 
-def _compacted_tail(outcome: CompactionOutcome | None, base: tuple[Message, ...]) -> tuple[Message, ...]:
+def _compacted_tail(
+    outcome: CompactionOutcome | None, base: tuple[Message, ...]
+) -> tuple[Message, ...]:
     """What a compaction's save shows: the messages the compacted history had beyond ``base``.
 
     An automatic compaction runs inside a turn, on the committed history plus the user's prompt
@@ -652,7 +673,9 @@ def create_session(
     workspace = workspace_dir(home, cwd)
     folder = workspace / f"{created}_{session_id}"
     transcript = folder / SESSION_FILE
-    header = HeaderRecord(NEW_SESSION_VERSION, session_id, str(created), cwd, agent_id, agent_fingerprint)
+    header = HeaderRecord(
+        NEW_SESSION_VERSION, session_id, str(created), cwd, agent_id, agent_fingerprint
+    )
     first = SnapshotRecord(str(now), snapshot, _stored_display(str(now), display, snapshot.history))
     data = encode(header) + b"\n" + encode(first) + b"\n"
     # Validate what we are about to write with the reader itself.
@@ -663,7 +686,9 @@ def create_session(
         try:
             folder.mkdir(mode=0o700)
         except FileExistsError:
-            raise InputError("a session with this id and creation time already exists", source=str(folder)) from None
+            raise InputError(
+                "a session with this id and creation time already exists", source=str(folder)
+            ) from None
         fd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             write_all(fd, data)
@@ -674,7 +699,9 @@ def create_session(
         fsync_dir(folder)
         fsync_dir(workspace)
     except OSError as exc:
-        raise StorageError(f"{transcript}: cannot create the session: {exc.strerror or exc}") from exc
+        raise StorageError(
+            f"{transcript}: cannot create the session: {exc.strerror or exc}"
+        ) from exc
     parsed.path = transcript
     parsed.unit = SessionUnit(UnitLayout.FOLDER, transcript, folder.name, session_id, created)
     parsed.end = replace(parsed.end, identity=(st.st_dev, st.st_ino), mtime_ns=st.st_mtime_ns)

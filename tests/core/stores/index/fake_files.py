@@ -55,8 +55,9 @@ class FakeFiles:
 
     def unit_for(self, transcript: Path) -> UnitRef:
         if transcript.name == "session.jsonl":
-            return self._unit(transcript.parent.parent, transcript, transcript.parent,
-                              transcript.parent.name)
+            return self._unit(
+                transcript.parent.parent, transcript, transcript.parent, transcript.parent.name
+            )
         return self._unit(transcript.parent, transcript, transcript, transcript.stem)
 
     def header_cwd(self, transcript: Path) -> str:
@@ -80,7 +81,11 @@ class FakeFiles:
                 raise InputError("not JSON", source=str(transcript), line=number) from None
         header = records[0]
         users = [r["user"] for r in records if "user" in r]
-        texts = [r.get("user") or r.get("assistant") for r in records[1:] if "user" in r or "assistant" in r]
+        texts = [
+            r.get("user") or r.get("assistant")
+            for r in records[1:]
+            if "user" in r or "assistant" in r
+        ]
         provider = next((r["provider"] for r in reversed(records) if "provider" in r), None)
         name = transcript.parent.name if transcript.name == "session.jsonl" else transcript.stem
         return SessionSummary(
@@ -119,9 +124,18 @@ class FakeFiles:
             os.close(fd)
 
 
-def write_session(sessions_root: Path, cwd: str, session_id: str, *, messages=(),
-                  provider: str | None = "openai/responses/gpt-5", compactions: int = 0,
-                  created: int = 100, flat: bool = False, header_cwd: str | None = None) -> Path:
+def write_session(
+    sessions_root: Path,
+    cwd: str,
+    session_id: str,
+    *,
+    messages=(),
+    provider: str | None = "openai/responses/gpt-5",
+    compactions: int = 0,
+    created: int = 100,
+    flat: bool = False,
+    header_cwd: str | None = None,
+) -> Path:
     """Write a toy transcript as ``sessions/<key>/<created>_<id>[/session.jsonl|.jsonl]``."""
     folder = sessions_root / fake_key(cwd)
     folder.mkdir(parents=True, exist_ok=True)
@@ -130,8 +144,9 @@ def write_session(sessions_root: Path, cwd: str, session_id: str, *, messages=()
     else:
         (folder / f"{created}_{session_id}").mkdir(exist_ok=True)
         transcript = folder / f"{created}_{session_id}" / "session.jsonl"
-    lines = [{"type": "session", "id": session_id, "cwd": header_cwd or cwd,
-              "timestamp": str(created)}]
+    lines = [
+        {"type": "session", "id": session_id, "cwd": header_cwd or cwd, "timestamp": str(created)}
+    ]
     for role, text in messages:
         lines.append({role: text})
     if provider:

@@ -44,8 +44,16 @@ def make_summary(
     return SessionSummary(**values)  # type: ignore[arg-type]
 
 
-def write_unit(sessions_root: Path, cwd: str, session_id: str, *, body: str = "x\n",
-               created: int = 100, key_of=fake_key, mtime: int | None = None) -> Path:
+def write_unit(
+    sessions_root: Path,
+    cwd: str,
+    session_id: str,
+    *,
+    body: str = "x\n",
+    created: int = 100,
+    key_of=fake_key,
+    mtime: int | None = None,
+) -> Path:
     """A folder-layout unit ``sessions/<key>/<created>_<id>/session.jsonl`` with ``body``."""
     folder = sessions_root / key_of(cwd) / f"{created}_{session_id}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -56,11 +64,18 @@ def write_unit(sessions_root: Path, cwd: str, session_id: str, *, body: str = "x
     return transcript
 
 
-def summary_for(transcript: Path, cwd: str, session_id: str, key_of=fake_key,
-                **overrides: object) -> SessionSummary:
+def summary_for(
+    transcript: Path, cwd: str, session_id: str, key_of=fake_key, **overrides: object
+) -> SessionSummary:
     """A summary of ``transcript`` whose stat fields match the file now."""
     stat = stat_transcript(transcript)
     assert stat is not None
-    base = make_summary(cwd=cwd, id=session_id, path=str(transcript), key_of=key_of,
-                        file_size=stat[0], file_mtime=stat[1])
+    base = make_summary(
+        cwd=cwd,
+        id=session_id,
+        path=str(transcript),
+        key_of=key_of,
+        file_size=stat[0],
+        file_mtime=stat[1],
+    )
     return replace(base, **overrides) if overrides else base

@@ -18,8 +18,11 @@ from ....conftest import RHO_FIXTURES
 
 HISTORICAL = "/historical/workspace"
 KEY = workspace_key(HISTORICAL)
-V1, V2, V3 = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
-              "33333333-3333-4333-8333-333333333333")  # fmt: skip
+V1, V2, V3 = (
+    "11111111-1111-4111-8111-111111111111",
+    "22222222-2222-4222-8222-222222222222",
+    "33333333-3333-4333-8333-333333333333",
+)
 
 
 @pytest.fixture
@@ -61,8 +64,10 @@ def test_stale_and_missing_rows_are_reported_per_file(home: Path) -> None:
     with open(home / "sessions" / KEY / f"100_{V1}.jsonl", "a") as handle:
         handle.write("\n")
     _sql(home, "delete from sessions where id = ?", V2)
-    assert _drift(home) == [("index-missing-row", f"100_{V2}.jsonl"),
-                            ("index-stale-row", f"100_{V1}.jsonl")]  # fmt: skip
+    assert _drift(home) == [
+        ("index-missing-row", f"100_{V2}.jsonl"),
+        ("index-stale-row", f"100_{V1}.jsonl"),
+    ]
     (target,) = check_paths([home / "sessions" / KEY / f"100_{V1}.jsonl"])
     (finding,) = [f for f in target.findings if f.code == "index-stale-row"]
     assert "file_size" in finding.message and V1 in finding.message
@@ -70,20 +75,39 @@ def test_stale_and_missing_rows_are_reported_per_file(home: Path) -> None:
 
 def test_rows_without_sessions_are_reported_once(home: Path) -> None:
     folder = home / "sessions" / KEY
-    _sql(home, "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
-         " values (?, ?, 'gone', ?, 1, 1)", KEY, HISTORICAL, str(folder / "1_gone.jsonl"))
+    _sql(
+        home,
+        "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
+        " values (?, ?, 'gone', ?, 1, 1)",
+        KEY,
+        HISTORICAL,
+        str(folder / "1_gone.jsonl"),
+    )
     nowhere = workspace_key("/nowhere")  # a workspace whose folder does not exist
-    _sql(home, "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
-         " values (?, '/nowhere', 'lost', ?, 1, 1)", nowhere,
-         str(home / "sessions" / nowhere / "1_lost.jsonl"))
-    _sql(home, "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
-         " values (?, '/not/here', 'odd', ?, 1, 1)", KEY, str(folder / "1_odd.jsonl"))
-    assert _drift(home) == [("index-misplaced-row", "index.sqlite3"),
-                            ("index-orphan-row", "index.sqlite3"),
-                            ("index-orphan-row", "index.sqlite3")]  # fmt: skip
+    _sql(
+        home,
+        "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
+        " values (?, '/nowhere', 'lost', ?, 1, 1)",
+        nowhere,
+        str(home / "sessions" / nowhere / "1_lost.jsonl"),
+    )
+    _sql(
+        home,
+        "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
+        " values (?, '/not/here', 'odd', ?, 1, 1)",
+        KEY,
+        str(folder / "1_odd.jsonl"),
+    )
+    assert _drift(home) == [
+        ("index-misplaced-row", "index.sqlite3"),
+        ("index-orphan-row", "index.sqlite3"),
+        ("index-orphan-row", "index.sqlite3"),
+    ]
 
 
-@pytest.mark.parametrize(("damage", "code"), [("corrupt", "index-corrupt"), ("newer", "index-newer")])
+@pytest.mark.parametrize(
+    ("damage", "code"), [("corrupt", "index-corrupt"), ("newer", "index-newer")]
+)
 def test_an_unusable_index_is_one_finding_and_untouched(home: Path, damage: str, code: str) -> None:
     index = home / "sessions" / "index.sqlite3"
     if damage == "corrupt":

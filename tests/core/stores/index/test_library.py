@@ -98,10 +98,16 @@ def test_no_rho_home_lists_nothing_and_creates_nothing(make_library, home: Path)
 
 
 def test_refresh_builds_rho_rows_and_rho_desk_extras(make_library, sessions: Path) -> None:
-    a = write_session(sessions, CWD, "aaaa", messages=[("user", "first"), ("assistant", "ok"),
-                                                        ("user", "second")], compactions=2)
-    write_session(sessions, "/other", "bbbb", messages=[("user", "elsewhere")], provider=None,
-                  created=50)
+    a = write_session(
+        sessions,
+        CWD,
+        "aaaa",
+        messages=[("user", "first"), ("assistant", "ok"), ("user", "second")],
+        compactions=2,
+    )
+    write_session(
+        sessions, "/other", "bbbb", messages=[("user", "elsewhere")], provider=None, created=50
+    )
     library = make_library()
     report = library.refresh()
     assert report.index_state is IndexState.CREATED
@@ -109,19 +115,36 @@ def test_refresh_builds_rho_rows_and_rho_desk_extras(make_library, sessions: Pat
     assert report.index_upserted == 2
     rows = _index_rows(sessions)
     assert rows["aaaa"] == {
-        "workspace_key": KEY, "cwd": CWD, "id": "aaaa", "path": str(a), "created_at": 100,
-        "updated_at": 106, "message_count": 3, "title": None, "first_user_message": "first",
-        "last_user_message": "second", "file_size": a.stat().st_size,
-        "file_mtime": int(a.stat().st_mtime), "node_count": 3, "branch_count": 0,
-        "active_leaf_id": "N3", "effective_format_version": 4,
-    }  # fmt: skip
+        "workspace_key": KEY,
+        "cwd": CWD,
+        "id": "aaaa",
+        "path": str(a),
+        "created_at": 100,
+        "updated_at": 106,
+        "message_count": 3,
+        "title": None,
+        "first_user_message": "first",
+        "last_user_message": "second",
+        "file_size": a.stat().st_size,
+        "file_mtime": int(a.stat().st_mtime),
+        "node_count": 3,
+        "branch_count": 0,
+        "active_leaf_id": "N3",
+        "effective_format_version": 4,
+    }
     page = library.list(KEY)
     (only,) = page.sessions
-    assert (only.provider, only.model, only.compaction_count) == ("openai/responses/gpt-5", "gpt-5", 2)
+    assert (only.provider, only.model, only.compaction_count) == (
+        "openai/responses/gpt-5",
+        "gpt-5",
+        2,
+    )
     assert [s.id for s in library.list().sessions] == ["aaaa", "bbbb"]
 
 
-def test_an_unchanged_library_is_not_parsed_again(make_library, sessions: Path, files: FakeFiles) -> None:
+def test_an_unchanged_library_is_not_parsed_again(
+    make_library, sessions: Path, files: FakeFiles
+) -> None:
     for n in range(5):
         write_session(sessions, CWD, f"s{n}", messages=[("user", f"hello {n}")])
     library = make_library()
@@ -136,8 +159,9 @@ def test_an_unchanged_library_is_not_parsed_again(make_library, sessions: Path, 
     assert _digest(index) == before  # a current index is only read
 
 
-def test_a_changed_transcript_is_resummarised_and_keeps_its_title(make_library, sessions: Path,
-                                                                  files: FakeFiles) -> None:
+def test_a_changed_transcript_is_resummarised_and_keeps_its_title(
+    make_library, sessions: Path, files: FakeFiles
+) -> None:
     t = write_session(sessions, CWD, "s1", messages=[("user", "hello")])
     write_session(sessions, CWD, "s2", messages=[("user", "other")])
     library = make_library()
@@ -149,7 +173,10 @@ def test_a_changed_transcript_is_resummarised_and_keeps_its_title(make_library, 
     assert files.summarized.count(t) == 2
     row = _index_rows(sessions)["s1"]
     assert (row["title"], row["last_user_message"], row["file_size"]) == (
-        "Important", "more", t.stat().st_size)
+        "Important",
+        "more",
+        t.stat().st_size,
+    )
     (listed,) = [s for s in library.list(KEY).sessions if s.id == "s1"]
     assert listed.title == "Important" and listed.last_user_message == "more"
 
@@ -176,8 +203,11 @@ def test_rows_of_other_workspaces_survive_a_workspace_refresh(make_library, sess
     library.refresh()
     assert set(_index_rows(sessions)) == {"mine", "theirs"}
     # An orphan row of another workspace is removed only by a global refresh.
-    _sql(sessions, "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
-         " values ('ws-x', '/x', 'orphan', '/x/session.jsonl', 1, 1)")
+    _sql(
+        sessions,
+        "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
+        " values ('ws-x', '/x', 'orphan', '/x/session.jsonl', 1, 1)",
+    )
     library.refresh(KEY)
     assert "orphan" in _index_rows(sessions)
     report = library.refresh()
@@ -185,15 +215,18 @@ def test_rows_of_other_workspaces_survive_a_workspace_refresh(make_library, sess
 
 
 def test_a_misplaced_transcript_is_ignored(make_library, sessions: Path) -> None:
-    t = write_session(sessions, CWD, "stray", messages=[("user", "a")], header_cwd="/somewhere/else")
+    t = write_session(
+        sessions, CWD, "stray", messages=[("user", "a")], header_cwd="/somewhere/else"
+    )
     library = make_library()
     report = library.refresh()
     assert report.misplaced == [str(t)]
     assert library.list().sessions == [] and _index_rows(sessions) == {}
 
 
-def test_a_broken_transcript_is_reported_once_and_its_old_row_kept(make_library, sessions: Path,
-                                                                  files: FakeFiles) -> None:
+def test_a_broken_transcript_is_reported_once_and_its_old_row_kept(
+    make_library, sessions: Path, files: FakeFiles
+) -> None:
     t = write_session(sessions, CWD, "s1", messages=[("user", "fine")])
     library = make_library()
     library.refresh()
@@ -268,7 +301,9 @@ def test_a_busy_index_falls_back_to_the_files_quickly(make_library, sessions: Pa
 
 
 @pytest.mark.parametrize("damage", ["newer", "corrupt"])
-def test_a_newer_or_corrupt_index_is_never_written(make_library, sessions: Path, damage: str) -> None:
+def test_a_newer_or_corrupt_index_is_never_written(
+    make_library, sessions: Path, damage: str
+) -> None:
     write_session(sessions, CWD, "s1", messages=[("user", "a")])
     write_session(sessions, CWD, "s2", messages=[("user", "b")])
     library = make_library()
@@ -306,7 +341,10 @@ def test_a_deleted_index_is_recreated_with_the_titles_we_had(make_library, sessi
     (sessions / "index.sqlite3").unlink()
     report = library.refresh()
     assert report.index_state is IndexState.CREATED and report.titles_restored == 1
-    assert {k: v["title"] for k, v in _index_rows(sessions).items()} == {"s1": "Survivor", "s2": None}
+    assert {k: v["title"] for k, v in _index_rows(sessions).items()} == {
+        "s1": "Survivor",
+        "s2": None,
+    }
 
 
 # --- listing and search ----------------------------------------------------------------------------
@@ -314,10 +352,22 @@ def test_a_deleted_index_is_recreated_with_the_titles_we_had(make_library, sessi
 
 def test_sorting_and_paging(make_library, sessions: Path) -> None:
     write_session(sessions, CWD, "small", messages=[("user", "z")], created=300)
-    write_session(sessions, CWD, "big", messages=[("user", "b" * 500), ("assistant", "x")] * 3,
-                  created=200, compactions=1)
-    write_session(sessions, CWD, "mid", messages=[("user", "a" * 100), ("assistant", "y")],
-                  created=100, compactions=4)
+    write_session(
+        sessions,
+        CWD,
+        "big",
+        messages=[("user", "b" * 500), ("assistant", "x")] * 3,
+        created=200,
+        compactions=1,
+    )
+    write_session(
+        sessions,
+        CWD,
+        "mid",
+        messages=[("user", "a" * 100), ("assistant", "y")],
+        created=100,
+        compactions=4,
+    )
     library = make_library()
     library.refresh()
     ids = lambda page: [s.id for s in page.sessions]  # noqa: E731
@@ -335,10 +385,15 @@ def test_sorting_and_paging(make_library, sessions: Path) -> None:
 
 
 def test_search_finds_substrings_with_snippets(make_library, sessions: Path) -> None:
-    write_session(sessions, CWD, "s1", messages=[
-        ("user", "Please fix parse_header in src/Reader.py"),
-        ("assistant", "I changed the READER so that it tolerates a torn tail."),
-    ])  # fmt: skip
+    write_session(
+        sessions,
+        CWD,
+        "s1",
+        messages=[
+            ("user", "Please fix parse_header in src/Reader.py"),
+            ("assistant", "I changed the READER so that it tolerates a torn tail."),
+        ],
+    )
     write_session(sessions, CWD, "s2", messages=[("user", "unrelated question about CSS")])
     write_session(sessions, "/other", "s3", messages=[("user", "the reader again, elsewhere")])
     library = make_library()
@@ -353,8 +408,10 @@ def test_search_finds_substrings_with_snippets(make_library, sessions: Path) -> 
     assert marked == ["Reader", "READER"]
     # Short texts fit in one window: the snippet is the whole text, offsets into it.
     assert snippet.offset == 0
-    assert snippet.text == ("Please fix parse_header in src/Reader.py\n"
-                            "I changed the READER so that it tolerates a torn tail.")
+    assert snippet.text == (
+        "Please fix parse_header in src/Reader.py\n"
+        "I changed the READER so that it tolerates a torn tail."
+    )
     # Substring inside identifiers, several terms (AND), quoted phrases, short terms.
     assert [h.session.id for h in library.search("arse_hea").hits] == ["s1"]
     assert [h.session.id for h in library.search("torn css").hits] == []
@@ -384,8 +441,9 @@ def test_search_matches_titles_and_reports_truncation(make_library, sessions: Pa
     assert hit.session.id == "s2" and hit.snippets[0].field == "title"
     results = library.search("common", limit=2)
     assert results.truncated and [h.session.id for h in results.hits] == ["s3", "s2"]
-    assert [h.session.id for h in library.search("common", sort="created", descending=False).hits] == [
-        "s0", "s1", "s2", "s3"]
+    assert [
+        h.session.id for h in library.search("common", sort="created", descending=False).hits
+    ] == ["s0", "s1", "s2", "s3"]
     for query in ("common", ""):
         with pytest.raises(InputError, match="unknown sort 'colour'"):
             library.search(query, sort="colour")
@@ -432,8 +490,9 @@ def test_rename_of_a_session_rho_never_indexed(make_library, sessions: Path) -> 
     assert _index_rows(sessions)["s1"]["title"] == "Named"
 
 
-def test_delete_moves_the_unit_to_trash_and_removes_both_rows(make_library, sessions: Path,
-                                                             tmp_path: Path) -> None:
+def test_delete_moves_the_unit_to_trash_and_removes_both_rows(
+    make_library, sessions: Path, tmp_path: Path
+) -> None:
     t = write_session(sessions, CWD, "s1", messages=[("user", "a")])
     (t.parent / "web" / "content").mkdir(parents=True)
     write_session(sessions, CWD, "s2", messages=[("user", "b")])
@@ -511,7 +570,9 @@ def test_delete_of_unknown_session(make_library, sessions: Path) -> None:
 # --- drift ---------------------------------------------------------------------------------------
 
 
-def test_drift_names_every_disagreement_and_none_after_refresh(make_library, sessions: Path) -> None:
+def test_drift_names_every_disagreement_and_none_after_refresh(
+    make_library, sessions: Path
+) -> None:
     write_session(sessions, CWD, "ok", messages=[("user", "a")])
     stale = write_session(sessions, CWD, "stale", messages=[("user", "b")])
     write_session(sessions, CWD, "norow", messages=[("user", "c")])
@@ -520,15 +581,29 @@ def test_drift_names_every_disagreement_and_none_after_refresh(make_library, ses
     assert not library.drift().drifted
     _bump(stale, "grown")
     _sql(sessions, "delete from sessions where id = 'norow'")
-    _sql(sessions, "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
-         " values (?, ?, 'orphan', ?, 1, 1)", KEY, CWD, str(sessions / KEY / "1_orphan.jsonl"))
-    _sql(sessions, "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
-         " values (?, '/not/this/one', 'moved', '/x', 1, 1)", KEY)
+    _sql(
+        sessions,
+        "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
+        " values (?, ?, 'orphan', ?, 1, 1)",
+        KEY,
+        CWD,
+        str(sessions / KEY / "1_orphan.jsonl"),
+    )
+    _sql(
+        sessions,
+        "insert into sessions (workspace_key, cwd, id, path, created_at, updated_at)"
+        " values (?, '/not/this/one', 'moved', '/x', 1, 1)",
+        KEY,
+    )
     before = _digest(sessions / "index.sqlite3")
     report = library.drift()
     kinds = sorted((item.kind, item.session_id) for item in report.items)
-    assert kinds == [("misplaced-row", "moved"), ("missing-row", "norow"),
-                     ("orphan-row", "orphan"), ("stale-row", "stale")]
+    assert kinds == [
+        ("misplaced-row", "moved"),
+        ("missing-row", "norow"),
+        ("orphan-row", "orphan"),
+        ("stale-row", "stale"),
+    ]
     (stale_item,) = [i for i in report.items if i.kind == "stale-row"]
     assert "file_size" in stale_item.detail
     assert _digest(sessions / "index.sqlite3") == before  # drift only looks
@@ -574,8 +649,9 @@ def test_failures_of_deleted_transcripts_are_forgotten(make_library, sessions: P
     assert library._cache.failures() == {}
 
 
-def test_an_unwritable_cache_folder_falls_back_to_memory(make_library, sessions: Path,
-                                                         tmp_path: Path) -> None:
+def test_an_unwritable_cache_folder_falls_back_to_memory(
+    make_library, sessions: Path, tmp_path: Path
+) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be")
     write_session(sessions, CWD, "s1", messages=[("user", "hello memory")])
@@ -602,9 +678,11 @@ async def test_concurrent_use_from_worker_threads(make_library, sessions: Path) 
     for n in range(30):
         write_session(sessions, CWD, f"s{n:02d}", messages=[("user", f"message {n}")])
     library = make_library()
-    calls = [asyncio.to_thread(library.refresh)] + [
-        asyncio.to_thread(library.list, KEY, limit=10) for _ in range(5)
-    ] + [asyncio.to_thread(library.search, "message") for _ in range(5)]
+    calls = (
+        [asyncio.to_thread(library.refresh)]
+        + [asyncio.to_thread(library.list, KEY, limit=10) for _ in range(5)]
+        + [asyncio.to_thread(library.search, "message") for _ in range(5)]
+    )
     results = await asyncio.gather(*calls)
     assert len(results[0].added) == 30
     assert library.list(KEY).total == 30

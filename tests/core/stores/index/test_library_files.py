@@ -19,8 +19,11 @@ from ....conftest import RHO_FIXTURES
 
 HISTORICAL = "/historical/workspace"
 KEY = workspace_key(HISTORICAL)
-V1, V2, V3 = ("11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
-              "33333333-3333-4333-8333-333333333333")  # fmt: skip
+V1, V2, V3 = (
+    "11111111-1111-4111-8111-111111111111",
+    "22222222-2222-4222-8222-222222222222",
+    "33333333-3333-4333-8333-333333333333",
+)
 
 # storage.md §11: the worked v4 example (3 nodes, one branch, leaf N3 after a compaction).
 V4_ID = "5f0c2d7e-8a41-4c1b-9d33-0e6b7a2f9c10"
@@ -28,46 +31,129 @@ V4_ID = "5f0c2d7e-8a41-4c1b-9d33-0e6b7a2f9c10"
 
 def _v4_lines(cwd: str) -> str:
     provider = {"provider": "openai", "api": "responses", "model": "gpt-5"}
-    zero = {"completed_compactions": 0, "removed_messages": 0, "removed_tokens": 0,
-            "removed_cost_usd_micros": 0, "last_previous_tokens": None,
-            "last_current_tokens": None, "last_revision": None}  # fmt: skip
-    one = {**zero, "completed_compactions": 1, "removed_messages": 2, "removed_tokens": 60,
-           "last_previous_tokens": 120, "last_current_tokens": 60, "last_revision": 3}  # fmt: skip
-    call = {"Assistant": [{"ToolCall": {"id": "call_1", "name": "bash", "arguments": {"command": "ls"}}}]}
+    zero = {
+        "completed_compactions": 0,
+        "removed_messages": 0,
+        "removed_tokens": 0,
+        "removed_cost_usd_micros": 0,
+        "last_previous_tokens": None,
+        "last_current_tokens": None,
+        "last_revision": None,
+    }
+    one = {
+        **zero,
+        "completed_compactions": 1,
+        "removed_messages": 2,
+        "removed_tokens": 60,
+        "last_previous_tokens": 120,
+        "last_current_tokens": 60,
+        "last_revision": 3,
+    }
+    call = {
+        "Assistant": [
+            {"ToolCall": {"id": "call_1", "name": "bash", "arguments": {"command": "ls"}}}
+        ]
+    }
     result = {"ToolResult": {"id": "call_1", "ok": True, "content": "Cargo.toml\nsrc"}}
     two = {"EnrichedAssistant": {"content": [{"Text": "Two entries."}], "provenance": provider}}
     ask = {"User": [{"Text": "list the files"}]}
     lines = [
         {"type": "session", "version": 4, "id": V4_ID, "timestamp": "1767225600", "cwd": cwd},
-        {"type": "node", "id": "N1", "timestamp": "1767225660", "kind": "commit",
-         "transition": {"type": "snapshot", "snapshot": {
-             "schema_version": 2, "session_id": V4_ID, "revision": 1,
-             "history": [{"System": "You are a coding agent."}, ask, call, result, two],
-             "provider": provider, "compaction": zero, "prompt_cache_key": f"rho:{V4_ID}"}},
-         "display_messages": [{"timestamp": "1767225660", "message": m} for m in (ask, call, result, two)]},
-        {"type": "node", "id": "N2", "parent_id": "N1", "timestamp": "1767225720", "kind": "commit",
-         "transition": {"type": "snapshot_delta", "delta": {
-             "base_revision": 1, "session_id": V4_ID, "revision": 2,
-             "appended_history": [{"User": [{"Text": "and the hidden ones?"}]},
-                                  {"EnrichedAssistant": {"content": [{"Text": "None."}]}}],
-             "provider": provider, "compaction": zero, "metadata": {},
-             "prompt_cache_key": f"rho:{V4_ID}"}},
-         "display_messages": [
-             {"timestamp": "1767225720", "message": {"User": [{"Text": "and the hidden ones?"}]}},
-             {"timestamp": "1767225720", "message": {"EnrichedAssistant": {"content": [{"Text": "None."}]}}}]},
+        {
+            "type": "node",
+            "id": "N1",
+            "timestamp": "1767225660",
+            "kind": "commit",
+            "transition": {
+                "type": "snapshot",
+                "snapshot": {
+                    "schema_version": 2,
+                    "session_id": V4_ID,
+                    "revision": 1,
+                    "history": [{"System": "You are a coding agent."}, ask, call, result, two],
+                    "provider": provider,
+                    "compaction": zero,
+                    "prompt_cache_key": f"rho:{V4_ID}",
+                },
+            },
+            "display_messages": [
+                {"timestamp": "1767225660", "message": m} for m in (ask, call, result, two)
+            ],
+        },
+        {
+            "type": "node",
+            "id": "N2",
+            "parent_id": "N1",
+            "timestamp": "1767225720",
+            "kind": "commit",
+            "transition": {
+                "type": "snapshot_delta",
+                "delta": {
+                    "base_revision": 1,
+                    "session_id": V4_ID,
+                    "revision": 2,
+                    "appended_history": [
+                        {"User": [{"Text": "and the hidden ones?"}]},
+                        {"EnrichedAssistant": {"content": [{"Text": "None."}]}},
+                    ],
+                    "provider": provider,
+                    "compaction": zero,
+                    "metadata": {},
+                    "prompt_cache_key": f"rho:{V4_ID}",
+                },
+            },
+            "display_messages": [
+                {
+                    "timestamp": "1767225720",
+                    "message": {"User": [{"Text": "and the hidden ones?"}]},
+                },
+                {
+                    "timestamp": "1767225720",
+                    "message": {"EnrichedAssistant": {"content": [{"Text": "None."}]}},
+                },
+            ],
+        },
         {"type": "set_leaf", "timestamp": "1767225780", "target_id": "N1"},
-        {"type": "node", "id": "N3", "parent_id": "N1", "timestamp": "1767225800", "kind": "compaction",
-         "compaction_facts": {"previous_messages": 5, "current_messages": 3, "previous_tokens": 120,
-                              "current_tokens": 60, "cost_usd_micros": None},
-         "transition": {"type": "snapshot", "snapshot": {
-             "schema_version": 2, "session_id": V4_ID, "revision": 3,
-             "history": [{"System": "You are a coding agent."},
-                         {"User": [{"Text": "Automatic compaction summary of earlier conversation"
-                                             " for model context only:\n\nThe user listed files;"
-                                             " there are two."}]}, two],
-             "provider": provider, "compaction": one, "prompt_cache_key": f"rho:{V4_ID}"}},
-         "display_messages": []},
-    ]  # fmt: skip
+        {
+            "type": "node",
+            "id": "N3",
+            "parent_id": "N1",
+            "timestamp": "1767225800",
+            "kind": "compaction",
+            "compaction_facts": {
+                "previous_messages": 5,
+                "current_messages": 3,
+                "previous_tokens": 120,
+                "current_tokens": 60,
+                "cost_usd_micros": None,
+            },
+            "transition": {
+                "type": "snapshot",
+                "snapshot": {
+                    "schema_version": 2,
+                    "session_id": V4_ID,
+                    "revision": 3,
+                    "history": [
+                        {"System": "You are a coding agent."},
+                        {
+                            "User": [
+                                {
+                                    "Text": "Automatic compaction summary of earlier conversation"
+                                    " for model context only:\n\nThe user listed files;"
+                                    " there are two."
+                                }
+                            ]
+                        },
+                        two,
+                    ],
+                    "provider": provider,
+                    "compaction": one,
+                    "prompt_cache_key": f"rho:{V4_ID}",
+                },
+            },
+            "display_messages": [],
+        },
+    ]
     return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
 
 
@@ -105,19 +191,43 @@ def test_the_fixtures_are_listed_with_spec_values(library: SessionLibrary, home:
     folder = home.absolute() / "sessions" / KEY
     # storage.md §7.1: the v1 fixture's index summary.
     v1 = rows[V1]
-    assert {k: v1[k] for k in ("workspace_key", "cwd", "path", "created_at", "updated_at",
-                               "message_count", "first_user_message", "last_user_message",
-                               "node_count", "branch_count", "active_leaf_id",
-                               "effective_format_version", "title")} == {
-        "workspace_key": KEY, "cwd": HISTORICAL, "path": str(folder / f"100_{V1}.jsonl"),
-        "created_at": 100, "updated_at": 104, "message_count": 3,
-        "first_user_message": "/goal legacy prompt", "last_user_message": "/goal legacy prompt",
-        "node_count": 4, "branch_count": 0, "active_leaf_id": "legacy:00000000000001cb",
-        "effective_format_version": 1, "title": None,
-    }  # fmt: skip
+    assert {
+        k: v1[k]
+        for k in (
+            "workspace_key",
+            "cwd",
+            "path",
+            "created_at",
+            "updated_at",
+            "message_count",
+            "first_user_message",
+            "last_user_message",
+            "node_count",
+            "branch_count",
+            "active_leaf_id",
+            "effective_format_version",
+            "title",
+        )
+    } == {
+        "workspace_key": KEY,
+        "cwd": HISTORICAL,
+        "path": str(folder / f"100_{V1}.jsonl"),
+        "created_at": 100,
+        "updated_at": 104,
+        "message_count": 3,
+        "first_user_message": "/goal legacy prompt",
+        "last_user_message": "/goal legacy prompt",
+        "node_count": 4,
+        "branch_count": 0,
+        "active_leaf_id": "legacy:00000000000001cb",
+        "effective_format_version": 1,
+        "title": None,
+    }
     transcript = folder / f"100_{V1}.jsonl"
-    assert (v1["file_size"], v1["file_mtime"]) == (transcript.stat().st_size,
-                                                   int(transcript.stat().st_mtime))
+    assert (v1["file_size"], v1["file_mtime"]) == (
+        transcript.stat().st_size,
+        int(transcript.stat().st_mtime),
+    )
     assert rows[V2]["message_count"] == 2 and rows[V2]["effective_format_version"] == 2  # §7.2
     assert rows[V3]["message_count"] == 2 and rows[V3]["node_count"] == 2  # §7.3
     listed = {s.id: s for s in library.list(KEY).sessions}
@@ -146,8 +256,9 @@ def test_a_v4_tree_and_search_over_real_text(library: SessionLibrary, home: Path
     assert library.search("Cargo.toml").hits == []  # tool results are not searched
 
 
-def test_rho_rows_of_vanished_sessions_go_titles_of_live_ones_stay(library: SessionLibrary,
-                                                                  home: Path) -> None:
+def test_rho_rows_of_vanished_sessions_go_titles_of_live_ones_stay(
+    library: SessionLibrary, home: Path
+) -> None:
     db = sqlite3.connect(home / "sessions" / "index.sqlite3")
     db.executescript((RHO_FIXTURES / "index-v1.sql").read_text())  # a row for /fixture: gone
     db.execute(
@@ -167,8 +278,9 @@ def test_rho_rows_of_vanished_sessions_go_titles_of_live_ones_stay(library: Sess
         assert db.execute("pragma user_version").fetchone() == (2,)
 
 
-def test_a_corrupt_transcript_is_reported_with_line_and_reason(library: SessionLibrary,
-                                                              home: Path) -> None:
+def test_a_corrupt_transcript_is_reported_with_line_and_reason(
+    library: SessionLibrary, home: Path
+) -> None:
     broken = home / "sessions" / KEY / f"100_{V3}.jsonl"
     text = broken.read_text().replace('"base_revision":1', '"base_revision":0')
     broken.write_text(text)

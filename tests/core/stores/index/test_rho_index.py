@@ -75,24 +75,52 @@ def test_v0_fixture_migrates_to_exactly_the_spec_values(tmp_path: Path) -> None:
         report = index.migration
     assert report.from_version == 0
     assert report.added_columns == (
-        "title", "first_user_message", "node_count", "branch_count", "active_leaf_id",
+        "title",
+        "first_user_message",
+        "node_count",
+        "branch_count",
+        "active_leaf_id",
         "effective_format_version",
-    )  # fmt: skip
+    )
     assert report.nulled_file_size == 1
     assert _raw(path, "pragma user_version") == [(2,)]
     assert _row_dict(path) == {
-        "workspace_key": "fixture-workspace", "cwd": "/fixture", "id": "fixture-session",
-        "path": "/fixture/session.jsonl", "created_at": 10, "updated_at": 20, "message_count": 2,
-        "last_user_message": "historical prompt", "file_size": None, "file_mtime": 20,
-        "title": None, "first_user_message": None, "node_count": 0, "branch_count": 0,
-        "active_leaf_id": None, "effective_format_version": 1,
-    }  # fmt: skip
+        "workspace_key": "fixture-workspace",
+        "cwd": "/fixture",
+        "id": "fixture-session",
+        "path": "/fixture/session.jsonl",
+        "created_at": 10,
+        "updated_at": 20,
+        "message_count": 2,
+        "last_user_message": "historical prompt",
+        "file_size": None,
+        "file_mtime": 20,
+        "title": None,
+        "first_user_message": None,
+        "node_count": 0,
+        "branch_count": 0,
+        "active_leaf_id": None,
+        "effective_format_version": 1,
+    }
     # Migrated tables keep the old physical order, new columns at the end (§10.3).
     assert [r[1] for r in _raw(path, "pragma table_info(sessions)")] == [
-        "workspace_key", "cwd", "id", "path", "created_at", "updated_at", "message_count",
-        "last_user_message", "file_size", "file_mtime", "title", "first_user_message",
-        "node_count", "branch_count", "active_leaf_id", "effective_format_version",
-    ]  # fmt: skip
+        "workspace_key",
+        "cwd",
+        "id",
+        "path",
+        "created_at",
+        "updated_at",
+        "message_count",
+        "last_user_message",
+        "file_size",
+        "file_mtime",
+        "title",
+        "first_user_message",
+        "node_count",
+        "branch_count",
+        "active_leaf_id",
+        "effective_format_version",
+    ]
     names = {r[1] for r in _raw(path, "pragma index_list(sessions)")}
     assert {"sessions_workspace_updated_idx", "sessions_workspace_id_idx"} <= names
 
@@ -103,20 +131,33 @@ def test_v1_fixture_keeps_its_title_and_nulls_file_size(tmp_path: Path) -> None:
     with RhoIndex.open(root) as index:
         assert index.migration.from_version == 1
         assert index.migration.added_columns == (
-            "node_count", "branch_count", "active_leaf_id", "effective_format_version",
-        )  # fmt: skip
+            "node_count",
+            "branch_count",
+            "active_leaf_id",
+            "effective_format_version",
+        )
         assert index.migration.created_indexes == ()
         assert index.titles() == {("fixture-workspace", "fixture-session"): "fixture title"}
         (row,) = index.rows()
     assert _raw(path, "pragma user_version") == [(2,)]
     assert _row_dict(path) == {
-        "workspace_key": "fixture-workspace", "cwd": "/fixture", "id": "fixture-session",
-        "path": "/fixture/session.jsonl", "created_at": 10, "updated_at": 20, "message_count": 2,
-        "title": "fixture title", "first_user_message": "first prompt",
-        "last_user_message": "last prompt", "file_size": None, "file_mtime": 20,
-        "node_count": 0, "branch_count": 0, "active_leaf_id": None,
+        "workspace_key": "fixture-workspace",
+        "cwd": "/fixture",
+        "id": "fixture-session",
+        "path": "/fixture/session.jsonl",
+        "created_at": 10,
+        "updated_at": 20,
+        "message_count": 2,
+        "title": "fixture title",
+        "first_user_message": "first prompt",
+        "last_user_message": "last prompt",
+        "file_size": None,
+        "file_mtime": 20,
+        "node_count": 0,
+        "branch_count": 0,
+        "active_leaf_id": None,
         "effective_format_version": 1,
-    }  # fmt: skip
+    }
     assert row.title == "fixture title" and row.file_size is None and row.node_count == 0
 
 
@@ -133,13 +174,16 @@ def test_opening_a_current_index_writes_nothing(tmp_path: Path) -> None:
 def test_a_failed_migration_rolls_everything_back(tmp_path: Path) -> None:
     # A v0 table without file_mtime: steps 3-4 add columns, step 6 fails, nothing survives.
     root = tmp_path / "sessions"
-    path = _build(root, """
+    path = _build(
+        root,
+        """
         create table sessions (workspace_key text not null, cwd text not null, id text not null,
             path text not null, created_at integer not null, updated_at integer not null,
             message_count integer not null default 0, last_user_message text, file_size integer,
             primary key (workspace_key, id));
         insert into sessions values ('k', '/c', 'i', '/p', 1, 2, 3, 'm', 4);
-    """)
+    """,
+    )
     with pytest.raises(IndexMalformed, match="missing column\\(s\\): file_mtime"):
         RhoIndex.open(root)
     assert _raw(path, "pragma user_version") == [(0,)]
@@ -160,8 +204,10 @@ def test_v1_without_required_columns_is_malformed_and_untouched(tmp_path: Path) 
 
 def test_a_newer_index_is_refused_untouched_but_its_titles_are_salvaged(tmp_path: Path) -> None:
     root = tmp_path / "sessions"
-    script = (RHO_FIXTURES / "index-v1.sql").read_text().replace(
-        "pragma user_version = 1", "pragma user_version = 3"
+    script = (
+        (RHO_FIXTURES / "index-v1.sql")
+        .read_text()
+        .replace("pragma user_version = 1", "pragma user_version = 3")
     )
     path = _build(root, script)
     before = _digest(path)
@@ -348,7 +394,9 @@ def test_row_currency_rules(tmp_path: Path) -> None:
     assert not row_is_current(replace(row, file_mtime=1), unit, root, fake_key)
     assert not row_is_current(replace(row, file_size=None), unit, root, fake_key)
     assert not row_is_current(replace(row, first_user_message=None), unit, root, fake_key)
-    assert row_is_current(replace(row, first_user_message=None, message_count=0), unit, root, fake_key)
+    assert row_is_current(
+        replace(row, first_user_message=None, message_count=0), unit, root, fake_key
+    )
     assert not row_is_current(replace(row, path=str(transcript) + "x"), unit, root, fake_key)
     assert not row_is_current(row, replace(unit, cwd="/elsewhere"), root, fake_key)
     misplaced = replace(row, workspace_key="ws-other")
@@ -366,9 +414,13 @@ def test_apply_sync_drops_results_for_files_that_changed_meanwhile(tmp_path: Pat
         fresh2 = summary_for(t2, "/w", "s2")
         t2.write_text("grown while we were parsing\n")
         outcome = index.apply_sync(
-            before={}, refreshed=[fresh1, fresh2], stale=[], still_seen=lambda *k: False,
-            sessions_root=root, key_of=fake_key,
-        )  # fmt: skip
+            before={},
+            refreshed=[fresh1, fresh2],
+            stale=[],
+            still_seen=lambda *k: False,
+            sessions_root=root,
+            key_of=fake_key,
+        )
         assert outcome.upserted == [(fresh1.workspace_key, "s1")]
         assert outcome.skipped_changed == [(fresh2.workspace_key, "s2")]
         assert [r.id for r in index.rows()] == ["s1"]
@@ -385,9 +437,13 @@ def test_apply_sync_deletes_only_unchanged_stale_rows(tmp_path: Path) -> None:
         before = {(r.workspace_key, r.id): r for r in index.rows()}
         index.upsert([replace(changed, message_count=99)])  # another writer, after step 1
         outcome = index.apply_sync(
-            before=before, refreshed=[], stale=list(before), sessions_root=root, key_of=fake_key,
+            before=before,
+            refreshed=[],
+            stale=list(before),
+            sessions_root=root,
+            key_of=fake_key,
             still_seen=lambda wk, sid: sid == "back",
-        )  # fmt: skip
+        )
         assert outcome.deleted == [(gone.workspace_key, "gone")]
         assert sorted(k[1] for k in outcome.spared) == ["back", "changed"]
         assert sorted(r.id for r in index.rows()) == ["back", "changed"]
@@ -403,9 +459,13 @@ def test_apply_sync_keeps_titles_when_refreshing(tmp_path: Path) -> None:
         before = {(r.workspace_key, r.id): r for r in index.rows()}
         fresh = summary_for(t1, "/w", "s1", message_count=7)
         outcome = index.apply_sync(
-            before=before, refreshed=[fresh], stale=[], still_seen=lambda *k: False,
-            sessions_root=root, key_of=fake_key,
-        )  # fmt: skip
+            before=before,
+            refreshed=[fresh],
+            stale=[],
+            still_seen=lambda *k: False,
+            sessions_root=root,
+            key_of=fake_key,
+        )
         assert outcome.upserted == [(old.workspace_key, "s1")]
         row = index.row(old.workspace_key, "s1")
         assert row is not None and (row.title, row.message_count) == ("kept", 7)
@@ -418,7 +478,12 @@ def test_open_readonly_reads_old_schemas_without_touching_them(tmp_path: Path) -
     with RhoIndex.open_readonly(root) as index:
         assert index.migration.from_version == 0
         (row,) = index.rows()
-        assert (row.title, row.first_user_message, row.node_count, row.file_size) == (None, None, 0, 100)
+        assert (row.title, row.first_user_message, row.node_count, row.file_size) == (
+            None,
+            None,
+            0,
+            100,
+        )
         assert row.effective_format_version == 1
         with pytest.raises(StorageError):
             index.upsert([make_summary()])

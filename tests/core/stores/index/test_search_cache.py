@@ -78,17 +78,35 @@ def test_snippets_of_long_text_have_offsets_and_are_capped(tmp_path: Path) -> No
     assert body[first.offset + start : first.offset + end] == "NEEDLE"
 
 
-def test_text_beyond_the_cap_is_not_indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_beyond_the_cap_is_not_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(search, "MAX_SEARCH_CHARS", 20)
     with SessionCache.open(tmp_path / "c.sqlite3") as cache:
         _put(cache, id="s1", search_text="early words here, and late words there")
         assert cache.search("early").hits and not cache.search("late").hits
 
 
-@pytest.mark.parametrize("query", [
-    '"', '""', "a\"b", "NEAR(", "AND OR NOT", "*", "x*", "100%", "_", "'; drop table sessions; --",
-    "{col}:x", "^start", "\\", "snake_case_name", "a - b",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        '""',
+        'a"b',
+        "NEAR(",
+        "AND OR NOT",
+        "*",
+        "x*",
+        "100%",
+        "_",
+        "'; drop table sessions; --",
+        "{col}:x",
+        "^start",
+        "\\",
+        "snake_case_name",
+        "a - b",
+    ],
+)
 def test_hostile_queries_never_raise(tmp_path: Path, query: str) -> None:
     with SessionCache.open(tmp_path / "c.sqlite3") as cache:
         _put(cache, id="s1", search_text="snake_case_name and 100% of a - b NEAR( AND OR NOT")
@@ -137,6 +155,8 @@ def test_public_names_are_sorted_and_resolve(module: str) -> None:
 
     mod = importlib.import_module(f"rho_desk.core.stores.{module}")
     # ruff's RUF022 order, as the rest of the project: CONSTANTS, Classes, functions.
-    order = sorted(mod.__all__, key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n))
+    order = sorted(
+        mod.__all__, key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n)
+    )
     assert mod.__all__ == order
     assert [n for n in mod.__all__ if not hasattr(mod, n)] == []

@@ -39,7 +39,10 @@ def next_snapshot(previous: SessionSnapshot) -> SessionSnapshot:
         )
         history = (previous.history[0], Message.user_text(f"summary at {revision}"))
         return previous.replace(revision=revision, history=history, compaction=state)
-    turn = (Message.user_text(f"question {revision}"), Message.assistant_text(f"answer {revision} " + "x" * 200))
+    turn = (
+        Message.user_text(f"question {revision}"),
+        Message.assistant_text(f"answer {revision} " + "x" * 200),
+    )
     return previous.replace(revision=revision, history=previous.history + turn)
 
 

@@ -23,9 +23,15 @@ V3_UPGRADE_EXAMPLE = (
 
 SID = "5f0c2d7e-8a41-4c1b-9d33-0e6b7a2f9c10"
 PROVIDER = {"provider": "openai", "api": "responses", "model": "gpt-5"}
-ZERO = {"completed_compactions": 0, "removed_messages": 0, "removed_tokens": 0,
-        "removed_cost_usd_micros": 0, "last_previous_tokens": None, "last_current_tokens": None,
-        "last_revision": None}  # fmt: skip
+ZERO = {
+    "completed_compactions": 0,
+    "removed_messages": 0,
+    "removed_tokens": 0,
+    "removed_cost_usd_micros": 0,
+    "last_previous_tokens": None,
+    "last_current_tokens": None,
+    "last_revision": None,
+}
 
 
 def user(text: str) -> dict[str, Any]:
@@ -37,27 +43,51 @@ def assistant(text: str) -> dict[str, Any]:
 
 
 def tool_call(call_id: str, name: str = "bash") -> dict[str, Any]:
-    return {"Assistant": [{"ToolCall": {"id": call_id, "name": name, "arguments": {"command": "ls"}}}]}
+    return {
+        "Assistant": [{"ToolCall": {"id": call_id, "name": name, "arguments": {"command": "ls"}}}]
+    }
 
 
 def tool_result(call_id: str, content: str = "ok") -> dict[str, Any]:
     return {"ToolResult": {"id": call_id, "ok": True, "content": content}}
 
 
-def compaction(count: int = 1, removed: int = 2, revision: int | None = None, **extra: Any) -> dict[str, Any]:
-    return {**ZERO, "completed_compactions": count, "removed_messages": removed,
-            "last_revision": revision, **extra}  # fmt: skip
+def compaction(
+    count: int = 1, removed: int = 2, revision: int | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        **ZERO,
+        "completed_compactions": count,
+        "removed_messages": removed,
+        "last_revision": revision,
+        **extra,
+    }
 
 
-def header(version: int = 4, sid: str = SID, ts: str = "1767225600", cwd: str = "/home/alice/proj") -> dict[str, Any]:
+def header(
+    version: int = 4, sid: str = SID, ts: str = "1767225600", cwd: str = "/home/alice/proj"
+) -> dict[str, Any]:
     return {"type": "session", "version": version, "id": sid, "timestamp": ts, "cwd": cwd}
 
 
-def snapshot(revision: int, history: list[Any], *, sid: str = SID, comp: dict[str, Any] | None = None,
-             key: str | None = None, metadata: dict[str, str] | None = None,
-             provider: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
-    value: dict[str, Any] = {"schema_version": 2, "session_id": sid, "revision": revision, "history": history,
-                             "provider": provider or PROVIDER, "compaction": comp or ZERO}  # fmt: skip
+def snapshot(
+    revision: int,
+    history: list[Any],
+    *,
+    sid: str = SID,
+    comp: dict[str, Any] | None = None,
+    key: str | None = None,
+    metadata: dict[str, str] | None = None,
+    provider: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    value: dict[str, Any] = {
+        "schema_version": 2,
+        "session_id": sid,
+        "revision": revision,
+        "history": history,
+        "provider": provider or PROVIDER,
+        "compaction": comp or ZERO,
+    }
     if metadata:
         value["metadata"] = metadata
     if key is not None:
@@ -65,12 +95,25 @@ def snapshot(revision: int, history: list[Any], *, sid: str = SID, comp: dict[st
     return value
 
 
-def delta(base: int, revision: int, appended: list[Any], *, sid: str = SID,
-          comp: dict[str, Any] | None = None, metadata: dict[str, str] | None = None,
-          key: str | None = None) -> dict[str, Any]:  # fmt: skip
-    value: dict[str, Any] = {"base_revision": base, "session_id": sid, "revision": revision,
-                             "appended_history": appended, "provider": PROVIDER, "compaction": comp or ZERO,
-                             "metadata": metadata or {}}  # fmt: skip
+def delta(
+    base: int,
+    revision: int,
+    appended: list[Any],
+    *,
+    sid: str = SID,
+    comp: dict[str, Any] | None = None,
+    metadata: dict[str, str] | None = None,
+    key: str | None = None,
+) -> dict[str, Any]:
+    value: dict[str, Any] = {
+        "base_revision": base,
+        "session_id": sid,
+        "revision": revision,
+        "appended_history": appended,
+        "provider": PROVIDER,
+        "compaction": comp or ZERO,
+        "metadata": metadata or {},
+    }
     if key is not None:
         value["prompt_cache_key"] = key
     return value
@@ -80,9 +123,17 @@ def shown(ts: str, *messages: Any) -> list[dict[str, Any]]:
     return [{"timestamp": ts, "message": m} for m in messages]
 
 
-def node(node_id: str, parent: str | None, ts: str, *, snap: dict[str, Any] | None = None,
-         dlt: dict[str, Any] | None = None, kind: str = "commit", facts: dict[str, Any] | None = None,
-         display: list[Any] | None = None) -> dict[str, Any]:  # fmt: skip
+def node(
+    node_id: str,
+    parent: str | None,
+    ts: str,
+    *,
+    snap: dict[str, Any] | None = None,
+    dlt: dict[str, Any] | None = None,
+    kind: str = "commit",
+    facts: dict[str, Any] | None = None,
+    display: list[Any] | None = None,
+) -> dict[str, Any]:
     value: dict[str, Any] = {"type": "node", "id": node_id}
     if parent is not None:
         value["parent_id"] = parent
@@ -102,12 +153,24 @@ def set_leaf(target: str, ts: str = "1767225999") -> dict[str, Any]:
     return {"type": "set_leaf", "timestamp": ts, "target_id": target}
 
 
-def legacy_snapshot(ts: str, snap: dict[str, Any], display: list[Any] | None = None) -> dict[str, Any]:
-    return {"type": "snapshot", "timestamp": ts, "snapshot": snap, "display_messages": display or []}
+def legacy_snapshot(
+    ts: str, snap: dict[str, Any], display: list[Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "type": "snapshot",
+        "timestamp": ts,
+        "snapshot": snap,
+        "display_messages": display or [],
+    }
 
 
 def legacy_delta(ts: str, dlt: dict[str, Any], display: list[Any] | None = None) -> dict[str, Any]:
-    return {"type": "snapshot_delta", "timestamp": ts, "delta": dlt, "display_messages": display or []}
+    return {
+        "type": "snapshot_delta",
+        "timestamp": ts,
+        "delta": dlt,
+        "display_messages": display or [],
+    }
 
 
 def line(record: dict[str, Any]) -> bytes:
@@ -126,10 +189,25 @@ def write(path: Path, *records: dict[str, Any]) -> Path:
 
 def v4_simple(turns: int = 3) -> bytes:
     """A v4 file: a root snapshot and ``turns - 1`` delta commits, one user+assistant pair each."""
-    records = [header(), node("n1", None, "1767225601", snap=snapshot(1, [user("u1"), assistant("a1")]),
-                              display=shown("1767225601", user("u1"), assistant("a1")))]  # fmt: skip
+    records = [
+        header(),
+        node(
+            "n1",
+            None,
+            "1767225601",
+            snap=snapshot(1, [user("u1"), assistant("a1")]),
+            display=shown("1767225601", user("u1"), assistant("a1")),
+        ),
+    ]
     for i in range(2, turns + 1):
         ts = str(1767225600 + i)
-        records.append(node(f"n{i}", f"n{i - 1}", ts, dlt=delta(i - 1, i, [user(f"u{i}"), assistant(f"a{i}")]),
-                            display=shown(ts, user(f"u{i}"), assistant(f"a{i}"))))  # fmt: skip
+        records.append(
+            node(
+                f"n{i}",
+                f"n{i - 1}",
+                ts,
+                dlt=delta(i - 1, i, [user(f"u{i}"), assistant(f"a{i}")]),
+                display=shown(ts, user(f"u{i}"), assistant(f"a{i}")),
+            )
+        )
     return transcript(*records)

@@ -44,8 +44,11 @@ def test_v1_table_ids_kinds_revisions() -> None:
         ("legacy:00000000000001cb", 459, NodeKind.COMMIT, 4),
     ]
     assert [n.parent.id if n.parent else None for n in tree.nodes.values()] == [
-        None, "legacy:000000000000007b", "legacy:000000000000010a", "legacy:0000000000000162",
-    ]  # fmt: skip
+        None,
+        "legacy:000000000000007b",
+        "legacy:000000000000010a",
+        "legacy:0000000000000162",
+    ]
     assert tree.active_leaf is not None and tree.active_leaf.id == "legacy:00000000000001cb"
     assert not tree.active_leaf.has_snapshot
     assert (tree.created_at, tree.updated_at, tree.format_version) == (100, 104, 1)
@@ -58,14 +61,22 @@ def test_v1_resume_snapshot_is_exactly_the_spec_document() -> None:
         "schema_version": 2,
         "session_id": "11111111-1111-4111-8111-111111111111",
         "revision": 4,
-        "history": [{"User": [{"Text": "compacted legacy summary"}]},
-                    {"Assistant": [{"Text": "answer after compaction"}]}],
+        "history": [
+            {"User": [{"Text": "compacted legacy summary"}]},
+            {"Assistant": [{"Text": "answer after compaction"}]},
+        ],
         "provider": {"provider": "caller", "api": "api", "model": "model"},
-        "compaction": {"completed_compactions": 1, "removed_messages": 1, "removed_tokens": 7,
-                       "removed_cost_usd_micros": 0, "last_previous_tokens": 18,
-                       "last_current_tokens": 11, "last_revision": 3},
+        "compaction": {
+            "completed_compactions": 1,
+            "removed_messages": 1,
+            "removed_tokens": 7,
+            "removed_cost_usd_micros": 0,
+            "last_previous_tokens": 18,
+            "last_current_tokens": 11,
+            "last_revision": 3,
+        },
         "prompt_cache_key": "K",
-    }  # fmt: skip
+    }
     # without a caller identity: the synthetic legacy one and the app's default key
     default = tree.snapshot()
     assert str(default.provider) == "legacy/legacy/legacy"
@@ -81,10 +92,17 @@ def test_v1_projected_display_and_summary() -> None:
         ("104", "Assistant", "answer after compaction"),
     ]
     s = summarize(RHO_FIXTURES / "session-v1.jsonl")
-    assert (s.message_count, s.first_user_message, s.last_user_message) == (3, "/goal legacy prompt", "/goal legacy prompt")
+    assert (s.message_count, s.first_user_message, s.last_user_message) == (
+        3,
+        "/goal legacy prompt",
+        "/goal legacy prompt",
+    )
     assert (s.created_at, s.updated_at, s.node_count, s.branch_count) == (100, 104, 4, 0)
     assert (s.active_leaf_id, s.effective_format_version) == ("legacy:00000000000001cb", 1)
-    assert (s.workspace_key, s.cwd) == ("-historical-workspace-a3f6d2ed37d6658c", "/historical/workspace")
+    assert (s.workspace_key, s.cwd) == (
+        "-historical-workspace-a3f6d2ed37d6658c",
+        "/historical/workspace",
+    )
     assert s.id == "11111111-1111-4111-8111-111111111111"  # no `_` in the name: the header id
     assert (s.provider, s.model, s.compaction_count) == (None, None, 1)
     assert s.file_size == 557 and s.file_mtime is not None
@@ -95,28 +113,54 @@ def test_v2_single_compaction_root() -> None:
     session = read_session(RHO_FIXTURES / "session-v2.jsonl")
     tree = session.tree
     (node,) = tree.nodes.values()
-    assert (node.id, node.kind, node.revision) == ("legacy:000000000000007b", NodeKind.COMPACTION, 4)
+    assert (node.id, node.kind, node.revision) == (
+        "legacy:000000000000007b",
+        NodeKind.COMPACTION,
+        4,
+    )
     snapshot = tree.snapshot(provider=P, prompt_cache_key="K")
     assert plain(snapshot) == {
         "schema_version": 2,
         "session_id": "22222222-2222-4222-8222-222222222222",
         "revision": 4,
-        "history": [{"User": [{"Text": "snapshot prompt"}]}, {"Assistant": [{"Text": "snapshot answer"}]}],
-        "provider": {"provider": "fixture-provider", "api": "fixture-api", "model": "fixture-model"},
-        "compaction": {"completed_compactions": 1, "removed_messages": 3, "removed_tokens": 0,
-                       "removed_cost_usd_micros": 0, "last_previous_tokens": None,
-                       "last_current_tokens": None, "last_revision": 3},
+        "history": [
+            {"User": [{"Text": "snapshot prompt"}]},
+            {"Assistant": [{"Text": "snapshot answer"}]},
+        ],
+        "provider": {
+            "provider": "fixture-provider",
+            "api": "fixture-api",
+            "model": "fixture-model",
+        },
+        "compaction": {
+            "completed_compactions": 1,
+            "removed_messages": 3,
+            "removed_tokens": 0,
+            "removed_cost_usd_micros": 0,
+            "last_previous_tokens": None,
+            "last_current_tokens": None,
+            "last_revision": 3,
+        },
         "metadata": {"source": "application fixture"},
         "prompt_cache_key": "rho:fixture-session",
-    }  # fmt: skip
+    }
     assert texts(tree.display()) == [
         ("201", "User", "/goal snapshot prompt"),
         ("204", "Assistant", "snapshot answer"),
         ("204", "Assistant", "◆ Compacted context"),
     ]
     s = summarize(RHO_FIXTURES / "session-v2.jsonl")
-    assert (s.message_count, s.node_count, s.effective_format_version, s.updated_at) == (2, 1, 2, 204)
-    assert (s.provider, s.model, s.compaction_count) == ("fixture-provider/fixture-api/fixture-model", "fixture-model", 1)
+    assert (s.message_count, s.node_count, s.effective_format_version, s.updated_at) == (
+        2,
+        1,
+        2,
+        204,
+    )
+    assert (s.provider, s.model, s.compaction_count) == (
+        "fixture-provider/fixture-api/fixture-model",
+        "fixture-model",
+        1,
+    )
 
 
 def test_v3_snapshot_then_delta() -> None:
@@ -128,9 +172,14 @@ def test_v3_snapshot_then_delta() -> None:
     snapshot = tree.snapshot()
     assert snapshot.revision == 2
     assert [m.text() for m in snapshot.history] == ["delta prompt", "delta answer"]
-    assert snapshot.compaction.completed_compactions == 0 and snapshot.compaction.last_revision is None
+    assert (
+        snapshot.compaction.completed_compactions == 0 and snapshot.compaction.last_revision is None
+    )
     assert snapshot.prompt_cache_key == "rho:delta-fixture"
-    assert texts(tree.display()) == [("301", "User", "delta prompt"), ("302", "Assistant", "delta answer")]
+    assert texts(tree.display()) == [
+        ("301", "User", "delta prompt"),
+        ("302", "Assistant", "delta answer"),
+    ]
     assert summarize(RHO_FIXTURES / "session-v3.jsonl").message_count == 2
 
 
@@ -147,13 +196,23 @@ def test_v3_with_base_revision_zero_fails_to_load() -> None:
 def test_snapshot_documents_migrate_to_schema_2() -> None:
     v1 = open_snapshot(RHO_FIXTURES / "session-snapshot-v1.json")
     assert (v1.schema_version, v1.revision, v1.prompt_cache_key) == (2, 3, None)
-    assert (v1.compaction.completed_compactions, v1.compaction.removed_messages, v1.compaction.last_revision) == (1, 4, 2)
+    assert (
+        v1.compaction.completed_compactions,
+        v1.compaction.removed_messages,
+        v1.compaction.last_revision,
+    ) == (1, 4, 2)
     assert v1.metadata == {"title": "snapshot v1"}
     pretty = json.loads(encode_pretty(v1))
     assert pretty["schema_version"] == 2
-    assert pretty["compaction"] == {"completed_compactions": 1, "removed_messages": 4, "removed_tokens": 0,
-                                    "removed_cost_usd_micros": 0, "last_previous_tokens": None,
-                                    "last_current_tokens": None, "last_revision": 2}  # fmt: skip
+    assert pretty["compaction"] == {
+        "completed_compactions": 1,
+        "removed_messages": 4,
+        "removed_tokens": 0,
+        "removed_cost_usd_micros": 0,
+        "last_previous_tokens": None,
+        "last_current_tokens": None,
+        "last_revision": 2,
+    }
     assert "prompt_cache_key" not in pretty
     v2 = open_snapshot(RHO_FIXTURES / "session-snapshot-v2.json")
     assert (v2.revision, v2.prompt_cache_key) == (5, "rho:fixture-cache")
@@ -182,7 +241,10 @@ def test_fixtures_under_upstream_names_check_the_id(tmp_path: Path) -> None:
     with pytest.raises(SessionIdMismatch) as caught:
         read_session(bad)
     assert caught.value.line == 1
-    assert read_session(bad, check_name=False).tree.session_id == "33333333-3333-4333-8333-333333333333"
+    assert (
+        read_session(bad, check_name=False).tree.session_id
+        == "33333333-3333-4333-8333-333333333333"
+    )
 
 
 def test_rho_continuation_of_v3_fixture_is_read(tmp_path: Path) -> None:
@@ -195,7 +257,9 @@ def test_rho_continuation_of_v3_fixture_is_read(tmp_path: Path) -> None:
     leaf = tree.active_leaf
     assert leaf is not None and leaf.id == "<uuid4>" and leaf.parent is not None
     assert leaf.parent.id == "legacy:0000000000000251" and leaf.revision == 2
-    assert encode(tree.snapshot()) == encode(read_session(RHO_FIXTURES / "session-v3.jsonl").tree.snapshot())
+    assert encode(tree.snapshot()) == encode(
+        read_session(RHO_FIXTURES / "session-v3.jsonl").tree.snapshot()
+    )
 
 
 def test_v1_continued_unchanged_under_a_message_only_node() -> None:

@@ -27,16 +27,37 @@ from .helpers import (
     user,
 )
 
-ODD_ARGS = {"ToolCall": {"id": "c1", "name": "calc", "arguments": {"n": -12.5e-3, "m": 1234567, "t": True,
-                                                                    "z": None, "s": "é\\\"\u2028"}}}  # fmt: skip
+ODD_ARGS = {
+    "ToolCall": {
+        "id": "c1",
+        "name": "calc",
+        "arguments": {"n": -12.5e-3, "m": 1234567, "t": True, "z": None, "s": 'é\\"\u2028'},
+    }
+}
 RICH_V4 = transcript(
     header(),
-    node("a", None, "1767225601", snap=snapshot(1, [user("héllo ✓"), {"Assistant": [ODD_ARGS]}]),
-         display=shown("1767225601", user("héllo ✓"))),
-    node("b", "a", "1767225602", dlt=delta(1, 2, [{"ToolResult": {"id": "c1", "ok": False, "content": "-1"}}])),
+    node(
+        "a",
+        None,
+        "1767225601",
+        snap=snapshot(1, [user("héllo ✓"), {"Assistant": [ODD_ARGS]}]),
+        display=shown("1767225601", user("héllo ✓")),
+    ),
+    node(
+        "b",
+        "a",
+        "1767225602",
+        dlt=delta(1, 2, [{"ToolResult": {"id": "c1", "ok": False, "content": "-1"}}]),
+    ),
     set_leaf("a"),
-    node("c", "a", "1767225604", dlt=delta(1, 3, [assistant("naïve 日本")]), display=shown("1767225604", assistant("x"))),
-)  # fmt: skip
+    node(
+        "c",
+        "a",
+        "1767225604",
+        dlt=delta(1, 3, [assistant("naïve 日本")]),
+        display=shown("1767225604", assistant("x")),
+    ),
+)
 RICH_V3 = transcript(
     header(version=3),
     legacy_snapshot("11", snapshot(1, [user("q")], key="k"), shown("11", user("q"))),
@@ -65,7 +86,9 @@ def test_every_prefix_loads_to_its_complete_records(name: str) -> None:
     for cut in range(len(data) + 1):
         session = parse_session(data[:cut], source=name)
         whole = complete_records(data[:cut])
-        assert session.tree.record_count in (whole, whole + 1), cut  # +1: an unterminated complete line
+        assert session.tree.record_count in (whole, whole + 1), (
+            cut
+        )  # +1: an unterminated complete line
         if session.notes:
             assert session.tree.record_count == whole and session.valid_end <= cut
         assert len(session.notes) <= 1
@@ -88,7 +111,9 @@ def check_any(data: bytes) -> None:
             tree.display()
             try:
                 tree.snapshot()
-            except SessionFileError as exc:  # a legacy snapshot of another session: refused on resume
+            except (
+                SessionFileError
+            ) as exc:  # a legacy snapshot of another session: refused on resume
                 assert "belongs to session" in str(exc)
 
 
@@ -100,7 +125,9 @@ FUZZ = settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCh
 def test_mutated_files_never_crash(name: str, data: st.DataObject) -> None:
     raw = bytearray(SAMPLES[name])
     for _ in range(data.draw(st.integers(1, 4))):
-        kind = data.draw(st.sampled_from(["flip", "insert", "delete", "dup-line", "swap-lines", "truncate"]))
+        kind = data.draw(
+            st.sampled_from(["flip", "insert", "delete", "dup-line", "swap-lines", "truncate"])
+        )
         if not raw:
             break
         at = data.draw(st.integers(0, len(raw) - 1))
@@ -114,7 +141,10 @@ def test_mutated_files_never_crash(name: str, data: st.DataObject) -> None:
             del raw[at:]
         else:
             lines = bytes(raw).split(b"\n")
-            i, j = data.draw(st.integers(0, len(lines) - 1)), data.draw(st.integers(0, len(lines) - 1))
+            i, j = (
+                data.draw(st.integers(0, len(lines) - 1)),
+                data.draw(st.integers(0, len(lines) - 1)),
+            )
             if kind == "dup-line":
                 lines.insert(j, lines[i])
             else:
@@ -130,21 +160,38 @@ def test_random_bytes_never_crash(data: bytes) -> None:
 
 
 @FUZZ
-@given(st.lists(st.sampled_from([line for sample in SAMPLES.values() for line in sample.split(b"\n")]),
-                max_size=12))  # fmt: skip
+@given(
+    st.lists(
+        st.sampled_from([line for sample in SAMPLES.values() for line in sample.split(b"\n")]),
+        max_size=12,
+    )
+)
 def test_random_record_sequences_never_crash(lines: list[bytes]) -> None:
     check_any(b"\n".join(lines))
 
 
 @FUZZ
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-                    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
-                    max_leaves=20))  # fmt: skip
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False)
+        | st.text(max_size=5),
+        lambda children: (
+            st.lists(children, max_size=3)
+            | st.dictionaries(st.text(max_size=4), children, max_size=3)
+        ),
+        max_leaves=20,
+    )
+)
 def test_random_json_values_in_records_never_crash(value: object) -> None:
     import json
 
-    for template in ('{"type":"node","id":"x","parent_id":"a","timestamp":"1","kind":"commit","transition":%s}',
-                     '{"type":"snapshot","timestamp":"1","snapshot":%s,"display_messages":[]}',
-                     '{"type":"set_leaf","timestamp":%s,"target_id":"a"}'):  # fmt: skip
+    for template in (
+        '{"type":"node","id":"x","parent_id":"a","timestamp":"1","kind":"commit","transition":%s}',
+        '{"type":"snapshot","timestamp":"1","snapshot":%s,"display_messages":[]}',
+        '{"type":"set_leaf","timestamp":%s,"target_id":"a"}',
+    ):
         line = (template % json.dumps(value)).encode()
         check_any(transcript(header()) + line + b"\n")

@@ -34,8 +34,11 @@ def test_sigkill_during_200_saves_never_loses_or_mixes(tmp_path: Path) -> None:
     confirmed = 0
     kills = 0
     while confirmed < TOTAL:
-        proc = subprocess.Popen([sys.executable, SCRIPT, "crash", str(path), str(TOTAL)],
-                                stdout=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, SCRIPT, "crash", str(path), str(TOTAL)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(rng.uniform(0.0, 0.04))
@@ -65,8 +68,16 @@ def test_sigkill_during_200_saves_never_loses_or_mixes(tmp_path: Path) -> None:
 @pytest.mark.timeout(120)
 def test_two_processes_appending_one_wins(tmp_path: Path) -> None:
     path = new_session(tmp_path)
-    procs = [subprocess.Popen([sys.executable, SCRIPT, "race", str(path), name], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, bufsize=1) for name in ("alpha", "beta")]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, SCRIPT, "race", str(path), name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        for name in ("alpha", "beta")
+    ]
     try:
         for round_ in range(8):
             lines_before = path.read_bytes().count(b"\n")

@@ -45,14 +45,26 @@ from .helpers import (
     v4_simple,
 )
 
-ROOT = node("r", None, "10", snap=snapshot(1, [user("u1"), assistant("a1")]), display=shown("10", user("u1"), assistant("a1")))
+ROOT = node(
+    "r",
+    None,
+    "10",
+    snap=snapshot(1, [user("u1"), assistant("a1")]),
+    display=shown("10", user("u1"), assistant("a1")),
+)
 
 
 def load(*records: dict, tail: bytes = b"") -> object:
     return parse_session(transcript(*records) + tail, source="t.jsonl").tree
 
 
-def fails(error: type[SessionFileError], *records: dict, tail: bytes = b"", line_no: int | None = None, text: str = "") -> SessionFileError:
+def fails(
+    error: type[SessionFileError],
+    *records: dict,
+    tail: bytes = b"",
+    line_no: int | None = None,
+    text: str = "",
+) -> SessionFileError:
     with pytest.raises(error) as caught:
         parse_session(transcript(*records) + tail, source="t.jsonl")
     err = caught.value
@@ -79,7 +91,10 @@ def test_worked_v4_example() -> None:
     assert [m.text() for m in tree.snapshot().history][1].startswith("Automatic compaction summary")
     shown_ = tree.display()
     assert len(shown_) == 5 and len(tree.display(markers=False)) == 4
-    assert shown_[-1].message.text() == "◆ Compacted context\n5 → 3 messages\n120 → 60 estimated tokens"
+    assert (
+        shown_[-1].message.text()
+        == "◆ Compacted context\n5 → 3 messages\n120 → 60 estimated tokens"
+    )
     assert shown_[-1].timestamp == "1767225800"
     # N2 stays reachable: its state is N1's plus the delta
     assert [m.text() for m in tree.history(n2)][-2:] == ["and the hidden ones?", "None."]
@@ -92,7 +107,9 @@ def test_set_leaf_moves_the_active_leaf_and_next_node_branches() -> None:
     tree = parse_session(v4_simple(3) + line(set_leaf("n1"))).tree
     assert tree.active_leaf is tree.nodes["n1"]
     tree = parse_session(
-        v4_simple(3) + line(set_leaf("n1")) + line(node("b", "n1", "20", dlt=delta(1, 5, [user("fork")])))
+        v4_simple(3)
+        + line(set_leaf("n1"))
+        + line(node("b", "n1", "20", dlt=delta(1, 5, [user("fork")])))
     ).tree
     assert tree.active_leaf is tree.nodes["b"] and tree.branch_count == 1
     assert [m.text() for m in tree.history()] == ["u1", "a1", "fork"]
@@ -103,12 +120,17 @@ def test_a_revision_number_two_nodes_share_is_named_with_its_node() -> None:
     """A turn continued after an undo starts a branch at the next number, beside the undone node:
     both are revision 2, and whatever names one of them says which."""
     tree = parse_session(
-        v4_simple(2) + line(set_leaf("n1")) + line(node("b", "n1", "20", dlt=delta(1, 2, [user("again")])))
+        v4_simple(2)
+        + line(set_leaf("n1"))
+        + line(node("b", "n1", "20", dlt=delta(1, 2, [user("again")])))
     ).tree
     n1, n2, b = tree.nodes["n1"], tree.nodes["n2"], tree.nodes["b"]
     assert (n2.revision, b.revision) == (2, 2)
     assert tree.revision_name(n1) == "revision 1" and not tree.shares_revision(n1)
-    assert tree.revision_name(n2) == "revision 2 (node n2)" and tree.revision_name(b) == "revision 2 (node b)"
+    assert (
+        tree.revision_name(n2) == "revision 2 (node n2)"
+        and tree.revision_name(b) == "revision 2 (node b)"
+    )
 
 
 def test_histories_share_structure_and_materialise_on_demand() -> None:
@@ -118,12 +140,23 @@ def test_histories_share_structure_and_materialise_on_demand() -> None:
     assert not leaf.is_complete_base and tree.nodes["n1"].is_complete_base
     history = tree.history()
     assert tree.history() is history  # cached for the active leaf
-    assert [m.text() for m in tree.history(tree.nodes["n3"])] == ["u1", "a1", "u2", "a2", "u3", "a3"]
+    assert [m.text() for m in tree.history(tree.nodes["n3"])] == [
+        "u1",
+        "a1",
+        "u2",
+        "a2",
+        "u3",
+        "a3",
+    ]
     assert tree.history() is history  # still cached after looking elsewhere
 
 
 def test_find_revision_prefers_the_active_path() -> None:
-    data = v4_simple(3) + line(set_leaf("n1")) + line(node("b", "n1", "20", dlt=delta(1, 3, [user("x")])))
+    data = (
+        v4_simple(3)
+        + line(set_leaf("n1"))
+        + line(node("b", "n1", "20", dlt=delta(1, 3, [user("x")])))
+    )
     tree = parse_session(data).tree
     assert tree.find_revision(3).id == "b"  # n3 also has revision 3, but is off the path
     assert tree.find_revision(2).id == "n2"
@@ -205,11 +238,26 @@ def test_non_utf8_fails() -> None:
         {**node("x", "r", "11", dlt=delta(1, 2, [])), "transition": {"type": "patch"}},
         node("x", "r", "11", dlt=delta(1, 2, [{"Robot": "hi"}])),
         node("x", "r", "11", dlt=delta(1, 2, [{"User": [{"Video": {}}]}])),
-        {"type": "node", "id": "x", "parent_id": "r", "kind": "commit", "transition": {"type": "snapshot"}},
+        {
+            "type": "node",
+            "id": "x",
+            "parent_id": "r",
+            "kind": "commit",
+            "transition": {"type": "snapshot"},
+        },
         {"type": "set_leaf", "timestamp": "1"},
         {"type": "node", "id": 5},
     ],
-    ids=["type", "kind", "transition", "message-variant", "block-variant", "missing-field", "missing-target", "wrong-type"],
+    ids=[
+        "type",
+        "kind",
+        "transition",
+        "message-variant",
+        "block-variant",
+        "missing-field",
+        "missing-target",
+        "wrong-type",
+    ],
 )
 def test_unknown_or_missing_things_fail(bad: dict) -> None:
     fails(CorruptRecord, header(), ROOT, bad, line_no=3)
@@ -217,8 +265,10 @@ def test_unknown_or_missing_things_fail(bad: dict) -> None:
 
 def test_unknown_record_type_is_a_newer_rhos_record_read_around() -> None:
     # A record type this version does not know is a newer Rho's: named, passed over, read on.
-    session = parse_session(transcript(header(), ROOT, {"type": "bogus", "timestamp": "1"}, set_leaf("r")),
-                            source="t.jsonl")  # fmt: skip
+    session = parse_session(
+        transcript(header(), ROOT, {"type": "bogus", "timestamp": "1"}, set_leaf("r")),
+        source="t.jsonl",
+    )
     assert session.newer is not None and session.newer.line == 3
     assert "record type 'bogus' was written by a newer Rho" in session.newer.reason
     assert session.tree.node_count == 1 and session.damage is None
@@ -230,12 +280,21 @@ def test_unknown_extra_keys_are_ignored() -> None:
 
 
 def test_absurd_nesting_fails_cleanly() -> None:
-    deep = line(node("x", "r", "11", dlt=delta(1, 2, [tool_call("c")]))).replace(b'{"command":"ls"}', b"[" * 100_000)
+    deep = line(node("x", "r", "11", dlt=delta(1, 2, [tool_call("c")]))).replace(
+        b'{"command":"ls"}', b"[" * 100_000
+    )
     fails(CorruptRecord, header(), ROOT, tail=deep, line_no=3, text="too deep")
 
 
 def test_absurd_numbers_fail_cleanly() -> None:
-    fails(CorruptRecord, header(), ROOT, node("x", "r", "11", dlt=delta(1, 2**64, [])), line_no=3, text="64-bit")
+    fails(
+        CorruptRecord,
+        header(),
+        ROOT,
+        node("x", "r", "11", dlt=delta(1, 2**64, [])),
+        line_no=3,
+        text="64-bit",
+    )
     fails(CorruptRecord, header(), ROOT, node("x", "r", "11", dlt=delta(1, 2.0, [])), line_no=3)  # type: ignore[arg-type]
 
 
@@ -295,16 +354,39 @@ SNAP1 = legacy_snapshot("11", snapshot(1, [user("u")]), shown("11", user("u")))
     ("records", "text"),
     [
         ([header(version=4), ROOT, SNAP1], "legacy record `snapshot` in a version 4 session"),
-        ([header(version=4), ROOT, {"type": "message", "timestamp": "1", "message": user("x")}], "version 4"),
-        ([header(version=4), ROOT, {"type": "upgrade", "timestamp": "1", "active_leaf_id": "r"}], "upgrade marker in a version 4"),
+        (
+            [header(version=4), ROOT, {"type": "message", "timestamp": "1", "message": user("x")}],
+            "version 4",
+        ),
+        (
+            [header(version=4), ROOT, {"type": "upgrade", "timestamp": "1", "active_leaf_id": "r"}],
+            "upgrade marker in a version 4",
+        ),
         ([header(version=3), SNAP1, ROOT], "before its upgrade marker"),
         ([header(version=3), SNAP1, set_leaf("x")], "before its upgrade marker"),
-        ([header(version=3), {"type": "upgrade", "timestamp": "1", "active_leaf_id": "x"}], "no legacy state"),
-        ([header(version=3), SNAP1, {"type": "upgrade", "timestamp": "1", "active_leaf_id": "legacy:0"}], "current legacy leaf"),
+        (
+            [header(version=3), {"type": "upgrade", "timestamp": "1", "active_leaf_id": "x"}],
+            "no legacy state",
+        ),
+        (
+            [
+                header(version=3),
+                SNAP1,
+                {"type": "upgrade", "timestamp": "1", "active_leaf_id": "legacy:0"},
+            ],
+            "current legacy leaf",
+        ),
     ],
-    ids=["legacy-in-v4", "message-in-v4", "marker-in-v4", "node-before-marker", "set-leaf-before-marker",
-         "marker-without-state", "marker-wrong-leaf"],
-)  # fmt: skip
+    ids=[
+        "legacy-in-v4",
+        "message-in-v4",
+        "marker-in-v4",
+        "node-before-marker",
+        "set-leaf-before-marker",
+        "marker-without-state",
+        "marker-wrong-leaf",
+    ],
+)
 def test_illegal_record_order(records: list[dict], text: str) -> None:
     fails(IllegalRecord, *records, line_no=len(records), text=text)
 
@@ -335,53 +417,156 @@ N2 = node("n2", "r", "12", dlt=delta(1, 2, [user("u2")]))
         ({**N2, "id": "r"}, IllegalRecord, "duplicate node id"),
         ({**N2, "parent_id": "nope"}, IllegalRecord, "unknown parent"),
         (node("n2", None, "12", snap=snapshot(2, [])), IllegalRecord, "disconnected root"),
-        (node("n2", "r", "12", snap=snapshot(2, [user("x")]), facts={"previous_messages": 1, "current_messages": 1,
-              "previous_tokens": 1, "current_tokens": 1, "cost_usd_micros": None}), IllegalRecord, "carries compaction facts"),
-        (node("n2", "r", "12", dlt=delta(1, 2, [], comp=compaction(revision=2)), kind="compaction"), IllegalRecord, "must use a full snapshot"),
-        (node("n2", "r", "12", dlt=delta(0, 2, [user("x")])), SnapshotDeltaMismatch, "base revision 0 does not match previous revision 1"),
-        (node("n2", "r", "12", dlt=delta(1, 0, [user("x")])), SnapshotDeltaMismatch, "lower than its base revision"),
-        (node("n2", "r", "12", dlt=delta(1, 2, [user("x")], sid="other")), SnapshotDeltaMismatch, "session id"),
-        (node("n2", "r", "12", snap=snapshot(2, [user("x")], sid="other")), SessionIdMismatch, "holds a snapshot of session"),
-        (node("n2", "r", "12", dlt=delta(1, 1, [user("x")])), IllegalRecord, "without increasing the revision"),
-        (node("n2", "r", "12", snap=snapshot(1, [user("other")])), IllegalRecord, "without increasing the revision"),
-        (node("n2", "r", "12", snap=snapshot(2, [], comp=compaction(revision=2))), IllegalRecord, "but is a commit node"),
-        (node("n2", "r", "12", snap=snapshot(2, [user("x")]), kind="compaction"), IllegalRecord, "compaction state is unchanged"),
+        (
+            node(
+                "n2",
+                "r",
+                "12",
+                snap=snapshot(2, [user("x")]),
+                facts={
+                    "previous_messages": 1,
+                    "current_messages": 1,
+                    "previous_tokens": 1,
+                    "current_tokens": 1,
+                    "cost_usd_micros": None,
+                },
+            ),
+            IllegalRecord,
+            "carries compaction facts",
+        ),
+        (
+            node(
+                "n2", "r", "12", dlt=delta(1, 2, [], comp=compaction(revision=2)), kind="compaction"
+            ),
+            IllegalRecord,
+            "must use a full snapshot",
+        ),
+        (
+            node("n2", "r", "12", dlt=delta(0, 2, [user("x")])),
+            SnapshotDeltaMismatch,
+            "base revision 0 does not match previous revision 1",
+        ),
+        (
+            node("n2", "r", "12", dlt=delta(1, 0, [user("x")])),
+            SnapshotDeltaMismatch,
+            "lower than its base revision",
+        ),
+        (
+            node("n2", "r", "12", dlt=delta(1, 2, [user("x")], sid="other")),
+            SnapshotDeltaMismatch,
+            "session id",
+        ),
+        (
+            node("n2", "r", "12", snap=snapshot(2, [user("x")], sid="other")),
+            SessionIdMismatch,
+            "holds a snapshot of session",
+        ),
+        (
+            node("n2", "r", "12", dlt=delta(1, 1, [user("x")])),
+            IllegalRecord,
+            "without increasing the revision",
+        ),
+        (
+            node("n2", "r", "12", snap=snapshot(1, [user("other")])),
+            IllegalRecord,
+            "without increasing the revision",
+        ),
+        (
+            node("n2", "r", "12", snap=snapshot(2, [], comp=compaction(revision=2))),
+            IllegalRecord,
+            "but is a commit node",
+        ),
+        (
+            node("n2", "r", "12", snap=snapshot(2, [user("x")]), kind="compaction"),
+            IllegalRecord,
+            "compaction state is unchanged",
+        ),
         (set_leaf("ghost"), IllegalRecord, "unknown node"),
     ],
-    ids=["empty-id", "padded-id", "long-id", "duplicate", "unknown-parent", "second-root", "commit-with-facts",
-         "compaction-delta", "base-mismatch", "revision-below-base", "delta-other-session", "snapshot-other-session",
-         "changed-same-revision", "changed-same-revision-full", "kind-commit-but-compacted", "kind-compaction-unchanged",
-         "set-leaf-unknown"],
-)  # fmt: skip
+    ids=[
+        "empty-id",
+        "padded-id",
+        "long-id",
+        "duplicate",
+        "unknown-parent",
+        "second-root",
+        "commit-with-facts",
+        "compaction-delta",
+        "base-mismatch",
+        "revision-below-base",
+        "delta-other-session",
+        "snapshot-other-session",
+        "changed-same-revision",
+        "changed-same-revision-full",
+        "kind-commit-but-compacted",
+        "kind-compaction-unchanged",
+        "set-leaf-unknown",
+    ],
+)
 def test_node_rules(bad: dict, error: type[SessionFileError], text: str) -> None:
     fails(error, header(), ROOT, bad, line_no=3, text=text)
 
 
 def test_root_rules() -> None:
-    fails(IllegalRecord, header(), node("r", None, "1", dlt=delta(0, 1, [])), line_no=2, text="full snapshot")
-    comp = node("r", None, "1", snap=snapshot(1, [], comp=compaction(revision=1)), kind="compaction")
+    fails(
+        IllegalRecord,
+        header(),
+        node("r", None, "1", dlt=delta(0, 1, [])),
+        line_no=2,
+        text="full snapshot",
+    )
+    comp = node(
+        "r", None, "1", snap=snapshot(1, [], comp=compaction(revision=1)), kind="compaction"
+    )
     fails(IllegalRecord, header(), comp, line_no=2, text="must be a commit")
 
 
 def test_unchanged_state_may_keep_its_revision() -> None:
-    tree = load(header(), ROOT, node("n2", "r", "12", dlt=delta(1, 1, [])),
-                node("n3", "n2", "13", snap=snapshot(1, [user("u1"), assistant("a1")])))  # fmt: skip
+    tree = load(
+        header(),
+        ROOT,
+        node("n2", "r", "12", dlt=delta(1, 1, [])),
+        node("n3", "n2", "13", snap=snapshot(1, [user("u1"), assistant("a1")])),
+    )
     assert [n.revision for n in tree.nodes.values()] == [1, 1, 1]
 
 
 def test_compaction_node_with_full_snapshot() -> None:
-    facts = {"previous_messages": 2, "current_messages": 1, "previous_tokens": 20, "current_tokens": 8,
-             "cost_usd_micros": 1234}  # fmt: skip
-    tree = load(header(), ROOT, node("c", "r", "12", snap=snapshot(2, [user("sum")], comp=compaction(revision=2)),
-                                     kind="compaction", facts=facts))  # fmt: skip
+    facts = {
+        "previous_messages": 2,
+        "current_messages": 1,
+        "previous_tokens": 20,
+        "current_tokens": 8,
+        "cost_usd_micros": 1234,
+    }
+    tree = load(
+        header(),
+        ROOT,
+        node(
+            "c",
+            "r",
+            "12",
+            snap=snapshot(2, [user("sum")], comp=compaction(revision=2)),
+            kind="compaction",
+            facts=facts,
+        ),
+    )
     marker = tree.display()[-1].message.text()
-    assert marker == "◆ Compacted context\n2 → 1 messages\n20 → 8 estimated tokens\n$0.001234 compaction cost"
+    assert (
+        marker
+        == "◆ Compacted context\n2 → 1 messages\n20 → 8 estimated tokens\n$0.001234 compaction cost"
+    )
 
 
 def test_delta_on_a_message_only_node_fails() -> None:
     v1 = (RHO_FIXTURES / "session-v1.jsonl").read_bytes()
     marker = {"type": "upgrade", "timestamp": "105", "active_leaf_id": "legacy:00000000000001cb"}
-    bad = node("x", "legacy:00000000000001cb", "106", dlt=delta(4, 5, [user("x")], sid="11111111-1111-4111-8111-111111111111"))
+    bad = node(
+        "x",
+        "legacy:00000000000001cb",
+        "106",
+        dlt=delta(4, 5, [user("x")], sid="11111111-1111-4111-8111-111111111111"),
+    )
     with pytest.raises(SnapshotDeltaMismatch, match="no complete snapshot"):
         parse_session(v1 + line(marker) + line(bad))
 
@@ -390,16 +575,24 @@ def test_delta_on_a_message_only_node_fails() -> None:
 
 
 def test_legacy_delta_without_base_fails() -> None:
-    fails(SnapshotDeltaMismatch, header(version=3), legacy_delta("1", delta(0, 1, [])), line_no=2,
-          text="does not have a complete base snapshot")  # fmt: skip
+    fails(
+        SnapshotDeltaMismatch,
+        header(version=3),
+        legacy_delta("1", delta(0, 1, [])),
+        line_no=2,
+        text="does not have a complete base snapshot",
+    )
 
 
 def test_legacy_records_that_change_nothing_extend_the_leaf_display() -> None:
     snap = snapshot(1, [user("u")], metadata={"a": "1"})
     same = snapshot(1, [user("u")], metadata={"a": "2"})
-    tree = load(header(version=2, ts="10"), legacy_snapshot("11", snap, shown("11", user("u"))),
-                legacy_snapshot("12", same, shown("12", assistant("notice"))),
-                legacy_delta("13", delta(1, 1, []), shown("13", assistant("again"))))  # fmt: skip
+    tree = load(
+        header(version=2, ts="10"),
+        legacy_snapshot("11", snap, shown("11", user("u"))),
+        legacy_snapshot("12", same, shown("12", assistant("notice"))),
+        legacy_delta("13", delta(1, 1, []), shown("13", assistant("again"))),
+    )
     assert tree.node_count == 1
     (only,) = tree.nodes.values()
     assert [e.message.text() for e in only.display] == ["u", "notice", "again"]
@@ -409,21 +602,33 @@ def test_legacy_records_that_change_nothing_extend_the_leaf_display() -> None:
 def test_legacy_snapshot_kind_and_history_rules() -> None:
     first = legacy_snapshot("11", snapshot(1, [user("a"), assistant("b")]))
     append = legacy_snapshot("12", snapshot(2, [user("a"), assistant("b"), user("c")]))
-    replace = legacy_snapshot("13", snapshot(3, [user("summary")]))  # same compaction, history replaced
+    replace = legacy_snapshot(
+        "13", snapshot(3, [user("summary")])
+    )  # same compaction, history replaced
     tree = load(header(version=2), first, append, replace)
-    assert [n.kind for n in tree.nodes.values()] == [NodeKind.COMMIT, NodeKind.COMMIT, NodeKind.COMPACTION]
+    assert [n.kind for n in tree.nodes.values()] == [
+        NodeKind.COMMIT,
+        NodeKind.COMMIT,
+        NodeKind.COMPACTION,
+    ]
 
 
 def test_legacy_snapshot_records_may_go_backwards() -> None:
     # open question 15: the legacy phase has no ordering check
-    tree = load(header(version=3), legacy_snapshot("11", snapshot(5, [user("a")])),
-                legacy_snapshot("12", snapshot(3, [user("b")])))  # fmt: skip
+    tree = load(
+        header(version=3),
+        legacy_snapshot("11", snapshot(5, [user("a")])),
+        legacy_snapshot("12", snapshot(3, [user("b")])),
+    )
     assert tree.active_leaf is not None and tree.active_leaf.revision == 3
 
 
 def test_messages_after_a_snapshot_keep_its_meta() -> None:
-    tree = load(header(version=2), legacy_snapshot("11", snapshot(1, [user("a")], key="k", metadata={"m": "v"})),
-                {"type": "message", "timestamp": "12", "message": assistant("b")})  # fmt: skip
+    tree = load(
+        header(version=2),
+        legacy_snapshot("11", snapshot(1, [user("a")], key="k", metadata={"m": "v"})),
+        {"type": "message", "timestamp": "12", "message": assistant("b")},
+    )
     snap = tree.snapshot()
     assert (snap.revision, snap.prompt_cache_key, snap.metadata) == (2, "k", {"m": "v"})
     assert [m.text() for m in snap.history] == ["a", "b"]
@@ -433,10 +638,21 @@ def test_messages_after_a_snapshot_keep_its_meta() -> None:
 
 
 def test_incomplete_tool_turns_are_trimmed_from_resume_and_display() -> None:
-    history = [user("go"), tool_call("c1"), tool_result("c1"), assistant("done"), user("again"),
-               {"Assistant": [{"ToolCall": {"id": "c2", "name": "x", "arguments": {}}},
-                              {"ToolCall": {"id": "c3", "name": "x", "arguments": {}}}]},
-               tool_result("c2"), user("late")]  # fmt: skip
+    history = [
+        user("go"),
+        tool_call("c1"),
+        tool_result("c1"),
+        assistant("done"),
+        user("again"),
+        {
+            "Assistant": [
+                {"ToolCall": {"id": "c2", "name": "x", "arguments": {}}},
+                {"ToolCall": {"id": "c3", "name": "x", "arguments": {}}},
+            ]
+        },
+        tool_result("c2"),
+        user("late"),
+    ]
     root = node("r", None, "10", snap=snapshot(1, history), display=shown("10", *history))
     tree = load(header(), root)
     assert len(tree.snapshot().history) == 5
@@ -446,17 +662,30 @@ def test_incomplete_tool_turns_are_trimmed_from_resume_and_display() -> None:
 
 
 def test_results_out_of_order_cut_the_turn() -> None:
-    history = [user("go"),
-               {"Assistant": [{"ToolCall": {"id": "a", "name": "x", "arguments": {}}},
-                              {"ToolCall": {"id": "b", "name": "x", "arguments": {}}}]},
-               tool_result("b"), tool_result("a")]  # fmt: skip
+    history = [
+        user("go"),
+        {
+            "Assistant": [
+                {"ToolCall": {"id": "a", "name": "x", "arguments": {}}},
+                {"ToolCall": {"id": "b", "name": "x", "arguments": {}}},
+            ]
+        },
+        tool_result("b"),
+        tool_result("a"),
+    ]
     tree = load(header(), node("r", None, "10", snap=snapshot(1, history)))
     assert len(tree.snapshot().history) == 1
 
 
 def test_aborted_reasoning_is_cleared_on_resume() -> None:
-    aborted = {"AbortedAssistant": {"content": [{"Text": "par"}], "reasoning": "secret thoughts", "tool_calls": [],
-                                    "usage": {"input_tokens": 1}}}  # fmt: skip
+    aborted = {
+        "AbortedAssistant": {
+            "content": [{"Text": "par"}],
+            "reasoning": "secret thoughts",
+            "tool_calls": [],
+            "usage": {"input_tokens": 1},
+        }
+    }
     tree = load(header(), node("r", None, "10", snap=snapshot(1, [user("q"), aborted])))
     message = tree.snapshot().history[1]
     assert message.aborted_assistant is not None and message.aborted_assistant.reasoning == ""
@@ -465,7 +694,13 @@ def test_aborted_reasoning_is_cleared_on_resume() -> None:
 @pytest.mark.parametrize("schema", [0, 3])
 def test_snapshot_schema_outside_1_2_fails(schema: int) -> None:
     bad = node("r", None, "10", snap={**snapshot(1, [user("u")]), "schema_version": schema})
-    fails(CorruptRecord, header(), bad, line_no=2, text=f"unsupported session snapshot schema {schema}")
+    fails(
+        CorruptRecord,
+        header(),
+        bad,
+        line_no=2,
+        text=f"unsupported session snapshot schema {schema}",
+    )
 
 
 # -- display history shares the history's messages ------------------------------------------------
@@ -475,33 +710,64 @@ def test_display_entries_hold_the_history_messages_themselves() -> None:
     system = {"System": "be brief"}
     tree = load(
         header(3),
-        legacy_snapshot("10", snapshot(1, [system, user("u1"), assistant("a1")]), shown("10", user("u1"), assistant("a1"))),
-        legacy_delta("11", delta(1, 2, [user("u2"), assistant("a2")]), shown("11", user("u2"), assistant("a2"))),
-        legacy_delta("12", delta(2, 3, [user("u3")]), shown("12", user("not in history"))),  # differs: kept
+        legacy_snapshot(
+            "10",
+            snapshot(1, [system, user("u1"), assistant("a1")]),
+            shown("10", user("u1"), assistant("a1")),
+        ),
+        legacy_delta(
+            "11",
+            delta(1, 2, [user("u2"), assistant("a2")]),
+            shown("11", user("u2"), assistant("a2")),
+        ),
+        legacy_delta(
+            "12", delta(2, 3, [user("u3")]), shown("12", user("not in history"))
+        ),  # differs: kept
     )
     history = tree.history()
     display = tree.display(markers=False, trimmed=False)
     assert [e.message for e in display] == [*history[1:5], display[-1].message]
-    assert all(e.message is h for e, h in zip(display[:4], history[1:5], strict=True))  # one object, not two
+    assert all(
+        e.message is h for e, h in zip(display[:4], history[1:5], strict=True)
+    )  # one object, not two
     assert display[-1].message.text() == "not in history" and display[-1].message is not history[-1]
     assert [e.timestamp for e in display] == ["10", "10", "11", "11", "12"]
 
 
 def test_a_tree_node_display_shares_too() -> None:
-    tree = load(header(4), ROOT, node("n1", "r", "11", dlt=delta(1, 2, [user("u2")]), display=shown("11", user("u2"))))
+    tree = load(
+        header(4),
+        ROOT,
+        node("n1", "r", "11", dlt=delta(1, 2, [user("u2")]), display=shown("11", user("u2"))),
+    )
     assert tree.display(markers=False, trimmed=False)[-1].message is tree.history()[-1]
 
 
 def test_repeated_identities_and_tool_names_are_one_object_each() -> None:
     def enriched(text: str, call: str) -> dict:
-        return {"EnrichedAssistant": {"content": [{"Text": text}, {"ToolCall": {"id": call, "name": "bash", "arguments": {}}}],
-                                      "provenance": dict(PROVIDER)}}  # fmt: skip
+        return {
+            "EnrichedAssistant": {
+                "content": [
+                    {"Text": text},
+                    {"ToolCall": {"id": call, "name": "bash", "arguments": {}}},
+                ],
+                "provenance": dict(PROVIDER),
+            }
+        }
 
     first, second = enriched("a1", "c1"), enriched("a2", "c2")
     tree = load(
         header(3),
-        legacy_snapshot("10", snapshot(1, [user("u1"), first, tool_result("c1")]), shown("10", user("u1"), first, tool_result("c1"))),
-        legacy_delta("11", delta(1, 2, [user("u2"), second, tool_result("c2")]), shown("11", user("u2"), second, tool_result("c2"))),
+        legacy_snapshot(
+            "10",
+            snapshot(1, [user("u1"), first, tool_result("c1")]),
+            shown("10", user("u1"), first, tool_result("c1")),
+        ),
+        legacy_delta(
+            "11",
+            delta(1, 2, [user("u2"), second, tool_result("c2")]),
+            shown("11", user("u2"), second, tool_result("c2")),
+        ),
     )
     history = tree.history()
     one, two = history[1].enriched_assistant, history[4].enriched_assistant

@@ -30,17 +30,45 @@ def damaged_v4() -> list[bytes]:
     """header, n1, n2, <garbage>, n4 (under the lost n3), b1 (under n2), set_leaf n4."""
     return [
         line(header(cwd=CWD)),
-        line(node("n1", None, "1767225601", snap=snapshot(1, [user("u1"), assistant("a1")]),
-                  display=shown("1767225601", user("u1"), assistant("a1")))),
-        line(node("n2", "n1", "1767225602", dlt=delta(1, 2, [user("u2"), assistant("a2")]),
-                  display=shown("1767225602", user("u2"), assistant("a2")))),
+        line(
+            node(
+                "n1",
+                None,
+                "1767225601",
+                snap=snapshot(1, [user("u1"), assistant("a1")]),
+                display=shown("1767225601", user("u1"), assistant("a1")),
+            )
+        ),
+        line(
+            node(
+                "n2",
+                "n1",
+                "1767225602",
+                dlt=delta(1, 2, [user("u2"), assistant("a2")]),
+                display=shown("1767225602", user("u2"), assistant("a2")),
+            )
+        ),
         b'{"type":"node","id":"n3","parent_id":"n2",\x00garbage}\n',
-        line(node("n4", "n3", "1767225604", dlt=delta(3, 4, [user("u4"), assistant("a4")]),
-                  display=shown("1767225604", user("u4"), assistant("a4")))),
-        line(node("b1", "n2", "1767225605", dlt=delta(2, 5, [user("b"), assistant("b")]),
-                  display=shown("1767225605", user("b"), assistant("b")))),
+        line(
+            node(
+                "n4",
+                "n3",
+                "1767225604",
+                dlt=delta(3, 4, [user("u4"), assistant("a4")]),
+                display=shown("1767225604", user("u4"), assistant("a4")),
+            )
+        ),
+        line(
+            node(
+                "b1",
+                "n2",
+                "1767225605",
+                dlt=delta(2, 5, [user("b"), assistant("b")]),
+                display=shown("1767225605", user("b"), assistant("b")),
+            )
+        ),
         line(set_leaf("n4", "1767225606")),
-    ]  # fmt: skip
+    ]
 
 
 def place(home: Path, data: bytes) -> Path:
@@ -162,8 +190,17 @@ def test_duplicate_fields_are_a_check_error_and_repair_drops_them(tmp_path: Path
     # a repeated struct field (serde: "duplicate field `parent_id`"), then a node under it
     lines[2] = lines[2].replace(b'"parent_id":"n1"', b'"parent_id":"n1","parent_id":"n1"', 1)
     assert lines[2].count(b'"parent_id"') == 2
-    lines.append(line(node("n3", "n2", "1767225603", dlt=delta(2, 3, [user("u3")]),
-                           display=shown("1767225603", user("u3")))))  # fmt: skip
+    lines.append(
+        line(
+            node(
+                "n3",
+                "n2",
+                "1767225603",
+                dlt=delta(2, 3, [user("u3")]),
+                display=shown("1767225603", user("u3")),
+            )
+        )
+    )
     path = place(tmp_path, b"".join(lines))
     findings = [f for t in check_paths([path]) for f in t.findings if f.code == "duplicate-key"]
     assert [(f.line, f.severity.value) for f in findings] == [(3, "error")]
@@ -213,14 +250,22 @@ def test_the_index_row_kept_save_after_save_equals_a_fresh_summary(tmp_path: Pat
                 }[kind]
                 parent = rng.choice(list(tree.nodes.values())) if pick > 0.9 else None
                 base = tree.snapshot(parent, trim=False) if parent is not None else state
-                new = base.replace(revision=max(n.revision for n in tree.nodes.values()) + 1,
-                                   history=(*base.history, message))  # fmt: skip
+                new = base.replace(
+                    revision=max(n.revision for n in tree.nodes.values()) + 1,
+                    history=(*base.history, message),
+                )
                 writer.save(new, parent=parent)
             with RhoIndex.open_readonly(tmp_path / "sessions") as index:
                 row = index.row(summarize(path).workspace_key, SID)
             fresh = summarize(path)
             assert row is not None
             assert (row.message_count, row.first_user_message, row.last_user_message) == (
-                fresh.message_count, fresh.first_user_message, fresh.last_user_message), step
+                fresh.message_count,
+                fresh.first_user_message,
+                fresh.last_user_message,
+            ), step
             assert (row.file_size, row.active_leaf_id, row.node_count) == (
-                fresh.file_size, fresh.active_leaf_id, fresh.node_count)
+                fresh.file_size,
+                fresh.active_leaf_id,
+                fresh.node_count,
+            )

@@ -40,7 +40,9 @@ def place(home: Path, cwd: str, name: str, data: bytes) -> Path:
 
 
 def grow(snapshot: SessionSnapshot, text: str) -> SessionSnapshot:
-    return snapshot.replace(revision=snapshot.revision + 1, history=snapshot.history + (Message.user_text(text),))
+    return snapshot.replace(
+        revision=snapshot.revision + 1, history=snapshot.history + (Message.user_text(text),)
+    )
 
 
 # -- the store ------------------------------------------------------------------------------------
@@ -59,7 +61,10 @@ async def test_new_session_round_trip(tmp_path: Path) -> None:
     (unit,) = discover_units(workspace_dir(tmp_path, "/home/alice/proj"))
     assert unit.name == "1767225600_s-1"
     tree = read_session(unit.transcript).tree
-    assert tree.header_version == 3 and [n.transition for n in tree.nodes.values()] == ["snapshot", "snapshot_delta"]
+    assert tree.header_version == 3 and [n.transition for n in tree.nodes.values()] == [
+        "snapshot",
+        "snapshot_delta",
+    ]
     await store.aclose()
     # a fresh store finds it by id, in any workspace
     other = RhoFileSessionStore(tmp_path)
@@ -76,7 +81,9 @@ async def test_store_continues_a_rho_v4_session(tmp_path: Path) -> None:
         await store.save(grow(snapshot, "continue"))
         writer = store.writer(SID)
         assert writer is not None and writer.tree.active_leaf is not None
-        assert writer.tree.active_leaf.parent is not None and writer.tree.active_leaf.parent.id == "N3"
+        assert (
+            writer.tree.active_leaf.parent is not None and writer.tree.active_leaf.parent.id == "N3"
+        )
     tree = read_session(path).tree
     assert tree.node_count == 4 and tree.snapshot().revision == 4
 
@@ -126,11 +133,18 @@ def test_summary_of_the_v4_example(tmp_path: Path) -> None:
     s = summarize(path)
     assert (s.id, s.workspace_key, s.path) == (SID, "-home-alice-proj-55e702b525f26764", str(path))
     assert (s.created_at, s.updated_at, s.message_count) == (1767225600, 1767225800, 4)
-    assert (s.node_count, s.branch_count, s.active_leaf_id, s.effective_format_version) == (3, 1, "N3", 4)
+    assert (s.node_count, s.branch_count, s.active_leaf_id, s.effective_format_version) == (
+        3,
+        1,
+        "N3",
+        4,
+    )
     assert (s.first_user_message, s.last_user_message) == ("list the files", "list the files")
     assert (s.provider, s.model, s.compaction_count) == ("openai/responses/gpt-5", "gpt-5", 1)
     assert s.file_size == path.stat().st_size and s.file_mtime == int(path.stat().st_mtime)
-    assert "Two entries." in s.search_text and "Cargo.toml" not in s.search_text  # tool output is not prose
+    assert (
+        "Two entries." in s.search_text and "Cargo.toml" not in s.search_text
+    )  # tool output is not prose
     assert s.title is None
 
 
@@ -155,7 +169,9 @@ def test_check_reports_torn_tails_and_corrupt_lines(tmp_path: Path) -> None:
     corrupt.write_bytes(v4_simple(3).replace(b'"kind":"commit"', b'"kind":"squash"', 1))
     snap = tmp_path / "bad.json"
     snap.write_text('{"schema_version": 3}')
-    targets = {t.path.name: t for t in check_paths([tmp_path / "torn.jsonl", corrupt, snap, tmp_path])}
+    targets = {
+        t.path.name: t for t in check_paths([tmp_path / "torn.jsonl", corrupt, snap, tmp_path])
+    }
     assert targets["session.jsonl"].findings == [] and targets["session.jsonl"].summary is not None
     (finding,) = targets["torn.jsonl"].findings
     assert (finding.code, finding.severity, finding.line) == ("torn-tail", Severity.WARNING, 4)
@@ -215,9 +231,13 @@ def test_delete_removes_runs_then_the_unit(tmp_path: Path) -> None:
     other = run(home / "subagents" / "g2", "someone-else", "running")
     calls = []
     (unit,) = discover_units(path.parent.parent)
-    report = delete_session(unit, home=home, before_remove=lambda sid, u: calls.append((sid, u.unit_path.exists())))
+    report = delete_session(
+        unit, home=home, before_remove=lambda sid, u: calls.append((sid, u.unit_path.exists()))
+    )
     assert calls == [("victim", True)] and report.removed_runs == (linked,)
-    assert not path.parent.exists() and not linked.exists() and not nested.exists() and other.exists()
+    assert (
+        not path.parent.exists() and not linked.exists() and not nested.exists() and other.exists()
+    )
     assert (path.parent.parent / ".victim.active.lock").exists()
 
 
@@ -238,11 +258,15 @@ def test_delete_refuses_running_runs_unless_forced(tmp_path: Path) -> None:
 def test_delete_flat_unit_with_web_companion(tmp_path: Path) -> None:
     ws = workspace_dir(tmp_path, "/w")
     ws.mkdir(parents=True)
-    shutil.copy(RHO_FIXTURES / "session-v3.jsonl", ws / "300_33333333-3333-4333-8333-333333333333.jsonl")
+    shutil.copy(
+        RHO_FIXTURES / "session-v3.jsonl", ws / "300_33333333-3333-4333-8333-333333333333.jsonl"
+    )
     (ws / "300_33333333-3333-4333-8333-333333333333.web" / "content").mkdir(parents=True)
     (unit,) = discover_units(ws)
     delete_session(unit)
-    assert sorted(p.name for p in ws.iterdir()) == [".33333333-3333-4333-8333-333333333333.active.lock"]
+    assert sorted(p.name for p in ws.iterdir()) == [
+        ".33333333-3333-4333-8333-333333333333.active.lock"
+    ]
 
 
 @pytest.mark.asyncio

@@ -31,7 +31,8 @@ SID = "11111111-1111-4111-8111-111111111111"
 
 def v3_session(tmp_path: Path) -> Path:
     history = tuple(
-        Message.user_text(f"u{i}") if i % 2 == 0 else Message.assistant_text(f"a{i}") for i in range(8)
+        Message.user_text(f"u{i}") if i % 2 == 0 else Message.assistant_text(f"a{i}")
+        for i in range(8)
     )
     snapshot = SessionSnapshot.new(SID, 1, history, ModelIdentity("p", "a", "m"))
     with create_session(tmp_path / "home", "/work/proj", snapshot, created=1767225600) as writer:
@@ -52,14 +53,17 @@ async def continue_once(path: Path, prompt: str, *, compacts: bool = True) -> No
         rho = Rho.builder().provider(provider).build()
         session = rho.session(SessionOptions.from_snapshot(state))
         session.set_compaction(
-            LocalCompactor(RecentBudget(max_tokens=None, max_messages=4)), CompactionPolicy.after_messages(8)
+            LocalCompactor(RecentBudget(max_tokens=None, max_messages=4)),
+            CompactionPolicy.after_messages(8),
         )
         run = session.start(prompt)
         compacted = False
         async for event in run:
             if isinstance(event, events.CompactionCompleted):
                 assert event.outcome.committed_snapshot is not None
-                await asyncio.to_thread(writer.save, event.outcome.committed_snapshot, outcome=event.outcome)
+                await asyncio.to_thread(
+                    writer.save, event.outcome.committed_snapshot, outcome=event.outcome
+                )
                 compacted = True
             elif isinstance(event, events.Completed):
                 await asyncio.to_thread(writer.save, session.snapshot())
@@ -73,7 +77,9 @@ def shown_prompts(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("make", [v3_session, v4_session], ids=["v3", "v4"])
-def test_automatic_compaction_keeps_the_prompt_in_the_saved_display(tmp_path: Path, make: object) -> None:
+def test_automatic_compaction_keeps_the_prompt_in_the_saved_display(
+    tmp_path: Path, make: object
+) -> None:
     path = make(tmp_path)  # type: ignore[operator]
     before = shown_prompts(path)
     asyncio.run(continue_once(path, PROMPT))
@@ -86,7 +92,9 @@ def test_automatic_compaction_keeps_the_prompt_in_the_saved_display(tmp_path: Pa
     # the display keeps the prompt once, and the reply after the compaction marker
     texts = [e.message.text() for e in tree.display()]
     assert texts.count(PROMPT) == 1
-    assert texts.index(PROMPT) < next(i for i, t in enumerate(texts) if t.startswith("◆ Compacted context"))
+    assert texts.index(PROMPT) < next(
+        i for i, t in enumerate(texts) if t.startswith("◆ Compacted context")
+    )
     assert texts[-1] == "renamed it"
 
     shown = rho_desk("show", path, "--display")
@@ -109,6 +117,8 @@ def test_manual_compaction_then_a_turn_keeps_every_prompt(tmp_path: Path, make: 
             save_compaction(writer, leaf.id, result)
 
     asyncio.run(compact())
-    assert shown_prompts(path) == before  # a compaction adds nothing the user saw, and drops nothing
+    assert (
+        shown_prompts(path) == before
+    )  # a compaction adds nothing the user saw, and drops nothing
     asyncio.run(continue_once(path, PROMPT, compacts=False))
     assert shown_prompts(path) == [*before, PROMPT]

@@ -53,7 +53,10 @@ def open_writer(path: Path) -> SessionWriter:
 
 
 def turn(snapshot: SessionSnapshot, *texts: str) -> SessionSnapshot:
-    added = tuple(Message.user_text(t) if i % 2 == 0 else Message.assistant_text(t) for i, t in enumerate(texts))
+    added = tuple(
+        Message.user_text(t) if i % 2 == 0 else Message.assistant_text(t)
+        for i, t in enumerate(texts)
+    )
     return snapshot.replace(revision=snapshot.revision + 1, history=snapshot.history + added)
 
 
@@ -94,16 +97,39 @@ def test_v3_pure_append_is_a_delta_byte_for_byte(tmp_path: Path) -> None:
     assert data.startswith(before)  # earlier bytes untouched
     appended = data[len(before) :]
     ts = str(NOW)
-    expected = {"type": "snapshot_delta", "timestamp": ts, "delta": {
-        "base_revision": 2, "session_id": "33333333-3333-4333-8333-333333333333", "revision": 3,
-        "appended_history": [{"User": [{"Text": "next question"}]}, {"Assistant": [{"Text": "next answer"}]}],
-        "provider": {"provider": "fixture-provider", "api": "fixture-api", "model": "fixture-model"},
-        "compaction": {"completed_compactions": 0, "removed_messages": 0, "removed_tokens": 0,
-                       "removed_cost_usd_micros": 0, "last_previous_tokens": None, "last_current_tokens": None,
-                       "last_revision": None},
-        "metadata": {}, "prompt_cache_key": "rho:delta-fixture"},
-        "display_messages": [{"timestamp": ts, "message": {"User": [{"Text": "next question"}]}},
-                             {"timestamp": ts, "message": {"Assistant": [{"Text": "next answer"}]}}]}  # fmt: skip
+    expected = {
+        "type": "snapshot_delta",
+        "timestamp": ts,
+        "delta": {
+            "base_revision": 2,
+            "session_id": "33333333-3333-4333-8333-333333333333",
+            "revision": 3,
+            "appended_history": [
+                {"User": [{"Text": "next question"}]},
+                {"Assistant": [{"Text": "next answer"}]},
+            ],
+            "provider": {
+                "provider": "fixture-provider",
+                "api": "fixture-api",
+                "model": "fixture-model",
+            },
+            "compaction": {
+                "completed_compactions": 0,
+                "removed_messages": 0,
+                "removed_tokens": 0,
+                "removed_cost_usd_micros": 0,
+                "last_previous_tokens": None,
+                "last_current_tokens": None,
+                "last_revision": None,
+            },
+            "metadata": {},
+            "prompt_cache_key": "rho:delta-fixture",
+        },
+        "display_messages": [
+            {"timestamp": ts, "message": {"User": [{"Text": "next question"}]}},
+            {"timestamp": ts, "message": {"Assistant": [{"Text": "next answer"}]}},
+        ],
+    }
     assert appended == line(expected)  # compact JSON, this field order, one newline
 
 
@@ -122,19 +148,31 @@ def test_v3_compaction_writes_a_new_complete_base(tmp_path: Path) -> None:
         record = json.loads(lines_of(path)[-1])
         assert record["type"] == "snapshot" and record["display_messages"] == []
         assert list(record) == ["type", "timestamp", "snapshot", "display_messages"]
-        assert list(record["snapshot"]) == ["schema_version", "session_id", "revision", "history", "provider",
-                                            "compaction", "prompt_cache_key"]  # fmt: skip
+        assert list(record["snapshot"]) == [
+            "schema_version",
+            "session_id",
+            "revision",
+            "history",
+            "provider",
+            "compaction",
+            "prompt_cache_key",
+        ]
         # after a complete base, deltas resume against it
         assert writer.save(turn(compacted, "q", "a")).transition == "snapshot_delta"
         reread_matches(writer)
-        assert writer.tree.display()[-3].message.text() == "◆ Compacted context\n20 → 11 estimated tokens"
+        assert (
+            writer.tree.display()[-3].message.text()
+            == "◆ Compacted context\n20 → 11 estimated tokens"
+        )
 
 
 def test_v3_non_append_with_same_compaction_is_a_full_snapshot(tmp_path: Path) -> None:
     path = copy(tmp_path, "session-v3.jsonl")
     with open_writer(path) as writer:
         snap = writer.tree.snapshot()
-        reset = snap.replace(revision=3, history=(Message.system_text("new prompt"), Message.user_text("hi")))
+        reset = snap.replace(
+            revision=3, history=(Message.system_text("new prompt"), Message.user_text("hi"))
+        )
         node = writer.save(reset)
         assert node.transition == "snapshot"
         assert [e.message.text() for e in node.display] == ["hi"]  # no system prompt in display
@@ -190,11 +228,24 @@ def test_fork_of_a_legacy_file_is_a_new_session(tmp_path: Path) -> None:
     first = next(iter(session.tree.nodes.values()))
     home = tmp_path / "home"
     with fork_session(session.tree, first, home, new_id="forked-1", clock=clock) as forked:
-        assert forked.path == home / "sessions" / workspace_key("/historical/workspace") / f"{NOW}_forked-1" / "session.jsonl"
+        assert (
+            forked.path
+            == home
+            / "sessions"
+            / workspace_key("/historical/workspace")
+            / f"{NOW}_forked-1"
+            / "session.jsonl"
+        )
         snapshot = forked.tree.snapshot()
-        assert (snapshot.session_id, snapshot.revision, snapshot.prompt_cache_key) == ("forked-1", 1, "rho:delta-fixture")
+        assert (snapshot.session_id, snapshot.revision, snapshot.prompt_cache_key) == (
+            "forked-1",
+            1,
+            "rho:delta-fixture",
+        )
         assert [m.text() for m in snapshot.history] == ["delta prompt"]
-        assert [e.timestamp for e in forked.tree.display()] == ["301"]  # original display times kept
+        assert [e.timestamp for e in forked.tree.display()] == [
+            "301"
+        ]  # original display times kept
         reread_matches(forked)
 
 
@@ -211,12 +262,32 @@ def test_v4_append_delta_node_bytes(tmp_path: Path) -> None:
     path = v4_file(tmp_path)
     with open_writer(path) as writer:
         node = writer.save(turn(writer.tree.snapshot(), "more"))
-        assert (node.transition, node.kind, node.parent.id) == ("snapshot_delta", NodeKind.COMMIT, "N3")  # type: ignore[union-attr]
+        assert (node.transition, node.kind, node.parent.id) == (
+            "snapshot_delta",
+            NodeKind.COMMIT,
+            "N3",
+        )  # type: ignore[union-attr]
         reread_matches(writer)
     record = json.loads(lines_of(path)[-1])
-    assert list(record) == ["type", "id", "parent_id", "timestamp", "kind", "transition", "display_messages"]
-    assert list(record["transition"]["delta"]) == ["base_revision", "session_id", "revision", "appended_history",
-                                                   "provider", "compaction", "metadata", "prompt_cache_key"]  # fmt: skip
+    assert list(record) == [
+        "type",
+        "id",
+        "parent_id",
+        "timestamp",
+        "kind",
+        "transition",
+        "display_messages",
+    ]
+    assert list(record["transition"]["delta"]) == [
+        "base_revision",
+        "session_id",
+        "revision",
+        "appended_history",
+        "provider",
+        "compaction",
+        "metadata",
+        "prompt_cache_key",
+    ]
     assert record["transition"]["delta"]["metadata"] == {}  # always written
     assert len(record["id"]) == 36 and record["id"].count("-") == 4  # a UUID v4
     assert lines_of(path)[-1] == line(record)[:-1]
@@ -227,28 +298,61 @@ def test_v4_compaction_node_with_facts(tmp_path: Path) -> None:
     with open_writer(path) as writer:
         snap = turn(writer.tree.snapshot(), "q", "a")
         writer.save(snap)
-        compacted = snap.replace(revision=snap.revision + 1, history=snap.history[:1],
-                                 compaction=snap.compaction.record(previous_messages=5, current_messages=1,
-                                                                   previous_tokens=90, current_tokens=9,
-                                                                   cost_usd_micros=5, revision=snap.revision + 1))  # fmt: skip
+        compacted = snap.replace(
+            revision=snap.revision + 1,
+            history=snap.history[:1],
+            compaction=snap.compaction.record(
+                previous_messages=5,
+                current_messages=1,
+                previous_tokens=90,
+                current_tokens=9,
+                cost_usd_micros=5,
+                revision=snap.revision + 1,
+            ),
+        )
         outcome = CompactionOutcome(5, 1, 90, 9, 5, compacted.revision)
         node = writer.save(compacted, outcome=outcome)
         assert node.kind is NodeKind.COMPACTION and node.transition == "snapshot"
         assert node.compaction_facts is not None and node.compaction_facts.cost_usd_micros == 5
         # derived facts when no outcome is given: parent/new lengths and the state's token pair
-        again = compacted.replace(revision=compacted.revision + 1,
-                                  compaction=compacted.compaction.record(previous_messages=1, current_messages=1,
-                                                                         previous_tokens=9, current_tokens=7,
-                                                                         cost_usd_micros=None, revision=9))  # fmt: skip
+        again = compacted.replace(
+            revision=compacted.revision + 1,
+            compaction=compacted.compaction.record(
+                previous_messages=1,
+                current_messages=1,
+                previous_tokens=9,
+                current_tokens=7,
+                cost_usd_micros=None,
+                revision=9,
+            ),
+        )
         facts = writer.save(again).compaction_facts
-        assert facts is not None and (facts.previous_messages, facts.current_messages, facts.previous_tokens,
-                                      facts.current_tokens, facts.cost_usd_micros) == (1, 1, 9, 7, None)  # fmt: skip
+        assert facts is not None and (
+            facts.previous_messages,
+            facts.current_messages,
+            facts.previous_tokens,
+            facts.current_tokens,
+            facts.cost_usd_micros,
+        ) == (1, 1, 9, 7, None)
         reread_matches(writer)
     record = json.loads(lines_of(path)[-1])
-    assert list(record) == ["type", "id", "parent_id", "timestamp", "kind", "compaction_facts", "transition",
-                            "display_messages"]  # fmt: skip
-    assert list(record["compaction_facts"]) == ["previous_messages", "current_messages", "previous_tokens",
-                                                "current_tokens", "cost_usd_micros"]  # fmt: skip
+    assert list(record) == [
+        "type",
+        "id",
+        "parent_id",
+        "timestamp",
+        "kind",
+        "compaction_facts",
+        "transition",
+        "display_messages",
+    ]
+    assert list(record["compaction_facts"]) == [
+        "previous_messages",
+        "current_messages",
+        "previous_tokens",
+        "current_tokens",
+        "cost_usd_micros",
+    ]
 
 
 def test_v4_set_leaf_and_fork(tmp_path: Path) -> None:
@@ -268,7 +372,11 @@ def test_v4_set_leaf_and_fork(tmp_path: Path) -> None:
         forked = writer.fork(n1, turn(tree.snapshot(n1), "alt"))
         assert forked.parent is n1 and tree.active_leaf is forked and len(n1.children) == 3
         reread_matches(writer)
-    assert json.loads(lines_of(path)[5]) == {"type": "set_leaf", "timestamp": str(NOW), "target_id": "N2"}
+    assert json.loads(lines_of(path)[5]) == {
+        "type": "set_leaf",
+        "timestamp": str(NOW),
+        "target_id": "N2",
+    }
 
 
 def test_v4_refuses_a_changed_state_without_a_revision_increase(tmp_path: Path) -> None:
@@ -283,7 +391,10 @@ def test_v4_refuses_a_changed_state_without_a_revision_increase(tmp_path: Path) 
 
 
 def test_snapshot_of_another_session_is_refused(tmp_path: Path) -> None:
-    with open_writer(v4_file(tmp_path)) as writer, pytest.raises(InputError, match="cannot save session"):
+    with (
+        open_writer(v4_file(tmp_path)) as writer,
+        pytest.raises(InputError, match="cannot save session"),
+    ):
         writer.save(SessionSnapshot.new("other", 9, [], P))
 
 
@@ -298,19 +409,40 @@ def test_empty_file_cannot_be_appended(tmp_path: Path) -> None:
 
 def test_new_session_layout_modes_and_records(tmp_path: Path) -> None:
     home = tmp_path / "rho"
-    snap = SessionSnapshot.new("0b7c1e2a-1111-4222-8333-444455556666", 0,
-                               [Message.system_text("sys"), Message.user_text("hi")], P)  # fmt: skip
-    with create_session(home, "/home/alice/proj", snap, created=1767225600, agent_id="default",
-                        agent_fingerprint="ab" * 32, clock=clock) as writer:  # fmt: skip
-        folder = home / "sessions" / "-home-alice-proj-55e702b525f26764" / f"1767225600_{snap.session_id}"
+    snap = SessionSnapshot.new(
+        "0b7c1e2a-1111-4222-8333-444455556666",
+        0,
+        [Message.system_text("sys"), Message.user_text("hi")],
+        P,
+    )
+    with create_session(
+        home,
+        "/home/alice/proj",
+        snap,
+        created=1767225600,
+        agent_id="default",
+        agent_fingerprint="ab" * 32,
+        clock=clock,
+    ) as writer:
+        folder = (
+            home
+            / "sessions"
+            / "-home-alice-proj-55e702b525f26764"
+            / f"1767225600_{snap.session_id}"
+        )
         assert writer.path == folder / "session.jsonl"
-        modes = {p: oct(p.stat().st_mode & 0o777) for p in (home / "sessions", folder.parent, folder, writer.path)}
+        modes = {
+            p: oct(p.stat().st_mode & 0o777)
+            for p in (home / "sessions", folder.parent, folder, writer.path)
+        }
         assert set(modes.values()) == {"0o700", "0o600"} and modes[writer.path] == "0o600"
         assert modes[folder] == modes[folder.parent] == modes[home / "sessions"] == "0o700"
         first, second = lines_of(writer.path)
-        assert first == (b'{"type":"session","version":3,"id":"0b7c1e2a-1111-4222-8333-444455556666",'
-                         b'"timestamp":"1767225600","cwd":"/home/alice/proj","agent_id":"default",'
-                         b'"agent_fingerprint":"' + b"ab" * 32 + b'"}')  # fmt: skip
+        assert first == (
+            b'{"type":"session","version":3,"id":"0b7c1e2a-1111-4222-8333-444455556666",'
+            b'"timestamp":"1767225600","cwd":"/home/alice/proj","agent_id":"default",'
+            b'"agent_fingerprint":"' + b"ab" * 32 + b'"}'
+        )
         record = json.loads(second)
         assert record["type"] == "snapshot" and record["display_messages"] == [
             {"timestamp": str(NOW), "message": {"User": [{"Text": "hi"}]}}
@@ -414,7 +546,9 @@ def test_conflict_when_the_file_was_replaced_or_removed(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("where", ["write", "fdatasync"])
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
-def test_faults_leave_the_previous_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, code: int) -> None:
+def test_faults_leave_the_previous_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, code: int
+) -> None:
     path = copy(tmp_path, "session-v3.jsonl")
     writer = open_writer(path)
     writer.save(turn(writer.tree.snapshot(), "kept"))
@@ -438,7 +572,11 @@ def test_faults_leave_the_previous_state(tmp_path: Path, monkeypatch: pytest.Mon
         real_sync(fd)
 
     with monkeypatch.context() as patch:
-        patch.setattr(os, "write" if where == "write" else "fdatasync", bad_write if where == "write" else bad_sync)
+        patch.setattr(
+            os,
+            "write" if where == "write" else "fdatasync",
+            bad_write if where == "write" else bad_sync,
+        )
         with pytest.raises(SessionWriteError) as caught:
             writer.save(turn(writer.tree.snapshot(), "lost"))
     assert calls and isinstance(caught.value, StorageError)
@@ -488,8 +626,13 @@ def test_validation_happens_before_writing(tmp_path: Path, monkeypatch: pytest.M
     path = v4_file(tmp_path)
     before = path.read_bytes()
     with open_writer(path) as writer:
-        bad = writer_module.NodeRecord(id="N1", parent_id="N3", timestamp="1", kind=NodeKind.COMMIT,
-                                       transition=writer_module.SnapshotTransition(writer.tree.snapshot()))  # fmt: skip
+        bad = writer_module.NodeRecord(
+            id="N1",
+            parent_id="N3",
+            timestamp="1",
+            kind=NodeKind.COMMIT,
+            transition=writer_module.SnapshotTransition(writer.tree.snapshot()),
+        )
         with pytest.raises(IllegalRecord, match="duplicate node id"):
             writer._append_record(bad)
         assert path.read_bytes() == before
@@ -507,7 +650,13 @@ def test_a_legacy_file_rho_upgraded_grows_with_tree_records(tmp_path: Path) -> N
     with open_writer(path) as writer:
         assert writer.tree.upgraded and writer.tree.is_tree
         node = writer.save(turn(writer.tree.snapshot(), "after the upgrade"))
-        assert (node.parent.id, node.transition, node.virtual) == ("<uuid4>", "snapshot_delta", False)  # type: ignore[union-attr]
-        assert writer.set_leaf(writer.tree.nodes["legacy:000000000000007b"]) is True  # legal after the marker
+        assert (node.parent.id, node.transition, node.virtual) == (
+            "<uuid4>",
+            "snapshot_delta",
+            False,
+        )  # type: ignore[union-attr]
+        assert (
+            writer.set_leaf(writer.tree.nodes["legacy:000000000000007b"]) is True
+        )  # legal after the marker
         reread_matches(writer)
     assert json.loads(lines_of(path)[-2])["type"] == "node"
