@@ -87,12 +87,18 @@ def test_undo_and_redo_of_a_compaction_are_restores(tmp_path: Path, make: object
         assert asyncio.run(history.aredo(session)).node.compaction == compacted.compaction
         with pytest.raises(NothingToUndo):
             asyncio.run(history.aredo(session))
+        # the redone change is undoable again, back to the state before it, and redoable again
+        assert history.status(session.tree).undo == "Compaction"
+        again = asyncio.run(history.aundo(session)).node
+        assert session.tree.history(again) == session.tree.history(before)
+        assert history.status(session.tree).redo == "Compaction"
+        assert asyncio.run(history.aredo(session)).node.compaction == compacted.compaction
 
     tree = read_session(path).tree  # as read back from the file
     leaf = tree.active_leaf
     assert leaf is not None and leaf.compaction.completed_compactions == 1
     on_path = [n for n in tree.path() if n.kind is NodeKind.COMPACTION]
-    assert len(on_path) == 1  # one compaction on the path after undo + redo, not three
+    assert len(on_path) == 1  # one compaction on the path after undo + redo, twice, not five
     markers = [e for e in tree.display() if e.message.text().startswith("◆ Compacted context")]
     assert len(markers) == 1 and markers[0].message.text() != "◆ Compacted context"
 

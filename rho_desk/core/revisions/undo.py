@@ -171,12 +171,7 @@ class RevisionHistory:
             NothingToUndo: nothing to undo, or the session moved on since the change.
             RevisionConflict: the file changed on disk (nothing written).
         """
-        entry = self.done[-1] if self.done else None
-        node = await self._amove(session, False, hop)
-        assert entry is not None
-        self.done.pop()
-        self.undone.append(Entry(entry.label, node.id, entry.after))
-        return Step(entry.label, node)
+        return await self._astep(session, False, hop)
 
     async def aredo(self, session: EditableSession, *, hop: ThreadHop = asyncio.to_thread) -> Step:
         """Restore the revision the last undo left.
@@ -185,11 +180,22 @@ class RevisionHistory:
             NothingToUndo: nothing to redo, or the session moved on since the undo.
             RevisionConflict: the file changed on disk (nothing written).
         """
-        entry = self.undone[-1] if self.undone else None
-        node = await self._amove(session, True, hop)
-        assert entry is not None
-        self.undone.pop()
-        self.done.append(Entry(entry.label, entry.before, node.id))
+        return await self._astep(session, True, hop)
+
+    async def _astep(self, session: EditableSession, redo: bool, hop: ThreadHop) -> Step:
+        """Undo (or redo) the top entry, then move it to the other stack: an undone entry goes
+        back from the restored node to the change's revision; a redone one from the revision
+        it came from to the restored node."""
+        source, other = (self.undone, self.done) if redo else (self.done, self.undone)
+        entry = source[-1] if source else None
+        node = await self._amove(session, redo, hop)
+        assert entry is not None  # _amove refused an empty stack
+        source.pop()
+        other.append(
+            Entry(entry.label, entry.before, node.id)
+            if redo
+            else Entry(entry.label, node.id, entry.after)
+        )
         return Step(entry.label, node)
 
     async def _amove(self, session: EditableSession, redo: bool, hop: ThreadHop) -> RevisionNode:
