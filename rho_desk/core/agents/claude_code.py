@@ -124,8 +124,7 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
         reader.at.line = line
         reader.record(record)
     reader.finish()
-    log.notes = lines.notes
-    log.size, log.lines = lines.size, lines.lines
+    lines.hand_over(log)
     if not log.entries and not lines.notes:
         raise Where(source, 1).fail("not a Claude Code session: no user or assistant records")
     log.subagents = [

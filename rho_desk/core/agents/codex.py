@@ -100,13 +100,7 @@ _DECODE: Final = msgspec.json.Decoder().decode
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read a Codex rollout (see the module docstring)."""
     lines = JsonLines(path, tolerant=tolerant)
-    records = iter(lines)
-    source = str(path)
-    first = next(records, None)
-    if first is None:
-        raise Where(source, 1).fail("not a Codex rollout: the file is empty")
-    line, head = first
-    at = Where(source, line)
+    head, at, records = lines.first("Codex rollout")
     legacy = "payload" not in head and head.get("type") != "session_meta"
     meta = head if legacy else head.get("payload")
     if (not legacy and head.get("type") != "session_meta") or not isinstance(meta, dict):
@@ -149,8 +143,7 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     reader.close()
     log.subagents = subagent_files(path, thread)
     log.leaf = reader.current
-    log.notes = lines.notes
-    log.size, log.lines = lines.size, lines.lines
+    lines.hand_over(log)
     return log
 
 

@@ -86,8 +86,7 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
         for line, record in lines:
             reader.at.line = line
             reader.record(record)
-        log.notes = lines.notes
-        log.size, log.lines = lines.size, lines.lines
+        lines.hand_over(log)
     if not reader.seen_meta:
         raise Where(source, 1).fail(
             "not a Gemini CLI chat: no session metadata (sessionId, projectHash)"

@@ -26,7 +26,8 @@ import msgspec
 from ..errors import InputError
 from ..stores.rho_files.errors import read_failure
 from ..stores.rho_files.reader import DAMAGED, RecoveryNote
-from .base import MAX_FILE_BYTES, MAX_LINE_BYTES, AgentLogError
+from ._parts import Where
+from .base import MAX_FILE_BYTES, MAX_LINE_BYTES, AgentLog, AgentLogError
 
 __all__ = [
     "COMPRESSED_SUFFIX",
@@ -251,6 +252,26 @@ class JsonLines:
                         return
                 pos += length
                 yield line, record
+
+    def first(
+        self, what: str
+    ) -> tuple[dict[str, Any], Where, Iterator[tuple[int, dict[str, Any]]]]:
+        """The first record (a header), where it is, and the records after it.
+
+        Raises:
+            AgentLogError: the file holds no record ("not a <what>: the file is empty").
+        """
+        records = iter(self)
+        first = next(records, None)
+        if first is None:
+            raise AgentLogError(f"not a {what}: the file is empty", source=self.source, line=1)
+        line, head = first
+        return head, Where(self.source, line), records
+
+    def hand_over(self, log: AgentLog) -> None:
+        """Give ``log`` what the reading found out: its notes, the bytes and the lines read."""
+        log.notes = self.notes
+        log.size, log.lines = self.size, self.lines
 
     def _fail(self, reason: str, line: int, pos: int, length: int) -> None:
         if not self.tolerant:

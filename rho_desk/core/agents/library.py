@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final, Unpack
 
-from ..errors import InputError, KnownError, StorageError
+from ..errors import InputError, KnownError
 from ..stores.index import IndexState
-from ..stores.library import RefreshReport, SessionLibrary, SessionPage
+from ..stores.library import CachedLibrary, RefreshReport, SessionLibrary, SessionPage
 from ..stores.rho_files.layout import unit_for_path, workspace_key
 from ..stores.rho_files.summary import summary_of_tree
 from ..stores.search import (
@@ -34,10 +34,8 @@ from ..stores.search import (
     MergedCaches,
     SearchPage,
     SearchResults,
-    SessionCache,
     SummaryFailure,
     WorkspaceInfo,
-    cache_file_for,
 )
 from ..stores.summary import SessionSummary
 from . import codex, opencode
@@ -94,7 +92,7 @@ def summarize(agent: str, path: Path, size: int, mtime_ns: int) -> SessionSummar
     )
 
 
-class AgentLibrary:
+class AgentLibrary(CachedLibrary):
     """List and search one agent's sessions (see the module docstring).
 
     Args:
@@ -108,25 +106,7 @@ class AgentLibrary:
             raise InputError(f"unknown agent {agent!r}; one of {', '.join(AGENTS)}")
         self.agent = agent
         self.home = home.absolute()
-        self.cache_notice: str | None = None
-        try:
-            self._cache = SessionCache.open(cache_file_for(Path(f"{self.home}#{agent}"), cache_dir))
-        except StorageError as exc:
-            self._cache = SessionCache.in_memory()
-            self.cache_notice = f"{exc.text()}; rho-desk's session cache is kept in memory"
-
-    def close(self) -> None:
-        self._cache.close()
-
-    @property
-    def cache(self) -> SessionCache:
-        return self._cache
-
-    def __enter__(self) -> AgentLibrary:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().__init__(Path(f"{self.home}#{agent}"), cache_dir)
 
     def _discover(self) -> tuple[list[str], dict[str, int]]:
         """The sessions to list (subagents' left out), and opencode's update times."""

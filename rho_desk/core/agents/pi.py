@@ -81,13 +81,7 @@ _IMAGE = known("type", "data", "mimeType")
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read a Pi session file (see the module docstring)."""
     lines = JsonLines(path, tolerant=tolerant)
-    records = iter(lines)
-    source = str(path)
-    first = next(records, None)
-    if first is None:
-        raise Where(source, 1).fail("not a Pi session: the file is empty")
-    line, header = first
-    at = Where(source, line)
+    header, at, records = lines.first("Pi session")
     if header.get("type") != "session" or not isinstance(header.get("id"), str) or not header["id"]:
         raise at.fail("not a Pi session: line 1 is not a session header")
     version: int = header["version"] if isinstance(header.get("version"), int) else 1
@@ -102,7 +96,7 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     log.loss.rest(header, _HEADER, "session:$")
     if isinstance(header.get("parentSession"), str):
         log.parent_session = header["parentSession"]
-    reader = _Reader(log, source)
+    reader = _Reader(log, at.source)
     previous: str | None = None
     numbered: dict[int, str] = {}
     for index, (line, record) in enumerate(records, 1):
@@ -125,8 +119,7 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
         reader.entry(kind, record, entry, numbered)
         log.add(entry)
         previous = entry_id
-    log.notes = lines.notes
-    log.size, log.lines = lines.size, lines.lines
+    lines.hand_over(log)
     return log
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, Unpack
+from typing import Any, Protocol, Self, Unpack
 
 from ..errors import InputError, KnownError, StorageError
 from .drift import DriftItem, DriftReport, audit, index_drift_findings
@@ -77,6 +77,7 @@ from .units import UnitRef
 
 __all__ = [
     "TRASH_DIR_ENV",
+    "CachedLibrary",
     "DriftItem",
     "DriftReport",
     "LinkedRun",
@@ -190,7 +191,39 @@ class SessionPage:
     notice: str | None
 
 
-class SessionLibrary:
+class CachedLibrary:
+    """A library read from rho-desk's cache of one root (a Rho home's sessions, an agent's
+    home): the cache opened with it and closed with it (``with`` closes it too).
+
+    Listing must not depend on a writable cache folder: when the cache cannot be opened, the
+    library works from memory instead (every refresh then reads every session once per process)
+    and ``cache_notice`` says so.
+    """
+
+    def __init__(self, root: Path, cache_dir: Path | None) -> None:
+        self.cache_notice: str | None = None
+        try:
+            self._cache = SessionCache.open(cache_file_for(root, cache_dir))
+        except StorageError as exc:
+            self._cache = SessionCache.in_memory()
+            self.cache_notice = f"{exc.text()}; rho-desk's session cache is kept in memory"
+
+    def close(self) -> None:
+        self._cache.close()
+
+    @property
+    def cache(self) -> SessionCache:
+        """rho-desk's cache of this library (what :meth:`list` and :meth:`search` read)."""
+        return self._cache
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SessionLibrary(CachedLibrary):
     """List, search, rename and delete the sessions of one Rho home.
 
     Args:
@@ -220,31 +253,10 @@ class SessionLibrary:
         self.busy_timeout = busy_timeout
         self.create_index = create_index
         self._trash_dir = trash_dir
-        self.cache_notice: str | None = None
-        try:
-            self._cache = SessionCache.open(cache_file_for(self.sessions_root, cache_dir))
-        except StorageError as exc:
-            # Listing must not depend on a writable cache folder: work from memory instead
-            # (every refresh then re-reads every transcript once per process).
-            self._cache = SessionCache.in_memory()
-            self.cache_notice = f"{exc.text()}; rho-desk's session cache is kept in memory"
+        super().__init__(self.sessions_root, cache_dir)
         self._lock = threading.RLock()
         self._last_state = IndexState.OK
         self._last_notice: str | None = None
-
-    def close(self) -> None:
-        self._cache.close()
-
-    @property
-    def cache(self) -> SessionCache:
-        """rho-desk's cache of this home (what :meth:`list` and :meth:`search` read)."""
-        return self._cache
-
-    def __enter__(self) -> SessionLibrary:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def trash_dir(self) -> Path:
