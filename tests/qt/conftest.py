@@ -170,6 +170,23 @@ async def emitted(
         signal.disconnect(receive)
 
 
+async def moved(document: Any, action: Callable[[], object], timeout: float = 10.0) -> None:
+    """Call ``action()`` (an undo, a redo, a save...) and wait until the open document's active
+    revision is another one."""
+    before = document.tree.active_leaf.id
+    action()
+    await until(lambda: document.tree.active_leaf.id != before, timeout)
+
+
+async def laid_out() -> None:
+    """Run every pending layout pass (a resized dialog's columns, a card's growth, the dock's
+    new height): Qt posts them as events; this delivers them, a few times over for the passes
+    that a pass posts."""
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        await asyncio.sleep(0)
+
+
 async def idle(bridge: Any) -> None:
     """Wait until the bridge has no task left and the events its tasks posted started none.
 
