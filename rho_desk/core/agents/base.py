@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
+import operator
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
+
+import msgspec
 
 from ..stores.rho_files.errors import CorruptRecord
 from ..stores.rho_files.reader import MAX_FILE_BYTES, RecoveryNote
@@ -36,6 +40,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_LINE_BYTES",
+    "NOTHING",
     "RHO",
     "AgentLog",
     "AgentLogError",
@@ -44,6 +49,7 @@ __all__ = [
     "Loss",
     "Request",
     "SubagentRef",
+    "Unused",
     "bulk",
     "iso_seconds",
     "known",
@@ -77,6 +83,37 @@ def known(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
+NOTHING: Final = msgspec.Raw(b"null")
+"""The value of a member a typed shape declares only to count it: absent, or ``null``."""
+
+
+_NOTHINGS: Final = (NOTHING,) * 256
+
+
+class Unused:
+    """The members a typed shape of a record declares that the reader does not take, with
+    their JSON paths at ``where`` (for :meth:`Loss.rest_typed`).
+
+    A shape declares them so that the record still fits it, as :data:`NOTHING`-defaulted
+    ``Raw`` (msgspec skips such a value without decoding it).
+    """
+
+    __slots__ = ("paths", "values")
+
+    def __init__(self, shape: type[msgspec.Struct], used: frozenset[str], where: str) -> None:
+        fields = zip(shape.__struct_fields__, shape.__struct_encode_fields__, strict=True)
+        pairs = [(attr, f"{where}.{name}") for attr, name in fields if name not in used]
+        self.paths = tuple(path for _, path in pairs)
+        attrs = [attr for attr, _ in pairs]
+        if len(attrs) > len(_NOTHINGS):
+            raise ValueError(f"{shape.__name__} declares more unused members than are counted")
+        # the values of those members as one tuple, fetched in C
+        get = operator.attrgetter(*attrs, *attrs[:1])
+        self.values: Callable[[object], tuple[Any, ...]] = lambda obj: get(obj)[:-1]
+        if len(attrs) > 1:
+            self.values = operator.attrgetter(*attrs)
+
+
 _SHAPES_KEPT: Final = 4096
 
 
@@ -90,16 +127,32 @@ class Loss:
     history well formed (a result for a call that never got one), keyed by a short phrase.
     """
 
-    dropped: Counter[str] = field(default_factory=Counter)
+    _dropped: Counter[str] = field(default_factory=Counter)
     made: Counter[str] = field(default_factory=Counter)
     _seen: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, str], ...]] = field(
         default_factory=dict, repr=False, compare=False
     )
     """Per place and member names met there: which of them are dropped, each with its path
     (records of one kind come in a few shapes, each with its members in the same order)."""
+    _typed: dict[tuple[Unused, tuple[bool, ...]], int] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """Typed records not yet counted in ``dropped``, by shape and which members they hold."""
+
+    @property
+    def dropped(self) -> Counter[str]:
+        """The dropped members by JSON path, with their counts."""
+        if self._typed:
+            dropped = self._dropped
+            for (members, held), times in self._typed.items():
+                for path, there in zip(members.paths, held, strict=True):
+                    if there:
+                        dropped[path] += times
+            self._typed.clear()
+        return self._dropped
 
     def drop(self, path: str, count: int = 1) -> None:
-        self.dropped[path] += count
+        self._dropped[path] += count
 
     def rest(self, obj: Mapping[str, Any], used: frozenset[str], where: str) -> None:
         """Count every member of ``obj`` that is not in ``used`` as dropped at ``where`` (a
@@ -112,10 +165,22 @@ class Loss:
                 self._seen.clear()
             self._seen[shape] = extra
         if extra:
-            dropped = self.dropped
+            dropped = self._dropped
             for name, path in extra:
                 if obj[name] is not None:
                     dropped[path] += 1
+
+    def rest_typed(self, obj: object, members: Unused) -> None:
+        """:meth:`rest` for a record decoded into a typed shape: each of ``members`` that holds
+        something (not :data:`NOTHING`) is counted as dropped at its path. Counted by which
+        of them a record holds (records of one kind hold the same ones), in C."""
+        values = members.values(obj)
+        held = tuple(map(operator.is_not, values, _NOTHINGS))
+        if NOTHING in itertools.compress(values, held):  # a member written as null holds nothing
+            held = tuple(map(NOTHING.__ne__, values))
+        key = (members, held)
+        typed = self._typed
+        typed[key] = typed.get(key, 0) + 1
 
     def note(self, what: str, count: int = 1) -> None:
         self.made[what] += count

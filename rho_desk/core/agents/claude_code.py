@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
+from msgspec import UNSET, Raw, UnsetType
+
 from ..wire.model import (
     AssistantMessage,
     ContentBlock,
@@ -38,7 +41,18 @@ from ..wire.model import (
     ProviderContextBlock,
 )
 from ._parts import Where, count, image_block, json_text, mapping, string
-from .base import AgentLog, Compaction, Entry, Request, SubagentRef, bulk, iso_seconds, known
+from .base import (
+    NOTHING,
+    AgentLog,
+    Compaction,
+    Entry,
+    Request,
+    SubagentRef,
+    Unused,
+    bulk,
+    iso_seconds,
+    known,
+)
 from .build import attachment_message
 from .jsonl import JsonLines
 
@@ -98,6 +112,123 @@ _SERVER_BLOCKS: Final = frozenset(
 )
 
 
+# -- the common shapes of user and assistant records, decoded in C (JsonLines.mixed) -----------
+# Each one takes only what the dict path of _Reader reads the same way: a member it declares
+# with a narrower type, an unknown member or another block type sends the line to the dict
+# path (strict about structure, with its own errors). The members a Rho session has no place
+# for are declared as ``Raw`` (skipped, not decoded) and counted as dropped by their path.
+
+
+class _Text(msgspec.Struct, tag_field="type", tag="text", forbid_unknown_fields=True, gc=False):
+    text: str | None = None
+
+
+class _ToolUse(
+    msgspec.Struct, tag_field="type", tag="tool_use", forbid_unknown_fields=True, gc=False
+):
+    id: str
+    name: str
+    input: Any = None
+
+
+class _Thinking(
+    msgspec.Struct, tag_field="type", tag="thinking", forbid_unknown_fields=True, gc=False
+):
+    thinking: str | UnsetType | None = UNSET
+    signature: Any = UNSET
+
+
+class _ResultText(
+    msgspec.Struct, tag_field="type", tag="text", forbid_unknown_fields=True, gc=False
+):
+    text: str
+
+
+class _Result(
+    msgspec.Struct, tag_field="type", tag="tool_result", forbid_unknown_fields=True, gc=False
+):
+    tool_use_id: str
+    content: str | list[_ResultText] | None = None
+    is_error: Any = None
+
+
+class _Usage(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_creation_input_tokens: Any = None
+    cache_read_input_tokens: Any = None
+    service_tier: Raw = NOTHING
+    cache_creation: Raw = NOTHING
+    server_tool_use: Raw = NOTHING
+    inference_geo: Raw = NOTHING
+
+
+class _UserMessage(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    content: str | list[_Text | _Result]
+    role: Any = None
+
+
+class _AssistantMessage(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    role: Any = None
+    content: list[_Text | _ToolUse | _Thinking] | None = None
+    model: Any = None
+    id: Any = None
+    usage: _Usage | None = None
+    type: Any = None
+    stop_reason: Raw = NOTHING
+    stop_sequence: Raw = NOTHING
+    container: Raw = NOTHING
+    context_management: Raw = NOTHING
+
+
+class _Chained(
+    msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=True, gc=False
+):
+    uuid: str
+    parentUuid: str | None = None
+    sessionId: Any = None
+    timestamp: Any = None
+    cwd: Any = None
+    version: Any = None
+    isSidechain: Any = None
+    isMeta: Any = None
+    isCompactSummary: Any = None
+    isApiErrorMessage: Any = None
+    requestId: Raw = NOTHING
+    logicalParentUuid: Raw = NOTHING
+    subtype: Raw = NOTHING
+    compactMetadata: Raw = NOTHING
+    agentId: Raw = NOTHING
+    userType: Raw = NOTHING
+    gitBranch: Raw = NOTHING
+    toolUseResult: Raw = NOTHING
+    slug: Raw = NOTHING
+    entrypoint: Raw = NOTHING
+    permissionMode: Raw = NOTHING
+    thinkingMetadata: Raw = NOTHING
+    todos: Raw = NOTHING
+    promptId: Raw = NOTHING
+    isVisibleInTranscriptOnly: Raw = NOTHING
+    imagePasteIds: Raw = NOTHING
+    sourceToolUseID: Raw = NOTHING
+    sourceToolAssistantUUID: Raw = NOTHING
+
+
+class _User(_Chained, tag="user"):
+    message: _UserMessage
+
+
+class _Assistant(_Chained, tag="assistant"):
+    message: _AssistantMessage
+
+
+_TYPED: Final = msgspec.json.Decoder(_User | _Assistant).decode
+_USER_UNUSED: Final = Unused(_User, _RECORD, "user:$")
+_ASSISTANT_UNUSED: Final = Unused(_Assistant, _RECORD, "assistant:$")
+_MESSAGE_UNUSED: Final = Unused(_AssistantMessage, _ASSISTANT_MESSAGE, "assistant:$.message")
+_USAGE_UNUSED: Final = Unused(_Usage, _USAGE, "assistant:$.message.usage")
+
+
 @dataclass(slots=True)
 class _Reply:
     """The records of one API response (one ``message.id``), joined."""
@@ -107,7 +238,8 @@ class _Reply:
     thinking: list[str] = field(default_factory=list)
     context: list[ProviderContextBlock] = field(default_factory=list)
     identity: ModelIdentity = _NO_MODEL
-    usage: dict[str, Any] | None = None
+    usage: tuple[object, object, object, object] | None = None
+    """Input, output, cache read and cache write tokens as the log has them."""
     time: int = 0
     msg_id: str | None = None
 
@@ -120,9 +252,13 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     stem = path.stem
     log = AgentLog(AGENT, path, stem, "", 0)
     reader = _Reader(log, Where(source, 1))
-    for line, record in lines:
-        reader.at.line = line
-        reader.record(record)
+    at = reader.at
+    for line, record in lines.mixed(_TYPED):
+        at.line = line
+        if isinstance(record, dict):
+            reader.record(record)
+        elif not reader.typed(record):
+            reader.record(lines.as_dict())
     reader.finish()
     lines.hand_over(log)
     if not log.entries and not lines.notes:
@@ -154,6 +290,7 @@ class _Reader:
         """A Task (Agent) call's id -> its description: the subagent's title."""
         self.subagent = log.path.name.startswith("agent-")
         """A subagent's own file (every record a sidechain of the parent session)."""
+        self.identities: dict[str, ModelIdentity] = {}
 
     def record(self, record: dict[str, Any]) -> None:
         at, loss, log = self.at, self.loss, self.log
@@ -220,6 +357,145 @@ class _Reader:
             loss.drop(f"{kind}:$" if kind != "system" else f"system/{record.get('subtype')}:$")
             return
         loss.rest(record, _RECORD, _RECORD_PATHS[kind])
+
+    def typed(self, record: _User | _Assistant) -> bool:
+        """A user or assistant record of a common shape, read as :meth:`record` reads it; False
+        (and nothing done) for what only :meth:`record` reads: a subagent's file or records, a
+        compaction's summary, a subagent's result, Claude Code's own notices."""
+        log, loss = self.log, self.loss
+        if self.subagent or record.isSidechain is True:
+            return False
+        if isinstance(record, _User):
+            if record.isCompactSummary is True or (
+                record.toolUseResult is not NOTHING and b'"agentId"' in bytes(record.toolUseResult)
+            ):
+                return False
+        elif record.isApiErrorMessage is True or record.message.model == "<synthetic>":
+            return False
+        sid = record.sessionId
+        if type(sid) is str and sid and not log.entries:
+            log.session_id = sid
+        if not log.cwd and type(record.cwd) is str:
+            log.cwd = record.cwd
+        if log.version is None and type(record.version) is str:
+            log.version = record.version
+        time = iso_seconds(record.timestamp)
+        if not log.created and time:
+            log.created = time
+        parent = record.parentUuid
+        if parent is not None:
+            parent = self.alias.get(parent, parent)
+        if isinstance(record, _User):
+            self.typed_user(record, parent, time)
+            loss.rest_typed(record, _USER_UNUSED)
+        else:
+            self.typed_assistant(record, parent, time)
+            loss.rest_typed(record, _ASSISTANT_UNUSED)
+        return True
+
+    def typed_user(self, record: _User, parent: str | None, time: int) -> None:
+        entry = self.step(record.uuid, parent, time)
+        meta = record.isMeta is True
+        entry.hidden = meta
+        content = record.message.content
+        messages = entry.messages
+        if isinstance(content, str):
+            if content:
+                messages.append(Message.user_text(content))
+                entry.turn = not meta
+            return
+        blocks: list[ContentBlock] = []
+        for block in content:
+            if isinstance(block, _Result):
+                if blocks:
+                    messages.append(Message.user_blocks(blocks))
+                    blocks = []
+                text = block.content
+                if text is None:
+                    text = ""
+                elif not isinstance(text, str):
+                    text = "\n".join([part.text for part in text])
+                messages.append(Message.result(block.tool_use_id, block.is_error is not True, text))
+            else:
+                blocks.append(ContentBlock.of_text(block.text or ""))
+        if blocks:
+            messages.append(Message.user_blocks(blocks))
+            entry.turn = not meta and not any(m.tool_result is not None for m in messages)
+
+    def typed_assistant(self, record: _Assistant, parent: str | None, time: int) -> None:
+        message = record.message
+        uuid = record.uuid
+        msg_id = message.id if type(message.id) is str else None
+        reply = self.replies.get(parent) if parent is not None else None
+        if reply is not None and msg_id is not None and reply.msg_id == msg_id:
+            # the next content block of the same response: joined to its first record's step
+            self.alias[uuid] = reply.entry.id
+            self.last = reply.entry.id
+        else:
+            entry = self.step(uuid, parent, time)
+            reply = _Reply(
+                entry, identity=self.identity(string(message.model)), time=time, msg_id=msg_id
+            )
+            self.replies[uuid] = reply
+            entry.model = reply.identity
+        for block in message.content or ():
+            if isinstance(block, _Text):
+                reply.content.append(ContentBlock.of_text(block.text or ""))
+            elif isinstance(block, _ToolUse):
+                self.tool_use(reply, block.id, block.name, block.input)
+            else:
+                text = block.thinking
+                data: dict[str, Any] = {"type": "thinking"}
+                if isinstance(text, str):
+                    if text:
+                        reply.thinking.append(text)
+                    data["thinking"] = text
+                elif text is None:
+                    data["thinking"] = None
+                if block.signature is not UNSET:
+                    data["signature"] = block.signature
+                self.context(reply, data)
+        usage = message.usage
+        if usage is not None:
+            reply.usage = (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
+            )
+            self.loss.rest_typed(usage, _USAGE_UNUSED)
+        self.loss.rest_typed(message, _MESSAGE_UNUSED)
+
+    def identity(self, model: str) -> ModelIdentity:
+        """The model of a reply (one object per model, shared by its replies)."""
+        identity = self.identities.get(model)
+        if identity is None:
+            identity = self.identities[model] = ModelIdentity(
+                "anthropic", "anthropic-messages", model
+            )
+        return identity
+
+    def tool_use(self, reply: _Reply, call_id: str, name: str, arguments: Any) -> None:
+        reply.content.append(
+            ContentBlock.of_tool_call(call_id, name, arguments if arguments is not None else {})
+        )
+        if (
+            name in ("Task", "Agent")
+            and isinstance(arguments, dict)
+            and string(arguments.get("description"))
+        ):
+            self.task_titles[call_id] = arguments["description"]
+
+    def context(self, reply: _Reply, data: dict[str, Any]) -> None:
+        """A block kept whole for the same model, where it stands among the reply's content."""
+        reply.context.append(
+            ProviderContextBlock(
+                identity=reply.identity,
+                kind=_ANTHROPIC_KIND,
+                position=len(reply.content),
+                data=data,
+            )
+        )
 
     def step(self, uuid: str, parent: str | None, time: int) -> Entry:
         entry = self.log.add(Entry(uuid, parent, time, [], line=self.at.line))
@@ -367,12 +643,7 @@ class _Reader:
                     "assistant:$[synthetic notice]"
                 )  # Claude Code's own notice, never sent to a model
                 return
-            reply = _Reply(
-                entry,
-                identity=ModelIdentity("anthropic", "anthropic-messages", model),
-                time=time,
-                msg_id=msg_id,
-            )
+            reply = _Reply(entry, identity=self.identity(model), time=time, msg_id=msg_id)
             self.replies[uuid] = reply
             entry.model = reply.identity
         content = at.array(message, "content", "an assistant message")
@@ -381,7 +652,6 @@ class _Reader:
         for block in at.objects(content or [], "an assistant message's content"):
             kind = at.text(block, "type", "a content block")
             path = _BLOCK_PATHS.get((where, kind)) or f"{where}.content[type={kind}]"
-            position = len(reply.content)
             if kind == "text":
                 reply.content.append(
                     ContentBlock.of_text(at.text(block, "text", "a text block") or "")
@@ -390,46 +660,34 @@ class _Reader:
             elif kind == "tool_use":
                 call_id = at.text(block, "id", "a tool use", required=True) or ""
                 name = at.text(block, "name", "a tool use", required=True) or ""
-                arguments = block.get("input")
-                reply.content.append(
-                    ContentBlock.of_tool_call(
-                        call_id, name, arguments if arguments is not None else {}
-                    )
-                )
-                if (
-                    name in ("Task", "Agent")
-                    and isinstance(arguments, dict)
-                    and string(arguments.get("description"))
-                ):
-                    self.task_titles[call_id] = arguments["description"]
+                self.tool_use(reply, call_id, name, block.get("input"))
                 loss.rest(block, _USE, path)
             elif kind == "thinking":
                 text = at.text(block, "thinking", "a thinking block") or ""
                 if text:
                     reply.thinking.append(text)
-                data = {k: block[k] for k in ("type", "thinking", "signature") if k in block}
-                reply.context.append(
-                    ProviderContextBlock(
-                        identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=data
-                    )
+                self.context(
+                    reply, {k: block[k] for k in ("type", "thinking", "signature") if k in block}
                 )
                 loss.rest(block, _THINKING, path)
             elif kind in _SERVER_BLOCKS:
-                reply.context.append(
-                    ProviderContextBlock(
-                        identity=reply.identity, kind=_ANTHROPIC_KIND, position=position, data=block
-                    )
-                )
+                self.context(reply, block)
             else:
                 loss.drop(path)
         usage = message.get("usage")
         if isinstance(usage, dict):
-            reply.usage = usage
+            reply.usage = (
+                usage.get("input_tokens"),
+                usage.get("output_tokens"),
+                usage.get("cache_read_input_tokens"),
+                usage.get("cache_creation_input_tokens"),
+            )
             loss.rest(usage, _USAGE, f"{where}.usage")
         loss.rest(message, _ASSISTANT_MESSAGE, where)
 
     def finish(self) -> None:
         log = self.log
+        usages: dict[tuple[object, object, object, object], ModelUsage] = {}
         for reply in self.replies.values():
             reply.entry.messages.append(
                 Message.enriched(
@@ -442,13 +700,17 @@ class _Reader:
                 )
             )
             if reply.usage is not None:
-                u = reply.usage
-                usage = ModelUsage(
-                    input_tokens=count(u.get("input_tokens")),
-                    output_tokens=count(u.get("output_tokens")),
-                    cache_read_tokens=count(u.get("cache_read_input_tokens")),
-                    cache_write_tokens=count(u.get("cache_creation_input_tokens")),
-                )
+                usage = usages.get(reply.usage)
+                if usage is None:
+                    figures = reply.usage
+                    usage = ModelUsage(
+                        input_tokens=count(figures[0]),
+                        output_tokens=count(figures[1]),
+                        cache_read_tokens=count(figures[2]),
+                        cache_write_tokens=count(figures[3]),
+                    )
+                    if len(usages) < 4096:
+                        usages[figures] = usage  # many requests have the same figures
                 if not usage.is_empty:
                     reply.entry.requests = [
                         Request(reply.time * 1000, reply.identity.model, "anthropic", usage)

@@ -1,7 +1,9 @@
 """Reading a JSON Lines log of another agent: one object per line, within the reader's limits.
 
 Every line is decoded by msgspec into plain dicts and lists (the readers look at members by
-name, and count the ones they do not use). The limits are those of the Rho reader: a file of
+name, and count the ones they do not use), or, for a reader that declares the common shapes of
+its records as msgspec structs, into those (:meth:`JsonLines.mixed`; a line of any other shape
+is still a dict). The limits are those of the Rho reader: a file of
 at most ``MAX_FILE_BYTES``; nesting bounded by msgspec's own recursion guard, which turns absurd
 depth into "JSON nesting is too deep" at the line, as the Rho reader's decoder does; and a line
 of at most ``MAX_LINE_BYTES`` (read in bounded pieces, so a line of a gigabyte costs no more
@@ -17,9 +19,9 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, TypeVar
 
 import msgspec
 
@@ -45,6 +47,7 @@ _CHUNK: Final = 4096
 """Compressed bytes decompressed at a time: zstd blocks of 128 KiB can be a few bytes each, so
 what one piece decompresses to is bounded by its size (4 KiB: at most about 128 MiB)."""
 _DECODE: Final = msgspec.json.Decoder().decode
+T = TypeVar("T")
 
 
 def open_log(path: Path | str, buffering: int = _BUFFER) -> BinaryIO:
@@ -182,8 +185,24 @@ class JsonLines:
         self.size = 0
         self.lines = 0
         self.notes: list[RecoveryNote] = []
+        self.raw = b""
+        """The line :meth:`mixed` gave last as a typed value."""
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        return self._records(None)
+
+    def mixed(self, decode: Callable[[bytes], T]) -> Iterator[tuple[int, dict[str, Any] | T]]:
+        """The records, each line decoded by ``decode`` first (a typed msgspec decoder for the
+        common shapes of a log's records, which does in C what a reader would do member by
+        member): its value when it takes the line, else the object as a dict, as iterating
+        gives it. :meth:`as_dict` reads the current line as a dict after all."""
+        return self._records(decode)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The line :meth:`mixed` gave last as a typed value, as a dict."""
+        return decode_object(self.raw, source=self.source, line=self.lines)
+
+    def _records(self, typed: Callable[[bytes], Any] | None) -> Iterator[tuple[int, Any]]:
         source = self.source
         try:
             size = os.stat(self.path).st_size
@@ -228,6 +247,16 @@ class JsonLines:
                 if raw[0] != 0x7B and not raw.strip():
                     pos += length
                     continue
+                if typed is not None:
+                    try:
+                        value = typed(raw)
+                    except (msgspec.DecodeError, RecursionError, ValueError):
+                        pass  # not of a common shape (or not JSON): read as a dict
+                    else:
+                        self.raw = raw
+                        pos += length
+                        yield line, value
+                        continue
                 try:
                     record = _DECODE(raw)
                 except (msgspec.DecodeError, RecursionError, ValueError):

@@ -1,0 +1,205 @@
+"""A reader that decodes the common shapes of its records into typed structs (in C) reads every
+log exactly as its dict path does: the same steps, messages, requests, facts and loss report
+(dropped members by JSON path, with counts), or the same error at the same line.
+
+Records are drawn near the common shapes: each one of them, with members left out, written as
+``null``, of another type, or unknown ones added, so that both the typed path and every way back
+to the dict path are taken."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rho_desk.core.agents import read_log
+from rho_desk.core.agents.base import AgentLogError
+from rho_desk.core.agents.build import build
+from rho_desk.core.agents.jsonl import JsonLines
+
+from .conftest import MAIN
+
+
+def _dicts_only(self: JsonLines, decode: object) -> Iterator[tuple[int, dict[str, Any]]]:
+    return iter(self)
+
+
+def outcome(path: Path, agent: str, *, typed: bool) -> Any:
+    """What reading ``path`` gives: the log's facts, steps, loss and built records, or the error."""
+    with mock.patch.object(JsonLines, "mixed", JsonLines.mixed if typed else _dicts_only):
+        try:
+            log = read_log(path, agent=agent)
+        except AgentLogError as exc:
+            return ("error", exc.reason, exc.line)
+    facts = (log.session_id, log.cwd, log.created, log.version, log.title, log.leaf)
+    built = msgspec.json.encode(build(log).records)
+    return (
+        facts,
+        log.parent_session,
+        list(log.entries.values()),
+        log.loss.as_json(),
+        log.requests,
+        log.subagents,
+        built,
+    )
+
+
+def _same(path: Path, agent: str) -> None:
+    assert outcome(path, agent, typed=True) == outcome(path, agent, typed=False)
+
+
+@pytest.mark.parametrize("agent", ["claude-code"])
+def test_the_fixture_logs_read_alike(agent: str, sessions: dict[str, Path]) -> None:
+    _same(sessions[agent], agent)
+
+
+# -- Claude Code ------------------------------------------------------------------------------
+
+ODD = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.sampled_from(["", "x", "u1", "m1", "Task", "<synthetic>", "agentId"]),
+    st.just([]),
+    st.just({}),
+    st.just({"agentId": "a1"}),
+    st.just([{"type": "text", "text": "t"}]),
+)
+EXTRA = [
+    "userType",
+    "gitBranch",
+    "slug",
+    "toolUseResult",
+    "isMeta",
+    "isSidechain",
+    "isCompactSummary",
+    "isApiErrorMessage",
+    "requestId",
+    "level",
+    "unknownMember",
+    "logicalParentUuid",
+    "agentId",
+]
+TEXT = st.sampled_from(["", "hello", "the end", "line\nline"])
+
+
+def _claude_block(role: str) -> st.SearchStrategy[dict[str, Any]]:
+    text = st.fixed_dictionaries({"type": st.just("text"), "text": TEXT})
+    if role == "user":
+        content = st.one_of(
+            st.none(),
+            TEXT,
+            st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": TEXT})),
+        )
+        result = st.fixed_dictionaries(
+            {"type": st.just("tool_result"), "tool_use_id": st.sampled_from(["c1", "c2"])},
+            optional={"content": content, "is_error": st.booleans()},
+        )
+        return st.one_of(text, result)
+    use = st.fixed_dictionaries(
+        {
+            "type": st.just("tool_use"),
+            "id": st.sampled_from(["c1", "c2"]),
+            "name": st.sampled_from(["Read", "Task"]),
+        },
+        optional={"input": st.one_of(st.none(), st.just({"description": "d"}), st.just({}))},
+    )
+    thinking = st.fixed_dictionaries(
+        {"type": st.just("thinking")},
+        optional={"thinking": st.one_of(st.none(), TEXT), "signature": st.one_of(st.none(), TEXT)},
+    )
+    return st.one_of(text, use, thinking)
+
+
+def _claude_message(role: str) -> st.SearchStrategy[dict[str, Any]]:
+    blocks = st.lists(_claude_block(role), max_size=3)
+    if role == "user":
+        return st.fixed_dictionaries({"role": st.just("user"), "content": st.one_of(TEXT, blocks)})
+    usage = st.fixed_dictionaries(
+        {"input_tokens": st.integers(0, 5), "output_tokens": st.integers(0, 5)},
+        optional={
+            "cache_read_input_tokens": st.one_of(st.none(), st.integers(0, 5), st.just(1.5)),
+            "service_tier": st.one_of(st.none(), st.just("standard")),
+        },
+    )
+    return st.fixed_dictionaries(
+        {"role": st.just("assistant"), "content": blocks},
+        optional={
+            "model": st.sampled_from(["m1", "m2", "<synthetic>"]),
+            "id": st.sampled_from(["r1", "r2", "r3"]),
+            "type": st.just("message"),
+            "stop_reason": st.one_of(st.none(), st.just("end_turn")),
+            "usage": usage,
+        },
+    )
+
+
+@st.composite
+def _claude_records(draw: st.DrawFn) -> list[dict[str, Any]]:
+    records = []
+    for n in range(draw(st.integers(1, 8))):
+        role = draw(st.sampled_from(["user", "assistant", "assistant"]))
+        record: dict[str, Any] = {
+            "parentUuid": f"u{n - 1}" if n else None,
+            "type": role,
+            "uuid": f"u{n}",
+            "timestamp": draw(
+                st.sampled_from(["2026-02-01T10:00:00.000Z", "2026-02-01T10:00:01Z", "x"])
+            ),
+            "sessionId": "s1",
+            "cwd": "/w",
+            "version": "2.1.0",
+            "message": draw(_claude_message(role)),
+        }
+        for name in draw(st.lists(st.sampled_from(EXTRA), max_size=3)):
+            record[name] = draw(ODD)
+        if draw(st.integers(0, 5)) == 0:  # a member of another type, or gone
+            victim = draw(st.sampled_from(sorted(record)))
+            if draw(st.booleans()):
+                del record[victim]
+            else:
+                record[victim] = draw(ODD)
+        if draw(st.integers(0, 5)) == 0 and isinstance(record.get("message"), dict):
+            message = record["message"]
+            victim = draw(st.sampled_from([*sorted(message), "extra"]))
+            message[victim] = draw(ODD)
+        records.append(record)
+    return records
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(records=_claude_records())
+def test_claude_code_records_read_alike_typed_or_not(
+    tmp_path: Path, records: list[dict[str, Any]]
+) -> None:
+    path = tmp_path / "6b7c0e2a-1111-4222-8333-444455556666.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    _same(path, "claude-code")
+
+
+def test_the_common_shapes_are_read_typed(sessions: dict[str, Path]) -> None:
+    """The typed path is taken (the comparison above would hold trivially if it never was)."""
+    typed = 0
+    original = JsonLines.mixed
+
+    def counting(self: JsonLines, decode: Any) -> Iterator[tuple[int, Any]]:
+        nonlocal typed
+        for line, record in original(self, decode):
+            typed += not isinstance(record, dict)
+            yield line, record
+
+    with mock.patch.object(JsonLines, "mixed", counting):
+        read_log(sessions["claude-code"])
+    assert typed >= 10
+    assert MAIN["claude-code"]
