@@ -122,6 +122,88 @@ async def settle(bridge: Any, rounds: int = 3) -> None:
         await asyncio.sleep(0.01)
 
 
+# -- waiting for a condition, on the loop ------------------------------------------------------
+#
+# pytest-qt's ``qtbot.waitUntil`` and ``qtbot.waitSignal`` spin Qt's event loop outside asyncio's:
+# qasync runs the loop's callbacks as Qt timer events, so a task resumed there meets "no running
+# event loop" at its next ``await asyncio.sleep`` or thread hop (and its result is lost). The
+# waits below do the same jobs from inside the loop: ``run(until(lambda: ...))`` polls between
+# the loop's own turns, ``run(emitted(signal, action))`` resolves on the signal.
+
+POLL = 0.005
+"""Seconds between two looks at a condition (pytest-qt's waitUntil looks every 10 ms)."""
+
+
+async def until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+    """Wait until ``predicate()`` holds (``qtbot.waitUntil`` on the qasync loop).
+
+    Raises:
+        AssertionError: it did not hold within ``timeout`` seconds (named by its source line).
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            code = predicate.__code__
+            where = f"{Path(code.co_filename).name}:{code.co_firstlineno}"
+            raise AssertionError(f"condition at {where} not reached in {timeout} s")
+        await asyncio.sleep(POLL)
+
+
+async def emitted(
+    signal: Any, action: Callable[[], object] | None = None, timeout: float = 10.0
+) -> tuple[Any, ...]:
+    """Connect to ``signal``, call ``action()`` and wait for the signal's next emission; its
+    arguments (``qtbot.waitSignal`` on the qasync loop)."""
+    got: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+
+    def receive(*args: Any) -> None:
+        if not got.done():
+            got.set_result(args)
+
+    signal.connect(receive)
+    try:
+        if action is not None:
+            action()
+        return await asyncio.wait_for(got, timeout)
+    finally:
+        signal.disconnect(receive)
+
+
+async def moved(document: Any, action: Callable[[], object], timeout: float = 10.0) -> None:
+    """Call ``action()`` (an undo, a redo, a save...) and wait until the open document's active
+    revision is another one."""
+    before = document.tree.active_leaf.id
+    action()
+    await until(lambda: document.tree.active_leaf.id != before, timeout)
+
+
+async def laid_out() -> None:
+    """Run every pending layout pass (a resized dialog's columns, a card's growth, the dock's
+    new height): Qt posts them as events; this delivers them, a few times over for the passes
+    that a pass posts."""
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        await asyncio.sleep(0)
+
+
+async def idle(bridge: Any) -> None:
+    """Wait until the bridge has no task left and the events its tasks posted started none.
+
+    Two uses, where no one condition says the work is done: the app's start (``make_window``:
+    what each test checks next differs), and a test that next checks that something did *not*
+    happen (no write, no question, no request), where nothing becomes true to wait for. It waits
+    for the work the action set off to run out, never for time. Everything else waits for what
+    it then checks (:func:`until`, :func:`emitted`).
+    """
+    while True:
+        await bridge.wait_idle()
+        for _ in range(3):  # let the finished tasks' callbacks and posted events run
+            await asyncio.sleep(0)
+        if not bridge.busy:
+            return
+
+
 @pytest.fixture
 def demo_home(tmp_path: Path) -> Path:
     """A private copy of the bundled demo library, with Rho's index built as a copy for use builds it."""
@@ -182,4 +264,4 @@ def make_window(
 
 async def _start(context: AppContext) -> None:
     await context.astart()
-    await settle(context.bridge)
+    await idle(context.bridge)

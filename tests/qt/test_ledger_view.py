@@ -324,3 +324,31 @@ def test_the_main_window_opens_fitted_to_a_small_screen(
     monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, 1024, 700))
     context = make_window(home=tmp_path)
     assert context.window.width() <= 1024 and context.window.height() <= 700, context.window.size()
+
+
+def test_a_session_outside_the_library_is_named_by_its_folder_and_time(
+    make_window, run, demo_home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The ledger's most expensive session is not in the demo library: it is named by the folder
+    and the time of its last request, as the ledger recorded them, not by an 8-hex id alone."""
+    import datetime as dt
+
+    outside = "699aa559-3eed-4ee7-b8e2-f8fcc1a6fc5a"
+    with UsageLedger(demo_home / "usage.sqlite3", cache_dir=False) as ledger:
+        last = max(ledger.session_requests(outside, children=False), key=lambda r: r.occurred_at_ms)
+    when = dt.datetime.fromtimestamp(last.occurred_at_ms / 1000).strftime("%Y-%m-%d %H:%M")
+    context = make_window(home=demo_home)
+    context.window.app_actions.trigger("library.usage")
+    view = context.window.usage_window.view
+    run(settle(context.bridge, 5))
+    keys = [g.key for g in view.sessions_model.rows]
+    assert outside in keys and WEBHOOK in keys
+    label = view.sessions_model.index(keys.index(outside), 0).data()
+    assert label == f"churn-analysis · {when} · not in this library (699aa559)"
+    assert "Flaky refund webhook test" in view.sessions_model.index(keys.index(WEBHOOK), 0).data()
+    # the sessions behind a workspace's bar, and the payback table, name it alike
+    view.by_workspace.sig_bar_clicked.emit("/home/maya/notebooks/churn-analysis")
+    run(settle(context.bridge, 5))
+    behind = [g.key for g in view.sessions_model.rows]
+    assert outside in behind
+    assert view.sessions_model.index(behind.index(outside), 0).data() == label

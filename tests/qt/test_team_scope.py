@@ -228,3 +228,50 @@ def test_a_published_compacted_session_counts_its_compactions(
     run(settle(context.bridge))
     assert window.statistics.cards["compactions"].value.text() == "1"
     assert "display/display" not in window.header.facts.text()
+
+
+def test_a_published_model_context_is_dated_by_its_publication(
+    make_window, run, pg_db: str, rho_fixtures: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A model-context export records no times: the opened version's revision is dated by its
+    publication, said as such, not "time unknown"."""
+
+    async def publish_model() -> None:
+        async with await TeamLibrary.open(pg_db) as lib:
+            await lib.create_team("qa")
+            source = read_export_source(rho_fixtures / "session-v3.jsonl", None, "model")
+            await lib.publish(
+                "qa",
+                source,
+                Selection.including(ALL_CLASSES),
+                keys=export_keys(default_key_source()),
+                known_secrets=[],
+            )
+
+    run(publish_model())
+    (tmp_path / "rho" / "sessions").mkdir(parents=True)
+    context = make_window(home=tmp_path / "rho")
+    window, view = context.window, context.window.team_browser
+    context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(pg_db))
+    window.scopes.setCurrentWidget(view)
+    run(settle(context.bridge))
+    assert view.model.rowCount() == 1
+    view.open_row(0)
+    run(settle(context.bridge))
+    assert view.opened is not None and view.opened.version.history == "model"
+    assert context.document.tree.active_leaf.time == 0  # the snapshot itself records none
+    published = view.opened.version.published_at.timestamp()
+    stamp = time.strftime("%b %d %Y, %H:%M", time.localtime(published))
+    label = window.conversation.bar.label.text()
+    assert f"published {stamp}" in label and "time unknown" not in label
+    # a snapshot document of one's own, opened next, is not dated by that publication
+    from rho_desk.core.wire.codec import encode_pretty
+
+    local = tmp_path / "own.json"
+    local.write_bytes(
+        encode_pretty(read_export_source(rho_fixtures / "session-v3.jsonl", None, "model").snapshot)
+    )
+    run(context.document.aopen(local))
+    run(settle(context.bridge))
+    assert context.document.published_at is None
+    assert "time unknown" in window.conversation.bar.label.text()

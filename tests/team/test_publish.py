@@ -18,6 +18,7 @@ from rho_desk.core.export import (
     decode_receipt,
     display_snapshot,
 )
+from rho_desk.core.stores.demo import bundled_demo_dir
 from rho_desk.core.wire.codec import decode_snapshot, encode_pretty
 from rho_desk.team.library import TeamLibrary
 from rho_desk.team.publish import PublishBlocked, decode_published, prepare
@@ -311,6 +312,38 @@ def test_cli_publishes_the_display_history_signed_and_show_verifies_it(  # type:
     assert (
         verdict["check"]["sha256_ok"] is True
     )  # the fixed-up hash matches: only the signature tells
+
+
+def test_a_demo_session_is_published_and_listed_under_its_title(
+    pg_db: str, tmp_path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The bundled demo ships no Rho index (its rows would name absolute paths): its titles are in
+    demo-titles.json, so a session published straight from it (a checkout, an installed wheel)
+    is listed as "Flaky refund webhook test", as the app's library names it, not by its first
+    prompt."""
+    pg_db = without_password(pg_db, tmp_path, monkeypatch)
+    demo = bundled_demo_dir()
+    assert not (demo / "sessions" / "index.sqlite3").exists()
+    [flaky] = demo.glob("sessions/*payments-api*/*_5f0c2a9e-*/session.jsonl")
+    team = team_name()
+    assert main(["team", "init", "--db", pg_db, "--team", team]) == 0
+    common = [
+        "--db",
+        pg_db,
+        "--team",
+        team,
+        "--key-file",
+        str(tmp_path / "keys"),
+        "--allow-findings",
+    ]
+    main(["publish", str(flaky), *common, "--exclude", "reasoning_summaries"])
+    assert "published 5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11" in capsys.readouterr().out
+    assert main(["team", "sessions", "--db", pg_db, "--json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["title"] == "Flaky refund webhook test"
+    assert main(["team", "show", row["session_id"], "--db", pg_db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["title"] == "Flaky refund webhook test"
 
 
 def test_cli_publish_and_team_commands(

@@ -143,13 +143,20 @@ def display_export_schema() -> dict[str, Any]:
 
 
 def index_title(transcript: Path, session_id: str) -> str | None:
-    """The title Rho's index gives ``session_id``, read-only (the index is not migrated)."""
+    """The title Rho's index gives ``session_id``, read-only (the index is not migrated); in the
+    bundled demo library, which ships no index (its rows would name absolute paths), the title
+    its ``demo-titles.json`` gives, as the demo's index is built with."""
+    from ..stores.demo import TITLES_FILE, demo_titles
     from ..stores.index import salvage_titles
 
     for parent in Path(transcript).absolute().parents:
         if parent.name == "sessions":
             titles = salvage_titles(parent, busy_timeout=1.0)
-            return next((t for (_wk, sid), t in sorted(titles.items()) if sid == session_id), None)
+            found = next((t for (_wk, sid), t in sorted(titles.items()) if sid == session_id), None)
+            if found is None:
+                demo = demo_titles(parent.parent / TITLES_FILE)
+                found = next((t for _cwd, sid, t in demo if sid == session_id), None)
+            return found
     return None
 
 

@@ -24,11 +24,13 @@ from .report import StackedSeries, UsageFilter, UsageGroup, UsageReport
 
 __all__ = [
     "FileUsage",
+    "LedgerSession",
     "Overview",
     "SessionUsage",
     "chart_unit",
     "file_usage",
     "find_home",
+    "ledger_sessions",
     "narrow",
     "overview",
     "session_usage",
@@ -97,6 +99,38 @@ def sessions_behind(
     """The sessions whose requests make up the figures under ``filt``, most expensive first."""
     with UsageLedger(path, cache_dir=cache_dir) as ledger:
         return UsageReport(ledger).groups("session", filt, limit=limit)
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerSession:
+    """What the ledger tells of a session by itself (for one the library does not hold): the
+    folder its last request ran in and when."""
+
+    session_id: str
+    workspace: str
+    last_ms: int
+
+
+def ledger_sessions(path: Path, session_ids: Sequence[str]) -> dict[str, LedgerSession]:
+    """Where and when each of ``session_ids`` last ran, by the ledger's own rows (blocking; one
+    lookup per session on the ledger's session index, no roll-up); ids the ledger lacks are left
+    out."""
+    ids = list(dict.fromkeys(s for s in session_ids if s))
+    found: dict[str, LedgerSession] = {}
+    if not ids:
+        return found
+    with UsageLedger(path, cache_dir=False) as ledger:
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            rows = ledger.query(
+                # SQLite gives the bare column of the row that holds the MAX
+                "SELECT session_id, workspace_path, MAX(occurred_at_ms) FROM ledger.usage_events "
+                f"WHERE session_id IN ({','.join('?' * len(part))}) GROUP BY session_id",
+                part,
+            )
+            for sid, workspace, last in rows:
+                found[str(sid)] = LedgerSession(str(sid), str(workspace or ""), int(str(last)))
+    return found
 
 
 def narrow(filt: UsageFilter, dimension: str, value: str) -> UsageFilter:

@@ -271,7 +271,7 @@ class TeamBrowserView(QFrame):
             team, session_id, key=secrets.keys.fingerprint, known_secrets=list(secrets.known)
         )
         self.opened = opened
-        await self.document.aopen(opened.path)
+        await self.document.aopen(opened.path, published_at=opened.version.published_at.timestamp())
         v, check = opened.version, opened.verification
         mark = "✔" if check.ok else "✘"
         # the signature covers the export and its receipt; the publisher's name is the library's

@@ -68,10 +68,17 @@ def match_row(rows: ConversationRows, offset: int, needle: str) -> int:
     return hits[0] if hits else -1
 
 
-def describe_node(node: RevisionNode, active: RevisionNode | None) -> str:
-    stamp = (
-        time.strftime("%b %d %Y, %H:%M", time.localtime(node.time)) if node.time else "time unknown"
-    )
+def describe_node(
+    node: RevisionNode, active: RevisionNode | None, published_at: float | None = None
+) -> str:
+    """The revision bar's line; a revision that records no time (a published model context) is
+    dated by its publication when that is known, and said to be so."""
+    if node.time:
+        stamp = time.strftime("%b %d %Y, %H:%M", time.localtime(node.time))
+    elif published_at:
+        stamp = "published " + time.strftime("%b %d %Y, %H:%M", time.localtime(published_at))
+    else:
+        stamp = "time unknown"
     kind = "compaction" if node.kind is NodeKind.COMPACTION else "commit"
     return f"Revision {node.revision} · {kind} · {stamp}" + (" · active" if node is active else "")
 
@@ -154,7 +161,7 @@ class RevisionBar(QFrame):
             self.active_button.hide()
             return
         active = tree.active_leaf
-        self.label.setText(describe_node(node, active))
+        self.label.setText(describe_node(node, active, document.published_at))
         self.active_button.setVisible(node is not active)
         self.previous_button.setEnabled(node.parent is not None)
         self.next_button.setEnabled(bool(node.children))

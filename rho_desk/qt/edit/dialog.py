@@ -83,6 +83,8 @@ class _RevisionDialog(QDialog):
     def __init__(self, host: DialogHost, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.host = host
+        self.shown: Any = None
+        """The revision the dialog shows (``None`` until it has been read)."""
         self.setWindowTitle(title)
         self.heading = QLabel(title)
         self.heading.setObjectName("PanelTitle")
@@ -151,9 +153,14 @@ class _RevisionDialog(QDialog):
             return
         leaf = tree.active_leaf
         self.save_button.setEnabled(False)
+
+        def show(value: Any) -> None:
+            self.show_state(leaf, value)
+            self.shown = leaf
+
         self.host.bridge.run(
             self.host.document.arun_locked(self.read, tree, leaf),
-            on_success=lambda value: self.show_state(leaf, value),
+            on_success=show,
             context="Reading the revision",
         )
 

@@ -204,6 +204,9 @@ class SessionDocument(QObject):
         self.fork_home = fork_home
         self.file: SessionFile | None = None
         self.is_snapshot_document = False
+        self.published_at: float | None = None
+        """When the open document was published to the team library (epoch seconds): the time a
+        published model context, which records none of its own, is known by."""
         self.selected: RevisionNode | None = None
         self.mode = HistoryMode.DISPLAY
         self.conflict: RevisionConflict | None = None
@@ -373,8 +376,9 @@ class SessionDocument(QObject):
             self.aopen(path), initiator=initiator, context=f"Opening {Path(path).name}"
         )
 
-    async def aopen(self, path: Path) -> OpChanges:
-        """Read ``path`` off the GUI thread and make it the open document.
+    async def aopen(self, path: Path, *, published_at: float | None = None) -> OpChanges:
+        """Read ``path`` off the GUI thread and make it the open document (``published_at``:
+        a version of the team library, when it was published).
 
         Raises:
             InputError: :attr:`open_guard` refused (a continued turn is running on this one).
@@ -397,6 +401,7 @@ class SessionDocument(QObject):
         await self._drop_writer()
         old, self.file = self.file, file
         self.is_snapshot_document = is_snapshot
+        self.published_at = published_at
         self.selected = file.tree.active_leaf
         self._set_conflict(None)
         self.watcher.watch(self._watched(file, is_snapshot))
@@ -422,6 +427,7 @@ class SessionDocument(QObject):
         self.file = None
         self.selected = None
         self.is_snapshot_document = False
+        self.published_at = None
         self._set_conflict(None)
         if old is not None:
             self.sig_closed.emit()

@@ -21,7 +21,6 @@ Apply. Everything non-secret goes through the typed settings registry.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,8 +53,8 @@ from ...providers.credentials import (
     KeyringStatus,
     adelete_api_key,
     aset_api_key,
-    get_api_key,
     keyring_status,
+    resolve_api_key,
 )
 from ...providers.profiles import ProfileError, ProfileKind, ProfileSet, ProviderProfile
 from ..services.bridge import in_thread
@@ -102,26 +101,23 @@ _THEMES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")
 
 
 def key_state(profile: ProviderProfile) -> str:
-    """Where ``profile``'s key would come from (blocking: reads the keyring; the value is dropped).
+    """Where ``profile``'s key would come from when a conversation continues (blocking: reads the
+    keyring; the value is dropped): what :func:`resolve_api_key` finds, so the table says what a
+    turn sends (a key stored for a keyless local server is sent too).
 
-    ``keyring``, ``environment``, ``not needed``, ``missing`` or ``keyring unavailable``.
+    ``keyring``, ``environment (NAME)``, ``not needed``, ``missing`` or ``keyring unavailable``.
     """
-    from ...core.errors import CredentialsUnavailable
+    from ...core.errors import CredentialsUnavailable, MissingApiKey
 
     try:
-        stored = get_api_key(profile) if profile.requires_key else None
+        resolved = resolve_api_key(profile)
+    except MissingApiKey:
+        return "missing"
     except CredentialsUnavailable:
-        stored = None
-        unavailable = True
-    else:
-        unavailable = False
-    if stored is not None:
-        return "keyring"
-    if profile.api_key_env and os.environ.get(profile.api_key_env, "").strip():
-        return f"environment ({profile.api_key_env})"
-    if not profile.requires_key:
+        return "keyring unavailable"
+    if resolved is None:
         return "not needed"
-    return "keyring unavailable" if unavailable else "missing"
+    return "keyring" if resolved.source == "keyring" else f"environment ({profile.api_key_env})"
 
 
 class SettingsDialog(QDialog):

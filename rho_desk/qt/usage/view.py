@@ -19,6 +19,7 @@ only shows them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import math
 from collections.abc import Callable
@@ -53,9 +54,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.errors import KnownError
 from ...core.stores.summary import SessionSummary
 from ...core.usage.ledger import ledger_path
-from ...core.usage.overview import Overview, narrow, overview, sessions_behind
+from ...core.usage.overview import (
+    LedgerSession,
+    Overview,
+    ledger_sessions,
+    narrow,
+    overview,
+    sessions_behind,
+)
 from ...core.usage.payback import PaybackReport, payback
 from ...core.usage.report import StackedSeries, UsageFilter, UsageGroup
 from ..services.bridge import EngineBridge, in_thread
@@ -457,6 +466,8 @@ class UsageView(QWidget):
         self.filter = UsageFilter(local=True)
         """The filter of the figures on screen."""
         self.names: dict[str, SessionSummary] = {}
+        self.elsewhere: dict[str, LedgerSession] = {}
+        """Sessions of the ledger the library does not hold: where and when they last ran."""
         self.cache_dir: Path | None = None
         """Where the ledger's roll-up lives (``None``: rho-desk's cache folder)."""
         self._generation = 0
@@ -719,8 +730,19 @@ class UsageView(QWidget):
         )
         if generation != self._generation:
             return
-        self.names = names
+        self.names, self.elsewhere = names, {}  # (another home, another ledger)
+        await self._alearn_elsewhere(path, [g.key for g in data.sessions])
+        if generation != self._generation:
+            return
         self.show_overview(data, filt)
+
+    async def _alearn_elsewhere(self, path: Path, session_ids: list[str]) -> None:
+        """Ask the ledger where and when the sessions the library lacks ran (to name them)."""
+        missing = [s for s in session_ids if s and s not in self.names and s not in self.elsewhere]
+        if missing:
+            # naming is a nicety: the figures stand without it
+            with contextlib.suppress(KnownError):
+                self.elsewhere.update(await in_thread(ledger_sessions, path, missing))
 
     async def _anames(self) -> dict[str, SessionSummary]:
         """The library's sessions by id (to name and open them); the last known on failure."""
@@ -813,11 +835,23 @@ class UsageView(QWidget):
     def _session_label(self, session_id: str) -> str:
         summary = self.names.get(session_id)
         if summary is None:
-            return (
-                f"{session_id[:8]} (not in this library)" if session_id else "(no session recorded)"
-            )
+            if not session_id:
+                return "(no session recorded)"
+            seen = self._where_and_when(session_id)
+            if seen is None:
+                return f"Session {session_id[:8]} (not in this library)"
+            return f"{seen} · not in this library ({session_id[:8]})"
         title = (summary.title or summary.first_user_message or "").splitlines()
         return f"{title[0][:70] if title else session_id[:8]} · {Path(summary.cwd).name}"
+
+    def _where_and_when(self, session_id: str) -> str | None:
+        """Where and when a session the library lacks last ran, as the ledger recorded it (what
+        a person recognises: its folder and its time, not its id)."""
+        seen = self.elsewhere.get(session_id)
+        if seen is None:
+            return None
+        when = dt.datetime.fromtimestamp(seen.last_ms / 1000).strftime("%Y-%m-%d %H:%M")
+        return f"{Path(seen.workspace).name or seen.workspace or 'no workspace recorded'} · {when}"
 
     def _show_sessions(self, groups: list[UsageGroup], caption: str, *, top: bool) -> None:
         self.sessions_model.set_rows(groups)
@@ -838,6 +872,7 @@ class UsageView(QWidget):
 
         async def load() -> None:
             groups = await in_thread(sessions_behind, path, filt, cache_dir=self.cache_dir)
+            await self._alearn_elsewhere(path, [g.key for g in groups])
             if generation == self._generation:
                 self._show_sessions(groups, caption, top=False)
 
@@ -882,8 +917,8 @@ class UsageView(QWidget):
             self.sig_session_requested.emit(Path(summary.path))
         elif session_id:
             self.bridge.notifier.info(
-                f"Session {session_id} is in the usage ledger but not in this library "
-                "(deleted, or recorded on another machine)."
+                f"Session {session_id}{f' ({seen})' if (seen := self._where_and_when(str(session_id))) else ''} "
+                "is in the usage ledger but not in this library (deleted, or recorded on another machine)."
             )
 
     # -- payback ----------------------------------------------------------------------------------
@@ -904,6 +939,7 @@ class UsageView(QWidget):
 
         async def load() -> None:
             report = await in_thread(_payback, path, filt, self.cache_dir)
+            await self._alearn_elsewhere(path, [s.session_id for s in report.sessions])
             if generation == self._generation:
                 self.show_payback(report)
 

@@ -12,10 +12,12 @@ emoji, a Russian sentence, decomposed accents) is left alone.
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from rho_desk.core.export import Hit, SecretScanner
+from rho_desk.core.export.scanner import _views
 from rho_desk.core.export.scanner._views import DEFAULT_IGNORABLE
 
 SCANNER = SecretScanner()
@@ -135,6 +137,30 @@ def test_circled_letters_and_greek_and_cyrillic_look_alikes_are_folded() -> None
     assert found_in(f"passw\u03bfrd={PASSWORD}", PASSWORD)  # Greek omicron
     assert found_in(f"\u0440assword={PASSWORD}", PASSWORD)  # Cyrillic er
     assert found(OPENAI.replace("-", "\u2010"))  # typographic hyphens
+
+
+def test_a_long_window_is_rewritten_in_chunks_exactly_as_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A window is rewritten a chunk at a time (its text is held for one chunk, not the whole
+    window): cut before a character's first byte, the result is the one of the whole window, for
+    any chunk size, invalid and truncated UTF-8 included."""
+    rng = random.Random(31)
+    parts = [b"a", b"Z", b"7", b" ", b"\n", b"\\/", b"\xff", b"\x80", b"\xe2\x80", b"\xf0\x9d"]
+    parts += [
+        c.encode()
+        for c in ("\u2063", "\ufe0f", "\u034f", "\U0001d41a", "\uff41", "\u00e9", "\u0430")
+    ]
+    window = b"".join(rng.choices(parts, k=4000))
+    whole = _views._rewritten(window)
+    for size in (1, 2, 3, 5, 64, 1000):
+        monkeypatch.setattr(_views, "REWRITE_CHUNK", size)
+        assert _views._rewritten(window) == whole
+    # and a folded token cut by a chunk's end is still found
+    monkeypatch.setattr(_views, "REWRITE_CHUNK", 1 << 16)
+    styled = _styled(GITHUB, "bold")
+    text = "x" * ((1 << 16) - 20) + " " + styled + " " + "y" * 100
+    assert found_in(text, styled)
 
 
 def test_text_that_only_uses_those_characters_is_left_alone() -> None:

@@ -20,9 +20,9 @@ from rho_desk.qt.services.settings import (
 from rho_desk.qt.ui.roles import Role
 
 from ...providers.loopback import Loopback
-from ..conftest import settle
+from ..conftest import emitted, idle, until
 from ..helpers import v3_session, v4_session
-from .conftest import text_reply, until
+from .conftest import text_reply
 
 
 def _grown(path: Path, turns: int = 4) -> Path:
@@ -44,7 +44,7 @@ def _dialog(make_window, run, path: Path, keep: int = 8):
     dialog = context.session_commands.show_dialog("compact")
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(keep)
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # the dialog's opening work: its preview and the profiles it offers
     return context, dialog
 
 
@@ -78,12 +78,12 @@ def test_the_preview_shows_what_would_be_removed_and_kept(make_window, run, tmp_
     assert dialog.compact_button.isEnabled()
     # a larger budget: nothing to compact, and the button says no
     dialog.keep_messages.setValue(1000)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.data is not None and dialog.data.preview.nothing_to_compact))
     assert dialog.data.preview.nothing_to_compact and not dialog.compact_button.isEnabled()
     assert "Nothing to compact" in dialog.digest_title.text()
     # no limit on either: not silently replaced by defaults; the dialog asks for a limit
     dialog.keep_messages.setValue(0)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.budget() is None and dialog.data is None))
     assert dialog.budget() is None and dialog.data is None
     assert not dialog.compact_button.isEnabled() and dialog.notice.isVisible()
     assert "at least one limit" in dialog.notice.text.text()
@@ -105,7 +105,7 @@ def test_compact_writes_a_new_base_and_undo_restores(
     dialog.sig_compacted.connect(compacted.append)
     dialog.start()
     assert dialog.running and dialog.cancel_button.isVisible()
-    run(settle(context.bridge))
+    run(until(lambda: bool(compacted)))
     assert compacted and not dialog.running
     tree = read_session(path, check_name=False).tree
     leaf = tree.active_leaf
@@ -121,7 +121,7 @@ def test_compact_writes_a_new_base_and_undo_restores(
     )  # the table shows the compacted revision, not the active one
     assert "Saved as revision" in dialog.busy.label.text() and dialog.undo_button.isEnabled()
     dialog.undo_button.click()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.busy.label.text().startswith("Undone")))
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf) == old_history
     assert (
@@ -152,7 +152,7 @@ def test_cancel_stops_a_provider_summary_and_writes_nothing(
     dialog.start()
     run(until(lambda: bool(loopback.requests)))
     dialog.cancel_button.click()
-    run(settle(context.bridge))
+    run(until(lambda: "Cancelled: nothing was written" in dialog.busy.label.text()))
     run(asyncio.wait_for(loopback.disconnected.wait(), 5))
     assert not dialog.running and "Cancelled: nothing was written" in dialog.busy.label.text()
     assert path.stat().st_size == size
@@ -168,11 +168,10 @@ def test_a_provider_summary_is_written_with_its_cost(
     make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
 ) -> None:
     path = v3_session(tmp_path / "home", turns=10)
-    context, dialog = _dialog(make_window, run, path)
+    _context, dialog = _dialog(make_window, run, path)
     dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
     loopback.queue(text_reply("The user asked for ", "ten prompts; each was answered."))
-    dialog.start()
-    run(settle(context.bridge))
+    run(emitted(dialog.sig_compacted, dialog.start))
     tree = read_session(path, check_name=False).tree
     replacement = tree.history(tree.active_leaf)[1]
     assert (
@@ -194,8 +193,7 @@ def test_another_writer_during_the_run_means_nothing_is_written(
     with open(path, "ab") as handle:  # Rho moves the leaf meanwhile
         handle.write(b'{"type":"set_leaf","timestamp":"1767100010","target_id":"n0"}\n')
     size = path.stat().st_size
-    run(settle(context.bridge))
-    run(until(lambda: not dialog.running, context.bridge))
+    run(until(lambda: "nothing was written" in dialog.busy.label.text()))
     assert path.stat().st_size == size  # nothing appended after Rho's record
     assert "nothing was written" in dialog.busy.label.text()
     assert any("changed" in n.text for n in context.notifier.history)
@@ -211,10 +209,17 @@ def _counts(context, run, path: Path) -> dict[str, object]:
     window = context.window
     context.document.select(context.document.tree.active_leaf)
     window.show_tab(TAB_STATISTICS)
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                window.statistics.data is not None
+                and window.statistics.data.node is context.document.selected
+            )
+        )
+    )
     stats = window.statistics
     window.show_tab(TAB_REVISIONS)
-    run(settle(context.bridge))
+    run(until(lambda: bool(window.revisions.summary.text())))
     tree = context.document.tree
     shown = rho_desk("show", path, "--display", "--json")
     assert shown.returncode == 0, shown.stderr
@@ -244,13 +249,14 @@ def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(
     context, dialog = _dialog(make_window, run, path, keep=8)
     before = context.document.tree.active_leaf
     dialog.start()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.busy.label.text().startswith("Compacted")))
     compacted = _counts(context, run, path)
     assert compacted["card"] == compacted["table"] == compacted["markers"] == 1
     assert str(compacted["change"]).startswith("Compacted")
 
+    compacted_leaf = context.document.tree.active_leaf
     context.operations.undo()
-    run(settle(context.bridge))
+    run(until(lambda: context.document.tree.active_leaf.id != compacted_leaf.id))
     undone = _counts(context, run, path)
     # a restore, not a second compaction: no compaction on the path, no empty "Compacted" card
     assert undone["card"] == undone["table"] == undone["markers"] == 0
@@ -264,8 +270,9 @@ def test_undo_and_redo_of_a_compaction_in_a_v3_line_read_as_restores(
     assert "1 compaction" in str(undone["timeline"]) and "1 restore" in str(undone["timeline"])
     assert undone["cli_restores"] == 1
 
+    undone_leaf = context.document.tree.active_leaf
     context.operations.redo()
-    run(settle(context.bridge))
+    run(until(lambda: context.document.tree.active_leaf.id != undone_leaf.id))
     redone = _counts(context, run, path)
     assert redone["card"] == redone["table"] == redone["markers"] == 1
     assert str(redone["change"]).startswith(f"Restored revision {before.revision + 1}")
@@ -278,7 +285,7 @@ def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, mo
     path = _grown(v3_session(tmp_path / "home", turns=10))
     context, dialog = _dialog(make_window, run, path, keep=8)
     dialog.start()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.busy.label.text().startswith("Compacted")))
     host = context.operations
     monkeypatch.setattr(host_module, "LARGE_RESTORE_BYTES", 100)  # this small state counts as large
     asked: list[int] = []
@@ -291,11 +298,11 @@ def test_a_large_restore_is_confirmed_first(make_window, run, tmp_path: Path, mo
     monkeypatch.setattr(host, "confirm_large_restore", confirm)
     size = path.stat().st_size
     host.undo()
-    run(settle(context.bridge))
+    run(until(lambda: len(asked) == 1))
     assert len(asked) == 1 and path.stat().st_size == size  # declined: nothing written
     assert host.history.status(context.document.tree).undo == "Compaction"
     host.undo()
-    run(settle(context.bridge))
+    run(until(lambda: len(asked) == 2 and path.stat().st_size > size))
     assert len(asked) == 2
     grown = path.stat().st_size - size
     assert (
@@ -311,12 +318,13 @@ def test_the_large_restore_question_is_a_box_not_a_nested_loop(
     path = _grown(v3_session(tmp_path / "home", turns=10))
     context, dialog = _dialog(make_window, run, path, keep=8)
     dialog.start()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.busy.label.text().startswith("Compacted")))
     host = context.operations
     monkeypatch.setattr(host_module, "LARGE_RESTORE_BYTES", 100)
     size = path.stat().st_size
     host.undo()
-    run(settle(context.bridge))  # returns: the question waits in a window-modal box
+    # undo returns: the question waits in a window-modal box
+    run(until(lambda: host.restore_box is not None))
     box = host.restore_box
     assert (
         box is not None
@@ -324,12 +332,12 @@ def test_the_large_restore_question_is_a_box_not_a_nested_loop(
         and f"the file is {host_module.human_bytes(size)} now" in box.text()
     )
     box.button(QMessageBox.StandardButton.Cancel).click()
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # nothing to wait for: the cancelled restore writes nothing
     assert path.stat().st_size == size
     host.undo()
-    run(settle(context.bridge))
+    run(until(lambda: host.restore_box is not box))  # a new box (the first closed and is gone)
     host.restore_box.button(QMessageBox.StandardButton.Yes).click()
-    run(settle(context.bridge))
+    run(until(lambda: host.history.status(context.document.tree).redo == "Compaction"))
     assert (
         path.stat().st_size > size
         and host.history.status(context.document.tree).redo == "Compaction"
@@ -341,7 +349,7 @@ def test_a_summary_larger_than_what_it_replaces_is_refused(
 ) -> None:
     path = v4_session(tmp_path / "home")
     size = path.stat().st_size
-    context, dialog = _dialog(make_window, run, path, keep=2)
+    _context, dialog = _dialog(make_window, run, path, keep=2)
     # the local preview already says the digest would not shrink these short messages
     assert dialog.data is not None and not dialog.data.preview.shrinks
     assert not dialog.compact_button.isEnabled() and "would not shrink" in dialog.notice.text.text()
@@ -351,8 +359,7 @@ def test_a_summary_larger_than_what_it_replaces_is_refused(
     )  # a provider's summary may be shorter: it is checked after
     loopback.queue(text_reply("A very long summary. " * 400))
     dialog.start()
-    run(settle(context.bridge))
-    run(until(lambda: not dialog.running, context.bridge))
+    run(until(lambda: "Refused: nothing was written" in dialog.busy.label.text()))
     assert "Refused: nothing was written" in dialog.busy.label.text()
     assert "would not shrink" in dialog.notice.text.text()
     assert path.stat().st_size == size
@@ -369,7 +376,7 @@ def test_the_session_card_follows_a_compaction_and_its_undo(
     path = _grown(v3_session(home, turns=10))
     context = make_window(home=home, open_file=path)
     browser = context.window.browser
-    run(settle(context.bridge))
+    run(until(lambda: browser.summary_for(path) is not None))
     before = browser.summary_for(path)
     assert before is not None
 
@@ -385,18 +392,13 @@ def test_the_session_card_follows_a_compaction_and_its_undo(
     dialog = context.session_commands.show_dialog("compact")
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(8)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.data is not None))
     dialog.start()
-    run(until(lambda: not dialog.running and card_is_the_file(), context.bridge))
+    run(until(lambda: not dialog.running and card_is_the_file()))
     compacted = browser.summary_for(path)
     assert compacted.compaction_count == 1 and compacted.updated_at >= before.updated_at
     dialog.undo_button.click()
-    run(
-        until(
-            lambda: browser.summary_for(path).compaction_count == 0 and card_is_the_file(),
-            context.bridge,
-        )
-    )
+    run(until(lambda: browser.summary_for(path).compaction_count == 0 and card_is_the_file()))
     assert browser.summary_for(path).message_count == before.message_count
 
 
@@ -421,11 +423,11 @@ def test_the_dialog_says_it_computes_names_the_session_and_says_nothing_once(
         and f"“{first}" in dialog.heading.text()
     )
     assert summary.id[:8] not in dialog.heading.text()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.data is not None))
     assert not dialog.preview_busy.isVisible() and dialog.data is not None
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(1000)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.data is not None and dialog.data.preview.nothing_to_compact))
     assert (
         dialog.data.preview.nothing_to_compact
         and "Nothing to compact" in dialog.digest_title.text()

@@ -20,7 +20,7 @@ from rho_desk.core.wire import ContentBlock, ImageContent, Message, SessionSnaps
 from rho_desk.providers.credentials import set_api_key
 from rho_desk.qt.export import dialog as export_module
 
-from ..conftest import settle
+from ..conftest import idle, laid_out, until
 from ..helpers import PROVIDER, turn
 from .conftest import audit_written, demo_session
 
@@ -72,14 +72,14 @@ def _compacted_session(home: Path) -> Path:
 def _open(make_window, run, path: Path):
     context = make_window(open_file=path)
     dialog = context.session_commands.show_dialog("export")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     return context, dialog
 
 
 def _wait_preview(run, context, dialog) -> None:
     dialog._timer.stop()
     dialog._on_timer_timeout()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
 
 
 def test_classes_preview_and_selection(make_window, run, demo_home: Path) -> None:
@@ -130,7 +130,7 @@ def test_secrets_are_redacted_and_the_receipt_verifies(make_window, run, tmp_pat
     written: list[tuple[Path, Path]] = []
     dialog.sig_written.connect(lambda a, b: written.append((a, b)))
     dialog.export_to(out)
-    run(settle(context.bridge))
+    run(until(lambda: bool(written)))
     assert written == [(out, out.with_name("export.json.receipt.json"))]
     data = out.read_bytes()
     assert data == result.data and SECRET.encode() not in data
@@ -151,7 +151,7 @@ def test_markdown_and_html_are_previewed_as_text(
         "<!DOCTYPE html"
     )
     dialog.export_to(tmp_path / "t")  # no suffix: the format's is added
-    run(settle(context.bridge))
+    run(until(lambda: dialog.last_written is not None))
     assert (tmp_path / "t.html").is_file() and (tmp_path / "t.html.receipt.json").is_file()
     dialog.set_format("markdown")
     _wait_preview(run, context, dialog)
@@ -183,12 +183,12 @@ def test_blocking_findings_need_the_recorded_override(
     assert not dialog.export_button.isEnabled()
     out = tmp_path / "blocked.json"
     dialog.export_to(out)
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # nothing to wait for: a blocked export is refused
     assert not out.exists()  # nothing is written without the override
     dialog.override.setChecked(True)
     assert dialog.export_button.isEnabled()
     dialog.export_to(out)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.last_written is not None))
     receipt = decode_receipt(out.with_name("blocked.json.receipt.json").read_bytes())
     assert (
         receipt.override is not None
@@ -216,7 +216,7 @@ def test_without_a_keyring_the_export_uses_the_key_file_and_says_so(
     assert len(created) == 2 and all(str(key_file) in text for text in created)
     out = tmp_path / "nokeyring.json"
     dialog.export_to(out)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.last_written is not None))
     check, _report, receipt = audit_written(out, out.with_name("nokeyring.json.receipt.json"))
     assert check.ok and receipt.signature is not None and receipt.history == "display"
     signed = verify_receipt(
@@ -251,7 +251,7 @@ def test_the_conversation_as_shown_is_the_default_and_the_model_context_a_choice
     )  # the summary and the last turn
     out = tmp_path / "model.json"
     dialog.export_to(out)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.last_written is not None))
     assert decode_receipt(out.with_name("model.json.receipt.json").read_bytes()).history == "model"
 
 
@@ -262,7 +262,7 @@ def test_the_session_file_itself_is_never_the_output(make_window, run, tmp_path:
     dialog.set_selection(set(ALL_CLASSES))
     _wait_preview(run, context, dialog)
     dialog.export_to(path)
-    run(settle(context.bridge))
+    run(until(lambda: any("an export never replaces" in n.text for n in context.notifier.history)))
     assert path.read_bytes() == before
     assert any("an export never replaces" in n.text for n in context.notifier.history)
 
@@ -408,11 +408,11 @@ def test_content_class_names_are_never_cut(make_window, run, demo_home: Path) ->
     second line of its row; nothing is elided and nothing needs a horizontal scroll bar."""
     from PySide6.QtCore import Qt
 
-    context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
+    _context, dialog = _open(make_window, run, demo_session(demo_home, "b2e47d10"))
     table = dialog.class_table
     assert table.wordWrap() and table.textElideMode() is Qt.TextElideMode.ElideNone
     dialog.resize(700, 640)
-    run(settle(context.bridge))
+    run(laid_out())
     table.resizeRowsToContents()
     heights = [table.rowHeight(r) for r in range(dialog.classes.rowCount())]
     assert max(heights) > min(heights)  # the longest names took a second line
@@ -445,7 +445,14 @@ def test_a_first_export_names_the_session_and_explains_its_echoes(
     path = demo_session(demo_home, "4a7e2c19")  # reasoning summaries repeat its replay blocks
     context = make_window(home=demo_home, open_file=path)
     dialog = context.session_commands.show_dialog("export")
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                dialog.current() is not None
+                and context.window.browser.summary_for(path) is not None
+            )
+        )
+    )
     summary = context.window.browser.summary_for(path)
     title = summary.title or summary.first_user_message.splitlines()[0]
     result = dialog.current()
@@ -505,7 +512,7 @@ def test_the_dialog_and_the_command_line_write_the_same_export_and_receipt(
     assert result is not None and not result.blocked and result.history == "display"
     app_out = tmp_path / "app" / f"export.{ext}"
     dialog.export_to(app_out)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.last_written is not None))
 
     cli_out = tmp_path / "cli" / f"export.{ext}"
     cli_out.parent.mkdir()

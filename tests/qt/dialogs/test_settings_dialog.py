@@ -189,3 +189,27 @@ def test_every_form_label_with_a_mnemonic_has_a_buddy(make_window, run) -> None:
     ]
     data = next(label for label in labels if label.text() == "Rho &data directory:")
     assert data.buddy() is dialog.data_dir
+
+
+def test_a_key_stored_for_a_keyless_profile_is_said_where_it_is(
+    make_window, run, memory_keyring
+) -> None:
+    """The notice, the Key column and the line under the form agree: a key stored for the local
+    server (which needs none) is sent with its requests, so it reads "keyring", not "not needed"
+    beside "Stored the key of ollama-local in the keyring"."""
+    context, dialog = _dialog(make_window, run)
+    assert dialog.selected_name() == "ollama-local"
+    assert dialog.key_status.text() == "Key: not needed"
+    dialog.api_key.setText(KEY)
+    dialog.store_key()
+    run(settle(context.bridge))
+    assert memory_keyring.entries[(SERVICE, "profile:ollama-local")] == KEY
+    assert dialog.busy.label.text() == "Stored the key of ollama-local in the keyring."
+    assert dialog.profiles.keys["ollama-local"] == "keyring"
+    row = dialog.profiles.row_of("ollama-local")
+    assert dialog.profiles.index(row, 3).data() == "keyring"
+    assert dialog.key_status.text() == "Key: keyring"
+    dialog.remove_key()
+    run(settle(context.bridge))
+    assert dialog.profiles.keys["ollama-local"] == "not needed"
+    assert dialog.key_status.text() == "Key: not needed"

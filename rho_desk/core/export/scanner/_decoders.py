@@ -20,6 +20,7 @@ import html
 import json
 import re
 import zlib
+from array import array
 from typing import Final
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
@@ -414,19 +415,49 @@ def around_value(data: bytes, start: int, end: int) -> tuple[bytes, bytes]:
     return head, tail[: cut.start()] if cut is not None else tail
 
 
+class Placed:
+    """Decoded pieces as their scan needs them once their texts are joined, in arrays (a dense
+    input decodes thousands: a tuple each would hold more than the input): for piece ``i``, the
+    span it was decoded from (``span(i)``), its encoding, and where its decoded text lies in its
+    scanned text (``bounds(i)``)."""
+
+    __slots__ = ("_bounds", "_spans", "encodings")
+
+    def __init__(self) -> None:
+        self._spans = array("q")
+        self._bounds = array("q")
+        self.encodings: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.encodings)
+
+    def add(self, span: tuple[int, int], bounds: tuple[int, int], encoding: str) -> None:
+        self._spans.extend(span)
+        self._bounds.extend(bounds)
+        self.encodings.append(encoding)
+
+    def span(self, i: int) -> tuple[int, int]:
+        return self._spans[2 * i], self._spans[2 * i + 1]
+
+    def bounds(self, i: int) -> tuple[int, int]:
+        return self._bounds[2 * i], self._bounds[2 * i + 1]
+
+
 def placed(
     data: bytes, pieces: list[tuple[int, int, bytes, str]], keywords: bool
-) -> tuple[list[bytes], list[tuple[int, int]]]:
-    """The decoded ``pieces`` (``(start, end, text, encoding)``) as they are scanned, and where each
-    one's decoded text lies in its scanned text. A decoded value of one line is read in its place
-    (``around_value``: ``const key = atob('…')``, ``pw = "\\121…";``), so its name, quotes and
-    position count as for the plain value; text of several lines carries its own."""
+) -> tuple[list[bytes], Placed]:
+    """The decoded ``pieces`` (``(start, end, text, encoding)``, emptied: the texts hold their
+    bytes now) as they are scanned, and where each came from and where its decoded text lies in
+    its scanned text. A decoded value of one line is read in its place (``around_value``: ``const
+    key = atob('…')``, ``pw = "\\121…";``), so its name, quotes and position count as for the
+    plain value; text of several lines carries its own."""
     texts: list[bytes] = []
-    bounds: list[tuple[int, int]] = []
-    for start, end, text, _ in pieces:
+    where = Placed()
+    for start, end, text, encoding in pieces:
         head, tail = (
             around_value(data, start, end) if keywords and b"\n" not in text else (b"", b"")
         )
         texts.append(head + text + tail)
-        bounds.append((len(head), len(head) + len(text)))
-    return texts, bounds
+        where.add((start, end), (len(head), len(head) + len(text)), encoding)
+    pieces.clear()
+    return texts, where

@@ -212,7 +212,7 @@ class Joined:
     __slots__ = ("buffer", "origins", "starts")
 
     def __init__(
-        self, pieces: list[bytes] | list[bytes | memoryview], origins: list[int], gap: bytes
+        self, pieces: list[bytes] | list[bytes | memoryview], origins: Sequence[int], gap: bytes
     ) -> None:
         self.buffer = gap.join(pieces)
         self.origins = origins

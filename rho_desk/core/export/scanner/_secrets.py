@@ -803,21 +803,21 @@ class SecretScanner:
         spend(cost)
         if decoded_out is not None:
             decoded_out.extend((start, end, text) for start, end, text, _ in text_pieces)
-        for pieces, keywords in ((text_pieces, True), (binary_pieces, False)):
+        # binary first (its scan is the lighter one): the text's scan then runs without the
+        # binary pieces held; each kind's pieces are let go once joined (memory near the input)
+        for pieces, keywords in ((binary_pieces, False), (text_pieces, True)):
             if not pieces:
                 continue
-            texts, bounds = placed(data, pieces, keywords)  # a decoded value read in its place
-            joined = Joined(texts, list(range(len(pieces))), _PIECE_GAP)
-            pieces[:] = [
-                (start, end, b"", encoding) for start, end, _, encoding in pieces
-            ]  # joined now
+            texts, where = placed(data, pieces, keywords)  # a decoded value read in its place
+            joined = Joined(texts, range(len(where)), _PIECE_GAP)
+            del texts
             for sub in self._scan(joined.buffer, depth=depth + 1, keywords=keywords):
                 index = bisect.bisect_right(joined.starts, sub.start) - 1
-                lo, hi = (joined.starts[index] + b for b in bounds[index])
+                lo, hi = (joined.starts[index] + b for b in where.bounds(index))
                 if sub.end <= lo or sub.start >= hi:
                     continue  # a finding in the text around, not in what was decoded
-                start, end, _, encoding = pieces[index]
-                hits.append(Hit(sub.rule, start, end, sub.value, encoding))
+                start, end = where.span(index)
+                hits.append(Hit(sub.rule, start, end, sub.value, where.encodings[index]))
 
     def _blob(
         self, blob: bytes, start: int, end: int, hits: list[Hit], depth: int, batch: BlobBatch

@@ -289,8 +289,33 @@ def _rewritten(window: bytes) -> bytes:
                 window = window.replace(continuation, b"")
         while b"\\/" in window:
             window = window.replace(b"\\/", b"/")
-    text = window.decode("utf-8", "surrogateescape").translate(_table())
-    return text.encode("utf-8", "surrogateescape")
+    if len(window) <= REWRITE_CHUNK:
+        return (
+            window.decode("utf-8", "surrogateescape")
+            .translate(_table())
+            .encode("utf-8", "surrogateescape")
+        )
+    # in chunks cut before a character's first byte: a character is rewritten alone, so the result
+    # is the same, and the text (up to 4 bytes a character) and its translation are held for one
+    # chunk at a time, not for the whole window (memory stays near the input)
+    out = bytearray()
+    lo = 0
+    while lo < len(window):
+        hi = min(len(window), lo + REWRITE_CHUNK)
+        while hi < len(window) and window[hi] & 0xC0 == 0x80:
+            hi += 1
+        out += (
+            window[lo:hi]
+            .decode("utf-8", "surrogateescape")
+            .translate(_table())
+            .encode("utf-8", "surrogateescape")
+        )
+        lo = hi
+    return bytes(out)
+
+
+REWRITE_CHUNK: Final = 1 << 16
+"""Bytes of a window rewritten at a time (``_rewritten``)."""
 
 
 def _rewrite(m: re.Match[bytes]) -> tuple[bytes, str]:
