@@ -165,6 +165,10 @@ class ContinuePanel(QFrame):
         """The open question whether the tools may run in the session's folder."""
         self.workspace_banner = Banner("warning")
         self.workspace_banner.text.setObjectName("WorkspaceMissingText")
+        # a folder chosen for another session of this workspace is offered first
+        self.use_remembered = self.workspace_banner.add_button("&Use Folder Chosen Before")
+        self.use_remembered.setObjectName("UseRememberedWorkspace")
+        self.use_remembered.hide()
         self.choose_folder = self.workspace_banner.add_button(
             "C&hoose Folder…", "Run the tools in another folder"
         )
@@ -290,6 +294,7 @@ class ContinuePanel(QFrame):
         self.send_anyway.clicked.connect(self._on_send_anyway_clicked)
         self.keep_prompt.clicked.connect(self._on_keep_prompt_clicked)
         self.choose_folder.clicked.connect(self._on_choose_folder_clicked)
+        self.use_remembered.clicked.connect(self._on_use_remembered_clicked)
         self.without_tools.clicked.connect(self._on_without_tools_clicked)
         self.workspace_keep.clicked.connect(self._on_workspace_keep_clicked)
         self.mode_picker.currentIndexChanged.connect(self._on_mode_picker_changed)
@@ -689,11 +694,21 @@ class ContinuePanel(QFrame):
     def _on_controller_workspace_missing(self, message: str) -> None:
         text = html.escape(message[:1].upper() + message[1:])
         self.reply.hide()  # first: the window's minimum never counts both (see _update_reply)
-        self.workspace_banner.show_text(
-            f"<b>The tools have no folder.</b> {text}. Choose a folder for its tools, or continue without them."
+        remembered = self.controller.remembered_workspace()
+        offer = (
+            f" You chose {html.escape(remembered)} for this workspace before." if remembered else ""
         )
-        self.choose_folder.setFocus()
-        self.status.setText("Choose a folder for the tools, or continue without them.")
+        self.workspace_banner.show_text(
+            f"<b>The tools have no folder.</b> {text}.{offer} Choose a folder for its tools, or continue without them."
+        )
+        self.use_remembered.setVisible(remembered is not None)
+        self.use_remembered.setToolTip(f"Run the tools in {remembered}" if remembered else "")
+        (self.use_remembered if remembered else self.choose_folder).setFocus()
+        self.status.setText(
+            f"Use {remembered} again, choose another folder for the tools, or continue without them."
+            if remembered
+            else "Choose a folder for the tools, or continue without them."
+        )
 
     def _on_controller_workspace_untrusted(
         self, problem: WorkspaceUntrusted | WorkspaceRefused
@@ -726,6 +741,12 @@ class ContinuePanel(QFrame):
 
     def _on_choose_folder_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Folder for the session's tools")
+        if folder:
+            self.workspace_banner.hide()
+            self.controller.choose_workspace(folder)
+
+    def _on_use_remembered_clicked(self) -> None:
+        folder = self.controller.remembered_workspace()
         if folder:
             self.workspace_banner.hide()
             self.controller.choose_workspace(folder)

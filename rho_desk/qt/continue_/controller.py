@@ -69,7 +69,12 @@ from ..services.context import OperationHost
 from ..services.document import ReloadInfo
 from ..services.messages import Notice
 from ..services.outcomes import OpChanges
-from ..services.settings import PREFS_CONTINUE_PROFILE, auto_compaction_from_settings
+from ..services.settings import (
+    PREFS_CONTINUE_PROFILE,
+    auto_compaction_from_settings,
+    remember_tool_folder,
+    tool_folder_for,
+)
 from ..ui.text import revision_words
 
 if TYPE_CHECKING:
@@ -346,6 +351,10 @@ class ContinueController(QObject):
                 self.sig_workspace_untrusted.emit(exc)
                 return "trust"
             opened = turn
+            recorded = tree.header.cwd if tree.header is not None else None
+            if self.workspace_choice is not None and recorded:
+                # offered again for the next session of this workspace
+                remember_tool_folder(self.host.settings, recorded, self.workspace_choice)
             self._restore_approvals(turn.tools)
             self.identity = turn.identity
             self.tools, self.turn_mode = turn.tools, turn.mode
@@ -465,6 +474,13 @@ class ContinueController(QObject):
         self.workspace_choice = folder
         text = self.pending_prompt
         return bool(text) and self.send(text or "", profile=self.profile_name)
+
+    def remembered_workspace(self) -> str | None:
+        """The folder chosen earlier for the tools of a session of this one's (missing) recorded
+        folder, when it still exists."""
+        tree = self.document.tree
+        recorded = tree.header.cwd if tree is not None and tree.header is not None else None
+        return tool_folder_for(self.host.settings, recorded) if recorded else None
 
     def trust_workspace(self) -> bool:
         """Trust the tools' folder on this machine and send the waiting prompt (a folder tools

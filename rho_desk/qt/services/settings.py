@@ -18,6 +18,7 @@ set its organisation and application names (``app.py``) before the first ``Setti
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ __all__ = [
     "PERSIST_LAST_SESSION",
     "PERSIST_RECENT_FILES",
     "PERSIST_REVISIONS_SPLITTER",
+    "PERSIST_TOOL_FOLDERS",
     "PERSIST_WINDOW_GEOMETRY",
     "PERSIST_WINDOW_STATE",
     "POLICY_CHOICES",
@@ -72,6 +74,8 @@ __all__ = [
     "budget_from_settings",
     "declare",
     "policy_from_settings",
+    "remember_tool_folder",
+    "tool_folder_for",
     "use_settings_dir",
 ]
 
@@ -327,6 +331,15 @@ PERSIST_RECENT_FILES: Final[Setting[list[str]]] = declare(
 PERSIST_LAST_SESSION: Final = declare(
     "persist/last_session", str, "", "The session file open when the app last closed."
 )
+PERSIST_TOOL_FOLDERS: Final[Setting[list[str]]] = declare(
+    "persist/continue/tool_folders",
+    list,
+    [],
+    "Folders chosen for the tools of sessions whose recorded folder is missing on this machine, "
+    "newest first: each a JSON pair [recorded folder, chosen folder], offered again for the next "
+    "session of that workspace (paths only).",
+)
+TOOL_FOLDERS_MAX: Final = 20
 
 
 # --- upgrades ----------------------------------------------------------------------------------
@@ -559,3 +572,31 @@ def _convert(raw: Any, kind: type) -> Any:
             return [str(v) for v in raw]
         raise TypeError(raw)
     raise TypeError(kind)  # pragma: no cover - declare() refuses other types
+
+
+def _tool_folder_pairs(settings: Settings) -> list[tuple[str, str]]:
+    pairs = []
+    for entry in settings.get(PERSIST_TOOL_FOLDERS):
+        try:
+            recorded, chosen = json.loads(entry)
+        except (ValueError, TypeError):
+            continue  # not a pair: skipped, and dropped at the next write
+        if isinstance(recorded, str) and isinstance(chosen, str):
+            pairs.append((recorded, chosen))
+    return pairs
+
+
+def tool_folder_for(settings: Settings, recorded: str) -> str | None:
+    """The folder last chosen for the tools of a session recorded in ``recorded`` (when that
+    folder still exists), else ``None``."""
+    for was, chosen in _tool_folder_pairs(settings):
+        if was == recorded:
+            return chosen if Path(chosen).is_dir() else None
+    return None
+
+
+def remember_tool_folder(settings: Settings, recorded: str, chosen: str) -> None:
+    """Remember ``chosen`` as the tools' folder for sessions recorded in ``recorded`` (newest
+    first, at most :data:`TOOL_FOLDERS_MAX` workspaces)."""
+    pairs = [(recorded, chosen)] + [p for p in _tool_folder_pairs(settings) if p[0] != recorded]
+    settings.set(PERSIST_TOOL_FOLDERS, [json.dumps(p) for p in pairs[:TOOL_FOLDERS_MAX]])

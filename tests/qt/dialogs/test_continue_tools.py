@@ -348,3 +348,51 @@ def test_session_approvals_outlast_a_visit_to_another_session(
         controller.cancel()
     run(until(lambda: not controller.busy, context.bridge))
     assert not was_asked and (workspace / "two").exists()
+
+
+def test_a_folder_chosen_for_one_session_is_offered_for_the_next_of_its_workspace(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, monkeypatch
+) -> None:
+    """The folder chosen for the tools of a session whose recorded folder is gone is offered,
+    first and focused, for the next session recorded in that folder (remembered in the settings:
+    paths only)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from rho_desk.qt.services.settings import PERSIST_TOOL_FOLDERS
+
+    gone = str(tmp_path / "gone")
+    chosen = tmp_path / "checkout"
+    chosen.mkdir()
+    TrustStore().trust(str(chosen))
+    home = tmp_path / "home"
+    first, second = v3_session(home, cwd=gone), v3_session(home, cwd=gone)
+    context, controller, panel = _open(make_window, run, first)
+    panel.composer.setPlainText("hello")
+    panel.send()
+    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    assert not panel.use_remembered.isVisible()  # nothing chosen before
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a, **_k: str(chosen))
+    loopback.queue(text_reply("Hi from the checkout."))
+    panel.choose_folder.click()
+    run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
+    assert controller.tools is not None and controller.tools.workspace is not None
+    assert Path(controller.tools.workspace.root) == chosen
+    assert [json.loads(e) for e in context.settings.get(PERSIST_TOOL_FOLDERS)] == [
+        [gone, str(chosen)]
+    ]
+
+    run(context.document.aopen(second))
+    run(settle(context.bridge))
+    panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
+    panel.composer.setPlainText("and here")
+    panel.send()
+    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    assert panel.use_remembered.isVisible() and panel.use_remembered.hasFocus()
+    assert str(chosen) in panel.workspace_banner.text.text()
+    assert len(loopback.requests) == 1  # nothing sent before the answer
+    loopback.queue(text_reply("Hi again."))
+    panel.use_remembered.click()
+    run(until(lambda: len(loopback.requests) == 2 and not controller.busy, context.bridge))
+    assert Path(controller.tools.workspace.root) == chosen
+    tree = read_session(second, check_name=False).tree
+    assert tree.history(tree.active_leaf)[-1].text() == "Hi again."
