@@ -96,3 +96,25 @@ def test_no_export_keeps_the_values_and_none_is_blocked(fmt: str) -> None:
 @pytest.mark.parametrize("name", sorted(LEFT_ALONE))
 def test_words_without_a_credential_are_left_alone(name: str) -> None:
     assert SCANNER.scan(LEFT_ALONE[name].encode()) == [], name
+
+
+PROSE_LINES = (
+    "the token is refreshed by the session worker before it runs out",
+    "rotate the password before the release and tell the team about it",
+    "an api key belongs in a safe place rather than in the repository",
+    "login with the usual account, then identify yourself to the bot",
+)
+
+
+@pytest.mark.parametrize("text", PROSE_LINES)
+def test_prose_with_credential_words_is_no_trigger_line(text: str) -> None:
+    """A directive's value is quoted or reads as generated (it holds a digit): a line of prose
+    with a credential word and neither is no line to split into words (reading every such line
+    made a session with prose about tokens ten times slower to scan)."""
+    from rho_desk.core.export.scanner._structure import trigger_lines
+
+    prose = (text + "\n") * 3
+    assert trigger_lines(prose.encode(), None) == []
+    assert trigger_lines(json.dumps({"text": prose}).encode(), None) == []
+    for line in ("enable secret 0 Ena8Secret2", 'secret "horse battery staple";'):
+        assert trigger_lines((prose + line + "\n").encode(), None) == [len(prose)], line

@@ -115,10 +115,37 @@ heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to clos
 line's (``"ab" +``), an opening brace, or nothing (a mapping or the value below)."""
 _OPEN: Final = rb"(?:[@$]{1,2}|[rbuf]{1,2})?\\{0,7}[\"'`]"
 """A string's opening quote (C#'s ``@"``, Python's ``r"``, a template literal's backtick)."""
+_V: Final = rb"[^\s\"'\\=:]"
 _WORDS_VALUE: Final = (
-    rb"(?:[^\s=:]{1,40}[ \t]+){0,3}\\{0,7}[\"']?[^\s\"'\\=:]{6,}={0,2}(?:[\s\"'\\;,)\]]|$)"
+    rb"(?:[^\s=:]{1,40}[ \t]+){0,6}(?:\\{0,7}[\"']|(?:[0-9]"
+    + _V
+    + rb"{5,}|"
+    + _V
+    + rb"[0-9]"
+    + _V
+    + rb"{4,}|"
+    + _V
+    + rb"{2}[0-9]"
+    + _V
+    + rb"{3,}|"
+    + _V
+    + rb"{3}[0-9]"
+    + _V
+    + rb"{2,}|"
+    + _V
+    + rb"{4}[0-9]"
+    + _V
+    + rb"+|"
+    + _V
+    + rb"{5,}[0-9]"
+    + _V
+    + rb"*)={0,2}(?:[\s\"'\\;,)\]]|$))"
 )
-"""Up to three words (none a pair's ``NAME=`` or ``NAME:``), then a value of six characters or more."""
+"""Within the next few words (none a pair's ``NAME=`` or ``NAME:``; type codes such as ``0`` or
+``ascii`` among them), a word that opens a quote or one of six characters or more holding a
+digit: ``word_values``
+reports only a quoted first value or one that reads as generated (``_random``: it holds a digit),
+so prose ("the token is refreshed hourly") is no trigger line."""
 _SPACED_VALUE: Final = (
     rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
 )
@@ -440,76 +467,85 @@ _SIMPLE: Final = {
 
 
 class _Map:
-    """Offsets of a decoded text back to the text it was decoded from: ``text[i]`` came from
-    ``source[src(i)]``; a decoded escape maps all its bytes to the escape's first byte and its
-    end to the escape's end."""
+    """Offsets of a decoded text back to the text it was decoded from. Escape ``k`` spans
+    ``source[src[k]:src_end[k]]`` and decoded to ``text[dec[k]:dec_end[k]]``; every other byte
+    was copied. A byte decoded from an escape maps to the escape's first byte, and the end of a
+    decoded escape to the escape's end."""
 
-    __slots__ = ("_ends", "_src", "_starts")
+    __slots__ = ("_dec", "_dec_end", "_src", "_src_end")
 
-    def __init__(self) -> None:
-        self._starts: list[int] = []  # start of each segment in the text
-        self._src: list[int] = []  # start of each segment in the source
-        self._ends: list[int] = []  # end in the source of a one-escape segment, -1 for a copy
-
-    def copy(self, at: int, src: int) -> None:
-        self._starts.append(at)
-        self._src.append(src)
-        self._ends.append(-1)
-
-    def escape(self, at: int, src: int, src_end: int) -> None:
-        self._starts.append(at)
-        self._src.append(src)
-        self._ends.append(src_end)
+    def __init__(
+        self, src: list[int], src_end: list[int], dec: list[int], dec_end: list[int]
+    ) -> None:
+        self._src = src
+        self._src_end = src_end
+        self._dec = dec
+        self._dec_end = dec_end
 
     def start(self, i: int) -> int:
-        k = bisect.bisect_right(self._starts, i) - 1
-        return self._src[k] if self._ends[k] >= 0 else self._src[k] + i - self._starts[k]
+        """Where text byte ``i`` came from in the source."""
+        k = bisect.bisect_right(self._dec, i) - 1
+        if k < 0:
+            return i
+        if i < self._dec_end[k]:
+            return self._src[k]
+        return self._src_end[k] + i - self._dec_end[k]
 
     def end(self, i: int) -> int:
         """Where the text ending at ``i`` (exclusive) ends in the source."""
-        k = bisect.bisect_right(self._starts, i - 1) - 1
-        return self._ends[k] if self._ends[k] >= 0 else self._src[k] + i - self._starts[k]
+        k = bisect.bisect_right(self._dec, i - 1) - 1
+        if k < 0:
+            return i
+        if i - 1 < self._dec_end[k]:
+            return self._src_end[k]
+        return self._src_end[k] + i - self._dec_end[k]
 
     def back(self, src: int) -> int:
         """The text offset of source offset ``src`` (the first byte decoded from it or after it)."""
+        if src < 0:
+            return 0
         k = bisect.bisect_right(self._src, src) - 1
         if k < 0:
-            return 0
-        if self._ends[k] >= 0:
-            return (
-                self._starts[k]
-                if src == self._src[k]
-                else (self._starts[k + 1] if k + 1 < len(self._starts) else self._starts[k] + 1)
-            )
-        return self._starts[k] + src - self._src[k]
+            return src
+        if src < self._src_end[k]:
+            return self._dec[k] if src == self._src[k] else self._dec_end[k]
+        return self._dec_end[k] + src - self._src_end[k]
+
+
+_SIMPLE_ESCAPES: Final = {b"\\" + bytes((k,)): v for k, v in _SIMPLE.items()}
 
 
 def _unescape(text: bytes) -> tuple[bytes, _Map] | None:
     """``text`` with its JSON escapes decoded, and the way back; None when it holds no line break
-    escape (nothing a reader of lines would gain)."""
+    escape (nothing a reader of lines would gain). The text is decoded by ``re`` at C speed, and
+    the way back computed from the escapes' offsets (two bytes decoded to one each, unless a
+    ``\\uXXXX`` is among them)."""
     if b"\\n" not in text and b"\\r" not in text and b"\\t" not in text and b'\\"' not in text:
         return None
-    out = bytearray()
-    mapping = _Map()
-    pos = 0
-    for m in _ESCAPE.finditer(text):
-        if m.start() > pos:
-            mapping.copy(len(out), pos)
-            out += text[pos : m.start()]
-        code = m.group(1)
-        if code is not None:
-            decoded = chr(int(code, 16)).encode("utf-8", "replace")
-        else:
-            decoded = _SIMPLE[m.group(2)[0]]
-        mapping.escape(len(out), m.start(), m.end())
-        out += decoded
-        pos = m.end()
-    if pos < len(text):
-        mapping.copy(len(out), pos)
-        out += text[pos:]
-    mapping.copy(len(out), len(text))  # the end
     spend(len(text))
-    return bytes(out), mapping
+    if b"\\u" not in text:
+        src = [m.start() for m in _ESCAPE.finditer(text)]
+        dec = [at - k for k, at in enumerate(src)]
+        decoded = _ESCAPE.sub(lambda m: _SIMPLE_ESCAPES[m.group()], text)
+        return decoded, _Map(src, [at + 2 for at in src], dec, [at + 1 for at in dec])
+    src, src_end, dec, dec_end = [], [], [], []
+    shrink = 0
+
+    def one(m: re.Match[bytes]) -> bytes:
+        nonlocal shrink
+        escape = m.group()
+        out = _SIMPLE_ESCAPES.get(escape)
+        if out is None:
+            out = chr(int(escape[2:], 16)).encode("utf-8", "replace")
+        src.append(m.start())
+        src_end.append(m.end())
+        dec.append(m.start() - shrink)
+        shrink += len(escape) - len(out)
+        dec_end.append(m.end() - shrink)
+        return out
+
+    decoded = _ESCAPE.sub(one, text)
+    return decoded, _Map(src, src_end, dec, dec_end)
 
 
 _JSON_LINE: Final = re.compile(rb"[ \t]*(?:\"(?:[^\"\\]|\\.)*\"[ \t]*:[ \t]*)?\"")
