@@ -1,5 +1,7 @@
-"""Every dialog and window fits a 1024 x 700 laptop screen (and a 1280 x 800 one): within 90% of
-the available area, never below what its layout needs, the layouts scrolling inside."""
+"""Dialogs fit a 1280 x 800 screen and keep their preferred sizes on a large one: within 90% of
+the available area, never below what its layout needs, the layouts scrolling inside. The
+1024 x 700 screen is walked, every dialog and window with every button, by
+``dialogs/test_every_view_fits.py``."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from .helpers import v3_session
 DIALOGS = ("compact", "export", "edit", "metadata", "strip", "settings")
 
 
-@pytest.mark.parametrize("size", [(1024, 700), (1280, 800)], ids=["1024x700", "1280x800"])
+@pytest.mark.parametrize("size", [(1280, 800)], ids=["1280x800"])
 def test_dialogs_fit_the_screen(
     make_window, run, tmp_path: Path, monkeypatch, size: tuple[int, int]
 ) -> None:

@@ -2,8 +2,11 @@
 can be reached there: wholly inside its window, not cut off by a parent or scrolled out of view.
 
 The walk: the main window on each of its tabs; the continue dock plain, with its missing-folder
-banner, with its replay-safety banner, with a shell command's and a file write's approval card
-up; the conflict strip; every dialog the window opens. The screen is 1024 x 700
+banner (also offering a folder chosen before), with its replay-safety banner, with a shell
+command's and a file write's approval card up; every dialog and window the main window opens:
+Compact, Export, Edit Messages, Metadata, Strip Provider, Settings (each page), Deleted Sessions,
+Usage (each table) and Restore Before This Turn. This walk owns the 1024 x 700 check
+(``test_fits_the_screen.py`` keeps the 1280 x 800 and large-screen sizes). The screen is 1024 x 700
 (``available_area``); a window opens at most 90% of it and must not grow past the screen when a
 banner or a card appears, nor stay grown when it goes.
 """
@@ -141,6 +144,20 @@ def test_the_continue_dock_with_its_missing_folder_banner_fits(
     panel.workspace_keep.click()
     run(laid_out(context))
     check(window, "after the banner")
+    # with a folder chosen for this workspace before: one more button, a longer text
+    from rho_desk.qt.services.settings import remember_tool_folder
+
+    chosen = tmp_path / "a-checkout-with-a-rather-long-folder-name-chosen-before"
+    chosen.mkdir()
+    remember_tool_folder(context.settings, str(tmp_path / "gone"), str(chosen))
+    panel.send()
+    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    run(laid_out(context))
+    assert panel.use_remembered.isVisible()
+    check(window, "missing-folder banner offering the folder chosen before")
+    panel.workspace_keep.click()
+    run(laid_out(context))
+    check(window, "after that banner")
 
 
 def test_the_continue_dock_with_its_replay_safety_banner_fits(
@@ -193,3 +210,61 @@ def test_an_approval_card_shows_its_buttons(
     run(until(lambda: not controller.busy, context.bridge))
     run(laid_out(context))
     check(window, "after the card")
+
+
+SESSION_DIALOGS = ("compact", "export", "edit", "metadata", "strip", "settings")
+
+
+def test_every_dialog_and_window_fits_with_its_buttons_in_view(
+    make_window, run, demo_home: Path
+) -> None:
+    """Each dialog and window the main window opens, on each of its pages, over the demo library
+    (its ledger for Usage, a session with a checkpoint journal for Restore)."""
+    from PySide6.QtWidgets import QTabWidget
+
+    context = make_window(home=demo_home, open_file=demo_session(demo_home, "b2e47d10"))
+    window = context.window
+    run(settle(context.bridge))
+    for kind in SESSION_DIALOGS:
+        dialog = context.session_commands.show_dialog(kind)
+        run(settle(context.bridge))
+        run(laid_out(context))
+        check(dialog, kind)
+        for tabs in dialog.findChildren(QTabWidget):
+            for index in range(tabs.count()):
+                tabs.setCurrentIndex(index)
+                run(laid_out(context))
+                check(dialog, f"{kind}: {tabs.tabText(index)}")
+        dialog.close()
+    run(settle(context.bridge))
+
+    context.actions.trigger("library.trash_view")
+    trash = window.commands.dialog
+    run(settle(context.bridge))
+    check(trash, "Deleted Sessions")
+    trash.close()
+
+    window.app_actions.trigger("library.usage")
+    usage = window.usage_window
+    run(until(lambda: usage.view.data is not None, context.bridge))
+    run(laid_out(context))
+    check(usage, "Usage")
+    for index in range(usage.view.detail_tabs.count()):
+        usage.view.detail_tabs.setCurrentIndex(index)
+        run(settle(context.bridge))
+        run(laid_out(context))
+        check(usage, f"Usage: {usage.view.detail_tabs.tabText(index)}")
+    usage.close()
+
+    changes = window.changes
+    window.app_actions.trigger("view.changes")
+    run(until(lambda: changes.changes is not None, context.bridge))
+    changes.tree.setCurrentIndex(changes.model.index_of("migrations/0042_idempotency_keys.sql", 2))
+    run(settle(context.bridge))
+    changes.request_restore()
+    run(until(lambda: changes.restore_dialog is not None and changes.restore_dialog.isVisible()))
+    dialog = changes.restore_dialog
+    assert dialog is not None
+    run(laid_out(context))
+    check(dialog, "Restore Before This Turn")
+    dialog.reject()
