@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APP_NAME",
+    "NO_SESSION_BUS",
     "ORG_NAME",
     "AppContext",
     "StartPlan",
@@ -61,6 +62,7 @@ __all__ = [
     "create_application",
     "install_asyncgen_hooks",
     "main",
+    "no_bus_autolaunch",
     "plan_start",
 ]
 
@@ -120,6 +122,27 @@ def _default_home(env: dict[str, str]) -> Path | None:
 
 GIL_SWITCH_INTERVAL: Final = 0.001
 """Seconds a thread may hold the GIL before another is let in, while the window runs."""
+
+
+NO_SESSION_BUS: Final = "disabled:"
+"""What ``DBUS_SESSION_BUS_ADDRESS`` says in the app's process when it started without a session
+bus (see :func:`no_bus_autolaunch`)."""
+
+
+def no_bus_autolaunch(env: MutableMapping[str, str] | None = None) -> None:
+    """Start no D-Bus session bus behind the user's back.
+
+    On X11 with no ``DBUS_SESSION_BUS_ADDRESS`` (a bare X server, ``ssh -X``, a plain window
+    manager), the first D-Bus call of the process (Qt's accessibility bridge asks at start-up)
+    makes libdbus run ``dbus-launch --autolaunch``: a ``dbus-daemon`` that outlives the app, one
+    per display, picked up by later programs. A desktop session names its bus; without one there
+    is none to find, and the app says so (``disabled:``, which starts nothing): the keyring then
+    reports no Secret Service, as it would, and programs the tools run find no bus either. An
+    address that is set is left alone.
+    """
+    env = os.environ if env is None else env
+    if sys.platform.startswith("linux") and not env.get("DBUS_SESSION_BUS_ADDRESS", "").strip():
+        env["DBUS_SESSION_BUS_ADDRESS"] = NO_SESSION_BUS
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -431,6 +454,7 @@ def main(
     resume_collection = pause_collection()  # until the first paint (see pause_collection)
     if headless:
         _quiet_offscreen_warnings()
+    no_bus_autolaunch()
     app = create_application()
     plan = (
         StartPlan(None, None, True)
