@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -582,7 +583,7 @@ _CONTINUED_MAX: Final = 16
 """Most lines one command is continued over (backslash-newline) and read."""
 
 
-def command_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+def command_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]]:
     """The spans in ``t`` of the passwords the command line at line ``i`` of ``lines`` passes
     (later lines for a continuation or a heredoc)."""
     line = t[lines[i].start : lines[i].end]
@@ -628,7 +629,7 @@ _HINT: Final = re.compile(
 
 
 def _commands(
-    t: bytes, line: bytes, lines: list[Line], i: int, words: list[Word]
+    t: bytes, line: bytes, lines: Sequence[Line], i: int, words: list[Word]
 ) -> list[tuple[int, int]]:
     """The passwords the commands of ``words`` (split from line ``i``) pass."""
     out: list[tuple[int, int]] = []
@@ -686,7 +687,7 @@ _SCRIPT_VALUES: Final = {b"user": 2, b"pass": 1, b"password": 1, b"quote": 0}
 """A client script's command and the index of its password (``user NAME X``, ``pass X``)."""
 
 
-def _script_values(t: bytes, line: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+def _script_values(t: bytes, line: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]]:
     """The passwords a heredoc opened on line ``i`` gives a client reading commands (``ftp -n host
     <<EOF`` / ``user deploy X``), up to its delimiter."""
     m = _HEREDOC.search(line)
@@ -725,7 +726,7 @@ def _redirect_end(words: list[Word], k: int, seg_end: int) -> int:
     return seg_end
 
 
-def _heredoc_line(t: bytes, line: bytes, lines: list[Line], i: int) -> tuple[int, int] | None:
+def _heredoc_line(t: bytes, line: bytes, lines: Sequence[Line], i: int) -> tuple[int, int] | None:
     """The first line of the heredoc ``line`` opens (``<<EOF``, ``<<-'EOF'``), its span in ``t``."""
     m = _HEREDOC.search(line)
     if m is None or line[m.start() : m.start() + 3] == b"<<<" or i + 1 >= len(lines):

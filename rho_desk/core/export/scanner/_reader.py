@@ -26,9 +26,12 @@ every pair (``name_is_credential``, ``literal_value``).
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from itertools import accumulate
+from typing import Final, overload
 
 from ._tables import (
     RULER,
@@ -42,7 +45,7 @@ from ._tables import (
 from ._values import literal_value
 from ._work import spend
 
-__all__ = ["Line", "credential_name", "peel", "read", "table_header", "text_lines"]
+__all__ = ["Line", "Lines", "credential_name", "peel", "read", "table_header", "text_lines"]
 
 _ROW: Final = re.compile(
     rb"[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|[ \t]*\|[ \t]?)| {1,6}[0-9]{1,7}\t|[^\s:\x00\xff]*[./][^\s:\x00\xff]*:[0-9]{1,7}[:\-]|[ \t]*[0-9]{1,7}#[0-9A-Za-z]{2,8}[:|]"
@@ -80,16 +83,45 @@ class Line:
         return t[self.start : self.end]
 
 
-def text_lines(t: bytes) -> list[Line]:
+class Lines(Sequence[Line]):
     """The lines of ``t``, each with its wrapper peeled (a row number, a grep path, a diff's or
-    hashline edit's marker in a diff, the head of a JSON string that goes on past the line)."""
-    diff = _DIFF_CONTEXT.search(t) is not None
-    out: list[Line] = []
-    pos = 0
-    n = len(t)
-    while pos <= n:
-        nl = t.find(b"\n", pos)
-        end = n if nl < 0 else nl
+    hashline edit's marker in a diff, the head of a JSON string that goes on past the line).
+
+    Where each line begins is found for every line at once, in C (``begins``); a line's wrapper
+    is peeled when a reader first asks for the line (the readers look at a few lines around each
+    trigger line, not at every line of a window)."""
+
+    __slots__ = ("_diff", "_lines", "_t", "begins")
+
+    def __init__(self, t: bytes) -> None:
+        self._t = t
+        self.begins: list[int] = [0, *accumulate(map((1).__add__, map(len, t.split(b"\n")[:-1])))]
+        """Where each line begins (its wrapper included), in order."""
+        self._lines: list[Line | None] = [None] * len(self.begins)
+        self._diff: bool | None = None
+        spend(len(t))
+
+    def __len__(self) -> int:
+        return len(self.begins)
+
+    @overload
+    def __getitem__(self, k: int) -> Line: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Line]: ...
+
+    def __getitem__(self, k: int | slice) -> Line | list[Line]:
+        if isinstance(k, slice):
+            return [self[n] for n in range(*k.indices(len(self.begins)))]
+        line = self._lines[k]
+        if line is None:
+            line = self._lines[k] = self._peeled(k if k >= 0 else k + len(self.begins))
+        return line
+
+    def _peeled(self, k: int) -> Line:
+        t = self._t
+        pos = self.begins[k]
+        end = self.begins[k + 1] - 1 if k + 1 < len(self.begins) else len(t)
         stop = end - 1 if end > pos and t[end - 1] == 0x0D else end
         start = pos
         opened = _JSON_OPEN.match(t, start, stop)
@@ -102,19 +134,27 @@ def text_lines(t: bytes) -> list[Line]:
             start = row.end()
         if (
             start < stop
-            and (t[start] == 0x2B or (diff and t[start] in b"- "))
+            and t[start] in b"+- "
             and not t.startswith((b"+++", b"---"), start)
+            and (t[start] == 0x2B or self._in_diff())
         ):
             start += 1
         content = start
         while content < stop and t[content] in b" \t":
             content += 1
-        out.append(Line(pos, start, stop, content - start))
-        if nl < 0:
-            break
-        pos = nl + 1
-    spend(n)
-    return out
+        return Line(pos, start, stop, content - start)
+
+    def _in_diff(self) -> bool:
+        """``t`` holds a diff's (or a hashline edit's) marks: ``-`` and `` `` at a line's start
+        are its markers."""
+        if self._diff is None:
+            self._diff = _DIFF_CONTEXT.search(self._t) is not None
+        return self._diff
+
+
+def text_lines(t: bytes) -> Lines:
+    """The lines of ``t`` (``Lines``)."""
+    return Lines(t)
 
 
 def _blank(t: bytes, line: Line) -> bool:
@@ -198,7 +238,7 @@ def _quoted_end(t: bytes, pos: int, end: int, quote: int) -> int:
 @dataclass(slots=True)
 class _Reader:
     t: bytes
-    lines: list[Line]
+    lines: Lines
     out: list[tuple[int, int, str]]
     """Value spans found: (start, end, rule)."""
     rule: str = "credential-assignment"
@@ -735,7 +775,7 @@ class _Reader:
         columns = [k for k, n in enumerate(names) if credential_name(n)]
         if not pairs and not columns:
             return
-        if not pairs and any(self.pairs_header(k) for k in range(max(0, i - _ROWS_ABOVE), i)):
+        if not pairs and self.pairs_header_above(i):
             return  # a row of a key/value table above, not a header
         rows = 0
         # a header with no wrapper: its rows have none either (psql's `  1 | ` is a cell, not a row number)
@@ -768,6 +808,20 @@ class _Reader:
                 if col < len(got):
                     _, s, e = got[col]
                     self.cell(base + s, base + e, names[col], forced=False)
+
+    def pairs_header_above(self, i: int) -> bool:
+        """One of the ``_ROWS_ABOVE`` lines above line ``i`` is a key/value table's header: only
+        the lines that hold ``value`` (found in one search of their text) are split."""
+        begins = self.lines.begins
+        first = max(0, i - _ROWS_ABOVE)
+        k = -1
+        for m in _VALUE_WORD.finditer(self.t, begins[first], begins[i]):
+            if k >= 0 and m.start() < begins[k + 1]:
+                continue  # in the line tried last
+            k = bisect.bisect_right(begins, m.start(), first, i) - 1
+            if self.pairs_header(k):
+                return True
+        return False
 
     def pairs_header(self, k: int) -> bool:
         line = self.lines[k]
@@ -863,6 +917,7 @@ def _inline_before(t: bytes, start: int, at: int) -> bool:
     ) + before.count(b")") + before.count(b"]")
 
 
+_VALUE_WORD: Final = re.compile(rb"value", re.IGNORECASE)
 _ROWS_ABOVE: Final = 40
 """How far above a header a key/value table's header makes it one of its rows instead."""
 
@@ -872,7 +927,7 @@ _K8S: Final = re.compile(
 )
 
 
-def read(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int, str]]:
+def read(t: bytes, lines: Lines, i: int) -> list[tuple[int, int, str]]:
     """The values (``(start, end, rule)`` in ``t``) holding a credential that line ``i`` of
     ``lines`` (``text_lines(t)``) names, begins, or heads."""
     reader = _Reader(t, lines, [])

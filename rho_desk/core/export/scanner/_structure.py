@@ -44,7 +44,7 @@ from ._argv import COMMAND_GATE, COMMAND_NAMES, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
 from ._prefilter import Rule
-from ._reader import Line, peel, read, table_header, text_lines
+from ._reader import Line, Lines, peel, read, table_header, text_lines
 from ._words import CALL_NAMES, call_values, word_values
 from ._work import spend
 
@@ -410,7 +410,19 @@ def trigger_lines(data: bytes, reports: Sequence[Iterable[int]] | None) -> list[
     """The starts of the lines a trigger's test confirms: those holding a report of the gate
     (``reports``: per trigger, the ends of its matches), or, without the gate (``None``), every
     line holding one of ``TRIGGER_LITERALS``, tried with every test."""
-    found: set[int] = set()
+    return sorted(_trigger_bounds(data, reports))
+
+
+_KINDS_SHIFT: Final = 5
+"""A report and its trigger as one number (``end << _KINDS_SHIFT | trigger``), sorted as one."""
+assert len(TRIGGERS) <= 1 << _KINDS_SHIFT
+
+
+def _trigger_bounds(data: bytes, reports: Sequence[Iterable[int]] | None) -> dict[int, int]:
+    """``trigger_lines`` with the end of each line: ``{start: end}``. The gate's reports of every
+    trigger are taken in the order of the text, so each line is found once (``_line_at``),
+    however many triggers report it, and tried once per trigger that does."""
+    found: dict[int, int] = {}
     if reports is None:
         spend(len(data))
         tried: set[int] = set()
@@ -421,24 +433,30 @@ def trigger_lines(data: bytes, reports: Sequence[Iterable[int]] | None) -> list[
             tried.add(bounds[0])
             spend((bounds[1] - bounds[0]) * len(_CONFIRMS))
             if any(_confirmed(data, *bounds, test, gate) for test, gate in _CONFIRMS):
-                found.add(bounds[0])
-        return sorted(found)
-    for (test, gate), ends in zip(_CONFIRMS, reports, strict=True):
-        last = (-1, -1)
-        for end in ends:
-            pos = max(0, end - 1)
-            if last[0] <= pos <= last[1]:
-                continue  # the same line as the report before
+                found[bounds[0]] = bounds[1]
+        return found
+    mask = (1 << _KINDS_SHIFT) - 1
+    codes = sorted(end << _KINDS_SHIFT | kind for kind, ends in enumerate(reports) for end in ends)
+    start, end = -1, -2  # the line of the report before
+    tried_kinds = 0  # the triggers tried on it (a bit each)
+    for code in codes:
+        pos = max(0, (code >> _KINDS_SHIFT) - 1)
+        if not (start <= pos <= end and end - start < LINE_MAX - 2):
             bounds = _line_at(data, pos)
             if bounds is None:
                 continue
-            last = bounds
-            if bounds[0] in found:
-                continue
-            spend(2 * (bounds[1] - bounds[0]))
-            if _confirmed(data, *bounds, test, gate):
-                found.add(bounds[0])
-    return sorted(found)
+            if bounds[0] != start:
+                tried_kinds = 0
+            start, end = bounds
+        kind = code & mask
+        if start in found or tried_kinds >> kind & 1:
+            continue
+        tried_kinds |= 1 << kind
+        spend(2 * (end - start))
+        test, gate = _CONFIRMS[kind]
+        if _confirmed(data, start, end, test, gate):
+            found[start] = end
+    return found
 
 
 # --- the view: a window of the text with its escapes decoded -----------------------------------------
@@ -658,13 +676,14 @@ def structure_hits(
     """The credentials the structure around each confirmed trigger line holds (``trigger_lines``
     of the gate's ``reports``, or of every line without the gate), outside the blobs' bodies."""
     out: list[Hit] = []
-    window: tuple[int, int, _View, list[Line], list[int]] | None = None
-    starts = list(gated_origins(trigger_lines(data, reports), bodies, body_starts))
+    window: tuple[int, int, _View, Lines] | None = None
+    ends = _trigger_bounds(data, reports)
+    starts = list(gated_origins(sorted(ends), bodies, body_starts))
     for i, line_start in enumerate(starts):
-        bounds = _line_at(data, line_start)
-        if bounds is None:
-            continue
-        line_end = bounds[1]
+        line_end = ends[line_start]
+        limit = min(len(data), line_start + LINE_MAX)
+        if line_end >= limit and limit < len(data):
+            continue  # longer than LINE_MAX from its start
         # a window serves the trigger lines after its own while they lie well inside it
         if window is None or not (
             window[0] <= line_start and line_end + WINDOW_FORWARD // 2 <= window[1]
@@ -674,10 +693,9 @@ def structure_hits(
                 data, line_start, line_end, max(WINDOW_FORWARD, last - line_end + WINDOW_FORWARD)
             )
             v = view(data, lo, hi)
-            lines = text_lines(v.text)
-            window = (lo, hi, v, lines, [ln.begin for ln in lines])
-        _, _, v, lines, begins = window
-        k = max(0, bisect.bisect_right(begins, v.local(line_start)) - 1)
+            window = (lo, hi, v, text_lines(v.text))
+        _, _, v, lines = window
+        k = max(0, bisect.bisect_right(lines.begins, v.local(line_start)) - 1)
         found = [
             *read(v.text, lines, k),
             *(

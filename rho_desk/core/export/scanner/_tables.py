@@ -59,6 +59,10 @@ KEY_HEADERS: Final = frozenset(
     }
 )
 RULER: Final = re.compile(rb"[|\-=+: \t]+")
+_ALIGNED: Final = re.compile(rb"\S {2,}\S")
+"""Two cells of aligned columns: two spaces or more between."""
+_ALIGNED_CELL: Final = re.compile(rb"\S+(?: \S+)*")
+_PIPED_CELL: Final = re.compile(rb"[^|]+")
 
 
 def table_separator(header: bytes) -> bytes | None:
@@ -69,7 +73,7 @@ def table_separator(header: bytes) -> bytes | None:
         return b"\t"
     if b"," in stripped:
         return b","
-    if re.search(rb"\S {2,}\S", stripped):
+    if _ALIGNED.search(stripped):
         return b"  "
     return None
 
@@ -79,11 +83,11 @@ def cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
     quoted), each with its span in ``row``."""
     out: list[tuple[bytes, int, int]] = []
     if sep == b"  ":
-        for m in re.finditer(rb"\S+(?: \S+)*", row):
+        for m in _ALIGNED_CELL.finditer(row):
             out.append((m.group(), m.start(), m.end()))
         return out
     if sep == b"|":
-        parts = list(re.finditer(rb"[^|]+", row))
+        parts = list(_PIPED_CELL.finditer(row))
         for m in parts:
             if m.group().strip():
                 out.append((m.group(), m.start(), m.end()))

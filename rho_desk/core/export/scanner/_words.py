@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from ._argv import Word, split
@@ -130,7 +131,7 @@ def _in_placeholder(t: bytes, start: int, w: Word) -> bool:
     return opened >= 0 and t.find(b"]", opened, at) < 0
 
 
-def word_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]]:
     """The values credential words of line ``i`` name among the words after them."""
     line = lines[i]
     spend(line.end - line.start)
@@ -246,7 +247,7 @@ def _arguments(t: bytes, pos: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def call_values(t: bytes, lines: list[Line], i: int) -> list[tuple[int, int]]:
+def call_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]]:
     """The string literals the calls on line ``i`` pass at their password's place (``CALLS``)."""
     line = lines[i]
     spend(line.end - line.start)
