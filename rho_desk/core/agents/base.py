@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import itertools
 import operator
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -87,9 +86,6 @@ NOTHING: Final = msgspec.Raw(b"null")
 """The value of a member a typed shape declares only to count it: absent, or ``null``."""
 
 
-_NOTHINGS: Final = (NOTHING,) * 256
-
-
 class Unused:
     """The members a typed shape of a record declares that the reader does not take, with
     their JSON paths at ``where`` (for :meth:`Loss.rest_typed`).
@@ -105,8 +101,6 @@ class Unused:
         pairs = [(attr, f"{where}.{name}") for attr, name in fields if name not in used]
         self.paths = tuple(path for _, path in pairs)
         attrs = [attr for attr, _ in pairs]
-        if len(attrs) > len(_NOTHINGS):
-            raise ValueError(f"{shape.__name__} declares more unused members than are counted")
         # the values of those members as one tuple, fetched in C
         get = operator.attrgetter(*attrs, *attrs[:1])
         self.values: Callable[[object], tuple[Any, ...]] = lambda obj: get(obj)[:-1]
@@ -174,10 +168,8 @@ class Loss:
         """:meth:`rest` for a record decoded into a typed shape: each of ``members`` that holds
         something (not :data:`NOTHING`) is counted as dropped at its path. Counted by which
         of them a record holds (records of one kind hold the same ones), in C."""
-        values = members.values(obj)
-        held = tuple(map(operator.is_not, values, _NOTHINGS))
-        if NOTHING in itertools.compress(values, held):  # a member written as null holds nothing
-            held = tuple(map(NOTHING.__ne__, values))
+        # absent: the default itself; written as null: equal to it
+        held = tuple([v is not NOTHING and v != NOTHING for v in members.values(obj)])
         key = (members, held)
         typed = self._typed
         typed[key] = typed.get(key, 0) + 1
@@ -340,19 +332,23 @@ _SECONDS: dict[str, int] = {}
 """``YYYY-MM-DDTHH:MM:SS`` -> Unix seconds, for the UTC times of :func:`iso_seconds` (a log's
 records come many to a second)."""
 _SECONDS_KEPT: Final = 4096
+_STAMPS: dict[str, int] = {}
+"""The same for whole UTC times as written (records of one request share theirs)."""
 
 
 def iso_seconds(text: object) -> int:
     """Unix seconds of an ISO 8601 time (``Z`` or an offset; 0 when it is not one)."""
+    if type(text) is str:
+        seconds = _STAMPS.get(text)
+        if seconds is not None:
+            return seconds
     if not isinstance(text, str) or not text:
         return 0
     # the agents' own form, UTC ("2026-03-01T10:00:01.123Z"): without a datetime per record
     if len(text) >= 20 and text[-1] in "Zz":
         key = text[:19]
         seconds = _SECONDS.get(key)
-        if seconds is not None:
-            return seconds
-        if key[10] == "T" and key[13] == ":" and key[16] == ":":
+        if seconds is None and key[10] == "T" and key[13] == ":" and key[16] == ":":
             day = _day(key[:10])
             clock = key[11:13] + key[14:16] + key[17:19]
             if day is not None and clock.isdigit() and clock.isascii():
@@ -360,6 +356,10 @@ def iso_seconds(text: object) -> int:
                 if len(_SECONDS) >= _SECONDS_KEPT:
                     _SECONDS.clear()
                 _SECONDS[key] = seconds
+            if seconds is not None:
+                if len(_STAMPS) >= _SECONDS_KEPT:
+                    _STAMPS.clear()
+                _STAMPS[text] = seconds
                 return seconds
     try:
         value = dt.datetime.fromisoformat(

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import msgspec
+from msgspec import UNSET, Raw, UnsetType
 
 from ..wire.model import (
     AssistantMessage,
@@ -41,7 +42,18 @@ from ..wire.model import (
     ProviderContextBlock,
 )
 from ._parts import Where, count, data_url_image, json_text, string
-from .base import AgentLog, Compaction, Entry, Request, SubagentRef, bulk, iso_seconds, known
+from .base import (
+    NOTHING,
+    AgentLog,
+    Compaction,
+    Entry,
+    Request,
+    SubagentRef,
+    Unused,
+    bulk,
+    iso_seconds,
+    known,
+)
 from .build import INTERRUPTED_RESULT, attachment_message
 from .jsonl import COMPRESSED_SUFFIX, JsonLines, first_line
 
@@ -96,11 +108,136 @@ _TURN_CONTEXT = known("model")
 _DECODE: Final = msgspec.json.Decoder().decode
 
 
+# -- the common shapes of rollout lines, decoded in C (JsonLines.mixed) ------------------------
+# Each one takes only what the dict path of _Reader reads the same way: a narrower type, an
+# unknown member or another item type sends the line to the dict path (strict about structure,
+# with its own errors). Members a Rho session has no place for are declared as ``Raw`` (skipped,
+# not decoded) and counted as dropped by their path.
+
+
+class _InputText(
+    msgspec.Struct, tag_field="type", tag="input_text", forbid_unknown_fields=True, gc=False
+):
+    text: str | None = None
+
+
+class _OutputText(
+    msgspec.Struct, tag_field="type", tag="output_text", forbid_unknown_fields=True, gc=False
+):
+    text: str | None = None
+
+
+class _PlainText(
+    msgspec.Struct, tag_field="type", tag="text", forbid_unknown_fields=True, gc=False
+):
+    text: str | None = None
+
+
+class _Message(
+    msgspec.Struct, tag_field="type", tag="message", forbid_unknown_fields=True, gc=False
+):
+    role: str
+    content: list[_InputText | _OutputText | _PlainText]
+    id: Raw = NOTHING
+    end_turn: Raw = NOTHING
+    phase: Raw = NOTHING
+
+
+class _Reasoning(
+    msgspec.Struct, tag_field="type", tag="reasoning", forbid_unknown_fields=True, gc=False
+):
+    summary: list[dict[str, Any]] | UnsetType | None = UNSET
+    encrypted_content: Any = UNSET
+    content: Raw = NOTHING
+    id: Raw = NOTHING
+
+
+class _FunctionCall(
+    msgspec.Struct, tag_field="type", tag="function_call", forbid_unknown_fields=True, gc=False
+):
+    name: str
+    call_id: str
+    arguments: Any = None
+    id: Raw = NOTHING
+
+
+class _Output(
+    msgspec.Struct,
+    tag_field="type",
+    tag="function_call_output",
+    forbid_unknown_fields=True,
+    gc=False,
+):
+    output: str
+    call_id: str | None = None
+    id: Raw = NOTHING
+
+
+class _Event(msgspec.Struct, gc=False):
+    """An event: only its type and a token count's figures are read (as the dict path does)."""
+
+    type: str
+    info: Any = None
+
+
+class _TurnContext(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    model: Any = None
+    cwd: Raw = NOTHING
+    approval_policy: Raw = NOTHING
+    sandbox_policy: Raw = NOTHING
+    summary: Raw = NOTHING
+    effort: Raw = NOTHING
+    user_instructions: Raw = NOTHING
+    developer_instructions: Raw = NOTHING
+    base_instructions: Raw = NOTHING
+    final_output_json_schema: Raw = NOTHING
+    truncation_policy: Raw = NOTHING
+    personality: Raw = NOTHING
+    collaboration_mode: Raw = NOTHING
+    turn_id: Raw = NOTHING
+    current_date: Raw = NOTHING
+    timezone: Raw = NOTHING
+
+
+class _ResponseLine(
+    msgspec.Struct, tag_field="type", tag="response_item", forbid_unknown_fields=True, gc=False
+):
+    payload: _Message | _Reasoning | _FunctionCall | _Output
+    timestamp: Any = None
+
+
+class _EventLine(
+    msgspec.Struct, tag_field="type", tag="event_msg", forbid_unknown_fields=True, gc=False
+):
+    payload: _Event
+    timestamp: Any = None
+
+
+class _TurnContextLine(
+    msgspec.Struct, tag_field="type", tag="turn_context", forbid_unknown_fields=True, gc=False
+):
+    payload: _TurnContext
+    timestamp: Any = None
+
+
+_TYPED: Final = msgspec.json.Decoder(_ResponseLine | _EventLine | _TurnContextLine).decode
+_UNUSED: Final = {
+    shape: Unused(shape, used, f"response_item/{tag}:$.payload")
+    for shape, used, tag in (
+        (_Message, _MESSAGE, "message"),
+        (_Reasoning, _REASONING, "reasoning"),
+        (_FunctionCall, _CALL, "function_call"),
+        (_Output, _OUTPUT, "function_call_output"),
+    )
+}
+_TURN_CONTEXT_UNUSED: Final = Unused(_TurnContext, _TURN_CONTEXT, "turn_context:$.payload")
+
+
 @bulk
 def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     """Read a Codex rollout (see the module docstring)."""
     lines = JsonLines(path, tolerant=tolerant)
-    head, at, records = lines.first("Codex rollout")
+    head, at, records = lines.first("Codex rollout", _TYPED)
     legacy = "payload" not in head and head.get("type") != "session_meta"
     meta = head if legacy else head.get("payload")
     if (not legacy and head.get("type") != "session_meta") or not isinstance(meta, dict):
@@ -118,6 +255,10 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
     reader = _Reader(log, at, string(meta.get("model_provider"), "openai"))
     for line, record in records:
         at.line = line
+        if not isinstance(record, dict):
+            if not legacy and reader.typed(record):
+                continue
+            record = lines.as_dict()
         if legacy:
             if "record_type" in record:
                 log.loss.drop("state:$")
@@ -247,30 +388,17 @@ class _Reader:
             if role != "user":
                 loss.drop(f"response_item/message[role={role}]:{where}")
                 return
-            blocks = self.texts(item, f"{path}.content")
-            if not blocks:
-                return
-            text = blocks[0].text or ""
-            turn = not text.lstrip().startswith(_CONTEXT_PREFIXES)
-            entry = self.step(time, turn=turn)  # context items too: a step of their own, not shown
-            entry.hidden = not turn
-            entry.messages.append(Message.user_blocks(blocks))
-            if turn:
-                self.turns.append(entry.id)
-            loss.rest(item, _MESSAGE, path)
+            if self.prompt(self.texts(item, f"{path}.content"), time):
+                loss.rest(item, _MESSAGE, path)
         elif kind == "reasoning":
-            reply = self.reply_part(time)
-            for part in at.objects(
-                at.array(item, "summary", "a reasoning item") or [], "a reasoning summary"
-            ):
-                text = string(part.get("text"))
-                if text:
-                    reply.summary.append(text)
-            if isinstance(item.get("encrypted_content"), str):
-                data: dict[str, Any] = {
-                    k: item[k] for k in ("type", "summary", "encrypted_content") if k in item
-                }
-                reply.context.append(self.context(data, len(reply.content)))
+            self.reasoning(
+                at.objects(
+                    at.array(item, "summary", "a reasoning item") or [], "a reasoning summary"
+                ),
+                item.get("encrypted_content"),
+                {k: item[k] for k in ("type", "summary", "encrypted_content") if k in item},
+                time,
+            )
             loss.rest(item, _REASONING, path)
         elif kind == "function_call":
             name = at.text(item, "name", "a function call", required=True) or ""
@@ -302,19 +430,98 @@ class _Reader:
             loss.rest(item, _SHELL, path)
         elif kind in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
             call_id = at.text(item, "call_id", "a tool output") or ""
-            ok, text, images = self.output(item.get("output"))
-            entry = self.result_step(time)
-            entry.messages.append(Message.result(call_id, ok, text))
-            if call_id in self.unanswered:
-                self.unanswered.remove(call_id)
-            if images:
-                entry.messages.append(attachment_message(call_id, images))
+            self.result(call_id, *self.output(item.get("output")), time)
             loss.rest(item, _OUTPUT, path)
         elif kind in _PROVIDER_ITEMS:
             reply = self.reply_part(time)
             reply.context.append(self.context(item, len(reply.content)))
         else:
             loss.drop(path)
+
+    def typed(self, line: _ResponseLine | _EventLine | _TurnContextLine) -> bool:
+        """A line of a common shape, read as the dict path reads it; False (and nothing done)
+        for what only the dict path reads (a message of another role, a rollback, an abort)."""
+        if isinstance(line, _ResponseLine):
+            item = line.payload
+            time = iso_seconds(line.timestamp)
+            if isinstance(item, _Message):
+                role = item.role
+                texts = [ContentBlock.of_text(part.text or "") for part in item.content]
+                if role == "assistant":
+                    self.reply_part(time).content.extend(texts)
+                elif role != "user":
+                    return False
+                elif not self.prompt(texts, time):
+                    return True
+            elif isinstance(item, _Reasoning):
+                summary = item.summary
+                data: dict[str, Any] = {"type": "reasoning"}
+                if summary is not UNSET:
+                    data["summary"] = summary
+                if item.encrypted_content is not UNSET:
+                    data["encrypted_content"] = item.encrypted_content
+                self.reasoning(summary or [], item.encrypted_content, data, time)
+            elif isinstance(item, _FunctionCall):
+                if not item.call_id:
+                    return False
+                arguments = self.arguments(item.arguments)
+                self.call(time, ContentBlock.of_tool_call(item.call_id, item.name, arguments))
+            else:
+                self.result(item.call_id or "", True, item.output, [], time)
+            self.loss.rest_typed(item, _UNUSED[type(item)])
+        elif isinstance(line, _EventLine):
+            event = line.payload
+            kind = event.type
+            if kind == "token_count":
+                self.token_count(event.info, iso_seconds(line.timestamp))
+            elif kind in ("thread_rolled_back", "turn_aborted"):
+                return False
+            else:
+                self.loss.drop(f"event_msg/{kind}:$.payload")
+        else:
+            context = line.payload
+            if isinstance(context.model, str) and context.model:
+                self.model = context.model
+            self.loss.rest_typed(context, _TURN_CONTEXT_UNUSED)
+        return True
+
+    def prompt(self, blocks: list[ContentBlock], time: int) -> bool:
+        """A user message item: a prompt, or context Codex injects (a step of its own, not
+        shown); False when it holds nothing."""
+        if not blocks:
+            return False
+        text = blocks[0].text or ""
+        turn = not text.lstrip().startswith(_CONTEXT_PREFIXES)
+        entry = self.step(time, turn=turn)
+        entry.hidden = not turn
+        entry.messages.append(Message.user_blocks(blocks))
+        if turn:
+            self.turns.append(entry.id)
+        return True
+
+    def reasoning(
+        self, summary: list[dict[str, Any]], encrypted: object, data: dict[str, Any], time: int
+    ) -> None:
+        """A reasoning item: its summary texts, and the item kept for the same model when it is
+        encrypted."""
+        reply = self.reply_part(time)
+        for part in summary:
+            text = string(part.get("text"))
+            if text:
+                reply.summary.append(text)
+        if isinstance(encrypted, str):
+            reply.context.append(self.context(data, len(reply.content)))
+
+    def result(
+        self, call_id: str, ok: bool, text: str, images: list[ContentBlock], time: int
+    ) -> None:
+        """A tool's output, in a step after the reply that called it."""
+        entry = self.result_step(time)
+        entry.messages.append(Message.result(call_id, ok, text))
+        if call_id in self.unanswered:
+            self.unanswered.remove(call_id)
+        if images:
+            entry.messages.append(attachment_message(call_id, images))
 
     def call(self, time: int, call: ContentBlock) -> None:
         self.reply_part(time).content.append(call)
@@ -396,7 +603,7 @@ class _Reader:
     def event(self, payload: dict[str, Any], time: int) -> None:
         kind = self.at.text(payload, "type", "an event")
         if kind == "token_count":
-            self.token_count(payload, time)
+            self.token_count(payload.get("info"), time)
         elif kind == "thread_rolled_back":
             self.rollback(payload.get("num_turns"))
         elif kind == "turn_aborted":
@@ -415,8 +622,8 @@ class _Reader:
             # user_message, agent_message, agent_reasoning...: the UI's copies of response items
             self.loss.drop(f"event_msg/{kind}:$.payload")
 
-    def token_count(self, payload: dict[str, Any], time: int) -> None:
-        info = payload.get("info")
+    def token_count(self, info: object, time: int) -> None:
+        """A token count event's figures (``info``): one model request."""
         if not isinstance(info, dict):
             return
         last, total = info.get("last_token_usage"), info.get("total_token_usage")

@@ -283,18 +283,21 @@ class JsonLines:
                 yield line, record
 
     def first(
-        self, what: str
-    ) -> tuple[dict[str, Any], Where, Iterator[tuple[int, dict[str, Any]]]]:
-        """The first record (a header), where it is, and the records after it.
+        self, what: str, typed: Callable[[bytes], Any] | None = None
+    ) -> tuple[dict[str, Any], Where, Iterator[tuple[int, Any]]]:
+        """The first record (a header, as a dict), where it is, and the records after it (with
+        ``typed``: as :meth:`mixed` gives them).
 
         Raises:
             AgentLogError: the file holds no record ("not a <what>: the file is empty").
         """
-        records = iter(self)
+        records = self._records(typed)
         first = next(records, None)
         if first is None:
             raise AgentLogError(f"not a {what}: the file is empty", source=self.source, line=1)
         line, head = first
+        if not isinstance(head, dict):
+            head = self.as_dict()
         return head, Where(self.source, line), records
 
     def hand_over(self, log: AgentLog) -> None:

@@ -26,14 +26,16 @@ from rho_desk.core.agents.jsonl import JsonLines
 
 from .conftest import MAIN
 
+_records = JsonLines._records
+
 
 def _dicts_only(self: JsonLines, decode: object) -> Iterator[tuple[int, dict[str, Any]]]:
-    return iter(self)
+    return _records(self, None)
 
 
 def outcome(path: Path, agent: str, *, typed: bool) -> Any:
     """What reading ``path`` gives: the log's facts, steps, loss and built records, or the error."""
-    with mock.patch.object(JsonLines, "mixed", JsonLines.mixed if typed else _dicts_only):
+    with mock.patch.object(JsonLines, "_records", _records if typed else _dicts_only):
         try:
             log = read_log(path, agent=agent)
         except AgentLogError as exc:
@@ -55,7 +57,7 @@ def _same(path: Path, agent: str) -> None:
     assert outcome(path, agent, typed=True) == outcome(path, agent, typed=False)
 
 
-@pytest.mark.parametrize("agent", ["claude-code"])
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
 def test_the_fixture_logs_read_alike(agent: str, sessions: dict[str, Path]) -> None:
     _same(sessions[agent], agent)
 
@@ -188,10 +190,128 @@ def test_claude_code_records_read_alike_typed_or_not(
     _same(path, "claude-code")
 
 
-def test_the_common_shapes_are_read_typed(sessions: dict[str, Path]) -> None:
+# -- Codex ------------------------------------------------------------------------------------
+
+
+def _codex_payload(kind: str) -> st.SearchStrategy[dict[str, Any]]:
+    if kind == "response_item":
+        part = st.fixed_dictionaries(
+            {"type": st.sampled_from(["input_text", "output_text", "text"])},
+            optional={"text": st.one_of(st.none(), TEXT, st.just("<environment_context>x"))},
+        )
+        message = st.fixed_dictionaries(
+            {
+                "type": st.just("message"),
+                "role": st.sampled_from(["user", "assistant", "assistant", "developer"]),
+                "content": st.lists(part, max_size=2),
+            }
+        )
+        reasoning = st.fixed_dictionaries(
+            {"type": st.just("reasoning")},
+            optional={
+                "summary": st.one_of(
+                    st.none(),
+                    st.lists(
+                        st.fixed_dictionaries(
+                            {"type": st.just("summary_text"), "text": st.one_of(TEXT, ODD)}
+                        ),
+                        max_size=2,
+                    ),
+                ),
+                "content": st.one_of(st.none(), st.just([])),
+                "encrypted_content": st.one_of(st.none(), st.just("gAAA")),
+            },
+        )
+        call = st.fixed_dictionaries(
+            {"type": st.just("function_call"), "name": st.sampled_from(["shell", "x"])},
+            optional={
+                "call_id": st.sampled_from(["", "c1", "c2"]),
+                "id": st.sampled_from(["i1"]),
+                "arguments": st.sampled_from(['{"command": ["ls"]}', "[1]", "not json", None]),
+            },
+        )
+        output = st.fixed_dictionaries(
+            {"type": st.just("function_call_output"), "output": st.one_of(TEXT, ODD)},
+            optional={"call_id": st.sampled_from(["c1", "c2"])},
+        )
+        return st.one_of(message, reasoning, call, output)
+    if kind == "event_msg":
+        usage = st.fixed_dictionaries(
+            {"input_tokens": st.integers(0, 9), "total_tokens": st.integers(0, 9)},
+            optional={"reasoning_output_tokens": st.integers(0, 2), "odd": ODD},
+        )
+        info = st.one_of(
+            ODD,
+            st.fixed_dictionaries(
+                {"last_token_usage": usage}, optional={"total_token_usage": usage}
+            ),
+        )
+        return st.fixed_dictionaries(
+            {
+                "type": st.sampled_from(
+                    ["token_count", "user_message", "agent_message", "turn_aborted"]
+                )
+            },
+            optional={"info": info, "message": TEXT, "num_turns": st.integers(0, 2)},
+        )
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "model": st.one_of(st.sampled_from(["gpt-5", ""]), ODD),
+            "cwd": st.just("/w"),
+            "approval_policy": st.one_of(st.none(), st.just("on-request")),
+            "unknownMember": ODD,
+        },
+    )
+
+
+@st.composite
+def _codex_lines(draw: st.DrawFn) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = [
+        {
+            "timestamp": "2026-03-01T10:00:00.000Z",
+            "type": "session_meta",
+            "payload": {"id": "t1", "cwd": "/w", "timestamp": "2026-03-01T10:00:00.000Z"},
+        }
+    ]
+    for _ in range(draw(st.integers(1, 10))):
+        kind = draw(
+            st.sampled_from(["response_item", "response_item", "event_msg", "turn_context"])
+        )
+        line: dict[str, Any] = {
+            "timestamp": draw(st.sampled_from(["2026-03-01T10:00:01.000Z", "x"])),
+            "type": kind,
+            "payload": draw(_codex_payload(kind)),
+        }
+        if draw(st.integers(0, 6)) == 0:  # a member of another type, or gone, or one more
+            victim = draw(st.sampled_from([*sorted(line["payload"]), "extra"]))
+            if draw(st.booleans()) and victim in line["payload"]:
+                del line["payload"][victim]
+            else:
+                line["payload"][victim] = draw(ODD)
+        if draw(st.integers(0, 8)) == 0:
+            line[draw(st.sampled_from(["timestamp", "payload", "more"]))] = draw(ODD)
+        lines.append(line)
+    return lines
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(lines=_codex_lines())
+def test_codex_lines_read_alike_typed_or_not(tmp_path: Path, lines: list[dict[str, Any]]) -> None:
+    path = tmp_path / "rollout-2026-03-01T10-00-00-t1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), "utf-8")
+    _same(path, "codex")
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_the_common_shapes_are_read_typed(agent: str, sessions: dict[str, Path]) -> None:
     """The typed path is taken (the comparison above would hold trivially if it never was)."""
     typed = 0
-    original = JsonLines.mixed
+    original = JsonLines._records
 
     def counting(self: JsonLines, decode: Any) -> Iterator[tuple[int, Any]]:
         nonlocal typed
@@ -199,7 +319,7 @@ def test_the_common_shapes_are_read_typed(sessions: dict[str, Path]) -> None:
             typed += not isinstance(record, dict)
             yield line, record
 
-    with mock.patch.object(JsonLines, "mixed", counting):
-        read_log(sessions["claude-code"])
+    with mock.patch.object(JsonLines, "_records", counting):
+        read_log(sessions[agent])
     assert typed >= 10
-    assert MAIN["claude-code"]
+    assert MAIN[agent]
