@@ -17,7 +17,7 @@ from rho_desk.qt.services.settings import (
     policy_from_settings,
 )
 
-from ..conftest import settle
+from ..conftest import laid_out, until
 
 KEY = "sk-settings-" + "q1w2e3r4t5y6" * 3
 
@@ -25,7 +25,7 @@ KEY = "sk-settings-" + "q1w2e3r4t5y6" * 3
 def _dialog(make_window, run):
     context = make_window()
     dialog = context.session_commands.show_dialog("settings")
-    run(settle(context.bridge))
+    run(until(lambda: bool(dialog.profiles.keys)))  # the profiles and their keys' states are read
     return context, dialog
 
 
@@ -40,7 +40,13 @@ def test_a_new_profile_and_its_key(make_window, run, memory_keyring, isolated_di
     assert "query string" in dialog.profile_notice.text.text()  # refused: keys never go in a URL
     dialog.base_url.setText("https://llm.example.com/v1")
     dialog.save_profile()
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                dialog.profiles.keys.get("work") == "missing" and dialog.selected_name() == "work"
+            )
+        )
+    )
     stored = ProfileStore().get("work")
     assert stored.kind is ProfileKind.OPENAI_COMPATIBLE and stored.model == "gpt-work"
     assert dialog.selected_name() == "work" and dialog.profiles.keys["work"] == "missing"
@@ -48,7 +54,7 @@ def test_a_new_profile_and_its_key(make_window, run, memory_keyring, isolated_di
     dialog.api_key.setText(KEY)
     dialog.store_key()
     assert dialog.api_key.text() == ""
-    run(settle(context.bridge))
+    run(until(lambda: dialog.profiles.keys.get("work") == "keyring"))
     assert memory_keyring.entries[(SERVICE, "profile:work")] == KEY
     assert dialog.profiles.keys["work"] == "keyring"
     # never in QSettings, never in the profiles file, never on screen
@@ -59,15 +65,15 @@ def test_a_new_profile_and_its_key(make_window, run, memory_keyring, isolated_di
     assert KEY not in ProfileStore().path.read_text()
     assert all(KEY not in w.text() for w in dialog.findChildren(type(dialog.api_key)))
     dialog.remove_key()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.profiles.keys.get("work") == "missing"))
     assert (SERVICE, "profile:work") not in memory_keyring.entries and dialog.profiles.keys[
         "work"
     ] == "missing"
     dialog._on_default_clicked()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.profiles.default == "work"))
     assert ProfileStore().load().default == "work"
     dialog._on_remove_clicked()
-    run(settle(context.bridge))
+    run(until(lambda: [p.name for p in dialog.profiles.profiles] == ["ollama-local"]))
     assert [p.name for p in ProfileStore().profiles()] == ["ollama-local"]
 
 
@@ -84,7 +90,7 @@ def test_compaction_defaults_data_dir_and_theme(make_window, run, tmp_path: Path
     applied: list[bool] = []
     dialog.sig_applied.connect(lambda: applied.append(True))
     dialog.apply()
-    run(settle(context.bridge))
+    run(until(lambda: context.library.home == home and context.theme.theme.dark))
     s = context.settings
     assert (
         applied
@@ -118,9 +124,9 @@ def test_a_long_model_name_never_pushes_the_key_column_out_of_view(make_window, 
             requires_key=False,
         )
     )
-    context, dialog = _dialog(make_window, run)
+    _context, dialog = _dialog(make_window, run)
     dialog.resize(760, 520)
-    run(settle(context.bridge))
+    run(laid_out())
     table = dialog.profile_table
     header = table.horizontalHeader()
     key = dialog.profiles.COLUMNS.index("Key")
@@ -132,18 +138,25 @@ def test_a_long_model_name_never_pushes_the_key_column_out_of_view(make_window, 
 def test_a_profile_chooses_what_the_tools_may_do(
     make_window, run, memory_keyring, isolated_dirs: Path
 ) -> None:
-    context, dialog = _dialog(make_window, run)
+    _context, dialog = _dialog(make_window, run)
     dialog._on_add_clicked()
     assert dialog.permission_mode.currentData() == "supervised"  # the default
     dialog.name.setText("local")
     dialog.base_url.setText("http://127.0.0.1:8080/v1")
     dialog.model_name.setText("smol")
     dialog.save_profile()
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                dialog.busy.label.text() == "Saved profile local."
+                and "local" in dialog.profiles.keys
+            )
+        )
+    )
     assert ProfileStore().get("local").permission_mode is None  # the default is not written out
     dialog.permission_mode.setCurrentIndex(dialog.permission_mode.findData("plan"))
     dialog.save_profile()
-    run(settle(context.bridge))
+    run(until(lambda: ProfileStore().get("local").permission_mode == "plan"))
     assert ProfileStore().get("local").permission_mode == "plan"
     assert '"permission_mode": "plan"' in ProfileStore().path.read_text()
 
@@ -161,7 +174,7 @@ def test_a_team_password_without_a_keyring_is_refused_once_and_never_left_on_scr
     dialog.team_db.setText("host=db.example dbname=team user=maya password=hunter2-secret")
     dialog.apply()
     assert "hunter2" not in dialog.team_db.text()  # at once, before the keyring answers
-    run(settle(context.bridge))
+    run(until(lambda: dialog.busy.label.text().startswith("The team database was not saved: ")))
     assert dialog.busy.label.text().startswith("The team database was not saved: ")
     assert "Settings applied" not in dialog.busy.label.text()
     assert (
@@ -197,12 +210,12 @@ def test_a_key_stored_for_a_keyless_profile_is_said_where_it_is(
     """The notice, the Key column and the line under the form agree: a key stored for the local
     server (which needs none) is sent with its requests, so it reads "keyring", not "not needed"
     beside "Stored the key of ollama-local in the keyring"."""
-    context, dialog = _dialog(make_window, run)
+    _context, dialog = _dialog(make_window, run)
     assert dialog.selected_name() == "ollama-local"
     assert dialog.key_status.text() == "Key: not needed"
     dialog.api_key.setText(KEY)
     dialog.store_key()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.profiles.keys.get("ollama-local") == "keyring"))
     assert memory_keyring.entries[(SERVICE, "profile:ollama-local")] == KEY
     assert dialog.busy.label.text() == "Stored the key of ollama-local in the keyring."
     assert dialog.profiles.keys["ollama-local"] == "keyring"
@@ -210,6 +223,6 @@ def test_a_key_stored_for_a_keyless_profile_is_said_where_it_is(
     assert dialog.profiles.index(row, 3).data() == "keyring"
     assert dialog.key_status.text() == "Key: keyring"
     dialog.remove_key()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.profiles.keys.get("ollama-local") == "not needed"))
     assert dialog.profiles.keys["ollama-local"] == "not needed"
     assert dialog.key_status.text() == "Key: not needed"
