@@ -144,8 +144,8 @@ async def until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            code = predicate.__code__
-            where = f"{Path(code.co_filename).name}:{code.co_firstlineno}"
+            code = getattr(predicate, "__code__", None)
+            where = f"{Path(code.co_filename).name}:{code.co_firstlineno}" if code else predicate
             raise AssertionError(f"condition at {where} not reached in {timeout} s")
         await asyncio.sleep(POLL)
 

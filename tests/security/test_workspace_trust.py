@@ -32,7 +32,7 @@ from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, Mo
 from rho_desk.core.wire.snapshot import SessionSnapshot
 from tests.providers.conftest import server  # noqa: F401
 from tests.providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
-from tests.qt.conftest import collect_garbage_here, isolated_dirs, make_window, qloop, run, settle  # noqa: F401
+from tests.qt.conftest import collect_garbage_here, isolated_dirs, make_window, qloop, run  # noqa: F401
 from tests.qt.dialogs.conftest import loopback, loopback_profile, text_reply, until  # noqa: F401
 
 IDENTITY = ModelIdentity("openai", "chat-completions", "m")
@@ -281,7 +281,9 @@ def _panel(
 ) -> tuple[Any, Any, Any]:
     context = make_window(open_file=path)
     context.continue_dock.show_continue()
-    run(settle(context.bridge))
+    run(
+        until(lambda: context.continue_dock.panel.profile.count() > 0)
+    )  # the panel has read the profiles
     panel = context.continue_dock.panel
     panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(mode))
     return context, context.controller, panel
@@ -294,24 +296,24 @@ def test_the_window_asks_before_tools_run_in_an_untrusted_folder(
     project.mkdir()
     (project / "notes.txt").write_text("alpha\n")
     path = session_in(tmp_path / "rho", str(project))
-    context, controller, panel = _panel(make_window, run, path)
+    _context, controller, panel = _panel(make_window, run, path)
     panel.composer.setPlainText("read the notes")
     panel.send()
-    run(until(lambda: _box() is not None, context.bridge))
+    run(until(lambda: _box() is not None))
     box = _box()
     assert str(project.resolve()) in box.text() and str(path) in box.informativeText()
     assert box.trust_button is not None and box.defaultButton() is box.cancel_button
     assert not loopback.requests and not controller.busy  # nothing sent while it asks
     loopback.queue(tool_reply("c1", "read_file", {"path": "notes.txt"}), text_reply("Read it."))
     box.trust_button.click()
-    run(until(lambda: len(loopback.requests) == 2 and not controller.busy, context.bridge))
+    run(until(lambda: len(loopback.requests) == 2 and not controller.busy))
     assert [f.path for f in TrustStore().folders()] == [project.resolve()]
     assert "alpha" in json.dumps(loopback.requests[1].body)
     # remembered: the next turn does not ask
     loopback.queue(text_reply("Again."))
     panel.composer.setPlainText("again")
     panel.send()
-    run(until(lambda: len(loopback.requests) == 3 and not controller.busy, context.bridge))
+    run(until(lambda: len(loopback.requests) == 3 and not controller.busy))
     assert _box() is None
 
 
@@ -321,10 +323,10 @@ def test_the_window_never_trusts_the_home_folder(
     home = Path(os.environ["HOME"])
     secret = secret_file(home / ".ssh")
     path = session_in(tmp_path / "rho", str(home))
-    context, controller, panel = _panel(make_window, run, path, "plan")
+    _context, controller, panel = _panel(make_window, run, path, "plan")
     panel.composer.setPlainText("read my key")
     panel.send()
-    run(until(lambda: _box() is not None, context.bridge))
+    run(until(lambda: _box() is not None))
     box = _box()
     assert box.trust_button is None and "home folder" in box.text()
     assert not loopback.requests
@@ -332,7 +334,7 @@ def test_the_window_never_trusts_the_home_folder(
         tool_reply("c1", "read_file", {"path": str(secret)}), text_reply("No tools here.")
     )
     box.without_button.click()
-    run(until(lambda: len(loopback.requests) >= 1 and not controller.busy, context.bridge))
+    run(until(lambda: len(loopback.requests) >= 1 and not controller.busy))
     assert "tools" not in loopback.requests[0].body and SECRET not in json.dumps(
         [r.body for r in loopback.requests]
     )
@@ -348,12 +350,12 @@ def test_settings_lists_and_revokes_trusted_folders(make_window, run, tmp_path: 
     store.trust(second)
     context = make_window()
     dialog = context.session_commands.show_dialog("settings")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.trusted.count() == 2))  # the trusted folders are read
     listed = [dialog.trusted.item(i).text() for i in range(dialog.trusted.count())]
     assert listed == [str(first.resolve()), str(second.resolve())]
     dialog.trusted.setCurrentRow(0)
     dialog.revoke.click()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.trusted.count() == 1))
     assert [f.path for f in store.folders()] == [second.resolve()]
     assert [dialog.trusted.item(i).text() for i in range(dialog.trusted.count())] == [
         str(second.resolve())

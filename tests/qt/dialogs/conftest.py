@@ -18,7 +18,7 @@ from rho_desk.providers.credentials import set_api_key
 from rho_desk.providers.profiles import ProfileKind, ProfileStore, ProviderProfile
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk, serve
-from ..conftest import settle
+from ..conftest import until  # noqa: F401 (the continue tests import it from here)
 
 LOOPBACK_KEY = "sk-loopback-test-0123456789abcdef"
 
@@ -74,20 +74,6 @@ def sent_messages(loopback: Loopback, index: int = -1) -> list[dict[str, Any]]:
     """The ``messages`` of a recorded chat request."""
     body = loopback.requests[index].body
     return list(body["messages"]) if isinstance(body, dict) else json.loads(body)["messages"]
-
-
-async def until(predicate: Callable[[], bool], bridge: Any = None, timeout: float = 10.0) -> None:
-    """Wait (on the loop) until ``predicate()`` holds."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.01)
-    if bridge is not None:
-        await settle(bridge)
 
 
 def demo_session(home: Path, session_id: str) -> Path:

@@ -25,16 +25,16 @@ from rho_desk.qt.services.settings import (
 )
 
 from ...providers.loopback import Loopback, Reply
-from ..conftest import settle
+from ..conftest import until
 from ..helpers import turn_events, v3_session, v4_session
-from .conftest import demo_session, sent_messages, text_reply, until
+from .conftest import demo_session, sent_messages, text_reply
 
 
 def _open(make_window, run, path: Path):
     context = make_window(open_file=path)
     host = context.continue_dock
     host.show_continue()
-    run(settle(context.bridge))
+    run(until(lambda: host.panel.profile.count() > 0))  # the panel has read the profiles
     return context, context.controller, host.panel
 
 
@@ -69,7 +69,7 @@ def test_a_turn_streams_and_is_saved(
         panel.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier
     )  # Ctrl+Enter sends
     assert controller.busy  # the prompt stays in the box until its turn starts
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert panel.composer.toPlainText() == ""
     assert deltas == ["Hello", " from", " the loopback."]
     after = _history(path)
@@ -102,7 +102,7 @@ def test_a_turn_streams_and_is_saved(
     loopback.queue(text_reply("Again."))
     panel.composer.setPlainText("Once more")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert (
         _history(path)[-1].text() == "Again."
         and read_session(path, check_name=False).tree.active_leaf.revision == revision + 2
@@ -118,15 +118,15 @@ def test_the_windows_turns_are_in_the_usage_ledger(
 
     home = tmp_path / "home"
     path = v3_session(home, session_id="5e55a0c1-0000-4000-8000-000000000001")
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     loopback.queue(text_reply("Hello."))
     controller.send("Say hello")
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     loopback.queue(text_reply("Partial", hang=True))
     controller.send("Something long")
     run(until(lambda: controller.run is not None and "Partial" in panel.reply.toPlainText()))
     controller.cancel()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     db = sqlite3.connect(home / "usage.sqlite3")
     rows = db.execute(
         "SELECT session_id, purpose, request_outcome, output_tokens, total_tokens, workspace_path, "
@@ -161,7 +161,7 @@ def test_cancel_commits_the_prompt_and_the_partial_reply(
     make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
 ) -> None:
     path = v4_session(tmp_path / "home")
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
     finished = turn_events(controller, turn.TurnEnded, lambda e: (e.outcome, e.detail))
     loopback.queue(text_reply("Partial", " answer", hang=True))
@@ -170,7 +170,7 @@ def test_cancel_commits_the_prompt_and_the_partial_reply(
     run(until(lambda: "".join(deltas) == "Partial answer"))
     assert panel.cancel_button.isEnabled()
     panel.cancel_button.click()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     run(asyncio.wait_for(loopback.disconnected.wait(), 5))  # the HTTP stream was closed
     assert finished == [("cancelled", "")]
     history = _history(path)
@@ -187,13 +187,13 @@ def test_switching_provider_shows_what_will_not_be_replayed(
     make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
 ) -> None:
     path = demo_session(demo_home, "c81f3e02")  # native blocks from OpenAI and Anthropic
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     size = path.stat().st_size
     reports: list[tuple[object, str]] = []
     controller.sig_handoff_required.connect(lambda r, i: reports.append((r, i)))
     panel.composer.setPlainText("Continue with another model")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert (
         len(reports) == 1 and not loopback.requests and path.stat().st_size == size
     )  # nothing sent
@@ -216,10 +216,10 @@ def test_switching_provider_shows_what_will_not_be_replayed(
     # send anyway: accepted once for this session and provider
     panel.composer.clear()
     controller.send("Continue with another model", profile="loopback")
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     loopback.queue(text_reply("Sure."))
     panel.send_anyway.click()
-    run(until(lambda: bool(loopback.requests) and not controller.busy, context.bridge))
+    run(until(lambda: bool(loopback.requests) and not controller.busy))
     assert _history(path)[-1].text() == "Sure."
     body = str(loopback.requests[-1].body)
     assert (
@@ -245,7 +245,7 @@ def test_automatic_compaction_is_saved_as_it_happens(
     saved = turn_events(controller, turn.Saved, lambda e: e.node)
     loopback.queue(text_reply("Compacted and answered."))
     controller.send("Next step", profile="loopback")
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert phases == ["started", "completed"]
     assert [n.kind for n in saved] == [NodeKind.COMPACTION, NodeKind.COMMIT]
     tree = read_session(path, check_name=False).tree
@@ -277,7 +277,7 @@ def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(
     )
     panel.composer.setPlainText("Will fail")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert path.stat().st_size == size
     assert panel.composer.toPlainText() == "Will fail" and "Failed" in panel.reply.toPlainText()
     assert any("nothing of this turn was kept" in n.text for n in context.notifier.history)
@@ -285,7 +285,11 @@ def test_a_failed_call_commits_nothing_and_gives_the_prompt_back(
     assert bar.current is not None and "nothing of this turn was kept" in bar.current.text
     # another session opened: the failure belongs to the one left, and goes with it
     run(context.document.aopen(v3_session(tmp_path / "other-home")))
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: bar.current is None or "nothing of this turn was kept" not in bar.current.text
+        )
+    )
     assert bar.current is None or "nothing of this turn was kept" not in bar.current.text
 
 
@@ -296,7 +300,7 @@ def test_rho_writing_meanwhile_offers_reload(
     context, controller, panel = _open(make_window, run, path)
     loopback.queue(text_reply("First."))
     controller.send("One", profile="loopback")
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     ours = read_session(path, check_name=False).tree.active_leaf
     # Rho makes another revision active, and the window notices (live update)
     with open(path, "ab") as handle:
@@ -305,7 +309,7 @@ def test_rho_writing_meanwhile_offers_reload(
     size = path.stat().st_size
     panel.composer.setPlainText("Two")
     panel.send()
-    run(settle(context.bridge))
+    run(until(lambda: controller.state is TurnState.BLOCKED and context.conflict_dock.isVisible()))
     banner = context.conflict_dock
     assert (
         controller.state is TurnState.BLOCKED and banner.isVisible() and not loopback.requests[1:]
@@ -313,11 +317,11 @@ def test_rho_writing_meanwhile_offers_reload(
     assert path.stat().st_size == size  # never overwritten
     assert panel.composer.toPlainText() == "Two"  # the prompt was not sent
     context.conflict_dock.banner.reload_button.click()
-    run(settle(context.bridge))
+    run(until(lambda: controller.state is TurnState.IDLE and not banner.isVisible()))
     assert controller.state is TurnState.IDLE and not banner.isVisible()
     loopback.queue(text_reply("Second."))
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     tree = read_session(path, check_name=False).tree
     assert (
         tree.active_leaf.parent.id == "n0"
@@ -340,7 +344,7 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(
     run(until(lambda: bool(loopback.requests)))
     _rho_appends_a_turn(path)  # another writer (Rho) saves a turn meanwhile
     rho_bytes = path.read_bytes()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert conflicts and conflicts[-1].unsaved and controller.unsaved is not None
     assert path.read_bytes() == rho_bytes  # nothing written after the other writer
     assert context.conflict_dock.isVisible() and controller.state is TurnState.BLOCKED
@@ -352,7 +356,16 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(
     assert not [n.text for n in context.notifier.history if "wrote to this session" in n.text]
     unsaved = controller.unsaved
     context.conflict_dock.banner.fork_button.click()
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                controller.conflict is None
+                and controller.state is TurnState.IDLE
+                and context.document.tree.history(context.document.tree.active_leaf)
+                == unsaved.history
+            )
+        )
+    )
     assert controller.conflict is None and controller.state is TurnState.IDLE
     tree = context.document.tree
     leaf = tree.active_leaf
@@ -372,7 +385,7 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(
     # and the conversation goes on from the saved fork
     loopback.queue(text_reply("Onwards."))
     controller.send("Next", profile="loopback")
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert context.document.tree.history(context.document.tree.active_leaf)[-1].text() == "Onwards."
 
 
@@ -424,7 +437,7 @@ def test_a_turn_that_reaches_its_step_limit_says_so(
         )
     panel.composer.setPlainText("Keep reading")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert len(loopback.requests) == 2
     assert (
         "■ Stopped: the turn reached its limit of 2 model steps"
@@ -445,7 +458,7 @@ def test_a_tool_call_being_written_shows_how_far_it_got(
     from ...providers.test_cli_continue_limits import _streamed_write
 
     path = v3_session(tmp_path / "home")
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     seen = turn_events(
         controller,
         turn.CallsProgress | turn.CallsEnded,
@@ -454,7 +467,7 @@ def test_a_tool_call_being_written_shows_how_far_it_got(
     loopback.queue(_streamed_write(20, "x" * 700), text_reply("Done."))
     panel.composer.setPlainText("Write the big file")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     shown = [s for s in seen if s]
     assert len(shown) >= 3 and all(s.startswith("● writing a write call… ") for s in shown), seen
     assert shown[-1].endswith(" KB") and seen[-1] == ""  # cleared once the call was complete
@@ -472,7 +485,7 @@ def test_a_reset_mid_call_clears_the_live_line_and_counts_again(
     from ...providers.test_cli_continue_limits import _streamed_write, _write_cut_mid_call
 
     path = v3_session(tmp_path / "home")
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     seen = turn_events(
         controller,
         turn.CallsProgress | turn.CallsEnded,
@@ -481,7 +494,7 @@ def test_a_reset_mid_call_clears_the_live_line_and_counts_again(
     loopback.queue(_write_cut_mid_call(), _streamed_write(6, "y" * 100), text_reply("Done."))
     panel.composer.setPlainText("Write the big file")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     cleared = seen.index("")
     assert seen[cleared - 1].endswith(" KB") and seen[cleared + 1].endswith(" B"), seen
     assert all(s.endswith(" B") for s in seen[cleared + 1 :] if s), seen
@@ -493,13 +506,13 @@ def test_the_reply_shows_markdown_rendered(
 ) -> None:
     """The live reply renders the assistant's Markdown as the conversation does: no raw markers."""
     path = v3_session(tmp_path / "home")
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     loopback.queue(
         text_reply("Done. The folder holds **READ", "ME.md** and `notes.txt`.\n\n- one\n- two")
     )
     panel.composer.setPlainText("List the folder")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     text = panel.reply.toPlainText()
     assert "Assistant: Done. The folder holds README.md and notes.txt." in text
     assert "**" not in text and "`" not in text

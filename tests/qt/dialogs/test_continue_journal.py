@@ -32,7 +32,7 @@ def test_a_failed_turn_names_the_files_it_changed(
     )
     panel.composer.setPlainText("rewrite the notes")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert target.read_text() == "omega\n"
     journal = journal_path(path.parent)
     assert any(

@@ -25,9 +25,9 @@ from rho_desk.qt.continue_.controller import TurnState
 from rho_desk.qt.services.messages import Level
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
-from ..conftest import settle
+from ..conftest import moved, until
 from ..helpers import turn_events, v3_session, v4_session
-from .conftest import LOOPBACK_KEY, demo_session, text_reply, until
+from .conftest import LOOPBACK_KEY, demo_session, text_reply
 
 Fn = Callable[..., Any]
 
@@ -38,7 +38,7 @@ def _open(
     context = make_window(home=home, open_file=path)
     host = context.continue_dock
     host.show_continue()
-    run(settle(context.bridge))
+    run(until(lambda: host.panel.profile.count() > 0))  # the panel has read the profiles
     return context, context.controller, host.panel
 
 
@@ -49,7 +49,7 @@ def _leaf(path: Path) -> Any:
 def _turn(run: Fn, context: Any, controller: Any, panel: Any, prompt: str) -> None:
     panel.composer.setPlainText(prompt)
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
 
 
 def test_esc_after_send_anyway_cancels_with_the_focus_in_the_reply(
@@ -62,7 +62,7 @@ def test_esc_after_send_anyway_cancels_with_the_focus_in_the_reply(
     context.window.activateWindow()
     panel.composer.setPlainText("Go on")
     panel.send()
-    run(until(lambda: panel.handoff.isVisible() and not controller.busy, context.bridge))
+    run(until(lambda: panel.handoff.isVisible() and not controller.busy))
     loopback.queue(text_reply("Partial", hang=True))
     deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
     qtbot.mouseClick(panel.send_anyway, Qt.MouseButton.LeftButton)
@@ -70,7 +70,7 @@ def test_esc_after_send_anyway_cancels_with_the_focus_in_the_reply(
     panel.reply.setFocus()  # where the focus lands once the banner hides
     assert panel.window().focusWidget() is panel.reply
     qtbot.keyClick(panel.reply, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+    run(until(lambda: not controller.busy, timeout=5))
     assert controller.state is TurnState.IDLE and "Cancelled" in panel.reply.toPlainText()
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf)[-1].aborted_assistant is not None
@@ -86,25 +86,25 @@ def test_the_picker_and_the_turn_follow_a_new_default_profile(
     ProfileStore().upsert(second)
     set_api_key(second, LOOPBACK_KEY)
     dialog = context.session_commands.show_dialog("settings")
-    run(settle(context.bridge))
+    run(until(lambda: bool(dialog.profiles.keys)))
     dialog.reload_profiles("second")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.selected_name() == "second"))
     assert dialog.selected_name() == "second"
     dialog._on_default_clicked()  # Make Default
-    run(settle(context.bridge))
+    run(until(lambda: panel.profile_name() == "second"))
     assert panel.profile.findData("second") >= 0 and panel.profile_name() == "second"
     loopback.queue(text_reply("From the second."))
     _turn(run, context, controller, panel, "Which model?")
     assert loopback.requests[-1].body["model"] == "gpt-second"
     # removed (or renamed away): the picker falls back to the default
     dialog.reload_profiles("loopback")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.selected_name() == "loopback"))
     dialog._on_default_clicked()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.profiles.default == "loopback" and panel.profile_name() == "loopback"))
     dialog.reload_profiles("second")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.selected_name() == "second"))
     dialog._on_remove_clicked()
-    run(settle(context.bridge))
+    run(until(lambda: panel.profile.findData("second") < 0 and panel.profile_name() == "loopback"))
     assert panel.profile.findData("second") < 0 and panel.profile_name() == "loopback"
     dialog.close()
 
@@ -131,14 +131,14 @@ def test_switching_sessions_resets_the_panel(
     run(until(lambda: any(n.text.endswith("then close it") for n in context.notifier.history)))
     assert context.document.path == first and controller.busy
     controller.cancel()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert "Cancelled" in panel.reply.toPlainText()
     assert other.stat().st_size == other_size  # never written into the other file
     assert _leaf(first).revision == context.document.tree.active_leaf.revision
     # idle: the switch happens and the panel forgets the previous session
     panel.composer.setPlainText("draft")
     context.window.commands.open_path(other)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == other and not context.document.loading))
     assert context.document.path == other
     assert (
         panel.reply.toPlainText() == ""
@@ -164,12 +164,7 @@ def test_the_session_card_shows_the_new_revision(
     assert before is not None
     loopback.queue(text_reply("A card-worthy answer."))
     _turn(run, context, controller, panel, "Update the card")
-    run(
-        until(
-            lambda: browser.summary_for(path).message_count == before.message_count + 2,
-            context.bridge,
-        )
-    )
+    run(until(lambda: browser.summary_for(path).message_count == before.message_count + 2))
     after = browser.summary_for(path)
     assert after.file_size == path.stat().st_size and after.last_user_message == "Update the card"
     assert after.updated_at >= before.updated_at
@@ -189,8 +184,7 @@ def test_the_conversation_scrolls_to_the_new_turn(
             lambda: (
                 conversation.model.rowCount() > 0
                 and conversation.current_row() == conversation.model.rowCount() - 1
-            ),
-            context.bridge,
+            )
         )
     )
     last = conversation.model.index(conversation.model.rowCount() - 1, 0)
@@ -201,14 +195,14 @@ def test_the_prompt_stays_while_the_replay_safety_question_waits(
     make_window: Fn, run: Fn, demo_home: Path, loopback: Loopback, loopback_profile: Any
 ) -> None:
     path = demo_session(demo_home, "c81f3e02")
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     panel.composer.setPlainText("Keep me")
     panel.send()
-    run(until(lambda: panel.handoff.isVisible() and not controller.busy, context.bridge))
+    run(until(lambda: panel.handoff.isVisible() and not controller.busy))
     assert panel.composer.toPlainText() == "Keep me"  # nothing was sent yet
     loopback.queue(text_reply("Sent."))
     panel.send_anyway.click()
-    run(until(lambda: not controller.busy and bool(loopback.requests), context.bridge))
+    run(until(lambda: not controller.busy and bool(loopback.requests)))
     assert panel.composer.toPlainText() == ""  # the turn started: the prompt is in the session
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf)[-1].text() == "Sent."
@@ -229,7 +223,7 @@ def test_a_success_clears_the_previous_failure(
     assert bar.isVisible() and bar.current.level is Level.ERROR and "Failed" in panel.status.text()
     loopback.queue(text_reply("Works now."))
     panel.send()  # the prompt came back into the composer
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert _leaf(path).revision == context.document.tree.active_leaf.revision
     assert not (bar.isVisible() and bar.current is not None and bar.current.level is Level.ERROR)
     assert "Failed" not in panel.status.text() and "Saved" in panel.status.text()
@@ -254,14 +248,13 @@ def test_undo_and_redo_cover_a_continued_turn(
     assert turned.history(turned.active_leaf)[-1].text() == "Undo me."
     undo = context.window.app_actions["edit.undo"]
     assert undo.isEnabled() and "Continued Turn" in undo.text()
-    undo.trigger()
-    run(settle(context.bridge))
+    run(moved(context.document, undo.trigger))
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf) == before
     redo = context.window.app_actions["edit.redo"]
+    run(until(redo.isEnabled))
     assert redo.isEnabled()
-    redo.trigger()
-    run(settle(context.bridge))
+    run(moved(context.document, redo.trigger))
     tree = read_session(path, check_name=False).tree
     assert tree.history(tree.active_leaf)[-1].text() == "Undo me."
     # and the conversation goes on from the redone turn
@@ -386,18 +379,10 @@ def test_the_card_and_the_status_follow_an_undo_and_a_fork(
     assert before is not None
     loopback.queue(text_reply("Undo me."))
     _turn(run, context, controller, panel, "A turn to undo")
-    run(
-        until(
-            lambda: browser.summary_for(path).last_user_message == "A turn to undo", context.bridge
-        )
-    )
+    run(until(lambda: browser.summary_for(path).last_user_message == "A turn to undo"))
     assert panel.status.text().startswith("Saved:")
     context.window.app_actions["edit.undo"].trigger()
-    run(
-        until(
-            lambda: browser.summary_for(path).message_count == before.message_count, context.bridge
-        )
-    )
+    run(until(lambda: browser.summary_for(path).message_count == before.message_count))
     card = browser.summary_for(path)
     assert (
         card.last_user_message == before.last_user_message and card.file_size == path.stat().st_size
@@ -417,11 +402,9 @@ def test_the_card_and_the_status_follow_an_undo_and_a_fork(
         state = writer.tree.snapshot(trim=False, prompt_cache_key=None)
         turn = (Message.user_text("typed in Rho"), Message.assistant_text("answered in Rho"))
         writer.save(state.replace(revision=state.revision + 1, history=state.history + turn))
-    run(until(lambda: controller.state is TurnState.BLOCKED, context.bridge))
+    run(until(lambda: controller.state is TurnState.BLOCKED))
     context.conflict_dock.banner.fork_button.click()
-    run(
-        until(lambda: browser.summary_for(path).last_user_message == "Our question", context.bridge)
-    )
+    run(until(lambda: browser.summary_for(path).last_user_message == "Our question"))
     assert browser.summary_for(path).file_size == path.stat().st_size
 
 
@@ -431,7 +414,7 @@ def test_the_status_says_retrying_during_the_back_off(
     """A server error retried after a pause: the status line says the request is retried, not
     "Streaming…", until the reply streams again."""
     path = v3_session(tmp_path / "home")
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     failure = Reply(
         status=500,
         body=b'{"error": {"message": "overloaded", "type": "server_error"}}',
@@ -444,7 +427,7 @@ def test_the_status_says_retrying_during_the_back_off(
     assert controller.busy and panel.status.text().startswith("Retrying"), panel.status.text()
     run(until(lambda: "Fine" in panel.reply.toPlainText()))
     assert not panel.status.text().startswith("Retrying")
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
 
 
 def test_a_turn_sent_while_an_older_revision_is_shown_shows_the_active_one(
@@ -458,7 +441,7 @@ def test_a_turn_sent_while_an_older_revision_is_shown_shows_the_active_one(
     tree = document.tree
     older = tree.nodes["n1"]
     document.select(older)
-    run(settle(context.bridge))
+    run(until(lambda: document.selected is older))
     assert document.selected is older
     loopback.queue(text_reply("Slowly", hang=True))
     panel.composer.setPlainText("Go on")
@@ -468,4 +451,4 @@ def test_a_turn_sent_while_an_older_revision_is_shown_shows_the_active_one(
     bar = context.window.conversation.bar
     assert not bar.active_button.isVisibleTo(bar)  # no longer "an older revision, Show active"
     controller.cancel()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))

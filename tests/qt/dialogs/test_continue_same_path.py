@@ -22,9 +22,9 @@ from rho_desk.qt.services.settings import (
 )
 
 from ...providers.loopback import Loopback
-from ..conftest import settle
+from ..conftest import until
 from ..helpers import turn_events, v3_session
-from .conftest import demo_session, text_reply, until
+from .conftest import demo_session, text_reply
 
 
 def _cli(run, *argv: str) -> tuple[int, str, str]:
@@ -66,13 +66,13 @@ def test_the_window_and_the_command_line_check_and_compact_alike(
     context = make_window(open_file=app_path)
     host = context.continue_dock
     host.show_continue()
-    run(settle(context.bridge))
+    run(until(lambda: host.panel.profile.count() > 0))  # the panel has read the profiles
     controller, panel = context.controller, host.panel
     reports: list[tuple[object, str]] = []
     controller.sig_handoff_required.connect(lambda r, i: reports.append((r, i)))
     panel.composer.setPlainText("Continue with another model")
     panel.send()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert len(reports) == 1 and not loopback.requests
     report, identity = reports[0]
     status, _out, err = _cli(
@@ -94,7 +94,7 @@ def test_the_window_and_the_command_line_check_and_compact_alike(
     )
     loopback.queue(text_reply("Sure."))
     panel.send_anyway.click()
-    run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
+    run(until(lambda: len(loopback.requests) == 1 and not controller.busy))
     assert phases == ["started", "completed"]
     loopback.queue(text_reply("Sure."))
     status, out, err = _cli(
@@ -152,7 +152,9 @@ def test_one_turn_through_the_window_and_the_command_line_makes_the_same_saves(
 
     context = make_window(open_file=app_path)
     context.continue_dock.show_continue()
-    run(settle(context.bridge))
+    run(
+        until(lambda: context.continue_dock.panel.profile.count() > 0)
+    )  # the panel has read the profiles
     controller = context.controller
     s = context.settings
     s.set(PREFS_COMPACTION_POLICY, "messages")
@@ -162,7 +164,7 @@ def test_one_turn_through_the_window_and_the_command_line_makes_the_same_saves(
     app_saves = turn_events(controller, turn.Saved, lambda e: e.node.revision)
     loopback.queue(text_reply("Compacted and answered."))
     assert controller.send("Next step", profile="shared")
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
 
     loopback.queue(text_reply("Compacted and answered."))
     status, out, err = _cli(

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 
 from rho_desk.core.stores.rho_files import read_session
@@ -17,9 +17,9 @@ from rho_desk.core.tools.trust import TrustStore
 from rho_desk.qt.continue_.controller import TurnState
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
-from ..conftest import settle
+from ..conftest import laid_out, until
 from ..helpers import v3_session
-from .conftest import text_reply, until
+from .conftest import text_reply
 
 
 def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
@@ -47,20 +47,11 @@ def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SU
     context = make_window(open_file=path)
     host = context.continue_dock
     host.show_continue()
-    run(settle(context.bridge))
+    run(until(lambda: host.panel.profile.count() > 0))  # the panel has read the profiles
     panel = host.panel
     context.window.activateWindow()
     panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(mode.value))
     return context, context.controller, panel
-
-
-async def settle_layout() -> None:
-    """Let every pending layout pass run (a card's growth, the dock's new height)."""
-    import asyncio
-
-    for _ in range(3):
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        await asyncio.sleep(0)
 
 
 def _results(path: Path) -> dict[str, Any]:
@@ -81,7 +72,7 @@ def test_an_edit_waits_for_the_card_and_is_approved_by_keyboard(
     original = "".join(f"line {n}\n" for n in range(1, 31))
     target.write_text(original)
     path = v3_session(tmp_path / "home", cwd=str(workspace))
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     new = original
     for n, word in ((3, "three"), (10, "ten"), (17, "seventeen"), (28, "twenty-eight")):
         new = new.replace(f"line {n}\n", f"line {word}\n")
@@ -99,7 +90,7 @@ def test_an_edit_waits_for_the_card_and_is_approved_by_keyboard(
     assert card.showing_full and "+line twenty-eight" in card.body.toPlainText()
     assert card.body.toPlainText() == controller.pending_approval.diff
     qtbot.keyClick(card, Qt.Key.Key_A)  # approve once
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert target.read_text() == new
     assert panel.approval_card is None
     result = _results(path)["call_w"]
@@ -113,7 +104,7 @@ def test_a_denial_with_a_reason_reaches_the_model(
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = v3_session(tmp_path / "home", cwd=str(workspace))
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     loopback.queue(
         tool_reply("call_b", "bash", {"command": "touch made"}), text_reply("OK, not running it.")
     )
@@ -127,7 +118,7 @@ def test_a_denial_with_a_reason_reaches_the_model(
     card.reason.setFocus()
     qtbot.keyClicks(card.reason, "use the Makefile")
     qtbot.keyClick(card.reason, Qt.Key.Key_Return)  # Enter in the reason field denies
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert not (workspace / "made").exists()
     assert panel.shell_cards == {}  # denied: it never ran, and no card says it did
     result = _results(path)["call_b"]
@@ -175,7 +166,7 @@ def test_shell_output_is_live_and_esc_anywhere_cancels(
     target.setFocus()
     assert target.window().focusWidget() is target
     qtbot.keyClick(target, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+    run(until(lambda: not controller.busy, timeout=5))
     assert controller.state is TurnState.IDLE
     assert (
         card.finished and "(Esc stops it)" not in card.title.text()
@@ -188,15 +179,15 @@ def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(
     make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
 ) -> None:
     path = v3_session(tmp_path / "home", cwd=str(tmp_path / "gone"))
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     panel.composer.setPlainText("hello")
     panel.send()
-    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    run(until(lambda: panel.workspace_banner.isVisible()))
     assert "is not on this machine" in panel.workspace_banner.text.text()
     assert not loopback.requests  # nothing was sent
     loopback.queue(text_reply("Hi without tools."))
     panel.without_tools.click()
-    run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
+    run(until(lambda: len(loopback.requests) == 1 and not controller.busy))
     assert "tools" not in loopback.requests[0].body
     assert panel.mode_picker.currentData() == "off"
     tree = read_session(path, check_name=False).tree
@@ -209,13 +200,13 @@ def test_esc_at_a_shell_approval_leaves_no_running_card(
     workspace = tmp_path / "project"
     workspace.mkdir()
     path = v3_session(tmp_path / "home", cwd=str(workspace))
-    context, controller, panel = _open(make_window, run, path)
+    _context, controller, panel = _open(make_window, run, path)
     loopback.queue(tool_reply("call_b", "bash", {"command": "touch made"}), text_reply("unused"))
     panel.composer.setPlainText("make a file")
     panel.send()
     run(until(lambda: panel.approval_card is not None))
     qtbot.keyClick(panel.approval_card, Qt.Key.Key_Escape)  # cancels the turn
-    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+    run(until(lambda: not controller.busy, timeout=5))
     assert (
         panel.shell_cards == {}
         and not panel.cards.isVisible()
@@ -234,7 +225,7 @@ def test_a_command_card_under_a_finished_one_shows_its_whole_command(
     path = v3_session(tmp_path / "home", cwd=str(workspace))
     context, controller, panel = _open(make_window, run, path)
     context.window.resize(1024, 700)
-    run(settle(context.bridge))
+    run(laid_out())
     loopback.queue(
         tool_reply("call_a", "bash", {"command": "seq 1 30"}),
         tool_reply("call_b", "bash", {"command": "ls -la\necho done"}),
@@ -254,7 +245,7 @@ def test_a_command_card_under_a_finished_one_shows_its_whole_command(
             )
         )
     )
-    run(settle_layout())
+    run(laid_out())
     card = panel.approval_card
     body, reason = card.body.geometry(), card.reason.geometry()
     assert body.bottom() < reason.top(), (
@@ -278,7 +269,7 @@ def test_a_command_card_under_a_finished_one_shows_its_whole_command(
     qtbot.keyClick(card, Qt.Key.Key_F)  # nothing to show more of
     assert not card.showing_full
     qtbot.keyClick(card, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+    run(until(lambda: not controller.busy, timeout=5))
 
 
 def test_the_full_diff_makes_the_card_taller(
@@ -290,7 +281,7 @@ def test_the_full_diff_makes_the_card_taller(
     path = v3_session(tmp_path / "home", cwd=str(workspace))
     context, controller, panel = _open(make_window, run, path)
     context.window.resize(1600, 1000)
-    run(settle(context.bridge))
+    run(laid_out())
     new = "".join(f"LINE {n}\n" for n in range(1, 31))
     loopback.queue(
         tool_reply("call_w", "write", {"path": "notes.txt", "content": new}), text_reply("Done.")
@@ -298,12 +289,12 @@ def test_the_full_diff_makes_the_card_taller(
     panel.composer.setPlainText("shout")
     panel.send()
     run(until(lambda: panel.approval_card is not None))
-    run(settle_layout())
+    run(laid_out())
     card = panel.approval_card
     line = card.body.fontMetrics().lineSpacing()
     before = card.body.viewport().height()
     qtbot.keyClick(card, Qt.Key.Key_F)
-    run(settle_layout())
+    run(laid_out())
     assert card.showing_full
     # the card grows (up to 70% of the window), not only its scrollable content
     assert card.body.viewport().height() >= before + 4 * line, (
@@ -311,7 +302,7 @@ def test_the_full_diff_makes_the_card_taller(
         card.body.viewport().height(),
     )
     qtbot.keyClick(card, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, context.bridge, timeout=5))
+    run(until(lambda: not controller.busy, timeout=5))
 
 
 def test_session_approvals_outlast_a_visit_to_another_session(
@@ -330,12 +321,12 @@ def test_session_approvals_outlast_a_visit_to_another_session(
     panel.send()
     run(until(lambda: panel.approval_card is not None))
     qtbot.keyClick(panel.approval_card, Qt.Key.Key_S)  # the shell, for this session
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert (workspace / "one").exists()
     run(context.document.aopen(other))
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == other and not context.document.loading))
     run(context.document.aopen(path))
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == path and not context.document.loading))
     panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
     asked: list[object] = []
     controller.sig_approval_requested.connect(asked.append)
@@ -346,7 +337,7 @@ def test_session_approvals_outlast_a_visit_to_another_session(
     was_asked = bool(asked)
     if was_asked:
         controller.cancel()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert not was_asked and (workspace / "two").exists()
 
 

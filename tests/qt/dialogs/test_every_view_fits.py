@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect
+from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QAbstractButton, QTabBar, QWidget
 
 from rho_desk.core.tools.permissions import PermissionMode
@@ -26,9 +26,9 @@ from rho_desk.core.tools.trust import TrustStore
 from rho_desk.qt.ui import screen
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
-from ..conftest import settle
+from ..conftest import laid_out, until
 from ..helpers import v3_session
-from .conftest import demo_session, text_reply, until
+from .conftest import demo_session, text_reply
 
 SCREEN = QRect(0, 0, 1024, 700)
 ROOM = (int(SCREEN.width() * screen.SCREEN_SHARE), int(SCREEN.height() * screen.SCREEN_SHARE))
@@ -94,32 +94,25 @@ def tool_reply(call_id: str, name: str, arguments: dict[str, Any]) -> Reply:
 def _open(make_window, run, path: Path, mode: PermissionMode = PermissionMode.SUPERVISED):
     context = make_window(open_file=path)
     context.continue_dock.show_continue()
-    run(settle(context.bridge))
+    run(
+        until(lambda: context.continue_dock.panel.profile.count() > 0)
+    )  # the panel has read the profiles
     panel = context.continue_dock.panel
     panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(mode.value))
     return context, context.controller, panel
 
 
-async def laid_out(context: Any) -> None:
-    """Every pending layout pass and resize has run (a turn may still wait for an answer)."""
-    import asyncio
-
-    for _ in range(4):
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        await asyncio.sleep(0.01)
-
-
 def test_the_main_window_opens_fitted_and_each_tab_fits(make_window, run, tmp_path: Path) -> None:
     context = make_window(open_file=v3_session(tmp_path / "home"))
     window = context.window
-    run(laid_out(context))
+    run(laid_out())
     assert (
         window.width(),
         window.height(),
     ) == ROOM  # opened fitted to the screen, not at 1280 x 800
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
-        run(laid_out(context))
+        run(laid_out())
         check(window, window.tabs.tabText(index))
 
 
@@ -131,18 +124,18 @@ def test_the_continue_dock_with_its_missing_folder_banner_fits(
     path = v3_session(tmp_path / "home", cwd=str(tmp_path / "gone"))
     context, _controller, panel = _open(make_window, run, path)
     window = context.window
-    run(laid_out(context))
+    run(laid_out())
     check(window, "continue dock")
     window.conversation.open_find()  # as after a search hit opened: the find bar under the conversation
-    run(laid_out(context))
+    run(laid_out())
     check(window, "continue dock and the find bar")
     panel.composer.setPlainText("hello")
     panel.send()
-    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
-    run(laid_out(context))
+    run(until(lambda: panel.workspace_banner.isVisible()))
+    run(laid_out())
     check(window, "missing-folder banner")
     panel.workspace_keep.click()
-    run(laid_out(context))
+    run(laid_out())
     check(window, "after the banner")
     # with a folder chosen for this workspace before: one more button, a longer text
     from rho_desk.qt.services.settings import remember_tool_folder
@@ -168,11 +161,11 @@ def test_the_continue_dock_with_its_replay_safety_banner_fits(
     window = context.window
     panel.composer.setPlainText("Continue with another model")
     panel.send()
-    run(until(lambda: panel.handoff.isVisible() and not controller.busy, context.bridge))
-    run(laid_out(context))
+    run(until(lambda: panel.handoff.isVisible() and not controller.busy))
+    run(laid_out())
     check(window, "replay-safety banner")
     panel.keep_prompt.click()
-    run(laid_out(context))
+    run(laid_out())
     check(window, "after the banner")
 
 
@@ -198,7 +191,7 @@ def test_an_approval_card_shows_its_buttons(
     panel.composer.setPlainText("go")
     panel.send()
     run(until(lambda: panel.approval_card is not None))
-    run(laid_out(context))
+    run(laid_out())
     check(window, f"{tool} approval card")
     card = panel.approval_card
     assert card is not None
@@ -207,8 +200,8 @@ def test_an_approval_card_shows_its_buttons(
         >= 2 * card.body.fontMetrics().lineSpacing()
     )
     controller.cancel()
-    run(until(lambda: not controller.busy, context.bridge))
-    run(laid_out(context))
+    run(until(lambda: not controller.busy))
+    run(laid_out())
     check(window, "after the card")
 
 
