@@ -360,12 +360,12 @@ def test_a_folder_chosen_for_one_session_is_offered_for_the_next_of_its_workspac
     context, controller, panel = _open(make_window, run, first)
     panel.composer.setPlainText("hello")
     panel.send()
-    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    run(until(lambda: panel.workspace_banner.isVisible()))
     assert not panel.use_remembered.isVisible()  # nothing chosen before
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a, **_k: str(chosen))
     loopback.queue(text_reply("Hi from the checkout."))
     panel.choose_folder.click()
-    run(until(lambda: len(loopback.requests) == 1 and not controller.busy, context.bridge))
+    run(until(lambda: len(loopback.requests) == 1 and not controller.busy))
     assert controller.tools is not None and controller.tools.workspace is not None
     assert Path(controller.tools.workspace.root) == chosen
     assert [json.loads(e) for e in context.settings.get(PERSIST_TOOL_FOLDERS)] == [
@@ -373,17 +373,17 @@ def test_a_folder_chosen_for_one_session_is_offered_for_the_next_of_its_workspac
     ]
 
     run(context.document.aopen(second))
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == second and not context.document.loading))
     panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
     panel.composer.setPlainText("and here")
     panel.send()
-    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    run(until(lambda: panel.workspace_banner.isVisible()))
     assert panel.use_remembered.isVisible() and panel.use_remembered.hasFocus()
     assert str(chosen) in panel.workspace_banner.text.text()
     assert len(loopback.requests) == 1  # nothing sent before the answer
     loopback.queue(text_reply("Hi again."))
     panel.use_remembered.click()
-    run(until(lambda: len(loopback.requests) == 2 and not controller.busy, context.bridge))
+    run(until(lambda: len(loopback.requests) == 2 and not controller.busy))
     assert Path(controller.tools.workspace.root) == chosen
     tree = read_session(second, check_name=False).tree
     assert tree.history(tree.active_leaf)[-1].text() == "Hi again."

@@ -26,7 +26,7 @@ from rho_desk.core.tools.trust import TrustStore
 from rho_desk.qt.ui import screen
 
 from ...providers.loopback import OPENAI_DONE, Loopback, Reply, openai_chunk
-from ..conftest import laid_out, until
+from ..conftest import idle, laid_out, until
 from ..helpers import v3_session
 from .conftest import demo_session, text_reply
 
@@ -144,12 +144,12 @@ def test_the_continue_dock_with_its_missing_folder_banner_fits(
     chosen.mkdir()
     remember_tool_folder(context.settings, str(tmp_path / "gone"), str(chosen))
     panel.send()
-    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
-    run(laid_out(context))
+    run(until(lambda: panel.workspace_banner.isVisible()))
+    run(laid_out())
     assert panel.use_remembered.isVisible()
     check(window, "missing-folder banner offering the folder chosen before")
     panel.workspace_keep.click()
-    run(laid_out(context))
+    run(laid_out())
     check(window, "after that banner")
 
 
@@ -217,47 +217,48 @@ def test_every_dialog_and_window_fits_with_its_buttons_in_view(
 
     context = make_window(home=demo_home, open_file=demo_session(demo_home, "b2e47d10"))
     window = context.window
-    run(settle(context.bridge))
     for kind in SESSION_DIALOGS:
         dialog = context.session_commands.show_dialog(kind)
-        run(settle(context.bridge))
-        run(laid_out(context))
+        run(
+            idle(context.bridge)
+        )  # each dialog's opening work (previews, profiles, trusted folders)
+        run(laid_out())
         check(dialog, kind)
         for tabs in dialog.findChildren(QTabWidget):
             for index in range(tabs.count()):
                 tabs.setCurrentIndex(index)
-                run(laid_out(context))
+                run(laid_out())
                 check(dialog, f"{kind}: {tabs.tabText(index)}")
         dialog.close()
-    run(settle(context.bridge))
+    run(idle(context.bridge))
 
     context.actions.trigger("library.trash_view")
     trash = window.commands.dialog
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # the deleted sessions are listed
     check(trash, "Deleted Sessions")
     trash.close()
 
     window.app_actions.trigger("library.usage")
     usage = window.usage_window
-    run(until(lambda: usage.view.data is not None, context.bridge))
-    run(laid_out(context))
+    run(until(lambda: usage.view.data is not None))
+    run(laid_out())
     check(usage, "Usage")
     for index in range(usage.view.detail_tabs.count()):
         usage.view.detail_tabs.setCurrentIndex(index)
-        run(settle(context.bridge))
-        run(laid_out(context))
+        run(idle(context.bridge))  # the tab's table is filled
+        run(laid_out())
         check(usage, f"Usage: {usage.view.detail_tabs.tabText(index)}")
     usage.close()
 
     changes = window.changes
     window.app_actions.trigger("view.changes")
-    run(until(lambda: changes.changes is not None, context.bridge))
+    run(until(lambda: changes.changes is not None))
     changes.tree.setCurrentIndex(changes.model.index_of("migrations/0042_idempotency_keys.sql", 2))
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # the file's changes are read
     changes.request_restore()
     run(until(lambda: changes.restore_dialog is not None and changes.restore_dialog.isVisible()))
     dialog = changes.restore_dialog
     assert dialog is not None
-    run(laid_out(context))
+    run(laid_out())
     check(dialog, "Restore Before This Turn")
     dialog.reject()
