@@ -101,14 +101,16 @@ class Unused:
         pairs = [(attr, f"{where}.{name}") for attr, name in fields if name not in used]
         self.paths = tuple(path for _, path in pairs)
         attrs = [attr for attr, _ in pairs]
-        # the values of those members as one tuple, fetched in C
-        get = operator.attrgetter(*attrs, *attrs[:1])
-        self.values: Callable[[object], tuple[Any, ...]] = lambda obj: get(obj)[:-1]
+        # the values of those members as one tuple, fetched in C (attrgetter gives a tuple
+        # for two names or more)
+        get = operator.attrgetter(*attrs, "__class__", "__class__")
+        self.values: Callable[[object], tuple[Any, ...]] = lambda obj: get(obj)[:-2]
         if len(attrs) > 1:
             self.values = operator.attrgetter(*attrs)
 
 
 _SHAPES_KEPT: Final = 4096
+_ROWS_KEPT: Final = 512
 
 
 @dataclass(slots=True)
@@ -128,22 +130,29 @@ class Loss:
     )
     """Per place and member names met there: which of them are dropped, each with its path
     (records of one kind come in a few shapes, each with its members in the same order)."""
-    _typed: dict[tuple[Unused, tuple[bool, ...]], int] = field(
+    _typed: dict[Unused, list[tuple[Any, ...]]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    """Typed records not yet counted in ``dropped``, by shape and which members they hold."""
+    """Typed records not yet counted in ``dropped``: by shape, the values of its unused members
+    (at most ``_ROWS_KEPT`` each: a ``Raw`` value holds on to its line)."""
 
     @property
     def dropped(self) -> Counter[str]:
         """The dropped members by JSON path, with their counts."""
-        if self._typed:
-            dropped = self._dropped
-            for (members, held), times in self._typed.items():
-                for path, there in zip(members.paths, held, strict=True):
-                    if there:
-                        dropped[path] += times
-            self._typed.clear()
+        for members, rows in self._typed.items():
+            if rows:
+                self._count(members, rows)
         return self._dropped
+
+    def _count(self, members: Unused, rows: list[tuple[Any, ...]]) -> None:
+        """Count the members ``rows`` hold, member by member, in C: a member holds nothing when
+        it is the default itself (absent) or equal to it (written as null)."""
+        dropped = self._dropped
+        for path, column in zip(members.paths, zip(*rows, strict=True), strict=True):
+            held = len(column) - column.count(NOTHING)
+            if held:
+                dropped[path] += held
+        rows.clear()
 
     def drop(self, path: str, count: int = 1) -> None:
         self._dropped[path] += count
@@ -166,13 +175,14 @@ class Loss:
 
     def rest_typed(self, obj: object, members: Unused) -> None:
         """:meth:`rest` for a record decoded into a typed shape: each of ``members`` that holds
-        something (not :data:`NOTHING`) is counted as dropped at its path. Counted by which
-        of them a record holds (records of one kind hold the same ones), in C."""
-        # absent: the default itself; written as null: equal to it
-        held = tuple([v is not NOTHING and v != NOTHING for v in members.values(obj)])
-        key = (members, held)
-        typed = self._typed
-        typed[key] = typed.get(key, 0) + 1
+        something (not :data:`NOTHING`) is counted as dropped at its path (a few hundred
+        records at a time, column by column)."""
+        rows = self._typed.get(members)
+        if rows is None:
+            rows = self._typed[members] = []
+        rows.append(members.values(obj))
+        if len(rows) >= _ROWS_KEPT:
+            self._count(members, rows)
 
     def note(self, what: str, count: int = 1) -> None:
         self.made[what] += count

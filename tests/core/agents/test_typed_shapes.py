@@ -323,3 +323,48 @@ def test_the_common_shapes_are_read_typed(agent: str, sessions: dict[str, Path])
         read_log(sessions[agent])
     assert typed >= 10
     assert MAIN[agent]
+
+
+def test_a_long_log_counts_alike_across_batches(tmp_path: Path) -> None:
+    """Dropped members of typed records are counted a batch at a time: a log of more records
+    than a batch, with members present, absent and written as null, counts what the dict path
+    counts."""
+    records = []
+    for n in range(1300):
+        role = "user" if n % 3 == 0 else "assistant"
+        message: dict[str, Any] = (
+            {"role": "user", "content": f"prompt {n}"}
+            if role == "user"
+            else {
+                "role": "assistant",
+                "id": f"r{n}",
+                "model": "m1",
+                "content": [{"type": "text", "text": "ok"}],
+                "stop_reason": [None, "end_turn", "tool_use"][n % 3],
+                "usage": {
+                    "input_tokens": 1,
+                    "output_tokens": 2,
+                    "service_tier": [None, "x"][n % 2],
+                },
+            }
+        )
+        record: dict[str, Any] = {
+            "parentUuid": f"u{n - 1}" if n else None,
+            "type": role,
+            "uuid": f"u{n}",
+            "timestamp": "2026-02-01T10:00:00.000Z",
+            "message": message,
+        }
+        if n % 5:
+            record["userType"] = "external"
+        if n % 7 == 0:
+            record["gitBranch"] = None
+        if n % 11 == 0:
+            record["slug"] = {"deep": [1, 2]}
+        records.append(record)
+    path = tmp_path / "6b7c0e2a-1111-4222-8333-444455556666.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    _same(path, "claude-code")
+    dropped = read_log(path).loss.dropped
+    assert dropped["user:$.userType"] + dropped["assistant:$.userType"] == 1040
+    assert "user:$.gitBranch" not in dropped and "assistant:$.gitBranch" not in dropped
