@@ -251,3 +251,30 @@ def test_base64_text_holds_no_command_line() -> None:
     data = b"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo/exp\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo+mysql\n"
     assert trigger_lines(data, None) == []
     assert trigger_lines(b"mysql -pS3cret db\n", None) == [0]
+
+
+def test_the_gate_reports_command_lines_by_one_expression_a_client_as_by_their_alternation() -> (
+    None
+):
+    """The gate searches ``COMMAND_GATES`` (one expression a client: literals, several times
+    faster) where the confirmation reads ``COMMAND_GATE``: both report the same places, for every
+    client, raw, after a row's arrow and inside a JSON string, and none in words that hold a name."""
+    from rho_desk.core.export.scanner._argv import COMMAND_GATE, COMMAND_GATES
+    from rho_desk.core.export.scanner._prefilter import HYPERSCAN, Gate, Rule
+
+    if not HYPERSCAN:
+        pytest.skip("hyperscan is not installed")
+    lines = [
+        f"{before}{name}{after}"
+        for name in sorted(CLIENTS)
+        for before, after in (("", " -p x"), ("12\u2192", ".exe\t"), ("$ sudo ", '"'), ("x", " "))
+    ]
+    lines += ["echo x | docker login --password-stdin", "chpasswd < users", "mysqldump db"]
+    text = "\n".join(lines).encode()
+    data = text + b"\n" + json.dumps({"output": text.decode()}).encode()
+    one = Gate([Rule(COMMAND_GATE, caseless=True, last=COMMAND_GATE)]).scan(data)
+    each = Gate(
+        [Rule(COMMAND_GATE, caseless=True, last=COMMAND_GATE, alternatives=COMMAND_GATES)]
+    ).scan(data)
+    assert len(one.starts[0]) > 4 * len(CLIENTS)
+    assert sorted(set(each.starts[0])) == sorted(set(one.starts[0]))

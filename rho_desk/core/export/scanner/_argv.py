@@ -45,6 +45,7 @@ from ._work import spend
 __all__ = [
     "CLIENTS",
     "COMMAND_GATE",
+    "COMMAND_GATES",
     "COMMAND_NAMES",
     "STDIN_OPTIONS",
     "Client",
@@ -231,13 +232,23 @@ _PREFIXES: Final = frozenset({b"sudo", b"doas", b"env", b"time", b"nohup", b"exe
 
 COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True))
 """The clients' names, as one alternation."""
+_NAME_BEFORE: Final = rb"(?:\b|u2192|\\[nrt])"
+_NAME_AFTER: Final = rb"(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
 COMMAND_GATE: Final = (
-    rb"(?:(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
-    rb"|\bchpasswd\b|" + STDIN_OPTIONS.pattern + rb")"
+    rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
+    + rb"|\bchpasswd\b|" + STDIN_OPTIONS.pattern + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), or an option reading a password from standard input (both caseless)."""
 # fmt: on
+COMMAND_GATES: Final = (
+    *(_NAME_BEFORE + re.escape(name.encode()) + _NAME_AFTER for name in sorted(CLIENTS)),
+    rb"\bchpasswd\b",
+    STDIN_OPTIONS.pattern,
+)
+"""``COMMAND_GATE``'s alternatives, one expression a client: what they match together is what it
+matches, and hyperscan finds a list of names as literals, where one alternation of 125 names is an
+automaton reading every byte (on 20 MB of a session's export 0.5-0.8 against 3.7-4.2 ms a MB)."""
 
 
 # --- splitting a line as a shell would ------------------------------------------------------------

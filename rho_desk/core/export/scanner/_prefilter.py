@@ -101,8 +101,8 @@ class Rule:
     weight: int = 1
     """What the rule costs hyperscan, against the others (``Gate`` balances its parts by it)."""
     alternatives: tuple[bytes, ...] = ()
-    """Prefilter expressions searched instead of ``pattern``, each on its own, their reports the
-    rule's (``Pass.alternatives``)."""
+    """Expressions searched instead of ``pattern`` (prefiltered, ``Pass.alternatives``) or of
+    ``last``, each on its own, their reports the rule's: together they match what it matches."""
     window: int = 0
     """With ``last``: the rule's pattern begins at most this many bytes before the end of a match
     of ``last``, somewhere the scanner finds by searching the rule's anchor there (the report
@@ -143,7 +143,7 @@ class Gate:
                 expressions.append([rule.start])
                 flags.append(hs.HS_FLAG_SOM_LEFTMOST | caseless)
             elif rule.last is not None:
-                expressions.append([rule.last])
+                expressions.append(list(rule.alternatives) or [rule.last])
                 flags.append(caseless)  # a window rule's reports are ends, as a prefiltered rule's
             else:
                 expressions.append(

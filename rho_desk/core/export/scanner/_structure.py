@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._argv import COMMAND_GATE, COMMAND_NAMES, command_values
+from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
 from ._prefilter import Rule
@@ -262,8 +262,17 @@ _COMMENT: Final = rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]{0,200})?"
 
 def structure_rules() -> list[Rule]:
     """The gate's rules for ``TRIGGERS``, exact (hyperscan's prefilter mode widens bounded
-    repeats): each reports the end of every match (``Reports.starts``)."""
-    return [Rule(pattern, caseless=True, last=pattern) for pattern in TRIGGERS.values()]
+    repeats): each reports the end of every match (``Reports.starts``); the command lines' as one
+    expression a client (``COMMAND_GATES``)."""
+    return [
+        Rule(
+            pattern,
+            caseless=True,
+            last=pattern,
+            alternatives=COMMAND_GATES if name == "command" else (),
+        )
+        for name, pattern in TRIGGERS.items()
+    ]
 
 
 def _pattern(p: bytes) -> Callable[[bytes], object]:
