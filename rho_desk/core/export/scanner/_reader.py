@@ -37,7 +37,7 @@ from ._tables import (
     RULER,
     cells,
     credential_name,
-    header_cell,
+    header,
     pairs_header,
     table_header,
     table_separator,
@@ -650,25 +650,31 @@ class _Reader:
         """A line that ends with a credential name (SQL's ``PASSWORD`` or ``IDENTIFIED BY``, PHP's
         ``define(`` then ``'DB_PASSWORD',``): a quoted value on the next line is its value."""
         t, line = self.t, self.lines[i]
+        # the value: a string that starts the next line holding anything (of the next two)
+        nxt = next(
+            (
+                self.lines[k]
+                for k in range(i + 1, min(len(self.lines), i + 3))
+                if not _blank(t, self.lines[k])
+            ),
+            None,
+        )
+        if nxt is None or t[nxt.start + nxt.indent] not in b"\"'":
+            return
         m = _ALONE.fullmatch(t, line.start + line.indent, _trimmed(t, line.start, line.end)[1])
         if m is None or not (m.group("name") is None or credential_name(m.group("name"))):
             return
         name = m.group("name") or b"password"
-        for k in range(i + 1, min(len(self.lines), i + 3)):
-            other = self.lines[k]
-            if _blank(t, other):
-                continue
-            string = _STRING.match(t, other.start + other.indent, other.end)
-            if string is not None and not t[string.end() : other.end].strip(b" \t,;)"):
-                self.add(
-                    string.start() + 1,
-                    string.end() - 1,
-                    name,
-                    forced=False,
-                    quoted=True,
-                    kind=b"quoted",
-                )
-            return
+        string = _STRING.match(t, nxt.start + nxt.indent, nxt.end)
+        if string is not None and not t[string.end() : nxt.end].strip(b" \t,;)"):
+            self.add(
+                string.start() + 1,
+                string.end() - 1,
+                name,
+                forced=False,
+                quoted=True,
+                kind=b"quoted",
+            )
 
     def sensitive(self, i: int) -> None:
         """terraform's ``"sensitive": true``: the ``value`` of the object around it."""
@@ -763,18 +769,10 @@ class _Reader:
         """A header naming a credential column (its cells below), or a key/value table's header
         (its rows are pairs)."""
         t, line = self.t, self.lines[i]
-        header = t[line.start + line.indent : line.end]
-        sep = table_separator(header)
-        if sep is None:
+        head_of = header(t[line.start + line.indent : line.end])
+        if head_of is None:
             return
-        heads = cells(header, sep)
-        if len(heads) < 2 or not all(header_cell(c.strip(b" \"'")) for c, _, _ in heads):
-            return
-        names = [c.strip(b" \"'") for c, _, _ in heads]
-        pairs = pairs_header(names)
-        columns = [k for k, n in enumerate(names) if credential_name(n)]
-        if not pairs and not columns:
-            return
+        sep, names, pairs, columns = head_of
         if not pairs and self.pairs_header_above(i):
             return  # a row of a key/value table above, not a header
         rows = 0
@@ -784,26 +782,32 @@ class _Reader:
         for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
             row_line = self.lines[k]
             row_start = row_line.start + row_line.indent
-            if bare and _NUMBER_CELL.fullmatch(t, row_line.begin, row_line.start) is not None:
+            if (
+                bare
+                and row_line.start > row_line.begin
+                and _NUMBER_CELL.fullmatch(t, row_line.begin, row_line.start) is not None
+            ):
                 row_start = (
                     row_line.begin
                     + len(t[row_line.begin : row_line.end])
                     - len(t[row_line.begin : row_line.end].lstrip(b" \t"))
                 )
             row = t[row_start : row_line.end]
-            if not row.strip():
+            stripped = row.strip()
+            if not stripped:
                 break
-            if RULER.fullmatch(row.strip()):
+            if RULER.fullmatch(stripped):
                 continue
             got = cells(row, sep)
-            if len(got) < 2 or (sep != b"  " and abs(len(got) - len(heads)) > 1):
+            if len(got) < 2 or (sep != b"  " and abs(len(got) - len(names)) > 1):
                 break
             base = row_start
             rows += 1
             if pairs:
                 name = got[0][0].strip(b" \"'")
-                _, s, e = got[1]
-                self.cell(base + s, base + e, name, forced=False)
+                if credential_name(name):  # (``add`` asks the same first)
+                    _, s, e = got[1]
+                    self.cell(base + s, base + e, name, forced=False)
             for col in columns:
                 if col < len(got):
                     _, s, e = got[col]

@@ -419,7 +419,7 @@ def trigger_lines(data: bytes, reports: Sequence[Iterable[int]] | None) -> list[
     """The starts of the lines a trigger's test confirms: those holding a report of the gate
     (``reports``: per trigger, the ends of its matches), or, without the gate (``None``), every
     line holding one of ``TRIGGER_LITERALS``, tried with every test."""
-    return sorted(_trigger_bounds(data, reports))
+    return sorted(_trigger_bounds(data, reports)[0])
 
 
 _KINDS_SHIFT: Final = 5
@@ -427,10 +427,13 @@ _KINDS_SHIFT: Final = 5
 assert len(TRIGGERS) <= 1 << _KINDS_SHIFT
 
 
-def _trigger_bounds(data: bytes, reports: Sequence[Iterable[int]] | None) -> dict[int, int]:
-    """``trigger_lines`` with the end of each line: ``{start: end}``. The gate's reports of every
-    trigger are taken in the order of the text, so each line is found once (``_line_at``),
-    however many triggers report it, and tried once per trigger that does."""
+def _trigger_bounds(
+    data: bytes, reports: Sequence[Iterable[int]] | None
+) -> tuple[dict[int, int], dict[int, int] | None]:
+    """``trigger_lines`` with the end of each line (``{start: end}``) and, with the gate, the
+    triggers it reported on each (``{start: bits}``, a bit per trigger in ``TRIGGERS``' order).
+    The gate's reports of every trigger are taken in the order of the text, so each line is found
+    once (``_line_at``), however many triggers report it, and tried once per trigger that does."""
     found: dict[int, int] = {}
     if reports is None:
         spend(len(data))
@@ -443,11 +446,12 @@ def _trigger_bounds(data: bytes, reports: Sequence[Iterable[int]] | None) -> dic
             spend((bounds[1] - bounds[0]) * len(_CONFIRMS))
             if any(_confirmed(data, *bounds, test, gate) for test, gate in _CONFIRMS):
                 found[bounds[0]] = bounds[1]
-        return found
+        return found, None
+    reported: dict[int, int] = {}
     mask = (1 << _KINDS_SHIFT) - 1
     codes = sorted(end << _KINDS_SHIFT | kind for kind, ends in enumerate(reports) for end in ends)
     start, end = -1, -2  # the line of the report before
-    tried_kinds = 0  # the triggers tried on it (a bit each)
+    kinds = 0  # the triggers reported on it (a bit each)
     for code in codes:
         pos = max(0, (code >> _KINDS_SHIFT) - 1)
         if not (start <= pos <= end and end - start < LINE_MAX - 2):
@@ -455,17 +459,28 @@ def _trigger_bounds(data: bytes, reports: Sequence[Iterable[int]] | None) -> dic
             if bounds is None:
                 continue
             if bounds[0] != start:
-                tried_kinds = 0
+                if kinds:
+                    reported[start] = kinds
+                kinds = reported.get(bounds[0], 0)
             start, end = bounds
         kind = code & mask
-        if start in found or tried_kinds >> kind & 1:
+        if kinds >> kind & 1:
+            continue  # tried on this line already
+        kinds |= 1 << kind
+        if start in found:
             continue
-        tried_kinds |= 1 << kind
         spend(2 * (end - start))
         test, gate = _CONFIRMS[kind]
         if _confirmed(data, start, end, test, gate):
             found[start] = end
-    return found
+    if kinds:
+        reported[start] = kinds
+    return found, reported
+
+
+_COMMAND: Final = 1 << list(TRIGGERS).index("command")
+_WORDS: Final = 1 << list(TRIGGERS).index("words")
+_CALL: Final = 1 << list(TRIGGERS).index("call")
 
 
 # --- the view: a window of the text with its escapes decoded -----------------------------------------
@@ -686,8 +701,9 @@ def structure_hits(
     of the gate's ``reports``, or of every line without the gate), outside the blobs' bodies."""
     out: list[Hit] = []
     window: tuple[int, int, _View, Lines] | None = None
-    ends = _trigger_bounds(data, reports)
+    ends, reported = _trigger_bounds(data, reports)
     starts = list(gated_origins(sorted(ends), bodies, body_starts))
+    every = _COMMAND | _WORDS | _CALL
     for i, line_start in enumerate(starts):
         line_end = ends[line_start]
         limit = min(len(data), line_start + LINE_MAX)
@@ -705,23 +721,20 @@ def structure_hits(
             window = (lo, hi, v, text_lines(v.text))
         _, _, v, lines = window
         k = max(0, bisect.bisect_right(lines.begins, v.local(line_start)) - 1)
-        found = [
-            *read(v.text, lines, k),
+        found = read(v.text, lines, k)
+        # a command line, a directive's words, a call: each only on a line the gate reported it on
+        # (the same patterns as the readers' own first test, on the raw line: a superset)
+        kinds = every if reported is None else reported.get(line_start, 0)
+        values = [
+            *(command_values(v.text, lines, k) if kinds & _COMMAND else ()),
             *(
-                (start, end, "credential-assignment")
-                for start, end in command_values(v.text, lines, k)
+                word_values(v.text, lines, k)
+                if kinds & _WORDS and _words_line(v.text, lines[k])
+                else ()
             ),
-            *(
-                (start, end, "credential-assignment")
-                for start, end in (
-                    word_values(v.text, lines, k) if _words_line(v.text, lines[k]) else ()
-                )
-            ),
-            *(
-                (start, end, "credential-assignment")
-                for start, end in call_values(v.text, lines, k)
-            ),
+            *(call_values(v.text, lines, k) if kinds & _CALL else ()),
         ]
+        found += [(start, end, "credential-assignment") for start, end in values]
         for start, end, rule in found:
             raw_start, raw_end = v.raw(start, end)
             if raw_end <= raw_start or data.startswith(b"[secret", raw_start):

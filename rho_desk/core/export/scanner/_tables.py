@@ -9,15 +9,18 @@ name, cached.
 from __future__ import annotations
 
 import re
-from typing import Final
+from itertools import accumulate
+from typing import Final, NamedTuple
 
 from ._grammar import name_is_credential
 
 __all__ = [
     "KEY_HEADERS",
     "RULER",
+    "Header",
     "cells",
     "credential_name",
+    "header",
     "header_cell",
     "pairs_header",
     "table_header",
@@ -81,17 +84,21 @@ def table_separator(header: bytes) -> bytes | None:
 def cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
     """The cells of ``row`` split at ``sep`` (``"  "``: two spaces or more; CSV cells may be
     quoted), each with its span in ``row``."""
-    out: list[tuple[bytes, int, int]] = []
     if sep == b"  ":
-        for m in _ALIGNED_CELL.finditer(row):
-            out.append((m.group(), m.start(), m.end()))
-        return out
+        return [(m.group(), m.start(), m.end()) for m in _ALIGNED_CELL.finditer(row)]
     if sep == b"|":
-        parts = list(_PIPED_CELL.finditer(row))
-        for m in parts:
-            if m.group().strip():
-                out.append((m.group(), m.start(), m.end()))
-        return out
+        return [
+            (m.group(), m.start(), m.end())
+            for m in _PIPED_CELL.finditer(row)
+            if not m.group().isspace()
+        ]
+    if b'"' not in row:  # no quoted cell: split in C
+        parts = row.split(sep)
+        starts = accumulate(map((len(sep)).__add__, map(len, parts)), initial=0)
+        return [
+            (part, start, start + len(part)) for part, start in zip(parts, starts, strict=False)
+        ]
+    out: list[tuple[bytes, int, int]] = []
     pos = 0
     n = len(row)
     while pos <= n:
@@ -126,13 +133,40 @@ def credential_name(name: bytes) -> bool:
     return known
 
 
-def table_header(text: bytes) -> bool:
-    """``text`` (a line, peeled) is a table's header: two cells or more, each a short name, one of
-    them a credential's, or ``Key | Value``."""
+class Header(NamedTuple):
+    """A table's header: its separator, its cells' names, whether its rows are pairs (``Key |
+    Value``) and the columns a credential names."""
+
+    sep: bytes
+    names: list[bytes]
+    pairs: bool
+    columns: list[int]
+
+
+_HEADERS: dict[bytes, Header | None] = {}
+"""``header`` by the line's text (a table prints its header again and again)."""
+
+
+def header(text: bytes) -> Header | None:
+    """``text`` (a line, peeled) as a table's header: two cells or more, each a short name, one of
+    them a credential's, or ``Key | Value``; None when it is none (cached)."""
+    if text in _HEADERS:
+        return _HEADERS[text]
+    if len(_HEADERS) > 4096:
+        _HEADERS.clear()
+    found = None
     sep = table_separator(text)
-    if sep is None:
-        return False
-    names = [c.strip(b" \"'") for c, _, _ in cells(text, sep)]
-    if len(names) < 2 or not all(map(header_cell, names)):
-        return False
-    return pairs_header(names) or any(credential_name(c) for c in names)
+    if sep is not None:
+        names = [c.strip(b" \"'") for c, _, _ in cells(text, sep)]
+        if len(names) >= 2 and all(map(header_cell, names)):
+            pairs = pairs_header(names)
+            columns = [k for k, n in enumerate(names) if credential_name(n)]
+            if pairs or columns:
+                found = Header(sep, names, pairs, columns)
+    _HEADERS[text] = found
+    return found
+
+
+def table_header(text: bytes) -> bool:
+    """``text`` (a line, peeled) is a table's header (``header``)."""
+    return header(text) is not None
