@@ -186,3 +186,32 @@ def test_sessions_agent_all_badges_every_row(homes: dict[str, Path], tmp_path: P
 def test_an_opencode_database_alone_asks_for_a_session(homes: dict[str, Path]) -> None:
     line = one_line_error(rho_desk("show", homes["opencode"] / "opencode.db"))
     assert "holds 2 sessions; name one as" in line
+
+
+def test_an_import_whose_writes_fail_leaves_no_file(
+    sessions: dict[str, Path], tmp_path: Path
+) -> None:
+    """The transcript is written while it is built: a write that fails (here the file size
+    limit: a real EFBIG from the kernel) ends the import with the file and the reason, and
+    removes what was written."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "imported.jsonl"
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    result = subprocess.run(
+        [sys.executable, "-m", "rho_desk", "import", str(sessions["codex"]), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limit,
+    )
+    assert result.returncode == 1, result.stderr
+    assert f"{out}: cannot write" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists() and not out.with_name(out.name + ".import.json").exists()
