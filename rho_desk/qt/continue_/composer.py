@@ -279,6 +279,10 @@ class ContinuePanel(QFrame):
         mono = QFont("DejaVu Sans")
         mono.setPointSizeF(9.5)
         self.reply.setFont(mono)
+        # its least is two lines (it scrolls), not a text box's default of about five: under the
+        # demo library's banner with the find bar open, those lines put the window's minimum
+        # past a 700-pixel screen
+        self.reply.setMinimumHeight(self.reply.fontMetrics().lineSpacing() * 2 + 12)
         dark = self.palette().window().color().lightness() < 128
         self.reply.document().setDefaultStyleSheet(markdown_css(DARK if dark else LIGHT))
 
@@ -695,14 +699,18 @@ class ContinuePanel(QFrame):
         text = html.escape(message[:1].upper() + message[1:])
         self.reply.hide()  # first: the window's minimum never counts both (see _update_reply)
         remembered = self.controller.remembered_workspace()
-        offer = (
-            f" You chose {html.escape(remembered)} for this workspace before." if remembered else ""
-        )
-        self.workspace_banner.show_text(
-            f"<b>The tools have no folder.</b> {text}.{offer} Choose a folder for its tools, or continue without them."
-        )
+        # (with the folder chosen before, a fourth button: the text says less, the button,
+        # its tip and the status line name the folder)
+        ask = "" if remembered else " Choose a folder for its tools, or continue without them."
+        self.workspace_banner.show_text(f"<b>The tools have no folder.</b> {text}.{ask}")
         self.use_remembered.setVisible(remembered is not None)
-        self.use_remembered.setToolTip(f"Run the tools in {remembered}" if remembered else "")
+        if remembered:
+            name = Path(remembered).name or remembered
+            name = name if len(name) <= 20 else name[:19] + "…"
+            self.use_remembered.setText("&Use " + name.replace("&", "&&"))
+            self.use_remembered.setToolTip(
+                f"Run the tools in {remembered}, chosen for this workspace before"
+            )
         (self.use_remembered if remembered else self.choose_folder).setFocus()
         self.status.setText(
             f"Use {remembered} again, choose another folder for the tools, or continue without them."

@@ -83,10 +83,16 @@ class DemoBanner(QFrame):
         self.setObjectName("DemoBanner")
         self.mark = mark = QLabel()
         self.set_color(color)
+        # one line on a 1024-pixel screen: each line it takes is one the window's minimum adds
+        # under the continue dock and the find bar (a 700-pixel screen has none to spare)
         text = QLabel(
-            "<b>Demo library</b> — sample sessions bundled with rho-desk (no Rho data directory was "
-            "found). Changes go to a private copy, never to the bundle."
+            "<b>Demo library</b> — sample sessions bundled with rho-desk; changes go to a private copy."
         )
+        text.setToolTip(
+            "No Rho data directory was found, so the app opened the sample sessions bundled with "
+            "rho-desk. Changes go to a private copy, never to the bundle."
+        )
+        text.setAccessibleDescription(text.toolTip())
         text.setWordWrap(True)
         self.open_button = QPushButton("Open a Rho data directory…")
         layout = QHBoxLayout(self)

@@ -379,7 +379,8 @@ def test_a_folder_chosen_for_one_session_is_offered_for_the_next_of_its_workspac
     panel.send()
     run(until(lambda: panel.workspace_banner.isVisible()))
     assert panel.use_remembered.isVisible() and panel.use_remembered.hasFocus()
-    assert str(chosen) in panel.workspace_banner.text.text()
+    assert panel.use_remembered.text() == "&Use checkout"
+    assert str(chosen) in panel.use_remembered.toolTip() and str(chosen) in panel.status.text()
     assert len(loopback.requests) == 1  # nothing sent before the answer
     loopback.queue(text_reply("Hi again."))
     panel.use_remembered.click()

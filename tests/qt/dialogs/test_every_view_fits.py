@@ -153,6 +153,36 @@ def test_the_continue_dock_with_its_missing_folder_banner_fits(
     check(window, "after that banner")
 
 
+def test_the_offer_of_a_folder_chosen_before_fits_under_the_demo_banner_and_the_find_bar(
+    make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
+) -> None:
+    """The banner offering a folder chosen before for this workspace (four buttons beside a long
+    text), in the demo library (its banner above) with the find bar open: the window stayed
+    9 px past the screen and the banner's text was cut."""
+    from rho_desk.qt.services.settings import remember_tool_folder
+
+    path = demo_session(demo_home, "b2e47d10")  # recorded in /home/maya/src/payments-api
+    context = make_window(home=demo_home, open_file=path, demo=True)
+    context.continue_dock.show_continue()
+    run(settle(context.bridge))
+    panel = context.continue_dock.panel
+    panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
+    window = context.window
+    assert window.banner.isVisible()  # the demo library's banner, above everything
+    window.conversation.open_find()
+    chosen = demo_home.parent / "checkouts" / "payments-api"
+    chosen.mkdir(parents=True)
+    remember_tool_folder(context.settings, "/home/maya/src/payments-api", str(chosen))
+    panel.composer.setPlainText("Next step?")
+    panel.send()
+    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
+    run(laid_out(context))
+    assert panel.use_remembered.isVisible()
+    check(window, "the offer of a folder chosen before, demo banner and find bar")
+    text = panel.workspace_banner.text
+    assert text.height() >= text.heightForWidth(text.width()), "the banner's text is cut"
+
+
 def test_the_continue_dock_with_its_replay_safety_banner_fits(
     make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
 ) -> None:
