@@ -55,6 +55,7 @@ from ..services.settings import (
     PREFS_BROWSER_SCOPE,
     PREFS_HISTORY_MODE,
 )
+from ..ui import screen
 from ..ui.resources import Icon, icon, pixmap
 from ..ui.screen import fit_to_screen
 from ..ui.text import plural, session_title, shorten, size_text
@@ -603,6 +604,7 @@ class MainWindow(QMainWindow):
         geometry = s.get(PERSIST_WINDOW_GEOMETRY)
         if geometry:
             self.restoreGeometry(geometry)
+            self._keep_on_screen()
         state = s.get(PERSIST_WINDOW_STATE)
         if state:
             self.restoreState(state)
@@ -616,6 +618,21 @@ class MainWindow(QMainWindow):
         self.app_actions["library.scope"].setChecked(s.get(PREFS_BROWSER_SCOPE) == "workspace")
         self.app_actions["view.model_history"].setChecked(
             self.services.document.mode is HistoryMode.MODEL
+        )
+
+    def _keep_on_screen(self) -> None:
+        """A restored window that would not be wholly on this screen (saved on a larger one, or
+        when it had grown past a small one) is fitted to it again and centred."""
+        area = screen.available_area(self)
+        if area is None or area.isEmpty() or self.isMaximized() or self.isFullScreen():
+            return
+        if area.contains(self.frameGeometry()):
+            return
+        fit_to_screen(self, min(self.width(), area.width()), min(self.height(), area.height()))
+        frame = self.frameGeometry()
+        self.move(
+            area.x() + max((area.width() - frame.width()) // 2, 0),
+            area.y() + max((area.height() - frame.height()) // 2, 0),
         )
 
     def _save_state(self) -> None:

@@ -164,7 +164,7 @@ def test_the_offer_of_a_folder_chosen_before_fits_under_the_demo_banner_and_the_
     path = demo_session(demo_home, "b2e47d10")  # recorded in /home/maya/src/payments-api
     context = make_window(home=demo_home, open_file=path, demo=True)
     context.continue_dock.show_continue()
-    run(settle(context.bridge))
+    run(idle(context.bridge))
     panel = context.continue_dock.panel
     panel.mode_picker.setCurrentIndex(panel.mode_picker.findData(PermissionMode.SUPERVISED.value))
     window = context.window
@@ -175,8 +175,8 @@ def test_the_offer_of_a_folder_chosen_before_fits_under_the_demo_banner_and_the_
     remember_tool_folder(context.settings, "/home/maya/src/payments-api", str(chosen))
     panel.composer.setPlainText("Next step?")
     panel.send()
-    run(until(lambda: panel.workspace_banner.isVisible(), context.bridge))
-    run(laid_out(context))
+    run(until(lambda: panel.workspace_banner.isVisible()))
+    run(laid_out())
     assert panel.use_remembered.isVisible()
     check(window, "the offer of a folder chosen before, demo banner and find bar")
     text = panel.workspace_banner.text
@@ -292,3 +292,18 @@ def test_every_dialog_and_window_fits_with_its_buttons_in_view(
     run(laid_out())
     check(dialog, "Restore Before This Turn")
     dialog.reject()
+
+
+def test_a_window_saved_past_the_screen_opens_on_it_again(make_window, run, tmp_path: Path) -> None:
+    """The window's geometry is kept between runs: one saved while it stood past a 700-pixel
+    screen (or on a larger one) opened past it again (seen at 921 x 639 from y 80)."""
+    path = v3_session(tmp_path / "home")
+    first = make_window(open_file=path)
+    first.window.resize(921, 639)
+    first.window.move(103, 80)
+    first.window._save_state()
+    second = make_window(open_file=path)
+    run(laid_out())
+    frame = second.window.frameGeometry()
+    assert SCREEN.contains(frame), frame
+    check(second.window, "restored")
