@@ -937,19 +937,21 @@ def read(t: bytes, lines: Lines, i: int) -> list[tuple[int, int, str]]:
     reader = _Reader(t, lines, [])
     line = lines[i]
     text = t[line.start : line.end]
-    if _K8S.search(text) is not None:
+    lowered = text.lower()
+    # each reader whose pattern holds a word only where the line holds it
+    if b"secret" in lowered and _K8S.search(text) is not None:
         reader.kubernetes_secret(i)
         reader.rule = "credential-assignment"
-    if _SENSITIVE.search(text) is not None:
+    if b"sensitive" in lowered and _SENSITIVE.search(text) is not None:
         reader.sensitive(i)
-    lowered = text.lower()
     if b"password" in lowered and (
         b" for " in lowered or b"\tfor " in lowered or b"set " in lowered
     ):
         reader.sql(i)
     reader.table(i)
     reader.name_field(i)
-    reader.xml_element(i)
+    if b"<" in text:
+        reader.xml_element(i)
     reader.pairs(i)
     reader.alone(i)
     return reader.out

@@ -479,7 +479,6 @@ def _trigger_bounds(
 
 
 _COMMAND: Final = 1 << list(TRIGGERS).index("command")
-_WORDS: Final = 1 << list(TRIGGERS).index("words")
 _CALL: Final = 1 << list(TRIGGERS).index("call")
 
 
@@ -703,7 +702,7 @@ def structure_hits(
     window: tuple[int, int, _View, Lines] | None = None
     ends, reported = _trigger_bounds(data, reports)
     starts = list(gated_origins(sorted(ends), bodies, body_starts))
-    every = _COMMAND | _WORDS | _CALL
+    every = _COMMAND | _CALL
     for i, line_start in enumerate(starts):
         line_end = ends[line_start]
         limit = min(len(data), line_start + LINE_MAX)
@@ -722,16 +721,21 @@ def structure_hits(
         _, _, v, lines = window
         k = max(0, bisect.bisect_right(lines.begins, v.local(line_start)) - 1)
         found = read(v.text, lines, k)
-        # a command line, a directive's words, a call: each only on a line the gate reported it on
-        # (the same patterns as the readers' own first test, on the raw line: a superset)
-        kinds = every if reported is None else reported.get(line_start, 0)
+        # a command line or a call only on a line the gate reported it on, when the line read is
+        # the raw line itself (no escape decoded, the same bounds): the readers' first test is
+        # the gate's pattern, so the gate reported every place it holds
+        line = lines[k]
+        kinds = (
+            reported.get(line_start, 0)
+            if reported is not None
+            and not v.maps
+            and v.base + line.begin == line_start
+            and v.base + line.end == line_end
+            else every
+        )
         values = [
             *(command_values(v.text, lines, k) if kinds & _COMMAND else ()),
-            *(
-                word_values(v.text, lines, k)
-                if kinds & _WORDS and _words_line(v.text, lines[k])
-                else ()
-            ),
+            *(word_values(v.text, lines, k) if _words_line(v.text, line) else ()),
             *(call_values(v.text, lines, k) if kinds & _CALL else ()),
         ]
         found += [(start, end, "credential-assignment") for start, end in values]
