@@ -621,18 +621,20 @@ class MainWindow(QMainWindow):
         )
 
     def _keep_on_screen(self) -> None:
-        """A restored window that would not be wholly on this screen (saved on a larger one, or
-        when it had grown past a small one) is fitted to it again and centred."""
+        """A restored window larger than :data:`~rho_desk.qt.ui.screen.SCREEN_SHARE` of this
+        screen, or not wholly on it (saved on a larger screen, or while it stood past a small
+        one), is fitted to it again and centred, as a new one opens; a maximized one stays so.
+        (Its frame is not known before it is shown, so its size is what is judged.)"""
         area = screen.available_area(self)
         if area is None or area.isEmpty() or self.isMaximized() or self.isFullScreen():
             return
-        if area.contains(self.frameGeometry()):
+        room = (int(area.width() * screen.SCREEN_SHARE), int(area.height() * screen.SCREEN_SHARE))
+        if self.width() <= room[0] and self.height() <= room[1] and area.contains(self.geometry()):
             return
-        fit_to_screen(self, min(self.width(), area.width()), min(self.height(), area.height()))
-        frame = self.frameGeometry()
+        fit_to_screen(self, min(self.width(), room[0]), min(self.height(), room[1]))
         self.move(
-            area.x() + max((area.width() - frame.width()) // 2, 0),
-            area.y() + max((area.height() - frame.height()) // 2, 0),
+            area.x() + max((area.width() - self.width()) // 2, 0),
+            area.y() + max((area.height() - self.height()) // 2, 0),
         )
 
     def _save_state(self) -> None:

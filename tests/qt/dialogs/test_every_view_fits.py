@@ -300,10 +300,9 @@ def test_a_window_saved_past_the_screen_opens_on_it_again(make_window, run, tmp_
     path = v3_session(tmp_path / "home")
     first = make_window(open_file=path)
     first.window.resize(921, 639)
-    first.window.move(103, 80)
+    first.window.move(102, 40)  # on the screen as saved: too tall for it all the same
     first.window._save_state()
     second = make_window(open_file=path)
     run(laid_out())
-    frame = second.window.frameGeometry()
-    assert SCREEN.contains(frame), frame
-    check(second.window, "restored")
+    assert SCREEN.contains(second.window.frameGeometry()), second.window.frameGeometry()
+    check(second.window, "restored")  # at most 90% of the screen, as a new window opens
