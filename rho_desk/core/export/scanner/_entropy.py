@@ -348,8 +348,8 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
             )  # \x1b[32mVALUE: the colour's code is no part of it
             start = colour.end() if colour is not None else start
         n = end - start
-        if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH:
-            continue
+        if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH or data[start] == 0x2F:
+            continue  # a path (``/srv/app/…``) is no value: the most common run of a log
         if start > 0 and data[start - 1] in b"mK":
             before_start = _before_colours(data, start)
         else:
@@ -393,12 +393,7 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         hexed = random_hex(value)
         if (value.islower() or value.isupper()) and not hexed:
             continue  # hex digests, words
-        if (
-            _INTEGRITY.match(value)
-            or _PREFIXED_ID.match(value)
-            or value.startswith(_IMAGE_HEADS)
-            or value.startswith(b"/")
-        ):
+        if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS):
             continue
         if before in (0x3D, 0x3A) and _benign_name(data, i - 1):
             continue
