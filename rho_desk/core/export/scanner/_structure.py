@@ -363,7 +363,41 @@ def _confirmed(
     test: Callable[[bytes], object],
     gate: Callable[[bytes], object],
 ) -> bool:
-    return bool(test(data[start:end])) and gate(data[start : end + 2]) is not None
+    follows = _FOLLOWS.get(test)
+    return (
+        bool(test(data[start:end]))
+        and gate(data[start : end + 2]) is not None
+        and (follows is None or follows.match(data, end) is not None)
+    )
+
+
+_LINE_BREAK: Final = rb"(?:\r?\n|\\{1,7}r\\{1,7}n|\\{1,7}[nr]|\r|\x00|\xff)"
+_INDENT: Final = rb"(?:[ \t]|\\{1,7}t)*"
+_LINE_HEAD: Final = (
+    rb"(?:[^\r\n\x00\xff]{0,240}?\\{0,7}\"[ \t]*:[ \t]*(?=\\{0,7}\")|"
+    + _WRAP
+    + rb"|[ \t]*[0-9]{1,7}#[0-9a-z]{2,8}[:|])"
+    + _INDENT
+)
+_QUOTED_NEXT: Final = re.compile(
+    _LINE_BREAK
+    + rb"(?:"
+    + _LINE_HEAD
+    + _LINE_BREAK
+    + rb")?"
+    + _LINE_HEAD
+    + rb"(?:\\{0,7}[\"']|\\{1,7}u00(?:22|27))",
+    re.IGNORECASE,
+)
+"""After a line that ends with a credential name, where the alone reader finds its value: the next
+line, or the one after a blank one, opens with a quote (after its wrapper, indentation or the head
+of a JSON member). A superset of ``_Reader.alone``'s test, on the raw bytes: a line of prose that
+ends with "token" is no trigger line."""
+_FOLLOWS: Final[dict[Callable[[bytes], object], re.Pattern[bytes]]] = {
+    _CONFIRM["alone"]: _QUOTED_NEXT
+}
+"""Triggers whose reader reads the lines after theirs: what those lines must hold (matched at the
+trigger line's end)."""
 
 
 _LINE_UNESCAPE: Final = re.compile(rb"\\+([t\"'\\])")
