@@ -21,7 +21,7 @@ from rho_desk.core.wire import SessionSnapshot
 from rho_desk.qt.recovery.view import TrashDialog
 from rho_desk.qt.services.undo import UndoStack
 
-from ..qt.conftest import collect_garbage_here, isolated_dirs, make_window, qloop, run, settle
+from ..qt.conftest import collect_garbage_here, isolated_dirs, make_window, qloop, run, until
 from ..qt.helpers import v3_session
 
 __all__ = [
@@ -60,10 +60,9 @@ def test_undo_after_move_to_trash_takes_back_the_move_not_the_change_before_it(
     opened = v3_session(home, cwd="/work/open")
     other = v3_session(home, cwd="/work/other")
     context = make_window(home=home, open_file=opened)
-    run(settle(context.bridge))
     undo = context.actions["edit.undo"]
     run(_a_title_change(context, "compacted"))
-    run(settle(context.bridge))
+    run(until(lambda: undo.text() == "&Undo Title Change" and undo.isEnabled()))
     revision = read_session(opened).tree.active_leaf.revision
     assert undo.text() == "&Undo Title Change" and undo.isEnabled()
     browser = context.window.browser
@@ -77,19 +76,20 @@ def test_undo_after_move_to_trash_takes_back_the_move_not_the_change_before_it(
     box = context.window.commands.dialog
     assert isinstance(box, QMessageBox)
     next(b for b in box.buttons() if b.text() == "Move to Trash").click()
-    run(settle(context.bridge))
+    listed = lambda: str(other) in [s.path for s in browser.model.summaries()]  # noqa: E731
+    run(until(lambda: undo.text().startswith("&Undo Move to Trash “") and not listed()))
     assert not other.exists()
     # Edit > Undo names the move, and takes it back: the open session is not touched
     assert undo.text().startswith("&Undo Move to Trash “") and undo.isEnabled()
     context.actions.trigger("edit.undo")
-    run(settle(context.bridge))
+    run(until(lambda: listed() and undo.text() == "&Undo Title Change"))
     assert other.is_file(), "the session came back from the trash"
     assert read_session(opened).tree.active_leaf.revision == revision, "Undo reached past the move"
     assert str(other) in [s.path for s in browser.model.summaries()]
     # then the change before it, by name
     assert undo.text() == "&Undo Title Change"
     context.actions.trigger("edit.undo")
-    run(settle(context.bridge))
+    run(until(lambda: read_session(opened).tree.active_leaf.revision == revision + 1))
     assert (
         read_session(opened).tree.active_leaf.revision == revision + 1
     )  # the earlier state written again
@@ -100,23 +100,28 @@ def test_emptying_the_trash_ends_the_stack_and_says_so(make_window, run, tmp_pat
     opened = v3_session(home, cwd="/work/open")
     gone = v3_session(home, cwd="/work/gone")
     context = make_window(home=home, open_file=opened)
-    run(settle(context.bridge))
     summary = context.window.browser.summary_for(gone)
     run(context.library.atrash(summary.workspace_key, summary.id))
     run(_a_title_change(context, "changed"))
-    run(settle(context.bridge))
+    run(until(lambda: context.actions["edit.undo"].text() == "&Undo Title Change"))
     revision = read_session(opened).tree.active_leaf.revision
     context.actions.trigger("library.trash_view")
     dialog = context.window.commands.dialog
     assert isinstance(dialog, TrashDialog)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.empty_button.isEnabled()))  # the deleted sessions are listed
     dialog.empty_button.click()
     next(b for b in dialog.confirm.buttons() if b.text() == "Delete for Good").click()
-    run(settle(context.bridge))
+    run(until(lambda: context.actions["edit.undo"].text().startswith("Can't &Undo Empty Trash")))
     undo = context.actions["edit.undo"]
     assert undo.text().startswith("Can't &Undo Empty Trash") and not undo.isEnabled()
     context.operations.undo()  # even asked directly: nothing before it is reached
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                context.notifier.history and "cannot be undone" in context.notifier.history[-1].text
+            )
+        )
+    )
     assert read_session(opened).tree.active_leaf.revision == revision
     assert "cannot be undone" in context.notifier.history[-1].text
     dialog.close()
@@ -159,10 +164,9 @@ def test_a_restore_in_the_changes_tab_joins_the_stack(make_window, run, tmp_path
     (workspace / "app.py").write_text("def main():\n    print('hi')\n")  # as turn 1 left it
     TrustStore().trust(workspace)
     context = make_window(home=tmp_path / "rho", open_file=path)
-    run(settle(context.bridge))
     view = context.window.changes
     view.refresh()
-    run(settle(context.bridge))
+    run(until(lambda: view.changes is not None))
     change = next(
         f for t in view.changes.turns for f in t.files if f.path == "app.py" and t.turn == 1
     )
@@ -171,11 +175,11 @@ def test_a_restore_in_the_changes_tab_joins_the_stack(make_window, run, tmp_path
     preview = preview_restore(change, workspace=view.changes.workspace)
     assert preview.possible
     view._restore(preview)
-    run(settle(context.bridge))
+    run(until(lambda: context.actions["edit.undo"].text() == "&Undo Restore app.py"))
     assert not (workspace / "app.py").exists()  # the turn created it: the restore deletes it
     undo = context.actions["edit.undo"]
     assert undo.text() == "&Undo Restore app.py" and undo.isEnabled()
     context.actions.trigger("edit.undo")
-    run(settle(context.bridge))
+    run(until(lambda: view.receipts == [] and undo.text() == "&Undo"))
     assert (workspace / "app.py").read_text() == "def main():\n    print('hi')\n"
     assert view.receipts == [] and undo.text() == "&Undo"
