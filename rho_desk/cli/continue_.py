@@ -49,7 +49,7 @@ import signal
 import sys
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 from .terminal import before_prompt, control, shown
@@ -259,7 +259,7 @@ class _Output:
         """The reply text shown since the model call began (what a reset erases)."""
         self._live = False
 
-    def event(self, kind: str, **fields: Any) -> None:
+    def event(self, kind: str, **fields: object) -> None:
         if self.json:
             self.out.write(json.dumps({"event": kind, **fields}, ensure_ascii=False) + "\n")
             self.out.flush()
@@ -467,7 +467,7 @@ async def _profile(
     return stored, None
 
 
-def _call_fields(call: ToolCall) -> dict[str, Any]:
+def _call_fields(call: ToolCall) -> dict[str, object]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
@@ -762,7 +762,7 @@ async def _drive(
     return EXIT_OK
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     try:
         json.dumps(value)
     except (TypeError, ValueError):

@@ -9,418 +9,137 @@ their names collide with other public names:
 * provider stream events (``OutputDelta``, ``ReasoningDelta``, ...): import them from
   ``rho_desk.core.provider``, where provider authors find ``ModelProvider`` too.
 
-Re-exports load lazily (PEP 562): ``import rho_desk.core.errors`` stays cheap for the command
+Re-exports load lazily (PEP 562, :mod:`rho_desk.core.lazy`): ``import rho_desk.core.errors`` stays cheap for the command
 line, and ``from rho_desk.core import X`` imports only what ``X`` needs.
 """
 
 from __future__ import annotations
 
-# The one dynamic import in core, and the only one allowed (rho_desk/core/ruff.toml bans the
-# rest): the lazy re-exports below load submodules of this package, named in ``_EXPORTS``.
-import importlib  # noqa: TID251
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-# name -> submodule of rho_desk.core that defines it
-_EXPORTS: dict[str, str] = {
-    "AbortedAssistant": "wire",
-    "AccessDenied": "errors",
-    "AssistantMessage": "wire",
-    "AuthenticationError": "errors",
-    "BugError": "errors",
-    "CancellationMode": "provider",
-    "CancellationToken": "cancellation",
-    "Cancelled": "errors",
-    "CompactionOutcome": "compaction",
-    "CompactionOutput": "compaction",
-    "CompactionPolicy": "compaction",
-    "CompactionRequest": "compaction",
-    "CompactionState": "wire",
-    "CompactionTrigger": "compaction",
-    "Compactor": "compaction",
-    "ContentBlock": "wire",
-    "CredentialsUnavailable": "errors",
-    "DatabaseUnavailable": "errors",
-    "EXCLUSIVE_ACCESS": "tools",
-    "EngineError": "errors",
-    "EventSink": "provider",
-    "HandoffReport": "provider.handoff",
-    "INITIAL_REVISION": "wire.ids",
-    "INTERRUPTED_RESULT": "session",
-    "ImageContent": "wire",
-    "InMemorySessionStore": "stores.memory",
-    "MissingApiKey": "errors",
-    "ContextWindowExceeded": "errors",
-    "InputError": "errors",
-    "Interrupted": "errors",
-    "InvalidConfiguration": "errors",
-    "InvalidHostResponse": "errors",
-    "InvalidId": "wire.ids",
-    "KnownError": "errors",
-    "MIN_SNAPSHOT_SCHEMA": "wire",
-    "Message": "wire",
-    "MessageKind": "wire",
-    "ModelEvent": "provider",
-    "ModelIdentity": "wire",
-    "ModelProvider": "provider",
-    "ModelRequest": "provider",
-    "ModelUsage": "wire",
-    "PORTABLE_FALLBACK_KIND": "wire",
-    "PartialToolCall": "wire",
-    "PersistenceError": "errors",
-    "PolicyDenied": "errors",
-    "PreparedAssistant": "provider.handoff",
-    "PreparedCall": "tools",
-    "ProviderContextBlock": "wire",
-    "ProviderDiagnostic": "errors",
-    "ProviderError": "errors",
-    "ProviderErrorKind": "errors",
-    "ReasoningLevel": "provider",
-    "Retryability": "errors",
-    "Revision": "wire.ids",
-    "RevisionConflict": "errors",
-    "SchemaTooNew": "errors",
-    "Rho": "session",
-    "RhoBuilder": "session",
-    "RhoError": "errors",
-    "Run": "session",
-    "RunEvent": "session",
-    "RunId": "wire.ids",
-    "RunOutcome": "session",
-    "RuntimeConfig": "session",
-    "RuntimeShutdown": "errors",
-    "SNAPSHOT_SCHEMA": "wire",
-    "ServiceTier": "provider",
-    "Session": "session",
-    "SessionBusy": "errors",
-    "SessionId": "wire.ids",
-    "SessionOptions": "session",
-    "SessionSnapshot": "wire",
-    "SessionState": "session",
-    "SessionStore": "stores.base",
-    "SteeringId": "session",
-    "SteeringRetraction": "session",
-    "StopReason": "session",
-    "StorageError": "errors",
-    "Tool": "tools",
-    "ToolAccess": "tools",
-    "ToolCall": "wire",
-    "ToolContext": "tools",
-    "ToolError": "tools",
-    "ToolErrorKind": "tools",
-    "ToolFailed": "errors",
-    "ToolInvocation": "tools",
-    "ToolOutput": "tools",
-    "ToolProgress": "tools",
-    "ToolResult": "wire",
-    "ToolSpec": "wire",
-    "TruncatedJson": "wire",
-    "U64_MAX": "wire",
-    "UserInput": "session",
-    "WireFormatError": "errors",
-    "check_id": "wire.ids",
-    "decode": "wire",
-    "decode_history": "wire",
-    "decode_message": "wire",
-    "decode_snapshot": "wire",
-    "encode": "wire",
-    "encode_pretty": "wire",
-    "estimate_context_tokens": "compaction",
-    "estimate_messages_tokens": "compaction",
-    "estimate_text_tokens": "compaction",
-    "events": "session",
-    "error_text": "errors",
-    "format_retry_after": "errors",
-    "gc_paused": "wire",
-    "json_tokens": "compaction",
-    "message_tokens": "compaction",
-    "new_id": "wire.ids",
-    "prepare_assistant": "provider.handoff",
-    "protocol_issue": "session",
-    "race": "cancellation",
-    "report_message_omissions": "provider.handoff",
-    "report_omissions": "provider.handoff",
-    "sanitize_history": "wire",
-    "strip_provider_context": "provider.handoff",
-    "to_builtins": "wire",
-}
+from .lazy import attach
 
-__all__ = [
-    "EXCLUSIVE_ACCESS",
-    "INITIAL_REVISION",
-    "INTERRUPTED_RESULT",
-    "MIN_SNAPSHOT_SCHEMA",
-    "PORTABLE_FALLBACK_KIND",
-    "SNAPSHOT_SCHEMA",
-    "U64_MAX",
-    "AbortedAssistant",
-    "AccessDenied",
-    "AssistantMessage",
-    "AuthenticationError",
-    "BugError",
-    "CancellationMode",
-    "CancellationToken",
-    "Cancelled",
-    "CompactionOutcome",
-    "CompactionOutput",
-    "CompactionPolicy",
-    "CompactionRequest",
-    "CompactionState",
-    "CompactionTrigger",
-    "Compactor",
-    "ContentBlock",
-    "ContextWindowExceeded",
-    "CredentialsUnavailable",
-    "DatabaseUnavailable",
-    "EngineError",
-    "EventSink",
-    "HandoffReport",
-    "ImageContent",
-    "InMemorySessionStore",
-    "InputError",
-    "Interrupted",
-    "InvalidConfiguration",
-    "InvalidHostResponse",
-    "InvalidId",
-    "KnownError",
-    "Message",
-    "MessageKind",
-    "MissingApiKey",
-    "ModelEvent",
-    "ModelIdentity",
-    "ModelProvider",
-    "ModelRequest",
-    "ModelUsage",
-    "PartialToolCall",
-    "PersistenceError",
-    "PolicyDenied",
-    "PreparedAssistant",
-    "PreparedCall",
-    "ProviderContextBlock",
-    "ProviderDiagnostic",
-    "ProviderError",
-    "ProviderErrorKind",
-    "ReasoningLevel",
-    "Retryability",
-    "Revision",
-    "RevisionConflict",
-    "Rho",
-    "RhoBuilder",
-    "RhoError",
-    "Run",
-    "RunEvent",
-    "RunId",
-    "RunOutcome",
-    "RuntimeConfig",
-    "RuntimeShutdown",
-    "SchemaTooNew",
-    "ServiceTier",
-    "Session",
-    "SessionBusy",
-    "SessionId",
-    "SessionOptions",
-    "SessionSnapshot",
-    "SessionState",
-    "SessionStore",
-    "SteeringId",
-    "SteeringRetraction",
-    "StopReason",
-    "StorageError",
-    "Tool",
-    "ToolAccess",
-    "ToolCall",
-    "ToolContext",
-    "ToolError",
-    "ToolErrorKind",
-    "ToolFailed",
-    "ToolInvocation",
-    "ToolOutput",
-    "ToolProgress",
-    "ToolResult",
-    "ToolSpec",
-    "TruncatedJson",
-    "UserInput",
-    "WireFormatError",
-    "check_id",
-    "decode",
-    "decode_history",
-    "decode_message",
-    "decode_snapshot",
-    "encode",
-    "encode_pretty",
-    "error_text",
-    "estimate_context_tokens",
-    "estimate_messages_tokens",
-    "estimate_text_tokens",
-    "events",
-    "format_retry_after",
-    "gc_paused",
-    "json_tokens",
-    "message_tokens",
-    "new_id",
-    "prepare_assistant",
-    "protocol_issue",
-    "race",
-    "report_message_omissions",
-    "report_omissions",
-    "sanitize_history",
-    "strip_provider_context",
-    "to_builtins",
-]
+if TYPE_CHECKING:
+    from .cancellation import CancellationToken as CancellationToken
+    from .cancellation import race as race
+    from .compaction import CompactionOutcome as CompactionOutcome
+    from .compaction import CompactionOutput as CompactionOutput
+    from .compaction import CompactionPolicy as CompactionPolicy
+    from .compaction import CompactionRequest as CompactionRequest
+    from .compaction import CompactionTrigger as CompactionTrigger
+    from .compaction import Compactor as Compactor
+    from .compaction import estimate_context_tokens as estimate_context_tokens
+    from .compaction import estimate_messages_tokens as estimate_messages_tokens
+    from .compaction import estimate_text_tokens as estimate_text_tokens
+    from .compaction import json_tokens as json_tokens
+    from .compaction import message_tokens as message_tokens
+    from .errors import AccessDenied as AccessDenied
+    from .errors import AuthenticationError as AuthenticationError
+    from .errors import BugError as BugError
+    from .errors import Cancelled as Cancelled
+    from .errors import ContextWindowExceeded as ContextWindowExceeded
+    from .errors import CredentialsUnavailable as CredentialsUnavailable
+    from .errors import DatabaseUnavailable as DatabaseUnavailable
+    from .errors import EngineError as EngineError
+    from .errors import InputError as InputError
+    from .errors import Interrupted as Interrupted
+    from .errors import InvalidConfiguration as InvalidConfiguration
+    from .errors import InvalidHostResponse as InvalidHostResponse
+    from .errors import KnownError as KnownError
+    from .errors import MissingApiKey as MissingApiKey
+    from .errors import PersistenceError as PersistenceError
+    from .errors import PolicyDenied as PolicyDenied
+    from .errors import ProviderDiagnostic as ProviderDiagnostic
+    from .errors import ProviderError as ProviderError
+    from .errors import ProviderErrorKind as ProviderErrorKind
+    from .errors import Retryability as Retryability
+    from .errors import RevisionConflict as RevisionConflict
+    from .errors import RhoError as RhoError
+    from .errors import RuntimeShutdown as RuntimeShutdown
+    from .errors import SchemaTooNew as SchemaTooNew
+    from .errors import SessionBusy as SessionBusy
+    from .errors import StorageError as StorageError
+    from .errors import ToolFailed as ToolFailed
+    from .errors import WireFormatError as WireFormatError
+    from .errors import error_text as error_text
+    from .errors import format_retry_after as format_retry_after
+    from .provider import CancellationMode as CancellationMode
+    from .provider import EventSink as EventSink
+    from .provider import ModelEvent as ModelEvent
+    from .provider import ModelProvider as ModelProvider
+    from .provider import ModelRequest as ModelRequest
+    from .provider import ReasoningLevel as ReasoningLevel
+    from .provider import ServiceTier as ServiceTier
+    from .provider.handoff import HandoffReport as HandoffReport
+    from .provider.handoff import PreparedAssistant as PreparedAssistant
+    from .provider.handoff import prepare_assistant as prepare_assistant
+    from .provider.handoff import report_message_omissions as report_message_omissions
+    from .provider.handoff import report_omissions as report_omissions
+    from .provider.handoff import strip_provider_context as strip_provider_context
+    from .session import INTERRUPTED_RESULT as INTERRUPTED_RESULT
+    from .session import Rho as Rho
+    from .session import RhoBuilder as RhoBuilder
+    from .session import Run as Run
+    from .session import RunEvent as RunEvent
+    from .session import RunOutcome as RunOutcome
+    from .session import RuntimeConfig as RuntimeConfig
+    from .session import Session as Session
+    from .session import SessionOptions as SessionOptions
+    from .session import SessionState as SessionState
+    from .session import SteeringId as SteeringId
+    from .session import SteeringRetraction as SteeringRetraction
+    from .session import StopReason as StopReason
+    from .session import UserInput as UserInput
+    from .session import events as events
+    from .session import protocol_issue as protocol_issue
+    from .stores.base import SessionStore as SessionStore
+    from .stores.memory import InMemorySessionStore as InMemorySessionStore
+    from .tools import EXCLUSIVE_ACCESS as EXCLUSIVE_ACCESS
+    from .tools import PreparedCall as PreparedCall
+    from .tools import Tool as Tool
+    from .tools import ToolAccess as ToolAccess
+    from .tools import ToolContext as ToolContext
+    from .tools import ToolError as ToolError
+    from .tools import ToolErrorKind as ToolErrorKind
+    from .tools import ToolInvocation as ToolInvocation
+    from .tools import ToolOutput as ToolOutput
+    from .tools import ToolProgress as ToolProgress
+    from .wire import MIN_SNAPSHOT_SCHEMA as MIN_SNAPSHOT_SCHEMA
+    from .wire import PORTABLE_FALLBACK_KIND as PORTABLE_FALLBACK_KIND
+    from .wire import SNAPSHOT_SCHEMA as SNAPSHOT_SCHEMA
+    from .wire import U64_MAX as U64_MAX
+    from .wire import AbortedAssistant as AbortedAssistant
+    from .wire import AssistantMessage as AssistantMessage
+    from .wire import CompactionState as CompactionState
+    from .wire import ContentBlock as ContentBlock
+    from .wire import ImageContent as ImageContent
+    from .wire import Message as Message
+    from .wire import MessageKind as MessageKind
+    from .wire import ModelIdentity as ModelIdentity
+    from .wire import ModelUsage as ModelUsage
+    from .wire import PartialToolCall as PartialToolCall
+    from .wire import ProviderContextBlock as ProviderContextBlock
+    from .wire import SessionSnapshot as SessionSnapshot
+    from .wire import ToolCall as ToolCall
+    from .wire import ToolResult as ToolResult
+    from .wire import ToolSpec as ToolSpec
+    from .wire import TruncatedJson as TruncatedJson
+    from .wire import decode as decode
+    from .wire import decode_history as decode_history
+    from .wire import decode_message as decode_message
+    from .wire import decode_snapshot as decode_snapshot
+    from .wire import encode as encode
+    from .wire import encode_pretty as encode_pretty
+    from .wire import gc_paused as gc_paused
+    from .wire import sanitize_history as sanitize_history
+    from .wire import to_builtins as to_builtins
+    from .wire.ids import INITIAL_REVISION as INITIAL_REVISION
+    from .wire.ids import InvalidId as InvalidId
+    from .wire.ids import Revision as Revision
+    from .wire.ids import RunId as RunId
+    from .wire.ids import SessionId as SessionId
+    from .wire.ids import check_id as check_id
+    from .wire.ids import new_id as new_id
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # cache: later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
-    from .cancellation import (
-        CancellationToken,
-        race,
-    )
-    from .compaction import (
-        CompactionOutcome,
-        CompactionOutput,
-        CompactionPolicy,
-        CompactionRequest,
-        CompactionTrigger,
-        Compactor,
-        estimate_context_tokens,
-        estimate_messages_tokens,
-        estimate_text_tokens,
-        json_tokens,
-        message_tokens,
-    )
-    from .errors import (
-        AccessDenied,
-        AuthenticationError,
-        BugError,
-        Cancelled,
-        ContextWindowExceeded,
-        CredentialsUnavailable,
-        DatabaseUnavailable,
-        EngineError,
-        InputError,
-        Interrupted,
-        InvalidConfiguration,
-        InvalidHostResponse,
-        KnownError,
-        MissingApiKey,
-        PersistenceError,
-        PolicyDenied,
-        ProviderDiagnostic,
-        ProviderError,
-        ProviderErrorKind,
-        Retryability,
-        RevisionConflict,
-        RhoError,
-        RuntimeShutdown,
-        SchemaTooNew,
-        SessionBusy,
-        StorageError,
-        ToolFailed,
-        WireFormatError,
-        error_text,
-        format_retry_after,
-    )
-    from .provider import (
-        CancellationMode,
-        EventSink,
-        ModelEvent,
-        ModelProvider,
-        ModelRequest,
-        ReasoningLevel,
-        ServiceTier,
-    )
-    from .provider.handoff import (
-        HandoffReport,
-        PreparedAssistant,
-        prepare_assistant,
-        report_message_omissions,
-        report_omissions,
-        strip_provider_context,
-    )
-    from .session import (
-        INTERRUPTED_RESULT,
-        Rho,
-        RhoBuilder,
-        Run,
-        RunEvent,
-        RunOutcome,
-        RuntimeConfig,
-        Session,
-        SessionOptions,
-        SessionState,
-        SteeringId,
-        SteeringRetraction,
-        StopReason,
-        UserInput,
-        events,
-        protocol_issue,
-    )
-    from .stores.base import (
-        SessionStore,
-    )
-    from .stores.memory import (
-        InMemorySessionStore,
-    )
-    from .tools import (
-        EXCLUSIVE_ACCESS,
-        PreparedCall,
-        Tool,
-        ToolAccess,
-        ToolContext,
-        ToolError,
-        ToolErrorKind,
-        ToolInvocation,
-        ToolOutput,
-        ToolProgress,
-    )
-    from .wire import (
-        MIN_SNAPSHOT_SCHEMA,
-        PORTABLE_FALLBACK_KIND,
-        SNAPSHOT_SCHEMA,
-        U64_MAX,
-        AbortedAssistant,
-        AssistantMessage,
-        CompactionState,
-        ContentBlock,
-        ImageContent,
-        Message,
-        MessageKind,
-        ModelIdentity,
-        ModelUsage,
-        PartialToolCall,
-        ProviderContextBlock,
-        SessionSnapshot,
-        ToolCall,
-        ToolResult,
-        ToolSpec,
-        TruncatedJson,
-        decode,
-        decode_history,
-        decode_message,
-        decode_snapshot,
-        encode,
-        encode_pretty,
-        gc_paused,
-        sanitize_history,
-        to_builtins,
-    )
-    from .wire.ids import (
-        INITIAL_REVISION,
-        InvalidId,
-        Revision,
-        RunId,
-        SessionId,
-        check_id,
-        new_id,
-    )
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(__name__, __file__)

@@ -8,24 +8,19 @@ the providers or the team library, and core never imports it (import-linter cont
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ._scope import Scope
+from ..core.lazy import attach
 
+# the tools load the library and the export pipeline: only when asked for (``_stdio`` answers the
+# handshake before they are imported)
 if TYPE_CHECKING:
-    from ._memory import Memory, ToolError
+    from ._memory import Memory as Memory
+    from ._memory import ToolError as ToolError
+    from ._scope import Scope as Scope
 
-__all__ = ["Memory", "Scope", "ToolError", "open_memory"]
-
-
-def __getattr__(name: str) -> Any:
-    # the tools load the library and the export pipeline: only when asked for (``_stdio`` answers
-    # the handshake before they are imported)
-    if name in ("Memory", "ToolError"):
-        from . import _memory
-
-        return getattr(_memory, name)
-    raise AttributeError(name)
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(__name__, __file__)
 
 
 def open_memory(

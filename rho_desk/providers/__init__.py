@@ -14,16 +14,17 @@ Modules:
 * ``endpoint``: ``build_provider`` and the endpoint a command names (no pydantic, no keyring).
 * ``continuation``: ``open_continuation``, one turn's engine, tools and checks for both front ends.
 
-The names below are imported on first use (PEP 562), so that importing one module of this package
+The names below are imported on first use (:mod:`rho_desk.core.lazy`), so that importing one module of this package
 (``rho-desk continue`` imports ``continuation`` and one adapter) does not load every adapter,
 pydantic and the keyring.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..core.lazy import attach
 
 # httpx imports its optional command-line client (click, rich, pygments: about 0.1 s) when they
 # are installed, and rho-desk's lock installs them for its tools. No rho-desk process runs that
@@ -33,75 +34,25 @@ if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:
-    from ..core.errors import CredentialsUnavailable, MissingApiKey
-    from ..core.secrets.scrub import SecretString
-    from .anthropic import AnthropicProvider
-    from .base import HttpProvider
-    from .compactors import SummarizingCompactor
-    from .credentials import NoKeyringBackend, ResolvedKey
-    from .export_secrets import stored_secrets
-    from .openai_chat import OpenAIChatProvider
-    from .profiles import (
-        DEFAULT_PROFILE,
-        ProfileError,
-        ProfileKind,
-        ProfileStore,
-        ProviderProfile,
-        build_provider,
-        open_provider,
-    )
-    from .transport import Timeouts
-    from .usage import Pricing
+    from ..core.errors import CredentialsUnavailable as CredentialsUnavailable
+    from ..core.errors import MissingApiKey as MissingApiKey
+    from ..core.secrets.scrub import SecretString as SecretString
+    from .anthropic import AnthropicProvider as AnthropicProvider
+    from .base import HttpProvider as HttpProvider
+    from .compactors import SummarizingCompactor as SummarizingCompactor
+    from .credentials import NoKeyringBackend as NoKeyringBackend
+    from .credentials import ResolvedKey as ResolvedKey
+    from .export_secrets import stored_secrets as stored_secrets
+    from .openai_chat import OpenAIChatProvider as OpenAIChatProvider
+    from .profiles import DEFAULT_PROFILE as DEFAULT_PROFILE
+    from .profiles import ProfileError as ProfileError
+    from .profiles import ProfileKind as ProfileKind
+    from .profiles import ProfileStore as ProfileStore
+    from .profiles import ProviderProfile as ProviderProfile
+    from .profiles import build_provider as build_provider
+    from .profiles import open_provider as open_provider
+    from .transport import Timeouts as Timeouts
+    from .usage import Pricing as Pricing
 
-_WHERE = {
-    "DEFAULT_PROFILE": ".profiles",
-    "AnthropicProvider": ".anthropic",
-    "CredentialsUnavailable": "..core.errors",
-    "HttpProvider": ".base",
-    "MissingApiKey": "..core.errors",
-    "NoKeyringBackend": ".credentials",
-    "OpenAIChatProvider": ".openai_chat",
-    "Pricing": ".usage",
-    "ProfileError": ".profiles",
-    "ProfileKind": ".profiles",
-    "ProfileStore": ".profiles",
-    "ProviderProfile": ".profiles",
-    "ResolvedKey": ".credentials",
-    "SecretString": "..core.secrets.scrub",
-    "SummarizingCompactor": ".compactors",
-    "Timeouts": ".transport",
-    "build_provider": ".profiles",
-    "open_provider": ".profiles",
-    "stored_secrets": ".export_secrets",
-}
-
-__all__ = [
-    "DEFAULT_PROFILE",
-    "AnthropicProvider",
-    "CredentialsUnavailable",
-    "HttpProvider",
-    "MissingApiKey",
-    "NoKeyringBackend",
-    "OpenAIChatProvider",
-    "Pricing",
-    "ProfileError",
-    "ProfileKind",
-    "ProfileStore",
-    "ProviderProfile",
-    "ResolvedKey",
-    "SecretString",
-    "SummarizingCompactor",
-    "Timeouts",
-    "build_provider",
-    "open_provider",
-    "stored_secrets",
-]
-
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(where, __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(__name__, __file__)

@@ -1,6 +1,6 @@
 """Usage and cost: a turn's usage in words, Rho's usage ledger, and rho-desk's own rows in it.
 
-Three parts, loaded lazily (PEP 562) so that each caller pays only for its own:
+Three parts, loaded lazily (PEP 562, :mod:`rho_desk.core.lazy`) so that each caller pays only for its own:
 
 * :class:`TurnUsage` / :func:`describe_usage` (``_turn``): what one continued turn used, as
   the provider reported it or as the engine estimated it;
@@ -15,101 +15,37 @@ Functions named like their modules (``overview.overview``) are imported from tho
 
 from __future__ import annotations
 
-# Lazy re-exports of this package's own modules (PEP 562), as rho_desk.core does.
-import importlib  # noqa: TID251
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-_EXPORTS: dict[str, str] = {
-    "GROUPINGS": "report",
-    "CompactionPayback": "payback",
-    "FileUsage": "overview",
-    "Overview": "overview",
-    "SessionUsage": "overview",
-    "StackedSeries": "report",
-    "find_home": "overview",
-    "narrow": "overview",
-    "session_usage": "overview",
-    "sessions_behind": "overview",
-    "LEDGER_FILE": "ledger",
-    "LedgerRequest": "ledger",
-    "LedgerTooNew": "ledger",
-    "ModelPrice": "pricing",
-    "PaybackReport": "payback",
-    "SUPPORTED_LEDGER_VERSION": "ledger",
-    "SessionPayback": "payback",
-    "TurnUsage": "_turn",
-    "UsageFilter": "report",
-    "UsageGroup": "report",
-    "UsageLedger": "ledger",
-    "UsageReport": "report",
-    "describe_usage": "_turn",
-    "fit_price": "pricing",
-    "ledger_path": "ledger",
-    "parse_date": "report",
-}
+from ..lazy import attach
 
-__all__ = [
-    "GROUPINGS",
-    "LEDGER_FILE",
-    "SUPPORTED_LEDGER_VERSION",
-    "CompactionPayback",
-    "FileUsage",
-    "LedgerRequest",
-    "LedgerTooNew",
-    "ModelPrice",
-    "Overview",
-    "PaybackReport",
-    "SessionPayback",
-    "SessionUsage",
-    "StackedSeries",
-    "TurnUsage",
-    "UsageFilter",
-    "UsageGroup",
-    "UsageLedger",
-    "UsageReport",
-    "describe_usage",
-    "find_home",
-    "fit_price",
-    "ledger_path",
-    "narrow",
-    "parse_date",
-    "session_usage",
-    "sessions_behind",
-]
+if TYPE_CHECKING:
+    from ._turn import TurnUsage as TurnUsage
+    from ._turn import describe_usage as describe_usage
+    from .ledger import LEDGER_FILE as LEDGER_FILE
+    from .ledger import SUPPORTED_LEDGER_VERSION as SUPPORTED_LEDGER_VERSION
+    from .ledger import LedgerRequest as LedgerRequest
+    from .ledger import LedgerTooNew as LedgerTooNew
+    from .ledger import UsageLedger as UsageLedger
+    from .ledger import ledger_path as ledger_path
+    from .overview import FileUsage as FileUsage
+    from .overview import Overview as Overview
+    from .overview import SessionUsage as SessionUsage
+    from .overview import find_home as find_home
+    from .overview import narrow as narrow
+    from .overview import session_usage as session_usage
+    from .overview import sessions_behind as sessions_behind
+    from .payback import CompactionPayback as CompactionPayback
+    from .payback import PaybackReport as PaybackReport
+    from .payback import SessionPayback as SessionPayback
+    from .pricing import ModelPrice as ModelPrice
+    from .pricing import fit_price as fit_price
+    from .report import GROUPINGS as GROUPINGS
+    from .report import StackedSeries as StackedSeries
+    from .report import UsageFilter as UsageFilter
+    from .report import UsageGroup as UsageGroup
+    from .report import UsageReport as UsageReport
+    from .report import parse_date as parse_date
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-if TYPE_CHECKING:  # pragma: no cover - static view of the lazy re-exports
-    from ._turn import TurnUsage, describe_usage
-    from .ledger import (
-        LEDGER_FILE,
-        SUPPORTED_LEDGER_VERSION,
-        LedgerRequest,
-        LedgerTooNew,
-        UsageLedger,
-        ledger_path,
-    )
-    from .overview import (
-        FileUsage,
-        Overview,
-        SessionUsage,
-        find_home,
-        narrow,
-        session_usage,
-        sessions_behind,
-    )
-    from .payback import CompactionPayback, PaybackReport, SessionPayback
-    from .pricing import ModelPrice, fit_price
-    from .report import GROUPINGS, StackedSeries, UsageFilter, UsageGroup, UsageReport, parse_date
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(__name__, __file__)

@@ -5,129 +5,70 @@ Read a transcript with :func:`read_session` (a :class:`SessionFile` holding a
 :func:`create_session`; persist an engine through :class:`RhoFileSessionStore`; summarise for the
 index with :func:`summarize`; delete with :func:`delete_session`.
 
-The checker (``check``), deletion (``deletion``), the engine store (``store``) and the index
-summaries (``summary``, which loads Rho's SQLite index) load on first use of one of their names:
-reading and appending to a session (``rho-desk continue``) needs none of them before its first
-save.
+Each name loads its module on first use (:mod:`rho_desk.core.lazy`): the checker (``check``),
+deletion (``deletion``), the engine store (``store``) and the index summaries (``summary``, which
+loads Rho's SQLite index) stay unloaded while reading and appending to a session (``rho-desk
+continue``) needs none of them before its first save.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .errors import (
-    CorruptRecord,
-    IllegalRecord,
-    LeaseUnavailable,
-    NoSessionState,
-    SessionBeingDeleted,
-    SessionFileError,
-    SessionIdMismatch,
-    SessionInUse,
-    SessionWriteError,
-    SnapshotDeltaMismatch,
-    UnsupportedSessionVersion,
-)
-from .layout import (
-    SessionUnit,
-    UnitLayout,
-    discover_units,
-    find_units,
-    iter_workspaces,
-    lease_path,
-    parse_unit_name,
-    rho_home,
-    sessions_root,
-    unit_for_path,
-    workspace_dir,
-    workspace_key,
-)
-from .lease import SessionLease
-from .reader import RecoveryNote, SessionFile, parse_session, read_header, read_session
-from .records import NodeKind, StoredDisplayMessage
-from .tree import APP_CACHE_KEY, RevisionNode, SessionTree, legacy_node_id
-from .views import default_prompt_cache_key, trim_incomplete_tool_turns
-from .writer import NEW_SESSION_VERSION, SessionWriter, create_session, fork_session
+from ...lazy import attach
 
 if TYPE_CHECKING:
-    from .check import CheckTarget, Finding, Severity, check_paths, expand_paths, register_check
-    from .deletion import DeletionReport, SubagentsRunning, delete_session
-    from .store import RhoFileSessionStore
-    from .summary import summarize, summary_of
+    from .check import CheckTarget as CheckTarget
+    from .check import Finding as Finding
+    from .check import Severity as Severity
+    from .check import check_paths as check_paths
+    from .check import expand_paths as expand_paths
+    from .check import register_check as register_check
+    from .deletion import DeletionReport as DeletionReport
+    from .deletion import SubagentsRunning as SubagentsRunning
+    from .deletion import delete_session as delete_session
+    from .errors import CorruptRecord as CorruptRecord
+    from .errors import IllegalRecord as IllegalRecord
+    from .errors import LeaseUnavailable as LeaseUnavailable
+    from .errors import NoSessionState as NoSessionState
+    from .errors import SessionBeingDeleted as SessionBeingDeleted
+    from .errors import SessionFileError as SessionFileError
+    from .errors import SessionIdMismatch as SessionIdMismatch
+    from .errors import SessionInUse as SessionInUse
+    from .errors import SessionWriteError as SessionWriteError
+    from .errors import SnapshotDeltaMismatch as SnapshotDeltaMismatch
+    from .errors import UnsupportedSessionVersion as UnsupportedSessionVersion
+    from .layout import SessionUnit as SessionUnit
+    from .layout import UnitLayout as UnitLayout
+    from .layout import discover_units as discover_units
+    from .layout import find_units as find_units
+    from .layout import iter_workspaces as iter_workspaces
+    from .layout import lease_path as lease_path
+    from .layout import parse_unit_name as parse_unit_name
+    from .layout import rho_home as rho_home
+    from .layout import sessions_root as sessions_root
+    from .layout import unit_for_path as unit_for_path
+    from .layout import workspace_dir as workspace_dir
+    from .layout import workspace_key as workspace_key
+    from .lease import SessionLease as SessionLease
+    from .reader import RecoveryNote as RecoveryNote
+    from .reader import SessionFile as SessionFile
+    from .reader import parse_session as parse_session
+    from .reader import read_header as read_header
+    from .reader import read_session as read_session
+    from .records import NodeKind as NodeKind
+    from .records import StoredDisplayMessage as StoredDisplayMessage
+    from .store import RhoFileSessionStore as RhoFileSessionStore
+    from .summary import summarize as summarize
+    from .summary import summary_of as summary_of
+    from .tree import APP_CACHE_KEY as APP_CACHE_KEY
+    from .tree import RevisionNode as RevisionNode
+    from .tree import SessionTree as SessionTree
+    from .tree import legacy_node_id as legacy_node_id
+    from .views import default_prompt_cache_key as default_prompt_cache_key
+    from .views import trim_incomplete_tool_turns as trim_incomplete_tool_turns
+    from .writer import NEW_SESSION_VERSION as NEW_SESSION_VERSION
+    from .writer import SessionWriter as SessionWriter
+    from .writer import create_session as create_session
+    from .writer import fork_session as fork_session
 
-_CHECK = frozenset(
-    {"CheckTarget", "Finding", "Severity", "check_paths", "expand_paths", "register_check"}
-)
-_DELETION = frozenset({"DeletionReport", "SubagentsRunning", "delete_session"})
-_SUMMARY = frozenset({"summarize", "summary_of"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _CHECK:
-        from . import check as module
-    elif name in _DELETION:
-        from . import deletion as module  # type: ignore[no-redef]
-    elif name == "RhoFileSessionStore":
-        from . import store as module  # type: ignore[no-redef]
-    elif name in _SUMMARY:
-        from . import summary as module  # type: ignore[no-redef]
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    "APP_CACHE_KEY",
-    "NEW_SESSION_VERSION",
-    "CheckTarget",
-    "CorruptRecord",
-    "DeletionReport",
-    "Finding",
-    "IllegalRecord",
-    "LeaseUnavailable",
-    "NoSessionState",
-    "NodeKind",
-    "RecoveryNote",
-    "RevisionNode",
-    "RhoFileSessionStore",
-    "SessionBeingDeleted",
-    "SessionFile",
-    "SessionFileError",
-    "SessionIdMismatch",
-    "SessionInUse",
-    "SessionLease",
-    "SessionTree",
-    "SessionUnit",
-    "SessionWriteError",
-    "SessionWriter",
-    "Severity",
-    "SnapshotDeltaMismatch",
-    "StoredDisplayMessage",
-    "SubagentsRunning",
-    "UnitLayout",
-    "UnsupportedSessionVersion",
-    "check_paths",
-    "create_session",
-    "default_prompt_cache_key",
-    "delete_session",
-    "discover_units",
-    "expand_paths",
-    "find_units",
-    "fork_session",
-    "iter_workspaces",
-    "lease_path",
-    "legacy_node_id",
-    "parse_session",
-    "parse_unit_name",
-    "read_header",
-    "read_session",
-    "register_check",
-    "rho_home",
-    "sessions_root",
-    "summarize",
-    "summary_of",
-    "trim_incomplete_tool_turns",
-    "unit_for_path",
-    "workspace_dir",
-    "workspace_key",
-]
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = attach(__name__, __file__)
