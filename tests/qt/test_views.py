@@ -13,7 +13,7 @@ from rho_desk.qt.services.document import HistoryMode
 from rho_desk.qt.ui.roles import Role
 from rho_desk.qt.window.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
-from .conftest import settle
+from .conftest import idle, until
 
 
 def _session(home: Path, prefix: str) -> Path:
@@ -26,7 +26,6 @@ def app_on(make_window, demo_home, run):
         context = make_window(home=demo_home, open_file=_session(demo_home, prefix))
         context.window.activateWindow()
         context.window.conversation.list.setFocus()
-        run(settle(context.bridge))
         return context
 
     return open_
@@ -113,7 +112,7 @@ def test_ctrl_f_finds_in_the_session_and_steps_through_matches(app_on, run) -> N
     assert view.find_bar.isVisible() and view.find_bar.field.hasFocus()
     view.find_bar.field.setText("TOLERANCE")
     view.find_bar.search_now()
-    run(settle(context.bridge))
+    run(until(lambda: view.find_bar.count.text().startswith("1 of ")))
     from rho_desk.qt.conversation.find import searchable_text
 
     messages = view.model.rows.messages
@@ -149,7 +148,7 @@ def test_find_from_the_end_wraps_to_the_first_match(app_on, run) -> None:
     view.open_find()
     view.find_bar.field.setText("one run in five")  # the first prompt's words
     view.find_bar.search_now()
-    run(settle(context.bridge))
+    run(until(lambda: view.find_bar.count.text().startswith("1 of ")))
     assert view.matches and view.matches[-1] < last
     assert view.current_row() == view.matches[0]
     assert view.find_bar.count.text() == f"1 of {len(view.matches)}"
@@ -160,12 +159,12 @@ def test_ctrl_m_switches_to_model_history_and_back(app_on, run) -> None:
     view = context.window.conversation
     shown = view.model.rowCount()
     key(QApplication.focusWidget() or view.list, "Ctrl+M")
-    run(settle(context.bridge))
+    run(until(lambda: context.document.mode is HistoryMode.MODEL and view.model.rowCount() < shown))
     assert context.document.mode is HistoryMode.MODEL
     assert view.model.rows.kinds[0] == RowKind.SYSTEM and view.model.rowCount() < shown
     assert "model messages" in view.bar.counts.text()
     key(QApplication.focusWidget() or view.list, "Ctrl+M")
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == shown))
     assert view.model.rowCount() == shown
 
 
@@ -174,12 +173,19 @@ def test_brackets_step_through_revisions_and_the_conversation_follows(app_on, ru
     document, view = context.document, context.window.conversation
     leaf = document.selected
     key(QApplication.focusWidget() or view.list, "[")
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                document.selected is leaf.parent
+                and view.model.rowCount() == len(document.entries())
+            )
+        )
+    )
     assert document.selected is leaf.parent
     assert view.model.rowCount() == len(document.entries())
     assert view.bar.active_button.text() == "Show active" and view.bar.active_button.isVisible()
     key(QApplication.focusWidget() or view.list, "\\")
-    run(settle(context.bridge))
+    run(until(lambda: document.selected is leaf))
     assert document.selected is leaf
 
 
@@ -192,12 +198,20 @@ def test_the_timeline_selects_revisions_and_diffs_against_the_base(app_on, run) 
     root = tree.path()[0]
     abandoned = root.children[0]
     timeline.tree.setCurrentIndex(timeline.model.index_of(abandoned))
-    run(settle(context.bridge))
+    run(until(lambda: (r := timeline.diff_model.result) is not None and r.old is root))
     assert document.selected is abandoned
     assert timeline.diff_model.result is not None and timeline.diff_model.result.old is root
     timeline.mark_diff_base()
     document.select(root.children[-1])
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                (r := timeline.diff_model.result) is not None
+                and r.old is abandoned
+                and "tokens" in timeline.diff_summary.text()
+            )
+        )
+    )
     result = timeline.diff_model.result
     assert result.old is abandoned and result.new is root.children[-1]
     assert "tokens" in timeline.diff_summary.text()
@@ -209,7 +223,7 @@ def test_statistics_show_counters_chart_gauge_and_compactions(app_on, run) -> No
     context = app_on("5f0c2a9e")
     window = context.window
     window.show_tab(TAB_STATISTICS)
-    run(settle(context.bridge))
+    run(until(lambda: window.statistics.data is not None))
     stats = window.statistics
     data = stats.data
     assert data is not None and data.counters.completed_compactions == 1
@@ -219,7 +233,7 @@ def test_statistics_show_counters_chart_gauge_and_compactions(app_on, run) -> No
     assert stats.gauge.context_window == 400_000 and 0 < stats.gauge.fraction < 0.1
     compaction = next(n for n in context.document.tree.path() if n.kind is NodeKind.COMPACTION)
     stats.sig_revision_requested.emit(compaction)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.selected is compaction))
     assert context.document.selected is compaction
 
 
@@ -229,10 +243,17 @@ def test_make_active_and_fork_from_the_timeline(app_on, run) -> None:
     abandoned = document.tree.path()[0].children[0]
     document.select(abandoned)
     context.actions.trigger("revision.make_active")
-    run(settle(context.bridge))
+    run(until(lambda: document.tree.active_leaf is abandoned))
     assert document.tree.active_leaf is abandoned
     context.actions.trigger("revision.fork")
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                any("New branch" in n.text for n in context.notifier.history)
+                and document.selected is document.tree.active_leaf
+            )
+        )
+    )
     fork = document.tree.active_leaf
     assert fork.parent is abandoned and document.selected is fork
     assert any("New branch" in n.text for n in context.notifier.history)
@@ -244,7 +265,7 @@ def test_forking_a_v3_revision_opens_the_new_session(app_on, run) -> None:
     old_path = document.path
     document.select(document.tree.path()[1])
     context.actions.trigger("revision.fork")
-    run(settle(context.bridge))
+    run(until(lambda: document.path != old_path))
     assert document.path != old_path and document.path.parent.parent == old_path.parent.parent
     assert len(document.tree.history()) == len(context.document.tree.history())
 
@@ -275,7 +296,7 @@ def test_clicking_a_thumbnail_opens_the_image_non_modally(app_on, run) -> None:
     context = app_on("4a7e2c19")
     document, view = context.document, context.window.conversation
     document.select(document.tree.path()[0])
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == len(document.entries())))
     view.select_row(0)
     assert (
         'href="rho:image/0"' in view.detail.browser.toHtml()
@@ -424,7 +445,6 @@ def test_a_file_outside_any_rho_home_says_why_the_list_is_empty(
     loose = tmp_path / "loose.jsonl"
     shutil.copy(v3_session(tmp_path / "home"), loose)
     context = make_window(open_file=loose)
-    run(settle(context.bridge))
     assert context.document.path == loose and not context.library.is_open
     assert "outside a Rho data directory" in context.window.browser.footer.text()
 
@@ -439,7 +459,7 @@ def test_a_file_inside_the_library_never_says_it_is_outside(
     seen: list[str] = []
     footer = context.window.browser.footer
     seen.append(footer.text())
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # nothing to wait for: the footer must never have said it
     seen.append(footer.text())
     assert context.library.is_open and not any("outside a Rho data directory" in t for t in seen), (
         seen
