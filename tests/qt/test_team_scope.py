@@ -25,7 +25,7 @@ from rho_desk.team.cluster import ThrowawayCluster
 from rho_desk.team.db import keep_password_in_keyring
 from rho_desk.team.library import TeamLibrary
 
-from .conftest import settle
+from .conftest import laid_out, until
 
 
 async def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -61,12 +61,12 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(
     assert "password" not in stripped
     context.settings.set(PREFS_TEAM_DATABASE, stripped)
     window.scopes.setCurrentWidget(view)
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == 2 and "2 sessions published" in view.footer.text()))
     assert view.model.rowCount() == 2 and not view.banner.isVisible()
     assert "2 sessions published" in view.footer.text()
     view.search.setText("delta")
     view.reload_listing()
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == 1))
     assert view.model.rowCount() == 1
     # a card like the Local list's: the match highlighted, not shown between «»
     card = view.model.index(0).data(Role.ROW)
@@ -78,7 +78,8 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(
     )
     width = window.scopes.width()
     view.open_row(0)
-    run(settle(context.bridge))
+    # the receipt is said last; the conversation's rows come from the document after
+    run(until(lambda: view.receipt.toolTip() and window.conversation.model.rows.timestamps))
     assert context.document.is_open and context.document.is_snapshot_document  # read-only
     assert context.document.tree.active_leaf is not None
     public = export_keys(default_key_source()).public_key
@@ -89,7 +90,7 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(
     assert (
         public not in view.receipt.text() and public in view.receipt.toolTip()
     )  # cut in its middle on screen
-    run(settle(context.bridge))
+    run(laid_out())
     assert window.scopes.width() <= width, (
         width,
         window.scopes.width(),
@@ -113,7 +114,7 @@ def test_team_scope_lists_searches_and_opens_with_a_verified_receipt(
     sid = view.opened.version.session_id
     _tamper(pg_db, sid, "delta", "DELTA")
     view.open_row(0)
-    run(settle(context.bridge))
+    run(until(lambda: "✘ INVALID:" in view.receipt.text()))
     assert "✘ INVALID:" in view.receipt.text() and "signature does not match" in view.receipt.text()
 
 
@@ -122,20 +123,20 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
     context = make_window(open_file=rho_fixtures / "session-v1.jsonl")
     context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(pg_db))
     dialog = context.session_commands.show_dialog("export")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     dialog.schedule(now=True)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None and dialog.publish_button.isEnabled()))
     assert dialog.current() is not None and dialog.publish_button.isEnabled()
     assert dialog.history_kind() == "display"  # the dialog's default
     dialog.choose_team()  # the picker says what is sent (walkthrough T5)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.team_dialog is not None))
     assert dialog.team_dialog is not None and dialog.team_dialog.labelText().startswith(
         "Publishes the conversation as shown"
     )
     assert dialog.team_dialog.comboBoxItems() == ["qa"] and dialog.team_dialog.minimumWidth() >= 460
     dialog.team_dialog.reject()
     dialog.publish_to("qa")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.busy.label.text().startswith("Published revision")))
     sid = "11111111-1111-4111-8111-111111111111"
 
     async def stored() -> tuple[str, bytes, int]:
@@ -154,11 +155,11 @@ def test_publish_from_the_export_dialog(make_window, run, pg_db: str, rho_fixtur
     )
     # another history of the same revision: nothing changes (a revision is published once)
     dialog.set_history("model")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     dialog.schedule(now=True)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     dialog.publish_to("qa")
-    run(settle(context.bridge))
+    run(until(lambda: "already published" in dialog.busy.label.text()))
     assert run(stored())[0] == "display" and "already published" in dialog.busy.label.text()
     dialog.close()
 
@@ -184,16 +185,16 @@ def test_a_dropped_connection_shows_a_banner_and_recovers(
     view = context.window.team_browser
     context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(dsn))
     context.window.scopes.setCurrentWidget(view)
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == 2))
     assert view.model.rowCount() == 2
     own_cluster.stop()
     view.reload_listing()
-    run(settle(context.bridge))
+    run(until(lambda: view.banner.isVisible() and "unreachable" in view.banner.text()))
     assert view.banner.isVisible() and "unreachable" in view.banner.text()
     assert own_cluster.password not in view.banner.text()
     own_cluster.start()
     run(wait_for(lambda: not view.banner.isVisible()), timeout=30)
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == 2))
     assert view.model.rowCount() == 2  # listed again by itself
 
 
@@ -222,10 +223,9 @@ def test_a_published_compacted_session_counts_its_compactions(
     _write_viewable(published, result.data)  # what the Team tab opens: the stored export, viewable
     context = make_window(open_file=published)
     window = context.window
-    run(settle(context.bridge))
     assert context.document.is_snapshot_document
     window.show_tab(TAB_STATISTICS)
-    run(settle(context.bridge))
+    run(until(lambda: window.statistics.data is not None))
     assert window.statistics.cards["compactions"].value.text() == "1"
     assert "display/display" not in window.header.facts.text()
 
@@ -254,10 +254,10 @@ def test_a_published_model_context_is_dated_by_its_publication(
     window, view = context.window, context.window.team_browser
     context.settings.set(PREFS_TEAM_DATABASE, keep_password_in_keyring(pg_db))
     window.scopes.setCurrentWidget(view)
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == 1))
     assert view.model.rowCount() == 1
     view.open_row(0)
-    run(settle(context.bridge))
+    run(until(lambda: view.opened is not None and bool(view.receipt.toolTip())))
     assert view.opened is not None and view.opened.version.history == "model"
     assert context.document.tree.active_leaf.time == 0  # the snapshot itself records none
     published = view.opened.version.published_at.timestamp()
@@ -272,6 +272,6 @@ def test_a_published_model_context_is_dated_by_its_publication(
         encode_pretty(read_export_source(rho_fixtures / "session-v3.jsonl", None, "model").snapshot)
     )
     run(context.document.aopen(local))
-    run(settle(context.bridge))
+    run(until(lambda: "time unknown" in window.conversation.bar.label.text()))
     assert context.document.published_at is None
     assert "time unknown" in window.conversation.bar.label.text()
