@@ -1,5 +1,5 @@
-"""CI runs exactly the README's test command, and that command runs the suite on Python 3.12 too
-(the oldest patch release installed, after the suite on the first Python)."""
+"""CI runs exactly the README's test command, and that command runs the suite on Python 3.12 and
+3.13 too (the oldest patch release of each installed, after the suite on the first Python)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 def test_the_test_command_runs_the_other_pythons_after_the_suite() -> None:
     commands = _commands(ROOT / "run-tests")
-    assert 'others="${RHO_DESK_PYTHONS-3.12}"' in commands
+    assert 'others="${RHO_DESK_PYTHONS-3.12 3.13}"' in commands
     suite = commands.index('"$VENV/bin/python" -m pytest "$@"')
     assert commands[suite + 1] == 'RHO_DESK_PYTHONS="$others" exec scripts/test-pythons "$@"'
     # the other Pythons' runs do not start more runs
