@@ -29,6 +29,7 @@ from ..core.export import (
     export_signed,
     is_placeholder,
     iter_slots,
+    with_title,
 )
 from ..core.export._classify import SlotKind
 from ..core.wire.codec import decode_snapshot
@@ -202,6 +203,17 @@ def prepare(
     elif source_name is not None and source.name is None:
         source = ExportSource(
             source.snapshot, source.history, source.timestamps, source.title, source_name
+        )
+    if source.history == "model" and source.title:
+        # a model-context export is the snapshot as it is; published, it carries the session's
+        # title in its metadata (selected and redacted with it), so the team library lists the
+        # session by it, as it does the conversation as shown, not by its first prompt
+        source = ExportSource(
+            with_title(source.snapshot, source.title),
+            "model",
+            source.timestamps,
+            source.title,
+            source.name,
         )
     snapshot = source.snapshot
     name = f"{snapshot.session_id}-r{snapshot.revision}.json"

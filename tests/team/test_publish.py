@@ -344,6 +344,13 @@ def test_a_demo_session_is_published_and_listed_under_its_title(
     assert main(["team", "show", row["session_id"], "--db", pg_db, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["title"] == "Flaky refund webhook test"
+    # the model context, published too, is listed by the title as well
+    [rgl] = demo.glob("sessions/*ripgrep-lite*/*_c81f3e02-*/session.jsonl")
+    main(["publish", str(rgl), *common, "--exclude", "reasoning_summaries", "--history", "model"])
+    assert "published c81f3e02-" in capsys.readouterr().out
+    assert main(["team", "sessions", "--db", pg_db, "--json"]) == 0
+    titles = {r["session_id"][:8]: r["title"] for r in json.loads(capsys.readouterr().out)}
+    assert titles == {"5f0c2a9e": "Flaky refund webhook test", "c81f3e02": "JSON output for rgl"}
 
 
 def test_cli_publish_and_team_commands(
