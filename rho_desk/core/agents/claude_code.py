@@ -687,7 +687,7 @@ class _Reader:
 
     def finish(self) -> None:
         log = self.log
-        usages: dict[tuple[object, object, object, object], ModelUsage] = {}
+        usages: dict[tuple[int | None, ...], ModelUsage] = {}
         for reply in self.replies.values():
             reply.entry.messages.append(
                 Message.enriched(
@@ -700,14 +700,14 @@ class _Reader:
                 )
             )
             if reply.usage is not None:
-                usage = usages.get(reply.usage)
+                figures = tuple(map(count, reply.usage))
+                usage = usages.get(figures)
                 if usage is None:
-                    figures = reply.usage
                     usage = ModelUsage(
-                        input_tokens=count(figures[0]),
-                        output_tokens=count(figures[1]),
-                        cache_read_tokens=count(figures[2]),
-                        cache_write_tokens=count(figures[3]),
+                        input_tokens=figures[0],
+                        output_tokens=figures[1],
+                        cache_read_tokens=figures[2],
+                        cache_write_tokens=figures[3],
                     )
                     if len(usages) < 4096:
                         usages[figures] = usage  # many requests have the same figures

@@ -42,6 +42,8 @@ NAMES = {
         "data",
         "media_type",
         "usage",
+        "input_tokens",
+        "cache_read_input_tokens",
         "model",
         "subtype",
         "logicalParentUuid",

@@ -125,7 +125,12 @@ def _claude_message(role: str) -> st.SearchStrategy[dict[str, Any]]:
     if role == "user":
         return st.fixed_dictionaries({"role": st.just("user"), "content": st.one_of(TEXT, blocks)})
     usage = st.fixed_dictionaries(
-        {"input_tokens": st.integers(0, 5), "output_tokens": st.integers(0, 5)},
+        {
+            "input_tokens": st.one_of(
+                st.integers(0, 5), st.just(True), st.just(1.0), st.just([1]), st.just({"n": 1})
+            ),
+            "output_tokens": st.integers(0, 5),
+        },
         optional={
             "cache_read_input_tokens": st.one_of(st.none(), st.integers(0, 5), st.just(1.5)),
             "service_tier": st.one_of(st.none(), st.just("standard")),
