@@ -60,7 +60,7 @@ __all__ = [
     "default_cache_dir",
 ]
 
-CACHE_SCHEMA = 2
+CACHE_SCHEMA = 3
 """Our own ``user_version``. Any other value (older or newer rho-desk) means: rebuild."""
 MAX_SEARCH_CHARS = 1_000_000
 """Characters of conversation text indexed per session. Longer transcripts are searchable in
@@ -153,6 +153,7 @@ create table if not exists sessions (
 );
 create index if not exists sessions_workspace_order on sessions(workspace_key, updated_at desc, created_at desc, id);
 create index if not exists sessions_order on sessions(updated_at desc, created_at desc, id);
+create index if not exists sessions_size on sessions(file_size desc, updated_at desc, created_at desc, id);
 create index if not exists sessions_key on sessions(workspace_key, id);
 create virtual table if not exists sessions_fts using fts5(
     text, tokenize = 'trigram', detail = 'none'

@@ -160,3 +160,16 @@ def test_public_names_are_sorted_and_resolve(module: str) -> None:
     )
     assert mod.__all__ == order
     assert [n for n in mod.__all__ if not hasattr(mod, n)] == []
+
+
+@pytest.mark.parametrize("sort", ["updated", "size"])
+def test_a_page_by_date_or_size_is_read_by_an_index(tmp_path: Path, sort: str) -> None:
+    """A library's first page sorted newest first or largest first walks an index and stops at
+    the page's end (no sort of every session: ``agents.list_10k`` and its by-size twin)."""
+    with SessionCache.open(tmp_path / "c.sqlite3"):
+        pass
+    db = sqlite3.connect(tmp_path / "c.sqlite3")
+    sql = f"{search._SELECT} order by {search._order(sort, True)} limit 100"
+    plan = " ".join(str(row[-1]) for row in db.execute(f"explain query plan {sql}"))
+    db.close()
+    assert "USING INDEX" in plan and "TEMP B-TREE" not in plan, plan
