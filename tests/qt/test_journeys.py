@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from rho_desk.qt.app import plan_start
 
-from .conftest import settle
+from .conftest import idle, laid_out, until
 
 
 def _browser_rows(browser) -> list[str]:
@@ -20,7 +20,7 @@ def _browser_rows(browser) -> list[str]:
 def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     context = make_window(home=demo_home, demo=False)
     window, browser = context.window, context.window.browser
-    run(settle(context.bridge))
+    run(until(lambda: browser.model.rowCount() == 7))
     # 1. every session is listed, newest first, with titles from Rho's index
     titles = _browser_rows(browser)
     assert (
@@ -35,7 +35,14 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
         i for i in range(browser.scope.count()) if "ripgrep-lite" in browser.scope.itemText(i)
     )
     browser.scope.setCurrentIndex(index)
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                sorted(_browser_rows(browser))
+                == ["JSON output for rgl", "Why is the release binary 40 MB?"]
+            )
+        )
+    )
     assert sorted(_browser_rows(browser)) == [
         "JSON output for rgl",
         "Why is the release binary 40 MB?",
@@ -43,7 +50,15 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     browser.scope.setCurrentIndex(0)
     # 3. sort by message count
     browser.sort.setCurrentIndex(browser.sort.findData("messages"))
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                (c := [s.message_count for s in browser.model.summaries()])
+                == sorted(c, reverse=True)
+                and len(c) == 7
+            )
+        )
+    )
     counts = [s.message_count for s in browser.model.summaries()]
     assert counts == sorted(counts, reverse=True) and len(counts) == 7
     # 4. full-text search with highlighted snippets (Ctrl+K focuses the field)
@@ -52,7 +67,7 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     qtbot.keyClicks(browser.search, "freezegun")
     browser._search_timer.stop()
     browser.reload_listing()
-    run(settle(context.bridge))
+    run(until(lambda: _browser_rows(browser) == ["Flaky refund webhook test"]))
     assert _browser_rows(browser) == ["Flaky refund webhook test"]
     row = browser.model.data(browser.model.index(0), 0x0100 + 2)  # Role.ROW
     snippet = row.snippets[0]
@@ -62,7 +77,14 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     # 5. a click opens the hit, and the conversation shows it
     rect = browser.list.visualRect(browser.model.index(0))
     qtbot.mouseClick(browser.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                window.header.title.text() == "Flaky refund webhook test"
+                and window.conversation.model.rowCount() == len(context.document.entries())
+            )
+        )
+    )
     assert context.document.is_open and context.document.tree.session_id.startswith("5f0c2a9e")
     assert window.header.title.text() == "Flaky refund webhook test"
     assert window.conversation.model.rowCount() == len(context.document.entries())
@@ -74,7 +96,9 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     assert dialog.windowModality() == Qt.WindowModality.WindowModal
     dialog.setTextValue("  Refund webhook: clock injection  ")
     dialog.accept()
-    run(settle(context.bridge))
+    run(
+        until(lambda: "Refund webhook: clock injection" in _browser_rows(browser))
+    )  # written to the index, then listed
     db = sqlite3.connect(demo_home / "sessions" / "index.sqlite3")
     try:
         title = db.execute("select title from sessions where id like '5f0c2a9e%'").fetchone()[0]
@@ -86,7 +110,7 @@ def test_browse_and_search(make_window, demo_home, run, qtbot) -> None:
     browser.search.setText("clock injection")
     browser._search_timer.stop()
     browser.reload_listing()
-    run(settle(context.bridge))
+    run(until(lambda: _browser_rows(browser) == ["Refund webhook: clock injection"]))
     assert _browser_rows(browser) == ["Refund webhook: clock injection"]
 
 
@@ -95,7 +119,7 @@ def test_move_to_trash_asks_first_and_then_moves_the_session(
 ) -> None:
     context = make_window(home=demo_home)
     browser = context.window.browser
-    run(settle(context.bridge))
+    run(until(lambda: browser.model.rowCount() == 7))
     row = next(
         r
         for r in range(browser.model.rowCount())
@@ -107,13 +131,13 @@ def test_move_to_trash_asks_first_and_then_moves_the_session(
     box = context.window.commands.dialog
     assert isinstance(box, QMessageBox) and box.isVisible()
     box.reject()  # Cancel: nothing happens
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # nothing to wait for: Cancel moves nothing
     assert path.exists()
     context.actions.trigger("library.trash")
     box = context.window.commands.dialog
     trash = next(b for b in box.buttons() if b.text() == "Move to Trash")
     trash.click()
-    run(settle(context.bridge))
+    run(until(lambda: browser.model.rowCount() == 6))
     assert not path.exists() and any((isolated_dirs / "trash").rglob("session.jsonl"))
     assert browser.model.rowCount() == 6
 
@@ -127,7 +151,9 @@ def test_open_with_the_file_dialog_then_recent_files(make_window, demo_home, run
     assert isinstance(dialog, QFileDialog) and dialog.isVisible()
     dialog.fileSelected.emit(str(target))
     dialog.close()
-    run(settle(context.bridge))
+    run(
+        until(lambda: context.document.path == target and "format v2" in window.header.facts.text())
+    )
     assert context.document.path == target
     assert window.header.title.text() == "Why is the release binary 40 MB?"
     assert "format v2" in window.header.facts.text()
@@ -135,11 +161,11 @@ def test_open_with_the_file_dialog_then_recent_files(make_window, demo_home, run
     # reopen another file, then come back through File > Open Recent
     other = next((demo_home / "sessions").rglob("1792100000_*.jsonl"))
     window.commands.open_path(other)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == other and not context.document.loading))
     recent = [a for a in window.app_actions.recent_menu.actions() if a.toolTip() == str(target)]
     assert recent
     recent[0].trigger()
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == target and not context.document.loading))
     assert context.document.path == target
 
 
@@ -153,7 +179,14 @@ def test_open_from_the_command_line_and_a_bad_file_is_reported_not_fatal(
     bad = tmp_path / "broken.jsonl"
     bad.write_text('{"type":"session","version":9,"id":"x","timestamp":"1","cwd":"/"}\n')
     context.window.commands.open_path(bad)
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                context.notifier.history
+                and "unsupported session version 9" in context.notifier.history[-1].text
+            )
+        )
+    )
     notice = context.notifier.history[-1]
     assert "broken.jsonl:1: unsupported session version 9" in notice.text
     assert context.window.notifications.isVisible()
@@ -204,7 +237,7 @@ def test_a_live_append_shows_up_without_losing_the_place(make_window, demo_home,
             await asyncio.sleep(0.01)
 
     run(wait_for_rows())
-    run(settle(context.bridge))
+    run(until(lambda: view.model.rowCount() == rows_before + 4))
     assert inserted == [4] and view.model.rowCount() == rows_before + 4  # an insert, not a reset
     assert view.current_row() == 3  # the user's place
     assert context.document.selected is context.document.tree.active_leaf
@@ -216,7 +249,7 @@ def test_the_window_has_no_dead_pixels_of_layout(make_window, demo_home, run) ->
     context = make_window(home=demo_home, demo=True)
     window = context.window
     window.resize(1280, 800)
-    run(settle(context.bridge))
+    run(laid_out())
     assert window.width() == 1280  # nothing forces the window wider than asked
     image = window.grab().toImage()
     assert image.width() >= 1280 and not image.isNull()
