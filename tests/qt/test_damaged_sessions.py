@@ -21,7 +21,7 @@ from rho_desk.core.stores.rho_files import read_session
 from rho_desk.qt.recovery.view import RepairReportDialog, TrashDialog
 
 from ..cli.helpers_files import rho_desk
-from .conftest import settle
+from .conftest import idle, until
 from .helpers import v3_session
 
 
@@ -50,7 +50,7 @@ def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(
     context = make_window(home=home)
     window = context.window
     window.commands.open_path(path)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == path and not context.document.loading))
     document = context.document
     assert document.is_open and document.path == path
     assert document.damage is not None and document.damage.line == 4
@@ -64,7 +64,7 @@ def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(
     assert not window.app_actions["session.edit"].isEnabled()
     _shot(window, "damaged-session-notice")
     notice.repair_button.click()
-    run(settle(context.bridge))
+    run(until(lambda: isinstance(window.commands.dialog, RepairReportDialog)))
     report = window.commands.dialog
     assert isinstance(report, RepairReportDialog) and report.isVisible()
     assert "first bad line 4" in report.body.toPlainText()
@@ -84,7 +84,7 @@ def test_a_damaged_session_is_listed_and_opens_from_the_browser(make_window, run
     path = damaged(home)
     context = make_window(home=home)
     browser = context.window.browser
-    run(settle(context.bridge))
+    run(until(lambda: browser.model.rowCount() == 2))
     paths = [s.path for s in browser.model.summaries()]
     assert paths == [str(good), str(path)]  # readable ones first, the damaged one last
     row = browser.model.data(browser.model.index(1))
@@ -92,7 +92,7 @@ def test_a_damaged_session_is_listed_and_opens_from_the_browser(make_window, run
     assert "1 cannot be read" in browser.footer.text()
     browser.list.setCurrentIndex(browser.model.index(1))
     browser.open_selected()
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == path and context.window.notice.isVisible()))
     assert context.document.path == path and context.window.notice.isVisible()
     _shot(context.window, "damaged-session-in-browser")
 
@@ -104,7 +104,7 @@ def test_a_torn_tail_shows_a_notice(make_window, run, tmp_path) -> None:
     path.write_bytes(data[: int(len(data) * 0.6)])
     context = make_window(home=home)
     context.window.commands.open_path(path)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.is_open and context.window.notice.isVisible()))
     notice = context.window.notice
     assert context.document.is_open and context.document.damage is None
     assert notice.isVisible() and notice.level == "warning"
@@ -123,7 +123,14 @@ def test_a_truncated_empty_transcript_says_so(make_window, run, tmp_path) -> Non
     path.write_bytes(b"")
     context = make_window()
     context.window.commands.open_path(path)
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                context.window.conversation.stack.currentWidget()
+                is context.window.conversation.failed
+            )
+        )
+    )
     title, hint = _failed(context)
     assert title == "Cannot open empty.jsonl" and "the file is empty" in hint
     assert not context.document.is_open and not context.document.loading
@@ -136,7 +143,8 @@ def test_a_file_that_is_not_a_session_says_so(make_window, run, tmp_path) -> Non
         path.write_text(content)
         context = make_window()
         context.window.commands.open_path(path)
-        run(settle(context.bridge))
+        view = context.window.conversation
+        run(until(lambda v=view: v.stack.currentWidget() is v.failed))
         title, hint = _failed(context)
         assert title == "Not a Rho session file" and "not a Rho session file" in hint
         assert "Loading" not in context.window.conversation.stack.currentWidget().title.text()
@@ -147,7 +155,7 @@ def test_an_empty_folder_says_what_was_looked_for(make_window, run, tmp_path) ->
     empty = tmp_path / "empty-home"
     (empty / "sessions").mkdir(parents=True)
     context = make_window(home=empty)
-    run(settle(context.bridge))
+    run(until(lambda: context.window.browser.footer.text().startswith("No Rho sessions in ")))
     footer = context.window.browser.footer.text()
     assert footer.startswith(f"No Rho sessions in {empty}: looked for sessions/<workspace>/")
 
@@ -158,7 +166,7 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     second = v3_session(home, cwd="/work/b")
     context = make_window(home=home)
     browser = context.window.browser
-    run(settle(context.bridge))
+    run(until(lambda: browser.model.rowCount() == 2))
     summaries = []
     for path in (first, second):
         summary = browser.summary_for(path)
@@ -169,7 +177,7 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     context.actions.trigger("library.trash_view")
     dialog = context.window.commands.dialog
     assert isinstance(dialog, TrashDialog)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.model.rowCount() == 2))
     assert dialog.model.rowCount() == 2
     # each row says what the session is, not its id: the first prompt (no title), size, dates
     model = dialog.model
@@ -188,7 +196,7 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     row = next(i for i, item in enumerate(dialog.items) if item.transcript == first)
     dialog.table.selectRow(row)
     dialog.restore_button.click()
-    run(settle(context.bridge))
+    run(until(lambda: first.is_file() and dialog.model.rowCount() == 1))
     assert first.is_file() and dialog.model.rowCount() == 1
     assert context.notifier.history[-1].text.startswith("Restored “")
     with RhoIndex.open_readonly(home / "sessions") as index:
@@ -199,11 +207,11 @@ def test_trash_restore_and_empty(make_window, run, tmp_path, isolated_dirs) -> N
     dialog.empty_button.click()
     assert isinstance(dialog.confirm, QMessageBox) and dialog.confirm.isVisible()
     dialog.confirm.reject()
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # nothing to wait for: the declined emptying deletes nothing
     assert dialog.model.rowCount() == 1
     dialog.empty_button.click()
     next(b for b in dialog.confirm.buttons() if b.text() == "Delete for Good").click()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.model.rowCount() == 0))
     assert dialog.model.rowCount() == 0 and dialog.empty_label.text() == "The trash is empty."
     assert list((isolated_dirs / "trash").iterdir()) == []
     assert read_session(first).tree.session_id
@@ -227,7 +235,7 @@ def test_a_newer_rho_record_opens_read_only_with_the_record_shown(
     context = make_window(home=home)
     window = context.window
     window.commands.open_path(path)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == path and not context.document.loading))
     document = context.document
     assert document.is_open and document.damage is None
     assert document.newer is not None and document.newer.line == 3
