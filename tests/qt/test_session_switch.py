@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from rho_desk.qt.services.messages import Level
 from rho_desk.qt.window.main_window import TAB_CONVERSATION, TAB_REVISIONS, TAB_STATISTICS
 
-from .conftest import settle
+from .conftest import idle, until
 
 A = "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11"  # payments-api: a v4 tree, 8 revisions, a branch
 B = "4a7e2c19-d05b-4f63-9e8a-1b3c5d7f9a66"  # churn analysis: a v3 line, 6 revisions
@@ -38,7 +38,7 @@ def _click_session(context, qtbot, sid: str) -> None:
 def _select_revision(context, run, revision: int) -> None:
     tree = context.document.tree
     context.document.select(tree.find_revision(revision))
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # the views follow the selection (what is checked: no error)
 
 
 def _conversation(context, run) -> None:
@@ -59,7 +59,7 @@ def _diff(context, run) -> None:
     context.window.show_tab(TAB_REVISIONS)
     _select_revision(context, run, 5)
     context.actions.trigger("revision.diff_base")  # Ctrl+Shift+D
-    run(settle(context.bridge))
+    run(idle(context.bridge))
     _select_revision(context, run, 7)
     assert context.window.revisions.diff_model.result is not None
 
@@ -80,15 +80,20 @@ STATES = [_conversation, _model_history, _revisions, _diff, _diff_then_hidden, _
 @pytest.mark.parametrize("state", STATES, ids=[s.__name__.strip("_") for s in STATES])
 def test_switching_sessions_in_every_view_state(make_window, demo_home, run, qtbot, state) -> None:
     context = make_window(home=demo_home, open_file=_session(demo_home, A))
-    run(settle(context.bridge))
     state(context, run)
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # the state's views have loaded
     tree_a = context.document.tree
 
     _click_session(context, qtbot, B)
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: context.document.tree.session_id.startswith(B) and not context.document.loading
+        )
+    )
     context.window.show_tab(TAB_REVISIONS)
-    run(settle(context.bridge))
+    run(
+        idle(context.bridge)
+    )  # the timeline has loaded B (what is checked: no error, B's nodes only)
 
     document = context.document
     tree = document.tree
@@ -108,12 +113,12 @@ def test_switching_sessions_in_every_view_state(make_window, demo_home, run, qtb
     # stepping through B's revisions diffs within B only
     for node in list(tree.nodes.values()):
         document.select(node)
-        run(settle(context.bridge))
+        run(idle(context.bridge))
     assert [n.text for n in context.notifier.history if n.level in (Level.BUG, Level.ERROR)] == []
     result = timeline.diff_model.result
     assert result is None or (tree.owns(result.old) and tree.owns(result.new))
     context.window.show_tab(TAB_STATISTICS)
-    run(settle(context.bridge))
+    run(idle(context.bridge))
     assert [n.text for n in context.notifier.history if n.level in (Level.BUG, Level.ERROR)] == []
 
 
@@ -127,12 +132,11 @@ def test_a_conversation_build_for_the_previous_session_shows_and_reports_nothing
     from rho_desk.qt.services.document import HistoryMode
 
     context = make_window(home=demo_home, open_file=_session(demo_home, B))
-    run(settle(context.bridge))
     view = context.window.conversation
     node_b = context.document.tree.active_leaf
     stale = view._generation
     context.window.commands.open_path(_session(demo_home, A))
-    run(settle(context.bridge))
+    run(until(lambda: context.document.tree.session_id == A and view.model.rowCount() > 0))
     rows_a = view.model.rowCount()
     assert context.document.tree.session_id == A and rows_a > 0
     run(
@@ -140,6 +144,6 @@ def test_a_conversation_build_for_the_previous_session_shows_and_reports_nothing
             stale if generation == "stale" else view._generation, node_b, HistoryMode.DISPLAY
         )
     )
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # nothing to wait for: a stale load must change nothing
     assert view.model.rowCount() == rows_a
     assert [n.text for n in context.notifier.history if n.level in (Level.BUG, Level.ERROR)] == []
