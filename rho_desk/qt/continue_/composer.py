@@ -279,10 +279,10 @@ class ContinuePanel(QFrame):
         mono = QFont("DejaVu Sans")
         mono.setPointSizeF(9.5)
         self.reply.setFont(mono)
-        # its least is two lines (it scrolls), not a text box's default of about five: under the
+        # its least is three lines (it scrolls), not a text box's default of about five: under the
         # demo library's banner with the find bar open, those lines put the window's minimum
         # past a 700-pixel screen
-        self.reply.setMinimumHeight(self.reply.fontMetrics().lineSpacing() * 2 + 12)
+        self.reply.setMinimumHeight(self.reply.fontMetrics().lineSpacing() * 3 + 12)
         dark = self.palette().window().color().lightness() < 128
         self.reply.document().setDefaultStyleSheet(markdown_css(DARK if dark else LIGHT))
 
