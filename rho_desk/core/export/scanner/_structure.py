@@ -420,6 +420,8 @@ _BREAK_BYTES: Final = (b"\n", b"\\n", b"\r", b"\x00", b"\xff", b"\\r")
 """The line breaks, a JSON export's own first (each of its lines is a string: the nearest one
 bounds the search for the escaped breaks inside the string)."""
 _BREAKS: Final = re.compile(rb"\r|\n|\x00|\xff|\\[nr]")
+_OTHER_BREAKS: Final = re.compile(rb"\r|\x00|\xff|\\[nr]")
+"""The breaks other than a newline."""
 
 
 def _line_at(data: bytes, pos: int) -> tuple[int, int] | None:
@@ -429,6 +431,12 @@ def _line_at(data: bytes, pos: int) -> tuple[int, int] | None:
     if 0 < pos < len(data) and data[pos] in b"nr" and data[pos - 1] == 0x5C:
         pos -= 1
     lo = max(0, pos - LINE_MAX)
+    # most lines are bounded by a newline each side and hold no other break: three searches
+    before = data.rfind(b"\n", lo, pos)
+    if before >= 0:
+        after = data.find(b"\n", pos, min(len(data), pos + LINE_MAX))
+        if after >= 0 and _OTHER_BREAKS.search(data, before + 1, after) is None:
+            return before + 1, after
     start = -1
     for brk in _BREAK_BYTES:
         at = data.rfind(brk, max(lo, start - len(brk)), pos)
