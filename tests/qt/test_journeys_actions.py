@@ -17,14 +17,13 @@ from rho_desk.core.wire import Message
 from rho_desk.qt.compact.model import Fate
 from rho_desk.qt.ui.roles import Role
 
-from .conftest import settle
+from .conftest import moved, until
 from .dialogs.conftest import (
     audit_written,
     demo_session,
     loopback,
     loopback_profile,
     text_reply,
-    until,
 )
 from .helpers import turn_events
 
@@ -53,7 +52,7 @@ def test_journey_compact_with_preview_cancel_run_and_undo(
     assert dialog.isVisible()
     dialog.keep_tokens.setValue(0)
     dialog.keep_messages.setValue(4)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.data is not None))
     # 1. the preview: what goes, what stays, the token estimates and the draft digest
     model = dialog.model
     fates = [model.data(model.index(r, 0), Role.KIND) for r in range(model.rowCount())]
@@ -72,13 +71,13 @@ def test_journey_compact_with_preview_cancel_run_and_undo(
     run(until(lambda: bool(loopback.requests)))
     assert dialog.cancel_button.isVisible()
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)  # Esc cancels a running compaction
-    run(settle(context.bridge))
+    run(until(lambda: "Cancelled" in dialog.busy.label.text()))
     run(asyncio.wait_for(loopback.disconnected.wait(), 5))
     assert "Cancelled" in dialog.busy.label.text() and path.stat().st_size == size
     # 3. run the local compactor: a new complete base
     dialog.compactor.setCurrentIndex(0)
     dialog.compact_button.click()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.busy.label.text().startswith("Compacted")))
     tree = read_session(path).tree
     assert (
         tree.active_leaf.kind is NodeKind.COMPACTION
@@ -93,8 +92,12 @@ def test_journey_compact_with_preview_cancel_run_and_undo(
     dialog.close()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
-    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    run(settle(context.bridge))
+    run(
+        moved(
+            context.document,
+            lambda: qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier),
+        )
+    )
     tree = read_session(path).tree
     assert (
         tree.history(tree.active_leaf) == original
@@ -103,13 +106,21 @@ def test_journey_compact_with_preview_cancel_run_and_undo(
     assert (
         tree.active_leaf.restores is not None and tree.active_leaf.restores.id == before.id
     )  # a restore
-    # redo (Ctrl+Shift+Z) brings the compaction back
+    # redo (Ctrl+Shift+Z) brings the compaction back, once the undo has made it possible
+    run(until(lambda: context.actions["edit.redo"].isEnabled()))
     qtbot.keyClick(
         window,
         Qt.Key.Key_Z,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                len(context.document.tree.history(context.document.tree.active_leaf))
+                == outcome.current_messages
+            )
+        )
+    )
     tree = read_session(path).tree
     assert len(tree.history(tree.active_leaf)) == outcome.current_messages
 
@@ -121,17 +132,17 @@ def test_journey_export_with_two_class_selections(
     context = make_window(home=demo_home, open_file=path)
     qtbot.keyClick(context.window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)  # Ctrl+E
     dialog = context.session_commands.dialogs["export"]
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     outputs = []
     # selection 1: everything but provider context and metadata, as a JSON snapshot
     dialog.set_selection(
         {c for c in ContentClass} - {ContentClass.PROVIDER_CONTEXT, ContentClass.METADATA}
     )
     dialog.schedule(now=True)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     first = tmp_path / "share-with-team.json"
     dialog.export_to(first)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.last_written is not None and dialog.last_written[0] == first))
     outputs.append(first)
     # selection 2: no user text, no tool records, as Markdown
     dialog.set_selection(
@@ -139,12 +150,12 @@ def test_journey_export_with_two_class_selections(
     )
     dialog.set_format("markdown")
     dialog.schedule(now=True)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     result = dialog.current()
     assert result is not None and not result.blocked
     second = tmp_path / "answers-only.md"
     dialog.export_to(second)
-    run(settle(context.bridge))
+    run(until(lambda: dialog.last_written is not None and dialog.last_written[0] == second))
     outputs.append(second)
     # both are audited again from the files, as `rho-desk audit` does, and match their receipts
     for output in outputs:
@@ -186,12 +197,12 @@ def test_journey_continue_streams_then_cancel(
     deltas = turn_events(controller, turn.TextDelta, lambda e: e.text)
     qtbot.keyClicks(panel.composer, "Is the flaky test fixed for good?")
     qtbot.keyClick(panel.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    run(settle(context.bridge))
+    run(until(lambda: panel.handoff.isVisible()))
     # the history holds OpenAI reasoning blocks the loopback model cannot be sent: confirm first
     assert panel.handoff.isVisible() and not loopback.requests
     loopback.queue(text_reply("Yes:", " the clock", " is frozen now.", delay=0.05))
     panel.send_anyway.click()
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     assert deltas == ["Yes:", " the clock", " is frozen now."]
     assert "Assistant: Yes: the clock is frozen now." in panel.reply.toPlainText()
     tree = read_session(path).tree
@@ -205,7 +216,7 @@ def test_journey_continue_streams_then_cancel(
     qtbot.keyClick(panel.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     run(until(lambda: "".join(deltas).endswith("the CI logs")))
     qtbot.keyClick(panel.composer, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, context.bridge))
+    run(until(lambda: not controller.busy))
     tree = read_session(path).tree
     history = tree.history(tree.active_leaf)
     assert tree.active_leaf.revision == start + 2
