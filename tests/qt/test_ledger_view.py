@@ -19,7 +19,7 @@ from rho_desk.core.usage.payback import payback
 from rho_desk.core.usage.report import UsageFilter, UsageGroup, UsageReport
 from rho_desk.qt.usage.model import LedgerRequestsModel, PaybackModel, UsageGroupsModel, money
 
-from .conftest import settle
+from .conftest import idle, until
 
 WEBHOOK = "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11"
 IDEMPOTENCY = "b2e47d10-3c6a-4f2e-8d95-7a1c0e4b9f22"
@@ -54,7 +54,7 @@ def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(
     assert window.app_actions["library.usage"].isEnabled()
     window.app_actions.trigger("library.usage")
     view = window.usage_window.view
-    run(settle(context.bridge, 5))
+    run(until(lambda: view.data is not None and view.body.isVisible()))
     assert view.data is not None and view.body.isVisible()
     with UsageLedger(demo_home / "usage.sqlite3", cache_dir=False) as ledger:
         total = UsageReport(ledger).total(UsageFilter(local=True))
@@ -88,7 +88,7 @@ def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(
     index = view.daily.periods.index(day)
     bar = next(b for b in series.barSets() if b.label() == "gpt-5")
     series.clicked.emit(index, bar)
-    run(settle(context.bridge, 5))
+    run(until(lambda: view.sessions_caption.text() == f"Sessions behind {day} · gpt-5"))
     assert view.sessions_caption.text() == f"Sessions behind {day} · gpt-5"
     keys = [g.key for g in view.sessions_model.rows]
     from rho_desk.core.usage.overview import narrow, sessions_behind
@@ -114,11 +114,18 @@ def test_usage_window_shows_the_ledger_and_opens_a_session_behind_a_bar(
     QTest.keyClick(
         view.sessions, Qt.Key.Key_Return
     )  # Enter opens it (a double click activates alike)
-    run(settle(context.bridge, 5))
+    run(until(lambda: context.document.path is not None and WEBHOOK in str(context.document.path)))
     assert context.document.path is not None and WEBHOOK in str(context.document.path)
     # a filter narrows everything
     view.model_filter.setCurrentIndex(view.model_filter.findData("claude-sonnet-4-5"))
-    run(settle(context.bridge, 5))
+    run(
+        until(
+            lambda: (
+                view.data is not None
+                and {s for (_x, s) in view.data.days.cells} == {"claude-sonnet-4-5"}
+            )
+        )
+    )
     assert {s for (_x, s) in view.data.days.cells} == {"claude-sonnet-4-5"}
     # payback, computed when its tab is opened
     with SignalWaiter(view.sig_payback_shown, run):
@@ -204,14 +211,14 @@ def test_a_home_without_a_ledger_says_so(make_window, run, demo_home: Path) -> N
     (demo_home / "usage.sqlite3").unlink()
     context = make_window(home=demo_home)
     view = context.window.show_usage()
-    run(settle(context.bridge, 3))
+    run(until(lambda: view.empty.isVisible()))
     assert view.empty.isVisible() and not view.body.isVisible()
     shutil.copyfile(
         Path(__file__).resolve().parents[1] / "fixtures" / "rho" / "usage-v1.sqlite3",
         demo_home / "usage.sqlite3",
     )
     view.reload_button.click()
-    run(settle(context.bridge, 3))
+    run(until(lambda: view.data is not None and view.data.total.requests == 1))
     assert view.data is not None and view.data.total.requests == 1
 
 
@@ -235,7 +242,7 @@ def test_usage_fits_a_1024_pixel_screen_and_works_from_the_keyboard(
     context.window.app_actions.trigger("library.usage")
     window = context.window.usage_window
     view = window.view
-    run(settle(context.bridge, 5))
+    run(until(lambda: view.data is not None))
     least = window.minimumSizeHint()
     assert least.width() <= 921 and least.height() <= 630, least
     assert window.width() <= 921 and window.height() <= 630
@@ -261,7 +268,7 @@ def test_usage_fits_a_1024_pixel_screen_and_works_from_the_keyboard(
     view.period.setCurrentIndex(view.period.findData(-1))
     assert view.since.isVisible() and view.until.isVisible()
     view.period.setCurrentIndex(0)
-    run(settle(context.bridge, 5))
+    run(idle(context.bridge))  # the period's figures are read again
     # bars under the axis top
     [axis_y] = [a for a in view.daily.chart().axes() if a.orientation() == Qt.Orientation.Vertical]
     assert axis_y.max() > max(view.daily.totals)
@@ -288,7 +295,7 @@ def test_usage_fits_a_1024_pixel_screen_and_works_from_the_keyboard(
     QTest.keyClick(window, Qt.Key.Key_Escape)
     assert not window.isVisible()
     context.window.app_actions.trigger("library.usage")
-    run(settle(context.bridge, 3))
+    run(until(window.isVisible))
     assert window.isVisible()
     QTest.keySequence(window, QKeySequence(QKeySequence.StandardKey.Close))
     assert not window.isVisible()
@@ -304,7 +311,7 @@ def test_an_empty_ledger_says_so_instead_of_blank_charts(make_window, run, demo_
     db.close()
     context = make_window(home=demo_home)
     view = context.window.show_usage()
-    run(settle(context.bridge, 5))
+    run(until(lambda: view.data is not None))
     assert view.data is not None and view.data.total.requests == 0
     assert view.empty.isVisible() and not view.body.isVisible()
     assert (
@@ -340,7 +347,7 @@ def test_a_session_outside_the_library_is_named_by_its_folder_and_time(
     context = make_window(home=demo_home)
     context.window.app_actions.trigger("library.usage")
     view = context.window.usage_window.view
-    run(settle(context.bridge, 5))
+    run(until(lambda: view.data is not None and len(view.sessions_model.rows) > 0))
     keys = [g.key for g in view.sessions_model.rows]
     assert outside in keys and WEBHOOK in keys
     label = view.sessions_model.index(keys.index(outside), 0).data()
@@ -348,7 +355,7 @@ def test_a_session_outside_the_library_is_named_by_its_folder_and_time(
     assert "Flaky refund webhook test" in view.sessions_model.index(keys.index(WEBHOOK), 0).data()
     # the sessions behind a workspace's bar, and the payback table, name it alike
     view.by_workspace.sig_bar_clicked.emit("/home/maya/notebooks/churn-analysis")
-    run(settle(context.bridge, 5))
+    run(until(view.show_top.isVisible))  # the sessions behind the bar, not the top ones
     behind = [g.key for g in view.sessions_model.rows]
     assert outside in behind
     assert view.sessions_model.index(behind.index(outside), 0).data() == label
