@@ -134,7 +134,7 @@ POLL = 0.005
 """Seconds between two looks at a condition (pytest-qt's waitUntil looks every 10 ms)."""
 
 
-async def until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+async def until(predicate: Callable[[], object], timeout: float = 20.0) -> None:
     """Wait until ``predicate()`` holds (``qtbot.waitUntil`` on the qasync loop).
 
     Raises:

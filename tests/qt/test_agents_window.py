@@ -5,7 +5,6 @@ renamed or deleted, and continued as a Rho session (imported, opened, the compos
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -23,15 +22,7 @@ from rho_desk.qt.window.main_window import (
 )
 
 from ..core.agents.conftest import main_sessions, make_homes
-from .conftest import settle
-
-
-async def _until(condition, bridge, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not condition():
-        assert loop.time() < end, "timed out"
-        await settle(bridge, 1)
+from .conftest import idle, until
 
 
 @pytest.fixture
@@ -47,18 +38,14 @@ def agents_window(make_window, demo_home, homes, run):
     settings.sync()
     context = make_window(home=demo_home)
     browser = context.window.browser
-    run(_until(lambda: {s.agent for s in browser.model.summaries()} >= set(AGENTS), context.bridge))
+    run(until(lambda: {s.agent for s in browser.model.summaries()} >= set(AGENTS)))
     return context
 
 
 def _open(context, run, path: Path) -> None:
     context.window.commands.open_path(path)
-    run(
-        _until(
-            lambda: context.document.path == path and not context.document.loading, context.bridge
-        )
-    )
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == path and not context.document.loading))
+    run(idle(context.bridge))  # the views load the opened session
 
 
 def test_the_library_lists_every_agent_with_its_badge(agents_window, homes, run, qtbot) -> None:
@@ -122,7 +109,7 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
         assert not actions[writing].isEnabled(), writing
     # the conversation: every tool call shown with its result, images, reasoning, compactions
     window.show_tab(TAB_CONVERSATION)
-    run(_until(lambda: len(window.conversation.model.rows) > 0, context.bridge))
+    run(until(lambda: len(window.conversation.model.rows) > 0))
     rows = window.conversation.model.rows
     assert len(rows.call_ids) >= 2
     assert all(r >= 0 for r in rows.call_result), "a tool call shown without its result"
@@ -136,13 +123,13 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
     # the revisions: the agent's branch (a rewind, an edited prompt, a rolled-back turn) is one
     window.show_tab(TAB_REVISIONS)
     revisions = window.revisions
-    run(settle(context.bridge))
+    run(until(lambda: revisions.model.rowCount() >= 1))
     assert revisions.model.rowCount() >= 1 and document.tree.node_count > 1
     assert not revisions.make_active_button.isEnabled() and not revisions.fork_button.isEnabled()
     # usage from the agent's own records
     window.show_tab(TAB_STATISTICS)
     stats = window.statistics
-    run(_until(lambda: stats.usage is not None, context.bridge))
+    run(until(lambda: stats.usage is not None))
     assert stats.usage.recorded_by == agent
     assert (
         stats.usage.requests
@@ -151,7 +138,7 @@ def test_an_agents_session_opens_whole_and_read_only(agents_window, homes, run, 
     # the changes its tool calls made
     window.show_tab(TAB_CHANGES)
     changes = window.changes
-    run(_until(lambda: changes.changes is not None, context.bridge))
+    run(until(lambda: changes.changes is not None))
     assert any(t.files for t in changes.changes.turns), changes.summary.text()
 
 
@@ -168,32 +155,28 @@ def test_continue_offers_a_rho_session_then_continues_it(
     box.button(QMessageBox.StandardButton.Yes).click()
     document = context.document
     run(
-        _until(
-            lambda: document.path is not None and document.agent is None and not document.loading,
-            context.bridge,
-        )
+        until(lambda: document.path is not None and document.agent is None and not document.loading)
     )
     imported = document.path
     assert imported.is_relative_to(demo_home / "sessions") and document.writable
     assert (imported.parent / "rho-desk-import.json").is_file()
     assert source.read_bytes() == before  # the agent's own log is never written
-    run(_until(lambda: context.continue_dock.isVisible(), context.bridge))
+    run(until(lambda: context.continue_dock.isVisible()))
     # listed in the library as a Rho session
     run(
-        _until(
+        until(
             lambda: any(
                 s.path == str(imported) and s.agent == "rho"
                 for s in context.window.browser.model.summaries()
-            ),
-            context.bridge,
+            )
         )
     )
     # continuing it again imports nothing new and opens the same Rho session
     _open(context, run, source)
     context.actions.trigger("session.continue")
     context.operations.continue_box.button(QMessageBox.StandardButton.Yes).click()
-    run(_until(lambda: document.path == imported and not document.loading, context.bridge))
-    run(settle(context.bridge))
+    run(until(lambda: document.path == imported and not document.loading))
+    run(until(lambda: any("Already imported" in n.text for n in context.services.notifier.history)))
     assert any("Already imported" in n.text for n in context.services.notifier.history)
 
 
@@ -204,7 +187,6 @@ def test_no_agents_listed_when_the_settings_say_none(make_window, demo_home, hom
         settings.set(PREFS_AGENT_HOMES[agent], str(home))
     settings.sync()
     context = make_window(home=demo_home)
-    run(settle(context.bridge))
     assert {s.agent for s in context.window.browser.model.summaries()} == {"rho"}
     assert context.library.agents == {}
 
@@ -215,7 +197,6 @@ def test_the_demo_library_lists_no_other_agent(make_window, homes, run) -> None:
         settings.set(PREFS_AGENT_HOMES[agent], str(home))
     settings.sync()
     context = make_window(demo=True)
-    run(settle(context.bridge))
     assert context.library.agents == {}
 
 
@@ -234,19 +215,17 @@ def test_the_settings_choose_the_agents_and_their_folders(
     dialog.agent_home["pi"].setText(str(empty))
     dialog.apply()
     run(
-        _until(
+        until(
             lambda: (
                 "codex" not in context.library.agents and context.library.agents.get("pi") == empty
-            ),
-            context.bridge,
+            )
         )
     )
     run(
-        _until(
+        until(
             lambda: (
                 {s.agent for s in browser.model.summaries()} == {"rho", *AGENTS} - {"codex", "pi"}
-            ),
-            context.bridge,
+            )
         )
     )
     assert Settings().get(PREFS_AGENTS_LISTED) == [a for a in AGENTS if a != "codex"]
@@ -263,13 +242,13 @@ def test_export_of_an_agents_session_redacts_the_secret_in_its_tool_result(
 
     source = main_sessions(homes)[agent]
     context = make_window(open_file=source)
-    run(_until(lambda: context.document.agent == agent, context.bridge))
+    run(until(lambda: context.document.agent == agent))
     dialog = context.session_commands.show_dialog("export")
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     dialog.set_selection(set(ALL_CLASSES))
     dialog._timer.stop()
     dialog._on_timer_timeout()
-    run(settle(context.bridge))
+    run(until(lambda: dialog.current() is not None))
     result = dialog.current()
     assert result is not None
     assert SECRETS[agent].encode() not in result.data and result.redactions
@@ -280,6 +259,6 @@ def test_export_of_an_agents_session_redacts_the_secret_in_its_tool_result(
     if result.blocked:  # a finding the audit blocks on: written only with the recorded override
         dialog.override.setChecked(True)
     dialog.export_to(out)
-    run(settle(context.bridge))
+    run(until(lambda: bool(written)))
     assert written and SECRETS[agent].encode() not in out.read_bytes()
     assert written[0][1].is_file()  # the signed receipt beside it

@@ -7,8 +7,6 @@ plain text with the highlights still on the matched words.
 
 from __future__ import annotations
 
-import asyncio
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
@@ -19,18 +17,10 @@ from rho_desk.qt.conversation.find import searchable_text
 from rho_desk.qt.ui.markdown import plain_text
 from rho_desk.qt.ui.theme import LIGHT
 
-from .conftest import settle
+from .conftest import until
 
 NEEDLE = "one second"
 SESSION = "5f0c2a9e"  # the demo's "Flaky refund webhook test", where "**one second**" is
-
-
-async def _until(condition, bridge, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not condition():
-        assert loop.time() < end, "timed out"
-        await settle(bridge, 1)
 
 
 def _type_search(context, qtbot, text: str) -> None:
@@ -50,9 +40,8 @@ def test_ctrl_k_type_down_enter_opens_the_highlighted_hit(
 ) -> None:
     context = make_window(home=demo_home, demo=False)
     browser = context.window.browser
-    run(settle(context.bridge))
     _type_search(context, qtbot, "test")
-    run(_until(lambda: browser._shown_text == "test", context.bridge))
+    run(until(lambda: browser._shown_text == "test"))
     assert browser.model.rowCount() >= 2
     assert not browser.list.currentIndex().isValid()
     qtbot.keyClick(browser.search, Qt.Key.Key_Down)
@@ -60,7 +49,7 @@ def test_ctrl_k_type_down_enter_opens_the_highlighted_hit(
     assert browser.list.currentIndex().row() == 1 and browser.search.hasFocus()
     wanted = browser.model.summaries()[1].path
     qtbot.keyClick(browser.search, Qt.Key.Key_Return)  # one Enter
-    run(settle(context.bridge))
+    run(until(lambda: context.document.is_open and str(context.document.path) == wanted))
     assert context.document.is_open and str(context.document.path) == wanted
 
 
@@ -69,10 +58,9 @@ def test_enter_before_the_results_arrive_opens_the_top_hit(
 ) -> None:
     context = make_window(home=demo_home, demo=False)
     browser = context.window.browser
-    run(settle(context.bridge))
     _type_search(context, qtbot, "freezegun")
     qtbot.keyClick(browser.search, Qt.Key.Key_Enter)  # within the typing pause
-    run(_until(lambda: context.document.is_open, context.bridge))
+    run(until(lambda: context.document.is_open))
     assert context.document.tree.session_id.startswith(SESSION)
 
 
@@ -81,19 +69,21 @@ def test_opening_a_hit_selects_the_matching_message_and_highlights_it(
 ) -> None:
     context = make_window(home=demo_home, demo=False)
     browser, conversation = context.window.browser, context.window.conversation
-    run(settle(context.bridge))
     _type_search(context, qtbot, f'"{NEEDLE}"')
-    run(_until(lambda: browser._shown_text == f'"{NEEDLE}"', context.bridge))
+    run(until(lambda: browser._shown_text == f'"{NEEDLE}"'))
     row = _row_of_session(browser, SESSION)
     for _ in range(row + 1):
         qtbot.keyClick(browser.search, Qt.Key.Key_Down)
     qtbot.keyClick(browser.search, Qt.Key.Key_Return)
+    run(until(lambda: conversation.find_bar.text == NEEDLE and conversation.matches))
     run(
-        _until(
-            lambda: conversation.find_bar.text == NEEDLE and conversation.matches, context.bridge
+        until(
+            lambda: (
+                conversation.current_row() in conversation.matches
+                and " of " in conversation.find_bar.count.text()
+            )
         )
     )
-    run(settle(context.bridge))
     current = conversation.current_row()
     message = conversation.model.rows.messages[current]
     assert NEEDLE in searchable_text(message).lower()
@@ -116,7 +106,7 @@ def test_opening_a_hit_selects_the_matching_message_and_highlights_it(
     conversation.select_row(0)
     browser.search.setFocus()
     qtbot.keyClick(browser.search, Qt.Key.Key_Return)
-    run(settle(context.bridge))
+    run(until(lambda: conversation.current_row() == current))
     assert conversation.current_row() == current
 
 
