@@ -26,7 +26,6 @@ import datetime as dt
 import hashlib
 import os
 import sqlite3
-import threading
 import uuid
 from collections.abc import Sequence
 from contextlib import closing
@@ -178,32 +177,6 @@ def source_digest(path: Path, agent: str) -> tuple[str, int]:
     return f"sha256:{digest.hexdigest()}", size
 
 
-class _Digest(threading.Thread):
-    """:func:`source_digest` in a thread of its own (hashing and reading the file leave
-    Python's lock to the reader meanwhile)."""
-
-    def __init__(self, path: Path, agent: str) -> None:
-        super().__init__(name="rho-desk-import-digest", daemon=True)
-        self.path = path
-        self.agent = agent
-        self.result: tuple[str, int] | None = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = source_digest(self.path, self.agent)
-        except BaseException as exc:  # handed to the caller by value()
-            self.error = exc
-
-    def value(self) -> tuple[str, int]:
-        """The digest and the size (raises what :func:`source_digest` raised)."""
-        self.join()
-        if self.error is not None:
-            raise self.error
-        assert self.result is not None
-        return self.result
-
-
 def import_session(
     source: Path | str,
     *,
@@ -227,14 +200,8 @@ def import_session(
         )
     if home is None and output is None:
         raise InputError("import needs a Rho home (--into) or an output file (-o)")
-    hashing = _Digest(path, name)  # the source's digest is taken while it is read
-    hashing.start()
-    try:
-        log = read_log(path, agent=name)
-    except BaseException:
-        hashing.value()  # a source that cannot be read says so as the digest found it
-        raise
-    digest, size = hashing.value()
+    digest, size = source_digest(path, name)
+    log = read_log(path, agent=name)
     sid = rho_session_id(name, log.session_id)
     now = dt.datetime.fromtimestamp(
         clock if clock is not None else dt.datetime.now(dt.UTC).timestamp(), dt.UTC
