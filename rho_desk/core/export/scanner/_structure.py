@@ -490,6 +490,7 @@ def _trigger_bounds(
                 found[bounds[0]] = bounds[1]
         return found, None
     reported: dict[int, int] = {}
+    memo: dict[tuple[int, int, bytes], bool] = {}  # a test's verdict by the bytes it reads
     mask = (1 << _KINDS_SHIFT) - 1
     codes = sorted(end << _KINDS_SHIFT | kind for kind, ends in enumerate(reports) for end in ends)
     start, end = -1, -2  # the line of the report before
@@ -513,13 +514,26 @@ def _trigger_bounds(
             continue
         spend(2 * (end - start))
         test, gate = _CONFIRMS[kind]
-        if _confirmed(data, start, end, test, gate):
+        confirmed: bool | None
+        if end - start > _MEMO_LINE:
+            confirmed = _confirmed(data, start, end, test, gate)
+        else:  # a line printed again (a table's header, a log's line) is confirmed once
+            key = (kind, end - start, data[start : end + 2])
+            confirmed = memo.get(key)
+            if confirmed is None:
+                confirmed = _confirmed(data, start, end, test, gate)
+                if len(memo) < _MEMO_LINES:
+                    memo[key] = confirmed
+        if confirmed:
             found[start] = end
     if kinds:
         reported[start] = kinds
     return found, reported
 
 
+_MEMO_LINE: Final = 256
+_MEMO_LINES: Final = 8192
+"""Lines up to ``_MEMO_LINE`` bytes have their confirmation kept, at most ``_MEMO_LINES`` of them."""
 _COMMAND: Final = 1 << list(TRIGGERS).index("command")
 _CALL: Final = 1 << list(TRIGGERS).index("call")
 
