@@ -21,7 +21,10 @@ joined by ``0xFF``) in this order:
    command lines split as a shell splits them, read by their client's options and positions
    in ``_argv``'s table, with a value piped into ``--password-stdin``; directive lines' words
    and calls' positional arguments in ``_words``: ``password 0 X``, ``PASS X``,
-   ``NetworkCredential(user, X)``; tables split by ``_tables``); then
+   ``NetworkCredential(user, X)``; tables split by ``_tables``); **prose** (``_prose``): a
+   credential noun said in words, in English or another language, a few words, a verb or a sign,
+   then the value ("the passphrase … is '…'", ``Passwort … lautet X``, ``密码是 X``, recovery
+   codes listed under their label); then
    random-looking values where a credential stands (``_entropy``) and an AWS secret key next to
    its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every

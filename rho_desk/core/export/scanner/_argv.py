@@ -221,7 +221,7 @@ _SUBCOMMANDS: Final[dict[str, tuple[str, ...]]] = {
 80:80`` is a port; ``docker login -p X`` is a password)."""
 
 STDIN_OPTIONS: Final = re.compile(
-    rb"--(?:password|passwd|pass|token|secret)-stdin|--(?:password|passphrase|passwd)-file(?:=|[ \t]+)(?:-|/dev/stdin)(?:[\s\"'`\\;|&)}\]]|$)"
+    rb"--(?:password|passwd|pass|token|secret)-stdin|--(?:[a-z]{1,16}-)?(?:password|passphrase|passwd)-file(?:=|[ \t]+)(?:-|/dev/stdin)(?:[\s\"'`\\;|&)}\]]|$)"
     rb"|--from(?:-env)?-file=(?:[A-Za-z0-9_.\-]{1,64}=)?(?:-|/dev/stdin)(?:[\s\"'`\\;|&)}\]]|$)"
     rb"|-passin[ \t]+(?:stdin|fd:0)|--passphrase-fd(?:=|[ \t]+)0|--with-token|--stdin",
     re.IGNORECASE,
@@ -234,16 +234,18 @@ COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, 
 """The clients' names, as one alternation."""
 _NAME_BEFORE: Final = rb"(?:\b|u2192|\\[nrt])"
 _NAME_AFTER: Final = rb"(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
+_STDIN_PROGRAMS: Final = rb"chpasswd|sudo|htpasswd|smbpasswd|mkpasswd|cryptsetup|kinit"
+"""Programs that read a password from standard input (``_STDIN_SWITCHES``, ``chpasswd``)."""
 COMMAND_GATE: Final = (
     rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
-    + rb"|\bchpasswd\b|" + STDIN_OPTIONS.pattern + rb")"
+    + rb"|\b(?:" + _STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), or an option reading a password from standard input (both caseless)."""
 # fmt: on
 COMMAND_GATES: Final = (
     *(_NAME_BEFORE + re.escape(name.encode()) + _NAME_AFTER for name in sorted(CLIENTS)),
-    rb"\bchpasswd\b",
+    rb"\b(?:" + _STDIN_PROGRAMS + rb")\b",
     STDIN_OPTIONS.pattern,
 )
 """``COMMAND_GATE``'s alternatives, one expression a client: what they match together is what it
@@ -262,6 +264,8 @@ class Word:
     """Where each byte of ``text`` is in the line's text."""
     op: bool = False
     quoted: bool = False
+    lead: bool = False
+    """The word opens with a quote (``'-p'``, ``"X"``); ``/p:'X'`` and ``--password="X"`` do not."""
 
     def span(self, i: int, j: int) -> tuple[int, int]:
         return self.at[i], self.at[j - 1] + 1
@@ -326,6 +330,7 @@ def split(t: bytes, start: int, ends: list[tuple[int, int]]) -> list[Word]:
         if cur is None:
             cur = Word(b"", [])
         if c == 0x27 or c == 0x22:  # a quoted part
+            cur.lead = cur.lead or not (cur.text or cur.quoted)
             close_at = t.find(bytes([c]), i + 1, end)
             if c == 0x22:
                 while close_at > 0 and t[close_at - 1] == 0x5C:
@@ -453,7 +458,7 @@ def _read(
     while n < len(args):
         w = args[n]
         text = w.text.decode("latin-1")
-        if w.quoted or not (
+        if w.lead or not (
             text.startswith("-")
             or (text.startswith("/") and len(text) < 24 and ":" in text[:12])
             or text in client.options
@@ -718,8 +723,42 @@ def _script_values(t: bytes, line: bytes, lines: Sequence[Line], i: int) -> list
     return out
 
 
+_STDIN_SWITCHES: Final[dict[bytes, tuple[bytes, ...]]] = {
+    b"sudo": (b"-S", b"--stdin"),
+    b"htpasswd": (b"-i",),
+    b"smbpasswd": (b"-s",),
+    b"mkpasswd": (b"-s", b"--stdin"),
+    b"cryptsetup": (),
+    b"kinit": (b"--password-file=STDIN",),
+}
+"""Programs that read a password from standard input with one of these switches (short ones
+also inside a cluster: ``sudo -kS``), or always when it is not a terminal (an empty tuple)."""
+
+
+def _switched(words: list[Word], k: int, seg_end: int) -> bool:
+    switches = _STDIN_SWITCHES.get(program(words[k]))
+    if switches is None:
+        return False
+    if not switches:
+        return True
+    for w in words[k + 1 : seg_end]:
+        if w.op:
+            break
+        if w.text in switches:
+            return True
+        if (
+            w.text.startswith(b"-")
+            and not w.text.startswith(b"--")
+            and any(len(s) == 2 and s[1:] in w.text[1:] for s in switches)
+        ):
+            return True
+    return False
+
+
 def _reads_stdin(words: list[Word], k: int, seg_end: int) -> bool:
     """The command ``words[k:seg_end]`` holds an option reading its password from standard input."""
+    if _switched(words, k, seg_end):
+        return True
     texts = [
         w.text.rstrip(b"}])") for w in words[k + 1 : seg_end]
     ]  # a JSON string's end after the last

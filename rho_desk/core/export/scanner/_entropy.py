@@ -9,6 +9,7 @@ the shapes that are random by design and public (integrity strings, prefixed ids
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections import Counter
@@ -211,6 +212,43 @@ def _line_start(data: bytes, pos: int) -> bool:
     )  # a JSON string's start
 
 
+_ROW: Final = re.compile(rb"(?:[^\s:]{1,200}:)?[0-9]{1,9}")
+
+
+def _row_colon(data: bytes, colon: int) -> bool:
+    """The colon at ``colon`` ends a row's wrapper at its line's start: ``12:`` (read_file),
+    ``path:12:`` (grep)."""
+    lo = colon
+    while (
+        lo > 0
+        and colon - lo < 210
+        and data[lo - 1] not in b" \t\n\x00\xff"
+        and not (lo >= 2 and data[lo - 2 : lo] == b"\\n")
+    ):
+        lo -= 1
+    return _ROW.fullmatch(data, lo, colon) is not None and _line_start(data, lo)
+
+
+_PROSE_BYTES: Final = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ,.'-")
+
+
+def _base64_of_prose(value: bytes) -> bool:
+    """``value`` is base64 of a sentence: printable text of words (letters, spaces and little
+    else), three spaces or more."""
+    body = value.rstrip(b"=")
+    if len(body) < 16:
+        return False
+    try:
+        text = base64.b64decode(
+            body + b"=" * (-len(body) % 4), altchars=b"-_" if b"-" in body or b"_" in body else None
+        )
+    except ValueError:
+        return False
+    if text.count(b" ") < 3 or not all(32 <= c < 127 for c in text):
+        return False
+    return sum(c in _PROSE_BYTES for c in text) >= 0.9 * len(text)
+
+
 def _line_end(data: bytes, pos: int) -> bool:
     """Only spaces, tabs and a closing quote between ``pos`` and the end of its line."""
     j = pos
@@ -375,6 +413,8 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
                 while i > 0 and start - i < 12 and data[i - 1] in _CONTEXT_SKIP:
                     i -= 1
         before = data[i - 1] if i > 0 else 0
+        if before == 0x3A and _row_colon(data, i - 1):
+            continue  # ``12:VALUE``: a read_file or grep row's number, not a name's colon
         quoted = (
             start > 0
             and data[start - 1] in b"\"'`"
@@ -399,6 +439,8 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
             continue
         if not (hexed or high_entropy(value)):
             continue
+        if not hexed and _base64_of_prose(value):
+            continue  # README_B64=VGhpcyBwcm9qZWN0…: words, encoded (a secret in them is the decoders')
         stop = end
         while stop < len(data) and stop - end < 2 and data[stop] == 0x3D:
             stop += 1

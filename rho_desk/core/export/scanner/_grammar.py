@@ -228,6 +228,10 @@ _NOT_VALUE: Final = frozenset(
         "date",
         "time",
         "timeout",
+        "algorithm",
+        "algorithms",
+        "algo",
+        "alg",
     }
 )
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -614,7 +618,8 @@ def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("credential-assignment", m.start("value"), m.end("value"), value)
 
 
-_PUTTY_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n|[ \t])*")
+_PUTTY_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=]|\r|(?:\n|\\n)(?:[0-9]{1,9}:)?|\\r|[ \t])*")
+"""Base64 lines, each maybe in a read_file row (``7:``)."""
 PUTTY_MAX: Final = 16384
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._catalogue import Hit
+from ._values import masked
 from ._vendors import (
     INFIX_TOKENS,
     ONE_CASE_PREFIXES,
@@ -417,7 +418,7 @@ def _signed_query(data: bytes, m: re.Match[bytes]) -> Hit | None:
 def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``password: x``, ``"client_secret": "..."``, ``GITHUB_TOKEN=...``, ``api_key=...``."""
     value = m.group("value")
-    if not _mixed(value):
+    if not _mixed(value) or masked(value):
         return None  # references (os.environ, self.token) and placeholders have no digits
     if not _names_a_value(m.group("name")):
         return None  # SECRET_NAME, token_length: a name about the credential
@@ -442,6 +443,8 @@ _ABOUT: Final = frozenset(
         b"type",
         b"url",
         b"count",
+        b"algorithm",
+        b"algo",
     }
 )
 

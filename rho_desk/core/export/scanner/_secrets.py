@@ -133,6 +133,7 @@ from ._prefilter import (
     token_rule,
     window_starts,
 )
+from ._prose import prose_passes
 from ._rules import (
     Pass,
     aws_secret_near,
@@ -884,7 +885,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     keyword passes', the triggers and, last, every ``kty``): the same for every scanner, built
     once (about 1 ms, a scanner is built per export and per ``rho-desk audit``)."""
     tokens = (*token_passes(), hex_key_pass())
-    keywords = (*keyword_passes(), *grammar_passes(), *command_passes())
+    keywords = (*keyword_passes(), *grammar_passes(), *command_passes(), *prose_passes())
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
     # where a byte list, spaced characters, a uuencoded line... may end (``_listed``), then every

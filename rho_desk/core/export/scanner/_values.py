@@ -78,9 +78,23 @@ def _basic_pair(value: bytes) -> bool:
     return all(32 <= b < 127 for b in decoded)
 
 
+_MASKED: Final = re.compile(rb"[^\s*.]{0,16}(?:\.{3}|\xe2\x80\xa6|\*{3,})[^\s*.]{0,8}")
+"""A value shown masked: ``sk-proj-...9fQa``, ``ghp_****abcd``, ``****************ABCD``."""
+_STATUS: Final = re.compile(rb"\([A-Za-z][A-Za-z ]{2,40}\)?")
+"""A status in parentheses: Terraform's ``(sensitive value)``, ``(known after apply)``."""
+
+
+def masked(value: bytes) -> bool:
+    """A value that is a mask or a status in place of the credential, not the credential."""
+    head, _, rest = value.partition(b" ")
+    if rest and _STATUS.fullmatch(rest) is None:
+        return _STATUS.fullmatch(value) is not None
+    return _MASKED.fullmatch(head) is not None or _STATUS.fullmatch(value) is not None
+
+
 def secretish(value: bytes, *, quoted: bool) -> bool:
     """A value that can be a credential: no reference, placeholder, call or type, and mixed."""
-    if len(value) < 6 or value.lower() in _PLACEHOLDERS:
+    if len(value) < 6 or value.lower() in _PLACEHOLDERS or masked(value):
         return False
     if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
         return False  # prose, or the next name of a list of names
@@ -323,7 +337,7 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
     ):
         return False
     lowered = value.lower()
-    if lowered in _PLACEHOLDERS or lowered.strip(b"\"'`.") in _NOT_A_LITERAL:
+    if lowered in _PLACEHOLDERS or lowered.strip(b"\"'`.") in _NOT_A_LITERAL or masked(value):
         return False
     if (
         _REFERENCE.match(value) is not None

@@ -1,0 +1,256 @@
+"""Prose: a secret said in words, in English or another language a user writes in.
+
+The name grammar (``_grammar``) reads ``NAME = value`` and ``password is X``; in a chat message, a
+commit message or a note the credential noun and its value stand apart:
+
+* a **credential noun** (``password``, ``passphrase``, ``PIN``, ``creds``, ``login``, a ``key``;
+  ``Passwort``, ``Kennwort``, ``mot de passe``, ``contraseña``, ``senha``, ``wachtwoord``,
+  ``lösenord``, ``hasło``, ``пароль``, ``密码``, ``パスワード``, ``비밀번호``...),
+* up to six words of prose (``for the backup key``, ``für den Server``, ``(staging)``),
+* a **link**: a verb (``is``, ``was``, ``lautet``, ``ist``, ``est``, ``es``, ``é``, ``är``,
+  ``是``, ``は``) or a sign (``:``, ``=``, ``→``, ``->``),
+* then the value, read by its form: a quoted string (spaces and all: a passphrase of words), a
+  token that reads as a credential (``secretish``), the part after ``user:`` or ``user /``
+  (``login with jo:X``, ``creds: admin / X``), a run of groups (``l3r4 cnpt wmnq 2cc3 …``), the
+  digits of a PIN, the words of a seed phrase, or the codes listed on the lines after
+  ``recovery codes:``.
+
+``pw X`` and ``pwd X`` need no link when the value reads as a credential.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._catalogue import Hit
+from ._rules import Pass
+from ._values import secretish
+from ._work import spend
+
+__all__ = ["PROSE_GATE", "prose_passes"]
+
+_ENGLISH: Final = (
+    rb"passwords?|passphrase|passcode|passwd|pwd|pw|pin|creds|credentials|login|key|seed phrase|seed"
+    rb"|mnemonic|recovery phrase"
+)
+_FOREIGN: Final = (
+    rb"passwort|kennwort|mot de passe|contrase\xc3\xb1a|contrasena|senha|wachtwoord|l\xc3\xb6senord"
+    rb"|has\xc5\x82o|heslo|jelsz\xc3\xb3|\xc5\x9fifre|salasana|adgangskode|passord|clave"
+    rb"|\xd0\xbf\xd0\xb0\xd1\x80\xd0\xbe\xd0\xbb\xd1\x8c|\xd0\x9f\xd0\xb0\xd1\x80\xd0\xbe\xd0\xbb\xd1\x8c"
+    rb"|\xe5\xaf\x86\xe7\xa0\x81|\xe5\xaf\x86\xe7\xa2\xbc|\xe5\x8f\xa3\xe4\xbb\xa4"
+    rb"|\xe3\x83\x91\xe3\x82\xb9\xe3\x83\xaf\xe3\x83\xbc\xe3\x83\x89|\xeb\xb9\x84\xeb\xb0\x80\xeb\xb2\x88\xed\x98\xb8"
+)
+_NOUNS: Final = _ENGLISH + rb"|recovery codes|backup codes|" + _FOREIGN
+"""Credential nouns (lower case; Cyrillic in both cases, lower-casing bytes leaves it as is)."""
+_WORD_LINKS: Final = rb"is|was|are|were|lautet|lauten|ist|war|est|\xc3\xa9tait|es|era|\xc3\xa8|\xc3\xa9|\xc3\xa4r|er|jest|je|to"
+_CJK_LINKS: Final = rb"\xe6\x98\xaf|\xe4\xb8\xba|\xe7\x82\xba|\xe3\x81\xaf"  # 是 为 為 は
+_SIGN_LINKS: Final = rb":|\xef\xbc\x9a|=|\xe2\x86\x92|->|=>"  # : ： = → -> =>
+PROSE_GATE: Final = (
+    rb"(?:(?:" + _ENGLISH + rb")[ \t,;(]"
+    rb"|key[ \t]*:[ \t]*[a-z2-7]{3,8} [a-z2-7]{3,8}"
+    rb"|(?:seed phrase|seed|mnemonic|recovery phrase|pin|passcode)[ \t]*:"
+    rb"|(?:recovery|backup) codes"
+    rb"|(?:" + _FOREIGN + rb"))"
+)
+"""Where the pass can match: an English noun followed by prose (a sign right after it is an
+assignment, the name grammar's), a key written in groups, a list of codes, or a noun of another
+language."""
+_PROSE: Final = re.compile(
+    rb"(?P<noun>" + _NOUNS + rb")"
+    rb"(?:(?P<gap>[,;]?(?:[ \t]+[^\s:=\"'\xe2\xef]{1,24}){0,6}?)"
+    rb"(?P<link>[ \t]+(?:" + _WORD_LINKS + rb")[ \t]+|[ \t]*(?:" + _SIGN_LINKS + rb")[ \t]*"
+    rb"|[ \t]*(?:" + _CJK_LINKS + rb")[ \t]*)|(?P<bare>[ \t]+|(?=\n|\\n|\x00|\xff|$)))",
+    re.IGNORECASE,
+)
+
+_NAME_BYTE: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_GLUED: Final = _NAME_BYTE | frozenset(b"-./")
+_NAMES: Final = frozenset(
+    {
+        b"password",
+        b"passwords",
+        b"passphrase",
+        b"passwd",
+        b"pwd",
+        b"pw",
+        b"creds",
+        b"credentials",
+        b"key",
+        b"login",
+    }
+)
+"""Nouns the name grammar reads as names: ``password: X`` right after one is its."""
+_BARE_NOUNS: Final = frozenset({b"pw", b"pwd", b"passwd"})
+"""Nouns whose value may follow after a space alone (``(pw X)``)."""
+_WEAK_NOUNS: Final = frozenset({b"key", b"login", b"pin", b"creds", b"credentials"})
+"""Nouns common in prose about other things: their value must follow a sign (``:``, ``→``) or a
+verb, and read as a credential."""
+_PHRASE_NOUNS: Final = frozenset({b"seed", b"seed phrase", b"mnemonic", b"recovery phrase"})
+_CODE_NOUNS: Final = frozenset({b"recovery codes", b"backup codes"})
+_BREAK: Final = re.compile(rb"\n|\\n|\x00|\xff")
+_END: Final = re.compile(rb"[\s\"'`\\\x00\xff]")
+_TRAIL: Final = b".,;:!?)]}"
+_USER_PAIR: Final = re.compile(rb"[A-Za-z0-9._@\-]{1,40}:(?=.)")
+_SLASH_NEXT: Final = re.compile(rb"[ \t]+/[ \t]+")
+_GROUP: Final = re.compile(rb"[ \t]([A-Za-z0-9]{3,8})(?=[\s\"'\\,.;)]|$)")
+_SEED_WORDS: Final = re.compile(rb"(?:[a-z]{3,12}[ \t]+){2,23}[a-z]{3,12}")
+_CODE: Final = re.compile(
+    rb"[ \t]*(?:(?:[-*]|\xe2\x80\xa2|[0-9]{1,2}[.)])[ \t]*)?([A-Za-z0-9]{3,10}(?:[- ][A-Za-z0-9]{3,10}){0,3})[ \t]*"
+)
+_DIGITS: Final = re.compile(rb"[0-9]{4,12}")
+_SCAN_MAX: Final = 512
+
+
+def _token_end(data: bytes, start: int) -> int:
+    m = _END.search(data, start, start + _SCAN_MAX)
+    return m.start() if m is not None else min(len(data), start + _SCAN_MAX)
+
+
+def _quoted(data: bytes, start: int) -> tuple[int, int] | None:
+    """The span of a quoted string opening at ``start`` (plain or JSON-escaped quotes)."""
+    esc = 0
+    while data.startswith(b"\\", start + esc):
+        esc += 1
+    q = data[start + esc : start + esc + 1]
+    if q not in (b'"', b"'", b"\xe2"):
+        return None
+    if q == b"\xe2":  # “…” or «…» are not read
+        return None
+    body = start + esc + 1
+    close = data.find(b"\\" * esc + q, body, body + _SCAN_MAX)
+    if close <= body:
+        return None
+    if _BREAK.search(data, body, close) is not None:
+        return None
+    return body, close
+
+
+def _codes(data: bytes, pos: int) -> Hit | None:
+    """The codes listed on the lines after ``recovery codes:``, up to a blank line (16 at most)."""
+    first = last = -1
+    at = pos
+    for _ in range(16):
+        br = _BREAK.search(data, at, at + _SCAN_MAX)
+        if br is None:
+            break
+        line_start = br.end()
+        nxt = _BREAK.search(data, line_start, line_start + _SCAN_MAX)
+        line_end = nxt.start() if nxt is not None else min(len(data), line_start + _SCAN_MAX)
+        m = _CODE.fullmatch(data, line_start, line_end)
+        if m is None or (
+            not any(c in b"0123456789" for c in m.group(1)) and b"-" not in m.group(1)
+        ):
+            if first >= 0 or line_end > line_start:
+                break
+            at = line_end
+            continue
+        if first < 0:
+            first = m.start(1)
+        last = m.end(1)
+        at = line_end
+    if first < 0:
+        return None
+    return Hit("credential-assignment", first, last, data[first:last])
+
+
+def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    if m.start() > 0 and data[m.start() - 1] in _GLUED:
+        return None  # compass, bypass, openai-api-key: a name's last word
+    noun = m.group("noun").lower()
+    if m.end("noun") < len(data) and data[m.end("noun")] in _NAME_BYTE:
+        return None
+    link = (m.group("link") or b"").strip()
+    gap = m.group("gap") or b""
+    spend(m.end() - m.start())
+    if noun in _CODE_NOUNS:
+        return _codes(data, m.end() if link else m.end("noun")) if link or gap == b"" else None
+    if not link and (noun not in _BARE_NOUNS or gap):
+        return None
+    if noun in _WEAK_NOUNS and not link:
+        return None
+    # ``password = X``, ``key: X``: assignments are the name grammar's (a run of groups is read)
+    assign = not gap and link in (b"=", b"=>", b":", b"\xef\xbc\x9a") and noun in _NAMES
+    start = m.end()
+    if data.startswith(b"[secret", start):
+        return None
+    quoted = _quoted(data, start)
+    if quoted is not None:
+        if assign:
+            return None
+        a, b = quoted
+        value = data[a:b]
+        if (
+            len(value) >= 6
+            and not value.startswith(b"[secret")
+            and (b" " in value or secretish(value, quoted=True))
+        ):
+            return Hit("credential-assignment", a, b, value)
+        return None
+    if noun in _PHRASE_NOUNS:
+        seed = _SEED_WORDS.match(data, start)
+        if seed is not None and seed.group().count(b" ") >= 11:
+            return Hit("credential-assignment", start, seed.end(), seed.group())
+    end = _token_end(data, start)
+    while end > start and data[end - 1] in _TRAIL:
+        end -= 1
+    if end <= start:
+        return None
+    value = data[start:end]
+    # a run of short groups: a TOTP seed or a key written in fours
+    groups = [m2 for m2 in _GROUP.finditer(data, end, end + _SCAN_MAX)]
+    run_end = end
+    count = 1
+    for g in groups:
+        if g.start() != run_end or len(g.group(1)) != len(value):
+            break
+        run_end = g.end(1)
+        count += 1
+    if count >= 4 and 3 <= len(value) <= 8:
+        return Hit("credential-assignment", start, run_end, data[start:run_end])
+    if assign:
+        return None
+    parts = value.split(b"-")
+    if (
+        noun not in _WEAK_NOUNS
+        and len(parts) >= 4
+        and len({len(p) for p in parts}) == 1
+        and 3 <= len(parts[0]) <= 8
+        and all(p.isalnum() for p in parts)
+    ):
+        return Hit("credential-assignment", start, end, value)  # xxxx-xxxx-xxxx-xxxx
+    # a user and the password: ``admin / X``, ``jo:X``
+    slash = _SLASH_NEXT.match(data, end)
+    if slash is not None and len(value) <= 40:
+        a = slash.end()
+        b = _token_end(data, a)
+        while b > a and data[b - 1] in _TRAIL:
+            b -= 1
+        if b > a and (secretish(data[a:b], quoted=True) or b - a >= 8):
+            return Hit("credential-assignment", a, b, data[a:b])
+    pair = _USER_PAIR.match(value)
+    if pair is not None and noun in (b"login", b"creds", b"credentials") and b"//" not in value:
+        a = start + pair.end()
+        if secretish(data[a:end], quoted=True):
+            return Hit("credential-assignment", a, end, data[a:end])
+    if noun in (b"pin", b"passcode") and _DIGITS.fullmatch(value) is not None:
+        return Hit("credential-assignment", start, end, value)
+    if value.startswith((b"[secret", b"/", b"~/", b"www.")) or b"://" in value or b"@" in value:
+        return None  # redacted, a path, a URL or an address
+    if secretish(value, quoted=False) or (
+        len(value) >= 8 and any(c >= 0x80 for c in value) and any(c in b"0123456789" for c in value)
+    ):
+        return Hit("credential-assignment", start, end, value)
+    return None
+
+
+def prose_passes() -> list[Pass]:
+    """The pass of this module, in the form ``SecretScanner`` runs keyword passes."""
+    return [
+        Pass(
+            _PROSE,
+            _prose,
+            anchor=re.compile(PROSE_GATE),
+            gate=(PROSE_GATE, 0, 0),
+        )
+    ]
