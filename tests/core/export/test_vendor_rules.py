@@ -124,6 +124,7 @@ SAMPLES: dict[str, list[str]] = {
     "e2b-api-key": ["e2b_" + (H * 2)[:40]],
     "resend-api-key": ["re_" + A[:8] + "_" + A[8:32]],
     "supabase-token": ["sbp_" + (H * 2)[:40], "sb_secret_" + A],
+    "neon-api-key": ["napi_" + (A.lower() * 2)[:64]],
     "tailscale-key": ["tskey-auth-k" + A[:10] + "CNTRL-" + A],
     "posthog-personal-key": ["phx_" + (A * 2)[:43]],
     "deno-deploy-token": ["ddp_" + (A * 2)[:36]],

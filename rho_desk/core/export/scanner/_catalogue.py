@@ -192,6 +192,7 @@ RULES: Final[dict[str, str]] = {
     "e2b-api-key": "E2B API key (e2b_)",
     "resend-api-key": "Resend API key (re_)",
     "supabase-token": "Supabase access token or secret key (sbp_, sb_secret_)",
+    "neon-api-key": "Neon API key (napi_)",
     "tailscale-key": "Tailscale auth or API key (tskey-)",
     "posthog-personal-key": "PostHog personal API key (phx_)",
     "deno-deploy-token": "Deno Deploy token (ddp_, ddw_)",

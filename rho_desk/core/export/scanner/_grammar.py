@@ -75,6 +75,7 @@ _WORDS: Final = frozenset(
         "auth",
         "bearer",
         "cookie",
+        "cookies",
         "apikey",
         "privatekey",
         "secretkey",
@@ -596,6 +597,23 @@ def line_before(data: bytes, pos: int) -> bytes:
     return line[cuts[-1] :] if cuts else line
 
 
+_ROW_WRAPPER: Final = re.compile(rb"(?:[^\s:]{1,200}:)?[0-9]{1,9}:|[+\- ]")
+_ROW_BREAKS: Final = (b"\n", b"\\n", b"\xff", b"\x00", b'"')
+
+
+def row_wrapped(data: bytes, pos: int) -> bool:
+    """What stands between ``pos`` and the start of its line is a tool's row wrapper: a
+    ``read_file`` row's ``12:``, a grep row's ``path:12:``, a diff's or a patch's ``+``."""
+    lo = pos
+    while lo > 0 and pos - lo < 212 and data[lo - 1] not in b'\n\xff\x00"':
+        if lo >= 2 and data[lo - 2 : lo] == b"\\n":
+            break
+        lo -= 1
+    if lo > 0 and not (data[lo - 1 : lo] in _ROW_BREAKS or data[lo - 2 : lo] == b"\\n"):
+        return False
+    return _ROW_WRAPPER.fullmatch(data, lo, pos) is not None
+
+
 def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``host:port:database:user:password`` on a line of its own."""
     host_start = m.start()
@@ -608,13 +626,18 @@ def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if host_start == m.start():
         return None
     before = data[max(0, host_start - 2) : host_start]
-    if host_start > 0 and not (
-        before.endswith((b"\n", b"\\n", b"\xff", b"\x00", b'"', b" ", b"'"))
+    if (
+        host_start > 0
+        and not before.endswith((b"\n", b"\\n", b"\xff", b"\x00", b'"', b" ", b"'"))
+        and not row_wrapped(data, host_start)
     ):
         return None
     value = m.group("value")
     if not secretish(value, quoted=True) and len(value) < 8:
         return None
+    fields = data[m.start() + 1 : m.start("value") - 1].split(b":")
+    if fields[-1].isdigit() and fields[-2].isdigit():
+        return None  # a run of numbers (a sequencer's read name, a time): no database and user
     return Hit("credential-assignment", m.start("value"), m.end("value"), value)
 
 

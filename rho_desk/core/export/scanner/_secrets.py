@@ -119,6 +119,7 @@ from ._lists import (
     byte_lists,
     list_chunks,
 )
+from ._named import named_passes
 from ._prefilter import (
     GATE_PARTS,
     HYPERSCAN,
@@ -885,7 +886,13 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     keyword passes', the triggers and, last, every ``kty``): the same for every scanner, built
     once (about 1 ms, a scanner is built per export and per ``rho-desk audit``)."""
     tokens = (*token_passes(), hex_key_pass())
-    keywords = (*keyword_passes(), *grammar_passes(), *command_passes(), *prose_passes())
+    keywords = (
+        *keyword_passes(),
+        *grammar_passes(),
+        *command_passes(),
+        *prose_passes(),
+        *named_passes(),
+    )
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
     # where a byte list, spaced characters, a uuencoded line... may end (``_listed``), then every

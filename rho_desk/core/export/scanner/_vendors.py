@@ -151,6 +151,7 @@ VENDOR_TOKENS: Final[tuple[tuple[str, bytes], ...]] = (
     ("resend-api-key", rb"re_[A-Za-z0-9]{6,10}_[A-Za-z0-9]{20,32}"),
     # developer platforms
     ("supabase-token", rb"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_\-]{20,64}"),
+    ("neon-api-key", rb"napi_[a-z0-9]{64}"),
     ("tailscale-key", rb"tskey-[a-z]+-[A-Za-z0-9_]{6,}-[A-Za-z0-9_]{16,}"),
     ("posthog-personal-key", rb"phx_[A-Za-z0-9_]{40,50}"),
     ("deno-deploy-token", rb"dd[pw]_[A-Za-z0-9]{36}"),

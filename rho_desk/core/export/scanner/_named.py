@@ -1,0 +1,190 @@
+"""Values named otherwise than by ``NAME = value``: by a call, an element, a user's ``/``.
+
+By the call that takes them, by an XML element whose name is in an attribute or beside
+attributes, by the ``user/`` before them:
+
+* **a call whose callee names a credential**: its first argument, a quoted literal
+  (``.password("X")``, ``red:auth("X")``, ``setApiKey('X')``, ``withToken("X")``); not a getter or
+  a lookup, whose argument is a name (``getSecret("db")``, ``os.getenv("TOKEN")``);
+* **an XML element with attributes**: ``<wsse:Password Type="…">X</wsse:Password>``, and an
+  element named by its ``name`` or ``key`` attribute, ``<property
+  name="hibernate.connection.password">X</property>``;
+* **Oracle's ``user/password@``**: ``jdbc:oracle:thin:scott/X@//host``, ``etl/X@(DESCRIPTION=…)``
+  (a command line's ``user/X@db`` is ``_argv``'s, by its client).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._catalogue import Hit
+from ._grammar import name_before, name_is_credential, name_words
+from ._rules import Pass
+from ._values import literal_value, secretish
+from ._work import spend
+
+__all__ = ["named_passes"]
+
+_KEYWORD: Final = rb"(?:pass|pwd|secret|token|auth|key|cred)"
+_MAX: Final = 256
+
+# --- calls ------------------------------------------------------------------------------------
+
+_CALL: Final = re.compile(
+    _KEYWORD + rb"(?P<rest>[a-z0-9_]{0,40})[ \t]?\([ \t]?(?P<q>\\{0,7}[\"'`])", re.IGNORECASE
+)
+_CALL_GATE: Final = _KEYWORD + rb"[a-z0-9_]{0,40}[ \t]?\([ \t]?[\\\"'`]"
+"""``_CALL`` with at most one space around ``(`` (a superset of what the gate can afford: one
+unbounded run of spaces with the match's start makes hyperscan's automaton too large)."""
+_LOOKUPS: Final = frozenset(
+    {
+        "get",
+        "load",
+        "read",
+        "fetch",
+        "find",
+        "lookup",
+        "resolve",
+        "has",
+        "is",
+        "check",
+        "validate",
+        "verify",
+        "delete",
+        "remove",
+        "revoke",
+        "rotate",
+        "describe",
+        "list",
+        "require",
+        "env",
+        "getenv",
+        "parse",
+        "decode",
+        "ref",
+        "use",
+        "from",
+        "by",
+        "for",
+        "to",
+        "name",
+        "path",
+        "file",
+    }
+)
+"""A callee's word that says its argument names or finds the credential, not gives it."""
+
+
+def _literal_end(data: bytes, start: int, quote: bytes) -> int | None:
+    end = data.find(quote, start, start + _MAX)
+    if end <= start:
+        return None
+    if any(b in data[start:end] for b in (b"\n", b"\x00", b"\xff")):
+        return None
+    return end
+
+
+def _call(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``.password("X")``: the literal a call named for a credential takes first."""
+    _, name = name_before(data, m.end("rest"))
+    callee = name.rsplit(b".", 1)[-1].rsplit(b":", 1)[-1]
+    text = callee.decode("ascii", "replace")
+    words = name_words(text)
+    if not words or not _LOOKUPS.isdisjoint(words) or not name_is_credential(text):
+        return None
+    quote = m.group("q")
+    start = m.end()
+    end = _literal_end(data, start, quote)
+    if end is None:
+        return None
+    value = data[start:end]
+    spend(end - start)
+    if value.startswith(b"[secret") or not secretish(value, quoted=True):
+        return None
+    return Hit("credential-assignment", start, end, value)
+
+
+# --- XML elements with attributes ----------------------------------------------------------------
+
+_ELEMENT: Final = re.compile(
+    _KEYWORD
+    + rb"(?P<rest>[a-z0-9_.:]{0,40})(?P<close>\\{0,7}[\"'])?(?P<attrs>[^<>\n]{0,300}?)>(?P<value>[^<\n]{1,256})</",
+    re.IGNORECASE,
+)
+_ELEMENT_GATE: Final = _KEYWORD + rb"[a-z0-9_.:]{0,40}(?:[ \t][a-z0-9_:\-]{1,40}=|\\{0,7}[\"']>)"
+_TAG_OPEN: Final = re.compile(rb"<(?:[A-Za-z_][A-Za-z0-9_\-]{0,30}:)?$")
+_NAME_ATTR: Final = re.compile(rb"(?:name|key|id)[ \t]*=[ \t]*\\{0,7}[\"']$", re.IGNORECASE)
+
+
+def _element(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``<wsse:Password Type="…">X</wsse:Password>``, ``<property name="…password">X</property>``."""
+    name_start, name = name_before(data, m.end("rest"))
+    lead = data[max(0, name_start - 64) : name_start]
+    if m.group("close") is None:
+        # the keyword is in the element's name: ``<ns:Password attr="…">``
+        if _TAG_OPEN.search(lead) is None:
+            return None
+        local = name
+    else:
+        # the keyword is in an attribute naming the element: ``name="db.password">``
+        if _NAME_ATTR.search(lead) is None or m.group("attrs"):
+            return None
+        local = name.rsplit(b".", 1)[-1]
+    if not name_is_credential(local.decode("ascii", "replace")):
+        return None
+    start, end = m.start("value"), m.end("value")
+    value = data[start:end].strip()
+    if not value or value.startswith(b"[secret") or not literal_value(value, quoted=True):
+        return None
+    start = data.index(value, start, end)
+    return Hit("credential-assignment", start, start + len(value), value)
+
+
+# --- Oracle's user/password@ ----------------------------------------------------------------------
+
+_ORACLE: Final = re.compile(rb"@(?://|\(DESCRIPTION)", re.IGNORECASE)
+_THIN: Final = re.compile(
+    rb"thin:(?P<user>[A-Za-z0-9_$#]{1,30})/(?P<value>[^\s/@\"'\\]{1,64})@", re.IGNORECASE
+)
+_USER_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$#")
+_VALUE_STOP: Final = frozenset(b" \t\n\"'\\/=:\xff\x00")
+
+
+def _oracle_value(data: bytes, start: int, end: int) -> Hit | None:
+    value = data[start:end]
+    if not value or value.startswith(b"[secret") or not literal_value(value, quoted=True):
+        return None
+    return Hit("credential-assignment", start, end, value)
+
+
+def _oracle(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``etl/X@(DESCRIPTION=…)``, ``app/X@//host:1521/svc``: the password between a user's ``/``
+    and an Oracle connect descriptor's ``@``."""
+    at = m.start()
+    lo = at
+    while lo > 0 and at - lo < 64 and data[lo - 1] not in _VALUE_STOP:
+        lo -= 1
+    if lo == at or lo == 0 or data[lo - 1] != 0x2F:
+        return None
+    user = lo - 1
+    while user > 0 and lo - 1 - user < 30 and data[user - 1] in _USER_BYTES:
+        user -= 1
+    if user == lo - 1 or (user > 0 and data[user - 1] not in b" \t\n\"'=:\xff\x00"):
+        return None  # no user, or a path (a/b/c@//…)
+    return _oracle_value(data, lo, at)
+
+
+def _thin(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``jdbc:oracle:thin:scott/X@host:1521:SID``."""
+    return _oracle_value(data, m.start("value"), m.end("value"))
+
+
+def named_passes() -> list[Pass]:
+    """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
+    return [
+        Pass(_CALL, _call, anchor=re.compile(_KEYWORD), gate=(_CALL_GATE, 0, 0)),
+        Pass(_ELEMENT, _element, anchor=re.compile(_KEYWORD), gate=(_ELEMENT_GATE, 0, 0)),
+        Pass(_ORACLE, _oracle, anchor=re.compile(rb"@(?://|\(description)")),
+        Pass(_THIN, _thin, anchor=re.compile(rb"thin:")),
+    ]
