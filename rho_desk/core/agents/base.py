@@ -110,7 +110,7 @@ class Unused:
 
 
 _SHAPES_KEPT: Final = 4096
-_ROWS_KEPT: Final = 512
+_ROWS_KEPT: Final = 128
 
 
 @dataclass(slots=True)
