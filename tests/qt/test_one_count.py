@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from rho_desk.qt.ui.text import size_text
 
 from ..cli.helpers_files import rho_desk
-from .conftest import settle
+from .conftest import until
 from .helpers import v4_session
 
 
@@ -18,11 +18,11 @@ def test_the_list_the_header_and_show_agree(make_window, run, tmp_path) -> None:
     path = v4_session(home)  # its active path holds a compaction: a marker row in the list
     context = make_window(home=home)
     window = context.window
-    run(settle(context.bridge))
+    run(until(lambda: window.browser.summary_for(path) is not None))
     summary = window.browser.summary_for(path)
     assert summary is not None
     window.commands.open_path(path)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == path and window.conversation.bar.counts.text()))
     rows = window.conversation.model.rowCount()
     shown = window.conversation.bar.counts.text()
     assert shown == f"{summary.message_count:,} messages"
@@ -45,7 +45,7 @@ def test_the_detail_pane_the_export_and_the_header_count_alike(make_window, run,
     path = v4_session(home)
     context = make_window(home=home, open_file=path)
     window = context.window
-    run(settle(context.bridge))
+    run(until(lambda: window.browser.summary_for(path) is not None))
     summary = window.browser.summary_for(path)
     view = window.conversation
     kinds = view.model.rows.kinds
@@ -79,7 +79,7 @@ def test_an_undone_compaction_is_not_counted_in_the_header(make_window, run, tmp
     ) as handle:  # the compaction undone: the revision before it is active again
         handle.write(b'{"type":"set_leaf","timestamp":"1767100010","target_id":"n1"}\n')
     context = make_window(home=home, open_file=path)
-    run(settle(context.bridge))
+    run(until(lambda: context.window.browser.summary_for(path) is not None))
     summary = context.window.browser.summary_for(path)
     assert summary.compaction_count == 0
     assert "compaction" not in context.window.header.facts.text()
@@ -97,11 +97,11 @@ def test_a_conversation_published_as_shown_counts_as_its_session(
     rho_desk("export", "--include", "all", "--history", "display", "-o", document, path)
     context = make_window(home=home)
     window = context.window
-    run(settle(context.bridge))
+    run(until(lambda: window.browser.summary_for(path) is not None))
     summary = window.browser.summary_for(path)
     window.commands.open_path(document)
-    run(settle(context.bridge))
     view = window.conversation
+    run(until(lambda: context.document.path == document and view.bar.counts.text()))
     assert context.document.is_snapshot_document
     assert view.bar.counts.text() == f"{summary.message_count:,} messages"
     view.select_row(view.model.rowCount() - 1)
@@ -119,11 +119,11 @@ def test_a_document_outside_the_library_is_titled_as_the_list_titles_it(
     home = tmp_path / "rho"
     path = v4_session(home)
     context = make_window(home=home)
-    run(settle(context.bridge))
+    run(until(lambda: context.window.browser.summary_for(path) is not None))
     first = context.window.browser.summary_for(path).first_user_message.strip().splitlines()[0]
     document = tmp_path / "untitled.json"
     assert rho_desk("export", "--exclude", "metadata", "-o", document, path).returncode == 0
     context.window.commands.open_path(document)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.path == document and not context.document.loading))
     assert context.document.is_snapshot_document
     assert context.window.header.title.text() == first

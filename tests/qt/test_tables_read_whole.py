@@ -15,7 +15,7 @@ from rho_desk.qt.revisions.tree_model import COL_NODE
 from rho_desk.qt.usage.statistics import label_rows, nice_top
 from rho_desk.qt.window.main_window import TAB_REVISIONS, TAB_STATISTICS
 
-from .conftest import settle
+from .conftest import idle, laid_out, until
 from .helpers import v3_session
 
 
@@ -34,14 +34,14 @@ def test_the_revision_column_fits_the_base_mark_at_every_depth(
     font.setPointSizeF(12.0)  # a desktop's larger font (the walkthrough's X server)
     view.tree.setFont(font)
     run(context.document.areload(full=True))
-    run(settle(context.bridge))
+    run(laid_out())
     tree, model = view.tree, view.model
     nodes = list(context.document.tree.nodes.values())
     deepest = max(nodes, key=lambda n: tree.visualRect(model.index_of(n)).left())
     context.document.select(deepest)
-    run(settle(context.bridge))
+    run(until(lambda: context.document.selected is deepest))
     view.mark_diff_base()
-    run(settle(context.bridge))
+    run(until(lambda: "◇ base" in model.index_of(deepest).data()))
     index = model.index_of(deepest)
     text = index.data()
     assert "◇ base" in text
@@ -69,7 +69,7 @@ def test_a_line_file_names_its_nodes_by_line_and_its_summary_fits(
     window = context.window
     window.resize(1280, 800)
     window.show_tab(TAB_REVISIONS)
-    run(settle(context.bridge))
+    run(until(lambda: window.revisions.model.rowCount() > 0))
     view = window.revisions
     shown = [view.model.index_of(n, COL_NODE).data() for n in context.document.tree.nodes.values()]
     assert all(s.startswith("line ") for s in shown) and not any("legacy" in s for s in shown), (
@@ -102,7 +102,7 @@ def test_a_session_without_compactions_says_so_under_the_table(
     context = make_window(open_file=v3_session(tmp_path / "home", turns=3))
     window = context.window
     window.show_tab(TAB_STATISTICS)
-    run(settle(context.bridge))
+    run(until(lambda: window.statistics.data is not None))
     stats = window.statistics
     assert stats.table_model.rowCount() == 0
     assert stats.table.isHidden() and stats.table_empty.isVisible()
@@ -114,10 +114,10 @@ def test_the_detail_title_is_not_cut_beside_raw_json(make_window, run, demo_home
     context = make_window(home=demo_home, open_file=_session(demo_home, "5f0c2a9e"))
     window = context.window
     window.resize(1024, 700)
-    run(settle(context.bridge))
+    run(laid_out())
     view = window.conversation
     view.select_row(1)
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # the message's detail is read and shown
     title = view.detail.title
     needed = title.fontMetrics().boundingRect(
         QRect(0, 0, title.width(), 10_000), Qt.TextFlag.TextWordWrap, title.text()
