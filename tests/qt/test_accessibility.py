@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .conftest import settle
+from .conftest import idle, until
 from .helpers import dialog_pages, v4_session
 
 INTERACTIVE = (
@@ -140,17 +140,17 @@ def test_the_main_window_on_every_tab(make_window, run, tmp_path: Path) -> None:
     window = context.window
     window.conversation.open_find()
     context.bridge.notifier.warning("A notice, to show the notification bar", "with details")
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # every view's work (what is checked: every control named)
     found = {}
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
-        run(settle(context.bridge))
+        run(idle(context.bridge))
         if missing := unnamed(window):
             found[window.tabs.tabText(index)] = missing
     scopes = window.findChild(QTabWidget, "BrowserScopes")
     for index in range(scopes.count() if scopes is not None else 0):
         scopes.setCurrentIndex(index)
-        run(settle(context.bridge))
+        run(idle(context.bridge))
         if missing := unnamed(window):
             found[f"browser {scopes.tabText(index)}"] = missing
     assert not found, report(found)
@@ -160,9 +160,9 @@ def test_the_main_window_on_every_tab(make_window, run, tmp_path: Path) -> None:
 def test_every_dialog(make_window, run, tmp_path: Path, kind: str) -> None:
     context = make_window(open_file=v4_session(tmp_path / "home"))
     dialog = context.session_commands.show_dialog(kind)
-    run(settle(context.bridge))
+    run(idle(context.bridge))
     found = {}
-    for page in dialog_pages(dialog, lambda: run(settle(context.bridge)), kind):
+    for page in dialog_pages(dialog, lambda: run(idle(context.bridge)), kind):
         if missing := unnamed(dialog):
             found[page] = missing
     dialog.close()
@@ -173,7 +173,7 @@ def test_every_dialog(make_window, run, tmp_path: Path, kind: str) -> None:
 def test_the_help_dialogs(make_window, run, action: str) -> None:
     context = make_window()
     context.actions.trigger(action)
-    run(settle(context.bridge))
+    run(until(lambda: any(w.isVisible() for w in context.window.findChildren(QDialog))))
     dialogs = [w for w in context.window.findChildren(QDialog) if w.isVisible()]
     assert dialogs
     for dialog in dialogs:
@@ -184,7 +184,6 @@ def test_the_help_dialogs(make_window, run, action: str) -> None:
 
 def test_the_message_list_says_which_message_is_current(make_window, run, tmp_path: Path) -> None:
     context = make_window(open_file=v4_session(tmp_path / "home"))
-    run(settle(context.bridge))
     view = context.window.conversation
     model = view.model
     iface = QAccessible.queryAccessibleInterface(view.list)

@@ -15,8 +15,7 @@ from rho_desk.qt.changes.model import LibraryTouchedModel, TouchedFilesModel
 from rho_desk.qt.window.main_window import TAB_CHANGES, TAB_CONVERSATION
 
 from ..core.changes.helpers import SESSION_ID, coding_session
-from .conftest import settle
-from .dialogs.conftest import until
+from .conftest import laid_out, until
 
 
 def _session_with_journal(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -62,8 +61,8 @@ def test_changes_tab_diff_navigation_and_restore_with_undo(
     view = window.changes
     window.app_actions.trigger("view.changes")
     assert window.tabs.currentIndex() == TAB_CHANGES
-    run(until(lambda: view.changes is not None, context.bridge))
-    run(settle(context.bridge))
+    run(until(lambda: view.changes is not None))
+    run(until(lambda: "2 files changed in 3 turns" in view.summary.text()))
     assert (
         "2 files changed in 3 turns" in view.summary.text()
         and "checkpoint journal" in view.summary.text()
@@ -74,48 +73,46 @@ def test_changes_tab_diff_navigation_and_restore_with_undo(
     # turn 4's journalled change of app.py
     index = view.model.index_of("app.py", 4)
     view.tree.setCurrentIndex(index)
-    run(settle(context.bridge))
+    run(until(lambda: "+print('turn four')" in view.diff.toPlainText()))
     assert "+print('turn four')" in view.diff.toPlainText()
     # to the turn in the conversation, and back
     view.go_to_turn()
-    run(settle(context.bridge))
+    run(until(lambda: window.tabs.currentIndex() == TAB_CONVERSATION))
     assert window.tabs.currentIndex() == TAB_CONVERSATION
     row = window.conversation.current_row()
     assert window.conversation.model.rows.messages[row].user is not None
     assert view.current()[0].message_index == row  # type: ignore[index]
     window.conversation.select_row(row + 1)  # a message inside turn 4
     window.app_actions.trigger("view.turn_changes")
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                window.tabs.currentIndex() == TAB_CHANGES
+                and view.current() is not None
+                and view.current()[0].turn == 4
+            )
+        )
+    )
     assert window.tabs.currentIndex() == TAB_CHANGES and view.current()[0].turn == 4  # type: ignore[index]
     # restore app.py as it was before turn 4: the dialog shows the diff first
     view.tree.setCurrentIndex(view.model.index_of("app.py", 4))
     view.request_restore()
-    run(
-        until(
-            lambda: view.restore_dialog is not None and view.restore_dialog.isVisible(),
-            context.bridge,
-        )
-    )
+    run(until(lambda: view.restore_dialog is not None and view.restore_dialog.isVisible()))
     dialog = view.restore_dialog
     assert dialog is not None and dialog.restore_button.isEnabled()
     assert "-print('turn four')" in dialog.body.toPlainText()
     assert (workspace / "app.py").read_text() == "print('turn four')\n"  # nothing yet
     dialog.accept()
-    run(until(lambda: view.receipts != [], context.bridge))
+    run(until(lambda: view.receipts != []))
     assert (workspace / "app.py").read_text() == "def main():\n    print('hello')\n"
     assert view.undo_button.isEnabled()
     view.undo_last_restore()
-    run(until(lambda: view.receipts == [], context.bridge))
+    run(until(lambda: view.receipts == []))
     assert (workspace / "app.py").read_text() == "print('turn four')\n"
     # changed by someone since: the restore is refused in the dialog
     (workspace / "app.py").write_text("mine\n")
     view.request_restore()
-    run(
-        until(
-            lambda: view.restore_dialog is not dialog and view.restore_dialog is not None,
-            context.bridge,
-        )
-    )
+    run(until(lambda: view.restore_dialog is not dialog and view.restore_dialog is not None))
     assert not view.restore_dialog.restore_button.isEnabled()  # type: ignore[union-attr]
     view.restore_dialog.reject()  # type: ignore[union-attr]
     assert (workspace / "app.py").read_text() == "mine\n"
@@ -131,7 +128,7 @@ def test_library_search_finds_sessions_that_touched_a_file(
     window.app_actions.trigger("view.changes")
     view = window.changes
     view.search.setText("READ")
-    run(until(lambda: view.library_model.rowCount() == 1, context.bridge))
+    run(until(lambda: view.library_model.rowCount() == 1))
     assert view.left.currentWidget() is view.results
     assert view.library_model.rows[0].shown == "README.md" and view.library_model.rows[
         0
@@ -146,13 +143,8 @@ def test_library_search_finds_sessions_that_touched_a_file(
     title = (summary.title or summary.first_user_message).splitlines()[0]
     assert session.startswith(title[:70]) and session.endswith(Path(summary.cwd).name), session
     view.results.activated.emit(view.library_model.index(0, 0))
-    run(
-        until(
-            lambda: context.services.document.path == path and view.changes is not None,
-            context.bridge,
-        )
-    )
-    run(settle(context.bridge))
+    run(until(lambda: context.services.document.path == path and view.changes is not None))
+    run(until(lambda: view.current() is not None and view.current()[1].path == "README.md"))
     assert view.current()[1].path == "README.md"  # type: ignore[index]
     view.close_index()
 
@@ -166,8 +158,8 @@ def test_file_names_stay_readable_at_1024_pixels(make_window, run, tmp_path: Pat
     window.resize(921, 630)  # what it opens at on a 1024 x 700 screen
     window.app_actions.trigger("view.changes")
     view = window.changes
-    run(until(lambda: view.changes is not None, context.bridge))
-    run(settle(context.bridge))
+    run(until(lambda: view.changes is not None))
+    run(laid_out())
     viewport = view.tree.viewport().width()
     assert viewport >= 250, (
         viewport
