@@ -76,6 +76,8 @@ _WORDS: Final = frozenset(
         "bearer",
         "cookie",
         "cookies",
+        "authtok",
+        "bindpw",
         "apikey",
         "privatekey",
         "secretkey",

@@ -3,8 +3,8 @@
 By the call that takes them, by an XML element whose name is in an attribute or beside
 attributes, by the ``user/`` before them:
 
-* **a call whose callee names a credential**: its first argument, a quoted literal
-  (``.password("X")``, ``red:auth("X")``, ``setApiKey('X')``, ``withToken("X")``); not a getter or
+* **a call whose callee names a credential**: its first argument, a quoted literal, or a
+  brace initialiser's (``.password("X")``, ``kAuthToken{"X"}``, ``red:auth("X")``, ``setApiKey('X')``, ``withToken("X")``); not a getter or
   a lookup, whose argument is a name (``getSecret("db")``, ``os.getenv("TOKEN")``);
 * **an XML element with attributes**: ``<wsse:Password Type="…">X</wsse:Password>``, and an
   element named by its ``name`` or ``key`` attribute, ``<property
@@ -32,9 +32,9 @@ _MAX: Final = 256
 # --- calls ------------------------------------------------------------------------------------
 
 _CALL: Final = re.compile(
-    _KEYWORD + rb"(?P<rest>[a-z0-9_]{0,40})[ \t]?\([ \t]?(?P<q>\\{0,7}[\"'`])", re.IGNORECASE
+    _KEYWORD + rb"(?P<rest>[a-z0-9_]{0,40})[ \t]?[({][ \t]?(?P<q>\\{0,7}[\"'`])", re.IGNORECASE
 )
-_CALL_GATE: Final = _KEYWORD + rb"[a-z0-9_]{0,40}[ \t]?\([ \t]?[\\\"'`]"
+_CALL_GATE: Final = _KEYWORD + rb"[a-z0-9_]{0,40}[ \t]?[({][ \t]?[\\\"'`]"
 """``_CALL`` with at most one space around ``(`` (a superset of what the gate can afford: one
 unbounded run of spaces with the match's start makes hyperscan's automaton too large)."""
 _LOOKUPS: Final = frozenset(

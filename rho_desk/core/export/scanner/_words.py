@@ -196,6 +196,7 @@ CALLS: Final[dict[str, int]] = {
     "mysqli": 2,
     "mysqli_connect": 2,
     "mysql_connect": 2,
+    "connect": 2,
     "httpbasicauth": 1,
     "httpdigestauth": 1,
     "basicauth": 1,
@@ -209,6 +210,10 @@ CALLS: Final[dict[str, int]] = {
     "pass_": 0,
 }
 """Functions (their last name, lower case) and the index of the argument they take a password at."""
+_LOOSE_CALLS: Final = frozenset({b"connect"})
+"""Names shared with calls that take no password (``socket.connect``, an MQTT client's): their
+argument must also read as a credential (``secretish``): ``DBI->connect($dsn, 'u', 'X')``,
+``pymysql.connect(host, user, X)``."""
 CALL_NAMES: Final = (
     rb"(?:"
     + b"|".join(re.escape(name.encode()) for name in sorted(CALLS, key=len, reverse=True))
@@ -266,6 +271,9 @@ def call_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
         if s is None:
             continue
         value = t[a + 1 : b - 1]
+        name = m.group("name").lower()
+        if name in _LOOSE_CALLS and not secretish(value, quoted=True):
+            continue  # connect(host, port, "topic"): a generic name's third literal is a password only when it reads as one
         if literal_value(value, quoted=True) and len(value) >= 6:
             out.append((a + 1, b - 1))
     return out
