@@ -10,6 +10,8 @@ which ``test_heldout_batch`` holds); each leaked before ``_printers``.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rho_desk.core.export import Selection, export_snapshot
 from rho_desk.core.export.scanner._printers import prints_secret, tool_values
@@ -172,3 +174,20 @@ def test_the_printed_value_is_found_where_it_is_used_again() -> None:
 )
 def test_which_commands_print_a_secret(command: str, prints: bool) -> None:
     assert prints_secret(command) is prints
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["", " ", "\r", "\x1c", "Xq7pL2mV9rT4", "a b", "k=v"]), max_size=24)
+)
+def test_an_output_told_a_listing_holds_no_value(lines: list[str]) -> None:
+    """``printed_values`` skips the command's split for an output of more than ``LINES_MAX``
+    non-empty lines (most are listings): ``output_values`` reads none of those either."""
+    from rho_desk.core.export.scanner._printers import LINES_MAX, _listing, output_values
+
+    output = "\n".join(lines)
+    counted = len([line for line in output.splitlines() if line.strip()])
+    assert _listing(output) == (len([x for x in output.split("\n") if x.strip()]) > LINES_MAX)
+    if _listing(output):
+        assert counted > LINES_MAX
+        assert output_values(output) == []

@@ -195,9 +195,24 @@ def prints_secret(command: str) -> bool:
 
 def printed_values(command: str, output: str) -> list[str]:
     """The values ``output`` holds when ``command`` prints a secret (see the module's text)."""
-    if not command or not output or not prints_secret(command):
+    if not command or not output or _listing(output) or not prints_secret(command):
         return []
     return output_values(output)
+
+
+def _listing(output: str) -> bool:
+    """``output`` has more than ``LINES_MAX`` non-empty lines (``output_values`` reads none of
+    it): told from its first lines, before the command is split (most outputs are listings)."""
+    pos = count = 0
+    while True:
+        nl = output.find("\n", pos)
+        if (output[pos:] if nl < 0 else output[pos:nl]).strip():
+            count += 1  # a line splitlines() may cut further: as many non-empty lines or more
+            if count > LINES_MAX:
+                return True
+        if nl < 0:
+            return False
+        pos = nl + 1
 
 
 def read_values(path: str, output: str) -> list[str]:
