@@ -44,7 +44,6 @@ LIMITS_BASE: dict[str, str] = {
     "argv-printf-pipe": "`printf '%s\\n'`: the literal `\\n` in the format is read as a line break",
     "sh-read-s-transcript": "a value echoed after `read -s`: nothing names it on its line",
     "sh-redis-config-get": "`CONFIG GET requirepass` output: the name and the value on numbered lines",
-    "prose-slack-transcript": "a reply on the next line of a chat to a question naming the password",
     "vendor-razorpay-neutral-json": "`rzp_live_` is Razorpay's key id (shown in checkout pages); the batch counted it as a secret",
     "enc-go-byte-slice": "a Go byte slice of hex literals is not decoded",
     "enc-java-char-array": "a Java char array is not decoded",

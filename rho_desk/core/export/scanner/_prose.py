@@ -9,7 +9,8 @@ commit message or a note the credential noun and its value stand apart:
 * up to six words of prose (``for the backup key``, ``für den Server``, ``(staging)``),
 * a **link**: a verb (``is``, ``was``, ``lautet``, ``ist``, ``est``, ``es``, ``é``, ``är``,
   ``是``, ``は``) or a sign (``:``, ``=``, ``→``, ``->``),
-* then the value, read by its form: a quoted string (spaces and all: a passphrase of words), a
+* then the value, read by its form (after a question, ``what's the root pw on db2?``, the next
+  line's reply, when the reply is the value alone): a quoted string (spaces and all: a passphrase of words), a
   token that reads as a credential (``secretish``), the part after ``user:`` or ``user /``
   (``login with jo:X``, ``creds: admin / X``), a run of groups (``l3r4 cnpt wmnq 2cc3 …``), the
   digits of a PIN, the words of a seed phrase, or the codes listed on the lines after
@@ -47,7 +48,7 @@ _WORD_LINKS: Final = rb"is|was|are|were|lautet|lauten|ist|war|est|\xc3\xa9tait|e
 _CJK_LINKS: Final = rb"\xe6\x98\xaf|\xe4\xb8\xba|\xe7\x82\xba|\xe3\x81\xaf"  # 是 为 為 は
 _SIGN_LINKS: Final = rb":|\xef\xbc\x9a|=|\xe2\x86\x92|->|=>"  # : ： = → -> =>
 PROSE_GATE: Final = (
-    rb"(?:(?:" + _ENGLISH + rb")[ \t,;(]"
+    rb"(?:(?:" + _ENGLISH + rb")[ \t,;(?]"
     rb"|key[ \t]*:[ \t]*[a-z2-7]{3,8} [a-z2-7]{3,8}"
     rb"|(?:seed phrase|seed|mnemonic|recovery phrase|pin|passcode)[ \t]*:"
     rb"|(?:recovery|backup) codes"
@@ -58,8 +59,9 @@ assignment, the name grammar's), a key written in groups, a list of codes, or a 
 language."""
 _PROSE: Final = re.compile(
     rb"(?P<noun>" + _NOUNS + rb")"
-    rb"(?:(?P<gap>[,;]?(?:[ \t]+[^\s:=\"'\xe2\xef]{1,24}){0,6}?)"
+    rb"(?:(?P<gap>[,;]?(?:[ \t]+[^\s:=\"'?\xe2\xef]{1,24}){0,6}?)"
     rb"(?P<link>[ \t]+(?:" + _WORD_LINKS + rb")[ \t]+|[ \t]*(?:" + _SIGN_LINKS + rb")[ \t]*"
+    rb"|[ \t]*\?[ \t]*(?=\n|\\n)"
     rb"|[ \t]*(?:" + _CJK_LINKS + rb")[ \t]*)|(?P<bare>[ \t]+|(?=\n|\\n|\x00|\xff|$)))",
     re.IGNORECASE,
 )
@@ -154,6 +156,29 @@ def _codes(data: bytes, pos: int) -> Hit | None:
     return Hit("credential-assignment", first, last, data[first:last])
 
 
+_SPEAKER: Final = re.compile(
+    rb"(?:\\n|\n)[ \t]*(?:\[[^\]\n\\]{1,24}\][ \t]*)?(?:<[^>\n\\]{1,32}>|[A-Za-z][A-Za-z0-9_.\-]{0,31}:)?[ \t]*"
+)
+"""A reply's line start: a time (``[09:13]``), then a speaker (``<bob>``, ``bob:``, ``A:``)."""
+
+
+def _answer(data: bytes, pos: int) -> Hit | None:
+    """A question naming a credential, answered on the next line by the value alone."""
+    m = _SPEAKER.match(data, pos)
+    if m is None:
+        return None
+    start = m.end()
+    end = _token_end(data, start)
+    rest = _BREAK.search(data, end, end + _SCAN_MAX)
+    line_end = rest.start() if rest is not None else min(len(data), end + _SCAN_MAX)
+    if data[end:line_end].strip(b" \t\"'") or end <= start:
+        return None  # the answer is more than the value: prose
+    value = data[start:end]
+    if value.startswith(b"[secret") or b"://" in value or not secretish(value, quoted=False):
+        return None
+    return Hit("credential-assignment", start, end, value)
+
+
 def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if m.start() > 0 and data[m.start() - 1] in _GLUED:
         return None  # compass, bypass, openai-api-key: a name's last word
@@ -171,6 +196,8 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     # ``password = X``, ``key: X``: assignments are the name grammar's (a run of groups is read)
     assign = not gap and link in (b"=", b"=>", b":", b"\xef\xbc\x9a") and noun in _NAMES
+    if link == b"?":
+        return _answer(data, m.end())
     start = m.end()
     if data.startswith(b"[secret", start):
         return None
