@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 8
+RULESET_VERSION: Final = 9
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -76,7 +76,13 @@ their header, SQL's SET PASSWORD FOR), NAME value lines, read through row, grep,
 wrappers and JSON escapes; a value under a credential name whatever its shape (letters only,
 spaces, six digits or more); lines of configuration read to their end; string prefixes, YAML
 anchors, Oracle's unquoted IDENTIFIED BY, psk; a name after an escaped line break; a wrapped
-base64 block's short last line; JSON escapes at depth two before a run."""
+base64 block's short last line; JSON escapes at depth two before a run. 9: prose (a credential
+noun in English or another language, a few words, a verb or a sign, then the value; a question
+answered on the next line), values named by a call (``.password("X")``, ``kAuthToken{"X"}``), by an
+XML element's attributes, by Oracle's ``user/X@``; standard-input switches (``sudo -S``,
+``htpasswd -i``...), quoted glued options; .pgpass and PuTTY lines in tool rows; Neon keys; masks
+(``sk-...9fQa``, ``****ABCD``, ``(sensitive value)``), base64 of a sentence and a row number's
+base64 line left alone."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
