@@ -11,7 +11,7 @@ from PySide6.QtGui import QDropEvent
 from rho_desk.core.errors import InputError
 from rho_desk.qt.app import StartPlan, plan_start
 
-from .conftest import settle
+from .conftest import until
 from .helpers import v3_session
 
 
@@ -84,7 +84,14 @@ def test_dropping_a_session_file_opens_it(make_window, run, rho_fixtures: Path) 
         Qt.KeyboardModifier.NoModifier,
     )
     context.window.dropEvent(event)
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                context.document.path == rho_fixtures / "session-v2.jsonl"
+                and str(rho_fixtures / "session-v2.jsonl") in context.settings.recent_files()
+            )
+        )
+    )
     assert context.document.path == rho_fixtures / "session-v2.jsonl"
     assert str(rho_fixtures / "session-v2.jsonl") in context.settings.recent_files()
 

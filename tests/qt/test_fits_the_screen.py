@@ -12,7 +12,7 @@ from PySide6.QtCore import QRect
 
 from rho_desk.qt.ui import screen
 
-from .conftest import settle
+from .conftest import idle, laid_out, until
 from .helpers import v3_session
 
 DIALOGS = ("compact", "export", "edit", "metadata", "strip", "settings")
@@ -28,7 +28,7 @@ def test_dialogs_fit_the_screen(
     room = (int(width * screen.SCREEN_SHARE), int(height * screen.SCREEN_SHARE))
     for kind in DIALOGS:
         dialog = context.session_commands.show_dialog(kind)
-        run(settle(context.bridge))
+        run(idle(context.bridge))  # the dialog's opening work (previews, profiles), which sizes it
         least = dialog.minimumSizeHint()
         assert least.width() <= room[0] and least.height() <= room[1], (kind, least)
         assert dialog.width() <= room[0] and dialog.height() <= room[1], (kind, dialog.size())
@@ -37,7 +37,7 @@ def test_dialogs_fit_the_screen(
     trash = context.window.commands.dialog
     assert trash.width() <= room[0] and trash.height() <= room[1]
     trash.close()
-    run(settle(context.bridge))
+    run(idle(context.bridge))
 
 
 def test_a_large_screen_keeps_the_preferred_sizes(
@@ -46,10 +46,10 @@ def test_a_large_screen_keeps_the_preferred_sizes(
     monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, 2560, 1440))
     context = make_window(open_file=v3_session(tmp_path / "home"))
     dialog = context.session_commands.show_dialog("export")
-    run(settle(context.bridge))
+    run(laid_out())
     assert (dialog.width(), dialog.height()) == (1100, 720)
     dialog.close()
-    run(settle(context.bridge))
+    run(idle(context.bridge))
 
 
 def test_the_window_with_its_continue_dock_fits_a_700_pixel_screen(
@@ -57,9 +57,11 @@ def test_the_window_with_its_continue_dock_fits_a_700_pixel_screen(
 ) -> None:
     context = make_window(open_file=v3_session(tmp_path / "home"))
     context.continue_dock.show_continue()
-    run(settle(context.bridge))
+    run(
+        until(lambda: context.continue_dock.panel.profile.count() > 0)
+    )  # the panel has read the profiles
     least = context.window.minimumSizeHint()
     assert least.width() <= 1024 and least.height() <= 630, least
     context.window.resize(1024, 640)
-    run(settle(context.bridge))
+    run(laid_out())
     assert context.window.height() <= 640

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabBar, QWidget
 
-from .conftest import settle
+from .conftest import idle, until
 from .helpers import dialog_pages, v4_session
 
 
@@ -72,9 +72,9 @@ DIALOGS = ["settings", "compact", "export", "edit", "metadata", "strip"]
 def test_no_dialog_has_clashing_mnemonics(make_window, run, tmp_path: Path, kind: str) -> None:
     context = make_window(open_file=v4_session(tmp_path / "home"))
     dialog = context.session_commands.show_dialog(kind)
-    run(settle(context.bridge))
+    run(idle(context.bridge))  # the dialog's opening work (what is checked: no clashing mnemonic)
     found = {}
-    for page in dialog_pages(dialog, lambda: run(settle(context.bridge)), kind):
+    for page in dialog_pages(dialog, lambda: run(idle(context.bridge)), kind):
         if clash := clashes(dialog):
             found[page] = clash
     dialog.close()
@@ -86,7 +86,9 @@ def test_the_main_window_and_its_menus(make_window, run, tmp_path: Path) -> None
 
     context = make_window(open_file=v4_session(tmp_path / "home"))
     context.continue_dock.show_continue()
-    run(settle(context.bridge))
+    run(
+        until(lambda: context.continue_dock.panel.profile.count() > 0)
+    )  # the panel has read the profiles
     window = context.window
     # the menu bar's titles share the window's Alt+letters with every visible control
     found = clashes(window)
@@ -117,7 +119,7 @@ def test_the_changes_tab_and_the_menus(make_window, run, tmp_path: Path) -> None
     context = make_window(open_file=v4_session(tmp_path / "home"))
     window = context.window
     window.show_tab(TAB_CHANGES)
-    run(settle(context.bridge))
+    run(until(lambda: window.changes.restore_button.isVisible()))
     assert window.changes.restore_button.isVisible()
     found = clashes(window)
     for action in window.findChild(QMenuBar).actions():
