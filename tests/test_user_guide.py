@@ -31,11 +31,11 @@ from markdown_it import MarkdownIt
 from tests.qt.conftest import (  # noqa: F401 - fixtures used by name
     collect_garbage_here,
     demo_home,
+    idle,
     isolated_dirs,
     make_window,
     qloop,
     run,
-    settle,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -345,7 +345,9 @@ def test_dialog_keys_are_the_widgets_keys(make_window: Any, run: Any, demo_home:
         "Find bar": window.conversation.find_bar,
         "Image viewer": viewer,
     }
-    run(settle(context.bridge))
+    run(
+        idle(context.bridge)
+    )  # the dialogs' opening work (what is checked: the keys the guide names)
 
     # The key handlers (keyPressEvent), pressed for real.
     panel, bar, compaction = (
@@ -396,7 +398,7 @@ def test_dialog_keys_are_the_widgets_keys(make_window: Any, run: Any, demo_home:
         viewer.close()
         for dialog in list(host.dialogs.values()):
             dialog.close()
-        run(settle(context.bridge))
+        run(idle(context.bridge))
 
 
 def _check_dialog_keys(

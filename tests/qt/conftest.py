@@ -115,13 +115,6 @@ def run(qloop: qasync.QEventLoop) -> Run:
     return run
 
 
-async def settle(bridge: Any, rounds: int = 3) -> None:
-    """Wait until the bridge is idle, a few times over (work that starts follow-up work)."""
-    for _ in range(rounds):
-        await bridge.wait_idle()
-        await asyncio.sleep(0.01)
-
-
 # -- waiting for a condition, on the loop ------------------------------------------------------
 #
 # pytest-qt's ``qtbot.waitUntil`` and ``qtbot.waitSignal`` spin Qt's event loop outside asyncio's:

@@ -15,7 +15,7 @@ from rho_desk.qt.app import AppContext
 from rho_desk.qt.services import settings as S
 from rho_desk.qt.services.settings_document import export_settings, import_settings, read_settings
 
-from .conftest import Run, settle
+from .conftest import Run, until
 
 SECRET = "sk-canary-settings-0123456789abcdef"
 
@@ -138,11 +138,18 @@ def test_file_menu_exports_and_imports_settings(
     context.settings.set(S.PREFS_THEME, "dark")
     target = tmp_path / "mine.json"
     commands.export_settings(target)
-    run(settle(context.bridge))
+    run(
+        until(
+            lambda: (
+                target.exists()
+                and json.loads(target.read_bytes())["settings"]["prefs/theme"] == "dark"
+            )
+        )
+    )
     assert json.loads(target.read_bytes())["settings"]["prefs/theme"] == "dark"
     context.settings.set(S.PREFS_THEME, "light")
     commands.import_settings(target)
-    run(settle(context.bridge))
+    run(until(lambda: context.theme.preference == "dark"))
     assert context.settings.get(S.PREFS_THEME) == "dark"
     assert context.theme.preference == "dark"
     notices = [n.text for n in context.notifier.history]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import settle
+from .conftest import laid_out, until
 from .helpers import v3_session
 
 
@@ -15,11 +15,13 @@ def test_the_continue_panel_leaves_room_for_the_conversation(
     window = context.window
     # opened on a large window, then the window shrinks to a small laptop screen's
     window.resize(1280, 800)
-    run(settle(context.bridge))
+    run(laid_out())
     context.continue_dock.show_continue()
-    run(settle(context.bridge))
+    run(
+        until(lambda: context.continue_dock.panel.profile.count() > 0)
+    )  # the panel has read the profiles
     window.resize(1024, 700)
-    run(settle(context.bridge))
+    run(laid_out())
     conversation = window.conversation.list.viewport().height()
     dock = context.continue_dock.height()
     # the conversation keeps at least as much height as the panel, and room for several cards

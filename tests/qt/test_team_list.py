@@ -24,7 +24,7 @@ from rho_desk.qt.services.team import TeamState
 from rho_desk.qt.ui.roles import Role
 from rho_desk.qt.ui.theme import LIGHT
 
-from .conftest import settle
+from .conftest import until
 
 
 def _published(n: int, *, snippet: str = "") -> SimpleNamespace:
@@ -75,7 +75,7 @@ def panel(qapp: Any, run: Any) -> Iterator[tuple[TeamBrowserView, FakeTeam, Engi
 def test_the_team_list_is_a_model_that_passes_the_tester_as_the_panel_fills_it(
     panel, qtmodeltester, run
 ) -> None:  # type: ignore[no-untyped-def]
-    view, team, bridge = panel
+    view, team, _bridge = panel
     model = view.model
     assert view.list.model() is model and isinstance(view.list.itemDelegate(), TeamDelegate)
     qtmodeltester.check(model)  # stays attached: every change below is checked as it happens
@@ -84,7 +84,7 @@ def test_the_team_list_is_a_model_that_passes_the_tester_as_the_panel_fills_it(
 
     team.listing = [_published(2), _published(1)]
     view.reload_listing()
-    run(settle(bridge))
+    run(until(lambda: model.rowCount() == 2 and "2 sessions published" in view.footer.text()))
     assert model.rowCount() == 2 and "2 sessions published" in view.footer.text()
     card = model.index(0).data(Role.ROW)
     assert (
@@ -100,7 +100,7 @@ def test_the_team_list_is_a_model_that_passes_the_tester_as_the_panel_fills_it(
     team.found = [_published(1, snippet="the «delta» fix")]
     view.search.setText("delta")
     view.reload_listing()
-    run(settle(bridge))
+    run(until(lambda: model.rowCount() == 1))
     assert model.rowCount() == 1 and "«" not in model.index(0).data()
     card = model.index(0).data(Role.ROW)
     assert [card.text[a:b] for a, b in card.highlights] == ["delta"]
@@ -114,7 +114,7 @@ def test_the_team_list_is_a_model_that_passes_the_tester_as_the_panel_fills_it(
     view.list.activated.emit(model.index(0))
     view.open_row(0)
     view.open_row(5)  # past the end: nothing
-    run(settle(bridge))
+    run(until(lambda: len(opened) == 2))
     assert opened == [("qa", "sid-1"), ("qa", "sid-1")]
 
     # cleared: the database setting removed
