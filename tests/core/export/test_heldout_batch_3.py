@@ -2,7 +2,7 @@
 look-alikes, written without looking at the rules and measured blind on main d01df15 (62 forms
 leaked, 9 look-alikes damaged), then fixed by cause. ``heldout_batch_3.json`` holds the forms as
 the batch wrote them (``batch: extra``: the further forms of each fixed cause, written before the
-fix was checked against them).
+fix was checked against them: 40 forms and 25 look-alikes).
 
 Each form is planted where the batch planted it (a ``bash`` call's output or command, a
 ``read_file`` result as numbered rows, a diff, hashline or grep rows, ``apply_patch`` input, the
@@ -52,6 +52,10 @@ LIMITS_BASE: dict[str, str] = {
     "key-solana-keypair": "a keypair as a JSON array of 64 byte values",
     "key-otpauth-migration": "otpauth-migration:// data (protobuf of TOTP seeds, base64)",
     "url-phpsessid": "`PHPSESSID=X` outside a Cookie header: the gate's keywords are not in the name",
+    "x-cfg-pgpass-grep-rows": "a .pgpass line in grep rows: the row's `path:1:` reads as its first fields",
+    "x-code-swift-keychain-set": 'Swift `keychain.set("X", forKey: "token")`: the name comes after the value',
+    "x-code-rust-string-from": '`let token = String::from("X")`: the call is read as the value',
+    "x-cfg-pam-ldap-bindpw": "pam_ldap `bindpw X`: no keyword of the gate in the name",
     "url-mattermost-hook": "a Mattermost webhook URL (`/hooks/<26>`) under a neutral name",
 }
 """The forms still leaking, each with why."""
