@@ -22,10 +22,8 @@ Nothing is written here: the caller writes files (``write_files_atomic``) or sto
 from __future__ import annotations
 
 import base64
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Required, TypedDict, Unpack
 
@@ -39,6 +37,7 @@ from ._display import HISTORY_KINDS, open_export_source
 from ._export import ExportResult, export_snapshot
 from ._keys import fingerprint_key, key_id, public_key_text, signing_key
 from ._receipt import Receipt, build_receipt, encode_receipt
+from ._transcript import source_date
 
 __all__ = [
     "ExportKeys",
@@ -192,15 +191,9 @@ def sign_export(
         source_name=source_name,
         allow_findings=allow_findings,
         signing_key=keys.signer,
-        created_at=_signed_at(),
+        created_at=source_date(),
     )
     return SignedExport(result, receipt, encode_receipt(receipt))
-
-
-def _signed_at() -> datetime | None:
-    """``SOURCE_DATE_EPOCH``'s time, if set (reproducible receipts), else ``None`` (now)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    return datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else None
 
 
 def export_signed(

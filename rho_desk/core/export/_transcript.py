@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -109,8 +110,16 @@ def _is_marker(message: Message) -> bool:
     )
 
 
+def source_date() -> datetime | None:
+    """``SOURCE_DATE_EPOCH``'s time, if set (the reproducible-builds convention), else ``None``
+    (now): the time a transcript says it was exported and a receipt says it was signed, so that
+    two exports of the same choices are the same bytes."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    return datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else None
+
+
 def _stamp(now: datetime | None) -> str:
-    return (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return (now or source_date() or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _pretty(arguments: Any) -> str:

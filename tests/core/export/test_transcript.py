@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+import pytest
+
 from rho_desk.core.export import (
     ContentClass,
     Selection,
@@ -127,3 +129,17 @@ def test_transcripts_follow_the_selection() -> None:
         assert PNG in everything and canary("user_text") in everything
         assert canary("context_enriched") not in everything  # opaque context is never shown
         assert canary("context_fallback") in everything  # its portable text is
+
+
+def test_a_transcript_made_under_source_date_epoch_says_that_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reproducible output: with SOURCE_DATE_EPOCH set, the 'exported' line of either transcript
+    gives that time (as the receipt's signing time does), so the same choices make the same bytes
+    a second later; without it, the time of the export."""
+    source = _snapshot(Message.user_text("list the files"))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    assert b"exported: 2026-01-01 00:00:00 UTC" in render_markdown(source)
+    assert b"exported 2026-01-01 00:00:00 UTC" in render_html(source)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert f"exported: {datetime.now(UTC):%Y-%m-%d}".encode() in render_markdown(source)
