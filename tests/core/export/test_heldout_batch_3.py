@@ -2,7 +2,8 @@
 look-alikes, written without looking at the rules and measured blind on main d01df15 (62 forms
 leaked, 9 look-alikes damaged), then fixed by cause. ``heldout_batch_3.json`` holds the forms as
 the batch wrote them (``batch: extra``: the further forms of each fixed cause, written before the
-fix was checked against them: 40 forms and 25 look-alikes).
+fix was checked against them: 40 forms and 33 look-alikes, 8 of them from the project's own docs
+and code).
 
 Each form is planted where the batch planted it (a ``bash`` call's output or command, a
 ``read_file`` result as numbered rows, a diff, hashline or grep rows, ``apply_patch`` input, the

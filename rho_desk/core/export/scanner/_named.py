@@ -37,6 +37,7 @@ _CALL: Final = re.compile(
 _CALL_GATE: Final = _KEYWORD + rb"[a-z0-9_]{0,40}[ \t]?[({][ \t]?[\\\"'`]"
 """``_CALL`` with at most one space around ``(`` (a superset of what the gate can afford: one
 unbounded run of spaces with the match's start makes hyperscan's automaton too large)."""
+_PATH: Final = re.compile(rb"[\w.\-~]*(?:/[\w.\-]+)+/?")
 _LOOKUPS: Final = frozenset(
     {
         "get",
@@ -87,6 +88,8 @@ def _literal_end(data: bytes, start: int, quote: bytes) -> int | None:
 
 def _call(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``.password("X")``: the literal a call named for a credential takes first."""
+    if data[m.end("rest") : m.end("rest") + 1] in (b" ", b"\t"):
+        return None  # "secrets (`…`)": prose before a parenthesis, not a call
     _, name = name_before(data, m.end("rest"))
     callee = name.rsplit(b".", 1)[-1].rsplit(b":", 1)[-1]
     text = callee.decode("ascii", "replace")
@@ -102,6 +105,8 @@ def _call(data: bytes, m: re.Match[bytes]) -> Hit | None:
     spend(end - start)
     if value.startswith(b"[secret") or not secretish(value, quoted=True):
         return None
+    if _PATH.fullmatch(value) is not None:
+        return None  # a file the credential is in
     return Hit("credential-assignment", start, end, value)
 
 

@@ -59,7 +59,7 @@ assignment, the name grammar's), a key written in groups, a list of codes, or a 
 language."""
 _PROSE: Final = re.compile(
     rb"(?P<noun>" + _NOUNS + rb")"
-    rb"(?:(?P<gap>[,;]?(?:[ \t]+[^\s:=\"'?\xe2\xef]{1,24}){0,6}?)"
+    rb"(?:(?P<gap>[,;]?(?:[ \t]+[^\s:=\"'?,;`*{}\[\]<>\xe2\xef]{1,24}){0,6}?)"
     rb"(?P<link>[ \t]+(?:" + _WORD_LINKS + rb")[ \t]+|[ \t]*(?:" + _SIGN_LINKS + rb")[ \t]*"
     rb"|[ \t]*\?[ \t]*(?=\n|\\n)"
     rb"|[ \t]*(?:" + _CJK_LINKS + rb")[ \t]*)|(?P<bare>[ \t]+|(?=\n|\\n|\x00|\xff|$)))",
@@ -83,6 +83,8 @@ _NAMES: Final = frozenset(
     }
 )
 """Nouns the name grammar reads as names: ``password: X`` right after one is its."""
+_MARKUP: Final = frozenset(b"*`<[({:#_~|")
+"""A value's first byte that makes it markup or code, not a credential written in prose."""
 _BARE_NOUNS: Final = frozenset({b"pw", b"pwd", b"passwd"})
 """Nouns whose value may follow after a space alone (``(pw X)``)."""
 _WEAK_NOUNS: Final = frozenset({b"key", b"login", b"pin", b"creds", b"credentials"})
@@ -198,6 +200,8 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
     assign = not gap and link in (b"=", b"=>", b":", b"\xef\xbc\x9a") and noun in _NAMES
     if link == b"?":
         return _answer(data, m.end())
+    if gap and link in (b"=", b"=>"):
+        return None  # ``key, name="…"``: words then ``=`` is code, not prose
     start = m.end()
     if data.startswith(b"[secret", start):
         return None
@@ -207,10 +211,13 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
             return None
         a, b = quoted
         value = data[a:b]
+        spaced = (
+            b" " in value and noun not in _WEAK_NOUNS | _PHRASE_NOUNS and not value.endswith(b":")
+        )
         if (
             len(value) >= 6
             and not value.startswith(b"[secret")
-            and (b" " in value or secretish(value, quoted=True))
+            and (spaced or secretish(value, quoted=True))
         ):
             return Hit("credential-assignment", a, b, value)
         return None
@@ -264,6 +271,10 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return Hit("credential-assignment", start, end, value)
     if value.startswith((b"[secret", b"/", b"~/", b"www.")) or b"://" in value or b"@" in value:
         return None  # redacted, a path, a URL or an address
+    if value[0] in _MARKUP:
+        return None  # **bold**, `code`, <placeholder>, :Type
+    if noun in _WEAK_NOUNS and gap and len(value) < 16:
+        return None  # "key or a key store: PKCS#12", "key the payload is AES-256-GCM"
     if secretish(value, quoted=False) or (
         len(value) >= 8 and any(c >= 0x80 for c in value) and any(c in b"0123456789" for c in value)
     ):
