@@ -74,8 +74,12 @@ def _typed_imports(source: str) -> dict[str, tuple[str, str]]:
     the module itself, as in ``from . import events as events``)."""
     import ast
 
-    with open(source, encoding="utf-8") as handle:
-        tree = ast.parse(handle.read(), source)
+    try:
+        with open(source, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:  # a bundle that left the package's source out
+        raise ImportError(f"{source}: the lazy re-exports need this source file ({exc})") from exc
+    tree = ast.parse(text, source)
     found: dict[str, tuple[str, str]] = {}
     for node in tree.body:
         if not (isinstance(node, ast.If) and _is_type_checking(node.test)):
