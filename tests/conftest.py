@@ -9,12 +9,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from rho_desk.team.cluster import ThrowawayCluster
 
 # Before any QApplication exists (environment.md §1).
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
+
+# Property tests draw the same examples on every run (``repeatable``), so that a run of the suite
+# on one machine says what CI will see, and a failure can be run again as it was; set
+# RHO_DESK_HYPOTHESIS=explore to draw new examples (and keep failing ones in .hypothesis/), as
+# when a generator or a property changes.
+settings.register_profile("repeatable", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("RHO_DESK_HYPOTHESIS", "repeatable"))
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RHO_FIXTURES = FIXTURES / "rho"
