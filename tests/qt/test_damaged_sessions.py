@@ -64,12 +64,21 @@ def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(
     assert not window.app_actions["session.edit"].isEnabled()
     _shot(window, "damaged-session-notice")
     notice.repair_button.click()
-    run(until(lambda: isinstance(window.commands.dialog, RepairReportDialog)))
+    repaired = path.with_name("session.repaired.jsonl")
+    # the report opens as the repaired copy is being opened: wait for both
+    run(
+        until(
+            lambda: (
+                isinstance(window.commands.dialog, RepairReportDialog)
+                and context.document.path == repaired
+                and not context.document.loading
+            )
+        )
+    )
     report = window.commands.dialog
     assert isinstance(report, RepairReportDialog) and report.isVisible()
     assert "first bad line 4" in report.body.toPlainText()
     _shot(report, "repair-report")
-    repaired = path.with_name("session.repaired.jsonl")
     assert document.path == repaired and document.damage is None
     assert not notice.isVisible()
     assert window.app_actions["session.compact"].isEnabled()
