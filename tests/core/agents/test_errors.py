@@ -159,9 +159,10 @@ def test_a_missing_file_is_bad_input(tmp_path: Path) -> None:
 
 def test_an_opencode_row_that_is_not_json_names_the_row(homes: dict[str, Path]) -> None:
     import sqlite3
+    from contextlib import closing
 
     database = homes["opencode"] / "opencode.db"
-    with sqlite3.connect(database) as db:
+    with closing(sqlite3.connect(database)) as db, db:
         db.execute("update message set data = '{oops' where id = 'msg_c0f1a0000003ABCDEFGHIJK'")
     db.close()
     with pytest.raises(AgentLogError) as caught:

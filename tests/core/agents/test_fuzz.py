@@ -12,6 +12,7 @@ import contextlib
 import json
 import sqlite3
 import uuid
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -314,7 +315,7 @@ def test_opencode_random_rows(
     tmp_path: Path, messages: list[tuple[str, list[dict[str, Any]], Any]]
 ) -> None:
     database = tmp_path / f"opencode-{uuid.uuid4().hex}.db"
-    with sqlite3.connect(database) as db:
+    with closing(sqlite3.connect(database)) as db, db:
         db.executescript(
             "create table session (id text primary key, parent_id text, directory text, title text, version text,"
             " time_created integer, time_updated integer, revert text);"

@@ -6,6 +6,7 @@ import json
 import shutil
 import sqlite3
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,7 @@ def test_the_index_lists_the_import_as_rho_would(
 ) -> None:
     home = tmp_path / "rho"
     result = import_session(sessions[agent], home=home)
-    with sqlite3.connect(home / "sessions" / "index.sqlite3") as db:
+    with closing(sqlite3.connect(home / "sessions" / "index.sqlite3")) as db, db:
         rows = db.execute("select id, path, message_count from sessions").fetchall()
     db.close()
     assert [(r[0], r[1]) for r in rows] == [(result.receipt.session_id, str(result.transcript))]
@@ -140,7 +141,7 @@ def test_an_opencode_session_that_grew_imports_only_what_is_new(
 ) -> None:
     source = main_sessions(homes)["opencode"]
     database = homes["opencode"] / "opencode.db"
-    with sqlite3.connect(database) as db:
+    with closing(sqlite3.connect(database)) as db, db:
         saved = db.execute("select * from message where id >= 'msg_c0f1a0000009'").fetchall()
         parts = db.execute("select * from part where message_id >= 'msg_c0f1a0000009'").fetchall()
         db.execute("delete from part where message_id >= 'msg_c0f1a0000009'")
@@ -149,7 +150,7 @@ def test_an_opencode_session_that_grew_imports_only_what_is_new(
     db.close()
     home = tmp_path / "rho"
     first = import_session(source, home=home)
-    with sqlite3.connect(database) as db:
+    with closing(sqlite3.connect(database)) as db, db:
         db.executemany("insert into message values (?, ?, ?, ?, ?)", saved)
         db.executemany("insert into part values (?, ?, ?, ?, ?, ?)", parts)
     db.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from rho_desk.core.changes.index import PathIndex, index_file_for
@@ -46,10 +47,10 @@ def test_search_and_sessions_touching_follow_the_files(tmp_path: Path) -> None:
     # a file of another version is rebuilt
     path = index_file_for(home, tmp_path / "cache")
 
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("PRAGMA user_version=99")
     PathIndex.open(path).close()
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1
     assert os.path.exists(path) and (os.stat(path).st_mode & 0o777) == 0o600
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -274,7 +275,7 @@ def test_rho_rows_of_vanished_sessions_go_titles_of_live_ones_stay(
     assert set(rows) == {V1, V2, V3} and rows[V3]["title"] == "My v3 session"
     assert rows[V3]["message_count"] == 2 and rows[V3]["updated_at"] == 302
     assert library.get(KEY, V3).title == "My v3 session"  # type: ignore[union-attr]
-    with sqlite3.connect(home / "sessions" / "index.sqlite3") as db:
+    with closing(sqlite3.connect(home / "sessions" / "index.sqlite3")) as db, db:
         assert db.execute("pragma user_version").fetchone() == (2,)
 
 
