@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import threading
 from pathlib import Path
@@ -108,6 +109,31 @@ def test_close_cancels_and_awaits_everything_then_refuses_work(bridge: EngineBri
     coro = asyncio.sleep(0)
     with pytest.raises(BridgeClosed):
         bridge.run(coro)
+
+
+def test_a_task_finishing_during_close_announces_no_changes(bridge: EngineBridge, run) -> None:
+    """The views answer Changes with new work, which a closed bridge refuses: none is announced."""
+    started = asyncio.Event()
+    fanned: list[object] = []
+    bridge.sig_operation_finished.connect(lambda c, i: fanned.append(c))
+
+    async def stubborn() -> OpResult[int]:
+        started.set()
+        with contextlib.suppress(asyncio.CancelledError):  # finishes anyway, with changes
+            await asyncio.sleep(3600)
+        return OpResult(1, OpChanges(library=True))
+
+    task = bridge.run(stubborn())
+
+    async def close() -> None:
+        await started.wait()
+        await bridge.aclose()
+
+    run(close())
+    assert task.done() and not task.cancelled() and task.result().value == 1
+    assert fanned == [] and not bridge.notifier.history
+    bridge.emit_changes(OpChanges(library=True))  # nor from outside a task
+    assert fanned == []
 
 
 def test_a_pending_timer_never_fires_after_close(bridge: EngineBridge, run) -> None:

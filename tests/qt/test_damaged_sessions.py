@@ -50,7 +50,16 @@ def test_a_damaged_session_opens_read_only_and_repair_opens_the_result(
     context = make_window(home=home)
     window = context.window
     window.commands.open_path(path)
-    run(until(lambda: context.document.path == path and not context.document.loading))
+    # the conversation's rows are built off the GUI thread after the load: wait for them too
+    run(
+        until(
+            lambda: (
+                context.document.path == path
+                and not context.document.loading
+                and window.conversation.model.rowCount() > 0
+            )
+        )
+    )
     document = context.document
     assert document.is_open and document.path == path
     assert document.damage is not None and document.damage.line == 4

@@ -260,8 +260,8 @@ class EngineBridge(QObject):
                 if on_success is not None:
                     on_success(result)
                 changes = op_changes_of(result)
-                if changes is not None and changes.any:
-                    self.sig_operation_finished.emit(changes, initiator)
+                if changes is not None:
+                    self.emit_changes(changes, initiator)
             except Exception as callback_error:  # a bug in a UI callback: show it, keep going
                 self.notifier.show_exception(callback_error, context=context)
         finally:
@@ -283,6 +283,11 @@ class EngineBridge(QObject):
         self.notifier.show_exception(exc, context=context)
 
     def emit_changes(self, changes: OpChanges, initiator: object = None) -> None:
-        """Announce changes made outside a task (e.g. a live reload noticed by a timer)."""
-        if changes.any:
+        """Announce changes made outside a task (e.g. a live reload noticed by a timer).
+
+        Once the bridge is closed nothing is announced: the views would answer with new work
+        (a listing to reload) that a closed bridge refuses. A task that ignored its cancellation
+        and finished during :meth:`aclose` ends there.
+        """
+        if changes.any and not self._closed:
             self.sig_operation_finished.emit(changes, initiator)

@@ -339,12 +339,14 @@ def test_a_conflict_during_a_run_keeps_the_turn_and_fork_saves_it(
     base = context.document.tree.active_leaf.id
     conflicts: list[object] = []
     controller.sig_conflict.connect(conflicts.append)
+    ended = turn_events(controller, turn.TurnEnded)
     loopback.queue(text_reply("A slow", " answer", " worth keeping.", delay=0.15))
     controller.send("Question", profile="loopback")
     run(until(lambda: bool(loopback.requests)))
     _rho_appends_a_turn(path)  # another writer (Rho) saves a turn meanwhile
     rho_bytes = path.read_bytes()
-    run(until(lambda: not controller.busy))
+    # the conflict blocks the controller (not busy) before the turn's last event reaches the panel
+    run(until(lambda: not controller.busy and bool(ended)))
     assert conflicts and conflicts[-1].unsaved and controller.unsaved is not None
     assert path.read_bytes() == rho_bytes  # nothing written after the other writer
     assert context.conflict_dock.isVisible() and controller.state is TurnState.BLOCKED
