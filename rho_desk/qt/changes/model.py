@@ -151,7 +151,9 @@ class TouchedFilesModel(QAbstractItemModel):
                     return f"{len(changes)} turn" + ("s" if len(changes) != 1 else "")
                 return None
             if role == Qt.ItemDataRole.ToolTipRole and column == 0:
-                return changes[0][1].abs_path
+                # the view spans the file's row over the columns: its turn count is said here too
+                count = f"{len(changes)} turn" + ("s" if len(changes) != 1 else "")
+                return f"{changes[0][1].abs_path}\nchanged in {count}"
             if role == Role.SORT:
                 return (name, len(changes), 0)[column]
             return None

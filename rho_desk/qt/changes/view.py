@@ -56,6 +56,7 @@ from ..services.document import HistoryMode, SessionDocument
 from ..services.undo import Step, UndoStack
 from ..ui.patch import PatchHighlighter, mono_font
 from ..ui.screen import fit_to_screen
+from ..ui.widgets import PathDelegate
 from .model import LibraryTouchedModel, TouchedFilesModel, turn_text
 
 __all__ = ["ChangesView", "RestoreDialog", "reveal_message", "turn_of_current_row"]
@@ -182,12 +183,17 @@ class ChangesView(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         # File takes what Turn and Change leave, and they never more than a quarter each: at 1024
-        # pixels "unsaved turn (failed)" squeezed every file name to "…"; long paths elide in the middle
+        # pixels "unsaved turn (failed)" squeezed every file name to "…". A file's row spans the
+        # three columns (its turns below say which turn made which change), and a long path gives
+        # up its folders before its file name ("app/web…/refunds.py", not "app/web…unds.py")
+        self.tree.setItemDelegateForColumn(
+            0, PathDelegate(self.tree, applies=lambda index: not index.parent().isValid())
+        )
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         self.tree.header().setStretchLastSection(False)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)  # a turn's prompt: its start
         self.model.modelReset.connect(self._fit_columns)
         self.tree.header().geometriesChanged.connect(self._fit_columns)
         self.tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
@@ -199,6 +205,7 @@ class ChangesView(QWidget):
         self.results.setModel(self.library_model)
         self.results.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.results.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.results.setItemDelegateForColumn(0, PathDelegate(self.results))
         # the file and the session's title share the width (a long title is elided, whole in its tooltip)
         self.results.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.results.horizontalHeader().setSectionResizeMode(
@@ -311,6 +318,8 @@ class ChangesView(QWidget):
     def show_changes(self, changes: SessionChanges) -> None:
         self.changes = changes
         self.model.set_changes(changes)
+        for row in range(self.model.rowCount()):
+            self.tree.setFirstColumnSpanned(row, QModelIndex(), True)
         self.tree.expandAll()
         files = len(self.model._files)
         turns = sum(1 for t in changes.turns if t.files)

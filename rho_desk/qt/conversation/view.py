@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -50,7 +51,7 @@ from .message_detail import MessageDetailView
 from .message_list import MessageListView, layout_rows
 from .model import ConversationModel, ConversationRows, RowKind, build_rows
 
-__all__ = ["ConversationView", "RevisionBar", "describe_node"]
+__all__ = ["ConversationView", "RevisionBar", "describe_node", "revision_lines"]
 
 T = TypeVar("T")
 
@@ -73,14 +74,32 @@ def describe_node(
 ) -> str:
     """The revision bar's line; a revision that records no time (a published model context) is
     dated by its publication when that is known, and said to be so."""
+    return revision_lines(node, active, published_at)[0]
+
+
+def revision_lines(
+    node: RevisionNode, active: RevisionNode | None, published_at: float | None = None
+) -> tuple[str, ...]:
+    """The revision bar's line (:func:`describe_node`), then shorter ones for a narrow window,
+    each keeping the time whole: without "commit" (a compaction still says so), with "r8" for
+    "Revision 8", without "active" (the bar's Show active button says so by its absence)."""
     if node.time:
         stamp = time.strftime("%b %d %Y, %H:%M", time.localtime(node.time))
     elif published_at:
         stamp = "published " + time.strftime("%b %d %Y, %H:%M", time.localtime(published_at))
     else:
         stamp = "time unknown"
-    kind = "compaction" if node.kind is NodeKind.COMPACTION else "commit"
-    return f"Revision {node.revision} · {kind} · {stamp}" + (" · active" if node is active else "")
+    compaction = node.kind is NodeKind.COMPACTION
+    kind = "compaction" if compaction else "commit"
+    tail = " · active" if node is active else ""
+    short_kind = " · compaction" if compaction else ""
+    return (
+        f"Revision {node.revision} · {kind} · {stamp}{tail}",
+        f"Revision {node.revision}{short_kind} · {stamp}{tail}",
+        f"r{node.revision}{short_kind} · {stamp}{tail}",
+        f"r{node.revision}{short_kind} · {stamp}",
+        f"r{node.revision} · {stamp}",
+    )
 
 
 class RevisionBar(QFrame):
@@ -135,9 +154,12 @@ class RevisionBar(QFrame):
         layout.setSpacing(6)
         layout.addWidget(self.previous_button)
         layout.addWidget(self.next_button)
-        layout.addWidget(self.label, 3)
+        # the revision's line takes the width the counts leave (at 1024 pixels a 3:2 share
+        # cut its time to "Nov …" beside a short "30 messages")
+        self.counts.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        layout.addWidget(self.label, 1)
         layout.addWidget(self.active_button)
-        layout.addWidget(self.counts, 2)
+        layout.addWidget(self.counts)
         layout.addWidget(self.live)
         layout.addSpacing(8)
         layout.addWidget(self.display_button)
@@ -161,7 +183,7 @@ class RevisionBar(QFrame):
             self.active_button.hide()
             return
         active = tree.active_leaf
-        self.label.setText(describe_node(node, active, document.published_at))
+        self.label.set_texts(*revision_lines(node, active, document.published_at))
         self.active_button.setVisible(node is not active)
         self.previous_button.setEnabled(node.parent is not None)
         self.next_button.setEnabled(bool(node.children))

@@ -2,22 +2,79 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QAction, QFontMetrics, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
     QLayout,
     QLineEdit,
     QSizePolicy,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
 
-__all__ = ["ElidedLabel", "EmptyState", "list_panel_layout", "name_line_edit_buttons"]
+__all__ = [
+    "ElidedLabel",
+    "EmptyState",
+    "PathDelegate",
+    "elide_path",
+    "list_panel_layout",
+    "name_line_edit_buttons",
+]
+
+
+def elide_path(path: str, metrics: QFontMetrics, width: int) -> str:
+    """``path`` in ``width`` pixels, its folders given up before its file name:
+    "app/webhooks/refunds.py" becomes "app/web…/refunds.py", then "refunds.py", and only then is
+    the name itself elided (in the middle, so its extension stays)."""
+    if metrics.horizontalAdvance(path) <= width:
+        return path
+    folder, slash, name = path.rpartition("/")
+    if slash:
+        tail = slash + name
+        room = width - metrics.horizontalAdvance(tail)
+        if room >= metrics.horizontalAdvance(folder[:1] + "…"):
+            return metrics.elidedText(folder, Qt.TextElideMode.ElideRight, room) + tail
+    return metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
+
+
+class PathDelegate(QStyledItemDelegate):
+    """Draws a cell's text as a file path elided by :func:`elide_path`: the file name stays
+    whole while its folders can give way. ``applies(index)`` picks the cells that hold paths
+    (all by default); the others are drawn as usual."""
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        applies: Callable[[QModelIndex | QPersistentModelIndex], bool] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._applies = applies or (lambda _index: True)
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        if not self._applies(index) or not option.text:
+            return
+        widget = option.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, widget)
+        # the style's own margin inside the text rectangle (QCommonStyle's viewItemDrawText)
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+        option.text = elide_path(
+            option.text,
+            option.fontMetrics,
+            text_rect.width() - 2 * margin,
+        )
 
 
 def list_panel_layout(
@@ -77,6 +134,7 @@ class ElidedLabel(QLabel):
         mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
     ) -> None:
         super().__init__(text, parent)
+        self._shorter: tuple[str, ...] = ()
         self._mode = mode
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setMinimumWidth(20)
@@ -85,15 +143,34 @@ class ElidedLabel(QLabel):
         return QSize(20, super().minimumSizeHint().height())
 
     def setText(self, text: str) -> None:
+        self._shorter = ()
         super().setText(text)
         self.setToolTip(text if text else "")
+
+    def set_texts(self, text: str, *shorter: str) -> None:
+        """``text``, or where it does not fit the first of ``shorter`` (longest first) that does:
+        a shorter wording keeps what matters whole where eliding would cut it. The whole text
+        stays the label's text, tooltip and accessible value."""
+        self.setText(text)
+        self._shorter = shorter
+        self.update()
+
+    def shown_text(self) -> str:
+        """What the label paints at its present width."""
+        metrics = QFontMetrics(self.font())
+        width = self.contentsRect().width()
+        texts = (self.text(), *self._shorter)
+        for text in texts:
+            if metrics.horizontalAdvance(text) <= width:
+                return text
+        return metrics.elidedText(texts[-1], self._mode, width)
 
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setPen(self.palette().color(self.foregroundRole()))
         rect = self.contentsRect()
-        elided = QFontMetrics(self.font()).elidedText(self.text(), self._mode, rect.width())
-        painter.drawText(rect, int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), elided)
+        flags = int(self.alignment() | Qt.AlignmentFlag.AlignVCenter)
+        painter.drawText(rect, flags, self.shown_text())
         painter.end()
 
 

