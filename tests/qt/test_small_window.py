@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QModelIndex
-from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyleOptionViewItem
+from PySide6.QtGui import QColor, QKeySequence
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QStyle,
+    QStyleOptionViewItem,
+    QTabBar,
+    QWidget,
+)
 
 from rho_desk.core.stores.rho_files import NodeKind
 from rho_desk.qt.window.main_window import TAB_CHANGES
@@ -84,3 +93,54 @@ def test_the_changes_tab_shows_whole_file_names(small, demo_home: Path, run) -> 
         names.append(shown)
         assert path.rpartition("/")[2] in shown, (path, shown, view.tree.visualRect(index))
     assert "app/routers/payments.py" in names, names  # there is room for the whole of this one
+
+
+def key(widget: QWidget, keys: str) -> None:
+    combo = QKeySequence(keys)[0]
+    QTest.keyClick(widget, combo.key(), combo.keyboardModifiers())
+
+
+def framed(bar: QTabBar, accent: str) -> bool:
+    """Whether the current tab of ``bar`` is drawn with a frame of the ``accent`` colour (its
+    left edge and its top in that colour)."""
+    image = bar.grab().toImage()
+    rect = bar.tabRect(bar.currentIndex())
+    ratio = bar.devicePixelRatioF()
+    colour = QColor(accent).rgb()
+    edge = [(rect.left(), y) for y in range(rect.top() + 3, rect.bottom() - 3)]
+    edge += [(x, rect.top()) for x in range(rect.left() + 3, rect.right() - 5)]
+    hits = sum(image.pixel(int(x * ratio), int(y * ratio)) == colour for x, y in edge)
+    return hits >= 0.9 * len(edge)
+
+
+def test_the_team_library_is_a_shortcut_away_and_shows_its_focus(small, run) -> None:
+    window = small.window
+    window.activateWindow()
+    assert ("Library", "Team Library", "Ctrl+Shift+L") in window.app_actions.shortcut_table()
+    window.browser.list.setFocus()
+    key(window, "Ctrl+Shift+L")
+    assert window.scopes.currentWidget() is window.team_browser
+    assert window.team_browser.search.hasFocus()
+    assert window.app_actions["library.team"].isChecked()
+    key(window, "Ctrl+Shift+L")  # and back to this machine's sessions
+    assert window.scopes.currentWidget() is window.browser
+    assert window.browser.search.hasFocus()
+    key(window, "Ctrl+Shift+L")
+    key(window, "Ctrl+K")  # searching the sessions on this machine shows them too
+    assert window.scopes.currentWidget() is window.browser and window.browser.search.hasFocus()
+    assert not window.app_actions["library.team"].isChecked()
+
+    # by Tab: the scopes' tab bar comes before the browser's own controls; focused, it shows it
+    bar = window.scopes.tabBar()
+    assert not framed(bar, small.theme.theme.accent)
+    steps = 0
+    while not bar.hasFocus() and steps < 4:
+        key(QApplication.focusWidget(), "Shift+Tab")
+        steps += 1
+    assert bar.hasFocus(), QApplication.focusWidget()
+    assert bar.accessibleName() == "Session libraries"
+    run(laid_out())
+    assert framed(bar, small.theme.theme.accent)  # the focus is visible: an accent frame
+    key(bar, "Right")
+    assert window.scopes.currentWidget() is window.team_browser
+    assert window.app_actions["library.team"].isChecked()

@@ -245,6 +245,13 @@ SPECS: Final[tuple[ActionSpec, ...]] = (
         icon="search",
     ),
     _spec(
+        "library.team",
+        "Team &Library",
+        "Ctrl+Shift+L",
+        "The sessions published to your team library (again: this machine's sessions)",
+        checkable=True,
+    ),
+    _spec(
         "library.refresh",
         "&Refresh",
         "Ctrl+R",

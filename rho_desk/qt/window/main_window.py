@@ -242,6 +242,9 @@ class MainWindow(QMainWindow):
         self.scopes.setDocumentMode(True)
         self.scopes.addTab(self.browser, "Local")
         self.scopes.addTab(self.team_browser, "Team")
+        # a tab bar is reached by Tab (before the Refresh button and the search field) and read
+        # by a screen reader under its tab widget's name; Library ▸ Team Library is its shortcut
+        self.scopes.tabBar().setAccessibleName("Session libraries")
         self.scopes.currentChanged.connect(self._on_scope_tab_changed)
         self.splitter.addWidget(self.scopes)
         self.splitter.addWidget(right)
@@ -283,7 +286,7 @@ class MainWindow(QMainWindow):
         a.attach("edit.find_next", c.find_next)
         a.attach("edit.find_previous", c.find_previous)
         a.attach("edit.copy_message", c.copy_message)
-        a.attach("view.browser", lambda: self.browser.setVisible(a["view.browser"].isChecked()))
+        a.attach("view.browser", lambda: self.scopes.setVisible(a["view.browser"].isChecked()))
         a["view.browser"].setChecked(True)
         a.attach("view.conversation", lambda: self.show_tab(TAB_CONVERSATION))
         a.attach("view.revisions", lambda: self.show_tab(TAB_REVISIONS))
@@ -295,7 +298,8 @@ class MainWindow(QMainWindow):
         a.attach("view.previous_message", self._in_tab(TAB_CONVERSATION, c.previous_message))
         a.attach("view.expand_message", c.toggle_expanded)
         a.attach("view.raw_json", lambda: c.set_raw(a["view.raw_json"].isChecked()))
-        a.attach("library.search", self.browser.focus_search)
+        a.attach("library.search", lambda: self.show_scope(team=False))
+        a.attach("library.team", lambda: self.show_scope(team=a["library.team"].isChecked()))
         a.attach("library.refresh", self.browser.refresh)
         a.attach(
             "library.scope",
@@ -425,8 +429,20 @@ class MainWindow(QMainWindow):
         self.browser.sig_match_requested.connect(self._on_browser_match_requested)
         self.browser.sig_listing_shown.connect(lambda _n: self._update_header())
 
+    def show_scope(self, *, team: bool) -> None:
+        """The session browser on the team library's sessions or this machine's, with the
+        keyboard in its search field (Library ▸ Team Library, Library ▸ Search Sessions)."""
+        self.scopes.show()
+        self.app_actions["view.browser"].setChecked(True)
+        page = self.team_browser if team else self.browser
+        self.scopes.setCurrentWidget(page)
+        page.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        page.search.selectAll()
+
     def _on_scope_tab_changed(self, index: int) -> None:
-        if self.scopes.widget(index) is self.team_browser:
+        team = self.scopes.widget(index) is self.team_browser
+        self.app_actions["library.team"].setChecked(team)
+        if team:
             self.team_browser.reload_listing()
 
     def _on_browser_match_requested(self, path: Path, offset: int, needle: str) -> None:
