@@ -189,6 +189,25 @@ def test_brackets_step_through_revisions_and_the_conversation_follows(app_on, ru
     assert document.selected is leaf
 
 
+def test_a_paint_while_the_window_closes_starts_no_work(app_on, run) -> None:
+    """A new history's first paint starts its message count; a paint that comes after the
+    window's tasks were stopped (the window closing) starts none: no error in Qt's event loop."""
+    context = app_on("5f0c2a9e")
+    document, view = context.document, context.window.conversation
+    run(until(lambda: bool(view.bar.counts.text())))  # the first history counted
+    context.window.hide()  # nothing is painted until the tasks are stopped
+    document.select(document.selected.parent)
+    run(
+        until(
+            lambda: view.model.rowCount() == len(document.entries()) and not view.bar.counts.text()
+        )
+    )
+    run(context.bridge.aclose())  # the window closes: its tasks stop first, then its document
+    context.window.show()
+    view.list.viewport().repaint()  # the first paint of the new history, on a closed bridge
+    assert not view.bar.counts.text() and not context.bridge.busy
+
+
 def test_the_timeline_selects_revisions_and_diffs_against_the_base(app_on, run) -> None:
     context = app_on("5f0c2a9e")
     window, document = context.window, context.document

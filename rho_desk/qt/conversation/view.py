@@ -478,6 +478,9 @@ class ConversationView(QWidget):
             self._on_find_search_requested(self.find_bar.text)
 
     def _run_layout(self, compute: Callable[[], T], done: Callable[[T], object]) -> None:
+        if self.bridge.closed:
+            return  # a resize while the window closes: nothing is shown any more
+
         async def run() -> T:
             return await in_thread(compute)
 
@@ -504,6 +507,8 @@ class ConversationView(QWidget):
             self.sig_rows_shown.emit(count)
         if self._pending_count is not None:
             pending, self._pending_count = self._pending_count, None
+            if self.bridge.closed:
+                return  # a paint while the window closes (its tasks stopped): nothing to count
             self.bridge.run(self._acount(*pending), context="Counting the messages")
 
     async def _acount(
@@ -575,6 +580,8 @@ class ConversationView(QWidget):
     # -- find ------------------------------------------------------------------------------------------
 
     def _on_find_search_requested(self, text: str) -> None:
+        if self.bridge.closed:
+            return  # the find bar's debounce ended while the window closes
         self._find_generation += 1
         generation = self._find_generation
         self.list.delegate.find_text = text
