@@ -426,11 +426,12 @@ async def test_token_cancellation_mid_token_closes_the_stream(server: Loopback, 
         with pytest.raises(ProviderError) as caught:
             await provider.send_turn_stream(req(token), sink)
         cancelled_at = time.monotonic()
-        await asyncio.wait_for(server.disconnected.wait(), timeout=2)
+        await asyncio.wait_for(server.disconnected.wait(), timeout=10)
     assert caught.value.kind is ProviderErrorKind.INTERRUPTED
     assert str(caught.value) == "provider failed: provider request cancelled"
     assert [e.text for e in sink.of(OutputDelta)] == ["first"]
-    assert server.disconnected_at is not None and server.disconnected_at - cancelled_at < 0.5
+    # at once, not at the idle timeout (180 s); the bound leaves room for a loaded machine
+    assert server.disconnected_at is not None and server.disconnected_at - cancelled_at < 5.0
 
 
 @pytest.mark.asyncio
@@ -441,12 +442,12 @@ async def test_task_cancellation_closes_the_stream(server: Loopback, api: Api) -
     sink = Sink(lambda e: first.set() if isinstance(e, OutputDelta) else None)
     async with api.make(server.url) as provider:
         task = asyncio.ensure_future(provider.send_turn_stream(req(), sink))
-        await asyncio.wait_for(first.wait(), timeout=2)
+        await asyncio.wait_for(first.wait(), timeout=10)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         # the response is closed before the cancelled call returns
-        await asyncio.wait_for(server.disconnected.wait(), timeout=1)
+        await asyncio.wait_for(server.disconnected.wait(), timeout=10)
 
 
 @pytest.mark.asyncio
@@ -470,8 +471,8 @@ async def test_cancel_while_waiting_for_headers(server: Loopback, api: Api) -> N
             await asyncio.sleep(0.005)
         token.cancel()
         with pytest.raises(ProviderError):
-            await asyncio.wait_for(call, timeout=1)
-        await asyncio.wait_for(server.disconnected.wait(), timeout=1)
+            await asyncio.wait_for(call, timeout=10)
+        await asyncio.wait_for(server.disconnected.wait(), timeout=10)
 
 
 @pytest.mark.asyncio

