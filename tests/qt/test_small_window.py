@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
@@ -21,12 +21,14 @@ from PySide6.QtWidgets import (
 )
 
 from rho_desk.core.stores.rho_files import NodeKind
+from rho_desk.qt.ui import screen
 from rho_desk.qt.window.main_window import TAB_CHANGES
 
 from .conftest import laid_out, until
 
 WEBHOOK = "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11"  # v4: 8 revisions, a branch, a compaction
 IDEMPOTENCY = "b2e47d10-3c6a-4f2e-8d95-7a1c0e4b9f22"  # changed files in three turns
+OUTSIDE = "699aa559-3eed-4ee7-b8e2-f8fcc1a6fc5a"  # in the demo's usage ledger, not its library
 
 
 def demo_session(home: Path, session_id: str) -> Path:
@@ -144,3 +146,36 @@ def test_the_team_library_is_a_shortcut_away_and_shows_its_focus(small, run) -> 
     key(bar, "Right")
     assert window.scopes.currentWidget() is window.team_browser
     assert window.app_actions["library.team"].isChecked()
+
+
+def test_usage_says_in_its_own_window_what_it_cannot_open(
+    make_window, demo_home: Path, run, monkeypatch
+) -> None:
+    """Enter on a session the ledger has and the library has not: the note appears in the Usage
+    window, where the user is, wholly in view on a 1024 x 700 screen; the main window (behind
+    it) posts nothing."""
+    monkeypatch.setattr(screen, "available_area", lambda _widget: QRect(0, 0, 1024, 700))
+    context = make_window(home=demo_home)
+    posted: list[object] = []
+    context.notifier.sig_notice_posted.connect(posted.append)
+    context.window.app_actions.trigger("library.usage")
+    usage = context.window.usage_window
+    view = usage.view
+    run(until(lambda: view.data is not None and len(view.sessions_model.rows) > 0))
+    run(laid_out())
+    keys = [g.key for g in view.sessions_model.rows]
+    usage.activateWindow()
+    view.sessions.setFocus()
+    view.sessions.setCurrentIndex(view.sessions_model.index(keys.index(OUTSIDE), 0))
+    QTest.keyClick(view.sessions, Qt.Key.Key_Return)
+    run(until(view.note.isVisible))
+    run(laid_out())
+    assert OUTSIDE in view.note.text.text() and "not in this library" in view.note.text.text()
+    assert view.note.window() is usage
+    inside = QRect(view.note.mapTo(usage, QPoint(0, 0)), view.note.size())
+    assert usage.rect().contains(inside), (inside, usage.size())
+    assert usage.width() <= 1024 and usage.height() <= 700
+    assert posted == []  # nothing in the main window's notification bar
+    QTest.keyClick(view.note_dismiss, Qt.Key.Key_Space)
+    assert not view.note.isVisible()
+    assert context.document.path is None  # nothing was opened

@@ -493,12 +493,6 @@ class SessionBrowserView(QFrame):
         self.search_icon.setIcon(icon(Icon.SEARCH, theme.muted))
         self.list.viewport().update()
 
-    def focus_search(self) -> None:
-        if not self.isVisible():
-            self.show()
-        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        self.search.selectAll()
-
     def refresh(self) -> None:
         """Re-scan the files and the index, then list again."""
         if self.library.is_open:

@@ -68,6 +68,7 @@ from ...core.usage.overview import (
 from ...core.usage.payback import PaybackReport, payback
 from ...core.usage.report import StackedSeries, UsageFilter, UsageGroup
 from ..services.bridge import EngineBridge, in_thread
+from ..ui.blocks import Banner
 from ..ui.roles import Role
 from ..ui.screen import available_area, fit_to_screen
 from ..ui.theme import Theme
@@ -588,6 +589,13 @@ class UsageView(QWidget):
         self.body.setStretchFactor(1, 2)
         self.empty = EmptyState("No usage ledger", self.NO_LEDGER)
         self.empty.hide()
+        # what a table's row could not open is said here, under the tables, in this window: in
+        # the main window's notification bar it was behind this one
+        self.note = Banner("info")
+        self.note.setAccessibleName("Note")
+        self.note_dismiss = self.note.add_button("&Dismiss", "Hide this note")
+        self.note_dismiss.clicked.connect(self.note.hide)
+        self.note.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(8)
@@ -595,6 +603,7 @@ class UsageView(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.body, 1)
         layout.addWidget(self.empty, 1)
+        layout.addWidget(self.note)
 
         self.period.currentIndexChanged.connect(self._on_period_changed)
         for edit in (self.since, self.until):
@@ -708,6 +717,7 @@ class UsageView(QWidget):
     def reload(self) -> None:
         """Read the ledger again under the current filters (off the GUI thread)."""
         self._generation += 1
+        self.note.hide()
         path = self.ledger()
         if path is None or not path.is_file():
             self.data = None
@@ -916,7 +926,7 @@ class UsageView(QWidget):
         if summary is not None:
             self.sig_session_requested.emit(Path(summary.path))
         elif session_id:
-            self.bridge.notifier.info(
+            self.note.show_text(
                 f"Session {session_id}{f' ({seen})' if (seen := self._where_and_when(str(session_id))) else ''} "
                 "is in the usage ledger but not in this library (deleted, or recorded on another machine)."
             )
