@@ -353,7 +353,45 @@ async def main(out: Path, only: set[str]) -> int:
         box.button(QMessageBox.StandardButton.Cancel).click()
         await idle(context)
 
+    async def small() -> None:
+        """A 1024 x 700 window: the Changes tab's file names, the Local / Team tabs focused from
+        the keyboard, and the Usage window's note on a session it cannot open."""
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+
+        from rho_desk.qt.window.main_window import TAB_CHANGES
+
+        window.resize(1024, 700)
+        await open_session(IDEMPOTENCY)
+        window.show_tab(TAB_CHANGES)
+        await idle(context, 0.3)
+        view = window.changes
+        view.tree.setCurrentIndex(view.model.index_of("app/routers/payments.py", 4))
+        window.activateWindow()
+        window.browser.search.setFocus()
+        for _ in range(2):  # Shift+Tab twice: the Local / Team tabs, framed
+            QTest.keyClick(window.focusWidget(), Qt.Key.Key_Backtab)
+        await shot("changes-1024x700")
+        window.show_tab(TAB_CONVERSATION)
+        window.browser.list.setFocus()
+        outside = "699aa559-3eed-4ee7-b8e2-f8fcc1a6fc5a"  # in the demo's ledger, not its library
+        view = window.show_usage()
+        usage_window = window.usage_window
+        assert usage_window is not None
+        usage_window.resize(1024, 700)
+        await idle(context, 0.3)
+        keys = [g.key for g in view.sessions_model.rows]
+        view.sessions.setCurrentIndex(view.sessions_model.index(keys.index(outside), 0))
+        QTest.keyClick(view.sessions, Qt.Key.Key_Return)
+        await idle(context, 0.2)
+        usage_window.grab().save(str(out / "usage-not-in-library.png"))
+        shots.append("usage-not-in-library")
+        usage_window.close()
+        window.resize(1280, 800)
+        await idle(context)
+
     steps["agents"] = agents
+    steps["small"] = small
     for name, step in steps.items():
         if not only or name in only:
             await step()
