@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from ..wire.model import U64_MAX, ContentBlock
@@ -18,6 +19,7 @@ __all__ = [
     "dollars_to_micros",
     "image_block",
     "json_text",
+    "split",
     "string",
 ]
 
@@ -143,3 +145,13 @@ class Where:
             if not isinstance(item, dict):
                 raise self.fail(f"an item of {what} is not an object")
         return items
+
+
+def split(path: Path | str) -> tuple[Path, str | None]:
+    """``<database>#<session id>`` as the database and the id (``None`` when none is named)."""
+    text = str(path)
+    if "#" in text:
+        head, _, tail = text.rpartition("#")
+        if head and Path(head).is_file():
+            return Path(head), tail or None
+    return Path(text), None

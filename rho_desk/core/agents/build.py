@@ -177,8 +177,7 @@ def build(
         item, state = stack.pop()
         line += 1
         record, new_state = _node_record(tree, log, sid, item, state, offsets, metadata, cache_key)
-        tree.apply(record, line=line, offset=0)
-        node = tree.nodes[record.id]
+        node = tree.adopt(record, line=line, offset=0)
         by_node[record.id] = node
         records.append(record)
         sources[record.id] = tuple(e.id for e in item.entries)

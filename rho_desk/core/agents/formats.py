@@ -18,19 +18,67 @@ from typing import Final
 
 import msgspec
 
-from . import claude_code, codex, gemini, opencode, pi
+from ._parts import split
 from .base import AGENTS, AgentLog
 from .build import AgentSessionFile, build
 from .jsonl import COMPRESSED_SUFFIX, first_line
 
-__all__ = ["READERS", "default_homes", "detect", "open_session", "read_log", "session_paths"]
+__all__ = [
+    "READERS",
+    "default_homes",
+    "detect",
+    "open_session",
+    "read_log",
+    "session_paths",
+    "split",
+]
+
+_CLAUDE_CODE: Final = "claude-code"
+_CODEX: Final = "codex"
+_GEMINI: Final = "gemini"
+_OPENCODE: Final = "opencode"
+_PI: Final = "pi"
+"""The agents' names (``AGENTS``; each reader's ``AGENT``): a reader's module is imported when a
+log of its agent is read, not to detect or to read another agent's (a new process opening one
+log pays for one reader)."""
+
+
+def _read_claude_code(path: Path, *, tolerant: bool = False) -> AgentLog:
+    from . import claude_code
+
+    return claude_code.read(path, tolerant=tolerant)
+
+
+def _read_codex(path: Path, *, tolerant: bool = False) -> AgentLog:
+    from . import codex
+
+    return codex.read(path, tolerant=tolerant)
+
+
+def _read_gemini(path: Path, *, tolerant: bool = False) -> AgentLog:
+    from . import gemini
+
+    return gemini.read(path, tolerant=tolerant)
+
+
+def _read_opencode(path: Path, *, tolerant: bool = False) -> AgentLog:
+    from . import opencode
+
+    return opencode.read(path, tolerant=tolerant)
+
+
+def _read_pi(path: Path, *, tolerant: bool = False) -> AgentLog:
+    from . import pi
+
+    return pi.read(path, tolerant=tolerant)
+
 
 READERS: Final[dict[str, Callable[..., AgentLog]]] = {
-    claude_code.AGENT: claude_code.read,
-    codex.AGENT: codex.read,
-    gemini.AGENT: gemini.read,
-    opencode.AGENT: opencode.read,
-    pi.AGENT: pi.read,
+    _CLAUDE_CODE: _read_claude_code,
+    _CODEX: _read_codex,
+    _GEMINI: _read_gemini,
+    _OPENCODE: _read_opencode,
+    _PI: _read_pi,
 }
 _SNIFF: Final = 1024 * 1024
 _SQLITE: Final = b"SQLite format 3\x00"
@@ -60,23 +108,19 @@ _CLAUDE_TYPES: Final = frozenset(
 def detect(path: Path | str) -> str | None:
     """The agent whose session ``path`` is (see the module docstring); ``None``: Rho's or unknown."""
     path = Path(path)
-    if opencode.split(path)[1] is not None:
-        return opencode.AGENT
+    if split(path)[1] is not None:
+        return _OPENCODE
     try:
         if path.is_dir():
             return None
         if path.name.endswith(COMPRESSED_SUFFIX):  # Codex's cold rollouts
             first = first_line(path, _SNIFF)
             record = _first_object(first)
-            return (
-                codex.AGENT
-                if record is not None and _by_record(record, path) == codex.AGENT
-                else None
-            )
+            return _CODEX if record is not None and _by_record(record, path) == _CODEX else None
         with open(path, "rb") as handle:
             head = handle.read(16)
             if head.startswith(_SQLITE):
-                return opencode.AGENT
+                return _OPENCODE
             handle.seek(0)
             first = handle.readline(_SNIFF)
     except OSError:
@@ -104,15 +148,15 @@ def _by_record(record: dict[str, object], path: Path) -> str | None:
     if kind == "session":
         stamp = record.get("timestamp")
         # Rho writes Unix seconds as a string of digits; Pi an ISO time
-        return None if isinstance(stamp, str) and stamp.lstrip("+").isdigit() else pi.AGENT
+        return None if isinstance(stamp, str) and stamp.lstrip("+").isdigit() else _PI
     if kind == "session_meta" and "payload" in record:
-        return codex.AGENT
+        return _CODEX
     if "sessionId" in record and "projectHash" in record:
-        return gemini.AGENT
+        return _GEMINI
     if kind in _CLAUDE_TYPES and (
         "uuid" in record or "sessionId" in record or "leafUuid" in record or "messageId" in record
     ):
-        return claude_code.AGENT
+        return _CLAUDE_CODE
     if (
         kind is None
         and isinstance(record.get("id"), str)
@@ -125,7 +169,7 @@ def _by_record(record: dict[str, object], path: Path) -> str | None:
             "git",
         }
     ):
-        return codex.AGENT  # the oldest rollouts: the session meta bare on line 1
+        return _CODEX  # the oldest rollouts: the session meta bare on line 1
     return None
 
 
@@ -134,11 +178,11 @@ def _by_prefix(line: bytes, path: Path) -> str | None:
     recognisable way (a huge first line is a large first message)."""
     start = line.lstrip()[:200]
     if start.startswith((b'{"parentUuid":', b'{"type":"user"', b'{"type":"assistant"')):
-        return claude_code.AGENT
+        return _CLAUDE_CODE
     if start.startswith(b'{"timestamp":') and b'"type":"session_meta"' in start:
-        return codex.AGENT
+        return _CODEX
     if b'"projectHash"' in line[:4096] and b'"sessionId"' in line[:4096]:
-        return gemini.AGENT
+        return _GEMINI
     return None
 
 
@@ -176,27 +220,29 @@ def default_homes(env: Mapping[str, str] | None = None) -> dict[str, Path]:
     gemini_base = Path(env["GEMINI_CLI_HOME"]) if env.get("GEMINI_CLI_HOME") else home
     pi_dir = env.get("PI_CODING_AGENT_DIR")
     return {
-        claude_code.AGENT: Path(env["CLAUDE_CONFIG_DIR"])
+        _CLAUDE_CODE: Path(env["CLAUDE_CONFIG_DIR"])
         if env.get("CLAUDE_CONFIG_DIR")
         else home / ".claude",
-        codex.AGENT: Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex",
-        gemini.AGENT: gemini_base / ".gemini",
-        opencode.AGENT: data / "opencode",
-        pi.AGENT: Path(os.path.expanduser(pi_dir)) if pi_dir else home / ".pi" / "agent",
+        _CODEX: Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex",
+        _GEMINI: gemini_base / ".gemini",
+        _OPENCODE: data / "opencode",
+        _PI: Path(os.path.expanduser(pi_dir)) if pi_dir else home / ".pi" / "agent",
     }
 
 
 def session_paths(agent: str, home: Path) -> list[Path]:
     """Every session of ``agent`` under its data folder ``home`` (opencode: ``<db>#<id>``)."""
-    if agent == claude_code.AGENT:
+    from . import claude_code, codex, gemini, opencode, pi
+
+    if agent == _CLAUDE_CODE:
         return claude_code.session_files(home)
-    if agent == codex.AGENT:
+    if agent == _CODEX:
         return codex.session_files(home)
-    if agent == gemini.AGENT:
+    if agent == _GEMINI:
         return gemini.session_files(home)
-    if agent == pi.AGENT:
+    if agent == _PI:
         return pi.session_files(home)
-    if agent == opencode.AGENT:
+    if agent == _OPENCODE:
         database = opencode.database_of(home)
         if not database.is_file():
             return []

@@ -35,7 +35,16 @@ import msgspec
 
 from ..errors import InputError, StorageError
 from ..wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity, ModelUsage
-from ._parts import Where, count, data_url_image, dollars_to_micros, json_text, mapping, string
+from ._parts import (
+    Where,
+    count,
+    data_url_image,
+    dollars_to_micros,
+    json_text,
+    mapping,
+    split,
+    string,
+)
 from .base import (
     AgentLog,
     AgentLogError,
@@ -80,16 +89,6 @@ _ASSISTANT = known(
 )
 _TOOL = known("type", "callID", "tool", "state")
 _DECODE: Final = msgspec.json.Decoder().decode
-
-
-def split(path: Path | str) -> tuple[Path, str | None]:
-    """``<database>#<session id>`` as the database and the id (``None`` when none is named)."""
-    text = str(path)
-    if "#" in text:
-        head, _, tail = text.rpartition("#")
-        if head and Path(head).is_file():
-            return Path(head), tail or None
-    return Path(text), None
 
 
 def connect(database: Path) -> sqlite3.Connection:

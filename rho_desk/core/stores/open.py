@@ -46,7 +46,7 @@ _SNIFF_BYTES = 64
 def exists(path: Path) -> bool:
     """Whether ``path`` names something to open: a file or folder, or an opencode session
     (``<opencode.db>#<id>``, whose database file exists)."""
-    from ..agents.opencode import split
+    from ..agents.formats import split
 
     return Path(path).exists() or split(path)[1] is not None
 

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from rho_desk.core.agents.build import AgentSessionFile
+from rho_desk.core.stores.rho_files.records import HeaderRecord
+from rho_desk.core.stores.rho_files.tree import RevisionNode, SessionTree
+
 from ...conftest import FIXTURES
 
 AGENT_FIXTURES = FIXTURES / "agents"
@@ -72,3 +76,47 @@ def homes(tmp_path: Path, pristine: dict[str, Path]) -> dict[str, Path]:
 def sessions(pristine: dict[str, Path]) -> dict[str, Path]:
     """Each agent's fixture session, by agent (read only)."""
     return main_sessions(pristine)
+
+
+def _node_facts(node: RevisionNode) -> tuple[object, ...]:
+    return (
+        node.id,
+        node.parent.id if node.parent is not None else None,
+        [child.id for child in node.children],
+        node.timestamp,
+        node.time,
+        node.kind,
+        node.compaction_facts,
+        node.revision,
+        node.compaction,
+        node.meta,
+        node.display,
+        node.length,
+        node.line,
+        node.offset,
+        node.transition,
+        node.full,
+        node.appended,
+    )
+
+
+def assert_built_by_the_rules(built: AgentSessionFile) -> None:
+    """Every record of ``built`` passes the Rho reader's checks (``SessionTree.apply``, which the
+    build leaves out for the records it makes itself), and gives the tree the build gave."""
+    header = built.records[0]
+    assert isinstance(header, HeaderRecord)
+    checked = SessionTree(header)
+    for line, record in enumerate(built.records[1:], start=2):
+        checked.apply(record, line=line, offset=0)
+    tree = built.tree
+    assert [_node_facts(n) for n in checked.nodes.values()] == [
+        _node_facts(n) for n in tree.nodes.values()
+    ]
+    assert [t.active_leaf.id if t.active_leaf is not None else None for t in (checked, tree)] == [
+        checked.active_leaf and checked.active_leaf.id
+    ] * 2
+    assert (checked.updated_at, checked.record_count, checked.branch_count) == (
+        tree.updated_at,
+        tree.record_count,
+        tree.branch_count,
+    )

@@ -3,6 +3,7 @@ its own; the limits are the Rho reader's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -266,3 +267,23 @@ def test_an_opencode_row_whose_type_is_not_a_string_is_refused_or_read(
         assert tried > 10
     finally:
         db.close()
+
+
+def test_a_step_id_whose_revision_id_is_taken_is_refused(tmp_path: Path) -> None:
+    """Two roots get an empty first revision, whose id is that of a step with an empty id: the
+    log decides the ids, so the build checks them (the rest of its records hold by construction)."""
+    path = tmp_path / "6b7c0e2a-1111-4222-8333-444455556666.jsonl"
+    records = [
+        {
+            "type": "user",
+            "uuid": uuid,
+            "parentUuid": None,
+            "sessionId": "s",
+            "message": {"role": "user", "content": uuid or "a"},
+        }
+        for uuid in ("", "b")
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    with pytest.raises(InputError) as caught:
+        open_session(path)
+    assert "duplicate node id" in caught.value.reason and caught.value.source == str(path)

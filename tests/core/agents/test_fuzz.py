@@ -8,7 +8,6 @@ detection."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
 import uuid
@@ -22,6 +21,8 @@ from hypothesis import strategies as st
 from rho_desk.core.agents import build as build_module
 from rho_desk.core.agents.formats import READERS
 from rho_desk.core.errors import InputError
+
+from .conftest import assert_built_by_the_rules
 
 NAMES = {
     "claude-code": [
@@ -247,8 +248,11 @@ def _run(agent: str, folder: Path, records: list[dict[str, Any]]) -> None:
     path = folder / FILES[agent]
     lines = ([HEADERS[agent]] if HEADERS[agent] is not None else []) + records
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), "utf-8")
-    with contextlib.suppress(InputError):
-        build_module.build(READERS[agent](path))
+    try:
+        built = build_module.build(READERS[agent](path))
+    except InputError:
+        return
+    assert_built_by_the_rules(built)
 
 
 def _fuzz(agent: str) -> Any:
@@ -334,5 +338,8 @@ def test_opencode_random_rows(
                     (f"p{n:03d}{k}", f"m{n:03d}", json.dumps(part)),
                 )
     db.close()
-    with contextlib.suppress(InputError):
-        build_module.build(READERS["opencode"](Path(f"{database}#s")))
+    try:
+        built = build_module.build(READERS["opencode"](Path(f"{database}#s")))
+    except InputError:
+        return
+    assert_built_by_the_rules(built)

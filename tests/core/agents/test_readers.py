@@ -12,7 +12,7 @@ from rho_desk.core.stores.rho_files import NodeKind
 from rho_desk.core.stores.rho_files.views import complete_prefix_length
 from rho_desk.core.wire import Message
 
-from .conftest import MAIN
+from .conftest import MAIN, assert_built_by_the_rules
 
 
 def _display(path: Path) -> list[Message]:
@@ -232,3 +232,8 @@ def test_codex_context_items_reach_the_model_but_are_not_shown(sessions: dict[st
     first = tree.path()[0]
     assert tree.history(first)[0].text().startswith("<environment_context>")
     assert all(not e.message.text().startswith("<environment_context>") for e in tree.display())
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_built_tree_holds_the_rho_readers_rules(agent: str, sessions: dict[str, Path]) -> None:
+    assert_built_by_the_rules(open_session(sessions[agent]))

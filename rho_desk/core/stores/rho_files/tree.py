@@ -233,6 +233,70 @@ class SessionTree(TreeQueries):
         """Validate and apply one record (what the reader does for every line)."""
         self.plan(record, line=line, offset=offset).commit()
 
+    def adopt(
+        self, record: NodeRecord, *, line: int | None = None, offset: int | None = None
+    ) -> RevisionNode:
+        """Apply a node record whose maker holds :meth:`plan`'s rules by construction, and
+        return its node.
+
+        For rho-desk's own tree of another agent's log (``core.agents.build``), whose every
+        record it made just before: its parent is the node the maker holds, its snapshot is
+        this session's (a full one at the root and at a compaction, a delta on the parent's
+        revision otherwise), its compaction state changes exactly at a compaction node. What
+        the log itself decides is still checked here: the node id is new and its parent is in
+        the tree. The tests apply every such record with :meth:`apply` as well.
+
+        Raises:
+            IllegalRecord: a duplicate node id, or an unknown parent.
+        """
+        node_id = record.id
+        parent: RevisionNode | None = None
+        if record.parent_id is not None:
+            parent = self.nodes.get(record.parent_id)
+            if parent is None:
+                raise self._illegal(
+                    f"node {node_id!r} names unknown parent {record.parent_id!r}", line
+                )
+        transition = record.transition
+        if isinstance(transition, DeltaTransition):
+            delta = transition.delta
+            node = RevisionNode(
+                id=node_id,
+                parent=parent,
+                timestamp=record.timestamp,
+                kind=record.kind,
+                revision=delta.revision,
+                compaction=delta.compaction,
+                meta=SnapshotMeta.of(delta),
+                full=None,
+                appended=delta.appended_history,
+                display=list(record.display_messages),
+                transition="snapshot_delta",
+                facts=record.compaction_facts,
+                line=line,
+                offset=offset,
+            )
+        else:
+            snapshot = transition.snapshot
+            node = RevisionNode(
+                id=node_id,
+                parent=parent,
+                timestamp=record.timestamp,
+                kind=record.kind,
+                revision=snapshot.revision,
+                compaction=snapshot.compaction,
+                meta=SnapshotMeta.of(snapshot),
+                full=snapshot.history,
+                appended=(),
+                display=list(record.display_messages),
+                transition="snapshot",
+                facts=record.compaction_facts,
+                line=line,
+                offset=offset,
+            )
+        self._commit(Change(self, record, node=node, time=node.time))  # refuses a duplicate id
+        return node
+
     def plan(self, record: Record, *, line: int | None = None, offset: int | None = None) -> Change:
         """Validate ``record`` as the next record of the file, without changing the tree.
 
