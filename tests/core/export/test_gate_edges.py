@@ -206,6 +206,11 @@ EDGES = [
     b"password" + b" " * 40 + b"'S3cr3t!pw'",
     b"PASSPHRASE\t'S3cr3t!pw'",
     b"the password is Q1w2E3r4T5y6",
+    # an element's attributes, as the gate sees them: after a space, each with its ``name=``
+    b"<TOKEN,>y6>=</",
+    b"<password foo>S3cr3tPass9</password>",
+    b'<password  Type="x">S3cr3tPass9</password>',
+    b'<wsse:Password\tType="x">S3cr3tPass9</wsse:Password>',
 ]
 
 

@@ -114,10 +114,12 @@ def _call(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 _ELEMENT: Final = re.compile(
     _KEYWORD
-    + rb"(?P<rest>[a-z0-9_.:]{0,40})(?P<close>\\{0,7}[\"'])?(?P<attrs>[^<>\n]{0,300}?)>(?P<value>[^<\n]{1,256})</",
+    + rb"(?P<rest>[a-z0-9_.:]{0,40})(?P<close>\\{0,7}[\"'])?(?P<attrs>(?:[ \t]{1,4}[a-z0-9_:\-]{1,40}=[^<>\n]{0,256}?)?)>(?P<value>[^<\n]{1,256})</",
     re.IGNORECASE,
 )
-_ELEMENT_GATE: Final = _KEYWORD + rb"[a-z0-9_.:]{0,40}(?:[ \t][a-z0-9_:\-]{1,40}=|\\{0,7}[\"']>)"
+_ELEMENT_GATE: Final = (
+    _KEYWORD + rb"[a-z0-9_.:]{0,40}(?:[ \t]{1,4}[a-z0-9_:\-]{1,40}=|\\{0,7}[\"']>)"
+)
 _TAG_OPEN: Final = re.compile(rb"<(?:[A-Za-z_][A-Za-z0-9_\-]{0,30}:)?$")
 _NAME_ATTR: Final = re.compile(rb"(?:name|key|id)[ \t]*=[ \t]*\\{0,7}[\"']$", re.IGNORECASE)
 
