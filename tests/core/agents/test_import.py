@@ -272,3 +272,28 @@ def test_node_ids_are_the_name_based_uuids_earlier_imports_wrote(
     assert node_id_for(session_id, entry_id) == str(
         uuid.uuid5(_NAMESPACE, f"{session_id}\x00{entry_id}")
     )
+
+
+def test_the_digest_is_taken_beside_the_read_and_its_failure_is_told(
+    sessions: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The source's digest is made in a thread of its own while the log is read: its value is
+    the file's, and a digest that cannot be made fails the import (nothing written)."""
+    import hashlib
+
+    from rho_desk.core.agents import importer
+    from rho_desk.core.errors import StorageError
+
+    source = sessions["codex"]
+    result = import_session(source, output=tmp_path / "a.jsonl")
+    assert (
+        result.receipt.source.digest == "sha256:" + hashlib.sha256(source.read_bytes()).hexdigest()
+    )
+
+    def unreadable(path: Path, agent: str) -> tuple[str, int]:
+        raise StorageError(f"{path}: cannot read: planted")
+
+    monkeypatch.setattr(importer, "source_digest", unreadable)
+    with pytest.raises(StorageError, match="planted"):
+        import_session(source, output=tmp_path / "b.jsonl")
+    assert not (tmp_path / "b.jsonl").exists()
