@@ -46,8 +46,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import functools
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -196,6 +197,10 @@ class ContinueController(QObject):
         self._open_path: Path | None = host.document.path
         self._usage_warned: Path | None = None
         """The session whose unwritten usage ledger was last reported (said once per session)."""
+        self._question: Callable[[], object] | None = None
+        """What the turn that just ended asks (the replay-safety question, a missing or untrusted
+        folder), asked once the turn is over: every answer starts a turn, which one still
+        running would refuse."""
         host.document.open_guard = self._refuse_open_while_busy
         self.document.sig_reloaded.connect(self._on_document_reloaded)
         self.document.sig_loaded.connect(self._on_document_loaded)
@@ -256,6 +261,7 @@ class ContinueController(QObject):
             self.host.notifier.warning(f"Wait until the {self.host.operation} has finished.")
             return False
         self.pending_prompt = text
+        self._question = None
         self._set_state(TurnState.PREPARING)
         self._task = self.host.bridge.run(
             self._aturn(text, profile, confirmed),
@@ -263,6 +269,7 @@ class ContinueController(QObject):
             on_success=self._on_turn_done,
             context="Continuing the conversation",
         )
+        self._task.add_done_callback(self._on_turn_task_done)
         return True
 
     def confirm_handoff(self, text: str | None = None) -> bool:
@@ -345,10 +352,10 @@ class ContinueController(QObject):
                     ),
                 )
             except WorkspaceMissing as exc:
-                self.sig_workspace_missing.emit(exc.message)
+                self._ask(self.sig_workspace_missing.emit, exc.message)
                 return "workspace"
             except (WorkspaceUntrusted, WorkspaceRefused) as exc:
-                self.sig_workspace_untrusted.emit(exc)
+                self._ask(self.sig_workspace_untrusted.emit, exc)
                 return "trust"
             opened = turn
             recorded = tree.header.cwd if tree.header is not None else None
@@ -370,7 +377,7 @@ class ContinueController(QObject):
             report: HandoffReport = turn.handoff
             key = (session.id, self.identity)
             if report.has_omissions() and key not in self._confirmed and not confirmed:
-                self.sig_handoff_required.emit(report, self.identity)
+                self._ask(self.sig_handoff_required.emit, report, self.identity)
                 return "handoff"
             self._confirmed.add(key)
             self.pending_prompt = None
@@ -694,11 +701,27 @@ class ContinueController(QObject):
 
     # -- outcomes and document signals -----------------------------------------------------------------
 
+    def _ask(self, signal: Callable[..., object], *args: Any) -> None:
+        """Ask the user ``signal(*args)`` once this turn has ended (see ``_question``)."""
+        self._question = functools.partial(signal, *args)
+
     def _on_turn_done(self, how: str) -> None:
         if self.state is not TurnState.BLOCKED:
             self._set_state(TurnState.IDLE)
+        question, self._question = self._question, None
+        if question is not None:
+            question()
+
+    def _on_turn_task_done(self, task: asyncio.Task[Any]) -> None:
+        """A turn cancelled while it prepared (Esc before anything was sent, or the window
+        closing) ends like any other: the bridge reports no cancellation, and a task cancelled
+        before it started never ran its own cleanup."""
+        if task.cancelled():
+            self.host.release("conversation")
+            self._on_turn_error(asyncio.CancelledError())
 
     def _on_turn_error(self, exc: BaseException) -> None:
+        self._question = None
         if self.state is not TurnState.BLOCKED:
             self._set_state(TurnState.IDLE)
         if isinstance(exc, Cancelled | asyncio.CancelledError):

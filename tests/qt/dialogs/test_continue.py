@@ -183,6 +183,44 @@ def test_cancel_commits_the_prompt_and_the_partial_reply(
     assert "Cancelled" in panel.reply.toPlainText() and controller.state is TurnState.IDLE
 
 
+def test_cancel_while_the_turn_prepares_ends_it(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
+    """Esc before anything was sent (the key read, the session restored) ends the turn: the
+    controller is idle again, the prompt is back, nothing was sent, and the next turn runs."""
+    path = v3_session(tmp_path / "home")
+    context, controller, panel = _open(make_window, run, path)
+    size = path.stat().st_size
+    panel.composer.setPlainText("Never mind")
+    panel.send()
+    assert controller.state is TurnState.PREPARING and panel.cancel_button.isEnabled()
+    panel.cancel_button.click()
+    run(until(lambda: controller.state is TurnState.IDLE, timeout=10))
+    assert context.operations.operation is None and not loopback.requests
+    assert panel.composer.toPlainText() == "Never mind" and path.stat().st_size == size
+    loopback.queue(text_reply("Here."))
+    assert controller.send("Go on", profile="loopback")
+    run(until(lambda: bool(loopback.requests) and not controller.busy))
+    assert _history(path)[-1].text() == "Here."
+
+
+def test_the_replay_safety_question_is_asked_once_the_turn_has_ended(
+    make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
+) -> None:
+    """An answer given as soon as the question shows (a quick click) sends the prompt: the turn
+    that asked is over by then, so the new one is not refused as "busy"."""
+    path = demo_session(demo_home, "c81f3e02")  # native blocks from OpenAI and Anthropic
+    _context, controller, _panel = _open(make_window, run, path)
+    answered: list[bool] = []
+    controller.sig_handoff_required.connect(
+        lambda _r, _i: answered.append(controller.confirm_handoff())
+    )
+    loopback.queue(text_reply("Sure."))
+    controller.send("Continue with another model", profile="loopback")
+    run(until(lambda: bool(answered) and not controller.busy))
+    assert answered == [True] and _history(path)[-1].text() == "Sure."
+
+
 def test_switching_provider_shows_what_will_not_be_replayed(
     make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
 ) -> None:

@@ -175,6 +175,25 @@ def test_shell_output_is_live_and_esc_anywhere_cancels(
     assert not result.ok and result.content == "tool call interrupted before completion"
 
 
+def test_a_gone_folder_answered_at_once_sends_the_prompt(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
+    """The folder question is asked once the turn that met it has ended: an answer given at
+    once (a quick click) starts the next turn instead of being refused as "busy"."""
+    path = v3_session(tmp_path / "home", cwd=str(tmp_path / "gone"))
+    _context, controller, _panel = _open(make_window, run, path)
+    answered: list[bool] = []
+    controller.sig_workspace_missing.connect(
+        lambda _m: answered.append(controller.continue_without_tools())
+    )
+    loopback.queue(text_reply("Hi without tools."))
+    controller.send("hello", profile="loopback")
+    run(until(lambda: bool(answered) and bool(loopback.requests) and not controller.busy))
+    assert answered == [True]
+    tree = read_session(path, check_name=False).tree
+    assert tree.history(tree.active_leaf)[-1].text() == "Hi without tools."
+
+
 def test_a_gone_folder_is_said_before_sending_and_can_be_skipped(
     make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
 ) -> None:
