@@ -68,8 +68,10 @@ def test_changes_tab_diff_navigation_and_restore_with_undo(
         and "checkpoint journal" in view.summary.text()
     )
     assert "1 shell command" in view.summary.text()
-    # the first change: app.py created in turn 1, as a coloured unified diff
-    assert view.diff.toPlainText().startswith("diff --git a/app.py b/app.py\nnew file mode")
+    # the first change: app.py created in turn 1, as a coloured unified diff (computed off the
+    # GUI thread after the changes are listed)
+    first = "diff --git a/app.py b/app.py\nnew file mode"
+    run(until(lambda: view.diff.toPlainText().startswith(first)))
     # turn 4's journalled change of app.py
     index = view.model.index_of("app.py", 4)
     view.tree.setCurrentIndex(index)
