@@ -10,6 +10,7 @@
               │                          └─ each hit's JSON string: redact (hits from B1 mapped
               │                             into the string, plus a scan of the string itself)
               └────────────────────────────► S2 ──encode──► B2 ──scan──► (again, at most 3 rounds)
+                                   (its changed messages into B1's bytes)
         JSON output = the last B; Markdown/HTML = rendered from the last S, scanned as shown:
             a secret found there and in a string of S is redacted in S, rendered again (≤ 3 rounds)
         placeholders already written are never hits again (``outside_placeholders``)
@@ -30,7 +31,7 @@ from typing import Final
 import msgspec
 
 from ..system.allocator import large_buffers
-from ..wire.codec import encode_pretty
+from ..wire.codec import encode_pretty, encode_pretty_changed
 from ..wire.snapshot import SessionSnapshot
 from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings, html_text
 from ._classes import ContentClass, Selection
@@ -302,8 +303,9 @@ def export_snapshot(
             classes = _classes_at(slot, [offset for _, _, offset in entry[1]])
             for (hit, fp, _), cls in zip(entry[1], classes, strict=True):
                 redactions.append(Redaction(hit.rule, path, cls, fp, hit.encoding))
-        current = with_markers(rewritten, selection)
-        redacted = encode_pretty(current)
+        previous, current = current, with_markers(rewritten, selection)
+        # the messages that changed encoded again, every other byte of ``data`` kept
+        redacted = encode_pretty_changed(data, previous, current, changed, [h.start for h in hits])
         # the audit's scan of the exact new bytes: lines identical to the scanned ones keep their
         # result, changed lines are scanned (SecretScanner.rescan; equal to a full scan for JSON)
         fresh: list[tuple[int, int, bytes]] | None = [] if echo else None

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import msgspec
 
@@ -31,6 +31,7 @@ __all__ = [
     "decode_snapshot",
     "encode",
     "encode_pretty",
+    "encode_pretty_changed",
     "gc_paused",
     "to_builtins",
 ]
@@ -53,6 +54,77 @@ def encode(value: Any) -> bytes:
 def encode_pretty(value: Any) -> bytes:
     """Pretty JSON, as serde_json's ``to_string_pretty`` writes it (no trailing newline)."""
     return msgspec.json.format(_ENCODER.encode(value), indent=2)
+
+
+_HISTORY: Final = b'\n  "history": []'
+_MESSAGE_OPEN: Final = b"\n    {"
+_MESSAGE_CLOSE: Final = b"\n    }"
+"""In a snapshot's pretty encoding: its empty history, and the first and last lines of a message
+of its history (an object at depth 2, whose own lines are all deeper). JSON writes no raw line
+break inside a string: every line start is structure."""
+
+
+def _message_text(message: Message) -> bytes:
+    """A message's lines as the pretty encoding of a snapshot holds them (at depth 2)."""
+    return b"    " + encode_pretty(message).replace(b"\n", b"\n    ")
+
+
+def _around(snapshot: SessionSnapshot) -> tuple[bytes, bytes]:
+    """What comes before a snapshot's messages in its pretty encoding, and what after."""
+    head = encode_pretty(msgspec.structs.replace(snapshot, history=()))
+    cut = head.index(_HISTORY)
+    return head[:cut] + _HISTORY[:-1] + b"\n", b"\n  ]" + head[cut + len(_HISTORY) :]
+
+
+def encode_pretty_changed(
+    previous: bytes,
+    before: SessionSnapshot,
+    after: SessionSnapshot,
+    changed: Iterable[int],
+    near: Iterable[int],
+) -> bytes:
+    """``encode_pretty(after)``, given ``previous = encode_pretty(before)``, where ``after``'s
+    history is as long as ``before``'s and holds equal messages outside the indices ``changed``,
+    and ``near`` gives offsets in ``previous`` inside the changed messages (where a scan found
+    what changed them).
+
+    The changed messages are found around those offsets (each is checked to be, byte for byte,
+    the encoding of the message it replaces), encoded again and put in their place, the fields
+    outside the history are encoded again, and every other byte is copied: a full encoding's
+    bytes (a pretty value indents the same at any depth) for a few messages' work. When a changed
+    message is not found that way, ``after`` is encoded whole.
+    """
+    wanted = sorted(set(changed))
+    history = after.history
+    if not wanted or not history or len(history) != len(before.history):
+        return encode_pretty(after)
+    head, tail = _around(before)
+    first, last = len(head) - 1, len(previous) - len(tail)  # the line breaks around the messages
+    if not (previous.startswith(head) and previous.endswith(tail)):
+        return encode_pretty(after)
+    spans: dict[int, int] = {}
+    for at in near:
+        if first < at < last:
+            start = previous.rfind(_MESSAGE_OPEN, first, at)
+            if start >= 0 and start not in spans:
+                end = previous.find(_MESSAGE_CLOSE, at, last)
+                spans[start] = end + len(_MESSAGE_CLOSE) if end >= 0 else -1
+    located = sorted(spans.items())
+    if len(located) != len(wanted):
+        return encode_pretty(after)
+    view = memoryview(previous)  # slices of it are not copied before the join
+    new_head, new_tail = _around(after)
+    out: list[bytes | memoryview] = [new_head[:-1]]
+    pos = first
+    for i, (start, end) in zip(wanted, located, strict=True):
+        if end < 0 or view[start + 1 : end] != _message_text(before.history[i]):
+            return encode_pretty(after)
+        out.append(view[pos : start + 1])
+        out.append(_message_text(history[i]))
+        pos = end
+    out.append(view[pos:last])
+    out.append(new_tail)
+    return b"".join(out)
 
 
 def to_builtins(value: Any) -> Any:

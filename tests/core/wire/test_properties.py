@@ -17,6 +17,7 @@ from rho_desk.core.wire.codec import (
     decode_snapshot,
     encode,
     encode_pretty,
+    encode_pretty_changed,
     to_builtins,
 )
 from rho_desk.core.wire.model import (
@@ -162,6 +163,99 @@ def test_snapshots_round_trip_through_json_unchanged(snapshot: SessionSnapshot) 
 @given(st.lists(messages, max_size=5))
 def test_histories_round_trip(history: list[Message]) -> None:
     assert decode(encode(history), tuple[Message, ...]) == tuple(history)
+
+
+def _message_offsets(data: bytes, history: tuple[Message, ...]) -> list[int]:
+    """Where each message's lines start in a snapshot's pretty encoding, counted from the
+    messages' own encodings (``"history": [``, then each message indented by 4 and ``,``)."""
+    if not history:
+        return []
+    at = data.index(b'"history": [\n') + len(b'"history": [\n')
+    out = []
+    for message in history:
+        out.append(at)
+        at += len(encode_pretty(message).replace(b"\n", b"\n    ")) + 4 + 2
+    return out
+
+
+def _rewritten(message: Message, how: int) -> Message:
+    """The message with its strings changed as a redaction changes them (longer, shorter, other
+    characters) or an image turned into a text block."""
+    if how == 0:
+        return Message(system="[secret redacted: kind fp:0123456789abcdef] é \u2028 \x00")
+    if how == 1:
+        return Message(user=(ContentBlock(text=""),))
+    if how == 2:
+        return Message(
+            tool_result=ToolResult("call-1", False, 'line\n  [secret redacted: x fp:00]\t"')
+        )
+    return Message(assistant=(ContentBlock(image=ImageContent("QUJD", "image/png")),))
+
+
+@FAST
+@given(snapshots, st.data())
+def test_a_few_messages_encoded_again_give_the_bytes_of_a_whole_encoding(
+    before: SessionSnapshot, data: st.DataObject
+) -> None:
+    """``encode_pretty_changed`` (an export after redaction: the changed messages encoded into the
+    previous bytes) gives exactly ``encode_pretty`` of the new snapshot, whatever it is told is
+    near a change: offsets inside the changed messages (it patches), elsewhere (it may not find
+    a changed message, then encodes whole), or none."""
+    previous = encode_pretty(before)
+    history = list(before.history)
+    changed = data.draw(st.sets(st.sampled_from(range(len(history))))) if history else set()
+    for i in changed:
+        history[i] = _rewritten(history[i], data.draw(st.integers(0, 3)))
+    metadata = {**before.metadata, **data.draw(st.dictionaries(text, text, max_size=2))}
+    after = before.replace(history=tuple(history), metadata=dict(sorted(metadata.items())))
+    changed = {i for i in changed if before.history[i] != after.history[i]}
+    starts = _message_offsets(previous, before.history)
+    inside = [starts[i] + data.draw(st.integers(5, 9)) for i in changed]
+    near = data.draw(
+        st.sampled_from(["inside", "inside and elsewhere", "anywhere", "none"]), label="near"
+    )
+    offsets = {
+        "inside": inside,
+        "inside and elsewhere": [*inside, 0, len(previous) - 1, *starts[:1]],
+        "anywhere": data.draw(st.lists(st.integers(0, max(0, len(previous) - 1)), max_size=6)),
+        "none": [],
+    }[near]
+    assert encode_pretty_changed(previous, before, after, changed, offsets) == encode_pretty(after)
+
+
+def test_changed_messages_are_encoded_alone_when_found_near_the_offsets_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The patch is taken (no whole encoding) when every changed message holds an offset given,
+    and it is not taken when one of them does not (a message equal to a changed one elsewhere),
+    also when an unchanged message holds one instead."""
+    from rho_desk.core.wire import codec
+
+    history = [Message(system=f"message {i} " * 40) for i in range(50)]
+    history[30] = history[10]
+    before = SessionSnapshot.new("s", 1, history, ModelIdentity("p", "a", "m"))
+    previous = encode_pretty(before)
+    whole: list[int] = []
+    real = codec.encode_pretty
+
+    def counted(value: object) -> bytes:
+        if isinstance(value, SessionSnapshot) and value.history:
+            whole.append(len(value.history))
+        return real(value)
+
+    monkeypatch.setattr(codec, "encode_pretty", counted)
+    starts = _message_offsets(previous, before.history)
+    # the patch is taken, a changed message is not found, an unchanged one is found instead
+    for where, found in (([3, 10, 30, 49], True), ([3, 10, 49], False), ([3, 10, 20, 49], False)):
+        after_history = list(history)
+        for i in (3, 10, 30, 49):
+            after_history[i] = _rewritten(history[i], 0)
+        after = before.replace(history=tuple(after_history))
+        whole.clear()
+        near = [starts[i] + 20 for i in where]
+        out = encode_pretty_changed(previous, before, after, [3, 10, 30, 49], near)
+        assert out == real(after)
+        assert (whole == []) is found
 
 
 def _fuzz_load(data: bytes) -> None:
