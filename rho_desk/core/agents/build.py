@@ -1,8 +1,11 @@
 """An agent's log as the revision tree the Rho reader produces: one model for every view.
 
 :func:`build` turns the steps of an :class:`AgentLog` into Rho ``node`` records (header version
-4) and applies them to a :class:`SessionTree` with the Rho reader's own rules, so that what a
-viewer shows and what ``import`` writes are the same records, checked the same way.
+4) and attaches them to a :class:`SessionTree` (``SessionTree.adopt``), so that what a viewer
+shows and what ``import`` writes are the same records. The records hold the Rho reader's rules by
+construction, so they are not checked a second time as they are attached: what the log decides
+(the node ids) is, and the tests apply every record the fixtures and random logs build with the
+Rho reader's own ``SessionTree.apply``.
 
 * Revisions: a user prompt, a compaction and every branch point start a revision of their own;
   the steps that follow in a line join it (a compaction's revision holds only the compaction,

@@ -2,7 +2,7 @@
 
 The session becomes a header version 4 transcript in Rho's own layout (``<home>/sessions/
 <workspace key>/<created>_<id>/session.jsonl``) or wherever ``output`` says, its records the
-ones :func:`build.build` made and the Rho reader checked: every tool call with its result in
+ones :func:`build.build` made (by the Rho reader's rules): every tool call with its result in
 order, images, reasoning (the text as the reasoning summary, signed thinking and encrypted
 reasoning as provider context for the same model), compactions as compaction revisions, and
 branches as branches. Rho's index row follows the write, as after Rho's own save.
@@ -310,9 +310,9 @@ def _encode(receipt: ImportReceipt) -> bytes:
 
 
 def _create(transcript: Path, built: AgentSessionFile) -> None:
-    """Write the new transcript whole, synced. Every record was applied to the tree by the Rho
-    reader's own rules as it was built (``build``); the name must carry the session's id, as
-    Rho checks it."""
+    """Write the new transcript whole, synced. Every record holds the Rho reader's rules by the
+    way ``build`` made it (its node ids checked as they were attached); the name must carry the
+    session's id, as Rho checks it."""
     unit = unit_for_path(transcript)
     sid = built.tree.session_id
     if unit.session_id is not None and unit.session_id != sid:
