@@ -409,6 +409,7 @@ class CompactionDialog(QDialog):
             on_error=self._on_run_failed,
             context="Compacting",
         )
+        self._task.add_done_callback(self._on_run_task_done)
 
     async def _arun(self, node_id: str, budget: RecentBudget) -> OpResult[RevisionNode]:
         document = self.host.document
@@ -505,6 +506,16 @@ class CompactionDialog(QDialog):
         # (it is no longer the active one); changing a setting previews the new revision
         self.data = None
         self.compact_button.setEnabled(False)
+
+    def _on_run_task_done(self, task: asyncio.Task[Any]) -> None:
+        """A compaction cancelled while it opened (Cancel before the compactor ran) ends like
+        any other: the bridge reports no cancellation, and a task cancelled before it started
+        never released its claim. One the window's closing cancelled starts nothing more."""
+        if not task.cancelled():
+            return
+        self.host.release("compaction")
+        if not self.host.bridge.closed:
+            self._on_run_failed(asyncio.CancelledError())
 
     def _on_run_failed(self, exc: BaseException) -> None:
         self._set_running(False)

@@ -713,12 +713,18 @@ class ContinueController(QObject):
             question()
 
     def _on_turn_task_done(self, task: asyncio.Task[Any]) -> None:
-        """A turn cancelled while it prepared (Esc before anything was sent, or the window
-        closing) ends like any other: the bridge reports no cancellation, and a task cancelled
-        before it started never ran its own cleanup."""
-        if task.cancelled():
-            self.host.release("conversation")
-            self._on_turn_error(asyncio.CancelledError())
+        """A turn cancelled while it prepared (Esc before anything was sent) ends like any other:
+        the bridge reports no cancellation, and a task cancelled before it started never ran its
+        own cleanup. One the window's closing cancelled ends without a word: what a turn's end
+        sets off (the session list's refresh) would start work on the closed bridge."""
+        if not task.cancelled():
+            return
+        self.host.release("conversation")
+        if self.host.bridge.closed:
+            self._question = None
+            self._set_state(TurnState.IDLE)
+            return
+        self._on_turn_error(asyncio.CancelledError())
 
     def _on_turn_error(self, exc: BaseException) -> None:
         self._question = None

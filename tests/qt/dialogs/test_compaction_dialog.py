@@ -138,6 +138,39 @@ def test_compact_writes_a_new_base_and_undo_restores(
     assert settings.get(PREFS_COMPACTION_COMPACTOR) == PREFS_COMPACTION_COMPACTOR.default
 
 
+def test_cancel_while_the_compactor_opens_ends_the_run(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
+    """Cancel before the compactor ran (its key still being read): the dialog says nothing was
+    written, and the slot is free for the next operation."""
+    path = v3_session(tmp_path / "home", turns=10)
+    size = path.stat().st_size
+    context, dialog = _dialog(make_window, run, path)
+    dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
+    dialog.start()
+    assert dialog.running and dialog.cancel_button.isVisible()
+    dialog.cancel_button.click()
+    run(until(lambda: "Cancelled: nothing was written" in dialog.busy.label.text(), timeout=10))
+    assert not dialog.running and not dialog.cancel_button.isVisible()
+    assert context.operations.operation is None and not loopback.requests
+    assert path.stat().st_size == size
+
+
+def test_closing_the_window_while_the_compactor_opens_starts_nothing(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
+) -> None:
+    """The window closing cancels the compaction: the dialog starts no new preview on the closed
+    bridge (no error in Qt's event loop)."""
+    path = v3_session(tmp_path / "home", turns=10)
+    context, dialog = _dialog(make_window, run, path)
+    dialog.compactor.setCurrentIndex(dialog.compactor.findData("loopback"))
+    errors: list[dict[str, object]] = []
+    asyncio.get_event_loop().set_exception_handler(lambda _loop, error: errors.append(error))
+    dialog.start()
+    run(context.ashutdown())
+    assert errors == [] and context.operations.operation is None and not loopback.requests
+
+
 def test_cancel_stops_a_provider_summary_and_writes_nothing(
     make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile
 ) -> None:

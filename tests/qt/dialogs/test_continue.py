@@ -204,6 +204,29 @@ def test_cancel_while_the_turn_prepares_ends_it(
     assert _history(path)[-1].text() == "Here."
 
 
+@pytest.mark.parametrize("when", ["preparing", "streaming"])
+def test_closing_the_window_during_a_turn_starts_nothing(
+    make_window, run, tmp_path: Path, loopback: Loopback, loopback_profile, when: str
+) -> None:
+    """The window closing cancels the turn: it ends without a word, and nothing that a turn's
+    end sets off (the session list's refresh) is started on the closed bridge."""
+    home = tmp_path / "home"
+    path = v3_session(home)
+    context = make_window(home=home, open_file=path)
+    context.continue_dock.show_continue()
+    panel, controller = context.continue_dock.panel, context.controller
+    run(until(lambda: panel.profile.count() > 0 and context.library.is_open))
+    errors: list[dict[str, object]] = []
+    asyncio.get_event_loop().set_exception_handler(lambda _loop, error: errors.append(error))
+    loopback.queue(text_reply("Partial", hang=True))
+    assert controller.send("Never finished", profile="loopback")
+    if when == "streaming":
+        run(until(lambda: "Partial" in panel.reply.toPlainText()))
+    run(context.ashutdown())
+    assert errors == [] and controller.state is TurnState.IDLE
+    assert context.operations.operation is None
+
+
 def test_the_replay_safety_question_is_asked_once_the_turn_has_ended(
     make_window, run, demo_home: Path, loopback: Loopback, loopback_profile
 ) -> None:
