@@ -166,7 +166,7 @@ def test_shell_output_is_live_and_esc_anywhere_cancels(
     target.setFocus()
     assert target.window().focusWidget() is target
     qtbot.keyClick(target, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, timeout=5))
+    run(until(lambda: not controller.busy))
     assert controller.state is TurnState.IDLE
     assert (
         card.finished and "(Esc stops it)" not in card.title.text()
@@ -225,7 +225,7 @@ def test_esc_at_a_shell_approval_leaves_no_running_card(
     panel.send()
     run(until(lambda: panel.approval_card is not None))
     qtbot.keyClick(panel.approval_card, Qt.Key.Key_Escape)  # cancels the turn
-    run(until(lambda: not controller.busy, timeout=5))
+    run(until(lambda: not controller.busy))
     assert (
         panel.shell_cards == {}
         and not panel.cards.isVisible()
@@ -288,7 +288,7 @@ def test_a_command_card_under_a_finished_one_shows_its_whole_command(
     qtbot.keyClick(card, Qt.Key.Key_F)  # nothing to show more of
     assert not card.showing_full
     qtbot.keyClick(card, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, timeout=5))
+    run(until(lambda: not controller.busy))
 
 
 def test_the_full_diff_makes_the_card_taller(
@@ -321,7 +321,7 @@ def test_the_full_diff_makes_the_card_taller(
         card.body.viewport().height(),
     )
     qtbot.keyClick(card, Qt.Key.Key_Escape)
-    run(until(lambda: not controller.busy, timeout=5))
+    run(until(lambda: not controller.busy))
 
 
 def test_session_approvals_outlast_a_visit_to_another_session(
