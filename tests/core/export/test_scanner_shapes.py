@@ -131,3 +131,22 @@ def test_shape_is_caught_raw_and_in_json(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(LEFT_ALONE))
 def test_non_secret_is_left_alone(name: str) -> None:
     assert SCANNER.scan(LEFT_ALONE[name].encode()) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        (b"abxxxxxxcdef", True),  # six in a row, half of the value
+        (b"ab\n\n\n\n\n\ncdef", True),  # any byte, a line break too
+        (b"abxxxxxcdefx", False),  # five in a row (half of it all the same)
+        (b"xxxxxxabcdefgh", False),  # six in a row, less than half
+        (b"xxxxxxx", False),  # shorter than a value
+    ],
+)
+def test_a_placeholder_is_one_byte_six_times_in_a_row_and_half_of_the_value(
+    value: bytes, kept: bool
+) -> None:
+    from rho_desk.core.export.scanner._catalogue import Hit, placeholder
+
+    assert placeholder(Hit("generic-api-key", 0, len(value), value)) is kept
+    assert not placeholder(Hit("known-credential", 0, len(value), value))

@@ -13,7 +13,6 @@ import hmac
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import Final
 
 from ._vendors import VENDOR_NAMED
@@ -312,13 +311,8 @@ PLACEHOLDER_RUN: Final = 6
 placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""
 
 
-def _longest_run(value: bytes) -> int:
-    """The longest run of one repeated byte."""
-    run = best = 1
-    for a, b in pairwise(value):
-        run = run + 1 if a == b else 1
-        best = max(best, run)
-    return best
+_SAME_RUN: Final = re.compile(rb"(.)\1{%d}" % (PLACEHOLDER_RUN - 1), re.DOTALL)
+"""``PLACEHOLDER_RUN`` times one byte in a row (searched in C: a value can be lines long)."""
 
 
 def placeholder(hit: Hit) -> bool:
@@ -328,9 +322,9 @@ def placeholder(hit: Hit) -> bool:
     if hit.rule in _ALWAYS_KEPT or len(hit.value) < 8:
         return False
     value = hit.value
-    return _longest_run(value) >= PLACEHOLDER_RUN and max(
-        value.count(c) for c in set(value)
-    ) * 2 >= len(value)
+    return _SAME_RUN.search(value) is not None and max(map(value.count, set(value))) * 2 >= len(
+        value
+    )
 
 
 def known_handler(
