@@ -17,7 +17,22 @@ lists, value readers or decoders. It reads the exported bytes (HTML as the text 
    after a hash's name (``sha512-``, ``h1:``) are not;
 3. **shapes checked by decoding** (``jwt``, ``private-key``, ``url-password``): three base64url
    segments whose first decodes to a JSON object, a PEM private-key header followed by base64, a
-   URL whose user part has a password.
+   URL whose user part has a password;
+4. **a word read as a command line's argument** (``password``): a word with a symbol between
+   two letters or digits, letters and two digits (``Velvet!9559harbor``), alone or as a field of
+   the word (after ``=``, ``:``, ``,``: an option's value, ``user:X``, ``user,X``,
+   ``user/X@host``, glued ``-pX``), percent escapes decoded; a word standing alone (not quoted,
+   not a field) needs letters on both sides of the symbol (``issue#1234``, ``pytest-qt#448`` and
+   ``README.md#L12`` are references, ``%08x`` a format); and a value glued to a mail address
+   (``user@example.org:X``, ``user-password``);
+5. **text after decoding** (``decoded``, ``key-bytes``): a hex or base64 run that rule 2 does
+   not take, the body of an armored block (``-----BEGIN X-----``) and a list of byte values
+   (``[]byte{0x57, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``) are decoded; printable text is
+   read again by rules 1 to 4 (once, not decoded further), and a list of 32 to 128 mostly
+   distinct byte values, some above 127, is key material (a keypair's JSON array).
+
+Every rule judges a value by its characters and the structure around it (a name, a quote, a
+separator, a command line's word), never by a vendor's prefix or a program's option table.
 
 Each finding is ``medium`` with the rule ``second-opinion:<kind>``: it does not block (this pass
 has false positives the scanner's rules were tuned away from, and a person reviews them in the
@@ -46,7 +61,7 @@ except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the
 __all__ = ["OPINION_RULE_PREFIX", "OPINION_VERSION", "second_opinion"]
 
 OPINION_RULE_PREFIX: Final = "second-opinion:"
-OPINION_VERSION: Final = 1
+OPINION_VERSION: Final = 2
 """Raised whenever what the second opinion finds changes; a receipt's note names it (signed with
 the rest)."""
 
@@ -64,10 +79,16 @@ _CANDIDATES: Final = (
     + rb"(?:\\?[\"'])?(?:[ \t]*(?::=|=>|[:=])|[ \t]+[A-Za-z!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#$%&*+?@^~_.-]*)"
     # 3. shapes
     rb"|ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-    rb"|-----BEGIN[A-Z ]{0,20} PRIVATE KEY-----"
+    rb"|-----BEGIN[A-Z0-9 ]{1,40}-----"
     rb"|://[^\s/@:\"'<>\\]+:[^\s/\"'<>\\]+@"
     # 2. a long run of base64 letters after a value's opening
     rb"|(?:[=:\"'`>(,\s_-]|\\\\[nrt\"])[A-Za-z0-9][A-Za-z0-9+/]{19,}={0,2}"
+    # 4. a word with a symbol inside it and a digit beside (``Velvet!9559harbor``, ``Xy7!pgRoot``)
+    rb"|[A-Za-z0-9]*[0-9][A-Za-z0-9]*[!#%&*?^~][A-Za-z0-9]{2}|[A-Za-z0-9]{2}[!#%&*?^~][A-Za-z0-9]*[0-9]"
+    # 5. a mail address glued to a value (``user@example.org:X``, a relay's credentials)
+    rb"|@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:[A-Za-z0-9]"
+    # 6. a list of byte values (``{0x57, 0x61, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``)
+    rb"|(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')(?:[ \t]*,[ \t]*(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')){7,}"
 )
 _GATE: Any = (_re2 or re).compile(_CANDIDATES)
 
@@ -96,8 +117,14 @@ _NOT_VALUE: Final = re.compile(
 _REFERENCE: Final = re.compile(
     rb"^(?:\$\{?|\{\{|\{%|%\(|%[sd]|<[A-Za-z_]|\[secret redacted: |\[[a-z_]+ (?:excluded|redacted): |"
     rb"(?:os\.|process\.|env\.|self\.|this\.|config\.|settings\.|request\.|args\.|options\.)|"
-    rb"[A-Za-z_]\w*\(|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|[A-Za-z_]\w*\[)"
+    rb"[A-Za-z_][\w.]*\(|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|[A-Za-z_]\w*\[|"
+    rb"\([A-Za-z]+\)?$|[)\]},;])"
 )
+"""What stands in a value's place and is not one: a reference, a placeholder, a call
+(``getpass.getpass(``), a status in brackets (``(sensitive value)``, ``(known after apply)``), or
+the code's closing punctuation."""
+_MASKED: Final = re.compile(rb"\*{3}|\.{3}|\xe2\x80\xa6")
+"""A masked value (``sk-...XQ7K``, ``****ABCD``, ``ghp_****…abcd``): shown as hidden."""
 _QUOTES: Final = {b'"'[0], b"'"[0], b"`"[0]}
 
 
@@ -236,7 +263,12 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
     value = data[start:end]
     if _PLACEHOLDER_AT.match(data, start):
         return None
-    if len(value) < _VALUE_MIN or _NOT_VALUE.fullmatch(value) or _REFERENCE.match(value):
+    if (
+        len(value) < _VALUE_MIN
+        or _NOT_VALUE.fullmatch(value)
+        or _REFERENCE.match(value)
+        or _MASKED.search(value)
+    ):
         return None
     if len(set(value)) < 4:
         return None  # ``********``, ``xxxxxx``
@@ -292,8 +324,14 @@ def second_opinion(data: bytes, taken: Sequence[tuple[int, int]] = ()) -> list[H
         taken: spans the scanner already reported (its findings, in order, not overlapping):
             not reported again.
     """
+    return _opinions(data, taken, decode=True)
+
+
+def _opinions(data: bytes, taken: Sequence[tuple[int, int]], *, decode: bool) -> list[Hit]:
     ends = [b for _, b in taken]
     out: list[Hit] = []
+    word_end = -1
+    armored_end = -1
     for match in _GATE.finditer(data):
         start, end = match.start(), match.end()
         if _in_placeholder(data, start):
@@ -301,8 +339,23 @@ def second_opinion(data: bytes, taken: Sequence[tuple[int, int]] = ()) -> list[H
         head = data[start : start + 1]
         span: tuple[int, int] | None = None
         kind = ""
-        if data.startswith(b"-----BEGIN", start):
-            span, kind = _private_key(data, end), "private-key"
+        if head.isalnum() and _SYMBOL_RUN.fullmatch(data, start, end):
+            if start < word_end:
+                continue  # a second symbol of a word already read
+            a, b, word_end = _word(data, start)
+            span, kind = (_word_secret(data, a, b), "password") if b > a else (None, "")
+        elif head == b"@":
+            span, kind = _mail_value(data, start, end), "user-password"
+        elif head in b"0123456789'" and b"," in data[start:end]:
+            span, kind = _byte_list(data, start, end, decode)
+        elif data.startswith(b"-----BEGIN", start):
+            if data.find(b"PRIVATE KEY", start, end) >= 0:
+                span, kind = _private_key(data, end), "private-key"
+            else:  # a certificate's, a public key's or a message's body: data, unless it is text
+                close = data.find(b"-----END", end, end + _ARMOR_MAX)
+                span, kind = (_armored(data, end, close), "decoded") if decode else (None, "")
+                if span is None:
+                    armored_end = close
         elif data.startswith(b"://", start):
             if end - start > _URL_MAX:
                 continue
@@ -320,6 +373,8 @@ def second_opinion(data: bytes, taken: Sequence[tuple[int, int]] = ()) -> list[H
         elif (head == b"\\" or head in b"=:\"'`>(,_- \t\r\n") and _RUN.fullmatch(
             data, start + (2 if head == b"\\" else 1), end
         ):
+            if start < armored_end:
+                continue
             a = start + (2 if head == b"\\" else 1)
             jwt = (
                 _JWT.match(data, a)
@@ -329,7 +384,11 @@ def second_opinion(data: bytes, taken: Sequence[tuple[int, int]] = ()) -> list[H
             if jwt is not None:
                 span, kind = ((a, jwt.end()), "jwt") if _jwt(jwt.group()) else (None, "")
             else:
-                span, kind = _random(data, a, end), "random"
+                text = _decoded_text(data[a:end]) if decode else None
+                if text is not None:  # hex or base64 of text: judged by the text it holds
+                    span, kind = ((a, end), "decoded") if _suspect_text(text) else (None, "")
+                else:
+                    span, kind = _random(data, a, end), "random"
         else:
             span, kind = _named(data, start, end), "named"
         if span is None or span[1] <= span[0]:
@@ -366,4 +425,259 @@ def _random(data: bytes, a: int, end: int) -> tuple[int, int] | None:
         and not _wrapped(data, a, end)
     ):
         return a, end
+    return None
+
+
+# --- words, mail addresses, byte lists and decoded text --------------------------------------------
+
+_INSIDE_SYMBOLS: Final = b"!#%&*?^~"
+"""Symbols a person puts inside a password (``Velvet!9559harbor``) and identifiers, numbers,
+paths and words do not hold between two letters or digits."""
+_SYMBOL_RUN: Final = re.compile(rb"[A-Za-z0-9]+[!#%&*?^~][A-Za-z0-9]+")
+_WORD_MAX: Final = 96
+_WORD_ENDS: Final = (b" ", b"\n", b"\t", b"\r", b'"', b"'", b"\\")
+_TOKEN: Final = re.compile(rb"[^\s\"'\\]*")
+_WORD_RUN: Final = re.compile(rb"[A-Za-z0-9!#$%&*?^~@+._:=,/-]+")
+_FIELD: Final = re.compile(rb"[^:=,&]+")
+_FIELD_NO_QUERY: Final = re.compile(rb"[^:=,]+")
+_PASSWORD_BYTES: Final = re.compile(rb"[A-Za-z0-9!#$%&*?^~@+._-]+")
+_QUOTED_BYTES: Final = re.compile(rb"[!#-&(-~]+")
+"""Inside quotes, a password may hold any printable character but a quote (a salt's ``<``, ``{``)."""
+_TWO_LETTERS: Final = re.compile(rb"[A-Za-z]{2}")
+_SEGMENT_BEFORE: Final = re.compile(rb"[A-Za-z0-9]*$")
+_SEGMENT_AFTER: Final = re.compile(rb"[A-Za-z0-9]*")
+_FORMAT: Final = re.compile(rb"%[-+ #0]*[0-9]{0,2}(?:\.[0-9]{1,2})?[diouxXeEfFgGcsp]")
+"""A printf conversion (``%08x``, ``%3d``): a format string's, not a password's."""
+_EXTENSION: Final = re.compile(rb"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+"""A file's extension before ``#``: an anchor or a line's tag (``README.md#25CB``), not a password."""
+_ESCAPE_TAIL: Final = re.compile(rb"x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[nrtbf0]")
+_PERCENT: Final = re.compile(rb"%([0-9A-Fa-f]{2})")
+_URL_ENCODED: Final = frozenset(b" /=&?:+")
+"""Characters a percent escape stands for in an encoded URL or form (``%20``, ``%2F``), not in a
+password."""
+_PRINTABLE: Final = re.compile(rb"[ -~\t\r\n]+")
+
+
+def _word(data: bytes, pos: int) -> tuple[int, int, int]:
+    """The word around ``pos``: the bytes between spaces or quotes (JSON's escapes end it too),
+    without the brackets, backticks and a sentence's punctuation around it; empty when it holds
+    anything else (a line of base85 or of code: not an argument). And where its token ends."""
+    lo = max(0, pos - _WORD_MAX)
+    a = max(data.rfind(d, lo, pos) for d in _WORD_ENDS) + 1 or lo
+    token = _TOKEN.match(data, pos, pos + _WORD_MAX)
+    b = token_end = token.end() if token is not None else pos
+    if (a == lo and lo > 0) or token_end == pos + _WORD_MAX:
+        return a, a, token_end  # longer than a password
+    if _quoted(data, a, b):  # a whole quoted string, whatever it holds
+        if data.startswith(b"${", a) and data[b - 1 : b] == b"}":
+            a, b = a + 2, b - 1  # a reference's default (``"${db.password:X}"``)
+        return a, b, token_end
+    closing = data.find(b"</", pos, b)
+    if closing >= 0:  # an element's text (``>X</``): base85 has no ``/``
+        b = closing
+        a = max(a, data.rfind(b">", a, pos) + 1)
+    if data.startswith(b"${", a):  # a reference's default (``${db.password:X}``)
+        a += 2
+    while a < b and data[a] in b"([{`":
+        a += 1
+    while b > a and data[b - 1] in b".,:;)]}`":
+        b -= 1
+    if not _WORD_RUN.fullmatch(data, a, b):
+        return a, a, token_end  # not an argument
+    return a, b, token_end
+
+
+def _quoted(data: bytes, a: int, b: int) -> bool:
+    """The word is a whole quoted string (``'X'``, ``"X"``, a JSON-escaped ``\\"X\\"``)."""
+    q = data[a - 1 : a]
+    if q not in (b'"', b"'"):
+        return False
+    if data[a - 2 : a - 1] == b"\\":  # an escaped quote closes it
+        return data.startswith(b"\\" + q, b)
+    return data[b : b + 1] == q
+
+
+def _word_secret(data: bytes, a: int, b: int) -> tuple[int, int] | None:
+    """The password in the word ``data[a:b]``: the word itself, or one of its fields (after
+    ``=``, ``:``, ``,`` or ``&``: an option's value, ``user:X``, ``user,X``, ``user/X@host``,
+    ``-pX``), judged by its characters alone."""
+    escape = _ESCAPE_TAIL.match(data, a) if data[a - 1 : a] == b"\\" else None
+    if escape is not None:
+        a = escape.end()  # ``\\x22#ffffff``, ``\\u2026?mode``: an escape's letters, not the word's
+    word = data[a:b]
+    if b"://" in word or not 8 <= b - a <= _WORD_MAX:
+        return None  # a URL (its password is read as one), or data
+    quoted = _quoted(data, a, b)
+    fields = _FIELD if b"=" in word else _FIELD_NO_QUERY  # ``&`` joins a query's pairs
+    for i, field in enumerate(fields.finditer(word)):
+        f0, f1 = field.span()
+        at = word.rfind(b"@", f0, f1)
+        if at >= 0:  # ``user/X@host``, ``X@host``
+            f1 = at
+            f0 = max(f0, word.rfind(b"/", f0, f1) + 1)
+        elif word.find(b"/", f0, f1) >= 0:
+            continue  # a path
+        if word.startswith(b"--", f0):
+            continue
+        if word.startswith(b"-", f0) and word[f0 + 1 : f0 + 2].isalpha():
+            f0 += 2  # a value glued to its option (``-pX``)
+        if _password_shaped(word[f0:f1], strong=quoted or i > 0):
+            return a + f0, a + f1
+    return None
+
+
+def _percent_decoded(field: bytes) -> bytes | None:
+    """``field`` with its percent escapes of printable characters decoded; None when they are a
+    URL's or a form's (a space, ``/``, ``=``…)."""
+    out = field
+    for m in _PERCENT.finditer(field):
+        c = int(m.group(1), 16)
+        if c in _URL_ENCODED:
+            return None
+        if 0x21 <= c <= 0x7E:
+            out = out.replace(m.group(), bytes([c]))
+    return out
+
+
+def _password_shaped(field: bytes, *, strong: bool) -> bool:
+    """Letters, at least two digits and a symbol between two letters or digits, 8 to 64
+    characters: how people write passwords (``Prairie?9694harbor``, ``Xy7!pgRoot2024``). A word
+    standing alone (not quoted, not after ``=`` or ``:``) must also hold two runs of letters and
+    no dot (``issue#1234`` and ``README.md#L12`` are references)."""
+    if b"%" in field:
+        decoded = _percent_decoded(field)
+        if decoded is None:
+            return False
+        field = decoded
+    if not 8 <= len(field) <= 64 or not (_QUOTED_BYTES if strong else _PASSWORD_BYTES).fullmatch(
+        field
+    ):
+        return False
+    letters = sum(0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A for c in field)
+    digits = sum(0x30 <= c <= 0x39 for c in field)
+    if letters < 4 or digits < 2:
+        return False
+    inside = [
+        i
+        for i in range(1, len(field) - 1)
+        if field[i] in _INSIDE_SYMBOLS
+        and field[i - 1 : i].isalnum()
+        and field[i + 1 : i + 2].isalnum()
+        and not (field[i] == 0x25 and _FORMAT.match(field, i))
+        and not (field[i] == 0x23 and _EXTENSION.search(field, 0, i))
+    ]
+    if not inside:
+        return False
+    if strong:
+        return True
+    # standing alone: letters on both sides of a symbol (not ``pytest-qt#448``, ``HcmV?d00001``)
+    return b"." not in field and any(
+        _TWO_LETTERS.search(_SEGMENT_BEFORE.search(field, 0, i).group())  # type: ignore[union-attr]
+        and _TWO_LETTERS.search(_SEGMENT_AFTER.match(field, i + 1).group())  # type: ignore[union-attr]
+        for i in inside
+    )
+
+
+_MAIL_VALUE: Final = re.compile(rb"[A-Za-z0-9!#$%&*?^~+_-]+")
+
+
+def _mail_value(data: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """The value glued to a mail address by a colon (``user@example.org:X``, how relays and
+    mail clients store a login): a path, a port or a short word is not one."""
+    if start == 0 or not (data[start - 1 : start].isalnum() or data[start - 1] in b"._%+-"):
+        return None
+    value = _MAIL_VALUE.match(data, end - 1, end - 1 + 65)
+    if value is None:
+        return None
+    v0, v1 = value.span()
+    if data[v1 : v1 + 1] in (b"/", b".", b"@") or not 8 <= v1 - v0 <= 64:
+        return None
+    text = data[v0:v1]
+    if text.isdigit() or (text.isalpha() and len(text) < 12):
+        return None
+    return v0, v1
+
+
+_HEX_ITEMS: Final = re.compile(rb"0[xX]([0-9a-fA-F]{1,2})")
+_DEC_ITEMS: Final = re.compile(rb"[0-9]+")
+_CHAR_ITEMS: Final = re.compile(rb"'([ -~])'")
+_KEY_BYTES_MIN: Final = 32
+_KEY_BYTES_MAX: Final = 128
+
+
+def _byte_list(
+    data: bytes, start: int, end: int, decode: bool
+) -> tuple[tuple[int, int] | None, str]:
+    """A list of byte values: the text it spells when that is a suspicion (``decoded``), or key
+    material (``key-bytes``: 32 to 128 values, most of them distinct, some above 127, as a
+    keypair's JSON array is)."""
+    if start > 0 and (data[start - 1 : start].isalnum() or data[start - 1] in b"._"):
+        return None, ""  # the end of a longer number or a version
+    chunk = data[start:end]
+    try:
+        if chunk.startswith(b"'"):
+            raw = b"".join(_CHAR_ITEMS.findall(chunk))
+        elif chunk.startswith((b"0x", b"0X")):
+            digits = _HEX_ITEMS.findall(chunk)
+            raw = bytes.fromhex(b"".join(d.rjust(2, b"0") for d in digits).decode())
+        else:
+            raw = bytes(map(int, _DEC_ITEMS.findall(chunk)))
+    except ValueError:  # a value above 255
+        return None, ""
+    if _PRINTABLE.fullmatch(raw):
+        return ((start, end), "decoded") if decode and _suspect_text(raw) else (None, "")
+    if (
+        _KEY_BYTES_MIN <= len(raw) <= _KEY_BYTES_MAX
+        and len(set(raw)) * 5 >= len(raw) * 3
+        and max(raw) > 127
+    ):
+        return (start, end), "key-bytes"
+    return None, ""
+
+
+def _suspect_text(raw: bytes) -> bool:
+    """Decoded text holds a suspicion (read as one quoted value, without decoding again)."""
+    return bool(_opinions(b'"' + raw + b'"', (), decode=False))
+
+
+_DECODED_MIN: Final = 6
+
+
+def _decoded_text(run: bytes) -> bytes | None:
+    """The printable text a hex or base64 run encodes (``Basic dXNlcjpY``, ``echo 5061… | xxd
+    -r -p``, base64 of a sentence), or None. Random bytes decode to text about once in a
+    million 16-byte runs, so a generated secret stays a run."""
+    if len(run) > _RUN_MAX:
+        return None
+    try:
+        if _HEX.fullmatch(run):
+            raw = bytes.fromhex(run.decode())
+        else:
+            bare = run.rstrip(b"=")
+            raw = base64.b64decode(bare + b"=" * (-len(bare) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return raw if len(raw) >= _DECODED_MIN and _PRINTABLE.fullmatch(raw) else None
+
+
+_ARMOR_MAX: Final = 65536
+_ARMOR_SPACE: Final = re.compile(rb"\\[nrt]|\s")
+_BASE64_BODY: Final = re.compile(rb"[A-Za-z0-9+/]+={0,2}")
+
+
+def _armored(data: bytes, end: int, close: int) -> tuple[int, int] | None:
+    """The body of an armored block (``-----BEGIN X-----``, wrapped base64 to ``-----END`` at
+    ``close``) when it is base64 of text that holds a suspicion; a certificate's or a public
+    key's body decodes to binary and is not."""
+    if close < 0:
+        return None
+    body = _ARMOR_SPACE.sub(b"", data[end:close])
+    if not _BASE64_BODY.fullmatch(body):
+        return None
+    try:
+        raw = base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) >= _DECODED_MIN and _PRINTABLE.fullmatch(raw) and _suspect_text(raw):
+        return end, close
     return None

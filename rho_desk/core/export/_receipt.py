@@ -419,12 +419,16 @@ def verify_receipt(
             f.digest,
         )
 
-    recorded = Counter(ident(f) for f in receipt.finding_objects())
+    recorded_findings = receipt.finding_objects()
     findings = report.findings
-    if not any(
-        n.startswith(_OPINION_NOTE_START) for n in receipt.notes
-    ):  # audited before the second opinion
+    if not any(n.startswith(OPINION_NOTE[: OPINION_NOTE.index(":") + 1]) for n in receipt.notes):
+        # audited before the second opinion, or by another version of it (what it finds
+        # changed): its suspicions and today's are not compared
         findings = [f for f in findings if not f.rule.startswith(OPINION_RULE_PREFIX)]
+        recorded_findings = [
+            f for f in recorded_findings if not f.rule.startswith(OPINION_RULE_PREFIX)
+        ]
+    recorded = Counter(ident(f) for f in recorded_findings)
     fresh = Counter(ident(f) for f in findings)
     by_ident = {ident(f): f for f in [*receipt.finding_objects(), *findings]}
     missing = [by_ident[k] for k in (recorded - fresh).elements()]

@@ -142,8 +142,8 @@ def second_opinion_note(findings: Sequence[Finding]) -> str:
         return ""
     return (
         f"{'One value looks' if n == 1 else f'{n} values look'} like a secret the redaction did not recognise "
-        "(the audit's second opinion: a value under a name such as password or token, or a random-looking "
-        "string). It is still in the export and does not stop it; the Location column says where. Look at "
+        "(the audit's second opinion: a value under a name such as password or token, a command's argument "
+        "shaped like a password, text found by decoding, or a random-looking string). It is still in the export and does not stop it; the Location column says where. Look at "
         "it in the preview, and leave out the class it is in if it should not leave."
     )
 

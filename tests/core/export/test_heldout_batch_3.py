@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from rho_desk.core.export import Selection, export_snapshot
+from rho_desk.core.export import ExportResult, Selection, export_snapshot
 from rho_desk.core.wire.codec import decode_snapshot
 
 KEY = bytes(range(32))
@@ -66,6 +66,16 @@ LIMITS: dict[str, str] = {
     "sh-redis-config-get@error": LIMITS_BASE["sh-redis-config-get"],
     "vendor-razorpay-neutral-json@grep": LIMITS_BASE["vendor-razorpay-neutral-json"],
 }
+
+UNFLAGGED: dict[str, str] = {
+    "vendor-razorpay-neutral-json": "a key id, not a secret: 14 characters after its prefix, too few to look random",
+    "vendor-razorpay-neutral-json@grep": "a key id, not a secret: 14 characters after its prefix, too few to look random",
+    "key-otpauth-migration": "a value named `data` is data to the second opinion (an image's, encrypted content's)",
+    "url-phpsessid": "lower-case letters and digits: by shape, an id as much as a session's secret",
+    "url-mattermost-hook": "a URL's path segment of lower-case letters and digits: by shape, an id",
+}
+"""The leaking forms the audit's second opinion does not flag either, each with why: their exports
+still say ``findings: 0``."""
 
 
 # --- where a form is planted (as the batch's harness plants it) ---------------------------------
@@ -128,6 +138,11 @@ def _history(form: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _export(form: dict[str, Any]) -> tuple[list[str], bool]:
+    result = _result(form)
+    return _strings(json.loads(result.data)), result.blocked
+
+
+def _result(form: dict[str, Any]) -> ExportResult:
     history = [{"User": [{"Text": "look"}]}, *_history(form)]
     raw = {
         "schema_version": 2,
@@ -139,10 +154,9 @@ def _export(form: dict[str, Any]) -> tuple[list[str], bool]:
         "metadata": {},
         "prompt_cache_key": "k",
     }
-    result = export_snapshot(
+    return export_snapshot(
         decode_snapshot(json.dumps(raw)), Selection.everything(), key=KEY, fmt="json"
     )
-    return _strings(json.loads(result.data)), result.blocked
 
 
 def _strings(node: object) -> list[str]:
@@ -219,6 +233,29 @@ def test_the_look_alike_comes_out_as_it_went_in(form: dict[str, Any]) -> None:
         max(strings, key=len)[:400],
     )
     assert not blocked
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        pytest.param(
+            form,
+            id=form["id"],
+            marks=[pytest.mark.xfail(strict=True, reason=UNFLAGGED[form["id"]])]
+            if form["id"] in UNFLAGGED
+            else [],
+        )
+        for form in FORMS
+        if form["id"] in LIMITS
+    ],
+)
+def test_a_form_that_still_leaks_is_a_finding_of_the_audit(form: dict[str, Any]) -> None:
+    """The audit's second opinion reads command lines' words and decoded text: a form the
+    scanner misses is flagged for review in the receipt, not ``findings: 0``."""
+    result = _result(form)
+    assert result.report.findings, form["note"]
+    assert all(f.rule.startswith("second-opinion:") for f in result.report.findings)
+    assert not result.blocked
 
 
 def test_the_batch_is_the_one_measured() -> None:

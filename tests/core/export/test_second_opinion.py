@@ -10,8 +10,10 @@ no finding.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
+from typing import Final
 
 import pytest
 
@@ -22,7 +24,7 @@ from rho_desk.core.export import (
     export_snapshot,
     verify_receipt,
 )
-from rho_desk.core.export._opinion import random_looking, second_opinion
+from rho_desk.core.export._opinion import OPINION_VERSION, random_looking, second_opinion
 from rho_desk.core.export.scanner import Hit
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -89,7 +91,52 @@ MISSED: dict[str, tuple[str, str, str]] = {
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
         "private-key",
     ),
+    # a command line's arguments, and values judged after decoding (forms the scanner itself
+    # misses today: the held-out batch's remaining leaks)
+    "positional argument": (
+        "ldapsearch -x -D cn=admin,dc=corp -w Tundra^5521cobalt -b dc=corp\n",
+        "Tundra^5521cobalt",
+        "password",
+    ),
+    "glued user:password": (
+        "listen stats\n    stats auth ops:Prairie?9694harbor\n",
+        "Prairie?9694harbor",
+        "password",
+    ),
+    "quoted literal": (
+        'let pw = env::var("P").unwrap_or_else(|_| "Velvet*6580pebble".to_string());\n',
+        "Velvet*6580pebble",
+        "password",
+    ),
+    "mail address and a value": (
+        "[smtp.gmail.com]:587 alerts@example.org:irdjsvmxgclbsoho\n",
+        "irdjsvmxgclbsoho",
+        "user-password",
+    ),
+    "base64 of user:password": (
+        'proxy_set_header Authorization "Basic c3ZjOkxhbnRlcm4/NDQ1M3dpbGxvdw==";\n',
+        "c3ZjOkxhbnRlcm4/NDQ1M3dpbGxvdw==",
+        "decoded",
+    ),
+    "byte slice": (
+        "var key = []byte{0x57, 0x61, 0x6c, 0x6e, 0x75, 0x74, 0x21, 0x32, 0x34, 0x30, 0x33, 0x74}\n",
+        "0x57, 0x61, 0x6c, 0x6e, 0x75, 0x74, 0x21, 0x32, 0x34, 0x30, 0x33, 0x74",
+        "decoded",
+    ),
+    "armored base64": (
+        "-----BEGIN DATA-----\ncGFzc3dv\ncmQ9SGFy\nYm9yITk5\nNDJxdWFy\ndHo=\n-----END DATA-----\n",
+        "cGFzc3dv",
+        "decoded",
+    ),
+    "keypair array": (
+        "[" + ", ".join(str((i * 151 + 7) % 256) for i in range(64)) + "]\n",
+        ", ".join(str((i * 151 + 7) % 256) for i in range(64)),
+        "key-bytes",
+    ),
 }
+
+REDACTED: Final = tuple(list(MISSED)[:10])
+"""The forms above the scanner redacts itself (with all its rules on)."""
 
 
 def _session(text: str) -> SessionSnapshot:
@@ -131,7 +178,7 @@ def test_a_secret_the_scanner_missed_is_a_finding_of_the_receipt(form: str, fmt:
     assert len(receipt.findings) >= 1 and any(
         f.rule == f"second-opinion:{kind}" for f in receipt.findings
     )
-    assert any(n.startswith("second opinion v1") for n in receipt.notes)
+    assert any(n.startswith(f"second opinion v{OPINION_VERSION}:") for n in receipt.notes)
     assert verify_receipt(receipt, result.data, result.report, "kid:test").findings_reproduced
 
 
@@ -192,7 +239,7 @@ def test_a_token_after_a_heading_in_a_reasoning_summary_is_redacted_or_counted()
 
 
 def test_what_the_scanner_redacted_is_no_second_finding() -> None:
-    text = "\n".join(t for t, _, _ in MISSED.values())
+    text = "\n".join(MISSED[form][0] for form in REDACTED)
     result = export_snapshot(_session(text), Selection.everything(), key=KEY)
     assert result.redactions and result.report.findings == []
 
@@ -260,3 +307,120 @@ def test_what_is_not_a_secret_here(text: str) -> None:
 def test_what_is_a_secret_here(text: str, value: str) -> None:
     hits = second_opinion(text.encode())
     assert [text.encode()[h.start : h.end] for h in hits] == [value.encode()]
+
+
+# Command lines read as arguments, and text read after decoding: each value alone, with the span
+# the finding covers.
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("sshpass -p 'Copper&7713lantern' ssh deploy@web1 uptime", "Copper&7713lantern"),
+        ("smbclient //nas/share -U backup%Marble?2290falcon -c 'ls'", "backup%Marble?2290falcon"),
+        ("7z x backup.7z -pHazel!6604canyon -o/tmp/out", "Hazel!6604canyon"),  # glued
+        ("sqlplus scott/Tiger!4471lake@orcl", "Tiger!4471lake"),  # user/X@db
+        ("lftp -u deploy,Quartz~3310ember sftp://files", "Quartz~3310ember"),  # user,X
+        ("*:5432:*:postgres:Xy7!pgRoot2024", "Xy7!pgRoot2024"),  # a .pgpass line
+        ('<property name="x.password">Ginger&7319badger</property>', "Ginger&7319badger"),
+        ('@Value("${db.password:Otter!7023lagoon}")', "Otter!7023lagoon"),  # a default
+        ("$pdo = new PDO('mysql:host=db', 'shop', 'Otter%993sparrow');", "Otter%993sparrow"),
+        (
+            "define('AUTH_KEY', 'iY>z-JZho*S^JbaD3-x9]mKaPu~m!VrV%PBG&nQ<hPmyM^Wi$Fx8nMYk#r4NJS{D');",
+            "iY>z-JZho*S^JbaD3-x9]mKaPu~m!VrV%PBG&nQ<hPmyM^Wi$Fx8nMYk#r4NJS{D",
+        ),
+        ("bindpw Px3#bindPw77", "Px3#bindPw77"),  # a value standing alone
+        ('keychain.set("Sw1ft#Keych4in", forKey: "token")', "Sw1ft#Keych4in"),
+        ("u=ops&p=Birch%214471lake&r=1", "Birch%214471lake"),  # percent-encoded
+        ("relay.example.net  notify@corp.example:qwhzkcvbnmtrpxld", "qwhzkcvbnmtrpxld"),
+        (
+            "echo " + b"Onyx#8831willow".hex() + " | xxd -r -p | sudo -S true",
+            b"Onyx#8831willow".hex(),
+        ),
+        (
+            "curl -H 'Authorization: Basic "
+            + base64.b64encode(b"ops:Cobalt!4418meadow").decode()
+            + "' https://ci",
+            base64.b64encode(b"ops:Cobalt!4418meadow").decode(),
+        ),
+        (
+            "secret = bytes([84, 104, 105, 115, 116, 108, 101, 35, 50, 50, 56, 49, 113, 117])",
+            "84, 104, 105, 115, 116, 108, 101, 35, 50, 50, 56, 49, 113, 117",
+        ),
+        (
+            "char pw[] = {'L', 'a', 'n', 't', 'e', 'r', 'n', '%', '1', '6', '0', '3'};",
+            "'L', 'a', 'n', 't', 'e', 'r', 'n', '%', '1', '6', '0', '3'",
+        ),
+    ],
+)
+def test_an_argument_or_a_decoded_value_is_a_suspicion(text: str, value: str) -> None:
+    for data in (text.encode(), json.dumps({"command": text}).encode()):
+        hits = second_opinion(data)
+        assert [h.value for h in hits] == [json.dumps(value)[1:-1].encode()], data
+
+
+# What looks like those and is not a secret: references, formats, versions, escapes, URLs, lists
+# of numbers, base64 of prose, certificates (each line seen in this project's own files or in
+# everyday tool output).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a1b2c3d Fix issue#1234 in parser (#55)\n9f8e7d6 Merge PR#4410\nHEAD~3..HEAD^2",
+        "pytest-qt has no asyncio integration (pytest-qt#448), so tests that run",
+        "**Note:** we use C#10 and F#6 here; see docs/page.html#section2 and README.md#L12.",
+        "npm install react@18.2.0 lodash@^4.17.21 typescript@~5.4.2",
+        'printf("%s: %d%%\\n", name, pct); int area = width*height; char *buf2 = malloc(n*4);',
+        "printf('%08x-%04x-4%03x-8%03x-%012x', k * 2654435761 % 4294967296)",
+        "find . -name '*.log' -mtime +7 -delete && chmod u+x run.sh",
+        "GET https://example.com/page?id=42&sort=desc&q=hello%20world%21#section2 200",
+        "image: postgres:16.1\nimage: nginx:1.25-alpine\nplatform: linux/amd64",
+        "weights = [12, 40, 3, 7, 255, 0, 18, 99, 23, 64, 128, 7, 1, 2, 3, 4]",
+        "primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]",
+        "ages = [34, 45, 67, 23, 56, 78, 90, 41, 52, 38]",
+        '{"description": "'
+        + base64.b64encode(b"This is just a sentence about cats.").decode()
+        + '"}',
+        "rsync -av build/ deploy@web1:releases/2024 && git clone git@github.com:org/repo.git",
+        "alerts@example.org: delivered; mailer ok 16:9 at 2024-06-01T12:30:45+02:00",
+        "EMAIL = re.compile(r'^[a-z0-9]+@[a-z]+\\.[a-z]{2,}$')\nx = a?b:c2\nif (!isValid2) return;",
+        "sha256 4f6e7978233838333177696c6c6f77aa11bb22cc33dd44ee55ff66aa77bb88  file.tar",
+        "stroke=\\x22#ffffff\\x22 fill=\\x22#3b5bdb\\x22",  # escapes before a colour
+        "reader opens it (`file:\\u2026?mode=ro`)",
+        "literal 0\nHcmV?d00001\n",  # git's binary patch of an empty file
+        "print(f'{value_text!r}') if a!=b else c",
+        "line of the output the model reads back ('[README.md#25CB]')",  # a hashline tag
+        'ToolOutput("[x.py#00AA]", {})',
+        "1:-----BEGIN CERTIFICATE-----\n2:MIICtjCCAZ6gAwIBAgICEJIwDQYJKoZIhvcNAQELBQAwHjEcMBoGA1UEAwwTaGVs\n"
+        "3:ZG91dC5leGFtcGxlLm9yZzAeFw0yNjAxMDEwMDAwMDBaFw0yNzAxMDEwMDAwMDBa\n4:-----END CERTIFICATE-----",
+        # a name's value that is none: a call, a status in brackets, a mask
+        'token = getpass.getpass("Token: ")\nsecret = vault.read_secret("db")',
+        "+ password = (sensitive value)\n+ client_secret = (known after apply)",
+        "//registry.npmjs.org/:_authToken = (protected)",
+        "api_key: sk-...XQ7K (masked)\naws_secret_access_key = ****************ABCD",
+    ],
+)
+def test_what_reads_like_an_argument_or_an_encoding_and_is_not_a_secret(text: str) -> None:
+    assert second_opinion(text.encode()) == []
+    assert second_opinion(json.dumps({"output": text}).encode()) == []
+
+
+def test_a_receipt_of_another_version_of_the_second_opinion_is_not_compared_on_its_suspicions() -> (
+    None
+):
+    text, _secret, _kind = MISSED["positional argument"]
+    result = export_snapshot(
+        _session(text), Selection.everything(), key=KEY, scanner=_Blind(), incremental=False
+    )
+    receipt = build_receipt(result, output_name="e.json", key_id="kid:test")
+    assert [f.rule for f in receipt.findings] == ["second-opinion:password"]
+    # the same receipt without its finding: today's audit finds one it did not record
+    bare = receipt.model_copy(update={"findings": []})
+    assert not verify_receipt(bare, result.data, result.report, "kid:test").findings_reproduced
+    # written by another version of the second opinion: its suspicions are not compared
+    older = bare.model_copy(
+        update={
+            "notes": [
+                n.replace(f"second opinion v{OPINION_VERSION}:", "second opinion v1:")
+                for n in bare.notes
+            ]
+        }
+    )
+    assert verify_receipt(older, result.data, result.report, "kid:test").findings_reproduced
