@@ -79,6 +79,11 @@ class TestLoop(qasync.QEventLoop):  # type: ignore[misc]
     load. Here the events left over wait for the next run instead.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.caught: list[dict[str, Any]] = []
+        """What the loop's callbacks raised (the ``qloop`` fixture fails the test on any)."""
+
     def run_until_complete(self, future: Any) -> Any:
         task = asyncio.ensure_future(future, loop=self)
         task.add_done_callback(lambda _t: self.stop())
@@ -90,12 +95,21 @@ class TestLoop(qasync.QEventLoop):  # type: ignore[misc]
 
 @pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    """A qasync event loop over the test's QApplication (closed afterwards)."""
+    """A qasync event loop over the test's QApplication (closed afterwards).
+
+    An exception in one of the loop's callbacks (a task's done callback starting work on a
+    closed bridge, say) fails the test: asyncio would only log it, and pytest-qt sees only what
+    Qt's own slots raise.
+    """
     loop = TestLoop(qapp, already_running=False)
     asyncio.set_event_loop(loop)
     restore_hooks = install_asyncgen_hooks(loop)
+    loop.set_exception_handler(lambda _loop, context: loop.caught.append(context))
     try:
         yield loop
+        if loop.caught:
+            raised = [f"{c.get('message')}: {c.get('exception')!r}" for c in loop.caught]
+            pytest.fail(f"the loop's callbacks raised: {raised}")
     finally:
         if not loop.is_closed():
             with contextlib.suppress(RuntimeError):

@@ -54,6 +54,22 @@ def test_idle_waits_for_the_work_a_task_sets_off_when_it_ends(qloop, run) -> Non
     run(bridge.aclose())
 
 
+def test_an_exception_in_a_loop_callback_is_caught_for_the_test(qloop, run) -> None:
+    """asyncio only logs what a callback raises; the loop keeps it, and the fixture fails the
+    test on it (emptied here, so that this test passes)."""
+
+    def broken() -> None:
+        raise RuntimeError("a done callback's bug")
+
+    async def turn() -> None:
+        qloop.call_soon(broken)
+        await asyncio.sleep(0.01)
+
+    run(turn())
+    assert [str(c.get("exception")) for c in qloop.caught] == ["a done callback's bug"]
+    qloop.caught.clear()
+
+
 def test_no_gui_test_waits_by_settling() -> None:
     """settle() (idle waits with 10 ms sleeps between) is gone: a test waits for what it then
     checks (until, emitted, moved, laid_out) or, where nothing is to happen, for idle()."""
