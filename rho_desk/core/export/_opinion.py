@@ -87,6 +87,9 @@ _CANDIDATES: Final = (
     rb"|[A-Za-z0-9]*[0-9][A-Za-z0-9]*[!#%&*?^~][A-Za-z0-9]{2}|[A-Za-z0-9]{2}[!#%&*?^~][A-Za-z0-9]*[0-9]"
     # 5. a mail address glued to a value (``user@example.org:X``, a relay's credentials)
     rb"|@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:[A-Za-z0-9]"
+    # 7. base64 wrapped in short lines (``base64 -w 12``): three lines or more
+    rb"|(?:\\n|[\n\"'>:=])(?:[0-9]{1,6}:)?[A-Za-z0-9+/]{8,19}(?:\\n|\n)(?:[0-9]{1,6}:)?"
+    rb"[A-Za-z0-9+/]{8}"
     # 6. a list of byte values (``{0x57, 0x61, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``)
     rb"|(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')(?:[ \t]*,[ \t]*(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')){7,}"
 )
@@ -356,6 +359,10 @@ def _opinions(data: bytes, taken: Sequence[tuple[int, int]], *, decode: bool) ->
                 span, kind = (_armored(data, end, close), "decoded") if decode else (None, "")
                 if span is None:
                     armored_end = close
+        elif end - start < _SHORT_MATCH and (
+            data.find(b"\n", start + 1, end) >= 0 or data.find(b"\\n", start + 2, end) >= 0
+        ):  # only rule 7 spans a line's end
+            span, kind = (_short_lines(data, start), "decoded") if decode else (None, "")
         elif data.startswith(b"://", start):
             if end - start > _URL_MAX:
                 continue
@@ -389,7 +396,7 @@ def _opinions(data: bytes, taken: Sequence[tuple[int, int]], *, decode: bool) ->
                     span, kind = ((a, end), "decoded") if _suspect_text(text) else (None, "")
                 else:
                     span, kind = _random(data, a, end), "random"
-        else:
+        else:  # rule 1 (a credential word starts it)
             span, kind = _named(data, start, end), "named"
         if span is None or span[1] <= span[0]:
             continue
@@ -658,6 +665,41 @@ def _decoded_text(run: bytes) -> bytes | None:
     except (binascii.Error, ValueError):
         return None
     return raw if len(raw) >= _DECODED_MIN and _PRINTABLE.fullmatch(raw) else None
+
+
+_SHORT_LINES: Final = re.compile(
+    rb"(?:\\n|[\n\"'>:=])(?:(?:[0-9]{1,6}:)?[A-Za-z0-9+/]{8,19}(?:\\n|\n)){2,}"
+    rb"(?:[0-9]{1,6}:)?[A-Za-z0-9+/]{2,19}={0,2}"
+)
+_LINE_BREAK: Final = re.compile(rb"(?:\\n|\n)(?:[0-9]{1,6}:)?")
+"""A line's end, and the row number ``read_file`` puts before the next one."""
+
+
+_SHORT_MATCH: Final = 64
+"""Rule 7's candidate is two lines' beginnings; a longer match is a run of rule 2."""
+_ROW: Final = re.compile(rb"[0-9]{1,6}:(?=[A-Za-z0-9+/]{8})")
+
+
+def _short_lines(data: bytes, start: int) -> tuple[int, int] | None:
+    """Lines of base64 wrapped short, all as long but the last (``base64 -w 12`` of a file),
+    when they decode to text that holds a suspicion."""
+    block = _SHORT_LINES.match(data, start, start + _ARMOR_MAX)
+    if block is None:
+        return None
+    end = block.end()
+    if data[end : end + 1].isalnum() or data[end : end + 1] in (b"+", b"/"):
+        return None  # the last line goes on: not the end of a block
+    head = 2 if data.startswith(b"\\n", start) else 1
+    first = _ROW.match(data, start + head)
+    body = first.end() if first else start + head
+    lines = _LINE_BREAK.split(data[body:end])
+    width = len(lines[0])
+    if width % 4 or any(len(line) != width for line in lines[:-1]) or len(lines[-1]) > width:
+        return None
+    text = _decoded_text(b"".join(lines))
+    if text is not None and _suspect_text(text):
+        return body, end
+    return None
 
 
 _ARMOR_MAX: Final = 65536

@@ -328,6 +328,14 @@ def test_what_is_a_secret_here(text: str, value: str) -> None:
             "iY>z-JZho*S^JbaD3-x9]mKaPu~m!VrV%PBG&nQ<hPmyM^Wi$Fx8nMYk#r4NJS{D",
         ),
         ("bindpw Px3#bindPw77", "Px3#bindPw77"),  # a value standing alone
+        (  # base64 wrapped short, without an armor (``base64 -w 12``), and in numbered rows
+            "out:\nUEdQQVNTV09S\nRD1UdWxpcCM1\nNTEyY2VkYXIK\n",
+            "UEdQQVNTV09S\nRD1UdWxpcCM1\nNTEyY2VkYXIK",
+        ),
+        (
+            "[creds.b64#K7Q2]\n1:UEdQQVNTV09SRD1U\n2:dWxpcCM1NTEyY2Vk\n3:YXIK",
+            "UEdQQVNTV09SRD1U\n2:dWxpcCM1NTEyY2Vk\n3:YXIK",
+        ),
         ('keychain.set("Sw1ft#Keych4in", forKey: "token")', "Sw1ft#Keych4in"),
         ("u=ops&p=Birch%214471lake&r=1", "Birch%214471lake"),  # percent-encoded
         ("relay.example.net  notify@corp.example:qwhzkcvbnmtrpxld", "qwhzkcvbnmtrpxld"),
@@ -352,9 +360,12 @@ def test_what_is_a_secret_here(text: str, value: str) -> None:
     ],
 )
 def test_an_argument_or_a_decoded_value_is_a_suspicion(text: str, value: str) -> None:
-    for data in (text.encode(), json.dumps({"command": text}).encode()):
+    for data, shown in (
+        (text.encode(), value.encode()),
+        (json.dumps({"command": text}).encode(), json.dumps(value)[1:-1].encode()),
+    ):
         hits = second_opinion(data)
-        assert [h.value for h in hits] == [json.dumps(value)[1:-1].encode()], data
+        assert [h.value for h in hits] == [shown], data
 
 
 # What looks like those and is not a secret: references, formats, versions, escapes, URLs, lists
@@ -385,6 +396,12 @@ def test_an_argument_or_a_decoded_value_is_a_suspicion(text: str, value: str) ->
         "stroke=\\x22#ffffff\\x22 fill=\\x22#3b5bdb\\x22",  # escapes before a colour
         "reader opens it (`file:\\u2026?mode=ro`)",
         "literal 0\nHcmV?d00001\n",  # git's binary patch of an empty file
+        "Makefile\nREADME12\nsetup.py\nLICENSE1\nsrc\n",  # a listing, one name a line
+        "config/app.conf:1:-----BEGIN CERTIFICATE-----\n"
+        "config/app.conf:2:MIICtjCCAZ6gAwIBAgICEJIwDQYJKoZIhvcNAQELBQAwHjEcMBoGA1UEAwwTaGVs\n"
+        "config/app.conf:3:ZG91dC5leGFtcGxlLm9yZzAeFw0yNjAxMDEwMDAwMDBaFw0yNzAxMDEwMDAwMDBa\n"
+        "config/app.conf:4:-----END CERTIFICATE-----",  # a certificate in grep rows
+        "ZGVwbG95ZWQg\nYWxsIHRocmVl\nIHNlcnZpY2Vz\n",  # base64 of a sentence, wrapped at 12
         "print(f'{value_text!r}') if a!=b else c",
         "line of the output the model reads back ('[README.md#25CB]')",  # a hashline tag
         'ToolOutput("[x.py#00AA]", {})',
@@ -400,6 +417,15 @@ def test_an_argument_or_a_decoded_value_is_a_suspicion(text: str, value: str) ->
 def test_what_reads_like_an_argument_or_an_encoding_and_is_not_a_secret(text: str) -> None:
     assert second_opinion(text.encode()) == []
     assert second_opinion(json.dumps({"output": text}).encode()) == []
+
+
+def test_a_random_line_in_numbered_rows_is_still_random() -> None:
+    """Short wrapped lines (rule 7) do not take a numbered row's random value from rule 2."""
+    text = "1:x\n2:Jm9Qx2LbV7rT4kWz8NcPd3Hs6YfA1g\n3:hello12345\n4:y"
+    for data in (text.encode(), json.dumps({"output": text}).encode()):
+        assert [(h.rule, h.value) for h in second_opinion(data)] == [
+            ("second-opinion:random", b"Jm9Qx2LbV7rT4kWz8NcPd3Hs6YfA1g")
+        ]
 
 
 def test_a_receipt_of_another_version_of_the_second_opinion_is_not_compared_on_its_suspicions() -> (
