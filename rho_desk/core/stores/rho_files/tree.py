@@ -23,7 +23,7 @@ import msgspec
 
 from ...compaction.tokens import estimate_messages_tokens
 from ...wire.model import Message
-from ...wire.snapshot import CompactionState
+from ...wire.snapshot import CompactionState, SessionSnapshot
 from .errors import (
     IllegalRecord,
     NoSessionState,
@@ -257,43 +257,7 @@ class SessionTree(TreeQueries):
                 raise self._illegal(
                     f"node {node_id!r} names unknown parent {record.parent_id!r}", line
                 )
-        transition = record.transition
-        if isinstance(transition, DeltaTransition):
-            delta = transition.delta
-            node = RevisionNode(
-                id=node_id,
-                parent=parent,
-                timestamp=record.timestamp,
-                kind=record.kind,
-                revision=delta.revision,
-                compaction=delta.compaction,
-                meta=SnapshotMeta.of(delta),
-                full=None,
-                appended=delta.appended_history,
-                display=list(record.display_messages),
-                transition="snapshot_delta",
-                facts=record.compaction_facts,
-                line=line,
-                offset=offset,
-            )
-        else:
-            snapshot = transition.snapshot
-            node = RevisionNode(
-                id=node_id,
-                parent=parent,
-                timestamp=record.timestamp,
-                kind=record.kind,
-                revision=snapshot.revision,
-                compaction=snapshot.compaction,
-                meta=SnapshotMeta.of(snapshot),
-                full=snapshot.history,
-                appended=(),
-                display=list(record.display_messages),
-                transition="snapshot",
-                facts=record.compaction_facts,
-                line=line,
-                offset=offset,
-            )
+        node = _node_of(record, parent, line, offset)
         self._commit(Change(self, record, node=node, time=node.time))  # refuses a duplicate id
         return node
 
@@ -576,17 +540,10 @@ class SessionTree(TreeQueries):
                     line,
                     SnapshotDeltaMismatch,
                 )
-            delta = transition.delta
-            self._check_delta(delta, parent.meta.session_id, parent.revision, line)
-            meta = SnapshotMeta.of(delta)
-            revision, compaction = delta.revision, delta.compaction
-            full, appended = None, delta.appended_history
-        else:
-            snapshot = transition.snapshot
-            meta = SnapshotMeta.of(snapshot)
-            revision, compaction = snapshot.revision, snapshot.compaction
-            full, appended = snapshot.history, ()
-        assert self.header is not None
+            self._check_delta(transition.delta, parent.meta.session_id, parent.revision, line)
+        node = _node_of(record, parent, line, offset)
+        meta = node.meta
+        assert meta is not None and self.header is not None
         if meta.session_id != self.header.id:
             raise self._illegal(
                 f"node {node_id!r} holds a snapshot of session {meta.session_id!r}, "
@@ -594,22 +551,7 @@ class SessionTree(TreeQueries):
                 line,
                 SessionIdMismatch,
             )
-        node = RevisionNode(
-            id=node_id,
-            parent=parent,
-            timestamp=record.timestamp,
-            kind=record.kind,
-            revision=revision,
-            compaction=compaction,
-            meta=meta,
-            full=full,
-            appended=appended,
-            display=list(record.display_messages),
-            transition="snapshot_delta" if is_delta else "snapshot",
-            facts=record.compaction_facts,
-            line=line,
-            offset=offset,
-        )
+        revision, compaction = node.revision, node.compaction
         if parent is not None:
             if revision <= parent.revision and not self._same_state(parent, node):
                 raise self._illegal(
@@ -690,6 +632,37 @@ class SessionTree(TreeQueries):
         self, reason: str, line: int | None, cls: type[SessionFileError] = IllegalRecord
     ) -> SessionFileError:
         return cls(reason, source=self.source, line=line)
+
+
+def _node_of(
+    record: NodeRecord, parent: RevisionNode | None, line: int | None, offset: int | None
+) -> RevisionNode:
+    """The node ``record`` states on ``parent``, unchecked (:meth:`SessionTree.plan` checks it,
+    :meth:`SessionTree.adopt` takes its maker's word)."""
+    transition = record.transition
+    state: SessionSnapshot | StoredSnapshotDelta
+    if isinstance(transition, DeltaTransition):
+        state = transition.delta
+        full, appended, how = None, state.appended_history, "snapshot_delta"
+    else:
+        state = transition.snapshot
+        full, appended, how = state.history, (), "snapshot"
+    return RevisionNode(
+        id=record.id,
+        parent=parent,
+        timestamp=record.timestamp,
+        kind=record.kind,
+        revision=state.revision,
+        compaction=state.compaction,
+        meta=SnapshotMeta.of(state),
+        full=full,
+        appended=appended,
+        display=list(record.display_messages),
+        transition=how,
+        facts=record.compaction_facts,
+        line=line,
+        offset=offset,
+    )
 
 
 def _type(record: Record) -> str:
