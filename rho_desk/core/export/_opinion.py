@@ -349,7 +349,7 @@ def _opinions(data: bytes, taken: Sequence[tuple[int, int]], *, decode: bool) ->
             span, kind = (_word_secret(data, a, b), "password") if b > a else (None, "")
         elif head == b"@":
             span, kind = _mail_value(data, start, end), "user-password"
-        elif head in b"0123456789'" and b"," in data[start:end]:
+        elif head in b"0123456789'" and data.find(b",", start, end) >= 0:
             span, kind = _byte_list(data, start, end, decode)
         elif data.startswith(b"-----BEGIN", start):
             if data.find(b"PRIVATE KEY", start, end) >= 0:
@@ -391,7 +391,7 @@ def _opinions(data: bytes, taken: Sequence[tuple[int, int]], *, decode: bool) ->
             if jwt is not None:
                 span, kind = ((a, jwt.end()), "jwt") if _jwt(jwt.group()) else (None, "")
             else:
-                text = _decoded_text(data[a:end]) if decode else None
+                text = _decoded_text(data[a:end]) if decode and end - a <= _RUN_MAX else None
                 if text is not None:  # hex or base64 of text: judged by the text it holds
                     span, kind = ((a, end), "decoded") if _suspect_text(text) else (None, "")
                 else:
