@@ -31,12 +31,11 @@ import asyncio
 import gc
 import random
 import time
-import tracemalloc
 from typing import Any
 
 import orjson
 
-from rho_desk.benchkit import BenchResult, benchmark, measure, percentile
+from rho_desk.benchkit import BenchResult, benchmark, measure, percentile, traced_peak
 from rho_desk.core.compaction.api import CompactionPolicy
 from rho_desk.core.compaction.tokens import estimate_messages_tokens
 from rho_desk.core.provider import EventSink, ModelProvider, ModelRequest, OutputDelta
@@ -210,13 +209,7 @@ def snapshot_parse_100k(quick: bool) -> list[BenchResult]:
     )
     speed.details.update(bytes=len(data), median_ms=percentile(ours, 50))
 
-    gc.collect()
-    tracemalloc.start()
-    try:
-        decode_snapshot(data)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak(lambda: decode_snapshot(data))
     memory = BenchResult(
         "engine.snapshot_parse_100k.memory",
         "x file",

@@ -50,7 +50,6 @@ import random
 import shutil
 import tempfile
 import time
-import tracemalloc
 import zlib
 from pathlib import Path
 from typing import Final
@@ -58,7 +57,7 @@ from urllib.parse import quote
 
 import orjson
 
-from rho_desk.benchkit import BenchResult, benchmark
+from rho_desk.benchkit import BenchResult, benchmark, traced_peak
 from rho_desk.core.export import (
     ContentClass,
     SecretScanner,
@@ -485,13 +484,7 @@ def scan_adversarial(quick: bool) -> list[BenchResult]:
                 ratio=median / baseline,
             )
         )
-        gc.collect()
-        tracemalloc.start()
-        try:
-            SecretScanner(KNOWN).scan(data)
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        peak = traced_peak(lambda d=data: SecretScanner(KNOWN).scan(d))
         results.append(
             BenchResult(
                 f"export.scan_adversarial.{name}.memory",
@@ -655,13 +648,7 @@ def scan_structure(quick: bool) -> list[BenchResult]:
                 ratio=median / baseline,
             )
         )
-    gc.collect()
-    tracemalloc.start()
-    try:
-        scanner.scan(data)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak(lambda: scanner.scan(data))
     results.append(
         BenchResult(
             "export.scan_structure.memory",

@@ -39,13 +39,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 
-from rho_desk.benchkit import BenchResult, benchmark, measure
+from rho_desk.benchkit import BenchResult, benchmark, measure, traced_peak
 from rho_desk.core.stores.rho_files import SessionWriter, read_session
 from rho_desk.core.stores.rho_files.records import (
     DeltaTransition,
@@ -246,15 +245,7 @@ def _orjson_lines(data: bytes) -> None:
 
 
 def _peak_ratio(path: Path) -> float:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        snapshot = _open_to_snapshot(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    del snapshot
-    return peak / path.stat().st_size
+    return traced_peak(lambda: _open_to_snapshot(path)) / path.stat().st_size
 
 
 def _load_results(name: str, path: Path, repeat: int) -> list[BenchResult]:

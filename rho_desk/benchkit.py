@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ __all__ = [
     "measure",
     "percentile",
     "registered",
+    "traced_peak",
     "use_gui_screen",
     "x_display",
 ]
@@ -127,6 +129,19 @@ def measure(
         if i >= warmup:
             samples.append(elapsed * scale)
     return samples
+
+
+def traced_peak(fn: Callable[[], object]) -> int:
+    """The peak of Python's allocations (``tracemalloc``, bytes) while ``fn`` runs, counted
+    after a full GC."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak
 
 
 _X: dict[str, str | None] = {}

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rho_desk.benchkit import traced_peak
+
 BENCH = """
 from rho_desk.benchkit import BenchResult, benchmark, measure
 
@@ -168,3 +170,10 @@ def test_an_installation_without_benchmarks_says_what_bench_needs(tmp_path: Path
     missing = _bench(tmp_path)
     assert missing.returncode == 2 and "needs the module a_module_nobody_has" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_traced_peak_counts_what_the_call_allocates() -> None:
+    held = bytes(4 << 20)  # allocated before the count: not in the peak
+    peak = traced_peak(lambda: bytearray(1 << 20))
+    assert 1 << 20 <= peak < 2 << 20, peak
+    assert len(held) == 4 << 20

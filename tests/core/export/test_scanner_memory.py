@@ -8,15 +8,14 @@ the same bound."""
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
-import tracemalloc
 from pathlib import Path
 
 import pytest
 
+from rho_desk.benchkit import traced_peak
 from rho_desk.core.export import SecretScanner
 
 MEMORY_BOUND = 4.0
@@ -26,14 +25,7 @@ MEMORY_BOUND = 4.0
 def _peak(data: bytes) -> float:
     scanner = SecretScanner(["kr-known-Credential-0a1b2c3d"])
     scanner.scan(data[:8192])  # patterns compiled, caches filled: the scan's own memory below
-    gc.collect()
-    tracemalloc.start()
-    try:
-        scanner.scan(data)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak / len(data)
+    return traced_peak(lambda: scanner.scan(data)) / len(data)
 
 
 ROOT = Path(__file__).resolve().parents[3]
