@@ -426,12 +426,8 @@ class _Reader:
         message = record.message
         uuid = record.uuid
         msg_id = message.id if type(message.id) is str else None
-        reply = self.replies.get(parent) if parent is not None else None
-        if reply is not None and msg_id is not None and reply.msg_id == msg_id:
-            # the next content block of the same response: joined to its first record's step
-            self.alias[uuid] = reply.entry.id
-            self.last = reply.entry.id
-        else:
+        reply = self.continued(uuid, parent, msg_id)
+        if reply is None:
             entry = self.step(uuid, parent, time)
             reply = _Reply(
                 entry, identity=self.identity(string(message.model)), time=time, msg_id=msg_id
@@ -496,6 +492,17 @@ class _Reader:
                 data=data,
             )
         )
+
+    def continued(self, uuid: str, parent: str | None, msg_id: str | None) -> _Reply | None:
+        """The reply whose next content block this assistant record holds (its parent's, with
+        the same ``message.id``), now holding the record too; ``None`` for a record that starts
+        a reply."""
+        reply = self.replies.get(parent) if parent is not None else None
+        if reply is None or msg_id is None or reply.msg_id != msg_id:
+            return None
+        self.alias[uuid] = reply.entry.id
+        self.last = reply.entry.id
+        return reply
 
     def step(self, uuid: str, parent: str | None, time: int) -> Entry:
         entry = self.log.add(Entry(uuid, parent, time, [], line=self.at.line))
@@ -631,12 +638,8 @@ class _Reader:
         where = "assistant:$.message"
         msg_id = message.get("id") if isinstance(message.get("id"), str) else None
         model = string(message.get("model"))
-        reply = self.replies.get(parent) if parent is not None else None
-        if reply is not None and msg_id is not None and reply.msg_id == msg_id:
-            # the next content block of the same response: joined to its first record's step
-            self.alias[uuid] = reply.entry.id
-            self.last = reply.entry.id
-        else:
+        reply = self.continued(uuid, parent, msg_id)
+        if reply is None:
             entry = self.step(uuid, parent, time)
             if record.get("isApiErrorMessage") is True or model == "<synthetic>":
                 loss.drop(
