@@ -179,3 +179,11 @@ def test_usage_says_in_its_own_window_what_it_cannot_open(
     QTest.keyClick(view.note_dismiss, Qt.Key.Key_Space)
     assert not view.note.isVisible()
     assert context.document.path is None  # nothing was opened
+
+
+def test_the_keyboard_starts_on_the_session_list(small, run) -> None:
+    """The first key a user presses moves through the sessions; Tab reaches the rest."""
+    window = small.window
+    window.activateWindow()
+    run(until(lambda: QApplication.focusWidget() is not None))
+    assert QApplication.focusWidget() is window.browser.list, QApplication.focusWidget()

@@ -275,6 +275,8 @@ class MainWindow(QMainWindow):
         self._restore_state()
         self.refresh_recent_menu()
         self._update_state()
+        # the first key pressed moves through the sessions (Tab reaches the rest), not the tabs
+        self.browser.list.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- wiring ------------------------------------------------------------------------------------------
 
