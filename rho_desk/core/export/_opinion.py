@@ -85,11 +85,14 @@ _CANDIDATES: Final = (
     rb"|(?:[=:\"'`>(,\s_-]|\\\\[nrt\"])[A-Za-z0-9][A-Za-z0-9+/]{19,}={0,2}"
     # 4. a word with a symbol inside it and a digit beside (``Velvet!9559harbor``, ``Xy7!pgRoot``)
     rb"|[A-Za-z0-9]*[0-9][A-Za-z0-9]*[!#%&*?^~][A-Za-z0-9]{2}|[A-Za-z0-9]{2}[!#%&*?^~][A-Za-z0-9]*[0-9]"
+    rb"|[A-Za-z0-9]{2}[$@][0-9]{2}[0-9]*[A-Za-z]"  # ``Harbor$7712gate``: no variable, no host
     # 5. a mail address glued to a value (``user@example.org:X``, a relay's credentials)
     rb"|@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:[A-Za-z0-9]"
     # 7. base64 wrapped in short lines (``base64 -w 12``): three lines or more
     rb"|(?:\\n|[\n\"'>:=])(?:[0-9]{1,6}:)?[A-Za-z0-9+/]{8,19}(?:\\n|\n)(?:[0-9]{1,6}:)?"
     rb"[A-Za-z0-9+/]{8}"
+    # 8. a string of hex escapes (``"\x4c\x61…"``, JSON-escaped too)
+    rb"|(?:\\{1,2}x[0-9a-fA-F]{2}){8,}"
     # 6. a list of byte values (``{0x57, 0x61, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``)
     rb"|(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')(?:[ \t]*,[ \t]*(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')){7,}"
 )
@@ -351,6 +354,8 @@ def _opinions(data: bytes, taken: Sequence[tuple[int, int]], *, decode: bool) ->
             span, kind = _mail_value(data, start, end), "user-password"
         elif head in b"0123456789'" and data.find(b",", start, end) >= 0:
             span, kind = _byte_list(data, start, end, decode)
+        elif head == b"\\" and b"x" in data[start + 1 : start + 3]:
+            span, kind = (_hex_escapes(data, start, end), "decoded") if decode else (None, "")
         elif data.startswith(b"-----BEGIN", start):
             if data.find(b"PRIVATE KEY", start, end) >= 0:
                 span, kind = _private_key(data, end), "private-key"
@@ -440,7 +445,9 @@ def _random(data: bytes, a: int, end: int) -> tuple[int, int] | None:
 _INSIDE_SYMBOLS: Final = b"!#%&*?^~"
 """Symbols a person puts inside a password (``Velvet!9559harbor``) and identifiers, numbers,
 paths and words do not hold between two letters or digits."""
-_SYMBOL_RUN: Final = re.compile(rb"[A-Za-z0-9]+[!#%&*?^~][A-Za-z0-9]+")
+_SYMBOL_RUN: Final = re.compile(rb"[A-Za-z0-9]+[!#%&*?^~$@][A-Za-z0-9]+")
+_DIGITS_THEN_LETTER: Final = re.compile(rb"[0-9]+[A-Za-z]")
+"""After ``$`` or ``@``: not a variable's name nor a host (``Harbor$7712gate``, ``Fjord@8812peak``)."""
 _WORD_MAX: Final = 96
 _WORD_ENDS: Final = (b" ", b"\n", b"\t", b"\r", b'"', b"'", b"\\")
 _TOKEN: Final = re.compile(rb"[^\s\"'\\]*")
@@ -519,7 +526,7 @@ def _word_secret(data: bytes, a: int, b: int) -> tuple[int, int] | None:
     for i, field in enumerate(fields.finditer(word)):
         f0, f1 = field.span()
         at = word.rfind(b"@", f0, f1)
-        if at >= 0:  # ``user/X@host``, ``X@host``
+        if at >= 0 and not _DIGITS_THEN_LETTER.match(word, at + 1):  # ``user/X@host``
             f1 = at
             f0 = max(f0, word.rfind(b"/", f0, f1) + 1)
         elif word.find(b"/", f0, f1) >= 0:
@@ -541,6 +548,8 @@ def _percent_decoded(field: bytes) -> bytes | None:
         c = int(m.group(1), 16)
         if c in _URL_ENCODED:
             return None
+        if chr(c).isalnum() and c < 0x80:
+            return field  # no encoder escapes a letter or a digit: ``%55`` is the password's
         if 0x21 <= c <= 0x7E:
             out = out.replace(m.group(), bytes([c]))
     return out
@@ -567,7 +576,10 @@ def _password_shaped(field: bytes, *, strong: bool) -> bool:
     inside = [
         i
         for i in range(1, len(field) - 1)
-        if field[i] in _INSIDE_SYMBOLS
+        if (
+            field[i] in _INSIDE_SYMBOLS
+            or (field[i] in b"$@" and _DIGITS_THEN_LETTER.match(field, i + 1))
+        )
         and field[i - 1 : i].isalnum()
         and field[i + 1 : i + 2].isalnum()
         and not (field[i] == 0x25 and _FORMAT.match(field, i))
@@ -699,6 +711,18 @@ def _short_lines(data: bytes, start: int) -> tuple[int, int] | None:
     text = _decoded_text(b"".join(lines))
     if text is not None and _suspect_text(text):
         return body, end
+    return None
+
+
+_HEX_ESCAPE: Final = re.compile(rb"x([0-9a-fA-F]{2})")
+
+
+def _hex_escapes(data: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """A string written as hex escapes (``\\x4c\\x61…``) when the text it spells holds a
+    suspicion."""
+    raw = bytes.fromhex(b"".join(_HEX_ESCAPE.findall(data, start, end)).decode())
+    if _PRINTABLE.fullmatch(raw) and _suspect_text(raw):
+        return start, end
     return None
 
 

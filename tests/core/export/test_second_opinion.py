@@ -328,6 +328,13 @@ def test_what_is_a_secret_here(text: str, value: str) -> None:
             "iY>z-JZho*S^JbaD3-x9]mKaPu~m!VrV%PBG&nQ<hPmyM^Wi$Fx8nMYk#r4NJS{D",
         ),
         ("bindpw Px3#bindPw77", "Px3#bindPw77"),  # a value standing alone
+        ("net user admin Harbor$7712gate /add", "Harbor$7712gate"),  # ``$`` before digits
+        ('os.environ.setdefault("SMTP_PW", "Fjord@8812peak")', "Fjord@8812peak"),  # ``@`` too
+        ("docker login -u ci -p Opal%5518delta registry", "Opal%5518delta"),  # ``%55``: no escape
+        (
+            'const char *pw = "\\x4c\\x61\\x6b\\x65\\x21\\x33\\x39\\x31\\x30\\x70";',
+            "\\x4c\\x61\\x6b\\x65\\x21\\x33\\x39\\x31\\x30\\x70",
+        ),
         (  # base64 wrapped short, without an armor (``base64 -w 12``), and in numbered rows
             "out:\nUEdQQVNTV09S\nRD1UdWxpcCM1\nNTEyY2VkYXIK\n",
             "UEdQQVNTV09S\nRD1UdWxpcCM1\nNTEyY2VkYXIK",
@@ -397,6 +404,11 @@ def test_an_argument_or_a_decoded_value_is_a_suspicion(text: str, value: str) ->
         "reader opens it (`file:\\u2026?mode=ro`)",
         "literal 0\nHcmV?d00001\n",  # git's binary patch of an empty file
         "Makefile\nREADME12\nsetup.py\nLICENSE1\nsrc\n",  # a listing, one name a line
+        'engines: {"node": "node@18", "pnpm": "pnpm@9"}; ssh deploy@web12 "cd $HOME/app2"',
+        "export PS1='\\u@\\h:\\w\\$ '; git push origin +main:main2; ratio = a1*b2",
+        "see https://github.com/org/repo/issues/12#issuecomment-8812",
+        'png = b"\\x89\\x50\\x4e\\x47\\x0d\\x0a\\x1a\\x0a\\x00\\x00"; '
+        's = "\\x48\\x65\\x6c\\x6c\\x6f\\x20\\x77\\x6f\\x72\\x6c\\x64"',
         "config/app.conf:1:-----BEGIN CERTIFICATE-----\n"
         "config/app.conf:2:MIICtjCCAZ6gAwIBAgICEJIwDQYJKoZIhvcNAQELBQAwHjEcMBoGA1UEAwwTaGVs\n"
         "config/app.conf:3:ZG91dC5leGFtcGxlLm9yZzAeFw0yNjAxMDEwMDAwMDBaFw0yNzAxMDEwMDAwMDBa\n"
