@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import re
 import threading
 from pathlib import Path
@@ -106,9 +107,25 @@ def test_close_cancels_and_awaits_everything_then_refuses_work(bridge: EngineBri
     assert task.cancelled() and cleaned == [True] and not bridge.busy
     assert busy == [True, False]
     assert not bridge.notifier.history  # a cancellation is not an error
+    # work that comes after (a paint, a timer, a signal while the window closes) is dropped
+    ran: list[str] = []
+
+    async def late() -> None:
+        ran.append("late")
+
+    coro = late()
+    refused = bridge.run(coro, on_success=ran.append, on_error=ran.append)
+    assert refused.cancelled() and inspect.getcoroutinestate(coro) == inspect.CORO_CLOSED
+    run(asyncio.sleep(0))
+    assert ran == [] and busy == [True, False] and not bridge.notifier.history
+
+
+def test_a_bridge_closed_outside_its_loop_refuses_work_loudly(bridge: EngineBridge) -> None:
+    bridge._closed = True  # never closed by aclose: no loop to cancel the work in
     coro = asyncio.sleep(0)
     with pytest.raises(BridgeClosed):
         bridge.run(coro)
+    assert inspect.getcoroutinestate(coro) == inspect.CORO_CLOSED
 
 
 def test_a_task_finishing_during_close_announces_no_changes(bridge: EngineBridge, run) -> None:

@@ -43,7 +43,7 @@ import functools
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -112,6 +112,8 @@ class EngineBridge(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock: asyncio.Lock | None = None
         self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The event loop :meth:`aclose` ran in (where work refused after it is cancelled)."""
         self._timers: weakref.WeakSet[QTimer] = weakref.WeakSet()
 
     def timer(
@@ -155,12 +157,20 @@ class EngineBridge(QObject):
                 operations from others'.
             context: prefix for the notice if it fails, e.g. "Opening session.jsonl".
 
+        Once the bridge is closed, ``coro`` is closed without running and the task returned is
+        already cancelled: while the window closes, Qt still delivers paints, resizes, timers and
+        signals whose slots submit work, and that work is dropped as if close had cancelled it.
+
         Raises:
-            BridgeClosed: the bridge has shut down.
+            BridgeClosed: work submitted to a bridge closed outside its event loop (a bug).
         """
         if self._closed:
             coro.close()
-            raise BridgeClosed("the bridge is closed; no new work is accepted")
+            if self._loop is None:
+                raise BridgeClosed("the bridge is closed; no new work is accepted")
+            refused: asyncio.Future[T] = self._loop.create_future()
+            refused.cancel()
+            return cast("asyncio.Task[T]", refused)
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         if len(self._tasks) == 1:
@@ -225,6 +235,7 @@ class EngineBridge(QObject):
 
     async def aclose(self) -> None:
         """Refuse new work, cancel every running task and wait for all of them to end."""
+        self._loop = asyncio.get_running_loop()
         self._closed = True
         for timer in list(self._timers):
             with contextlib.suppress(RuntimeError):  # its owner (and the timer) already deleted
