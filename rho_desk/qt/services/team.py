@@ -30,7 +30,7 @@ from PySide6.QtCore import QObject, Signal
 
 from ...core.errors import DatabaseUnavailable, KnownError
 from ...core.system.fsio import atomic_write
-from .bridge import BridgeClosed, EngineBridge, in_thread
+from .bridge import EngineBridge, in_thread
 from .settings import PREFS_TEAM_DATABASE, Settings
 
 if TYPE_CHECKING:
@@ -171,10 +171,10 @@ class TeamService(QObject):
     def _on_retry(self) -> None:
         if self._connecting is not None and not self._connecting.done():
             return
-        with contextlib.suppress(BridgeClosed):  # the window is closing: no more retries
-            self._connecting = self.bridge.run(
-                self._aretry(), context="Reconnecting to the team database"
-            )
+        # (while the window closes, the bridge drops this and returns a cancelled task)
+        self._connecting = self.bridge.run(
+            self._aretry(), context="Reconnecting to the team database"
+        )
 
     async def _aretry(self) -> None:
         # (_guard re-arms the retry while the database is still unreachable)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
 
 from rho_desk.core.agents import AGENTS, detect, open_session, read_log
 from rho_desk.core.agents.build import INTERRUPTED_RESULT
+from rho_desk.core.agents.formats import READERS
 from rho_desk.core.stores.rho_files import NodeKind
 from rho_desk.core.stores.rho_files.views import complete_prefix_length
 from rho_desk.core.wire import Message
@@ -237,3 +239,12 @@ def test_codex_context_items_reach_the_model_but_are_not_shown(sessions: dict[st
 @pytest.mark.parametrize("agent", AGENTS)
 def test_the_built_tree_holds_the_rho_readers_rules(agent: str, sessions: dict[str, Path]) -> None:
     assert_built_by_the_rules(open_session(sessions[agent]))
+
+
+def test_the_agents_names_agree_everywhere() -> None:
+    """``AGENTS``, the readers' table and each reader's own ``AGENT`` name the same five agents:
+    a reader added to one and not the others would be listed but not opened, or the reverse."""
+    assert tuple(READERS) == AGENTS
+    modules = ("claude_code", "codex", "gemini", "opencode", "pi")
+    names = [importlib.import_module(f"rho_desk.core.agents.{m}").AGENT for m in modules]
+    assert names == list(AGENTS)
