@@ -97,6 +97,26 @@ def test_the_changes_tab_shows_whole_file_names(small, demo_home: Path, run) -> 
     assert "app/routers/payments.py" in names, names  # there is room for the whole of this one
 
 
+def test_the_changes_tab_shows_whole_turn_names(small, demo_home: Path, run) -> None:
+    """Each change's turn is shown whole in the Turn column, "unsaved turn (failed)" included
+    (the prompts beside them give up their room, elided at their end)."""
+    window = small.window
+    run(small.document.aopen(demo_session(demo_home, IDEMPOTENCY)))
+    window.show_tab(TAB_CHANGES)
+    view = window.changes
+    run(until(lambda: view.model.rowCount() == 2))
+    view.tree.expandAll()
+    run(laid_out())
+    turns = []
+    for row in range(view.model.rowCount()):
+        parent = view.model.index(row, 0)
+        for child in range(view.model.rowCount(parent)):
+            index = view.model.index(child, 1, parent)
+            turns.append(shown_text(view.tree, index))
+            assert turns[-1] == view.model.data(index), (turns[-1], view.tree.columnWidth(1))
+    assert "unsaved turn (failed)" in turns, turns
+
+
 def key(widget: QWidget, keys: str) -> None:
     combo = QKeySequence(keys)[0]
     QTest.keyClick(widget, combo.key(), combo.keyboardModifiers())

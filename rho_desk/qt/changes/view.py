@@ -22,7 +22,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -182,10 +182,10 @@ class ChangesView(QWidget):
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        # File takes what Turn and Change leave, and they never more than a quarter each: at 1024
-        # pixels "unsaved turn (failed)" squeezed every file name to "…". A file's row spans the
-        # three columns (its turns below say which turn made which change), and a long path gives
-        # up its folders before its file name ("app/web…/refunds.py", not "app/web…unds.py")
+        # A file's row spans the three columns (its turns below say which turn made which change),
+        # and a long path gives up its folders before its file name ("app/web…/refunds.py", not
+        # "app/web…unds.py"). Below a file, Turn and Change are as wide as their text and the
+        # turn's prompt takes what they leave (see _fit_columns)
         self.tree.setItemDelegateForColumn(
             0, PathDelegate(self.tree, applies=lambda index: not index.parent().isValid())
         )
@@ -196,6 +196,7 @@ class ChangesView(QWidget):
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)  # a turn's prompt: its start
         self.model.modelReset.connect(self._fit_columns)
         self.tree.header().geometriesChanged.connect(self._fit_columns)
+        self.tree.viewport().installEventFilter(self)  # refit when the tree is resized
         self.tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
         self.tree.activated.connect(lambda _i: self.go_to_turn())
         self.library_model = LibraryTouchedModel(self)
@@ -274,16 +275,24 @@ class ChangesView(QWidget):
 
     # -- loading ---------------------------------------------------------------------------------------
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.tree.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return False
+
     def _fit_columns(self) -> None:
-        """Turn and Change as wide as their text, at most a quarter of the tree each."""
+        """Turn and Change as wide as their text, so long as a turn's prompt keeps a quarter of the
+        tree: Change at most a quarter, Turn ("unsaved turn (failed)", "revision 3 (another
+        branch)") what is left. Text that still does not fit is elided; its tooltip is whole."""
         width = self.tree.viewport().width()
         if width <= 0:
             return
-        for column in (1, 2):
-            wanted = max(
-                self.tree.sizeHintForColumn(column), self.tree.header().sectionSizeHint(column)
-            )
-            self.tree.setColumnWidth(column, min(wanted, width // 4))
+        header = self.tree.header()
+        wanted = [max(self.tree.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in (1, 2)]
+        change = min(wanted[1], width // 4)
+        turn = min(wanted[0], width - width // 4 - change)
+        self.tree.setColumnWidth(1, turn)
+        self.tree.setColumnWidth(2, change)
 
     def _on_document_changed(self) -> None:
         self._stale = True
