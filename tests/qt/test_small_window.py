@@ -196,6 +196,8 @@ def test_usage_says_in_its_own_window_what_it_cannot_open(
     assert usage.rect().contains(inside), (inside, usage.size())
     assert usage.width() <= 1024 and usage.height() <= 700
     assert posted == []  # nothing in the main window's notification bar
+    rows = view.sessions.viewport().height() // view.sessions.verticalHeader().defaultSectionSize()
+    assert rows >= 4, (rows, view.body.sizes())  # the table the user is in keeps rows in view
     QTest.keyClick(view.note_dismiss, Qt.Key.Key_Space)
     assert not view.note.isVisible()
     assert context.document.path is None  # nothing was opened

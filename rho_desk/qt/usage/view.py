@@ -646,6 +646,10 @@ class UsageView(QWidget):
         # sized once per fill (_fit): "resize to contents" would ask every cell again on each paint
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # four rows in view whatever else shares the height (on a 700 px screen, with a note
+        # under it, the charts above left one)
+        rows = table.verticalHeader().defaultSectionSize()
+        table.setMinimumHeight(table.horizontalHeader().sizeHint().height() + 4 * rows + 2)
         return table
 
     @staticmethod
