@@ -4,7 +4,8 @@
 * ``display-export.v1.json``: the display export document (msgspec structs of the wire format,
   ``display_export_schema``);
 * ``import-receipt.v1.json``: the receipt ``rho-desk import`` writes beside a Rho session made
-  from another agent's (a pydantic model, ``core.agents.importer.receipt_json_schema``).
+  from another agent's (msgspec structs, ``core.agents.importer.ImportReceipt``; the schema is
+  rendered from the pydantic models of ``core.agents.receipt_schema``, held to the structs here).
 
 ``python -m tests.test_schemas --write`` rewrites them after a deliberate change (then raise the
 version when the change is not backward compatible).
@@ -93,6 +94,79 @@ def test_a_written_import_receipt_matches_its_schema(tmp_path: Path) -> None:
         for part in ("source", "kept"):
             ref = schema["properties"][part]["$ref"].rsplit("/", 1)[1]  # type: ignore[index]
             assert set(receipt[part]) <= set(schema["$defs"][ref]["properties"]), (agent, part)  # type: ignore[index]
+
+
+def test_every_written_import_receipt_validates_against_the_published_schema(
+    tmp_path: Path,
+) -> None:
+    """A first import, a re-import and an import of a grown source each write a receipt the
+    published file accepts (types, required members, no undeclared member at any level)."""
+    import jsonschema
+
+    from rho_desk.core.agents.importer import import_session
+
+    from .core.agents.conftest import main_sessions, make_homes
+
+    schema = json.loads((SCHEMAS / "import-receipt.v1.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    for agent, source in main_sessions(make_homes(tmp_path / "homes")).items():
+        receipts = [import_session(source, home=tmp_path / "rho").receipt_path]
+        receipts.append(import_session(source, home=tmp_path / "rho").receipt_path)
+        if source.suffix == ".jsonl":  # a source that grew: a second run in the receipt
+            lines = source.read_bytes().splitlines(keepends=True)
+            source.write_bytes(b"".join(lines[: len(lines) // 2]))
+            out = tmp_path / f"{agent}.jsonl"
+            import_session(source, output=out)
+            source.write_bytes(b"".join(lines))
+            receipts.append(import_session(source, output=out).receipt_path)
+        for path in receipts:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            errors = [e.message for e in validator.iter_errors(document)]
+            assert not errors, (agent, path.name, errors)
+        assert validator.is_valid(document)
+        document["source"]["extra"] = 1  # the check can fail
+        assert not validator.is_valid(document)
+
+
+def test_the_import_receipt_structs_are_the_schemas_models() -> None:
+    """The msgspec structs written and read are the pydantic models the schema comes from:
+    the same classes, fields in the same order, the same required fields and defaults."""
+    import msgspec
+
+    from rho_desk.core.agents import importer, receipt_schema
+
+    for name in ("ImportReceipt", "ReceiptSource", "ReceiptKept", "ReceiptRun"):
+        struct = getattr(importer, name)
+        model = getattr(receipt_schema, name)
+        fields = msgspec.structs.fields(struct)
+        assert [f.name for f in fields] == list(model.model_fields), name
+        for f in fields:
+            declared = model.model_fields[f.name]
+            assert f.required == declared.is_required(), (name, f.name)
+            if not f.required:
+                default = (
+                    f.default if f.default_factory is msgspec.NODEFAULT else f.default_factory()
+                )
+                assert default == declared.get_default(call_default_factory=True), (name, f.name)
+            assert msgspec.json.schema(f.type) == msgspec.json.schema(
+                _plain(declared.annotation)
+            ), (name, f.name)
+
+
+def _plain(annotation: Any) -> Any:
+    """A pydantic model's annotation with its nested models as the importer's structs."""
+    from rho_desk.core.agents import importer, receipt_schema
+
+    names = {
+        getattr(receipt_schema, n): getattr(importer, n)
+        for n in ("ReceiptSource", "ReceiptKept", "ReceiptRun")
+    }
+    if annotation in names:
+        return names[annotation]
+    origin = getattr(annotation, "__origin__", None)
+    if origin is list:
+        return list[_plain(annotation.__args__[0])]  # type: ignore[misc]
+    return annotation
 
 
 if __name__ == "__main__":

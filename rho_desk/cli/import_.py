@@ -11,6 +11,7 @@ nothing and says so; a source that grew gets only its new revisions appended.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -51,11 +52,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import msgspec
+
     from ..core.agents.importer import import_session
     from ..core.stores.rho_files.layout import rho_home
+    from ..core.wire import gc_paused
 
     home = None if args.output is not None else (args.into if args.into is not None else rho_home())
-    result = import_session(args.path, home=home, output=args.output)
+    with gc_paused():
+        result = import_session(args.path, home=home, output=args.output)
+        # Kept until the process ends: out of the cyclic collector's sight, which would otherwise
+        # scan every object the reading made once the collector is back (as ``snapshot`` does).
+        gc.freeze()
     receipt = result.receipt
     if args.json:
         document = {
@@ -64,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             "created": result.created,
             "added_revisions": result.added,
             "unchanged": result.noop,
-            "receipt": json.loads(receipt.model_dump_json()),
+            "receipt": msgspec.to_builtins(receipt),
         }
         json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -25,7 +25,6 @@ import contextlib
 import datetime as dt
 import hashlib
 import os
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -35,15 +34,19 @@ from pathlib import Path
 from typing import Final, Literal, TypeVar
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError, StorageError
 from ..stores.rho_files.errors import SessionIdMismatch
-from ..stores.rho_files.layout import SESSION_FILE, find_units, unit_for_path, workspace_dir
+from ..stores.rho_files.layout import (
+    SESSION_FILE,
+    find_units,
+    in_rho_home,
+    unit_for_path,
+    workspace_dir,
+)
 from ..stores.rho_files.reader import read_session
 from ..stores.rho_files.records import DeltaTransition, NodeRecord, Record, SetLeafRecord
 from ..system.fsio import atomic_write, ensure_private_dir, fsync_dir, write_all
-from . import opencode
 from .base import AgentLog
 from .build import AgentSessionFile, build
 from .formats import detect, read_log
@@ -60,24 +63,23 @@ __all__ = [
 _CHUNK: Final = 1024 * 1024
 """How much of the transcript is encoded before it is written."""
 RECEIPT_NAME: Final = "rho-desk-import.json"
+_OPENCODE: Final = "opencode"
+"""``opencode.AGENT``."""
 T = TypeVar("T")
 _NAMESPACE: Final = uuid.UUID("5b0f3f8e-6a2d-4c84-8f0e-1d7c2a9b4e61")
 
 
-class ReceiptSource(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class ReceiptSource(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     agent: str
     path: str
     session_id: str
-    digest: str = Field(description="sha256:<hex> of the log's bytes (opencode: of its rows)")
+    digest: str
+    """``sha256:<hex>`` of the log's bytes (opencode: of its rows)."""
     bytes: int
     agent_version: str | None = None
 
 
-class ReceiptKept(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class ReceiptKept(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     revisions: int
     branches: int
     compactions: int
@@ -85,42 +87,45 @@ class ReceiptKept(BaseModel):
     tool_calls: int
     tool_results: int
     images: int
-    reasoning: int = Field(description="assistant messages with a reasoning summary")
-    provider_context: int = Field(
-        description="opaque blocks kept for the same model (signed thinking, encrypted reasoning)"
-    )
+    reasoning: int
+    """Assistant messages with a reasoning summary."""
+    provider_context: int
+    """Opaque blocks kept for the same model (signed thinking, encrypted reasoning)."""
 
 
-class ReceiptRun(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class ReceiptRun(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     at: str
     digest: str
-    added: int = Field(description="revisions written by this import (0: nothing was new)")
+    added: int
+    """Revisions written by this import (0: nothing was new)."""
 
 
-class ImportReceipt(BaseModel):
-    """What an import read, kept and left out (see the module docstring)."""
+class ImportReceipt(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What an import read, kept and left out (see the module docstring).
 
-    model_config = ConfigDict(extra="forbid", frozen=True, title="rho-desk import receipt")
+    Its published JSON Schema is rendered from ``receipt_schema``'s models, which describe the
+    same fields in the same order (pydantic is not loaded to write or read a receipt).
+    """
 
     format: Literal["rho-desk.import-receipt"] = "rho-desk.import-receipt"
     format_version: Literal[1] = 1
     source: ReceiptSource
-    session_id: str = Field(description="the Rho session's id")
+    session_id: str
+    """The Rho session's id."""
     transcript: str
     kept: ReceiptKept
-    dropped: dict[str, int] = Field(
-        description="each member of the source left out, by JSON path, with its count"
-    )
-    made: dict[str, int] = Field(
-        description="what the import added to keep the history well formed, with counts"
-    )
-    not_carried: dict[str, int] = Field(
-        default_factory=dict, description="what was read but a Rho session has no place for"
-    )
-    revision_ends: dict[str, str] = Field(description="Rho node id -> the source step it ends with")
+    dropped: dict[str, int]
+    """Each member of the source left out, by JSON path, with its count."""
+    made: dict[str, int]
+    """What the import added to keep the history well formed, with counts."""
+    not_carried: dict[str, int] = msgspec.field(default_factory=dict)
+    """What was read but a Rho session has no place for."""
+    revision_ends: dict[str, str]
+    """Rho node id -> the source step it ends with."""
     runs: list[ReceiptRun]
+
+
+_RECEIPT_DECODER: Final = msgspec.json.Decoder(ImportReceipt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +157,11 @@ def receipt_path(transcript: Path) -> Path:
 def source_digest(path: Path, agent: str) -> tuple[str, int]:
     """``sha256:<hex>`` of the log and its size (opencode: of the session's rows in order)."""
     digest = hashlib.sha256()
-    if agent == opencode.AGENT:
+    if agent == _OPENCODE:  # its reader (and sqlite3) loaded only for its sessions
+        import sqlite3
+
+        from . import opencode
+
         database, session_id = opencode.split(path)
         size = 0
         with closing(opencode.connect(database)) as db:
@@ -298,15 +307,15 @@ def _read_receipt(path: Path) -> ImportReceipt | None:
     except OSError as exc:
         raise StorageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
-        return ImportReceipt.model_validate_json(data)
-    except ValueError as exc:
+        return _RECEIPT_DECODER.decode(data)
+    except msgspec.DecodeError as exc:
         raise InputError(
             f"not an import receipt rho-desk can read: {str(exc).splitlines()[0]}", source=str(path)
         ) from None
 
 
 def _encode(receipt: ImportReceipt) -> bytes:
-    return receipt.model_dump_json(indent=2).encode("utf-8") + b"\n"
+    return msgspec.json.format(msgspec.json.encode(receipt), indent=2) + b"\n"
 
 
 def _create(transcript: Path, built: AgentSessionFile) -> None:
@@ -351,10 +360,13 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
         if isinstance(exc, OSError):
             raise StorageError(f"{transcript}: cannot write: {exc.strerror or exc}") from None
         raise
-    # Rho's index row for it, as after Rho's own save (only inside a Rho home)
-    from ..stores.rho_files.summary import record_written
+    # Rho's index row for it, as after Rho's own save (only inside a Rho home: the index's
+    # modules are loaded only then)
+    header = built.tree.header
+    if header is not None and in_rho_home(unit, header.cwd):
+        from ..stores.rho_files.summary import record_written
 
-    record_written(built.tree, unit, transcript, st.st_size, st.st_mtime_ns)
+        record_written(built.tree, unit, transcript, st.st_size, st.st_mtime_ns)
 
 
 def _write_records(fd: int, records: Sequence[Record]) -> None:
@@ -463,5 +475,7 @@ def _receipt(
 
 
 def receipt_json_schema() -> dict[str, object]:
-    """The published JSON Schema of :class:`ImportReceipt`."""
-    return ImportReceipt.model_json_schema()
+    """The published JSON Schema of :class:`ImportReceipt` (rendered by pydantic, loaded here)."""
+    from .receipt_schema import receipt_json_schema
+
+    return receipt_json_schema()

@@ -9,6 +9,7 @@ import uuid
 from contextlib import closing
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from rho_desk.core.agents import AGENTS, open_session
@@ -73,7 +74,7 @@ def test_the_receipt_says_what_was_kept_and_dropped(
 ) -> None:
     result = import_session(sessions[agent], home=tmp_path / "rho")
     assert result.receipt_path == result.transcript.parent / RECEIPT_NAME
-    receipt = ImportReceipt.model_validate_json(result.receipt_path.read_bytes())
+    receipt = msgspec.json.decode(result.receipt_path.read_bytes(), type=ImportReceipt)
     assert receipt.source.agent == agent
     assert receipt.source.digest.startswith("sha256:") and len(receipt.source.digest) == 71
     kept = receipt.kept

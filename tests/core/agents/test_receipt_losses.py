@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from rho_desk.core.agents import read_log
 from rho_desk.core.agents.importer import import_session
 
@@ -42,7 +44,7 @@ def reports(homes: dict[str, Path], folder: Path) -> dict[str, Any]:
             ).receipt
             entry["receipt_dropped"] = receipt.dropped
             entry["receipt_made"] = receipt.made
-            entry["kept"] = receipt.kept.model_dump()
+            entry["kept"] = msgspec.structs.asdict(receipt.kept)
         out[name] = entry
     return out
 

@@ -28,6 +28,7 @@ __all__ = [
     "encode_cwd",
     "find_units",
     "fnv1a64",
+    "in_rho_home",
     "iter_workspaces",
     "lease_path",
     "no_sessions_text",
@@ -152,6 +153,12 @@ class SessionUnit(msgspec.Struct, frozen=True):
                 "a session without an id has no lease file", source=str(self.transcript)
             )
         return lease_path(self.workspace, sid)
+
+
+def in_rho_home(unit: SessionUnit, cwd: str) -> bool:
+    """Whether the unit sits in ``sessions/<key of cwd>/`` (where Rho's index lists it)."""
+    workspace = unit.workspace
+    return workspace.parent.name == SESSIONS_DIR and workspace.name == workspace_key(cwd)
 
 
 def parse_unit_name(name: str) -> tuple[int | None, str | None]:

@@ -16,7 +16,7 @@ from ...wire.model import Message
 from ..index import IndexState, record_session
 from ..summary import SessionSummary
 from .errors import NoSessionState
-from .layout import SESSIONS_DIR, SessionUnit, workspace_key
+from .layout import SessionUnit, in_rho_home, workspace_key
 from .reader import SessionFile, read_session
 from .tree import RevisionNode, SessionTree
 from .views import is_marker_message, scan_complete_prefix, search_text, user_text
@@ -163,12 +163,6 @@ def record_written(
         return IndexState.MISSING
     summary = summary_of_tree(tree, unit, path, size, mtime_ns, with_text=False)
     return record_session(summary)
-
-
-def in_rho_home(unit: SessionUnit, cwd: str) -> bool:
-    """Whether the unit sits in ``sessions/<key of cwd>/`` (where Rho's index lists it)."""
-    workspace = unit.workspace
-    return workspace.parent.name == SESSIONS_DIR and workspace.name == workspace_key(cwd)
 
 
 # -- the display facts of the index row, kept up to date save after save ----------------------------
