@@ -158,6 +158,23 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
         "====== Data ======\nKey         Value\n---         -----\npassword    VaultKvPass3\nusername    app\n",
         ("VaultKvPass3",),
     ),
+    # a key/value table's rows are read up to the last row that can name a credential
+    "key/value table, the credential in its last row (read_file rows)": (
+        _rows(
+            "Key         Value\n---         -----\nregion      eu-west-1\n"
+            "ttl         768h\nAPI Key     blue horse staple\n"
+        ),
+        ("blue horse staple",),
+    ),
+    "key/value table, a credential row after others (markdown)": (
+        "| Name | Value |\n|---|---|\n| region | eu |\n| client_secret | PipeKvSecret5 |\n",
+        ("PipeKvSecret5",),
+    ),
+    "a directive's quoted value, letters only (bind)": (
+        'key "ns1" {\n  secret "bluehorsestaple";\n};\n',
+        ("bluehorsestaple",),
+    ),
+    "camelCase key name, block scalar": ("apiKey: |\n  BlockKeyValue7\n", ("BlockKeyValue7",)),
     "aws configure list": (
         "      Name                    Value             Type    Location\n"
         "      ----                    -----             ----    --------\n"

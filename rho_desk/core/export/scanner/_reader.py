@@ -38,6 +38,7 @@ from ._tables import (
     cells,
     credential_name,
     header,
+    last_cell_word,
     pairs_header,
     table_header,
     table_separator,
@@ -91,7 +92,7 @@ class Lines(Sequence[Line]):
     is peeled when a reader first asks for the line (the readers look at a few lines around each
     trigger line, not at every line of a window)."""
 
-    __slots__ = ("_diff", "_lines", "_t", "begins")
+    __slots__ = ("_diff", "_lines", "_lower", "_t", "begins")
 
     def __init__(self, t: bytes) -> None:
         self._t = t
@@ -99,7 +100,16 @@ class Lines(Sequence[Line]):
         """Where each line begins (its wrapper included), in order."""
         self._lines: list[Line | None] = [None] * len(self.begins)
         self._diff: bool | None = None
+        self._lower: bytes | None = None
         spend(len(t))
+
+    @property
+    def lowered(self) -> bytes:
+        """The text in lower case (ASCII: the same offsets), made once: a word looked for in it
+        with ``bytes.find`` costs far less than a caseless ``re`` search."""
+        if self._lower is None:
+            self._lower = self._t.lower()
+        return self._lower
 
     def __len__(self) -> int:
         return len(self.begins)
@@ -776,10 +786,20 @@ class _Reader:
         if not pairs and self.pairs_header_above(i):
             return  # a row of a key/value table above, not a header
         rows = 0
+        last = min(len(self.lines), i + 1 + _LINES_MAX)
+        if pairs and not columns and i + 1 < last:
+            # a key/value table holds a credential only in a row whose name holds a credential
+            # word: the rows are read up to the last such line before the table certainly ends
+            begins = self.lines.begins
+            stop = begins[last] if last < len(begins) else len(t)
+            at = last_cell_word(t, self.lines.lowered, sep, begins[i + 1], stop)
+            if at < 0:
+                return
+            last = bisect.bisect_right(begins, at, i + 1, last)
         # a header with no wrapper: its rows have none either (psql's `  1 | ` is a cell, not a row number)
         head = _JSON_OPEN.match(t, line.begin, line.end) or _JSON_ROW.match(t, line.begin, line.end)
         bare = _ROW.match(t, line.begin if head is None else head.end(), line.end) is None
-        for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
+        for k in range(i + 1, last):
             row_line = self.lines[k]
             row_start = row_line.start + row_line.indent
             if (
@@ -818,13 +838,14 @@ class _Reader:
         the lines that hold ``value`` (found in one search of their text) are split."""
         begins = self.lines.begins
         first = max(0, i - _ROWS_ABOVE)
-        k = -1
-        for m in _VALUE_WORD.finditer(self.t, begins[first], begins[i]):
-            if k >= 0 and m.start() < begins[k + 1]:
-                continue  # in the line tried last
-            k = bisect.bisect_right(begins, m.start(), first, i) - 1
+        lowered = self.lines.lowered
+        end = begins[i]
+        at = lowered.find(b"value", begins[first], end)
+        while at >= 0:
+            k = bisect.bisect_right(begins, at, first, i) - 1
             if self.pairs_header(k):
                 return True
+            at = lowered.find(b"value", begins[k + 1], end)  # the next line holding one
         return False
 
     def pairs_header(self, k: int) -> bool:
@@ -921,11 +942,14 @@ def _inline_before(t: bytes, start: int, at: int) -> bool:
     ) + before.count(b")") + before.count(b"]")
 
 
-_VALUE_WORD: Final = re.compile(rb"value", re.IGNORECASE)
 _ROWS_ABOVE: Final = 40
 """How far above a header a key/value table's header makes it one of its rows instead."""
 
 
+_NAMED_WORD: Final = re.compile(rb"pw|pass|secret|token|cred|auth|bearer|cookie|psk|[^\s|,\"'`]key")
+"""What every name ``credential_name`` accepts holds (a name's words, ``name_is_credential``: each
+credential word holds one of these, and ``key`` names one only after a qualifier in the same
+name; the names read on one line hold no space, bar, comma or quote)."""
 _K8S: Final = re.compile(
     rb"kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?(?:[ \t]*(?:,|\}|$))", re.IGNORECASE
 )
@@ -949,11 +973,16 @@ def read(t: bytes, lines: Lines, i: int) -> list[tuple[int, int, str]]:
     ):
         reader.sql(i)
     reader.table(i)
-    reader.name_field(i)
-    if b"<" in text:
-        reader.xml_element(i)
-    reader.pairs(i)
-    reader.alone(i)
+    # the readers below find a value only under a credential name on the line: not where the
+    # line holds no credential word (a table's header, a row, prose)
+    named = _NAMED_WORD.search(lowered) is not None
+    if named:
+        reader.name_field(i)
+        if b"<" in text:
+            reader.xml_element(i)
+        reader.pairs(i)
+    if named or b"identified" in lowered:
+        reader.alone(i)
     return reader.out
 
 

@@ -740,10 +740,18 @@ _WORDS_LINE: Final = re.compile(
 )
 
 
+_WORDS_VALUE_BYTE: Final = re.compile(rb"[0-9\"']")
+"""What a value of ``_WORDS_VALUE`` holds: a quote, or a digit."""
+
+
 def _words_line(t: bytes, line: Line) -> bool:
     """Line ``line`` of ``t`` (a view: escapes decoded) can hold a directive's value (the words
-    trigger's test): only there are its words split."""
-    return _WORDS_LINE.search(t, line.start, line.end) is not None
+    trigger's test): only there are its words split. A line with no quote and no digit holds no
+    such value, and is not searched."""
+    return (
+        _WORDS_VALUE_BYTE.search(t, line.start, line.end) is not None
+        and _WORDS_LINE.search(t, line.start, line.end) is not None
+    )
 
 
 def structure_hits(

@@ -15,13 +15,17 @@ from typing import Final, NamedTuple
 from ._grammar import name_is_credential
 
 __all__ = [
+    "BLANK_ROW",
+    "CELL_WORDS",
     "KEY_HEADERS",
+    "ROW_END",
     "RULER",
     "Header",
     "cells",
     "credential_name",
     "header",
     "header_cell",
+    "last_cell_word",
     "pairs_header",
     "table_header",
     "table_separator",
@@ -116,6 +120,47 @@ def cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
         out.append((row[pos:end], pos, end))
         pos = end + 1 if nxt >= 0 else n + 1
     return out
+
+
+CELL_WORDS: Final = (
+    b"pw",
+    b"pass",
+    b"secret",
+    b"token",
+    b"cred",
+    b"auth",
+    b"bearer",
+    b"cookie",
+    b"psk",
+    b"key",
+)
+"""One of these is in every name ``credential_name`` accepts, in lower case (a name's words,
+``name_is_credential``: a table's cell can hold a space, ``API Key``)."""
+BLANK_ROW: Final = rb"(?:[ \t]*[0-9]{1,7}:)?\+?[^\S\n]*$"
+"""A line that is blank once peeled (``Lines``): blank, or a ``12:`` row or a ``+`` line holding
+nothing (a subset: a blank line it does not match only makes the table read further)."""
+ROW_END: Final = {
+    sep: re.compile(rb"(?m)^(?:" + BLANK_ROW + rb"|" + other + rb"[^|\-=+:\s][^\S\n]*$)")
+    for sep, other in (
+        (b"  ", rb"[^\S\n]*(?:\S+ )*\S*"),
+        (b"|", rb"[^|\n]*"),
+        (b",", rb"[^,\n]*"),
+        (b"\t", rb"[^\t\n]*"),
+    )
+}
+"""Per separator, a line that certainly ends a table (``_Reader.table``): blank once peeled, or
+one cell at most (no separator; aligned columns: single spaces only) and no ruler (its last
+character is none of a ruler's). Every suffix of such a line (a row is the line less its wrapper)
+is one too."""
+
+
+def last_cell_word(t: bytes, lowered: bytes, sep: bytes, start: int, stop: int) -> int:
+    """Where the last of ``CELL_WORDS`` begins in the rows of a table split at ``sep`` that begin
+    at ``start`` (``lowered``: ``t`` in lower case), before ``stop`` and before a line that
+    certainly ends the table (``ROW_END``); -1 when none does: no row after it names a credential."""
+    end = ROW_END[sep].search(t, start, stop)
+    stop = end.start() if end is not None else stop
+    return max(lowered.rfind(word, start, stop) for word in CELL_WORDS)
 
 
 _NAME_CACHE: dict[bytes, bool] = {}
