@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Final
 
@@ -38,10 +38,13 @@ from .errors import (
 )
 from .layout import SessionUnit, unit_for_path
 from .records import (
+    SHOWN_LATER,
     DeltaTransition,
     HeaderRecord,
     NodeRecord,
     Record,
+    RecordShownLater,
+    ShownLater,
     SnapshotDeltaRecord,
     SnapshotRecord,
     StoredDisplayMessage,
@@ -76,6 +79,10 @@ MAX_FILE_BYTES: Final = 4 * 1024**3
 MAX_HEADER_BYTES: Final = 1024**2
 
 _DECODER: Final = msgspec.json.Decoder(Record)
+_SHOWN_LATER_DECODER: Final = msgspec.json.Decoder(RecordShownLater)
+_DISPLAY_DECODER: Final = msgspec.json.Decoder(tuple[StoredDisplayMessage, ...])
+_ENCODER: Final = msgspec.json.Encoder()
+_NO_DISPLAY: Final = b"[]"
 _HEADER_DECODER: Final = msgspec.json.Decoder(HeaderRecord)
 _READ_BUFFER: Final = 1024 * 1024
 DAMAGED: Final = "damaged"
@@ -428,6 +435,13 @@ def decode_line(raw: bytes, terminated: bool, source: str, line: int) -> Record 
     """
     try:
         # the trailing "\n" is JSON whitespace: no need to copy the line without it
+        record = _SHOWN_LATER_DECODER.decode(raw)
+        if isinstance(record, SHOWN_LATER):
+            return record.complete(_display_of(record))
+        return record
+    except (msgspec.MsgspecError, RecursionError, ValueError, TypeError):
+        pass  # decoded again below, whole: the error its reader is told names the failing part
+    try:
         return _DECODER.decode(raw)
     except (msgspec.MsgspecError, RecursionError, ValueError, TypeError) as exc:
         error: InputError = translate_error(exc, source=source, line=line)
@@ -438,6 +452,34 @@ def decode_line(raw: bytes, terminated: bool, source: str, line: int) -> Record 
                 "invalid JSON: the line ends before the value does", source=source, line=line
             )
         raise _as_corrupt(error) from None
+
+
+def _display_of(record: ShownLater) -> tuple[StoredDisplayMessage, ...]:
+    """The display tail of ``record``, decoded only where it is not the end of its history.
+
+    Rho saves each turn's messages twice, in the history and in the display tail, and most
+    display tails are the history's last messages, saved at the record's time: then the tail's
+    bytes equal the encoding of those messages (the encoding is serde_json's, byte for byte),
+    and the entries are made of the history's own objects, equal to what decoding the bytes
+    again would give. Anything else (a message shown in another form, a compaction marker, a
+    file written with other spacing) is decoded as it stands.
+
+    Raises:
+        msgspec.ValidationError, msgspec.DecodeError, ValueError: the tail is not valid.
+    """
+    raw = record.display_messages
+    data = bytes(raw)  # (a memoryview compares byte by byte in Python's loop, bytes with memcmp)
+    if data == _NO_DISPLAY:
+        return ()
+    history = record.history()
+    n = len(history)
+    timestamp = record.timestamp
+    for m in (n, n - 1):  # all of it, or all but the system prompt a full snapshot starts with
+        if m > 0:
+            shown = tuple(map(StoredDisplayMessage, repeat(timestamp, m), history[n - m :]))
+            if _ENCODER.encode(shown) == data:
+                return shown
+    return _DISPLAY_DECODER.decode(raw)
 
 
 def share_display(record: Record, shared: dict[object, object] | None = None) -> None:
@@ -474,6 +516,8 @@ def share_display(record: Record, shared: dict[object, object] | None = None) ->
         _intern(record, history, shared)
     display = record.display_messages
     if display and history:
+        if _shared_already(display, history, record.timestamp):
+            return  # the reader made the entries of the history's objects (_display_of)
         shown = _share_slice(display, history, record.timestamp)
         if shown is not None:
             force_setattr(record, "display_messages", shown)
@@ -483,6 +527,20 @@ def share_display(record: Record, shared: dict[object, object] | None = None) ->
 
 _message_of: Final = attrgetter("message")
 _timestamp_of: Final = attrgetter("timestamp")
+
+
+def _shared_already(
+    display: tuple[StoredDisplayMessage, ...], history: tuple[Message, ...], timestamp: str
+) -> bool:
+    """Whether the display entries are, all of them, the last messages of the history as the
+    very objects, with the record's very timestamp string."""
+    m, n = len(display), len(history)
+    return (
+        m <= n
+        and display[0].message is history[n - m]
+        and all(map(is_, map(_message_of, display), history[n - m :]))
+        and all(map(is_, map(_timestamp_of, display), repeat(timestamp, m)))
+    )
 
 
 def _share_slice(

@@ -21,6 +21,7 @@ from ...wire.snapshot import CompactionState, SessionSnapshot
 
 __all__ = [
     "MAX_NODE_ID_BYTES",
+    "SHOWN_LATER",
     "CompactionFacts",
     "DeltaTransition",
     "HeaderRecord",
@@ -28,8 +29,10 @@ __all__ = [
     "NodeKind",
     "NodeRecord",
     "Record",
+    "RecordShownLater",
     "ReplaceHistoryRecord",
     "SetLeafRecord",
+    "ShownLater",
     "SnapshotDeltaRecord",
     "SnapshotRecord",
     "SnapshotTransition",
@@ -232,6 +235,87 @@ Record: TypeAlias = (
     | UpgradeRecord
 )
 """Any transcript line."""
+
+
+class _SnapshotShownLater(_Record, tag="snapshot", frozen=True):
+    """A ``snapshot`` record as the reader first decodes it: its display tail left as JSON."""
+
+    timestamp: str
+    snapshot: SessionSnapshot
+    display_messages: msgspec.Raw
+
+    def history(self) -> tuple[Message, ...]:
+        return self.snapshot.history
+
+    def complete(self, display_messages: tuple[StoredDisplayMessage, ...]) -> SnapshotRecord:
+        """The record this stands for, with ``display_messages`` as its decoded tail."""
+        return SnapshotRecord(self.timestamp, self.snapshot, display_messages)
+
+
+class _DeltaShownLater(_Record, tag="snapshot_delta", frozen=True):
+    """A ``snapshot_delta`` record as the reader first decodes it: its display tail left as JSON."""
+
+    timestamp: str
+    delta: StoredSnapshotDelta
+    display_messages: msgspec.Raw
+
+    def history(self) -> tuple[Message, ...]:
+        return self.delta.appended_history
+
+    def complete(self, display_messages: tuple[StoredDisplayMessage, ...]) -> SnapshotDeltaRecord:
+        """The record this stands for, with ``display_messages`` as its decoded tail."""
+        return SnapshotDeltaRecord(self.timestamp, self.delta, display_messages)
+
+
+class _NodeShownLater(_Record, tag="node", kw_only=True, frozen=True):
+    """A ``node`` record as the reader first decodes it: its display tail left as JSON."""
+
+    id: str
+    parent_id: str | None = None
+    timestamp: str
+    kind: NodeKind
+    compaction_facts: CompactionFacts | None = None
+    transition: Transition
+    display_messages: msgspec.Raw = msgspec.Raw(b"[]")
+
+    def history(self) -> tuple[Message, ...]:
+        transition = self.transition
+        if isinstance(transition, DeltaTransition):
+            return transition.delta.appended_history
+        return transition.snapshot.history
+
+    def complete(self, display_messages: tuple[StoredDisplayMessage, ...]) -> NodeRecord:
+        """The record this stands for, with ``display_messages`` as its decoded tail."""
+        return NodeRecord(
+            id=self.id,
+            parent_id=self.parent_id,
+            timestamp=self.timestamp,
+            kind=self.kind,
+            compaction_facts=self.compaction_facts,
+            transition=self.transition,
+            display_messages=display_messages,
+        )
+
+
+ShownLater: TypeAlias = _SnapshotShownLater | _DeltaShownLater | _NodeShownLater
+"""A record with a display tail, decoded but for that tail (:data:`RecordShownLater`)."""
+
+SHOWN_LATER: Final = (_SnapshotShownLater, _DeltaShownLater, _NodeShownLater)
+
+RecordShownLater: TypeAlias = (
+    HeaderRecord
+    | MessageRecord
+    | ReplaceHistoryRecord
+    | _SnapshotShownLater
+    | _DeltaShownLater
+    | _NodeShownLater
+    | SetLeafRecord
+    | UpgradeRecord
+)
+"""Any transcript line, the display tails of revisions left as raw JSON: most of a display
+tail repeats the end of its record's history, and decoding it a second time was about a sixth
+of reading a big file (the reader compares its bytes with the history's encoding instead)."""
+
 
 LEGACY_RECORDS: Final = (MessageRecord, ReplaceHistoryRecord, SnapshotRecord, SnapshotDeltaRecord)
 TREE_RECORDS: Final = (NodeRecord, SetLeafRecord)

@@ -778,3 +778,23 @@ def test_repeated_identities_and_tool_names_are_one_object_each() -> None:
     assert tree.snapshot(leaf).provider is tree.snapshot(root).provider
     display = tree.display(markers=False, trimmed=False)
     assert display[1].message is history[1] and display[4].message is history[4]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"User": [{"Text": "u2"}], "System": "two variants"},
+        {"User": [{"Text": "u2", "Size": 1}]},
+        {"User": "not a list"},
+    ],
+    ids=["two-variants", "unknown-field", "wrong-type"],
+)
+def test_a_bad_display_entry_fails_where_it_is(entry: dict) -> None:
+    # the reader compares a display tail with its history's bytes before decoding it: an entry
+    # that is not a valid message still fails, naming its line and its place in the record
+    first = legacy_snapshot("10", snapshot(1, [user("u1")]), shown("10", user("u1")))
+    bad = legacy_delta("11", delta(1, 2, [user("u2")]), shown("11", entry))
+    err = fails(CorruptRecord, header(3), first, bad, line_no=3, text="display_messages[0]")
+    good = legacy_delta("11", delta(1, 2, [user("u2")]), shown("11", user("u2")))
+    assert len(load(header(3), first, good).display(markers=False, trimmed=False)) == 2
+    assert "message" in str(err)
