@@ -91,14 +91,25 @@ class Unused:
     their JSON paths at ``where`` (for :meth:`Loss.rest_typed`).
 
     A shape declares them so that the record still fits it, as :data:`NOTHING`-defaulted
-    ``Raw`` (msgspec skips such a value without decoding it).
+    ``Raw`` (msgspec skips such a value without decoding it). ``inner`` adds the unused members
+    of the shapes a record holds, each as ``(attribute path, shape, used, where)``: one count for
+    the record and the objects in it (the attribute must hold such an object).
     """
 
     __slots__ = ("paths", "values")
 
-    def __init__(self, shape: type[msgspec.Struct], used: frozenset[str], where: str) -> None:
-        fields = zip(shape.__struct_fields__, shape.__struct_encode_fields__, strict=True)
-        pairs = [(attr, f"{where}.{name}") for attr, name in fields if name not in used]
+    def __init__(
+        self,
+        shape: type[msgspec.Struct],
+        used: frozenset[str],
+        where: str,
+        *inner: tuple[str, type[msgspec.Struct], frozenset[str], str],
+    ) -> None:
+        pairs: list[tuple[str, str]] = []
+        for prefix, part, taken, at in (("", shape, used, where), *inner):
+            fields = zip(part.__struct_fields__, part.__struct_encode_fields__, strict=True)
+            dot = f"{prefix}." if prefix else ""
+            pairs += [(dot + attr, f"{at}.{name}") for attr, name in fields if name not in taken]
         self.paths = tuple(path for _, path in pairs)
         attrs = [attr for attr, _ in pairs]
         # the values of those members as one tuple, fetched in C (attrgetter gives a tuple

@@ -183,7 +183,7 @@ def build(
         node = tree.adopt(record, line=line, offset=0)
         by_node[record.id] = node
         records.append(record)
-        sources[record.id] = tuple(e.id for e in item.entries)
+        sources[record.id] = tuple([e.id for e in item.entries])
         new_state.node = node
         for child in reversed(item.children):
             stack.append(
@@ -337,8 +337,8 @@ def _node_record(
     epoch = state.epoch
     hidden: set[int] = set()
     for entry in item.entries:
-        if entry.time:
-            time = max(time, entry.time)
+        if entry.time > time:
+            time = entry.time
         if entry.model is not None:
             provider = entry.model
         if entry.compaction is not None:
@@ -383,9 +383,11 @@ def _node_record(
         full.extend(appended)
     stamp = str(time)
     shown = tuple(
-        StoredDisplayMessage(stamp, m)
-        for n, m in enumerate(appended)
-        if m.system is None and n not in hidden
+        [
+            StoredDisplayMessage(stamp, m)
+            for n, m in enumerate(appended)
+            if m.system is None and n not in hidden
+        ]
     )
     node_id = item.node_id
     parent_id = parent.id if parent is not None else None

@@ -224,9 +224,16 @@ class _Assistant(_Chained, tag="assistant"):
 
 _TYPED: Final = msgspec.json.Decoder(_User | _Assistant).decode
 _USER_UNUSED: Final = Unused(_User, _RECORD, "user:$")
-_ASSISTANT_UNUSED: Final = Unused(_Assistant, _RECORD, "assistant:$")
-_MESSAGE_UNUSED: Final = Unused(_AssistantMessage, _ASSISTANT_MESSAGE, "assistant:$.message")
-_USAGE_UNUSED: Final = Unused(_Usage, _USAGE, "assistant:$.message.usage")
+_MESSAGE_PART: Final = ("message", _AssistantMessage, _ASSISTANT_MESSAGE, "assistant:$.message")
+_ASSISTANT_UNUSED: Final = Unused(_Assistant, _RECORD, "assistant:$", _MESSAGE_PART)
+_ASSISTANT_USAGE_UNUSED: Final = Unused(
+    _Assistant,
+    _RECORD,
+    "assistant:$",
+    _MESSAGE_PART,
+    ("message.usage", _Usage, _USAGE, "assistant:$.message.usage"),
+)
+"""An assistant record's unused members, its message's and (with the second) its usage's."""
 
 
 @dataclass(slots=True)
@@ -390,7 +397,10 @@ class _Reader:
             loss.rest_typed(record, _USER_UNUSED)
         else:
             self.typed_assistant(record, parent, time)
-            loss.rest_typed(record, _ASSISTANT_UNUSED)
+            loss.rest_typed(
+                record,
+                _ASSISTANT_UNUSED if record.message.usage is None else _ASSISTANT_USAGE_UNUSED,
+            )
         return True
 
     def typed_user(self, record: _User, parent: str | None, time: int) -> None:
@@ -459,8 +469,6 @@ class _Reader:
                 usage.cache_read_input_tokens,
                 usage.cache_creation_input_tokens,
             )
-            self.loss.rest_typed(usage, _USAGE_UNUSED)
-        self.loss.rest_typed(message, _MESSAGE_UNUSED)
 
     def identity(self, model: str) -> ModelIdentity:
         """The model of a reply (one object per model, shared by its replies)."""
@@ -690,7 +698,8 @@ class _Reader:
 
     def finish(self) -> None:
         log = self.log
-        usages: dict[tuple[int | None, ...], ModelUsage] = {}
+        usages: dict[tuple[int | None, ...], tuple[ModelUsage, bool]] = {}
+        """Figures -> their usage and whether it is empty (many requests have the same)."""
         for reply in self.replies.values():
             reply.entry.messages.append(
                 Message.enriched(
@@ -704,17 +713,19 @@ class _Reader:
             )
             if reply.usage is not None:
                 figures = tuple(map(count, reply.usage))
-                usage = usages.get(figures)
-                if usage is None:
+                known_usage = usages.get(figures)
+                if known_usage is None:
                     usage = ModelUsage(
                         input_tokens=figures[0],
                         output_tokens=figures[1],
                         cache_read_tokens=figures[2],
                         cache_write_tokens=figures[3],
                     )
+                    known_usage = (usage, usage.is_empty)
                     if len(usages) < 4096:
-                        usages[figures] = usage  # many requests have the same figures
-                if not usage.is_empty:
+                        usages[figures] = known_usage
+                usage, empty = known_usage
+                if not empty:
                     reply.entry.requests = [
                         Request(reply.time * 1000, reply.identity.model, "anthropic", usage)
                     ]
