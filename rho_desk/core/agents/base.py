@@ -96,7 +96,7 @@ class Unused:
     the record and the objects in it (the attribute must hold such an object).
     """
 
-    __slots__ = ("paths", "values")
+    __slots__ = ("paths", "single", "values")
 
     def __init__(
         self,
@@ -112,11 +112,12 @@ class Unused:
             pairs += [(dot + attr, f"{at}.{name}") for attr, name in fields if name not in taken]
         self.paths = tuple(path for _, path in pairs)
         attrs = [attr for attr, _ in pairs]
-        # the values of those members as one tuple, fetched in C (attrgetter gives a tuple
-        # for two names or more)
-        get = operator.attrgetter(*attrs, "__class__", "__class__")
-        self.values: Callable[[object], tuple[Any, ...]] = lambda obj: get(obj)[:-2]
-        if len(attrs) > 1:
+        self.single = len(attrs) == 1
+        """One member: a row is its value, not a tuple of one."""
+        # the values of those members, fetched in C (attrgetter gives a tuple for two names or
+        # more, the value itself for one)
+        self.values: Callable[[object], Any] = lambda obj: ()
+        if attrs:
             self.values = operator.attrgetter(*attrs)
 
 
@@ -141,9 +142,7 @@ class Loss:
     )
     """Per place and member names met there: which of them are dropped, each with its path
     (records of one kind come in a few shapes, each with its members in the same order)."""
-    _typed: dict[Unused, list[tuple[Any, ...]]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    _typed: dict[Unused, list[Any]] = field(default_factory=dict, repr=False, compare=False)
     """Typed records not yet counted in ``dropped``: by shape, the values of its unused members
     (at most ``_ROWS_KEPT`` each: a ``Raw`` value holds on to its line)."""
 
@@ -155,11 +154,12 @@ class Loss:
                 self._count(members, rows)
         return self._dropped
 
-    def _count(self, members: Unused, rows: list[tuple[Any, ...]]) -> None:
+    def _count(self, members: Unused, rows: list[Any]) -> None:
         """Count the members ``rows`` hold, member by member, in C: a member holds nothing when
         it is the default itself (absent) or equal to it (written as null)."""
         dropped = self._dropped
-        for path, column in zip(members.paths, zip(*rows, strict=True), strict=True):
+        columns = (rows,) if members.single else zip(*rows, strict=True)
+        for path, column in zip(members.paths, columns, strict=True):
             held = len(column) - column.count(NOTHING)
             if held:
                 dropped[path] += held

@@ -243,7 +243,6 @@ class JsonLines:
                 if length > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                     self._fail(f"line is longer than {MAX_LINE_BYTES} bytes", line, pos, length)
                     return
-                terminated = raw.endswith(b"\n")
                 if raw[0] != 0x7B and not raw.strip():
                     pos += length
                     continue
@@ -262,6 +261,7 @@ class JsonLines:
                 except (msgspec.DecodeError, RecursionError, ValueError):
                     record = None
                 if type(record) is not dict:
+                    terminated = raw.endswith(b"\n")
                     # not a JSON object: say why, or pass over a torn last line
                     try:
                         record = decode_object(raw, source=source, line=line)

@@ -62,6 +62,62 @@ def test_the_fixture_logs_read_alike(agent: str, sessions: dict[str, Path]) -> N
     _same(sessions[agent], agent)
 
 
+def test_many_records_of_one_shape_count_every_dropped_member(tmp_path: Path) -> None:
+    """Unused members are counted a batch of rows at a time: a shape with one unused member
+    (a Codex call's ``id``) and one with several (a Claude Code reply with its message and
+    usage) each count every record that holds one, over several batches, as the dict path does."""
+    n = 300  # more than two batches of rows
+    rollout = tmp_path / "rollout-2026-03-01T10-00-00-019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c03.jsonl"
+    lines = [
+        {
+            "timestamp": "2026-03-01T10:00:00.000Z",
+            "type": "session_meta",
+            "payload": {"id": "019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c03", "cwd": "/w"},
+        }
+    ]
+    for i in range(n):
+        call: dict[str, Any] = {"type": "function_call", "name": "shell", "call_id": f"c{i}"}
+        if i % 3:
+            call["id"] = f"fc_{i}" if i % 3 == 1 else None  # held, null (nothing held), absent
+        lines.append(
+            {"timestamp": "2026-03-01T10:00:01.000Z", "type": "response_item", "payload": call}
+        )
+    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    _same(rollout, "codex")
+    dropped = read_log(rollout, agent="codex").loss.dropped
+    assert dropped["response_item/function_call:$.payload.id"] == n // 3
+
+    session = tmp_path / "6b7c0e2a-1111-4222-8333-444455556666.jsonl"
+    records = []
+    parent = None
+    for i in range(n):
+        usage: dict[str, Any] = {"input_tokens": 1, "output_tokens": 2}
+        if i % 2:
+            usage["service_tier"] = "standard"
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "id": f"msg_{i}",
+            "content": [{"type": "text", "text": "t"}],
+        }
+        if i % 5:
+            message["usage"] = usage
+        if i % 7 == 0:
+            message["stop_reason"] = "end_turn"
+        record = {"type": "assistant", "uuid": f"a{i}", "parentUuid": parent, "message": message}
+        if i % 4 == 0:
+            record["gitBranch"] = "main"
+        records.append(record)
+        parent = f"a{i}"
+    session.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    _same(session, "claude-code")
+    dropped = read_log(session, agent="claude-code").loss.dropped
+    assert dropped["assistant:$.message.usage.service_tier"] == sum(
+        1 for i in range(n) if i % 2 and i % 5
+    )
+    assert dropped["assistant:$.message.stop_reason"] == len(range(0, n, 7))
+    assert dropped["assistant:$.gitBranch"] == len(range(0, n, 4))
+
+
 # -- Claude Code ------------------------------------------------------------------------------
 
 ODD = st.one_of(
