@@ -34,6 +34,7 @@ from itertools import accumulate
 from typing import Final, overload
 
 from ._tables import (
+    KEY_WORD,
     RULER,
     cells,
     credential_name,
@@ -835,7 +836,7 @@ class _Reader:
 
     def pairs_header_above(self, i: int) -> bool:
         """One of the ``_ROWS_ABOVE`` lines above line ``i`` is a key/value table's header: only
-        the lines that hold ``value`` (found in one search of their text) are split."""
+        the lines that hold ``value`` and a word of ``KEY_HEADERS`` (``KEY_WORD``) are split."""
         begins = self.lines.begins
         first = max(0, i - _ROWS_ABOVE)
         lowered = self.lines.lowered
@@ -843,7 +844,7 @@ class _Reader:
         at = lowered.find(b"value", begins[first], end)
         while at >= 0:
             k = bisect.bisect_right(begins, at, first, i) - 1
-            if self.pairs_header(k):
+            if KEY_WORD.search(lowered, begins[k], begins[k + 1]) and self.pairs_header(k):
                 return True
             at = lowered.find(b"value", begins[k + 1], end)  # the next line holding one
         return False

@@ -406,7 +406,11 @@ _LINE_UNESCAPE: Final = re.compile(rb"\\+([t\"'\\])")
 def _line_text(line: bytes) -> bytes:
     """A raw line as text: its JSON escapes of tabs, quotes and backslashes decoded, the head of a
     pretty JSON line (``"Text": "``) dropped and its wrapper peeled."""
-    text = _LINE_UNESCAPE.sub(lambda m: b"\t" if m.group(1) == b"t" else m.group(1), line)
+    text = (
+        _LINE_UNESCAPE.sub(lambda m: b"\t" if m.group(1) == b"t" else m.group(1), line)
+        if b"\\" in line
+        else line
+    )
     head = _JSON_LINE.match(text)
     if head is not None:
         text = text[head.end() :]

@@ -18,6 +18,7 @@ __all__ = [
     "BLANK_ROW",
     "CELL_WORDS",
     "KEY_HEADERS",
+    "KEY_WORD",
     "ROW_END",
     "RULER",
     "Header",
@@ -65,6 +66,8 @@ KEY_HEADERS: Final = frozenset(
         b"attribute",
     }
 )
+KEY_WORD: Final = re.compile(rb"key|name|field|propert|setting|variable|parameter|option|attribute")
+"""In lower case, what the first cell of a key/value table's header holds (``KEY_HEADERS``)."""
 RULER: Final = re.compile(rb"[|\-=+: \t]+")
 _ALIGNED: Final = re.compile(rb"\S {2,}\S")
 """Two cells of aligned columns: two spaces or more between."""
