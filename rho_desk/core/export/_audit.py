@@ -38,6 +38,7 @@ import msgspec
 
 from ..errors import InputError
 from ..system.allocator import large_buffers
+from ..system.collector import collection_paused
 from ..wire.codec import decode_snapshot
 from ..wire.limits import (
     MAX_DEPTH,
@@ -699,6 +700,7 @@ def verify_echo(
 
 
 @large_buffers()  # (rho-desk audit: a decode and a scan of the whole file)
+@collection_paused()
 def audit_bytes(
     data: bytes,
     *,

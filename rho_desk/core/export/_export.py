@@ -31,6 +31,7 @@ from typing import Final
 import msgspec
 
 from ..system.allocator import large_buffers
+from ..system.collector import collection_paused
 from ..wire.codec import encode_pretty, encode_pretty_changed
 from ..wire.snapshot import SessionSnapshot
 from ._audit import AuditReport, EchoIndex, audit_bytes, enclosing_strings, html_text
@@ -233,6 +234,7 @@ def _classes_at(slot: Slot, offsets: list[int]) -> list[ContentClass | None]:
 
 
 @large_buffers()  # the session-sized buffers of one export reuse each other's memory
+@collection_paused()  # its many small objects die by reference counting: no cycle to look for
 def export_snapshot(
     snapshot: SessionSnapshot,
     selection: Selection,

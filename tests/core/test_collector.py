@@ -1,0 +1,68 @@
+"""The cyclic GC paused during a large job (``core/system/collector``), and an export runs so."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+from rho_desk.core.export import SecretScanner, Selection, export_snapshot
+from rho_desk.core.export.scanner import Hit
+from rho_desk.core.system.collector import collection_paused
+from rho_desk.core.wire.model import Message, ModelIdentity
+from rho_desk.core.wire.snapshot import SessionSnapshot
+
+
+def test_paused_inside_enabled_after() -> None:
+    assert gc.isenabled()
+    with collection_paused():
+        assert not gc.isenabled()
+        with collection_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer block still runs
+    assert gc.isenabled()
+
+
+def test_a_collector_disabled_before_stays_disabled() -> None:
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_blocks_in_two_threads_share_one_pause() -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with collection_paused():
+            entered.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert entered.wait(10)
+    with collection_paused():
+        pass
+    assert not gc.isenabled()  # the other thread's block has not ended
+    release.set()
+    thread.join(10)
+    assert gc.isenabled()
+
+
+def test_an_export_runs_with_the_collector_paused() -> None:
+    seen: list[bool] = []
+
+    class Watching(SecretScanner):
+        def scan(
+            self, data: bytes, *, decoded: list[tuple[int, int, bytes]] | None = None
+        ) -> list[Hit]:
+            seen.append(gc.isenabled())
+            return super().scan(data, decoded=decoded)
+
+    identity = ModelIdentity("openai", "responses", "gpt-5")
+    snapshot = SessionSnapshot.new("s-1", 1, [Message.user_text("hello")], identity)
+    export_snapshot(snapshot, Selection.everything(), key=bytes(32), scanner=Watching())
+    assert seen and not any(seen)
+    assert gc.isenabled()
