@@ -40,6 +40,7 @@ from ._tables import (
     credential_name,
     header,
     last_cell_word,
+    named_word,
     pairs_header,
     table_header,
     table_separator,
@@ -947,10 +948,6 @@ _ROWS_ABOVE: Final = 40
 """How far above a header a key/value table's header makes it one of its rows instead."""
 
 
-_NAMED_WORD: Final = re.compile(rb"pw|pass|secret|token|cred|auth|bearer|cookie|psk|[^\s|,\"'`]key")
-"""What every name ``credential_name`` accepts holds (a name's words, ``name_is_credential``: each
-credential word holds one of these, and ``key`` names one only after a qualifier in the same
-name; the names read on one line hold no space, bar, comma or quote)."""
 _K8S: Final = re.compile(
     rb"kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?(?:[ \t]*(?:,|\}|$))", re.IGNORECASE
 )
@@ -976,7 +973,7 @@ def read(t: bytes, lines: Lines, i: int) -> list[tuple[int, int, str]]:
     reader.table(i)
     # the readers below find a value only under a credential name on the line: not where the
     # line holds no credential word (a table's header, a row, prose)
-    named = _NAMED_WORD.search(lowered) is not None
+    named = named_word(lowered)
     if named:
         reader.name_field(i)
         if b"<" in text:

@@ -19,6 +19,7 @@ __all__ = [
     "CELL_WORDS",
     "KEY_HEADERS",
     "KEY_WORD",
+    "NAMED_WORDS",
     "ROW_END",
     "RULER",
     "Header",
@@ -27,6 +28,7 @@ __all__ = [
     "header",
     "header_cell",
     "last_cell_word",
+    "named_word",
     "pairs_header",
     "table_header",
     "table_separator",
@@ -139,11 +141,12 @@ CELL_WORDS: Final = (
 )
 """One of these is in every name ``credential_name`` accepts, in lower case (a name's words,
 ``name_is_credential``: a table's cell can hold a space, ``API Key``)."""
+_CELL_WORD: Final = re.compile(b"|".join(CELL_WORDS))
 BLANK_ROW: Final = rb"(?:[ \t]*[0-9]{1,7}:)?\+?[^\S\n]*$"
 """A line that is blank once peeled (``Lines``): blank, or a ``12:`` row or a ``+`` line holding
 nothing (a subset: a blank line it does not match only makes the table read further)."""
 ROW_END: Final = {
-    sep: re.compile(rb"(?m)^(?:" + BLANK_ROW + rb"|" + other + rb"[^|\-=+:\s][^\S\n]*$)")
+    sep: re.compile(rb"(?m)\n(?:" + BLANK_ROW + rb"|" + other + rb"[^|\-=+:\s][^\S\n]*$)")
     for sep, other in (
         (b"  ", rb"[^\S\n]*(?:\S+ )*\S*"),
         (b"|", rb"[^|\n]*"),
@@ -154,16 +157,43 @@ ROW_END: Final = {
 """Per separator, a line that certainly ends a table (``_Reader.table``): blank once peeled, or
 one cell at most (no separator; aligned columns: single spaces only) and no ruler (its last
 character is none of a ruler's). Every suffix of such a line (a row is the line less its wrapper)
-is one too."""
+is one too. Each begins with the line break before the line (a search for it skips to each break
+at C speed)."""
 
 
 def last_cell_word(t: bytes, lowered: bytes, sep: bytes, start: int, stop: int) -> int:
     """Where the last of ``CELL_WORDS`` begins in the rows of a table split at ``sep`` that begin
-    at ``start`` (``lowered``: ``t`` in lower case), before ``stop`` and before a line that
-    certainly ends the table (``ROW_END``); -1 when none does: no row after it names a credential."""
-    end = ROW_END[sep].search(t, start, stop)
-    stop = end.start() if end is not None else stop
+    at ``start`` (a line's start, after a line break; ``lowered``: ``t`` in lower case), before
+    ``stop`` and before a line that certainly ends the table (``ROW_END``); -1 when none does: no
+    row after it names a credential."""
+    end = ROW_END[sep].search(t, start - 1, stop)
+    stop = end.start() + 1 if end is not None else stop
+    if _CELL_WORD.search(lowered, start, stop) is None:
+        return -1  # (one search: most tables name no credential)
     return max(lowered.rfind(word, start, stop) for word in CELL_WORDS)
+
+
+NAMED_WORDS: Final = (
+    b"pass",
+    b"pw",
+    b"secret",
+    b"token",
+    b"cred",
+    b"auth",
+    b"bearer",
+    b"cookie",
+    b"psk",
+)
+_QUALIFIED_KEY: Final = re.compile(rb"[^\s|,\"'`]key")
+
+
+def named_word(lowered: bytes) -> bool:
+    """``lowered`` (a line in lower case) holds what every name ``credential_name`` accepts holds,
+    when the name holds no space, bar, comma or quote: one of ``NAMED_WORDS``, or ``key`` after
+    a qualifier in the same name (``name_is_credential``)."""
+    return any(word in lowered for word in NAMED_WORDS) or (
+        b"key" in lowered and _QUALIFIED_KEY.search(lowered) is not None
+    )
 
 
 _NAME_CACHE: dict[bytes, bool] = {}
