@@ -3,7 +3,9 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``dbb4654``: 13 forms leaked in full (11 of them with ``findings: 0`` in the receipt), none
 was blocked, and 4 look-alikes were damaged. ``heldout_batch_4.json`` holds the forms as the batch
 wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix was
-checked against them.
+checked against them (15 forms and 6 look-alikes, for three causes: padding wider than four
+spaces around a name's operator, a credential pair among other pairs on its line, a .pgpass line
+after an escaped line break).
 
 The forms are the configuration files of tools (.npmrc, .pypirc, .netrc, .pgpass, rclone,
 kubeconfig, docker ``auths``, tfvars, ansible, CI), shell history, environment dumps (``docker
@@ -36,13 +38,9 @@ FORMS: list[dict[str, Any]] = json.loads(
 )
 
 LIMITS: dict[str, str] = {
-    "cfg-pgpass-plain": "a .pgpass record: the password is the fifth `:` field, named only by the file's commented header",
     "cfg-ldap-olcrootpw": "LDIF `olcRootPW: X`: `PW` glued to a camel-case name is not a credential word, and the value is letters only",
-    "env-kubectl-describe": "`kubectl describe`'s aligned `NAME:  two words`: a value with a space under a credential name is kept",
-    "env-systemctl-show": "`Environment=A=x B_PW=X`: `PW` as a name's last word is not a credential word",
     "env-printenv-letters": "`VAULT_UNSEAL_KEY=tiptoe`: a short lower-case word under a `_KEY` name reads as a setting",
     "log-go-panic-dsn": "a Go MySQL DSN `user:X@tcp(host)/db`: userinfo without a scheme",
-    "code-go-sql-open": "a libpq keyword DSN inside a string literal: a letters-only `password=X` there is kept",
     "code-lua-local": 'a letters-only literal passed to `red:auth("X")`: a call named `auth` does not name its argument',
     "tbl-aligned-secrets-list": "a 16-hex value in an aligned VALUE column under a name without a credential word",
     "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
@@ -56,14 +54,13 @@ DAMAGED: dict[str, str] = {
     "ok-env-placeholder": "`SECRET=changeme`: a placeholder word under a credential name is redacted like a password",
     "ok-aws-secret-arn": '`secret_arn = "arn:aws:secretsmanager:…"`: a reference to a secret under a name with `secret`',
     "ok-sql-password-column": "SQL DDL `api_token_prefix char(8)`: a column's type read as the name's value",
+    "x-pgpass-ok-times": "`sha:1234:abcd:ef:0123456789` after another line: a colon record of five fields ending in ten digits reads as a .pgpass line",
     "ok-curl-header-var": "`Bearer $GITHUB_TOKEN` in double quotes: a shell variable read as the token",
 }
 """The look-alikes still changed by the export, each with why."""
 
 UNFLAGGED: dict[str, str] = {
     "cfg-ldap-olcrootpw": "letters only: by shape, a word",
-    "env-kubectl-describe": "two lower-case words: by shape, prose",
-    "env-systemctl-show": "a word and two digits, no symbol: by shape, a name",
     "env-printenv-letters": "a six-letter word: by shape, a setting",
     "log-go-panic-dsn": "the DSN's userinfo is read by the second opinion only after a scheme",
     "code-lua-local": "letters only: by shape, a word",

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 10
+RULESET_VERSION: Final = 11
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -82,7 +82,11 @@ XML element's attributes, by Oracle's ``user/X@``; standard-input switches (``su
 ``htpasswd -i``...), quoted glued options; .pgpass and PuTTY lines in tool rows; Neon keys; masks
 (``sk-...9fQa``, ``****ABCD``, ``(sensitive value)``), base64 of a sentence and a row number's
 base64 line left alone. 10: an XML element's attributes begin after a space and each has a
-``name=`` (``<TOKEN,>x</`` is not an element)."""
+``name=`` (``<TOKEN,>x</`` is not an element). 11: a credential name padded wider than four
+spaces from its operator or value (aligned output: ``kubectl describe``, ``pm2 env``, aligned
+settings), a credential pair among other pairs on its line (logfmt, conninfo strings,
+``Environment=``) read to the next pair, a .pgpass line after an escaped line break; names ending
+in ``model`` or ``class`` hold no credential."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -233,6 +233,8 @@ _NOT_VALUE: Final = frozenset(
         "timeout",
         "algorithm",
         "algorithms",
+        "model",
+        "class",
         "algo",
         "alg",
     }
@@ -616,6 +618,14 @@ def row_wrapped(data: bytes, pos: int) -> bool:
     return _ROW_WRAPPER.fullmatch(data, lo, pos) is not None
 
 
+def _escaped(data: bytes, pos: int) -> bool:
+    """The byte at ``pos`` follows an odd number of backslashes: an escape's letter."""
+    j = pos
+    while j > 0 and data[j - 1] == 0x5C:
+        j -= 1
+    return (pos - j) % 2 == 1
+
+
 def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``host:port:database:user:password`` on a line of its own."""
     host_start = m.start()
@@ -625,6 +635,8 @@ def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
         and data[host_start - 1] in _NAME_BYTES | {0x2A}
     ):
         host_start -= 1
+    if host_start < m.start() and data[host_start] in b"nr" and _escaped(data, host_start):
+        host_start += 1  # the letter of an escaped line break (``\\n``) before the host
     if host_start == m.start():
         return None
     before = data[max(0, host_start - 2) : host_start]

@@ -339,14 +339,10 @@ class _Reader:
         ):  # ( alone: strings joined over the next lines
             self.joined(i, name, forced=forced)
             return
-        # a bare value: to the end of the line, less a comment; inline, to the next separator
-        end = rest_end
-        if inline:
-            stop = re.compile(rb"[,;})\]]").search(t, pos, rest_end)
-            end = stop.start() if stop is not None else rest_end
-        else:
-            comment = _COMMENT_TAIL.search(t, pos, rest_end)
-            end = comment.start() if comment is not None else rest_end
+        # a bare value: to the end of the line, less a comment; inline, to the next separator, the
+        # quote closing the string of pairs, or the space before the next NAME= (logfmt, conninfo)
+        stop = (_INLINE_STOP if inline else _COMMENT_TAIL).search(t, pos, rest_end)
+        end = stop.start() if stop is not None else rest_end
         start, end = _trimmed(t, pos, end)
         if end > start and t[end - 1] == 0x5C:  # continued with a backslash (Java properties)
             self.continued_backslash(i, start, name, forced=forced)
@@ -916,6 +912,7 @@ _OPENER: Final = re.compile(
 )
 """A string that opens at the end of a line and closes on a later one (``_closer``): Nix's ``''``,
 Lua's ``[[``/``[==[``, Rust's ``r#"``, Ruby's ``%q(``, XML's CDATA."""
+_INLINE_STOP: Final = re.compile(rb"[,;})\]\"']|[ \t]+[A-Za-z_][A-Za-z0-9_.\-]{0,120}=")
 _HEREDOC_IN: Final = re.compile(rb"[\"']?\$\((?:cat|echo)[ \t]+(?=<<)")
 _CONCAT: Final = re.compile(rb"[ \t]*(?:\+|\.\.?|&)[ \t]*")
 _QUOTE_PREFIX: Final = re.compile(rb"(?:@|\$@|@\$|[rRbBuUfF]{1,2})(?=[\"'])")

@@ -146,6 +146,8 @@ _WORDS_VALUE: Final = (
 digit: ``word_values``
 reports only a quoted first value or one that reads as generated (``_random``: it holds a digit),
 so prose ("the token is refreshed hourly") is no trigger line."""
+_PADDED: Final = rb"(?:[ \t]{5,}(?:=>|:=|[:=])[ \t]*|[ \t]{0,4}(?:=>|:=|[:=])[ \t]{5,})"
+"""An operator with more padding than the name pass reads (four spaces or tabs either side)."""
 _SPACED_VALUE: Final = (
     rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
 )
@@ -184,6 +186,10 @@ TRIGGERS: Final[dict[str, bytes]] = {
         + rb"\\*\"?,?\\*"
         + _EOL
     ),
+    # NAME:        value  (aligned output: padding wider than the name pass reads, either side)
+    "aligned": _GATE_NAME + _Q + _PADDED + rb"[^\s]",
+    # a=1 NAME=value b=2  (pairs on one line: logfmt, a conninfo string, an environment list)
+    "pair-among-pairs": rb"[ \t]" + _NCH + rb"*" + _GATE_NAME + rb"=[^\s=\\\"']",
     # NAME alone on its line, its value quoted on the next (SQL's PASSWORD, PHP's define( 'NAME',)
     "alone": rb"(?:" + _GATE_NAME + _Q + rb",?|identified[ \t]+by)" + _SP + _EOL,
     "env-spaces": rb"(?:env|setenv)[ \t]+" + _NCH + rb"*" + _KW + _NCH + rb"*[ \t]+[^\s=\\]",
@@ -307,6 +313,8 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
             + rb"(?:\"[,}]?)?$"
         )
     ),
+    "aligned": _pattern(_FULL_NAME + _Q + _PADDED + rb"[^\s]"),
+    "pair-among-pairs": _pattern(rb"=[^\s=\\\"']{1,200}[ \t]+" + _FULL_NAME + rb"=[^\s=\\\"']"),
     "alone": _on_text(
         _pattern(rb"(?:^|[\s(,])[\"']?" + _FULL_NAME + rb"[\"']?,?$|identified[ \t]+by$")
     ),
