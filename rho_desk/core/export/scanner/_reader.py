@@ -65,6 +65,9 @@ _JSON_OPEN: Final = re.compile(rb'[ \t]*[\[{][^\n]*?"[ \t]*:[ \t]*"(?=[^"\n]*$)'
 """A JSON document opening on this line, up to the member whose string value goes on past the
 line (JSON in a tool's output, its text's line breaks escaped): the text is read from after that
 quote."""
+_JSON_FIRST: Final = frozenset((b" ", b"\t", b"[", b"{"))
+"""What a line ``_JSON_OPEN`` matches begins with."""
+_BLANKS: Final = re.compile(rb"[ \t]*")
 _JSON_ROW: Final = re.compile(
     rb'[ \t]*[\[{]?[^\n]{0,200}?"[ \t]*:[ \t]*"(?=' + _ROW.pattern + rb")"
 )
@@ -136,7 +139,7 @@ class Lines(Sequence[Line]):
         end = self.begins[k + 1] - 1 if k + 1 < len(self.begins) else len(t)
         stop = end - 1 if end > pos and t[end - 1] == 0x0D else end
         start = pos
-        opened = _JSON_OPEN.match(t, start, stop)
+        opened = _JSON_OPEN.match(t, start, stop) if t[start : start + 1] in _JSON_FIRST else None
         if opened is None and t.find(b'":', start, min(stop, start + 240)) >= 0:
             opened = _JSON_ROW.match(t, start, stop)
         if opened is not None:
@@ -151,9 +154,7 @@ class Lines(Sequence[Line]):
             and (t[start] == 0x2B or self._in_diff())
         ):
             start += 1
-        content = start
-        while content < stop and t[content] in b" \t":
-            content += 1
+        content = _BLANKS.match(t, start, stop).end()  # type: ignore[union-attr]
         return Line(pos, start, stop, content - start)
 
     def _in_diff(self) -> bool:

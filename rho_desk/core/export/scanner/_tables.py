@@ -184,6 +184,7 @@ NAMED_WORDS: Final = (
     b"cookie",
     b"psk",
 )
+_NAMED_WORD: Final = re.compile(b"|".join(NAMED_WORDS))
 _QUALIFIED_KEY: Final = re.compile(rb"[^\s|,\"'`]key")
 
 
@@ -191,7 +192,7 @@ def named_word(lowered: bytes) -> bool:
     """``lowered`` (a line in lower case) holds what every name ``credential_name`` accepts holds,
     when the name holds no space, bar, comma or quote: one of ``NAMED_WORDS``, or ``key`` after
     a qualifier in the same name (``name_is_credential``)."""
-    return any(word in lowered for word in NAMED_WORDS) or (
+    return _NAMED_WORD.search(lowered) is not None or (
         b"key" in lowered and _QUALIFIED_KEY.search(lowered) is not None
     )
 
