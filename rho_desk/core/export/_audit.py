@@ -29,7 +29,7 @@ import enum
 import hashlib
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import compress
 from typing import Any, Final
@@ -714,6 +714,7 @@ def audit_bytes(
     hits: list[Hit] | None = None,
     decoded: list[tuple[int, int, bytes]] | None = None,
     encodes: SessionSnapshot | None = None,
+    opinion_spans: Sequence[tuple[int, int]] | None = None,
 ) -> AuditReport:
     """Audit the exact bytes of an export, snapshot or transcript.
 
@@ -730,6 +731,8 @@ def audit_bytes(
         decoded: with ``hits``, the decoded regions that scan collected (for encoded echoes).
         encodes: for a snapshot, the snapshot ``data`` is the pretty encoding of, when the caller
             has just encoded it (an export): walked as it is, not decoded from the bytes again.
+        opinion_spans: the second opinion's candidates in ``data`` (``candidates``) when the
+            caller found them meanwhile (not for HTML, which is read as the text it shows).
     """
     from ._redact import MARKER_EXCLUDED, outside_placeholders
 
@@ -749,7 +752,10 @@ def audit_bytes(
     # what the scanner missed, by a detector that shares none of its rules (its own findings
     # are not reported twice)
     suspected = outside_placeholders(
-        scanned, second_opinion(scanned, [(h.start, h.end) for h in hits])
+        scanned,
+        second_opinion(
+            scanned, [(h.start, h.end) for h in hits], None if fmt == "html" else opinion_spans
+        ),
     )
     notes: list[str] = []
     slots: list[Slot] | None = None

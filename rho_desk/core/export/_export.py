@@ -47,6 +47,7 @@ from ._classify import (
     utf8_len,
 )
 from ._display import HISTORY_KINDS, encode_display_export, with_title
+from ._opinion import candidates, candidates_after_edit
 from ._redact import (
     Exclusion,
     Redaction,
@@ -281,6 +282,14 @@ def export_snapshot(
     echo = EchoIndex(exclusion.originals)
     # encoded regions of the final bytes, for the echo check (collected by the same scan)
     decoded: list[tuple[int, int, bytes]] | None = [] if echo else None
+    # the audit's second opinion reads the JSON output: its candidates in these bytes are found
+    # on a worker thread while this one scans them (RE2 lets go of the GIL), then carried over
+    # each redaction's edit (only the lines around the changed ones searched again)
+    opinion: Future[list[tuple[int, int]]] | list[tuple[int, int]] | None = (
+        workers().submit(candidates, data)
+        if fmt == "json" and history != "display" and len(data) >= PARALLEL_MIN
+        else None
+    )
     hits = outside_placeholders(data, scanner.scan(data, decoded=decoded))
     for _ in range(_ROUNDS):
         if not hits:
@@ -308,6 +317,9 @@ def export_snapshot(
         previous, current = current, with_markers(rewritten, selection)
         # the messages that changed encoded again, every other byte of ``data`` kept
         redacted = encode_pretty_changed(data, previous, current, changed, [h.start for h in hits])
+        if opinion is not None:
+            spans = opinion.result() if isinstance(opinion, Future) else opinion
+            opinion = candidates_after_edit(data, spans, redacted)
         # the audit's scan of the exact new bytes: lines identical to the scanned ones keep their
         # result, changed lines are scanned (SecretScanner.rescan; equal to a full scan for JSON)
         fresh: list[tuple[int, int, bytes]] | None = [] if echo else None
@@ -338,6 +350,7 @@ def export_snapshot(
             hits=hits,
             decoded=decoded,
             encodes=current,
+            opinion_spans=opinion.result() if isinstance(opinion, Future) else opinion,
         )
     else:
         from ._transcript import render_html, render_markdown

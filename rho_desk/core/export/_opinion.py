@@ -51,14 +51,20 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from .scanner import Hit
+from .scanner import Hit, line_diff
 
 try:  # one DFA for the whole alternation (the candidates of a 100 MB export in one pass)
     import re2 as _re2  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the same matches
     _re2 = None
 
-__all__ = ["OPINION_RULE_PREFIX", "OPINION_VERSION", "second_opinion"]
+__all__ = [
+    "OPINION_RULE_PREFIX",
+    "OPINION_VERSION",
+    "candidates",
+    "candidates_after_edit",
+    "second_opinion",
+]
 
 OPINION_RULE_PREFIX: Final = "second-opinion:"
 OPINION_VERSION: Final = 2
@@ -323,23 +329,143 @@ def _in_placeholder(data: bytes, pos: int) -> bool:
     return opening >= 0 and data.find(b"]", opening, pos) < 0
 
 
-def second_opinion(data: bytes, taken: Sequence[tuple[int, int]] = ()) -> list[Hit]:
+def second_opinion(
+    data: bytes,
+    taken: Sequence[tuple[int, int]] = (),
+    spans: Sequence[tuple[int, int]] | None = None,
+) -> list[Hit]:
     """The suspected secrets in ``data``, as hits named ``second-opinion:<kind>``.
 
     Args:
         taken: spans the scanner already reported (its findings, in order, not overlapping):
             not reported again.
+        spans: ``candidates(data)`` when the caller has them (found on a worker thread, or
+            carried over an edit by ``candidates_after_edit``).
     """
-    return _opinions(data, taken, decode=True)
+    return _opinions(data, taken, decode=True, spans=spans)
 
 
-def _opinions(data: bytes, taken: Sequence[tuple[int, int]], *, decode: bool) -> list[Hit]:
+def candidates(data: bytes) -> list[tuple[int, int]]:
+    """Where the pass's candidates are in ``data``: the spans of ``_GATE``'s matches, in order.
+    One RE2 pass, which lets go of the GIL: an export finds them on a worker thread."""
+    return [m.span() for m in _GATE.finditer(data)]
+
+
+_REACH: Final = 64
+"""How far past its first byte a candidate's match reads, but to the end of its line: the one
+alternative that crosses a line break (rule 7, two short lines) reads at most 46 bytes; every
+other stops at the first line break after its first byte (which may be one: rules 2 and 7)."""
+
+
+def candidates_after_edit(
+    old: bytes, old_spans: Sequence[tuple[int, int]], new: bytes
+) -> list[tuple[int, int]]:
+    """``candidates(new)``, given ``old_spans = candidates(old)`` and ``new`` differing from
+    ``old`` in a few lines (an export after its redaction): a 100 MB export is searched again only
+    around the lines that changed.
+
+    Around each run of changed lines a window reaches two lines and ``_REACH`` bytes further on
+    each side, into lines equal in both. A match there reads nothing outside its window, so
+    outside the windows the matches are ``old``'s, shifted, and the search resumes at a window's
+    start as the whole search would: provided no match crosses a window's edge, which is checked
+    (in ``old`` and in ``new``); where one does, ``new`` is searched whole.
+    """
+    same, _ = line_diff(old, new)
+    seams: list[tuple[int, int]] = []  # where new stops being a copy of old, in new
+    at_old = at_new = 0
+    for a, b, n in same:
+        if a != at_old or b != at_new:
+            seams.append((at_new, b))
+        at_old, at_new = a + n, b + n
+    if at_old != len(old) or at_new != len(new):
+        seams.append((at_new, len(new)))
+    windows: list[list[int]] = []
+    for c0, c1 in seams:
+        lo, hi = _lines_before(new, c0), _lines_after(new, c1)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    news = [b for _, b, _ in same]
+    old_starts = [s for s, _ in old_spans]
+
+    def in_old(pos: int) -> int | None:  # where ``pos`` of new is in old (lines equal in both)
+        if pos == 0:
+            return 0
+        k = bisect.bisect_right(news, pos) - 1
+        if k < 0 or pos >= same[k][1] + same[k][2]:
+            return None
+        return same[k][0] + pos - same[k][1]
+
+    def crossed(pos: int) -> bool:  # a match of ``old`` holds ``pos`` inside it
+        k = bisect.bisect_left(old_starts, pos) - 1
+        return k >= 0 and old_spans[k][1] > pos
+
+    out: list[tuple[int, int]] = []
+    done_old = done_new = 0  # up to here both are accounted for (and they are equal after it)
+    for lo, hi in windows:
+        lo_old, hi_old = in_old(lo), len(old) if hi == len(new) else in_old(hi)
+        if lo_old is None or hi_old is None or crossed(lo_old) or crossed(hi_old):
+            return candidates(new)
+        shift = done_new - done_old
+        first, last = (
+            bisect.bisect_left(old_starts, done_old),
+            bisect.bisect_left(old_starts, lo_old),
+        )
+        out.extend((s + shift, e + shift) for s, e in old_spans[first:last])
+        # searched as far as a match starting before ``hi`` can read
+        line_end = new.find(b"\n", hi)
+        stop = max(hi + _REACH, len(new) if line_end < 0 else line_end + 1)
+        for m in _GATE.finditer(new, lo, min(stop, len(new))):
+            s, e = m.span()
+            if s >= hi:
+                break
+            if e > hi:
+                return candidates(new)
+            out.append((s, e))
+        done_old, done_new = hi_old, hi
+    shift = done_new - done_old
+    out.extend(
+        (s + shift, e + shift) for s, e in old_spans[bisect.bisect_left(old_starts, done_old) :]
+    )
+    return out
+
+
+def _lines_before(data: bytes, pos: int) -> int:
+    """The start of the line two whole lines and ``_REACH`` bytes or more before ``pos`` (a
+    line's start), or 0."""
+    at = data.rfind(b"\n", 0, pos) + 1  # pos's line (pos itself, at a line's start)
+    lines = 0
+    while at > 0 and (lines < 2 or pos - at < _REACH):
+        at = data.rfind(b"\n", 0, at - 1) + 1
+        lines += 1
+    return at
+
+
+def _lines_after(data: bytes, pos: int) -> int:
+    """The start of the line two whole lines and ``_REACH`` bytes or more after ``pos`` (a
+    line's start), or the end of ``data``."""
+    at = pos if pos == 0 or data[pos - 1 : pos] == b"\n" else data.find(b"\n", pos) + 1 or len(data)
+    lines = 0
+    while at < len(data) and (lines < 2 or at - pos < _REACH):
+        nl = data.find(b"\n", at)
+        at = len(data) if nl < 0 else nl + 1
+        lines += 1
+    return at
+
+
+def _opinions(
+    data: bytes,
+    taken: Sequence[tuple[int, int]],
+    *,
+    decode: bool,
+    spans: Sequence[tuple[int, int]] | None = None,
+) -> list[Hit]:
     ends = [b for _, b in taken]
     out: list[Hit] = []
     word_end = -1
     armored_end = -1
-    for match in _GATE.finditer(data):
-        start, end = match.start(), match.end()
+    for start, end in candidates(data) if spans is None else spans:
         if _in_placeholder(data, start):
             continue
         head = data[start : start + 1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import random
 from typing import Final
 
 import pytest
@@ -24,8 +25,16 @@ from rho_desk.core.export import (
     export_snapshot,
     verify_receipt,
 )
-from rho_desk.core.export._opinion import OPINION_VERSION, random_looking, second_opinion
-from rho_desk.core.export.scanner import Hit
+from rho_desk.core.export import _opinion as opinion
+from rho_desk.core.export._audit import audit_bytes
+from rho_desk.core.export._opinion import (
+    OPINION_VERSION,
+    candidates,
+    candidates_after_edit,
+    random_looking,
+    second_opinion,
+)
+from rho_desk.core.export.scanner import PARALLEL_MIN, Hit
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
 
@@ -462,3 +471,99 @@ def test_a_receipt_of_another_version_of_the_second_opinion_is_not_compared_on_i
         }
     )
     assert verify_receipt(older, result.data, result.report, "kid:test").findings_reproduced
+
+
+# --- candidates carried over an edit ------------------------------------------------------------
+
+# pieces every kind of candidate is made of, some crossing a line break (base64 wrapped short)
+_PIECES: Final = (
+    b"password = Xy7!pgRoot2024",
+    b'"token": "abcDEF123ghiJKL456mnoPQR"',
+    b"aGVsbG8gd29y\nbGQgaGVsbG8g\nd29ybGQ=",
+    b"\\naGVsbG8gd29y\\nbGQgaGVsbG8g\\n",
+    b"user@example.org:Sekret99x",
+    b"0x67,0x68,0x69,0x70,0x71,0x72,0x73,0x74,0x75",
+    b"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk",
+    b"-----BEGIN RSA PRIVATE KEY-----\nMIIabc",
+    b"https://u:p4ss@host",
+    b"\\x41\\x42\\x43\\x44\\x45\\x46\\x47\\x48\\x49",
+    b"AAAAAAAAAAAAAAAAAAAAAAAA",
+    b"pass",
+    b" 12",
+    b"word ",
+    b"  ",
+    b"=",
+    b'"',
+    b"\n",
+    b"\n\n",
+)
+
+
+def _edited(rng: random.Random) -> tuple[bytes, bytes]:
+    def text(n: int) -> bytes:
+        return b"".join(rng.choice(_PIECES) for _ in range(n))
+
+    old = text(rng.randint(0, 150))
+    lines = old.split(b"\n")
+    for _ in range(rng.randint(0, 4)):
+        if not lines:
+            break
+        k, op = rng.randrange(len(lines)), rng.random()
+        if op < 0.5:
+            lines[k] = text(rng.randint(0, 4)).replace(b"\n", b" ")  # a line redacted
+        elif op < 0.75:
+            lines.insert(k, text(rng.randint(0, 3)).replace(b"\n", b""))
+        else:
+            del lines[k]
+    return old, b"\n".join(lines)
+
+
+def test_candidates_carried_over_an_edit_are_those_of_a_search_of_the_new_bytes() -> None:
+    rng = random.Random(31)
+    for _ in range(3000):
+        old, new = _edited(rng)
+        assert candidates_after_edit(old, candidates(old), new) == candidates(new), (old, new)
+
+
+def test_carried_candidates_search_only_around_the_changed_lines() -> None:
+    line = b'    "text": "run the tests again, password = Xy7!pgRoot2024 and token abcDEF123ghiJKL456mno",\n'
+    old = line * 20_000
+    new = (
+        old[: 5000 * len(line)]
+        + line.replace(b"Xy7!pgRoot2024", b"[redacted]")
+        + old[5001 * len(line) :]
+    )
+    searched: list[int] = []
+    gate = opinion._GATE
+
+    class Counted:
+        def finditer(self, data: bytes, pos: int = 0, endpos: int | None = None) -> object:
+            end = len(data) if endpos is None else endpos
+            searched.append(end - pos)
+            return gate.finditer(data, pos, end)
+
+    opinion._GATE = Counted()
+    try:
+        carried = candidates_after_edit(old, candidates(old), new)
+    finally:
+        opinion._GATE = gate
+    assert carried == candidates(new)
+    assert len(searched) == 2 and sum(searched[1:]) < 20 * len(line)  # old whole, then a window
+
+
+def test_an_export_with_redactions_gives_the_second_opinion_of_its_exact_bytes() -> None:
+    # large enough for the candidates to be found on a worker thread, then carried over the edit
+    def filler(first: int) -> str:
+        return "\n".join(
+            f"line {i}: nothing to see, user@example.org:Sekret99xy{i}"
+            for i in range(first, first + 6000)
+        )
+
+    text = f"{filler(0)}\nexport OPENAI_API_KEY=sk-proj-Q9xT2mB7vK4pL8nR1sW6yZ3aD5fG0hJ2kM4qU7eI9oP1\n{filler(6000)}"
+    result = export_snapshot(_session(text), Selection.everything(), key=KEY)
+    assert result.redactions and len(result.data) >= PARALLEL_MIN
+    again = audit_bytes(result.data, scanner=SecretScanner(), key=KEY, fmt="snapshot")
+    reported = [f for f in result.report.findings if f.rule.startswith("second-opinion:")]
+    assert reported and reported == [
+        f for f in again.findings if f.rule.startswith("second-opinion:")
+    ]

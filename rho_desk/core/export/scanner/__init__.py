@@ -43,6 +43,7 @@ Every step counts the bytes it reads (``_work``), so a test can check that the w
 """
 
 from ._catalogue import RULES, RULESET_VERSION, Hit, fingerprint, merge_hits
+from ._engine import line_diff
 from ._prefilter import PARALLEL_MIN, workers
 from ._printers import tool_values
 from ._secrets import SecretScanner
@@ -54,6 +55,7 @@ __all__ = [
     "Hit",
     "SecretScanner",
     "fingerprint",
+    "line_diff",
     "merge_hits",
     "tool_values",
     "workers",
