@@ -286,3 +286,18 @@ LEFT_ALONE: dict[str, str] = {
 def test_structure_without_a_credential_is_left_alone(name: str) -> None:
     text = LEFT_ALONE[name]
     assert SCANNER.scan(text.encode()) == [], name
+
+
+def test_every_credential_word_holds_a_word_the_readers_look_for() -> None:
+    """The readers skip a line holding none of ``NAMED_WORDS`` (``named_word``) and a key/value
+    table's rows holding none of ``CELL_WORDS``: every word the credential grammar accepts holds
+    one, and so does each word it accepts by its ending (``key`` only after a qualifier)."""
+    from rho_desk.core.export.scanner._grammar import _WORDS, name_is_credential
+    from rho_desk.core.export.scanner._tables import CELL_WORDS, NAMED_WORDS, named_word
+
+    for word in [*_WORDS, "mysqlpassword", "clientsecret", "githubtoken", "apiKey", "api_key"]:
+        assert name_is_credential(word), word
+        assert any(w.decode() in word.lower() for w in CELL_WORDS), word
+        assert named_word(word.lower().encode()), word
+    assert all(w in CELL_WORDS for w in NAMED_WORDS)
+    assert not named_word(b"| key | value | note |") and not named_word(b"key         value")
