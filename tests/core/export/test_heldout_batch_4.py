@@ -3,9 +3,10 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``dbb4654``: 13 forms leaked in full (11 of them with ``findings: 0`` in the receipt), none
 was blocked, and 4 look-alikes were damaged. ``heldout_batch_4.json`` holds the forms as the batch
 wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix was
-checked against them (15 forms and 6 look-alikes, for three causes: padding wider than four
+checked against them (19 forms and 14 look-alikes, for five causes: padding wider than four
 spaces around a name's operator, a credential pair among other pairs on its line, a .pgpass line
-after an escaped line break).
+after an escaped line break, a variable's reference as an Authorization header's value, a
+``<placeholder>`` value read as an XML element).
 
 The forms are the configuration files of tools (.npmrc, .pypirc, .netrc, .pgpass, rclone,
 kubeconfig, docker ``auths``, tfvars, ansible, CI), shell history, environment dumps (``docker
@@ -51,11 +52,9 @@ LIMITS: dict[str, str] = {
 """The forms still leaking, each with why."""
 
 DAMAGED: dict[str, str] = {
-    "ok-env-placeholder": "`SECRET=changeme`: a placeholder word under a credential name is redacted like a password",
     "ok-aws-secret-arn": '`secret_arn = "arn:aws:secretsmanager:…"`: a reference to a secret under a name with `secret`',
     "ok-sql-password-column": "SQL DDL `api_token_prefix char(8)`: a column's type read as the name's value",
     "x-pgpass-ok-times": "`sha:1234:abcd:ef:0123456789` after another line: a colon record of five fields ending in ten digits reads as a .pgpass line",
-    "ok-curl-header-var": "`Bearer $GITHUB_TOKEN` in double quotes: a shell variable read as the token",
 }
 """The look-alikes still changed by the export, each with why."""
 

@@ -61,7 +61,6 @@ MADE_UP = (
 )
 PLACEHOLDER_WORDS = "a placeholder made of words or a pattern (PUT_YOUR_TOKEN_HERE, 123123123), not one repeated character"
 AFTER_A_DOT = "a token shape after a dot (video_box.ico-…): rho-desk does not guess that a dot makes it a file name"
-BEARER_VARIABLE = "Authorization: Bearer $API_KEY: the header rule takes what follows the scheme"
 JWT_AS_BASIC = "a JWT sent as Basic credentials: the JWT rule redacts it wherever it stands"
 
 # true positives rho-desk misses, per rule: (why, how many)
@@ -90,7 +89,7 @@ FLAGGED: dict[str, tuple[str, int]] = {
     "cloudflare-origin-ca-key": (OTHER_CREDENTIAL, 6),
     "cisco-meraki-api-key": (NAMED, 2),
     "clickhouse-cloud-api-secret-key": (RANDOM_IN_CONTEXT, 1),
-    "curl-auth-header": (f"{BEARER_VARIABLE}; {JWT_AS_BASIC}", 2),
+    "curl-auth-header": (JWT_AS_BASIC, 1),
     "databricks-api-token": (NAMED, 1),
     "flyio-access-token": (RANDOM_IN_CONTEXT, 1),
     "freemius-secret-key": (NAMED, 3),

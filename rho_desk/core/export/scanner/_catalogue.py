@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 11
+RULESET_VERSION: Final = 12
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -86,7 +86,9 @@ base64 line left alone. 10: an XML element's attributes begin after a space and 
 spaces from its operator or value (aligned output: ``kubectl describe``, ``pm2 env``, aligned
 settings), a credential pair among other pairs on its line (logfmt, conninfo strings,
 ``Environment=``) read to the next pair, a .pgpass line after an escaped line break; names ending
-in ``model`` or ``class`` hold no credential."""
+in ``model`` or ``class`` hold no credential. 12: a variable (``$TOKEN``, ``$env:TOKEN``,
+``%TOKEN%``) as an Authorization header's value is no secret; an XML element without its end tag,
+or after ``=``/``:`` (``API_KEY=<your-api-key>``), is a placeholder, and its next lines no value."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

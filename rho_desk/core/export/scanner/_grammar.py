@@ -466,6 +466,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if sep.endswith(b">") and not sep.endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag
+        if _PLACEHOLDER_TAG.search(data, max(0, name_start - 16), name_start - 1) is not None:
+            return None  # NAME=<your-api-key>: a placeholder standing as a value, not an element
         # the element's text may start on the next line (raw or JSON-escaped), indented
         lead = _XML_LEAD.match(data, pos, min(len(data), pos + _XML_LEAD_MAX))
         pos = lead.end() if lead is not None else pos
@@ -511,6 +513,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit(rule, start, end, value)
 
 
+_PLACEHOLDER_TAG: Final = re.compile(rb"(?:=|(?<![0-9]):)[ \t]{0,4}(?:\\{0,7}[\"'])?\Z")
+"""Before an element's ``<``: an assignment's operator (not a ``read_file`` row's ``12:``)."""
 _XML_KEY: Final = re.compile(rb"\b(?:key|name)[ \t]{0,2}=[ \t]{0,2}\\{0,7}[\"']\Z", re.IGNORECASE)
 _XML_LEAD: Final = re.compile(rb"(?:[ \t\r\n]|\\[nrt])*")
 _XML_LEAD_MAX: Final = 64

@@ -876,9 +876,9 @@ class _Reader:
                 at = t.find(close, other.start, other.end)
                 if at >= 0:
                     spans.append((other.start, at - 3 if t.startswith(b"]]>", at - 3) else at))
-                    break
+                    self.add_lines(spans, name, forced=False)
+                    break  # without its end tag, <your-api-key> is a placeholder, not an element
                 spans.append((other.start, other.end))
-            self.add_lines(spans, name, forced=False)
 
 
 _INLINE_HEAD: Final = re.compile(

@@ -255,9 +255,14 @@ _SCHEMES: Final = frozenset(
 )
 
 
+_VARIABLE: Final = re.compile(rb"\$(?:env:)?[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
+"""A shell's, PowerShell's or cmd.exe's variable standing for the value (``$TOKEN``,
+``$env:TOKEN``, ``%TOKEN%``): the command line names the secret, it does not hold it."""
+
+
 def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
     value = m.group("value")
-    if value.lower() in _SCHEMES:
+    if value.lower() in _SCHEMES or _VARIABLE.fullmatch(value) is not None:
         return None  # "Authorization: Bearer <token>" with a placeholder: nothing to hide
     return Hit("authorization-header", m.start("value"), m.end("value"), value)
 
