@@ -3,10 +3,10 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``dbb4654``: 13 forms leaked in full (11 of them with ``findings: 0`` in the receipt), none
 was blocked, and 4 look-alikes were damaged. ``heldout_batch_4.json`` holds the forms as the batch
 wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix was
-checked against them (19 forms and 14 look-alikes, for five causes: padding wider than four
+checked against them (23 forms and 16 look-alikes, for six causes: padding wider than four
 spaces around a name's operator, a credential pair among other pairs on its line, a .pgpass line
 after an escaped line break, a variable's reference as an Authorization header's value, a
-``<placeholder>`` value read as an XML element).
+``<placeholder>`` value read as an XML element, Go's MySQL DSN ``user:X@tcp(…)``).
 
 The forms are the configuration files of tools (.npmrc, .pypirc, .netrc, .pgpass, rclone,
 kubeconfig, docker ``auths``, tfvars, ansible, CI), shell history, environment dumps (``docker
@@ -41,7 +41,6 @@ FORMS: list[dict[str, Any]] = json.loads(
 LIMITS: dict[str, str] = {
     "cfg-ldap-olcrootpw": "LDIF `olcRootPW: X`: `PW` glued to a camel-case name is not a credential word, and the value is letters only",
     "env-printenv-letters": "`VAULT_UNSEAL_KEY=tiptoe`: a short lower-case word under a `_KEY` name reads as a setting",
-    "log-go-panic-dsn": "a Go MySQL DSN `user:X@tcp(host)/db`: userinfo without a scheme",
     "code-lua-local": 'a letters-only literal passed to `red:auth("X")`: a call named `auth` does not name its argument',
     "tbl-aligned-secrets-list": "a 16-hex value in an aligned VALUE column under a name without a credential word",
     "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
@@ -61,7 +60,6 @@ DAMAGED: dict[str, str] = {
 UNFLAGGED: dict[str, str] = {
     "cfg-ldap-olcrootpw": "letters only: by shape, a word",
     "env-printenv-letters": "a six-letter word: by shape, a setting",
-    "log-go-panic-dsn": "the DSN's userinfo is read by the second opinion only after a scheme",
     "code-lua-local": "letters only: by shape, a word",
     "tbl-aligned-secrets-list": "16 hex digits: by shape, an id",
     "prose-ish": "letters, one digit and a symbol at the end: below the password shape's two digits",

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 12
+RULESET_VERSION: Final = 13
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -88,7 +88,8 @@ settings), a credential pair among other pairs on its line (logfmt, conninfo str
 ``Environment=``) read to the next pair, a .pgpass line after an escaped line break; names ending
 in ``model`` or ``class`` hold no credential. 12: a variable (``$TOKEN``, ``$env:TOKEN``,
 ``%TOKEN%``) as an Authorization header's value is no secret; an XML element without its end tag,
-or after ``=``/``:`` (``API_KEY=<your-api-key>``), is a placeholder, and its next lines no value."""
+or after ``=``/``:`` (``API_KEY=<your-api-key>``), is a placeholder, and its next lines no value.
+13: Go's MySQL DSN, ``user:password@tcp(host)/db`` (and ``unix(…)``, ``udp(…)``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -111,7 +112,7 @@ RULES: Final[dict[str, str]] = {
     "bearer-token": "Bearer token",
     "cookie": "Cookie or Set-Cookie header value",
     "url-password": "password in a URL (scheme://user:password@host, the user may be empty; the password runs to the "
-    "last @ before the host)",
+    "last @ before the host), or in Go's MySQL DSN (user:password@tcp(host)/db)",
     "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams, Zapier, IFTTT, Make)",
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "

@@ -659,6 +659,32 @@ def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("credential-assignment", m.start("value"), m.end("value"), value)
 
 
+_DSN_STOP: Final = frozenset(b" \t\r\n\"'`\\(),;<>[]{}\x00\xff")
+_DSN_MAX: Final = 384
+"""Longest ``user:password`` read back from a DSN's ``@``."""
+
+
+def _go_dsn(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """Go's MySQL driver DSN, ``user:password@tcp(host:3306)/db`` (``unix(…)``, ``udp(…)``): the
+    password, from the userinfo's first ``:`` to the ``@`` (it may hold ``:`` and ``@``)."""
+    at = m.start()
+    lo = at
+    while lo > 0 and at - lo < _DSN_MAX and data[lo - 1] not in _DSN_STOP:
+        lo -= 1
+    userinfo = data[lo:at]
+    name_end = max(
+        userinfo.rfind(b"=", 0, userinfo.find(b":")), userinfo.rfind(b"/", 0, userinfo.find(b":"))
+    )
+    colon = userinfo.find(b":", name_end + 1)
+    if colon <= name_end + 1:
+        return None  # no user name, or no password: reader@tcp(…)
+    start = lo + colon + 1
+    value = data[start:at]
+    if not literal_value(value, quoted=True, name=b"password"):
+        return None  # %s, ${DB_PASS}, a placeholder
+    return Hit("url-password", start, at, value)
+
+
 _PUTTY_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=]|\r|(?:\n|\\n)(?:[0-9]{1,9}:)?|\\r|[ \t])*")
 """Base64 lines, each maybe in a read_file row (``7:``)."""
 PUTTY_MAX: Final = 16384
@@ -763,6 +789,7 @@ def grammar_passes() -> list[Pass]:
             _pgpass,
         ),
         Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
+        Pass(re.compile(rb"@(?:tcp|unix|udp)[46]?\("), _go_dsn),
         Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
         Pass(_BUNDLER, _bundler),
         Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,\-]{32,})"), _flyio),
