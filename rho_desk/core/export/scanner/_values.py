@@ -126,6 +126,11 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
     return classes >= 2 and (not chars.isdisjoint(_DIGIT) or symbols)
 
 
+_SQL_TYPE: Final = re.compile(
+    rb"(?i:(?:n?var)?char(?:acter)?(?:[ \t]+varying)?|(?:var)?binary|bytea|blob|uuid|jsonb?|"
+    rb"(?:big|small|tiny)?int(?:eger)?|(?:big)?serial|numeric|decimal|timestamptz|timestamp|"
+    rb"datetime|date|float|double|real)(?:\([0-9]{1,5}(?:,[ \t]?[0-9]{1,3})?\))?[,;]?"
+)
 _NOT_A_LITERAL: Final = frozenset(
     {
         # what follows a credential word in prose, a status, an auth scheme or mode, a type
@@ -345,8 +350,8 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         or _CODE.match(value) is not None
     ):
         return False
-    if _ALIAS.fullmatch(value) is not None:
-        return False  # a YAML alias
+    if _ALIAS.fullmatch(value) is not None or _SQL_TYPE.fullmatch(value) is not None:
+        return False  # a YAML alias; a column's type (``token varchar(255),`` in a CREATE TABLE)
     if len(set(value)) == 1 or (
         b" " not in value and len(set(value.lower())) <= 2 and len(value) >= 6
     ):
