@@ -143,7 +143,11 @@ def _export(form: dict[str, Any]) -> tuple[list[str], bool]:
 
 
 def _result(form: dict[str, Any]) -> ExportResult:
-    history = [{"User": [{"Text": "look"}]}, *_history(form)]
+    return _exported([{"User": [{"Text": "look"}]}, *_history(form)])
+
+
+def _exported(history: list[dict[str, Any]]) -> ExportResult:
+    """A session of ``history`` (wire records), exported as JSON with everything selected."""
     raw = {
         "schema_version": 2,
         "session_id": "s-1",

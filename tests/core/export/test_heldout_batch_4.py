@@ -30,10 +30,9 @@ from typing import Any
 
 import pytest
 
-from rho_desk.core.export import ExportResult, Selection, export_snapshot
-from rho_desk.core.wire.codec import decode_snapshot
+from rho_desk.core.export import ExportResult
 
-from .test_heldout_batch_3 import KEY, _planted, _result, _strings, _survives
+from .test_heldout_batch_3 import _exported, _planted, _result, _strings, _survives
 
 FORMS: list[dict[str, Any]] = json.loads(
     (Path(__file__).with_name("heldout_batch_4.json")).read_text(encoding="utf-8")
@@ -75,19 +74,7 @@ def _export(form: dict[str, Any]) -> ExportResult:
     if form["loc"] != "reasoning":
         return _result(form)
     summary = {"content": [{"Text": "Done."}], "reasoning_summary": form["text"]}
-    raw = {
-        "schema_version": 2,
-        "session_id": "s-1",
-        "revision": 1,
-        "history": [{"User": [{"Text": "look"}]}, {"EnrichedAssistant": summary}],
-        "provider": {"provider": "openai", "api": "responses", "model": "gpt-5"},
-        "compaction": {"completed_compactions": 0, "removed_messages": 0},
-        "metadata": {},
-        "prompt_cache_key": "k",
-    }
-    return export_snapshot(
-        decode_snapshot(json.dumps(raw)), Selection.everything(), key=KEY, fmt="json"
-    )
+    return _exported([{"User": [{"Text": "look"}]}, {"EnrichedAssistant": summary}])
 
 
 _XXD_ROW = re.compile(r"^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} ?)+)", re.M)
