@@ -9,6 +9,7 @@ the pieces those patterns look at, at random and by hand.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -211,6 +212,13 @@ EDGES = [
     b"<password foo>S3cr3tPass9</password>",
     b'<password  Type="x">S3cr3tPass9</password>',
     b'<wsse:Password\tType="x">S3cr3tPass9</wsse:Password>',
+    # a value that starts with an escaped backslash (a text's ``\Qx7...`` in JSON), or ``\/``
+    b"tokentokenTOKEN_: \\\\x41",
+    b"TOKEN: \\\\abcdef1234XYZ",
+    b"TOKEN: \\/abcdef1234XYZ",
+    b'{"text": "DB_PASSWORD=\\\\Qx7pLm92vRt"}',
+    b"secret_key: \\\\\\\\zH3kq8WpV2",
+    b"docker run -e AUTH_TOKEN=\\\\t7GkPq2Lz9 img",
 ]
 
 
@@ -350,3 +358,26 @@ def test_a_token_running_past_its_run_is_found_where_the_gate_reports_it(
     text = b"x " + token + b" "
     assert hits(plain, text) != []
     assert hits(gated, text) == hits(plain, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("DB_PASSWORD=\\Qx7pLm92vRt", "\\Qx7pLm92vRt"),
+        ("TOKEN: \\abcdef1234XYZ", "\\abcdef1234XYZ"),
+        ("secret_key: \\\\zH3kq8WpV2", "zH3kq8WpV2"),
+        ("  client_secret: \\Zq8mW3kLp0vB", "\\Zq8mW3kLp0vB"),
+    ],
+)
+def test_a_value_starting_with_a_backslash_is_found_in_json(
+    scanners: tuple[SecretScanner, SecretScanner], text: str, value: str
+) -> None:
+    """In JSON a text's backslash is doubled: the gate let a credential-named value that starts
+    with ``\\\\`` pass unread (the plain scan found it)."""
+    gated, _plain = scanners
+    data = json.dumps({"text": text}).encode()
+    escaped = json.dumps(value)[1:-1].encode()
+    at = data.index(escaped)
+    assert any(h[1] <= at and at + len(escaped) <= h[2] for h in hits(gated, data)), hits(
+        gated, data
+    )

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 14
+RULESET_VERSION: Final = 15
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -90,7 +90,9 @@ in ``model`` or ``class`` hold no credential. 12: a variable (``$TOKEN``, ``$env
 ``%TOKEN%``) as an Authorization header's value is no secret; an XML element without its end tag,
 or after ``=``/``:`` (``API_KEY=<your-api-key>``), is a placeholder, and its next lines no value.
 13: Go's MySQL DSN, ``user:password@tcp(host)/db`` (and ``unix(…)``, ``udp(…)``). 14: a SQL
-column's type (``char(64)``, ``varchar(255),``, ``uuid``, ``bytea``...) is no value."""
+column's type (``char(64)``, ``varchar(255),``, ``uuid``, ``bytea``...) is no value. 15: a
+credential-named value starting with an escaped backslash (``TOKEN: \\\\abc`` in JSON) passes the
+gate as it passes the plain scan."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

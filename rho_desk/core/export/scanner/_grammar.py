@@ -317,11 +317,11 @@ _NAMED_VALUE_GATE: Final = (
     + _RUN_BYTE
     + rb"{64}|"
     + _RUN_BYTE
-    + rb"{0,63}(?:[^\s\"'`\x00\xff\\<:](?:[\s\"'`\x00\xff\\<]|$)|\\[^\"'\\/]|<[^/]))"
+    + rb"{0,63}(?:[^\s\"'`\x00\xff\\<:](?:[\s\"'`\x00\xff\\<]|$)|\\{1,7}[^\"'\\]|<[^/]))"
 )
 """What ``_NOT_A_NAMED_VALUE`` lets through, without lookarounds (a superset): a tuple, a quoted
 value, a long one (64 bytes or more), or one whose run of plain bytes ends with a byte other
-than ``:`` or goes on past an escape or a ``<``."""
+than ``:`` or goes on past an escape (escaped backslashes too: ``\\\\abc`` in JSON) or a ``<``."""
 _NAMED_SEP_GATE: Final = (
     rb"\\{0,7}(?:[\"'],|[\"']?"
     + _TYPE
