@@ -13,7 +13,6 @@ import base64
 import binascii
 import json
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -159,13 +158,16 @@ def test_doubling_the_input_at_most_doubles_the_work(name: str, wrap: str) -> No
     assert costs[2] <= 400 * 131_072, costs
 
 
-def _median_seconds(fn: Callable[[], object], runs: int = 3) -> float:
+def _least_seconds(fn: Callable[[], object], runs: int = 5) -> float:
+    """The least CPU time of ``runs`` calls after one not counted (it builds the scanner's
+    databases): a run of 13 ms is stretched by a collection or a busy machine, never shortened."""
+    fn()
     samples = []
     for _ in range(runs):
         start = time.process_time()
         fn()
         samples.append(time.process_time() - start)
-    return statistics.median(samples)
+    return min(samples)
 
 
 def test_an_export_of_grep_output_full_of_private_key_headers_is_linear() -> None:
@@ -175,6 +177,6 @@ def test_an_export_of_grep_output_full_of_private_key_headers_is_linear() -> Non
         snapshot = canary_snapshot(extra=[Message.result("call-1", True, text)])
         return lambda: export_snapshot(snapshot, Selection.everything(), key=bytes(32), fmt="json")
 
-    small, large = _median_seconds(export(2000)), _median_seconds(export(4000))
+    small, large = _least_seconds(export(2000)), _least_seconds(export(4000))
     assert large <= 2.6 * small, (small, large)
     assert large < 5.0
