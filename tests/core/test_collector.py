@@ -66,3 +66,23 @@ def test_an_export_runs_with_the_collector_paused() -> None:
     export_snapshot(snapshot, Selection.everything(), key=bytes(32), scanner=Watching())
     assert seen and not any(seen)
     assert gc.isenabled()
+
+
+def test_a_freezing_block_freezes_when_the_last_block_ends() -> None:
+    """A session's load (``freeze=True``, the window's ``bulk_load``) and an export share one
+    pause: the collector is enabled again, and the survivors frozen, only when both have ended."""
+    gc.unfreeze()
+    try:
+        with collection_paused():
+            with collection_paused(freeze=True):
+                kept = [[i] for i in range(100)]
+            assert not gc.isenabled() and gc.get_freeze_count() == 0  # the export still runs
+        assert gc.isenabled() and gc.get_freeze_count() >= len(kept)
+        with collection_paused():
+            pass
+        frozen = gc.get_freeze_count()
+        with collection_paused():
+            more = [[i] for i in range(100)]
+        assert gc.get_freeze_count() == frozen and more  # a block without freeze freezes nothing
+    finally:
+        gc.unfreeze()

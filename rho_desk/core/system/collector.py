@@ -23,22 +23,34 @@ __all__ = ["collection_paused"]
 _LOCK: Final = threading.Lock()
 _depth = 0
 _was_enabled = True
+_freeze = False
 
 
 @contextmanager
-def collection_paused() -> Iterator[None]:
+def collection_paused(*, freeze: bool = False) -> Iterator[None]:
     """Disable the cyclic GC while the block runs (nested and concurrent blocks share one pause,
-    undone when the last ends)."""
-    global _depth, _was_enabled
+    undone when the last ends).
+
+    Args:
+        freeze: when the pause ends, move what survived out of the collector's reach for good
+            (``gc.freeze()``): a loaded session's hundreds of thousands of objects are never
+            walked again (``qt/services/workers.bulk_load``).
+    """
+    global _depth, _was_enabled, _freeze
     with _LOCK:
         _depth += 1
         if _depth == 1:
             _was_enabled = gc.isenabled()
-            gc.disable()
+        gc.disable()
+        _freeze = _freeze or freeze
     try:
         yield
     finally:
         with _LOCK:
             _depth -= 1
-            if _depth == 0 and _was_enabled:
-                gc.enable()
+            if _depth == 0:
+                if _freeze:
+                    gc.freeze()
+                    _freeze = False
+                if _was_enabled:
+                    gc.enable()

@@ -17,35 +17,18 @@ indexing a library of 100 sessions around a 64 MB one).
 from __future__ import annotations
 
 import contextlib
-import gc
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+from ...core.system.collector import collection_paused
 
 __all__ = ["bulk_load", "pause_collection"]
 
-_depth = 0
-_was_enabled = True
-_depth_lock = threading.Lock()
 
-
-@contextlib.contextmanager
-def bulk_load() -> Iterator[None]:
-    """Pause the cyclic GC around a bulk load, then freeze the survivors (nestable, thread-safe)."""
-    global _depth, _was_enabled
-    with _depth_lock:
-        _depth += 1
-        if _depth == 1:
-            _was_enabled = gc.isenabled()
-        gc.disable()
-    try:
-        yield
-    finally:
-        with _depth_lock:
-            _depth -= 1
-            if _depth == 0:
-                gc.freeze()
-                if _was_enabled:
-                    gc.enable()
+def bulk_load() -> AbstractContextManager[None]:
+    """Pause the cyclic GC around a bulk load, then freeze the survivors (nestable, thread-safe;
+    one pause shared with the export's, ``core.system.collector``)."""
+    return collection_paused(freeze=True)
 
 
 def pause_collection() -> Callable[[], None]:
