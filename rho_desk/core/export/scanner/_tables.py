@@ -127,9 +127,9 @@ def cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
     return out
 
 
-CELL_WORDS: Final = (
-    b"pw",
+NAMED_WORDS: Final = (
     b"pass",
+    b"pw",
     b"secret",
     b"token",
     b"cred",
@@ -137,8 +137,8 @@ CELL_WORDS: Final = (
     b"bearer",
     b"cookie",
     b"psk",
-    b"key",
 )
+CELL_WORDS: Final = (*NAMED_WORDS, b"key")
 """One of these is in every name ``credential_name`` accepts, in lower case (a name's words,
 ``name_is_credential``: a table's cell can hold a space, ``API Key``)."""
 _CELL_WORD: Final = re.compile(b"|".join(CELL_WORDS))
@@ -173,17 +173,6 @@ def last_cell_word(t: bytes, lowered: bytes, sep: bytes, start: int, stop: int) 
     return max(lowered.rfind(word, start, stop) for word in CELL_WORDS)
 
 
-NAMED_WORDS: Final = (
-    b"pass",
-    b"pw",
-    b"secret",
-    b"token",
-    b"cred",
-    b"auth",
-    b"bearer",
-    b"cookie",
-    b"psk",
-)
 _NAMED_WORD: Final = re.compile(b"|".join(NAMED_WORDS))
 _QUALIFIED_KEY: Final = re.compile(rb"[^\s|,\"'`]key")
 
