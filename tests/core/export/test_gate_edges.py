@@ -219,6 +219,13 @@ EDGES = [
     b'{"text": "DB_PASSWORD=\\\\Qx7pLm92vRt"}',
     b"secret_key: \\\\\\\\zH3kq8WpV2",
     b"docker run -e AUTH_TOKEN=\\\\t7GkPq2Lz9 img",
+    # an element with its text and end tag right after an operator: an element, not a placeholder
+    b"=<token>=||'</",
+    b"TOKEN=<token>=||'</x>",
+    b"body=<password>S3cr3tPass9</password>",
+    b"xml: <password>S3cr3tPass9</password>",
+    b'{"body": "<password>S3cr3tPass9</password>"}',
+    b"API_KEY=<your-api-key>\nnext: S3cr3tPass9</x>",
 ]
 
 
@@ -381,3 +388,23 @@ def test_a_value_starting_with_a_backslash_is_found_in_json(
     assert any(h[1] <= at and at + len(escaped) <= h[2] for h in hits(gated, data)), hits(
         gated, data
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("body=<password>S3cr3tPass9</password>", "S3cr3tPass9"),
+        ("xml: <password>S3cr3tPass9</password>", "S3cr3tPass9"),
+        ('$req = "<token>Zx9Qw2Lm7Rt4</token>";', "Zx9Qw2Lm7Rt4"),
+    ],
+)
+def test_an_element_after_an_operator_is_read_when_it_is_closed(
+    scanners: tuple[SecretScanner, SecretScanner], text: str, value: str
+) -> None:
+    """``NAME=<your-api-key>`` is a placeholder; ``body=<password>X</password>``, its text and end
+    tag on its line, is an element: the gated scan skipped it (the plain one read it)."""
+    gated, _plain = scanners
+    for data in (text.encode(), json.dumps({"text": text}).encode()):
+        at = data.index(value.encode())
+        assert any(h[1] <= at and at + len(value) <= h[2] for h in hits(gated, data)), data
+    assert hits(gated, b"API_KEY=<your-api-key>") == []

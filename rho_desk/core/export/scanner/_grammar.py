@@ -466,7 +466,10 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if sep.endswith(b">") and not sep.endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag
-        if _PLACEHOLDER_TAG.search(data, max(0, name_start - 16), name_start - 1) is not None:
+        if (
+            _PLACEHOLDER_TAG.search(data, max(0, name_start - 16), name_start - 1) is not None
+            and _CLOSED_TEXT.match(data, pos) is None
+        ):
             return None  # NAME=<your-api-key>: a placeholder standing as a value, not an element
         # the element's text may start on the next line (raw or JSON-escaped), indented
         lead = _XML_LEAD.match(data, pos, min(len(data), pos + _XML_LEAD_MAX))
@@ -515,6 +518,9 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 _PLACEHOLDER_TAG: Final = re.compile(rb"(?:=|(?<![0-9]):)[ \t]{0,4}(?:\\{0,7}[\"'])?\Z")
 """Before an element's ``<``: an assignment's operator (not a ``read_file`` row's ``12:``)."""
+_CLOSED_TEXT: Final = re.compile(rb"[^<\n]{1,256}</")
+"""An element's text on its start tag's line, then an end tag: ``body=<password>X</password>`` is
+an element after an operator, not a placeholder (``_element`` reads it so, gate or not)."""
 _XML_KEY: Final = re.compile(rb"\b(?:key|name)[ \t]{0,2}=[ \t]{0,2}\\{0,7}[\"']\Z", re.IGNORECASE)
 _XML_LEAD: Final = re.compile(rb"(?:[ \t\r\n]|\\[nrt])*")
 _XML_LEAD_MAX: Final = 64
