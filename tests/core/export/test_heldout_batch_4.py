@@ -3,11 +3,11 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``dbb4654``: 13 forms leaked in full (11 of them with ``findings: 0`` in the receipt), none
 was blocked, and 4 look-alikes were damaged. ``heldout_batch_4.json`` holds the forms as the batch
 wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix was
-checked against them (24 forms and 20 look-alikes, for seven causes: padding wider than four
+checked against them (32 forms and 23 look-alikes, for eight causes: padding wider than four
 spaces around a name's operator, a credential pair among other pairs on its line, a .pgpass line
 after an escaped line break, a variable's reference as an Authorization header's value, a
 ``<placeholder>`` value read as an XML element, Go's MySQL DSN ``user:X@tcp(…)``, a SQL column's
-type read as its value).
+type read as its value, a value written with HTML character references).
 
 The forms are the configuration files of tools (.npmrc, .pypirc, .netrc, .pgpass, rclone,
 kubeconfig, docker ``auths``, tfvars, ansible, CI), shell history, environment dumps (``docker
@@ -46,7 +46,6 @@ LIMITS: dict[str, str] = {
     "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
     "prose-slash-pair": "prose `admin / X`: a user and password pair written with a spaced slash",
     "prose-passphrase": "prose `passphrase … is four words`: a passphrase of plain words in a sentence",
-    "enc-html-entities": "HTML numeric character references (`&#80;&#105;…`) are not decoded",
 }
 """The forms still leaking, each with why."""
 
@@ -64,7 +63,6 @@ UNFLAGGED: dict[str, str] = {
     "prose-ish": "letters, one digit and a symbol at the end: below the password shape's two digits",
     "prose-slash-pair": "one word and four digits and a symbol at the end: no symbol between letters or digits",
     "prose-passphrase": "plain words: by shape, prose",
-    "enc-html-entities": "character references are not decoded by the second opinion either",
 }
 """The leaking forms the audit's second opinion does not flag either, each with why: their exports
 still say ``findings: 0``."""
@@ -81,7 +79,7 @@ _XXD_ROW = re.compile(r"^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} ?)+)", re.M)
 
 
 def _more_views(text: str) -> list[str]:
-    out = [html.unescape(text)]
+    out = [html.unescape(text), html.unescape(text.replace("\\u0026", "&"))]  # Go's JSON: \u0026
     rows = _XXD_ROW.findall(text)
     if rows:
         out.append(bytes.fromhex("".join(r.replace(" ", "") for r in rows)).decode("latin-1"))

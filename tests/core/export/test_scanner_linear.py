@@ -68,6 +68,22 @@ def escapes(size: int) -> bytes:
     return (unit * (size // len(unit) + 1))[:size]
 
 
+def references(size: int) -> bytes:
+    """HTML character references: runs of them, decimal and hex, with and without ``;``, among
+    named ones and plain bytes, ``\\u0026#`` as Go's JSON writes them, and lone and broken ones."""
+    unit = (
+        b"&#80;&#x69;&#X6E" * 20
+        + b" "
+        + b"a&amp;b&#65;c" * 20
+        + b" "
+        + b"\\u0026#112;" * 20
+        + b" "
+        + b"x&#65;<" * 20
+        + b" &#169; &nbsp; &#; &#x; & ;;;&#66\n"
+    )
+    return (unit * (size // len(unit) + 1))[:size]
+
+
 def nested_base64(size: int) -> bytes:
     """Base64 of base64 of base64 of text, in lines."""
     text = b"export TOKEN=abc123 " * (size // 20)
@@ -116,6 +132,7 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
     "key-prefixes": key_prefixes,
     "base64-lines": base64_lines,
     "escapes": escapes,
+    "references": references,
     "nested-base64": nested_base64,
     "zero-width": zero_width,
     "dense-lists": dense_lists,

@@ -248,3 +248,44 @@ def test_the_gate_and_re_alone_agree_on_these_forms(tmp_path: Path) -> None:
         for data in (t.encode(), json.dumps(t).encode())
         if hits(SCANNER, data) != hits(plain, data)
     ] == []
+
+
+# --- HTML character references -----------------------------------------------------------------
+
+
+def _refs(text: str) -> str:
+    return "".join(f"&#{ord(c)};" for c in text)
+
+
+_REFERENCES = {
+    "decimal": _refs(GITHUB),
+    "hex": "".join(f"&#x{ord(c):x};" for c in GITHUB),
+    "upper-case X, no semicolons": "".join(f"&#X{ord(c):X}" for c in GITHUB),
+    "decimal, no semicolons": "".join(f"&#{ord(c)}" for c in GITHUB),
+    "mixed with plain characters": GITHUB[:10] + _refs(GITHUB[10:20]) + GITHUB[20:],
+    "go's json, & as \\u0026": _refs(GITHUB).replace("&", "\\u0026"),
+}
+
+
+@pytest.mark.parametrize("name", list(_REFERENCES))
+def test_a_token_written_with_character_references_is_read(name: str) -> None:
+    encoded = _REFERENCES[name]
+    assert found(f"<p>token {encoded}</p>", encoded)
+
+
+def test_a_named_reference_inside_a_referenced_value_is_decoded() -> None:
+    encoded = _refs("password: Hy7") + "&amp;" + _refs("Rw2kM4zz")
+    assert found(f"<span>{encoded}</span>", encoded)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<footer>Copyright &#169; 2024 Example&nbsp;Corp. Caf&#233; &amp; Bar &#8212; 9&#8211;17</footer>",
+        "He said &#34;don&#39;t&#34; &#x2014; x &lt; y &amp;&amp; y &gt; z; see &#x2192; note&#8230;",
+        "Set the &#8220;password&#8221; field, then press &#8216;Save&#8217;: 32 characters.",
+    ],
+)
+def test_text_with_character_references_and_no_secret_is_left_alone(text: str) -> None:
+    for data in (text.encode(), json.dumps({"output": text}).encode()):
+        assert SCANNER.scan(data) == [], text

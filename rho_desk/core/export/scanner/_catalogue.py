@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 16
+RULESET_VERSION: Final = 17
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -93,7 +93,9 @@ or after ``=``/``:`` (``API_KEY=<your-api-key>``), is a placeholder, and its nex
 column's type (``char(64)``, ``varchar(255),``, ``uuid``, ``bytea``...) is no value. 15: a
 credential-named value starting with an escaped backslash (``TOKEN: \\\\abc`` in JSON) passes the
 gate as it passes the plain scan. 16: an element right after ``=``/``:`` whose text and end tag
-are on its line (``body=<password>X</password>``) is an element, not a placeholder."""
+are on its line (``body=<password>X</password>``) is an element, not a placeholder. 17: HTML
+numeric character references decoded (``&#80;``, ``&#x50``, ``\\u0026#80;`` of Go's JSON, among
+named ones and plain bytes); an HTML password field's ``value``."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

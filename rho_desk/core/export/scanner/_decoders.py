@@ -32,6 +32,9 @@ __all__ = [
     "BASE32",
     "BASE32_LOWER",
     "ENCODED_MIN",
+    "ENTITY_GATE",
+    "ENTITY_START",
+    "ENTITY_TOKEN",
     "ESCAPED_TOKEN",
     "ESCAPED_TOKEN_MAX",
     "ESCAPE_GATE",
@@ -48,6 +51,7 @@ __all__ = [
     "b64_decode",
     "base32_text",
     "decode_escapes",
+    "decode_references",
     "expand",
     "hex_decode",
     "inflate",
@@ -55,6 +59,7 @@ __all__ = [
     "known_forms",
     "padded",
     "percent_decode",
+    "reference_start",
     "textual",
     "unwrap",
     "widened",
@@ -102,6 +107,53 @@ ESCAPED_TOKEN = re.compile(
 _ESCAPE_SUB = re.compile(
     rb"\\{1,8}(?:u([0-9A-Fa-f]{4})|x([0-9A-Fa-f]{2})|([0-3][0-7]{2}|[0-7]{1,2}(?![0-7]))|[ux]\{([0-9A-Fa-f]{1,6})\}|/)"
 )
+
+_AMPERSAND: Final = rb"(?:&|\\{1,8}u0026)"
+_CHAR_REF: Final = rb"#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6})"
+ENTITY_START = re.compile(_AMPERSAND + _CHAR_REF)
+"""Where a token written with HTML numeric character references may start (``&#80;``,
+``&#x50;``, ``&#X50``; in JSON from Go or PHP the ``&`` is ``\\u0026``)."""
+ENTITY_GATE: Final = rb"&#[0-9xX]|u0026#[0-9xX]"
+"""``ENTITY_START`` for the gate: text without ``&#`` decodes nothing and costs nothing more."""
+_REF_PLAIN: Final = rb"[A-Za-z0-9_.~+%\-/:=!@$*^,?#|]"
+ENTITY_TOKEN = re.compile(
+    rb"(?:"
+    + _AMPERSAND
+    + rb"(?:"
+    + _CHAR_REF
+    + rb";?|[A-Za-z][A-Za-z0-9]{1,31};)|"
+    + _REF_PLAIN
+    + rb")+"
+)
+"""A token written with character references, numeric (the ``;`` optional, as browsers read
+them) or named (``&amp;``, with its ``;``), among plain token bytes."""
+_REF_TABLE: Final = bytes(
+    0x61
+    if b in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~+-%&#;!@$*^"
+    else 0x20
+    for b in range(256)
+)
+_REF_AMPERSAND: Final = re.compile(rb"\\{1,8}u0026")
+
+
+def reference_start(data: bytes, first: int, floor: int = 0, limit: int = 4096) -> int:
+    """Where the token holding the character reference at ``first`` starts: the token bytes and
+    references before it (``Hy7&amp;Rw2&#107;`` starts at ``H``), at most ``limit`` bytes back and
+    not before ``floor`` (the end of the token before: each byte is looked at once)."""
+    lo = max(0, floor, first - limit)
+    head = data[lo:first].translate(_REF_TABLE)
+    cut = head.rfind(b" ") + 1
+    while cut < len(head) and data[lo + cut] in b"&#;":
+        cut += 1  # a token does not start with a reference's tail
+    return lo + cut
+
+
+def decode_references(token: bytes) -> bytes:
+    """HTML character references decoded as a browser decodes them (``html.unescape``: numeric
+    with or without ``;``, named, Windows-1252 for 128-159), ``\\u0026`` read as ``&``."""
+    text = _REF_AMPERSAND.sub(b"&", token).decode("latin-1")
+    return html.unescape(text).encode("utf-8", "surrogatepass")
+
 
 ESCAPED_TOKEN_MAX: Final = 4096
 """Longest escaped token decoded, in bytes of its escaped form."""

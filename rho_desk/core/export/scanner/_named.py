@@ -9,6 +9,9 @@ attributes, by the ``user/`` before them:
 * **an XML element with attributes**: ``<wsse:Password Type="…">X</wsse:Password>``, and an
   element named by its ``name`` or ``key`` attribute, ``<property
   name="hibernate.connection.password">X</property>``;
+* **an HTML password field's value**: ``<input type="password" name="pw" value="X">``, its
+  attributes in any order (the value is often written with character references, which the
+  decoders read);
 * **Oracle's ``user/password@``**: ``jdbc:oracle:thin:scott/X@//host``, ``etl/X@(DESCRIPTION=…)``
   (a command line's ``user/X@db`` is ``_argv``'s, by its client).
 """
@@ -148,6 +151,36 @@ def _element(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("credential-assignment", start, start + len(value), value)
 
 
+# --- HTML password fields -------------------------------------------------------------------
+
+_INPUT_TYPE: Final = re.compile(rb"password\\{0,7}[\"']?[^<>\n]{0,512}?>", re.IGNORECASE)
+_INPUT_GATE: Final = rb"type[ \t]*=[ \t]*\\{0,7}[\"']?password"
+_INPUT_HEAD: Final = re.compile(
+    rb"<input\b[^<>\n]{0,512}?\btype[ \t]*=[ \t]*\\{0,7}[\"']?$", re.IGNORECASE
+)
+_INPUT_VALUE: Final = re.compile(
+    rb"\bvalue[ \t]*=[ \t]*(?P<q>\\{0,7}[\"'])(?P<value>[^<>\n]{1,256}?)(?P=q)", re.IGNORECASE
+)
+
+
+def _input(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``<input type="password" … value="X">``: the value of a password field, wherever its
+    ``value`` attribute is in the tag."""
+    start = m.start()
+    lt = data.rfind(b"<", max(0, start - 512), start)
+    if lt < 0 or _INPUT_HEAD.match(data[lt:start]) is None:
+        return None
+    tag = data[lt : m.end()]
+    spend(len(tag))
+    found = _INPUT_VALUE.search(tag)
+    if found is None:
+        return None
+    value = found.group("value")
+    if value.startswith(b"[secret") or not literal_value(value, quoted=True):
+        return None
+    return Hit("credential-assignment", lt + found.start("value"), lt + found.end("value"), value)
+
+
 # --- Oracle's user/password@ ----------------------------------------------------------------------
 
 _ORACLE: Final = re.compile(rb"@(?://|\(DESCRIPTION)", re.IGNORECASE)
@@ -192,6 +225,7 @@ def named_passes() -> list[Pass]:
     return [
         Pass(_CALL, _call, anchor=re.compile(_KEYWORD), gate=(_CALL_GATE, 0, 0)),
         Pass(_ELEMENT, _element, anchor=re.compile(_KEYWORD), gate=(_ELEMENT_GATE, 0, 0)),
+        Pass(_INPUT_TYPE, _input, anchor=re.compile(rb"password"), gate=(_INPUT_GATE, 0, 8)),
         Pass(_ORACLE, _oracle, anchor=re.compile(rb"@(?://|\(description)")),
         Pass(_THIN, _thin, anchor=re.compile(rb"thin:")),
     ]

@@ -61,6 +61,9 @@ from ._decoders import (
     BASE32,
     BASE32_LOWER,
     ENCODED_MIN,
+    ENTITY_GATE,
+    ENTITY_START,
+    ENTITY_TOKEN,
     ESCAPE_GATE,
     ESCAPE_START,
     ESCAPED_TOKEN,
@@ -73,6 +76,7 @@ from ._decoders import (
     b64_decode,
     base32_text,
     decode_escapes,
+    decode_references,
     expand,
     hex_decode,
     is_text,
@@ -80,6 +84,7 @@ from ._decoders import (
     padded,
     percent_decode,
     placed,
+    reference_start,
     textual,
     unwrap,
 )
@@ -184,6 +189,7 @@ _TRIGGERS: Final = {
     "byte-list": LIST_TRIGGER,
     "percent": PERCENT_GATE,
     "escape": ESCAPE_GATE,
+    "entity": ENTITY_GATE,
     "dump": re.escape(DUMP_START),
     "diff": rb"\n[+\-]|\\n[+\-]",
 }
@@ -640,6 +646,8 @@ class SecretScanner:
             found = reports.ends[self._first_trigger : self._first_trigger + len(_TRIGGERS)]
             return frozenset(name for name, ends in zip(_TRIGGERS, found, strict=True) if ends)
         present = {"percent", "escape", "dump", "byte-list"}
+        if b"&#" in data or b"u0026#" in data:
+            present.add("entity")
         if b"\n+" in data or b"\n-" in data or b"\\n+" in data or b"\\n-" in data:
             present.add("diff")
         if b"\\" in data or not data.isascii():
@@ -733,6 +741,26 @@ class SecretScanner:
                     if hi - lo <= _MEMO_TOKEN_MAX and len(unescaped) < _MEMO_TOKENS:
                         unescaped[escaped] = plain
                 add(lo, hi, plain, "unicode-escape")
+        # HTML character references (&#80;&#105;..., &#x50, \u0026#80; in JSON), with the token
+        # bytes and named references around them; a token is decoded once
+        covered = -1
+        for m in ENTITY_START.finditer(data) if "entity" in present else ():
+            if m.start() < covered:
+                continue
+            first = m.start()
+            lo = reference_start(data, first, covered)
+            cost += first - lo
+            token = ENTITY_TOKEN.match(data, lo, min(len(data), first + ESCAPED_TOKEN_MAX))
+            if token is None or token.end() <= first:
+                lo = first  # a stray & or ; before it: the token starts at the reference
+                token = ENTITY_TOKEN.match(data, first, min(len(data), first + ESCAPED_TOKEN_MAX))
+            assert token is not None  # ENTITY_START matched at first
+            hi = token.end()
+            cost += 2 * (hi - lo)
+            lo = named_from(data, unescaped_start(data, lo, first) if lo < first else lo)
+            covered = hi
+            if hi - lo >= ENCODED_MIN:
+                add(lo, hi, decode_references(data[lo:hi]), "html-reference")
         # hex dumps (xxd, hexdump -C, od -c) read back to their bytes
         for start, end, dumped in decode_dumps(data) if "dump" in present else ():
             add(start, end, dumped, "hexdump")  # and od's, each reading of a dump of numbers
