@@ -27,7 +27,8 @@ lists, value readers or decoders. It reads the exported bytes (HTML as the text 
    (``user@example.org:X``, ``user-password``);
 5. **text after decoding** (``decoded``, ``key-bytes``): a hex or base64 run that rule 2 does
    not take, the body of an armored block (``-----BEGIN X-----``) and a list of byte values
-   (``[]byte{0x57, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``) are decoded; printable text is
+   (``[]byte{0x57, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``) and a string of six or more HTML
+   character references (``&#80;&#x69;…``, ``\\u0026#80;`` in Go's JSON) are decoded; printable text is
    read again by rules 1 to 4 (once, not decoded further), and a list of 32 to 128 mostly
    distinct byte values, some above 127, is key material (a keypair's JSON array).
 
@@ -46,6 +47,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import html
 import json
 import re
 from collections.abc import Sequence
@@ -67,9 +69,9 @@ __all__ = [
 ]
 
 OPINION_RULE_PREFIX: Final = "second-opinion:"
-OPINION_VERSION: Final = 2
+OPINION_VERSION: Final = 3
 """Raised whenever what the second opinion finds changes; a receipt's note names it (signed with
-the rest)."""
+the rest). 3: a string of HTML character references is decoded."""
 
 _WORD: Final = (
     rb"pass(?:w(?:or)?d|phrase|code)?|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|"
@@ -99,6 +101,8 @@ _CANDIDATES: Final = (
     rb"[A-Za-z0-9+/]{8}"
     # 8. a string of hex escapes (``"\x4c\x61…"``, JSON-escaped too)
     rb"|(?:\\{1,2}x[0-9a-fA-F]{2}){8,}"
+    # 9. a string of HTML character references (``&#80;&#x69;…``; ``\\u0026#80;`` in Go's JSON)
+    rb"|(?:(?:&|\\{1,2}u0026)#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});?){6,}"
     # 6. a list of byte values (``{0x57, 0x61, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``)
     rb"|(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')(?:[ \t]*,[ \t]*(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')){7,}"
 )
@@ -480,6 +484,8 @@ def _opinions(
             span, kind = _mail_value(data, start, end), "user-password"
         elif head in b"0123456789'" and data.find(b",", start, end) >= 0:
             span, kind = _byte_list(data, start, end, decode)
+        elif head == b"&" or (head == b"\\" and b"u0026#" in data[start : start + 9]):
+            span, kind = (_references(data, start, end), "decoded") if decode else (None, "")
         elif head == b"\\" and b"x" in data[start + 1 : start + 3]:
             span, kind = (_hex_escapes(data, start, end), "decoded") if decode else (None, "")
         elif data.startswith(b"-----BEGIN", start):
@@ -847,6 +853,19 @@ def _hex_escapes(data: bytes, start: int, end: int) -> tuple[int, int] | None:
     """A string written as hex escapes (``\\x4c\\x61…``) when the text it spells holds a
     suspicion."""
     raw = bytes.fromhex(b"".join(_HEX_ESCAPE.findall(data, start, end)).decode())
+    if _PRINTABLE.fullmatch(raw) and _suspect_text(raw):
+        return start, end
+    return None
+
+
+_AMPERSAND: Final = re.compile(rb"\\{1,2}u0026")
+
+
+def _references(data: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """A string written as HTML character references (``&#80;&#x69;…``, ``\\u0026#80;``) when the
+    text it spells holds a suspicion."""
+    written = _AMPERSAND.sub(b"&", data[start:end]).decode("ascii")
+    raw = html.unescape(written).encode("utf-8", "surrogatepass")
     if _PRINTABLE.fullmatch(raw) and _suspect_text(raw):
         return start, end
     return None

@@ -373,6 +373,14 @@ def test_what_is_a_secret_here(text: str, value: str) -> None:
             "char pw[] = {'L', 'a', 'n', 't', 'e', 'r', 'n', '%', '1', '6', '0', '3'};",
             "'L', 'a', 'n', 't', 'e', 'r', 'n', '%', '1', '6', '0', '3'",
         ),
+        (  # HTML character references, decimal, then hex without ';' in Go's JSON (\u0026)
+            '<input id="pw1" value="' + "".join(f"&#{ord(c)};" for c in "Tq8!vRz2mKw9") + '">',
+            "".join(f"&#{ord(c)};" for c in "Tq8!vRz2mKw9"),
+        ),
+        (
+            '{"body":"' + "".join(f"\\u0026#x{ord(c):x}" for c in "token=Bn4rTq9LpZ2x") + '"}',
+            "".join(f"\\u0026#x{ord(c):x}" for c in "token=Bn4rTq9LpZ2x"),
+        ),
     ],
 )
 def test_an_argument_or_a_decoded_value_is_a_suspicion(text: str, value: str) -> None:
@@ -433,6 +441,9 @@ def test_an_argument_or_a_decoded_value_is_a_suspicion(text: str, value: str) ->
         "+ password = (sensitive value)\n+ client_secret = (known after apply)",
         "//registry.npmjs.org/:_authToken = (protected)",
         "api_key: sk-...XQ7K (masked)\naws_secret_access_key = ****************ABCD",
+        # character references of prose and of punctuation
+        "<p>Copyright &#169; 2024 &#8212; the &#8220;password&#8221; field&#8230; &#x2192; it&#39;s</p>",
+        "".join(f"&#{ord(c)};" for c in "Hello world, this is only a sentence."),
     ],
 )
 def test_what_reads_like_an_argument_or_an_encoding_and_is_not_a_secret(text: str) -> None:
