@@ -60,6 +60,7 @@ __all__ = [
     "padded",
     "percent_decode",
     "reference_start",
+    "spells_token",
     "textual",
     "unwrap",
     "widened",
@@ -110,9 +111,14 @@ _ESCAPE_SUB = re.compile(
 
 _AMPERSAND: Final = rb"(?:&|\\{1,8}u0026)"
 _CHAR_REF: Final = rb"#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6})"
-ENTITY_START = re.compile(_AMPERSAND + _CHAR_REF)
-"""Where a token written with HTML numeric character references may start (``&#80;``,
-``&#x50;``, ``&#X50``; in JSON from Go or PHP the ``&`` is ``\\u0026``)."""
+ENTITY_START = re.compile(
+    _AMPERSAND
+    + rb"#(?:0*(?:4[89]|5[0-7]|6[5-9]|[78][0-9]|9[07-9]|1[01][0-9]|12[0-2])(?![0-9])"
+    + rb"|[xX]0*(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa])(?![0-9A-Fa-f]))"
+)
+"""Where a token written with HTML numeric character references may start: a reference to an
+ASCII letter or digit (``&#80;``, ``&#x50;``, ``&#X50``; in JSON from Go or PHP the ``&`` is
+``\\u0026``). Typography (``&#39;``, ``&#8212;``, ``&#169;``) starts none."""
 ENTITY_GATE: Final = rb"&#[0-9xX]|u0026#[0-9xX]"
 """``ENTITY_START`` for the gate: text without ``&#`` decodes nothing and costs nothing more."""
 _REF_PLAIN: Final = rb"[A-Za-z0-9_.~+%\-/:=!@$*^,?#|]"
@@ -146,6 +152,25 @@ def reference_start(data: bytes, first: int, floor: int = 0, limit: int = 4096) 
     while cut < len(head) and data[lo + cut] in b"&#;":
         cut += 1  # a token does not start with a reference's tail
     return lo + cut
+
+
+_REF_CODE: Final = re.compile(rb"#(?:([0-9]{1,7})|[xX]([0-9A-Fa-f]{1,6}))")
+_ALNUM_CODES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def spells_token(token: bytes) -> bool:
+    """Two or more of ``token``'s numeric references stand for ASCII letters or digits: a token
+    written in references (``&#80;&#105;``), not typography (``Caf&#233;``, ``don&#39;t``,
+    ``&#8212;``), which costs no decoding and no scan."""
+    found = 0
+    for m in _REF_CODE.finditer(token):
+        decimal, hexa = m.groups()
+        code = int(decimal) if decimal is not None else int(hexa, 16)
+        if code in _ALNUM_CODES:
+            found += 1
+            if found == 2:
+                return True
+    return False
 
 
 def decode_references(token: bytes) -> bytes:

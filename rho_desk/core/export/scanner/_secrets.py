@@ -85,6 +85,7 @@ from ._decoders import (
     percent_decode,
     placed,
     reference_start,
+    spells_token,
     textual,
     unwrap,
 )
@@ -759,7 +760,7 @@ class SecretScanner:
             cost += 2 * (hi - lo)
             lo = named_from(data, unescaped_start(data, lo, first) if lo < first else lo)
             covered = hi
-            if hi - lo >= ENCODED_MIN:
+            if hi - lo >= ENCODED_MIN and spells_token(data[lo:hi]):
                 add(lo, hi, decode_references(data[lo:hi]), "html-reference")
         # hex dumps (xxd, hexdump -C, od -c) read back to their bytes
         for start, end, dumped in decode_dumps(data) if "dump" in present else ():
