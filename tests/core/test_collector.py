@@ -86,3 +86,17 @@ def test_a_freezing_block_freezes_when_the_last_block_ends() -> None:
         assert gc.get_freeze_count() == frozen and more  # a block without freeze freezes nothing
     finally:
         gc.unfreeze()
+
+
+def test_a_decode_ending_in_another_thread_leaves_a_job_paused() -> None:
+    """The codec's pause around a bulk decode is the same pause: a decode that began before an
+    export and ends during it (another thread) does not turn collection back on under it."""
+    from rho_desk.core.wire.codec import gc_paused
+
+    decode, export = gc_paused(), collection_paused()
+    decode.__enter__()
+    export.__enter__()
+    decode.__exit__(None, None, None)
+    assert not gc.isenabled()  # the export still runs
+    export.__exit__(None, None, None)
+    assert gc.isenabled()

@@ -11,15 +11,15 @@ bytes, absurd nesting and truncated input never escape as anything else.
 
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from typing import Any, Final, TypeVar
 
 import msgspec
 
 from ..errors import WireFormatError
+from ..system.collector import collection_paused
 from .model import Message
 from .snapshot import SessionSnapshot
 
@@ -143,16 +143,11 @@ def _decoder(type_: object) -> msgspec.json.Decoder[Any]:
     return decoder
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC around a bulk decode: it is most of the cost (environment.md §0.5)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+def gc_paused() -> AbstractContextManager[None]:
+    """Pause the cyclic GC around a bulk decode: it is most of the cost (environment.md §0.5).
+    The one pause the export and the window's loads share (``core.system.collector``), so a
+    decode ending in one thread does not turn collection back on under a job in another."""
+    return collection_paused()
 
 
 def translate_error(
