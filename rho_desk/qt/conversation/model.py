@@ -39,7 +39,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QImage
 
 from ...core.stores.rho_files.records import StoredDisplayMessage
-from ...core.stores.rho_files.views import MARKER_PREFIX, check_tool_turns
+from ...core.stores.rho_files.views import MARKER_PREFIX
 from ...core.tools.hashline import edit_paths
 from ...core.wire import Message, ModelIdentity
 from ...core.wire.model import AbortedAssistant, AssistantMessage
@@ -193,9 +193,22 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
     USER, ASSISTANT, ABORTED, MARKER = 1, 2, 3, 5
     marker = MARKER_PREFIX
     pop = pending.pop
+    # the resume cut (storage.md §6.5, core's ``check_tool_turns``) in the same pass: a completed
+    # assistant row with calls must be followed by results answering them in order
+    cut = -1
+    turn = -1  # the row whose calls are being answered (-1: none)
+    want = 0  # number of the call the next row must answer
+    turn_end = 0  # one past the number of that row's last call
     for row, m in enumerate(messages):
         blocks = m.user
         result = None if blocks is not None else m.tool_result
+        if turn >= 0:
+            if result is not None and result.id == call_ids[want]:
+                want += 1
+                if want == turn_end:
+                    turn = -1
+            else:
+                cut, turn = turn, -1
         if blocks is not None:
             kind = USER
             detail: AssistantMessage | AbortedAssistant | None = None
@@ -267,6 +280,8 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
         if first_call >= 0:
             ncalls = len(call_ids) - first_call
             more = ncalls if ncalls <= MAX_TOOL_LINES else MAX_TOOL_LINES + 1
+            if cut < 0 and kind == ASSISTANT:
+                turn, want, turn_end = row, first_call, first_call + ncalls
         if detail is not None:
             if detail.reasoning_summary:
                 more += 1
@@ -277,14 +292,11 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
                 more += (partial if partial < MAX_PARTIAL_LINES else MAX_PARTIAL_LINES) + 1
         if more:
             extra[row] = more if more < 255 else 255
-    # the resume cut (§6.5) from core's rule, over the tool turns this pass found
     call_first.append(len(call_ids))
-    turns = (
-        (row, call_ids[call_first[i] : call_first[i + 1]])
-        for i, row in enumerate(call_rows)
-        if kinds[row] == ASSISTANT
-    )
-    cut = check_tool_turns(messages, turns)[0]
+    if turn >= 0:
+        cut = turn  # its results have not all arrived
+    elif cut < 0:
+        cut = n
     return ConversationRows(
         messages,
         timestamps,
