@@ -106,6 +106,9 @@ _LAST_USAGE = _USAGE | {"reasoning_output_tokens"}
 _TEXT_PART = known("type", "text")
 _TURN_CONTEXT = known("model")
 _DECODE: Final = msgspec.json.Decoder().decode
+_EVENT_PATHS: dict[str, str] = {}
+"""An event's kind -> the JSON path its dropped payload is counted at (made once per kind)."""
+_PATHS_KEPT: Final = 256
 
 
 # -- the common shapes of rollout lines, decoded in C (JsonLines.mixed) ------------------------
@@ -173,11 +176,36 @@ class _Output(
     id: Raw = NOTHING
 
 
+class _LastUsage(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A token count's figures of its request: every member the reader takes (any other member
+    sends the line to the dict path, which counts it as dropped)."""
+
+    input_tokens: Any = None
+    cached_input_tokens: Any = None
+    output_tokens: Any = None
+    reasoning_output_tokens: Any = None
+    total_tokens: Any = None
+
+
+class _TotalUsage(msgspec.Struct, gc=False):
+    """A token count's running totals: only the grand total is read (as the dict path does)."""
+
+    total_tokens: Any = None
+
+
+class _TokenInfo(msgspec.Struct, gc=False):
+    """A token count's ``info``: only what the dict path reads."""
+
+    last_token_usage: _LastUsage | None = None
+    total_token_usage: _TotalUsage | None = None
+    model_context_window: Any = None
+
+
 class _Event(msgspec.Struct, gc=False):
     """An event: only its type and a token count's figures are read (as the dict path does)."""
 
     type: str
-    info: Any = None
+    info: _TokenInfo | None = None
 
 
 class _TurnContext(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -330,6 +358,7 @@ class _Reader:
         self.at = at
         self.provider = provider
         self.model = ""
+        self._identity: ModelIdentity | None = None
         self.current: str | None = None
         """The step the next one hangs from."""
         self.turns: list[str] = []
@@ -346,7 +375,11 @@ class _Reader:
 
     @property
     def identity(self) -> ModelIdentity:
-        return ModelIdentity(self.provider, "responses", self.model)
+        """The model of the current turn (one object while the model stays the same)."""
+        identity = self._identity
+        if identity is None or identity.model != self.model:
+            identity = self._identity = ModelIdentity(self.provider, "responses", self.model)
+        return identity
 
     def step(self, time: int, *, turn: bool = False) -> Entry:
         """A new step after the current one."""
@@ -473,11 +506,18 @@ class _Reader:
             event = line.payload
             kind = event.type
             if kind == "token_count":
-                self.token_count(event.info, iso_seconds(line.timestamp))
+                info = event.info
+                if info is not None and info.last_token_usage is not None:
+                    self.typed_token_count(info, info.last_token_usage, iso_seconds(line.timestamp))
             elif kind in ("thread_rolled_back", "turn_aborted"):
                 return False
             else:
-                self.loss.drop(f"event_msg/{kind}:$.payload")
+                path = _EVENT_PATHS.get(kind)
+                if path is None:
+                    path = f"event_msg/{kind}:$.payload"
+                    if len(_EVENT_PATHS) < _PATHS_KEPT:
+                        _EVENT_PATHS[kind] = path
+                self.loss.drop(path)
         else:
             context = line.payload
             if isinstance(context.model, str) and context.model:
@@ -645,9 +685,34 @@ class _Reader:
             count(last.get("total_tokens")),
             count(info.get("model_context_window")),
         )
+        self.request(time, usage)
+
+    def typed_token_count(self, info: _TokenInfo, last: _LastUsage, time: int) -> None:
+        """:meth:`token_count` of a typed event (its ``last`` usage holds only known members)."""
+        context_tokens = self.context_tokens = count(last.total_tokens)
+        total = info.total_token_usage
+        grand = count(total.total_tokens) if total is not None else None
+        if grand is not None and grand == self.last_total:
+            return  # the same figures again (Codex repeats them with rate-limit updates)
+        self.last_total = grand
+        usage = ModelUsage.from_inclusive_prompt(
+            count(last.input_tokens),
+            count(last.output_tokens),
+            count(last.cached_input_tokens),
+            None,
+            context_tokens,
+            count(info.model_context_window),
+        )
+        self.request(time, usage)
+
+    def request(self, time: int, usage: ModelUsage) -> None:
         target = self.open_step(time)
         request = Request(time * 1000, self.model, self.provider, usage)
-        target.requests = [*(target.requests or []), request]
+        requests = target.requests
+        if requests is None:
+            target.requests = [request]
+        else:
+            target.requests = [*requests, request]
 
     def rollback(self, turns: object) -> None:
         n = count(turns)

@@ -299,12 +299,21 @@ def _codex_payload(kind: str) -> st.SearchStrategy[dict[str, Any]]:
     if kind == "event_msg":
         usage = st.fixed_dictionaries(
             {"input_tokens": st.integers(0, 9), "total_tokens": st.integers(0, 9)},
-            optional={"reasoning_output_tokens": st.integers(0, 2), "odd": ODD},
+            optional={
+                "reasoning_output_tokens": st.integers(0, 2),
+                "cached_input_tokens": st.one_of(st.integers(0, 2), ODD),
+                "output_tokens": st.integers(0, 2),
+                "odd": ODD,
+            },
         )
         info = st.one_of(
             ODD,
             st.fixed_dictionaries(
-                {"last_token_usage": usage}, optional={"total_token_usage": usage}
+                {"last_token_usage": st.one_of(usage, st.none(), ODD)},
+                optional={
+                    "total_token_usage": st.one_of(usage, st.none(), ODD),
+                    "model_context_window": st.one_of(st.integers(0, 9), ODD),
+                },
             ),
         )
         return st.fixed_dictionaries(
