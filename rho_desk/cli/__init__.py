@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
@@ -185,15 +184,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv, command = [*argv, "open"], "open"  # `rho-desk --demo`: the app on the demo library
     # ``continue`` imports most of rho-desk and its HTTP stack before its model request: the
     # cycle collector would walk those new objects again and again for nothing. It is paused from
-    # here; the command resumes it once the request is out (``continue_``), else it resumes below.
-    paused = command == "continue" and gc.isenabled()
-    if paused:
-        gc.disable()
+    # here; the command ends the pause once the request is out (``continue_``), else it ends below.
+    if command != "continue":
+        return _run(argv, command)
+    from ..core.system.collector import end_start_up, pause_start_up
+
+    pause_start_up()
     try:
         return _run(argv, command)
     finally:
-        if paused and not gc.isenabled():
-            gc.enable()
+        end_start_up()
 
 
 def _run(argv: list[str], command: str | None) -> int:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from pathlib import Path
 
+from ..core.system.collector import collection_paused
 from ..core.system.stops import StopSignals
 
 
@@ -29,14 +29,8 @@ def run(args: argparse.Namespace) -> int:
     # Importing the app (Qt and its own modules) ran some 40 cyclic collections that found
     # nothing: paused, and what it made frozen (modules, classes and functions live as long as
     # the process), so that no later collection walks it; main() pauses them until the first paint.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collection_paused(freeze=True):
         from ..qt.app import main
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
     demo = bool(getattr(args, "demo", False))
     return main(args.path, screenshot=args.screenshot, demo=demo, headless=headless, stops=stops)

@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import os
 import shutil
@@ -51,6 +50,7 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from ..core.system.collector import end_start_up, pause_start_up
 from .status import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS, fail
 from .terminal import before_prompt, control, shown
 
@@ -200,21 +200,11 @@ def run(args: argparse.Namespace) -> int:
     # walk those new objects again and again (a tenth of the time to the request) and find next
     # to nothing to free. It waits until the request is out (``_drive``), then runs as usual
     # (``rho-desk continue`` pauses it from the start: ``cli.main``).
-    paused = gc.isenabled()
-    gc.disable()
+    pause_start_up()
     try:
         return asyncio.run(_continue(args, message))
     finally:
-        if paused:
-            _resume_collection()
-
-
-def _resume_collection() -> None:
-    """The collector runs again; what the setup made is frozen (never walked again: it lives as
-    long as the process)."""
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
+        end_start_up()
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -658,7 +648,7 @@ async def _drive(
         ) as shown:
             async for event in shown:
                 if not isinstance(event, (turn.TurnStarted, turn.StepStarted)):
-                    _resume_collection()  # the request is out
+                    end_start_up()  # the request is out: what the set-up made is frozen
                 if isinstance(event, turn.TextDelta):
                     output.text(event.text)
                 elif isinstance(event, turn.CallsProgress):

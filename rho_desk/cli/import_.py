@@ -11,7 +11,6 @@ nothing and says so; a source that grew gets only its new revisions appended.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
 from pathlib import Path
@@ -56,14 +55,13 @@ def run(args: argparse.Namespace) -> int:
 
     from ..core.agents.importer import import_session
     from ..core.stores.rho_files.layout import rho_home
-    from ..core.wire import gc_paused
+    from ..core.system.collector import collection_paused
 
     home = None if args.output is not None else (args.into if args.into is not None else rho_home())
-    with gc_paused():
+    # What the reading made is kept until the process ends: frozen when the pause ends, out of
+    # the cyclic collector's sight, which would otherwise scan all of it (as ``snapshot`` does).
+    with collection_paused(freeze=True):
         result = import_session(args.path, home=home, output=args.output)
-        # Kept until the process ends: out of the cyclic collector's sight, which would otherwise
-        # scan every object the reading made once the collector is back (as ``snapshot`` does).
-        gc.freeze()
     receipt = result.receipt
     if args.json:
         document = {

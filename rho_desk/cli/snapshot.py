@@ -10,7 +10,6 @@ JSON escapes (``\u202e``: the same document); ``--raw`` prints the bytes as they
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,16 +35,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
     from ..core.stores.open import exists, open_snapshot
-    from ..core.wire import encode, encode_pretty, gc_paused
+    from ..core.system.collector import collection_paused
+    from ..core.wire import encode, encode_pretty
 
     if not exists(args.path):
         raise InputError("no such file or folder", source=str(args.path))
     notes: list[Any] = []
-    with gc_paused():
+    # Kept until the process ends: frozen when the pause ends, out of the cyclic collector's
+    # sight, which would otherwise scan every message once it is back.
+    with collection_paused(freeze=True):
         snapshot = open_snapshot(args.path, args.revision, notes=notes)
-        # Kept until the process ends: out of the cyclic collector's sight, which would otherwise
-        # scan every message once the collector is back.
-        gc.freeze()
     for note in (
         notes
     ):  # what was passed over, as check and show name it (Rho itself refuses a newer record)

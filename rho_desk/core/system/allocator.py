@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import functools
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Final
+
+from .shared import SharedSetting
 
 __all__ = ["KEEP", "large_buffers", "release_free_memory"]
 
@@ -32,9 +33,6 @@ _TRIM_AFTER: Final = 64 << 20
 """After: glibc's mmap threshold at the top of its own adjustment, and the trim threshold it pairs with it."""
 _M_TRIM_THRESHOLD: Final = -1
 _M_MMAP_THRESHOLD: Final = -3
-
-_LOCK: Final = threading.Lock()
-_depth = 0
 
 
 @functools.cache
@@ -64,27 +62,30 @@ def release_free_memory() -> None:
         glibc[1](0)
 
 
+def _keep() -> None:
+    glibc = _glibc()
+    if glibc is not None:
+        glibc[0](_M_MMAP_THRESHOLD, KEEP)
+        glibc[0](_M_TRIM_THRESHOLD, KEEP)
+
+
+def _give_back() -> None:
+    glibc = _glibc()
+    if glibc is not None:
+        glibc[0](_M_MMAP_THRESHOLD, _MMAP_AFTER)
+        glibc[0](_M_TRIM_THRESHOLD, _TRIM_AFTER)
+    release_free_memory()
+
+
+_KEEPING: Final = SharedSetting(_keep, _give_back)
+
+
 @contextmanager
 def large_buffers() -> Iterator[None]:
     """Keep freed large buffers in the C heap for reuse while the block runs (nested and
     concurrent blocks share one setting, undone when the last ends)."""
-    global _depth
-    glibc = _glibc()
-    if glibc is None:
-        yield
-        return
-    mallopt, _ = glibc
-    with _LOCK:
-        _depth += 1
-        if _depth == 1:
-            mallopt(_M_MMAP_THRESHOLD, KEEP)
-            mallopt(_M_TRIM_THRESHOLD, KEEP)
+    hold = _KEEPING.hold()
     try:
         yield
     finally:
-        with _LOCK:
-            _depth -= 1
-            if _depth == 0:
-                mallopt(_M_MMAP_THRESHOLD, _MMAP_AFTER)
-                mallopt(_M_TRIM_THRESHOLD, _TRIM_AFTER)
-                release_free_memory()
+        hold.end()

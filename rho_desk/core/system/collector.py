@@ -13,44 +13,80 @@ meanwhile wait for the next collection.
 from __future__ import annotations
 
 import gc
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final
 
-__all__ = ["collection_paused"]
+from .shared import Hold, SharedSetting
 
-_LOCK: Final = threading.Lock()
-_depth = 0
+__all__ = ["collection_paused", "end_start_up", "pause", "pause_start_up"]
+
 _was_enabled = True
 _freeze = False
 
 
-@contextmanager
-def collection_paused(*, freeze: bool = False) -> Iterator[None]:
-    """Disable the cyclic GC while the block runs (nested and concurrent blocks share one pause,
-    undone when the last ends).
+def _make() -> None:
+    global _was_enabled
+    _was_enabled = gc.isenabled()
+
+
+def _undo() -> None:
+    global _freeze
+    if _freeze:
+        gc.freeze()
+        _freeze = False
+    if _was_enabled:
+        gc.enable()
+
+
+_PAUSE: Final = SharedSetting(_make, _undo)
+
+
+def pause(*, freeze: bool = False) -> Hold:
+    """Disable the cyclic GC until the returned hold ends (nested and concurrent holds share one
+    pause, undone when the last ends; the collector is enabled again only if it was when the
+    first began).
 
     Args:
         freeze: when the pause ends, move what survived out of the collector's reach for good
-            (``gc.freeze()``): a loaded session's hundreds of thousands of objects are never
-            walked again (``qt/services/workers.bulk_load``).
+            (``gc.freeze()``): a loaded session's hundreds of thousands of objects, or the modules
+            a command imported, are never walked again.
     """
-    global _depth, _was_enabled, _freeze
-    with _LOCK:
-        _depth += 1
-        if _depth == 1:
-            _was_enabled = gc.isenabled()
+
+    def each() -> None:
+        global _freeze
         gc.disable()
         _freeze = _freeze or freeze
+
+    return _PAUSE.hold(each)
+
+
+@contextmanager
+def collection_paused(*, freeze: bool = False) -> Iterator[None]:
+    """``pause()`` while the block runs (also a decorator: one pause per call)."""
+    hold = pause(freeze=freeze)
     try:
         yield
     finally:
-        with _LOCK:
-            _depth -= 1
-            if _depth == 0:
-                if _freeze:
-                    gc.freeze()
-                    _freeze = False
-                if _was_enabled:
-                    gc.enable()
+        hold.end()
+
+
+_start_up: Hold | None = None
+
+
+def pause_start_up() -> None:
+    """Pause collection while a command sets up (its imports, its first reads), until
+    ``end_start_up()``; what the set-up made is then frozen. A second call while paused does
+    nothing. For the main thread of a command-line process."""
+    global _start_up
+    if _start_up is None:
+        _start_up = pause(freeze=True)
+
+
+def end_start_up() -> None:
+    """End ``pause_start_up()``'s pause, if it runs (idempotent: ``rho-desk continue`` ends it when
+    its request is out, and again on the way out)."""
+    global _start_up
+    hold, _start_up = _start_up, None
+    if hold is not None:
+        hold.end()
