@@ -18,15 +18,16 @@
   first characters of every kind of key repeated, random base64 wrapped at 76 columns, and what
   keeps each decoder of encodings written as text busy (``decoder_inputs``; the two of them dense
   with places to decode, ``DENSE_DECODER_INPUTS``, are reported only). Baseline: ``orjson.loads`` of the same megabyte as a
-  session holds it (a JSON array of its lines), its samples taken in turn with ours; target
-  ratio ≥ 0.03 each.
+  session holds it (a JSON array of its lines), its samples taken in turn with ours, each the mean
+  of as many calls in a row as last about as long as one of ours (``_interleaved``: a call of 1 ms
+  escapes a loaded machine's preemption, a scan of 40 ms does not); target ratio ≥ 0.03 each.
   ``.memory`` is the tracemalloc peak of one scan as a multiple of the input, target ≤ 4.
 * ``export.scan_structure``: one ``SecretScanner.scan`` of 10 MB of configuration as tools print
   it (``structure_text``): YAML with block scalars and lists, TOML with multi-line strings, HCL with
   heredocs, CSV, Markdown and aligned tables, ``read_file`` rows and diffs of them, a credential
   every few dozen lines: the structure reader's work at its densest. Baseline: ``orjson.loads`` of
-  the same text as a session holds it (a JSON array of its lines), samples in turn with ours;
-  target ratio ≥ 0.05. ``.memory``: tracemalloc peak as a multiple of the input, target ≤ 4.
+  the same text as a session holds it (a JSON array of its lines), samples in turn with ours and
+  batched as above; target ratio ≥ 0.05. ``.memory``: tracemalloc peak as a multiple of the input, target ≤ 4.
   ``export.opinion_structure``: the audit's second opinion (``second_opinion``) over the same
   bytes, against the same target.
 * ``export.prefilter.{re,re2}``: the credential-name pass's candidate search (the one alternation
@@ -257,22 +258,41 @@ def _pipeline(snapshot: SessionSnapshot, selection: Selection, folder: Path) -> 
 
 def _interleaved(ours: object, theirs: object, repeat: int) -> tuple[list[float], list[float]]:
     """Samples of ``ours`` and of the baseline ``theirs`` taken in turn, so that the shared
-    machine's load and its memory's state fall on both alike."""
+    machine's load and its memory's state fall on both alike. A baseline sample is the mean of
+    as many calls in a row as take about as long as one of ours (``_batch``): a call of 1 ms runs
+    within one time slice of a loaded machine, one of 50 ms is preempted as often as the load
+    says, so single calls would charge the load to ours only (on 1 MB at load 3.7, a scan's wall
+    time was 2-3 x its CPU time, ``orjson.loads``' 1 x)."""
     a: list[float] = []
     b: list[float] = []
+    batch = _batch(ours, theirs)
     for _ in range(repeat):
-        b += _timed(theirs, 1)
+        b += _timed(theirs, 1, batch)
         a += _timed(ours, 1)
     return a, b
 
 
-def _timed(fn: object, repeat: int) -> list[float]:
+def _batch(ours: object, theirs: object) -> int:
+    """How many calls of ``theirs`` take about as long as one of ``ours`` (the least of two calls
+    of ours and three of theirs: load while measuring makes the batch no longer than it should be)."""
+    mine = min(_timed(ours, 2))
+    base = min(_timed(theirs, 3))
+    return max(1, min(BATCH_MAX, round(mine / max(base, 1e-9))))
+
+
+BATCH_MAX: Final = 200
+"""Most calls of a baseline in one sample."""
+
+
+def _timed(fn: object, repeat: int, batch: int = 1) -> list[float]:
+    """``repeat`` samples of ``fn``'s wall time, each the mean of ``batch`` calls in a row."""
     samples = []
     for _ in range(repeat):
         gc.collect()
         start = time.perf_counter()
-        fn()  # type: ignore[operator]
-        samples.append(time.perf_counter() - start)
+        for _ in range(batch):
+            fn()  # type: ignore[operator]
+        samples.append((time.perf_counter() - start) / batch)
     return samples
 
 
