@@ -209,9 +209,9 @@ class Loss:
         }
 
 
-@dataclass(slots=True)
-class Request:
-    """One model request with the token counts the agent recorded for it."""
+class Request(msgspec.Struct):
+    """One model request with the token counts the agent recorded for it (a struct: a log
+    holds one per request, made in C)."""
 
     time_ms: int
     model: str
@@ -238,9 +238,9 @@ class Compaction:
     trigger: str | None = None
 
 
-@dataclass(slots=True)
-class Entry:
-    """One step of the agent's log: what it adds to the model history, linked to its parent."""
+class Entry(msgspec.Struct):
+    """One step of the agent's log: what it adds to the model history, linked to its parent (a
+    struct: a log holds tens of thousands, made in C)."""
 
     id: str
     parent: str | None

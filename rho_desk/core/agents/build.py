@@ -185,7 +185,13 @@ def build(
         records.append(record)
         sources[record.id] = tuple([e.id for e in item.entries])
         new_state.node = node
-        for child in reversed(item.children):
+        children = item.children
+        if len(children) == 1:
+            # the only revision after this one goes on with the path as it is (nothing else
+            # holds it)
+            stack.append((children[0], new_state))
+            continue
+        for child in reversed(children):
             stack.append(
                 (
                     child,
@@ -245,18 +251,21 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
             kids.append(entry)
     leaf_id = log.leaf if log.leaf in entries else (next(reversed(entries)) if entries else None)
 
-    def starts(entry: Entry) -> bool:
-        parent = entry.parent
-        return (
-            parent is None
+    # The steps that start a revision.
+    starting: set[str] = set()
+    for entry in entries.values():
+        up = entry.parent
+        if (
+            up is None
             or entry.turn
             or entry.compaction is not None
-            or len(children[parent]) > 1
-            or parent in split_after
-            or entries[parent].compaction
+            or len(children[up]) > 1
+            or up in split_after
+            or entries[up].compaction
             is not None  # a compaction revision holds only itself, as Rho's
-            or parent == leaf_id  # the agent continues from the leaf: what follows it is a branch
-        )
+            or up == leaf_id  # the agent continues from the leaf: what follows it is a branch
+        ):
+            starting.add(entry.id)
 
     roots = children.get(None, [])
     tops: list[_Node] = []
@@ -264,13 +273,13 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
     items: list[_Node] = []
     # Every revision start, in file order; lines are followed from each one.
     for entry in entries.values():
-        if entry.id in node_of or not starts(entry):
+        if entry.id in node_of or entry.id not in starting:
             continue
         chain = [entry]
         cursor_entry = entry
         while True:
             kids = children.get(cursor_entry.id)
-            if kids is None or len(kids) != 1 or starts(kids[0]):
+            if kids is None or len(kids) != 1 or kids[0].id in starting:
                 break
             cursor_entry = kids[0]
             chain.append(cursor_entry)
@@ -368,11 +377,22 @@ def _node_record(
             turns = _Turns(_open_calls(head))
             epoch = entry.id
         offsets[entry.id] = (epoch, length)
-        for message in _normal(entry.messages, turns, log):
-            if entry.hidden and message.user is not None:
-                hidden.add(len(appended))
-            appended.append(message)
-            length += 1
+        shown_from = len(appended)
+        for message in entry.messages:
+            if message.tool_result is None and not turns.pending:
+                # the common case of _normal: nothing waits, so the message goes as it is
+                appended.append(message)
+                calls = _calls(message)
+                if calls:
+                    turns.pending = list(dict.fromkeys(calls))
+                    turns.results = {}
+            else:
+                appended.extend(_normal((message,), turns, log))
+        if entry.hidden:
+            hidden.update(
+                n for n in range(shown_from, len(appended)) if appended[n].user is not None
+            )
+        length += len(appended) - shown_from
     if turns.pending and item.children and all(_goes_on(child) for child in item.children):
         # every revision after this one goes on without the results: the calls were
         # interrupted here, and this revision's own history says so
