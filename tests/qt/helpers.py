@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from rho_desk.core.stores.rho_files import create_session
+from rho_desk.core.stores.rho_files import SessionWriter, create_session, read_session
 from rho_desk.core.stores.rho_files.layout import workspace_dir
 from rho_desk.core.stores.rho_files.records import (
     CompactionFacts,
@@ -66,6 +66,20 @@ def v3_session(
             history = history + turn(i)
             writer.save(SessionSnapshot.new(sid, i + 1, history, PROVIDER))
         return writer.path
+    finally:
+        writer.close()
+
+
+def append_turn(path: Path) -> None:
+    """Another program's save: one more turn appended to the transcript at ``path``."""
+    writer = SessionWriter(read_session(path), take_lease=False)
+    try:
+        snap = writer.tree.snapshot(prompt_cache_key=None, trim=False)
+        writer.save(
+            SessionSnapshot.new(
+                snap.session_id, snap.revision + 1, snap.history + turn(99), PROVIDER
+            )
+        )
     finally:
         writer.close()
 

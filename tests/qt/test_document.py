@@ -13,8 +13,7 @@ from rho_desk.qt.services.document import HistoryMode, SessionDocument, rho_home
 from rho_desk.qt.services.messages import Notifier
 
 from .conftest import idle
-from .helpers import v3_session, v4_session
-from .test_live import _append_turn
+from .helpers import append_turn, v3_session, v4_session
 
 
 @pytest.fixture
@@ -107,7 +106,7 @@ def test_a_live_append_is_applied_incrementally_and_the_selection_follows(
     path = v3_session(tmp_path)
     run(document.aopen(path))
     tree_before = document.tree
-    _append_turn(path)
+    append_turn(path)
     info = run(document.areload()).value
     assert info is not None and not info.full and info.records == 1 and info.leaf_moved
     assert document.tree is tree_before  # same tree, grown in place
@@ -122,7 +121,7 @@ def test_a_viewer_on_an_old_revision_keeps_its_place(
     run(document.aopen(path))
     old = document.tree.active_leaf.parent  # type: ignore[union-attr]
     document.select(old)
-    _append_turn(path)
+    append_turn(path)
     run(document.areload())
     assert document.selected is old
 
@@ -152,7 +151,7 @@ def test_the_watcher_triggers_a_live_reload(
     run(document.aopen(path))
     reloaded: list[object] = []
     document.sig_reloaded.connect(reloaded.append)
-    _append_turn(path)
+    append_turn(path)
     document.watcher.poke()
 
     async def wait() -> None:
@@ -306,7 +305,7 @@ def test_the_library_takes_the_open_files_summary_from_its_tree_while_it_is_unch
     assert (
         files.summarize(path) == summarize(path) and read == []
     )  # open and unchanged: not read again
-    _append_turn(path)  # another program wrote to it
+    append_turn(path)  # another program wrote to it
     assert files.summarize(path) == summarize(path) and read == [path]
 
 

@@ -7,24 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from rho_desk.core.stores.rho_files import SessionWriter, read_session
+from rho_desk.core.stores.rho_files import read_session
 from rho_desk.core.stores.rho_files.tail import NeedsFullReload, apply_appended, read_appended
-from rho_desk.core.wire import SessionSnapshot
 
-from .helpers import PROVIDER, turn, v3_session, v4_session
-
-
-def _append_turn(path: Path) -> None:
-    writer = SessionWriter(read_session(path), take_lease=False)
-    try:
-        snap = writer.tree.snapshot(prompt_cache_key=None, trim=False)
-        writer.save(
-            SessionSnapshot.new(
-                snap.session_id, snap.revision + 1, snap.history + turn(99), PROVIDER
-            )
-        )
-    finally:
-        writer.close()
+from .helpers import append_turn, v3_session, v4_session
 
 
 def test_nothing_appended_is_empty(tmp_path: Path) -> None:
@@ -37,7 +23,7 @@ def test_an_appended_delta_is_read_alone_and_applies_like_a_full_read(tmp_path: 
     path = v3_session(tmp_path)
     file = read_session(path)
     before = file.size
-    _append_turn(path)
+    append_turn(path)
     appended = read_appended(file)
     assert len(appended.records) == 1 and appended.records[0][2] == before
     apply_appended(file, appended)

@@ -19,6 +19,7 @@ import base64
 import binascii
 import bisect
 import enum
+import operator
 import re
 import time
 from array import array
@@ -55,6 +56,7 @@ __all__ = [
     "RowKind",
     "ToolLink",
     "build_rows",
+    "split_entries",
 ]
 
 PREVIEW_CHARS: Final = 1600
@@ -163,6 +165,22 @@ class ConversationRows:
         return all(mine[i] is theirs[i] or mine[i] == theirs[i] for i in {0, n // 2, n - 1})
 
 
+_message_of: Final = operator.attrgetter("message")
+_timestamp_of: Final = operator.attrgetter("timestamp")
+
+
+def split_entries(
+    entries: Sequence[Message] | Sequence[StoredDisplayMessage],
+) -> tuple[Sequence[Message], list[str] | None]:
+    """A history's messages, and its save times when it is display history (else ``None``)."""
+    if entries and isinstance(entries[0], StoredDisplayMessage):
+        return (
+            list(map(_message_of, entries)),
+            list(map(_timestamp_of, entries)),
+        )
+    return entries, None  # type: ignore[return-value]
+
+
 def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> ConversationRows:
     """One pass over a history: kinds, sizes, tool pairing (blocking; fine in a worker thread).
 
@@ -170,12 +188,7 @@ def build_rows(entries: Sequence[Message] | Sequence[StoredDisplayMessage]) -> C
     of enum members, small lists instead of objects, locals for every lookup.
     """
     start = time.perf_counter()
-    if entries and isinstance(entries[0], StoredDisplayMessage):
-        messages: Sequence[Message] = [e.message for e in entries]  # type: ignore[union-attr]
-        timestamps: list[str] | None = [e.timestamp for e in entries]  # type: ignore[union-attr]
-    else:
-        messages = entries  # type: ignore[assignment]
-        timestamps = None
+    messages, timestamps = split_entries(entries)
     n = len(messages)
     kinds = bytearray(n)
     chars = array("l", bytes(8 * n))

@@ -2,7 +2,8 @@
 
 :class:`ConversationView` follows the shared :class:`~rho_desk.qt.services.document.SessionDocument`:
 when the file, the selected revision or the history mode changes it builds the rows of the new
-history in a worker thread (``build_rows`` under ``bulk_load``) and swaps them into its
+history in a worker thread (``build_rows`` under ``bulk_load``; for a big file opened again
+unchanged, what the last build kept in rho-desk's cache: ``row_cache``) and swaps them into its
 :class:`~rho_desk.qt.conversation.model.ConversationModel`; a live append becomes an insert at
 the end, so the user's place and selection survive. The revision bar says which revision is on
 screen and steps through them; J/K step through messages, O expands one, Ctrl+F finds. A search
@@ -50,6 +51,7 @@ from .find import FindBar, find_rows, searchable_text
 from .message_detail import MessageDetailView
 from .message_list import MessageListView, layout_rows
 from .model import ConversationModel, ConversationRows, RowKind, build_rows
+from .row_cache import RowsKey, load_rows, store_rows
 
 __all__ = ["ConversationView", "RevisionBar", "describe_node", "revision_lines"]
 
@@ -293,6 +295,10 @@ class ConversationView(QWidget):
         self._show_end = False
         """The next build shows its last row (a turn was just added)."""
         self.last_build_ms = 0.0
+        self.rows_kept = False
+        """The rows shown came from the row cache (``row_cache``), not from a build."""
+        self._opened = False
+        """The next build is the first of a newly opened file (its rows are kept)."""
 
         document.sig_loaded.connect(self._on_document_loaded)
         document.sig_revision_selected.connect(self._on_document_revision_selected)
@@ -430,20 +436,36 @@ class ConversationView(QWidget):
         width = self.list.viewport().width()
         metrics = self.list.metrics
 
+        key: RowsKey | None = None
+        kept = False
+        opened, self._opened = self._opened, False
+
         def build() -> ConversationRows | None:
+            nonlocal key, kept
             current = document.tree
             if current is None or not current.owns(node) or generation != self._generation:
                 return None  # another session was opened since (``node`` is not in it): nothing to show
             with bulk_load():
                 try:
-                    entries = document.entries(node, mode)
+                    with document.tree_lock:  # the history and the file state it comes from
+                        entries = document.entries(node, mode)
+                        file = document.file
+                        key = None if file is None else RowsKey.of(file, node.id, mode.value)
                 except InputError:
                     if document.tree is current:
                         raise
                     return None  # the session changed while this ran
+                rows = None if key is None else load_rows(key, entries, width, metrics)
+                if rows is not None:
+                    kept = True
+                    return rows
                 rows = build_rows(entries)
                 # the row heights for the current width too, off the GUI thread
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
+                if key is not None and opened:
+                    # kept for the next open of this file as it is now (before it is shown: a
+                    # window closed at once keeps them too; a live append does not write them)
+                    store_rows(key, rows, metrics)
                 return rows
 
         rows = await in_thread(build)
@@ -451,6 +473,7 @@ class ConversationView(QWidget):
             return
         self._building = False
         self.last_build_ms = rows.build_ms
+        self.rows_kept = kept
         self.model.set_rows(rows, target=self._target_identity(node))
         self.detail.target = self.model.target
         if mode is HistoryMode.DISPLAY and document.tree is not None:
@@ -527,6 +550,7 @@ class ConversationView(QWidget):
     # -- document signals -------------------------------------------------------------------------
 
     def _on_document_loaded(self) -> None:
+        self._opened = True
         if self._reveal is not None and str(self.document.path) != self._reveal[0]:
             self._reveal = None  # meant for another file
         self.model.clear()

@@ -1,0 +1,340 @@
+"""What :func:`~.model.build_rows` and :func:`~.message_list.layout_rows` computed for a big
+session, kept in rho-desk's cache folder so that opening the same file again skips both.
+
+One file per transcript path (``<cache>/rows/<hash of the path>.rows``; never beside Rho's
+files: Rho's home gains nothing). An entry holds the per-row facts of one history (kinds, sizes,
+extra lines, images, the tool pairing, the resume cut) and the row heights at one width, and is
+valid only for the same path, device and inode, size, modification time (ns), revision, history
+mode and row count as the tree the rows are built from, written by the same build code
+(:data:`FINGERPRINT`).
+
+Read defensively: a cache file that is damaged, foreign (not this user's, or writable by
+others), of another format, or whose facts disagree with the messages anywhere it is checked is
+ignored (the rows are built as on a first open) and never raises. What is checked: a checksum
+(CRC-32: against damage; a file others could have written is not read at all) of the whole body, every table's size and range (no row or call number outside the history), and
+the facts of a few windows of rows (first, last and spread ones) rebuilt from the messages and
+compared. Written atomically (``fsio.atomic_write``), mode 0600, after the rows are shown.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import itertools
+import operator
+import os
+import stat
+import sys
+import time
+import zlib
+from array import array
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from ... import __version__
+from ...core.stores.rho_files import SessionFile
+from ...core.stores.rho_files.records import StoredDisplayMessage
+from ...core.system.dirs import cache_dir
+from ...core.system.fsio import atomic_write
+from ...core.wire import Message
+from .message_list import RowMetrics, estimate_heights, prefix_sums
+from .model import ConversationRows, build_rows, split_entries
+
+__all__ = ["MIN_ROWS", "RowsKey", "load_rows", "store_rows"]
+
+MIN_ROWS: Final = 5000
+"""Histories shorter than this are built each time (in well under 10 ms): no file for them."""
+KEEP_FILES: Final = 16
+"""Entries kept in the folder; the least recently written go first."""
+_MAGIC: Final = b"rho-desk rows 1\n"
+_CHECK: Final = 4
+_WINDOW: Final = 48
+"""Rows per checked window."""
+
+
+def _fingerprint() -> str:
+    """The build code's identity: an entry written by other code (another version, a changed
+    ``build_rows`` or height estimate) or for another machine word is not read."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{__version__} {sys.byteorder} {array('l').itemsize}".encode())
+    for fn in (build_rows, estimate_heights):
+        digest.update(fn.__code__.co_code)
+        digest.update(repr(fn.__code__.co_consts).encode())
+    return digest.hexdigest()
+
+
+FINGERPRINT: Final = _fingerprint()
+
+
+class RowsKey(msgspec.Struct, frozen=True, array_like=True, forbid_unknown_fields=True):
+    """What an entry is valid for."""
+
+    path: str
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    node: str
+    mode: str
+
+    @classmethod
+    def of(cls, file: SessionFile, node_id: str, mode: str) -> RowsKey | None:
+        """The key of ``file`` as read (its ``end``), or ``None`` when the file's identity is
+        not known (another agent's log, parsed bytes): such rows are not kept."""
+        end = file.end
+        if end.identity == (0, 0) or end.mtime_ns == 0 or end.size < 0:
+            return None
+        device, inode = end.identity
+        path = str(Path(file.path).absolute())
+        return cls(path, device, inode, end.size, end.mtime_ns, node_id, mode)
+
+
+class _Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
+    fingerprint: str
+    key: RowsKey
+    kinds: bytes
+    chars: bytes
+    newlines: bytes
+    extra: bytes
+    images: bytes
+    resume_cut: int
+    call_rows: bytes
+    call_first: bytes
+    call_ids: list[str]
+    call_names: list[str]
+    call_result: bytes
+    result_rows: bytes
+    result_calls: bytes
+    width: int
+    metrics: str
+    heights: bytes
+
+
+def _file_for(path: str, folder: Path | None = None) -> Path:
+    name = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+    return (folder or cache_dir() / "rows") / f"{name}.rows"
+
+
+def store_rows(
+    key: RowsKey, rows: ConversationRows, metrics: RowMetrics, *, folder: Path | None = None
+) -> bool:
+    """Keep ``rows`` (and their layout, when it was estimated) for ``key`` (blocking). Whether it
+    was written: a history under :data:`MIN_ROWS`, or a cache folder that cannot be written,
+    keeps nothing (the cache is only a cache: never an error)."""
+    if len(rows) < MIN_ROWS:
+        return False
+    width, heights = (rows.layout[0], rows.layout[1]) if rows.layout else (0, array("l"))
+    entry = _Entry(
+        FINGERPRINT,
+        key,
+        bytes(rows.kinds),
+        rows.chars.tobytes(),
+        rows.newlines.tobytes(),
+        bytes(rows.extra),
+        bytes(rows.images),
+        rows.resume_cut,
+        rows.call_rows.tobytes(),
+        rows.call_first.tobytes(),
+        rows.call_ids,
+        rows.call_names,
+        rows.call_result.tobytes(),
+        rows.result_rows.tobytes(),
+        rows.result_calls.tobytes(),
+        width,
+        repr(metrics),
+        heights.tobytes(),
+    )
+    body = msgspec.msgpack.encode(entry)
+    target = _file_for(key.path, folder)
+    try:
+        atomic_write(target, _MAGIC + zlib.crc32(body).to_bytes(_CHECK, "big") + body)
+        _prune(target.parent)
+    except Exception:  # a full disk or a read-only cache folder: the next open builds the rows
+        return False
+    return True
+
+
+def _prune(folder: Path) -> None:
+    entries = []
+    for path in folder.glob("*.rows"):
+        with contextlib.suppress(OSError):
+            entries.append((path.stat().st_mtime_ns, path))
+    entries.sort(reverse=True)
+    for _mtime, path in entries[KEEP_FILES:]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def load_rows(
+    key: RowsKey,
+    entries: Sequence[Message] | Sequence[StoredDisplayMessage],
+    width: int,
+    metrics: RowMetrics,
+    *,
+    folder: Path | None = None,
+) -> ConversationRows | None:
+    """The rows kept for ``key``, over ``entries`` (the history they were built from), with the
+    layout at ``width`` (kept, or estimated again from the kept facts); ``None`` when there is
+    no valid entry (see the module docstring: never raises for what the file holds)."""
+    if len(entries) < MIN_ROWS:
+        return None
+    start = time.perf_counter()
+    data = _read_own(_file_for(key.path, folder))
+    if data is None:
+        return None
+    try:
+        rows = _decode(data, key, entries, width, metrics)
+    except (ValueError, TypeError, OverflowError, IndexError, msgspec.DecodeError):
+        return None
+    if rows is not None:
+        rows.build_ms = (time.perf_counter() - start) * 1000
+    return rows
+
+
+def _read_own(path: Path) -> bytes | None:
+    """The file's bytes when it is a regular file of this user's that no one else can write."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        getuid = getattr(os, "getuid", None)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_mode & 0o022
+            or (getuid is not None and st.st_uid != getuid())
+        ):
+            return None
+        with open(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _ints(data: bytes) -> array[int]:
+    values = array("l")
+    values.frombytes(data)  # ValueError when not a whole number of items
+    return values
+
+
+def _decode(
+    data: bytes,
+    key: RowsKey,
+    entries: Sequence[Message] | Sequence[StoredDisplayMessage],
+    width: int,
+    metrics: RowMetrics,
+) -> ConversationRows | None:
+    head = len(_MAGIC) + _CHECK
+    if data[: len(_MAGIC)] != _MAGIC:
+        return None
+    body = memoryview(data)[head:]
+    if zlib.crc32(body).to_bytes(_CHECK, "big") != data[len(_MAGIC) : head]:
+        return None
+    e = msgspec.msgpack.decode(body, type=_Entry)
+    if e.fingerprint != FINGERPRINT or e.key != key:
+        return None
+    n = len(entries)
+    kinds, extra, images = bytearray(e.kinds), bytearray(e.extra), bytearray(e.images)
+    chars, newlines = _ints(e.chars), _ints(e.newlines)
+    call_rows, call_first, call_result = (
+        _ints(e.call_rows),
+        _ints(e.call_first),
+        _ints(e.call_result),
+    )
+    result_rows, result_calls = _ints(e.result_rows), _ints(e.result_calls)
+    calls = len(e.call_ids)
+    if not (
+        len(kinds) == len(chars) == len(newlines) == len(extra) == len(images) == n
+        and max(kinds) <= 5
+        and min(chars) >= 0
+        and min(newlines) >= 0
+        and 0 <= e.resume_cut <= n
+        and len(e.call_names) == calls == len(call_result)
+        and len(call_first) == len(call_rows) + 1
+        and call_first[0] == 0
+        and call_first[-1] == calls
+        and _increasing(call_first)
+        and _rows_in(call_rows, n)
+        and (not calls or (min(call_result) >= -1 and max(call_result) < n))
+        and len(result_rows) == len(result_calls)
+        and _rows_in(result_rows, n)
+        and (not result_calls or (min(result_calls) >= 0 and max(result_calls) < calls))
+    ):
+        return None
+    messages, timestamps = split_entries(entries)
+    rows = ConversationRows(
+        messages,
+        timestamps,
+        kinds,
+        chars,
+        newlines,
+        extra,
+        images,
+        e.resume_cut,
+        call_rows,
+        call_first,
+        e.call_ids,
+        e.call_names,
+        call_result,
+        result_rows,
+        result_calls,
+    )
+    heights = _ints(e.heights)
+    if e.width == width and e.metrics == repr(metrics) and len(heights) == n:
+        if min(heights) < 0:
+            return None
+    else:
+        heights = estimate_heights(rows, width, metrics, set())
+    if not _windows_agree(rows, heights, width, metrics):
+        return None
+    rows.layout = (width, heights, prefix_sums(heights))
+    return rows
+
+
+def _increasing(values: array[int]) -> bool:
+    return all(map(operator.lt, values, itertools.islice(values, 1, None)))
+
+
+def _rows_in(rows: array[int], n: int) -> bool:
+    """Strictly increasing row numbers of a history of ``n`` rows."""
+    return not rows or (rows[0] >= 0 and rows[-1] < n and _increasing(rows))
+
+
+def _windows_agree(
+    rows: ConversationRows, heights: array[int], width: int, metrics: RowMetrics
+) -> bool:
+    """The kept facts of a few windows of rows equal those built again from their messages:
+    each row's kind, sizes, extra lines, images and height, and the tool calls it makes."""
+    n = len(rows)
+    starts = {0, max(0, n - _WINDOW), *(n * k // 8 for k in range(1, 8))}
+    for at in sorted(starts):
+        end = min(n, at + _WINDOW)
+        fresh = build_rows(rows.messages[at:end])
+        fresh_heights = estimate_heights(fresh, width, metrics, set())
+        if (
+            fresh.kinds != rows.kinds[at:end]
+            or fresh.chars != rows.chars[at:end]
+            or fresh.newlines != rows.newlines[at:end]
+            or fresh.extra != rows.extra[at:end]
+            or fresh.images != rows.images[at:end]
+            or fresh_heights != heights[at:end]
+        ):
+            return False
+        callers = bisect.bisect_left(rows.call_rows, end) - bisect.bisect_left(rows.call_rows, at)
+        if callers != len(fresh.call_rows):
+            return False
+        for i, row in enumerate(fresh.call_rows):
+            links = rows.links(row + at)
+            first, last = fresh.call_first[i], fresh.call_first[i + 1]
+            if [(link.call_id, link.name) for link in links] != list(
+                zip(fresh.call_ids[first:last], fresh.call_names[first:last], strict=True)
+            ):
+                return False
+    return True
