@@ -41,6 +41,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "NOTHING",
     "RHO",
+    "STAMPS",
     "AgentLog",
     "AgentLogError",
     "Compaction",
@@ -355,6 +356,9 @@ records come many to a second)."""
 _SECONDS_KEPT: Final = 4096
 _STAMPS: dict[str, int] = {}
 """The same for whole UTC times as written (records of one request share theirs)."""
+STAMPS: Final = _STAMPS
+"""Times :func:`iso_seconds` has read, as written -> Unix seconds: a reader's loop looks a
+record's time up here first (``STAMPS.get(text)`` for a string), and calls it when it is not."""
 
 
 def iso_seconds(text: object) -> int:

@@ -402,13 +402,16 @@ def _node_record(
     if full is not None:
         full.extend(appended)
     stamp = str(time)
-    shown = tuple(
-        [
-            StoredDisplayMessage(stamp, m)
-            for n, m in enumerate(appended)
-            if m.system is None and n not in hidden
-        ]
-    )
+    if hidden:
+        shown = tuple(
+            [
+                StoredDisplayMessage(stamp, m)
+                for n, m in enumerate(appended)
+                if m.system is None and n not in hidden
+            ]
+        )
+    else:
+        shown = tuple([StoredDisplayMessage(stamp, m) for m in appended if m.system is None])
     node_id = item.node_id
     parent_id = parent.id if parent is not None else None
     kind = NodeKind.COMPACTION if facts is not None else NodeKind.COMMIT

@@ -25,7 +25,6 @@ API content blocks:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -43,6 +42,7 @@ from ..wire.model import (
 from ._parts import Where, count, image_block, json_text, mapping, string
 from .base import (
     NOTHING,
+    STAMPS,
     AgentLog,
     Compaction,
     Entry,
@@ -236,14 +236,13 @@ _ASSISTANT_USAGE_UNUSED: Final = Unused(
 """An assistant record's unused members, its message's and (with the second) its usage's."""
 
 
-@dataclass(slots=True)
-class _Reply:
+class _Reply(msgspec.Struct):
     """The records of one API response (one ``message.id``), joined."""
 
     entry: Entry
-    content: list[ContentBlock] = field(default_factory=list)
-    thinking: list[str] = field(default_factory=list)
-    context: list[ProviderContextBlock] = field(default_factory=list)
+    content: list[ContentBlock] = msgspec.field(default_factory=list)
+    thinking: list[str] = msgspec.field(default_factory=list)
+    context: list[ProviderContextBlock] = msgspec.field(default_factory=list)
     identity: ModelIdentity = _NO_MODEL
     usage: tuple[object, object, object, object] | None = None
     """Input, output, cache read and cache write tokens as the log has them."""
@@ -298,6 +297,7 @@ class _Reader:
         self.subagent = log.path.name.startswith("agent-")
         """A subagent's own file (every record a sidechain of the parent session)."""
         self.identities: dict[str, ModelIdentity] = {}
+        self.entries = log.entries
 
     def record(self, record: dict[str, Any]) -> None:
         at, loss, log = self.at, self.loss, self.log
@@ -386,7 +386,10 @@ class _Reader:
             log.cwd = record.cwd
         if log.version is None and type(record.version) is str:
             log.version = record.version
-        time = iso_seconds(record.timestamp)
+        stamp = record.timestamp
+        time = STAMPS.get(stamp) if type(stamp) is str else None
+        if time is None:
+            time = iso_seconds(stamp)
         if not log.created and time:
             log.created = time
         parent = record.parentUuid
@@ -513,7 +516,8 @@ class _Reader:
         return reply
 
     def step(self, uuid: str, parent: str | None, time: int) -> Entry:
-        entry = self.log.add(Entry(uuid, parent, time, [], line=self.at.line))
+        entry = Entry(uuid, parent, time, [], line=self.at.line)
+        self.entries[uuid] = entry  # AgentLog.add: a repeated id replaces the earlier step
         self.last = uuid
         return entry
 

@@ -44,6 +44,7 @@ from ..wire.model import (
 from ._parts import Where, count, data_url_image, json_text, string
 from .base import (
     NOTHING,
+    STAMPS,
     AgentLog,
     Compaction,
     Entry,
@@ -384,10 +385,12 @@ class _Reader:
     def step(self, time: int, *, turn: bool = False) -> Entry:
         """A new step after the current one."""
         self.close()
-        entry = Entry(f"L{self.at.line}", self.current, time, [], turn=turn, line=self.at.line)
-        if entry.id in self.log.entries:
-            entry.id = f"L{self.at.line}.{len(self.log.entries)}"
-        self.log.add(entry)
+        line = self.at.line
+        entries = self.log.entries
+        entry = Entry(f"L{line}", self.current, time, [], turn=turn, line=line)
+        if entry.id in entries:
+            entry.id = f"L{line}.{len(entries)}"
+        entries[entry.id] = entry  # AgentLog.add
         self.current = entry.id
         self.entry = entry
         return entry
@@ -476,7 +479,10 @@ class _Reader:
         for what only the dict path reads (a message of another role, a rollback, an abort)."""
         if isinstance(line, _ResponseLine):
             item = line.payload
-            time = iso_seconds(line.timestamp)
+            stamp = line.timestamp
+            time = STAMPS.get(stamp) if type(stamp) is str else None
+            if time is None:
+                time = iso_seconds(stamp)
             if isinstance(item, _Message):
                 role = item.role
                 texts = [ContentBlock.of_text(part.text or "") for part in item.content]
