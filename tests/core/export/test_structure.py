@@ -170,6 +170,14 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
         "| Name | Value |\n|---|---|\n| region | eu |\n| client_secret | PipeKvSecret5 |\n",
         ("PipeKvSecret5",),
     ),
+    # a credential word in a row's other cells names nothing: the rows are read up to the last
+    # row whose first cell holds one, wherever other cells say "token"
+    "key/value table, credential words in its notes (markdown)": (
+        "| key | value | note |\n| --- | --- | --- |\n| token_ttl | 3600 | the token lives |\n"
+        "| region | eu | no password here |\n| db_password | NotedKvPass8 | rotated |\n"
+        "| owner | ops | token and secret |\n",
+        ("NotedKvPass8",),
+    ),
     "a directive's quoted value, letters only (bind)": (
         'key "ns1" {\n  secret "bluehorsestaple";\n};\n',
         ("bluehorsestaple",),

@@ -40,6 +40,7 @@ from ._tables import (
     credential_name,
     header,
     last_cell_word,
+    named_cell,
     named_word,
     pairs_header,
     table_header,
@@ -784,34 +785,18 @@ class _Reader:
         sep, names, pairs, columns = head_of
         if not pairs and self.pairs_header_above(i):
             return  # a row of a key/value table above, not a header
-        rows = 0
         last = min(len(self.lines), i + 1 + _LINES_MAX)
-        if pairs and not columns and i + 1 < last:
-            # a key/value table holds a credential only in a row whose name holds a credential
-            # word: the rows are read up to the last such line before the table certainly ends
-            begins = self.lines.begins
-            stop = begins[last] if last < len(begins) else len(t)
-            at = last_cell_word(t, self.lines.lowered, sep, begins[i + 1], stop)
-            if at < 0:
-                return
-            last = bisect.bisect_right(begins, at, i + 1, last)
         # a header with no wrapper: its rows have none either (psql's `  1 | ` is a cell, not a row number)
         head = _JSON_OPEN.match(t, line.begin, line.end) or _JSON_ROW.match(t, line.begin, line.end)
         bare = _ROW.match(t, line.begin if head is None else head.end(), line.end) is None
+        if pairs and not columns and i + 1 < last:
+            # a key/value table names a credential only in a row's first cell: read up to the last
+            last = self.last_named_row(i, last, sep, bare=bare)
+            if last < 0:
+                return
         for k in range(i + 1, last):
-            row_line = self.lines[k]
-            row_start = row_line.start + row_line.indent
-            if (
-                bare
-                and row_line.start > row_line.begin
-                and _NUMBER_CELL.fullmatch(t, row_line.begin, row_line.start) is not None
-            ):
-                row_start = (
-                    row_line.begin
-                    + len(t[row_line.begin : row_line.end])
-                    - len(t[row_line.begin : row_line.end].lstrip(b" \t"))
-                )
-            row = t[row_start : row_line.end]
+            row_start = self.row_start(k, bare=bare)
+            row = t[row_start : self.lines[k].end]
             stripped = row.strip()
             if not stripped:
                 break
@@ -820,17 +805,36 @@ class _Reader:
             got = cells(row, sep)
             if len(got) < 2 or (sep != b"  " and abs(len(got) - len(names)) > 1):
                 break
-            base = row_start
-            rows += 1
             if pairs:
                 name = got[0][0].strip(b" \"'")
                 if credential_name(name):  # (``add`` asks the same first)
                     _, s, e = got[1]
-                    self.cell(base + s, base + e, name, forced=False)
+                    self.cell(row_start + s, row_start + e, name, forced=False)
             for col in columns:
                 if col < len(got):
                     _, s, e = got[col]
-                    self.cell(base + s, base + e, names[col], forced=False)
+                    self.cell(row_start + s, row_start + e, names[col], forced=False)
+
+    def row_start(self, k: int, *, bare: bool) -> int:
+        """Where row ``k`` begins (under a header with no wrapper, ``bare``: at a ``  12 | `` cell)."""
+        t, row = self.t, self.lines[k]
+        if bare and row.start > row.begin and _NUMBER_CELL.fullmatch(t, row.begin, row.start):
+            return row.end - len(t[row.begin : row.end].lstrip(b" \t"))
+        return row.start + row.indent
+
+    def last_named_row(self, i: int, last: int, sep: bytes, *, bare: bool) -> int:
+        """After the last row (before line ``last`` and the table's certain end) whose first cell
+        holds one of ``CELL_WORDS``, or -1: no other cell names a credential in a key/value table."""
+        begins, lowered, first = self.lines.begins, self.lines.lowered, self.lines.begins[i + 1]
+        end = begins[last] if last < len(begins) else len(self.t)
+        at = last_cell_word(self.t, lowered, sep, first, end)
+        while at >= 0:
+            k = bisect.bisect_right(begins, at, i + 1, last) - 1
+            got = cells(self.t[self.row_start(k, bare=bare) : self.lines[k].end], sep)
+            if got and named_cell(got[0][0].lower()):
+                return k + 1
+            at = last_cell_word(self.t, lowered, sep, first, begins[k])
+        return -1
 
     def pairs_header_above(self, i: int) -> bool:
         """One of the ``_ROWS_ABOVE`` lines above line ``i`` is a key/value table's header: only

@@ -28,6 +28,7 @@ __all__ = [
     "header",
     "header_cell",
     "last_cell_word",
+    "named_cell",
     "named_word",
     "pairs_header",
     "table_header",
@@ -171,6 +172,12 @@ def last_cell_word(t: bytes, lowered: bytes, sep: bytes, start: int, stop: int) 
     if _CELL_WORD.search(lowered, start, stop) is None:
         return -1  # (one search: most tables name no credential)
     return max(lowered.rfind(word, start, stop) for word in CELL_WORDS)
+
+
+def named_cell(lowered: bytes) -> bool:
+    """``lowered`` (a cell in lower case) holds one of ``CELL_WORDS``: a name ``credential_name``
+    accepts holds one."""
+    return _CELL_WORD.search(lowered) is not None
 
 
 _NAMED_WORD: Final = re.compile(b"|".join(NAMED_WORDS))
