@@ -341,3 +341,16 @@ def test_a_reopen_shows_what_a_first_open_shows(
     assert view.rows_kept
     _same(view.model.rows, changed, view.list.metrics)
     assert _shown(view)[1] == changed_rows
+
+
+def test_every_process_reads_what_another_wrote() -> None:
+    """The build code's fingerprint is the same in another process (with another hash seed)."""
+    import subprocess
+    import sys
+
+    script = "from rho_desk.qt.conversation.row_cache import FINGERPRINT; print(FINGERPRINT)"
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == row_cache.FINGERPRINT

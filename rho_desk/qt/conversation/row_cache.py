@@ -31,6 +31,7 @@ import zlib
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
+from types import CodeType
 from typing import Final
 
 import msgspec
@@ -58,12 +59,23 @@ _WINDOW: Final = 48
 
 def _fingerprint() -> str:
     """The build code's identity: an entry written by other code (another version, a changed
-    ``build_rows`` or height estimate) or for another machine word is not read."""
+    ``build_rows`` or height estimate) or for another machine word is not read. The same in
+    every process of one installation (no address or hash order in it)."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{__version__} {sys.byteorder} {array('l').itemsize}".encode())
+
+    def code(c: CodeType) -> None:
+        digest.update(c.co_code)
+        for const in c.co_consts:
+            if isinstance(const, CodeType):
+                code(const)  # a nested function or comprehension (its repr holds an address)
+            elif isinstance(const, frozenset):
+                digest.update(repr(sorted(map(repr, const))).encode())
+            else:
+                digest.update(repr(const).encode())
+
     for fn in (build_rows, estimate_heights):
-        digest.update(fn.__code__.co_code)
-        digest.update(repr(fn.__code__.co_consts).encode())
+        code(fn.__code__)
     return digest.hexdigest()
 
 
