@@ -786,14 +786,11 @@ class _Reader:
         if not pairs and self.pairs_header_above(i):
             return  # a row of a key/value table above, not a header
         last = min(len(self.lines), i + 1 + _LINES_MAX)
-        # a header with no wrapper: its rows have none either (psql's `  1 | ` is a cell, not a row number)
-        head = _JSON_OPEN.match(t, line.begin, line.end) or _JSON_ROW.match(t, line.begin, line.end)
-        bare = _ROW.match(t, line.begin if head is None else head.end(), line.end) is None
         if pairs and not columns and i + 1 < last:
-            # a key/value table names a credential only in a row's first cell: read up to the last
-            last = self.last_named_row(i, last, sep, bare=bare)
+            last = self.last_named_row(i, last, sep)  # a credential is named by a row's first cell
             if last < 0:
                 return
+        bare = self.bare(i)
         for k in range(i + 1, last):
             row_start = self.row_start(k, bare=bare)
             row = t[row_start : self.lines[k].end]
@@ -822,15 +819,19 @@ class _Reader:
             return row.end - len(t[row.begin : row.end].lstrip(b" \t"))
         return row.start + row.indent
 
-    def last_named_row(self, i: int, last: int, sep: bytes, *, bare: bool) -> int:
-        """After the last row (before line ``last`` and the table's certain end) whose first cell
-        holds one of ``CELL_WORDS``, or -1: no other cell names a credential in a key/value table."""
+    def bare(self, i: int) -> bool:  # no wrapper on header i: none on its rows (psql's `  1 | `)
+        t, line = self.t, self.lines[i]
+        head = _JSON_OPEN.match(t, line.begin, line.end) or _JSON_ROW.match(t, line.begin, line.end)
+        return _ROW.match(t, line.begin if head is None else head.end(), line.end) is None
+
+    def last_named_row(self, i: int, last: int, sep: bytes) -> int:
+        """Rows to read: up to the last whose first cell holds a ``CELL_WORDS`` word (-1: none)."""
         begins, lowered, first = self.lines.begins, self.lines.lowered, self.lines.begins[i + 1]
         end = begins[last] if last < len(begins) else len(self.t)
         at = last_cell_word(self.t, lowered, sep, first, end)
         while at >= 0:
             k = bisect.bisect_right(begins, at, i + 1, last) - 1
-            got = cells(self.t[self.row_start(k, bare=bare) : self.lines[k].end], sep)
+            got = cells(self.t[self.row_start(k, bare=self.bare(i)) : self.lines[k].end], sep)
             if got and named_cell(got[0][0].lower()):
                 return k + 1
             at = last_cell_word(self.t, lowered, sep, first, begins[k])
