@@ -226,6 +226,15 @@ EDGES = [
     b"xml: <password>S3cr3tPass9</password>",
     b'{"body": "<password>S3cr3tPass9</password>"}',
     b"API_KEY=<your-api-key>\nnext: S3cr3tPass9</x>",
+    # a name inside a placeholder value whose digit ends both: hyperscan gives one start per end
+    b"secret=kkkkkkkkkkkkkkkksecretc:2E3r4T5y",
+    b"token=" + b"k" * 40 + b"api_key=Q1w2E3r4T5y6",
+    b"password=" + b"x" * 30 + b"password=" + b"x" * 30 + b"TOKEN: 9f8e7d6c5b",
+    # the value's first digit as far in as the gate looks, and one byte further
+    b"password=" + b"abc" * 42 + b"a1x",
+    b"password=" + b"abc" * 42 + b"ab1x",
+    b"api-key" + LONGEST_QUOTE + b"    :    " + LONGEST_QUOTE + b"kY" * 63 + b"k1",
+    b"X_PASSWORD_" + b"V" * 19 + LONGEST_QUOTE + b"    =    " + LONGEST_QUOTE + b"aB" * 63 + b"a1",
 ]
 
 
@@ -265,7 +274,7 @@ def test_each_window_covers_the_longest_match_of_its_gate() -> None:
     """A window pass's gate reports a match's end; the pass's start must lie within its window
     (``NAMED_WINDOW`` and the others)."""
     windowed = [rule for rule in _passes()[1] if rule.window]
-    assert len(windowed) == 5
+    assert len(windowed) == 9
     for rule in windowed:
         assert rule.gate is not None and rule.gate[1:] == (0, 0)
         _, longest = re._parser.parse(rule.gate[0].decode("latin-1")).getwidth()  # type: ignore[attr-defined]

@@ -214,3 +214,36 @@ def test_an_export_of_grep_output_full_of_private_key_headers_is_linear() -> Non
     small, large = json.loads(done.stdout)
     assert large <= 2.6 * small, (small, large)
     assert large < 5.0
+
+
+def repeated_names(size: int, unit: bytes) -> bytes:
+    """``unit`` (names and separators, no digit) over and over, one value's digit at the end: the
+    gate reports one end, and every name before it could be where a value begins."""
+    return (unit * (size // len(unit) + 1))[:size] + b"1x"
+
+
+NAME_UNITS = (b"secret=", b"password=" + b"k" * 16)
+
+
+def _least_scan_seconds(unit: bytes, size: int) -> float:
+    data = repeated_names(size, unit)
+    scanner = SecretScanner([])
+    return _least_seconds(lambda: scanner.scan(data), runs=3)
+
+
+def test_a_scan_of_credential_names_repeated_is_linear() -> None:
+    # ``secret=secret=…1x``: a name is searched only in the window before the value's first
+    # digit (``ASSIGNMENT_WINDOW``), not at every name the gate's match could start from;
+    # timed in a process of its own, as above
+    code = (
+        "import json\n"
+        "from tests.core.export.test_scanner_linear import NAME_UNITS, _least_scan_seconds\n"
+        "print(json.dumps([[_least_scan_seconds(u, n) for n in (16_384, 32_768)]"
+        " for u in NAME_UNITS]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    for unit, (small, large) in zip(NAME_UNITS, json.loads(done.stdout), strict=True):
+        assert large <= 2.6 * small, (unit, small, large)

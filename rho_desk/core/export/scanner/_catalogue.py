@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 17
+RULESET_VERSION: Final = 18
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -95,7 +95,9 @@ credential-named value starting with an escaped backslash (``TOKEN: \\\\abc`` in
 gate as it passes the plain scan. 16: an element right after ``=``/``:`` whose text and end tag
 are on its line (``body=<password>X</password>``) is an element, not a placeholder. 17: HTML
 numeric character references decoded (``&#80;``, ``&#x50``, ``\\u0026#80;`` of Go's JSON, among
-named ones and plain bytes); an HTML password field's ``value``."""
+named ones and plain bytes); an HTML password field's ``value``. 18: an assignment's value
+(``password=…``, ``api_key=…``) has a digit within its first 128 bytes, and a name inside another
+name's value is found whether or not that value is a placeholder (``secret=kkkk…secretc:X1``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -77,6 +77,10 @@ _COLON: Final = _Q + rb"[ \t]{0,4}:[ \t]{0,4}" + _Q
 AUTHORIZATION_WINDOW: Final = 117
 BEARER_WINDOW: Final = 22
 COOKIE_WINDOW: Final = 160
+ASSIGNMENT_DIGIT: Final = 128
+"""An assignment's value (``password=…``) has a digit within its first this many bytes: the
+gate reports that digit, and the name begins at most ``ASSIGNMENT_WINDOW`` bytes before it."""
+ASSIGNMENT_WINDOW: Final = 185
 
 
 _HEX: Final = frozenset(b"0123456789abcdefABCDEF")
@@ -918,16 +922,30 @@ def keyword_passes() -> list[Pass]:
             for rule, head, fixed, tail in INFIX_TOKENS
         ),
     ]
+    digit = _VALUE_NO_DIGIT + rb"{0,%d}[0-9]" % (ASSIGNMENT_DIGIT - 1)
     for literal in _ASSIGNMENT_LITERALS:
-        word, offset = gate_head(literal)
+        word, _ = gate_head(literal)
         name = rb"[A-Za-z0-9_\-]{0,24}"
         passes.append(
             _folded(
                 literal,
-                literal + rb"(?P<name>" + name + rb")" + _ASSIGN + rb"(?P<value>" + v + rb"{8,})",
+                literal
+                + rb"(?P<name>"
+                + name
+                + rb")"
+                + _ASSIGN
+                + rb"(?P<value>(?="
+                + digit
+                + rb")"
+                + v
+                + rb"{8,})",
                 _assignment,
-                # the gate reports only a value with a digit: ``_assignment`` requires one
-                gate=(word + name + _ASSIGN + _VALUE_NO_DIGIT + rb"*[0-9]", offset, 0),
+                # the gate reports the value's first digit (``_assignment`` requires one), and
+                # the name is searched in the window before it: hyperscan gives one start per
+                # end, the leftmost, and the value that starts there may be a placeholder
+                # (``secret=kkkk…secretc:2E3r4T5y``) where a later name's is not
+                gate=(word + name + _ASSIGN + digit, 0, 0),
+                window=ASSIGNMENT_WINDOW,
             )
         )
     return passes
