@@ -436,12 +436,11 @@ class ConversationView(QWidget):
         width = self.list.viewport().width()
         metrics = self.list.metrics
 
-        key: RowsKey | None = None
         kept = False
         opened, self._opened = self._opened, False
 
         def build() -> ConversationRows | None:
-            nonlocal key, kept
+            nonlocal kept
             current = document.tree
             if current is None or not current.owns(node) or generation != self._generation:
                 return None  # another session was opened since (``node`` is not in it): nothing to show
@@ -455,17 +454,21 @@ class ConversationView(QWidget):
                     if document.tree is current:
                         raise
                     return None  # the session changed while this ran
-                rows = None if key is None else load_rows(key, entries, width, metrics)
-                if rows is not None:
-                    kept = True
-                    return rows
+                # a file just opened: its rows as kept by the last open of it as it is now
+                # (only then: a live append or another revision is not what was kept)
+                keep = key if opened else None
+                if keep is not None:
+                    rows = load_rows(keep, entries, width, metrics)
+                    if rows is not None:
+                        kept = True
+                        return rows
                 rows = build_rows(entries)
                 # the row heights for the current width too, off the GUI thread
                 rows.layout = (width, *layout_rows(rows, width, metrics, set()))
-                if key is not None and opened:
-                    # kept for the next open of this file as it is now (before it is shown: a
-                    # window closed at once keeps them too; a live append does not write them)
-                    store_rows(key, rows, metrics)
+                if keep is not None:
+                    # kept for the next open (before they are shown: a window closed at once
+                    # keeps them too)
+                    store_rows(keep, rows, metrics)
                 return rows
 
         rows = await in_thread(build)
