@@ -200,7 +200,7 @@ def load_rows(
         return None
     try:
         rows = _decode(data, key, entries, width, metrics)
-    except (ValueError, TypeError, OverflowError, IndexError, msgspec.DecodeError):
+    except (ValueError, TypeError, OverflowError, IndexError, RecursionError, msgspec.DecodeError):
         return None
     if rows is not None:
         rows.build_ms = (time.perf_counter() - start) * 1000

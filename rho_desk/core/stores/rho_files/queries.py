@@ -215,6 +215,8 @@ class TreeQueries:
         keep = complete_prefix_length([e.message for e in raw]) if trimmed else len(raw)
         if not markers:
             return raw[:keep]
+        if keep == len(raw) and all(n.kind is not NodeKind.COMPACTION for n in path):
+            return raw  # no marker to insert and nothing cut: the list as gathered
         out: list[StoredDisplayMessage] = []
         start = 0
         for n, end in zip(path, ends, strict=True):
