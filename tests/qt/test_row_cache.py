@@ -103,6 +103,8 @@ def test_kept_rows_are_the_built_rows(tmp_path: Path, big: Any) -> None:
     kept = load_rows(KEY, history, 900, METRICS, folder=tmp_path / "rows")
     assert kept is not None
     _same(kept, rows)
+    # one string object per tool name, as in a build over a read session
+    assert len({id(name) for name in kept.call_names}) == len(set(kept.call_names)) == 1
     # another width: the kept facts laid out again
     other = load_rows(KEY, history, 640, METRICS, folder=tmp_path / "rows")
     assert other is not None and other.layout is not None

@@ -293,7 +293,7 @@ def _decode(
         call_rows,
         call_first,
         e.call_ids,
-        e.call_names,
+        _shared(e.call_names),
         call_result,
         result_rows,
         result_calls,
@@ -312,6 +312,13 @@ def _decode(
 
 def _increasing(values: array[int]) -> bool:
     return all(map(operator.lt, values, itertools.islice(values, 1, None)))
+
+
+def _shared(names: list[str]) -> list[str]:
+    """``names`` with one string object per name (a session names a few tools tens of thousands
+    of times; a build's list holds the messages' own, already shared, strings)."""
+    first: dict[str, str] = {}
+    return list(map(first.setdefault, names, names))
 
 
 def _rows_in(rows: array[int], n: int) -> bool:
