@@ -172,6 +172,21 @@ def bench_list(quick: bool) -> list[BenchResult]:
 # -- big logs ---------------------------------------------------------------------------------
 
 
+_lines_in_second: dict[str, int] = {}
+
+
+def _own_millisecond(stamp: str) -> str:
+    """``stamp`` (``…:SS.000Z``) with a millisecond of its own line's: an agent writes each line
+    when it happens, so a real log's times are nearly all distinct (a reader that keeps only the
+    times it has seen gains nothing there)."""
+    second = stamp[:19]
+    n = _lines_in_second[second] = _lines_in_second.get(second, -1) + 1
+    if len(_lines_in_second) > 4:
+        for old in list(_lines_in_second)[:-2]:
+            del _lines_in_second[old]
+    return f"{second}.{min(n * 7, 999):03d}Z"
+
+
 def _claude_log(path: Path, size: int, seed: int = 11) -> None:
     rng = random.Random(seed)
     sid = "6b7c0e2a-1111-4222-8333-444455556666"
@@ -189,6 +204,7 @@ def _claude_log(path: Path, size: int, seed: int = 11) -> None:
 
         def put(record: dict[str, object]) -> None:
             nonlocal written
+            record["timestamp"] = _own_millisecond(str(record["timestamp"]))
             line = json.dumps(record, separators=(",", ":")) + "\n"
             out.write(line)
             written += len(line)
@@ -345,6 +361,7 @@ def _codex_log(path: Path, size: int, seed: int = 12) -> None:
 
         def put(stamp: str, kind: str, payload: dict[str, object]) -> None:
             nonlocal written
+            stamp = _own_millisecond(stamp)
             line = (
                 json.dumps(
                     {"timestamp": stamp, "type": kind, "payload": payload}, separators=(",", ":")

@@ -381,11 +381,11 @@ def iso_seconds(text: object) -> int:
                 if len(_SECONDS) >= _SECONDS_KEPT:
                     _SECONDS.clear()
                 _SECONDS[key] = seconds
-            if seconds is not None:
-                if len(_STAMPS) >= _SECONDS_KEPT:
-                    _STAMPS.clear()
-                _STAMPS[text] = seconds
-                return seconds
+        if seconds is not None:
+            if len(_STAMPS) >= _SECONDS_KEPT:
+                _STAMPS.clear()
+            _STAMPS[text] = seconds
+            return seconds
     try:
         value = dt.datetime.fromisoformat(
             text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
