@@ -356,3 +356,9 @@ def test_every_process_reads_what_another_wrote() -> None:
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == row_cache.FINGERPRINT
+
+
+def test_a_cache_folder_that_cannot_be_written_keeps_nothing(tmp_path: Path, big: Any) -> None:
+    """The cache is only a cache: a folder that cannot be made or written is no error."""
+    (tmp_path / "file").write_bytes(b"")
+    assert not store_rows(KEY, big[1], METRICS, folder=tmp_path / "file" / "rows")

@@ -37,6 +37,7 @@ from typing import Final
 import msgspec
 
 from ... import __version__
+from ...core.errors import StorageError
 from ...core.stores.rho_files import SessionFile
 from ...core.stores.rho_files.records import StoredDisplayMessage
 from ...core.system.dirs import cache_dir
@@ -165,7 +166,10 @@ def store_rows(
     try:
         atomic_write(target, _MAGIC + zlib.crc32(body).to_bytes(_CHECK, "big") + body)
         _prune(target.parent)
-    except Exception:  # a full disk or a read-only cache folder: the next open builds the rows
+    except (
+        StorageError,
+        OSError,
+    ):  # a full disk, a cache folder that cannot be written: built next time
         return False
     return True
 
