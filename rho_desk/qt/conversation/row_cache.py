@@ -166,10 +166,8 @@ def store_rows(
     try:
         atomic_write(target, _MAGIC + zlib.crc32(body).to_bytes(_CHECK, "big") + body)
         _prune(target.parent)
-    except (
-        StorageError,
-        OSError,
-    ):  # a full disk, a cache folder that cannot be written: built next time
+    # a full disk, a cache folder that cannot be written: the rows are built next time
+    except (StorageError, OSError):
         return False
     return True
 
