@@ -50,7 +50,6 @@ LIMITS: dict[str, str] = {
 """The forms still leaking, each with why."""
 
 DAMAGED: dict[str, str] = {
-    "ok-aws-secret-arn": '`secret_arn = "arn:aws:secretsmanager:…"`: a reference to a secret under a name with `secret`',
     "x-pgpass-ok-times": "`sha:1234:abcd:ef:0123456789` after another line: a colon record of five fields ending in ten digits reads as a .pgpass line",
 }
 """The look-alikes still changed by the export, each with why."""

@@ -3,7 +3,10 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``58da74e`` (ruleset 17): 21 forms leaked in full (18 of them with ``findings: 0`` in the receipt),
 none was blocked, and 4 look-alikes were damaged. ``heldout_batch_5.json`` holds the forms as the
 batch wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix
-was checked against them.
+was checked against them (17 forms and 12 look-alikes, for four causes: credential nouns of other
+languages in names, an XML value in the element after its name's or inside it, references to a
+secret's store read as the secret, and a bare value printed by a command whose subcommand,
+operand or selector names the credential).
 
 The forms are what a coding session holds from the tools batches 1-4 covered least: cloud CLIs'
 output (``aws sts``, ``az``, ``ssm``, Secrets Manager, ``gcloud``, ``vault``, ``heroku``),
@@ -41,12 +44,9 @@ FORMS: list[dict[str, Any]] = json.loads(
 LIMITS: dict[str, str] = {
     "cloud-az-storage-keys-table": "an 88-character key in an aligned table's `Value` column, its row named `key1`",
     "k8s-kustomize-literals": "a SendGrid key `SG.x.y` as a YAML list item `- SENDGRID_KEY=…`",
-    "k8s-argocd-initial": "a bare value as a command's whole output, the command naming the password",
     "ide-conda-token-url": "a conda channel URL's token path segment `/t/<token>/`",
     "har-curl-cookie-b": "`curl -b 'JSESSIONID=X'`: a session cookie given to `-b`",
-    "mail-auth-login": "SMTP `AUTH LOGIN`: the password base64 on the line after `334 UGFzc3dvcmQ6` (base64 of `Password:`)",
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
-    "mob-info-plist": "Info.plist: `<key>…SECRET</key>` with its `<string>` on the next line",
     "mob-xcconfig": "a RevenueCat key `appl_…` under a name without a credential word",
     "db-redis-auth-prompt": "`AUTH user pass` typed at a redis-cli prompt",
     "db-cypher-shell": "`cypher-shell -p 'three-words-dashed'`: letters-only words as a password option's value",
@@ -56,25 +56,20 @@ LIMITS: dict[str, str] = {
     "split-terminal-wrap": "a token wrapped by the terminal: its second half alone on the next line",
     "split-yaml-plain-multiline": "a YAML plain scalar continued on the next, deeper-indented line",
     "prose-letters-phrase": "prose `the wifi password for the office is three words`",
-    "nl-fr": "French `mot de passe … est « X »`: a credential word of another language",
-    "nl-pt-env": "Portuguese `SENHA_BANCO=X`: a credential word of another language",
-    "nl-de-json-key": 'German `"passwort": "X"`: a credential word of another language',
-    "sys-unattend-xml": "unattend.xml: `<Value>` nested in `<AdministratorPassword>` on the next line",
+    "nl-fr": "French prose `mot de passe … est « X »`: a value in guillemets is not read as quoted",
 }
 """The forms still leaking, each with why."""
 
 DAMAGED: dict[str, str] = {
-    "ok-helm-existing-secret": "`existingSecret: keycloak-db`: the name of a Kubernetes secret under a credential name",
     "ok-smtp-ehlo": "a Message-ID's random local part after `=`",
+    "x-print-ok-jsonpath-name": "`kubectl get secret … -o jsonpath='{.metadata.name}'` prints a secret's name, read as the secret (a printer of the table, whatever it selects)",
     "ok-google-services-ids": "Firebase's `mobilesdk_app_id`: a random public id after `android:`",
     "ok-mongo-objectid": "`ObjectId('<24 hex>')`: a database id in a call",
 }
 """The look-alikes still changed by the export, each with why."""
 
 UNFLAGGED: dict[str, str] = {
-    k: v
-    for k, v in LIMITS.items()
-    if k not in {"cloud-az-storage-keys-table", "nb-output-env", "nl-de-json-key"}
+    k: v for k, v in LIMITS.items() if k not in {"cloud-az-storage-keys-table", "nb-output-env"}
 }
 """The leaking forms the audit's second opinion does not flag either: their exports still say
 ``findings: 0``."""

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 18
+RULESET_VERSION: Final = 19
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -97,7 +97,14 @@ are on its line (``body=<password>X</password>``) is an element, not a placehold
 numeric character references decoded (``&#80;``, ``&#x50``, ``\\u0026#80;`` of Go's JSON, among
 named ones and plain bytes); an HTML password field's ``value``. 18: an assignment's value
 (``password=…``, ``api_key=…``) has a digit within its first 128 bytes, and a name inside another
-name's value is found whether or not that value is a placeholder (``secret=kkkk…secretc:X1``)."""
+name's value is found whether or not that value is a placeholder (``secret=kkkk…secretc:X1``). 19:
+credential nouns of other languages in names (``SENHA_BANCO``, ``"wachtwoord"``, ``haslo``,
+``MOT_DE_PASSE``, ``KENNWORT``); ``<key>NAME</key>`` then the next element's text (plist), ``<Password>`` holding a ``<Value>``
+child (unattend.xml); a reference to a secret's store is no value (``arn:aws:…``, ``op://…``,
+``projects/…/secrets/…``, a name ending in ``arn``, Helm's ``existingSecret``), nor a label of
+several words naming it (``Forgot password?``); a command's one-word output that reads as a
+credential when its subcommand, operand or selector names one (``jq -r .password``,
+``--query …SecretAccessKey``, ``argocd admin initial-password``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -30,7 +30,15 @@ from typing import Final
 
 from ._catalogue import Hit
 from ._rules import Pass
-from ._values import VALUE_MAX, config_value, literal_value, quoted_password, secretish, value_span
+from ._values import (
+    VALUE_MAX,
+    config_value,
+    literal_value,
+    quoted_password,
+    secretish,
+    value_span,
+    within_store_reference,
+)
 from ._work import spend
 
 try:  # RE2 runs the name pass's alternation as one DFA: measured ~5x faster than re (docs/security.md)
@@ -40,6 +48,7 @@ except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the
 
 __all__ = [
     "ASSIGN_PREFILTER",
+    "FOREIGN_WORDS",
     "KEYWORDS",
     "NOT_SECRET_WORDS",
     "der_private_key",
@@ -102,8 +111,42 @@ _WORDS: Final = frozenset(
         "masterauth",
         "psk",
         "wpapsk",
+        # the same nouns in other languages, as a name spells them in ASCII (``FOREIGN_WORDS``)
+        "passwort",
+        "kennwort",
+        "motdepasse",
+        "passord",
+        "contrasena",
+        "senha",
+        "wachtwoord",
+        "losenord",
+        "haslo",
+        "heslo",
+        "jelszo",
+        "sifre",
+        "salasana",
+        "adgangskode",
     }
 )
+FOREIGN_WORDS: Final = (
+    b"kennwort",
+    b"contrasena",
+    b"senha",
+    b"wachtwoord",
+    b"losenord",
+    b"haslo",
+    b"heslo",
+    b"jelszo",
+    b"sifre",
+    b"salasana",
+    b"adgangskode",
+)
+"""The credential nouns of other languages (German, Spanish, Portuguese, Dutch, Swedish, Polish,
+Czech, Hungarian, Turkish, Finnish, Danish) in a name's ASCII spelling, less those holding
+``pass`` (``passwort``, ``mot_de_passe``, ``passord``): every keyword list of the gates and the
+structure reader's shortcut words hold them, so a name holding one is read as ``DB_PASSWORD`` is
+(``SENHA_BANCO=…``, ``"wachtwoord": "…"``, ``haslo = …``)."""
+_FOREIGN: Final = b"|".join(FOREIGN_WORDS)
 _KEY_QUALIFIERS: Final = frozenset(
     {
         "api",
@@ -237,6 +280,8 @@ _NOT_VALUE: Final = frozenset(
         "class",
         "algo",
         "alg",
+        "arn",
+        "arns",
     }
 )
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -259,6 +304,8 @@ def name_is_credential(name: str) -> bool:
     words = name_words(name)
     if not words or words[-1] in _NOT_VALUE or not NOT_SECRET_WORDS.isdisjoint(words):
         return False
+    if words[0] == "existing" and words[-1] in ("secret", "secrets"):
+        return False  # Helm's existingSecret: the name of a Kubernetes Secret that holds it
     joined = "".join(words)
     if joined in _WORDS:
         return True
@@ -267,10 +314,17 @@ def name_is_credential(name: str) -> bool:
             return True
         if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
             return True
+        if word == "passe" and words[i - 2 : i] == ["mot", "de"]:
+            return True  # MOT_DE_PASSE_ADMIN
         if word.endswith("key") and word[:-3] in _KEY_QUALIFIERS:
             return True
-        if word.endswith(("password", "passwd", "secret", "token")) and len(word) <= 24:
-            return True  # mysqlpassword, clientsecret, githubtoken
+        if (
+            word.endswith(
+                ("password", "passwd", "secret", "token", "passwort", "kennwort", "senha")
+            )
+            and len(word) <= 24
+        ):
+            return True  # mysqlpassword, clientsecret, githubtoken, datenbankpasswort
     return False
 
 
@@ -287,7 +341,7 @@ _ASSIGN: Final = (
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
-KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key|psk)"
+KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key|psk|" + _FOREIGN + rb")"
 ASSIGN_PREFILTER: Final = (
     rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?"
     + _TYPE
@@ -332,7 +386,9 @@ _NAMED_SEP_GATE: Final = (
     + rb")"
 )
 NAMED_GATE: Final = (
-    rb"(?:(?:pass|pwd|secret|token|cred|key|psk)[a-z0-9_.\-]{0,32}|auth"
+    rb"(?:(?:pass|pwd|secret|token|cred|key|psk|"
+    + _FOREIGN
+    + rb")[a-z0-9_.\-]{0,32}|auth"
     + _rest_not(b"orization")
     + rb"|cookie[a-z0-9_.\-]{1,32})"
     + _NAMED_SEP_GATE
@@ -453,6 +509,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
             name_start, name = first_start, first + b"_" + name
     if not _credential_name(name) or name.lower() in (b"cookie", b"set-cookie"):
         return None  # the Cookie header has its own rule
+    if within_store_reference(data, name_start):
+        return None  # arn:aws:secretsmanager:…:secret:prod/db: a part of an ARN
     sep = m.group("sep").rstrip()
     pos = m.end()
     if sep.endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):

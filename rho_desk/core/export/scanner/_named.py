@@ -19,7 +19,8 @@ attributes, by the ``user/`` before them:
 from __future__ import annotations
 
 import re
-from typing import Final
+from collections.abc import Sequence
+from typing import Final, Protocol
 
 from ._catalogue import Hit
 from ._grammar import name_before, name_is_credential, name_words
@@ -27,7 +28,7 @@ from ._rules import Pass
 from ._values import literal_value, secretish
 from ._work import spend
 
-__all__ = ["named_passes"]
+__all__ = ["XML_VALUE", "named_passes", "sibling_text", "value_child"]
 
 _KEYWORD: Final = rb"(?:pass|pwd|secret|token|auth|key|cred)"
 _MAX: Final = 256
@@ -229,3 +230,46 @@ def named_passes() -> list[Pass]:
         Pass(_ORACLE, _oracle, anchor=re.compile(rb"@(?://|\(description)")),
         Pass(_THIN, _thin, anchor=re.compile(rb"thin:")),
     ]
+
+
+# --- an XML value in the element after its name's, or in a child --------------------------------
+
+_XML_CLOSE: Final = re.compile(rb"</[A-Za-z_][A-Za-z0-9_.\-:]{0,80}>[ \t]*$")
+_XML_SIBLING: Final = re.compile(
+    rb"(?:</[A-Za-z_][A-Za-z0-9_.\-:]{0,80}>[ \t]*)?"
+    rb"<(?!(?i:key|name)\b)[A-Za-z_][A-Za-z0-9_.\-:]{0,80}(?:[ \t][^<>]*)?>(?P<value>[^<]+)</"
+)
+XML_VALUE: Final = re.compile(rb"<(?i:value|val|parametervalue)(?:[ \t][^<>]*)?>(?P<value>[^<]+)</")
+"""A value element and its text (``<Value>X</Value>``, CloudFormation's ``<ParameterValue>``)."""
+
+
+class _Line(Protocol):
+    start: int
+    end: int
+    indent: int
+
+
+def sibling_text(
+    t: bytes, m: re.Match[bytes], hi: int, lines: Sequence[_Line], i: int
+) -> re.Match[bytes] | None:
+    """After a name given as an element's text (``<key>NAME``: ``m``'s group ``named``, on line
+    ``i`` of ``lines``, ending at ``hi``): the next element's text (not another ``<key>``), on
+    this line or, when the name's end tag ends it, on the next: plist's ``<key>…</key><string>X``."""
+    if not t.startswith(b">", m.start("named") - 1):
+        return None
+    found = _XML_SIBLING.match(t, m.end(), hi)
+    if found is None and i + 1 < len(lines) and _XML_CLOSE.match(t, m.end(), hi) is not None:
+        below = lines[i + 1]
+        found = _XML_SIBLING.match(t, below.start + below.indent, below.end)
+    return found
+
+
+def value_child(t: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The span of a ``<Value>`` child's text among an element's lines (``spans``), or none:
+    unattend.xml's ``<AdministratorPassword><Value>X</Value><PlainText>true</PlainText>``, read
+    in place of the element's lines."""
+    for start, end in spans:
+        found = XML_VALUE.search(t, start, end)
+        if found is not None:
+            return [found.span("value")]
+    return []

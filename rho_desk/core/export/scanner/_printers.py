@@ -21,6 +21,7 @@ import shlex
 from typing import Final
 
 from ._grammar import name_is_credential
+from ._values import secretish
 
 __all__ = ["PRINTERS", "READERS", "printed_values"]
 
@@ -188,6 +189,43 @@ def _reader(words: list[str]) -> bool:
     return False
 
 
+_SEARCHERS: Final = frozenset(
+    {
+        *("grep", "egrep", "rg", "ag", "ack", "git", "find", "fd", "ls", "tree", "sed", "awk"),
+        *("locate", "cd", "mkdir", "touch", "rm", "cp", "mv", "code", "vim", "nano", "make"),
+    }
+)
+"""Programs whose operands are patterns, paths or targets, not what they print."""
+_SEGMENTS: Final = re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def _selects(words: list[str]) -> bool:
+    """A command whose subcommand, operand or selector names a credential: ``argocd admin
+    initial-password``, ``jq -r .password``, ``--query AccessKey.SecretAccessKey``,
+    ``-field=password``, ``heroku config:get DB_PASSWORD``. A path's name does not count (a
+    reader's, ``READERS``), nor a searcher's operands (``grep token``)."""
+    if not words or words[0].rsplit("/", 1)[-1].lower() in _SEARCHERS:
+        return False
+    for word in words[1:]:
+        if word.startswith("-"):
+            word = word.partition("=")[2]
+        if not word or ("/" in word and not word.startswith(("{", "."))):
+            continue
+        last = next((s for s in reversed(_SEGMENTS.split(word)) if s), "")
+        if last and name_is_credential(last):
+            return True
+    return False
+
+
+def _random_word(value: str) -> bool:
+    """One word that reads as a credential (``secretish``), no path."""
+    return (
+        not any(c.isspace() for c in value)
+        and "/" not in value
+        and secretish(value.encode(), quoted=False)
+    )
+
+
 def prints_secret(command: str) -> bool:
     """``command`` prints a secret alone: a printer's, or a reader's of a credential-named file."""
     return any(_printer(words) or _reader(words) for words in _words(command))
@@ -195,9 +233,14 @@ def prints_secret(command: str) -> bool:
 
 def printed_values(command: str, output: str) -> list[str]:
     """The values ``output`` holds when ``command`` prints a secret (see the module's text)."""
-    if not command or not output or _listing(output) or not prints_secret(command):
+    if not command or not output or _listing(output):
         return []
-    return output_values(output)
+    if prints_secret(command):
+        return output_values(output)
+    if any(_selects(words) for words in _words(command)):
+        # named by the command only: the lines of the output that read as a credential
+        return [value for value in output_values(output) if _random_word(value)]
+    return []
 
 
 def _listing(output: str) -> bool:

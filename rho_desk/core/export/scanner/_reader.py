@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Final, overload
 
+from ._named import XML_VALUE, sibling_text, value_child
 from ._tables import (
     KEY_WORD,
     RULER,
@@ -610,7 +611,7 @@ class _Reader:
             heads = after[:1] or before[-1:]
             for head in heads:
                 self.value(i, head.end(), line.indent, named, forced=True, inline=True)
-            xml = _XML_VALUE.search(t, m.end(), hi)
+            xml = XML_VALUE.search(t, m.end(), hi) or sibling_text(t, m, hi, self.lines, i)
             if xml is not None:
                 self.add(
                     xml.start("value"),
@@ -637,7 +638,7 @@ class _Reader:
                 text_start = other.start + other.indent
                 if t.startswith(b"- ", text_start) and k != i:
                     break  # the next item
-                xml = _XML_VALUE.search(t, other.start, other.end)
+                xml = XML_VALUE.search(t, other.start, other.end)
                 if xml is not None:
                     self.add(
                         xml.start("value"),
@@ -881,7 +882,7 @@ class _Reader:
                 at = t.find(close, other.start, other.end)
                 if at >= 0:
                     spans.append((other.start, at - 3 if t.startswith(b"]]>", at - 3) else at))
-                    self.add_lines(spans, name, forced=False)
+                    self.add_lines(value_child(t, spans) or spans, name, forced=False)
                     break  # without its end tag, <your-api-key> is a placeholder, not an element
                 spans.append((other.start, other.end))
 
@@ -896,9 +897,6 @@ _SPACED: Final = re.compile(
 )
 _NAME_FIELD: Final = re.compile(
     rb"(?i:name|key|parameterkey|variable|envvar|env_var|param|field|id)[\"']?[ \t]*(?:[:=]|>)[ \t]*[\"']?(?P<named>[A-Za-z0-9_.\-]{1,120})"
-)
-_XML_VALUE: Final = re.compile(
-    rb"<(?i:value|val|parametervalue)(?:[ \t][^<>]*)?>(?P<value>[^<]+)</"
 )
 _XML_OPEN: Final = re.compile(
     rb"<(?P<name>[A-Za-z_][A-Za-z0-9_.\-:]{0,80})(?:[ \t][^<>]*)?>(?:<!\[CDATA\[)?[ \t]*$"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._catalogue import Hit
-from ._values import masked
+from ._values import masked, store_reference, within_store_reference
 from ._vendors import (
     INFIX_TOKENS,
     ONE_CASE_PREFIXES,
@@ -427,13 +427,15 @@ def _signed_query(data: bytes, m: re.Match[bytes]) -> Hit | None:
 def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``password: x``, ``"client_secret": "..."``, ``GITHUB_TOKEN=...``, ``api_key=...``."""
     value = m.group("value")
-    if not _mixed(value) or masked(value):
-        return None  # references (os.environ, self.token) and placeholders have no digits
+    if not _mixed(value) or masked(value) or store_reference(value):
+        return None  # references (os.environ, self.token, an ARN) and placeholders have no digits
     if not _names_a_value(m.group("name")):
         return None  # SECRET_NAME, token_length: a name about the credential
     full, name_start = _param_name(data, m.start("name"))
     if any(word in full.lower() for word in _NOT_SECRET_WORDS):
         return None  # publicToken, csrf-token: public, or anti-forgery
+    if within_store_reference(data, name_start):
+        return None  # arn:aws:secretsmanager:…:secret:prod/db: a part of an ARN
 
     rule = "signed-url-query" if _query_delimited(data, name_start) else "credential-assignment"
     return Hit(rule, m.start("value"), m.end("value"), value)
@@ -454,6 +456,7 @@ _ABOUT: Final = frozenset(
         b"count",
         b"algorithm",
         b"algo",
+        b"arn",
     }
 )
 

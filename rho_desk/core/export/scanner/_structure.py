@@ -43,6 +43,7 @@ from typing import Final
 from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
+from ._grammar import FOREIGN_WORDS
 from ._prefilter import Rule
 from ._reader import Line, Lines, peel, read, table_header, text_lines
 from ._words import CALL_NAMES, call_values, word_values
@@ -59,12 +60,19 @@ __all__ = [
 
 # --- the gate: lines where a structure can hold a credential ----------------------------------------
 
-_KW: Final = rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|auth|bearer|cookie|psk|[a-z0-9_.\-]key)"
+_FOREIGN: Final = b"|".join(FOREIGN_WORDS)
+_KW: Final = (
+    rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|auth|bearer|cookie|psk|[a-z0-9_.\-]key|"
+    + _FOREIGN
+    + rb")"
+)
 """The credential words of a name (``key`` only after a qualifier: ``api_key``, ``privateKey``;
 alone it names no credential, and ``-----BEGIN … KEY`` and ``keys/`` are everywhere)."""
 _NCH: Final = rb"[a-z0-9_.\-]"
 _GATE_NAME: Final = (
-    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|bearer|[a-z0-9_.\-]key)"
+    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|bearer|[a-z0-9_.\-]key|"
+    + _FOREIGN
+    + rb")"
     + _NCH
     + rb"*|auth(?:[a-np-z0-9_.\-]"
     + _NCH
@@ -73,7 +81,9 @@ _GATE_NAME: Final = (
 """A credential word and the rest of its name, as the gate looks for it (``auth`` not followed by
 ``o``: ``Authorization`` and ``author`` fill HTTP headers and metadata, and name no value)."""
 _WORD_NAME: Final = (
-    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key)"
+    rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key|"
+    + _FOREIGN
+    + rb")"
     + _NCH
     + rb"*|auth(?:[a-np-z0-9_.\-]"
     + _NCH
@@ -93,7 +103,7 @@ _EOL: Final = rb"(?:$|" + _BREAK + rb"|\")"
 _WRAP: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\||\t|\\{1,7}t)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
 """An optional row wrapper at the start of a line (a superset of what ``_reader`` peels)."""
 _SEP: Final = rb"(?:\\{1,7}t|[,\t|]|[ \t]{2})"
-_CELL_KW: Final = rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key)"
+_CELL_KW: Final = rb"(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|[a-z0-9_.\-]key|" + _FOREIGN + rb")"
 _TRIPLE_QUOTE: Final = rb"(?:\\{0,7}\"){3}|(?:\\{0,7}'){3}"
 _AFTER: Final = (
     rb"(?:=>|:=|=|:)"
@@ -254,6 +264,8 @@ confirmed on its line by the kind's own test (``_CONFIRM``), which looks at that
 
 TRIGGER_LITERALS: Final = re.compile(
     rb"pass|pwd|pw|secret|token|cred|auth|bearer|cookie|key|psk|community|login|identify|"
+    + _FOREIGN
+    + rb"|"
     + CALL_NAMES
     + rb"|sensitive|stdin|"
     + COMMAND_NAMES

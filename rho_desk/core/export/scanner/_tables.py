@@ -12,7 +12,7 @@ import re
 from itertools import accumulate
 from typing import Final, NamedTuple
 
-from ._grammar import name_is_credential
+from ._grammar import FOREIGN_WORDS, name_is_credential
 
 __all__ = [
     "BLANK_ROW",
@@ -138,6 +138,7 @@ NAMED_WORDS: Final = (
     b"bearer",
     b"cookie",
     b"psk",
+    *FOREIGN_WORDS,
 )
 CELL_WORDS: Final = (*NAMED_WORDS, b"key")
 """One of these is in every name ``credential_name`` accepts, in lower case (a name's words,

@@ -24,7 +24,9 @@ __all__ = [
     "literal_value",
     "quoted_password",
     "secretish",
+    "store_reference",
     "value_span",
+    "within_store_reference",
 ]
 
 VALUE_MAX: Final = 512
@@ -98,8 +100,8 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False
     if b" " in value or b"://" in value or (not quoted and value.endswith(b":")):
         return False  # prose, or the next name of a list of names
-    if _REFERENCE.match(value) is not None:
-        return False
+    if _REFERENCE.match(value) is not None or _STORE_REFERENCE.match(value) is not None:
+        return False  # $VAR, {{ … }}; arn:aws:secretsmanager:…, op://…: where a secret is kept
     if not quoted and (
         value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))
     ):
@@ -263,20 +265,37 @@ _NOT_A_LITERAL: Final = frozenset(
         b"xxx",
     }
 )
+_STORE_REFERENCE: Final = re.compile(
+    rb"(?:arn:aws[a-z\-]{0,12}:|vault:|ref\+|op://|sm://|awssm:|gcp:|azure:|gcpsm://"
+    rb"|projects/[a-z0-9\-]{1,64}/secrets/)"
+)
+"""Where a secret is kept, not the secret: an AWS ARN (Secrets Manager, SSM), a secret manager's
+URI (1Password ``op://``, vals' ``ref+``, ``vault:``), a GCP secret's resource name."""
+
+
+def store_reference(value: bytes) -> bool:
+    """``value`` names where a secret is kept (``_STORE_REFERENCE``), quoted or not."""
+    return _STORE_REFERENCE.match(value.lstrip(b"\\\"'")) is not None
+
+
+_TOKEN_START: Final = re.compile(rb"[^\s\"'`=,(\[{]{1,256}\Z")
+
+
+def within_store_reference(data: bytes, name_start: int) -> bool:
+    """The name at ``name_start`` is a part of a reference to a secret's store, after a ``:``:
+    ``secret:`` in ``arn:aws:secretsmanager:…:secret:prod/db``."""
+    if name_start == 0 or data[name_start - 1] != 0x3A:
+        return False
+    token = _TOKEN_START.search(data, max(0, name_start - 256), name_start)
+    return token is not None and _STORE_REFERENCE.match(data, token.start()) is not None
+
+
 _LITERAL_REFERENCE: Final = (
     b"os.",
     b"process.",
     b"env.",
     b"ENV[",
     b"secrets.",
-    b"vault:",
-    b"arn:aws:",
-    b"ref+",
-    b"op://",
-    b"sm://",
-    b"awssm:",
-    b"gcp:",
-    b"azure:",
     b"!",
     b"&",
     b"@Value",
@@ -324,6 +343,25 @@ _REFERENCE_WORDS: Final = frozenset(
 )
 """Words that make a lower-case identifier (``api-key``, ``db_password_ref``) the name of a
 credential rather than one."""
+_LABEL_WORDS: Final = frozenset(
+    {
+        b"password",
+        b"passwords",
+        b"passphrase",
+        b"passwort",
+        b"kennwort",
+        b"contrase\xc3\xb1a",
+        b"senha",
+        b"wachtwoord",
+        b"l\xc3\xb6senord",
+        b"has\xc5\x82o",
+        b"token",
+        b"pin",
+    }
+)
+"""Words that make a value of several words a label naming the credential (``Forgot
+password?``, ``Passwort vergessen``), not a passphrase."""
+_WORD_SPLIT: Final = re.compile(rb"[\s.,:;!?()\"'`]+")
 _BLOCK_INDICATOR: Final = re.compile(rb"(?:![A-Za-z!]{0,16}[ \t]+)?[|>][+\-]?[0-9]?\\*")
 """A YAML block scalar's indicator (the value is on the lines after it)."""
 
@@ -347,6 +385,7 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
     if (
         _REFERENCE.match(value) is not None
         or value.startswith(_LITERAL_REFERENCE)
+        or _STORE_REFERENCE.match(value) is not None
         or _CODE.match(value) is not None
     ):
         return False
@@ -370,6 +409,8 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
             return False  # password: password, token = token
     if value.isdigit() and len(value) < 6:
         return False
+    if b" " in value and not _LABEL_WORDS.isdisjoint(_WORD_SPLIT.split(lowered)):
+        return False  # "Forgot password?", "Kennwort bestätigen": a label that names it
     if _NAME_LIKE.fullmatch(value) is not None and not _REFERENCE_WORDS.isdisjoint(
         re.split(rb"[-_.]", lowered)
     ):
