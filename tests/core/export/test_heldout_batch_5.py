@@ -3,10 +3,10 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``58da74e`` (ruleset 17): 21 forms leaked in full (18 of them with ``findings: 0`` in the receipt),
 none was blocked, and 4 look-alikes were damaged. ``heldout_batch_5.json`` holds the forms as the
 batch wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix
-was checked against them (17 forms and 12 look-alikes, for four causes: credential nouns of other
+was checked against them (18 forms and 16 look-alikes, for five causes: credential nouns of other
 languages in names, an XML value in the element after its name's or inside it, references to a
-secret's store read as the secret, and a bare value printed by a command whose subcommand,
-operand or selector names the credential).
+secret's store read as the secret, a bare value printed by a command whose subcommand, operand or
+selector names the credential, and a directive's words read past a JSON string's closing quote).
 
 The forms are what a coding session holds from the tools batches 1-4 covered least: cloud CLIs'
 output (``aws sts``, ``az``, ``ssm``, Secrets Manager, ``gcloud``, ``vault``, ``heroku``),

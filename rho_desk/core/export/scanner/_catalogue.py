@@ -104,7 +104,8 @@ child (unattend.xml); a reference to a secret's store is no value (``arn:aws:…
 ``projects/…/secrets/…``, a name ending in ``arn``, Helm's ``existingSecret``), nor a label of
 several words naming it (``Forgot password?``); a command's one-word output that reads as a
 credential when its subcommand, operand or selector names one (``jq -r .password``,
-``--query …SecretAccessKey``, ``argocd admin initial-password``)."""
+``--query …SecretAccessKey``, ``argocd admin initial-password``); a directive's words inside a
+JSON string end at its closing quote."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -124,6 +124,20 @@ def _value(w: Word) -> tuple[int, int, bytes] | None:
     return a, b, text[start:end]
 
 
+def _string_end(t: bytes, start: int, end: int) -> int:
+    """Where the JSON string whose text begins at ``start`` closes (its unescaped ``"``), or
+    ``end``: a line's words inside a member's value are that string's, not the members after it."""
+    close = t.find(b'"', start, end)
+    while close >= 0:
+        k = close
+        while k > start and t[k - 1] == 0x5C:
+            k -= 1
+        if (close - k) % 2 == 0:
+            return close
+        close = t.find(b'"', close + 1, end)
+    return end
+
+
 def _in_placeholder(t: bytes, start: int, w: Word) -> bool:
     """``w`` is inside a placeholder the export wrote (``[secret redacted: rule fp:…]``)."""
     at = w.at[0] if w.at else start
@@ -136,9 +150,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
     line = lines[i]
     spend(line.end - line.start)
     head = _JSON_HEAD.match(t, line.start, line.end)  # {"body": "the text…
-    split_words = _pieces(
-        split(t, line.start if head is None else head.end(), [(line.end, line.end)])
-    )
+    stop = line.end if head is None else _string_end(t, head.end(), line.end)
+    split_words = _pieces(split(t, line.start if head is None else head.end(), [(stop, stop)]))
     calls = {id(w) for w, nxt in itertools.pairwise(split_words) if nxt.op and nxt.text == b"("}
     # the words up to the first operator that ends a statement (``;``, ``|``, a tag's ``<``)
     cut = next((n for n, w in enumerate(split_words) if w.op and w.text != b"("), len(split_words))
