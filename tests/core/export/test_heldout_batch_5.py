@@ -3,10 +3,11 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``58da74e`` (ruleset 17): 21 forms leaked in full (18 of them with ``findings: 0`` in the receipt),
 none was blocked, and 4 look-alikes were damaged. ``heldout_batch_5.json`` holds the forms as the
 batch wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix
-was checked against them (18 forms and 16 look-alikes, for five causes: credential nouns of other
+was checked against them (23 forms and 17 look-alikes, for six causes: credential nouns of other
 languages in names, an XML value in the element after its name's or inside it, references to a
 secret's store read as the secret, a bare value printed by a command whose subcommand, operand or
-selector names the credential, and a directive's words read past a JSON string's closing quote).
+selector names the credential, a directive's words read past a JSON string's closing quote, and
+prose's value in typographic quotes).
 
 The forms are what a coding session holds from the tools batches 1-4 covered least: cloud CLIs'
 output (``aws sts``, ``az``, ``ssm``, Secrets Manager, ``gcloud``, ``vault``, ``heroku``),
@@ -43,7 +44,7 @@ FORMS: list[dict[str, Any]] = json.loads(
 
 LIMITS: dict[str, str] = {
     "cloud-az-storage-keys-table": "an 88-character key in an aligned table's `Value` column, its row named `key1`",
-    "k8s-kustomize-literals": "a SendGrid key `SG.x.y` as a YAML list item `- SENDGRID_KEY=…`",
+    "k8s-kustomize-literals": "`- SENDGRID_KEY=SG.x.y` in a YAML list: a vendor's name is no qualifier of `KEY`, and the key's parts (18 and 43) are not SendGrid's lengths",
     "ide-conda-token-url": "a conda channel URL's token path segment `/t/<token>/`",
     "har-curl-cookie-b": "`curl -b 'JSESSIONID=X'`: a session cookie given to `-b`",
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
@@ -56,7 +57,6 @@ LIMITS: dict[str, str] = {
     "split-terminal-wrap": "a token wrapped by the terminal: its second half alone on the next line",
     "split-yaml-plain-multiline": "a YAML plain scalar continued on the next, deeper-indented line",
     "prose-letters-phrase": "prose `the wifi password for the office is three words`",
-    "nl-fr": "French prose `mot de passe … est « X »`: a value in guillemets is not read as quoted",
 }
 """The forms still leaking, each with why."""
 

@@ -99,13 +99,14 @@ named ones and plain bytes); an HTML password field's ``value``. 18: an assignme
 (``password=…``, ``api_key=…``) has a digit within its first 128 bytes, and a name inside another
 name's value is found whether or not that value is a placeholder (``secret=kkkk…secretc:X1``). 19:
 credential nouns of other languages in names (``SENHA_BANCO``, ``"wachtwoord"``, ``haslo``,
-``MOT_DE_PASSE``, ``KENNWORT``); ``<key>NAME</key>`` then the next element's text (plist), ``<Password>`` holding a ``<Value>``
-child (unattend.xml); a reference to a secret's store is no value (``arn:aws:…``, ``op://…``,
+``MOT_DE_PASSE``, ``KENNWORT``); ``<key>NAME</key>`` then the next element's text (plist),
+``<Password>`` holding a ``<Value>`` child (unattend.xml); a reference to a secret's store is no value (``arn:aws:…``, ``op://…``,
 ``projects/…/secrets/…``, a name ending in ``arn``, Helm's ``existingSecret``), nor a label of
 several words naming it (``Forgot password?``); a command's one-word output that reads as a
 credential when its subcommand, operand or selector names one (``jq -r .password``,
 ``--query …SecretAccessKey``, ``argocd admin initial-password``); a directive's words inside a
-JSON string end at its closing quote."""
+JSON string end at its closing quote; prose's value in typographic quotes (``« X »``, ``„X“``,
+``“X”``, ``「X」``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

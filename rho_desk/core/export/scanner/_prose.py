@@ -111,15 +111,45 @@ def _token_end(data: bytes, start: int) -> int:
     return m.start() if m is not None else min(len(data), start + _SCAN_MAX)
 
 
+_TYPOGRAPHIC: Final = (
+    (b"\xe2\x80\x9c", (b"\xe2\x80\x9d",)),  # “…”
+    (b"\xe2\x80\x9e", (b"\xe2\x80\x9c", b"\xe2\x80\x9d")),  # „…“ „…”
+    (b"\xc2\xab", (b"\xc2\xbb",)),  # «…»
+    (b"\xe3\x80\x8c", (b"\xe3\x80\x8d",)),  # 「…」
+)
+"""Quotes of prose in other languages (and typography's): the opener, its closers."""
+_INNER_SPACE: Final = re.compile(rb"(?: |\xc2\xa0|\xe2\x80\xaf)?")
+"""French puts a space (often a no-break one) inside its guillemets: « X »."""
+
+
+def _typographic(data: bytes, start: int) -> tuple[int, int] | None:
+    """The span of a string in typographic quotes opening at ``start``, spaces inside trimmed."""
+    for opener, closers in _TYPOGRAPHIC:
+        if data.startswith(opener, start):
+            inner = _INNER_SPACE.match(data, start + len(opener))
+            body = inner.end() if inner is not None else start + len(opener)
+            ends = [c for c in (data.find(q, body, body + _SCAN_MAX) for q in closers) if c > body]
+            if not ends or _BREAK.search(data, body, min(ends)) is not None:
+                return None
+            close = min(ends)
+            while close > body and data[close - 1] == 0x20:
+                close -= 1
+            if data.endswith((b"\xc2\xa0", b"\xe2\x80\xaf"), body, close):
+                close -= 2 if data[close - 2] == 0xC2 else 3
+            return (body, close) if close > body else None
+    return None
+
+
 def _quoted(data: bytes, start: int) -> tuple[int, int] | None:
-    """The span of a quoted string opening at ``start`` (plain or JSON-escaped quotes)."""
+    """The span of a quoted string opening at ``start`` (plain or JSON-escaped quotes, or the
+    typographic quotes of ``_TYPOGRAPHIC``)."""
     esc = 0
     while data.startswith(b"\\", start + esc):
         esc += 1
     q = data[start + esc : start + esc + 1]
-    if q not in (b'"', b"'", b"\xe2"):
-        return None
-    if q == b"\xe2":  # “…” or «…» are not read
+    if esc == 0 and q in (b"\xe2", b"\xc2", b"\xe3"):
+        return _typographic(data, start)
+    if q not in (b'"', b"'"):
         return None
     body = start + esc + 1
     close = data.find(b"\\" * esc + q, body, body + _SCAN_MAX)
