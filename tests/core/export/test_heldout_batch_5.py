@@ -3,11 +3,11 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``58da74e`` (ruleset 17): 21 forms leaked in full (18 of them with ``findings: 0`` in the receipt),
 none was blocked, and 4 look-alikes were damaged. ``heldout_batch_5.json`` holds the forms as the
 batch wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix
-was checked against them (23 forms and 17 look-alikes, for six causes: credential nouns of other
-languages in names, an XML value in the element after its name's or inside it, references to a
-secret's store read as the secret, a bare value printed by a command whose subcommand, operand or
-selector names the credential, a directive's words read past a JSON string's closing quote, and
-prose's value in typographic quotes).
+was checked against them (28 forms and 18 look-alikes, for seven causes: credential nouns of
+other languages in names, an XML value in the element after its name's or inside it, references
+to a secret's store read as the secret, a bare value printed by a command whose subcommand,
+operand or selector names the credential, a directive's words read past a JSON string's closing
+quote, prose's value in typographic quotes, and a directive typed at a client's prompt).
 
 The forms are what a coding session holds from the tools batches 1-4 covered least: cloud CLIs'
 output (``aws sts``, ``az``, ``ssm``, Secrets Manager, ``gcloud``, ``vault``, ``heroku``),
@@ -49,7 +49,6 @@ LIMITS: dict[str, str] = {
     "har-curl-cookie-b": "`curl -b 'JSESSIONID=X'`: a session cookie given to `-b`",
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
     "mob-xcconfig": "a RevenueCat key `appl_…` under a name without a credential word",
-    "db-redis-auth-prompt": "`AUTH user pass` typed at a redis-cli prompt",
     "db-cypher-shell": "`cypher-shell -p 'three-words-dashed'`: letters-only words as a password option's value",
     "db-es-reset-password": "`New value: X`, the output of elasticsearch-reset-password",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
@@ -57,6 +56,8 @@ LIMITS: dict[str, str] = {
     "split-terminal-wrap": "a token wrapped by the terminal: its second half alone on the next line",
     "split-yaml-plain-multiline": "a YAML plain scalar continued on the next, deeper-indented line",
     "prose-letters-phrase": "prose `the wifi password for the office is three words`",
+    "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",
+    "x-prompt-valkey-acl": "`ACL SETUSER u on >X`: ACL's `>` before a password reads as a redirection",
 }
 """The forms still leaking, each with why."""
 

@@ -62,6 +62,9 @@ _REACH: Final = 3
 """Most words read after a credential word (type codes not counted)."""
 _TRIM: Final = b";,{}()"
 _JSON_HEAD: Final = re.compile(rb'[ \t]*[\[{]?[ \t]*"[^"\n]{0,200}"[ \t]*:[ \t]*"')
+_PROMPT: Final = re.compile(rb"[ \t]*[A-Za-z0-9_.\-:@/()\[\]=]{1,64}[>#][ \t]+(?=[A-Za-z])")
+"""A client's prompt before what was typed at it (``127.0.0.1:6379> AUTH X``, ``mysql>``,
+``postgres=#``): its ``>`` is no shell redirection."""
 _DIGITS: Final = frozenset(b"0123456789")
 _LETTER: Final = re.compile(rb"[A-Za-z]")
 _CODE_BYTES: Final = frozenset(b"[]()<>{}")
@@ -149,8 +152,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
     """The values credential words of line ``i`` name among the words after them."""
     line = lines[i]
     spend(line.end - line.start)
-    head = _JSON_HEAD.match(t, line.start, line.end)  # {"body": "the text…
-    stop = line.end if head is None else _string_end(t, head.end(), line.end)
+    head = _JSON_HEAD.match(t, line.start, line.end) or _PROMPT.match(t, line.start, line.end)
+    stop = line.end if head is None or head.re is _PROMPT else _string_end(t, head.end(), line.end)
     split_words = _pieces(split(t, line.start if head is None else head.end(), [(stop, stop)]))
     calls = {id(w) for w, nxt in itertools.pairwise(split_words) if nxt.op and nxt.text == b"("}
     # the words up to the first operator that ends a statement (``;``, ``|``, a tag's ``<``)
