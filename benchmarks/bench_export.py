@@ -409,7 +409,7 @@ def adversarial_inputs(size: int = ADVERSARIAL_SIZE) -> dict[str, bytes]:
     }
 
 
-DENSE_DECODER_INPUTS: Final = frozenset({"byte_lists", "line_codes"})
+DENSE_DECODER_INPUTS: Final = frozenset({"byte_lists", "line_codes", "dense_escapes"})
 """Decoder inputs with a place to decode every few hundred bytes (a dump, a list, a patch's
 lines): the scanner does Python work for each, linear but at about 10 MB/s, so these are
 reported, not held to ``ADVERSARIAL_RATIO`` (the linearity test holds them to linear work)."""
@@ -473,11 +473,20 @@ def decoder_inputs(size: int) -> dict[str, bytes]:
         chr(0x61 + b % 26) + "\u2063\ufe0f\u034f"[b % 3] for b in noise[200:400]
     ).encode()
     slashes = b"https:\\/\\/example.com\\/a\\/b\\/c " * 20
+    # a short escaped token every dozen bytes: \uXXXX, JSON's \\uXXXX, \xXX and %XX
+    dense = (
+        b"\\u0041\\u0042," * 4
+        + b"\\\\u0043\\\\u0044," * 2
+        + b"\\x41\\x42," * 2
+        + b"a%41%42," * 2
+        + b"\n"
+    )
     return {
         "byte_lists": _repeat(lists, size),
         "line_codes": _repeat(lines, size),
         "binary_blocks": _repeat(blocks, size),
         "look_alikes": _repeat(math + b" " + hidden + b" " + slashes + b"\n", size),
+        "dense_escapes": _repeat(dense, size),
     }
 
 

@@ -141,7 +141,7 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
     "dense-lists": dense_lists,
     **{
         name.replace("_", "-"): _decoder_input(name)
-        for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes")
+        for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes", "dense_escapes")
     },
     "structure": lambda size: _structure_text(size),
 }

@@ -1,8 +1,9 @@
 """The scanner's memory stays near its input: the tracemalloc peak of one scan is at most four
 times the input, at two sizes (so it does not grow faster than the input), for the inputs that
 keep its decoders busy: a decoded place every few hundred bytes (byte lists, uuencode, git's
-base85, dumps: each one a piece held until the pieces are joined and scanned), base64 blocks, and
-look-alike letters, invisible characters and escaped slashes (each window rewritten: its text
+base85, dumps: each one a piece held until the pieces are joined and scanned), base64 blocks,
+escaped tokens a dozen bytes apart (``\\u0041\\u0042,``, ``a%41%42,``: pieces scanned a chunk at a
+time, each read with the text up to its neighbours), and look-alike letters, invisible characters and escaped slashes (each window rewritten: its text
 takes up to four bytes a character). ``export.scan_adversarial.*.memory`` holds 1 MB of each to
 the same bound."""
 
@@ -31,7 +32,9 @@ def _peak(data: bytes) -> float:
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.mark.parametrize("name", ["line-codes", "look-alikes", "byte-lists", "binary-blocks"])
+@pytest.mark.parametrize(
+    "name", ["line-codes", "look-alikes", "byte-lists", "binary-blocks", "dense-escapes"]
+)
 def test_a_scan_holds_at_most_four_times_its_input(name: str) -> None:
     # measured in a process of its own: tracemalloc counts every thread of the process, and in
     # the suite's a thread an earlier test left running can add its own allocations to a scan's

@@ -475,10 +475,13 @@ _DECODING_CALL: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_.:\[\]]*\([ \t]*(\\{0,
 """A call whose argument the encoded bytes are (``atob('``, ``CHAR(``, ``FromBase64String('``)."""
 
 
-def around_value(data: bytes, start: int, end: int) -> tuple[bytes, bytes]:
-    """The text of the line before ``data[start:end]`` (at most ``_AROUND_BEFORE`` bytes) and the
-    few bytes after it (at most ``_AROUND_AFTER``), each cut at a line break."""
-    head = data[max(0, start - _AROUND_BEFORE) : start]
+def around_value(
+    data: bytes, start: int, end: int, floor: int = 0, ceiling: int | None = None
+) -> tuple[bytes, bytes]:
+    """The text of the line before ``data[start:end]`` (at most ``_AROUND_BEFORE`` bytes, none
+    before ``floor``) and the few bytes after it (at most ``_AROUND_AFTER``, none from
+    ``ceiling`` on), each cut at a line break."""
+    head = data[max(floor, start - _AROUND_BEFORE) : start]
     cuts = [m.end() for m in _BREAK_BYTES.finditer(head)]
     head = head[cuts[-1] :] if cuts else head
     head = head.rstrip(
@@ -487,7 +490,7 @@ def around_value(data: bytes, start: int, end: int) -> tuple[bytes, bytes]:
     call = _DECODING_CALL.search(head)
     if call is not None:  # api_key = CHAR(…), key = atob('…'): the decoded text is the value
         head = head[: call.start()] + call.group(1)
-    tail = data[end : end + _AROUND_AFTER]
+    tail = data[end : min(end + _AROUND_AFTER, len(data) if ceiling is None else ceiling)]
     cut = _BREAK_BYTES.search(tail)
     return head, tail[: cut.start()] if cut is not None else tail
 
@@ -527,13 +530,24 @@ def placed(
     bytes now) as they are scanned, and where each came from and where its decoded text lies in
     its scanned text. A decoded value of one line is read in its place (``around_value``: ``const
     key = atob('…')``, ``pw = "\\121…";``), so its name, quotes and position count as for the
-    plain value; text of several lines carries its own."""
+    plain value; text of several lines carries its own.
+
+    The text around a piece stops at its neighbours of the same decoder (pieces one decoder found
+    come in order): a text dense with escaped tokens (``\\u0041\\u0042,`` over and over) would
+    otherwise carry each neighbour's escapes around every piece, decoded again at each depth
+    (a 64 KB text held 789 times its size)."""
     texts: list[bytes] = []
     where = Placed()
-    for start, end, text, encoding in pieces:
+    floor = 0
+    for i, (start, end, text, encoding) in enumerate(pieces):
+        after = pieces[i + 1][0] if i + 1 < len(pieces) else len(data)
+        after = after if after >= end else len(data)
         head, tail = (
-            around_value(data, start, end) if keywords and b"\n" not in text else (b"", b"")
+            around_value(data, start, end, floor if floor <= start else 0, after)
+            if keywords and b"\n" not in text
+            else (b"", b"")
         )
+        floor = end
         texts.append(head + text + tail)
         where.add((start, end), (len(head), len(head) + len(text)), encoding)
     pieces.clear()

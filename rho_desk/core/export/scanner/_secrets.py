@@ -182,6 +182,8 @@ BLOB_MIN: Final = 4096
 _BLOB_HEAD: Final = 256
 """Bytes of a blob left in the keyword-scan text, so a header value that is a blob is still seen."""
 _PIECE_GAP: Final = b"\n\x00\n"
+PIECES_CHUNK: Final = 1024
+"""Decoded pieces are scanned this many at a time (their objects held at most that long)."""
 _MEMO_TOKEN_MAX: Final = 256
 _MEMO_TOKENS: Final = 1024
 """Escaped tokens up to this long, this many of them, are remembered decoded for the rest of a scan."""
@@ -695,7 +697,12 @@ class SecretScanner:
             nonlocal cost
             cost += len(decoded)
             decoded, encoding, text = unwrap(decoded, encoding)
-            (text_pieces if text else binary_pieces).append((start, end, decoded, encoding))
+            pieces = text_pieces if text else binary_pieces
+            pieces.append((start, end, decoded, encoding))
+            if len(pieces) >= PIECES_CHUNK:
+                # scanned a chunk at a time: a text dense with escapes decodes a piece every
+                # dozen bytes, and a tuple, its text and its place each hold more than that
+                self._scan_pieces(data, pieces, text, hits, decoded_out, depth)
 
         marks: bytes | None = None
         # URL-encoded tokens (sk%2Dproj..., RHO%5FAUDIT..., and twice: %253D)
@@ -714,7 +721,9 @@ class SecretScanner:
                 add(lo, hi, percent_decode(data[lo:hi]), "percent")
         # escapes written out as text (\u0073k-..., \\u0073 in JSON, \x73\x6b of a bytes repr);
         # a token seen before in this buffer is not decoded again (a log repeats its lines)
-        done: set[int] = set()  # token ends already decoded
+        # a token's end is past the last one's (each starts at or after ``covered``): one end
+        # is remembered, not a set of them (a dense text ends a token every dozen bytes)
+        done = -1
         unescaped: dict[bytes, bytes] = {}
         covered = -1
         for m in ESCAPE_START.finditer(data) if "escape" in present else ():
@@ -724,17 +733,17 @@ class SecretScanner:
             while first > 0 and m.start() - first < 8 and data[first - 1] == 0x5C:
                 first -= 1
             bound = min(len(data), first + ESCAPED_TOKEN_MAX)
-            cost += bound - first
             token = ESCAPED_TOKEN.match(data, first, bound)
             hi = token.end() if token else m.end()
+            cost += hi - first  # the bytes the token's match read
             if marks is None:
                 cost += len(data)
                 marks = data.translate(URL_TABLE)
             lo, _ = expand(marks, first, first)
             lo = named_from(data, unescaped_start(data, lo, first) if lo < first else lo)
             covered = hi
-            if hi - lo >= ENCODED_MIN and hi not in done:
-                done.add(hi)
+            if hi - lo >= ENCODED_MIN and hi != done:
+                done = hi
                 escaped = data[lo:hi]
                 plain = unescaped.get(escaped)
                 if plain is None:
@@ -832,23 +841,36 @@ class SecretScanner:
             self._blob(data[start:end], start, padded(data, end), hits, depth, batch)
         self._flush(batch, hits, depth)
         spend(cost)
-        if decoded_out is not None:
-            decoded_out.extend((start, end, text) for start, end, text, _ in text_pieces)
         # binary first (its scan is the lighter one): the text's scan then runs without the
         # binary pieces held; each kind's pieces are let go once joined (memory near the input)
         for pieces, keywords in ((binary_pieces, False), (text_pieces, True)):
-            if not pieces:
-                continue
-            texts, where = placed(data, pieces, keywords)  # a decoded value read in its place
-            joined = Joined(texts, range(len(where)), _PIECE_GAP)
-            del texts
-            for sub in self._scan(joined.buffer, depth=depth + 1, keywords=keywords):
-                index = bisect.bisect_right(joined.starts, sub.start) - 1
-                lo, hi = (joined.starts[index] + b for b in where.bounds(index))
-                if sub.end <= lo or sub.start >= hi:
-                    continue  # a finding in the text around, not in what was decoded
-                start, end = where.span(index)
-                hits.append(Hit(sub.rule, start, end, sub.value, where.encodings[index]))
+            self._scan_pieces(data, pieces, keywords, hits, decoded_out, depth)
+
+    def _scan_pieces(
+        self,
+        data: bytes,
+        pieces: list[tuple[int, int, bytes, str]],
+        keywords: bool,
+        hits: list[Hit],
+        decoded_out: list[tuple[int, int, bytes]] | None,
+        depth: int,
+    ) -> None:
+        """Decoded ``pieces`` (emptied) joined and scanned, each read in its place; the hits in
+        what was decoded are reported on the span it was decoded from."""
+        if not pieces:
+            return
+        if decoded_out is not None and keywords:
+            decoded_out.extend((start, end, text) for start, end, text, _ in pieces)
+        texts, where = placed(data, pieces, keywords)  # a decoded value read in its place
+        joined = Joined(texts, range(len(where)), _PIECE_GAP)
+        del texts
+        for sub in self._scan(joined.buffer, depth=depth + 1, keywords=keywords):
+            index = bisect.bisect_right(joined.starts, sub.start) - 1
+            lo, hi = (joined.starts[index] + b for b in where.bounds(index))
+            if sub.end <= lo or sub.start >= hi:
+                continue  # a finding in the text around, not in what was decoded
+            start, end = where.span(index)
+            hits.append(Hit(sub.rule, start, end, sub.value, where.encodings[index]))
 
     def _blob(
         self, blob: bytes, start: int, end: int, hits: list[Hit], depth: int, batch: BlobBatch
