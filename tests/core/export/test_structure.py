@@ -309,3 +309,44 @@ def test_every_credential_word_holds_a_word_the_readers_look_for() -> None:
         assert named_word(word.lower().encode()), word
     assert all(w in CELL_WORDS for w in NAMED_WORDS)
     assert not named_word(b"| key | value | note |") and not named_word(b"key         value")
+
+
+_BACKSLASH_T_VALUE = "\\t7GkPq2Lz9wXy"
+"""A value written after a backslash and a ``t`` (a shell reads ``t7GkPq2Lz9wXy``)."""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"docker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img",
+        f"echo hi\ndocker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img",
+        f'docker run -e X="a\\"b" -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img',
+        f"dir C:\\\\tmp && docker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img",
+        f"docker run -e NAME=\u00e9t\u00e9 -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img",
+        f"docker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE}\u00e9x img",
+        f"docker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE}\\\\x img",
+    ],
+    ids=[
+        "alone",
+        "line-before",
+        "quote-before",
+        "backslash-before",
+        "u00e9-before",
+        "u00e9-inside",
+        "backslash-inside",
+    ],
+)
+@pytest.mark.parametrize("ascii_only", [True, False], ids=["ascii", "utf8"])
+def test_a_value_after_a_backslash_and_t_in_json_is_covered_from_the_backslash(
+    text: str, ascii_only: bool
+) -> None:
+    """JSON writes the text's ``\\t`` as ``\\\\t``, which a view decoding a second level reads
+    as a tab before the value: the value starts at the backslashes, and the ``t`` (the value's
+    first letter to a shell) is not left out of the redaction."""
+    data = json.dumps({"output": text}, ensure_ascii=ascii_only).encode()
+    first = data.find(b"\\\\t7Gk")
+    assert first >= 0
+    hits = SCANNER.scan(data)
+    assert any(h.start <= first and first + 16 <= h.end for h in hits), [
+        (h.rule, data[h.start : h.end]) for h in hits
+    ]

@@ -718,6 +718,20 @@ def _region(
     return lo, max(hi, lo)
 
 
+def _backslash_t_before(data: bytes, at: int) -> int:
+    """Where a value read after a tab starts, when that tab was decoded from ``\\\\t``: JSON's
+    escaped backslash and a ``t``, which a deeper level of the view read as a tab. In the text
+    it is a backslash and a ``t`` (``-e TOKEN=\\t7Gk…``, where a shell reads ``t7Gk…``), so the
+    value starts at the backslashes, not after the ``t``."""
+    if at < 3 or data[at - 1] != 0x74 or data[at - 2] != 0x5C:
+        return at
+    j = at - 2
+    while j > 0 and data[j - 1] == 0x5C:
+        j -= 1
+    count = at - 1 - j
+    return j if count >= 2 and count % 2 == 0 else at
+
+
 def _escaped(data: bytes, i: int) -> bool:
     """``data[i]`` is preceded by an odd number of backslashes."""
     j = i
@@ -829,6 +843,8 @@ def structure_hits(
         found += [(start, end, "credential-assignment") for start, end in values]
         for start, end, rule in found:
             raw_start, raw_end = v.raw(start, end)
+            if start > 0 and v.text[start - 1] == 0x09:
+                raw_start = _backslash_t_before(data, raw_start)
             if raw_end <= raw_start or data.startswith(b"[secret", raw_start):
                 continue
             out.append(Hit(rule, raw_start, raw_end, v.text[start:end]))
