@@ -40,7 +40,6 @@ FORMS: list[dict[str, Any]] = json.loads(
 
 LIMITS: dict[str, str] = {
     "cfg-ldap-olcrootpw": "LDIF `olcRootPW: X`: `PW` glued to a camel-case name is not a credential word, and the value is letters only",
-    "env-printenv-letters": "`VAULT_UNSEAL_KEY=tiptoe`: a short lower-case word under a `_KEY` name reads as a setting",
     "code-lua-local": 'a letters-only literal passed to `red:auth("X")`: a call named `auth` does not name its argument',
     "tbl-aligned-secrets-list": "a 16-hex value in an aligned VALUE column under a name without a credential word",
     "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",

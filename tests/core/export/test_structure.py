@@ -226,6 +226,12 @@ CAUGHT: dict[str, tuple[str, tuple[str, ...]]] = {
         "smtp:\n  password: correct horse battery\n",
         ("correct horse battery",),
     ),
+    # a key named secret by its qualifier holds a letters-only value (unseal, recovery, decryption,
+    # cipher: a word before KEY that says the key opens something)
+    "env unseal key letters": ("SHELL=/bin/bash\nVAULT_UNSEAL_KEY=tiptoe\nUSER=ci\n", ("tiptoe",)),
+    "env recovery key letters": ("VAULT_RECOVERY_KEY=marmalade\n", ("marmalade",)),
+    "yaml decryption key letters": ("db:\n  decryption_key: sunflower\n", ("sunflower",)),
+    "json cipher key letters": ('{"cipherKey": "bluewhale"}', ("bluewhale",)),
 }
 
 
@@ -287,6 +293,11 @@ LEFT_ALONE: dict[str, str] = {
     "a prose line ending in a credential word then a quote": 'Rotate the token\n"done" said the log\n',
     "a tsv row that starts with a number": "id\tname\tport\n1\talice\t5432\n",
     "strings joined without a credential name": 'greeting = "Hello " +\n    "world";\n',
+    "keys that name no secret": (
+        "SORT_KEY=name\nROUTING_KEY=orders\nS3_KEY=uploads/a.png\nCACHE_KEY=users\n"
+        "FOREIGN_KEY=user_id\nHOTKEY=ctrl\n"
+    ),
+    "yaml keys that name no secret": "table:\n  partition_key: region\n  sortKey: createdAt\n",
 }
 
 
