@@ -3,11 +3,12 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``58da74e`` (ruleset 17): 21 forms leaked in full (18 of them with ``findings: 0`` in the receipt),
 none was blocked, and 4 look-alikes were damaged. ``heldout_batch_5.json`` holds the forms as the
 batch wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix
-was checked against them (28 forms and 18 look-alikes, for seven causes: credential nouns of
+was checked against them (29 forms and 22 look-alikes, for eight causes: credential nouns of
 other languages in names, an XML value in the element after its name's or inside it, references
 to a secret's store read as the secret, a bare value printed by a command whose subcommand,
 operand or selector names the credential, a directive's words read past a JSON string's closing
-quote, prose's value in typographic quotes, and a directive typed at a client's prompt).
+quote, prose's value in typographic quotes, a directive typed at a client's prompt, and a
+printer's selector picking what is about the secret).
 
 The forms are what a coding session holds from the tools batches 1-4 covered least: cloud CLIs'
 output (``aws sts``, ``az``, ``ssm``, Secrets Manager, ``gcloud``, ``vault``, ``heroku``),
@@ -63,7 +64,6 @@ LIMITS: dict[str, str] = {
 
 DAMAGED: dict[str, str] = {
     "ok-smtp-ehlo": "a Message-ID's random local part after `=`",
-    "x-print-ok-jsonpath-name": "`kubectl get secret … -o jsonpath='{.metadata.name}'` prints a secret's name, read as the secret (a printer of the table, whatever it selects)",
     "ok-google-services-ids": "Firebase's `mobilesdk_app_id`: a random public id after `android:`",
     "ok-mongo-objectid": "`ObjectId('<24 hex>')`: a database id in a call",
 }

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 22
+RULESET_VERSION: Final = 23
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -110,7 +110,9 @@ JSON string end at its closing quote; prose's value in typographic quotes (``« 
 the prompt's ``>`` is no redirection. 21: a value read after JSON's
 ``\\\\t`` (a backslash and ``t`` in the text) starts at the backslash, not after the ``t``. 22:
 a key qualified as one that opens something (``UNSEAL_KEY``, ``RECOVERY_KEY``, ``DECRYPTION_KEY``,
-``cipherKey``, crypto, wrapping) is a credential name, its value redacted whatever its shape."""
+``cipherKey``, crypto, wrapping) is a credential name, its value redacted whatever its shape. 23: a
+printer's output is no secret when its selector picks what is about the secret (``-o
+jsonpath='{.metadata.name}'``, ``--query Parameter.Name``, ``-field=username``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -217,6 +217,34 @@ def _selects(words: list[str]) -> bool:
     return False
 
 
+_ABOUT: Final = frozenset(
+    {
+        *("name", "names", "username", "user", "login", "email", "uid", "id", "arn", "type"),
+        *("kind", "namespace", "labels", "annotations", "creationtimestamp", "version"),
+        *("versionid", "expiration", "created", "createddate", "description", "tags"),
+    }
+)
+"""What a selector can pick that is about a secret, not the secret (its name, id, type, dates)."""
+_SELECTOR_OPTIONS: Final = frozenset({"query", "field", "fields", "jq"})
+
+
+def _selects_about(words: list[str]) -> bool:
+    """A selector of ``words`` picks what is about a secret (``_ABOUT``): ``-o
+    jsonpath='{.metadata.name}'``, ``--query Parameter.Name``, ``-field=username``."""
+    for k, word in enumerate(words):
+        option, eq, rest = word.lstrip("-").partition("=")
+        if word.startswith("-") and option.lower() in _SELECTOR_OPTIONS:
+            selector = rest if eq else (words[k + 1] if k + 1 < len(words) else "")
+        elif "{." in word:
+            selector = word
+        else:
+            continue
+        last = next((s for s in reversed(_SEGMENTS.split(selector)) if s), "")
+        if last.lower() in _ABOUT and not name_is_credential(last):
+            return True
+    return False
+
+
 def _random_word(value: str) -> bool:
     """One word that reads as a credential (``secretish``), no path."""
     return (
@@ -236,6 +264,8 @@ def printed_values(command: str, output: str) -> list[str]:
     if not command or not output or _listing(output):
         return []
     if prints_secret(command):
+        if any(_selects_about(words) for words in _words(command)):
+            return []  # -o jsonpath='{.metadata.name}', -field=username: about the secret
         return output_values(output)
     if any(_selects(words) for words in _words(command)):
         # named by the command only: the lines of the output that read as a credential
