@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from ...core.errors import InputError
 from ...core.stores.rho_files import NodeKind, RevisionNode
 from ...core.stores.rho_files.errors import NotASessionFile
+from ...core.stores.rho_files.records import StoredDisplayMessage
 from ...core.stores.rho_files.summary import message_count
 from ...core.stores.rho_files.views import message_at_offset
 from ...core.wire import Message, ModelIdentity
@@ -439,17 +440,21 @@ class ConversationView(QWidget):
         kept = False
         opened, self._opened = self._opened, False
 
+        def history_and_key() -> tuple[
+            tuple[Message, ...] | list[StoredDisplayMessage], RowsKey | None
+        ]:
+            file = document.file
+            key = None if file is None else RowsKey.of(file, node.id, mode.value)
+            return document.entries(node, mode), key
+
         def build() -> ConversationRows | None:
             nonlocal kept
             current = document.tree
             if current is None or not current.owns(node) or generation != self._generation:
                 return None  # another session was opened since (``node`` is not in it): nothing to show
             with bulk_load():
-                try:
-                    with document.tree_lock:  # the history and the file state it comes from
-                        entries = document.entries(node, mode)
-                        file = document.file
-                        key = None if file is None else RowsKey.of(file, node.id, mode.value)
+                try:  # the history and the file state it comes from, read together
+                    entries, key = document.run_locked(history_and_key)
                 except InputError:
                     if document.tree is current:
                         raise
