@@ -198,22 +198,23 @@ def _grep_export(lines: int) -> Callable[[], object]:
 
 
 def test_an_export_of_grep_output_full_of_private_key_headers_is_linear() -> None:
-    # 4 000 and 8 000 header lines (192 and 384 KB: runs of 25-50 ms, which a busy machine's
-    # time slices disturb less than 13 ms ones) in one tool result, exported as JSON and
-    # audited, timed in a process of its own: a process's CPU time counts all its threads, and in
-    # a full run on 3.13 (the suite's process, its other threads) the least of five runs was 25
-    # and 72 ms where a process alone measures 14 and 26 (as test_scanner_memory does for peaks)
+    # 2 000 and 8 000 header lines (96 and 384 KB) in one tool result, exported as JSON and
+    # audited, timed in a process of its own (a process's CPU time counts all its threads: in the
+    # suite's process on 3.13 the least of five runs was 25 and 72 ms for 2 000 and 4 000 lines).
+    # Four times the input: linear work takes about 4 x, quadratic work 16 x. A bound of 2.6 x
+    # on twice the input failed on 3.12 in a process alone (28 and 81 ms for 4 000 and 8 000,
+    # where a quiet machine measures 27 and 57)
     code = (
         "import json\n"
         "from tests.core.export.test_scanner_linear import _grep_export, _least_seconds\n"
-        "print(json.dumps([_least_seconds(_grep_export(n)) for n in (4000, 8000)]))\n"
+        "print(json.dumps([_least_seconds(_grep_export(n)) for n in (2000, 8000)]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
     small, large = json.loads(done.stdout)
-    assert large <= 2.6 * small, (small, large)
+    assert large <= 8 * small, (small, large)
     assert large < 5.0
 
 
