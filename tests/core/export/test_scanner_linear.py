@@ -13,7 +13,6 @@ import base64
 import binascii
 import json
 import random
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -23,10 +22,9 @@ import pytest
 
 from rho_desk.core.export import SecretScanner, Selection, export_snapshot
 from rho_desk.core.wire.model import Message
+from tests.own_process import in_own_process
 
 from .builders import canary_snapshot
-
-ROOT = Path(__file__).resolve().parents[3]
 
 BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 
@@ -197,6 +195,10 @@ def _grep_export(lines: int) -> Callable[[], object]:
     return lambda: export_snapshot(snapshot, Selection.everything(), key=bytes(32), fmt="json")
 
 
+def _grep_export_seconds(sizes: list[int]) -> list[float]:
+    return [_least_seconds(_grep_export(n)) for n in sizes]
+
+
 def test_an_export_of_grep_output_full_of_private_key_headers_is_linear() -> None:
     # 2 000 and 8 000 header lines (96 and 384 KB) in one tool result, exported as JSON and
     # audited, timed in a process of its own (a process's CPU time counts all its threads: in the
@@ -204,16 +206,7 @@ def test_an_export_of_grep_output_full_of_private_key_headers_is_linear() -> Non
     # Four times the input: linear work takes about 4 x, quadratic work 16 x. A bound of 2.6 x
     # on twice the input failed on 3.12 in a process alone (28 and 81 ms for 4 000 and 8 000,
     # where a quiet machine measures 27 and 57)
-    code = (
-        "import json\n"
-        "from tests.core.export.test_scanner_linear import _grep_export, _least_seconds\n"
-        "print(json.dumps([_least_seconds(_grep_export(n)) for n in (2000, 8000)]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    small, large = json.loads(done.stdout)
+    small, large = in_own_process(_grep_export_seconds, [2000, 8000])
     assert large <= 8 * small, (small, large)
     assert large < 5.0
 
@@ -233,19 +226,14 @@ def _least_scan_seconds(unit: bytes, size: int) -> float:
     return _least_seconds(lambda: scanner.scan(data), runs=5)
 
 
+def _names_scan_seconds(sizes: list[int]) -> list[list[float]]:
+    return [[_least_scan_seconds(unit, n) for n in sizes] for unit in NAME_UNITS]
+
+
 def test_a_scan_of_credential_names_repeated_is_linear() -> None:
     # ``secret=secret=…1x``: a name is searched only in the window before the value's first
     # digit (``ASSIGNMENT_WINDOW``), not at every name the gate's match could start from;
     # timed in a process of its own, as above
-    code = (
-        "import json\n"
-        "from tests.core.export.test_scanner_linear import NAME_UNITS, _least_scan_seconds\n"
-        "print(json.dumps([[_least_scan_seconds(u, n) for n in (65_536, 131_072)]"
-        " for u in NAME_UNITS]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    for unit, (small, large) in zip(NAME_UNITS, json.loads(done.stdout), strict=True):
+    seconds = in_own_process(_names_scan_seconds, [65_536, 131_072])
+    for unit, (small, large) in zip(NAME_UNITS, seconds, strict=True):
         assert large <= 2.6 * small, (unit, small, large)

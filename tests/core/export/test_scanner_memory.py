@@ -9,15 +9,13 @@ the same bound."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from rho_desk.benchkit import traced_peak
 from rho_desk.core.export import SecretScanner
+from tests.own_process import in_own_process
+
+from .test_scanner_linear import INPUTS
 
 MEMORY_BOUND = 4.0
 """The tracemalloc peak of a scan, as a multiple of its input (``ADVERSARIAL_MEMORY``)."""
@@ -29,7 +27,9 @@ def _peak(data: bytes) -> float:
     return traced_peak(lambda: scanner.scan(data)) / len(data)
 
 
-ROOT = Path(__file__).resolve().parents[3]
+def _peaks(name: str) -> list[float]:
+    make = INPUTS[name]
+    return [_peak(make(size)) for size in (1 << 19, 1 << 20)]
 
 
 @pytest.mark.parametrize(
@@ -39,20 +39,5 @@ def test_a_scan_holds_at_most_four_times_its_input(name: str) -> None:
     # measured in a process of its own: tracemalloc counts every thread of the process, and in
     # the suite's a thread an earlier test left running can add its own allocations to a scan's
     # peak (7.8 x and 4.7 x were seen in a full run where a process alone measures under 3.5 x)
-    code = (
-        "import json, sys\n"
-        "from tests.core.export.test_scanner_memory import _peak\n"
-        "from tests.core.export.test_scanner_linear import INPUTS\n"
-        "make = INPUTS[sys.argv[1]]\n"
-        "print(json.dumps([_peak(make(size)) for size in (1 << 19, 1 << 20)]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, name],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    peaks = json.loads(done.stdout)
+    peaks = in_own_process(_peaks, name)
     assert all(peak <= MEMORY_BOUND for peak in peaks), peaks
