@@ -41,7 +41,6 @@ __all__ = [
     "MAX_LINE_BYTES",
     "NOTHING",
     "RHO",
-    "STAMPS",
     "AgentLog",
     "AgentLogError",
     "Compaction",
@@ -352,28 +351,20 @@ def _day(date: str) -> int | None:
 
 _SECONDS: dict[str, int] = {}
 """``YYYY-MM-DDTHH:MM:SS`` -> Unix seconds, for the UTC times of :func:`iso_seconds` (a log's
-records come many to a second)."""
+records come many to a second, each with a millisecond of its own: the second is the key)."""
 _SECONDS_KEPT: Final = 4096
-_STAMPS: dict[str, int] = {}
-"""The same for whole UTC times as written (records of one request share theirs)."""
-STAMPS: Final = _STAMPS
-"""Times :func:`iso_seconds` has read, as written -> Unix seconds: a reader's loop looks a
-record's time up here first (``STAMPS.get(text)`` for a string), and calls it when it is not."""
 
 
 def iso_seconds(text: object) -> int:
     """Unix seconds of an ISO 8601 time (``Z`` or an offset; 0 when it is not one)."""
-    if type(text) is str:
-        seconds = _STAMPS.get(text)
-        if seconds is not None:
-            return seconds
-    if not isinstance(text, str) or not text:
-        return 0
-    # the agents' own form, UTC ("2026-03-01T10:00:01.123Z"): without a datetime per record
-    if len(text) >= 20 and text[-1] in "Zz":
+    # the agents' own form, UTC ("2026-03-01T10:00:01.123Z"): one look-up for a second already
+    # read, without a datetime per record
+    if type(text) is str and len(text) >= 20 and text[-1] in "Zz":
         key = text[:19]
         seconds = _SECONDS.get(key)
-        if seconds is None and key[10] == "T" and key[13] == ":" and key[16] == ":":
+        if seconds is not None:
+            return seconds
+        if key[10] == "T" and key[13] == ":" and key[16] == ":":
             day = _day(key[:10])
             clock = key[11:13] + key[14:16] + key[17:19]
             if day is not None and clock.isdigit() and clock.isascii():
@@ -381,11 +372,9 @@ def iso_seconds(text: object) -> int:
                 if len(_SECONDS) >= _SECONDS_KEPT:
                     _SECONDS.clear()
                 _SECONDS[key] = seconds
-        if seconds is not None:
-            if len(_STAMPS) >= _SECONDS_KEPT:
-                _STAMPS.clear()
-            _STAMPS[text] = seconds
-            return seconds
+                return seconds
+    if not isinstance(text, str) or not text:
+        return 0
     try:
         value = dt.datetime.fromisoformat(
             text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text

@@ -42,7 +42,6 @@ from ..wire.model import (
 from ._parts import Where, count, image_block, json_text, mapping, string
 from .base import (
     NOTHING,
-    STAMPS,
     AgentLog,
     Compaction,
     Entry,
@@ -387,9 +386,7 @@ class _Reader:
         if log.version is None and type(record.version) is str:
             log.version = record.version
         stamp = record.timestamp
-        time = STAMPS.get(stamp) if type(stamp) is str else None
-        if time is None:
-            time = iso_seconds(stamp)
+        time = iso_seconds(stamp)
         if not log.created and time:
             log.created = time
         parent = record.parentUuid

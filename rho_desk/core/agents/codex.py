@@ -44,7 +44,6 @@ from ..wire.model import (
 from ._parts import Where, count, data_url_image, json_text, string
 from .base import (
     NOTHING,
-    STAMPS,
     AgentLog,
     Compaction,
     Entry,
@@ -480,9 +479,7 @@ class _Reader:
         if isinstance(line, _ResponseLine):
             item = line.payload
             stamp = line.timestamp
-            time = STAMPS.get(stamp) if type(stamp) is str else None
-            if time is None:
-                time = iso_seconds(stamp)
+            time = iso_seconds(stamp)
             if isinstance(item, _Message):
                 role = item.role
                 texts = [ContentBlock.of_text(part.text or "") for part in item.content]
