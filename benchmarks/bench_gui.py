@@ -12,8 +12,10 @@ realistic mix: prompts, tool calls with file contents and command output, answer
   heights, and the paint. Baseline: the core alone (``read_session`` + the display history),
   in the same run.
 * ``gui.max_stall_load_100k``: during each 100k open, a 10 ms precise ``QTimer`` records the
-  gaps between its ticks; the sample is the longest gap (so 10 ms means "never late").
-  Baseline: the same timer with the app idle.
+  gaps between its ticks; the sample is the longest gap (so 10 ms means "never late") less the
+  time the GUI thread sat runnable on the run queue during it (Linux's scheduler statistics),
+  which is the machine's other programs, not the app; the wall-clock gaps are in ``details``.
+  Target: every open's sample ≤ 50 ms. Baseline: the same timer with the app idle.
 * ``gui.scroll_100k``: with 100k messages shown, ``scrollToBottom()`` and a synchronous repaint
   of the list (from the top each time). Baseline: the same on a 1k-message session (the ratio
   shows the cost does not grow with the session).
@@ -332,38 +334,75 @@ def _run(make: Callable[[Any], Coroutine[Any, Any, Any]]) -> Any:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-async def _open_once(context: Any, path: Path, gaps: list[float] | None = None) -> float:
-    """Open ``path`` and wait for the first paint of its rows; ms. Records timer gaps if asked."""
-    from PySide6.QtCore import Qt, QTimer
+def _queued_ms(fd: int | None) -> float:
+    """How long the thread behind ``fd`` (its ``/proc/thread-self/schedstat``) has waited on
+    the run queue, runnable but not running, in ms; 0 where Linux's scheduler statistics are
+    not there."""
+    if fd is None:
+        return 0.0
+    try:
+        return int(os.pread(fd, 128, 0).split()[1]) / 1e6
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
+
+class _Gaps:
+    """A 10 ms precise ``QTimer`` on the GUI thread, recording the gaps between its ticks twice:
+    ``raw``, by the wall clock, and ``own``, less the time the thread sat runnable on the run
+    queue while other programs had the cores. A gap the app causes (a long call on the GUI
+    thread, a worker holding the GIL) is in both; one a busy machine causes only in ``raw``
+    (at load 6, 50-88 ms gaps of which 25-78 ms were spent queued)."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.raw: list[float] = []
+        self.own: list[float] = []
+        try:
+            self._fd: int | None = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self._fd = None
+        self._last = (0.0, 0.0)
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(10)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now, queued = time.perf_counter(), _queued_ms(self._fd)
+        gap = (now - self._last[0]) * 1000
+        self.raw.append(gap)
+        self.own.append(gap - (queued - self._last[1]))
+        self._last = (now, queued)
+
+    def start(self) -> None:
+        self._last = (time.perf_counter(), _queued_ms(self._fd))
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+async def _open_once(context: Any, path: Path, gaps: _Gaps | None = None) -> float:
+    """Open ``path`` and wait for the first paint of its rows; ms. Records timer gaps if asked."""
     await context.document.aclose()
     await asyncio.sleep(0.05)
     gc.collect()
     shown = asyncio.Event()
     view = context.window.conversation
     connection = view.sig_rows_shown.connect(lambda _n: shown.set())
-    timer = None
     if gaps is not None:
-        last = [time.perf_counter()]
-
-        def tick() -> None:
-            now = time.perf_counter()
-            gaps.append((now - last[0]) * 1000)
-            last[0] = now
-
-        timer = QTimer()
-        timer.setTimerType(Qt.TimerType.PreciseTimer)
-        timer.setInterval(10)
-        timer.timeout.connect(tick)
-        timer.start()
-        last[0] = time.perf_counter()
+        gaps.start()
     start = time.perf_counter()
     context.document.open(path)
     await shown.wait()
     elapsed = (time.perf_counter() - start) * 1000
-    if timer is not None:
+    if gaps is not None:
         await asyncio.sleep(0.05)  # what the load left for right after the paint counts too
-        timer.stop()
+        gaps.stop()
     view.sig_rows_shown.disconnect(connection)
     await context.bridge.wait_idle()
     return elapsed
@@ -414,43 +453,33 @@ def max_stall_load_100k(quick: bool) -> BenchResult:
     path = _files()["100k"]
     repeat = 3 if quick else 7
 
-    async def go(context: Any) -> tuple[list[float], float]:
-        from PySide6.QtCore import Qt, QTimer
-
+    async def go(context: Any) -> tuple[list[float], list[float], float]:
         await _open_once(context, path)  # warm-up
         # idle baseline: the same timer with nothing to do
-        idle: list[float] = []
-        last = [time.perf_counter()]
-
-        def tick() -> None:
-            now = time.perf_counter()
-            idle.append((now - last[0]) * 1000)
-            last[0] = now
-
-        timer = QTimer()
-        timer.setTimerType(Qt.TimerType.PreciseTimer)
-        timer.setInterval(10)
-        timer.timeout.connect(tick)
-        timer.start()
+        idle = _Gaps()
+        idle.start()
         await asyncio.sleep(0.5)
-        timer.stop()
-        worst: list[float] = []
+        idle.stop()
+        own: list[float] = []
+        raw: list[float] = []
         for _ in range(repeat):
-            gaps: list[float] = []
+            gaps = _Gaps()
             await _open_once(context, path, gaps)
-            worst.append(max(gaps))
-        return worst, max(idle)
+            own.append(max(gaps.own))
+            raw.append(max(gaps.raw))
+        return own, raw, max(idle.own)
 
-    worst, idle = _run(go)
-    median = statistics.median(worst)
+    own, raw, idle = _run(go)
+    median = statistics.median(own)
     return BenchResult(
         "gui.max_stall_load_100k",
         "ms",
-        worst,
-        "≤ 50 ms (longest gap of a 10 ms timer)",
-        max(worst) <= 50,
+        own,
+        "≤ 50 ms (longest gap of a 10 ms timer, less the time queued for a core)",
+        max(own) <= 50,
         baseline=idle,
         ratio=median / idle if idle else None,
+        details={"wall_clock_gaps_ms": raw},
     )
 
 
