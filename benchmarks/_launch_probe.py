@@ -7,8 +7,11 @@ and watches it from the outside, through public signals only:
 
 * ``scroll``: as soon as the conversation list has painted the opened session's rows *and* its
   scroll bar has a range (the conversation can scroll), print ``{"shown": <time.time()>,
-  "cpu": <process CPU seconds>}`` and exit at once. The parent measures from just before it
-  started the process.
+  "cpu": <process CPU seconds>}``. The parent measures from just before it started the process.
+  Those rows may be a preview (``ConversationView.sig_preview_shown``: every row's place from
+  the row cache, the first screen's messages, while the file is still read); then, once the
+  whole history is painted, print ``{"full": <time.time()>}``. Then exit at once (the library
+  is opened only after the first paint of the whole history: it is never indexed here).
 * ``rss``: once the session is shown and the app is idle (no task running, a full GC done), print
   ``{"rss": <VmRSS bytes>}``. Without ``PATH`` the app starts on an empty Rho home and the figure
   is the app with nothing open (the baseline).
@@ -68,15 +71,25 @@ def main() -> None:
         view = context.window.conversation
         bar = view.list.verticalScrollBar()
 
-        def shown(rows: int) -> None:
+        painted = False
+
+        def shown(rows: int, preview: bool = False) -> None:
+            nonlocal painted
             if rows < 2 or bar.maximum() <= 0:
                 return  # not the big session yet, or not scrollable yet
             if mode == "scroll":
-                _emit(shown=time.time(), cpu=time.process_time())
+                if not painted:
+                    painted = True
+                    _emit(shown=time.time(), cpu=time.process_time())
+                if preview:
+                    return  # and wait for the whole history
+                _emit(full=time.time())
                 os._exit(0)
-            _tasks.append(asyncio.ensure_future(measure(context)))
+            if not preview:
+                _tasks.append(asyncio.ensure_future(measure(context)))
 
         view.sig_rows_shown.connect(shown)
+        view.sig_preview_shown.connect(lambda rows: shown(rows, preview=True))
         if path is None:
             started = context.astart
 

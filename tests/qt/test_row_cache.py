@@ -362,3 +362,92 @@ def test_a_cache_folder_that_cannot_be_written_keeps_nothing(tmp_path: Path, big
     """The cache is only a cache: a folder that cannot be made or written is no error."""
     (tmp_path / "file").write_bytes(b"")
     assert not store_rows(KEY, big[1], METRICS, folder=tmp_path / "file" / "rows")
+
+
+def test_a_preview_then_the_whole_session(
+    make_window: Any, run: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big session opened with nothing open shows its kept rows and first screen before the
+    file is read (actions waiting for it); the whole history then replaces the preview in
+    place (same selected row, same scroll position), and the window shows what a normal open
+    shows."""
+    import threading
+
+    from rho_desk.qt.conversation.model import LOADING_TEXT
+    from rho_desk.qt.services import document as document_module
+
+    monkeypatch.setattr(row_cache, "MIN_ROWS", 20)
+    monkeypatch.setattr(row_cache, "HEAD_MIN", 8)
+    monkeypatch.setattr(row_cache, "HEAD_PIXELS", 300)
+    home = tmp_path / "home"
+    path = v3_session(home, 120)
+    kept_in = Path(os.environ["RHO_DESK_CACHE_DIR"]) / "rows"
+    context = make_window(home=home, open_file=path)
+    document, view, actions = context.document, context.window.conversation, context.actions
+    run(until(lambda: list(kept_in.glob("*.rows"))))
+    first, first_rows = _shown(view)
+    assert not first.preview and len(first) > 400
+    run(document.aclose())
+    assert view.model.rowCount() == 0
+
+    # the file is read only when the test says so: the preview can be looked at meanwhile
+    release = threading.Event()
+    real_load = document_module.load_path
+
+    def held_load(target: Path) -> Any:
+        assert release.wait(20)
+        return real_load(target)
+
+    monkeypatch.setattr(document_module, "load_path", held_load)
+    previewed = run(emitted(view.sig_preview_shown, lambda: document.open(path)))
+    assert previewed == (len(first),)
+    rows = view.model.rows
+    assert rows.preview and not document.is_open
+    head = sorted(rows.messages.held)  # type: ignore[attr-defined]
+    assert 8 <= len(head) < len(first) // 4
+    shown = [view.model.presentation(r) for r in range(len(rows))]
+    for r in range(len(rows)):
+        if (
+            r in head
+        ):  # the first screen, and the results its calls link to, as a normal open shows them
+            assert shown[r] == first_rows[r], r
+        else:
+            assert shown[r].text == LOADING_TEXT and shown[r].kind == first_rows[r].kind
+    assert rows.layout is not None and first.layout is not None
+    assert rows.layout[1] == first.layout[1]  # every row already has its place
+    assert view.current_row() == 0
+    assert not actions["session.compact"].isEnabled()  # waits for the file
+    view.select_row(3)
+    bar = view.list.verticalScrollBar()
+    bar.setValue(bar.maximum() // 3)
+    scrolled = bar.value()
+    assert scrolled > 0
+
+    run(emitted(view.sig_rows_shown, release.set))
+    whole, whole_rows = _shown(view)
+    assert not whole.preview and document.is_open
+    _same(whole, first, view.list.metrics)
+    assert whole_rows == first_rows
+    assert view.current_row() == 3 and bar.value() == scrolled
+    run(until(lambda: actions["session.compact"].isEnabled()))
+
+
+def test_no_preview_for_a_changed_file_or_another_mode(
+    tmp_path: Path, big: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A preview is read only for the file as it was kept (identity, size, time) and its mode."""
+    rows = big[1]
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"x" * 100)
+    st_ = path.stat()
+    key = RowsKey(
+        str(path.absolute()), st_.st_dev, st_.st_ino, 100, st_.st_mtime_ns, "n", "display"
+    )
+    folder = tmp_path / "rows"
+    rows.layout = (900, *layout_rows(rows, 900, METRICS, set()))
+    assert store_rows(key, rows, METRICS, folder=folder)
+    preview = row_cache.load_preview(path, "display", 900, METRICS, folder=folder)
+    assert preview is not None and preview.preview and len(preview) == len(rows)
+    assert row_cache.load_preview(path, "model", 900, METRICS, folder=folder) is None
+    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1))
+    assert row_cache.load_preview(path, "display", 900, METRICS, folder=folder) is None

@@ -53,6 +53,7 @@ __all__ = [
     "ConversationModel",
     "ConversationRow",
     "ConversationRows",
+    "HeadMessages",
     "RowKind",
     "ToolLink",
     "build_rows",
@@ -126,6 +127,10 @@ class ConversationRows:
     layout: tuple[int, array[int], array[int]] | None = None
     """``(width, heights, prefix sums)`` estimated in the worker that built the rows, so the view
     need not spend ~0.1 s per 100k rows on the GUI thread (see ``message_list.RowLayout``)."""
+    preview: bool = False
+    """A preview of a big session while its file is still being read: every row's facts (from
+    the row cache), but only the first screen's messages (``messages`` is a
+    :class:`HeadMessages`); the other rows show as loading until the whole history replaces it."""
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -163,6 +168,32 @@ class ConversationRows:
         mine, theirs = self.messages, other.messages
         # the last one and a few spot checks: histories of one file share message objects
         return all(mine[i] is theirs[i] or mine[i] == theirs[i] for i in {0, n // 2, n - 1})
+
+
+LOADING_TEXT: Final = "Loading… (the rest of the session is still being read)"
+_LOADING: Final = Message(system=LOADING_TEXT)
+
+
+class HeadMessages(Sequence[Message]):
+    """A preview's messages: ``n`` rows of which only ``held`` (row -> message) are decoded; any
+    other row reads as a stand-in saying it is still loading (see ``ConversationRows.preview``)."""
+
+    def __init__(self, n: int, held: dict[int, Message]) -> None:
+        self._n = n
+        self.held = held
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            return [self[i] for i in range(*row.indices(self._n))]
+        if not -self._n <= row < self._n:
+            raise IndexError(row)
+        return self.held.get(row % self._n, _LOADING)
+
+    def has(self, row: int) -> bool:
+        return row in self.held
 
 
 _message_of: Final = operator.attrgetter("message")
@@ -351,6 +382,17 @@ class ConversationRow:
     """Not part of what Rho would resume (after an incomplete tool turn)."""
 
 
+_TITLES: Final = {
+    RowKind.SYSTEM: "System prompt",
+    RowKind.USER: "You",
+    RowKind.ASSISTANT: "Assistant",
+    RowKind.ABORTED: "Aborted turn",
+    RowKind.TOOL_RESULT: "Result",
+    RowKind.MARKER: "Compacted context",
+}
+"""A row's title when its message is not read yet (a preview)."""
+
+
 def _when(stamp: str | None) -> str:
     return message_time(stamp, "%b %d, %H:%M")
 
@@ -490,7 +532,7 @@ class ConversationModel(QAbstractListModel):
     # -- expansion and find ---------------------------------------------------------------------
 
     def set_expanded(self, row: int, on: bool) -> None:
-        if not 0 <= row < len(self._rows) or (row in self.expanded) == on:
+        if not 0 <= row < len(self._rows) or (row in self.expanded) == on or self._rows.preview:
             return
         if on:
             self.expanded.add(row)
@@ -575,6 +617,9 @@ class ConversationModel(QAbstractListModel):
         rows = self._rows
         m = rows.messages[row]
         kind = RowKind(rows.kinds[row])
+        if rows.preview and not rows.messages.has(row):  # type: ignore[attr-defined]
+            title = _TITLES[kind]
+            return ConversationRow(row, kind, title, "", LOADING_TEXT, False, [], [], 0, False)
         expanded = row in self.expanded
         limit = EXPANDED_CHARS if expanded else PREVIEW_CHARS
         when = _when(self.timestamp(row))

@@ -14,6 +14,13 @@ ignored (the rows are built as on a first open) and never raises. What is checke
 (CRC-32: against damage; a file others could have written is not read at all) of the whole body, every table's size and range (no row or call number outside the history), and
 the facts of a few windows of rows (first, last and spread ones) rebuilt from the messages and
 compared. Written atomically (``fsio.atomic_write``), mode 0600, after the rows are shown.
+
+An entry also keeps the messages of its first screen (:data:`HEAD_PIXELS` of rows, and the
+results their tool calls link to), so that a big session opened again can be shown before its
+file is read (:func:`load_preview`: the file's path, identity, size and modification time must
+still be the entry's; the first rows' facts are rebuilt from the kept messages and compared).
+What the preview shows is replaced by the rows built (or :func:`load_rows` checked) from the
+whole history once it is read.
 """
 
 from __future__ import annotations
@@ -44,15 +51,20 @@ from ...core.system.dirs import cache_dir
 from ...core.system.fsio import atomic_write
 from ...core.wire import Message
 from .message_list import RowMetrics, estimate_heights, prefix_sums
-from .model import ConversationRows, build_rows, split_entries
+from .model import ConversationRows, HeadMessages, RowKind, build_rows, split_entries
 
-__all__ = ["MIN_ROWS", "RowsKey", "load_rows", "store_rows"]
+__all__ = ["MIN_ROWS", "RowsKey", "load_preview", "load_rows", "store_rows"]
 
 MIN_ROWS: Final = 5000
 """Histories shorter than this are built each time (in well under 10 ms): no file for them."""
 KEEP_FILES: Final = 16
 """Entries kept in the folder; the least recently written go first."""
-_MAGIC: Final = b"rho-desk rows 1\n"
+HEAD_PIXELS: Final = 4000
+"""Rows kept whole for a preview: those that start within this many pixels of the top (more
+than a 4K screen's height), at least :data:`HEAD_MIN` and at most :data:`HEAD_MAX`."""
+HEAD_MIN: Final = 32
+HEAD_MAX: Final = 400
+_MAGIC: Final = b"rho-desk rows 2\n"
 _CHECK: Final = 4
 _WINDOW: Final = 48
 """Rows per checked window."""
@@ -125,6 +137,11 @@ class _Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     width: int
     metrics: str
     heights: bytes
+    head_rows: bytes
+    """The rows whose messages are kept (increasing): a first screen's, then the results its
+    tool calls link to."""
+    head: list[Message]
+    head_stamps: list[str] | None
 
 
 def _file_for(path: str, folder: Path | None = None) -> Path:
@@ -160,6 +177,7 @@ def store_rows(
         width,
         repr(metrics),
         heights.tobytes(),
+        *_head(rows),
     )
     body = msgspec.msgpack.encode(entry)
     target = _file_for(key.path, folder)
@@ -170,6 +188,24 @@ def store_rows(
     except (StorageError, OSError):
         return False
     return True
+
+
+def _head(rows: ConversationRows) -> tuple[bytes, list[Message], list[str] | None]:
+    """The rows a preview shows whole, their messages and save times (see :data:`HEAD_PIXELS`)."""
+    count = HEAD_MIN
+    if rows.layout is not None:
+        count = max(HEAD_MIN, bisect.bisect_left(rows.layout[2], HEAD_PIXELS))
+    count = min(count, HEAD_MAX, len(rows))
+    kept = set(range(count))
+    for row in range(count):
+        kept.update(link.result_row for link in rows.links(row) if link.result_row is not None)
+    head = sorted(kept)
+    stamps = rows.timestamps
+    return (
+        array("l", head).tobytes(),
+        [rows.messages[r] for r in head],
+        None if stamps is None else [stamps[r] for r in head],
+    )
 
 
 def _prune(folder: Path) -> None:
@@ -245,6 +281,22 @@ def _decode(
     width: int,
     metrics: RowMetrics,
 ) -> ConversationRows | None:
+    e = _entry(data)
+    if e is None or e.key != key:
+        return None
+    messages, timestamps = split_entries(entries)
+    rows = _rows_of(e, messages, timestamps)
+    if rows is None:
+        return None
+    heights = _heights(e, rows, width, metrics)
+    if heights is None or not _windows_agree(rows, heights, width, metrics):
+        return None
+    rows.layout = (width, heights, prefix_sums(heights))
+    return rows
+
+
+def _entry(data: bytes) -> _Entry | None:
+    """The entry in ``data`` when its checksum and build code are right."""
     head = len(_MAGIC) + _CHECK
     if data[: len(_MAGIC)] != _MAGIC:
         return None
@@ -252,9 +304,14 @@ def _decode(
     if zlib.crc32(body).to_bytes(_CHECK, "big") != data[len(_MAGIC) : head]:
         return None
     e = msgspec.msgpack.decode(body, type=_Entry)
-    if e.fingerprint != FINGERPRINT or e.key != key:
-        return None
-    n = len(entries)
+    return e if e.fingerprint == FINGERPRINT else None
+
+
+def _rows_of(
+    e: _Entry, messages: Sequence[Message], timestamps: list[str] | None
+) -> ConversationRows | None:
+    """The kept rows over ``messages`` when every table has its size and range."""
+    n = len(messages)
     kinds, extra, images = bytearray(e.kinds), bytearray(e.extra), bytearray(e.images)
     chars, newlines = _ints(e.chars), _ints(e.newlines)
     call_rows, call_first, call_result = (
@@ -282,8 +339,7 @@ def _decode(
         and (not result_calls or (min(result_calls) >= 0 and max(result_calls) < calls))
     ):
         return None
-    messages, timestamps = split_entries(entries)
-    rows = ConversationRows(
+    return ConversationRows(
         messages,
         timestamps,
         kinds,
@@ -300,15 +356,84 @@ def _decode(
         result_rows,
         result_calls,
     )
+
+
+def _heights(
+    e: _Entry, rows: ConversationRows, width: int, metrics: RowMetrics
+) -> array[int] | None:
+    """The kept heights when they were estimated for ``width`` and ``metrics``, else new ones."""
     heights = _ints(e.heights)
-    if e.width == width and e.metrics == repr(metrics) and len(heights) == n:
-        if min(heights) < 0:
-            return None
-    else:
-        heights = estimate_heights(rows, width, metrics, set())
-    if not _windows_agree(rows, heights, width, metrics):
+    if e.width == width and e.metrics == repr(metrics) and len(heights) == len(rows):
+        return None if min(heights) < 0 else heights
+    return estimate_heights(rows, width, metrics, set())
+
+
+def load_preview(
+    path: Path, mode: str, width: int, metrics: RowMetrics, *, folder: Path | None = None
+) -> ConversationRows | None:
+    """A preview of ``path`` before it is read (``ConversationRows.preview``): the rows kept for
+    it, with the messages of its first screen, when the file is still as it was when they were
+    kept (path, device, inode, size, modification time) and ``mode`` is theirs; else ``None``
+    (never raises for what the file holds). The revision is the one shown when they were kept:
+    the history read from the file replaces the preview, whichever it is."""
+    start = time.perf_counter()
+    try:
+        st = os.stat(path)
+        where = str(Path(path).absolute())
+    except (OSError, ValueError):
         return None
+    data = _read_own(_file_for(where, folder))
+    if data is None:
+        return None
+    try:
+        e = _entry(data)
+        k = e.key if e is not None else None
+        if (
+            e is None
+            or k is None
+            or (k.path, k.device, k.inode, k.size, k.mtime_ns, k.mode)
+            != (where, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, mode)
+        ):
+            return None
+        rows = _preview_of(e, width, metrics)
+    except (ValueError, TypeError, OverflowError, IndexError, RecursionError, msgspec.DecodeError):
+        return None
+    if rows is not None:
+        rows.build_ms = (time.perf_counter() - start) * 1000
+    return rows
+
+
+def _preview_of(e: _Entry, width: int, metrics: RowMetrics) -> ConversationRows | None:
+    n = len(e.kinds)
+    head_rows = _ints(e.head_rows)
+    if (
+        n < MIN_ROWS
+        or not head_rows
+        or head_rows[0] != 0
+        or not _rows_in(head_rows, n)
+        or len(e.head) != len(head_rows)
+        or (e.head_stamps is not None and len(e.head_stamps) != len(head_rows))
+    ):
+        return None
+    held = dict(zip(head_rows, e.head, strict=True))
+    timestamps: list[str] | None = None
+    if e.head_stamps is not None:
+        timestamps = [""] * n
+        for row, stamp in zip(head_rows, e.head_stamps, strict=True):
+            timestamps[row] = stamp
+    rows = _rows_of(e, HeadMessages(n, held), timestamps)
+    if rows is None:
+        return None
+    heights = _heights(e, rows, width, metrics)
+    # the first rows (all kept whole) agree with their messages
+    prefix = next((i for i, row in enumerate(head_rows) if row != i), len(head_rows))
+    if heights is None or not _windows_agree(rows, heights, width, metrics, {0}, prefix):
+        return None
+    for row in head_rows[prefix:]:  # the results the first screen's calls link to
+        if rows.kinds[row] != RowKind.TOOL_RESULT or held[row].tool_result is None:
+            return None
     rows.layout = (width, heights, prefix_sums(heights))
+    rows.preview = True
     return rows
 
 
@@ -329,14 +454,21 @@ def _rows_in(rows: array[int], n: int) -> bool:
 
 
 def _windows_agree(
-    rows: ConversationRows, heights: array[int], width: int, metrics: RowMetrics
+    rows: ConversationRows,
+    heights: array[int],
+    width: int,
+    metrics: RowMetrics,
+    starts: set[int] | None = None,
+    window: int = _WINDOW,
 ) -> bool:
     """The kept facts of a few windows of rows equal those built again from their messages:
-    each row's kind, sizes, extra lines, images and height, and the tool calls it makes."""
+    each row's kind, sizes, extra lines, images and height, and the tool calls it makes
+    (``starts``: where the windows start; default the first, last and spread ones)."""
     n = len(rows)
-    starts = {0, max(0, n - _WINDOW), *(n * k // 8 for k in range(1, 8))}
+    if starts is None:
+        starts = {0, max(0, n - window), *(n * k // 8 for k in range(1, 8))}
     for at in sorted(starts):
-        end = min(n, at + _WINDOW)
+        end = min(n, at + window)
         fresh = build_rows(rows.messages[at:end])
         fresh_heights = estimate_heights(fresh, width, metrics, set())
         if (

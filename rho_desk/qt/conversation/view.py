@@ -9,6 +9,12 @@ the end, so the user's place and selection survive. The revision bar says which 
 screen and steps through them; J/K step through messages, O expands one, Ctrl+F finds. A search
 hit opened from the browser selects the message that matched and highlights the term
 (:meth:`ConversationView.reveal_match`).
+
+A big session opened while no other is open is shown before its file is read, when the row
+cache holds its rows as the file is now (``row_cache.load_preview``): every row's place, the
+first screen's messages, the rest saying they are loading. Actions on the session stay disabled
+until the file is read (the document is not open yet); the rows built from the whole history
+then replace the preview in place, keeping the selected row and the scroll position.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ from .find import FindBar, find_rows, searchable_text
 from .message_detail import MessageDetailView
 from .message_list import MessageListView, layout_rows
 from .model import ConversationModel, ConversationRows, RowKind, build_rows
-from .row_cache import RowsKey, load_rows, store_rows
+from .row_cache import RowsKey, load_preview, load_rows, store_rows
 
 __all__ = ["ConversationView", "RevisionBar", "describe_node", "revision_lines"]
 
@@ -223,6 +229,8 @@ class ConversationView(QWidget):
 
     sig_rows_shown = Signal(int)
     """A new history was painted for the first time; carries its row count."""
+    sig_preview_shown = Signal(int)
+    """A preview (``ConversationRows.preview``) was painted for the first time; its row count."""
     sig_current_row_changed = Signal(int)
     """The selected message row changed (-1: none)."""
 
@@ -300,12 +308,16 @@ class ConversationView(QWidget):
         """The rows shown came from the row cache (``row_cache``), not from a build."""
         self._opened = False
         """The next build is the first of a newly opened file (its rows are kept)."""
+        self._preview_path: Path | None = None
+        """The file a preview is shown (or being read) for."""
+        self._pending_preview: int | None = None
 
         document.sig_loaded.connect(self._on_document_loaded)
         document.sig_revision_selected.connect(self._on_document_revision_selected)
         document.sig_history_mode_changed.connect(self._on_document_history_mode_changed)
         document.sig_reloaded.connect(self._on_document_reloaded)
         document.sig_loading_changed.connect(self._on_document_loading_changed)
+        document.sig_opening.connect(self._on_document_opening)
         document.sig_closed.connect(self._on_document_closed)
         document.sig_load_failed.connect(self._on_document_load_failed)
         document.sig_tree_changed.connect(lambda: self.bar.show_state(document))
@@ -482,6 +494,11 @@ class ConversationView(QWidget):
         self._building = False
         self.last_build_ms = rows.build_ms
         self.rows_kept = kept
+        # a preview replaced in place: the same rows, now whole (see ``_apreview``)
+        was_preview = self.model.rows.preview
+        scrolled = self.list.verticalScrollBar().value()
+        current = self.current_row()
+        self._preview_path = None
         self.model.set_rows(rows, target=self._target_identity(node))
         self.detail.target = self.model.target
         if mode is HistoryMode.DISPLAY and document.tree is not None:
@@ -493,7 +510,7 @@ class ConversationView(QWidget):
         self.stack.setCurrentIndex(2)
         self._pending_paint = len(rows)
         self.list.viewport().update()
-        row = self._restore_row
+        row = current if was_preview else self._restore_row
         if self._show_end and len(rows):
             self._show_end = False
             self.select_row(len(rows) - 1)
@@ -503,6 +520,8 @@ class ConversationView(QWidget):
             self.select_row(0)
         else:
             self.detail.show_row(-1)
+        if was_preview and rows.layout is not None and rows.layout[0] == width:
+            self.list.verticalScrollBar().setValue(scrolled)
         if self._reveal is not None:
             self._apply_reveal()
         elif self.find_bar.isVisible() and self.find_bar.text:
@@ -533,6 +552,9 @@ class ConversationView(QWidget):
         )
 
     def _on_list_painted(self) -> None:
+        if self._pending_preview is not None:
+            count, self._pending_preview = self._pending_preview, None
+            self.sig_preview_shown.emit(count)
         if self._pending_paint is not None:
             count, self._pending_paint = self._pending_paint, None
             self.sig_rows_shown.emit(count)
@@ -557,12 +579,57 @@ class ConversationView(QWidget):
 
     # -- document signals -------------------------------------------------------------------------
 
+    def _on_document_opening(self, path: object) -> None:
+        if self.document.file is not None or self.model.rowCount() or self.bridge.closed:
+            return  # previews only where nothing is shown: the open session stays until replaced
+        self._preview_path = Path(str(path))
+        self.bridge.run(self._apreview(self._preview_path), context="Showing the conversation")
+
+    async def _apreview(self, path: Path) -> None:
+        mode = self.document.mode
+        rows = await in_thread(
+            load_preview, path, mode.value, self.list.viewport().width(), self.list.metrics
+        )
+        if (
+            rows is None
+            or self._preview_path is not path
+            or self.document.file is not None
+            or self.model.rowCount()
+        ):
+            return  # none kept, or the file was read (or another opened) meanwhile
+        self.last_build_ms = rows.build_ms
+        self.model.set_rows(rows)
+        self.bar.label.setText("Reading the session…")
+        self.bar.counts.setText(f"{len(rows):,} rows")
+        self.bar.counts.setToolTip(
+            "A preview: the first messages; the rest, and every action on the session, once "
+            "the file is read"
+        )
+        self.stack.setCurrentIndex(2)
+        self._pending_preview = len(rows)
+        self.list.viewport().update()
+        self.select_row(0)
+
+    def _drop_preview(self) -> None:
+        self._preview_path = None
+        if self.model.rows.preview:
+            self.model.clear()
+            self.detail.show_row(-1)
+
     def _on_document_loaded(self) -> None:
         self._opened = True
         if self._reveal is not None and str(self.document.path) != self._reveal[0]:
             self._reveal = None  # meant for another file
-        self.model.clear()
-        self.detail.show_row(-1)
+        path = self._preview_path
+        if not (
+            self.model.rows.preview
+            and path is not None
+            and self.document.path is not None
+            and Path(self.document.path).absolute() == path.absolute()
+        ):
+            self._drop_preview()
+            self.model.clear()
+            self.detail.show_row(-1)
         self._matches = []
         self._match_index = None
 
@@ -582,6 +649,7 @@ class ConversationView(QWidget):
 
     def _on_document_load_failed(self, path: object, message: str) -> None:
         """Never leave "Loading…" up: say what went wrong (and go back to the open session)."""
+        self._drop_preview()
         name = Path(str(path)).name
         title = (
             "Not a Rho session file" if NotASessionFile.PREFIX in message else f"Cannot open {name}"
@@ -596,6 +664,7 @@ class ConversationView(QWidget):
     def _on_document_closed(self) -> None:
         self._generation += 1
         self._building = False
+        self._preview_path = None
         self.model.clear()
         self.detail.show_row(-1)
         self.stack.setCurrentWidget(self.empty)
@@ -624,6 +693,8 @@ class ConversationView(QWidget):
             self.find_bar.set_count(None, 0)
             return
         self.find_bar.set_count(None, 0, searching=True)
+        if self.model.rows.preview:
+            return  # searched once the whole history is in (``_abuild``)
         messages = self.model.rows.messages
         self.bridge.run(self._afind(generation, messages, text), context="Finding")
 

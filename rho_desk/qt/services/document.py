@@ -154,6 +154,7 @@ class SessionDocument(QObject):
 
     Signals:
         sig_loading_changed(bool): a load or re-read started (True) or ended (False).
+        sig_opening(object): a path is about to be read to be opened.
         sig_loaded(): a file was opened (views reset).
         sig_reloaded(ReloadInfo): the open file was re-read (views keep their place).
         sig_tree_changed(): nodes were added or the active revision moved.
@@ -171,6 +172,9 @@ class SessionDocument(QObject):
 
     sig_loading_changed = Signal(bool)
     """A load or re-read started (True) or ended (False)."""
+    sig_opening = Signal(object)
+    """A file is about to be read to be opened (its path, as given); ``sig_loaded`` or
+    ``sig_load_failed`` follows, unless another open supersedes it."""
     sig_loaded = Signal()
     """A file was opened: views reset."""
     sig_reloaded = Signal(object)
@@ -388,6 +392,7 @@ class SessionDocument(QObject):
         self._generation += 1
         generation = self._generation
         self._set_loading(True)
+        self.sig_opening.emit(Path(path))
         try:
             file, is_snapshot = await in_thread(load_path, Path(path))
         except KnownError as exc:
