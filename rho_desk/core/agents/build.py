@@ -28,7 +28,9 @@ Rho reader's own ``SessionTree.apply``.
 from __future__ import annotations
 
 import hashlib
+import operator
 import uuid
+from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -75,6 +77,7 @@ _NAMESPACE: Final = uuid.UUID("9c4b6f52-3f0e-4a57-9d6e-2d1f0b8a7c31")
 _NAMESPACE_BYTES: Final = _NAMESPACE.bytes
 SOURCE_AGENT_KEY: Final = "rho_desk.source_agent"
 SOURCE_SESSION_KEY: Final = "rho_desk.source_session"
+_PARENT: Final = operator.attrgetter("parent")
 
 
 def attachment_message(call_id: str, images: Sequence[ContentBlock]) -> Message:
@@ -242,67 +245,48 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
     and the node id of the leaf's revision.
     """
     entries = log.entries
-    children: dict[str | None, list[Entry]] = {}
-    for entry in entries.values():
-        kids = children.get(entry.parent)
-        if kids is None:
-            children[entry.parent] = [entry]
-        else:
-            kids.append(entry)
+    # how many steps hang from each one (a step with siblings starts a revision of its own)
+    fanout = Counter(map(_PARENT, entries.values()))
     leaf_id = log.leaf if log.leaf in entries else (next(reversed(entries)) if entries else None)
 
-    # The steps that start a revision.
-    starting: set[str] = set()
+    # One pass in file order, where every parent comes before its children (check_parents): a
+    # step starts a revision, or joins its parent's (whose only child it is, so the revision is
+    # a line of steps in order).
+    tops: list[_Node] = []
+    node_of: dict[str, _Node] = {}
+    forks: list[_Node] = []
     for entry in entries.values():
         up = entry.parent
-        if (
-            up is None
-            or entry.turn
+        if up is None:
+            item = _Node([entry], node_id_for(sid, entry.id))
+            tops.append(item)
+        elif (
+            entry.turn
             or entry.compaction is not None
-            or len(children[up]) > 1
+            or fanout[up] > 1
             or up in split_after
             or entries[up].compaction
             is not None  # a compaction revision holds only itself, as Rho's
             or up == leaf_id  # the agent continues from the leaf: what follows it is a branch
         ):
-            starting.add(entry.id)
-
-    roots = children.get(None, [])
-    tops: list[_Node] = []
-    node_of: dict[str, _Node] = {}
-    items: list[_Node] = []
-    # Every revision start, in file order; lines are followed from each one.
-    for entry in entries.values():
-        if entry.id in node_of or entry.id not in starting:
-            continue
-        chain = [entry]
-        cursor_entry = entry
-        while True:
-            kids = children.get(cursor_entry.id)
-            if kids is None or len(kids) != 1 or kids[0].id in starting:
-                break
-            cursor_entry = kids[0]
-            chain.append(cursor_entry)
-        item = _Node(chain, node_id_for(sid, entry.id))
-        items.append(item)
-        for step in chain:
-            node_of[step.id] = item
-    for item in items:
-        first = item.entries[0]
-        if first.parent is None:
-            tops.append(item)
+            parent = node_of[up]
+            item = _Node([entry], node_id_for(sid, entry.id), parent)
+            siblings = parent.children
+            siblings.append(item)
+            if len(siblings) == 2:
+                forks.append(parent)
         else:
-            parent = node_of[first.parent]
-            item.parent = parent
-            parent.children.append(item)
-    if len(roots) > 1:
+            item = node_of[up]
+            item.entries.append(entry)
+        node_of[entry.id] = item
+    if len(tops) > 1:
         # Several roots: one empty first revision holds them as branches.
         root = _Node([], node_id_for(sid, ""))
         for top in tops:
             top.parent = root
         root.children = tops
         tops = [root]
-    forks = [item for item in _walk(tops) if len(item.children) > 1]
+        forks.append(root)
     if forks:
         on_leaf: set[str] = set()
         cursor = leaf_id
@@ -313,14 +297,6 @@ def _group(log: AgentLog, sid: str, split_after: frozenset[str]) -> tuple[list[_
             item.children.sort(key=lambda n: (n.entries[0].id in on_leaf, 0))
     leaf_node = node_of[leaf_id].node_id if leaf_id is not None and leaf_id in node_of else None
     return tops, leaf_node
-
-
-def _walk(tops: list[_Node]) -> Iterator[_Node]:
-    stack = list(tops)
-    while stack:
-        item = stack.pop()
-        yield item
-        stack.extend(item.children)
 
 
 def _node_record(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from rho_desk.core.agents import AGENTS, detect, open_session, read_log
 from rho_desk.core.agents.build import INTERRUPTED_RESULT
 from rho_desk.core.agents.formats import READERS
 from rho_desk.core.stores.rho_files import NodeKind
+from rho_desk.core.stores.rho_files.records import NodeRecord, SetLeafRecord
 from rho_desk.core.stores.rho_files.views import complete_prefix_length
 from rho_desk.core.wire import Message
 
@@ -248,3 +250,45 @@ def test_the_agents_names_agree_everywhere() -> None:
     modules = ("claude_code", "codex", "gemini", "opencode", "pi")
     names = [importlib.import_module(f"rho_desk.core.agents.{m}").AGENT for m in modules]
     assert names == list(AGENTS)
+
+
+def test_the_branch_holding_the_leaf_is_written_last(tmp_path: Path) -> None:
+    """A prompt answered on two branches, the agent going on from the first one written: that
+    branch's revisions come last, so the file needs no ``set_leaf`` record to end on it."""
+    path = tmp_path / "6b7c0e2a-1111-4222-8333-444455556666.jsonl"
+
+    def record(uuid: str, parent: str | None, text: str) -> dict[str, object]:
+        kind = "assistant" if uuid.startswith("a") else "user"
+        message: dict[str, object] = {"role": kind, "content": text}
+        if kind == "assistant":
+            message = {
+                "role": kind,
+                "id": f"msg_{uuid}",
+                "content": [{"type": "text", "text": text}],
+            }
+        return {
+            "type": kind,
+            "uuid": uuid,
+            "parentUuid": parent,
+            "sessionId": "s",
+            "message": message,
+        }
+
+    records = [
+        record("u1", None, "Which database?"),
+        record("a1", "u1", "PostgreSQL or SQLite."),
+        record("u2", "a1", "PostgreSQL, then."),
+        record("a2", "u2", "Set up PostgreSQL."),
+        record("u3", "a1", "SQLite, then."),
+        record("a3", "u3", "Set up SQLite."),
+        record("a4", "a2", "PostgreSQL is running."),
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    built = open_session(path)
+    assert not any(isinstance(r, SetLeafRecord) for r in built.records)
+    tree = built.tree
+    assert tree.branch_count == 1
+    assert [e.message.text() for e in tree.display()][-1] == "PostgreSQL is running."
+    nodes = [r for r in built.records if isinstance(r, NodeRecord)]
+    assert built.sources[nodes[-1].id] == ("u2", "a2", "a4")
+    assert built.sources[nodes[-2].id] == ("u3", "a3")
