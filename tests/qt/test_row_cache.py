@@ -417,6 +417,8 @@ def test_a_preview_then_the_whole_session(
     assert rows.layout[1] == first.layout[1]  # every row already has its place
     assert view.current_row() == 0
     assert not actions["session.compact"].isEnabled()  # waits for the file
+    assert not view.bar.model_button.isEnabled() and not view.bar.next_button.isEnabled()
+    assert context.window.header.title.text() == f"Opening {path.name}…"
     view.select_row(3)
     bar = view.list.verticalScrollBar()
     bar.setValue(bar.maximum() // 3)
@@ -430,6 +432,8 @@ def test_a_preview_then_the_whole_session(
     assert whole_rows == first_rows
     assert view.current_row() == 3 and bar.value() == scrolled
     run(until(lambda: actions["session.compact"].isEnabled()))
+    assert view.bar.model_button.isEnabled() and not view.bar.next_button.isEnabled()
+    assert not context.window.header.title.text().startswith("Opening")
 
 
 def test_no_preview_for_a_changed_file_or_another_mode(
@@ -451,3 +455,42 @@ def test_no_preview_for_a_changed_file_or_another_mode(
     assert row_cache.load_preview(path, "model", 900, METRICS, folder=folder) is None
     os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1))
     assert row_cache.load_preview(path, "display", 900, METRICS, folder=folder) is None
+
+
+def test_a_preview_of_a_file_that_cannot_be_read_gives_way_to_the_reason(
+    make_window: Any, run: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file turned out unreadable while its preview was shown: the preview goes, the reason
+    shows, nothing is left disabled."""
+    import threading
+
+    from rho_desk.qt.services import document as document_module
+
+    monkeypatch.setattr(row_cache, "MIN_ROWS", 20)
+    home = tmp_path / "home"
+    path = v3_session(home, 40)
+    kept_in = Path(os.environ["RHO_DESK_CACHE_DIR"]) / "rows"
+    context = make_window(home=home, open_file=path)
+    document, view = context.document, context.window.conversation
+    run(until(lambda: list(kept_in.glob("*.rows"))))
+    run(document.aclose())
+    release = threading.Event()
+    real_load = document_module.load_path
+
+    def held_load(target: Path) -> Any:
+        assert release.wait(20)
+        return real_load(target)
+
+    monkeypatch.setattr(document_module, "load_path", held_load)
+    run(emitted(view.sig_preview_shown, lambda: document.open(path)))
+    assert view.model.rows.preview
+    path.write_bytes(b"not a session\n")  # as another program might leave it
+
+    def fail() -> None:
+        release.set()
+
+    run(emitted(document.sig_load_failed, fail))
+    assert view.model.rowCount() == 0 and not view.model.rows.preview
+    assert view.stack.currentWidget() is view.failed
+    assert view.bar.model_button.isEnabled()
+    assert context.window.header.title.text() == "No session open"

@@ -499,6 +499,9 @@ class ConversationView(QWidget):
         scrolled = self.list.verticalScrollBar().value()
         current = self.current_row()
         self._preview_path = None
+        if was_preview:
+            self.bar.display_button.setEnabled(True)
+            self.bar.model_button.setEnabled(True)
         self.model.set_rows(rows, target=self._target_identity(node))
         self.detail.target = self.model.target
         if mode is HistoryMode.DISPLAY and document.tree is not None:
@@ -600,6 +603,8 @@ class ConversationView(QWidget):
         self.last_build_ms = rows.build_ms
         self.model.set_rows(rows)
         self.bar.label.setText("Reading the session…")
+        self.bar.live.hide()  # shown again with the document's state
+        self._enable_bar(False)  # nothing to step through or switch to before the file is read
         self.bar.counts.setText(f"{len(rows):,} rows")
         self.bar.counts.setToolTip(
             "A preview: the first messages; the rest, and every action on the session, once "
@@ -610,11 +615,17 @@ class ConversationView(QWidget):
         self.list.viewport().update()
         self.select_row(0)
 
+    def _enable_bar(self, on: bool) -> None:
+        bar = self.bar
+        for button in (bar.previous_button, bar.next_button, bar.display_button, bar.model_button):
+            button.setEnabled(on)
+
     def _drop_preview(self) -> None:
         self._preview_path = None
         if self.model.rows.preview:
             self.model.clear()
             self.detail.show_row(-1)
+            self._enable_bar(True)
 
     def _on_document_loaded(self) -> None:
         self._opened = True
@@ -664,7 +675,7 @@ class ConversationView(QWidget):
     def _on_document_closed(self) -> None:
         self._generation += 1
         self._building = False
-        self._preview_path = None
+        self._drop_preview()
         self.model.clear()
         self.detail.show_row(-1)
         self.stack.setCurrentWidget(self.empty)

@@ -168,6 +168,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, services: Services) -> None:
         super().__init__()
+        self._opening: Path | None = None
+        """The file being read to be opened (the header names it while it is read)."""
         self.services = services
         self._close_ready = False
         self._close_requested = False
@@ -415,6 +417,8 @@ class MainWindow(QMainWindow):
         document.sig_reloaded.connect(lambda _info: self._update_state())
         self.notice.sig_repair_requested.connect(self.commands.repair)
         document.sig_tree_changed.connect(self._update_header)
+        document.sig_loading_changed.connect(lambda _on: self._update_header())
+        document.sig_opening.connect(self._on_document_opening)
         document.sig_revision_selected.connect(lambda _n: self._update_header())
         document.sig_history_mode_changed.connect(self._on_document_history_mode_changed)
         ctx.library.sig_opened.connect(self._on_library_opened)
@@ -514,9 +518,22 @@ class MainWindow(QMainWindow):
         self.notice.show_document(document)
         self._update_header()
 
+    def _on_document_opening(self, path: object) -> None:
+        self._opening = Path(str(path))
+        self._update_header()
+
     def _update_header(self) -> None:
         document = self.services.document
         tree = document.tree
+        opening = self._opening
+        if tree is None and document.loading and opening is not None:
+            # the conversation may already show a preview of it (``ConversationView``)
+            self.header.title.setText(f"Opening {opening.name}…")
+            self.header.facts.setText(
+                "Reading the session file; what you can do with it is ready once it is read."
+            )
+            self.status_path.setText(str(opening))
+            return
         if tree is None or document.path is None:
             self.header.title.setText("No session open")
             self.header.facts.setText(
