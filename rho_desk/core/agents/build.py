@@ -355,13 +355,26 @@ def _node_record(
         offsets[entry.id] = (epoch, length)
         shown_from = len(appended)
         for message in entry.messages:
-            if message.tool_result is None and not turns.pending:
-                # the common case of _normal: nothing waits, so the message goes as it is
+            result = message.tool_result
+            pending = turns.pending
+            if result is None and not pending:
+                # the common cases of _normal: nothing waits, so the message goes as it is
                 appended.append(message)
-                calls = _calls(message)
-                if calls:
-                    turns.pending = list(dict.fromkeys(calls))
-                    turns.results = {}
+                if message.user is None:
+                    calls = _calls(message)
+                    if calls:
+                        turns.pending = list(dict.fromkeys(calls))
+                        turns.results = {}
+            elif (
+                result is not None
+                and len(pending) == 1
+                and pending[0] == result.id
+                and not turns.results
+                and not turns.held
+            ):
+                # the result of the only call waiting: due at once
+                appended.append(message)
+                pending.clear()
             else:
                 appended.extend(_normal((message,), turns, log))
         if entry.hidden:
