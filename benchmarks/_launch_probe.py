@@ -10,7 +10,8 @@ and watches it from the outside, through public signals only:
   "cpu": <process CPU seconds>}``. The parent measures from just before it started the process.
   Those rows may be a preview (``ConversationView.sig_preview_shown``: every row's place from
   the row cache, the first screen's messages, while the file is still read); then, once the
-  whole history is painted, print ``{"full": <time.time()>}``. Then exit at once (the library
+  whole history is painted, print ``{"full": <time.time()>, "full_cpu": <process CPU
+  seconds>}``. Then exit at once (the library
   is opened only after the first paint of the whole history: it is never indexed here).
 * ``rss``: once the session is shown and the app is idle (no task running, a full GC done), print
   ``{"rss": <VmRSS bytes>}``. Without ``PATH`` the app starts on an empty Rho home and the figure
@@ -83,7 +84,7 @@ def main() -> None:
                     _emit(shown=time.time(), cpu=time.process_time())
                 if preview:
                     return  # and wait for the whole history
-                _emit(full=time.time())
+                _emit(full=time.time(), full_cpu=time.process_time())
                 os._exit(0)
             if not preview:
                 _tasks.append(asyncio.ensure_future(measure(context)))
