@@ -267,7 +267,8 @@ NORMALIZE_GATE: Final = (
 @functools.cache
 def _table() -> dict[int, str | None]:
     """What ``str.translate`` makes of each character a window rewrites: ignorables and marks
-    removed, look-alikes and what NFKC makes ASCII folded (built once, about 8,000 entries)."""
+    removed, look-alikes and what NFKC makes ASCII folded, the rest of the first ``_IDENTITY``
+    characters kept (built once, about 8,000 entries)."""
     table: dict[int, str | None] = {}
     for lo, hi in (*DEFAULT_IGNORABLE, *_MARK_RANGES):
         table.update(dict.fromkeys(range(lo, hi + 1)))
@@ -277,7 +278,16 @@ def _table() -> dict[int, str | None]:
             folded = _CONFUSABLE.get(char) or unicodedata.normalize("NFKC", char)
             if folded.isascii() and folded != char:
                 table[code] = folded
+    # every other character of one or two UTF-8 bytes maps to itself: ``str.translate`` takes a
+    # character the table lacks as a failed lookup (an exception raised and cleared, for each
+    # ASCII letter of a window that holds one character outside ASCII), which costs twice the rest
+    for code in range(_IDENTITY):
+        table.setdefault(code, chr(code))
     return table
+
+
+_IDENTITY: Final = 0x800
+"""Characters below this one the table maps to themselves when it rewrites nothing of them."""
 
 
 def _rewritten(window: bytes) -> bytes:
