@@ -428,6 +428,7 @@ def test_a_preview_then_the_whole_session(
     run(emitted(view.sig_rows_shown, release.set))
     whole, whole_rows = _shown(view)
     assert not whole.preview and document.is_open
+    assert view.rows_kept and whole.kinds is rows.kinds  # the preview's tables, not read again
     _same(whole, first, view.list.metrics)
     assert whole_rows == first_rows
     assert view.current_row() == 3 and bar.value() == scrolled
@@ -452,6 +453,24 @@ def test_no_preview_for_a_changed_file_or_another_mode(
     assert store_rows(key, rows, METRICS, folder=folder)
     preview = row_cache.load_preview(path, "display", 900, METRICS, folder=folder)
     assert preview is not None and preview.preview and len(preview) == len(rows)
+    # once the file is read: the preview's tables over the whole history, checked as load_rows checks
+    history = big[0]
+    adopted = row_cache.adopt_preview(preview, key, history, 900, METRICS)
+    assert adopted is not None and not adopted.preview
+    _same(adopted, rows)
+    assert (
+        row_cache.adopt_preview(
+            preview, msgspec.structs.replace(key, node="other"), history, 900, METRICS
+        )
+        is None
+    )
+    wider = row_cache.adopt_preview(preview, key, history, 1100, METRICS)
+    assert wider is not None and wider.layout is not None and wider.layout[0] == 1100
+    _same(wider, rows)  # laid out for the other width as the rows would be
+    n = len(history)
+    changed = list(history)
+    changed[n // 2] = Message.user_text("a message the kept rows do not describe" * 40)
+    assert row_cache.adopt_preview(preview, key, changed, 900, METRICS) is None
     assert row_cache.load_preview(path, "model", 900, METRICS, folder=folder) is None
     os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1))
     assert row_cache.load_preview(path, "display", 900, METRICS, folder=folder) is None

@@ -178,9 +178,11 @@ class HeadMessages(Sequence[Message]):
     """A preview's messages: ``n`` rows of which only ``held`` (row -> message) are decoded; any
     other row reads as a stand-in saying it is still loading (see ``ConversationRows.preview``)."""
 
-    def __init__(self, n: int, held: dict[int, Message]) -> None:
+    def __init__(self, n: int, held: dict[int, Message], source: object = None) -> None:
         self._n = n
         self.held = held
+        self.source = source
+        """What the preview was read from (the row cache's key of its entry)."""
 
     def __len__(self) -> int:
         return self._n

@@ -53,7 +53,7 @@ from ...core.wire import Message
 from .message_list import RowMetrics, estimate_heights, prefix_sums
 from .model import ConversationRows, HeadMessages, RowKind, build_rows, split_entries
 
-__all__ = ["MIN_ROWS", "RowsKey", "load_preview", "load_rows", "store_rows"]
+__all__ = ["MIN_ROWS", "RowsKey", "adopt_preview", "load_preview", "load_rows", "store_rows"]
 
 MIN_ROWS: Final = 5000
 """Histories shorter than this are built each time (in well under 10 ms): no file for them."""
@@ -403,6 +403,59 @@ def load_preview(
     return rows
 
 
+def adopt_preview(
+    preview: ConversationRows,
+    key: RowsKey,
+    entries: Sequence[Message] | Sequence[StoredDisplayMessage],
+    width: int,
+    metrics: RowMetrics,
+) -> ConversationRows | None:
+    """The rows :func:`load_rows` would give for ``key`` over ``entries``, made from a preview
+    read from that very entry (no second read of the cache file): its tables over the whole
+    history, checked against the messages as :func:`load_rows` checks them (laid out again for
+    another ``width``). ``None`` when the preview is of another entry or length, or disagrees
+    with the messages."""
+    start = time.perf_counter()
+    messages = preview.messages
+    layout = preview.layout  # once: a resize on the GUI thread may replace it
+    if (
+        not preview.preview
+        or not isinstance(messages, HeadMessages)
+        or messages.source != key
+        or len(entries) != len(preview)
+        or layout is None
+    ):
+        return None
+    whole, timestamps = split_entries(entries)
+    if (timestamps is None) != (preview.timestamps is None):
+        return None
+    rows = ConversationRows(
+        whole,
+        timestamps,
+        preview.kinds,
+        preview.chars,
+        preview.newlines,
+        preview.extra,
+        preview.images,
+        preview.resume_cut,
+        preview.call_rows,
+        preview.call_first,
+        preview.call_ids,
+        preview.call_names,
+        preview.call_result,
+        preview.result_rows,
+        preview.result_calls,
+    )
+    if layout[0] != width:  # the window's width changed since (a scroll bar appeared)
+        heights = estimate_heights(rows, width, metrics, set())
+        layout = (width, heights, prefix_sums(heights))
+    if not _windows_agree(rows, layout[1], width, metrics):
+        return None
+    rows.layout = layout
+    rows.build_ms = (time.perf_counter() - start) * 1000
+    return rows
+
+
 def _preview_of(e: _Entry, width: int, metrics: RowMetrics) -> ConversationRows | None:
     n = len(e.kinds)
     head_rows = _ints(e.head_rows)
@@ -421,7 +474,7 @@ def _preview_of(e: _Entry, width: int, metrics: RowMetrics) -> ConversationRows 
         timestamps = [""] * n
         for row, stamp in zip(head_rows, e.head_stamps, strict=True):
             timestamps[row] = stamp
-    rows = _rows_of(e, HeadMessages(n, held), timestamps)
+    rows = _rows_of(e, HeadMessages(n, held, e.key), timestamps)
     if rows is None:
         return None
     heights = _heights(e, rows, width, metrics)

@@ -58,7 +58,7 @@ from .find import FindBar, find_rows, searchable_text
 from .message_detail import MessageDetailView
 from .message_list import MessageListView, layout_rows
 from .model import ConversationModel, ConversationRows, RowKind, build_rows
-from .row_cache import RowsKey, load_preview, load_rows, store_rows
+from .row_cache import RowsKey, adopt_preview, load_preview, load_rows, store_rows
 
 __all__ = ["ConversationView", "RevisionBar", "describe_node", "revision_lines"]
 
@@ -451,6 +451,7 @@ class ConversationView(QWidget):
 
         kept = False
         opened, self._opened = self._opened, False
+        preview = self.model.rows if self.model.rows.preview else None
 
         def history_and_key() -> tuple[
             tuple[Message, ...] | list[StoredDisplayMessage], RowsKey | None
@@ -475,7 +476,14 @@ class ConversationView(QWidget):
                 # (only then: a live append or another revision is not what was kept)
                 keep = key if opened else None
                 if keep is not None:
-                    rows = load_rows(keep, entries, width, metrics)
+                    # the preview on screen was read from this entry: its tables, checked
+                    rows = (
+                        None
+                        if preview is None
+                        else adopt_preview(preview, keep, entries, width, metrics)
+                    )
+                    if rows is None:
+                        rows = load_rows(keep, entries, width, metrics)
                     if rows is not None:
                         kept = True
                         return rows
