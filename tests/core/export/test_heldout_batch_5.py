@@ -3,12 +3,13 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``58da74e`` (ruleset 17): 21 forms leaked in full (18 of them with ``findings: 0`` in the receipt),
 none was blocked, and 4 look-alikes were damaged. ``heldout_batch_5.json`` holds the forms as the
 batch wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix
-was checked against them (29 forms and 22 look-alikes, for eight causes: credential nouns of
+was checked against them (35 forms and 26 look-alikes, for nine causes: credential nouns of
 other languages in names, an XML value in the element after its name's or inside it, references
 to a secret's store read as the secret, a bare value printed by a command whose subcommand,
 operand or selector names the credential, a directive's words read past a JSON string's closing
-quote, prose's value in typographic quotes, a directive typed at a client's prompt, and a
-printer's selector picking what is about the secret).
+quote, prose's value in typographic quotes, a directive typed at a client's prompt, a
+printer's selector picking what is about the secret, and a subcommand reading its secret from
+standard input).
 
 The forms are what a coding session holds from the tools batches 1-4 covered least: cloud CLIs'
 output (``aws sts``, ``az``, ``ssm``, Secrets Manager, ``gcloud``, ``vault``, ``heroku``),
@@ -53,7 +54,6 @@ LIMITS: dict[str, str] = {
     "db-cypher-shell": "`cypher-shell -p 'three-words-dashed'`: letters-only words as a password option's value",
     "db-es-reset-password": "`New value: X`, the output of elasticsearch-reset-password",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
-    "enc-octal-printf": "`printf '\\NNN…'`: octal escapes",
     "split-terminal-wrap": "a token wrapped by the terminal: its second half alone on the next line",
     "split-yaml-plain-multiline": "a YAML plain scalar continued on the next, deeper-indented line",
     "prose-letters-phrase": "prose `the wifi password for the office is three words`",

@@ -234,8 +234,11 @@ COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, 
 """The clients' names, as one alternation."""
 _NAME_BEFORE: Final = rb"(?:\b|u2192|\\[nrt])"
 _NAME_AFTER: Final = rb"(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
-_STDIN_PROGRAMS: Final = rb"chpasswd|sudo|htpasswd|smbpasswd|mkpasswd|cryptsetup|kinit"
-"""Programs that read a password from standard input (``_STDIN_SWITCHES``, ``chpasswd``)."""
+_STDIN_PROGRAMS: Final = (
+    rb"chpasswd|sudo|htpasswd|smbpasswd|mkpasswd|cryptsetup|kinit|wrangler|secret-tool|keyctl|vercel|gcloud"
+)
+"""Programs that read a password from standard input (``_STDIN_SWITCHES``, ``chpasswd``,
+``_STDIN_SUBCOMMANDS``) that ``CLIENTS`` does not name."""
 COMMAND_GATE: Final = (
     rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
     + rb"|\b(?:" + _STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb")"
@@ -570,6 +573,8 @@ def _stdin_value(
         n = seg_start - 2
         while n > 0 and not words[n - 1].op:
             n -= 1
+        while n < seg_start - 2 and words[n].text in _PREFIXES:
+            n += 1  # a prompt's ``$`` or ``sudo`` before ``echo``
         head = program(words[n])
         args = [
             w
@@ -735,6 +740,49 @@ _STDIN_SWITCHES: Final[dict[bytes, tuple[bytes, ...]]] = {
 also inside a cluster: ``sudo -kS``), or always when it is not a terminal (an empty tuple)."""
 
 
+_STDIN_SUBCOMMANDS: Final[
+    dict[bytes, tuple[tuple[tuple[bytes, ...], frozenset[bytes] | None], ...]]
+] = {
+    b"vault": (((b"login",), frozenset({b"-"})),),
+    b"docker": (((b"secret", b"create"), frozenset({b"-"})),),
+    b"podman": (((b"secret", b"create"), frozenset({b"-"})),),
+    b"nerdctl": (((b"secret", b"create"), frozenset({b"-"})),),
+    b"gh": (((b"secret", b"set"), None),),
+    b"wrangler": (((b"secret", b"put"), None), ((b"pages", b"secret", b"put"), None)),
+    b"secret-tool": (((b"store",), None),),
+    b"keyctl": (((b"padd",), None),),
+    b"vercel": (((b"env", b"add"), None),),
+    b"gcloud": (((b"secrets",), frozenset({b"--data-file=-", b"--data-file=/dev/stdin"})),),
+}
+"""Subcommands that read a secret from standard input: when one of the words after them is one
+of these (``vault login -``, ``docker secret create NAME -``, ``gcloud secrets create N
+--data-file=-``), or always (``None``: ``gh secret set NAME``, ``wrangler secret put NAME``,
+``secret-tool store …``) unless a value is given by an option (``_STDIN_GIVEN``)."""
+_STDIN_GIVEN: Final = frozenset({b"-b", b"--body", b"-f", b"--env-file", b"--password"})
+"""Options that give the value a subcommand of ``_STDIN_SUBCOMMANDS`` would otherwise read."""
+
+
+def _subcommand_reads(words: list[Word], k: int, seg_end: int) -> bool:
+    """``words[k:seg_end]`` is a subcommand of ``_STDIN_SUBCOMMANDS`` reading its secret from
+    standard input."""
+    entries = _STDIN_SUBCOMMANDS.get(program(words[k]))
+    if entries is None:
+        return False
+    rest = []
+    for w in words[k + 1 : seg_end]:
+        if w.op:
+            break
+        rest.append(w.text.rstrip(b"}])"))
+    plain = [r for r in rest if not r.startswith(b"-")]
+    for sub, markers in entries:
+        if tuple(r.lower() for r in plain[: len(sub)]) != sub:
+            continue
+        if markers is None:
+            return not any(r.split(b"=", 1)[0] in _STDIN_GIVEN for r in rest)
+        return any(r in markers for r in rest)
+    return False
+
+
 def _switched(words: list[Word], k: int, seg_end: int) -> bool:
     switches = _STDIN_SWITCHES.get(program(words[k]))
     if switches is None:
@@ -757,7 +805,7 @@ def _switched(words: list[Word], k: int, seg_end: int) -> bool:
 
 def _reads_stdin(words: list[Word], k: int, seg_end: int) -> bool:
     """The command ``words[k:seg_end]`` holds an option reading its password from standard input."""
-    if _switched(words, k, seg_end):
+    if _switched(words, k, seg_end) or _subcommand_reads(words, k, seg_end):
         return True
     texts = [
         w.text.rstrip(b"}])") for w in words[k + 1 : seg_end]

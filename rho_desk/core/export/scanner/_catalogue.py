@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 23
+RULESET_VERSION: Final = 24
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -112,7 +112,10 @@ the prompt's ``>`` is no redirection. 21: a value read after JSON's
 a key qualified as one that opens something (``UNSEAL_KEY``, ``RECOVERY_KEY``, ``DECRYPTION_KEY``,
 ``cipherKey``, crypto, wrapping) is a credential name, its value redacted whatever its shape. 23: a
 printer's output is no secret when its selector picks what is about the secret (``-o
-jsonpath='{.metadata.name}'``, ``--query Parameter.Name``, ``-field=username``)."""
+jsonpath='{.metadata.name}'``, ``--query Parameter.Name``, ``-field=username``). 24: a subcommand that reads its secret from standard input
+(``vault login -``, ``docker secret create NAME -``, ``gh secret set NAME``, ``wrangler secret
+put``, ``secret-tool store``) takes what is piped or given as a heredoc into it, also after a
+prompt's ``$``."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
