@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._grammar import name_is_credential
+from ._grammar import NOT_SECRET_WORDS, name_is_credential, name_words
 from ._reader import Line
 from ._values import literal_value, secretish
 from ._work import spend
@@ -118,9 +118,11 @@ _SEVENZ: Final = Client({"-p": _GLUED})
 _LOGIN: Final = Client({"-p": _P}, takes=frozenset({"-u", "--username"}))
 _OPENSSL_PASS = {opt: _PASS_ARG for opt in ("-pass", "-passin", "-passout", "-password", "-srcpassfile")}
 _OPENSSL: Final = Client({**_OPENSSL_PASS, "-k": _SEPARATE, "-K": _SEPARATE, "-kfile": Option(glued=False, separate=False)})
+_COOKIE = Option(part="cookie")
 _CURL: Final = Client(
-    {"-u": _COLON, "--user": Option(glued=False, part=":"), "-U": _COLON, "--proxy-user": Option(glued=False, part=":")},
-    takes=frozenset({"-H", "-d", "-X", "-o", "-A", "-e", "-b", "-c", "-F", "--data", "--header", "--request", "--output"}),
+    {"-u": _COLON, "--user": Option(glued=False, part=":"), "-U": _COLON, "--proxy-user": Option(glued=False, part=":"),
+     "-b": _COOKIE, "--cookie": Option(glued=False, part="cookie")},
+    takes=frozenset({"-H", "-d", "-X", "-o", "-A", "-e", "-c", "-F", "--data", "--header", "--request", "--output"}),
 )
 _ORACLE: Final = Client(
     {"userid=": _SLASH},
@@ -148,6 +150,7 @@ CLIENTS: Final[dict[str, Client]] = {
     "clickhouse-client": Client({"--password": _SEPARATE}, takes=frozenset({"--user", "--host", "-u", "-h"})),
     # transfer and archives
     "curl": _CURL,
+    "ab": Client({"-C": _COOKIE}, takes=frozenset({"-n", "-c", "-t", "-s", "-H", "-p", "-T", "-A", "-P", "-X", "-g", "-e"})),
     "wget": Client({"--password": _SEPARATE, "--http-password": _SEPARATE, "--ftp-password": _SEPARATE}),
     "lftp": Client({"-u": Option(part=","), "--user": Option(glued=False, part=",")}, takes=frozenset({"-p", "-e", "-f"})),
     "ncftp": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
@@ -371,6 +374,57 @@ _NAMES_OF_A_PASSWORD: Final = frozenset({b"pass", b"pwd", b"passwd", b"passphras
 _REFERENCE_START: Final = (b"$", b"%", b"<", b"[", b"{{", b"`", b"-", b"*")
 
 
+_COOKIE_PAIR: Final = re.compile(rb"[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z\-]{1,128})=([^;]*)")
+_SESSION_WORD: Final = re.compile(rb"sess|sid|auth|login|remember|token", re.IGNORECASE)
+"""A cookie's name saying it holds a session (``JSESSIONID``, ``PHPSESSID``, ``connect.sid``,
+``sessionid``, ``laravel_session``, ``remember_token``)."""
+
+
+_COOKIE_MIN: Final = 6
+"""The shortest cookie value taken (``JSESSIONID=X`` in prose is a placeholder)."""
+
+
+def _cookie_values(word: Word, i: int, j: int) -> list[tuple[int, int]]:
+    """The values a cookie string (``NAME=X; NAME2=Y``, given as curl's ``-b``) holds that are
+    secrets: under a name saying session or credential, or reading as a credential. A word
+    without ``=`` is a cookie file."""
+    out: list[tuple[int, int]] = []
+    text = word.text[i:j]
+    if b"=" not in text:
+        return out
+    pos = 0
+    while pos <= len(text):
+        m = _COOKIE_PAIR.match(text, pos)
+        if m is None:
+            break
+        name, value = m.group(1), m.group(2).rstrip()
+        if (
+            len(value) >= _COOKIE_MIN
+            and literal_value(value, quoted=True)
+            and (
+                (
+                    _SESSION_WORD.search(name) is not None
+                    and NOT_SECRET_WORDS.isdisjoint(name_words(name.decode("latin-1")))
+                )
+                or name_is_credential(name.decode("latin-1"))
+                or secretish(value, quoted=True)
+            )
+            and not value.startswith(_REFERENCE_START)
+        ):
+            out.append(word.span(i + m.start(2), i + m.start(2) + len(value)))
+        pos = m.end() + 1
+    return out
+
+
+def _option_values(word: Word, i: int, j: int, part: str, *, loose: bool) -> list[tuple[int, int]]:
+    """The passwords an option's value ``word.text[i:j]`` gives (``part`` as ``Option.part``;
+    ``"cookie"``: a cookie string's secret values)."""
+    if part == "cookie":
+        return _cookie_values(word, i, j)
+    hit = _value(word, i, j, part, loose=loose)
+    return [] if hit is None else [hit]
+
+
 def _value(word: Word, i: int, j: int, part: str, *, loose: bool) -> tuple[int, int] | None:
     """The span of the password in ``word.text[i:j]`` (its ``part``), if it reads as one."""
     text = word.text[i:j]
@@ -474,26 +528,20 @@ def _read(
         for opt, how in client.options.items():
             if opt.endswith(("=", ":")):
                 if text.lower().startswith(opt.lower()) and len(text) > len(opt):
-                    hit = _value(w, len(opt), len(w.text), how.part, loose=loose)
-                    if hit is not None:
-                        out.append(hit)
+                    out += _option_values(w, len(opt), len(w.text), how.part, loose=loose)
                     found = True
                 elif text.lower() == opt.lower() and how.separate and n + 1 < len(args):
-                    hit = _value(args[n + 1], 0, len(args[n + 1].text), how.part, loose=loose)
-                    if hit is not None:
-                        out.append(hit)
+                    nxt = args[n + 1]
+                    out += _option_values(nxt, 0, len(nxt.text), how.part, loose=loose)
                     n += 1
                     found = True
             elif text == opt or (opt.startswith("-") and text.startswith(opt + "=")):
                 if "=" in text:
-                    hit = _value(w, len(opt) + 1, len(w.text), how.part, loose=loose)
+                    out += _option_values(w, len(opt) + 1, len(w.text), how.part, loose=loose)
                 elif how.separate and n + 1 < len(args) and not args[n + 1].op:
-                    hit = _value(args[n + 1], 0, len(args[n + 1].text), how.part, loose=loose)
+                    nxt = args[n + 1]
+                    out += _option_values(nxt, 0, len(nxt.text), how.part, loose=loose)
                     n += 1
-                else:
-                    hit = None
-                if hit is not None:
-                    out.append(hit)
                 found = True
             elif (
                 how.glued
@@ -503,9 +551,7 @@ def _read(
                 and len(text) > 2
                 and not text.startswith("--")
             ):
-                hit = _value(w, 2, len(w.text), how.part, loose=loose)
-                if hit is not None:
-                    out.append(hit)
+                out += _option_values(w, 2, len(w.text), how.part, loose=loose)
                 found = True
             if found:
                 break

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 24
+RULESET_VERSION: Final = 25
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -115,7 +115,9 @@ printer's output is no secret when its selector picks what is about the secret (
 jsonpath='{.metadata.name}'``, ``--query Parameter.Name``, ``-field=username``). 24: a subcommand that reads its secret from standard input
 (``vault login -``, ``docker secret create NAME -``, ``gh secret set NAME``, ``wrangler secret
 put``, ``secret-tool store``) takes what is piped or given as a heredoc into it, also after a
-prompt's ``$``."""
+prompt's ``$``. 25: a cookie string given to curl's ``-b``/``--cookie`` or ab's ``-C``: each
+value under a name saying session (``JSESSIONID``, ``connect.sid``, ``sessionid``) or credential,
+or reading as one; a cookie file's name is no value."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
