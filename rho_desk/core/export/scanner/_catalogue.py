@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 25
+RULESET_VERSION: Final = 26
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -117,7 +117,11 @@ jsonpath='{.metadata.name}'``, ``--query Parameter.Name``, ``-field=username``).
 put``, ``secret-tool store``) takes what is piped or given as a heredoc into it, also after a
 prompt's ``$``. 25: a cookie string given to curl's ``-b``/``--cookie`` or ab's ``-C``: each
 value under a name saying session (``JSESSIONID``, ``connect.sid``, ``sessionid``) or credential,
-or reading as one; a cookie file's name is no value."""
+or reading as one; a cookie file's name is no value. 26: ``KEY`` after a word the grammar
+does not know, a vendor's or a service's name (``SENDGRID_KEY=SG.x.y``, ``REVENUECAT_KEY =
+appl_x``, ``segmentKey``), holds a credential when its value reads as a vendor's token: one word
+whose longest part is random (``_grammar.vendor_token``); not a routing, partition, cache,
+idempotency, object or translation key."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -10,13 +10,12 @@ the shapes that are random by design and public (integrity strings, prefixed ids
 from __future__ import annotations
 
 import base64
-import math
 import re
-from collections import Counter
 from typing import Final
 
 from ._catalogue import Hit
 from ._grammar import NOT_SECRET_WORDS, name_before, name_words
+from ._values import ENTROPY_CAP, high_entropy, random_hex, shannon
 
 __all__ = [
     "ENTROPY_CAP",
@@ -32,16 +31,8 @@ _UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGIT: Final = frozenset(b"0123456789")
 
 
-def shannon(value: bytes) -> float:
-    """Bits per character."""
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
-
-
 ENTROPY_MIN_LENGTH: Final = 16
 ENTROPY_MAX_LENGTH: Final = 256
-ENTROPY_CAP: Final = 4.2
-"""Bits per character a value needs (``log2(length) - 0.7`` for shorter ones, at most this)."""
 _CONTEXT_SKIP: Final = frozenset(b" \t\"'\\`")
 _CONTEXT_OPENERS: Final = frozenset(b"=:(,[")
 _CONTEXT_BEFORE: Final = _CONTEXT_SKIP | {0x3D, 0x3A}
@@ -154,40 +145,6 @@ def _first_word(data: bytes, pos: int) -> bytes | None:
     line = data[begin:pos].lstrip(b" \t")
     word = line.split(None, 1)[0] if line.strip() else b""
     return word.strip(b"\"'`|,") or None
-
-
-_UPPER_BYTES: Final = bytes(sorted(_UPPER))
-_LOWER_BYTES: Final = bytes(sorted(_LOWER))
-_DIGIT_BYTES: Final = bytes(sorted(_DIGIT))
-
-
-def high_entropy(value: bytes) -> bool:
-    """Random-looking: both cases and digits (two or more of each) and near the entropy of random text."""
-    n = len(value)
-    for chars in (_UPPER_BYTES, _LOWER_BYTES, _DIGIT_BYTES):
-        if n - len(value.translate(None, chars)) < 2:
-            return False
-    return shannon(value) >= min(ENTROPY_CAP, math.log2(n) - 0.7)
-
-
-_HEX_BYTES: Final = b"0123456789abcdefABCDEF"
-_DIGEST_HEX_LENGTHS: Final = frozenset({40, 56, 64, 96, 128})
-"""Lengths of SHA-1 and SHA-2 digests in hex: a bare hex value of one of these lengths is a digest
-(a commit, a checksum), of another a key (a Twilio token's 32, an API key's 48)."""
-_HEX_ENTROPY: Final = 3.0
-"""Bits per character a hex value needs (detect-secrets' ``HexHighEntropyString`` limit)."""
-
-
-def random_hex(value: bytes) -> bool:
-    """Hex that reads as a key: not a digest's length in one case (a tool prints a digest in one;
-    ``6d2FabeB…`` is no digest), letters and digits (two or more of each), and the entropy
-    detect-secrets asks of hex."""
-    if value.translate(None, _HEX_BYTES) or (
-        len(value) in _DIGEST_HEX_LENGTHS and (value.islower() or value.isupper())
-    ):
-        return False
-    digits = len(value) - len(value.translate(None, bytes(sorted(_DIGIT))))
-    return 2 <= digits <= len(value) - 2 and shannon(value) >= _HEX_ENTROPY
 
 
 _NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")

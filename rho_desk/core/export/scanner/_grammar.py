@@ -25,7 +25,9 @@ type) nor a placeholder, and mixes classes (letters with digits or symbols), or 
 
 from __future__ import annotations
 
+import math
 import re
+from itertools import pairwise
 from typing import Final
 
 from ._catalogue import Hit
@@ -33,9 +35,12 @@ from ._rules import Pass
 from ._values import (
     VALUE_MAX,
     config_value,
+    high_entropy,
     literal_value,
     quoted_password,
+    random_hex,
     secretish,
+    shannon,
     value_span,
     within_store_reference,
 )
@@ -334,6 +339,82 @@ def name_is_credential(name: str) -> bool:
     return False
 
 
+_NOT_SECRET_KEYS: Final = frozenset(
+    {
+        "sort",
+        "partition",
+        "range",
+        "routing",
+        "foreign",
+        "lookup",
+        "cache",
+        "idempotency",
+        "dedup",
+        "deduplication",
+        "object",
+        "request",
+        "trace",
+        "correlation",
+        "message",
+        "i18n",
+        "translation",
+        "map",
+        "hash",
+        "row",
+        "index",
+        "shard",
+        "hot",
+        "react",
+        "unique",
+        "composite",
+        "group",
+        "s3",
+    }
+)
+"""Qualifiers of ``KEY`` naming what a key indexes, routes or looks up, not a credential."""
+
+
+def vendor_keyed(name: str) -> bool:
+    """``KEY`` after a word the grammar does not know, such as a vendor's or a service's name
+    (``SENDGRID_KEY``, ``revenuecatKey``): a credential only if its value reads as a vendor's token
+    (``vendor_token``); not the keys of ``_NOT_SECRET_KEYS``, nor a public one."""
+    words = name_words(name)
+    return (
+        len(words) >= 2
+        and words[-1] == "key"
+        and words[-2].isalpha()
+        and words[-2] not in _NOT_SECRET_KEYS
+        and NOT_SECRET_WORDS.isdisjoint(words)
+    )
+
+
+_TOKEN_SHAPE: Final = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_.\-]{14,254}[A-Za-z0-9=]")
+_TOKEN_PARTS: Final = re.compile(rb"[._\-]")
+_HEX: Final = re.compile(rb"[0-9a-fA-F]+")
+_DIGITS: Final = frozenset(b"0123456789")
+VENDOR_PART_MIN: Final = 16
+"""The shortest random part of a vendor's token under a ``vendor_keyed`` name."""
+
+
+def vendor_token(value: bytes) -> bool:
+    """A vendor's token, whatever its prefix and parts (``SG.x.y``, ``appl_x``): one word of
+    letters, digits, ``_``, ``.`` and ``-``, whose longest part is random, ``VENDOR_PART_MIN`` or
+    more: mixed-case letters and digits near random text's entropy, hex that is no digest, or
+    letters of one case and digits (base 36, three or more of each) as near; not a run of the
+    alphabet."""
+    if _TOKEN_SHAPE.fullmatch(value) is None:
+        return False
+    part = max(_TOKEN_PARTS.split(value.rstrip(b"=")), key=len)
+    if len(part) < VENDOR_PART_MIN or 3 * sum(b - a == 1 for a, b in pairwise(part)) >= len(part):
+        return False  # short, or a run of the alphabet (``abcdefghijklmnopqrstuvwxyz123``)
+    if high_entropy(part) or random_hex(part):
+        return True
+    if not part.isalnum() or not (part.islower() or part.isupper()) or _HEX.fullmatch(part):
+        return False  # one-case hex is judged by random_hex (a digest is no token)
+    digits = sum(c in _DIGITS for c in part)
+    return 3 <= digits <= len(part) - 3 and shannon(part) >= min(4.0, math.log2(len(part)) - 1)
+
+
 # --- the passes -------------------------------------------------------------------------------
 
 _NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -513,7 +594,12 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         first_start, first = name_before(data, name_start - 1)
         if first.isalpha() and _credential_name(first + b"_" + name):
             name_start, name = first_start, first + b"_" + name
-    if not _credential_name(name) or name.lower() in (b"cookie", b"set-cookie"):
+    keyed = False
+    if not _credential_name(name):
+        if not vendor_keyed(name.decode("ascii", "replace")):
+            return None
+        keyed = True  # SENDGRID_KEY=: a credential when its value reads as a vendor's token
+    if name.lower() in (b"cookie", b"set-cookie"):
         return None  # the Cookie header has its own rule
     if within_store_reference(data, name_start):
         return None  # arn:aws:secretsmanager:…:secret:prod/db: a part of an ARN
@@ -527,6 +613,11 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None
     ):
         return None  # NAME" value="...": only in <add key="NAME" value="..."/>
+    if keyed:
+        span = value_span(data, pos)
+        if span is None or not vendor_token(data[span[0] : span[1]]):
+            return None
+        return Hit("credential-assignment", span[0], span[1], data[span[0] : span[1]])
     if sep.endswith(b">") and not sep.endswith(b"=>"):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag

@@ -13,17 +13,23 @@ says so: not a reference, a placeholder, a type, a path or code).
 from __future__ import annotations
 
 import binascii
+import math
 import re
+from collections import Counter
 from typing import Final
 
 from ._work import spend
 
 __all__ = [
+    "ENTROPY_CAP",
     "VALUE_MAX",
     "config_value",
+    "high_entropy",
     "literal_value",
     "quoted_password",
+    "random_hex",
     "secretish",
+    "shannon",
     "store_reference",
     "value_span",
     "within_store_reference",
@@ -64,6 +70,51 @@ _PLACEHOLDERS: Final = frozenset(
 _LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGIT: Final = frozenset(b"0123456789")
+
+
+def shannon(value: bytes) -> float:
+    """Bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+ENTROPY_CAP: Final = 4.2
+"""Bits per character a value needs (``log2(length) - 0.7`` for shorter ones, at most this)."""
+
+_UPPER_BYTES: Final = bytes(sorted(_UPPER))
+_LOWER_BYTES: Final = bytes(sorted(_LOWER))
+_DIGIT_BYTES: Final = bytes(sorted(_DIGIT))
+
+
+def high_entropy(value: bytes) -> bool:
+    """Random-looking: both cases and digits (two or more of each) and near the entropy of random text."""
+    n = len(value)
+    for chars in (_UPPER_BYTES, _LOWER_BYTES, _DIGIT_BYTES):
+        if n - len(value.translate(None, chars)) < 2:
+            return False
+    return shannon(value) >= min(ENTROPY_CAP, math.log2(n) - 0.7)
+
+
+_HEX_BYTES: Final = b"0123456789abcdefABCDEF"
+_DIGEST_HEX_LENGTHS: Final = frozenset({40, 56, 64, 96, 128})
+"""Lengths of SHA-1 and SHA-2 digests in hex: a bare hex value of one of these lengths is a digest
+(a commit, a checksum), of another a key (a Twilio token's 32, an API key's 48)."""
+_HEX_ENTROPY: Final = 3.0
+"""Bits per character a hex value needs (detect-secrets' ``HexHighEntropyString`` limit)."""
+
+
+def random_hex(value: bytes) -> bool:
+    """Hex that reads as a key: not a digest's length in one case (a tool prints a digest in one;
+    ``6d2FabeB…`` is no digest), letters and digits (two or more of each), and the entropy
+    detect-secrets asks of hex."""
+    if value.translate(None, _HEX_BYTES) or (
+        len(value) in _DIGEST_HEX_LENGTHS and (value.islower() or value.isupper())
+    ):
+        return False
+    digits = len(value) - len(value.translate(None, bytes(sorted(_DIGIT))))
+    return 2 <= digits <= len(value) - 2 and shannon(value) >= _HEX_ENTROPY
+
+
 _PLAIN: Final = _LOWER | _UPPER | _DIGIT | frozenset(b"_-.")
 
 
