@@ -242,9 +242,17 @@ _STDIN_PROGRAMS: Final = (
 )
 """Programs that read a password from standard input (``_STDIN_SWITCHES``, ``chpasswd``,
 ``_STDIN_SUBCOMMANDS``) that ``CLIENTS`` does not name."""
+_USER_FLAG: Final = rb"-(?:u|-user|-username)"
+_PAIRED_FLAGS: Final = (
+    rb"[ \t]" + _USER_FLAG + rb"[ \t=]+[^\s\-][^\s]{0,63}(?:[ \t]+[^\s]{1,64}){0,3}[ \t]+-p[ \t'\"]"
+    rb"|[ \t]-p[ \t]+[^\s\-][^\s]{0,63}(?:[ \t]+[^\s]{1,64}){0,3}[ \t]+" + _USER_FLAG + rb"[ \t=]"
+)
+"""A user flag and a password flag a few words apart (``-u root -p X``, ``-U admin -P X``,
+``-p X -u deploy``; caseless): any command holding them is read for the password
+(``_paired_values``)."""
 COMMAND_GATE: Final = (
     rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
-    + rb"|\b(?:" + _STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb")"
+    + rb"|\b(?:" + _STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb"|" + _PAIRED_FLAGS + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), or an option reading a password from standard input (both caseless)."""
@@ -253,6 +261,7 @@ COMMAND_GATES: Final = (
     *(_NAME_BEFORE + re.escape(name.encode()) + _NAME_AFTER for name in sorted(CLIENTS)),
     rb"\b(?:" + _STDIN_PROGRAMS + rb")\b",
     STDIN_OPTIONS.pattern,
+    _PAIRED_FLAGS,
 )
 """``COMMAND_GATE``'s alternatives, one expression a client: what they match together is what it
 matches, and hyperscan finds a list of names as literals, where one alternation of 125 names is an
@@ -715,6 +724,8 @@ def _commands(
                 if words[k].op:
                     break
                 found = _command_of(words, k)
+                if found is None and _at_command_start(words, k, seg_start):
+                    out += _paired_values(words, k, seg_end)
                 if found is None:
                     if k + 1 < seg_end and not _reads_stdin(words, k, seg_end):
                         continue
@@ -743,6 +754,42 @@ def _commands(
                             out.append(hit)
                 break
         seg_start = seg_end + 1
+    return out
+
+
+_PAIRED: Final[dict[bytes, bytes]] = {
+    b"-u": b"-p",
+    b"--user": b"-p",
+    b"--username": b"-p",
+    b"-U": b"-P",
+}
+"""A user flag and the password flag beside it, for a client not in ``CLIENTS``."""
+_PORT_LIKE: Final = re.compile(rb"[0-9]{1,6}(?:[:\-][0-9]{1,6})*(?:/(?:tcp|udp))?")
+
+
+def _paired_values(words: list[Word], k: int, seg_end: int) -> list[tuple[int, int]]:
+    """The password of a command ``words[k:seg_end]`` not in ``CLIENTS`` that is given a user by
+    ``-u``/``--user``/``--username`` (``-U``) and a value by ``-p`` (``-P``) beside it: ``surreal
+    sql -u root -p X``, ``asadm -U admin -P X``. A port, a number or a path is no password
+    (``docker run -u 1000 -p 8080:80``, ``memcached -u memcache -p 11211``, ``gunicorn -p
+    /run/app.pid``)."""
+    if any(_command_of(words, n) is not None for n in range(k + 1, seg_end)):
+        return []  # a client of the table later on the line reads its own flags (``mysql -p db``)
+    args = [w for w in words[k + 1 : seg_end] if not w.op]
+    password_flags: set[bytes] = set()
+    for n, w in enumerate(args[:-1]):
+        flag = w.text.split(b"=", 1)[0]
+        if flag in _PAIRED and not args[n + 1].text.startswith(b"-"):
+            password_flags.add(_PAIRED[flag])
+    out: list[tuple[int, int]] = []
+    for n, w in enumerate(args[:-1]):
+        if w.text in password_flags and not w.quoted:
+            value = args[n + 1]
+            if _PORT_LIKE.fullmatch(value.text) is not None or value.text.startswith(b"-"):
+                continue
+            hit = _value(value, 0, len(value.text), "", loose=False)
+            if hit is not None:
+                out.append(hit)
     return out
 
 

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 26
+RULESET_VERSION: Final = 27
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -121,7 +121,10 @@ or reading as one; a cookie file's name is no value. 26: ``KEY`` after a word th
 does not know, a vendor's or a service's name (``SENDGRID_KEY=SG.x.y``, ``REVENUECAT_KEY =
 appl_x``, ``segmentKey``), holds a credential when its value reads as a vendor's token: one word
 whose longest part is random (``_grammar.vendor_token``); not a routing, partition, cache,
-idempotency, object or translation key."""
+idempotency, object or translation key. 27: a command not in the clients' table given a user
+by ``-u``/``--user`` (``-U``) and a value by ``-p`` (``-P``) a few words apart: the value is a
+password whatever its shape (``cypher-shell -u neo4j -p 'w-w-w'``), unless a port, a number or a
+path."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
