@@ -415,6 +415,8 @@ def test_a_preview_then_the_whole_session(
             assert shown[r].text == LOADING_TEXT and shown[r].kind == first_rows[r].kind
     assert rows.layout is not None and first.layout is not None
     assert rows.layout[1] == first.layout[1]  # every row already has its place
+    # laid out for the list as it is with its scroll bar: no second layout once the bar shows
+    assert rows.layout[0] == view.list.viewport().width()
     assert view.current_row() == 0
     assert not actions["session.compact"].isEnabled()  # waits for the file
     assert not view.bar.model_button.isEnabled() and not view.bar.next_button.isEnabled()
@@ -429,6 +431,7 @@ def test_a_preview_then_the_whole_session(
     whole, whole_rows = _shown(view)
     assert not whole.preview and document.is_open
     assert view.rows_kept and whole.kinds is rows.kinds  # the preview's tables, not read again
+    assert whole.layout is rows.layout  # nor laid out again
     _same(whole, first, view.list.metrics)
     assert whole_rows == first_rows
     assert view.current_row() == 3 and bar.value() == scrolled

@@ -542,6 +542,19 @@ class MessageListView(QAbstractItemView):
         self.verticalScrollBar().setSingleStep(48)
         self.doubleClicked.connect(lambda index: self.sig_row_activated.emit(index.row()))
 
+    def width_for_rows(self) -> Callable[[int], int]:
+        """The viewport width a history of ``n`` rows will be shown at (the result may be called
+        in a worker thread): narrower by the vertical scroll bar when the bar is hidden now but
+        ``n`` rows cannot fit (each row is at least ``RowMetrics.base`` high), so that rows laid
+        out in a worker need no second layout once the bar appears."""
+        width = self.viewport().width()
+        bar = self.verticalScrollBar()
+        if bar.isVisibleTo(self):
+            return lambda _n: width
+        narrow = max(1, width - bar.sizeHint().width())
+        fits = self.viewport().height() // max(1, self.metrics.base(0))
+        return lambda n: narrow if n > fits else width
+
     # -- model wiring -------------------------------------------------------------------------------
 
     def setModel(self, model: Any) -> None:

@@ -36,7 +36,7 @@ import sys
 import time
 import zlib
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import CodeType
 from typing import Final
@@ -369,11 +369,17 @@ def _heights(
 
 
 def load_preview(
-    path: Path, mode: str, width: int, metrics: RowMetrics, *, folder: Path | None = None
+    path: Path,
+    mode: str,
+    width: int | Callable[[int], int],
+    metrics: RowMetrics,
+    *,
+    folder: Path | None = None,
 ) -> ConversationRows | None:
     """A preview of ``path`` before it is read (``ConversationRows.preview``): the rows kept for
     it, with the messages of its first screen, when the file is still as it was when they were
     kept (path, device, inode, size, modification time) and ``mode`` is theirs; else ``None``
+    (``width``: the list's, or its width for a history of so many rows, ``width_for_rows``)
     (never raises for what the file holds). The revision is the one shown when they were kept:
     the history read from the file replaces the preview, whichever it is."""
     start = time.perf_counter()
@@ -395,7 +401,7 @@ def load_preview(
             != (where, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, mode)
         ):
             return None
-        rows = _preview_of(e, width, metrics)
+        rows = _preview_of(e, width if isinstance(width, int) else width(len(e.kinds)), metrics)
     except (ValueError, TypeError, OverflowError, IndexError, RecursionError, msgspec.DecodeError):
         return None
     if rows is not None:

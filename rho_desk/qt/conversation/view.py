@@ -446,6 +446,7 @@ class ConversationView(QWidget):
     async def _abuild(self, generation: int, node: RevisionNode, mode: HistoryMode) -> None:
         document = self.document
 
+        width_for = self.list.width_for_rows()
         width = self.list.viewport().width()
         metrics = self.list.metrics
 
@@ -461,7 +462,7 @@ class ConversationView(QWidget):
             return document.entries(node, mode), key
 
         def build() -> ConversationRows | None:
-            nonlocal kept
+            nonlocal kept, width
             current = document.tree
             if current is None or not current.owns(node) or generation != self._generation:
                 return None  # another session was opened since (``node`` is not in it): nothing to show
@@ -472,6 +473,7 @@ class ConversationView(QWidget):
                     if document.tree is current:
                         raise
                     return None  # the session changed while this ran
+                width = width_for(len(entries))
                 # a file just opened: its rows as kept by the last open of it as it is now
                 # (only then: a live append or another revision is not what was kept)
                 keep = key if opened else None
@@ -532,7 +534,7 @@ class ConversationView(QWidget):
         else:
             self.detail.show_row(-1)
         if was_preview and rows.layout is not None and rows.layout[0] == width:
-            self.list.verticalScrollBar().setValue(scrolled)
+            self.list.verticalScrollBar().setValue(scrolled)  # the same place, now whole
         if self._reveal is not None:
             self._apply_reveal()
         elif self.find_bar.isVisible() and self.find_bar.text:
@@ -599,7 +601,7 @@ class ConversationView(QWidget):
     async def _apreview(self, path: Path) -> None:
         mode = self.document.mode
         rows = await in_thread(
-            load_preview, path, mode.value, self.list.viewport().width(), self.list.metrics
+            load_preview, path, mode.value, self.list.width_for_rows(), self.list.metrics
         )
         if (
             rows is None
