@@ -9,6 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from rho_desk.qt.app import plan_start
+from rho_desk.qt.conversation.row_cache import _file_for
 
 from .conftest import idle, laid_out, until
 
@@ -127,6 +128,9 @@ def test_move_to_trash_asks_first_and_then_moves_the_session(
     )
     browser.list.setCurrentIndex(browser.model.index(row))
     path = Path(browser.selected_summary().path)
+    kept = _file_for(str(path.absolute()))  # its rows as a big session's would be kept
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_bytes(b"rows and a first screen")
     context.actions.trigger("library.trash")
     box = context.window.commands.dialog
     assert isinstance(box, QMessageBox) and box.isVisible()
@@ -140,6 +144,7 @@ def test_move_to_trash_asks_first_and_then_moves_the_session(
     run(until(lambda: browser.model.rowCount() == 6))
     assert not path.exists() and any((isolated_dirs / "trash").rglob("session.jsonl"))
     assert browser.model.rowCount() == 6
+    assert not kept.exists()  # no copy of its first screen left in the cache folder
 
 
 def test_open_with_the_file_dialog_then_recent_files(make_window, demo_home, run) -> None:

@@ -53,7 +53,15 @@ from ...core.wire import Message
 from .message_list import RowMetrics, estimate_heights, prefix_sums
 from .model import ConversationRows, HeadMessages, RowKind, build_rows, split_entries
 
-__all__ = ["MIN_ROWS", "RowsKey", "adopt_preview", "load_preview", "load_rows", "store_rows"]
+__all__ = [
+    "MIN_ROWS",
+    "RowsKey",
+    "adopt_preview",
+    "forget_rows",
+    "load_preview",
+    "load_rows",
+    "store_rows",
+]
 
 MIN_ROWS: Final = 5000
 """Histories shorter than this are built each time (in well under 10 ms): no file for them."""
@@ -243,6 +251,13 @@ def load_rows(
     if rows is not None:
         rows.build_ms = (time.perf_counter() - start) * 1000
     return rows
+
+
+def forget_rows(transcript: Path, *, folder: Path | None = None) -> None:
+    """Drop the entry kept for ``transcript`` (blocking; never raises): a session moved to the
+    trash leaves no copy of its first screen in the cache folder."""
+    with contextlib.suppress(OSError):
+        _file_for(str(Path(transcript).absolute()), folder).unlink()
 
 
 def _read_own(path: Path) -> bytes | None:

@@ -33,6 +33,7 @@ from ... import __version__
 from ...core.errors import InputError
 from ...core.stores.summary import SessionSummary
 from ...core.system.fsio import atomic_write
+from ..conversation.row_cache import forget_rows
 from ..services.bridge import in_thread
 from ..services.outcomes import OpChanges, OpResult
 from ..services.settings import PREFS_THEME
@@ -244,7 +245,11 @@ class Commands:
         async def run() -> OpResult[TrashEntry]:
             if document.path is not None and str(document.path) == summary.path:
                 await document.aclose(guarded=True)  # release our own lease first
-            return await self.library.atrash(summary.workspace_key, summary.id, agent=summary.agent)
+            result = await self.library.atrash(
+                summary.workspace_key, summary.id, agent=summary.agent
+            )
+            await in_thread(forget_rows, Path(summary.path))
+            return result
 
         label = (
             summary.title or " ".join((summary.first_user_message or "").split())[:80] or summary.id
