@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 27
+RULESET_VERSION: Final = 28
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -124,7 +124,10 @@ whose longest part is random (``_grammar.vendor_token``); not a routing, partiti
 idempotency, object or translation key. 27: a command not in the clients' table given a user
 by ``-u``/``--user`` (``-U``) and a value by ``-p`` (``-P``) a few words apart: the value is a
 password whatever its shape (``cypher-shell -u neo4j -p 'w-w-w'``), unless a port, a number or a
-path."""
+path. 28: ``pw`` ending a name (``olcRootPW``, ``DB_PW``, ``dbPw``, ``pw =``) is in the name
+rule's keyword lists and gate, so its value is redacted whatever its shape; ``pw`` elsewhere in a
+name (Playwright's ``PW_TEST_…``) names no credential, nor ``PWD``/``OLDPWD`` holding a path (the
+shell's working directory)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

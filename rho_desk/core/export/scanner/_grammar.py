@@ -321,8 +321,8 @@ def name_is_credential(name: str) -> bool:
     if joined in _WORDS:
         return True
     for i, word in enumerate(words):
-        if word in _WORDS:
-            return True
+        if word in _WORDS and (word != "pw" or i == len(words) - 1):
+            return True  # pw only at the end (olcRootPW, DB_PW, dbPw; Playwright's PW_TEST_…)
         if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
             return True
         if word == "passe" and words[i - 2 : i] == ["mot", "de"]:
@@ -339,38 +339,13 @@ def name_is_credential(name: str) -> bool:
     return False
 
 
-_NOT_SECRET_KEYS: Final = frozenset(
-    {
-        "sort",
-        "partition",
-        "range",
-        "routing",
-        "foreign",
-        "lookup",
-        "cache",
-        "idempotency",
-        "dedup",
-        "deduplication",
-        "object",
-        "request",
-        "trace",
-        "correlation",
-        "message",
-        "i18n",
-        "translation",
-        "map",
-        "hash",
-        "row",
-        "index",
-        "shard",
-        "hot",
-        "react",
-        "unique",
-        "composite",
-        "group",
-        "s3",
-    }
-)
+# fmt: off
+_NOT_SECRET_KEYS: Final = frozenset({
+    "sort", "partition", "range", "routing", "foreign", "lookup", "cache", "idempotency", "dedup",
+    "deduplication", "object", "request", "trace", "correlation", "message", "i18n", "translation",
+    "map", "hash", "row", "index", "shard", "hot", "react", "unique", "composite", "group", "s3",
+})
+# fmt: on
 """Qualifiers of ``KEY`` naming what a key indexes, routes or looks up, not a credential."""
 
 
@@ -428,7 +403,7 @@ _ASSIGN: Final = (
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
-KEYWORDS: Final = rb"(?:pass|pwd|secret|token|cred|auth|cookie|key|psk|" + _FOREIGN + rb")"
+KEYWORDS: Final = rb"(?:pass|pw|secret|token|cred|auth|cookie|key|psk|" + _FOREIGN + rb")"
 ASSIGN_PREFILTER: Final = (
     rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?"
     + _TYPE
@@ -473,7 +448,7 @@ _NAMED_SEP_GATE: Final = (
     + rb")"
 )
 NAMED_GATE: Final = (
-    rb"(?:(?:pass|pwd|secret|token|cred|key|psk|"
+    rb"(?:(?:pass|pw|secret|token|cred|key|psk|"
     + _FOREIGN
     + rb")[a-z0-9_.\-]{0,32}|auth"
     + _rest_not(b"orization")
@@ -638,11 +613,15 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     start, end, quoted = span
     value = data[start:end]
+    if name.upper() in (b"PWD", b"OLDPWD") and value[:1] in (b"/", b"~"):
+        return None  # the shell's working directory
     rule = (
         "signed-url-query"
         if name_start > 0 and data[name_start - 1] in b"?&"
         else "credential-assignment"
     )
+    if quoted and sep.endswith(b",") and _KEY_AFTER.match(data, end) is not None:
+        return None  # {"variable": "DB_PW", "value": "…"}: the next field's key, not a value
     if quoted:
         # a quoted value is the credential whatever its shape (letters only, spaces); a backquoted
         # one is a command's output or a template unless it reads as a credential
@@ -671,6 +650,7 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit(rule, start, end, value)
 
 
+_KEY_AFTER: Final = re.compile(rb"\\{0,7}[\"'][ \t]{0,4}:")
 _PLACEHOLDER_TAG: Final = re.compile(rb"(?:=|(?<![0-9]):)[ \t]{0,4}(?:\\{0,7}[\"'])?\Z")
 """Before an element's ``<``: an assignment's operator (not a ``read_file`` row's ``12:``)."""
 _CLOSED_TEXT: Final = re.compile(rb"[^<\n]{1,256}</")

@@ -46,7 +46,7 @@ _IDENTIFIER_EXPR: Final = re.compile(
     rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
     rb"(?:\[[^\]]{0,80}\]|\([^)]{0,80}\))*[,;)\]}]*"
 )
-_CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z_.]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
+_CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z_.:]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
 _PLACEHOLDERS: Final = frozenset(
     {
         b"true",
