@@ -3,12 +3,13 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``dbb4654``: 13 forms leaked in full (11 of them with ``findings: 0`` in the receipt), none
 was blocked, and 4 look-alikes were damaged. ``heldout_batch_4.json`` holds the forms as the batch
 wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix was
-checked against them (37 forms and 27 look-alikes, for nine causes: padding wider than four
+checked against them (42 forms and 31 look-alikes, for ten causes: padding wider than four
 spaces around a name's operator, a credential pair among other pairs on its line, a .pgpass line
 after an escaped line break, a variable's reference as an Authorization header's value, a
 ``<placeholder>`` value read as an XML element, Go's MySQL DSN ``user:X@tcp(…)``, a SQL column's
 type read as its value, a value written with HTML character references, and ``PW`` ending a
-name, ``olcRootPW``, which the name rule's keyword lists did not hold).
+name, ``olcRootPW``, which the name rule's keyword lists did not hold, and a call named ``auth``
+taking the password as its last string, ``red:auth("X")``).
 
 The forms are the configuration files of tools (.npmrc, .pypirc, .netrc, .pgpass, rclone,
 kubeconfig, docker ``auths``, tfvars, ansible, CI), shell history, environment dumps (``docker
@@ -40,7 +41,6 @@ FORMS: list[dict[str, Any]] = json.loads(
 )
 
 LIMITS: dict[str, str] = {
-    "code-lua-local": 'a letters-only literal passed to `red:auth("X")`: a call named `auth` does not name its argument',
     "tbl-aligned-secrets-list": "a 16-hex value in an aligned VALUE column under a name without a credential word",
     "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
     "prose-slash-pair": "prose `admin / X`: a user and password pair written with a spaced slash",
@@ -49,13 +49,13 @@ LIMITS: dict[str, str] = {
 """The forms still leaking, each with why."""
 
 DAMAGED: dict[str, str] = {
+    "x-auth-ok-scope": '`auth("reports:read")`: a scope in a call named `auth` reads as a `user:password` pair',
     "x-pgpass-ok-times": "`sha:1234:abcd:ef:0123456789` after another line: a colon record of five fields ending in ten digits reads as a .pgpass line",
 }
 """The look-alikes still changed by the export, each with why."""
 
 UNFLAGGED: dict[str, str] = {
     "env-printenv-letters": "a six-letter word: by shape, a setting",
-    "code-lua-local": "letters only: by shape, a word",
     "tbl-aligned-secrets-list": "16 hex digits: by shape, an id",
     "prose-ish": "letters, one digit and a symbol at the end: below the password shape's two digits",
     "prose-slash-pair": "one word and four digits and a symbol at the end: no symbol between letters or digits",

@@ -224,8 +224,11 @@ CALLS: Final[dict[str, int]] = {
     "simple_bind": 1,
     "bind_s": 1,
     "pass_": 0,
+    "auth": -1,
 }
-"""Functions (their last name, lower case) and the index of the argument they take a password at."""
+"""Functions (their last name, lower case) and the index of the argument they take a password at
+(-1: the last string literal, ``auth("X")`` of Redis clients, ``db.auth("user", "X")``, before a
+callback)."""
 _LOOSE_CALLS: Final = frozenset({b"connect"})
 """Names shared with calls that take no password (``socket.connect``, an MQTT client's): their
 argument must also read as a credential (``secretish``): ``DBI->connect($dsn, 'u', 'X')``,
@@ -268,6 +271,14 @@ def _arguments(t: bytes, pos: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+def _trimmed(t: bytes, a: int, b: int) -> tuple[int, int]:
+    while a < b and t[a] in b" \t":
+        a += 1
+    while b > a and t[b - 1] in b" \t":
+        b -= 1
+    return a, b
+
+
 def call_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]]:
     """The string literals the calls on line ``i`` pass at their password's place (``CALLS``)."""
     line = lines[i]
@@ -276,13 +287,16 @@ def call_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
     for m in _CALL.finditer(t, line.start, line.end):
         args = _arguments(t, m.end(), line.end)
         at = CALLS[m.group("name").lower().decode("ascii")]
+        if at < 0:
+            literals = [
+                n for n, (a, b) in enumerate(args) if _STRING.fullmatch(t, *_trimmed(t, a, b))
+            ]
+            if not literals:
+                continue
+            at = literals[-1]
         if at >= len(args):
             continue
-        a, b = args[at]
-        while a < b and t[a] in b" \t":
-            a += 1
-        while b > a and t[b - 1] in b" \t":
-            b -= 1
+        a, b = _trimmed(t, *args[at])
         s = _STRING.fullmatch(t, a, b)
         if s is None:
             continue
