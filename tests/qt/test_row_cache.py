@@ -458,7 +458,7 @@ def test_no_preview_for_a_changed_file_or_another_mode(
     assert preview is not None and preview.preview and len(preview) == len(rows)
     # once the file is read: the preview's tables over the whole history, checked as load_rows checks
     history = big[0]
-    adopted = row_cache.adopt_preview(preview, key, history, 900, METRICS)
+    adopted = row_cache.adopt_preview(preview, key, history, 900, METRICS, folder=folder)
     assert adopted is not None and not adopted.preview
     _same(adopted, rows)
     assert (
@@ -467,13 +467,16 @@ def test_no_preview_for_a_changed_file_or_another_mode(
         )
         is None
     )
-    wider = row_cache.adopt_preview(preview, key, history, 1100, METRICS)
+    wider = row_cache.adopt_preview(preview, key, history, 1100, METRICS, folder=folder)
     assert wider is not None and wider.layout is not None and wider.layout[0] == 1100
     _same(wider, rows)  # laid out for the other width as the rows would be
+    # and kept at that width for the next open
+    again = row_cache.load_preview(path, "display", 1100, METRICS, folder=folder)
+    assert again is not None and again.messages.kept_width == 1100  # type: ignore[attr-defined]
     n = len(history)
     changed = list(history)
     changed[n // 2] = Message.user_text("a message the kept rows do not describe" * 40)
-    assert row_cache.adopt_preview(preview, key, changed, 900, METRICS) is None
+    assert row_cache.adopt_preview(preview, key, changed, 900, METRICS, folder=folder) is None
     assert row_cache.load_preview(path, "model", 900, METRICS, folder=folder) is None
     os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1))
     assert row_cache.load_preview(path, "display", 900, METRICS, folder=folder) is None

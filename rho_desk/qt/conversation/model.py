@@ -183,6 +183,8 @@ class HeadMessages(Sequence[Message]):
         self.held = held
         self.source = source
         """What the preview was read from (the row cache's key of its entry)."""
+        self.kept_width = -1
+        """The width the entry's heights were estimated for."""
 
     def __len__(self) -> int:
         return self._n

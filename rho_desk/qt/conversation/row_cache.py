@@ -58,6 +58,7 @@ __all__ = [
     "RowsKey",
     "adopt_preview",
     "forget_rows",
+    "has_kept_rows",
     "load_preview",
     "load_rows",
     "store_rows",
@@ -383,6 +384,14 @@ def _heights(
     return estimate_heights(rows, width, metrics, set())
 
 
+def has_kept_rows(path: Path, *, folder: Path | None = None) -> bool:
+    """Whether the cache holds an entry for ``path`` (valid or not: :func:`load_preview` says)."""
+    try:
+        return _file_for(str(Path(path).absolute()), folder).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def load_preview(
     path: Path,
     mode: str,
@@ -430,12 +439,15 @@ def adopt_preview(
     entries: Sequence[Message] | Sequence[StoredDisplayMessage],
     width: int,
     metrics: RowMetrics,
+    *,
+    folder: Path | None = None,
 ) -> ConversationRows | None:
     """The rows :func:`load_rows` would give for ``key`` over ``entries``, made from a preview
     read from that very entry (no second read of the cache file): its tables over the whole
     history, checked against the messages as :func:`load_rows` checks them (laid out again for
     another ``width``). ``None`` when the preview is of another entry or length, or disagrees
-    with the messages."""
+    with the messages. An entry whose heights were for another width is written again with
+    these (blocking), so that the next open at this width reuses them."""
     start = time.perf_counter()
     messages = preview.messages
     layout = preview.layout  # once: a resize on the GUI thread may replace it
@@ -473,6 +485,8 @@ def adopt_preview(
     if not _windows_agree(rows, layout[1], width, metrics):
         return None
     rows.layout = layout
+    if messages.kept_width != width:
+        store_rows(key, rows, metrics, folder=folder)
     rows.build_ms = (time.perf_counter() - start) * 1000
     return rows
 
@@ -495,7 +509,9 @@ def _preview_of(e: _Entry, width: int, metrics: RowMetrics) -> ConversationRows 
         timestamps = [""] * n
         for row, stamp in zip(head_rows, e.head_stamps, strict=True):
             timestamps[row] = stamp
-    rows = _rows_of(e, HeadMessages(n, held, e.key), timestamps)
+    head = HeadMessages(n, held, e.key)
+    head.kept_width = e.width
+    rows = _rows_of(e, head, timestamps)
     if rows is None:
         return None
     heights = _heights(e, rows, width, metrics)

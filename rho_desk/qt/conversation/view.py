@@ -58,7 +58,14 @@ from .find import FindBar, find_rows, searchable_text
 from .message_detail import MessageDetailView
 from .message_list import MessageListView, layout_rows
 from .model import ConversationModel, ConversationRows, RowKind, build_rows
-from .row_cache import RowsKey, adopt_preview, load_preview, load_rows, store_rows
+from .row_cache import (
+    RowsKey,
+    adopt_preview,
+    has_kept_rows,
+    load_preview,
+    load_rows,
+    store_rows,
+)
 
 __all__ = ["ConversationView", "RevisionBar", "describe_node", "revision_lines"]
 
@@ -596,6 +603,12 @@ class ConversationView(QWidget):
         if self.document.file is not None or self.model.rowCount() or self.bridge.closed:
             return  # previews only where nothing is shown: the open session stays until replaced
         self._preview_path = Path(str(path))
+        if not has_kept_rows(self._preview_path):
+            return
+        # the list on screen (empty) while the preview is read: laid out at its real width
+        self.stack.setCurrentIndex(2)
+        self.bar.label.setText("Reading the session…")
+        self._enable_bar(False)
         self.bridge.run(self._apreview(self._preview_path), context="Showing the conversation")
 
     async def _apreview(self, path: Path) -> None:
@@ -609,6 +622,10 @@ class ConversationView(QWidget):
             or self.document.file is not None
             or self.model.rowCount()
         ):
+            if self._preview_path is path and not self.model.rowCount():
+                self._enable_bar(True)
+                if self.document.loading:
+                    self.stack.setCurrentWidget(self.loading)
             return  # none kept, or the file was read (or another opened) meanwhile
         self.last_build_ms = rows.build_ms
         self.model.set_rows(rows)
