@@ -237,3 +237,26 @@ def test_a_scan_of_credential_names_repeated_is_linear() -> None:
     seconds = in_own_process(_names_scan_seconds, [65_536, 131_072])
     for unit, (small, large) in zip(NAME_UNITS, seconds, strict=True):
         assert large <= 2.6 * small, (unit, small, large)
+
+
+NAMED_VALUE_UNITS = (b"secret=1", b"TOKEN=a1", b"password:1", b"client_secret=7q", b"api_key=9")
+"""A name and the start of its value: repeated, each name's value runs to the end of the run,
+through every name after it (``api_key=`` is also a query parameter's name)."""
+
+
+def _named_value_seconds(sizes: list[int]) -> list[list[float]]:
+    scanner = SecretScanner([])
+    return [
+        [_least_seconds(lambda d=(unit * n)[:n]: scanner.scan(d), runs=3) for n in sizes]
+        for unit in NAMED_VALUE_UNITS
+    ]
+
+
+def test_a_scan_of_runs_of_named_values_is_linear() -> None:
+    # ``secret=1secret=1…``: a value is matched to ``VALUE_BOUND`` bytes, and a hit that reaches
+    # it is extended once per run (``_bounded``), so each name costs a bounded amount (each value
+    # read to the end of its run: 0.2 and 2.2 s for 8 and 32 KB). Four times the input: linear
+    # work takes about 4 x, quadratic 16 x; timed in a process of its own, as above
+    seconds = in_own_process(_named_value_seconds, [8_192, 32_768])
+    for unit, (small, large) in zip(NAMED_VALUE_UNITS, seconds, strict=True):
+        assert large <= 8 * small, (unit, small, large)

@@ -194,6 +194,7 @@ class Gate:
         if not buffer or db is None:
             return
         starts, ends, kinds, shifts = reports.starts, reports.ends, self._kinds, self._shifts
+        code = "i" if len(buffer) < 1 << 31 else "q"  # 4 bytes a report where they do
 
         def on_match(rule: int, start: int, end: int, _flags: int, _context: Any) -> None:
             kind = kinds[rule]
@@ -203,7 +204,7 @@ class Gate:
                 found, at = starts, (start if kind == _STARTS else end) + shifts[rule]
             positions = found[rule]
             if not positions:
-                positions = found[rule] = array("q")
+                positions = found[rule] = array(code)
             positions.append(at)  # type: ignore[attr-defined]
 
         scratches = getattr(self._local, "scratches", None)
@@ -384,12 +385,12 @@ class GatePasses:
 
 def window_starts(
     data: bytes, anchor: re.Pattern[bytes], ends: Iterable[int], window: int
-) -> list[int]:
+) -> Sequence[int]:
     """Where ``anchor`` matches (in lower case, overlapping matches too) starting within ``window``
     bytes before one of ``ends`` (in order): the places a window rule's pattern can begin. The
     anchor's match may run past the end (the gate reports ``cookie'`` of ``xCookie'=``), so each
     window is searched ``window`` bytes further, for matches that start before its end. Windows
-    that overlap are searched as one span."""
+    that overlap are searched as one span. An array: a text of names has one every few bytes."""
     spans: list[list[int]] = []
     for end in ends:
         lo = max(0, end - window)
@@ -397,12 +398,17 @@ def window_starts(
             spans[-1][1] = max(spans[-1][1], end)
         else:
             spans.append([lo, end])
-    found: list[int] = []
+    found = array("q")
     for lo, hi in spans:
-        lowered = data[lo : hi + window].lower()
-        spend(len(lowered))
-        found.extend(lo + at for at in every_start(anchor, lowered) if lo + at < hi)
+        for part in range(lo, hi, _LOWERED_MAX):  # a span can be the whole text: lowered in parts
+            top = min(hi, part + _LOWERED_MAX)
+            lowered = data[part : top + window].lower()
+            spend(len(lowered))
+            found.extend(part + at for at in every_start(anchor, lowered) if part + at < top)
     return found
+
+
+_LOWERED_MAX: Final = 1 << 16
 
 
 def every_start(anchor: re.Pattern[bytes], lowered: bytes) -> Iterator[int]:

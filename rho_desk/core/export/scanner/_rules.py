@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from ._bounded import VALUE_BOUND, WholeValue
 from ._catalogue import Hit
 from ._values import masked, store_reference, within_store_reference
 from ._vendors import (
@@ -70,6 +71,10 @@ _VALUE_NOT_COLON: Final = rb"[^\s\"'`\\,;&<>(){}\[\]\x00\xff:]"
 _AFTER_VALUE: Final = rb"(?:[\s\"'`\\,;&<>(){}\[\]\x00\xff]|$)"
 _VALUE_NO_DIGIT: Final = rb"[^\s\"'`\\,;&<>(){}\[\]\x00\xff0-9]"
 _COLON: Final = _Q + rb"[ \t]{0,4}:[ \t]{0,4}" + _Q
+_WHOLE: Final = WholeValue(rb"[" + _VALUE[2:])
+_QUERY_NAME: Final = rb"(?:gnature|sig|dential|key)"
+QUERY_WINDOW: Final = 9
+"""The longest match of the query pass's gate (``gnature=`` and a byte of value)."""
 # The longest match of the Authorization, Bearer and Cookie passes' gates (a test checks each):
 # the gate reports a match's end, and the scanner searches the keyword this far before it.
 # Hyperscan tracks where a match starts at a cost, most of all on text dense with the keywords
@@ -212,6 +217,8 @@ class Pass:
     counts, such as a value's length, has no start of match in hyperscan, and tracking one costs
     where the keywords crowd). The regex begins where the pattern does, or where the anchor's
     lookbehind head does (``zation(?<=authorization)``)."""
+    extend: re.Pattern[bytes] | None = None
+    """The pattern's ``value`` is bounded (``_bounded``): a hit that reaches the bound runs on to this."""
 
 
 def _token(
@@ -412,7 +419,7 @@ _KEY_PARAMS: Final = frozenset(
 
 def _signed_query(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """A query parameter ``NAME=VALUE``: any ``…signature``, or a signing or key parameter."""
-    name, name_start = _param_name(data, m.start())
+    name, name_start = _param_name(data, m.start("value") - 1)
     if not _query_delimited(data, name_start):
         return None
     name = name.lower()
@@ -427,8 +434,13 @@ def _signed_query(data: bytes, m: re.Match[bytes]) -> Hit | None:
 def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``password: x``, ``"client_secret": "..."``, ``GITHUB_TOKEN=...``, ``api_key=...``."""
     value = m.group("value")
-    if not _mixed(value) or masked(value) or store_reference(value):
+    bounded = len(value) == VALUE_BOUND  # judged whole: a letter or a mask's end may lie past it
+    if not (_mixed(value) or (bounded and _WHOLE.letter_next(data, m.end()))):
         return None  # references (os.environ, self.token, an ARN) and placeholders have no digits
+    if store_reference(value) or (
+        _WHOLE.masked(data, m.start("value")) if bounded else masked(value)
+    ):
+        return None
     if not _names_a_value(m.group("name")):
         return None  # SECRET_NAME, token_length: a name about the credential
     full, name_start = _param_name(data, m.start("name"))
@@ -442,22 +454,7 @@ def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
 
 
 _ABOUT: Final = frozenset(
-    {
-        b"name",
-        b"names",
-        b"length",
-        b"len",
-        b"size",
-        b"id",
-        b"file",
-        b"path",
-        b"type",
-        b"url",
-        b"count",
-        b"algorithm",
-        b"algo",
-        b"arn",
-    }
+    b"name names length len size id file path type url count algorithm algo arn".split()
 )
 
 
@@ -896,15 +893,14 @@ def keyword_passes() -> list[Pass]:
             ),
             _url,
         ),
-        # one pass for the four query names: at each "=", lookbehinds (in C) pick the names
+        # one pass for the four query names, confirmed at each (a value holds the next name)
         Pass(
-            _compile(
-                rb"=(?:(?<=gnature=)|(?<=sig=)|(?<=dential=)|(?<=key=))(?P<value>"
-                + _QUERY_VALUE
-                + rb"+)"
-            ),
+            _compile(_QUERY_NAME + rb"=(?P<value>" + _QUERY_VALUE + rb"{1,%d})" % VALUE_BOUND),
             _signed_query,
-            gate=(rb"(?:gnature|sig|dential|key)=" + _QUERY_VALUE, 0, 2),
+            anchor=_compile(_QUERY_NAME),
+            gate=(_QUERY_NAME + rb"=" + _QUERY_VALUE, 0, 0),
+            window=QUERY_WINDOW,
+            extend=_compile(rb"[" + _QUERY_VALUE[2:]),
         ),
     ]
     passes += [
@@ -941,7 +937,7 @@ def keyword_passes() -> list[Pass]:
                 + digit
                 + rb")"
                 + v
-                + rb"{8,})",
+                + rb"{8,%d})" % VALUE_BOUND,
                 _assignment,
                 # the gate reports the value's first digit (``_assignment`` requires one), and
                 # the name is searched in the window before it: hyperscan gives one start per
@@ -949,6 +945,7 @@ def keyword_passes() -> list[Pass]:
                 # (``secret=kkkk…secretc:2E3r4T5y``) where a later name's is not
                 gate=(word + name + _ASSIGN + digit, 0, 0),
                 window=ASSIGNMENT_WINDOW,
+                extend=_WHOLE.end,
             )
         )
     return passes
@@ -982,6 +979,7 @@ def _folded(
     *,
     gate: tuple[bytes, int, int] | None = None,
     window: int = 0,
+    extend: re.Pattern[bytes] | None = None,
 ) -> Pass:
     """``pattern`` (its keyword in lower case) searched in the lower-cased text, confirmed on the
     text case-insensitively; ``anchor`` is the keyword alone (the pattern starts with it).
@@ -995,4 +993,5 @@ def _folded(
         anchor=re.compile(searched),
         gate=gate,
         window=window,
+        extend=extend,
     )

@@ -45,6 +45,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from ._bounded import PassHits
 from ._catalogue import (
     KNOWN_SECRET_MIN_LENGTH,
     RULES,
@@ -478,13 +479,15 @@ class SecretScanner:
                         at if whole else text.locate(at)[1] for at in every_start(anchor, lowered)
                     )
                 skip = rule.skip
+                found = PassHits(data, rule.extend)  # overlapping hits folded, values extended
                 for origin in origins:
                     if skip is not None and data[origin : origin + 16].lower().startswith(skip):
                         continue
                     confirmed = rule.pattern.match(data, origin)
                     hit = rule.handle(data, confirmed) if confirmed is not None else None
                     if hit is not None:
-                        hits.append(hit)
+                        found.add(hit)
+                hits.extend(found.hits())
                 continue
             if gated and reports is not None and not reports.ends[i]:
                 continue  # the rule cannot match anywhere in this text
