@@ -104,3 +104,33 @@ def test_expanding_a_row_keeps_the_rows_above_in_place(qtbot: QtBot) -> None:
     top = view.visualRect(model.index(100, 0)).top()
     model.set_expanded(150, True)
     assert view.visualRect(model.index(100, 0)).top() == top
+
+
+def test_big_rows_laid_out_for_another_width_are_laid_out_again_in_a_worker(
+    qtbot: QtBot,
+) -> None:
+    """New rows over OFFLOAD_ROWS whose layout was made for another width show with it until a
+    worker's layout for the list's width arrives: never ~0.1 s of estimating on the GUI thread."""
+    from array import array
+
+    from rho_desk.qt.conversation.message_list import OFFLOAD_ROWS, layout_rows
+
+    view = MessageListView(LIGHT)
+    qtbot.addWidget(view)
+    model = ConversationModel()
+    view.setModel(model)
+    view.resize(700, 500)
+    view.show()
+    jobs: list[tuple[object, object]] = []
+    view.layout_runner = lambda compute, done: jobs.append((compute, done))
+    rows = build_rows(_history(OFFLOAD_ROWS + 10))
+    other = view.viewport().width() + 40
+    rows.layout = (other, *layout_rows(rows, other, view.metrics, set()))
+    model.set_rows(rows)
+    assert view.heights is rows.layout[1] and len(jobs) == 1  # provisional; the real one queued
+    compute, done = jobs[0]
+    done(compute())  # type: ignore[operator]
+    width = view.viewport().width()
+    assert view.heights == layout_rows(rows, width, view.metrics, set())[0]
+    assert rows.layout[0] == width
+    assert isinstance(view.heights, array)

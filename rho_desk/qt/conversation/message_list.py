@@ -645,9 +645,12 @@ class MessageListView(QAbstractItemView):
             elif (
                 self.layout_runner is not None
                 and len(rows) > OFFLOAD_ROWS
-                and self._heights
-                and len(self._heights) == len(rows)
+                and ((self._heights and len(self._heights) == len(rows)) or ready is not None)
             ):
+                if ready is not None and len(self._heights) != len(rows):
+                    # new rows laid out for another width: shown so until the worker's layout
+                    # (100k rows on the GUI thread would stall it for ~0.1 s)
+                    self._heights, self._offsets = ready[1], ready[2]
                 self._relayout_offthread(rows, width, set(model.expanded))
             else:
                 self._heights, self._offsets = layout_rows(
