@@ -48,6 +48,7 @@ __all__ = [
     "COMMAND_GATES",
     "COMMAND_NAMES",
     "STDIN_OPTIONS",
+    "STDIN_PROGRAMS",
     "Client",
     "Option",
     "Position",
@@ -237,7 +238,7 @@ COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, 
 """The clients' names, as one alternation."""
 _NAME_BEFORE: Final = rb"(?:\b|u2192|\\[nrt])"
 _NAME_AFTER: Final = rb"(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
-_STDIN_PROGRAMS: Final = (
+STDIN_PROGRAMS: Final = (
     rb"chpasswd|sudo|htpasswd|smbpasswd|mkpasswd|cryptsetup|kinit|wrangler|secret-tool|keyctl|vercel|gcloud"
 )
 """Programs that read a password from standard input (``_STDIN_SWITCHES``, ``chpasswd``,
@@ -252,14 +253,14 @@ _PAIRED_FLAGS: Final = (
 (``_paired_values``)."""
 COMMAND_GATE: Final = (
     rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
-    + rb"|\b(?:" + _STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb"|" + _PAIRED_FLAGS + rb")"
+    + rb"|\b(?:" + STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb"|" + _PAIRED_FLAGS + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), or an option reading a password from standard input (both caseless)."""
 # fmt: on
 COMMAND_GATES: Final = (
     *(_NAME_BEFORE + re.escape(name.encode()) + _NAME_AFTER for name in sorted(CLIENTS)),
-    rb"\b(?:" + _STDIN_PROGRAMS + rb")\b",
+    rb"\b(?:" + STDIN_PROGRAMS + rb")\b",
     STDIN_OPTIONS.pattern,
     _PAIRED_FLAGS,
 )

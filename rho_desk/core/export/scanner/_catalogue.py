@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 29
+RULESET_VERSION: Final = 30
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -129,7 +129,9 @@ rule's keyword lists and gate, so its value is redacted whatever its shape; ``pw
 name (Playwright's ``PW_TEST_…``) names no credential, nor ``PWD``/``OLDPWD`` holding a path (the
 shell's working directory). 29: a call named ``auth`` takes the password as its last string
 literal (``red:auth("X")``, ``$redis->auth('X')``, ``db.auth("user", "X")``, before a callback),
-whatever its shape."""
+whatever its shape. 30: without hyperscan, the structure pass's candidate lines also hold ``-p``
+and the standard-input programs' names (``vercel``, ``wrangler``...), so the ungated scan reads
+the command lines of 24 and 27 as the gated one does."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, command_values
+from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, STDIN_PROGRAMS, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
 from ._grammar import FOREIGN_WORDS
@@ -267,11 +267,13 @@ TRIGGER_LITERALS: Final = re.compile(
     + _FOREIGN
     + rb"|"
     + CALL_NAMES
-    + rb"|sensitive|stdin|"
+    + rb"|sensitive|stdin|-p|"
+    + STDIN_PROGRAMS
+    + rb"|"
     + COMMAND_NAMES
 )
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
-are the candidates."""
+are the candidates (``-p``: a password flag beside a user flag, ``_argv._PAIRED_FLAGS``)."""
 
 _FULL_NAME: Final = rb"(?<![a-z0-9_.\-])" + _NCH + rb"{0,80}" + _KW + _NCH + rb"{0,40}"
 _LEAD: Final = _FULL_NAME + _Q + _SP
