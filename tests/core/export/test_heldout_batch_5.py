@@ -3,14 +3,15 @@ written without looking at the scanner or its rules' tests, and measured blind o
 ``58da74e`` (ruleset 17): 21 forms leaked in full (18 of them with ``findings: 0`` in the receipt),
 none was blocked, and 4 look-alikes were damaged. ``heldout_batch_5.json`` holds the forms as the
 batch wrote them; ``batch: extra`` marks the further forms of a fixed cause, written before the fix
-was checked against them (50 forms and 40 look-alikes, for twelve causes: credential nouns of
+was checked against them (55 forms and 44 look-alikes, for thirteen causes: credential nouns of
 other languages in names, an XML value in the element after its name's or inside it, references
 to a secret's store read as the secret, a bare value printed by a command whose subcommand,
 operand or selector names the credential, a directive's words read past a JSON string's closing
 quote, prose's value in typographic quotes, a directive typed at a client's prompt, a
 printer's selector picking what is about the secret, a subcommand reading its secret from
 standard input, a cookie string given to a client's option, a vendor's name before ``KEY``,
-and a password flag beside a user flag of a client the table does not know).
+a password flag beside a user flag of a client the table does not know, and a token as a URL's
+path segment after one naming it).
 
 The forms are what a coding session holds from the tools batches 1-4 covered least: cloud CLIs'
 output (``aws sts``, ``az``, ``ssm``, Secrets Manager, ``gcloud``, ``vault``, ``heroku``),
@@ -47,7 +48,6 @@ FORMS: list[dict[str, Any]] = json.loads(
 
 LIMITS: dict[str, str] = {
     "cloud-az-storage-keys-table": "an 88-character key in an aligned table's `Value` column, its row named `key1`",
-    "ide-conda-token-url": "a conda channel URL's token path segment `/t/<token>/`",
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
     "db-es-reset-password": "`New value: X`, the output of elasticsearch-reset-password",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",

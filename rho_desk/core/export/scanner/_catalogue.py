@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 30
+RULESET_VERSION: Final = 31
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -131,7 +131,10 @@ shell's working directory). 29: a call named ``auth`` takes the password as its 
 literal (``red:auth("X")``, ``$redis->auth('X')``, ``db.auth("user", "X")``, before a callback),
 whatever its shape. 30: without hyperscan, the structure pass's candidate lines also hold ``-p``
 and the standard-input programs' names (``vercel``, ``wrangler``...), so the ungated scan reads
-the command lines of 24 and 27 as the gated one does."""
+the command lines of 24 and 27 as the gated one does. 31: a token as a URL's path segment after
+a segment naming it (conda's ``/t/<token>/``, ``/token/``, ``/tokens/``, ``/apikey/``,
+``/secret/``), when it reads as a vendor's token (``vendor_token``: a topic's slug or an id is
+left alone); rule ``url-password``."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -154,7 +157,8 @@ RULES: Final[dict[str, str]] = {
     "bearer-token": "Bearer token",
     "cookie": "Cookie or Set-Cookie header value",
     "url-password": "password in a URL (scheme://user:password@host, the user may be empty; the password runs to the "
-    "last @ before the host), or in Go's MySQL DSN (user:password@tcp(host)/db)",
+    "last @ before the host), or in Go's MySQL DSN (user:password@tcp(host)/db); a token as a URL's path segment "
+    "after one naming it (/t/<token>/, /token/<token>/, /apikey/<key>/)",
     "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams, Zapier, IFTTT, Make)",
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "
