@@ -147,7 +147,8 @@ def _first_word(data: bytes, pos: int) -> bytes | None:
     return word.strip(b"\"'`|,") or None
 
 
-_NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_NAME_CHARS: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+_NAME_BYTES: Final = frozenset(_NAME_CHARS)
 _LINE_STARTS: Final = (b"\n", b"\r", b"\x00", b"\xff")
 _CELL_SEPARATORS: Final = frozenset(b",|\t")
 
@@ -216,9 +217,8 @@ def _line_end(data: bytes, pos: int) -> bool:
 
 def _word_before(data: bytes, end: int) -> int:
     """Where the word of name bytes ending at ``end`` starts (at most 64 bytes back)."""
-    j = end
-    while j > 0 and end - j < 64 and data[j - 1] in _NAME_BYTES:
-        j -= 1
+    before = data[max(0, end - 64) : end]
+    j = end - len(before) + len(before.rstrip(_NAME_CHARS))  # (the name bytes stripped in C)
     if j > 0 and data[j - 1] == 0x5C and data[j : j + 1] in (b"n", b"r", b"t") and j < end:
         j += 1  # \nname: an escaped break, then the name
     return j
