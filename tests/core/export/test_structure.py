@@ -358,6 +358,52 @@ def test_a_value_after_a_backslash_and_t_in_json_is_covered_from_the_backslash(
     first = data.find(b"\\\\t7Gk")
     assert first >= 0
     hits = SCANNER.scan(data)
-    assert any(h.start <= first and first + 16 <= h.end for h in hits), [
+    assert any(h.start <= first and first + 15 <= h.end for h in hits), [
+        (h.rule, data[h.start : h.end]) for h in hits
+    ]
+
+
+_BACKSLASH_T_FORMS = [
+    f"docker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img",
+    f"echo hi\ndocker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img",
+    f'docker run -e X="a\\"b" -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img',
+]
+
+
+@pytest.mark.parametrize("text", _BACKSLASH_T_FORMS, ids=range(len(_BACKSLASH_T_FORMS)))
+def test_a_value_after_a_backslash_and_t_in_raw_text_is_covered_from_the_backslash(
+    text: str,
+) -> None:
+    """In raw text (not JSON) ``NAME=\\t7Gk…`` is a backslash and a ``t`` (a shell reads
+    ``t7Gk…``), though the view reads it as a tab: the redaction starts at the backslash."""
+    data = text.encode()
+    first = data.find(b"\\t7Gk")
+    hits = SCANNER.scan(data)
+    assert any(h.start <= first and first + 14 <= h.end for h in hits), [
+        (h.rule, data[h.start : h.end]) for h in hits
+    ]
+
+
+_ARGUMENT_FORMS = [
+    "docker run -e AUTH_TOKEN=X9kPq2Lz9wXy img",
+    "echo hi\ndocker run -e AUTH_TOKEN=X9kPq2Lz9wXy img --rm",
+    f"docker run -e AUTH_TOKEN={_BACKSLASH_T_VALUE} img",
+    "env DB_PASSWORD=X9kPq2Lz9wXy ./run.sh --port 80",
+]
+
+
+@pytest.mark.parametrize("text", _ARGUMENT_FORMS, ids=range(len(_ARGUMENT_FORMS)))
+@pytest.mark.parametrize("wrap", ["raw", "json"])
+def test_an_argument_s_value_ends_at_its_word(text: str, wrap: str) -> None:
+    """``NAME=value`` after a command's words is one argument: its value is one word, not the
+    rest of the line (the image name after ``-e NAME=value``, and in JSON the string's closing
+    quote, are not redacted)."""
+    data = text.encode() if wrap == "raw" else json.dumps({"output": text}).encode()
+    value = text.split("=", 1)[1].split(" ", 1)[0].encode()
+    if wrap == "json":
+        value = value.replace(b"\\", b"\\\\")
+    start = data.find(value)
+    hits = SCANNER.scan(data)
+    assert [(h.start, h.end) for h in hits] == [(start, start + len(value))], [
         (h.rule, data[h.start : h.end]) for h in hits
     ]

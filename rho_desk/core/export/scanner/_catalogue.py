@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 31
+RULESET_VERSION: Final = 32
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -134,7 +134,9 @@ and the standard-input programs' names (``vercel``, ``wrangler``...), so the ung
 the command lines of 24 and 27 as the gated one does. 31: a token as a URL's path segment after
 a segment naming it (conda's ``/t/<token>/``, ``/token/``, ``/tokens/``, ``/apikey/``,
 ``/secret/``), when it reads as a vendor's token (``vendor_token``: a topic's slug or an id is
-left alone); rule ``url-password``."""
+left alone); rule ``url-password``. 32: ``NAME=value`` after a command's words (``docker run -e
+NAME=X img``) is one argument, its value one word (was the rest of the line); in text,
+``NAME=\\t…`` is redacted from the backslash (a shell reads ``t…``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

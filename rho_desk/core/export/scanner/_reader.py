@@ -192,27 +192,14 @@ _HEREDOC: Final = re.compile(
 """``<<EOT``, ``<<-EOT``, ``<<~EOT``, ``<<~TOKEN.strip`` (Ruby: a method called on the string)."""
 _TRIPLE: Final = re.compile(rb"(\"\"\"|''')")
 _COMMENT_TAIL: Final = re.compile(rb"[ \t]+[#;].*$")
-VALUE_FIELDS: Final = frozenset(
-    {
-        "value",
-        "values",
-        "default",
-        "defaultvalue",
-        "data",
-        "plaintext",
-        "plain",
-        "content",
-        "current",
-        "secret",
-        "secretstring",
-        "secret_string",
-        "stringvalue",
-        "string_value",
-        "val",
-        "parametervalue",
-        "text",
-    }
+_ARGUMENT: Final = re.compile(rb"(?!-[ \t])[^ \t][^\n]*[ \t][A-Za-z_][^\s=]*=\t?\Z")
+"""Words, then ``NAME=`` (an argument: ``docker run -e NAME=value image``): the value is one word."""
+_WORD_END: Final = re.compile(rb"[\s\"'`;|&]")
+_VALUE_FIELD_NAMES: Final = (
+    "value values default defaultvalue data plaintext plain content current secret secretstring"
+    " secret_string stringvalue string_value val parametervalue text"
 )
+VALUE_FIELDS: Final = frozenset(_VALUE_FIELD_NAMES.split())
 """Fields that hold the value a credential name above or beside them names (``value:`` under
 ``db_password:``, ``ParameterValue`` beside ``ParameterKey``)."""
 NAME_FIELDS: Final = frozenset(
@@ -344,7 +331,10 @@ class _Reader:
             return
         # a bare value: to the end of the line, less a comment; inline, to the next separator, the
         # quote closing the string of pairs, or the space before the next NAME= (logfmt, conninfo)
-        stop = (_INLINE_STOP if inline else _COMMENT_TAIL).search(t, pos, rest_end)
+        if _ARGUMENT.match(t, line.start + line.indent, pos) is not None:
+            stop = _WORD_END.search(t, pos, rest_end)
+        else:
+            stop = (_INLINE_STOP if inline else _COMMENT_TAIL).search(t, pos, rest_end)
         end = stop.start() if stop is not None else rest_end
         start, end = _trimmed(t, pos, end)
         if end > start and t[end - 1] == 0x5C:  # continued with a backslash (Java properties)

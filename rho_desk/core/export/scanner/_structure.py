@@ -731,6 +731,8 @@ def _backslash_t_before(data: bytes, at: int) -> int:
     while j > 0 and data[j - 1] == 0x5C:
         j -= 1
     count = at - 1 - j
+    if count == 1 and j > 0 and data[j - 1] == 0x3D:
+        return j  # NAME=\t…: in text, not JSON, a backslash and a t (in JSON, a tab: 2 more bytes)
     return j if count >= 2 and count % 2 == 0 else at
 
 
