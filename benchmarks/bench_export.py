@@ -406,13 +406,36 @@ def adversarial_inputs(size: int = ADVERSARIAL_SIZE) -> dict[str, bytes]:
         "key_prefixes": (unit * (size // len(unit) + 1))[:size],
         "base64_lines": b"\n".join(raw[i : i + 76] for i in range(0, size, 76))[:size],
         **decoder_inputs(size),
+        "percent_run": b"%41" * (size // 3),
+        "named_values": named_values(size),
     }
 
 
-DENSE_DECODER_INPUTS: Final = frozenset({"byte_lists", "line_codes", "dense_escapes"})
-"""Decoder inputs with a place to decode every few hundred bytes (a dump, a list, a patch's
-lines): the scanner does Python work for each, linear but at about 10 MB/s, so these are
-reported, not held to ``ADVERSARIAL_RATIO`` (the linearity test holds them to linear work)."""
+NAMED_VALUE_UNITS: Final = (
+    b"secret=1",
+    b"TOKEN=a1",
+    b"password:1",
+    b"client_secret=7q",
+    b"api_key=9",
+)
+"""A name and the start of its value, repeated: each name's value runs on through every name
+after it (once quadratic: 2.8 s for 32 KB of ``secret=1``)."""
+
+
+def named_values(size: int) -> bytes:
+    """A run of each of ``NAMED_VALUE_UNITS``, a line each: a name every 8 to 16 bytes."""
+    part = size // len(NAMED_VALUE_UNITS)
+    return b"\n".join(_repeat(unit, part) for unit in NAMED_VALUE_UNITS)
+
+
+DENSE_DECODER_INPUTS: Final = frozenset(
+    {"byte_lists", "line_codes", "dense_escapes", "named_values", "percent_run"}
+)
+"""Inputs with a place to decode every few hundred bytes (a dump, a list, a patch's lines), or a
+credential name every few bytes (``named_values``), or an escape every three (``percent_run``,
+``%41`` over and over: 0.4 s a MB): the scanner does Python work for each,
+linear but at about 10 MB/s (names: 0.1 to 1 MB/s), so these are reported, not held to
+``ADVERSARIAL_RATIO`` (the linearity tests hold them to linear work)."""
 
 
 def _repeat(unit: bytes, size: int) -> bytes:

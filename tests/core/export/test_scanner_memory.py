@@ -4,7 +4,8 @@ keep its decoders busy: a decoded place every few hundred bytes (byte lists, uue
 base85, dumps: each one a piece held until the pieces are joined and scanned), base64 blocks,
 escaped tokens a dozen bytes apart (``\\u0041\\u0042,``, ``a%41%42,``: pieces scanned a chunk at a
 time, each read with the text up to its neighbours), and look-alike letters, invisible characters and escaped slashes (each window rewritten: its text
-takes up to four bytes a character). ``export.scan_adversarial.*.memory`` holds 1 MB of each to
+takes up to four bytes a character), and ``%41`` over and over (its decoded run of ``A`` is hex
+to the 64-digit key rule, whose gate reports only where such a run ends). ``export.scan_adversarial.*.memory`` holds 1 MB of each to
 the same bound."""
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def _peaks(name: str) -> list[float]:
 
 
 @pytest.mark.parametrize(
-    "name", ["line-codes", "look-alikes", "byte-lists", "binary-blocks", "dense-escapes"]
+    "name",
+    ["line-codes", "look-alikes", "byte-lists", "binary-blocks", "dense-escapes", "percent-run"],
 )
 def test_a_scan_holds_at_most_four_times_its_input(name: str) -> None:
     # measured in a process of its own: tracemalloc counts every thread of the process, and in
