@@ -56,6 +56,7 @@ LIMITS: dict[str, str] = {
     "prose-letters-phrase": "prose `the wifi password for the office is three words`",
     "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",
     "x-prompt-valkey-acl": "`ACL SETUSER u on >X`: ACL's `>` before a password reads as a redirection",
+    "x-cookie-ab": "ApacheBench's `ab -C`: `ab` is no client of the table, since as a word it is a hex byte of every dump (`AB`)",
     "x-cookie-requests": '`requests.get(…, cookies={"ASP.NET_SessionId": X})`: a call\'s `cookies=` argument names no credential',
 }
 """The forms still leaking, each with why."""

@@ -151,7 +151,6 @@ CLIENTS: Final[dict[str, Client]] = {
     "clickhouse-client": Client({"--password": _SEPARATE}, takes=frozenset({"--user", "--host", "-u", "-h"})),
     # transfer and archives
     "curl": _CURL,
-    "ab": Client({"-C": _COOKIE}, takes=frozenset({"-n", "-c", "-t", "-s", "-H", "-p", "-T", "-A", "-P", "-X", "-g", "-e"})),
     "wget": Client({"--password": _SEPARATE, "--http-password": _SEPARATE, "--ftp-password": _SEPARATE}),
     "lftp": Client({"-u": Option(part=","), "--user": Option(glued=False, part=",")}, takes=frozenset({"-p", "-e", "-f"})),
     "ncftp": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
