@@ -142,7 +142,6 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
         for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes", "dense_escapes")
     },
     "structure": lambda size: _structure_text(size),
-    "percent-run": lambda size: b"%41" * (size // 3),
 }
 
 
