@@ -394,7 +394,7 @@ _TITLES: Final = {
     RowKind.TOOL_RESULT: "Result",
     RowKind.MARKER: "Compacted context",
 }
-"""A row's title when its message is not read yet (a preview)."""
+"""A row's title (a read tool result's also names its tool)."""
 
 
 def _when(stamp: str | None) -> str:
@@ -621,8 +621,8 @@ class ConversationModel(QAbstractListModel):
         rows = self._rows
         m = rows.messages[row]
         kind = RowKind(rows.kinds[row])
+        title = _TITLES[kind]
         if rows.preview and not rows.messages.has(row):  # type: ignore[attr-defined]
-            title = _TITLES[kind]
             return ConversationRow(row, kind, title, "", LOADING_TEXT, False, [], [], 0, False)
         expanded = row in self.expanded
         limit = EXPANDED_CHARS if expanded else PREVIEW_CHARS
@@ -632,14 +632,11 @@ class ConversationModel(QAbstractListModel):
         text = ""
         clipped = False
         if kind is RowKind.SYSTEM:
-            title = "System prompt"
             text, clipped = _preview(m.system or "", limit if expanded else 600)
             badges.append((f"{rows.chars[row]:,} chars", "muted"))
         elif kind is RowKind.USER:
-            title = "You"
             text, clipped = _preview(message_text(m), limit, markdown=True)
         elif kind is RowKind.MARKER:
-            title = "Compacted context"
             body = message_text(m)
             text = (
                 body[len(MARKER_PREFIX) :].strip()
@@ -665,7 +662,6 @@ class ConversationModel(QAbstractListModel):
         else:
             detail = m.enriched_assistant or m.aborted_assistant
             provenance = detail.provenance if detail is not None else None
-            title = "Assistant" if kind is RowKind.ASSISTANT else "Aborted turn"
             if kind is RowKind.ABORTED:
                 badges.append(("interrupted", "danger"))
             if provenance is not None:
