@@ -37,6 +37,7 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import CodeType
 from typing import Final
@@ -123,8 +124,7 @@ class RowsKey(msgspec.Struct, frozen=True, array_like=True, forbid_unknown_field
         if end.identity == (0, 0) or end.mtime_ns == 0 or end.size < 0:
             return None
         device, inode = end.identity
-        path = str(Path(file.path).absolute())
-        return cls(path, device, inode, end.size, end.mtime_ns, node_id, mode)
+        return cls(_where(file.path), device, inode, end.size, end.mtime_ns, node_id, mode)
 
 
 class _Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
@@ -151,6 +151,11 @@ class _Entry(msgspec.Struct, array_like=True, forbid_unknown_fields=True):
     tool calls link to."""
     head: list[Message]
     head_stamps: list[str] | None
+
+
+def _where(path: Path | str) -> str:
+    """A transcript's path as entries are keyed and named by it."""
+    return str(Path(path).absolute())
 
 
 def _file_for(path: str, folder: Path | None = None) -> Path:
@@ -258,7 +263,7 @@ def forget_rows(transcript: Path, *, folder: Path | None = None) -> None:
     """Drop the entry kept for ``transcript`` (blocking; never raises): a session moved to the
     trash leaves no copy of its first screen in the cache folder."""
     with contextlib.suppress(OSError):
-        _file_for(str(Path(transcript).absolute()), folder).unlink()
+        _file_for(_where(transcript), folder).unlink()
 
 
 def _read_own(path: Path) -> bytes | None:
@@ -387,7 +392,7 @@ def _heights(
 def has_kept_rows(path: Path, *, folder: Path | None = None) -> bool:
     """Whether the cache holds an entry for ``path`` (valid or not: :func:`load_preview` says)."""
     try:
-        return _file_for(str(Path(path).absolute()), folder).is_file()
+        return _file_for(_where(path), folder).is_file()
     except (OSError, ValueError):
         return False
 
@@ -409,7 +414,7 @@ def load_preview(
     start = time.perf_counter()
     try:
         st = os.stat(path)
-        where = str(Path(path).absolute())
+        where = _where(path)
     except (OSError, ValueError):
         return None
     data = _read_own(_file_for(where, folder))
@@ -462,22 +467,8 @@ def adopt_preview(
     whole, timestamps = split_entries(entries)
     if (timestamps is None) != (preview.timestamps is None):
         return None
-    rows = ConversationRows(
-        whole,
-        timestamps,
-        preview.kinds,
-        preview.chars,
-        preview.newlines,
-        preview.extra,
-        preview.images,
-        preview.resume_cut,
-        preview.call_rows,
-        preview.call_first,
-        preview.call_ids,
-        preview.call_names,
-        preview.call_result,
-        preview.result_rows,
-        preview.result_calls,
+    rows = replace(
+        preview, messages=whole, timestamps=timestamps, build_ms=0.0, layout=None, preview=False
     )
     if layout[0] != width:  # the window's width changed since (a scroll bar appeared)
         heights = estimate_heights(rows, width, metrics, set())
