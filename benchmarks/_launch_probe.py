@@ -11,8 +11,8 @@ and watches it from the outside, through public signals only:
   Those rows may be a preview (``ConversationView.sig_preview_shown``: every row's place from
   the row cache, the first screen's messages, while the file is still read); then, once the
   whole history is painted, print ``{"full": <time.time()>, "full_cpu": <process CPU
-  seconds>}``. Then exit at once (the library
-  is opened only after the first paint of the whole history: it is never indexed here).
+  seconds>}``. Then exit at once (the library is opened only after the first paint of the whole
+  history: it is never indexed here).
 * ``rss``: once the session is shown and the app is idle (no task running, a full GC done), print
   ``{"rss": <VmRSS bytes>}``. Without ``PATH`` the app starts on an empty Rho home and the figure
   is the app with nothing open (the baseline).

@@ -30,9 +30,10 @@ realistic mix: prompts, tool calls with file contents and command output, answer
   it writes for the session) is reported apart (``first_launch_ms``); later launches paint a
   preview of the session (its rows from the row cache, the first screen's messages) while the
   file is read, and the time until the whole history is painted is reported too
-  (``full_ms``, and the process CPU until then, ``full_cpu_ms``), as is the CPU time the process used until the first paint (``process_cpu_ms``:
-  on a busy machine the wall time also measures the other programs). The library is not
-  indexed: the app opens it only after the whole history is painted, and the probe exits then.
+  (``full_ms``, and the process CPU until then, ``full_cpu_ms``), as is the CPU time the
+  process used until the first paint (``process_cpu_ms``: on a busy machine the wall time also
+  measures the other programs). The library is not indexed: the app opens it only after the
+  whole history is painted, and the probe exits then.
   Baseline: a bare Python start (``python -c "import orjson"``: the interpreter, its site
   packages and one C extension; the same interpreter and environment), each launch paired with
   five, in the same run, so that a busy machine slows both alike; the baseline is the median of
