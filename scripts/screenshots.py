@@ -27,6 +27,7 @@ WEBHOOK = "5f0c2a9e-8d1b-4c47-9a6e-2b7d3f1e0a11"
 IDEMPOTENCY = "b2e47d10-3c6a-4f2e-8d95-7a1c0e4b9f22"
 RUST = "c81f3e02-7a44-4d19-b6e0-5e2f9a8c1d44"
 NOTEBOOK = "4a7e2c19-d05b-4f63-9e8a-1b3c5d7f9a66"
+BIG = "9d3b6f20-1e5a-4c8b-a7d2-3f6e0b9c4a55"  # a big session made for the preview shot
 
 
 def session_path(home: Path, session_id: str) -> Path:
@@ -42,6 +43,15 @@ async def idle(context: object, pause: float = 0.15) -> None:
         await bridge.wait_idle()
         await asyncio.sleep(0.03)
     await asyncio.sleep(pause)
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait until ``predicate`` holds (at most ``timeout`` s), then let the window paint."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate() and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.2)
 
 
 def row_where(view: object, predicate: Callable[[object], bool]) -> int:
@@ -254,6 +264,52 @@ async def main(out: Path, only: set[str]) -> int:
         )
         await shot("statistics-ledger")
 
+    async def preview() -> None:
+        """A big session opened with nothing else open: its kept first screen before the file is
+        read (the file's read held back, so that the moment can be looked at)."""
+        import threading
+
+        from rho_desk.qt.services import document as document_module
+
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from _sessions import make_session
+
+        big = await asyncio.to_thread(make_session, scratch / "big-home", 6000, sid=BIG)
+        window.show_tab(TAB_CONVERSATION)
+        await document.aclose()
+        await document.aopen(big)  # a normal open keeps the big session's rows in the cache
+        cache = scratch / "cache" / "rows"
+        await until(lambda: any(cache.glob("*.rows")))
+        await document.aclose()
+        await idle(context)
+        release = threading.Event()
+        real_load = document_module.load_path
+
+        def held_load(target: Path) -> object:
+            release.wait(60)
+            return real_load(target)
+
+        document_module.load_path = held_load  # type: ignore[assignment]
+        try:
+            previews: list[int] = []
+            conversation.sig_preview_shown.connect(previews.append)
+            document.open(big)
+            await until(lambda: bool(previews), 30)  # the bridge is busy reading: no idle() here
+            conversation.select_row(2)
+            await until(lambda: False, 0.3)
+            window.grab().save(str(out / "conversation-preview.png"))
+            bar = conversation.list.verticalScrollBar()
+            bar.setValue(bar.maximum() // 2)  # past the kept first screen: rows still loading
+            await until(lambda: False, 0.3)
+            window.grab().save(str(out / "conversation-preview-loading.png"))
+            shots.extend(["conversation-preview", "conversation-preview-loading"])
+        finally:
+            release.set()
+            document_module.load_path = real_load
+        await idle(context)
+        await document.aclose()
+        await idle(context)
+
     steps.update(
         browser=browser,
         tool_calls=tool_calls,
@@ -268,6 +324,7 @@ async def main(out: Path, only: set[str]) -> int:
         changes=changes,
         dark=dark,
         usage=usage,
+        preview=preview,
     )
     steps.update(action_steps(context, open_session, idle, out, shots))
 
@@ -484,13 +541,6 @@ def action_steps(
     def grab(widget: object, name: str) -> None:
         widget.grab().save(str(out / f"{name}.png"))  # type: ignore[attr-defined]
         shots.append(name)
-
-    async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not predicate() and loop.time() < deadline:
-            await asyncio.sleep(0.02)
-        await asyncio.sleep(0.2)  # let it paint
 
     async def compaction() -> None:
         lb = await loopback()
