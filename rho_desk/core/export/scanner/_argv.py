@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._grammar import NOT_SECRET_WORDS, name_is_credential, name_words
-from ._reader import Line
+from ._lines import Line
 from ._values import literal_value, secretish
 from ._work import spend
 

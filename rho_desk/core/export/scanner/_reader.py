@@ -17,22 +17,20 @@ that hold a credential:
 * a table whose header names a credential column (CSV, TSV, Markdown, aligned columns), or whose
   rows are pairs (a ``Key  Value`` header).
 
-Nothing here gives up on a fragment: a line that reads as nothing yields nothing. The lines'
-wrappers (``12:``, ``12→``, ``path:12:``, diff and hashline markers) are peeled first
-(``text_lines``), so their offsets stay those of the text; a table's lines are split by
-``_tables``. The credential grammar decides for
-every pair (``name_is_credential``, ``literal_value``).
+Nothing here gives up on a fragment: a line that reads as nothing yields nothing. The lines come
+from ``_lines``, their wrappers (``12:``, ``12→``, ``path:12:``, diff and hashline markers)
+peeled, so their offsets stay those of the text; a table's lines are split by ``_tables``. The
+credential grammar decides for every pair (``name_is_credential``, ``literal_value``).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
-from typing import Final, overload
+from typing import Final
 
+from ._lines import JSON_OPEN, JSON_ROW, ROW, Line, Lines
 from ._named import XML_VALUE, sibling_text, value_child
 from ._tables import (
     KEY_WORD,
@@ -48,128 +46,8 @@ from ._tables import (
     table_separator,
 )
 from ._values import literal_value
-from ._work import spend
 
-__all__ = ["Line", "Lines", "credential_name", "peel", "read", "table_header", "text_lines"]
-
-_ROW: Final = re.compile(
-    rb"[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|[ \t]*\|[ \t]?)| {1,6}[0-9]{1,7}\t|[^\s:\x00\xff]*[./][^\s:\x00\xff]*:[0-9]{1,7}[:\-]|[ \t]*[0-9]{1,7}#[0-9A-Za-z]{2,8}[:|]"
-)
-"""A row wrapper: ``12:`` and ``12→`` (read_file), ``  12 | `` , ``    12\t`` (``cat -n``), ``path/f.yaml:12:`` and
-``path-12-`` (grep), ``12#ab:`` (hashline rows)."""
-_DIFF_CONTEXT: Final = re.compile(
-    rb"(?m)^(?:@@ |\+\+\+ |--- |\[[^\]\n]{1,200}#[0-9A-Fa-f]{4}\][ \t]*$|PUT [<>0-9$])"
-)
-"""What makes ``+``, ``-`` and `` `` at the start of a line a diff's (or a hashline edit's) marker."""
-
-
-_JSON_OPEN: Final = re.compile(rb'[ \t]*[\[{][^\n]*?"[ \t]*:[ \t]*"(?=[^"\n]*$)')
-"""A JSON document opening on this line, up to the member whose string value goes on past the
-line (JSON in a tool's output, its text's line breaks escaped): the text is read from after that
-quote."""
-_JSON_FIRST: Final = frozenset((b" ", b"\t", b"[", b"{"))
-"""What a line ``_JSON_OPEN`` matches begins with."""
-_BLANKS: Final = re.compile(rb"[ \t]*")
-_JSON_ROW: Final = re.compile(
-    rb'[ \t]*[\[{]?[^\n]{0,200}?"[ \t]*:[ \t]*"(?=' + _ROW.pattern + rb")"
-)
-"""A JSON member on this line (a document opening or a line of a pretty one) whose string value
-starts with a row's wrapper."""
-
-
-@dataclass(slots=True)
-class Line:
-    begin: int
-    """Where the line starts (its wrapper included)."""
-    start: int
-    """Where its content starts (after the wrapper)."""
-    end: int
-    indent: int
-    """Columns of leading whitespace of the content."""
-
-    def text(self, t: bytes) -> bytes:
-        return t[self.start : self.end]
-
-
-class Lines(Sequence[Line]):
-    """The lines of ``t``, each with its wrapper peeled (a row number, a grep path, a diff's or
-    hashline edit's marker in a diff, the head of a JSON string that goes on past the line).
-
-    Where each line begins is found for every line at once, in C (``begins``); a line's wrapper
-    is peeled when a reader first asks for the line (the readers look at a few lines around each
-    trigger line, not at every line of a window)."""
-
-    __slots__ = ("_diff", "_lines", "_lower", "_t", "begins")
-
-    def __init__(self, t: bytes) -> None:
-        self._t = t
-        self.begins: list[int] = [0, *accumulate(map((1).__add__, map(len, t.split(b"\n")[:-1])))]
-        """Where each line begins (its wrapper included), in order."""
-        self._lines: list[Line | None] = [None] * len(self.begins)
-        self._diff: bool | None = None
-        self._lower: bytes | None = None
-        spend(len(t))
-
-    @property
-    def lowered(self) -> bytes:
-        """The text in lower case (ASCII: the same offsets), made once: a word looked for in it
-        with ``bytes.find`` costs far less than a caseless ``re`` search."""
-        if self._lower is None:
-            self._lower = self._t.lower()
-        return self._lower
-
-    def __len__(self) -> int:
-        return len(self.begins)
-
-    @overload
-    def __getitem__(self, k: int) -> Line: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[Line]: ...
-
-    def __getitem__(self, k: int | slice) -> Line | list[Line]:
-        if isinstance(k, slice):
-            return [self[n] for n in range(*k.indices(len(self.begins)))]
-        line = self._lines[k]
-        if line is None:
-            line = self._lines[k] = self._peeled(k if k >= 0 else k + len(self.begins))
-        return line
-
-    def _peeled(self, k: int) -> Line:
-        t = self._t
-        pos = self.begins[k]
-        end = self.begins[k + 1] - 1 if k + 1 < len(self.begins) else len(t)
-        stop = end - 1 if end > pos and t[end - 1] == 0x0D else end
-        start = pos
-        opened = _JSON_OPEN.match(t, start, stop) if t[start : start + 1] in _JSON_FIRST else None
-        if opened is None and t.find(b'":', start, min(stop, start + 240)) >= 0:
-            opened = _JSON_ROW.match(t, start, stop)
-        if opened is not None:
-            start = opened.end()  # {"body": "text…: the text of a string that goes on, or its rows
-        row = _ROW.match(t, start, stop)
-        if row is not None:
-            start = row.end()
-        if (
-            start < stop
-            and t[start] in b"+- "
-            and not t.startswith((b"+++", b"---"), start)
-            and (t[start] == 0x2B or self._in_diff())
-        ):
-            start += 1
-        content = _BLANKS.match(t, start, stop).end()  # type: ignore[union-attr]
-        return Line(pos, start, stop, content - start)
-
-    def _in_diff(self) -> bool:
-        """``t`` holds a diff's (or a hashline edit's) marks: ``-`` and `` `` at a line's start
-        are its markers."""
-        if self._diff is None:
-            self._diff = _DIFF_CONTEXT.search(self._t) is not None
-        return self._diff
-
-
-def text_lines(t: bytes) -> Lines:
-    """The lines of ``t`` (``Lines``)."""
-    return Lines(t)
+__all__ = ["credential_name", "read", "table_header"]
 
 
 def _blank(t: bytes, line: Line) -> bool:
@@ -812,8 +690,8 @@ class _Reader:
 
     def bare(self, i: int) -> bool:  # no wrapper on header i: none on its rows (psql's `  1 | `)
         t, line = self.t, self.lines[i]
-        head = _JSON_OPEN.match(t, line.begin, line.end) or _JSON_ROW.match(t, line.begin, line.end)
-        return _ROW.match(t, line.begin if head is None else head.end(), line.end) is None
+        head = JSON_OPEN.match(t, line.begin, line.end) or JSON_ROW.match(t, line.begin, line.end)
+        return ROW.match(t, line.begin if head is None else head.end(), line.end) is None
 
     def last_named_row(self, i: int, last: int, sep: bytes) -> int:
         """Rows to read: up to the last whose first cell holds a ``CELL_WORDS`` word (-1: none)."""
@@ -900,7 +778,7 @@ _SQL_FOR: Final = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_CELL: Final = re.compile(rb"[ \t]*[0-9]{1,7}[ \t]*\|[ \t]?")
-"""What ``_ROW`` peels as ``  12 | `` and is, under a header without a wrapper, a table's first cell."""
+"""What ``ROW`` peels as ``  12 | `` and is, under a header without a wrapper, a table's first cell."""
 _OPENER: Final = re.compile(
     rb"''|\[(?P<eq>=*)\[|r(?P<hash>#{1,3})\"|%[qQwW]?(?P<bracket>[({\[<])|<!\[CDATA\["
 )
@@ -973,16 +851,3 @@ def read(t: bytes, lines: Lines, i: int) -> list[tuple[int, int, str]]:
     if named or b"identified" in lowered:
         reader.alone(i)
     return reader.out
-
-
-def peel(text: bytes) -> bytes:
-    """One line with its wrapper peeled, as ``text_lines`` peels it (a diff's marker always)."""
-    opened = _JSON_OPEN.match(text)
-    if opened is not None:
-        text = text[opened.end() :]
-    row = _ROW.match(text)
-    if row is not None:
-        text = text[row.end() :]
-    if text[:1] in (b"+", b"-", b">"):
-        text = text[1:]
-    return text

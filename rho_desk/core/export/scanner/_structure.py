@@ -44,8 +44,9 @@ from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, STDIN_PROGRAMS, c
 from ._catalogue import Hit
 from ._engine import gated_origins
 from ._grammar import FOREIGN_WORDS
+from ._lines import Line, Lines, peel, text_lines
 from ._prefilter import Rule
-from ._reader import Line, Lines, peel, read, table_header, text_lines
+from ._reader import read, table_header
 from ._words import CALL_NAMES, call_values, word_values
 from ._work import spend
 

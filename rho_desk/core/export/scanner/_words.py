@@ -26,7 +26,7 @@ from typing import Final
 
 from ._argv import Word, split
 from ._grammar import name_is_credential
-from ._reader import Line
+from ._lines import Line
 from ._values import literal_value, secretish
 from ._work import spend
 
