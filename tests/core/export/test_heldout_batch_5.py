@@ -51,8 +51,6 @@ LIMITS: dict[str, str] = {
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
     "db-es-reset-password": "`New value: X`, the output of elasticsearch-reset-password",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
-    "split-terminal-wrap": "a token wrapped by the terminal: its second half alone on the next line",
-    "split-yaml-plain-multiline": "a YAML plain scalar continued on the next, deeper-indented line",
     "prose-letters-phrase": "prose `the wifi password for the office is three words`",
     "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",
     "x-prompt-valkey-acl": "`ACL SETUSER u on >X`: ACL's `>` before a password reads as a redirection",

@@ -407,3 +407,17 @@ def test_an_argument_s_value_ends_at_its_word(text: str, wrap: str) -> None:
     assert [(h.start, h.end) for h in hits] == [(start, start + len(value))], [
         (h.rule, data[h.start : h.end]) for h in hits
     ]
+
+
+def test_a_line_of_its_own_after_a_long_value_is_no_wrapped_rest() -> None:
+    """``NAME=value`` lines after a value 60 columns wide: each is a pair of its own, not the rest
+    of the value the terminal wrapped (``LANG=C.UTF-8`` is left as it is)."""
+    text = (
+        b"SLACK_BOT_TOKEN=xoxb-498553844424-2275397801275-ieW6UeGmOY9XMAHFQNTmJkA9\n"
+        b"AWS_SECRET_ACCESS_KEY=TNKG90J3rTP4j5A2ySFXAu68nfVXxFqrDjpVX1kh\nLANG=C.UTF-8"
+    )
+    hits = SCANNER.scan(text)
+    assert hits
+    assert all(text[h.start : h.end].isalnum() or b"-" in text[h.start : h.end] for h in hits)
+    assert not any(h.end > text.index(b"LANG") for h in hits), [text[h.start : h.end] for h in hits]
+    assert not any(h.start < text.index(b"=TNKG") < h.end for h in hits)

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 33
+RULESET_VERSION: Final = 34
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -137,7 +137,10 @@ a segment naming it (conda's ``/t/<token>/``, ``/token/``, ``/tokens/``, ``/apik
 left alone); rule ``url-password``. 32: ``NAME=value`` after a command's words (``docker run -e
 NAME=X img``) is one argument, its value one word (was the rest of the line); in text,
 ``NAME=\\t…`` is redacted from the backslash (a shell reads ``t…``). 33: ApacheBench's ``ab -C`` is no longer read (``ab`` as a
-client's name gated every hex dump's ``AB`` byte: byte lists scanned at a quarter of the speed)."""
+client's name gated every hex dump's ``AB`` byte: byte lists scanned at a quarter of the speed).
+34: a bare value that ends its line goes on over the next, one word a line: a YAML plain scalar
+over the lines deeper than its name, a value the terminal wrapped (its line 60 columns or longer)
+at the next line's start (structure trigger ``value-wrapped``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

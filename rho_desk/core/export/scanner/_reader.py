@@ -6,7 +6,8 @@ that hold a credential:
 
 * the pairs named on the line (``NAME: …``, ``NAME = …``, ``"NAME": …``, several on one line),
   their value wherever it is: on the line, quoted or bare; on the following lines as a YAML block
-  scalar (``|``, ``>-``), a quoted scalar continued, a TOML triple-quoted string, a heredoc
+  scalar (``|``, ``>-``), a quoted or plain scalar continued, a value the terminal wrapped
+  (``wrapped``), a TOML triple-quoted string, a heredoc
   (``<<EOT``, ``<<-EOT``), a value continued with a backslash; an object or a mapping below the name,
   whose value fields (``value``, ``default``, ``data``…) hold what the name names;
 * ``NAME value`` alone on a line (redis.conf, msmtprc, Dockerfile's ``ENV``), an XML element
@@ -47,7 +48,7 @@ from ._tables import (
 )
 from ._values import literal_value
 
-__all__ = ["credential_name", "read", "table_header"]
+__all__ = ["CONTINUATION", "credential_name", "read", "table_header"]
 
 
 def _blank(t: bytes, line: Line) -> bool:
@@ -73,6 +74,13 @@ _COMMENT_TAIL: Final = re.compile(rb"[ \t]+[#;].*$")
 _ARGUMENT: Final = re.compile(rb"(?!-[ \t])[^ \t][^\n]*[ \t][A-Za-z_][^\s=]*=\t?\Z")
 """Words, then ``NAME=`` (an argument: ``docker run -e NAME=value image``): the value is one word."""
 _WORD_END: Final = re.compile(rb"[\s\"'`;|&]")
+CONTINUATION: Final = rb"(?=[^\s]*[A-Za-z0-9])[A-Za-z0-9+/_.~\-]{4,}={0,2}"
+"""A line that goes on with a value from the line before: one word of a token's bytes (base64's
+padding at its end; ``NAME=value`` is a line of its own)."""
+_CONTINUATION: Final = re.compile(CONTINUATION)
+_DIGIT: Final = re.compile(rb"[0-9]")
+_WRAP_WIDTH: Final = 60
+"""The shortest line a terminal wraps a value at (columns before the value's end)."""
 _VALUE_FIELD_NAMES: Final = (
     "value values default defaultvalue data plaintext plain content current secret secretstring"
     " secret_string stringvalue string_value val parametervalue text"
@@ -218,7 +226,10 @@ class _Reader:
         if end > start and t[end - 1] == 0x5C:  # continued with a backslash (Java properties)
             self.continued_backslash(i, start, name, forced=forced)
             return
+        found = len(self.out)
         self.add(start, end, name, forced=forced, quoted=False, kind=b"bare")
+        if len(self.out) > found and stop is None and not inline:
+            self.out.extend((s, e, self.rule) for s, e in self.wrapped(i, indent, end))
 
     def add(
         self, start: int, end: int, name: bytes, *, forced: bool, quoted: bool, kind: bytes
@@ -350,6 +361,31 @@ class _Reader:
             spans.append((s, e))
             break
         self.add_lines(spans, name, forced=forced)
+
+    def wrapped(self, i: int, indent: int, end: int) -> list[Span]:
+        """The rest of a bare value that ends line ``i`` (at ``end``), one word a line: a YAML
+        plain scalar goes on over the lines indented deeper than its name (``indent``); a value
+        the terminal wrapped goes on at the next line's start, once, when its own line is
+        ``_WRAP_WIDTH`` columns or longer and the rest holds a digit."""
+        t, lines = self.t, self.lines
+        spans: list[Span] = []
+        for k in range(i + 1, min(len(lines), i + 1 + _LINES_MAX)):
+            line = lines[k]
+            s, e = _trimmed(t, line.start, line.end)
+            if _CONTINUATION.fullmatch(t, s, e) is None:
+                break
+            if line.indent > indent:
+                spans.append((s, e))
+                continue
+            if (
+                not spans
+                and line.indent == 0
+                and end - lines[i].start >= _WRAP_WIDTH
+                and _DIGIT.search(t, s, e) is not None
+            ):
+                spans.append((s, e))
+            break
+        return spans
 
     def children(self, i: int, indent: int, name: bytes, *, forced: bool) -> None:
         """A mapping under ``name`` (YAML): its value fields hold what ``name`` names; an XML

@@ -5,7 +5,8 @@ The name pass of ``_grammar`` reads a pair whose value stands right after its na
 reads them as the syntax says:
 
 * **the value is on the lines after the name**: YAML block scalars (``password: |``, ``>-``), a
-  quoted scalar continued on the next line, TOML's ``\"\"\"`` strings, heredocs (HCL's ``<<EOT``
+  quoted scalar continued on the next line, a plain one on deeper lines, a value the terminal
+  wrapped, TOML's ``\"\"\"`` strings, heredocs (HCL's ``<<EOT``
   and ``<<-EOT``), Java properties continued with ``\\``, an XML element whose text is on the
   next line, a JSON or HCL object or a YAML mapping under a credential name (``"db_password":
   {"value": …}``);
@@ -46,7 +47,7 @@ from ._engine import gated_origins
 from ._grammar import FOREIGN_WORDS
 from ._lines import Line, Lines, peel, text_lines
 from ._prefilter import Rule
-from ._reader import read, table_header
+from ._reader import CONTINUATION, read, table_header
 from ._words import CALL_NAMES, call_values, word_values
 from ._work import spend
 
@@ -124,6 +125,8 @@ _AFTER: Final = (
 heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to close on a later line
 (Nix's ``''``, Lua's ``[[``, Rust's ``r#"``, Ruby's ``%q(``, CDATA), a string joined to the next
 line's (``"ab" +``), an opening brace, or nothing (a mapping or the value below)."""
+_TOKEN: Final = rb"[a-z0-9+/=_.~\-]"
+"""A byte of a token's value (caseless)."""
 _OPEN: Final = rb"(?:[@$]{1,2}|[rbuf]{1,2})?\\{0,7}[\"'`]"
 """A string's opening quote (C#'s ``@"``, Python's ``r"``, a template literal's backtick)."""
 _V: Final = rb"[^\s\"'\\=:]"
@@ -189,6 +192,8 @@ TRIGGERS: Final[dict[str, bytes]] = {
     # NAME=value\  (continued on the next line)
     # (the gate looks for the backslash that ends a line: at depth one in JSON, three before the n)
     "continued": rb"[^\\\s]\\{2,7}[nr]|[^\\\s]\\\r?\n",
+    # NAME: value  ending its line, the value going on over the next (``_FOLLOWS``)
+    "value-wrapped": _GATE_NAME + _Q + _SP + rb"[:=]" + _SP + _TOKEN + rb"{6,}" + _SP + _EOL,
     # NAME value  (alone on its line; ENV NAME value)
     "spaced": (
         _GATE_NAME
@@ -317,6 +322,9 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
         _LEAD + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"
     ),
     "continued": _pattern(_LEAD + rb"[:=].*\\$"),
+    "value-wrapped": _pattern(
+        _LEAD + rb"[:=]" + _SP + _TOKEN + rb"{6,}" + _SP + rb"(?:$|" + _BREAK + rb"|(?<!\\)\")"
+    ),
     "spaced": _on_text(
         _pattern(
             rb"^(?:(?:export|env|set|setenv|setx)[ \t]+)?"
@@ -416,8 +424,15 @@ _QUOTED_NEXT: Final = re.compile(
 line, or the one after a blank one, opens with a quote (after its wrapper, indentation or the head
 of a JSON member). A superset of ``_Reader.alone``'s test, on the raw bytes: a line of prose that
 ends with "token" is no trigger line."""
+_WORD_NEXT: Final = re.compile(
+    _LINE_BREAK + _LINE_HEAD + CONTINUATION + rb"[ \t]*(?:" + _LINE_BREAK + rb"|$|\\{0,7}\")",
+    re.IGNORECASE,
+)
+"""After a line that ends with a credential's value, where ``_Reader.wrapped`` finds the rest of
+it: the next line is one word (after its wrapper and indentation)."""
 _FOLLOWS: Final[dict[Callable[[bytes], object], re.Pattern[bytes]]] = {
-    _CONFIRM["alone"]: _QUOTED_NEXT
+    _CONFIRM["alone"]: _QUOTED_NEXT,
+    _CONFIRM["value-wrapped"]: _WORD_NEXT,
 }
 """Triggers whose reader reads the lines after theirs: what those lines must hold (matched at the
 trigger line's end)."""
