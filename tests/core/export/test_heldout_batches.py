@@ -1,0 +1,554 @@
+"""The held-out batches 3 to 6 (issue 31): everyday secret forms and benign look-alikes, each
+batch written without looking at the scanner or its rules' tests and measured blind on main,
+then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
+(``batch: extra``: the further forms of a fixed cause, written before the fix was checked
+against them). The same checks run over every batch; what differs is data (``BATCHES``):
+
+- batch 3: 507 secret forms in 12 causes and 69 look-alikes, blind on ``d01df15`` (62 forms
+  leaked, 9 look-alikes damaged); 40 further forms and 33 look-alikes, 8 of them from the
+  project's own docs and code. Planted in a ``bash`` call's output or command, a ``read_file``
+  result as numbered rows, a diff, hashline or grep rows, ``apply_patch`` input, the ``write``
+  tool's content, an interrupted call's raw arguments, a failed result, a user's text.
+- batch 4: 107 forms and 26 look-alikes, blind on ``dbb4654`` (13 leaked, 11 of them with
+  ``findings: 0``; 4 look-alikes damaged): tools' configuration files, shell history,
+  environment dumps, logs and stack traces, HTTP headers, code literals in eleven languages,
+  SQL, connection strings, tables, comments, reasoning prose, encodings; 42 further forms and 31
+  look-alikes for ten causes (padding around a name's operator, a credential pair among other
+  pairs, a .pgpass line after an escaped break, a variable's reference as an Authorization
+  value, a ``<placeholder>`` read as an XML element, Go's MySQL DSN, a SQL column's type read
+  as its value, HTML character references, ``PW`` ending a name, a call named ``auth``).
+- batch 5: 151 forms and 27 look-alikes, blind on ``58da74e`` (21 leaked, 18 with ``findings:
+  0``; 4 look-alikes damaged): cloud CLIs' output, Kubernetes/Helm/Compose, CI logs, IDE and
+  package-manager configuration, HAR files and cookies, crash dumps, mail, mobile projects,
+  database clients, notebooks, log formats, encodings, split values, tables, prose in English
+  and nine other languages, Windows and network configuration; 55 further forms and 44
+  look-alikes for thirteen causes.
+- batch 6: 190 forms and 31 look-alikes, blind on ``64f74c5`` (44 leaked, 24 with ``findings:
+  0``; 7 look-alikes damaged): configuration formats (HOCON, EDN, Nix, Jsonnet, CUE, Starlark,
+  PowerShell, ``.reg``, LDIF, River, Unreal and Godot files, XML variants), cloud and
+  secret-manager CLIs, database tools, CI service messages, package managers and registries,
+  mobile and game-engine tooling, data tools, observability agents, VPN/SSH/GPG/Wi-Fi, browser
+  devtools copies, dumps and environment listings, a session's title, prose in twelve more
+  languages.
+
+Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
+summary; batch 6: also the session's title) and exported as JSON: no secret of it survives,
+plain, escaped or decoded (batch 3's views; batch 4 adds HTML character references and an
+``xxd`` dump's hex; batch 5 on adds ``\\xNN`` and octal escapes, base64 words inside wrapped rows
+and plain hex runs), and no export is blocked; a look-alike's text comes out as it went in. What
+still leaks is named in ``LIMITS`` with the reason (docs/security.md states them too).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import html
+import json
+import re
+import unicodedata
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rho_desk.core.export import ExportResult, Selection, export_snapshot
+from rho_desk.core.wire.codec import decode_snapshot
+
+KEY = bytes(range(32))
+
+
+# --- what still leaks, per batch ---------------------------------------------------------------
+
+_LIMITS_3: dict[str, str] = {
+    "cfg-nginx-basic-header": "a header's value quoted as one nginx argument (`Authorization \"Basic …\"`): the scheme's quote hides the base64",
+    "cfg-haproxy-userlist": "haproxy `stats auth user:X`: a directive's user:password word",
+    "cfg-postfix-sasl": "postfix sasl_passwd `host user:X` with a letters-only app password",
+    "cfg-chap-secrets": "ppp chap-secrets columns (client server secret ip) under a commented header",
+    "code-rust-unwrap-or": 'a literal default in `.unwrap_or_else(|_| "X")` of a credential-named lookup two calls before',
+    "code-concat-split": "a token split by `+`: the second half has no name",
+    "argv-printf-pipe": "`printf '%s\\n'`: the literal `\\n` in the format is read as a line break",
+    "sh-read-s-transcript": "a value echoed after `read -s`: nothing names it on its line",
+    "sh-redis-config-get": "`CONFIG GET requirepass` output: the name and the value on numbered lines",
+    "vendor-razorpay-neutral-json": "`rzp_live_` is Razorpay's key id (shown in checkout pages); the batch counted it as a secret",
+    "enc-go-byte-slice": "a Go byte slice of hex literals is not decoded",
+    "enc-java-char-array": "a Java char array is not decoded",
+    "enc-b64-wrapped-short-lines": "base64 wrapped at 8 columns: its lines are shorter than a wrapped blob's",
+    "key-bitcoin-wif": "a bitcoin WIF key as a command's argument: base58, no name",
+    "key-solana-keypair": "a keypair as a JSON array of 64 byte values",
+    "key-otpauth-migration": "otpauth-migration:// data (protobuf of TOTP seeds, base64)",
+    "url-phpsessid": "`PHPSESSID=X` outside a Cookie header: the gate's keywords are not in the name",
+    "x-cfg-pgpass-grep-rows": "a .pgpass line in grep rows: the row's `path:1:` reads as its first fields",
+    "x-code-swift-keychain-set": 'Swift `keychain.set("X", forKey: "token")`: the name comes after the value',
+    "x-code-rust-string-from": '`let token = String::from("X")`: the call is read as the value',
+    "x-cfg-pam-ldap-bindpw": "pam_ldap `bindpw X`: no keyword of the gate in the name",
+    "url-mattermost-hook": "a Mattermost webhook URL (`/hooks/<26>`) under a neutral name",
+}
+_UNFLAGGED_3_KEY_ID = (
+    "a key id, not a secret: 14 characters after its prefix, too few to look random"
+)
+
+_LIMITS_4: dict[str, str] = {
+    "tbl-aligned-secrets-list": "a 16-hex value in an aligned VALUE column under a name without a credential word",
+    "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
+    "prose-slash-pair": "prose `admin / X`: a user and password pair written with a spaced slash",
+    "prose-passphrase": "prose `passphrase … is four words`: a passphrase of plain words in a sentence",
+}
+
+_LIMITS_5: dict[str, str] = {
+    "cloud-az-storage-keys-table": "an 88-character key in an aligned table's `Value` column, its row named `key1`",
+    "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
+    "db-es-reset-password": "`New value: X`, the output of elasticsearch-reset-password",
+    "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
+    "prose-letters-phrase": "prose `the wifi password for the office is three words`",
+    "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",
+    "x-prompt-valkey-acl": "`ACL SETUSER u on >X`: ACL's `>` before a password reads as a redirection",
+    "x-cookie-ab": "ApacheBench's `ab -C`: `ab` is no client of the table, since as a word it is a hex byte of every dump (`AB`)",
+    "x-cookie-requests": '`requests.get(…, cookies={"ASP.NET_SessionId": X})`: a call\'s `cookies=` argument names no credential',
+}
+
+# batch 6, by cause (the cause, not the form)
+_NEXT_LINE = "the value is on a line after its name's"
+_SIBLING = "the name is in a sibling field (`name`), the value under the neutral `value`"
+_TABLE = "a table the structure reader does not read"
+_ARGV = "a client's argument by position or option the command table does not know"
+_NAME = "a name the grammar does not read as a credential's"
+_WORDS = "a value of plain words or letters under a credential name"
+_ENCODED = "an encoding the decoders do not read"
+_PROSE = (
+    "prose: a credential noun of a language the grammar does not know, or a value not after `is`"
+)
+
+_LIMITS_6: dict[str, str] = {
+    "db-php-var-dump": f'{_NEXT_LINE}: PHP var_dump\'s `["password"]=>` then `string(16) "X"`',
+    "ci-azure-debug-next-line": f"{_NEXT_LINE}: Azure Pipelines' `Evaluating NAME:` then `..=> 'X'`",
+    "prose-en-secret-colon-newline": f"{_NEXT_LINE}: `Client secret:` then the value alone",
+    "cli-az-keyvault-show": f"{_SIBLING}: az keyvault secret show",
+    "cli-doppler-box-table": f"{_TABLE}: box-drawing `│` cells (doppler)",
+    "db-influx-auth-table": f"{_TABLE}: tab-aligned header with a `Token` column (influx auth)",
+    "cli-vault-generate-root-otp": f"{_TABLE}: vault's Key/Value table, a row named `OTP`",
+    "cli-vault-approle-secret-id": f"{_TABLE}: vault's Key/Value table, `secret_id` holding a UUID",
+    "db-pgbouncer-userlist": f'{_TABLE}: pgbouncer userlist `"user" "X"` rows',
+    "game-vdf-password": f'{_TABLE}: Valve KeyValues `"BuildPassword"<tab>"X"`',
+    "db-mkstore-positional": f"{_ARGV}: `mkstore -createCredential db user X`",
+    "pkg-conan-login": f"{_ARGV}: `conan remote login R user -p X`",
+    "game-steamcmd-login": f"{_ARGV}: `steamcmd +login user X`",
+    "vpn-openconnect-stdin": f"{_ARGV}: `echo X | openconnect --passwd-on-stdin`",
+    "gpg-preset-passphrase": f"{_ARGV}: `gpg-preset-passphrase -P X`",
+    "vpn-wg-set-private-key": f"{_ARGV}: `wg set … private-key <(echo X)`",
+    "data-wandb-login": f"{_ARGV}: `wandb login <40 hex>`",
+    "pkg-deno-auth-tokens": f"{_ARGV}: DENO_AUTH_TOKENS' `X@host;Y@host`",
+    "dump-strace-write-auth": f"{_ARGV}: Redis' wire protocol `AUTH` inside an strace line",
+    "db-redis-acl-file": f"{_NAME}: a Redis ACL file's `>X`",
+    "fmt-cue-default": f'{_NAME}: CUE\'s default `token: *"X" | string`',
+    "pkg-gem-push-key": f"{_NAME}: `~/.gem/credentials` `:host: X`",
+    "dev-copy-as-powershell-cookie": f'{_NAME}: `Cookie("sessionid", X, …)` by position',
+    "obs-splunk-hec": f"{_NAME}: `Authorization: Splunk <uuid>`",
+    "ssh-askpass-script": f"{_NAME}: an askpass script's `echo 'X'`",
+    "db-mongo-keyfile-cat": f"{_NAME}: bare base64 lines printed by `cat …/keyfile`",
+    "fmt-gitconfig-smtppass": f"{_WORDS}: gitconfig `smtppass = letters`",
+    "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
+    "vpn-nmcli-show-secrets": f"{_WORDS}: nmcli `…psk:   letters`",
+    "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`",
+    "prose-en-pin": f"{_WORDS}: prose `pin … is word-7731`",
+    "fmt-ldif-userpassword-b64": f"{_ENCODED}: LDIF's `userPassword:: base64`",
+    "enc-py-fromhex": f'{_ENCODED}: `bytes.fromhex("…")` under a credential name',
+    "nl-tr": f"{_PROSE}: Turkish `şifresi`",
+    "nl-sv": f"{_PROSE}: Swedish `lösenordet`",
+    "nl-vi": f"{_PROSE}: Vietnamese `mật khẩu`",
+    "nl-hi": f"{_PROSE}: Hindi `पासवर्ड`",
+    "nl-ar": f"{_PROSE}: Arabic `كلمة المرور`",
+    "nl-id": f"{_PROSE}: Indonesian `kata sandi`",
+    "nl-el": f"{_PROSE}: Greek `κωδικός πρόσβασης`",
+    "nl-he": f"{_PROSE}: Hebrew `הסיסמה`",
+    "nl-it-chiave": f"{_PROSE}: Italian `chiave API`",
+    "loc-reasoning-plan": f"{_PROSE}: `the SMTP password (X)`",
+    "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
+}
+
+
+@dataclass(frozen=True)
+class Batch:
+    number: int
+    secrets: int
+    """Secret forms of the blind batch (the further forms come after them)."""
+    benign: int
+    limits: dict[str, str]
+    """The forms still leaking, each with why."""
+    unflagged: dict[str, str] = field(default_factory=dict)
+    """The leaking forms the audit's second opinion does not flag either, each with why: their
+    exports still say ``findings: 0``."""
+    damaged: dict[str, str] = field(default_factory=dict)
+    """The look-alikes still changed by the export, each with why."""
+    views: int = 5
+    """The batch's survival views: 3 (plain, escaped, decoded), 4 (+ HTML references, xxd), 5."""
+    opinion_only: bool = False
+    """A leaking form's findings are all the second opinion's (batch 3 checks it)."""
+    seen_in: tuple[str, ...] = ("text", "planted")
+    """Where each secret is checked to be visible to the views; empty: not checked."""
+
+    @property
+    def forms(self) -> list[dict[str, Any]]:
+        return _FORMS[self.number]
+
+
+BATCHES: dict[int, Batch] = {
+    3: Batch(
+        3,
+        507,
+        69,
+        {
+            **_LIMITS_3,
+            "cfg-nginx-basic-header@diff": _LIMITS_3["cfg-nginx-basic-header"],
+            "sh-redis-config-get@error": _LIMITS_3["sh-redis-config-get"],
+            "vendor-razorpay-neutral-json@grep": _LIMITS_3["vendor-razorpay-neutral-json"],
+        },
+        unflagged={
+            "vendor-razorpay-neutral-json": _UNFLAGGED_3_KEY_ID,
+            "vendor-razorpay-neutral-json@grep": _UNFLAGGED_3_KEY_ID,
+            "key-otpauth-migration": "a value named `data` is data to the second opinion (an image's, encrypted content's)",
+            "url-phpsessid": "lower-case letters and digits: by shape, an id as much as a session's secret",
+            "url-mattermost-hook": "a URL's path segment of lower-case letters and digits: by shape, an id",
+        },
+        views=3,
+        opinion_only=True,
+        seen_in=(),
+    ),
+    4: Batch(
+        4,
+        107,
+        26,
+        _LIMITS_4,
+        unflagged={
+            "tbl-aligned-secrets-list": "16 hex digits: by shape, an id",
+            "prose-ish": "letters, one digit and a symbol at the end: below the password shape's two digits",
+            "prose-slash-pair": "one word and four digits and a symbol at the end: no symbol between letters or digits",
+            "prose-passphrase": "plain words: by shape, prose",
+        },
+        damaged={
+            "x-auth-ok-scope": '`auth("reports:read")`: a scope in a call named `auth` reads as a `user:password` pair',
+            "x-pgpass-ok-times": "`sha:1234:abcd:ef:0123456789` after another line: a colon record of five fields ending in ten digits reads as a .pgpass line",
+        },
+        views=4,
+        seen_in=("text",),
+    ),
+    5: Batch(
+        5,
+        151,
+        27,
+        _LIMITS_5,
+        unflagged={
+            k: v
+            for k, v in _LIMITS_5.items()
+            if k not in {"cloud-az-storage-keys-table", "nb-output-env"}
+        },
+        damaged={
+            "ok-smtp-ehlo": "a Message-ID's random local part after `=`",
+            "ok-google-services-ids": "Firebase's `mobilesdk_app_id`: a random public id after `android:`",
+            "ok-mongo-objectid": "`ObjectId('<24 hex>')`: a database id in a call",
+        },
+    ),
+    6: Batch(
+        6,
+        190,
+        31,
+        _LIMITS_6,
+        unflagged={
+            k: f"{v}; by shape the second opinion sees nothing to flag"
+            for k, v in _LIMITS_6.items()
+            if k
+            in {
+                "fmt-ldif-userpassword-b64",
+                "fmt-gitconfig-smtppass",
+                "cli-vault-approle-secret-id",
+                "db-mongo-keyfile-cat",
+                "pkg-deno-auth-tokens",
+                "pkg-gem-push-key",
+                "mob-fastlane-match-env",
+                "game-vdf-password",
+                "data-wandb-login",
+                "obs-splunk-hec",
+                "vpn-wg-set-private-key",
+                "vpn-netsh-key-content",
+                "dev-copy-as-powershell-cookie",
+                "dump-strace-write-auth",
+                "enc-py-fromhex",
+                "nl-sv",
+                "nl-vi",
+                "nl-hi",
+                "nl-ar",
+                "nl-id",
+                "nl-el",
+                "nl-he",
+                "prose-en-pin",
+                "prose-en-secret-colon-newline",
+            }
+        },
+        damaged={
+            "ok-minisign-pub": "a minisign public key (`RWQ…` base64 under its comment line) reads as a random value",
+            "ok-wg-show-peer": "`wg show`'s `public key:` / `peer:` base64 keys read as random values",
+            "ok-content-digest": "RFC 9530 `sha-256=:<base64>:` digests read as random values",
+            "ok-websocket-key": "`Sec-WebSocket-Key`, a handshake nonce, is named `Key`",
+            "ok-helm-checksum-annotation": "`checksum/secret: <sha256>`: a hash under a name ending `secret`",
+            "ok-kubeseal-sealed": "a SealedSecret's ciphertext (meant for git) under `password:`",
+            "ok-ssh-known-hosts-hashed": "a hashed known_hosts entry's `|1|salt|hash` reads as random values",
+        },
+    ),
+}
+
+_FORMS: dict[int, list[dict[str, Any]]] = {
+    n: json.loads(Path(__file__).with_name(f"heldout_batch_{n}.json").read_text(encoding="utf-8"))
+    for n in BATCHES
+}
+
+
+# --- where a form is planted (as its batch's harness plants it) -----------------------------------
+
+
+def _numbered(text: str) -> str:
+    return "\n".join(f"{i}:{line}" for i, line in enumerate(text.split("\n"), 1))
+
+
+def _planted(form: dict[str, Any]) -> str:
+    """The string the form's text becomes where it is planted (its own text for a reasoning
+    summary or a title)."""
+    text: str = form["text"]
+    loc = form["loc"]
+    lines = text.split("\n")
+    if loc == "read":
+        return _numbered(text)
+    if loc == "hashline":
+        return "[config/app.conf#K7Q2]\n" + _numbered(text)
+    if loc == "grep":
+        return "\n".join(f"config/app.conf:{i}:{line}" for i, line in enumerate(lines, 1))
+    if loc == "diff":
+        body = "\n".join("+" + line for line in lines)
+        head = "diff --git a/config/app.conf b/config/app.conf\nindex 3f2a1c4..9be01d7 100644\n"
+        return f"{head}--- a/config/app.conf\n+++ b/config/app.conf\n@@ -1,0 +1,{len(lines)} @@\n{body}"
+    if loc == "patch":
+        body = "\n".join("+" + line for line in lines)
+        return f"*** Begin Patch\n*** Add File: config/app.conf\n{body}\n*** End Patch"
+    if loc == "aborted":
+        return '{"command": ' + json.dumps(text)
+    return text
+
+
+def _history(form: dict[str, Any]) -> list[dict[str, Any]]:
+    loc, text, cid = form["loc"], _planted(form), "call_0"
+
+    def turn(call: dict[str, Any], content: str, ok: bool = True) -> list[dict[str, Any]]:
+        return [
+            {"Assistant": [{"ToolCall": {"id": cid, **call}}]},
+            {"ToolResult": {"id": cid, "ok": ok, "content": content}},
+        ]
+
+    if loc == "user":
+        return [{"User": [{"Text": text}]}]
+    if loc == "reasoning":
+        summary = {"content": [{"Text": "Done."}], "reasoning_summary": text}
+        return [{"EnrichedAssistant": summary}]
+    if loc == "title":
+        return [{"Assistant": [{"Text": "ok"}]}]
+    if loc == "command":
+        return turn({"name": "bash", "arguments": {"command": text}}, "done")
+    if loc == "write":
+        return turn({"name": "write", "arguments": {"path": "notes.txt", "content": text}}, "ok")
+    if loc == "patch":
+        return turn({"name": "apply_patch", "arguments": {"input": text}}, "applied 1 file")
+    if loc == "aborted":
+        usage = {"input_tokens": 10, "output_tokens": 5, "cache_read_tokens": None}
+        call = {"id": cid, "name": "bash", "arguments": text}
+        aborted = {"content": [{"Text": "Running it."}], "reasoning": "", "tool_calls": [call]}
+        return [{"AbortedAssistant": {**aborted, "usage": usage}}]
+    if loc in ("read", "hashline"):
+        return turn({"name": "read_file", "arguments": {"path": "config/app.conf"}}, text)
+    if loc == "grep":
+        return turn({"name": "grep", "arguments": {"pattern": "=", "path": "config"}}, text)
+    cmd = form.get("cmd", "git diff" if loc == "diff" else "./run.sh")
+    return turn({"name": "bash", "arguments": {"command": cmd}}, text, ok=loc != "error")
+
+
+def exported(history: list[dict[str, Any]], metadata: dict[str, str] | None = None) -> ExportResult:
+    """A session of ``history`` (wire records), exported as JSON with everything selected."""
+    raw = {
+        "schema_version": 2,
+        "session_id": "s-1",
+        "revision": 1,
+        "history": history,
+        "provider": {"provider": "openai", "api": "responses", "model": "gpt-5"},
+        "compaction": {"completed_compactions": 0, "removed_messages": 0},
+        "metadata": metadata or {},
+        "prompt_cache_key": "k",
+    }
+    return export_snapshot(
+        decode_snapshot(json.dumps(raw)), Selection.everything(), key=KEY, fmt="json"
+    )
+
+
+def export_form(form: dict[str, Any]) -> ExportResult:
+    """The form planted where its batch plants it, in a session exported as JSON."""
+    title = {"title": form["text"]} if form["loc"] == "title" else None
+    return exported([{"User": [{"Text": "look"}]}, *_history(form)], title)
+
+
+def _strings(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v)]
+    return []
+
+
+# --- what survives: plain, escaped, decoded -------------------------------------------------------
+
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]"
+)
+_B64 = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}")
+
+
+def _views_3(text: str) -> list[str]:
+    out = [text, urllib.parse.unquote(urllib.parse.unquote(text))]
+    out.append(unicodedata.normalize("NFKC", _IGNORABLE.sub("", text)))
+    out.append(re.sub(r"\\u\{?([0-9A-Fa-f]{2,6})\}?", lambda m: chr(int(m.group(1), 16)), text))
+    squeezed = re.sub(r"\s+", "", text)
+    blocks = ["".join(b.split()) for b in re.findall(r"(?:^[A-Za-z0-9+/=]{4,}$\n?)+", text, re.M)]
+    for m in (m for t in (squeezed, *blocks) for m in _B64.finditer(t)):
+        run = m.group(0).rstrip("=").replace("-", "+").replace("_", "/")
+        with contextlib.suppress(binascii.Error, ValueError):
+            out.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("latin-1"))
+    for m in re.finditer(r"(?:0x[0-9A-Fa-f]{2}\s*,\s*){5,}0x[0-9A-Fa-f]{2}", text):
+        out.append(
+            bytes(int(v, 16) for v in re.findall(r"0x([0-9A-Fa-f]{2})", m.group(0))).decode(
+                "latin-1"
+            )
+        )
+    chars = re.findall(r"'(.)'", text)
+    if len(chars) >= 6:
+        out.append("".join(chars))
+    return out
+
+
+_XXD_ROW = re.compile(r"^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} ?)+)", re.M)
+
+
+def _views_4(text: str) -> list[str]:
+    out = [html.unescape(text), html.unescape(text.replace("\\u0026", "&"))]  # Go's JSON: \u0026
+    rows = _XXD_ROW.findall(text)
+    if rows:
+        out.append(bytes.fromhex("".join(r.replace(" ", "") for r in rows)).decode("latin-1"))
+    return out
+
+
+_B64_WORD = re.compile(r"[A-Za-z0-9+/]{12,}={0,2}")
+_B64_BLOCK = re.compile(r"(?:^[A-Za-z0-9+/=]{8,}$\n?)+", re.M)
+_HEX_RUN = re.compile(r"(?:[0-9a-f]{2}){8,}")
+
+
+def _views_5(text: str) -> list[str]:
+    out = _views_4(text)
+    out.append(re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text))
+    out.append(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text))
+    peeled = re.sub(r"^(?:\d+:|\+)", "", text, flags=re.M)
+    words = _B64_WORD.findall(peeled) + ["".join(b.split()) for b in _B64_BLOCK.findall(peeled)]
+    for word in words:
+        with contextlib.suppress(binascii.Error, ValueError):
+            out.append(base64.b64decode(word + "=" * (-len(word) % 4)).decode("latin-1"))
+    out.extend(bytes.fromhex(h).decode("latin-1") for h in _HEX_RUN.findall(text))
+    return out
+
+
+def _survives(secret: str, strings: list[str]) -> bool:
+    escaped = json.dumps(secret)[1:-1]
+    return any(secret in view or escaped in view for s in strings for view in _views_3(s))
+
+
+def left_of(form: dict[str, Any], strings: list[str], views: int = 5) -> list[str]:
+    """The secrets of ``form`` that ``strings`` still hold, seen through a batch's views."""
+    more = {3: None, 4: _views_4, 5: _views_5}[views]
+    extra = [view for s in strings for view in more(s)] if more else []
+    return [s for s in form["secrets"] if _survives(s, strings) or _survives(s, extra)]
+
+
+# --- the checks ------------------------------------------------------------------------------------
+
+
+def _params(test: str) -> list[Any]:
+    out = []
+    for batch in BATCHES.values():
+        for form in batch.forms:
+            if test == "secret" and not form.get("benign"):
+                reasons = batch.limits
+            elif test == "benign" and form.get("benign"):
+                reasons = batch.damaged
+            elif test == "flagged" and form["id"] in batch.limits:
+                reasons = batch.unflagged
+            else:
+                continue
+            marks = []
+            if form["id"] in reasons:
+                marks.append(pytest.mark.xfail(strict=True, reason=reasons[form["id"]]))
+            out.append(pytest.param(batch, form, id=f"{batch.number}-{form['id']}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize(("batch", "form"), _params("secret"))
+def test_no_secret_of_the_form_survives_its_export(batch: Batch, form: dict[str, Any]) -> None:
+    result = export_form(form)
+    strings = _strings(json.loads(result.data))
+    left = left_of(form, strings, batch.views)
+    assert not left, (form["note"], left, max(strings, key=len)[:400])
+    assert not result.blocked
+
+
+@pytest.mark.parametrize(("batch", "form"), _params("benign"))
+def test_the_look_alike_comes_out_as_it_went_in(batch: Batch, form: dict[str, Any]) -> None:
+    result = export_form(form)
+    strings = _strings(json.loads(result.data))
+    assert _planted(form) in strings or form["text"] in strings, (
+        form["note"],
+        max(strings, key=len)[:400],
+    )
+    assert not result.blocked
+
+
+@pytest.mark.parametrize(("batch", "form"), _params("flagged"))
+def test_a_form_that_still_leaks_is_a_finding_of_the_audit(
+    batch: Batch, form: dict[str, Any]
+) -> None:
+    """The audit's second opinion reads command lines' words and decoded text: a form the
+    scanner misses is flagged for review in the receipt, not ``findings: 0``."""
+    result = export_form(form)
+    assert result.report.findings, form["note"]
+    if batch.opinion_only:
+        assert all(f.rule.startswith("second-opinion:") for f in result.report.findings)
+    assert not result.blocked
+
+
+@pytest.mark.parametrize(
+    "batch", [pytest.param(b, id=str(n)) for n, b in BATCHES.items() if b.seen_in]
+)
+def test_every_secret_is_visible_in_the_form_as_written(batch: Batch) -> None:
+    """A secret the views cannot see in its own form (or in its rows) would count as never leaking."""
+    for form in batch.forms:
+        seen = [form["text"]] + ([_planted(form)] if "planted" in batch.seen_in else [])
+        for secret in form.get("secrets", []):
+            assert left_of({"secrets": [secret]}, seen, batch.views), (form["id"], secret)
+
+
+@pytest.mark.parametrize("batch", [pytest.param(b, id=str(n)) for n, b in BATCHES.items()])
+def test_the_batch_is_the_one_measured(batch: Batch) -> None:
+    """The blind batch's secret forms and look-alikes, the further forms after them; every
+    form named in a reason is one of the batch's."""
+    blind = [f for f in batch.forms if f.get("batch") != "extra"]
+    assert sum(1 for f in blind if not f.get("benign")) == batch.secrets
+    assert sum(1 for f in blind if f.get("benign")) == batch.benign
+    ids = {f["id"] for f in batch.forms}
+    assert len(ids) == len(batch.forms)
+    assert set(batch.limits) | set(batch.damaged) <= ids
+    assert set(batch.unflagged) <= set(batch.limits)
