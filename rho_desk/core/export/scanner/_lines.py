@@ -65,7 +65,7 @@ class Lines(Sequence[Line]):
     is peeled when a reader first asks for the line (the readers look at a few lines around each
     trigger line, not at every line of a window)."""
 
-    __slots__ = ("_diff", "_lines", "_lower", "_t", "begins")
+    __slots__ = ("_diff", "_lines", "_lower", "_t", "begins", "pairs_headers")
 
     def __init__(self, t: bytes) -> None:
         self._t = t
@@ -74,6 +74,8 @@ class Lines(Sequence[Line]):
         self._lines: list[Line | None] = [None] * len(self.begins)
         self._diff: bool | None = None
         self._lower: bytes | None = None
+        self.pairs_headers: dict[int, bool] = {}
+        """Which lines are a key/value table's header (``_Reader.pairs_header``), as asked."""
         spend(len(t))
 
     @property

@@ -108,18 +108,19 @@ def _trimmed(t: bytes, start: int, end: int) -> Span:
 def _quoted_end(t: bytes, pos: int, end: int, quote: int) -> int:
     """The closing ``quote`` of a string opening before ``pos`` (backslash escapes, and ``''``
     in single quotes), or -1 before ``end``."""
+    mark = bytes((quote,))
     i = pos
     while i < end:
-        c = t[i]
-        if c == 0x5C and quote == 0x22:
-            i += 2
-            continue
-        if c == quote:
-            if quote == 0x27 and i + 1 < end and t[i + 1] == 0x27:
-                i += 2
+        close = t.find(mark, i, end)
+        if quote == 0x22:
+            escape = t.find(b"\\", i, end if close < 0 else close)
+            if escape >= 0:
+                i = escape + 2  # the escaped byte is skipped
                 continue
-            return i
-        i += 1
+        elif quote == 0x27 and 0 <= close < end - 1 and t[close + 1] == 0x27:
+            i = close + 2
+            continue
+        return close
     return -1
 
 
@@ -565,6 +566,12 @@ class _Reader:
         """A line that ends with a credential name (SQL's ``PASSWORD`` or ``IDENTIFIED BY``, PHP's
         ``define(`` then ``'DB_PASSWORD',``): a quoted value on the next line is its value."""
         t, line = self.t, self.lines[i]
+        begins = self.lines.begins
+        after = begins[i + 3] if i + 3 < len(begins) else len(t)
+        if i + 1 >= len(begins) or (
+            t.find(b'"', begins[i + 1], after) < 0 and t.find(b"'", begins[i + 1], after) < 0
+        ):
+            return  # no quote on the next two lines
         # the value: a string that starts the next line holding anything (of the next two)
         nxt = next(
             (
@@ -734,9 +741,10 @@ class _Reader:
         begins, lowered, first = self.lines.begins, self.lines.lowered, self.lines.begins[i + 1]
         end = begins[last] if last < len(begins) else len(self.t)
         at = last_cell_word(self.t, lowered, sep, first, end)
+        bare = self.bare(i) if at >= 0 else False
         while at >= 0:
             k = bisect.bisect_right(begins, at, i + 1, last) - 1
-            got = cells(self.t[self.row_start(k, bare=self.bare(i)) : self.lines[k].end], sep)
+            got = cells(self.t[self.row_start(k, bare=bare) : self.lines[k].end], sep)
             if got and named_cell(got[0][0].lower()):
                 return k + 1
             at = last_cell_word(self.t, lowered, sep, first, begins[k])
@@ -758,12 +766,15 @@ class _Reader:
         return False
 
     def pairs_header(self, k: int) -> bool:
-        line = self.lines[k]
-        text = self.t[line.start + line.indent : line.end]
-        if b"value" not in text.lower():
-            return False  # no "Value" cell: the line is split only when it can hold one
-        sep = table_separator(text)
-        return sep is not None and pairs_header([c.strip(b" \"'") for c, _, _ in cells(text, sep)])
+        known = self.lines.pairs_headers.get(k)
+        if known is None:
+            line = self.lines[k]
+            text = self.t[line.start + line.indent : line.end]
+            sep = table_separator(text) if b"value" in text.lower() else None
+            known = self.lines.pairs_headers[k] = sep is not None and pairs_header(
+                [c.strip(b" \"'") for c, _, _ in cells(text, sep)]
+            )  # (no "Value" cell: the line is split only when it can hold one)
+        return known
 
     def cell(self, start: int, end: int, name: bytes, *, forced: bool) -> None:
         t = self.t

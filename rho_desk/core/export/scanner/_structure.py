@@ -537,6 +537,7 @@ def _trigger_bounds(
     codes = sorted(end << _KINDS_SHIFT | kind for kind, ends in enumerate(reports) for end in ends)
     start, end = -1, -2  # the line of the report before
     kinds = 0  # the triggers reported on it (a bit each)
+    work = 0
     for code in codes:
         pos = max(0, (code >> _KINDS_SHIFT) - 1)
         if not (start <= pos <= end and end - start < LINE_MAX - 2):
@@ -554,7 +555,7 @@ def _trigger_bounds(
         kinds |= 1 << kind
         if start in found:
             continue
-        spend(2 * (end - start))
+        work += 2 * (end - start)
         test, gate = _CONFIRMS[kind]
         confirmed: bool | None
         if end - start > _MEMO_LINE:
@@ -570,6 +571,7 @@ def _trigger_bounds(
             found[start] = end
     if kinds:
         reported[start] = kinds
+    spend(work)
     return found, reported
 
 

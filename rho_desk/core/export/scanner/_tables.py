@@ -219,18 +219,20 @@ class Header(NamedTuple):
     columns: list[int]
 
 
-_HEADERS: dict[bytes, Header | None] = {}
+_HEADERS: dict[bytes, Header] = {}
 """``header`` by the line's text (a table prints its header again and again)."""
+_NOT_HEADERS: set[bytes] = set()
+"""Lines that are no header, kept apart: the rows of a table's values, each printed once, would
+otherwise push its headers out of ``_HEADERS``."""
+_CACHED: Final = 4096
 
 
 def header(text: bytes) -> Header | None:
     """``text`` (a line, peeled) as a table's header: two cells or more, each a short name, one of
     them a credential's, or ``Key | Value``; None when it is none (cached)."""
-    if text in _HEADERS:
-        return _HEADERS[text]
-    if len(_HEADERS) > 4096:
-        _HEADERS.clear()
-    found = None
+    found = _HEADERS.get(text)
+    if found is not None or text in _NOT_HEADERS:
+        return found
     sep = table_separator(text)
     if sep is not None:
         names = [c.strip(b" \"'") for c, _, _ in cells(text, sep)]
@@ -239,7 +241,14 @@ def header(text: bytes) -> Header | None:
             columns = [k for k, n in enumerate(names) if credential_name(n)]
             if pairs or columns:
                 found = Header(sep, names, pairs, columns)
-    _HEADERS[text] = found
+    if found is None:
+        if len(_NOT_HEADERS) > _CACHED:
+            _NOT_HEADERS.clear()
+        _NOT_HEADERS.add(text)
+    else:
+        if len(_HEADERS) > _CACHED:
+            _HEADERS.clear()
+        _HEADERS[text] = found
     return found
 
 

@@ -413,6 +413,8 @@ _LABEL_WORDS: Final = frozenset(
 """Words that make a value of several words a label naming the credential (``Forgot
 password?``, ``Passwort vergessen``), not a passphrase."""
 _WORD_SPLIT: Final = re.compile(rb"[\s.,:;!?()\"'`]+")
+_NOT_ALNUM: Final = bytes(b for b in range(256) if not (0x61 <= b <= 0x7A or 0x30 <= b <= 0x39))
+"""What ``bytes.translate`` deletes to squeeze a lower-case name to its letters and digits."""
 _BLOCK_INDICATOR: Final = re.compile(rb"(?:![A-Za-z!]{0,16}[ \t]+)?[|>][+\-]?[0-9]?\\*")
 """A YAML block scalar's indicator (the value is on the lines after it)."""
 
@@ -455,8 +457,8 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
     if b"://" in value and b"@" not in value and b" " not in value:
         return False  # a URL (one with a password is url-password's)
     if name:
-        squeezed = re.sub(rb"[^a-z0-9]", b"", lowered)
-        if squeezed and squeezed == re.sub(rb"[^a-z0-9]", b"", name.lower()):
+        squeezed = lowered.translate(None, _NOT_ALNUM)
+        if squeezed and squeezed == name.lower().translate(None, _NOT_ALNUM):
             return False  # password: password, token = token
     if value.isdigit() and len(value) < 6:
         return False

@@ -73,9 +73,22 @@ _NAME_CHARS: Final = re.compile(r"[A-Za-z0-9_.:\-]+")
 _ASSIGN: Final = frozenset({b"=", b":=", b"=>", b":", b"::=", b"?=", b"+=", b"<-", b"->"})
 
 
+_NAMES: dict[bytes, int] = {}
+"""``_name`` by the word (a command's words and a directive's names repeat)."""
+
+
 def _name(word: bytes) -> int:
     """2: ``word`` names a credential by the grammar; 1: by a directive's word (``key``,
-    ``community``, ``…-key``); 0: not."""
+    ``community``, ``…-key``); 0: not (cached)."""
+    known = _NAMES.get(word)
+    if known is None:
+        if len(_NAMES) > 4096:
+            _NAMES.clear()
+        known = _NAMES[word] = _named(word)
+    return known
+
+
+def _named(word: bytes) -> int:
     text = word.strip(_TRIM + b":\"'").decode("ascii", "replace")
     if not text or len(text) > 80 or _NAME_CHARS.fullmatch(text) is None:
         return 0
