@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,25 +189,53 @@ def test_an_opencode_database_alone_asks_for_a_session(homes: dict[str, Path]) -
     assert "holds 2 sessions; name one as" in line
 
 
+def _long_rollout(path: Path) -> Path:
+    """A Codex rollout whose transcript takes several of the writer's chunks (1 MiB each)."""
+    stamp = "2026-03-01T10:00:00.000Z"
+    lines: list[dict[str, Any]] = [
+        {
+            "timestamp": stamp,
+            "type": "session_meta",
+            "payload": {"id": "t1", "cwd": "/w", "timestamp": stamp},
+        }
+    ]
+    for n in range(4):
+        for payload in (
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+            {"type": "function_call", "name": "shell", "call_id": f"c{n}", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": f"c{n}", "output": "x" * 600_000},
+        ):
+            lines.append({"timestamp": stamp, "type": "response_item", "payload": payload})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("chunks", ["one", "several"])
 def test_an_import_whose_writes_fail_leaves_no_file(
-    sessions: dict[str, Path], tmp_path: Path
+    sessions: dict[str, Path], tmp_path: Path, chunks: str
 ) -> None:
     """The transcript is written while it is built: a write that fails (here the file size
     limit: a real EFBIG from the kernel) ends the import with the file and the reason, and
-    removes what was written."""
+    removes what was written (at its only chunk, or after the first of several)."""
     import resource
     import signal
     import subprocess
     import sys
 
     out = tmp_path / "imported.jsonl"
+    source = (
+        sessions["codex"]
+        if chunks == "one"
+        else _long_rollout(tmp_path / "rollout-2026-03-01T10-00-00-t1.jsonl")
+    )
+    size = 2000 if chunks == "one" else 1_500_000
 
     def limit() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
     result = subprocess.run(
-        [sys.executable, "-m", "rho_desk", "import", str(sessions["codex"]), "-o", str(out)],
+        [sys.executable, "-m", "rho_desk", "import", str(source), "-o", str(out)],
         capture_output=True,
         text=True,
         timeout=60,

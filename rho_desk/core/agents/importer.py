@@ -25,6 +25,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import os
+import queue
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -62,6 +63,8 @@ __all__ = [
 
 _CHUNK: Final = 1024 * 1024
 """How much of the transcript is encoded before it is written."""
+_BUFFERS: Final = 4
+"""Chunks encoded ahead of the writes, at most."""
 RECEIPT_NAME: Final = "rho-desk-import.json"
 _OPENCODE: Final = "opencode"
 """``opencode.AGENT``."""
@@ -370,18 +373,54 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
 
 
 def _write_records(fd: int, records: Sequence[Record]) -> None:
-    """The records as JSON lines, in one pass: each encoded into one buffer that goes to the
-    file whenever it holds a chunk (never the whole transcript in memory, nor a copy of it)."""
+    """The records as JSON lines, in one pass: each encoded into a buffer that goes to the file
+    whenever it holds a chunk (never the whole transcript in memory, nor a copy of it).
+
+    A thread of its own writes the chunks while the next ones are encoded: a write is mostly
+    the kernel copying the bytes, without the GIL, so on a second core it costs the import no
+    time. A few buffers go back and forth between the two.
+
+    Raises:
+        OSError: a write failed (the writing thread's error, raised here).
+    """
     encode_into = msgspec.json.Encoder().encode_into
-    buffer = bytearray()
-    for record in records:
-        encode_into(record, buffer, -1)
-        buffer += b"\n"
-        if len(buffer) >= _CHUNK:
-            write_all(fd, buffer)
-            buffer.clear()
-    if buffer:
-        write_all(fd, buffer)
+    free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()
+    full: queue.SimpleQueue[bytearray | None] = queue.SimpleQueue()
+    for _ in range(_BUFFERS):
+        free.put(bytearray())
+    failure: list[BaseException] = []
+
+    def write() -> None:
+        while (chunk := full.get()) is not None:
+            if not failure:
+                try:
+                    write_all(fd, chunk)
+                except BaseException as exc:  # handed to the encoding side, which stops
+                    failure.append(exc)
+                    chunk = bytearray()  # the error's traceback holds a view of the chunk
+            chunk.clear()
+            free.put(chunk)
+
+    writer = threading.Thread(target=write, name="rho-desk import writer", daemon=True)
+    writer.start()
+    try:
+        buffer = free.get()
+        for record in records:
+            encode_into(record, buffer, -1)
+            buffer += b"\n"
+            if len(buffer) >= _CHUNK:
+                full.put(buffer)
+                if failure:
+                    break
+                buffer = free.get()
+        else:
+            if buffer:
+                full.put(buffer)
+    finally:
+        full.put(None)
+        writer.join()
+    if failure:
+        raise failure[0]
 
 
 def _append(transcript: Path, built: AgentSessionFile) -> int:
