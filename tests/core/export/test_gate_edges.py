@@ -285,7 +285,7 @@ def test_each_window_covers_the_longest_match_of_its_gate() -> None:
     """A window pass's gate reports a match's end; the pass's start must lie within its window
     (``NAMED_WINDOW`` and the others)."""
     windowed = [rule for rule in _passes()[1] if rule.window]
-    assert len(windowed) == 10
+    assert len(windowed) == 11
     for rule in windowed:
         assert rule.gate is not None and rule.gate[1:] == (0, 0)
         _, longest = re._parser.parse(rule.gate[0].decode("latin-1")).getwidth()  # type: ignore[attr-defined]
@@ -428,3 +428,56 @@ def test_an_element_after_an_operator_is_read_when_it_is_closed(
         at = data.index(value.encode())
         assert any(h[1] <= at and at + len(value) <= h[2] for h in hits(gated, data)), data
     assert hits(gated, b"API_KEY=<your-api-key>") == []
+
+
+PEM_PIECES = [
+    b"-----BEGIN RSA PRIVATE KEY-----",
+    b"-----BEGIN PRIVATE KEY-----",
+    b"BEGIN OPENSSH PRIVATE KEY--",
+    b"-----END RSA PRIVATE KEY-----",
+    b"-----BEGIN",
+    b"-----BEGI",
+    b"-----B",
+    b"-----END",
+    b"-----begin",
+    b"-",
+    b"-----",
+    b"-" * 9,
+    b"\n",
+    b"\\n",
+    b" " * 5,
+    b":",
+    b"Z9",
+    b"QUJDREVGR0g=",
+    b"keys/id_001.pem:1:",
+    b"\xe2\x86\x92",
+    b"|",
+]
+"""What the private-key gate looks at: headers, what follows them up to the next ``-----BEGIN``
+or ``-----END``, base64 bytes and others, dashes in runs short and long, the end of the text."""
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.sampled_from(PEM_PIECES), min_size=1, max_size=24).map(b"".join))
+def test_gated_and_plain_agree_on_private_key_headers(
+    scanners: tuple[SecretScanner, SecretScanner], text: bytes
+) -> None:
+    gated, plain = scanners
+    assert hits(gated, text) == hits(plain, text)
+
+
+def test_grep_output_of_private_key_headers_gives_the_gate_nothing(
+    scanners: tuple[SecretScanner, SecretScanner],
+) -> None:
+    """Headers with too little between them for a key: the private-key pass looks at the last
+    header only (nothing follows it), and where a key follows, at the key."""
+    gated, _ = scanners
+    assert gated._gate is not None
+    line = b"keys/id_%03d.pem:1:-----BEGIN RSA PRIVATE KEY-----\n"
+    grep = b"".join(line % i for i in range(50))
+    assert min(gated._gate.scan(grep).ends[0]) > len(grep) - len(line % 0)
+    key = b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7" + b"Qx9" * 20
+    assert min(gated._gate.scan(grep + key).ends[0]) > len(grep)
+    assert [h.rule for h in gated.scan(grep + key)] == ["private-key"]

@@ -6,7 +6,8 @@ in lower-cased text, the head of long runs only, the gate's start pattern). ``to
 over the runs of base64/identifier bytes, ``keyword_passes`` over the text; the handlers apply
 the boundary rules that let a token start right after an escape sequence (``run_start``,
 ``unescaped_start``). ``aws_secret_near`` finds an unlabelled AWS secret key next to its id.
-The catalogue of rule ids is ``_catalogue``; the scanner that runs these passes is ``_secrets``.
+The catalogue of rule ids is ``_catalogue``; the scanner that runs these passes is ``_secrets``;
+the private-key rule, pattern, handler and gate, is ``_pem``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Final
 
 from ._bounded import VALUE_BOUND, WholeValue
 from ._catalogue import Hit
+from ._pem import PEM_GATE, PEM_HEADER, PEM_WINDOW, private_key
 from ._values import masked, store_reference, within_store_reference
 from ._vendors import (
     INFIX_TOKENS,
@@ -35,9 +37,6 @@ from ._work import spend
 
 __all__ = [
     "AWS_PAIR_WINDOW",
-    "PEM_BODY_MIN",
-    "PEM_MATERIAL_MIN",
-    "PEM_MAX",
     "Handler",
     "Pass",
     "aws_secret_near",
@@ -294,81 +293,6 @@ def _cookie(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # a cookie header starts with name=value; "Cookie: header values..." is prose
     start = m.start("value")
     return Hit("cookie", start, start + len(value), value)
-
-
-_PEM_END: Final = re.compile(rb"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY: Final = re.compile(rb"(?:[A-Za-z0-9+/=\s:,.\-\\|>]|\xe2\x86\x92)*")
-"""A key's body: base64 and line breaks (escaped or not), headers (``Proc-Type: 4,ENCRYPTED``),
-and the prefixes of numbered, quoted or diffed lines (``12:``, ``12→``, ``  12 |``, ``> ``, ``+``)."""
-PEM_MAX: Final = 65536
-"""Longest private-key block looked for, in bytes (a 16384-bit RSA key is about 12 KB)."""
-_PEM_BEGIN: Final = b"-----BEGIN"
-PEM_MATERIAL_MIN: Final = 16
-"""Base64 characters a private-key block without its ``-----END`` line needs to count as a key."""
-PEM_BODY_MIN: Final = 12
-"""... and with it (``-----BEGIN PRIVATE KEY-----`` around ``anything`` is a template)."""
-# Not a byte of base64, nor the first dash of ``-----BEGIN`` or ``-----END``: a run of other
-# bytes, then each allowed dash with the run after it (unrolled, about a third faster than an
-# alternation per byte; possessive: the filler and the base64 characters never overlap, so
-# nothing is given back)
-_PEM_FILLER: Final = rb"[^A-Za-z0-9+/\-]*+(?:-(?!----(?:BEGIN|END))[^A-Za-z0-9+/\-]*+)*+"
-_PEM_NOT_BEFORE_HEADER: Final = (
-    rb"(?!(?:"
-    + _PEM_FILLER
-    + rb"[A-Za-z0-9+/]){0,%d}+" % (PEM_MATERIAL_MIN - 1)
-    + _PEM_FILLER
-    + rb"-----BEGIN)"
-)
-"""A header followed by the next ``-----BEGIN`` with fewer than ``PEM_MATERIAL_MIN`` base64
-characters and no ``-----END`` between holds no key (``_private_key`` would find none): the
-pattern leaves it, so ``grep`` output of many headers costs no call per header."""
-_NOT_BASE64: Final = bytes(
-    b
-    for b in range(256)
-    if b not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-)
-
-
-def _private_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """From ``-----BEGIN … PRIVATE KEY-----`` through its ``-----END`` line (or the end of the
-    base64 body when the block is cut short).
-
-    A block never runs past the next ``-----BEGIN``, nor past ``PEM_MAX`` bytes: each byte after
-    a header is examined for one block only, so a text of many headers costs one pass.
-    """
-    head, tail = m.span()
-    start = head
-    lowest = max(0, head - 5)
-    while start > lowest and data[start - 1] == 0x2D:
-        start -= 1
-    limit = min(len(data), tail + PEM_MAX)
-    following = data.find(_PEM_BEGIN, tail, limit)
-    if following >= 0:
-        limit = following
-    spend(limit - tail)
-    close = data.find(b"-----END", tail, limit)
-    if (
-        close < 0
-        and limit - tail <= 256
-        and len(data[tail:limit].translate(None, _NOT_BASE64)) < PEM_MATERIAL_MIN
-    ):
-        return None  # the next header follows with too little between for a key (grep output)
-    end_match = _PEM_END.match(data, close, limit) if close >= 0 else None
-    if end_match is None:
-        cut = _PEM_BODY.match(data, tail, limit)
-        end = cut.end() if cut is not None else tail
-    else:
-        end = end_match.end()
-    # the fingerprinted value: the header and the key's first base64 characters, however the block
-    # is escaped or wrapped (a JSON export and a Markdown export of one key agree)
-    body = data[tail : min(close if end_match is not None else end, tail + 2048)]
-    if b"\\" in body:
-        body = body.replace(b"\\n", b"").replace(b"\\r", b"")
-    material = body.translate(None, _NOT_BASE64)
-    if len(material) < (PEM_BODY_MIN if end_match is not None else PEM_MATERIAL_MIN):
-        return None  # a header and no key (``grep 'PRIVATE KEY'`` output, prose about keys, a template)
-    value = m.group().rstrip(b"-") + b":" + material[:64]
-    return Hit("private-key", start, end, value)
 
 
 def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -821,10 +745,11 @@ def keyword_passes() -> list[Pass]:
     v = _VALUE
     passes = [
         Pass(
-            _compile(
-                rb"BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-{2,5}+" + _PEM_NOT_BEFORE_HEADER
-            ),
-            _private_key,
+            PEM_HEADER,
+            private_key,
+            anchor=re.compile(rb"begin"),
+            gate=(PEM_GATE, 0, 0),
+            window=PEM_WINDOW,
         ),
         _folded(
             rb"zation(?<=authorization)",
