@@ -950,7 +950,7 @@ def grammar_passes() -> list[Pass]:
         ),
         Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
         Pass(re.compile(rb"@(?:tcp|unix|udp)[46]?\("), _go_dsn),
-        Pass(re.compile(_PATH_NAMES, re.IGNORECASE), _path_token),
+        Pass(re.compile(_PATH_NAMES, re.I), _path_token, gate=(_PATH_NAMES, 0, 0), ordered=True),
         Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
         Pass(_BUNDLER, _bundler),
         Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,\-]{32,})"), _flyio),

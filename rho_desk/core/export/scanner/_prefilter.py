@@ -269,7 +269,8 @@ def keyword_rule(rule: Pass) -> Rule:
     anchors are searched in lower-cased text), any other by its pattern."""
     if rule.gate is not None:
         regex, offset, back = rule.gate
-        caseless = rule.anchor is not None  # anchored: searched in the lower-cased text
+        # anchored: searched in the lower-cased text; else as its pattern is
+        caseless = rule.anchor is not None or bool(rule.pattern.flags & re.IGNORECASE)
         if rule.window:
             return Rule(
                 rule.pattern.pattern,

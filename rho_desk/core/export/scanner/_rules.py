@@ -202,7 +202,7 @@ class Pass:
     begin: ``(regex, offset, back)``, the start of a match of the regex plus ``offset`` when
     ``back`` is 0, else its end less ``back``. Without it an anchored rule's gate is derived from
     its anchor; with it the regex says more (what the handler requires), caseless when the
-    rule is anchored."""
+    rule is anchored or its pattern is."""
     weight: int = 1
     """What the rule's gate pattern costs hyperscan against the others' (``Rule.weight``)."""
     alternatives: tuple[bytes, ...] = ()
@@ -216,6 +216,10 @@ class Pass:
     counts, such as a value's length, has no start of match in hyperscan, and tracking one costs
     where the keywords crowd). The regex begins where the pattern does, or where the anchor's
     lookbehind head does (``zation(?<=authorization)``)."""
+    ordered: bool = False
+    """For keyword rules with a ``gate`` and no ``anchor``: confirmed where the gate reports them
+    as ``finditer`` finds matches without the gate, in order and none inside the match before
+    (without it, every place the gate reports is tried: overlapping matches too)."""
     extend: re.Pattern[bytes] | None = None
     """The pattern's ``value`` is bounded (``_bounded``): a hit that reaches the bound runs on to this."""
 

@@ -480,10 +480,17 @@ class SecretScanner:
                     )
                 skip = rule.skip
                 found = PassHits(data, rule.extend)  # overlapping hits folded, values extended
+                resume = -1  # an ordered pass: where the last match ends (``Pass.ordered``)
+                if rule.ordered:
+                    origins, resume = sorted(set(origins)), 0
                 for origin in origins:
                     if skip is not None and data[origin : origin + 16].lower().startswith(skip):
                         continue
+                    if origin < resume:
+                        continue
                     confirmed = rule.pattern.match(data, origin)
+                    if confirmed is not None and resume >= 0:
+                        resume = confirmed.end()
                     hit = rule.handle(data, confirmed) if confirmed is not None else None
                     if hit is not None:
                         found.add(hit)
