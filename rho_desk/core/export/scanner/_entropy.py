@@ -325,6 +325,17 @@ def _before_colours(data: bytes, pos: int) -> int:
     return pos
 
 
+_MAY_STAND: Final = bytes(
+    1 if b in _CONTEXT_BEFORE or b in _CELL_SEPARATORS or b in b">t[mK" else 0 for b in range(256)
+)
+"""Per byte: whether a run right after it can be a value where a credential stands (the first
+test of ``entropy_hits``, and the bytes that make it look further back: an escaped tab's ``t``,
+a colour code's ``[``, ``m`` or ``K``). Where runs crowd (one in fewer than ``_CROWDED`` bytes:
+wrapped base64, a run a line, each after a line break), the others are left out by one look-up
+each before the tests; elsewhere most runs follow such a byte and the look-up would be one more."""
+_CROWDED: Final = 256
+
+
 def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     """High-entropy values where a value stands: after ``=``, ``:`` (a header, a YAML or JSON
     key), as a quoted argument, after a flag, in a table's cell, alone after a name on its line,
@@ -332,6 +343,9 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     digest's name, nor an integrity string (``sha512-…``), a prefixed id (``toolu_…``) or image
     data. Hex counts when it is not a digest's length (``random_hex``)."""
     out: list[Hit] = []
+    if len(runs) * _CROWDED > len(data):
+        stands = _MAY_STAND
+        runs = [run for run in runs if run[0] == 0 or stands[data[run[0] - 1]]]
     for start, end in runs:
         if (
             start >= 2
