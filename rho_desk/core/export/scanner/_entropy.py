@@ -359,6 +359,14 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         n = end - start
         if n < ENTROPY_MIN_LENGTH or n > ENTROPY_MAX_LENGTH or data[start] == 0x2F:
             continue  # a path (``/srv/app/…``) is no value: the most common run of a log
+        value = data[start:end]
+        if value.isdigit():
+            continue
+        hexed: bool | None = None
+        if value.islower() or value.isupper():
+            hexed = random_hex(value)
+            if not hexed:
+                continue  # hex digests, words (most runs of a text: looked at first)
         if start > 0 and data[start - 1] in b"mK":
             before_start = _before_colours(data, start)
         else:
@@ -398,12 +406,8 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
             and not _value_position(data, start, end, i, before, quoted=quoted)
         ):
             continue
-        value = data[start:end]
-        if value.isdigit():
-            continue
-        hexed = random_hex(value)
-        if (value.islower() or value.isupper()) and not hexed:
-            continue  # hex digests, words
+        if hexed is None:
+            hexed = random_hex(value)
         if _INTEGRITY.match(value) or _PREFIXED_ID.match(value) or value.startswith(_IMAGE_HEADS):
             continue
         if before in (0x3D, 0x3A) and _benign_name(data, i - 1):

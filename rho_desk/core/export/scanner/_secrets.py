@@ -818,6 +818,8 @@ class SecretScanner:
                 continue  # a blob, decoded whole
             run = data[start:end]
             if run.islower() or run.isupper() or run.isdigit():
+                if not run.isalnum():
+                    continue  # neither hex nor base32 (an identifier's _ or -, a path's /)
                 hexed = hex_decode(run) if end - start >= HEX_MIN else None
                 if hexed is not None and textual(hexed):
                     add(start, end, hexed, "hex")
