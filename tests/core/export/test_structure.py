@@ -421,3 +421,43 @@ def test_a_line_of_its_own_after_a_long_value_is_no_wrapped_rest() -> None:
     assert all(text[h.start : h.end].isalnum() or b"-" in text[h.start : h.end] for h in hits)
     assert not any(h.end > text.index(b"LANG") for h in hits), [text[h.start : h.end] for h in hits]
     assert not any(h.start < text.index(b"=TNKG") < h.end for h in hits)
+
+
+_TAB_LED_FORMS = [
+    "AUTH_TOKEN=\\t7GkPq2Lz9wXy",
+    "export AUTH_TOKEN=\\t7GkPq2Lz9wXy",
+    "cat .env\nDB_PASSWORD=\\t7GkQ9xLm2Pz\nDEBUG=1",
+    "env API_KEY=\\t7GkAb3dE5fG ./deploy.sh",
+    "[client]\nclient_secret = \\t7GkZx8Cv6Bn",
+    "SECRET_KEY: \\t7GkPq7Ws2Ed",
+]
+_TAB_LED_LOOK_ALIKES = [
+    "TOKEN_SEPARATOR=\\t",
+    "TOKEN_TTL=\\t3600",
+    "printf 'name=\\tvalue\\n'",
+    "SECRET_FILE=\\t/run/secrets/db",
+    "PASSWORD_PROMPT=\\t$PROMPT",
+]
+
+
+@pytest.mark.parametrize("text", _TAB_LED_FORMS, ids=range(len(_TAB_LED_FORMS)))
+@pytest.mark.parametrize("wrap", ["raw", "json"])
+def test_a_value_led_by_a_backslash_and_t_is_covered_from_the_backslash(
+    text: str, wrap: str
+) -> None:
+    """``NAME=\\t7Gk…`` at a line's start, after ``export``/``env`` or in a section: the value
+    (``t7Gk…`` to a shell) is redacted from its first backslash, raw and in JSON."""
+    data = text.encode() if wrap == "raw" else json.dumps({"output": text}).encode()
+    first = data.find(b"\\t7Gk" if wrap == "raw" else b"\\\\t7Gk")
+    end = data.index(b"7Gk") + 11
+    hits = SCANNER.scan(data)
+    assert any(h.start <= first and end <= h.end for h in hits), [
+        (h.rule, data[h.start : h.end]) for h in hits
+    ]
+
+
+@pytest.mark.parametrize("text", _TAB_LED_LOOK_ALIKES, ids=range(len(_TAB_LED_LOOK_ALIKES)))
+@pytest.mark.parametrize("wrap", ["raw", "json"])
+def test_a_tab_led_look_alike_is_left_alone(text: str, wrap: str) -> None:
+    data = text.encode() if wrap == "raw" else json.dumps({"output": text}).encode()
+    assert SCANNER.scan(data) == []

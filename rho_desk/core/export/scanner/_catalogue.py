@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 34
+RULESET_VERSION: Final = 35
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -140,7 +140,10 @@ NAME=X img``) is one argument, its value one word (was the rest of the line); in
 client's name gated every hex dump's ``AB`` byte: byte lists scanned at a quarter of the speed).
 34: a bare value that ends its line goes on over the next, one word a line: a YAML plain scalar
 over the lines deeper than its name, a value the terminal wrapped (its line 60 columns or longer)
-at the next line's start (structure trigger ``value-wrapped``)."""
+at the next line's start (structure trigger ``value-wrapped``). 35: the name rule takes a value
+led by backslashes and a ``t`` (``AUTH_TOKEN=\\t7Gk…`` at a line's start, after ``export`` or
+``env``) from the first backslash; it found nothing there (the rest was the entropy rule's, the
+``t`` left)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -608,7 +608,7 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     elif pos < len(data) and data[pos] in b"([" and b"auth" in name.lower():
         return _auth_tuple(data, pos)
     else:
-        span = value_span(data, pos)
+        span = value_span(data, pos, tab_led=True)
     if span is None:
         return None
     start, end, quoted = span

@@ -497,10 +497,15 @@ def _fragment_end(data: bytes, start: int, limit: int) -> tuple[int, int, bool] 
     return (start, end, True) if end - start >= 4 else None
 
 
-def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int, int, bool] | None:
+def value_span(
+    data: bytes, pos: int, *, stop_at_tag: bool = False, tab_led: bool = False
+) -> tuple[int, int, bool] | None:
     """``(start, end, quoted)`` of the value that begins at ``pos``: a quoted string to its
     closing quote (the same quote at the same escape depth; a fragment whose text ends first, to
-    its end), else a token to whitespace, a quote or an escape."""
+    its end), else a token to whitespace, a quote or an escape (``tab_led``: or, after
+    backslashes and a ``t``, from the first backslash, ``_tab_led``)."""
+    if tab_led and (led := _tab_led(data, pos)) is not None:
+        return led
     limit = min(len(data), pos + VALUE_MAX)
     prefix = _STRING_PREFIX.match(data, pos, limit)
     if prefix is not None:
@@ -530,6 +535,23 @@ def value_span(data: bytes, pos: int, *, stop_at_tag: bool = False) -> tuple[int
         end = tag if tag >= 0 else end
     spend(end - pos)
     return pos, end, False
+
+
+_TAB_LED: Final = re.compile(rb"\\{1,7}t")
+
+
+def _tab_led(data: bytes, pos: int) -> tuple[int, int, bool] | None:
+    r"""``NAME=\t7Gk…``: a value led by backslashes and a ``t``, from the first backslash. In
+    text (``\t``), or in JSON as an escaped backslash (``\\t``), a shell reads a backslash and
+    a ``t`` (``t7Gk…``); in JSON, ``\t`` is a tab, then the value: either way the value
+    follows, and its span holds the escape (the ``t`` is not left out)."""
+    run = _TAB_LED.match(data, pos, min(len(data), pos + 8))
+    if run is None or (pos > 0 and data[pos - 1] == 0x5C):
+        return None
+    span = value_span(data, run.end())
+    if span is None or span[1] <= span[0] or span[2]:
+        return None
+    return pos, span[1], False
 
 
 # --- lines of configuration -------------------------------------------------------------------
