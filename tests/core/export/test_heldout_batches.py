@@ -92,14 +92,12 @@ _UNFLAGGED_3_KEY_ID = (
 )
 
 _LIMITS_4: dict[str, str] = {
-    "tbl-aligned-secrets-list": "a 16-hex value in an aligned VALUE column under a name without a credential word",
     "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
     "prose-slash-pair": "prose `admin / X`: a user and password pair written with a spaced slash",
     "prose-passphrase": "prose `passphrase … is four words`: a passphrase of plain words in a sentence",
 }
 
 _LIMITS_5: dict[str, str] = {
-    "cloud-az-storage-keys-table": "an 88-character key in an aligned table's `Value` column, its row named `key1`",
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
     "db-es-reset-password": "`New value: X`, the output of elasticsearch-reset-password",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
@@ -129,7 +127,6 @@ _LIMITS_6: dict[str, str] = {
     "cli-az-keyvault-show": f"{_SIBLING}: az keyvault secret show",
     "cli-doppler-box-table": f"{_TABLE}: box-drawing `│` cells (doppler)",
     "db-influx-auth-table": f"{_TABLE}: tab-aligned header with a `Token` column (influx auth)",
-    "cli-vault-generate-root-otp": f"{_TABLE}: vault's Key/Value table, a row named `OTP`",
     "cli-vault-approle-secret-id": f"{_TABLE}: vault's Key/Value table, `secret_id` holding a UUID",
     "db-pgbouncer-userlist": f'{_TABLE}: pgbouncer userlist `"user" "X"` rows',
     "game-vdf-password": f'{_TABLE}: Valve KeyValues `"BuildPassword"<tab>"X"`',
@@ -223,7 +220,6 @@ BATCHES: dict[int, Batch] = {
         26,
         _LIMITS_4,
         unflagged={
-            "tbl-aligned-secrets-list": "16 hex digits: by shape, an id",
             "prose-ish": "letters, one digit and a symbol at the end: below the password shape's two digits",
             "prose-slash-pair": "one word and four digits and a symbol at the end: no symbol between letters or digits",
             "prose-passphrase": "plain words: by shape, prose",
@@ -240,11 +236,7 @@ BATCHES: dict[int, Batch] = {
         151,
         27,
         _LIMITS_5,
-        unflagged={
-            k: v
-            for k, v in _LIMITS_5.items()
-            if k not in {"cloud-az-storage-keys-table", "nb-output-env"}
-        },
+        unflagged={k: v for k, v in _LIMITS_5.items() if k != "nb-output-env"},
         damaged={
             "ok-smtp-ehlo": "a Message-ID's random local part after `=`",
             "ok-google-services-ids": "Firebase's `mobilesdk_app_id`: a random public id after `android:`",

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 35
+RULESET_VERSION: Final = 36
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -143,7 +143,10 @@ over the lines deeper than its name, a value the terminal wrapped (its line 60 c
 at the next line's start (structure trigger ``value-wrapped``). 35: the name rule takes a value
 led by backslashes and a ``t`` (``AUTH_TOKEN=\\t7Gk…`` at a line's start, after ``export`` or
 ``env``) from the first backslash; it found nothing there (the rest was the entropy rule's, the
-``t`` left)."""
+``t`` left). 36: entropy in context reads a cell of aligned columns (two spaces or more
+before it) as a value's place when its column's header and its row's first cell say neither
+identifier nor digest; a cell split by ``|``, ``,`` or a tab is no value's place either when its
+row's first cell says so (``etag``, ``SPAN_ID``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

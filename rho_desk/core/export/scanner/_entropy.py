@@ -241,11 +241,15 @@ def _value_position(
     data: bytes, start: int, end: int, i: int, before: int, *, quoted: bool = False
 ) -> bool:
     """A value without ``=`` or ``:`` before it still stands where a value does: a command's
-    quoted argument (``echo 'X'``), after a flag (``--upstream X``, ``-k X``), in a table's cell (CSV, TSV, Markdown), alone after one name on
+    quoted argument (``echo 'X'``), after a flag (``--upstream X``, ``-k X``), in a table's cell (CSV, TSV, Markdown, aligned columns), alone after one name on
     its line (``upstream X``), as a YAML list's item, or as an XML element's text; not where the
     flag, the name, the column's header or the element says identifier or digest
     (``benign_words``: ``--nonce X``, a ``md5`` column)."""
     lead = data[start - 1] if start > 0 else 0
+    if lead == 0x20 and data[start - 2 : start] == b"  ":
+        header = _aligned_header(data, start)
+        if header is not None:  # a cell of aligned columns (``Value``, ``Token``)
+            return not benign_words(header) and not _benign_row(data, start, header)
     if quoted and before in _NAME_BYTES and data[i : i + 1] in b" \t":
         return True  # a command's quoted argument: printf '…', echo "…"
     if lead in b" \t" and before in _NAME_BYTES:
@@ -263,7 +267,7 @@ def _value_position(
     tab = lead == 0x09 or data[start - 2 : start] == b"\\t"
     if (before in _CELL_SEPARATORS or tab) and _cell_end(data, end):
         header = _column_header(data, start, 0x09 if tab else before)
-        return header is None or not benign_words(header)
+        return (header is None or not benign_words(header)) and not _benign_row(data, start, header)
     if before == 0x2D and lead in b" \t" and _line_start(data, i - 1) and _line_end(data, end):
         return True  # - value
     if before == 0x3E and data.startswith(b"</", end):
@@ -303,6 +307,62 @@ def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
         return None
     cells = header.replace(b"\\t", b"\t").split(sep_b)
     return cells[cells_before].strip(b" \"'") if cells_before < len(cells) else None
+
+
+_JSON_HEAD: Final = re.compile(rb'[ \t]*(?:[\[{][ \t]*)?"[^"\\\n]{1,64}"[ \t]*:[ \t]*"')
+"""The head of a JSON member whose string holds a table's first line (``"output": "``)."""
+
+
+def _aligned_header(data: bytes, start: int) -> bytes | None:
+    """The header of the aligned column whose cell begins at ``start`` (two spaces before it):
+    the word that begins at the cell's column in the first line of the block of lines above, each
+    with a gap of two spaces between words (raw or JSON-escaped lines, within 4096 bytes; a JSON
+    member's head before the first line cut), or None."""
+    floor = max(0, start - 4096)
+    hi, width = _break_before(data, floor, start)
+    if hi < 0:
+        return None
+    column = start - hi - width
+    header: bytes | None = None
+    for _ in range(_HEADER_LINES):
+        lo, width = _break_before(data, floor, hi)
+        line = data[lo + width : hi] if lo >= 0 else data[floor:hi]
+        head = _JSON_HEAD.match(line)
+        if head is not None:
+            line = line[head.end() :]
+        if b"  " not in line.strip():
+            break
+        header = line
+        if lo < 0 or head is not None:
+            break
+        hi = lo
+    if header is None or column >= len(header) or header[column] in b" \t":
+        return None
+    if column > 0 and header[column - 1] != 0x20:
+        return None
+    return header[column:].split(None, 1)[0].strip(b"\"'|")
+
+
+def _benign_row(data: bytes, start: int, header: bytes | None) -> bool:
+    """The row holding the cell at ``start``, in a key/value table (its column's ``header`` is
+    ``Value``, or none is found), is named by a ``benign_words`` name in its first cell (a
+    ``SPAN_ID``, ``checksum`` or ``etag`` row); under another header, the first cell is a value
+    of its own column (a user's name)."""
+    if header is not None and header.lower().rstrip(b"s") != b"value":
+        return False
+    lo, width = _break_before(data, max(0, start - 4096), start)
+    line = data[lo + width if lo >= 0 else max(0, start - 4096) : start]
+    head = _JSON_HEAD.match(line)  # the first line of a JSON string: its member's name is none
+    line = (line if head is None else line[head.end() :]).lstrip(b" \t|")
+    first = re.split(rb"[ \t|,]", line, maxsplit=1)[0].strip(b"\"'")
+    return bool(first) and len(first) < len(line) and benign_words(first)
+
+
+def _break_before(data: bytes, floor: int, pos: int) -> tuple[int, int]:
+    """Where the last line break before ``pos`` (raw or JSON-escaped, from ``floor``) begins, and
+    its width; -1 when there is none."""
+    raw, escaped = data.rfind(b"\n", floor, pos), data.rfind(b"\\n", floor, pos)
+    return (raw, 1) if raw > escaped else (escaped, 2) if escaped >= 0 else (-1, 0)
 
 
 _SGR_OPEN: Final = re.compile(rb"(?:\x1b|\\{1,3}u001[bB]|\\{1,3}x1[bB]|\\{1,3}e)\[\Z")
