@@ -96,7 +96,7 @@ class Unused:
     the record and the objects in it (the attribute must hold such an object).
     """
 
-    __slots__ = ("parts",)
+    __slots__ = ("paths", "single", "values")
 
     def __init__(
         self,
@@ -105,20 +105,20 @@ class Unused:
         where: str,
         *inner: tuple[str, type[msgspec.Struct], frozenset[str], str],
     ) -> None:
-        parts = []
+        pairs: list[tuple[str, str]] = []
         for prefix, part, taken, at in (("", shape, used, where), *inner):
-            unused = tuple(
-                (index, f"{at}.{name}")
-                for index, name in enumerate(part.__struct_encode_fields__)
-                if name not in taken
-            )
-            if unused:
-                parts.append((operator.attrgetter(prefix) if prefix else None, unused))
-        self.parts: tuple[tuple[Callable[[object], Any] | None, tuple[tuple[int, str], ...]], ...]
-        self.parts = tuple(parts)
-        """Per object (the record, then ``inner``'s): what fetches it from the record (``None``:
-        the record itself), and its unused members, each as its index among the object's
-        fields and its path."""
+            fields = zip(part.__struct_fields__, part.__struct_encode_fields__, strict=True)
+            dot = f"{prefix}." if prefix else ""
+            pairs += [(dot + attr, f"{at}.{name}") for attr, name in fields if name not in taken]
+        self.paths = tuple(path for _, path in pairs)
+        attrs = [attr for attr, _ in pairs]
+        self.single = len(attrs) == 1
+        """One member: a row is its value, not a tuple of one."""
+        # the values of those members, fetched in C (attrgetter gives a tuple for two names or
+        # more, the value itself for one)
+        self.values: Callable[[object], Any] = lambda obj: ()
+        if attrs:
+            self.values = operator.attrgetter(*attrs)
 
 
 _SHAPES_KEPT: Final = 4096
@@ -143,8 +143,8 @@ class Loss:
     """Per place and member names met there: which of them are dropped, each with its path
     (records of one kind come in a few shapes, each with its members in the same order)."""
     _typed: dict[Unused, list[Any]] = field(default_factory=dict, repr=False, compare=False)
-    """Typed records not yet counted in ``dropped``, by shape (at most ``_ROWS_KEPT`` each: a
-    record holds on to its line)."""
+    """Typed records not yet counted in ``dropped``: by shape, the values of its unused members
+    (at most ``_ROWS_KEPT`` each: a ``Raw`` value holds on to its line)."""
 
     @property
     def dropped(self) -> Counter[str]:
@@ -155,20 +155,14 @@ class Loss:
         return self._dropped
 
     def _count(self, members: Unused, rows: list[Any]) -> None:
-        """Count the members ``rows`` (records) hold, member by member, in C: a member holds
-        nothing when it is the default itself (absent) or equal to it (written as null)."""
+        """Count the members ``rows`` hold, member by member, in C: a member holds nothing when
+        it is the default itself (absent) or equal to it (written as null)."""
         dropped = self._dropped
-        astuple = msgspec.structs.astuple
-        for fetch, unused in members.parts:
-            # every field of each object as a tuple (msgspec's astuple, far cheaper than
-            # fetching the unused ones by name), then field by field
-            objects = rows if fetch is None else map(fetch, rows)
-            columns = list(zip(*map(astuple, objects), strict=True))
-            for index, path in unused:
-                column = columns[index]
-                held = len(column) - column.count(NOTHING)
-                if held:
-                    dropped[path] += held
+        columns = (rows,) if members.single else zip(*rows, strict=True)
+        for path, column in zip(members.paths, columns, strict=True):
+            held = len(column) - column.count(NOTHING)
+            if held:
+                dropped[path] += held
         rows.clear()
 
     def drop(self, path: str, count: int = 1) -> None:
@@ -197,7 +191,7 @@ class Loss:
         rows = self._typed.get(members)
         if rows is None:
             rows = self._typed[members] = []
-        rows.append(obj)
+        rows.append(members.values(obj))
         if len(rows) >= _ROWS_KEPT:
             self._count(members, rows)
 
