@@ -29,7 +29,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   secret-manager CLIs, database tools, CI service messages, package managers and registries,
   mobile and game-engine tooling, data tools, observability agents, VPN/SSH/GPG/Wi-Fi, browser
   devtools copies, dumps and environment listings, a session's title, prose in twelve more
-  languages.
+  languages; further forms (7 and 5 look-alikes) for the cause fixed since: a credential noun of a
+  language prose did not know, inflected, or with no link word it knows; further forms (6 and 4
+  look-alikes) for `pass` glued after a service's name (`smtppass`); further forms (5 and 4
+  look-alikes) for a configuration line indented by a tab, JSON-escaped in the export.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title) and exported as JSON: no secret of it survives,
@@ -117,7 +120,7 @@ _NAME = "a name the grammar does not read as a credential's"
 _WORDS = "a value of plain words or letters under a credential name"
 _ENCODED = "an encoding the decoders do not read"
 _PROSE = (
-    "prose: a credential noun of a language the grammar does not know, or a value not after `is`"
+    "prose in English: the value in parentheses, or after words that are no link (`was`, not `is`)"
 )
 
 _LIMITS_6: dict[str, str] = {
@@ -140,30 +143,21 @@ _LIMITS_6: dict[str, str] = {
     "pkg-deno-auth-tokens": f"{_ARGV}: DENO_AUTH_TOKENS' `X@host;Y@host`",
     "dump-strace-write-auth": f"{_ARGV}: Redis' wire protocol `AUTH` inside an strace line",
     "db-redis-acl-file": f"{_NAME}: a Redis ACL file's `>X`",
-    "fmt-cue-default": f'{_NAME}: CUE\'s default `token: *"X" | string`',
     "pkg-gem-push-key": f"{_NAME}: `~/.gem/credentials` `:host: X`",
     "dev-copy-as-powershell-cookie": f'{_NAME}: `Cookie("sessionid", X, …)` by position',
     "obs-splunk-hec": f"{_NAME}: `Authorization: Splunk <uuid>`",
     "ssh-askpass-script": f"{_NAME}: an askpass script's `echo 'X'`",
     "db-mongo-keyfile-cat": f"{_NAME}: bare base64 lines printed by `cat …/keyfile`",
-    "fmt-gitconfig-smtppass": f"{_WORDS}: gitconfig `smtppass = letters`",
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
     "vpn-nmcli-show-secrets": f"{_WORDS}: nmcli `…psk:   letters`",
     "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`",
     "prose-en-pin": f"{_WORDS}: prose `pin … is word-7731`",
     "fmt-ldif-userpassword-b64": f"{_ENCODED}: LDIF's `userPassword:: base64`",
     "enc-py-fromhex": f'{_ENCODED}: `bytes.fromhex("…")` under a credential name',
-    "nl-tr": f"{_PROSE}: Turkish `şifresi`",
-    "nl-sv": f"{_PROSE}: Swedish `lösenordet`",
-    "nl-vi": f"{_PROSE}: Vietnamese `mật khẩu`",
-    "nl-hi": f"{_PROSE}: Hindi `पासवर्ड`",
-    "nl-ar": f"{_PROSE}: Arabic `كلمة المرور`",
-    "nl-id": f"{_PROSE}: Indonesian `kata sandi`",
-    "nl-el": f"{_PROSE}: Greek `κωδικός πρόσβασης`",
-    "nl-he": f"{_PROSE}: Hebrew `הסיסמה`",
-    "nl-it-chiave": f"{_PROSE}: Italian `chiave API`",
     "loc-reasoning-plan": f"{_PROSE}: `the SMTP password (X)`",
     "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
+    "x-tab-odbc-ini": "a tab before the `=` (`Password\\t= X`), JSON-escaped: no separator the name grammar reads",
+    "x-tab-sssd": "`ldap_default_authtok`: `authtok` is no credential word of the name grammar",
 }
 
 
@@ -254,7 +248,6 @@ BATCHES: dict[int, Batch] = {
             if k
             in {
                 "fmt-ldif-userpassword-b64",
-                "fmt-gitconfig-smtppass",
                 "cli-vault-approle-secret-id",
                 "db-mongo-keyfile-cat",
                 "pkg-deno-auth-tokens",
@@ -268,15 +261,10 @@ BATCHES: dict[int, Batch] = {
                 "dev-copy-as-powershell-cookie",
                 "dump-strace-write-auth",
                 "enc-py-fromhex",
-                "nl-sv",
-                "nl-vi",
-                "nl-hi",
-                "nl-ar",
-                "nl-id",
-                "nl-el",
-                "nl-he",
                 "prose-en-pin",
                 "prose-en-secret-colon-newline",
+                "x-tab-odbc-ini",
+                "x-tab-sssd",
             }
         },
         damaged={
@@ -287,6 +275,10 @@ BATCHES: dict[int, Batch] = {
             "ok-helm-checksum-annotation": "`checksum/secret: <sha256>`: a hash under a name ending `secret`",
             "ok-kubeseal-sealed": "a SealedSecret's ciphertext (meant for git) under `password:`",
             "ok-ssh-known-hosts-hashed": "a hashed known_hosts entry's `|1|salt|hash` reads as random values",
+            "x-glue-ok-overpass": "`FIRSTPASS=skip`: a name ending in `pass` after a word reads as a service's password",
+            "x-tab-ok-signingkey": "`signingkey = <16 hex>`: a GPG key's id (public) under a name ending in `key`",
+            "x-tab-ok-alias-pass": "a git alias named `pass`: its command reads as a password's value",
+            "x-nl-ok-tr-label": "`login.password=Şifre`: a credential-named key's value is redacted whatever its shape, an i18n label too",
         },
     ),
 }

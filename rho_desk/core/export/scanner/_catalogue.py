@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 36
+RULESET_VERSION: Final = 39
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -146,7 +146,13 @@ led by backslashes and a ``t`` (``AUTH_TOKEN=\\t7Gk…`` at a line's start, afte
 ``t`` left). 36: entropy in context reads a cell of aligned columns (two spaces or more
 before it) as a value's place when its column's header and its row's first cell say neither
 identifier nor digest; a cell split by ``|``, ``,`` or a tab is no value's place either when its
-row's first cell says so (``etag``, ``SPAN_ID``)."""
+row's first cell says so (``etag``, ``SPAN_ID``). 37: prose knows the credential noun
+of 33 more languages as stems that take their inflection (``lösenordet``, ``şifresi``, Thai's glued
+words), and after one with no link word it knows, takes the first ASCII word of the next seven on
+the line that reads as a credential. 38: a name word ending in ``pass`` after a service's name
+(``smtppass``, ``rootpass``, ``ldappass``; not ``bypass``, ``compass``…) names a password. 39: a
+line of configuration may be indented by JSON-escaped tabs (``\\t``, gitconfig's keys in an
+export), as by raw ones."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -33,6 +33,7 @@ from typing import Final
 from ._catalogue import Hit
 from ._rules import Pass
 from ._values import (
+    PASS_WORDS,
     VALUE_MAX,
     config_value,
     high_entropy,
@@ -329,13 +330,11 @@ def name_is_credential(name: str) -> bool:
             return True  # MOT_DE_PASSE_ADMIN
         if word.endswith("key") and word[:-3] in _KEY_QUALIFIERS:
             return True
-        if (
-            word.endswith(
-                ("password", "passwd", "secret", "token", "passwort", "kennwort", "senha")
-            )
-            and len(word) <= 24
-        ):
+        glued = ("password", "passwd", "secret", "token", "passwort", "kennwort", "senha")
+        if word.endswith(glued) and len(word) <= 24:
             return True  # mysqlpassword, clientsecret, githubtoken, datenbankpasswort
+        if word.endswith("pass") and 6 <= len(word) <= 16 and word not in PASS_WORDS:
+            return True  # smtppass, rootpass, ldappass: a service's name glued before pass
     return False
 
 

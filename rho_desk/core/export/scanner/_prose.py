@@ -41,9 +41,55 @@ _FOREIGN: Final = (
     rb"|\xd0\xbf\xd0\xb0\xd1\x80\xd0\xbe\xd0\xbb\xd1\x8c|\xd0\x9f\xd0\xb0\xd1\x80\xd0\xbe\xd0\xbb\xd1\x8c"
     rb"|\xe5\xaf\x86\xe7\xa0\x81|\xe5\xaf\x86\xe7\xa2\xbc|\xe5\x8f\xa3\xe4\xbb\xa4"
     rb"|\xe3\x83\x91\xe3\x82\xb9\xe3\x83\xaf\xe3\x83\xbc\xe3\x83\x89|\xeb\xb9\x84\xeb\xb0\x80\xeb\xb2\x88\xed\x98\xb8"
+    + b"|"
+    + "|".join(
+        (
+            # stems: the ending a language inflects (parola, parole, parolă, Parool; סיסמה, סיסמא)
+            "parol",
+            "parool",
+            "contrasenya",
+            "contrasinal",
+            "palavra-passe",
+            "lozinka",
+            "geslo",
+            "slaptažod",
+            "lykilorð",
+            "fjalëkalim",
+            "kata laluan",
+            "kata sandi",
+            "mật khẩu",
+            "nenosiri",
+            "chiave",
+            "κωδικ",
+            "Κωδικ",
+            "συνθηματικ",
+            "סיסמ",
+            "كلمة المرور",
+            "كلمة السر",
+            "رمز عبور",
+            "گذرواژه",
+            "پاس ورڈ",
+            "पासवर्ड",
+            "পাসওয়ার্ড",
+            "รหัสผ่าน",
+            "парол",
+            "лозинк",
+            "гасло",
+            "գաղտնաբառ",
+            "პაროლ",
+            "暗証番号",
+        )
+    ).encode()
 )
-_NOUNS: Final = _ENGLISH + rb"|recovery codes|backup codes|" + _FOREIGN
-"""Credential nouns (lower case; Cyrillic in both cases, lower-casing bytes leaves it as is)."""
+_NOUNS: Final = (
+    _ENGLISH
+    + rb"|recovery codes|backup codes|(?P<foreign>"
+    + _FOREIGN
+    + rb")(?:[a-z]{1,4}|[\x80-\xff]{2,60})??"
+)
+"""Credential nouns (lower case; Cyrillic in both cases, lower-casing bytes leaves it as is). A
+noun of another language takes its inflection (``lösenordet``, ``şifresi``, ``passordet``, Thai's
+words glued after it) as part of it."""
 _WORD_LINKS: Final = rb"is|was|are|were|lautet|lauten|ist|war|est|\xc3\xa9tait|es|era|\xc3\xa8|\xc3\xa9|\xc3\xa4r|er|jest|je|to"
 _CJK_LINKS: Final = rb"\xe6\x98\xaf|\xe4\xb8\xba|\xe7\x82\xba|\xe3\x81\xaf"  # 是 为 為 は
 _SIGN_LINKS: Final = rb":|\xef\xbc\x9a|=|\xe2\x86\x92|->|=>"  # : ： = → -> =>
@@ -211,6 +257,49 @@ def _answer(data: bytes, pos: int) -> Hit | None:
     return Hit("credential-assignment", start, end, value)
 
 
+_NEAR_WORDS: Final = 7
+
+
+def _near(data: bytes, pos: int) -> Hit | None:
+    """After a noun of another language and no link word this module knows (``Parola … este X``,
+    ``kata laluan pelayan X``, ``סיסמה לשרת היא X``): the first of the next words on the line that
+    reads as a credential, quoted or not, in ASCII (a word of the language is not a value)."""
+    at = pos
+    for _ in range(_NEAR_WORDS):
+        while at < len(data) and data[at] in b" \t":
+            at += 1
+        if at >= len(data) or _BREAK.match(data, at) is not None:
+            break
+        quoted = _quoted(data, at)
+        if quoted is not None:
+            a, b = quoted
+            if secretish(data[a:b], quoted=True) and not data.startswith(b"[secret", a):
+                spend(b - pos)
+                return Hit("credential-assignment", a, b, data[a:b])
+            at = b + 1
+            continue
+        end = _token_end(data, at)
+        if end <= at:
+            break
+        e = end
+        while e > at and data[e - 1] in _TRAIL:
+            e -= 1
+        value = data[at:e]
+        if (
+            value
+            and value[0] not in _MARKUP
+            and not value.startswith(b"[secret")
+            and b"://" not in value
+            and max(value) < 0x80  # a word of the sentence (måste, caractères), not a value
+            and secretish(value, quoted=False)
+        ):
+            spend(e - pos)
+            return Hit("credential-assignment", at, e, value)
+        at = end
+    spend(at - pos)
+    return None
+
+
 def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if m.start() > 0 and data[m.start() - 1] in _GLUED:
         return None  # compass, bypass, openai-api-key: a name's last word
@@ -222,6 +311,8 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
     spend(m.end() - m.start())
     if noun in _CODE_NOUNS:
         return _codes(data, m.end() if link else m.end("noun")) if link or gap == b"" else None
+    if not link and m.group("foreign") is not None:
+        return _near(data, m.end())
     if not link and (noun not in _BARE_NOUNS or gap):
         return None
     if noun in _WEAK_NOUNS and not link:

@@ -22,6 +22,7 @@ from ._work import spend
 
 __all__ = [
     "ENTROPY_CAP",
+    "PASS_WORDS",
     "VALUE_MAX",
     "config_value",
     "high_entropy",
@@ -419,6 +420,13 @@ _BLOCK_INDICATOR: Final = re.compile(rb"(?:![A-Za-z!]{0,16}[ \t]+)?[|>][+\-]?[0-
 """A YAML block scalar's indicator (the value is on the lines after it)."""
 
 
+PASS_WORDS: Final = frozenset(
+    {"bypass", "compass", "encompass", "overpass", "underpass", "surpass", "trespass", "multipass"}
+)
+"""Words (and a tool's name) ending in ``pass`` that name no password (the name grammar reads
+``smtppass``, ``rootpass``: a service's name glued before ``pass``)."""
+
+
 def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
     """A value under a credential name that is the credential itself, whatever its shape (letters
     only, spaces, several lines): not a reference (``$VAR``, ``${{ … }}``, ``os.environ[…]``,
@@ -561,11 +569,12 @@ _ROW_WRAPPER: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]
 _CONFIG_LEAD: Final = re.compile(
     rb"(?:^|[\n\r\x00\xff]|\\[nr]|[:\[,][ \t]*\\{0,7}\")"
     + _ROW_WRAPPER
-    + rb"[ \t]*(?:(?:export|set|env|setenv|declare[ \t]+-x)[ \t]+|-[ \t]+)?(?:(?:environment|env)=)?(?:\\{0,7}[\"'])?\Z",
+    + rb"(?:[ \t]|\\{1,7}t)*(?:(?:export|set|env|setenv|declare[ \t]+-x)[ \t]+|-[ \t]+)?(?:(?:environment|env)=)?(?:\\{0,7}[\"'])?\Z",
     re.IGNORECASE,
 )
 """What may stand before a name at the start of a line of configuration: a row wrapper, a diff
-marker, ``export``, a YAML list's ``- ``, systemd's ``Environment="``, a quote."""
+marker, an indentation of spaces and tabs (raw or JSON-escaped: gitconfig's ``\\tsmtppass``),
+``export``, a YAML list's ``- ``, systemd's ``Environment="``, a quote."""
 _CONFIG_LEAD_WINDOW: Final = 160
 _INI_SECTION: Final = re.compile(
     rb"(?:^|[\n\r]|\\[nr]|[:\[,][ \t]*\\{0,7}\")"
