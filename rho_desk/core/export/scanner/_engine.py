@@ -56,6 +56,7 @@ __all__ = [
     "dirty_blocks",
     "find_runs",
     "gated_origins",
+    "has_runs",
     "joined_pieces",
     "line_diff",
     "narrow_kind",
@@ -155,14 +156,20 @@ def find_runs(marks: bytes) -> list[tuple[int, int]]:
     return dense_runs(marks)
 
 
+def has_runs(marks: bytes) -> bool:
+    """``marks`` (data translated by ``RUN_TABLE``) holds a run (found at the first one)."""
+    return marks.find(_RUN_SEED) >= 0
+
+
 def runs_of(
-    data: bytes, blob_min: int
+    data: bytes, blob_min: int, marks: bytes | None = None
 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
-    """The runs of ``data`` (``find_runs``), each without the escape's tail it may begin with
+    """The runs of ``data`` (``find_runs``; ``marks``: ``data`` translated by ``RUN_TABLE``, if
+    the caller has it), each without the escape's tail it may begin with
     (``\\nQUJD...``) or the diff sign that begins its line (``+QUJD...``), then those of them
     that are blobs (``blob_min`` bytes or more) and the others: one pass over the runs (a 100 MB
     export has hundreds of thousands)."""
-    found = find_runs(data.translate(RUN_TABLE))
+    found = find_runs(data.translate(RUN_TABLE) if marks is None else marks)
     escapes = b"\\" in data
     runs: list[tuple[int, int]] = []
     blobs: list[tuple[int, int]] = []

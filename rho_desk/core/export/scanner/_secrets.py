@@ -96,12 +96,14 @@ from ._engine import (
     MIN_RUN,
     NARROW_HEAD,
     RUN_ALPHABET,
+    RUN_TABLE,
     SKIP,
     BlobBatch,
     Joined,
     Pieces,
     block_chunks,
     gated_origins,
+    has_runs,
     joined_pieces,
     line_diff,
     narrow_kind,
@@ -390,11 +392,19 @@ class SecretScanner:
         #    base64; long ones are blobs
         spend(2 * len(data))
         # the gates' passes (hyperscan lets go of the GIL) on worker threads while this one finds
-        # the runs, for a large buffer; a binary one needs no keyword gate
+        # the runs, for a large buffer; a binary one needs no keyword gate, and one without runs
+        # (prose, a list of names) no token gate: its rules are confirmed in the runs only
+        marks = data.translate(RUN_TABLE)
         gates = GatePasses(
-            (self._gate if keywords else None, self._token_gate, self._known_gate), data
+            (
+                self._gate if keywords else None,
+                self._token_gate if has_runs(marks) else None,
+                self._known_gate,
+            ),
+            data,
         )
-        runs, blobs, small = runs_of(data, BLOB_MIN)
+        runs, blobs, small = runs_of(data, BLOB_MIN, marks)
+        del marks
         reports = gates.reports(0)
         present = self._triggers(data, reports) if decode else frozenset()  # only the decoders ask
         if small:
