@@ -102,7 +102,6 @@ _LIMITS_4: dict[str, str] = {
 
 _LIMITS_5: dict[str, str] = {
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
-    "db-es-reset-password": "`New value: X`, the output of elasticsearch-reset-password",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
     "prose-letters-phrase": "prose `the wifi password for the office is three words`",
     "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",

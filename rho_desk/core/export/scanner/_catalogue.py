@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 39
+RULESET_VERSION: Final = 40
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -152,7 +152,9 @@ words), and after one with no link word it knows, takes the first ASCII word of 
 the line that reads as a credential. 38: a name word ending in ``pass`` after a service's name
 (``smtppass``, ``rootpass``, ``ldappass``; not ``bypass``, ``compass``…) names a password. 39: a
 line of configuration may be indented by JSON-escaped tabs (``\\t``, gitconfig's keys in an
-export), as by raw ones."""
+export), as by raw ones. 40: a tool's ``New value: X`` (``Generated
+value:``, ``Current value:``), the value alone on its line and reading as a credential, when one of
+the three lines above names a credential in words (elasticsearch-reset-password)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -16,7 +16,9 @@ commit message or a note the credential noun and its value stand apart:
   digits of a PIN, the words of a seed phrase, or the codes listed on the lines after
   ``recovery codes:``.
 
-``pw X`` and ``pwd X`` need no link when the value reads as a credential.
+``pw X`` and ``pwd X`` need no link when the value reads as a credential. A tool's console
+output says it otherwise: ``New value: X`` under a line naming the credential in words
+(``Password for the [elastic] user successfully reset.``), read by its own pass.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ._rules import Pass
 from ._values import secretish
 from ._work import spend
 
-__all__ = ["PROSE_GATE", "prose_passes"]
+__all__ = ["LABEL_GATE", "PROSE_GATE", "prose_passes"]
 
 _ENGLISH: Final = (
     rb"passwords?|passphrase|passcode|passwd|pwd|pw|pin|creds|credentials|login|key|seed phrase|seed"
@@ -403,13 +405,43 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return None
 
 
+LABEL_GATE: Final = rb"(?:new|generated|current)[ \t]+value[ \t]*:"
+"""Where the labelled-value pass can match (caseless)."""
+_LABEL: Final = re.compile(LABEL_GATE + rb"[ \t]*", re.IGNORECASE)
+_NAMED_ABOVE: Final = re.compile(
+    rb"pass(?:word|phrase|wd)|secret|token|api[ _\-]?key|credential", re.IGNORECASE
+)
+_LINES_ABOVE: Final = 3
+
+
+def _labelled(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A tool's console output: ``New value: X`` (``Generated value:``, ``Current value:``), the
+    value alone on its line, reading as a credential, and a credential named in words on one of
+    the ``_LINES_ABOVE`` lines above (``Password for the [elastic] user successfully reset.``)."""
+    start = m.end()
+    end = _token_end(data, start)
+    rest = _BREAK.search(data, end, end + _SCAN_MAX)
+    line_end = rest.start() if rest is not None else min(len(data), end + _SCAN_MAX)
+    value = data[start:end]
+    if end <= start or data[end:line_end].strip(b" \t\"'") or not secretish(value, quoted=False):
+        return None
+    lo = max(0, m.start() - _SCAN_MAX)
+    spend(m.start() - lo)
+    breaks = [b.start() for b in _BREAK.finditer(data, lo, m.start())]
+    top = breaks[-_LINES_ABOVE - 1] if len(breaks) > _LINES_ABOVE else lo
+    if _NAMED_ABOVE.search(data, top, m.start()) is None:
+        return None
+    return Hit("credential-assignment", start, end, value)
+
+
 def prose_passes() -> list[Pass]:
-    """The pass of this module, in the form ``SecretScanner`` runs keyword passes."""
+    """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
     return [
         Pass(
             _PROSE,
             _prose,
             anchor=re.compile(PROSE_GATE),
             gate=(PROSE_GATE, 0, 0),
-        )
+        ),
+        Pass(_LABEL, _labelled, anchor=_LABEL, gate=(LABEL_GATE, 0, 0)),
     ]
