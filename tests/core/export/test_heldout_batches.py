@@ -97,13 +97,11 @@ _UNFLAGGED_3_KEY_ID = (
 _LIMITS_4: dict[str, str] = {
     "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
     "prose-slash-pair": "prose `admin / X`: a user and password pair written with a spaced slash",
-    "prose-passphrase": "prose `passphrase … is four words`: a passphrase of plain words in a sentence",
 }
 
 _LIMITS_5: dict[str, str] = {
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
-    "prose-letters-phrase": "prose `the wifi password for the office is three words`",
     "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",
     "x-prompt-valkey-acl": "`ACL SETUSER u on >X`: ACL's `>` before a password reads as a redirection",
     "x-cookie-ab": "ApacheBench's `ab -C`: `ab` is no client of the table, since as a word it is a hex byte of every dump (`AB`)",
@@ -215,7 +213,6 @@ BATCHES: dict[int, Batch] = {
         unflagged={
             "prose-ish": "letters, one digit and a symbol at the end: below the password shape's two digits",
             "prose-slash-pair": "one word and four digits and a symbol at the end: no symbol between letters or digits",
-            "prose-passphrase": "plain words: by shape, prose",
         },
         damaged={
             "x-auth-ok-scope": '`auth("reports:read")`: a scope in a call named `auth` reads as a `user:password` pair',

@@ -11,7 +11,8 @@ commit message or a note the credential noun and its value stand apart:
   ``是``, ``は``) or a sign (``:``, ``=``, ``→``, ``->``),
 * then the value, read by its form (after a question, ``what's the root pw on db2?``, the next
   line's reply, when the reply is the value alone): a quoted string (spaces and all: a passphrase of words), a
-  token that reads as a credential (``secretish``), the part after ``user:`` or ``user /``
+  token that reads as a credential (``secretish``), after ``is``/``was`` two to six plain
+  words ending the sentence (``the wifi password … is purple elephant dancing,``), the part after ``user:`` or ``user /``
   (``login with jo:X``, ``creds: admin / X``), a run of groups (``l3r4 cnpt wmnq 2cc3 …``), the
   digits of a PIN, the words of a seed phrase, or the codes listed on the lines after
   ``recovery codes:``.
@@ -151,6 +152,24 @@ _CODE: Final = re.compile(
     rb"[ \t]*(?:(?:[-*]|\xe2\x80\xa2|[0-9]{1,2}[.)])[ \t]*)?([A-Za-z0-9]{3,10}(?:[- ][A-Za-z0-9]{3,10}){0,3})[ \t]*"
 )
 _DIGITS: Final = re.compile(rb"[0-9]{4,12}")
+_PLAIN_WORDS: Final = re.compile(
+    rb"[a-z]{3,12}(?:[ \t]+[a-z]{3,12}){1,5}(?=[ \t]*(?:[,.;!?\"]|\n|\\n|\x00|\xff|$))"
+)
+"""A passphrase of plain words after ``is``: two to six lower-case words, then the sentence's
+punctuation or the line's end."""
+_NOT_A_PASSPHRASE: Final = frozenset(
+    b"the and for not but with from into onto off out our your their its his her this that these"
+    b" those there here then than too very also just still now again yet only ever never always"
+    b" all any some each every same other another both none one two three stored saved kept"
+    b" written printed shown hidden set unset changed reset rotated updated expired required"
+    b" optional needed missing empty blank wrong invalid incorrect weak strong short long case"
+    b" sensitive encrypted hashed managed generated random unknown known secret private public"
+    b" default temporary new old sent given taken used being been was were are has have had will"
+    b" would should could can may might must shall did does done get got see below above after"
+    b" before inside outside under over about like what which who where when how why somewhere"
+    b" elsewhere there fine good bad great okay successfully correctly already".split()
+)
+"""Words that make ``password is …`` a sentence about the password, not the password."""
 _SCAN_MAX: Final = 512
 
 
@@ -344,6 +363,10 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
         ):
             return Hit("credential-assignment", a, b, value)
         return None
+    if link.lower() in (b"is", b"was") and noun not in _WEAK_NOUNS | _PHRASE_NOUNS:
+        words = _PLAIN_WORDS.match(data, start)
+        if words is not None and _NOT_A_PASSPHRASE.isdisjoint(words.group().lower().split()):
+            return Hit("credential-assignment", start, words.end(), words.group())
     if noun in _PHRASE_NOUNS:
         seed = _SEED_WORDS.match(data, start)
         if seed is not None and seed.group().count(b" ") >= 11:
