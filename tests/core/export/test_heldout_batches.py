@@ -32,7 +32,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   languages; further forms (7 and 5 look-alikes) for the cause fixed since: a credential noun of a
   language prose did not know, inflected, or with no link word it knows; further forms (6 and 4
   look-alikes) for `pass` glued after a service's name (`smtppass`); further forms (5 and 4
-  look-alikes) for a configuration line indented by a tab, JSON-escaped in the export.
+  look-alikes) for a configuration line indented by a tab, JSON-escaped in the export;
+  14 further look-alikes and 12 secrets beside them for three causes of the damaged look-alikes
+  (a key named as public, a digest labelled by its algorithm, a handshake nonce).
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title) and exported as JSON: no secret of it survives,
@@ -155,6 +157,7 @@ _LIMITS_6: dict[str, str] = {
     "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
     "x-tab-odbc-ini": "a tab before the `=` (`Password\\t= X`), JSON-escaped: no separator the name grammar reads",
     "x-tab-sssd": "`ldap_default_authtok`: `authtok` is no credential word of the name grammar",
+    "x-pub-minisign-secret": f"{_NEXT_LINE}: a minisign secret key under its `untrusted comment:` line",
 }
 
 
@@ -264,10 +267,6 @@ BATCHES: dict[int, Batch] = {
             }
         },
         damaged={
-            "ok-minisign-pub": "a minisign public key (`RWQ…` base64 under its comment line) reads as a random value",
-            "ok-wg-show-peer": "`wg show`'s `public key:` / `peer:` base64 keys read as random values",
-            "ok-content-digest": "RFC 9530 `sha-256=:<base64>:` digests read as random values",
-            "ok-websocket-key": "`Sec-WebSocket-Key`, a handshake nonce, is named `Key`",
             "ok-helm-checksum-annotation": "`checksum/secret: <sha256>`: a hash under a name ending `secret`",
             "ok-kubeseal-sealed": "a SealedSecret's ciphertext (meant for git) under `password:`",
             "ok-ssh-known-hosts-hashed": "a hashed known_hosts entry's `|1|salt|hash` reads as random values",
@@ -275,6 +274,7 @@ BATCHES: dict[int, Batch] = {
             "x-tab-ok-signingkey": "`signingkey = <16 hex>`: a GPG key's id (public) under a name ending in `key`",
             "x-tab-ok-alias-pass": "a git alias named `pass`: its command reads as a password's value",
             "x-nl-ok-tr-label": "`login.password=Şifre`: a credential-named key's value is redacted whatever its shape, an i18n label too",
+            "x-pub-ok-pub-key-id": "`gpg --recv-keys <key id>`: a flag named `keys` reads its public key id as a value",
         },
     ),
 }

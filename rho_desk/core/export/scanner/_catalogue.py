@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 41
+RULESET_VERSION: Final = 42
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -156,7 +156,11 @@ export), as by raw ones. 40: a tool's ``New value: X`` (``Generated
 value:``, ``Current value:``), the value alone on its line and reading as a credential, when one of
 the three lines above names a credential in words (elasticsearch-reset-password). 41: prose's
 passphrase of plain words: two to six lower-case words after a credential noun's ``is``/``was``,
-ending the sentence, none a word that makes it one about the password (``stored``, ``too``)."""
+ending the sentence, none a word that makes it one about the password (``stored``, ``too``).
+42: a key said to be public is no credential
+(``public key: X``, ``pubkey:``, ``peer:``, ``minisign public key …`` in prose and directives), a
+structured field's byte sequence is named by its label (``sha-256=:…:``, RFC 9530), and the
+WebSocket handshake's nonce and answer (``Sec-WebSocket-Key``, ``-Accept``) are no key."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

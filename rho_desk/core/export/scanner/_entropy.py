@@ -95,6 +95,9 @@ _BENIGN_NAMES: Final = frozenset(
         "alg",
         "tag",
         "label",
+        "pubkey",
+        "publickey",
+        "peer",
     }
 )
 _PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
@@ -108,13 +111,23 @@ _DIGEST_LABEL: Final = re.compile(
 """A digest's algorithm named as the label before its value (go.sum and terraform locks' ``h1:``
 and ``zh:``, a wheel RECORD's ``sha256=``, ``md5:``, ``blake3:``, ``crc32c=``): its name's words
 joined."""
+_HANDSHAKE: Final = (
+    ["web", "socket", "key"],
+    ["web", "socket", "accept"],
+    ["websocket", "key"],
+    ["websocket", "accept"],
+)
+"""A protocol's handshake nonce and its answer (``Sec-WebSocket-Key``, ``Sec-WebSocket-Accept``):
+random by design, sent in the clear."""
 
 
 def benign_words(name: bytes) -> bool:
     """A name whose words say identifier, digest (or a digest's algorithm), data or public: its
     last word not a number (``x-amz-id-2`` says id)."""
     words = name_words(name.decode("ascii", "replace"))
-    if _DIGEST_LABEL.fullmatch("".join(words[-2:])) is not None:
+    if _DIGEST_LABEL.fullmatch("".join(words[-2:])) is not None or (
+        words[-3:] in _HANDSHAKE or words[-2:] in _HANDSHAKE
+    ):
         return True
     while len(words) > 1 and words[-1].isdigit():
         words.pop()
@@ -123,14 +136,23 @@ def benign_words(name: bytes) -> bool:
 
 def _benign_name(data: bytes, end: int) -> bool:
     """The name ending at ``end`` (its closing quote and spaces skipped) is a ``benign_words``
-    name; after a parenthesis, the first word of the line is the name (``MD5 (file) = …``)."""
+    name; after a parenthesis, the first word of the line is the name (``MD5 (file) = …``); a
+    structured field's byte sequence (``sha-256=:…:``, RFC 9530) is named by the label before its
+    ``=``; a name after a word saying public is public (``public key:``, ``server public key:``)."""
+    if end > 0 and data[end - 1 : end + 1] == b"=:":
+        end -= 1
     while end > 0 and data[end - 1] in b"\"'\\ \t":
         end -= 1
     if end > 0 and data[end - 1] == 0x29:
         first = _first_word(data, end)
         return first is not None and benign_words(first)
-    _, name = name_before(data, end)
-    return benign_words(name)
+    start, name = name_before(data, end)
+    if benign_words(name):
+        return True
+    if start > 1 and data[start - 1] == 0x20:
+        _, word = name_before(data, start - 1)
+        return word.decode("ascii", "replace").lower() in NOT_SECRET_WORDS
+    return False
 
 
 def _first_word(data: bytes, pos: int) -> bytes | None:

@@ -339,13 +339,13 @@ def name_is_credential(name: str) -> bool:
 
 
 # fmt: off
-_NOT_SECRET_KEYS: Final = frozenset({
+_NOT_SECRET_KEYS: Final = frozenset({"socket", "websocket",  # Sec-WebSocket-Key: a nonce
     "sort", "partition", "range", "routing", "foreign", "lookup", "cache", "idempotency", "dedup",
     "deduplication", "object", "request", "trace", "correlation", "message", "i18n", "translation",
     "map", "hash", "row", "index", "shard", "hot", "react", "unique", "composite", "group", "s3",
 })
 # fmt: on
-"""Qualifiers of ``KEY`` naming what a key indexes, routes or looks up, not a credential."""
+"""Qualifiers of ``KEY`` naming what a key indexes, routes, looks up or opens, not a credential."""
 
 
 def vendor_keyed(name: str) -> bool:

@@ -117,6 +117,8 @@ _PROSE: Final = re.compile(
 
 _NAME_BYTE: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _GLUED: Final = _NAME_BYTE | frozenset(b"-./")
+_PUBLIC_BEFORE: Final = re.compile(rb"(?<![A-Za-z])(?:public|pub)[ \t]+$", re.IGNORECASE)
+"""A key said to be public (``minisign public key 99D3…``): no credential."""
 _NAMES: Final = frozenset(
     {
         b"password",
@@ -325,6 +327,8 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if m.start() > 0 and data[m.start() - 1] in _GLUED:
         return None  # compass, bypass, openai-api-key: a name's last word
     noun = m.group("noun").lower()
+    if noun == b"key" and _PUBLIC_BEFORE.search(data, max(0, m.start() - 16), m.start()):
+        return None
     if m.end("noun") < len(data) and data[m.end("noun")] in _NAME_BYTE:
         return None
     link = (m.group("link") or b"").strip()

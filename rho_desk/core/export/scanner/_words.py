@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from ._argv import Word, split
-from ._grammar import name_is_credential
+from ._grammar import NOT_SECRET_WORDS, name_is_credential
 from ._lines import Line
 from ._values import literal_value, secretish
 from ._work import spend
@@ -187,6 +187,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
             continue
         if k + 1 < len(words) and words[k + 1].text in _ASSIGN:
             continue  # NAME = value: a pair, the name pass's
+        if k > 0 and words[k - 1].text.lower().decode("ascii", "replace") in NOT_SECRET_WORDS:
+            continue  # a public key (``minisign public key 99D3…``): public, no credential
         seen = 0
         for n in range(k + 1, len(words)):
             if seen >= _REACH:
