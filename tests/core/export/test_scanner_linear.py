@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import random
 import sys
@@ -142,7 +143,21 @@ INPUTS: dict[str, Callable[[int], bytes]] = {
         for name in ("byte_lists", "line_codes", "binary_blocks", "look_alikes", "dense_escapes")
     },
     "structure": lambda size: _structure_text(size),
+    "aligned-rows": lambda size: _aligned_rows(size),
 }
+
+
+def _aligned_rows(size: int) -> bytes:
+    """An aligned table of random values under a ``VALUE`` header, one block: each row's header
+    is found once, not by walking up every row above it."""
+    rows = [b"NAME          VALUE                       NOTE"]
+    n = 0
+    while sum(map(len, rows)) + len(rows) < size:
+        token = hashlib.sha256(b"%d" % n).digest()
+        value = base64.b64encode(token)[:24].replace(b"+", b"x").replace(b"/", b"Y")
+        rows.append(b"row%05d      %s    x" % (n, value))
+        n += 1
+    return b"\n".join(rows)[:size]
 
 
 def _structure_text(size: int) -> bytes:

@@ -16,6 +16,7 @@ from typing import Final
 from ._catalogue import Hit
 from ._grammar import NOT_SECRET_WORDS, name_before, name_words
 from ._values import ENTROPY_CAP, high_entropy, random_hex, shannon
+from ._work import spend
 
 __all__ = [
     "ENTROPY_CAP",
@@ -260,7 +261,14 @@ def _cell_end(data: bytes, end: int) -> bool:
 
 
 def _value_position(
-    data: bytes, start: int, end: int, i: int, before: int, *, quoted: bool = False
+    data: bytes,
+    start: int,
+    end: int,
+    i: int,
+    before: int,
+    *,
+    quoted: bool = False,
+    blocks: _Blocks | None = None,
 ) -> bool:
     """A value without ``=`` or ``:`` before it still stands where a value does: a command's
     quoted argument (``echo 'X'``), after a flag (``--upstream X``, ``-k X``), in a table's cell (CSV, TSV, Markdown, aligned columns), alone after one name on
@@ -269,7 +277,7 @@ def _value_position(
     (``benign_words``: ``--nonce X``, a ``md5`` column)."""
     lead = data[start - 1] if start > 0 else 0
     if lead == 0x20 and data[start - 2 : start] == b"  ":
-        header = _aligned_header(data, start)
+        header = _aligned_header(data, start, {} if blocks is None else blocks)
         if header is not None:  # a cell of aligned columns (``Value``, ``Token``)
             return not benign_words(header) and not _benign_row(data, start, header)
     if quoted and before in _NAME_BYTES and data[i : i + 1] in b" \t":
@@ -335,34 +343,58 @@ _JSON_HEAD: Final = re.compile(rb'[ \t]*(?:[\[{][ \t]*)?"[^"\\\n]{1,64}"[ \t]*:[
 """The head of a JSON member whose string holds a table's first line (``"output": "``)."""
 
 
-def _aligned_header(data: bytes, start: int) -> bytes | None:
+_Blocks = dict[int, "tuple[int, int] | None"]
+"""Per scan: the break that ends a line -> the first line (begin, end) of the block of aligned
+lines it ends, or None (``_block_top``)."""
+
+
+def _aligned_header(data: bytes, start: int, blocks: _Blocks) -> bytes | None:
     """The header of the aligned column whose cell begins at ``start`` (two spaces before it):
     the word that begins at the cell's column in the first line of the block of lines above, each
-    with a gap of two spaces between words (raw or JSON-escaped lines, within 4096 bytes; a JSON
-    member's head before the first line cut), or None."""
+    with a gap of two spaces between words (raw or JSON-escaped lines; a JSON member's head before
+    the first line cut), however far above (``_block_top`` walks each line once); else None."""
     floor = max(0, start - 4096)
     hi, width = _break_before(data, floor, start)
     if hi < 0:
         return None
     column = start - hi - width
-    header: bytes | None = None
-    for _ in range(_HEADER_LINES):
-        lo, width = _break_before(data, floor, hi)
-        line = data[lo + width : hi] if lo >= 0 else data[floor:hi]
-        head = _JSON_HEAD.match(line)
-        if head is not None:
-            line = line[head.end() :]
-        if b"  " not in line.strip():
-            break
-        header = line
-        if lo < 0 or head is not None:
-            break
-        hi = lo
-    if header is None or column >= len(header) or header[column] in b" \t":
+    top = _block_top(data, hi, blocks)
+    if top is None:
+        return None
+    header = data[top[0] : top[1]]
+    if column >= len(header) or header[column] in b" \t":
         return None
     if column > 0 and header[column - 1] != 0x20:
         return None
     return header[column:].split(None, 1)[0].strip(b"\"'|")
+
+
+def _block_top(data: bytes, hi: int, blocks: _Blocks) -> tuple[int, int] | None:
+    """The first line (its begin and end) of the block of lines with a gap of two spaces whose
+    last line ends at the break at ``hi``, or None when that line has none. Every line's answer is
+    kept in ``blocks``: the rows of a table are walked up once, not once per row."""
+    first = hi
+    path: list[tuple[int, int, int]] = []  # (break, begin, end) of the lines with a gap, upwards
+    top: tuple[int, int] | None = None
+    while hi not in blocks:
+        lo, width = _break_before(data, max(0, hi - 4096), hi)
+        begin = lo + width if lo >= 0 else max(0, hi - 4096)
+        spend(hi - begin)
+        head = _JSON_HEAD.match(data, begin, hi)
+        begin = begin if head is None else head.end()
+        if b"  " not in data[begin:hi].strip():
+            blocks[hi] = None
+            break
+        path.append((hi, begin, hi))
+        if lo < 0 or head is not None:
+            break
+        hi = lo
+    else:
+        top = blocks[hi]
+    for brk, begin, end in reversed(path):
+        top = top or (begin, end)
+        blocks[brk] = top
+    return blocks[first]
 
 
 def _benign_row(data: bytes, start: int, header: bytes | None) -> bool:
@@ -383,7 +415,8 @@ def _benign_row(data: bytes, start: int, header: bytes | None) -> bool:
 def _break_before(data: bytes, floor: int, pos: int) -> tuple[int, int]:
     """Where the last line break before ``pos`` (raw or JSON-escaped, from ``floor``) begins, and
     its width; -1 when there is none."""
-    raw, escaped = data.rfind(b"\n", floor, pos), data.rfind(b"\\n", floor, pos)
+    raw = data.rfind(b"\n", floor, pos)
+    escaped = data.rfind(b"\\n", max(floor, raw), pos)  # only a later one counts
     return (raw, 1) if raw > escaped else (escaped, 2) if escaped >= 0 else (-1, 0)
 
 
@@ -425,6 +458,7 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     digest's name, nor an integrity string (``sha512-…``), a prefixed id (``toolu_…``) or image
     data. Hex counts when it is not a digest's length (``random_hex``)."""
     out: list[Hit] = []
+    blocks: _Blocks = {}
     if len(runs) * _CROWDED > len(data):
         stands = _MAY_STAND
         runs = [run for run in runs if run[0] == 0 or stands[data[run[0] - 1]]]
@@ -485,7 +519,7 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         if (
             before not in (0x3D, 0x3A)
             and not (quoted and before in _CONTEXT_OPENERS)
-            and not _value_position(data, start, end, i, before, quoted=quoted)
+            and not _value_position(data, start, end, i, before, quoted=quoted, blocks=blocks)
         ):
             continue
         if hexed is None:
