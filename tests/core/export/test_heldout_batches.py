@@ -32,7 +32,8 @@ against them). The same checks run over every batch; what differs is data (``BAT
   languages; further forms (7 and 5 look-alikes) for the cause fixed since: a credential noun of a
   language prose did not know, inflected, or with no link word it knows; further forms (6 and 4
   look-alikes) for `pass` glued after a service's name (`smtppass`); further forms (5 and 4
-  look-alikes) for a configuration line indented by a tab, JSON-escaped in the export;
+  look-alikes) for a configuration line indented by a tab, JSON-escaped in the export; further
+  forms (5 and 4 look-alikes) for an Authorization header's scheme the rule did not know;
   14 further look-alikes and 12 secrets beside them for three causes of the damaged look-alikes
   (a key named as public, a digest labelled by its algorithm, a handshake nonce).
 
@@ -144,7 +145,6 @@ _LIMITS_6: dict[str, str] = {
     "db-redis-acl-file": f"{_NAME}: a Redis ACL file's `>X`",
     "pkg-gem-push-key": f"{_NAME}: `~/.gem/credentials` `:host: X`",
     "dev-copy-as-powershell-cookie": f'{_NAME}: `Cookie("sessionid", X, …)` by position',
-    "obs-splunk-hec": f"{_NAME}: `Authorization: Splunk <uuid>`",
     "ssh-askpass-script": f"{_NAME}: an askpass script's `echo 'X'`",
     "db-mongo-keyfile-cat": f"{_NAME}: bare base64 lines printed by `cat …/keyfile`",
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
@@ -254,7 +254,6 @@ BATCHES: dict[int, Batch] = {
                 "mob-fastlane-match-env",
                 "game-vdf-password",
                 "data-wandb-login",
-                "obs-splunk-hec",
                 "vpn-wg-set-private-key",
                 "vpn-netsh-key-content",
                 "dev-copy-as-powershell-cookie",

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 42
+RULESET_VERSION: Final = 43
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -160,7 +160,9 @@ ending the sentence, none a word that makes it one about the password (``stored`
 42: a key said to be public is no credential
 (``public key: X``, ``pubkey:``, ``peer:``, ``minisign public key …`` in prose and directives), a
 structured field's byte sequence is named by its label (``sha-256=:…:``, RFC 9530), and the
-WebSocket handshake's nonce and answer (``Sec-WebSocket-Key``, ``-Accept``) are no key."""
+WebSocket handshake's nonce and answer (``Sec-WebSocket-Key``, ``-Accept``) are no key. 43: an Authorization header's scheme may be any word
+(``Splunk``, ``GenieKey``, ``Klaviyo-API-Key``): the credential after it is redacted, not the
+scheme; a variable or a ``<placeholder>`` after a scheme is nothing to hide."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
