@@ -269,7 +269,6 @@ BATCHES: dict[int, Batch] = {
             "ok-helm-checksum-annotation": "`checksum/secret: <sha256>`: a hash under a name ending `secret`",
             "ok-kubeseal-sealed": "a SealedSecret's ciphertext (meant for git) under `password:`",
             "ok-ssh-known-hosts-hashed": "a hashed known_hosts entry's `|1|salt|hash` reads as random values",
-            "x-glue-ok-overpass": "`FIRSTPASS=skip`: a name ending in `pass` after a word reads as a service's password",
             "x-tab-ok-signingkey": "`signingkey = <16 hex>`: a GPG key's id (public) under a name ending in `key`",
             "x-tab-ok-alias-pass": "a git alias named `pass`: its command reads as a password's value",
             "x-nl-ok-tr-label": "`login.password=Şifre`: a credential-named key's value is redacted whatever its shape, an i18n label too",

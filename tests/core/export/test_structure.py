@@ -322,6 +322,40 @@ def test_every_credential_word_holds_a_word_the_readers_look_for() -> None:
     assert not named_word(b"| key | value | note |") and not named_word(b"key         value")
 
 
+@pytest.mark.parametrize(
+    ("name", "names_a_password"),
+    [
+        # a service's or a user's name glued before pass
+        ("smtppass", True),
+        ("rootpass", True),
+        ("ldappass", True),
+        ("vncpass", True),
+        ("adminpass", True),
+        ("mainpass", True),
+        # a word of the language, a renderer's or a compiler's step, a filter
+        ("bypass", False),
+        ("compass", False),
+        ("firstpass", False),
+        ("secondpass", False),
+        ("renderpass", False),
+        ("subpass", False),
+        ("depthpass", False),
+        ("highpass", False),
+        ("lowpass", False),
+        ("bandpass", False),
+    ],
+)
+def test_a_name_glued_before_pass(name: str, names_a_password: bool) -> None:
+    """``pass`` glued after a service's name names its password (gitconfig's ``smtppass``);
+    after a word that says what kind of pass it is, it names a step or a filter."""
+    from rho_desk.core.export.scanner._grammar import name_is_credential
+
+    assert name_is_credential(name) is names_a_password
+    assert name_is_credential(name.upper()) is names_a_password
+    hits = SCANNER.scan(f'{name} = "kitchen-table"\n'.encode())
+    assert bool(hits) is names_a_password, (name, hits)
+
+
 _BACKSLASH_T_VALUE = "\\t7GkPq2Lz9wXy"
 """A value written after a backslash and a ``t`` (a shell reads ``t7GkPq2Lz9wXy``)."""
 

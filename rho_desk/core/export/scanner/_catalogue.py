@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 43
+RULESET_VERSION: Final = 44
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -162,7 +162,9 @@ ending the sentence, none a word that makes it one about the password (``stored`
 structured field's byte sequence is named by its label (``sha-256=:…:``, RFC 9530), and the
 WebSocket handshake's nonce and answer (``Sec-WebSocket-Key``, ``-Accept``) are no key. 43: an Authorization header's scheme may be any word
 (``Splunk``, ``GenieKey``, ``Klaviyo-API-Key``): the credential after it is redacted, not the
-scheme; a variable or a ``<placeholder>`` after a scheme is nothing to hide."""
+scheme; a variable or a ``<placeholder>`` after a scheme is nothing to hide. 44: a name glued
+before ``pass`` that says what kind of pass it is, a renderer's or compiler's step or a filter
+(``firstpass``, ``renderpass``, ``highpass``), names no password."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

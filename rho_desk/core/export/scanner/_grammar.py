@@ -33,11 +33,11 @@ from typing import Final
 from ._catalogue import Hit
 from ._rules import Pass
 from ._values import (
-    PASS_WORDS,
     VALUE_MAX,
     config_value,
     high_entropy,
     literal_value,
+    password_pass,
     quoted_password,
     random_hex,
     secretish,
@@ -333,7 +333,7 @@ def name_is_credential(name: str) -> bool:
         glued = ("password", "passwd", "secret", "token", "passwort", "kennwort", "senha")
         if word.endswith(glued) and len(word) <= 24:
             return True  # mysqlpassword, clientsecret, githubtoken, datenbankpasswort
-        if word.endswith("pass") and 6 <= len(word) <= 16 and word not in PASS_WORDS:
+        if word.endswith("pass") and password_pass(word):
             return True  # smtppass, rootpass, ldappass: a service's name glued before pass
     return False
 

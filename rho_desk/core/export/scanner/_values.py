@@ -22,11 +22,11 @@ from ._work import spend
 
 __all__ = [
     "ENTROPY_CAP",
-    "PASS_WORDS",
     "VALUE_MAX",
     "config_value",
     "high_entropy",
     "literal_value",
+    "password_pass",
     "quoted_password",
     "random_hex",
     "secretish",
@@ -420,11 +420,28 @@ _BLOCK_INDICATOR: Final = re.compile(rb"(?:![A-Za-z!]{0,16}[ \t]+)?[|>][+\-]?[0-
 """A YAML block scalar's indicator (the value is on the lines after it)."""
 
 
-PASS_WORDS: Final = frozenset(
+_PASS_WORDS: Final = frozenset(
     {"bypass", "compass", "encompass", "overpass", "underpass", "surpass", "trespass", "multipass"}
 )
-"""Words (and a tool's name) ending in ``pass`` that name no password (the name grammar reads
-``smtppass``, ``rootpass``: a service's name glued before ``pass``)."""
+"""Words (and a tool's name) ending in ``pass`` that name no password."""
+# fmt: off
+_PASS_KINDS: Final = frozenset({
+    # a renderer's or a compiler's pass over its input (renderPass, shadowPass, firstpass)
+    "render", "depth", "shadow", "geometry", "light", "lighting", "blur", "bloom", "ssao",
+    "outline", "forward", "deferred", "opaque", "transparent", "composite", "post", "pre",
+    "first", "second", "third", "final", "sub", "single", "two", "multi",
+    # a filter (highpass, lowpass, bandpass)
+    "high", "low", "band", "all", "notch",
+})
+# fmt: on
+"""What a word before a glued ``pass`` says when the pass is a processing step or a filter."""
+
+
+def password_pass(word: str) -> bool:
+    """``word`` (lower case, ending in ``pass``) names a password: a service's name glued before
+    ``pass`` (``smtppass``, ``rootpass``, ``ldappass``), not a word of the language (``bypass``,
+    ``compass``), a processing pass (``renderpass``, ``firstpass``) or a filter (``highpass``)."""
+    return 6 <= len(word) <= 16 and word not in _PASS_WORDS and word[:-4] not in _PASS_KINDS
 
 
 def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
