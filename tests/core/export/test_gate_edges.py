@@ -267,6 +267,30 @@ def test_a_header_name_is_not_an_authorization_value(
         assert [h.rule for h in found] == ["authorization-header"]
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (b"Authorization: Splunk 0f3b7e2c-5d1a-4a8b-9c6e-2f7d1b3a9e55", b"0f3b7e2c-5d1a"),
+        (b'"authorization": "GenieKey 8d2f1c7e93ab4b15a6f0"', b"8d2f1c7e93ab4b15a6f0"),
+        (b"Authorization: Bearer abcdefghijklmnopqrst", b"abcdefghijklmnopqrst"),
+        (b'"authorization": "none configured for this route"', None),
+        (b"authorization: pending approval by the security team", None),
+        (b"Authorization: Custom ${API_TOKEN}", None),
+    ],
+)
+def test_a_scheme_the_rule_does_not_know_takes_a_credential_not_a_word(
+    scanners: tuple[SecretScanner, SecretScanner], text: bytes, value: bytes | None
+) -> None:
+    """After a vendor's scheme (``Splunk``, ``GenieKey``) the credential is redacted; a word after
+    a word (prose about authorization) is not a scheme and its credential."""
+    for scanner in scanners:
+        found = [h for h in scanner.scan(text) if h.rule == "authorization-header"]
+        if value is None:
+            assert found == [], text
+        else:
+            assert len(found) == 1 and value in text[found[0].start : found[0].end], text
+
+
 def test_lone_escapes_are_not_decoded_and_escaped_tokens_are(
     scanners: tuple[SecretScanner, SecretScanner],
 ) -> None:

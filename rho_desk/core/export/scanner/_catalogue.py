@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 44
+RULESET_VERSION: Final = 45
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -164,7 +164,9 @@ WebSocket handshake's nonce and answer (``Sec-WebSocket-Key``, ``-Accept``) are 
 (``Splunk``, ``GenieKey``, ``Klaviyo-API-Key``): the credential after it is redacted, not the
 scheme; a variable or a ``<placeholder>`` after a scheme is nothing to hide. 44: a name glued
 before ``pass`` that says what kind of pass it is, a renderer's or compiler's step or a filter
-(``firstpass``, ``renderpass``, ``highpass``), names no password."""
+(``firstpass``, ``renderpass``, ``highpass``), names no password. 45: after a scheme the
+Authorization rule does not know, the value must have a letter and a digit (``"authorization":
+"none configured …"`` is prose)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

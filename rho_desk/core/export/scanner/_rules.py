@@ -271,6 +271,12 @@ _SCHEMES: Final = frozenset(
 )
 
 
+_SCHEME_BEFORE: Final = re.compile(rb"([A-Za-z][A-Za-z0-9\-]{1,23})[ \t]+\Z")
+"""The scheme word right before an Authorization header's value. A scheme the rule does not know
+(a vendor's: ``Splunk``, ``GenieKey``) is taken with a credential that has a letter and a digit
+(``_mixed``), not with a word."""
+
+
 _VARIABLE: Final = re.compile(rb"\$(?:env:)?[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")
 """A shell's, PowerShell's or cmd.exe's variable standing for the value (``$TOKEN``,
 ``$env:TOKEN``, ``%TOKEN%``): the command line names the secret, it does not hold it."""
@@ -286,6 +292,9 @@ def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # "Authorization: Bearer <token>" with a placeholder: nothing to hide
     if _STANDS_FOR.match(data, m.end("value")) is not None:
         return None  # "Authorization: Splunk ${HEC_TOKEN}": a scheme, then what stands for it
+    scheme = _SCHEME_BEFORE.search(data, m.start(), m.start("value"))
+    if scheme is not None and scheme.group(1).lower() not in _SCHEMES and not _mixed(value):
+        return None  # "authorization": "none configured …": a word after a word, not a credential
     return Hit("authorization-header", m.start("value"), m.end("value"), value)
 
 
