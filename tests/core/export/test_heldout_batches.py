@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 6 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 7 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -36,10 +36,19 @@ against them). The same checks run over every batch; what differs is data (``BAT
   forms (5 and 4 look-alikes) for an Authorization header's scheme the rule did not know;
   14 further look-alikes and 12 secrets beside them for three causes of the damaged look-alikes
   (a key named as public, a digest labelled by its algorithm, a handshake nonce).
+- batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
+  0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
+  twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
+  Bicep, CloudFormation, CDK, Ansible, Chef, Puppet, Salt, Packer, Vagrant, Nomad), CI systems
+  (Buildkite, Drone, Woodpecker, Bitbucket, Jenkins XML, Tekton, GoCD, Concourse, Azure DevOps),
+  Kubernetes and Helm output, password managers' CLIs, email/SMS/payment SDKs, mobile and desktop
+  settings, REPL transcripts and shell histories, frameworks printing their settings, HTTP and
+  protocol dumps, browser storage, prose in eighteen more languages, value shapes; also planted
+  in the session's metadata (``cwd``, ``last_command``).
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
-summary; batch 6: also the session's title) and exported as JSON: no secret of it survives,
-plain, escaped or decoded (batch 3's views; batch 4 adds HTML character references and an
+summary; batch 6: also the session's title; batch 7: its ``cwd`` and ``last_command``) and
+exported as JSON: no secret of it survives, plain, escaped or decoded (batch 3's views; batch 4 adds HTML character references and an
 ``xxd`` dump's hex; batch 5 on adds ``\\xNN`` and octal escapes, base64 words inside wrapped rows
 and plain hex runs), and no export is blocked; a look-alike's text comes out as it went in. What
 still leaks is named in ``LIMITS`` with the reason (docs/security.md states them too).
@@ -161,6 +170,74 @@ _LIMITS_6: dict[str, str] = {
 }
 
 
+# batch 7, by cause
+_POSITION = "a credential passed by position to a client's call, no name beside it"
+_ALONE = "the value printed alone on the line after what names it"
+_FOREIGN = "prose in a language whose credential noun the prose reader does not know"
+
+_LIMITS_7: dict[str, str] = {
+    "sdk-rust-reqwest-basic": f'{_POSITION}: reqwest `basic_auth("u", Some("X"))`',
+    "sdk-java-jedis-pool": f'{_POSITION}: `new JedisPool(cfg, host, port, timeout, "X")`',
+    "sdk-kotlin-okhttp-basic": f'{_POSITION}: OkHttp `Credentials.basic("u", "X")`',
+    "sdk-swift-basic-header": f'{_POSITION}: `String(format: "%@:%@", "api", "X")`',
+    "sdk-csharp-mongo-credential": f'{_POSITION}: `MongoCredential.CreateCredential(db, "u", "X")`',
+    "sdk-scala-slick-forurl": f'{_POSITION}: Slick `Database.forURL(url, "u", "X")`',
+    "sdk-scala-doobie": f'{_POSITION}: doobie `fromDriverManager(driver, url, "u", "X")`',
+    "sdk-py-ldap3": f'{_POSITION}: ldap3 `Connection(server, dn, "X")`',
+    "sdk-py-pika-plain": f'{_POSITION}: `pika.PlainCredentials("u", "X")`',
+    "sdk-py-paramiko-positional": f'{_POSITION}: paramiko `connect(host, 22, "u", "X")`',
+    "sdk-js-sequelize": f"{_POSITION}: `new Sequelize(db, 'u', 'X', {{…}})`",
+    "loc-aborted-sequelize": f"{_POSITION}: `new Sequelize(db, 'u', 'X', …)` in an aborted `node -e`",
+    "sdk-ruby-net-smtp": f"{_POSITION}: `Net::SMTP.start(host, port, helo, 'u', 'X', :login)`",
+    "sdk-ruby-net-ftp": f"{_POSITION}: `Net::FTP.open(host, 'u', 'X')`",
+    "pay-postmark-servertoken": f'{_POSITION}: `postmark.ServerClient("<uuid>")`',
+    "pay-sparkpost": f"{_POSITION}: `SparkPost('<40 hex>')`",
+    "pay-africastalking": f'{_POSITION}: `africastalking.initialize(user, "atsk_<64 hex>")`',
+    "repl-irb-credentials": f'{_ALONE}: irb `=> "X"` under `credentials.aws[:secret_access_key]`',
+    "repl-rails-console-token": f'{_ALONE}: pry `=> "X"` under `.api_token`',
+    "repl-iex-get-env": f'{_ALONE}: iex `"X"` under `get_env(:shop, :stripe_secret)`',
+    "repl-jshell-getenv": f'{_ALONE}: jshell `$1 ==> "X"` under `getenv("DB_PASS")`',
+    "repl-scala-conf": f'{_ALONE}: scala `val res0: String = X` under `getString("db.password")`',
+    "repl-clojure-getenv": f'{_ALONE}: clojure `"X"` under `(System/getenv "API_SECRET")`',
+    "repl-deno-env": f'{_ALONE}: deno `"X"` under `Deno.env.get("SUPABASE_SERVICE_KEY")`',
+    "repl-redis-hgetall": f'{_ALONE}: redis-cli HGETALL `3) "password"` then `4) "X"`',
+    "pm-op-item-get-fields": f"{_ALONE}: `op item get … --fields label=password`",
+    "pm-lpass-password-only": f"{_ALONE}: `lpass show --password …`",
+    "pm-bw-get-password": f"{_ALONE}: `bw get password …`",
+    "pm-secret-tool-lookup": f"{_ALONE}: `secret-tool lookup …`, letters only",
+    "pm-keyring-get": f"{_ALONE}: `keyring get pypi __token__`, a `pypi-` token",
+    "pm-pass-insert-heredoc": f"{_ALONE}: `pass insert -m` heredoc's first line",
+    "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
+    "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
+    "k8s-helm-notes-echo": f"{_ALONE}: `echo $MARIADB_ROOT_PASSWORD`'s output",
+    "fw-phx-gen-secret": f"{_ALONE}: `mix phx.gen.secret`'s output",
+    "web-sessionstorage-console": f"{_ALONE}: devtools `< '…'` under `sessionStorage.getItem('id_token')`",
+    "pm-op-item-json": f'{_SIBLING}: `op item get --format json`, `"label": "password"`',
+    "fw-spring-env-unsanitized": f'{_SIBLING}: Spring actuator `"app.mail.pwd": {{"value": X}}`',
+    "fw-hibernate-bind": f"{_SIBLING}: Hibernate's `binding parameter [2] … - [X]` after `insert … (email, password)`",
+    "repl-mysql-settings-rows": f"{_TABLE}: mysql key/value rows, `| smtp_password | X |`",
+    "iac-chef-attributes": f"{_NAME}: Chef `default['acme']['db']['password'] = 'X'`",
+    "orm-rails-erb-default": f'{_NAME}: ERB `ENV.fetch("DATABASE_PASSWORD") {{ "X" }}`',
+    "iac-cdk-unsafe-plaintext": f'{_NAME}: `masterUserPassword: SecretValue.unsafePlainText("X")`',
+    "app-android-strings-attr": f'{_NAME}: `<string name="mqtt_pass" translatable="false">X`',
+    "dburl-nats-token-userinfo": f"{_NAME}: a token as a URL's userinfo, `nats://X@host`",
+    "dburl-go-snowflake-dsn": f"{_NAME}: Go Snowflake DSN `user:X@account/db/schema`, no scheme",
+    "nl-hu": f"{_FOREIGN}: Hungarian `jelszava:`",
+    "nl-ta": f"{_FOREIGN}: Tamil",
+    "nl-tl": f"{_FOREIGN}: Tagalog `Ang password … ay X`",
+    "nl-bg": f"{_FOREIGN}: Bulgarian `Паролата … е X`",
+    "nl-is": f"{_FOREIGN}: Icelandic `Lykilorðið`",
+    "nl-af": f"{_FOREIGN}: Afrikaans `wagwoord`",
+    "nl-az": f"{_FOREIGN}: Azerbaijani `şifrəsi X-dir`",
+    "nl-kk": f"{_FOREIGN}: Kazakh `құпия сөзі:`",
+    "nl-de-zugangstoken": f"{_FOREIGN}: German `Zugangstoken … lautet X`",
+    "nl-fr-jeton": f"{_FOREIGN}: French `jeton d'accès X`",
+    "nl-ja-token": f"{_FOREIGN}: Japanese `APIトークンはXです`, glued",
+    "shape-digits-pin": f"{_WORDS}: eight digits under `pin_code:`",
+    "shape-unicode-letters": f"{_WORDS}: non-ASCII letters under `contraseña_admin:`",
+}
+
+
 @dataclass(frozen=True)
 class Batch:
     number: int
@@ -275,6 +352,42 @@ BATCHES: dict[int, Batch] = {
             "x-pub-ok-pub-key-id": "`gpg --recv-keys <key id>`: a flag named `keys` reads its public key id as a value",
         },
     ),
+    7: Batch(
+        7,
+        272,
+        41,
+        _LIMITS_7,
+        unflagged={
+            k: f"{v}; by shape the second opinion sees nothing to flag"
+            for k, v in _LIMITS_7.items()
+            if k
+            in {
+                "sdk-ruby-net-ftp",
+                "dburl-nats-token-userinfo",
+                "k8s-helm-notes-echo",
+                "pm-lpass-password-only",
+                "pm-secret-tool-lookup",
+                "pay-postmark-servertoken",
+                "pay-sparkpost",
+                "pay-africastalking",
+                "fw-phx-gen-secret",
+                "nl-bg",
+                "nl-ja-token",
+                "shape-digits-pin",
+                "shape-unicode-letters",
+            }
+        },
+        damaged={
+            "ok-pulumi-secure-ciphertext": "Pulumi's `secure: v1:…` ciphertext (meant for git) reads as random values",
+            "ok-cfn-ref-and-resolve": "`ReplicaPassword: !Ref DBPassword`: the referenced parameter's name reads as the value",
+            "ok-cdk-from-secret-name": "`dbSecret = …fromSecretNameV2(this, 'DbSecret', 'prod/db/master')`: a secret's name and a call read as values",
+            "ok-jenkins-credentials-binding": "`passwordVariable: 'NEXUS_PASS'`: a variable's name under a credential-named key",
+            "ok-k8s-describe-secret-sizes": "`password:  16 bytes`: kubectl's size of a value reads as the value",
+            "ok-pass-ls-tree": "`Password Store`: the next word after a credential noun reads as its value",
+            "ok-imap-capability": "`AUTH=PLAIN AUTH=LOGIN`: an IMAP capability reads as an assignment",
+            "ok-android-password-hint": '`<string name="token_expired">`: UI text under a credential-named key',
+        },
+    ),
 }
 
 _FORMS: dict[int, list[dict[str, Any]]] = {
@@ -314,6 +427,10 @@ def _planted(form: dict[str, Any]) -> str:
     return text
 
 
+_METADATA = {"title": "title", "cwd": "cwd", "meta": "last_command"}
+"""The places in the session's metadata, by the entry they fill."""
+
+
 def _history(form: dict[str, Any]) -> list[dict[str, Any]]:
     loc, text, cid = form["loc"], _planted(form), "call_0"
 
@@ -328,7 +445,7 @@ def _history(form: dict[str, Any]) -> list[dict[str, Any]]:
     if loc == "reasoning":
         summary = {"content": [{"Text": "Done."}], "reasoning_summary": text}
         return [{"EnrichedAssistant": summary}]
-    if loc == "title":
+    if loc in _METADATA:
         return [{"Assistant": [{"Text": "ok"}]}]
     if loc == "command":
         return turn({"name": "bash", "arguments": {"command": text}}, "done")
@@ -368,8 +485,9 @@ def exported(history: list[dict[str, Any]], metadata: dict[str, str] | None = No
 
 def export_form(form: dict[str, Any]) -> ExportResult:
     """The form planted where its batch plants it, in a session exported as JSON."""
-    title = {"title": form["text"]} if form["loc"] == "title" else None
-    return exported([{"User": [{"Text": "look"}]}, *_history(form)], title)
+    key = _METADATA.get(form["loc"])
+    metadata = {key: form["text"]} if key else None
+    return exported([{"User": [{"Text": "look"}]}, *_history(form)], metadata)
 
 
 def _strings(node: object) -> list[str]:
