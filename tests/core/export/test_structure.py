@@ -311,7 +311,7 @@ def test_every_credential_word_holds_a_word_the_readers_look_for() -> None:
     """The readers skip a line holding none of ``NAMED_WORDS`` (``named_word``) and a key/value
     table's rows holding none of ``CELL_WORDS``: every word the credential grammar accepts holds
     one, and so does each word it accepts by its ending (``key`` only after a qualifier)."""
-    from rho_desk.core.export.scanner._grammar import _WORDS, name_is_credential
+    from rho_desk.core.export.scanner._names import _WORDS, name_is_credential
     from rho_desk.core.export.scanner._tables import CELL_WORDS, NAMED_WORDS, named_word
 
     for word in [*_WORDS, "mysqlpassword", "clientsecret", "githubtoken", "apiKey", "api_key"]:
@@ -348,7 +348,7 @@ def test_every_credential_word_holds_a_word_the_readers_look_for() -> None:
 def test_a_name_glued_before_pass(name: str, names_a_password: bool) -> None:
     """``pass`` glued after a service's name names its password (gitconfig's ``smtppass``);
     after a word that says what kind of pass it is, it names a step or a filter."""
-    from rho_desk.core.export.scanner._grammar import name_is_credential
+    from rho_desk.core.export.scanner._names import name_is_credential
 
     assert name_is_credential(name) is names_a_password
     assert name_is_credential(name.upper()) is names_a_password

@@ -12,7 +12,8 @@ joined by ``0xFF``) in this order:
 3. **token rules** (``_rules``, ids and ``Hit`` in ``_catalogue``, the vendors' token table in
    ``_vendors``): vendor tokens, JWTs, keys by their prefix, a token whose prefix names a secret,
    over the runs; and the credentials rho-desk holds, literally (``known_forms``);
-4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``; values read by ``_values``):
+4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``; names read by ``_names``, values
+   by ``_values``):
    headers, URLs, private-key blocks, values under a credential name on their name's line, keys
    by their vendor's name (``_vendors``), and the flags and positions of command lines, over the
    text without the blobs' bodies; then **structure** (``_structure`` confirms the lines the

@@ -37,8 +37,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._grammar import NOT_SECRET_WORDS, name_is_credential, name_words
 from ._lines import Line
+from ._names import NOT_SECRET_WORDS, name_is_credential, name_words
 from ._values import literal_value, secretish
 from ._work import spend
 

@@ -20,11 +20,8 @@ import re
 from typing import Final
 
 from ._catalogue import Hit
-from ._grammar import (
-    line_before,
-    name_is_credential,
-    name_words,
-)
+from ._grammar import line_before
+from ._names import name_is_credential, name_words
 from ._rules import Pass
 from ._values import VALUE_MAX, quoted_password, value_span
 

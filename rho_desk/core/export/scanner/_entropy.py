@@ -14,7 +14,7 @@ import re
 from typing import Final
 
 from ._catalogue import Hit
-from ._grammar import NOT_SECRET_WORDS, name_before, name_words
+from ._names import NOT_SECRET_WORDS, name_before, name_words
 from ._values import ENTROPY_CAP, high_entropy, random_hex, shannon
 from ._work import spend
 

@@ -6,8 +6,8 @@ know it by where it stands:
 * a **credential name** (``pass``, ``passwd``, ``pwd``, ``secret``, ``token``, ``credential``,
   ``auth``, ``cookie``, and ``key`` with a qualifier: ``api``, ``access``, ``private``,
   ``signing``, ``master``, ``encryption``, ``shared access``...) in any case and separator style
-  (``DB_PASS``, ``connectionPassword``, ``auth-token``), followed by ``=``, ``:``, ``=>`` or an
-  XML element's ``>``;
+  (``DB_PASS``, ``connectionPassword``, ``auth-token``; the names' grammar is ``_names``),
+  followed by ``=``, ``:``, ``=>`` or an XML element's ``>``;
 * the flags and arguments of **command lines** (``_commands``, which reads values as this
   module does);
 * a password **named, then given** after a space: ``PASSWORD 'X'``, ``signingPassword "X"``,
@@ -31,13 +31,19 @@ from itertools import pairwise
 from typing import Final
 
 from ._catalogue import Hit
+from ._names import (
+    FOREIGN_WORDS,
+    NAME_BYTES,
+    credential_name,
+    name_before,
+    vendor_keyed,
+)
 from ._rules import Pass
 from ._values import (
     VALUE_MAX,
     config_value,
     high_entropy,
     literal_value,
-    password_pass,
     quoted_password,
     random_hex,
     secretish,
@@ -54,313 +60,18 @@ except ImportError:  # pragma: no cover - the lock pins google-re2; re gives the
 
 __all__ = [
     "ASSIGN_PREFILTER",
-    "FOREIGN_WORDS",
     "KEYWORDS",
-    "NOT_SECRET_WORDS",
     "der_private_key",
     "grammar_passes",
     "hex_key_pass",
     "jwk_hits",
     "line_before",
-    "name_before",
-    "name_is_credential",
-    "name_words",
-    "named_from",
+    "vendor_token",
 ]
 
-# --- names ------------------------------------------------------------------------------------
-
-_WORDS: Final = frozenset(
-    {
-        "pass",
-        "passwd",
-        "password",
-        "passwords",
-        "pwd",
-        "pw",
-        "passphrase",
-        "passcode",
-        "secret",
-        "secrets",
-        "token",
-        "credential",
-        "credentials",
-        "creds",
-        "cred",
-        "auth",
-        "bearer",
-        "cookie",
-        "cookies",
-        "authtok",
-        "bindpw",
-        "apikey",
-        "privatekey",
-        "secretkey",
-        "accesskey",
-        "signingkey",
-        "masterkey",
-        "encryptionkey",
-        "authtoken",
-        "accesstoken",
-        "refreshtoken",
-        "sessiontoken",
-        "sharedaccesskey",
-        "clientsecret",
-        "appsecret",
-        "apisecret",
-        "passkey",
-        "pgpassword",
-        "dbpass",
-        "dbpassword",
-        "mysqlpwd",
-        "requirepass",
-        "masterauth",
-        "psk",
-        "wpapsk",
-        # the same nouns in other languages, as a name spells them in ASCII (``FOREIGN_WORDS``)
-        "passwort",
-        "kennwort",
-        "motdepasse",
-        "passord",
-        "contrasena",
-        "senha",
-        "wachtwoord",
-        "losenord",
-        "haslo",
-        "heslo",
-        "jelszo",
-        "sifre",
-        "salasana",
-        "adgangskode",
-    }
-)
-FOREIGN_WORDS: Final = (
-    b"kennwort",
-    b"contrasena",
-    b"senha",
-    b"wachtwoord",
-    b"losenord",
-    b"haslo",
-    b"heslo",
-    b"jelszo",
-    b"sifre",
-    b"salasana",
-    b"adgangskode",
-)
-"""The credential nouns of other languages (German, Spanish, Portuguese, Dutch, Swedish, Polish,
-Czech, Hungarian, Turkish, Finnish, Danish) in a name's ASCII spelling, less those holding
-``pass`` (``passwort``, ``mot_de_passe``, ``passord``): every keyword list of the gates and the
-structure reader's shortcut words hold them, so a name holding one is read as ``DB_PASSWORD`` is
-(``SENHA_BANCO=…``, ``"wachtwoord": "…"``, ``haslo = …``)."""
 _FOREIGN: Final = b"|".join(FOREIGN_WORDS)
-_KEY_QUALIFIERS: Final = frozenset(
-    {
-        "api",
-        "access",
-        "private",
-        "secret",
-        "signing",
-        "master",
-        "encryption",
-        "shared",
-        "client",
-        "account",
-        "auth",
-        "app",
-        "consumer",
-        "license",
-        "licence",
-        "session",
-        "deploy",
-        "service",
-        "admin",
-        "root",
-        "storage",
-        "subscription",
-        "webhook",
-        "hmac",
-        "jwt",
-        "sign",
-        "encrypt",
-        "decrypt",
-        "decryption",
-        "cipher",
-        "crypto",
-        "wrapping",
-        "unseal",
-        "recovery",
-        "ssh",
-        "gpg",
-        "pgp",
-        "wallet",
-        "priv",
-        "sk",
-        "primary",
-        "secondary",
-        "integration",
-        "cookie",
-    }
-)
-# a name whose last word is one of these names something about the credential, not the credential
-_NOT_VALUE: Final = frozenset(
-    {
-        "file",
-        "path",
-        "dir",
-        "url",
-        "uri",
-        "endpoint",
-        "name",
-        "names",
-        "id",
-        "ids",
-        "type",
-        "types",
-        "length",
-        "len",
-        "size",
-        "count",
-        "limit",
-        "limits",
-        "max",
-        "min",
-        "policy",
-        "hash",
-        "hashed",
-        "digest",
-        "field",
-        "fields",
-        "label",
-        "prompt",
-        "placeholder",
-        "input",
-        "required",
-        "expires",
-        "expiry",
-        "expiration",
-        "ttl",
-        "usage",
-        "env",
-        "var",
-        "header",
-        "param",
-        "params",
-        "mode",
-        "format",
-        "manager",
-        "provider",
-        "store",
-        "helper",
-        "command",
-        "cmd",
-        "kind",
-        "version",
-        "ref",
-        "index",
-        "reset",
-        "changed",
-        "enabled",
-        "disabled",
-        "visible",
-        "hint",
-        "error",
-        "errors",
-        "tokens",
-        "strength",
-        "rule",
-        "rules",
-        "regex",
-        "pattern",
-        "location",
-        "source",
-        "method",
-        "scheme",
-        "flow",
-        "domain",
-        "host",
-        "user",
-        "username",
-        "login",
-        "email",
-        "at",
-        "date",
-        "time",
-        "timeout",
-        "algorithm",
-        "algorithms",
-        "model",
-        "class",
-        "algo",
-        "alg",
-        "arn",
-        "arns",
-    }
-)
-_CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
-
-def name_words(name: str) -> list[str]:
-    return [
-        c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)
-    ]
-
-
-# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
-NOT_SECRET_WORDS: Final = frozenset(
-    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity"}
-)
-
-
-def name_is_credential(name: str) -> bool:
-    """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
-    words = name_words(name)
-    if not words or words[-1] in _NOT_VALUE or not NOT_SECRET_WORDS.isdisjoint(words):
-        return False
-    if words[0] == "existing" and words[-1] in ("secret", "secrets"):
-        return False  # Helm's existingSecret: the name of a Kubernetes Secret that holds it
-    joined = "".join(words)
-    if joined in _WORDS:
-        return True
-    for i, word in enumerate(words):
-        if word in _WORDS and (word != "pw" or i == len(words) - 1):
-            return True  # pw only at the end (olcRootPW, DB_PW, dbPw; Playwright's PW_TEST_…)
-        if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
-            return True
-        if word == "passe" and words[i - 2 : i] == ["mot", "de"]:
-            return True  # MOT_DE_PASSE_ADMIN
-        if word.endswith("key") and word[:-3] in _KEY_QUALIFIERS:
-            return True
-        glued = ("password", "passwd", "secret", "token", "passwort", "kennwort", "senha")
-        if word.endswith(glued) and len(word) <= 24:
-            return True  # mysqlpassword, clientsecret, githubtoken, datenbankpasswort
-        if word.endswith("pass") and password_pass(word):
-            return True  # smtppass, rootpass, ldappass: a service's name glued before pass
-    return False
-
-
-# fmt: off
-_NOT_SECRET_KEYS: Final = frozenset({"socket", "websocket",  # Sec-WebSocket-Key: a nonce
-    "sort", "partition", "range", "routing", "foreign", "lookup", "cache", "idempotency", "dedup",
-    "deduplication", "object", "request", "trace", "correlation", "message", "i18n", "translation",
-    "map", "hash", "row", "index", "shard", "hot", "react", "unique", "composite", "group", "s3",
-})
-# fmt: on
-"""Qualifiers of ``KEY`` naming what a key indexes, routes, looks up or opens, not a credential."""
-
-
-def vendor_keyed(name: str) -> bool:
-    """``KEY`` after a word the grammar does not know, such as a vendor's or a service's name
-    (``SENDGRID_KEY``, ``revenuecatKey``): a credential only if its value reads as a vendor's token
-    (``vendor_token``); not the keys of ``_NOT_SECRET_KEYS``, nor a public one."""
-    words = name_words(name)
-    return (
-        len(words) >= 2
-        and words[-1] == "key"
-        and words[-2].isalpha()
-        and words[-2] not in _NOT_SECRET_KEYS
-        and NOT_SECRET_WORDS.isdisjoint(words)
-    )
-
+# --- a vendor's token under a vendor's key ----------------------------------------------------
 
 _TOKEN_SHAPE: Final = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_.\-]{14,254}[A-Za-z0-9=]")
 _TOKEN_PARTS: Final = re.compile(rb"[._\-]")
@@ -391,8 +102,6 @@ def vendor_token(value: bytes) -> bool:
 
 # --- the passes -------------------------------------------------------------------------------
 
-_NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-_NAME_MAX: Final = 64
 # a declared type between the name and the operator: ``var token string = ``, ``token: str = ``
 _TYPE: Final = rb"(?:[ \t]{1,4}(?:string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:string|str))?"
 _ASSIGN: Final = (
@@ -497,58 +206,6 @@ def prefilter(pattern: bytes) -> re.Pattern[bytes]:
     return re.compile(pattern)
 
 
-_NAME_CHARS: Final = bytes(sorted(_NAME_BYTES))
-_HEX_DIGITS: Final = frozenset(b"0123456789abcdefABCDEF")
-
-
-def name_before(data: bytes, end: int) -> tuple[int, bytes]:
-    """The name (letters, digits, ``_.-``) that ends at ``end``, at most ``_NAME_MAX`` bytes,
-    without the tail of an escape it begins with (``\\npsk``: a line break, then ``psk``)."""
-    window = data[max(0, end - _NAME_MAX) : end]
-    start = end - (len(window) - len(window.rstrip(_NAME_CHARS)))
-    if start > 0 and start < end and data[start - 1] == 0x5C:
-        j = start - 1
-        while j > 0 and data[j - 1] == 0x5C:
-            j -= 1
-        if (start - j) % 2 == 1:  # an odd number of backslashes: the first letter is escaped
-            hexed = data[start + 1 : start + 5]
-            start += (
-                5
-                if data[start] == 0x75 and len(hexed) == 4 and all(c in _HEX_DIGITS for c in hexed)
-                else 1
-            )
-            start = min(start, end)
-    return start, data[start:end]
-
-
-def named_from(data: bytes, lo: int) -> int:
-    """Where the name starts when ``data[lo:]`` is a value after ``NAME=`` or ``NAME:`` (spaces
-    allowed around the operator): ``password=\\u0054\\u0072...`` decodes with its name, so the
-    credential rules read it as an assignment. Else ``lo``."""
-    i = lo
-    while i > 0 and lo - i < 4 and data[i - 1] in b" \t":
-        i -= 1
-    if i == 0 or data[i - 1] not in b"=:":
-        return lo
-    i -= 1
-    while i > 0 and lo - i < 12 and data[i - 1] in b" \t":
-        i -= 1
-    start, _ = name_before(data, i)
-    return start if start < i else lo
-
-
-_NAME_CACHE: dict[bytes, bool] = {}
-
-
-def _credential_name(name: bytes) -> bool:
-    known = _NAME_CACHE.get(name)
-    if known is None:
-        if len(_NAME_CACHE) > 4096:
-            _NAME_CACHE.clear()
-        known = _NAME_CACHE[name] = name_is_credential(name.decode("ascii", "replace"))
-    return known
-
-
 def _letter_before(data: bytes, pos: int) -> bool:
     """The UTF-8 character that ends at ``pos`` is a letter (not a symbol such as ``→``)."""
     start = pos - 1
@@ -563,13 +220,13 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     name_start, name = name_before(data, m.end("rest"))
     if name_start > 0 and data[name_start - 1] >= 0x80 and _letter_before(data, name_start):
         return None  # the name continues in another script: the fold view sees it whole
-    if not _credential_name(name) and name_start > 1 and data[name_start - 1] == 0x20:
+    if not credential_name(name) and name_start > 1 and data[name_start - 1] == 0x20:
         # words apart: "Secret Key = ...", "Client Secret: ..." (one word before, in an INI or a form)
         first_start, first = name_before(data, name_start - 1)
-        if first.isalpha() and _credential_name(first + b"_" + name):
+        if first.isalpha() and credential_name(first + b"_" + name):
             name_start, name = first_start, first + b"_" + name
     keyed = False
-    if not _credential_name(name):
+    if not credential_name(name):
         if not vendor_keyed(name.decode("ascii", "replace")):
             return None
         keyed = True  # SENDGRID_KEY=: a credential when its value reads as a vendor's token
@@ -682,7 +339,7 @@ def _netrc(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``.netrc``: ``password X`` after ``machine`` or ``login`` (same file, a few lines before)."""
     lo = max(0, m.start() - _NETRC_WINDOW)
     spend(m.start() - lo)
-    if m.start() > 0 and data[m.start() - 1] in _NAME_BYTES:
+    if m.start() > 0 and data[m.start() - 1] in NAME_BYTES:
         return None
     if _NETRC_CONTEXT.search(data, lo, m.start()) is None:
         return None
@@ -707,7 +364,7 @@ def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return hit
     word_end = m.start("ws")
     _, name = name_before(data, word_end)
-    if not _credential_name(name):
+    if not credential_name(name):
         return None  # bypass, compass
     pos = m.end()
     said = _SAID.match(data, pos)
@@ -776,7 +433,7 @@ def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     while (
         host_start > 0
         and m.start() - host_start < 253
-        and data[host_start - 1] in _NAME_BYTES | {0x2A}
+        and data[host_start - 1] in NAME_BYTES | {0x2A}
     ):
         host_start -= 1
     if host_start < m.start() and data[host_start] in b"nr" and _escaped(data, host_start):
@@ -900,9 +557,9 @@ HEX_CONTEXT_WINDOW: Final = 48
 def _hex_key(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """64 hex digits (``0x`` or not) under a key-ish name: a raw private key (wallets, ed25519 seeds)."""
     start, end = m.span()
-    if start > 0 and data[start - 1] in _NAME_BYTES and data[max(0, start - 2) : start] != b"0x":
+    if start > 0 and data[start - 1] in NAME_BYTES and data[max(0, start - 2) : start] != b"0x":
         return None
-    if end < len(data) and data[end] in _NAME_BYTES:
+    if end < len(data) and data[end] in NAME_BYTES:
         return None
     line = line_before(data, start - (2 if data[max(0, start - 2) : start] == b"0x" else 0))[
         -HEX_CONTEXT_WINDOW:
@@ -974,7 +631,7 @@ def _bundler(data: bytes, m: re.Match[bytes]) -> Hit | None:
 def _mailchimp(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """Mailchimp API key: 32 hex digits, ``-us`` and the datacenter number."""
     start = m.start() - 32
-    if start > 0 and data[start - 1] in _NAME_BYTES:
+    if start > 0 and data[start - 1] in NAME_BYTES:
         return None
     return Hit("mailchimp-api-key", start, m.end(), data[start : m.end()])
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Final, Protocol
 
 from ._catalogue import Hit
-from ._grammar import name_before, name_is_credential, name_words
+from ._names import name_before, name_is_credential, name_words
 from ._rules import Pass
 from ._values import literal_value, secretish
 from ._work import spend

@@ -20,7 +20,7 @@ import re
 import shlex
 from typing import Final
 
-from ._grammar import name_is_credential
+from ._names import name_is_credential
 from ._values import secretish
 
 __all__ = ["PRINTERS", "READERS", "printed_values"]

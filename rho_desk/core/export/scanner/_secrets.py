@@ -1,9 +1,10 @@
 """The scan driver: ``SecretScanner`` runs the rules over a buffer and over what its encoded regions decode to.
 
 The rules themselves are ``_rules`` (token and keyword passes) and ``_grammar`` (the credential
-grammar), their ids and ``Hit`` are ``_catalogue``; ``_prefilter``'s gate says which rules can
-match where, ``_engine`` holds the buffers the passes run over, ``_views`` and ``_decoders`` turn
-rewritten and encoded text back into what it says. This module puts them together.
+grammar, its names read by ``_names``), their ids and ``Hit`` are ``_catalogue``; ``_prefilter``'s
+gate says which rules can match where, ``_engine`` holds the buffers the passes run over,
+``_views`` and ``_decoders`` turn rewritten and encoded text back into what it says. This module
+puts them together.
 
 A ``SecretScanner`` finds secrets in a byte buffer: a JSON document, a Markdown or HTML transcript,
 or many strings joined with ``0xFF`` (a byte that never occurs in UTF-8, so no match can run from
@@ -120,7 +121,6 @@ from ._grammar import (
     grammar_passes,
     hex_key_pass,
     jwk_hits,
-    named_from,
 )
 from ._lists import (
     LIST_TRIGGER,
@@ -129,6 +129,7 @@ from ._lists import (
     list_chunks,
 )
 from ._named import named_passes
+from ._names import named_from
 from ._prefilter import (
     GATE_PARTS,
     HYPERSCAN,

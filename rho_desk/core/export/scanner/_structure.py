@@ -44,8 +44,8 @@ from typing import Final
 from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, STDIN_PROGRAMS, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
-from ._grammar import FOREIGN_WORDS
 from ._lines import Line, Lines, peel, text_lines
+from ._names import FOREIGN_WORDS
 from ._prefilter import Rule
 from ._reader import CONTINUATION, read, table_header
 from ._words import CALL_NAMES, call_values, word_values

@@ -12,7 +12,7 @@ import re
 from itertools import accumulate
 from typing import Final, NamedTuple
 
-from ._grammar import FOREIGN_WORDS, name_is_credential
+from ._names import FOREIGN_WORDS, name_is_credential
 
 __all__ = [
     "BLANK_ROW",

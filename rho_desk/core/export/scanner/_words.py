@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from ._argv import Word, split
-from ._grammar import NOT_SECRET_WORDS, name_is_credential
 from ._lines import Line
+from ._names import NOT_SECRET_WORDS, name_is_credential
 from ._values import literal_value, secretish
 from ._work import spend
 

@@ -1,0 +1,383 @@
+"""Credential names: whether the name a value stands under says it holds a credential.
+
+A password has no shape, so the name rules (``_grammar``'s name pass, ``_commands``, ``_named``,
+the structure reader, ``_argv``, ``_words``, ``_tables``, ``_entropy``) know it by its name; this
+module is the grammar they share:
+
+* a **name's words** (``name_words``): ``DB_PASS``, ``connectionPassword``, ``auth-token`` split
+  at separators and case changes;
+* a **credential name** (``name_is_credential``): a credential noun (``pass``, ``passwd``,
+  ``pwd``, ``secret``, ``token``, ``credential``, ``auth``, ``cookie``; the same nouns in other
+  languages, ``FOREIGN_WORDS``), ``key`` with a qualifier (``api``, ``access``, ``private``,
+  ``signing``, ``master``, ``encryption``, ``shared access``...), a noun glued to a service's name
+  (``mysqlpassword``, ``smtppass``); not a name about the credential (``PASSWORD_FILE``,
+  ``token_url``) nor a public or anti-forgery one (``NOT_SECRET_WORDS``);
+* a **vendor's key** (``vendor_keyed``): ``KEY`` after a word the grammar does not know
+  (``SENDGRID_KEY``), a credential when its value reads as a vendor's token;
+* **where a name is in bytes**: the name ending at a position (``name_before``), the name before
+  a value's operator (``named_from``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._values import password_pass
+
+__all__ = [
+    "FOREIGN_WORDS",
+    "NAME_BYTES",
+    "NOT_SECRET_WORDS",
+    "credential_name",
+    "name_before",
+    "name_is_credential",
+    "name_words",
+    "named_from",
+    "vendor_keyed",
+]
+
+_WORDS: Final = frozenset(
+    {
+        "pass",
+        "passwd",
+        "password",
+        "passwords",
+        "pwd",
+        "pw",
+        "passphrase",
+        "passcode",
+        "secret",
+        "secrets",
+        "token",
+        "credential",
+        "credentials",
+        "creds",
+        "cred",
+        "auth",
+        "bearer",
+        "cookie",
+        "cookies",
+        "authtok",
+        "bindpw",
+        "apikey",
+        "privatekey",
+        "secretkey",
+        "accesskey",
+        "signingkey",
+        "masterkey",
+        "encryptionkey",
+        "authtoken",
+        "accesstoken",
+        "refreshtoken",
+        "sessiontoken",
+        "sharedaccesskey",
+        "clientsecret",
+        "appsecret",
+        "apisecret",
+        "passkey",
+        "pgpassword",
+        "dbpass",
+        "dbpassword",
+        "mysqlpwd",
+        "requirepass",
+        "masterauth",
+        "psk",
+        "wpapsk",
+        # the same nouns in other languages, as a name spells them in ASCII (``FOREIGN_WORDS``)
+        "passwort",
+        "kennwort",
+        "motdepasse",
+        "passord",
+        "contrasena",
+        "senha",
+        "wachtwoord",
+        "losenord",
+        "haslo",
+        "heslo",
+        "jelszo",
+        "sifre",
+        "salasana",
+        "adgangskode",
+    }
+)
+FOREIGN_WORDS: Final = (
+    b"kennwort",
+    b"contrasena",
+    b"senha",
+    b"wachtwoord",
+    b"losenord",
+    b"haslo",
+    b"heslo",
+    b"jelszo",
+    b"sifre",
+    b"salasana",
+    b"adgangskode",
+)
+"""The credential nouns of other languages (German, Spanish, Portuguese, Dutch, Swedish, Polish,
+Czech, Hungarian, Turkish, Finnish, Danish) in a name's ASCII spelling, less those holding
+``pass`` (``passwort``, ``mot_de_passe``, ``passord``): every keyword list of the gates and the
+structure reader's shortcut words hold them, so a name holding one is read as ``DB_PASSWORD`` is
+(``SENHA_BANCO=…``, ``"wachtwoord": "…"``, ``haslo = …``)."""
+_KEY_QUALIFIERS: Final = frozenset(
+    {
+        "api",
+        "access",
+        "private",
+        "secret",
+        "signing",
+        "master",
+        "encryption",
+        "shared",
+        "client",
+        "account",
+        "auth",
+        "app",
+        "consumer",
+        "license",
+        "licence",
+        "session",
+        "deploy",
+        "service",
+        "admin",
+        "root",
+        "storage",
+        "subscription",
+        "webhook",
+        "hmac",
+        "jwt",
+        "sign",
+        "encrypt",
+        "decrypt",
+        "decryption",
+        "cipher",
+        "crypto",
+        "wrapping",
+        "unseal",
+        "recovery",
+        "ssh",
+        "gpg",
+        "pgp",
+        "wallet",
+        "priv",
+        "sk",
+        "primary",
+        "secondary",
+        "integration",
+        "cookie",
+    }
+)
+# a name whose last word is one of these names something about the credential, not the credential
+_NOT_VALUE: Final = frozenset(
+    {
+        "file",
+        "path",
+        "dir",
+        "url",
+        "uri",
+        "endpoint",
+        "name",
+        "names",
+        "id",
+        "ids",
+        "type",
+        "types",
+        "length",
+        "len",
+        "size",
+        "count",
+        "limit",
+        "limits",
+        "max",
+        "min",
+        "policy",
+        "hash",
+        "hashed",
+        "digest",
+        "field",
+        "fields",
+        "label",
+        "prompt",
+        "placeholder",
+        "input",
+        "required",
+        "expires",
+        "expiry",
+        "expiration",
+        "ttl",
+        "usage",
+        "env",
+        "var",
+        "header",
+        "param",
+        "params",
+        "mode",
+        "format",
+        "manager",
+        "provider",
+        "store",
+        "helper",
+        "command",
+        "cmd",
+        "kind",
+        "version",
+        "ref",
+        "index",
+        "reset",
+        "changed",
+        "enabled",
+        "disabled",
+        "visible",
+        "hint",
+        "error",
+        "errors",
+        "tokens",
+        "strength",
+        "rule",
+        "rules",
+        "regex",
+        "pattern",
+        "location",
+        "source",
+        "method",
+        "scheme",
+        "flow",
+        "domain",
+        "host",
+        "user",
+        "username",
+        "login",
+        "email",
+        "at",
+        "date",
+        "time",
+        "timeout",
+        "algorithm",
+        "algorithms",
+        "model",
+        "class",
+        "algo",
+        "alg",
+        "arn",
+        "arns",
+    }
+)
+_CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def name_words(name: str) -> list[str]:
+    return [
+        c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)
+    ]
+
+
+# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
+NOT_SECRET_WORDS: Final = frozenset(
+    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity"}
+)
+
+
+def name_is_credential(name: str) -> bool:
+    """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
+    words = name_words(name)
+    if not words or words[-1] in _NOT_VALUE or not NOT_SECRET_WORDS.isdisjoint(words):
+        return False
+    if words[0] == "existing" and words[-1] in ("secret", "secrets"):
+        return False  # Helm's existingSecret: the name of a Kubernetes Secret that holds it
+    joined = "".join(words)
+    if joined in _WORDS:
+        return True
+    for i, word in enumerate(words):
+        if word in _WORDS and (word != "pw" or i == len(words) - 1):
+            return True  # pw only at the end (olcRootPW, DB_PW, dbPw; Playwright's PW_TEST_…)
+        if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
+            return True
+        if word == "passe" and words[i - 2 : i] == ["mot", "de"]:
+            return True  # MOT_DE_PASSE_ADMIN
+        if word.endswith("key") and word[:-3] in _KEY_QUALIFIERS:
+            return True
+        glued = ("password", "passwd", "secret", "token", "passwort", "kennwort", "senha")
+        if word.endswith(glued) and len(word) <= 24:
+            return True  # mysqlpassword, clientsecret, githubtoken, datenbankpasswort
+        if word.endswith("pass") and password_pass(word):
+            return True  # smtppass, rootpass, ldappass: a service's name glued before pass
+    return False
+
+
+# fmt: off
+_NOT_SECRET_KEYS: Final = frozenset({"socket", "websocket",  # Sec-WebSocket-Key: a nonce
+    "sort", "partition", "range", "routing", "foreign", "lookup", "cache", "idempotency", "dedup",
+    "deduplication", "object", "request", "trace", "correlation", "message", "i18n", "translation",
+    "map", "hash", "row", "index", "shard", "hot", "react", "unique", "composite", "group", "s3",
+})
+# fmt: on
+"""Qualifiers of ``KEY`` naming what a key indexes, routes, looks up or opens, not a credential."""
+
+
+def vendor_keyed(name: str) -> bool:
+    """``KEY`` after a word the grammar does not know, such as a vendor's or a service's name
+    (``SENDGRID_KEY``, ``revenuecatKey``): a credential only if its value reads as a vendor's token
+    (``vendor_token``); not the keys of ``_NOT_SECRET_KEYS``, nor a public one."""
+    words = name_words(name)
+    return (
+        len(words) >= 2
+        and words[-1] == "key"
+        and words[-2].isalpha()
+        and words[-2] not in _NOT_SECRET_KEYS
+        and NOT_SECRET_WORDS.isdisjoint(words)
+    )
+
+
+NAME_BYTES: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_NAME_MAX: Final = 64
+_NAME_CHARS: Final = bytes(sorted(NAME_BYTES))
+_HEX_DIGITS: Final = frozenset(b"0123456789abcdefABCDEF")
+
+
+def name_before(data: bytes, end: int) -> tuple[int, bytes]:
+    """The name (letters, digits, ``_.-``) that ends at ``end``, at most ``_NAME_MAX`` bytes,
+    without the tail of an escape it begins with (``\\npsk``: a line break, then ``psk``)."""
+    window = data[max(0, end - _NAME_MAX) : end]
+    start = end - (len(window) - len(window.rstrip(_NAME_CHARS)))
+    if start > 0 and start < end and data[start - 1] == 0x5C:
+        j = start - 1
+        while j > 0 and data[j - 1] == 0x5C:
+            j -= 1
+        if (start - j) % 2 == 1:  # an odd number of backslashes: the first letter is escaped
+            hexed = data[start + 1 : start + 5]
+            start += (
+                5
+                if data[start] == 0x75 and len(hexed) == 4 and all(c in _HEX_DIGITS for c in hexed)
+                else 1
+            )
+            start = min(start, end)
+    return start, data[start:end]
+
+
+def named_from(data: bytes, lo: int) -> int:
+    """Where the name starts when ``data[lo:]`` is a value after ``NAME=`` or ``NAME:`` (spaces
+    allowed around the operator): ``password=\\u0054\\u0072...`` decodes with its name, so the
+    credential rules read it as an assignment. Else ``lo``."""
+    i = lo
+    while i > 0 and lo - i < 4 and data[i - 1] in b" \t":
+        i -= 1
+    if i == 0 or data[i - 1] not in b"=:":
+        return lo
+    i -= 1
+    while i > 0 and lo - i < 12 and data[i - 1] in b" \t":
+        i -= 1
+    start, _ = name_before(data, i)
+    return start if start < i else lo
+
+
+_NAME_CACHE: dict[bytes, bool] = {}
+
+
+def credential_name(name: bytes) -> bool:
+    """``name_is_credential`` of a name in bytes, remembered (a scan asks of the same names often)."""
+    known = _NAME_CACHE.get(name)
+    if known is None:
+        if len(_NAME_CACHE) > 4096:
+            _NAME_CACHE.clear()
+        known = _NAME_CACHE[name] = name_is_credential(name.decode("ascii", "replace"))
+    return known
