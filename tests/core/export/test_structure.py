@@ -14,6 +14,7 @@ import json
 import pytest
 
 from rho_desk.core.export import SecretScanner, Selection, audit_bytes, export_snapshot
+from rho_desk.core.export.scanner._values import tab_lead
 from rho_desk.core.wire.codec import encode_pretty
 from rho_desk.core.wire.model import Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
@@ -488,6 +489,33 @@ def test_a_value_led_by_a_backslash_and_t_is_covered_from_the_backslash(
     assert any(h.start <= first and end <= h.end for h in hits), [
         (h.rule, data[h.start : h.end]) for h in hits
     ]
+
+
+@pytest.mark.parametrize(
+    ("before", "leads"),
+    [
+        (b"AUTH_TOKEN=", True),  # text's \t after an operator: a backslash and a t to a shell
+        (b"client_secret = ", True),
+        (b"SECRET_KEY:  ", True),
+        (b"'token' => ", True),
+        (b"x\\", True),  # JSON's escaped backslash: the text holds a backslash and a t
+        (b"user\\tpassword\\nalice", False),  # JSON's \t after a word: a tab between cells
+        (b"ci ->", False),
+        (b"\\\\", False),  # JSON's escaped backslash, then JSON's \t (a tab)
+        (b"", False),
+    ],
+)
+def test_a_tab_lead_is_the_value_s_after_an_operator_or_when_the_text_holds_it(
+    before: bytes, leads: bool
+) -> None:
+    """``tab_lead``: both the name pass (forward, from the value's position) and the structure
+    reader (back, from a value a view read after a tab) ask it where the value starts."""
+    data = before + b"\\t7GkPq2Lz9wXy"
+    at = data.index(b"7Gk")
+    first = at - 2
+    while first > 0 and data[first - 1] == 0x5C:
+        first -= 1
+    assert tab_lead(data, at) == (first if leads else at)
 
 
 @pytest.mark.parametrize("text", _TAB_LED_LOOK_ALIKES, ids=range(len(_TAB_LED_LOOK_ALIKES)))

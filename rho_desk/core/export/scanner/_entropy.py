@@ -14,6 +14,7 @@ import re
 from typing import Final
 
 from ._catalogue import Hit
+from ._lines import break_before
 from ._names import NOT_SECRET_WORDS, name_before, name_words
 from ._values import ENTROPY_CAP, high_entropy, random_hex, shannon
 from ._work import spend
@@ -159,12 +160,10 @@ def _benign_name(data: bytes, end: int) -> bool:
 def _first_word(data: bytes, pos: int) -> bytes | None:
     """The first word of the line holding ``pos`` (within 128 bytes)."""
     lo = max(0, pos - 128)
-    raw, escaped = data.rfind(b"\n", lo, pos), data.rfind(b"\\n", lo, pos)
-    begin = max(raw + 1 if raw >= 0 else -1, escaped + 2 if escaped >= 0 else -1)
-    if begin < 0:
-        if lo > 0:
-            return None
-        begin = 0
+    brk, width = break_before(data, lo, pos)
+    if brk < 0 and lo > 0:
+        return None
+    begin = brk + width if brk >= 0 else 0
     line = data[begin:pos].lstrip(b" \t")
     word = line.split(None, 1)[0] if line.strip() else b""
     return word.strip(b"\"'`|,") or None
@@ -354,7 +353,7 @@ def _aligned_header(data: bytes, start: int, blocks: _Blocks) -> bytes | None:
     with a gap of two spaces between words (raw or JSON-escaped lines; a JSON member's head before
     the first line cut), however far above (``_block_top`` walks each line once); else None."""
     floor = max(0, start - 4096)
-    hi, width = _break_before(data, floor, start)
+    hi, width = break_before(data, floor, start)
     if hi < 0:
         return None
     column = start - hi - width
@@ -377,7 +376,7 @@ def _block_top(data: bytes, hi: int, blocks: _Blocks) -> tuple[int, int] | None:
     path: list[tuple[int, int, int]] = []  # (break, begin, end) of the lines with a gap, upwards
     top: tuple[int, int] | None = None
     while hi not in blocks:
-        lo, width = _break_before(data, max(0, hi - 4096), hi)
+        lo, width = break_before(data, max(0, hi - 4096), hi)
         begin = lo + width if lo >= 0 else max(0, hi - 4096)
         spend(hi - begin)
         head = _JSON_HEAD.match(data, begin, hi)
@@ -404,20 +403,12 @@ def _benign_row(data: bytes, start: int, header: bytes | None) -> bool:
     of its own column (a user's name)."""
     if header is not None and header.lower().rstrip(b"s") != b"value":
         return False
-    lo, width = _break_before(data, max(0, start - 4096), start)
+    lo, width = break_before(data, max(0, start - 4096), start)
     line = data[lo + width if lo >= 0 else max(0, start - 4096) : start]
     head = _JSON_HEAD.match(line)  # the first line of a JSON string: its member's name is none
     line = (line if head is None else line[head.end() :]).lstrip(b" \t|")
     first = re.split(rb"[ \t|,]", line, maxsplit=1)[0].strip(b"\"'")
     return bool(first) and len(first) < len(line) and benign_words(first)
-
-
-def _break_before(data: bytes, floor: int, pos: int) -> tuple[int, int]:
-    """Where the last line break before ``pos`` (raw or JSON-escaped, from ``floor``) begins, and
-    its width; -1 when there is none."""
-    raw = data.rfind(b"\n", floor, pos)
-    escaped = data.rfind(b"\\n", max(floor, raw), pos)  # only a later one counts
-    return (raw, 1) if raw > escaped else (escaped, 2) if escaped >= 0 else (-1, 0)
 
 
 _SGR_OPEN: Final = re.compile(rb"(?:\x1b|\\{1,3}u001[bB]|\\{1,3}x1[bB]|\\{1,3}e)\[\Z")

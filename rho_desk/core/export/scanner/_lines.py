@@ -18,7 +18,7 @@ from typing import Final, overload
 
 from ._work import spend
 
-__all__ = ["JSON_OPEN", "JSON_ROW", "ROW", "Line", "Lines", "peel", "text_lines"]
+__all__ = ["JSON_OPEN", "JSON_ROW", "ROW", "Line", "Lines", "break_before", "peel", "text_lines"]
 
 ROW: Final = re.compile(
     rb"[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\u2192|[ \t]*\|[ \t]?)| {1,6}[0-9]{1,7}\t|[^\s:\x00\xff]*[./][^\s:\x00\xff]*:[0-9]{1,7}[:\-]|[ \t]*[0-9]{1,7}#[0-9A-Za-z]{2,8}[:|]"
@@ -151,3 +151,12 @@ def peel(text: bytes) -> bytes:
     if text[:1] in (b"+", b"-", b">"):
         text = text[1:]
     return text
+
+
+def break_before(data: bytes, floor: int, pos: int) -> tuple[int, int]:
+    """Where the last line break before ``pos`` begins, searched from ``floor``, and its width: a
+    raw newline (1) or a JSON-escaped ``\\n`` (2); ``(-1, 0)`` when there is none. The two cannot
+    overlap, so the escaped one is looked for only after the last raw one."""
+    raw = data.rfind(b"\n", floor, pos)
+    escaped = data.rfind(b"\\n", max(floor, raw), pos)
+    return (raw, 1) if raw > escaped else (escaped, 2) if escaped >= 0 else (-1, 0)

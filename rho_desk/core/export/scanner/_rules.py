@@ -21,6 +21,7 @@ from typing import Final
 
 from ._bounded import VALUE_BOUND, WholeValue
 from ._catalogue import Hit
+from ._lines import break_before
 from ._pem import PEM_GATE, PEM_HEADER, PEM_WINDOW, private_key
 from ._values import masked, store_reference, within_store_reference
 from ._vendors import (
@@ -420,7 +421,7 @@ def _curl_user(data: bytes, m: re.Match[bytes]) -> Hit | None:
     """``curl -u user:password`` (the command within ``_CURL_WINDOW`` bytes before, same line)."""
     lo = max(0, m.start() - _CURL_WINDOW)
     spend(m.start() - lo)
-    line = max(data.rfind(b"\n", lo, m.start()), data.rfind(b"\\n", lo, m.start()))
+    line, _ = break_before(data, lo, m.start())
     if data.find(b"curl", max(lo, line), m.start()) < 0:
         return None
     group = (

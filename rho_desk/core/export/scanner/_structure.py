@@ -44,10 +44,11 @@ from typing import Final
 from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, STDIN_PROGRAMS, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
-from ._lines import Line, Lines, peel, text_lines
+from ._lines import Line, Lines, break_before, peel, text_lines
 from ._names import FOREIGN_WORDS
 from ._prefilter import Rule
 from ._reader import CONTINUATION, read, table_header
+from ._values import tab_lead
 from ._words import CALL_NAMES, call_values, word_values
 from ._work import spend
 
@@ -733,25 +734,9 @@ def _region(
         m = _BREAKS.search(data, lo, line_start)
         lo = m.end() if m is not None else line_start
     if line_end < hi < string_hi:
-        cut = max(data.rfind(b"\\n", line_end, hi), data.rfind(b"\n", line_end, hi))
+        cut, _ = break_before(data, line_end, hi)
         hi = cut if cut > line_end else hi
     return lo, max(hi, lo)
-
-
-def _backslash_t_before(data: bytes, at: int) -> int:
-    """Where a value read after a tab starts, when that tab was decoded from ``\\\\t``: JSON's
-    escaped backslash and a ``t``, which a deeper level of the view read as a tab. In the text
-    it is a backslash and a ``t`` (``-e TOKEN=\\t7Gk…``, where a shell reads ``t7Gk…``), so the
-    value starts at the backslashes, not after the ``t``."""
-    if at < 3 or data[at - 1] != 0x74 or data[at - 2] != 0x5C:
-        return at
-    j = at - 2
-    while j > 0 and data[j - 1] == 0x5C:
-        j -= 1
-    count = at - 1 - j
-    if count == 1 and j > 0 and data[j - 1] == 0x3D:
-        return j  # NAME=\t…: in text, not JSON, a backslash and a t (in JSON, a tab: 2 more bytes)
-    return j if count >= 2 and count % 2 == 0 else at
 
 
 def _escaped(data: bytes, i: int) -> bool:
@@ -866,7 +851,7 @@ def structure_hits(
         for start, end, rule in found:
             raw_start, raw_end = v.raw(start, end)
             if start > 0 and v.text[start - 1] == 0x09:
-                raw_start = _backslash_t_before(data, raw_start)
+                raw_start = tab_lead(data, raw_start)
             if raw_end <= raw_start or data.startswith(b"[secret", raw_start):
                 continue
             out.append(Hit(rule, raw_start, raw_end, v.text[start:end]))

@@ -32,6 +32,7 @@ __all__ = [
     "secretish",
     "shannon",
     "store_reference",
+    "tab_lead",
     "value_span",
     "within_store_reference",
 ]
@@ -528,7 +529,7 @@ def value_span(
     """``(start, end, quoted)`` of the value that begins at ``pos``: a quoted string to its
     closing quote (the same quote at the same escape depth; a fragment whose text ends first, to
     its end), else a token to whitespace, a quote or an escape (``tab_led``: or, after
-    backslashes and a ``t``, from the first backslash, ``_tab_led``)."""
+    backslashes and a ``t`` that lead the value, from the first backslash, ``tab_lead``)."""
     if tab_led and (led := _tab_led(data, pos)) is not None:
         return led
     limit = min(len(data), pos + VALUE_MAX)
@@ -566,17 +567,36 @@ _TAB_LED: Final = re.compile(rb"\\{1,7}t")
 
 
 def _tab_led(data: bytes, pos: int) -> tuple[int, int, bool] | None:
-    r"""``NAME=\t7Gk…``: a value led by backslashes and a ``t``, from the first backslash. In
-    text (``\t``), or in JSON as an escaped backslash (``\\t``), a shell reads a backslash and
-    a ``t`` (``t7Gk…``); in JSON, ``\t`` is a tab, then the value: either way the value
-    follows, and its span holds the escape (the ``t`` is not left out)."""
+    """``(start, end, False)`` of a value at ``pos`` led by backslashes and a ``t``, when they lead
+    it (``tab_lead``): from the first backslash."""
     run = _TAB_LED.match(data, pos, min(len(data), pos + 8))
-    if run is None or (pos > 0 and data[pos - 1] == 0x5C):
+    if run is None or tab_lead(data, run.end()) != pos:
         return None
     span = value_span(data, run.end())
     if span is None or span[1] <= span[0] or span[2]:
         return None
     return pos, span[1], False
+
+
+def tab_lead(data: bytes, at: int) -> int:
+    r"""Where a value starts that is read after backslashes and a ``t`` ending at ``at``.
+
+    ``NAME=\t7Gk…``: in text (``\t``), or in JSON as an escaped backslash (``\\t``), a shell
+    reads a backslash and a ``t`` (``t7Gk…``), so the value holds the escape and starts at its
+    first backslash: when the backslashes are even (JSON's escaped backslash), or stand after an
+    operator (``=``, ``:``, ``=>``; spaces between). Else the run is JSON's ``\t`` after a word,
+    a tab between cells, and the value starts at ``at``."""
+    if at < 2 or data[at - 1] != 0x74 or data[at - 2] != 0x5C:
+        return at
+    j = at - 2
+    while j > 0 and data[j - 1] == 0x5C:
+        j -= 1
+    if (at - 1 - j) % 2 == 0:
+        return j
+    k = j
+    while k > 0 and j - k < 4 and data[k - 1] in b" \t":
+        k -= 1
+    return j if k > 0 and (data[k - 1] in b"=:" or data[k - 2 : k] == b"=>") else at
 
 
 # --- lines of configuration -------------------------------------------------------------------

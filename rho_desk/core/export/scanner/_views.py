@@ -36,6 +36,7 @@ from itertools import accumulate
 from typing import Final
 
 from ._engine import Joined
+from ._lines import break_before
 from ._lists import readings
 from ._work import spend
 
@@ -505,13 +506,11 @@ def _dump_line_start(data: bytes, pos: int) -> int | None:
     """Where the line holding a dump's first offset starts, when what stands before the offset
     on it is a prefix a tool adds (``_LINE_PREFIX``) or nothing; else None."""
     lo = max(0, pos - 32)
-    raw, escaped, quote = (
-        data.rfind(b"\n", lo, pos),
-        data.rfind(b"\\n", lo, pos),
-        data.rfind(b'"', lo, pos),
-    )
+    brk, width = break_before(data, lo, pos)
     start = max(
-        raw + 1, escaped + 2 if escaped >= 0 else 0, quote + 1, data.rfind(b"\xff", lo, pos) + 1
+        brk + width if brk >= 0 else 0,
+        data.rfind(b'"', lo, pos) + 1,
+        data.rfind(b"\xff", lo, pos) + 1,
     )
     if start == 0 and lo > 0:
         return None
