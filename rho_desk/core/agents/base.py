@@ -353,6 +353,8 @@ _SECONDS: dict[str, int] = {}
 """``YYYY-MM-DDTHH:MM:SS`` -> Unix seconds, for the UTC times of :func:`iso_seconds` (a log's
 records come many to a second, each with a millisecond of its own: the second is the key)."""
 _SECONDS_KEPT: Final = 4096
+_MINUTES: dict[str, int] = {}
+"""``YYYY-MM-DDTHH:MM`` -> Unix seconds, for a second not yet read."""
 
 
 def iso_seconds(text: object) -> int:
@@ -365,10 +367,18 @@ def iso_seconds(text: object) -> int:
         if seconds is not None:
             return seconds
         if key[10] == "T" and key[13] == ":" and key[16] == ":":
-            day = _day(key[:10])
-            clock = key[11:13] + key[14:16] + key[17:19]
-            if day is not None and clock.isdigit() and clock.isascii():
-                seconds = day + int(clock[:2]) * 3600 + int(clock[2:4]) * 60 + int(clock[4:])
+            minute = _MINUTES.get(key[:16])
+            if minute is None:
+                day = _day(key[:10])
+                clock = key[11:13] + key[14:16]
+                if day is not None and clock.isdigit() and clock.isascii():
+                    minute = day + int(clock[:2]) * 3600 + int(clock[2:]) * 60
+                    if len(_MINUTES) >= _SECONDS_KEPT:
+                        _MINUTES.clear()
+                    _MINUTES[key[:16]] = minute
+            second = key[17:19]
+            if minute is not None and second.isdigit() and second.isascii():
+                seconds = minute + int(second)
                 if len(_SECONDS) >= _SECONDS_KEPT:
                     _SECONDS.clear()
                 _SECONDS[key] = seconds

@@ -222,6 +222,7 @@ class _Assistant(_Chained, tag="assistant"):
 
 
 _TYPED: Final = msgspec.json.Decoder(_User | _Assistant).decode
+
 _USER_UNUSED: Final = Unused(_User, _RECORD, "user:$")
 _MESSAGE_PART: Final = ("message", _AssistantMessage, _ASSISTANT_MESSAGE, "assistant:$.message")
 _ASSISTANT_UNUSED: Final = Unused(_Assistant, _RECORD, "assistant:$", _MESSAGE_PART)
@@ -297,6 +298,9 @@ class _Reader:
         """A subagent's own file (every record a sidechain of the parent session)."""
         self.identities: dict[str, ModelIdentity] = {}
         self.entries = log.entries
+        self.settled = False
+        """The log's session id, working directory, version and start are known (what
+        :meth:`typed` takes from a record only while one of them is not)."""
 
     def record(self, record: dict[str, Any]) -> None:
         at, loss, log = self.at, self.loss, self.log
@@ -378,29 +382,48 @@ class _Reader:
                 return False
         elif record.isApiErrorMessage is True or record.message.model == "<synthetic>":
             return False
-        sid = record.sessionId
-        if type(sid) is str and sid and not log.entries:
-            log.session_id = sid
-        if not log.cwd and type(record.cwd) is str:
-            log.cwd = record.cwd
-        if log.version is None and type(record.version) is str:
-            log.version = record.version
-        stamp = record.timestamp
-        time = iso_seconds(stamp)
-        if not log.created and time:
-            log.created = time
+        time = iso_seconds(record.timestamp)
+        if not self.settled:
+            # the session's facts, from the first records that hold them (once all are known,
+            # no later record changes them)
+            sid = record.sessionId
+            if type(sid) is str and sid and not log.entries:
+                log.session_id = sid
+            if not log.cwd and type(record.cwd) is str:
+                log.cwd = record.cwd
+            if log.version is None and type(record.version) is str:
+                log.version = record.version
+            if not log.created and time:
+                log.created = time
+            self.settled = bool(log.entries and log.cwd and log.version is not None and log.created)
         parent = record.parentUuid
         if parent is not None:
             parent = self.alias.get(parent, parent)
         if isinstance(record, _User):
             self.typed_user(record, parent, time)
             loss.rest_typed(record, _USER_UNUSED)
+            return True
+        message = record.message
+        usage = message.usage
+        reply = self.replies.get(parent) if parent is not None else None
+        msg_id = message.id
+        if reply is not None and type(msg_id) is str and reply.msg_id == msg_id:
+            # the next content block of its parent's reply (:meth:`continued`)
+            uuid = record.uuid
+            self.alias[uuid] = self.last = reply.entry.id
         else:
-            self.typed_assistant(record, parent, time)
-            loss.rest_typed(
-                record,
-                _ASSISTANT_UNUSED if record.message.usage is None else _ASSISTANT_USAGE_UNUSED,
+            reply = self.new_reply(record.uuid, parent, time, message.model, msg_id)
+        self.typed_blocks(reply, message.content)
+        if usage is not None:
+            reply.usage = (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens,
             )
+            loss.rest_typed(record, _ASSISTANT_USAGE_UNUSED)
+        else:
+            loss.rest_typed(record, _ASSISTANT_UNUSED)
         return True
 
     def typed_user(self, record: _User, parent: str | None, time: int) -> None:
@@ -432,19 +455,26 @@ class _Reader:
             messages.append(Message.user_blocks(blocks))
             entry.turn = not meta and not any(m.tool_result is not None for m in messages)
 
-    def typed_assistant(self, record: _Assistant, parent: str | None, time: int) -> None:
-        message = record.message
-        uuid = record.uuid
-        msg_id = message.id if type(message.id) is str else None
-        reply = self.continued(uuid, parent, msg_id)
-        if reply is None:
-            entry = self.step(uuid, parent, time)
-            reply = _Reply(
-                entry, identity=self.identity(string(message.model)), time=time, msg_id=msg_id
-            )
-            self.replies[uuid] = reply
-            entry.model = reply.identity
-        for block in message.content or ():
+    def new_reply(
+        self, uuid: str, parent: str | None, time: int, model: object, msg_id: object
+    ) -> _Reply:
+        """The reply an assistant record of a typed shape starts, in a step of its own."""
+        entry = self.step(uuid, parent, time)
+        reply = _Reply(
+            entry,
+            identity=self.identity(model if isinstance(model, str) else ""),
+            time=time,
+            msg_id=msg_id if type(msg_id) is str else None,
+        )
+        self.replies[uuid] = reply
+        entry.model = reply.identity
+        return reply
+
+    def typed_blocks(
+        self, reply: _Reply, content: list[_Text | _ToolUse | _Thinking] | None
+    ) -> None:
+        """The content blocks of an assistant record of a typed shape, into its reply."""
+        for block in content or ():
             if isinstance(block, _Text):
                 reply.content.append(ContentBlock.of_text(block.text or ""))
             elif isinstance(block, _ToolUse):
@@ -460,15 +490,14 @@ class _Reader:
                     data["thinking"] = None
                 if block.signature is not UNSET:
                     data["signature"] = block.signature
-                self.context(reply, data)
-        usage = message.usage
-        if usage is not None:
-            reply.usage = (
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_input_tokens,
-                usage.cache_creation_input_tokens,
-            )
+                reply.context.append(
+                    ProviderContextBlock(
+                        identity=reply.identity,
+                        kind=_ANTHROPIC_KIND,
+                        position=len(reply.content),
+                        data=data,
+                    )
+                )
 
     def identity(self, model: str) -> ModelIdentity:
         """The model of a reply (one object per model, shared by its replies)."""
@@ -712,9 +741,17 @@ class _Reader:
                     )
                 )
             )
-            if reply.usage is not None:
-                figures = tuple(map(count, reply.usage))
-                known_usage = usages.get(figures)
+            raw = reply.usage
+            if raw is not None:
+                known_usage = None
+                a, b, c, d = raw
+                if type(a) is int and type(b) is int and type(c) is int and type(d) is int:
+                    # integers as the log has them are their own key (a bool, a float or
+                    # another value is made a count first: True must not pass for 1)
+                    known_usage = usages.get(raw)  # type: ignore[arg-type]
+                if known_usage is None:
+                    figures = tuple(map(count, raw))
+                    known_usage = usages.get(figures)
                 if known_usage is None:
                     usage = ModelUsage(
                         input_tokens=figures[0],

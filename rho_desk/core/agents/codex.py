@@ -248,6 +248,7 @@ class _TurnContextLine(
     timestamp: Any = None
 
 
+_USAGES_KEPT: Final = 4096
 _TYPED: Final = msgspec.json.Decoder(_ResponseLine | _EventLine | _TurnContextLine).decode
 _UNUSED: Final = {
     shape: Unused(shape, used, f"response_item/{tag}:$.payload")
@@ -372,6 +373,9 @@ class _Reader:
         """The tokens of the last recorded request (prompt and reply): what a compaction replaced."""
         self.unanswered: list[str] = []
         """Calls of the current turn without an output yet."""
+        self.usages: dict[tuple[object, ...], ModelUsage] = {}
+        """A typed token count's figures, all integers, -> their usage (many requests have the
+        same)."""
 
     @property
     def identity(self) -> ModelIdentity:
@@ -698,14 +702,25 @@ class _Reader:
         if grand is not None and grand == self.last_total:
             return  # the same figures again (Codex repeats them with rate-limit updates)
         self.last_total = grand
-        usage = ModelUsage.from_inclusive_prompt(
-            count(last.input_tokens),
-            count(last.output_tokens),
-            count(last.cached_input_tokens),
-            None,
-            context_tokens,
-            count(info.model_context_window),
+        figures = (
+            last.input_tokens,
+            last.output_tokens,
+            last.cached_input_tokens,
+            last.total_tokens,
+            info.model_context_window,
         )
+        a, b, c, d, e = figures
+        # integers as the log has them are their own key (a bool or a float is made a count
+        # first, every time: True must not pass for 1)
+        same = type(a) is int and type(b) is int and type(c) is int and type(d) is int
+        same = same and type(e) is int
+        usage = self.usages.get(figures) if same else None
+        if usage is None:
+            usage = ModelUsage.from_inclusive_prompt(
+                count(a), count(b), count(c), None, context_tokens, count(e)
+            )
+            if same and len(self.usages) < _USAGES_KEPT:
+                self.usages[figures] = usage
         self.request(time, usage)
 
     def request(self, time: int, usage: ModelUsage) -> None:

@@ -172,6 +172,59 @@ def test_codex_usage_counts_cached_input_apart(sessions: dict[str, Path]) -> Non
     ) == ("gpt-5-codex", 2048, 3072, 210)
 
 
+def _codex_token_counts(path: Path, figures: list[object]) -> Path:
+    """A rollout with one turn and a token count per figure (its input tokens)."""
+    stamp = "2026-03-01T10:00:00.000Z"
+
+    def line(kind: str, payload: dict[str, object]) -> str:
+        return json.dumps({"timestamp": stamp, "type": kind, "payload": payload}) + "\n"
+
+    meta = {"id": "t1", "timestamp": stamp, "cwd": "/w"}
+    prompt = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    lines = [line("session_meta", meta), line("response_item", prompt)]
+    for n, figure in enumerate(figures):
+        last = {"input_tokens": figure, "output_tokens": 2, "cached_input_tokens": 0}
+        last["total_tokens"] = 10
+        # a new running total: every count is a request of its own
+        info = {"last_token_usage": last, "total_token_usage": {"total_tokens": 10 + n}}
+        info["model_context_window"] = 100
+        lines.append(line("event_msg", {"type": "token_count", "info": info}))
+    path.write_text("".join(lines))
+    return path
+
+
+def _claude_usages(path: Path, figures: list[object]) -> Path:
+    """A Claude Code session with one reply per figure (its input tokens)."""
+    records = []
+    parent = None
+    for n, figure in enumerate(figures):
+        usage = {"input_tokens": figure, "output_tokens": 2}
+        usage |= {"cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+        message = {"role": "assistant", "id": f"m{n}", "model": "claude-x", "usage": usage}
+        message["content"] = [{"type": "text", "text": "ok"}]
+        uuid = f"a{n}"
+        records.append(
+            {"type": "assistant", "uuid": uuid, "parentUuid": parent, "message": message}
+        )
+        parent = uuid
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize("figures", [[1, True, 1.0, 1], [True, 1, 1.0, True]])
+def test_a_usage_figure_that_is_no_integer_is_never_taken_for_one(
+    tmp_path: Path, figures: list[object]
+) -> None:
+    """Requests with the same figures share their usage, but ``true`` is no count (and ``1.0``
+    is one), whichever came first."""
+    expected = [None if figure is True else 1 for figure in figures]
+    codex = read_log(_codex_token_counts(tmp_path / "rollout-t.jsonl", figures))
+    # OpenAI-style usage: the input counts its cache hits (none here)
+    assert [r.usage.input_tokens for r in codex.requests] == expected
+    claude = read_log(_claude_usages(tmp_path / "s.jsonl", figures), agent="claude-code")
+    assert [r.usage.input_tokens for r in claude.requests] == expected
+
+
 def test_gemini_rewind_and_rolled_back_prompt_are_branches(sessions: dict[str, Path]) -> None:
     tree = open_session(sessions["gemini"]).tree
     shown = [e.message.text() for e in tree.display()]
