@@ -46,3 +46,39 @@ def test_a_name_alone_on_its_line_is_read_with_its_quoted_value(name: str) -> No
 def test_prose_that_ends_with_a_credential_word_is_no_trigger_line(text: str) -> None:
     assert trigger_lines(text.encode(), None) == []
     assert trigger_lines(json.dumps({"output": text * 3}).encode(), None) == []
+
+
+def test_a_line_printed_again_is_read_by_what_follows_it_each_time() -> None:
+    """A trigger line's own verdict is kept for the same bytes; what follows it is asked each
+    time (the second ``the db token`` has its value after it, the first had none)."""
+    data = b"the db token\n\nfoo bar\nthe db token\n\n'Xk9pLmQ2vR7tWz4'\n"
+    pos = data.find(b"Xk9pLmQ2vR7tWz4")
+    assert any(h.start <= pos < h.end for h in SCANNER.scan(data))
+    assert trigger_lines(data, None) == [data.rfind(b"the db token")]
+
+
+_VAULT = "Key         Value\n---         -----\n{first}    {value}\nttl         12h\n"
+_MARKDOWN = "| key | value | note |\n| --- | --- | --- |\n| {first} | {value} | kept |\n"
+_WRAPPERS = (
+    lambda text: text,
+    lambda text: "".join(f"{n}:{line}\n" for n, line in enumerate(text.splitlines(), 1)),
+    lambda text: "@@ -0,0 +1,4 @@\n" + "".join(f"+{line}\n" for line in text.splitlines()),
+)
+
+
+@pytest.mark.parametrize("table", [_VAULT, _MARKDOWN])
+@pytest.mark.parametrize("wrap", range(len(_WRAPPERS)))
+def test_a_key_value_table_is_read_when_a_row_names_a_credential(table: str, wrap: int) -> None:
+    """A key/value table's header is a trigger line only when a row below it, before the
+    table's end, or a cell of the header names a credential: ``vault kv get`` of a policy is
+    not read; of a password, its value is redacted, raw, in rows, in a diff and in JSON."""
+    after = "\n[server]\nport = 8080\n"
+    plain = _WRAPPERS[wrap](table.format(first="policy", value="default-read")) + after
+    assert trigger_lines(plain.encode(), None) == []
+    named = _WRAPPERS[wrap](table.format(first="password", value="Vq7nRt2LpXw")) + after
+    for data in (named.encode(), json.dumps({"output": named}).encode()):
+        assert trigger_lines(data, None), data
+        pos = data.find(b"Vq7nRt2LpXw")
+        assert any(h.start <= pos < h.end for h in SCANNER.scan(data)), data
+    column = "| name | value | token |\n| --- | --- | --- |\n| db | main | Zt4kLm9QwRx |\n"
+    assert trigger_lines(column.encode(), None) == [0]

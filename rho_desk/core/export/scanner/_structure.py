@@ -44,10 +44,11 @@ from typing import Final
 from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, STDIN_PROGRAMS, command_values
 from ._catalogue import Hit
 from ._engine import gated_origins
-from ._lines import Line, Lines, break_before, peel, text_lines
+from ._lines import ROW, Line, Lines, break_before, peel, text_lines
 from ._names import FOREIGN_WORDS
 from ._prefilter import Rule
 from ._reader import CONTINUATION, read, table_header
+from ._tables import ROW_END, named_cell, named_word, table_separator
 from ._values import tab_lead
 from ._words import CALL_NAMES, call_values, word_values
 from ._work import spend
@@ -103,6 +104,9 @@ _BOL: Final = rb"(?:^|" + _BREAK + rb"|:[ \t]*\\{0,7}\")"
 """The start of a line: a break, or the opening quote of a JSON member's string value."""
 _EOL: Final = rb"(?:$|" + _BREAK + rb"|\")"
 """The end of a line: a break, or the quote that ends a JSON string (confirmed unescaped)."""
+_CLOSED: Final = rb"(?:$|" + _BREAK + rb"|\"(?:[\s,}\]:\\\x00\xff]|$))"
+"""``_EOL`` where the quote is followed by what follows a JSON string's end (a quote followed by
+a value's first byte opens that value: ``password = "X"`` is the name pass's)."""
 _WRAP: Final = rb"(?:[ \t]*[0-9]{1,7}(?::|\xe2\x86\x92|\\{1,7}u2192|[ \t]*\||\t|\\{1,7}t)|[^\s:\"\\\x00\xff]{1,120}:[0-9]{1,7}[:\-]|[+\->])?"
 """An optional row wrapper at the start of a line (a superset of what ``_reader`` peels)."""
 _SEP: Final = rb"(?:\\{1,7}t|[,\t|]|[ \t]{2})"
@@ -180,7 +184,7 @@ TRIGGERS: Final[dict[str, bytes]] = {
     + _AFTER
     + rb"(?:[ \t]+#[^\r\n\"\\\x00\xff]*)?"
     + _SP
-    + _EOL,
+    + _CLOSED,
     # NAME: "value that goes on
     "open-quote": _GATE_NAME
     + _Q
@@ -318,7 +322,9 @@ def _table_line(line: bytes) -> bool:
 
 
 _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
-    "value-after": _pattern(_LEAD + _AFTER + _COMMENT + _SP + rb"(?:$|" + _BREAK + rb"|(?<!\\)\")"),
+    "value-after": _pattern(
+        _LEAD + _AFTER + _COMMENT + _SP + rb"(?:$|" + _BREAK + rb"|(?<!\\)\"(?=[\s,}\]:]|$))"
+    ),
     "open-quote": _pattern(
         _LEAD + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"
     ),
@@ -344,7 +350,7 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     ),
     "env-spaces": _on_text(_pattern(rb"^(?:env|setenv)[ \t]+" + _FULL_NAME + rb"[ \t]+[^\s=\\]")),
     "table": _table_line,
-    "key-value-table": _table_line,
+    "key-value-table": lambda line: _table_line(line),
     "name-field": _pattern(
         rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\{0,7}[\"']?"
         + _SP
@@ -395,12 +401,24 @@ def _confirmed(
     test: Callable[[bytes], object],
     gate: Callable[[bytes], object],
 ) -> bool:
+    return _line_confirmed(data, start, end, test, gate) and _followed(data, start, end, test)
+
+
+def _line_confirmed(
+    data: bytes,
+    start: int,
+    end: int,
+    test: Callable[[bytes], object],
+    gate: Callable[[bytes], object],
+) -> bool:
+    """The line's part of ``_confirmed``: what the line itself holds (the same for the same bytes)."""
+    return bool(test(data[start:end])) and gate(data[start : end + 2]) is not None
+
+
+def _followed(data: bytes, start: int, end: int, test: Callable[[bytes], object]) -> bool:
+    """What the lines after line ``data[start:end]`` hold, when ``test``'s reader needs it."""
     follows = _FOLLOWS.get(test)
-    return (
-        bool(test(data[start:end]))
-        and gate(data[start : end + 2]) is not None
-        and (follows is None or follows.match(data, end) is not None)
-    )
+    return follows is None or follows(data, start, end)
 
 
 _LINE_BREAK: Final = rb"(?:\r?\n|\\{1,7}r\\{1,7}n|\\{1,7}[nr]|\r|\x00|\xff)"
@@ -431,12 +449,75 @@ _WORD_NEXT: Final = re.compile(
 )
 """After a line that ends with a credential's value, where ``_Reader.wrapped`` finds the rest of
 it: the next line is one word (after its wrapper and indentation)."""
-_FOLLOWS: Final[dict[Callable[[bytes], object], re.Pattern[bytes]]] = {
-    _CONFIRM["alone"]: _QUOTED_NEXT,
-    _CONFIRM["value-wrapped"]: _WORD_NEXT,
+_KEY_VALUE_HEADER: Final = re.compile(TRIGGERS["key-value-table"], re.IGNORECASE)
+_TABLE_REACH: Final = 4096
+"""How far after a key/value table's header its end is looked for: a table going on past it is
+read."""
+
+
+def _named_rows(data: bytes, start: int, end: int) -> bool:
+    """Line ``data[start:end]``, a key/value table's header, or its rows up to the line that
+    certainly ends the table (``ROW_END``) can hold what ``read`` takes: a credential word in a
+    row (``last_named_row``'s first test, ``CELL_WORDS``), or what ``_header_reads`` finds on
+    the line. Most such tables name no credential (``Key  Value`` of ``vault kv get``, ``| key
+    | value |``) and are not read."""
+    line = data[start:end]
+    sep = _HEADER_READS.get(line)
+    if sep is None:
+        if len(_HEADER_READS) > _HEADERS_KEPT:
+            _HEADER_READS.clear()
+        sep = _HEADER_READS[line] = _header_reads(line.lower())
+    if not isinstance(sep, bytes):
+        return sep
+    table_end = ROW_END[sep].search(data, end, min(len(data), end + _TABLE_REACH))
+    if table_end is None:
+        return True
+    rows = data[end : table_end.start() + 1]
+    return b"\\" in rows or named_cell(rows.lower())
+
+
+_HEADER_READS: dict[bytes, bytes | bool] = {}
+"""``_header_reads`` by the line (a table prints its header again and again)."""
+_HEADERS_KEPT: Final = 4096
+
+
+def _header_reads(line: bytes) -> bytes | bool:
+    """What a key/value table's header ``line`` (in lower case) needs for ``read`` to take
+    anything: nothing (True: a credential word in one of the header's cells, a column, or on the
+    line for the other readers, ``named_word``, ``_words_line``), its rows (their separator), or
+    nothing can come of it (False: no table). A line holding an escape or a quote may read
+    otherwise in a view (decoded, a JSON member's head peeled), as may one that a diff's ``-``
+    may lead: always read."""
+    if b"\\" in line or b'"' in line or b"identified" in line or b"sensitive" in line:
+        return True
+    row = ROW.match(line)
+    at = row.end() if row is not None else 0
+    if line.startswith(b"+", at):
+        at += 1  # a diff's marker, peeled after a row's ``12:``
+    header = _KEY_VALUE_HEADER.search(line, at)
+    if (
+        header is None
+        or line.startswith(b"-", at)
+        or named_word(line[at:])
+        or named_cell(line[at : header.start()])
+        or named_cell(line[header.end() :])
+        or (
+            _WORDS_VALUE_BYTE.search(line, at) is not None
+            and _WORDS_LINE.search(line[at:]) is not None
+        )
+    ):
+        return True
+    return table_separator(line[at:]) or False  # none: ``table`` reads nothing
+
+
+_FOLLOWS: Final[dict[Callable[[bytes], object], Callable[[bytes, int, int], bool]]] = {
+    _CONFIRM["alone"]: lambda data, _, end: _QUOTED_NEXT.match(data, end) is not None,
+    _CONFIRM["value-wrapped"]: lambda data, _, end: _WORD_NEXT.match(data, end) is not None,
+    _CONFIRM["key-value-table"]: _named_rows,
 }
-"""Triggers whose reader reads the lines after theirs: what those lines must hold (matched at the
-trigger line's end)."""
+"""Triggers whose reader reads the lines after theirs: what those lines must hold (from the
+trigger line's end). ``_CONFIRM["key-value-table"]`` is a test of its own for this (``table``'s
+and ``key-value-table``'s tests are the same function)."""
 
 
 _LINE_UNESCAPE: Final = re.compile(rb"\\+([t\"'\\])")
@@ -560,15 +641,16 @@ def _trigger_bounds(
         test, gate = _CONFIRMS[kind]
         confirmed: bool | None
         if end - start > _MEMO_LINE:
-            confirmed = _confirmed(data, start, end, test, gate)
+            confirmed = _line_confirmed(data, start, end, test, gate)
         else:  # a line printed again (a table's header, a log's line) is confirmed once
             key = (kind, end - start, data[start : end + 2])
             confirmed = memo.get(key)
             if confirmed is None:
-                confirmed = _confirmed(data, start, end, test, gate)
+                confirmed = _line_confirmed(data, start, end, test, gate)
                 if len(memo) < _MEMO_LINES:
                     memo[key] = confirmed
-        if confirmed:
+        # (what follows the line is no part of it: asked each time)
+        if confirmed and _followed(data, start, end, test):
             found[start] = end
     if kinds:
         reported[start] = kinds
