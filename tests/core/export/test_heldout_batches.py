@@ -35,7 +35,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   look-alikes) for a configuration line indented by a tab, JSON-escaped in the export; further
   forms (5 and 4 look-alikes) for an Authorization header's scheme the rule did not know;
   14 further look-alikes and 12 secrets beside them for three causes of the damaged look-alikes
-  (a key named as public, a digest labelled by its algorithm, a handshake nonce).
+  (a key named as public, a digest labelled by its algorithm, a handshake nonce); 6 further
+  look-alikes and 6 secrets beside them for the word `pass` after a kind of pass
+  (`render_pass`, `shadowPass`).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ._values import password_pass
+from ._values import pass_kind, password_pass
 
 __all__ = [
     "FOREIGN_WORDS",
@@ -288,6 +288,8 @@ def name_is_credential(name: str) -> bool:
     if joined in _WORDS:
         return True
     for i, word in enumerate(words):
+        if word == "pass" and i > 0 and pass_kind(words[i - 1]):
+            continue  # render_pass, shadowPass, LOW_PASS: a renderer's step or a filter
         if word in _WORDS and (word != "pw" or i == len(words) - 1):
             return True  # pw only at the end (olcRootPW, DB_PW, dbPw; Playwright's PW_TEST_…)
         if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:

@@ -26,6 +26,7 @@ __all__ = [
     "config_value",
     "high_entropy",
     "literal_value",
+    "pass_kind",
     "password_pass",
     "quoted_password",
     "random_hex",
@@ -442,7 +443,13 @@ def password_pass(word: str) -> bool:
     """``word`` (lower case, ending in ``pass``) names a password: a service's name glued before
     ``pass`` (``smtppass``, ``rootpass``, ``ldappass``), not a word of the language (``bypass``,
     ``compass``), a processing pass (``renderpass``, ``firstpass``) or a filter (``highpass``)."""
-    return 6 <= len(word) <= 16 and word not in _PASS_WORDS and word[:-4] not in _PASS_KINDS
+    return 6 <= len(word) <= 16 and word not in _PASS_WORDS and not pass_kind(word[:-4])
+
+
+def pass_kind(word: str) -> bool:
+    """``word`` (lower case), before ``pass`` glued or apart, says what kind of pass it is: a
+    renderer's or a compiler's step, or a filter (``render``, ``shadow``, ``first``, ``high``)."""
+    return word in _PASS_KINDS
 
 
 def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
