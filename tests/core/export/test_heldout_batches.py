@@ -37,7 +37,8 @@ against them). The same checks run over every batch; what differs is data (``BAT
   14 further look-alikes and 12 secrets beside them for three causes of the damaged look-alikes
   (a key named as public, a digest labelled by its algorithm, a handshake nonce); 6 further
   look-alikes and 6 secrets beside them for the word `pass` after a kind of pass
-  (`render_pass`, `shadowPass`).
+  (`render_pass`, `shadowPass`); 5 further look-alikes and 4 secrets beside them for an
+  Authorization value with no scheme (`Authorization: required for every endpoint`).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 47
+RULESET_VERSION: Final = 48
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -170,7 +170,10 @@ Authorization rule does not know, the value must have a letter and a digit (``"a
 follows it says so (a name alone before a quoted value, a wrapped value): the gated scan kept the
 verdict of its first printing, after which no value came, and missed the value of a later one.
 47: the word ``pass`` after a word saying what kind of pass it is, apart as glued
-(``render_pass``, ``shadowPass``, ``LOW_PASS``), names no password."""
+(``render_pass``, ``shadowPass``, ``LOW_PASS``), names no password.
+48: an Authorization value with no scheme that is a lower-case word followed by another, or a
+status word, is prose (``Authorization: required for every endpoint``, ``"authorization":
+"missing"``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -23,7 +23,7 @@ from ._bounded import VALUE_BOUND, WholeValue
 from ._catalogue import Hit
 from ._lines import break_before
 from ._pem import PEM_GATE, PEM_HEADER, PEM_WINDOW, private_key
-from ._values import masked, store_reference, within_store_reference
+from ._values import literal_value, masked, store_reference, within_store_reference
 from ._vendors import (
     INFIX_TOKENS,
     ONE_CASE_PREFIXES,
@@ -285,6 +285,9 @@ _VARIABLE: Final = re.compile(rb"\$(?:env:)?[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-
 
 _STANDS_FOR: Final = re.compile(rb"[ \t]+(?:\$|%[A-Za-z_]|<[A-Za-z])")
 """After a scheme: a variable or a ``<placeholder>`` standing for the credential."""
+_LOWER_WORD: Final = re.compile(rb"[a-z]+")
+_WORD_AFTER: Final = re.compile(rb"[ \t]+[a-z]")
+"""After a value: another lower-case word, as in a sentence."""
 
 
 def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -296,6 +299,15 @@ def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
     scheme = _SCHEME_BEFORE.search(data, m.start(), m.start("value"))
     if scheme is not None and scheme.group(1).lower() not in _SCHEMES and not _mixed(value):
         return None  # "authorization": "none configured …": a word after a word, not a credential
+    if (
+        scheme is None
+        and _LOWER_WORD.fullmatch(value) is not None
+        and (
+            _WORD_AFTER.match(data, m.end("value")) is not None
+            or not literal_value(value, quoted=False)
+        )
+    ):
+        return None  # "Authorization: required for every endpoint", "authorization": "missing"
     return Hit("authorization-header", m.start("value"), m.end("value"), value)
 
 
