@@ -38,7 +38,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   (a key named as public, a digest labelled by its algorithm, a handshake nonce); 6 further
   look-alikes and 6 secrets beside them for the word `pass` after a kind of pass
   (`render_pass`, `shadowPass`); 5 further look-alikes and 4 secrets beside them for an
-  Authorization value with no scheme (`Authorization: required for every endpoint`).
+  Authorization value with no scheme (`Authorization: required for every endpoint`); 6 further
+  forms and 5 look-alikes for an INI section whose name holds `/`, `:`, `@` or a URL
+  (`[domain/acme]`, `[program:worker]`).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -168,7 +170,6 @@ _LIMITS_6: dict[str, str] = {
     "loc-reasoning-plan": f"{_PROSE}: `the SMTP password (X)`",
     "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
     "x-tab-odbc-ini": "a tab before the `=` (`Password\\t= X`), JSON-escaped: no separator the name grammar reads",
-    "x-tab-sssd": "`ldap_default_authtok`: `authtok` is no credential word of the name grammar",
     "x-pub-minisign-secret": f"{_NEXT_LINE}: a minisign secret key under its `untrusted comment:` line",
 }
 
@@ -342,7 +343,6 @@ BATCHES: dict[int, Batch] = {
                 "prose-en-pin",
                 "prose-en-secret-colon-newline",
                 "x-tab-odbc-ini",
-                "x-tab-sssd",
             }
         },
         damaged={

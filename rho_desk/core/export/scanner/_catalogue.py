@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 48
+RULESET_VERSION: Final = 49
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -173,7 +173,10 @@ verdict of its first printing, after which no value came, and missed the value o
 (``render_pass``, ``shadowPass``, ``LOW_PASS``), names no password.
 48: an Authorization value with no scheme that is a lower-case word followed by another, or a
 status word, is prose (``Authorization: required for every endpoint``, ``"authorization":
-"missing"``)."""
+"missing"``).
+49: an INI section's name may hold ``/``, ``:``, ``@``, ``*``, ``+``, ``~`` and escaped quotes, in
+one or two brackets (``[domain/acme]``, ``[program:worker]``, ``[credential \\"https://…\\"]``,
+``[[servers]]``): ``name = value`` under it is configuration's."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -623,7 +623,7 @@ _CONFIG_LEAD_WINDOW: Final = 160
 _INI_SECTION: Final = re.compile(
     rb"(?:^|[\n\r]|\\[nr]|[:\[,][ \t]*\\{0,7}\")"
     + _ROW_WRAPPER
-    + rb"[ \t]*\[[A-Za-z0-9_.\- \"']{1,64}\][ \t]*(?:[\n\r]|\\[nr]|$)"
+    + rb"[ \t]*\[\[?(?:[A-Za-z0-9_.\- \"'/:@*~+]|\\{1,7}[\"']){1,64}\]\]?[ \t]*(?:[\n\r]|\\[nr]|$)"
 )
 _INI_WINDOW: Final = 4096
 _LINE_END: Final = re.compile(rb"[\n\r\x00\xff]|\\[nr]|(?<!\\)\"")
