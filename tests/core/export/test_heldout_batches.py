@@ -40,7 +40,8 @@ against them). The same checks run over every batch; what differs is data (``BAT
   (`render_pass`, `shadowPass`); 5 further look-alikes and 4 secrets beside them for an
   Authorization value with no scheme (`Authorization: required for every endpoint`); 6 further
   forms and 5 look-alikes for an INI section whose name holds `/`, `:`, `@` or a URL
-  (`[domain/acme]`, `[program:worker]`).
+  (`[domain/acme]`, `[program:worker]`); 6 further forms and 5 look-alikes for a tab before a
+  name's operator, JSON-escaped (`Password\\t= X`).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -169,7 +170,7 @@ _LIMITS_6: dict[str, str] = {
     "enc-py-fromhex": f'{_ENCODED}: `bytes.fromhex("…")` under a credential name',
     "loc-reasoning-plan": f"{_PROSE}: `the SMTP password (X)`",
     "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
-    "x-tab-odbc-ini": "a tab before the `=` (`Password\\t= X`), JSON-escaped: no separator the name grammar reads",
+    "x-tabop-space-and-tab": "letters only under a spaced `=` in grep rows of a `.conf`, no INI section around: read as code's `name = word`",
     "x-pub-minisign-secret": f"{_NEXT_LINE}: a minisign secret key under its `untrusted comment:` line",
 }
 
@@ -342,7 +343,7 @@ BATCHES: dict[int, Batch] = {
                 "enc-py-fromhex",
                 "prose-en-pin",
                 "prose-en-secret-colon-newline",
-                "x-tab-odbc-ini",
+                "x-tabop-space-and-tab",
             }
         },
         damaged={

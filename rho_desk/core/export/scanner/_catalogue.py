@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 49
+RULESET_VERSION: Final = 50
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -176,7 +176,9 @@ status word, is prose (``Authorization: required for every endpoint``, ``"author
 "missing"``).
 49: an INI section's name may hold ``/``, ``:``, ``@``, ``*``, ``+``, ``~`` and escaped quotes, in
 one or two brackets (``[domain/acme]``, ``[program:worker]``, ``[credential \\"https://…\\"]``,
-``[[servers]]``): ``name = value`` under it is configuration's."""
+``[[servers]]``): ``name = value`` under it is configuration's.
+50: a tab between a name and its operator may be JSON-escaped (``Password\\t= X``; the name
+pass's gates read it too)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

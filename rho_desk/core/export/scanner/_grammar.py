@@ -104,9 +104,12 @@ def vendor_token(value: bytes) -> bool:
 
 # a declared type between the name and the operator: ``var token string = ``, ``token: str = ``
 _TYPE: Final = rb"(?:[ \t]{1,4}(?:string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:string|str))?"
+_PAD: Final = rb"(?:[ \t]|\\t){0,4}"
+"""Between a name and its operator: spaces and tabs, a tab JSON-escaped too (odbc.ini's
+``Password\\t= X`` in an export)."""
 _ASSIGN: Final = (
     rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}(?:[\"'],(?=[ \t]{0,4}\\{0,7}[\"'])|[\"'][ \t]{1,4}value[ \t]{0,2}="
-    rb"|[\"']?" + _TYPE + rb"[ \t]{0,4}(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
+    rb"|[\"']?" + _TYPE + _PAD + rb"(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
 )
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
@@ -115,7 +118,8 @@ KEYWORDS: Final = rb"(?:pass|pw|secret|token|cred|auth|cookie|key|psk|" + _FOREI
 ASSIGN_PREFILTER: Final = (
     rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?"
     + _TYPE
-    + rb"[ \t]{0,4}(?:=>|[:=>]|[?.+]=|\|\|))"
+    + _PAD
+    + rb"(?:=>|[:=>]|[?.+]=|\|\|))"
 )
 """``_ASSIGN`` without its groups and lookarounds (RE2 has neither): the same match starts."""
 
@@ -149,9 +153,11 @@ than ``:`` or goes on past an escape (escaped backslashes too: ``\\\\abc`` in JS
 _NAMED_SEP_GATE: Final = (
     rb"\\{0,7}(?:[\"'],|[\"']?"
     + _TYPE
-    + rb"[ \t]{0,4}(?:=>|>)|(?:[\"'][ \t]{1,4}value[ \t]{0,2}=|[\"']?"
+    + _PAD
+    + rb"(?:=>|>)|(?:[\"'][ \t]{1,4}value[ \t]{0,2}=|[\"']?"
     + _TYPE
-    + rb"[ \t]{0,4}(?::{1,3}=|[?.+]=|\|\||[:=]))[ \t]{0,4}"
+    + _PAD
+    + rb"(?::{1,3}=|[?.+]=|\|\||[:=]))[ \t]{0,4}"
     + _NAMED_VALUE_GATE
     + rb")"
 )
@@ -170,7 +176,8 @@ with the value ``_NOT_A_NAMED_VALUE`` requires (``password= token:`` in a list o
 reported). A cookie name with no rest is reported at any separator other than ``:``."""
 NAMED_WINDOW: Final = 160
 """The longest match of ``NAMED_GATE``, from its first byte (138: a keyword, 32 more name bytes,
-7 backslashes, a quote, a type, the operator, spaces and 65 bytes of value; a test checks it):
+7 backslashes, a quote, a type, the operator, spaces and 65 bytes of value; 4 more when the pad
+before the operator is JSON-escaped tabs; a test checks it):
 the gate reports a match's end, and the name is searched this far before it."""
 PASS_SPACE_WINDOW: Final = 11
 """The longest match of the ``password X`` pass's gate (``pass``, ``word``, one space)."""

@@ -648,6 +648,7 @@ def config_value(
     `` = `` outside an INI section or a properties file, a line ending in ``,`` or ``;``)."""
     if _CONFIG_LEAD.search(data, max(0, name_start - _CONFIG_LEAD_WINDOW), name_start) is None:
         return None
+    sep = sep.replace(b"\\t", b"\t")  # a tab before the operator, JSON-escaped
     op = sep.strip(b" \t\\\"'")
     spaced = sep.lstrip(b"\\\"'").startswith((b" ", b"\t"))
     quote = _OPENING_QUOTE.search(data, max(0, name_start - 8), name_start)
