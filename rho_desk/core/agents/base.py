@@ -340,9 +340,20 @@ def bulk(function: Callable[P, R]) -> Callable[P, R]:
     return paused
 
 
+_EPOCH_DAY: Final = dt.date(1970, 1, 1).toordinal()
+
+
 @functools.lru_cache(maxsize=64)
 def _day(date: str) -> int | None:
     """Unix seconds at midnight UTC of ``YYYY-MM-DD`` (``None``: not a date)."""
+    digits = date[:4] + date[5:7] + date[8:]
+    if len(date) == 10 and date[4] == date[7] == "-" and digits.isdigit() and digits.isascii():
+        # the common form, without strptime (whose first call sets up its locale and patterns)
+        try:
+            day = dt.date(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
+        except ValueError:
+            return None
+        return (day.toordinal() - _EPOCH_DAY) * 86_400
     try:
         return int(dt.datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=dt.UTC).timestamp())
     except ValueError:

@@ -58,3 +58,38 @@ def test_times_of_a_second_already_read_need_no_datetime(monkeypatch: pytest.Mon
     for ms in range(2, 999, 97):
         text = f"2026-03-01T10:00:07.{ms:03d}Z"
         assert iso_seconds(text) == 1772359207
+
+
+def _strptime_day(date: str) -> int | None:
+    try:
+        return int(dt.datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=dt.UTC).timestamp())
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize(
+    "date",
+    [
+        "2026-03-01",
+        "2024-02-29",
+        "2023-02-29",
+        "2026-00-10",
+        "2026-13-10",
+        "2026-04-31",
+        "0000-01-01",
+        "0001-01-01",
+        "1969-12-31",
+        "9999-12-31",
+        "2026-01- 1",
+        "2026-1-011",
+        "٢٠٢٦-٠١-٠١",
+        "2026-01-0١",
+        "2026/01/01",
+        "+026-01-01",
+    ],
+)
+def test_a_day_reads_as_strptime_reads_it(date: str) -> None:
+    """The agents' dates are read without strptime (its first call sets up locale tables), and
+    every date, odd ones too (a space-padded day, other digits), gives what strptime gives."""
+    base._day.cache_clear()
+    assert base._day(date) == _strptime_day(date)
