@@ -41,7 +41,8 @@ against them). The same checks run over every batch; what differs is data (``BAT
   Authorization value with no scheme (`Authorization: required for every endpoint`); 6 further
   forms and 5 look-alikes for an INI section whose name holds `/`, `:`, `@` or a URL
   (`[domain/acme]`, `[program:worker]`); 6 further forms and 5 look-alikes for a tab before a
-  name's operator, JSON-escaped (`Password\\t= X`).
+  name's operator, JSON-escaped (`Password\\t= X`); 5 further forms and 4 look-alikes for a key
+  that begins with a digit (nmcli's `802-1x.password:`).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -163,7 +164,6 @@ _LIMITS_6: dict[str, str] = {
     "ssh-askpass-script": f"{_NAME}: an askpass script's `echo 'X'`",
     "db-mongo-keyfile-cat": f"{_NAME}: bare base64 lines printed by `cat …/keyfile`",
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
-    "vpn-nmcli-show-secrets": f"{_WORDS}: nmcli `…psk:   letters`",
     "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`",
     "prose-en-pin": f"{_WORDS}: prose `pin … is word-7731`",
     "fmt-ldif-userpassword-b64": f"{_ENCODED}: LDIF's `userPassword:: base64`",

@@ -260,6 +260,8 @@ _NOT_VALUE: Final = frozenset(
         "alg",
         "arn",
         "arns",
+        "flag",
+        "flags",
     }
 )
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
