@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rho_desk.core.export import SecretScanner
-from rho_desk.core.export.scanner._prefilter import HYPERSCAN
+from rho_desk.core.export.scanner._prefilter import HYPERSCAN, Gate, Rule
 from rho_desk.core.export.scanner._rules import _top_level_alternatives
 from rho_desk.core.export.scanner._secrets import _passes
 from rho_desk.core.export.scanner._vendors import VENDOR_TOKENS
@@ -505,3 +505,22 @@ def test_grep_output_of_private_key_headers_gives_the_gate_nothing(
     key = b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7" + b"Qx9" * 20
     assert min(gated._gate.scan(grep + key).ends[0]) > len(grep)
     assert [h.rule for h in gated.scan(grep + key)] == ["private-key"]
+
+
+def test_the_gate_over_spans_reports_what_it_reports_over_the_whole_text() -> None:
+    """``Gate.scan_spans`` (the token gate reads the runs' regions only): a match inside a span is
+    reported where the scan of the whole text reports it; one that reads the gap after a span, one
+    byte past that span's end (the byte a vendor token's boundary reads); none cut by a span."""
+    token = b"sk_live_A1b2C3d4"
+    data = b"ab " + token + b" cd " + token + b"x.yz " + token + b"\n" + token + b"Z " + token
+    whole = Gate([Rule(rb"sk_live_[A-Za-z0-9]{8}(?:[^A-Za-z0-9]|$)")]).scan(data)
+    assert list(whole.ends[0]) == [20, 61, len(data)]  # not the two glued to x and Z
+    starts = [m.start() for m in re.finditer(b"sk_live_", data)]
+    # the first and third whole, the second cut after it (its boundary is the gap, not x), the
+    # fourth with its Z, the last cut in half
+    spans = [(0, 21), (starts[1] - 2, starts[1] + 16), (starts[2] - 1, starts[2] + 18)]
+    spans += [(starts[3], starts[3] + 17), (starts[4], starts[4] + 10)]
+    found = Gate([Rule(rb"sk_live_[A-Za-z0-9]{8}(?:[^A-Za-z0-9]|$)")]).scan_spans(
+        data, [a for a, _ in spans], [b for _, b in spans]
+    )
+    assert list(found.ends[0]) == [20, starts[1] + 17, 61]

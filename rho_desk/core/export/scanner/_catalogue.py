@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 52
+RULESET_VERSION: Final = 50
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -178,11 +178,7 @@ status word, is prose (``Authorization: required for every endpoint``, ``"author
 one or two brackets (``[domain/acme]``, ``[program:worker]``, ``[credential \\"https://…\\"]``,
 ``[[servers]]``): ``name = value`` under it is configuration's.
 50: a tab between a name and its operator may be JSON-escaped (``Password\\t= X``; the name
-pass's gates read it too).
-51: the structure reader's inline names may begin with a digit (nmcli's ``802-1x.password:``);
-a name ending in ``flag(s)`` is about the credential (``psk-flags: 0 (none)``).
-52: a name ending in ``key`` and then ``content`` or ``material`` names the key itself
-(``KeyMaterial``, ``WIFI_KEY_CONTENT``; not a cache's or a partition's)."""
+pass's gates read it too)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -19,8 +19,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate, repeat
-from operator import add, itemgetter, sub
+from itertools import accumulate, compress, islice, repeat
+from operator import add, gt, itemgetter, sub
 from typing import Final, NamedTuple
 
 from ._decoders import b64_decode, is_text, padded
@@ -61,6 +61,7 @@ __all__ = [
     "line_diff",
     "narrow_kind",
     "outside",
+    "run_regions",
     "runs_of",
     "spans_around",
     "sparse_runs",
@@ -154,6 +155,29 @@ def find_runs(marks: bytes) -> list[tuple[int, int]]:
     if sample.count(b" ") * 16 > len(sample):
         return sparse_runs(marks)
     return dense_runs(marks)
+
+
+REGION_AFTER: Final = 8
+"""Bytes after a run kept in its region (``run_regions``): a token ends at most two bytes past
+its run, and a vendor token's gate reads one byte after it."""
+
+
+def run_regions(runs: list[tuple[int, int]], size: int) -> tuple[list[int], list[int]]:
+    """The spans of ``data`` (``size`` bytes) the token rules can match in, as ``(starts, ends)``:
+    each run with the ``RUN_CONTEXT`` bytes before it and ``REGION_AFTER`` after, spans that
+    overlap as one (each of ``joined_pieces``' pieces lies inside one). Made by C-level maps: a
+    100 MB export has hundreds of thousands of runs."""
+    if not runs:
+        return [], []
+    los = list(map(sub, map(_START, runs), repeat(RUN_CONTEXT)))
+    his = list(map(add, map(_END, runs), repeat(REGION_AFTER)))
+    # a region starts at the first run and at every run whose span begins past the one before
+    heads = [0, *compress(range(1, len(runs)), map(gt, islice(los, 1, None), his))]
+    starts = list(map(los.__getitem__, heads))
+    ends = [*map(his.__getitem__, map(sub, islice(heads, 1, None), repeat(1))), his[-1]]
+    starts[0] = max(0, starts[0])
+    ends[-1] = min(size, ends[-1])
+    return starts, ends
 
 
 def has_runs(marks: bytes) -> bool:
