@@ -41,7 +41,13 @@ against them). The same checks run over every batch; what differs is data (``BAT
   Authorization value with no scheme (`Authorization: required for every endpoint`); 6 further
   forms and 5 look-alikes for an INI section whose name holds `/`, `:`, `@` or a URL
   (`[domain/acme]`, `[program:worker]`); 6 further forms and 5 look-alikes for a tab before a
-  name's operator, JSON-escaped (`Password\\t= X`).
+  name's operator, JSON-escaped (`Password\\t= X`); further forms
+  (17 and 11 look-alikes) for a client's password as the n-th word after its option, by
+  position after a subcommand, or by an option of one subcommand only (``steamcmd +login user
+  X``, ``mkstore -createCredential db user X``, ``wandb login X``, ``pscp -pw X``, ``security
+  add-generic-password -w X``); further forms (11 and 8 look-alikes) for a password read from
+  standard input or given by a substitution (``--passwd-on-stdin``, ``-passfile /dev/stdin``,
+  ``echo X | wg pubkey``, ``pass insert``, ``private-key <(echo X)``, ``password=-``).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -148,13 +154,6 @@ _LIMITS_6: dict[str, str] = {
     "cli-vault-approle-secret-id": f"{_TABLE}: vault's Key/Value table, `secret_id` holding a UUID",
     "db-pgbouncer-userlist": f'{_TABLE}: pgbouncer userlist `"user" "X"` rows',
     "game-vdf-password": f'{_TABLE}: Valve KeyValues `"BuildPassword"<tab>"X"`',
-    "db-mkstore-positional": f"{_ARGV}: `mkstore -createCredential db user X`",
-    "pkg-conan-login": f"{_ARGV}: `conan remote login R user -p X`",
-    "game-steamcmd-login": f"{_ARGV}: `steamcmd +login user X`",
-    "vpn-openconnect-stdin": f"{_ARGV}: `echo X | openconnect --passwd-on-stdin`",
-    "gpg-preset-passphrase": f"{_ARGV}: `gpg-preset-passphrase -P X`",
-    "vpn-wg-set-private-key": f"{_ARGV}: `wg set … private-key <(echo X)`",
-    "data-wandb-login": f"{_ARGV}: `wandb login <40 hex>`",
     "pkg-deno-auth-tokens": f"{_ARGV}: DENO_AUTH_TOKENS' `X@host;Y@host`",
     "dump-strace-write-auth": f"{_ARGV}: Redis' wire protocol `AUTH` inside an strace line",
     "db-redis-acl-file": f"{_NAME}: a Redis ACL file's `>X`",
@@ -211,7 +210,6 @@ _LIMITS_7: dict[str, str] = {
     "pm-bw-get-password": f"{_ALONE}: `bw get password …`",
     "pm-secret-tool-lookup": f"{_ALONE}: `secret-tool lookup …`, letters only",
     "pm-keyring-get": f"{_ALONE}: `keyring get pypi __token__`, a `pypi-` token",
-    "pm-pass-insert-heredoc": f"{_ALONE}: `pass insert -m` heredoc's first line",
     "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
     "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
     "k8s-helm-notes-echo": f"{_ALONE}: `echo $MARIADB_ROOT_PASSWORD`'s output",
@@ -335,8 +333,6 @@ BATCHES: dict[int, Batch] = {
                 "pkg-gem-push-key",
                 "mob-fastlane-match-env",
                 "game-vdf-password",
-                "data-wandb-login",
-                "vpn-wg-set-private-key",
                 "vpn-netsh-key-content",
                 "dev-copy-as-powershell-cookie",
                 "dump-strace-write-auth",

@@ -20,9 +20,9 @@ joined by ``0xFF``) in this order:
    gate's structure rules report, ``_lines`` peels the lines' wrappers (``12:``, ``path:12:``,
    a diff's ``+``), ``_reader`` reads the text around each as its syntax says:
    block scalars, heredocs, tables, a name in a field of its own, ``NAME value`` lines; and
-   command lines split as a shell splits them, read by their client's options and positions
-   in ``_argv``'s table, with a value piped into ``--password-stdin``; directive lines' words
-   and calls' positional arguments in ``_words``: ``password 0 X``, ``PASS X``,
+   command lines split as a shell splits them (``_argv``), read by their client's options and
+   positions in ``_clients``' table, with a value piped into ``--password-stdin``; directive
+   lines' words and calls' positional arguments in ``_words``: ``password 0 X``, ``PASS X``,
    ``NetworkCredential(user, X)``; tables split by ``_tables``); **prose** (``_prose``): a
    credential noun said in words, in English or another language, a few words, a verb or a sign,
    then the value ("the passphrase … is '…'", ``Passwort … lautet X``, ``密码是 X``, recovery

@@ -6,22 +6,27 @@ A line holding a client's name (``CLIENTS``) or an option that reads a password 
 input (``STDIN_OPTIONS``) is split as a shell would (``split``: quotes, backslashes, a
 backslash-newline continued onto the next line, ``#`` comments, and the operators ``|``, ``;``,
 ``&``, ``&&``, ``||``, ``<``, ``<<``, ``<<<``, ``>``, a backtick or ``$(``). Each command of it is
-read by its client's entry, which is data:
+read by its client's entry, which is data (``_clients``):
 
 * **options** (``Option``): ``mysql -pX`` (glued only: ``mysql -p db`` asks), ``sshpass -p X``
   and ``-pX``, ``curl -u user:X`` and ``-uuser:X`` (the part after the ``:``), ``lftp -u
   user,X`` (after the ``,``), ``smbclient -U user%X`` (after the ``%``), ``openssl -k X`` and
   ``-pass pass:X`` (after ``pass:``; ``env:``, ``file:`` and ``stdin`` name where it is),
-  ``xfreerdp /p:X``;
+  ``xfreerdp /p:X``; the n-th word after the option (``steamcmd +login user X``, ``mkstore
+  -createCredential db user X``); an option of some subcommands only (``docker login -p X``,
+  ``security add-generic-password -w X``);
 * **positions** (``Position``): the n-th argument after the client's subcommand words, when the
   argument before it says what it is (``poetry config http-basic.R user X``, ``sqlplus
-  user/X@db``, ``htpasswd -b file user X``, ``net use \\\\srv\\share X``);
+  user/X@db``, ``htpasswd -b file user X``, ``net use \\\\srv\\share X``, ``wandb login X``);
 * **a credential-named word and its value** for the clients that take settings as words
   (``nmcli … wifi-sec.psk X``, ``mysqladmin password X``, ``npm config set _authToken X``);
 * **standard input**: a value echoed, printed, given as a here-string (``<<<``) or the first line
   of a heredoc, into a command holding one of ``STDIN_OPTIONS`` (``--password-stdin``,
   ``--password-file=-``, ``-passin stdin``...) or a client that reads its password there
-  (``chpasswd``: ``user:X``).
+  (``chpasswd``: ``user:X``);
+* **substitutions**: ``<(echo X)``, ``<(printf '%s' X)`` and ``$(echo X)`` are the word ``X``
+  they give, the value of the option before it (``wg set wg0 private-key <(echo X)``), for any
+  command when the option names a credential or its file (``--password-file <(echo X)``).
 
 A value is taken unless it is a reference (``$X``, ``%X%``), a placeholder, a path, a URL or
 already redacted (``literal_value``). Where the client's name is not where a command starts
@@ -37,6 +42,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ._clients import (
+    CLIENTS,
+    STDIN_GIVEN,
+    STDIN_OPTIONS,
+    STDIN_PROGRAMS,
+    STDIN_SUBCOMMANDS,
+    STDIN_SWITCHES,
+    Client,
+    Option,
+    Position,
+)
 from ._lines import Line
 from ._names import NOT_SECRET_WORDS, name_is_credential, name_words
 from ._values import literal_value, secretish
@@ -57,191 +73,13 @@ __all__ = [
 ]
 
 
-# --- the table: clients, their password options and positions ---------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """How an option gives its password: glued to it (``-pX``), as the next word (``-p X``), after
-    ``=`` (``--pass=X``, always), and which part of the value is the password (``""`` all of it;
-    ``":"``, ``","``, ``"%"``: what follows the first; ``"pass:"``: OpenSSL's pass phrase
-    argument; ``"/"``: ``user/X@db``)."""
-
-    glued: bool = True
-    separate: bool = True
-    part: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Position:
-    """The password by position: after the subcommand words ``after`` (none: from the first
-    argument), the argument ``index`` places after the one matching ``key`` (a regex; empty:
-    any), its ``part`` as ``Option.part``."""
-
-    after: tuple[str, ...] = ()
-    key: str = ""
-    index: int = 0
-    part: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Client:
-    options: dict[str, Option]
-    positions: tuple[Position, ...] = ()
-    takes: frozenset[str] = frozenset()
-    """Options that take the next word as their value (so it is not counted as a position)."""
-    pairs: bool = False
-    """The client takes settings as words: a credential-named word's next word is its value."""
-    stdin: str | None = None
-    """The client reads its password from standard input: the part of the value (``""``, ``":"``)."""
-    script: bool = False
-    """The client reads commands from standard input: a heredoc's ``user NAME X`` and ``pass X``."""
-
-
-_P = Option()
-_GLUED = Option(separate=False)
-_SEPARATE = Option(glued=False)
-_COLON = Option(part=":")
-_PASS_ARG = Option(glued=False, part="pass:")
-_SLASH = Option(glued=False, part="/")
-
 # fmt: off
-_MYSQL: Final = Client({"-p": _GLUED}, takes=frozenset({"-u", "-h", "-P", "-D", "-S", "-e"}))
-_MONGO: Final = Client({"-p": _SEPARATE}, takes=frozenset({"-u", "--host", "--port", "--db", "-d", "--authenticationDatabase"}))
-_LDAP: Final = Client({"-w": _P}, takes=frozenset({"-D", "-H", "-b", "-h", "-x", "-s", "-f", "-y"}))
-_SMB: Final = Client(
-    {"-U": Option(part="%"), "--user": Option(glued=False, part="%")},
-    positions=(Position(index=1),),
-    takes=frozenset({"-U", "-W", "-m", "-I", "-p", "-c", "-A", "-d", "-n", "-O", "-s", "-t", "--user", "--workgroup"}),
-)
-_ZIP: Final = Client({"-P": _P})
-_SEVENZ: Final = Client({"-p": _GLUED})
-_LOGIN: Final = Client({"-p": _P}, takes=frozenset({"-u", "--username"}))
-_OPENSSL_PASS = {opt: _PASS_ARG for opt in ("-pass", "-passin", "-passout", "-password", "-srcpassfile")}
-_OPENSSL: Final = Client({**_OPENSSL_PASS, "-k": _SEPARATE, "-K": _SEPARATE, "-kfile": Option(glued=False, separate=False)})
-_COOKIE = Option(part="cookie")
-_CURL: Final = Client(
-    {"-u": _COLON, "--user": Option(glued=False, part=":"), "-U": _COLON, "--proxy-user": Option(glued=False, part=":"),
-     "-b": _COOKIE, "--cookie": Option(glued=False, part="cookie")},
-    takes=frozenset({"-H", "-d", "-X", "-o", "-A", "-e", "-c", "-F", "--data", "--header", "--request", "--output"}),
-)
-_ORACLE: Final = Client(
-    {"userid=": _SLASH},
-    positions=(Position(index=0, part="/"), Position(key=r"(?i)connect|conn|target|catalog|auxiliary", index=1, part="/")),
-)
-_KEYTOOL = {opt: _SEPARATE for opt in ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new")}
-_POSTFIX_DASH_P: Final = Client({"-p": _P, "-P": _P})
-
-CLIENTS: Final[dict[str, Client]] = {
-    # databases
-    "mysqladmin": Client(_MYSQL.options, positions=(Position(key="password", index=1),), takes=_MYSQL.takes),
-    **dict.fromkeys(("mysql", "mysqldump", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump",
-                     "mariadb", "mariadb-dump", "mariadb-admin"), _MYSQL),
-    **dict.fromkeys(("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "mongostat", "mongotop"), _MONGO),
-    **dict.fromkeys(("sqlplus", "sqlldr", "exp", "imp", "expdp", "impdp", "rman", "dgmgrl"), _ORACLE),
-    "sqlcmd": Client({"-P": _P}, takes=frozenset({"-U", "-S", "-d", "-Q", "-q", "-i", "-o"})),
-    "bcp": Client({"-P": _P}, takes=frozenset({"-U", "-S", "-d", "-f", "-t", "-r"})),
-    "osql": Client({"-P": _P}, takes=frozenset({"-U", "-S", "-d"})),
-    "isql": Client({}, positions=(Position(index=2),), takes=frozenset({"-d", "-m", "-k"})),
-    "redis-cli": Client({"-a": _P, "--pass": _SEPARATE}, takes=frozenset({"-h", "-p", "-n", "-u", "--user"}), pairs=True),
-    "valkey-cli": Client({"-a": _P, "--pass": _SEPARATE}, takes=frozenset({"-h", "-p", "-n", "--user"}), pairs=True),
-    "keydb-cli": Client({"-a": _P}, takes=frozenset({"-h", "-p", "-n"}), pairs=True),
-    "influx": Client({"-password": _SEPARATE, "-p": _SEPARATE}, takes=frozenset({"-username", "-host", "-u"})),
-    "cqlsh": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-k"})),
-    "clickhouse-client": Client({"--password": _SEPARATE}, takes=frozenset({"--user", "--host", "-u", "-h"})),
-    # transfer and archives
-    "curl": _CURL,
-    "wget": Client({"--password": _SEPARATE, "--http-password": _SEPARATE, "--ftp-password": _SEPARATE}),
-    "lftp": Client({"-u": Option(part=","), "--user": Option(glued=False, part=",")}, takes=frozenset({"-p", "-e", "-f"})),
-    "ncftp": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
-    "ncftpput": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
-    "ncftpget": Client({"-p": _P}, takes=frozenset({"-u", "-P", "-j"})),
-    "http": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
-    "https": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
-    "xh": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
-    "zip": _ZIP, "zipcloak": _ZIP, "unzip": _ZIP, "funzip": Client({}, positions=(Position(index=0),)),
-    "7z": _SEVENZ, "7za": _SEVENZ, "7zr": _SEVENZ, "rar": _SEVENZ, "unrar": _SEVENZ,
-    "openssl": _OPENSSL,
-    "gpg": Client({"--passphrase": _SEPARATE}),
-    "sshpass": Client({"-p": _P}),
-    "ssh-keygen": Client({"-P": _P, "-N": _P}, takes=frozenset({"-f", "-t", "-b", "-C"})),
-    "smbclient": _SMB, "rpcclient": _SMB, "smbcacls": _SMB, "smbget": _SMB, "smbmap": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-H", "-d"})),
-    "mosquitto_pub": Client({"-P": _SEPARATE, "--pw": _SEPARATE}, takes=frozenset({"-u", "-h", "-t", "-m", "-p"})),
-    "mosquitto_sub": Client({"-P": _SEPARATE, "--pw": _SEPARATE}, takes=frozenset({"-u", "-h", "-t", "-p"})),
-    "ipmitool": Client({"-P": _SEPARATE}, takes=frozenset({"-U", "-H", "-I"})),
-    "snmpwalk": Client({"-A": _SEPARATE, "-X": _SEPARATE}, takes=frozenset({"-u", "-l", "-a", "-x", "-v", "-c"})),
-    "snmpget": Client({"-A": _SEPARATE, "-X": _SEPARATE}, takes=frozenset({"-u", "-l", "-a", "-x", "-v", "-c"})),
-    "psexec": Client({"-p": _SEPARATE}, takes=frozenset({"-u"})),
-    "xfreerdp": Client({"/p:": Option(separate=False), "/password:": Option(separate=False)}),
-    "wfreerdp": Client({"/p:": Option(separate=False)}),
-    "rdesktop": Client({"-p": _P}, takes=frozenset({"-u", "-d", "-g"})),
-    "wmic": Client({"/password:": Option(separate=False)}),
-    "cmdkey": Client({"/pass:": Option(separate=False)}),
-    "schtasks": Client({"/rp": _SEPARATE, "/p": _SEPARATE}, takes=frozenset({"/ru", "/u", "/s", "/tn", "/tr", "/sc"})),
-    "runas": Client({}),
-    "keytool": Client(_KEYTOOL), "jarsigner": Client(_KEYTOOL),
-    "twine": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-r"})),
-    "dotnet": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-n", "-s"})),
-    "nuget": Client({"-password": _SEPARATE}, takes=frozenset({"-username", "-source", "-name"})),
-    "docker": _LOGIN, "podman": _LOGIN, "nerdctl": _LOGIN, "buildah": _LOGIN, "skopeo": _LOGIN, "oras": _LOGIN,
-    "helm": _LOGIN, "crane": _LOGIN, "regctl": _LOGIN,
-    "az": Client({"-p": _SEPARATE}, takes=frozenset({"-u", "-t", "-n", "-g"})),
-    "htpasswd": Client({}, positions=(Position(key="-b", index=2), Position(key="-nb", index=1))),
-    "rabbitmqctl": Client({}, positions=(Position(after=("add_user",), index=1), Position(after=("change_password",), index=1))),
-    "net": Client({}, positions=(Position(after=("user",), index=1), Position(after=("use",), key=r"\\.+", index=1))),
-    "poetry": Client({}, positions=(Position(after=("config",), key=r"http-basic\..+", index=2),
-                                    Position(after=("config",), key=r"pypi-token\..+", index=1))),
-    "wpa_passphrase": Client({}, positions=(Position(index=1),)),
-    "nmcli": Client({}, pairs=True),
-    "mysql_config_editor": Client({}),
-    "npm": Client({}, pairs=True), "yarn": Client({}, pairs=True), "pnpm": Client({}, pairs=True),
-    "pip": Client({}, pairs=True), "git": Client({}, pairs=True), "aws": Client({}, pairs=True),
-    "gh": Client({"-b": _SEPARATE, "--body": _SEPARATE}),
-    "sc": Client({"password=": _SEPARATE}),
-    "convertto-securestring": Client({"-string": _SEPARATE}, positions=(Position(index=0),)),
-    "chpasswd": Client({}, stdin=":"),
-    "passwd": Client({}),
-    "vault": Client({}, positions=(Position(after=("login",), index=0),)),
-    "ldapsearch": _LDAP, "ldapadd": _LDAP, "ldapmodify": _LDAP, "ldapdelete": _LDAP, "ldappasswd": Client({"-w": _P, "-s": _SEPARATE}),
-    "ldapwhoami": _LDAP, "ldapcompare": _LDAP, "ldapmodrdn": _LDAP, "ldapexop": _LDAP,
-    "mount": Client({}), "expect": Client({}),
-    "mc": Client({}, positions=(Position(after=("alias", "set"), index=3), Position(after=("config", "host", "add"), index=3))),
-    "ftp": Client({}, script=True),
-    "send": Client({}, positions=(Position(index=0, part="send"),)),
-    "pure-pw": _POSTFIX_DASH_P,
-}
-"""Each client's password options and positions, and the options that take a value (so positions
-are counted right). A credential-named long option (``--password X``, ``--client-secret=X``) is
-read for every command by the name pass (``_commands``); the entries here name what a name does
-not say."""
-
-_SUBCOMMANDS: Final[dict[str, tuple[str, ...]]] = {
-    "docker": ("login",), "podman": ("login",), "nerdctl": ("login",), "buildah": ("login",), "skopeo": ("login",),
-    "oras": ("login",), "helm": ("registry", "login"), "crane": ("auth", "login"), "regctl": ("registry", "login"),
-    "az": ("login",), "dotnet": ("nuget",), "nuget": ("sources",), "gh": ("secret", "set"), "twine": ("upload",),
-}
-"""Clients whose options mean a password only under these subcommand words (``docker run -p
-80:80`` is a port; ``docker login -p X`` is a password)."""
-
-STDIN_OPTIONS: Final = re.compile(
-    rb"--(?:password|passwd|pass|token|secret)-stdin|--(?:[a-z]{1,16}-)?(?:password|passphrase|passwd)-file(?:=|[ \t]+)(?:-|/dev/stdin)(?:[\s\"'`\\;|&)}\]]|$)"
-    rb"|--from(?:-env)?-file=(?:[A-Za-z0-9_.\-]{1,64}=)?(?:-|/dev/stdin)(?:[\s\"'`\\;|&)}\]]|$)"
-    rb"|-passin[ \t]+(?:stdin|fd:0)|--passphrase-fd(?:=|[ \t]+)0|--with-token|--stdin",
-    re.IGNORECASE,
-)
-"""Options that read the password from standard input."""
-
 _PREFIXES: Final = frozenset({b"sudo", b"doas", b"env", b"time", b"nohup", b"exec", b"command", b"builtin", b"nice", b"$", b"#", b">", b"%", b"PS>", b"!"})
 
 COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True))
 """The clients' names, as one alternation."""
 _NAME_BEFORE: Final = rb"(?:\b|u2192|\\[nrt])"
 _NAME_AFTER: Final = rb"(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
-STDIN_PROGRAMS: Final = (
-    rb"chpasswd|sudo|htpasswd|smbpasswd|mkpasswd|cryptsetup|kinit|wrangler|secret-tool|keyctl|vercel|gcloud"
-)
-"""Programs that read a password from standard input (``_STDIN_SWITCHES``, ``chpasswd``,
-``_STDIN_SUBCOMMANDS``) that ``CLIENTS`` does not name."""
 _USER_FLAG: Final = rb"-(?:u|-user|-username)"
 _PAIRED_FLAGS: Final = (
     rb"[ \t]" + _USER_FLAG + rb"[ \t=]+[^\s\-][^\s]{0,63}(?:[ \t]+[^\s]{1,64}){0,3}[ \t]+-p[ \t'\"]"
@@ -250,18 +88,24 @@ _PAIRED_FLAGS: Final = (
 """A user flag and a password flag a few words apart (``-u root -p X``, ``-U admin -P X``,
 ``-p X -u deploy``; caseless): any command holding them is read for the password
 (``_paired_values``)."""
+_SUBSTITUTION: Final = rb"[ \t][\-a-z0-9_]{1,40}[ \t]+[<$]\([ \t]*(?:echo|printf)[ \t]"
+"""An argument after a word given by a substitution printing a literal (``private-key <(echo
+X)``, ``--password-file <(printf '%s' X)``)."""
 COMMAND_GATE: Final = (
     rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
-    + rb"|\b(?:" + STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb"|" + _PAIRED_FLAGS + rb")"
+    + rb"|\b(?:" + STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb"|" + _PAIRED_FLAGS
+    + rb"|" + _SUBSTITUTION + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
-not), or an option reading a password from standard input (both caseless)."""
+not), an option reading a password from standard input, a user flag beside a password flag, a
+substitution printing a literal (all caseless)."""
 # fmt: on
 COMMAND_GATES: Final = (
     *(_NAME_BEFORE + re.escape(name.encode()) + _NAME_AFTER for name in sorted(CLIENTS)),
     rb"\b(?:" + STDIN_PROGRAMS + rb")\b",
     STDIN_OPTIONS.pattern,
     _PAIRED_FLAGS,
+    _SUBSTITUTION,
 )
 """``COMMAND_GATE``'s alternatives, one expression a client: what they match together is what it
 matches, and hyperscan finds a list of names as literals, where one alternation of 125 names is an
@@ -281,6 +125,8 @@ class Word:
     quoted: bool = False
     lead: bool = False
     """The word opens with a quote (``'-p'``, ``"X"``); ``/p:'X'`` and ``--password="X"`` do not."""
+    substituted: bool = False
+    """The word is what a substitution printing a literal gives (``<(echo X)``: ``X``)."""
 
     def span(self, i: int, j: int) -> tuple[int, int]:
         return self.at[i], self.at[j - 1] + 1
@@ -507,18 +353,32 @@ def _at_command_start(words: list[Word], k: int, seg_start: int) -> bool:
     return True
 
 
+def _under(under: tuple[tuple[str, ...], ...], plain: list[str]) -> bool:
+    """The arguments that are not options, ``plain``, start with one of the subcommands ``under``
+    (or, for a subcommand of several words, with its last one: ``helm login``)."""
+    return any(
+        plain[: len(sub)] == list(sub) or (len(sub) > 1 and plain[:1] == [sub[-1]]) for sub in under
+    )
+
+
+def _given(args: list[Word], n: int, count: int, mark: str) -> bool:
+    """The option ``args[n]`` is given its value, the ``count``-th word after it: no operator up
+    to there and, for a value of several words, no option (a word led by ``mark``, the option's
+    own ``-`` or ``+``) among them: ``+login anonymous +quit`` gives no password."""
+    if n + count >= len(args):
+        return False
+    after = args[n + 1 : n + count + 1]
+    if any(w.op for w in after):
+        return False
+    return count == 1 or not any(w.text.startswith(mark.encode()) and not w.lead for w in after)
+
+
 def _read(
     words: list[Word], k: int, seg_end: int, key: str, client: Client, loose: bool
 ) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     args = words[k + 1 : seg_end]
-    sub = _SUBCOMMANDS.get(key)
-    if sub is not None:
-        plain = [w.text.lower() for w in args if not w.text.startswith(b"-")]
-        if plain[: len(sub)] != [s.encode() for s in sub] and not (
-            len(sub) > 1 and plain[:1] == [sub[-1].encode()]
-        ):
-            return out
+    plain = [w.text.lower().decode("latin-1") for w in args if not w.text.startswith(b"-")]
     positional: list[Word] = []
     n = 0
     while n < len(args):
@@ -535,6 +395,8 @@ def _read(
             continue
         found = False
         for opt, how in client.options.items():
+            if how.under and not _under(how.under, plain):
+                continue
             if opt.endswith(("=", ":")):
                 if text.lower().startswith(opt.lower()) and len(text) > len(opt):
                     out += _option_values(w, len(opt), len(w.text), how.part, loose=loose)
@@ -547,10 +409,10 @@ def _read(
             elif text == opt or (opt.startswith("-") and text.startswith(opt + "=")):
                 if "=" in text:
                     out += _option_values(w, len(opt) + 1, len(w.text), how.part, loose=loose)
-                elif how.separate and n + 1 < len(args) and not args[n + 1].op:
-                    nxt = args[n + 1]
+                elif how.separate and _given(args, n, how.words, opt[:1]):
+                    nxt = args[n + how.words]
                     out += _option_values(nxt, 0, len(nxt.text), how.part, loose=loose)
-                    n += 1
+                    n += how.words
                 found = True
             elif (
                 how.glued
@@ -630,24 +492,68 @@ def _stdin_value(
             n -= 1
         while n < seg_start - 2 and words[n].text in _PREFIXES:
             n += 1  # a prompt's ``$`` or ``sudo`` before ``echo``
-        head = program(words[n])
-        args = [
-            w
-            for w in words[n + 1 : seg_start - 1]
-            if not (w.text.startswith(b"-") and len(w.text) <= 3 and not w.quoted)
-        ]
-        if head == b"echo" and args:
-            first, last = args[0], args[-1]
-            out.append((first.at[0], last.at[-1] + 1, "pipe"))
-        elif head == b"printf" and args:
-            fmt = args[0]
-            if b"%s" in fmt.text and len(args) > 1:
-                out.append((args[1].at[0], args[1].at[-1] + 1, "pipe"))
-            elif b"%" not in fmt.text:
-                body = fmt.text.split(b"\\n")[0]
-                if body:
-                    out.append((fmt.at[0], fmt.at[len(body) - 1] + 1, "pipe"))
-    del t
+        printed = _printed(t, words, n, seg_start - 1)
+        if printed is not None:
+            out.append((*printed.span(0, len(printed.text)), "pipe"))
+    return out
+
+
+def _printed(t: bytes, words: list[Word], n: int, end: int) -> Word | None:
+    """What the command ``words[n:end]`` prints if it prints a literal (``echo X``, ``echo -n X
+    Y``, ``printf '%s' X``, ``printf 'X\\n'``): its word, or its span in ``t`` as one."""
+    head = program(words[n])
+    args = [
+        w
+        for w in words[n + 1 : end]
+        if not (w.text.startswith(b"-") and len(w.text) <= 3 and not w.quoted)
+    ]
+    if head == b"echo" and args:
+        if len(args) == 1:
+            return args[0]
+        a, b = args[0].at[0], args[-1].at[-1] + 1
+        return Word(t[a:b], list(range(a, b)), quoted=True)
+    if head == b"printf" and args:
+        fmt = args[0]
+        if b"%s" in fmt.text and len(args) > 1:
+            return args[1]
+        if b"%" not in fmt.text:
+            body = fmt.text.split(b"\\n")[0]
+            if body:
+                return Word(body, fmt.at[: len(body)], quoted=True)
+    return None
+
+
+def _substituted(t: bytes, words: list[Word]) -> list[Word]:
+    """``words`` with each substitution of a command printing a literal (``<(echo X)``,
+    ``<(printf '%s' X)``, ``$(echo X)``) made the one word it gives: a file holding ``X`` is
+    the value of the option before it (``wg set wg0 private-key <(echo X)``, ``--password-file
+    <(echo X)``)."""
+    out: list[Word] = []
+    n = 0
+    while n < len(words):
+        w = words[n]
+        opens = (
+            2
+            if w.op and w.text == b"<" and n + 1 < len(words) and words[n + 1].text == b"("
+            else 1
+            if w.op and w.text == b"$("
+            else 0
+        )
+        if opens and words[n + opens - 1].op:
+            end = next(
+                (e for e in range(n + opens, len(words)) if words[e].op),
+                len(words),
+            )
+            if end < len(words) and words[end].text == b")" and end > n + opens:
+                printed = _printed(t, words, n + opens, end)
+                if printed is not None:
+                    out.append(
+                        Word(printed.text, printed.at, quoted=True, lead=True, substituted=True)
+                    )
+                    n = end + 1
+                    continue
+        out.append(w)
+        n += 1
     return out
 
 
@@ -708,8 +614,9 @@ def _commands(
     t: bytes, line: bytes, lines: Sequence[Line], i: int, words: list[Word]
 ) -> list[tuple[int, int]]:
     """The passwords the commands of ``words`` (split from line ``i``) pass."""
-    out: list[tuple[int, int]] = []
-    seg_start = 0
+    words = _substituted(t, words)
+    out = _substitution_values(words)
+    seg_start = 1 if words[:1] and words[0].op and words[0].text == b">" else 0  # a prompt
     for seg_end in [
         *(
             n
@@ -754,6 +661,24 @@ def _commands(
                             out.append(hit)
                 break
         seg_start = seg_end + 1
+    return out
+
+
+_FILE_OF: Final = re.compile(rb"[-_]?file$", re.IGNORECASE)
+
+
+def _substitution_values(words: list[Word]) -> list[tuple[int, int]]:
+    """The literals substitutions give an option naming a credential or its file, in any command:
+    ``--password-file <(echo X)``, ``--client-secret $(echo X)``, ``--key <(printf '%s' X)``."""
+    out: list[tuple[int, int]] = []
+    for before, w in itertools.pairwise(words):
+        if not w.substituted or before.op or not before.text.startswith(b"-"):
+            continue
+        name = _FILE_OF.sub(b"", before.text.lstrip(b"-")).decode("latin-1")
+        if name_is_credential(name) or name_words(name)[-1:] in (["key"], ["identity"]):
+            hit = _value(w, 0, len(w.text), "", loose=False)
+            if hit is not None:
+                out.append(hit)
     return out
 
 
@@ -821,44 +746,10 @@ def _script_values(t: bytes, line: bytes, lines: Sequence[Line], i: int) -> list
     return out
 
 
-_STDIN_SWITCHES: Final[dict[bytes, tuple[bytes, ...]]] = {
-    b"sudo": (b"-S", b"--stdin"),
-    b"htpasswd": (b"-i",),
-    b"smbpasswd": (b"-s",),
-    b"mkpasswd": (b"-s", b"--stdin"),
-    b"cryptsetup": (),
-    b"kinit": (b"--password-file=STDIN",),
-}
-"""Programs that read a password from standard input with one of these switches (short ones
-also inside a cluster: ``sudo -kS``), or always when it is not a terminal (an empty tuple)."""
-
-
-_STDIN_SUBCOMMANDS: Final[
-    dict[bytes, tuple[tuple[tuple[bytes, ...], frozenset[bytes] | None], ...]]
-] = {
-    b"vault": (((b"login",), frozenset({b"-"})),),
-    b"docker": (((b"secret", b"create"), frozenset({b"-"})),),
-    b"podman": (((b"secret", b"create"), frozenset({b"-"})),),
-    b"nerdctl": (((b"secret", b"create"), frozenset({b"-"})),),
-    b"gh": (((b"secret", b"set"), None),),
-    b"wrangler": (((b"secret", b"put"), None), ((b"pages", b"secret", b"put"), None)),
-    b"secret-tool": (((b"store",), None),),
-    b"keyctl": (((b"padd",), None),),
-    b"vercel": (((b"env", b"add"), None),),
-    b"gcloud": (((b"secrets",), frozenset({b"--data-file=-", b"--data-file=/dev/stdin"})),),
-}
-"""Subcommands that read a secret from standard input: when one of the words after them is one
-of these (``vault login -``, ``docker secret create NAME -``, ``gcloud secrets create N
---data-file=-``), or always (``None``: ``gh secret set NAME``, ``wrangler secret put NAME``,
-``secret-tool store …``) unless a value is given by an option (``_STDIN_GIVEN``)."""
-_STDIN_GIVEN: Final = frozenset({b"-b", b"--body", b"-f", b"--env-file", b"--password"})
-"""Options that give the value a subcommand of ``_STDIN_SUBCOMMANDS`` would otherwise read."""
-
-
 def _subcommand_reads(words: list[Word], k: int, seg_end: int) -> bool:
-    """``words[k:seg_end]`` is a subcommand of ``_STDIN_SUBCOMMANDS`` reading its secret from
+    """``words[k:seg_end]`` is a subcommand of ``STDIN_SUBCOMMANDS`` reading its secret from
     standard input."""
-    entries = _STDIN_SUBCOMMANDS.get(program(words[k]))
+    entries = STDIN_SUBCOMMANDS.get(program(words[k]))
     if entries is None:
         return False
     rest = []
@@ -871,13 +762,13 @@ def _subcommand_reads(words: list[Word], k: int, seg_end: int) -> bool:
         if tuple(r.lower() for r in plain[: len(sub)]) != sub:
             continue
         if markers is None:
-            return not any(r.split(b"=", 1)[0] in _STDIN_GIVEN for r in rest)
+            return not any(r.split(b"=", 1)[0] in STDIN_GIVEN for r in rest)
         return any(r in markers for r in rest)
     return False
 
 
 def _switched(words: list[Word], k: int, seg_end: int) -> bool:
-    switches = _STDIN_SWITCHES.get(program(words[k]))
+    switches = STDIN_SWITCHES.get(program(words[k]))
     if switches is None:
         return False
     if not switches:

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 50
+RULESET_VERSION: Final = 53
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -178,7 +178,14 @@ status word, is prose (``Authorization: required for every endpoint``, ``"author
 one or two brackets (``[domain/acme]``, ``[program:worker]``, ``[credential \\"https://…\\"]``,
 ``[[servers]]``): ``name = value`` under it is configuration's.
 50: a tab between a name and its operator may be JSON-escaped (``Password\\t= X``; the name
-pass's gates read it too)."""
+pass's gates read it too).
+53: command lines: a client's password as the n-th word after
+its option (``steamcmd +login user X``, ``mkstore -createCredential db user X``), an option of
+one subcommand (``conan remote login … -p X``, ``security add-generic-password -w X``), by
+position (``wandb login X``, ``cf auth user X``); read from standard input (``--passwd-on-stdin``,
+``-passfile /dev/stdin``, ``password=-``, ``echo X | wg pubkey``, ``pass insert``) or given by a
+substitution (``private-key <(echo X)``); a path after a directive's credential word is its value
+(``private-key /etc/wg0.key peer <public key>``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

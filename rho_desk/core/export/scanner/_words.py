@@ -66,6 +66,7 @@ _PROMPT: Final = re.compile(rb"[ \t]*[A-Za-z0-9_.\-:@/()\[\]=]{1,64}[>#][ \t]+(?
 """A client's prompt before what was typed at it (``127.0.0.1:6379> AUTH X``, ``mysql>``,
 ``postgres=#``): its ``>`` is no shell redirection."""
 _DIGITS: Final = frozenset(b"0123456789")
+_PATH_START: Final = (b"/", b"./", b"../", b"~/")
 _LETTER: Final = re.compile(rb"[A-Za-z]")
 _CODE_BYTES: Final = frozenset(b"[]()<>{}")
 _SEPARATED: Final = re.compile(rb"[A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+")
@@ -205,6 +206,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
                 break  # redacted already
             if _SEPARATED.fullmatch(value) is not None and _name(value):
                 break  # another name (``import { a_key, b_key }``)
+            if seen == 1 and value.startswith(_PATH_START):
+                break  # the credential's file (``private-key /etc/wireguard/wg0.key peer …``)
             first = seen == 1 and nxt.quoted and named == 2
             if not literal_value(value, quoted=True):
                 continue
