@@ -47,7 +47,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   X``, ``mkstore -createCredential db user X``, ``wandb login X``, ``pscp -pw X``, ``security
   add-generic-password -w X``); further forms (11 and 8 look-alikes) for a password read from
   standard input or given by a substitution (``--passwd-on-stdin``, ``-passfile /dev/stdin``,
-  ``echo X | wg pubkey``, ``pass insert``, ``private-key <(echo X)``, ``password=-``).
+  ``echo X | wg pubkey``, ``pass insert``, ``private-key <(echo X)``, ``password=-``); further
+  forms (7 and 11 look-alikes) for a client whose name is a hex byte (``ab -C``, ``-A``, ``-P``)
+  and Redis' wire protocol printed by tcpdump or MONITOR (``*2..$4..AUTH..``, ``"HELLO" "3"
+  "AUTH" "u" "X" "SETNAME" …``).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -128,7 +131,6 @@ _LIMITS_5: dict[str, str] = {
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
     "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",
     "x-prompt-valkey-acl": "`ACL SETUSER u on >X`: ACL's `>` before a password reads as a redirection",
-    "x-cookie-ab": "ApacheBench's `ab -C`: `ab` is no client of the table, since as a word it is a hex byte of every dump (`AB`)",
     "x-cookie-requests": '`requests.get(…, cookies={"ASP.NET_SessionId": X})`: a call\'s `cookies=` argument names no credential',
 }
 

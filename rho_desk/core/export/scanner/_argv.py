@@ -63,6 +63,7 @@ __all__ = [
     "COMMAND_GATE",
     "COMMAND_GATES",
     "COMMAND_NAMES",
+    "LED_NAMES",
     "STDIN_OPTIONS",
     "STDIN_PROGRAMS",
     "Client",
@@ -76,8 +77,16 @@ __all__ = [
 # fmt: off
 _PREFIXES: Final = frozenset({b"sudo", b"doas", b"env", b"time", b"nohup", b"exec", b"command", b"builtin", b"nice", b"$", b"#", b">", b"%", b"PS>", b"!"})
 
-COMMAND_NAMES: Final = b"|".join(re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True))
-"""The clients' names, as one alternation."""
+_HEX_BYTE: Final = re.compile(r"[0-9a-fA-F]{2}")
+COMMAND_NAMES: Final = b"|".join(
+    re.escape(n.encode()) for n in sorted(CLIENTS, key=len, reverse=True) if not _HEX_BYTE.fullmatch(n)
+)
+"""The clients' names, as one alternation; a name that is a hex byte (``ab``) is not one of them:
+as a word, it is in every hex dump (``AB``)."""
+LED_NAMES: Final = (
+    rb"\b(?:" + b"|".join(n.encode() for n in sorted(CLIENTS) if _HEX_BYTE.fullmatch(n)) + rb")(?:\.exe)?[ \t]+-[A-Za-z]"
+)
+"""The clients whose name is a hex byte, each as the word before an option (``ab -C …``)."""
 _NAME_BEFORE: Final = rb"(?:\b|u2192|\\[nrt])"
 _NAME_AFTER: Final = rb"(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
 _USER_FLAG: Final = rb"-(?:u|-user|-username)"
@@ -94,18 +103,23 @@ X)``, ``--password-file <(printf '%s' X)``)."""
 COMMAND_GATE: Final = (
     rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
     + rb"|\b(?:" + STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb"|" + _PAIRED_FLAGS
-    + rb"|" + _SUBSTITUTION + rb")"
+    + rb"|" + _SUBSTITUTION + rb"|" + LED_NAMES + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), an option reading a password from standard input, a user flag beside a password flag, a
 substitution printing a literal (all caseless)."""
 # fmt: on
 COMMAND_GATES: Final = (
-    *(_NAME_BEFORE + re.escape(name.encode()) + _NAME_AFTER for name in sorted(CLIENTS)),
+    *(
+        _NAME_BEFORE + re.escape(name.encode()) + _NAME_AFTER
+        for name in sorted(CLIENTS)
+        if not _HEX_BYTE.fullmatch(name)
+    ),
     rb"\b(?:" + STDIN_PROGRAMS + rb")\b",
     STDIN_OPTIONS.pattern,
     _PAIRED_FLAGS,
     _SUBSTITUTION,
+    LED_NAMES,
 )
 """``COMMAND_GATE``'s alternatives, one expression a client: what they match together is what it
 matches, and hyperscan finds a list of names as literals, where one alternation of 125 names is an
@@ -605,7 +619,13 @@ def command_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, i
 _NESTED_MAX: Final = 8
 """Most quoted words of one line split again as command lines."""
 _HINT: Final = re.compile(
-    rb"(?:\b|u2192|\\[nrt])(?:" + COMMAND_NAMES + rb")\b|" + STDIN_OPTIONS.pattern, re.IGNORECASE
+    rb"(?:\b|u2192|\\[nrt])(?:"
+    + COMMAND_NAMES
+    + rb")\b|"
+    + LED_NAMES
+    + rb"|"
+    + STDIN_OPTIONS.pattern,
+    re.IGNORECASE,
 )
 """Most commands read from inside quoted words of one line."""
 

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 53
+RULESET_VERSION: Final = 54
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -185,7 +185,10 @@ one subcommand (``conan remote login … -p X``, ``security add-generic-password
 position (``wandb login X``, ``cf auth user X``); read from standard input (``--passwd-on-stdin``,
 ``-passfile /dev/stdin``, ``password=-``, ``echo X | wg pubkey``, ``pass insert``) or given by a
 substitution (``private-key <(echo X)``); a path after a directive's credential word is its value
-(``private-key /etc/wg0.key peer <public key>``)."""
+(``private-key /etc/wg0.key peer <public key>``).
+54: ApacheBench's ``ab -C NAME=X``, ``-A user:X``, ``-P user:X`` (a client whose name is a hex byte,
+gated by the name before an option); Redis' wire protocol as ``tcpdump -A`` prints it
+(``*2..$4..AUTH..$12..X..``), and ``AUTH [user] X`` inside ``HELLO 3 AUTH user X SETNAME n``."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -230,6 +230,9 @@ CLIENTS: Final[dict[str, Client]] = {
         takes=frozenset({"-a", "-s", "-l", "-D", "-c", "-C", "-T", "-G", "-j", "-r", "-t"}),
     ),
     "wg": Client(dict.fromkeys(("private-key", "preshared-key"), _SEPARATE)),
+    # a name that is a hex byte (``ab``): gated by the name and an option after it (``_argv.LED_NAMES``)
+    "ab": Client({"-C": _COOKIE, "-A": _COLON, "-P": _COLON},
+                 takes=frozenset({"-n", "-c", "-t", "-s", "-b", "-B", "-T", "-p", "-u", "-v", "-X", "-H", "-e", "-g", "-m", "-z", "-x", "-y", "-E", "-f"})),
 }
 """Each client's password options and positions, and the options that take a value (so positions
 are counted right). A credential-named long option (``--password X``, ``--client-secret=X``) is

@@ -41,7 +41,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._argv import COMMAND_GATE, COMMAND_GATES, COMMAND_NAMES, STDIN_PROGRAMS, command_values
+from ._argv import (
+    COMMAND_GATE,
+    COMMAND_GATES,
+    COMMAND_NAMES,
+    LED_NAMES,
+    STDIN_PROGRAMS,
+    command_values,
+)
 from ._catalogue import Hit
 from ._engine import gated_origins
 from ._lines import ROW, Line, Lines, break_before, peel, text_lines
@@ -50,7 +57,7 @@ from ._prefilter import Rule
 from ._reader import CONTINUATION, read, table_header
 from ._tables import ROW_END, named_cell, named_word, table_separator
 from ._values import tab_lead
-from ._words import CALL_NAMES, call_values, word_values
+from ._words import CALL_NAMES, WIRE_FRAME, call_values, word_values
 from ._work import spend
 
 __all__ = [
@@ -274,6 +281,8 @@ TRIGGERS: Final[dict[str, bytes]] = {
         + _WORD_NAME
         + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+"
         + _WORDS_VALUE
+        + rb"|"
+        + WIRE_FRAME
     ),
     # a call taking a password by position
     "call": CALL_NAMES + rb"[ \t]*\(",
@@ -292,6 +301,8 @@ TRIGGER_LITERALS: Final = re.compile(
     + STDIN_PROGRAMS
     + rb"|"
     + COMMAND_NAMES
+    + rb"|"
+    + LED_NAMES
 )
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
 are the candidates (``-p``: a password flag beside a user flag, ``_argv._PAIRED_FLAGS``)."""
@@ -391,6 +402,8 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
         + _FULL_NAME
         + rb"|community|key|login|identify)\\{0,7}[\"']?,?[ \t]+"
         + _WORDS_VALUE
+        + rb"|"
+        + WIRE_FRAME
     ),
     "call": _pattern(rb"(?<![a-z0-9_])" + CALL_NAMES + rb"[ \t]*\("),
 }
@@ -872,7 +885,12 @@ def view(data: bytes, lo: int, hi: int) -> _View:
 
 
 _WORDS_LINE: Final = re.compile(
-    rb"(?:" + _FULL_NAME + rb"|community|key|login|identify)[\"']?,?[ \t]+" + _WORDS_VALUE,
+    rb"(?:"
+    + _FULL_NAME
+    + rb"|community|key|login|identify)[\"']?,?[ \t]+"
+    + _WORDS_VALUE
+    + rb"|"
+    + WIRE_FRAME,
     re.IGNORECASE,
 )
 

@@ -30,7 +30,15 @@ from ._names import NOT_SECRET_WORDS, name_is_credential
 from ._values import literal_value, secretish
 from ._work import spend
 
-__all__ = ["CALLS", "CALL_NAMES", "DIRECTIVE_WORDS", "VERBS", "call_values", "word_values"]
+__all__ = [
+    "CALLS",
+    "CALL_NAMES",
+    "DIRECTIVE_WORDS",
+    "VERBS",
+    "WIRE_FRAME",
+    "call_values",
+    "word_values",
+]
 
 DIRECTIVE_WORDS: Final = frozenset(
     {"community", "key", "psk", "set-key", "auth-pass", "requirepass", "masterauth"}
@@ -41,7 +49,8 @@ whose last word is ``key`` (``message-digest-key``, ``authentication-key``)."""
 VERBS: Final = {b"login": 2, b"pass": 1, b"auth": -1, b"identify": 1}
 """Protocol verbs (upper case in their transcripts) and where their password is: the n-th word
 after the verb (IMAP's ``LOGIN user X``, FTP's and POP3's ``PASS X``, IRC's ``IDENTIFY X``),
-``-1`` the last word of the line (Redis' ``AUTH [user] X``, SMTP's ``AUTH PLAIN X``)."""
+``-1`` the second word after it, or the first (Redis' ``AUTH [user] X``, also inside ``HELLO 3
+AUTH user X SETNAME n``; SMTP's ``AUTH PLAIN X``)."""
 _TYPE_CODES: Final = frozenset(
     {
         b"0",
@@ -111,13 +120,50 @@ def _random(value: bytes) -> bool:
     )
 
 
+WIRE_FRAME: Final = rb"\*[0-9]{1,2}\.\.\$[0-9]{1,2}\.\.(?:auth|hello|config)\.\."
+"""A command of Redis' wire protocol (RESP) that may pass a password, as ``tcpdump -A`` prints
+it, CR LF as dots: ``*2..$4..AUTH..$12..X..``. Its strings are the command's words (``_frame``).
+(strace escapes CR LF as ``\\r\\n``, which end a line for the structure reader: there the
+frame's strings are lines of their own.)"""
+_FRAME_HEAD: Final = re.compile(rb"\*([0-9]{1,2})\.\.")
+_FRAME_STRING: Final = re.compile(rb"\$([0-9]{1,5})\.\.")
+
+
+def _frame(w: Word) -> list[Word] | None:
+    """The strings of the wire protocol frame ``w`` holds (``*N``, then ``$len`` and the string,
+    each ended by CR LF, printed as ``..``), as words: a string is its length long when the
+    separator follows there, else up to the next separator."""
+    head = _FRAME_HEAD.search(w.text)
+    if head is None:
+        return None
+    sep = b".."
+    out: list[Word] = []
+    pos = head.end()
+    for _ in range(int(head.group(1))):
+        m = _FRAME_STRING.match(w.text, pos)
+        if m is None:
+            break
+        start, end = m.end(), m.end() + int(m.group(1))
+        if w.text[end : end + len(sep)] != sep:
+            end = w.text.find(sep, start)
+            end = len(w.text) if end < 0 else end
+        if end > start:
+            out.append(Word(w.text[start:end], w.at[start:end]))
+        pos = end + len(sep)
+    return out or None
+
+
 def _pieces(words: list[Word]) -> list[Word]:
     """``words``, a quoted word with spaces that starts with a verb or a credential word split
-    again (``"PASS X\\r\\n"`` in an strace)."""
+    again (``"PASS X\\r\\n"`` in an strace), and a wire protocol frame made its strings, the
+    command ending there (``*2..$4..AUTH..$16..X..``)."""
     out: list[Word] = []
     for w in words:
         head = w.text.split(b" ", 1)[0]
-        if w.quoted and b" " in w.text and (head.lower() in VERBS or _name(head) == 2):
+        frame = _frame(w) if b"*" in w.text else None
+        if frame is not None:
+            out += [*frame, Word(b";", [frame[-1].at[-1]], op=True)]
+        elif w.quoted and b" " in w.text and (head.lower() in VERBS or _name(head) == 2):
             out += [
                 Word(m.group(), w.at[m.start() : m.end()]) for m in re.finditer(rb"[^ \t]+", w.text)
             ]
@@ -177,11 +223,11 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
     for k, w in enumerate(words):
         verb = VERBS.get(w.text.strip(b"\"':").lower())
         if verb is not None:
-            at = len(words) - 1 if verb < 0 else k + verb
-            if k < at < len(words):
-                got = _value(words[at])
+            for at in (k + 2, k + 1) if verb < 0 else (k + verb,):
+                got = _value(words[at]) if at < len(words) else None
                 if got is not None and _random(got[2]) and literal_value(got[2], quoted=True):
                     out.append(got[:2])
+                    break
             continue
         named = _name(w.text)
         if not named or w.text.startswith(b"-") or w.text.endswith((b":", b"=")) or id(w) in calls:
