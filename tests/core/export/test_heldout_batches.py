@@ -50,7 +50,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   ``echo X | wg pubkey``, ``pass insert``, ``private-key <(echo X)``, ``password=-``); further
   forms (7 and 11 look-alikes) for a client whose name is a hex byte (``ab -C``, ``-A``, ``-P``)
   and Redis' wire protocol printed by tcpdump or MONITOR (``*2..$4..AUTH..``, ``"HELLO" "3"
-  "AUTH" "u" "X" "SETNAME" …``).
+  "AUTH" "u" "X" "SETNAME" …``);
+  5 further forms and 4 look-alikes for a key
+  that begins with a digit (nmcli's `802-1x.password:`); 4 further forms and 4 look-alikes for
+  a key's content named after the word key (`KeyMaterial`, `key_content`).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -164,13 +167,13 @@ _LIMITS_6: dict[str, str] = {
     "ssh-askpass-script": f"{_NAME}: an askpass script's `echo 'X'`",
     "db-mongo-keyfile-cat": f"{_NAME}: bare base64 lines printed by `cat …/keyfile`",
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
-    "vpn-nmcli-show-secrets": f"{_WORDS}: nmcli `…psk:   letters`",
-    "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`",
+    "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`, a name of two words padded before its `:`",
     "prose-en-pin": f"{_WORDS}: prose `pin … is word-7731`",
     "fmt-ldif-userpassword-b64": f"{_ENCODED}: LDIF's `userPassword:: base64`",
     "enc-py-fromhex": f'{_ENCODED}: `bytes.fromhex("…")` under a credential name',
     "loc-reasoning-plan": f"{_PROSE}: `the SMTP password (X)`",
     "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
+    "x-keycontent-netsh-de": "netsh `Key Content            : words`: a name of two words padded before its `:`, which no reader takes as one name",
     "x-tabop-space-and-tab": "letters only under a spaced `=` in grep rows of a `.conf`, no INI section around: read as code's `name = word`",
     "x-pub-minisign-secret": f"{_NEXT_LINE}: a minisign secret key under its `untrusted comment:` line",
 }
@@ -342,6 +345,7 @@ BATCHES: dict[int, Batch] = {
                 "prose-en-pin",
                 "prose-en-secret-colon-newline",
                 "x-tabop-space-and-tab",
+                "x-keycontent-netsh-de",
             }
         },
         damaged={

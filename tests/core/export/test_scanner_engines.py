@@ -44,7 +44,8 @@ _DISAGREE: frozenset[str] = frozenset(
         "x-pad-yaml-hand-aligned",
         "x-ph-xml-multiline",  # an element's text on the next line: plain keeps the line break
         "vpn-ovpn-static-key",  # JSON-escaped: gated starts the value after a `\\n`, plain before it
-        "vpn-nmcli-show-secrets",  # plain also redacts the psk-flags row's `0 (none)`, gated not
+        "x-digit-2fa-secret",  # aligned padding: the plain scan's value keeps its leading spaces
+        "x-digit-1password-token",
     }
 )
 """Held-out forms whose gated and plain hits differ in rule or span, not in what is redacted."""

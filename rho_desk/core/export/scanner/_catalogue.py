@@ -179,6 +179,10 @@ one or two brackets (``[domain/acme]``, ``[program:worker]``, ``[credential \\"h
 ``[[servers]]``): ``name = value`` under it is configuration's.
 50: a tab between a name and its operator may be JSON-escaped (``Password\\t= X``; the name
 pass's gates read it too).
+51: the structure reader's inline names may begin with a digit (nmcli's ``802-1x.password:``);
+a name ending in ``flag(s)`` is about the credential (``psk-flags: 0 (none)``).
+52: a name ending in ``key`` and then ``content`` or ``material`` names the key itself
+(``KeyMaterial``, ``WIFI_KEY_CONTENT``; not a cache's or a partition's).
 53: command lines: a client's password as the n-th word after
 its option (``steamcmd +login user X``, ``mkstore -createCredential db user X``), an option of
 one subcommand (``conan remote login … -p X``, ``security add-generic-password -w X``), by

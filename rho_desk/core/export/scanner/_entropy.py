@@ -313,9 +313,8 @@ _HEADER_LINES: Final = 40
 def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
     """The header of the column whose cell begins at ``start``: the cell at the same index in the
     first line of the table (the lines above holding ``sep``, a Markdown ruler skipped), or None."""
-    breaks = (b"\n", b"\\n")
     floor = max(0, start - 4096)
-    line_lo = max(max(data.rfind(b, floor, start) for b in breaks), floor - 1)
+    line_lo = max(break_before(data, floor, start)[0], floor - 1)
     sep_b = bytes([sep]) if sep != 0x09 else b"\t"
     cells_before = data[line_lo + 1 : start].count(sep_b) + (
         data[line_lo + 1 : start].count(b"\\t") if sep == 0x09 else 0
@@ -325,7 +324,7 @@ def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
     for _ in range(_HEADER_LINES):
         if hi <= 0:
             break
-        lo = max(max(data.rfind(b, max(0, hi - 4096), hi) for b in breaks), -1)
+        lo = break_before(data, max(0, hi - 4096), hi)[0]
         line = data[lo + 1 : hi].lstrip(b"\\n")
         if sep_b not in line and not (sep == 0x09 and b"\\t" in line):
             break

@@ -260,6 +260,8 @@ _NOT_VALUE: Final = frozenset(
         "alg",
         "arn",
         "arns",
+        "flag",
+        "flags",
     }
 )
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -294,6 +296,13 @@ def name_is_credential(name: str) -> bool:
             return True  # pw only at the end (olcRootPW, DB_PW, dbPw; Playwright's PW_TEST_…)
         if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
             return True
+        if (
+            word in ("content", "material")
+            and i == len(words) - 1
+            and words[i - 1 : i] == ["key"]
+            and (i < 2 or words[i - 2] not in _NOT_SECRET_KEYS)
+        ):
+            return True  # netsh's Key Content, KMS's KeyMaterial: the key itself
         if word == "passe" and words[i - 2 : i] == ["mot", "de"]:
             return True  # MOT_DE_PASSE_ADMIN
         if word.endswith("key") and word[:-3] in _KEY_QUALIFIERS:

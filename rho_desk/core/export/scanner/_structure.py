@@ -55,7 +55,7 @@ from ._lines import ROW, Line, Lines, break_before, peel, text_lines
 from ._names import FOREIGN_WORDS
 from ._prefilter import Rule
 from ._reader import CONTINUATION, read, table_header
-from ._tables import ROW_END, named_cell, named_word, table_separator
+from ._tables import ROW_END, cells, named_cell, named_word, table_separator
 from ._values import tab_lead
 from ._words import CALL_NAMES, WIRE_FRAME, call_values, word_values
 from ._work import spend
@@ -481,7 +481,7 @@ read."""
 def _named_rows(data: bytes, start: int, end: int) -> bool:
     """Line ``data[start:end]``, a key/value table's header, or its rows up to the line that
     certainly ends the table (``ROW_END``) can hold what ``read`` takes: a credential word in a
-    row (``last_named_row``'s first test, ``CELL_WORDS``), or what ``_header_reads`` finds on
+    row's first cell (``last_named_row``, ``CELL_WORDS``), or what ``_header_reads`` finds on
     the line. Most such tables name no credential (``Key  Value`` of ``vault kv get``, ``| key
     | value |``) and are not read."""
     line = data[start:end]
@@ -495,8 +495,27 @@ def _named_rows(data: bytes, start: int, end: int) -> bool:
     table_end = ROW_END[sep].search(data, end, min(len(data), end + _TABLE_REACH))
     if table_end is None:
         return True
-    rows = data[end : table_end.start() + 1]
-    return b"\\" in rows or named_cell(rows.lower())
+    rows = data[end : table_end.start() + 1].lower()
+    if not named_cell(rows):
+        return False
+    if b"\\" in rows or b'"' in rows:
+        return True
+    return any(_first_cell_named(row, sep) for row in rows.split(b"\n") if named_cell(row))
+
+
+def _first_cell_named(row: bytes, sep: bytes) -> bool:
+    """A credential word in the first cell of ``row`` (a raw line in lower case, no escape or
+    quote in it) however a reader of the table splits it: after the row's wrapper, after a
+    diff's marker too, or from its first byte (a numbered row under a header with no wrapper,
+    ``_Reader.row_start``). A word elsewhere in a row (``| db_host | token | … |``) names no
+    pair of a key/value table."""
+    wrapper = ROW.match(row)
+    at = wrapper.end() if wrapper is not None else 0
+    for text in (row.lstrip(), row[at:], row[at + 1 :]):
+        first = cells(text, sep)
+        if first and named_cell(first[0][0]):
+            return True
+    return False
 
 
 _HEADER_READS: dict[bytes, bytes | bool] = {}
