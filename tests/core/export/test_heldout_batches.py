@@ -62,7 +62,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   Kubernetes and Helm output, password managers' CLIs, email/SMS/payment SDKs, mobile and desktop
   settings, REPL transcripts and shell histories, frameworks printing their settings, HTTP and
   protocol dumps, browser storage, prose in eighteen more languages, value shapes; also planted
-  in the session's metadata (``cwd``, ``last_command``).
+  in the session's metadata (``cwd``, ``last_command``); further forms (16 and 9 look-alikes)
+  for the cause fixed since: a transcript's prompt line naming a credential, the value printed
+  on the line after it (REPLs, shells, Redis' numbered replies).
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7: its ``cwd`` and ``last_command``) and
@@ -105,7 +107,6 @@ _LIMITS_3: dict[str, str] = {
     "code-concat-split": "a token split by `+`: the second half has no name",
     "argv-printf-pipe": "`printf '%s\\n'`: the literal `\\n` in the format is read as a line break",
     "sh-read-s-transcript": "a value echoed after `read -s`: nothing names it on its line",
-    "sh-redis-config-get": "`CONFIG GET requirepass` output: the name and the value on numbered lines",
     "vendor-razorpay-neutral-json": "`rzp_live_` is Razorpay's key id (shown in checkout pages); the batch counted it as a secret",
     "enc-go-byte-slice": "a Go byte slice of hex literals is not decoded",
     "enc-java-char-array": "a Java char array is not decoded",
@@ -202,24 +203,8 @@ _LIMITS_7: dict[str, str] = {
     "pay-postmark-servertoken": f'{_POSITION}: `postmark.ServerClient("<uuid>")`',
     "pay-sparkpost": f"{_POSITION}: `SparkPost('<40 hex>')`",
     "pay-africastalking": f'{_POSITION}: `africastalking.initialize(user, "atsk_<64 hex>")`',
-    "repl-irb-credentials": f'{_ALONE}: irb `=> "X"` under `credentials.aws[:secret_access_key]`',
-    "repl-rails-console-token": f'{_ALONE}: pry `=> "X"` under `.api_token`',
-    "repl-iex-get-env": f'{_ALONE}: iex `"X"` under `get_env(:shop, :stripe_secret)`',
-    "repl-jshell-getenv": f'{_ALONE}: jshell `$1 ==> "X"` under `getenv("DB_PASS")`',
-    "repl-scala-conf": f'{_ALONE}: scala `val res0: String = X` under `getString("db.password")`',
-    "repl-clojure-getenv": f'{_ALONE}: clojure `"X"` under `(System/getenv "API_SECRET")`',
-    "repl-deno-env": f'{_ALONE}: deno `"X"` under `Deno.env.get("SUPABASE_SERVICE_KEY")`',
-    "repl-redis-hgetall": f'{_ALONE}: redis-cli HGETALL `3) "password"` then `4) "X"`',
-    "pm-op-item-get-fields": f"{_ALONE}: `op item get … --fields label=password`",
-    "pm-lpass-password-only": f"{_ALONE}: `lpass show --password …`",
-    "pm-bw-get-password": f"{_ALONE}: `bw get password …`",
-    "pm-secret-tool-lookup": f"{_ALONE}: `secret-tool lookup …`, letters only",
-    "pm-keyring-get": f"{_ALONE}: `keyring get pypi __token__`, a `pypi-` token",
     "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
     "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
-    "k8s-helm-notes-echo": f"{_ALONE}: `echo $MARIADB_ROOT_PASSWORD`'s output",
-    "fw-phx-gen-secret": f"{_ALONE}: `mix phx.gen.secret`'s output",
-    "web-sessionstorage-console": f"{_ALONE}: devtools `< '…'` under `sessionStorage.getItem('id_token')`",
     "pm-op-item-json": f'{_SIBLING}: `op item get --format json`, `"label": "password"`',
     "fw-spring-env-unsanitized": f'{_SIBLING}: Spring actuator `"app.mail.pwd": {{"value": X}}`',
     "fw-hibernate-bind": f"{_SIBLING}: Hibernate's `binding parameter [2] … - [X]` after `insert … (email, password)`",
@@ -279,7 +264,6 @@ BATCHES: dict[int, Batch] = {
         {
             **_LIMITS_3,
             "cfg-nginx-basic-header@diff": _LIMITS_3["cfg-nginx-basic-header"],
-            "sh-redis-config-get@error": _LIMITS_3["sh-redis-config-get"],
             "vendor-razorpay-neutral-json@grep": _LIMITS_3["vendor-razorpay-neutral-json"],
         },
         unflagged={
@@ -370,13 +354,9 @@ BATCHES: dict[int, Batch] = {
             in {
                 "sdk-ruby-net-ftp",
                 "dburl-nats-token-userinfo",
-                "k8s-helm-notes-echo",
-                "pm-lpass-password-only",
-                "pm-secret-tool-lookup",
                 "pay-postmark-servertoken",
                 "pay-sparkpost",
                 "pay-africastalking",
-                "fw-phx-gen-secret",
                 "nl-bg",
                 "nl-ja-token",
                 "shape-digits-pin",

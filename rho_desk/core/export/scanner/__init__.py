@@ -27,7 +27,8 @@ joined by ``0xFF``) in this order:
    credential noun said in words, in English or another language, a few words, a verb or a sign,
    then the value ("the passphrase … is '…'", ``Passwort … lautet X``, ``密码是 X``, recovery
    codes listed under their label; a tool's ``New value: X`` under a line naming a credential);
-   then
+   **transcripts** (``_transcripts``): a shell's or a REPL's prompt line naming a credential and
+   the value printed on the line after it, Redis' numbered replies; then
    random-looking values where a credential stands (``_entropy``) and an AWS secret key next to
    its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every

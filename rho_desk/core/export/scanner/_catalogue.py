@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 54
+RULESET_VERSION: Final = 55
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -192,7 +192,11 @@ substitution (``private-key <(echo X)``); a path after a directive's credential 
 (``private-key /etc/wg0.key peer <public key>``).
 54: ApacheBench's ``ab -C NAME=X``, ``-A user:X``, ``-P user:X`` (a client whose name is a hex byte,
 gated by the name before an option); Redis' wire protocol as ``tcpdump -A`` prints it
-(``*2..$4..AUTH..$12..X..``), and ``AUTH [user] X`` inside ``HELLO 3 AUTH user X SETNAME n``."""
+(``*2..$4..AUTH..$12..X..``), and ``AUTH [user] X`` inside ``HELLO 3 AUTH user X SETNAME n``.
+55: transcripts: a shell's or a REPL's prompt line whose command or expression names a credential,
+the value printed alone on the line after it (``$ bw get password x``, ``jshell>
+System.getenv("DB_PASS")``, ``irb> …[:secret_access_key]`` then ``=> "X"``), and Redis' numbered
+replies (``1) "requirepass"``, ``2) "X"``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -154,6 +154,7 @@ from ._rules import (
     unescaped_start,
 )
 from ._structure import structure_hits, structure_rules
+from ._transcripts import transcript_passes
 from ._views import (
     DUMP_START,
     NORMALIZE_AT,
@@ -960,6 +961,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *command_passes(),
         *prose_passes(),
         *named_passes(),
+        *transcript_passes(),
     )
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
